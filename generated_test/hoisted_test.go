@@ -70,6 +70,19 @@ var hoistCases = []kernelCase{
 		k := pick(r, 0, n-1, n/2, n, -1, math.MinInt64)
 		return []any{randomFloats(r, n+pick(r, 0, 0, 1, -n)), randomFloats(r, n), k}
 	}},
+	{name: "Digits", fn: kernels.Digits, args: func(r *rand.Rand, n int) []any {
+		// Not 1, whose loop never ends; a base of 0 faults only where a
+		// value is positive, and values past 32 bits divide in 64.
+		base := pick(r, 0, 0, 2, 10, 10, -1, -3, math.MaxInt64, math.MinInt64)
+		in := make([]int, n)
+		for i := range in {
+			in[i] = int(r.Int64()>>pick(r, 0, 20, 40, 62)) * pick(r, 1, 1, -1)
+			if r.IntN(8) == 0 {
+				in[i] = 0
+			}
+		}
+		return []any{make([]int, n+pick(r, 0, 0, 0, 1)), in, base}
+	}},
 }
 
 func pick(r *rand.Rand, choices ...int) int { return choices[r.IntN(len(choices))] }
@@ -270,7 +283,7 @@ func hasUncheckedLoop(k *ir.Kernel) bool {
 			checks := false
 			for _, b := range lp.Blocks() {
 				for _, in := range task.Blocks[b].Instrs {
-					checks = checks || in.Op == ir.OpCheckIndex
+					checks = checks || in.Op.Info().Checks
 				}
 			}
 			if !checks {

@@ -1,6 +1,10 @@
 package opt
 
-import "github.com/qdgo/qd/ir"
+import (
+	"math"
+
+	"github.com/qdgo/qd/ir"
+)
 
 // PropagateConstants finds the registers that hold the same constant on
 // every path that reaches an instruction, following only the branches
@@ -147,6 +151,10 @@ func simplify(x *ir.Instr) {
 		}
 		return
 	}
+	if len(x.Args) == 2 && x.Type.IsFloat() {
+		simplifyFloat(x)
+		return
+	}
 	if len(x.Args) != 2 || !x.Type.IsInteger() || x.Op == ir.OpElemAddr {
 		return
 	}
@@ -173,4 +181,34 @@ func simplify(x *ir.Instr) {
 	if identity {
 		*x = ir.Instr{Op: ir.OpMove, Type: x.Type, Dst: x.Dst, Args: []ir.Arg{x.Args[0]}, Pos: x.Pos}
 	}
+}
+
+// simplifyFloat rewrites the float identities that hold for every operand
+// as moves: x*1, x/1, x-(+0) and x+(-0) are x, -0 and infinities
+// included. (x+0 is not: -0+0 is +0.) A NaN stays a NaN; its bits may
+// differ from the arithmetic's, as they may between the GPU and the CPU.
+func simplifyFloat(x *ir.Instr) {
+	if x.Op == ir.OpMul && x.Args[0].Imm {
+		x.Args[0], x.Args[1] = x.Args[1], x.Args[0]
+	}
+	c := x.Args[1]
+	if !c.Imm || x.Args[0].Imm {
+		return
+	}
+	one, zero := floatBits(x.Type, 1), floatBits(x.Type, 0)
+	negZero := x.Type.Normalize(1 << (x.Type.Bits() - 1))
+	switch {
+	case (x.Op == ir.OpMul || x.Op == ir.OpDiv) && c.Bits == one,
+		x.Op == ir.OpSub && c.Bits == zero,
+		x.Op == ir.OpAdd && c.Bits == negZero:
+		*x = ir.Instr{Op: ir.OpMove, Type: x.Type, Dst: x.Dst, Args: []ir.Arg{x.Args[0]}, Pos: x.Pos}
+	}
+}
+
+// floatBits returns the bits of f as a float of type t.
+func floatBits(t ir.Type, f float64) uint64 {
+	if t == ir.Float32 {
+		return uint64(math.Float32bits(float32(f)))
+	}
+	return math.Float64bits(f)
 }

@@ -23,7 +23,7 @@ func UnrollLoops(t *ir.Task) {
 	loops := innermostLoops(t)
 	dom := t.Dominators()
 	for _, lp := range loops {
-		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) {
+		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) || lp.checks(t) {
 			continue
 		}
 		if c, ok := countedLoop(t, lp, dom); ok {
@@ -32,6 +32,23 @@ func UnrollLoops(t *ir.Task) {
 			unroll(t, lp, unrollFactor)
 		}
 	}
+}
+
+// checks reports whether the loop still checks an index or a divisor in
+// its iterations. Such a loop is either the copy HoistChecks keeps for
+// launches that fault, which the others never run, or one whose loads
+// wait on its checks anyway. Unrolling it gains little and costs
+// registers: those of the faulting copy count for the whole kernel, and
+// fewer threads then fit on a multiprocessor.
+func (lp *irLoop) checks(t *ir.Task) bool {
+	for _, b := range lp.blocks {
+		for _, in := range t.Blocks[b].Instrs {
+			if in.Op.Info().Checks {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // irLoop is a natural loop of a task, with its blocks listed.
@@ -45,12 +62,31 @@ type irLoop struct {
 // was found are not.
 func (lp *irLoop) has(i int) bool { return lp.Has(i) }
 
+// size estimates the machine instructions of the loop's body: most IR
+// instructions become one or two, but a division by a variable becomes a
+// routine, in 64 bits one so long that copies of it gain nothing.
 func (lp *irLoop) size(t *ir.Task) int {
 	n := 0
 	for _, b := range lp.blocks {
-		n += len(t.Blocks[b].Instrs)
+		for _, in := range t.Blocks[b].Instrs {
+			switch {
+			case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && !in.Args[1].Imm:
+				n += divisionSize(in.Type)
+			default:
+				n++
+			}
+		}
 	}
 	return n
+}
+
+// divisionSize is about the number of instructions of an integer division
+// by a variable.
+func divisionSize(t ir.Type) int {
+	if t.Bits() == 64 {
+		return 70
+	}
+	return 16
 }
 
 // usesThreadCount reports whether the loop steps by the grid's thread

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6692af28897857907834fc962463d18c67561ae4a4bbd3a52b79346c1561688f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "3602b7fb9b5831be032f97aea302566980d44f63c82b048541497b41d3ce28fb"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b3eee5f6f3e271149cb21dabffa8e143752304405ed9fbff4d04e7f59326a8e8"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a8ccc7919114ddb8a2dbc3409566bb93b1af879abf524d7dca9589122fca160b"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -2717,11 +2717,11 @@ $Lexit:
 	.param .u64 Matmul_0_param_7
 )
 {
-	.reg .pred %p<186>;
-	.reg .pred %pt<26>;
+	.reg .pred %p<180>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<177>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<185>;
+	.reg .b64 %rd<179>;
 	.reg .b64 %rdt<6>;
 	.reg .f32 %f<76>;
 
@@ -2762,13 +2762,13 @@ $L_1:
 	sub.u64 %rd62, %rd61, %rd53;
 	setp.le.u64 %p63, %rd60, %rd62;
 	setp.ne.s64 %p64, %rd4, 0;
-	@!%p54 bra $L_46;
+	@!%p54 bra $L_36;
 $L_2:
-	@!%p57 bra $L_46;
+	@!%p57 bra $L_36;
 $L_3:
-	@!%p63 bra $L_46;
+	@!%p63 bra $L_36;
 $L_4:
-	@!%p64 bra $L_46;
+	@!%p64 bra $L_36;
 $L_5:
 	mov.b64 %rd77, %rd16;
 	mov.b64 %rd82, %rd4;
@@ -2790,7 +2790,7 @@ $L_5:
 	div.u32 %r160, 4294967295, %r159;
 $L_6:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_45;
+	@!%p5 bra $L_35;
 $L_7:
 	mov.b64 %rd6, %rd2;
 $L_8:
@@ -2799,7 +2799,7 @@ $L_8:
 	shr.u64 %rd150, %rd149, 32;
 	cvt.u32.u64 %r151, %rd150;
 	setp.eq.u32 %p152, %r151, 0;
-	@!%p152 bra $L_44;
+	@!%p152 bra $L_34;
 $L_9:
 	cvt.u32.u64 %r153, %rd6;
 	mul.hi.u32 %r161, %r153, %r160;
@@ -2944,14 +2944,9 @@ $L_31:
 	mov.b64 %rd126, %rd8;
 	mad.lo.s64 %rd127, %rd126, 4, %rd21;
 $L_32:
-	max.s64 %rd180, %rd4, -9223372036854775805;
-	sub.s64 %rd181, %rd180, 3;
-$L_33:
-	setp.lt.s64 %p182, %rd10, %rd181;
-	@!%p182 bra $L_42;
-$L_34:
 	setp.lt.s64 %p65, %rd10, %rd4;
-$L_35:
+	@!%p65 bra $L_29;
+$L_33:
 	add.s64 %rd67, %rd66, %rd10;
 	setp.ge.u64 %pt0, %rd67, %rd16;
 	@%pt0 bra $Lfault_0;
@@ -2970,104 +2965,18 @@ $L_35:
 	mov.b64 %rd10, %rd76;
 	add.s64 %rd124, %rd124, 4;
 	add.s64 %rd127, %rd127, %rd130;
-$L_36:
-	setp.lt.s64 %p65, %rd10, %rd4;
-$L_37:
-	add.s64 %rd67, %rd66, %rd10;
-	setp.ge.u64 %pt2, %rd67, %rd16;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd68, %rd124;
-	ld.global.f32 %f69, [%rd68];
-	mul.lo.s64 %rd70, %rd10, %rd4;
-	add.s64 %rd71, %rd70, %rd8;
-	setp.ge.u64 %pt3, %rd71, %rd22;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd72, %rd127;
-	ld.global.f32 %f73, [%rd72];
-	mul.rn.f32 %f74, %f69, %f73;
-	add.rn.f32 %f75, %f9, %f74;
-	add.s64 %rd76, %rd10, 1;
-	mov.f32 %f9, %f75;
-	mov.b64 %rd10, %rd76;
-	add.s64 %rd124, %rd124, 4;
-	add.s64 %rd127, %rd127, %rd130;
-$L_38:
-	setp.lt.s64 %p65, %rd10, %rd4;
-$L_39:
-	add.s64 %rd67, %rd66, %rd10;
-	setp.ge.u64 %pt4, %rd67, %rd16;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd68, %rd124;
-	ld.global.f32 %f69, [%rd68];
-	mul.lo.s64 %rd70, %rd10, %rd4;
-	add.s64 %rd71, %rd70, %rd8;
-	setp.ge.u64 %pt5, %rd71, %rd22;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd72, %rd127;
-	ld.global.f32 %f73, [%rd72];
-	mul.rn.f32 %f74, %f69, %f73;
-	add.rn.f32 %f75, %f9, %f74;
-	add.s64 %rd76, %rd10, 1;
-	mov.f32 %f9, %f75;
-	mov.b64 %rd10, %rd76;
-	add.s64 %rd124, %rd124, 4;
-	add.s64 %rd127, %rd127, %rd130;
-$L_40:
-	setp.lt.s64 %p65, %rd10, %rd4;
-$L_41:
-	add.s64 %rd67, %rd66, %rd10;
-	setp.ge.u64 %pt6, %rd67, %rd16;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd68, %rd124;
-	ld.global.f32 %f69, [%rd68];
-	mul.lo.s64 %rd70, %rd10, %rd4;
-	add.s64 %rd71, %rd70, %rd8;
-	setp.ge.u64 %pt7, %rd71, %rd22;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd72, %rd127;
-	ld.global.f32 %f73, [%rd72];
-	mul.rn.f32 %f74, %f69, %f73;
-	add.rn.f32 %f75, %f9, %f74;
-	add.s64 %rd76, %rd10, 1;
-	mov.f32 %f9, %f75;
-	mov.b64 %rd10, %rd76;
-	add.s64 %rd124, %rd124, 4;
-	add.s64 %rd127, %rd127, %rd130;
-	bra.uni $L_33;
-$L_42:
-	setp.lt.s64 %p65, %rd10, %rd4;
-	@!%p65 bra $L_29;
-$L_43:
-	add.s64 %rd67, %rd66, %rd10;
-	setp.ge.u64 %pt8, %rd67, %rd16;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd68, %rd124;
-	ld.global.f32 %f69, [%rd68];
-	mul.lo.s64 %rd70, %rd10, %rd4;
-	add.s64 %rd71, %rd70, %rd8;
-	setp.ge.u64 %pt9, %rd71, %rd22;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd72, %rd127;
-	ld.global.f32 %f73, [%rd72];
-	mul.rn.f32 %f74, %f69, %f73;
-	add.rn.f32 %f75, %f9, %f74;
-	add.s64 %rd76, %rd10, 1;
-	mov.f32 %f9, %f75;
-	mov.b64 %rd10, %rd76;
-	add.s64 %rd124, %rd124, 4;
-	add.s64 %rd127, %rd127, %rd130;
-	bra.uni $L_42;
-$L_44:
-	setp.eq.s64 %pt10, %rd4, -1;
+	bra.uni $L_32;
+$L_34:
+	setp.eq.s64 %pt2, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
 	div.s64 %rd145, %rd6, %rd4;
-	selp.b64 %rd145, %rdt3, %rd145, %pt10;
+	selp.b64 %rd145, %rdt3, %rd145, %pt2;
 	mul.lo.s64 %rd158, %rd145, %rd4;
 	sub.s64 %rd146, %rd6, %rd158;
 	bra.uni $L_10;
-$L_45:
+$L_35:
 	bra.uni $Lexit;
-$L_46:
+$L_36:
 	mov.b64 %rd134, %rd4;
 	mov.b64 %rd120, %rd4;
 	mov.b64 %rd121, %rd120;
@@ -3075,21 +2984,21 @@ $L_46:
 	cvt.u32.u64 %r140, %rd4;
 	max.u32 %r168, %r140, 1;
 	div.u32 %r169, 4294967295, %r168;
-$L_47:
+$L_37:
 	setp.lt.s64 %p32, %rd2, %rd3;
-	@!%p32 bra $L_45;
-$L_48:
+	@!%p32 bra $L_35;
+$L_38:
 	mov.b64 %rd33, %rd2;
-$L_49:
-	setp.eq.s64 %pt11, %rd4, 0;
-	@%pt11 bra $Lfault_10;
+$L_39:
+	setp.eq.s64 %pt3, %rd4, 0;
+	@%pt3 bra $Lfault_2;
 	mov.b64 %rd133, %rd33;
 	or.b64 %rd135, %rd133, %rd134;
 	shr.u64 %rd136, %rd135, 32;
 	cvt.u32.u64 %r137, %rd136;
 	setp.eq.u32 %p138, %r137, 0;
-	@!%p138 bra $L_66;
-$L_50:
+	@!%p138 bra $L_46;
+$L_40:
 	cvt.u32.u64 %r139, %rd33;
 	mul.hi.u32 %r170, %r139, %r169;
 	mul.lo.u32 %r171, %r170, %r140;
@@ -3102,7 +3011,7 @@ $L_50:
 	mov.b32 %r142, %r174;
 	cvt.u64.u32 %rd131, %r141;
 	cvt.u64.u32 %rd132, %r142;
-$L_51:
+$L_41:
 	mov.b64 %rd34, %rd131;
 	mov.b64 %rd35, %rd132;
 	mov.f32 %f9, 0f00000000;
@@ -3112,24 +3021,19 @@ $L_51:
 	mad.lo.s64 %rd116, %rd115, 4, %rd15;
 	mov.b64 %rd118, %rd35;
 	mad.lo.s64 %rd119, %rd118, 4, %rd21;
-$L_52:
-	max.s64 %rd183, %rd4, -9223372036854775805;
-	sub.s64 %rd184, %rd183, 3;
-$L_53:
-	setp.lt.s64 %p185, %rd10, %rd184;
-	@!%p185 bra $L_62;
-$L_54:
+$L_42:
 	setp.lt.s64 %p36, %rd10, %rd4;
-$L_55:
+	@!%p36 bra $L_44;
+$L_43:
 	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt12, %rd38, %rd16;
-	@%pt12 bra $Lfault_11;
+	setp.ge.u64 %pt4, %rd38, %rd16;
+	@%pt4 bra $Lfault_3;
 	mov.b64 %rd39, %rd116;
 	ld.global.f32 %f40, [%rd39];
 	mul.lo.s64 %rd41, %rd10, %rd4;
 	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt13, %rd42, %rd22;
-	@%pt13 bra $Lfault_12;
+	setp.ge.u64 %pt5, %rd42, %rd22;
+	@%pt5 bra $Lfault_4;
 	mov.b64 %rd43, %rd119;
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
@@ -3139,109 +3043,23 @@ $L_55:
 	mov.b64 %rd10, %rd47;
 	add.s64 %rd116, %rd116, 4;
 	add.s64 %rd119, %rd119, %rd122;
-$L_56:
-	setp.lt.s64 %p36, %rd10, %rd4;
-$L_57:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt14, %rd38, %rd16;
-	@%pt14 bra $Lfault_13;
-	mov.b64 %rd39, %rd116;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt15, %rd42, %rd22;
-	@%pt15 bra $Lfault_14;
-	mov.b64 %rd43, %rd119;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
-$L_58:
-	setp.lt.s64 %p36, %rd10, %rd4;
-$L_59:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt16, %rd38, %rd16;
-	@%pt16 bra $Lfault_15;
-	mov.b64 %rd39, %rd116;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt17, %rd42, %rd22;
-	@%pt17 bra $Lfault_16;
-	mov.b64 %rd43, %rd119;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
-$L_60:
-	setp.lt.s64 %p36, %rd10, %rd4;
-$L_61:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt18, %rd38, %rd16;
-	@%pt18 bra $Lfault_17;
-	mov.b64 %rd39, %rd116;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt19, %rd42, %rd22;
-	@%pt19 bra $Lfault_18;
-	mov.b64 %rd43, %rd119;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
-	bra.uni $L_53;
-$L_62:
-	setp.lt.s64 %p36, %rd10, %rd4;
-	@!%p36 bra $L_64;
-$L_63:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt20, %rd38, %rd16;
-	@%pt20 bra $Lfault_19;
-	mov.b64 %rd39, %rd116;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt21, %rd42, %rd22;
-	@%pt21 bra $Lfault_20;
-	mov.b64 %rd43, %rd119;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
-	bra.uni $L_62;
-$L_64:
-	setp.ge.u64 %pt22, %rd33, %rd29;
-	@%pt22 bra $Lfault_21;
+	bra.uni $L_42;
+$L_44:
+	setp.ge.u64 %pt6, %rd33, %rd29;
+	@%pt6 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd33, 4, %rd28;
 	st.global.f32 [%rd48], %f9;
-$L_65:
+$L_45:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_47;
-$L_66:
-	setp.eq.s64 %pt23, %rd4, -1;
+	bra.uni $L_37;
+$L_46:
+	setp.eq.s64 %pt7, %rd4, -1;
 	neg.s64 %rdt4, %rd33;
 	div.s64 %rd131, %rd33, %rd4;
-	selp.b64 %rd131, %rdt4, %rd131, %pt23;
+	selp.b64 %rd131, %rdt4, %rd131, %pt7;
 	mul.lo.s64 %rd144, %rd131, %rd4;
 	sub.s64 %rd132, %rd33, %rd144;
-	bra.uni $L_51;
+	bra.uni $L_41;
 $Lfault_0:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd67;
@@ -3253,101 +3071,21 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd67;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd67;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd67;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd67;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_10:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_3:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd38;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_4:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd42;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_20:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_21:
+$Lfault_5:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd29;
@@ -3358,8 +3096,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt24, %rt8, %rt6;
-	@%pt24 exit;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
 	st.global.u32 [%rdt5+8], 131072;
 	st.global.u32 [%rdt5+12], %rt5;
 	st.global.u64 [%rdt5+16], %rdt1;
@@ -3369,8 +3107,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt25, %rt9, 0;
-	@%pt25 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt9, %rt9, 0;
+	@%pt9 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3908,12 +3646,12 @@ $Lexit:
 	.param .u64 DigitSum_0_param_5
 )
 {
-	.reg .pred %p<202>;
-	.reg .pred %pt<15>;
-	.reg .b32 %r<213>;
+	.reg .pred %p<69>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<93>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<206>;
-	.reg .b64 %rdt<12>;
+	.reg .b64 %rd<75>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [DigitSum_0_param_0];
@@ -3949,13 +3687,13 @@ $L_1:
 	sub.u64 %rd44, %rd43, %rd35;
 	setp.le.u64 %p45, %rd42, %rd44;
 	setp.ne.s64 %p46, %rd15, 0;
-	@!%p36 bra $L_32;
+	@!%p36 bra $L_17;
 $L_2:
-	@!%p39 bra $L_32;
+	@!%p39 bra $L_17;
 $L_3:
-	@!%p45 bra $L_32;
+	@!%p45 bra $L_17;
 $L_4:
-	@!%p46 bra $L_32;
+	@!%p46 bra $L_17;
 $L_5:
 	mov.b64 %rd64, %rd15;
 	cvt.u32.u64 %r70, %rd15;
@@ -3963,7 +3701,7 @@ $L_5:
 	div.u32 %r76, 4294967295, %r75;
 $L_6:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_31;
+	@!%p6 bra $L_16;
 $L_7:
 	mov.b64 %rd7, %rd2;
 $L_8:
@@ -3973,14 +3711,14 @@ $L_8:
 	mov.b64 %rd13, 0;
 $L_9:
 	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_26;
+	@!%p21 bra $L_14;
 $L_10:
 	mov.b64 %rd63, %rd12;
 	or.b64 %rd65, %rd63, %rd64;
 	shr.u64 %rd66, %rd65, 32;
 	cvt.u32.u64 %r67, %rd66;
 	setp.eq.u32 %p68, %r67, 0;
-	@!%p68 bra $L_30;
+	@!%p68 bra $L_13;
 $L_11:
 	cvt.u32.u64 %r69, %rd12;
 	mul.hi.u32 %r77, %r69, %r76;
@@ -4000,164 +3738,53 @@ $L_12:
 	mov.b64 %rd17, %rd61;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
-$L_13:
-	setp.gt.s64 %p156, %rd12, 0;
-	@!%p156 bra $L_26;
-$L_14:
-	mov.b64 %rd157, %rd12;
-	or.b64 %rd158, %rd157, %rd64;
-	shr.u64 %rd159, %rd158, 32;
-	cvt.u32.u64 %r160, %rd159;
-	setp.eq.u32 %p161, %r160, 0;
-	@!%p161 bra $L_29;
-$L_15:
-	cvt.u32.u64 %r162, %rd12;
-	mul.hi.u32 %r166, %r162, %r76;
-	mul.lo.u32 %r167, %r166, %r70;
-	sub.u32 %r168, %r162, %r167;
-	sub.u32 %r169, %r168, %r70;
-	min.u32 %r170, %r168, %r169;
-	sub.u32 %r171, %r168, %r170;
-	min.u32 %r172, %r171, 1;
-	add.u32 %r163, %r166, %r172;
-	mov.b32 %r164, %r170;
-	cvt.u64.u32 %rd61, %r163;
-	cvt.u64.u32 %rd62, %r164;
-$L_16:
-	mov.b64 %rd153, %rd62;
-	add.s64 %rd154, %rd13, %rd153;
-	mov.b64 %rd155, %rd61;
-	mov.b64 %rd12, %rd155;
-	mov.b64 %rd13, %rd154;
-$L_17:
-	setp.gt.s64 %p176, %rd12, 0;
-	@!%p176 bra $L_26;
-$L_18:
-	mov.b64 %rd177, %rd12;
-	or.b64 %rd178, %rd177, %rd64;
-	shr.u64 %rd179, %rd178, 32;
-	cvt.u32.u64 %r180, %rd179;
-	setp.eq.u32 %p181, %r180, 0;
-	@!%p181 bra $L_28;
-$L_19:
-	cvt.u32.u64 %r182, %rd12;
-	mul.hi.u32 %r186, %r182, %r76;
-	mul.lo.u32 %r187, %r186, %r70;
-	sub.u32 %r188, %r182, %r187;
-	sub.u32 %r189, %r188, %r70;
-	min.u32 %r190, %r188, %r189;
-	sub.u32 %r191, %r188, %r190;
-	min.u32 %r192, %r191, 1;
-	add.u32 %r183, %r186, %r192;
-	mov.b32 %r184, %r190;
-	cvt.u64.u32 %rd61, %r183;
-	cvt.u64.u32 %rd62, %r184;
-$L_20:
-	mov.b64 %rd173, %rd62;
-	add.s64 %rd174, %rd13, %rd173;
-	mov.b64 %rd175, %rd61;
-	mov.b64 %rd12, %rd175;
-	mov.b64 %rd13, %rd174;
-$L_21:
-	setp.gt.s64 %p196, %rd12, 0;
-	@!%p196 bra $L_26;
-$L_22:
-	mov.b64 %rd197, %rd12;
-	or.b64 %rd198, %rd197, %rd64;
-	shr.u64 %rd199, %rd198, 32;
-	cvt.u32.u64 %r200, %rd199;
-	setp.eq.u32 %p201, %r200, 0;
-	@!%p201 bra $L_25;
-$L_23:
-	cvt.u32.u64 %r202, %rd12;
-	mul.hi.u32 %r206, %r202, %r76;
-	mul.lo.u32 %r207, %r206, %r70;
-	sub.u32 %r208, %r202, %r207;
-	sub.u32 %r209, %r208, %r70;
-	min.u32 %r210, %r208, %r209;
-	sub.u32 %r211, %r208, %r210;
-	min.u32 %r212, %r211, 1;
-	add.u32 %r203, %r206, %r212;
-	mov.b32 %r204, %r210;
-	cvt.u64.u32 %rd61, %r203;
-	cvt.u64.u32 %rd62, %r204;
-$L_24:
-	mov.b64 %rd193, %rd62;
-	add.s64 %rd194, %rd13, %rd193;
-	mov.b64 %rd195, %rd61;
-	mov.b64 %rd12, %rd195;
-	mov.b64 %rd13, %rd194;
 	bra.uni $L_9;
-$L_25:
+$L_13:
 	setp.eq.s64 %pt0, %rd15, -1;
 	neg.s64 %rdt1, %rd12;
 	div.s64 %rd61, %rd12, %rd15;
 	selp.b64 %rd61, %rdt1, %rd61, %pt0;
-	mul.lo.s64 %rd205, %rd61, %rd15;
-	sub.s64 %rd62, %rd12, %rd205;
-	bra.uni $L_24;
-$L_26:
-	mad.lo.s64 %rd18, %rd7, 8, %rd4;
-	st.global.s64 [%rd18], %rd13;
-$L_27:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_6;
-$L_28:
-	setp.eq.s64 %pt1, %rd15, -1;
-	neg.s64 %rdt2, %rd12;
-	div.s64 %rd61, %rd12, %rd15;
-	selp.b64 %rd61, %rdt2, %rd61, %pt1;
-	mul.lo.s64 %rd185, %rd61, %rd15;
-	sub.s64 %rd62, %rd12, %rd185;
-	bra.uni $L_20;
-$L_29:
-	setp.eq.s64 %pt2, %rd15, -1;
-	neg.s64 %rdt3, %rd12;
-	div.s64 %rd61, %rd12, %rd15;
-	selp.b64 %rd61, %rdt3, %rd61, %pt2;
-	mul.lo.s64 %rd165, %rd61, %rd15;
-	sub.s64 %rd62, %rd12, %rd165;
-	bra.uni $L_16;
-$L_30:
-	setp.eq.s64 %pt3, %rd15, -1;
-	neg.s64 %rdt4, %rd12;
-	div.s64 %rd61, %rd12, %rd15;
-	selp.b64 %rd61, %rdt4, %rd61, %pt3;
 	mul.lo.s64 %rd74, %rd61, %rd15;
 	sub.s64 %rd62, %rd12, %rd74;
 	bra.uni $L_12;
-$L_31:
+$L_14:
+	mad.lo.s64 %rd18, %rd7, 8, %rd4;
+	st.global.s64 [%rd18], %rd13;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
+$L_16:
 	bra.uni $Lexit;
-$L_32:
+$L_17:
 	mov.b64 %rd50, %rd15;
 	cvt.u32.u64 %r56, %rd15;
 	max.u32 %r84, %r56, 1;
 	div.u32 %r85, 4294967295, %r84;
-$L_33:
+$L_18:
 	setp.lt.s64 %p22, %rd2, %rd3;
-	@!%p22 bra $L_31;
-$L_34:
+	@!%p22 bra $L_16;
+$L_19:
 	mov.b64 %rd23, %rd2;
-$L_35:
-	setp.ge.u64 %pt4, %rd23, %rd10;
-	@%pt4 bra $Lfault_0;
+$L_20:
+	setp.ge.u64 %pt1, %rd23, %rd10;
+	@%pt1 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd23, 8, %rd9;
 	ld.global.s64 %rd25, [%rd24];
 	mov.b64 %rd12, %rd25;
 	mov.b64 %rd13, 0;
-$L_36:
+$L_21:
 	setp.gt.s64 %p32, %rd12, 0;
-	@!%p32 bra $L_53;
-$L_37:
-	setp.eq.s64 %pt5, %rd15, 0;
-	@%pt5 bra $Lfault_1;
+	@!%p32 bra $L_26;
+$L_22:
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_1;
 	mov.b64 %rd49, %rd12;
 	or.b64 %rd51, %rd49, %rd50;
 	shr.u64 %rd52, %rd51, 32;
 	cvt.u32.u64 %r53, %rd52;
 	setp.eq.u32 %p54, %r53, 0;
-	@!%p54 bra $L_57;
-$L_38:
+	@!%p54 bra $L_25;
+$L_23:
 	cvt.u32.u64 %r55, %rd12;
 	mul.hi.u32 %r86, %r55, %r85;
 	mul.lo.u32 %r87, %r86, %r56;
@@ -4170,188 +3797,56 @@ $L_38:
 	mov.b32 %r58, %r90;
 	cvt.u64.u32 %rd47, %r57;
 	cvt.u64.u32 %rd48, %r58;
-$L_39:
+$L_24:
 	mov.b64 %rd26, %rd48;
 	add.s64 %rd27, %rd13, %rd26;
 	mov.b64 %rd28, %rd47;
 	mov.b64 %rd12, %rd28;
 	mov.b64 %rd13, %rd27;
-$L_40:
-	setp.gt.s64 %p96, %rd12, 0;
-	@!%p96 bra $L_53;
-$L_41:
-	setp.eq.s64 %pt6, %rd15, 0;
-	@%pt6 bra $Lfault_2;
-	mov.b64 %rd97, %rd12;
-	or.b64 %rd98, %rd97, %rd50;
-	shr.u64 %rd99, %rd98, 32;
-	cvt.u32.u64 %r100, %rd99;
-	setp.eq.u32 %p101, %r100, 0;
-	@!%p101 bra $L_56;
-$L_42:
-	cvt.u32.u64 %r102, %rd12;
-	mul.hi.u32 %r106, %r102, %r85;
-	mul.lo.u32 %r107, %r106, %r56;
-	sub.u32 %r108, %r102, %r107;
-	sub.u32 %r109, %r108, %r56;
-	min.u32 %r110, %r108, %r109;
-	sub.u32 %r111, %r108, %r110;
-	min.u32 %r112, %r111, 1;
-	add.u32 %r103, %r106, %r112;
-	mov.b32 %r104, %r110;
-	cvt.u64.u32 %rd47, %r103;
-	cvt.u64.u32 %rd48, %r104;
-$L_43:
-	mov.b64 %rd93, %rd48;
-	add.s64 %rd94, %rd13, %rd93;
-	mov.b64 %rd95, %rd47;
-	mov.b64 %rd12, %rd95;
-	mov.b64 %rd13, %rd94;
-$L_44:
-	setp.gt.s64 %p116, %rd12, 0;
-	@!%p116 bra $L_53;
-$L_45:
-	setp.eq.s64 %pt7, %rd15, 0;
-	@%pt7 bra $Lfault_3;
-	mov.b64 %rd117, %rd12;
-	or.b64 %rd118, %rd117, %rd50;
-	shr.u64 %rd119, %rd118, 32;
-	cvt.u32.u64 %r120, %rd119;
-	setp.eq.u32 %p121, %r120, 0;
-	@!%p121 bra $L_55;
-$L_46:
-	cvt.u32.u64 %r122, %rd12;
-	mul.hi.u32 %r126, %r122, %r85;
-	mul.lo.u32 %r127, %r126, %r56;
-	sub.u32 %r128, %r122, %r127;
-	sub.u32 %r129, %r128, %r56;
-	min.u32 %r130, %r128, %r129;
-	sub.u32 %r131, %r128, %r130;
-	min.u32 %r132, %r131, 1;
-	add.u32 %r123, %r126, %r132;
-	mov.b32 %r124, %r130;
-	cvt.u64.u32 %rd47, %r123;
-	cvt.u64.u32 %rd48, %r124;
-$L_47:
-	mov.b64 %rd113, %rd48;
-	add.s64 %rd114, %rd13, %rd113;
-	mov.b64 %rd115, %rd47;
-	mov.b64 %rd12, %rd115;
-	mov.b64 %rd13, %rd114;
-$L_48:
-	setp.gt.s64 %p136, %rd12, 0;
-	@!%p136 bra $L_53;
-$L_49:
-	setp.eq.s64 %pt8, %rd15, 0;
-	@%pt8 bra $Lfault_4;
-	mov.b64 %rd137, %rd12;
-	or.b64 %rd138, %rd137, %rd50;
-	shr.u64 %rd139, %rd138, 32;
-	cvt.u32.u64 %r140, %rd139;
-	setp.eq.u32 %p141, %r140, 0;
-	@!%p141 bra $L_52;
-$L_50:
-	cvt.u32.u64 %r142, %rd12;
-	mul.hi.u32 %r146, %r142, %r85;
-	mul.lo.u32 %r147, %r146, %r56;
-	sub.u32 %r148, %r142, %r147;
-	sub.u32 %r149, %r148, %r56;
-	min.u32 %r150, %r148, %r149;
-	sub.u32 %r151, %r148, %r150;
-	min.u32 %r152, %r151, 1;
-	add.u32 %r143, %r146, %r152;
-	mov.b32 %r144, %r150;
-	cvt.u64.u32 %rd47, %r143;
-	cvt.u64.u32 %rd48, %r144;
-$L_51:
-	mov.b64 %rd133, %rd48;
-	add.s64 %rd134, %rd13, %rd133;
-	mov.b64 %rd135, %rd47;
-	mov.b64 %rd12, %rd135;
-	mov.b64 %rd13, %rd134;
-	bra.uni $L_36;
-$L_52:
-	setp.eq.s64 %pt9, %rd15, -1;
-	neg.s64 %rdt7, %rd12;
+	bra.uni $L_21;
+$L_25:
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd12;
 	div.s64 %rd47, %rd12, %rd15;
-	selp.b64 %rd47, %rdt7, %rd47, %pt9;
-	mul.lo.s64 %rd145, %rd47, %rd15;
-	sub.s64 %rd48, %rd12, %rd145;
-	bra.uni $L_51;
-$L_53:
-	mad.lo.s64 %rd29, %rd23, 8, %rd4;
-	st.global.s64 [%rd29], %rd13;
-$L_54:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_33;
-$L_55:
-	setp.eq.s64 %pt10, %rd15, -1;
-	neg.s64 %rdt8, %rd12;
-	div.s64 %rd47, %rd12, %rd15;
-	selp.b64 %rd47, %rdt8, %rd47, %pt10;
-	mul.lo.s64 %rd125, %rd47, %rd15;
-	sub.s64 %rd48, %rd12, %rd125;
-	bra.uni $L_47;
-$L_56:
-	setp.eq.s64 %pt11, %rd15, -1;
-	neg.s64 %rdt9, %rd12;
-	div.s64 %rd47, %rd12, %rd15;
-	selp.b64 %rd47, %rdt9, %rd47, %pt11;
-	mul.lo.s64 %rd105, %rd47, %rd15;
-	sub.s64 %rd48, %rd12, %rd105;
-	bra.uni $L_43;
-$L_57:
-	setp.eq.s64 %pt12, %rd15, -1;
-	neg.s64 %rdt10, %rd12;
-	div.s64 %rd47, %rd12, %rd15;
-	selp.b64 %rd47, %rdt10, %rd47, %pt12;
+	selp.b64 %rd47, %rdt4, %rd47, %pt3;
 	mul.lo.s64 %rd60, %rd47, %rd15;
 	sub.s64 %rd48, %rd12, %rd60;
-	bra.uni $L_39;
+	bra.uni $L_24;
+$L_26:
+	mad.lo.s64 %rd29, %rd23, 8, %rd4;
+	st.global.s64 [%rd29], %rd13;
+$L_27:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_18;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt5, %rd23;
-	mov.b64 %rdt6, %rd10;
+	mov.b64 %rdt2, %rd23;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt5, 0;
-	mov.b64 %rdt6, 0;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt5, 0;
-	mov.b64 %rdt6, 0;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt5, 0;
-	mov.b64 %rdt6, 0;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt5, 0;
-	mov.b64 %rdt6, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt11, [DigitSum_0_param_5];
-	cvta.to.global.u64 %rdt11, %rdt11;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt11];
+	ld.param.u64 %rdt5, [DigitSum_0_param_5];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
-	st.global.u32 [%rdt11+8], 262144;
-	st.global.u32 [%rdt11+12], %rt5;
-	st.global.u64 [%rdt11+16], %rdt5;
-	st.global.u64 [%rdt11+24], %rdt6;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt5+8], 262144;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt2;
+	st.global.u64 [%rdt5+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt11+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt14, %rt9, 0;
-	@%pt14 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt5, %rt9, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4466,7 +3961,7 @@ $L_11:
 	add.rn.f32 %f199, %f12, %f198;
 	mov.f32 %f12, %f199;
 $L_12:
-	mul.rn.f32 %f200, %f177, 0f3F800000;
+	mov.f32 %f200, %f177;
 	sub.rn.f32 %f201, %f200, %f21;
 	setp.gtu.f32 %pt4, %f201, 0f00000000;
 	selp.f32 %f202, %f201, 0f00000000, %pt4;
@@ -4534,7 +4029,7 @@ $L_21:
 	add.rn.f32 %f241, %f12, %f240;
 	mov.f32 %f12, %f241;
 $L_22:
-	mul.rn.f32 %f242, %f219, 0f3F800000;
+	mov.f32 %f242, %f219;
 	sub.rn.f32 %f243, %f242, %f21;
 	setp.gtu.f32 %pt12, %f243, 0f00000000;
 	selp.f32 %f244, %f243, 0f00000000, %pt12;
@@ -4604,7 +4099,7 @@ $L_31:
 	add.rn.f32 %f284, %f12, %f283;
 	mov.f32 %f12, %f284;
 $L_32:
-	mul.rn.f32 %f285, %f262, 0f3F800000;
+	mov.f32 %f285, %f262;
 	sub.rn.f32 %f286, %f285, %f21;
 	setp.gtu.f32 %pt20, %f286, 0f00000000;
 	selp.f32 %f287, %f286, 0f00000000, %pt20;
@@ -4674,7 +4169,7 @@ $L_41:
 	add.rn.f32 %f327, %f12, %f326;
 	mov.f32 %f12, %f327;
 $L_42:
-	mul.rn.f32 %f328, %f305, 0f3F800000;
+	mov.f32 %f328, %f305;
 	sub.rn.f32 %f329, %f328, %f21;
 	setp.gtu.f32 %pt28, %f329, 0f00000000;
 	selp.f32 %f330, %f329, 0f00000000, %pt28;
@@ -4755,7 +4250,7 @@ $L_54:
 	add.rn.f32 %f59, %f12, %f58;
 	mov.f32 %f12, %f59;
 $L_55:
-	mul.rn.f32 %f66, %f11, 0f3F800000;
+	mov.f32 %f66, %f11;
 	sub.rn.f32 %f67, %f66, %f21;
 	setp.gtu.f32 %pt36, %f67, 0f00000000;
 	selp.f32 %f68, %f67, 0f00000000, %pt36;
@@ -4840,7 +4335,7 @@ $L_69:
 	add.rn.f32 %f136, %f12, %f135;
 	mov.f32 %f12, %f136;
 $L_70:
-	mul.rn.f32 %f137, %f114, 0f3F800000;
+	mov.f32 %f137, %f114;
 	sub.rn.f32 %f138, %f137, %f21;
 	setp.gtu.f32 %pt45, %f138, 0f00000000;
 	selp.f32 %f139, %f138, 0f00000000, %pt45;
@@ -4921,10 +4416,10 @@ $Lexit:
 	.param .u64 NBody_0_param_12
 )
 {
-	.reg .pred %p<200>;
-	.reg .pred %pt<27>;
+	.reg .pred %p<194>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<199>;
+	.reg .b64 %rd<193>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<164>;
 	.reg .f64 %fd<46>;
@@ -4993,27 +4488,27 @@ $L_1:
 	sub.u64 %rd139, %rd137, 1;
 	sub.u64 %rd140, %rd139, %rd111;
 	setp.le.u64 %p141, %rd118, %rd140;
-	@!%p112 bra $L_52;
+	@!%p112 bra $L_42;
 $L_2:
-	@!%p115 bra $L_52;
+	@!%p115 bra $L_42;
 $L_3:
-	@!%p121 bra $L_52;
+	@!%p121 bra $L_42;
 $L_4:
-	@!%p123 bra $L_52;
+	@!%p123 bra $L_42;
 $L_5:
-	@!%p126 bra $L_52;
+	@!%p126 bra $L_42;
 $L_6:
-	@!%p128 bra $L_52;
+	@!%p128 bra $L_42;
 $L_7:
-	@!%p131 bra $L_52;
+	@!%p131 bra $L_42;
 $L_8:
-	@!%p133 bra $L_52;
+	@!%p133 bra $L_42;
 $L_9:
-	@!%p136 bra $L_52;
+	@!%p136 bra $L_42;
 $L_10:
-	@!%p138 bra $L_52;
+	@!%p138 bra $L_42;
 $L_11:
-	@!%p141 bra $L_52;
+	@!%p141 bra $L_42;
 $L_12:
 	mov.b64 %rd20, %rd10;
 	setp.gt.s64 %p21, %rd20, 0;
@@ -5034,7 +4529,7 @@ $L_12:
 	setp.le.u64 %p181, %rd173, %rd180;
 $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_51;
+	@!%p6 bra $L_41;
 $L_14:
 	mov.b64 %rd7, %rd2;
 $L_15:
@@ -5044,7 +4539,7 @@ $L_15:
 	ld.global.f32 %f15, [%rd12];
 	mad.lo.s64 %rd16, %rd7, 4, %rd17;
 	ld.global.f32 %f19, [%rd16];
-	@!%p21 bra $L_50;
+	@!%p21 bra $L_40;
 $L_16:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
@@ -5271,12 +4766,6 @@ $L_37:
 	add.s64 %rd189, %rd13, 0;
 	add.s64 %rd190, %rd17, 0;
 $L_38:
-	max.s64 %rd194, %rd20, -9223372036854775804;
-	sub.s64 %rd195, %rd194, 4;
-$L_39:
-	setp.lt.s64 %p196, %rd25, %rd195;
-	@!%p196 bra $L_48;
-$L_40:
 	mov.b64 %rd142, %rd188;
 	ld.global.f32 %f143, [%rd142];
 	sub.rn.f32 %f144, %f143, %f11;
@@ -5308,169 +4797,8 @@ $L_40:
 	add.rn.f32 %f55, %f24, %f163;
 	add.s64 %rd164, %rd25, 1;
 	setp.lt.s64 %p165, %rd164, %rd20;
-$L_41:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-$L_42:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt2, %rd25, %rd14;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt3, %rd25, %rd18;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
-$L_43:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-$L_44:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt4, %rd25, %rd14;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt5, %rd25, %rd18;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
-$L_45:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-$L_46:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt6, %rd25, %rd14;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt7, %rd25, %rd18;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
-$L_47:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-	bra.uni $L_39;
-$L_48:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt8, %rd25, %rd14;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt9, %rd25, %rd18;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
 	@!%p165 bra $L_34;
-$L_49:
+$L_39:
 	mov.f32 %f22, %f51;
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
@@ -5478,37 +4806,37 @@ $L_49:
 	add.s64 %rd188, %rd188, 4;
 	add.s64 %rd189, %rd189, 4;
 	add.s64 %rd190, %rd190, 4;
-	bra.uni $L_48;
-$L_50:
+	bra.uni $L_38;
+$L_40:
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
 	bra.uni $L_35;
-$L_51:
+$L_41:
 	bra.uni $Lexit;
-$L_52:
+$L_42:
 	mov.b64 %rd75, %rd10;
 	setp.gt.s64 %p76, %rd75, 0;
-$L_53:
+$L_43:
 	setp.lt.s64 %p67, %rd2, %rd3;
-	@!%p67 bra $L_51;
-$L_54:
+	@!%p67 bra $L_41;
+$L_44:
 	mov.b64 %rd68, %rd2;
-$L_55:
-	setp.ge.u64 %pt10, %rd68, %rd10;
-	@%pt10 bra $Lfault_10;
+$L_45:
+	setp.ge.u64 %pt2, %rd68, %rd10;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd69, %rd68, 4, %rd9;
 	ld.global.f32 %f70, [%rd69];
-	setp.ge.u64 %pt11, %rd68, %rd14;
-	@%pt11 bra $Lfault_11;
+	setp.ge.u64 %pt3, %rd68, %rd14;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd71, %rd68, 4, %rd13;
 	ld.global.f32 %f72, [%rd71];
-	setp.ge.u64 %pt12, %rd68, %rd18;
-	@%pt12 bra $Lfault_12;
+	setp.ge.u64 %pt4, %rd68, %rd18;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd73, %rd68, 4, %rd17;
 	ld.global.f32 %f74, [%rd73];
-	@!%p76 bra $L_72;
-$L_56:
+	@!%p76 bra $L_52;
+$L_46:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
@@ -5516,23 +4844,17 @@ $L_56:
 	add.s64 %rd185, %rd9, 0;
 	add.s64 %rd186, %rd13, 0;
 	add.s64 %rd187, %rd17, 0;
-$L_57:
-	max.s64 %rd197, %rd75, -9223372036854775804;
-	sub.s64 %rd198, %rd197, 4;
-$L_58:
-	setp.lt.s64 %p199, %rd25, %rd198;
-	@!%p199 bra $L_67;
-$L_59:
+$L_47:
 	mov.b64 %rd77, %rd185;
 	ld.global.f32 %f78, [%rd77];
 	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt13, %rd25, %rd14;
-	@%pt13 bra $Lfault_13;
+	setp.ge.u64 %pt5, %rd25, %rd14;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd80, %rd186;
 	ld.global.f32 %f81, [%rd80];
 	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt14, %rd25, %rd18;
-	@%pt14 bra $Lfault_14;
+	setp.ge.u64 %pt6, %rd25, %rd18;
+	@%pt6 bra $Lfault_6;
 	mov.b64 %rd83, %rd187;
 	ld.global.f32 %f84, [%rd83];
 	sub.rn.f32 %f85, %f84, %f74;
@@ -5554,7 +4876,8 @@ $L_59:
 	add.rn.f32 %f101, %f24, %f100;
 	add.s64 %rd102, %rd25, 1;
 	setp.lt.s64 %p103, %rd102, %rd75;
-$L_60:
+	@!%p103 bra $L_49;
+$L_48:
 	mov.f32 %f22, %f97;
 	mov.f32 %f23, %f99;
 	mov.f32 %f24, %f101;
@@ -5562,192 +4885,30 @@ $L_60:
 	add.s64 %rd185, %rd185, 4;
 	add.s64 %rd186, %rd186, 4;
 	add.s64 %rd187, %rd187, 4;
-$L_61:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt15, %rd25, %rd14;
-	@%pt15 bra $Lfault_15;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt16, %rd25, %rd18;
-	@%pt16 bra $Lfault_16;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-$L_62:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-$L_63:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt17, %rd25, %rd14;
-	@%pt17 bra $Lfault_17;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt18, %rd25, %rd18;
-	@%pt18 bra $Lfault_18;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-$L_64:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-$L_65:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt19, %rd25, %rd14;
-	@%pt19 bra $Lfault_19;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt20, %rd25, %rd18;
-	@%pt20 bra $Lfault_20;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-$L_66:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-	bra.uni $L_58;
-$L_67:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt21, %rd25, %rd14;
-	@%pt21 bra $Lfault_21;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt22, %rd25, %rd18;
-	@%pt22 bra $Lfault_22;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-	@!%p103 bra $L_69;
-$L_68:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-	bra.uni $L_67;
-$L_69:
+	bra.uni $L_47;
+$L_49:
 	mov.f32 %f26, %f97;
 	mov.f32 %f27, %f99;
 	mov.f32 %f28, %f101;
-$L_70:
+$L_50:
 	mad.lo.s64 %rd104, %rd68, 4, %rd4;
 	st.global.f32 [%rd104], %f26;
-	setp.ge.u64 %pt23, %rd68, %rd61;
-	@%pt23 bra $Lfault_23;
+	setp.ge.u64 %pt7, %rd68, %rd61;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd105, %rd68, 4, %rd60;
 	st.global.f32 [%rd105], %f27;
-	setp.ge.u64 %pt24, %rd68, %rd64;
-	@%pt24 bra $Lfault_24;
+	setp.ge.u64 %pt8, %rd68, %rd64;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd106, %rd68, 4, %rd63;
 	st.global.f32 [%rd106], %f28;
-$L_71:
+$L_51:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_53;
-$L_72:
+	bra.uni $L_43;
+$L_52:
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
-	bra.uni $L_70;
+	bra.uni $L_50;
 $Lfault_0:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
@@ -5759,116 +4920,36 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_10:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_3:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_4:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
-$Lfault_13:
+$Lfault_5:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_14:
+$Lfault_6:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_20:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_21:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_22:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_23:
+$Lfault_7:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
-$Lfault_24:
+$Lfault_8:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd64;
@@ -5879,8 +4960,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt25, %rt8, %rt6;
-	@%pt25 exit;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -5890,8 +4971,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt26, %rt9, 0;
-	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt10, %rt9, 0;
+	@%pt10 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -6937,10 +6018,10 @@ $Lexit:
 	.param .u64 MatVec_0_param_7
 )
 {
-	.reg .pred %p<67>;
-	.reg .pred %pt<9>;
+	.reg .pred %p<64>;
+	.reg .pred %pt<5>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<63>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<41>;
 
@@ -6973,7 +6054,7 @@ $L_1:
 	mov.b64 %rd53, %rd52;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_35;
+	@!%p6 bra $L_25;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -7093,15 +6174,10 @@ $L_22:
 	add.s64 %rd59, %rd12, 0;
 	add.s64 %rd60, %rd25, 0;
 $L_23:
-	max.s64 %rd64, %rd17, -9223372036854775804;
-	sub.s64 %rd65, %rd64, 4;
-$L_24:
-	setp.lt.s64 %p66, %rd19, %rd65;
-	@!%p66 bra $L_33;
-$L_25:
 	add.s64 %rd33, %rd19, 1;
 	setp.lt.s64 %p34, %rd33, %rd17;
-$L_26:
+	@!%p34 bra $L_20;
+$L_24:
 	mov.b64 %rd35, %rd59;
 	ld.global.f32 %f36, [%rd35];
 	setp.ge.u64 %pt2, %rd33, %rd26;
@@ -7114,74 +6190,8 @@ $L_26:
 	mov.b64 %rd19, %rd33;
 	add.s64 %rd59, %rd59, 4;
 	add.s64 %rd60, %rd60, 4;
-$L_27:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-$L_28:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt3, %rd33, %rd26;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-$L_29:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-$L_30:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt4, %rd33, %rd26;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-$L_31:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-$L_32:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt5, %rd33, %rd26;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-	bra.uni $L_24;
-$L_33:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-	@!%p34 bra $L_20;
-$L_34:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt6, %rd33, %rd26;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-	bra.uni $L_33;
-$L_35:
+	bra.uni $L_23;
+$L_25:
 	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -7198,34 +6208,14 @@ $Lfault_2:
 	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [MatVec_0_param_7];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 655360;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -7235,8 +6225,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt8, %rt9, 0;
-	@%pt8 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -9767,7 +8757,7 @@ qd_fault: {
 extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r11 = 0, r31 = 0, r32 = 0, r36 = 0, r50 = 0, r54 = 0, r57 = 0;
 	bool r63 = 0, r64 = 0, r65 = 0, r81 = 0, r84 = 0, r90 = 0, r95 = 0, r104 = 0;
-	bool r106 = 0, r138 = 0, r152 = 0, r179 = 0, r182 = 0, r185 = 0;
+	bool r106 = 0, r138 = 0, r152 = 0, r179 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
 	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
 	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r41 = 0;
@@ -9776,7 +8766,7 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r107 = 0, r109 = 0, r110 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r117 = 0;
 	i64 r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
 	i64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r144 = 0, r145 = 0, r146 = 0, r158 = 0;
-	i64 r177 = 0, r178 = 0, r180 = 0, r181 = 0, r183 = 0, r184 = 0;
+	i64 r177 = 0, r178 = 0;
 	u32 r137 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r151 = 0, r153 = 0;
 	u32 r154 = 0, r155 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0;
 	u32 r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
@@ -9818,10 +8808,10 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r62 = r61 - r53;
 	r63 = r60 <= r62;
 	r64 = r4 != 0ll;
-	if (!r54) goto b46;
-	if (!r57) goto b46;
-	if (!r63) goto b46;
-	if (!r64) goto b46;
+	if (!r54) goto b36;
+	if (!r57) goto b36;
+	if (!r63) goto b36;
+	if (!r64) goto b36;
 	r77 = (u64)r16;
 	r82 = (u64)r4;
 	r83 = r82 + 4611686018427387904ull;
@@ -9842,14 +8832,14 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r160 = qd_div_u32(4294967295u, r159);
 b6: // head
 	r5 = r2 < r3;
-	if (!r5) goto b45;
+	if (!r5) goto b35;
 	r6 = r2;
 	r147 = (u64)r6;
 	r149 = r147 | r148;
 	r150 = r149 >> 32;
 	r151 = (u32)r150;
 	r152 = r151 == 0u;
-	if (!r152) goto b44;
+	if (!r152) goto b34;
 	r153 = (u32)r6;
 	r161 = __umulhi(r153, r160);
 	r162 = r161 * r154;
@@ -9975,81 +8965,7 @@ b31: // preheader
 	r124 = r15 + r123 * 4;
 	r126 = r8;
 	r127 = r21 + r126 * 4;
-	r180 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r181 = (u64)r180 - 3ull;
-b33: // unroll guard
-	r182 = r10 < r181;
-	if (!r182) goto b42;
-	r65 = r10 < r4;
-	r67 = (u64)r66 + (u64)r10;
-	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
-	r68 = r124;
-	r69 = *(float *)r68;
-	r70 = (u64)r10 * (u64)r4;
-	r71 = (u64)r70 + (u64)r8;
-	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
-	r72 = r127;
-	r73 = *(float *)r72;
-	r74 = r69 * r73;
-	r75 = r9 + r74;
-	r76 = (u64)r10 + 1ull;
-	r9 = r75;
-	r10 = r76;
-	r124 = r124 + 4ll;
-	r127 = r127 + r130 * 1;
-	r65 = r10 < r4;
-	r67 = (u64)r66 + (u64)r10;
-	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
-	r68 = r124;
-	r69 = *(float *)r68;
-	r70 = (u64)r10 * (u64)r4;
-	r71 = (u64)r70 + (u64)r8;
-	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
-	r72 = r127;
-	r73 = *(float *)r72;
-	r74 = r69 * r73;
-	r75 = r9 + r74;
-	r76 = (u64)r10 + 1ull;
-	r9 = r75;
-	r10 = r76;
-	r124 = r124 + 4ll;
-	r127 = r127 + r130 * 1;
-	r65 = r10 < r4;
-	r67 = (u64)r66 + (u64)r10;
-	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
-	r68 = r124;
-	r69 = *(float *)r68;
-	r70 = (u64)r10 * (u64)r4;
-	r71 = (u64)r70 + (u64)r8;
-	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
-	r72 = r127;
-	r73 = *(float *)r72;
-	r74 = r69 * r73;
-	r75 = r9 + r74;
-	r76 = (u64)r10 + 1ull;
-	r9 = r75;
-	r10 = r76;
-	r124 = r124 + 4ll;
-	r127 = r127 + r130 * 1;
-	r65 = r10 < r4;
-	r67 = (u64)r66 + (u64)r10;
-	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
-	r68 = r124;
-	r69 = *(float *)r68;
-	r70 = (u64)r10 * (u64)r4;
-	r71 = (u64)r70 + (u64)r8;
-	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
-	r72 = r127;
-	r73 = *(float *)r72;
-	r74 = r69 * r73;
-	r75 = r9 + r74;
-	r76 = (u64)r10 + 1ull;
-	r9 = r75;
-	r10 = r76;
-	r124 = r124 + 4ll;
-	r127 = r127 + r130 * 1;
-	goto b33;
-b42: // for.loop (checked)
+b32: // for.loop (checked)
 	r65 = r10 < r4;
 	if (!r65) goto b29;
 	r67 = (u64)r66 + (u64)r10;
@@ -10068,15 +8984,15 @@ b42: // for.loop (checked)
 	r10 = r76;
 	r124 = r124 + 4ll;
 	r127 = r127 + r130 * 1;
-	goto b42;
-b44: // divide in 64 bits
+	goto b32;
+b34: // divide in 64 bits
 	r145 = qd_div_i64(r6, r4);
 	r158 = (u64)r145 * (u64)r4;
 	r146 = (u64)r6 - (u64)r158;
 	goto b10;
-b45: // exit
+b35: // exit
 	return;
-b46: // preheader
+b36: // preheader
 	r134 = (u64)r4;
 	r120 = r4;
 	r121 = r120;
@@ -10084,9 +9000,9 @@ b46: // preheader
 	r140 = (u32)r4;
 	r168 = r140 > 1u ? r140 : 1u;
 	r169 = qd_div_u32(4294967295u, r168);
-b47: // head (checked)
+b37: // head (checked)
 	r32 = r2 < r3;
-	if (!r32) goto b45;
+	if (!r32) goto b35;
 	r33 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r133 = (u64)r33;
@@ -10094,7 +9010,7 @@ b47: // head (checked)
 	r136 = r135 >> 32;
 	r137 = (u32)r136;
 	r138 = r137 == 0u;
-	if (!r138) goto b66;
+	if (!r138) goto b46;
 	r139 = (u32)r33;
 	r170 = __umulhi(r139, r169);
 	r171 = r170 * r140;
@@ -10107,7 +9023,7 @@ b47: // head (checked)
 	r142 = r174;
 	r131 = (i64)r141;
 	r132 = (i64)r142;
-b51: // rangeint.body (checked)
+b41: // rangeint.body (checked)
 	r34 = r131;
 	r35 = r132;
 	r9 = 0x0p+00f;
@@ -10117,12 +9033,9 @@ b51: // rangeint.body (checked)
 	r116 = r15 + r115 * 4;
 	r118 = r35;
 	r119 = r21 + r118 * 4;
-	r183 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r184 = (u64)r183 - 3ull;
-b53: // unroll guard
-	r185 = r10 < r184;
-	if (!r185) goto b62;
+b42: // for.loop (checked)
 	r36 = r10 < r4;
+	if (!r36) goto b44;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
 	r39 = r116;
@@ -10139,89 +9052,18 @@ b53: // unroll guard
 	r10 = r47;
 	r116 = r116 + 4ll;
 	r119 = r119 + r122 * 1;
-	r36 = r10 < r4;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r116;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r119;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r36 = r10 < r4;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r116;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r119;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r36 = r10 < r4;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r116;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r119;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	goto b53;
-b62: // for.loop (checked)
-	r36 = r10 < r4;
-	if (!r36) goto b64;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r116;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r119;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	goto b62;
-b64: // for.done (checked)
+	goto b42;
+b44: // for.done (checked)
 	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; }
 	r48 = r28 + r33 * 4;
 	*(float *)r48 = r9;
 	r2 = (u64)r2 + (u64)r1;
-	goto b47;
-b66: // divide in 64 bits
+	goto b37;
+b46: // divide in 64 bits
 	r131 = qd_div_i64(r33, r4);
 	r144 = (u64)r131 * (u64)r4;
 	r132 = (u64)r33 - (u64)r144;
-	goto b51;
+	goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10665,32 +9507,18 @@ qd_fault: {
 // Task 0 of kernel DigitSum(out []i64, in []i64, base i64), parallel.
 extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r6 = 0, r20 = 0, r21 = 0, r22 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0;
-	bool r45 = 0, r46 = 0, r54 = 0, r68 = 0, r96 = 0, r101 = 0, r116 = 0, r121 = 0;
-	bool r136 = 0, r141 = 0, r156 = 0, r161 = 0, r176 = 0, r181 = 0, r196 = 0, r201 = 0;
+	bool r45 = 0, r46 = 0, r54 = 0, r68 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
 	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r23 = 0;
 	i64 r25 = 0, r26 = 0, r27 = 0, r28 = 0, r30 = 0, r34 = 0, r47 = 0, r48 = 0;
-	i64 r60 = 0, r61 = 0, r62 = 0, r74 = 0, r93 = 0, r94 = 0, r95 = 0, r105 = 0;
-	i64 r113 = 0, r114 = 0, r115 = 0, r125 = 0, r133 = 0, r134 = 0, r135 = 0, r145 = 0;
-	i64 r153 = 0, r154 = 0, r155 = 0, r165 = 0, r173 = 0, r174 = 0, r175 = 0, r185 = 0;
-	i64 r193 = 0, r194 = 0, r195 = 0, r205 = 0;
+	i64 r60 = 0, r61 = 0, r62 = 0, r74 = 0;
 	u32 r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r67 = 0, r69 = 0;
 	u32 r70 = 0, r71 = 0, r72 = 0, r73 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0;
 	u32 r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0;
-	u32 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r100 = 0, r102 = 0;
-	u32 r103 = 0, r104 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0;
-	u32 r112 = 0, r120 = 0, r122 = 0, r123 = 0, r124 = 0, r126 = 0, r127 = 0, r128 = 0;
-	u32 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r140 = 0, r142 = 0, r143 = 0, r144 = 0;
-	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r160 = 0;
-	u32 r162 = 0, r163 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
-	u32 r171 = 0, r172 = 0, r180 = 0, r182 = 0, r183 = 0, r184 = 0, r186 = 0, r187 = 0;
-	u32 r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r200 = 0, r202 = 0, r203 = 0;
-	u32 r204 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0;
+	u32 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0;
 	u64 r33 = 0, r35 = 0, r37 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r63 = 0, r64 = 0, r65 = 0;
-	u64 r66 = 0, r97 = 0, r98 = 0, r99 = 0, r117 = 0, r118 = 0, r119 = 0, r137 = 0;
-	u64 r138 = 0, r139 = 0, r157 = 0, r158 = 0, r159 = 0, r177 = 0, r178 = 0, r179 = 0;
-	u64 r197 = 0, r198 = 0, r199 = 0;
+	u64 r66 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0, *r24 = 0, *r29 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -10717,17 +9545,17 @@ extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r44 = r43 - r35;
 	r45 = r42 <= r44;
 	r46 = r15 != 0ll;
-	if (!r36) goto b32;
-	if (!r39) goto b32;
-	if (!r45) goto b32;
-	if (!r46) goto b32;
+	if (!r36) goto b17;
+	if (!r39) goto b17;
+	if (!r45) goto b17;
+	if (!r46) goto b17;
 	r64 = (u64)r15;
 	r70 = (u32)r15;
 	r75 = r70 > 1u ? r70 : 1u;
 	r76 = qd_div_u32(4294967295u, r75);
 b6: // head
 	r6 = r2 < r3;
-	if (!r6) goto b31;
+	if (!r6) goto b16;
 	r7 = r2;
 	r8 = r9 + r7 * 8;
 	r11 = *(i64 *)r8;
@@ -10735,13 +9563,13 @@ b6: // head
 	r13 = 0ll;
 b9: // for.loop
 	r21 = r12 > 0ll;
-	if (!r21) goto b26;
+	if (!r21) goto b14;
 	r63 = (u64)r12;
 	r65 = r63 | r64;
 	r66 = r65 >> 32;
 	r67 = (u32)r66;
 	r68 = r67 == 0u;
-	if (!r68) goto b30;
+	if (!r68) goto b13;
 	r69 = (u32)r12;
 	r77 = __umulhi(r69, r76);
 	r78 = r77 * r70;
@@ -10760,136 +9588,43 @@ b12: // for.body
 	r17 = r61;
 	r12 = r17;
 	r13 = r16;
-	r156 = r12 > 0ll;
-	if (!r156) goto b26;
-	r157 = (u64)r12;
-	r158 = r157 | r64;
-	r159 = r158 >> 32;
-	r160 = (u32)r159;
-	r161 = r160 == 0u;
-	if (!r161) goto b29;
-	r162 = (u32)r12;
-	r166 = __umulhi(r162, r76);
-	r167 = r166 * r70;
-	r168 = r162 - r167;
-	r169 = r168 - r70;
-	r170 = r168 < r169 ? r168 : r169;
-	r171 = r168 - r170;
-	r172 = r171 < 1u ? r171 : 1u;
-	r163 = r166 + r172;
-	r164 = r170;
-	r61 = (i64)r163;
-	r62 = (i64)r164;
-b16: // for.body (unrolled 1)
-	r153 = r62;
-	r154 = (u64)r13 + (u64)r153;
-	r155 = r61;
-	r12 = r155;
-	r13 = r154;
-	r176 = r12 > 0ll;
-	if (!r176) goto b26;
-	r177 = (u64)r12;
-	r178 = r177 | r64;
-	r179 = r178 >> 32;
-	r180 = (u32)r179;
-	r181 = r180 == 0u;
-	if (!r181) goto b28;
-	r182 = (u32)r12;
-	r186 = __umulhi(r182, r76);
-	r187 = r186 * r70;
-	r188 = r182 - r187;
-	r189 = r188 - r70;
-	r190 = r188 < r189 ? r188 : r189;
-	r191 = r188 - r190;
-	r192 = r191 < 1u ? r191 : 1u;
-	r183 = r186 + r192;
-	r184 = r190;
-	r61 = (i64)r183;
-	r62 = (i64)r184;
-b20: // for.body (unrolled 2)
-	r173 = r62;
-	r174 = (u64)r13 + (u64)r173;
-	r175 = r61;
-	r12 = r175;
-	r13 = r174;
-	r196 = r12 > 0ll;
-	if (!r196) goto b26;
-	r197 = (u64)r12;
-	r198 = r197 | r64;
-	r199 = r198 >> 32;
-	r200 = (u32)r199;
-	r201 = r200 == 0u;
-	if (!r201) goto b25;
-	r202 = (u32)r12;
-	r206 = __umulhi(r202, r76);
-	r207 = r206 * r70;
-	r208 = r202 - r207;
-	r209 = r208 - r70;
-	r210 = r208 < r209 ? r208 : r209;
-	r211 = r208 - r210;
-	r212 = r211 < 1u ? r211 : 1u;
-	r203 = r206 + r212;
-	r204 = r210;
-	r61 = (i64)r203;
-	r62 = (i64)r204;
-b24: // for.body (unrolled 3)
-	r193 = r62;
-	r194 = (u64)r13 + (u64)r193;
-	r195 = r61;
-	r12 = r195;
-	r13 = r194;
 	goto b9;
-b25: // divide in 64 bits (unrolled 3)
-	r61 = qd_div_i64(r12, r15);
-	r205 = (u64)r61 * (u64)r15;
-	r62 = (u64)r12 - (u64)r205;
-	goto b24;
-b26: // for.done
-	r18 = r4 + r7 * 8;
-	*(i64 *)r18 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b6;
-b28: // divide in 64 bits (unrolled 2)
-	r61 = qd_div_i64(r12, r15);
-	r185 = (u64)r61 * (u64)r15;
-	r62 = (u64)r12 - (u64)r185;
-	goto b20;
-b29: // divide in 64 bits (unrolled 1)
-	r61 = qd_div_i64(r12, r15);
-	r165 = (u64)r61 * (u64)r15;
-	r62 = (u64)r12 - (u64)r165;
-	goto b16;
-b30: // divide in 64 bits
+b13: // divide in 64 bits
 	r61 = qd_div_i64(r12, r15);
 	r74 = (u64)r61 * (u64)r15;
 	r62 = (u64)r12 - (u64)r74;
 	goto b12;
-b31: // exit
+b14: // for.done
+	r18 = r4 + r7 * 8;
+	*(i64 *)r18 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b6;
+b16: // exit
 	return;
-b32: // preheader
+b17: // preheader
 	r50 = (u64)r15;
 	r56 = (u32)r15;
 	r84 = r56 > 1u ? r56 : 1u;
 	r85 = qd_div_u32(4294967295u, r84);
-b33: // head (checked)
+b18: // head (checked)
 	r22 = r2 < r3;
-	if (!r22) goto b31;
+	if (!r22) goto b16;
 	r23 = r2;
 	if ((u64)r23 >= (u64)r10) { qd_site = 0; qd_x = r23; qd_y = r10; goto qd_fault; }
 	r24 = r9 + r23 * 8;
 	r25 = *(i64 *)r24;
 	r12 = r25;
 	r13 = 0ll;
-b36: // for.loop (checked)
+b21: // for.loop (checked)
 	r32 = r12 > 0ll;
-	if (!r32) goto b53;
+	if (!r32) goto b26;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r49 = (u64)r12;
 	r51 = r49 | r50;
 	r52 = r51 >> 32;
 	r53 = (u32)r52;
 	r54 = r53 == 0u;
-	if (!r54) goto b57;
+	if (!r54) goto b25;
 	r55 = (u32)r12;
 	r86 = __umulhi(r55, r85);
 	r87 = r86 * r56;
@@ -10902,119 +9637,23 @@ b36: // for.loop (checked)
 	r58 = r90;
 	r47 = (i64)r57;
 	r48 = (i64)r58;
-b39: // for.body (checked)
+b24: // for.body (checked)
 	r26 = r48;
 	r27 = (u64)r13 + (u64)r26;
 	r28 = r47;
 	r12 = r28;
 	r13 = r27;
-	r96 = r12 > 0ll;
-	if (!r96) goto b53;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r97 = (u64)r12;
-	r98 = r97 | r50;
-	r99 = r98 >> 32;
-	r100 = (u32)r99;
-	r101 = r100 == 0u;
-	if (!r101) goto b56;
-	r102 = (u32)r12;
-	r106 = __umulhi(r102, r85);
-	r107 = r106 * r56;
-	r108 = r102 - r107;
-	r109 = r108 - r56;
-	r110 = r108 < r109 ? r108 : r109;
-	r111 = r108 - r110;
-	r112 = r111 < 1u ? r111 : 1u;
-	r103 = r106 + r112;
-	r104 = r110;
-	r47 = (i64)r103;
-	r48 = (i64)r104;
-b43: // for.body (checked) (unrolled 1)
-	r93 = r48;
-	r94 = (u64)r13 + (u64)r93;
-	r95 = r47;
-	r12 = r95;
-	r13 = r94;
-	r116 = r12 > 0ll;
-	if (!r116) goto b53;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r117 = (u64)r12;
-	r118 = r117 | r50;
-	r119 = r118 >> 32;
-	r120 = (u32)r119;
-	r121 = r120 == 0u;
-	if (!r121) goto b55;
-	r122 = (u32)r12;
-	r126 = __umulhi(r122, r85);
-	r127 = r126 * r56;
-	r128 = r122 - r127;
-	r129 = r128 - r56;
-	r130 = r128 < r129 ? r128 : r129;
-	r131 = r128 - r130;
-	r132 = r131 < 1u ? r131 : 1u;
-	r123 = r126 + r132;
-	r124 = r130;
-	r47 = (i64)r123;
-	r48 = (i64)r124;
-b47: // for.body (checked) (unrolled 2)
-	r113 = r48;
-	r114 = (u64)r13 + (u64)r113;
-	r115 = r47;
-	r12 = r115;
-	r13 = r114;
-	r136 = r12 > 0ll;
-	if (!r136) goto b53;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r137 = (u64)r12;
-	r138 = r137 | r50;
-	r139 = r138 >> 32;
-	r140 = (u32)r139;
-	r141 = r140 == 0u;
-	if (!r141) goto b52;
-	r142 = (u32)r12;
-	r146 = __umulhi(r142, r85);
-	r147 = r146 * r56;
-	r148 = r142 - r147;
-	r149 = r148 - r56;
-	r150 = r148 < r149 ? r148 : r149;
-	r151 = r148 - r150;
-	r152 = r151 < 1u ? r151 : 1u;
-	r143 = r146 + r152;
-	r144 = r150;
-	r47 = (i64)r143;
-	r48 = (i64)r144;
-b51: // for.body (checked) (unrolled 3)
-	r133 = r48;
-	r134 = (u64)r13 + (u64)r133;
-	r135 = r47;
-	r12 = r135;
-	r13 = r134;
-	goto b36;
-b52: // divide in 64 bits (unrolled 3)
-	r47 = qd_div_i64(r12, r15);
-	r145 = (u64)r47 * (u64)r15;
-	r48 = (u64)r12 - (u64)r145;
-	goto b51;
-b53: // for.done (checked)
-	r29 = r4 + r23 * 8;
-	*(i64 *)r29 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b33;
-b55: // divide in 64 bits (unrolled 2)
-	r47 = qd_div_i64(r12, r15);
-	r125 = (u64)r47 * (u64)r15;
-	r48 = (u64)r12 - (u64)r125;
-	goto b47;
-b56: // divide in 64 bits (unrolled 1)
-	r47 = qd_div_i64(r12, r15);
-	r105 = (u64)r47 * (u64)r15;
-	r48 = (u64)r12 - (u64)r105;
-	goto b43;
-b57: // divide in 64 bits
+	goto b21;
+b25: // divide in 64 bits
 	r47 = qd_div_i64(r12, r15);
 	r60 = (u64)r47 * (u64)r15;
 	r48 = (u64)r12 - (u64)r60;
-	goto b39;
+	goto b24;
+b26: // for.done (checked)
+	r29 = r4 + r23 * 8;
+	*(i64 *)r29 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11152,7 +9791,7 @@ b5: // grid unrolled guard
 	r198 = qd_max_f32(r197, 0x0p+00f);
 	r199 = r12 + r198;
 	r12 = r199;
-	r200 = r177 * 0x1p+00f;
+	r200 = r177;
 	r201 = r200 - r21;
 	r202 = qd_max_f32(r201, 0x0p+00f);
 	r203 = r12 + r202;
@@ -11202,7 +9841,7 @@ b5: // grid unrolled guard
 	r240 = qd_max_f32(r239, 0x0p+00f);
 	r241 = r12 + r240;
 	r12 = r241;
-	r242 = r219 * 0x1p+00f;
+	r242 = r219;
 	r243 = r242 - r21;
 	r244 = qd_max_f32(r243, 0x0p+00f);
 	r245 = r12 + r244;
@@ -11254,7 +9893,7 @@ b5: // grid unrolled guard
 	r283 = qd_max_f32(r282, 0x0p+00f);
 	r284 = r12 + r283;
 	r12 = r284;
-	r285 = r262 * 0x1p+00f;
+	r285 = r262;
 	r286 = r285 - r21;
 	r287 = qd_max_f32(r286, 0x0p+00f);
 	r288 = r12 + r287;
@@ -11306,7 +9945,7 @@ b5: // grid unrolled guard
 	r326 = qd_max_f32(r325, 0x0p+00f);
 	r327 = r12 + r326;
 	r12 = r327;
-	r328 = r305 * 0x1p+00f;
+	r328 = r305;
 	r329 = r328 - r21;
 	r330 = qd_max_f32(r329, 0x0p+00f);
 	r331 = r12 + r330;
@@ -11368,7 +10007,7 @@ b49: // head
 	r58 = qd_max_f32(r57, 0x0p+00f);
 	r59 = r12 + r58;
 	r12 = r59;
-	r66 = r11 * 0x1p+00f;
+	r66 = r11;
 	r67 = r66 - r21;
 	r68 = qd_max_f32(r67, 0x0p+00f);
 	r69 = r12 + r68;
@@ -11432,7 +10071,7 @@ b63: // head (checked)
 	r135 = qd_max_f32(r134, 0x0p+00f);
 	r136 = r12 + r135;
 	r12 = r136;
-	r137 = r114 * 0x1p+00f;
+	r137 = r114;
 	r138 = r137 - r21;
 	r139 = qd_max_f32(r138, 0x0p+00f);
 	r140 = r12 + r139;
@@ -11479,11 +10118,10 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	bool r6 = 0, r21 = 0, r57 = 0, r66 = 0, r67 = 0, r76 = 0, r103 = 0, r108 = 0;
 	bool r112 = 0, r115 = 0, r121 = 0, r123 = 0, r126 = 0, r128 = 0, r131 = 0, r133 = 0;
 	bool r136 = 0, r138 = 0, r141 = 0, r165 = 0, r168 = 0, r171 = 0, r176 = 0, r178 = 0;
-	bool r181 = 0, r193 = 0, r196 = 0, r199 = 0;
+	bool r181 = 0, r193 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r18 = 0, r20 = 0, r25 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r68 = 0;
-	i64 r75 = 0, r102 = 0, r107 = 0, r110 = 0, r164 = 0, r191 = 0, r192 = 0, r194 = 0;
-	i64 r195 = 0, r197 = 0, r198 = 0;
+	i64 r75 = 0, r102 = 0, r107 = 0, r110 = 0, r164 = 0, r191 = 0, r192 = 0;
 	u64 r109 = 0, r111 = 0, r113 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0;
 	u64 r120 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r134 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0, r166 = 0, r167 = 0, r169 = 0;
@@ -11555,17 +10193,17 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r139 = r137 - 1ull;
 	r140 = r139 - r111;
 	r141 = r118 <= r140;
-	if (!r112) goto b52;
-	if (!r115) goto b52;
-	if (!r121) goto b52;
-	if (!r123) goto b52;
-	if (!r126) goto b52;
-	if (!r128) goto b52;
-	if (!r131) goto b52;
-	if (!r133) goto b52;
-	if (!r136) goto b52;
-	if (!r138) goto b52;
-	if (!r141) goto b52;
+	if (!r112) goto b42;
+	if (!r115) goto b42;
+	if (!r121) goto b42;
+	if (!r123) goto b42;
+	if (!r126) goto b42;
+	if (!r128) goto b42;
+	if (!r131) goto b42;
+	if (!r133) goto b42;
+	if (!r136) goto b42;
+	if (!r138) goto b42;
+	if (!r141) goto b42;
 	r20 = r10;
 	r21 = r20 > 0ll;
 	r166 = r122;
@@ -11585,7 +10223,7 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r181 = r173 <= r180;
 b13: // head
 	r6 = r2 < r3;
-	if (!r6) goto b51;
+	if (!r6) goto b41;
 	r7 = r2;
 	r8 = r9 + r7 * 4;
 	r11 = *(float *)r8;
@@ -11593,7 +10231,7 @@ b13: // head
 	r15 = *(float *)r12;
 	r16 = r17 + r7 * 4;
 	r19 = *(float *)r16;
-	if (!r21) goto b50;
+	if (!r21) goto b40;
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0x0p+00f;
@@ -11802,157 +10440,7 @@ b37: // preheader
 	r188 = r9 + 0ll;
 	r189 = r13 + 0ll;
 	r190 = r17 + 0ll;
-	r194 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
-	r195 = (u64)r194 - 4ull;
-b39: // unroll guard
-	r196 = r25 < r195;
-	if (!r196) goto b48;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	goto b39;
-b48: // rangeint.body (checked)
+b38: // rangeint.body (checked)
 	r142 = r188;
 	r143 = *(float *)r142;
 	r144 = r143 - r11;
@@ -11990,20 +10478,20 @@ b48: // rangeint.body (checked)
 	r188 = r188 + 4ll;
 	r189 = r189 + 4ll;
 	r190 = r190 + 4ll;
-	goto b48;
-b50: // edge 1→4
+	goto b38;
+b40: // edge 1→4
 	r26 = 0x0p+00f;
 	r27 = 0x0p+00f;
 	r28 = 0x0p+00f;
 	goto b35;
-b51: // exit
+b41: // exit
 	return;
-b52: // preheader
+b42: // preheader
 	r75 = r10;
 	r76 = r75 > 0ll;
-b53: // head (checked)
+b43: // head (checked)
 	r67 = r2 < r3;
-	if (!r67) goto b51;
+	if (!r67) goto b41;
 	r68 = r2;
 	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; }
 	r69 = r9 + r68 * 4;
@@ -12014,7 +10502,7 @@ b53: // head (checked)
 	if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; }
 	r73 = r17 + r68 * 4;
 	r74 = *(float *)r73;
-	if (!r76) goto b72;
+	if (!r76) goto b52;
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0x0p+00f;
@@ -12022,11 +10510,7 @@ b53: // head (checked)
 	r185 = r9 + 0ll;
 	r186 = r13 + 0ll;
 	r187 = r17 + 0ll;
-	r197 = r75 > (-9223372036854775804ll) ? r75 : (-9223372036854775804ll);
-	r198 = (u64)r197 - 4ull;
-b58: // unroll guard
-	r199 = r25 < r198;
-	if (!r199) goto b67;
+b47: // rangeint.body (checked)
 	r77 = r185;
 	r78 = *(float *)r77;
 	r79 = r78 - r70;
@@ -12056,6 +10540,7 @@ b58: // unroll guard
 	r101 = r24 + r100;
 	r102 = (u64)r25 + 1ull;
 	r103 = r102 < r75;
+	if (!r103) goto b49;
 	r22 = r97;
 	r23 = r99;
 	r24 = r101;
@@ -12063,159 +10548,12 @@ b58: // unroll guard
 	r185 = r185 + 4ll;
 	r186 = r186 + 4ll;
 	r187 = r187 + 4ll;
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	goto b58;
-b67: // rangeint.body (checked)
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	if (!r103) goto b69;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	goto b67;
-b69: // edge 3→4 (checked)
+	goto b47;
+b49: // edge 3→4 (checked)
 	r26 = r97;
 	r27 = r99;
 	r28 = r101;
-b70: // rangeint.done (checked)
+b50: // rangeint.done (checked)
 	r104 = r4 + r68 * 4;
 	*(float *)r104 = r26;
 	if ((u64)r68 >= (u64)r61) { qd_site = 5; qd_x = r68; qd_y = r61; goto qd_fault; }
@@ -12225,12 +10563,12 @@ b70: // rangeint.done (checked)
 	r106 = r63 + r68 * 4;
 	*(float *)r106 = r28;
 	r2 = (u64)r2 + (u64)r1;
-	goto b53;
-b72: // edge 1→4 (checked)
+	goto b43;
+b52: // edge 1→4 (checked)
 	r26 = 0x0p+00f;
 	r27 = 0x0p+00f;
 	r28 = 0x0p+00f;
-	goto b70;
+	goto b50;
 qd_fault: {
 	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -13095,11 +11433,9 @@ qd_fault: {
 // Task 0 of kernel MatVec(y []f32, a []f32, x []f32, n i64), parallel.
 extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r6 = 0, r21 = 0, r32 = 0, r34 = 0, r44 = 0, r48 = 0, r54 = 0, r63 = 0;
-	bool r66 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r20 = 0;
 	i64 r26 = 0, r31 = 0, r33 = 0, r42 = 0, r55 = 0, r58 = 0, r61 = 0, r62 = 0;
-	i64 r64 = 0, r65 = 0;
 	u64 r41 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
 	u64 r52 = 0, r53 = 0;
 	float r18 = 0, r23 = 0, r27 = 0, r28 = 0, r29 = 0, r36 = 0, r38 = 0, r39 = 0;
@@ -13125,7 +11461,7 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r53 = r52;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b35;
+	if (!r6) goto b25;
 	r7 = r2;
 	r8 = (u64)r7 * (u64)r9;
 	r10 = r8;
@@ -13226,65 +11562,7 @@ b20: // rangeindex.done
 b22: // preheader
 	r59 = r12 + 0ll;
 	r60 = r25 + 0ll;
-	r64 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
-	r65 = (u64)r64 - 4ull;
-b24: // unroll guard
-	r66 = r19 < r65;
-	if (!r66) goto b33;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	goto b24;
-b33: // rangeindex.loop (checked)
+b23: // rangeindex.loop (checked)
 	r33 = (u64)r19 + 1ull;
 	r34 = r33 < r17;
 	if (!r34) goto b20;
@@ -13299,8 +11577,8 @@ b33: // rangeindex.loop (checked)
 	r19 = r33;
 	r59 = r59 + 4ll;
 	r60 = r60 + 4ll;
-	goto b33;
-b35: // exit
+	goto b23;
+b25: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -15724,13 +14002,13 @@ b1: # setup
 	r62 = sub.u64 r61, r53
 	r63 = le.u64 r60, r62
 	r64 = ne.i64 r4, 0
-	branch r54, b2, b46
+	branch r54, b2, b36
 b2: # checks
-	branch r57, b3, b46
+	branch r57, b3, b36
 b3: # checks
-	branch r63, b4, b46
+	branch r63, b4, b36
 b4: # checks
-	branch r64, b5, b46
+	branch r64, b5, b36
 b5: # preheader
 	r77 = convert.u64.i64 r16
 	r82 = convert.u64.i64 r4
@@ -15753,7 +14031,7 @@ b5: # preheader
 	jump b6
 b6: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b7, b45
+	branch r5, b7, b35
 b7: # index
 	r6 = move.i64 r2
 	jump b8
@@ -15763,7 +14041,7 @@ b8: # rangeint.body
 	r150 = shr.u64.u32 r149, 32
 	r151 = convert.u32.u64 r150
 	r152 = eq.u32 r151, 0
-	branch r152, b9, b44
+	branch r152, b9, b34
 b9: # divide in 32 bits
 	r153 = convert.u32.i64 r6
 	r161 = mulhi.u32 r153, r160
@@ -15919,17 +14197,10 @@ b31: # preheader
 	r126 = move.i64 r8
 	r127 = elemaddr r21, r126, 4
 	jump b32
-b32: # unroll setup
-	r180 = max.i64 r4, -9223372036854775805
-	r181 = sub.i64 r180, 3
-	jump b33
-b33: # unroll guard
-	r182 = lt.i64 r10, r181
-	branch r182, b34, b42
-b34: # for.loop (checked) (unrolled 0)
+b32: # for.loop (checked)
 	r65 = lt.i64 r10, r4
-	jump b35
-b35: # for.body (checked) (unrolled 0)
+	branch r65, b33, b29
+b33: # for.body (checked)
 	r67 = add.i64 r66, r10
 	checkindex r67, r16, site 2
 	r68 = move.ptr r124
@@ -15946,99 +14217,15 @@ b35: # for.body (checked) (unrolled 0)
 	r10 = move.i64 r76
 	r124 = elemaddr r124, 1, 4
 	r127 = elemaddr r127, r130, 1
-	jump b36
-b36: # for.loop (checked) (unrolled 1)
-	r65 = lt.i64 r10, r4
-	jump b37
-b37: # for.body (checked) (unrolled 1)
-	r67 = add.i64 r66, r10
-	checkindex r67, r16, site 2
-	r68 = move.ptr r124
-	r69 = load.f32 r68
-	r70 = mul.i64 r10, r4
-	r71 = add.i64 r70, r8
-	checkindex r71, r22, site 3
-	r72 = move.ptr r127
-	r73 = load.f32 r72
-	r74 = mul.f32 r69, r73
-	r75 = add.f32 r9, r74
-	r76 = add.i64 r10, 1
-	r9 = move.f32 r75
-	r10 = move.i64 r76
-	r124 = elemaddr r124, 1, 4
-	r127 = elemaddr r127, r130, 1
-	jump b38
-b38: # for.loop (checked) (unrolled 2)
-	r65 = lt.i64 r10, r4
-	jump b39
-b39: # for.body (checked) (unrolled 2)
-	r67 = add.i64 r66, r10
-	checkindex r67, r16, site 2
-	r68 = move.ptr r124
-	r69 = load.f32 r68
-	r70 = mul.i64 r10, r4
-	r71 = add.i64 r70, r8
-	checkindex r71, r22, site 3
-	r72 = move.ptr r127
-	r73 = load.f32 r72
-	r74 = mul.f32 r69, r73
-	r75 = add.f32 r9, r74
-	r76 = add.i64 r10, 1
-	r9 = move.f32 r75
-	r10 = move.i64 r76
-	r124 = elemaddr r124, 1, 4
-	r127 = elemaddr r127, r130, 1
-	jump b40
-b40: # for.loop (checked) (unrolled 3)
-	r65 = lt.i64 r10, r4
-	jump b41
-b41: # for.body (checked) (unrolled 3)
-	r67 = add.i64 r66, r10
-	checkindex r67, r16, site 2
-	r68 = move.ptr r124
-	r69 = load.f32 r68
-	r70 = mul.i64 r10, r4
-	r71 = add.i64 r70, r8
-	checkindex r71, r22, site 3
-	r72 = move.ptr r127
-	r73 = load.f32 r72
-	r74 = mul.f32 r69, r73
-	r75 = add.f32 r9, r74
-	r76 = add.i64 r10, 1
-	r9 = move.f32 r75
-	r10 = move.i64 r76
-	r124 = elemaddr r124, 1, 4
-	r127 = elemaddr r127, r130, 1
-	jump b33
-b42: # for.loop (checked)
-	r65 = lt.i64 r10, r4
-	branch r65, b43, b29
-b43: # for.body (checked)
-	r67 = add.i64 r66, r10
-	checkindex r67, r16, site 2
-	r68 = move.ptr r124
-	r69 = load.f32 r68
-	r70 = mul.i64 r10, r4
-	r71 = add.i64 r70, r8
-	checkindex r71, r22, site 3
-	r72 = move.ptr r127
-	r73 = load.f32 r72
-	r74 = mul.f32 r69, r73
-	r75 = add.f32 r9, r74
-	r76 = add.i64 r10, 1
-	r9 = move.f32 r75
-	r10 = move.i64 r76
-	r124 = elemaddr r124, 1, 4
-	r127 = elemaddr r127, r130, 1
-	jump b42
-b44: # divide in 64 bits
+	jump b32
+b34: # divide in 64 bits
 	r145 = div.i64 r6, r4
 	r158 = mul.i64 r145, r4
 	r146 = sub.i64 r6, r158
 	jump b10
-b45: # exit
+b35: # exit
 	return
-b46: # preheader
+b36: # preheader
 	r134 = convert.u64.i64 r4
 	r120 = move.i64 r4
 	r121 = move.i64 r120
@@ -16046,22 +14233,22 @@ b46: # preheader
 	r140 = convert.u32.i64 r4
 	r168 = max.u32 r140, 1
 	r169 = div.u32 4294967295, r168
-	jump b47
-b47: # head (checked)
+	jump b37
+b37: # head (checked)
 	r32 = lt.i64 r2, r3
-	branch r32, b48, b45
-b48: # index (checked)
+	branch r32, b38, b35
+b38: # index (checked)
 	r33 = move.i64 r2
-	jump b49
-b49: # rangeint.body (checked)
+	jump b39
+b39: # rangeint.body (checked)
 	checkdiv.i64 r4, site 0
 	r133 = convert.u64.i64 r33
 	r135 = or.u64 r133, r134
 	r136 = shr.u64.u32 r135, 32
 	r137 = convert.u32.u64 r136
 	r138 = eq.u32 r137, 0
-	branch r138, b50, b66
-b50: # divide in 32 bits
+	branch r138, b40, b46
+b40: # divide in 32 bits
 	r139 = convert.u32.i64 r33
 	r170 = mulhi.u32 r139, r169
 	r171 = mul.u32 r170, r140
@@ -16074,8 +14261,8 @@ b50: # divide in 32 bits
 	r142 = move.u32 r174
 	r131 = convert.i64.u32 r141
 	r132 = convert.i64.u32 r142
-	jump b51
-b51: # rangeint.body (checked)
+	jump b41
+b41: # rangeint.body (checked)
 	r34 = move.i64 r131
 	r35 = move.i64 r132
 	r9 = move.f32 0.0
@@ -16085,18 +14272,11 @@ b51: # rangeint.body (checked)
 	r116 = elemaddr r15, r115, 4
 	r118 = move.i64 r35
 	r119 = elemaddr r21, r118, 4
-	jump b52
-b52: # unroll setup
-	r183 = max.i64 r4, -9223372036854775805
-	r184 = sub.i64 r183, 3
-	jump b53
-b53: # unroll guard
-	r185 = lt.i64 r10, r184
-	branch r185, b54, b62
-b54: # for.loop (checked) (unrolled 0)
+	jump b42
+b42: # for.loop (checked)
 	r36 = lt.i64 r10, r4
-	jump b55
-b55: # for.body (checked) (unrolled 0)
+	branch r36, b43, b44
+b43: # for.body (checked)
 	r38 = add.i64 r37, r10
 	checkindex r38, r16, site 2
 	r39 = move.ptr r116
@@ -16113,104 +14293,20 @@ b55: # for.body (checked) (unrolled 0)
 	r10 = move.i64 r47
 	r116 = elemaddr r116, 1, 4
 	r119 = elemaddr r119, r122, 1
-	jump b56
-b56: # for.loop (checked) (unrolled 1)
-	r36 = lt.i64 r10, r4
-	jump b57
-b57: # for.body (checked) (unrolled 1)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r116
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r119
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b58
-b58: # for.loop (checked) (unrolled 2)
-	r36 = lt.i64 r10, r4
-	jump b59
-b59: # for.body (checked) (unrolled 2)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r116
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r119
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b60
-b60: # for.loop (checked) (unrolled 3)
-	r36 = lt.i64 r10, r4
-	jump b61
-b61: # for.body (checked) (unrolled 3)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r116
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r119
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b53
-b62: # for.loop (checked)
-	r36 = lt.i64 r10, r4
-	branch r36, b63, b64
-b63: # for.body (checked)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r116
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r119
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b62
-b64: # for.done (checked)
+	jump b42
+b44: # for.done (checked)
 	checkindex r33, r29, site 4
 	r48 = elemaddr r28, r33, 4
 	store.f32 r48, r9
-	jump b65
-b65: # latch (checked)
+	jump b45
+b45: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b47
-b66: # divide in 64 bits
+	jump b37
+b46: # divide in 64 bits
 	r131 = div.i64 r33, r4
 	r144 = mul.i64 r131, r4
 	r132 = sub.i64 r33, r144
-	jump b51
+	jump b41
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
 site 0 divide kernels.go:60:12
@@ -16701,13 +14797,13 @@ b1: # setup
 	r44 = sub.u64 r43, r35
 	r45 = le.u64 r42, r44
 	r46 = ne.i64 r15, 0
-	branch r36, b2, b32
+	branch r36, b2, b17
 b2: # checks
-	branch r39, b3, b32
+	branch r39, b3, b17
 b3: # checks
-	branch r45, b4, b32
+	branch r45, b4, b17
 b4: # checks
-	branch r46, b5, b32
+	branch r46, b5, b17
 b5: # preheader
 	r64 = convert.u64.i64 r15
 	r70 = convert.u32.i64 r15
@@ -16716,7 +14812,7 @@ b5: # preheader
 	jump b6
 b6: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b7, b31
+	branch r6, b7, b16
 b7: # index
 	r7 = move.i64 r2
 	jump b8
@@ -16728,14 +14824,14 @@ b8: # rangeint.body
 	jump b9
 b9: # for.loop
 	r21 = gt.i64 r12, 0
-	branch r21, b10, b26
+	branch r21, b10, b14
 b10: # for.body
 	r63 = convert.u64.i64 r12
 	r65 = or.u64 r63, r64
 	r66 = shr.u64.u32 r65, 32
 	r67 = convert.u32.u64 r66
 	r68 = eq.u32 r67, 0
-	branch r68, b11, b30
+	branch r68, b11, b13
 b11: # divide in 32 bits
 	r69 = convert.u32.i64 r12
 	r77 = mulhi.u32 r69, r76
@@ -16756,160 +14852,52 @@ b12: # for.body
 	r17 = move.i64 r61
 	r12 = move.i64 r17
 	r13 = move.i64 r16
-	jump b13
-b13: # for.loop (unrolled 1)
-	r156 = gt.i64 r12, 0
-	branch r156, b14, b26
-b14: # for.body (unrolled 1)
-	r157 = convert.u64.i64 r12
-	r158 = or.u64 r157, r64
-	r159 = shr.u64.u32 r158, 32
-	r160 = convert.u32.u64 r159
-	r161 = eq.u32 r160, 0
-	branch r161, b15, b29
-b15: # divide in 32 bits (unrolled 1)
-	r162 = convert.u32.i64 r12
-	r166 = mulhi.u32 r162, r76
-	r167 = mul.u32 r166, r70
-	r168 = sub.u32 r162, r167
-	r169 = sub.u32 r168, r70
-	r170 = min.u32 r168, r169
-	r171 = sub.u32 r168, r170
-	r172 = min.u32 r171, 1
-	r163 = add.u32 r166, r172
-	r164 = move.u32 r170
-	r61 = convert.i64.u32 r163
-	r62 = convert.i64.u32 r164
-	jump b16
-b16: # for.body (unrolled 1)
-	r153 = move.i64 r62
-	r154 = add.i64 r13, r153
-	r155 = move.i64 r61
-	r12 = move.i64 r155
-	r13 = move.i64 r154
-	jump b17
-b17: # for.loop (unrolled 2)
-	r176 = gt.i64 r12, 0
-	branch r176, b18, b26
-b18: # for.body (unrolled 2)
-	r177 = convert.u64.i64 r12
-	r178 = or.u64 r177, r64
-	r179 = shr.u64.u32 r178, 32
-	r180 = convert.u32.u64 r179
-	r181 = eq.u32 r180, 0
-	branch r181, b19, b28
-b19: # divide in 32 bits (unrolled 2)
-	r182 = convert.u32.i64 r12
-	r186 = mulhi.u32 r182, r76
-	r187 = mul.u32 r186, r70
-	r188 = sub.u32 r182, r187
-	r189 = sub.u32 r188, r70
-	r190 = min.u32 r188, r189
-	r191 = sub.u32 r188, r190
-	r192 = min.u32 r191, 1
-	r183 = add.u32 r186, r192
-	r184 = move.u32 r190
-	r61 = convert.i64.u32 r183
-	r62 = convert.i64.u32 r184
-	jump b20
-b20: # for.body (unrolled 2)
-	r173 = move.i64 r62
-	r174 = add.i64 r13, r173
-	r175 = move.i64 r61
-	r12 = move.i64 r175
-	r13 = move.i64 r174
-	jump b21
-b21: # for.loop (unrolled 3)
-	r196 = gt.i64 r12, 0
-	branch r196, b22, b26
-b22: # for.body (unrolled 3)
-	r197 = convert.u64.i64 r12
-	r198 = or.u64 r197, r64
-	r199 = shr.u64.u32 r198, 32
-	r200 = convert.u32.u64 r199
-	r201 = eq.u32 r200, 0
-	branch r201, b23, b25
-b23: # divide in 32 bits (unrolled 3)
-	r202 = convert.u32.i64 r12
-	r206 = mulhi.u32 r202, r76
-	r207 = mul.u32 r206, r70
-	r208 = sub.u32 r202, r207
-	r209 = sub.u32 r208, r70
-	r210 = min.u32 r208, r209
-	r211 = sub.u32 r208, r210
-	r212 = min.u32 r211, 1
-	r203 = add.u32 r206, r212
-	r204 = move.u32 r210
-	r61 = convert.i64.u32 r203
-	r62 = convert.i64.u32 r204
-	jump b24
-b24: # for.body (unrolled 3)
-	r193 = move.i64 r62
-	r194 = add.i64 r13, r193
-	r195 = move.i64 r61
-	r12 = move.i64 r195
-	r13 = move.i64 r194
 	jump b9
-b25: # divide in 64 bits (unrolled 3)
-	r61 = div.i64 r12, r15
-	r205 = mul.i64 r61, r15
-	r62 = sub.i64 r12, r205
-	jump b24
-b26: # for.done
-	r18 = elemaddr r4, r7, 8
-	store.i64 r18, r13
-	jump b27
-b27: # latch
-	r2 = add.i64 r2, r1
-	jump b6
-b28: # divide in 64 bits (unrolled 2)
-	r61 = div.i64 r12, r15
-	r185 = mul.i64 r61, r15
-	r62 = sub.i64 r12, r185
-	jump b20
-b29: # divide in 64 bits (unrolled 1)
-	r61 = div.i64 r12, r15
-	r165 = mul.i64 r61, r15
-	r62 = sub.i64 r12, r165
-	jump b16
-b30: # divide in 64 bits
+b13: # divide in 64 bits
 	r61 = div.i64 r12, r15
 	r74 = mul.i64 r61, r15
 	r62 = sub.i64 r12, r74
 	jump b12
-b31: # exit
+b14: # for.done
+	r18 = elemaddr r4, r7, 8
+	store.i64 r18, r13
+	jump b15
+b15: # latch
+	r2 = add.i64 r2, r1
+	jump b6
+b16: # exit
 	return
-b32: # preheader
+b17: # preheader
 	r50 = convert.u64.i64 r15
 	r56 = convert.u32.i64 r15
 	r84 = max.u32 r56, 1
 	r85 = div.u32 4294967295, r84
-	jump b33
-b33: # head (checked)
+	jump b18
+b18: # head (checked)
 	r22 = lt.i64 r2, r3
-	branch r22, b34, b31
-b34: # index (checked)
+	branch r22, b19, b16
+b19: # index (checked)
 	r23 = move.i64 r2
-	jump b35
-b35: # rangeint.body (checked)
+	jump b20
+b20: # rangeint.body (checked)
 	checkindex r23, r10, site 0
 	r24 = elemaddr r9, r23, 8
 	r25 = load.i64 r24
 	r12 = move.i64 r25
 	r13 = move.i64 0
-	jump b36
-b36: # for.loop (checked)
+	jump b21
+b21: # for.loop (checked)
 	r32 = gt.i64 r12, 0
-	branch r32, b37, b53
-b37: # for.body (checked)
+	branch r32, b22, b26
+b22: # for.body (checked)
 	checkdiv.i64 r15, site 1
 	r49 = convert.u64.i64 r12
 	r51 = or.u64 r49, r50
 	r52 = shr.u64.u32 r51, 32
 	r53 = convert.u32.u64 r52
 	r54 = eq.u32 r53, 0
-	branch r54, b38, b57
-b38: # divide in 32 bits
+	branch r54, b23, b25
+b23: # divide in 32 bits
 	r55 = convert.u32.i64 r12
 	r86 = mulhi.u32 r55, r85
 	r87 = mul.u32 r86, r56
@@ -16922,137 +14910,26 @@ b38: # divide in 32 bits
 	r58 = move.u32 r90
 	r47 = convert.i64.u32 r57
 	r48 = convert.i64.u32 r58
-	jump b39
-b39: # for.body (checked)
+	jump b24
+b24: # for.body (checked)
 	r26 = move.i64 r48
 	r27 = add.i64 r13, r26
 	r28 = move.i64 r47
 	r12 = move.i64 r28
 	r13 = move.i64 r27
-	jump b40
-b40: # for.loop (checked) (unrolled 1)
-	r96 = gt.i64 r12, 0
-	branch r96, b41, b53
-b41: # for.body (checked) (unrolled 1)
-	checkdiv.i64 r15, site 1
-	r97 = convert.u64.i64 r12
-	r98 = or.u64 r97, r50
-	r99 = shr.u64.u32 r98, 32
-	r100 = convert.u32.u64 r99
-	r101 = eq.u32 r100, 0
-	branch r101, b42, b56
-b42: # divide in 32 bits (unrolled 1)
-	r102 = convert.u32.i64 r12
-	r106 = mulhi.u32 r102, r85
-	r107 = mul.u32 r106, r56
-	r108 = sub.u32 r102, r107
-	r109 = sub.u32 r108, r56
-	r110 = min.u32 r108, r109
-	r111 = sub.u32 r108, r110
-	r112 = min.u32 r111, 1
-	r103 = add.u32 r106, r112
-	r104 = move.u32 r110
-	r47 = convert.i64.u32 r103
-	r48 = convert.i64.u32 r104
-	jump b43
-b43: # for.body (checked) (unrolled 1)
-	r93 = move.i64 r48
-	r94 = add.i64 r13, r93
-	r95 = move.i64 r47
-	r12 = move.i64 r95
-	r13 = move.i64 r94
-	jump b44
-b44: # for.loop (checked) (unrolled 2)
-	r116 = gt.i64 r12, 0
-	branch r116, b45, b53
-b45: # for.body (checked) (unrolled 2)
-	checkdiv.i64 r15, site 1
-	r117 = convert.u64.i64 r12
-	r118 = or.u64 r117, r50
-	r119 = shr.u64.u32 r118, 32
-	r120 = convert.u32.u64 r119
-	r121 = eq.u32 r120, 0
-	branch r121, b46, b55
-b46: # divide in 32 bits (unrolled 2)
-	r122 = convert.u32.i64 r12
-	r126 = mulhi.u32 r122, r85
-	r127 = mul.u32 r126, r56
-	r128 = sub.u32 r122, r127
-	r129 = sub.u32 r128, r56
-	r130 = min.u32 r128, r129
-	r131 = sub.u32 r128, r130
-	r132 = min.u32 r131, 1
-	r123 = add.u32 r126, r132
-	r124 = move.u32 r130
-	r47 = convert.i64.u32 r123
-	r48 = convert.i64.u32 r124
-	jump b47
-b47: # for.body (checked) (unrolled 2)
-	r113 = move.i64 r48
-	r114 = add.i64 r13, r113
-	r115 = move.i64 r47
-	r12 = move.i64 r115
-	r13 = move.i64 r114
-	jump b48
-b48: # for.loop (checked) (unrolled 3)
-	r136 = gt.i64 r12, 0
-	branch r136, b49, b53
-b49: # for.body (checked) (unrolled 3)
-	checkdiv.i64 r15, site 1
-	r137 = convert.u64.i64 r12
-	r138 = or.u64 r137, r50
-	r139 = shr.u64.u32 r138, 32
-	r140 = convert.u32.u64 r139
-	r141 = eq.u32 r140, 0
-	branch r141, b50, b52
-b50: # divide in 32 bits (unrolled 3)
-	r142 = convert.u32.i64 r12
-	r146 = mulhi.u32 r142, r85
-	r147 = mul.u32 r146, r56
-	r148 = sub.u32 r142, r147
-	r149 = sub.u32 r148, r56
-	r150 = min.u32 r148, r149
-	r151 = sub.u32 r148, r150
-	r152 = min.u32 r151, 1
-	r143 = add.u32 r146, r152
-	r144 = move.u32 r150
-	r47 = convert.i64.u32 r143
-	r48 = convert.i64.u32 r144
-	jump b51
-b51: # for.body (checked) (unrolled 3)
-	r133 = move.i64 r48
-	r134 = add.i64 r13, r133
-	r135 = move.i64 r47
-	r12 = move.i64 r135
-	r13 = move.i64 r134
-	jump b36
-b52: # divide in 64 bits (unrolled 3)
-	r47 = div.i64 r12, r15
-	r145 = mul.i64 r47, r15
-	r48 = sub.i64 r12, r145
-	jump b51
-b53: # for.done (checked)
-	r29 = elemaddr r4, r23, 8
-	store.i64 r29, r13
-	jump b54
-b54: # latch (checked)
-	r2 = add.i64 r2, r1
-	jump b33
-b55: # divide in 64 bits (unrolled 2)
-	r47 = div.i64 r12, r15
-	r125 = mul.i64 r47, r15
-	r48 = sub.i64 r12, r125
-	jump b47
-b56: # divide in 64 bits (unrolled 1)
-	r47 = div.i64 r12, r15
-	r105 = mul.i64 r47, r15
-	r48 = sub.i64 r12, r105
-	jump b43
-b57: # divide in 64 bits
+	jump b21
+b25: # divide in 64 bits
 	r47 = div.i64 r12, r15
 	r60 = mul.i64 r47, r15
 	r48 = sub.i64 r12, r60
-	jump b39
+	jump b24
+b26: # for.done (checked)
+	r29 = elemaddr r4, r23, 8
+	store.i64 r29, r13
+	jump b27
+b27: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b18
 
 kernel Options(out []f32, spot []f32, strike f32)
 site 0 index kernels.go:94:12
@@ -17147,7 +15024,7 @@ b11: # for.body (unrolled 3) (grid unrolled 0)
 	r12 = move.f32 r199
 	jump b12
 b12: # for.body (unrolled 4) (grid unrolled 0)
-	r200 = mul.f32 r177, 1.0
+	r200 = move.f32 r177
 	r201 = sub.f32 r200, r21
 	r202 = max.f32 r201, 0.0
 	r203 = add.f32 r12, r202
@@ -17217,7 +15094,7 @@ b21: # for.body (unrolled 3) (grid unrolled 1)
 	r12 = move.f32 r241
 	jump b22
 b22: # for.body (unrolled 4) (grid unrolled 1)
-	r242 = mul.f32 r219, 1.0
+	r242 = move.f32 r219
 	r243 = sub.f32 r242, r21
 	r244 = max.f32 r243, 0.0
 	r245 = add.f32 r12, r244
@@ -17289,7 +15166,7 @@ b31: # for.body (unrolled 3) (grid unrolled 2)
 	r12 = move.f32 r284
 	jump b32
 b32: # for.body (unrolled 4) (grid unrolled 2)
-	r285 = mul.f32 r262, 1.0
+	r285 = move.f32 r262
 	r286 = sub.f32 r285, r21
 	r287 = max.f32 r286, 0.0
 	r288 = add.f32 r12, r287
@@ -17361,7 +15238,7 @@ b41: # for.body (unrolled 3) (grid unrolled 3)
 	r12 = move.f32 r327
 	jump b42
 b42: # for.body (unrolled 4) (grid unrolled 3)
-	r328 = mul.f32 r305, 1.0
+	r328 = move.f32 r305
 	r329 = sub.f32 r328, r21
 	r330 = max.f32 r329, 0.0
 	r331 = add.f32 r12, r330
@@ -17445,7 +15322,7 @@ b54: # for.body (unrolled 3)
 	r12 = move.f32 r59
 	jump b55
 b55: # for.body (unrolled 4)
-	r66 = mul.f32 r11, 1.0
+	r66 = move.f32 r11
 	r67 = sub.f32 r66, r21
 	r68 = max.f32 r67, 0.0
 	r69 = add.f32 r12, r68
@@ -17533,7 +15410,7 @@ b69: # for.body (unrolled 3) (checked)
 	r12 = move.f32 r136
 	jump b70
 b70: # for.body (unrolled 4) (checked)
-	r137 = mul.f32 r114, 1.0
+	r137 = move.f32 r114
 	r138 = sub.f32 r137, r21
 	r139 = max.f32 r138, 0.0
 	r140 = add.f32 r12, r139
@@ -17635,27 +15512,27 @@ b1: # setup
 	r139 = sub.u64 r137, 1
 	r140 = sub.u64 r139, r111
 	r141 = le.u64 r118, r140
-	branch r112, b2, b52
+	branch r112, b2, b42
 b2: # checks
-	branch r115, b3, b52
+	branch r115, b3, b42
 b3: # checks
-	branch r121, b4, b52
+	branch r121, b4, b42
 b4: # checks
-	branch r123, b5, b52
+	branch r123, b5, b42
 b5: # checks
-	branch r126, b6, b52
+	branch r126, b6, b42
 b6: # checks
-	branch r128, b7, b52
+	branch r128, b7, b42
 b7: # checks
-	branch r131, b8, b52
+	branch r131, b8, b42
 b8: # checks
-	branch r133, b9, b52
+	branch r133, b9, b42
 b9: # checks
-	branch r136, b10, b52
+	branch r136, b10, b42
 b10: # checks
-	branch r138, b11, b52
+	branch r138, b11, b42
 b11: # checks
-	branch r141, b12, b52
+	branch r141, b12, b42
 b12: # preheader
 	r20 = move.i64 r10
 	r21 = gt.i64 r20, 0
@@ -17677,7 +15554,7 @@ b12: # preheader
 	jump b13
 b13: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b14, b51
+	branch r6, b14, b41
 b14: # index
 	r7 = move.i64 r2
 	jump b15
@@ -17688,7 +15565,7 @@ b15: # rangeint.body
 	r15 = load.f32 r12
 	r16 = elemaddr r17, r7, 4
 	r19 = load.f32 r16
-	branch r21, b16, b50
+	branch r21, b16, b40
 b16: # edge 1→3
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
@@ -17926,14 +15803,7 @@ b37: # preheader
 	r189 = elemaddr r13, 0, 4
 	r190 = elemaddr r17, 0, 4
 	jump b38
-b38: # unroll setup
-	r194 = max.i64 r20, -9223372036854775804
-	r195 = sub.i64 r194, 4
-	jump b39
-b39: # unroll guard
-	r196 = lt.i64 r25, r195
-	branch r196, b40, b48
-b40: # rangeint.body (checked) (unrolled 0)
+b38: # rangeint.body (checked)
 	r142 = move.ptr r188
 	r143 = load.f32 r142
 	r144 = sub.f32 r143, r11
@@ -17963,8 +15833,8 @@ b40: # rangeint.body (checked) (unrolled 0)
 	r55 = add.f32 r24, r163
 	r164 = add.i64 r25, 1
 	r165 = lt.i64 r164, r20
-	jump b41
-b41: # edge 3→3 (checked) (unrolled 0)
+	branch r165, b39, b34
+b39: # edge 3→3 (checked)
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
@@ -17972,185 +15842,25 @@ b41: # edge 3→3 (checked) (unrolled 0)
 	r188 = elemaddr r188, 1, 4
 	r189 = elemaddr r189, 1, 4
 	r190 = elemaddr r190, 1, 4
-	jump b42
-b42: # rangeint.body (checked) (unrolled 1)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	jump b43
-b43: # edge 3→3 (checked) (unrolled 1)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b44
-b44: # rangeint.body (checked) (unrolled 2)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	jump b45
-b45: # edge 3→3 (checked) (unrolled 2)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b46
-b46: # rangeint.body (checked) (unrolled 3)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	jump b47
-b47: # edge 3→3 (checked) (unrolled 3)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b39
-b48: # rangeint.body (checked)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	branch r165, b49, b34
-b49: # edge 3→3 (checked)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b48
-b50: # edge 1→4
+	jump b38
+b40: # edge 1→4
 	r26 = move.f32 0.0
 	r27 = move.f32 0.0
 	r28 = move.f32 0.0
 	jump b35
-b51: # exit
+b41: # exit
 	return
-b52: # preheader
+b42: # preheader
 	r75 = move.i64 r10
 	r76 = gt.i64 r75, 0
-	jump b53
-b53: # head (checked)
+	jump b43
+b43: # head (checked)
 	r67 = lt.i64 r2, r3
-	branch r67, b54, b51
-b54: # index (checked)
+	branch r67, b44, b41
+b44: # index (checked)
 	r68 = move.i64 r2
-	jump b55
-b55: # rangeint.body (checked)
+	jump b45
+b45: # rangeint.body (checked)
 	checkindex r68, r10, site 0
 	r69 = elemaddr r9, r68, 4
 	r70 = load.f32 r69
@@ -18160,8 +15870,8 @@ b55: # rangeint.body (checked)
 	checkindex r68, r18, site 2
 	r73 = elemaddr r17, r68, 4
 	r74 = load.f32 r73
-	branch r76, b56, b72
-b56: # edge 1→3 (checked)
+	branch r76, b46, b52
+b46: # edge 1→3 (checked)
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
 	r24 = move.f32 0.0
@@ -18169,15 +15879,8 @@ b56: # edge 1→3 (checked)
 	r185 = elemaddr r9, 0, 4
 	r186 = elemaddr r13, 0, 4
 	r187 = elemaddr r17, 0, 4
-	jump b57
-b57: # unroll setup
-	r197 = max.i64 r75, -9223372036854775804
-	r198 = sub.i64 r197, 4
-	jump b58
-b58: # unroll guard
-	r199 = lt.i64 r25, r198
-	branch r199, b59, b67
-b59: # rangeint.body (checked) (unrolled 0)
+	jump b47
+b47: # rangeint.body (checked)
 	r77 = move.ptr r185
 	r78 = load.f32 r77
 	r79 = sub.f32 r78, r70
@@ -18207,8 +15910,8 @@ b59: # rangeint.body (checked) (unrolled 0)
 	r101 = add.f32 r24, r100
 	r102 = add.i64 r25, 1
 	r103 = lt.i64 r102, r75
-	jump b60
-b60: # edge 3→3 (checked) (unrolled 0)
+	branch r103, b48, b49
+b48: # edge 3→3 (checked)
 	r22 = move.f32 r97
 	r23 = move.f32 r99
 	r24 = move.f32 r101
@@ -18216,173 +15919,13 @@ b60: # edge 3→3 (checked) (unrolled 0)
 	r185 = elemaddr r185, 1, 4
 	r186 = elemaddr r186, 1, 4
 	r187 = elemaddr r187, 1, 4
-	jump b61
-b61: # rangeint.body (checked) (unrolled 1)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	jump b62
-b62: # edge 3→3 (checked) (unrolled 1)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b63
-b63: # rangeint.body (checked) (unrolled 2)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	jump b64
-b64: # edge 3→3 (checked) (unrolled 2)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b65
-b65: # rangeint.body (checked) (unrolled 3)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	jump b66
-b66: # edge 3→3 (checked) (unrolled 3)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b58
-b67: # rangeint.body (checked)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	branch r103, b68, b69
-b68: # edge 3→3 (checked)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b67
-b69: # edge 3→4 (checked)
+	jump b47
+b49: # edge 3→4 (checked)
 	r26 = move.f32 r97
 	r27 = move.f32 r99
 	r28 = move.f32 r101
-	jump b70
-b70: # rangeint.done (checked)
+	jump b50
+b50: # rangeint.done (checked)
 	r104 = elemaddr r4, r68, 4
 	store.f32 r104, r26
 	checkindex r68, r61, site 5
@@ -18391,15 +15934,15 @@ b70: # rangeint.done (checked)
 	checkindex r68, r64, site 6
 	r106 = elemaddr r63, r68, 4
 	store.f32 r106, r28
-	jump b71
-b71: # latch (checked)
+	jump b51
+b51: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b53
-b72: # edge 1→4 (checked)
+	jump b43
+b52: # edge 1→4 (checked)
 	r26 = move.f32 0.0
 	r27 = move.f32 0.0
 	r28 = move.f32 0.0
-	jump b70
+	jump b50
 
 kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32)
 site 0 divide kernels.go:130:29
@@ -19382,7 +16925,7 @@ b1: # setup
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b35
+	branch r6, b3, b25
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -19511,18 +17054,11 @@ b22: # preheader
 	r59 = elemaddr r12, 0, 4
 	r60 = elemaddr r25, 0, 4
 	jump b23
-b23: # unroll setup
-	r64 = max.i64 r17, -9223372036854775804
-	r65 = sub.i64 r64, 4
-	jump b24
-b24: # unroll guard
-	r66 = lt.i64 r19, r65
-	branch r66, b25, b33
-b25: # rangeindex.loop (checked) (unrolled 0)
+b23: # rangeindex.loop (checked)
 	r33 = add.i64 r19, 1
 	r34 = lt.i64 r33, r17
-	jump b26
-b26: # rangeindex.body (checked) (unrolled 0)
+	branch r34, b24, b20
+b24: # rangeindex.body (checked)
 	r35 = move.ptr r59
 	r36 = load.f32 r35
 	checkindex r33, r26, site 2
@@ -19534,76 +17070,8 @@ b26: # rangeindex.body (checked) (unrolled 0)
 	r19 = move.i64 r33
 	r59 = elemaddr r59, 1, 4
 	r60 = elemaddr r60, 1, 4
-	jump b27
-b27: # rangeindex.loop (checked) (unrolled 1)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	jump b28
-b28: # rangeindex.body (checked) (unrolled 1)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b29
-b29: # rangeindex.loop (checked) (unrolled 2)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	jump b30
-b30: # rangeindex.body (checked) (unrolled 2)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b31
-b31: # rangeindex.loop (checked) (unrolled 3)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	jump b32
-b32: # rangeindex.body (checked) (unrolled 3)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b24
-b33: # rangeindex.loop (checked)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	branch r34, b34, b20
-b34: # rangeindex.body (checked)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b33
-b35: # exit
+	jump b23
+b25: # exit
 	return
 
 kernel Daxpy(a f64, x []f64, y []f64)

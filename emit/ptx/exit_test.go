@@ -60,6 +60,25 @@ func countReturns(task *ir.Task) int {
 // ends right after them (exit.go). It needs ptxas and cuobjdump
 // (bench/sass/fetch-nvcc installs both); without them it skips.
 func TestSuiteUniformDescriptor(t *testing.T) {
+	sass := suiteCubin(t, "-sass")
+	if !strings.Contains(sass, "LDG.E") {
+		t.Fatal("no global loads in the SASS: the disassembly is not what this test reads")
+	}
+	fn := ""
+	for _, line := range strings.Split(sass, "\n") {
+		if _, name, ok := strings.Cut(line, "Function : "); ok {
+			fn = strings.TrimSpace(name)
+		}
+		if strings.Contains(line, " R2UR ") {
+			t.Errorf("%s: %s", fn, strings.TrimSpace(line))
+		}
+	}
+}
+
+// suiteCubin assembles bench/suite's kernels for sm_90 and returns what
+// cuobjdump prints of the cubin with the given flag; without ptxas or
+// cuobjdump the test skips.
+func suiteCubin(t *testing.T, flag string) string {
 	ptxas, cuobjdump := findPtxas(), findCuobjdump()
 	if ptxas == "" || cuobjdump == "" {
 		t.Skip("ptxas or cuobjdump not found: set PTXAS and CUOBJDUMP or run bench/sass/fetch-nvcc")
@@ -76,23 +95,11 @@ func TestSuiteUniformDescriptor(t *testing.T) {
 	if out, err := exec.Command(ptxas, "-arch=sm_90", "-O3", src, "-o", cubin).CombinedOutput(); err != nil {
 		t.Fatalf("ptxas: %v\n%s", err, out)
 	}
-	out, err := exec.Command(cuobjdump, "-sass", cubin).CombinedOutput()
+	out, err := exec.Command(cuobjdump, flag, cubin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("cuobjdump: %v\n%s", err, out)
 	}
-	sass := string(out)
-	if !strings.Contains(sass, "LDG.E") {
-		t.Fatal("no global loads in the SASS: the disassembly is not what this test reads")
-	}
-	fn := ""
-	for _, line := range strings.Split(sass, "\n") {
-		if _, name, ok := strings.Cut(line, "Function : "); ok {
-			fn = strings.TrimSpace(name)
-		}
-		if strings.Contains(line, " R2UR ") {
-			t.Errorf("%s: %s", fn, strings.TrimSpace(line))
-		}
-	}
+	return string(out)
 }
 
 func findCuobjdump() string {

@@ -343,6 +343,17 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Stencil3D_0", `\bmul\.hi\.u32`, 3 * (bodies + 1)},
 		{"Stencil3D_0", `\bdiv\.u32`, 2 * 3},
 		{"Stencil2D_0", `\brem\.`, 0},
+		// Whether both operands fit in 32 bits is one 32-bit test of the
+		// high words, never a 64-bit comparison of the shifted value.
+		{"DigitSum_0", `setp\.eq\.u32 %p\d+, %r\d+, 0;`, 3},
+		{"DigitSum_0", `setp\.eq\.u64 %p\d+, %rd\d+, 0;`, 0},
+		// The digit loop divides by a base it does not change: one test
+		// of the base before the loop picks the copy without the check
+		// (over the copy that keeps it, and the grid-stride loop's copy
+		// with checks). None of them is unrolled, as the division is long.
+		{"DigitSum_0", `setp\.ne\.u64 %p\d+, %rd\d+, 0;`, 1},
+		{"DigitSum_0", `setp\.eq\.s64 %pt\d+, %rd\d+, 0;`, 2},
+		{"DigitSum_0", `\bdiv\.s64`, 3},
 		{"Transpose_0", `\brem\.`, 0},
 		// The 3×3 window is unrolled fully: nine loads, no comparison
 		// of constants, no multiplication by one. Its clamped indices are
@@ -363,6 +374,10 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Options_0", `div\.rn\.f32`, bodies + 1},
 		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, bodies + 1},
 		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
+		// The scenario at k = 4 multiplies by 1, which is the price
+		// itself: seven prices are products, and so is the × 0.95.
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3F800000;`, 0},
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3F[0-9A-F]+;`, (7 + 1) * (bodies + 1)},
 		// w-1 and h-1 are computed once for the nine clamps, before the
 		// grid-stride loop.
 		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2},
@@ -385,11 +400,15 @@ func TestSuiteCodegen(t *testing.T) {
 		// max(x, 0) is a comparison and a select.
 		{"Options_0", `setp\.gtu\.f32`, 8 * (bodies + 1)},
 		// The inner products step pointers, the one along a row by 4
-		// bytes, in each of the 4 unrolled copies and the remainder loop;
-		// Matmul's inner loop comes three times (without checks, with
-		// them, and in the outer loop's copy with checks), MatVec's twice.
-		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 15},
-		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 20},
+		// bytes, in each of the 4 unrolled copies and the remainder loop
+		// of the copy without checks. The copies that keep their checks
+		// are not unrolled, so that their registers do not cost the fast
+		// copy occupancy. Matmul's inner loop comes once without checks
+		// and twice with them (its own copy, and the outer loop's);
+		// MatVec's twice without and twice with.
+		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 4 + 1 + 2},
+		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 2*(4+1) + 2},
+		{"Matmul_0", `ld\.global\.f32`, 2*(4+1) + 2*2},
 	} {
 		if got := count(entry(t, module, c.entry), c.re); got != c.n {
 			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)

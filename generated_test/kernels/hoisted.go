@@ -111,3 +111,19 @@ func Fixed(out, in []float32, k int) {
 		out[i] = v * in[i]
 	}
 }
+
+// Digits sums the digits of each value in a base known only at run time:
+// the check of the divisor leaves the digit loop, which does not change it.
+//
+//qd:kernel
+func Digits(out, in []int, base int) {
+	for i := range out {
+		x := in[i]
+		s := 0
+		for x > 0 {
+			s += x % base
+			x /= base
+		}
+		out[i] = s
+	}
+}

@@ -388,25 +388,16 @@ qd_fault: {
 // Task 0 of kernel TailCalls(a []i64, b []i64), parallel.
 extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r6 = 0, r17 = 0, r22 = 0, r23 = 0, r30 = 0, r34 = 0, r38 = 0, r41 = 0;
-	bool r47 = 0, r55 = 0, r69 = 0, r76 = 0, r83 = 0, r90 = 0, r97 = 0, r104 = 0;
-	bool r111 = 0, r118 = 0, r125 = 0, r132 = 0, r139 = 0, r146 = 0, r153 = 0;
+	bool r47 = 0, r55 = 0, r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r12 = 0;
 	i64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r21 = 0, r24 = 0;
 	i64 r26 = 0, r28 = 0, r29 = 0, r31 = 0, r33 = 0, r36 = 0, r48 = 0, r49 = 0;
-	i64 r61 = 0, r62 = 0, r63 = 0, r75 = 0, r77 = 0, r89 = 0, r91 = 0, r103 = 0;
-	i64 r105 = 0, r117 = 0, r119 = 0, r131 = 0, r133 = 0, r145 = 0, r147 = 0, r159 = 0;
+	i64 r61 = 0, r62 = 0, r63 = 0, r75 = 0;
 	u32 r54 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r68 = 0, r70 = 0;
-	u32 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0;
-	u32 r87 = 0, r88 = 0, r96 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
-	u32 r110 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r124 = 0, r126 = 0;
-	u32 r127 = 0, r128 = 0, r129 = 0, r130 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
-	u32 r143 = 0, r144 = 0, r152 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0;
+	u32 r71 = 0, r72 = 0, r73 = 0, r74 = 0;
 	u64 r35 = 0, r37 = 0, r39 = 0, r40 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
 	u64 r46 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r64 = 0, r65 = 0, r66 = 0;
-	u64 r67 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r92 = 0, r93 = 0, r94 = 0;
-	u64 r95 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r120 = 0, r121 = 0, r122 = 0;
-	u64 r123 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0, r148 = 0, r149 = 0, r150 = 0;
-	u64 r151 = 0;
+	u64 r67 = 0;
 	char *r4 = 0, *r8 = 0, *r10 = 0, *r11 = 0, *r20 = 0, *r25 = 0, *r27 = 0, *r32 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -431,12 +422,12 @@ extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r45 = r35 - 1ull;
 	r46 = r45 - r37;
 	r47 = r44 <= r46;
-	if (!r38) goto b31;
-	if (!r41) goto b31;
-	if (!r47) goto b31;
+	if (!r38) goto b16;
+	if (!r41) goto b16;
+	if (!r47) goto b16;
 b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b30;
+	if (!r6) goto b15;
 	r7 = r2;
 	r8 = r4 + r7 * 8;
 	r9 = *(i64 *)r8;
@@ -447,7 +438,6 @@ b4: // head
 b7: // gcd.entry
 	r17 = r16 == 0ll;
 	if (!r17) goto b11;
-b8: // gcd.if.then
 	r14 = r15;
 	r20 = r8;
 	*(i64 *)r20 = r14;
@@ -461,7 +451,7 @@ b11: // gcd.if.done
 	r67 = r66 >> 32;
 	r68 = (u32)r67;
 	r69 = r68 == 0u;
-	if (!r69) goto b29;
+	if (!r69) goto b14;
 	r70 = (u32)r15;
 	r71 = (u32)r16;
 	r72 = qd_div_u32(r70, r71);
@@ -473,95 +463,17 @@ b13: // gcd.if.done
 	r18 = r63;
 	r15 = r16;
 	r16 = r18;
-	r118 = r16 == 0ll;
-	if (r118) goto b8;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r120 = (u64)r15;
-	r121 = (u64)r16;
-	r122 = r120 | r121;
-	r123 = r122 >> 32;
-	r124 = (u32)r123;
-	r125 = r124 == 0u;
-	if (!r125) goto b28;
-	r126 = (u32)r15;
-	r127 = (u32)r16;
-	r128 = qd_div_u32(r126, r127);
-	r130 = r128 * r127;
-	r129 = r126 - r130;
-	r62 = (i64)r128;
-	r63 = (i64)r129;
-b17: // gcd.if.done (unrolled 1)
-	r119 = r63;
-	r15 = r16;
-	r16 = r119;
-	r132 = r16 == 0ll;
-	if (r132) goto b8;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r134 = (u64)r15;
-	r135 = (u64)r16;
-	r136 = r134 | r135;
-	r137 = r136 >> 32;
-	r138 = (u32)r137;
-	r139 = r138 == 0u;
-	if (!r139) goto b27;
-	r140 = (u32)r15;
-	r141 = (u32)r16;
-	r142 = qd_div_u32(r140, r141);
-	r144 = r142 * r141;
-	r143 = r140 - r144;
-	r62 = (i64)r142;
-	r63 = (i64)r143;
-b21: // gcd.if.done (unrolled 2)
-	r133 = r63;
-	r15 = r16;
-	r16 = r133;
-	r146 = r16 == 0ll;
-	if (r146) goto b8;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r148 = (u64)r15;
-	r149 = (u64)r16;
-	r150 = r148 | r149;
-	r151 = r150 >> 32;
-	r152 = (u32)r151;
-	r153 = r152 == 0u;
-	if (!r153) goto b26;
-	r154 = (u32)r15;
-	r155 = (u32)r16;
-	r156 = qd_div_u32(r154, r155);
-	r158 = r156 * r155;
-	r157 = r154 - r158;
-	r62 = (i64)r156;
-	r63 = (i64)r157;
-b25: // gcd.if.done (unrolled 3)
-	r147 = r63;
-	r15 = r16;
-	r16 = r147;
 	goto b7;
-b26: // divide in 64 bits (unrolled 3)
-	r62 = qd_div_i64(r15, r16);
-	r159 = (u64)r62 * (u64)r16;
-	r63 = (u64)r15 - (u64)r159;
-	goto b25;
-b27: // divide in 64 bits (unrolled 2)
-	r62 = qd_div_i64(r15, r16);
-	r145 = (u64)r62 * (u64)r16;
-	r63 = (u64)r15 - (u64)r145;
-	goto b21;
-b28: // divide in 64 bits (unrolled 1)
-	r62 = qd_div_i64(r15, r16);
-	r131 = (u64)r62 * (u64)r16;
-	r63 = (u64)r15 - (u64)r131;
-	goto b17;
-b29: // divide in 64 bits
+b14: // divide in 64 bits
 	r62 = qd_div_i64(r15, r16);
 	r75 = (u64)r62 * (u64)r16;
 	r63 = (u64)r15 - (u64)r75;
 	goto b13;
-b30: // exit
+b15: // exit
 	return;
-b31: // head (checked)
+b16: // head (checked)
 	r23 = r2 < r3;
-	if (!r23) goto b30;
+	if (!r23) goto b15;
 	r24 = r2;
 	r25 = r4 + r24 * 8;
 	r26 = *(i64 *)r25;
@@ -570,16 +482,15 @@ b31: // head (checked)
 	r28 = *(i64 *)r27;
 	r15 = r26;
 	r16 = r28;
-b34: // gcd.entry (checked)
+b19: // gcd.entry (checked)
 	r30 = r16 == 0ll;
-	if (!r30) goto b38;
-b35: // gcd.if.then (checked)
+	if (!r30) goto b23;
 	r29 = r15;
 	r32 = r25;
 	*(i64 *)r32 = r29;
 	r2 = (u64)r2 + (u64)r1;
-	goto b31;
-b38: // gcd.if.done (checked)
+	goto b16;
+b23: // gcd.if.done (checked)
 	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r50 = (u64)r15;
 	r51 = (u64)r16;
@@ -587,7 +498,7 @@ b38: // gcd.if.done (checked)
 	r53 = r52 >> 32;
 	r54 = (u32)r53;
 	r55 = r54 == 0u;
-	if (!r55) goto b56;
+	if (!r55) goto b26;
 	r56 = (u32)r15;
 	r57 = (u32)r16;
 	r58 = qd_div_u32(r56, r57);
@@ -595,94 +506,16 @@ b38: // gcd.if.done (checked)
 	r59 = r56 - r60;
 	r48 = (i64)r58;
 	r49 = (i64)r59;
-b40: // gcd.if.done (checked)
+b25: // gcd.if.done (checked)
 	r31 = r49;
 	r15 = r16;
 	r16 = r31;
-	r76 = r16 == 0ll;
-	if (r76) goto b35;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r78 = (u64)r15;
-	r79 = (u64)r16;
-	r80 = r78 | r79;
-	r81 = r80 >> 32;
-	r82 = (u32)r81;
-	r83 = r82 == 0u;
-	if (!r83) goto b55;
-	r84 = (u32)r15;
-	r85 = (u32)r16;
-	r86 = qd_div_u32(r84, r85);
-	r88 = r86 * r85;
-	r87 = r84 - r88;
-	r48 = (i64)r86;
-	r49 = (i64)r87;
-b44: // gcd.if.done (checked) (unrolled 1)
-	r77 = r49;
-	r15 = r16;
-	r16 = r77;
-	r90 = r16 == 0ll;
-	if (r90) goto b35;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r92 = (u64)r15;
-	r93 = (u64)r16;
-	r94 = r92 | r93;
-	r95 = r94 >> 32;
-	r96 = (u32)r95;
-	r97 = r96 == 0u;
-	if (!r97) goto b54;
-	r98 = (u32)r15;
-	r99 = (u32)r16;
-	r100 = qd_div_u32(r98, r99);
-	r102 = r100 * r99;
-	r101 = r98 - r102;
-	r48 = (i64)r100;
-	r49 = (i64)r101;
-b48: // gcd.if.done (checked) (unrolled 2)
-	r91 = r49;
-	r15 = r16;
-	r16 = r91;
-	r104 = r16 == 0ll;
-	if (r104) goto b35;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r106 = (u64)r15;
-	r107 = (u64)r16;
-	r108 = r106 | r107;
-	r109 = r108 >> 32;
-	r110 = (u32)r109;
-	r111 = r110 == 0u;
-	if (!r111) goto b53;
-	r112 = (u32)r15;
-	r113 = (u32)r16;
-	r114 = qd_div_u32(r112, r113);
-	r116 = r114 * r113;
-	r115 = r112 - r116;
-	r48 = (i64)r114;
-	r49 = (i64)r115;
-b52: // gcd.if.done (checked) (unrolled 3)
-	r105 = r49;
-	r15 = r16;
-	r16 = r105;
-	goto b34;
-b53: // divide in 64 bits (unrolled 3)
-	r48 = qd_div_i64(r15, r16);
-	r117 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r117;
-	goto b52;
-b54: // divide in 64 bits (unrolled 2)
-	r48 = qd_div_i64(r15, r16);
-	r103 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r103;
-	goto b48;
-b55: // divide in 64 bits (unrolled 1)
-	r48 = qd_div_i64(r15, r16);
-	r89 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r89;
-	goto b44;
-b56: // divide in 64 bits
+	goto b19;
+b26: // divide in 64 bits
 	r48 = qd_div_i64(r15, r16);
 	r61 = (u64)r48 * (u64)r16;
 	r49 = (u64)r15 - (u64)r61;
-	goto b40;
+	goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
