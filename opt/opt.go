@@ -60,6 +60,7 @@ var Default = Pipeline{
 	{Name: "divrem", Task: FuseDivRem},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},
+	{Name: "shrink", Task: ShrinkLiveRanges},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "droptasks", Kernel: DropEmptyTasks},

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "407606c9d1ea5f72b57ee0122776c5314f37e86b8a6b90986155010a5c47e7fd"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "219c38ebb483eeae9ab1d696e1d3ae7cbac196e15124303edb18d2f611c158be"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98c15483f881520d1afb5b180833d532fec49720d991c6541f0c621da88ce84b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "965028ae28e1b3ad198fdc3331b6b90b8e8ad97543ff0e2c5a05eb44aaadb71e"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -2115,8 +2115,8 @@ $L_5:
 	mov.b64 %rd27, %rd2;
 $L_6:
 	mov.b64 %rd29, %rd27;
-$L_7:
 	setp.lt.s64 %p30, %rd29, 0;
+$L_7:
 	@!%p30 bra $L_9;
 $L_8:
 	mov.b32 %rt5, 1;
@@ -2125,8 +2125,8 @@ $L_9:
 	add.s64 %rd40, %rd27, %rd1;
 $L_10:
 	mov.b64 %rd35, %rd40;
-$L_11:
 	setp.lt.s64 %p36, %rd35, 0;
+$L_11:
 	@!%p36 bra $L_13;
 $L_12:
 	mov.b32 %rt6, 1;
@@ -2135,8 +2135,8 @@ $L_13:
 	add.s64 %rd47, %rd40, %rd1;
 $L_14:
 	mov.b64 %rd42, %rd47;
-$L_15:
 	setp.lt.s64 %p43, %rd42, 0;
+$L_15:
 	@!%p43 bra $L_17;
 $L_16:
 	mov.b32 %rt7, 1;
@@ -2145,8 +2145,8 @@ $L_17:
 	add.s64 %rd54, %rd47, %rd1;
 $L_18:
 	mov.b64 %rd49, %rd54;
-$L_19:
 	setp.lt.s64 %p50, %rd49, 0;
+$L_19:
 	@!%p50 bra $L_21;
 $L_20:
 	mov.b32 %rt8, 1;
@@ -2161,8 +2161,8 @@ $L_23:
 	@!%p4 bra $L_28;
 $L_24:
 	mov.b64 %rd5, %rd2;
-$L_25:
 	setp.lt.s64 %p6, %rd5, 0;
+$L_25:
 	@!%p6 bra $L_27;
 $L_26:
 	mov.b32 %rt9, 1;
@@ -2179,8 +2179,8 @@ $L_30:
 	@!%p12 bra $L_28;
 $L_31:
 	mov.b64 %rd13, %rd2;
-$L_32:
 	setp.lt.s64 %p14, %rd13, 0;
+$L_32:
 	@!%p14 bra $L_34;
 $L_33:
 	mov.b64 %rdt1, 0;
@@ -6062,11 +6062,11 @@ $L_3:
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
 	mov.b64 %rd17, %fd14;
+	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.ge.u64 %p19, %rd18, 9218868437227405312;
 	@!%p19 bra $L_11;
 $L_5:
-	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
 	@!%p20 bra $L_10;
 $L_6:
 	mov.f64 %fd16, 0d0000000000000000;
@@ -6362,6 +6362,8 @@ $L_4:
 $L_5:
 	mov.f64 %fd23, %fd20;
 	mov.f64 %fd24, %fd21;
+	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
+	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
 $L_6:
 	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
 	@!%p25 bra $L_11;
@@ -6548,7 +6550,6 @@ $L_59:
 $L_60:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
-	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
 	xor.pred %pt0, %p177, %p178;
 	not.pred %p179, %pt0;
 	@!%p179 bra $L_62;
@@ -6582,11 +6583,11 @@ $L_69:
 	mul.rn.f64 %fd288, %fd187, %fd232;
 $L_70:
 	mov.b64 %rd291, %fd288;
+	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
 	and.b64 %rd292, %rd291, 9223372036854775807;
 	setp.ge.u64 %p293, %rd292, 9218868437227405312;
 	@!%p293 bra $L_159;
 $L_71:
-	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
 	@!%p294 bra $L_158;
 $L_72:
 	mov.f64 %fd290, 0d0000000000000000;
@@ -6625,7 +6626,6 @@ $L_81:
 	add.s64 %rd355, %rd226, %rd228;
 	mov.b64 %rd350, %rd355;
 $L_82:
-	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
 	@!%p352 bra $L_108;
 $L_83:
 	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
@@ -6645,8 +6645,8 @@ $L_87:
 $L_88:
 	and.b64 %fd379, %fd353, 9223372036854775807;
 	mov.f64 %fd380, %fd379;
-$L_89:
 	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
+$L_89:
 	mov.pred %p376, %p381;
 $L_90:
 	@!%p376 bra $L_92;
@@ -6668,6 +6668,7 @@ $L_95:
 	mov.b64 %rd385, -52;
 $L_96:
 	mov.f64 %fd389, %fd384;
+	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
 	mov.b64 %rd390, %rd385;
 	add.s64 %rd391, %rd354, %rd390;
 	mov.b64 %rd392, %fd389;
@@ -6691,7 +6692,6 @@ $L_99:
 	setp.gt.s64 %p409, %rd397, 1023;
 	@!%p409 bra $L_103;
 $L_100:
-	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
 	@!%p410 bra $L_102;
 $L_101:
 	mov.f64 %fd374, 0dFFF0000000000000;
@@ -6901,8 +6901,8 @@ $L_147:
 $L_148:
 	and.b64 %fd196, %fd23, 9223372036854775807;
 	mov.f64 %fd197, %fd196;
-$L_149:
 	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
+$L_149:
 	mov.pred %p193, %p198;
 $L_150:
 	@!%p193 bra $L_152;
@@ -7099,8 +7099,8 @@ $L_183:
 $L_184:
 	and.b64 %fd55, %fd24, 9223372036854775807;
 	mov.f64 %fd56, %fd55;
-$L_185:
 	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
+$L_185:
 	mov.pred %p52, %p57;
 $L_186:
 	@!%p52 bra $L_195;
@@ -7115,8 +7115,8 @@ $L_189:
 	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
 $L_190:
 	mov.f64 %fd143, %fd24;
-$L_191:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
+$L_191:
 	mov.pred %p139, %p144;
 $L_192:
 	xor.pred %pt1, %p138, %p139;
@@ -7131,16 +7131,16 @@ $L_194:
 $L_195:
 	and.b64 %fd132, %fd23, 9223372036854775807;
 	mov.f64 %fd133, %fd132;
-$L_196:
 	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
+$L_196:
 	mov.pred %p129, %p134;
 $L_197:
 	@!%p129 bra $L_206;
 $L_198:
 	neg.f64 %fd128, %fd23;
 	mov.f64 %fd125, %fd128;
-$L_199:
 	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
+$L_199:
 	mov.pred %p121, %p126;
 $L_200:
 	@!%p121 bra $L_202;
@@ -7255,8 +7255,8 @@ $L_10:
 $L_11:
 	and.b64 %fd23, %fd14, 9223372036854775807;
 	mov.f64 %fd24, %fd23;
-$L_12:
 	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
+$L_12:
 	mov.pred %p20, %p25;
 $L_13:
 	@!%p20 bra $L_15;
@@ -7583,8 +7583,8 @@ $L_9:
 $L_10:
 	and.b64 %fd26, %fd14, 9223372036854775807;
 	mov.f64 %fd27, %fd26;
-$L_11:
 	setp.gt.f64 %p28, %fd27, 0d7FEFFFFFFFFFFFFF;
+$L_11:
 	mov.pred %p23, %p28;
 $L_12:
 	@%p23 bra $L_6;
@@ -7909,8 +7909,8 @@ $L_10:
 $L_11:
 	and.b64 %fd23, %fd14, 9223372036854775807;
 	mov.f64 %fd24, %fd23;
-$L_12:
 	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
+$L_12:
 	mov.pred %p20, %p25;
 $L_13:
 	@!%p20 bra $L_15;
@@ -8204,6 +8204,7 @@ $L_3:
 	mov.b64 %rd311, %rd316;
 	add.s64 %rd15, %rd311, 8;
 	ld.global.f64 %fd18, [%rd15];
+	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
 $L_4:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
@@ -8274,23 +8275,23 @@ $L_22:
 $L_23:
 	and.b64 %fd69, %fd18, 9223372036854775807;
 	mov.f64 %fd70, %fd69;
-$L_24:
 	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
+$L_24:
 	mov.pred %p66, %p71;
 $L_25:
 	@!%p66 bra $L_43;
 $L_26:
 	mov.f64 %fd62, %fd18;
-$L_27:
 	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
+$L_27:
 	mov.pred %p58, %p63;
 $L_28:
 	@!%p58 bra $L_36;
 $L_29:
 	and.b64 %fd93, %fd14, 9223372036854775807;
 	mov.f64 %fd94, %fd93;
-$L_30:
 	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
+$L_30:
 	mov.pred %p90, %p95;
 $L_31:
 	@!%p90 bra $L_34;
@@ -8315,8 +8316,8 @@ $L_35:
 $L_36:
 	and.b64 %fd101, %fd14, 9223372036854775807;
 	mov.f64 %fd102, %fd101;
-$L_37:
 	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
+$L_37:
 	mov.pred %p98, %p103;
 $L_38:
 	@!%p98 bra $L_41;
@@ -8341,8 +8342,8 @@ $L_42:
 $L_43:
 	and.b64 %fd85, %fd14, 9223372036854775807;
 	mov.f64 %fd86, %fd85;
-$L_44:
 	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
+$L_44:
 	mov.pred %p82, %p87;
 $L_45:
 	@!%p82 bra $L_48;
@@ -8365,7 +8366,6 @@ $L_50:
 $L_51:
 	mov.f64 %fd139, %fd140;
 $L_52:
-	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
 	@!%p305 bra $L_56;
 $L_53:
 	setp.le.f64 %p306, %fd139, 0d0000000000000000;
@@ -8714,6 +8714,7 @@ $L_25:
 	mov.u32 %rt6, %tid.x;
 	div.u32 %rt6, %rt6, WARP_SZ;
 	cvt.u64.u32 %rd24, %rt6;
+	setp.eq.s64 %p40, %rd24, 0;
 	mov.u32 %rt7, WARP_SZ;
 	cvt.u64.u32 %rd25, %rt7;
 	mul.lo.s64 %rd26, %rd24, %rd25;
@@ -8781,7 +8782,6 @@ $L_39:
 	st.shared.f32 [%rd39], %f0;
 $L_40:
 	bar.sync 0;
-	setp.eq.s64 %p40, %rd24, 0;
 	@!%p40 bra $L_59;
 $L_41:
 	mul.lo.s64 %rd41, %rd23, %rd25;
@@ -8856,10 +8856,10 @@ $L_56:
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
+	setp.eq.s64 %p63, %rd58, 0;
 	mad.lo.s64 %rd66, %rd58, 8, %rd61;
 	add.s64 %rd62, %rd66, 16;
 	st.global.f32 [%rd62], %f0;
-	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
 $L_58:
 	mov.u32 %rt20, %nctaid.x;
@@ -8955,6 +8955,7 @@ $L_10:
 	mov.u32 %rt3, %tid.x;
 	div.u32 %rt3, %rt3, WARP_SZ;
 	cvt.u64.u32 %rd12, %rt3;
+	setp.eq.s64 %p28, %rd12, 0;
 	mov.u32 %rt4, WARP_SZ;
 	cvt.u64.u32 %rd13, %rt4;
 	mul.lo.s64 %rd14, %rd12, %rd13;
@@ -9022,7 +9023,6 @@ $L_24:
 	st.shared.f32 [%rd27], %f5;
 $L_25:
 	bar.sync 0;
-	setp.eq.s64 %p28, %rd12, 0;
 	@!%p28 bra $L_43;
 $L_26:
 	mul.lo.s64 %rd29, %rd11, %rd13;
@@ -14538,10 +14538,10 @@ b2: // head
 	r11 = r76 + 8ll;
 	r14 = *(double *)r11;
 	r17 = (u64)__double_as_longlong(r14);
+	r20 = r17 == 18442240474082181120ull;
 	r18 = r17 & ~9223372036854775808ull;
 	r19 = r18 >= 9218868437227405312ull;
 	if (!r19) goto b11;
-	r20 = r17 == 18442240474082181120ull;
 	if (!r20) goto b10;
 	r16 = 0x0p+00;
 b7: // Exp.return
@@ -14830,6 +14830,8 @@ b2: // head
 b5: // Pow.if.done
 	r23 = r20;
 	r24 = r21;
+	r178 = r24 > 0x0p+00;
+	r352 = r24 < 0x0p+00;
 	r25 = r24 == 0x0p+00;
 	if (!r25) goto b11;
 b7: // pow.switch.body
@@ -14981,7 +14983,6 @@ b57: // pow.if.done
 b60: // pow.switch.next
 	r176 = fabs(r23);
 	r177 = r176 < 0x1p+00;
-	r178 = r24 > 0x0p+00;
 	r179 = r177 == r178;
 	if (!r179) goto b62;
 	r22 = 0x0p+00;
@@ -15008,10 +15009,10 @@ b68: // Log.return
 	r232 = r233;
 	r288 = r187 * r232;
 	r291 = (u64)__double_as_longlong(r288);
+	r294 = r291 == 18442240474082181120ull;
 	r292 = r291 & ~9223372036854775808ull;
 	r293 = r292 >= 9218868437227405312ull;
 	if (!r293) goto b159;
-	r294 = r291 == 18442240474082181120ull;
 	if (!r294) goto b158;
 	r290 = 0x0p+00;
 b73: // Exp.return
@@ -15045,7 +15046,6 @@ b81: // pow.if.then
 	r355 = (u64)r226 + (u64)r228;
 	r350 = r355;
 b82: // pow.for.done
-	r352 = r24 < 0x0p+00;
 	if (!r352) goto b108;
 	r371 = 0x1p+00 / r225;
 	r372 = -(u64)r350;
@@ -15080,6 +15080,7 @@ b92: // IsNaN.entry
 	r385 = (-52ll);
 b96: // normalize.return
 	r389 = r384;
+	r410 = r389 < 0x0p+00;
 	r390 = r385;
 	r391 = (u64)r354 + (u64)r390;
 	r392 = (u64)__double_as_longlong(r389);
@@ -15100,7 +15101,6 @@ b96: // normalize.return
 b99: // ldexp.if.done
 	r409 = r397 > 1023ll;
 	if (!r409) goto b103;
-	r410 = r389 < 0x0p+00;
 	if (!r410) goto b102;
 	r374 = __longlong_as_double(0xfff0000000000000ll);
 	goto b86;
@@ -16462,6 +16462,7 @@ b2: // head
 	r311 = r316;
 	r15 = r311 + 8ll;
 	r18 = *(double *)r15;
+	r305 = r18 < 0x0p+00;
 	r22 = r14 != r14;
 	r21 = r22;
 	if (!r21) goto b10;
@@ -16587,7 +16588,6 @@ b48: // atan2.switch.next
 	r140 = r138;
 b51: // atan.return
 	r139 = r140;
-	r305 = r18 < 0x0p+00;
 	if (!r305) goto b56;
 	r306 = r139 <= 0x0p+00;
 	if (!r306) goto b55;
@@ -16878,6 +16878,7 @@ b20: // index
 b25: // exit
 	r23 = (i64)(threadIdx.x % warpSize);
 	r24 = (i64)(threadIdx.x / warpSize);
+	r40 = r24 == 0ll;
 	r25 = (i64)warpSize;
 	r26 = (u64)r24 * (u64)r25;
 	r27 = (i64)blockDim.x;
@@ -16931,7 +16932,6 @@ b38: // reduction shuffled
 	*(float *)r39 = r0;
 b40: // reduction barrier
 	__syncthreads();
-	r40 = r24 == 0ll;
 	if (!r40) goto b59;
 	r41 = (u64)r23 * (u64)r25;
 	r42 = (i64)blockDim.x;
@@ -16989,10 +16989,10 @@ b56: // reduction shuffled
 	r57 = r35;
 	if (!r57) goto b59;
 	r58 = (i64)blockIdx.x;
+	r63 = r58 == 0ll;
 	r66 = r61 + r58 * 8;
 	r62 = r66 + 16ll;
 	*(float *)r62 = r0;
-	r63 = r58 == 0ll;
 	if (!r63) goto b59;
 	r64 = (i64)gridDim.x;
 	r65 = r61 + 8ll;
@@ -17065,6 +17065,7 @@ b2: // combine head
 b10: // combine done
 	r11 = (i64)(threadIdx.x % warpSize);
 	r12 = (i64)(threadIdx.x / warpSize);
+	r28 = r12 == 0ll;
 	r13 = (i64)warpSize;
 	r14 = (u64)r12 * (u64)r13;
 	r15 = (i64)blockDim.x;
@@ -17118,7 +17119,6 @@ b23: // reduction shuffled
 	*(float *)r27 = r5;
 b25: // reduction barrier
 	__syncthreads();
-	r28 = r12 == 0ll;
 	if (!r28) goto b43;
 	r29 = (u64)r11 * (u64)r13;
 	r30 = (i64)blockDim.x;
@@ -19281,9 +19281,9 @@ b5: # grid unrolled 0
 	jump b6
 b6: # index (grid unrolled 0)
 	r29 = move.i64 r27
+	r30 = lt.i64 r29, 0
 	jump b7
 b7: # rangeint.body (grid unrolled 0)
-	r30 = lt.i64 r29, 0
 	branch r30, b8, b9
 b8: # if.then (grid unrolled 0)
 	store.i32 r31, 1
@@ -19293,9 +19293,9 @@ b9: # grid unrolled 1
 	jump b10
 b10: # index (grid unrolled 1)
 	r35 = move.i64 r40
+	r36 = lt.i64 r35, 0
 	jump b11
 b11: # rangeint.body (grid unrolled 1)
-	r36 = lt.i64 r35, 0
 	branch r36, b12, b13
 b12: # if.then (grid unrolled 1)
 	store.i32 r37, 1
@@ -19305,9 +19305,9 @@ b13: # grid unrolled 2
 	jump b14
 b14: # index (grid unrolled 2)
 	r42 = move.i64 r47
+	r43 = lt.i64 r42, 0
 	jump b15
 b15: # rangeint.body (grid unrolled 2)
-	r43 = lt.i64 r42, 0
 	branch r43, b16, b17
 b16: # if.then (grid unrolled 2)
 	store.i32 r44, 1
@@ -19317,9 +19317,9 @@ b17: # grid unrolled 3
 	jump b18
 b18: # index (grid unrolled 3)
 	r49 = move.i64 r54
+	r50 = lt.i64 r49, 0
 	jump b19
 b19: # rangeint.body (grid unrolled 3)
-	r50 = lt.i64 r49, 0
 	branch r50, b20, b21
 b20: # if.then (grid unrolled 3)
 	store.i32 r51, 1
@@ -19335,9 +19335,9 @@ b23: # head
 	branch r4, b24, b28
 b24: # index
 	r5 = move.i64 r2
+	r6 = lt.i64 r5, 0
 	jump b25
 b25: # rangeint.body
-	r6 = lt.i64 r5, 0
 	branch r6, b26, b27
 b26: # if.then
 	store.i32 r7, 1
@@ -19355,9 +19355,9 @@ b30: # head (checked if)
 	branch r12, b31, b28
 b31: # index (checked if)
 	r13 = move.i64 r2
+	r14 = lt.i64 r13, 0
 	jump b32
 b32: # rangeint.body (checked if)
-	r14 = lt.i64 r13, 0
 	branch r14, b33, b34
 b33: # if.then (checked if)
 	checkindex 0, r9, site 0
@@ -22731,11 +22731,11 @@ b3: # rangeindex.body
 	jump b4
 b4: # Exp.entry
 	r17 = bitcast.u64.f64 r14
+	r20 = eq.u64 r17, 18442240474082181120
 	r18 = andnot.u64 r17, 9223372036854775808
 	r19 = ge.u64 r18, 9218868437227405312
 	branch r19, b5, b11
 b5: # Exp.if.then
-	r20 = eq.u64 r17, 18442240474082181120
 	branch r20, b6, b10
 b6: # Exp.if.then
 	r16 = move.f64 0.0
@@ -22991,6 +22991,8 @@ b4: # rangeindex.body
 b5: # Pow.if.done
 	r23 = move.f64 r20
 	r24 = move.f64 r21
+	r178 = gt.f64 r24, 0.0
+	r352 = lt.f64 r24, 0.0
 	jump b6
 b6: # pow.entry
 	r25 = eq.f64 r24, 0.0
@@ -23199,7 +23201,6 @@ b59: # pow.switch.body
 b60: # pow.switch.next
 	r176 = abs.f64 r23
 	r177 = lt.f64 r176, 1.0
-	r178 = gt.f64 r24, 0.0
 	r179 = eq.bool r177, r178
 	branch r179, b61, b62
 b61: # pow.switch.body
@@ -23236,11 +23237,11 @@ b69: # Log.return
 	jump b70
 b70: # Exp.entry
 	r291 = bitcast.u64.f64 r288
+	r294 = eq.u64 r291, 18442240474082181120
 	r292 = andnot.u64 r291, 9223372036854775808
 	r293 = ge.u64 r292, 9218868437227405312
 	branch r293, b71, b159
 b71: # Exp.if.then
-	r294 = eq.u64 r291, 18442240474082181120
 	branch r294, b72, b158
 b72: # Exp.if.then
 	r290 = move.f64 0.0
@@ -23286,7 +23287,6 @@ b81: # pow.if.then
 	r350 = move.i64 r355
 	jump b82
 b82: # pow.for.done
-	r352 = lt.f64 r24, 0.0
 	branch r352, b83, b108
 b83: # pow.if.then
 	r371 = div.f64 1.0, r225
@@ -23309,9 +23309,9 @@ b87: # Ldexp.return
 b88: # IsInf.if.then
 	r379 = abs.f64 r353
 	r380 = move.f64 r379
+	r381 = gt.f64 r380, 1.7976931348623157e+308
 	jump b89
 b89: # IsInf.if.done
-	r381 = gt.f64 r380, 1.7976931348623157e+308
 	r376 = move.bool r381
 	jump b90
 b90: # IsInf.return
@@ -23336,6 +23336,7 @@ b95: # normalize.if.then
 	jump b96
 b96: # normalize.return
 	r389 = move.f64 r384
+	r410 = lt.f64 r389, 0.0
 	r390 = move.i64 r385
 	r391 = add.i64 r354, r390
 	r392 = bitcast.u64.f64 r389
@@ -23360,7 +23361,6 @@ b99: # ldexp.if.done
 	r409 = gt.i64 r397, 1023
 	branch r409, b100, b103
 b100: # ldexp.if.then
-	r410 = lt.f64 r389, 0.0
 	branch r410, b101, b102
 b101: # Inf.return
 	r374 = move.f64 -Inf
@@ -23582,9 +23582,9 @@ b147: # edge 54→57
 b148: # IsInf.if.then
 	r196 = abs.f64 r23
 	r197 = move.f64 r196
+	r198 = gt.f64 r197, 1.7976931348623157e+308
 	jump b149
 b149: # IsInf.if.done
-	r198 = gt.f64 r197, 1.7976931348623157e+308
 	r193 = move.bool r198
 	jump b150
 b150: # IsInf.return
@@ -23788,9 +23788,9 @@ b183: # edge 41→47
 b184: # IsInf.if.then
 	r55 = abs.f64 r24
 	r56 = move.f64 r55
+	r57 = gt.f64 r56, 1.7976931348623157e+308
 	jump b185
 b185: # IsInf.if.done
-	r57 = gt.f64 r56, 1.7976931348623157e+308
 	r52 = move.bool r57
 	jump b186
 b186: # IsInf.return
@@ -23807,9 +23807,9 @@ b189: # pow.switch.next
 	jump b190
 b190: # edge 3→2
 	r143 = move.f64 r24
+	r144 = gt.f64 r143, 1.7976931348623157e+308
 	jump b191
 b191: # IsInf.if.done
-	r144 = gt.f64 r143, 1.7976931348623157e+308
 	r139 = move.bool r144
 	jump b192
 b192: # IsInf.return
@@ -23824,9 +23824,9 @@ b194: # Inf.return
 b195: # IsInf.if.then
 	r132 = abs.f64 r23
 	r133 = move.f64 r132
+	r134 = gt.f64 r133, 1.7976931348623157e+308
 	jump b196
 b196: # IsInf.if.done
-	r134 = gt.f64 r133, 1.7976931348623157e+308
 	r129 = move.bool r134
 	jump b197
 b197: # IsInf.return
@@ -23834,9 +23834,9 @@ b197: # IsInf.return
 b198: # IsInf.if.then
 	r128 = neg.f64 r23
 	r125 = move.f64 r128
+	r126 = gt.f64 r125, 1.7976931348623157e+308
 	jump b199
 b199: # IsInf.if.done
-	r126 = gt.f64 r125, 1.7976931348623157e+308
 	r121 = move.bool r126
 	jump b200
 b200: # IsInf.return
@@ -23934,9 +23934,9 @@ b10: # IsNaN.return
 b11: # IsInf.if.then
 	r23 = abs.f64 r14
 	r24 = move.f64 r23
+	r25 = gt.f64 r24, 1.7976931348623157e+308
 	jump b12
 b12: # IsInf.if.done
-	r25 = gt.f64 r24, 1.7976931348623157e+308
 	r20 = move.bool r25
 	jump b13
 b13: # IsInf.return
@@ -24240,9 +24240,9 @@ b9: # latch
 b10: # IsInf.if.then
 	r26 = abs.f64 r14
 	r27 = move.f64 r26
+	r28 = gt.f64 r27, 1.7976931348623157e+308
 	jump b11
 b11: # IsInf.if.done
-	r28 = gt.f64 r27, 1.7976931348623157e+308
 	r23 = move.bool r28
 	jump b12
 b12: # IsInf.return
@@ -24544,9 +24544,9 @@ b10: # IsNaN.return
 b11: # IsInf.if.then
 	r23 = abs.f64 r14
 	r24 = move.f64 r23
+	r25 = gt.f64 r24, 1.7976931348623157e+308
 	jump b12
 b12: # IsInf.if.done
-	r25 = gt.f64 r24, 1.7976931348623157e+308
 	r20 = move.bool r25
 	jump b13
 b13: # IsInf.return
@@ -24808,6 +24808,7 @@ b3: # rangeindex.body
 	r311 = move.ptr r316
 	r15 = elemaddr r311, 1, 8
 	r18 = load.f64 r15
+	r305 = lt.f64 r18, 0.0
 	jump b4
 b4: # IsNaN.entry
 	r22 = ne.f64 r14, r14
@@ -24888,18 +24889,18 @@ b22: # Copysign.return
 b23: # IsInf.if.then
 	r69 = abs.f64 r18
 	r70 = move.f64 r69
+	r71 = gt.f64 r70, 1.7976931348623157e+308
 	jump b24
 b24: # IsInf.if.done
-	r71 = gt.f64 r70, 1.7976931348623157e+308
 	r66 = move.bool r71
 	jump b25
 b25: # IsInf.return
 	branch r66, b26, b43
 b26: # edge 3→2
 	r62 = move.f64 r18
+	r63 = gt.f64 r62, 1.7976931348623157e+308
 	jump b27
 b27: # IsInf.if.done
-	r63 = gt.f64 r62, 1.7976931348623157e+308
 	r58 = move.bool r63
 	jump b28
 b28: # IsInf.return
@@ -24907,9 +24908,9 @@ b28: # IsInf.return
 b29: # IsInf.if.then
 	r93 = abs.f64 r14
 	r94 = move.f64 r93
+	r95 = gt.f64 r94, 1.7976931348623157e+308
 	jump b30
 b30: # IsInf.if.done
-	r95 = gt.f64 r94, 1.7976931348623157e+308
 	r90 = move.bool r95
 	jump b31
 b31: # IsInf.return
@@ -24937,9 +24938,9 @@ b35: # Copysign.return
 b36: # IsInf.if.then
 	r101 = abs.f64 r14
 	r102 = move.f64 r101
+	r103 = gt.f64 r102, 1.7976931348623157e+308
 	jump b37
 b37: # IsInf.if.done
-	r103 = gt.f64 r102, 1.7976931348623157e+308
 	r98 = move.bool r103
 	jump b38
 b38: # IsInf.return
@@ -24967,9 +24968,9 @@ b42: # Copysign.return
 b43: # IsInf.if.then
 	r85 = abs.f64 r14
 	r86 = move.f64 r85
+	r87 = gt.f64 r86, 1.7976931348623157e+308
 	jump b44
 b44: # IsInf.if.done
-	r87 = gt.f64 r86, 1.7976931348623157e+308
 	r82 = move.bool r87
 	jump b45
 b45: # IsInf.return
@@ -24997,7 +24998,6 @@ b51: # atan.return
 	r139 = move.f64 r140
 	jump b52
 b52: # Atan.return
-	r305 = lt.f64 r18, 0.0
 	branch r305, b53, b56
 b53: # atan2.if.then
 	r306 = le.f64 r139, 0.0
@@ -25350,6 +25350,7 @@ b24: # head
 b25: # exit
 	r23 = lane
 	r24 = warpindex
+	r40 = eq.i64 r24, 0
 	r25 = warpsize
 	r26 = mul.i64 r24, r25
 	r27 = blocksize
@@ -25417,7 +25418,6 @@ b39: # reduction warp result
 	jump b40
 b40: # reduction barrier
 	barrier
-	r40 = eq.i64 r24, 0
 	branch r40, b41, b59
 b41: # reduction first warp
 	r41 = mul.i64 r23, r25
@@ -25491,10 +25491,10 @@ b56: # reduction shuffled
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
+	r63 = eq.i64 r58, 0
 	r66 = elemaddr r61, r58, 8
 	r62 = elemaddr r66, 2, 8
 	store.f32 r62, r0
-	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
 b58: # reduction count
 	r64 = blockcount
@@ -25569,6 +25569,7 @@ b9: # combine (unrolled 3)
 b10: # combine done
 	r11 = lane
 	r12 = warpindex
+	r28 = eq.i64 r12, 0
 	r13 = warpsize
 	r14 = mul.i64 r12, r13
 	r15 = blocksize
@@ -25636,7 +25637,6 @@ b24: # reduction warp result
 	jump b25
 b25: # reduction barrier
 	barrier
-	r28 = eq.i64 r12, 0
 	branch r28, b26, b43
 b26: # reduction first warp
 	r29 = mul.i64 r11, r13
