@@ -36,6 +36,12 @@ func TestTypes(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "types")
 }
 
+// TestNilPointers checks that a kernel's nil pointer is a diagnostic at
+// the read that would fault in Go.
+func TestNilPointers(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "nilptr")
+}
+
 // TestEndless checks that loops that can never end are reported, and loops
 // with a way out are not.
 func TestEndless(t *testing.T) {

@@ -51,6 +51,9 @@ var mathCases = func() []kernelCase {
 	for _, name := range slices.Sorted(maps.Keys(fns)) {
 		fn := fns[name]
 		cases = append(cases, kernelCase{name: name, fn: fn, args: func(r *rand.Rand, n int) []any { return mathArgs(fn, r, n) }})
+		if name == "CmplxPow" {
+			cases[len(cases)-1].args = cmplxPowArgs
+		}
 	}
 	return append(cases,
 		kernelCase{name: "Random", fn: mathkernels.Random, args: func(r *rand.Rand, n int) []any {
@@ -77,6 +80,39 @@ var mathSpecials = []float64{0, math.Copysign(0, -1), 1, -1, 2, -2, 0.5, -0.5, 3
 	709.782712893384, 709.79, -745.13321910194110842, -745.2, -708.4, 1024, -1074, -1075, 1023.5,
 	math.Pi, math.Pi / 2, math.Pi / 4, math.E, math.Ln2, math.Sqrt2 / 2, 1 - 0x1p-53, 1 + 0x1p-52,
 	1e-8, -1e-8, 0.9999, -0.9999, 1e-300, 0.375, 0.8750, 2.5, 6, 20, 1e10}
+
+// cmplxPowSpecials are the values at the cases cmplx.Pow tells apart: a
+// zero base (of either sign in either part) with an exponent of zero real
+// part, of negative real part, real or not, of positive real part, or NaN;
+// infinite and NaN bases and exponents; bases whose modulus overflows or
+// is subnormal; odd, even and fractional real exponents. (Not NaN+Inf i:
+// Pow(0, NaN+Inf i) panics in Go, "not reached".)
+var cmplxPowSpecials = func() []complex128 {
+	inf, nan, negZero := math.Inf(1), math.NaN(), math.Copysign(0, -1)
+	return []complex128{
+		0, complex(negZero, 0), complex(0, negZero), complex(negZero, negZero),
+		1, -1, 2, -2, 3, -3, 0.5, -0.5, 1i, -1i, complex(0, 2), complex(-1, 1), complex(1.5, -2.5), complex(-2, 0.5),
+		complex(inf, 0), complex(-inf, 0), complex(0, inf), complex(0, -inf), complex(inf, inf), complex(-inf, 1),
+		complex(nan, 0), complex(0, nan), complex(nan, nan), complex(1, nan),
+		complex(math.MaxFloat64, math.MaxFloat64), complex(1e-310, -1e-310), complex(1e300, 1), complex(1e-300, 0),
+	}
+}()
+
+// cmplxPowArgs draws the arguments of CmplxPow: when there are enough
+// elements, the first pair every value of cmplxPowSpecials as the base
+// with every one as the exponent; the others are drawn by mathComplex.
+func cmplxPowArgs(r *rand.Rand, n int) []any {
+	x, y := make([]complex128, n), make([]complex128, n)
+	k := len(cmplxPowSpecials)
+	for j := range n {
+		if n >= k*k && j < k*k {
+			x[j], y[j] = cmplxPowSpecials[j/k], cmplxPowSpecials[j%k]
+		} else {
+			x[j], y[j] = mathComplex(r, j, false), mathComplex(r, j, false)
+		}
+	}
+	return []any{x, y, make([]complex128, n)}
+}
 
 // mathFloat draws an input for a function of package math: a special
 // value, any bit pattern, a value in [-4, 4), or one of any magnitude.

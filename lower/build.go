@@ -96,9 +96,12 @@ type frame struct {
 	tb     *taskBuilder
 	fn     *ssa.Function
 	parent *frame
-	vals   map[ssa.Value][]ir.Reg
-	start  map[*ssa.BasicBlock]*ir.Block
-	owns   func(*ssa.BasicBlock) bool
+	// at is the position of the instruction being lowered, where one is
+	// known: that of an operand that has none, such as a constant.
+	at    token.Pos
+	vals  map[ssa.Value][]ir.Reg
+	start map[*ssa.BasicBlock]*ir.Block
+	owns  func(*ssa.BasicBlock) bool
 
 	// Kernel-body frames: edges the task handles itself (a parallel loop's
 	// back edges and exits) and the moves of the values carried along
@@ -309,8 +312,13 @@ func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
 		args, ok = []ir.Arg{ir.Imm(ir.Ptr, 0)}, true
 	}
 	if !ok {
-		if c.IsNil() {
-			f.errorf(c.Pos(), "nil %s is not supported in kernels", describeType(c.Type()))
+		if _, isPtr := c.Type().Underlying().(*types.Pointer); isPtr && c.IsNil() {
+			// Go's nil dereference faults; a kernel's pointer is an
+			// address in one of the memories its variables, slices and
+			// tables live in, and nil is in none of them.
+			f.errorf(f.at, "nil pointers are not supported in kernels: a pointer in a kernel points to a variable or to an element of a slice or table")
+		} else if c.IsNil() {
+			f.errorf(f.at, "nil %s are not supported in kernels", describeType(c.Type()))
 		} else {
 			f.errorf(c.Pos(), "constants of type %s are not supported in kernels: %s are not supported", c.Type(), describeType(c.Type()))
 		}
@@ -595,6 +603,7 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 	}
 	var dsts []ir.Reg
 	var srcs []ir.Arg
+	f.at = useAfterPhis(s, f.fn)
 	for _, instr := range s.Instrs {
 		phi, ok := instr.(*ssa.Phi)
 		if !ok {
@@ -607,6 +616,17 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 		dsts, srcs = append(dsts, d...), append(srcs, a...)
 	}
 	return f.place(b, s, f.start[s], dsts, srcs, single)
+}
+
+// useAfterPhis is the position of the first instruction of b after its
+// phis that has one: where a constant that a phi merges in is first read.
+func useAfterPhis(b *ssa.BasicBlock, fn *ssa.Function) token.Pos {
+	for _, instr := range b.Instrs {
+		if _, phi := instr.(*ssa.Phi); !phi && instr.Pos().IsValid() {
+			return instr.Pos()
+		}
+	}
+	return blockPos(b, fn)
 }
 
 func predIndex(s, b *ssa.BasicBlock) int {

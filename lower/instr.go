@@ -20,6 +20,7 @@ import (
 // mistake gives one diagnostic.
 func (f *frame) instr(instr ssa.Instruction) {
 	l := f.tb.l
+	f.at = instr.Pos()
 	v, isValue := instr.(ssa.Value)
 	if isValue && f.inLibrary() && onlyPanicked(v) {
 		return // the value of a library's panic (libraryPanic)

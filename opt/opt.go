@@ -65,6 +65,7 @@ var Default = Pipeline{
 	{Name: "invdiv", Task: DivideByInvariants},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},
+	{Name: "shrink", Task: ShrinkLiveRanges},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "droptasks", Kernel: DropEmptyTasks},

@@ -21,6 +21,11 @@ type driver interface {
 	loadModule(image Image) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)
+	// activeBlocks is how many blocks of block threads of the function fn
+	// a multiprocessor runs at once, which its registers and shared
+	// memory may limit below the device's maximum; 0 when the driver
+	// cannot say.
+	activeBlocks(fn uintptr, block int) int
 	// synchronize waits for the legacy default stream.
 	synchronize() error
 

@@ -36,6 +36,9 @@ type fakeDriver struct {
 	// failLaunch makes launches of the entry of that name fail, and
 	// noEntry the lookup of the entry of that name.
 	failLaunch, noEntry string
+	// active is how many blocks of each entry a multiprocessor holds at
+	// once (activeBlocks), by the entry's name.
+	active map[string]int
 	// quiet makes the calls that queue work, and those that create and
 	// destroy streams, events and memory, do nothing but count, for
 	// measuring what the shared code costs and allocates.
@@ -191,6 +194,16 @@ func (f *fakeDriver) unloadModule(mod uintptr) error {
 	f.calls.Add(1)
 	return nil
 }
+
+// activeBlocks is what f.active says for the function's entry, 0 (the
+// driver cannot say) by default.
+func (f *fakeDriver) activeBlocks(fn uintptr, block int) int {
+	f.calls.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.active[f.names[fn]]
+}
+
 func (f *fakeDriver) function(mod uintptr, name string) (uintptr, error) {
 	f.calls.Add(1)
 	if name == f.noEntry {

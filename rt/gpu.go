@@ -186,6 +186,10 @@ func (g *gpuDriver) unloadModule(mod uintptr) error {
 // except in the test build that compiles HIP source with NVRTC (nvrtc.go).
 var symbol = func(entry string) string { return entry }
 
+func (g *gpuDriver) activeBlocks(fn uintptr, block int) int {
+	return int(C.qd_active_blocks(g.api, g.ctx, C.uintptr_t(fn), C.int(block)))
+}
+
 func (g *gpuDriver) function(mod uintptr, name string) (uintptr, error) {
 	cname := C.CString(symbol(name))
 	defer C.free(unsafe.Pointer(cname))

@@ -162,7 +162,9 @@ typedef struct {
 		(void *, int, void *, size_t, const char *, unsigned, int *, void **))                         \
 	X(LinkComplete, "cuLinkComplete", NULL, NULL, qd_result, (void *, void **, size_t *))                  \
 	X(LinkDestroy, "cuLinkDestroy", NULL, NULL, qd_result, (void *))                                       \
-	X(MemAllocAsync, "cuMemAllocAsync", NULL, NULL, qd_result, (uintptr_t *, size_t, void *)) /* benchmarks */
+	X(MemAllocAsync, "cuMemAllocAsync", NULL, NULL, qd_result, (uintptr_t *, size_t, void *)) /* benchmarks */ \
+	X(OccupancyMaxActiveBlocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL,                        \
+		"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", qd_result, (int *, void *, int, size_t))
 
 #define QD_CALL_INDEX(field, cuda, hip, result, params) QD_CALL_##field,
 #define QD_OPTIONAL_INDEX(field, cuda, older, hip, result, params) QD_CALL_##field,
@@ -366,6 +368,16 @@ static inline qd_result qd_function(const struct qd_api *api, uintptr_t ctx, uin
 	r = QD(api, ModuleGetFunction)(&fn, (void *)mod, name);
 	*out = (uintptr_t)fn;
 	return r;
+}
+
+// qd_active_blocks is how many blocks of block threads of fn one
+// multiprocessor holds at once (its registers and shared memory decide),
+// or 0 when the driver cannot say.
+static inline int qd_active_blocks(const struct qd_api *api, uintptr_t ctx, uintptr_t fn, int block) {
+	int n = 0;
+	if (!api->fn[QD_CALL_OccupancyMaxActiveBlocks] || qd_use(api, ctx)) return 0;
+	if (QD(api, OccupancyMaxActiveBlocks)(&n, (void *)fn, block, 0)) return 0;
+	return n;
 }
 
 // qd_extra is the launch's extra argument: the packed argument buffer and

@@ -170,12 +170,9 @@ func (m *Module) appendGroup(p *graphPlan, kernel, i, j int, counts []int64, arg
 // iterations and is not launched.
 func (m *Module) taskNode(kernel, i int, counts []int64, args []byte, cfg launchSettings) (graphNode, bool) {
 	t := &m.spec.Kernels[kernel].Tasks[i]
-	grid, block := uint32(1), uint32(1)
-	if t.Parallel {
-		var ok bool
-		if grid, block, ok = m.dev.gridFor(counts[i], cfg); !ok {
-			return graphNode{}, false
-		}
+	grid, block, ok := m.taskGrid(kernel, i, counts[i], cfg)
+	if !ok {
+		return graphNode{}, false
 	}
 	return graphNode{
 		kind: nodeKernel, name: m.spec.Kernels[kernel].Name + " (task " + t.Entry + ")", task: i,

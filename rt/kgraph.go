@@ -80,12 +80,9 @@ func (m *Module) launchGraph(kernel int, stream uintptr, counts []int64, args []
 	var grids, blocks [maxGraphTasks]uint32
 	var mask uint64
 	for i := range k.Tasks {
-		grids[i], blocks[i] = 1, 1
-		if k.Tasks[i].Parallel {
-			var ok bool
-			if grids[i], blocks[i], ok = m.dev.gridFor(counts[i], cfg); !ok {
-				continue
-			}
+		var ok bool
+		if grids[i], blocks[i], ok = m.taskGrid(kernel, i, counts[i], cfg); !ok {
+			continue
 		}
 		mask |= 1 << i
 	}

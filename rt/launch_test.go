@@ -36,6 +36,24 @@ func launchCalls(t *testing.T, m *Module, drv *fakeDriver, kernel int, counts []
 	return drv.calls.Load() - calls
 }
 
+// TestLaunchWholeWaves checks that the grid of a parallel task whose
+// function fits fewer blocks on a multiprocessor than the device's maximum
+// is whole waves of that many blocks, and that its scratch memory is
+// sized by that grid.
+func TestLaunchWholeWaves(t *testing.T) {
+	_, drv, m := fakeModule(t, 0, seqSpec)
+	drv.active = map[string]int{"a": 6, "partial": 3}
+	m.kernelReady(0)
+	m.kernelReady(2)
+	drv.takeLog()
+	launchCalls(t, m, drv, 0, []int64{1 << 40, 1, 1 << 40})
+	// 4 multiprocessors: a holds 6 blocks each, c what the device holds (8).
+	expectLog(t, drv, "launch a grid 96×256 on default", "launch b grid 1×1 on default", "launch c grid 128×256 on default")
+	if got, want := m.scratchBytes(2, []int64{1 << 40, 1}, launchSettings{}), uintptr(4*3*wavesPerLaunch*4); got != want {
+		t.Errorf("scratch of Sum: %d bytes, want %d", got, want)
+	}
+}
+
 // TestLaunchOneCall checks that a kernel's tasks are launched in order in
 // one call into the driver (maxSeqTasks at a time), leaving out a task
 // with no iterations.
@@ -113,8 +131,8 @@ func TestLazyEntries(t *testing.T) {
 	if m.resolved[0].Load() || m.resolved[1].Load() {
 		t.Error("functions looked up at load")
 	}
-	if n := launchCalls(t, m, drv, 0, []int64{1, 1, 1}); n != 4 {
-		t.Errorf("the first launch made %d driver calls; want 3 lookups and the launch", n)
+	if n := launchCalls(t, m, drv, 0, []int64{1, 1, 1}); n != 6 {
+		t.Errorf("the first launch made %d driver calls; want 3 lookups, 2 occupancies of parallel tasks and the launch", n)
 	}
 	if n := launchCalls(t, m, drv, 0, []int64{1, 1, 1}); n != 1 {
 		t.Errorf("the second launch made %d driver calls", n)

@@ -109,7 +109,11 @@ type Module struct {
 	// entries holds, per kernel and task, the driver's function, looked
 	// up at the kernel's first launch (see kernelReady); resolved[k] is
 	// set once entries[k] is.
-	entries   [][]uintptr
+	entries [][]uintptr
+	// fulls holds, beside entries, the grid of a few whole waves of each
+	// parallel task's function at the default block size, as many blocks
+	// as the driver says fit at once; 0 where it cannot say.
+	fulls     [][]int64
 	resolved  []atomic.Bool
 	resolving sync.Mutex
 	faults    *faultRecord
@@ -149,6 +153,7 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 			return nil, opError(op, err)
 		}
 		m.entries = make([][]uintptr, len(spec.Kernels))
+		m.fulls = make([][]int64, len(spec.Kernels))
 		m.resolved = make([]atomic.Bool, len(spec.Kernels))
 		for i := range spec.Kernels {
 			if !lazyLoading() {
@@ -204,13 +209,19 @@ func (m *Module) resolve(kernel int) error {
 	}
 	tasks := m.spec.Kernels[kernel].Tasks
 	fns := make([]uintptr, len(tasks))
+	fulls := make([]int64, len(tasks))
 	for i, t := range tasks {
 		var err error
 		if fns[i], err = m.dev.drv.function(m.handle, t.Entry); err != nil {
 			return err
 		}
+		if t.Parallel {
+			active := m.dev.drv.activeBlocks(fns[i], defaultBlockSize)
+			fulls[i] = int64(m.dev.attrs.multiprocessors) * int64(active) * wavesPerLaunch
+		}
 	}
 	m.entries[kernel] = fns
+	m.fulls[kernel] = fulls
 	m.resolved[kernel].Store(true)
 	return nil
 }

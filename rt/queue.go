@@ -64,7 +64,7 @@ func (l *kernelLaunch) withScratch(at int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock() // launches of the kernel are queued one at a time
 	recording := l.cfg.stream.recording()
-	wait, err := s.prepare(l.m.dev, l.m.scratchBytes(l.k, l.counts, l.cfg), l.stream, recording)
+	wait, err := s.prepare(l.m.dev, l.m.scratchBytes(l.kernel, l.counts, l.cfg), l.stream, recording)
 	if err != nil {
 		return opError("launch "+l.k.Name+": scratch memory", err)
 	}
@@ -156,7 +156,7 @@ func (l *kernelLaunch) tasks(i, j int, stream, wait, record uintptr) error {
 	seq := launchSeq{stream: stream, wait: wait}
 	first := i // the task of seq.tasks[0]
 	for t := i; t < j; t++ {
-		grid, block, ok := l.m.dev.taskGrid(&l.k.Tasks[t], l.counts[t], l.cfg)
+		grid, block, ok := l.m.taskGrid(l.kernel, t, l.counts[t], l.cfg)
 		if !ok {
 			continue
 		}
@@ -191,7 +191,7 @@ func (l *kernelLaunch) seqError(first, failed, n int, err error) error {
 	// iterations were left out.
 	t := first
 	for launched := 0; ; t++ {
-		if _, _, ok := l.m.dev.taskGrid(&k.Tasks[t], l.counts[t], l.cfg); ok {
+		if _, _, ok := l.m.taskGrid(l.kernel, t, l.counts[t], l.cfg); ok {
 			if launched == failed {
 				break
 			}
@@ -204,7 +204,7 @@ func (l *kernelLaunch) seqError(first, failed, n int, err error) error {
 // traced launches task i alone on stream, named lane in the trace tr.
 func (l *kernelLaunch) traced(i int, stream uintptr, tr *tracer, lane string) error {
 	t := &l.k.Tasks[i]
-	grid, block, ok := l.m.dev.taskGrid(t, l.counts[i], l.cfg)
+	grid, block, ok := l.m.taskGrid(l.kernel, i, l.counts[i], l.cfg)
 	if !ok {
 		return nil
 	}
@@ -288,25 +288,33 @@ func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string,
 	}
 }
 
-// taskGrid is the grid of task t with count iterations (one thread for a
-// serial task), or false when it has none.
-func (d *Device) taskGrid(t *TaskSpec, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
-	if !t.Parallel {
+// taskGrid is the grid of task i of kernel with count iterations (one
+// thread for a serial task), or false when it has none.
+func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
+	if !m.spec.Kernels[kernel].Tasks[i].Parallel {
 		return 1, 1, true
 	}
-	return d.gridFor(count, cfg)
+	return m.dev.gridFor(count, cfg, m.fulls[kernel][i])
 }
 
 // gridFor sizes the grid of a parallel task with count iterations. Each
 // thread strides over the iterations, so the grid need not cover them all:
-// it is capped at a few waves of the whole device.
-func (d *Device) gridFor(count int64, cfg launchSettings) (grid, block uint32, ok bool) {
+// it is capped at a few waves of the whole device. taskFull is that cap
+// for the task's own function at the default block size (see
+// Module.resolve), or 0 to use the device's: a function whose registers
+// leave room for fewer blocks per multiprocessor than the device's
+// maximum then still gets whole waves, not a last one of a few blocks
+// that leaves most of the GPU idle while it runs.
+func (d *Device) gridFor(count int64, cfg launchSettings, taskFull int64) (grid, block uint32, ok bool) {
 	block, full := uint32(defaultBlockSize), d.defaultGrid
 	if cfg.blockSize != 0 {
 		block = uint32(cfg.blockSize)
 	}
 	if cfg.blockSize != 0 || full == 0 { // 0: not computed when d was made
 		full = d.fullGrid(block)
+	}
+	if cfg.blockSize == 0 && taskFull > 0 {
+		full = taskFull
 	}
 	if cfg.gridSize > 0 {
 		full = int64(cfg.gridSize)

@@ -159,6 +159,7 @@ func TestGridFor(t *testing.T) {
 	for _, c := range []struct {
 		count       int64
 		cfg         launchSettings
+		taskFull    int64
 		grid, block uint32
 		ok          bool
 	}{
@@ -170,8 +171,13 @@ func TestGridFor(t *testing.T) {
 		{count: UnknownCount, grid: 10 * 8 * wavesPerLaunch, block: 256, ok: true},
 		{count: 1000, cfg: launchSettings{blockSize: 128}, grid: 8, block: 128, ok: true},
 		{count: 1000, cfg: launchSettings{gridSize: 3}, grid: 3, block: 256, ok: true},
+		// A function of which 6 blocks fit on a multiprocessor, not 8.
+		{count: 1 << 40, taskFull: 10 * 6 * wavesPerLaunch, grid: 10 * 6 * wavesPerLaunch, block: 256, ok: true},
+		{count: 1000, taskFull: 10 * 6 * wavesPerLaunch, grid: 4, block: 256, ok: true},
+		{count: 1 << 40, cfg: launchSettings{blockSize: 128}, taskFull: 10 * 6 * wavesPerLaunch, grid: 10 * 16 * wavesPerLaunch, block: 128, ok: true},
+		{count: 1 << 40, cfg: launchSettings{gridSize: 3}, taskFull: 10 * 6 * wavesPerLaunch, grid: 3, block: 256, ok: true},
 	} {
-		grid, block, ok := d.gridFor(c.count, c.cfg)
+		grid, block, ok := d.gridFor(c.count, c.cfg, c.taskFull)
 		if grid != c.grid || block != c.block || ok != c.ok {
 			t.Errorf("gridFor(%d, %+v) = %d, %d, %v; want %d, %d, %v", c.count, c.cfg, grid, block, ok, c.grid, c.block, c.ok)
 		}

@@ -28,10 +28,11 @@ type scratch struct {
 
 // scratchBytes is the scratch memory a launch of kernel k with counts
 // needs: a partial result per block of its largest grid.
-func (m *Module) scratchBytes(k *KernelSpec, counts []int64, cfg launchSettings) uintptr {
+func (m *Module) scratchBytes(kernel int, counts []int64, cfg launchSettings) uintptr {
+	k := &m.spec.Kernels[kernel]
 	blocks := uint32(1)
 	for i, t := range k.Tasks {
-		if grid, _, ok := m.dev.gridFor(counts[i], cfg); t.Parallel && ok {
+		if grid, _, ok := m.taskGrid(kernel, i, counts[i], cfg); t.Parallel && ok {
 			blocks = max(blocks, grid)
 		}
 	}

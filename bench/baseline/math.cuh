@@ -31,6 +31,14 @@ __global__ void math_sin(const double *x, const double *, double *out, long long
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n) out[i] = sin(x[i]);
 }
+__global__ void math_cos(const double *x, const double *, double *out, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = cos(x[i]);
+}
+__global__ void math_tan(const double *x, const double *, double *out, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tan(x[i]);
+}
 
 // mathBenchmarks times each math function over 2^26 elements, with the
 // inputs of bench/qdbench, in billions of elements per second.
@@ -47,6 +55,8 @@ static void mathBenchmarks() {
       {"pow", math_pow, {{0.1, 10}, {-10, 10}}, 2},
       {"atan2", math_atan2, {{-100, 100}, {-100, 100}}, 2},
       {"sin", math_sin, {{-100, 100}}, 1},
+      {"cos", math_cos, {{-100, 100}}, 1},
+      {"tan", math_tan, {{-100, 100}}, 1},
   };
   const long long n = 1LL << 26;
   int blocks = (int)((n + 255) / 256);

@@ -40,6 +40,27 @@ func Pow(x, y, out []float64) {
 }
 
 //qd:kernel nobounds
+func Sin(x, out []float64) {
+	for i := range out {
+		out[i] = math.Sin(x[i])
+	}
+}
+
+//qd:kernel nobounds
+func Cos(x, out []float64) {
+	for i := range out {
+		out[i] = math.Cos(x[i])
+	}
+}
+
+//qd:kernel nobounds
+func Tan(x, out []float64) {
+	for i := range out {
+		out[i] = math.Tan(x[i])
+	}
+}
+
+//qd:kernel nobounds
 func Atan2(y, x, out []float64) {
 	for i := range out {
 		out[i] = math.Atan2(y[i], x[i])

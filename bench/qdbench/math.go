@@ -32,6 +32,15 @@ var mathBenches = []mathBench{
 	{"atan2", [][2]float64{{-100, 100}, {-100, 100}}, func(ks *kernels.Kernels, a []*rt.Buffer[float64], out *rt.Buffer[float64]) error {
 		return ks.Atan2(a[0], a[1], out)
 	}},
+	{"sin", [][2]float64{{-100, 100}}, func(ks *kernels.Kernels, a []*rt.Buffer[float64], out *rt.Buffer[float64]) error {
+		return ks.Sin(a[0], out)
+	}},
+	{"cos", [][2]float64{{-100, 100}}, func(ks *kernels.Kernels, a []*rt.Buffer[float64], out *rt.Buffer[float64]) error {
+		return ks.Cos(a[0], out)
+	}},
+	{"tan", [][2]float64{{-100, 100}}, func(ks *kernels.Kernels, a []*rt.Buffer[float64], out *rt.Buffer[float64]) error {
+		return ks.Tan(a[0], out)
+	}},
 }
 
 // mathRows prints the rows of the math benchmarks.

@@ -26,10 +26,23 @@ type variable struct {
 	local bool
 }
 
-// input is a slice parameter a kernel only reads.
+// input is a slice parameter a kernel only reads, or a field of the
+// elements of one of structs.
 type input struct {
-	name string
-	t    typ
+	name  string
+	t     typ
+	field string // ".A" for field A of a []S; "" for a slice of numbers
+}
+
+// plain are the inputs that are slices of numbers, which range may go over.
+func (s *scope) plain() []input {
+	var ins []input
+	for _, in := range s.inputs {
+		if in.field == "" {
+			ins = append(ins, in)
+		}
+	}
+	return ins
 }
 
 // scope is what an expression may refer to.
@@ -122,9 +135,9 @@ func (g *gen) leaf(s *scope, t typ, constOK bool) string {
 	case k == 0 && len(ins) > 0:
 		in := pick(g.r, ins)
 		if s.index != "" {
-			return fmt.Sprintf("%s[(%s+%d)%%n]", in.name, s.index, g.r.IntN(3))
+			return fmt.Sprintf("%s[(%s+%d)%%n]%s", in.name, s.index, g.r.IntN(3), in.field)
 		}
-		return fmt.Sprintf("%s[%d%%n]", in.name, g.r.IntN(5))
+		return fmt.Sprintf("%s[%d%%n]%s", in.name, g.r.IntN(5), in.field)
 	case k <= 2 && len(vars) > 0:
 		return pick(g.r, vars).name
 	case constOK && k == 3:
@@ -290,11 +303,11 @@ func (g *gen) loop(s *scope, depth int) {
 	case 1:
 		g.line("for %s := range %d {", j, 1+g.r.IntN(4))
 	default:
-		if len(s.inputs) == 0 {
+		if len(s.plain()) == 0 {
 			g.line("for %s := range 3 {", j)
 			break
 		}
-		in := pick(g.r, s.inputs)
+		in := pick(g.r, s.plain())
 		g.line("for %s, %s := range %s {", j+"i", j, in.name)
 		inner := *s
 		inner.vars = append(append([]variable(nil), s.vars...), variable{j, in.t, true})

@@ -303,9 +303,9 @@ extern "C" __global__ void Phases_2(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r1 = p2;
+	r0 = r1 > 2ll;
 	r3 = p0;
 	r4 = p1;
-	r0 = r1 > 2ll;
 	if (!r0) goto b3;
 	if ((u64)0ll >= (u64)r4) { qd_site = 3; qd_x = 0ll; qd_y = r4; goto qd_fault; }
 	r2 = r3 + 0ll;

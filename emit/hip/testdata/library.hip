@@ -104,10 +104,10 @@ b7: // head
 	r8 = r224;
 	r9 = *(double *)r8;
 	r12 = (u64)__double_as_longlong(r9);
+	r15 = r12 == 18442240474082181120ull;
 	r13 = r12 & ~9223372036854775808ull;
 	r14 = r13 >= 9218868437227405312ull;
 	if (!r14) goto b18;
-	r15 = r12 == 18442240474082181120ull;
 	if (!r15) goto b17;
 	r11 = 0x0p+00;
 b12: // Exp.return
@@ -245,10 +245,10 @@ b35: // head (checked)
 	r118 = r230;
 	r119 = *(double *)r118;
 	r121 = (u64)__double_as_longlong(r119);
+	r124 = r121 == 18442240474082181120ull;
 	r122 = r121 & ~9223372036854775808ull;
 	r123 = r122 >= 9218868437227405312ull;
 	if (!r123) goto b47;
-	r124 = r121 == 18442240474082181120ull;
 	if (!r124) goto b46;
 	r11 = 0x0p+00;
 b41: // Exp.return (checked)

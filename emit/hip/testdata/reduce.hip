@@ -100,6 +100,7 @@ b20: // index
 b25: // exit
 	r23 = (i64)(threadIdx.x % warpSize);
 	r24 = (i64)(threadIdx.x / warpSize);
+	r40 = r24 == 0ll;
 	r25 = (i64)warpSize;
 	r26 = (u64)r24 * (u64)r25;
 	r27 = (i64)blockDim.x;
@@ -153,7 +154,6 @@ b38: // reduction shuffled
 	*(float *)r39 = r0;
 b40: // reduction barrier
 	__syncthreads();
-	r40 = r24 == 0ll;
 	if (!r40) goto b59;
 	r41 = (u64)r23 * (u64)r25;
 	r42 = (i64)blockDim.x;
@@ -211,10 +211,10 @@ b56: // reduction shuffled
 	r57 = r35;
 	if (!r57) goto b59;
 	r58 = (i64)blockIdx.x;
+	r63 = r58 == 0ll;
 	r66 = r61 + r58 * 8;
 	r62 = r66 + 16ll;
 	*(float *)r62 = r0;
-	r63 = r58 == 0ll;
 	if (!r63) goto b59;
 	r64 = (i64)gridDim.x;
 	r65 = r61 + 8ll;
@@ -287,6 +287,7 @@ b2: // combine head
 b10: // combine done
 	r11 = (i64)(threadIdx.x % warpSize);
 	r12 = (i64)(threadIdx.x / warpSize);
+	r28 = r12 == 0ll;
 	r13 = (i64)warpSize;
 	r14 = (u64)r12 * (u64)r13;
 	r15 = (i64)blockDim.x;
@@ -340,7 +341,6 @@ b23: // reduction shuffled
 	*(float *)r27 = r5;
 b25: // reduction barrier
 	__syncthreads();
-	r28 = r12 == 0ll;
 	if (!r28) goto b43;
 	r29 = (u64)r11 * (u64)r13;
 	r30 = (i64)blockDim.x;
@@ -550,6 +550,7 @@ b16: // index
 b21: // exit
 	r25 = (i64)(threadIdx.x % warpSize);
 	r26 = (i64)(threadIdx.x / warpSize);
+	r47 = r26 == 0ll;
 	r27 = (i64)warpSize;
 	r28 = (u64)r26 * (u64)r27;
 	r29 = (i64)blockDim.x;
@@ -616,7 +617,6 @@ b34: // reduction shuffled
 	*(i32 *)r46 = r1;
 b36: // reduction barrier
 	__syncthreads();
-	r47 = r26 == 0ll;
 	if (!r47) goto b55;
 	r48 = (u64)r25 * (u64)r27;
 	r49 = (i64)blockDim.x;
@@ -687,6 +687,7 @@ b52: // reduction shuffled
 	r69 = r38;
 	if (!r69) goto b55;
 	r70 = (i64)blockIdx.x;
+	r78 = r70 == 0ll;
 	r71 = (u64)r70 * 2ull;
 	r84 = r73 + r71 * 8;
 	r74 = r84 + 32ll;
@@ -694,7 +695,6 @@ b52: // reduction shuffled
 	r85 = r84;
 	r77 = r85 + 40ll;
 	*(i32 *)r77 = r1;
-	r78 = r70 == 0ll;
 	if (!r78) goto b55;
 	r79 = (i64)gridDim.x;
 	r80 = r73 + 8ll;
@@ -816,6 +816,7 @@ b2: // combine head
 b10: // combine done
 	r17 = (i64)(threadIdx.x % warpSize);
 	r18 = (i64)(threadIdx.x / warpSize);
+	r39 = r18 == 0ll;
 	r19 = (i64)warpSize;
 	r20 = (u64)r18 * (u64)r19;
 	r21 = (i64)blockDim.x;
@@ -882,7 +883,6 @@ b23: // reduction shuffled
 	*(i32 *)r38 = r7;
 b25: // reduction barrier
 	__syncthreads();
-	r39 = r18 == 0ll;
 	if (!r39) goto b43;
 	r40 = (u64)r17 * (u64)r19;
 	r41 = (i64)blockDim.x;

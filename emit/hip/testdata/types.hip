@@ -1109,6 +1109,7 @@ b20: // edge 4→2
 b21: // exit
 	r26 = (i64)(threadIdx.x % warpSize);
 	r27 = (i64)(threadIdx.x / warpSize);
+	r43 = r27 == 0ll;
 	r28 = (i64)warpSize;
 	r29 = (u64)r27 * (u64)r28;
 	r30 = (i64)blockDim.x;
@@ -1162,7 +1163,6 @@ b34: // reduction shuffled
 	*(float *)r42 = r0;
 b36: // reduction barrier
 	__syncthreads();
-	r43 = r27 == 0ll;
 	if (!r43) goto b55;
 	r44 = (u64)r26 * (u64)r28;
 	r45 = (i64)blockDim.x;
@@ -1220,10 +1220,10 @@ b52: // reduction shuffled
 	r60 = r38;
 	if (!r60) goto b55;
 	r61 = (i64)blockIdx.x;
+	r66 = r61 == 0ll;
 	r82 = r64 + r61 * 8;
 	r65 = r82 + 16ll;
 	*(float *)r65 = r0;
-	r66 = r61 == 0ll;
 	if (!r66) goto b55;
 	r67 = (i64)gridDim.x;
 	r68 = r64 + 8ll;
@@ -1313,6 +1313,7 @@ b2: // combine head
 b10: // combine done
 	r11 = (i64)(threadIdx.x % warpSize);
 	r12 = (i64)(threadIdx.x / warpSize);
+	r28 = r12 == 0ll;
 	r13 = (i64)warpSize;
 	r14 = (u64)r12 * (u64)r13;
 	r15 = (i64)blockDim.x;
@@ -1366,7 +1367,6 @@ b23: // reduction shuffled
 	*(float *)r27 = r5;
 b25: // reduction barrier
 	__syncthreads();
-	r28 = r12 == 0ll;
 	if (!r28) goto b43;
 	r29 = (u64)r11 * (u64)r13;
 	r30 = (i64)blockDim.x;
