@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "fdb5e70c2d7acc47641bfabd4fc7647552b8ffa416b44f0e63f9b0de3af9fa80"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "8a809a2fea10293879f8fdebd9c1eb29625884c49b8b101cc704897378b8249b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -315,6 +315,195 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Shade1D_0",
 			Parallel: true,
 		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:13:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:13:6",
+		}},
+		Name:        "Gather",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Gather_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "GatherUnchecked",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "GatherUnchecked_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:32",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:50",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:32:6",
+		}},
+		Name:        "Stencil",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Stencil_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "StencilUnchecked",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "StencilUnchecked_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "SaxpyUnchecked",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "SaxpyUnchecked_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:29:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:29:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:29:4",
+		}},
+		Name:        "Saxpy",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Saxpy_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:134:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:134:20",
+		}},
+		Name:        "Add",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Add_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "kernels.go:143:25",
+			Unsigned: true,
+		}},
+		Name:        "Histogram",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "Exp",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Exp_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "Log",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Log_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "Pow",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Pow_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Name:        "Atan2",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Atan2_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:12:5",
+		}},
+		Name:            "Sum",
+		NonCoherent:     true,
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sum_0$nc",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_1",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_2",
+			Parallel: false,
+		}},
+	}, {
+		Name:        "NBodySoA",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NBodySoA_0$nc",
+			Parallel: true,
+		}, {
+			Entry:    "NBodySoA_1",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:77:15",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:77:7",
+		}},
+		Name:        "Shade2D",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Shade2D_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "types.go:87:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "types.go:87:17",
+		}},
+		Name:        "Shade1D",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Shade1D_0$nc",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
 }
@@ -368,6 +557,9 @@ func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], i
 			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
 		}, out, table, idx)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(table, out) && rt.Disjoint(idx, out) {
+		return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -394,6 +586,9 @@ func (qdk *Kernels) GatherUnchecked(out *rt.Buffer[float32], table *rt.Buffer[fl
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			GatherUnchecked(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
 		}, out, table, idx)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(table, out) && rt.Disjoint(idx, out) {
+		return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -423,6 +618,9 @@ func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 			Stencil(out.CPUSlice(), in.CPUSlice(), w)
 		}, out, in)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -449,6 +647,9 @@ func (qdk *Kernels) StencilUnchecked(out *rt.Buffer[float32], in *rt.Buffer[floa
 		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 			StencilUnchecked(out.CPUSlice(), in.CPUSlice(), w)
 		}, out, in)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -477,6 +678,9 @@ func (qdk *Kernels) SaxpyUnchecked(a float32, x *rt.Buffer[float32], y *rt.Buffe
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SaxpyUnchecked(a, x.CPUSlice(), y.CPUSlice(), n)
 		}, x, y)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, y) {
+		return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -531,6 +735,9 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		}, x, y)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, y) {
+		return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -856,6 +1063,9 @@ func (qdk *Kernels) Add(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 			Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, out) && rt.Disjoint(y, out) {
+		return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -881,6 +1091,9 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Histogram(data.CPUSlice(), bins.CPUSlice())
 		}, data, bins)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(data, bins) {
+		return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -934,6 +1147,9 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 			Exp(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, out) {
+		return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -957,6 +1173,9 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, out) {
+		return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -983,6 +1202,9 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, out) && rt.Disjoint(y, out) {
+		return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1007,6 +1229,9 @@ func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.
 		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
 		}, y, x, out)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(y, out) && rt.Disjoint(x, out) {
+		return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -1034,6 +1259,9 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, out) {
+		return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -1096,6 +1324,9 @@ func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt
 			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
 		}, x, y, z, vx, vy, vz, m)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(m, x) && rt.Disjoint(m, y) && rt.Disjoint(m, z) && rt.Disjoint(m, vx) && rt.Disjoint(m, vy) && rt.Disjoint(m, vz) {
+		return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1125,6 +1356,9 @@ func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1151,6 +1385,9 @@ func (qdk *Kernels) Shade1D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
 		}, out, in)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -1325,6 +1562,163 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Gather_0$nc(
+	.param .u64 Gather_0_param_0,
+	.param .s64 Gather_0_param_1,
+	.param .u64 Gather_0_param_2,
+	.param .s64 Gather_0_param_3,
+	.param .u64 Gather_0_param_4,
+	.param .s64 Gather_0_param_5,
+	.param .u64 Gather_0_param_6
+)
+{
+	.reg .pred %p<47>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<28>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<59>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<31>;
+
+$L_0:
+	ld.param.u64 %rd4, [Gather_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Gather_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Gather_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Gather_0_param_3];
+	ld.param.u64 %rd19, [Gather_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Gather_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd32, %rd20;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	@!%p36 bra $L_9;
+$L_2:
+	@!%p40 bra $L_9;
+$L_3:
+	@!%p46 bra $L_9;
+$L_4:
+	mov.b64 %rd51, %rd2;
+	mad.lo.s64 %rd52, %rd51, 4, %rd4;
+	mul.lo.s64 %rd53, %rd1, 4;
+	mad.lo.s64 %rd54, %rd51, 4, %rd19;
+$L_5:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_8;
+$L_6:
+	mov.b64 %rd47, %rd52;
+	add.s64 %rd11, %rd47, 4;
+	ld.global.nc.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.nc.f32 %f17, [%rd13];
+	mov.b64 %rd48, %rd54;
+	add.s64 %rd18, %rd48, 4;
+	st.global.f32 [%rd18], %f17;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd52, %rd52, %rd53;
+	add.s64 %rd54, %rd54, %rd53;
+	bra.uni $L_5;
+$L_8:
+	bra.uni $Lexit;
+$L_9:
+	mov.b64 %rd55, %rd2;
+	mad.lo.s64 %rd56, %rd55, 4, %rd4;
+	mul.lo.s64 %rd57, %rd1, 4;
+	mad.lo.s64 %rd58, %rd55, 4, %rd19;
+$L_10:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_8;
+$L_11:
+	mov.b64 %rd23, %rd2;
+$L_12:
+	add.s64 %rd24, %rd23, 1;
+$L_13:
+	mov.b64 %rd49, %rd56;
+	add.s64 %rd26, %rd49, 4;
+	ld.global.nc.s32 %r27, [%rd26];
+	cvt.s64.s32 %rd29, %r27;
+	setp.ge.u64 %pt1, %rd29, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd28, %rd29, 4, %rd14;
+	ld.global.nc.f32 %f30, [%rd28];
+	setp.ge.u64 %pt2, %rd24, %rd20;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd50, %rd58;
+	add.s64 %rd31, %rd50, 4;
+	st.global.f32 [%rd31], %f30;
+$L_14:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd56, %rd56, %rd57;
+	add.s64 %rd58, %rd58, %rd57;
+	bra.uni $L_10;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gather_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry GatherUnchecked_0(
 	.param .u64 GatherUnchecked_0_param_0,
 	.param .s64 GatherUnchecked_0_param_1,
@@ -1452,6 +1846,150 @@ $L_11:
 	cvt.s64.s32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
+	mov.b64 %rd79, %rd115;
+	add.s64 %rd18, %rd79, 4;
+	st.global.f32 [%rd18], %f17;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
+	bra.uni $L_10;
+$L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry GatherUnchecked_0$nc(
+	.param .u64 GatherUnchecked_0_param_0,
+	.param .s64 GatherUnchecked_0_param_1,
+	.param .u64 GatherUnchecked_0_param_2,
+	.param .s64 GatherUnchecked_0_param_3,
+	.param .u64 GatherUnchecked_0_param_4,
+	.param .s64 GatherUnchecked_0_param_5
+)
+{
+	.reg .pred %p<70>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<72>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<120>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<75>;
+
+$L_0:
+	ld.param.u64 %rd4, [GatherUnchecked_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [GatherUnchecked_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [GatherUnchecked_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [GatherUnchecked_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd83, %rd77;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd103, %rd77;
+	mov.b64 %rd110, %rd77;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd4;
+	mul.lo.s64 %rd118, %rd77, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd19;
+$L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_13;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_9;
+$L_4:
+	mov.b64 %rd80, %rd117;
+	add.s64 %rd35, %rd80, 4;
+	ld.global.nc.s32 %r36, [%rd35];
+	cvt.s64.s32 %rd38, %r36;
+	mad.lo.s64 %rd37, %rd38, 4, %rd14;
+	ld.global.nc.f32 %f39, [%rd37];
+	mov.b64 %rd81, %rd119;
+	add.s64 %rd40, %rd81, 4;
+	st.global.f32 [%rd40], %f39;
+$L_5:
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd84, %rd82, %rd83;
+	add.s64 %rd46, %rd84, 4;
+	ld.global.nc.s32 %r47, [%rd46];
+	cvt.s64.s32 %rd49, %r47;
+	mad.lo.s64 %rd48, %rd49, 4, %rd14;
+	ld.global.nc.f32 %f50, [%rd48];
+	mov.b64 %rd85, %rd81;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd51, %rd87, 4;
+	st.global.f32 [%rd51], %f50;
+$L_6:
+	mov.b64 %rd90, %rd84;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd58, %rd92, 4;
+	ld.global.nc.s32 %r59, [%rd58];
+	cvt.s64.s32 %rd61, %r59;
+	mad.lo.s64 %rd60, %rd61, 4, %rd14;
+	ld.global.nc.f32 %f62, [%rd60];
+	mov.b64 %rd95, %rd87;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd63, %rd97, 4;
+	st.global.f32 [%rd63], %f62;
+$L_7:
+	mov.b64 %rd102, %rd92;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd70, %rd104, 4;
+	ld.global.nc.s32 %r71, [%rd70];
+	cvt.s64.s32 %rd73, %r71;
+	mad.lo.s64 %rd72, %rd73, 4, %rd14;
+	ld.global.nc.f32 %f74, [%rd72];
+	mov.b64 %rd109, %rd97;
+	add.s64 %rd111, %rd109, %rd110;
+	add.s64 %rd75, %rd111, 4;
+	st.global.f32 [%rd75], %f74;
+$L_8:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd4;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+$L_10:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd78, %rd113;
+	add.s64 %rd11, %rd78, 4;
+	ld.global.nc.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.nc.f32 %f17, [%rd13];
 	mov.b64 %rd79, %rd115;
 	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
@@ -1735,6 +2273,272 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Stencil_0$nc(
+	.param .u64 Stencil_0_param_0,
+	.param .s64 Stencil_0_param_1,
+	.param .u64 Stencil_0_param_2,
+	.param .s64 Stencil_0_param_3,
+	.param .s64 Stencil_0_param_4,
+	.param .u64 Stencil_0_param_5
+)
+{
+	.reg .pred %p<99>;
+	.reg .pred %pt<8>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<123>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<58>;
+
+$L_0:
+	ld.param.s64 %rd2, [Stencil_0_param_4];
+	ld.param.u64 %rd4, [Stencil_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Stencil_0_param_3];
+	ld.param.u64 %rd32, [Stencil_0_param_0];
+	cvta.to.global.u64 %rd32, %rd32;
+	ld.param.u64 %rd33, [Stencil_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+	mov.b64 %rd59, %rd5;
+	mov.b64 %rd60, %rd3;
+	sub.s64 %rd61, %rd60, %rd2;
+	mov.b64 %rd62, %rd61;
+	setp.lt.u64 %p63, %rd62, %rd59;
+	mov.b64 %rd64, %rd5;
+	sub.s64 %rd65, %rd64, %rd2;
+	mov.b64 %rd66, %rd65;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd3;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd59, 1;
+	sub.u64 %rd73, %rd72, %rd62;
+	setp.le.u64 %p74, %rd71, %rd73;
+	sub.s64 %rd75, %rd60, 1;
+	mov.b64 %rd76, %rd75;
+	setp.lt.u64 %p77, %rd76, %rd59;
+	mov.b64 %rd78, %rd72;
+	sub.u64 %rd79, %rd78, %rd76;
+	setp.le.u64 %p80, %rd71, %rd79;
+	add.s64 %rd81, %rd60, 1;
+	mov.b64 %rd82, %rd81;
+	setp.lt.u64 %p83, %rd82, %rd59;
+	mov.b64 %rd84, %rd72;
+	sub.u64 %rd85, %rd84, %rd82;
+	setp.le.u64 %p86, %rd71, %rd85;
+	add.s64 %rd87, %rd60, %rd2;
+	mov.b64 %rd88, %rd87;
+	setp.lt.u64 %p89, %rd88, %rd59;
+	mov.b64 %rd90, %rd72;
+	sub.u64 %rd91, %rd90, %rd88;
+	setp.le.u64 %p92, %rd71, %rd91;
+	mov.b64 %rd93, %rd33;
+	mov.b64 %rd94, %rd60;
+	setp.lt.u64 %p95, %rd94, %rd93;
+	sub.u64 %rd96, %rd93, 1;
+	sub.u64 %rd97, %rd96, %rd94;
+	setp.le.u64 %p98, %rd71, %rd97;
+	@!%p63 bra $L_20;
+$L_2:
+	@!%p68 bra $L_20;
+$L_3:
+	@!%p74 bra $L_20;
+$L_4:
+	@!%p77 bra $L_20;
+$L_5:
+	@!%p80 bra $L_20;
+$L_6:
+	@!%p83 bra $L_20;
+$L_7:
+	@!%p86 bra $L_20;
+$L_8:
+	@!%p89 bra $L_20;
+$L_9:
+	@!%p92 bra $L_20;
+$L_10:
+	@!%p95 bra $L_20;
+$L_11:
+	@!%p98 bra $L_20;
+$L_12:
+	mul.lo.s64 %rd100, %rd2, -4;
+	mul.lo.s64 %rd105, %rd2, 4;
+	mov.b64 %rd115, %rd3;
+	mad.lo.s64 %rd116, %rd115, 4, %rd4;
+	mul.lo.s64 %rd117, %rd1, 4;
+	mad.lo.s64 %rd118, %rd115, 4, %rd32;
+$L_13:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_19;
+$L_14:
+	mov.b64 %rd9, %rd3;
+$L_15:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_19;
+$L_16:
+	mov.b64 %rd99, %rd116;
+	add.s64 %rd101, %rd99, %rd100;
+	mov.b64 %rd13, %rd101;
+	ld.global.nc.f32 %f14, [%rd13];
+	mov.b64 %rd102, %rd99;
+	add.s64 %rd16, %rd102, -4;
+	ld.global.nc.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mov.b64 %rd19, %rd99;
+	ld.global.nc.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	mov.b64 %rd103, %rd99;
+	add.s64 %rd23, %rd103, 4;
+	ld.global.nc.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	mov.b64 %rd104, %rd99;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd27, %rd106;
+	ld.global.nc.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_17:
+	mov.b64 %rd31, %rd118;
+	st.global.f32 [%rd31], %f11;
+$L_18:
+	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd116, %rd116, %rd117;
+	add.s64 %rd118, %rd118, %rd117;
+	bra.uni $L_13;
+$L_19:
+	bra.uni $Lexit;
+$L_20:
+	mul.lo.s64 %rd108, %rd2, -4;
+	mul.lo.s64 %rd113, %rd2, 4;
+	mov.b64 %rd119, %rd3;
+	mad.lo.s64 %rd120, %rd119, 4, %rd4;
+	mul.lo.s64 %rd121, %rd1, 4;
+	mad.lo.s64 %rd122, %rd119, 4, %rd32;
+$L_21:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p35, %rd3, %rd7;
+	@!%p35 bra $L_19;
+$L_22:
+	mov.b64 %rd36, %rd3;
+$L_23:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p37, %rd36, %rd7;
+	@!%p37 bra $L_19;
+$L_24:
+	sub.s64 %rd39, %rd36, %rd2;
+	setp.ge.u64 %pt0, %rd39, %rd5;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd107, %rd120;
+	add.s64 %rd109, %rd107, %rd108;
+	mov.b64 %rd40, %rd109;
+	ld.global.nc.f32 %f41, [%rd40];
+	sub.s64 %rd42, %rd36, 1;
+	setp.ge.u64 %pt1, %rd42, %rd5;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd110, %rd107;
+	add.s64 %rd43, %rd110, -4;
+	ld.global.nc.f32 %f44, [%rd43];
+	add.rn.f32 %f45, %f41, %f44;
+	setp.ge.u64 %pt2, %rd36, %rd5;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd46, %rd107;
+	ld.global.nc.f32 %f47, [%rd46];
+	add.rn.f32 %f48, %f45, %f47;
+	add.s64 %rd49, %rd36, 1;
+	setp.ge.u64 %pt3, %rd49, %rd5;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd111, %rd107;
+	add.s64 %rd50, %rd111, 4;
+	ld.global.nc.f32 %f51, [%rd50];
+	add.rn.f32 %f52, %f48, %f51;
+	add.s64 %rd53, %rd36, %rd2;
+	setp.ge.u64 %pt4, %rd53, %rd5;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd112, %rd107;
+	add.s64 %rd114, %rd112, %rd113;
+	mov.b64 %rd54, %rd114;
+	ld.global.nc.f32 %f55, [%rd54];
+	add.rn.f32 %f56, %f52, %f55;
+	mul.rn.f32 %f57, %f56, 0f3E4CCCCD;
+	mov.f32 %f38, %f57;
+$L_25:
+	setp.ge.u64 %pt5, %rd36, %rd33;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd58, %rd122;
+	st.global.f32 [%rd58], %f38;
+$L_26:
+	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd120, %rd120, %rd121;
+	add.s64 %rd122, %rd122, %rd121;
+	bra.uni $L_21;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd39;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd49;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd33;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Stencil_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt7, %rt9, 0;
+	@%pt7 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry StencilUnchecked_0(
 	.param .u64 StencilUnchecked_0_param_0,
 	.param .s64 StencilUnchecked_0_param_1,
@@ -1806,6 +2610,97 @@ $L_5:
 	add.s64 %rd42, %rd40, %rd41;
 	mov.b64 %rd27, %rd42;
 	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_6:
+	mov.b64 %rd31, %rd46;
+	st.global.f32 [%rd31], %f11;
+$L_7:
+	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd44, %rd44, %rd45;
+	add.s64 %rd46, %rd46, %rd45;
+	bra.uni $L_2;
+$L_8:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry StencilUnchecked_0$nc(
+	.param .u64 StencilUnchecked_0_param_0,
+	.param .s64 StencilUnchecked_0_param_1,
+	.param .u64 StencilUnchecked_0_param_2,
+	.param .s64 StencilUnchecked_0_param_3,
+	.param .s64 StencilUnchecked_0_param_4
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<47>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<31>;
+
+$L_0:
+	ld.param.s64 %rd2, [StencilUnchecked_0_param_4];
+	ld.param.u64 %rd4, [StencilUnchecked_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [StencilUnchecked_0_param_3];
+	ld.param.u64 %rd32, [StencilUnchecked_0_param_0];
+	cvta.to.global.u64 %rd32, %rd32;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+	mul.lo.s64 %rd36, %rd2, -4;
+	mul.lo.s64 %rd41, %rd2, 4;
+	mov.b64 %rd43, %rd3;
+	mad.lo.s64 %rd44, %rd43, 4, %rd4;
+	mul.lo.s64 %rd45, %rd1, 4;
+	mad.lo.s64 %rd46, %rd43, 4, %rd32;
+$L_2:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_8;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_8;
+$L_5:
+	mov.b64 %rd35, %rd44;
+	add.s64 %rd37, %rd35, %rd36;
+	mov.b64 %rd13, %rd37;
+	ld.global.nc.f32 %f14, [%rd13];
+	mov.b64 %rd38, %rd35;
+	add.s64 %rd16, %rd38, -4;
+	ld.global.nc.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mov.b64 %rd19, %rd35;
+	ld.global.nc.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	mov.b64 %rd39, %rd35;
+	add.s64 %rd23, %rd39, 4;
+	ld.global.nc.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	mov.b64 %rd40, %rd35;
+	add.s64 %rd42, %rd40, %rd41;
+	mov.b64 %rd27, %rd42;
+	ld.global.nc.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
@@ -1950,6 +2845,150 @@ $L_10:
 $L_11:
 	mov.b64 %rd6, %rd122;
 	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mov.b64 %rd12, %rd124;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mov.b64 %rd17, %rd12;
+	st.global.f32 [%rd17], %f16;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_10;
+$L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry SaxpyUnchecked_0$nc(
+	.param .f32 SaxpyUnchecked_0_param_0,
+	.param .u64 SaxpyUnchecked_0_param_1,
+	.param .s64 SaxpyUnchecked_0_param_2,
+	.param .u64 SaxpyUnchecked_0_param_3,
+	.param .s64 SaxpyUnchecked_0_param_4,
+	.param .s64 SaxpyUnchecked_0_param_5
+)
+{
+	.reg .pred %p<74>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<130>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<71>;
+
+$L_0:
+	ld.param.s64 %rd3, [SaxpyUnchecked_0_param_5];
+	ld.param.u64 %rd7, [SaxpyUnchecked_0_param_1];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.f32 %f11, [SaxpyUnchecked_0_param_0];
+	ld.param.u64 %rd13, [SaxpyUnchecked_0_param_3];
+	cvta.to.global.u64 %rd13, %rd13;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd77, %rd75;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd88, %rd75;
+	mov.b64 %rd93, %rd75;
+	mov.b64 %rd105, %rd75;
+	mov.b64 %rd112, %rd75;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 4, %rd7;
+	mul.lo.s64 %rd128, %rd75, 4;
+	mad.lo.s64 %rd129, %rd126, 4, %rd13;
+$L_2:
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_13;
+$L_3:
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_9;
+$L_4:
+	mov.b64 %rd30, %rd127;
+	ld.global.nc.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f11, %f31;
+	mov.b64 %rd33, %rd129;
+	ld.global.f32 %f34, [%rd33];
+	add.rn.f32 %f35, %f32, %f34;
+	mov.b64 %rd36, %rd33;
+	st.global.f32 [%rd36], %f35;
+$L_5:
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.nc.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f11, %f42;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f43, %f45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f32 [%rd47], %f46;
+$L_6:
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.nc.f32 %f54, [%rd53];
+	mul.rn.f32 %f55, %f11, %f54;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f58, %f55, %f57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f32 [%rd59], %f58;
+$L_7:
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.nc.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f11, %f66;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f32 [%rd71], %f70;
+$L_8:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 4, %rd7;
+	mul.lo.s64 %rd123, %rd1, 4;
+	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+$L_10:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_13;
+$L_11:
+	mov.b64 %rd6, %rd122;
+	ld.global.nc.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
 	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f15, [%rd12];
@@ -2309,6 +3348,234 @@ $L_22:
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd22, %rd155;
 	ld.global.f32 %f23, [%rd22];
+	mul.rn.f32 %f24, %f11, %f23;
+	setp.ge.u64 %pt1, %rd21, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd25, %rd157;
+	ld.global.f32 %f26, [%rd25];
+	add.rn.f32 %f27, %f24, %f26;
+	mov.b64 %rd28, %rd25;
+	st.global.f32 [%rd28], %f27;
+$L_23:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd155, %rd155, %rd156;
+	add.s64 %rd157, %rd157, %rd156;
+	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 393216;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Saxpy_0$nc(
+	.param .f32 Saxpy_0_param_0,
+	.param .u64 Saxpy_0_param_1,
+	.param .s64 Saxpy_0_param_2,
+	.param .u64 Saxpy_0_param_3,
+	.param .s64 Saxpy_0_param_4,
+	.param .s64 Saxpy_0_param_5,
+	.param .u64 Saxpy_0_param_6
+)
+{
+	.reg .pred %p<103>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<163>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<100>;
+
+$L_0:
+	ld.param.s64 %rd3, [Saxpy_0_param_5];
+	ld.param.u64 %rd7, [Saxpy_0_param_1];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Saxpy_0_param_2];
+	ld.param.f32 %f11, [Saxpy_0_param_0];
+	ld.param.u64 %rd13, [Saxpy_0_param_3];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Saxpy_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd31, %rd8;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	mov.b64 %rd44, %rd14;
+	setp.lt.u64 %p45, %rd33, %rd44;
+	sub.u64 %rd46, %rd44, 1;
+	sub.u64 %rd47, %rd46, %rd33;
+	setp.le.u64 %p48, %rd40, %rd47;
+	@!%p34 bra $L_19;
+$L_2:
+	@!%p37 bra $L_19;
+$L_3:
+	@!%p43 bra $L_19;
+$L_4:
+	@!%p45 bra $L_19;
+$L_5:
+	@!%p48 bra $L_19;
+$L_6:
+	mul.lo.s64 %rd49, %rd1, 3;
+	mul.lo.s64 %rd104, %rd1, 4;
+	mov.b64 %rd53, %rd35;
+	mov.b64 %rd55, %rd49;
+	mov.b64 %rd106, %rd104;
+	mov.b64 %rd109, %rd104;
+	mov.b64 %rd117, %rd104;
+	mov.b64 %rd122, %rd104;
+	mov.b64 %rd134, %rd104;
+	mov.b64 %rd141, %rd104;
+	mov.b64 %rd158, %rd2;
+	mov.b64 %rd159, %rd158;
+	mad.lo.s64 %rd160, %rd159, 4, %rd7;
+	mul.lo.s64 %rd161, %rd104, 4;
+	mad.lo.s64 %rd162, %rd159, 4, %rd13;
+$L_7:
+	setp.lt.s64 %p50, %rd2, %rd3;
+	@!%p50 bra $L_18;
+$L_8:
+	mov.b64 %rd54, %rd2;
+	sub.u64 %rd51, %rd53, %rd54;
+	setp.gt.u64 %p52, %rd51, %rd55;
+	@!%p52 bra $L_14;
+$L_9:
+	mov.b64 %rd59, %rd160;
+	ld.global.nc.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f11, %f60;
+	mov.b64 %rd62, %rd162;
+	ld.global.f32 %f63, [%rd62];
+	add.rn.f32 %f64, %f61, %f63;
+	mov.b64 %rd65, %rd62;
+	st.global.f32 [%rd65], %f64;
+$L_10:
+	mov.b64 %rd105, %rd59;
+	add.s64 %rd107, %rd105, %rd106;
+	mov.b64 %rd70, %rd107;
+	ld.global.nc.f32 %f71, [%rd70];
+	mul.rn.f32 %f72, %f11, %f71;
+	mov.b64 %rd108, %rd62;
+	add.s64 %rd110, %rd108, %rd109;
+	mov.b64 %rd73, %rd110;
+	ld.global.f32 %f74, [%rd73];
+	add.rn.f32 %f75, %f72, %f74;
+	mov.b64 %rd113, %rd110;
+	mov.b64 %rd76, %rd113;
+	st.global.f32 [%rd76], %f75;
+$L_11:
+	mov.b64 %rd116, %rd107;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd82, %rd118;
+	ld.global.nc.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f11, %f83;
+	mov.b64 %rd121, %rd110;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd85, %rd123;
+	ld.global.f32 %f86, [%rd85];
+	add.rn.f32 %f87, %f84, %f86;
+	mov.b64 %rd128, %rd123;
+	mov.b64 %rd88, %rd128;
+	st.global.f32 [%rd88], %f87;
+$L_12:
+	mov.b64 %rd133, %rd118;
+	add.s64 %rd135, %rd133, %rd134;
+	mov.b64 %rd94, %rd135;
+	ld.global.nc.f32 %f95, [%rd94];
+	mul.rn.f32 %f96, %f11, %f95;
+	mov.b64 %rd140, %rd123;
+	add.s64 %rd142, %rd140, %rd141;
+	mov.b64 %rd97, %rd142;
+	ld.global.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f96, %f98;
+	mov.b64 %rd149, %rd142;
+	mov.b64 %rd100, %rd149;
+	st.global.f32 [%rd100], %f99;
+$L_13:
+	add.s64 %rd2, %rd2, %rd104;
+	add.s64 %rd160, %rd160, %rd161;
+	add.s64 %rd162, %rd162, %rd161;
+	bra.uni $L_7;
+$L_14:
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd7;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd13;
+$L_15:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_18;
+$L_16:
+	mov.b64 %rd6, %rd151;
+	ld.global.nc.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mov.b64 %rd12, %rd153;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mov.b64 %rd17, %rd12;
+	st.global.f32 [%rd17], %f16;
+$L_17:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	bra.uni $L_15;
+$L_18:
+	bra.uni $Lexit;
+$L_19:
+	mov.b64 %rd154, %rd2;
+	mad.lo.s64 %rd155, %rd154, 4, %rd7;
+	mul.lo.s64 %rd156, %rd1, 4;
+	mad.lo.s64 %rd157, %rd154, 4, %rd13;
+$L_20:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_18;
+$L_21:
+	mov.b64 %rd21, %rd2;
+$L_22:
+	setp.ge.u64 %pt0, %rd21, %rd8;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd155;
+	ld.global.nc.f32 %f23, [%rd22];
 	mul.rn.f32 %f24, %f11, %f23;
 	setp.ge.u64 %pt1, %rd21, %rd14;
 	@%pt1 bra $Lfault_1;
@@ -5529,6 +6796,257 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Add_0$nc(
+	.param .u64 Add_0_param_0,
+	.param .s64 Add_0_param_1,
+	.param .u64 Add_0_param_2,
+	.param .s64 Add_0_param_3,
+	.param .u64 Add_0_param_4,
+	.param .s64 Add_0_param_5,
+	.param .u64 Add_0_param_6
+)
+{
+	.reg .pred %p<101>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<178>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<106>;
+
+$L_0:
+	ld.param.u64 %rd4, [Add_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Add_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Add_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Add_0_param_1];
+	ld.param.u64 %rd16, [Add_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Add_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd32, %rd13;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	mov.b64 %rd47, %rd17;
+	setp.lt.u64 %p48, %rd35, %rd47;
+	sub.u64 %rd49, %rd47, 1;
+	sub.u64 %rd50, %rd49, %rd35;
+	setp.le.u64 %p51, %rd43, %rd50;
+	@!%p36 bra $L_19;
+$L_2:
+	@!%p40 bra $L_19;
+$L_3:
+	@!%p46 bra $L_19;
+$L_4:
+	@!%p48 bra $L_19;
+$L_5:
+	@!%p51 bra $L_19;
+$L_6:
+	mul.lo.s64 %rd52, %rd1, 3;
+	mul.lo.s64 %rd108, %rd1, 4;
+	mov.b64 %rd57, %rd37;
+	mov.b64 %rd59, %rd52;
+	mov.b64 %rd119, %rd108;
+	mov.b64 %rd122, %rd108;
+	mov.b64 %rd125, %rd108;
+	mov.b64 %rd130, %rd108;
+	mov.b64 %rd135, %rd108;
+	mov.b64 %rd140, %rd108;
+	mov.b64 %rd147, %rd108;
+	mov.b64 %rd154, %rd108;
+	mov.b64 %rd161, %rd108;
+	mov.b64 %rd173, %rd2;
+	mad.lo.s64 %rd174, %rd173, 4, %rd12;
+	mul.lo.s64 %rd175, %rd108, 4;
+	mad.lo.s64 %rd176, %rd173, 4, %rd16;
+	mad.lo.s64 %rd177, %rd173, 4, %rd4;
+$L_7:
+	add.s64 %rd53, %rd2, 1;
+	setp.lt.s64 %p54, %rd53, %rd3;
+	@!%p54 bra $L_18;
+$L_8:
+	mov.b64 %rd58, %rd53;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_14;
+$L_9:
+	mov.b64 %rd115, %rd174;
+	add.s64 %rd66, %rd115, 4;
+	ld.global.nc.f32 %f67, [%rd66];
+	mov.b64 %rd116, %rd176;
+	add.s64 %rd68, %rd116, 4;
+	ld.global.nc.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd117, %rd177;
+	add.s64 %rd71, %rd117, 4;
+	st.global.f32 [%rd71], %f70;
+$L_10:
+	mov.b64 %rd118, %rd115;
+	add.s64 %rd120, %rd118, %rd119;
+	add.s64 %rd77, %rd120, 4;
+	ld.global.nc.f32 %f78, [%rd77];
+	mov.b64 %rd121, %rd116;
+	add.s64 %rd123, %rd121, %rd122;
+	add.s64 %rd79, %rd123, 4;
+	ld.global.nc.f32 %f80, [%rd79];
+	add.rn.f32 %f81, %f78, %f80;
+	mov.b64 %rd124, %rd117;
+	add.s64 %rd126, %rd124, %rd125;
+	add.s64 %rd82, %rd126, 4;
+	st.global.f32 [%rd82], %f81;
+$L_11:
+	mov.b64 %rd129, %rd120;
+	add.s64 %rd131, %rd129, %rd130;
+	add.s64 %rd89, %rd131, 4;
+	ld.global.nc.f32 %f90, [%rd89];
+	mov.b64 %rd134, %rd123;
+	add.s64 %rd136, %rd134, %rd135;
+	add.s64 %rd91, %rd136, 4;
+	ld.global.nc.f32 %f92, [%rd91];
+	add.rn.f32 %f93, %f90, %f92;
+	mov.b64 %rd139, %rd126;
+	add.s64 %rd141, %rd139, %rd140;
+	add.s64 %rd94, %rd141, 4;
+	st.global.f32 [%rd94], %f93;
+$L_12:
+	mov.b64 %rd146, %rd131;
+	add.s64 %rd148, %rd146, %rd147;
+	add.s64 %rd101, %rd148, 4;
+	ld.global.nc.f32 %f102, [%rd101];
+	mov.b64 %rd153, %rd136;
+	add.s64 %rd155, %rd153, %rd154;
+	add.s64 %rd103, %rd155, 4;
+	ld.global.nc.f32 %f104, [%rd103];
+	add.rn.f32 %f105, %f102, %f104;
+	mov.b64 %rd160, %rd141;
+	add.s64 %rd162, %rd160, %rd161;
+	add.s64 %rd106, %rd162, 4;
+	st.global.f32 [%rd106], %f105;
+$L_13:
+	add.s64 %rd2, %rd2, %rd108;
+	add.s64 %rd174, %rd174, %rd175;
+	add.s64 %rd176, %rd176, %rd175;
+	add.s64 %rd177, %rd177, %rd175;
+	bra.uni $L_7;
+$L_14:
+	mov.b64 %rd163, %rd2;
+	mad.lo.s64 %rd164, %rd163, 4, %rd12;
+	mul.lo.s64 %rd165, %rd1, 4;
+	mad.lo.s64 %rd166, %rd163, 4, %rd16;
+	mad.lo.s64 %rd167, %rd163, 4, %rd4;
+$L_15:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_18;
+$L_16:
+	mov.b64 %rd109, %rd164;
+	add.s64 %rd11, %rd109, 4;
+	ld.global.nc.f32 %f14, [%rd11];
+	mov.b64 %rd110, %rd166;
+	add.s64 %rd15, %rd110, 4;
+	ld.global.nc.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mov.b64 %rd111, %rd167;
+	add.s64 %rd20, %rd111, 4;
+	st.global.f32 [%rd20], %f19;
+$L_17:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd164, %rd164, %rd165;
+	add.s64 %rd166, %rd166, %rd165;
+	add.s64 %rd167, %rd167, %rd165;
+	bra.uni $L_15;
+$L_18:
+	bra.uni $Lexit;
+$L_19:
+	mov.b64 %rd168, %rd2;
+	mad.lo.s64 %rd169, %rd168, 4, %rd12;
+	mul.lo.s64 %rd170, %rd1, 4;
+	mad.lo.s64 %rd171, %rd168, 4, %rd16;
+	mad.lo.s64 %rd172, %rd168, 4, %rd4;
+$L_20:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_18;
+$L_21:
+	mov.b64 %rd23, %rd2;
+$L_22:
+	add.s64 %rd24, %rd23, 1;
+$L_23:
+	setp.ge.u64 %pt0, %rd24, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd112, %rd169;
+	add.s64 %rd26, %rd112, 4;
+	ld.global.nc.f32 %f27, [%rd26];
+	setp.ge.u64 %pt1, %rd24, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd113, %rd171;
+	add.s64 %rd28, %rd113, 4;
+	ld.global.nc.f32 %f29, [%rd28];
+	add.rn.f32 %f30, %f27, %f29;
+	mov.b64 %rd114, %rd172;
+	add.s64 %rd31, %rd114, 4;
+	st.global.f32 [%rd31], %f30;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd169, %rd169, %rd170;
+	add.s64 %rd171, %rd171, %rd170;
+	add.s64 %rd172, %rd172, %rd170;
+	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Add_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Histogram_0(
 	.param .u64 Histogram_0_param_0,
 	.param .s64 Histogram_0_param_1,
@@ -5719,6 +7237,233 @@ $L_37:
 	mov.b64 %rd48, %rd58;
 	add.s64 %rd40, %rd48, 1;
 	ld.global.u8 %r41, [%rd40];
+	cvt.u64.u32 %rd43, %r41;
+	setp.ge.u64 %pt0, %rd43, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd42, %rd43, 4, %rd21;
+	mov.b32 %rt13, 1;
+	atom.shared.add.u32 %r44, [%rd42], %rt13;
+$L_38:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd58, %rd58, %rd59;
+	bra.uni $L_36;
+$Lfault_0:
+	mov.u32 %rt12, 0;
+	mov.b64 %rdt1, %rd43;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Histogram_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt3];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt1, %rt16, %rt14;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+12], %rt12;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt15;
+	exit;
+$Lexit:
+	mov.u32 %rt17, %ntid.x;
+	setp.eq.u32 %pt2, %rt17, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Histogram_0$nc(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3,
+	.param .u64 Histogram_0_param_4
+)
+{
+	.shared .align 4 .b8 qvar_private1[1024];
+	.reg .pred %p<82>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<84>;
+	.reg .b32 %rt<18>;
+	.reg .b64 %rd<83>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd19, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd20, %rt1;
+	mov.u64 %rd21, qvar_private1;
+	ld.param.u64 %rd22, [Histogram_0_param_3];
+	min.s64 %rd23, %rd22, 256;
+	mov.b64 %rd24, %rd19;
+$L_1:
+	mad.lo.s64 %rd52, %rd24, 4, %rd21;
+	mul.lo.s64 %rd53, %rd20, 4;
+$L_2:
+	setp.lt.s64 %p25, %rd24, %rd23;
+	@!%p25 bra $L_10;
+$L_3:
+	mov.b64 %rd26, %rd52;
+	mov.b32 %rt2, 0;
+	st.shared.u32 [%rd26], %rt2;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+$L_4:
+	setp.lt.s64 %p60, %rd24, %rd23;
+	@!%p60 bra $L_10;
+$L_5:
+	mov.b64 %rd61, %rd52;
+	mov.b32 %rt3, 0;
+	st.shared.u32 [%rd61], %rt3;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+$L_6:
+	setp.lt.s64 %p62, %rd24, %rd23;
+	@!%p62 bra $L_10;
+$L_7:
+	mov.b64 %rd63, %rd52;
+	mov.b32 %rt4, 0;
+	st.shared.u32 [%rd63], %rt4;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+$L_8:
+	setp.lt.s64 %p64, %rd24, %rd23;
+	@!%p64 bra $L_10;
+$L_9:
+	mov.b64 %rd65, %rd52;
+	mov.b32 %rt5, 0;
+	st.shared.u32 [%rd65], %rt5;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Histogram_0_param_3];
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd45, %rd15;
+	setp.gt.u64 %p46, %rd45, 255;
+	@!%p46 bra $L_35;
+$L_13:
+	mov.b64 %rd49, %rd2;
+	add.s64 %rd50, %rd4, %rd49;
+	mov.b64 %rd51, %rd1;
+$L_14:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_17;
+$L_15:
+	mov.b64 %rd47, %rd50;
+	add.s64 %rd11, %rd47, 1;
+	ld.global.nc.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd21;
+	mov.b32 %rt11, 1;
+	atom.shared.add.u32 %r18, [%rd13], %rt11;
+$L_16:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd50, %rd50, %rd51;
+	bra.uni $L_14;
+$L_17:
+	bar.sync 0;
+	ld.param.u64 %rd27, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd27, %rd27;
+	mov.b64 %rd28, %rd19;
+	mad.lo.s64 %rd54, %rd28, 4, %rd21;
+	mul.lo.s64 %rd55, %rd20, 4;
+	mad.lo.s64 %rd56, %rd28, 4, %rd27;
+$L_18:
+	setp.lt.s64 %p29, %rd28, %rd23;
+	@!%p29 bra $L_34;
+$L_19:
+	mov.b64 %rd30, %rd54;
+	ld.shared.u32 %r31, [%rd30];
+	setp.ne.u32 %p32, %r31, 0;
+	@!%p32 bra $L_21;
+$L_20:
+	mov.b64 %rd33, %rd56;
+	atom.global.add.u32 %r34, [%rd33], %r31;
+$L_21:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+$L_22:
+	setp.lt.s64 %p66, %rd28, %rd23;
+	@!%p66 bra $L_34;
+$L_23:
+	mov.b64 %rd67, %rd54;
+	ld.shared.u32 %r68, [%rd67];
+	setp.ne.u32 %p69, %r68, 0;
+	@!%p69 bra $L_25;
+$L_24:
+	mov.b64 %rd70, %rd56;
+	atom.global.add.u32 %r71, [%rd70], %r68;
+$L_25:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+$L_26:
+	setp.lt.s64 %p72, %rd28, %rd23;
+	@!%p72 bra $L_34;
+$L_27:
+	mov.b64 %rd73, %rd54;
+	ld.shared.u32 %r74, [%rd73];
+	setp.ne.u32 %p75, %r74, 0;
+	@!%p75 bra $L_29;
+$L_28:
+	mov.b64 %rd76, %rd56;
+	atom.global.add.u32 %r77, [%rd76], %r74;
+$L_29:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+$L_30:
+	setp.lt.s64 %p78, %rd28, %rd23;
+	@!%p78 bra $L_34;
+$L_31:
+	mov.b64 %rd79, %rd54;
+	ld.shared.u32 %r80, [%rd79];
+	setp.ne.u32 %p81, %r80, 0;
+	@!%p81 bra $L_33;
+$L_32:
+	mov.b64 %rd82, %rd56;
+	atom.global.add.u32 %r83, [%rd82], %r80;
+$L_33:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+	bra.uni $L_18;
+$L_34:
+	bra.uni $Lexit;
+$L_35:
+	mov.b64 %rd57, %rd2;
+	add.s64 %rd58, %rd4, %rd57;
+	mov.b64 %rd59, %rd1;
+$L_36:
+	add.s64 %rd35, %rd2, 1;
+	setp.lt.s64 %p36, %rd35, %rd3;
+	@!%p36 bra $L_17;
+$L_37:
+	mov.b64 %rd48, %rd58;
+	add.s64 %rd40, %rd48, 1;
+	ld.global.nc.u8 %r41, [%rd40];
 	cvt.u64.u32 %rd43, %r41;
 	setp.ge.u64 %pt0, %rd43, %rd15;
 	@%pt0 bra $Lfault_0;
@@ -6079,6 +7824,162 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Exp_0$nc(
+	.param .u64 Exp_0_param_0,
+	.param .s64 Exp_0_param_1,
+	.param .u64 Exp_0_param_2,
+	.param .s64 Exp_0_param_3
+)
+{
+	.reg .pred %p<73>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<66>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<82>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<75>;
+
+$L_0:
+	ld.param.u64 %rd4, [Exp_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Exp_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Exp_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd78, %rd2;
+	mad.lo.s64 %rd79, %rd78, 8, %rd12;
+	mul.lo.s64 %rd80, %rd1, 8;
+	mad.lo.s64 %rd81, %rd78, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_26;
+$L_3:
+	mov.b64 %rd76, %rd79;
+	add.s64 %rd11, %rd76, 8;
+	ld.global.nc.f64 %fd14, [%rd11];
+$L_4:
+	mov.b64 %rd17, %fd14;
+	and.b64 %rd18, %rd17, 9223372036854775807;
+	setp.ge.u64 %p19, %rd18, 9218868437227405312;
+	@!%p19 bra $L_11;
+$L_5:
+	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
+	@!%p20 bra $L_10;
+$L_6:
+	mov.f64 %fd16, 0d0000000000000000;
+$L_7:
+	mov.f64 %fd15, %fd16;
+$L_8:
+	mov.b64 %rd77, %rd81;
+	add.s64 %rd75, %rd77, 8;
+	st.global.f64 [%rd75], %fd15;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd79, %rd79, %rd80;
+	add.s64 %rd81, %rd81, %rd80;
+	bra.uni $L_2;
+$L_10:
+	mov.f64 %fd16, %fd14;
+	bra.uni $L_7;
+$L_11:
+	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
+	@!%p21 bra $L_13;
+$L_12:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_7;
+$L_13:
+	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
+$L_14:
+	cvt.rni.f64.f64 %fd29, %fd27;
+	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
+	@!%p30 bra $L_25;
+$L_15:
+	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
+	@!%p32 bra $L_25;
+$L_16:
+	cvt.rzi.s32.f64 %r31, %fd29;
+	mov.b32 %r28, %r31;
+$L_17:
+	cvt.rn.f64.s32 %fd33, %r28;
+	neg.f64 %fd34, %fd33;
+	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
+	mov.f64 %fd36, %fd34;
+	fma.rn.f64 %fd37, %fd36, 0d3D53DE6AF278ECE6, %fd35;
+	mul.rn.f64 %fd38, %fd37, 0d3FB0000000000000;
+	fma.rn.f64 %fd39, 0d3EFA01A01A01A01A, %fd38, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd40, %fd39, %fd38, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd41, %fd40, %fd38, 0d3F81111111111111;
+	fma.rn.f64 %fd42, %fd41, %fd38, 0d3FA5555555555555;
+	fma.rn.f64 %fd43, %fd42, %fd38, 0d3FC5555555555555;
+	fma.rn.f64 %fd44, %fd43, %fd38, 0d3FE0000000000000;
+	fma.rn.f64 %fd45, %fd44, %fd38, 0d3FF0000000000000;
+	mul.rn.f64 %fd46, %fd38, %fd45;
+	add.rn.f64 %fd47, %fd46, 0d4000000000000000;
+	mul.rn.f64 %fd48, %fd46, %fd47;
+	add.rn.f64 %fd49, %fd48, 0d4000000000000000;
+	mul.rn.f64 %fd50, %fd48, %fd49;
+	add.rn.f64 %fd51, %fd50, 0d4000000000000000;
+	mul.rn.f64 %fd52, %fd50, %fd51;
+	add.rn.f64 %fd53, %fd52, 0d4000000000000000;
+	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
+	add.s32 %r55, %r28, 1023;
+	setp.le.s32 %p56, %r55, 0;
+	@!%p56 bra $L_22;
+$L_18:
+	setp.lt.s32 %p57, %r55, -52;
+	@!%p57 bra $L_20;
+$L_19:
+	mov.f64 %fd16, 0d0000000000000000;
+	bra.uni $L_7;
+$L_20:
+	add.s32 %r65, %r55, 1022;
+	cvt.s64.s32 %rd66, %r65;
+	shl.b64 %rd67, %rd66, 52;
+	mov.b64 %fd68, %rd67;
+	mul.rn.f64 %fd69, %fd54, %fd68;
+	mov.f64 %fd58, %fd69;
+	mov.b32 %r59, 1;
+$L_21:
+	cvt.s64.s32 %rd60, %r59;
+	shl.b64 %rd61, %rd60, 52;
+	mov.b64 %fd62, %rd61;
+	mul.rn.f64 %fd63, %fd58, %fd62;
+	mov.f64 %fd16, %fd63;
+	bra.uni $L_7;
+$L_22:
+	setp.ge.s32 %p64, %r55, 2047;
+	@!%p64 bra $L_24;
+$L_23:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_7;
+$L_24:
+	mov.f64 %fd58, %fd54;
+	mov.b32 %r59, %r55;
+	bra.uni $L_21;
+$L_25:
+	mov.b32 %r28, -2147483648;
+	bra.uni $L_17;
+$L_26:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Log_0(
 	.param .u64 Log_0_param_0,
 	.param .s64 Log_0_param_1,
@@ -6124,6 +8025,142 @@ $L_3:
 	mov.b64 %rd72, %rd75;
 	add.s64 %rd11, %rd72, 8;
 	ld.global.f64 %fd14, [%rd11];
+$L_4:
+	mov.b64 %rd17, %fd14;
+	and.b64 %rd18, %rd17, 9223372036854775807;
+	setp.eq.u64 %p19, %rd18, 0;
+	@!%p19 bra $L_9;
+$L_5:
+	mov.f64 %fd16, 0dFFF0000000000000;
+$L_6:
+	mov.f64 %fd15, %fd16;
+$L_7:
+	mov.b64 %rd73, %rd77;
+	add.s64 %rd71, %rd73, 8;
+	st.global.f64 [%rd71], %fd15;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd75, %rd75, %rd76;
+	add.s64 %rd77, %rd77, %rd76;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd27, %rd17;
+	setp.lt.s64 %p28, %rd27, 0;
+	@!%p28 bra $L_11;
+$L_10:
+	mov.f64 %fd16, 0d7FF8000000000001;
+	bra.uni $L_6;
+$L_11:
+	setp.ge.u64 %p29, %rd17, 9218868437227405312;
+	@!%p29 bra $L_13;
+$L_12:
+	mov.f64 %fd16, %fd14;
+	bra.uni $L_6;
+$L_13:
+	and.b64 %rd30, %rd17, 4503599627370495;
+	or.b64 %rd31, %rd30, 4602678819172646912;
+	mov.b64 %fd32, %rd31;
+	shr.u64 %rd33, %rd17, 52;
+	and.b64 %rd34, %rd33, 2047;
+	cvt.u32.u64 %r35, %rd34;
+	sub.s32 %r36, %r35, 1022;
+	cvt.rn.f64.s32 %fd37, %r36;
+	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
+	@!%p38 bra $L_16;
+$L_14:
+	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
+	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
+	mov.f64 %fd39, %fd42;
+	mov.f64 %fd40, %fd41;
+$L_15:
+	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
+	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
+	div.rn.f64 %fd45, %fd43, %fd44;
+	mul.rn.f64 %fd46, %fd45, %fd45;
+	mul.rn.f64 %fd47, %fd46, %fd46;
+	mul.rn.f64 %fd48, %fd47, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd49, %fd48, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd50, %fd49, %fd47;
+	add.rn.f64 %fd51, %fd50, 0d3FD2492494229359;
+	mul.rn.f64 %fd52, %fd51, %fd47;
+	add.rn.f64 %fd53, %fd52, 0d3FE5555555555593;
+	mul.rn.f64 %fd54, %fd46, %fd53;
+	mul.rn.f64 %fd55, %fd47, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd56, %fd55, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd57, %fd56, %fd47;
+	add.rn.f64 %fd58, %fd57, 0d3FD999999997FA04;
+	mul.rn.f64 %fd59, %fd47, %fd58;
+	add.rn.f64 %fd60, %fd54, %fd59;
+	mul.rn.f64 %fd61, %fd43, 0d3FE0000000000000;
+	mul.rn.f64 %fd62, %fd61, %fd43;
+	mul.rn.f64 %fd63, %fd40, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd64, %fd62, %fd60;
+	mul.rn.f64 %fd65, %fd45, %fd64;
+	mul.rn.f64 %fd66, %fd40, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd67, %fd65, %fd66;
+	sub.rn.f64 %fd68, %fd62, %fd67;
+	sub.rn.f64 %fd69, %fd68, %fd43;
+	sub.rn.f64 %fd70, %fd63, %fd69;
+	mov.f64 %fd16, %fd70;
+	bra.uni $L_6;
+$L_16:
+	mov.f64 %fd39, %fd32;
+	mov.f64 %fd40, %fd37;
+	bra.uni $L_15;
+$L_17:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Log_0$nc(
+	.param .u64 Log_0_param_0,
+	.param .s64 Log_0_param_1,
+	.param .u64 Log_0_param_2,
+	.param .s64 Log_0_param_3
+)
+{
+	.reg .pred %p<39>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<37>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<78>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<71>;
+
+$L_0:
+	ld.param.u64 %rd4, [Log_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Log_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Log_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd74, %rd2;
+	mad.lo.s64 %rd75, %rd74, 8, %rd12;
+	mul.lo.s64 %rd76, %rd1, 8;
+	mad.lo.s64 %rd77, %rd74, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_17;
+$L_3:
+	mov.b64 %rd72, %rd75;
+	add.s64 %rd11, %rd72, 8;
+	ld.global.nc.f64 %fd14, [%rd11];
 $L_4:
 	mov.b64 %rd17, %fd14;
 	and.b64 %rd18, %rd17, 9223372036854775807;
@@ -6265,6 +8302,885 @@ $L_4:
 	mad.lo.s64 %rd434, %rd8, 8, %rd16;
 	add.s64 %rd15, %rd434, 8;
 	ld.global.f64 %fd18, [%rd15];
+	mov.f64 %fd20, %fd14;
+	mov.f64 %fd21, %fd18;
+$L_5:
+	mov.f64 %fd23, %fd20;
+	mov.f64 %fd24, %fd21;
+$L_6:
+	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
+	@!%p25 bra $L_11;
+$L_7:
+	mov.f64 %fd22, 0d3FF0000000000000;
+$L_8:
+	mov.f64 %fd19, %fd22;
+$L_9:
+	mad.lo.s64 %rd435, %rd8, 8, %rd4;
+	add.s64 %rd432, %rd435, 8;
+	st.global.f64 [%rd432], %fd19;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_11:
+	setp.eq.f64 %p42, %fd23, 0d3FF0000000000000;
+	@%p42 bra $L_7;
+$L_12:
+	setp.eq.f64 %p41, %fd24, 0d3FF0000000000000;
+	@!%p41 bra $L_14;
+$L_13:
+	mov.f64 %fd22, %fd23;
+	bra.uni $L_8;
+$L_14:
+	setp.neu.f64 %p46, %fd23, %fd23;
+	mov.pred %p45, %p46;
+$L_15:
+	@!%p45 bra $L_17;
+$L_16:
+	mov.f64 %fd22, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_17:
+	setp.neu.f64 %p50, %fd24, %fd24;
+	mov.pred %p49, %p50;
+$L_18:
+	@%p49 bra $L_16;
+$L_19:
+	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
+	@!%p48 bra $L_184;
+$L_20:
+	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
+	@!%p47 bra $L_35;
+$L_21:
+	mov.b64 %rd61, %fd23;
+	mov.b64 %rd62, %rd61;
+	setp.lt.s64 %p63, %rd62, 0;
+	mov.pred %p60, %p63;
+$L_22:
+	@!%p60 bra $L_27;
+$L_23:
+	and.b64 %fd80, %fd24, 9223372036854775807;
+	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
+	@!%p81 bra $L_28;
+$L_24:
+	mov.pred %p79, 0;
+$L_25:
+	@!%p79 bra $L_27;
+$L_26:
+	mov.f64 %fd22, 0dFFF0000000000000;
+	bra.uni $L_8;
+$L_27:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_28:
+	cvt.rzi.f64.f64 %fd84, %fd24;
+	sub.rn.f64 %fd85, %fd24, %fd84;
+$L_29:
+	mov.b64 %rd87, %fd85;
+	and.b64 %rd88, %rd87, 9223372036854775807;
+	mov.b64 %rd89, %fd24;
+	and.b64 %rd90, %rd89, 9223372036854775808U;
+	or.b64 %rd91, %rd88, %rd90;
+	mov.b64 %fd92, %rd91;
+	mov.f64 %fd86, %fd92;
+$L_30:
+	mov.f64 %fd82, %fd84;
+	mov.f64 %fd83, %fd86;
+$L_31:
+	mov.f64 %fd93, %fd82;
+	mov.f64 %fd94, %fd83;
+	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
+	@!%p95 bra $L_34;
+$L_32:
+	cvt.rzi.s64.f64 %rd97, %fd93;
+	and.b64 %rd98, %rd97, 1;
+	setp.eq.s64 %p99, %rd98, 1;
+	mov.pred %p96, %p99;
+$L_33:
+	mov.pred %p79, %p96;
+	bra.uni $L_25;
+$L_34:
+	mov.pred %p96, 0;
+	bra.uni $L_33;
+$L_35:
+	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
+	@!%p68 bra $L_50;
+$L_36:
+	mov.b64 %rd65, %fd23;
+	mov.b64 %rd66, %rd65;
+	setp.lt.s64 %p67, %rd66, 0;
+	mov.pred %p64, %p67;
+$L_37:
+	@!%p64 bra $L_42;
+$L_38:
+	and.b64 %fd101, %fd24, 9223372036854775807;
+	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
+	@!%p102 bra $L_43;
+$L_39:
+	mov.pred %p100, 0;
+$L_40:
+	@!%p100 bra $L_42;
+$L_41:
+	mov.f64 %fd22, %fd23;
+	bra.uni $L_8;
+$L_42:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_43:
+	cvt.rzi.f64.f64 %fd105, %fd24;
+	sub.rn.f64 %fd106, %fd24, %fd105;
+$L_44:
+	mov.b64 %rd108, %fd106;
+	and.b64 %rd109, %rd108, 9223372036854775807;
+	mov.b64 %rd110, %fd24;
+	and.b64 %rd111, %rd110, 9223372036854775808U;
+	or.b64 %rd112, %rd109, %rd111;
+	mov.b64 %fd113, %rd112;
+	mov.f64 %fd107, %fd113;
+$L_45:
+	mov.f64 %fd103, %fd105;
+	mov.f64 %fd104, %fd107;
+$L_46:
+	mov.f64 %fd114, %fd103;
+	mov.f64 %fd115, %fd104;
+	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
+	@!%p116 bra $L_49;
+$L_47:
+	cvt.rzi.s64.f64 %rd118, %fd114;
+	and.b64 %rd119, %rd118, 1;
+	setp.eq.s64 %p120, %rd119, 1;
+	mov.pred %p117, %p120;
+$L_48:
+	mov.pred %p100, %p117;
+	bra.uni $L_40;
+$L_49:
+	mov.pred %p117, 0;
+	bra.uni $L_48;
+$L_50:
+	and.b64 %fd26, %fd24, 9223372036854775807;
+$L_51:
+	cvt.rzi.f64.f64 %fd29, %fd26;
+	sub.rn.f64 %fd30, %fd26, %fd29;
+$L_52:
+	mov.b64 %rd32, %fd30;
+	and.b64 %rd33, %rd32, 9223372036854775807;
+	mov.b64 %rd34, %fd26;
+	and.b64 %rd35, %rd34, 9223372036854775808U;
+	or.b64 %rd36, %rd33, %rd35;
+	mov.b64 %fd37, %rd36;
+	mov.f64 %fd31, %fd37;
+$L_53:
+	mov.f64 %fd27, %fd29;
+	mov.f64 %fd28, %fd31;
+$L_54:
+	mov.f64 %fd38, %fd27;
+	mov.f64 %fd39, %fd28;
+	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
+	@!%p40 bra $L_57;
+$L_55:
+	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
+	@!%p171 bra $L_57;
+$L_56:
+	mov.f64 %fd22, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_57:
+	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
+	@!%p170 bra $L_63;
+$L_58:
+	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
+	@!%p172 bra $L_60;
+$L_59:
+	mov.f64 %fd22, 0d3FF0000000000000;
+	bra.uni $L_8;
+$L_60:
+	and.b64 %fd176, %fd23, 9223372036854775807;
+	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
+	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
+	xor.pred %pt0, %p177, %p178;
+	not.pred %p179, %pt0;
+	@!%p179 bra $L_62;
+$L_61:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_62:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_63:
+	mov.pred %p173, %p40;
+	@!%p173 bra $L_183;
+$L_64:
+	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
+	@!%p185 bra $L_182;
+$L_65:
+	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
+	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
+	mov.f64 %fd186, %fd231;
+	mov.f64 %fd187, %fd230;
+$L_66:
+	mov.b64 %rd234, %fd23;
+	and.b64 %rd235, %rd234, 9223372036854775807;
+	setp.eq.u64 %p236, %rd235, 0;
+	@!%p236 bra $L_174;
+$L_67:
+	mov.f64 %fd233, 0dFFF0000000000000;
+$L_68:
+	mov.f64 %fd232, %fd233;
+$L_69:
+	mul.rn.f64 %fd288, %fd187, %fd232;
+$L_70:
+	mov.b64 %rd291, %fd288;
+	and.b64 %rd292, %rd291, 9223372036854775807;
+	setp.ge.u64 %p293, %rd292, 9218868437227405312;
+	@!%p293 bra $L_159;
+$L_71:
+	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
+	@!%p294 bra $L_158;
+$L_72:
+	mov.f64 %fd290, 0d0000000000000000;
+$L_73:
+	mov.f64 %fd289, %fd290;
+$L_74:
+	mov.f64 %fd174, %fd186;
+	mov.f64 %fd175, %fd289;
+$L_75:
+	mov.pred %p192, %p48;
+	@!%p192 bra $L_148;
+$L_76:
+	mov.f64 %fd190, %fd23;
+	mov.b64 %rd191, 0;
+$L_77:
+	mov.f64 %fd220, %fd190;
+	mov.b64 %rd221, %rd191;
+	mov.f64 %fd188, %fd220;
+	mov.b64 %rd189, %rd221;
+$L_78:
+	mov.f64 %fd222, %fd188;
+	mov.b64 %rd223, %rd189;
+	cvt.rzi.s64.f64 %rd224, %fd174;
+	mov.f64 %fd225, %fd175;
+	mov.b64 %rd226, 0;
+	mov.f64 %fd227, %fd222;
+	mov.b64 %rd228, %rd223;
+	mov.b64 %rd229, %rd224;
+$L_79:
+	setp.ne.s64 %p349, %rd229, 0;
+	@!%p349 bra $L_141;
+$L_80:
+	setp.lt.s64 %p351, %rd228, -4096;
+	@!%p351 bra $L_109;
+$L_81:
+	add.s64 %rd355, %rd226, %rd228;
+	mov.b64 %rd350, %rd355;
+$L_82:
+	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
+	@!%p352 bra $L_108;
+$L_83:
+	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
+	neg.s64 %rd372, %rd350;
+	mov.f64 %fd353, %fd371;
+	mov.b64 %rd354, %rd372;
+$L_84:
+	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
+	@!%p375 bra $L_88;
+$L_85:
+	mov.f64 %fd374, %fd353;
+$L_86:
+	mov.f64 %fd373, %fd374;
+$L_87:
+	mov.f64 %fd22, %fd373;
+	bra.uni $L_8;
+$L_88:
+	and.b64 %fd379, %fd353, 9223372036854775807;
+	mov.f64 %fd380, %fd379;
+$L_89:
+	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p376, %p381;
+$L_90:
+	@!%p376 bra $L_92;
+$L_91:
+	mov.f64 %fd374, %fd353;
+	bra.uni $L_86;
+$L_92:
+	setp.neu.f64 %p400, %fd353, %fd353;
+	mov.pred %p399, %p400;
+$L_93:
+	@%p399 bra $L_91;
+$L_94:
+	and.b64 %fd386, %fd353, 9223372036854775807;
+	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
+	@!%p387 bra $L_107;
+$L_95:
+	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
+	mov.f64 %fd384, %fd388;
+	mov.b64 %rd385, -52;
+$L_96:
+	mov.f64 %fd389, %fd384;
+	mov.b64 %rd390, %rd385;
+	add.s64 %rd391, %rd354, %rd390;
+	mov.b64 %rd392, %fd389;
+	shr.u64 %rd393, %rd392, 52;
+	mov.b64 %rd394, %rd393;
+	and.b64 %rd395, %rd394, 2047;
+	sub.s64 %rd396, %rd395, 1023;
+	add.s64 %rd397, %rd391, %rd396;
+	setp.lt.s64 %p398, %rd397, -1075;
+	@!%p398 bra $L_99;
+$L_97:
+	mov.b64 %rd405, %rd392;
+	and.b64 %rd406, %rd405, 9223372036854775808U;
+	mov.b64 %rd407, %rd406;
+	mov.b64 %fd408, %rd407;
+	mov.f64 %fd401, %fd408;
+$L_98:
+	mov.f64 %fd374, %fd401;
+	bra.uni $L_86;
+$L_99:
+	setp.gt.s64 %p409, %rd397, 1023;
+	@!%p409 bra $L_103;
+$L_100:
+	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
+	@!%p410 bra $L_102;
+$L_101:
+	mov.f64 %fd374, 0dFFF0000000000000;
+	bra.uni $L_86;
+$L_102:
+	mov.f64 %fd374, 0d7FF0000000000000;
+	bra.uni $L_86;
+$L_103:
+	setp.lt.s64 %p411, %rd397, -1022;
+	@!%p411 bra $L_106;
+$L_104:
+	add.s64 %rd424, %rd397, 53;
+	mov.b64 %rd412, %rd424;
+	mov.f64 %fd413, 0d3CA0000000000000;
+$L_105:
+	and.b64 %rd425, %rd392, 9227875636482146303U;
+	add.s64 %rd426, %rd412, 1023;
+	mov.b64 %rd427, %rd426;
+	shl.b64 %rd428, %rd427, 52;
+	or.b64 %rd429, %rd425, %rd428;
+	mov.b64 %fd430, %rd429;
+	mul.rn.f64 %fd431, %fd413, %fd430;
+	mov.f64 %fd374, %fd431;
+	bra.uni $L_86;
+$L_106:
+	mov.b64 %rd412, %rd397;
+	mov.f64 %fd413, 0d3FF0000000000000;
+	bra.uni $L_105;
+$L_107:
+	mov.f64 %fd384, %fd353;
+	mov.b64 %rd385, 0;
+	bra.uni $L_96;
+$L_108:
+	mov.f64 %fd353, %fd225;
+	mov.b64 %rd354, %rd350;
+	bra.uni $L_84;
+$L_109:
+	setp.gt.s64 %p360, %rd228, 4096;
+	@%p360 bra $L_81;
+$L_110:
+	and.b64 %rd356, %rd229, 1;
+	setp.eq.s64 %p357, %rd356, 1;
+	@!%p357 bra $L_147;
+$L_111:
+	mul.rn.f64 %fd361, %fd225, %fd227;
+	add.s64 %rd362, %rd226, %rd228;
+	mov.f64 %fd358, %fd361;
+	mov.b64 %rd359, %rd362;
+$L_112:
+	mul.rn.f64 %fd363, %fd227, %fd227;
+	shl.b64 %rd364, %rd228, 1;
+	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
+	@!%p365 bra $L_146;
+$L_113:
+	add.rn.f64 %fd368, %fd363, %fd363;
+	sub.s64 %rd369, %rd364, 1;
+	mov.f64 %fd366, %fd368;
+	mov.b64 %rd367, %rd369;
+$L_114:
+	shr.s64 %rd370, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd370;
+$L_115:
+	setp.ne.s64 %p436, %rd229, 0;
+	@!%p436 bra $L_141;
+$L_116:
+	setp.lt.s64 %p437, %rd228, -4096;
+	@%p437 bra $L_81;
+$L_117:
+	setp.gt.s64 %p440, %rd228, 4096;
+	@%p440 bra $L_81;
+$L_118:
+	and.b64 %rd438, %rd229, 1;
+	setp.eq.s64 %p439, %rd438, 1;
+	@!%p439 bra $L_145;
+$L_119:
+	mul.rn.f64 %fd441, %fd225, %fd227;
+	add.s64 %rd442, %rd226, %rd228;
+	mov.f64 %fd358, %fd441;
+	mov.b64 %rd359, %rd442;
+$L_120:
+	mul.rn.f64 %fd443, %fd227, %fd227;
+	shl.b64 %rd444, %rd228, 1;
+	setp.lt.f64 %p445, %fd443, 0d3FE0000000000000;
+	@!%p445 bra $L_144;
+$L_121:
+	add.rn.f64 %fd446, %fd443, %fd443;
+	sub.s64 %rd447, %rd444, 1;
+	mov.f64 %fd366, %fd446;
+	mov.b64 %rd367, %rd447;
+$L_122:
+	shr.s64 %rd448, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd448;
+$L_123:
+	setp.ne.s64 %p449, %rd229, 0;
+	@!%p449 bra $L_141;
+$L_124:
+	setp.lt.s64 %p450, %rd228, -4096;
+	@%p450 bra $L_81;
+$L_125:
+	setp.gt.s64 %p453, %rd228, 4096;
+	@%p453 bra $L_81;
+$L_126:
+	and.b64 %rd451, %rd229, 1;
+	setp.eq.s64 %p452, %rd451, 1;
+	@!%p452 bra $L_143;
+$L_127:
+	mul.rn.f64 %fd454, %fd225, %fd227;
+	add.s64 %rd455, %rd226, %rd228;
+	mov.f64 %fd358, %fd454;
+	mov.b64 %rd359, %rd455;
+$L_128:
+	mul.rn.f64 %fd456, %fd227, %fd227;
+	shl.b64 %rd457, %rd228, 1;
+	setp.lt.f64 %p458, %fd456, 0d3FE0000000000000;
+	@!%p458 bra $L_142;
+$L_129:
+	add.rn.f64 %fd459, %fd456, %fd456;
+	sub.s64 %rd460, %rd457, 1;
+	mov.f64 %fd366, %fd459;
+	mov.b64 %rd367, %rd460;
+$L_130:
+	shr.s64 %rd461, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd461;
+$L_131:
+	setp.ne.s64 %p462, %rd229, 0;
+	@!%p462 bra $L_141;
+$L_132:
+	setp.lt.s64 %p463, %rd228, -4096;
+	@%p463 bra $L_81;
+$L_133:
+	setp.gt.s64 %p466, %rd228, 4096;
+	@%p466 bra $L_81;
+$L_134:
+	and.b64 %rd464, %rd229, 1;
+	setp.eq.s64 %p465, %rd464, 1;
+	@!%p465 bra $L_140;
+$L_135:
+	mul.rn.f64 %fd467, %fd225, %fd227;
+	add.s64 %rd468, %rd226, %rd228;
+	mov.f64 %fd358, %fd467;
+	mov.b64 %rd359, %rd468;
+$L_136:
+	mul.rn.f64 %fd469, %fd227, %fd227;
+	shl.b64 %rd470, %rd228, 1;
+	setp.lt.f64 %p471, %fd469, 0d3FE0000000000000;
+	@!%p471 bra $L_139;
+$L_137:
+	add.rn.f64 %fd472, %fd469, %fd469;
+	sub.s64 %rd473, %rd470, 1;
+	mov.f64 %fd366, %fd472;
+	mov.b64 %rd367, %rd473;
+$L_138:
+	shr.s64 %rd474, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd474;
+	bra.uni $L_79;
+$L_139:
+	mov.f64 %fd366, %fd469;
+	mov.b64 %rd367, %rd470;
+	bra.uni $L_138;
+$L_140:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_136;
+$L_141:
+	mov.b64 %rd350, %rd226;
+	bra.uni $L_82;
+$L_142:
+	mov.f64 %fd366, %fd456;
+	mov.b64 %rd367, %rd457;
+	bra.uni $L_130;
+$L_143:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_128;
+$L_144:
+	mov.f64 %fd366, %fd443;
+	mov.b64 %rd367, %rd444;
+	bra.uni $L_122;
+$L_145:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_120;
+$L_146:
+	mov.f64 %fd366, %fd363;
+	mov.b64 %rd367, %rd364;
+	bra.uni $L_114;
+$L_147:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_112;
+$L_148:
+	and.b64 %fd196, %fd23, 9223372036854775807;
+	mov.f64 %fd197, %fd196;
+$L_149:
+	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p193, %p198;
+$L_150:
+	@!%p193 bra $L_152;
+$L_151:
+	mov.f64 %fd190, %fd23;
+	mov.b64 %rd191, 0;
+	bra.uni $L_77;
+$L_152:
+	mov.pred %p219, %p46;
+	mov.pred %p218, %p219;
+$L_153:
+	@%p218 bra $L_151;
+$L_154:
+	mov.f64 %fd203, %fd196;
+	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
+	@!%p204 bra $L_157;
+$L_155:
+	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
+	mov.f64 %fd201, %fd205;
+	mov.b64 %rd202, -52;
+$L_156:
+	mov.f64 %fd206, %fd201;
+	mov.b64 %rd207, %rd202;
+	mov.b64 %rd208, %fd206;
+	shr.u64 %rd209, %rd208, 52;
+	and.b64 %rd210, %rd209, 2047;
+	mov.b64 %rd211, %rd210;
+	sub.s64 %rd212, %rd211, 1023;
+	add.s64 %rd213, %rd212, 1;
+	add.s64 %rd214, %rd207, %rd213;
+	and.b64 %rd215, %rd208, 9227875636482146303U;
+	or.b64 %rd216, %rd215, 4602678819172646912;
+	mov.b64 %fd217, %rd216;
+	mov.f64 %fd190, %fd217;
+	mov.b64 %rd191, %rd214;
+	bra.uni $L_77;
+$L_157:
+	mov.f64 %fd201, %fd23;
+	mov.b64 %rd202, 0;
+	bra.uni $L_156;
+$L_158:
+	mov.f64 %fd290, %fd288;
+	bra.uni $L_73;
+$L_159:
+	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
+	@!%p295 bra $L_161;
+$L_160:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_73;
+$L_161:
+	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
+$L_162:
+	cvt.rni.f64.f64 %fd303, %fd301;
+	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
+	@!%p304 bra $L_173;
+$L_163:
+	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
+	@!%p306 bra $L_173;
+$L_164:
+	cvt.rzi.s32.f64 %r305, %fd303;
+	mov.b32 %r302, %r305;
+$L_165:
+	cvt.rn.f64.s32 %fd307, %r302;
+	neg.f64 %fd308, %fd307;
+	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
+	mov.f64 %fd310, %fd308;
+	fma.rn.f64 %fd311, %fd310, 0d3D53DE6AF278ECE6, %fd309;
+	mul.rn.f64 %fd312, %fd311, 0d3FB0000000000000;
+	fma.rn.f64 %fd313, 0d3EFA01A01A01A01A, %fd312, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd314, %fd313, %fd312, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd315, %fd314, %fd312, 0d3F81111111111111;
+	fma.rn.f64 %fd316, %fd315, %fd312, 0d3FA5555555555555;
+	fma.rn.f64 %fd317, %fd316, %fd312, 0d3FC5555555555555;
+	fma.rn.f64 %fd318, %fd317, %fd312, 0d3FE0000000000000;
+	fma.rn.f64 %fd319, %fd318, %fd312, 0d3FF0000000000000;
+	mul.rn.f64 %fd320, %fd312, %fd319;
+	add.rn.f64 %fd321, %fd320, 0d4000000000000000;
+	mul.rn.f64 %fd322, %fd320, %fd321;
+	add.rn.f64 %fd323, %fd322, 0d4000000000000000;
+	mul.rn.f64 %fd324, %fd322, %fd323;
+	add.rn.f64 %fd325, %fd324, 0d4000000000000000;
+	mul.rn.f64 %fd326, %fd324, %fd325;
+	add.rn.f64 %fd327, %fd326, 0d4000000000000000;
+	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
+	add.s32 %r329, %r302, 1023;
+	setp.le.s32 %p330, %r329, 0;
+	@!%p330 bra $L_170;
+$L_166:
+	setp.lt.s32 %p331, %r329, -52;
+	@!%p331 bra $L_168;
+$L_167:
+	mov.f64 %fd290, 0d0000000000000000;
+	bra.uni $L_73;
+$L_168:
+	add.s32 %r339, %r329, 1022;
+	cvt.s64.s32 %rd340, %r339;
+	shl.b64 %rd341, %rd340, 52;
+	mov.b64 %fd342, %rd341;
+	mul.rn.f64 %fd343, %fd328, %fd342;
+	mov.f64 %fd332, %fd343;
+	mov.b32 %r333, 1;
+$L_169:
+	cvt.s64.s32 %rd334, %r333;
+	shl.b64 %rd335, %rd334, 52;
+	mov.b64 %fd336, %rd335;
+	mul.rn.f64 %fd337, %fd332, %fd336;
+	mov.f64 %fd290, %fd337;
+	bra.uni $L_73;
+$L_170:
+	setp.ge.s32 %p338, %r329, 2047;
+	@!%p338 bra $L_172;
+$L_171:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_73;
+$L_172:
+	mov.f64 %fd332, %fd328;
+	mov.b32 %r333, %r329;
+	bra.uni $L_169;
+$L_173:
+	mov.b32 %r302, -2147483648;
+	bra.uni $L_165;
+$L_174:
+	mov.b64 %rd244, %rd234;
+	setp.lt.s64 %p245, %rd244, 0;
+	@!%p245 bra $L_176;
+$L_175:
+	mov.f64 %fd233, 0d7FF8000000000001;
+	bra.uni $L_68;
+$L_176:
+	setp.ge.u64 %p246, %rd234, 9218868437227405312;
+	@!%p246 bra $L_178;
+$L_177:
+	mov.f64 %fd233, %fd23;
+	bra.uni $L_68;
+$L_178:
+	and.b64 %rd247, %rd234, 4503599627370495;
+	or.b64 %rd248, %rd247, 4602678819172646912;
+	mov.b64 %fd249, %rd248;
+	shr.u64 %rd250, %rd234, 52;
+	and.b64 %rd251, %rd250, 2047;
+	cvt.u32.u64 %r252, %rd251;
+	sub.s32 %r253, %r252, 1022;
+	cvt.rn.f64.s32 %fd254, %r253;
+	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
+	@!%p255 bra $L_181;
+$L_179:
+	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
+	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
+	mov.f64 %fd256, %fd259;
+	mov.f64 %fd257, %fd258;
+$L_180:
+	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
+	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
+	div.rn.f64 %fd262, %fd260, %fd261;
+	mul.rn.f64 %fd263, %fd262, %fd262;
+	mul.rn.f64 %fd264, %fd263, %fd263;
+	mul.rn.f64 %fd265, %fd264, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd266, %fd265, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd267, %fd266, %fd264;
+	add.rn.f64 %fd268, %fd267, 0d3FD2492494229359;
+	mul.rn.f64 %fd269, %fd268, %fd264;
+	add.rn.f64 %fd270, %fd269, 0d3FE5555555555593;
+	mul.rn.f64 %fd271, %fd263, %fd270;
+	mul.rn.f64 %fd272, %fd264, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd273, %fd272, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd274, %fd273, %fd264;
+	add.rn.f64 %fd275, %fd274, 0d3FD999999997FA04;
+	mul.rn.f64 %fd276, %fd264, %fd275;
+	add.rn.f64 %fd277, %fd271, %fd276;
+	mul.rn.f64 %fd278, %fd260, 0d3FE0000000000000;
+	mul.rn.f64 %fd279, %fd278, %fd260;
+	mul.rn.f64 %fd280, %fd257, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd281, %fd279, %fd277;
+	mul.rn.f64 %fd282, %fd262, %fd281;
+	mul.rn.f64 %fd283, %fd257, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd284, %fd282, %fd283;
+	sub.rn.f64 %fd285, %fd279, %fd284;
+	sub.rn.f64 %fd286, %fd285, %fd260;
+	sub.rn.f64 %fd287, %fd280, %fd286;
+	mov.f64 %fd233, %fd287;
+	bra.uni $L_68;
+$L_181:
+	mov.f64 %fd256, %fd249;
+	mov.f64 %fd257, %fd254;
+	bra.uni $L_180;
+$L_182:
+	mov.f64 %fd186, %fd38;
+	mov.f64 %fd187, %fd39;
+	bra.uni $L_66;
+$L_183:
+	mov.f64 %fd174, %fd38;
+	mov.f64 %fd175, 0d3FF0000000000000;
+	bra.uni $L_75;
+$L_184:
+	and.b64 %fd55, %fd24, 9223372036854775807;
+	mov.f64 %fd56, %fd55;
+$L_185:
+	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p52, %p57;
+$L_186:
+	@!%p52 bra $L_195;
+$L_187:
+	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
+	@!%p51 bra $L_189;
+$L_188:
+	mov.f64 %fd22, 0d3FF0000000000000;
+	bra.uni $L_8;
+$L_189:
+	and.b64 %fd137, %fd23, 9223372036854775807;
+	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
+$L_190:
+	mov.f64 %fd143, %fd24;
+$L_191:
+	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p139, %p144;
+$L_192:
+	xor.pred %pt1, %p138, %p139;
+	not.pred %p147, %pt1;
+	@!%p147 bra $L_194;
+$L_193:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_194:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_195:
+	and.b64 %fd132, %fd23, 9223372036854775807;
+	mov.f64 %fd133, %fd132;
+$L_196:
+	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p129, %p134;
+$L_197:
+	@!%p129 bra $L_206;
+$L_198:
+	neg.f64 %fd128, %fd23;
+	mov.f64 %fd125, %fd128;
+$L_199:
+	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p121, %p126;
+$L_200:
+	@!%p121 bra $L_202;
+$L_201:
+	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
+	neg.f64 %fd156, %fd24;
+	mov.f64 %fd20, %fd155;
+	mov.f64 %fd21, %fd156;
+	bra.uni $L_5;
+$L_202:
+	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
+	@!%p158 bra $L_204;
+$L_203:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_204:
+	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
+	@!%p164 bra $L_50;
+$L_205:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_206:
+	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
+	@!%p154 bra $L_208;
+$L_207:
+	sqrt.rn.f64 %fd153, %fd23;
+	mov.f64 %fd22, %fd153;
+	bra.uni $L_8;
+$L_208:
+	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
+	@!%p167 bra $L_50;
+$L_209:
+	sqrt.rn.f64 %fd165, %fd23;
+	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
+	mov.f64 %fd22, %fd166;
+	bra.uni $L_8;
+$L_210:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt2, %rt5, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Pow_0$nc(
+	.param .u64 Pow_0_param_0,
+	.param .s64 Pow_0_param_1,
+	.param .u64 Pow_0_param_2,
+	.param .s64 Pow_0_param_3,
+	.param .u64 Pow_0_param_4,
+	.param .s64 Pow_0_param_5
+)
+{
+	.reg .pred %p<472>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<340>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<475>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<473>;
+
+$L_0:
+	ld.param.u64 %rd4, [Pow_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Pow_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Pow_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Pow_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_210;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	mad.lo.s64 %rd433, %rd8, 8, %rd12;
+	add.s64 %rd11, %rd433, 8;
+	ld.global.nc.f64 %fd14, [%rd11];
+	mad.lo.s64 %rd434, %rd8, 8, %rd16;
+	add.s64 %rd15, %rd434, 8;
+	ld.global.nc.f64 %fd18, [%rd15];
 	mov.f64 %fd20, %fd14;
 	mov.f64 %fd21, %fd18;
 $L_5:
@@ -7536,6 +10452,448 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Atan2_0$nc(
+	.param .u64 Atan2_0_param_0,
+	.param .s64 Atan2_0_param_1,
+	.param .u64 Atan2_0_param_2,
+	.param .s64 Atan2_0_param_3,
+	.param .u64 Atan2_0_param_4,
+	.param .s64 Atan2_0_param_5
+)
+{
+	.reg .pred %p<307>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<318>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<309>;
+
+$L_0:
+	ld.param.u64 %rd4, [Atan2_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Atan2_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Atan2_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Atan2_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd313, %rd2;
+	mad.lo.s64 %rd314, %rd313, 8, %rd12;
+	mul.lo.s64 %rd315, %rd1, 8;
+	mad.lo.s64 %rd316, %rd313, 8, %rd16;
+	mad.lo.s64 %rd317, %rd313, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_81;
+$L_3:
+	mov.b64 %rd310, %rd314;
+	add.s64 %rd11, %rd310, 8;
+	ld.global.nc.f64 %fd14, [%rd11];
+	mov.b64 %rd311, %rd316;
+	add.s64 %rd15, %rd311, 8;
+	ld.global.nc.f64 %fd18, [%rd15];
+$L_4:
+	setp.neu.f64 %p22, %fd14, %fd14;
+	mov.pred %p21, %p22;
+$L_5:
+	@!%p21 bra $L_10;
+$L_6:
+	mov.f64 %fd20, 0d7FF8000000000001;
+$L_7:
+	mov.f64 %fd19, %fd20;
+$L_8:
+	mov.b64 %rd312, %rd317;
+	add.s64 %rd309, %rd312, 8;
+	st.global.f64 [%rd309], %fd19;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd314, %rd314, %rd315;
+	add.s64 %rd316, %rd316, %rd315;
+	add.s64 %rd317, %rd317, %rd315;
+	bra.uni $L_2;
+$L_10:
+	setp.neu.f64 %p28, %fd18, %fd18;
+	mov.pred %p27, %p28;
+$L_11:
+	@%p27 bra $L_6;
+$L_12:
+	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
+	@!%p26 bra $L_20;
+$L_13:
+	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
+	@!%p25 bra $L_16;
+$L_14:
+	mov.b64 %rd55, %fd18;
+	mov.b64 %rd56, %rd55;
+	setp.lt.s64 %p57, %rd56, 0;
+	mov.pred %p54, %p57;
+$L_15:
+	@!%p54 bra $L_18;
+$L_16:
+	mov.b64 %rd50, %fd14;
+	and.b64 %rd51, %rd50, 9223372036854775808U;
+	or.b64 %rd52, %rd51, 4614256656552045848;
+	mov.b64 %fd53, %rd52;
+	mov.f64 %fd46, %fd53;
+$L_17:
+	mov.f64 %fd20, %fd46;
+	bra.uni $L_7;
+$L_18:
+	mov.b64 %rd42, %fd14;
+	and.b64 %rd43, %rd42, 9223372036854775808U;
+	mov.b64 %rd44, %rd43;
+	mov.b64 %fd45, %rd44;
+	mov.f64 %fd38, %fd45;
+$L_19:
+	mov.f64 %fd20, %fd38;
+	bra.uni $L_7;
+$L_20:
+	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
+	@!%p37 bra $L_23;
+$L_21:
+	mov.b64 %rd33, %fd14;
+	and.b64 %rd34, %rd33, 9223372036854775808U;
+	or.b64 %rd35, %rd34, 4609753056924675352;
+	mov.b64 %fd36, %rd35;
+	mov.f64 %fd29, %fd36;
+$L_22:
+	mov.f64 %fd20, %fd29;
+	bra.uni $L_7;
+$L_23:
+	and.b64 %fd69, %fd18, 9223372036854775807;
+	mov.f64 %fd70, %fd69;
+$L_24:
+	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p66, %p71;
+$L_25:
+	@!%p66 bra $L_43;
+$L_26:
+	mov.f64 %fd62, %fd18;
+$L_27:
+	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p58, %p63;
+$L_28:
+	@!%p58 bra $L_36;
+$L_29:
+	and.b64 %fd93, %fd14, 9223372036854775807;
+	mov.f64 %fd94, %fd93;
+$L_30:
+	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p90, %p95;
+$L_31:
+	@!%p90 bra $L_34;
+$L_32:
+	mov.b64 %rd110, %fd14;
+	and.b64 %rd111, %rd110, 9223372036854775808U;
+	or.b64 %rd112, %rd111, 4605249457297304856;
+	mov.b64 %fd113, %rd112;
+	mov.f64 %fd106, %fd113;
+$L_33:
+	mov.f64 %fd20, %fd106;
+	bra.uni $L_7;
+$L_34:
+	mov.b64 %rd118, %fd14;
+	and.b64 %rd119, %rd118, 9223372036854775808U;
+	mov.b64 %rd120, %rd119;
+	mov.b64 %fd121, %rd120;
+	mov.f64 %fd114, %fd121;
+$L_35:
+	mov.f64 %fd20, %fd114;
+	bra.uni $L_7;
+$L_36:
+	and.b64 %fd101, %fd14, 9223372036854775807;
+	mov.f64 %fd102, %fd101;
+$L_37:
+	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p98, %p103;
+$L_38:
+	@!%p98 bra $L_41;
+$L_39:
+	mov.b64 %rd126, %fd14;
+	and.b64 %rd127, %rd126, 9223372036854775808U;
+	or.b64 %rd128, %rd127, 4612488097114038738;
+	mov.b64 %fd129, %rd128;
+	mov.f64 %fd122, %fd129;
+$L_40:
+	mov.f64 %fd20, %fd122;
+	bra.uni $L_7;
+$L_41:
+	mov.b64 %rd134, %fd14;
+	and.b64 %rd135, %rd134, 9223372036854775808U;
+	or.b64 %rd136, %rd135, 4614256656552045848;
+	mov.b64 %fd137, %rd136;
+	mov.f64 %fd130, %fd137;
+$L_42:
+	mov.f64 %fd20, %fd130;
+	bra.uni $L_7;
+$L_43:
+	and.b64 %fd85, %fd14, 9223372036854775807;
+	mov.f64 %fd86, %fd85;
+$L_44:
+	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p82, %p87;
+$L_45:
+	@!%p82 bra $L_48;
+$L_46:
+	mov.b64 %rd78, %fd14;
+	and.b64 %rd79, %rd78, 9223372036854775808U;
+	or.b64 %rd80, %rd79, 4609753056924675352;
+	mov.b64 %fd81, %rd80;
+	mov.f64 %fd74, %fd81;
+$L_47:
+	mov.f64 %fd20, %fd74;
+	bra.uni $L_7;
+$L_48:
+	div.rn.f64 %fd138, %fd14, %fd18;
+$L_49:
+	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
+	@!%p141 bra $L_57;
+$L_50:
+	mov.f64 %fd140, %fd138;
+$L_51:
+	mov.f64 %fd139, %fd140;
+$L_52:
+	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
+	@!%p305 bra $L_56;
+$L_53:
+	setp.le.f64 %p306, %fd139, 0d0000000000000000;
+	@!%p306 bra $L_55;
+$L_54:
+	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
+	mov.f64 %fd20, %fd307;
+	bra.uni $L_7;
+$L_55:
+	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
+	mov.f64 %fd20, %fd308;
+	bra.uni $L_7;
+$L_56:
+	mov.f64 %fd20, %fd139;
+	bra.uni $L_7;
+$L_57:
+	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
+	@!%p142 bra $L_69;
+$L_58:
+	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
+	@!%p144 bra $L_62;
+$L_59:
+	mul.rn.f64 %fd146, %fd138, %fd138;
+	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
+	mul.rn.f64 %fd149, %fd148, %fd146;
+	add.rn.f64 %fd150, %fd149, 0dC052C08C36880273;
+	mul.rn.f64 %fd151, %fd150, %fd146;
+	add.rn.f64 %fd152, %fd151, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd153, %fd152, %fd146;
+	add.rn.f64 %fd154, %fd153, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd155, %fd146, %fd154;
+	add.rn.f64 %fd156, %fd146, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd157, %fd156, %fd146;
+	add.rn.f64 %fd158, %fd157, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd159, %fd158, %fd146;
+	add.rn.f64 %fd160, %fd159, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd161, %fd160, %fd146;
+	add.rn.f64 %fd162, %fd161, 0d407E563F13B049EA;
+	mul.rn.f64 %fd163, %fd162, %fd146;
+	add.rn.f64 %fd164, %fd163, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd165, %fd155, %fd164;
+	mul.rn.f64 %fd166, %fd138, %fd165;
+	add.rn.f64 %fd167, %fd166, %fd138;
+	mov.f64 %fd145, %fd167;
+$L_60:
+	mov.f64 %fd143, %fd145;
+$L_61:
+	mov.f64 %fd140, %fd143;
+	bra.uni $L_51;
+$L_62:
+	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
+	@!%p168 bra $L_66;
+$L_63:
+	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
+$L_64:
+	mul.rn.f64 %fd171, %fd169, %fd169;
+	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
+	mul.rn.f64 %fd174, %fd173, %fd171;
+	add.rn.f64 %fd175, %fd174, 0dC052C08C36880273;
+	mul.rn.f64 %fd176, %fd175, %fd171;
+	add.rn.f64 %fd177, %fd176, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd178, %fd177, %fd171;
+	add.rn.f64 %fd179, %fd178, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd180, %fd171, %fd179;
+	add.rn.f64 %fd181, %fd171, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd182, %fd181, %fd171;
+	add.rn.f64 %fd183, %fd182, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd184, %fd183, %fd171;
+	add.rn.f64 %fd185, %fd184, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd186, %fd185, %fd171;
+	add.rn.f64 %fd187, %fd186, 0d407E563F13B049EA;
+	mul.rn.f64 %fd188, %fd187, %fd171;
+	add.rn.f64 %fd189, %fd188, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd190, %fd180, %fd189;
+	mul.rn.f64 %fd191, %fd169, %fd190;
+	add.rn.f64 %fd192, %fd191, %fd169;
+	mov.f64 %fd170, %fd192;
+$L_65:
+	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
+	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
+	mov.f64 %fd143, %fd194;
+	bra.uni $L_61;
+$L_66:
+	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
+	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
+	div.rn.f64 %fd197, %fd195, %fd196;
+$L_67:
+	mul.rn.f64 %fd199, %fd197, %fd197;
+	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
+	mul.rn.f64 %fd202, %fd201, %fd199;
+	add.rn.f64 %fd203, %fd202, 0dC052C08C36880273;
+	mul.rn.f64 %fd204, %fd203, %fd199;
+	add.rn.f64 %fd205, %fd204, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd206, %fd205, %fd199;
+	add.rn.f64 %fd207, %fd206, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd208, %fd199, %fd207;
+	add.rn.f64 %fd209, %fd199, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd210, %fd209, %fd199;
+	add.rn.f64 %fd211, %fd210, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd212, %fd211, %fd199;
+	add.rn.f64 %fd213, %fd212, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd214, %fd213, %fd199;
+	add.rn.f64 %fd215, %fd214, 0d407E563F13B049EA;
+	mul.rn.f64 %fd216, %fd215, %fd199;
+	add.rn.f64 %fd217, %fd216, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd218, %fd208, %fd217;
+	mul.rn.f64 %fd219, %fd197, %fd218;
+	add.rn.f64 %fd220, %fd219, %fd197;
+	mov.f64 %fd198, %fd220;
+$L_68:
+	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
+	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
+	mov.f64 %fd143, %fd222;
+	bra.uni $L_61;
+$L_69:
+	neg.f64 %fd223, %fd138;
+$L_70:
+	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
+	@!%p225 bra $L_74;
+$L_71:
+	mul.rn.f64 %fd227, %fd223, %fd223;
+	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
+	mul.rn.f64 %fd230, %fd229, %fd227;
+	add.rn.f64 %fd231, %fd230, 0dC052C08C36880273;
+	mul.rn.f64 %fd232, %fd231, %fd227;
+	add.rn.f64 %fd233, %fd232, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd234, %fd233, %fd227;
+	add.rn.f64 %fd235, %fd234, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd236, %fd227, %fd235;
+	add.rn.f64 %fd237, %fd227, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd238, %fd237, %fd227;
+	add.rn.f64 %fd239, %fd238, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd240, %fd239, %fd227;
+	add.rn.f64 %fd241, %fd240, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd242, %fd241, %fd227;
+	add.rn.f64 %fd243, %fd242, 0d407E563F13B049EA;
+	mul.rn.f64 %fd244, %fd243, %fd227;
+	add.rn.f64 %fd245, %fd244, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd246, %fd236, %fd245;
+	mul.rn.f64 %fd247, %fd223, %fd246;
+	add.rn.f64 %fd248, %fd247, %fd223;
+	mov.f64 %fd226, %fd248;
+$L_72:
+	mov.f64 %fd224, %fd226;
+$L_73:
+	neg.f64 %fd304, %fd224;
+	mov.f64 %fd140, %fd304;
+	bra.uni $L_51;
+$L_74:
+	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
+	@!%p249 bra $L_78;
+$L_75:
+	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
+$L_76:
+	mul.rn.f64 %fd252, %fd250, %fd250;
+	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
+	mul.rn.f64 %fd255, %fd254, %fd252;
+	add.rn.f64 %fd256, %fd255, 0dC052C08C36880273;
+	mul.rn.f64 %fd257, %fd256, %fd252;
+	add.rn.f64 %fd258, %fd257, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd259, %fd258, %fd252;
+	add.rn.f64 %fd260, %fd259, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd261, %fd252, %fd260;
+	add.rn.f64 %fd262, %fd252, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd263, %fd262, %fd252;
+	add.rn.f64 %fd264, %fd263, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd265, %fd264, %fd252;
+	add.rn.f64 %fd266, %fd265, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd267, %fd266, %fd252;
+	add.rn.f64 %fd268, %fd267, 0d407E563F13B049EA;
+	mul.rn.f64 %fd269, %fd268, %fd252;
+	add.rn.f64 %fd270, %fd269, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd271, %fd261, %fd270;
+	mul.rn.f64 %fd272, %fd250, %fd271;
+	add.rn.f64 %fd273, %fd272, %fd250;
+	mov.f64 %fd251, %fd273;
+$L_77:
+	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
+	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
+	mov.f64 %fd224, %fd275;
+	bra.uni $L_73;
+$L_78:
+	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
+	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
+	div.rn.f64 %fd278, %fd276, %fd277;
+$L_79:
+	mul.rn.f64 %fd280, %fd278, %fd278;
+	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
+	mul.rn.f64 %fd283, %fd282, %fd280;
+	add.rn.f64 %fd284, %fd283, 0dC052C08C36880273;
+	mul.rn.f64 %fd285, %fd284, %fd280;
+	add.rn.f64 %fd286, %fd285, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd287, %fd286, %fd280;
+	add.rn.f64 %fd288, %fd287, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd289, %fd280, %fd288;
+	add.rn.f64 %fd290, %fd280, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd291, %fd290, %fd280;
+	add.rn.f64 %fd292, %fd291, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd293, %fd292, %fd280;
+	add.rn.f64 %fd294, %fd293, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd295, %fd294, %fd280;
+	add.rn.f64 %fd296, %fd295, 0d407E563F13B049EA;
+	mul.rn.f64 %fd297, %fd296, %fd280;
+	add.rn.f64 %fd298, %fd297, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd299, %fd289, %fd298;
+	mul.rn.f64 %fd300, %fd278, %fd299;
+	add.rn.f64 %fd301, %fd300, %fd278;
+	mov.f64 %fd279, %fd301;
+$L_80:
+	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
+	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
+	mov.f64 %fd224, %fd303;
+	bra.uni $L_73;
+$L_81:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Sum_0(
 	.param .u64 Sum_0_param_0,
 	.param .s64 Sum_0_param_1,
@@ -8106,6 +11464,290 @@ $Lexit:
 	mov.u32 %rt4, %ntid.x;
 	setp.eq.u32 %pt2, %rt4, 0;
 	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Sum_0$nc(
+	.param .u64 Sum_0_param_0,
+	.param .s64 Sum_0_param_1,
+	.param .u64 Sum_0_param_2,
+	.param .s64 Sum_0_param_3,
+	.param .u64 Sum_0_param_4,
+	.param .u64 Sum_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<91>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<22>;
+	.reg .b64 %rd<89>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<88>;
+
+$L_0:
+	ld.param.u64 %rd5, [Sum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Sum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Sum_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.nc.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.nc.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.nc.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.nc.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.nc.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt9, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd30;
+	shfl.sync.down.b32 %f67, %f0, %rt10, 31, -1;
+	add.s64 %rd68, %rd23, %rd30;
+	setp.lt.s64 %p69, %rd68, %rd29;
+	@!%p69 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f67;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p70, %rd30, 0;
+	@!%p70 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd30;
+	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
+	add.s64 %rd72, %rd23, %rd30;
+	setp.lt.s64 %p73, %rd72, %rd29;
+	@!%p73 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f71;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p74, %rd30, 0;
+	@!%p74 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd30;
+	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
+	add.s64 %rd76, %rd23, %rd30;
+	setp.lt.s64 %p77, %rd76, %rd29;
+	@!%p77 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f75;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p78, %rd30, 0;
+	@%p78 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f32 [%rd39], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd42, %rt13;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f32 %f0, [%rd47];
+$L_43:
+	mov.b64 %rd48, %rd26;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd49, %rt14;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt15, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd52;
+	shfl.sync.down.b32 %f79, %f0, %rt16, 31, -1;
+	add.s64 %rd80, %rd23, %rd52;
+	setp.lt.s64 %p81, %rd80, %rd51;
+	@!%p81 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f79;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p82, %rd52, 0;
+	@!%p82 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd52;
+	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
+	add.s64 %rd84, %rd23, %rd52;
+	setp.lt.s64 %p85, %rd84, %rd51;
+	@!%p85 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f83;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p86, %rd52, 0;
+	@!%p86 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd52;
+	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
+	add.s64 %rd88, %rd23, %rd52;
+	setp.lt.s64 %p89, %rd88, %rd51;
+	@!%p89 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f87;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p90, %rd52, 0;
+	@%p90 bra $L_44;
+$L_56:
+	mov.pred %p57, %p35;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt19;
+	mad.lo.s64 %rd66, %rd58, 8, %rd61;
+	add.s64 %rd62, %rd66, 16;
+	st.global.f32 [%rd62], %f0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	bra.uni $Lexit;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+$Lexit:
+	mov.u32 %rt21, %ntid.x;
+	setp.eq.u32 %pt0, %rt21, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -9212,6 +12854,368 @@ $Lexit:
 	ret;
 }
 
+.visible .entry NBodySoA_0$nc(
+	.param .u64 NBodySoA_0_param_0,
+	.param .s64 NBodySoA_0_param_1,
+	.param .u64 NBodySoA_0_param_2,
+	.param .s64 NBodySoA_0_param_3,
+	.param .u64 NBodySoA_0_param_4,
+	.param .s64 NBodySoA_0_param_5,
+	.param .u64 NBodySoA_0_param_6,
+	.param .s64 NBodySoA_0_param_7,
+	.param .u64 NBodySoA_0_param_8,
+	.param .s64 NBodySoA_0_param_9,
+	.param .u64 NBodySoA_0_param_10,
+	.param .s64 NBodySoA_0_param_11,
+	.param .u64 NBodySoA_0_param_12,
+	.param .s64 NBodySoA_0_param_13,
+	.param .f32 NBodySoA_0_param_14,
+	.param .f32 NBodySoA_0_param_15
+)
+{
+	.reg .pred %p<105>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<104>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<93>;
+	.reg .f64 %fd<65>;
+
+$L_0:
+	ld.param.u64 %rd5, [NBodySoA_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [NBodySoA_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [NBodySoA_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [NBodySoA_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [NBodySoA_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [NBodySoA_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [NBodySoA_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [NBodySoA_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [NBodySoA_0_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [NBodySoA_0_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd22, %rd18, %rd19;
+	ld.param.u64 %rd24, [NBodySoA_0_param_10];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [NBodySoA_0_param_11];
+	mov.b64 %rd23, %rd25;
+	min.s64 %rd26, %rd22, %rd23;
+	ld.param.u64 %rd28, [NBodySoA_0_param_12];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [NBodySoA_0_param_13];
+	mov.b64 %rd27, %rd29;
+	min.s64 %rd3, %rd26, %rd27;
+	ld.param.f32 %f61, [NBodySoA_0_param_15];
+	ld.param.f32 %f83, [NBodySoA_0_param_14];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p38, %rd3, 0;
+$L_2:
+	setp.lt.s64 %p30, %rd2, %rd3;
+	@!%p30 bra $L_32;
+$L_3:
+	mov.b64 %rd31, %rd2;
+$L_4:
+	mad.lo.s64 %rd32, %rd31, 4, %rd5;
+	ld.global.f32 %f33, [%rd32];
+	mad.lo.s64 %rd34, %rd31, 4, %rd8;
+	ld.global.f32 %f35, [%rd34];
+	mad.lo.s64 %rd36, %rd31, 4, %rd12;
+	ld.global.f32 %f37, [%rd36];
+	@!%p38 bra $L_31;
+$L_5:
+	mov.f32 %f39, 0f00000000;
+	mov.f32 %f40, 0f00000000;
+	mov.f32 %f41, 0f00000000;
+	mov.b64 %rd42, 0;
+	add.s64 %rd98, %rd5, 0;
+	add.s64 %rd99, %rd8, 0;
+	add.s64 %rd100, %rd12, 0;
+	add.s64 %rd101, %rd28, 0;
+$L_6:
+	max.s64 %rd102, %rd3, -9223372036854775804;
+	sub.s64 %rd103, %rd102, 4;
+$L_7:
+	setp.lt.s64 %p104, %rd42, %rd103;
+	@!%p104 bra $L_24;
+$L_8:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_9:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_10:
+	mov.b64 %rd67, %rd101;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_11:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+$L_12:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_13:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_14:
+	mov.b64 %rd67, %rd101;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_15:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+$L_16:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_17:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_18:
+	mov.b64 %rd67, %rd101;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_19:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+$L_20:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_21:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_22:
+	mov.b64 %rd67, %rd101;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_23:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+	bra.uni $L_7;
+$L_24:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_25:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_26:
+	mov.b64 %rd67, %rd101;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+	@!%p79 bra $L_28;
+$L_27:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+	bra.uni $L_24;
+$L_28:
+	mov.f32 %f43, %f73;
+	mov.f32 %f44, %f75;
+	mov.f32 %f45, %f77;
+$L_29:
+	mad.lo.s64 %rd80, %rd31, 4, %rd16;
+	ld.global.f32 %f81, [%rd80];
+	mul.rn.f32 %f82, %f43, %f83;
+	add.rn.f32 %f84, %f81, %f82;
+	mad.lo.s64 %rd85, %rd31, 4, %rd20;
+	ld.global.f32 %f86, [%rd85];
+	mul.rn.f32 %f87, %f44, %f83;
+	add.rn.f32 %f88, %f86, %f87;
+	mad.lo.s64 %rd89, %rd31, 4, %rd24;
+	ld.global.f32 %f90, [%rd89];
+	mul.rn.f32 %f91, %f45, %f83;
+	add.rn.f32 %f92, %f90, %f91;
+	mov.b64 %rd93, %rd80;
+	st.global.f32 [%rd93], %f84;
+	mov.b64 %rd94, %rd85;
+	st.global.f32 [%rd94], %f88;
+	mov.b64 %rd95, %rd89;
+	st.global.f32 [%rd95], %f92;
+$L_30:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_31:
+	mov.f32 %f43, 0f00000000;
+	mov.f32 %f44, 0f00000000;
+	mov.f32 %f45, 0f00000000;
+	bra.uni $L_29;
+$L_32:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Shade2D_0(
 	.param .u64 Shade2D_0_param_0,
 	.param .s64 Shade2D_0_param_1,
@@ -9306,6 +13310,163 @@ $L_11:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd28, %rd27, 4, %rd29;
 	ld.global.f32 %f31, [%rd28];
+	mul.rn.f32 %f32, %f31, 0f3F000000;
+	mul.lo.s64 %rd33, %rd23, 3;
+	add.s64 %rd34, %rd33, %rd21;
+	cvt.rn.f32.s64 %f35, %rd34;
+	add.rn.f32 %f36, %f32, %f35;
+	setp.ge.u64 %pt1, %rd27, %rd39;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd37, %rd27, 4, %rd38;
+	st.global.f32 [%rd37], %f36;
+$L_12:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p24, %rd12, %rd7;
+	@!%p24 bra $L_14;
+$L_13:
+	sub.u64 %rd12, %rd12, %rd7;
+	add.u64 %rd18, %rd18, 1;
+$L_14:
+	add.u64 %rd18, %rd18, %rd15;
+	bra.uni $L_8;
+$L_15:
+	add.s64 %rd42, %rd21, 1;
+	setp.lt.s64 %p43, %rd42, %rd0;
+	@%p43 bra $L_12;
+$L_16:
+	bra.uni $Lexit;
+$L_17:
+	div.u64 %rd51, %rd11, %rd7;
+	bra.uni $L_7;
+$L_18:
+	div.u64 %rd44, %rd9, %rd7;
+	bra.uni $L_5;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd39;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Shade2D_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Shade2D_0$nc(
+	.param .u64 Shade2D_0_param_0,
+	.param .s64 Shade2D_0_param_1,
+	.param .u64 Shade2D_0_param_2,
+	.param .s64 Shade2D_0_param_3,
+	.param .s64 Shade2D_0_param_4,
+	.param .s64 Shade2D_0_param_5,
+	.param .u64 Shade2D_0_param_6
+)
+{
+	.reg .pred %p<55>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<58>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<54>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<37>;
+
+$L_0:
+	ld.param.s64 %rd0, [Shade2D_0_param_5];
+	ld.param.s64 %rd4, [Shade2D_0_param_4];
+	ld.param.u64 %rd29, [Shade2D_0_param_2];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Shade2D_0_param_3];
+	ld.param.u64 %rd38, [Shade2D_0_param_0];
+	cvta.to.global.u64 %rd38, %rd38;
+	ld.param.u64 %rd39, [Shade2D_0_param_1];
+$L_1:
+	setp.gt.s64 %p1, %rd0, 0;
+	@!%p1 bra $L_16;
+$L_2:
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd3, %rd2;
+	setp.gt.s64 %p5, %rd4, 0;
+	@!%p5 bra $L_16;
+$L_3:
+	mov.b64 %rd6, %rd4;
+	mov.b64 %rd7, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd8, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd8, %rd8, %rdt0;
+	mov.b64 %rd9, %rd8;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd10, %rt3, %rt4;
+	mov.b64 %rd11, %rd10;
+	or.b64 %rd45, %rd9, %rd7;
+	shr.u64 %rd46, %rd45, 32;
+	setp.eq.u64 %p47, %rd46, 0;
+	@!%p47 bra $L_18;
+$L_4:
+	cvt.u32.u64 %r48, %rd9;
+	cvt.u32.u64 %r49, %rd7;
+	div.u32 %r50, %r48, %r49;
+	cvt.u64.u32 %rd44, %r50;
+$L_5:
+	mov.b64 %rd13, %rd44;
+	mul.lo.u64 %rd14, %rd13, %rd7;
+	sub.u64 %rd12, %rd9, %rd14;
+	or.b64 %rd52, %rd11, %rd7;
+	shr.u64 %rd53, %rd52, 32;
+	setp.eq.u64 %p54, %rd53, 0;
+	@!%p54 bra $L_17;
+$L_6:
+	cvt.u32.u64 %r55, %rd11;
+	cvt.u32.u64 %r56, %rd7;
+	div.u32 %r57, %r55, %r56;
+	cvt.u64.u32 %rd51, %r57;
+$L_7:
+	mov.b64 %rd15, %rd51;
+	mul.lo.u64 %rd16, %rd15, %rd7;
+	sub.u64 %rd17, %rd11, %rd16;
+	mov.b64 %rd18, %rd13;
+	mov.pred %p25, %p5;
+$L_8:
+	setp.lt.u64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_16;
+$L_9:
+	mov.b64 %rd20, %rd18;
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd12;
+	mov.b64 %rd23, %rd22;
+$L_10:
+	@!%p25 bra $L_15;
+$L_11:
+	mul.lo.s64 %rd26, %rd21, %rd4;
+	add.s64 %rd27, %rd26, %rd23;
+	setp.ge.u64 %pt0, %rd27, %rd30;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd28, %rd27, 4, %rd29;
+	ld.global.nc.f32 %f31, [%rd28];
 	mul.rn.f32 %f32, %f31, 0f3F000000;
 	mul.lo.s64 %rd33, %rd23, 3;
 	add.s64 %rd34, %rd33, %rd21;
@@ -9644,6 +13805,350 @@ $L_34:
 	mov.b64 %rd14, %rd133;
 	mov.b64 %rd15, %rd124;
 	ld.global.f32 %f16, [%rd15];
+	mul.rn.f32 %f17, %f16, 0f3F000000;
+	mul.lo.s64 %rd18, %rd14, 3;
+	add.s64 %rd19, %rd18, %rd12;
+	cvt.rn.f32.s64 %f20, %rd19;
+	add.rn.f32 %f21, %f17, %f20;
+	mov.b64 %rd22, %rd126;
+	st.global.f32 [%rd22], %f21;
+$L_35:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd124, %rd124, %rd125;
+	add.s64 %rd126, %rd126, %rd125;
+	bra.uni $L_30;
+$L_36:
+	setp.eq.s64 %pt9, %rd13, -1;
+	neg.s64 %rdt7, %rd11;
+	div.s64 %rd132, %rd11, %rd13;
+	selp.b64 %rd132, %rdt7, %rd132, %pt9;
+	mul.lo.s64 %rd144, %rd132, %rd13;
+	sub.s64 %rd133, %rd11, %rd144;
+	bra.uni $L_34;
+$L_37:
+	bra.uni $Lexit;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [Shade1D_0_param_5];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt8+8], 1638400;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt11, %rt9, 0;
+	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Shade1D_0$nc(
+	.param .u64 Shade1D_0_param_0,
+	.param .s64 Shade1D_0_param_1,
+	.param .u64 Shade1D_0_param_2,
+	.param .s64 Shade1D_0_param_3,
+	.param .s64 Shade1D_0_param_4,
+	.param .u64 Shade1D_0_param_5
+)
+{
+	.reg .pred %p<191>;
+	.reg .pred %pt<12>;
+	.reg .b32 %r<196>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<197>;
+	.reg .b64 %rdt<9>;
+	.reg .f32 %f<88>;
+
+$L_0:
+	ld.param.u64 %rd5, [Shade1D_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Shade1D_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Shade1D_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Shade1D_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	ld.param.s64 %rd13, [Shade1D_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd25, %rd1, 3;
+	mul.lo.s64 %rd92, %rd1, 4;
+	mov.b64 %rd29, %rd3;
+	mov.b64 %rd31, %rd25;
+	mov.b64 %rd94, %rd92;
+	mov.b64 %rd97, %rd92;
+	mov.b64 %rd102, %rd92;
+	mov.b64 %rd107, %rd92;
+	mov.b64 %rd114, %rd92;
+	mov.b64 %rd121, %rd92;
+	mov.b64 %rd127, %rd2;
+	mov.b64 %rd128, %rd127;
+	mad.lo.s64 %rd129, %rd128, 4, %rd8;
+	mul.lo.s64 %rd130, %rd92, 4;
+	mad.lo.s64 %rd131, %rd128, 4, %rd5;
+$L_2:
+	setp.lt.s64 %p26, %rd2, %rd3;
+	@!%p26 bra $L_37;
+$L_3:
+	mov.b64 %rd30, %rd2;
+	sub.u64 %rd27, %rd29, %rd30;
+	setp.gt.u64 %p28, %rd27, %rd31;
+	@!%p28 bra $L_29;
+$L_4:
+	mov.b64 %rd32, %rd2;
+$L_5:
+	mov.b64 %rd34, %rd32;
+$L_6:
+	setp.eq.s64 %pt0, %rd13, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd186, %rd34;
+	mov.b64 %rd187, %rd13;
+	or.b64 %rd188, %rd186, %rd187;
+	shr.u64 %rd189, %rd188, 32;
+	setp.eq.u64 %p190, %rd189, 0;
+	@!%p190 bra $L_28;
+$L_7:
+	cvt.u32.u64 %r191, %rd34;
+	cvt.u32.u64 %r192, %rd13;
+	div.u32 %r193, %r191, %r192;
+	mul.lo.u32 %r195, %r193, %r192;
+	sub.u32 %r194, %r191, %r195;
+	cvt.u64.u32 %rd184, %r193;
+	cvt.u64.u32 %rd185, %r194;
+$L_8:
+	mov.b64 %rd35, %rd184;
+	mov.b64 %rd36, %rd185;
+	mov.b64 %rd37, %rd129;
+	ld.global.nc.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f38, 0f3F000000;
+	mul.lo.s64 %rd40, %rd36, 3;
+	add.s64 %rd41, %rd40, %rd35;
+	cvt.rn.f32.s64 %f42, %rd41;
+	add.rn.f32 %f43, %f39, %f42;
+	mov.b64 %rd44, %rd131;
+	st.global.f32 [%rd44], %f43;
+$L_9:
+	add.s64 %rd61, %rd32, %rd1;
+$L_10:
+	mov.b64 %rd48, %rd61;
+$L_11:
+	setp.eq.s64 %pt1, %rd13, 0;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd173, %rd48;
+	mov.b64 %rd174, %rd13;
+	or.b64 %rd175, %rd173, %rd174;
+	shr.u64 %rd176, %rd175, 32;
+	setp.eq.u64 %p177, %rd176, 0;
+	@!%p177 bra $L_27;
+$L_12:
+	cvt.u32.u64 %r178, %rd48;
+	cvt.u32.u64 %r179, %rd13;
+	div.u32 %r180, %r178, %r179;
+	mul.lo.u32 %r182, %r180, %r179;
+	sub.u32 %r181, %r178, %r182;
+	cvt.u64.u32 %rd171, %r180;
+	cvt.u64.u32 %rd172, %r181;
+$L_13:
+	mov.b64 %rd49, %rd171;
+	mov.b64 %rd50, %rd172;
+	mov.b64 %rd93, %rd37;
+	add.s64 %rd95, %rd93, %rd94;
+	mov.b64 %rd51, %rd95;
+	ld.global.nc.f32 %f52, [%rd51];
+	mul.rn.f32 %f53, %f52, 0f3F000000;
+	mul.lo.s64 %rd54, %rd50, 3;
+	add.s64 %rd55, %rd54, %rd49;
+	cvt.rn.f32.s64 %f56, %rd55;
+	add.rn.f32 %f57, %f53, %f56;
+	mov.b64 %rd96, %rd44;
+	add.s64 %rd98, %rd96, %rd97;
+	mov.b64 %rd58, %rd98;
+	st.global.f32 [%rd58], %f57;
+$L_14:
+	add.s64 %rd76, %rd61, %rd1;
+$L_15:
+	mov.b64 %rd63, %rd76;
+$L_16:
+	setp.eq.s64 %pt2, %rd13, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd160, %rd63;
+	mov.b64 %rd161, %rd13;
+	or.b64 %rd162, %rd160, %rd161;
+	shr.u64 %rd163, %rd162, 32;
+	setp.eq.u64 %p164, %rd163, 0;
+	@!%p164 bra $L_26;
+$L_17:
+	cvt.u32.u64 %r165, %rd63;
+	cvt.u32.u64 %r166, %rd13;
+	div.u32 %r167, %r165, %r166;
+	mul.lo.u32 %r169, %r167, %r166;
+	sub.u32 %r168, %r165, %r169;
+	cvt.u64.u32 %rd158, %r167;
+	cvt.u64.u32 %rd159, %r168;
+$L_18:
+	mov.b64 %rd64, %rd158;
+	mov.b64 %rd65, %rd159;
+	mov.b64 %rd101, %rd95;
+	add.s64 %rd103, %rd101, %rd102;
+	mov.b64 %rd66, %rd103;
+	ld.global.nc.f32 %f67, [%rd66];
+	mul.rn.f32 %f68, %f67, 0f3F000000;
+	mul.lo.s64 %rd69, %rd65, 3;
+	add.s64 %rd70, %rd69, %rd64;
+	cvt.rn.f32.s64 %f71, %rd70;
+	add.rn.f32 %f72, %f68, %f71;
+	mov.b64 %rd106, %rd98;
+	add.s64 %rd108, %rd106, %rd107;
+	mov.b64 %rd73, %rd108;
+	st.global.f32 [%rd73], %f72;
+$L_19:
+	add.s64 %rd91, %rd76, %rd1;
+$L_20:
+	mov.b64 %rd78, %rd91;
+$L_21:
+	setp.eq.s64 %pt3, %rd13, 0;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd147, %rd78;
+	mov.b64 %rd148, %rd13;
+	or.b64 %rd149, %rd147, %rd148;
+	shr.u64 %rd150, %rd149, 32;
+	setp.eq.u64 %p151, %rd150, 0;
+	@!%p151 bra $L_25;
+$L_22:
+	cvt.u32.u64 %r152, %rd78;
+	cvt.u32.u64 %r153, %rd13;
+	div.u32 %r154, %r152, %r153;
+	mul.lo.u32 %r156, %r154, %r153;
+	sub.u32 %r155, %r152, %r156;
+	cvt.u64.u32 %rd145, %r154;
+	cvt.u64.u32 %rd146, %r155;
+$L_23:
+	mov.b64 %rd79, %rd145;
+	mov.b64 %rd80, %rd146;
+	mov.b64 %rd113, %rd103;
+	add.s64 %rd115, %rd113, %rd114;
+	mov.b64 %rd81, %rd115;
+	ld.global.nc.f32 %f82, [%rd81];
+	mul.rn.f32 %f83, %f82, 0f3F000000;
+	mul.lo.s64 %rd84, %rd80, 3;
+	add.s64 %rd85, %rd84, %rd79;
+	cvt.rn.f32.s64 %f86, %rd85;
+	add.rn.f32 %f87, %f83, %f86;
+	mov.b64 %rd120, %rd108;
+	add.s64 %rd122, %rd120, %rd121;
+	mov.b64 %rd88, %rd122;
+	st.global.f32 [%rd88], %f87;
+$L_24:
+	add.s64 %rd2, %rd2, %rd92;
+	add.s64 %rd129, %rd129, %rd130;
+	add.s64 %rd131, %rd131, %rd130;
+	bra.uni $L_2;
+$L_25:
+	setp.eq.s64 %pt4, %rd13, -1;
+	neg.s64 %rdt3, %rd78;
+	div.s64 %rd145, %rd78, %rd13;
+	selp.b64 %rd145, %rdt3, %rd145, %pt4;
+	mul.lo.s64 %rd157, %rd145, %rd13;
+	sub.s64 %rd146, %rd78, %rd157;
+	bra.uni $L_23;
+$L_26:
+	setp.eq.s64 %pt5, %rd13, -1;
+	neg.s64 %rdt4, %rd63;
+	div.s64 %rd158, %rd63, %rd13;
+	selp.b64 %rd158, %rdt4, %rd158, %pt5;
+	mul.lo.s64 %rd170, %rd158, %rd13;
+	sub.s64 %rd159, %rd63, %rd170;
+	bra.uni $L_18;
+$L_27:
+	setp.eq.s64 %pt6, %rd13, -1;
+	neg.s64 %rdt5, %rd48;
+	div.s64 %rd171, %rd48, %rd13;
+	selp.b64 %rd171, %rdt5, %rd171, %pt6;
+	mul.lo.s64 %rd183, %rd171, %rd13;
+	sub.s64 %rd172, %rd48, %rd183;
+	bra.uni $L_13;
+$L_28:
+	setp.eq.s64 %pt7, %rd13, -1;
+	neg.s64 %rdt6, %rd34;
+	div.s64 %rd184, %rd34, %rd13;
+	selp.b64 %rd184, %rdt6, %rd184, %pt7;
+	mul.lo.s64 %rd196, %rd184, %rd13;
+	sub.s64 %rd185, %rd34, %rd196;
+	bra.uni $L_8;
+$L_29:
+	mov.b64 %rd123, %rd2;
+	mad.lo.s64 %rd124, %rd123, 4, %rd8;
+	mul.lo.s64 %rd125, %rd1, 4;
+	mad.lo.s64 %rd126, %rd123, 4, %rd5;
+$L_30:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_37;
+$L_31:
+	mov.b64 %rd11, %rd2;
+$L_32:
+	setp.eq.s64 %pt8, %rd13, 0;
+	@%pt8 bra $Lfault_4;
+	mov.b64 %rd134, %rd11;
+	mov.b64 %rd135, %rd13;
+	or.b64 %rd136, %rd134, %rd135;
+	shr.u64 %rd137, %rd136, 32;
+	setp.eq.u64 %p138, %rd137, 0;
+	@!%p138 bra $L_36;
+$L_33:
+	cvt.u32.u64 %r139, %rd11;
+	cvt.u32.u64 %r140, %rd13;
+	div.u32 %r141, %r139, %r140;
+	mul.lo.u32 %r143, %r141, %r140;
+	sub.u32 %r142, %r139, %r143;
+	cvt.u64.u32 %rd132, %r141;
+	cvt.u64.u32 %rd133, %r142;
+$L_34:
+	mov.b64 %rd12, %rd132;
+	mov.b64 %rd14, %rd133;
+	mov.b64 %rd15, %rd124;
+	ld.global.nc.f32 %f16, [%rd15];
 	mul.rn.f32 %f17, %f16, 0f3F000000;
 	mul.lo.s64 %rd18, %rd14, 3;
 	add.s64 %rd19, %rd18, %rd12;

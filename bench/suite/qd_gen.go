@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c6bf67f46e607482f112add09e626975cd8afad9ffc627fd0e168c48ee2406a1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6023be74227257249b071ebfbc1ae7dbf2a46a48b5403a9bcc956b7575e3ebb2"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -259,6 +259,243 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Transpose_0",
 			Parallel: true,
 		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:17:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:17:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:50",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:58",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:21:15",
+		}},
+		Name:        "Stencil2D",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Stencil2D_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:15",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:21",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:24",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:15",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:45",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:55",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:69",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:85",
+		}},
+		Name:        "Stencil3D",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Stencil3D_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:46:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:46:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:49:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:49:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:4",
+		}},
+		Name:        "Matmul",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Matmul_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:60:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:60:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:66:18",
+		}},
+		Name:        "Blur",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Blur_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:78:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:81:11",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:82:4",
+		}},
+		Name:        "DigitSum",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "DigitSum_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:94:12",
+		}},
+		Name:        "Options",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Options_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:110:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:110:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:110:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:121:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:121:19",
+		}},
+		Name:        "NBody",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NBody_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:172:13",
+		}},
+		Name:        "Xorshift",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Xorshift_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultSliceAcap,
+			Pos:  "kernels.go:188:11",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "kernels.go:188:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:190:21",
+		}},
+		Name:        "MatVec",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "MatVec_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:201:13",
+		}},
+		Name:        "Daxpy",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Daxpy_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:210:12",
+		}},
+		Name:        "Hash",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Hash_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:227:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:227:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:228:14",
+		}},
+		Name:        "Transpose",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Transpose_0$nc",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/suite",
 }
@@ -313,6 +550,9 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 			Stencil2D(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -342,6 +582,9 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 			Stencil3D(out.CPUSlice(), in.CPUSlice(), w, h, d)
 		}, out, in)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -369,6 +612,9 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Matmul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
 		}, c, a, b)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(a, c) && rt.Disjoint(b, c) {
+		return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -398,6 +644,9 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 			Blur(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -424,6 +673,9 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			DigitSum(out.CPUSlice(), in.CPUSlice(), base)
 		}, out, in)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -452,6 +704,9 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Options(out.CPUSlice(), spot.CPUSlice(), strike)
 		}, out, spot)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(spot, out) {
+		return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -483,6 +738,9 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NBody(ax.CPUSlice(), ay.CPUSlice(), az.CPUSlice(), px.CPUSlice(), py.CPUSlice(), pz.CPUSlice())
 		}, ax, ay, az, px, py, pz)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(px, ax) && rt.Disjoint(px, ay) && rt.Disjoint(px, az) && rt.Disjoint(py, ax) && rt.Disjoint(py, ay) && rt.Disjoint(py, az) && rt.Disjoint(pz, ax) && rt.Disjoint(pz, ay) && rt.Disjoint(pz, az) {
+		return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -567,6 +825,9 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 			Xorshift(out.CPUSlice(), seeds.CPUSlice(), rounds)
 		}, out, seeds)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(seeds, out) {
+		return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -595,6 +856,9 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 			MatVec(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
 		}, y, a, x)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(a, y) && rt.Disjoint(x, y) {
+		return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -622,6 +886,9 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 			Daxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, y) {
+		return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -648,6 +915,9 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Hash(out.CPUSlice(), keys.CPUSlice(), rounds)
 		}, out, keys)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(keys, out) {
+		return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -677,6 +947,9 @@ func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w
 		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(in, out) {
+		return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -967,6 +1240,352 @@ $L_35:
 	@%pt8 bra $Lfault_7;
 	mov.b64 %rd74, %rd135;
 	ld.global.f32 %f75, [%rd74];
+	mov.b64 %rd76, %rd137;
+	st.global.f32 [%rd76], %f75;
+	bra.uni $L_34;
+$L_36:
+	setp.eq.s64 %pt9, %rd9, -1;
+	neg.s64 %rdt4, %rd47;
+	div.s64 %rd138, %rd47, %rd9;
+	selp.b64 %rd138, %rdt4, %rd138, %pt9;
+	mul.lo.s64 %rd150, %rd138, %rd9;
+	sub.s64 %rd139, %rd47, %rd150;
+	bra.uni $L_29;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd65;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Stencil2D_0_param_6];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt5+8], 0;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt11, %rt9, 0;
+	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Stencil2D_0$nc(
+	.param .u64 Stencil2D_0_param_0,
+	.param .s64 Stencil2D_0_param_1,
+	.param .u64 Stencil2D_0_param_2,
+	.param .s64 Stencil2D_0_param_3,
+	.param .s64 Stencil2D_0_param_4,
+	.param .s64 Stencil2D_0_param_5,
+	.param .u64 Stencil2D_0_param_6
+)
+{
+	.reg .pred %p<158>;
+	.reg .pred %pt<12>;
+	.reg .b32 %r<163>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<164>;
+	.reg .b64 %rdt<6>;
+	.reg .f32 %f<76>;
+
+$L_0:
+	ld.param.u64 %rd4, [Stencil2D_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Stencil2D_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd9, [Stencil2D_0_param_4];
+	ld.param.u64 %rd13, [Stencil2D_0_param_2];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Stencil2D_0_param_3];
+	ld.param.s64 %rd41, [Stencil2D_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd82, %rd14;
+	mov.b64 %rd83, %rd2;
+	sub.s64 %rd84, %rd83, 1;
+	mov.b64 %rd85, %rd84;
+	setp.lt.u64 %p86, %rd85, %rd82;
+	mov.b64 %rd87, %rd3;
+	add.u64 %rd88, %rd87, 4611686018427387904;
+	setp.le.u64 %p89, %rd88, 9223372036854775808U;
+	sub.u64 %rd90, %rd87, 1;
+	mov.b64 %rd91, %rd2;
+	sub.u64 %rd92, %rd90, %rd91;
+	sub.u64 %rd93, %rd82, 1;
+	sub.u64 %rd94, %rd93, %rd85;
+	setp.le.u64 %p95, %rd92, %rd94;
+	add.s64 %rd96, %rd83, 1;
+	mov.b64 %rd97, %rd96;
+	setp.lt.u64 %p98, %rd97, %rd82;
+	mov.b64 %rd99, %rd93;
+	sub.u64 %rd100, %rd99, %rd97;
+	setp.le.u64 %p101, %rd92, %rd100;
+	sub.s64 %rd102, %rd83, %rd9;
+	mov.b64 %rd103, %rd102;
+	setp.lt.u64 %p104, %rd103, %rd82;
+	mov.b64 %rd105, %rd93;
+	sub.u64 %rd106, %rd105, %rd103;
+	setp.le.u64 %p107, %rd92, %rd106;
+	add.s64 %rd108, %rd83, %rd9;
+	mov.b64 %rd109, %rd108;
+	setp.lt.u64 %p110, %rd109, %rd82;
+	mov.b64 %rd111, %rd93;
+	sub.u64 %rd112, %rd111, %rd109;
+	setp.le.u64 %p113, %rd92, %rd112;
+	@!%p86 bra $L_24;
+$L_2:
+	@!%p89 bra $L_24;
+$L_3:
+	@!%p95 bra $L_24;
+$L_4:
+	@!%p98 bra $L_24;
+$L_5:
+	@!%p101 bra $L_24;
+$L_6:
+	@!%p104 bra $L_24;
+$L_7:
+	@!%p107 bra $L_24;
+$L_8:
+	@!%p110 bra $L_24;
+$L_9:
+	@!%p113 bra $L_24;
+$L_10:
+	sub.s64 %rd44, %rd9, 1;
+	sub.s64 %rd40, %rd41, 1;
+	mul.lo.s64 %rd117, %rd9, -4;
+	mul.lo.s64 %rd120, %rd9, 4;
+	mov.b64 %rd130, %rd2;
+	mad.lo.s64 %rd131, %rd130, 4, %rd13;
+	mul.lo.s64 %rd132, %rd1, 4;
+	mad.lo.s64 %rd133, %rd130, 4, %rd4;
+$L_11:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_23;
+$L_12:
+	mov.b64 %rd7, %rd2;
+$L_13:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd153, %rd7;
+	mov.b64 %rd154, %rd9;
+	or.b64 %rd155, %rd153, %rd154;
+	shr.u64 %rd156, %rd155, 32;
+	setp.eq.u64 %p157, %rd156, 0;
+	@!%p157 bra $L_22;
+$L_14:
+	cvt.u32.u64 %r158, %rd7;
+	cvt.u32.u64 %r159, %rd9;
+	div.u32 %r160, %r158, %r159;
+	mul.lo.u32 %r162, %r160, %r159;
+	sub.u32 %r161, %r158, %r162;
+	cvt.u64.u32 %rd151, %r160;
+	cvt.u64.u32 %rd152, %r161;
+$L_15:
+	mov.b64 %rd8, %rd152;
+	mov.b64 %rd10, %rd151;
+	setp.gt.s64 %p11, %rd8, 0;
+	@!%p11 bra $L_21;
+$L_16:
+	setp.lt.s64 %p45, %rd8, %rd44;
+	@!%p45 bra $L_21;
+$L_17:
+	setp.gt.s64 %p43, %rd10, 0;
+	@!%p43 bra $L_21;
+$L_18:
+	setp.lt.s64 %p42, %rd10, %rd40;
+	@!%p42 bra $L_21;
+$L_19:
+	mov.b64 %rd12, %rd131;
+	ld.global.nc.f32 %f15, [%rd12];
+	mul.rn.f32 %f16, %f15, 0f3F000000;
+	mov.b64 %rd114, %rd12;
+	add.s64 %rd18, %rd114, -4;
+	ld.global.nc.f32 %f19, [%rd18];
+	mov.b64 %rd115, %rd12;
+	add.s64 %rd21, %rd115, 4;
+	ld.global.nc.f32 %f22, [%rd21];
+	add.rn.f32 %f23, %f19, %f22;
+	mov.b64 %rd116, %rd12;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd25, %rd118;
+	ld.global.nc.f32 %f26, [%rd25];
+	add.rn.f32 %f27, %f23, %f26;
+	mov.b64 %rd119, %rd12;
+	add.s64 %rd121, %rd119, %rd120;
+	mov.b64 %rd29, %rd121;
+	ld.global.nc.f32 %f30, [%rd29];
+	add.rn.f32 %f31, %f27, %f30;
+	mul.rn.f32 %f32, %f31, 0f3E000000;
+	add.rn.f32 %f33, %f16, %f32;
+	mov.b64 %rd34, %rd133;
+	st.global.f32 [%rd34], %f33;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd131, %rd131, %rd132;
+	add.s64 %rd133, %rd133, %rd132;
+	bra.uni $L_11;
+$L_21:
+	mov.b64 %rd37, %rd131;
+	ld.global.nc.f32 %f38, [%rd37];
+	mov.b64 %rd39, %rd133;
+	st.global.f32 [%rd39], %f38;
+	bra.uni $L_20;
+$L_22:
+	setp.eq.s64 %pt1, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd151, %rd7, %rd9;
+	selp.b64 %rd151, %rdt3, %rd151, %pt1;
+	mul.lo.s64 %rd163, %rd151, %rd9;
+	sub.s64 %rd152, %rd7, %rd163;
+	bra.uni $L_15;
+$L_23:
+	bra.uni $Lexit;
+$L_24:
+	sub.s64 %rd80, %rd9, 1;
+	sub.s64 %rd77, %rd41, 1;
+	mul.lo.s64 %rd125, %rd9, -4;
+	mul.lo.s64 %rd128, %rd9, 4;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd13;
+	mul.lo.s64 %rd136, %rd1, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd4;
+$L_25:
+	setp.lt.s64 %p46, %rd2, %rd3;
+	@!%p46 bra $L_23;
+$L_26:
+	mov.b64 %rd47, %rd2;
+$L_27:
+	setp.eq.s64 %pt2, %rd9, 0;
+	@%pt2 bra $Lfault_1;
+	mov.b64 %rd140, %rd47;
+	mov.b64 %rd141, %rd9;
+	or.b64 %rd142, %rd140, %rd141;
+	shr.u64 %rd143, %rd142, 32;
+	setp.eq.u64 %p144, %rd143, 0;
+	@!%p144 bra $L_36;
+$L_28:
+	cvt.u32.u64 %r145, %rd47;
+	cvt.u32.u64 %r146, %rd9;
+	div.u32 %r147, %r145, %r146;
+	mul.lo.u32 %r149, %r147, %r146;
+	sub.u32 %r148, %r145, %r149;
+	cvt.u64.u32 %rd138, %r147;
+	cvt.u64.u32 %rd139, %r148;
+$L_29:
+	mov.b64 %rd48, %rd139;
+	mov.b64 %rd49, %rd138;
+	setp.gt.s64 %p50, %rd48, 0;
+	@!%p50 bra $L_35;
+$L_30:
+	setp.lt.s64 %p81, %rd48, %rd80;
+	@!%p81 bra $L_35;
+$L_31:
+	setp.gt.s64 %p79, %rd49, 0;
+	@!%p79 bra $L_35;
+$L_32:
+	setp.lt.s64 %p78, %rd49, %rd77;
+	@!%p78 bra $L_35;
+$L_33:
+	setp.ge.u64 %pt3, %rd47, %rd14;
+	@%pt3 bra $Lfault_2;
+	mov.b64 %rd51, %rd135;
+	ld.global.nc.f32 %f52, [%rd51];
+	mul.rn.f32 %f53, %f52, 0f3F000000;
+	sub.s64 %rd54, %rd47, 1;
+	setp.ge.u64 %pt4, %rd54, %rd14;
+	@%pt4 bra $Lfault_3;
+	mov.b64 %rd122, %rd51;
+	add.s64 %rd55, %rd122, -4;
+	ld.global.nc.f32 %f56, [%rd55];
+	add.s64 %rd57, %rd47, 1;
+	setp.ge.u64 %pt5, %rd57, %rd14;
+	@%pt5 bra $Lfault_4;
+	mov.b64 %rd123, %rd51;
+	add.s64 %rd58, %rd123, 4;
+	ld.global.nc.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f56, %f59;
+	sub.s64 %rd61, %rd47, %rd9;
+	setp.ge.u64 %pt6, %rd61, %rd14;
+	@%pt6 bra $Lfault_5;
+	mov.b64 %rd124, %rd51;
+	add.s64 %rd126, %rd124, %rd125;
+	mov.b64 %rd62, %rd126;
+	ld.global.nc.f32 %f63, [%rd62];
+	add.rn.f32 %f64, %f60, %f63;
+	add.s64 %rd65, %rd47, %rd9;
+	setp.ge.u64 %pt7, %rd65, %rd14;
+	@%pt7 bra $Lfault_6;
+	mov.b64 %rd127, %rd51;
+	add.s64 %rd129, %rd127, %rd128;
+	mov.b64 %rd66, %rd129;
+	ld.global.nc.f32 %f67, [%rd66];
+	add.rn.f32 %f68, %f64, %f67;
+	mul.rn.f32 %f69, %f68, 0f3E000000;
+	add.rn.f32 %f70, %f53, %f69;
+	mov.b64 %rd71, %rd137;
+	st.global.f32 [%rd71], %f70;
+$L_34:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	bra.uni $L_25;
+$L_35:
+	setp.ge.u64 %pt8, %rd47, %rd14;
+	@%pt8 bra $Lfault_7;
+	mov.b64 %rd74, %rd135;
+	ld.global.nc.f32 %f75, [%rd74];
 	mov.b64 %rd76, %rd137;
 	st.global.f32 [%rd76], %f75;
 	bra.uni $L_34;
@@ -1448,6 +2067,537 @@ $L_51:
 	@%pt15 bra $Lfault_12;
 	mov.b64 %rd91, %rd166;
 	ld.global.f32 %f92, [%rd91];
+	mul.rn.f32 %f93, %f92, 0f40C00000;
+	sub.rn.f32 %f94, %f90, %f93;
+	mov.b64 %rd95, %rd187;
+	st.global.f32 [%rd95], %f94;
+$L_52:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd185, %rd185, %rd186;
+	add.s64 %rd187, %rd187, %rd186;
+	bra.uni $L_37;
+$L_53:
+	mov.b64 %rd98, %rd187;
+	mov.f32 %ft1, 0f00000000;
+	st.global.f32 [%rd98], %ft1;
+	bra.uni $L_52;
+$L_54:
+	setp.eq.s64 %pt16, %rd64, -1;
+	neg.s64 %rdt6, %rd60;
+	div.s64 %rd214, %rd60, %rd64;
+	selp.b64 %rd214, %rdt6, %rd214, %pt16;
+	bra.uni $L_45;
+$L_55:
+	setp.eq.s64 %pt17, %rd12, -1;
+	neg.s64 %rdt7, %rd62;
+	div.s64 %rd201, %rd62, %rd12;
+	selp.b64 %rd201, %rdt7, %rd201, %pt17;
+	mul.lo.s64 %rd213, %rd201, %rd12;
+	sub.s64 %rd202, %rd62, %rd213;
+	bra.uni $L_43;
+$L_56:
+	setp.eq.s64 %pt18, %rd9, -1;
+	neg.s64 %rdt8, %rd60;
+	div.s64 %rd188, %rd60, %rd9;
+	selp.b64 %rd188, %rdt8, %rd188, %pt18;
+	mul.lo.s64 %rd200, %rd188, %rd9;
+	sub.s64 %rd189, %rd60, %rd200;
+	bra.uni $L_41;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd75;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd79;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd60;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt9, [Stencil3D_0_param_7];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt9];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt19, %rt8, %rt6;
+	@%pt19 exit;
+	st.global.u32 [%rdt9+8], 65536;
+	st.global.u32 [%rdt9+12], %rt5;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt9+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt20, %rt9, 0;
+	@%pt20 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Stencil3D_0$nc(
+	.param .u64 Stencil3D_0_param_0,
+	.param .s64 Stencil3D_0_param_1,
+	.param .u64 Stencil3D_0_param_2,
+	.param .s64 Stencil3D_0_param_3,
+	.param .s64 Stencil3D_0_param_4,
+	.param .s64 Stencil3D_0_param_5,
+	.param .s64 Stencil3D_0_param_6,
+	.param .u64 Stencil3D_0_param_7
+)
+{
+	.reg .pred %p<255>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<258>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<254>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<95>;
+	.reg .f32 %ft<2>;
+
+$L_0:
+	ld.param.u64 %rd4, [Stencil3D_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Stencil3D_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd9, [Stencil3D_0_param_4];
+	ld.param.s64 %rd12, [Stencil3D_0_param_5];
+	ld.param.u64 %rd19, [Stencil3D_0_param_2];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Stencil3D_0_param_3];
+	ld.param.s64 %rd51, [Stencil3D_0_param_6];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd107, %rd20;
+	mov.b64 %rd108, %rd2;
+	sub.s64 %rd109, %rd108, 1;
+	mov.b64 %rd110, %rd109;
+	setp.lt.u64 %p111, %rd110, %rd107;
+	mov.b64 %rd112, %rd3;
+	add.u64 %rd113, %rd112, 4611686018427387904;
+	setp.le.u64 %p114, %rd113, 9223372036854775808U;
+	sub.u64 %rd115, %rd112, 1;
+	mov.b64 %rd116, %rd2;
+	sub.u64 %rd117, %rd115, %rd116;
+	sub.u64 %rd118, %rd107, 1;
+	sub.u64 %rd119, %rd118, %rd110;
+	setp.le.u64 %p120, %rd117, %rd119;
+	add.s64 %rd121, %rd108, 1;
+	mov.b64 %rd122, %rd121;
+	setp.lt.u64 %p123, %rd122, %rd107;
+	mov.b64 %rd124, %rd118;
+	sub.u64 %rd125, %rd124, %rd122;
+	setp.le.u64 %p126, %rd117, %rd125;
+	sub.s64 %rd127, %rd108, %rd9;
+	mov.b64 %rd128, %rd127;
+	setp.lt.u64 %p129, %rd128, %rd107;
+	mov.b64 %rd130, %rd118;
+	sub.u64 %rd131, %rd130, %rd128;
+	setp.le.u64 %p132, %rd117, %rd131;
+	add.s64 %rd133, %rd108, %rd9;
+	mov.b64 %rd134, %rd133;
+	setp.lt.u64 %p135, %rd134, %rd107;
+	mov.b64 %rd136, %rd118;
+	sub.u64 %rd137, %rd136, %rd134;
+	setp.le.u64 %p138, %rd117, %rd137;
+	mul.lo.s64 %rd139, %rd9, %rd12;
+	sub.s64 %rd140, %rd108, %rd139;
+	mov.b64 %rd141, %rd140;
+	setp.lt.u64 %p142, %rd141, %rd107;
+	mov.b64 %rd143, %rd118;
+	sub.u64 %rd144, %rd143, %rd141;
+	setp.le.u64 %p145, %rd117, %rd144;
+	add.s64 %rd146, %rd108, %rd139;
+	mov.b64 %rd147, %rd146;
+	setp.lt.u64 %p148, %rd147, %rd107;
+	mov.b64 %rd149, %rd118;
+	sub.u64 %rd150, %rd149, %rd147;
+	setp.le.u64 %p151, %rd117, %rd150;
+	@!%p111 bra $L_36;
+$L_2:
+	@!%p114 bra $L_36;
+$L_3:
+	@!%p120 bra $L_36;
+$L_4:
+	@!%p123 bra $L_36;
+$L_5:
+	@!%p126 bra $L_36;
+$L_6:
+	@!%p129 bra $L_36;
+$L_7:
+	@!%p132 bra $L_36;
+$L_8:
+	@!%p135 bra $L_36;
+$L_9:
+	@!%p138 bra $L_36;
+$L_10:
+	@!%p142 bra $L_36;
+$L_11:
+	@!%p145 bra $L_36;
+$L_12:
+	@!%p148 bra $L_36;
+$L_13:
+	@!%p151 bra $L_36;
+$L_14:
+	mov.b64 %rd13, %rd139;
+	sub.s64 %rd57, %rd9, 1;
+	sub.s64 %rd54, %rd12, 1;
+	sub.s64 %rd50, %rd51, 1;
+	mov.b64 %rd16, %rd139;
+	mul.lo.s64 %rd155, %rd9, -4;
+	mul.lo.s64 %rd158, %rd9, 4;
+	mul.lo.s64 %rd161, %rd16, -4;
+	mul.lo.s64 %rd164, %rd16, 4;
+	mov.b64 %rd180, %rd2;
+	mad.lo.s64 %rd181, %rd180, 4, %rd19;
+	mul.lo.s64 %rd182, %rd1, 4;
+	mad.lo.s64 %rd183, %rd180, 4, %rd4;
+$L_15:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_35;
+$L_16:
+	mov.b64 %rd7, %rd2;
+$L_17:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd225, %rd7;
+	mov.b64 %rd226, %rd9;
+	or.b64 %rd227, %rd225, %rd226;
+	shr.u64 %rd228, %rd227, 32;
+	setp.eq.u64 %p229, %rd228, 0;
+	@!%p229 bra $L_34;
+$L_18:
+	cvt.u32.u64 %r230, %rd7;
+	cvt.u32.u64 %r231, %rd9;
+	div.u32 %r232, %r230, %r231;
+	mul.lo.u32 %r234, %r232, %r231;
+	sub.u32 %r233, %r230, %r234;
+	cvt.u64.u32 %rd223, %r232;
+	cvt.u64.u32 %rd224, %r233;
+$L_19:
+	mov.b64 %rd8, %rd224;
+	mov.b64 %rd10, %rd223;
+	setp.eq.s64 %pt1, %rd12, 0;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd238, %rd10;
+	mov.b64 %rd239, %rd12;
+	or.b64 %rd240, %rd238, %rd239;
+	shr.u64 %rd241, %rd240, 32;
+	setp.eq.u64 %p242, %rd241, 0;
+	@!%p242 bra $L_33;
+$L_20:
+	cvt.u32.u64 %r243, %rd10;
+	cvt.u32.u64 %r244, %rd12;
+	div.u32 %r245, %r243, %r244;
+	mul.lo.u32 %r247, %r245, %r244;
+	sub.u32 %r246, %r243, %r247;
+	cvt.u64.u32 %rd236, %r245;
+	cvt.u64.u32 %rd237, %r246;
+$L_21:
+	mov.b64 %rd11, %rd237;
+	setp.eq.s64 %pt2, %rd13, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd250, %rd7;
+	mov.b64 %rd251, %rd13;
+	or.b64 %rd252, %rd250, %rd251;
+	shr.u64 %rd253, %rd252, 32;
+	setp.eq.u64 %p254, %rd253, 0;
+	@!%p254 bra $L_32;
+$L_22:
+	cvt.u32.u64 %r255, %rd7;
+	cvt.u32.u64 %r256, %rd13;
+	div.u32 %r257, %r255, %r256;
+	cvt.u64.u32 %rd249, %r257;
+$L_23:
+	mov.b64 %rd14, %rd249;
+	setp.gt.s64 %p15, %rd8, 0;
+	@!%p15 bra $L_31;
+$L_24:
+	setp.lt.s64 %p58, %rd8, %rd57;
+	@!%p58 bra $L_31;
+$L_25:
+	setp.gt.s64 %p56, %rd11, 0;
+	@!%p56 bra $L_31;
+$L_26:
+	setp.lt.s64 %p55, %rd11, %rd54;
+	@!%p55 bra $L_31;
+$L_27:
+	setp.gt.s64 %p53, %rd14, 0;
+	@!%p53 bra $L_31;
+$L_28:
+	setp.lt.s64 %p52, %rd14, %rd50;
+	@!%p52 bra $L_31;
+$L_29:
+	mov.b64 %rd152, %rd181;
+	add.s64 %rd18, %rd152, -4;
+	ld.global.nc.f32 %f21, [%rd18];
+	mov.b64 %rd153, %rd152;
+	add.s64 %rd23, %rd153, 4;
+	ld.global.nc.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	mov.b64 %rd154, %rd152;
+	add.s64 %rd156, %rd154, %rd155;
+	mov.b64 %rd27, %rd156;
+	ld.global.nc.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mov.b64 %rd157, %rd152;
+	add.s64 %rd159, %rd157, %rd158;
+	mov.b64 %rd31, %rd159;
+	ld.global.nc.f32 %f32, [%rd31];
+	add.rn.f32 %f33, %f29, %f32;
+	mov.b64 %rd160, %rd152;
+	add.s64 %rd162, %rd160, %rd161;
+	mov.b64 %rd35, %rd162;
+	ld.global.nc.f32 %f36, [%rd35];
+	add.rn.f32 %f37, %f33, %f36;
+	mov.b64 %rd163, %rd152;
+	add.s64 %rd165, %rd163, %rd164;
+	mov.b64 %rd39, %rd165;
+	ld.global.nc.f32 %f40, [%rd39];
+	add.rn.f32 %f41, %f37, %f40;
+	mov.b64 %rd42, %rd152;
+	ld.global.nc.f32 %f43, [%rd42];
+	mul.rn.f32 %f44, %f43, 0f40C00000;
+	sub.rn.f32 %f45, %f41, %f44;
+	mov.b64 %rd46, %rd183;
+	st.global.f32 [%rd46], %f45;
+$L_30:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd181, %rd181, %rd182;
+	add.s64 %rd183, %rd183, %rd182;
+	bra.uni $L_15;
+$L_31:
+	mov.b64 %rd49, %rd183;
+	mov.f32 %ft0, 0f00000000;
+	st.global.f32 [%rd49], %ft0;
+	bra.uni $L_30;
+$L_32:
+	setp.eq.s64 %pt3, %rd13, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd249, %rd7, %rd13;
+	selp.b64 %rd249, %rdt3, %rd249, %pt3;
+	bra.uni $L_23;
+$L_33:
+	setp.eq.s64 %pt4, %rd12, -1;
+	neg.s64 %rdt4, %rd10;
+	div.s64 %rd236, %rd10, %rd12;
+	selp.b64 %rd236, %rdt4, %rd236, %pt4;
+	mul.lo.s64 %rd248, %rd236, %rd12;
+	sub.s64 %rd237, %rd10, %rd248;
+	bra.uni $L_21;
+$L_34:
+	setp.eq.s64 %pt5, %rd9, -1;
+	neg.s64 %rdt5, %rd7;
+	div.s64 %rd223, %rd7, %rd9;
+	selp.b64 %rd223, %rdt5, %rd223, %pt5;
+	mul.lo.s64 %rd235, %rd223, %rd9;
+	sub.s64 %rd224, %rd7, %rd235;
+	bra.uni $L_19;
+$L_35:
+	bra.uni $Lexit;
+$L_36:
+	mov.b64 %rd64, %rd139;
+	sub.s64 %rd105, %rd9, 1;
+	sub.s64 %rd102, %rd12, 1;
+	sub.s64 %rd99, %rd51, 1;
+	mov.b64 %rd67, %rd139;
+	mul.lo.s64 %rd169, %rd9, -4;
+	mul.lo.s64 %rd172, %rd9, 4;
+	mul.lo.s64 %rd175, %rd67, -4;
+	mul.lo.s64 %rd178, %rd67, 4;
+	mov.b64 %rd184, %rd2;
+	mad.lo.s64 %rd185, %rd184, 4, %rd19;
+	mul.lo.s64 %rd186, %rd1, 4;
+	mad.lo.s64 %rd187, %rd184, 4, %rd4;
+$L_37:
+	setp.lt.s64 %p59, %rd2, %rd3;
+	@!%p59 bra $L_35;
+$L_38:
+	mov.b64 %rd60, %rd2;
+$L_39:
+	setp.eq.s64 %pt6, %rd9, 0;
+	@%pt6 bra $Lfault_3;
+	mov.b64 %rd190, %rd60;
+	mov.b64 %rd191, %rd9;
+	or.b64 %rd192, %rd190, %rd191;
+	shr.u64 %rd193, %rd192, 32;
+	setp.eq.u64 %p194, %rd193, 0;
+	@!%p194 bra $L_56;
+$L_40:
+	cvt.u32.u64 %r195, %rd60;
+	cvt.u32.u64 %r196, %rd9;
+	div.u32 %r197, %r195, %r196;
+	mul.lo.u32 %r199, %r197, %r196;
+	sub.u32 %r198, %r195, %r199;
+	cvt.u64.u32 %rd188, %r197;
+	cvt.u64.u32 %rd189, %r198;
+$L_41:
+	mov.b64 %rd61, %rd189;
+	mov.b64 %rd62, %rd188;
+	setp.eq.s64 %pt7, %rd12, 0;
+	@%pt7 bra $Lfault_4;
+	mov.b64 %rd203, %rd62;
+	mov.b64 %rd204, %rd12;
+	or.b64 %rd205, %rd203, %rd204;
+	shr.u64 %rd206, %rd205, 32;
+	setp.eq.u64 %p207, %rd206, 0;
+	@!%p207 bra $L_55;
+$L_42:
+	cvt.u32.u64 %r208, %rd62;
+	cvt.u32.u64 %r209, %rd12;
+	div.u32 %r210, %r208, %r209;
+	mul.lo.u32 %r212, %r210, %r209;
+	sub.u32 %r211, %r208, %r212;
+	cvt.u64.u32 %rd201, %r210;
+	cvt.u64.u32 %rd202, %r211;
+$L_43:
+	mov.b64 %rd63, %rd202;
+	setp.eq.s64 %pt8, %rd64, 0;
+	@%pt8 bra $Lfault_5;
+	mov.b64 %rd215, %rd60;
+	mov.b64 %rd216, %rd64;
+	or.b64 %rd217, %rd215, %rd216;
+	shr.u64 %rd218, %rd217, 32;
+	setp.eq.u64 %p219, %rd218, 0;
+	@!%p219 bra $L_54;
+$L_44:
+	cvt.u32.u64 %r220, %rd60;
+	cvt.u32.u64 %r221, %rd64;
+	div.u32 %r222, %r220, %r221;
+	cvt.u64.u32 %rd214, %r222;
+$L_45:
+	mov.b64 %rd65, %rd214;
+	setp.gt.s64 %p66, %rd61, 0;
+	@!%p66 bra $L_53;
+$L_46:
+	setp.lt.s64 %p106, %rd61, %rd105;
+	@!%p106 bra $L_53;
+$L_47:
+	setp.gt.s64 %p104, %rd63, 0;
+	@!%p104 bra $L_53;
+$L_48:
+	setp.lt.s64 %p103, %rd63, %rd102;
+	@!%p103 bra $L_53;
+$L_49:
+	setp.gt.s64 %p101, %rd65, 0;
+	@!%p101 bra $L_53;
+$L_50:
+	setp.lt.s64 %p100, %rd65, %rd99;
+	@!%p100 bra $L_53;
+$L_51:
+	sub.s64 %rd68, %rd60, 1;
+	setp.ge.u64 %pt9, %rd68, %rd20;
+	@%pt9 bra $Lfault_6;
+	mov.b64 %rd166, %rd185;
+	add.s64 %rd69, %rd166, -4;
+	ld.global.nc.f32 %f70, [%rd69];
+	add.s64 %rd71, %rd60, 1;
+	setp.ge.u64 %pt10, %rd71, %rd20;
+	@%pt10 bra $Lfault_7;
+	mov.b64 %rd167, %rd166;
+	add.s64 %rd72, %rd167, 4;
+	ld.global.nc.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f70, %f73;
+	sub.s64 %rd75, %rd60, %rd9;
+	setp.ge.u64 %pt11, %rd75, %rd20;
+	@%pt11 bra $Lfault_8;
+	mov.b64 %rd168, %rd166;
+	add.s64 %rd170, %rd168, %rd169;
+	mov.b64 %rd76, %rd170;
+	ld.global.nc.f32 %f77, [%rd76];
+	add.rn.f32 %f78, %f74, %f77;
+	add.s64 %rd79, %rd60, %rd9;
+	setp.ge.u64 %pt12, %rd79, %rd20;
+	@%pt12 bra $Lfault_9;
+	mov.b64 %rd171, %rd166;
+	add.s64 %rd173, %rd171, %rd172;
+	mov.b64 %rd80, %rd173;
+	ld.global.nc.f32 %f81, [%rd80];
+	add.rn.f32 %f82, %f78, %f81;
+	sub.s64 %rd83, %rd60, %rd67;
+	setp.ge.u64 %pt13, %rd83, %rd20;
+	@%pt13 bra $Lfault_10;
+	mov.b64 %rd174, %rd166;
+	add.s64 %rd176, %rd174, %rd175;
+	mov.b64 %rd84, %rd176;
+	ld.global.nc.f32 %f85, [%rd84];
+	add.rn.f32 %f86, %f82, %f85;
+	add.s64 %rd87, %rd60, %rd67;
+	setp.ge.u64 %pt14, %rd87, %rd20;
+	@%pt14 bra $Lfault_11;
+	mov.b64 %rd177, %rd166;
+	add.s64 %rd179, %rd177, %rd178;
+	mov.b64 %rd88, %rd179;
+	ld.global.nc.f32 %f89, [%rd88];
+	add.rn.f32 %f90, %f86, %f89;
+	setp.ge.u64 %pt15, %rd60, %rd20;
+	@%pt15 bra $Lfault_12;
+	mov.b64 %rd91, %rd166;
+	ld.global.nc.f32 %f92, [%rd91];
 	mul.rn.f32 %f93, %f92, 0f40C00000;
 	sub.rn.f32 %f94, %f90, %f93;
 	mov.b64 %rd95, %rd187;
@@ -2226,6 +3376,661 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Matmul_0$nc(
+	.param .u64 Matmul_0_param_0,
+	.param .s64 Matmul_0_param_1,
+	.param .u64 Matmul_0_param_2,
+	.param .s64 Matmul_0_param_3,
+	.param .u64 Matmul_0_param_4,
+	.param .s64 Matmul_0_param_5,
+	.param .s64 Matmul_0_param_6,
+	.param .u64 Matmul_0_param_7
+)
+{
+	.reg .pred %p<165>;
+	.reg .pred %pt<27>;
+	.reg .b32 %r<155>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<164>;
+	.reg .b64 %rdt<6>;
+	.reg .f32 %f<75>;
+
+$L_0:
+	ld.param.s64 %rd4, [Matmul_0_param_6];
+	mul.lo.s64 %rd3, %rd4, %rd4;
+	ld.param.u64 %rd15, [Matmul_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Matmul_0_param_3];
+	ld.param.u64 %rd21, [Matmul_0_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Matmul_0_param_5];
+	ld.param.u64 %rd28, [Matmul_0_param_0];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [Matmul_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd52, %rd2;
+	mov.b64 %rd53, %rd52;
+	setp.lt.u64 %p54, %rd53, %rd51;
+	mov.b64 %rd55, %rd3;
+	add.u64 %rd56, %rd55, 4611686018427387904;
+	setp.le.u64 %p57, %rd56, 9223372036854775808U;
+	sub.u64 %rd58, %rd55, 1;
+	mov.b64 %rd59, %rd2;
+	sub.u64 %rd60, %rd58, %rd59;
+	sub.u64 %rd61, %rd51, 1;
+	sub.u64 %rd62, %rd61, %rd53;
+	setp.le.u64 %p63, %rd60, %rd62;
+	@!%p54 bra $L_45;
+$L_2:
+	@!%p57 bra $L_45;
+$L_3:
+	@!%p63 bra $L_45;
+$L_4:
+	mov.b64 %rd76, %rd16;
+	mov.b64 %rd81, %rd4;
+	add.u64 %rd82, %rd81, 4611686018427387904;
+	setp.le.u64 %p83, %rd82, 9223372036854775808U;
+	sub.u64 %rd84, %rd81, 1;
+	sub.u64 %rd87, %rd76, 1;
+	mov.b64 %rd90, %rd22;
+	sub.u64 %rd95, %rd90, 1;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_44;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd145, %rd6;
+	mov.b64 %rd146, %rd4;
+	or.b64 %rd147, %rd145, %rd146;
+	shr.u64 %rd148, %rd147, 32;
+	setp.eq.u64 %p149, %rd148, 0;
+	@!%p149 bra $L_43;
+$L_8:
+	cvt.u32.u64 %r150, %rd6;
+	cvt.u32.u64 %r151, %rd4;
+	div.u32 %r152, %r150, %r151;
+	mul.lo.u32 %r154, %r152, %r151;
+	sub.u32 %r153, %r150, %r154;
+	cvt.u64.u32 %rd143, %r152;
+	cvt.u64.u32 %rd144, %r153;
+$L_9:
+	mov.b64 %rd7, %rd143;
+	mov.b64 %rd8, %rd144;
+	mov.f32 %f9, 0f00000000;
+	mov.b64 %rd10, 0;
+	mul.lo.s64 %rd77, %rd7, %rd4;
+	mov.b64 %rd78, %rd77;
+	mov.b64 %rd79, %rd78;
+	setp.lt.u64 %p80, %rd79, %rd76;
+	mov.b64 %rd86, %rd84;
+	sub.u64 %rd88, %rd87, %rd79;
+	setp.le.u64 %p89, %rd86, %rd88;
+	mov.b64 %rd92, %rd8;
+	mov.b64 %rd93, %rd92;
+	setp.lt.u64 %p94, %rd93, %rd90;
+	sub.u64 %rd96, %rd95, %rd93;
+	mov.b64 %rd98, %rd4;
+	add.s64 %rd99, %rd98, %rd8;
+	mov.b64 %rd100, %rd99;
+	sub.u64 %rd101, %rd100, %rd93;
+	mul.hi.u64 %rd102, %rd101, %rd86;
+	setp.eq.u64 %p103, %rd102, 0;
+	mul.lo.u64 %rd104, %rd101, %rd86;
+	setp.le.u64 %p105, %rd104, %rd96;
+	@!%p80 bra $L_30;
+$L_10:
+	@!%p83 bra $L_30;
+$L_11:
+	@!%p89 bra $L_30;
+$L_12:
+	@!%p94 bra $L_30;
+$L_13:
+	@!%p103 bra $L_30;
+$L_14:
+	@!%p105 bra $L_30;
+$L_15:
+	mov.b64 %rd12, %rd77;
+	mov.b64 %rd106, %rd12;
+	mad.lo.s64 %rd107, %rd106, 4, %rd15;
+	mov.b64 %rd109, %rd8;
+	mad.lo.s64 %rd110, %rd109, 4, %rd21;
+	mov.b64 %rd111, %rd4;
+	mov.b64 %rd112, %rd111;
+	mul.lo.s64 %rd113, %rd112, 4;
+$L_16:
+	max.s64 %rd156, %rd4, -9223372036854775805;
+	sub.s64 %rd157, %rd156, 3;
+$L_17:
+	setp.lt.s64 %p158, %rd10, %rd157;
+	@!%p158 bra $L_26;
+$L_18:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_19:
+	mov.b64 %rd14, %rd107;
+	ld.global.nc.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.nc.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+$L_20:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_21:
+	mov.b64 %rd14, %rd107;
+	ld.global.nc.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.nc.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+$L_22:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_23:
+	mov.b64 %rd14, %rd107;
+	ld.global.nc.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.nc.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+$L_24:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_25:
+	mov.b64 %rd14, %rd107;
+	ld.global.nc.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.nc.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+	bra.uni $L_17;
+$L_26:
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_28;
+$L_27:
+	mov.b64 %rd14, %rd107;
+	ld.global.nc.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.nc.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+	bra.uni $L_26;
+$L_28:
+	mad.lo.s64 %rd27, %rd6, 4, %rd28;
+	st.global.f32 [%rd27], %f9;
+$L_29:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_30:
+	mov.b64 %rd65, %rd77;
+	mov.b64 %rd122, %rd65;
+	mad.lo.s64 %rd123, %rd122, 4, %rd15;
+	mov.b64 %rd125, %rd8;
+	mad.lo.s64 %rd126, %rd125, 4, %rd21;
+	mov.b64 %rd127, %rd4;
+	mov.b64 %rd128, %rd127;
+	mul.lo.s64 %rd129, %rd128, 4;
+$L_31:
+	max.s64 %rd159, %rd4, -9223372036854775805;
+	sub.s64 %rd160, %rd159, 3;
+$L_32:
+	setp.lt.s64 %p161, %rd10, %rd160;
+	@!%p161 bra $L_41;
+$L_33:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_34:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt1, %rd66, %rd16;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd67, %rd123;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt2, %rd70, %rd22;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd71, %rd126;
+	ld.global.nc.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+$L_35:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_36:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt3, %rd66, %rd16;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd67, %rd123;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt4, %rd70, %rd22;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd71, %rd126;
+	ld.global.nc.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+$L_37:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_38:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt5, %rd66, %rd16;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd67, %rd123;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt6, %rd70, %rd22;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd71, %rd126;
+	ld.global.nc.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+$L_39:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_40:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt7, %rd66, %rd16;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd67, %rd123;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt8, %rd70, %rd22;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd71, %rd126;
+	ld.global.nc.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+	bra.uni $L_32;
+$L_41:
+	setp.lt.s64 %p64, %rd10, %rd4;
+	@!%p64 bra $L_28;
+$L_42:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt9, %rd66, %rd16;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd67, %rd123;
+	ld.global.nc.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt10, %rd70, %rd22;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd71, %rd126;
+	ld.global.nc.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+	bra.uni $L_41;
+$L_43:
+	setp.eq.s64 %pt11, %rd4, -1;
+	neg.s64 %rdt3, %rd6;
+	div.s64 %rd143, %rd6, %rd4;
+	selp.b64 %rd143, %rdt3, %rd143, %pt11;
+	mul.lo.s64 %rd155, %rd143, %rd4;
+	sub.s64 %rd144, %rd6, %rd155;
+	bra.uni $L_9;
+$L_44:
+	bra.uni $Lexit;
+$L_45:
+	setp.lt.s64 %p32, %rd2, %rd3;
+	@!%p32 bra $L_44;
+$L_46:
+	mov.b64 %rd33, %rd2;
+$L_47:
+	setp.eq.s64 %pt12, %rd4, 0;
+	@%pt12 bra $Lfault_11;
+	mov.b64 %rd132, %rd33;
+	mov.b64 %rd133, %rd4;
+	or.b64 %rd134, %rd132, %rd133;
+	shr.u64 %rd135, %rd134, 32;
+	setp.eq.u64 %p136, %rd135, 0;
+	@!%p136 bra $L_64;
+$L_48:
+	cvt.u32.u64 %r137, %rd33;
+	cvt.u32.u64 %r138, %rd4;
+	div.u32 %r139, %r137, %r138;
+	mul.lo.u32 %r141, %r139, %r138;
+	sub.u32 %r140, %r137, %r141;
+	cvt.u64.u32 %rd130, %r139;
+	cvt.u64.u32 %rd131, %r140;
+$L_49:
+	mov.b64 %rd34, %rd130;
+	mov.b64 %rd35, %rd131;
+	mov.f32 %f9, 0f00000000;
+	mov.b64 %rd10, 0;
+	mul.lo.s64 %rd37, %rd34, %rd4;
+	mov.b64 %rd114, %rd37;
+	mad.lo.s64 %rd115, %rd114, 4, %rd15;
+	mov.b64 %rd117, %rd35;
+	mad.lo.s64 %rd118, %rd117, 4, %rd21;
+	mov.b64 %rd119, %rd4;
+	mov.b64 %rd120, %rd119;
+	mul.lo.s64 %rd121, %rd120, 4;
+$L_50:
+	max.s64 %rd162, %rd4, -9223372036854775805;
+	sub.s64 %rd163, %rd162, 3;
+$L_51:
+	setp.lt.s64 %p164, %rd10, %rd163;
+	@!%p164 bra $L_60;
+$L_52:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_53:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt13, %rd38, %rd16;
+	@%pt13 bra $Lfault_12;
+	mov.b64 %rd39, %rd115;
+	ld.global.nc.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt14, %rd42, %rd22;
+	@%pt14 bra $Lfault_13;
+	mov.b64 %rd43, %rd118;
+	ld.global.nc.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+$L_54:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_55:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt15, %rd38, %rd16;
+	@%pt15 bra $Lfault_14;
+	mov.b64 %rd39, %rd115;
+	ld.global.nc.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt16, %rd42, %rd22;
+	@%pt16 bra $Lfault_15;
+	mov.b64 %rd43, %rd118;
+	ld.global.nc.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+$L_56:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_57:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt17, %rd38, %rd16;
+	@%pt17 bra $Lfault_16;
+	mov.b64 %rd39, %rd115;
+	ld.global.nc.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt18, %rd42, %rd22;
+	@%pt18 bra $Lfault_17;
+	mov.b64 %rd43, %rd118;
+	ld.global.nc.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+$L_58:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_59:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt19, %rd38, %rd16;
+	@%pt19 bra $Lfault_18;
+	mov.b64 %rd39, %rd115;
+	ld.global.nc.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt20, %rd42, %rd22;
+	@%pt20 bra $Lfault_19;
+	mov.b64 %rd43, %rd118;
+	ld.global.nc.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+	bra.uni $L_51;
+$L_60:
+	setp.lt.s64 %p36, %rd10, %rd4;
+	@!%p36 bra $L_62;
+$L_61:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt21, %rd38, %rd16;
+	@%pt21 bra $Lfault_20;
+	mov.b64 %rd39, %rd115;
+	ld.global.nc.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt22, %rd42, %rd22;
+	@%pt22 bra $Lfault_21;
+	mov.b64 %rd43, %rd118;
+	ld.global.nc.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+	bra.uni $L_60;
+$L_62:
+	setp.ge.u64 %pt23, %rd33, %rd29;
+	@%pt23 bra $Lfault_22;
+	mad.lo.s64 %rd48, %rd33, 4, %rd28;
+	st.global.f32 [%rd48], %f9;
+$L_63:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_45;
+$L_64:
+	setp.eq.s64 %pt24, %rd4, -1;
+	neg.s64 %rdt4, %rd33;
+	div.s64 %rd130, %rd33, %rd4;
+	selp.b64 %rd130, %rdt4, %rd130, %pt24;
+	mul.lo.s64 %rd142, %rd130, %rd4;
+	sub.s64 %rd131, %rd33, %rd142;
+	bra.uni $L_49;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Matmul_0_param_7];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt25, %rt8, %rt6;
+	@%pt25 exit;
+	st.global.u32 [%rdt5+8], 131072;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt26, %rt9, 0;
+	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Blur_0(
 	.param .u64 Blur_0_param_0,
 	.param .s64 Blur_0_param_1,
@@ -2420,6 +4225,304 @@ $L_20:
 	@%pt9 bra $Lfault_9;
 	add.s64 %rd164, %rd34, %rd163;
 	ld.global.u8 %r165, [%rd164];
+	cvt.u64.u32 %rd166, %r165;
+	add.s64 %rd167, %rd19, %rd166;
+	mov.b64 %rd19, %rd167;
+$L_21:
+	mov.b64 %rd11, %rd19;
+$L_22:
+	mul.hi.s64 %rd41, %rd11, -2049638230412172401;
+	add.s64 %rd42, %rd41, %rd11;
+	mov.b64 %rd43, %rd42;
+	shr.u64 %rd44, %rd43, 63;
+	shr.s64 %rd45, %rd42, 3;
+	mov.b64 %rd46, %rd44;
+	add.s64 %rd47, %rd45, %rd46;
+	mov.b64 %rd21, %rd47;
+	cvt.u32.u64 %r22, %rd21;
+	and.b32 %r22, %r22, 255;
+	mov.b64 %rd23, %rd214;
+	st.global.u8 [%rd23], %r22;
+$L_23:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd214, %rd214, %rd215;
+	bra.uni $L_2;
+$L_24:
+	setp.eq.s64 %pt10, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd216, %rd7, %rd9;
+	selp.b64 %rd216, %rdt3, %rd216, %pt10;
+	mul.lo.s64 %rd228, %rd216, %rd9;
+	sub.s64 %rd217, %rd7, %rd228;
+	bra.uni $L_6;
+$L_25:
+	bra.uni $Lexit;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd32;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd95;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd120;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd138;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd151;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd163;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Blur_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt11, %rt8, %rt6;
+	@%pt11 exit;
+	st.global.u32 [%rdt4+8], 196608;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt12, %rt9, 0;
+	@%pt12 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Blur_0$nc(
+	.param .u64 Blur_0_param_0,
+	.param .s64 Blur_0_param_1,
+	.param .u64 Blur_0_param_2,
+	.param .s64 Blur_0_param_3,
+	.param .s64 Blur_0_param_4,
+	.param .s64 Blur_0_param_5,
+	.param .u64 Blur_0_param_6
+)
+{
+	.reg .pred %p<223>;
+	.reg .pred %pt<13>;
+	.reg .b32 %r<228>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<229>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd4, [Blur_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Blur_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd9, [Blur_0_param_4];
+	ld.param.s64 %rd17, [Blur_0_param_5];
+	ld.param.u64 %rd34, [Blur_0_param_2];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [Blur_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	sub.s64 %rd16, %rd17, 1;
+	sub.s64 %rd29, %rd9, 1;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd63, %rd29;
+	mov.b64 %rd87, %rd16;
+	mov.b64 %rd130, %rd16;
+	mov.b64 %rd213, %rd2;
+	add.s64 %rd214, %rd4, %rd213;
+	mov.b64 %rd215, %rd1;
+$L_2:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_25;
+$L_3:
+	mov.b64 %rd7, %rd2;
+$L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd218, %rd7;
+	mov.b64 %rd219, %rd9;
+	or.b64 %rd220, %rd218, %rd219;
+	shr.u64 %rd221, %rd220, 32;
+	setp.eq.u64 %p222, %rd221, 0;
+	@!%p222 bra $L_24;
+$L_5:
+	cvt.u32.u64 %r223, %rd7;
+	cvt.u32.u64 %r224, %rd9;
+	div.u32 %r225, %r223, %r224;
+	mul.lo.u32 %r227, %r225, %r224;
+	sub.u32 %r226, %r223, %r227;
+	cvt.u64.u32 %rd216, %r225;
+	cvt.u64.u32 %rd217, %r226;
+$L_6:
+	mov.b64 %rd8, %rd217;
+	mov.b64 %rd10, %rd216;
+	mov.b64 %rd11, 0;
+$L_7:
+	add.s64 %rd14, %rd10, -1;
+	max.s64 %rd15, %rd14, 0;
+	min.s64 %rd18, %rd15, %rd16;
+	mov.b64 %rd19, 0;
+$L_8:
+	add.s64 %rd27, %rd8, -1;
+	max.s64 %rd28, %rd27, 0;
+	min.s64 %rd30, %rd28, %rd29;
+	mul.lo.s64 %rd31, %rd18, %rd9;
+	add.s64 %rd32, %rd31, %rd30;
+	setp.ge.u64 %pt1, %rd32, %rd35;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd33, %rd34, %rd32;
+	ld.global.nc.u8 %r36, [%rd33];
+	cvt.u64.u32 %rd37, %r36;
+	mov.b64 %rd38, %rd37;
+	mov.b64 %rd19, %rd38;
+$L_9:
+	mov.b64 %rd49, %rd8;
+	max.s64 %rd50, %rd49, 0;
+	min.s64 %rd52, %rd50, %rd51;
+	mov.b64 %rd53, %rd31;
+	add.s64 %rd54, %rd53, %rd52;
+	setp.ge.u64 %pt2, %rd54, %rd35;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd55, %rd34, %rd54;
+	ld.global.nc.u8 %r56, [%rd55];
+	cvt.u64.u32 %rd57, %r56;
+	add.s64 %rd58, %rd19, %rd57;
+	mov.b64 %rd19, %rd58;
+$L_10:
+	add.s64 %rd61, %rd8, 1;
+	max.s64 %rd62, %rd61, 0;
+	min.s64 %rd64, %rd62, %rd63;
+	mov.b64 %rd65, %rd31;
+	add.s64 %rd66, %rd65, %rd64;
+	setp.ge.u64 %pt3, %rd66, %rd35;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd67, %rd34, %rd66;
+	ld.global.nc.u8 %r68, [%rd67];
+	cvt.u64.u32 %rd69, %r68;
+	add.s64 %rd70, %rd19, %rd69;
+	mov.b64 %rd19, %rd70;
+$L_11:
+	mov.b64 %rd11, %rd19;
+$L_12:
+	mov.b64 %rd85, %rd10;
+	max.s64 %rd86, %rd85, 0;
+	min.s64 %rd88, %rd86, %rd87;
+	mov.b64 %rd19, %rd11;
+$L_13:
+	mov.b64 %rd93, %rd30;
+	mul.lo.s64 %rd94, %rd88, %rd9;
+	add.s64 %rd95, %rd94, %rd93;
+	setp.ge.u64 %pt4, %rd95, %rd35;
+	@%pt4 bra $Lfault_4;
+	add.s64 %rd96, %rd34, %rd95;
+	ld.global.nc.u8 %r97, [%rd96];
+	cvt.u64.u32 %rd98, %r97;
+	add.s64 %rd99, %rd19, %rd98;
+	mov.b64 %rd19, %rd99;
+$L_14:
+	mov.b64 %rd106, %rd52;
+	mov.b64 %rd107, %rd94;
+	add.s64 %rd108, %rd107, %rd106;
+	setp.ge.u64 %pt5, %rd108, %rd35;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd109, %rd34, %rd108;
+	ld.global.nc.u8 %r110, [%rd109];
+	cvt.u64.u32 %rd111, %r110;
+	add.s64 %rd112, %rd19, %rd111;
+	mov.b64 %rd19, %rd112;
+$L_15:
+	mov.b64 %rd118, %rd64;
+	mov.b64 %rd119, %rd94;
+	add.s64 %rd120, %rd119, %rd118;
+	setp.ge.u64 %pt6, %rd120, %rd35;
+	@%pt6 bra $Lfault_6;
+	add.s64 %rd121, %rd34, %rd120;
+	ld.global.nc.u8 %r122, [%rd121];
+	cvt.u64.u32 %rd123, %r122;
+	add.s64 %rd124, %rd19, %rd123;
+	mov.b64 %rd19, %rd124;
+$L_16:
+	mov.b64 %rd11, %rd19;
+$L_17:
+	add.s64 %rd128, %rd10, 1;
+	max.s64 %rd129, %rd128, 0;
+	min.s64 %rd131, %rd129, %rd130;
+	mov.b64 %rd19, %rd11;
+$L_18:
+	mov.b64 %rd136, %rd30;
+	mul.lo.s64 %rd137, %rd131, %rd9;
+	add.s64 %rd138, %rd137, %rd136;
+	setp.ge.u64 %pt7, %rd138, %rd35;
+	@%pt7 bra $Lfault_7;
+	add.s64 %rd139, %rd34, %rd138;
+	ld.global.nc.u8 %r140, [%rd139];
+	cvt.u64.u32 %rd141, %r140;
+	add.s64 %rd142, %rd19, %rd141;
+	mov.b64 %rd19, %rd142;
+$L_19:
+	mov.b64 %rd149, %rd52;
+	mov.b64 %rd150, %rd137;
+	add.s64 %rd151, %rd150, %rd149;
+	setp.ge.u64 %pt8, %rd151, %rd35;
+	@%pt8 bra $Lfault_8;
+	add.s64 %rd152, %rd34, %rd151;
+	ld.global.nc.u8 %r153, [%rd152];
+	cvt.u64.u32 %rd154, %r153;
+	add.s64 %rd155, %rd19, %rd154;
+	mov.b64 %rd19, %rd155;
+$L_20:
+	mov.b64 %rd161, %rd64;
+	mov.b64 %rd162, %rd137;
+	add.s64 %rd163, %rd162, %rd161;
+	setp.ge.u64 %pt9, %rd163, %rd35;
+	@%pt9 bra $Lfault_9;
+	add.s64 %rd164, %rd34, %rd163;
+	ld.global.nc.u8 %r165, [%rd164];
 	cvt.u64.u32 %rd166, %r165;
 	add.s64 %rd167, %rd19, %rd166;
 	mov.b64 %rd19, %rd167;
@@ -2743,6 +4846,437 @@ $L_32:
 	@%pt8 bra $Lfault_4;
 	mad.lo.s64 %rd24, %rd23, 8, %rd9;
 	ld.global.s64 %rd25, [%rd24];
+	mov.b64 %rd12, %rd25;
+	mov.b64 %rd13, 0;
+$L_33:
+	setp.gt.s64 %p32, %rd12, 0;
+	@!%p32 bra $L_50;
+$L_34:
+	setp.eq.s64 %pt9, %rd15, 0;
+	@%pt9 bra $Lfault_5;
+	mov.b64 %rd48, %rd12;
+	mov.b64 %rd49, %rd15;
+	or.b64 %rd50, %rd48, %rd49;
+	shr.u64 %rd51, %rd50, 32;
+	setp.eq.u64 %p52, %rd51, 0;
+	@!%p52 bra $L_54;
+$L_35:
+	cvt.u32.u64 %r53, %rd12;
+	cvt.u32.u64 %r54, %rd15;
+	div.u32 %r55, %r53, %r54;
+	mul.lo.u32 %r57, %r55, %r54;
+	sub.u32 %r56, %r53, %r57;
+	cvt.u64.u32 %rd46, %r55;
+	cvt.u64.u32 %rd47, %r56;
+$L_36:
+	mov.b64 %rd26, %rd47;
+	add.s64 %rd27, %rd13, %rd26;
+	mov.b64 %rd28, %rd46;
+	mov.b64 %rd12, %rd28;
+	mov.b64 %rd13, %rd27;
+$L_37:
+	setp.gt.s64 %p75, %rd12, 0;
+	@!%p75 bra $L_50;
+$L_38:
+	setp.eq.s64 %pt10, %rd15, 0;
+	@%pt10 bra $Lfault_6;
+	mov.b64 %rd76, %rd12;
+	mov.b64 %rd77, %rd15;
+	or.b64 %rd78, %rd76, %rd77;
+	shr.u64 %rd79, %rd78, 32;
+	setp.eq.u64 %p80, %rd79, 0;
+	@!%p80 bra $L_53;
+$L_39:
+	cvt.u32.u64 %r81, %rd12;
+	cvt.u32.u64 %r82, %rd15;
+	div.u32 %r83, %r81, %r82;
+	mul.lo.u32 %r85, %r83, %r82;
+	sub.u32 %r84, %r81, %r85;
+	cvt.u64.u32 %rd46, %r83;
+	cvt.u64.u32 %rd47, %r84;
+$L_40:
+	mov.b64 %rd72, %rd47;
+	add.s64 %rd73, %rd13, %rd72;
+	mov.b64 %rd74, %rd46;
+	mov.b64 %rd12, %rd74;
+	mov.b64 %rd13, %rd73;
+$L_41:
+	setp.gt.s64 %p90, %rd12, 0;
+	@!%p90 bra $L_50;
+$L_42:
+	setp.eq.s64 %pt11, %rd15, 0;
+	@%pt11 bra $Lfault_7;
+	mov.b64 %rd91, %rd12;
+	mov.b64 %rd92, %rd15;
+	or.b64 %rd93, %rd91, %rd92;
+	shr.u64 %rd94, %rd93, 32;
+	setp.eq.u64 %p95, %rd94, 0;
+	@!%p95 bra $L_52;
+$L_43:
+	cvt.u32.u64 %r96, %rd12;
+	cvt.u32.u64 %r97, %rd15;
+	div.u32 %r98, %r96, %r97;
+	mul.lo.u32 %r100, %r98, %r97;
+	sub.u32 %r99, %r96, %r100;
+	cvt.u64.u32 %rd46, %r98;
+	cvt.u64.u32 %rd47, %r99;
+$L_44:
+	mov.b64 %rd87, %rd47;
+	add.s64 %rd88, %rd13, %rd87;
+	mov.b64 %rd89, %rd46;
+	mov.b64 %rd12, %rd89;
+	mov.b64 %rd13, %rd88;
+$L_45:
+	setp.gt.s64 %p105, %rd12, 0;
+	@!%p105 bra $L_50;
+$L_46:
+	setp.eq.s64 %pt12, %rd15, 0;
+	@%pt12 bra $Lfault_8;
+	mov.b64 %rd106, %rd12;
+	mov.b64 %rd107, %rd15;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	setp.eq.u64 %p110, %rd109, 0;
+	@!%p110 bra $L_49;
+$L_47:
+	cvt.u32.u64 %r111, %rd12;
+	cvt.u32.u64 %r112, %rd15;
+	div.u32 %r113, %r111, %r112;
+	mul.lo.u32 %r115, %r113, %r112;
+	sub.u32 %r114, %r111, %r115;
+	cvt.u64.u32 %rd46, %r113;
+	cvt.u64.u32 %rd47, %r114;
+$L_48:
+	mov.b64 %rd102, %rd47;
+	add.s64 %rd103, %rd13, %rd102;
+	mov.b64 %rd104, %rd46;
+	mov.b64 %rd12, %rd104;
+	mov.b64 %rd13, %rd103;
+	bra.uni $L_33;
+$L_49:
+	setp.eq.s64 %pt13, %rd15, -1;
+	neg.s64 %rdt7, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt7, %rd46, %pt13;
+	mul.lo.s64 %rd116, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd116;
+	bra.uni $L_48;
+$L_50:
+	mad.lo.s64 %rd29, %rd23, 8, %rd4;
+	st.global.s64 [%rd29], %rd13;
+$L_51:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_30;
+$L_52:
+	setp.eq.s64 %pt14, %rd15, -1;
+	neg.s64 %rdt8, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt8, %rd46, %pt14;
+	mul.lo.s64 %rd101, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd101;
+	bra.uni $L_44;
+$L_53:
+	setp.eq.s64 %pt15, %rd15, -1;
+	neg.s64 %rdt9, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt9, %rd46, %pt15;
+	mul.lo.s64 %rd86, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd86;
+	bra.uni $L_40;
+$L_54:
+	setp.eq.s64 %pt16, %rd15, -1;
+	neg.s64 %rdt10, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt10, %rd46, %pt16;
+	mul.lo.s64 %rd58, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd58;
+	bra.uni $L_36;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt11, [DigitSum_0_param_5];
+	cvta.to.global.u64 %rdt11, %rdt11;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt11];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
+	st.global.u32 [%rdt11+8], 262144;
+	st.global.u32 [%rdt11+12], %rt5;
+	st.global.u64 [%rdt11+16], %rdt1;
+	st.global.u64 [%rdt11+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt11+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt18, %rt9, 0;
+	@%pt18 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry DigitSum_0$nc(
+	.param .u64 DigitSum_0_param_0,
+	.param .s64 DigitSum_0_param_1,
+	.param .u64 DigitSum_0_param_2,
+	.param .s64 DigitSum_0_param_3,
+	.param .s64 DigitSum_0_param_4,
+	.param .u64 DigitSum_0_param_5
+)
+{
+	.reg .pred %p<156>;
+	.reg .pred %pt<19>;
+	.reg .b32 %r<161>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<162>;
+	.reg .b64 %rdt<12>;
+
+$L_0:
+	ld.param.u64 %rd4, [DigitSum_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [DigitSum_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd9, [DigitSum_0_param_2];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [DigitSum_0_param_3];
+	ld.param.s64 %rd15, [DigitSum_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd33, %rd10;
+	mov.b64 %rd34, %rd2;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd33;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd2;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd33, 1;
+	sub.u64 %rd44, %rd43, %rd35;
+	setp.le.u64 %p45, %rd42, %rd44;
+	@!%p36 bra $L_30;
+$L_2:
+	@!%p39 bra $L_30;
+$L_3:
+	@!%p45 bra $L_30;
+$L_4:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_29;
+$L_5:
+	mov.b64 %rd7, %rd2;
+$L_6:
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.nc.s64 %rd11, [%rd8];
+	mov.b64 %rd12, %rd11;
+	mov.b64 %rd13, 0;
+$L_7:
+	setp.gt.s64 %p21, %rd12, 0;
+	@!%p21 bra $L_24;
+$L_8:
+	setp.eq.s64 %pt0, %rd15, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd61, %rd12;
+	mov.b64 %rd62, %rd15;
+	or.b64 %rd63, %rd61, %rd62;
+	shr.u64 %rd64, %rd63, 32;
+	setp.eq.u64 %p65, %rd64, 0;
+	@!%p65 bra $L_28;
+$L_9:
+	cvt.u32.u64 %r66, %rd12;
+	cvt.u32.u64 %r67, %rd15;
+	div.u32 %r68, %r66, %r67;
+	mul.lo.u32 %r70, %r68, %r67;
+	sub.u32 %r69, %r66, %r70;
+	cvt.u64.u32 %rd59, %r68;
+	cvt.u64.u32 %rd60, %r69;
+$L_10:
+	mov.b64 %rd14, %rd60;
+	add.s64 %rd16, %rd13, %rd14;
+	mov.b64 %rd17, %rd59;
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd16;
+$L_11:
+	setp.gt.s64 %p120, %rd12, 0;
+	@!%p120 bra $L_24;
+$L_12:
+	setp.eq.s64 %pt1, %rd15, 0;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd121, %rd12;
+	mov.b64 %rd122, %rd15;
+	or.b64 %rd123, %rd121, %rd122;
+	shr.u64 %rd124, %rd123, 32;
+	setp.eq.u64 %p125, %rd124, 0;
+	@!%p125 bra $L_27;
+$L_13:
+	cvt.u32.u64 %r126, %rd12;
+	cvt.u32.u64 %r127, %rd15;
+	div.u32 %r128, %r126, %r127;
+	mul.lo.u32 %r130, %r128, %r127;
+	sub.u32 %r129, %r126, %r130;
+	cvt.u64.u32 %rd59, %r128;
+	cvt.u64.u32 %rd60, %r129;
+$L_14:
+	mov.b64 %rd117, %rd60;
+	add.s64 %rd118, %rd13, %rd117;
+	mov.b64 %rd119, %rd59;
+	mov.b64 %rd12, %rd119;
+	mov.b64 %rd13, %rd118;
+$L_15:
+	setp.gt.s64 %p135, %rd12, 0;
+	@!%p135 bra $L_24;
+$L_16:
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd136, %rd12;
+	mov.b64 %rd137, %rd15;
+	or.b64 %rd138, %rd136, %rd137;
+	shr.u64 %rd139, %rd138, 32;
+	setp.eq.u64 %p140, %rd139, 0;
+	@!%p140 bra $L_26;
+$L_17:
+	cvt.u32.u64 %r141, %rd12;
+	cvt.u32.u64 %r142, %rd15;
+	div.u32 %r143, %r141, %r142;
+	mul.lo.u32 %r145, %r143, %r142;
+	sub.u32 %r144, %r141, %r145;
+	cvt.u64.u32 %rd59, %r143;
+	cvt.u64.u32 %rd60, %r144;
+$L_18:
+	mov.b64 %rd132, %rd60;
+	add.s64 %rd133, %rd13, %rd132;
+	mov.b64 %rd134, %rd59;
+	mov.b64 %rd12, %rd134;
+	mov.b64 %rd13, %rd133;
+$L_19:
+	setp.gt.s64 %p150, %rd12, 0;
+	@!%p150 bra $L_24;
+$L_20:
+	setp.eq.s64 %pt3, %rd15, 0;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd151, %rd12;
+	mov.b64 %rd152, %rd15;
+	or.b64 %rd153, %rd151, %rd152;
+	shr.u64 %rd154, %rd153, 32;
+	setp.eq.u64 %p155, %rd154, 0;
+	@!%p155 bra $L_23;
+$L_21:
+	cvt.u32.u64 %r156, %rd12;
+	cvt.u32.u64 %r157, %rd15;
+	div.u32 %r158, %r156, %r157;
+	mul.lo.u32 %r160, %r158, %r157;
+	sub.u32 %r159, %r156, %r160;
+	cvt.u64.u32 %rd59, %r158;
+	cvt.u64.u32 %rd60, %r159;
+$L_22:
+	mov.b64 %rd147, %rd60;
+	add.s64 %rd148, %rd13, %rd147;
+	mov.b64 %rd149, %rd59;
+	mov.b64 %rd12, %rd149;
+	mov.b64 %rd13, %rd148;
+	bra.uni $L_7;
+$L_23:
+	setp.eq.s64 %pt4, %rd15, -1;
+	neg.s64 %rdt3, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt3, %rd59, %pt4;
+	mul.lo.s64 %rd161, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd161;
+	bra.uni $L_22;
+$L_24:
+	mad.lo.s64 %rd18, %rd7, 8, %rd4;
+	st.global.s64 [%rd18], %rd13;
+$L_25:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
+$L_26:
+	setp.eq.s64 %pt5, %rd15, -1;
+	neg.s64 %rdt4, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt4, %rd59, %pt5;
+	mul.lo.s64 %rd146, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd146;
+	bra.uni $L_18;
+$L_27:
+	setp.eq.s64 %pt6, %rd15, -1;
+	neg.s64 %rdt5, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt5, %rd59, %pt6;
+	mul.lo.s64 %rd131, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd131;
+	bra.uni $L_14;
+$L_28:
+	setp.eq.s64 %pt7, %rd15, -1;
+	neg.s64 %rdt6, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt6, %rd59, %pt7;
+	mul.lo.s64 %rd71, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd71;
+	bra.uni $L_10;
+$L_29:
+	bra.uni $Lexit;
+$L_30:
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_29;
+$L_31:
+	mov.b64 %rd23, %rd2;
+$L_32:
+	setp.ge.u64 %pt8, %rd23, %rd10;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd24, %rd23, 8, %rd9;
+	ld.global.nc.s64 %rd25, [%rd24];
 	mov.b64 %rd12, %rd25;
 	mov.b64 %rd13, 0;
 $L_33:
@@ -3410,6 +5944,556 @@ $L_65:
 	@%pt40 bra $Lfault_0;
 	mov.b64 %rd113, %rd381;
 	ld.global.f32 %f114, [%rd113];
+	mov.f32 %f12, 0f00000000;
+$L_66:
+	mul.rn.f32 %f115, %f114, 0f3F400000;
+	sub.rn.f32 %f116, %f115, %f21;
+	setp.gtu.f32 %pt41, %f116, 0f00000000;
+	selp.f32 %f117, %f116, 0f00000000, %pt41;
+	add.rn.f32 %f118, 0f00000000, %f117;
+	mov.f32 %f12, %f118;
+$L_67:
+	mul.rn.f32 %f125, %f114, 0f3F500000;
+	sub.rn.f32 %f126, %f125, %f21;
+	setp.gtu.f32 %pt42, %f126, 0f00000000;
+	selp.f32 %f127, %f126, 0f00000000, %pt42;
+	add.rn.f32 %f128, %f12, %f127;
+	mov.f32 %f12, %f128;
+$L_68:
+	mul.rn.f32 %f129, %f114, 0f3F600000;
+	sub.rn.f32 %f130, %f129, %f21;
+	setp.gtu.f32 %pt43, %f130, 0f00000000;
+	selp.f32 %f131, %f130, 0f00000000, %pt43;
+	add.rn.f32 %f132, %f12, %f131;
+	mov.f32 %f12, %f132;
+$L_69:
+	mul.rn.f32 %f133, %f114, 0f3F700000;
+	sub.rn.f32 %f134, %f133, %f21;
+	setp.gtu.f32 %pt44, %f134, 0f00000000;
+	selp.f32 %f135, %f134, 0f00000000, %pt44;
+	add.rn.f32 %f136, %f12, %f135;
+	mov.f32 %f12, %f136;
+$L_70:
+	mul.rn.f32 %f137, %f114, 0f3F800000;
+	sub.rn.f32 %f138, %f137, %f21;
+	setp.gtu.f32 %pt45, %f138, 0f00000000;
+	selp.f32 %f139, %f138, 0f00000000, %pt45;
+	add.rn.f32 %f140, %f12, %f139;
+	mov.f32 %f12, %f140;
+$L_71:
+	mul.rn.f32 %f141, %f114, 0f3F880000;
+	sub.rn.f32 %f142, %f141, %f21;
+	setp.gtu.f32 %pt46, %f142, 0f00000000;
+	selp.f32 %f143, %f142, 0f00000000, %pt46;
+	add.rn.f32 %f144, %f12, %f143;
+	mov.f32 %f12, %f144;
+$L_72:
+	mul.rn.f32 %f145, %f114, 0f3F900000;
+	sub.rn.f32 %f146, %f145, %f21;
+	setp.gtu.f32 %pt47, %f146, 0f00000000;
+	selp.f32 %f147, %f146, 0f00000000, %pt47;
+	add.rn.f32 %f148, %f12, %f147;
+	mov.f32 %f12, %f148;
+$L_73:
+	mul.rn.f32 %f149, %f114, 0f3F980000;
+	sub.rn.f32 %f150, %f149, %f21;
+	setp.gtu.f32 %pt48, %f150, 0f00000000;
+	selp.f32 %f151, %f150, 0f00000000, %pt48;
+	add.rn.f32 %f152, %f12, %f151;
+	mov.f32 %f12, %f152;
+$L_74:
+	mul.rn.f32 %f119, %f12, 0f3E000000;
+	mul.rn.f32 %f120, %f119, 0f3F733333;
+	div.rn.f32 %f121, %f120, 0f40400000;
+	mov.b64 %rd122, %rd383;
+	st.global.f32 [%rd122], %f121;
+$L_75:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd381, %rd381, %rd382;
+	add.s64 %rd383, %rd383, %rd382;
+	bra.uni $L_63;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd112;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Options_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt49, %rt8, %rt6;
+	@%pt49 exit;
+	st.global.u32 [%rdt3+8], 327680;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt50, %rt9, 0;
+	@%pt50 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Options_0$nc(
+	.param .u64 Options_0_param_0,
+	.param .s64 Options_0_param_1,
+	.param .u64 Options_0_param_2,
+	.param .s64 Options_0_param_3,
+	.param .f32 Options_0_param_4,
+	.param .u64 Options_0_param_5
+)
+{
+	.reg .pred %p<316>;
+	.reg .pred %pt<51>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<389>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<344>;
+
+$L_0:
+	ld.param.u64 %rd4, [Options_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Options_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd9, [Options_0_param_2];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Options_0_param_3];
+	ld.param.f32 %f21, [Options_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd153, %rd10;
+	mov.b64 %rd154, %rd2;
+	mov.b64 %rd155, %rd154;
+	setp.lt.u64 %p156, %rd155, %rd153;
+	mov.b64 %rd157, %rd3;
+	add.u64 %rd158, %rd157, 4611686018427387904;
+	setp.le.u64 %p159, %rd158, 9223372036854775808U;
+	sub.u64 %rd160, %rd157, 1;
+	mov.b64 %rd161, %rd2;
+	sub.u64 %rd162, %rd160, %rd161;
+	sub.u64 %rd163, %rd153, 1;
+	sub.u64 %rd164, %rd163, %rd155;
+	setp.le.u64 %p165, %rd162, %rd164;
+	@!%p156 bra $L_62;
+$L_2:
+	@!%p159 bra $L_62;
+$L_3:
+	@!%p165 bra $L_62;
+$L_4:
+	mul.lo.s64 %rd166, %rd1, 3;
+	mul.lo.s64 %rd345, %rd1, 4;
+	mov.b64 %rd170, %rd157;
+	mov.b64 %rd172, %rd166;
+	mov.b64 %rd347, %rd345;
+	mov.b64 %rd350, %rd345;
+	mov.b64 %rd355, %rd345;
+	mov.b64 %rd360, %rd345;
+	mov.b64 %rd367, %rd345;
+	mov.b64 %rd374, %rd345;
+	mov.b64 %rd384, %rd2;
+	mov.b64 %rd385, %rd384;
+	mad.lo.s64 %rd386, %rd385, 4, %rd9;
+	mul.lo.s64 %rd387, %rd345, 4;
+	mad.lo.s64 %rd388, %rd385, 4, %rd4;
+$L_5:
+	setp.lt.s64 %p167, %rd2, %rd3;
+	@!%p167 bra $L_61;
+$L_6:
+	mov.b64 %rd171, %rd2;
+	sub.u64 %rd168, %rd170, %rd171;
+	setp.gt.u64 %p169, %rd168, %rd172;
+	@!%p169 bra $L_48;
+$L_7:
+	mov.b64 %rd176, %rd386;
+	ld.global.nc.f32 %f177, [%rd176];
+	mov.f32 %f12, 0f00000000;
+$L_8:
+	mul.rn.f32 %f178, %f177, 0f3F400000;
+	sub.rn.f32 %f179, %f178, %f21;
+	setp.gtu.f32 %pt0, %f179, 0f00000000;
+	selp.f32 %f180, %f179, 0f00000000, %pt0;
+	add.rn.f32 %f181, 0f00000000, %f180;
+	mov.f32 %f12, %f181;
+$L_9:
+	mul.rn.f32 %f188, %f177, 0f3F500000;
+	sub.rn.f32 %f189, %f188, %f21;
+	setp.gtu.f32 %pt1, %f189, 0f00000000;
+	selp.f32 %f190, %f189, 0f00000000, %pt1;
+	add.rn.f32 %f191, %f12, %f190;
+	mov.f32 %f12, %f191;
+$L_10:
+	mul.rn.f32 %f192, %f177, 0f3F600000;
+	sub.rn.f32 %f193, %f192, %f21;
+	setp.gtu.f32 %pt2, %f193, 0f00000000;
+	selp.f32 %f194, %f193, 0f00000000, %pt2;
+	add.rn.f32 %f195, %f12, %f194;
+	mov.f32 %f12, %f195;
+$L_11:
+	mul.rn.f32 %f196, %f177, 0f3F700000;
+	sub.rn.f32 %f197, %f196, %f21;
+	setp.gtu.f32 %pt3, %f197, 0f00000000;
+	selp.f32 %f198, %f197, 0f00000000, %pt3;
+	add.rn.f32 %f199, %f12, %f198;
+	mov.f32 %f12, %f199;
+$L_12:
+	mul.rn.f32 %f200, %f177, 0f3F800000;
+	sub.rn.f32 %f201, %f200, %f21;
+	setp.gtu.f32 %pt4, %f201, 0f00000000;
+	selp.f32 %f202, %f201, 0f00000000, %pt4;
+	add.rn.f32 %f203, %f12, %f202;
+	mov.f32 %f12, %f203;
+$L_13:
+	mul.rn.f32 %f204, %f177, 0f3F880000;
+	sub.rn.f32 %f205, %f204, %f21;
+	setp.gtu.f32 %pt5, %f205, 0f00000000;
+	selp.f32 %f206, %f205, 0f00000000, %pt5;
+	add.rn.f32 %f207, %f12, %f206;
+	mov.f32 %f12, %f207;
+$L_14:
+	mul.rn.f32 %f208, %f177, 0f3F900000;
+	sub.rn.f32 %f209, %f208, %f21;
+	setp.gtu.f32 %pt6, %f209, 0f00000000;
+	selp.f32 %f210, %f209, 0f00000000, %pt6;
+	add.rn.f32 %f211, %f12, %f210;
+	mov.f32 %f12, %f211;
+$L_15:
+	mul.rn.f32 %f212, %f177, 0f3F980000;
+	sub.rn.f32 %f213, %f212, %f21;
+	setp.gtu.f32 %pt7, %f213, 0f00000000;
+	selp.f32 %f214, %f213, 0f00000000, %pt7;
+	add.rn.f32 %f215, %f12, %f214;
+	mov.f32 %f12, %f215;
+$L_16:
+	mul.rn.f32 %f182, %f12, 0f3E000000;
+	mul.rn.f32 %f183, %f182, 0f3F733333;
+	div.rn.f32 %f184, %f183, 0f40400000;
+	mov.b64 %rd185, %rd388;
+	st.global.f32 [%rd185], %f184;
+$L_17:
+	mov.b64 %rd346, %rd176;
+	add.s64 %rd348, %rd346, %rd347;
+	mov.b64 %rd218, %rd348;
+	ld.global.nc.f32 %f219, [%rd218];
+	mov.f32 %f12, 0f00000000;
+$L_18:
+	mul.rn.f32 %f220, %f219, 0f3F400000;
+	sub.rn.f32 %f221, %f220, %f21;
+	setp.gtu.f32 %pt8, %f221, 0f00000000;
+	selp.f32 %f222, %f221, 0f00000000, %pt8;
+	add.rn.f32 %f223, 0f00000000, %f222;
+	mov.f32 %f12, %f223;
+$L_19:
+	mul.rn.f32 %f230, %f219, 0f3F500000;
+	sub.rn.f32 %f231, %f230, %f21;
+	setp.gtu.f32 %pt9, %f231, 0f00000000;
+	selp.f32 %f232, %f231, 0f00000000, %pt9;
+	add.rn.f32 %f233, %f12, %f232;
+	mov.f32 %f12, %f233;
+$L_20:
+	mul.rn.f32 %f234, %f219, 0f3F600000;
+	sub.rn.f32 %f235, %f234, %f21;
+	setp.gtu.f32 %pt10, %f235, 0f00000000;
+	selp.f32 %f236, %f235, 0f00000000, %pt10;
+	add.rn.f32 %f237, %f12, %f236;
+	mov.f32 %f12, %f237;
+$L_21:
+	mul.rn.f32 %f238, %f219, 0f3F700000;
+	sub.rn.f32 %f239, %f238, %f21;
+	setp.gtu.f32 %pt11, %f239, 0f00000000;
+	selp.f32 %f240, %f239, 0f00000000, %pt11;
+	add.rn.f32 %f241, %f12, %f240;
+	mov.f32 %f12, %f241;
+$L_22:
+	mul.rn.f32 %f242, %f219, 0f3F800000;
+	sub.rn.f32 %f243, %f242, %f21;
+	setp.gtu.f32 %pt12, %f243, 0f00000000;
+	selp.f32 %f244, %f243, 0f00000000, %pt12;
+	add.rn.f32 %f245, %f12, %f244;
+	mov.f32 %f12, %f245;
+$L_23:
+	mul.rn.f32 %f246, %f219, 0f3F880000;
+	sub.rn.f32 %f247, %f246, %f21;
+	setp.gtu.f32 %pt13, %f247, 0f00000000;
+	selp.f32 %f248, %f247, 0f00000000, %pt13;
+	add.rn.f32 %f249, %f12, %f248;
+	mov.f32 %f12, %f249;
+$L_24:
+	mul.rn.f32 %f250, %f219, 0f3F900000;
+	sub.rn.f32 %f251, %f250, %f21;
+	setp.gtu.f32 %pt14, %f251, 0f00000000;
+	selp.f32 %f252, %f251, 0f00000000, %pt14;
+	add.rn.f32 %f253, %f12, %f252;
+	mov.f32 %f12, %f253;
+$L_25:
+	mul.rn.f32 %f254, %f219, 0f3F980000;
+	sub.rn.f32 %f255, %f254, %f21;
+	setp.gtu.f32 %pt15, %f255, 0f00000000;
+	selp.f32 %f256, %f255, 0f00000000, %pt15;
+	add.rn.f32 %f257, %f12, %f256;
+	mov.f32 %f12, %f257;
+$L_26:
+	mul.rn.f32 %f224, %f12, 0f3E000000;
+	mul.rn.f32 %f225, %f224, 0f3F733333;
+	div.rn.f32 %f226, %f225, 0f40400000;
+	mov.b64 %rd349, %rd185;
+	add.s64 %rd351, %rd349, %rd350;
+	mov.b64 %rd227, %rd351;
+	st.global.f32 [%rd227], %f226;
+$L_27:
+	mov.b64 %rd354, %rd348;
+	add.s64 %rd356, %rd354, %rd355;
+	mov.b64 %rd261, %rd356;
+	ld.global.nc.f32 %f262, [%rd261];
+	mov.f32 %f12, 0f00000000;
+$L_28:
+	mul.rn.f32 %f263, %f262, 0f3F400000;
+	sub.rn.f32 %f264, %f263, %f21;
+	setp.gtu.f32 %pt16, %f264, 0f00000000;
+	selp.f32 %f265, %f264, 0f00000000, %pt16;
+	add.rn.f32 %f266, 0f00000000, %f265;
+	mov.f32 %f12, %f266;
+$L_29:
+	mul.rn.f32 %f273, %f262, 0f3F500000;
+	sub.rn.f32 %f274, %f273, %f21;
+	setp.gtu.f32 %pt17, %f274, 0f00000000;
+	selp.f32 %f275, %f274, 0f00000000, %pt17;
+	add.rn.f32 %f276, %f12, %f275;
+	mov.f32 %f12, %f276;
+$L_30:
+	mul.rn.f32 %f277, %f262, 0f3F600000;
+	sub.rn.f32 %f278, %f277, %f21;
+	setp.gtu.f32 %pt18, %f278, 0f00000000;
+	selp.f32 %f279, %f278, 0f00000000, %pt18;
+	add.rn.f32 %f280, %f12, %f279;
+	mov.f32 %f12, %f280;
+$L_31:
+	mul.rn.f32 %f281, %f262, 0f3F700000;
+	sub.rn.f32 %f282, %f281, %f21;
+	setp.gtu.f32 %pt19, %f282, 0f00000000;
+	selp.f32 %f283, %f282, 0f00000000, %pt19;
+	add.rn.f32 %f284, %f12, %f283;
+	mov.f32 %f12, %f284;
+$L_32:
+	mul.rn.f32 %f285, %f262, 0f3F800000;
+	sub.rn.f32 %f286, %f285, %f21;
+	setp.gtu.f32 %pt20, %f286, 0f00000000;
+	selp.f32 %f287, %f286, 0f00000000, %pt20;
+	add.rn.f32 %f288, %f12, %f287;
+	mov.f32 %f12, %f288;
+$L_33:
+	mul.rn.f32 %f289, %f262, 0f3F880000;
+	sub.rn.f32 %f290, %f289, %f21;
+	setp.gtu.f32 %pt21, %f290, 0f00000000;
+	selp.f32 %f291, %f290, 0f00000000, %pt21;
+	add.rn.f32 %f292, %f12, %f291;
+	mov.f32 %f12, %f292;
+$L_34:
+	mul.rn.f32 %f293, %f262, 0f3F900000;
+	sub.rn.f32 %f294, %f293, %f21;
+	setp.gtu.f32 %pt22, %f294, 0f00000000;
+	selp.f32 %f295, %f294, 0f00000000, %pt22;
+	add.rn.f32 %f296, %f12, %f295;
+	mov.f32 %f12, %f296;
+$L_35:
+	mul.rn.f32 %f297, %f262, 0f3F980000;
+	sub.rn.f32 %f298, %f297, %f21;
+	setp.gtu.f32 %pt23, %f298, 0f00000000;
+	selp.f32 %f299, %f298, 0f00000000, %pt23;
+	add.rn.f32 %f300, %f12, %f299;
+	mov.f32 %f12, %f300;
+$L_36:
+	mul.rn.f32 %f267, %f12, 0f3E000000;
+	mul.rn.f32 %f268, %f267, 0f3F733333;
+	div.rn.f32 %f269, %f268, 0f40400000;
+	mov.b64 %rd359, %rd351;
+	add.s64 %rd361, %rd359, %rd360;
+	mov.b64 %rd270, %rd361;
+	st.global.f32 [%rd270], %f269;
+$L_37:
+	mov.b64 %rd366, %rd356;
+	add.s64 %rd368, %rd366, %rd367;
+	mov.b64 %rd304, %rd368;
+	ld.global.nc.f32 %f305, [%rd304];
+	mov.f32 %f12, 0f00000000;
+$L_38:
+	mul.rn.f32 %f306, %f305, 0f3F400000;
+	sub.rn.f32 %f307, %f306, %f21;
+	setp.gtu.f32 %pt24, %f307, 0f00000000;
+	selp.f32 %f308, %f307, 0f00000000, %pt24;
+	add.rn.f32 %f309, 0f00000000, %f308;
+	mov.f32 %f12, %f309;
+$L_39:
+	mul.rn.f32 %f316, %f305, 0f3F500000;
+	sub.rn.f32 %f317, %f316, %f21;
+	setp.gtu.f32 %pt25, %f317, 0f00000000;
+	selp.f32 %f318, %f317, 0f00000000, %pt25;
+	add.rn.f32 %f319, %f12, %f318;
+	mov.f32 %f12, %f319;
+$L_40:
+	mul.rn.f32 %f320, %f305, 0f3F600000;
+	sub.rn.f32 %f321, %f320, %f21;
+	setp.gtu.f32 %pt26, %f321, 0f00000000;
+	selp.f32 %f322, %f321, 0f00000000, %pt26;
+	add.rn.f32 %f323, %f12, %f322;
+	mov.f32 %f12, %f323;
+$L_41:
+	mul.rn.f32 %f324, %f305, 0f3F700000;
+	sub.rn.f32 %f325, %f324, %f21;
+	setp.gtu.f32 %pt27, %f325, 0f00000000;
+	selp.f32 %f326, %f325, 0f00000000, %pt27;
+	add.rn.f32 %f327, %f12, %f326;
+	mov.f32 %f12, %f327;
+$L_42:
+	mul.rn.f32 %f328, %f305, 0f3F800000;
+	sub.rn.f32 %f329, %f328, %f21;
+	setp.gtu.f32 %pt28, %f329, 0f00000000;
+	selp.f32 %f330, %f329, 0f00000000, %pt28;
+	add.rn.f32 %f331, %f12, %f330;
+	mov.f32 %f12, %f331;
+$L_43:
+	mul.rn.f32 %f332, %f305, 0f3F880000;
+	sub.rn.f32 %f333, %f332, %f21;
+	setp.gtu.f32 %pt29, %f333, 0f00000000;
+	selp.f32 %f334, %f333, 0f00000000, %pt29;
+	add.rn.f32 %f335, %f12, %f334;
+	mov.f32 %f12, %f335;
+$L_44:
+	mul.rn.f32 %f336, %f305, 0f3F900000;
+	sub.rn.f32 %f337, %f336, %f21;
+	setp.gtu.f32 %pt30, %f337, 0f00000000;
+	selp.f32 %f338, %f337, 0f00000000, %pt30;
+	add.rn.f32 %f339, %f12, %f338;
+	mov.f32 %f12, %f339;
+$L_45:
+	mul.rn.f32 %f340, %f305, 0f3F980000;
+	sub.rn.f32 %f341, %f340, %f21;
+	setp.gtu.f32 %pt31, %f341, 0f00000000;
+	selp.f32 %f342, %f341, 0f00000000, %pt31;
+	add.rn.f32 %f343, %f12, %f342;
+	mov.f32 %f12, %f343;
+$L_46:
+	mul.rn.f32 %f310, %f12, 0f3E000000;
+	mul.rn.f32 %f311, %f310, 0f3F733333;
+	div.rn.f32 %f312, %f311, 0f40400000;
+	mov.b64 %rd373, %rd361;
+	add.s64 %rd375, %rd373, %rd374;
+	mov.b64 %rd313, %rd375;
+	st.global.f32 [%rd313], %f312;
+$L_47:
+	add.s64 %rd2, %rd2, %rd345;
+	add.s64 %rd386, %rd386, %rd387;
+	add.s64 %rd388, %rd388, %rd387;
+	bra.uni $L_5;
+$L_48:
+	mov.b64 %rd376, %rd2;
+	mad.lo.s64 %rd377, %rd376, 4, %rd9;
+	mul.lo.s64 %rd378, %rd1, 4;
+	mad.lo.s64 %rd379, %rd376, 4, %rd4;
+$L_49:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_61;
+$L_50:
+	mov.b64 %rd8, %rd377;
+	ld.global.nc.f32 %f11, [%rd8];
+	mov.f32 %f12, 0f00000000;
+$L_51:
+	mul.rn.f32 %f19, %f11, 0f3F400000;
+	sub.rn.f32 %f20, %f19, %f21;
+	setp.gtu.f32 %pt32, %f20, 0f00000000;
+	selp.f32 %f22, %f20, 0f00000000, %pt32;
+	add.rn.f32 %f23, 0f00000000, %f22;
+	mov.f32 %f12, %f23;
+$L_52:
+	mul.rn.f32 %f36, %f11, 0f3F500000;
+	sub.rn.f32 %f37, %f36, %f21;
+	setp.gtu.f32 %pt33, %f37, 0f00000000;
+	selp.f32 %f38, %f37, 0f00000000, %pt33;
+	add.rn.f32 %f39, %f12, %f38;
+	mov.f32 %f12, %f39;
+$L_53:
+	mul.rn.f32 %f46, %f11, 0f3F600000;
+	sub.rn.f32 %f47, %f46, %f21;
+	setp.gtu.f32 %pt34, %f47, 0f00000000;
+	selp.f32 %f48, %f47, 0f00000000, %pt34;
+	add.rn.f32 %f49, %f12, %f48;
+	mov.f32 %f12, %f49;
+$L_54:
+	mul.rn.f32 %f56, %f11, 0f3F700000;
+	sub.rn.f32 %f57, %f56, %f21;
+	setp.gtu.f32 %pt35, %f57, 0f00000000;
+	selp.f32 %f58, %f57, 0f00000000, %pt35;
+	add.rn.f32 %f59, %f12, %f58;
+	mov.f32 %f12, %f59;
+$L_55:
+	mul.rn.f32 %f66, %f11, 0f3F800000;
+	sub.rn.f32 %f67, %f66, %f21;
+	setp.gtu.f32 %pt36, %f67, 0f00000000;
+	selp.f32 %f68, %f67, 0f00000000, %pt36;
+	add.rn.f32 %f69, %f12, %f68;
+	mov.f32 %f12, %f69;
+$L_56:
+	mul.rn.f32 %f76, %f11, 0f3F880000;
+	sub.rn.f32 %f77, %f76, %f21;
+	setp.gtu.f32 %pt37, %f77, 0f00000000;
+	selp.f32 %f78, %f77, 0f00000000, %pt37;
+	add.rn.f32 %f79, %f12, %f78;
+	mov.f32 %f12, %f79;
+$L_57:
+	mul.rn.f32 %f86, %f11, 0f3F900000;
+	sub.rn.f32 %f87, %f86, %f21;
+	setp.gtu.f32 %pt38, %f87, 0f00000000;
+	selp.f32 %f88, %f87, 0f00000000, %pt38;
+	add.rn.f32 %f89, %f12, %f88;
+	mov.f32 %f12, %f89;
+$L_58:
+	mul.rn.f32 %f96, %f11, 0f3F980000;
+	sub.rn.f32 %f97, %f96, %f21;
+	setp.gtu.f32 %pt39, %f97, 0f00000000;
+	selp.f32 %f98, %f97, 0f00000000, %pt39;
+	add.rn.f32 %f99, %f12, %f98;
+	mov.f32 %f12, %f99;
+$L_59:
+	mul.rn.f32 %f25, %f12, 0f3E000000;
+	mul.rn.f32 %f26, %f25, 0f3F733333;
+	div.rn.f32 %f27, %f26, 0f40400000;
+	mov.b64 %rd28, %rd379;
+	st.global.f32 [%rd28], %f27;
+$L_60:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd377, %rd377, %rd378;
+	add.s64 %rd379, %rd379, %rd378;
+	bra.uni $L_49;
+$L_61:
+	bra.uni $Lexit;
+$L_62:
+	mov.b64 %rd380, %rd2;
+	mad.lo.s64 %rd381, %rd380, 4, %rd9;
+	mul.lo.s64 %rd382, %rd1, 4;
+	mad.lo.s64 %rd383, %rd380, 4, %rd4;
+$L_63:
+	setp.lt.s64 %p111, %rd2, %rd3;
+	@!%p111 bra $L_61;
+$L_64:
+	mov.b64 %rd112, %rd2;
+$L_65:
+	setp.ge.u64 %pt40, %rd112, %rd10;
+	@%pt40 bra $Lfault_0;
+	mov.b64 %rd113, %rd381;
+	ld.global.nc.f32 %f114, [%rd113];
 	mov.f32 %f12, 0f00000000;
 $L_66:
 	mul.rn.f32 %f115, %f114, 0f3F400000;
@@ -4495,6 +7579,996 @@ $Lexit:
 	ret;
 }
 
+.visible .entry NBody_0$nc(
+	.param .u64 NBody_0_param_0,
+	.param .s64 NBody_0_param_1,
+	.param .u64 NBody_0_param_2,
+	.param .s64 NBody_0_param_3,
+	.param .u64 NBody_0_param_4,
+	.param .s64 NBody_0_param_5,
+	.param .u64 NBody_0_param_6,
+	.param .s64 NBody_0_param_7,
+	.param .u64 NBody_0_param_8,
+	.param .s64 NBody_0_param_9,
+	.param .u64 NBody_0_param_10,
+	.param .s64 NBody_0_param_11,
+	.param .u64 NBody_0_param_12
+)
+{
+	.reg .pred %p<200>;
+	.reg .pred %pt<27>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<199>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<164>;
+	.reg .f64 %fd<46>;
+
+$L_0:
+	ld.param.u64 %rd4, [NBody_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [NBody_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd9, [NBody_0_param_6];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [NBody_0_param_7];
+	ld.param.u64 %rd13, [NBody_0_param_8];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [NBody_0_param_9];
+	ld.param.u64 %rd17, [NBody_0_param_10];
+	cvta.to.global.u64 %rd17, %rd17;
+	ld.param.u64 %rd18, [NBody_0_param_11];
+	ld.param.u64 %rd60, [NBody_0_param_2];
+	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [NBody_0_param_3];
+	ld.param.u64 %rd63, [NBody_0_param_4];
+	cvta.to.global.u64 %rd63, %rd63;
+	ld.param.u64 %rd64, [NBody_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd109, %rd10;
+	mov.b64 %rd110, %rd2;
+	mov.b64 %rd111, %rd110;
+	setp.lt.u64 %p112, %rd111, %rd109;
+	mov.b64 %rd113, %rd3;
+	add.u64 %rd114, %rd113, 4611686018427387904;
+	setp.le.u64 %p115, %rd114, 9223372036854775808U;
+	sub.u64 %rd116, %rd113, 1;
+	mov.b64 %rd117, %rd2;
+	sub.u64 %rd118, %rd116, %rd117;
+	sub.u64 %rd119, %rd109, 1;
+	sub.u64 %rd120, %rd119, %rd111;
+	setp.le.u64 %p121, %rd118, %rd120;
+	mov.b64 %rd122, %rd14;
+	setp.lt.u64 %p123, %rd111, %rd122;
+	sub.u64 %rd124, %rd122, 1;
+	sub.u64 %rd125, %rd124, %rd111;
+	setp.le.u64 %p126, %rd118, %rd125;
+	mov.b64 %rd127, %rd18;
+	setp.lt.u64 %p128, %rd111, %rd127;
+	sub.u64 %rd129, %rd127, 1;
+	sub.u64 %rd130, %rd129, %rd111;
+	setp.le.u64 %p131, %rd118, %rd130;
+	mov.b64 %rd132, %rd61;
+	setp.lt.u64 %p133, %rd111, %rd132;
+	sub.u64 %rd134, %rd132, 1;
+	sub.u64 %rd135, %rd134, %rd111;
+	setp.le.u64 %p136, %rd118, %rd135;
+	mov.b64 %rd137, %rd64;
+	setp.lt.u64 %p138, %rd111, %rd137;
+	sub.u64 %rd139, %rd137, 1;
+	sub.u64 %rd140, %rd139, %rd111;
+	setp.le.u64 %p141, %rd118, %rd140;
+	@!%p112 bra $L_52;
+$L_2:
+	@!%p115 bra $L_52;
+$L_3:
+	@!%p121 bra $L_52;
+$L_4:
+	@!%p123 bra $L_52;
+$L_5:
+	@!%p126 bra $L_52;
+$L_6:
+	@!%p128 bra $L_52;
+$L_7:
+	@!%p131 bra $L_52;
+$L_8:
+	@!%p133 bra $L_52;
+$L_9:
+	@!%p136 bra $L_52;
+$L_10:
+	@!%p138 bra $L_52;
+$L_11:
+	@!%p141 bra $L_52;
+$L_12:
+	mov.b64 %rd20, %rd10;
+	setp.gt.s64 %p21, %rd20, 0;
+	mov.b64 %rd166, %rd122;
+	mov.b64 %rd169, %rd109;
+	add.u64 %rd170, %rd169, 4611686018427387904;
+	setp.le.u64 %p171, %rd170, 9223372036854775808U;
+	mov.b64 %rd172, %rd119;
+	mov.b64 %rd174, %rd124;
+	mov.b64 %rd177, %rd127;
+	mov.b64 %rd179, %rd129;
+$L_13:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_51;
+$L_14:
+	mov.b64 %rd7, %rd2;
+$L_15:
+	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	ld.global.nc.f32 %f11, [%rd8];
+	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	ld.global.nc.f32 %f15, [%rd12];
+	mad.lo.s64 %rd16, %rd7, 4, %rd17;
+	ld.global.nc.f32 %f19, [%rd16];
+	@!%p21 bra $L_50;
+$L_16:
+	mov.f32 %f22, 0f00000000;
+	mov.f32 %f23, 0f00000000;
+	mov.f32 %f24, 0f00000000;
+	mov.b64 %rd25, 0;
+	setp.lt.u64 %p168, 0, %rd166;
+	mov.b64 %rd173, %rd172;
+	mov.b64 %rd175, %rd174;
+	setp.le.u64 %p176, %rd173, %rd175;
+	setp.lt.u64 %p178, 0, %rd177;
+	mov.b64 %rd180, %rd179;
+	setp.le.u64 %p181, %rd173, %rd180;
+	@!%p168 bra $L_37;
+$L_17:
+	@!%p171 bra $L_37;
+$L_18:
+	@!%p176 bra $L_37;
+$L_19:
+	@!%p178 bra $L_37;
+$L_20:
+	@!%p181 bra $L_37;
+$L_21:
+	add.s64 %rd182, %rd9, 0;
+	add.s64 %rd183, %rd13, 0;
+	add.s64 %rd184, %rd17, 0;
+$L_22:
+	max.s64 %rd191, %rd20, -9223372036854775804;
+	sub.s64 %rd192, %rd191, 4;
+$L_23:
+	setp.lt.s64 %p193, %rd25, %rd192;
+	@!%p193 bra $L_32;
+$L_24:
+	mov.b64 %rd29, %rd182;
+	ld.global.nc.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.nc.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.nc.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_25:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+$L_26:
+	mov.b64 %rd29, %rd182;
+	ld.global.nc.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.nc.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.nc.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_27:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+$L_28:
+	mov.b64 %rd29, %rd182;
+	ld.global.nc.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.nc.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.nc.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_29:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+$L_30:
+	mov.b64 %rd29, %rd182;
+	ld.global.nc.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.nc.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.nc.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_31:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+	bra.uni $L_23;
+$L_32:
+	mov.b64 %rd29, %rd182;
+	ld.global.nc.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.nc.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.nc.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+	@!%p57 bra $L_34;
+$L_33:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+	bra.uni $L_32;
+$L_34:
+	mov.f32 %f26, %f51;
+	mov.f32 %f27, %f53;
+	mov.f32 %f28, %f55;
+$L_35:
+	mad.lo.s64 %rd58, %rd7, 4, %rd4;
+	st.global.f32 [%rd58], %f26;
+	mad.lo.s64 %rd59, %rd7, 4, %rd60;
+	st.global.f32 [%rd59], %f27;
+	mad.lo.s64 %rd62, %rd7, 4, %rd63;
+	st.global.f32 [%rd62], %f28;
+$L_36:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_13;
+$L_37:
+	add.s64 %rd188, %rd9, 0;
+	add.s64 %rd189, %rd13, 0;
+	add.s64 %rd190, %rd17, 0;
+$L_38:
+	max.s64 %rd194, %rd20, -9223372036854775804;
+	sub.s64 %rd195, %rd194, 4;
+$L_39:
+	setp.lt.s64 %p196, %rd25, %rd195;
+	@!%p196 bra $L_48;
+$L_40:
+	mov.b64 %rd142, %rd188;
+	ld.global.nc.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt0, %rd25, %rd14;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd145, %rd189;
+	ld.global.nc.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt1, %rd25, %rd18;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd148, %rd190;
+	ld.global.nc.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_41:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+$L_42:
+	mov.b64 %rd142, %rd188;
+	ld.global.nc.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt2, %rd25, %rd14;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd145, %rd189;
+	ld.global.nc.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt3, %rd25, %rd18;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd148, %rd190;
+	ld.global.nc.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_43:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+$L_44:
+	mov.b64 %rd142, %rd188;
+	ld.global.nc.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt4, %rd25, %rd14;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd145, %rd189;
+	ld.global.nc.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt5, %rd25, %rd18;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd148, %rd190;
+	ld.global.nc.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_45:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+$L_46:
+	mov.b64 %rd142, %rd188;
+	ld.global.nc.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt6, %rd25, %rd14;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd145, %rd189;
+	ld.global.nc.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt7, %rd25, %rd18;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd148, %rd190;
+	ld.global.nc.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_47:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+	bra.uni $L_39;
+$L_48:
+	mov.b64 %rd142, %rd188;
+	ld.global.nc.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt8, %rd25, %rd14;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd145, %rd189;
+	ld.global.nc.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt9, %rd25, %rd18;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd148, %rd190;
+	ld.global.nc.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+	@!%p165 bra $L_34;
+$L_49:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+	bra.uni $L_48;
+$L_50:
+	mov.f32 %f26, 0f00000000;
+	mov.f32 %f27, 0f00000000;
+	mov.f32 %f28, 0f00000000;
+	bra.uni $L_35;
+$L_51:
+	bra.uni $Lexit;
+$L_52:
+	mov.b64 %rd75, %rd10;
+	setp.gt.s64 %p76, %rd75, 0;
+$L_53:
+	setp.lt.s64 %p67, %rd2, %rd3;
+	@!%p67 bra $L_51;
+$L_54:
+	mov.b64 %rd68, %rd2;
+$L_55:
+	setp.ge.u64 %pt10, %rd68, %rd10;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd69, %rd68, 4, %rd9;
+	ld.global.nc.f32 %f70, [%rd69];
+	setp.ge.u64 %pt11, %rd68, %rd14;
+	@%pt11 bra $Lfault_11;
+	mad.lo.s64 %rd71, %rd68, 4, %rd13;
+	ld.global.nc.f32 %f72, [%rd71];
+	setp.ge.u64 %pt12, %rd68, %rd18;
+	@%pt12 bra $Lfault_12;
+	mad.lo.s64 %rd73, %rd68, 4, %rd17;
+	ld.global.nc.f32 %f74, [%rd73];
+	@!%p76 bra $L_72;
+$L_56:
+	mov.f32 %f22, 0f00000000;
+	mov.f32 %f23, 0f00000000;
+	mov.f32 %f24, 0f00000000;
+	mov.b64 %rd25, 0;
+	add.s64 %rd185, %rd9, 0;
+	add.s64 %rd186, %rd13, 0;
+	add.s64 %rd187, %rd17, 0;
+$L_57:
+	max.s64 %rd197, %rd75, -9223372036854775804;
+	sub.s64 %rd198, %rd197, 4;
+$L_58:
+	setp.lt.s64 %p199, %rd25, %rd198;
+	@!%p199 bra $L_67;
+$L_59:
+	mov.b64 %rd77, %rd185;
+	ld.global.nc.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt13, %rd25, %rd14;
+	@%pt13 bra $Lfault_13;
+	mov.b64 %rd80, %rd186;
+	ld.global.nc.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt14, %rd25, %rd18;
+	@%pt14 bra $Lfault_14;
+	mov.b64 %rd83, %rd187;
+	ld.global.nc.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_60:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+$L_61:
+	mov.b64 %rd77, %rd185;
+	ld.global.nc.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt15, %rd25, %rd14;
+	@%pt15 bra $Lfault_15;
+	mov.b64 %rd80, %rd186;
+	ld.global.nc.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt16, %rd25, %rd18;
+	@%pt16 bra $Lfault_16;
+	mov.b64 %rd83, %rd187;
+	ld.global.nc.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_62:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+$L_63:
+	mov.b64 %rd77, %rd185;
+	ld.global.nc.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt17, %rd25, %rd14;
+	@%pt17 bra $Lfault_17;
+	mov.b64 %rd80, %rd186;
+	ld.global.nc.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt18, %rd25, %rd18;
+	@%pt18 bra $Lfault_18;
+	mov.b64 %rd83, %rd187;
+	ld.global.nc.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_64:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+$L_65:
+	mov.b64 %rd77, %rd185;
+	ld.global.nc.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt19, %rd25, %rd14;
+	@%pt19 bra $Lfault_19;
+	mov.b64 %rd80, %rd186;
+	ld.global.nc.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt20, %rd25, %rd18;
+	@%pt20 bra $Lfault_20;
+	mov.b64 %rd83, %rd187;
+	ld.global.nc.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_66:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+	bra.uni $L_58;
+$L_67:
+	mov.b64 %rd77, %rd185;
+	ld.global.nc.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt21, %rd25, %rd14;
+	@%pt21 bra $Lfault_21;
+	mov.b64 %rd80, %rd186;
+	ld.global.nc.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt22, %rd25, %rd18;
+	@%pt22 bra $Lfault_22;
+	mov.b64 %rd83, %rd187;
+	ld.global.nc.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+	@!%p103 bra $L_69;
+$L_68:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+	bra.uni $L_67;
+$L_69:
+	mov.f32 %f26, %f97;
+	mov.f32 %f27, %f99;
+	mov.f32 %f28, %f101;
+$L_70:
+	mad.lo.s64 %rd104, %rd68, 4, %rd4;
+	st.global.f32 [%rd104], %f26;
+	setp.ge.u64 %pt23, %rd68, %rd61;
+	@%pt23 bra $Lfault_23;
+	mad.lo.s64 %rd105, %rd68, 4, %rd60;
+	st.global.f32 [%rd105], %f27;
+	setp.ge.u64 %pt24, %rd68, %rd64;
+	@%pt24 bra $Lfault_24;
+	mad.lo.s64 %rd106, %rd68, 4, %rd63;
+	st.global.f32 [%rd106], %f28;
+$L_71:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_53;
+$L_72:
+	mov.f32 %f26, 0f00000000;
+	mov.f32 %f27, 0f00000000;
+	mov.f32 %f28, 0f00000000;
+	bra.uni $L_70;
+$Lfault_0:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_23:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_24:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd64;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [NBody_0_param_12];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt25, %rt8, %rt6;
+	@%pt25 exit;
+	st.global.u32 [%rdt3+8], 393216;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt26, %rt9, 0;
+	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Mandelbrot64_0(
 	.param .u64 Mandelbrot64_0_param_0,
 	.param .s64 Mandelbrot64_0_param_1,
@@ -5184,6 +9258,263 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Xorshift_0$nc(
+	.param .u64 Xorshift_0_param_0,
+	.param .s64 Xorshift_0_param_1,
+	.param .u64 Xorshift_0_param_2,
+	.param .s64 Xorshift_0_param_3,
+	.param .s64 Xorshift_0_param_4,
+	.param .u64 Xorshift_0_param_5
+)
+{
+	.reg .pred %p<62>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<39>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<61>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Xorshift_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Xorshift_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd9, [Xorshift_0_param_2];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Xorshift_0_param_3];
+	ld.param.s64 %rd16, [Xorshift_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd43, %rd10;
+	mov.b64 %rd44, %rd2;
+	mov.b64 %rd45, %rd44;
+	setp.lt.u64 %p46, %rd45, %rd43;
+	mov.b64 %rd47, %rd3;
+	add.u64 %rd48, %rd47, 4611686018427387904;
+	setp.le.u64 %p49, %rd48, 9223372036854775808U;
+	sub.u64 %rd50, %rd47, 1;
+	mov.b64 %rd51, %rd2;
+	sub.u64 %rd52, %rd50, %rd51;
+	sub.u64 %rd53, %rd43, 1;
+	sub.u64 %rd54, %rd53, %rd45;
+	setp.le.u64 %p55, %rd52, %rd54;
+	@!%p46 bra $L_22;
+$L_2:
+	@!%p49 bra $L_22;
+$L_3:
+	@!%p55 bra $L_22;
+$L_4:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_5:
+	mov.b64 %rd7, %rd2;
+$L_6:
+	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	ld.global.nc.u32 %r11, [%rd8];
+	or.b32 %r12, %r11, 1;
+	mov.b32 %r13, %r12;
+	mov.b64 %rd14, 0;
+$L_7:
+	max.s64 %rd56, %rd16, -9223372036854775805;
+	sub.s64 %rd57, %rd56, 3;
+$L_8:
+	setp.lt.s64 %p58, %rd14, %rd57;
+	@!%p58 bra $L_17;
+$L_9:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_10:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+$L_11:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_12:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+$L_13:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_14:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+$L_15:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_16:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+	bra.uni $L_8;
+$L_17:
+	setp.lt.s64 %p15, %rd14, %rd16;
+	@!%p15 bra $L_19;
+$L_18:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+	bra.uni $L_17;
+$L_19:
+	mad.lo.s64 %rd24, %rd7, 4, %rd4;
+	st.global.u32 [%rd24], %r13;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
+$L_21:
+	bra.uni $Lexit;
+$L_22:
+	setp.lt.s64 %p27, %rd2, %rd3;
+	@!%p27 bra $L_21;
+$L_23:
+	mov.b64 %rd28, %rd2;
+$L_24:
+	setp.ge.u64 %pt0, %rd28, %rd10;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd29, %rd28, 4, %rd9;
+	ld.global.nc.u32 %r30, [%rd29];
+	or.b32 %r31, %r30, 1;
+	mov.b32 %r13, %r31;
+	mov.b64 %rd14, 0;
+$L_25:
+	max.s64 %rd59, %rd16, -9223372036854775805;
+	sub.s64 %rd60, %rd59, 3;
+$L_26:
+	setp.lt.s64 %p61, %rd14, %rd60;
+	@!%p61 bra $L_35;
+$L_27:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_28:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_29:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_30:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_31:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_32:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_33:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_34:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+	bra.uni $L_26;
+$L_35:
+	setp.lt.s64 %p32, %rd14, %rd16;
+	@!%p32 bra $L_37;
+$L_36:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+	bra.uni $L_35;
+$L_37:
+	mad.lo.s64 %rd40, %rd28, 4, %rd4;
+	st.global.u32 [%rd40], %r13;
+$L_38:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Xorshift_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry MatVec_0(
 	.param .u64 MatVec_0_param_0,
 	.param .s64 MatVec_0_param_1,
@@ -5498,6 +9829,320 @@ $Lexit:
 	ret;
 }
 
+.visible .entry MatVec_0$nc(
+	.param .u64 MatVec_0_param_0,
+	.param .s64 MatVec_0_param_1,
+	.param .u64 MatVec_0_param_2,
+	.param .s64 MatVec_0_param_3,
+	.param .u64 MatVec_0_param_4,
+	.param .s64 MatVec_0_param_5,
+	.param .s64 MatVec_0_param_6,
+	.param .u64 MatVec_0_param_7
+)
+{
+	.reg .pred %p<67>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<41>;
+
+$L_0:
+	ld.param.u64 %rd4, [MatVec_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [MatVec_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd9, [MatVec_0_param_6];
+	ld.param.u64 %rd15, [MatVec_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [MatVec_0_param_3];
+	ld.param.u64 %rd25, [MatVec_0_param_4];
+	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [MatVec_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd41, %rd26;
+	sub.u64 %rd52, %rd41, 1;
+$L_2:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_35;
+$L_3:
+	mov.b64 %rd7, %rd2;
+$L_4:
+	mul.lo.s64 %rd8, %rd7, %rd9;
+	mov.b64 %rd10, %rd8;
+	add.s64 %rd11, %rd10, %rd9;
+	setp.gt.u64 %pt0, %rd11, %rd16;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd8, %rd11;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd12, %rd8, 4, %rd15;
+	sub.s64 %rd13, %rd11, %rd8;
+	mov.b64 %rd17, %rd13;
+	mov.f32 %f18, 0f00000000;
+	mov.b64 %rd19, -1;
+	setp.lt.u64 %p44, 0, %rd41;
+	mov.b64 %rd45, %rd17;
+	add.u64 %rd46, %rd45, 18446744073709551615U;
+	add.u64 %rd47, %rd46, 4611686018427387904;
+	setp.le.u64 %p48, %rd47, 9223372036854775808U;
+	sub.u64 %rd49, %rd46, 1;
+	sub.u64 %rd51, %rd49, 18446744073709551615U;
+	mov.b64 %rd53, %rd52;
+	setp.le.u64 %p54, %rd51, %rd53;
+	@!%p44 bra $L_22;
+$L_5:
+	@!%p48 bra $L_22;
+$L_6:
+	@!%p54 bra $L_22;
+$L_7:
+	add.s64 %rd56, %rd12, 0;
+	add.s64 %rd57, %rd25, 0;
+$L_8:
+	max.s64 %rd61, %rd17, -9223372036854775804;
+	sub.s64 %rd62, %rd61, 4;
+$L_9:
+	setp.lt.s64 %p63, %rd19, %rd62;
+	@!%p63 bra $L_18;
+$L_10:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_11:
+	mov.b64 %rd22, %rd56;
+	ld.global.nc.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.nc.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+$L_12:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_13:
+	mov.b64 %rd22, %rd56;
+	ld.global.nc.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.nc.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+$L_14:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_15:
+	mov.b64 %rd22, %rd56;
+	ld.global.nc.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.nc.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+$L_16:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_17:
+	mov.b64 %rd22, %rd56;
+	ld.global.nc.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.nc.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+	bra.uni $L_9;
+$L_18:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_20;
+$L_19:
+	mov.b64 %rd22, %rd56;
+	ld.global.nc.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.nc.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+	bra.uni $L_18;
+$L_20:
+	mad.lo.s64 %rd30, %rd7, 4, %rd4;
+	st.global.f32 [%rd30], %f18;
+$L_21:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_22:
+	add.s64 %rd59, %rd12, 0;
+	add.s64 %rd60, %rd25, 0;
+$L_23:
+	max.s64 %rd64, %rd17, -9223372036854775804;
+	sub.s64 %rd65, %rd64, 4;
+$L_24:
+	setp.lt.s64 %p66, %rd19, %rd65;
+	@!%p66 bra $L_33;
+$L_25:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_26:
+	mov.b64 %rd35, %rd59;
+	ld.global.nc.f32 %f36, [%rd35];
+	setp.ge.u64 %pt2, %rd33, %rd26;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd37, %rd60;
+	ld.global.nc.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+$L_27:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_28:
+	mov.b64 %rd35, %rd59;
+	ld.global.nc.f32 %f36, [%rd35];
+	setp.ge.u64 %pt3, %rd33, %rd26;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd37, %rd60;
+	ld.global.nc.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+$L_29:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_30:
+	mov.b64 %rd35, %rd59;
+	ld.global.nc.f32 %f36, [%rd35];
+	setp.ge.u64 %pt4, %rd33, %rd26;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd37, %rd60;
+	ld.global.nc.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+$L_31:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_32:
+	mov.b64 %rd35, %rd59;
+	ld.global.nc.f32 %f36, [%rd35];
+	setp.ge.u64 %pt5, %rd33, %rd26;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd37, %rd60;
+	ld.global.nc.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+	bra.uni $L_24;
+$L_33:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+	@!%p34 bra $L_20;
+$L_34:
+	mov.b64 %rd35, %rd59;
+	ld.global.nc.f32 %f36, [%rd35];
+	setp.ge.u64 %pt6, %rd33, %rd26;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd37, %rd60;
+	ld.global.nc.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+	bra.uni $L_33;
+$L_35:
+	bra.uni $Lexit;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd8;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MatVec_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 655360;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt8, %rt9, 0;
+	@%pt8 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Daxpy_0(
 	.param .f64 Daxpy_0_param_0,
 	.param .u64 Daxpy_0_param_1,
@@ -5709,6 +10354,217 @@ $Lexit:
 	ret;
 }
 
+.visible .entry Daxpy_0$nc(
+	.param .f64 Daxpy_0_param_0,
+	.param .u64 Daxpy_0_param_1,
+	.param .s64 Daxpy_0_param_2,
+	.param .u64 Daxpy_0_param_3,
+	.param .s64 Daxpy_0_param_4,
+	.param .u64 Daxpy_0_param_5
+)
+{
+	.reg .pred %p<98>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<158>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<95>;
+
+$L_0:
+	ld.param.u64 %rd4, [Daxpy_0_param_3];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Daxpy_0_param_4];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd9, [Daxpy_0_param_1];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Daxpy_0_param_2];
+	ld.param.f64 %fd13, [Daxpy_0_param_0];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd31, %rd10;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	@!%p34 bra $L_17;
+$L_2:
+	@!%p37 bra $L_17;
+$L_3:
+	@!%p43 bra $L_17;
+$L_4:
+	mul.lo.s64 %rd44, %rd1, 3;
+	mul.lo.s64 %rd99, %rd1, 4;
+	mov.b64 %rd48, %rd35;
+	mov.b64 %rd50, %rd44;
+	mul.lo.s64 %rd101, %rd1, 8;
+	mov.b64 %rd104, %rd101;
+	mov.b64 %rd112, %rd101;
+	mov.b64 %rd117, %rd101;
+	mov.b64 %rd129, %rd101;
+	mov.b64 %rd136, %rd101;
+	mov.b64 %rd153, %rd2;
+	mov.b64 %rd154, %rd153;
+	mad.lo.s64 %rd155, %rd154, 8, %rd9;
+	mul.lo.s64 %rd156, %rd99, 8;
+	mad.lo.s64 %rd157, %rd154, 8, %rd4;
+$L_5:
+	setp.lt.s64 %p45, %rd2, %rd3;
+	@!%p45 bra $L_16;
+$L_6:
+	mov.b64 %rd49, %rd2;
+	sub.u64 %rd46, %rd48, %rd49;
+	setp.gt.u64 %p47, %rd46, %rd50;
+	@!%p47 bra $L_12;
+$L_7:
+	mov.b64 %rd54, %rd155;
+	ld.global.nc.f64 %fd55, [%rd54];
+	mul.rn.f64 %fd56, %fd13, %fd55;
+	mov.b64 %rd57, %rd157;
+	ld.global.f64 %fd58, [%rd57];
+	add.rn.f64 %fd59, %fd56, %fd58;
+	mov.b64 %rd60, %rd57;
+	st.global.f64 [%rd60], %fd59;
+$L_8:
+	mov.b64 %rd100, %rd54;
+	add.s64 %rd102, %rd100, %rd101;
+	mov.b64 %rd65, %rd102;
+	ld.global.nc.f64 %fd66, [%rd65];
+	mul.rn.f64 %fd67, %fd13, %fd66;
+	mov.b64 %rd103, %rd57;
+	add.s64 %rd105, %rd103, %rd104;
+	mov.b64 %rd68, %rd105;
+	ld.global.f64 %fd69, [%rd68];
+	add.rn.f64 %fd70, %fd67, %fd69;
+	mov.b64 %rd108, %rd105;
+	mov.b64 %rd71, %rd108;
+	st.global.f64 [%rd71], %fd70;
+$L_9:
+	mov.b64 %rd111, %rd102;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd77, %rd113;
+	ld.global.nc.f64 %fd78, [%rd77];
+	mul.rn.f64 %fd79, %fd13, %fd78;
+	mov.b64 %rd116, %rd105;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd80, %rd118;
+	ld.global.f64 %fd81, [%rd80];
+	add.rn.f64 %fd82, %fd79, %fd81;
+	mov.b64 %rd123, %rd118;
+	mov.b64 %rd83, %rd123;
+	st.global.f64 [%rd83], %fd82;
+$L_10:
+	mov.b64 %rd128, %rd113;
+	add.s64 %rd130, %rd128, %rd129;
+	mov.b64 %rd89, %rd130;
+	ld.global.nc.f64 %fd90, [%rd89];
+	mul.rn.f64 %fd91, %fd13, %fd90;
+	mov.b64 %rd135, %rd118;
+	add.s64 %rd137, %rd135, %rd136;
+	mov.b64 %rd92, %rd137;
+	ld.global.f64 %fd93, [%rd92];
+	add.rn.f64 %fd94, %fd91, %fd93;
+	mov.b64 %rd144, %rd137;
+	mov.b64 %rd95, %rd144;
+	st.global.f64 [%rd95], %fd94;
+$L_11:
+	add.s64 %rd2, %rd2, %rd99;
+	add.s64 %rd155, %rd155, %rd156;
+	add.s64 %rd157, %rd157, %rd156;
+	bra.uni $L_5;
+$L_12:
+	mov.b64 %rd145, %rd2;
+	mad.lo.s64 %rd146, %rd145, 8, %rd9;
+	mul.lo.s64 %rd147, %rd1, 8;
+	mad.lo.s64 %rd148, %rd145, 8, %rd4;
+$L_13:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_16;
+$L_14:
+	mov.b64 %rd8, %rd146;
+	ld.global.nc.f64 %fd11, [%rd8];
+	mul.rn.f64 %fd12, %fd13, %fd11;
+	mov.b64 %rd14, %rd148;
+	ld.global.f64 %fd15, [%rd14];
+	add.rn.f64 %fd16, %fd12, %fd15;
+	mov.b64 %rd17, %rd14;
+	st.global.f64 [%rd17], %fd16;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd146, %rd146, %rd147;
+	add.s64 %rd148, %rd148, %rd147;
+	bra.uni $L_13;
+$L_16:
+	bra.uni $Lexit;
+$L_17:
+	mov.b64 %rd149, %rd2;
+	mad.lo.s64 %rd150, %rd149, 8, %rd9;
+	mul.lo.s64 %rd151, %rd1, 8;
+	mad.lo.s64 %rd152, %rd149, 8, %rd4;
+$L_18:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_16;
+$L_19:
+	mov.b64 %rd21, %rd2;
+$L_20:
+	setp.ge.u64 %pt0, %rd21, %rd10;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd150;
+	ld.global.nc.f64 %fd23, [%rd22];
+	mul.rn.f64 %fd24, %fd13, %fd23;
+	mov.b64 %rd25, %rd152;
+	ld.global.f64 %fd26, [%rd25];
+	add.rn.f64 %fd27, %fd24, %fd26;
+	mov.b64 %rd28, %rd25;
+	st.global.f64 [%rd28], %fd27;
+$L_21:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd150, %rd150, %rd151;
+	add.s64 %rd152, %rd152, %rd151;
+	bra.uni $L_18;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Daxpy_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 720896;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
 .visible .entry Hash_0(
 	.param .u64 Hash_0_param_0,
 	.param .s64 Hash_0_param_1,
@@ -5874,6 +10730,290 @@ $L_24:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd31, %rd30, 8, %rd9;
 	ld.global.u64 %rd32, [%rd31];
+	mov.b64 %rd12, %rd32;
+	mov.b64 %rd13, 0;
+$L_25:
+	max.s64 %rd63, %rd15, -9223372036854775805;
+	sub.s64 %rd64, %rd63, 3;
+$L_26:
+	setp.lt.s64 %p65, %rd13, %rd64;
+	@!%p65 bra $L_35;
+$L_27:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_28:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_29:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_30:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_31:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_32:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_33:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_34:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+	bra.uni $L_26;
+$L_35:
+	setp.lt.s64 %p33, %rd13, %rd15;
+	@!%p33 bra $L_37;
+$L_36:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+	bra.uni $L_35;
+$L_37:
+	mad.lo.s64 %rd44, %rd30, 8, %rd4;
+	st.global.u64 [%rd44], %rd12;
+$L_38:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd30;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Hash_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 786432;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Hash_0$nc(
+	.param .u64 Hash_0_param_0,
+	.param .s64 Hash_0_param_1,
+	.param .u64 Hash_0_param_2,
+	.param .s64 Hash_0_param_3,
+	.param .s64 Hash_0_param_4,
+	.param .u64 Hash_0_param_5
+)
+{
+	.reg .pred %p<66>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<65>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Hash_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Hash_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd9, [Hash_0_param_2];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Hash_0_param_3];
+	ld.param.s64 %rd15, [Hash_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd47, %rd10;
+	mov.b64 %rd48, %rd2;
+	mov.b64 %rd49, %rd48;
+	setp.lt.u64 %p50, %rd49, %rd47;
+	mov.b64 %rd51, %rd3;
+	add.u64 %rd52, %rd51, 4611686018427387904;
+	setp.le.u64 %p53, %rd52, 9223372036854775808U;
+	sub.u64 %rd54, %rd51, 1;
+	mov.b64 %rd55, %rd2;
+	sub.u64 %rd56, %rd54, %rd55;
+	sub.u64 %rd57, %rd47, 1;
+	sub.u64 %rd58, %rd57, %rd49;
+	setp.le.u64 %p59, %rd56, %rd58;
+	@!%p50 bra $L_22;
+$L_2:
+	@!%p53 bra $L_22;
+$L_3:
+	@!%p59 bra $L_22;
+$L_4:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_5:
+	mov.b64 %rd7, %rd2;
+$L_6:
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.nc.u64 %rd11, [%rd8];
+	mov.b64 %rd12, %rd11;
+	mov.b64 %rd13, 0;
+$L_7:
+	max.s64 %rd60, %rd15, -9223372036854775805;
+	sub.s64 %rd61, %rd60, 3;
+$L_8:
+	setp.lt.s64 %p62, %rd13, %rd61;
+	@!%p62 bra $L_17;
+$L_9:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_10:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+$L_11:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_12:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+$L_13:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_14:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+$L_15:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_16:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+	bra.uni $L_8;
+$L_17:
+	setp.lt.s64 %p14, %rd13, %rd15;
+	@!%p14 bra $L_19;
+$L_18:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+	bra.uni $L_17;
+$L_19:
+	mad.lo.s64 %rd26, %rd7, 8, %rd4;
+	st.global.u64 [%rd26], %rd12;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
+$L_21:
+	bra.uni $Lexit;
+$L_22:
+	setp.lt.s64 %p29, %rd2, %rd3;
+	@!%p29 bra $L_21;
+$L_23:
+	mov.b64 %rd30, %rd2;
+$L_24:
+	setp.ge.u64 %pt0, %rd30, %rd10;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd31, %rd30, 8, %rd9;
+	ld.global.nc.u64 %rd32, [%rd31];
 	mov.b64 %rd12, %rd32;
 	mov.b64 %rd13, 0;
 $L_25:
@@ -6256,6 +11396,357 @@ $L_34:
 	@%pt13 bra $Lfault_9;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
 	ld.global.f64 %fd17, [%rd14];
+	mov.b64 %rd18, %rd93;
+	st.global.f64 [%rd18], %fd17;
+$L_35:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd93, %rd93, %rd94;
+	bra.uni $L_30;
+$L_36:
+	setp.eq.s64 %pt14, %rd9, -1;
+	neg.s64 %rdt7, %rd7;
+	div.s64 %rd99, %rd7, %rd9;
+	selp.b64 %rd99, %rdt7, %rd99, %pt14;
+	mul.lo.s64 %rd111, %rd99, %rd9;
+	sub.s64 %rd100, %rd7, %rd111;
+	bra.uni $L_34;
+$L_37:
+	bra.uni $Lexit;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd34;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd45;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd69;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [Transpose_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt15, %rt8, %rt6;
+	@%pt15 exit;
+	st.global.u32 [%rdt8+8], 851968;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt16, %rt9, 0;
+	@%pt16 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Transpose_0$nc(
+	.param .u64 Transpose_0_param_0,
+	.param .s64 Transpose_0_param_1,
+	.param .u64 Transpose_0_param_2,
+	.param .s64 Transpose_0_param_3,
+	.param .s64 Transpose_0_param_4,
+	.param .s64 Transpose_0_param_5,
+	.param .u64 Transpose_0_param_6
+)
+{
+	.reg .pred %p<158>;
+	.reg .pred %pt<17>;
+	.reg .b32 %r<163>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<164>;
+	.reg .b64 %rdt<9>;
+	.reg .f64 %fd<72>;
+
+$L_0:
+	ld.param.u64 %rd4, [Transpose_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Transpose_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd9, [Transpose_0_param_5];
+	ld.param.s64 %rd12, [Transpose_0_param_4];
+	ld.param.u64 %rd15, [Transpose_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Transpose_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd76, %rd1, 4;
+	mov.b64 %rd25, %rd3;
+	mov.b64 %rd27, %rd21;
+	mul.lo.s64 %rd78, %rd1, 8;
+	mov.b64 %rd83, %rd78;
+	mov.b64 %rd90, %rd78;
+	mov.b64 %rd95, %rd2;
+	mov.b64 %rd96, %rd95;
+	mad.lo.s64 %rd97, %rd96, 8, %rd4;
+	mul.lo.s64 %rd98, %rd76, 8;
+$L_2:
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_37;
+$L_3:
+	mov.b64 %rd26, %rd2;
+	sub.u64 %rd23, %rd25, %rd26;
+	setp.gt.u64 %p24, %rd23, %rd27;
+	@!%p24 bra $L_29;
+$L_4:
+	mov.b64 %rd28, %rd2;
+$L_5:
+	mov.b64 %rd30, %rd28;
+$L_6:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd153, %rd30;
+	mov.b64 %rd154, %rd9;
+	or.b64 %rd155, %rd153, %rd154;
+	shr.u64 %rd156, %rd155, 32;
+	setp.eq.u64 %p157, %rd156, 0;
+	@!%p157 bra $L_28;
+$L_7:
+	cvt.u32.u64 %r158, %rd30;
+	cvt.u32.u64 %r159, %rd9;
+	div.u32 %r160, %r158, %r159;
+	mul.lo.u32 %r162, %r160, %r159;
+	sub.u32 %r161, %r158, %r162;
+	cvt.u64.u32 %rd151, %r160;
+	cvt.u64.u32 %rd152, %r161;
+$L_8:
+	mov.b64 %rd31, %rd151;
+	mov.b64 %rd32, %rd152;
+	mul.lo.s64 %rd33, %rd32, %rd12;
+	add.s64 %rd34, %rd33, %rd31;
+	setp.ge.u64 %pt1, %rd34, %rd16;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd35, %rd34, 8, %rd15;
+	ld.global.nc.f64 %fd36, [%rd35];
+	mov.b64 %rd37, %rd97;
+	st.global.f64 [%rd37], %fd36;
+$L_9:
+	add.s64 %rd51, %rd28, %rd1;
+$L_10:
+	mov.b64 %rd41, %rd51;
+$L_11:
+	setp.eq.s64 %pt2, %rd9, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd140, %rd41;
+	mov.b64 %rd141, %rd9;
+	or.b64 %rd142, %rd140, %rd141;
+	shr.u64 %rd143, %rd142, 32;
+	setp.eq.u64 %p144, %rd143, 0;
+	@!%p144 bra $L_27;
+$L_12:
+	cvt.u32.u64 %r145, %rd41;
+	cvt.u32.u64 %r146, %rd9;
+	div.u32 %r147, %r145, %r146;
+	mul.lo.u32 %r149, %r147, %r146;
+	sub.u32 %r148, %r145, %r149;
+	cvt.u64.u32 %rd138, %r147;
+	cvt.u64.u32 %rd139, %r148;
+$L_13:
+	mov.b64 %rd42, %rd138;
+	mov.b64 %rd43, %rd139;
+	mul.lo.s64 %rd44, %rd43, %rd12;
+	add.s64 %rd45, %rd44, %rd42;
+	setp.ge.u64 %pt3, %rd45, %rd16;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd46, %rd45, 8, %rd15;
+	ld.global.nc.f64 %fd47, [%rd46];
+	mov.b64 %rd77, %rd37;
+	add.s64 %rd79, %rd77, %rd78;
+	mov.b64 %rd48, %rd79;
+	st.global.f64 [%rd48], %fd47;
+$L_14:
+	add.s64 %rd63, %rd51, %rd1;
+$L_15:
+	mov.b64 %rd53, %rd63;
+$L_16:
+	setp.eq.s64 %pt4, %rd9, 0;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd127, %rd53;
+	mov.b64 %rd128, %rd9;
+	or.b64 %rd129, %rd127, %rd128;
+	shr.u64 %rd130, %rd129, 32;
+	setp.eq.u64 %p131, %rd130, 0;
+	@!%p131 bra $L_26;
+$L_17:
+	cvt.u32.u64 %r132, %rd53;
+	cvt.u32.u64 %r133, %rd9;
+	div.u32 %r134, %r132, %r133;
+	mul.lo.u32 %r136, %r134, %r133;
+	sub.u32 %r135, %r132, %r136;
+	cvt.u64.u32 %rd125, %r134;
+	cvt.u64.u32 %rd126, %r135;
+$L_18:
+	mov.b64 %rd54, %rd125;
+	mov.b64 %rd55, %rd126;
+	mul.lo.s64 %rd56, %rd55, %rd12;
+	add.s64 %rd57, %rd56, %rd54;
+	setp.ge.u64 %pt5, %rd57, %rd16;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd58, %rd57, 8, %rd15;
+	ld.global.nc.f64 %fd59, [%rd58];
+	mov.b64 %rd82, %rd79;
+	add.s64 %rd84, %rd82, %rd83;
+	mov.b64 %rd60, %rd84;
+	st.global.f64 [%rd60], %fd59;
+$L_19:
+	add.s64 %rd75, %rd63, %rd1;
+$L_20:
+	mov.b64 %rd65, %rd75;
+$L_21:
+	setp.eq.s64 %pt6, %rd9, 0;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd114, %rd65;
+	mov.b64 %rd115, %rd9;
+	or.b64 %rd116, %rd114, %rd115;
+	shr.u64 %rd117, %rd116, 32;
+	setp.eq.u64 %p118, %rd117, 0;
+	@!%p118 bra $L_25;
+$L_22:
+	cvt.u32.u64 %r119, %rd65;
+	cvt.u32.u64 %r120, %rd9;
+	div.u32 %r121, %r119, %r120;
+	mul.lo.u32 %r123, %r121, %r120;
+	sub.u32 %r122, %r119, %r123;
+	cvt.u64.u32 %rd112, %r121;
+	cvt.u64.u32 %rd113, %r122;
+$L_23:
+	mov.b64 %rd66, %rd112;
+	mov.b64 %rd67, %rd113;
+	mul.lo.s64 %rd68, %rd67, %rd12;
+	add.s64 %rd69, %rd68, %rd66;
+	setp.ge.u64 %pt7, %rd69, %rd16;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd70, %rd69, 8, %rd15;
+	ld.global.nc.f64 %fd71, [%rd70];
+	mov.b64 %rd89, %rd84;
+	add.s64 %rd91, %rd89, %rd90;
+	mov.b64 %rd72, %rd91;
+	st.global.f64 [%rd72], %fd71;
+$L_24:
+	add.s64 %rd2, %rd2, %rd76;
+	add.s64 %rd97, %rd97, %rd98;
+	bra.uni $L_2;
+$L_25:
+	setp.eq.s64 %pt8, %rd9, -1;
+	neg.s64 %rdt3, %rd65;
+	div.s64 %rd112, %rd65, %rd9;
+	selp.b64 %rd112, %rdt3, %rd112, %pt8;
+	mul.lo.s64 %rd124, %rd112, %rd9;
+	sub.s64 %rd113, %rd65, %rd124;
+	bra.uni $L_23;
+$L_26:
+	setp.eq.s64 %pt9, %rd9, -1;
+	neg.s64 %rdt4, %rd53;
+	div.s64 %rd125, %rd53, %rd9;
+	selp.b64 %rd125, %rdt4, %rd125, %pt9;
+	mul.lo.s64 %rd137, %rd125, %rd9;
+	sub.s64 %rd126, %rd53, %rd137;
+	bra.uni $L_18;
+$L_27:
+	setp.eq.s64 %pt10, %rd9, -1;
+	neg.s64 %rdt5, %rd41;
+	div.s64 %rd138, %rd41, %rd9;
+	selp.b64 %rd138, %rdt5, %rd138, %pt10;
+	mul.lo.s64 %rd150, %rd138, %rd9;
+	sub.s64 %rd139, %rd41, %rd150;
+	bra.uni $L_13;
+$L_28:
+	setp.eq.s64 %pt11, %rd9, -1;
+	neg.s64 %rdt6, %rd30;
+	div.s64 %rd151, %rd30, %rd9;
+	selp.b64 %rd151, %rdt6, %rd151, %pt11;
+	mul.lo.s64 %rd163, %rd151, %rd9;
+	sub.s64 %rd152, %rd30, %rd163;
+	bra.uni $L_8;
+$L_29:
+	mov.b64 %rd92, %rd2;
+	mad.lo.s64 %rd93, %rd92, 8, %rd4;
+	mul.lo.s64 %rd94, %rd1, 8;
+$L_30:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_37;
+$L_31:
+	mov.b64 %rd7, %rd2;
+$L_32:
+	setp.eq.s64 %pt12, %rd9, 0;
+	@%pt12 bra $Lfault_8;
+	mov.b64 %rd101, %rd7;
+	mov.b64 %rd102, %rd9;
+	or.b64 %rd103, %rd101, %rd102;
+	shr.u64 %rd104, %rd103, 32;
+	setp.eq.u64 %p105, %rd104, 0;
+	@!%p105 bra $L_36;
+$L_33:
+	cvt.u32.u64 %r106, %rd7;
+	cvt.u32.u64 %r107, %rd9;
+	div.u32 %r108, %r106, %r107;
+	mul.lo.u32 %r110, %r108, %r107;
+	sub.u32 %r109, %r106, %r110;
+	cvt.u64.u32 %rd99, %r108;
+	cvt.u64.u32 %rd100, %r109;
+$L_34:
+	mov.b64 %rd8, %rd99;
+	mov.b64 %rd10, %rd100;
+	mul.lo.s64 %rd11, %rd10, %rd12;
+	add.s64 %rd13, %rd11, %rd8;
+	setp.ge.u64 %pt13, %rd13, %rd16;
+	@%pt13 bra $Lfault_9;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.nc.f64 %fd17, [%rd14];
 	mov.b64 %rd18, %rd93;
 	st.global.f64 [%rd18], %fd17;
 $L_35:

@@ -85,8 +85,10 @@ func surface(p *Package) []decl {
 			standIn: standInBody,
 		},
 	}
+	variants := variantIndices(p)
 	for i := range p.Kernels {
 		s := newStub(&p.Kernels[i], i, n)
+		s.variant = variants[i]
 		decls = append(decls, decl{
 			doc:     s.doc(),
 			head:    s.signature(),
@@ -145,10 +147,15 @@ func moduleSpec(p *Package) jen.Dict {
 		}
 		images = append(images, jen.Values(fields...))
 	}
-	var kernels []jen.Code
+	var kernels, variants []jen.Code
 	for i := range p.Kernels {
-		kernels = append(kernels, jen.Values(kernelSpec(&p.Kernels[i])))
+		k := &p.Kernels[i]
+		kernels = append(kernels, jen.Values(kernelSpec(k, nil)))
+		if nc := k.nonCoherent(); nc != nil {
+			variants = append(variants, jen.Values(kernelSpec(k, nc)))
+		}
 	}
+	kernels = append(kernels, variants...)
 	return jen.Dict{
 		jen.Id("Package"): jen.Lit(p.Path),
 		jen.Id("Images"):  jen.Index().Qual(rtPath, "Image").Values(images...),

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "65c2ee89a069b07a7c5c6122d9351faa4e1730215c947ddb64b81a1d18f17d5d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dac14a7a998deb8d57468cd52e16f70967de356b60035876c155dc22503a8387"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e6d789595d8beef74841dbe3c73ea1043be06105efd90105da963d8cf64e3570"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dac14a7a998deb8d57468cd52e16f70967de356b60035876c155dc22503a8387"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -59,6 +59,23 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Combine",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Combine_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:4",
+		}},
+		Name:        "Combine",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Combine_0$nc",
 			Parallel: true,
 		}},
 	}},
@@ -173,6 +190,9 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(a, c) && rt.Disjoint(b, c) {
+		return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -1409,6 +1429,259 @@ $L_24:
 	@%pt1 bra $Lfault_1;
 	mov.b64 %rd24, %rd158;
 	ld.global.f32 %f25, [%rd24];
+	add.rn.f32 %f26, %f23, %f25;
+	setp.ge.u64 %pt2, %rd21, %rd17;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd27, %rd159;
+	st.global.f32 [%rd27], %f26;
+$L_25:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd156, %rd156, %rd157;
+	add.s64 %rd158, %rd158, %rd157;
+	add.s64 %rd159, %rd159, %rd157;
+	bra.uni $L_22;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Combine_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Combine_0$nc(
+	.param .u64 Combine_0_param_0,
+	.param .s64 Combine_0_param_1,
+	.param .u64 Combine_0_param_2,
+	.param .s64 Combine_0_param_3,
+	.param .u64 Combine_0_param_4,
+	.param .s64 Combine_0_param_5,
+	.param .s64 Combine_0_param_6,
+	.param .u64 Combine_0_param_7
+)
+{
+	.reg .pred %p<103>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<166>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<100>;
+
+$L_0:
+	ld.param.s64 %rd3, [Combine_0_param_6];
+	ld.param.u64 %rd7, [Combine_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Combine_0_param_1];
+	ld.param.u64 %rd11, [Combine_0_param_2];
+	cvta.to.global.u64 %rd11, %rd11;
+	ld.param.u64 %rd12, [Combine_0_param_3];
+	ld.param.u64 %rd16, [Combine_0_param_4];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Combine_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd30, %rd8;
+	mov.b64 %rd31, %rd2;
+	mov.b64 %rd32, %rd31;
+	setp.lt.u64 %p33, %rd32, %rd30;
+	mov.b64 %rd34, %rd3;
+	add.u64 %rd35, %rd34, 4611686018427387904;
+	setp.le.u64 %p36, %rd35, 9223372036854775808U;
+	sub.u64 %rd37, %rd34, 1;
+	mov.b64 %rd38, %rd2;
+	sub.u64 %rd39, %rd37, %rd38;
+	sub.u64 %rd40, %rd30, 1;
+	sub.u64 %rd41, %rd40, %rd32;
+	setp.le.u64 %p42, %rd39, %rd41;
+	mov.b64 %rd43, %rd12;
+	setp.lt.u64 %p44, %rd32, %rd43;
+	sub.u64 %rd45, %rd43, 1;
+	sub.u64 %rd46, %rd45, %rd32;
+	setp.le.u64 %p47, %rd39, %rd46;
+	mov.b64 %rd48, %rd17;
+	setp.lt.u64 %p49, %rd32, %rd48;
+	sub.u64 %rd50, %rd48, 1;
+	sub.u64 %rd51, %rd50, %rd32;
+	setp.le.u64 %p52, %rd39, %rd51;
+	@!%p33 bra $L_21;
+$L_2:
+	@!%p36 bra $L_21;
+$L_3:
+	@!%p42 bra $L_21;
+$L_4:
+	@!%p44 bra $L_21;
+$L_5:
+	@!%p47 bra $L_21;
+$L_6:
+	@!%p49 bra $L_21;
+$L_7:
+	@!%p52 bra $L_21;
+$L_8:
+	mul.lo.s64 %rd53, %rd1, 3;
+	mul.lo.s64 %rd104, %rd1, 4;
+	mov.b64 %rd57, %rd34;
+	mov.b64 %rd59, %rd53;
+	mov.b64 %rd106, %rd104;
+	mov.b64 %rd109, %rd104;
+	mov.b64 %rd112, %rd104;
+	mov.b64 %rd117, %rd104;
+	mov.b64 %rd122, %rd104;
+	mov.b64 %rd127, %rd104;
+	mov.b64 %rd134, %rd104;
+	mov.b64 %rd141, %rd104;
+	mov.b64 %rd148, %rd104;
+	mov.b64 %rd160, %rd2;
+	mov.b64 %rd161, %rd160;
+	mad.lo.s64 %rd162, %rd161, 4, %rd7;
+	mul.lo.s64 %rd163, %rd104, 4;
+	mad.lo.s64 %rd164, %rd161, 4, %rd11;
+	mad.lo.s64 %rd165, %rd161, 4, %rd16;
+$L_9:
+	setp.lt.s64 %p54, %rd2, %rd3;
+	@!%p54 bra $L_20;
+$L_10:
+	mov.b64 %rd58, %rd2;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_16;
+$L_11:
+	mov.b64 %rd63, %rd162;
+	ld.global.nc.f32 %f64, [%rd63];
+	mov.b64 %rd65, %rd164;
+	ld.global.nc.f32 %f66, [%rd65];
+	add.rn.f32 %f67, %f64, %f66;
+	mov.b64 %rd68, %rd165;
+	st.global.f32 [%rd68], %f67;
+$L_12:
+	mov.b64 %rd105, %rd63;
+	add.s64 %rd107, %rd105, %rd106;
+	mov.b64 %rd73, %rd107;
+	ld.global.nc.f32 %f74, [%rd73];
+	mov.b64 %rd108, %rd65;
+	add.s64 %rd110, %rd108, %rd109;
+	mov.b64 %rd75, %rd110;
+	ld.global.nc.f32 %f76, [%rd75];
+	add.rn.f32 %f77, %f74, %f76;
+	mov.b64 %rd111, %rd68;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd78, %rd113;
+	st.global.f32 [%rd78], %f77;
+$L_13:
+	mov.b64 %rd116, %rd107;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd84, %rd118;
+	ld.global.nc.f32 %f85, [%rd84];
+	mov.b64 %rd121, %rd110;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd86, %rd123;
+	ld.global.nc.f32 %f87, [%rd86];
+	add.rn.f32 %f88, %f85, %f87;
+	mov.b64 %rd126, %rd113;
+	add.s64 %rd128, %rd126, %rd127;
+	mov.b64 %rd89, %rd128;
+	st.global.f32 [%rd89], %f88;
+$L_14:
+	mov.b64 %rd133, %rd118;
+	add.s64 %rd135, %rd133, %rd134;
+	mov.b64 %rd95, %rd135;
+	ld.global.nc.f32 %f96, [%rd95];
+	mov.b64 %rd140, %rd123;
+	add.s64 %rd142, %rd140, %rd141;
+	mov.b64 %rd97, %rd142;
+	ld.global.nc.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f96, %f98;
+	mov.b64 %rd147, %rd128;
+	add.s64 %rd149, %rd147, %rd148;
+	mov.b64 %rd100, %rd149;
+	st.global.f32 [%rd100], %f99;
+$L_15:
+	add.s64 %rd2, %rd2, %rd104;
+	add.s64 %rd162, %rd162, %rd163;
+	add.s64 %rd164, %rd164, %rd163;
+	add.s64 %rd165, %rd165, %rd163;
+	bra.uni $L_9;
+$L_16:
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd7;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd11;
+	mad.lo.s64 %rd154, %rd150, 4, %rd16;
+$L_17:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_20;
+$L_18:
+	mov.b64 %rd6, %rd151;
+	ld.global.nc.f32 %f9, [%rd6];
+	mov.b64 %rd10, %rd153;
+	ld.global.nc.f32 %f13, [%rd10];
+	add.rn.f32 %f14, %f9, %f13;
+	mov.b64 %rd15, %rd154;
+	st.global.f32 [%rd15], %f14;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	add.s64 %rd154, %rd154, %rd152;
+	bra.uni $L_17;
+$L_20:
+	bra.uni $Lexit;
+$L_21:
+	mov.b64 %rd155, %rd2;
+	mad.lo.s64 %rd156, %rd155, 4, %rd7;
+	mul.lo.s64 %rd157, %rd1, 4;
+	mad.lo.s64 %rd158, %rd155, 4, %rd11;
+	mad.lo.s64 %rd159, %rd155, 4, %rd16;
+$L_22:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_20;
+$L_23:
+	mov.b64 %rd21, %rd2;
+$L_24:
+	setp.ge.u64 %pt0, %rd21, %rd8;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd156;
+	ld.global.nc.f32 %f23, [%rd22];
+	setp.ge.u64 %pt1, %rd21, %rd12;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd24, %rd158;
+	ld.global.nc.f32 %f25, [%rd24];
 	add.rn.f32 %f26, %f23, %f25;
 	setp.ge.u64 %pt2, %rd21, %rd17;
 	@%pt2 bra $Lfault_2;

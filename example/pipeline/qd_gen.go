@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e03f7ecdedf483e1cd8865979a58bce20e379ff5fd0e8096931a519fd62ff125"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "773e880822e27a35e0878668784c93246435ca742bd525557e5a1965c5db8865"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b409f6020c5c65e3eb8388631c39a4e3da55a41e376e30e6ff61a7d929521554"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "773e880822e27a35e0878668784c93246435ca742bd525557e5a1965c5db8865"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -16,6 +16,17 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Transform",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Transform_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:17:4",
+		}},
+		Name:        "Transform",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Transform_0$nc",
 			Parallel: true,
 		}},
 	}},
@@ -71,6 +82,9 @@ func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], roun
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Transform(x.CPUSlice(), y.CPUSlice(), rounds)
 		}, x, y)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(x, y) {
+		return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -258,6 +272,290 @@ $L_30:
 	mad.lo.s64 %rd65, %rd33, 4, %rd4;
 	add.s64 %rd36, %rd65, 4;
 	ld.global.f32 %f37, [%rd36];
+	@!%p38 bra $L_47;
+$L_31:
+	mov.f32 %f15, %f37;
+	mov.b64 %rd16, 0;
+$L_32:
+	max.s64 %rd70, %rd14, -9223372036854775804;
+	sub.s64 %rd71, %rd70, 4;
+$L_33:
+	setp.lt.s64 %p72, %rd16, %rd71;
+	@!%p72 bra $L_42;
+$L_34:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_35:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_36:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_37:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_38:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_39:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_40:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_41:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_33;
+$L_42:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+	@!%p46 bra $L_44;
+$L_43:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_42;
+$L_44:
+	mov.f32 %f17, %f44;
+$L_45:
+	setp.ge.u64 %pt0, %rd34, %rd30;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd66, %rd33, 4, %rd29;
+	add.s64 %rd47, %rd66, 4;
+	st.global.f32 [%rd47], %f17;
+$L_46:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_27;
+$L_47:
+	mov.f32 %f17, %f37;
+	bra.uni $L_45;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd34;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Transform_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Transform_0$nc(
+	.param .u64 Transform_0_param_0,
+	.param .s64 Transform_0_param_1,
+	.param .u64 Transform_0_param_2,
+	.param .s64 Transform_0_param_3,
+	.param .s64 Transform_0_param_4,
+	.param .u64 Transform_0_param_5
+)
+{
+	.reg .pred %p<73>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<72>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<45>;
+	.reg .f64 %fd<22>;
+
+$L_0:
+	ld.param.u64 %rd4, [Transform_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Transform_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [Transform_0_param_4];
+	ld.param.u64 %rd29, [Transform_0_param_2];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Transform_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd48, %rd30;
+	mov.b64 %rd49, %rd2;
+	add.s64 %rd50, %rd49, 1;
+	mov.b64 %rd51, %rd50;
+	setp.lt.u64 %p52, %rd51, %rd48;
+	mov.b64 %rd53, %rd3;
+	add.u64 %rd54, %rd53, 18446744073709551615U;
+	add.u64 %rd55, %rd54, 4611686018427387904;
+	setp.le.u64 %p56, %rd55, 9223372036854775808U;
+	sub.u64 %rd57, %rd54, 1;
+	mov.b64 %rd58, %rd2;
+	sub.u64 %rd59, %rd57, %rd58;
+	sub.u64 %rd60, %rd48, 1;
+	sub.u64 %rd61, %rd60, %rd51;
+	setp.le.u64 %p62, %rd59, %rd61;
+	@!%p52 bra $L_26;
+$L_2:
+	@!%p56 bra $L_26;
+$L_3:
+	@!%p62 bra $L_26;
+$L_4:
+	setp.gt.s64 %p13, %rd14, 0;
+$L_5:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_25;
+$L_6:
+	mov.b64 %rd8, %rd2;
+$L_7:
+	mad.lo.s64 %rd63, %rd8, 4, %rd4;
+	add.s64 %rd11, %rd63, 4;
+	ld.global.nc.f32 %f12, [%rd11];
+	@!%p13 bra $L_24;
+$L_8:
+	mov.f32 %f15, %f12;
+	mov.b64 %rd16, 0;
+$L_9:
+	max.s64 %rd67, %rd14, -9223372036854775804;
+	sub.s64 %rd68, %rd67, 4;
+$L_10:
+	setp.lt.s64 %p69, %rd16, %rd68;
+	@!%p69 bra $L_19;
+$L_11:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_12:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_13:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_14:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_15:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_16:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_17:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_18:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_10;
+$L_19:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+	@!%p27 bra $L_21;
+$L_20:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_19;
+$L_21:
+	mov.f32 %f17, %f25;
+$L_22:
+	mad.lo.s64 %rd64, %rd8, 4, %rd29;
+	add.s64 %rd28, %rd64, 4;
+	st.global.f32 [%rd28], %f17;
+$L_23:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_24:
+	mov.f32 %f17, %f12;
+	bra.uni $L_22;
+$L_25:
+	bra.uni $Lexit;
+$L_26:
+	setp.gt.s64 %p38, %rd14, 0;
+$L_27:
+	add.s64 %rd31, %rd2, 1;
+	setp.lt.s64 %p32, %rd31, %rd3;
+	@!%p32 bra $L_25;
+$L_28:
+	mov.b64 %rd33, %rd2;
+$L_29:
+	add.s64 %rd34, %rd33, 1;
+$L_30:
+	mad.lo.s64 %rd65, %rd33, 4, %rd4;
+	add.s64 %rd36, %rd65, 4;
+	ld.global.nc.f32 %f37, [%rd36];
 	@!%p38 bra $L_47;
 $L_31:
 	mov.f32 %f15, %f37;

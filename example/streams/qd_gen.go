@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c195d0823c163f6e286e0678546a02422d4ead8f14bf05ac0b35c9f4c081d8c7"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1a2091101fc1581a06cbd536193b5dcc32386a4821550d3af661851b78e1df5a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "305f455a400b7d53c12ac3e386afd8b2d275103365a2909bab87e1006dd0a0e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1a2091101fc1581a06cbd536193b5dcc32386a4821550d3af661851b78e1df5a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -35,6 +35,31 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Consume",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Consume_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:18",
+		}},
+		Name:        "Add",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Add_0$nc",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:35:11",
+		}},
+		Name:        "Consume",
+		NonCoherent: true,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Consume_0$nc",
 			Parallel: true,
 		}},
 	}},
@@ -90,6 +115,9 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(a, c) && rt.Disjoint(b, c) {
+		return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -142,6 +170,9 @@ func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Consume(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
+	}
+	if qdk.mod.NonCoherent() && rt.Disjoint(a, b) {
+		return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -368,6 +399,257 @@ $L_23:
 	mov.b64 %rd113, %rd171;
 	add.s64 %rd28, %rd113, 4;
 	ld.global.f32 %f29, [%rd28];
+	add.rn.f32 %f30, %f27, %f29;
+	mov.b64 %rd114, %rd172;
+	add.s64 %rd31, %rd114, 4;
+	st.global.f32 [%rd31], %f30;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd169, %rd169, %rd170;
+	add.s64 %rd171, %rd171, %rd170;
+	add.s64 %rd172, %rd172, %rd170;
+	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Add_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Add_0$nc(
+	.param .u64 Add_0_param_0,
+	.param .s64 Add_0_param_1,
+	.param .u64 Add_0_param_2,
+	.param .s64 Add_0_param_3,
+	.param .u64 Add_0_param_4,
+	.param .s64 Add_0_param_5,
+	.param .u64 Add_0_param_6
+)
+{
+	.reg .pred %p<101>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<178>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<106>;
+
+$L_0:
+	ld.param.u64 %rd4, [Add_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Add_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Add_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Add_0_param_1];
+	ld.param.u64 %rd16, [Add_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Add_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd32, %rd13;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	mov.b64 %rd47, %rd17;
+	setp.lt.u64 %p48, %rd35, %rd47;
+	sub.u64 %rd49, %rd47, 1;
+	sub.u64 %rd50, %rd49, %rd35;
+	setp.le.u64 %p51, %rd43, %rd50;
+	@!%p36 bra $L_19;
+$L_2:
+	@!%p40 bra $L_19;
+$L_3:
+	@!%p46 bra $L_19;
+$L_4:
+	@!%p48 bra $L_19;
+$L_5:
+	@!%p51 bra $L_19;
+$L_6:
+	mul.lo.s64 %rd52, %rd1, 3;
+	mul.lo.s64 %rd108, %rd1, 4;
+	mov.b64 %rd57, %rd37;
+	mov.b64 %rd59, %rd52;
+	mov.b64 %rd119, %rd108;
+	mov.b64 %rd122, %rd108;
+	mov.b64 %rd125, %rd108;
+	mov.b64 %rd130, %rd108;
+	mov.b64 %rd135, %rd108;
+	mov.b64 %rd140, %rd108;
+	mov.b64 %rd147, %rd108;
+	mov.b64 %rd154, %rd108;
+	mov.b64 %rd161, %rd108;
+	mov.b64 %rd173, %rd2;
+	mad.lo.s64 %rd174, %rd173, 4, %rd12;
+	mul.lo.s64 %rd175, %rd108, 4;
+	mad.lo.s64 %rd176, %rd173, 4, %rd16;
+	mad.lo.s64 %rd177, %rd173, 4, %rd4;
+$L_7:
+	add.s64 %rd53, %rd2, 1;
+	setp.lt.s64 %p54, %rd53, %rd3;
+	@!%p54 bra $L_18;
+$L_8:
+	mov.b64 %rd58, %rd53;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_14;
+$L_9:
+	mov.b64 %rd115, %rd174;
+	add.s64 %rd66, %rd115, 4;
+	ld.global.nc.f32 %f67, [%rd66];
+	mov.b64 %rd116, %rd176;
+	add.s64 %rd68, %rd116, 4;
+	ld.global.nc.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd117, %rd177;
+	add.s64 %rd71, %rd117, 4;
+	st.global.f32 [%rd71], %f70;
+$L_10:
+	mov.b64 %rd118, %rd115;
+	add.s64 %rd120, %rd118, %rd119;
+	add.s64 %rd77, %rd120, 4;
+	ld.global.nc.f32 %f78, [%rd77];
+	mov.b64 %rd121, %rd116;
+	add.s64 %rd123, %rd121, %rd122;
+	add.s64 %rd79, %rd123, 4;
+	ld.global.nc.f32 %f80, [%rd79];
+	add.rn.f32 %f81, %f78, %f80;
+	mov.b64 %rd124, %rd117;
+	add.s64 %rd126, %rd124, %rd125;
+	add.s64 %rd82, %rd126, 4;
+	st.global.f32 [%rd82], %f81;
+$L_11:
+	mov.b64 %rd129, %rd120;
+	add.s64 %rd131, %rd129, %rd130;
+	add.s64 %rd89, %rd131, 4;
+	ld.global.nc.f32 %f90, [%rd89];
+	mov.b64 %rd134, %rd123;
+	add.s64 %rd136, %rd134, %rd135;
+	add.s64 %rd91, %rd136, 4;
+	ld.global.nc.f32 %f92, [%rd91];
+	add.rn.f32 %f93, %f90, %f92;
+	mov.b64 %rd139, %rd126;
+	add.s64 %rd141, %rd139, %rd140;
+	add.s64 %rd94, %rd141, 4;
+	st.global.f32 [%rd94], %f93;
+$L_12:
+	mov.b64 %rd146, %rd131;
+	add.s64 %rd148, %rd146, %rd147;
+	add.s64 %rd101, %rd148, 4;
+	ld.global.nc.f32 %f102, [%rd101];
+	mov.b64 %rd153, %rd136;
+	add.s64 %rd155, %rd153, %rd154;
+	add.s64 %rd103, %rd155, 4;
+	ld.global.nc.f32 %f104, [%rd103];
+	add.rn.f32 %f105, %f102, %f104;
+	mov.b64 %rd160, %rd141;
+	add.s64 %rd162, %rd160, %rd161;
+	add.s64 %rd106, %rd162, 4;
+	st.global.f32 [%rd106], %f105;
+$L_13:
+	add.s64 %rd2, %rd2, %rd108;
+	add.s64 %rd174, %rd174, %rd175;
+	add.s64 %rd176, %rd176, %rd175;
+	add.s64 %rd177, %rd177, %rd175;
+	bra.uni $L_7;
+$L_14:
+	mov.b64 %rd163, %rd2;
+	mad.lo.s64 %rd164, %rd163, 4, %rd12;
+	mul.lo.s64 %rd165, %rd1, 4;
+	mad.lo.s64 %rd166, %rd163, 4, %rd16;
+	mad.lo.s64 %rd167, %rd163, 4, %rd4;
+$L_15:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_18;
+$L_16:
+	mov.b64 %rd109, %rd164;
+	add.s64 %rd11, %rd109, 4;
+	ld.global.nc.f32 %f14, [%rd11];
+	mov.b64 %rd110, %rd166;
+	add.s64 %rd15, %rd110, 4;
+	ld.global.nc.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mov.b64 %rd111, %rd167;
+	add.s64 %rd20, %rd111, 4;
+	st.global.f32 [%rd20], %f19;
+$L_17:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd164, %rd164, %rd165;
+	add.s64 %rd166, %rd166, %rd165;
+	add.s64 %rd167, %rd167, %rd165;
+	bra.uni $L_15;
+$L_18:
+	bra.uni $Lexit;
+$L_19:
+	mov.b64 %rd168, %rd2;
+	mad.lo.s64 %rd169, %rd168, 4, %rd12;
+	mul.lo.s64 %rd170, %rd1, 4;
+	mad.lo.s64 %rd171, %rd168, 4, %rd16;
+	mad.lo.s64 %rd172, %rd168, 4, %rd4;
+$L_20:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_18;
+$L_21:
+	mov.b64 %rd23, %rd2;
+$L_22:
+	add.s64 %rd24, %rd23, 1;
+$L_23:
+	setp.ge.u64 %pt0, %rd24, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd112, %rd169;
+	add.s64 %rd26, %rd112, 4;
+	ld.global.nc.f32 %f27, [%rd26];
+	setp.ge.u64 %pt1, %rd24, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd113, %rd171;
+	add.s64 %rd28, %rd113, 4;
+	ld.global.nc.f32 %f29, [%rd28];
 	add.rn.f32 %f30, %f27, %f29;
 	mov.b64 %rd114, %rd172;
 	add.s64 %rd31, %rd114, 4;
@@ -743,6 +1025,200 @@ $L_21:
 	mov.b64 %rd86, %rd125;
 	add.s64 %rd21, %rd86, 4;
 	ld.global.f32 %f22, [%rd21];
+	mov.b64 %rd87, %rd127;
+	add.s64 %rd23, %rd87, 4;
+	st.global.f32 [%rd23], %f22;
+$L_22:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd125, %rd125, %rd126;
+	add.s64 %rd127, %rd127, %rd126;
+	bra.uni $L_18;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Consume_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Consume_0$nc(
+	.param .u64 Consume_0_param_0,
+	.param .s64 Consume_0_param_1,
+	.param .u64 Consume_0_param_2,
+	.param .s64 Consume_0_param_3,
+	.param .u64 Consume_0_param_4
+)
+{
+	.reg .pred %p<79>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<132>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<81>;
+
+$L_0:
+	ld.param.u64 %rd4, [Consume_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Consume_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Consume_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Consume_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd24, %rd13;
+	mov.b64 %rd25, %rd2;
+	add.s64 %rd26, %rd25, 1;
+	mov.b64 %rd27, %rd26;
+	setp.lt.u64 %p28, %rd27, %rd24;
+	mov.b64 %rd29, %rd3;
+	add.u64 %rd30, %rd29, 18446744073709551615U;
+	add.u64 %rd31, %rd30, 4611686018427387904;
+	setp.le.u64 %p32, %rd31, 9223372036854775808U;
+	sub.u64 %rd33, %rd30, 1;
+	mov.b64 %rd34, %rd2;
+	sub.u64 %rd35, %rd33, %rd34;
+	sub.u64 %rd36, %rd24, 1;
+	sub.u64 %rd37, %rd36, %rd27;
+	setp.le.u64 %p38, %rd35, %rd37;
+	@!%p28 bra $L_17;
+$L_2:
+	@!%p32 bra $L_17;
+$L_3:
+	@!%p38 bra $L_17;
+$L_4:
+	mul.lo.s64 %rd39, %rd1, 3;
+	mul.lo.s64 %rd83, %rd1, 4;
+	mov.b64 %rd44, %rd29;
+	mov.b64 %rd46, %rd39;
+	mov.b64 %rd91, %rd83;
+	mov.b64 %rd94, %rd83;
+	mov.b64 %rd99, %rd83;
+	mov.b64 %rd104, %rd83;
+	mov.b64 %rd111, %rd83;
+	mov.b64 %rd118, %rd83;
+	mov.b64 %rd128, %rd2;
+	mad.lo.s64 %rd129, %rd128, 4, %rd12;
+	mul.lo.s64 %rd130, %rd83, 4;
+	mad.lo.s64 %rd131, %rd128, 4, %rd4;
+$L_5:
+	add.s64 %rd40, %rd2, 1;
+	setp.lt.s64 %p41, %rd40, %rd3;
+	@!%p41 bra $L_16;
+$L_6:
+	mov.b64 %rd45, %rd40;
+	sub.u64 %rd42, %rd44, %rd45;
+	setp.gt.u64 %p43, %rd42, %rd46;
+	@!%p43 bra $L_12;
+$L_7:
+	mov.b64 %rd88, %rd129;
+	add.s64 %rd53, %rd88, 4;
+	ld.global.nc.f32 %f54, [%rd53];
+	mov.b64 %rd89, %rd131;
+	add.s64 %rd55, %rd89, 4;
+	st.global.f32 [%rd55], %f54;
+$L_8:
+	mov.b64 %rd90, %rd88;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd61, %rd92, 4;
+	ld.global.nc.f32 %f62, [%rd61];
+	mov.b64 %rd93, %rd89;
+	add.s64 %rd95, %rd93, %rd94;
+	add.s64 %rd63, %rd95, 4;
+	st.global.f32 [%rd63], %f62;
+$L_9:
+	mov.b64 %rd98, %rd92;
+	add.s64 %rd100, %rd98, %rd99;
+	add.s64 %rd70, %rd100, 4;
+	ld.global.nc.f32 %f71, [%rd70];
+	mov.b64 %rd103, %rd95;
+	add.s64 %rd105, %rd103, %rd104;
+	add.s64 %rd72, %rd105, 4;
+	st.global.f32 [%rd72], %f71;
+$L_10:
+	mov.b64 %rd110, %rd100;
+	add.s64 %rd112, %rd110, %rd111;
+	add.s64 %rd79, %rd112, 4;
+	ld.global.nc.f32 %f80, [%rd79];
+	mov.b64 %rd117, %rd105;
+	add.s64 %rd119, %rd117, %rd118;
+	add.s64 %rd81, %rd119, 4;
+	st.global.f32 [%rd81], %f80;
+$L_11:
+	add.s64 %rd2, %rd2, %rd83;
+	add.s64 %rd129, %rd129, %rd130;
+	add.s64 %rd131, %rd131, %rd130;
+	bra.uni $L_5;
+$L_12:
+	mov.b64 %rd120, %rd2;
+	mad.lo.s64 %rd121, %rd120, 4, %rd12;
+	mul.lo.s64 %rd122, %rd1, 4;
+	mad.lo.s64 %rd123, %rd120, 4, %rd4;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_16;
+$L_14:
+	mov.b64 %rd84, %rd121;
+	add.s64 %rd11, %rd84, 4;
+	ld.global.nc.f32 %f14, [%rd11];
+	mov.b64 %rd85, %rd123;
+	add.s64 %rd15, %rd85, 4;
+	st.global.f32 [%rd15], %f14;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd121, %rd121, %rd122;
+	add.s64 %rd123, %rd123, %rd122;
+	bra.uni $L_13;
+$L_16:
+	bra.uni $Lexit;
+$L_17:
+	mov.b64 %rd124, %rd2;
+	mad.lo.s64 %rd125, %rd124, 4, %rd12;
+	mul.lo.s64 %rd126, %rd1, 4;
+	mad.lo.s64 %rd127, %rd124, 4, %rd4;
+$L_18:
+	add.s64 %rd16, %rd2, 1;
+	setp.lt.s64 %p17, %rd16, %rd3;
+	@!%p17 bra $L_16;
+$L_19:
+	mov.b64 %rd18, %rd2;
+$L_20:
+	add.s64 %rd19, %rd18, 1;
+$L_21:
+	setp.ge.u64 %pt0, %rd19, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd86, %rd125;
+	add.s64 %rd21, %rd86, 4;
+	ld.global.nc.f32 %f22, [%rd21];
 	mov.b64 %rd87, %rd127;
 	add.s64 %rd23, %rd87, 4;
 	st.global.f32 [%rd23], %f22;
