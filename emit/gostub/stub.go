@@ -13,12 +13,12 @@ import (
 // stub writes the launch method of one kernel.
 type stub struct {
 	k     *Kernel
-	index int   // the kernel's number in the module
+	index int // the kernel's number in the module
 	// variant is the number of the kernel's variant with non-coherent
 	// loads in the module, or -1 (variantIndices).
 	variant int
-	file  names // the file's names
-	names stubNames
+	file    names // the file's names
+	names   stubNames
 }
 
 func newStub(k *Kernel, index int, file names) *stub {
