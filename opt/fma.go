@@ -8,9 +8,9 @@ import "github.com/qdgo/qd/ir"
 // fma(x, y, -z)) and z-x*y (as fma(-x, y, z)), in float32 and float64.
 // Go's specification allows this fusion; the results may differ from the
 // two roundings of Go on amd64 in the last bits. A multiply is fused only
-// where the add is its one use, so that no product is computed twice, and
-// only in the add's block, after which its operands still hold what it
-// read. A product an explicit conversion rounds reaches the add through a
+// where the add is its one use, so that no product is computed twice,
+// and where its operands still hold at the add what they held at the
+// multiply. A product an explicit conversion rounds reaches the add through a
 // convert to its own type, which is not a multiply; once nothing can fuse,
 // those converts become moves. Kernels without the option are left as
 // they are: Go's results, bit for bit.
@@ -25,16 +25,12 @@ func FuseMultiplyAdds(k *ir.Kernel) {
 
 func fuseTask(t *ir.Task) {
 	uses := make([]int, len(t.Regs))
-	defs := make([]int, len(t.Regs))
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
 			for _, a := range b.Instrs[i].Args {
 				if !a.Imm {
 					uses[a.Reg]++
 				}
-			}
-			for _, d := range b.Instrs[i].Defs() {
-				defs[d]++
 			}
 		}
 		if c := b.Term.Cond; b.Term.Kind == ir.Branch && !c.Imm {
@@ -44,83 +40,95 @@ func fuseTask(t *ir.Task) {
 	for _, r := range t.Results {
 		uses[r]++ // read by the caller
 	}
-	for _, b := range t.Blocks {
-		fuseBlock(t, b, uses, defs)
-		for i := range b.Instrs {
-			if in := &b.Instrs[i]; in.Op == ir.OpConvert && in.Type == in.From && in.Type.IsFloat() {
-				in.Op, in.From = ir.OpMove, ir.Invalid
+	defs := defSites(t)
+	single := singleDefs(t, defs, t.Dominators())
+	// product returns where the multiply is that alone computes a, which
+	// only the add at reads: one whose operands hold the same values at
+	// the add, because each is assigned once, before the multiply, or in
+	// the add's block not between the two.
+	// Copies between them, as inlined calls leave, are followed.
+	product := func(a ir.Arg, typ ir.Type, at site) ([]site, bool) {
+		var chain []site
+		for {
+			if a.Imm || uses[a.Reg] != 1 || !single[a.Reg] {
+				return nil, false
 			}
-		}
-	}
-}
-
-// fuseBlock fuses the multiplies of b into the adds and subtracts of b
-// that are their one use.
-func fuseBlock(t *ir.Task, b *ir.Block, uses, defs []int) {
-	// product returns the index of the multiply before at that alone
-	// assigns a, which only instruction at reads, when its operands keep
-	// their values up to at.
-	product := func(a ir.Arg, typ ir.Type, at int) (int, bool) {
-		if a.Imm || uses[a.Reg] != 1 || defs[a.Reg] != 1 {
-			return 0, false
-		}
-		for j := at - 1; j >= 0; j-- {
-			if m := &b.Instrs[j]; m.Dst == a.Reg {
-				return j, m.Op == ir.OpMul && m.Type == typ && !assignedIn(b.Instrs[j+1:at], m.Args)
-			}
-		}
-		return 0, false
-	}
-	type fusion struct{ mul, side int }
-	plan := map[int]fusion{}
-	fused := map[int]bool{}
-	for i := range b.Instrs {
-		in := &b.Instrs[i]
-		if in.Op != ir.OpAdd && in.Op != ir.OpSub || !in.Type.IsFloat() {
-			continue
-		}
-		for side := range 2 {
-			if j, ok := product(in.Args[side], in.Type, i); ok && !fused[j] {
-				plan[i], fused[j] = fusion{j, side}, true
+			d := defs[a.Reg][0]
+			chain = append(chain, d)
+			if m := &t.Blocks[d.block].Instrs[d.at]; m.Op != ir.OpMove {
 				break
 			}
+			a = t.Blocks[d.block].Instrs[d.at].Args[0]
+		}
+		d := chain[len(chain)-1]
+		m := &t.Blocks[d.block].Instrs[d.at]
+		if m.Op != ir.OpMul || m.Type != typ {
+			return nil, false
+		}
+		for _, x := range m.Args {
+			if !x.Imm && !single[x.Reg] && (d.block != at.block || assignedIn(t.Blocks[at.block].Instrs[d.at+1:at.at], x.Reg)) {
+				return nil, false
+			}
+		}
+		return chain, true
+	}
+	type fusion struct {
+		mul  ir.Instr
+		side int
+	}
+	plan := map[site]fusion{}
+	fused := map[site]bool{}
+	for bi, b := range t.Blocks {
+		for i := range b.Instrs {
+			in := &b.Instrs[i]
+			if in.Op != ir.OpAdd && in.Op != ir.OpSub || !in.Type.IsFloat() {
+				continue
+			}
+			for side := range 2 {
+				if chain, ok := product(in.Args[side], in.Type, site{bi, i}); ok {
+					m := chain[len(chain)-1]
+					plan[site{bi, i}] = fusion{t.Blocks[m.block].Instrs[m.at], side}
+					for _, c := range chain {
+						fused[c] = true
+					}
+					break
+				}
+			}
 		}
 	}
-	if len(plan) == 0 {
-		return
-	}
-	var out []ir.Instr
-	for i, in := range b.Instrs {
-		f, ok := plan[i]
-		switch {
-		case fused[i]:
-			continue // computed by the fma now
-		case !ok:
+	for bi, b := range t.Blocks {
+		var out []ir.Instr
+		for i, in := range b.Instrs {
+			f, ok := plan[site{bi, i}]
+			switch {
+			case fused[site{bi, i}]:
+				continue // the fma computes it now, or it copied the product
+			case in.Op == ir.OpConvert && in.Type == in.From && in.Type.IsFloat():
+				// Nothing fuses after this pass: the rounding a
+				// conversion marked is a plain copy again.
+				in.Op, in.From = ir.OpMove, ir.Invalid
+			case ok:
+				x, y, z := f.mul.Args[0], f.mul.Args[1], in.Args[1-f.side]
+				switch {
+				case in.Op == ir.OpSub && f.side == 0: // x*y - z
+					z, out = negate(t, in, z, out)
+				case in.Op == ir.OpSub: // z - x*y
+					x, out = negate(t, in, x, out)
+				}
+				in = ir.Instr{Op: ir.OpFMA, Type: in.Type, Dst: in.Dst, Args: []ir.Arg{x, y, z}, Pos: in.Pos}
+			}
 			out = append(out, in)
-			continue
 		}
-		m := b.Instrs[f.mul]
-		x, y, z := m.Args[0], m.Args[1], in.Args[1-f.side]
-		switch {
-		case in.Op == ir.OpSub && f.side == 0: // x*y - z
-			z, out = negate(t, in, z, out)
-		case in.Op == ir.OpSub: // z - x*y
-			x, out = negate(t, in, x, out)
-		}
-		out = append(out, ir.Instr{Op: ir.OpFMA, Type: in.Type, Dst: in.Dst, Args: []ir.Arg{x, y, z}, Pos: in.Pos})
+		b.Instrs = out
 	}
-	b.Instrs = out
 }
 
-// assignedIn reports whether an instruction of instrs assigns one of the
-// registers args.
-func assignedIn(instrs []ir.Instr, args []ir.Arg) bool {
+// assignedIn reports whether an instruction of instrs assigns r.
+func assignedIn(instrs []ir.Instr, r ir.Reg) bool {
 	for i := range instrs {
 		for _, d := range instrs[i].Defs() {
-			for _, a := range args {
-				if !a.Imm && a.Reg == d {
-					return true
-				}
+			if d == r {
+				return true
 			}
 		}
 	}
