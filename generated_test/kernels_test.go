@@ -15,8 +15,6 @@ import (
 
 var cases = []kernelCase{
 	{name: "Saxpy", fn: kernels.Saxpy},
-	{name: "Carry", fn: kernels.Carry},
-	{name: "Blend", fn: kernels.Blend},
 	{name: "MixInt8", fn: kernels.MixInt8},
 	{name: "MixInt16", fn: kernels.MixInt16},
 	{name: "MixInt32", fn: kernels.MixInt32},

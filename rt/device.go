@@ -25,8 +25,7 @@
 // that a trace of the device's work is written to when it closes;
 // QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
 // QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
-// stream-ordered memory; QD_NONCOHERENT=off turns off the kernels'
-// variants with non-coherent loads (SetNonCoherentLoads).
+// stream-ordered memory.
 package rt
 
 import (

@@ -35,7 +35,6 @@ func main() {
 	reps := flag.Int("reps", 10, "timed launches per kernel, after one for the checksum")
 	backend := flag.String("backend", "cuda", "cuda or cpu")
 	only := flag.String("run", "", "run only the kernels matching this regular expression")
-	plain := flag.Bool("plain", false, "also time each kernel without the variants with non-coherent loads (rt.SetNonCoherentLoads), and print both")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -52,7 +51,7 @@ func main() {
 
 	fmt.Println("device:", dev)
 	fmt.Println("date:", time.Now().UTC().Format("2006-01-02"))
-	ours, coherent := map[string]result{}, map[string]result{}
+	ours := map[string]result{}
 	var names []string
 	for _, c := range cases(dev, ks) {
 		if !filter.MatchString(c.name) {
@@ -64,23 +63,9 @@ func main() {
 		}
 		ours[c.name] = r
 		names = append(names, c.name)
-		if *plain {
-			rt.SetNonCoherentLoads(false)
-			if coherent[c.name], err = measure(dev, c, *reps); err != nil {
-				log.Fatalf("%s: %v", c.name, err)
-			}
-			rt.SetNonCoherentLoads(true)
-		}
 	}
 	withFMA, noFMA := baseline(*nvcc, *reps), baseline(*nofma, *reps)
 	table(names, ours, withFMA, noFMA)
-	if *plain {
-		fmt.Printf("\n%-14s %10s %14s %9s\n", "kernel", "qd ms", "qd plain ms", "qd/plain")
-		for _, name := range names {
-			q, p := ours[name], coherent[name]
-			fmt.Printf("%-14s %10.4f %14.4f %9.3f\n", name, q.ms, p.ms, q.ms/p.ms)
-		}
-	}
 }
 
 // result is one kernel's median time and output checksum.

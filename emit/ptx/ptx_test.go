@@ -377,16 +377,6 @@ func TestSuiteCodegen(t *testing.T) {
 		// them, and in the outer loop's copy with checks), MatVec's twice.
 		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 15},
 		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 20},
-		// The variants load the slices no task writes non-coherently:
-		// x, not y, in daxpy; every load of the matrix product, the
-		// stencil and the blur; the plain entries none.
-		{"Daxpy_0$nc", `ld\.global\.nc\.f64`, bodies + 1},
-		{"Daxpy_0$nc", `ld\.global\.f64`, bodies + 1},
-		{"Daxpy_0", `\.nc\.`, 0},
-		{"Matmul_0$nc", `ld\.global\.f32`, 0},
-		{"Matmul_0", `\.nc\.`, 0},
-		{"Stencil3D_0$nc", `ld\.global\.nc\.f32`, 2 * 7},
-		{"Blur_0$nc", `ld\.global\.nc\.u8`, 9},
 	} {
 		if got := count(entry(t, module, c.entry), c.re); got != c.n {
 			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)
