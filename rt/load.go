@@ -85,12 +85,6 @@ type KernelSpec struct {
 	// argument, before the fault record's: ScratchFixed bytes, and
 	// ScratchPerBlock more for each block of the largest grid it runs.
 	ScratchFixed, ScratchPerBlock int
-	// NonCoherent marks the variant of another kernel whose loads of
-	// slices it never writes are non-coherent (ir.NonCoherent). Only
-	// NVIDIA images have its entry points (Module.NonCoherent); stubs
-	// launch it in the place of the plain kernel when no buffer that one
-	// writes overlaps a buffer this one loads that way.
-	NonCoherent bool
 }
 
 // TaskSpec describes one launch of a kernel: an entry point that runs on
@@ -157,7 +151,7 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 		m.entries = make([][]uintptr, len(spec.Kernels))
 		m.resolved = make([]atomic.Bool, len(spec.Kernels))
 		for i := range spec.Kernels {
-			if !lazyLoading() && (!spec.Kernels[i].NonCoherent || m.NonCoherent()) {
+			if !lazyLoading() {
 				err = m.resolve(i)
 			}
 			if err != nil {

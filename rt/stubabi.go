@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
-	"sync/atomic"
 
 	"github.com/qdgo/qd/internal/iterations"
 )
@@ -28,35 +26,6 @@ func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffe
 	}
 	return nil
 }
-
-// Disjoint reports whether two buffer arguments do not overlap in memory:
-// a stub launches a kernel's variant with non-coherent loads only when
-// each buffer it writes is disjoint from each it loads that way.
-func Disjoint(b1, b2 ArgBuffer) bool {
-	s1, e1 := b1.argSpan()
-	s2, e2 := b2.argSpan()
-	return !(s1 < e2 && s2 < e1)
-}
-
-// NonCoherent reports whether launches of the module's kernels may run
-// their variants with non-coherent loads (KernelSpec.NonCoherent): only
-// NVIDIA images have them, and SetNonCoherentLoads can turn them off.
-// Generated stubs call it.
-func (m *Module) NonCoherent() bool {
-	return (m.kind == ImagePTX || m.kind == ImageCubin) && !nonCoherentOff.Load()
-}
-
-// nonCoherentOff turns off the variants with non-coherent loads.
-var nonCoherentOff atomic.Bool
-
-func init() { nonCoherentOff.Store(os.Getenv("QD_NONCOHERENT") == "off") }
-
-// SetNonCoherentLoads turns on or off, for the launches that follow, the
-// kernels' variants that read slices no launch writes through the GPU's
-// non-coherent cache. They are on unless the environment variable
-// QD_NONCOHERENT is off; turning them off is for measuring what they
-// gain, since results are the same either way.
-func SetNonCoherentLoads(on bool) { nonCoherentOff.Store(!on) }
 
 // CheckBuffers verifies that every buffer argument of a launch with the
 // options opts can be used on d, and marks the buffers as used on the

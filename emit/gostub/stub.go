@@ -13,12 +13,9 @@ import (
 // stub writes the launch method of one kernel.
 type stub struct {
 	k     *Kernel
-	index int // the kernel's number in the module
-	// variant is the number of the kernel's variant with non-coherent
-	// loads in the module, or -1 (variantIndices).
-	variant int
-	file    names // the file's names
-	names   stubNames
+	index int   // the kernel's number in the module
+	file  names // the file's names
+	names stubNames
 }
 
 func newStub(k *Kernel, index int, file names) *stub {
@@ -137,71 +134,18 @@ func (s *stub) body() jen.Code {
 		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
 			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id(s.names.opts))).Block(cpuCall("RecordCPU")),
 			cpuCall("RunCPU")),
-		s.variantLaunch(),
-		jen.Return(s.launch(s.index)),
+		jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
+			jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))),
 	)
 	return jen.Block(body...)
 }
 
-// launch launches kernel number index of the module.
-func (s *stub) launch(index int) jen.Code {
-	return jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
-		jen.Lit(index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))
-}
-
-// variantLaunch launches the kernel's variant with non-coherent loads
-// when the module has it and no buffer the kernel writes overlaps one the
-// variant loads non-coherently: a few comparisons of addresses.
-func (s *stub) variantLaunch() jen.Code {
-	nc := s.k.nonCoherent()
-	if nc == nil {
-		return jen.Null()
-	}
-	cond := jen.Id(s.names.recv).Dot(s.file.mod).Dot("NonCoherent").Call()
-	for _, r := range nc.ReadOnly {
-		for _, w := range nc.Written {
-			cond = cond.Op("&&").Qual(rtPath, "Disjoint").Call(jen.Id(s.paramName(r)), jen.Id(s.paramName(w)))
-		}
-	}
-	return jen.If(cond).Block(jen.Return(s.launch(s.variant)))
-}
-
-// nonCoherent is the plan of the kernel's variant with non-coherent
-// loads, or nil.
-func (k *Kernel) nonCoherent() *ir.NonCoherent {
-	if k.IR == nil {
-		return nil
-	}
-	return ir.PlanNonCoherent(k.IR)
-}
-
-// variantIndices numbers the kernels' variants with non-coherent loads,
-// which the module lists after all the kernels, in the kernels' order;
-// -1 for a kernel without one.
-func variantIndices(p *Package) []int {
-	index := make([]int, len(p.Kernels))
-	next := len(p.Kernels)
-	for i := range p.Kernels {
-		index[i] = -1
-		if p.Kernels[i].nonCoherent() != nil {
-			index[i] = next
-			next++
-		}
-	}
-	return index
-}
-
-// kernelSpec describes a kernel's tasks to the runtime, or with nc those
-// of its variant with non-coherent loads.
-func kernelSpec(k *Kernel, nc *ir.NonCoherent) jen.Dict {
+// kernelSpec describes a kernel's tasks to the runtime.
+func kernelSpec(k *Kernel) jen.Dict {
 	var tasks []jen.Code
-	for i, t := range k.IR.Tasks {
-		entry := t.Name
-		if nc != nil && nc.HasVariant(i) {
-			entry = ir.NonCoherentName(entry)
-		}
+	for _, t := range k.IR.Tasks {
 		task := jen.Dict{
-			jen.Id("Entry"):    jen.Lit(entry),
+			jen.Id("Entry"):    jen.Lit(t.Name),
 			jen.Id("Parallel"): jen.Lit(t.Kind == ir.Parallel),
 		}
 		if t.StreamBlock > 0 {
@@ -235,9 +179,6 @@ func kernelSpec(k *Kernel, nc *ir.NonCoherent) jen.Dict {
 	if k.IR.Reductions > 0 {
 		spec[jen.Id("ScratchFixed")] = jen.Lit(k.IR.ScratchFixed())
 		spec[jen.Id("ScratchPerBlock")] = jen.Lit(k.IR.ScratchPerBlock())
-	}
-	if nc != nil {
-		spec[jen.Id("NonCoherent")] = jen.True()
 	}
 	return spec
 }

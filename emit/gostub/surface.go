@@ -85,10 +85,8 @@ func surface(p *Package) []decl {
 			standIn: standInBody,
 		},
 	}
-	variants := variantIndices(p)
 	for i := range p.Kernels {
 		s := newStub(&p.Kernels[i], i, n)
-		s.variant = variants[i]
 		decls = append(decls, decl{
 			doc:     s.doc(),
 			head:    s.signature(),
@@ -147,15 +145,10 @@ func moduleSpec(p *Package) jen.Dict {
 		}
 		images = append(images, jen.Values(fields...))
 	}
-	var kernels, variants []jen.Code
+	var kernels []jen.Code
 	for i := range p.Kernels {
-		k := &p.Kernels[i]
-		kernels = append(kernels, jen.Values(kernelSpec(k, nil)))
-		if nc := k.nonCoherent(); nc != nil {
-			variants = append(variants, jen.Values(kernelSpec(k, nc)))
-		}
+		kernels = append(kernels, jen.Values(kernelSpec(&p.Kernels[i])))
 	}
-	kernels = append(kernels, variants...)
 	return jen.Dict{
 		jen.Id("Package"): jen.Lit(p.Path),
 		jen.Id("Images"):  jen.Index().Qual(rtPath, "Image").Values(images...),

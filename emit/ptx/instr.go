@@ -163,21 +163,16 @@ func (e *entry) instr(in *ir.Instr) {
 	}
 }
 
-// load reads memory; a bool is a byte, 0 or 1, as in Go. In a kernel's
-// variant, loads of read-only slices go through the non-coherent cache.
+// load reads memory; a bool is a byte, 0 or 1, as in Go.
 func (e *entry) load(in *ir.Instr, d string) {
 	addr := e.regArg(in.Args[0], ir.Ptr)
-	space := in.Space.String()
-	if e.nc != nil && e.nc.Load(e.task, e.block, e.at) {
-		space += ".nc"
-	}
 	if in.Type == ir.Bool {
 		b := e.temp(ir.Uint32)
-		e.emit("ld.%s.u8 %s, [%s]", space, b, addr)
+		e.emit("ld.%s.u8 %s, [%s]", in.Space, b, addr)
 		e.emit("setp.ne.u32 %s, %s, 0", d, b)
 		return
 	}
-	e.emit("ld.%s.%s %s, [%s]", space, memType(in.Type), d, addr)
+	e.emit("ld.%s.%s %s, [%s]", in.Space, memType(in.Type), d, addr)
 }
 
 func (e *entry) store(in *ir.Instr) {

@@ -45,16 +45,6 @@ func Module(kernels []*ir.Kernel) string {
 			e := &entry{k: k, t: t, slots: slots, tables: tables[k], where: ki<<16 | ti}
 			e.write(&b)
 		}
-		// The variant's entries, which fault as the plain ones do.
-		if nc := ir.PlanNonCoherent(k); nc != nil {
-			for ti, t := range k.Tasks {
-				if nc.HasVariant(ti) {
-					b.WriteString("\n")
-					e := &entry{k: k, t: t, slots: slots, tables: tables[k], where: ki<<16 | ti, nc: nc, task: ti}
-					e.write(&b)
-				}
-			}
-		}
 	}
 	return b.String()
 }
@@ -129,20 +119,6 @@ type entry struct {
 	checks int
 	fault  *faultRegs
 	labels int // the labels of atomic ops' loops so far
-	// nc is the plan of the kernel's variant when writing task number
-	// task's entry in it (ir.NonCoherent); block and at are where the
-	// instruction being written is.
-	nc        *ir.NonCoherent
-	task      int
-	block, at int
-}
-
-// symbol is the name of the entry point.
-func (e *entry) symbol() string {
-	if e.nc != nil {
-		return ir.NonCoherentName(e.t.Name)
-	}
-	return e.t.Name
 }
 
 func (e *entry) paramName(slot int) string {
@@ -153,7 +129,7 @@ func (e *entry) write(b *strings.Builder) {
 	if e.t.Kind == ir.Function {
 		e.funcHeader(b)
 	} else {
-		fmt.Fprintf(b, ".visible .entry %s(", e.symbol())
+		fmt.Fprintf(b, ".visible .entry %s(", e.t.Name)
 		for i, s := range e.slots {
 			if i > 0 {
 				b.WriteString(",")
@@ -177,7 +153,6 @@ func (e *entry) write(b *strings.Builder) {
 	for bi, blk := range e.t.Blocks {
 		fmt.Fprintf(&e.body, "$L_%d:\n", bi)
 		for i := range blk.Instrs {
-			e.block, e.at = bi, i
 			e.instr(&blk.Instrs[i])
 		}
 		e.term(bi, &blk.Term)

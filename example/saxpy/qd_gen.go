@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "72ce7036d22a77811dc32e1edfd567d971090d84086758cab0693a1508e8d6ec"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d93c11049aba92ae63d8157e465deeb8ae076d387eb467092536a4d754bbbe6d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "21cf6eb789bc7b0a7c5fdcb1a86148ad88abd34f790f9b059400ec022f881f06"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d93c11049aba92ae63d8157e465deeb8ae076d387eb467092536a4d754bbbe6d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -22,23 +22,6 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
-			Parallel: true,
-		}},
-	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:10:13",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:10:20",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:10:4",
-		}},
-		Name:        "Saxpy",
-		NonCoherent: true,
-		Tasks: []rt.TaskSpec{{
-			Entry:    "Saxpy_0$nc",
 			Parallel: true,
 		}},
 	}},
@@ -94,9 +77,6 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		}, x, y)
-	}
-	if qdk.mod.NonCoherent() && rt.Disjoint(x, y) {
-		return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
@@ -297,234 +277,6 @@ $L_22:
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd22, %rd155;
 	ld.global.f32 %f23, [%rd22];
-	mul.rn.f32 %f24, %f11, %f23;
-	setp.ge.u64 %pt1, %rd21, %rd14;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd25, %rd157;
-	ld.global.f32 %f26, [%rd25];
-	add.rn.f32 %f27, %f24, %f26;
-	mov.b64 %rd28, %rd25;
-	st.global.f32 [%rd28], %f27;
-$L_23:
-	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd155, %rd155, %rd156;
-	add.s64 %rd157, %rd157, %rd156;
-	bra.uni $L_20;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd21;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd21;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Saxpy_0_param_6];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 0;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
-$Lexit:
-	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt3, %rt9, 0;
-	@%pt3 st.global.u32 [qd_exit_sink], 0;
-	ret;
-}
-
-.visible .entry Saxpy_0$nc(
-	.param .f32 Saxpy_0_param_0,
-	.param .u64 Saxpy_0_param_1,
-	.param .s64 Saxpy_0_param_2,
-	.param .u64 Saxpy_0_param_3,
-	.param .s64 Saxpy_0_param_4,
-	.param .s64 Saxpy_0_param_5,
-	.param .u64 Saxpy_0_param_6
-)
-{
-	.reg .pred %p<103>;
-	.reg .pred %pt<4>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<163>;
-	.reg .b64 %rdt<4>;
-	.reg .f32 %f<100>;
-
-$L_0:
-	ld.param.s64 %rd3, [Saxpy_0_param_5];
-	ld.param.u64 %rd7, [Saxpy_0_param_1];
-	cvta.to.global.u64 %rd7, %rd7;
-	ld.param.u64 %rd8, [Saxpy_0_param_2];
-	ld.param.f32 %f11, [Saxpy_0_param_0];
-	ld.param.u64 %rd13, [Saxpy_0_param_3];
-	cvta.to.global.u64 %rd13, %rd13;
-	ld.param.u64 %rd14, [Saxpy_0_param_4];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
-	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
-	mov.b64 %rd2, %rd0;
-	mov.b64 %rd31, %rd8;
-	mov.b64 %rd32, %rd2;
-	mov.b64 %rd33, %rd32;
-	setp.lt.u64 %p34, %rd33, %rd31;
-	mov.b64 %rd35, %rd3;
-	add.u64 %rd36, %rd35, 4611686018427387904;
-	setp.le.u64 %p37, %rd36, 9223372036854775808U;
-	sub.u64 %rd38, %rd35, 1;
-	mov.b64 %rd39, %rd2;
-	sub.u64 %rd40, %rd38, %rd39;
-	sub.u64 %rd41, %rd31, 1;
-	sub.u64 %rd42, %rd41, %rd33;
-	setp.le.u64 %p43, %rd40, %rd42;
-	mov.b64 %rd44, %rd14;
-	setp.lt.u64 %p45, %rd33, %rd44;
-	sub.u64 %rd46, %rd44, 1;
-	sub.u64 %rd47, %rd46, %rd33;
-	setp.le.u64 %p48, %rd40, %rd47;
-	@!%p34 bra $L_19;
-$L_2:
-	@!%p37 bra $L_19;
-$L_3:
-	@!%p43 bra $L_19;
-$L_4:
-	@!%p45 bra $L_19;
-$L_5:
-	@!%p48 bra $L_19;
-$L_6:
-	mul.lo.s64 %rd49, %rd1, 3;
-	mul.lo.s64 %rd104, %rd1, 4;
-	mov.b64 %rd53, %rd35;
-	mov.b64 %rd55, %rd49;
-	mov.b64 %rd106, %rd104;
-	mov.b64 %rd109, %rd104;
-	mov.b64 %rd117, %rd104;
-	mov.b64 %rd122, %rd104;
-	mov.b64 %rd134, %rd104;
-	mov.b64 %rd141, %rd104;
-	mov.b64 %rd158, %rd2;
-	mov.b64 %rd159, %rd158;
-	mad.lo.s64 %rd160, %rd159, 4, %rd7;
-	mul.lo.s64 %rd161, %rd104, 4;
-	mad.lo.s64 %rd162, %rd159, 4, %rd13;
-$L_7:
-	setp.lt.s64 %p50, %rd2, %rd3;
-	@!%p50 bra $L_18;
-$L_8:
-	mov.b64 %rd54, %rd2;
-	sub.u64 %rd51, %rd53, %rd54;
-	setp.gt.u64 %p52, %rd51, %rd55;
-	@!%p52 bra $L_14;
-$L_9:
-	mov.b64 %rd59, %rd160;
-	ld.global.nc.f32 %f60, [%rd59];
-	mul.rn.f32 %f61, %f11, %f60;
-	mov.b64 %rd62, %rd162;
-	ld.global.f32 %f63, [%rd62];
-	add.rn.f32 %f64, %f61, %f63;
-	mov.b64 %rd65, %rd62;
-	st.global.f32 [%rd65], %f64;
-$L_10:
-	mov.b64 %rd105, %rd59;
-	add.s64 %rd107, %rd105, %rd106;
-	mov.b64 %rd70, %rd107;
-	ld.global.nc.f32 %f71, [%rd70];
-	mul.rn.f32 %f72, %f11, %f71;
-	mov.b64 %rd108, %rd62;
-	add.s64 %rd110, %rd108, %rd109;
-	mov.b64 %rd73, %rd110;
-	ld.global.f32 %f74, [%rd73];
-	add.rn.f32 %f75, %f72, %f74;
-	mov.b64 %rd113, %rd110;
-	mov.b64 %rd76, %rd113;
-	st.global.f32 [%rd76], %f75;
-$L_11:
-	mov.b64 %rd116, %rd107;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd82, %rd118;
-	ld.global.nc.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f11, %f83;
-	mov.b64 %rd121, %rd110;
-	add.s64 %rd123, %rd121, %rd122;
-	mov.b64 %rd85, %rd123;
-	ld.global.f32 %f86, [%rd85];
-	add.rn.f32 %f87, %f84, %f86;
-	mov.b64 %rd128, %rd123;
-	mov.b64 %rd88, %rd128;
-	st.global.f32 [%rd88], %f87;
-$L_12:
-	mov.b64 %rd133, %rd118;
-	add.s64 %rd135, %rd133, %rd134;
-	mov.b64 %rd94, %rd135;
-	ld.global.nc.f32 %f95, [%rd94];
-	mul.rn.f32 %f96, %f11, %f95;
-	mov.b64 %rd140, %rd123;
-	add.s64 %rd142, %rd140, %rd141;
-	mov.b64 %rd97, %rd142;
-	ld.global.f32 %f98, [%rd97];
-	add.rn.f32 %f99, %f96, %f98;
-	mov.b64 %rd149, %rd142;
-	mov.b64 %rd100, %rd149;
-	st.global.f32 [%rd100], %f99;
-$L_13:
-	add.s64 %rd2, %rd2, %rd104;
-	add.s64 %rd160, %rd160, %rd161;
-	add.s64 %rd162, %rd162, %rd161;
-	bra.uni $L_7;
-$L_14:
-	mov.b64 %rd150, %rd2;
-	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mul.lo.s64 %rd152, %rd1, 4;
-	mad.lo.s64 %rd153, %rd150, 4, %rd13;
-$L_15:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_18;
-$L_16:
-	mov.b64 %rd6, %rd151;
-	ld.global.nc.f32 %f9, [%rd6];
-	mul.rn.f32 %f10, %f11, %f9;
-	mov.b64 %rd12, %rd153;
-	ld.global.f32 %f15, [%rd12];
-	add.rn.f32 %f16, %f10, %f15;
-	mov.b64 %rd17, %rd12;
-	st.global.f32 [%rd17], %f16;
-$L_17:
-	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd151, %rd151, %rd152;
-	add.s64 %rd153, %rd153, %rd152;
-	bra.uni $L_15;
-$L_18:
-	bra.uni $Lexit;
-$L_19:
-	mov.b64 %rd154, %rd2;
-	mad.lo.s64 %rd155, %rd154, 4, %rd7;
-	mul.lo.s64 %rd156, %rd1, 4;
-	mad.lo.s64 %rd157, %rd154, 4, %rd13;
-$L_20:
-	setp.lt.s64 %p20, %rd2, %rd3;
-	@!%p20 bra $L_18;
-$L_21:
-	mov.b64 %rd21, %rd2;
-$L_22:
-	setp.ge.u64 %pt0, %rd21, %rd8;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd22, %rd155;
-	ld.global.nc.f32 %f23, [%rd22];
 	mul.rn.f32 %f24, %f11, %f23;
 	setp.ge.u64 %pt1, %rd21, %rd14;
 	@%pt1 bra $Lfault_1;
