@@ -73,6 +73,9 @@ func evalPure(in *Instr, a []uint64) (uint64, error) {
 	case OpSqrt, OpAbs, OpFloor, OpCeil, OpTrunc, OpRoundEven:
 		return floatIntrinsic(in.Op, t, a[0]), nil
 	case OpFMA:
+		if t == Float32 {
+			return uint64(math.Float32bits(fma32(f32(a[0]), f32(a[1]), f32(a[2])))), nil
+		}
 		return math.Float64bits(math.FMA(f64(a[0]), f64(a[1]), f64(a[2]))), nil
 	case OpBitcast:
 		return t.Normalize(a[0]), nil
@@ -82,6 +85,28 @@ func evalPure(in *Instr, a []uint64) (uint64, error) {
 		return a[0] + a[1]*uint64(in.Aux), nil
 	}
 	return 0, errors.New("not a pure op: " + in.Op.String())
+}
+
+// fma32 is x*y+z rounded once to float32. The product is exact in
+// float64, and so is the sum's error (TwoSum); rounding the float64 sum to
+// odd before rounding it to float32 makes the two roundings one.
+func fma32(x, y, z float32) float32 {
+	p, c := float64(x)*float64(y), float64(z)
+	s := p + c
+	if math.IsInf(s, 0) || math.IsNaN(s) {
+		return float32(s)
+	}
+	b := s - p
+	e := (p - (s - b)) + (c - b)
+	if bits := math.Float64bits(s); e != 0 && bits&1 == 0 {
+		if (e > 0) == (s > 0) {
+			bits++
+		} else {
+			bits--
+		}
+		s = math.Float64frombits(bits)
+	}
+	return float32(s)
 }
 
 func f32(b uint64) float32 { return math.Float32frombits(uint32(b)) }

@@ -135,7 +135,9 @@ const (
 	// OpRoundEven rounds to the nearest integer, ties to even, as
 	// math.RoundToEven: "r2 = roundeven.f64 r1".
 	OpRoundEven
-	// OpFMA is x*y+z rounded once, as math.FMA: "r4 = fma.f64 r1, r2, r3".
+	// OpFMA is x*y+z rounded once, as math.FMA does for float64: "r4 =
+	// fma.f64 r1, r2, r3". Fusing kernels (Kernel.FMA) use it for float32
+	// too.
 	OpFMA
 
 	// OpBitcast reinterprets the bits of a value of type From as a value of
@@ -438,6 +440,12 @@ type Kernel struct {
 	// Funcs are the device functions the tasks call, each listed after
 	// the functions it calls.
 	Funcs []*Task
+	// FMA marks a kernel whose float multiplies and adds may be fused into
+	// one rounding (//qd:kernel fma), as the Go specification allows: its
+	// results may then differ from Go's on amd64 in the last bits. The
+	// lowering rounds a product an explicit conversion rounds with a
+	// convert of the same type (convert.f64.f64), which no fusion crosses.
+	FMA bool
 }
 
 // Bodies returns the kernel's functions and tasks, everything with code:

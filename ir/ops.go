@@ -198,7 +198,7 @@ var opTable = [numOps]OpInfo{
 	OpTrunc: {Name: "trunc", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
 
 	OpRoundEven: {Name: "roundeven", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
-	OpFMA:       {Name: "fma", Types: 1 << Float64, Result: OfType, Operands: []TypeRule{OfType, OfType, OfType}, Pure: true},
+	OpFMA:       {Name: "fma", Types: Floats, Result: OfType, Operands: []TypeRule{OfType, OfType, OfType}, Pure: true},
 
 	OpBitcast: {Name: "bitcast", Types: Numeric, From: Numeric, Result: OfType, Operands: []TypeRule{OfFrom}, Pure: true, SameSize: true},
 

@@ -123,6 +123,12 @@ func (p *parser) kernel() *Kernel {
 	}
 	c.expect(")")
 	c.done()
+	if p.peek() == "fma" {
+		c := p.line("fma")
+		c.expect("fma")
+		k.FMA = true
+		c.done()
+	}
 	if p.peek() == "groups" {
 		c := p.line("groups")
 		c.expect("groups")

@@ -31,6 +31,9 @@ func (k *Kernel) String() string {
 		b.WriteString(k.Params[i].String())
 	}
 	b.WriteString(")\n")
+	if k.FMA {
+		b.WriteString("fma\n")
+	}
 	if len(k.Groups) > 0 {
 		fmt.Fprintf(&b, "groups %v\n", k.Groups)
 	}

@@ -80,14 +80,17 @@ func (f *frame) sliceChecks(v *ssa.Slice, lo, hi, max ir.Arg, length, capacity i
 }
 
 // kernelOptions reads the options after //qd:kernel in a kernel's doc
-// comment: nobounds leaves out bounds checks, as go build -gcflags=-B does.
+// comment: nobounds leaves out bounds checks, as go build -gcflags=-B does;
+// fma lets float multiplies and adds fuse (ir.Kernel.FMA).
 func (l *lowerer) kernelOptions(fn *ssa.Function) {
 	for _, opt := range directiveOptions(fn) {
 		switch opt.text {
 		case "nobounds":
 			l.noBounds = true
+		case "fma":
+			l.k.FMA = true
 		default:
-			l.errorf(opt.pos, "unknown //qd:kernel option %q: the one option is nobounds, which leaves out bounds checks", opt.text)
+			l.errorf(opt.pos, "unknown //qd:kernel option %q: the options are nobounds, which leaves out bounds checks, and fma, which fuses float multiplies and adds", opt.text)
 		}
 	}
 }

@@ -406,6 +406,12 @@ func (f *frame) binOp(v *ssa.BinOp, dst []ir.Reg) {
 	if (op == ir.OpDiv || op == ir.OpRem) && xt.IsInteger() {
 		f.checkDivisor(v, xt, in.Args[1])
 	}
+	if xt.IsFloat() && f.roundedMul(v) {
+		in.Dst = f.tb.t.NewReg(xt)
+		f.tb.emit(in)
+		f.tb.emit(ir.Instr{Op: ir.OpConvert, Type: xt, From: xt, Dst: dst[0], Args: []ir.Arg{ir.R(in.Dst)}, Pos: v.Pos()})
+		return
+	}
 	f.tb.emit(in)
 }
 

@@ -149,7 +149,10 @@ type lowerer struct {
 	// (//qd:kernel nobounds), and the ranges its loops keep indices in.
 	sites    map[ir.Site]int
 	noBounds bool
-	facts    map[*ssa.Function]map[ssa.Value][]rangeFact
+	// rounded holds, per function, the multiplies whose products an
+	// explicit conversion rounds, for fma kernels (fma.go).
+	rounded map[*ssa.Function]map[token.Pos]bool
+	facts   map[*ssa.Function]map[ssa.Value][]rangeFact
 
 	// results maps the value of each reduction after its loop to it.
 	results map[ssa.Value]*reduction

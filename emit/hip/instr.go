@@ -109,7 +109,11 @@ func (f *function) instr(in *ir.Instr) {
 		}
 		f.set(in, fmt.Sprintf("%s(%s)", name, a(0)))
 	case ir.OpFMA:
-		f.set(in, fmt.Sprintf("fma(%s, %s, %s)", a(0), a(1), a(2)))
+		name := "fma"
+		if t == ir.Float32 {
+			name = "fmaf"
+		}
+		f.set(in, fmt.Sprintf("%s(%s, %s, %s)", name, a(0), a(1), a(2)))
 	case ir.OpBitcast:
 		if in.Args[0].Imm {
 			f.set(in, f.arg(in.Args[0], t)) // the same bits, written in t

@@ -147,7 +147,7 @@ func ResetOnPath(a, out []int64) {
 	out[0] = s
 }
 
-//qd:kernel nobound // want `unknown //qd:kernel option "nobound": the one option is nobounds`
+//qd:kernel nobound // want `unknown //qd:kernel option "nobound": the options are nobounds`
 func Option(a []int64) {
 	for i := range a {
 		a[i] = 1
