@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "dcb140ac38508b40cb2ff5d5c29ce87da88690b4fea75d1ca135c95ab4b3c1c1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "9d57848390fd3623b34b65eecb5578ac61be5e67ed9e8b10ac1463ec97f7e503"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "16e581a6b8753a8b410e49e751ec2e5059f5fd9ba55ab3144a13767a3c07a88b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "86f38b0d872bce3e84c042c9ea580126fcccb225dc8c2c11e243a9d50966702c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -245,6 +245,24 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Pow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Pow_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Sin",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sin_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Cos",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Cos_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Tan",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Tan_0",
 			Parallel: true,
 		}},
 	}, {
@@ -986,7 +1004,79 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Atan2 launches kernel Atan2 (math.go:43) after the work already launched on
+// Sin launches kernel Sin (math.go:43) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Sin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sin", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Sin(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sin(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Cos launches kernel Cos (math.go:50) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Cos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Cos", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Cos(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Cos(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Tan launches kernel Tan (math.go:57) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Tan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Tan", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Tan(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Tan(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Atan2 launches kernel Atan2 (math.go:64) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
@@ -1000,15 +1090,15 @@ func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
 			}, y, x, out)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
 		}, y, x, out)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum adds the elements of x into out[0]: a float reduction, deterministic
@@ -1027,15 +1117,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NBodyAoS advances an n-body system by one step, its bodies an array of
@@ -1055,15 +1145,15 @@ func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, 
 	qdCounts := [2]int64{int64(ps.Len()), int64(ps.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NBodyAoS(ps.CPUSlice(), dt, soft)
 			}, ps)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NBodyAoS(ps.CPUSlice(), dt, soft)
 		}, ps)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NBodySoA is NBodyAoS with one slice per field.
@@ -1088,15 +1178,15 @@ func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt
 	qdCounts := [2]int64{min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len())), min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
 			}, x, y, z, vx, vy, vz, m)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
 		}, x, y, z, vx, vy, vz, m)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shade2D computes each element of a w×h image from both its indices, as
@@ -1117,15 +1207,15 @@ func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	qdCounts := [1]int64{(min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shade1D is Shade2D as one loop that divides each index into x and y.
@@ -1144,15 +1234,15 @@ func (qdk *Kernels) Shade1D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	qdCounts := [1]int64{min(int64(out.Len()), int64(in.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shade1D(out.CPUSlice(), in.CPUSlice(), w)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
 		}, out, in)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1163,6 +1253,8 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+
+.global .align 8 .b8 qdata_mPi4[160] = {1, 0, 0, 0, 0, 0, 0, 0, 83, 42, 136, 156, 220, 6, 243, 69, 129, 187, 105, 234, 163, 175, 78, 248, 131, 32, 135, 120, 50, 43, 197, 182, 195, 138, 119, 189, 87, 199, 162, 252, 192, 165, 155, 132, 116, 220, 72, 110, 57, 36, 163, 19, 212, 93, 146, 12, 125, 78, 83, 98, 57, 214, 59, 252, 9, 137, 118, 93, 234, 107, 4, 209, 130, 252, 190, 104, 77, 224, 56, 211, 233, 115, 166, 6, 115, 172, 35, 115, 118, 80, 242, 123, 23, 191, 8, 57, 31, 48, 11, 188, 255, 47, 241, 63, 62, 218, 20, 180, 22, 35, 94, 222, 110, 19, 150, 79, 158, 253, 108, 218, 90, 212, 191, 60, 205, 126, 140, 158, 246, 226, 203, 215, 143, 117, 79, 234, 212, 37, 165, 20, 239, 115, 14, 122, 16, 186, 26, 63, 98, 191, 246, 215, 87, 215, 246, 248, 141, 96, 6, 172};
 
 .global .align 4 .u32 qd_fault_claim;
 
@@ -2023,8 +2115,8 @@ $L_5:
 	mov.b64 %rd27, %rd2;
 $L_6:
 	mov.b64 %rd29, %rd27;
-$L_7:
 	setp.lt.s64 %p30, %rd29, 0;
+$L_7:
 	@!%p30 bra $L_9;
 $L_8:
 	mov.b32 %rt5, 1;
@@ -2033,8 +2125,8 @@ $L_9:
 	add.s64 %rd40, %rd27, %rd1;
 $L_10:
 	mov.b64 %rd35, %rd40;
-$L_11:
 	setp.lt.s64 %p36, %rd35, 0;
+$L_11:
 	@!%p36 bra $L_13;
 $L_12:
 	mov.b32 %rt6, 1;
@@ -2043,8 +2135,8 @@ $L_13:
 	add.s64 %rd47, %rd40, %rd1;
 $L_14:
 	mov.b64 %rd42, %rd47;
-$L_15:
 	setp.lt.s64 %p43, %rd42, 0;
+$L_15:
 	@!%p43 bra $L_17;
 $L_16:
 	mov.b32 %rt7, 1;
@@ -2053,8 +2145,8 @@ $L_17:
 	add.s64 %rd54, %rd47, %rd1;
 $L_18:
 	mov.b64 %rd49, %rd54;
-$L_19:
 	setp.lt.s64 %p50, %rd49, 0;
+$L_19:
 	@!%p50 bra $L_21;
 $L_20:
 	mov.b32 %rt8, 1;
@@ -2069,8 +2161,8 @@ $L_23:
 	@!%p4 bra $L_28;
 $L_24:
 	mov.b64 %rd5, %rd2;
-$L_25:
 	setp.lt.s64 %p6, %rd5, 0;
+$L_25:
 	@!%p6 bra $L_27;
 $L_26:
 	mov.b32 %rt9, 1;
@@ -2087,8 +2179,8 @@ $L_30:
 	@!%p12 bra $L_28;
 $L_31:
 	mov.b64 %rd13, %rd2;
-$L_32:
 	setp.lt.s64 %p14, %rd13, 0;
+$L_32:
 	@!%p14 bra $L_34;
 $L_33:
 	mov.b64 %rdt1, 0;
@@ -5970,11 +6062,11 @@ $L_3:
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
 	mov.b64 %rd17, %fd14;
+	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.ge.u64 %p19, %rd18, 9218868437227405312;
 	@!%p19 bra $L_11;
 $L_5:
-	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
 	@!%p20 bra $L_10;
 $L_6:
 	mov.f64 %fd16, 0d0000000000000000;
@@ -6270,6 +6362,8 @@ $L_4:
 $L_5:
 	mov.f64 %fd23, %fd20;
 	mov.f64 %fd24, %fd21;
+	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
+	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
 $L_6:
 	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
 	@!%p25 bra $L_11;
@@ -6456,7 +6550,6 @@ $L_59:
 $L_60:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
-	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
 	xor.pred %pt0, %p177, %p178;
 	not.pred %p179, %pt0;
 	@!%p179 bra $L_62;
@@ -6490,11 +6583,11 @@ $L_69:
 	mul.rn.f64 %fd288, %fd187, %fd232;
 $L_70:
 	mov.b64 %rd291, %fd288;
+	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
 	and.b64 %rd292, %rd291, 9223372036854775807;
 	setp.ge.u64 %p293, %rd292, 9218868437227405312;
 	@!%p293 bra $L_159;
 $L_71:
-	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
 	@!%p294 bra $L_158;
 $L_72:
 	mov.f64 %fd290, 0d0000000000000000;
@@ -6533,7 +6626,6 @@ $L_81:
 	add.s64 %rd355, %rd226, %rd228;
 	mov.b64 %rd350, %rd355;
 $L_82:
-	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
 	@!%p352 bra $L_108;
 $L_83:
 	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
@@ -6553,8 +6645,8 @@ $L_87:
 $L_88:
 	and.b64 %fd379, %fd353, 9223372036854775807;
 	mov.f64 %fd380, %fd379;
-$L_89:
 	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
+$L_89:
 	mov.pred %p376, %p381;
 $L_90:
 	@!%p376 bra $L_92;
@@ -6576,6 +6668,7 @@ $L_95:
 	mov.b64 %rd385, -52;
 $L_96:
 	mov.f64 %fd389, %fd384;
+	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
 	mov.b64 %rd390, %rd385;
 	add.s64 %rd391, %rd354, %rd390;
 	mov.b64 %rd392, %fd389;
@@ -6599,7 +6692,6 @@ $L_99:
 	setp.gt.s64 %p409, %rd397, 1023;
 	@!%p409 bra $L_103;
 $L_100:
-	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
 	@!%p410 bra $L_102;
 $L_101:
 	mov.f64 %fd374, 0dFFF0000000000000;
@@ -6809,8 +6901,8 @@ $L_147:
 $L_148:
 	and.b64 %fd196, %fd23, 9223372036854775807;
 	mov.f64 %fd197, %fd196;
-$L_149:
 	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
+$L_149:
 	mov.pred %p193, %p198;
 $L_150:
 	@!%p193 bra $L_152;
@@ -7007,8 +7099,8 @@ $L_183:
 $L_184:
 	and.b64 %fd55, %fd24, 9223372036854775807;
 	mov.f64 %fd56, %fd55;
-$L_185:
 	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
+$L_185:
 	mov.pred %p52, %p57;
 $L_186:
 	@!%p52 bra $L_195;
@@ -7023,8 +7115,8 @@ $L_189:
 	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
 $L_190:
 	mov.f64 %fd143, %fd24;
-$L_191:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
+$L_191:
 	mov.pred %p139, %p144;
 $L_192:
 	xor.pred %pt1, %p138, %p139;
@@ -7039,16 +7131,16 @@ $L_194:
 $L_195:
 	and.b64 %fd132, %fd23, 9223372036854775807;
 	mov.f64 %fd133, %fd132;
-$L_196:
 	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
+$L_196:
 	mov.pred %p129, %p134;
 $L_197:
 	@!%p129 bra $L_206;
 $L_198:
 	neg.f64 %fd128, %fd23;
 	mov.f64 %fd125, %fd128;
-$L_199:
 	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
+$L_199:
 	mov.pred %p121, %p126;
 $L_200:
 	@!%p121 bra $L_202;
@@ -7091,6 +7183,972 @@ $Lexit:
 	mov.u32 %rt5, %ntid.x;
 	setp.eq.u32 %pt2, %rt5, 0;
 	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Sin_0(
+	.param .u64 Sin_0_param_0,
+	.param .s64 Sin_0_param_1,
+	.param .u64 Sin_0_param_2,
+	.param .s64 Sin_0_param_3
+)
+{
+	.reg .pred %p<233>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<245>;
+	.reg .b64 %rdt<10>;
+	.reg .f64 %fd<234>;
+
+$L_0:
+	ld.param.u64 %rd4, [Sin_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Sin_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Sin_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	mov.u64 %rd53, qdata_mPi4;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd241, %rd2;
+	mad.lo.s64 %rd242, %rd241, 8, %rd12;
+	mul.lo.s64 %rd243, %rd1, 8;
+	mad.lo.s64 %rd244, %rd241, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_45;
+$L_3:
+	mov.b64 %rd239, %rd242;
+	add.s64 %rd11, %rd239, 8;
+	ld.global.f64 %fd14, [%rd11];
+$L_4:
+	setp.eq.f64 %p17, %fd14, 0d0000000000000000;
+	@!%p17 bra $L_9;
+$L_5:
+	mov.f64 %fd16, %fd14;
+$L_6:
+	mov.f64 %fd15, %fd16;
+$L_7:
+	mov.b64 %rd240, %rd244;
+	add.s64 %rd234, %rd240, 8;
+	st.global.f64 [%rd234], %fd15;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd242, %rd242, %rd243;
+	add.s64 %rd244, %rd244, %rd243;
+	bra.uni $L_2;
+$L_9:
+	setp.neu.f64 %p29, %fd14, %fd14;
+	mov.pred %p28, %p29;
+$L_10:
+	@%p28 bra $L_5;
+$L_11:
+	and.b64 %fd23, %fd14, 9223372036854775807;
+	mov.f64 %fd24, %fd23;
+	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
+$L_12:
+	mov.pred %p20, %p25;
+$L_13:
+	@!%p20 bra $L_15;
+$L_14:
+	mov.f64 %fd16, 0d7FF8000000000001;
+	bra.uni $L_6;
+$L_15:
+	setp.lt.f64 %p30, %fd14, 0d0000000000000000;
+	@!%p30 bra $L_44;
+$L_16:
+	neg.f64 %fd33, %fd14;
+	mov.f64 %fd31, %fd33;
+	mov.pred %p32, 1;
+$L_17:
+	setp.ge.f64 %p34, %fd31, 0d41C0000000000000;
+	@!%p34 bra $L_40;
+$L_18:
+	setp.lt.f64 %p37, %fd31, 0d3FE921FB54442D18;
+	@!%p37 bra $L_32;
+$L_19:
+	mov.b64 %rd35, 0;
+	mov.f64 %fd36, %fd31;
+$L_20:
+	mov.b64 %rd149, %rd35;
+	mov.f64 %fd150, %fd36;
+	mov.b64 %rd151, %rd149;
+	mov.f64 %fd152, %fd150;
+$L_21:
+	setp.gt.u64 %p153, %rd151, 3;
+	@!%p153 bra $L_31;
+$L_22:
+	not.pred %p172, %p32;
+	sub.u64 %rd173, %rd151, 4;
+	mov.pred %p154, %p172;
+	mov.b64 %rd155, %rd173;
+$L_23:
+	mul.rn.f64 %fd174, %fd152, %fd152;
+	setp.eq.u64 %p175, %rd155, 1;
+	@!%p175 bra $L_29;
+$L_24:
+	mul.rn.f64 %fd176, %fd174, 0d3FE0000000000000;
+	sub.rn.f64 %fd177, 0d3FF0000000000000, %fd176;
+	mul.rn.f64 %fd178, %fd174, %fd174;
+	mul.rn.f64 %fd182, %fd174, 0dBDA8FA49A0861A9B;
+	add.rn.f64 %fd185, %fd182, 0d3E21EE9D7B4E3F05;
+	mul.rn.f64 %fd186, %fd185, %fd174;
+	add.rn.f64 %fd189, %fd186, 0dBE927E4F7EAC4BC6;
+	mul.rn.f64 %fd190, %fd189, %fd174;
+	add.rn.f64 %fd193, %fd190, 0d3EFA01A019C844F5;
+	mul.rn.f64 %fd194, %fd193, %fd174;
+	add.rn.f64 %fd197, %fd194, 0dBF56C16C16C14F91;
+	mul.rn.f64 %fd198, %fd197, %fd174;
+	add.rn.f64 %fd201, %fd198, 0d3FA555555555554B;
+	mul.rn.f64 %fd202, %fd178, %fd201;
+	add.rn.f64 %fd203, %fd177, %fd202;
+	mov.f64 %fd204, %fd203;
+$L_25:
+	@!%p154 bra $L_28;
+$L_26:
+	neg.f64 %fd233, %fd204;
+	mov.f64 %fd205, %fd233;
+$L_27:
+	mov.f64 %fd16, %fd205;
+	bra.uni $L_6;
+$L_28:
+	mov.f64 %fd205, %fd204;
+	bra.uni $L_27;
+$L_29:
+	setp.eq.u64 %p232, %rd155, 2;
+	@%p232 bra $L_24;
+$L_30:
+	mul.rn.f64 %fd206, %fd152, %fd174;
+	mul.rn.f64 %fd210, %fd174, 0d3DE5D8FD1FD19CCD;
+	add.rn.f64 %fd213, %fd210, 0dBE5AE5E5A9291F5D;
+	mul.rn.f64 %fd214, %fd213, %fd174;
+	add.rn.f64 %fd217, %fd214, 0d3EC71DE3567D48A1;
+	mul.rn.f64 %fd218, %fd217, %fd174;
+	add.rn.f64 %fd221, %fd218, 0dBF2A01A019BFDF03;
+	mul.rn.f64 %fd222, %fd221, %fd174;
+	add.rn.f64 %fd225, %fd222, 0d3F8111111110F7D0;
+	mul.rn.f64 %fd226, %fd225, %fd174;
+	add.rn.f64 %fd229, %fd226, 0dBFC5555555555548;
+	mul.rn.f64 %fd230, %fd206, %fd229;
+	add.rn.f64 %fd231, %fd152, %fd230;
+	mov.f64 %fd204, %fd231;
+	bra.uni $L_25;
+$L_31:
+	mov.pred %p154, %p32;
+	mov.b64 %rd155, %rd151;
+	bra.uni $L_23;
+$L_32:
+	mov.b64 %rd38, %fd31;
+	shr.u64 %rd39, %rd38, 52;
+	and.b64 %rd40, %rd39, 2047;
+	mov.b64 %rd41, %rd40;
+	sub.s64 %rd42, %rd41, 1023;
+	sub.s64 %rd43, %rd42, 52;
+	and.b64 %rd44, %rd38, 9227875636482146303U;
+	or.b64 %rd45, %rd44, 4503599627370496;
+	add.s64 %rd46, %rd43, 61;
+	mov.b64 %rd47, %rd46;
+	shr.u64 %rd235, %rd47, 6;
+	mov.b64 %rd48, %rd235;
+	mov.b64 %rd50, %rd47;
+	mov.b64 %rd236, %rd235;
+	mul.lo.u64 %rd237, %rd236, 64;
+	sub.u64 %rd238, %rd50, %rd237;
+	mov.b64 %rd51, %rd238;
+	mov.b64 %rd54, %rd48;
+	mad.lo.s64 %rd52, %rd54, 8, %rd53;
+	ld.global.u64 %rd55, [%rd52];
+	min.u64 %rdt1, %rd51, 64;
+	cvt.u32.u64 %rt5, %rdt1;
+	shl.b64 %rd56, %rd55, %rt5;
+	add.u64 %rd57, %rd48, 1;
+	mov.b64 %rd59, %rd57;
+	mad.lo.s64 %rd58, %rd59, 8, %rd53;
+	ld.global.u64 %rd60, [%rd58];
+	sub.u64 %rd61, 64, %rd51;
+	min.u64 %rdt2, %rd61, 64;
+	cvt.u32.u64 %rt6, %rdt2;
+	shr.u64 %rd62, %rd60, %rt6;
+	or.b64 %rd63, %rd56, %rd62;
+	mov.b64 %rd67, %rd60;
+	min.u64 %rdt3, %rd51, 64;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b64 %rd68, %rd67, %rt7;
+	add.u64 %rd69, %rd48, 2;
+	mov.b64 %rd71, %rd69;
+	mad.lo.s64 %rd70, %rd71, 8, %rd53;
+	ld.global.u64 %rd72, [%rd70];
+	mov.b64 %rd73, %rd61;
+	min.u64 %rdt4, %rd73, 64;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u64 %rd74, %rd72, %rt8;
+	or.b64 %rd75, %rd68, %rd74;
+	mov.b64 %rd79, %rd72;
+	min.u64 %rdt5, %rd51, 64;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b64 %rd80, %rd79, %rt9;
+	add.u64 %rd81, %rd48, 3;
+	mov.b64 %rd83, %rd81;
+	mad.lo.s64 %rd82, %rd83, 8, %rd53;
+	ld.global.u64 %rd84, [%rd82];
+	mov.b64 %rd85, %rd61;
+	min.u64 %rdt6, %rd85, 64;
+	cvt.u32.u64 %rt10, %rdt6;
+	shr.u64 %rd86, %rd84, %rt10;
+	or.b64 %rd87, %rd80, %rd86;
+	mul.hi.u64 %rd88, %rd87, %rd45;
+	mov.b64 %rd90, %rd88;
+	mul.hi.u64 %rd92, %rd75, %rd45;
+	mul.lo.u64 %rd93, %rd75, %rd45;
+	mov.b64 %rd94, %rd92;
+	mov.b64 %rd95, %rd93;
+	mul.lo.u64 %rd96, %rd63, %rd45;
+$L_33:
+	add.u64 %rd100, %rd95, %rd90;
+	mov.b64 %rd101, %rd100;
+	and.b64 %rd102, %rd95, %rd90;
+	or.b64 %rd103, %rd95, %rd90;
+	not.b64 %rdt7, %rd101;
+	and.b64 %rd104, %rd103, %rdt7;
+	or.b64 %rd105, %rd102, %rd104;
+	shr.u64 %rd106, %rd105, 63;
+	mov.b64 %rd97, %rd101;
+	mov.b64 %rd98, %rd106;
+$L_34:
+	mov.b64 %rd107, %rd97;
+	mov.b64 %rd108, %rd98;
+$L_35:
+	add.u64 %rd111, %rd96, %rd94;
+	add.u64 %rd112, %rd111, %rd108;
+	mov.b64 %rd109, %rd112;
+$L_36:
+	mov.b64 %rd118, %rd109;
+	shr.u64 %rd120, %rd118, 61;
+	shl.b64 %rd121, %rd118, 3;
+	shr.u64 %rd122, %rd107, 61;
+	or.b64 %rd123, %rd121, %rd122;
+	clz.b64 %rt11, %rd123;
+	cvt.u64.u32 %rd125, %rt11;
+	mov.b64 %rd126, %rd125;
+	mov.b64 %rd124, %rd126;
+	mov.b64 %rd127, %rd124;
+	add.u64 %rd128, %rd127, 1;
+	sub.u64 %rd129, 1023, %rd128;
+	mov.b64 %rd130, %rd129;
+	mov.b64 %rd131, %rd128;
+	min.u64 %rdt8, %rd131, 64;
+	cvt.u32.u64 %rt12, %rdt8;
+	shl.b64 %rd132, %rd123, %rt12;
+	mov.b64 %rd133, %rd128;
+	sub.u64 %rd134, 64, %rd133;
+	min.u64 %rdt9, %rd134, 64;
+	cvt.u32.u64 %rt13, %rdt9;
+	shr.u64 %rd135, %rd107, %rt13;
+	or.b64 %rd136, %rd132, %rd135;
+	shr.u64 %rd137, %rd136, 12;
+	shl.b64 %rd138, %rd130, 52;
+	or.b64 %rd139, %rd137, %rd138;
+	mov.b64 %fd140, %rd139;
+	and.b64 %rd141, %rd120, 1;
+	setp.eq.u64 %p142, %rd141, 1;
+	@!%p142 bra $L_39;
+$L_37:
+	add.u64 %rd145, %rd120, 1;
+	and.b64 %rd146, %rd145, 7;
+	sub.rn.f64 %fd147, %fd140, 0d3FF0000000000000;
+	mov.b64 %rd143, %rd146;
+	mov.f64 %fd144, %fd147;
+$L_38:
+	mul.rn.f64 %fd148, %fd144, 0d3FE921FB54442D18;
+	mov.b64 %rd35, %rd143;
+	mov.f64 %fd36, %fd148;
+	bra.uni $L_20;
+$L_39:
+	mov.b64 %rd143, %rd120;
+	mov.f64 %fd144, %fd140;
+	bra.uni $L_38;
+$L_40:
+	mul.rn.f64 %fd156, %fd31, 0d3FF45F306DC9C883;
+	cvt.rzi.u64.f64 %rd157, %fd156;
+	cvt.rn.f64.u64 %fd158, %rd157;
+	and.b64 %rd159, %rd157, 1;
+	setp.eq.u64 %p160, %rd159, 1;
+	@!%p160 bra $L_43;
+$L_41:
+	add.u64 %rd163, %rd157, 1;
+	add.rn.f64 %fd164, %fd158, 0d3FF0000000000000;
+	mov.b64 %rd161, %rd163;
+	mov.f64 %fd162, %fd164;
+$L_42:
+	and.b64 %rd165, %rd161, 7;
+	mul.rn.f64 %fd166, %fd162, 0d3FE921FB40000000;
+	sub.rn.f64 %fd167, %fd31, %fd166;
+	mul.rn.f64 %fd168, %fd162, 0d3E64442D00000000;
+	sub.rn.f64 %fd169, %fd167, %fd168;
+	mul.rn.f64 %fd170, %fd162, 0d3CE8469898CC5170;
+	sub.rn.f64 %fd171, %fd169, %fd170;
+	mov.b64 %rd151, %rd165;
+	mov.f64 %fd152, %fd171;
+	bra.uni $L_21;
+$L_43:
+	mov.b64 %rd161, %rd157;
+	mov.f64 %fd162, %fd158;
+	bra.uni $L_42;
+$L_44:
+	mov.f64 %fd31, %fd14;
+	mov.pred %p32, 0;
+	bra.uni $L_17;
+$L_45:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt14, %ntid.x;
+	setp.eq.u32 %pt0, %rt14, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Cos_0(
+	.param .u64 Cos_0_param_0,
+	.param .s64 Cos_0_param_1,
+	.param .u64 Cos_0_param_2,
+	.param .s64 Cos_0_param_3
+)
+{
+	.reg .pred %p<232>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<244>;
+	.reg .b64 %rdt<10>;
+	.reg .f64 %fd<233>;
+
+$L_0:
+	ld.param.u64 %rd4, [Cos_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Cos_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Cos_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	mov.u64 %rd49, qdata_mPi4;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd240, %rd2;
+	mad.lo.s64 %rd241, %rd240, 8, %rd12;
+	mul.lo.s64 %rd242, %rd1, 8;
+	mad.lo.s64 %rd243, %rd240, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_43;
+$L_3:
+	mov.b64 %rd238, %rd241;
+	add.s64 %rd11, %rd238, 8;
+	ld.global.f64 %fd14, [%rd11];
+$L_4:
+	setp.neu.f64 %p18, %fd14, %fd14;
+	mov.pred %p17, %p18;
+$L_5:
+	@!%p17 bra $L_10;
+$L_6:
+	mov.f64 %fd16, 0d7FF8000000000001;
+$L_7:
+	mov.f64 %fd15, %fd16;
+$L_8:
+	mov.b64 %rd239, %rd243;
+	add.s64 %rd233, %rd239, 8;
+	st.global.f64 [%rd233], %fd15;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd241, %rd241, %rd242;
+	add.s64 %rd243, %rd243, %rd242;
+	bra.uni $L_2;
+$L_10:
+	and.b64 %fd26, %fd14, 9223372036854775807;
+	mov.f64 %fd27, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d7FEFFFFFFFFFFFFF;
+$L_11:
+	mov.pred %p23, %p28;
+$L_12:
+	@%p23 bra $L_6;
+$L_13:
+	mov.f64 %fd21, %fd26;
+	setp.ge.f64 %p22, %fd21, 0d41C0000000000000;
+	@!%p22 bra $L_39;
+$L_14:
+	setp.lt.f64 %p33, %fd21, 0d3FE921FB54442D18;
+	@!%p33 bra $L_31;
+$L_15:
+	mov.b64 %rd31, 0;
+	mov.f64 %fd32, %fd21;
+$L_16:
+	mov.b64 %rd145, %rd31;
+	mov.f64 %fd146, %fd32;
+	mov.b64 %rd147, %rd145;
+	mov.f64 %fd148, %fd146;
+$L_17:
+	setp.gt.u64 %p149, %rd147, 3;
+	@!%p149 bra $L_30;
+$L_18:
+	sub.u64 %rd168, %rd147, 4;
+	mov.pred %p150, 1;
+	mov.b64 %rd151, %rd168;
+$L_19:
+	setp.gt.u64 %p170, %rd151, 1;
+	@!%p170 bra $L_29;
+$L_20:
+	not.pred %p172, %p150;
+	mov.pred %p171, %p172;
+$L_21:
+	mul.rn.f64 %fd173, %fd148, %fd148;
+	setp.eq.u64 %p174, %rd151, 1;
+	@!%p174 bra $L_27;
+$L_22:
+	mul.rn.f64 %fd175, %fd148, %fd173;
+	mul.rn.f64 %fd179, %fd173, 0d3DE5D8FD1FD19CCD;
+	add.rn.f64 %fd182, %fd179, 0dBE5AE5E5A9291F5D;
+	mul.rn.f64 %fd183, %fd182, %fd173;
+	add.rn.f64 %fd186, %fd183, 0d3EC71DE3567D48A1;
+	mul.rn.f64 %fd187, %fd186, %fd173;
+	add.rn.f64 %fd190, %fd187, 0dBF2A01A019BFDF03;
+	mul.rn.f64 %fd191, %fd190, %fd173;
+	add.rn.f64 %fd194, %fd191, 0d3F8111111110F7D0;
+	mul.rn.f64 %fd195, %fd194, %fd173;
+	add.rn.f64 %fd198, %fd195, 0dBFC5555555555548;
+	mul.rn.f64 %fd199, %fd175, %fd198;
+	add.rn.f64 %fd200, %fd148, %fd199;
+	mov.f64 %fd201, %fd200;
+$L_23:
+	@!%p171 bra $L_26;
+$L_24:
+	neg.f64 %fd232, %fd201;
+	mov.f64 %fd202, %fd232;
+$L_25:
+	mov.f64 %fd16, %fd202;
+	bra.uni $L_7;
+$L_26:
+	mov.f64 %fd202, %fd201;
+	bra.uni $L_25;
+$L_27:
+	setp.eq.u64 %p231, %rd151, 2;
+	@%p231 bra $L_22;
+$L_28:
+	mul.rn.f64 %fd203, %fd173, 0d3FE0000000000000;
+	sub.rn.f64 %fd204, 0d3FF0000000000000, %fd203;
+	mul.rn.f64 %fd205, %fd173, %fd173;
+	mul.rn.f64 %fd209, %fd173, 0dBDA8FA49A0861A9B;
+	add.rn.f64 %fd212, %fd209, 0d3E21EE9D7B4E3F05;
+	mul.rn.f64 %fd213, %fd212, %fd173;
+	add.rn.f64 %fd216, %fd213, 0dBE927E4F7EAC4BC6;
+	mul.rn.f64 %fd217, %fd216, %fd173;
+	add.rn.f64 %fd220, %fd217, 0d3EFA01A019C844F5;
+	mul.rn.f64 %fd221, %fd220, %fd173;
+	add.rn.f64 %fd224, %fd221, 0dBF56C16C16C14F91;
+	mul.rn.f64 %fd225, %fd224, %fd173;
+	add.rn.f64 %fd228, %fd225, 0d3FA555555555554B;
+	mul.rn.f64 %fd229, %fd205, %fd228;
+	add.rn.f64 %fd230, %fd204, %fd229;
+	mov.f64 %fd201, %fd230;
+	bra.uni $L_23;
+$L_29:
+	mov.pred %p171, %p150;
+	bra.uni $L_21;
+$L_30:
+	mov.pred %p150, 0;
+	mov.b64 %rd151, %rd147;
+	bra.uni $L_19;
+$L_31:
+	mov.b64 %rd34, %fd21;
+	shr.u64 %rd35, %rd34, 52;
+	and.b64 %rd36, %rd35, 2047;
+	mov.b64 %rd37, %rd36;
+	sub.s64 %rd38, %rd37, 1023;
+	sub.s64 %rd39, %rd38, 52;
+	and.b64 %rd40, %rd34, 9227875636482146303U;
+	or.b64 %rd41, %rd40, 4503599627370496;
+	add.s64 %rd42, %rd39, 61;
+	mov.b64 %rd43, %rd42;
+	shr.u64 %rd234, %rd43, 6;
+	mov.b64 %rd44, %rd234;
+	mov.b64 %rd46, %rd43;
+	mov.b64 %rd235, %rd234;
+	mul.lo.u64 %rd236, %rd235, 64;
+	sub.u64 %rd237, %rd46, %rd236;
+	mov.b64 %rd47, %rd237;
+	mov.b64 %rd50, %rd44;
+	mad.lo.s64 %rd48, %rd50, 8, %rd49;
+	ld.global.u64 %rd51, [%rd48];
+	min.u64 %rdt1, %rd47, 64;
+	cvt.u32.u64 %rt5, %rdt1;
+	shl.b64 %rd52, %rd51, %rt5;
+	add.u64 %rd53, %rd44, 1;
+	mov.b64 %rd55, %rd53;
+	mad.lo.s64 %rd54, %rd55, 8, %rd49;
+	ld.global.u64 %rd56, [%rd54];
+	sub.u64 %rd57, 64, %rd47;
+	min.u64 %rdt2, %rd57, 64;
+	cvt.u32.u64 %rt6, %rdt2;
+	shr.u64 %rd58, %rd56, %rt6;
+	or.b64 %rd59, %rd52, %rd58;
+	mov.b64 %rd63, %rd56;
+	min.u64 %rdt3, %rd47, 64;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b64 %rd64, %rd63, %rt7;
+	add.u64 %rd65, %rd44, 2;
+	mov.b64 %rd67, %rd65;
+	mad.lo.s64 %rd66, %rd67, 8, %rd49;
+	ld.global.u64 %rd68, [%rd66];
+	mov.b64 %rd69, %rd57;
+	min.u64 %rdt4, %rd69, 64;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u64 %rd70, %rd68, %rt8;
+	or.b64 %rd71, %rd64, %rd70;
+	mov.b64 %rd75, %rd68;
+	min.u64 %rdt5, %rd47, 64;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b64 %rd76, %rd75, %rt9;
+	add.u64 %rd77, %rd44, 3;
+	mov.b64 %rd79, %rd77;
+	mad.lo.s64 %rd78, %rd79, 8, %rd49;
+	ld.global.u64 %rd80, [%rd78];
+	mov.b64 %rd81, %rd57;
+	min.u64 %rdt6, %rd81, 64;
+	cvt.u32.u64 %rt10, %rdt6;
+	shr.u64 %rd82, %rd80, %rt10;
+	or.b64 %rd83, %rd76, %rd82;
+	mul.hi.u64 %rd84, %rd83, %rd41;
+	mov.b64 %rd86, %rd84;
+	mul.hi.u64 %rd88, %rd71, %rd41;
+	mul.lo.u64 %rd89, %rd71, %rd41;
+	mov.b64 %rd90, %rd88;
+	mov.b64 %rd91, %rd89;
+	mul.lo.u64 %rd92, %rd59, %rd41;
+$L_32:
+	add.u64 %rd96, %rd91, %rd86;
+	mov.b64 %rd97, %rd96;
+	and.b64 %rd98, %rd91, %rd86;
+	or.b64 %rd99, %rd91, %rd86;
+	not.b64 %rdt7, %rd97;
+	and.b64 %rd100, %rd99, %rdt7;
+	or.b64 %rd101, %rd98, %rd100;
+	shr.u64 %rd102, %rd101, 63;
+	mov.b64 %rd93, %rd97;
+	mov.b64 %rd94, %rd102;
+$L_33:
+	mov.b64 %rd103, %rd93;
+	mov.b64 %rd104, %rd94;
+$L_34:
+	add.u64 %rd107, %rd92, %rd90;
+	add.u64 %rd108, %rd107, %rd104;
+	mov.b64 %rd105, %rd108;
+$L_35:
+	mov.b64 %rd114, %rd105;
+	shr.u64 %rd116, %rd114, 61;
+	shl.b64 %rd117, %rd114, 3;
+	shr.u64 %rd118, %rd103, 61;
+	or.b64 %rd119, %rd117, %rd118;
+	clz.b64 %rt11, %rd119;
+	cvt.u64.u32 %rd121, %rt11;
+	mov.b64 %rd122, %rd121;
+	mov.b64 %rd120, %rd122;
+	mov.b64 %rd123, %rd120;
+	add.u64 %rd124, %rd123, 1;
+	sub.u64 %rd125, 1023, %rd124;
+	mov.b64 %rd126, %rd125;
+	mov.b64 %rd127, %rd124;
+	min.u64 %rdt8, %rd127, 64;
+	cvt.u32.u64 %rt12, %rdt8;
+	shl.b64 %rd128, %rd119, %rt12;
+	mov.b64 %rd129, %rd124;
+	sub.u64 %rd130, 64, %rd129;
+	min.u64 %rdt9, %rd130, 64;
+	cvt.u32.u64 %rt13, %rdt9;
+	shr.u64 %rd131, %rd103, %rt13;
+	or.b64 %rd132, %rd128, %rd131;
+	shr.u64 %rd133, %rd132, 12;
+	shl.b64 %rd134, %rd126, 52;
+	or.b64 %rd135, %rd133, %rd134;
+	mov.b64 %fd136, %rd135;
+	and.b64 %rd137, %rd116, 1;
+	setp.eq.u64 %p138, %rd137, 1;
+	@!%p138 bra $L_38;
+$L_36:
+	add.u64 %rd141, %rd116, 1;
+	and.b64 %rd142, %rd141, 7;
+	sub.rn.f64 %fd143, %fd136, 0d3FF0000000000000;
+	mov.b64 %rd139, %rd142;
+	mov.f64 %fd140, %fd143;
+$L_37:
+	mul.rn.f64 %fd144, %fd140, 0d3FE921FB54442D18;
+	mov.b64 %rd31, %rd139;
+	mov.f64 %fd32, %fd144;
+	bra.uni $L_16;
+$L_38:
+	mov.b64 %rd139, %rd116;
+	mov.f64 %fd140, %fd136;
+	bra.uni $L_37;
+$L_39:
+	mul.rn.f64 %fd152, %fd21, 0d3FF45F306DC9C883;
+	cvt.rzi.u64.f64 %rd153, %fd152;
+	cvt.rn.f64.u64 %fd154, %rd153;
+	and.b64 %rd155, %rd153, 1;
+	setp.eq.u64 %p156, %rd155, 1;
+	@!%p156 bra $L_42;
+$L_40:
+	add.u64 %rd159, %rd153, 1;
+	add.rn.f64 %fd160, %fd154, 0d3FF0000000000000;
+	mov.b64 %rd157, %rd159;
+	mov.f64 %fd158, %fd160;
+$L_41:
+	and.b64 %rd161, %rd157, 7;
+	mul.rn.f64 %fd162, %fd158, 0d3FE921FB40000000;
+	sub.rn.f64 %fd163, %fd21, %fd162;
+	mul.rn.f64 %fd164, %fd158, 0d3E64442D00000000;
+	sub.rn.f64 %fd165, %fd163, %fd164;
+	mul.rn.f64 %fd166, %fd158, 0d3CE8469898CC5170;
+	sub.rn.f64 %fd167, %fd165, %fd166;
+	mov.b64 %rd147, %rd161;
+	mov.f64 %fd148, %fd167;
+	bra.uni $L_17;
+$L_42:
+	mov.b64 %rd157, %rd153;
+	mov.f64 %fd158, %fd154;
+	bra.uni $L_41;
+$L_43:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt14, %ntid.x;
+	setp.eq.u32 %pt0, %rt14, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
+}
+
+.visible .entry Tan_0(
+	.param .u64 Tan_0_param_0,
+	.param .s64 Tan_0_param_1,
+	.param .u64 Tan_0_param_2,
+	.param .s64 Tan_0_param_3
+)
+{
+	.reg .pred %p<204>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<219>;
+	.reg .b64 %rdt<10>;
+	.reg .f64 %fd<208>;
+
+$L_0:
+	ld.param.u64 %rd4, [Tan_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Tan_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Tan_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	mov.u64 %rd53, qdata_mPi4;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd215, %rd2;
+	mad.lo.s64 %rd216, %rd215, 8, %rd12;
+	mul.lo.s64 %rd217, %rd1, 8;
+	mad.lo.s64 %rd218, %rd215, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_44;
+$L_3:
+	mov.b64 %rd213, %rd216;
+	add.s64 %rd11, %rd213, 8;
+	ld.global.f64 %fd14, [%rd11];
+$L_4:
+	setp.eq.f64 %p17, %fd14, 0d0000000000000000;
+	@!%p17 bra $L_9;
+$L_5:
+	mov.f64 %fd16, %fd14;
+$L_6:
+	mov.f64 %fd15, %fd16;
+$L_7:
+	mov.b64 %rd214, %rd218;
+	add.s64 %rd208, %rd214, 8;
+	st.global.f64 [%rd208], %fd15;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd216, %rd216, %rd217;
+	add.s64 %rd218, %rd218, %rd217;
+	bra.uni $L_2;
+$L_9:
+	setp.neu.f64 %p29, %fd14, %fd14;
+	mov.pred %p28, %p29;
+$L_10:
+	@%p28 bra $L_5;
+$L_11:
+	and.b64 %fd23, %fd14, 9223372036854775807;
+	mov.f64 %fd24, %fd23;
+	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
+$L_12:
+	mov.pred %p20, %p25;
+$L_13:
+	@!%p20 bra $L_15;
+$L_14:
+	mov.f64 %fd16, 0d7FF8000000000001;
+	bra.uni $L_6;
+$L_15:
+	setp.lt.f64 %p30, %fd14, 0d0000000000000000;
+	@!%p30 bra $L_43;
+$L_16:
+	neg.f64 %fd33, %fd14;
+	mov.f64 %fd31, %fd33;
+	mov.pred %p32, 1;
+$L_17:
+	setp.ge.f64 %p34, %fd31, 0d41C0000000000000;
+	@!%p34 bra $L_39;
+$L_18:
+	setp.lt.f64 %p37, %fd31, 0d3FE921FB54442D18;
+	@!%p37 bra $L_31;
+$L_19:
+	mov.b64 %rd35, 0;
+	mov.f64 %fd36, %fd31;
+$L_20:
+	mov.b64 %rd149, %rd35;
+	mov.f64 %fd150, %fd36;
+	mov.b64 %rd151, %rd149;
+	mov.f64 %fd152, %fd150;
+$L_21:
+	mul.rn.f64 %fd153, %fd152, %fd152;
+	setp.gt.f64 %p154, %fd153, 0d3D06849B86A12B9B;
+	@!%p154 bra $L_30;
+$L_22:
+	mul.rn.f64 %fd173, %fd153, 0dC0C992D8D24F3F38;
+	add.rn.f64 %fd176, %fd173, 0d413199ECA5FC9DDD;
+	mul.rn.f64 %fd177, %fd176, %fd153;
+	add.rn.f64 %fd180, %fd177, 0dC1711FEAD3299176;
+	mul.rn.f64 %fd181, %fd153, %fd180;
+	add.rn.f64 %fd185, %fd153, 0d40CAB8A5EEB36572;
+	mul.rn.f64 %fd186, %fd185, %fd153;
+	add.rn.f64 %fd189, %fd186, 0dC13427BC582ABC96;
+	mul.rn.f64 %fd190, %fd189, %fd153;
+	add.rn.f64 %fd193, %fd190, 0d4177D98FC2EAD8EF;
+	mul.rn.f64 %fd194, %fd193, %fd153;
+	add.rn.f64 %fd197, %fd194, 0dC189AFE03CBE5A31;
+	div.rn.f64 %fd198, %fd181, %fd197;
+	mul.rn.f64 %fd199, %fd152, %fd198;
+	add.rn.f64 %fd200, %fd152, %fd199;
+	mov.f64 %fd201, %fd200;
+$L_23:
+	and.b64 %rd202, %rd151, 2;
+	setp.eq.u64 %p203, %rd202, 2;
+	@!%p203 bra $L_29;
+$L_24:
+	div.rn.f64 %fd205, 0dBFF0000000000000, %fd201;
+	mov.f64 %fd204, %fd205;
+$L_25:
+	@!%p32 bra $L_28;
+$L_26:
+	neg.f64 %fd207, %fd204;
+	mov.f64 %fd206, %fd207;
+$L_27:
+	mov.f64 %fd16, %fd206;
+	bra.uni $L_6;
+$L_28:
+	mov.f64 %fd206, %fd204;
+	bra.uni $L_27;
+$L_29:
+	mov.f64 %fd204, %fd201;
+	bra.uni $L_25;
+$L_30:
+	mov.f64 %fd201, %fd152;
+	bra.uni $L_23;
+$L_31:
+	mov.b64 %rd38, %fd31;
+	shr.u64 %rd39, %rd38, 52;
+	and.b64 %rd40, %rd39, 2047;
+	mov.b64 %rd41, %rd40;
+	sub.s64 %rd42, %rd41, 1023;
+	sub.s64 %rd43, %rd42, 52;
+	and.b64 %rd44, %rd38, 9227875636482146303U;
+	or.b64 %rd45, %rd44, 4503599627370496;
+	add.s64 %rd46, %rd43, 61;
+	mov.b64 %rd47, %rd46;
+	shr.u64 %rd209, %rd47, 6;
+	mov.b64 %rd48, %rd209;
+	mov.b64 %rd50, %rd47;
+	mov.b64 %rd210, %rd209;
+	mul.lo.u64 %rd211, %rd210, 64;
+	sub.u64 %rd212, %rd50, %rd211;
+	mov.b64 %rd51, %rd212;
+	mov.b64 %rd54, %rd48;
+	mad.lo.s64 %rd52, %rd54, 8, %rd53;
+	ld.global.u64 %rd55, [%rd52];
+	min.u64 %rdt1, %rd51, 64;
+	cvt.u32.u64 %rt5, %rdt1;
+	shl.b64 %rd56, %rd55, %rt5;
+	add.u64 %rd57, %rd48, 1;
+	mov.b64 %rd59, %rd57;
+	mad.lo.s64 %rd58, %rd59, 8, %rd53;
+	ld.global.u64 %rd60, [%rd58];
+	sub.u64 %rd61, 64, %rd51;
+	min.u64 %rdt2, %rd61, 64;
+	cvt.u32.u64 %rt6, %rdt2;
+	shr.u64 %rd62, %rd60, %rt6;
+	or.b64 %rd63, %rd56, %rd62;
+	mov.b64 %rd67, %rd60;
+	min.u64 %rdt3, %rd51, 64;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b64 %rd68, %rd67, %rt7;
+	add.u64 %rd69, %rd48, 2;
+	mov.b64 %rd71, %rd69;
+	mad.lo.s64 %rd70, %rd71, 8, %rd53;
+	ld.global.u64 %rd72, [%rd70];
+	mov.b64 %rd73, %rd61;
+	min.u64 %rdt4, %rd73, 64;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u64 %rd74, %rd72, %rt8;
+	or.b64 %rd75, %rd68, %rd74;
+	mov.b64 %rd79, %rd72;
+	min.u64 %rdt5, %rd51, 64;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b64 %rd80, %rd79, %rt9;
+	add.u64 %rd81, %rd48, 3;
+	mov.b64 %rd83, %rd81;
+	mad.lo.s64 %rd82, %rd83, 8, %rd53;
+	ld.global.u64 %rd84, [%rd82];
+	mov.b64 %rd85, %rd61;
+	min.u64 %rdt6, %rd85, 64;
+	cvt.u32.u64 %rt10, %rdt6;
+	shr.u64 %rd86, %rd84, %rt10;
+	or.b64 %rd87, %rd80, %rd86;
+	mul.hi.u64 %rd88, %rd87, %rd45;
+	mov.b64 %rd90, %rd88;
+	mul.hi.u64 %rd92, %rd75, %rd45;
+	mul.lo.u64 %rd93, %rd75, %rd45;
+	mov.b64 %rd94, %rd92;
+	mov.b64 %rd95, %rd93;
+	mul.lo.u64 %rd96, %rd63, %rd45;
+$L_32:
+	add.u64 %rd100, %rd95, %rd90;
+	mov.b64 %rd101, %rd100;
+	and.b64 %rd102, %rd95, %rd90;
+	or.b64 %rd103, %rd95, %rd90;
+	not.b64 %rdt7, %rd101;
+	and.b64 %rd104, %rd103, %rdt7;
+	or.b64 %rd105, %rd102, %rd104;
+	shr.u64 %rd106, %rd105, 63;
+	mov.b64 %rd97, %rd101;
+	mov.b64 %rd98, %rd106;
+$L_33:
+	mov.b64 %rd107, %rd97;
+	mov.b64 %rd108, %rd98;
+$L_34:
+	add.u64 %rd111, %rd96, %rd94;
+	add.u64 %rd112, %rd111, %rd108;
+	mov.b64 %rd109, %rd112;
+$L_35:
+	mov.b64 %rd118, %rd109;
+	shr.u64 %rd120, %rd118, 61;
+	shl.b64 %rd121, %rd118, 3;
+	shr.u64 %rd122, %rd107, 61;
+	or.b64 %rd123, %rd121, %rd122;
+	clz.b64 %rt11, %rd123;
+	cvt.u64.u32 %rd125, %rt11;
+	mov.b64 %rd126, %rd125;
+	mov.b64 %rd124, %rd126;
+	mov.b64 %rd127, %rd124;
+	add.u64 %rd128, %rd127, 1;
+	sub.u64 %rd129, 1023, %rd128;
+	mov.b64 %rd130, %rd129;
+	mov.b64 %rd131, %rd128;
+	min.u64 %rdt8, %rd131, 64;
+	cvt.u32.u64 %rt12, %rdt8;
+	shl.b64 %rd132, %rd123, %rt12;
+	mov.b64 %rd133, %rd128;
+	sub.u64 %rd134, 64, %rd133;
+	min.u64 %rdt9, %rd134, 64;
+	cvt.u32.u64 %rt13, %rdt9;
+	shr.u64 %rd135, %rd107, %rt13;
+	or.b64 %rd136, %rd132, %rd135;
+	shr.u64 %rd137, %rd136, 12;
+	shl.b64 %rd138, %rd130, 52;
+	or.b64 %rd139, %rd137, %rd138;
+	mov.b64 %fd140, %rd139;
+	and.b64 %rd141, %rd120, 1;
+	setp.eq.u64 %p142, %rd141, 1;
+	@!%p142 bra $L_38;
+$L_36:
+	add.u64 %rd145, %rd120, 1;
+	and.b64 %rd146, %rd145, 7;
+	sub.rn.f64 %fd147, %fd140, 0d3FF0000000000000;
+	mov.b64 %rd143, %rd146;
+	mov.f64 %fd144, %fd147;
+$L_37:
+	mul.rn.f64 %fd148, %fd144, 0d3FE921FB54442D18;
+	mov.b64 %rd35, %rd143;
+	mov.f64 %fd36, %fd148;
+	bra.uni $L_20;
+$L_38:
+	mov.b64 %rd143, %rd120;
+	mov.f64 %fd144, %fd140;
+	bra.uni $L_37;
+$L_39:
+	mul.rn.f64 %fd155, %fd31, 0d3FF45F306DC9C883;
+	cvt.rzi.u64.f64 %rd156, %fd155;
+	cvt.rn.f64.u64 %fd157, %rd156;
+	and.b64 %rd158, %rd156, 1;
+	setp.eq.u64 %p159, %rd158, 1;
+	@!%p159 bra $L_42;
+$L_40:
+	add.u64 %rd162, %rd156, 1;
+	add.rn.f64 %fd163, %fd157, 0d3FF0000000000000;
+	mov.b64 %rd160, %rd162;
+	mov.f64 %fd161, %fd163;
+$L_41:
+	mul.rn.f64 %fd164, %fd161, 0d3FE921FB40000000;
+	sub.rn.f64 %fd165, %fd31, %fd164;
+	mul.rn.f64 %fd166, %fd161, 0d3E64442D00000000;
+	sub.rn.f64 %fd167, %fd165, %fd166;
+	mul.rn.f64 %fd168, %fd161, 0d3CE8469898CC5170;
+	sub.rn.f64 %fd169, %fd167, %fd168;
+	mov.b64 %rd151, %rd160;
+	mov.f64 %fd152, %fd169;
+	bra.uni $L_21;
+$L_42:
+	mov.b64 %rd160, %rd156;
+	mov.f64 %fd161, %fd157;
+	bra.uni $L_41;
+$L_43:
+	mov.f64 %fd31, %fd14;
+	mov.pred %p32, 0;
+	bra.uni $L_17;
+$L_44:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt14, %ntid.x;
+	setp.eq.u32 %pt0, %rt14, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -7146,6 +8204,7 @@ $L_3:
 	mov.b64 %rd311, %rd316;
 	add.s64 %rd15, %rd311, 8;
 	ld.global.f64 %fd18, [%rd15];
+	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
 $L_4:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
@@ -7216,23 +8275,23 @@ $L_22:
 $L_23:
 	and.b64 %fd69, %fd18, 9223372036854775807;
 	mov.f64 %fd70, %fd69;
-$L_24:
 	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
+$L_24:
 	mov.pred %p66, %p71;
 $L_25:
 	@!%p66 bra $L_43;
 $L_26:
 	mov.f64 %fd62, %fd18;
-$L_27:
 	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
+$L_27:
 	mov.pred %p58, %p63;
 $L_28:
 	@!%p58 bra $L_36;
 $L_29:
 	and.b64 %fd93, %fd14, 9223372036854775807;
 	mov.f64 %fd94, %fd93;
-$L_30:
 	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
+$L_30:
 	mov.pred %p90, %p95;
 $L_31:
 	@!%p90 bra $L_34;
@@ -7257,8 +8316,8 @@ $L_35:
 $L_36:
 	and.b64 %fd101, %fd14, 9223372036854775807;
 	mov.f64 %fd102, %fd101;
-$L_37:
 	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
+$L_37:
 	mov.pred %p98, %p103;
 $L_38:
 	@!%p98 bra $L_41;
@@ -7283,8 +8342,8 @@ $L_42:
 $L_43:
 	and.b64 %fd85, %fd14, 9223372036854775807;
 	mov.f64 %fd86, %fd85;
-$L_44:
 	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
+$L_44:
 	mov.pred %p82, %p87;
 $L_45:
 	@!%p82 bra $L_48;
@@ -7307,7 +8366,6 @@ $L_50:
 $L_51:
 	mov.f64 %fd139, %fd140;
 $L_52:
-	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
 	@!%p305 bra $L_56;
 $L_53:
 	setp.le.f64 %p306, %fd139, 0d0000000000000000;
@@ -7656,6 +8714,7 @@ $L_25:
 	mov.u32 %rt6, %tid.x;
 	div.u32 %rt6, %rt6, WARP_SZ;
 	cvt.u64.u32 %rd24, %rt6;
+	setp.eq.s64 %p40, %rd24, 0;
 	mov.u32 %rt7, WARP_SZ;
 	cvt.u64.u32 %rd25, %rt7;
 	mul.lo.s64 %rd26, %rd24, %rd25;
@@ -7723,7 +8782,6 @@ $L_39:
 	st.shared.f32 [%rd39], %f0;
 $L_40:
 	bar.sync 0;
-	setp.eq.s64 %p40, %rd24, 0;
 	@!%p40 bra $L_59;
 $L_41:
 	mul.lo.s64 %rd41, %rd23, %rd25;
@@ -7798,10 +8856,10 @@ $L_56:
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
+	setp.eq.s64 %p63, %rd58, 0;
 	mad.lo.s64 %rd66, %rd58, 8, %rd61;
 	add.s64 %rd62, %rd66, 16;
 	st.global.f32 [%rd62], %f0;
-	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
 $L_58:
 	mov.u32 %rt20, %nctaid.x;
@@ -7897,6 +8955,7 @@ $L_10:
 	mov.u32 %rt3, %tid.x;
 	div.u32 %rt3, %rt3, WARP_SZ;
 	cvt.u64.u32 %rd12, %rt3;
+	setp.eq.s64 %p28, %rd12, 0;
 	mov.u32 %rt4, WARP_SZ;
 	cvt.u64.u32 %rd13, %rt4;
 	mul.lo.s64 %rd14, %rd12, %rd13;
@@ -7964,7 +9023,6 @@ $L_24:
 	st.shared.f32 [%rd27], %f5;
 $L_25:
 	bar.sync 0;
-	setp.eq.s64 %p28, %rd12, 0;
 	@!%p28 bra $L_43;
 $L_26:
 	mul.lo.s64 %rd29, %rd11, %rd13;
@@ -8095,7 +9153,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1376258;
+	st.global.u32 [%rdt3+8], 1572866;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9357,7 +10415,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+8], 1769472;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9772,7 +10830,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt7, %rt8, %rt6;
 	@%pt7 exit;
-	st.global.u32 [%rdt9+8], 1638400;
+	st.global.u32 [%rdt9+8], 1835008;
 	st.global.u32 [%rdt9+12], %rt5;
 	st.global.u64 [%rdt9+16], %rdt6;
 	st.global.u64 [%rdt9+24], %rdt7;
@@ -9811,11 +10869,27 @@ static __device__ inline i64 qd_f64_to_i64(double x) {
 	return x != x ? 0 : x < -0x1p+63 ? (-9223372036854775807ll - 1) : x >= 0x1p+63 ? 9223372036854775807ll : (i64)x;
 }
 
+static __device__ inline u64 qd_shl_u64(u64 x, u64 n) { return n >= 64 ? 0 : x << n; }
+
+static __device__ inline u64 qd_shr_u64(u64 x, u64 n) { return n >= 64 ? 0 : x >> n; }
+
+static __device__ inline u64 qd_f64_to_u64(double x) {
+	return x != x ? 0 : x <= -0x1p+0 ? 0 : x >= 0x1p+64 ? 18446744073709551615ull : (u64)x;
+}
+
 static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
 
 static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / y; }
 
 static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
+
+static __device__ const u8 qdata_mPi4[160] __attribute__((aligned(8))) = {
+	1, 0, 0, 0, 0, 0, 0, 0, 83, 42, 136, 156, 220, 6, 243, 69, 129, 187, 105, 234, 163, 175, 78, 248, 131, 32, 135, 120, 50, 43, 197, 182, 
+	195, 138, 119, 189, 87, 199, 162, 252, 192, 165, 155, 132, 116, 220, 72, 110, 57, 36, 163, 19, 212, 93, 146, 12, 125, 78, 83, 98, 57, 214, 59, 252, 
+	9, 137, 118, 93, 234, 107, 4, 209, 130, 252, 190, 104, 77, 224, 56, 211, 233, 115, 166, 6, 115, 172, 35, 115, 118, 80, 242, 123, 23, 191, 8, 57, 
+	31, 48, 11, 188, 255, 47, 241, 63, 62, 218, 20, 180, 22, 35, 94, 222, 110, 19, 150, 79, 158, 253, 108, 218, 90, 212, 191, 60, 205, 126, 140, 158, 
+	246, 226, 203, 215, 143, 117, 79, 234, 212, 37, 165, 20, 239, 115, 14, 122, 16, 186, 26, 63, 98, 191, 246, 215, 87, 215, 246, 248, 141, 96, 6, 172
+};
 
 __device__ u32 qd_fault_claim;
 
@@ -13516,10 +14590,10 @@ b2: // head
 	r11 = r76 + 8ll;
 	r14 = *(double *)r11;
 	r17 = (u64)__double_as_longlong(r14);
+	r20 = r17 == 18442240474082181120ull;
 	r18 = r17 & ~9223372036854775808ull;
 	r19 = r18 >= 9218868437227405312ull;
 	if (!r19) goto b11;
-	r20 = r17 == 18442240474082181120ull;
 	if (!r20) goto b10;
 	r16 = 0x0p+00;
 b7: // Exp.return
@@ -13808,6 +14882,8 @@ b2: // head
 b5: // Pow.if.done
 	r23 = r20;
 	r24 = r21;
+	r178 = r24 > 0x0p+00;
+	r352 = r24 < 0x0p+00;
 	r25 = r24 == 0x0p+00;
 	if (!r25) goto b11;
 b7: // pow.switch.body
@@ -13959,7 +15035,6 @@ b57: // pow.if.done
 b60: // pow.switch.next
 	r176 = fabs(r23);
 	r177 = r176 < 0x1p+00;
-	r178 = r24 > 0x0p+00;
 	r179 = r177 == r178;
 	if (!r179) goto b62;
 	r22 = 0x0p+00;
@@ -13986,10 +15061,10 @@ b68: // Log.return
 	r232 = r233;
 	r288 = r187 * r232;
 	r291 = (u64)__double_as_longlong(r288);
+	r294 = r291 == 18442240474082181120ull;
 	r292 = r291 & ~9223372036854775808ull;
 	r293 = r292 >= 9218868437227405312ull;
 	if (!r293) goto b159;
-	r294 = r291 == 18442240474082181120ull;
 	if (!r294) goto b158;
 	r290 = 0x0p+00;
 b73: // Exp.return
@@ -14023,7 +15098,6 @@ b81: // pow.if.then
 	r355 = (u64)r226 + (u64)r228;
 	r350 = r355;
 b82: // pow.for.done
-	r352 = r24 < 0x0p+00;
 	if (!r352) goto b108;
 	r371 = 0x1p+00 / r225;
 	r372 = -(u64)r350;
@@ -14058,6 +15132,7 @@ b92: // IsNaN.entry
 	r385 = (-52ll);
 b96: // normalize.return
 	r389 = r384;
+	r410 = r389 < 0x0p+00;
 	r390 = r385;
 	r391 = (u64)r354 + (u64)r390;
 	r392 = (u64)__double_as_longlong(r389);
@@ -14078,7 +15153,6 @@ b96: // normalize.return
 b99: // ldexp.if.done
 	r409 = r397 > 1023ll;
 	if (!r409) goto b103;
-	r410 = r389 < 0x0p+00;
 	if (!r410) goto b102;
 	r374 = __longlong_as_double(0xfff0000000000000ll);
 	goto b86;
@@ -14511,6 +15585,868 @@ b210: // exit
 	return;
 }
 
+// Task 0 of kernel Sin(x []f64, out []f64), parallel.
+extern "C" __global__ void Sin_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r28 = 0;
+	bool r29 = 0, r30 = 0, r32 = 0, r34 = 0, r37 = 0, r142 = 0, r153 = 0, r154 = 0;
+	bool r160 = 0, r172 = 0, r175 = 0, r232 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r21 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r49 = 0, r54 = 0;
+	i64 r59 = 0, r66 = 0, r71 = 0, r78 = 0, r83 = 0, r124 = 0, r126 = 0, r241 = 0;
+	i64 r243 = 0;
+	u64 r35 = 0, r38 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0;
+	u64 r50 = 0, r51 = 0, r55 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0;
+	u64 r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r72 = 0, r73 = 0, r74 = 0;
+	u64 r75 = 0, r76 = 0, r79 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r86 = 0;
+	u64 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
+	u64 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
+	u64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
+	u64 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
+	u64 r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0;
+	u64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	u64 r137 = 0, r138 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r146 = 0, r149 = 0;
+	u64 r151 = 0, r155 = 0, r157 = 0, r159 = 0, r161 = 0, r163 = 0, r165 = 0, r173 = 0;
+	u64 r235 = 0, r236 = 0, r237 = 0, r238 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r23 = 0, r24 = 0, r27 = 0;
+	double r31 = 0, r33 = 0, r36 = 0, r140 = 0, r144 = 0, r147 = 0, r148 = 0, r150 = 0;
+	double r152 = 0, r156 = 0, r158 = 0, r162 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0;
+	double r169 = 0, r170 = 0, r171 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0, r181 = 0;
+	double r182 = 0, r184 = 0, r185 = 0, r186 = 0, r188 = 0, r189 = 0, r190 = 0, r192 = 0;
+	double r193 = 0, r194 = 0, r196 = 0, r197 = 0, r198 = 0, r200 = 0, r201 = 0, r202 = 0;
+	double r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r212 = 0, r213 = 0;
+	double r214 = 0, r216 = 0, r217 = 0, r218 = 0, r220 = 0, r221 = 0, r222 = 0, r224 = 0;
+	double r225 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r233 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r52 = 0, *r53 = 0, *r58 = 0, *r65 = 0, *r70 = 0;
+	char *r77 = 0, *r82 = 0, *r179 = 0, *r180 = 0, *r183 = 0, *r187 = 0, *r191 = 0, *r195 = 0;
+	char *r199 = 0, *r207 = 0, *r208 = 0, *r211 = 0, *r215 = 0, *r219 = 0, *r223 = 0, *r227 = 0;
+	char *r234 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r244 = 0;
+	r4 = p2;
+	r5 = p3;
+	r3 = r5;
+	r12 = p0;
+	r53 = (char *)qdata_mPi4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r241 = r2;
+	r242 = r12 + r241 * 8;
+	r243 = (u64)r1 * 8ull;
+	r244 = r4 + r241 * 8;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b45;
+	r239 = r242;
+	r11 = r239 + 8ll;
+	r14 = *(double *)r11;
+	r17 = r14 == 0x0p+00;
+	if (!r17) goto b9;
+b5: // sin.switch.body
+	r16 = r14;
+b6: // sin.return
+	r15 = r16;
+	r240 = r244;
+	r234 = r240 + 8ll;
+	*(double *)r234 = r15;
+	r2 = (u64)r2 + (u64)r1;
+	r242 = r242 + r243 * 1;
+	r244 = r244 + r243 * 1;
+	goto b2;
+b9: // IsNaN.entry
+	r29 = r14 != r14;
+	r28 = r29;
+	if (r28) goto b5;
+	r23 = fabs(r14);
+	r24 = r23;
+	r25 = r24 > 0x1.fffffffffffffp+1023;
+	r20 = r25;
+	if (!r20) goto b15;
+	r16 = __longlong_as_double(0x7ff8000000000001ll);
+	goto b6;
+b15: // sin.switch.next
+	r30 = r14 < 0x0p+00;
+	if (!r30) goto b44;
+	r33 = -r14;
+	r31 = r33;
+	r32 = true;
+b17: // sin.if.done
+	r34 = r31 >= 0x1p+29;
+	if (!r34) goto b40;
+	r37 = r31 < 0x1.921fb54442d18p-01;
+	if (!r37) goto b32;
+	r35 = 0ull;
+	r36 = r31;
+b20: // trigReduce.return
+	r149 = r35;
+	r150 = r36;
+	r151 = r149;
+	r152 = r150;
+b21: // sin.if.done
+	r153 = r151 > 3ull;
+	if (!r153) goto b31;
+	r172 = !r32;
+	r173 = r151 - 4ull;
+	r154 = r172;
+	r155 = r173;
+b23: // sin.if.done
+	r174 = r152 * r152;
+	r175 = r155 == 1ull;
+	if (!r175) goto b29;
+b24: // sin.if.then
+	r176 = r174 * 0x1p-01;
+	r177 = 0x1p+00 - r176;
+	r178 = r174 * r174;
+	r182 = r174 * (-0x1.8fa49a0861a9bp-37);
+	r185 = r182 + 0x1.1ee9d7b4e3f05p-29;
+	r186 = r185 * r174;
+	r189 = r186 + (-0x1.27e4f7eac4bc6p-22);
+	r190 = r189 * r174;
+	r193 = r190 + 0x1.a01a019c844f5p-16;
+	r194 = r193 * r174;
+	r197 = r194 + (-0x1.6c16c16c14f91p-10);
+	r198 = r197 * r174;
+	r201 = r198 + 0x1.555555555554bp-05;
+	r202 = r178 * r201;
+	r203 = r177 + r202;
+	r204 = r203;
+b25: // sin.if.done
+	if (!r154) goto b28;
+	r233 = -r204;
+	r205 = r233;
+b27: // sin.if.done
+	r16 = r205;
+	goto b6;
+b28: // edge 16→20
+	r205 = r204;
+	goto b27;
+b29: // sin.cond.false
+	r232 = r155 == 2ull;
+	if (r232) goto b24;
+	r206 = r152 * r174;
+	r210 = r174 * 0x1.5d8fd1fd19ccdp-33;
+	r213 = r210 + (-0x1.ae5e5a9291f5dp-26);
+	r214 = r213 * r174;
+	r217 = r214 + 0x1.71de3567d48a1p-19;
+	r218 = r217 * r174;
+	r221 = r218 + (-0x1.a01a019bfdf03p-13);
+	r222 = r221 * r174;
+	r225 = r222 + 0x1.111111110f7dp-07;
+	r226 = r225 * r174;
+	r229 = r226 + (-0x1.5555555555548p-03);
+	r230 = r206 * r229;
+	r231 = r152 + r230;
+	r204 = r231;
+	goto b25;
+b31: // edge 9→14
+	r154 = r32;
+	r155 = r151;
+	goto b23;
+b32: // trigReduce.if.done
+	r38 = (u64)__double_as_longlong(r31);
+	r39 = r38 >> 52;
+	r40 = r39 & 2047ull;
+	r41 = (i64)r40;
+	r42 = (u64)r41 - 1023ull;
+	r43 = (u64)r42 - 52ull;
+	r44 = r38 & ~9218868437227405312ull;
+	r45 = r44 | 4503599627370496ull;
+	r46 = (u64)r43 + 61ull;
+	r47 = (u64)r46;
+	r235 = r47 >> 6;
+	r48 = r235;
+	r50 = r47;
+	r236 = r235;
+	r237 = r236 * 64ull;
+	r238 = r50 - r237;
+	r51 = r238;
+	r54 = (i64)r48;
+	r52 = r53 + r54 * 8;
+	r55 = *(u64 *)r52;
+	r56 = qd_shl_u64(r55, r51);
+	r57 = r48 + 1ull;
+	r59 = (i64)r57;
+	r58 = r53 + r59 * 8;
+	r60 = *(u64 *)r58;
+	r61 = 64ull - r51;
+	r62 = qd_shr_u64(r60, r61);
+	r63 = r56 | r62;
+	r67 = r60;
+	r68 = qd_shl_u64(r67, r51);
+	r69 = r48 + 2ull;
+	r71 = (i64)r69;
+	r70 = r53 + r71 * 8;
+	r72 = *(u64 *)r70;
+	r73 = r61;
+	r74 = qd_shr_u64(r72, r73);
+	r75 = r68 | r74;
+	r79 = r72;
+	r80 = qd_shl_u64(r79, r51);
+	r81 = r48 + 3ull;
+	r83 = (i64)r81;
+	r82 = r53 + r83 * 8;
+	r84 = *(u64 *)r82;
+	r85 = r61;
+	r86 = qd_shr_u64(r84, r85);
+	r87 = r80 | r86;
+	r88 = __umul64hi(r87, r45);
+	r90 = r88;
+	r92 = __umul64hi(r75, r45);
+	r93 = r75 * r45;
+	r94 = r92;
+	r95 = r93;
+	r96 = r63 * r45;
+	r100 = r95 + r90;
+	r101 = r100;
+	r102 = r95 & r90;
+	r103 = r95 | r90;
+	r104 = r103 & ~r101;
+	r105 = r102 | r104;
+	r106 = r105 >> 63;
+	r97 = r101;
+	r98 = r106;
+	r107 = r97;
+	r108 = r98;
+	r111 = r96 + r94;
+	r112 = r111 + r108;
+	r109 = r112;
+	r118 = r109;
+	r120 = r118 >> 61;
+	r121 = r118 << 3;
+	r122 = r107 >> 61;
+	r123 = r121 | r122;
+	r125 = __clzll(r123);
+	r126 = (i64)r125;
+	r124 = r126;
+	r127 = (u64)r124;
+	r128 = r127 + 1ull;
+	r129 = 1023ull - r128;
+	r130 = r129;
+	r131 = r128;
+	r132 = qd_shl_u64(r123, r131);
+	r133 = r128;
+	r134 = 64ull - r133;
+	r135 = qd_shr_u64(r107, r134);
+	r136 = r132 | r135;
+	r137 = r136 >> 12;
+	r138 = r130 << 52;
+	r139 = r137 | r138;
+	r140 = __longlong_as_double((i64)r139);
+	r141 = r120 & 1ull;
+	r142 = r141 == 1ull;
+	if (!r142) goto b39;
+	r145 = r120 + 1ull;
+	r146 = r145 & 7ull;
+	r147 = r140 - 0x1p+00;
+	r143 = r146;
+	r144 = r147;
+b38: // trigReduce.if.done
+	r148 = r144 * 0x1.921fb54442d18p-01;
+	r35 = r143;
+	r36 = r148;
+	goto b20;
+b39: // edge 2→4
+	r143 = r120;
+	r144 = r140;
+	goto b38;
+b40: // sin.if.else
+	r156 = r31 * 0x1.45f306dc9c883p+00;
+	r157 = qd_f64_to_u64(r156);
+	r158 = (double)r157;
+	r159 = r157 & 1ull;
+	r160 = r159 == 1ull;
+	if (!r160) goto b43;
+	r163 = r157 + 1ull;
+	r164 = r158 + 0x1p+00;
+	r161 = r163;
+	r162 = r164;
+b42: // sin.if.done
+	r165 = r161 & 7ull;
+	r166 = r162 * 0x1.921fb4p-01;
+	r167 = r31 - r166;
+	r168 = r162 * 0x1.4442dp-25;
+	r169 = r167 - r168;
+	r170 = r162 * 0x1.8469898cc517p-49;
+	r171 = r169 - r170;
+	r151 = r165;
+	r152 = r171;
+	goto b21;
+b43: // edge 10→12
+	r161 = r157;
+	r162 = r158;
+	goto b42;
+b44: // edge 5→7
+	r31 = r14;
+	r32 = false;
+	goto b17;
+b45: // exit
+	return;
+}
+
+// Task 0 of kernel Cos(x []f64, out []f64), parallel.
+extern "C" __global__ void Cos_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0, r17 = 0, r18 = 0, r22 = 0, r23 = 0, r25 = 0, r28 = 0;
+	bool r29 = 0, r33 = 0, r138 = 0, r149 = 0, r150 = 0, r156 = 0, r169 = 0, r170 = 0;
+	bool r171 = 0, r172 = 0, r174 = 0, r231 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r24 = 0, r37 = 0, r38 = 0, r39 = 0, r42 = 0, r45 = 0, r50 = 0;
+	i64 r55 = 0, r62 = 0, r67 = 0, r74 = 0, r79 = 0, r120 = 0, r122 = 0, r240 = 0;
+	i64 r242 = 0;
+	u64 r31 = 0, r34 = 0, r35 = 0, r36 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0;
+	u64 r46 = 0, r47 = 0, r51 = 0, r52 = 0, r53 = 0, r56 = 0, r57 = 0, r58 = 0;
+	u64 r59 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0, r68 = 0, r69 = 0, r70 = 0;
+	u64 r71 = 0, r72 = 0, r75 = 0, r76 = 0, r77 = 0, r80 = 0, r81 = 0, r82 = 0;
+	u64 r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0;
+	u64 r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0;
+	u64 r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0;
+	u64 r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
+	u64 r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r124 = 0;
+	u64 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0;
+	u64 r133 = 0, r134 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0, r142 = 0, r145 = 0;
+	u64 r147 = 0, r151 = 0, r153 = 0, r155 = 0, r157 = 0, r159 = 0, r161 = 0, r168 = 0;
+	u64 r234 = 0, r235 = 0, r236 = 0, r237 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r19 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0;
+	double r30 = 0, r32 = 0, r136 = 0, r140 = 0, r143 = 0, r144 = 0, r146 = 0, r148 = 0;
+	double r152 = 0, r154 = 0, r158 = 0, r160 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0;
+	double r166 = 0, r167 = 0, r173 = 0, r175 = 0, r178 = 0, r179 = 0, r181 = 0, r182 = 0;
+	double r183 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0, r193 = 0;
+	double r194 = 0, r195 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0;
+	double r203 = 0, r204 = 0, r205 = 0, r208 = 0, r209 = 0, r211 = 0, r212 = 0, r213 = 0;
+	double r215 = 0, r216 = 0, r217 = 0, r219 = 0, r220 = 0, r221 = 0, r223 = 0, r224 = 0;
+	double r225 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r232 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r48 = 0, *r49 = 0, *r54 = 0, *r61 = 0, *r66 = 0;
+	char *r73 = 0, *r78 = 0, *r176 = 0, *r177 = 0, *r180 = 0, *r184 = 0, *r188 = 0, *r192 = 0;
+	char *r196 = 0, *r206 = 0, *r207 = 0, *r210 = 0, *r214 = 0, *r218 = 0, *r222 = 0, *r226 = 0;
+	char *r233 = 0, *r238 = 0, *r239 = 0, *r241 = 0, *r243 = 0;
+	r4 = p2;
+	r5 = p3;
+	r3 = r5;
+	r12 = p0;
+	r49 = (char *)qdata_mPi4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r240 = r2;
+	r241 = r12 + r240 * 8;
+	r242 = (u64)r1 * 8ull;
+	r243 = r4 + r240 * 8;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b43;
+	r238 = r241;
+	r11 = r238 + 8ll;
+	r14 = *(double *)r11;
+	r18 = r14 != r14;
+	r17 = r18;
+	if (!r17) goto b10;
+b6: // NaN.return
+	r16 = __longlong_as_double(0x7ff8000000000001ll);
+b7: // cos.return
+	r15 = r16;
+	r239 = r243;
+	r233 = r239 + 8ll;
+	*(double *)r233 = r15;
+	r2 = (u64)r2 + (u64)r1;
+	r241 = r241 + r242 * 1;
+	r243 = r243 + r242 * 1;
+	goto b2;
+b10: // IsInf.if.then
+	r26 = fabs(r14);
+	r27 = r26;
+	r28 = r27 > 0x1.fffffffffffffp+1023;
+	r23 = r28;
+	if (r23) goto b6;
+	r21 = r26;
+	r22 = r21 >= 0x1p+29;
+	if (!r22) goto b39;
+	r33 = r21 < 0x1.921fb54442d18p-01;
+	if (!r33) goto b31;
+	r31 = 0ull;
+	r32 = r21;
+b16: // trigReduce.return
+	r145 = r31;
+	r146 = r32;
+	r147 = r145;
+	r148 = r146;
+b17: // cos.if.done
+	r149 = r147 > 3ull;
+	if (!r149) goto b30;
+	r168 = r147 - 4ull;
+	r150 = true;
+	r151 = r168;
+b19: // cos.if.done
+	r170 = r151 > 1ull;
+	if (!r170) goto b29;
+	r172 = !r150;
+	r171 = r172;
+b21: // cos.if.done
+	r173 = r148 * r148;
+	r174 = r151 == 1ull;
+	if (!r174) goto b27;
+b22: // cos.if.then
+	r175 = r148 * r173;
+	r179 = r173 * 0x1.5d8fd1fd19ccdp-33;
+	r182 = r179 + (-0x1.ae5e5a9291f5dp-26);
+	r183 = r182 * r173;
+	r186 = r183 + 0x1.71de3567d48a1p-19;
+	r187 = r186 * r173;
+	r190 = r187 + (-0x1.a01a019bfdf03p-13);
+	r191 = r190 * r173;
+	r194 = r191 + 0x1.111111110f7dp-07;
+	r195 = r194 * r173;
+	r198 = r195 + (-0x1.5555555555548p-03);
+	r199 = r175 * r198;
+	r200 = r148 + r199;
+	r201 = r200;
+b23: // cos.if.done
+	if (!r171) goto b26;
+	r232 = -r201;
+	r202 = r232;
+b25: // cos.if.done
+	r16 = r202;
+	goto b7;
+b26: // edge 14→18
+	r202 = r201;
+	goto b25;
+b27: // cos.cond.false
+	r231 = r151 == 2ull;
+	if (r231) goto b22;
+	r203 = r173 * 0x1p-01;
+	r204 = 0x1p+00 - r203;
+	r205 = r173 * r173;
+	r209 = r173 * (-0x1.8fa49a0861a9bp-37);
+	r212 = r209 + 0x1.1ee9d7b4e3f05p-29;
+	r213 = r212 * r173;
+	r216 = r213 + (-0x1.27e4f7eac4bc6p-22);
+	r217 = r216 * r173;
+	r220 = r217 + 0x1.a01a019c844f5p-16;
+	r221 = r220 * r173;
+	r224 = r221 + (-0x1.6c16c16c14f91p-10);
+	r225 = r224 * r173;
+	r228 = r225 + 0x1.555555555554bp-05;
+	r229 = r205 * r228;
+	r230 = r204 + r229;
+	r201 = r230;
+	goto b23;
+b29: // edge 10→12
+	r171 = r150;
+	goto b21;
+b30: // edge 5→10
+	r150 = false;
+	r151 = r147;
+	goto b19;
+b31: // trigReduce.if.done
+	r34 = (u64)__double_as_longlong(r21);
+	r35 = r34 >> 52;
+	r36 = r35 & 2047ull;
+	r37 = (i64)r36;
+	r38 = (u64)r37 - 1023ull;
+	r39 = (u64)r38 - 52ull;
+	r40 = r34 & ~9218868437227405312ull;
+	r41 = r40 | 4503599627370496ull;
+	r42 = (u64)r39 + 61ull;
+	r43 = (u64)r42;
+	r234 = r43 >> 6;
+	r44 = r234;
+	r46 = r43;
+	r235 = r234;
+	r236 = r235 * 64ull;
+	r237 = r46 - r236;
+	r47 = r237;
+	r50 = (i64)r44;
+	r48 = r49 + r50 * 8;
+	r51 = *(u64 *)r48;
+	r52 = qd_shl_u64(r51, r47);
+	r53 = r44 + 1ull;
+	r55 = (i64)r53;
+	r54 = r49 + r55 * 8;
+	r56 = *(u64 *)r54;
+	r57 = 64ull - r47;
+	r58 = qd_shr_u64(r56, r57);
+	r59 = r52 | r58;
+	r63 = r56;
+	r64 = qd_shl_u64(r63, r47);
+	r65 = r44 + 2ull;
+	r67 = (i64)r65;
+	r66 = r49 + r67 * 8;
+	r68 = *(u64 *)r66;
+	r69 = r57;
+	r70 = qd_shr_u64(r68, r69);
+	r71 = r64 | r70;
+	r75 = r68;
+	r76 = qd_shl_u64(r75, r47);
+	r77 = r44 + 3ull;
+	r79 = (i64)r77;
+	r78 = r49 + r79 * 8;
+	r80 = *(u64 *)r78;
+	r81 = r57;
+	r82 = qd_shr_u64(r80, r81);
+	r83 = r76 | r82;
+	r84 = __umul64hi(r83, r41);
+	r86 = r84;
+	r88 = __umul64hi(r71, r41);
+	r89 = r71 * r41;
+	r90 = r88;
+	r91 = r89;
+	r92 = r59 * r41;
+	r96 = r91 + r86;
+	r97 = r96;
+	r98 = r91 & r86;
+	r99 = r91 | r86;
+	r100 = r99 & ~r97;
+	r101 = r98 | r100;
+	r102 = r101 >> 63;
+	r93 = r97;
+	r94 = r102;
+	r103 = r93;
+	r104 = r94;
+	r107 = r92 + r90;
+	r108 = r107 + r104;
+	r105 = r108;
+	r114 = r105;
+	r116 = r114 >> 61;
+	r117 = r114 << 3;
+	r118 = r103 >> 61;
+	r119 = r117 | r118;
+	r121 = __clzll(r119);
+	r122 = (i64)r121;
+	r120 = r122;
+	r123 = (u64)r120;
+	r124 = r123 + 1ull;
+	r125 = 1023ull - r124;
+	r126 = r125;
+	r127 = r124;
+	r128 = qd_shl_u64(r119, r127);
+	r129 = r124;
+	r130 = 64ull - r129;
+	r131 = qd_shr_u64(r103, r130);
+	r132 = r128 | r131;
+	r133 = r132 >> 12;
+	r134 = r126 << 52;
+	r135 = r133 | r134;
+	r136 = __longlong_as_double((i64)r135);
+	r137 = r116 & 1ull;
+	r138 = r137 == 1ull;
+	if (!r138) goto b38;
+	r141 = r116 + 1ull;
+	r142 = r141 & 7ull;
+	r143 = r136 - 0x1p+00;
+	r139 = r142;
+	r140 = r143;
+b37: // trigReduce.if.done
+	r144 = r140 * 0x1.921fb54442d18p-01;
+	r31 = r139;
+	r32 = r144;
+	goto b16;
+b38: // edge 2→4
+	r139 = r116;
+	r140 = r136;
+	goto b37;
+b39: // cos.if.else
+	r152 = r21 * 0x1.45f306dc9c883p+00;
+	r153 = qd_f64_to_u64(r152);
+	r154 = (double)r153;
+	r155 = r153 & 1ull;
+	r156 = r155 == 1ull;
+	if (!r156) goto b42;
+	r159 = r153 + 1ull;
+	r160 = r154 + 0x1p+00;
+	r157 = r159;
+	r158 = r160;
+b41: // cos.if.done
+	r161 = r157 & 7ull;
+	r162 = r158 * 0x1.921fb4p-01;
+	r163 = r21 - r162;
+	r164 = r158 * 0x1.4442dp-25;
+	r165 = r163 - r164;
+	r166 = r158 * 0x1.8469898cc517p-49;
+	r167 = r165 - r166;
+	r147 = r161;
+	r148 = r167;
+	goto b17;
+b42: // edge 6→8
+	r157 = r153;
+	r158 = r154;
+	goto b41;
+b43: // exit
+	return;
+}
+
+// Task 0 of kernel Tan(x []f64, out []f64), parallel.
+extern "C" __global__ void Tan_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r28 = 0;
+	bool r29 = 0, r30 = 0, r32 = 0, r34 = 0, r37 = 0, r142 = 0, r154 = 0, r159 = 0;
+	bool r203 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r21 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r49 = 0, r54 = 0;
+	i64 r59 = 0, r66 = 0, r71 = 0, r78 = 0, r83 = 0, r124 = 0, r126 = 0, r215 = 0;
+	i64 r217 = 0;
+	u64 r35 = 0, r38 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0;
+	u64 r50 = 0, r51 = 0, r55 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0;
+	u64 r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r72 = 0, r73 = 0, r74 = 0;
+	u64 r75 = 0, r76 = 0, r79 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r86 = 0;
+	u64 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
+	u64 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
+	u64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
+	u64 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
+	u64 r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0;
+	u64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	u64 r137 = 0, r138 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r146 = 0, r149 = 0;
+	u64 r151 = 0, r156 = 0, r158 = 0, r160 = 0, r162 = 0, r202 = 0, r209 = 0, r210 = 0;
+	u64 r211 = 0, r212 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r23 = 0, r24 = 0, r27 = 0;
+	double r31 = 0, r33 = 0, r36 = 0, r140 = 0, r144 = 0, r147 = 0, r148 = 0, r150 = 0;
+	double r152 = 0, r153 = 0, r155 = 0, r157 = 0, r161 = 0, r163 = 0, r164 = 0, r165 = 0;
+	double r166 = 0, r167 = 0, r168 = 0, r169 = 0, r172 = 0, r173 = 0, r175 = 0, r176 = 0;
+	double r177 = 0, r179 = 0, r180 = 0, r181 = 0, r184 = 0, r185 = 0, r186 = 0, r188 = 0;
+	double r189 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0, r197 = 0, r198 = 0;
+	double r199 = 0, r200 = 0, r201 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r52 = 0, *r53 = 0, *r58 = 0, *r65 = 0, *r70 = 0;
+	char *r77 = 0, *r82 = 0, *r170 = 0, *r171 = 0, *r174 = 0, *r178 = 0, *r182 = 0, *r183 = 0;
+	char *r187 = 0, *r191 = 0, *r195 = 0, *r208 = 0, *r213 = 0, *r214 = 0, *r216 = 0, *r218 = 0;
+	r4 = p2;
+	r5 = p3;
+	r3 = r5;
+	r12 = p0;
+	r53 = (char *)qdata_mPi4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r215 = r2;
+	r216 = r12 + r215 * 8;
+	r217 = (u64)r1 * 8ull;
+	r218 = r4 + r215 * 8;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b44;
+	r213 = r216;
+	r11 = r213 + 8ll;
+	r14 = *(double *)r11;
+	r17 = r14 == 0x0p+00;
+	if (!r17) goto b9;
+b5: // tan.switch.body
+	r16 = r14;
+b6: // tan.return
+	r15 = r16;
+	r214 = r218;
+	r208 = r214 + 8ll;
+	*(double *)r208 = r15;
+	r2 = (u64)r2 + (u64)r1;
+	r216 = r216 + r217 * 1;
+	r218 = r218 + r217 * 1;
+	goto b2;
+b9: // IsNaN.entry
+	r29 = r14 != r14;
+	r28 = r29;
+	if (r28) goto b5;
+	r23 = fabs(r14);
+	r24 = r23;
+	r25 = r24 > 0x1.fffffffffffffp+1023;
+	r20 = r25;
+	if (!r20) goto b15;
+	r16 = __longlong_as_double(0x7ff8000000000001ll);
+	goto b6;
+b15: // tan.switch.next
+	r30 = r14 < 0x0p+00;
+	if (!r30) goto b43;
+	r33 = -r14;
+	r31 = r33;
+	r32 = true;
+b17: // tan.if.done
+	r34 = r31 >= 0x1p+29;
+	if (!r34) goto b39;
+	r37 = r31 < 0x1.921fb54442d18p-01;
+	if (!r37) goto b31;
+	r35 = 0ull;
+	r36 = r31;
+b20: // trigReduce.return
+	r149 = r35;
+	r150 = r36;
+	r151 = r149;
+	r152 = r150;
+b21: // tan.if.done
+	r153 = r152 * r152;
+	r154 = r153 > 0x1.6849b86a12b9bp-47;
+	if (!r154) goto b30;
+	r173 = r153 * (-0x1.992d8d24f3f38p+13);
+	r176 = r173 + 0x1.199eca5fc9dddp+20;
+	r177 = r176 * r153;
+	r180 = r177 + (-0x1.11fead3299176p+24);
+	r181 = r153 * r180;
+	r185 = r153 + 0x1.ab8a5eeb36572p+13;
+	r186 = r185 * r153;
+	r189 = r186 + (-0x1.427bc582abc96p+20);
+	r190 = r189 * r153;
+	r193 = r190 + 0x1.7d98fc2ead8efp+24;
+	r194 = r193 * r153;
+	r197 = r194 + (-0x1.9afe03cbe5a31p+25);
+	r198 = r181 / r197;
+	r199 = r152 * r198;
+	r200 = r152 + r199;
+	r201 = r200;
+b23: // tan.if.done
+	r202 = r151 & 2ull;
+	r203 = r202 == 2ull;
+	if (!r203) goto b29;
+	r205 = (-0x1p+00) / r201;
+	r204 = r205;
+b25: // tan.if.done
+	if (!r32) goto b28;
+	r207 = -r204;
+	r206 = r207;
+b27: // tan.if.done
+	r16 = r206;
+	goto b6;
+b28: // edge 17→19
+	r206 = r204;
+	goto b27;
+b29: // edge 14→17
+	r204 = r201;
+	goto b25;
+b30: // tan.if.else
+	r201 = r152;
+	goto b23;
+b31: // trigReduce.if.done
+	r38 = (u64)__double_as_longlong(r31);
+	r39 = r38 >> 52;
+	r40 = r39 & 2047ull;
+	r41 = (i64)r40;
+	r42 = (u64)r41 - 1023ull;
+	r43 = (u64)r42 - 52ull;
+	r44 = r38 & ~9218868437227405312ull;
+	r45 = r44 | 4503599627370496ull;
+	r46 = (u64)r43 + 61ull;
+	r47 = (u64)r46;
+	r209 = r47 >> 6;
+	r48 = r209;
+	r50 = r47;
+	r210 = r209;
+	r211 = r210 * 64ull;
+	r212 = r50 - r211;
+	r51 = r212;
+	r54 = (i64)r48;
+	r52 = r53 + r54 * 8;
+	r55 = *(u64 *)r52;
+	r56 = qd_shl_u64(r55, r51);
+	r57 = r48 + 1ull;
+	r59 = (i64)r57;
+	r58 = r53 + r59 * 8;
+	r60 = *(u64 *)r58;
+	r61 = 64ull - r51;
+	r62 = qd_shr_u64(r60, r61);
+	r63 = r56 | r62;
+	r67 = r60;
+	r68 = qd_shl_u64(r67, r51);
+	r69 = r48 + 2ull;
+	r71 = (i64)r69;
+	r70 = r53 + r71 * 8;
+	r72 = *(u64 *)r70;
+	r73 = r61;
+	r74 = qd_shr_u64(r72, r73);
+	r75 = r68 | r74;
+	r79 = r72;
+	r80 = qd_shl_u64(r79, r51);
+	r81 = r48 + 3ull;
+	r83 = (i64)r81;
+	r82 = r53 + r83 * 8;
+	r84 = *(u64 *)r82;
+	r85 = r61;
+	r86 = qd_shr_u64(r84, r85);
+	r87 = r80 | r86;
+	r88 = __umul64hi(r87, r45);
+	r90 = r88;
+	r92 = __umul64hi(r75, r45);
+	r93 = r75 * r45;
+	r94 = r92;
+	r95 = r93;
+	r96 = r63 * r45;
+	r100 = r95 + r90;
+	r101 = r100;
+	r102 = r95 & r90;
+	r103 = r95 | r90;
+	r104 = r103 & ~r101;
+	r105 = r102 | r104;
+	r106 = r105 >> 63;
+	r97 = r101;
+	r98 = r106;
+	r107 = r97;
+	r108 = r98;
+	r111 = r96 + r94;
+	r112 = r111 + r108;
+	r109 = r112;
+	r118 = r109;
+	r120 = r118 >> 61;
+	r121 = r118 << 3;
+	r122 = r107 >> 61;
+	r123 = r121 | r122;
+	r125 = __clzll(r123);
+	r126 = (i64)r125;
+	r124 = r126;
+	r127 = (u64)r124;
+	r128 = r127 + 1ull;
+	r129 = 1023ull - r128;
+	r130 = r129;
+	r131 = r128;
+	r132 = qd_shl_u64(r123, r131);
+	r133 = r128;
+	r134 = 64ull - r133;
+	r135 = qd_shr_u64(r107, r134);
+	r136 = r132 | r135;
+	r137 = r136 >> 12;
+	r138 = r130 << 52;
+	r139 = r137 | r138;
+	r140 = __longlong_as_double((i64)r139);
+	r141 = r120 & 1ull;
+	r142 = r141 == 1ull;
+	if (!r142) goto b38;
+	r145 = r120 + 1ull;
+	r146 = r145 & 7ull;
+	r147 = r140 - 0x1p+00;
+	r143 = r146;
+	r144 = r147;
+b37: // trigReduce.if.done
+	r148 = r144 * 0x1.921fb54442d18p-01;
+	r35 = r143;
+	r36 = r148;
+	goto b20;
+b38: // edge 2→4
+	r143 = r120;
+	r144 = r140;
+	goto b37;
+b39: // tan.if.else
+	r155 = r31 * 0x1.45f306dc9c883p+00;
+	r156 = qd_f64_to_u64(r155);
+	r157 = (double)r156;
+	r158 = r156 & 1ull;
+	r159 = r158 == 1ull;
+	if (!r159) goto b42;
+	r162 = r156 + 1ull;
+	r163 = r157 + 0x1p+00;
+	r160 = r162;
+	r161 = r163;
+b41: // tan.if.done
+	r164 = r161 * 0x1.921fb4p-01;
+	r165 = r31 - r164;
+	r166 = r161 * 0x1.4442dp-25;
+	r167 = r165 - r166;
+	r168 = r161 * 0x1.8469898cc517p-49;
+	r169 = r167 - r168;
+	r151 = r160;
+	r152 = r169;
+	goto b21;
+b42: // edge 10→12
+	r160 = r156;
+	r161 = r157;
+	goto b41;
+b43: // edge 5→7
+	r31 = r14;
+	r32 = false;
+	goto b17;
+b44: // exit
+	return;
+}
+
 // Task 0 of kernel Atan2(y []f64, x []f64, out []f64), parallel.
 extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
 	bool r7 = 0, r10 = 0, r21 = 0, r22 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0;
@@ -14578,6 +16514,7 @@ b2: // head
 	r311 = r316;
 	r15 = r311 + 8ll;
 	r18 = *(double *)r15;
+	r305 = r18 < 0x0p+00;
 	r22 = r14 != r14;
 	r21 = r22;
 	if (!r21) goto b10;
@@ -14703,7 +16640,6 @@ b48: // atan2.switch.next
 	r140 = r138;
 b51: // atan.return
 	r139 = r140;
-	r305 = r18 < 0x0p+00;
 	if (!r305) goto b56;
 	r306 = r139 <= 0x0p+00;
 	if (!r306) goto b55;
@@ -14994,6 +16930,7 @@ b20: // index
 b25: // exit
 	r23 = (i64)(threadIdx.x % warpSize);
 	r24 = (i64)(threadIdx.x / warpSize);
+	r40 = r24 == 0ll;
 	r25 = (i64)warpSize;
 	r26 = (u64)r24 * (u64)r25;
 	r27 = (i64)blockDim.x;
@@ -15047,7 +16984,6 @@ b38: // reduction shuffled
 	*(float *)r39 = r0;
 b40: // reduction barrier
 	__syncthreads();
-	r40 = r24 == 0ll;
 	if (!r40) goto b59;
 	r41 = (u64)r23 * (u64)r25;
 	r42 = (i64)blockDim.x;
@@ -15105,10 +17041,10 @@ b56: // reduction shuffled
 	r57 = r35;
 	if (!r57) goto b59;
 	r58 = (i64)blockIdx.x;
+	r63 = r58 == 0ll;
 	r66 = r61 + r58 * 8;
 	r62 = r66 + 16ll;
 	*(float *)r62 = r0;
-	r63 = r58 == 0ll;
 	if (!r63) goto b59;
 	r64 = (i64)gridDim.x;
 	r65 = r61 + 8ll;
@@ -15181,6 +17117,7 @@ b2: // combine head
 b10: // combine done
 	r11 = (i64)(threadIdx.x % warpSize);
 	r12 = (i64)(threadIdx.x / warpSize);
+	r28 = r12 == 0ll;
 	r13 = (i64)warpSize;
 	r14 = (u64)r12 * (u64)r13;
 	r15 = (i64)blockDim.x;
@@ -15234,7 +17171,6 @@ b23: // reduction shuffled
 	*(float *)r27 = r5;
 b25: // reduction barrier
 	__syncthreads();
-	r28 = r12 == 0ll;
 	if (!r28) goto b43;
 	r29 = (u64)r11 * (u64)r13;
 	r30 = (i64)blockDim.x;
@@ -15320,7 +17256,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1376258u;
+	rec[2] = 1572866u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -16449,7 +18385,7 @@ b18: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1572864u;
+	rec[2] = 1769472u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -16816,7 +18752,7 @@ b46: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1638400u;
+	rec[2] = 1835008u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -17486,9 +19422,9 @@ b5: # grid unrolled 0
 	jump b6
 b6: # index (grid unrolled 0)
 	r29 = move.i64 r27
+	r30 = lt.i64 r29, 0
 	jump b7
 b7: # rangeint.body (grid unrolled 0)
-	r30 = lt.i64 r29, 0
 	branch r30, b8, b9
 b8: # if.then (grid unrolled 0)
 	store.i32 r31, 1
@@ -17498,9 +19434,9 @@ b9: # grid unrolled 1
 	jump b10
 b10: # index (grid unrolled 1)
 	r35 = move.i64 r40
+	r36 = lt.i64 r35, 0
 	jump b11
 b11: # rangeint.body (grid unrolled 1)
-	r36 = lt.i64 r35, 0
 	branch r36, b12, b13
 b12: # if.then (grid unrolled 1)
 	store.i32 r37, 1
@@ -17510,9 +19446,9 @@ b13: # grid unrolled 2
 	jump b14
 b14: # index (grid unrolled 2)
 	r42 = move.i64 r47
+	r43 = lt.i64 r42, 0
 	jump b15
 b15: # rangeint.body (grid unrolled 2)
-	r43 = lt.i64 r42, 0
 	branch r43, b16, b17
 b16: # if.then (grid unrolled 2)
 	store.i32 r44, 1
@@ -17522,9 +19458,9 @@ b17: # grid unrolled 3
 	jump b18
 b18: # index (grid unrolled 3)
 	r49 = move.i64 r54
+	r50 = lt.i64 r49, 0
 	jump b19
 b19: # rangeint.body (grid unrolled 3)
-	r50 = lt.i64 r49, 0
 	branch r50, b20, b21
 b20: # if.then (grid unrolled 3)
 	store.i32 r51, 1
@@ -17540,9 +19476,9 @@ b23: # head
 	branch r4, b24, b28
 b24: # index
 	r5 = move.i64 r2
+	r6 = lt.i64 r5, 0
 	jump b25
 b25: # rangeint.body
-	r6 = lt.i64 r5, 0
 	branch r6, b26, b27
 b26: # if.then
 	store.i32 r7, 1
@@ -17560,9 +19496,9 @@ b30: # head (checked if)
 	branch r12, b31, b28
 b31: # index (checked if)
 	r13 = move.i64 r2
+	r14 = lt.i64 r13, 0
 	jump b32
 b32: # rangeint.body (checked if)
-	r14 = lt.i64 r13, 0
 	branch r14, b33, b34
 b33: # if.then (checked if)
 	checkindex 0, r9, site 0
@@ -20936,11 +22872,11 @@ b3: # rangeindex.body
 	jump b4
 b4: # Exp.entry
 	r17 = bitcast.u64.f64 r14
+	r20 = eq.u64 r17, 18442240474082181120
 	r18 = andnot.u64 r17, 9223372036854775808
 	r19 = ge.u64 r18, 9218868437227405312
 	branch r19, b5, b11
 b5: # Exp.if.then
-	r20 = eq.u64 r17, 18442240474082181120
 	branch r20, b6, b10
 b6: # Exp.if.then
 	r16 = move.f64 0.0
@@ -21196,6 +23132,8 @@ b4: # rangeindex.body
 b5: # Pow.if.done
 	r23 = move.f64 r20
 	r24 = move.f64 r21
+	r178 = gt.f64 r24, 0.0
+	r352 = lt.f64 r24, 0.0
 	jump b6
 b6: # pow.entry
 	r25 = eq.f64 r24, 0.0
@@ -21404,7 +23342,6 @@ b59: # pow.switch.body
 b60: # pow.switch.next
 	r176 = abs.f64 r23
 	r177 = lt.f64 r176, 1.0
-	r178 = gt.f64 r24, 0.0
 	r179 = eq.bool r177, r178
 	branch r179, b61, b62
 b61: # pow.switch.body
@@ -21441,11 +23378,11 @@ b69: # Log.return
 	jump b70
 b70: # Exp.entry
 	r291 = bitcast.u64.f64 r288
+	r294 = eq.u64 r291, 18442240474082181120
 	r292 = andnot.u64 r291, 9223372036854775808
 	r293 = ge.u64 r292, 9218868437227405312
 	branch r293, b71, b159
 b71: # Exp.if.then
-	r294 = eq.u64 r291, 18442240474082181120
 	branch r294, b72, b158
 b72: # Exp.if.then
 	r290 = move.f64 0.0
@@ -21491,7 +23428,6 @@ b81: # pow.if.then
 	r350 = move.i64 r355
 	jump b82
 b82: # pow.for.done
-	r352 = lt.f64 r24, 0.0
 	branch r352, b83, b108
 b83: # pow.if.then
 	r371 = div.f64 1.0, r225
@@ -21514,9 +23450,9 @@ b87: # Ldexp.return
 b88: # IsInf.if.then
 	r379 = abs.f64 r353
 	r380 = move.f64 r379
+	r381 = gt.f64 r380, 1.7976931348623157e+308
 	jump b89
 b89: # IsInf.if.done
-	r381 = gt.f64 r380, 1.7976931348623157e+308
 	r376 = move.bool r381
 	jump b90
 b90: # IsInf.return
@@ -21541,6 +23477,7 @@ b95: # normalize.if.then
 	jump b96
 b96: # normalize.return
 	r389 = move.f64 r384
+	r410 = lt.f64 r389, 0.0
 	r390 = move.i64 r385
 	r391 = add.i64 r354, r390
 	r392 = bitcast.u64.f64 r389
@@ -21565,7 +23502,6 @@ b99: # ldexp.if.done
 	r409 = gt.i64 r397, 1023
 	branch r409, b100, b103
 b100: # ldexp.if.then
-	r410 = lt.f64 r389, 0.0
 	branch r410, b101, b102
 b101: # Inf.return
 	r374 = move.f64 -Inf
@@ -21787,9 +23723,9 @@ b147: # edge 54→57
 b148: # IsInf.if.then
 	r196 = abs.f64 r23
 	r197 = move.f64 r196
+	r198 = gt.f64 r197, 1.7976931348623157e+308
 	jump b149
 b149: # IsInf.if.done
-	r198 = gt.f64 r197, 1.7976931348623157e+308
 	r193 = move.bool r198
 	jump b150
 b150: # IsInf.return
@@ -21993,9 +23929,9 @@ b183: # edge 41→47
 b184: # IsInf.if.then
 	r55 = abs.f64 r24
 	r56 = move.f64 r55
+	r57 = gt.f64 r56, 1.7976931348623157e+308
 	jump b185
 b185: # IsInf.if.done
-	r57 = gt.f64 r56, 1.7976931348623157e+308
 	r52 = move.bool r57
 	jump b186
 b186: # IsInf.return
@@ -22012,9 +23948,9 @@ b189: # pow.switch.next
 	jump b190
 b190: # edge 3→2
 	r143 = move.f64 r24
+	r144 = gt.f64 r143, 1.7976931348623157e+308
 	jump b191
 b191: # IsInf.if.done
-	r144 = gt.f64 r143, 1.7976931348623157e+308
 	r139 = move.bool r144
 	jump b192
 b192: # IsInf.return
@@ -22029,9 +23965,9 @@ b194: # Inf.return
 b195: # IsInf.if.then
 	r132 = abs.f64 r23
 	r133 = move.f64 r132
+	r134 = gt.f64 r133, 1.7976931348623157e+308
 	jump b196
 b196: # IsInf.if.done
-	r134 = gt.f64 r133, 1.7976931348623157e+308
 	r129 = move.bool r134
 	jump b197
 b197: # IsInf.return
@@ -22039,9 +23975,9 @@ b197: # IsInf.return
 b198: # IsInf.if.then
 	r128 = neg.f64 r23
 	r125 = move.f64 r128
+	r126 = gt.f64 r125, 1.7976931348623157e+308
 	jump b199
 b199: # IsInf.if.done
-	r126 = gt.f64 r125, 1.7976931348623157e+308
 	r121 = move.bool r126
 	jump b200
 b200: # IsInf.return
@@ -22082,6 +24018,906 @@ b209: # pow.switch.body
 b210: # exit
 	return
 
+kernel Sin(x []f64, out []f64)
+data mPi4 align 8 = 0100000000000000532a889cdc06f34581bb69eaa3af4ef883208778322bc5b6c38a77bd57c7a2fcc0a59b8474dc486e3924a313d45d920c7d4e536239d63bfc0989765dea6b04d182fcbe684de038d3e973a60673ac23737650f27b17bf08391f300bbcff2ff13f3eda14b416235ede6e13964f9efd6cda5ad4bf3ccd7e8c9ef6e2cbd78f754fead425a514ef730e7a10ba1a3f62bff6d757d7f6f88d6006ac
+
+task Sin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r53 = dataaddr mPi4
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r241 = move.i64 r2
+	r242 = elemaddr r12, r241, 8
+	r243 = mul.i64 r1, 8
+	r244 = elemaddr r4, r241, 8
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b45
+b3: # rangeindex.body
+	r239 = move.ptr r242
+	r11 = elemaddr r239, 1, 8
+	r14 = load.f64 r11
+	jump b4
+b4: # sin.entry
+	r17 = eq.f64 r14, 0.0
+	branch r17, b5, b9
+b5: # sin.switch.body
+	r16 = move.f64 r14
+	jump b6
+b6: # sin.return
+	r15 = move.f64 r16
+	jump b7
+b7: # Sin.return
+	r240 = move.ptr r244
+	r234 = elemaddr r240, 1, 8
+	store.f64 r234, r15
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	r242 = elemaddr r242, r243, 1
+	r244 = elemaddr r244, r243, 1
+	jump b2
+b9: # IsNaN.entry
+	r29 = ne.f64 r14, r14
+	r28 = move.bool r29
+	jump b10
+b10: # IsNaN.return
+	branch r28, b5, b11
+b11: # IsInf.if.then
+	r23 = abs.f64 r14
+	r24 = move.f64 r23
+	r25 = gt.f64 r24, 1.7976931348623157e+308
+	jump b12
+b12: # IsInf.if.done
+	r20 = move.bool r25
+	jump b13
+b13: # IsInf.return
+	branch r20, b14, b15
+b14: # NaN.return
+	r16 = move.f64 NaN
+	jump b6
+b15: # sin.switch.next
+	r30 = lt.f64 r14, 0.0
+	branch r30, b16, b44
+b16: # sin.if.then
+	r33 = neg.f64 r14
+	r31 = move.f64 r33
+	r32 = move.bool true
+	jump b17
+b17: # sin.if.done
+	r34 = ge.f64 r31, 5.36870912e+08
+	branch r34, b18, b40
+b18: # trigReduce.entry
+	r37 = lt.f64 r31, 0.7853981633974483
+	branch r37, b19, b32
+b19: # trigReduce.if.then
+	r35 = move.u64 0
+	r36 = move.f64 r31
+	jump b20
+b20: # trigReduce.return
+	r149 = move.u64 r35
+	r150 = move.f64 r36
+	r151 = move.u64 r149
+	r152 = move.f64 r150
+	jump b21
+b21: # sin.if.done
+	r153 = gt.u64 r151, 3
+	branch r153, b22, b31
+b22: # sin.if.then
+	r172 = not.bool r32
+	r173 = sub.u64 r151, 4
+	r154 = move.bool r172
+	r155 = move.u64 r173
+	jump b23
+b23: # sin.if.done
+	r174 = mul.f64 r152, r152
+	r175 = eq.u64 r155, 1
+	branch r175, b24, b29
+b24: # sin.if.then
+	r176 = mul.f64 r174, 0.5
+	r177 = sub.f64 1.0, r176
+	r178 = mul.f64 r174, r174
+	r182 = mul.f64 r174, -1.1358536521387682e-11
+	r185 = add.f64 r182, 2.087570084197473e-09
+	r186 = mul.f64 r185, r174
+	r189 = add.f64 r186, -2.755731417929674e-07
+	r190 = mul.f64 r189, r174
+	r193 = add.f64 r190, 2.4801587288851704e-05
+	r194 = mul.f64 r193, r174
+	r197 = add.f64 r194, -0.0013888888888873056
+	r198 = mul.f64 r197, r174
+	r201 = add.f64 r198, 0.041666666666666595
+	r202 = mul.f64 r178, r201
+	r203 = add.f64 r177, r202
+	r204 = move.f64 r203
+	jump b25
+b25: # sin.if.done
+	branch r154, b26, b28
+b26: # sin.if.then
+	r233 = neg.f64 r204
+	r205 = move.f64 r233
+	jump b27
+b27: # sin.if.done
+	r16 = move.f64 r205
+	jump b6
+b28: # edge 16→20
+	r205 = move.f64 r204
+	jump b27
+b29: # sin.cond.false
+	r232 = eq.u64 r155, 2
+	branch r232, b24, b30
+b30: # sin.if.else
+	r206 = mul.f64 r152, r174
+	r210 = mul.f64 r174, 1.5896230157654656e-10
+	r213 = add.f64 r210, -2.5050747762857807e-08
+	r214 = mul.f64 r213, r174
+	r217 = add.f64 r214, 2.7557313621385722e-06
+	r218 = mul.f64 r217, r174
+	r221 = add.f64 r218, -0.0001984126982958954
+	r222 = mul.f64 r221, r174
+	r225 = add.f64 r222, 0.008333333333322118
+	r226 = mul.f64 r225, r174
+	r229 = add.f64 r226, -0.1666666666666663
+	r230 = mul.f64 r206, r229
+	r231 = add.f64 r152, r230
+	r204 = move.f64 r231
+	jump b25
+b31: # edge 9→14
+	r154 = move.bool r32
+	r155 = move.u64 r151
+	jump b23
+b32: # trigReduce.if.done
+	r38 = bitcast.u64.f64 r31
+	r39 = shr.u64.u64 r38, 52
+	r40 = and.u64 r39, 2047
+	r41 = convert.i64.u64 r40
+	r42 = sub.i64 r41, 1023
+	r43 = sub.i64 r42, 52
+	r44 = andnot.u64 r38, 9218868437227405312
+	r45 = or.u64 r44, 4503599627370496
+	r46 = add.i64 r43, 61
+	r47 = convert.u64.i64 r46
+	r235 = shr.u64.u32 r47, 6
+	r48 = move.u64 r235
+	r50 = move.u64 r47
+	r236 = move.u64 r235
+	r237 = mul.u64 r236, 64
+	r238 = sub.u64 r50, r237
+	r51 = move.u64 r238
+	r54 = convert.i64.u64 r48
+	r52 = elemaddr r53, r54, 8
+	r55 = load.u64 r52
+	r56 = shl.u64.u64 r55, r51
+	r57 = add.u64 r48, 1
+	r59 = convert.i64.u64 r57
+	r58 = elemaddr r53, r59, 8
+	r60 = load.u64 r58
+	r61 = sub.u64 64, r51
+	r62 = shr.u64.u64 r60, r61
+	r63 = or.u64 r56, r62
+	r67 = move.u64 r60
+	r68 = shl.u64.u64 r67, r51
+	r69 = add.u64 r48, 2
+	r71 = convert.i64.u64 r69
+	r70 = elemaddr r53, r71, 8
+	r72 = load.u64 r70
+	r73 = move.u64 r61
+	r74 = shr.u64.u64 r72, r73
+	r75 = or.u64 r68, r74
+	r79 = move.u64 r72
+	r80 = shl.u64.u64 r79, r51
+	r81 = add.u64 r48, 3
+	r83 = convert.i64.u64 r81
+	r82 = elemaddr r53, r83, 8
+	r84 = load.u64 r82
+	r85 = move.u64 r61
+	r86 = shr.u64.u64 r84, r85
+	r87 = or.u64 r80, r86
+	r88 = mulhi.u64 r87, r45
+	r90 = move.u64 r88
+	r92 = mulhi.u64 r75, r45
+	r93 = mul.u64 r75, r45
+	r94 = move.u64 r92
+	r95 = move.u64 r93
+	r96 = mul.u64 r63, r45
+	jump b33
+b33: # Add64.entry
+	r100 = add.u64 r95, r90
+	r101 = move.u64 r100
+	r102 = and.u64 r95, r90
+	r103 = or.u64 r95, r90
+	r104 = andnot.u64 r103, r101
+	r105 = or.u64 r102, r104
+	r106 = shr.u64.u64 r105, 63
+	r97 = move.u64 r101
+	r98 = move.u64 r106
+	jump b34
+b34: # Add64.return
+	r107 = move.u64 r97
+	r108 = move.u64 r98
+	jump b35
+b35: # Add64.entry
+	r111 = add.u64 r96, r94
+	r112 = add.u64 r111, r108
+	r109 = move.u64 r112
+	jump b36
+b36: # Add64.return
+	r118 = move.u64 r109
+	r120 = shr.u64.u64 r118, 61
+	r121 = shl.u64.u64 r118, 3
+	r122 = shr.u64.u64 r107, 61
+	r123 = or.u64 r121, r122
+	r125 = clz.u64 r123
+	r126 = convert.i64.u64 r125
+	r124 = move.i64 r126
+	r127 = convert.u64.i64 r124
+	r128 = add.u64 r127, 1
+	r129 = sub.u64 1023, r128
+	r130 = move.u64 r129
+	r131 = move.u64 r128
+	r132 = shl.u64.u64 r123, r131
+	r133 = move.u64 r128
+	r134 = sub.u64 64, r133
+	r135 = shr.u64.u64 r107, r134
+	r136 = or.u64 r132, r135
+	r137 = shr.u64.u64 r136, 12
+	r138 = shl.u64.u64 r130, 52
+	r139 = or.u64 r137, r138
+	r140 = bitcast.f64.u64 r139
+	r141 = and.u64 r120, 1
+	r142 = eq.u64 r141, 1
+	branch r142, b37, b39
+b37: # trigReduce.if.then
+	r145 = add.u64 r120, 1
+	r146 = and.u64 r145, 7
+	r147 = sub.f64 r140, 1.0
+	r143 = move.u64 r146
+	r144 = move.f64 r147
+	jump b38
+b38: # trigReduce.if.done
+	r148 = mul.f64 r144, 0.7853981633974483
+	r35 = move.u64 r143
+	r36 = move.f64 r148
+	jump b20
+b39: # edge 2→4
+	r143 = move.u64 r120
+	r144 = move.f64 r140
+	jump b38
+b40: # sin.if.else
+	r156 = mul.f64 r31, 1.2732395447351628
+	r157 = convert.u64.f64 r156
+	r158 = convert.f64.u64 r157
+	r159 = and.u64 r157, 1
+	r160 = eq.u64 r159, 1
+	branch r160, b41, b43
+b41: # sin.if.then
+	r163 = add.u64 r157, 1
+	r164 = add.f64 r158, 1.0
+	r161 = move.u64 r163
+	r162 = move.f64 r164
+	jump b42
+b42: # sin.if.done
+	r165 = and.u64 r161, 7
+	r166 = mul.f64 r162, 0.7853981256484985
+	r167 = sub.f64 r31, r166
+	r168 = mul.f64 r162, 3.774894707930798e-08
+	r169 = sub.f64 r167, r168
+	r170 = mul.f64 r162, 2.6951514290790595e-15
+	r171 = sub.f64 r169, r170
+	r151 = move.u64 r165
+	r152 = move.f64 r171
+	jump b21
+b43: # edge 10→12
+	r161 = move.u64 r157
+	r162 = move.f64 r158
+	jump b42
+b44: # edge 5→7
+	r31 = move.f64 r14
+	r32 = move.bool false
+	jump b17
+b45: # exit
+	return
+
+kernel Cos(x []f64, out []f64)
+data mPi4 align 8 = 0100000000000000532a889cdc06f34581bb69eaa3af4ef883208778322bc5b6c38a77bd57c7a2fcc0a59b8474dc486e3924a313d45d920c7d4e536239d63bfc0989765dea6b04d182fcbe684de038d3e973a60673ac23737650f27b17bf08391f300bbcff2ff13f3eda14b416235ede6e13964f9efd6cda5ad4bf3ccd7e8c9ef6e2cbd78f754fead425a514ef730e7a10ba1a3f62bff6d757d7f6f88d6006ac
+
+task Cos_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r49 = dataaddr mPi4
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r240 = move.i64 r2
+	r241 = elemaddr r12, r240, 8
+	r242 = mul.i64 r1, 8
+	r243 = elemaddr r4, r240, 8
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b43
+b3: # rangeindex.body
+	r238 = move.ptr r241
+	r11 = elemaddr r238, 1, 8
+	r14 = load.f64 r11
+	jump b4
+b4: # IsNaN.entry
+	r18 = ne.f64 r14, r14
+	r17 = move.bool r18
+	jump b5
+b5: # IsNaN.return
+	branch r17, b6, b10
+b6: # NaN.return
+	r16 = move.f64 NaN
+	jump b7
+b7: # cos.return
+	r15 = move.f64 r16
+	jump b8
+b8: # Cos.return
+	r239 = move.ptr r243
+	r233 = elemaddr r239, 1, 8
+	store.f64 r233, r15
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	r241 = elemaddr r241, r242, 1
+	r243 = elemaddr r243, r242, 1
+	jump b2
+b10: # IsInf.if.then
+	r26 = abs.f64 r14
+	r27 = move.f64 r26
+	r28 = gt.f64 r27, 1.7976931348623157e+308
+	jump b11
+b11: # IsInf.if.done
+	r23 = move.bool r28
+	jump b12
+b12: # IsInf.return
+	branch r23, b6, b13
+b13: # cos.switch.next
+	r21 = move.f64 r26
+	r22 = ge.f64 r21, 5.36870912e+08
+	branch r22, b14, b39
+b14: # trigReduce.entry
+	r33 = lt.f64 r21, 0.7853981633974483
+	branch r33, b15, b31
+b15: # trigReduce.if.then
+	r31 = move.u64 0
+	r32 = move.f64 r21
+	jump b16
+b16: # trigReduce.return
+	r145 = move.u64 r31
+	r146 = move.f64 r32
+	r147 = move.u64 r145
+	r148 = move.f64 r146
+	jump b17
+b17: # cos.if.done
+	r149 = gt.u64 r147, 3
+	branch r149, b18, b30
+b18: # cos.if.then
+	r168 = sub.u64 r147, 4
+	r150 = move.bool true
+	r151 = move.u64 r168
+	jump b19
+b19: # cos.if.done
+	r170 = gt.u64 r151, 1
+	branch r170, b20, b29
+b20: # cos.if.then
+	r172 = not.bool r150
+	r171 = move.bool r172
+	jump b21
+b21: # cos.if.done
+	r173 = mul.f64 r148, r148
+	r174 = eq.u64 r151, 1
+	branch r174, b22, b27
+b22: # cos.if.then
+	r175 = mul.f64 r148, r173
+	r179 = mul.f64 r173, 1.5896230157654656e-10
+	r182 = add.f64 r179, -2.5050747762857807e-08
+	r183 = mul.f64 r182, r173
+	r186 = add.f64 r183, 2.7557313621385722e-06
+	r187 = mul.f64 r186, r173
+	r190 = add.f64 r187, -0.0001984126982958954
+	r191 = mul.f64 r190, r173
+	r194 = add.f64 r191, 0.008333333333322118
+	r195 = mul.f64 r194, r173
+	r198 = add.f64 r195, -0.1666666666666663
+	r199 = mul.f64 r175, r198
+	r200 = add.f64 r148, r199
+	r201 = move.f64 r200
+	jump b23
+b23: # cos.if.done
+	branch r171, b24, b26
+b24: # cos.if.then
+	r232 = neg.f64 r201
+	r202 = move.f64 r232
+	jump b25
+b25: # cos.if.done
+	r16 = move.f64 r202
+	jump b7
+b26: # edge 14→18
+	r202 = move.f64 r201
+	jump b25
+b27: # cos.cond.false
+	r231 = eq.u64 r151, 2
+	branch r231, b22, b28
+b28: # cos.if.else
+	r203 = mul.f64 r173, 0.5
+	r204 = sub.f64 1.0, r203
+	r205 = mul.f64 r173, r173
+	r209 = mul.f64 r173, -1.1358536521387682e-11
+	r212 = add.f64 r209, 2.087570084197473e-09
+	r213 = mul.f64 r212, r173
+	r216 = add.f64 r213, -2.755731417929674e-07
+	r217 = mul.f64 r216, r173
+	r220 = add.f64 r217, 2.4801587288851704e-05
+	r221 = mul.f64 r220, r173
+	r224 = add.f64 r221, -0.0013888888888873056
+	r225 = mul.f64 r224, r173
+	r228 = add.f64 r225, 0.041666666666666595
+	r229 = mul.f64 r205, r228
+	r230 = add.f64 r204, r229
+	r201 = move.f64 r230
+	jump b23
+b29: # edge 10→12
+	r171 = move.bool r150
+	jump b21
+b30: # edge 5→10
+	r150 = move.bool false
+	r151 = move.u64 r147
+	jump b19
+b31: # trigReduce.if.done
+	r34 = bitcast.u64.f64 r21
+	r35 = shr.u64.u64 r34, 52
+	r36 = and.u64 r35, 2047
+	r37 = convert.i64.u64 r36
+	r38 = sub.i64 r37, 1023
+	r39 = sub.i64 r38, 52
+	r40 = andnot.u64 r34, 9218868437227405312
+	r41 = or.u64 r40, 4503599627370496
+	r42 = add.i64 r39, 61
+	r43 = convert.u64.i64 r42
+	r234 = shr.u64.u32 r43, 6
+	r44 = move.u64 r234
+	r46 = move.u64 r43
+	r235 = move.u64 r234
+	r236 = mul.u64 r235, 64
+	r237 = sub.u64 r46, r236
+	r47 = move.u64 r237
+	r50 = convert.i64.u64 r44
+	r48 = elemaddr r49, r50, 8
+	r51 = load.u64 r48
+	r52 = shl.u64.u64 r51, r47
+	r53 = add.u64 r44, 1
+	r55 = convert.i64.u64 r53
+	r54 = elemaddr r49, r55, 8
+	r56 = load.u64 r54
+	r57 = sub.u64 64, r47
+	r58 = shr.u64.u64 r56, r57
+	r59 = or.u64 r52, r58
+	r63 = move.u64 r56
+	r64 = shl.u64.u64 r63, r47
+	r65 = add.u64 r44, 2
+	r67 = convert.i64.u64 r65
+	r66 = elemaddr r49, r67, 8
+	r68 = load.u64 r66
+	r69 = move.u64 r57
+	r70 = shr.u64.u64 r68, r69
+	r71 = or.u64 r64, r70
+	r75 = move.u64 r68
+	r76 = shl.u64.u64 r75, r47
+	r77 = add.u64 r44, 3
+	r79 = convert.i64.u64 r77
+	r78 = elemaddr r49, r79, 8
+	r80 = load.u64 r78
+	r81 = move.u64 r57
+	r82 = shr.u64.u64 r80, r81
+	r83 = or.u64 r76, r82
+	r84 = mulhi.u64 r83, r41
+	r86 = move.u64 r84
+	r88 = mulhi.u64 r71, r41
+	r89 = mul.u64 r71, r41
+	r90 = move.u64 r88
+	r91 = move.u64 r89
+	r92 = mul.u64 r59, r41
+	jump b32
+b32: # Add64.entry
+	r96 = add.u64 r91, r86
+	r97 = move.u64 r96
+	r98 = and.u64 r91, r86
+	r99 = or.u64 r91, r86
+	r100 = andnot.u64 r99, r97
+	r101 = or.u64 r98, r100
+	r102 = shr.u64.u64 r101, 63
+	r93 = move.u64 r97
+	r94 = move.u64 r102
+	jump b33
+b33: # Add64.return
+	r103 = move.u64 r93
+	r104 = move.u64 r94
+	jump b34
+b34: # Add64.entry
+	r107 = add.u64 r92, r90
+	r108 = add.u64 r107, r104
+	r105 = move.u64 r108
+	jump b35
+b35: # Add64.return
+	r114 = move.u64 r105
+	r116 = shr.u64.u64 r114, 61
+	r117 = shl.u64.u64 r114, 3
+	r118 = shr.u64.u64 r103, 61
+	r119 = or.u64 r117, r118
+	r121 = clz.u64 r119
+	r122 = convert.i64.u64 r121
+	r120 = move.i64 r122
+	r123 = convert.u64.i64 r120
+	r124 = add.u64 r123, 1
+	r125 = sub.u64 1023, r124
+	r126 = move.u64 r125
+	r127 = move.u64 r124
+	r128 = shl.u64.u64 r119, r127
+	r129 = move.u64 r124
+	r130 = sub.u64 64, r129
+	r131 = shr.u64.u64 r103, r130
+	r132 = or.u64 r128, r131
+	r133 = shr.u64.u64 r132, 12
+	r134 = shl.u64.u64 r126, 52
+	r135 = or.u64 r133, r134
+	r136 = bitcast.f64.u64 r135
+	r137 = and.u64 r116, 1
+	r138 = eq.u64 r137, 1
+	branch r138, b36, b38
+b36: # trigReduce.if.then
+	r141 = add.u64 r116, 1
+	r142 = and.u64 r141, 7
+	r143 = sub.f64 r136, 1.0
+	r139 = move.u64 r142
+	r140 = move.f64 r143
+	jump b37
+b37: # trigReduce.if.done
+	r144 = mul.f64 r140, 0.7853981633974483
+	r31 = move.u64 r139
+	r32 = move.f64 r144
+	jump b16
+b38: # edge 2→4
+	r139 = move.u64 r116
+	r140 = move.f64 r136
+	jump b37
+b39: # cos.if.else
+	r152 = mul.f64 r21, 1.2732395447351628
+	r153 = convert.u64.f64 r152
+	r154 = convert.f64.u64 r153
+	r155 = and.u64 r153, 1
+	r156 = eq.u64 r155, 1
+	branch r156, b40, b42
+b40: # cos.if.then
+	r159 = add.u64 r153, 1
+	r160 = add.f64 r154, 1.0
+	r157 = move.u64 r159
+	r158 = move.f64 r160
+	jump b41
+b41: # cos.if.done
+	r161 = and.u64 r157, 7
+	r162 = mul.f64 r158, 0.7853981256484985
+	r163 = sub.f64 r21, r162
+	r164 = mul.f64 r158, 3.774894707930798e-08
+	r165 = sub.f64 r163, r164
+	r166 = mul.f64 r158, 2.6951514290790595e-15
+	r167 = sub.f64 r165, r166
+	r147 = move.u64 r161
+	r148 = move.f64 r167
+	jump b17
+b42: # edge 6→8
+	r157 = move.u64 r153
+	r158 = move.f64 r154
+	jump b41
+b43: # exit
+	return
+
+kernel Tan(x []f64, out []f64)
+data mPi4 align 8 = 0100000000000000532a889cdc06f34581bb69eaa3af4ef883208778322bc5b6c38a77bd57c7a2fcc0a59b8474dc486e3924a313d45d920c7d4e536239d63bfc0989765dea6b04d182fcbe684de038d3e973a60673ac23737650f27b17bf08391f300bbcff2ff13f3eda14b416235ede6e13964f9efd6cda5ad4bf3ccd7e8c9ef6e2cbd78f754fead425a514ef730e7a10ba1a3f62bff6d757d7f6f88d6006ac
+
+task Tan_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r53 = dataaddr mPi4
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r215 = move.i64 r2
+	r216 = elemaddr r12, r215, 8
+	r217 = mul.i64 r1, 8
+	r218 = elemaddr r4, r215, 8
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b44
+b3: # rangeindex.body
+	r213 = move.ptr r216
+	r11 = elemaddr r213, 1, 8
+	r14 = load.f64 r11
+	jump b4
+b4: # tan.entry
+	r17 = eq.f64 r14, 0.0
+	branch r17, b5, b9
+b5: # tan.switch.body
+	r16 = move.f64 r14
+	jump b6
+b6: # tan.return
+	r15 = move.f64 r16
+	jump b7
+b7: # Tan.return
+	r214 = move.ptr r218
+	r208 = elemaddr r214, 1, 8
+	store.f64 r208, r15
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	r216 = elemaddr r216, r217, 1
+	r218 = elemaddr r218, r217, 1
+	jump b2
+b9: # IsNaN.entry
+	r29 = ne.f64 r14, r14
+	r28 = move.bool r29
+	jump b10
+b10: # IsNaN.return
+	branch r28, b5, b11
+b11: # IsInf.if.then
+	r23 = abs.f64 r14
+	r24 = move.f64 r23
+	r25 = gt.f64 r24, 1.7976931348623157e+308
+	jump b12
+b12: # IsInf.if.done
+	r20 = move.bool r25
+	jump b13
+b13: # IsInf.return
+	branch r20, b14, b15
+b14: # NaN.return
+	r16 = move.f64 NaN
+	jump b6
+b15: # tan.switch.next
+	r30 = lt.f64 r14, 0.0
+	branch r30, b16, b43
+b16: # tan.if.then
+	r33 = neg.f64 r14
+	r31 = move.f64 r33
+	r32 = move.bool true
+	jump b17
+b17: # tan.if.done
+	r34 = ge.f64 r31, 5.36870912e+08
+	branch r34, b18, b39
+b18: # trigReduce.entry
+	r37 = lt.f64 r31, 0.7853981633974483
+	branch r37, b19, b31
+b19: # trigReduce.if.then
+	r35 = move.u64 0
+	r36 = move.f64 r31
+	jump b20
+b20: # trigReduce.return
+	r149 = move.u64 r35
+	r150 = move.f64 r36
+	r151 = move.u64 r149
+	r152 = move.f64 r150
+	jump b21
+b21: # tan.if.done
+	r153 = mul.f64 r152, r152
+	r154 = gt.f64 r153, 1e-14
+	branch r154, b22, b30
+b22: # tan.if.then
+	r173 = mul.f64 r153, -13093.693918138379
+	r176 = add.f64 r173, 1.1535166483858742e+06
+	r177 = mul.f64 r176, r153
+	r180 = add.f64 r177, -1.7956525197648488e+07
+	r181 = mul.f64 r153, r180
+	r185 = add.f64 r153, 13681.296347069296
+	r186 = mul.f64 r185, r153
+	r189 = add.f64 r186, -1.3208923444021097e+06
+	r190 = mul.f64 r189, r153
+	r193 = add.f64 r190, 2.500838018233579e+07
+	r194 = mul.f64 r193, r153
+	r197 = add.f64 r194, -5.3869575592945464e+07
+	r198 = div.f64 r181, r197
+	r199 = mul.f64 r152, r198
+	r200 = add.f64 r152, r199
+	r201 = move.f64 r200
+	jump b23
+b23: # tan.if.done
+	r202 = and.u64 r151, 2
+	r203 = eq.u64 r202, 2
+	branch r203, b24, b29
+b24: # tan.if.then
+	r205 = div.f64 -1.0, r201
+	r204 = move.f64 r205
+	jump b25
+b25: # tan.if.done
+	branch r32, b26, b28
+b26: # tan.if.then
+	r207 = neg.f64 r204
+	r206 = move.f64 r207
+	jump b27
+b27: # tan.if.done
+	r16 = move.f64 r206
+	jump b6
+b28: # edge 17→19
+	r206 = move.f64 r204
+	jump b27
+b29: # edge 14→17
+	r204 = move.f64 r201
+	jump b25
+b30: # tan.if.else
+	r201 = move.f64 r152
+	jump b23
+b31: # trigReduce.if.done
+	r38 = bitcast.u64.f64 r31
+	r39 = shr.u64.u64 r38, 52
+	r40 = and.u64 r39, 2047
+	r41 = convert.i64.u64 r40
+	r42 = sub.i64 r41, 1023
+	r43 = sub.i64 r42, 52
+	r44 = andnot.u64 r38, 9218868437227405312
+	r45 = or.u64 r44, 4503599627370496
+	r46 = add.i64 r43, 61
+	r47 = convert.u64.i64 r46
+	r209 = shr.u64.u32 r47, 6
+	r48 = move.u64 r209
+	r50 = move.u64 r47
+	r210 = move.u64 r209
+	r211 = mul.u64 r210, 64
+	r212 = sub.u64 r50, r211
+	r51 = move.u64 r212
+	r54 = convert.i64.u64 r48
+	r52 = elemaddr r53, r54, 8
+	r55 = load.u64 r52
+	r56 = shl.u64.u64 r55, r51
+	r57 = add.u64 r48, 1
+	r59 = convert.i64.u64 r57
+	r58 = elemaddr r53, r59, 8
+	r60 = load.u64 r58
+	r61 = sub.u64 64, r51
+	r62 = shr.u64.u64 r60, r61
+	r63 = or.u64 r56, r62
+	r67 = move.u64 r60
+	r68 = shl.u64.u64 r67, r51
+	r69 = add.u64 r48, 2
+	r71 = convert.i64.u64 r69
+	r70 = elemaddr r53, r71, 8
+	r72 = load.u64 r70
+	r73 = move.u64 r61
+	r74 = shr.u64.u64 r72, r73
+	r75 = or.u64 r68, r74
+	r79 = move.u64 r72
+	r80 = shl.u64.u64 r79, r51
+	r81 = add.u64 r48, 3
+	r83 = convert.i64.u64 r81
+	r82 = elemaddr r53, r83, 8
+	r84 = load.u64 r82
+	r85 = move.u64 r61
+	r86 = shr.u64.u64 r84, r85
+	r87 = or.u64 r80, r86
+	r88 = mulhi.u64 r87, r45
+	r90 = move.u64 r88
+	r92 = mulhi.u64 r75, r45
+	r93 = mul.u64 r75, r45
+	r94 = move.u64 r92
+	r95 = move.u64 r93
+	r96 = mul.u64 r63, r45
+	jump b32
+b32: # Add64.entry
+	r100 = add.u64 r95, r90
+	r101 = move.u64 r100
+	r102 = and.u64 r95, r90
+	r103 = or.u64 r95, r90
+	r104 = andnot.u64 r103, r101
+	r105 = or.u64 r102, r104
+	r106 = shr.u64.u64 r105, 63
+	r97 = move.u64 r101
+	r98 = move.u64 r106
+	jump b33
+b33: # Add64.return
+	r107 = move.u64 r97
+	r108 = move.u64 r98
+	jump b34
+b34: # Add64.entry
+	r111 = add.u64 r96, r94
+	r112 = add.u64 r111, r108
+	r109 = move.u64 r112
+	jump b35
+b35: # Add64.return
+	r118 = move.u64 r109
+	r120 = shr.u64.u64 r118, 61
+	r121 = shl.u64.u64 r118, 3
+	r122 = shr.u64.u64 r107, 61
+	r123 = or.u64 r121, r122
+	r125 = clz.u64 r123
+	r126 = convert.i64.u64 r125
+	r124 = move.i64 r126
+	r127 = convert.u64.i64 r124
+	r128 = add.u64 r127, 1
+	r129 = sub.u64 1023, r128
+	r130 = move.u64 r129
+	r131 = move.u64 r128
+	r132 = shl.u64.u64 r123, r131
+	r133 = move.u64 r128
+	r134 = sub.u64 64, r133
+	r135 = shr.u64.u64 r107, r134
+	r136 = or.u64 r132, r135
+	r137 = shr.u64.u64 r136, 12
+	r138 = shl.u64.u64 r130, 52
+	r139 = or.u64 r137, r138
+	r140 = bitcast.f64.u64 r139
+	r141 = and.u64 r120, 1
+	r142 = eq.u64 r141, 1
+	branch r142, b36, b38
+b36: # trigReduce.if.then
+	r145 = add.u64 r120, 1
+	r146 = and.u64 r145, 7
+	r147 = sub.f64 r140, 1.0
+	r143 = move.u64 r146
+	r144 = move.f64 r147
+	jump b37
+b37: # trigReduce.if.done
+	r148 = mul.f64 r144, 0.7853981633974483
+	r35 = move.u64 r143
+	r36 = move.f64 r148
+	jump b20
+b38: # edge 2→4
+	r143 = move.u64 r120
+	r144 = move.f64 r140
+	jump b37
+b39: # tan.if.else
+	r155 = mul.f64 r31, 1.2732395447351628
+	r156 = convert.u64.f64 r155
+	r157 = convert.f64.u64 r156
+	r158 = and.u64 r156, 1
+	r159 = eq.u64 r158, 1
+	branch r159, b40, b42
+b40: # tan.if.then
+	r162 = add.u64 r156, 1
+	r163 = add.f64 r157, 1.0
+	r160 = move.u64 r162
+	r161 = move.f64 r163
+	jump b41
+b41: # tan.if.done
+	r164 = mul.f64 r161, 0.7853981256484985
+	r165 = sub.f64 r31, r164
+	r166 = mul.f64 r161, 3.774894707930798e-08
+	r167 = sub.f64 r165, r166
+	r168 = mul.f64 r161, 2.6951514290790595e-15
+	r169 = sub.f64 r167, r168
+	r151 = move.u64 r160
+	r152 = move.f64 r169
+	jump b21
+b42: # edge 10→12
+	r160 = move.u64 r156
+	r161 = move.f64 r157
+	jump b41
+b43: # edge 5→7
+	r31 = move.f64 r14
+	r32 = move.bool false
+	jump b17
+b44: # exit
+	return
+
 kernel Atan2(y []f64, x []f64, out []f64)
 
 task Atan2_0 parallel count=(len out)
@@ -22113,6 +24949,7 @@ b3: # rangeindex.body
 	r311 = move.ptr r316
 	r15 = elemaddr r311, 1, 8
 	r18 = load.f64 r15
+	r305 = lt.f64 r18, 0.0
 	jump b4
 b4: # IsNaN.entry
 	r22 = ne.f64 r14, r14
@@ -22193,18 +25030,18 @@ b22: # Copysign.return
 b23: # IsInf.if.then
 	r69 = abs.f64 r18
 	r70 = move.f64 r69
+	r71 = gt.f64 r70, 1.7976931348623157e+308
 	jump b24
 b24: # IsInf.if.done
-	r71 = gt.f64 r70, 1.7976931348623157e+308
 	r66 = move.bool r71
 	jump b25
 b25: # IsInf.return
 	branch r66, b26, b43
 b26: # edge 3→2
 	r62 = move.f64 r18
+	r63 = gt.f64 r62, 1.7976931348623157e+308
 	jump b27
 b27: # IsInf.if.done
-	r63 = gt.f64 r62, 1.7976931348623157e+308
 	r58 = move.bool r63
 	jump b28
 b28: # IsInf.return
@@ -22212,9 +25049,9 @@ b28: # IsInf.return
 b29: # IsInf.if.then
 	r93 = abs.f64 r14
 	r94 = move.f64 r93
+	r95 = gt.f64 r94, 1.7976931348623157e+308
 	jump b30
 b30: # IsInf.if.done
-	r95 = gt.f64 r94, 1.7976931348623157e+308
 	r90 = move.bool r95
 	jump b31
 b31: # IsInf.return
@@ -22242,9 +25079,9 @@ b35: # Copysign.return
 b36: # IsInf.if.then
 	r101 = abs.f64 r14
 	r102 = move.f64 r101
+	r103 = gt.f64 r102, 1.7976931348623157e+308
 	jump b37
 b37: # IsInf.if.done
-	r103 = gt.f64 r102, 1.7976931348623157e+308
 	r98 = move.bool r103
 	jump b38
 b38: # IsInf.return
@@ -22272,9 +25109,9 @@ b42: # Copysign.return
 b43: # IsInf.if.then
 	r85 = abs.f64 r14
 	r86 = move.f64 r85
+	r87 = gt.f64 r86, 1.7976931348623157e+308
 	jump b44
 b44: # IsInf.if.done
-	r87 = gt.f64 r86, 1.7976931348623157e+308
 	r82 = move.bool r87
 	jump b45
 b45: # IsInf.return
@@ -22302,7 +25139,6 @@ b51: # atan.return
 	r139 = move.f64 r140
 	jump b52
 b52: # Atan.return
-	r305 = lt.f64 r18, 0.0
 	branch r305, b53, b56
 b53: # atan2.if.then
 	r306 = le.f64 r139, 0.0
@@ -22655,6 +25491,7 @@ b24: # head
 b25: # exit
 	r23 = lane
 	r24 = warpindex
+	r40 = eq.i64 r24, 0
 	r25 = warpsize
 	r26 = mul.i64 r24, r25
 	r27 = blocksize
@@ -22722,7 +25559,6 @@ b39: # reduction warp result
 	jump b40
 b40: # reduction barrier
 	barrier
-	r40 = eq.i64 r24, 0
 	branch r40, b41, b59
 b41: # reduction first warp
 	r41 = mul.i64 r23, r25
@@ -22796,10 +25632,10 @@ b56: # reduction shuffled
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
+	r63 = eq.i64 r58, 0
 	r66 = elemaddr r61, r58, 8
 	r62 = elemaddr r66, 2, 8
 	store.f32 r62, r0
-	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
 b58: # reduction count
 	r64 = blockcount
@@ -22874,6 +25710,7 @@ b9: # combine (unrolled 3)
 b10: # combine done
 	r11 = lane
 	r12 = warpindex
+	r28 = eq.i64 r12, 0
 	r13 = warpsize
 	r14 = mul.i64 r12, r13
 	r15 = blocksize
@@ -22941,7 +25778,6 @@ b24: # reduction warp result
 	jump b25
 b25: # reduction barrier
 	barrier
-	r28 = eq.i64 r12, 0
 	branch r28, b26, b43
 b26: # reduction first warp
 	r29 = mul.i64 r11, r13

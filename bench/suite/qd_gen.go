@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b3eee5f6f3e271149cb21dabffa8e143752304405ed9fbff4d04e7f59326a8e8"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a8ccc7919114ddb8a2dbc3409566bb93b1af879abf524d7dca9589122fca160b"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6879cdf7e29c523162a2d1cd3ee4b6ae904b7689c3bde9acaebcf11737413934"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2c3ac1a3e2c8a854c5664d4f904fa20fa040c102ea78b3b233a860a7510e3f1e"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -4513,18 +4513,18 @@ $L_12:
 	mov.b64 %rd20, %rd10;
 	setp.gt.s64 %p21, %rd20, 0;
 	mov.b64 %rd166, %rd122;
+	setp.lt.u64 %p168, 0, %rd166;
 	mov.b64 %rd169, %rd109;
 	add.u64 %rd170, %rd169, 4611686018427387904;
 	setp.le.u64 %p171, %rd170, 9223372036854775808U;
 	mov.b64 %rd172, %rd119;
 	mov.b64 %rd174, %rd124;
 	mov.b64 %rd177, %rd127;
+	setp.lt.u64 %p178, 0, %rd177;
 	mov.b64 %rd179, %rd129;
-	setp.lt.u64 %p168, 0, %rd166;
 	mov.b64 %rd173, %rd172;
 	mov.b64 %rd175, %rd174;
 	setp.le.u64 %p176, %rd173, %rd175;
-	setp.lt.u64 %p178, 0, %rd177;
 	mov.b64 %rd180, %rd179;
 	setp.le.u64 %p181, %rd173, %rd180;
 $L_13:
@@ -6049,8 +6049,8 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd41, %rd26;
-	sub.u64 %rd52, %rd41, 1;
 	setp.lt.u64 %p44, 0, %rd41;
+	sub.u64 %rd52, %rd41, 1;
 	mov.b64 %rd53, %rd52;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
@@ -10207,18 +10207,18 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r20 = r10;
 	r21 = r20 > 0ll;
 	r166 = r122;
+	r168 = 0ull < r166;
 	r169 = r109;
 	r170 = r169 + 4611686018427387904ull;
 	r171 = r170 <= 9223372036854775808ull;
 	r172 = r119;
 	r174 = r124;
 	r177 = r127;
+	r178 = 0ull < r177;
 	r179 = r129;
-	r168 = 0ull < r166;
 	r173 = r172;
 	r175 = r174;
 	r176 = r173 <= r175;
-	r178 = 0ull < r177;
 	r180 = r179;
 	r181 = r173 <= r180;
 b13: // head
@@ -11456,8 +11456,8 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
 	r41 = (u64)r26;
-	r52 = r41 - 1ull;
 	r44 = 0ull < r41;
+	r52 = r41 - 1ull;
 	r53 = r52;
 b2: // head
 	r6 = r2 < r3;
@@ -15537,18 +15537,18 @@ b12: # preheader
 	r20 = move.i64 r10
 	r21 = gt.i64 r20, 0
 	r166 = move.u64 r122
+	r168 = lt.u64 0, r166
 	r169 = move.u64 r109
 	r170 = add.u64 r169, 4611686018427387904
 	r171 = le.u64 r170, 9223372036854775808
 	r172 = move.u64 r119
 	r174 = move.u64 r124
 	r177 = move.u64 r127
+	r178 = lt.u64 0, r177
 	r179 = move.u64 r129
-	r168 = lt.u64 0, r166
 	r173 = move.u64 r172
 	r175 = move.u64 r174
 	r176 = le.u64 r173, r175
-	r178 = lt.u64 0, r177
 	r180 = move.u64 r179
 	r181 = le.u64 r173, r180
 	jump b13
@@ -16919,8 +16919,8 @@ b1: # setup
 	r1 = threadcount
 	r2 = move.i64 r0
 	r41 = convert.u64.i64 r26
-	r52 = sub.u64 r41, 1
 	r44 = lt.u64 0, r41
+	r52 = sub.u64 r41, 1
 	r53 = move.u64 r52
 	jump b2
 b2: # head
