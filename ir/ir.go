@@ -365,10 +365,13 @@ type Task struct {
 	// run concurrently. StreamBlock 0 runs on the launching stream.
 	StreamBlock int
 	Group       int
-	Pos         token.Pos // the loop or first statement the task comes from
-	Regs        []Type    // the type of each register
-	Vars        []Var     // the task's local and shared memory
-	Blocks      []*Block  // Blocks[0] is the entry
+	// MaxRegs, when not 0, is the most registers a thread of the task may
+	// use, so that a multiprocessor holds as many of its threads as it can.
+	MaxRegs int
+	Pos     token.Pos // the loop or first statement the task comes from
+	Regs    []Type    // the type of each register
+	Vars    []Var     // the task's local and shared memory
+	Blocks  []*Block  // Blocks[0] is the entry
 	// A function's registers that hold its arguments on entry and its
 	// results when it returns.
 	Params, Results []Reg

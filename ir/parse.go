@@ -264,6 +264,11 @@ func (p *parser) task(k *Kernel) *Task {
 		c.expect("=")
 		t.Group = c.int("a group number")
 	}
+	if c.peek() == "maxregs" {
+		c.expect("maxregs")
+		c.expect("=")
+		t.MaxRegs = c.int("a register count")
+	}
 	c.done()
 	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
 	tp.blocks()

@@ -67,6 +67,9 @@ func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
 		if t.StreamBlock != 0 {
 			fmt.Fprintf(b, " block=%d group=%d", t.StreamBlock, t.Group)
 		}
+		if t.MaxRegs != 0 {
+			fmt.Fprintf(b, " maxregs=%d", t.MaxRegs)
+		}
 		b.WriteString("\n")
 	}
 	for _, v := range t.Vars {

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "16e581a6b8753a8b410e49e751ec2e5059f5fd9ba55ab3144a13767a3c07a88b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "86f38b0d872bce3e84c042c9ea580126fcccb225dc8c2c11e243a9d50966702c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1ebd29134c9f45eba7c9c5a272b5ce628864a32a303709bec229377ddde954ee"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "86f38b0d872bce3e84c042c9ea580126fcccb225dc8c2c11e243a9d50966702c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1425,6 +1425,7 @@ $Lexit:
 	.param .u64 GatherUnchecked_0_param_4,
 	.param .s64 GatherUnchecked_0_param_5
 )
+.maxnreg 32
 {
 	.reg .pred %p<70>;
 	.reg .pred %pt<1>;
@@ -1926,6 +1927,7 @@ $Lexit:
 	.param .s64 SaxpyUnchecked_0_param_4,
 	.param .s64 SaxpyUnchecked_0_param_5
 )
+.maxnreg 32
 {
 	.reg .pred %p<74>;
 	.reg .pred %pt<1>;
@@ -2068,6 +2070,7 @@ $Lexit:
 	.param .s64 Empty_0_param_2,
 	.param .u64 Empty_0_param_3
 )
+.maxnreg 32
 {
 	.reg .pred %p<54>;
 	.reg .pred %pt<3>;
@@ -2227,6 +2230,7 @@ $Lexit:
 	.param .s64 Saxpy_0_param_5,
 	.param .u64 Saxpy_0_param_6
 )
+.maxnreg 32
 {
 	.reg .pred %p<103>;
 	.reg .pred %pt<4>;
@@ -4686,6 +4690,7 @@ $Lexit:
 	.param .u64 FourTiny_0_param_6,
 	.param .s64 FourTiny_0_param_7
 )
+.maxnreg 32
 {
 	.reg .pred %p<61>;
 	.reg .pred %pt<1>;
@@ -4804,6 +4809,7 @@ $Lexit:
 	.param .u64 FourTiny_1_param_6,
 	.param .s64 FourTiny_1_param_7
 )
+.maxnreg 32
 {
 	.reg .pred %p<61>;
 	.reg .pred %pt<1>;
@@ -4922,6 +4928,7 @@ $Lexit:
 	.param .u64 FourTiny_2_param_6,
 	.param .s64 FourTiny_2_param_7
 )
+.maxnreg 32
 {
 	.reg .pred %p<61>;
 	.reg .pred %pt<1>;
@@ -5040,6 +5047,7 @@ $Lexit:
 	.param .u64 FourTiny_3_param_6,
 	.param .s64 FourTiny_3_param_7
 )
+.maxnreg 32
 {
 	.reg .pred %p<61>;
 	.reg .pred %pt<1>;
@@ -5152,6 +5160,7 @@ $Lexit:
 	.param .u64 Tiny_0_param_0,
 	.param .s64 Tiny_0_param_1
 )
+.maxnreg 32
 {
 	.reg .pred %p<58>;
 	.reg .pred %pt<1>;
@@ -5263,6 +5272,7 @@ $Lexit:
 	.param .s64 Scale_0_param_1,
 	.param .f32 Scale_0_param_2
 )
+.maxnreg 32
 {
 	.reg .pred %p<59>;
 	.reg .pred %pt<1>;
@@ -5379,6 +5389,7 @@ $Lexit:
 	.param .s64 Add_0_param_5,
 	.param .u64 Add_0_param_6
 )
+.maxnreg 32
 {
 	.reg .pred %p<101>;
 	.reg .pred %pt<4>;
@@ -5854,6 +5865,7 @@ $Lexit:
 	.param .f64 Fill_0_param_2,
 	.param .f64 Fill_0_param_3
 )
+.maxnreg 32
 {
 	.reg .pred %p<80>;
 	.reg .pred %pt<1>;
@@ -9969,6 +9981,7 @@ $Lexit:
 	.param .f32 NBodySoA_1_param_14,
 	.param .f32 NBodySoA_1_param_15
 )
+.maxnreg 32
 {
 	.reg .pred %p<166>;
 	.reg .pred %pt<1>;
@@ -10437,6 +10450,7 @@ $Lexit:
 	.param .s64 Shade1D_0_param_4,
 	.param .u64 Shade1D_0_param_5
 )
+.maxnreg 32
 {
 	.reg .pred %p<217>;
 	.reg .pred %pt<9>;
@@ -18868,7 +18882,7 @@ b14: # latch (checked)
 
 kernel GatherUnchecked(out []f32, table []f32, idx []i32)
 
-task GatherUnchecked_0 parallel count=(len idx)
+task GatherUnchecked_0 parallel count=(len idx) maxregs=32
 b0: # entry
 	r4 = base idx
 	r5 = len idx
@@ -19261,7 +19275,7 @@ b8: # exit
 
 kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64)
 
-task SaxpyUnchecked_0 parallel count=(param n)
+task SaxpyUnchecked_0 parallel count=(param n) maxregs=32
 b0: # entry
 	r3 = param.i64 n
 	r7 = base x
@@ -19386,7 +19400,7 @@ b13: # exit
 kernel Empty(a []i32, n i64)
 site 0 index kernels.go:19:5
 
-task Empty_0 parallel count=(param n)
+task Empty_0 parallel count=(param n) maxregs=32
 b0: # entry
 	r3 = param.i64 n
 	r8 = base a
@@ -19513,7 +19527,7 @@ site 0 index kernels.go:29:13
 site 1 index kernels.go:29:20
 site 2 index kernels.go:29:4
 
-task Saxpy_0 parallel count=(param n)
+task Saxpy_0 parallel count=(param n) maxregs=32
 b0: # entry
 	r3 = param.i64 n
 	r7 = base x
@@ -21709,7 +21723,7 @@ disjoint b c
 disjoint b d
 disjoint c d
 
-task FourTiny_0 parallel count=(len a) block=1 group=1
+task FourTiny_0 parallel count=(len a) block=1 group=1 maxregs=32
 b0: # entry
 	r7 = base a
 	r8 = len a
@@ -21804,7 +21818,7 @@ b12: # latch
 b13: # exit
 	return
 
-task FourTiny_1 parallel count=(len b) block=2 group=1
+task FourTiny_1 parallel count=(len b) block=2 group=1 maxregs=32
 b0: # entry
 	r7 = base b
 	r8 = len b
@@ -21899,7 +21913,7 @@ b12: # latch
 b13: # exit
 	return
 
-task FourTiny_2 parallel count=(len c) block=3 group=1
+task FourTiny_2 parallel count=(len c) block=3 group=1 maxregs=32
 b0: # entry
 	r7 = base c
 	r8 = len c
@@ -21994,7 +22008,7 @@ b12: # latch
 b13: # exit
 	return
 
-task FourTiny_3 parallel count=(len d) block=4 group=1
+task FourTiny_3 parallel count=(len d) block=4 group=1 maxregs=32
 b0: # entry
 	r7 = base d
 	r8 = len d
@@ -22091,7 +22105,7 @@ b13: # exit
 
 kernel Tiny(a []i32)
 
-task Tiny_0 parallel count=(len a)
+task Tiny_0 parallel count=(len a) maxregs=32
 b0: # entry
 	r4 = base a
 	r5 = len a
@@ -22186,7 +22200,7 @@ b13: # exit
 
 kernel Scale(x []f32, a f32)
 
-task Scale_0 parallel count=(len x)
+task Scale_0 parallel count=(len x) maxregs=32
 b0: # entry
 	r4 = base x
 	r5 = len x
@@ -22284,7 +22298,7 @@ kernel Add(x []f32, y []f32, out []f32)
 site 0 index kernels.go:134:13
 site 1 index kernels.go:134:20
 
-task Add_0 parallel count=(len out)
+task Add_0 parallel count=(len out) maxregs=32
 b0: # entry
 	r4 = base out
 	r5 = len out
@@ -22681,7 +22695,7 @@ b38: # latch (checked)
 
 kernel Fill(x []f64, lo f64, hi f64)
 
-task Fill_0 parallel count=(len x)
+task Fill_0 parallel count=(len x) maxregs=32
 b0: # entry
 	r4 = base x
 	r5 = len x
@@ -26607,7 +26621,7 @@ b31: # edge 1→4
 b32: # exit
 	return
 
-task NBodySoA_1 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
+task NBodySoA_1 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m)) maxregs=32
 b0: # entry
 	r5 = base x
 	r6 = len x
@@ -27005,7 +27019,7 @@ kernel Shade1D(out []f32, in []f32, w i64)
 site 0 divide types.go:87:12
 site 1 divide types.go:87:17
 
-task Shade1D_0 parallel count=(min.i64 (len out) (len in))
+task Shade1D_0 parallel count=(min.i64 (len out) (len in)) maxregs=32
 b0: # entry
 	r5 = base out
 	r6 = len out

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6879cdf7e29c523162a2d1cd3ee4b6ae904b7689c3bde9acaebcf11737413934"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2c3ac1a3e2c8a854c5664d4f904fa20fa040c102ea78b3b233a860a7510e3f1e"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e8e6212b285acbb504093007e7b0820813400389d0dddd9b9b78fc054068c89c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2c3ac1a3e2c8a854c5664d4f904fa20fa040c102ea78b3b233a860a7510e3f1e"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -703,6 +703,7 @@ const qdPTX = `//
 	.param .s64 Stencil2D_0_param_5,
 	.param .u64 Stencil2D_0_param_6
 )
+.maxnreg 32
 {
 	.reg .pred %p<470>;
 	.reg .pred %pt<15>;
@@ -1455,6 +1456,7 @@ $Lexit:
 	.param .s64 Stencil3D_0_param_6,
 	.param .u64 Stencil3D_0_param_7
 )
+.maxnreg 32
 {
 	.reg .pred %p<744>;
 	.reg .pred %pt<30>;
@@ -3858,6 +3860,7 @@ $Lexit:
 	.param .f32 Options_0_param_4,
 	.param .u64 Options_0_param_5
 )
+.maxnreg 32
 {
 	.reg .pred %p<316>;
 	.reg .pred %pt<51>;
@@ -6238,6 +6241,7 @@ $Lexit:
 	.param .s64 Daxpy_0_param_4,
 	.param .u64 Daxpy_0_param_5
 )
+.maxnreg 32
 {
 	.reg .pred %p<98>;
 	.reg .pred %pt<3>;
@@ -12153,7 +12157,7 @@ site 5 index kernels.go:19:50
 site 6 index kernels.go:19:58
 site 7 index kernels.go:21:15
 
-task Stencil2D_0 parallel count=(len out)
+task Stencil2D_0 parallel count=(len out) maxregs=32
 b0: # entry
 	r4 = base out
 	r5 = len out
@@ -12836,7 +12840,7 @@ site 8 index kernels.go:34:55
 site 9 index kernels.go:34:69
 site 10 index kernels.go:34:85
 
-task Stencil3D_0 parallel count=(len out)
+task Stencil3D_0 parallel count=(len out) maxregs=32
 b0: # entry
 	r4 = base out
 	r5 = len out
@@ -14934,7 +14938,7 @@ b27: # latch (checked)
 kernel Options(out []f32, spot []f32, strike f32)
 site 0 index kernels.go:94:12
 
-task Options_0 parallel count=(len out)
+task Options_0 parallel count=(len out) maxregs=32
 b0: # entry
 	r4 = base out
 	r5 = len out
@@ -17077,7 +17081,7 @@ b25: # exit
 kernel Daxpy(a f64, x []f64, y []f64)
 site 0 index kernels.go:201:13
 
-task Daxpy_0 parallel count=(len y)
+task Daxpy_0 parallel count=(len y) maxregs=32
 b0: # entry
 	r4 = base y
 	r5 = len y

@@ -137,6 +137,9 @@ func (e *entry) write(b *strings.Builder) {
 			fmt.Fprintf(b, "\n\t.param .%s %s", paramType(s.Type), e.paramName(i))
 		}
 		b.WriteString("\n)\n")
+		if e.t.MaxRegs != 0 {
+			fmt.Fprintf(b, ".maxnreg %d\n", e.t.MaxRegs)
+		}
 	}
 	b.WriteString("{\n")
 	for _, v := range e.t.Vars {

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "87b6e0eb42cda5cc2dd9c13c435a0d54951fa848f8212e5e8a9e0a0d70033eea"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "48d51ab2ba6629a6c0a4722e4c26fc0761373cc4e1dbb987b89fc6e706e20fed"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "36fa3d23bfde30f5a9b252ed2c6d3b657aaa288cb806dbbe3bf203a82c93032f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "48d51ab2ba6629a6c0a4722e4c26fc0761373cc4e1dbb987b89fc6e706e20fed"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1214,6 +1214,7 @@ $Lexit:
 	.param .s64 Combine_0_param_6,
 	.param .u64 Combine_0_param_7
 )
+.maxnreg 32
 {
 	.reg .pred %p<103>;
 	.reg .pred %pt<5>;
@@ -3406,7 +3407,7 @@ site 0 index kernels.go:42:11
 site 1 index kernels.go:42:18
 site 2 index kernels.go:42:4
 
-task Combine_0 parallel count=(param n)
+task Combine_0 parallel count=(param n) maxregs=32
 b0: # entry
 	r3 = param.i64 n
 	r7 = base a

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "114d4250bd84a4743ba48ad32375ffe9497e0f80bb1e5b18d6afcaac1911497f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0aceaf8173d34adf0aab79c3e92ec9cbe3ed01bf7beed092cd0847cd81343878"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d7ccd8345997ce3fddeaf0cf0149a06d09639cc074b9a51f210bb8ed425a88f9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0aceaf8173d34adf0aab79c3e92ec9cbe3ed01bf7beed092cd0847cd81343878"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -103,6 +103,7 @@ const qdPTX = `//
 	.param .s64 Saxpy_0_param_5,
 	.param .u64 Saxpy_0_param_6
 )
+.maxnreg 32
 {
 	.reg .pred %p<103>;
 	.reg .pred %pt<4>;
@@ -536,7 +537,7 @@ site 0 index kernels.go:10:13
 site 1 index kernels.go:10:20
 site 2 index kernels.go:10:4
 
-task Saxpy_0 parallel count=(param n)
+task Saxpy_0 parallel count=(param n) maxregs=32
 b0: # entry
 	r3 = param.i64 n
 	r7 = base x

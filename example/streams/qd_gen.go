@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "46adec2034024a3fe0f67dfac332e53103469f9acb24388efa8ddc26cc76a73a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a0b4a8a4577fdd820991641867d2c28c4fb3819eec0d9cb24de69c0daa3e7b89"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "7f51142ead2f502e7f0ee6d3d1930218db0b79bc6ae4b632f44ff3be75432dc3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a0b4a8a4577fdd820991641867d2c28c4fb3819eec0d9cb24de69c0daa3e7b89"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -168,6 +168,7 @@ const qdPTX = `//
 	.param .s64 Add_0_param_5,
 	.param .u64 Add_0_param_6
 )
+.maxnreg 32
 {
 	.reg .pred %p<101>;
 	.reg .pred %pt<4>;
@@ -591,6 +592,7 @@ $Lexit:
 	.param .s64 Consume_0_param_3,
 	.param .u64 Consume_0_param_4
 )
+.maxnreg 32
 {
 	.reg .pred %p<79>;
 	.reg .pred %pt<3>;
@@ -1312,7 +1314,7 @@ const qdIR = `kernel Add(a []f32, b []f32, c []f32)
 site 0 index kernels.go:10:11
 site 1 index kernels.go:10:18
 
-task Add_0 parallel count=(len c)
+task Add_0 parallel count=(len c) maxregs=32
 b0: # entry
 	r4 = base c
 	r5 = len c
@@ -1681,7 +1683,7 @@ b24: # exit
 kernel Consume(a []f32, b []f32)
 site 0 index kernels.go:35:11
 
-task Consume_0 parallel count=(len b)
+task Consume_0 parallel count=(len b) maxregs=32
 b0: # entry
 	r4 = base b
 	r5 = len b

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "884389aa46ec5c378ed242f50b05e749b9754f958953f436f1d502ea3e03456e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0e9d8826e2dd6712d6d6cfed2eace003315156bc3234256a53c98f9212bcd651"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "67ed032f92cf286baa46cc7f2f9581cf52cb839b396db901a6f3bdb22d33a91b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0e9d8826e2dd6712d6d6cfed2eace003315156bc3234256a53c98f9212bcd651"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1177,6 +1177,7 @@ const qdPTX = `//
 	.param .f32 Gr$0000f6$0000dfe_0_param_2,
 	.param .u64 Gr$0000f6$0000dfe_0_param_3
 )
+.maxnreg 32
 {
 	.reg .pred %p<59>;
 	.reg .pred %pt<1>;
@@ -1342,6 +1343,7 @@ $Lexit:
 	.param .u64 $0003a9$006570_0_param_0,
 	.param .s64 $0003a9$006570_0_param_1
 )
+.maxnreg 32
 {
 	.reg .pred %p<50>;
 	.reg .pred %pt<1>;
@@ -22891,7 +22893,7 @@ qd_fault: {
 const qdIR = `kernel Größe(ä []f32, faktor f32)
 site 0 index names.go:15:4
 
-task Gr$0000f6$0000dfe_0 parallel count=(len ä)
+task Gr$0000f6$0000dfe_0 parallel count=(len ä) maxregs=32
 b0: # entry
 	r4 = base ä
 	r5 = len ä
@@ -23001,7 +23003,7 @@ b1: # rangeindex.done
 
 kernel Ω数(s []i32)
 
-task $0003a9$006570_0 parallel count=(len s)
+task $0003a9$006570_0 parallel count=(len s) maxregs=32
 b0: # entry
 	r4 = base s
 	r5 = len s
