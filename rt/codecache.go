@@ -39,7 +39,7 @@ func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error
 		return d.drv.loadModule(Image{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: bytesString(code)})
 	}
 	var path string
-	if dir := cacheDir(); dir != "" {
+	if dir := cacheDir(true); dir != "" {
 		path = filepath.Join(dir, c.sourceKey(imageSum(img)))
 		if code, ok := readCubin(path); ok {
 			if h, err := load(code); err == nil {
