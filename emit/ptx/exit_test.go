@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,23 +56,61 @@ func countReturns(task *ir.Task) int {
 }
 
 // TestSuiteUniformDescriptor assembles bench/suite's kernels for sm_90
-// and checks that no global access reloads the memory descriptor into
-// uniform registers (R2UR), which ptxas does in the loops of a kernel that
-// ends right after them (exit.go). It needs ptxas and cuobjdump
-// (bench/sass/fetch-nvcc installs both); without them it skips.
+// and checks that no loop reloads the memory descriptor into uniform
+// registers (R2UR) in each iteration, which ptxas does in the loops of a
+// kernel that ends right after them (exit.go). An R2UR before a loop runs
+// once per thread and is left alone: under .maxnreg ptxas parks values in
+// uniform registers there. A loop is the span from a backward branch's
+// target to the branch. It needs ptxas and cuobjdump (bench/sass/fetch-nvcc
+// installs both); without them it skips.
 func TestSuiteUniformDescriptor(t *testing.T) {
 	sass := suiteCubin(t, "-sass")
 	if !strings.Contains(sass, "LDG.E") {
 		t.Fatal("no global loads in the SASS: the disassembly is not what this test reads")
 	}
+	instr := regexp.MustCompile(`/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;`)
+	branch := regexp.MustCompile(`\bBRA (0x[0-9a-f]+)`)
+	type r2ur struct {
+		at   uint64
+		line string
+	}
+	var moves []r2ur
+	var loops [][2]uint64
 	fn := ""
+	check := func() {
+		for _, m := range moves {
+			for _, lp := range loops {
+				if lp[0] <= m.at && m.at <= lp[1] {
+					t.Errorf("%s: in the loop at %#x–%#x: %s", fn, lp[0], lp[1], m.line)
+					break
+				}
+			}
+		}
+		moves, loops = nil, nil
+	}
 	for _, line := range strings.Split(sass, "\n") {
 		if _, name, ok := strings.Cut(line, "Function : "); ok {
+			check()
 			fn = strings.TrimSpace(name)
+			continue
 		}
-		if strings.Contains(line, " R2UR ") {
-			t.Errorf("%s: %s", fn, strings.TrimSpace(line))
+		m := instr.FindStringSubmatch(line)
+		if m == nil {
+			continue
 		}
+		at, _ := strconv.ParseUint(m[1], 16, 64)
+		if strings.Contains(m[2], "R2UR ") {
+			moves = append(moves, r2ur{at, m[2]})
+		}
+		if b := branch.FindStringSubmatch(m[2]); b != nil {
+			if to, err := strconv.ParseUint(b[1], 0, 64); err == nil && to < at {
+				loops = append(loops, [2]uint64{to, at})
+			}
+		}
+	}
+	check()
+	if fn == "" {
+		t.Fatal("no functions in the SASS")
 	}
 }
 
