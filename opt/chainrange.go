@@ -1,6 +1,10 @@
 package opt
 
-import "github.com/qdgo/qd/ir"
+import (
+	"slices"
+
+	"github.com/qdgo/qd/ir"
+)
 
 // largestAt returns the largest value an integer operand can hold at a
 // site, when it is known not to be negative: from the assignments that
@@ -21,12 +25,8 @@ func largestAt(t *ir.Task, preds [][]int, a ir.Arg, at site, depth int) (uint64,
 			if x.Dst == a.Reg {
 				return largestOf(t, preds, x, site{b, i}, depth+1)
 			}
-			if len(x.Results) > 0 {
-				for _, r := range x.Results {
-					if r == a.Reg {
-						return 0, false
-					}
-				}
+			if slices.Contains(x.Results, a.Reg) {
+				return 0, false
 			}
 		}
 		if len(preds[b]) != 1 {
