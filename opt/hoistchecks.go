@@ -34,6 +34,12 @@ import (
 // sends the loop to the copy with checks, which faults where Go does, so
 // these join whichever checks are taken out first, and keep no third copy.
 //
+// A check under a condition, whose index moves by one with the counter,
+// is decided instead for the counter's values where it passes, so that
+// the loop runs without checks there and with them only before and after
+// (window.go): the border of a stencil does not send every thread to the
+// copy with checks.
+//
 // Loops are taken outermost first, so that a check goes as far out as it
 // can; inner loops of the copy that keeps its checks are left alone, since
 // it runs only in launches that fault.
@@ -100,12 +106,18 @@ func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
 		if len(checks) > 0 || conditional {
 			checks = append(checks, divisors...)
 		}
-		if len(checks) > 0 {
-			suffix := " (checked)"
-			if conditional {
-				suffix = " (checked if)"
-			}
-			version(t, lp, lv, checks, suffix, done)
+		if len(checks) == 0 {
+			continue
+		}
+		if !conditional {
+			version(t, lp, lv, checks, " (checked)", done)
+			continue
+		}
+		window, rest := windowChecks(checks)
+		if at, offset, ok := headerTest(t, lp, lv); ok && len(window) > 0 {
+			versionWindow(t, lp, lv, window, rest, at, offset, done)
+		} else {
+			version(t, lp, lv, checks, " (checked if)", done)
 		}
 	}
 }
@@ -125,6 +137,11 @@ func version(t *ir.Task, lp *ir.Loop, lv *loopValues, checks []hoistedCheck, suf
 		}
 	}
 	g.chain(lp.Header, checked[lp.Header])
+	removeChecks(t, lp, checks)
+}
+
+// removeChecks deletes the checks from the blocks of lp.
+func removeChecks(t *ir.Task, lp *ir.Loop, checks []hoistedCheck) {
 	for _, bi := range lp.Blocks() {
 		b := t.Blocks[bi]
 		kept := b.Instrs[:0]

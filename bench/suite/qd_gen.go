@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e8e6212b285acbb504093007e7b0820813400389d0dddd9b9b78fc054068c89c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2c3ac1a3e2c8a854c5664d4f904fa20fa040c102ea78b3b233a860a7510e3f1e"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1a72c288ce9e7e1012fbb93a07083e266f57f72e827d7599789dd313e7e628b1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "e400c17e0822ea00a14f35ba2e51de581fff18d5e1461ddb3233140ed9af3b9c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -705,13 +705,13 @@ const qdPTX = `//
 )
 .maxnreg 32
 {
-	.reg .pred %p<470>;
-	.reg .pred %pt<15>;
-	.reg .b32 %r<522>;
+	.reg .pred %p<553>;
+	.reg .pred %pt<23>;
+	.reg .b32 %r<612>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<476>;
-	.reg .b64 %rdt<10>;
-	.reg .f32 %f<263>;
+	.reg .b64 %rd<559>;
+	.reg .b64 %rdt<11>;
+	.reg .f32 %f<320>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil2D_0_param_0];
@@ -734,715 +734,861 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd82, %rd14;
-	mov.b64 %rd83, %rd2;
-	sub.s64 %rd84, %rd83, 1;
-	mov.b64 %rd85, %rd84;
-	setp.lt.u64 %p86, %rd85, %rd82;
-	mov.b64 %rd87, %rd3;
-	add.u64 %rd88, %rd87, 4611686018427387904;
-	setp.le.u64 %p89, %rd88, 9223372036854775808U;
-	sub.u64 %rd90, %rd87, 1;
-	mov.b64 %rd91, %rd2;
-	sub.u64 %rd92, %rd90, %rd91;
-	sub.u64 %rd93, %rd82, 1;
-	sub.u64 %rd94, %rd93, %rd85;
-	setp.le.u64 %p95, %rd92, %rd94;
-	add.s64 %rd96, %rd83, 1;
-	mov.b64 %rd97, %rd96;
-	setp.lt.u64 %p98, %rd97, %rd82;
-	mov.b64 %rd99, %rd93;
-	sub.u64 %rd100, %rd99, %rd97;
-	setp.le.u64 %p101, %rd92, %rd100;
-	sub.s64 %rd102, %rd83, %rd9;
-	mov.b64 %rd103, %rd102;
-	setp.lt.u64 %p104, %rd103, %rd82;
-	mov.b64 %rd105, %rd93;
-	sub.u64 %rd106, %rd105, %rd103;
-	setp.le.u64 %p107, %rd92, %rd106;
-	add.s64 %rd108, %rd83, %rd9;
-	mov.b64 %rd109, %rd108;
-	setp.lt.u64 %p110, %rd109, %rd82;
-	mov.b64 %rd111, %rd93;
-	sub.u64 %rd112, %rd111, %rd109;
-	setp.le.u64 %p113, %rd92, %rd112;
-	setp.ne.s64 %p114, %rd9, 0;
-	@!%p86 bra $L_73;
+	setp.ne.s64 %p118, %rd9, 0;
+	mov.b64 %rd123, %rd14;
+	setp.le.u64 %p124, %rd123, 2305843009213693952;
+	mov.b64 %rd126, %rd14;
+	mov.pred %p131, %p124;
+	sub.s64 %rd133, %rd14, -1;
+	min.s64 %rd135, %rd126, %rd133;
+	mov.pred %p140, %p124;
+	sub.s64 %rd142, %rd14, 1;
+	min.s64 %rd144, %rd135, %rd142;
+	sub.s64 %rd145, 0, %rd9;
+	mov.b64 %rd146, %rd145;
+	add.u64 %rd147, %rd146, 2305843009213693952;
+	setp.le.u64 %p148, %rd147, 4611686018427387904;
+	mov.pred %p149, %p124;
+	neg.s64 %rd150, %rd145;
+	sub.s64 %rd151, %rd14, %rd145;
+	max.s64 %rd152, %rd150, 1;
+	min.s64 %rd153, %rd144, %rd151;
+	mov.b64 %rd154, %rd9;
+	mov.b64 %rd155, %rd154;
+	add.u64 %rd156, %rd155, 2305843009213693952;
+	setp.le.u64 %p157, %rd156, 4611686018427387904;
+	mov.pred %p158, %p124;
+	neg.s64 %rd159, %rd154;
+	sub.s64 %rd160, %rd14, %rd154;
+	max.s64 %rd161, %rd152, %rd159;
+	min.s64 %rd162, %rd153, %rd160;
+	mov.pred %p165, %p124;
+	mov.b64 %rd167, %rd126;
+	max.s64 %rd168, %rd161, 0;
+	min.s64 %rd169, %rd162, %rd167;
+	min.s64 %rd170, %rd3, %rd168;
+	min.s64 %rd171, %rd3, %rd169;
+	@!%p118 bra $L_84;
 $L_2:
-	@!%p89 bra $L_73;
+	@!%p124 bra $L_84;
 $L_3:
-	@!%p95 bra $L_73;
+	@!%p131 bra $L_84;
 $L_4:
-	@!%p98 bra $L_73;
+	@!%p140 bra $L_84;
 $L_5:
-	@!%p101 bra $L_73;
+	@!%p148 bra $L_84;
 $L_6:
-	@!%p104 bra $L_73;
+	@!%p149 bra $L_84;
 $L_7:
-	@!%p107 bra $L_73;
+	@!%p157 bra $L_84;
 $L_8:
-	@!%p110 bra $L_73;
+	@!%p158 bra $L_84;
 $L_9:
-	@!%p113 bra $L_73;
+	@!%p165 bra $L_84;
 $L_10:
-	@!%p114 bra $L_73;
+	sub.s64 %rd116, %rd9, 1;
+	sub.s64 %rd113, %rd41, 1;
+	mul.lo.s64 %rd347, %rd9, -4;
+	mul.lo.s64 %rd350, %rd9, 4;
+	mov.b64 %rd452, %rd2;
+	mad.lo.s64 %rd453, %rd452, 4, %rd13;
+	mul.lo.s64 %rd454, %rd1, 4;
+	mad.lo.s64 %rd455, %rd452, 4, %rd4;
+	mov.b64 %rd548, %rd155;
+	cvt.u32.u64 %r554, %rd9;
+	max.u32 %r559, %r554, 1;
+	div.u32 %r560, 4294967295, %r559;
 $L_11:
-	mul.lo.s64 %rd115, %rd1, 3;
-	mul.lo.s64 %rd270, %rd1, 4;
-	mov.b64 %rd119, %rd87;
-	mov.b64 %rd121, %rd115;
-	sub.s64 %rd157, %rd9, 1;
-	sub.s64 %rd154, %rd41, 1;
-	mul.lo.s64 %rd290, %rd9, -4;
-	mul.lo.s64 %rd293, %rd9, 4;
-	mov.b64 %rd193, %rd157;
-	mov.b64 %rd190, %rd154;
-	mov.b64 %rd296, %rd270;
-	mov.b64 %rd307, %rd290;
-	mov.b64 %rd312, %rd293;
-	mov.b64 %rd315, %rd270;
-	mov.b64 %rd318, %rd270;
-	mov.b64 %rd321, %rd270;
-	mov.b64 %rd230, %rd157;
-	mov.b64 %rd227, %rd154;
-	mul.lo.s64 %rd324, %rd1, 8;
-	mov.b64 %rd335, %rd290;
-	mov.b64 %rd340, %rd293;
-	mov.b64 %rd343, %rd324;
-	mov.b64 %rd346, %rd324;
-	mov.b64 %rd349, %rd346;
-	mov.b64 %rd267, %rd157;
-	mov.b64 %rd264, %rd154;
-	mul.lo.s64 %rd352, %rd1, 12;
-	mov.b64 %rd363, %rd290;
-	mov.b64 %rd368, %rd293;
-	mov.b64 %rd371, %rd352;
-	mov.b64 %rd374, %rd352;
-	mov.b64 %rd377, %rd374;
-	mov.b64 %rd387, %rd2;
-	mov.b64 %rd388, %rd387;
-	mad.lo.s64 %rd389, %rd388, 4, %rd13;
-	mul.lo.s64 %rd390, %rd270, 4;
-	mad.lo.s64 %rd391, %rd388, 4, %rd4;
-	mov.b64 %rd465, %rd9;
-	mov.b64 %rd451, %rd465;
-	mov.b64 %rd437, %rd465;
-	mov.b64 %rd423, %rd465;
-	cvt.u32.u64 %r429, %rd9;
-	mov.b32 %r443, %r429;
-	mov.b32 %r457, %r429;
-	mov.b32 %r471, %r429;
-	max.u32 %r476, %r429, 1;
-	div.u32 %r477, 4294967295, %r476;
+	setp.lt.s64 %p82, %rd2, %rd170;
+	@!%p82 bra $L_23;
 $L_12:
-	setp.lt.s64 %p116, %rd2, %rd3;
-	@!%p116 bra $L_72;
+	mov.b64 %rd83, %rd2;
 $L_13:
-	mov.b64 %rd120, %rd2;
-	sub.u64 %rd117, %rd119, %rd120;
-	setp.gt.u64 %p118, %rd117, %rd121;
-	@!%p118 bra $L_59;
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd547, %rd83;
+	or.b64 %rd549, %rd547, %rd548;
+	shr.u64 %rd550, %rd549, 32;
+	cvt.u32.u64 %r551, %rd550;
+	setp.eq.u32 %p552, %r551, 0;
+	@!%p552 bra $L_22;
 $L_14:
-	mov.b64 %rd122, %rd2;
+	cvt.u32.u64 %r553, %rd83;
+	mul.hi.u32 %r561, %r553, %r560;
+	mul.lo.u32 %r562, %r561, %r554;
+	sub.u32 %r563, %r553, %r562;
+	sub.u32 %r564, %r563, %r554;
+	min.u32 %r565, %r563, %r564;
+	sub.u32 %r566, %r563, %r565;
+	min.u32 %r567, %r566, 1;
+	add.u32 %r555, %r561, %r567;
+	mov.b32 %r556, %r565;
+	cvt.u64.u32 %rd545, %r555;
+	cvt.u64.u32 %rd546, %r556;
 $L_15:
-	mov.b64 %rd124, %rd122;
+	mov.b64 %rd84, %rd546;
+	mov.b64 %rd85, %rd545;
+	setp.gt.s64 %p86, %rd84, 0;
+	@!%p86 bra $L_21;
 $L_16:
-	mov.b64 %rd464, %rd124;
-	or.b64 %rd466, %rd464, %rd465;
-	shr.u64 %rd467, %rd466, 32;
-	cvt.u32.u64 %r468, %rd467;
-	setp.eq.u32 %p469, %r468, 0;
-	@!%p469 bra $L_58;
+	setp.lt.s64 %p117, %rd84, %rd116;
+	@!%p117 bra $L_21;
 $L_17:
-	cvt.u32.u64 %r470, %rd124;
-	mul.hi.u32 %r499, %r470, %r477;
-	mul.lo.u32 %r500, %r499, %r471;
-	sub.u32 %r501, %r470, %r500;
-	sub.u32 %r502, %r501, %r471;
-	min.u32 %r503, %r501, %r502;
-	sub.u32 %r504, %r501, %r503;
-	min.u32 %r505, %r504, 1;
-	add.u32 %r472, %r499, %r505;
-	mov.b32 %r473, %r503;
-	cvt.u64.u32 %rd462, %r472;
-	cvt.u64.u32 %rd463, %r473;
+	setp.gt.s64 %p115, %rd85, 0;
+	@!%p115 bra $L_21;
 $L_18:
-	mov.b64 %rd125, %rd463;
-	mov.b64 %rd126, %rd462;
-	setp.gt.s64 %p127, %rd125, 0;
-	@!%p127 bra $L_57;
+	setp.lt.s64 %p114, %rd85, %rd113;
+	@!%p114 bra $L_21;
 $L_19:
-	setp.lt.s64 %p158, %rd125, %rd157;
-	@!%p158 bra $L_57;
+	setp.ge.u64 %pt1, %rd83, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd87, %rd453;
+	ld.global.f32 %f88, [%rd87];
+	mul.rn.f32 %f89, %f88, 0f3F000000;
+	sub.s64 %rd90, %rd83, 1;
+	setp.ge.u64 %pt2, %rd90, %rd14;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd344, %rd87;
+	add.s64 %rd91, %rd344, -4;
+	ld.global.f32 %f92, [%rd91];
+	add.s64 %rd93, %rd83, 1;
+	setp.ge.u64 %pt3, %rd93, %rd14;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd345, %rd87;
+	add.s64 %rd94, %rd345, 4;
+	ld.global.f32 %f95, [%rd94];
+	add.rn.f32 %f96, %f92, %f95;
+	sub.s64 %rd97, %rd83, %rd9;
+	setp.ge.u64 %pt4, %rd97, %rd14;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd346, %rd87;
+	add.s64 %rd348, %rd346, %rd347;
+	mov.b64 %rd98, %rd348;
+	ld.global.f32 %f99, [%rd98];
+	add.rn.f32 %f100, %f96, %f99;
+	add.s64 %rd101, %rd83, %rd9;
+	setp.ge.u64 %pt5, %rd101, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd349, %rd87;
+	add.s64 %rd351, %rd349, %rd350;
+	mov.b64 %rd102, %rd351;
+	ld.global.f32 %f103, [%rd102];
+	add.rn.f32 %f104, %f100, %f103;
+	mul.rn.f32 %f105, %f104, 0f3E000000;
+	add.rn.f32 %f106, %f89, %f105;
+	mov.b64 %rd107, %rd455;
+	st.global.f32 [%rd107], %f106;
 $L_20:
-	setp.gt.s64 %p156, %rd126, 0;
-	@!%p156 bra $L_57;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd453, %rd453, %rd454;
+	add.s64 %rd455, %rd455, %rd454;
+	bra.uni $L_11;
 $L_21:
-	setp.lt.s64 %p155, %rd126, %rd154;
-	@!%p155 bra $L_57;
+	setp.ge.u64 %pt6, %rd83, %rd14;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd110, %rd453;
+	ld.global.f32 %f111, [%rd110];
+	mov.b64 %rd112, %rd455;
+	st.global.f32 [%rd112], %f111;
+	bra.uni $L_20;
 $L_22:
-	mov.b64 %rd128, %rd389;
-	ld.global.f32 %f129, [%rd128];
-	mul.rn.f32 %f130, %f129, 0f3F000000;
-	mov.b64 %rd287, %rd128;
-	add.s64 %rd132, %rd287, -4;
-	ld.global.f32 %f133, [%rd132];
-	mov.b64 %rd288, %rd128;
-	add.s64 %rd135, %rd288, 4;
-	ld.global.f32 %f136, [%rd135];
-	add.rn.f32 %f137, %f133, %f136;
-	mov.b64 %rd289, %rd128;
-	add.s64 %rd291, %rd289, %rd290;
-	mov.b64 %rd139, %rd291;
-	ld.global.f32 %f140, [%rd139];
-	add.rn.f32 %f141, %f137, %f140;
-	mov.b64 %rd292, %rd128;
-	add.s64 %rd294, %rd292, %rd293;
-	mov.b64 %rd143, %rd294;
-	ld.global.f32 %f144, [%rd143];
-	add.rn.f32 %f145, %f141, %f144;
-	mul.rn.f32 %f146, %f145, 0f3E000000;
-	add.rn.f32 %f147, %f130, %f146;
-	mov.b64 %rd148, %rd391;
-	st.global.f32 [%rd148], %f147;
+	setp.eq.s64 %pt7, %rd9, -1;
+	neg.s64 %rdt3, %rd83;
+	div.s64 %rd545, %rd83, %rd9;
+	selp.b64 %rd545, %rdt3, %rd545, %pt7;
+	mul.lo.s64 %rd558, %rd545, %rd9;
+	sub.s64 %rd546, %rd83, %rd558;
+	bra.uni $L_15;
 $L_23:
-	add.s64 %rd195, %rd122, %rd1;
+	mul.lo.s64 %rd172, %rd1, 3;
+	mov.b64 %rd327, %rd454;
+	mov.b64 %rd176, %rd171;
+	mov.b64 %rd178, %rd172;
+	mov.b64 %rd214, %rd116;
+	mov.b64 %rd211, %rd113;
+	mov.b64 %rd355, %rd347;
+	mov.b64 %rd358, %rd350;
+	mov.b64 %rd250, %rd116;
+	mov.b64 %rd247, %rd113;
+	mov.b64 %rd361, %rd327;
+	mov.b64 %rd372, %rd347;
+	mov.b64 %rd377, %rd350;
+	mov.b64 %rd380, %rd327;
+	mov.b64 %rd383, %rd327;
+	mov.b64 %rd386, %rd327;
+	mov.b64 %rd287, %rd116;
+	mov.b64 %rd284, %rd113;
+	mul.lo.s64 %rd389, %rd1, 8;
+	mov.b64 %rd400, %rd347;
+	mov.b64 %rd405, %rd350;
+	mov.b64 %rd408, %rd389;
+	mov.b64 %rd411, %rd389;
+	mov.b64 %rd414, %rd411;
+	mov.b64 %rd324, %rd116;
+	mov.b64 %rd321, %rd113;
+	mul.lo.s64 %rd417, %rd1, 12;
+	mov.b64 %rd428, %rd347;
+	mov.b64 %rd433, %rd350;
+	mov.b64 %rd436, %rd417;
+	mov.b64 %rd439, %rd417;
+	mov.b64 %rd442, %rd439;
+	mov.b64 %rd456, %rd2;
+	mov.b64 %rd457, %rd456;
+	mad.lo.s64 %rd458, %rd457, 4, %rd13;
+	mul.lo.s64 %rd459, %rd327, 4;
+	mad.lo.s64 %rd460, %rd457, 4, %rd4;
+	mov.b64 %rd534, %rd155;
+	mov.b64 %rd520, %rd155;
+	mov.b64 %rd506, %rd155;
+	mov.b64 %rd492, %rd155;
+	mov.b32 %r498, %r554;
+	mov.b32 %r512, %r554;
+	mov.b32 %r526, %r554;
+	mov.b32 %r540, %r554;
 $L_24:
-	mov.b64 %rd160, %rd195;
+	setp.lt.s64 %p173, %rd2, %rd171;
+	@!%p173 bra $L_84;
 $L_25:
-	mov.b64 %rd450, %rd160;
-	or.b64 %rd452, %rd450, %rd451;
-	shr.u64 %rd453, %rd452, 32;
-	cvt.u32.u64 %r454, %rd453;
-	setp.eq.u32 %p455, %r454, 0;
-	@!%p455 bra $L_56;
+	mov.b64 %rd177, %rd2;
+	sub.u64 %rd174, %rd176, %rd177;
+	setp.gt.u64 %p175, %rd174, %rd178;
+	@!%p175 bra $L_71;
 $L_26:
-	cvt.u32.u64 %r456, %rd160;
-	mul.hi.u32 %r492, %r456, %r477;
-	mul.lo.u32 %r493, %r492, %r457;
-	sub.u32 %r494, %r456, %r493;
-	sub.u32 %r495, %r494, %r457;
-	min.u32 %r496, %r494, %r495;
-	sub.u32 %r497, %r494, %r496;
-	min.u32 %r498, %r497, 1;
-	add.u32 %r458, %r492, %r498;
-	mov.b32 %r459, %r496;
-	cvt.u64.u32 %rd448, %r458;
-	cvt.u64.u32 %rd449, %r459;
+	mov.b64 %rd179, %rd2;
 $L_27:
-	mov.b64 %rd161, %rd449;
-	mov.b64 %rd162, %rd448;
-	setp.gt.s64 %p163, %rd161, 0;
-	@!%p163 bra $L_55;
+	mov.b64 %rd181, %rd179;
 $L_28:
-	setp.lt.s64 %p194, %rd161, %rd193;
-	@!%p194 bra $L_55;
+	mov.b64 %rd533, %rd181;
+	or.b64 %rd535, %rd533, %rd534;
+	shr.u64 %rd536, %rd535, 32;
+	cvt.u32.u64 %r537, %rd536;
+	setp.eq.u32 %p538, %r537, 0;
+	@!%p538 bra $L_70;
 $L_29:
-	setp.gt.s64 %p192, %rd162, 0;
-	@!%p192 bra $L_55;
+	cvt.u32.u64 %r539, %rd181;
+	mul.hi.u32 %r589, %r539, %r560;
+	mul.lo.u32 %r590, %r589, %r540;
+	sub.u32 %r591, %r539, %r590;
+	sub.u32 %r592, %r591, %r540;
+	min.u32 %r593, %r591, %r592;
+	sub.u32 %r594, %r591, %r593;
+	min.u32 %r595, %r594, 1;
+	add.u32 %r541, %r589, %r595;
+	mov.b32 %r542, %r593;
+	cvt.u64.u32 %rd531, %r541;
+	cvt.u64.u32 %rd532, %r542;
 $L_30:
-	setp.lt.s64 %p191, %rd162, %rd190;
-	@!%p191 bra $L_55;
+	mov.b64 %rd182, %rd532;
+	mov.b64 %rd183, %rd531;
+	setp.gt.s64 %p184, %rd182, 0;
+	@!%p184 bra $L_69;
 $L_31:
-	mov.b64 %rd295, %rd389;
-	add.s64 %rd297, %rd295, %rd296;
-	mov.b64 %rd164, %rd297;
-	ld.global.f32 %f165, [%rd164];
-	mul.rn.f32 %f166, %f165, 0f3F000000;
-	mov.b64 %rd300, %rd297;
-	add.s64 %rd168, %rd300, -4;
-	ld.global.f32 %f169, [%rd168];
-	mov.b64 %rd303, %rd297;
-	add.s64 %rd171, %rd303, 4;
-	ld.global.f32 %f172, [%rd171];
-	add.rn.f32 %f173, %f169, %f172;
-	mov.b64 %rd306, %rd297;
-	add.s64 %rd308, %rd306, %rd307;
-	mov.b64 %rd175, %rd308;
-	ld.global.f32 %f176, [%rd175];
-	add.rn.f32 %f177, %f173, %f176;
-	mov.b64 %rd311, %rd297;
-	add.s64 %rd313, %rd311, %rd312;
-	mov.b64 %rd179, %rd313;
-	ld.global.f32 %f180, [%rd179];
-	add.rn.f32 %f181, %f177, %f180;
-	mul.rn.f32 %f182, %f181, 0f3E000000;
-	add.rn.f32 %f183, %f166, %f182;
-	mov.b64 %rd314, %rd391;
-	add.s64 %rd316, %rd314, %rd315;
-	mov.b64 %rd184, %rd316;
-	st.global.f32 [%rd184], %f183;
+	setp.lt.s64 %p215, %rd182, %rd214;
+	@!%p215 bra $L_69;
 $L_32:
-	add.s64 %rd232, %rd195, %rd1;
+	setp.gt.s64 %p213, %rd183, 0;
+	@!%p213 bra $L_69;
 $L_33:
-	mov.b64 %rd197, %rd232;
+	setp.lt.s64 %p212, %rd183, %rd211;
+	@!%p212 bra $L_69;
 $L_34:
-	mov.b64 %rd436, %rd197;
-	or.b64 %rd438, %rd436, %rd437;
-	shr.u64 %rd439, %rd438, 32;
-	cvt.u32.u64 %r440, %rd439;
-	setp.eq.u32 %p441, %r440, 0;
-	@!%p441 bra $L_54;
+	mov.b64 %rd185, %rd458;
+	ld.global.f32 %f186, [%rd185];
+	mul.rn.f32 %f187, %f186, 0f3F000000;
+	mov.b64 %rd352, %rd185;
+	add.s64 %rd189, %rd352, -4;
+	ld.global.f32 %f190, [%rd189];
+	mov.b64 %rd353, %rd185;
+	add.s64 %rd192, %rd353, 4;
+	ld.global.f32 %f193, [%rd192];
+	add.rn.f32 %f194, %f190, %f193;
+	mov.b64 %rd354, %rd185;
+	add.s64 %rd356, %rd354, %rd355;
+	mov.b64 %rd196, %rd356;
+	ld.global.f32 %f197, [%rd196];
+	add.rn.f32 %f198, %f194, %f197;
+	mov.b64 %rd357, %rd185;
+	add.s64 %rd359, %rd357, %rd358;
+	mov.b64 %rd200, %rd359;
+	ld.global.f32 %f201, [%rd200];
+	add.rn.f32 %f202, %f198, %f201;
+	mul.rn.f32 %f203, %f202, 0f3E000000;
+	add.rn.f32 %f204, %f187, %f203;
+	mov.b64 %rd205, %rd460;
+	st.global.f32 [%rd205], %f204;
 $L_35:
-	cvt.u32.u64 %r442, %rd197;
-	mul.hi.u32 %r485, %r442, %r477;
-	mul.lo.u32 %r486, %r485, %r443;
-	sub.u32 %r487, %r442, %r486;
-	sub.u32 %r488, %r487, %r443;
-	min.u32 %r489, %r487, %r488;
-	sub.u32 %r490, %r487, %r489;
-	min.u32 %r491, %r490, 1;
-	add.u32 %r444, %r485, %r491;
-	mov.b32 %r445, %r489;
-	cvt.u64.u32 %rd434, %r444;
-	cvt.u64.u32 %rd435, %r445;
+	add.s64 %rd252, %rd179, %rd1;
 $L_36:
-	mov.b64 %rd198, %rd435;
-	mov.b64 %rd199, %rd434;
-	setp.gt.s64 %p200, %rd198, 0;
-	@!%p200 bra $L_53;
+	mov.b64 %rd217, %rd252;
 $L_37:
-	setp.lt.s64 %p231, %rd198, %rd230;
-	@!%p231 bra $L_53;
+	mov.b64 %rd519, %rd217;
+	or.b64 %rd521, %rd519, %rd520;
+	shr.u64 %rd522, %rd521, 32;
+	cvt.u32.u64 %r523, %rd522;
+	setp.eq.u32 %p524, %r523, 0;
+	@!%p524 bra $L_68;
 $L_38:
-	setp.gt.s64 %p229, %rd199, 0;
-	@!%p229 bra $L_53;
+	cvt.u32.u64 %r525, %rd217;
+	mul.hi.u32 %r582, %r525, %r560;
+	mul.lo.u32 %r583, %r582, %r526;
+	sub.u32 %r584, %r525, %r583;
+	sub.u32 %r585, %r584, %r526;
+	min.u32 %r586, %r584, %r585;
+	sub.u32 %r587, %r584, %r586;
+	min.u32 %r588, %r587, 1;
+	add.u32 %r527, %r582, %r588;
+	mov.b32 %r528, %r586;
+	cvt.u64.u32 %rd517, %r527;
+	cvt.u64.u32 %rd518, %r528;
 $L_39:
-	setp.lt.s64 %p228, %rd199, %rd227;
-	@!%p228 bra $L_53;
+	mov.b64 %rd218, %rd518;
+	mov.b64 %rd219, %rd517;
+	setp.gt.s64 %p220, %rd218, 0;
+	@!%p220 bra $L_67;
 $L_40:
-	mov.b64 %rd323, %rd389;
-	add.s64 %rd325, %rd323, %rd324;
-	mov.b64 %rd201, %rd325;
-	ld.global.f32 %f202, [%rd201];
-	mul.rn.f32 %f203, %f202, 0f3F000000;
-	mov.b64 %rd328, %rd325;
-	add.s64 %rd205, %rd328, -4;
-	ld.global.f32 %f206, [%rd205];
-	mov.b64 %rd331, %rd325;
-	add.s64 %rd208, %rd331, 4;
-	ld.global.f32 %f209, [%rd208];
-	add.rn.f32 %f210, %f206, %f209;
-	mov.b64 %rd334, %rd325;
-	add.s64 %rd336, %rd334, %rd335;
-	mov.b64 %rd212, %rd336;
-	ld.global.f32 %f213, [%rd212];
-	add.rn.f32 %f214, %f210, %f213;
-	mov.b64 %rd339, %rd325;
-	add.s64 %rd341, %rd339, %rd340;
-	mov.b64 %rd216, %rd341;
-	ld.global.f32 %f217, [%rd216];
-	add.rn.f32 %f218, %f214, %f217;
-	mul.rn.f32 %f219, %f218, 0f3E000000;
-	add.rn.f32 %f220, %f203, %f219;
-	mov.b64 %rd342, %rd391;
-	add.s64 %rd344, %rd342, %rd343;
-	mov.b64 %rd221, %rd344;
-	st.global.f32 [%rd221], %f220;
+	setp.lt.s64 %p251, %rd218, %rd250;
+	@!%p251 bra $L_67;
 $L_41:
-	add.s64 %rd269, %rd232, %rd1;
+	setp.gt.s64 %p249, %rd219, 0;
+	@!%p249 bra $L_67;
 $L_42:
-	mov.b64 %rd234, %rd269;
+	setp.lt.s64 %p248, %rd219, %rd247;
+	@!%p248 bra $L_67;
 $L_43:
-	mov.b64 %rd422, %rd234;
-	or.b64 %rd424, %rd422, %rd423;
-	shr.u64 %rd425, %rd424, 32;
-	cvt.u32.u64 %r426, %rd425;
-	setp.eq.u32 %p427, %r426, 0;
-	@!%p427 bra $L_52;
-$L_44:
-	cvt.u32.u64 %r428, %rd234;
-	mul.hi.u32 %r478, %r428, %r477;
-	mul.lo.u32 %r479, %r478, %r429;
-	sub.u32 %r480, %r428, %r479;
-	sub.u32 %r481, %r480, %r429;
-	min.u32 %r482, %r480, %r481;
-	sub.u32 %r483, %r480, %r482;
-	min.u32 %r484, %r483, 1;
-	add.u32 %r430, %r478, %r484;
-	mov.b32 %r431, %r482;
-	cvt.u64.u32 %rd420, %r430;
-	cvt.u64.u32 %rd421, %r431;
-$L_45:
-	mov.b64 %rd235, %rd421;
-	mov.b64 %rd236, %rd420;
-	setp.gt.s64 %p237, %rd235, 0;
-	@!%p237 bra $L_51;
-$L_46:
-	setp.lt.s64 %p268, %rd235, %rd267;
-	@!%p268 bra $L_51;
-$L_47:
-	setp.gt.s64 %p266, %rd236, 0;
-	@!%p266 bra $L_51;
-$L_48:
-	setp.lt.s64 %p265, %rd236, %rd264;
-	@!%p265 bra $L_51;
-$L_49:
-	mov.b64 %rd351, %rd389;
-	add.s64 %rd353, %rd351, %rd352;
-	mov.b64 %rd238, %rd353;
-	ld.global.f32 %f239, [%rd238];
-	mul.rn.f32 %f240, %f239, 0f3F000000;
-	mov.b64 %rd356, %rd353;
-	add.s64 %rd242, %rd356, -4;
-	ld.global.f32 %f243, [%rd242];
-	mov.b64 %rd359, %rd353;
-	add.s64 %rd245, %rd359, 4;
-	ld.global.f32 %f246, [%rd245];
-	add.rn.f32 %f247, %f243, %f246;
-	mov.b64 %rd362, %rd353;
-	add.s64 %rd364, %rd362, %rd363;
-	mov.b64 %rd249, %rd364;
-	ld.global.f32 %f250, [%rd249];
-	add.rn.f32 %f251, %f247, %f250;
-	mov.b64 %rd367, %rd353;
-	add.s64 %rd369, %rd367, %rd368;
-	mov.b64 %rd253, %rd369;
-	ld.global.f32 %f254, [%rd253];
-	add.rn.f32 %f255, %f251, %f254;
-	mul.rn.f32 %f256, %f255, 0f3E000000;
-	add.rn.f32 %f257, %f240, %f256;
-	mov.b64 %rd370, %rd391;
-	add.s64 %rd372, %rd370, %rd371;
-	mov.b64 %rd258, %rd372;
-	st.global.f32 [%rd258], %f257;
-$L_50:
-	add.s64 %rd2, %rd2, %rd270;
-	add.s64 %rd389, %rd389, %rd390;
-	add.s64 %rd391, %rd391, %rd390;
-	bra.uni $L_12;
-$L_51:
-	mov.b64 %rd373, %rd389;
-	add.s64 %rd375, %rd373, %rd374;
-	mov.b64 %rd261, %rd375;
-	ld.global.f32 %f262, [%rd261];
-	mov.b64 %rd376, %rd391;
+	mov.b64 %rd360, %rd458;
+	add.s64 %rd362, %rd360, %rd361;
+	mov.b64 %rd221, %rd362;
+	ld.global.f32 %f222, [%rd221];
+	mul.rn.f32 %f223, %f222, 0f3F000000;
+	mov.b64 %rd365, %rd362;
+	add.s64 %rd225, %rd365, -4;
+	ld.global.f32 %f226, [%rd225];
+	mov.b64 %rd368, %rd362;
+	add.s64 %rd228, %rd368, 4;
+	ld.global.f32 %f229, [%rd228];
+	add.rn.f32 %f230, %f226, %f229;
+	mov.b64 %rd371, %rd362;
+	add.s64 %rd373, %rd371, %rd372;
+	mov.b64 %rd232, %rd373;
+	ld.global.f32 %f233, [%rd232];
+	add.rn.f32 %f234, %f230, %f233;
+	mov.b64 %rd376, %rd362;
 	add.s64 %rd378, %rd376, %rd377;
-	mov.b64 %rd263, %rd378;
-	st.global.f32 [%rd263], %f262;
-	bra.uni $L_50;
+	mov.b64 %rd236, %rd378;
+	ld.global.f32 %f237, [%rd236];
+	add.rn.f32 %f238, %f234, %f237;
+	mul.rn.f32 %f239, %f238, 0f3E000000;
+	add.rn.f32 %f240, %f223, %f239;
+	mov.b64 %rd379, %rd460;
+	add.s64 %rd381, %rd379, %rd380;
+	mov.b64 %rd241, %rd381;
+	st.global.f32 [%rd241], %f240;
+$L_44:
+	add.s64 %rd289, %rd252, %rd1;
+$L_45:
+	mov.b64 %rd254, %rd289;
+$L_46:
+	mov.b64 %rd505, %rd254;
+	or.b64 %rd507, %rd505, %rd506;
+	shr.u64 %rd508, %rd507, 32;
+	cvt.u32.u64 %r509, %rd508;
+	setp.eq.u32 %p510, %r509, 0;
+	@!%p510 bra $L_66;
+$L_47:
+	cvt.u32.u64 %r511, %rd254;
+	mul.hi.u32 %r575, %r511, %r560;
+	mul.lo.u32 %r576, %r575, %r512;
+	sub.u32 %r577, %r511, %r576;
+	sub.u32 %r578, %r577, %r512;
+	min.u32 %r579, %r577, %r578;
+	sub.u32 %r580, %r577, %r579;
+	min.u32 %r581, %r580, 1;
+	add.u32 %r513, %r575, %r581;
+	mov.b32 %r514, %r579;
+	cvt.u64.u32 %rd503, %r513;
+	cvt.u64.u32 %rd504, %r514;
+$L_48:
+	mov.b64 %rd255, %rd504;
+	mov.b64 %rd256, %rd503;
+	setp.gt.s64 %p257, %rd255, 0;
+	@!%p257 bra $L_65;
+$L_49:
+	setp.lt.s64 %p288, %rd255, %rd287;
+	@!%p288 bra $L_65;
+$L_50:
+	setp.gt.s64 %p286, %rd256, 0;
+	@!%p286 bra $L_65;
+$L_51:
+	setp.lt.s64 %p285, %rd256, %rd284;
+	@!%p285 bra $L_65;
 $L_52:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd234;
-	div.s64 %rd420, %rd234, %rd9;
-	selp.b64 %rd420, %rdt1, %rd420, %pt0;
-	mul.lo.s64 %rd433, %rd420, %rd9;
-	sub.s64 %rd421, %rd234, %rd433;
-	bra.uni $L_45;
+	mov.b64 %rd388, %rd458;
+	add.s64 %rd390, %rd388, %rd389;
+	mov.b64 %rd258, %rd390;
+	ld.global.f32 %f259, [%rd258];
+	mul.rn.f32 %f260, %f259, 0f3F000000;
+	mov.b64 %rd393, %rd390;
+	add.s64 %rd262, %rd393, -4;
+	ld.global.f32 %f263, [%rd262];
+	mov.b64 %rd396, %rd390;
+	add.s64 %rd265, %rd396, 4;
+	ld.global.f32 %f266, [%rd265];
+	add.rn.f32 %f267, %f263, %f266;
+	mov.b64 %rd399, %rd390;
+	add.s64 %rd401, %rd399, %rd400;
+	mov.b64 %rd269, %rd401;
+	ld.global.f32 %f270, [%rd269];
+	add.rn.f32 %f271, %f267, %f270;
+	mov.b64 %rd404, %rd390;
+	add.s64 %rd406, %rd404, %rd405;
+	mov.b64 %rd273, %rd406;
+	ld.global.f32 %f274, [%rd273];
+	add.rn.f32 %f275, %f271, %f274;
+	mul.rn.f32 %f276, %f275, 0f3E000000;
+	add.rn.f32 %f277, %f260, %f276;
+	mov.b64 %rd407, %rd460;
+	add.s64 %rd409, %rd407, %rd408;
+	mov.b64 %rd278, %rd409;
+	st.global.f32 [%rd278], %f277;
 $L_53:
-	mov.b64 %rd345, %rd389;
-	add.s64 %rd347, %rd345, %rd346;
-	mov.b64 %rd224, %rd347;
-	ld.global.f32 %f225, [%rd224];
-	mov.b64 %rd348, %rd391;
-	add.s64 %rd350, %rd348, %rd349;
-	mov.b64 %rd226, %rd350;
-	st.global.f32 [%rd226], %f225;
-	bra.uni $L_41;
+	add.s64 %rd326, %rd289, %rd1;
 $L_54:
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt2, %rd197;
-	div.s64 %rd434, %rd197, %rd9;
-	selp.b64 %rd434, %rdt2, %rd434, %pt1;
-	mul.lo.s64 %rd447, %rd434, %rd9;
-	sub.s64 %rd435, %rd197, %rd447;
-	bra.uni $L_36;
+	mov.b64 %rd291, %rd326;
 $L_55:
-	mov.b64 %rd317, %rd389;
-	add.s64 %rd319, %rd317, %rd318;
-	mov.b64 %rd187, %rd319;
-	ld.global.f32 %f188, [%rd187];
-	mov.b64 %rd320, %rd391;
-	add.s64 %rd322, %rd320, %rd321;
-	mov.b64 %rd189, %rd322;
-	st.global.f32 [%rd189], %f188;
-	bra.uni $L_32;
+	mov.b64 %rd491, %rd291;
+	or.b64 %rd493, %rd491, %rd492;
+	shr.u64 %rd494, %rd493, 32;
+	cvt.u32.u64 %r495, %rd494;
+	setp.eq.u32 %p496, %r495, 0;
+	@!%p496 bra $L_64;
 $L_56:
-	setp.eq.s64 %pt2, %rd9, -1;
-	neg.s64 %rdt3, %rd160;
-	div.s64 %rd448, %rd160, %rd9;
-	selp.b64 %rd448, %rdt3, %rd448, %pt2;
-	mul.lo.s64 %rd461, %rd448, %rd9;
-	sub.s64 %rd449, %rd160, %rd461;
-	bra.uni $L_27;
+	cvt.u32.u64 %r497, %rd291;
+	mul.hi.u32 %r568, %r497, %r560;
+	mul.lo.u32 %r569, %r568, %r498;
+	sub.u32 %r570, %r497, %r569;
+	sub.u32 %r571, %r570, %r498;
+	min.u32 %r572, %r570, %r571;
+	sub.u32 %r573, %r570, %r572;
+	min.u32 %r574, %r573, 1;
+	add.u32 %r499, %r568, %r574;
+	mov.b32 %r500, %r572;
+	cvt.u64.u32 %rd489, %r499;
+	cvt.u64.u32 %rd490, %r500;
 $L_57:
-	mov.b64 %rd151, %rd389;
-	ld.global.f32 %f152, [%rd151];
-	mov.b64 %rd153, %rd391;
-	st.global.f32 [%rd153], %f152;
-	bra.uni $L_23;
+	mov.b64 %rd292, %rd490;
+	mov.b64 %rd293, %rd489;
+	setp.gt.s64 %p294, %rd292, 0;
+	@!%p294 bra $L_63;
 $L_58:
-	setp.eq.s64 %pt3, %rd9, -1;
-	neg.s64 %rdt4, %rd124;
-	div.s64 %rd462, %rd124, %rd9;
-	selp.b64 %rd462, %rdt4, %rd462, %pt3;
-	mul.lo.s64 %rd475, %rd462, %rd9;
-	sub.s64 %rd463, %rd124, %rd475;
-	bra.uni $L_18;
+	setp.lt.s64 %p325, %rd292, %rd324;
+	@!%p325 bra $L_63;
 $L_59:
-	mov.b64 %rd44, %rd157;
-	mov.b64 %rd40, %rd154;
-	mov.b64 %rd274, %rd290;
-	mov.b64 %rd277, %rd293;
-	mov.b64 %rd379, %rd2;
-	mad.lo.s64 %rd380, %rd379, 4, %rd13;
-	mov.b64 %rd381, %rd270;
-	mad.lo.s64 %rd382, %rd379, 4, %rd4;
-	mov.b64 %rd409, %rd465;
-	mov.b32 %r415, %r429;
+	setp.gt.s64 %p323, %rd293, 0;
+	@!%p323 bra $L_63;
 $L_60:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_72;
+	setp.lt.s64 %p322, %rd293, %rd321;
+	@!%p322 bra $L_63;
 $L_61:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd416, %rd458;
+	add.s64 %rd418, %rd416, %rd417;
+	mov.b64 %rd295, %rd418;
+	ld.global.f32 %f296, [%rd295];
+	mul.rn.f32 %f297, %f296, 0f3F000000;
+	mov.b64 %rd421, %rd418;
+	add.s64 %rd299, %rd421, -4;
+	ld.global.f32 %f300, [%rd299];
+	mov.b64 %rd424, %rd418;
+	add.s64 %rd302, %rd424, 4;
+	ld.global.f32 %f303, [%rd302];
+	add.rn.f32 %f304, %f300, %f303;
+	mov.b64 %rd427, %rd418;
+	add.s64 %rd429, %rd427, %rd428;
+	mov.b64 %rd306, %rd429;
+	ld.global.f32 %f307, [%rd306];
+	add.rn.f32 %f308, %f304, %f307;
+	mov.b64 %rd432, %rd418;
+	add.s64 %rd434, %rd432, %rd433;
+	mov.b64 %rd310, %rd434;
+	ld.global.f32 %f311, [%rd310];
+	add.rn.f32 %f312, %f308, %f311;
+	mul.rn.f32 %f313, %f312, 0f3E000000;
+	add.rn.f32 %f314, %f297, %f313;
+	mov.b64 %rd435, %rd460;
+	add.s64 %rd437, %rd435, %rd436;
+	mov.b64 %rd315, %rd437;
+	st.global.f32 [%rd315], %f314;
 $L_62:
-	mov.b64 %rd408, %rd7;
-	or.b64 %rd410, %rd408, %rd409;
-	shr.u64 %rd411, %rd410, 32;
-	cvt.u32.u64 %r412, %rd411;
-	setp.eq.u32 %p413, %r412, 0;
-	@!%p413 bra $L_71;
+	add.s64 %rd2, %rd2, %rd327;
+	add.s64 %rd458, %rd458, %rd459;
+	add.s64 %rd460, %rd460, %rd459;
+	bra.uni $L_24;
 $L_63:
-	cvt.u32.u64 %r414, %rd7;
-	mul.hi.u32 %r506, %r414, %r477;
-	mul.lo.u32 %r507, %r506, %r415;
-	sub.u32 %r508, %r414, %r507;
-	sub.u32 %r509, %r508, %r415;
-	min.u32 %r510, %r508, %r509;
-	sub.u32 %r511, %r508, %r510;
-	min.u32 %r512, %r511, 1;
-	add.u32 %r416, %r506, %r512;
-	mov.b32 %r417, %r510;
-	cvt.u64.u32 %rd406, %r416;
-	cvt.u64.u32 %rd407, %r417;
+	mov.b64 %rd438, %rd458;
+	add.s64 %rd440, %rd438, %rd439;
+	mov.b64 %rd318, %rd440;
+	ld.global.f32 %f319, [%rd318];
+	mov.b64 %rd441, %rd460;
+	add.s64 %rd443, %rd441, %rd442;
+	mov.b64 %rd320, %rd443;
+	st.global.f32 [%rd320], %f319;
+	bra.uni $L_62;
 $L_64:
-	mov.b64 %rd8, %rd407;
-	mov.b64 %rd10, %rd406;
-	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_70;
+	setp.eq.s64 %pt8, %rd9, -1;
+	neg.s64 %rdt4, %rd291;
+	div.s64 %rd489, %rd291, %rd9;
+	selp.b64 %rd489, %rdt4, %rd489, %pt8;
+	mul.lo.s64 %rd502, %rd489, %rd9;
+	sub.s64 %rd490, %rd291, %rd502;
+	bra.uni $L_57;
 $L_65:
-	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_70;
+	mov.b64 %rd410, %rd458;
+	add.s64 %rd412, %rd410, %rd411;
+	mov.b64 %rd281, %rd412;
+	ld.global.f32 %f282, [%rd281];
+	mov.b64 %rd413, %rd460;
+	add.s64 %rd415, %rd413, %rd414;
+	mov.b64 %rd283, %rd415;
+	st.global.f32 [%rd283], %f282;
+	bra.uni $L_53;
 $L_66:
-	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_70;
+	setp.eq.s64 %pt9, %rd9, -1;
+	neg.s64 %rdt5, %rd254;
+	div.s64 %rd503, %rd254, %rd9;
+	selp.b64 %rd503, %rdt5, %rd503, %pt9;
+	mul.lo.s64 %rd516, %rd503, %rd9;
+	sub.s64 %rd504, %rd254, %rd516;
+	bra.uni $L_48;
 $L_67:
-	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_70;
+	mov.b64 %rd382, %rd458;
+	add.s64 %rd384, %rd382, %rd383;
+	mov.b64 %rd244, %rd384;
+	ld.global.f32 %f245, [%rd244];
+	mov.b64 %rd385, %rd460;
+	add.s64 %rd387, %rd385, %rd386;
+	mov.b64 %rd246, %rd387;
+	st.global.f32 [%rd246], %f245;
+	bra.uni $L_44;
 $L_68:
-	mov.b64 %rd12, %rd380;
+	setp.eq.s64 %pt10, %rd9, -1;
+	neg.s64 %rdt6, %rd217;
+	div.s64 %rd517, %rd217, %rd9;
+	selp.b64 %rd517, %rdt6, %rd517, %pt10;
+	mul.lo.s64 %rd530, %rd517, %rd9;
+	sub.s64 %rd518, %rd217, %rd530;
+	bra.uni $L_39;
+$L_69:
+	mov.b64 %rd208, %rd458;
+	ld.global.f32 %f209, [%rd208];
+	mov.b64 %rd210, %rd460;
+	st.global.f32 [%rd210], %f209;
+	bra.uni $L_35;
+$L_70:
+	setp.eq.s64 %pt11, %rd9, -1;
+	neg.s64 %rdt7, %rd181;
+	div.s64 %rd531, %rd181, %rd9;
+	selp.b64 %rd531, %rdt7, %rd531, %pt11;
+	mul.lo.s64 %rd544, %rd531, %rd9;
+	sub.s64 %rd532, %rd181, %rd544;
+	bra.uni $L_30;
+$L_71:
+	mov.b64 %rd44, %rd116;
+	mov.b64 %rd40, %rd113;
+	mov.b64 %rd331, %rd347;
+	mov.b64 %rd334, %rd350;
+	mov.b64 %rd444, %rd2;
+	mad.lo.s64 %rd445, %rd444, 4, %rd13;
+	mov.b64 %rd446, %rd454;
+	mad.lo.s64 %rd447, %rd444, 4, %rd4;
+	mov.b64 %rd478, %rd155;
+	mov.b32 %r484, %r554;
+$L_72:
+	setp.lt.s64 %p6, %rd2, %rd171;
+	@!%p6 bra $L_84;
+$L_73:
+	mov.b64 %rd7, %rd2;
+$L_74:
+	mov.b64 %rd477, %rd7;
+	or.b64 %rd479, %rd477, %rd478;
+	shr.u64 %rd480, %rd479, 32;
+	cvt.u32.u64 %r481, %rd480;
+	setp.eq.u32 %p482, %r481, 0;
+	@!%p482 bra $L_83;
+$L_75:
+	cvt.u32.u64 %r483, %rd7;
+	mul.hi.u32 %r596, %r483, %r560;
+	mul.lo.u32 %r597, %r596, %r484;
+	sub.u32 %r598, %r483, %r597;
+	sub.u32 %r599, %r598, %r484;
+	min.u32 %r600, %r598, %r599;
+	sub.u32 %r601, %r598, %r600;
+	min.u32 %r602, %r601, 1;
+	add.u32 %r485, %r596, %r602;
+	mov.b32 %r486, %r600;
+	cvt.u64.u32 %rd475, %r485;
+	cvt.u64.u32 %rd476, %r486;
+$L_76:
+	mov.b64 %rd8, %rd476;
+	mov.b64 %rd10, %rd475;
+	setp.gt.s64 %p11, %rd8, 0;
+	@!%p11 bra $L_82;
+$L_77:
+	setp.lt.s64 %p45, %rd8, %rd44;
+	@!%p45 bra $L_82;
+$L_78:
+	setp.gt.s64 %p43, %rd10, 0;
+	@!%p43 bra $L_82;
+$L_79:
+	setp.lt.s64 %p42, %rd10, %rd40;
+	@!%p42 bra $L_82;
+$L_80:
+	mov.b64 %rd12, %rd445;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
-	mov.b64 %rd271, %rd12;
-	add.s64 %rd18, %rd271, -4;
+	mov.b64 %rd328, %rd12;
+	add.s64 %rd18, %rd328, -4;
 	ld.global.f32 %f19, [%rd18];
-	mov.b64 %rd272, %rd12;
-	add.s64 %rd21, %rd272, 4;
+	mov.b64 %rd329, %rd12;
+	add.s64 %rd21, %rd329, 4;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
-	mov.b64 %rd273, %rd12;
-	add.s64 %rd275, %rd273, %rd274;
-	mov.b64 %rd25, %rd275;
+	mov.b64 %rd330, %rd12;
+	add.s64 %rd332, %rd330, %rd331;
+	mov.b64 %rd25, %rd332;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
-	mov.b64 %rd276, %rd12;
-	add.s64 %rd278, %rd276, %rd277;
-	mov.b64 %rd29, %rd278;
+	mov.b64 %rd333, %rd12;
+	add.s64 %rd335, %rd333, %rd334;
+	mov.b64 %rd29, %rd335;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mov.b64 %rd34, %rd382;
+	mov.b64 %rd34, %rd447;
 	st.global.f32 [%rd34], %f33;
-$L_69:
+$L_81:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd380, %rd380, %rd381;
-	add.s64 %rd382, %rd382, %rd381;
-	bra.uni $L_60;
-$L_70:
-	mov.b64 %rd37, %rd380;
+	add.s64 %rd445, %rd445, %rd446;
+	add.s64 %rd447, %rd447, %rd446;
+	bra.uni $L_72;
+$L_82:
+	mov.b64 %rd37, %rd445;
 	ld.global.f32 %f38, [%rd37];
-	mov.b64 %rd39, %rd382;
+	mov.b64 %rd39, %rd447;
 	st.global.f32 [%rd39], %f38;
-	bra.uni $L_69;
-$L_71:
-	setp.eq.s64 %pt4, %rd9, -1;
-	neg.s64 %rdt5, %rd7;
-	div.s64 %rd406, %rd7, %rd9;
-	selp.b64 %rd406, %rdt5, %rd406, %pt4;
-	mul.lo.s64 %rd419, %rd406, %rd9;
-	sub.s64 %rd407, %rd7, %rd419;
-	bra.uni $L_64;
-$L_72:
-	bra.uni $Lexit;
-$L_73:
+	bra.uni $L_81;
+$L_83:
+	setp.eq.s64 %pt12, %rd9, -1;
+	neg.s64 %rdt8, %rd7;
+	div.s64 %rd475, %rd7, %rd9;
+	selp.b64 %rd475, %rdt8, %rd475, %pt12;
+	mul.lo.s64 %rd488, %rd475, %rd9;
+	sub.s64 %rd476, %rd7, %rd488;
+	bra.uni $L_76;
+$L_84:
 	sub.s64 %rd80, %rd9, 1;
 	sub.s64 %rd77, %rd41, 1;
-	mul.lo.s64 %rd282, %rd9, -4;
-	mul.lo.s64 %rd285, %rd9, 4;
-	mov.b64 %rd383, %rd2;
-	mad.lo.s64 %rd384, %rd383, 4, %rd13;
-	mul.lo.s64 %rd385, %rd1, 4;
-	mad.lo.s64 %rd386, %rd383, 4, %rd4;
-	mov.b64 %rd395, %rd9;
-	cvt.u32.u64 %r401, %rd9;
-	max.u32 %r513, %r401, 1;
-	div.u32 %r514, 4294967295, %r513;
-$L_74:
+	mul.lo.s64 %rd339, %rd9, -4;
+	mul.lo.s64 %rd342, %rd9, 4;
+	mov.b64 %rd448, %rd2;
+	mad.lo.s64 %rd449, %rd448, 4, %rd13;
+	mul.lo.s64 %rd450, %rd1, 4;
+	mad.lo.s64 %rd451, %rd448, 4, %rd4;
+	mov.b64 %rd464, %rd155;
+	cvt.u32.u64 %r470, %rd9;
+	max.u32 %r603, %r470, 1;
+	div.u32 %r604, 4294967295, %r603;
+$L_85:
 	setp.lt.s64 %p46, %rd2, %rd3;
-	@!%p46 bra $L_72;
-$L_75:
+	@!%p46 bra $L_97;
+$L_86:
 	mov.b64 %rd47, %rd2;
-$L_76:
-	setp.eq.s64 %pt5, %rd9, 0;
-	@%pt5 bra $Lfault_0;
-	mov.b64 %rd394, %rd47;
-	or.b64 %rd396, %rd394, %rd395;
-	shr.u64 %rd397, %rd396, 32;
-	cvt.u32.u64 %r398, %rd397;
-	setp.eq.u32 %p399, %r398, 0;
-	@!%p399 bra $L_85;
-$L_77:
-	cvt.u32.u64 %r400, %rd47;
-	mul.hi.u32 %r515, %r400, %r514;
-	mul.lo.u32 %r516, %r515, %r401;
-	sub.u32 %r517, %r400, %r516;
-	sub.u32 %r518, %r517, %r401;
-	min.u32 %r519, %r517, %r518;
-	sub.u32 %r520, %r517, %r519;
-	min.u32 %r521, %r520, 1;
-	add.u32 %r402, %r515, %r521;
-	mov.b32 %r403, %r519;
-	cvt.u64.u32 %rd392, %r402;
-	cvt.u64.u32 %rd393, %r403;
-$L_78:
-	mov.b64 %rd48, %rd393;
-	mov.b64 %rd49, %rd392;
+$L_87:
+	setp.eq.s64 %pt13, %rd9, 0;
+	@%pt13 bra $Lfault_7;
+	mov.b64 %rd463, %rd47;
+	or.b64 %rd465, %rd463, %rd464;
+	shr.u64 %rd466, %rd465, 32;
+	cvt.u32.u64 %r467, %rd466;
+	setp.eq.u32 %p468, %r467, 0;
+	@!%p468 bra $L_96;
+$L_88:
+	cvt.u32.u64 %r469, %rd47;
+	mul.hi.u32 %r605, %r469, %r604;
+	mul.lo.u32 %r606, %r605, %r470;
+	sub.u32 %r607, %r469, %r606;
+	sub.u32 %r608, %r607, %r470;
+	min.u32 %r609, %r607, %r608;
+	sub.u32 %r610, %r607, %r609;
+	min.u32 %r611, %r610, 1;
+	add.u32 %r471, %r605, %r611;
+	mov.b32 %r472, %r609;
+	cvt.u64.u32 %rd461, %r471;
+	cvt.u64.u32 %rd462, %r472;
+$L_89:
+	mov.b64 %rd48, %rd462;
+	mov.b64 %rd49, %rd461;
 	setp.gt.s64 %p50, %rd48, 0;
-	@!%p50 bra $L_84;
-$L_79:
+	@!%p50 bra $L_95;
+$L_90:
 	setp.lt.s64 %p81, %rd48, %rd80;
-	@!%p81 bra $L_84;
-$L_80:
+	@!%p81 bra $L_95;
+$L_91:
 	setp.gt.s64 %p79, %rd49, 0;
-	@!%p79 bra $L_84;
-$L_81:
+	@!%p79 bra $L_95;
+$L_92:
 	setp.lt.s64 %p78, %rd49, %rd77;
-	@!%p78 bra $L_84;
-$L_82:
-	setp.ge.u64 %pt6, %rd47, %rd14;
-	@%pt6 bra $Lfault_1;
-	mov.b64 %rd51, %rd384;
+	@!%p78 bra $L_95;
+$L_93:
+	setp.ge.u64 %pt14, %rd47, %rd14;
+	@%pt14 bra $Lfault_8;
+	mov.b64 %rd51, %rd449;
 	ld.global.f32 %f52, [%rd51];
 	mul.rn.f32 %f53, %f52, 0f3F000000;
 	sub.s64 %rd54, %rd47, 1;
-	setp.ge.u64 %pt7, %rd54, %rd14;
-	@%pt7 bra $Lfault_2;
-	mov.b64 %rd279, %rd51;
-	add.s64 %rd55, %rd279, -4;
+	setp.ge.u64 %pt15, %rd54, %rd14;
+	@%pt15 bra $Lfault_9;
+	mov.b64 %rd336, %rd51;
+	add.s64 %rd55, %rd336, -4;
 	ld.global.f32 %f56, [%rd55];
 	add.s64 %rd57, %rd47, 1;
-	setp.ge.u64 %pt8, %rd57, %rd14;
-	@%pt8 bra $Lfault_3;
-	mov.b64 %rd280, %rd51;
-	add.s64 %rd58, %rd280, 4;
+	setp.ge.u64 %pt16, %rd57, %rd14;
+	@%pt16 bra $Lfault_10;
+	mov.b64 %rd337, %rd51;
+	add.s64 %rd58, %rd337, 4;
 	ld.global.f32 %f59, [%rd58];
 	add.rn.f32 %f60, %f56, %f59;
 	sub.s64 %rd61, %rd47, %rd9;
-	setp.ge.u64 %pt9, %rd61, %rd14;
-	@%pt9 bra $Lfault_4;
-	mov.b64 %rd281, %rd51;
-	add.s64 %rd283, %rd281, %rd282;
-	mov.b64 %rd62, %rd283;
+	setp.ge.u64 %pt17, %rd61, %rd14;
+	@%pt17 bra $Lfault_11;
+	mov.b64 %rd338, %rd51;
+	add.s64 %rd340, %rd338, %rd339;
+	mov.b64 %rd62, %rd340;
 	ld.global.f32 %f63, [%rd62];
 	add.rn.f32 %f64, %f60, %f63;
 	add.s64 %rd65, %rd47, %rd9;
-	setp.ge.u64 %pt10, %rd65, %rd14;
-	@%pt10 bra $Lfault_5;
-	mov.b64 %rd284, %rd51;
-	add.s64 %rd286, %rd284, %rd285;
-	mov.b64 %rd66, %rd286;
+	setp.ge.u64 %pt18, %rd65, %rd14;
+	@%pt18 bra $Lfault_12;
+	mov.b64 %rd341, %rd51;
+	add.s64 %rd343, %rd341, %rd342;
+	mov.b64 %rd66, %rd343;
 	ld.global.f32 %f67, [%rd66];
 	add.rn.f32 %f68, %f64, %f67;
 	mul.rn.f32 %f69, %f68, 0f3E000000;
 	add.rn.f32 %f70, %f53, %f69;
-	mov.b64 %rd71, %rd386;
+	mov.b64 %rd71, %rd451;
 	st.global.f32 [%rd71], %f70;
-$L_83:
+$L_94:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd384, %rd384, %rd385;
-	add.s64 %rd386, %rd386, %rd385;
-	bra.uni $L_74;
-$L_84:
-	setp.ge.u64 %pt11, %rd47, %rd14;
-	@%pt11 bra $Lfault_6;
-	mov.b64 %rd74, %rd384;
+	add.s64 %rd449, %rd449, %rd450;
+	add.s64 %rd451, %rd451, %rd450;
+	bra.uni $L_85;
+$L_95:
+	setp.ge.u64 %pt19, %rd47, %rd14;
+	@%pt19 bra $Lfault_13;
+	mov.b64 %rd74, %rd449;
 	ld.global.f32 %f75, [%rd74];
-	mov.b64 %rd76, %rd386;
+	mov.b64 %rd76, %rd451;
 	st.global.f32 [%rd76], %f75;
-	bra.uni $L_83;
-$L_85:
-	setp.eq.s64 %pt12, %rd9, -1;
-	neg.s64 %rdt8, %rd47;
-	div.s64 %rd392, %rd47, %rd9;
-	selp.b64 %rd392, %rdt8, %rd392, %pt12;
-	mul.lo.s64 %rd405, %rd392, %rd9;
-	sub.s64 %rd393, %rd47, %rd405;
-	bra.uni $L_78;
+	bra.uni $L_94;
+$L_96:
+	setp.eq.s64 %pt20, %rd9, -1;
+	neg.s64 %rdt9, %rd47;
+	div.s64 %rd461, %rd47, %rd9;
+	selp.b64 %rd461, %rdt9, %rd461, %pt20;
+	mul.lo.s64 %rd474, %rd461, %rd9;
+	sub.s64 %rd462, %rd47, %rd474;
+	bra.uni $L_89;
+$L_97:
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt6, 0;
-	mov.b64 %rdt7, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt6, %rd47;
-	mov.b64 %rdt7, %rd14;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt6, %rd54;
-	mov.b64 %rdt7, %rd14;
+	mov.b64 %rdt1, %rd90;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt6, %rd57;
-	mov.b64 %rdt7, %rd14;
+	mov.b64 %rdt1, %rd93;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt6, %rd61;
-	mov.b64 %rdt7, %rd14;
+	mov.b64 %rdt1, %rd97;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt6, %rd65;
-	mov.b64 %rdt7, %rd14;
+	mov.b64 %rdt1, %rd101;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt6, %rd47;
-	mov.b64 %rdt7, %rd14;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd65;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt9, [Stencil2D_0_param_6];
-	cvta.to.global.u64 %rdt9, %rdt9;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt9];
+	ld.param.u64 %rdt10, [Stencil2D_0_param_6];
+	cvta.to.global.u64 %rdt10, %rdt10;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt10];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
-	st.global.u32 [%rdt9+8], 0;
-	st.global.u32 [%rdt9+12], %rt5;
-	st.global.u64 [%rdt9+16], %rdt6;
-	st.global.u64 [%rdt9+24], %rdt7;
+	setp.ne.u32 %pt21, %rt8, %rt6;
+	@%pt21 exit;
+	st.global.u32 [%rdt10+8], 0;
+	st.global.u32 [%rdt10+12], %rt5;
+	st.global.u64 [%rdt10+16], %rdt1;
+	st.global.u64 [%rdt10+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt9+4], %rt7;
+	st.volatile.global.u32 [%rdt10+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt14, %rt9, 0;
-	@%pt14 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt22, %rt9, 0;
+	@%pt22 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1458,14 +1604,14 @@ $Lexit:
 )
 .maxnreg 32
 {
-	.reg .pred %p<744>;
-	.reg .pred %pt<30>;
-	.reg .b32 %r<885>;
+	.reg .pred %p<868>;
+	.reg .pred %pt<43>;
+	.reg .b32 %r<1030>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<742>;
-	.reg .b64 %rdt<22>;
-	.reg .f32 %f<345>;
-	.reg .f32 %ft<6>;
+	.reg .b64 %rd<866>;
+	.reg .b64 %rdt<25>;
+	.reg .f32 %f<413>;
+	.reg .f32 %ft<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil3D_0_param_0];
@@ -1489,1222 +1635,1468 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd107, %rd20;
-	mov.b64 %rd108, %rd2;
-	sub.s64 %rd109, %rd108, 1;
-	mov.b64 %rd110, %rd109;
-	setp.lt.u64 %p111, %rd110, %rd107;
-	mov.b64 %rd112, %rd3;
-	add.u64 %rd113, %rd112, 4611686018427387904;
-	setp.le.u64 %p114, %rd113, 9223372036854775808U;
-	sub.u64 %rd115, %rd112, 1;
-	mov.b64 %rd116, %rd2;
-	sub.u64 %rd117, %rd115, %rd116;
-	sub.u64 %rd118, %rd107, 1;
-	sub.u64 %rd119, %rd118, %rd110;
-	setp.le.u64 %p120, %rd117, %rd119;
-	add.s64 %rd121, %rd108, 1;
-	mov.b64 %rd122, %rd121;
-	setp.lt.u64 %p123, %rd122, %rd107;
-	mov.b64 %rd124, %rd118;
-	sub.u64 %rd125, %rd124, %rd122;
-	setp.le.u64 %p126, %rd117, %rd125;
-	sub.s64 %rd127, %rd108, %rd9;
-	mov.b64 %rd128, %rd127;
-	setp.lt.u64 %p129, %rd128, %rd107;
-	mov.b64 %rd130, %rd118;
-	sub.u64 %rd131, %rd130, %rd128;
-	setp.le.u64 %p132, %rd117, %rd131;
-	add.s64 %rd133, %rd108, %rd9;
-	mov.b64 %rd134, %rd133;
-	setp.lt.u64 %p135, %rd134, %rd107;
-	mov.b64 %rd136, %rd118;
-	sub.u64 %rd137, %rd136, %rd134;
-	setp.le.u64 %p138, %rd117, %rd137;
-	mul.lo.s64 %rd139, %rd9, %rd12;
-	sub.s64 %rd140, %rd108, %rd139;
-	mov.b64 %rd141, %rd140;
-	setp.lt.u64 %p142, %rd141, %rd107;
-	mov.b64 %rd143, %rd118;
-	sub.u64 %rd144, %rd143, %rd141;
-	setp.le.u64 %p145, %rd117, %rd144;
-	add.s64 %rd146, %rd108, %rd139;
-	mov.b64 %rd147, %rd146;
-	setp.lt.u64 %p148, %rd147, %rd107;
-	mov.b64 %rd149, %rd118;
-	sub.u64 %rd150, %rd149, %rd147;
-	setp.le.u64 %p151, %rd117, %rd150;
-	setp.ne.s64 %p152, %rd9, 0;
-	setp.ne.s64 %p153, %rd12, 0;
-	setp.ne.s64 %p154, %rd139, 0;
-	@!%p111 bra $L_119;
+	setp.ne.s64 %p155, %rd9, 0;
+	setp.ne.s64 %p156, %rd12, 0;
+	mul.lo.s64 %rd157, %rd9, %rd12;
+	setp.ne.s64 %p158, %rd157, 0;
+	mov.b64 %rd164, %rd20;
+	setp.le.u64 %p165, %rd164, 2305843009213693952;
+	sub.s64 %rd167, %rd20, -1;
+	mov.pred %p172, %p165;
+	sub.s64 %rd174, %rd20, 1;
+	min.s64 %rd176, %rd167, %rd174;
+	sub.s64 %rd177, 0, %rd9;
+	mov.b64 %rd178, %rd177;
+	add.u64 %rd179, %rd178, 2305843009213693952;
+	setp.le.u64 %p180, %rd179, 4611686018427387904;
+	mov.pred %p181, %p165;
+	neg.s64 %rd182, %rd177;
+	sub.s64 %rd183, %rd20, %rd177;
+	max.s64 %rd184, %rd182, 1;
+	min.s64 %rd185, %rd176, %rd183;
+	mov.b64 %rd186, %rd9;
+	mov.b64 %rd187, %rd186;
+	add.u64 %rd188, %rd187, 2305843009213693952;
+	setp.le.u64 %p189, %rd188, 4611686018427387904;
+	mov.pred %p190, %p165;
+	neg.s64 %rd191, %rd186;
+	sub.s64 %rd192, %rd20, %rd186;
+	max.s64 %rd193, %rd184, %rd191;
+	min.s64 %rd194, %rd185, %rd192;
+	sub.s64 %rd195, 0, %rd157;
+	mov.b64 %rd196, %rd195;
+	add.u64 %rd197, %rd196, 2305843009213693952;
+	setp.le.u64 %p198, %rd197, 4611686018427387904;
+	mov.pred %p199, %p165;
+	neg.s64 %rd200, %rd195;
+	sub.s64 %rd201, %rd20, %rd195;
+	max.s64 %rd202, %rd193, %rd200;
+	min.s64 %rd203, %rd194, %rd201;
+	mov.b64 %rd204, %rd157;
+	mov.b64 %rd205, %rd204;
+	add.u64 %rd206, %rd205, 2305843009213693952;
+	setp.le.u64 %p207, %rd206, 4611686018427387904;
+	mov.pred %p208, %p165;
+	neg.s64 %rd209, %rd204;
+	sub.s64 %rd210, %rd20, %rd204;
+	max.s64 %rd211, %rd202, %rd209;
+	min.s64 %rd212, %rd203, %rd210;
+	mov.pred %p216, %p165;
+	mov.b64 %rd218, %rd20;
+	max.s64 %rd219, %rd211, 0;
+	min.s64 %rd220, %rd212, %rd218;
+	min.s64 %rd221, %rd3, %rd219;
+	min.s64 %rd222, %rd3, %rd220;
+	@!%p155 bra $L_137;
 $L_2:
-	@!%p114 bra $L_119;
+	@!%p156 bra $L_137;
 $L_3:
-	@!%p120 bra $L_119;
+	@!%p158 bra $L_137;
 $L_4:
-	@!%p123 bra $L_119;
+	@!%p165 bra $L_137;
 $L_5:
-	@!%p126 bra $L_119;
+	@!%p172 bra $L_137;
 $L_6:
-	@!%p129 bra $L_119;
+	@!%p180 bra $L_137;
 $L_7:
-	@!%p132 bra $L_119;
+	@!%p181 bra $L_137;
 $L_8:
-	@!%p135 bra $L_119;
+	@!%p189 bra $L_137;
 $L_9:
-	@!%p138 bra $L_119;
+	@!%p190 bra $L_137;
 $L_10:
-	@!%p142 bra $L_119;
+	@!%p198 bra $L_137;
 $L_11:
-	@!%p145 bra $L_119;
+	@!%p199 bra $L_137;
 $L_12:
-	@!%p148 bra $L_119;
+	@!%p207 bra $L_137;
 $L_13:
-	@!%p151 bra $L_119;
+	@!%p208 bra $L_137;
 $L_14:
-	@!%p152 bra $L_119;
+	@!%p216 bra $L_137;
 $L_15:
-	@!%p153 bra $L_119;
+	mov.b64 %rd112, %rd157;
+	sub.s64 %rd153, %rd9, 1;
+	sub.s64 %rd150, %rd12, 1;
+	sub.s64 %rd147, %rd51, 1;
+	mov.b64 %rd115, %rd157;
+	mul.lo.s64 %rd458, %rd9, -4;
+	mul.lo.s64 %rd461, %rd9, 4;
+	mul.lo.s64 %rd464, %rd115, -4;
+	mul.lo.s64 %rd467, %rd115, 4;
+	mov.b64 %rd596, %rd2;
+	mad.lo.s64 %rd597, %rd596, 4, %rd19;
+	mul.lo.s64 %rd598, %rd1, 4;
+	mad.lo.s64 %rd599, %rd596, 4, %rd4;
+	mov.b64 %rd836, %rd187;
+	mov.b64 %rd850, %rd12;
+	cvt.u32.u64 %r842, %rd9;
+	mov.b64 %rd863, %rd205;
+	cvt.u32.u64 %r856, %rd12;
+	cvt.u32.u64 %r869, %rd112;
+	max.u32 %r871, %r842, 1;
+	div.u32 %r872, 4294967295, %r871;
+	max.u32 %r880, %r856, 1;
+	div.u32 %r881, 4294967295, %r880;
+	max.u32 %r889, %r869, 1;
+	div.u32 %r890, 4294967295, %r889;
 $L_16:
-	@!%p154 bra $L_119;
+	setp.lt.s64 %p107, %rd2, %rd221;
+	@!%p107 bra $L_36;
 $L_17:
-	mul.lo.s64 %rd155, %rd1, 3;
-	mul.lo.s64 %rd358, %rd1, 4;
-	mov.b64 %rd159, %rd112;
-	mov.b64 %rd161, %rd155;
-	mov.b64 %rd168, %rd139;
-	sub.s64 %rd209, %rd9, 1;
-	sub.s64 %rd206, %rd12, 1;
-	sub.s64 %rd203, %rd51, 1;
-	mov.b64 %rd171, %rd139;
-	mul.lo.s64 %rd390, %rd9, -4;
-	mul.lo.s64 %rd393, %rd9, 4;
-	mul.lo.s64 %rd396, %rd171, -4;
-	mul.lo.s64 %rd399, %rd171, 4;
-	mov.b64 %rd216, %rd139;
-	mov.b64 %rd257, %rd209;
-	mov.b64 %rd254, %rd206;
-	mov.b64 %rd251, %rd203;
-	mov.b64 %rd402, %rd358;
-	mov.b64 %rd410, %rd390;
-	mov.b64 %rd415, %rd393;
-	mov.b64 %rd420, %rd396;
-	mov.b64 %rd425, %rd399;
-	mov.b64 %rd431, %rd358;
-	mov.b64 %rd434, %rd358;
-	mov.b64 %rd265, %rd139;
-	mov.b64 %rd306, %rd209;
-	mov.b64 %rd303, %rd206;
-	mov.b64 %rd300, %rd203;
-	mul.lo.s64 %rd437, %rd1, 8;
-	mov.b64 %rd445, %rd390;
-	mov.b64 %rd450, %rd393;
-	mov.b64 %rd455, %rd396;
-	mov.b64 %rd460, %rd399;
-	mov.b64 %rd466, %rd437;
-	mov.b64 %rd469, %rd437;
-	mov.b64 %rd314, %rd139;
-	mov.b64 %rd355, %rd209;
-	mov.b64 %rd352, %rd206;
-	mov.b64 %rd349, %rd203;
-	mul.lo.s64 %rd472, %rd1, 12;
-	mov.b64 %rd480, %rd390;
-	mov.b64 %rd485, %rd393;
-	mov.b64 %rd490, %rd396;
-	mov.b64 %rd495, %rd399;
-	mov.b64 %rd501, %rd472;
-	mov.b64 %rd504, %rd472;
-	mov.b64 %rd514, %rd2;
-	mad.lo.s64 %rd515, %rd514, 4, %rd19;
-	mul.lo.s64 %rd516, %rd358, 4;
-	mov.b64 %rd517, %rd514;
-	mad.lo.s64 %rd518, %rd517, 4, %rd4;
-	mov.b64 %rd712, %rd9;
-	mov.b64 %rd674, %rd712;
-	mov.b64 %rd636, %rd712;
-	mov.b64 %rd598, %rd712;
-	mov.b64 %rd612, %rd12;
-	cvt.u32.u64 %r604, %rd9;
-	mov.b64 %rd625, %rd314;
-	cvt.u32.u64 %r618, %rd12;
-	cvt.u32.u64 %r631, %rd314;
-	mov.b64 %rd650, %rd612;
-	mov.b32 %r642, %r604;
-	mov.b64 %rd663, %rd625;
-	mov.b32 %r656, %r618;
-	mov.b32 %r669, %r631;
-	mov.b64 %rd688, %rd612;
-	mov.b32 %r680, %r604;
-	mov.b64 %rd701, %rd625;
-	mov.b32 %r694, %r618;
-	mov.b32 %r707, %r631;
-	mov.b64 %rd726, %rd612;
-	mov.b32 %r718, %r604;
-	mov.b64 %rd739, %rd625;
-	mov.b32 %r732, %r618;
-	mov.b32 %r745, %r631;
-	max.u32 %r747, %r604, 1;
-	div.u32 %r748, 4294967295, %r747;
-	max.u32 %r777, %r618, 1;
-	div.u32 %r778, 4294967295, %r777;
-	max.u32 %r807, %r631, 1;
-	div.u32 %r808, 4294967295, %r807;
+	mov.b64 %rd108, %rd2;
 $L_18:
-	setp.lt.s64 %p156, %rd2, %rd3;
-	@!%p156 bra $L_118;
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd835, %rd108;
+	or.b64 %rd837, %rd835, %rd836;
+	shr.u64 %rd838, %rd837, 32;
+	cvt.u32.u64 %r839, %rd838;
+	setp.eq.u32 %p840, %r839, 0;
+	@!%p840 bra $L_35;
 $L_19:
-	mov.b64 %rd160, %rd2;
-	sub.u64 %rd157, %rd159, %rd160;
-	setp.gt.u64 %p158, %rd157, %rd161;
-	@!%p158 bra $L_97;
+	cvt.u32.u64 %r841, %rd108;
+	mul.hi.u32 %r873, %r841, %r872;
+	mul.lo.u32 %r874, %r873, %r842;
+	sub.u32 %r875, %r841, %r874;
+	sub.u32 %r876, %r875, %r842;
+	min.u32 %r877, %r875, %r876;
+	sub.u32 %r878, %r875, %r877;
+	min.u32 %r879, %r878, 1;
+	add.u32 %r843, %r873, %r879;
+	mov.b32 %r844, %r877;
+	cvt.u64.u32 %rd833, %r843;
+	cvt.u64.u32 %rd834, %r844;
 $L_20:
-	mov.b64 %rd162, %rd2;
+	mov.b64 %rd109, %rd834;
+	mov.b64 %rd110, %rd833;
+	setp.eq.s64 %pt1, %rd12, 0;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd849, %rd110;
+	or.b64 %rd851, %rd849, %rd850;
+	shr.u64 %rd852, %rd851, 32;
+	cvt.u32.u64 %r853, %rd852;
+	setp.eq.u32 %p854, %r853, 0;
+	@!%p854 bra $L_34;
 $L_21:
-	mov.b64 %rd164, %rd162;
+	cvt.u32.u64 %r855, %rd110;
+	mul.hi.u32 %r882, %r855, %r881;
+	mul.lo.u32 %r883, %r882, %r856;
+	sub.u32 %r884, %r855, %r883;
+	sub.u32 %r885, %r884, %r856;
+	min.u32 %r886, %r884, %r885;
+	sub.u32 %r887, %r884, %r886;
+	min.u32 %r888, %r887, 1;
+	add.u32 %r857, %r882, %r888;
+	mov.b32 %r858, %r886;
+	cvt.u64.u32 %rd847, %r857;
+	cvt.u64.u32 %rd848, %r858;
 $L_22:
-	mov.b64 %rd711, %rd164;
-	or.b64 %rd713, %rd711, %rd712;
-	shr.u64 %rd714, %rd713, 32;
-	cvt.u32.u64 %r715, %rd714;
-	setp.eq.u32 %p716, %r715, 0;
-	@!%p716 bra $L_96;
+	mov.b64 %rd111, %rd848;
+	setp.eq.s64 %pt2, %rd112, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd862, %rd835;
+	or.b64 %rd864, %rd862, %rd863;
+	shr.u64 %rd865, %rd864, 32;
+	cvt.u32.u64 %r866, %rd865;
+	setp.eq.u32 %p867, %r866, 0;
+	@!%p867 bra $L_33;
 $L_23:
-	cvt.u32.u64 %r717, %rd164;
-	mul.hi.u32 %r770, %r717, %r748;
-	mul.lo.u32 %r771, %r770, %r718;
-	sub.u32 %r772, %r717, %r771;
-	sub.u32 %r773, %r772, %r718;
-	min.u32 %r774, %r772, %r773;
-	sub.u32 %r775, %r772, %r774;
-	min.u32 %r776, %r775, 1;
-	add.u32 %r719, %r770, %r776;
-	mov.b32 %r720, %r774;
-	cvt.u64.u32 %rd709, %r719;
-	cvt.u64.u32 %rd710, %r720;
+	cvt.u32.u64 %r868, %rd108;
+	mul.hi.u32 %r891, %r868, %r890;
+	mul.lo.u32 %r892, %r891, %r869;
+	sub.u32 %r893, %r868, %r892;
+	sub.u32 %r894, %r893, %r869;
+	min.u32 %r895, %r893, %r894;
+	sub.u32 %r896, %r893, %r895;
+	min.u32 %r897, %r896, 1;
+	add.u32 %r870, %r891, %r897;
+	cvt.u64.u32 %rd861, %r870;
 $L_24:
-	mov.b64 %rd165, %rd710;
-	mov.b64 %rd166, %rd709;
-	mov.b64 %rd725, %rd166;
-	or.b64 %rd727, %rd725, %rd726;
-	shr.u64 %rd728, %rd727, 32;
-	cvt.u32.u64 %r729, %rd728;
-	setp.eq.u32 %p730, %r729, 0;
-	@!%p730 bra $L_95;
+	mov.b64 %rd113, %rd861;
+	setp.gt.s64 %p114, %rd109, 0;
+	@!%p114 bra $L_32;
 $L_25:
-	cvt.u32.u64 %r731, %rd166;
-	mul.hi.u32 %r800, %r731, %r778;
-	mul.lo.u32 %r801, %r800, %r732;
-	sub.u32 %r802, %r731, %r801;
-	sub.u32 %r803, %r802, %r732;
-	min.u32 %r804, %r802, %r803;
-	sub.u32 %r805, %r802, %r804;
-	min.u32 %r806, %r805, 1;
-	add.u32 %r733, %r800, %r806;
-	mov.b32 %r734, %r804;
-	cvt.u64.u32 %rd723, %r733;
-	cvt.u64.u32 %rd724, %r734;
+	setp.lt.s64 %p154, %rd109, %rd153;
+	@!%p154 bra $L_32;
 $L_26:
-	mov.b64 %rd167, %rd724;
-	mov.b64 %rd738, %rd711;
-	or.b64 %rd740, %rd738, %rd739;
-	shr.u64 %rd741, %rd740, 32;
-	cvt.u32.u64 %r742, %rd741;
-	setp.eq.u32 %p743, %r742, 0;
-	@!%p743 bra $L_94;
+	setp.gt.s64 %p152, %rd111, 0;
+	@!%p152 bra $L_32;
 $L_27:
-	cvt.u32.u64 %r744, %rd164;
-	mul.hi.u32 %r830, %r744, %r808;
-	mul.lo.u32 %r831, %r830, %r745;
-	sub.u32 %r832, %r744, %r831;
-	sub.u32 %r833, %r832, %r745;
-	min.u32 %r834, %r832, %r833;
-	sub.u32 %r835, %r832, %r834;
-	min.u32 %r836, %r835, 1;
-	add.u32 %r746, %r830, %r836;
-	cvt.u64.u32 %rd737, %r746;
+	setp.lt.s64 %p151, %rd111, %rd150;
+	@!%p151 bra $L_32;
 $L_28:
-	mov.b64 %rd169, %rd737;
-	setp.gt.s64 %p170, %rd165, 0;
-	@!%p170 bra $L_93;
+	setp.gt.s64 %p149, %rd113, 0;
+	@!%p149 bra $L_32;
 $L_29:
-	setp.lt.s64 %p210, %rd165, %rd209;
-	@!%p210 bra $L_93;
+	setp.lt.s64 %p148, %rd113, %rd147;
+	@!%p148 bra $L_32;
 $L_30:
-	setp.gt.s64 %p208, %rd167, 0;
-	@!%p208 bra $L_93;
+	sub.s64 %rd116, %rd108, 1;
+	setp.ge.u64 %pt3, %rd116, %rd20;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd455, %rd597;
+	add.s64 %rd117, %rd455, -4;
+	ld.global.f32 %f118, [%rd117];
+	add.s64 %rd119, %rd108, 1;
+	setp.ge.u64 %pt4, %rd119, %rd20;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd456, %rd455;
+	add.s64 %rd120, %rd456, 4;
+	ld.global.f32 %f121, [%rd120];
+	add.rn.f32 %f122, %f118, %f121;
+	sub.s64 %rd123, %rd108, %rd9;
+	setp.ge.u64 %pt5, %rd123, %rd20;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd457, %rd455;
+	add.s64 %rd459, %rd457, %rd458;
+	mov.b64 %rd124, %rd459;
+	ld.global.f32 %f125, [%rd124];
+	add.rn.f32 %f126, %f122, %f125;
+	add.s64 %rd127, %rd108, %rd9;
+	setp.ge.u64 %pt6, %rd127, %rd20;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd460, %rd455;
+	add.s64 %rd462, %rd460, %rd461;
+	mov.b64 %rd128, %rd462;
+	ld.global.f32 %f129, [%rd128];
+	add.rn.f32 %f130, %f126, %f129;
+	sub.s64 %rd131, %rd108, %rd115;
+	setp.ge.u64 %pt7, %rd131, %rd20;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd463, %rd455;
+	add.s64 %rd465, %rd463, %rd464;
+	mov.b64 %rd132, %rd465;
+	ld.global.f32 %f133, [%rd132];
+	add.rn.f32 %f134, %f130, %f133;
+	add.s64 %rd135, %rd108, %rd115;
+	setp.ge.u64 %pt8, %rd135, %rd20;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd466, %rd455;
+	add.s64 %rd468, %rd466, %rd467;
+	mov.b64 %rd136, %rd468;
+	ld.global.f32 %f137, [%rd136];
+	add.rn.f32 %f138, %f134, %f137;
+	setp.ge.u64 %pt9, %rd108, %rd20;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd139, %rd455;
+	ld.global.f32 %f140, [%rd139];
+	mul.rn.f32 %f141, %f140, 0f40C00000;
+	sub.rn.f32 %f142, %f138, %f141;
+	mov.b64 %rd143, %rd599;
+	st.global.f32 [%rd143], %f142;
 $L_31:
-	setp.lt.s64 %p207, %rd167, %rd206;
-	@!%p207 bra $L_93;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd597, %rd597, %rd598;
+	add.s64 %rd599, %rd599, %rd598;
+	bra.uni $L_16;
 $L_32:
-	setp.gt.s64 %p205, %rd169, 0;
-	@!%p205 bra $L_93;
-$L_33:
-	setp.lt.s64 %p204, %rd169, %rd203;
-	@!%p204 bra $L_93;
-$L_34:
-	mov.b64 %rd387, %rd515;
-	add.s64 %rd173, %rd387, -4;
-	ld.global.f32 %f174, [%rd173];
-	mov.b64 %rd388, %rd387;
-	add.s64 %rd176, %rd388, 4;
-	ld.global.f32 %f177, [%rd176];
-	add.rn.f32 %f178, %f174, %f177;
-	mov.b64 %rd389, %rd387;
-	add.s64 %rd391, %rd389, %rd390;
-	mov.b64 %rd180, %rd391;
-	ld.global.f32 %f181, [%rd180];
-	add.rn.f32 %f182, %f178, %f181;
-	mov.b64 %rd392, %rd387;
-	add.s64 %rd394, %rd392, %rd393;
-	mov.b64 %rd184, %rd394;
-	ld.global.f32 %f185, [%rd184];
-	add.rn.f32 %f186, %f182, %f185;
-	mov.b64 %rd395, %rd387;
-	add.s64 %rd397, %rd395, %rd396;
-	mov.b64 %rd188, %rd397;
-	ld.global.f32 %f189, [%rd188];
-	add.rn.f32 %f190, %f186, %f189;
-	mov.b64 %rd398, %rd387;
-	add.s64 %rd400, %rd398, %rd399;
-	mov.b64 %rd192, %rd400;
-	ld.global.f32 %f193, [%rd192];
-	add.rn.f32 %f194, %f190, %f193;
-	mov.b64 %rd195, %rd387;
-	ld.global.f32 %f196, [%rd195];
-	mul.rn.f32 %f197, %f196, 0f40C00000;
-	sub.rn.f32 %f198, %f194, %f197;
-	mov.b64 %rd199, %rd518;
-	st.global.f32 [%rd199], %f198;
-$L_35:
-	add.s64 %rd259, %rd162, %rd1;
-$L_36:
-	mov.b64 %rd212, %rd259;
-$L_37:
-	mov.b64 %rd673, %rd212;
-	or.b64 %rd675, %rd673, %rd674;
-	shr.u64 %rd676, %rd675, 32;
-	cvt.u32.u64 %r677, %rd676;
-	setp.eq.u32 %p678, %r677, 0;
-	@!%p678 bra $L_92;
-$L_38:
-	cvt.u32.u64 %r679, %rd212;
-	mul.hi.u32 %r763, %r679, %r748;
-	mul.lo.u32 %r764, %r763, %r680;
-	sub.u32 %r765, %r679, %r764;
-	sub.u32 %r766, %r765, %r680;
-	min.u32 %r767, %r765, %r766;
-	sub.u32 %r768, %r765, %r767;
-	min.u32 %r769, %r768, 1;
-	add.u32 %r681, %r763, %r769;
-	mov.b32 %r682, %r767;
-	cvt.u64.u32 %rd671, %r681;
-	cvt.u64.u32 %rd672, %r682;
-$L_39:
-	mov.b64 %rd213, %rd672;
-	mov.b64 %rd214, %rd671;
-	mov.b64 %rd687, %rd214;
-	or.b64 %rd689, %rd687, %rd688;
-	shr.u64 %rd690, %rd689, 32;
-	cvt.u32.u64 %r691, %rd690;
-	setp.eq.u32 %p692, %r691, 0;
-	@!%p692 bra $L_91;
-$L_40:
-	cvt.u32.u64 %r693, %rd214;
-	mul.hi.u32 %r793, %r693, %r778;
-	mul.lo.u32 %r794, %r793, %r694;
-	sub.u32 %r795, %r693, %r794;
-	sub.u32 %r796, %r795, %r694;
-	min.u32 %r797, %r795, %r796;
-	sub.u32 %r798, %r795, %r797;
-	min.u32 %r799, %r798, 1;
-	add.u32 %r695, %r793, %r799;
-	mov.b32 %r696, %r797;
-	cvt.u64.u32 %rd685, %r695;
-	cvt.u64.u32 %rd686, %r696;
-$L_41:
-	mov.b64 %rd215, %rd686;
-	mov.b64 %rd700, %rd673;
-	or.b64 %rd702, %rd700, %rd701;
-	shr.u64 %rd703, %rd702, 32;
-	cvt.u32.u64 %r704, %rd703;
-	setp.eq.u32 %p705, %r704, 0;
-	@!%p705 bra $L_90;
-$L_42:
-	cvt.u32.u64 %r706, %rd212;
-	mul.hi.u32 %r823, %r706, %r808;
-	mul.lo.u32 %r824, %r823, %r707;
-	sub.u32 %r825, %r706, %r824;
-	sub.u32 %r826, %r825, %r707;
-	min.u32 %r827, %r825, %r826;
-	sub.u32 %r828, %r825, %r827;
-	min.u32 %r829, %r828, 1;
-	add.u32 %r708, %r823, %r829;
-	cvt.u64.u32 %rd699, %r708;
-$L_43:
-	mov.b64 %rd217, %rd699;
-	setp.gt.s64 %p218, %rd213, 0;
-	@!%p218 bra $L_89;
-$L_44:
-	setp.lt.s64 %p258, %rd213, %rd257;
-	@!%p258 bra $L_89;
-$L_45:
-	setp.gt.s64 %p256, %rd215, 0;
-	@!%p256 bra $L_89;
-$L_46:
-	setp.lt.s64 %p255, %rd215, %rd254;
-	@!%p255 bra $L_89;
-$L_47:
-	setp.gt.s64 %p253, %rd217, 0;
-	@!%p253 bra $L_89;
-$L_48:
-	setp.lt.s64 %p252, %rd217, %rd251;
-	@!%p252 bra $L_89;
-$L_49:
-	mov.b64 %rd401, %rd515;
-	add.s64 %rd403, %rd401, %rd402;
-	add.s64 %rd221, %rd403, -4;
-	ld.global.f32 %f222, [%rd221];
-	mov.b64 %rd406, %rd403;
-	add.s64 %rd224, %rd406, 4;
-	ld.global.f32 %f225, [%rd224];
-	add.rn.f32 %f226, %f222, %f225;
-	mov.b64 %rd409, %rd403;
-	add.s64 %rd411, %rd409, %rd410;
-	mov.b64 %rd228, %rd411;
-	ld.global.f32 %f229, [%rd228];
-	add.rn.f32 %f230, %f226, %f229;
-	mov.b64 %rd414, %rd403;
-	add.s64 %rd416, %rd414, %rd415;
-	mov.b64 %rd232, %rd416;
-	ld.global.f32 %f233, [%rd232];
-	add.rn.f32 %f234, %f230, %f233;
-	mov.b64 %rd419, %rd403;
-	add.s64 %rd421, %rd419, %rd420;
-	mov.b64 %rd236, %rd421;
-	ld.global.f32 %f237, [%rd236];
-	add.rn.f32 %f238, %f234, %f237;
-	mov.b64 %rd424, %rd403;
-	add.s64 %rd426, %rd424, %rd425;
-	mov.b64 %rd240, %rd426;
-	ld.global.f32 %f241, [%rd240];
-	add.rn.f32 %f242, %f238, %f241;
-	mov.b64 %rd429, %rd403;
-	mov.b64 %rd243, %rd429;
-	ld.global.f32 %f244, [%rd243];
-	mul.rn.f32 %f245, %f244, 0f40C00000;
-	sub.rn.f32 %f246, %f242, %f245;
-	mov.b64 %rd430, %rd518;
-	add.s64 %rd432, %rd430, %rd431;
-	mov.b64 %rd247, %rd432;
-	st.global.f32 [%rd247], %f246;
-$L_50:
-	add.s64 %rd308, %rd259, %rd1;
-$L_51:
-	mov.b64 %rd261, %rd308;
-$L_52:
-	mov.b64 %rd635, %rd261;
-	or.b64 %rd637, %rd635, %rd636;
-	shr.u64 %rd638, %rd637, 32;
-	cvt.u32.u64 %r639, %rd638;
-	setp.eq.u32 %p640, %r639, 0;
-	@!%p640 bra $L_88;
-$L_53:
-	cvt.u32.u64 %r641, %rd261;
-	mul.hi.u32 %r756, %r641, %r748;
-	mul.lo.u32 %r757, %r756, %r642;
-	sub.u32 %r758, %r641, %r757;
-	sub.u32 %r759, %r758, %r642;
-	min.u32 %r760, %r758, %r759;
-	sub.u32 %r761, %r758, %r760;
-	min.u32 %r762, %r761, 1;
-	add.u32 %r643, %r756, %r762;
-	mov.b32 %r644, %r760;
-	cvt.u64.u32 %rd633, %r643;
-	cvt.u64.u32 %rd634, %r644;
-$L_54:
-	mov.b64 %rd262, %rd634;
-	mov.b64 %rd263, %rd633;
-	mov.b64 %rd649, %rd263;
-	or.b64 %rd651, %rd649, %rd650;
-	shr.u64 %rd652, %rd651, 32;
-	cvt.u32.u64 %r653, %rd652;
-	setp.eq.u32 %p654, %r653, 0;
-	@!%p654 bra $L_87;
-$L_55:
-	cvt.u32.u64 %r655, %rd263;
-	mul.hi.u32 %r786, %r655, %r778;
-	mul.lo.u32 %r787, %r786, %r656;
-	sub.u32 %r788, %r655, %r787;
-	sub.u32 %r789, %r788, %r656;
-	min.u32 %r790, %r788, %r789;
-	sub.u32 %r791, %r788, %r790;
-	min.u32 %r792, %r791, 1;
-	add.u32 %r657, %r786, %r792;
-	mov.b32 %r658, %r790;
-	cvt.u64.u32 %rd647, %r657;
-	cvt.u64.u32 %rd648, %r658;
-$L_56:
-	mov.b64 %rd264, %rd648;
-	mov.b64 %rd662, %rd635;
-	or.b64 %rd664, %rd662, %rd663;
-	shr.u64 %rd665, %rd664, 32;
-	cvt.u32.u64 %r666, %rd665;
-	setp.eq.u32 %p667, %r666, 0;
-	@!%p667 bra $L_86;
-$L_57:
-	cvt.u32.u64 %r668, %rd261;
-	mul.hi.u32 %r816, %r668, %r808;
-	mul.lo.u32 %r817, %r816, %r669;
-	sub.u32 %r818, %r668, %r817;
-	sub.u32 %r819, %r818, %r669;
-	min.u32 %r820, %r818, %r819;
-	sub.u32 %r821, %r818, %r820;
-	min.u32 %r822, %r821, 1;
-	add.u32 %r670, %r816, %r822;
-	cvt.u64.u32 %rd661, %r670;
-$L_58:
-	mov.b64 %rd266, %rd661;
-	setp.gt.s64 %p267, %rd262, 0;
-	@!%p267 bra $L_85;
-$L_59:
-	setp.lt.s64 %p307, %rd262, %rd306;
-	@!%p307 bra $L_85;
-$L_60:
-	setp.gt.s64 %p305, %rd264, 0;
-	@!%p305 bra $L_85;
-$L_61:
-	setp.lt.s64 %p304, %rd264, %rd303;
-	@!%p304 bra $L_85;
-$L_62:
-	setp.gt.s64 %p302, %rd266, 0;
-	@!%p302 bra $L_85;
-$L_63:
-	setp.lt.s64 %p301, %rd266, %rd300;
-	@!%p301 bra $L_85;
-$L_64:
-	mov.b64 %rd436, %rd515;
-	add.s64 %rd438, %rd436, %rd437;
-	add.s64 %rd270, %rd438, -4;
-	ld.global.f32 %f271, [%rd270];
-	mov.b64 %rd441, %rd438;
-	add.s64 %rd273, %rd441, 4;
-	ld.global.f32 %f274, [%rd273];
-	add.rn.f32 %f275, %f271, %f274;
-	mov.b64 %rd444, %rd438;
-	add.s64 %rd446, %rd444, %rd445;
-	mov.b64 %rd277, %rd446;
-	ld.global.f32 %f278, [%rd277];
-	add.rn.f32 %f279, %f275, %f278;
-	mov.b64 %rd449, %rd438;
-	add.s64 %rd451, %rd449, %rd450;
-	mov.b64 %rd281, %rd451;
-	ld.global.f32 %f282, [%rd281];
-	add.rn.f32 %f283, %f279, %f282;
-	mov.b64 %rd454, %rd438;
-	add.s64 %rd456, %rd454, %rd455;
-	mov.b64 %rd285, %rd456;
-	ld.global.f32 %f286, [%rd285];
-	add.rn.f32 %f287, %f283, %f286;
-	mov.b64 %rd459, %rd438;
-	add.s64 %rd461, %rd459, %rd460;
-	mov.b64 %rd289, %rd461;
-	ld.global.f32 %f290, [%rd289];
-	add.rn.f32 %f291, %f287, %f290;
-	mov.b64 %rd464, %rd438;
-	mov.b64 %rd292, %rd464;
-	ld.global.f32 %f293, [%rd292];
-	mul.rn.f32 %f294, %f293, 0f40C00000;
-	sub.rn.f32 %f295, %f291, %f294;
-	mov.b64 %rd465, %rd518;
-	add.s64 %rd467, %rd465, %rd466;
-	mov.b64 %rd296, %rd467;
-	st.global.f32 [%rd296], %f295;
-$L_65:
-	add.s64 %rd357, %rd308, %rd1;
-$L_66:
-	mov.b64 %rd310, %rd357;
-$L_67:
-	mov.b64 %rd597, %rd310;
-	or.b64 %rd599, %rd597, %rd598;
-	shr.u64 %rd600, %rd599, 32;
-	cvt.u32.u64 %r601, %rd600;
-	setp.eq.u32 %p602, %r601, 0;
-	@!%p602 bra $L_84;
-$L_68:
-	cvt.u32.u64 %r603, %rd310;
-	mul.hi.u32 %r749, %r603, %r748;
-	mul.lo.u32 %r750, %r749, %r604;
-	sub.u32 %r751, %r603, %r750;
-	sub.u32 %r752, %r751, %r604;
-	min.u32 %r753, %r751, %r752;
-	sub.u32 %r754, %r751, %r753;
-	min.u32 %r755, %r754, 1;
-	add.u32 %r605, %r749, %r755;
-	mov.b32 %r606, %r753;
-	cvt.u64.u32 %rd595, %r605;
-	cvt.u64.u32 %rd596, %r606;
-$L_69:
-	mov.b64 %rd311, %rd596;
-	mov.b64 %rd312, %rd595;
-	mov.b64 %rd611, %rd312;
-	or.b64 %rd613, %rd611, %rd612;
-	shr.u64 %rd614, %rd613, 32;
-	cvt.u32.u64 %r615, %rd614;
-	setp.eq.u32 %p616, %r615, 0;
-	@!%p616 bra $L_83;
-$L_70:
-	cvt.u32.u64 %r617, %rd312;
-	mul.hi.u32 %r779, %r617, %r778;
-	mul.lo.u32 %r780, %r779, %r618;
-	sub.u32 %r781, %r617, %r780;
-	sub.u32 %r782, %r781, %r618;
-	min.u32 %r783, %r781, %r782;
-	sub.u32 %r784, %r781, %r783;
-	min.u32 %r785, %r784, 1;
-	add.u32 %r619, %r779, %r785;
-	mov.b32 %r620, %r783;
-	cvt.u64.u32 %rd609, %r619;
-	cvt.u64.u32 %rd610, %r620;
-$L_71:
-	mov.b64 %rd313, %rd610;
-	mov.b64 %rd624, %rd597;
-	or.b64 %rd626, %rd624, %rd625;
-	shr.u64 %rd627, %rd626, 32;
-	cvt.u32.u64 %r628, %rd627;
-	setp.eq.u32 %p629, %r628, 0;
-	@!%p629 bra $L_82;
-$L_72:
-	cvt.u32.u64 %r630, %rd310;
-	mul.hi.u32 %r809, %r630, %r808;
-	mul.lo.u32 %r810, %r809, %r631;
-	sub.u32 %r811, %r630, %r810;
-	sub.u32 %r812, %r811, %r631;
-	min.u32 %r813, %r811, %r812;
-	sub.u32 %r814, %r811, %r813;
-	min.u32 %r815, %r814, 1;
-	add.u32 %r632, %r809, %r815;
-	cvt.u64.u32 %rd623, %r632;
-$L_73:
-	mov.b64 %rd315, %rd623;
-	setp.gt.s64 %p316, %rd311, 0;
-	@!%p316 bra $L_81;
-$L_74:
-	setp.lt.s64 %p356, %rd311, %rd355;
-	@!%p356 bra $L_81;
-$L_75:
-	setp.gt.s64 %p354, %rd313, 0;
-	@!%p354 bra $L_81;
-$L_76:
-	setp.lt.s64 %p353, %rd313, %rd352;
-	@!%p353 bra $L_81;
-$L_77:
-	setp.gt.s64 %p351, %rd315, 0;
-	@!%p351 bra $L_81;
-$L_78:
-	setp.lt.s64 %p350, %rd315, %rd349;
-	@!%p350 bra $L_81;
-$L_79:
-	mov.b64 %rd471, %rd515;
-	add.s64 %rd473, %rd471, %rd472;
-	add.s64 %rd319, %rd473, -4;
-	ld.global.f32 %f320, [%rd319];
-	mov.b64 %rd476, %rd473;
-	add.s64 %rd322, %rd476, 4;
-	ld.global.f32 %f323, [%rd322];
-	add.rn.f32 %f324, %f320, %f323;
-	mov.b64 %rd479, %rd473;
-	add.s64 %rd481, %rd479, %rd480;
-	mov.b64 %rd326, %rd481;
-	ld.global.f32 %f327, [%rd326];
-	add.rn.f32 %f328, %f324, %f327;
-	mov.b64 %rd484, %rd473;
-	add.s64 %rd486, %rd484, %rd485;
-	mov.b64 %rd330, %rd486;
-	ld.global.f32 %f331, [%rd330];
-	add.rn.f32 %f332, %f328, %f331;
-	mov.b64 %rd489, %rd473;
-	add.s64 %rd491, %rd489, %rd490;
-	mov.b64 %rd334, %rd491;
-	ld.global.f32 %f335, [%rd334];
-	add.rn.f32 %f336, %f332, %f335;
-	mov.b64 %rd494, %rd473;
-	add.s64 %rd496, %rd494, %rd495;
-	mov.b64 %rd338, %rd496;
-	ld.global.f32 %f339, [%rd338];
-	add.rn.f32 %f340, %f336, %f339;
-	mov.b64 %rd499, %rd473;
-	mov.b64 %rd341, %rd499;
-	ld.global.f32 %f342, [%rd341];
-	mul.rn.f32 %f343, %f342, 0f40C00000;
-	sub.rn.f32 %f344, %f340, %f343;
-	mov.b64 %rd500, %rd518;
-	add.s64 %rd502, %rd500, %rd501;
-	mov.b64 %rd345, %rd502;
-	st.global.f32 [%rd345], %f344;
-$L_80:
-	add.s64 %rd2, %rd2, %rd358;
-	add.s64 %rd515, %rd515, %rd516;
-	add.s64 %rd518, %rd518, %rd516;
-	bra.uni $L_18;
-$L_81:
-	mov.b64 %rd503, %rd518;
-	add.s64 %rd505, %rd503, %rd504;
-	mov.b64 %rd348, %rd505;
+	mov.b64 %rd146, %rd599;
 	mov.f32 %ft0, 0f00000000;
-	st.global.f32 [%rd348], %ft0;
-	bra.uni $L_80;
-$L_82:
-	setp.eq.s64 %pt0, %rd314, -1;
-	neg.s64 %rdt1, %rd310;
-	div.s64 %rd623, %rd310, %rd314;
-	selp.b64 %rd623, %rdt1, %rd623, %pt0;
-	bra.uni $L_73;
-$L_83:
-	setp.eq.s64 %pt1, %rd12, -1;
-	neg.s64 %rdt2, %rd312;
-	div.s64 %rd609, %rd312, %rd12;
-	selp.b64 %rd609, %rdt2, %rd609, %pt1;
-	mul.lo.s64 %rd622, %rd609, %rd12;
-	sub.s64 %rd610, %rd312, %rd622;
-	bra.uni $L_71;
-$L_84:
-	setp.eq.s64 %pt2, %rd9, -1;
-	neg.s64 %rdt3, %rd310;
-	div.s64 %rd595, %rd310, %rd9;
-	selp.b64 %rd595, %rdt3, %rd595, %pt2;
-	mul.lo.s64 %rd608, %rd595, %rd9;
-	sub.s64 %rd596, %rd310, %rd608;
-	bra.uni $L_69;
-$L_85:
-	mov.b64 %rd468, %rd518;
-	add.s64 %rd470, %rd468, %rd469;
-	mov.b64 %rd299, %rd470;
-	mov.f32 %ft1, 0f00000000;
-	st.global.f32 [%rd299], %ft1;
-	bra.uni $L_65;
-$L_86:
-	setp.eq.s64 %pt3, %rd265, -1;
-	neg.s64 %rdt4, %rd261;
-	div.s64 %rd661, %rd261, %rd265;
-	selp.b64 %rd661, %rdt4, %rd661, %pt3;
-	bra.uni $L_58;
-$L_87:
-	setp.eq.s64 %pt4, %rd12, -1;
-	neg.s64 %rdt5, %rd263;
-	div.s64 %rd647, %rd263, %rd12;
-	selp.b64 %rd647, %rdt5, %rd647, %pt4;
-	mul.lo.s64 %rd660, %rd647, %rd12;
-	sub.s64 %rd648, %rd263, %rd660;
-	bra.uni $L_56;
-$L_88:
-	setp.eq.s64 %pt5, %rd9, -1;
-	neg.s64 %rdt6, %rd261;
-	div.s64 %rd633, %rd261, %rd9;
-	selp.b64 %rd633, %rdt6, %rd633, %pt5;
-	mul.lo.s64 %rd646, %rd633, %rd9;
-	sub.s64 %rd634, %rd261, %rd646;
-	bra.uni $L_54;
-$L_89:
-	mov.b64 %rd433, %rd518;
-	add.s64 %rd435, %rd433, %rd434;
-	mov.b64 %rd250, %rd435;
-	mov.f32 %ft2, 0f00000000;
-	st.global.f32 [%rd250], %ft2;
-	bra.uni $L_50;
-$L_90:
-	setp.eq.s64 %pt6, %rd216, -1;
-	neg.s64 %rdt7, %rd212;
-	div.s64 %rd699, %rd212, %rd216;
-	selp.b64 %rd699, %rdt7, %rd699, %pt6;
-	bra.uni $L_43;
-$L_91:
-	setp.eq.s64 %pt7, %rd12, -1;
-	neg.s64 %rdt8, %rd214;
-	div.s64 %rd685, %rd214, %rd12;
-	selp.b64 %rd685, %rdt8, %rd685, %pt7;
-	mul.lo.s64 %rd698, %rd685, %rd12;
-	sub.s64 %rd686, %rd214, %rd698;
-	bra.uni $L_41;
-$L_92:
-	setp.eq.s64 %pt8, %rd9, -1;
-	neg.s64 %rdt9, %rd212;
-	div.s64 %rd671, %rd212, %rd9;
-	selp.b64 %rd671, %rdt9, %rd671, %pt8;
-	mul.lo.s64 %rd684, %rd671, %rd9;
-	sub.s64 %rd672, %rd212, %rd684;
-	bra.uni $L_39;
-$L_93:
-	mov.b64 %rd202, %rd518;
-	mov.f32 %ft3, 0f00000000;
-	st.global.f32 [%rd202], %ft3;
-	bra.uni $L_35;
-$L_94:
-	setp.eq.s64 %pt9, %rd168, -1;
-	neg.s64 %rdt10, %rd164;
-	div.s64 %rd737, %rd164, %rd168;
-	selp.b64 %rd737, %rdt10, %rd737, %pt9;
-	bra.uni $L_28;
-$L_95:
-	setp.eq.s64 %pt10, %rd12, -1;
-	neg.s64 %rdt11, %rd166;
-	div.s64 %rd723, %rd166, %rd12;
-	selp.b64 %rd723, %rdt11, %rd723, %pt10;
-	mul.lo.s64 %rd736, %rd723, %rd12;
-	sub.s64 %rd724, %rd166, %rd736;
-	bra.uni $L_26;
-$L_96:
-	setp.eq.s64 %pt11, %rd9, -1;
-	neg.s64 %rdt12, %rd164;
-	div.s64 %rd709, %rd164, %rd9;
-	selp.b64 %rd709, %rdt12, %rd709, %pt11;
-	mul.lo.s64 %rd722, %rd709, %rd9;
-	sub.s64 %rd710, %rd164, %rd722;
+	st.global.f32 [%rd146], %ft0;
+	bra.uni $L_31;
+$L_33:
+	setp.eq.s64 %pt10, %rd112, -1;
+	neg.s64 %rdt3, %rd108;
+	div.s64 %rd861, %rd108, %rd112;
+	selp.b64 %rd861, %rdt3, %rd861, %pt10;
 	bra.uni $L_24;
+$L_34:
+	setp.eq.s64 %pt11, %rd12, -1;
+	neg.s64 %rdt4, %rd110;
+	div.s64 %rd847, %rd110, %rd12;
+	selp.b64 %rd847, %rdt4, %rd847, %pt11;
+	mul.lo.s64 %rd860, %rd847, %rd12;
+	sub.s64 %rd848, %rd110, %rd860;
+	bra.uni $L_22;
+$L_35:
+	setp.eq.s64 %pt12, %rd9, -1;
+	neg.s64 %rdt5, %rd108;
+	div.s64 %rd833, %rd108, %rd9;
+	selp.b64 %rd833, %rdt5, %rd833, %pt12;
+	mul.lo.s64 %rd846, %rd833, %rd9;
+	sub.s64 %rd834, %rd108, %rd846;
+	bra.uni $L_20;
+$L_36:
+	mul.lo.s64 %rd223, %rd1, 3;
+	mov.b64 %rd426, %rd598;
+	mov.b64 %rd227, %rd222;
+	mov.b64 %rd229, %rd223;
+	mov.b64 %rd236, %rd157;
+	mov.b64 %rd277, %rd153;
+	mov.b64 %rd274, %rd150;
+	mov.b64 %rd271, %rd147;
+	mov.b64 %rd472, %rd458;
+	mov.b64 %rd475, %rd461;
+	mov.b64 %rd478, %rd464;
+	mov.b64 %rd481, %rd467;
+	mov.b64 %rd284, %rd157;
+	mov.b64 %rd325, %rd153;
+	mov.b64 %rd322, %rd150;
+	mov.b64 %rd319, %rd147;
+	mov.b64 %rd484, %rd426;
+	mov.b64 %rd492, %rd458;
+	mov.b64 %rd497, %rd461;
+	mov.b64 %rd502, %rd464;
+	mov.b64 %rd507, %rd467;
+	mov.b64 %rd513, %rd426;
+	mov.b64 %rd516, %rd426;
+	mov.b64 %rd333, %rd157;
+	mov.b64 %rd374, %rd153;
+	mov.b64 %rd371, %rd150;
+	mov.b64 %rd368, %rd147;
+	mul.lo.s64 %rd519, %rd1, 8;
+	mov.b64 %rd527, %rd458;
+	mov.b64 %rd532, %rd461;
+	mov.b64 %rd537, %rd464;
+	mov.b64 %rd542, %rd467;
+	mov.b64 %rd548, %rd519;
+	mov.b64 %rd551, %rd519;
+	mov.b64 %rd382, %rd157;
+	mov.b64 %rd423, %rd153;
+	mov.b64 %rd420, %rd150;
+	mov.b64 %rd417, %rd147;
+	mul.lo.s64 %rd554, %rd1, 12;
+	mov.b64 %rd562, %rd458;
+	mov.b64 %rd567, %rd461;
+	mov.b64 %rd572, %rd464;
+	mov.b64 %rd577, %rd467;
+	mov.b64 %rd583, %rd554;
+	mov.b64 %rd586, %rd554;
+	mov.b64 %rd600, %rd2;
+	mad.lo.s64 %rd601, %rd600, 4, %rd19;
+	mul.lo.s64 %rd602, %rd426, 4;
+	mov.b64 %rd603, %rd600;
+	mad.lo.s64 %rd604, %rd603, 4, %rd4;
+	mov.b64 %rd798, %rd187;
+	mov.b64 %rd760, %rd187;
+	mov.b64 %rd722, %rd187;
+	mov.b64 %rd684, %rd187;
+	mov.b64 %rd698, %rd850;
+	mov.b32 %r690, %r842;
+	mov.b64 %rd711, %rd205;
+	mov.b32 %r704, %r856;
+	mov.b32 %r717, %r869;
+	mov.b64 %rd736, %rd850;
+	mov.b32 %r728, %r842;
+	mov.b64 %rd749, %rd205;
+	mov.b32 %r742, %r856;
+	mov.b32 %r755, %r869;
+	mov.b64 %rd774, %rd850;
+	mov.b32 %r766, %r842;
+	mov.b64 %rd787, %rd205;
+	mov.b32 %r780, %r856;
+	mov.b32 %r793, %r869;
+	mov.b64 %rd812, %rd850;
+	mov.b32 %r804, %r842;
+	mov.b64 %rd825, %rd205;
+	mov.b32 %r818, %r856;
+	mov.b32 %r831, %r869;
+$L_37:
+	setp.lt.s64 %p224, %rd2, %rd222;
+	@!%p224 bra $L_137;
+$L_38:
+	mov.b64 %rd228, %rd2;
+	sub.u64 %rd225, %rd227, %rd228;
+	setp.gt.u64 %p226, %rd225, %rd229;
+	@!%p226 bra $L_116;
+$L_39:
+	mov.b64 %rd230, %rd2;
+$L_40:
+	mov.b64 %rd232, %rd230;
+$L_41:
+	mov.b64 %rd797, %rd232;
+	or.b64 %rd799, %rd797, %rd798;
+	shr.u64 %rd800, %rd799, 32;
+	cvt.u32.u64 %r801, %rd800;
+	setp.eq.u32 %p802, %r801, 0;
+	@!%p802 bra $L_115;
+$L_42:
+	cvt.u32.u64 %r803, %rd232;
+	mul.hi.u32 %r919, %r803, %r872;
+	mul.lo.u32 %r920, %r919, %r804;
+	sub.u32 %r921, %r803, %r920;
+	sub.u32 %r922, %r921, %r804;
+	min.u32 %r923, %r921, %r922;
+	sub.u32 %r924, %r921, %r923;
+	min.u32 %r925, %r924, 1;
+	add.u32 %r805, %r919, %r925;
+	mov.b32 %r806, %r923;
+	cvt.u64.u32 %rd795, %r805;
+	cvt.u64.u32 %rd796, %r806;
+$L_43:
+	mov.b64 %rd233, %rd796;
+	mov.b64 %rd234, %rd795;
+	mov.b64 %rd811, %rd234;
+	or.b64 %rd813, %rd811, %rd812;
+	shr.u64 %rd814, %rd813, 32;
+	cvt.u32.u64 %r815, %rd814;
+	setp.eq.u32 %p816, %r815, 0;
+	@!%p816 bra $L_114;
+$L_44:
+	cvt.u32.u64 %r817, %rd234;
+	mul.hi.u32 %r947, %r817, %r881;
+	mul.lo.u32 %r948, %r947, %r818;
+	sub.u32 %r949, %r817, %r948;
+	sub.u32 %r950, %r949, %r818;
+	min.u32 %r951, %r949, %r950;
+	sub.u32 %r952, %r949, %r951;
+	min.u32 %r953, %r952, 1;
+	add.u32 %r819, %r947, %r953;
+	mov.b32 %r820, %r951;
+	cvt.u64.u32 %rd809, %r819;
+	cvt.u64.u32 %rd810, %r820;
+$L_45:
+	mov.b64 %rd235, %rd810;
+	mov.b64 %rd824, %rd797;
+	or.b64 %rd826, %rd824, %rd825;
+	shr.u64 %rd827, %rd826, 32;
+	cvt.u32.u64 %r828, %rd827;
+	setp.eq.u32 %p829, %r828, 0;
+	@!%p829 bra $L_113;
+$L_46:
+	cvt.u32.u64 %r830, %rd232;
+	mul.hi.u32 %r975, %r830, %r890;
+	mul.lo.u32 %r976, %r975, %r831;
+	sub.u32 %r977, %r830, %r976;
+	sub.u32 %r978, %r977, %r831;
+	min.u32 %r979, %r977, %r978;
+	sub.u32 %r980, %r977, %r979;
+	min.u32 %r981, %r980, 1;
+	add.u32 %r832, %r975, %r981;
+	cvt.u64.u32 %rd823, %r832;
+$L_47:
+	mov.b64 %rd237, %rd823;
+	setp.gt.s64 %p238, %rd233, 0;
+	@!%p238 bra $L_112;
+$L_48:
+	setp.lt.s64 %p278, %rd233, %rd277;
+	@!%p278 bra $L_112;
+$L_49:
+	setp.gt.s64 %p276, %rd235, 0;
+	@!%p276 bra $L_112;
+$L_50:
+	setp.lt.s64 %p275, %rd235, %rd274;
+	@!%p275 bra $L_112;
+$L_51:
+	setp.gt.s64 %p273, %rd237, 0;
+	@!%p273 bra $L_112;
+$L_52:
+	setp.lt.s64 %p272, %rd237, %rd271;
+	@!%p272 bra $L_112;
+$L_53:
+	mov.b64 %rd469, %rd601;
+	add.s64 %rd241, %rd469, -4;
+	ld.global.f32 %f242, [%rd241];
+	mov.b64 %rd470, %rd469;
+	add.s64 %rd244, %rd470, 4;
+	ld.global.f32 %f245, [%rd244];
+	add.rn.f32 %f246, %f242, %f245;
+	mov.b64 %rd471, %rd469;
+	add.s64 %rd473, %rd471, %rd472;
+	mov.b64 %rd248, %rd473;
+	ld.global.f32 %f249, [%rd248];
+	add.rn.f32 %f250, %f246, %f249;
+	mov.b64 %rd474, %rd469;
+	add.s64 %rd476, %rd474, %rd475;
+	mov.b64 %rd252, %rd476;
+	ld.global.f32 %f253, [%rd252];
+	add.rn.f32 %f254, %f250, %f253;
+	mov.b64 %rd477, %rd469;
+	add.s64 %rd479, %rd477, %rd478;
+	mov.b64 %rd256, %rd479;
+	ld.global.f32 %f257, [%rd256];
+	add.rn.f32 %f258, %f254, %f257;
+	mov.b64 %rd480, %rd469;
+	add.s64 %rd482, %rd480, %rd481;
+	mov.b64 %rd260, %rd482;
+	ld.global.f32 %f261, [%rd260];
+	add.rn.f32 %f262, %f258, %f261;
+	mov.b64 %rd263, %rd469;
+	ld.global.f32 %f264, [%rd263];
+	mul.rn.f32 %f265, %f264, 0f40C00000;
+	sub.rn.f32 %f266, %f262, %f265;
+	mov.b64 %rd267, %rd604;
+	st.global.f32 [%rd267], %f266;
+$L_54:
+	add.s64 %rd327, %rd230, %rd1;
+$L_55:
+	mov.b64 %rd280, %rd327;
+$L_56:
+	mov.b64 %rd759, %rd280;
+	or.b64 %rd761, %rd759, %rd760;
+	shr.u64 %rd762, %rd761, 32;
+	cvt.u32.u64 %r763, %rd762;
+	setp.eq.u32 %p764, %r763, 0;
+	@!%p764 bra $L_111;
+$L_57:
+	cvt.u32.u64 %r765, %rd280;
+	mul.hi.u32 %r912, %r765, %r872;
+	mul.lo.u32 %r913, %r912, %r766;
+	sub.u32 %r914, %r765, %r913;
+	sub.u32 %r915, %r914, %r766;
+	min.u32 %r916, %r914, %r915;
+	sub.u32 %r917, %r914, %r916;
+	min.u32 %r918, %r917, 1;
+	add.u32 %r767, %r912, %r918;
+	mov.b32 %r768, %r916;
+	cvt.u64.u32 %rd757, %r767;
+	cvt.u64.u32 %rd758, %r768;
+$L_58:
+	mov.b64 %rd281, %rd758;
+	mov.b64 %rd282, %rd757;
+	mov.b64 %rd773, %rd282;
+	or.b64 %rd775, %rd773, %rd774;
+	shr.u64 %rd776, %rd775, 32;
+	cvt.u32.u64 %r777, %rd776;
+	setp.eq.u32 %p778, %r777, 0;
+	@!%p778 bra $L_110;
+$L_59:
+	cvt.u32.u64 %r779, %rd282;
+	mul.hi.u32 %r940, %r779, %r881;
+	mul.lo.u32 %r941, %r940, %r780;
+	sub.u32 %r942, %r779, %r941;
+	sub.u32 %r943, %r942, %r780;
+	min.u32 %r944, %r942, %r943;
+	sub.u32 %r945, %r942, %r944;
+	min.u32 %r946, %r945, 1;
+	add.u32 %r781, %r940, %r946;
+	mov.b32 %r782, %r944;
+	cvt.u64.u32 %rd771, %r781;
+	cvt.u64.u32 %rd772, %r782;
+$L_60:
+	mov.b64 %rd283, %rd772;
+	mov.b64 %rd786, %rd759;
+	or.b64 %rd788, %rd786, %rd787;
+	shr.u64 %rd789, %rd788, 32;
+	cvt.u32.u64 %r790, %rd789;
+	setp.eq.u32 %p791, %r790, 0;
+	@!%p791 bra $L_109;
+$L_61:
+	cvt.u32.u64 %r792, %rd280;
+	mul.hi.u32 %r968, %r792, %r890;
+	mul.lo.u32 %r969, %r968, %r793;
+	sub.u32 %r970, %r792, %r969;
+	sub.u32 %r971, %r970, %r793;
+	min.u32 %r972, %r970, %r971;
+	sub.u32 %r973, %r970, %r972;
+	min.u32 %r974, %r973, 1;
+	add.u32 %r794, %r968, %r974;
+	cvt.u64.u32 %rd785, %r794;
+$L_62:
+	mov.b64 %rd285, %rd785;
+	setp.gt.s64 %p286, %rd281, 0;
+	@!%p286 bra $L_108;
+$L_63:
+	setp.lt.s64 %p326, %rd281, %rd325;
+	@!%p326 bra $L_108;
+$L_64:
+	setp.gt.s64 %p324, %rd283, 0;
+	@!%p324 bra $L_108;
+$L_65:
+	setp.lt.s64 %p323, %rd283, %rd322;
+	@!%p323 bra $L_108;
+$L_66:
+	setp.gt.s64 %p321, %rd285, 0;
+	@!%p321 bra $L_108;
+$L_67:
+	setp.lt.s64 %p320, %rd285, %rd319;
+	@!%p320 bra $L_108;
+$L_68:
+	mov.b64 %rd483, %rd601;
+	add.s64 %rd485, %rd483, %rd484;
+	add.s64 %rd289, %rd485, -4;
+	ld.global.f32 %f290, [%rd289];
+	mov.b64 %rd488, %rd485;
+	add.s64 %rd292, %rd488, 4;
+	ld.global.f32 %f293, [%rd292];
+	add.rn.f32 %f294, %f290, %f293;
+	mov.b64 %rd491, %rd485;
+	add.s64 %rd493, %rd491, %rd492;
+	mov.b64 %rd296, %rd493;
+	ld.global.f32 %f297, [%rd296];
+	add.rn.f32 %f298, %f294, %f297;
+	mov.b64 %rd496, %rd485;
+	add.s64 %rd498, %rd496, %rd497;
+	mov.b64 %rd300, %rd498;
+	ld.global.f32 %f301, [%rd300];
+	add.rn.f32 %f302, %f298, %f301;
+	mov.b64 %rd501, %rd485;
+	add.s64 %rd503, %rd501, %rd502;
+	mov.b64 %rd304, %rd503;
+	ld.global.f32 %f305, [%rd304];
+	add.rn.f32 %f306, %f302, %f305;
+	mov.b64 %rd506, %rd485;
+	add.s64 %rd508, %rd506, %rd507;
+	mov.b64 %rd308, %rd508;
+	ld.global.f32 %f309, [%rd308];
+	add.rn.f32 %f310, %f306, %f309;
+	mov.b64 %rd511, %rd485;
+	mov.b64 %rd311, %rd511;
+	ld.global.f32 %f312, [%rd311];
+	mul.rn.f32 %f313, %f312, 0f40C00000;
+	sub.rn.f32 %f314, %f310, %f313;
+	mov.b64 %rd512, %rd604;
+	add.s64 %rd514, %rd512, %rd513;
+	mov.b64 %rd315, %rd514;
+	st.global.f32 [%rd315], %f314;
+$L_69:
+	add.s64 %rd376, %rd327, %rd1;
+$L_70:
+	mov.b64 %rd329, %rd376;
+$L_71:
+	mov.b64 %rd721, %rd329;
+	or.b64 %rd723, %rd721, %rd722;
+	shr.u64 %rd724, %rd723, 32;
+	cvt.u32.u64 %r725, %rd724;
+	setp.eq.u32 %p726, %r725, 0;
+	@!%p726 bra $L_107;
+$L_72:
+	cvt.u32.u64 %r727, %rd329;
+	mul.hi.u32 %r905, %r727, %r872;
+	mul.lo.u32 %r906, %r905, %r728;
+	sub.u32 %r907, %r727, %r906;
+	sub.u32 %r908, %r907, %r728;
+	min.u32 %r909, %r907, %r908;
+	sub.u32 %r910, %r907, %r909;
+	min.u32 %r911, %r910, 1;
+	add.u32 %r729, %r905, %r911;
+	mov.b32 %r730, %r909;
+	cvt.u64.u32 %rd719, %r729;
+	cvt.u64.u32 %rd720, %r730;
+$L_73:
+	mov.b64 %rd330, %rd720;
+	mov.b64 %rd331, %rd719;
+	mov.b64 %rd735, %rd331;
+	or.b64 %rd737, %rd735, %rd736;
+	shr.u64 %rd738, %rd737, 32;
+	cvt.u32.u64 %r739, %rd738;
+	setp.eq.u32 %p740, %r739, 0;
+	@!%p740 bra $L_106;
+$L_74:
+	cvt.u32.u64 %r741, %rd331;
+	mul.hi.u32 %r933, %r741, %r881;
+	mul.lo.u32 %r934, %r933, %r742;
+	sub.u32 %r935, %r741, %r934;
+	sub.u32 %r936, %r935, %r742;
+	min.u32 %r937, %r935, %r936;
+	sub.u32 %r938, %r935, %r937;
+	min.u32 %r939, %r938, 1;
+	add.u32 %r743, %r933, %r939;
+	mov.b32 %r744, %r937;
+	cvt.u64.u32 %rd733, %r743;
+	cvt.u64.u32 %rd734, %r744;
+$L_75:
+	mov.b64 %rd332, %rd734;
+	mov.b64 %rd748, %rd721;
+	or.b64 %rd750, %rd748, %rd749;
+	shr.u64 %rd751, %rd750, 32;
+	cvt.u32.u64 %r752, %rd751;
+	setp.eq.u32 %p753, %r752, 0;
+	@!%p753 bra $L_105;
+$L_76:
+	cvt.u32.u64 %r754, %rd329;
+	mul.hi.u32 %r961, %r754, %r890;
+	mul.lo.u32 %r962, %r961, %r755;
+	sub.u32 %r963, %r754, %r962;
+	sub.u32 %r964, %r963, %r755;
+	min.u32 %r965, %r963, %r964;
+	sub.u32 %r966, %r963, %r965;
+	min.u32 %r967, %r966, 1;
+	add.u32 %r756, %r961, %r967;
+	cvt.u64.u32 %rd747, %r756;
+$L_77:
+	mov.b64 %rd334, %rd747;
+	setp.gt.s64 %p335, %rd330, 0;
+	@!%p335 bra $L_104;
+$L_78:
+	setp.lt.s64 %p375, %rd330, %rd374;
+	@!%p375 bra $L_104;
+$L_79:
+	setp.gt.s64 %p373, %rd332, 0;
+	@!%p373 bra $L_104;
+$L_80:
+	setp.lt.s64 %p372, %rd332, %rd371;
+	@!%p372 bra $L_104;
+$L_81:
+	setp.gt.s64 %p370, %rd334, 0;
+	@!%p370 bra $L_104;
+$L_82:
+	setp.lt.s64 %p369, %rd334, %rd368;
+	@!%p369 bra $L_104;
+$L_83:
+	mov.b64 %rd518, %rd601;
+	add.s64 %rd520, %rd518, %rd519;
+	add.s64 %rd338, %rd520, -4;
+	ld.global.f32 %f339, [%rd338];
+	mov.b64 %rd523, %rd520;
+	add.s64 %rd341, %rd523, 4;
+	ld.global.f32 %f342, [%rd341];
+	add.rn.f32 %f343, %f339, %f342;
+	mov.b64 %rd526, %rd520;
+	add.s64 %rd528, %rd526, %rd527;
+	mov.b64 %rd345, %rd528;
+	ld.global.f32 %f346, [%rd345];
+	add.rn.f32 %f347, %f343, %f346;
+	mov.b64 %rd531, %rd520;
+	add.s64 %rd533, %rd531, %rd532;
+	mov.b64 %rd349, %rd533;
+	ld.global.f32 %f350, [%rd349];
+	add.rn.f32 %f351, %f347, %f350;
+	mov.b64 %rd536, %rd520;
+	add.s64 %rd538, %rd536, %rd537;
+	mov.b64 %rd353, %rd538;
+	ld.global.f32 %f354, [%rd353];
+	add.rn.f32 %f355, %f351, %f354;
+	mov.b64 %rd541, %rd520;
+	add.s64 %rd543, %rd541, %rd542;
+	mov.b64 %rd357, %rd543;
+	ld.global.f32 %f358, [%rd357];
+	add.rn.f32 %f359, %f355, %f358;
+	mov.b64 %rd546, %rd520;
+	mov.b64 %rd360, %rd546;
+	ld.global.f32 %f361, [%rd360];
+	mul.rn.f32 %f362, %f361, 0f40C00000;
+	sub.rn.f32 %f363, %f359, %f362;
+	mov.b64 %rd547, %rd604;
+	add.s64 %rd549, %rd547, %rd548;
+	mov.b64 %rd364, %rd549;
+	st.global.f32 [%rd364], %f363;
+$L_84:
+	add.s64 %rd425, %rd376, %rd1;
+$L_85:
+	mov.b64 %rd378, %rd425;
+$L_86:
+	mov.b64 %rd683, %rd378;
+	or.b64 %rd685, %rd683, %rd684;
+	shr.u64 %rd686, %rd685, 32;
+	cvt.u32.u64 %r687, %rd686;
+	setp.eq.u32 %p688, %r687, 0;
+	@!%p688 bra $L_103;
+$L_87:
+	cvt.u32.u64 %r689, %rd378;
+	mul.hi.u32 %r898, %r689, %r872;
+	mul.lo.u32 %r899, %r898, %r690;
+	sub.u32 %r900, %r689, %r899;
+	sub.u32 %r901, %r900, %r690;
+	min.u32 %r902, %r900, %r901;
+	sub.u32 %r903, %r900, %r902;
+	min.u32 %r904, %r903, 1;
+	add.u32 %r691, %r898, %r904;
+	mov.b32 %r692, %r902;
+	cvt.u64.u32 %rd681, %r691;
+	cvt.u64.u32 %rd682, %r692;
+$L_88:
+	mov.b64 %rd379, %rd682;
+	mov.b64 %rd380, %rd681;
+	mov.b64 %rd697, %rd380;
+	or.b64 %rd699, %rd697, %rd698;
+	shr.u64 %rd700, %rd699, 32;
+	cvt.u32.u64 %r701, %rd700;
+	setp.eq.u32 %p702, %r701, 0;
+	@!%p702 bra $L_102;
+$L_89:
+	cvt.u32.u64 %r703, %rd380;
+	mul.hi.u32 %r926, %r703, %r881;
+	mul.lo.u32 %r927, %r926, %r704;
+	sub.u32 %r928, %r703, %r927;
+	sub.u32 %r929, %r928, %r704;
+	min.u32 %r930, %r928, %r929;
+	sub.u32 %r931, %r928, %r930;
+	min.u32 %r932, %r931, 1;
+	add.u32 %r705, %r926, %r932;
+	mov.b32 %r706, %r930;
+	cvt.u64.u32 %rd695, %r705;
+	cvt.u64.u32 %rd696, %r706;
+$L_90:
+	mov.b64 %rd381, %rd696;
+	mov.b64 %rd710, %rd683;
+	or.b64 %rd712, %rd710, %rd711;
+	shr.u64 %rd713, %rd712, 32;
+	cvt.u32.u64 %r714, %rd713;
+	setp.eq.u32 %p715, %r714, 0;
+	@!%p715 bra $L_101;
+$L_91:
+	cvt.u32.u64 %r716, %rd378;
+	mul.hi.u32 %r954, %r716, %r890;
+	mul.lo.u32 %r955, %r954, %r717;
+	sub.u32 %r956, %r716, %r955;
+	sub.u32 %r957, %r956, %r717;
+	min.u32 %r958, %r956, %r957;
+	sub.u32 %r959, %r956, %r958;
+	min.u32 %r960, %r959, 1;
+	add.u32 %r718, %r954, %r960;
+	cvt.u64.u32 %rd709, %r718;
+$L_92:
+	mov.b64 %rd383, %rd709;
+	setp.gt.s64 %p384, %rd379, 0;
+	@!%p384 bra $L_100;
+$L_93:
+	setp.lt.s64 %p424, %rd379, %rd423;
+	@!%p424 bra $L_100;
+$L_94:
+	setp.gt.s64 %p422, %rd381, 0;
+	@!%p422 bra $L_100;
+$L_95:
+	setp.lt.s64 %p421, %rd381, %rd420;
+	@!%p421 bra $L_100;
+$L_96:
+	setp.gt.s64 %p419, %rd383, 0;
+	@!%p419 bra $L_100;
 $L_97:
-	mov.b64 %rd13, %rd139;
-	mov.b64 %rd57, %rd209;
-	mov.b64 %rd54, %rd206;
-	mov.b64 %rd50, %rd203;
-	mov.b64 %rd362, %rd390;
-	mov.b64 %rd365, %rd393;
-	mov.b64 %rd368, %rd396;
-	mov.b64 %rd371, %rd399;
-	mov.b64 %rd506, %rd2;
-	mad.lo.s64 %rd507, %rd506, 4, %rd19;
-	mov.b64 %rd508, %rd358;
-	mad.lo.s64 %rd509, %rd506, 4, %rd4;
-	mov.b64 %rd560, %rd712;
-	mov.b64 %rd574, %rd612;
-	mov.b32 %r566, %r604;
-	mov.b64 %rd587, %rd625;
-	mov.b32 %r580, %r618;
-	mov.b32 %r593, %r631;
+	setp.lt.s64 %p418, %rd383, %rd417;
+	@!%p418 bra $L_100;
 $L_98:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_118;
+	mov.b64 %rd553, %rd601;
+	add.s64 %rd555, %rd553, %rd554;
+	add.s64 %rd387, %rd555, -4;
+	ld.global.f32 %f388, [%rd387];
+	mov.b64 %rd558, %rd555;
+	add.s64 %rd390, %rd558, 4;
+	ld.global.f32 %f391, [%rd390];
+	add.rn.f32 %f392, %f388, %f391;
+	mov.b64 %rd561, %rd555;
+	add.s64 %rd563, %rd561, %rd562;
+	mov.b64 %rd394, %rd563;
+	ld.global.f32 %f395, [%rd394];
+	add.rn.f32 %f396, %f392, %f395;
+	mov.b64 %rd566, %rd555;
+	add.s64 %rd568, %rd566, %rd567;
+	mov.b64 %rd398, %rd568;
+	ld.global.f32 %f399, [%rd398];
+	add.rn.f32 %f400, %f396, %f399;
+	mov.b64 %rd571, %rd555;
+	add.s64 %rd573, %rd571, %rd572;
+	mov.b64 %rd402, %rd573;
+	ld.global.f32 %f403, [%rd402];
+	add.rn.f32 %f404, %f400, %f403;
+	mov.b64 %rd576, %rd555;
+	add.s64 %rd578, %rd576, %rd577;
+	mov.b64 %rd406, %rd578;
+	ld.global.f32 %f407, [%rd406];
+	add.rn.f32 %f408, %f404, %f407;
+	mov.b64 %rd581, %rd555;
+	mov.b64 %rd409, %rd581;
+	ld.global.f32 %f410, [%rd409];
+	mul.rn.f32 %f411, %f410, 0f40C00000;
+	sub.rn.f32 %f412, %f408, %f411;
+	mov.b64 %rd582, %rd604;
+	add.s64 %rd584, %rd582, %rd583;
+	mov.b64 %rd413, %rd584;
+	st.global.f32 [%rd413], %f412;
 $L_99:
-	mov.b64 %rd7, %rd2;
+	add.s64 %rd2, %rd2, %rd426;
+	add.s64 %rd601, %rd601, %rd602;
+	add.s64 %rd604, %rd604, %rd602;
+	bra.uni $L_37;
 $L_100:
-	mov.b64 %rd559, %rd7;
-	or.b64 %rd561, %rd559, %rd560;
-	shr.u64 %rd562, %rd561, 32;
-	cvt.u32.u64 %r563, %rd562;
-	setp.eq.u32 %p564, %r563, 0;
-	@!%p564 bra $L_117;
+	mov.b64 %rd585, %rd604;
+	add.s64 %rd587, %rd585, %rd586;
+	mov.b64 %rd416, %rd587;
+	mov.f32 %ft1, 0f00000000;
+	st.global.f32 [%rd416], %ft1;
+	bra.uni $L_99;
 $L_101:
-	cvt.u32.u64 %r565, %rd7;
-	mul.hi.u32 %r837, %r565, %r748;
-	mul.lo.u32 %r838, %r837, %r566;
-	sub.u32 %r839, %r565, %r838;
-	sub.u32 %r840, %r839, %r566;
-	min.u32 %r841, %r839, %r840;
-	sub.u32 %r842, %r839, %r841;
-	min.u32 %r843, %r842, 1;
-	add.u32 %r567, %r837, %r843;
-	mov.b32 %r568, %r841;
-	cvt.u64.u32 %rd557, %r567;
-	cvt.u64.u32 %rd558, %r568;
+	setp.eq.s64 %pt13, %rd382, -1;
+	neg.s64 %rdt6, %rd378;
+	div.s64 %rd709, %rd378, %rd382;
+	selp.b64 %rd709, %rdt6, %rd709, %pt13;
+	bra.uni $L_92;
 $L_102:
-	mov.b64 %rd8, %rd558;
-	mov.b64 %rd10, %rd557;
-	mov.b64 %rd573, %rd10;
-	or.b64 %rd575, %rd573, %rd574;
-	shr.u64 %rd576, %rd575, 32;
-	cvt.u32.u64 %r577, %rd576;
-	setp.eq.u32 %p578, %r577, 0;
-	@!%p578 bra $L_116;
+	setp.eq.s64 %pt14, %rd12, -1;
+	neg.s64 %rdt7, %rd380;
+	div.s64 %rd695, %rd380, %rd12;
+	selp.b64 %rd695, %rdt7, %rd695, %pt14;
+	mul.lo.s64 %rd708, %rd695, %rd12;
+	sub.s64 %rd696, %rd380, %rd708;
+	bra.uni $L_90;
 $L_103:
-	cvt.u32.u64 %r579, %rd10;
-	mul.hi.u32 %r844, %r579, %r778;
-	mul.lo.u32 %r845, %r844, %r580;
-	sub.u32 %r846, %r579, %r845;
-	sub.u32 %r847, %r846, %r580;
-	min.u32 %r848, %r846, %r847;
-	sub.u32 %r849, %r846, %r848;
-	min.u32 %r850, %r849, 1;
-	add.u32 %r581, %r844, %r850;
-	mov.b32 %r582, %r848;
-	cvt.u64.u32 %rd571, %r581;
-	cvt.u64.u32 %rd572, %r582;
+	setp.eq.s64 %pt15, %rd9, -1;
+	neg.s64 %rdt8, %rd378;
+	div.s64 %rd681, %rd378, %rd9;
+	selp.b64 %rd681, %rdt8, %rd681, %pt15;
+	mul.lo.s64 %rd694, %rd681, %rd9;
+	sub.s64 %rd682, %rd378, %rd694;
+	bra.uni $L_88;
 $L_104:
-	mov.b64 %rd11, %rd572;
-	mov.b64 %rd586, %rd559;
-	or.b64 %rd588, %rd586, %rd587;
-	shr.u64 %rd589, %rd588, 32;
-	cvt.u32.u64 %r590, %rd589;
-	setp.eq.u32 %p591, %r590, 0;
-	@!%p591 bra $L_115;
+	mov.b64 %rd550, %rd604;
+	add.s64 %rd552, %rd550, %rd551;
+	mov.b64 %rd367, %rd552;
+	mov.f32 %ft2, 0f00000000;
+	st.global.f32 [%rd367], %ft2;
+	bra.uni $L_84;
 $L_105:
-	cvt.u32.u64 %r592, %rd7;
-	mul.hi.u32 %r851, %r592, %r808;
-	mul.lo.u32 %r852, %r851, %r593;
-	sub.u32 %r853, %r592, %r852;
-	sub.u32 %r854, %r853, %r593;
-	min.u32 %r855, %r853, %r854;
-	sub.u32 %r856, %r853, %r855;
-	min.u32 %r857, %r856, 1;
-	add.u32 %r594, %r851, %r857;
-	cvt.u64.u32 %rd585, %r594;
+	setp.eq.s64 %pt16, %rd333, -1;
+	neg.s64 %rdt9, %rd329;
+	div.s64 %rd747, %rd329, %rd333;
+	selp.b64 %rd747, %rdt9, %rd747, %pt16;
+	bra.uni $L_77;
 $L_106:
-	mov.b64 %rd14, %rd585;
-	setp.gt.s64 %p15, %rd8, 0;
-	@!%p15 bra $L_114;
+	setp.eq.s64 %pt17, %rd12, -1;
+	neg.s64 %rdt10, %rd331;
+	div.s64 %rd733, %rd331, %rd12;
+	selp.b64 %rd733, %rdt10, %rd733, %pt17;
+	mul.lo.s64 %rd746, %rd733, %rd12;
+	sub.s64 %rd734, %rd331, %rd746;
+	bra.uni $L_75;
 $L_107:
-	setp.lt.s64 %p58, %rd8, %rd57;
-	@!%p58 bra $L_114;
+	setp.eq.s64 %pt18, %rd9, -1;
+	neg.s64 %rdt11, %rd329;
+	div.s64 %rd719, %rd329, %rd9;
+	selp.b64 %rd719, %rdt11, %rd719, %pt18;
+	mul.lo.s64 %rd732, %rd719, %rd9;
+	sub.s64 %rd720, %rd329, %rd732;
+	bra.uni $L_73;
 $L_108:
-	setp.gt.s64 %p56, %rd11, 0;
-	@!%p56 bra $L_114;
+	mov.b64 %rd515, %rd604;
+	add.s64 %rd517, %rd515, %rd516;
+	mov.b64 %rd318, %rd517;
+	mov.f32 %ft3, 0f00000000;
+	st.global.f32 [%rd318], %ft3;
+	bra.uni $L_69;
 $L_109:
-	setp.lt.s64 %p55, %rd11, %rd54;
-	@!%p55 bra $L_114;
+	setp.eq.s64 %pt19, %rd284, -1;
+	neg.s64 %rdt12, %rd280;
+	div.s64 %rd785, %rd280, %rd284;
+	selp.b64 %rd785, %rdt12, %rd785, %pt19;
+	bra.uni $L_62;
 $L_110:
-	setp.gt.s64 %p53, %rd14, 0;
-	@!%p53 bra $L_114;
+	setp.eq.s64 %pt20, %rd12, -1;
+	neg.s64 %rdt13, %rd282;
+	div.s64 %rd771, %rd282, %rd12;
+	selp.b64 %rd771, %rdt13, %rd771, %pt20;
+	mul.lo.s64 %rd784, %rd771, %rd12;
+	sub.s64 %rd772, %rd282, %rd784;
+	bra.uni $L_60;
 $L_111:
-	setp.lt.s64 %p52, %rd14, %rd50;
-	@!%p52 bra $L_114;
+	setp.eq.s64 %pt21, %rd9, -1;
+	neg.s64 %rdt14, %rd280;
+	div.s64 %rd757, %rd280, %rd9;
+	selp.b64 %rd757, %rdt14, %rd757, %pt21;
+	mul.lo.s64 %rd770, %rd757, %rd9;
+	sub.s64 %rd758, %rd280, %rd770;
+	bra.uni $L_58;
 $L_112:
-	mov.b64 %rd359, %rd507;
-	add.s64 %rd18, %rd359, -4;
+	mov.b64 %rd270, %rd604;
+	mov.f32 %ft4, 0f00000000;
+	st.global.f32 [%rd270], %ft4;
+	bra.uni $L_54;
+$L_113:
+	setp.eq.s64 %pt22, %rd236, -1;
+	neg.s64 %rdt15, %rd232;
+	div.s64 %rd823, %rd232, %rd236;
+	selp.b64 %rd823, %rdt15, %rd823, %pt22;
+	bra.uni $L_47;
+$L_114:
+	setp.eq.s64 %pt23, %rd12, -1;
+	neg.s64 %rdt16, %rd234;
+	div.s64 %rd809, %rd234, %rd12;
+	selp.b64 %rd809, %rdt16, %rd809, %pt23;
+	mul.lo.s64 %rd822, %rd809, %rd12;
+	sub.s64 %rd810, %rd234, %rd822;
+	bra.uni $L_45;
+$L_115:
+	setp.eq.s64 %pt24, %rd9, -1;
+	neg.s64 %rdt17, %rd232;
+	div.s64 %rd795, %rd232, %rd9;
+	selp.b64 %rd795, %rdt17, %rd795, %pt24;
+	mul.lo.s64 %rd808, %rd795, %rd9;
+	sub.s64 %rd796, %rd232, %rd808;
+	bra.uni $L_43;
+$L_116:
+	mov.b64 %rd13, %rd157;
+	mov.b64 %rd57, %rd153;
+	mov.b64 %rd54, %rd150;
+	mov.b64 %rd50, %rd147;
+	mov.b64 %rd430, %rd458;
+	mov.b64 %rd433, %rd461;
+	mov.b64 %rd436, %rd464;
+	mov.b64 %rd439, %rd467;
+	mov.b64 %rd588, %rd2;
+	mad.lo.s64 %rd589, %rd588, 4, %rd19;
+	mov.b64 %rd590, %rd598;
+	mad.lo.s64 %rd591, %rd588, 4, %rd4;
+	mov.b64 %rd646, %rd187;
+	mov.b64 %rd660, %rd850;
+	mov.b32 %r652, %r842;
+	mov.b64 %rd673, %rd205;
+	mov.b32 %r666, %r856;
+	mov.b32 %r679, %r869;
+$L_117:
+	setp.lt.s64 %p6, %rd2, %rd222;
+	@!%p6 bra $L_137;
+$L_118:
+	mov.b64 %rd7, %rd2;
+$L_119:
+	mov.b64 %rd645, %rd7;
+	or.b64 %rd647, %rd645, %rd646;
+	shr.u64 %rd648, %rd647, 32;
+	cvt.u32.u64 %r649, %rd648;
+	setp.eq.u32 %p650, %r649, 0;
+	@!%p650 bra $L_136;
+$L_120:
+	cvt.u32.u64 %r651, %rd7;
+	mul.hi.u32 %r982, %r651, %r872;
+	mul.lo.u32 %r983, %r982, %r652;
+	sub.u32 %r984, %r651, %r983;
+	sub.u32 %r985, %r984, %r652;
+	min.u32 %r986, %r984, %r985;
+	sub.u32 %r987, %r984, %r986;
+	min.u32 %r988, %r987, 1;
+	add.u32 %r653, %r982, %r988;
+	mov.b32 %r654, %r986;
+	cvt.u64.u32 %rd643, %r653;
+	cvt.u64.u32 %rd644, %r654;
+$L_121:
+	mov.b64 %rd8, %rd644;
+	mov.b64 %rd10, %rd643;
+	mov.b64 %rd659, %rd10;
+	or.b64 %rd661, %rd659, %rd660;
+	shr.u64 %rd662, %rd661, 32;
+	cvt.u32.u64 %r663, %rd662;
+	setp.eq.u32 %p664, %r663, 0;
+	@!%p664 bra $L_135;
+$L_122:
+	cvt.u32.u64 %r665, %rd10;
+	mul.hi.u32 %r989, %r665, %r881;
+	mul.lo.u32 %r990, %r989, %r666;
+	sub.u32 %r991, %r665, %r990;
+	sub.u32 %r992, %r991, %r666;
+	min.u32 %r993, %r991, %r992;
+	sub.u32 %r994, %r991, %r993;
+	min.u32 %r995, %r994, 1;
+	add.u32 %r667, %r989, %r995;
+	mov.b32 %r668, %r993;
+	cvt.u64.u32 %rd657, %r667;
+	cvt.u64.u32 %rd658, %r668;
+$L_123:
+	mov.b64 %rd11, %rd658;
+	mov.b64 %rd672, %rd645;
+	or.b64 %rd674, %rd672, %rd673;
+	shr.u64 %rd675, %rd674, 32;
+	cvt.u32.u64 %r676, %rd675;
+	setp.eq.u32 %p677, %r676, 0;
+	@!%p677 bra $L_134;
+$L_124:
+	cvt.u32.u64 %r678, %rd7;
+	mul.hi.u32 %r996, %r678, %r890;
+	mul.lo.u32 %r997, %r996, %r679;
+	sub.u32 %r998, %r678, %r997;
+	sub.u32 %r999, %r998, %r679;
+	min.u32 %r1000, %r998, %r999;
+	sub.u32 %r1001, %r998, %r1000;
+	min.u32 %r1002, %r1001, 1;
+	add.u32 %r680, %r996, %r1002;
+	cvt.u64.u32 %rd671, %r680;
+$L_125:
+	mov.b64 %rd14, %rd671;
+	setp.gt.s64 %p15, %rd8, 0;
+	@!%p15 bra $L_133;
+$L_126:
+	setp.lt.s64 %p58, %rd8, %rd57;
+	@!%p58 bra $L_133;
+$L_127:
+	setp.gt.s64 %p56, %rd11, 0;
+	@!%p56 bra $L_133;
+$L_128:
+	setp.lt.s64 %p55, %rd11, %rd54;
+	@!%p55 bra $L_133;
+$L_129:
+	setp.gt.s64 %p53, %rd14, 0;
+	@!%p53 bra $L_133;
+$L_130:
+	setp.lt.s64 %p52, %rd14, %rd50;
+	@!%p52 bra $L_133;
+$L_131:
+	mov.b64 %rd427, %rd589;
+	add.s64 %rd18, %rd427, -4;
 	ld.global.f32 %f21, [%rd18];
-	mov.b64 %rd360, %rd359;
-	add.s64 %rd23, %rd360, 4;
+	mov.b64 %rd428, %rd427;
+	add.s64 %rd23, %rd428, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	mov.b64 %rd361, %rd359;
-	add.s64 %rd363, %rd361, %rd362;
-	mov.b64 %rd27, %rd363;
+	mov.b64 %rd429, %rd427;
+	add.s64 %rd431, %rd429, %rd430;
+	mov.b64 %rd27, %rd431;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
-	mov.b64 %rd364, %rd359;
-	add.s64 %rd366, %rd364, %rd365;
-	mov.b64 %rd31, %rd366;
+	mov.b64 %rd432, %rd427;
+	add.s64 %rd434, %rd432, %rd433;
+	mov.b64 %rd31, %rd434;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
-	mov.b64 %rd367, %rd359;
-	add.s64 %rd369, %rd367, %rd368;
-	mov.b64 %rd35, %rd369;
+	mov.b64 %rd435, %rd427;
+	add.s64 %rd437, %rd435, %rd436;
+	mov.b64 %rd35, %rd437;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
-	mov.b64 %rd370, %rd359;
-	add.s64 %rd372, %rd370, %rd371;
-	mov.b64 %rd39, %rd372;
+	mov.b64 %rd438, %rd427;
+	add.s64 %rd440, %rd438, %rd439;
+	mov.b64 %rd39, %rd440;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
-	mov.b64 %rd42, %rd359;
+	mov.b64 %rd42, %rd427;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mov.b64 %rd46, %rd509;
+	mov.b64 %rd46, %rd591;
 	st.global.f32 [%rd46], %f45;
-$L_113:
+$L_132:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd507, %rd507, %rd508;
-	add.s64 %rd509, %rd509, %rd508;
-	bra.uni $L_98;
-$L_114:
-	mov.b64 %rd49, %rd509;
-	mov.f32 %ft4, 0f00000000;
-	st.global.f32 [%rd49], %ft4;
-	bra.uni $L_113;
-$L_115:
-	setp.eq.s64 %pt12, %rd13, -1;
-	neg.s64 %rdt13, %rd7;
-	div.s64 %rd585, %rd7, %rd13;
-	selp.b64 %rd585, %rdt13, %rd585, %pt12;
-	bra.uni $L_106;
-$L_116:
-	setp.eq.s64 %pt13, %rd12, -1;
-	neg.s64 %rdt14, %rd10;
-	div.s64 %rd571, %rd10, %rd12;
-	selp.b64 %rd571, %rdt14, %rd571, %pt13;
-	mul.lo.s64 %rd584, %rd571, %rd12;
-	sub.s64 %rd572, %rd10, %rd584;
-	bra.uni $L_104;
-$L_117:
-	setp.eq.s64 %pt14, %rd9, -1;
-	neg.s64 %rdt15, %rd7;
-	div.s64 %rd557, %rd7, %rd9;
-	selp.b64 %rd557, %rdt15, %rd557, %pt14;
-	mul.lo.s64 %rd570, %rd557, %rd9;
-	sub.s64 %rd558, %rd7, %rd570;
-	bra.uni $L_102;
-$L_118:
-	bra.uni $Lexit;
-$L_119:
-	mov.b64 %rd64, %rd139;
+	add.s64 %rd589, %rd589, %rd590;
+	add.s64 %rd591, %rd591, %rd590;
+	bra.uni $L_117;
+$L_133:
+	mov.b64 %rd49, %rd591;
+	mov.f32 %ft5, 0f00000000;
+	st.global.f32 [%rd49], %ft5;
+	bra.uni $L_132;
+$L_134:
+	setp.eq.s64 %pt25, %rd13, -1;
+	neg.s64 %rdt18, %rd7;
+	div.s64 %rd671, %rd7, %rd13;
+	selp.b64 %rd671, %rdt18, %rd671, %pt25;
+	bra.uni $L_125;
+$L_135:
+	setp.eq.s64 %pt26, %rd12, -1;
+	neg.s64 %rdt19, %rd10;
+	div.s64 %rd657, %rd10, %rd12;
+	selp.b64 %rd657, %rdt19, %rd657, %pt26;
+	mul.lo.s64 %rd670, %rd657, %rd12;
+	sub.s64 %rd658, %rd10, %rd670;
+	bra.uni $L_123;
+$L_136:
+	setp.eq.s64 %pt27, %rd9, -1;
+	neg.s64 %rdt20, %rd7;
+	div.s64 %rd643, %rd7, %rd9;
+	selp.b64 %rd643, %rdt20, %rd643, %pt27;
+	mul.lo.s64 %rd656, %rd643, %rd9;
+	sub.s64 %rd644, %rd7, %rd656;
+	bra.uni $L_121;
+$L_137:
+	mov.b64 %rd64, %rd157;
 	sub.s64 %rd105, %rd9, 1;
 	sub.s64 %rd102, %rd12, 1;
 	sub.s64 %rd99, %rd51, 1;
-	mov.b64 %rd67, %rd139;
-	mul.lo.s64 %rd376, %rd9, -4;
-	mul.lo.s64 %rd379, %rd9, 4;
-	mul.lo.s64 %rd382, %rd67, -4;
-	mul.lo.s64 %rd385, %rd67, 4;
-	mov.b64 %rd510, %rd2;
-	mad.lo.s64 %rd511, %rd510, 4, %rd19;
-	mul.lo.s64 %rd512, %rd1, 4;
-	mad.lo.s64 %rd513, %rd510, 4, %rd4;
-	mov.b64 %rd522, %rd9;
-	mov.b64 %rd536, %rd12;
-	cvt.u32.u64 %r528, %rd9;
-	mov.b64 %rd549, %rd64;
-	cvt.u32.u64 %r542, %rd12;
-	cvt.u32.u64 %r555, %rd64;
-	max.u32 %r858, %r528, 1;
-	div.u32 %r859, 4294967295, %r858;
-	max.u32 %r867, %r542, 1;
-	div.u32 %r868, 4294967295, %r867;
-	max.u32 %r876, %r555, 1;
-	div.u32 %r877, 4294967295, %r876;
-$L_120:
+	mov.b64 %rd67, %rd157;
+	mul.lo.s64 %rd444, %rd9, -4;
+	mul.lo.s64 %rd447, %rd9, 4;
+	mul.lo.s64 %rd450, %rd67, -4;
+	mul.lo.s64 %rd453, %rd67, 4;
+	mov.b64 %rd592, %rd2;
+	mad.lo.s64 %rd593, %rd592, 4, %rd19;
+	mul.lo.s64 %rd594, %rd1, 4;
+	mad.lo.s64 %rd595, %rd592, 4, %rd4;
+	mov.b64 %rd608, %rd187;
+	mov.b64 %rd622, %rd12;
+	cvt.u32.u64 %r614, %rd9;
+	mov.b64 %rd635, %rd205;
+	cvt.u32.u64 %r628, %rd12;
+	cvt.u32.u64 %r641, %rd64;
+	max.u32 %r1003, %r614, 1;
+	div.u32 %r1004, 4294967295, %r1003;
+	max.u32 %r1012, %r628, 1;
+	div.u32 %r1013, 4294967295, %r1012;
+	max.u32 %r1021, %r641, 1;
+	div.u32 %r1022, 4294967295, %r1021;
+$L_138:
 	setp.lt.s64 %p59, %rd2, %rd3;
-	@!%p59 bra $L_118;
-$L_121:
+	@!%p59 bra $L_158;
+$L_139:
 	mov.b64 %rd60, %rd2;
-$L_122:
-	setp.eq.s64 %pt15, %rd9, 0;
-	@%pt15 bra $Lfault_0;
-	mov.b64 %rd521, %rd60;
-	or.b64 %rd523, %rd521, %rd522;
-	shr.u64 %rd524, %rd523, 32;
-	cvt.u32.u64 %r525, %rd524;
-	setp.eq.u32 %p526, %r525, 0;
-	@!%p526 bra $L_139;
-$L_123:
-	cvt.u32.u64 %r527, %rd60;
-	mul.hi.u32 %r860, %r527, %r859;
-	mul.lo.u32 %r861, %r860, %r528;
-	sub.u32 %r862, %r527, %r861;
-	sub.u32 %r863, %r862, %r528;
-	min.u32 %r864, %r862, %r863;
-	sub.u32 %r865, %r862, %r864;
-	min.u32 %r866, %r865, 1;
-	add.u32 %r529, %r860, %r866;
-	mov.b32 %r530, %r864;
-	cvt.u64.u32 %rd519, %r529;
-	cvt.u64.u32 %rd520, %r530;
-$L_124:
-	mov.b64 %rd61, %rd520;
-	mov.b64 %rd62, %rd519;
-	setp.eq.s64 %pt16, %rd12, 0;
-	@%pt16 bra $Lfault_1;
-	mov.b64 %rd535, %rd62;
-	or.b64 %rd537, %rd535, %rd536;
-	shr.u64 %rd538, %rd537, 32;
-	cvt.u32.u64 %r539, %rd538;
-	setp.eq.u32 %p540, %r539, 0;
-	@!%p540 bra $L_138;
-$L_125:
-	cvt.u32.u64 %r541, %rd62;
-	mul.hi.u32 %r869, %r541, %r868;
-	mul.lo.u32 %r870, %r869, %r542;
-	sub.u32 %r871, %r541, %r870;
-	sub.u32 %r872, %r871, %r542;
-	min.u32 %r873, %r871, %r872;
-	sub.u32 %r874, %r871, %r873;
-	min.u32 %r875, %r874, 1;
-	add.u32 %r543, %r869, %r875;
-	mov.b32 %r544, %r873;
-	cvt.u64.u32 %rd533, %r543;
-	cvt.u64.u32 %rd534, %r544;
-$L_126:
-	mov.b64 %rd63, %rd534;
-	setp.eq.s64 %pt17, %rd64, 0;
-	@%pt17 bra $Lfault_2;
-	mov.b64 %rd548, %rd521;
-	or.b64 %rd550, %rd548, %rd549;
-	shr.u64 %rd551, %rd550, 32;
-	cvt.u32.u64 %r552, %rd551;
-	setp.eq.u32 %p553, %r552, 0;
-	@!%p553 bra $L_137;
-$L_127:
-	cvt.u32.u64 %r554, %rd60;
-	mul.hi.u32 %r878, %r554, %r877;
-	mul.lo.u32 %r879, %r878, %r555;
-	sub.u32 %r880, %r554, %r879;
-	sub.u32 %r881, %r880, %r555;
-	min.u32 %r882, %r880, %r881;
-	sub.u32 %r883, %r880, %r882;
-	min.u32 %r884, %r883, 1;
-	add.u32 %r556, %r878, %r884;
-	cvt.u64.u32 %rd547, %r556;
-$L_128:
-	mov.b64 %rd65, %rd547;
+$L_140:
+	setp.eq.s64 %pt28, %rd9, 0;
+	@%pt28 bra $Lfault_10;
+	mov.b64 %rd607, %rd60;
+	or.b64 %rd609, %rd607, %rd608;
+	shr.u64 %rd610, %rd609, 32;
+	cvt.u32.u64 %r611, %rd610;
+	setp.eq.u32 %p612, %r611, 0;
+	@!%p612 bra $L_157;
+$L_141:
+	cvt.u32.u64 %r613, %rd60;
+	mul.hi.u32 %r1005, %r613, %r1004;
+	mul.lo.u32 %r1006, %r1005, %r614;
+	sub.u32 %r1007, %r613, %r1006;
+	sub.u32 %r1008, %r1007, %r614;
+	min.u32 %r1009, %r1007, %r1008;
+	sub.u32 %r1010, %r1007, %r1009;
+	min.u32 %r1011, %r1010, 1;
+	add.u32 %r615, %r1005, %r1011;
+	mov.b32 %r616, %r1009;
+	cvt.u64.u32 %rd605, %r615;
+	cvt.u64.u32 %rd606, %r616;
+$L_142:
+	mov.b64 %rd61, %rd606;
+	mov.b64 %rd62, %rd605;
+	setp.eq.s64 %pt29, %rd12, 0;
+	@%pt29 bra $Lfault_11;
+	mov.b64 %rd621, %rd62;
+	or.b64 %rd623, %rd621, %rd622;
+	shr.u64 %rd624, %rd623, 32;
+	cvt.u32.u64 %r625, %rd624;
+	setp.eq.u32 %p626, %r625, 0;
+	@!%p626 bra $L_156;
+$L_143:
+	cvt.u32.u64 %r627, %rd62;
+	mul.hi.u32 %r1014, %r627, %r1013;
+	mul.lo.u32 %r1015, %r1014, %r628;
+	sub.u32 %r1016, %r627, %r1015;
+	sub.u32 %r1017, %r1016, %r628;
+	min.u32 %r1018, %r1016, %r1017;
+	sub.u32 %r1019, %r1016, %r1018;
+	min.u32 %r1020, %r1019, 1;
+	add.u32 %r629, %r1014, %r1020;
+	mov.b32 %r630, %r1018;
+	cvt.u64.u32 %rd619, %r629;
+	cvt.u64.u32 %rd620, %r630;
+$L_144:
+	mov.b64 %rd63, %rd620;
+	setp.eq.s64 %pt30, %rd64, 0;
+	@%pt30 bra $Lfault_12;
+	mov.b64 %rd634, %rd607;
+	or.b64 %rd636, %rd634, %rd635;
+	shr.u64 %rd637, %rd636, 32;
+	cvt.u32.u64 %r638, %rd637;
+	setp.eq.u32 %p639, %r638, 0;
+	@!%p639 bra $L_155;
+$L_145:
+	cvt.u32.u64 %r640, %rd60;
+	mul.hi.u32 %r1023, %r640, %r1022;
+	mul.lo.u32 %r1024, %r1023, %r641;
+	sub.u32 %r1025, %r640, %r1024;
+	sub.u32 %r1026, %r1025, %r641;
+	min.u32 %r1027, %r1025, %r1026;
+	sub.u32 %r1028, %r1025, %r1027;
+	min.u32 %r1029, %r1028, 1;
+	add.u32 %r642, %r1023, %r1029;
+	cvt.u64.u32 %rd633, %r642;
+$L_146:
+	mov.b64 %rd65, %rd633;
 	setp.gt.s64 %p66, %rd61, 0;
-	@!%p66 bra $L_136;
-$L_129:
+	@!%p66 bra $L_154;
+$L_147:
 	setp.lt.s64 %p106, %rd61, %rd105;
-	@!%p106 bra $L_136;
-$L_130:
+	@!%p106 bra $L_154;
+$L_148:
 	setp.gt.s64 %p104, %rd63, 0;
-	@!%p104 bra $L_136;
-$L_131:
+	@!%p104 bra $L_154;
+$L_149:
 	setp.lt.s64 %p103, %rd63, %rd102;
-	@!%p103 bra $L_136;
-$L_132:
+	@!%p103 bra $L_154;
+$L_150:
 	setp.gt.s64 %p101, %rd65, 0;
-	@!%p101 bra $L_136;
-$L_133:
+	@!%p101 bra $L_154;
+$L_151:
 	setp.lt.s64 %p100, %rd65, %rd99;
-	@!%p100 bra $L_136;
-$L_134:
+	@!%p100 bra $L_154;
+$L_152:
 	sub.s64 %rd68, %rd60, 1;
-	setp.ge.u64 %pt18, %rd68, %rd20;
-	@%pt18 bra $Lfault_3;
-	mov.b64 %rd373, %rd511;
-	add.s64 %rd69, %rd373, -4;
+	setp.ge.u64 %pt31, %rd68, %rd20;
+	@%pt31 bra $Lfault_13;
+	mov.b64 %rd441, %rd593;
+	add.s64 %rd69, %rd441, -4;
 	ld.global.f32 %f70, [%rd69];
 	add.s64 %rd71, %rd60, 1;
-	setp.ge.u64 %pt19, %rd71, %rd20;
-	@%pt19 bra $Lfault_4;
-	mov.b64 %rd374, %rd373;
-	add.s64 %rd72, %rd374, 4;
+	setp.ge.u64 %pt32, %rd71, %rd20;
+	@%pt32 bra $Lfault_14;
+	mov.b64 %rd442, %rd441;
+	add.s64 %rd72, %rd442, 4;
 	ld.global.f32 %f73, [%rd72];
 	add.rn.f32 %f74, %f70, %f73;
 	sub.s64 %rd75, %rd60, %rd9;
-	setp.ge.u64 %pt20, %rd75, %rd20;
-	@%pt20 bra $Lfault_5;
-	mov.b64 %rd375, %rd373;
-	add.s64 %rd377, %rd375, %rd376;
-	mov.b64 %rd76, %rd377;
+	setp.ge.u64 %pt33, %rd75, %rd20;
+	@%pt33 bra $Lfault_15;
+	mov.b64 %rd443, %rd441;
+	add.s64 %rd445, %rd443, %rd444;
+	mov.b64 %rd76, %rd445;
 	ld.global.f32 %f77, [%rd76];
 	add.rn.f32 %f78, %f74, %f77;
 	add.s64 %rd79, %rd60, %rd9;
-	setp.ge.u64 %pt21, %rd79, %rd20;
-	@%pt21 bra $Lfault_6;
-	mov.b64 %rd378, %rd373;
-	add.s64 %rd380, %rd378, %rd379;
-	mov.b64 %rd80, %rd380;
+	setp.ge.u64 %pt34, %rd79, %rd20;
+	@%pt34 bra $Lfault_16;
+	mov.b64 %rd446, %rd441;
+	add.s64 %rd448, %rd446, %rd447;
+	mov.b64 %rd80, %rd448;
 	ld.global.f32 %f81, [%rd80];
 	add.rn.f32 %f82, %f78, %f81;
 	sub.s64 %rd83, %rd60, %rd67;
-	setp.ge.u64 %pt22, %rd83, %rd20;
-	@%pt22 bra $Lfault_7;
-	mov.b64 %rd381, %rd373;
-	add.s64 %rd383, %rd381, %rd382;
-	mov.b64 %rd84, %rd383;
+	setp.ge.u64 %pt35, %rd83, %rd20;
+	@%pt35 bra $Lfault_17;
+	mov.b64 %rd449, %rd441;
+	add.s64 %rd451, %rd449, %rd450;
+	mov.b64 %rd84, %rd451;
 	ld.global.f32 %f85, [%rd84];
 	add.rn.f32 %f86, %f82, %f85;
 	add.s64 %rd87, %rd60, %rd67;
-	setp.ge.u64 %pt23, %rd87, %rd20;
-	@%pt23 bra $Lfault_8;
-	mov.b64 %rd384, %rd373;
-	add.s64 %rd386, %rd384, %rd385;
-	mov.b64 %rd88, %rd386;
+	setp.ge.u64 %pt36, %rd87, %rd20;
+	@%pt36 bra $Lfault_18;
+	mov.b64 %rd452, %rd441;
+	add.s64 %rd454, %rd452, %rd453;
+	mov.b64 %rd88, %rd454;
 	ld.global.f32 %f89, [%rd88];
 	add.rn.f32 %f90, %f86, %f89;
-	setp.ge.u64 %pt24, %rd60, %rd20;
-	@%pt24 bra $Lfault_9;
-	mov.b64 %rd91, %rd373;
+	setp.ge.u64 %pt37, %rd60, %rd20;
+	@%pt37 bra $Lfault_19;
+	mov.b64 %rd91, %rd441;
 	ld.global.f32 %f92, [%rd91];
 	mul.rn.f32 %f93, %f92, 0f40C00000;
 	sub.rn.f32 %f94, %f90, %f93;
-	mov.b64 %rd95, %rd513;
+	mov.b64 %rd95, %rd595;
 	st.global.f32 [%rd95], %f94;
-$L_135:
+$L_153:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd511, %rd511, %rd512;
-	add.s64 %rd513, %rd513, %rd512;
-	bra.uni $L_120;
-$L_136:
-	mov.b64 %rd98, %rd513;
-	mov.f32 %ft5, 0f00000000;
-	st.global.f32 [%rd98], %ft5;
-	bra.uni $L_135;
-$L_137:
-	setp.eq.s64 %pt25, %rd64, -1;
-	neg.s64 %rdt18, %rd60;
-	div.s64 %rd547, %rd60, %rd64;
-	selp.b64 %rd547, %rdt18, %rd547, %pt25;
-	bra.uni $L_128;
-$L_138:
-	setp.eq.s64 %pt26, %rd12, -1;
-	neg.s64 %rdt19, %rd62;
-	div.s64 %rd533, %rd62, %rd12;
-	selp.b64 %rd533, %rdt19, %rd533, %pt26;
-	mul.lo.s64 %rd546, %rd533, %rd12;
-	sub.s64 %rd534, %rd62, %rd546;
-	bra.uni $L_126;
-$L_139:
-	setp.eq.s64 %pt27, %rd9, -1;
-	neg.s64 %rdt20, %rd60;
-	div.s64 %rd519, %rd60, %rd9;
-	selp.b64 %rd519, %rdt20, %rd519, %pt27;
-	mul.lo.s64 %rd532, %rd519, %rd9;
-	sub.s64 %rd520, %rd60, %rd532;
-	bra.uni $L_124;
+	add.s64 %rd593, %rd593, %rd594;
+	add.s64 %rd595, %rd595, %rd594;
+	bra.uni $L_138;
+$L_154:
+	mov.b64 %rd98, %rd595;
+	mov.f32 %ft6, 0f00000000;
+	st.global.f32 [%rd98], %ft6;
+	bra.uni $L_153;
+$L_155:
+	setp.eq.s64 %pt38, %rd64, -1;
+	neg.s64 %rdt21, %rd60;
+	div.s64 %rd633, %rd60, %rd64;
+	selp.b64 %rd633, %rdt21, %rd633, %pt38;
+	bra.uni $L_146;
+$L_156:
+	setp.eq.s64 %pt39, %rd12, -1;
+	neg.s64 %rdt22, %rd62;
+	div.s64 %rd619, %rd62, %rd12;
+	selp.b64 %rd619, %rdt22, %rd619, %pt39;
+	mul.lo.s64 %rd632, %rd619, %rd12;
+	sub.s64 %rd620, %rd62, %rd632;
+	bra.uni $L_144;
+$L_157:
+	setp.eq.s64 %pt40, %rd9, -1;
+	neg.s64 %rdt23, %rd60;
+	div.s64 %rd605, %rd60, %rd9;
+	selp.b64 %rd605, %rdt23, %rd605, %pt40;
+	mul.lo.s64 %rd618, %rd605, %rd9;
+	sub.s64 %rd606, %rd60, %rd618;
+	bra.uni $L_142;
+$L_158:
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt16, 0;
-	mov.b64 %rdt17, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt16, 0;
-	mov.b64 %rdt17, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt16, 0;
-	mov.b64 %rdt17, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt16, %rd68;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd116;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt16, %rd71;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd119;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt16, %rd75;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd123;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt16, %rd79;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd127;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 8;
-	mov.b64 %rdt16, %rd83;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd131;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 9;
-	mov.b64 %rdt16, %rd87;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 10;
-	mov.b64 %rdt16, %rd60;
-	mov.b64 %rdt17, %rd20;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd75;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd79;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd60;
+	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt21, [Stencil3D_0_param_7];
-	cvta.to.global.u64 %rdt21, %rdt21;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt21];
+	ld.param.u64 %rdt24, [Stencil3D_0_param_7];
+	cvta.to.global.u64 %rdt24, %rdt24;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt24];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt28, %rt8, %rt6;
-	@%pt28 exit;
-	st.global.u32 [%rdt21+8], 65536;
-	st.global.u32 [%rdt21+12], %rt5;
-	st.global.u64 [%rdt21+16], %rdt16;
-	st.global.u64 [%rdt21+24], %rdt17;
+	setp.ne.u32 %pt41, %rt8, %rt6;
+	@%pt41 exit;
+	st.global.u32 [%rdt24+8], 65536;
+	st.global.u32 [%rdt24+12], %rt5;
+	st.global.u64 [%rdt24+16], %rdt1;
+	st.global.u64 [%rdt24+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt21+4], %rt7;
+	st.volatile.global.u32 [%rdt24+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt29, %rt9, 0;
-	@%pt29 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt42, %rt9, 0;
+	@%pt42 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -6955,72 +7347,83 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Stencil2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r50 = 0;
-	bool r73 = 0, r78 = 0, r79 = 0, r81 = 0, r86 = 0, r89 = 0, r95 = 0, r98 = 0;
-	bool r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r114 = 0, r116 = 0, r118 = 0;
-	bool r123 = 0, r127 = 0, r150 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0, r163 = 0;
-	bool r186 = 0, r191 = 0, r192 = 0, r194 = 0, r196 = 0, r200 = 0, r223 = 0, r228 = 0;
-	bool r229 = 0, r231 = 0, r233 = 0, r237 = 0, r260 = 0, r265 = 0, r266 = 0, r268 = 0;
-	bool r399 = 0, r413 = 0, r427 = 0, r441 = 0, r455 = 0, r469 = 0;
+	bool r73 = 0, r78 = 0, r79 = 0, r81 = 0, r82 = 0, r86 = 0, r109 = 0, r114 = 0;
+	bool r115 = 0, r117 = 0, r118 = 0, r122 = 0, r124 = 0, r130 = 0, r131 = 0, r139 = 0;
+	bool r140 = 0, r148 = 0, r149 = 0, r157 = 0, r158 = 0, r164 = 0, r165 = 0, r173 = 0;
+	bool r175 = 0, r180 = 0, r184 = 0, r207 = 0, r212 = 0, r213 = 0, r215 = 0, r216 = 0;
+	bool r220 = 0, r243 = 0, r248 = 0, r249 = 0, r251 = 0, r253 = 0, r257 = 0, r280 = 0;
+	bool r285 = 0, r286 = 0, r288 = 0, r290 = 0, r294 = 0, r317 = 0, r322 = 0, r323 = 0;
+	bool r325 = 0, r468 = 0, r482 = 0, r496 = 0, r510 = 0, r524 = 0, r538 = 0, r552 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
 	i64 r41 = 0, r44 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r57 = 0, r61 = 0;
-	i64 r65 = 0, r72 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r96 = 0, r102 = 0;
-	i64 r108 = 0, r115 = 0, r122 = 0, r124 = 0, r125 = 0, r126 = 0, r131 = 0, r134 = 0;
-	i64 r138 = 0, r142 = 0, r149 = 0, r154 = 0, r157 = 0, r160 = 0, r161 = 0, r162 = 0;
-	i64 r167 = 0, r170 = 0, r174 = 0, r178 = 0, r185 = 0, r190 = 0, r193 = 0, r195 = 0;
-	i64 r197 = 0, r198 = 0, r199 = 0, r204 = 0, r207 = 0, r211 = 0, r215 = 0, r222 = 0;
-	i64 r227 = 0, r230 = 0, r232 = 0, r234 = 0, r235 = 0, r236 = 0, r241 = 0, r244 = 0;
-	i64 r248 = 0, r252 = 0, r259 = 0, r264 = 0, r267 = 0, r269 = 0, r270 = 0, r274 = 0;
-	i64 r277 = 0, r282 = 0, r285 = 0, r290 = 0, r293 = 0, r296 = 0, r299 = 0, r302 = 0;
-	i64 r305 = 0, r307 = 0, r310 = 0, r312 = 0, r315 = 0, r318 = 0, r321 = 0, r324 = 0;
-	i64 r327 = 0, r330 = 0, r333 = 0, r335 = 0, r338 = 0, r340 = 0, r343 = 0, r346 = 0;
-	i64 r349 = 0, r352 = 0, r355 = 0, r358 = 0, r361 = 0, r363 = 0, r366 = 0, r368 = 0;
-	i64 r371 = 0, r374 = 0, r377 = 0, r379 = 0, r381 = 0, r383 = 0, r385 = 0, r387 = 0;
-	i64 r388 = 0, r390 = 0, r392 = 0, r393 = 0, r405 = 0, r406 = 0, r407 = 0, r419 = 0;
-	i64 r420 = 0, r421 = 0, r433 = 0, r434 = 0, r435 = 0, r447 = 0, r448 = 0, r449 = 0;
-	i64 r461 = 0, r462 = 0, r463 = 0, r475 = 0;
-	u32 r398 = 0, r400 = 0, r401 = 0, r402 = 0, r403 = 0, r404 = 0, r412 = 0, r414 = 0;
-	u32 r415 = 0, r416 = 0, r417 = 0, r418 = 0, r426 = 0, r428 = 0, r429 = 0, r430 = 0;
-	u32 r431 = 0, r432 = 0, r440 = 0, r442 = 0, r443 = 0, r444 = 0, r445 = 0, r446 = 0;
-	u32 r454 = 0, r456 = 0, r457 = 0, r458 = 0, r459 = 0, r460 = 0, r468 = 0, r470 = 0;
-	u32 r471 = 0, r472 = 0, r473 = 0, r474 = 0, r476 = 0, r477 = 0, r478 = 0, r479 = 0;
-	u32 r480 = 0, r481 = 0, r482 = 0, r483 = 0, r484 = 0, r485 = 0, r486 = 0, r487 = 0;
-	u32 r488 = 0, r489 = 0, r490 = 0, r491 = 0, r492 = 0, r493 = 0, r494 = 0, r495 = 0;
-	u32 r496 = 0, r497 = 0, r498 = 0, r499 = 0, r500 = 0, r501 = 0, r502 = 0, r503 = 0;
-	u32 r504 = 0, r505 = 0, r506 = 0, r507 = 0, r508 = 0, r509 = 0, r510 = 0, r511 = 0;
-	u32 r512 = 0, r513 = 0, r514 = 0, r515 = 0, r516 = 0, r517 = 0, r518 = 0, r519 = 0;
-	u32 r520 = 0, r521 = 0;
-	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
-	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0, r109 = 0;
-	u64 r111 = 0, r112 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r394 = 0, r395 = 0;
-	u64 r396 = 0, r397 = 0, r408 = 0, r409 = 0, r410 = 0, r411 = 0, r422 = 0, r423 = 0;
-	u64 r424 = 0, r425 = 0, r436 = 0, r437 = 0, r438 = 0, r439 = 0, r450 = 0, r451 = 0;
-	u64 r452 = 0, r453 = 0, r464 = 0, r465 = 0, r466 = 0, r467 = 0;
+	i64 r65 = 0, r72 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r85 = 0, r90 = 0;
+	i64 r93 = 0, r97 = 0, r101 = 0, r108 = 0, r113 = 0, r116 = 0, r119 = 0, r125 = 0;
+	i64 r126 = 0, r127 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r141 = 0;
+	i64 r142 = 0, r143 = 0, r144 = 0, r145 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0;
+	i64 r154 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r166 = 0, r167 = 0, r168 = 0;
+	i64 r169 = 0, r170 = 0, r171 = 0, r172 = 0, r179 = 0, r181 = 0, r182 = 0, r183 = 0;
+	i64 r188 = 0, r191 = 0, r195 = 0, r199 = 0, r206 = 0, r211 = 0, r214 = 0, r217 = 0;
+	i64 r218 = 0, r219 = 0, r224 = 0, r227 = 0, r231 = 0, r235 = 0, r242 = 0, r247 = 0;
+	i64 r250 = 0, r252 = 0, r254 = 0, r255 = 0, r256 = 0, r261 = 0, r264 = 0, r268 = 0;
+	i64 r272 = 0, r279 = 0, r284 = 0, r287 = 0, r289 = 0, r291 = 0, r292 = 0, r293 = 0;
+	i64 r298 = 0, r301 = 0, r305 = 0, r309 = 0, r316 = 0, r321 = 0, r324 = 0, r326 = 0;
+	i64 r327 = 0, r331 = 0, r334 = 0, r339 = 0, r342 = 0, r347 = 0, r350 = 0, r355 = 0;
+	i64 r358 = 0, r361 = 0, r364 = 0, r367 = 0, r370 = 0, r372 = 0, r375 = 0, r377 = 0;
+	i64 r380 = 0, r383 = 0, r386 = 0, r389 = 0, r392 = 0, r395 = 0, r398 = 0, r400 = 0;
+	i64 r403 = 0, r405 = 0, r408 = 0, r411 = 0, r414 = 0, r417 = 0, r420 = 0, r423 = 0;
+	i64 r426 = 0, r428 = 0, r431 = 0, r433 = 0, r436 = 0, r439 = 0, r442 = 0, r444 = 0;
+	i64 r446 = 0, r448 = 0, r450 = 0, r452 = 0, r454 = 0, r456 = 0, r457 = 0, r459 = 0;
+	i64 r461 = 0, r462 = 0, r474 = 0, r475 = 0, r476 = 0, r488 = 0, r489 = 0, r490 = 0;
+	i64 r502 = 0, r503 = 0, r504 = 0, r516 = 0, r517 = 0, r518 = 0, r530 = 0, r531 = 0;
+	i64 r532 = 0, r544 = 0, r545 = 0, r546 = 0, r558 = 0;
+	u32 r467 = 0, r469 = 0, r470 = 0, r471 = 0, r472 = 0, r473 = 0, r481 = 0, r483 = 0;
+	u32 r484 = 0, r485 = 0, r486 = 0, r487 = 0, r495 = 0, r497 = 0, r498 = 0, r499 = 0;
+	u32 r500 = 0, r501 = 0, r509 = 0, r511 = 0, r512 = 0, r513 = 0, r514 = 0, r515 = 0;
+	u32 r523 = 0, r525 = 0, r526 = 0, r527 = 0, r528 = 0, r529 = 0, r537 = 0, r539 = 0;
+	u32 r540 = 0, r541 = 0, r542 = 0, r543 = 0, r551 = 0, r553 = 0, r554 = 0, r555 = 0;
+	u32 r556 = 0, r557 = 0, r559 = 0, r560 = 0, r561 = 0, r562 = 0, r563 = 0, r564 = 0;
+	u32 r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0, r570 = 0, r571 = 0, r572 = 0;
+	u32 r573 = 0, r574 = 0, r575 = 0, r576 = 0, r577 = 0, r578 = 0, r579 = 0, r580 = 0;
+	u32 r581 = 0, r582 = 0, r583 = 0, r584 = 0, r585 = 0, r586 = 0, r587 = 0, r588 = 0;
+	u32 r589 = 0, r590 = 0, r591 = 0, r592 = 0, r593 = 0, r594 = 0, r595 = 0, r596 = 0;
+	u32 r597 = 0, r598 = 0, r599 = 0, r600 = 0, r601 = 0, r602 = 0, r603 = 0, r604 = 0;
+	u32 r605 = 0, r606 = 0, r607 = 0, r608 = 0, r609 = 0, r610 = 0, r611 = 0;
+	u64 r120 = 0, r121 = 0, r123 = 0, r128 = 0, r129 = 0, r137 = 0, r138 = 0, r146 = 0;
+	u64 r147 = 0, r155 = 0, r156 = 0, r163 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0;
+	u64 r463 = 0, r464 = 0, r465 = 0, r466 = 0, r477 = 0, r478 = 0, r479 = 0, r480 = 0;
+	u64 r491 = 0, r492 = 0, r493 = 0, r494 = 0, r505 = 0, r506 = 0, r507 = 0, r508 = 0;
+	u64 r519 = 0, r520 = 0, r521 = 0, r522 = 0, r533 = 0, r534 = 0, r535 = 0, r536 = 0;
+	u64 r547 = 0, r548 = 0, r549 = 0, r550 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
 	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r52 = 0, r53 = 0, r56 = 0, r59 = 0;
 	float r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0;
-	float r129 = 0, r130 = 0, r133 = 0, r136 = 0, r137 = 0, r140 = 0, r141 = 0, r144 = 0;
-	float r145 = 0, r146 = 0, r147 = 0, r152 = 0, r165 = 0, r166 = 0, r169 = 0, r172 = 0;
-	float r173 = 0, r176 = 0, r177 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r188 = 0;
-	float r202 = 0, r203 = 0, r206 = 0, r209 = 0, r210 = 0, r213 = 0, r214 = 0, r217 = 0;
-	float r218 = 0, r219 = 0, r220 = 0, r225 = 0, r239 = 0, r240 = 0, r243 = 0, r246 = 0;
-	float r247 = 0, r250 = 0, r251 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r262 = 0;
+	float r88 = 0, r89 = 0, r92 = 0, r95 = 0, r96 = 0, r99 = 0, r100 = 0, r103 = 0;
+	float r104 = 0, r105 = 0, r106 = 0, r111 = 0, r186 = 0, r187 = 0, r190 = 0, r193 = 0;
+	float r194 = 0, r197 = 0, r198 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r209 = 0;
+	float r222 = 0, r223 = 0, r226 = 0, r229 = 0, r230 = 0, r233 = 0, r234 = 0, r237 = 0;
+	float r238 = 0, r239 = 0, r240 = 0, r245 = 0, r259 = 0, r260 = 0, r263 = 0, r266 = 0;
+	float r267 = 0, r270 = 0, r271 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r282 = 0;
+	float r296 = 0, r297 = 0, r300 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0, r311 = 0;
+	float r312 = 0, r313 = 0, r314 = 0, r319 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
 	char *r37 = 0, *r39 = 0, *r51 = 0, *r55 = 0, *r58 = 0, *r62 = 0, *r66 = 0, *r71 = 0;
-	char *r74 = 0, *r76 = 0, *r128 = 0, *r132 = 0, *r135 = 0, *r139 = 0, *r143 = 0, *r148 = 0;
-	char *r151 = 0, *r153 = 0, *r164 = 0, *r168 = 0, *r171 = 0, *r175 = 0, *r179 = 0, *r184 = 0;
-	char *r187 = 0, *r189 = 0, *r201 = 0, *r205 = 0, *r208 = 0, *r212 = 0, *r216 = 0, *r221 = 0;
-	char *r224 = 0, *r226 = 0, *r238 = 0, *r242 = 0, *r245 = 0, *r249 = 0, *r253 = 0, *r258 = 0;
-	char *r261 = 0, *r263 = 0, *r271 = 0, *r272 = 0, *r273 = 0, *r275 = 0, *r276 = 0, *r278 = 0;
-	char *r279 = 0, *r280 = 0, *r281 = 0, *r283 = 0, *r284 = 0, *r286 = 0, *r287 = 0, *r288 = 0;
-	char *r289 = 0, *r291 = 0, *r292 = 0, *r294 = 0, *r295 = 0, *r297 = 0, *r298 = 0, *r300 = 0;
-	char *r301 = 0, *r303 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r309 = 0, *r311 = 0, *r313 = 0;
-	char *r314 = 0, *r316 = 0, *r317 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r323 = 0, *r325 = 0;
-	char *r326 = 0, *r328 = 0, *r329 = 0, *r331 = 0, *r332 = 0, *r334 = 0, *r336 = 0, *r337 = 0;
-	char *r339 = 0, *r341 = 0, *r342 = 0, *r344 = 0, *r345 = 0, *r347 = 0, *r348 = 0, *r350 = 0;
-	char *r351 = 0, *r353 = 0, *r354 = 0, *r356 = 0, *r357 = 0, *r359 = 0, *r360 = 0, *r362 = 0;
-	char *r364 = 0, *r365 = 0, *r367 = 0, *r369 = 0, *r370 = 0, *r372 = 0, *r373 = 0, *r375 = 0;
-	char *r376 = 0, *r378 = 0, *r380 = 0, *r382 = 0, *r384 = 0, *r386 = 0, *r389 = 0, *r391 = 0;
+	char *r74 = 0, *r76 = 0, *r87 = 0, *r91 = 0, *r94 = 0, *r98 = 0, *r102 = 0, *r107 = 0;
+	char *r110 = 0, *r112 = 0, *r185 = 0, *r189 = 0, *r192 = 0, *r196 = 0, *r200 = 0, *r205 = 0;
+	char *r208 = 0, *r210 = 0, *r221 = 0, *r225 = 0, *r228 = 0, *r232 = 0, *r236 = 0, *r241 = 0;
+	char *r244 = 0, *r246 = 0, *r258 = 0, *r262 = 0, *r265 = 0, *r269 = 0, *r273 = 0, *r278 = 0;
+	char *r281 = 0, *r283 = 0, *r295 = 0, *r299 = 0, *r302 = 0, *r306 = 0, *r310 = 0, *r315 = 0;
+	char *r318 = 0, *r320 = 0, *r328 = 0, *r329 = 0, *r330 = 0, *r332 = 0, *r333 = 0, *r335 = 0;
+	char *r336 = 0, *r337 = 0, *r338 = 0, *r340 = 0, *r341 = 0, *r343 = 0, *r344 = 0, *r345 = 0;
+	char *r346 = 0, *r348 = 0, *r349 = 0, *r351 = 0, *r352 = 0, *r353 = 0, *r354 = 0, *r356 = 0;
+	char *r357 = 0, *r359 = 0, *r360 = 0, *r362 = 0, *r363 = 0, *r365 = 0, *r366 = 0, *r368 = 0;
+	char *r369 = 0, *r371 = 0, *r373 = 0, *r374 = 0, *r376 = 0, *r378 = 0, *r379 = 0, *r381 = 0;
+	char *r382 = 0, *r384 = 0, *r385 = 0, *r387 = 0, *r388 = 0, *r390 = 0, *r391 = 0, *r393 = 0;
+	char *r394 = 0, *r396 = 0, *r397 = 0, *r399 = 0, *r401 = 0, *r402 = 0, *r404 = 0, *r406 = 0;
+	char *r407 = 0, *r409 = 0, *r410 = 0, *r412 = 0, *r413 = 0, *r415 = 0, *r416 = 0, *r418 = 0;
+	char *r419 = 0, *r421 = 0, *r422 = 0, *r424 = 0, *r425 = 0, *r427 = 0, *r429 = 0, *r430 = 0;
+	char *r432 = 0, *r434 = 0, *r435 = 0, *r437 = 0, *r438 = 0, *r440 = 0, *r441 = 0, *r443 = 0;
+	char *r445 = 0, *r447 = 0, *r449 = 0, *r451 = 0, *r453 = 0, *r455 = 0, *r458 = 0, *r460 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -7033,582 +7436,677 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r82 = (u64)r14;
+	r118 = r9 != 0ll;
+	r123 = (u64)r14;
+	r124 = r123 <= 2305843009213693952ull;
+	r126 = r14;
+	r131 = r124;
+	r133 = (u64)r14 - (u64)(-1ll);
+	r135 = r126 < r133 ? r126 : r133;
+	r140 = r124;
+	r142 = (u64)r14 - 1ull;
+	r144 = r135 < r142 ? r135 : r142;
+	r145 = 0ull - (u64)r9;
+	r146 = (u64)r145;
+	r147 = r146 + 2305843009213693952ull;
+	r148 = r147 <= 4611686018427387904ull;
+	r149 = r124;
+	r150 = -(u64)r145;
+	r151 = (u64)r14 - (u64)r145;
+	r152 = r150 > 1ll ? r150 : 1ll;
+	r153 = r144 < r151 ? r144 : r151;
+	r154 = r9;
+	r155 = (u64)r154;
+	r156 = r155 + 2305843009213693952ull;
+	r157 = r156 <= 4611686018427387904ull;
+	r158 = r124;
+	r159 = -(u64)r154;
+	r160 = (u64)r14 - (u64)r154;
+	r161 = r152 > r159 ? r152 : r159;
+	r162 = r153 < r160 ? r153 : r160;
+	r165 = r124;
+	r167 = r126;
+	r168 = r161 > 0ll ? r161 : 0ll;
+	r169 = r162 < r167 ? r162 : r167;
+	r170 = r3 < r168 ? r3 : r168;
+	r171 = r3 < r169 ? r3 : r169;
+	if (!r118) goto b84;
+	if (!r124) goto b84;
+	if (!r131) goto b84;
+	if (!r140) goto b84;
+	if (!r148) goto b84;
+	if (!r149) goto b84;
+	if (!r157) goto b84;
+	if (!r158) goto b84;
+	if (!r165) goto b84;
+	r116 = (u64)r9 - 1ull;
+	r113 = (u64)r41 - 1ull;
+	r347 = (u64)r9 * (u64)(-4ll);
+	r350 = (u64)r9 * 4ull;
+	r452 = r2;
+	r453 = r13 + r452 * 4;
+	r454 = (u64)r1 * 4ull;
+	r455 = r4 + r452 * 4;
+	r548 = r155;
+	r554 = (u32)r9;
+	r559 = r554 > 1u ? r554 : 1u;
+	r560 = qd_div_u32(4294967295u, r559);
+b11: // head (checked if, before)
+	r82 = r2 < r170;
+	if (!r82) goto b23;
 	r83 = r2;
-	r84 = (u64)r83 - 1ull;
-	r85 = (u64)r84;
-	r86 = r85 < r82;
-	r87 = (u64)r3;
-	r88 = r87 + 4611686018427387904ull;
-	r89 = r88 <= 9223372036854775808ull;
-	r90 = r87 - 1ull;
-	r91 = (u64)r2;
-	r92 = r90 - r91;
-	r93 = r82 - 1ull;
-	r94 = r93 - r85;
-	r95 = r92 <= r94;
-	r96 = (u64)r83 + 1ull;
-	r97 = (u64)r96;
-	r98 = r97 < r82;
-	r99 = r93;
-	r100 = r99 - r97;
-	r101 = r92 <= r100;
-	r102 = (u64)r83 - (u64)r9;
-	r103 = (u64)r102;
-	r104 = r103 < r82;
-	r105 = r93;
-	r106 = r105 - r103;
-	r107 = r92 <= r106;
-	r108 = (u64)r83 + (u64)r9;
-	r109 = (u64)r108;
-	r110 = r109 < r82;
-	r111 = r93;
-	r112 = r111 - r109;
-	r113 = r92 <= r112;
-	r114 = r9 != 0ll;
-	if (!r86) goto b73;
-	if (!r89) goto b73;
-	if (!r95) goto b73;
-	if (!r98) goto b73;
-	if (!r101) goto b73;
-	if (!r104) goto b73;
-	if (!r107) goto b73;
-	if (!r110) goto b73;
-	if (!r113) goto b73;
-	if (!r114) goto b73;
-	r115 = (u64)r1 * 3ull;
-	r270 = (u64)r1 * 4ull;
-	r119 = r87;
-	r121 = (u64)r115;
-	r157 = (u64)r9 - 1ull;
-	r154 = (u64)r41 - 1ull;
-	r290 = (u64)r9 * (u64)(-4ll);
-	r293 = (u64)r9 * 4ull;
-	r193 = r157;
-	r190 = r154;
-	r296 = r270;
-	r307 = r290;
-	r312 = r293;
-	r315 = r270;
-	r318 = r270;
-	r321 = r270;
-	r230 = r157;
-	r227 = r154;
-	r324 = (u64)r1 * 8ull;
-	r335 = r290;
-	r340 = r293;
-	r343 = r324;
-	r346 = r324;
-	r349 = r346;
-	r267 = r157;
-	r264 = r154;
-	r352 = (u64)r1 * 12ull;
-	r363 = r290;
-	r368 = r293;
-	r371 = r352;
-	r374 = r352;
-	r377 = r374;
-	r387 = r2;
-	r388 = r387;
-	r389 = r13 + r388 * 4;
-	r390 = (u64)r270 * 4ull;
-	r391 = r4 + r388 * 4;
-	r465 = (u64)r9;
-	r451 = r465;
-	r437 = r465;
-	r423 = r465;
-	r429 = (u32)r9;
-	r443 = r429;
-	r457 = r429;
-	r471 = r429;
-	r476 = r429 > 1u ? r429 : 1u;
-	r477 = qd_div_u32(4294967295u, r476);
-b12: // grid unrolled guard
-	r116 = r2 < r3;
-	if (!r116) goto b72;
-	r120 = (u64)r2;
-	r117 = r119 - r120;
-	r118 = r117 > r121;
-	if (!r118) goto b59;
-	r122 = r2;
-	r124 = r122;
-	r464 = (u64)r124;
-	r466 = r464 | r465;
-	r467 = r466 >> 32;
-	r468 = (u32)r467;
-	r469 = r468 == 0u;
-	if (!r469) goto b58;
-	r470 = (u32)r124;
-	r499 = __umulhi(r470, r477);
-	r500 = r499 * r471;
-	r501 = r470 - r500;
-	r502 = r501 - r471;
-	r503 = r501 < r502 ? r501 : r502;
-	r504 = r501 - r503;
-	r505 = r504 < 1u ? r504 : 1u;
-	r472 = r499 + r505;
-	r473 = r503;
-	r462 = (i64)r472;
-	r463 = (i64)r473;
-b18: // rangeint.body (grid unrolled 0)
-	r125 = r463;
-	r126 = r462;
-	r127 = r125 > 0ll;
-	if (!r127) goto b57;
-	r158 = r125 < r157;
-	if (!r158) goto b57;
-	r156 = r126 > 0ll;
-	if (!r156) goto b57;
-	r155 = r126 < r154;
-	if (!r155) goto b57;
-	r128 = r389;
-	r129 = *(float *)r128;
-	r130 = r129 * 0x1p-01f;
-	r287 = r128;
-	r132 = r287 + -4ll;
-	r133 = *(float *)r132;
-	r288 = r128;
-	r135 = r288 + 4ll;
-	r136 = *(float *)r135;
-	r137 = r133 + r136;
-	r289 = r128;
-	r291 = r289 + r290 * 1;
-	r139 = r291;
-	r140 = *(float *)r139;
-	r141 = r137 + r140;
-	r292 = r128;
-	r294 = r292 + r293 * 1;
-	r143 = r294;
-	r144 = *(float *)r143;
-	r145 = r141 + r144;
-	r146 = r145 * 0x1p-03f;
-	r147 = r130 + r146;
-	r148 = r391;
-	*(float *)r148 = r147;
-b23: // grid unrolled 1
-	r195 = (u64)r122 + (u64)r1;
-	r160 = r195;
-	r450 = (u64)r160;
-	r452 = r450 | r451;
-	r453 = r452 >> 32;
-	r454 = (u32)r453;
-	r455 = r454 == 0u;
-	if (!r455) goto b56;
-	r456 = (u32)r160;
-	r492 = __umulhi(r456, r477);
-	r493 = r492 * r457;
-	r494 = r456 - r493;
-	r495 = r494 - r457;
-	r496 = r494 < r495 ? r494 : r495;
-	r497 = r494 - r496;
-	r498 = r497 < 1u ? r497 : 1u;
-	r458 = r492 + r498;
-	r459 = r496;
-	r448 = (i64)r458;
-	r449 = (i64)r459;
-b27: // rangeint.body (grid unrolled 1)
-	r161 = r449;
-	r162 = r448;
-	r163 = r161 > 0ll;
-	if (!r163) goto b55;
-	r194 = r161 < r193;
-	if (!r194) goto b55;
-	r192 = r162 > 0ll;
-	if (!r192) goto b55;
-	r191 = r162 < r190;
-	if (!r191) goto b55;
-	r295 = r389;
-	r297 = r295 + r296 * 1;
-	r164 = r297;
-	r165 = *(float *)r164;
-	r166 = r165 * 0x1p-01f;
-	r300 = r297;
-	r168 = r300 + -4ll;
-	r169 = *(float *)r168;
-	r303 = r297;
-	r171 = r303 + 4ll;
-	r172 = *(float *)r171;
-	r173 = r169 + r172;
-	r306 = r297;
-	r308 = r306 + r307 * 1;
-	r175 = r308;
-	r176 = *(float *)r175;
-	r177 = r173 + r176;
-	r311 = r297;
-	r313 = r311 + r312 * 1;
-	r179 = r313;
-	r180 = *(float *)r179;
-	r181 = r177 + r180;
-	r182 = r181 * 0x1p-03f;
-	r183 = r166 + r182;
-	r314 = r391;
-	r316 = r314 + r315 * 1;
-	r184 = r316;
-	*(float *)r184 = r183;
-b32: // grid unrolled 2
-	r232 = (u64)r195 + (u64)r1;
-	r197 = r232;
-	r436 = (u64)r197;
-	r438 = r436 | r437;
-	r439 = r438 >> 32;
-	r440 = (u32)r439;
-	r441 = r440 == 0u;
-	if (!r441) goto b54;
-	r442 = (u32)r197;
-	r485 = __umulhi(r442, r477);
-	r486 = r485 * r443;
-	r487 = r442 - r486;
-	r488 = r487 - r443;
-	r489 = r487 < r488 ? r487 : r488;
-	r490 = r487 - r489;
-	r491 = r490 < 1u ? r490 : 1u;
-	r444 = r485 + r491;
-	r445 = r489;
-	r434 = (i64)r444;
-	r435 = (i64)r445;
-b36: // rangeint.body (grid unrolled 2)
-	r198 = r435;
-	r199 = r434;
-	r200 = r198 > 0ll;
-	if (!r200) goto b53;
-	r231 = r198 < r230;
-	if (!r231) goto b53;
-	r229 = r199 > 0ll;
-	if (!r229) goto b53;
-	r228 = r199 < r227;
-	if (!r228) goto b53;
-	r323 = r389;
-	r325 = r323 + r324 * 1;
-	r201 = r325;
-	r202 = *(float *)r201;
-	r203 = r202 * 0x1p-01f;
-	r328 = r325;
-	r205 = r328 + -4ll;
-	r206 = *(float *)r205;
-	r331 = r325;
-	r208 = r331 + 4ll;
-	r209 = *(float *)r208;
-	r210 = r206 + r209;
-	r334 = r325;
-	r336 = r334 + r335 * 1;
-	r212 = r336;
-	r213 = *(float *)r212;
-	r214 = r210 + r213;
-	r339 = r325;
-	r341 = r339 + r340 * 1;
-	r216 = r341;
-	r217 = *(float *)r216;
-	r218 = r214 + r217;
-	r219 = r218 * 0x1p-03f;
-	r220 = r203 + r219;
-	r342 = r391;
-	r344 = r342 + r343 * 1;
-	r221 = r344;
-	*(float *)r221 = r220;
-b41: // grid unrolled 3
-	r269 = (u64)r232 + (u64)r1;
-	r234 = r269;
-	r422 = (u64)r234;
-	r424 = r422 | r423;
-	r425 = r424 >> 32;
-	r426 = (u32)r425;
-	r427 = r426 == 0u;
-	if (!r427) goto b52;
-	r428 = (u32)r234;
-	r478 = __umulhi(r428, r477);
-	r479 = r478 * r429;
-	r480 = r428 - r479;
-	r481 = r480 - r429;
-	r482 = r480 < r481 ? r480 : r481;
-	r483 = r480 - r482;
-	r484 = r483 < 1u ? r483 : 1u;
-	r430 = r478 + r484;
-	r431 = r482;
-	r420 = (i64)r430;
-	r421 = (i64)r431;
-b45: // rangeint.body (grid unrolled 3)
-	r235 = r421;
-	r236 = r420;
-	r237 = r235 > 0ll;
-	if (!r237) goto b51;
-	r268 = r235 < r267;
-	if (!r268) goto b51;
-	r266 = r236 > 0ll;
-	if (!r266) goto b51;
-	r265 = r236 < r264;
-	if (!r265) goto b51;
-	r351 = r389;
-	r353 = r351 + r352 * 1;
-	r238 = r353;
-	r239 = *(float *)r238;
-	r240 = r239 * 0x1p-01f;
-	r356 = r353;
-	r242 = r356 + -4ll;
-	r243 = *(float *)r242;
-	r359 = r353;
-	r245 = r359 + 4ll;
-	r246 = *(float *)r245;
-	r247 = r243 + r246;
-	r362 = r353;
-	r364 = r362 + r363 * 1;
-	r249 = r364;
-	r250 = *(float *)r249;
-	r251 = r247 + r250;
-	r367 = r353;
-	r369 = r367 + r368 * 1;
-	r253 = r369;
-	r254 = *(float *)r253;
-	r255 = r251 + r254;
-	r256 = r255 * 0x1p-03f;
-	r257 = r240 + r256;
-	r370 = r391;
-	r372 = r370 + r371 * 1;
-	r258 = r372;
-	*(float *)r258 = r257;
-b50: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r270;
-	r389 = r389 + r390 * 1;
-	r391 = r391 + r390 * 1;
-	goto b12;
-b51: // if.else (grid unrolled 3)
-	r373 = r389;
-	r375 = r373 + r374 * 1;
-	r261 = r375;
-	r262 = *(float *)r261;
-	r376 = r391;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r547 = (u64)r83;
+	r549 = r547 | r548;
+	r550 = r549 >> 32;
+	r551 = (u32)r550;
+	r552 = r551 == 0u;
+	if (!r552) goto b22;
+	r553 = (u32)r83;
+	r561 = __umulhi(r553, r560);
+	r562 = r561 * r554;
+	r563 = r553 - r562;
+	r564 = r563 - r554;
+	r565 = r563 < r564 ? r563 : r564;
+	r566 = r563 - r565;
+	r567 = r566 < 1u ? r566 : 1u;
+	r555 = r561 + r567;
+	r556 = r565;
+	r545 = (i64)r555;
+	r546 = (i64)r556;
+b15: // rangeint.body (checked if, before)
+	r84 = r546;
+	r85 = r545;
+	r86 = r84 > 0ll;
+	if (!r86) goto b21;
+	r117 = r84 < r116;
+	if (!r117) goto b21;
+	r115 = r85 > 0ll;
+	if (!r115) goto b21;
+	r114 = r85 < r113;
+	if (!r114) goto b21;
+	if ((u64)r83 >= (u64)r14) { qd_site = 2; qd_x = r83; qd_y = r14; goto qd_fault; }
+	r87 = r453;
+	r88 = *(float *)r87;
+	r89 = r88 * 0x1p-01f;
+	r90 = (u64)r83 - 1ull;
+	if ((u64)r90 >= (u64)r14) { qd_site = 3; qd_x = r90; qd_y = r14; goto qd_fault; }
+	r344 = r87;
+	r91 = r344 + -4ll;
+	r92 = *(float *)r91;
+	r93 = (u64)r83 + 1ull;
+	if ((u64)r93 >= (u64)r14) { qd_site = 4; qd_x = r93; qd_y = r14; goto qd_fault; }
+	r345 = r87;
+	r94 = r345 + 4ll;
+	r95 = *(float *)r94;
+	r96 = r92 + r95;
+	r97 = (u64)r83 - (u64)r9;
+	if ((u64)r97 >= (u64)r14) { qd_site = 5; qd_x = r97; qd_y = r14; goto qd_fault; }
+	r346 = r87;
+	r348 = r346 + r347 * 1;
+	r98 = r348;
+	r99 = *(float *)r98;
+	r100 = r96 + r99;
+	r101 = (u64)r83 + (u64)r9;
+	if ((u64)r101 >= (u64)r14) { qd_site = 6; qd_x = r101; qd_y = r14; goto qd_fault; }
+	r349 = r87;
+	r351 = r349 + r350 * 1;
+	r102 = r351;
+	r103 = *(float *)r102;
+	r104 = r100 + r103;
+	r105 = r104 * 0x1p-03f;
+	r106 = r89 + r105;
+	r107 = r455;
+	*(float *)r107 = r106;
+b20: // latch (checked if, before)
+	r2 = (u64)r2 + (u64)r1;
+	r453 = r453 + r454 * 1;
+	r455 = r455 + r454 * 1;
+	goto b11;
+b21: // if.else (checked if, before)
+	if ((u64)r83 >= (u64)r14) { qd_site = 7; qd_x = r83; qd_y = r14; goto qd_fault; }
+	r110 = r453;
+	r111 = *(float *)r110;
+	r112 = r455;
+	*(float *)r112 = r111;
+	goto b20;
+b22: // divide in 64 bits
+	r545 = qd_div_i64(r83, r9);
+	r558 = (u64)r545 * (u64)r9;
+	r546 = (u64)r83 - (u64)r558;
+	goto b15;
+b23: // preheader
+	r172 = (u64)r1 * 3ull;
+	r327 = r454;
+	r176 = (u64)r171;
+	r178 = (u64)r172;
+	r214 = r116;
+	r211 = r113;
+	r355 = r347;
+	r358 = r350;
+	r250 = r116;
+	r247 = r113;
+	r361 = r327;
+	r372 = r347;
+	r377 = r350;
+	r380 = r327;
+	r383 = r327;
+	r386 = r327;
+	r287 = r116;
+	r284 = r113;
+	r389 = (u64)r1 * 8ull;
+	r400 = r347;
+	r405 = r350;
+	r408 = r389;
+	r411 = r389;
+	r414 = r411;
+	r324 = r116;
+	r321 = r113;
+	r417 = (u64)r1 * 12ull;
+	r428 = r347;
+	r433 = r350;
+	r436 = r417;
+	r439 = r417;
+	r442 = r439;
+	r456 = r2;
+	r457 = r456;
+	r458 = r13 + r457 * 4;
+	r459 = (u64)r327 * 4ull;
+	r460 = r4 + r457 * 4;
+	r534 = r155;
+	r520 = r155;
+	r506 = r155;
+	r492 = r155;
+	r498 = r554;
+	r512 = r554;
+	r526 = r554;
+	r540 = r554;
+b24: // grid unrolled guard
+	r173 = r2 < r171;
+	if (!r173) goto b84;
+	r177 = (u64)r2;
+	r174 = r176 - r177;
+	r175 = r174 > r178;
+	if (!r175) goto b71;
+	r179 = r2;
+	r181 = r179;
+	r533 = (u64)r181;
+	r535 = r533 | r534;
+	r536 = r535 >> 32;
+	r537 = (u32)r536;
+	r538 = r537 == 0u;
+	if (!r538) goto b70;
+	r539 = (u32)r181;
+	r589 = __umulhi(r539, r560);
+	r590 = r589 * r540;
+	r591 = r539 - r590;
+	r592 = r591 - r540;
+	r593 = r591 < r592 ? r591 : r592;
+	r594 = r591 - r593;
+	r595 = r594 < 1u ? r594 : 1u;
+	r541 = r589 + r595;
+	r542 = r593;
+	r531 = (i64)r541;
+	r532 = (i64)r542;
+b30: // rangeint.body (grid unrolled 0)
+	r182 = r532;
+	r183 = r531;
+	r184 = r182 > 0ll;
+	if (!r184) goto b69;
+	r215 = r182 < r214;
+	if (!r215) goto b69;
+	r213 = r183 > 0ll;
+	if (!r213) goto b69;
+	r212 = r183 < r211;
+	if (!r212) goto b69;
+	r185 = r458;
+	r186 = *(float *)r185;
+	r187 = r186 * 0x1p-01f;
+	r352 = r185;
+	r189 = r352 + -4ll;
+	r190 = *(float *)r189;
+	r353 = r185;
+	r192 = r353 + 4ll;
+	r193 = *(float *)r192;
+	r194 = r190 + r193;
+	r354 = r185;
+	r356 = r354 + r355 * 1;
+	r196 = r356;
+	r197 = *(float *)r196;
+	r198 = r194 + r197;
+	r357 = r185;
+	r359 = r357 + r358 * 1;
+	r200 = r359;
+	r201 = *(float *)r200;
+	r202 = r198 + r201;
+	r203 = r202 * 0x1p-03f;
+	r204 = r187 + r203;
+	r205 = r460;
+	*(float *)r205 = r204;
+b35: // grid unrolled 1
+	r252 = (u64)r179 + (u64)r1;
+	r217 = r252;
+	r519 = (u64)r217;
+	r521 = r519 | r520;
+	r522 = r521 >> 32;
+	r523 = (u32)r522;
+	r524 = r523 == 0u;
+	if (!r524) goto b68;
+	r525 = (u32)r217;
+	r582 = __umulhi(r525, r560);
+	r583 = r582 * r526;
+	r584 = r525 - r583;
+	r585 = r584 - r526;
+	r586 = r584 < r585 ? r584 : r585;
+	r587 = r584 - r586;
+	r588 = r587 < 1u ? r587 : 1u;
+	r527 = r582 + r588;
+	r528 = r586;
+	r517 = (i64)r527;
+	r518 = (i64)r528;
+b39: // rangeint.body (grid unrolled 1)
+	r218 = r518;
+	r219 = r517;
+	r220 = r218 > 0ll;
+	if (!r220) goto b67;
+	r251 = r218 < r250;
+	if (!r251) goto b67;
+	r249 = r219 > 0ll;
+	if (!r249) goto b67;
+	r248 = r219 < r247;
+	if (!r248) goto b67;
+	r360 = r458;
+	r362 = r360 + r361 * 1;
+	r221 = r362;
+	r222 = *(float *)r221;
+	r223 = r222 * 0x1p-01f;
+	r365 = r362;
+	r225 = r365 + -4ll;
+	r226 = *(float *)r225;
+	r368 = r362;
+	r228 = r368 + 4ll;
+	r229 = *(float *)r228;
+	r230 = r226 + r229;
+	r371 = r362;
+	r373 = r371 + r372 * 1;
+	r232 = r373;
+	r233 = *(float *)r232;
+	r234 = r230 + r233;
+	r376 = r362;
 	r378 = r376 + r377 * 1;
-	r263 = r378;
-	*(float *)r263 = r262;
-	goto b50;
-b52: // divide in 64 bits
-	r420 = qd_div_i64(r234, r9);
-	r433 = (u64)r420 * (u64)r9;
-	r421 = (u64)r234 - (u64)r433;
-	goto b45;
-b53: // if.else (grid unrolled 2)
-	r345 = r389;
-	r347 = r345 + r346 * 1;
-	r224 = r347;
-	r225 = *(float *)r224;
-	r348 = r391;
-	r350 = r348 + r349 * 1;
-	r226 = r350;
-	*(float *)r226 = r225;
-	goto b41;
-b54: // divide in 64 bits
-	r434 = qd_div_i64(r197, r9);
-	r447 = (u64)r434 * (u64)r9;
-	r435 = (u64)r197 - (u64)r447;
-	goto b36;
-b55: // if.else (grid unrolled 1)
-	r317 = r389;
-	r319 = r317 + r318 * 1;
-	r187 = r319;
-	r188 = *(float *)r187;
-	r320 = r391;
-	r322 = r320 + r321 * 1;
-	r189 = r322;
-	*(float *)r189 = r188;
-	goto b32;
-b56: // divide in 64 bits
-	r448 = qd_div_i64(r160, r9);
-	r461 = (u64)r448 * (u64)r9;
-	r449 = (u64)r160 - (u64)r461;
-	goto b27;
-b57: // if.else (grid unrolled 0)
-	r151 = r389;
-	r152 = *(float *)r151;
-	r153 = r391;
-	*(float *)r153 = r152;
-	goto b23;
-b58: // divide in 64 bits
-	r462 = qd_div_i64(r124, r9);
-	r475 = (u64)r462 * (u64)r9;
-	r463 = (u64)r124 - (u64)r475;
-	goto b18;
-b59: // preheader
-	r44 = r157;
-	r40 = r154;
-	r274 = r290;
-	r277 = r293;
-	r379 = r2;
-	r380 = r13 + r379 * 4;
-	r381 = r270;
-	r382 = r4 + r379 * 4;
-	r409 = r465;
-	r415 = r429;
-b60: // head
-	r6 = r2 < r3;
-	if (!r6) goto b72;
+	r236 = r378;
+	r237 = *(float *)r236;
+	r238 = r234 + r237;
+	r239 = r238 * 0x1p-03f;
+	r240 = r223 + r239;
+	r379 = r460;
+	r381 = r379 + r380 * 1;
+	r241 = r381;
+	*(float *)r241 = r240;
+b44: // grid unrolled 2
+	r289 = (u64)r252 + (u64)r1;
+	r254 = r289;
+	r505 = (u64)r254;
+	r507 = r505 | r506;
+	r508 = r507 >> 32;
+	r509 = (u32)r508;
+	r510 = r509 == 0u;
+	if (!r510) goto b66;
+	r511 = (u32)r254;
+	r575 = __umulhi(r511, r560);
+	r576 = r575 * r512;
+	r577 = r511 - r576;
+	r578 = r577 - r512;
+	r579 = r577 < r578 ? r577 : r578;
+	r580 = r577 - r579;
+	r581 = r580 < 1u ? r580 : 1u;
+	r513 = r575 + r581;
+	r514 = r579;
+	r503 = (i64)r513;
+	r504 = (i64)r514;
+b48: // rangeint.body (grid unrolled 2)
+	r255 = r504;
+	r256 = r503;
+	r257 = r255 > 0ll;
+	if (!r257) goto b65;
+	r288 = r255 < r287;
+	if (!r288) goto b65;
+	r286 = r256 > 0ll;
+	if (!r286) goto b65;
+	r285 = r256 < r284;
+	if (!r285) goto b65;
+	r388 = r458;
+	r390 = r388 + r389 * 1;
+	r258 = r390;
+	r259 = *(float *)r258;
+	r260 = r259 * 0x1p-01f;
+	r393 = r390;
+	r262 = r393 + -4ll;
+	r263 = *(float *)r262;
+	r396 = r390;
+	r265 = r396 + 4ll;
+	r266 = *(float *)r265;
+	r267 = r263 + r266;
+	r399 = r390;
+	r401 = r399 + r400 * 1;
+	r269 = r401;
+	r270 = *(float *)r269;
+	r271 = r267 + r270;
+	r404 = r390;
+	r406 = r404 + r405 * 1;
+	r273 = r406;
+	r274 = *(float *)r273;
+	r275 = r271 + r274;
+	r276 = r275 * 0x1p-03f;
+	r277 = r260 + r276;
+	r407 = r460;
+	r409 = r407 + r408 * 1;
+	r278 = r409;
+	*(float *)r278 = r277;
+b53: // grid unrolled 3
+	r326 = (u64)r289 + (u64)r1;
+	r291 = r326;
+	r491 = (u64)r291;
+	r493 = r491 | r492;
+	r494 = r493 >> 32;
+	r495 = (u32)r494;
+	r496 = r495 == 0u;
+	if (!r496) goto b64;
+	r497 = (u32)r291;
+	r568 = __umulhi(r497, r560);
+	r569 = r568 * r498;
+	r570 = r497 - r569;
+	r571 = r570 - r498;
+	r572 = r570 < r571 ? r570 : r571;
+	r573 = r570 - r572;
+	r574 = r573 < 1u ? r573 : 1u;
+	r499 = r568 + r574;
+	r500 = r572;
+	r489 = (i64)r499;
+	r490 = (i64)r500;
+b57: // rangeint.body (grid unrolled 3)
+	r292 = r490;
+	r293 = r489;
+	r294 = r292 > 0ll;
+	if (!r294) goto b63;
+	r325 = r292 < r324;
+	if (!r325) goto b63;
+	r323 = r293 > 0ll;
+	if (!r323) goto b63;
+	r322 = r293 < r321;
+	if (!r322) goto b63;
+	r416 = r458;
+	r418 = r416 + r417 * 1;
+	r295 = r418;
+	r296 = *(float *)r295;
+	r297 = r296 * 0x1p-01f;
+	r421 = r418;
+	r299 = r421 + -4ll;
+	r300 = *(float *)r299;
+	r424 = r418;
+	r302 = r424 + 4ll;
+	r303 = *(float *)r302;
+	r304 = r300 + r303;
+	r427 = r418;
+	r429 = r427 + r428 * 1;
+	r306 = r429;
+	r307 = *(float *)r306;
+	r308 = r304 + r307;
+	r432 = r418;
+	r434 = r432 + r433 * 1;
+	r310 = r434;
+	r311 = *(float *)r310;
+	r312 = r308 + r311;
+	r313 = r312 * 0x1p-03f;
+	r314 = r297 + r313;
+	r435 = r460;
+	r437 = r435 + r436 * 1;
+	r315 = r437;
+	*(float *)r315 = r314;
+b62: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r327;
+	r458 = r458 + r459 * 1;
+	r460 = r460 + r459 * 1;
+	goto b24;
+b63: // if.else (grid unrolled 3)
+	r438 = r458;
+	r440 = r438 + r439 * 1;
+	r318 = r440;
+	r319 = *(float *)r318;
+	r441 = r460;
+	r443 = r441 + r442 * 1;
+	r320 = r443;
+	*(float *)r320 = r319;
+	goto b62;
+b64: // divide in 64 bits
+	r489 = qd_div_i64(r291, r9);
+	r502 = (u64)r489 * (u64)r9;
+	r490 = (u64)r291 - (u64)r502;
+	goto b57;
+b65: // if.else (grid unrolled 2)
+	r410 = r458;
+	r412 = r410 + r411 * 1;
+	r281 = r412;
+	r282 = *(float *)r281;
+	r413 = r460;
+	r415 = r413 + r414 * 1;
+	r283 = r415;
+	*(float *)r283 = r282;
+	goto b53;
+b66: // divide in 64 bits
+	r503 = qd_div_i64(r254, r9);
+	r516 = (u64)r503 * (u64)r9;
+	r504 = (u64)r254 - (u64)r516;
+	goto b48;
+b67: // if.else (grid unrolled 1)
+	r382 = r458;
+	r384 = r382 + r383 * 1;
+	r244 = r384;
+	r245 = *(float *)r244;
+	r385 = r460;
+	r387 = r385 + r386 * 1;
+	r246 = r387;
+	*(float *)r246 = r245;
+	goto b44;
+b68: // divide in 64 bits
+	r517 = qd_div_i64(r217, r9);
+	r530 = (u64)r517 * (u64)r9;
+	r518 = (u64)r217 - (u64)r530;
+	goto b39;
+b69: // if.else (grid unrolled 0)
+	r208 = r458;
+	r209 = *(float *)r208;
+	r210 = r460;
+	*(float *)r210 = r209;
+	goto b35;
+b70: // divide in 64 bits
+	r531 = qd_div_i64(r181, r9);
+	r544 = (u64)r531 * (u64)r9;
+	r532 = (u64)r181 - (u64)r544;
+	goto b30;
+b71: // preheader
+	r44 = r116;
+	r40 = r113;
+	r331 = r347;
+	r334 = r350;
+	r444 = r2;
+	r445 = r13 + r444 * 4;
+	r446 = r454;
+	r447 = r4 + r444 * 4;
+	r478 = r155;
+	r484 = r554;
+b72: // head
+	r6 = r2 < r171;
+	if (!r6) goto b84;
 	r7 = r2;
-	r408 = (u64)r7;
-	r410 = r408 | r409;
-	r411 = r410 >> 32;
-	r412 = (u32)r411;
-	r413 = r412 == 0u;
-	if (!r413) goto b71;
-	r414 = (u32)r7;
-	r506 = __umulhi(r414, r477);
-	r507 = r506 * r415;
-	r508 = r414 - r507;
-	r509 = r508 - r415;
-	r510 = r508 < r509 ? r508 : r509;
-	r511 = r508 - r510;
-	r512 = r511 < 1u ? r511 : 1u;
-	r416 = r506 + r512;
-	r417 = r510;
-	r406 = (i64)r416;
-	r407 = (i64)r417;
-b64: // rangeint.body
-	r8 = r407;
-	r10 = r406;
+	r477 = (u64)r7;
+	r479 = r477 | r478;
+	r480 = r479 >> 32;
+	r481 = (u32)r480;
+	r482 = r481 == 0u;
+	if (!r482) goto b83;
+	r483 = (u32)r7;
+	r596 = __umulhi(r483, r560);
+	r597 = r596 * r484;
+	r598 = r483 - r597;
+	r599 = r598 - r484;
+	r600 = r598 < r599 ? r598 : r599;
+	r601 = r598 - r600;
+	r602 = r601 < 1u ? r601 : 1u;
+	r485 = r596 + r602;
+	r486 = r600;
+	r475 = (i64)r485;
+	r476 = (i64)r486;
+b76: // rangeint.body
+	r8 = r476;
+	r10 = r475;
 	r11 = r8 > 0ll;
-	if (!r11) goto b70;
+	if (!r11) goto b82;
 	r45 = r8 < r44;
-	if (!r45) goto b70;
+	if (!r45) goto b82;
 	r43 = r10 > 0ll;
-	if (!r43) goto b70;
+	if (!r43) goto b82;
 	r42 = r10 < r40;
-	if (!r42) goto b70;
-	r12 = r380;
+	if (!r42) goto b82;
+	r12 = r445;
 	r15 = *(float *)r12;
 	r16 = r15 * 0x1p-01f;
-	r271 = r12;
-	r18 = r271 + -4ll;
+	r328 = r12;
+	r18 = r328 + -4ll;
 	r19 = *(float *)r18;
-	r272 = r12;
-	r21 = r272 + 4ll;
+	r329 = r12;
+	r21 = r329 + 4ll;
 	r22 = *(float *)r21;
 	r23 = r19 + r22;
-	r273 = r12;
-	r275 = r273 + r274 * 1;
-	r25 = r275;
+	r330 = r12;
+	r332 = r330 + r331 * 1;
+	r25 = r332;
 	r26 = *(float *)r25;
 	r27 = r23 + r26;
-	r276 = r12;
-	r278 = r276 + r277 * 1;
-	r29 = r278;
+	r333 = r12;
+	r335 = r333 + r334 * 1;
+	r29 = r335;
 	r30 = *(float *)r29;
 	r31 = r27 + r30;
 	r32 = r31 * 0x1p-03f;
 	r33 = r16 + r32;
-	r34 = r382;
+	r34 = r447;
 	*(float *)r34 = r33;
-b69: // latch
+b81: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r380 = r380 + r381 * 1;
-	r382 = r382 + r381 * 1;
-	goto b60;
-b70: // if.else
-	r37 = r380;
+	r445 = r445 + r446 * 1;
+	r447 = r447 + r446 * 1;
+	goto b72;
+b82: // if.else
+	r37 = r445;
 	r38 = *(float *)r37;
-	r39 = r382;
+	r39 = r447;
 	*(float *)r39 = r38;
-	goto b69;
-b71: // divide in 64 bits
-	r406 = qd_div_i64(r7, r9);
-	r419 = (u64)r406 * (u64)r9;
-	r407 = (u64)r7 - (u64)r419;
-	goto b64;
-b72: // exit
-	return;
-b73: // preheader
+	goto b81;
+b83: // divide in 64 bits
+	r475 = qd_div_i64(r7, r9);
+	r488 = (u64)r475 * (u64)r9;
+	r476 = (u64)r7 - (u64)r488;
+	goto b76;
+b84: // preheader
 	r80 = (u64)r9 - 1ull;
 	r77 = (u64)r41 - 1ull;
-	r282 = (u64)r9 * (u64)(-4ll);
-	r285 = (u64)r9 * 4ull;
-	r383 = r2;
-	r384 = r13 + r383 * 4;
-	r385 = (u64)r1 * 4ull;
-	r386 = r4 + r383 * 4;
-	r395 = (u64)r9;
-	r401 = (u32)r9;
-	r513 = r401 > 1u ? r401 : 1u;
-	r514 = qd_div_u32(4294967295u, r513);
-b74: // head (checked if)
+	r339 = (u64)r9 * (u64)(-4ll);
+	r342 = (u64)r9 * 4ull;
+	r448 = r2;
+	r449 = r13 + r448 * 4;
+	r450 = (u64)r1 * 4ull;
+	r451 = r4 + r448 * 4;
+	r464 = r155;
+	r470 = (u32)r9;
+	r603 = r470 > 1u ? r470 : 1u;
+	r604 = qd_div_u32(4294967295u, r603);
+b85: // head (checked if, after)
 	r46 = r2 < r3;
-	if (!r46) goto b72;
+	if (!r46) goto b97;
 	r47 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r394 = (u64)r47;
-	r396 = r394 | r395;
-	r397 = r396 >> 32;
-	r398 = (u32)r397;
-	r399 = r398 == 0u;
-	if (!r399) goto b85;
-	r400 = (u32)r47;
-	r515 = __umulhi(r400, r514);
-	r516 = r515 * r401;
-	r517 = r400 - r516;
-	r518 = r517 - r401;
-	r519 = r517 < r518 ? r517 : r518;
-	r520 = r517 - r519;
-	r521 = r520 < 1u ? r520 : 1u;
-	r402 = r515 + r521;
-	r403 = r519;
-	r392 = (i64)r402;
-	r393 = (i64)r403;
-b78: // rangeint.body (checked if)
-	r48 = r393;
-	r49 = r392;
+	r463 = (u64)r47;
+	r465 = r463 | r464;
+	r466 = r465 >> 32;
+	r467 = (u32)r466;
+	r468 = r467 == 0u;
+	if (!r468) goto b96;
+	r469 = (u32)r47;
+	r605 = __umulhi(r469, r604);
+	r606 = r605 * r470;
+	r607 = r469 - r606;
+	r608 = r607 - r470;
+	r609 = r607 < r608 ? r607 : r608;
+	r610 = r607 - r609;
+	r611 = r610 < 1u ? r610 : 1u;
+	r471 = r605 + r611;
+	r472 = r609;
+	r461 = (i64)r471;
+	r462 = (i64)r472;
+b89: // rangeint.body (checked if, after)
+	r48 = r462;
+	r49 = r461;
 	r50 = r48 > 0ll;
-	if (!r50) goto b84;
+	if (!r50) goto b95;
 	r81 = r48 < r80;
-	if (!r81) goto b84;
+	if (!r81) goto b95;
 	r79 = r49 > 0ll;
-	if (!r79) goto b84;
+	if (!r79) goto b95;
 	r78 = r49 < r77;
-	if (!r78) goto b84;
+	if (!r78) goto b95;
 	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r51 = r384;
+	r51 = r449;
 	r52 = *(float *)r51;
 	r53 = r52 * 0x1p-01f;
 	r54 = (u64)r47 - 1ull;
 	if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; }
-	r279 = r51;
-	r55 = r279 + -4ll;
+	r336 = r51;
+	r55 = r336 + -4ll;
 	r56 = *(float *)r55;
 	r57 = (u64)r47 + 1ull;
 	if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; }
-	r280 = r51;
-	r58 = r280 + 4ll;
+	r337 = r51;
+	r58 = r337 + 4ll;
 	r59 = *(float *)r58;
 	r60 = r56 + r59;
 	r61 = (u64)r47 - (u64)r9;
 	if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; }
-	r281 = r51;
-	r283 = r281 + r282 * 1;
-	r62 = r283;
+	r338 = r51;
+	r340 = r338 + r339 * 1;
+	r62 = r340;
 	r63 = *(float *)r62;
 	r64 = r60 + r63;
 	r65 = (u64)r47 + (u64)r9;
 	if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; }
-	r284 = r51;
-	r286 = r284 + r285 * 1;
-	r66 = r286;
+	r341 = r51;
+	r343 = r341 + r342 * 1;
+	r66 = r343;
 	r67 = *(float *)r66;
 	r68 = r64 + r67;
 	r69 = r68 * 0x1p-03f;
 	r70 = r53 + r69;
-	r71 = r386;
+	r71 = r451;
 	*(float *)r71 = r70;
-b83: // latch (checked if)
+b94: // latch (checked if, after)
 	r2 = (u64)r2 + (u64)r1;
-	r384 = r384 + r385 * 1;
-	r386 = r386 + r385 * 1;
-	goto b74;
-b84: // if.else (checked if)
+	r449 = r449 + r450 * 1;
+	r451 = r451 + r450 * 1;
+	goto b85;
+b95: // if.else (checked if, after)
 	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r74 = r384;
+	r74 = r449;
 	r75 = *(float *)r74;
-	r76 = r386;
+	r76 = r451;
 	*(float *)r76 = r75;
-	goto b83;
-b85: // divide in 64 bits
-	r392 = qd_div_i64(r47, r9);
-	r405 = (u64)r392 * (u64)r9;
-	r393 = (u64)r47 - (u64)r405;
-	goto b78;
+	goto b94;
+b96: // divide in 64 bits
+	r461 = qd_div_i64(r47, r9);
+	r474 = (u64)r461 * (u64)r9;
+	r462 = (u64)r47 - (u64)r474;
+	goto b89;
+b97: // exit
+	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7626,118 +8124,135 @@ qd_fault: {
 extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
 	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
 	bool r59 = 0, r66 = 0, r97 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
-	bool r111 = 0, r114 = 0, r120 = 0, r123 = 0, r126 = 0, r129 = 0, r132 = 0, r135 = 0;
-	bool r138 = 0, r142 = 0, r145 = 0, r148 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0;
-	bool r156 = 0, r158 = 0, r163 = 0, r170 = 0, r201 = 0, r204 = 0, r205 = 0, r207 = 0;
-	bool r208 = 0, r210 = 0, r211 = 0, r218 = 0, r249 = 0, r252 = 0, r253 = 0, r255 = 0;
-	bool r256 = 0, r258 = 0, r260 = 0, r267 = 0, r298 = 0, r301 = 0, r302 = 0, r304 = 0;
-	bool r305 = 0, r307 = 0, r309 = 0, r316 = 0, r347 = 0, r350 = 0, r351 = 0, r353 = 0;
-	bool r354 = 0, r356 = 0, r526 = 0, r540 = 0, r553 = 0, r564 = 0, r578 = 0, r591 = 0;
-	bool r602 = 0, r616 = 0, r629 = 0, r640 = 0, r654 = 0, r667 = 0, r678 = 0, r692 = 0;
-	bool r705 = 0, r716 = 0, r730 = 0, r743 = 0;
+	bool r107 = 0, r114 = 0, r145 = 0, r148 = 0, r149 = 0, r151 = 0, r152 = 0, r154 = 0;
+	bool r155 = 0, r156 = 0, r158 = 0, r163 = 0, r165 = 0, r171 = 0, r172 = 0, r180 = 0;
+	bool r181 = 0, r189 = 0, r190 = 0, r198 = 0, r199 = 0, r207 = 0, r208 = 0, r215 = 0;
+	bool r216 = 0, r224 = 0, r226 = 0, r231 = 0, r238 = 0, r269 = 0, r272 = 0, r273 = 0;
+	bool r275 = 0, r276 = 0, r278 = 0, r279 = 0, r286 = 0, r317 = 0, r320 = 0, r321 = 0;
+	bool r323 = 0, r324 = 0, r326 = 0, r328 = 0, r335 = 0, r366 = 0, r369 = 0, r370 = 0;
+	bool r372 = 0, r373 = 0, r375 = 0, r377 = 0, r384 = 0, r415 = 0, r418 = 0, r419 = 0;
+	bool r421 = 0, r422 = 0, r424 = 0, r612 = 0, r626 = 0, r639 = 0, r650 = 0, r664 = 0;
+	bool r677 = 0, r688 = 0, r702 = 0, r715 = 0, r726 = 0, r740 = 0, r753 = 0, r764 = 0;
+	bool r778 = 0, r791 = 0, r802 = 0, r816 = 0, r829 = 0, r840 = 0, r854 = 0, r867 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
 	i64 r54 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0;
 	i64 r67 = 0, r68 = 0, r71 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0, r96 = 0;
-	i64 r99 = 0, r102 = 0, r105 = 0, r108 = 0, r109 = 0, r121 = 0, r127 = 0, r133 = 0;
-	i64 r139 = 0, r140 = 0, r146 = 0, r155 = 0, r162 = 0, r164 = 0, r165 = 0, r166 = 0;
-	i64 r167 = 0, r168 = 0, r169 = 0, r171 = 0, r172 = 0, r175 = 0, r179 = 0, r183 = 0;
-	i64 r187 = 0, r191 = 0, r200 = 0, r203 = 0, r206 = 0, r209 = 0, r212 = 0, r213 = 0;
-	i64 r214 = 0, r215 = 0, r216 = 0, r217 = 0, r219 = 0, r220 = 0, r223 = 0, r227 = 0;
-	i64 r231 = 0, r235 = 0, r239 = 0, r248 = 0, r251 = 0, r254 = 0, r257 = 0, r259 = 0;
-	i64 r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r268 = 0, r269 = 0;
-	i64 r272 = 0, r276 = 0, r280 = 0, r284 = 0, r288 = 0, r297 = 0, r300 = 0, r303 = 0;
-	i64 r306 = 0, r308 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0, r315 = 0;
-	i64 r317 = 0, r318 = 0, r321 = 0, r325 = 0, r329 = 0, r333 = 0, r337 = 0, r346 = 0;
-	i64 r349 = 0, r352 = 0, r355 = 0, r357 = 0, r358 = 0, r362 = 0, r365 = 0, r368 = 0;
-	i64 r371 = 0, r376 = 0, r379 = 0, r382 = 0, r385 = 0, r390 = 0, r393 = 0, r396 = 0;
-	i64 r399 = 0, r402 = 0, r405 = 0, r408 = 0, r410 = 0, r413 = 0, r415 = 0, r418 = 0;
-	i64 r420 = 0, r423 = 0, r425 = 0, r428 = 0, r431 = 0, r434 = 0, r437 = 0, r440 = 0;
-	i64 r443 = 0, r445 = 0, r448 = 0, r450 = 0, r453 = 0, r455 = 0, r458 = 0, r460 = 0;
-	i64 r463 = 0, r466 = 0, r469 = 0, r472 = 0, r475 = 0, r478 = 0, r480 = 0, r483 = 0;
-	i64 r485 = 0, r488 = 0, r490 = 0, r493 = 0, r495 = 0, r498 = 0, r501 = 0, r504 = 0;
-	i64 r506 = 0, r508 = 0, r510 = 0, r512 = 0, r514 = 0, r516 = 0, r517 = 0, r519 = 0;
-	i64 r520 = 0, r532 = 0, r533 = 0, r534 = 0, r546 = 0, r547 = 0, r557 = 0, r558 = 0;
-	i64 r570 = 0, r571 = 0, r572 = 0, r584 = 0, r585 = 0, r595 = 0, r596 = 0, r608 = 0;
-	i64 r609 = 0, r610 = 0, r622 = 0, r623 = 0, r633 = 0, r634 = 0, r646 = 0, r647 = 0;
-	i64 r648 = 0, r660 = 0, r661 = 0, r671 = 0, r672 = 0, r684 = 0, r685 = 0, r686 = 0;
-	i64 r698 = 0, r699 = 0, r709 = 0, r710 = 0, r722 = 0, r723 = 0, r724 = 0, r736 = 0;
-	i64 r737 = 0;
-	u32 r525 = 0, r527 = 0, r528 = 0, r529 = 0, r530 = 0, r531 = 0, r539 = 0, r541 = 0;
-	u32 r542 = 0, r543 = 0, r544 = 0, r545 = 0, r552 = 0, r554 = 0, r555 = 0, r556 = 0;
-	u32 r563 = 0, r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0, r577 = 0, r579 = 0;
-	u32 r580 = 0, r581 = 0, r582 = 0, r583 = 0, r590 = 0, r592 = 0, r593 = 0, r594 = 0;
-	u32 r601 = 0, r603 = 0, r604 = 0, r605 = 0, r606 = 0, r607 = 0, r615 = 0, r617 = 0;
-	u32 r618 = 0, r619 = 0, r620 = 0, r621 = 0, r628 = 0, r630 = 0, r631 = 0, r632 = 0;
-	u32 r639 = 0, r641 = 0, r642 = 0, r643 = 0, r644 = 0, r645 = 0, r653 = 0, r655 = 0;
-	u32 r656 = 0, r657 = 0, r658 = 0, r659 = 0, r666 = 0, r668 = 0, r669 = 0, r670 = 0;
-	u32 r677 = 0, r679 = 0, r680 = 0, r681 = 0, r682 = 0, r683 = 0, r691 = 0, r693 = 0;
-	u32 r694 = 0, r695 = 0, r696 = 0, r697 = 0, r704 = 0, r706 = 0, r707 = 0, r708 = 0;
-	u32 r715 = 0, r717 = 0, r718 = 0, r719 = 0, r720 = 0, r721 = 0, r729 = 0, r731 = 0;
-	u32 r732 = 0, r733 = 0, r734 = 0, r735 = 0, r742 = 0, r744 = 0, r745 = 0, r746 = 0;
-	u32 r747 = 0, r748 = 0, r749 = 0, r750 = 0, r751 = 0, r752 = 0, r753 = 0, r754 = 0;
-	u32 r755 = 0, r756 = 0, r757 = 0, r758 = 0, r759 = 0, r760 = 0, r761 = 0, r762 = 0;
-	u32 r763 = 0, r764 = 0, r765 = 0, r766 = 0, r767 = 0, r768 = 0, r769 = 0, r770 = 0;
-	u32 r771 = 0, r772 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r777 = 0, r778 = 0;
-	u32 r779 = 0, r780 = 0, r781 = 0, r782 = 0, r783 = 0, r784 = 0, r785 = 0, r786 = 0;
-	u32 r787 = 0, r788 = 0, r789 = 0, r790 = 0, r791 = 0, r792 = 0, r793 = 0, r794 = 0;
-	u32 r795 = 0, r796 = 0, r797 = 0, r798 = 0, r799 = 0, r800 = 0, r801 = 0, r802 = 0;
-	u32 r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r808 = 0, r809 = 0, r810 = 0;
-	u32 r811 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0, r816 = 0, r817 = 0, r818 = 0;
-	u32 r819 = 0, r820 = 0, r821 = 0, r822 = 0, r823 = 0, r824 = 0, r825 = 0, r826 = 0;
-	u32 r827 = 0, r828 = 0, r829 = 0, r830 = 0, r831 = 0, r832 = 0, r833 = 0, r834 = 0;
-	u32 r835 = 0, r836 = 0, r837 = 0, r838 = 0, r839 = 0, r840 = 0, r841 = 0, r842 = 0;
-	u32 r843 = 0, r844 = 0, r845 = 0, r846 = 0, r847 = 0, r848 = 0, r849 = 0, r850 = 0;
-	u32 r851 = 0, r852 = 0, r853 = 0, r854 = 0, r855 = 0, r856 = 0, r857 = 0, r858 = 0;
-	u32 r859 = 0, r860 = 0, r861 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0, r866 = 0;
-	u32 r867 = 0, r868 = 0, r869 = 0, r870 = 0, r871 = 0, r872 = 0, r873 = 0, r874 = 0;
-	u32 r875 = 0, r876 = 0, r877 = 0, r878 = 0, r879 = 0, r880 = 0, r881 = 0, r882 = 0;
-	u32 r883 = 0, r884 = 0;
-	u64 r107 = 0, r110 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
-	u64 r119 = 0, r122 = 0, r124 = 0, r125 = 0, r128 = 0, r130 = 0, r131 = 0, r134 = 0;
-	u64 r136 = 0, r137 = 0, r141 = 0, r143 = 0, r144 = 0, r147 = 0, r149 = 0, r150 = 0;
-	u64 r157 = 0, r159 = 0, r160 = 0, r161 = 0, r521 = 0, r522 = 0, r523 = 0, r524 = 0;
-	u64 r535 = 0, r536 = 0, r537 = 0, r538 = 0, r548 = 0, r549 = 0, r550 = 0, r551 = 0;
-	u64 r559 = 0, r560 = 0, r561 = 0, r562 = 0, r573 = 0, r574 = 0, r575 = 0, r576 = 0;
-	u64 r586 = 0, r587 = 0, r588 = 0, r589 = 0, r597 = 0, r598 = 0, r599 = 0, r600 = 0;
-	u64 r611 = 0, r612 = 0, r613 = 0, r614 = 0, r624 = 0, r625 = 0, r626 = 0, r627 = 0;
-	u64 r635 = 0, r636 = 0, r637 = 0, r638 = 0, r649 = 0, r650 = 0, r651 = 0, r652 = 0;
-	u64 r662 = 0, r663 = 0, r664 = 0, r665 = 0, r673 = 0, r674 = 0, r675 = 0, r676 = 0;
-	u64 r687 = 0, r688 = 0, r689 = 0, r690 = 0, r700 = 0, r701 = 0, r702 = 0, r703 = 0;
-	u64 r711 = 0, r712 = 0, r713 = 0, r714 = 0, r725 = 0, r726 = 0, r727 = 0, r728 = 0;
-	u64 r738 = 0, r739 = 0, r740 = 0, r741 = 0;
+	i64 r99 = 0, r102 = 0, r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0;
+	i64 r113 = 0, r115 = 0, r116 = 0, r119 = 0, r123 = 0, r127 = 0, r131 = 0, r135 = 0;
+	i64 r144 = 0, r147 = 0, r150 = 0, r153 = 0, r157 = 0, r159 = 0, r160 = 0, r166 = 0;
+	i64 r167 = 0, r168 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r182 = 0;
+	i64 r183 = 0, r184 = 0, r185 = 0, r186 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
+	i64 r195 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r209 = 0, r210 = 0;
+	i64 r211 = 0, r212 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0;
+	i64 r223 = 0, r230 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0;
+	i64 r239 = 0, r240 = 0, r243 = 0, r247 = 0, r251 = 0, r255 = 0, r259 = 0, r268 = 0;
+	i64 r271 = 0, r274 = 0, r277 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
+	i64 r285 = 0, r287 = 0, r288 = 0, r291 = 0, r295 = 0, r299 = 0, r303 = 0, r307 = 0;
+	i64 r316 = 0, r319 = 0, r322 = 0, r325 = 0, r327 = 0, r329 = 0, r330 = 0, r331 = 0;
+	i64 r332 = 0, r333 = 0, r334 = 0, r336 = 0, r337 = 0, r340 = 0, r344 = 0, r348 = 0;
+	i64 r352 = 0, r356 = 0, r365 = 0, r368 = 0, r371 = 0, r374 = 0, r376 = 0, r378 = 0;
+	i64 r379 = 0, r380 = 0, r381 = 0, r382 = 0, r383 = 0, r385 = 0, r386 = 0, r389 = 0;
+	i64 r393 = 0, r397 = 0, r401 = 0, r405 = 0, r414 = 0, r417 = 0, r420 = 0, r423 = 0;
+	i64 r425 = 0, r426 = 0, r430 = 0, r433 = 0, r436 = 0, r439 = 0, r444 = 0, r447 = 0;
+	i64 r450 = 0, r453 = 0, r458 = 0, r461 = 0, r464 = 0, r467 = 0, r472 = 0, r475 = 0;
+	i64 r478 = 0, r481 = 0, r484 = 0, r487 = 0, r490 = 0, r492 = 0, r495 = 0, r497 = 0;
+	i64 r500 = 0, r502 = 0, r505 = 0, r507 = 0, r510 = 0, r513 = 0, r516 = 0, r519 = 0;
+	i64 r522 = 0, r525 = 0, r527 = 0, r530 = 0, r532 = 0, r535 = 0, r537 = 0, r540 = 0;
+	i64 r542 = 0, r545 = 0, r548 = 0, r551 = 0, r554 = 0, r557 = 0, r560 = 0, r562 = 0;
+	i64 r565 = 0, r567 = 0, r570 = 0, r572 = 0, r575 = 0, r577 = 0, r580 = 0, r583 = 0;
+	i64 r586 = 0, r588 = 0, r590 = 0, r592 = 0, r594 = 0, r596 = 0, r598 = 0, r600 = 0;
+	i64 r602 = 0, r603 = 0, r605 = 0, r606 = 0, r618 = 0, r619 = 0, r620 = 0, r632 = 0;
+	i64 r633 = 0, r643 = 0, r644 = 0, r656 = 0, r657 = 0, r658 = 0, r670 = 0, r671 = 0;
+	i64 r681 = 0, r682 = 0, r694 = 0, r695 = 0, r696 = 0, r708 = 0, r709 = 0, r719 = 0;
+	i64 r720 = 0, r732 = 0, r733 = 0, r734 = 0, r746 = 0, r747 = 0, r757 = 0, r758 = 0;
+	i64 r770 = 0, r771 = 0, r772 = 0, r784 = 0, r785 = 0, r795 = 0, r796 = 0, r808 = 0;
+	i64 r809 = 0, r810 = 0, r822 = 0, r823 = 0, r833 = 0, r834 = 0, r846 = 0, r847 = 0;
+	i64 r848 = 0, r860 = 0, r861 = 0;
+	u32 r611 = 0, r613 = 0, r614 = 0, r615 = 0, r616 = 0, r617 = 0, r625 = 0, r627 = 0;
+	u32 r628 = 0, r629 = 0, r630 = 0, r631 = 0, r638 = 0, r640 = 0, r641 = 0, r642 = 0;
+	u32 r649 = 0, r651 = 0, r652 = 0, r653 = 0, r654 = 0, r655 = 0, r663 = 0, r665 = 0;
+	u32 r666 = 0, r667 = 0, r668 = 0, r669 = 0, r676 = 0, r678 = 0, r679 = 0, r680 = 0;
+	u32 r687 = 0, r689 = 0, r690 = 0, r691 = 0, r692 = 0, r693 = 0, r701 = 0, r703 = 0;
+	u32 r704 = 0, r705 = 0, r706 = 0, r707 = 0, r714 = 0, r716 = 0, r717 = 0, r718 = 0;
+	u32 r725 = 0, r727 = 0, r728 = 0, r729 = 0, r730 = 0, r731 = 0, r739 = 0, r741 = 0;
+	u32 r742 = 0, r743 = 0, r744 = 0, r745 = 0, r752 = 0, r754 = 0, r755 = 0, r756 = 0;
+	u32 r763 = 0, r765 = 0, r766 = 0, r767 = 0, r768 = 0, r769 = 0, r777 = 0, r779 = 0;
+	u32 r780 = 0, r781 = 0, r782 = 0, r783 = 0, r790 = 0, r792 = 0, r793 = 0, r794 = 0;
+	u32 r801 = 0, r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r815 = 0, r817 = 0;
+	u32 r818 = 0, r819 = 0, r820 = 0, r821 = 0, r828 = 0, r830 = 0, r831 = 0, r832 = 0;
+	u32 r839 = 0, r841 = 0, r842 = 0, r843 = 0, r844 = 0, r845 = 0, r853 = 0, r855 = 0;
+	u32 r856 = 0, r857 = 0, r858 = 0, r859 = 0, r866 = 0, r868 = 0, r869 = 0, r870 = 0;
+	u32 r871 = 0, r872 = 0, r873 = 0, r874 = 0, r875 = 0, r876 = 0, r877 = 0, r878 = 0;
+	u32 r879 = 0, r880 = 0, r881 = 0, r882 = 0, r883 = 0, r884 = 0, r885 = 0, r886 = 0;
+	u32 r887 = 0, r888 = 0, r889 = 0, r890 = 0, r891 = 0, r892 = 0, r893 = 0, r894 = 0;
+	u32 r895 = 0, r896 = 0, r897 = 0, r898 = 0, r899 = 0, r900 = 0, r901 = 0, r902 = 0;
+	u32 r903 = 0, r904 = 0, r905 = 0, r906 = 0, r907 = 0, r908 = 0, r909 = 0, r910 = 0;
+	u32 r911 = 0, r912 = 0, r913 = 0, r914 = 0, r915 = 0, r916 = 0, r917 = 0, r918 = 0;
+	u32 r919 = 0, r920 = 0, r921 = 0, r922 = 0, r923 = 0, r924 = 0, r925 = 0, r926 = 0;
+	u32 r927 = 0, r928 = 0, r929 = 0, r930 = 0, r931 = 0, r932 = 0, r933 = 0, r934 = 0;
+	u32 r935 = 0, r936 = 0, r937 = 0, r938 = 0, r939 = 0, r940 = 0, r941 = 0, r942 = 0;
+	u32 r943 = 0, r944 = 0, r945 = 0, r946 = 0, r947 = 0, r948 = 0, r949 = 0, r950 = 0;
+	u32 r951 = 0, r952 = 0, r953 = 0, r954 = 0, r955 = 0, r956 = 0, r957 = 0, r958 = 0;
+	u32 r959 = 0, r960 = 0, r961 = 0, r962 = 0, r963 = 0, r964 = 0, r965 = 0, r966 = 0;
+	u32 r967 = 0, r968 = 0, r969 = 0, r970 = 0, r971 = 0, r972 = 0, r973 = 0, r974 = 0;
+	u32 r975 = 0, r976 = 0, r977 = 0, r978 = 0, r979 = 0, r980 = 0, r981 = 0, r982 = 0;
+	u32 r983 = 0, r984 = 0, r985 = 0, r986 = 0, r987 = 0, r988 = 0, r989 = 0, r990 = 0;
+	u32 r991 = 0, r992 = 0, r993 = 0, r994 = 0, r995 = 0, r996 = 0, r997 = 0, r998 = 0;
+	u32 r999 = 0, r1000 = 0, r1001 = 0, r1002 = 0, r1003 = 0, r1004 = 0, r1005 = 0, r1006 = 0;
+	u32 r1007 = 0, r1008 = 0, r1009 = 0, r1010 = 0, r1011 = 0, r1012 = 0, r1013 = 0, r1014 = 0;
+	u32 r1015 = 0, r1016 = 0, r1017 = 0, r1018 = 0, r1019 = 0, r1020 = 0, r1021 = 0, r1022 = 0;
+	u32 r1023 = 0, r1024 = 0, r1025 = 0, r1026 = 0, r1027 = 0, r1028 = 0, r1029 = 0;
+	u64 r161 = 0, r162 = 0, r164 = 0, r169 = 0, r170 = 0, r178 = 0, r179 = 0, r187 = 0;
+	u64 r188 = 0, r196 = 0, r197 = 0, r205 = 0, r206 = 0, r213 = 0, r214 = 0, r225 = 0;
+	u64 r227 = 0, r228 = 0, r229 = 0, r607 = 0, r608 = 0, r609 = 0, r610 = 0, r621 = 0;
+	u64 r622 = 0, r623 = 0, r624 = 0, r634 = 0, r635 = 0, r636 = 0, r637 = 0, r645 = 0;
+	u64 r646 = 0, r647 = 0, r648 = 0, r659 = 0, r660 = 0, r661 = 0, r662 = 0, r672 = 0;
+	u64 r673 = 0, r674 = 0, r675 = 0, r683 = 0, r684 = 0, r685 = 0, r686 = 0, r697 = 0;
+	u64 r698 = 0, r699 = 0, r700 = 0, r710 = 0, r711 = 0, r712 = 0, r713 = 0, r721 = 0;
+	u64 r722 = 0, r723 = 0, r724 = 0, r735 = 0, r736 = 0, r737 = 0, r738 = 0, r748 = 0;
+	u64 r749 = 0, r750 = 0, r751 = 0, r759 = 0, r760 = 0, r761 = 0, r762 = 0, r773 = 0;
+	u64 r774 = 0, r775 = 0, r776 = 0, r786 = 0, r787 = 0, r788 = 0, r789 = 0, r797 = 0;
+	u64 r798 = 0, r799 = 0, r800 = 0, r811 = 0, r812 = 0, r813 = 0, r814 = 0, r824 = 0;
+	u64 r825 = 0, r826 = 0, r827 = 0, r835 = 0, r836 = 0, r837 = 0, r838 = 0, r849 = 0;
+	u64 r850 = 0, r851 = 0, r852 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
 	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0, r70 = 0, r73 = 0;
 	float r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
-	float r90 = 0, r92 = 0, r93 = 0, r94 = 0, r174 = 0, r177 = 0, r178 = 0, r181 = 0;
-	float r182 = 0, r185 = 0, r186 = 0, r189 = 0, r190 = 0, r193 = 0, r194 = 0, r196 = 0;
-	float r197 = 0, r198 = 0, r222 = 0, r225 = 0, r226 = 0, r229 = 0, r230 = 0, r233 = 0;
-	float r234 = 0, r237 = 0, r238 = 0, r241 = 0, r242 = 0, r244 = 0, r245 = 0, r246 = 0;
-	float r271 = 0, r274 = 0, r275 = 0, r278 = 0, r279 = 0, r282 = 0, r283 = 0, r286 = 0;
-	float r287 = 0, r290 = 0, r291 = 0, r293 = 0, r294 = 0, r295 = 0, r320 = 0, r323 = 0;
-	float r324 = 0, r327 = 0, r328 = 0, r331 = 0, r332 = 0, r335 = 0, r336 = 0, r339 = 0;
-	float r340 = 0, r342 = 0, r343 = 0, r344 = 0;
+	float r90 = 0, r92 = 0, r93 = 0, r94 = 0, r118 = 0, r121 = 0, r122 = 0, r125 = 0;
+	float r126 = 0, r129 = 0, r130 = 0, r133 = 0, r134 = 0, r137 = 0, r138 = 0, r140 = 0;
+	float r141 = 0, r142 = 0, r242 = 0, r245 = 0, r246 = 0, r249 = 0, r250 = 0, r253 = 0;
+	float r254 = 0, r257 = 0, r258 = 0, r261 = 0, r262 = 0, r264 = 0, r265 = 0, r266 = 0;
+	float r290 = 0, r293 = 0, r294 = 0, r297 = 0, r298 = 0, r301 = 0, r302 = 0, r305 = 0;
+	float r306 = 0, r309 = 0, r310 = 0, r312 = 0, r313 = 0, r314 = 0, r339 = 0, r342 = 0;
+	float r343 = 0, r346 = 0, r347 = 0, r350 = 0, r351 = 0, r354 = 0, r355 = 0, r358 = 0;
+	float r359 = 0, r361 = 0, r362 = 0, r363 = 0, r388 = 0, r391 = 0, r392 = 0, r395 = 0;
+	float r396 = 0, r399 = 0, r400 = 0, r403 = 0, r404 = 0, r407 = 0, r408 = 0, r410 = 0;
+	float r411 = 0, r412 = 0;
 	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
 	char *r42 = 0, *r46 = 0, *r49 = 0, *r69 = 0, *r72 = 0, *r76 = 0, *r80 = 0, *r84 = 0;
-	char *r88 = 0, *r91 = 0, *r95 = 0, *r98 = 0, *r173 = 0, *r176 = 0, *r180 = 0, *r184 = 0;
-	char *r188 = 0, *r192 = 0, *r195 = 0, *r199 = 0, *r202 = 0, *r221 = 0, *r224 = 0, *r228 = 0;
-	char *r232 = 0, *r236 = 0, *r240 = 0, *r243 = 0, *r247 = 0, *r250 = 0, *r270 = 0, *r273 = 0;
-	char *r277 = 0, *r281 = 0, *r285 = 0, *r289 = 0, *r292 = 0, *r296 = 0, *r299 = 0, *r319 = 0;
-	char *r322 = 0, *r326 = 0, *r330 = 0, *r334 = 0, *r338 = 0, *r341 = 0, *r345 = 0, *r348 = 0;
-	char *r359 = 0, *r360 = 0, *r361 = 0, *r363 = 0, *r364 = 0, *r366 = 0, *r367 = 0, *r369 = 0;
-	char *r370 = 0, *r372 = 0, *r373 = 0, *r374 = 0, *r375 = 0, *r377 = 0, *r378 = 0, *r380 = 0;
-	char *r381 = 0, *r383 = 0, *r384 = 0, *r386 = 0, *r387 = 0, *r388 = 0, *r389 = 0, *r391 = 0;
-	char *r392 = 0, *r394 = 0, *r395 = 0, *r397 = 0, *r398 = 0, *r400 = 0, *r401 = 0, *r403 = 0;
-	char *r404 = 0, *r406 = 0, *r407 = 0, *r409 = 0, *r411 = 0, *r412 = 0, *r414 = 0, *r416 = 0;
-	char *r417 = 0, *r419 = 0, *r421 = 0, *r422 = 0, *r424 = 0, *r426 = 0, *r427 = 0, *r429 = 0;
-	char *r430 = 0, *r432 = 0, *r433 = 0, *r435 = 0, *r436 = 0, *r438 = 0, *r439 = 0, *r441 = 0;
-	char *r442 = 0, *r444 = 0, *r446 = 0, *r447 = 0, *r449 = 0, *r451 = 0, *r452 = 0, *r454 = 0;
-	char *r456 = 0, *r457 = 0, *r459 = 0, *r461 = 0, *r462 = 0, *r464 = 0, *r465 = 0, *r467 = 0;
-	char *r468 = 0, *r470 = 0, *r471 = 0, *r473 = 0, *r474 = 0, *r476 = 0, *r477 = 0, *r479 = 0;
-	char *r481 = 0, *r482 = 0, *r484 = 0, *r486 = 0, *r487 = 0, *r489 = 0, *r491 = 0, *r492 = 0;
-	char *r494 = 0, *r496 = 0, *r497 = 0, *r499 = 0, *r500 = 0, *r502 = 0, *r503 = 0, *r505 = 0;
-	char *r507 = 0, *r509 = 0, *r511 = 0, *r513 = 0, *r515 = 0, *r518 = 0;
+	char *r88 = 0, *r91 = 0, *r95 = 0, *r98 = 0, *r117 = 0, *r120 = 0, *r124 = 0, *r128 = 0;
+	char *r132 = 0, *r136 = 0, *r139 = 0, *r143 = 0, *r146 = 0, *r241 = 0, *r244 = 0, *r248 = 0;
+	char *r252 = 0, *r256 = 0, *r260 = 0, *r263 = 0, *r267 = 0, *r270 = 0, *r289 = 0, *r292 = 0;
+	char *r296 = 0, *r300 = 0, *r304 = 0, *r308 = 0, *r311 = 0, *r315 = 0, *r318 = 0, *r338 = 0;
+	char *r341 = 0, *r345 = 0, *r349 = 0, *r353 = 0, *r357 = 0, *r360 = 0, *r364 = 0, *r367 = 0;
+	char *r387 = 0, *r390 = 0, *r394 = 0, *r398 = 0, *r402 = 0, *r406 = 0, *r409 = 0, *r413 = 0;
+	char *r416 = 0, *r427 = 0, *r428 = 0, *r429 = 0, *r431 = 0, *r432 = 0, *r434 = 0, *r435 = 0;
+	char *r437 = 0, *r438 = 0, *r440 = 0, *r441 = 0, *r442 = 0, *r443 = 0, *r445 = 0, *r446 = 0;
+	char *r448 = 0, *r449 = 0, *r451 = 0, *r452 = 0, *r454 = 0, *r455 = 0, *r456 = 0, *r457 = 0;
+	char *r459 = 0, *r460 = 0, *r462 = 0, *r463 = 0, *r465 = 0, *r466 = 0, *r468 = 0, *r469 = 0;
+	char *r470 = 0, *r471 = 0, *r473 = 0, *r474 = 0, *r476 = 0, *r477 = 0, *r479 = 0, *r480 = 0;
+	char *r482 = 0, *r483 = 0, *r485 = 0, *r486 = 0, *r488 = 0, *r489 = 0, *r491 = 0, *r493 = 0;
+	char *r494 = 0, *r496 = 0, *r498 = 0, *r499 = 0, *r501 = 0, *r503 = 0, *r504 = 0, *r506 = 0;
+	char *r508 = 0, *r509 = 0, *r511 = 0, *r512 = 0, *r514 = 0, *r515 = 0, *r517 = 0, *r518 = 0;
+	char *r520 = 0, *r521 = 0, *r523 = 0, *r524 = 0, *r526 = 0, *r528 = 0, *r529 = 0, *r531 = 0;
+	char *r533 = 0, *r534 = 0, *r536 = 0, *r538 = 0, *r539 = 0, *r541 = 0, *r543 = 0, *r544 = 0;
+	char *r546 = 0, *r547 = 0, *r549 = 0, *r550 = 0, *r552 = 0, *r553 = 0, *r555 = 0, *r556 = 0;
+	char *r558 = 0, *r559 = 0, *r561 = 0, *r563 = 0, *r564 = 0, *r566 = 0, *r568 = 0, *r569 = 0;
+	char *r571 = 0, *r573 = 0, *r574 = 0, *r576 = 0, *r578 = 0, *r579 = 0, *r581 = 0, *r582 = 0;
+	char *r584 = 0, *r585 = 0, *r587 = 0, *r589 = 0, *r591 = 0, *r593 = 0, *r595 = 0, *r597 = 0;
+	char *r599 = 0, *r601 = 0, *r604 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -7751,999 +8266,1166 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r107 = (u64)r20;
+	r155 = r9 != 0ll;
+	r156 = r12 != 0ll;
+	r157 = (u64)r9 * (u64)r12;
+	r158 = r157 != 0ll;
+	r164 = (u64)r20;
+	r165 = r164 <= 2305843009213693952ull;
+	r167 = (u64)r20 - (u64)(-1ll);
+	r172 = r165;
+	r174 = (u64)r20 - 1ull;
+	r176 = r167 < r174 ? r167 : r174;
+	r177 = 0ull - (u64)r9;
+	r178 = (u64)r177;
+	r179 = r178 + 2305843009213693952ull;
+	r180 = r179 <= 4611686018427387904ull;
+	r181 = r165;
+	r182 = -(u64)r177;
+	r183 = (u64)r20 - (u64)r177;
+	r184 = r182 > 1ll ? r182 : 1ll;
+	r185 = r176 < r183 ? r176 : r183;
+	r186 = r9;
+	r187 = (u64)r186;
+	r188 = r187 + 2305843009213693952ull;
+	r189 = r188 <= 4611686018427387904ull;
+	r190 = r165;
+	r191 = -(u64)r186;
+	r192 = (u64)r20 - (u64)r186;
+	r193 = r184 > r191 ? r184 : r191;
+	r194 = r185 < r192 ? r185 : r192;
+	r195 = 0ull - (u64)r157;
+	r196 = (u64)r195;
+	r197 = r196 + 2305843009213693952ull;
+	r198 = r197 <= 4611686018427387904ull;
+	r199 = r165;
+	r200 = -(u64)r195;
+	r201 = (u64)r20 - (u64)r195;
+	r202 = r193 > r200 ? r193 : r200;
+	r203 = r194 < r201 ? r194 : r201;
+	r204 = r157;
+	r205 = (u64)r204;
+	r206 = r205 + 2305843009213693952ull;
+	r207 = r206 <= 4611686018427387904ull;
+	r208 = r165;
+	r209 = -(u64)r204;
+	r210 = (u64)r20 - (u64)r204;
+	r211 = r202 > r209 ? r202 : r209;
+	r212 = r203 < r210 ? r203 : r210;
+	r216 = r165;
+	r218 = r20;
+	r219 = r211 > 0ll ? r211 : 0ll;
+	r220 = r212 < r218 ? r212 : r218;
+	r221 = r3 < r219 ? r3 : r219;
+	r222 = r3 < r220 ? r3 : r220;
+	if (!r155) goto b137;
+	if (!r156) goto b137;
+	if (!r158) goto b137;
+	if (!r165) goto b137;
+	if (!r172) goto b137;
+	if (!r180) goto b137;
+	if (!r181) goto b137;
+	if (!r189) goto b137;
+	if (!r190) goto b137;
+	if (!r198) goto b137;
+	if (!r199) goto b137;
+	if (!r207) goto b137;
+	if (!r208) goto b137;
+	if (!r216) goto b137;
+	r112 = r157;
+	r153 = (u64)r9 - 1ull;
+	r150 = (u64)r12 - 1ull;
+	r147 = (u64)r51 - 1ull;
+	r115 = r157;
+	r458 = (u64)r9 * (u64)(-4ll);
+	r461 = (u64)r9 * 4ull;
+	r464 = (u64)r115 * (u64)(-4ll);
+	r467 = (u64)r115 * 4ull;
+	r596 = r2;
+	r597 = r19 + r596 * 4;
+	r598 = (u64)r1 * 4ull;
+	r599 = r4 + r596 * 4;
+	r836 = r187;
+	r850 = (u64)r12;
+	r842 = (u32)r9;
+	r863 = r205;
+	r856 = (u32)r12;
+	r869 = (u32)r112;
+	r871 = r842 > 1u ? r842 : 1u;
+	r872 = qd_div_u32(4294967295u, r871);
+	r880 = r856 > 1u ? r856 : 1u;
+	r881 = qd_div_u32(4294967295u, r880);
+	r889 = r869 > 1u ? r869 : 1u;
+	r890 = qd_div_u32(4294967295u, r889);
+b16: // head (checked if, before)
+	r107 = r2 < r221;
+	if (!r107) goto b36;
 	r108 = r2;
-	r109 = (u64)r108 - 1ull;
-	r110 = (u64)r109;
-	r111 = r110 < r107;
-	r112 = (u64)r3;
-	r113 = r112 + 4611686018427387904ull;
-	r114 = r113 <= 9223372036854775808ull;
-	r115 = r112 - 1ull;
-	r116 = (u64)r2;
-	r117 = r115 - r116;
-	r118 = r107 - 1ull;
-	r119 = r118 - r110;
-	r120 = r117 <= r119;
-	r121 = (u64)r108 + 1ull;
-	r122 = (u64)r121;
-	r123 = r122 < r107;
-	r124 = r118;
-	r125 = r124 - r122;
-	r126 = r117 <= r125;
-	r127 = (u64)r108 - (u64)r9;
-	r128 = (u64)r127;
-	r129 = r128 < r107;
-	r130 = r118;
-	r131 = r130 - r128;
-	r132 = r117 <= r131;
-	r133 = (u64)r108 + (u64)r9;
-	r134 = (u64)r133;
-	r135 = r134 < r107;
-	r136 = r118;
-	r137 = r136 - r134;
-	r138 = r117 <= r137;
-	r139 = (u64)r9 * (u64)r12;
-	r140 = (u64)r108 - (u64)r139;
-	r141 = (u64)r140;
-	r142 = r141 < r107;
-	r143 = r118;
-	r144 = r143 - r141;
-	r145 = r117 <= r144;
-	r146 = (u64)r108 + (u64)r139;
-	r147 = (u64)r146;
-	r148 = r147 < r107;
-	r149 = r118;
-	r150 = r149 - r147;
-	r151 = r117 <= r150;
-	r152 = r9 != 0ll;
-	r153 = r12 != 0ll;
-	r154 = r139 != 0ll;
-	if (!r111) goto b119;
-	if (!r114) goto b119;
-	if (!r120) goto b119;
-	if (!r123) goto b119;
-	if (!r126) goto b119;
-	if (!r129) goto b119;
-	if (!r132) goto b119;
-	if (!r135) goto b119;
-	if (!r138) goto b119;
-	if (!r142) goto b119;
-	if (!r145) goto b119;
-	if (!r148) goto b119;
-	if (!r151) goto b119;
-	if (!r152) goto b119;
-	if (!r153) goto b119;
-	if (!r154) goto b119;
-	r155 = (u64)r1 * 3ull;
-	r358 = (u64)r1 * 4ull;
-	r159 = r112;
-	r161 = (u64)r155;
-	r168 = r139;
-	r209 = (u64)r9 - 1ull;
-	r206 = (u64)r12 - 1ull;
-	r203 = (u64)r51 - 1ull;
-	r171 = r139;
-	r390 = (u64)r9 * (u64)(-4ll);
-	r393 = (u64)r9 * 4ull;
-	r396 = (u64)r171 * (u64)(-4ll);
-	r399 = (u64)r171 * 4ull;
-	r216 = r139;
-	r257 = r209;
-	r254 = r206;
-	r251 = r203;
-	r402 = r358;
-	r410 = r390;
-	r415 = r393;
-	r420 = r396;
-	r425 = r399;
-	r431 = r358;
-	r434 = r358;
-	r265 = r139;
-	r306 = r209;
-	r303 = r206;
-	r300 = r203;
-	r437 = (u64)r1 * 8ull;
-	r445 = r390;
-	r450 = r393;
-	r455 = r396;
-	r460 = r399;
-	r466 = r437;
-	r469 = r437;
-	r314 = r139;
-	r355 = r209;
-	r352 = r206;
-	r349 = r203;
-	r472 = (u64)r1 * 12ull;
-	r480 = r390;
-	r485 = r393;
-	r490 = r396;
-	r495 = r399;
-	r501 = r472;
-	r504 = r472;
-	r514 = r2;
-	r515 = r19 + r514 * 4;
-	r516 = (u64)r358 * 4ull;
-	r517 = r514;
-	r518 = r4 + r517 * 4;
-	r712 = (u64)r9;
-	r674 = r712;
-	r636 = r712;
-	r598 = r712;
-	r612 = (u64)r12;
-	r604 = (u32)r9;
-	r625 = (u64)r314;
-	r618 = (u32)r12;
-	r631 = (u32)r314;
-	r650 = r612;
-	r642 = r604;
-	r663 = r625;
-	r656 = r618;
-	r669 = r631;
-	r688 = r612;
-	r680 = r604;
-	r701 = r625;
-	r694 = r618;
-	r707 = r631;
-	r726 = r612;
-	r718 = r604;
-	r739 = r625;
-	r732 = r618;
-	r745 = r631;
-	r747 = r604 > 1u ? r604 : 1u;
-	r748 = qd_div_u32(4294967295u, r747);
-	r777 = r618 > 1u ? r618 : 1u;
-	r778 = qd_div_u32(4294967295u, r777);
-	r807 = r631 > 1u ? r631 : 1u;
-	r808 = qd_div_u32(4294967295u, r807);
-b18: // grid unrolled guard
-	r156 = r2 < r3;
-	if (!r156) goto b118;
-	r160 = (u64)r2;
-	r157 = r159 - r160;
-	r158 = r157 > r161;
-	if (!r158) goto b97;
-	r162 = r2;
-	r164 = r162;
-	r711 = (u64)r164;
-	r713 = r711 | r712;
-	r714 = r713 >> 32;
-	r715 = (u32)r714;
-	r716 = r715 == 0u;
-	if (!r716) goto b96;
-	r717 = (u32)r164;
-	r770 = __umulhi(r717, r748);
-	r771 = r770 * r718;
-	r772 = r717 - r771;
-	r773 = r772 - r718;
-	r774 = r772 < r773 ? r772 : r773;
-	r775 = r772 - r774;
-	r776 = r775 < 1u ? r775 : 1u;
-	r719 = r770 + r776;
-	r720 = r774;
-	r709 = (i64)r719;
-	r710 = (i64)r720;
-b24: // rangeint.body (grid unrolled 0)
-	r165 = r710;
-	r166 = r709;
-	r725 = (u64)r166;
-	r727 = r725 | r726;
-	r728 = r727 >> 32;
-	r729 = (u32)r728;
-	r730 = r729 == 0u;
-	if (!r730) goto b95;
-	r731 = (u32)r166;
-	r800 = __umulhi(r731, r778);
-	r801 = r800 * r732;
-	r802 = r731 - r801;
-	r803 = r802 - r732;
-	r804 = r802 < r803 ? r802 : r803;
-	r805 = r802 - r804;
-	r806 = r805 < 1u ? r805 : 1u;
-	r733 = r800 + r806;
-	r734 = r804;
-	r723 = (i64)r733;
-	r724 = (i64)r734;
-b26: // rangeint.body (grid unrolled 0)
-	r167 = r724;
-	r738 = r711;
-	r740 = r738 | r739;
-	r741 = r740 >> 32;
-	r742 = (u32)r741;
-	r743 = r742 == 0u;
-	if (!r743) goto b94;
-	r744 = (u32)r164;
-	r830 = __umulhi(r744, r808);
-	r831 = r830 * r745;
-	r832 = r744 - r831;
-	r833 = r832 - r745;
-	r834 = r832 < r833 ? r832 : r833;
-	r835 = r832 - r834;
-	r836 = r835 < 1u ? r835 : 1u;
-	r746 = r830 + r836;
-	r737 = (i64)r746;
-b28: // rangeint.body (grid unrolled 0)
-	r169 = r737;
-	r170 = r165 > 0ll;
-	if (!r170) goto b93;
-	r210 = r165 < r209;
-	if (!r210) goto b93;
-	r208 = r167 > 0ll;
-	if (!r208) goto b93;
-	r207 = r167 < r206;
-	if (!r207) goto b93;
-	r205 = r169 > 0ll;
-	if (!r205) goto b93;
-	r204 = r169 < r203;
-	if (!r204) goto b93;
-	r387 = r515;
-	r173 = r387 + -4ll;
-	r174 = *(float *)r173;
-	r388 = r387;
-	r176 = r388 + 4ll;
-	r177 = *(float *)r176;
-	r178 = r174 + r177;
-	r389 = r387;
-	r391 = r389 + r390 * 1;
-	r180 = r391;
-	r181 = *(float *)r180;
-	r182 = r178 + r181;
-	r392 = r387;
-	r394 = r392 + r393 * 1;
-	r184 = r394;
-	r185 = *(float *)r184;
-	r186 = r182 + r185;
-	r395 = r387;
-	r397 = r395 + r396 * 1;
-	r188 = r397;
-	r189 = *(float *)r188;
-	r190 = r186 + r189;
-	r398 = r387;
-	r400 = r398 + r399 * 1;
-	r192 = r400;
-	r193 = *(float *)r192;
-	r194 = r190 + r193;
-	r195 = r387;
-	r196 = *(float *)r195;
-	r197 = r196 * 0x1.8p+02f;
-	r198 = r194 - r197;
-	r199 = r518;
-	*(float *)r199 = r198;
-b35: // grid unrolled 1
-	r259 = (u64)r162 + (u64)r1;
-	r212 = r259;
-	r673 = (u64)r212;
-	r675 = r673 | r674;
-	r676 = r675 >> 32;
-	r677 = (u32)r676;
-	r678 = r677 == 0u;
-	if (!r678) goto b92;
-	r679 = (u32)r212;
-	r763 = __umulhi(r679, r748);
-	r764 = r763 * r680;
-	r765 = r679 - r764;
-	r766 = r765 - r680;
-	r767 = r765 < r766 ? r765 : r766;
-	r768 = r765 - r767;
-	r769 = r768 < 1u ? r768 : 1u;
-	r681 = r763 + r769;
-	r682 = r767;
-	r671 = (i64)r681;
-	r672 = (i64)r682;
-b39: // rangeint.body (grid unrolled 1)
-	r213 = r672;
-	r214 = r671;
-	r687 = (u64)r214;
-	r689 = r687 | r688;
-	r690 = r689 >> 32;
-	r691 = (u32)r690;
-	r692 = r691 == 0u;
-	if (!r692) goto b91;
-	r693 = (u32)r214;
-	r793 = __umulhi(r693, r778);
-	r794 = r793 * r694;
-	r795 = r693 - r794;
-	r796 = r795 - r694;
-	r797 = r795 < r796 ? r795 : r796;
-	r798 = r795 - r797;
-	r799 = r798 < 1u ? r798 : 1u;
-	r695 = r793 + r799;
-	r696 = r797;
-	r685 = (i64)r695;
-	r686 = (i64)r696;
-b41: // rangeint.body (grid unrolled 1)
-	r215 = r686;
-	r700 = r673;
-	r702 = r700 | r701;
-	r703 = r702 >> 32;
-	r704 = (u32)r703;
-	r705 = r704 == 0u;
-	if (!r705) goto b90;
-	r706 = (u32)r212;
-	r823 = __umulhi(r706, r808);
-	r824 = r823 * r707;
-	r825 = r706 - r824;
-	r826 = r825 - r707;
-	r827 = r825 < r826 ? r825 : r826;
-	r828 = r825 - r827;
-	r829 = r828 < 1u ? r828 : 1u;
-	r708 = r823 + r829;
-	r699 = (i64)r708;
-b43: // rangeint.body (grid unrolled 1)
-	r217 = r699;
-	r218 = r213 > 0ll;
-	if (!r218) goto b89;
-	r258 = r213 < r257;
-	if (!r258) goto b89;
-	r256 = r215 > 0ll;
-	if (!r256) goto b89;
-	r255 = r215 < r254;
-	if (!r255) goto b89;
-	r253 = r217 > 0ll;
-	if (!r253) goto b89;
-	r252 = r217 < r251;
-	if (!r252) goto b89;
-	r401 = r515;
-	r403 = r401 + r402 * 1;
-	r221 = r403 + -4ll;
-	r222 = *(float *)r221;
-	r406 = r403;
-	r224 = r406 + 4ll;
-	r225 = *(float *)r224;
-	r226 = r222 + r225;
-	r409 = r403;
-	r411 = r409 + r410 * 1;
-	r228 = r411;
-	r229 = *(float *)r228;
-	r230 = r226 + r229;
-	r414 = r403;
-	r416 = r414 + r415 * 1;
-	r232 = r416;
-	r233 = *(float *)r232;
-	r234 = r230 + r233;
-	r419 = r403;
-	r421 = r419 + r420 * 1;
-	r236 = r421;
-	r237 = *(float *)r236;
-	r238 = r234 + r237;
-	r424 = r403;
-	r426 = r424 + r425 * 1;
-	r240 = r426;
-	r241 = *(float *)r240;
-	r242 = r238 + r241;
-	r429 = r403;
-	r243 = r429;
-	r244 = *(float *)r243;
-	r245 = r244 * 0x1.8p+02f;
-	r246 = r242 - r245;
-	r430 = r518;
-	r432 = r430 + r431 * 1;
-	r247 = r432;
-	*(float *)r247 = r246;
-b50: // grid unrolled 2
-	r308 = (u64)r259 + (u64)r1;
-	r261 = r308;
-	r635 = (u64)r261;
-	r637 = r635 | r636;
-	r638 = r637 >> 32;
-	r639 = (u32)r638;
-	r640 = r639 == 0u;
-	if (!r640) goto b88;
-	r641 = (u32)r261;
-	r756 = __umulhi(r641, r748);
-	r757 = r756 * r642;
-	r758 = r641 - r757;
-	r759 = r758 - r642;
-	r760 = r758 < r759 ? r758 : r759;
-	r761 = r758 - r760;
-	r762 = r761 < 1u ? r761 : 1u;
-	r643 = r756 + r762;
-	r644 = r760;
-	r633 = (i64)r643;
-	r634 = (i64)r644;
-b54: // rangeint.body (grid unrolled 2)
-	r262 = r634;
-	r263 = r633;
-	r649 = (u64)r263;
-	r651 = r649 | r650;
-	r652 = r651 >> 32;
-	r653 = (u32)r652;
-	r654 = r653 == 0u;
-	if (!r654) goto b87;
-	r655 = (u32)r263;
-	r786 = __umulhi(r655, r778);
-	r787 = r786 * r656;
-	r788 = r655 - r787;
-	r789 = r788 - r656;
-	r790 = r788 < r789 ? r788 : r789;
-	r791 = r788 - r790;
-	r792 = r791 < 1u ? r791 : 1u;
-	r657 = r786 + r792;
-	r658 = r790;
-	r647 = (i64)r657;
-	r648 = (i64)r658;
-b56: // rangeint.body (grid unrolled 2)
-	r264 = r648;
-	r662 = r635;
-	r664 = r662 | r663;
-	r665 = r664 >> 32;
-	r666 = (u32)r665;
-	r667 = r666 == 0u;
-	if (!r667) goto b86;
-	r668 = (u32)r261;
-	r816 = __umulhi(r668, r808);
-	r817 = r816 * r669;
-	r818 = r668 - r817;
-	r819 = r818 - r669;
-	r820 = r818 < r819 ? r818 : r819;
-	r821 = r818 - r820;
-	r822 = r821 < 1u ? r821 : 1u;
-	r670 = r816 + r822;
-	r661 = (i64)r670;
-b58: // rangeint.body (grid unrolled 2)
-	r266 = r661;
-	r267 = r262 > 0ll;
-	if (!r267) goto b85;
-	r307 = r262 < r306;
-	if (!r307) goto b85;
-	r305 = r264 > 0ll;
-	if (!r305) goto b85;
-	r304 = r264 < r303;
-	if (!r304) goto b85;
-	r302 = r266 > 0ll;
-	if (!r302) goto b85;
-	r301 = r266 < r300;
-	if (!r301) goto b85;
-	r436 = r515;
-	r438 = r436 + r437 * 1;
-	r270 = r438 + -4ll;
-	r271 = *(float *)r270;
-	r441 = r438;
-	r273 = r441 + 4ll;
-	r274 = *(float *)r273;
-	r275 = r271 + r274;
-	r444 = r438;
-	r446 = r444 + r445 * 1;
-	r277 = r446;
-	r278 = *(float *)r277;
-	r279 = r275 + r278;
-	r449 = r438;
-	r451 = r449 + r450 * 1;
-	r281 = r451;
-	r282 = *(float *)r281;
-	r283 = r279 + r282;
-	r454 = r438;
-	r456 = r454 + r455 * 1;
-	r285 = r456;
-	r286 = *(float *)r285;
-	r287 = r283 + r286;
-	r459 = r438;
-	r461 = r459 + r460 * 1;
-	r289 = r461;
-	r290 = *(float *)r289;
-	r291 = r287 + r290;
-	r464 = r438;
-	r292 = r464;
-	r293 = *(float *)r292;
-	r294 = r293 * 0x1.8p+02f;
-	r295 = r291 - r294;
-	r465 = r518;
-	r467 = r465 + r466 * 1;
-	r296 = r467;
-	*(float *)r296 = r295;
-b65: // grid unrolled 3
-	r357 = (u64)r308 + (u64)r1;
-	r310 = r357;
-	r597 = (u64)r310;
-	r599 = r597 | r598;
-	r600 = r599 >> 32;
-	r601 = (u32)r600;
-	r602 = r601 == 0u;
-	if (!r602) goto b84;
-	r603 = (u32)r310;
-	r749 = __umulhi(r603, r748);
-	r750 = r749 * r604;
-	r751 = r603 - r750;
-	r752 = r751 - r604;
-	r753 = r751 < r752 ? r751 : r752;
-	r754 = r751 - r753;
-	r755 = r754 < 1u ? r754 : 1u;
-	r605 = r749 + r755;
-	r606 = r753;
-	r595 = (i64)r605;
-	r596 = (i64)r606;
-b69: // rangeint.body (grid unrolled 3)
-	r311 = r596;
-	r312 = r595;
-	r611 = (u64)r312;
-	r613 = r611 | r612;
-	r614 = r613 >> 32;
-	r615 = (u32)r614;
-	r616 = r615 == 0u;
-	if (!r616) goto b83;
-	r617 = (u32)r312;
-	r779 = __umulhi(r617, r778);
-	r780 = r779 * r618;
-	r781 = r617 - r780;
-	r782 = r781 - r618;
-	r783 = r781 < r782 ? r781 : r782;
-	r784 = r781 - r783;
-	r785 = r784 < 1u ? r784 : 1u;
-	r619 = r779 + r785;
-	r620 = r783;
-	r609 = (i64)r619;
-	r610 = (i64)r620;
-b71: // rangeint.body (grid unrolled 3)
-	r313 = r610;
-	r624 = r597;
-	r626 = r624 | r625;
-	r627 = r626 >> 32;
-	r628 = (u32)r627;
-	r629 = r628 == 0u;
-	if (!r629) goto b82;
-	r630 = (u32)r310;
-	r809 = __umulhi(r630, r808);
-	r810 = r809 * r631;
-	r811 = r630 - r810;
-	r812 = r811 - r631;
-	r813 = r811 < r812 ? r811 : r812;
-	r814 = r811 - r813;
-	r815 = r814 < 1u ? r814 : 1u;
-	r632 = r809 + r815;
-	r623 = (i64)r632;
-b73: // rangeint.body (grid unrolled 3)
-	r315 = r623;
-	r316 = r311 > 0ll;
-	if (!r316) goto b81;
-	r356 = r311 < r355;
-	if (!r356) goto b81;
-	r354 = r313 > 0ll;
-	if (!r354) goto b81;
-	r353 = r313 < r352;
-	if (!r353) goto b81;
-	r351 = r315 > 0ll;
-	if (!r351) goto b81;
-	r350 = r315 < r349;
-	if (!r350) goto b81;
-	r471 = r515;
-	r473 = r471 + r472 * 1;
-	r319 = r473 + -4ll;
-	r320 = *(float *)r319;
-	r476 = r473;
-	r322 = r476 + 4ll;
-	r323 = *(float *)r322;
-	r324 = r320 + r323;
-	r479 = r473;
-	r481 = r479 + r480 * 1;
-	r326 = r481;
-	r327 = *(float *)r326;
-	r328 = r324 + r327;
-	r484 = r473;
-	r486 = r484 + r485 * 1;
-	r330 = r486;
-	r331 = *(float *)r330;
-	r332 = r328 + r331;
-	r489 = r473;
-	r491 = r489 + r490 * 1;
-	r334 = r491;
-	r335 = *(float *)r334;
-	r336 = r332 + r335;
-	r494 = r473;
-	r496 = r494 + r495 * 1;
-	r338 = r496;
-	r339 = *(float *)r338;
-	r340 = r336 + r339;
-	r499 = r473;
-	r341 = r499;
-	r342 = *(float *)r341;
-	r343 = r342 * 0x1.8p+02f;
-	r344 = r340 - r343;
-	r500 = r518;
-	r502 = r500 + r501 * 1;
-	r345 = r502;
-	*(float *)r345 = r344;
-b80: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r358;
-	r515 = r515 + r516 * 1;
-	r518 = r518 + r516 * 1;
-	goto b18;
-b81: // if.else (grid unrolled 3)
-	r503 = r518;
-	r505 = r503 + r504 * 1;
-	r348 = r505;
-	*(float *)r348 = 0x0p+00f;
-	goto b80;
-b82: // divide in 64 bits
-	r623 = qd_div_i64(r310, r314);
-	goto b73;
-b83: // divide in 64 bits
-	r609 = qd_div_i64(r312, r12);
-	r622 = (u64)r609 * (u64)r12;
-	r610 = (u64)r312 - (u64)r622;
-	goto b71;
-b84: // divide in 64 bits
-	r595 = qd_div_i64(r310, r9);
-	r608 = (u64)r595 * (u64)r9;
-	r596 = (u64)r310 - (u64)r608;
-	goto b69;
-b85: // if.else (grid unrolled 2)
-	r468 = r518;
-	r470 = r468 + r469 * 1;
-	r299 = r470;
-	*(float *)r299 = 0x0p+00f;
-	goto b65;
-b86: // divide in 64 bits
-	r661 = qd_div_i64(r261, r265);
-	goto b58;
-b87: // divide in 64 bits
-	r647 = qd_div_i64(r263, r12);
-	r660 = (u64)r647 * (u64)r12;
-	r648 = (u64)r263 - (u64)r660;
-	goto b56;
-b88: // divide in 64 bits
-	r633 = qd_div_i64(r261, r9);
-	r646 = (u64)r633 * (u64)r9;
-	r634 = (u64)r261 - (u64)r646;
-	goto b54;
-b89: // if.else (grid unrolled 1)
-	r433 = r518;
-	r435 = r433 + r434 * 1;
-	r250 = r435;
-	*(float *)r250 = 0x0p+00f;
-	goto b50;
-b90: // divide in 64 bits
-	r699 = qd_div_i64(r212, r216);
-	goto b43;
-b91: // divide in 64 bits
-	r685 = qd_div_i64(r214, r12);
-	r698 = (u64)r685 * (u64)r12;
-	r686 = (u64)r214 - (u64)r698;
-	goto b41;
-b92: // divide in 64 bits
-	r671 = qd_div_i64(r212, r9);
-	r684 = (u64)r671 * (u64)r9;
-	r672 = (u64)r212 - (u64)r684;
-	goto b39;
-b93: // if.else (grid unrolled 0)
-	r202 = r518;
-	*(float *)r202 = 0x0p+00f;
-	goto b35;
-b94: // divide in 64 bits
-	r737 = qd_div_i64(r164, r168);
-	goto b28;
-b95: // divide in 64 bits
-	r723 = qd_div_i64(r166, r12);
-	r736 = (u64)r723 * (u64)r12;
-	r724 = (u64)r166 - (u64)r736;
-	goto b26;
-b96: // divide in 64 bits
-	r709 = qd_div_i64(r164, r9);
-	r722 = (u64)r709 * (u64)r9;
-	r710 = (u64)r164 - (u64)r722;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r835 = (u64)r108;
+	r837 = r835 | r836;
+	r838 = r837 >> 32;
+	r839 = (u32)r838;
+	r840 = r839 == 0u;
+	if (!r840) goto b35;
+	r841 = (u32)r108;
+	r873 = __umulhi(r841, r872);
+	r874 = r873 * r842;
+	r875 = r841 - r874;
+	r876 = r875 - r842;
+	r877 = r875 < r876 ? r875 : r876;
+	r878 = r875 - r877;
+	r879 = r878 < 1u ? r878 : 1u;
+	r843 = r873 + r879;
+	r844 = r877;
+	r833 = (i64)r843;
+	r834 = (i64)r844;
+b20: // rangeint.body (checked if, before)
+	r109 = r834;
+	r110 = r833;
+	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r849 = (u64)r110;
+	r851 = r849 | r850;
+	r852 = r851 >> 32;
+	r853 = (u32)r852;
+	r854 = r853 == 0u;
+	if (!r854) goto b34;
+	r855 = (u32)r110;
+	r882 = __umulhi(r855, r881);
+	r883 = r882 * r856;
+	r884 = r855 - r883;
+	r885 = r884 - r856;
+	r886 = r884 < r885 ? r884 : r885;
+	r887 = r884 - r886;
+	r888 = r887 < 1u ? r887 : 1u;
+	r857 = r882 + r888;
+	r858 = r886;
+	r847 = (i64)r857;
+	r848 = (i64)r858;
+b22: // rangeint.body (checked if, before)
+	r111 = r848;
+	if (r112 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r862 = r835;
+	r864 = r862 | r863;
+	r865 = r864 >> 32;
+	r866 = (u32)r865;
+	r867 = r866 == 0u;
+	if (!r867) goto b33;
+	r868 = (u32)r108;
+	r891 = __umulhi(r868, r890);
+	r892 = r891 * r869;
+	r893 = r868 - r892;
+	r894 = r893 - r869;
+	r895 = r893 < r894 ? r893 : r894;
+	r896 = r893 - r895;
+	r897 = r896 < 1u ? r896 : 1u;
+	r870 = r891 + r897;
+	r861 = (i64)r870;
+b24: // rangeint.body (checked if, before)
+	r113 = r861;
+	r114 = r109 > 0ll;
+	if (!r114) goto b32;
+	r154 = r109 < r153;
+	if (!r154) goto b32;
+	r152 = r111 > 0ll;
+	if (!r152) goto b32;
+	r151 = r111 < r150;
+	if (!r151) goto b32;
+	r149 = r113 > 0ll;
+	if (!r149) goto b32;
+	r148 = r113 < r147;
+	if (!r148) goto b32;
+	r116 = (u64)r108 - 1ull;
+	if ((u64)r116 >= (u64)r20) { qd_site = 4; qd_x = r116; qd_y = r20; goto qd_fault; }
+	r455 = r597;
+	r117 = r455 + -4ll;
+	r118 = *(float *)r117;
+	r119 = (u64)r108 + 1ull;
+	if ((u64)r119 >= (u64)r20) { qd_site = 5; qd_x = r119; qd_y = r20; goto qd_fault; }
+	r456 = r455;
+	r120 = r456 + 4ll;
+	r121 = *(float *)r120;
+	r122 = r118 + r121;
+	r123 = (u64)r108 - (u64)r9;
+	if ((u64)r123 >= (u64)r20) { qd_site = 6; qd_x = r123; qd_y = r20; goto qd_fault; }
+	r457 = r455;
+	r459 = r457 + r458 * 1;
+	r124 = r459;
+	r125 = *(float *)r124;
+	r126 = r122 + r125;
+	r127 = (u64)r108 + (u64)r9;
+	if ((u64)r127 >= (u64)r20) { qd_site = 7; qd_x = r127; qd_y = r20; goto qd_fault; }
+	r460 = r455;
+	r462 = r460 + r461 * 1;
+	r128 = r462;
+	r129 = *(float *)r128;
+	r130 = r126 + r129;
+	r131 = (u64)r108 - (u64)r115;
+	if ((u64)r131 >= (u64)r20) { qd_site = 8; qd_x = r131; qd_y = r20; goto qd_fault; }
+	r463 = r455;
+	r465 = r463 + r464 * 1;
+	r132 = r465;
+	r133 = *(float *)r132;
+	r134 = r130 + r133;
+	r135 = (u64)r108 + (u64)r115;
+	if ((u64)r135 >= (u64)r20) { qd_site = 9; qd_x = r135; qd_y = r20; goto qd_fault; }
+	r466 = r455;
+	r468 = r466 + r467 * 1;
+	r136 = r468;
+	r137 = *(float *)r136;
+	r138 = r134 + r137;
+	if ((u64)r108 >= (u64)r20) { qd_site = 10; qd_x = r108; qd_y = r20; goto qd_fault; }
+	r139 = r455;
+	r140 = *(float *)r139;
+	r141 = r140 * 0x1.8p+02f;
+	r142 = r138 - r141;
+	r143 = r599;
+	*(float *)r143 = r142;
+b31: // latch (checked if, before)
+	r2 = (u64)r2 + (u64)r1;
+	r597 = r597 + r598 * 1;
+	r599 = r599 + r598 * 1;
+	goto b16;
+b32: // if.else (checked if, before)
+	r146 = r599;
+	*(float *)r146 = 0x0p+00f;
+	goto b31;
+b33: // divide in 64 bits
+	r861 = qd_div_i64(r108, r112);
 	goto b24;
-b97: // preheader
-	r13 = r139;
-	r57 = r209;
-	r54 = r206;
-	r50 = r203;
-	r362 = r390;
-	r365 = r393;
-	r368 = r396;
-	r371 = r399;
-	r506 = r2;
-	r507 = r19 + r506 * 4;
-	r508 = r358;
-	r509 = r4 + r506 * 4;
-	r560 = r712;
-	r574 = r612;
-	r566 = r604;
-	r587 = r625;
-	r580 = r618;
-	r593 = r631;
-b98: // head
-	r6 = r2 < r3;
-	if (!r6) goto b118;
+b34: // divide in 64 bits
+	r847 = qd_div_i64(r110, r12);
+	r860 = (u64)r847 * (u64)r12;
+	r848 = (u64)r110 - (u64)r860;
+	goto b22;
+b35: // divide in 64 bits
+	r833 = qd_div_i64(r108, r9);
+	r846 = (u64)r833 * (u64)r9;
+	r834 = (u64)r108 - (u64)r846;
+	goto b20;
+b36: // preheader
+	r223 = (u64)r1 * 3ull;
+	r426 = r598;
+	r227 = (u64)r222;
+	r229 = (u64)r223;
+	r236 = r157;
+	r277 = r153;
+	r274 = r150;
+	r271 = r147;
+	r472 = r458;
+	r475 = r461;
+	r478 = r464;
+	r481 = r467;
+	r284 = r157;
+	r325 = r153;
+	r322 = r150;
+	r319 = r147;
+	r484 = r426;
+	r492 = r458;
+	r497 = r461;
+	r502 = r464;
+	r507 = r467;
+	r513 = r426;
+	r516 = r426;
+	r333 = r157;
+	r374 = r153;
+	r371 = r150;
+	r368 = r147;
+	r519 = (u64)r1 * 8ull;
+	r527 = r458;
+	r532 = r461;
+	r537 = r464;
+	r542 = r467;
+	r548 = r519;
+	r551 = r519;
+	r382 = r157;
+	r423 = r153;
+	r420 = r150;
+	r417 = r147;
+	r554 = (u64)r1 * 12ull;
+	r562 = r458;
+	r567 = r461;
+	r572 = r464;
+	r577 = r467;
+	r583 = r554;
+	r586 = r554;
+	r600 = r2;
+	r601 = r19 + r600 * 4;
+	r602 = (u64)r426 * 4ull;
+	r603 = r600;
+	r604 = r4 + r603 * 4;
+	r798 = r187;
+	r760 = r187;
+	r722 = r187;
+	r684 = r187;
+	r698 = r850;
+	r690 = r842;
+	r711 = r205;
+	r704 = r856;
+	r717 = r869;
+	r736 = r850;
+	r728 = r842;
+	r749 = r205;
+	r742 = r856;
+	r755 = r869;
+	r774 = r850;
+	r766 = r842;
+	r787 = r205;
+	r780 = r856;
+	r793 = r869;
+	r812 = r850;
+	r804 = r842;
+	r825 = r205;
+	r818 = r856;
+	r831 = r869;
+b37: // grid unrolled guard
+	r224 = r2 < r222;
+	if (!r224) goto b137;
+	r228 = (u64)r2;
+	r225 = r227 - r228;
+	r226 = r225 > r229;
+	if (!r226) goto b116;
+	r230 = r2;
+	r232 = r230;
+	r797 = (u64)r232;
+	r799 = r797 | r798;
+	r800 = r799 >> 32;
+	r801 = (u32)r800;
+	r802 = r801 == 0u;
+	if (!r802) goto b115;
+	r803 = (u32)r232;
+	r919 = __umulhi(r803, r872);
+	r920 = r919 * r804;
+	r921 = r803 - r920;
+	r922 = r921 - r804;
+	r923 = r921 < r922 ? r921 : r922;
+	r924 = r921 - r923;
+	r925 = r924 < 1u ? r924 : 1u;
+	r805 = r919 + r925;
+	r806 = r923;
+	r795 = (i64)r805;
+	r796 = (i64)r806;
+b43: // rangeint.body (grid unrolled 0)
+	r233 = r796;
+	r234 = r795;
+	r811 = (u64)r234;
+	r813 = r811 | r812;
+	r814 = r813 >> 32;
+	r815 = (u32)r814;
+	r816 = r815 == 0u;
+	if (!r816) goto b114;
+	r817 = (u32)r234;
+	r947 = __umulhi(r817, r881);
+	r948 = r947 * r818;
+	r949 = r817 - r948;
+	r950 = r949 - r818;
+	r951 = r949 < r950 ? r949 : r950;
+	r952 = r949 - r951;
+	r953 = r952 < 1u ? r952 : 1u;
+	r819 = r947 + r953;
+	r820 = r951;
+	r809 = (i64)r819;
+	r810 = (i64)r820;
+b45: // rangeint.body (grid unrolled 0)
+	r235 = r810;
+	r824 = r797;
+	r826 = r824 | r825;
+	r827 = r826 >> 32;
+	r828 = (u32)r827;
+	r829 = r828 == 0u;
+	if (!r829) goto b113;
+	r830 = (u32)r232;
+	r975 = __umulhi(r830, r890);
+	r976 = r975 * r831;
+	r977 = r830 - r976;
+	r978 = r977 - r831;
+	r979 = r977 < r978 ? r977 : r978;
+	r980 = r977 - r979;
+	r981 = r980 < 1u ? r980 : 1u;
+	r832 = r975 + r981;
+	r823 = (i64)r832;
+b47: // rangeint.body (grid unrolled 0)
+	r237 = r823;
+	r238 = r233 > 0ll;
+	if (!r238) goto b112;
+	r278 = r233 < r277;
+	if (!r278) goto b112;
+	r276 = r235 > 0ll;
+	if (!r276) goto b112;
+	r275 = r235 < r274;
+	if (!r275) goto b112;
+	r273 = r237 > 0ll;
+	if (!r273) goto b112;
+	r272 = r237 < r271;
+	if (!r272) goto b112;
+	r469 = r601;
+	r241 = r469 + -4ll;
+	r242 = *(float *)r241;
+	r470 = r469;
+	r244 = r470 + 4ll;
+	r245 = *(float *)r244;
+	r246 = r242 + r245;
+	r471 = r469;
+	r473 = r471 + r472 * 1;
+	r248 = r473;
+	r249 = *(float *)r248;
+	r250 = r246 + r249;
+	r474 = r469;
+	r476 = r474 + r475 * 1;
+	r252 = r476;
+	r253 = *(float *)r252;
+	r254 = r250 + r253;
+	r477 = r469;
+	r479 = r477 + r478 * 1;
+	r256 = r479;
+	r257 = *(float *)r256;
+	r258 = r254 + r257;
+	r480 = r469;
+	r482 = r480 + r481 * 1;
+	r260 = r482;
+	r261 = *(float *)r260;
+	r262 = r258 + r261;
+	r263 = r469;
+	r264 = *(float *)r263;
+	r265 = r264 * 0x1.8p+02f;
+	r266 = r262 - r265;
+	r267 = r604;
+	*(float *)r267 = r266;
+b54: // grid unrolled 1
+	r327 = (u64)r230 + (u64)r1;
+	r280 = r327;
+	r759 = (u64)r280;
+	r761 = r759 | r760;
+	r762 = r761 >> 32;
+	r763 = (u32)r762;
+	r764 = r763 == 0u;
+	if (!r764) goto b111;
+	r765 = (u32)r280;
+	r912 = __umulhi(r765, r872);
+	r913 = r912 * r766;
+	r914 = r765 - r913;
+	r915 = r914 - r766;
+	r916 = r914 < r915 ? r914 : r915;
+	r917 = r914 - r916;
+	r918 = r917 < 1u ? r917 : 1u;
+	r767 = r912 + r918;
+	r768 = r916;
+	r757 = (i64)r767;
+	r758 = (i64)r768;
+b58: // rangeint.body (grid unrolled 1)
+	r281 = r758;
+	r282 = r757;
+	r773 = (u64)r282;
+	r775 = r773 | r774;
+	r776 = r775 >> 32;
+	r777 = (u32)r776;
+	r778 = r777 == 0u;
+	if (!r778) goto b110;
+	r779 = (u32)r282;
+	r940 = __umulhi(r779, r881);
+	r941 = r940 * r780;
+	r942 = r779 - r941;
+	r943 = r942 - r780;
+	r944 = r942 < r943 ? r942 : r943;
+	r945 = r942 - r944;
+	r946 = r945 < 1u ? r945 : 1u;
+	r781 = r940 + r946;
+	r782 = r944;
+	r771 = (i64)r781;
+	r772 = (i64)r782;
+b60: // rangeint.body (grid unrolled 1)
+	r283 = r772;
+	r786 = r759;
+	r788 = r786 | r787;
+	r789 = r788 >> 32;
+	r790 = (u32)r789;
+	r791 = r790 == 0u;
+	if (!r791) goto b109;
+	r792 = (u32)r280;
+	r968 = __umulhi(r792, r890);
+	r969 = r968 * r793;
+	r970 = r792 - r969;
+	r971 = r970 - r793;
+	r972 = r970 < r971 ? r970 : r971;
+	r973 = r970 - r972;
+	r974 = r973 < 1u ? r973 : 1u;
+	r794 = r968 + r974;
+	r785 = (i64)r794;
+b62: // rangeint.body (grid unrolled 1)
+	r285 = r785;
+	r286 = r281 > 0ll;
+	if (!r286) goto b108;
+	r326 = r281 < r325;
+	if (!r326) goto b108;
+	r324 = r283 > 0ll;
+	if (!r324) goto b108;
+	r323 = r283 < r322;
+	if (!r323) goto b108;
+	r321 = r285 > 0ll;
+	if (!r321) goto b108;
+	r320 = r285 < r319;
+	if (!r320) goto b108;
+	r483 = r601;
+	r485 = r483 + r484 * 1;
+	r289 = r485 + -4ll;
+	r290 = *(float *)r289;
+	r488 = r485;
+	r292 = r488 + 4ll;
+	r293 = *(float *)r292;
+	r294 = r290 + r293;
+	r491 = r485;
+	r493 = r491 + r492 * 1;
+	r296 = r493;
+	r297 = *(float *)r296;
+	r298 = r294 + r297;
+	r496 = r485;
+	r498 = r496 + r497 * 1;
+	r300 = r498;
+	r301 = *(float *)r300;
+	r302 = r298 + r301;
+	r501 = r485;
+	r503 = r501 + r502 * 1;
+	r304 = r503;
+	r305 = *(float *)r304;
+	r306 = r302 + r305;
+	r506 = r485;
+	r508 = r506 + r507 * 1;
+	r308 = r508;
+	r309 = *(float *)r308;
+	r310 = r306 + r309;
+	r511 = r485;
+	r311 = r511;
+	r312 = *(float *)r311;
+	r313 = r312 * 0x1.8p+02f;
+	r314 = r310 - r313;
+	r512 = r604;
+	r514 = r512 + r513 * 1;
+	r315 = r514;
+	*(float *)r315 = r314;
+b69: // grid unrolled 2
+	r376 = (u64)r327 + (u64)r1;
+	r329 = r376;
+	r721 = (u64)r329;
+	r723 = r721 | r722;
+	r724 = r723 >> 32;
+	r725 = (u32)r724;
+	r726 = r725 == 0u;
+	if (!r726) goto b107;
+	r727 = (u32)r329;
+	r905 = __umulhi(r727, r872);
+	r906 = r905 * r728;
+	r907 = r727 - r906;
+	r908 = r907 - r728;
+	r909 = r907 < r908 ? r907 : r908;
+	r910 = r907 - r909;
+	r911 = r910 < 1u ? r910 : 1u;
+	r729 = r905 + r911;
+	r730 = r909;
+	r719 = (i64)r729;
+	r720 = (i64)r730;
+b73: // rangeint.body (grid unrolled 2)
+	r330 = r720;
+	r331 = r719;
+	r735 = (u64)r331;
+	r737 = r735 | r736;
+	r738 = r737 >> 32;
+	r739 = (u32)r738;
+	r740 = r739 == 0u;
+	if (!r740) goto b106;
+	r741 = (u32)r331;
+	r933 = __umulhi(r741, r881);
+	r934 = r933 * r742;
+	r935 = r741 - r934;
+	r936 = r935 - r742;
+	r937 = r935 < r936 ? r935 : r936;
+	r938 = r935 - r937;
+	r939 = r938 < 1u ? r938 : 1u;
+	r743 = r933 + r939;
+	r744 = r937;
+	r733 = (i64)r743;
+	r734 = (i64)r744;
+b75: // rangeint.body (grid unrolled 2)
+	r332 = r734;
+	r748 = r721;
+	r750 = r748 | r749;
+	r751 = r750 >> 32;
+	r752 = (u32)r751;
+	r753 = r752 == 0u;
+	if (!r753) goto b105;
+	r754 = (u32)r329;
+	r961 = __umulhi(r754, r890);
+	r962 = r961 * r755;
+	r963 = r754 - r962;
+	r964 = r963 - r755;
+	r965 = r963 < r964 ? r963 : r964;
+	r966 = r963 - r965;
+	r967 = r966 < 1u ? r966 : 1u;
+	r756 = r961 + r967;
+	r747 = (i64)r756;
+b77: // rangeint.body (grid unrolled 2)
+	r334 = r747;
+	r335 = r330 > 0ll;
+	if (!r335) goto b104;
+	r375 = r330 < r374;
+	if (!r375) goto b104;
+	r373 = r332 > 0ll;
+	if (!r373) goto b104;
+	r372 = r332 < r371;
+	if (!r372) goto b104;
+	r370 = r334 > 0ll;
+	if (!r370) goto b104;
+	r369 = r334 < r368;
+	if (!r369) goto b104;
+	r518 = r601;
+	r520 = r518 + r519 * 1;
+	r338 = r520 + -4ll;
+	r339 = *(float *)r338;
+	r523 = r520;
+	r341 = r523 + 4ll;
+	r342 = *(float *)r341;
+	r343 = r339 + r342;
+	r526 = r520;
+	r528 = r526 + r527 * 1;
+	r345 = r528;
+	r346 = *(float *)r345;
+	r347 = r343 + r346;
+	r531 = r520;
+	r533 = r531 + r532 * 1;
+	r349 = r533;
+	r350 = *(float *)r349;
+	r351 = r347 + r350;
+	r536 = r520;
+	r538 = r536 + r537 * 1;
+	r353 = r538;
+	r354 = *(float *)r353;
+	r355 = r351 + r354;
+	r541 = r520;
+	r543 = r541 + r542 * 1;
+	r357 = r543;
+	r358 = *(float *)r357;
+	r359 = r355 + r358;
+	r546 = r520;
+	r360 = r546;
+	r361 = *(float *)r360;
+	r362 = r361 * 0x1.8p+02f;
+	r363 = r359 - r362;
+	r547 = r604;
+	r549 = r547 + r548 * 1;
+	r364 = r549;
+	*(float *)r364 = r363;
+b84: // grid unrolled 3
+	r425 = (u64)r376 + (u64)r1;
+	r378 = r425;
+	r683 = (u64)r378;
+	r685 = r683 | r684;
+	r686 = r685 >> 32;
+	r687 = (u32)r686;
+	r688 = r687 == 0u;
+	if (!r688) goto b103;
+	r689 = (u32)r378;
+	r898 = __umulhi(r689, r872);
+	r899 = r898 * r690;
+	r900 = r689 - r899;
+	r901 = r900 - r690;
+	r902 = r900 < r901 ? r900 : r901;
+	r903 = r900 - r902;
+	r904 = r903 < 1u ? r903 : 1u;
+	r691 = r898 + r904;
+	r692 = r902;
+	r681 = (i64)r691;
+	r682 = (i64)r692;
+b88: // rangeint.body (grid unrolled 3)
+	r379 = r682;
+	r380 = r681;
+	r697 = (u64)r380;
+	r699 = r697 | r698;
+	r700 = r699 >> 32;
+	r701 = (u32)r700;
+	r702 = r701 == 0u;
+	if (!r702) goto b102;
+	r703 = (u32)r380;
+	r926 = __umulhi(r703, r881);
+	r927 = r926 * r704;
+	r928 = r703 - r927;
+	r929 = r928 - r704;
+	r930 = r928 < r929 ? r928 : r929;
+	r931 = r928 - r930;
+	r932 = r931 < 1u ? r931 : 1u;
+	r705 = r926 + r932;
+	r706 = r930;
+	r695 = (i64)r705;
+	r696 = (i64)r706;
+b90: // rangeint.body (grid unrolled 3)
+	r381 = r696;
+	r710 = r683;
+	r712 = r710 | r711;
+	r713 = r712 >> 32;
+	r714 = (u32)r713;
+	r715 = r714 == 0u;
+	if (!r715) goto b101;
+	r716 = (u32)r378;
+	r954 = __umulhi(r716, r890);
+	r955 = r954 * r717;
+	r956 = r716 - r955;
+	r957 = r956 - r717;
+	r958 = r956 < r957 ? r956 : r957;
+	r959 = r956 - r958;
+	r960 = r959 < 1u ? r959 : 1u;
+	r718 = r954 + r960;
+	r709 = (i64)r718;
+b92: // rangeint.body (grid unrolled 3)
+	r383 = r709;
+	r384 = r379 > 0ll;
+	if (!r384) goto b100;
+	r424 = r379 < r423;
+	if (!r424) goto b100;
+	r422 = r381 > 0ll;
+	if (!r422) goto b100;
+	r421 = r381 < r420;
+	if (!r421) goto b100;
+	r419 = r383 > 0ll;
+	if (!r419) goto b100;
+	r418 = r383 < r417;
+	if (!r418) goto b100;
+	r553 = r601;
+	r555 = r553 + r554 * 1;
+	r387 = r555 + -4ll;
+	r388 = *(float *)r387;
+	r558 = r555;
+	r390 = r558 + 4ll;
+	r391 = *(float *)r390;
+	r392 = r388 + r391;
+	r561 = r555;
+	r563 = r561 + r562 * 1;
+	r394 = r563;
+	r395 = *(float *)r394;
+	r396 = r392 + r395;
+	r566 = r555;
+	r568 = r566 + r567 * 1;
+	r398 = r568;
+	r399 = *(float *)r398;
+	r400 = r396 + r399;
+	r571 = r555;
+	r573 = r571 + r572 * 1;
+	r402 = r573;
+	r403 = *(float *)r402;
+	r404 = r400 + r403;
+	r576 = r555;
+	r578 = r576 + r577 * 1;
+	r406 = r578;
+	r407 = *(float *)r406;
+	r408 = r404 + r407;
+	r581 = r555;
+	r409 = r581;
+	r410 = *(float *)r409;
+	r411 = r410 * 0x1.8p+02f;
+	r412 = r408 - r411;
+	r582 = r604;
+	r584 = r582 + r583 * 1;
+	r413 = r584;
+	*(float *)r413 = r412;
+b99: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r426;
+	r601 = r601 + r602 * 1;
+	r604 = r604 + r602 * 1;
+	goto b37;
+b100: // if.else (grid unrolled 3)
+	r585 = r604;
+	r587 = r585 + r586 * 1;
+	r416 = r587;
+	*(float *)r416 = 0x0p+00f;
+	goto b99;
+b101: // divide in 64 bits
+	r709 = qd_div_i64(r378, r382);
+	goto b92;
+b102: // divide in 64 bits
+	r695 = qd_div_i64(r380, r12);
+	r708 = (u64)r695 * (u64)r12;
+	r696 = (u64)r380 - (u64)r708;
+	goto b90;
+b103: // divide in 64 bits
+	r681 = qd_div_i64(r378, r9);
+	r694 = (u64)r681 * (u64)r9;
+	r682 = (u64)r378 - (u64)r694;
+	goto b88;
+b104: // if.else (grid unrolled 2)
+	r550 = r604;
+	r552 = r550 + r551 * 1;
+	r367 = r552;
+	*(float *)r367 = 0x0p+00f;
+	goto b84;
+b105: // divide in 64 bits
+	r747 = qd_div_i64(r329, r333);
+	goto b77;
+b106: // divide in 64 bits
+	r733 = qd_div_i64(r331, r12);
+	r746 = (u64)r733 * (u64)r12;
+	r734 = (u64)r331 - (u64)r746;
+	goto b75;
+b107: // divide in 64 bits
+	r719 = qd_div_i64(r329, r9);
+	r732 = (u64)r719 * (u64)r9;
+	r720 = (u64)r329 - (u64)r732;
+	goto b73;
+b108: // if.else (grid unrolled 1)
+	r515 = r604;
+	r517 = r515 + r516 * 1;
+	r318 = r517;
+	*(float *)r318 = 0x0p+00f;
+	goto b69;
+b109: // divide in 64 bits
+	r785 = qd_div_i64(r280, r284);
+	goto b62;
+b110: // divide in 64 bits
+	r771 = qd_div_i64(r282, r12);
+	r784 = (u64)r771 * (u64)r12;
+	r772 = (u64)r282 - (u64)r784;
+	goto b60;
+b111: // divide in 64 bits
+	r757 = qd_div_i64(r280, r9);
+	r770 = (u64)r757 * (u64)r9;
+	r758 = (u64)r280 - (u64)r770;
+	goto b58;
+b112: // if.else (grid unrolled 0)
+	r270 = r604;
+	*(float *)r270 = 0x0p+00f;
+	goto b54;
+b113: // divide in 64 bits
+	r823 = qd_div_i64(r232, r236);
+	goto b47;
+b114: // divide in 64 bits
+	r809 = qd_div_i64(r234, r12);
+	r822 = (u64)r809 * (u64)r12;
+	r810 = (u64)r234 - (u64)r822;
+	goto b45;
+b115: // divide in 64 bits
+	r795 = qd_div_i64(r232, r9);
+	r808 = (u64)r795 * (u64)r9;
+	r796 = (u64)r232 - (u64)r808;
+	goto b43;
+b116: // preheader
+	r13 = r157;
+	r57 = r153;
+	r54 = r150;
+	r50 = r147;
+	r430 = r458;
+	r433 = r461;
+	r436 = r464;
+	r439 = r467;
+	r588 = r2;
+	r589 = r19 + r588 * 4;
+	r590 = r598;
+	r591 = r4 + r588 * 4;
+	r646 = r187;
+	r660 = r850;
+	r652 = r842;
+	r673 = r205;
+	r666 = r856;
+	r679 = r869;
+b117: // head
+	r6 = r2 < r222;
+	if (!r6) goto b137;
 	r7 = r2;
-	r559 = (u64)r7;
-	r561 = r559 | r560;
-	r562 = r561 >> 32;
-	r563 = (u32)r562;
-	r564 = r563 == 0u;
-	if (!r564) goto b117;
-	r565 = (u32)r7;
-	r837 = __umulhi(r565, r748);
-	r838 = r837 * r566;
-	r839 = r565 - r838;
-	r840 = r839 - r566;
-	r841 = r839 < r840 ? r839 : r840;
-	r842 = r839 - r841;
-	r843 = r842 < 1u ? r842 : 1u;
-	r567 = r837 + r843;
-	r568 = r841;
-	r557 = (i64)r567;
-	r558 = (i64)r568;
-b102: // rangeint.body
-	r8 = r558;
-	r10 = r557;
-	r573 = (u64)r10;
-	r575 = r573 | r574;
-	r576 = r575 >> 32;
-	r577 = (u32)r576;
-	r578 = r577 == 0u;
-	if (!r578) goto b116;
-	r579 = (u32)r10;
-	r844 = __umulhi(r579, r778);
-	r845 = r844 * r580;
-	r846 = r579 - r845;
-	r847 = r846 - r580;
-	r848 = r846 < r847 ? r846 : r847;
-	r849 = r846 - r848;
-	r850 = r849 < 1u ? r849 : 1u;
-	r581 = r844 + r850;
-	r582 = r848;
-	r571 = (i64)r581;
-	r572 = (i64)r582;
-b104: // rangeint.body
-	r11 = r572;
-	r586 = r559;
-	r588 = r586 | r587;
-	r589 = r588 >> 32;
-	r590 = (u32)r589;
-	r591 = r590 == 0u;
-	if (!r591) goto b115;
-	r592 = (u32)r7;
-	r851 = __umulhi(r592, r808);
-	r852 = r851 * r593;
-	r853 = r592 - r852;
-	r854 = r853 - r593;
-	r855 = r853 < r854 ? r853 : r854;
-	r856 = r853 - r855;
-	r857 = r856 < 1u ? r856 : 1u;
-	r594 = r851 + r857;
-	r585 = (i64)r594;
-b106: // rangeint.body
-	r14 = r585;
+	r645 = (u64)r7;
+	r647 = r645 | r646;
+	r648 = r647 >> 32;
+	r649 = (u32)r648;
+	r650 = r649 == 0u;
+	if (!r650) goto b136;
+	r651 = (u32)r7;
+	r982 = __umulhi(r651, r872);
+	r983 = r982 * r652;
+	r984 = r651 - r983;
+	r985 = r984 - r652;
+	r986 = r984 < r985 ? r984 : r985;
+	r987 = r984 - r986;
+	r988 = r987 < 1u ? r987 : 1u;
+	r653 = r982 + r988;
+	r654 = r986;
+	r643 = (i64)r653;
+	r644 = (i64)r654;
+b121: // rangeint.body
+	r8 = r644;
+	r10 = r643;
+	r659 = (u64)r10;
+	r661 = r659 | r660;
+	r662 = r661 >> 32;
+	r663 = (u32)r662;
+	r664 = r663 == 0u;
+	if (!r664) goto b135;
+	r665 = (u32)r10;
+	r989 = __umulhi(r665, r881);
+	r990 = r989 * r666;
+	r991 = r665 - r990;
+	r992 = r991 - r666;
+	r993 = r991 < r992 ? r991 : r992;
+	r994 = r991 - r993;
+	r995 = r994 < 1u ? r994 : 1u;
+	r667 = r989 + r995;
+	r668 = r993;
+	r657 = (i64)r667;
+	r658 = (i64)r668;
+b123: // rangeint.body
+	r11 = r658;
+	r672 = r645;
+	r674 = r672 | r673;
+	r675 = r674 >> 32;
+	r676 = (u32)r675;
+	r677 = r676 == 0u;
+	if (!r677) goto b134;
+	r678 = (u32)r7;
+	r996 = __umulhi(r678, r890);
+	r997 = r996 * r679;
+	r998 = r678 - r997;
+	r999 = r998 - r679;
+	r1000 = r998 < r999 ? r998 : r999;
+	r1001 = r998 - r1000;
+	r1002 = r1001 < 1u ? r1001 : 1u;
+	r680 = r996 + r1002;
+	r671 = (i64)r680;
+b125: // rangeint.body
+	r14 = r671;
 	r15 = r8 > 0ll;
-	if (!r15) goto b114;
+	if (!r15) goto b133;
 	r58 = r8 < r57;
-	if (!r58) goto b114;
+	if (!r58) goto b133;
 	r56 = r11 > 0ll;
-	if (!r56) goto b114;
+	if (!r56) goto b133;
 	r55 = r11 < r54;
-	if (!r55) goto b114;
+	if (!r55) goto b133;
 	r53 = r14 > 0ll;
-	if (!r53) goto b114;
+	if (!r53) goto b133;
 	r52 = r14 < r50;
-	if (!r52) goto b114;
-	r359 = r507;
-	r18 = r359 + -4ll;
+	if (!r52) goto b133;
+	r427 = r589;
+	r18 = r427 + -4ll;
 	r21 = *(float *)r18;
-	r360 = r359;
-	r23 = r360 + 4ll;
+	r428 = r427;
+	r23 = r428 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
-	r361 = r359;
-	r363 = r361 + r362 * 1;
-	r27 = r363;
+	r429 = r427;
+	r431 = r429 + r430 * 1;
+	r27 = r431;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
-	r364 = r359;
-	r366 = r364 + r365 * 1;
-	r31 = r366;
+	r432 = r427;
+	r434 = r432 + r433 * 1;
+	r31 = r434;
 	r32 = *(float *)r31;
 	r33 = r29 + r32;
-	r367 = r359;
-	r369 = r367 + r368 * 1;
-	r35 = r369;
+	r435 = r427;
+	r437 = r435 + r436 * 1;
+	r35 = r437;
 	r36 = *(float *)r35;
 	r37 = r33 + r36;
-	r370 = r359;
-	r372 = r370 + r371 * 1;
-	r39 = r372;
+	r438 = r427;
+	r440 = r438 + r439 * 1;
+	r39 = r440;
 	r40 = *(float *)r39;
 	r41 = r37 + r40;
-	r42 = r359;
+	r42 = r427;
 	r43 = *(float *)r42;
 	r44 = r43 * 0x1.8p+02f;
 	r45 = r41 - r44;
-	r46 = r509;
+	r46 = r591;
 	*(float *)r46 = r45;
-b113: // latch
+b132: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r507 = r507 + r508 * 1;
-	r509 = r509 + r508 * 1;
-	goto b98;
-b114: // if.else
-	r49 = r509;
+	r589 = r589 + r590 * 1;
+	r591 = r591 + r590 * 1;
+	goto b117;
+b133: // if.else
+	r49 = r591;
 	*(float *)r49 = 0x0p+00f;
-	goto b113;
-b115: // divide in 64 bits
-	r585 = qd_div_i64(r7, r13);
-	goto b106;
-b116: // divide in 64 bits
-	r571 = qd_div_i64(r10, r12);
-	r584 = (u64)r571 * (u64)r12;
-	r572 = (u64)r10 - (u64)r584;
-	goto b104;
-b117: // divide in 64 bits
-	r557 = qd_div_i64(r7, r9);
-	r570 = (u64)r557 * (u64)r9;
-	r558 = (u64)r7 - (u64)r570;
-	goto b102;
-b118: // exit
-	return;
-b119: // preheader
-	r64 = r139;
+	goto b132;
+b134: // divide in 64 bits
+	r671 = qd_div_i64(r7, r13);
+	goto b125;
+b135: // divide in 64 bits
+	r657 = qd_div_i64(r10, r12);
+	r670 = (u64)r657 * (u64)r12;
+	r658 = (u64)r10 - (u64)r670;
+	goto b123;
+b136: // divide in 64 bits
+	r643 = qd_div_i64(r7, r9);
+	r656 = (u64)r643 * (u64)r9;
+	r644 = (u64)r7 - (u64)r656;
+	goto b121;
+b137: // preheader
+	r64 = r157;
 	r105 = (u64)r9 - 1ull;
 	r102 = (u64)r12 - 1ull;
 	r99 = (u64)r51 - 1ull;
-	r67 = r139;
-	r376 = (u64)r9 * (u64)(-4ll);
-	r379 = (u64)r9 * 4ull;
-	r382 = (u64)r67 * (u64)(-4ll);
-	r385 = (u64)r67 * 4ull;
-	r510 = r2;
-	r511 = r19 + r510 * 4;
-	r512 = (u64)r1 * 4ull;
-	r513 = r4 + r510 * 4;
-	r522 = (u64)r9;
-	r536 = (u64)r12;
-	r528 = (u32)r9;
-	r549 = (u64)r64;
-	r542 = (u32)r12;
-	r555 = (u32)r64;
-	r858 = r528 > 1u ? r528 : 1u;
-	r859 = qd_div_u32(4294967295u, r858);
-	r867 = r542 > 1u ? r542 : 1u;
-	r868 = qd_div_u32(4294967295u, r867);
-	r876 = r555 > 1u ? r555 : 1u;
-	r877 = qd_div_u32(4294967295u, r876);
-b120: // head (checked if)
+	r67 = r157;
+	r444 = (u64)r9 * (u64)(-4ll);
+	r447 = (u64)r9 * 4ull;
+	r450 = (u64)r67 * (u64)(-4ll);
+	r453 = (u64)r67 * 4ull;
+	r592 = r2;
+	r593 = r19 + r592 * 4;
+	r594 = (u64)r1 * 4ull;
+	r595 = r4 + r592 * 4;
+	r608 = r187;
+	r622 = (u64)r12;
+	r614 = (u32)r9;
+	r635 = r205;
+	r628 = (u32)r12;
+	r641 = (u32)r64;
+	r1003 = r614 > 1u ? r614 : 1u;
+	r1004 = qd_div_u32(4294967295u, r1003);
+	r1012 = r628 > 1u ? r628 : 1u;
+	r1013 = qd_div_u32(4294967295u, r1012);
+	r1021 = r641 > 1u ? r641 : 1u;
+	r1022 = qd_div_u32(4294967295u, r1021);
+b138: // head (checked if, after)
 	r59 = r2 < r3;
-	if (!r59) goto b118;
+	if (!r59) goto b158;
 	r60 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r521 = (u64)r60;
-	r523 = r521 | r522;
-	r524 = r523 >> 32;
-	r525 = (u32)r524;
-	r526 = r525 == 0u;
-	if (!r526) goto b139;
-	r527 = (u32)r60;
-	r860 = __umulhi(r527, r859);
-	r861 = r860 * r528;
-	r862 = r527 - r861;
-	r863 = r862 - r528;
-	r864 = r862 < r863 ? r862 : r863;
-	r865 = r862 - r864;
-	r866 = r865 < 1u ? r865 : 1u;
-	r529 = r860 + r866;
-	r530 = r864;
-	r519 = (i64)r529;
-	r520 = (i64)r530;
-b124: // rangeint.body (checked if)
-	r61 = r520;
-	r62 = r519;
+	r607 = (u64)r60;
+	r609 = r607 | r608;
+	r610 = r609 >> 32;
+	r611 = (u32)r610;
+	r612 = r611 == 0u;
+	if (!r612) goto b157;
+	r613 = (u32)r60;
+	r1005 = __umulhi(r613, r1004);
+	r1006 = r1005 * r614;
+	r1007 = r613 - r1006;
+	r1008 = r1007 - r614;
+	r1009 = r1007 < r1008 ? r1007 : r1008;
+	r1010 = r1007 - r1009;
+	r1011 = r1010 < 1u ? r1010 : 1u;
+	r615 = r1005 + r1011;
+	r616 = r1009;
+	r605 = (i64)r615;
+	r606 = (i64)r616;
+b142: // rangeint.body (checked if, after)
+	r61 = r606;
+	r62 = r605;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r535 = (u64)r62;
-	r537 = r535 | r536;
-	r538 = r537 >> 32;
-	r539 = (u32)r538;
-	r540 = r539 == 0u;
-	if (!r540) goto b138;
-	r541 = (u32)r62;
-	r869 = __umulhi(r541, r868);
-	r870 = r869 * r542;
-	r871 = r541 - r870;
-	r872 = r871 - r542;
-	r873 = r871 < r872 ? r871 : r872;
-	r874 = r871 - r873;
-	r875 = r874 < 1u ? r874 : 1u;
-	r543 = r869 + r875;
-	r544 = r873;
-	r533 = (i64)r543;
-	r534 = (i64)r544;
-b126: // rangeint.body (checked if)
-	r63 = r534;
+	r621 = (u64)r62;
+	r623 = r621 | r622;
+	r624 = r623 >> 32;
+	r625 = (u32)r624;
+	r626 = r625 == 0u;
+	if (!r626) goto b156;
+	r627 = (u32)r62;
+	r1014 = __umulhi(r627, r1013);
+	r1015 = r1014 * r628;
+	r1016 = r627 - r1015;
+	r1017 = r1016 - r628;
+	r1018 = r1016 < r1017 ? r1016 : r1017;
+	r1019 = r1016 - r1018;
+	r1020 = r1019 < 1u ? r1019 : 1u;
+	r629 = r1014 + r1020;
+	r630 = r1018;
+	r619 = (i64)r629;
+	r620 = (i64)r630;
+b144: // rangeint.body (checked if, after)
+	r63 = r620;
 	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r548 = r521;
-	r550 = r548 | r549;
-	r551 = r550 >> 32;
-	r552 = (u32)r551;
-	r553 = r552 == 0u;
-	if (!r553) goto b137;
-	r554 = (u32)r60;
-	r878 = __umulhi(r554, r877);
-	r879 = r878 * r555;
-	r880 = r554 - r879;
-	r881 = r880 - r555;
-	r882 = r880 < r881 ? r880 : r881;
-	r883 = r880 - r882;
-	r884 = r883 < 1u ? r883 : 1u;
-	r556 = r878 + r884;
-	r547 = (i64)r556;
-b128: // rangeint.body (checked if)
-	r65 = r547;
+	r634 = r607;
+	r636 = r634 | r635;
+	r637 = r636 >> 32;
+	r638 = (u32)r637;
+	r639 = r638 == 0u;
+	if (!r639) goto b155;
+	r640 = (u32)r60;
+	r1023 = __umulhi(r640, r1022);
+	r1024 = r1023 * r641;
+	r1025 = r640 - r1024;
+	r1026 = r1025 - r641;
+	r1027 = r1025 < r1026 ? r1025 : r1026;
+	r1028 = r1025 - r1027;
+	r1029 = r1028 < 1u ? r1028 : 1u;
+	r642 = r1023 + r1029;
+	r633 = (i64)r642;
+b146: // rangeint.body (checked if, after)
+	r65 = r633;
 	r66 = r61 > 0ll;
-	if (!r66) goto b136;
+	if (!r66) goto b154;
 	r106 = r61 < r105;
-	if (!r106) goto b136;
+	if (!r106) goto b154;
 	r104 = r63 > 0ll;
-	if (!r104) goto b136;
+	if (!r104) goto b154;
 	r103 = r63 < r102;
-	if (!r103) goto b136;
+	if (!r103) goto b154;
 	r101 = r65 > 0ll;
-	if (!r101) goto b136;
+	if (!r101) goto b154;
 	r100 = r65 < r99;
-	if (!r100) goto b136;
+	if (!r100) goto b154;
 	r68 = (u64)r60 - 1ull;
 	if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; }
-	r373 = r511;
-	r69 = r373 + -4ll;
+	r441 = r593;
+	r69 = r441 + -4ll;
 	r70 = *(float *)r69;
 	r71 = (u64)r60 + 1ull;
 	if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; }
-	r374 = r373;
-	r72 = r374 + 4ll;
+	r442 = r441;
+	r72 = r442 + 4ll;
 	r73 = *(float *)r72;
 	r74 = r70 + r73;
 	r75 = (u64)r60 - (u64)r9;
 	if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; }
-	r375 = r373;
-	r377 = r375 + r376 * 1;
-	r76 = r377;
+	r443 = r441;
+	r445 = r443 + r444 * 1;
+	r76 = r445;
 	r77 = *(float *)r76;
 	r78 = r74 + r77;
 	r79 = (u64)r60 + (u64)r9;
 	if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; }
-	r378 = r373;
-	r380 = r378 + r379 * 1;
-	r80 = r380;
+	r446 = r441;
+	r448 = r446 + r447 * 1;
+	r80 = r448;
 	r81 = *(float *)r80;
 	r82 = r78 + r81;
 	r83 = (u64)r60 - (u64)r67;
 	if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; }
-	r381 = r373;
-	r383 = r381 + r382 * 1;
-	r84 = r383;
+	r449 = r441;
+	r451 = r449 + r450 * 1;
+	r84 = r451;
 	r85 = *(float *)r84;
 	r86 = r82 + r85;
 	r87 = (u64)r60 + (u64)r67;
 	if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; }
-	r384 = r373;
-	r386 = r384 + r385 * 1;
-	r88 = r386;
+	r452 = r441;
+	r454 = r452 + r453 * 1;
+	r88 = r454;
 	r89 = *(float *)r88;
 	r90 = r86 + r89;
 	if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; }
-	r91 = r373;
+	r91 = r441;
 	r92 = *(float *)r91;
 	r93 = r92 * 0x1.8p+02f;
 	r94 = r90 - r93;
-	r95 = r513;
+	r95 = r595;
 	*(float *)r95 = r94;
-b135: // latch (checked if)
+b153: // latch (checked if, after)
 	r2 = (u64)r2 + (u64)r1;
-	r511 = r511 + r512 * 1;
-	r513 = r513 + r512 * 1;
-	goto b120;
-b136: // if.else (checked if)
-	r98 = r513;
+	r593 = r593 + r594 * 1;
+	r595 = r595 + r594 * 1;
+	goto b138;
+b154: // if.else (checked if, after)
+	r98 = r595;
 	*(float *)r98 = 0x0p+00f;
-	goto b135;
-b137: // divide in 64 bits
-	r547 = qd_div_i64(r60, r64);
-	goto b128;
-b138: // divide in 64 bits
-	r533 = qd_div_i64(r62, r12);
-	r546 = (u64)r533 * (u64)r12;
-	r534 = (u64)r62 - (u64)r546;
-	goto b126;
-b139: // divide in 64 bits
-	r519 = qd_div_i64(r60, r9);
-	r532 = (u64)r519 * (u64)r9;
-	r520 = (u64)r60 - (u64)r532;
-	goto b124;
+	goto b153;
+b155: // divide in 64 bits
+	r633 = qd_div_i64(r60, r64);
+	goto b146;
+b156: // divide in 64 bits
+	r619 = qd_div_i64(r62, r12);
+	r632 = (u64)r619 * (u64)r12;
+	r620 = (u64)r62 - (u64)r632;
+	goto b144;
+b157: // divide in 64 bits
+	r605 = qd_div_i64(r60, r9);
+	r618 = (u64)r605 * (u64)r9;
+	r606 = (u64)r60 - (u64)r618;
+	goto b142;
+b158: // exit
+	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12171,661 +12853,766 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r82 = convert.u64.i64 r14
-	r83 = move.i64 r2
-	r84 = sub.i64 r83, 1
-	r85 = convert.u64.i64 r84
-	r86 = lt.u64 r85, r82
-	r87 = convert.u64.i64 r3
-	r88 = add.u64 r87, 4611686018427387904
-	r89 = le.u64 r88, 9223372036854775808
-	r90 = sub.u64 r87, 1
-	r91 = convert.u64.i64 r2
-	r92 = sub.u64 r90, r91
-	r93 = sub.u64 r82, 1
-	r94 = sub.u64 r93, r85
-	r95 = le.u64 r92, r94
-	r96 = add.i64 r83, 1
-	r97 = convert.u64.i64 r96
-	r98 = lt.u64 r97, r82
-	r99 = move.u64 r93
-	r100 = sub.u64 r99, r97
-	r101 = le.u64 r92, r100
-	r102 = sub.i64 r83, r9
-	r103 = convert.u64.i64 r102
-	r104 = lt.u64 r103, r82
-	r105 = move.u64 r93
-	r106 = sub.u64 r105, r103
-	r107 = le.u64 r92, r106
-	r108 = add.i64 r83, r9
-	r109 = convert.u64.i64 r108
-	r110 = lt.u64 r109, r82
-	r111 = move.u64 r93
-	r112 = sub.u64 r111, r109
-	r113 = le.u64 r92, r112
-	r114 = ne.i64 r9, 0
-	branch r86, b2, b73
+	r118 = ne.i64 r9, 0
+	r123 = convert.u64.i64 r14
+	r124 = le.u64 r123, 2305843009213693952
+	r126 = move.i64 r14
+	r131 = move.bool r124
+	r133 = sub.i64 r14, -1
+	r135 = min.i64 r126, r133
+	r140 = move.bool r124
+	r142 = sub.i64 r14, 1
+	r144 = min.i64 r135, r142
+	r145 = sub.i64 0, r9
+	r146 = convert.u64.i64 r145
+	r147 = add.u64 r146, 2305843009213693952
+	r148 = le.u64 r147, 4611686018427387904
+	r149 = move.bool r124
+	r150 = neg.i64 r145
+	r151 = sub.i64 r14, r145
+	r152 = max.i64 r150, 1
+	r153 = min.i64 r144, r151
+	r154 = move.i64 r9
+	r155 = convert.u64.i64 r154
+	r156 = add.u64 r155, 2305843009213693952
+	r157 = le.u64 r156, 4611686018427387904
+	r158 = move.bool r124
+	r159 = neg.i64 r154
+	r160 = sub.i64 r14, r154
+	r161 = max.i64 r152, r159
+	r162 = min.i64 r153, r160
+	r165 = move.bool r124
+	r167 = move.i64 r126
+	r168 = max.i64 r161, 0
+	r169 = min.i64 r162, r167
+	r170 = min.i64 r3, r168
+	r171 = min.i64 r3, r169
+	branch r118, b2, b84
 b2: # checks
-	branch r89, b3, b73
+	branch r124, b3, b84
 b3: # checks
-	branch r95, b4, b73
+	branch r131, b4, b84
 b4: # checks
-	branch r98, b5, b73
+	branch r140, b5, b84
 b5: # checks
-	branch r101, b6, b73
+	branch r148, b6, b84
 b6: # checks
-	branch r104, b7, b73
+	branch r149, b7, b84
 b7: # checks
-	branch r107, b8, b73
+	branch r157, b8, b84
 b8: # checks
-	branch r110, b9, b73
+	branch r158, b9, b84
 b9: # checks
-	branch r113, b10, b73
-b10: # checks
-	branch r114, b11, b73
-b11: # preheader
-	r115 = mul.i64 r1, 3
-	r270 = mul.i64 r1, 4
-	r119 = move.u64 r87
-	r121 = convert.u64.i64 r115
-	r157 = sub.i64 r9, 1
-	r154 = sub.i64 r41, 1
-	r290 = mul.i64 r9, -4
-	r293 = mul.i64 r9, 4
-	r193 = move.i64 r157
-	r190 = move.i64 r154
-	r296 = move.i64 r270
-	r307 = move.i64 r290
-	r312 = move.i64 r293
-	r315 = move.i64 r270
-	r318 = move.i64 r270
-	r321 = move.i64 r270
-	r230 = move.i64 r157
-	r227 = move.i64 r154
-	r324 = mul.i64 r1, 8
-	r335 = move.i64 r290
-	r340 = move.i64 r293
-	r343 = move.i64 r324
-	r346 = move.i64 r324
-	r349 = move.i64 r346
-	r267 = move.i64 r157
-	r264 = move.i64 r154
-	r352 = mul.i64 r1, 12
-	r363 = move.i64 r290
-	r368 = move.i64 r293
-	r371 = move.i64 r352
-	r374 = move.i64 r352
-	r377 = move.i64 r374
-	r387 = move.i64 r2
-	r388 = move.i64 r387
-	r389 = elemaddr r13, r388, 4
-	r390 = mul.i64 r270, 4
-	r391 = elemaddr r4, r388, 4
-	r465 = convert.u64.i64 r9
-	r451 = move.u64 r465
-	r437 = move.u64 r465
-	r423 = move.u64 r465
-	r429 = convert.u32.i64 r9
-	r443 = move.u32 r429
-	r457 = move.u32 r429
-	r471 = move.u32 r429
-	r476 = max.u32 r429, 1
-	r477 = div.u32 4294967295, r476
-	jump b12
-b12: # grid unrolled guard
-	r116 = lt.i64 r2, r3
-	branch r116, b13, b72
-b13: # grid unrolled room
-	r120 = convert.u64.i64 r2
-	r117 = sub.u64 r119, r120
-	r118 = gt.u64 r117, r121
-	branch r118, b14, b59
-b14: # grid unrolled 0
-	r122 = move.i64 r2
+	branch r165, b10, b84
+b10: # preheader
+	r116 = sub.i64 r9, 1
+	r113 = sub.i64 r41, 1
+	r347 = mul.i64 r9, -4
+	r350 = mul.i64 r9, 4
+	r452 = move.i64 r2
+	r453 = elemaddr r13, r452, 4
+	r454 = mul.i64 r1, 4
+	r455 = elemaddr r4, r452, 4
+	r548 = move.u64 r155
+	r554 = convert.u32.i64 r9
+	r559 = max.u32 r554, 1
+	r560 = div.u32 4294967295, r559
+	jump b11
+b11: # head (checked if, before)
+	r82 = lt.i64 r2, r170
+	branch r82, b12, b23
+b12: # index (checked if, before)
+	r83 = move.i64 r2
+	jump b13
+b13: # rangeint.body (checked if, before)
+	checkdiv.i64 r9, site 0
+	r547 = convert.u64.i64 r83
+	r549 = or.u64 r547, r548
+	r550 = shr.u64.u32 r549, 32
+	r551 = convert.u32.u64 r550
+	r552 = eq.u32 r551, 0
+	branch r552, b14, b22
+b14: # divide in 32 bits
+	r553 = convert.u32.i64 r83
+	r561 = mulhi.u32 r553, r560
+	r562 = mul.u32 r561, r554
+	r563 = sub.u32 r553, r562
+	r564 = sub.u32 r563, r554
+	r565 = min.u32 r563, r564
+	r566 = sub.u32 r563, r565
+	r567 = min.u32 r566, 1
+	r555 = add.u32 r561, r567
+	r556 = move.u32 r565
+	r545 = convert.i64.u32 r555
+	r546 = convert.i64.u32 r556
 	jump b15
-b15: # index (grid unrolled 0)
-	r124 = move.i64 r122
-	jump b16
-b16: # rangeint.body (grid unrolled 0)
-	r464 = convert.u64.i64 r124
-	r466 = or.u64 r464, r465
-	r467 = shr.u64.u32 r466, 32
-	r468 = convert.u32.u64 r467
-	r469 = eq.u32 r468, 0
-	branch r469, b17, b58
-b17: # divide in 32 bits
-	r470 = convert.u32.i64 r124
-	r499 = mulhi.u32 r470, r477
-	r500 = mul.u32 r499, r471
-	r501 = sub.u32 r470, r500
-	r502 = sub.u32 r501, r471
-	r503 = min.u32 r501, r502
-	r504 = sub.u32 r501, r503
-	r505 = min.u32 r504, 1
-	r472 = add.u32 r499, r505
-	r473 = move.u32 r503
-	r462 = convert.i64.u32 r472
-	r463 = convert.i64.u32 r473
-	jump b18
-b18: # rangeint.body (grid unrolled 0)
-	r125 = move.i64 r463
-	r126 = move.i64 r462
-	r127 = gt.i64 r125, 0
-	branch r127, b19, b57
-b19: # cond.true (grid unrolled 0)
-	r158 = lt.i64 r125, r157
-	branch r158, b20, b57
-b20: # cond.true (grid unrolled 0)
-	r156 = gt.i64 r126, 0
-	branch r156, b21, b57
-b21: # cond.true (grid unrolled 0)
-	r155 = lt.i64 r126, r154
-	branch r155, b22, b57
-b22: # if.then (grid unrolled 0)
-	r128 = move.ptr r389
-	r129 = load.f32 r128
-	r130 = mul.f32 r129, 0.5
-	r287 = move.ptr r128
-	r132 = elemaddr r287, -1, 4
-	r133 = load.f32 r132
-	r288 = move.ptr r128
-	r135 = elemaddr r288, 1, 4
-	r136 = load.f32 r135
-	r137 = add.f32 r133, r136
-	r289 = move.ptr r128
-	r291 = elemaddr r289, r290, 1
-	r139 = move.ptr r291
-	r140 = load.f32 r139
-	r141 = add.f32 r137, r140
-	r292 = move.ptr r128
-	r294 = elemaddr r292, r293, 1
-	r143 = move.ptr r294
-	r144 = load.f32 r143
-	r145 = add.f32 r141, r144
-	r146 = mul.f32 r145, 0.125
-	r147 = add.f32 r130, r146
-	r148 = move.ptr r391
-	store.f32 r148, r147
-	jump b23
-b23: # grid unrolled 1
-	r195 = add.i64 r122, r1
+b15: # rangeint.body (checked if, before)
+	r84 = move.i64 r546
+	r85 = move.i64 r545
+	r86 = gt.i64 r84, 0
+	branch r86, b16, b21
+b16: # cond.true (checked if, before)
+	r117 = lt.i64 r84, r116
+	branch r117, b17, b21
+b17: # cond.true (checked if, before)
+	r115 = gt.i64 r85, 0
+	branch r115, b18, b21
+b18: # cond.true (checked if, before)
+	r114 = lt.i64 r85, r113
+	branch r114, b19, b21
+b19: # if.then (checked if, before)
+	checkindex r83, r14, site 2
+	r87 = move.ptr r453
+	r88 = load.f32 r87
+	r89 = mul.f32 r88, 0.5
+	r90 = sub.i64 r83, 1
+	checkindex r90, r14, site 3
+	r344 = move.ptr r87
+	r91 = elemaddr r344, -1, 4
+	r92 = load.f32 r91
+	r93 = add.i64 r83, 1
+	checkindex r93, r14, site 4
+	r345 = move.ptr r87
+	r94 = elemaddr r345, 1, 4
+	r95 = load.f32 r94
+	r96 = add.f32 r92, r95
+	r97 = sub.i64 r83, r9
+	checkindex r97, r14, site 5
+	r346 = move.ptr r87
+	r348 = elemaddr r346, r347, 1
+	r98 = move.ptr r348
+	r99 = load.f32 r98
+	r100 = add.f32 r96, r99
+	r101 = add.i64 r83, r9
+	checkindex r101, r14, site 6
+	r349 = move.ptr r87
+	r351 = elemaddr r349, r350, 1
+	r102 = move.ptr r351
+	r103 = load.f32 r102
+	r104 = add.f32 r100, r103
+	r105 = mul.f32 r104, 0.125
+	r106 = add.f32 r89, r105
+	r107 = move.ptr r455
+	store.f32 r107, r106
+	jump b20
+b20: # latch (checked if, before)
+	r2 = add.i64 r2, r1
+	r453 = elemaddr r453, r454, 1
+	r455 = elemaddr r455, r454, 1
+	jump b11
+b21: # if.else (checked if, before)
+	checkindex r83, r14, site 7
+	r110 = move.ptr r453
+	r111 = load.f32 r110
+	r112 = move.ptr r455
+	store.f32 r112, r111
+	jump b20
+b22: # divide in 64 bits
+	r545 = div.i64 r83, r9
+	r558 = mul.i64 r545, r9
+	r546 = sub.i64 r83, r558
+	jump b15
+b23: # preheader
+	r172 = mul.i64 r1, 3
+	r327 = move.i64 r454
+	r176 = convert.u64.i64 r171
+	r178 = convert.u64.i64 r172
+	r214 = move.i64 r116
+	r211 = move.i64 r113
+	r355 = move.i64 r347
+	r358 = move.i64 r350
+	r250 = move.i64 r116
+	r247 = move.i64 r113
+	r361 = move.i64 r327
+	r372 = move.i64 r347
+	r377 = move.i64 r350
+	r380 = move.i64 r327
+	r383 = move.i64 r327
+	r386 = move.i64 r327
+	r287 = move.i64 r116
+	r284 = move.i64 r113
+	r389 = mul.i64 r1, 8
+	r400 = move.i64 r347
+	r405 = move.i64 r350
+	r408 = move.i64 r389
+	r411 = move.i64 r389
+	r414 = move.i64 r411
+	r324 = move.i64 r116
+	r321 = move.i64 r113
+	r417 = mul.i64 r1, 12
+	r428 = move.i64 r347
+	r433 = move.i64 r350
+	r436 = move.i64 r417
+	r439 = move.i64 r417
+	r442 = move.i64 r439
+	r456 = move.i64 r2
+	r457 = move.i64 r456
+	r458 = elemaddr r13, r457, 4
+	r459 = mul.i64 r327, 4
+	r460 = elemaddr r4, r457, 4
+	r534 = move.u64 r155
+	r520 = move.u64 r155
+	r506 = move.u64 r155
+	r492 = move.u64 r155
+	r498 = move.u32 r554
+	r512 = move.u32 r554
+	r526 = move.u32 r554
+	r540 = move.u32 r554
 	jump b24
-b24: # index (grid unrolled 1)
-	r160 = move.i64 r195
-	jump b25
-b25: # rangeint.body (grid unrolled 1)
-	r450 = convert.u64.i64 r160
-	r452 = or.u64 r450, r451
-	r453 = shr.u64.u32 r452, 32
-	r454 = convert.u32.u64 r453
-	r455 = eq.u32 r454, 0
-	branch r455, b26, b56
-b26: # divide in 32 bits
-	r456 = convert.u32.i64 r160
-	r492 = mulhi.u32 r456, r477
-	r493 = mul.u32 r492, r457
-	r494 = sub.u32 r456, r493
-	r495 = sub.u32 r494, r457
-	r496 = min.u32 r494, r495
-	r497 = sub.u32 r494, r496
-	r498 = min.u32 r497, 1
-	r458 = add.u32 r492, r498
-	r459 = move.u32 r496
-	r448 = convert.i64.u32 r458
-	r449 = convert.i64.u32 r459
+b24: # grid unrolled guard
+	r173 = lt.i64 r2, r171
+	branch r173, b25, b84
+b25: # grid unrolled room
+	r177 = convert.u64.i64 r2
+	r174 = sub.u64 r176, r177
+	r175 = gt.u64 r174, r178
+	branch r175, b26, b71
+b26: # grid unrolled 0
+	r179 = move.i64 r2
 	jump b27
-b27: # rangeint.body (grid unrolled 1)
-	r161 = move.i64 r449
-	r162 = move.i64 r448
-	r163 = gt.i64 r161, 0
-	branch r163, b28, b55
-b28: # cond.true (grid unrolled 1)
-	r194 = lt.i64 r161, r193
-	branch r194, b29, b55
-b29: # cond.true (grid unrolled 1)
-	r192 = gt.i64 r162, 0
-	branch r192, b30, b55
-b30: # cond.true (grid unrolled 1)
-	r191 = lt.i64 r162, r190
-	branch r191, b31, b55
-b31: # if.then (grid unrolled 1)
-	r295 = move.ptr r389
-	r297 = elemaddr r295, r296, 1
-	r164 = move.ptr r297
-	r165 = load.f32 r164
-	r166 = mul.f32 r165, 0.5
-	r300 = move.ptr r297
-	r168 = elemaddr r300, -1, 4
-	r169 = load.f32 r168
-	r303 = move.ptr r297
-	r171 = elemaddr r303, 1, 4
-	r172 = load.f32 r171
-	r173 = add.f32 r169, r172
-	r306 = move.ptr r297
-	r308 = elemaddr r306, r307, 1
-	r175 = move.ptr r308
-	r176 = load.f32 r175
-	r177 = add.f32 r173, r176
-	r311 = move.ptr r297
-	r313 = elemaddr r311, r312, 1
-	r179 = move.ptr r313
-	r180 = load.f32 r179
-	r181 = add.f32 r177, r180
-	r182 = mul.f32 r181, 0.125
-	r183 = add.f32 r166, r182
-	r314 = move.ptr r391
-	r316 = elemaddr r314, r315, 1
-	r184 = move.ptr r316
-	store.f32 r184, r183
-	jump b32
-b32: # grid unrolled 2
-	r232 = add.i64 r195, r1
-	jump b33
-b33: # index (grid unrolled 2)
-	r197 = move.i64 r232
-	jump b34
-b34: # rangeint.body (grid unrolled 2)
-	r436 = convert.u64.i64 r197
-	r438 = or.u64 r436, r437
-	r439 = shr.u64.u32 r438, 32
-	r440 = convert.u32.u64 r439
-	r441 = eq.u32 r440, 0
-	branch r441, b35, b54
-b35: # divide in 32 bits
-	r442 = convert.u32.i64 r197
-	r485 = mulhi.u32 r442, r477
-	r486 = mul.u32 r485, r443
-	r487 = sub.u32 r442, r486
-	r488 = sub.u32 r487, r443
-	r489 = min.u32 r487, r488
-	r490 = sub.u32 r487, r489
-	r491 = min.u32 r490, 1
-	r444 = add.u32 r485, r491
-	r445 = move.u32 r489
-	r434 = convert.i64.u32 r444
-	r435 = convert.i64.u32 r445
+b27: # index (grid unrolled 0)
+	r181 = move.i64 r179
+	jump b28
+b28: # rangeint.body (grid unrolled 0)
+	r533 = convert.u64.i64 r181
+	r535 = or.u64 r533, r534
+	r536 = shr.u64.u32 r535, 32
+	r537 = convert.u32.u64 r536
+	r538 = eq.u32 r537, 0
+	branch r538, b29, b70
+b29: # divide in 32 bits
+	r539 = convert.u32.i64 r181
+	r589 = mulhi.u32 r539, r560
+	r590 = mul.u32 r589, r540
+	r591 = sub.u32 r539, r590
+	r592 = sub.u32 r591, r540
+	r593 = min.u32 r591, r592
+	r594 = sub.u32 r591, r593
+	r595 = min.u32 r594, 1
+	r541 = add.u32 r589, r595
+	r542 = move.u32 r593
+	r531 = convert.i64.u32 r541
+	r532 = convert.i64.u32 r542
+	jump b30
+b30: # rangeint.body (grid unrolled 0)
+	r182 = move.i64 r532
+	r183 = move.i64 r531
+	r184 = gt.i64 r182, 0
+	branch r184, b31, b69
+b31: # cond.true (grid unrolled 0)
+	r215 = lt.i64 r182, r214
+	branch r215, b32, b69
+b32: # cond.true (grid unrolled 0)
+	r213 = gt.i64 r183, 0
+	branch r213, b33, b69
+b33: # cond.true (grid unrolled 0)
+	r212 = lt.i64 r183, r211
+	branch r212, b34, b69
+b34: # if.then (grid unrolled 0)
+	r185 = move.ptr r458
+	r186 = load.f32 r185
+	r187 = mul.f32 r186, 0.5
+	r352 = move.ptr r185
+	r189 = elemaddr r352, -1, 4
+	r190 = load.f32 r189
+	r353 = move.ptr r185
+	r192 = elemaddr r353, 1, 4
+	r193 = load.f32 r192
+	r194 = add.f32 r190, r193
+	r354 = move.ptr r185
+	r356 = elemaddr r354, r355, 1
+	r196 = move.ptr r356
+	r197 = load.f32 r196
+	r198 = add.f32 r194, r197
+	r357 = move.ptr r185
+	r359 = elemaddr r357, r358, 1
+	r200 = move.ptr r359
+	r201 = load.f32 r200
+	r202 = add.f32 r198, r201
+	r203 = mul.f32 r202, 0.125
+	r204 = add.f32 r187, r203
+	r205 = move.ptr r460
+	store.f32 r205, r204
+	jump b35
+b35: # grid unrolled 1
+	r252 = add.i64 r179, r1
 	jump b36
-b36: # rangeint.body (grid unrolled 2)
-	r198 = move.i64 r435
-	r199 = move.i64 r434
-	r200 = gt.i64 r198, 0
-	branch r200, b37, b53
-b37: # cond.true (grid unrolled 2)
-	r231 = lt.i64 r198, r230
-	branch r231, b38, b53
-b38: # cond.true (grid unrolled 2)
-	r229 = gt.i64 r199, 0
-	branch r229, b39, b53
-b39: # cond.true (grid unrolled 2)
-	r228 = lt.i64 r199, r227
-	branch r228, b40, b53
-b40: # if.then (grid unrolled 2)
-	r323 = move.ptr r389
-	r325 = elemaddr r323, r324, 1
-	r201 = move.ptr r325
-	r202 = load.f32 r201
-	r203 = mul.f32 r202, 0.5
-	r328 = move.ptr r325
-	r205 = elemaddr r328, -1, 4
-	r206 = load.f32 r205
-	r331 = move.ptr r325
-	r208 = elemaddr r331, 1, 4
-	r209 = load.f32 r208
-	r210 = add.f32 r206, r209
-	r334 = move.ptr r325
-	r336 = elemaddr r334, r335, 1
-	r212 = move.ptr r336
-	r213 = load.f32 r212
-	r214 = add.f32 r210, r213
-	r339 = move.ptr r325
-	r341 = elemaddr r339, r340, 1
-	r216 = move.ptr r341
-	r217 = load.f32 r216
-	r218 = add.f32 r214, r217
-	r219 = mul.f32 r218, 0.125
-	r220 = add.f32 r203, r219
-	r342 = move.ptr r391
-	r344 = elemaddr r342, r343, 1
-	r221 = move.ptr r344
-	store.f32 r221, r220
-	jump b41
-b41: # grid unrolled 3
-	r269 = add.i64 r232, r1
-	jump b42
-b42: # index (grid unrolled 3)
-	r234 = move.i64 r269
-	jump b43
-b43: # rangeint.body (grid unrolled 3)
-	r422 = convert.u64.i64 r234
-	r424 = or.u64 r422, r423
-	r425 = shr.u64.u32 r424, 32
-	r426 = convert.u32.u64 r425
-	r427 = eq.u32 r426, 0
-	branch r427, b44, b52
-b44: # divide in 32 bits
-	r428 = convert.u32.i64 r234
-	r478 = mulhi.u32 r428, r477
-	r479 = mul.u32 r478, r429
-	r480 = sub.u32 r428, r479
-	r481 = sub.u32 r480, r429
-	r482 = min.u32 r480, r481
-	r483 = sub.u32 r480, r482
-	r484 = min.u32 r483, 1
-	r430 = add.u32 r478, r484
-	r431 = move.u32 r482
-	r420 = convert.i64.u32 r430
-	r421 = convert.i64.u32 r431
-	jump b45
-b45: # rangeint.body (grid unrolled 3)
-	r235 = move.i64 r421
-	r236 = move.i64 r420
-	r237 = gt.i64 r235, 0
-	branch r237, b46, b51
-b46: # cond.true (grid unrolled 3)
-	r268 = lt.i64 r235, r267
-	branch r268, b47, b51
-b47: # cond.true (grid unrolled 3)
-	r266 = gt.i64 r236, 0
-	branch r266, b48, b51
-b48: # cond.true (grid unrolled 3)
-	r265 = lt.i64 r236, r264
-	branch r265, b49, b51
-b49: # if.then (grid unrolled 3)
-	r351 = move.ptr r389
-	r353 = elemaddr r351, r352, 1
-	r238 = move.ptr r353
-	r239 = load.f32 r238
-	r240 = mul.f32 r239, 0.5
-	r356 = move.ptr r353
-	r242 = elemaddr r356, -1, 4
-	r243 = load.f32 r242
-	r359 = move.ptr r353
-	r245 = elemaddr r359, 1, 4
-	r246 = load.f32 r245
-	r247 = add.f32 r243, r246
-	r362 = move.ptr r353
-	r364 = elemaddr r362, r363, 1
-	r249 = move.ptr r364
-	r250 = load.f32 r249
-	r251 = add.f32 r247, r250
-	r367 = move.ptr r353
-	r369 = elemaddr r367, r368, 1
-	r253 = move.ptr r369
-	r254 = load.f32 r253
-	r255 = add.f32 r251, r254
-	r256 = mul.f32 r255, 0.125
-	r257 = add.f32 r240, r256
-	r370 = move.ptr r391
-	r372 = elemaddr r370, r371, 1
-	r258 = move.ptr r372
-	store.f32 r258, r257
-	jump b50
-b50: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r270
-	r389 = elemaddr r389, r390, 1
-	r391 = elemaddr r391, r390, 1
-	jump b12
-b51: # if.else (grid unrolled 3)
-	r373 = move.ptr r389
-	r375 = elemaddr r373, r374, 1
-	r261 = move.ptr r375
-	r262 = load.f32 r261
-	r376 = move.ptr r391
+b36: # index (grid unrolled 1)
+	r217 = move.i64 r252
+	jump b37
+b37: # rangeint.body (grid unrolled 1)
+	r519 = convert.u64.i64 r217
+	r521 = or.u64 r519, r520
+	r522 = shr.u64.u32 r521, 32
+	r523 = convert.u32.u64 r522
+	r524 = eq.u32 r523, 0
+	branch r524, b38, b68
+b38: # divide in 32 bits
+	r525 = convert.u32.i64 r217
+	r582 = mulhi.u32 r525, r560
+	r583 = mul.u32 r582, r526
+	r584 = sub.u32 r525, r583
+	r585 = sub.u32 r584, r526
+	r586 = min.u32 r584, r585
+	r587 = sub.u32 r584, r586
+	r588 = min.u32 r587, 1
+	r527 = add.u32 r582, r588
+	r528 = move.u32 r586
+	r517 = convert.i64.u32 r527
+	r518 = convert.i64.u32 r528
+	jump b39
+b39: # rangeint.body (grid unrolled 1)
+	r218 = move.i64 r518
+	r219 = move.i64 r517
+	r220 = gt.i64 r218, 0
+	branch r220, b40, b67
+b40: # cond.true (grid unrolled 1)
+	r251 = lt.i64 r218, r250
+	branch r251, b41, b67
+b41: # cond.true (grid unrolled 1)
+	r249 = gt.i64 r219, 0
+	branch r249, b42, b67
+b42: # cond.true (grid unrolled 1)
+	r248 = lt.i64 r219, r247
+	branch r248, b43, b67
+b43: # if.then (grid unrolled 1)
+	r360 = move.ptr r458
+	r362 = elemaddr r360, r361, 1
+	r221 = move.ptr r362
+	r222 = load.f32 r221
+	r223 = mul.f32 r222, 0.5
+	r365 = move.ptr r362
+	r225 = elemaddr r365, -1, 4
+	r226 = load.f32 r225
+	r368 = move.ptr r362
+	r228 = elemaddr r368, 1, 4
+	r229 = load.f32 r228
+	r230 = add.f32 r226, r229
+	r371 = move.ptr r362
+	r373 = elemaddr r371, r372, 1
+	r232 = move.ptr r373
+	r233 = load.f32 r232
+	r234 = add.f32 r230, r233
+	r376 = move.ptr r362
 	r378 = elemaddr r376, r377, 1
-	r263 = move.ptr r378
-	store.f32 r263, r262
-	jump b50
-b52: # divide in 64 bits
-	r420 = div.i64 r234, r9
-	r433 = mul.i64 r420, r9
-	r421 = sub.i64 r234, r433
+	r236 = move.ptr r378
+	r237 = load.f32 r236
+	r238 = add.f32 r234, r237
+	r239 = mul.f32 r238, 0.125
+	r240 = add.f32 r223, r239
+	r379 = move.ptr r460
+	r381 = elemaddr r379, r380, 1
+	r241 = move.ptr r381
+	store.f32 r241, r240
+	jump b44
+b44: # grid unrolled 2
+	r289 = add.i64 r252, r1
 	jump b45
-b53: # if.else (grid unrolled 2)
-	r345 = move.ptr r389
-	r347 = elemaddr r345, r346, 1
-	r224 = move.ptr r347
-	r225 = load.f32 r224
-	r348 = move.ptr r391
-	r350 = elemaddr r348, r349, 1
-	r226 = move.ptr r350
-	store.f32 r226, r225
-	jump b41
-b54: # divide in 64 bits
-	r434 = div.i64 r197, r9
-	r447 = mul.i64 r434, r9
-	r435 = sub.i64 r197, r447
-	jump b36
-b55: # if.else (grid unrolled 1)
-	r317 = move.ptr r389
-	r319 = elemaddr r317, r318, 1
-	r187 = move.ptr r319
-	r188 = load.f32 r187
-	r320 = move.ptr r391
-	r322 = elemaddr r320, r321, 1
-	r189 = move.ptr r322
-	store.f32 r189, r188
-	jump b32
-b56: # divide in 64 bits
-	r448 = div.i64 r160, r9
-	r461 = mul.i64 r448, r9
-	r449 = sub.i64 r160, r461
-	jump b27
-b57: # if.else (grid unrolled 0)
-	r151 = move.ptr r389
-	r152 = load.f32 r151
-	r153 = move.ptr r391
-	store.f32 r153, r152
-	jump b23
-b58: # divide in 64 bits
-	r462 = div.i64 r124, r9
-	r475 = mul.i64 r462, r9
-	r463 = sub.i64 r124, r475
-	jump b18
-b59: # preheader
-	r44 = move.i64 r157
-	r40 = move.i64 r154
-	r274 = move.i64 r290
-	r277 = move.i64 r293
-	r379 = move.i64 r2
-	r380 = elemaddr r13, r379, 4
-	r381 = move.i64 r270
-	r382 = elemaddr r4, r379, 4
-	r409 = move.u64 r465
-	r415 = move.u32 r429
-	jump b60
-b60: # head
-	r6 = lt.i64 r2, r3
-	branch r6, b61, b72
-b61: # index
-	r7 = move.i64 r2
+b45: # index (grid unrolled 2)
+	r254 = move.i64 r289
+	jump b46
+b46: # rangeint.body (grid unrolled 2)
+	r505 = convert.u64.i64 r254
+	r507 = or.u64 r505, r506
+	r508 = shr.u64.u32 r507, 32
+	r509 = convert.u32.u64 r508
+	r510 = eq.u32 r509, 0
+	branch r510, b47, b66
+b47: # divide in 32 bits
+	r511 = convert.u32.i64 r254
+	r575 = mulhi.u32 r511, r560
+	r576 = mul.u32 r575, r512
+	r577 = sub.u32 r511, r576
+	r578 = sub.u32 r577, r512
+	r579 = min.u32 r577, r578
+	r580 = sub.u32 r577, r579
+	r581 = min.u32 r580, 1
+	r513 = add.u32 r575, r581
+	r514 = move.u32 r579
+	r503 = convert.i64.u32 r513
+	r504 = convert.i64.u32 r514
+	jump b48
+b48: # rangeint.body (grid unrolled 2)
+	r255 = move.i64 r504
+	r256 = move.i64 r503
+	r257 = gt.i64 r255, 0
+	branch r257, b49, b65
+b49: # cond.true (grid unrolled 2)
+	r288 = lt.i64 r255, r287
+	branch r288, b50, b65
+b50: # cond.true (grid unrolled 2)
+	r286 = gt.i64 r256, 0
+	branch r286, b51, b65
+b51: # cond.true (grid unrolled 2)
+	r285 = lt.i64 r256, r284
+	branch r285, b52, b65
+b52: # if.then (grid unrolled 2)
+	r388 = move.ptr r458
+	r390 = elemaddr r388, r389, 1
+	r258 = move.ptr r390
+	r259 = load.f32 r258
+	r260 = mul.f32 r259, 0.5
+	r393 = move.ptr r390
+	r262 = elemaddr r393, -1, 4
+	r263 = load.f32 r262
+	r396 = move.ptr r390
+	r265 = elemaddr r396, 1, 4
+	r266 = load.f32 r265
+	r267 = add.f32 r263, r266
+	r399 = move.ptr r390
+	r401 = elemaddr r399, r400, 1
+	r269 = move.ptr r401
+	r270 = load.f32 r269
+	r271 = add.f32 r267, r270
+	r404 = move.ptr r390
+	r406 = elemaddr r404, r405, 1
+	r273 = move.ptr r406
+	r274 = load.f32 r273
+	r275 = add.f32 r271, r274
+	r276 = mul.f32 r275, 0.125
+	r277 = add.f32 r260, r276
+	r407 = move.ptr r460
+	r409 = elemaddr r407, r408, 1
+	r278 = move.ptr r409
+	store.f32 r278, r277
+	jump b53
+b53: # grid unrolled 3
+	r326 = add.i64 r289, r1
+	jump b54
+b54: # index (grid unrolled 3)
+	r291 = move.i64 r326
+	jump b55
+b55: # rangeint.body (grid unrolled 3)
+	r491 = convert.u64.i64 r291
+	r493 = or.u64 r491, r492
+	r494 = shr.u64.u32 r493, 32
+	r495 = convert.u32.u64 r494
+	r496 = eq.u32 r495, 0
+	branch r496, b56, b64
+b56: # divide in 32 bits
+	r497 = convert.u32.i64 r291
+	r568 = mulhi.u32 r497, r560
+	r569 = mul.u32 r568, r498
+	r570 = sub.u32 r497, r569
+	r571 = sub.u32 r570, r498
+	r572 = min.u32 r570, r571
+	r573 = sub.u32 r570, r572
+	r574 = min.u32 r573, 1
+	r499 = add.u32 r568, r574
+	r500 = move.u32 r572
+	r489 = convert.i64.u32 r499
+	r490 = convert.i64.u32 r500
+	jump b57
+b57: # rangeint.body (grid unrolled 3)
+	r292 = move.i64 r490
+	r293 = move.i64 r489
+	r294 = gt.i64 r292, 0
+	branch r294, b58, b63
+b58: # cond.true (grid unrolled 3)
+	r325 = lt.i64 r292, r324
+	branch r325, b59, b63
+b59: # cond.true (grid unrolled 3)
+	r323 = gt.i64 r293, 0
+	branch r323, b60, b63
+b60: # cond.true (grid unrolled 3)
+	r322 = lt.i64 r293, r321
+	branch r322, b61, b63
+b61: # if.then (grid unrolled 3)
+	r416 = move.ptr r458
+	r418 = elemaddr r416, r417, 1
+	r295 = move.ptr r418
+	r296 = load.f32 r295
+	r297 = mul.f32 r296, 0.5
+	r421 = move.ptr r418
+	r299 = elemaddr r421, -1, 4
+	r300 = load.f32 r299
+	r424 = move.ptr r418
+	r302 = elemaddr r424, 1, 4
+	r303 = load.f32 r302
+	r304 = add.f32 r300, r303
+	r427 = move.ptr r418
+	r429 = elemaddr r427, r428, 1
+	r306 = move.ptr r429
+	r307 = load.f32 r306
+	r308 = add.f32 r304, r307
+	r432 = move.ptr r418
+	r434 = elemaddr r432, r433, 1
+	r310 = move.ptr r434
+	r311 = load.f32 r310
+	r312 = add.f32 r308, r311
+	r313 = mul.f32 r312, 0.125
+	r314 = add.f32 r297, r313
+	r435 = move.ptr r460
+	r437 = elemaddr r435, r436, 1
+	r315 = move.ptr r437
+	store.f32 r315, r314
 	jump b62
-b62: # rangeint.body
-	r408 = convert.u64.i64 r7
-	r410 = or.u64 r408, r409
-	r411 = shr.u64.u32 r410, 32
-	r412 = convert.u32.u64 r411
-	r413 = eq.u32 r412, 0
-	branch r413, b63, b71
-b63: # divide in 32 bits
-	r414 = convert.u32.i64 r7
-	r506 = mulhi.u32 r414, r477
-	r507 = mul.u32 r506, r415
-	r508 = sub.u32 r414, r507
-	r509 = sub.u32 r508, r415
-	r510 = min.u32 r508, r509
-	r511 = sub.u32 r508, r510
-	r512 = min.u32 r511, 1
-	r416 = add.u32 r506, r512
-	r417 = move.u32 r510
-	r406 = convert.i64.u32 r416
-	r407 = convert.i64.u32 r417
-	jump b64
-b64: # rangeint.body
-	r8 = move.i64 r407
-	r10 = move.i64 r406
+b62: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r327
+	r458 = elemaddr r458, r459, 1
+	r460 = elemaddr r460, r459, 1
+	jump b24
+b63: # if.else (grid unrolled 3)
+	r438 = move.ptr r458
+	r440 = elemaddr r438, r439, 1
+	r318 = move.ptr r440
+	r319 = load.f32 r318
+	r441 = move.ptr r460
+	r443 = elemaddr r441, r442, 1
+	r320 = move.ptr r443
+	store.f32 r320, r319
+	jump b62
+b64: # divide in 64 bits
+	r489 = div.i64 r291, r9
+	r502 = mul.i64 r489, r9
+	r490 = sub.i64 r291, r502
+	jump b57
+b65: # if.else (grid unrolled 2)
+	r410 = move.ptr r458
+	r412 = elemaddr r410, r411, 1
+	r281 = move.ptr r412
+	r282 = load.f32 r281
+	r413 = move.ptr r460
+	r415 = elemaddr r413, r414, 1
+	r283 = move.ptr r415
+	store.f32 r283, r282
+	jump b53
+b66: # divide in 64 bits
+	r503 = div.i64 r254, r9
+	r516 = mul.i64 r503, r9
+	r504 = sub.i64 r254, r516
+	jump b48
+b67: # if.else (grid unrolled 1)
+	r382 = move.ptr r458
+	r384 = elemaddr r382, r383, 1
+	r244 = move.ptr r384
+	r245 = load.f32 r244
+	r385 = move.ptr r460
+	r387 = elemaddr r385, r386, 1
+	r246 = move.ptr r387
+	store.f32 r246, r245
+	jump b44
+b68: # divide in 64 bits
+	r517 = div.i64 r217, r9
+	r530 = mul.i64 r517, r9
+	r518 = sub.i64 r217, r530
+	jump b39
+b69: # if.else (grid unrolled 0)
+	r208 = move.ptr r458
+	r209 = load.f32 r208
+	r210 = move.ptr r460
+	store.f32 r210, r209
+	jump b35
+b70: # divide in 64 bits
+	r531 = div.i64 r181, r9
+	r544 = mul.i64 r531, r9
+	r532 = sub.i64 r181, r544
+	jump b30
+b71: # preheader
+	r44 = move.i64 r116
+	r40 = move.i64 r113
+	r331 = move.i64 r347
+	r334 = move.i64 r350
+	r444 = move.i64 r2
+	r445 = elemaddr r13, r444, 4
+	r446 = move.i64 r454
+	r447 = elemaddr r4, r444, 4
+	r478 = move.u64 r155
+	r484 = move.u32 r554
+	jump b72
+b72: # head
+	r6 = lt.i64 r2, r171
+	branch r6, b73, b84
+b73: # index
+	r7 = move.i64 r2
+	jump b74
+b74: # rangeint.body
+	r477 = convert.u64.i64 r7
+	r479 = or.u64 r477, r478
+	r480 = shr.u64.u32 r479, 32
+	r481 = convert.u32.u64 r480
+	r482 = eq.u32 r481, 0
+	branch r482, b75, b83
+b75: # divide in 32 bits
+	r483 = convert.u32.i64 r7
+	r596 = mulhi.u32 r483, r560
+	r597 = mul.u32 r596, r484
+	r598 = sub.u32 r483, r597
+	r599 = sub.u32 r598, r484
+	r600 = min.u32 r598, r599
+	r601 = sub.u32 r598, r600
+	r602 = min.u32 r601, 1
+	r485 = add.u32 r596, r602
+	r486 = move.u32 r600
+	r475 = convert.i64.u32 r485
+	r476 = convert.i64.u32 r486
+	jump b76
+b76: # rangeint.body
+	r8 = move.i64 r476
+	r10 = move.i64 r475
 	r11 = gt.i64 r8, 0
-	branch r11, b65, b70
-b65: # cond.true
+	branch r11, b77, b82
+b77: # cond.true
 	r45 = lt.i64 r8, r44
-	branch r45, b66, b70
-b66: # cond.true
+	branch r45, b78, b82
+b78: # cond.true
 	r43 = gt.i64 r10, 0
-	branch r43, b67, b70
-b67: # cond.true
+	branch r43, b79, b82
+b79: # cond.true
 	r42 = lt.i64 r10, r40
-	branch r42, b68, b70
-b68: # if.then
-	r12 = move.ptr r380
+	branch r42, b80, b82
+b80: # if.then
+	r12 = move.ptr r445
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
-	r271 = move.ptr r12
-	r18 = elemaddr r271, -1, 4
+	r328 = move.ptr r12
+	r18 = elemaddr r328, -1, 4
 	r19 = load.f32 r18
-	r272 = move.ptr r12
-	r21 = elemaddr r272, 1, 4
+	r329 = move.ptr r12
+	r21 = elemaddr r329, 1, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
-	r273 = move.ptr r12
-	r275 = elemaddr r273, r274, 1
-	r25 = move.ptr r275
+	r330 = move.ptr r12
+	r332 = elemaddr r330, r331, 1
+	r25 = move.ptr r332
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
-	r276 = move.ptr r12
-	r278 = elemaddr r276, r277, 1
-	r29 = move.ptr r278
+	r333 = move.ptr r12
+	r335 = elemaddr r333, r334, 1
+	r29 = move.ptr r335
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = move.ptr r382
+	r34 = move.ptr r447
 	store.f32 r34, r33
-	jump b69
-b69: # latch
+	jump b81
+b81: # latch
 	r2 = add.i64 r2, r1
-	r380 = elemaddr r380, r381, 1
-	r382 = elemaddr r382, r381, 1
-	jump b60
-b70: # if.else
-	r37 = move.ptr r380
+	r445 = elemaddr r445, r446, 1
+	r447 = elemaddr r447, r446, 1
+	jump b72
+b82: # if.else
+	r37 = move.ptr r445
 	r38 = load.f32 r37
-	r39 = move.ptr r382
+	r39 = move.ptr r447
 	store.f32 r39, r38
-	jump b69
-b71: # divide in 64 bits
-	r406 = div.i64 r7, r9
-	r419 = mul.i64 r406, r9
-	r407 = sub.i64 r7, r419
-	jump b64
-b72: # exit
-	return
-b73: # preheader
+	jump b81
+b83: # divide in 64 bits
+	r475 = div.i64 r7, r9
+	r488 = mul.i64 r475, r9
+	r476 = sub.i64 r7, r488
+	jump b76
+b84: # preheader
 	r80 = sub.i64 r9, 1
 	r77 = sub.i64 r41, 1
-	r282 = mul.i64 r9, -4
-	r285 = mul.i64 r9, 4
-	r383 = move.i64 r2
-	r384 = elemaddr r13, r383, 4
-	r385 = mul.i64 r1, 4
-	r386 = elemaddr r4, r383, 4
-	r395 = convert.u64.i64 r9
-	r401 = convert.u32.i64 r9
-	r513 = max.u32 r401, 1
-	r514 = div.u32 4294967295, r513
-	jump b74
-b74: # head (checked if)
+	r339 = mul.i64 r9, -4
+	r342 = mul.i64 r9, 4
+	r448 = move.i64 r2
+	r449 = elemaddr r13, r448, 4
+	r450 = mul.i64 r1, 4
+	r451 = elemaddr r4, r448, 4
+	r464 = move.u64 r155
+	r470 = convert.u32.i64 r9
+	r603 = max.u32 r470, 1
+	r604 = div.u32 4294967295, r603
+	jump b85
+b85: # head (checked if, after)
 	r46 = lt.i64 r2, r3
-	branch r46, b75, b72
-b75: # index (checked if)
+	branch r46, b86, b97
+b86: # index (checked if, after)
 	r47 = move.i64 r2
-	jump b76
-b76: # rangeint.body (checked if)
+	jump b87
+b87: # rangeint.body (checked if, after)
 	checkdiv.i64 r9, site 0
-	r394 = convert.u64.i64 r47
-	r396 = or.u64 r394, r395
-	r397 = shr.u64.u32 r396, 32
-	r398 = convert.u32.u64 r397
-	r399 = eq.u32 r398, 0
-	branch r399, b77, b85
-b77: # divide in 32 bits
-	r400 = convert.u32.i64 r47
-	r515 = mulhi.u32 r400, r514
-	r516 = mul.u32 r515, r401
-	r517 = sub.u32 r400, r516
-	r518 = sub.u32 r517, r401
-	r519 = min.u32 r517, r518
-	r520 = sub.u32 r517, r519
-	r521 = min.u32 r520, 1
-	r402 = add.u32 r515, r521
-	r403 = move.u32 r519
-	r392 = convert.i64.u32 r402
-	r393 = convert.i64.u32 r403
-	jump b78
-b78: # rangeint.body (checked if)
-	r48 = move.i64 r393
-	r49 = move.i64 r392
+	r463 = convert.u64.i64 r47
+	r465 = or.u64 r463, r464
+	r466 = shr.u64.u32 r465, 32
+	r467 = convert.u32.u64 r466
+	r468 = eq.u32 r467, 0
+	branch r468, b88, b96
+b88: # divide in 32 bits
+	r469 = convert.u32.i64 r47
+	r605 = mulhi.u32 r469, r604
+	r606 = mul.u32 r605, r470
+	r607 = sub.u32 r469, r606
+	r608 = sub.u32 r607, r470
+	r609 = min.u32 r607, r608
+	r610 = sub.u32 r607, r609
+	r611 = min.u32 r610, 1
+	r471 = add.u32 r605, r611
+	r472 = move.u32 r609
+	r461 = convert.i64.u32 r471
+	r462 = convert.i64.u32 r472
+	jump b89
+b89: # rangeint.body (checked if, after)
+	r48 = move.i64 r462
+	r49 = move.i64 r461
 	r50 = gt.i64 r48, 0
-	branch r50, b79, b84
-b79: # cond.true (checked if)
+	branch r50, b90, b95
+b90: # cond.true (checked if, after)
 	r81 = lt.i64 r48, r80
-	branch r81, b80, b84
-b80: # cond.true (checked if)
+	branch r81, b91, b95
+b91: # cond.true (checked if, after)
 	r79 = gt.i64 r49, 0
-	branch r79, b81, b84
-b81: # cond.true (checked if)
+	branch r79, b92, b95
+b92: # cond.true (checked if, after)
 	r78 = lt.i64 r49, r77
-	branch r78, b82, b84
-b82: # if.then (checked if)
+	branch r78, b93, b95
+b93: # if.then (checked if, after)
 	checkindex r47, r14, site 2
-	r51 = move.ptr r384
+	r51 = move.ptr r449
 	r52 = load.f32 r51
 	r53 = mul.f32 r52, 0.5
 	r54 = sub.i64 r47, 1
 	checkindex r54, r14, site 3
-	r279 = move.ptr r51
-	r55 = elemaddr r279, -1, 4
+	r336 = move.ptr r51
+	r55 = elemaddr r336, -1, 4
 	r56 = load.f32 r55
 	r57 = add.i64 r47, 1
 	checkindex r57, r14, site 4
-	r280 = move.ptr r51
-	r58 = elemaddr r280, 1, 4
+	r337 = move.ptr r51
+	r58 = elemaddr r337, 1, 4
 	r59 = load.f32 r58
 	r60 = add.f32 r56, r59
 	r61 = sub.i64 r47, r9
 	checkindex r61, r14, site 5
-	r281 = move.ptr r51
-	r283 = elemaddr r281, r282, 1
-	r62 = move.ptr r283
+	r338 = move.ptr r51
+	r340 = elemaddr r338, r339, 1
+	r62 = move.ptr r340
 	r63 = load.f32 r62
 	r64 = add.f32 r60, r63
 	r65 = add.i64 r47, r9
 	checkindex r65, r14, site 6
-	r284 = move.ptr r51
-	r286 = elemaddr r284, r285, 1
-	r66 = move.ptr r286
+	r341 = move.ptr r51
+	r343 = elemaddr r341, r342, 1
+	r66 = move.ptr r343
 	r67 = load.f32 r66
 	r68 = add.f32 r64, r67
 	r69 = mul.f32 r68, 0.125
 	r70 = add.f32 r53, r69
-	r71 = move.ptr r386
+	r71 = move.ptr r451
 	store.f32 r71, r70
-	jump b83
-b83: # latch (checked if)
+	jump b94
+b94: # latch (checked if, after)
 	r2 = add.i64 r2, r1
-	r384 = elemaddr r384, r385, 1
-	r386 = elemaddr r386, r385, 1
-	jump b74
-b84: # if.else (checked if)
+	r449 = elemaddr r449, r450, 1
+	r451 = elemaddr r451, r450, 1
+	jump b85
+b95: # if.else (checked if, after)
 	checkindex r47, r14, site 7
-	r74 = move.ptr r384
+	r74 = move.ptr r449
 	r75 = load.f32 r74
-	r76 = move.ptr r386
+	r76 = move.ptr r451
 	store.f32 r76, r75
-	jump b83
-b85: # divide in 64 bits
-	r392 = div.i64 r47, r9
-	r405 = mul.i64 r392, r9
-	r393 = sub.i64 r47, r405
-	jump b78
+	jump b94
+b96: # divide in 64 bits
+	r461 = div.i64 r47, r9
+	r474 = mul.i64 r461, r9
+	r462 = sub.i64 r47, r474
+	jump b89
+b97: # exit
+	return
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
 site 0 divide kernels.go:31:15
@@ -12855,1120 +13642,1302 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r107 = convert.u64.i64 r20
-	r108 = move.i64 r2
-	r109 = sub.i64 r108, 1
-	r110 = convert.u64.i64 r109
-	r111 = lt.u64 r110, r107
-	r112 = convert.u64.i64 r3
-	r113 = add.u64 r112, 4611686018427387904
-	r114 = le.u64 r113, 9223372036854775808
-	r115 = sub.u64 r112, 1
-	r116 = convert.u64.i64 r2
-	r117 = sub.u64 r115, r116
-	r118 = sub.u64 r107, 1
-	r119 = sub.u64 r118, r110
-	r120 = le.u64 r117, r119
-	r121 = add.i64 r108, 1
-	r122 = convert.u64.i64 r121
-	r123 = lt.u64 r122, r107
-	r124 = move.u64 r118
-	r125 = sub.u64 r124, r122
-	r126 = le.u64 r117, r125
-	r127 = sub.i64 r108, r9
-	r128 = convert.u64.i64 r127
-	r129 = lt.u64 r128, r107
-	r130 = move.u64 r118
-	r131 = sub.u64 r130, r128
-	r132 = le.u64 r117, r131
-	r133 = add.i64 r108, r9
-	r134 = convert.u64.i64 r133
-	r135 = lt.u64 r134, r107
-	r136 = move.u64 r118
-	r137 = sub.u64 r136, r134
-	r138 = le.u64 r117, r137
-	r139 = mul.i64 r9, r12
-	r140 = sub.i64 r108, r139
-	r141 = convert.u64.i64 r140
-	r142 = lt.u64 r141, r107
-	r143 = move.u64 r118
-	r144 = sub.u64 r143, r141
-	r145 = le.u64 r117, r144
-	r146 = add.i64 r108, r139
-	r147 = convert.u64.i64 r146
-	r148 = lt.u64 r147, r107
-	r149 = move.u64 r118
-	r150 = sub.u64 r149, r147
-	r151 = le.u64 r117, r150
-	r152 = ne.i64 r9, 0
-	r153 = ne.i64 r12, 0
-	r154 = ne.i64 r139, 0
-	branch r111, b2, b119
+	r155 = ne.i64 r9, 0
+	r156 = ne.i64 r12, 0
+	r157 = mul.i64 r9, r12
+	r158 = ne.i64 r157, 0
+	r164 = convert.u64.i64 r20
+	r165 = le.u64 r164, 2305843009213693952
+	r167 = sub.i64 r20, -1
+	r172 = move.bool r165
+	r174 = sub.i64 r20, 1
+	r176 = min.i64 r167, r174
+	r177 = sub.i64 0, r9
+	r178 = convert.u64.i64 r177
+	r179 = add.u64 r178, 2305843009213693952
+	r180 = le.u64 r179, 4611686018427387904
+	r181 = move.bool r165
+	r182 = neg.i64 r177
+	r183 = sub.i64 r20, r177
+	r184 = max.i64 r182, 1
+	r185 = min.i64 r176, r183
+	r186 = move.i64 r9
+	r187 = convert.u64.i64 r186
+	r188 = add.u64 r187, 2305843009213693952
+	r189 = le.u64 r188, 4611686018427387904
+	r190 = move.bool r165
+	r191 = neg.i64 r186
+	r192 = sub.i64 r20, r186
+	r193 = max.i64 r184, r191
+	r194 = min.i64 r185, r192
+	r195 = sub.i64 0, r157
+	r196 = convert.u64.i64 r195
+	r197 = add.u64 r196, 2305843009213693952
+	r198 = le.u64 r197, 4611686018427387904
+	r199 = move.bool r165
+	r200 = neg.i64 r195
+	r201 = sub.i64 r20, r195
+	r202 = max.i64 r193, r200
+	r203 = min.i64 r194, r201
+	r204 = move.i64 r157
+	r205 = convert.u64.i64 r204
+	r206 = add.u64 r205, 2305843009213693952
+	r207 = le.u64 r206, 4611686018427387904
+	r208 = move.bool r165
+	r209 = neg.i64 r204
+	r210 = sub.i64 r20, r204
+	r211 = max.i64 r202, r209
+	r212 = min.i64 r203, r210
+	r216 = move.bool r165
+	r218 = move.i64 r20
+	r219 = max.i64 r211, 0
+	r220 = min.i64 r212, r218
+	r221 = min.i64 r3, r219
+	r222 = min.i64 r3, r220
+	branch r155, b2, b137
 b2: # checks
-	branch r114, b3, b119
+	branch r156, b3, b137
 b3: # checks
-	branch r120, b4, b119
+	branch r158, b4, b137
 b4: # checks
-	branch r123, b5, b119
+	branch r165, b5, b137
 b5: # checks
-	branch r126, b6, b119
+	branch r172, b6, b137
 b6: # checks
-	branch r129, b7, b119
+	branch r180, b7, b137
 b7: # checks
-	branch r132, b8, b119
+	branch r181, b8, b137
 b8: # checks
-	branch r135, b9, b119
+	branch r189, b9, b137
 b9: # checks
-	branch r138, b10, b119
+	branch r190, b10, b137
 b10: # checks
-	branch r142, b11, b119
+	branch r198, b11, b137
 b11: # checks
-	branch r145, b12, b119
+	branch r199, b12, b137
 b12: # checks
-	branch r148, b13, b119
+	branch r207, b13, b137
 b13: # checks
-	branch r151, b14, b119
+	branch r208, b14, b137
 b14: # checks
-	branch r152, b15, b119
-b15: # checks
-	branch r153, b16, b119
-b16: # checks
-	branch r154, b17, b119
-b17: # preheader
-	r155 = mul.i64 r1, 3
-	r358 = mul.i64 r1, 4
-	r159 = move.u64 r112
-	r161 = convert.u64.i64 r155
-	r168 = move.i64 r139
-	r209 = sub.i64 r9, 1
-	r206 = sub.i64 r12, 1
-	r203 = sub.i64 r51, 1
-	r171 = move.i64 r139
-	r390 = mul.i64 r9, -4
-	r393 = mul.i64 r9, 4
-	r396 = mul.i64 r171, -4
-	r399 = mul.i64 r171, 4
-	r216 = move.i64 r139
-	r257 = move.i64 r209
-	r254 = move.i64 r206
-	r251 = move.i64 r203
-	r402 = move.i64 r358
-	r410 = move.i64 r390
-	r415 = move.i64 r393
-	r420 = move.i64 r396
-	r425 = move.i64 r399
-	r431 = move.i64 r358
-	r434 = move.i64 r358
-	r265 = move.i64 r139
-	r306 = move.i64 r209
-	r303 = move.i64 r206
-	r300 = move.i64 r203
-	r437 = mul.i64 r1, 8
-	r445 = move.i64 r390
-	r450 = move.i64 r393
-	r455 = move.i64 r396
-	r460 = move.i64 r399
-	r466 = move.i64 r437
-	r469 = move.i64 r437
-	r314 = move.i64 r139
-	r355 = move.i64 r209
-	r352 = move.i64 r206
-	r349 = move.i64 r203
-	r472 = mul.i64 r1, 12
-	r480 = move.i64 r390
-	r485 = move.i64 r393
-	r490 = move.i64 r396
-	r495 = move.i64 r399
-	r501 = move.i64 r472
-	r504 = move.i64 r472
-	r514 = move.i64 r2
-	r515 = elemaddr r19, r514, 4
-	r516 = mul.i64 r358, 4
-	r517 = move.i64 r514
-	r518 = elemaddr r4, r517, 4
-	r712 = convert.u64.i64 r9
-	r674 = move.u64 r712
-	r636 = move.u64 r712
-	r598 = move.u64 r712
-	r612 = convert.u64.i64 r12
-	r604 = convert.u32.i64 r9
-	r625 = convert.u64.i64 r314
-	r618 = convert.u32.i64 r12
-	r631 = convert.u32.i64 r314
-	r650 = move.u64 r612
-	r642 = move.u32 r604
-	r663 = move.u64 r625
-	r656 = move.u32 r618
-	r669 = move.u32 r631
-	r688 = move.u64 r612
-	r680 = move.u32 r604
-	r701 = move.u64 r625
-	r694 = move.u32 r618
-	r707 = move.u32 r631
-	r726 = move.u64 r612
-	r718 = move.u32 r604
-	r739 = move.u64 r625
-	r732 = move.u32 r618
-	r745 = move.u32 r631
-	r747 = max.u32 r604, 1
-	r748 = div.u32 4294967295, r747
-	r777 = max.u32 r618, 1
-	r778 = div.u32 4294967295, r777
-	r807 = max.u32 r631, 1
-	r808 = div.u32 4294967295, r807
+	branch r216, b15, b137
+b15: # preheader
+	r112 = move.i64 r157
+	r153 = sub.i64 r9, 1
+	r150 = sub.i64 r12, 1
+	r147 = sub.i64 r51, 1
+	r115 = move.i64 r157
+	r458 = mul.i64 r9, -4
+	r461 = mul.i64 r9, 4
+	r464 = mul.i64 r115, -4
+	r467 = mul.i64 r115, 4
+	r596 = move.i64 r2
+	r597 = elemaddr r19, r596, 4
+	r598 = mul.i64 r1, 4
+	r599 = elemaddr r4, r596, 4
+	r836 = move.u64 r187
+	r850 = convert.u64.i64 r12
+	r842 = convert.u32.i64 r9
+	r863 = move.u64 r205
+	r856 = convert.u32.i64 r12
+	r869 = convert.u32.i64 r112
+	r871 = max.u32 r842, 1
+	r872 = div.u32 4294967295, r871
+	r880 = max.u32 r856, 1
+	r881 = div.u32 4294967295, r880
+	r889 = max.u32 r869, 1
+	r890 = div.u32 4294967295, r889
+	jump b16
+b16: # head (checked if, before)
+	r107 = lt.i64 r2, r221
+	branch r107, b17, b36
+b17: # index (checked if, before)
+	r108 = move.i64 r2
 	jump b18
-b18: # grid unrolled guard
-	r156 = lt.i64 r2, r3
-	branch r156, b19, b118
-b19: # grid unrolled room
-	r160 = convert.u64.i64 r2
-	r157 = sub.u64 r159, r160
-	r158 = gt.u64 r157, r161
-	branch r158, b20, b97
-b20: # grid unrolled 0
-	r162 = move.i64 r2
-	jump b21
-b21: # index (grid unrolled 0)
-	r164 = move.i64 r162
+b18: # rangeint.body (checked if, before)
+	checkdiv.i64 r9, site 0
+	r835 = convert.u64.i64 r108
+	r837 = or.u64 r835, r836
+	r838 = shr.u64.u32 r837, 32
+	r839 = convert.u32.u64 r838
+	r840 = eq.u32 r839, 0
+	branch r840, b19, b35
+b19: # divide in 32 bits
+	r841 = convert.u32.i64 r108
+	r873 = mulhi.u32 r841, r872
+	r874 = mul.u32 r873, r842
+	r875 = sub.u32 r841, r874
+	r876 = sub.u32 r875, r842
+	r877 = min.u32 r875, r876
+	r878 = sub.u32 r875, r877
+	r879 = min.u32 r878, 1
+	r843 = add.u32 r873, r879
+	r844 = move.u32 r877
+	r833 = convert.i64.u32 r843
+	r834 = convert.i64.u32 r844
+	jump b20
+b20: # rangeint.body (checked if, before)
+	r109 = move.i64 r834
+	r110 = move.i64 r833
+	checkdiv.i64 r12, site 2
+	r849 = convert.u64.i64 r110
+	r851 = or.u64 r849, r850
+	r852 = shr.u64.u32 r851, 32
+	r853 = convert.u32.u64 r852
+	r854 = eq.u32 r853, 0
+	branch r854, b21, b34
+b21: # divide in 32 bits
+	r855 = convert.u32.i64 r110
+	r882 = mulhi.u32 r855, r881
+	r883 = mul.u32 r882, r856
+	r884 = sub.u32 r855, r883
+	r885 = sub.u32 r884, r856
+	r886 = min.u32 r884, r885
+	r887 = sub.u32 r884, r886
+	r888 = min.u32 r887, 1
+	r857 = add.u32 r882, r888
+	r858 = move.u32 r886
+	r847 = convert.i64.u32 r857
+	r848 = convert.i64.u32 r858
 	jump b22
-b22: # rangeint.body (grid unrolled 0)
-	r711 = convert.u64.i64 r164
-	r713 = or.u64 r711, r712
-	r714 = shr.u64.u32 r713, 32
-	r715 = convert.u32.u64 r714
-	r716 = eq.u32 r715, 0
-	branch r716, b23, b96
+b22: # rangeint.body (checked if, before)
+	r111 = move.i64 r848
+	checkdiv.i64 r112, site 3
+	r862 = move.u64 r835
+	r864 = or.u64 r862, r863
+	r865 = shr.u64.u32 r864, 32
+	r866 = convert.u32.u64 r865
+	r867 = eq.u32 r866, 0
+	branch r867, b23, b33
 b23: # divide in 32 bits
-	r717 = convert.u32.i64 r164
-	r770 = mulhi.u32 r717, r748
-	r771 = mul.u32 r770, r718
-	r772 = sub.u32 r717, r771
-	r773 = sub.u32 r772, r718
-	r774 = min.u32 r772, r773
-	r775 = sub.u32 r772, r774
-	r776 = min.u32 r775, 1
-	r719 = add.u32 r770, r776
-	r720 = move.u32 r774
-	r709 = convert.i64.u32 r719
-	r710 = convert.i64.u32 r720
+	r868 = convert.u32.i64 r108
+	r891 = mulhi.u32 r868, r890
+	r892 = mul.u32 r891, r869
+	r893 = sub.u32 r868, r892
+	r894 = sub.u32 r893, r869
+	r895 = min.u32 r893, r894
+	r896 = sub.u32 r893, r895
+	r897 = min.u32 r896, 1
+	r870 = add.u32 r891, r897
+	r861 = convert.i64.u32 r870
 	jump b24
-b24: # rangeint.body (grid unrolled 0)
-	r165 = move.i64 r710
-	r166 = move.i64 r709
-	r725 = convert.u64.i64 r166
-	r727 = or.u64 r725, r726
-	r728 = shr.u64.u32 r727, 32
-	r729 = convert.u32.u64 r728
-	r730 = eq.u32 r729, 0
-	branch r730, b25, b95
-b25: # divide in 32 bits
-	r731 = convert.u32.i64 r166
-	r800 = mulhi.u32 r731, r778
-	r801 = mul.u32 r800, r732
-	r802 = sub.u32 r731, r801
-	r803 = sub.u32 r802, r732
-	r804 = min.u32 r802, r803
-	r805 = sub.u32 r802, r804
-	r806 = min.u32 r805, 1
-	r733 = add.u32 r800, r806
-	r734 = move.u32 r804
-	r723 = convert.i64.u32 r733
-	r724 = convert.i64.u32 r734
-	jump b26
-b26: # rangeint.body (grid unrolled 0)
-	r167 = move.i64 r724
-	r738 = move.u64 r711
-	r740 = or.u64 r738, r739
-	r741 = shr.u64.u32 r740, 32
-	r742 = convert.u32.u64 r741
-	r743 = eq.u32 r742, 0
-	branch r743, b27, b94
-b27: # divide in 32 bits
-	r744 = convert.u32.i64 r164
-	r830 = mulhi.u32 r744, r808
-	r831 = mul.u32 r830, r745
-	r832 = sub.u32 r744, r831
-	r833 = sub.u32 r832, r745
-	r834 = min.u32 r832, r833
-	r835 = sub.u32 r832, r834
-	r836 = min.u32 r835, 1
-	r746 = add.u32 r830, r836
-	r737 = convert.i64.u32 r746
-	jump b28
-b28: # rangeint.body (grid unrolled 0)
-	r169 = move.i64 r737
-	r170 = gt.i64 r165, 0
-	branch r170, b29, b93
-b29: # cond.true (grid unrolled 0)
-	r210 = lt.i64 r165, r209
-	branch r210, b30, b93
-b30: # cond.true (grid unrolled 0)
-	r208 = gt.i64 r167, 0
-	branch r208, b31, b93
-b31: # cond.true (grid unrolled 0)
-	r207 = lt.i64 r167, r206
-	branch r207, b32, b93
-b32: # cond.true (grid unrolled 0)
-	r205 = gt.i64 r169, 0
-	branch r205, b33, b93
-b33: # cond.true (grid unrolled 0)
-	r204 = lt.i64 r169, r203
-	branch r204, b34, b93
-b34: # if.then (grid unrolled 0)
-	r387 = move.ptr r515
-	r173 = elemaddr r387, -1, 4
-	r174 = load.f32 r173
-	r388 = move.ptr r387
-	r176 = elemaddr r388, 1, 4
-	r177 = load.f32 r176
-	r178 = add.f32 r174, r177
-	r389 = move.ptr r387
-	r391 = elemaddr r389, r390, 1
-	r180 = move.ptr r391
-	r181 = load.f32 r180
-	r182 = add.f32 r178, r181
-	r392 = move.ptr r387
-	r394 = elemaddr r392, r393, 1
-	r184 = move.ptr r394
-	r185 = load.f32 r184
-	r186 = add.f32 r182, r185
-	r395 = move.ptr r387
-	r397 = elemaddr r395, r396, 1
-	r188 = move.ptr r397
-	r189 = load.f32 r188
-	r190 = add.f32 r186, r189
-	r398 = move.ptr r387
-	r400 = elemaddr r398, r399, 1
-	r192 = move.ptr r400
-	r193 = load.f32 r192
-	r194 = add.f32 r190, r193
-	r195 = move.ptr r387
-	r196 = load.f32 r195
-	r197 = mul.f32 r196, 6.0
-	r198 = sub.f32 r194, r197
-	r199 = move.ptr r518
-	store.f32 r199, r198
-	jump b35
-b35: # grid unrolled 1
-	r259 = add.i64 r162, r1
-	jump b36
-b36: # index (grid unrolled 1)
-	r212 = move.i64 r259
+b24: # rangeint.body (checked if, before)
+	r113 = move.i64 r861
+	r114 = gt.i64 r109, 0
+	branch r114, b25, b32
+b25: # cond.true (checked if, before)
+	r154 = lt.i64 r109, r153
+	branch r154, b26, b32
+b26: # cond.true (checked if, before)
+	r152 = gt.i64 r111, 0
+	branch r152, b27, b32
+b27: # cond.true (checked if, before)
+	r151 = lt.i64 r111, r150
+	branch r151, b28, b32
+b28: # cond.true (checked if, before)
+	r149 = gt.i64 r113, 0
+	branch r149, b29, b32
+b29: # cond.true (checked if, before)
+	r148 = lt.i64 r113, r147
+	branch r148, b30, b32
+b30: # if.then (checked if, before)
+	r116 = sub.i64 r108, 1
+	checkindex r116, r20, site 4
+	r455 = move.ptr r597
+	r117 = elemaddr r455, -1, 4
+	r118 = load.f32 r117
+	r119 = add.i64 r108, 1
+	checkindex r119, r20, site 5
+	r456 = move.ptr r455
+	r120 = elemaddr r456, 1, 4
+	r121 = load.f32 r120
+	r122 = add.f32 r118, r121
+	r123 = sub.i64 r108, r9
+	checkindex r123, r20, site 6
+	r457 = move.ptr r455
+	r459 = elemaddr r457, r458, 1
+	r124 = move.ptr r459
+	r125 = load.f32 r124
+	r126 = add.f32 r122, r125
+	r127 = add.i64 r108, r9
+	checkindex r127, r20, site 7
+	r460 = move.ptr r455
+	r462 = elemaddr r460, r461, 1
+	r128 = move.ptr r462
+	r129 = load.f32 r128
+	r130 = add.f32 r126, r129
+	r131 = sub.i64 r108, r115
+	checkindex r131, r20, site 8
+	r463 = move.ptr r455
+	r465 = elemaddr r463, r464, 1
+	r132 = move.ptr r465
+	r133 = load.f32 r132
+	r134 = add.f32 r130, r133
+	r135 = add.i64 r108, r115
+	checkindex r135, r20, site 9
+	r466 = move.ptr r455
+	r468 = elemaddr r466, r467, 1
+	r136 = move.ptr r468
+	r137 = load.f32 r136
+	r138 = add.f32 r134, r137
+	checkindex r108, r20, site 10
+	r139 = move.ptr r455
+	r140 = load.f32 r139
+	r141 = mul.f32 r140, 6.0
+	r142 = sub.f32 r138, r141
+	r143 = move.ptr r599
+	store.f32 r143, r142
+	jump b31
+b31: # latch (checked if, before)
+	r2 = add.i64 r2, r1
+	r597 = elemaddr r597, r598, 1
+	r599 = elemaddr r599, r598, 1
+	jump b16
+b32: # if.else (checked if, before)
+	r146 = move.ptr r599
+	store.f32 r146, 0.0
+	jump b31
+b33: # divide in 64 bits
+	r861 = div.i64 r108, r112
+	jump b24
+b34: # divide in 64 bits
+	r847 = div.i64 r110, r12
+	r860 = mul.i64 r847, r12
+	r848 = sub.i64 r110, r860
+	jump b22
+b35: # divide in 64 bits
+	r833 = div.i64 r108, r9
+	r846 = mul.i64 r833, r9
+	r834 = sub.i64 r108, r846
+	jump b20
+b36: # preheader
+	r223 = mul.i64 r1, 3
+	r426 = move.i64 r598
+	r227 = convert.u64.i64 r222
+	r229 = convert.u64.i64 r223
+	r236 = move.i64 r157
+	r277 = move.i64 r153
+	r274 = move.i64 r150
+	r271 = move.i64 r147
+	r472 = move.i64 r458
+	r475 = move.i64 r461
+	r478 = move.i64 r464
+	r481 = move.i64 r467
+	r284 = move.i64 r157
+	r325 = move.i64 r153
+	r322 = move.i64 r150
+	r319 = move.i64 r147
+	r484 = move.i64 r426
+	r492 = move.i64 r458
+	r497 = move.i64 r461
+	r502 = move.i64 r464
+	r507 = move.i64 r467
+	r513 = move.i64 r426
+	r516 = move.i64 r426
+	r333 = move.i64 r157
+	r374 = move.i64 r153
+	r371 = move.i64 r150
+	r368 = move.i64 r147
+	r519 = mul.i64 r1, 8
+	r527 = move.i64 r458
+	r532 = move.i64 r461
+	r537 = move.i64 r464
+	r542 = move.i64 r467
+	r548 = move.i64 r519
+	r551 = move.i64 r519
+	r382 = move.i64 r157
+	r423 = move.i64 r153
+	r420 = move.i64 r150
+	r417 = move.i64 r147
+	r554 = mul.i64 r1, 12
+	r562 = move.i64 r458
+	r567 = move.i64 r461
+	r572 = move.i64 r464
+	r577 = move.i64 r467
+	r583 = move.i64 r554
+	r586 = move.i64 r554
+	r600 = move.i64 r2
+	r601 = elemaddr r19, r600, 4
+	r602 = mul.i64 r426, 4
+	r603 = move.i64 r600
+	r604 = elemaddr r4, r603, 4
+	r798 = move.u64 r187
+	r760 = move.u64 r187
+	r722 = move.u64 r187
+	r684 = move.u64 r187
+	r698 = move.u64 r850
+	r690 = move.u32 r842
+	r711 = move.u64 r205
+	r704 = move.u32 r856
+	r717 = move.u32 r869
+	r736 = move.u64 r850
+	r728 = move.u32 r842
+	r749 = move.u64 r205
+	r742 = move.u32 r856
+	r755 = move.u32 r869
+	r774 = move.u64 r850
+	r766 = move.u32 r842
+	r787 = move.u64 r205
+	r780 = move.u32 r856
+	r793 = move.u32 r869
+	r812 = move.u64 r850
+	r804 = move.u32 r842
+	r825 = move.u64 r205
+	r818 = move.u32 r856
+	r831 = move.u32 r869
 	jump b37
-b37: # rangeint.body (grid unrolled 1)
-	r673 = convert.u64.i64 r212
-	r675 = or.u64 r673, r674
-	r676 = shr.u64.u32 r675, 32
-	r677 = convert.u32.u64 r676
-	r678 = eq.u32 r677, 0
-	branch r678, b38, b92
-b38: # divide in 32 bits
-	r679 = convert.u32.i64 r212
-	r763 = mulhi.u32 r679, r748
-	r764 = mul.u32 r763, r680
-	r765 = sub.u32 r679, r764
-	r766 = sub.u32 r765, r680
-	r767 = min.u32 r765, r766
-	r768 = sub.u32 r765, r767
-	r769 = min.u32 r768, 1
-	r681 = add.u32 r763, r769
-	r682 = move.u32 r767
-	r671 = convert.i64.u32 r681
-	r672 = convert.i64.u32 r682
-	jump b39
-b39: # rangeint.body (grid unrolled 1)
-	r213 = move.i64 r672
-	r214 = move.i64 r671
-	r687 = convert.u64.i64 r214
-	r689 = or.u64 r687, r688
-	r690 = shr.u64.u32 r689, 32
-	r691 = convert.u32.u64 r690
-	r692 = eq.u32 r691, 0
-	branch r692, b40, b91
-b40: # divide in 32 bits
-	r693 = convert.u32.i64 r214
-	r793 = mulhi.u32 r693, r778
-	r794 = mul.u32 r793, r694
-	r795 = sub.u32 r693, r794
-	r796 = sub.u32 r795, r694
-	r797 = min.u32 r795, r796
-	r798 = sub.u32 r795, r797
-	r799 = min.u32 r798, 1
-	r695 = add.u32 r793, r799
-	r696 = move.u32 r797
-	r685 = convert.i64.u32 r695
-	r686 = convert.i64.u32 r696
+b37: # grid unrolled guard
+	r224 = lt.i64 r2, r222
+	branch r224, b38, b137
+b38: # grid unrolled room
+	r228 = convert.u64.i64 r2
+	r225 = sub.u64 r227, r228
+	r226 = gt.u64 r225, r229
+	branch r226, b39, b116
+b39: # grid unrolled 0
+	r230 = move.i64 r2
+	jump b40
+b40: # index (grid unrolled 0)
+	r232 = move.i64 r230
 	jump b41
-b41: # rangeint.body (grid unrolled 1)
-	r215 = move.i64 r686
-	r700 = move.u64 r673
-	r702 = or.u64 r700, r701
-	r703 = shr.u64.u32 r702, 32
-	r704 = convert.u32.u64 r703
-	r705 = eq.u32 r704, 0
-	branch r705, b42, b90
+b41: # rangeint.body (grid unrolled 0)
+	r797 = convert.u64.i64 r232
+	r799 = or.u64 r797, r798
+	r800 = shr.u64.u32 r799, 32
+	r801 = convert.u32.u64 r800
+	r802 = eq.u32 r801, 0
+	branch r802, b42, b115
 b42: # divide in 32 bits
-	r706 = convert.u32.i64 r212
-	r823 = mulhi.u32 r706, r808
-	r824 = mul.u32 r823, r707
-	r825 = sub.u32 r706, r824
-	r826 = sub.u32 r825, r707
-	r827 = min.u32 r825, r826
-	r828 = sub.u32 r825, r827
-	r829 = min.u32 r828, 1
-	r708 = add.u32 r823, r829
-	r699 = convert.i64.u32 r708
+	r803 = convert.u32.i64 r232
+	r919 = mulhi.u32 r803, r872
+	r920 = mul.u32 r919, r804
+	r921 = sub.u32 r803, r920
+	r922 = sub.u32 r921, r804
+	r923 = min.u32 r921, r922
+	r924 = sub.u32 r921, r923
+	r925 = min.u32 r924, 1
+	r805 = add.u32 r919, r925
+	r806 = move.u32 r923
+	r795 = convert.i64.u32 r805
+	r796 = convert.i64.u32 r806
 	jump b43
-b43: # rangeint.body (grid unrolled 1)
-	r217 = move.i64 r699
-	r218 = gt.i64 r213, 0
-	branch r218, b44, b89
-b44: # cond.true (grid unrolled 1)
-	r258 = lt.i64 r213, r257
-	branch r258, b45, b89
-b45: # cond.true (grid unrolled 1)
-	r256 = gt.i64 r215, 0
-	branch r256, b46, b89
-b46: # cond.true (grid unrolled 1)
-	r255 = lt.i64 r215, r254
-	branch r255, b47, b89
-b47: # cond.true (grid unrolled 1)
-	r253 = gt.i64 r217, 0
-	branch r253, b48, b89
-b48: # cond.true (grid unrolled 1)
-	r252 = lt.i64 r217, r251
-	branch r252, b49, b89
-b49: # if.then (grid unrolled 1)
-	r401 = move.ptr r515
-	r403 = elemaddr r401, r402, 1
-	r221 = elemaddr r403, -1, 4
-	r222 = load.f32 r221
-	r406 = move.ptr r403
-	r224 = elemaddr r406, 1, 4
-	r225 = load.f32 r224
-	r226 = add.f32 r222, r225
-	r409 = move.ptr r403
-	r411 = elemaddr r409, r410, 1
-	r228 = move.ptr r411
-	r229 = load.f32 r228
-	r230 = add.f32 r226, r229
-	r414 = move.ptr r403
-	r416 = elemaddr r414, r415, 1
-	r232 = move.ptr r416
-	r233 = load.f32 r232
-	r234 = add.f32 r230, r233
-	r419 = move.ptr r403
-	r421 = elemaddr r419, r420, 1
-	r236 = move.ptr r421
-	r237 = load.f32 r236
-	r238 = add.f32 r234, r237
-	r424 = move.ptr r403
-	r426 = elemaddr r424, r425, 1
-	r240 = move.ptr r426
-	r241 = load.f32 r240
-	r242 = add.f32 r238, r241
-	r429 = move.ptr r403
-	r243 = move.ptr r429
-	r244 = load.f32 r243
-	r245 = mul.f32 r244, 6.0
-	r246 = sub.f32 r242, r245
-	r430 = move.ptr r518
-	r432 = elemaddr r430, r431, 1
-	r247 = move.ptr r432
-	store.f32 r247, r246
-	jump b50
-b50: # grid unrolled 2
-	r308 = add.i64 r259, r1
-	jump b51
-b51: # index (grid unrolled 2)
-	r261 = move.i64 r308
-	jump b52
-b52: # rangeint.body (grid unrolled 2)
-	r635 = convert.u64.i64 r261
-	r637 = or.u64 r635, r636
-	r638 = shr.u64.u32 r637, 32
-	r639 = convert.u32.u64 r638
-	r640 = eq.u32 r639, 0
-	branch r640, b53, b88
-b53: # divide in 32 bits
-	r641 = convert.u32.i64 r261
-	r756 = mulhi.u32 r641, r748
-	r757 = mul.u32 r756, r642
-	r758 = sub.u32 r641, r757
-	r759 = sub.u32 r758, r642
-	r760 = min.u32 r758, r759
-	r761 = sub.u32 r758, r760
-	r762 = min.u32 r761, 1
-	r643 = add.u32 r756, r762
-	r644 = move.u32 r760
-	r633 = convert.i64.u32 r643
-	r634 = convert.i64.u32 r644
-	jump b54
-b54: # rangeint.body (grid unrolled 2)
-	r262 = move.i64 r634
-	r263 = move.i64 r633
-	r649 = convert.u64.i64 r263
-	r651 = or.u64 r649, r650
-	r652 = shr.u64.u32 r651, 32
-	r653 = convert.u32.u64 r652
-	r654 = eq.u32 r653, 0
-	branch r654, b55, b87
-b55: # divide in 32 bits
-	r655 = convert.u32.i64 r263
-	r786 = mulhi.u32 r655, r778
-	r787 = mul.u32 r786, r656
-	r788 = sub.u32 r655, r787
-	r789 = sub.u32 r788, r656
-	r790 = min.u32 r788, r789
-	r791 = sub.u32 r788, r790
-	r792 = min.u32 r791, 1
-	r657 = add.u32 r786, r792
-	r658 = move.u32 r790
-	r647 = convert.i64.u32 r657
-	r648 = convert.i64.u32 r658
-	jump b56
-b56: # rangeint.body (grid unrolled 2)
-	r264 = move.i64 r648
-	r662 = move.u64 r635
-	r664 = or.u64 r662, r663
-	r665 = shr.u64.u32 r664, 32
-	r666 = convert.u32.u64 r665
-	r667 = eq.u32 r666, 0
-	branch r667, b57, b86
-b57: # divide in 32 bits
-	r668 = convert.u32.i64 r261
-	r816 = mulhi.u32 r668, r808
-	r817 = mul.u32 r816, r669
-	r818 = sub.u32 r668, r817
-	r819 = sub.u32 r818, r669
-	r820 = min.u32 r818, r819
-	r821 = sub.u32 r818, r820
-	r822 = min.u32 r821, 1
-	r670 = add.u32 r816, r822
-	r661 = convert.i64.u32 r670
-	jump b58
-b58: # rangeint.body (grid unrolled 2)
-	r266 = move.i64 r661
-	r267 = gt.i64 r262, 0
-	branch r267, b59, b85
-b59: # cond.true (grid unrolled 2)
-	r307 = lt.i64 r262, r306
-	branch r307, b60, b85
-b60: # cond.true (grid unrolled 2)
-	r305 = gt.i64 r264, 0
-	branch r305, b61, b85
-b61: # cond.true (grid unrolled 2)
-	r304 = lt.i64 r264, r303
-	branch r304, b62, b85
-b62: # cond.true (grid unrolled 2)
-	r302 = gt.i64 r266, 0
-	branch r302, b63, b85
-b63: # cond.true (grid unrolled 2)
-	r301 = lt.i64 r266, r300
-	branch r301, b64, b85
-b64: # if.then (grid unrolled 2)
-	r436 = move.ptr r515
-	r438 = elemaddr r436, r437, 1
-	r270 = elemaddr r438, -1, 4
-	r271 = load.f32 r270
-	r441 = move.ptr r438
-	r273 = elemaddr r441, 1, 4
-	r274 = load.f32 r273
-	r275 = add.f32 r271, r274
-	r444 = move.ptr r438
-	r446 = elemaddr r444, r445, 1
-	r277 = move.ptr r446
-	r278 = load.f32 r277
-	r279 = add.f32 r275, r278
-	r449 = move.ptr r438
-	r451 = elemaddr r449, r450, 1
-	r281 = move.ptr r451
-	r282 = load.f32 r281
-	r283 = add.f32 r279, r282
-	r454 = move.ptr r438
-	r456 = elemaddr r454, r455, 1
-	r285 = move.ptr r456
-	r286 = load.f32 r285
-	r287 = add.f32 r283, r286
-	r459 = move.ptr r438
-	r461 = elemaddr r459, r460, 1
-	r289 = move.ptr r461
-	r290 = load.f32 r289
-	r291 = add.f32 r287, r290
-	r464 = move.ptr r438
-	r292 = move.ptr r464
-	r293 = load.f32 r292
-	r294 = mul.f32 r293, 6.0
-	r295 = sub.f32 r291, r294
-	r465 = move.ptr r518
-	r467 = elemaddr r465, r466, 1
-	r296 = move.ptr r467
-	store.f32 r296, r295
-	jump b65
-b65: # grid unrolled 3
-	r357 = add.i64 r308, r1
-	jump b66
-b66: # index (grid unrolled 3)
-	r310 = move.i64 r357
-	jump b67
-b67: # rangeint.body (grid unrolled 3)
-	r597 = convert.u64.i64 r310
-	r599 = or.u64 r597, r598
-	r600 = shr.u64.u32 r599, 32
-	r601 = convert.u32.u64 r600
-	r602 = eq.u32 r601, 0
-	branch r602, b68, b84
-b68: # divide in 32 bits
-	r603 = convert.u32.i64 r310
-	r749 = mulhi.u32 r603, r748
-	r750 = mul.u32 r749, r604
-	r751 = sub.u32 r603, r750
-	r752 = sub.u32 r751, r604
-	r753 = min.u32 r751, r752
-	r754 = sub.u32 r751, r753
-	r755 = min.u32 r754, 1
-	r605 = add.u32 r749, r755
-	r606 = move.u32 r753
-	r595 = convert.i64.u32 r605
-	r596 = convert.i64.u32 r606
-	jump b69
-b69: # rangeint.body (grid unrolled 3)
-	r311 = move.i64 r596
-	r312 = move.i64 r595
-	r611 = convert.u64.i64 r312
-	r613 = or.u64 r611, r612
-	r614 = shr.u64.u32 r613, 32
-	r615 = convert.u32.u64 r614
-	r616 = eq.u32 r615, 0
-	branch r616, b70, b83
-b70: # divide in 32 bits
-	r617 = convert.u32.i64 r312
-	r779 = mulhi.u32 r617, r778
-	r780 = mul.u32 r779, r618
-	r781 = sub.u32 r617, r780
-	r782 = sub.u32 r781, r618
-	r783 = min.u32 r781, r782
-	r784 = sub.u32 r781, r783
-	r785 = min.u32 r784, 1
-	r619 = add.u32 r779, r785
-	r620 = move.u32 r783
-	r609 = convert.i64.u32 r619
-	r610 = convert.i64.u32 r620
-	jump b71
-b71: # rangeint.body (grid unrolled 3)
-	r313 = move.i64 r610
-	r624 = move.u64 r597
-	r626 = or.u64 r624, r625
-	r627 = shr.u64.u32 r626, 32
-	r628 = convert.u32.u64 r627
-	r629 = eq.u32 r628, 0
-	branch r629, b72, b82
-b72: # divide in 32 bits
-	r630 = convert.u32.i64 r310
-	r809 = mulhi.u32 r630, r808
-	r810 = mul.u32 r809, r631
-	r811 = sub.u32 r630, r810
-	r812 = sub.u32 r811, r631
-	r813 = min.u32 r811, r812
-	r814 = sub.u32 r811, r813
-	r815 = min.u32 r814, 1
-	r632 = add.u32 r809, r815
-	r623 = convert.i64.u32 r632
-	jump b73
-b73: # rangeint.body (grid unrolled 3)
-	r315 = move.i64 r623
-	r316 = gt.i64 r311, 0
-	branch r316, b74, b81
-b74: # cond.true (grid unrolled 3)
-	r356 = lt.i64 r311, r355
-	branch r356, b75, b81
-b75: # cond.true (grid unrolled 3)
-	r354 = gt.i64 r313, 0
-	branch r354, b76, b81
-b76: # cond.true (grid unrolled 3)
-	r353 = lt.i64 r313, r352
-	branch r353, b77, b81
-b77: # cond.true (grid unrolled 3)
-	r351 = gt.i64 r315, 0
-	branch r351, b78, b81
-b78: # cond.true (grid unrolled 3)
-	r350 = lt.i64 r315, r349
-	branch r350, b79, b81
-b79: # if.then (grid unrolled 3)
-	r471 = move.ptr r515
+b43: # rangeint.body (grid unrolled 0)
+	r233 = move.i64 r796
+	r234 = move.i64 r795
+	r811 = convert.u64.i64 r234
+	r813 = or.u64 r811, r812
+	r814 = shr.u64.u32 r813, 32
+	r815 = convert.u32.u64 r814
+	r816 = eq.u32 r815, 0
+	branch r816, b44, b114
+b44: # divide in 32 bits
+	r817 = convert.u32.i64 r234
+	r947 = mulhi.u32 r817, r881
+	r948 = mul.u32 r947, r818
+	r949 = sub.u32 r817, r948
+	r950 = sub.u32 r949, r818
+	r951 = min.u32 r949, r950
+	r952 = sub.u32 r949, r951
+	r953 = min.u32 r952, 1
+	r819 = add.u32 r947, r953
+	r820 = move.u32 r951
+	r809 = convert.i64.u32 r819
+	r810 = convert.i64.u32 r820
+	jump b45
+b45: # rangeint.body (grid unrolled 0)
+	r235 = move.i64 r810
+	r824 = move.u64 r797
+	r826 = or.u64 r824, r825
+	r827 = shr.u64.u32 r826, 32
+	r828 = convert.u32.u64 r827
+	r829 = eq.u32 r828, 0
+	branch r829, b46, b113
+b46: # divide in 32 bits
+	r830 = convert.u32.i64 r232
+	r975 = mulhi.u32 r830, r890
+	r976 = mul.u32 r975, r831
+	r977 = sub.u32 r830, r976
+	r978 = sub.u32 r977, r831
+	r979 = min.u32 r977, r978
+	r980 = sub.u32 r977, r979
+	r981 = min.u32 r980, 1
+	r832 = add.u32 r975, r981
+	r823 = convert.i64.u32 r832
+	jump b47
+b47: # rangeint.body (grid unrolled 0)
+	r237 = move.i64 r823
+	r238 = gt.i64 r233, 0
+	branch r238, b48, b112
+b48: # cond.true (grid unrolled 0)
+	r278 = lt.i64 r233, r277
+	branch r278, b49, b112
+b49: # cond.true (grid unrolled 0)
+	r276 = gt.i64 r235, 0
+	branch r276, b50, b112
+b50: # cond.true (grid unrolled 0)
+	r275 = lt.i64 r235, r274
+	branch r275, b51, b112
+b51: # cond.true (grid unrolled 0)
+	r273 = gt.i64 r237, 0
+	branch r273, b52, b112
+b52: # cond.true (grid unrolled 0)
+	r272 = lt.i64 r237, r271
+	branch r272, b53, b112
+b53: # if.then (grid unrolled 0)
+	r469 = move.ptr r601
+	r241 = elemaddr r469, -1, 4
+	r242 = load.f32 r241
+	r470 = move.ptr r469
+	r244 = elemaddr r470, 1, 4
+	r245 = load.f32 r244
+	r246 = add.f32 r242, r245
+	r471 = move.ptr r469
 	r473 = elemaddr r471, r472, 1
-	r319 = elemaddr r473, -1, 4
-	r320 = load.f32 r319
-	r476 = move.ptr r473
-	r322 = elemaddr r476, 1, 4
-	r323 = load.f32 r322
-	r324 = add.f32 r320, r323
-	r479 = move.ptr r473
-	r481 = elemaddr r479, r480, 1
-	r326 = move.ptr r481
-	r327 = load.f32 r326
-	r328 = add.f32 r324, r327
-	r484 = move.ptr r473
-	r486 = elemaddr r484, r485, 1
-	r330 = move.ptr r486
-	r331 = load.f32 r330
-	r332 = add.f32 r328, r331
-	r489 = move.ptr r473
-	r491 = elemaddr r489, r490, 1
-	r334 = move.ptr r491
-	r335 = load.f32 r334
-	r336 = add.f32 r332, r335
-	r494 = move.ptr r473
-	r496 = elemaddr r494, r495, 1
-	r338 = move.ptr r496
-	r339 = load.f32 r338
-	r340 = add.f32 r336, r339
-	r499 = move.ptr r473
-	r341 = move.ptr r499
-	r342 = load.f32 r341
-	r343 = mul.f32 r342, 6.0
-	r344 = sub.f32 r340, r343
-	r500 = move.ptr r518
-	r502 = elemaddr r500, r501, 1
-	r345 = move.ptr r502
-	store.f32 r345, r344
-	jump b80
-b80: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r358
-	r515 = elemaddr r515, r516, 1
-	r518 = elemaddr r518, r516, 1
-	jump b18
-b81: # if.else (grid unrolled 3)
-	r503 = move.ptr r518
-	r505 = elemaddr r503, r504, 1
-	r348 = move.ptr r505
-	store.f32 r348, 0.0
-	jump b80
-b82: # divide in 64 bits
-	r623 = div.i64 r310, r314
-	jump b73
-b83: # divide in 64 bits
-	r609 = div.i64 r312, r12
-	r622 = mul.i64 r609, r12
-	r610 = sub.i64 r312, r622
-	jump b71
-b84: # divide in 64 bits
-	r595 = div.i64 r310, r9
-	r608 = mul.i64 r595, r9
-	r596 = sub.i64 r310, r608
-	jump b69
-b85: # if.else (grid unrolled 2)
-	r468 = move.ptr r518
-	r470 = elemaddr r468, r469, 1
-	r299 = move.ptr r470
-	store.f32 r299, 0.0
-	jump b65
-b86: # divide in 64 bits
-	r661 = div.i64 r261, r265
-	jump b58
-b87: # divide in 64 bits
-	r647 = div.i64 r263, r12
-	r660 = mul.i64 r647, r12
-	r648 = sub.i64 r263, r660
-	jump b56
-b88: # divide in 64 bits
-	r633 = div.i64 r261, r9
-	r646 = mul.i64 r633, r9
-	r634 = sub.i64 r261, r646
+	r248 = move.ptr r473
+	r249 = load.f32 r248
+	r250 = add.f32 r246, r249
+	r474 = move.ptr r469
+	r476 = elemaddr r474, r475, 1
+	r252 = move.ptr r476
+	r253 = load.f32 r252
+	r254 = add.f32 r250, r253
+	r477 = move.ptr r469
+	r479 = elemaddr r477, r478, 1
+	r256 = move.ptr r479
+	r257 = load.f32 r256
+	r258 = add.f32 r254, r257
+	r480 = move.ptr r469
+	r482 = elemaddr r480, r481, 1
+	r260 = move.ptr r482
+	r261 = load.f32 r260
+	r262 = add.f32 r258, r261
+	r263 = move.ptr r469
+	r264 = load.f32 r263
+	r265 = mul.f32 r264, 6.0
+	r266 = sub.f32 r262, r265
+	r267 = move.ptr r604
+	store.f32 r267, r266
 	jump b54
-b89: # if.else (grid unrolled 1)
-	r433 = move.ptr r518
-	r435 = elemaddr r433, r434, 1
-	r250 = move.ptr r435
-	store.f32 r250, 0.0
-	jump b50
-b90: # divide in 64 bits
-	r699 = div.i64 r212, r216
+b54: # grid unrolled 1
+	r327 = add.i64 r230, r1
+	jump b55
+b55: # index (grid unrolled 1)
+	r280 = move.i64 r327
+	jump b56
+b56: # rangeint.body (grid unrolled 1)
+	r759 = convert.u64.i64 r280
+	r761 = or.u64 r759, r760
+	r762 = shr.u64.u32 r761, 32
+	r763 = convert.u32.u64 r762
+	r764 = eq.u32 r763, 0
+	branch r764, b57, b111
+b57: # divide in 32 bits
+	r765 = convert.u32.i64 r280
+	r912 = mulhi.u32 r765, r872
+	r913 = mul.u32 r912, r766
+	r914 = sub.u32 r765, r913
+	r915 = sub.u32 r914, r766
+	r916 = min.u32 r914, r915
+	r917 = sub.u32 r914, r916
+	r918 = min.u32 r917, 1
+	r767 = add.u32 r912, r918
+	r768 = move.u32 r916
+	r757 = convert.i64.u32 r767
+	r758 = convert.i64.u32 r768
+	jump b58
+b58: # rangeint.body (grid unrolled 1)
+	r281 = move.i64 r758
+	r282 = move.i64 r757
+	r773 = convert.u64.i64 r282
+	r775 = or.u64 r773, r774
+	r776 = shr.u64.u32 r775, 32
+	r777 = convert.u32.u64 r776
+	r778 = eq.u32 r777, 0
+	branch r778, b59, b110
+b59: # divide in 32 bits
+	r779 = convert.u32.i64 r282
+	r940 = mulhi.u32 r779, r881
+	r941 = mul.u32 r940, r780
+	r942 = sub.u32 r779, r941
+	r943 = sub.u32 r942, r780
+	r944 = min.u32 r942, r943
+	r945 = sub.u32 r942, r944
+	r946 = min.u32 r945, 1
+	r781 = add.u32 r940, r946
+	r782 = move.u32 r944
+	r771 = convert.i64.u32 r781
+	r772 = convert.i64.u32 r782
+	jump b60
+b60: # rangeint.body (grid unrolled 1)
+	r283 = move.i64 r772
+	r786 = move.u64 r759
+	r788 = or.u64 r786, r787
+	r789 = shr.u64.u32 r788, 32
+	r790 = convert.u32.u64 r789
+	r791 = eq.u32 r790, 0
+	branch r791, b61, b109
+b61: # divide in 32 bits
+	r792 = convert.u32.i64 r280
+	r968 = mulhi.u32 r792, r890
+	r969 = mul.u32 r968, r793
+	r970 = sub.u32 r792, r969
+	r971 = sub.u32 r970, r793
+	r972 = min.u32 r970, r971
+	r973 = sub.u32 r970, r972
+	r974 = min.u32 r973, 1
+	r794 = add.u32 r968, r974
+	r785 = convert.i64.u32 r794
+	jump b62
+b62: # rangeint.body (grid unrolled 1)
+	r285 = move.i64 r785
+	r286 = gt.i64 r281, 0
+	branch r286, b63, b108
+b63: # cond.true (grid unrolled 1)
+	r326 = lt.i64 r281, r325
+	branch r326, b64, b108
+b64: # cond.true (grid unrolled 1)
+	r324 = gt.i64 r283, 0
+	branch r324, b65, b108
+b65: # cond.true (grid unrolled 1)
+	r323 = lt.i64 r283, r322
+	branch r323, b66, b108
+b66: # cond.true (grid unrolled 1)
+	r321 = gt.i64 r285, 0
+	branch r321, b67, b108
+b67: # cond.true (grid unrolled 1)
+	r320 = lt.i64 r285, r319
+	branch r320, b68, b108
+b68: # if.then (grid unrolled 1)
+	r483 = move.ptr r601
+	r485 = elemaddr r483, r484, 1
+	r289 = elemaddr r485, -1, 4
+	r290 = load.f32 r289
+	r488 = move.ptr r485
+	r292 = elemaddr r488, 1, 4
+	r293 = load.f32 r292
+	r294 = add.f32 r290, r293
+	r491 = move.ptr r485
+	r493 = elemaddr r491, r492, 1
+	r296 = move.ptr r493
+	r297 = load.f32 r296
+	r298 = add.f32 r294, r297
+	r496 = move.ptr r485
+	r498 = elemaddr r496, r497, 1
+	r300 = move.ptr r498
+	r301 = load.f32 r300
+	r302 = add.f32 r298, r301
+	r501 = move.ptr r485
+	r503 = elemaddr r501, r502, 1
+	r304 = move.ptr r503
+	r305 = load.f32 r304
+	r306 = add.f32 r302, r305
+	r506 = move.ptr r485
+	r508 = elemaddr r506, r507, 1
+	r308 = move.ptr r508
+	r309 = load.f32 r308
+	r310 = add.f32 r306, r309
+	r511 = move.ptr r485
+	r311 = move.ptr r511
+	r312 = load.f32 r311
+	r313 = mul.f32 r312, 6.0
+	r314 = sub.f32 r310, r313
+	r512 = move.ptr r604
+	r514 = elemaddr r512, r513, 1
+	r315 = move.ptr r514
+	store.f32 r315, r314
+	jump b69
+b69: # grid unrolled 2
+	r376 = add.i64 r327, r1
+	jump b70
+b70: # index (grid unrolled 2)
+	r329 = move.i64 r376
+	jump b71
+b71: # rangeint.body (grid unrolled 2)
+	r721 = convert.u64.i64 r329
+	r723 = or.u64 r721, r722
+	r724 = shr.u64.u32 r723, 32
+	r725 = convert.u32.u64 r724
+	r726 = eq.u32 r725, 0
+	branch r726, b72, b107
+b72: # divide in 32 bits
+	r727 = convert.u32.i64 r329
+	r905 = mulhi.u32 r727, r872
+	r906 = mul.u32 r905, r728
+	r907 = sub.u32 r727, r906
+	r908 = sub.u32 r907, r728
+	r909 = min.u32 r907, r908
+	r910 = sub.u32 r907, r909
+	r911 = min.u32 r910, 1
+	r729 = add.u32 r905, r911
+	r730 = move.u32 r909
+	r719 = convert.i64.u32 r729
+	r720 = convert.i64.u32 r730
+	jump b73
+b73: # rangeint.body (grid unrolled 2)
+	r330 = move.i64 r720
+	r331 = move.i64 r719
+	r735 = convert.u64.i64 r331
+	r737 = or.u64 r735, r736
+	r738 = shr.u64.u32 r737, 32
+	r739 = convert.u32.u64 r738
+	r740 = eq.u32 r739, 0
+	branch r740, b74, b106
+b74: # divide in 32 bits
+	r741 = convert.u32.i64 r331
+	r933 = mulhi.u32 r741, r881
+	r934 = mul.u32 r933, r742
+	r935 = sub.u32 r741, r934
+	r936 = sub.u32 r935, r742
+	r937 = min.u32 r935, r936
+	r938 = sub.u32 r935, r937
+	r939 = min.u32 r938, 1
+	r743 = add.u32 r933, r939
+	r744 = move.u32 r937
+	r733 = convert.i64.u32 r743
+	r734 = convert.i64.u32 r744
+	jump b75
+b75: # rangeint.body (grid unrolled 2)
+	r332 = move.i64 r734
+	r748 = move.u64 r721
+	r750 = or.u64 r748, r749
+	r751 = shr.u64.u32 r750, 32
+	r752 = convert.u32.u64 r751
+	r753 = eq.u32 r752, 0
+	branch r753, b76, b105
+b76: # divide in 32 bits
+	r754 = convert.u32.i64 r329
+	r961 = mulhi.u32 r754, r890
+	r962 = mul.u32 r961, r755
+	r963 = sub.u32 r754, r962
+	r964 = sub.u32 r963, r755
+	r965 = min.u32 r963, r964
+	r966 = sub.u32 r963, r965
+	r967 = min.u32 r966, 1
+	r756 = add.u32 r961, r967
+	r747 = convert.i64.u32 r756
+	jump b77
+b77: # rangeint.body (grid unrolled 2)
+	r334 = move.i64 r747
+	r335 = gt.i64 r330, 0
+	branch r335, b78, b104
+b78: # cond.true (grid unrolled 2)
+	r375 = lt.i64 r330, r374
+	branch r375, b79, b104
+b79: # cond.true (grid unrolled 2)
+	r373 = gt.i64 r332, 0
+	branch r373, b80, b104
+b80: # cond.true (grid unrolled 2)
+	r372 = lt.i64 r332, r371
+	branch r372, b81, b104
+b81: # cond.true (grid unrolled 2)
+	r370 = gt.i64 r334, 0
+	branch r370, b82, b104
+b82: # cond.true (grid unrolled 2)
+	r369 = lt.i64 r334, r368
+	branch r369, b83, b104
+b83: # if.then (grid unrolled 2)
+	r518 = move.ptr r601
+	r520 = elemaddr r518, r519, 1
+	r338 = elemaddr r520, -1, 4
+	r339 = load.f32 r338
+	r523 = move.ptr r520
+	r341 = elemaddr r523, 1, 4
+	r342 = load.f32 r341
+	r343 = add.f32 r339, r342
+	r526 = move.ptr r520
+	r528 = elemaddr r526, r527, 1
+	r345 = move.ptr r528
+	r346 = load.f32 r345
+	r347 = add.f32 r343, r346
+	r531 = move.ptr r520
+	r533 = elemaddr r531, r532, 1
+	r349 = move.ptr r533
+	r350 = load.f32 r349
+	r351 = add.f32 r347, r350
+	r536 = move.ptr r520
+	r538 = elemaddr r536, r537, 1
+	r353 = move.ptr r538
+	r354 = load.f32 r353
+	r355 = add.f32 r351, r354
+	r541 = move.ptr r520
+	r543 = elemaddr r541, r542, 1
+	r357 = move.ptr r543
+	r358 = load.f32 r357
+	r359 = add.f32 r355, r358
+	r546 = move.ptr r520
+	r360 = move.ptr r546
+	r361 = load.f32 r360
+	r362 = mul.f32 r361, 6.0
+	r363 = sub.f32 r359, r362
+	r547 = move.ptr r604
+	r549 = elemaddr r547, r548, 1
+	r364 = move.ptr r549
+	store.f32 r364, r363
+	jump b84
+b84: # grid unrolled 3
+	r425 = add.i64 r376, r1
+	jump b85
+b85: # index (grid unrolled 3)
+	r378 = move.i64 r425
+	jump b86
+b86: # rangeint.body (grid unrolled 3)
+	r683 = convert.u64.i64 r378
+	r685 = or.u64 r683, r684
+	r686 = shr.u64.u32 r685, 32
+	r687 = convert.u32.u64 r686
+	r688 = eq.u32 r687, 0
+	branch r688, b87, b103
+b87: # divide in 32 bits
+	r689 = convert.u32.i64 r378
+	r898 = mulhi.u32 r689, r872
+	r899 = mul.u32 r898, r690
+	r900 = sub.u32 r689, r899
+	r901 = sub.u32 r900, r690
+	r902 = min.u32 r900, r901
+	r903 = sub.u32 r900, r902
+	r904 = min.u32 r903, 1
+	r691 = add.u32 r898, r904
+	r692 = move.u32 r902
+	r681 = convert.i64.u32 r691
+	r682 = convert.i64.u32 r692
+	jump b88
+b88: # rangeint.body (grid unrolled 3)
+	r379 = move.i64 r682
+	r380 = move.i64 r681
+	r697 = convert.u64.i64 r380
+	r699 = or.u64 r697, r698
+	r700 = shr.u64.u32 r699, 32
+	r701 = convert.u32.u64 r700
+	r702 = eq.u32 r701, 0
+	branch r702, b89, b102
+b89: # divide in 32 bits
+	r703 = convert.u32.i64 r380
+	r926 = mulhi.u32 r703, r881
+	r927 = mul.u32 r926, r704
+	r928 = sub.u32 r703, r927
+	r929 = sub.u32 r928, r704
+	r930 = min.u32 r928, r929
+	r931 = sub.u32 r928, r930
+	r932 = min.u32 r931, 1
+	r705 = add.u32 r926, r932
+	r706 = move.u32 r930
+	r695 = convert.i64.u32 r705
+	r696 = convert.i64.u32 r706
+	jump b90
+b90: # rangeint.body (grid unrolled 3)
+	r381 = move.i64 r696
+	r710 = move.u64 r683
+	r712 = or.u64 r710, r711
+	r713 = shr.u64.u32 r712, 32
+	r714 = convert.u32.u64 r713
+	r715 = eq.u32 r714, 0
+	branch r715, b91, b101
+b91: # divide in 32 bits
+	r716 = convert.u32.i64 r378
+	r954 = mulhi.u32 r716, r890
+	r955 = mul.u32 r954, r717
+	r956 = sub.u32 r716, r955
+	r957 = sub.u32 r956, r717
+	r958 = min.u32 r956, r957
+	r959 = sub.u32 r956, r958
+	r960 = min.u32 r959, 1
+	r718 = add.u32 r954, r960
+	r709 = convert.i64.u32 r718
+	jump b92
+b92: # rangeint.body (grid unrolled 3)
+	r383 = move.i64 r709
+	r384 = gt.i64 r379, 0
+	branch r384, b93, b100
+b93: # cond.true (grid unrolled 3)
+	r424 = lt.i64 r379, r423
+	branch r424, b94, b100
+b94: # cond.true (grid unrolled 3)
+	r422 = gt.i64 r381, 0
+	branch r422, b95, b100
+b95: # cond.true (grid unrolled 3)
+	r421 = lt.i64 r381, r420
+	branch r421, b96, b100
+b96: # cond.true (grid unrolled 3)
+	r419 = gt.i64 r383, 0
+	branch r419, b97, b100
+b97: # cond.true (grid unrolled 3)
+	r418 = lt.i64 r383, r417
+	branch r418, b98, b100
+b98: # if.then (grid unrolled 3)
+	r553 = move.ptr r601
+	r555 = elemaddr r553, r554, 1
+	r387 = elemaddr r555, -1, 4
+	r388 = load.f32 r387
+	r558 = move.ptr r555
+	r390 = elemaddr r558, 1, 4
+	r391 = load.f32 r390
+	r392 = add.f32 r388, r391
+	r561 = move.ptr r555
+	r563 = elemaddr r561, r562, 1
+	r394 = move.ptr r563
+	r395 = load.f32 r394
+	r396 = add.f32 r392, r395
+	r566 = move.ptr r555
+	r568 = elemaddr r566, r567, 1
+	r398 = move.ptr r568
+	r399 = load.f32 r398
+	r400 = add.f32 r396, r399
+	r571 = move.ptr r555
+	r573 = elemaddr r571, r572, 1
+	r402 = move.ptr r573
+	r403 = load.f32 r402
+	r404 = add.f32 r400, r403
+	r576 = move.ptr r555
+	r578 = elemaddr r576, r577, 1
+	r406 = move.ptr r578
+	r407 = load.f32 r406
+	r408 = add.f32 r404, r407
+	r581 = move.ptr r555
+	r409 = move.ptr r581
+	r410 = load.f32 r409
+	r411 = mul.f32 r410, 6.0
+	r412 = sub.f32 r408, r411
+	r582 = move.ptr r604
+	r584 = elemaddr r582, r583, 1
+	r413 = move.ptr r584
+	store.f32 r413, r412
+	jump b99
+b99: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r426
+	r601 = elemaddr r601, r602, 1
+	r604 = elemaddr r604, r602, 1
+	jump b37
+b100: # if.else (grid unrolled 3)
+	r585 = move.ptr r604
+	r587 = elemaddr r585, r586, 1
+	r416 = move.ptr r587
+	store.f32 r416, 0.0
+	jump b99
+b101: # divide in 64 bits
+	r709 = div.i64 r378, r382
+	jump b92
+b102: # divide in 64 bits
+	r695 = div.i64 r380, r12
+	r708 = mul.i64 r695, r12
+	r696 = sub.i64 r380, r708
+	jump b90
+b103: # divide in 64 bits
+	r681 = div.i64 r378, r9
+	r694 = mul.i64 r681, r9
+	r682 = sub.i64 r378, r694
+	jump b88
+b104: # if.else (grid unrolled 2)
+	r550 = move.ptr r604
+	r552 = elemaddr r550, r551, 1
+	r367 = move.ptr r552
+	store.f32 r367, 0.0
+	jump b84
+b105: # divide in 64 bits
+	r747 = div.i64 r329, r333
+	jump b77
+b106: # divide in 64 bits
+	r733 = div.i64 r331, r12
+	r746 = mul.i64 r733, r12
+	r734 = sub.i64 r331, r746
+	jump b75
+b107: # divide in 64 bits
+	r719 = div.i64 r329, r9
+	r732 = mul.i64 r719, r9
+	r720 = sub.i64 r329, r732
+	jump b73
+b108: # if.else (grid unrolled 1)
+	r515 = move.ptr r604
+	r517 = elemaddr r515, r516, 1
+	r318 = move.ptr r517
+	store.f32 r318, 0.0
+	jump b69
+b109: # divide in 64 bits
+	r785 = div.i64 r280, r284
+	jump b62
+b110: # divide in 64 bits
+	r771 = div.i64 r282, r12
+	r784 = mul.i64 r771, r12
+	r772 = sub.i64 r282, r784
+	jump b60
+b111: # divide in 64 bits
+	r757 = div.i64 r280, r9
+	r770 = mul.i64 r757, r9
+	r758 = sub.i64 r280, r770
+	jump b58
+b112: # if.else (grid unrolled 0)
+	r270 = move.ptr r604
+	store.f32 r270, 0.0
+	jump b54
+b113: # divide in 64 bits
+	r823 = div.i64 r232, r236
+	jump b47
+b114: # divide in 64 bits
+	r809 = div.i64 r234, r12
+	r822 = mul.i64 r809, r12
+	r810 = sub.i64 r234, r822
+	jump b45
+b115: # divide in 64 bits
+	r795 = div.i64 r232, r9
+	r808 = mul.i64 r795, r9
+	r796 = sub.i64 r232, r808
 	jump b43
-b91: # divide in 64 bits
-	r685 = div.i64 r214, r12
-	r698 = mul.i64 r685, r12
-	r686 = sub.i64 r214, r698
-	jump b41
-b92: # divide in 64 bits
-	r671 = div.i64 r212, r9
-	r684 = mul.i64 r671, r9
-	r672 = sub.i64 r212, r684
-	jump b39
-b93: # if.else (grid unrolled 0)
-	r202 = move.ptr r518
-	store.f32 r202, 0.0
-	jump b35
-b94: # divide in 64 bits
-	r737 = div.i64 r164, r168
-	jump b28
-b95: # divide in 64 bits
-	r723 = div.i64 r166, r12
-	r736 = mul.i64 r723, r12
-	r724 = sub.i64 r166, r736
-	jump b26
-b96: # divide in 64 bits
-	r709 = div.i64 r164, r9
-	r722 = mul.i64 r709, r9
-	r710 = sub.i64 r164, r722
-	jump b24
-b97: # preheader
-	r13 = move.i64 r139
-	r57 = move.i64 r209
-	r54 = move.i64 r206
-	r50 = move.i64 r203
-	r362 = move.i64 r390
-	r365 = move.i64 r393
-	r368 = move.i64 r396
-	r371 = move.i64 r399
-	r506 = move.i64 r2
-	r507 = elemaddr r19, r506, 4
-	r508 = move.i64 r358
-	r509 = elemaddr r4, r506, 4
-	r560 = move.u64 r712
-	r574 = move.u64 r612
-	r566 = move.u32 r604
-	r587 = move.u64 r625
-	r580 = move.u32 r618
-	r593 = move.u32 r631
-	jump b98
-b98: # head
-	r6 = lt.i64 r2, r3
-	branch r6, b99, b118
-b99: # index
+b116: # preheader
+	r13 = move.i64 r157
+	r57 = move.i64 r153
+	r54 = move.i64 r150
+	r50 = move.i64 r147
+	r430 = move.i64 r458
+	r433 = move.i64 r461
+	r436 = move.i64 r464
+	r439 = move.i64 r467
+	r588 = move.i64 r2
+	r589 = elemaddr r19, r588, 4
+	r590 = move.i64 r598
+	r591 = elemaddr r4, r588, 4
+	r646 = move.u64 r187
+	r660 = move.u64 r850
+	r652 = move.u32 r842
+	r673 = move.u64 r205
+	r666 = move.u32 r856
+	r679 = move.u32 r869
+	jump b117
+b117: # head
+	r6 = lt.i64 r2, r222
+	branch r6, b118, b137
+b118: # index
 	r7 = move.i64 r2
-	jump b100
-b100: # rangeint.body
-	r559 = convert.u64.i64 r7
-	r561 = or.u64 r559, r560
-	r562 = shr.u64.u32 r561, 32
-	r563 = convert.u32.u64 r562
-	r564 = eq.u32 r563, 0
-	branch r564, b101, b117
-b101: # divide in 32 bits
-	r565 = convert.u32.i64 r7
-	r837 = mulhi.u32 r565, r748
-	r838 = mul.u32 r837, r566
-	r839 = sub.u32 r565, r838
-	r840 = sub.u32 r839, r566
-	r841 = min.u32 r839, r840
-	r842 = sub.u32 r839, r841
-	r843 = min.u32 r842, 1
-	r567 = add.u32 r837, r843
-	r568 = move.u32 r841
-	r557 = convert.i64.u32 r567
-	r558 = convert.i64.u32 r568
-	jump b102
-b102: # rangeint.body
-	r8 = move.i64 r558
-	r10 = move.i64 r557
-	r573 = convert.u64.i64 r10
-	r575 = or.u64 r573, r574
-	r576 = shr.u64.u32 r575, 32
-	r577 = convert.u32.u64 r576
-	r578 = eq.u32 r577, 0
-	branch r578, b103, b116
-b103: # divide in 32 bits
-	r579 = convert.u32.i64 r10
-	r844 = mulhi.u32 r579, r778
-	r845 = mul.u32 r844, r580
-	r846 = sub.u32 r579, r845
-	r847 = sub.u32 r846, r580
-	r848 = min.u32 r846, r847
-	r849 = sub.u32 r846, r848
-	r850 = min.u32 r849, 1
-	r581 = add.u32 r844, r850
-	r582 = move.u32 r848
-	r571 = convert.i64.u32 r581
-	r572 = convert.i64.u32 r582
-	jump b104
-b104: # rangeint.body
-	r11 = move.i64 r572
-	r586 = move.u64 r559
-	r588 = or.u64 r586, r587
-	r589 = shr.u64.u32 r588, 32
-	r590 = convert.u32.u64 r589
-	r591 = eq.u32 r590, 0
-	branch r591, b105, b115
-b105: # divide in 32 bits
-	r592 = convert.u32.i64 r7
-	r851 = mulhi.u32 r592, r808
-	r852 = mul.u32 r851, r593
-	r853 = sub.u32 r592, r852
-	r854 = sub.u32 r853, r593
-	r855 = min.u32 r853, r854
-	r856 = sub.u32 r853, r855
-	r857 = min.u32 r856, 1
-	r594 = add.u32 r851, r857
-	r585 = convert.i64.u32 r594
-	jump b106
-b106: # rangeint.body
-	r14 = move.i64 r585
+	jump b119
+b119: # rangeint.body
+	r645 = convert.u64.i64 r7
+	r647 = or.u64 r645, r646
+	r648 = shr.u64.u32 r647, 32
+	r649 = convert.u32.u64 r648
+	r650 = eq.u32 r649, 0
+	branch r650, b120, b136
+b120: # divide in 32 bits
+	r651 = convert.u32.i64 r7
+	r982 = mulhi.u32 r651, r872
+	r983 = mul.u32 r982, r652
+	r984 = sub.u32 r651, r983
+	r985 = sub.u32 r984, r652
+	r986 = min.u32 r984, r985
+	r987 = sub.u32 r984, r986
+	r988 = min.u32 r987, 1
+	r653 = add.u32 r982, r988
+	r654 = move.u32 r986
+	r643 = convert.i64.u32 r653
+	r644 = convert.i64.u32 r654
+	jump b121
+b121: # rangeint.body
+	r8 = move.i64 r644
+	r10 = move.i64 r643
+	r659 = convert.u64.i64 r10
+	r661 = or.u64 r659, r660
+	r662 = shr.u64.u32 r661, 32
+	r663 = convert.u32.u64 r662
+	r664 = eq.u32 r663, 0
+	branch r664, b122, b135
+b122: # divide in 32 bits
+	r665 = convert.u32.i64 r10
+	r989 = mulhi.u32 r665, r881
+	r990 = mul.u32 r989, r666
+	r991 = sub.u32 r665, r990
+	r992 = sub.u32 r991, r666
+	r993 = min.u32 r991, r992
+	r994 = sub.u32 r991, r993
+	r995 = min.u32 r994, 1
+	r667 = add.u32 r989, r995
+	r668 = move.u32 r993
+	r657 = convert.i64.u32 r667
+	r658 = convert.i64.u32 r668
+	jump b123
+b123: # rangeint.body
+	r11 = move.i64 r658
+	r672 = move.u64 r645
+	r674 = or.u64 r672, r673
+	r675 = shr.u64.u32 r674, 32
+	r676 = convert.u32.u64 r675
+	r677 = eq.u32 r676, 0
+	branch r677, b124, b134
+b124: # divide in 32 bits
+	r678 = convert.u32.i64 r7
+	r996 = mulhi.u32 r678, r890
+	r997 = mul.u32 r996, r679
+	r998 = sub.u32 r678, r997
+	r999 = sub.u32 r998, r679
+	r1000 = min.u32 r998, r999
+	r1001 = sub.u32 r998, r1000
+	r1002 = min.u32 r1001, 1
+	r680 = add.u32 r996, r1002
+	r671 = convert.i64.u32 r680
+	jump b125
+b125: # rangeint.body
+	r14 = move.i64 r671
 	r15 = gt.i64 r8, 0
-	branch r15, b107, b114
-b107: # cond.true
+	branch r15, b126, b133
+b126: # cond.true
 	r58 = lt.i64 r8, r57
-	branch r58, b108, b114
-b108: # cond.true
+	branch r58, b127, b133
+b127: # cond.true
 	r56 = gt.i64 r11, 0
-	branch r56, b109, b114
-b109: # cond.true
+	branch r56, b128, b133
+b128: # cond.true
 	r55 = lt.i64 r11, r54
-	branch r55, b110, b114
-b110: # cond.true
+	branch r55, b129, b133
+b129: # cond.true
 	r53 = gt.i64 r14, 0
-	branch r53, b111, b114
-b111: # cond.true
+	branch r53, b130, b133
+b130: # cond.true
 	r52 = lt.i64 r14, r50
-	branch r52, b112, b114
-b112: # if.then
-	r359 = move.ptr r507
-	r18 = elemaddr r359, -1, 4
+	branch r52, b131, b133
+b131: # if.then
+	r427 = move.ptr r589
+	r18 = elemaddr r427, -1, 4
 	r21 = load.f32 r18
-	r360 = move.ptr r359
-	r23 = elemaddr r360, 1, 4
+	r428 = move.ptr r427
+	r23 = elemaddr r428, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r361 = move.ptr r359
-	r363 = elemaddr r361, r362, 1
-	r27 = move.ptr r363
+	r429 = move.ptr r427
+	r431 = elemaddr r429, r430, 1
+	r27 = move.ptr r431
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
-	r364 = move.ptr r359
-	r366 = elemaddr r364, r365, 1
-	r31 = move.ptr r366
+	r432 = move.ptr r427
+	r434 = elemaddr r432, r433, 1
+	r31 = move.ptr r434
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
-	r367 = move.ptr r359
-	r369 = elemaddr r367, r368, 1
-	r35 = move.ptr r369
+	r435 = move.ptr r427
+	r437 = elemaddr r435, r436, 1
+	r35 = move.ptr r437
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
-	r370 = move.ptr r359
-	r372 = elemaddr r370, r371, 1
-	r39 = move.ptr r372
+	r438 = move.ptr r427
+	r440 = elemaddr r438, r439, 1
+	r39 = move.ptr r440
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
-	r42 = move.ptr r359
+	r42 = move.ptr r427
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = move.ptr r509
+	r46 = move.ptr r591
 	store.f32 r46, r45
-	jump b113
-b113: # latch
+	jump b132
+b132: # latch
 	r2 = add.i64 r2, r1
-	r507 = elemaddr r507, r508, 1
-	r509 = elemaddr r509, r508, 1
-	jump b98
-b114: # if.else
-	r49 = move.ptr r509
+	r589 = elemaddr r589, r590, 1
+	r591 = elemaddr r591, r590, 1
+	jump b117
+b133: # if.else
+	r49 = move.ptr r591
 	store.f32 r49, 0.0
-	jump b113
-b115: # divide in 64 bits
-	r585 = div.i64 r7, r13
-	jump b106
-b116: # divide in 64 bits
-	r571 = div.i64 r10, r12
-	r584 = mul.i64 r571, r12
-	r572 = sub.i64 r10, r584
-	jump b104
-b117: # divide in 64 bits
-	r557 = div.i64 r7, r9
-	r570 = mul.i64 r557, r9
-	r558 = sub.i64 r7, r570
-	jump b102
-b118: # exit
-	return
-b119: # preheader
-	r64 = move.i64 r139
+	jump b132
+b134: # divide in 64 bits
+	r671 = div.i64 r7, r13
+	jump b125
+b135: # divide in 64 bits
+	r657 = div.i64 r10, r12
+	r670 = mul.i64 r657, r12
+	r658 = sub.i64 r10, r670
+	jump b123
+b136: # divide in 64 bits
+	r643 = div.i64 r7, r9
+	r656 = mul.i64 r643, r9
+	r644 = sub.i64 r7, r656
+	jump b121
+b137: # preheader
+	r64 = move.i64 r157
 	r105 = sub.i64 r9, 1
 	r102 = sub.i64 r12, 1
 	r99 = sub.i64 r51, 1
-	r67 = move.i64 r139
-	r376 = mul.i64 r9, -4
-	r379 = mul.i64 r9, 4
-	r382 = mul.i64 r67, -4
-	r385 = mul.i64 r67, 4
-	r510 = move.i64 r2
-	r511 = elemaddr r19, r510, 4
-	r512 = mul.i64 r1, 4
-	r513 = elemaddr r4, r510, 4
-	r522 = convert.u64.i64 r9
-	r536 = convert.u64.i64 r12
-	r528 = convert.u32.i64 r9
-	r549 = convert.u64.i64 r64
-	r542 = convert.u32.i64 r12
-	r555 = convert.u32.i64 r64
-	r858 = max.u32 r528, 1
-	r859 = div.u32 4294967295, r858
-	r867 = max.u32 r542, 1
-	r868 = div.u32 4294967295, r867
-	r876 = max.u32 r555, 1
-	r877 = div.u32 4294967295, r876
-	jump b120
-b120: # head (checked if)
+	r67 = move.i64 r157
+	r444 = mul.i64 r9, -4
+	r447 = mul.i64 r9, 4
+	r450 = mul.i64 r67, -4
+	r453 = mul.i64 r67, 4
+	r592 = move.i64 r2
+	r593 = elemaddr r19, r592, 4
+	r594 = mul.i64 r1, 4
+	r595 = elemaddr r4, r592, 4
+	r608 = move.u64 r187
+	r622 = convert.u64.i64 r12
+	r614 = convert.u32.i64 r9
+	r635 = move.u64 r205
+	r628 = convert.u32.i64 r12
+	r641 = convert.u32.i64 r64
+	r1003 = max.u32 r614, 1
+	r1004 = div.u32 4294967295, r1003
+	r1012 = max.u32 r628, 1
+	r1013 = div.u32 4294967295, r1012
+	r1021 = max.u32 r641, 1
+	r1022 = div.u32 4294967295, r1021
+	jump b138
+b138: # head (checked if, after)
 	r59 = lt.i64 r2, r3
-	branch r59, b121, b118
-b121: # index (checked if)
+	branch r59, b139, b158
+b139: # index (checked if, after)
 	r60 = move.i64 r2
-	jump b122
-b122: # rangeint.body (checked if)
+	jump b140
+b140: # rangeint.body (checked if, after)
 	checkdiv.i64 r9, site 0
-	r521 = convert.u64.i64 r60
-	r523 = or.u64 r521, r522
-	r524 = shr.u64.u32 r523, 32
-	r525 = convert.u32.u64 r524
-	r526 = eq.u32 r525, 0
-	branch r526, b123, b139
-b123: # divide in 32 bits
-	r527 = convert.u32.i64 r60
-	r860 = mulhi.u32 r527, r859
-	r861 = mul.u32 r860, r528
-	r862 = sub.u32 r527, r861
-	r863 = sub.u32 r862, r528
-	r864 = min.u32 r862, r863
-	r865 = sub.u32 r862, r864
-	r866 = min.u32 r865, 1
-	r529 = add.u32 r860, r866
-	r530 = move.u32 r864
-	r519 = convert.i64.u32 r529
-	r520 = convert.i64.u32 r530
-	jump b124
-b124: # rangeint.body (checked if)
-	r61 = move.i64 r520
-	r62 = move.i64 r519
+	r607 = convert.u64.i64 r60
+	r609 = or.u64 r607, r608
+	r610 = shr.u64.u32 r609, 32
+	r611 = convert.u32.u64 r610
+	r612 = eq.u32 r611, 0
+	branch r612, b141, b157
+b141: # divide in 32 bits
+	r613 = convert.u32.i64 r60
+	r1005 = mulhi.u32 r613, r1004
+	r1006 = mul.u32 r1005, r614
+	r1007 = sub.u32 r613, r1006
+	r1008 = sub.u32 r1007, r614
+	r1009 = min.u32 r1007, r1008
+	r1010 = sub.u32 r1007, r1009
+	r1011 = min.u32 r1010, 1
+	r615 = add.u32 r1005, r1011
+	r616 = move.u32 r1009
+	r605 = convert.i64.u32 r615
+	r606 = convert.i64.u32 r616
+	jump b142
+b142: # rangeint.body (checked if, after)
+	r61 = move.i64 r606
+	r62 = move.i64 r605
 	checkdiv.i64 r12, site 2
-	r535 = convert.u64.i64 r62
-	r537 = or.u64 r535, r536
-	r538 = shr.u64.u32 r537, 32
-	r539 = convert.u32.u64 r538
-	r540 = eq.u32 r539, 0
-	branch r540, b125, b138
-b125: # divide in 32 bits
-	r541 = convert.u32.i64 r62
-	r869 = mulhi.u32 r541, r868
-	r870 = mul.u32 r869, r542
-	r871 = sub.u32 r541, r870
-	r872 = sub.u32 r871, r542
-	r873 = min.u32 r871, r872
-	r874 = sub.u32 r871, r873
-	r875 = min.u32 r874, 1
-	r543 = add.u32 r869, r875
-	r544 = move.u32 r873
-	r533 = convert.i64.u32 r543
-	r534 = convert.i64.u32 r544
-	jump b126
-b126: # rangeint.body (checked if)
-	r63 = move.i64 r534
+	r621 = convert.u64.i64 r62
+	r623 = or.u64 r621, r622
+	r624 = shr.u64.u32 r623, 32
+	r625 = convert.u32.u64 r624
+	r626 = eq.u32 r625, 0
+	branch r626, b143, b156
+b143: # divide in 32 bits
+	r627 = convert.u32.i64 r62
+	r1014 = mulhi.u32 r627, r1013
+	r1015 = mul.u32 r1014, r628
+	r1016 = sub.u32 r627, r1015
+	r1017 = sub.u32 r1016, r628
+	r1018 = min.u32 r1016, r1017
+	r1019 = sub.u32 r1016, r1018
+	r1020 = min.u32 r1019, 1
+	r629 = add.u32 r1014, r1020
+	r630 = move.u32 r1018
+	r619 = convert.i64.u32 r629
+	r620 = convert.i64.u32 r630
+	jump b144
+b144: # rangeint.body (checked if, after)
+	r63 = move.i64 r620
 	checkdiv.i64 r64, site 3
-	r548 = move.u64 r521
-	r550 = or.u64 r548, r549
-	r551 = shr.u64.u32 r550, 32
-	r552 = convert.u32.u64 r551
-	r553 = eq.u32 r552, 0
-	branch r553, b127, b137
-b127: # divide in 32 bits
-	r554 = convert.u32.i64 r60
-	r878 = mulhi.u32 r554, r877
-	r879 = mul.u32 r878, r555
-	r880 = sub.u32 r554, r879
-	r881 = sub.u32 r880, r555
-	r882 = min.u32 r880, r881
-	r883 = sub.u32 r880, r882
-	r884 = min.u32 r883, 1
-	r556 = add.u32 r878, r884
-	r547 = convert.i64.u32 r556
-	jump b128
-b128: # rangeint.body (checked if)
-	r65 = move.i64 r547
+	r634 = move.u64 r607
+	r636 = or.u64 r634, r635
+	r637 = shr.u64.u32 r636, 32
+	r638 = convert.u32.u64 r637
+	r639 = eq.u32 r638, 0
+	branch r639, b145, b155
+b145: # divide in 32 bits
+	r640 = convert.u32.i64 r60
+	r1023 = mulhi.u32 r640, r1022
+	r1024 = mul.u32 r1023, r641
+	r1025 = sub.u32 r640, r1024
+	r1026 = sub.u32 r1025, r641
+	r1027 = min.u32 r1025, r1026
+	r1028 = sub.u32 r1025, r1027
+	r1029 = min.u32 r1028, 1
+	r642 = add.u32 r1023, r1029
+	r633 = convert.i64.u32 r642
+	jump b146
+b146: # rangeint.body (checked if, after)
+	r65 = move.i64 r633
 	r66 = gt.i64 r61, 0
-	branch r66, b129, b136
-b129: # cond.true (checked if)
+	branch r66, b147, b154
+b147: # cond.true (checked if, after)
 	r106 = lt.i64 r61, r105
-	branch r106, b130, b136
-b130: # cond.true (checked if)
+	branch r106, b148, b154
+b148: # cond.true (checked if, after)
 	r104 = gt.i64 r63, 0
-	branch r104, b131, b136
-b131: # cond.true (checked if)
+	branch r104, b149, b154
+b149: # cond.true (checked if, after)
 	r103 = lt.i64 r63, r102
-	branch r103, b132, b136
-b132: # cond.true (checked if)
+	branch r103, b150, b154
+b150: # cond.true (checked if, after)
 	r101 = gt.i64 r65, 0
-	branch r101, b133, b136
-b133: # cond.true (checked if)
+	branch r101, b151, b154
+b151: # cond.true (checked if, after)
 	r100 = lt.i64 r65, r99
-	branch r100, b134, b136
-b134: # if.then (checked if)
+	branch r100, b152, b154
+b152: # if.then (checked if, after)
 	r68 = sub.i64 r60, 1
 	checkindex r68, r20, site 4
-	r373 = move.ptr r511
-	r69 = elemaddr r373, -1, 4
+	r441 = move.ptr r593
+	r69 = elemaddr r441, -1, 4
 	r70 = load.f32 r69
 	r71 = add.i64 r60, 1
 	checkindex r71, r20, site 5
-	r374 = move.ptr r373
-	r72 = elemaddr r374, 1, 4
+	r442 = move.ptr r441
+	r72 = elemaddr r442, 1, 4
 	r73 = load.f32 r72
 	r74 = add.f32 r70, r73
 	r75 = sub.i64 r60, r9
 	checkindex r75, r20, site 6
-	r375 = move.ptr r373
-	r377 = elemaddr r375, r376, 1
-	r76 = move.ptr r377
+	r443 = move.ptr r441
+	r445 = elemaddr r443, r444, 1
+	r76 = move.ptr r445
 	r77 = load.f32 r76
 	r78 = add.f32 r74, r77
 	r79 = add.i64 r60, r9
 	checkindex r79, r20, site 7
-	r378 = move.ptr r373
-	r380 = elemaddr r378, r379, 1
-	r80 = move.ptr r380
+	r446 = move.ptr r441
+	r448 = elemaddr r446, r447, 1
+	r80 = move.ptr r448
 	r81 = load.f32 r80
 	r82 = add.f32 r78, r81
 	r83 = sub.i64 r60, r67
 	checkindex r83, r20, site 8
-	r381 = move.ptr r373
-	r383 = elemaddr r381, r382, 1
-	r84 = move.ptr r383
+	r449 = move.ptr r441
+	r451 = elemaddr r449, r450, 1
+	r84 = move.ptr r451
 	r85 = load.f32 r84
 	r86 = add.f32 r82, r85
 	r87 = add.i64 r60, r67
 	checkindex r87, r20, site 9
-	r384 = move.ptr r373
-	r386 = elemaddr r384, r385, 1
-	r88 = move.ptr r386
+	r452 = move.ptr r441
+	r454 = elemaddr r452, r453, 1
+	r88 = move.ptr r454
 	r89 = load.f32 r88
 	r90 = add.f32 r86, r89
 	checkindex r60, r20, site 10
-	r91 = move.ptr r373
+	r91 = move.ptr r441
 	r92 = load.f32 r91
 	r93 = mul.f32 r92, 6.0
 	r94 = sub.f32 r90, r93
-	r95 = move.ptr r513
+	r95 = move.ptr r595
 	store.f32 r95, r94
-	jump b135
-b135: # latch (checked if)
+	jump b153
+b153: # latch (checked if, after)
 	r2 = add.i64 r2, r1
-	r511 = elemaddr r511, r512, 1
-	r513 = elemaddr r513, r512, 1
-	jump b120
-b136: # if.else (checked if)
-	r98 = move.ptr r513
+	r593 = elemaddr r593, r594, 1
+	r595 = elemaddr r595, r594, 1
+	jump b138
+b154: # if.else (checked if, after)
+	r98 = move.ptr r595
 	store.f32 r98, 0.0
-	jump b135
-b137: # divide in 64 bits
-	r547 = div.i64 r60, r64
-	jump b128
-b138: # divide in 64 bits
-	r533 = div.i64 r62, r12
-	r546 = mul.i64 r533, r12
-	r534 = sub.i64 r62, r546
-	jump b126
-b139: # divide in 64 bits
-	r519 = div.i64 r60, r9
-	r532 = mul.i64 r519, r9
-	r520 = sub.i64 r60, r532
-	jump b124
+	jump b153
+b155: # divide in 64 bits
+	r633 = div.i64 r60, r64
+	jump b146
+b156: # divide in 64 bits
+	r619 = div.i64 r62, r12
+	r632 = mul.i64 r619, r12
+	r620 = sub.i64 r62, r632
+	jump b144
+b157: # divide in 64 bits
+	r605 = div.i64 r60, r9
+	r618 = mul.i64 r605, r9
+	r606 = sub.i64 r60, r618
+	jump b142
+b158: # exit
+	return
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
 site 0 divide kernels.go:46:12

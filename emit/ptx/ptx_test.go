@@ -332,15 +332,17 @@ func TestSuiteCodegen(t *testing.T) {
 	}{
 		// p/w and p%w divide once, in 32 bits when both fit. The divisor
 		// does not change, so its check leaves the loop with the index
-		// checks, and the copy without checks runs four iterations at a
-		// time (five bodies); the copy with them keeps one. The 32-bit
+		// checks. The neighbours' checks, under the test for the border,
+		// are decided for a window of p: the loop runs with its checks
+		// before the window and after it (a body each), and without them
+		// inside it, four iterations at a time (five bodies). The 32-bit
 		// division multiplies by a reciprocal of w, divided once before
-		// each copy: no division in 32 bits is left in a loop.
-		{"Stencil2D_0", `\bdiv\.s64`, bodies + 1},
-		{"Stencil2D_0", `\bmul\.hi\.u32`, bodies + 1},
+		// the loops: no division in 32 bits is left in a loop.
+		{"Stencil2D_0", `\bdiv\.s64`, bodies + 2},
+		{"Stencil2D_0", `\bmul\.hi\.u32`, bodies + 2},
 		{"Stencil2D_0", `\bdiv\.u32`, 2},
-		{"Stencil2D_0", `bra \$Lfault`, 6 + 1}, // the checked copy's alone
-		{"Stencil3D_0", `\bmul\.hi\.u32`, 3 * (bodies + 1)},
+		{"Stencil2D_0", `bra \$Lfault`, 2 * (6 + 1)}, // the pieces before and after the window alone
+		{"Stencil3D_0", `\bmul\.hi\.u32`, 3 * (bodies + 2)},
 		{"Stencil3D_0", `\bdiv\.u32`, 2 * 3},
 		{"Stencil2D_0", `\brem\.`, 0},
 		// Unrolled grid-stride loops keep every thread a multiprocessor
@@ -396,10 +398,11 @@ func TestSuiteCodegen(t *testing.T) {
 		// The seven neighbours of the 3-D stencil are addressed from
 		// in[p]: the two at ±1 with constant offsets, the others adding
 		// offsets computed once. Its loop without checks runs four
-		// iterations at a time too.
-		{"Stencil3D_0", `ld\.global\.f32`, 7 * (bodies + 1)},
-		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2 * (bodies + 1)},
-		{"Stencil3D_0", `mad\.lo\.s64`, 2 * 3}, // in[p] and out[p] before each loop: four at a time, the rest, checked
+		// iterations at a time too, between the pieces before and after
+		// the window.
+		{"Stencil3D_0", `ld\.global\.f32`, 7 * (bodies + 2)},
+		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2 * (bodies + 2)},
+		{"Stencil3D_0", `mad\.lo\.s64`, 2 * 4}, // in[p] and out[p] before each loop: four at a time, the rest, before and after the window
 		// i = p/n and j = p%n share one division (in each copy).
 		{"Matmul_0", `\bdiv\.s64`, 2},
 		// max(x, 0) is a comparison and a select.

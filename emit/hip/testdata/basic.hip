@@ -788,22 +788,24 @@ b13: // exit
 
 // Task 3 of kernel Forms(a []i64, n i64), parallel.
 extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r5 = 0, r7 = 0, r8 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r36 = 0;
-	bool r42 = 0, r44 = 0, r46 = 0, r51 = 0, r53 = 0, r54 = 0, r60 = 0, r62 = 0;
-	bool r63 = 0, r70 = 0, r72 = 0, r73 = 0, r80 = 0, r82 = 0, r83 = 0;
+	bool r5 = 0, r7 = 0, r8 = 0, r21 = 0, r23 = 0, r24 = 0, r30 = 0, r32 = 0;
+	bool r33 = 0, r42 = 0, r44 = 0, r50 = 0, r52 = 0, r57 = 0, r59 = 0, r60 = 0;
+	bool r66 = 0, r68 = 0, r69 = 0, r76 = 0, r78 = 0, r79 = 0, r86 = 0, r88 = 0;
+	bool r89 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r9 = 0, r10 = 0;
 	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0;
-	i64 r25 = 0, r27 = 0, r28 = 0, r31 = 0, r43 = 0, r50 = 0, r52 = 0, r55 = 0;
-	i64 r57 = 0, r58 = 0, r61 = 0, r64 = 0, r66 = 0, r67 = 0, r69 = 0, r71 = 0;
-	i64 r74 = 0, r76 = 0, r77 = 0, r79 = 0, r81 = 0, r84 = 0, r86 = 0, r87 = 0;
-	i64 r89 = 0, r90 = 0, r92 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0;
-	i64 r109 = 0, r111 = 0, r112 = 0, r114 = 0, r115 = 0, r116 = 0, r118 = 0;
-	u64 r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
-	u64 r41 = 0, r45 = 0, r47 = 0, r48 = 0, r49 = 0;
-	char *r11 = 0, *r12 = 0, *r16 = 0, *r26 = 0, *r29 = 0, *r56 = 0, *r59 = 0, *r65 = 0;
-	char *r68 = 0, *r75 = 0, *r78 = 0, *r85 = 0, *r88 = 0, *r91 = 0, *r93 = 0, *r94 = 0;
-	char *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0;
-	char *r108 = 0, *r110 = 0, *r113 = 0, *r117 = 0;
+	i64 r25 = 0, r27 = 0, r28 = 0, r31 = 0, r34 = 0, r36 = 0, r37 = 0, r39 = 0;
+	i64 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r61 = 0;
+	i64 r63 = 0, r64 = 0, r67 = 0, r70 = 0, r72 = 0, r73 = 0, r75 = 0, r77 = 0;
+	i64 r80 = 0, r82 = 0, r83 = 0, r85 = 0, r87 = 0, r90 = 0, r92 = 0, r93 = 0;
+	i64 r95 = 0, r96 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0;
+	i64 r115 = 0, r117 = 0, r118 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0, r125 = 0;
+	i64 r127 = 0;
+	u64 r40 = 0, r41 = 0, r43 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	char *r11 = 0, *r12 = 0, *r16 = 0, *r26 = 0, *r29 = 0, *r35 = 0, *r38 = 0, *r62 = 0;
+	char *r65 = 0, *r71 = 0, *r74 = 0, *r81 = 0, *r84 = 0, *r91 = 0, *r94 = 0, *r97 = 0;
+	char *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0;
+	char *r111 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r119 = 0, *r122 = 0, *r126 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -817,151 +819,164 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r30 = (u64)r13;
+	r43 = (u64)r13;
+	r44 = r43 <= 2305843009213693952ull;
+	r46 = r13;
+	r47 = r3 < 0ll ? r3 : 0ll;
+	r48 = r3 < r46 ? r3 : r46;
+	if (!r44) goto b35;
+	r121 = r2;
+	r122 = r12 + r121 * 8;
+	r123 = (u64)r1 * 8ull;
+b4: // head (checked if, before)
+	r30 = r2 < r47;
+	if (!r30) goto b9;
 	r31 = r2;
-	r32 = (u64)r31;
-	r33 = r32 < r30;
-	r34 = (u64)r3;
-	r35 = r34 + 4611686018427387904ull;
-	r36 = r35 <= 9223372036854775808ull;
-	r37 = r34 - 1ull;
-	r38 = (u64)r2;
-	r39 = r37 - r38;
-	r40 = r30 - 1ull;
-	r41 = r40 - r32;
-	r42 = r39 <= r41;
-	if (!r33) goto b31;
-	if (!r36) goto b31;
-	if (!r42) goto b31;
-	r43 = (u64)r1 * 3ull;
-	r90 = (u64)r1 * 4ull;
-	r47 = r34;
-	r49 = (u64)r43;
-	r92 = (u64)r1 * 8ull;
-	r98 = (u64)r1 * 16ull;
-	r104 = (u64)r1 * 24ull;
-	r115 = r2;
-	r116 = r115;
-	r117 = r12 + r116 * 8;
-	r118 = (u64)r90 * 8ull;
-b5: // grid unrolled guard
-	r44 = r2 < r3;
-	if (!r44) goto b30;
-	r48 = (u64)r2;
-	r45 = r47 - r48;
-	r46 = r45 > r49;
-	if (!r46) goto b24;
-	r50 = r2;
-	r52 = r50;
-	r54 = r52 == 3ll;
-	if (!r54) goto b23;
-b10: // grid unrolled 1
-	r69 = (u64)r50 + (u64)r1;
-	r61 = r69;
-	r63 = r61 == 3ll;
-	if (!r63) goto b22;
-b13: // grid unrolled 2
-	r79 = (u64)r69 + (u64)r1;
-	r71 = r79;
-	r73 = r71 == 3ll;
-	if (!r73) goto b21;
-b16: // grid unrolled 3
-	r89 = (u64)r79 + (u64)r1;
-	r81 = r89;
-	r83 = r81 == 3ll;
-	if (!r83) goto b20;
-b19: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r90;
-	r117 = r117 + r118 * 1;
-	goto b5;
-b20: // if.done (grid unrolled 3)
-	r84 = r81;
-	r103 = r117;
-	r105 = r103 + r104 * 1;
-	r85 = r105;
-	r86 = *(i64 *)r85;
-	r87 = (u64)r86 - (u64)r84;
-	r108 = r105;
-	r88 = r108;
-	*(i64 *)r88 = r87;
-	goto b19;
-b21: // if.done (grid unrolled 2)
-	r74 = r71;
-	r97 = r117;
-	r99 = r97 + r98 * 1;
-	r75 = r99;
-	r76 = *(i64 *)r75;
-	r77 = (u64)r76 - (u64)r74;
-	r102 = r99;
-	r78 = r102;
-	*(i64 *)r78 = r77;
-	goto b16;
-b22: // if.done (grid unrolled 1)
-	r64 = r61;
-	r91 = r117;
-	r93 = r91 + r92 * 1;
-	r65 = r93;
-	r66 = *(i64 *)r65;
-	r67 = (u64)r66 - (u64)r64;
-	r96 = r93;
-	r68 = r96;
-	*(i64 *)r68 = r67;
-	goto b13;
-b23: // if.done (grid unrolled 0)
-	r55 = r52;
-	r56 = r117;
-	r57 = *(i64 *)r56;
-	r58 = (u64)r57 - (u64)r55;
-	r59 = r56;
-	*(i64 *)r59 = r58;
+	r33 = r31 == 3ll;
+	if (!r33) goto b8;
+b7: // latch (checked if, before)
+	r2 = (u64)r2 + (u64)r1;
+	r122 = r122 + r123 * 1;
+	goto b4;
+b8: // if.done (checked if, before)
+	r34 = r31;
+	if ((u64)r31 >= (u64)r13) { qd_site = 1; qd_x = r31; qd_y = r13; goto qd_fault; }
+	r35 = r122;
+	r36 = *(i64 *)r35;
+	r37 = (u64)r36 - (u64)r34;
+	r38 = r35;
+	*(i64 *)r38 = r37;
+	goto b7;
+b9: // preheader
+	r49 = (u64)r1 * 3ull;
+	r96 = (u64)r1 * 4ull;
+	r53 = (u64)r48;
+	r55 = (u64)r49;
+	r98 = r123;
+	r104 = (u64)r1 * 16ull;
+	r110 = (u64)r1 * 24ull;
+	r124 = r2;
+	r125 = r124;
+	r126 = r12 + r125 * 8;
+	r127 = (u64)r96 * 8ull;
+b10: // grid unrolled guard
+	r50 = r2 < r48;
+	if (!r50) goto b35;
+	r54 = (u64)r2;
+	r51 = r53 - r54;
+	r52 = r51 > r55;
+	if (!r52) goto b29;
+	r56 = r2;
+	r58 = r56;
+	r60 = r58 == 3ll;
+	if (!r60) goto b28;
+b15: // grid unrolled 1
+	r75 = (u64)r56 + (u64)r1;
+	r67 = r75;
+	r69 = r67 == 3ll;
+	if (!r69) goto b27;
+b18: // grid unrolled 2
+	r85 = (u64)r75 + (u64)r1;
+	r77 = r85;
+	r79 = r77 == 3ll;
+	if (!r79) goto b26;
+b21: // grid unrolled 3
+	r95 = (u64)r85 + (u64)r1;
+	r87 = r95;
+	r89 = r87 == 3ll;
+	if (!r89) goto b25;
+b24: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r96;
+	r126 = r126 + r127 * 1;
 	goto b10;
-b24: // preheader
-	r109 = r2;
-	r110 = r12 + r109 * 8;
-	r111 = r92;
-b25: // head
-	r5 = r2 < r3;
-	if (!r5) goto b30;
+b25: // if.done (grid unrolled 3)
+	r90 = r87;
+	r109 = r126;
+	r111 = r109 + r110 * 1;
+	r91 = r111;
+	r92 = *(i64 *)r91;
+	r93 = (u64)r92 - (u64)r90;
+	r114 = r111;
+	r94 = r114;
+	*(i64 *)r94 = r93;
+	goto b24;
+b26: // if.done (grid unrolled 2)
+	r80 = r77;
+	r103 = r126;
+	r105 = r103 + r104 * 1;
+	r81 = r105;
+	r82 = *(i64 *)r81;
+	r83 = (u64)r82 - (u64)r80;
+	r108 = r105;
+	r84 = r108;
+	*(i64 *)r84 = r83;
+	goto b21;
+b27: // if.done (grid unrolled 1)
+	r70 = r67;
+	r97 = r126;
+	r99 = r97 + r98 * 1;
+	r71 = r99;
+	r72 = *(i64 *)r71;
+	r73 = (u64)r72 - (u64)r70;
+	r102 = r99;
+	r74 = r102;
+	*(i64 *)r74 = r73;
+	goto b18;
+b28: // if.done (grid unrolled 0)
+	r61 = r58;
+	r62 = r126;
+	r63 = *(i64 *)r62;
+	r64 = (u64)r63 - (u64)r61;
+	r65 = r62;
+	*(i64 *)r65 = r64;
+	goto b15;
+b29: // preheader
+	r115 = r2;
+	r116 = r12 + r115 * 8;
+	r117 = r123;
+b30: // head
+	r5 = r2 < r48;
+	if (!r5) goto b35;
 	r6 = r2;
 	r8 = r6 == 3ll;
-	if (!r8) goto b29;
-b28: // latch
+	if (!r8) goto b34;
+b33: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r110 = r110 + r111 * 1;
-	goto b25;
-b29: // if.done
+	r116 = r116 + r117 * 1;
+	goto b30;
+b34: // if.done
 	r10 = r6;
-	r11 = r110;
+	r11 = r116;
 	r14 = *(i64 *)r11;
 	r15 = (u64)r14 - (u64)r10;
 	r16 = r11;
 	*(i64 *)r16 = r15;
-	goto b28;
-b30: // exit
-	return;
-b31: // preheader
-	r112 = r2;
-	r113 = r12 + r112 * 8;
-	r114 = (u64)r1 * 8ull;
-b32: // head (checked if)
+	goto b33;
+b35: // preheader
+	r118 = r2;
+	r119 = r12 + r118 * 8;
+	r120 = (u64)r1 * 8ull;
+b36: // head (checked if, after)
 	r21 = r2 < r3;
-	if (!r21) goto b30;
+	if (!r21) goto b41;
 	r22 = r2;
 	r24 = r22 == 3ll;
-	if (!r24) goto b36;
-b35: // latch (checked if)
+	if (!r24) goto b40;
+b39: // latch (checked if, after)
 	r2 = (u64)r2 + (u64)r1;
-	r113 = r113 + r114 * 1;
-	goto b32;
-b36: // if.done (checked if)
+	r119 = r119 + r120 * 1;
+	goto b36;
+b40: // if.done (checked if, after)
 	r25 = r22;
 	if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; }
-	r26 = r113;
+	r26 = r119;
 	r27 = *(i64 *)r26;
 	r28 = (u64)r27 - (u64)r25;
 	r29 = r26;
 	*(i64 *)r29 = r28;
-	goto b35;
+	goto b39;
+b41: // exit
+	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
