@@ -11,6 +11,14 @@ const (
 	unrollFactor    = 4
 	unrollMaxInstrs = 64
 	unrollMaxBlocks = 12
+	// A counted loop of at most smallBodyInstrs, such as an inner
+	// product's, is unrolled smallBodyFactor times: one test of the bound
+	// and one step of each pointer serve eight iterations. Measured on the
+	// H100, bench/suite's naive matrix product ran 1.16× nvcc's time with
+	// four copies and 1.10× with eight, and its xorshift rounds 0.95× and
+	// 0.87×; no kernel there needs more registers for it.
+	smallBodyInstrs = 16
+	smallBodyFactor = 8
 )
 
 // UnrollLoops unrolls the small innermost loops of a task, keeping each
@@ -27,7 +35,11 @@ func UnrollLoops(t *ir.Task) {
 			continue
 		}
 		if c, ok := countedLoop(t, lp, dom); ok {
-			unrollCounted(t, lp, c, unrollFactor)
+			factor := unrollFactor
+			if lp.size(t) <= smallBodyInstrs {
+				factor = smallBodyFactor
+			}
+			unrollCounted(t, lp, c, factor)
 		} else {
 			unroll(t, lp, unrollFactor)
 		}

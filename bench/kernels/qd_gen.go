@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1ebd29134c9f45eba7c9c5a272b5ce628864a32a303709bec229377ddde954ee"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "86f38b0d872bce3e84c042c9ea580126fcccb225dc8c2c11e243a9d50966702c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "8633e77487fecbe1fc0b4d64eeebc77e400f4268cb01706acc0b8c36a18af1d4"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "32f543b05fd6ebf153f9c9b0931399fa69434348fff7141fdd9b98c6c7a5946a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -2482,21 +2482,21 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_22;
+	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_29;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	max.s64 %rd31, %rd10, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
+	max.s64 %rd31, %rd10, -9223372036854775800;
+	sub.s64 %rd32, %rd31, 8;
 $L_7:
 	setp.lt.s64 %p33, %rd12, %rd32;
-	@!%p33 bra $L_16;
+	@!%p33 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -2569,7 +2569,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -2585,23 +2584,96 @@ $L_16:
 	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_18;
 $L_17:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
 $L_19:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_20:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_21:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_22:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_23:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_26;
+$L_25:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd13, %rd16;
+$L_27:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -2647,21 +2719,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -2734,7 +2806,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -2750,23 +2821,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -2812,21 +2956,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -2899,7 +3043,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -2915,23 +3058,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -2974,21 +3190,21 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_22;
+	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_29;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	max.s64 %rd31, %rd10, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
+	max.s64 %rd31, %rd10, -9223372036854775800;
+	sub.s64 %rd32, %rd31, 8;
 $L_7:
 	setp.lt.s64 %p33, %rd12, %rd32;
-	@!%p33 bra $L_16;
+	@!%p33 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -3061,7 +3277,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -3077,23 +3292,96 @@ $L_16:
 	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_18;
 $L_17:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
 $L_19:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_20:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_21:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_22:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_23:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_26;
+$L_25:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd13, %rd16;
+$L_27:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -3136,21 +3424,21 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_22;
+	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_29;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	max.s64 %rd31, %rd10, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
+	max.s64 %rd31, %rd10, -9223372036854775800;
+	sub.s64 %rd32, %rd31, 8;
 $L_7:
 	setp.lt.s64 %p33, %rd12, %rd32;
-	@!%p33 bra $L_16;
+	@!%p33 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -3223,7 +3511,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -3239,23 +3526,96 @@ $L_16:
 	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_18;
 $L_17:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
 $L_19:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_20:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_21:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_22:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_23:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_26;
+$L_25:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd13, %rd16;
+$L_27:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -3313,21 +3673,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3400,7 +3760,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3416,23 +3775,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -3490,21 +3922,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3577,7 +4009,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3593,23 +4024,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -3667,21 +4171,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3754,7 +4258,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3770,23 +4273,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -3844,21 +4420,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3931,7 +4507,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -3947,23 +4522,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -4021,21 +4669,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4108,7 +4756,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4124,23 +4771,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -4198,21 +4918,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4285,7 +5005,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4301,23 +5020,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -4375,21 +5167,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4462,7 +5254,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4478,23 +5269,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -4552,21 +5416,21 @@ $L_1:
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	@!%p12 bra $L_21;
+	@!%p12 bra $L_29;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd35, %rd13, -9223372036854775800;
+	sub.s64 %rd36, %rd35, 8;
 $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
-	@!%p37 bra $L_16;
+	@!%p37 bra $L_24;
 $L_8:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4639,7 +5503,6 @@ $L_14:
 $L_15:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_7;
 $L_16:
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
@@ -4655,23 +5518,96 @@ $L_16:
 	mov.b64 %rd20, %rd34;
 	add.s64 %rd21, %rd16, 1;
 	setp.lt.s64 %p22, %rd21, %rd13;
-	@!%p22 bra $L_18;
 $L_17:
 	mov.b64 %rd15, %rd20;
 	mov.b64 %rd16, %rd21;
-	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd17, %rd20;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_19:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_20:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_21:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+$L_22:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+$L_23:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_7;
+$L_24:
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_26;
+$L_25:
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
+	bra.uni $L_24;
+$L_26:
+	mov.b64 %rd17, %rd20;
+$L_27:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_29:
 	mov.b64 %rd17, %rd11;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_27;
+$L_30:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -11823,17 +12759,81 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b22;
+	if (!r6) goto b30;
 	r7 = r2;
 	r8 = r7;
-	if (!r9) goto b21;
+	if (!r9) goto b29;
 	r11 = r8;
 	r12 = 0ll;
-	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
-	r32 = (u64)r31 - 4ull;
+	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
+	r32 = (u64)r31 - 8ull;
 b7: // unroll guard
 	r33 = r12 < r32;
-	if (!r33) goto b16;
+	if (!r33) goto b24;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
 	r14 = (u64)r11 * 1664525ull;
 	r15 = (u64)r14 + 1013904223ull;
 	r22 = __mul64hi(r15, (-9223372032559808509ll));
@@ -11899,7 +12899,7 @@ b7: // unroll guard
 	r11 = r16;
 	r12 = r17;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r14 = (u64)r11 * 1664525ull;
 	r15 = (u64)r14 + 1013904223ull;
 	r22 = __mul64hi(r15, (-9223372032559808509ll));
@@ -11914,21 +12914,21 @@ b16: // rangeint.body
 	r16 = r30;
 	r17 = (u64)r12 + 1ull;
 	r18 = r17 < r10;
-	if (!r18) goto b18;
+	if (!r18) goto b26;
 	r11 = r16;
 	r12 = r17;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r13 = r16;
-b19: // rangeint.done
+b27: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r13 = r8;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -11954,17 +12954,81 @@ extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12030,7 +13094,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12045,21 +13109,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12085,17 +13149,81 @@ extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12161,7 +13289,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12176,21 +13304,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12213,17 +13341,81 @@ extern "C" __global__ void TwoSpinsSerial_0(char *p0, i64 p1, char *p2, i64 p3, 
 	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b22;
+	if (!r6) goto b30;
 	r7 = r2;
 	r8 = r7;
-	if (!r9) goto b21;
+	if (!r9) goto b29;
 	r11 = r8;
 	r12 = 0ll;
-	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
-	r32 = (u64)r31 - 4ull;
+	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
+	r32 = (u64)r31 - 8ull;
 b7: // unroll guard
 	r33 = r12 < r32;
-	if (!r33) goto b16;
+	if (!r33) goto b24;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
 	r14 = (u64)r11 * 1664525ull;
 	r15 = (u64)r14 + 1013904223ull;
 	r22 = __mul64hi(r15, (-9223372032559808509ll));
@@ -12289,7 +13481,7 @@ b7: // unroll guard
 	r11 = r16;
 	r12 = r17;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r14 = (u64)r11 * 1664525ull;
 	r15 = (u64)r14 + 1013904223ull;
 	r22 = __mul64hi(r15, (-9223372032559808509ll));
@@ -12304,21 +13496,21 @@ b16: // rangeint.body
 	r16 = r30;
 	r17 = (u64)r12 + 1ull;
 	r18 = r17 < r10;
-	if (!r18) goto b18;
+	if (!r18) goto b26;
 	r11 = r16;
 	r12 = r17;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r13 = r16;
-b19: // rangeint.done
+b27: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r13 = r8;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12341,17 +13533,81 @@ extern "C" __global__ void TwoSpinsSerial_1(char *p0, i64 p1, char *p2, i64 p3, 
 	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b22;
+	if (!r6) goto b30;
 	r7 = r2;
 	r8 = r7;
-	if (!r9) goto b21;
+	if (!r9) goto b29;
 	r11 = r8;
 	r12 = 0ll;
-	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
-	r32 = (u64)r31 - 4ull;
+	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
+	r32 = (u64)r31 - 8ull;
 b7: // unroll guard
 	r33 = r12 < r32;
-	if (!r33) goto b16;
+	if (!r33) goto b24;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
 	r14 = (u64)r11 * 1664525ull;
 	r15 = (u64)r14 + 1013904223ull;
 	r22 = __mul64hi(r15, (-9223372032559808509ll));
@@ -12417,7 +13673,7 @@ b7: // unroll guard
 	r11 = r16;
 	r12 = r17;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r14 = (u64)r11 * 1664525ull;
 	r15 = (u64)r14 + 1013904223ull;
 	r22 = __mul64hi(r15, (-9223372032559808509ll));
@@ -12432,21 +13688,21 @@ b16: // rangeint.body
 	r16 = r30;
 	r17 = (u64)r12 + 1ull;
 	r18 = r17 < r10;
-	if (!r18) goto b18;
+	if (!r18) goto b26;
 	r11 = r16;
 	r12 = r17;
-	goto b16;
-b18: // edge 7→8
+	goto b24;
+b26: // edge 7→8
 	r13 = r16;
-b19: // rangeint.done
+b27: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 5→8
+b29: // edge 5→8
 	r13 = r8;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12472,17 +13728,81 @@ extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12548,7 +13868,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12563,21 +13883,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12603,17 +13923,81 @@ extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12679,7 +14063,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12694,21 +14078,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12734,17 +14118,81 @@ extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12810,7 +14258,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12825,21 +14273,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12865,17 +14313,81 @@ extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12941,7 +14453,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -12956,21 +14468,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -12996,17 +14508,81 @@ extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13072,7 +14648,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13087,21 +14663,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -13127,17 +14703,81 @@ extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13203,7 +14843,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13218,21 +14858,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -13258,17 +14898,81 @@ extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13334,7 +15038,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13349,21 +15053,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -13389,17 +15093,81 @@ extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char
 	r12 = r13 > 0ll;
 b2: // head
 	r9 = r2 < r3;
-	if (!r9) goto b22;
+	if (!r9) goto b30;
 	r10 = r2;
 	r11 = r10;
-	if (!r12) goto b21;
+	if (!r12) goto b29;
 	r15 = r11;
 	r16 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r36 = (u64)r35 - 8ull;
 b7: // unroll guard
 	r37 = r16 < r36;
-	if (!r37) goto b16;
+	if (!r37) goto b24;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13465,7 +15233,7 @@ b7: // unroll guard
 	r15 = r20;
 	r16 = r21;
 	goto b7;
-b16: // rangeint.body
+b24: // rangeint.body
 	r18 = (u64)r15 * 1664525ull;
 	r19 = (u64)r18 + 1013904223ull;
 	r26 = __mul64hi(r19, (-9223372032559808509ll));
@@ -13480,21 +15248,21 @@ b16: // rangeint.body
 	r20 = r34;
 	r21 = (u64)r16 + 1ull;
 	r22 = r21 < r13;
-	if (!r22) goto b18;
+	if (!r22) goto b26;
 	r15 = r20;
 	r16 = r21;
-	goto b16;
-b18: // edge 3→4
+	goto b24;
+b26: // edge 3→4
 	r17 = r20;
-b19: // rangeint.done
+b27: // rangeint.done
 	r23 = r4 + r10 * 8;
 	*(i64 *)r23 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // edge 1→4
+b29: // edge 1→4
 	r17 = r11;
-	goto b19;
-b22: // exit
+	goto b27;
+b30: // exit
 	return;
 }
 
@@ -19725,24 +21493,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b22
+	branch r6, b3, b30
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	branch r9, b5, b21
+	branch r9, b5, b29
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r31 = max.i64 r10, -9223372036854775804
-	r32 = sub.i64 r31, 4
+	r31 = max.i64 r10, -9223372036854775800
+	r32 = sub.i64 r31, 8
 	jump b7
 b7: # unroll guard
 	r33 = lt.i64 r12, r32
-	branch r33, b8, b16
+	branch r33, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r14 = mul.i64 r11, 1664525
 	r15 = add.i64 r14, 1013904223
@@ -19822,8 +21590,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r11 = move.i64 r16
 	r12 = move.i64 r17
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r14 = mul.i64 r11, 1664525
 	r15 = add.i64 r14, 1013904223
 	r22 = mulhi.i64 r15, -9223372032559808509
@@ -19838,25 +21606,105 @@ b16: # rangeint.body
 	r16 = move.i64 r30
 	r17 = add.i64 r12, 1
 	r18 = lt.i64 r17, r10
-	branch r18, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r11 = move.i64 r16
 	r12 = move.i64 r17
-	jump b16
-b18: # edge 3→4
-	r13 = move.i64 r16
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b24: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b25, b26
+b25: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b24
+b26: # edge 3→4
+	r13 = move.i64 r16
+	jump b27
+b27: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r13 = move.i64 r8
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 kernel TwoSpins(a []i64, b []i64, iters i64)
@@ -19881,24 +21729,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -19978,8 +21826,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -19994,25 +21842,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task TwoSpins_1 parallel count=(len b) block=2 group=1
@@ -20033,24 +21961,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -20130,8 +22058,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -20146,25 +22074,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
@@ -20184,24 +22192,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b22
+	branch r6, b3, b30
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	branch r9, b5, b21
+	branch r9, b5, b29
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r31 = max.i64 r10, -9223372036854775804
-	r32 = sub.i64 r31, 4
+	r31 = max.i64 r10, -9223372036854775800
+	r32 = sub.i64 r31, 8
 	jump b7
 b7: # unroll guard
 	r33 = lt.i64 r12, r32
-	branch r33, b8, b16
+	branch r33, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r14 = mul.i64 r11, 1664525
 	r15 = add.i64 r14, 1013904223
@@ -20281,8 +22289,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r11 = move.i64 r16
 	r12 = move.i64 r17
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r14 = mul.i64 r11, 1664525
 	r15 = add.i64 r14, 1013904223
 	r22 = mulhi.i64 r15, -9223372032559808509
@@ -20297,25 +22305,105 @@ b16: # rangeint.body
 	r16 = move.i64 r30
 	r17 = add.i64 r12, 1
 	r18 = lt.i64 r17, r10
-	branch r18, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r11 = move.i64 r16
 	r12 = move.i64 r17
-	jump b16
-b18: # edge 3→4
-	r13 = move.i64 r16
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b24: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b25, b26
+b25: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b24
+b26: # edge 3→4
+	r13 = move.i64 r16
+	jump b27
+b27: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r13 = move.i64 r8
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task TwoSpinsSerial_1 parallel count=(len b)
@@ -20333,24 +22421,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b22
+	branch r6, b3, b30
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	branch r9, b5, b21
+	branch r9, b5, b29
 b5: # edge 5→7
 	r11 = move.i64 r8
 	r12 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r31 = max.i64 r10, -9223372036854775804
-	r32 = sub.i64 r31, 4
+	r31 = max.i64 r10, -9223372036854775800
+	r32 = sub.i64 r31, 8
 	jump b7
 b7: # unroll guard
 	r33 = lt.i64 r12, r32
-	branch r33, b8, b16
+	branch r33, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r14 = mul.i64 r11, 1664525
 	r15 = add.i64 r14, 1013904223
@@ -20430,8 +22518,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 7→7 (unrolled 3)
 	r11 = move.i64 r16
 	r12 = move.i64 r17
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r14 = mul.i64 r11, 1664525
 	r15 = add.i64 r14, 1013904223
 	r22 = mulhi.i64 r15, -9223372032559808509
@@ -20446,25 +22534,105 @@ b16: # rangeint.body
 	r16 = move.i64 r30
 	r17 = add.i64 r12, 1
 	r18 = lt.i64 r17, r10
-	branch r18, b17, b18
-b17: # edge 7→7
+	jump b17
+b17: # edge 7→7 (unrolled 4)
 	r11 = move.i64 r16
 	r12 = move.i64 r17
-	jump b16
-b18: # edge 7→8
-	r13 = move.i64 r16
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
 	jump b19
-b19: # rangeint.done
+b19: # edge 7→7 (unrolled 5)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b21
+b21: # edge 7→7 (unrolled 6)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b23
+b23: # edge 7→7 (unrolled 7)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b24: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b25, b26
+b25: # edge 7→7
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b24
+b26: # edge 7→8
+	r13 = move.i64 r16
+	jump b27
+b27: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 5→8
+b29: # edge 5→8
 	r13 = move.i64 r8
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
@@ -20516,24 +22684,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -20613,8 +22781,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -20629,25 +22797,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_1 parallel count=(len a1) block=2 group=1
@@ -20668,24 +22916,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -20765,8 +23013,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -20781,25 +23029,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_2 parallel count=(len a2) block=3 group=1
@@ -20820,24 +23148,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -20917,8 +23245,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -20933,25 +23261,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_3 parallel count=(len a3) block=4 group=1
@@ -20972,24 +23380,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -21069,8 +23477,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -21085,25 +23493,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_4 parallel count=(len a4) block=5 group=1
@@ -21124,24 +23612,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -21221,8 +23709,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -21237,25 +23725,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_5 parallel count=(len a5) block=6 group=1
@@ -21276,24 +23844,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -21373,8 +23941,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -21389,25 +23957,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_6 parallel count=(len a6) block=7 group=1
@@ -21428,24 +24076,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -21525,8 +24173,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -21541,25 +24189,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 task EightSpins_7 parallel count=(len a7) block=8 group=1
@@ -21580,24 +24308,24 @@ b1: # setup
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b22
+	branch r9, b3, b30
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	branch r12, b5, b21
+	branch r12, b5, b29
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r35 = max.i64 r13, -9223372036854775800
+	r36 = sub.i64 r35, 8
 	jump b7
 b7: # unroll guard
 	r37 = lt.i64 r16, r36
-	branch r37, b8, b16
+	branch r37, b8, b24
 b8: # rangeint.body (unrolled 0)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
@@ -21677,8 +24405,8 @@ b14: # rangeint.body (unrolled 3)
 b15: # edge 3→3 (unrolled 3)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b7
-b16: # rangeint.body
+	jump b16
+b16: # rangeint.body (unrolled 4)
 	r18 = mul.i64 r15, 1664525
 	r19 = add.i64 r18, 1013904223
 	r26 = mulhi.i64 r19, -9223372032559808509
@@ -21693,25 +24421,105 @@ b16: # rangeint.body
 	r20 = move.i64 r34
 	r21 = add.i64 r16, 1
 	r22 = lt.i64 r21, r13
-	branch r22, b17, b18
-b17: # edge 3→3
+	jump b17
+b17: # edge 3→3 (unrolled 4)
 	r15 = move.i64 r20
 	r16 = move.i64 r21
-	jump b16
-b18: # edge 3→4
-	r17 = move.i64 r20
+	jump b18
+b18: # rangeint.body (unrolled 5)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b19
-b19: # rangeint.done
+b19: # edge 3→3 (unrolled 5)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b20
+b20: # rangeint.body (unrolled 6)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b21
+b21: # edge 3→3 (unrolled 6)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b22
+b22: # rangeint.body (unrolled 7)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b23
+b23: # edge 3→3 (unrolled 7)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b24: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b25, b26
+b25: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b24
+b26: # edge 3→4
+	r17 = move.i64 r20
+	jump b27
+b27: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # edge 1→4
+b29: # edge 1→4
 	r17 = move.i64 r11
-	jump b19
-b22: # exit
+	jump b27
+b30: # exit
 	return
 
 kernel FourTiny(a []i32, b []i32, c []i32, d []i32)

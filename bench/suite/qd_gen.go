@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1a72c288ce9e7e1012fbb93a07083e266f57f72e827d7599789dd313e7e628b1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "e400c17e0822ea00a14f35ba2e51de581fff18d5e1461ddb3233140ed9af3b9c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "afcbcfc1d70c2f40a8b4ff93cf3d0895d1d311ac259e936d98f00742bcce9150"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "ff266dddd42ce75995c3c9e061f4bd4f8a137dc21ba9b3921098dbe269006402"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -3156,13 +3156,13 @@ $L_1:
 	sub.u64 %rd62, %rd61, %rd53;
 	setp.le.u64 %p63, %rd60, %rd62;
 	setp.ne.s64 %p64, %rd4, 0;
-	@!%p54 bra $L_36;
+	@!%p54 bra $L_44;
 $L_2:
-	@!%p57 bra $L_36;
+	@!%p57 bra $L_44;
 $L_3:
-	@!%p63 bra $L_36;
+	@!%p63 bra $L_44;
 $L_4:
-	@!%p64 bra $L_36;
+	@!%p64 bra $L_44;
 $L_5:
 	mov.b64 %rd77, %rd16;
 	mov.b64 %rd82, %rd4;
@@ -3184,7 +3184,7 @@ $L_5:
 	div.u32 %r160, 4294967295, %r159;
 $L_6:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_35;
+	@!%p5 bra $L_43;
 $L_7:
 	mov.b64 %rd6, %rd2;
 $L_8:
@@ -3193,7 +3193,7 @@ $L_8:
 	shr.u64 %rd150, %rd149, 32;
 	cvt.u32.u64 %r151, %rd150;
 	setp.eq.u32 %p152, %r151, 0;
-	@!%p152 bra $L_34;
+	@!%p152 bra $L_42;
 $L_9:
 	cvt.u32.u64 %r153, %rd6;
 	mul.hi.u32 %r161, %r153, %r160;
@@ -3229,17 +3229,17 @@ $L_10:
 	setp.eq.u64 %p104, %rd103, 0;
 	mul.lo.u64 %rd105, %rd102, %rd87;
 	setp.le.u64 %p106, %rd105, %rd97;
-	@!%p81 bra $L_31;
+	@!%p81 bra $L_39;
 $L_11:
-	@!%p84 bra $L_31;
+	@!%p84 bra $L_39;
 $L_12:
-	@!%p90 bra $L_31;
+	@!%p90 bra $L_39;
 $L_13:
-	@!%p95 bra $L_31;
+	@!%p95 bra $L_39;
 $L_14:
-	@!%p104 bra $L_31;
+	@!%p104 bra $L_39;
 $L_15:
-	@!%p106 bra $L_31;
+	@!%p106 bra $L_39;
 $L_16:
 	mov.b64 %rd12, %rd78;
 	mov.b64 %rd107, %rd12;
@@ -3247,11 +3247,11 @@ $L_16:
 	mov.b64 %rd110, %rd8;
 	mad.lo.s64 %rd111, %rd110, 4, %rd21;
 $L_17:
-	max.s64 %rd177, %rd4, -9223372036854775805;
-	sub.s64 %rd178, %rd177, 3;
+	max.s64 %rd177, %rd4, -9223372036854775801;
+	sub.s64 %rd178, %rd177, 7;
 $L_18:
 	setp.lt.s64 %p179, %rd10, %rd178;
-	@!%p179 bra $L_27;
+	@!%p179 bra $L_35;
 $L_19:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_20:
@@ -3308,10 +3308,8 @@ $L_26:
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd108, %rd108, 4;
 	add.s64 %rd111, %rd111, %rd114;
-	bra.uni $L_18;
 $L_27:
 	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_29;
 $L_28:
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
@@ -3324,23 +3322,81 @@ $L_28:
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd108, %rd108, 4;
 	add.s64 %rd111, %rd111, %rd114;
-	bra.uni $L_27;
 $L_29:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_30:
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
+$L_31:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_32:
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
+$L_33:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_34:
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
+	bra.uni $L_18;
+$L_35:
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_37;
+$L_36:
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
+	bra.uni $L_35;
+$L_37:
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
-$L_30:
+$L_38:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_6;
-$L_31:
+$L_39:
 	mov.b64 %rd66, %rd78;
 	mov.b64 %rd123, %rd66;
 	mad.lo.s64 %rd124, %rd123, 4, %rd15;
 	mov.b64 %rd126, %rd8;
 	mad.lo.s64 %rd127, %rd126, 4, %rd21;
-$L_32:
+$L_40:
 	setp.lt.s64 %p65, %rd10, %rd4;
-	@!%p65 bra $L_29;
-$L_33:
+	@!%p65 bra $L_37;
+$L_41:
 	add.s64 %rd67, %rd66, %rd10;
 	setp.ge.u64 %pt0, %rd67, %rd16;
 	@%pt0 bra $Lfault_0;
@@ -3359,8 +3415,8 @@ $L_33:
 	mov.b64 %rd10, %rd76;
 	add.s64 %rd124, %rd124, 4;
 	add.s64 %rd127, %rd127, %rd130;
-	bra.uni $L_32;
-$L_34:
+	bra.uni $L_40;
+$L_42:
 	setp.eq.s64 %pt2, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
 	div.s64 %rd145, %rd6, %rd4;
@@ -3368,9 +3424,9 @@ $L_34:
 	mul.lo.s64 %rd158, %rd145, %rd4;
 	sub.s64 %rd146, %rd6, %rd158;
 	bra.uni $L_10;
-$L_35:
+$L_43:
 	bra.uni $Lexit;
-$L_36:
+$L_44:
 	mov.b64 %rd134, %rd4;
 	mov.b64 %rd120, %rd4;
 	mov.b64 %rd121, %rd120;
@@ -3378,12 +3434,12 @@ $L_36:
 	cvt.u32.u64 %r140, %rd4;
 	max.u32 %r168, %r140, 1;
 	div.u32 %r169, 4294967295, %r168;
-$L_37:
+$L_45:
 	setp.lt.s64 %p32, %rd2, %rd3;
-	@!%p32 bra $L_35;
-$L_38:
+	@!%p32 bra $L_43;
+$L_46:
 	mov.b64 %rd33, %rd2;
-$L_39:
+$L_47:
 	setp.eq.s64 %pt3, %rd4, 0;
 	@%pt3 bra $Lfault_2;
 	mov.b64 %rd133, %rd33;
@@ -3391,8 +3447,8 @@ $L_39:
 	shr.u64 %rd136, %rd135, 32;
 	cvt.u32.u64 %r137, %rd136;
 	setp.eq.u32 %p138, %r137, 0;
-	@!%p138 bra $L_46;
-$L_40:
+	@!%p138 bra $L_54;
+$L_48:
 	cvt.u32.u64 %r139, %rd33;
 	mul.hi.u32 %r170, %r139, %r169;
 	mul.lo.u32 %r171, %r170, %r140;
@@ -3405,7 +3461,7 @@ $L_40:
 	mov.b32 %r142, %r174;
 	cvt.u64.u32 %rd131, %r141;
 	cvt.u64.u32 %rd132, %r142;
-$L_41:
+$L_49:
 	mov.b64 %rd34, %rd131;
 	mov.b64 %rd35, %rd132;
 	mov.f32 %f9, 0f00000000;
@@ -3415,10 +3471,10 @@ $L_41:
 	mad.lo.s64 %rd116, %rd115, 4, %rd15;
 	mov.b64 %rd118, %rd35;
 	mad.lo.s64 %rd119, %rd118, 4, %rd21;
-$L_42:
+$L_50:
 	setp.lt.s64 %p36, %rd10, %rd4;
-	@!%p36 bra $L_44;
-$L_43:
+	@!%p36 bra $L_52;
+$L_51:
 	add.s64 %rd38, %rd37, %rd10;
 	setp.ge.u64 %pt4, %rd38, %rd16;
 	@%pt4 bra $Lfault_3;
@@ -3437,23 +3493,23 @@ $L_43:
 	mov.b64 %rd10, %rd47;
 	add.s64 %rd116, %rd116, 4;
 	add.s64 %rd119, %rd119, %rd122;
-	bra.uni $L_42;
-$L_44:
+	bra.uni $L_50;
+$L_52:
 	setp.ge.u64 %pt6, %rd33, %rd29;
 	@%pt6 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd33, 4, %rd28;
 	st.global.f32 [%rd48], %f9;
-$L_45:
+$L_53:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_37;
-$L_46:
+	bra.uni $L_45;
+$L_54:
 	setp.eq.s64 %pt7, %rd4, -1;
 	neg.s64 %rdt4, %rd33;
 	div.s64 %rd131, %rd33, %rd4;
 	selp.b64 %rd131, %rdt4, %rd131, %pt7;
 	mul.lo.s64 %rd144, %rd131, %rd4;
 	sub.s64 %rd132, %rd33, %rd144;
-	bra.uni $L_41;
+	bra.uni $L_49;
 $Lfault_0:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd67;
@@ -5408,7 +5464,7 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	setp.ne.s64 %p68, %rd9, 0;
-	@!%p68 bra $L_29;
+	@!%p68 bra $L_41;
 $L_2:
 	cvt.rn.f64.s64 %fd12, %rd9;
 	cvt.rn.f64.s64 %fd18, %rd19;
@@ -5418,7 +5474,7 @@ $L_2:
 	div.u32 %r98, 4294967295, %r97;
 $L_3:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_28;
+	@!%p6 bra $L_40;
 $L_4:
 	mov.b64 %rd7, %rd2;
 $L_5:
@@ -5427,7 +5483,7 @@ $L_5:
 	shr.u64 %rd88, %rd87, 32;
 	cvt.u32.u64 %r89, %rd88;
 	setp.eq.u32 %p90, %r89, 0;
-	@!%p90 bra $L_27;
+	@!%p90 bra $L_39;
 $L_6:
 	cvt.u32.u64 %r91, %rd7;
 	mul.hi.u32 %r99, %r91, %r98;
@@ -5456,11 +5512,11 @@ $L_7:
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
 $L_8:
-	max.s32 %r115, %r33, -2147483645;
-	sub.s32 %r116, %r115, 3;
+	max.s32 %r115, %r33, -2147483641;
+	sub.s32 %r116, %r115, 7;
 $L_9:
 	setp.lt.s32 %p117, %r24, %r116;
-	@!%p117 bra $L_24;
+	@!%p117 bra $L_36;
 $L_10:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_11:
@@ -5539,10 +5595,8 @@ $L_23:
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_9;
 $L_24:
 	setp.lt.s32 %p32, %r24, %r33;
-	@!%p32 bra $L_12;
 $L_25:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
@@ -5559,8 +5613,82 @@ $L_26:
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_24;
 $L_27:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_28:
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
+$L_29:
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
+$L_30:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_31:
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
+$L_32:
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
+$L_33:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_34:
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
+$L_35:
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_9;
+$L_36:
+	setp.lt.s32 %p32, %r24, %r33;
+	@!%p32 bra $L_12;
+$L_37:
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
+$L_38:
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_36;
+$L_39:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd83, %rd7, %rd9;
@@ -5568,21 +5696,21 @@ $L_27:
 	mul.lo.s64 %rd96, %rd83, %rd9;
 	sub.s64 %rd84, %rd7, %rd96;
 	bra.uni $L_7;
-$L_28:
+$L_40:
 	bra.uni $Lexit;
-$L_29:
+$L_41:
 	cvt.rn.f64.s64 %fd45, %rd9;
 	cvt.rn.f64.s64 %fd51, %rd19;
 	mov.b64 %rd72, %rd9;
 	cvt.u32.u64 %r78, %rd9;
 	max.u32 %r106, %r78, 1;
 	div.u32 %r107, 4294967295, %r106;
-$L_30:
+$L_42:
 	setp.lt.s64 %p40, %rd2, %rd3;
-	@!%p40 bra $L_28;
-$L_31:
+	@!%p40 bra $L_40;
+$L_43:
 	mov.b64 %rd41, %rd2;
-$L_32:
+$L_44:
 	setp.eq.s64 %pt1, %rd9, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd71, %rd41;
@@ -5590,8 +5718,8 @@ $L_32:
 	shr.u64 %rd74, %rd73, 32;
 	cvt.u32.u64 %r75, %rd74;
 	setp.eq.u32 %p76, %r75, 0;
-	@!%p76 bra $L_54;
-$L_33:
+	@!%p76 bra $L_78;
+$L_45:
 	cvt.u32.u64 %r77, %rd41;
 	mul.hi.u32 %r108, %r77, %r107;
 	mul.lo.u32 %r109, %r108, %r78;
@@ -5604,7 +5732,7 @@ $L_33:
 	mov.b32 %r80, %r112;
 	cvt.u64.u32 %rd69, %r79;
 	cvt.u64.u32 %rd70, %r80;
-$L_34:
+$L_46:
 	mov.b64 %rd42, %rd70;
 	cvt.rn.f64.s64 %fd43, %rd42;
 	mul.rn.f64 %fd44, %fd43, 0d400999999999999A;
@@ -5618,100 +5746,26 @@ $L_34:
 	mov.f64 %fd22, 0d0000000000000000;
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
-$L_35:
-	max.s32 %r118, %r33, -2147483645;
-	sub.s32 %r119, %r118, 3;
-$L_36:
+$L_47:
+	max.s32 %r118, %r33, -2147483641;
+	sub.s32 %r119, %r118, 7;
+$L_48:
 	setp.lt.s32 %p120, %r24, %r119;
-	@!%p120 bra $L_51;
-$L_37:
+	@!%p120 bra $L_75;
+$L_49:
 	setp.lt.s32 %p61, %r24, %r33;
-$L_38:
+$L_50:
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
-	@!%p57 bra $L_41;
-$L_39:
+	@!%p57 bra $L_53;
+$L_51:
 	mad.lo.s64 %rd58, %rd41, 4, %rd4;
 	st.global.s32 [%rd58], %r24;
-$L_40:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_30;
-$L_41:
-	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd63, %fd62, %fd23;
-	add.rn.f64 %fd64, %fd63, %fd53;
-	sub.rn.f64 %fd65, %fd54, %fd55;
-	add.rn.f64 %fd66, %fd65, %fd47;
-	add.s32 %r67, %r24, 1;
-	mov.f64 %fd22, %fd66;
-	mov.f64 %fd23, %fd64;
-	mov.b32 %r24, %r67;
-$L_42:
-	setp.lt.s32 %p61, %r24, %r33;
-$L_43:
-	mul.rn.f64 %fd54, %fd22, %fd22;
-	mul.rn.f64 %fd55, %fd23, %fd23;
-	add.rn.f64 %fd56, %fd54, %fd55;
-	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
-	@%p57 bra $L_39;
-$L_44:
-	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd63, %fd62, %fd23;
-	add.rn.f64 %fd64, %fd63, %fd53;
-	sub.rn.f64 %fd65, %fd54, %fd55;
-	add.rn.f64 %fd66, %fd65, %fd47;
-	add.s32 %r67, %r24, 1;
-	mov.f64 %fd22, %fd66;
-	mov.f64 %fd23, %fd64;
-	mov.b32 %r24, %r67;
-$L_45:
-	setp.lt.s32 %p61, %r24, %r33;
-$L_46:
-	mul.rn.f64 %fd54, %fd22, %fd22;
-	mul.rn.f64 %fd55, %fd23, %fd23;
-	add.rn.f64 %fd56, %fd54, %fd55;
-	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
-	@%p57 bra $L_39;
-$L_47:
-	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd63, %fd62, %fd23;
-	add.rn.f64 %fd64, %fd63, %fd53;
-	sub.rn.f64 %fd65, %fd54, %fd55;
-	add.rn.f64 %fd66, %fd65, %fd47;
-	add.s32 %r67, %r24, 1;
-	mov.f64 %fd22, %fd66;
-	mov.f64 %fd23, %fd64;
-	mov.b32 %r24, %r67;
-$L_48:
-	setp.lt.s32 %p61, %r24, %r33;
-$L_49:
-	mul.rn.f64 %fd54, %fd22, %fd22;
-	mul.rn.f64 %fd55, %fd23, %fd23;
-	add.rn.f64 %fd56, %fd54, %fd55;
-	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
-	@%p57 bra $L_39;
-$L_50:
-	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd63, %fd62, %fd23;
-	add.rn.f64 %fd64, %fd63, %fd53;
-	sub.rn.f64 %fd65, %fd54, %fd55;
-	add.rn.f64 %fd66, %fd65, %fd47;
-	add.s32 %r67, %r24, 1;
-	mov.f64 %fd22, %fd66;
-	mov.f64 %fd23, %fd64;
-	mov.b32 %r24, %r67;
-	bra.uni $L_36;
-$L_51:
-	setp.lt.s32 %p61, %r24, %r33;
-	@!%p61 bra $L_39;
 $L_52:
-	mul.rn.f64 %fd54, %fd22, %fd22;
-	mul.rn.f64 %fd55, %fd23, %fd23;
-	add.rn.f64 %fd56, %fd54, %fd55;
-	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
-	@%p57 bra $L_39;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_42;
 $L_53:
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
@@ -5722,15 +5776,161 @@ $L_53:
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
 	mov.b32 %r24, %r67;
-	bra.uni $L_51;
 $L_54:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_55:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_56:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_57:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_58:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_59:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_60:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_61:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_62:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_63:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_64:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_65:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_66:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_67:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_68:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_69:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_70:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_71:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_72:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_73:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_74:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_48;
+$L_75:
+	setp.lt.s32 %p61, %r24, %r33;
+	@!%p61 bra $L_51;
+$L_76:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_51;
+$L_77:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_75;
+$L_78:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt4, %rd41;
 	div.s64 %rd69, %rd41, %rd9;
 	selp.b64 %rd69, %rdt4, %rd69, %pt2;
 	mul.lo.s64 %rd82, %rd69, %rd9;
 	sub.s64 %rd70, %rd41, %rd82;
-	bra.uni $L_34;
+	bra.uni $L_46;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt2, 0;
@@ -5795,7 +5995,7 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	setp.ne.s64 %p68, %rd9, 0;
-	@!%p68 bra $L_29;
+	@!%p68 bra $L_41;
 $L_2:
 	cvt.rn.f32.s64 %f12, %rd9;
 	cvt.rn.f32.s64 %f18, %rd19;
@@ -5805,7 +6005,7 @@ $L_2:
 	div.u32 %r98, 4294967295, %r97;
 $L_3:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_28;
+	@!%p6 bra $L_40;
 $L_4:
 	mov.b64 %rd7, %rd2;
 $L_5:
@@ -5814,7 +6014,7 @@ $L_5:
 	shr.u64 %rd88, %rd87, 32;
 	cvt.u32.u64 %r89, %rd88;
 	setp.eq.u32 %p90, %r89, 0;
-	@!%p90 bra $L_27;
+	@!%p90 bra $L_39;
 $L_6:
 	cvt.u32.u64 %r91, %rd7;
 	mul.hi.u32 %r99, %r91, %r98;
@@ -5843,11 +6043,11 @@ $L_7:
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
 $L_8:
-	max.s32 %r115, %r33, -2147483645;
-	sub.s32 %r116, %r115, 3;
+	max.s32 %r115, %r33, -2147483641;
+	sub.s32 %r116, %r115, 7;
 $L_9:
 	setp.lt.s32 %p117, %r24, %r116;
-	@!%p117 bra $L_24;
+	@!%p117 bra $L_36;
 $L_10:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_11:
@@ -5926,10 +6126,8 @@ $L_23:
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_9;
 $L_24:
 	setp.lt.s32 %p32, %r24, %r33;
-	@!%p32 bra $L_12;
 $L_25:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
@@ -5946,8 +6144,82 @@ $L_26:
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_24;
 $L_27:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_28:
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
+$L_29:
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
+$L_30:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_31:
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
+$L_32:
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
+$L_33:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_34:
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
+$L_35:
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_9;
+$L_36:
+	setp.lt.s32 %p32, %r24, %r33;
+	@!%p32 bra $L_12;
+$L_37:
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
+$L_38:
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_36;
+$L_39:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd83, %rd7, %rd9;
@@ -5955,21 +6227,21 @@ $L_27:
 	mul.lo.s64 %rd96, %rd83, %rd9;
 	sub.s64 %rd84, %rd7, %rd96;
 	bra.uni $L_7;
-$L_28:
+$L_40:
 	bra.uni $Lexit;
-$L_29:
+$L_41:
 	cvt.rn.f32.s64 %f45, %rd9;
 	cvt.rn.f32.s64 %f51, %rd19;
 	mov.b64 %rd72, %rd9;
 	cvt.u32.u64 %r78, %rd9;
 	max.u32 %r106, %r78, 1;
 	div.u32 %r107, 4294967295, %r106;
-$L_30:
+$L_42:
 	setp.lt.s64 %p40, %rd2, %rd3;
-	@!%p40 bra $L_28;
-$L_31:
+	@!%p40 bra $L_40;
+$L_43:
 	mov.b64 %rd41, %rd2;
-$L_32:
+$L_44:
 	setp.eq.s64 %pt1, %rd9, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd71, %rd41;
@@ -5977,8 +6249,8 @@ $L_32:
 	shr.u64 %rd74, %rd73, 32;
 	cvt.u32.u64 %r75, %rd74;
 	setp.eq.u32 %p76, %r75, 0;
-	@!%p76 bra $L_54;
-$L_33:
+	@!%p76 bra $L_78;
+$L_45:
 	cvt.u32.u64 %r77, %rd41;
 	mul.hi.u32 %r108, %r77, %r107;
 	mul.lo.u32 %r109, %r108, %r78;
@@ -5991,7 +6263,7 @@ $L_33:
 	mov.b32 %r80, %r112;
 	cvt.u64.u32 %rd69, %r79;
 	cvt.u64.u32 %rd70, %r80;
-$L_34:
+$L_46:
 	mov.b64 %rd42, %rd70;
 	cvt.rn.f32.s64 %f43, %rd42;
 	mul.rn.f32 %f44, %f43, 0f404CCCCD;
@@ -6005,100 +6277,26 @@ $L_34:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
-$L_35:
-	max.s32 %r118, %r33, -2147483645;
-	sub.s32 %r119, %r118, 3;
-$L_36:
+$L_47:
+	max.s32 %r118, %r33, -2147483641;
+	sub.s32 %r119, %r118, 7;
+$L_48:
 	setp.lt.s32 %p120, %r24, %r119;
-	@!%p120 bra $L_51;
-$L_37:
+	@!%p120 bra $L_75;
+$L_49:
 	setp.lt.s32 %p61, %r24, %r33;
-$L_38:
+$L_50:
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
-	@!%p57 bra $L_41;
-$L_39:
+	@!%p57 bra $L_53;
+$L_51:
 	mad.lo.s64 %rd58, %rd41, 4, %rd4;
 	st.global.s32 [%rd58], %r24;
-$L_40:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_30;
-$L_41:
-	mul.rn.f32 %f62, %f22, 0f40000000;
-	mul.rn.f32 %f63, %f62, %f23;
-	add.rn.f32 %f64, %f63, %f53;
-	sub.rn.f32 %f65, %f54, %f55;
-	add.rn.f32 %f66, %f65, %f47;
-	add.s32 %r67, %r24, 1;
-	mov.f32 %f22, %f66;
-	mov.f32 %f23, %f64;
-	mov.b32 %r24, %r67;
-$L_42:
-	setp.lt.s32 %p61, %r24, %r33;
-$L_43:
-	mul.rn.f32 %f54, %f22, %f22;
-	mul.rn.f32 %f55, %f23, %f23;
-	add.rn.f32 %f56, %f54, %f55;
-	setp.gt.f32 %p57, %f56, 0f40800000;
-	@%p57 bra $L_39;
-$L_44:
-	mul.rn.f32 %f62, %f22, 0f40000000;
-	mul.rn.f32 %f63, %f62, %f23;
-	add.rn.f32 %f64, %f63, %f53;
-	sub.rn.f32 %f65, %f54, %f55;
-	add.rn.f32 %f66, %f65, %f47;
-	add.s32 %r67, %r24, 1;
-	mov.f32 %f22, %f66;
-	mov.f32 %f23, %f64;
-	mov.b32 %r24, %r67;
-$L_45:
-	setp.lt.s32 %p61, %r24, %r33;
-$L_46:
-	mul.rn.f32 %f54, %f22, %f22;
-	mul.rn.f32 %f55, %f23, %f23;
-	add.rn.f32 %f56, %f54, %f55;
-	setp.gt.f32 %p57, %f56, 0f40800000;
-	@%p57 bra $L_39;
-$L_47:
-	mul.rn.f32 %f62, %f22, 0f40000000;
-	mul.rn.f32 %f63, %f62, %f23;
-	add.rn.f32 %f64, %f63, %f53;
-	sub.rn.f32 %f65, %f54, %f55;
-	add.rn.f32 %f66, %f65, %f47;
-	add.s32 %r67, %r24, 1;
-	mov.f32 %f22, %f66;
-	mov.f32 %f23, %f64;
-	mov.b32 %r24, %r67;
-$L_48:
-	setp.lt.s32 %p61, %r24, %r33;
-$L_49:
-	mul.rn.f32 %f54, %f22, %f22;
-	mul.rn.f32 %f55, %f23, %f23;
-	add.rn.f32 %f56, %f54, %f55;
-	setp.gt.f32 %p57, %f56, 0f40800000;
-	@%p57 bra $L_39;
-$L_50:
-	mul.rn.f32 %f62, %f22, 0f40000000;
-	mul.rn.f32 %f63, %f62, %f23;
-	add.rn.f32 %f64, %f63, %f53;
-	sub.rn.f32 %f65, %f54, %f55;
-	add.rn.f32 %f66, %f65, %f47;
-	add.s32 %r67, %r24, 1;
-	mov.f32 %f22, %f66;
-	mov.f32 %f23, %f64;
-	mov.b32 %r24, %r67;
-	bra.uni $L_36;
-$L_51:
-	setp.lt.s32 %p61, %r24, %r33;
-	@!%p61 bra $L_39;
 $L_52:
-	mul.rn.f32 %f54, %f22, %f22;
-	mul.rn.f32 %f55, %f23, %f23;
-	add.rn.f32 %f56, %f54, %f55;
-	setp.gt.f32 %p57, %f56, 0f40800000;
-	@%p57 bra $L_39;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_42;
 $L_53:
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
@@ -6109,15 +6307,161 @@ $L_53:
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
 	mov.b32 %r24, %r67;
-	bra.uni $L_51;
 $L_54:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_55:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_56:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_57:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_58:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_59:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_60:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_61:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_62:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_63:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_64:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_65:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_66:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_67:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_68:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_69:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_70:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_71:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_72:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_73:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_74:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_48;
+$L_75:
+	setp.lt.s32 %p61, %r24, %r33;
+	@!%p61 bra $L_51;
+$L_76:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_51;
+$L_77:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_75;
+$L_78:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt4, %rd41;
 	div.s64 %rd69, %rd41, %rd9;
 	selp.b64 %rd69, %rdt4, %rd69, %pt2;
 	mul.lo.s64 %rd82, %rd69, %rd9;
 	sub.s64 %rd70, %rd41, %rd82;
-	bra.uni $L_34;
+	bra.uni $L_46;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt2, 0;
@@ -6194,14 +6538,14 @@ $L_1:
 	sub.u64 %rd53, %rd43, 1;
 	sub.u64 %rd54, %rd53, %rd45;
 	setp.le.u64 %p55, %rd52, %rd54;
-	@!%p46 bra $L_22;
+	@!%p46 bra $L_30;
 $L_2:
-	@!%p49 bra $L_22;
+	@!%p49 bra $L_30;
 $L_3:
-	@!%p55 bra $L_22;
+	@!%p55 bra $L_30;
 $L_4:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_29;
 $L_5:
 	mov.b64 %rd7, %rd2;
 $L_6:
@@ -6211,11 +6555,11 @@ $L_6:
 	mov.b32 %r13, %r12;
 	mov.b64 %rd14, 0;
 $L_7:
-	max.s64 %rd56, %rd16, -9223372036854775805;
-	sub.s64 %rd57, %rd56, 3;
+	max.s64 %rd56, %rd16, -9223372036854775801;
+	sub.s64 %rd57, %rd56, 7;
 $L_8:
 	setp.lt.s64 %p58, %rd14, %rd57;
-	@!%p58 bra $L_17;
+	@!%p58 bra $L_25;
 $L_9:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_10:
@@ -6264,10 +6608,8 @@ $L_16:
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
-	bra.uni $L_8;
 $L_17:
 	setp.lt.s64 %p15, %rd14, %rd16;
-	@!%p15 bra $L_19;
 $L_18:
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
@@ -6278,21 +6620,71 @@ $L_18:
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
-	bra.uni $L_17;
 $L_19:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_20:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+$L_21:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_22:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+$L_23:
+	setp.lt.s64 %p15, %rd14, %rd16;
+$L_24:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+	bra.uni $L_8;
+$L_25:
+	setp.lt.s64 %p15, %rd14, %rd16;
+	@!%p15 bra $L_27;
+$L_26:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+	bra.uni $L_25;
+$L_27:
 	mad.lo.s64 %rd24, %rd7, 4, %rd4;
 	st.global.u32 [%rd24], %r13;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
-$L_21:
+$L_29:
 	bra.uni $Lexit;
-$L_22:
+$L_30:
 	setp.lt.s64 %p27, %rd2, %rd3;
-	@!%p27 bra $L_21;
-$L_23:
+	@!%p27 bra $L_29;
+$L_31:
 	mov.b64 %rd28, %rd2;
-$L_24:
+$L_32:
 	setp.ge.u64 %pt0, %rd28, %rd10;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd29, %rd28, 4, %rd9;
@@ -6300,64 +6692,14 @@ $L_24:
 	or.b32 %r31, %r30, 1;
 	mov.b32 %r13, %r31;
 	mov.b64 %rd14, 0;
-$L_25:
-	max.s64 %rd59, %rd16, -9223372036854775805;
-	sub.s64 %rd60, %rd59, 3;
-$L_26:
-	setp.lt.s64 %p61, %rd14, %rd60;
-	@!%p61 bra $L_35;
-$L_27:
-	setp.lt.s64 %p32, %rd14, %rd16;
-$L_28:
-	shl.b32 %r33, %r13, 13;
-	xor.b32 %r34, %r13, %r33;
-	shr.u32 %r35, %r34, 17;
-	xor.b32 %r36, %r34, %r35;
-	shl.b32 %r37, %r36, 5;
-	xor.b32 %r38, %r36, %r37;
-	add.s64 %rd39, %rd14, 1;
-	mov.b32 %r13, %r38;
-	mov.b64 %rd14, %rd39;
-$L_29:
-	setp.lt.s64 %p32, %rd14, %rd16;
-$L_30:
-	shl.b32 %r33, %r13, 13;
-	xor.b32 %r34, %r13, %r33;
-	shr.u32 %r35, %r34, 17;
-	xor.b32 %r36, %r34, %r35;
-	shl.b32 %r37, %r36, 5;
-	xor.b32 %r38, %r36, %r37;
-	add.s64 %rd39, %rd14, 1;
-	mov.b32 %r13, %r38;
-	mov.b64 %rd14, %rd39;
-$L_31:
-	setp.lt.s64 %p32, %rd14, %rd16;
-$L_32:
-	shl.b32 %r33, %r13, 13;
-	xor.b32 %r34, %r13, %r33;
-	shr.u32 %r35, %r34, 17;
-	xor.b32 %r36, %r34, %r35;
-	shl.b32 %r37, %r36, 5;
-	xor.b32 %r38, %r36, %r37;
-	add.s64 %rd39, %rd14, 1;
-	mov.b32 %r13, %r38;
-	mov.b64 %rd14, %rd39;
 $L_33:
-	setp.lt.s64 %p32, %rd14, %rd16;
+	max.s64 %rd59, %rd16, -9223372036854775801;
+	sub.s64 %rd60, %rd59, 7;
 $L_34:
-	shl.b32 %r33, %r13, 13;
-	xor.b32 %r34, %r13, %r33;
-	shr.u32 %r35, %r34, 17;
-	xor.b32 %r36, %r34, %r35;
-	shl.b32 %r37, %r36, 5;
-	xor.b32 %r38, %r36, %r37;
-	add.s64 %rd39, %rd14, 1;
-	mov.b32 %r13, %r38;
-	mov.b64 %rd14, %rd39;
-	bra.uni $L_26;
+	setp.lt.s64 %p61, %rd14, %rd60;
+	@!%p61 bra $L_51;
 $L_35:
 	setp.lt.s64 %p32, %rd14, %rd16;
-	@!%p32 bra $L_37;
 $L_36:
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
@@ -6368,13 +6710,111 @@ $L_36:
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
-	bra.uni $L_35;
 $L_37:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_38:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_39:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_40:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_41:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_42:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_43:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_44:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_45:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_46:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_47:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_48:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_49:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_50:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+	bra.uni $L_34;
+$L_51:
+	setp.lt.s64 %p32, %rd14, %rd16;
+	@!%p32 bra $L_53;
+$L_52:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+	bra.uni $L_51;
+$L_53:
 	mad.lo.s64 %rd40, %rd28, 4, %rd4;
 	st.global.u32 [%rd40], %r13;
-$L_38:
+$L_54:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_22;
+	bra.uni $L_30;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd28;
@@ -6449,7 +6889,7 @@ $L_1:
 	mov.b64 %rd53, %rd52;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_25;
+	@!%p6 bra $L_33;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -6472,20 +6912,20 @@ $L_4:
 	sub.u64 %rd49, %rd46, 1;
 	sub.u64 %rd51, %rd49, 18446744073709551615U;
 	setp.le.u64 %p54, %rd51, %rd53;
-	@!%p44 bra $L_22;
+	@!%p44 bra $L_30;
 $L_5:
-	@!%p48 bra $L_22;
+	@!%p48 bra $L_30;
 $L_6:
-	@!%p54 bra $L_22;
+	@!%p54 bra $L_30;
 $L_7:
 	add.s64 %rd56, %rd12, 0;
 	add.s64 %rd57, %rd25, 0;
 $L_8:
-	max.s64 %rd61, %rd17, -9223372036854775804;
-	sub.s64 %rd62, %rd61, 4;
+	max.s64 %rd61, %rd17, -9223372036854775800;
+	sub.s64 %rd62, %rd61, 8;
 $L_9:
 	setp.lt.s64 %p63, %rd19, %rd62;
-	@!%p63 bra $L_18;
+	@!%p63 bra $L_26;
 $L_10:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
@@ -6542,11 +6982,9 @@ $L_17:
 	mov.b64 %rd19, %rd20;
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
-	bra.uni $L_9;
 $L_18:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_20;
 $L_19:
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
@@ -6558,21 +6996,79 @@ $L_19:
 	mov.b64 %rd19, %rd20;
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
-	bra.uni $L_18;
 $L_20:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_21:
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+$L_22:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_23:
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+$L_24:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+$L_25:
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+	bra.uni $L_9;
+$L_26:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_28;
+$L_27:
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+	bra.uni $L_26;
+$L_28:
 	mad.lo.s64 %rd30, %rd7, 4, %rd4;
 	st.global.f32 [%rd30], %f18;
-$L_21:
+$L_29:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_22:
+$L_30:
 	add.s64 %rd59, %rd12, 0;
 	add.s64 %rd60, %rd25, 0;
-$L_23:
+$L_31:
 	add.s64 %rd33, %rd19, 1;
 	setp.lt.s64 %p34, %rd33, %rd17;
-	@!%p34 bra $L_20;
-$L_24:
+	@!%p34 bra $L_28;
+$L_32:
 	mov.b64 %rd35, %rd59;
 	ld.global.f32 %f36, [%rd35];
 	setp.ge.u64 %pt2, %rd33, %rd26;
@@ -6585,8 +7081,8 @@ $L_24:
 	mov.b64 %rd19, %rd33;
 	add.s64 %rd59, %rd59, 4;
 	add.s64 %rd60, %rd60, 4;
-	bra.uni $L_23;
-$L_25:
+	bra.uni $L_31;
+$L_33:
 	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -6885,14 +7381,14 @@ $L_1:
 	sub.u64 %rd57, %rd47, 1;
 	sub.u64 %rd58, %rd57, %rd49;
 	setp.le.u64 %p59, %rd56, %rd58;
-	@!%p50 bra $L_22;
+	@!%p50 bra $L_30;
 $L_2:
-	@!%p53 bra $L_22;
+	@!%p53 bra $L_30;
 $L_3:
-	@!%p59 bra $L_22;
+	@!%p59 bra $L_30;
 $L_4:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_29;
 $L_5:
 	mov.b64 %rd7, %rd2;
 $L_6:
@@ -6901,11 +7397,11 @@ $L_6:
 	mov.b64 %rd12, %rd11;
 	mov.b64 %rd13, 0;
 $L_7:
-	max.s64 %rd60, %rd15, -9223372036854775805;
-	sub.s64 %rd61, %rd60, 3;
+	max.s64 %rd60, %rd15, -9223372036854775801;
+	sub.s64 %rd61, %rd60, 7;
 $L_8:
 	setp.lt.s64 %p62, %rd13, %rd61;
-	@!%p62 bra $L_17;
+	@!%p62 bra $L_25;
 $L_9:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_10:
@@ -6966,10 +7462,8 @@ $L_16:
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
-	bra.uni $L_8;
 $L_17:
 	setp.lt.s64 %p14, %rd13, %rd15;
-	@!%p14 bra $L_19;
 $L_18:
 	add.u64 %rd16, %rd12, 11400714819323198485U;
 	shr.u64 %rd17, %rd16, 30;
@@ -6983,97 +7477,97 @@ $L_18:
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
-	bra.uni $L_17;
 $L_19:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_20:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+$L_21:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_22:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+$L_23:
+	setp.lt.s64 %p14, %rd13, %rd15;
+$L_24:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+	bra.uni $L_8;
+$L_25:
+	setp.lt.s64 %p14, %rd13, %rd15;
+	@!%p14 bra $L_27;
+$L_26:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+	bra.uni $L_25;
+$L_27:
 	mad.lo.s64 %rd26, %rd7, 8, %rd4;
 	st.global.u64 [%rd26], %rd12;
-$L_20:
+$L_28:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
-$L_21:
+$L_29:
 	bra.uni $Lexit;
-$L_22:
+$L_30:
 	setp.lt.s64 %p29, %rd2, %rd3;
-	@!%p29 bra $L_21;
-$L_23:
+	@!%p29 bra $L_29;
+$L_31:
 	mov.b64 %rd30, %rd2;
-$L_24:
+$L_32:
 	setp.ge.u64 %pt0, %rd30, %rd10;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd31, %rd30, 8, %rd9;
 	ld.global.u64 %rd32, [%rd31];
 	mov.b64 %rd12, %rd32;
 	mov.b64 %rd13, 0;
-$L_25:
-	max.s64 %rd63, %rd15, -9223372036854775805;
-	sub.s64 %rd64, %rd63, 3;
-$L_26:
-	setp.lt.s64 %p65, %rd13, %rd64;
-	@!%p65 bra $L_35;
-$L_27:
-	setp.lt.s64 %p33, %rd13, %rd15;
-$L_28:
-	add.u64 %rd34, %rd12, 11400714819323198485U;
-	shr.u64 %rd35, %rd34, 30;
-	xor.b64 %rd36, %rd34, %rd35;
-	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
-	shr.u64 %rd38, %rd37, 27;
-	xor.b64 %rd39, %rd37, %rd38;
-	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
-	shr.u64 %rd41, %rd40, 31;
-	xor.b64 %rd42, %rd40, %rd41;
-	add.s64 %rd43, %rd13, 1;
-	mov.b64 %rd12, %rd42;
-	mov.b64 %rd13, %rd43;
-$L_29:
-	setp.lt.s64 %p33, %rd13, %rd15;
-$L_30:
-	add.u64 %rd34, %rd12, 11400714819323198485U;
-	shr.u64 %rd35, %rd34, 30;
-	xor.b64 %rd36, %rd34, %rd35;
-	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
-	shr.u64 %rd38, %rd37, 27;
-	xor.b64 %rd39, %rd37, %rd38;
-	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
-	shr.u64 %rd41, %rd40, 31;
-	xor.b64 %rd42, %rd40, %rd41;
-	add.s64 %rd43, %rd13, 1;
-	mov.b64 %rd12, %rd42;
-	mov.b64 %rd13, %rd43;
-$L_31:
-	setp.lt.s64 %p33, %rd13, %rd15;
-$L_32:
-	add.u64 %rd34, %rd12, 11400714819323198485U;
-	shr.u64 %rd35, %rd34, 30;
-	xor.b64 %rd36, %rd34, %rd35;
-	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
-	shr.u64 %rd38, %rd37, 27;
-	xor.b64 %rd39, %rd37, %rd38;
-	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
-	shr.u64 %rd41, %rd40, 31;
-	xor.b64 %rd42, %rd40, %rd41;
-	add.s64 %rd43, %rd13, 1;
-	mov.b64 %rd12, %rd42;
-	mov.b64 %rd13, %rd43;
 $L_33:
-	setp.lt.s64 %p33, %rd13, %rd15;
+	max.s64 %rd63, %rd15, -9223372036854775801;
+	sub.s64 %rd64, %rd63, 7;
 $L_34:
-	add.u64 %rd34, %rd12, 11400714819323198485U;
-	shr.u64 %rd35, %rd34, 30;
-	xor.b64 %rd36, %rd34, %rd35;
-	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
-	shr.u64 %rd38, %rd37, 27;
-	xor.b64 %rd39, %rd37, %rd38;
-	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
-	shr.u64 %rd41, %rd40, 31;
-	xor.b64 %rd42, %rd40, %rd41;
-	add.s64 %rd43, %rd13, 1;
-	mov.b64 %rd12, %rd42;
-	mov.b64 %rd13, %rd43;
-	bra.uni $L_26;
+	setp.lt.s64 %p65, %rd13, %rd64;
+	@!%p65 bra $L_51;
 $L_35:
 	setp.lt.s64 %p33, %rd13, %rd15;
-	@!%p33 bra $L_37;
 $L_36:
 	add.u64 %rd34, %rd12, 11400714819323198485U;
 	shr.u64 %rd35, %rd34, 30;
@@ -7087,13 +7581,135 @@ $L_36:
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
-	bra.uni $L_35;
 $L_37:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_38:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_39:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_40:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_41:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_42:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_43:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_44:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_45:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_46:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_47:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_48:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_49:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_50:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+	bra.uni $L_34;
+$L_51:
+	setp.lt.s64 %p33, %rd13, %rd15;
+	@!%p33 bra $L_53;
+$L_52:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+	bra.uni $L_51;
+$L_53:
 	mad.lo.s64 %rd44, %rd30, 8, %rd4;
 	st.global.u64 [%rd44], %rd12;
-$L_38:
+$L_54:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_22;
+	bra.uni $L_30;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd30;
@@ -9494,10 +10110,10 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r62 = r61 - r53;
 	r63 = r60 <= r62;
 	r64 = r4 != 0ll;
-	if (!r54) goto b36;
-	if (!r57) goto b36;
-	if (!r63) goto b36;
-	if (!r64) goto b36;
+	if (!r54) goto b44;
+	if (!r57) goto b44;
+	if (!r63) goto b44;
+	if (!r64) goto b44;
 	r77 = (u64)r16;
 	r82 = (u64)r4;
 	r83 = r82 + 4611686018427387904ull;
@@ -9518,14 +10134,14 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r160 = qd_div_u32(4294967295u, r159);
 b6: // head
 	r5 = r2 < r3;
-	if (!r5) goto b35;
+	if (!r5) goto b43;
 	r6 = r2;
 	r147 = (u64)r6;
 	r149 = r147 | r148;
 	r150 = r149 >> 32;
 	r151 = (u32)r150;
 	r152 = r151 == 0u;
-	if (!r152) goto b34;
+	if (!r152) goto b42;
 	r153 = (u32)r6;
 	r161 = __umulhi(r153, r160);
 	r162 = r161 * r154;
@@ -9560,22 +10176,70 @@ b10: // rangeint.body
 	r104 = r103 == 0ull;
 	r105 = r102 * r87;
 	r106 = r105 <= r97;
-	if (!r81) goto b31;
-	if (!r84) goto b31;
-	if (!r90) goto b31;
-	if (!r95) goto b31;
-	if (!r104) goto b31;
-	if (!r106) goto b31;
+	if (!r81) goto b39;
+	if (!r84) goto b39;
+	if (!r90) goto b39;
+	if (!r95) goto b39;
+	if (!r104) goto b39;
+	if (!r106) goto b39;
 	r12 = r78;
 	r107 = r12;
 	r108 = r15 + r107 * 4;
 	r110 = r8;
 	r111 = r21 + r110 * 4;
-	r177 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r178 = (u64)r177 - 3ull;
+	r177 = r4 > (-9223372036854775801ll) ? r4 : (-9223372036854775801ll);
+	r178 = (u64)r177 - 7ull;
 b18: // unroll guard
 	r179 = r10 < r178;
-	if (!r179) goto b27;
+	if (!r179) goto b35;
+	r11 = r10 < r4;
+	r14 = r108;
+	r17 = *(float *)r14;
+	r20 = r111;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
+	r11 = r10 < r4;
+	r14 = r108;
+	r17 = *(float *)r14;
+	r20 = r111;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
+	r11 = r10 < r4;
+	r14 = r108;
+	r17 = *(float *)r14;
+	r20 = r111;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
+	r11 = r10 < r4;
+	r14 = r108;
+	r17 = *(float *)r14;
+	r20 = r111;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
 	r11 = r10 < r4;
 	r14 = r108;
 	r17 = *(float *)r14;
@@ -9625,9 +10289,9 @@ b18: // unroll guard
 	r108 = r108 + 4ll;
 	r111 = r111 + r114 * 1;
 	goto b18;
-b27: // for.loop
+b35: // for.loop
 	r11 = r10 < r4;
-	if (!r11) goto b29;
+	if (!r11) goto b37;
 	r14 = r108;
 	r17 = *(float *)r14;
 	r20 = r111;
@@ -9639,21 +10303,21 @@ b27: // for.loop
 	r10 = r26;
 	r108 = r108 + 4ll;
 	r111 = r111 + r114 * 1;
-	goto b27;
-b29: // for.done
+	goto b35;
+b37: // for.done
 	r27 = r28 + r6 * 4;
 	*(float *)r27 = r9;
 	r2 = (u64)r2 + (u64)r1;
 	goto b6;
-b31: // preheader
+b39: // preheader
 	r66 = r78;
 	r123 = r66;
 	r124 = r15 + r123 * 4;
 	r126 = r8;
 	r127 = r21 + r126 * 4;
-b32: // for.loop (checked)
+b40: // for.loop (checked)
 	r65 = r10 < r4;
-	if (!r65) goto b29;
+	if (!r65) goto b37;
 	r67 = (u64)r66 + (u64)r10;
 	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
 	r68 = r124;
@@ -9670,15 +10334,15 @@ b32: // for.loop (checked)
 	r10 = r76;
 	r124 = r124 + 4ll;
 	r127 = r127 + r130 * 1;
-	goto b32;
-b34: // divide in 64 bits
+	goto b40;
+b42: // divide in 64 bits
 	r145 = qd_div_i64(r6, r4);
 	r158 = (u64)r145 * (u64)r4;
 	r146 = (u64)r6 - (u64)r158;
 	goto b10;
-b35: // exit
+b43: // exit
 	return;
-b36: // preheader
+b44: // preheader
 	r134 = (u64)r4;
 	r120 = r4;
 	r121 = r120;
@@ -9686,9 +10350,9 @@ b36: // preheader
 	r140 = (u32)r4;
 	r168 = r140 > 1u ? r140 : 1u;
 	r169 = qd_div_u32(4294967295u, r168);
-b37: // head (checked)
+b45: // head (checked)
 	r32 = r2 < r3;
-	if (!r32) goto b35;
+	if (!r32) goto b43;
 	r33 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r133 = (u64)r33;
@@ -9696,7 +10360,7 @@ b37: // head (checked)
 	r136 = r135 >> 32;
 	r137 = (u32)r136;
 	r138 = r137 == 0u;
-	if (!r138) goto b46;
+	if (!r138) goto b54;
 	r139 = (u32)r33;
 	r170 = __umulhi(r139, r169);
 	r171 = r170 * r140;
@@ -9709,7 +10373,7 @@ b37: // head (checked)
 	r142 = r174;
 	r131 = (i64)r141;
 	r132 = (i64)r142;
-b41: // rangeint.body (checked)
+b49: // rangeint.body (checked)
 	r34 = r131;
 	r35 = r132;
 	r9 = 0x0p+00f;
@@ -9719,9 +10383,9 @@ b41: // rangeint.body (checked)
 	r116 = r15 + r115 * 4;
 	r118 = r35;
 	r119 = r21 + r118 * 4;
-b42: // for.loop (checked)
+b50: // for.loop (checked)
 	r36 = r10 < r4;
-	if (!r36) goto b44;
+	if (!r36) goto b52;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
 	r39 = r116;
@@ -9738,18 +10402,18 @@ b42: // for.loop (checked)
 	r10 = r47;
 	r116 = r116 + 4ll;
 	r119 = r119 + r122 * 1;
-	goto b42;
-b44: // for.done (checked)
+	goto b50;
+b52: // for.done (checked)
 	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; }
 	r48 = r28 + r33 * 4;
 	*(float *)r48 = r9;
 	r2 = (u64)r2 + (u64)r1;
-	goto b37;
-b46: // divide in 64 bits
+	goto b45;
+b54: // divide in 64 bits
 	r131 = qd_div_i64(r33, r4);
 	r144 = (u64)r131 * (u64)r4;
 	r132 = (u64)r33 - (u64)r144;
-	goto b41;
+	goto b49;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11299,7 +11963,7 @@ extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
 	r68 = r9 != 0ll;
-	if (!r68) goto b29;
+	if (!r68) goto b41;
 	r12 = (double)r9;
 	r18 = (double)r19;
 	r86 = (u64)r9;
@@ -11308,14 +11972,14 @@ extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	r98 = qd_div_u32(4294967295u, r97);
 b3: // head
 	r6 = r2 < r3;
-	if (!r6) goto b28;
+	if (!r6) goto b40;
 	r7 = r2;
 	r85 = (u64)r7;
 	r87 = r85 | r86;
 	r88 = r87 >> 32;
 	r89 = (u32)r88;
 	r90 = r89 == 0u;
-	if (!r90) goto b27;
+	if (!r90) goto b39;
 	r91 = (u32)r7;
 	r99 = __umulhi(r91, r98);
 	r100 = r99 * r92;
@@ -11342,11 +12006,11 @@ b7: // rangeint.body
 	r22 = 0x0p+00;
 	r23 = 0x0p+00;
 	r24 = 0;
-	r115 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r116 = (u32)r115 - 3u;
+	r115 = r33 > (-2147483641) ? r33 : (-2147483641);
+	r116 = (u32)r115 - 7u;
 b9: // unroll guard
 	r117 = r24 < r116;
-	if (!r117) goto b24;
+	if (!r117) goto b36;
 	r32 = r24 < r33;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
@@ -11413,8 +12077,68 @@ b14: // if.done (unrolled 0)
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
 	goto b9;
-b24: // for.loop
+b36: // for.loop
 	r32 = r24 < r33;
 	if (!r32) goto b12;
 	r25 = r22 * r22;
@@ -11431,24 +12155,24 @@ b24: // for.loop
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
-	goto b24;
-b27: // divide in 64 bits
+	goto b36;
+b39: // divide in 64 bits
 	r83 = qd_div_i64(r7, r9);
 	r96 = (u64)r83 * (u64)r9;
 	r84 = (u64)r7 - (u64)r96;
 	goto b7;
-b28: // exit
+b40: // exit
 	return;
-b29: // preheader
+b41: // preheader
 	r45 = (double)r9;
 	r51 = (double)r19;
 	r72 = (u64)r9;
 	r78 = (u32)r9;
 	r106 = r78 > 1u ? r78 : 1u;
 	r107 = qd_div_u32(4294967295u, r106);
-b30: // head (checked if)
+b42: // head (checked if)
 	r40 = r2 < r3;
-	if (!r40) goto b28;
+	if (!r40) goto b40;
 	r41 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r71 = (u64)r41;
@@ -11456,7 +12180,7 @@ b30: // head (checked if)
 	r74 = r73 >> 32;
 	r75 = (u32)r74;
 	r76 = r75 == 0u;
-	if (!r76) goto b54;
+	if (!r76) goto b78;
 	r77 = (u32)r41;
 	r108 = __umulhi(r77, r107);
 	r109 = r108 * r78;
@@ -11469,7 +12193,7 @@ b30: // head (checked if)
 	r80 = r112;
 	r69 = (i64)r79;
 	r70 = (i64)r80;
-b34: // rangeint.body (checked if)
+b46: // rangeint.body (checked if)
 	r42 = r70;
 	r43 = (double)r42;
 	r44 = r43 * 0x1.999999999999ap+01;
@@ -11483,23 +12207,23 @@ b34: // rangeint.body (checked if)
 	r22 = 0x0p+00;
 	r23 = 0x0p+00;
 	r24 = 0;
-	r118 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r119 = (u32)r118 - 3u;
-b36: // unroll guard
+	r118 = r33 > (-2147483641) ? r33 : (-2147483641);
+	r119 = (u32)r118 - 7u;
+b48: // unroll guard
 	r120 = r24 < r119;
-	if (!r120) goto b51;
+	if (!r120) goto b75;
 	r61 = r24 < r33;
 	r54 = r22 * r22;
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02;
-	if (!r57) goto b41;
-b39: // for.done (checked if)
+	if (!r57) goto b53;
+b51: // for.done (checked if)
 	r58 = r4 + r41 * 4;
 	*(i32 *)r58 = r24;
 	r2 = (u64)r2 + (u64)r1;
-	goto b30;
-b41: // if.done (checked if) (unrolled 0)
+	goto b42;
+b53: // if.done (checked if) (unrolled 0)
 	r62 = r22 * 0x1p+01;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11514,7 +12238,7 @@ b41: // if.done (checked if) (unrolled 0)
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11529,7 +12253,7 @@ b41: // if.done (checked if) (unrolled 0)
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11544,7 +12268,7 @@ b41: // if.done (checked if) (unrolled 0)
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11554,15 +12278,12 @@ b41: // if.done (checked if) (unrolled 0)
 	r22 = r66;
 	r23 = r64;
 	r24 = r67;
-	goto b36;
-b51: // for.loop (checked if)
 	r61 = r24 < r33;
-	if (!r61) goto b39;
 	r54 = r22 * r22;
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11572,12 +12293,75 @@ b51: // for.loop (checked if)
 	r22 = r66;
 	r23 = r64;
 	r24 = r67;
-	goto b51;
-b54: // divide in 64 bits
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b48;
+b75: // for.loop (checked if)
+	r61 = r24 < r33;
+	if (!r61) goto b51;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b75;
+b78: // divide in 64 bits
 	r69 = qd_div_i64(r41, r9);
 	r82 = (u64)r69 * (u64)r9;
 	r70 = (u64)r41 - (u64)r82;
-	goto b34;
+	goto b46;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11622,7 +12406,7 @@ extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
 	r68 = r9 != 0ll;
-	if (!r68) goto b29;
+	if (!r68) goto b41;
 	r12 = (float)r9;
 	r18 = (float)r19;
 	r86 = (u64)r9;
@@ -11631,14 +12415,14 @@ extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	r98 = qd_div_u32(4294967295u, r97);
 b3: // head
 	r6 = r2 < r3;
-	if (!r6) goto b28;
+	if (!r6) goto b40;
 	r7 = r2;
 	r85 = (u64)r7;
 	r87 = r85 | r86;
 	r88 = r87 >> 32;
 	r89 = (u32)r88;
 	r90 = r89 == 0u;
-	if (!r90) goto b27;
+	if (!r90) goto b39;
 	r91 = (u32)r7;
 	r99 = __umulhi(r91, r98);
 	r100 = r99 * r92;
@@ -11665,11 +12449,11 @@ b7: // rangeint.body
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0;
-	r115 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r116 = (u32)r115 - 3u;
+	r115 = r33 > (-2147483641) ? r33 : (-2147483641);
+	r116 = (u32)r115 - 7u;
 b9: // unroll guard
 	r117 = r24 < r116;
-	if (!r117) goto b24;
+	if (!r117) goto b36;
 	r32 = r24 < r33;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
@@ -11736,8 +12520,68 @@ b14: // if.done (unrolled 0)
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b12;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
 	goto b9;
-b24: // for.loop
+b36: // for.loop
 	r32 = r24 < r33;
 	if (!r32) goto b12;
 	r25 = r22 * r22;
@@ -11754,24 +12598,24 @@ b24: // for.loop
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
-	goto b24;
-b27: // divide in 64 bits
+	goto b36;
+b39: // divide in 64 bits
 	r83 = qd_div_i64(r7, r9);
 	r96 = (u64)r83 * (u64)r9;
 	r84 = (u64)r7 - (u64)r96;
 	goto b7;
-b28: // exit
+b40: // exit
 	return;
-b29: // preheader
+b41: // preheader
 	r45 = (float)r9;
 	r51 = (float)r19;
 	r72 = (u64)r9;
 	r78 = (u32)r9;
 	r106 = r78 > 1u ? r78 : 1u;
 	r107 = qd_div_u32(4294967295u, r106);
-b30: // head (checked if)
+b42: // head (checked if)
 	r40 = r2 < r3;
-	if (!r40) goto b28;
+	if (!r40) goto b40;
 	r41 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r71 = (u64)r41;
@@ -11779,7 +12623,7 @@ b30: // head (checked if)
 	r74 = r73 >> 32;
 	r75 = (u32)r74;
 	r76 = r75 == 0u;
-	if (!r76) goto b54;
+	if (!r76) goto b78;
 	r77 = (u32)r41;
 	r108 = __umulhi(r77, r107);
 	r109 = r108 * r78;
@@ -11792,7 +12636,7 @@ b30: // head (checked if)
 	r80 = r112;
 	r69 = (i64)r79;
 	r70 = (i64)r80;
-b34: // rangeint.body (checked if)
+b46: // rangeint.body (checked if)
 	r42 = r70;
 	r43 = (float)r42;
 	r44 = r43 * 0x1.99999ap+01f;
@@ -11806,23 +12650,23 @@ b34: // rangeint.body (checked if)
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0;
-	r118 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r119 = (u32)r118 - 3u;
-b36: // unroll guard
+	r118 = r33 > (-2147483641) ? r33 : (-2147483641);
+	r119 = (u32)r118 - 7u;
+b48: // unroll guard
 	r120 = r24 < r119;
-	if (!r120) goto b51;
+	if (!r120) goto b75;
 	r61 = r24 < r33;
 	r54 = r22 * r22;
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02f;
-	if (!r57) goto b41;
-b39: // for.done (checked if)
+	if (!r57) goto b53;
+b51: // for.done (checked if)
 	r58 = r4 + r41 * 4;
 	*(i32 *)r58 = r24;
 	r2 = (u64)r2 + (u64)r1;
-	goto b30;
-b41: // if.done (checked if) (unrolled 0)
+	goto b42;
+b53: // if.done (checked if) (unrolled 0)
 	r62 = r22 * 0x1p+01f;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11837,7 +12681,7 @@ b41: // if.done (checked if) (unrolled 0)
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02f;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01f;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11852,7 +12696,7 @@ b41: // if.done (checked if) (unrolled 0)
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02f;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01f;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11867,7 +12711,7 @@ b41: // if.done (checked if) (unrolled 0)
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02f;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01f;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11877,15 +12721,12 @@ b41: // if.done (checked if) (unrolled 0)
 	r22 = r66;
 	r23 = r64;
 	r24 = r67;
-	goto b36;
-b51: // for.loop (checked if)
 	r61 = r24 < r33;
-	if (!r61) goto b39;
 	r54 = r22 * r22;
 	r55 = r23 * r23;
 	r56 = r54 + r55;
 	r57 = r56 > 0x1p+02f;
-	if (r57) goto b39;
+	if (r57) goto b51;
 	r62 = r22 * 0x1p+01f;
 	r63 = r62 * r23;
 	r64 = r63 + r53;
@@ -11895,12 +12736,75 @@ b51: // for.loop (checked if)
 	r22 = r66;
 	r23 = r64;
 	r24 = r67;
-	goto b51;
-b54: // divide in 64 bits
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b48;
+b75: // for.loop (checked if)
+	r61 = r24 < r33;
+	if (!r61) goto b51;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b51;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b75;
+b78: // divide in 64 bits
 	r69 = qd_div_i64(r41, r9);
 	r82 = (u64)r69 * (u64)r9;
 	r70 = (u64)r41 - (u64)r82;
-	goto b34;
+	goto b46;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11951,23 +12855,63 @@ extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r53 = r43 - 1ull;
 	r54 = r53 - r45;
 	r55 = r52 <= r54;
-	if (!r46) goto b22;
-	if (!r49) goto b22;
-	if (!r55) goto b22;
+	if (!r46) goto b30;
+	if (!r49) goto b30;
+	if (!r55) goto b30;
 b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b21;
+	if (!r6) goto b29;
 	r7 = r2;
 	r8 = r9 + r7 * 4;
 	r11 = *(u32 *)r8;
 	r12 = r11 | 1u;
 	r13 = r12;
 	r14 = 0ll;
-	r56 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
-	r57 = (u64)r56 - 3ull;
+	r56 = r16 > (-9223372036854775801ll) ? r16 : (-9223372036854775801ll);
+	r57 = (u64)r56 - 7ull;
 b8: // unroll guard
 	r58 = r14 < r57;
-	if (!r58) goto b17;
+	if (!r58) goto b25;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
 	r15 = r14 < r16;
 	r17 = r13 << 13;
 	r18 = r13 ^ r17;
@@ -12009,9 +12953,9 @@ b8: // unroll guard
 	r13 = r22;
 	r14 = r23;
 	goto b8;
-b17: // for.loop
+b25: // for.loop
 	r15 = r14 < r16;
-	if (!r15) goto b19;
+	if (!r15) goto b27;
 	r17 = r13 << 13;
 	r18 = r13 ^ r17;
 	r19 = r18 >> 17;
@@ -12021,17 +12965,17 @@ b17: // for.loop
 	r23 = (u64)r14 + 1ull;
 	r13 = r22;
 	r14 = r23;
-	goto b17;
-b19: // for.done
+	goto b25;
+b27: // for.done
 	r24 = r4 + r7 * 4;
 	*(u32 *)r24 = r13;
 	r2 = (u64)r2 + (u64)r1;
 	goto b4;
-b21: // exit
+b29: // exit
 	return;
-b22: // head (checked)
+b30: // head (checked)
 	r27 = r2 < r3;
-	if (!r27) goto b21;
+	if (!r27) goto b29;
 	r28 = r2;
 	if ((u64)r28 >= (u64)r10) { qd_site = 0; qd_x = r28; qd_y = r10; goto qd_fault; }
 	r29 = r9 + r28 * 4;
@@ -12039,11 +12983,11 @@ b22: // head (checked)
 	r31 = r30 | 1u;
 	r13 = r31;
 	r14 = 0ll;
-	r59 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
-	r60 = (u64)r59 - 3ull;
-b26: // unroll guard
+	r59 = r16 > (-9223372036854775801ll) ? r16 : (-9223372036854775801ll);
+	r60 = (u64)r59 - 7ull;
+b34: // unroll guard
 	r61 = r14 < r60;
-	if (!r61) goto b35;
+	if (!r61) goto b51;
 	r32 = r14 < r16;
 	r33 = r13 << 13;
 	r34 = r13 ^ r33;
@@ -12084,10 +13028,7 @@ b26: // unroll guard
 	r39 = (u64)r14 + 1ull;
 	r13 = r38;
 	r14 = r39;
-	goto b26;
-b35: // for.loop (checked)
 	r32 = r14 < r16;
-	if (!r32) goto b37;
 	r33 = r13 << 13;
 	r34 = r13 ^ r33;
 	r35 = r34 >> 17;
@@ -12097,12 +13038,55 @@ b35: // for.loop (checked)
 	r39 = (u64)r14 + 1ull;
 	r13 = r38;
 	r14 = r39;
-	goto b35;
-b37: // for.done (checked)
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	goto b34;
+b51: // for.loop (checked)
+	r32 = r14 < r16;
+	if (!r32) goto b53;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	goto b51;
+b53: // for.done (checked)
 	r40 = r4 + r28 * 4;
 	*(u32 *)r40 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b22;
+	goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12147,7 +13131,7 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r53 = r52;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b25;
+	if (!r6) goto b33;
 	r7 = r2;
 	r8 = (u64)r7 * (u64)r9;
 	r10 = r8;
@@ -12166,16 +13150,64 @@ b2: // head
 	r49 = r46 - 1ull;
 	r51 = r49 - 18446744073709551615ull;
 	r54 = r51 <= r53;
-	if (!r44) goto b22;
-	if (!r48) goto b22;
-	if (!r54) goto b22;
+	if (!r44) goto b30;
+	if (!r48) goto b30;
+	if (!r54) goto b30;
 	r56 = r12 + 0ll;
 	r57 = r25 + 0ll;
-	r61 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
-	r62 = (u64)r61 - 4ull;
+	r61 = r17 > (-9223372036854775800ll) ? r17 : (-9223372036854775800ll);
+	r62 = (u64)r61 - 8ull;
 b9: // unroll guard
 	r63 = r19 < r62;
-	if (!r63) goto b18;
+	if (!r63) goto b26;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r56;
+	r23 = *(float *)r22;
+	r24 = r57;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r56;
+	r23 = *(float *)r22;
+	r24 = r57;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r56;
+	r23 = *(float *)r22;
+	r24 = r57;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r56;
+	r23 = *(float *)r22;
+	r24 = r57;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
 	r22 = r56;
@@ -12225,10 +13257,10 @@ b9: // unroll guard
 	r56 = r56 + 4ll;
 	r57 = r57 + 4ll;
 	goto b9;
-b18: // rangeindex.loop
+b26: // rangeindex.loop
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
-	if (!r21) goto b20;
+	if (!r21) goto b28;
 	r22 = r56;
 	r23 = *(float *)r22;
 	r24 = r57;
@@ -12239,19 +13271,19 @@ b18: // rangeindex.loop
 	r19 = r20;
 	r56 = r56 + 4ll;
 	r57 = r57 + 4ll;
-	goto b18;
-b20: // rangeindex.done
+	goto b26;
+b28: // rangeindex.done
 	r30 = r4 + r7 * 4;
 	*(float *)r30 = r18;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b22: // preheader
+b30: // preheader
 	r59 = r12 + 0ll;
 	r60 = r25 + 0ll;
-b23: // rangeindex.loop (checked)
+b31: // rangeindex.loop (checked)
 	r33 = (u64)r19 + 1ull;
 	r34 = r33 < r17;
-	if (!r34) goto b20;
+	if (!r34) goto b28;
 	r35 = r59;
 	r36 = *(float *)r35;
 	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
@@ -12263,8 +13295,8 @@ b23: // rangeindex.loop (checked)
 	r19 = r33;
 	r59 = r59 + 4ll;
 	r60 = r60 + 4ll;
-	goto b23;
-b25: // exit
+	goto b31;
+b33: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -12495,22 +13527,74 @@ extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, ch
 	r57 = r47 - 1ull;
 	r58 = r57 - r49;
 	r59 = r56 <= r58;
-	if (!r50) goto b22;
-	if (!r53) goto b22;
-	if (!r59) goto b22;
+	if (!r50) goto b30;
+	if (!r53) goto b30;
+	if (!r59) goto b30;
 b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b21;
+	if (!r6) goto b29;
 	r7 = r2;
 	r8 = r9 + r7 * 8;
 	r11 = *(u64 *)r8;
 	r12 = r11;
 	r13 = 0ll;
-	r60 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
-	r61 = (u64)r60 - 3ull;
+	r60 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll);
+	r61 = (u64)r60 - 7ull;
 b8: // unroll guard
 	r62 = r13 < r61;
-	if (!r62) goto b17;
+	if (!r62) goto b25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
 	r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
 	r17 = r16 >> 30;
@@ -12564,9 +13648,9 @@ b8: // unroll guard
 	r12 = r24;
 	r13 = r25;
 	goto b8;
-b17: // for.loop
+b25: // for.loop
 	r14 = r13 < r15;
-	if (!r14) goto b19;
+	if (!r14) goto b27;
 	r16 = r12 + 11400714819323198485ull;
 	r17 = r16 >> 30;
 	r18 = r16 ^ r17;
@@ -12579,28 +13663,28 @@ b17: // for.loop
 	r25 = (u64)r13 + 1ull;
 	r12 = r24;
 	r13 = r25;
-	goto b17;
-b19: // for.done
+	goto b25;
+b27: // for.done
 	r26 = r4 + r7 * 8;
 	*(u64 *)r26 = r12;
 	r2 = (u64)r2 + (u64)r1;
 	goto b4;
-b21: // exit
+b29: // exit
 	return;
-b22: // head (checked)
+b30: // head (checked)
 	r29 = r2 < r3;
-	if (!r29) goto b21;
+	if (!r29) goto b29;
 	r30 = r2;
 	if ((u64)r30 >= (u64)r10) { qd_site = 0; qd_x = r30; qd_y = r10; goto qd_fault; }
 	r31 = r9 + r30 * 8;
 	r32 = *(u64 *)r31;
 	r12 = r32;
 	r13 = 0ll;
-	r63 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
-	r64 = (u64)r63 - 3ull;
-b26: // unroll guard
+	r63 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll);
+	r64 = (u64)r63 - 7ull;
+b34: // unroll guard
 	r65 = r13 < r64;
-	if (!r65) goto b35;
+	if (!r65) goto b51;
 	r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
 	r35 = r34 >> 30;
@@ -12653,10 +13737,7 @@ b26: // unroll guard
 	r43 = (u64)r13 + 1ull;
 	r12 = r42;
 	r13 = r43;
-	goto b26;
-b35: // for.loop (checked)
 	r33 = r13 < r15;
-	if (!r33) goto b37;
 	r34 = r12 + 11400714819323198485ull;
 	r35 = r34 >> 30;
 	r36 = r34 ^ r35;
@@ -12669,12 +13750,67 @@ b35: // for.loop (checked)
 	r43 = (u64)r13 + 1ull;
 	r12 = r42;
 	r13 = r43;
-	goto b35;
-b37: // for.done (checked)
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	goto b34;
+b51: // for.loop (checked)
+	r33 = r13 < r15;
+	if (!r33) goto b53;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	goto b51;
+b53: // for.done (checked)
 	r44 = r4 + r30 * 8;
 	*(u64 *)r44 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b22;
+	goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -14975,13 +16111,13 @@ b1: # setup
 	r62 = sub.u64 r61, r53
 	r63 = le.u64 r60, r62
 	r64 = ne.i64 r4, 0
-	branch r54, b2, b36
+	branch r54, b2, b44
 b2: # checks
-	branch r57, b3, b36
+	branch r57, b3, b44
 b3: # checks
-	branch r63, b4, b36
+	branch r63, b4, b44
 b4: # checks
-	branch r64, b5, b36
+	branch r64, b5, b44
 b5: # preheader
 	r77 = convert.u64.i64 r16
 	r82 = convert.u64.i64 r4
@@ -15004,7 +16140,7 @@ b5: # preheader
 	jump b6
 b6: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b7, b35
+	branch r5, b7, b43
 b7: # index
 	r6 = move.i64 r2
 	jump b8
@@ -15014,7 +16150,7 @@ b8: # rangeint.body
 	r150 = shr.u64.u32 r149, 32
 	r151 = convert.u32.u64 r150
 	r152 = eq.u32 r151, 0
-	branch r152, b9, b34
+	branch r152, b9, b42
 b9: # divide in 32 bits
 	r153 = convert.u32.i64 r6
 	r161 = mulhi.u32 r153, r160
@@ -15051,17 +16187,17 @@ b10: # rangeint.body
 	r104 = eq.u64 r103, 0
 	r105 = mul.u64 r102, r87
 	r106 = le.u64 r105, r97
-	branch r81, b11, b31
+	branch r81, b11, b39
 b11: # checks
-	branch r84, b12, b31
+	branch r84, b12, b39
 b12: # checks
-	branch r90, b13, b31
+	branch r90, b13, b39
 b13: # checks
-	branch r95, b14, b31
+	branch r95, b14, b39
 b14: # checks
-	branch r104, b15, b31
+	branch r104, b15, b39
 b15: # checks
-	branch r106, b16, b31
+	branch r106, b16, b39
 b16: # preheader
 	r12 = move.i64 r78
 	r107 = move.i64 r12
@@ -15070,12 +16206,12 @@ b16: # preheader
 	r111 = elemaddr r21, r110, 4
 	jump b17
 b17: # unroll setup
-	r177 = max.i64 r4, -9223372036854775805
-	r178 = sub.i64 r177, 3
+	r177 = max.i64 r4, -9223372036854775801
+	r178 = sub.i64 r177, 7
 	jump b18
 b18: # unroll guard
 	r179 = lt.i64 r10, r178
-	branch r179, b19, b27
+	branch r179, b19, b35
 b19: # for.loop (unrolled 0)
 	r11 = lt.i64 r10, r4
 	jump b20
@@ -15139,11 +16275,11 @@ b26: # for.body (unrolled 3)
 	r10 = move.i64 r26
 	r108 = elemaddr r108, 1, 4
 	r111 = elemaddr r111, r114, 1
-	jump b18
-b27: # for.loop
+	jump b27
+b27: # for.loop (unrolled 4)
 	r11 = lt.i64 r10, r4
-	branch r11, b28, b29
-b28: # for.body
+	jump b28
+b28: # for.body (unrolled 4)
 	r14 = move.ptr r108
 	r17 = load.f32 r14
 	r20 = move.ptr r111
@@ -15155,25 +16291,89 @@ b28: # for.body
 	r10 = move.i64 r26
 	r108 = elemaddr r108, 1, 4
 	r111 = elemaddr r111, r114, 1
-	jump b27
-b29: # for.done
+	jump b29
+b29: # for.loop (unrolled 5)
+	r11 = lt.i64 r10, r4
+	jump b30
+b30: # for.body (unrolled 5)
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
+	jump b31
+b31: # for.loop (unrolled 6)
+	r11 = lt.i64 r10, r4
+	jump b32
+b32: # for.body (unrolled 6)
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
+	jump b33
+b33: # for.loop (unrolled 7)
+	r11 = lt.i64 r10, r4
+	jump b34
+b34: # for.body (unrolled 7)
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
+	jump b18
+b35: # for.loop
+	r11 = lt.i64 r10, r4
+	branch r11, b36, b37
+b36: # for.body
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
+	jump b35
+b37: # for.done
 	r27 = elemaddr r28, r6, 4
 	store.f32 r27, r9
-	jump b30
-b30: # latch
+	jump b38
+b38: # latch
 	r2 = add.i64 r2, r1
 	jump b6
-b31: # preheader
+b39: # preheader
 	r66 = move.i64 r78
 	r123 = move.i64 r66
 	r124 = elemaddr r15, r123, 4
 	r126 = move.i64 r8
 	r127 = elemaddr r21, r126, 4
-	jump b32
-b32: # for.loop (checked)
+	jump b40
+b40: # for.loop (checked)
 	r65 = lt.i64 r10, r4
-	branch r65, b33, b29
-b33: # for.body (checked)
+	branch r65, b41, b37
+b41: # for.body (checked)
 	r67 = add.i64 r66, r10
 	checkindex r67, r16, site 2
 	r68 = move.ptr r124
@@ -15190,15 +16390,15 @@ b33: # for.body (checked)
 	r10 = move.i64 r76
 	r124 = elemaddr r124, 1, 4
 	r127 = elemaddr r127, r130, 1
-	jump b32
-b34: # divide in 64 bits
+	jump b40
+b42: # divide in 64 bits
 	r145 = div.i64 r6, r4
 	r158 = mul.i64 r145, r4
 	r146 = sub.i64 r6, r158
 	jump b10
-b35: # exit
+b43: # exit
 	return
-b36: # preheader
+b44: # preheader
 	r134 = convert.u64.i64 r4
 	r120 = move.i64 r4
 	r121 = move.i64 r120
@@ -15206,22 +16406,22 @@ b36: # preheader
 	r140 = convert.u32.i64 r4
 	r168 = max.u32 r140, 1
 	r169 = div.u32 4294967295, r168
-	jump b37
-b37: # head (checked)
+	jump b45
+b45: # head (checked)
 	r32 = lt.i64 r2, r3
-	branch r32, b38, b35
-b38: # index (checked)
+	branch r32, b46, b43
+b46: # index (checked)
 	r33 = move.i64 r2
-	jump b39
-b39: # rangeint.body (checked)
+	jump b47
+b47: # rangeint.body (checked)
 	checkdiv.i64 r4, site 0
 	r133 = convert.u64.i64 r33
 	r135 = or.u64 r133, r134
 	r136 = shr.u64.u32 r135, 32
 	r137 = convert.u32.u64 r136
 	r138 = eq.u32 r137, 0
-	branch r138, b40, b46
-b40: # divide in 32 bits
+	branch r138, b48, b54
+b48: # divide in 32 bits
 	r139 = convert.u32.i64 r33
 	r170 = mulhi.u32 r139, r169
 	r171 = mul.u32 r170, r140
@@ -15234,8 +16434,8 @@ b40: # divide in 32 bits
 	r142 = move.u32 r174
 	r131 = convert.i64.u32 r141
 	r132 = convert.i64.u32 r142
-	jump b41
-b41: # rangeint.body (checked)
+	jump b49
+b49: # rangeint.body (checked)
 	r34 = move.i64 r131
 	r35 = move.i64 r132
 	r9 = move.f32 0.0
@@ -15245,11 +16445,11 @@ b41: # rangeint.body (checked)
 	r116 = elemaddr r15, r115, 4
 	r118 = move.i64 r35
 	r119 = elemaddr r21, r118, 4
-	jump b42
-b42: # for.loop (checked)
+	jump b50
+b50: # for.loop (checked)
 	r36 = lt.i64 r10, r4
-	branch r36, b43, b44
-b43: # for.body (checked)
+	branch r36, b51, b52
+b51: # for.body (checked)
 	r38 = add.i64 r37, r10
 	checkindex r38, r16, site 2
 	r39 = move.ptr r116
@@ -15266,20 +16466,20 @@ b43: # for.body (checked)
 	r10 = move.i64 r47
 	r116 = elemaddr r116, 1, 4
 	r119 = elemaddr r119, r122, 1
-	jump b42
-b44: # for.done (checked)
+	jump b50
+b52: # for.done (checked)
 	checkindex r33, r29, site 4
 	r48 = elemaddr r28, r33, 4
 	store.f32 r48, r9
-	jump b45
-b45: # latch (checked)
+	jump b53
+b53: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b37
-b46: # divide in 64 bits
+	jump b45
+b54: # divide in 64 bits
 	r131 = div.i64 r33, r4
 	r144 = mul.i64 r131, r4
 	r132 = sub.i64 r33, r144
-	jump b41
+	jump b49
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
 site 0 divide kernels.go:60:12
@@ -16935,7 +18135,7 @@ b1: # setup
 	r1 = threadcount
 	r2 = move.i64 r0
 	r68 = ne.i64 r9, 0
-	branch r68, b2, b29
+	branch r68, b2, b41
 b2: # preheader
 	r12 = convert.f64.i64 r9
 	r18 = convert.f64.i64 r19
@@ -16946,7 +18146,7 @@ b2: # preheader
 	jump b3
 b3: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b4, b28
+	branch r6, b4, b40
 b4: # index
 	r7 = move.i64 r2
 	jump b5
@@ -16956,7 +18156,7 @@ b5: # rangeint.body
 	r88 = shr.u64.u32 r87, 32
 	r89 = convert.u32.u64 r88
 	r90 = eq.u32 r89, 0
-	branch r90, b6, b27
+	branch r90, b6, b39
 b6: # divide in 32 bits
 	r91 = convert.u32.i64 r7
 	r99 = mulhi.u32 r91, r98
@@ -16987,12 +18187,12 @@ b7: # rangeint.body
 	r24 = move.i32 0
 	jump b8
 b8: # unroll setup
-	r115 = max.i32 r33, -2147483645
-	r116 = sub.i32 r115, 3
+	r115 = max.i32 r33, -2147483641
+	r116 = sub.i32 r115, 7
 	jump b9
 b9: # unroll guard
 	r117 = lt.i32 r24, r116
-	branch r117, b10, b24
+	branch r117, b10, b36
 b10: # for.loop (unrolled 0)
 	r32 = lt.i32 r24, r33
 	jump b11
@@ -17079,17 +18279,17 @@ b23: # if.done (unrolled 3)
 	r22 = move.f64 r38
 	r23 = move.f64 r36
 	r24 = move.i32 r39
-	jump b9
-b24: # for.loop
+	jump b24
+b24: # for.loop (unrolled 4)
 	r32 = lt.i32 r24, r33
-	branch r32, b25, b12
-b25: # for.body
+	jump b25
+b25: # for.body (unrolled 4)
 	r25 = mul.f64 r22, r22
 	r26 = mul.f64 r23, r23
 	r27 = add.f64 r25, r26
 	r28 = gt.f64 r27, 4.0
 	branch r28, b12, b26
-b26: # if.done
+b26: # if.done (unrolled 4)
 	r34 = mul.f64 r22, 2.0
 	r35 = mul.f64 r34, r23
 	r36 = add.f64 r35, r21
@@ -17099,37 +18299,117 @@ b26: # if.done
 	r22 = move.f64 r38
 	r23 = move.f64 r36
 	r24 = move.i32 r39
-	jump b24
-b27: # divide in 64 bits
+	jump b27
+b27: # for.loop (unrolled 5)
+	r32 = lt.i32 r24, r33
+	jump b28
+b28: # for.body (unrolled 5)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b12, b29
+b29: # if.done (unrolled 5)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b30
+b30: # for.loop (unrolled 6)
+	r32 = lt.i32 r24, r33
+	jump b31
+b31: # for.body (unrolled 6)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b12, b32
+b32: # if.done (unrolled 6)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b33
+b33: # for.loop (unrolled 7)
+	r32 = lt.i32 r24, r33
+	jump b34
+b34: # for.body (unrolled 7)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b12, b35
+b35: # if.done (unrolled 7)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b9
+b36: # for.loop
+	r32 = lt.i32 r24, r33
+	branch r32, b37, b12
+b37: # for.body
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b12, b38
+b38: # if.done
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b36
+b39: # divide in 64 bits
 	r83 = div.i64 r7, r9
 	r96 = mul.i64 r83, r9
 	r84 = sub.i64 r7, r96
 	jump b7
-b28: # exit
+b40: # exit
 	return
-b29: # preheader
+b41: # preheader
 	r45 = convert.f64.i64 r9
 	r51 = convert.f64.i64 r19
 	r72 = convert.u64.i64 r9
 	r78 = convert.u32.i64 r9
 	r106 = max.u32 r78, 1
 	r107 = div.u32 4294967295, r106
-	jump b30
-b30: # head (checked if)
+	jump b42
+b42: # head (checked if)
 	r40 = lt.i64 r2, r3
-	branch r40, b31, b28
-b31: # index (checked if)
+	branch r40, b43, b40
+b43: # index (checked if)
 	r41 = move.i64 r2
-	jump b32
-b32: # rangeint.body (checked if)
+	jump b44
+b44: # rangeint.body (checked if)
 	checkdiv.i64 r9, site 0
 	r71 = convert.u64.i64 r41
 	r73 = or.u64 r71, r72
 	r74 = shr.u64.u32 r73, 32
 	r75 = convert.u32.u64 r74
 	r76 = eq.u32 r75, 0
-	branch r76, b33, b54
-b33: # divide in 32 bits
+	branch r76, b45, b78
+b45: # divide in 32 bits
 	r77 = convert.u32.i64 r41
 	r108 = mulhi.u32 r77, r107
 	r109 = mul.u32 r108, r78
@@ -17142,8 +18422,8 @@ b33: # divide in 32 bits
 	r80 = move.u32 r112
 	r69 = convert.i64.u32 r79
 	r70 = convert.i64.u32 r80
-	jump b34
-b34: # rangeint.body (checked if)
+	jump b46
+b46: # rangeint.body (checked if)
 	r42 = move.i64 r70
 	r43 = convert.f64.i64 r42
 	r44 = mul.f64 r43, 3.2
@@ -17157,51 +18437,31 @@ b34: # rangeint.body (checked if)
 	r22 = move.f64 0.0
 	r23 = move.f64 0.0
 	r24 = move.i32 0
-	jump b35
-b35: # unroll setup
-	r118 = max.i32 r33, -2147483645
-	r119 = sub.i32 r118, 3
-	jump b36
-b36: # unroll guard
+	jump b47
+b47: # unroll setup
+	r118 = max.i32 r33, -2147483641
+	r119 = sub.i32 r118, 7
+	jump b48
+b48: # unroll guard
 	r120 = lt.i32 r24, r119
-	branch r120, b37, b51
-b37: # for.loop (checked if) (unrolled 0)
+	branch r120, b49, b75
+b49: # for.loop (checked if) (unrolled 0)
 	r61 = lt.i32 r24, r33
-	jump b38
-b38: # for.body (checked if) (unrolled 0)
+	jump b50
+b50: # for.body (checked if) (unrolled 0)
 	r54 = mul.f64 r22, r22
 	r55 = mul.f64 r23, r23
 	r56 = add.f64 r54, r55
 	r57 = gt.f64 r56, 4.0
-	branch r57, b39, b41
-b39: # for.done (checked if)
+	branch r57, b51, b53
+b51: # for.done (checked if)
 	r58 = elemaddr r4, r41, 4
 	store.i32 r58, r24
-	jump b40
-b40: # latch (checked if)
+	jump b52
+b52: # latch (checked if)
 	r2 = add.i64 r2, r1
-	jump b30
-b41: # if.done (checked if) (unrolled 0)
-	r62 = mul.f64 r22, 2.0
-	r63 = mul.f64 r62, r23
-	r64 = add.f64 r63, r53
-	r65 = sub.f64 r54, r55
-	r66 = add.f64 r65, r47
-	r67 = add.i32 r24, 1
-	r22 = move.f64 r66
-	r23 = move.f64 r64
-	r24 = move.i32 r67
 	jump b42
-b42: # for.loop (checked if) (unrolled 1)
-	r61 = lt.i32 r24, r33
-	jump b43
-b43: # for.body (checked if) (unrolled 1)
-	r54 = mul.f64 r22, r22
-	r55 = mul.f64 r23, r23
-	r56 = add.f64 r54, r55
-	r57 = gt.f64 r56, 4.0
-	branch r57, b39, b44
-b44: # if.done (checked if) (unrolled 1)
+b53: # if.done (checked if) (unrolled 0)
 	r62 = mul.f64 r22, 2.0
 	r63 = mul.f64 r62, r23
 	r64 = add.f64 r63, r53
@@ -17211,17 +18471,137 @@ b44: # if.done (checked if) (unrolled 1)
 	r22 = move.f64 r66
 	r23 = move.f64 r64
 	r24 = move.i32 r67
-	jump b45
-b45: # for.loop (checked if) (unrolled 2)
+	jump b54
+b54: # for.loop (checked if) (unrolled 1)
 	r61 = lt.i32 r24, r33
-	jump b46
-b46: # for.body (checked if) (unrolled 2)
+	jump b55
+b55: # for.body (checked if) (unrolled 1)
 	r54 = mul.f64 r22, r22
 	r55 = mul.f64 r23, r23
 	r56 = add.f64 r54, r55
 	r57 = gt.f64 r56, 4.0
-	branch r57, b39, b47
-b47: # if.done (checked if) (unrolled 2)
+	branch r57, b51, b56
+b56: # if.done (checked if) (unrolled 1)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b57
+b57: # for.loop (checked if) (unrolled 2)
+	r61 = lt.i32 r24, r33
+	jump b58
+b58: # for.body (checked if) (unrolled 2)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b51, b59
+b59: # if.done (checked if) (unrolled 2)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b60
+b60: # for.loop (checked if) (unrolled 3)
+	r61 = lt.i32 r24, r33
+	jump b61
+b61: # for.body (checked if) (unrolled 3)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b51, b62
+b62: # if.done (checked if) (unrolled 3)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b63
+b63: # for.loop (checked if) (unrolled 4)
+	r61 = lt.i32 r24, r33
+	jump b64
+b64: # for.body (checked if) (unrolled 4)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b51, b65
+b65: # if.done (checked if) (unrolled 4)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b66
+b66: # for.loop (checked if) (unrolled 5)
+	r61 = lt.i32 r24, r33
+	jump b67
+b67: # for.body (checked if) (unrolled 5)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b51, b68
+b68: # if.done (checked if) (unrolled 5)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b69
+b69: # for.loop (checked if) (unrolled 6)
+	r61 = lt.i32 r24, r33
+	jump b70
+b70: # for.body (checked if) (unrolled 6)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b51, b71
+b71: # if.done (checked if) (unrolled 6)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b72
+b72: # for.loop (checked if) (unrolled 7)
+	r61 = lt.i32 r24, r33
+	jump b73
+b73: # for.body (checked if) (unrolled 7)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b51, b74
+b74: # if.done (checked if) (unrolled 7)
 	r62 = mul.f64 r22, 2.0
 	r63 = mul.f64 r62, r23
 	r64 = add.f64 r63, r53
@@ -17232,16 +18612,16 @@ b47: # if.done (checked if) (unrolled 2)
 	r23 = move.f64 r64
 	r24 = move.i32 r67
 	jump b48
-b48: # for.loop (checked if) (unrolled 3)
+b75: # for.loop (checked if)
 	r61 = lt.i32 r24, r33
-	jump b49
-b49: # for.body (checked if) (unrolled 3)
+	branch r61, b76, b51
+b76: # for.body (checked if)
 	r54 = mul.f64 r22, r22
 	r55 = mul.f64 r23, r23
 	r56 = add.f64 r54, r55
 	r57 = gt.f64 r56, 4.0
-	branch r57, b39, b50
-b50: # if.done (checked if) (unrolled 3)
+	branch r57, b51, b77
+b77: # if.done (checked if)
 	r62 = mul.f64 r22, 2.0
 	r63 = mul.f64 r62, r23
 	r64 = add.f64 r63, r53
@@ -17251,32 +18631,12 @@ b50: # if.done (checked if) (unrolled 3)
 	r22 = move.f64 r66
 	r23 = move.f64 r64
 	r24 = move.i32 r67
-	jump b36
-b51: # for.loop (checked if)
-	r61 = lt.i32 r24, r33
-	branch r61, b52, b39
-b52: # for.body (checked if)
-	r54 = mul.f64 r22, r22
-	r55 = mul.f64 r23, r23
-	r56 = add.f64 r54, r55
-	r57 = gt.f64 r56, 4.0
-	branch r57, b39, b53
-b53: # if.done (checked if)
-	r62 = mul.f64 r22, 2.0
-	r63 = mul.f64 r62, r23
-	r64 = add.f64 r63, r53
-	r65 = sub.f64 r54, r55
-	r66 = add.f64 r65, r47
-	r67 = add.i32 r24, 1
-	r22 = move.f64 r66
-	r23 = move.f64 r64
-	r24 = move.i32 r67
-	jump b51
-b54: # divide in 64 bits
+	jump b75
+b78: # divide in 64 bits
 	r69 = div.i64 r41, r9
 	r82 = mul.i64 r69, r9
 	r70 = sub.i64 r41, r82
-	jump b34
+	jump b46
 
 kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32)
 site 0 divide kernels.go:151:29
@@ -17296,7 +18656,7 @@ b1: # setup
 	r1 = threadcount
 	r2 = move.i64 r0
 	r68 = ne.i64 r9, 0
-	branch r68, b2, b29
+	branch r68, b2, b41
 b2: # preheader
 	r12 = convert.f32.i64 r9
 	r18 = convert.f32.i64 r19
@@ -17307,7 +18667,7 @@ b2: # preheader
 	jump b3
 b3: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b4, b28
+	branch r6, b4, b40
 b4: # index
 	r7 = move.i64 r2
 	jump b5
@@ -17317,7 +18677,7 @@ b5: # rangeint.body
 	r88 = shr.u64.u32 r87, 32
 	r89 = convert.u32.u64 r88
 	r90 = eq.u32 r89, 0
-	branch r90, b6, b27
+	branch r90, b6, b39
 b6: # divide in 32 bits
 	r91 = convert.u32.i64 r7
 	r99 = mulhi.u32 r91, r98
@@ -17348,12 +18708,12 @@ b7: # rangeint.body
 	r24 = move.i32 0
 	jump b8
 b8: # unroll setup
-	r115 = max.i32 r33, -2147483645
-	r116 = sub.i32 r115, 3
+	r115 = max.i32 r33, -2147483641
+	r116 = sub.i32 r115, 7
 	jump b9
 b9: # unroll guard
 	r117 = lt.i32 r24, r116
-	branch r117, b10, b24
+	branch r117, b10, b36
 b10: # for.loop (unrolled 0)
 	r32 = lt.i32 r24, r33
 	jump b11
@@ -17440,17 +18800,17 @@ b23: # if.done (unrolled 3)
 	r22 = move.f32 r38
 	r23 = move.f32 r36
 	r24 = move.i32 r39
-	jump b9
-b24: # for.loop
+	jump b24
+b24: # for.loop (unrolled 4)
 	r32 = lt.i32 r24, r33
-	branch r32, b25, b12
-b25: # for.body
+	jump b25
+b25: # for.body (unrolled 4)
 	r25 = mul.f32 r22, r22
 	r26 = mul.f32 r23, r23
 	r27 = add.f32 r25, r26
 	r28 = gt.f32 r27, 4.0
 	branch r28, b12, b26
-b26: # if.done
+b26: # if.done (unrolled 4)
 	r34 = mul.f32 r22, 2.0
 	r35 = mul.f32 r34, r23
 	r36 = add.f32 r35, r21
@@ -17460,37 +18820,117 @@ b26: # if.done
 	r22 = move.f32 r38
 	r23 = move.f32 r36
 	r24 = move.i32 r39
-	jump b24
-b27: # divide in 64 bits
+	jump b27
+b27: # for.loop (unrolled 5)
+	r32 = lt.i32 r24, r33
+	jump b28
+b28: # for.body (unrolled 5)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b12, b29
+b29: # if.done (unrolled 5)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b30
+b30: # for.loop (unrolled 6)
+	r32 = lt.i32 r24, r33
+	jump b31
+b31: # for.body (unrolled 6)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b12, b32
+b32: # if.done (unrolled 6)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b33
+b33: # for.loop (unrolled 7)
+	r32 = lt.i32 r24, r33
+	jump b34
+b34: # for.body (unrolled 7)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b12, b35
+b35: # if.done (unrolled 7)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b9
+b36: # for.loop
+	r32 = lt.i32 r24, r33
+	branch r32, b37, b12
+b37: # for.body
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b12, b38
+b38: # if.done
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b36
+b39: # divide in 64 bits
 	r83 = div.i64 r7, r9
 	r96 = mul.i64 r83, r9
 	r84 = sub.i64 r7, r96
 	jump b7
-b28: # exit
+b40: # exit
 	return
-b29: # preheader
+b41: # preheader
 	r45 = convert.f32.i64 r9
 	r51 = convert.f32.i64 r19
 	r72 = convert.u64.i64 r9
 	r78 = convert.u32.i64 r9
 	r106 = max.u32 r78, 1
 	r107 = div.u32 4294967295, r106
-	jump b30
-b30: # head (checked if)
+	jump b42
+b42: # head (checked if)
 	r40 = lt.i64 r2, r3
-	branch r40, b31, b28
-b31: # index (checked if)
+	branch r40, b43, b40
+b43: # index (checked if)
 	r41 = move.i64 r2
-	jump b32
-b32: # rangeint.body (checked if)
+	jump b44
+b44: # rangeint.body (checked if)
 	checkdiv.i64 r9, site 0
 	r71 = convert.u64.i64 r41
 	r73 = or.u64 r71, r72
 	r74 = shr.u64.u32 r73, 32
 	r75 = convert.u32.u64 r74
 	r76 = eq.u32 r75, 0
-	branch r76, b33, b54
-b33: # divide in 32 bits
+	branch r76, b45, b78
+b45: # divide in 32 bits
 	r77 = convert.u32.i64 r41
 	r108 = mulhi.u32 r77, r107
 	r109 = mul.u32 r108, r78
@@ -17503,8 +18943,8 @@ b33: # divide in 32 bits
 	r80 = move.u32 r112
 	r69 = convert.i64.u32 r79
 	r70 = convert.i64.u32 r80
-	jump b34
-b34: # rangeint.body (checked if)
+	jump b46
+b46: # rangeint.body (checked if)
 	r42 = move.i64 r70
 	r43 = convert.f32.i64 r42
 	r44 = mul.f32 r43, 3.2
@@ -17518,51 +18958,31 @@ b34: # rangeint.body (checked if)
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
 	r24 = move.i32 0
-	jump b35
-b35: # unroll setup
-	r118 = max.i32 r33, -2147483645
-	r119 = sub.i32 r118, 3
-	jump b36
-b36: # unroll guard
+	jump b47
+b47: # unroll setup
+	r118 = max.i32 r33, -2147483641
+	r119 = sub.i32 r118, 7
+	jump b48
+b48: # unroll guard
 	r120 = lt.i32 r24, r119
-	branch r120, b37, b51
-b37: # for.loop (checked if) (unrolled 0)
+	branch r120, b49, b75
+b49: # for.loop (checked if) (unrolled 0)
 	r61 = lt.i32 r24, r33
-	jump b38
-b38: # for.body (checked if) (unrolled 0)
+	jump b50
+b50: # for.body (checked if) (unrolled 0)
 	r54 = mul.f32 r22, r22
 	r55 = mul.f32 r23, r23
 	r56 = add.f32 r54, r55
 	r57 = gt.f32 r56, 4.0
-	branch r57, b39, b41
-b39: # for.done (checked if)
+	branch r57, b51, b53
+b51: # for.done (checked if)
 	r58 = elemaddr r4, r41, 4
 	store.i32 r58, r24
-	jump b40
-b40: # latch (checked if)
+	jump b52
+b52: # latch (checked if)
 	r2 = add.i64 r2, r1
-	jump b30
-b41: # if.done (checked if) (unrolled 0)
-	r62 = mul.f32 r22, 2.0
-	r63 = mul.f32 r62, r23
-	r64 = add.f32 r63, r53
-	r65 = sub.f32 r54, r55
-	r66 = add.f32 r65, r47
-	r67 = add.i32 r24, 1
-	r22 = move.f32 r66
-	r23 = move.f32 r64
-	r24 = move.i32 r67
 	jump b42
-b42: # for.loop (checked if) (unrolled 1)
-	r61 = lt.i32 r24, r33
-	jump b43
-b43: # for.body (checked if) (unrolled 1)
-	r54 = mul.f32 r22, r22
-	r55 = mul.f32 r23, r23
-	r56 = add.f32 r54, r55
-	r57 = gt.f32 r56, 4.0
-	branch r57, b39, b44
-b44: # if.done (checked if) (unrolled 1)
+b53: # if.done (checked if) (unrolled 0)
 	r62 = mul.f32 r22, 2.0
 	r63 = mul.f32 r62, r23
 	r64 = add.f32 r63, r53
@@ -17572,17 +18992,137 @@ b44: # if.done (checked if) (unrolled 1)
 	r22 = move.f32 r66
 	r23 = move.f32 r64
 	r24 = move.i32 r67
-	jump b45
-b45: # for.loop (checked if) (unrolled 2)
+	jump b54
+b54: # for.loop (checked if) (unrolled 1)
 	r61 = lt.i32 r24, r33
-	jump b46
-b46: # for.body (checked if) (unrolled 2)
+	jump b55
+b55: # for.body (checked if) (unrolled 1)
 	r54 = mul.f32 r22, r22
 	r55 = mul.f32 r23, r23
 	r56 = add.f32 r54, r55
 	r57 = gt.f32 r56, 4.0
-	branch r57, b39, b47
-b47: # if.done (checked if) (unrolled 2)
+	branch r57, b51, b56
+b56: # if.done (checked if) (unrolled 1)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b57
+b57: # for.loop (checked if) (unrolled 2)
+	r61 = lt.i32 r24, r33
+	jump b58
+b58: # for.body (checked if) (unrolled 2)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b51, b59
+b59: # if.done (checked if) (unrolled 2)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b60
+b60: # for.loop (checked if) (unrolled 3)
+	r61 = lt.i32 r24, r33
+	jump b61
+b61: # for.body (checked if) (unrolled 3)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b51, b62
+b62: # if.done (checked if) (unrolled 3)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b63
+b63: # for.loop (checked if) (unrolled 4)
+	r61 = lt.i32 r24, r33
+	jump b64
+b64: # for.body (checked if) (unrolled 4)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b51, b65
+b65: # if.done (checked if) (unrolled 4)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b66
+b66: # for.loop (checked if) (unrolled 5)
+	r61 = lt.i32 r24, r33
+	jump b67
+b67: # for.body (checked if) (unrolled 5)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b51, b68
+b68: # if.done (checked if) (unrolled 5)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b69
+b69: # for.loop (checked if) (unrolled 6)
+	r61 = lt.i32 r24, r33
+	jump b70
+b70: # for.body (checked if) (unrolled 6)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b51, b71
+b71: # if.done (checked if) (unrolled 6)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b72
+b72: # for.loop (checked if) (unrolled 7)
+	r61 = lt.i32 r24, r33
+	jump b73
+b73: # for.body (checked if) (unrolled 7)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b51, b74
+b74: # if.done (checked if) (unrolled 7)
 	r62 = mul.f32 r22, 2.0
 	r63 = mul.f32 r62, r23
 	r64 = add.f32 r63, r53
@@ -17593,16 +19133,16 @@ b47: # if.done (checked if) (unrolled 2)
 	r23 = move.f32 r64
 	r24 = move.i32 r67
 	jump b48
-b48: # for.loop (checked if) (unrolled 3)
+b75: # for.loop (checked if)
 	r61 = lt.i32 r24, r33
-	jump b49
-b49: # for.body (checked if) (unrolled 3)
+	branch r61, b76, b51
+b76: # for.body (checked if)
 	r54 = mul.f32 r22, r22
 	r55 = mul.f32 r23, r23
 	r56 = add.f32 r54, r55
 	r57 = gt.f32 r56, 4.0
-	branch r57, b39, b50
-b50: # if.done (checked if) (unrolled 3)
+	branch r57, b51, b77
+b77: # if.done (checked if)
 	r62 = mul.f32 r22, 2.0
 	r63 = mul.f32 r62, r23
 	r64 = add.f32 r63, r53
@@ -17612,32 +19152,12 @@ b50: # if.done (checked if) (unrolled 3)
 	r22 = move.f32 r66
 	r23 = move.f32 r64
 	r24 = move.i32 r67
-	jump b36
-b51: # for.loop (checked if)
-	r61 = lt.i32 r24, r33
-	branch r61, b52, b39
-b52: # for.body (checked if)
-	r54 = mul.f32 r22, r22
-	r55 = mul.f32 r23, r23
-	r56 = add.f32 r54, r55
-	r57 = gt.f32 r56, 4.0
-	branch r57, b39, b53
-b53: # if.done (checked if)
-	r62 = mul.f32 r22, 2.0
-	r63 = mul.f32 r62, r23
-	r64 = add.f32 r63, r53
-	r65 = sub.f32 r54, r55
-	r66 = add.f32 r65, r47
-	r67 = add.i32 r24, 1
-	r22 = move.f32 r66
-	r23 = move.f32 r64
-	r24 = move.i32 r67
-	jump b51
-b54: # divide in 64 bits
+	jump b75
+b78: # divide in 64 bits
 	r69 = div.i64 r41, r9
 	r82 = mul.i64 r69, r9
 	r70 = sub.i64 r41, r82
-	jump b34
+	jump b46
 
 kernel Xorshift(out []u32, seeds []u32, rounds i64)
 site 0 index kernels.go:172:13
@@ -17668,14 +19188,14 @@ b1: # setup
 	r53 = sub.u64 r43, 1
 	r54 = sub.u64 r53, r45
 	r55 = le.u64 r52, r54
-	branch r46, b2, b22
+	branch r46, b2, b30
 b2: # checks
-	branch r49, b3, b22
+	branch r49, b3, b30
 b3: # checks
-	branch r55, b4, b22
+	branch r55, b4, b30
 b4: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b5, b21
+	branch r6, b5, b29
 b5: # index
 	r7 = move.i64 r2
 	jump b6
@@ -17687,12 +19207,12 @@ b6: # rangeint.body
 	r14 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r56 = max.i64 r16, -9223372036854775805
-	r57 = sub.i64 r56, 3
+	r56 = max.i64 r16, -9223372036854775801
+	r57 = sub.i64 r56, 7
 	jump b8
 b8: # unroll guard
 	r58 = lt.i64 r14, r57
-	branch r58, b9, b17
+	branch r58, b9, b25
 b9: # for.loop (unrolled 0)
 	r15 = lt.i64 r14, r16
 	jump b10
@@ -17748,11 +19268,11 @@ b16: # for.body (unrolled 3)
 	r23 = add.i64 r14, 1
 	r13 = move.u32 r22
 	r14 = move.i64 r23
-	jump b8
-b17: # for.loop
+	jump b17
+b17: # for.loop (unrolled 4)
 	r15 = lt.i64 r14, r16
-	branch r15, b18, b19
-b18: # for.body
+	jump b18
+b18: # for.body (unrolled 4)
 	r17 = shl.u32.u64 r13, 13
 	r18 = xor.u32 r13, r17
 	r19 = shr.u32.u64 r18, 17
@@ -17762,97 +19282,97 @@ b18: # for.body
 	r23 = add.i64 r14, 1
 	r13 = move.u32 r22
 	r14 = move.i64 r23
-	jump b17
-b19: # for.done
+	jump b19
+b19: # for.loop (unrolled 5)
+	r15 = lt.i64 r14, r16
+	jump b20
+b20: # for.body (unrolled 5)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b21
+b21: # for.loop (unrolled 6)
+	r15 = lt.i64 r14, r16
+	jump b22
+b22: # for.body (unrolled 6)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b23
+b23: # for.loop (unrolled 7)
+	r15 = lt.i64 r14, r16
+	jump b24
+b24: # for.body (unrolled 7)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b8
+b25: # for.loop
+	r15 = lt.i64 r14, r16
+	branch r15, b26, b27
+b26: # for.body
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b25
+b27: # for.done
 	r24 = elemaddr r4, r7, 4
 	store.u32 r24, r13
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b4
-b21: # exit
+b29: # exit
 	return
-b22: # head (checked)
+b30: # head (checked)
 	r27 = lt.i64 r2, r3
-	branch r27, b23, b21
-b23: # index (checked)
+	branch r27, b31, b29
+b31: # index (checked)
 	r28 = move.i64 r2
-	jump b24
-b24: # rangeint.body (checked)
+	jump b32
+b32: # rangeint.body (checked)
 	checkindex r28, r10, site 0
 	r29 = elemaddr r9, r28, 4
 	r30 = load.u32 r29
 	r31 = or.u32 r30, 1
 	r13 = move.u32 r31
 	r14 = move.i64 0
-	jump b25
-b25: # unroll setup
-	r59 = max.i64 r16, -9223372036854775805
-	r60 = sub.i64 r59, 3
-	jump b26
-b26: # unroll guard
-	r61 = lt.i64 r14, r60
-	branch r61, b27, b35
-b27: # for.loop (checked) (unrolled 0)
-	r32 = lt.i64 r14, r16
-	jump b28
-b28: # for.body (checked) (unrolled 0)
-	r33 = shl.u32.u64 r13, 13
-	r34 = xor.u32 r13, r33
-	r35 = shr.u32.u64 r34, 17
-	r36 = xor.u32 r34, r35
-	r37 = shl.u32.u64 r36, 5
-	r38 = xor.u32 r36, r37
-	r39 = add.i64 r14, 1
-	r13 = move.u32 r38
-	r14 = move.i64 r39
-	jump b29
-b29: # for.loop (checked) (unrolled 1)
-	r32 = lt.i64 r14, r16
-	jump b30
-b30: # for.body (checked) (unrolled 1)
-	r33 = shl.u32.u64 r13, 13
-	r34 = xor.u32 r13, r33
-	r35 = shr.u32.u64 r34, 17
-	r36 = xor.u32 r34, r35
-	r37 = shl.u32.u64 r36, 5
-	r38 = xor.u32 r36, r37
-	r39 = add.i64 r14, 1
-	r13 = move.u32 r38
-	r14 = move.i64 r39
-	jump b31
-b31: # for.loop (checked) (unrolled 2)
-	r32 = lt.i64 r14, r16
-	jump b32
-b32: # for.body (checked) (unrolled 2)
-	r33 = shl.u32.u64 r13, 13
-	r34 = xor.u32 r13, r33
-	r35 = shr.u32.u64 r34, 17
-	r36 = xor.u32 r34, r35
-	r37 = shl.u32.u64 r36, 5
-	r38 = xor.u32 r36, r37
-	r39 = add.i64 r14, 1
-	r13 = move.u32 r38
-	r14 = move.i64 r39
 	jump b33
-b33: # for.loop (checked) (unrolled 3)
-	r32 = lt.i64 r14, r16
+b33: # unroll setup
+	r59 = max.i64 r16, -9223372036854775801
+	r60 = sub.i64 r59, 7
 	jump b34
-b34: # for.body (checked) (unrolled 3)
-	r33 = shl.u32.u64 r13, 13
-	r34 = xor.u32 r13, r33
-	r35 = shr.u32.u64 r34, 17
-	r36 = xor.u32 r34, r35
-	r37 = shl.u32.u64 r36, 5
-	r38 = xor.u32 r36, r37
-	r39 = add.i64 r14, 1
-	r13 = move.u32 r38
-	r14 = move.i64 r39
-	jump b26
-b35: # for.loop (checked)
+b34: # unroll guard
+	r61 = lt.i64 r14, r60
+	branch r61, b35, b51
+b35: # for.loop (checked) (unrolled 0)
 	r32 = lt.i64 r14, r16
-	branch r32, b36, b37
-b36: # for.body (checked)
+	jump b36
+b36: # for.body (checked) (unrolled 0)
 	r33 = shl.u32.u64 r13, 13
 	r34 = xor.u32 r13, r33
 	r35 = shr.u32.u64 r34, 17
@@ -17862,14 +19382,126 @@ b36: # for.body (checked)
 	r39 = add.i64 r14, 1
 	r13 = move.u32 r38
 	r14 = move.i64 r39
-	jump b35
-b37: # for.done (checked)
+	jump b37
+b37: # for.loop (checked) (unrolled 1)
+	r32 = lt.i64 r14, r16
+	jump b38
+b38: # for.body (checked) (unrolled 1)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b39
+b39: # for.loop (checked) (unrolled 2)
+	r32 = lt.i64 r14, r16
+	jump b40
+b40: # for.body (checked) (unrolled 2)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b41
+b41: # for.loop (checked) (unrolled 3)
+	r32 = lt.i64 r14, r16
+	jump b42
+b42: # for.body (checked) (unrolled 3)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b43
+b43: # for.loop (checked) (unrolled 4)
+	r32 = lt.i64 r14, r16
+	jump b44
+b44: # for.body (checked) (unrolled 4)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b45
+b45: # for.loop (checked) (unrolled 5)
+	r32 = lt.i64 r14, r16
+	jump b46
+b46: # for.body (checked) (unrolled 5)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b47
+b47: # for.loop (checked) (unrolled 6)
+	r32 = lt.i64 r14, r16
+	jump b48
+b48: # for.body (checked) (unrolled 6)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b49
+b49: # for.loop (checked) (unrolled 7)
+	r32 = lt.i64 r14, r16
+	jump b50
+b50: # for.body (checked) (unrolled 7)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b34
+b51: # for.loop (checked)
+	r32 = lt.i64 r14, r16
+	branch r32, b52, b53
+b52: # for.body (checked)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b51
+b53: # for.done (checked)
 	r40 = elemaddr r4, r28, 4
 	store.u32 r40, r13
-	jump b38
-b38: # latch (checked)
+	jump b54
+b54: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b22
+	jump b30
 
 kernel MatVec(y []f32, a []f32, x []f32, n i64)
 site 0 sliceacap kernels.go:188:11
@@ -17898,7 +19530,7 @@ b1: # setup
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b25
+	branch r6, b3, b33
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -17920,22 +19552,22 @@ b4: # rangeint.body
 	r49 = sub.u64 r46, 1
 	r51 = sub.u64 r49, 18446744073709551615
 	r54 = le.u64 r51, r53
-	branch r44, b5, b22
+	branch r44, b5, b30
 b5: # checks
-	branch r48, b6, b22
+	branch r48, b6, b30
 b6: # checks
-	branch r54, b7, b22
+	branch r54, b7, b30
 b7: # preheader
 	r56 = elemaddr r12, 0, 4
 	r57 = elemaddr r25, 0, 4
 	jump b8
 b8: # unroll setup
-	r61 = max.i64 r17, -9223372036854775804
-	r62 = sub.i64 r61, 4
+	r61 = max.i64 r17, -9223372036854775800
+	r62 = sub.i64 r61, 8
 	jump b9
 b9: # unroll guard
 	r63 = lt.i64 r19, r62
-	branch r63, b10, b18
+	branch r63, b10, b26
 b10: # rangeindex.loop (unrolled 0)
 	r20 = add.i64 r19, 1
 	r21 = lt.i64 r20, r17
@@ -17999,12 +19631,12 @@ b17: # rangeindex.body (unrolled 3)
 	r19 = move.i64 r20
 	r56 = elemaddr r56, 1, 4
 	r57 = elemaddr r57, 1, 4
-	jump b9
-b18: # rangeindex.loop
+	jump b18
+b18: # rangeindex.loop (unrolled 4)
 	r20 = add.i64 r19, 1
 	r21 = lt.i64 r20, r17
-	branch r21, b19, b20
-b19: # rangeindex.body
+	jump b19
+b19: # rangeindex.body (unrolled 4)
 	r22 = move.ptr r56
 	r23 = load.f32 r22
 	r24 = move.ptr r57
@@ -18015,23 +19647,87 @@ b19: # rangeindex.body
 	r19 = move.i64 r20
 	r56 = elemaddr r56, 1, 4
 	r57 = elemaddr r57, 1, 4
-	jump b18
-b20: # rangeindex.done
+	jump b20
+b20: # rangeindex.loop (unrolled 5)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b21
+b21: # rangeindex.body (unrolled 5)
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b22
+b22: # rangeindex.loop (unrolled 6)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b23
+b23: # rangeindex.body (unrolled 6)
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b24
+b24: # rangeindex.loop (unrolled 7)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b25
+b25: # rangeindex.body (unrolled 7)
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b9
+b26: # rangeindex.loop
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	branch r21, b27, b28
+b27: # rangeindex.body
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b26
+b28: # rangeindex.done
 	r30 = elemaddr r4, r7, 4
 	store.f32 r30, r18
-	jump b21
-b21: # latch
+	jump b29
+b29: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b22: # preheader
+b30: # preheader
 	r59 = elemaddr r12, 0, 4
 	r60 = elemaddr r25, 0, 4
-	jump b23
-b23: # rangeindex.loop (checked)
+	jump b31
+b31: # rangeindex.loop (checked)
 	r33 = add.i64 r19, 1
 	r34 = lt.i64 r33, r17
-	branch r34, b24, b20
-b24: # rangeindex.body (checked)
+	branch r34, b32, b28
+b32: # rangeindex.body (checked)
 	r35 = move.ptr r59
 	r36 = load.f32 r35
 	checkindex r33, r26, site 2
@@ -18043,8 +19739,8 @@ b24: # rangeindex.body (checked)
 	r19 = move.i64 r33
 	r59 = elemaddr r59, 1, 4
 	r60 = elemaddr r60, 1, 4
-	jump b23
-b25: # exit
+	jump b31
+b33: # exit
 	return
 
 kernel Daxpy(a f64, x []f64, y []f64)
@@ -18250,14 +19946,14 @@ b1: # setup
 	r57 = sub.u64 r47, 1
 	r58 = sub.u64 r57, r49
 	r59 = le.u64 r56, r58
-	branch r50, b2, b22
+	branch r50, b2, b30
 b2: # checks
-	branch r53, b3, b22
+	branch r53, b3, b30
 b3: # checks
-	branch r59, b4, b22
+	branch r59, b4, b30
 b4: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b5, b21
+	branch r6, b5, b29
 b5: # index
 	r7 = move.i64 r2
 	jump b6
@@ -18268,12 +19964,12 @@ b6: # rangeint.body
 	r13 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r60 = max.i64 r15, -9223372036854775805
-	r61 = sub.i64 r60, 3
+	r60 = max.i64 r15, -9223372036854775801
+	r61 = sub.i64 r60, 7
 	jump b8
 b8: # unroll guard
 	r62 = lt.i64 r13, r61
-	branch r62, b9, b17
+	branch r62, b9, b25
 b9: # for.loop (unrolled 0)
 	r14 = lt.i64 r13, r15
 	jump b10
@@ -18341,11 +20037,11 @@ b16: # for.body (unrolled 3)
 	r25 = add.i64 r13, 1
 	r12 = move.u64 r24
 	r13 = move.i64 r25
-	jump b8
-b17: # for.loop
+	jump b17
+b17: # for.loop (unrolled 4)
 	r14 = lt.i64 r13, r15
-	branch r14, b18, b19
-b18: # for.body
+	jump b18
+b18: # for.body (unrolled 4)
 	r16 = add.u64 r12, 11400714819323198485
 	r17 = shr.u64.u64 r16, 30
 	r18 = xor.u64 r16, r17
@@ -18358,108 +20054,108 @@ b18: # for.body
 	r25 = add.i64 r13, 1
 	r12 = move.u64 r24
 	r13 = move.i64 r25
-	jump b17
-b19: # for.done
+	jump b19
+b19: # for.loop (unrolled 5)
+	r14 = lt.i64 r13, r15
+	jump b20
+b20: # for.body (unrolled 5)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b21
+b21: # for.loop (unrolled 6)
+	r14 = lt.i64 r13, r15
+	jump b22
+b22: # for.body (unrolled 6)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b23
+b23: # for.loop (unrolled 7)
+	r14 = lt.i64 r13, r15
+	jump b24
+b24: # for.body (unrolled 7)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b8
+b25: # for.loop
+	r14 = lt.i64 r13, r15
+	branch r14, b26, b27
+b26: # for.body
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b25
+b27: # for.done
 	r26 = elemaddr r4, r7, 8
 	store.u64 r26, r12
-	jump b20
-b20: # latch
+	jump b28
+b28: # latch
 	r2 = add.i64 r2, r1
 	jump b4
-b21: # exit
+b29: # exit
 	return
-b22: # head (checked)
+b30: # head (checked)
 	r29 = lt.i64 r2, r3
-	branch r29, b23, b21
-b23: # index (checked)
+	branch r29, b31, b29
+b31: # index (checked)
 	r30 = move.i64 r2
-	jump b24
-b24: # rangeint.body (checked)
+	jump b32
+b32: # rangeint.body (checked)
 	checkindex r30, r10, site 0
 	r31 = elemaddr r9, r30, 8
 	r32 = load.u64 r31
 	r12 = move.u64 r32
 	r13 = move.i64 0
-	jump b25
-b25: # unroll setup
-	r63 = max.i64 r15, -9223372036854775805
-	r64 = sub.i64 r63, 3
-	jump b26
-b26: # unroll guard
-	r65 = lt.i64 r13, r64
-	branch r65, b27, b35
-b27: # for.loop (checked) (unrolled 0)
-	r33 = lt.i64 r13, r15
-	jump b28
-b28: # for.body (checked) (unrolled 0)
-	r34 = add.u64 r12, 11400714819323198485
-	r35 = shr.u64.u64 r34, 30
-	r36 = xor.u64 r34, r35
-	r37 = mul.u64 r36, 13787848793156543929
-	r38 = shr.u64.u64 r37, 27
-	r39 = xor.u64 r37, r38
-	r40 = mul.u64 r39, 10723151780598845931
-	r41 = shr.u64.u64 r40, 31
-	r42 = xor.u64 r40, r41
-	r43 = add.i64 r13, 1
-	r12 = move.u64 r42
-	r13 = move.i64 r43
-	jump b29
-b29: # for.loop (checked) (unrolled 1)
-	r33 = lt.i64 r13, r15
-	jump b30
-b30: # for.body (checked) (unrolled 1)
-	r34 = add.u64 r12, 11400714819323198485
-	r35 = shr.u64.u64 r34, 30
-	r36 = xor.u64 r34, r35
-	r37 = mul.u64 r36, 13787848793156543929
-	r38 = shr.u64.u64 r37, 27
-	r39 = xor.u64 r37, r38
-	r40 = mul.u64 r39, 10723151780598845931
-	r41 = shr.u64.u64 r40, 31
-	r42 = xor.u64 r40, r41
-	r43 = add.i64 r13, 1
-	r12 = move.u64 r42
-	r13 = move.i64 r43
-	jump b31
-b31: # for.loop (checked) (unrolled 2)
-	r33 = lt.i64 r13, r15
-	jump b32
-b32: # for.body (checked) (unrolled 2)
-	r34 = add.u64 r12, 11400714819323198485
-	r35 = shr.u64.u64 r34, 30
-	r36 = xor.u64 r34, r35
-	r37 = mul.u64 r36, 13787848793156543929
-	r38 = shr.u64.u64 r37, 27
-	r39 = xor.u64 r37, r38
-	r40 = mul.u64 r39, 10723151780598845931
-	r41 = shr.u64.u64 r40, 31
-	r42 = xor.u64 r40, r41
-	r43 = add.i64 r13, 1
-	r12 = move.u64 r42
-	r13 = move.i64 r43
 	jump b33
-b33: # for.loop (checked) (unrolled 3)
-	r33 = lt.i64 r13, r15
+b33: # unroll setup
+	r63 = max.i64 r15, -9223372036854775801
+	r64 = sub.i64 r63, 7
 	jump b34
-b34: # for.body (checked) (unrolled 3)
-	r34 = add.u64 r12, 11400714819323198485
-	r35 = shr.u64.u64 r34, 30
-	r36 = xor.u64 r34, r35
-	r37 = mul.u64 r36, 13787848793156543929
-	r38 = shr.u64.u64 r37, 27
-	r39 = xor.u64 r37, r38
-	r40 = mul.u64 r39, 10723151780598845931
-	r41 = shr.u64.u64 r40, 31
-	r42 = xor.u64 r40, r41
-	r43 = add.i64 r13, 1
-	r12 = move.u64 r42
-	r13 = move.i64 r43
-	jump b26
-b35: # for.loop (checked)
+b34: # unroll guard
+	r65 = lt.i64 r13, r64
+	branch r65, b35, b51
+b35: # for.loop (checked) (unrolled 0)
 	r33 = lt.i64 r13, r15
-	branch r33, b36, b37
-b36: # for.body (checked)
+	jump b36
+b36: # for.body (checked) (unrolled 0)
 	r34 = add.u64 r12, 11400714819323198485
 	r35 = shr.u64.u64 r34, 30
 	r36 = xor.u64 r34, r35
@@ -18472,14 +20168,150 @@ b36: # for.body (checked)
 	r43 = add.i64 r13, 1
 	r12 = move.u64 r42
 	r13 = move.i64 r43
-	jump b35
-b37: # for.done (checked)
+	jump b37
+b37: # for.loop (checked) (unrolled 1)
+	r33 = lt.i64 r13, r15
+	jump b38
+b38: # for.body (checked) (unrolled 1)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b39
+b39: # for.loop (checked) (unrolled 2)
+	r33 = lt.i64 r13, r15
+	jump b40
+b40: # for.body (checked) (unrolled 2)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b41
+b41: # for.loop (checked) (unrolled 3)
+	r33 = lt.i64 r13, r15
+	jump b42
+b42: # for.body (checked) (unrolled 3)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b43
+b43: # for.loop (checked) (unrolled 4)
+	r33 = lt.i64 r13, r15
+	jump b44
+b44: # for.body (checked) (unrolled 4)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b45
+b45: # for.loop (checked) (unrolled 5)
+	r33 = lt.i64 r13, r15
+	jump b46
+b46: # for.body (checked) (unrolled 5)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b47
+b47: # for.loop (checked) (unrolled 6)
+	r33 = lt.i64 r13, r15
+	jump b48
+b48: # for.body (checked) (unrolled 6)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b49
+b49: # for.loop (checked) (unrolled 7)
+	r33 = lt.i64 r13, r15
+	jump b50
+b50: # for.body (checked) (unrolled 7)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b34
+b51: # for.loop (checked)
+	r33 = lt.i64 r13, r15
+	branch r33, b52, b53
+b52: # for.body (checked)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b51
+b53: # for.done (checked)
 	r44 = elemaddr r4, r30, 8
 	store.u64 r44, r12
-	jump b38
-b38: # latch (checked)
+	jump b54
+b54: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b22
+	jump b30
 
 kernel Transpose(out []f64, in []f64, w i64, h i64)
 site 0 divide kernels.go:227:12

@@ -408,15 +408,16 @@ func TestSuiteCodegen(t *testing.T) {
 		// max(x, 0) is a comparison and a select.
 		{"Options_0", `setp\.gtu\.f32`, 8 * (bodies + 1)},
 		// The inner products step pointers, the one along a row by 4
-		// bytes, in each of the 4 unrolled copies and the remainder loop
-		// of the copy without checks. The copies that keep their checks
-		// are not unrolled, so that their registers do not cost the fast
-		// copy occupancy. Matmul's inner loop comes once without checks
-		// and twice with them (its own copy, and the outer loop's);
-		// MatVec's twice without and twice with.
-		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 4 + 1 + 2},
-		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 2*(4+1) + 2},
-		{"Matmul_0", `ld\.global\.f32`, 2*(4+1) + 2*2},
+		// bytes, in each of the 8 unrolled copies (a loop body this small
+		// is unrolled eight times) and the remainder loop of the copy
+		// without checks. The copies that keep their checks are not
+		// unrolled, so that their registers do not cost the fast copy
+		// occupancy. Matmul's inner loop comes once without checks and
+		// twice with them (its own copy, and the outer loop's); MatVec's
+		// twice without and twice with.
+		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 8 + 1 + 2},
+		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 2*(8+1) + 2},
+		{"Matmul_0", `ld\.global\.f32`, 2*(8+1) + 2*2},
 	} {
 		if got := count(entry(t, module, c.entry), c.re); got != c.n {
 			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)

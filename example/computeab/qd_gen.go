@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "36fa3d23bfde30f5a9b252ed2c6d3b657aaa288cb806dbbe3bf203a82c93032f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "48d51ab2ba6629a6c0a4722e4c26fc0761373cc4e1dbb987b89fc6e706e20fed"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "974f741b32a9909c84d38f94761f73f5ca968f219c854dee9b1aef161d99749d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "e2b7e1fd17c3951ad6e48db484f6aa2b815db4a620dcdc5a527e64e25fef20c5"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -237,16 +237,16 @@ $L_1:
 	sub.u64 %rd72, %rd62, 1;
 	sub.u64 %rd73, %rd72, %rd64;
 	setp.le.u64 %p74, %rd71, %rd73;
-	@!%p65 bra $L_26;
+	@!%p65 bra $L_34;
 $L_2:
-	@!%p68 bra $L_26;
+	@!%p68 bra $L_34;
 $L_3:
-	@!%p74 bra $L_26;
+	@!%p74 bra $L_34;
 $L_4:
 	mov.b64 %rd7, %rd10;
 $L_5:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_25;
+	@!%p5 bra $L_33;
 $L_6:
 	mov.b64 %rd6, %rd2;
 $L_7:
@@ -266,11 +266,11 @@ $L_8:
 	mov.f32 %f17, %f15;
 	mov.b64 %rd18, 0;
 $L_9:
-	max.s64 %rd75, 64, -9223372036854775804;
-	sub.s64 %rd76, %rd75, 4;
+	max.s64 %rd75, 64, -9223372036854775800;
+	sub.s64 %rd76, %rd75, 8;
 $L_10:
 	setp.lt.s64 %p77, %rd18, %rd76;
-	@!%p77 bra $L_19;
+	@!%p77 bra $L_27;
 $L_11:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
@@ -303,38 +303,70 @@ $L_17:
 $L_18:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_10;
 $L_19:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
 	add.s64 %rd22, %rd18, 1;
 	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_21;
 $L_20:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_19;
 $L_21:
-	mov.f32 %f19, %f21;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_22:
-	mov.f32 %f12, %f19;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_23:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_24:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_25:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_26:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_10;
+$L_27:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+	@!%p23 bra $L_29;
+$L_28:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_27;
+$L_29:
+	mov.f32 %f19, %f21;
+$L_30:
+	mov.f32 %f12, %f19;
+$L_31:
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
-$L_24:
+$L_32:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
-$L_25:
+$L_33:
 	bra.uni $Lexit;
-$L_26:
+$L_34:
 	mov.b64 %rd38, %rd10;
 	mov.b64 %rd39, %rd11;
-$L_27:
+$L_35:
 	setp.lt.s64 %p36, %rd2, %rd3;
-	@!%p36 bra $L_25;
-$L_28:
+	@!%p36 bra $L_33;
+$L_36:
 	mov.b64 %rd37, %rd2;
-$L_29:
+$L_37:
 	mul.hi.s64 %rd52, %rd37, -9002011107970261188;
 	add.s64 %rd53, %rd52, %rd37;
 	mov.b64 %rd54, %rd53;
@@ -347,70 +379,102 @@ $L_29:
 	mov.b64 %rd41, %rd60;
 	cvt.rn.f32.s64 %f42, %rd41;
 	mul.rn.f32 %f43, %f42, 0f3F000000;
-$L_30:
+$L_38:
 	mov.f32 %f17, %f43;
 	mov.b64 %rd18, 0;
-$L_31:
-	max.s64 %rd78, 64, -9223372036854775804;
-	sub.s64 %rd79, %rd78, 4;
-$L_32:
-	setp.lt.s64 %p80, %rd18, %rd79;
-	@!%p80 bra $L_41;
-$L_33:
-	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
-	add.rn.f32 %f46, %f45, 0f3E800000;
-	add.s64 %rd47, %rd18, 1;
-	setp.lt.s64 %p48, %rd47, 64;
-$L_34:
-	mov.f32 %f17, %f46;
-	mov.b64 %rd18, %rd47;
-$L_35:
-	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
-	add.rn.f32 %f46, %f45, 0f3E800000;
-	add.s64 %rd47, %rd18, 1;
-	setp.lt.s64 %p48, %rd47, 64;
-$L_36:
-	mov.f32 %f17, %f46;
-	mov.b64 %rd18, %rd47;
-$L_37:
-	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
-	add.rn.f32 %f46, %f45, 0f3E800000;
-	add.s64 %rd47, %rd18, 1;
-	setp.lt.s64 %p48, %rd47, 64;
-$L_38:
-	mov.f32 %f17, %f46;
-	mov.b64 %rd18, %rd47;
 $L_39:
-	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
-	add.rn.f32 %f46, %f45, 0f3E800000;
-	add.s64 %rd47, %rd18, 1;
-	setp.lt.s64 %p48, %rd47, 64;
+	max.s64 %rd78, 64, -9223372036854775800;
+	sub.s64 %rd79, %rd78, 8;
 $L_40:
-	mov.f32 %f17, %f46;
-	mov.b64 %rd18, %rd47;
-	bra.uni $L_32;
+	setp.lt.s64 %p80, %rd18, %rd79;
+	@!%p80 bra $L_57;
 $L_41:
 	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
 	add.rn.f32 %f46, %f45, 0f3E800000;
 	add.s64 %rd47, %rd18, 1;
 	setp.lt.s64 %p48, %rd47, 64;
-	@!%p48 bra $L_43;
 $L_42:
 	mov.f32 %f17, %f46;
 	mov.b64 %rd18, %rd47;
-	bra.uni $L_41;
 $L_43:
-	mov.f32 %f44, %f46;
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
 $L_44:
-	mov.f32 %f40, %f44;
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
 $L_45:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_46:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_47:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_48:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_49:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_50:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_51:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_52:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_53:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_54:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_55:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_56:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+	bra.uni $L_40;
+$L_57:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+	@!%p48 bra $L_59;
+$L_58:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+	bra.uni $L_57;
+$L_59:
+	mov.f32 %f44, %f46;
+$L_60:
+	mov.f32 %f40, %f44;
+$L_61:
 	setp.ge.u64 %pt0, %rd37, %rd39;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd49, %rd37, 4, %rd38;
 	st.global.f32 [%rd49], %f40;
-$L_46:
+$L_62:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_27;
+	bra.uni $L_35;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd37;
@@ -485,16 +549,16 @@ $L_1:
 	sub.u64 %rd74, %rd64, 1;
 	sub.u64 %rd75, %rd74, %rd66;
 	setp.le.u64 %p76, %rd73, %rd75;
-	@!%p67 bra $L_26;
+	@!%p67 bra $L_34;
 $L_2:
-	@!%p70 bra $L_26;
+	@!%p70 bra $L_34;
 $L_3:
-	@!%p76 bra $L_26;
+	@!%p76 bra $L_34;
 $L_4:
 	mov.b64 %rd7, %rd10;
 $L_5:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_25;
+	@!%p5 bra $L_33;
 $L_6:
 	mov.b64 %rd6, %rd2;
 $L_7:
@@ -513,11 +577,11 @@ $L_8:
 	mov.f32 %f16, %f14;
 	mov.b64 %rd17, 0;
 $L_9:
-	max.s64 %rd77, 64, -9223372036854775804;
-	sub.s64 %rd78, %rd77, 4;
+	max.s64 %rd77, 64, -9223372036854775800;
+	sub.s64 %rd78, %rd77, 8;
 $L_10:
 	setp.lt.s64 %p79, %rd17, %rd78;
-	@!%p79 bra $L_19;
+	@!%p79 bra $L_27;
 $L_11:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
@@ -558,7 +622,6 @@ $L_17:
 $L_18:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_10;
 $L_19:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
@@ -566,32 +629,73 @@ $L_19:
 	add.rn.f32 %f22, %f21, 0f3F800000;
 	add.s64 %rd23, %rd17, 1;
 	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_21;
 $L_20:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_19;
 $L_21:
-	mov.f32 %f18, %f22;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_22:
-	mov.f32 %f12, %f18;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_23:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_24:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_25:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_26:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_10;
+$L_27:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+	@!%p24 bra $L_29;
+$L_28:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_27;
+$L_29:
+	mov.f32 %f18, %f22;
+$L_30:
+	mov.f32 %f12, %f18;
+$L_31:
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
-$L_24:
+$L_32:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
-$L_25:
+$L_33:
 	bra.uni $Lexit;
-$L_26:
+$L_34:
 	mov.b64 %rd39, %rd10;
 	mov.b64 %rd40, %rd11;
-$L_27:
+$L_35:
 	setp.lt.s64 %p37, %rd2, %rd3;
-	@!%p37 bra $L_25;
-$L_28:
+	@!%p37 bra $L_33;
+$L_36:
 	mov.b64 %rd38, %rd2;
-$L_29:
+$L_37:
 	mul.hi.s64 %rd54, %rd38, -6291360591419602545;
 	add.s64 %rd55, %rd54, %rd38;
 	mov.b64 %rd56, %rd55;
@@ -603,56 +707,15 @@ $L_29:
 	sub.s64 %rd62, %rd38, %rd61;
 	mov.b64 %rd42, %rd62;
 	cvt.rn.f32.s64 %f43, %rd42;
-$L_30:
+$L_38:
 	mov.f32 %f16, %f43;
 	mov.b64 %rd17, 0;
-$L_31:
-	max.s64 %rd80, 64, -9223372036854775804;
-	sub.s64 %rd81, %rd80, 4;
-$L_32:
-	setp.lt.s64 %p82, %rd17, %rd81;
-	@!%p82 bra $L_41;
-$L_33:
-	mul.rn.f32 %f45, %f16, %f16;
-	add.rn.f32 %f46, %f16, 0f3F800000;
-	div.rn.f32 %f47, %f45, %f46;
-	add.rn.f32 %f48, %f47, 0f3F800000;
-	add.s64 %rd49, %rd17, 1;
-	setp.lt.s64 %p50, %rd49, 64;
-$L_34:
-	mov.f32 %f16, %f48;
-	mov.b64 %rd17, %rd49;
-$L_35:
-	mul.rn.f32 %f45, %f16, %f16;
-	add.rn.f32 %f46, %f16, 0f3F800000;
-	div.rn.f32 %f47, %f45, %f46;
-	add.rn.f32 %f48, %f47, 0f3F800000;
-	add.s64 %rd49, %rd17, 1;
-	setp.lt.s64 %p50, %rd49, 64;
-$L_36:
-	mov.f32 %f16, %f48;
-	mov.b64 %rd17, %rd49;
-$L_37:
-	mul.rn.f32 %f45, %f16, %f16;
-	add.rn.f32 %f46, %f16, 0f3F800000;
-	div.rn.f32 %f47, %f45, %f46;
-	add.rn.f32 %f48, %f47, 0f3F800000;
-	add.s64 %rd49, %rd17, 1;
-	setp.lt.s64 %p50, %rd49, 64;
-$L_38:
-	mov.f32 %f16, %f48;
-	mov.b64 %rd17, %rd49;
 $L_39:
-	mul.rn.f32 %f45, %f16, %f16;
-	add.rn.f32 %f46, %f16, 0f3F800000;
-	div.rn.f32 %f47, %f45, %f46;
-	add.rn.f32 %f48, %f47, 0f3F800000;
-	add.s64 %rd49, %rd17, 1;
-	setp.lt.s64 %p50, %rd49, 64;
+	max.s64 %rd80, 64, -9223372036854775800;
+	sub.s64 %rd81, %rd80, 8;
 $L_40:
-	mov.f32 %f16, %f48;
-	mov.b64 %rd17, %rd49;
-	bra.uni $L_32;
+	setp.lt.s64 %p82, %rd17, %rd81;
+	@!%p82 bra $L_57;
 $L_41:
 	mul.rn.f32 %f45, %f16, %f16;
 	add.rn.f32 %f46, %f16, 0f3F800000;
@@ -660,23 +723,104 @@ $L_41:
 	add.rn.f32 %f48, %f47, 0f3F800000;
 	add.s64 %rd49, %rd17, 1;
 	setp.lt.s64 %p50, %rd49, 64;
-	@!%p50 bra $L_43;
 $L_42:
 	mov.f32 %f16, %f48;
 	mov.b64 %rd17, %rd49;
-	bra.uni $L_41;
 $L_43:
-	mov.f32 %f44, %f48;
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
 $L_44:
-	mov.f32 %f41, %f44;
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
 $L_45:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_46:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_47:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_48:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_49:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_50:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_51:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_52:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_53:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_54:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_55:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_56:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+	bra.uni $L_40;
+$L_57:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+	@!%p50 bra $L_59;
+$L_58:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+	bra.uni $L_57;
+$L_59:
+	mov.f32 %f44, %f48;
+$L_60:
+	mov.f32 %f41, %f44;
+$L_61:
 	setp.ge.u64 %pt0, %rd38, %rd40;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd51, %rd38, 4, %rd39;
 	st.global.f32 [%rd51], %f41;
-$L_46:
+$L_62:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_27;
+	bra.uni $L_35;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd38;
@@ -749,14 +893,14 @@ $L_1:
 	sub.u64 %rd65, %rd55, 1;
 	sub.u64 %rd66, %rd65, %rd57;
 	setp.le.u64 %p67, %rd64, %rd66;
-	@!%p58 bra $L_25;
+	@!%p58 bra $L_33;
 $L_2:
-	@!%p61 bra $L_25;
+	@!%p61 bra $L_33;
 $L_3:
-	@!%p67 bra $L_25;
+	@!%p67 bra $L_33;
 $L_4:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_24;
+	@!%p4 bra $L_32;
 $L_5:
 	mov.b64 %rd5, %rd2;
 $L_6:
@@ -776,11 +920,11 @@ $L_7:
 	mov.f32 %f11, %f9;
 	mov.b64 %rd12, 0;
 $L_8:
-	max.s64 %rd68, 64, -9223372036854775804;
-	sub.s64 %rd69, %rd68, 4;
+	max.s64 %rd68, 64, -9223372036854775800;
+	sub.s64 %rd69, %rd68, 8;
 $L_9:
 	setp.lt.s64 %p70, %rd12, %rd69;
-	@!%p70 bra $L_18;
+	@!%p70 bra $L_26;
 $L_10:
 	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
 	add.rn.f32 %f15, %f14, 0f3E800000;
@@ -813,35 +957,67 @@ $L_16:
 $L_17:
 	mov.f32 %f11, %f15;
 	mov.b64 %rd12, %rd16;
-	bra.uni $L_9;
 $L_18:
 	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
 	add.rn.f32 %f15, %f14, 0f3E800000;
 	add.s64 %rd16, %rd12, 1;
 	setp.lt.s64 %p17, %rd16, 64;
-	@!%p17 bra $L_20;
 $L_19:
 	mov.f32 %f11, %f15;
 	mov.b64 %rd12, %rd16;
-	bra.uni $L_18;
 $L_20:
-	mov.f32 %f13, %f15;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_21:
-	mov.f32 %f6, %f13;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
 $L_22:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_23:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_24:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_25:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_9;
+$L_26:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+	@!%p17 bra $L_28;
+$L_27:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_26;
+$L_28:
+	mov.f32 %f13, %f15;
+$L_29:
+	mov.f32 %f6, %f13;
+$L_30:
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
-$L_23:
+$L_31:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
-$L_24:
+$L_32:
 	bra.uni $Lexit;
-$L_25:
+$L_33:
 	setp.lt.s64 %p32, %rd2, %rd3;
-	@!%p32 bra $L_24;
-$L_26:
+	@!%p32 bra $L_32;
+$L_34:
 	mov.b64 %rd33, %rd2;
-$L_27:
+$L_35:
 	mul.hi.s64 %rd46, %rd33, -9002011107970261188;
 	add.s64 %rd47, %rd46, %rd33;
 	mov.b64 %rd48, %rd47;
@@ -854,70 +1030,102 @@ $L_27:
 	mov.b64 %rd35, %rd54;
 	cvt.rn.f32.s64 %f36, %rd35;
 	mul.rn.f32 %f37, %f36, 0f3F000000;
-$L_28:
+$L_36:
 	mov.f32 %f11, %f37;
 	mov.b64 %rd12, 0;
-$L_29:
-	max.s64 %rd71, 64, -9223372036854775804;
-	sub.s64 %rd72, %rd71, 4;
-$L_30:
-	setp.lt.s64 %p73, %rd12, %rd72;
-	@!%p73 bra $L_39;
-$L_31:
-	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
-	add.rn.f32 %f40, %f39, 0f3E800000;
-	add.s64 %rd41, %rd12, 1;
-	setp.lt.s64 %p42, %rd41, 64;
-$L_32:
-	mov.f32 %f11, %f40;
-	mov.b64 %rd12, %rd41;
-$L_33:
-	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
-	add.rn.f32 %f40, %f39, 0f3E800000;
-	add.s64 %rd41, %rd12, 1;
-	setp.lt.s64 %p42, %rd41, 64;
-$L_34:
-	mov.f32 %f11, %f40;
-	mov.b64 %rd12, %rd41;
-$L_35:
-	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
-	add.rn.f32 %f40, %f39, 0f3E800000;
-	add.s64 %rd41, %rd12, 1;
-	setp.lt.s64 %p42, %rd41, 64;
-$L_36:
-	mov.f32 %f11, %f40;
-	mov.b64 %rd12, %rd41;
 $L_37:
-	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
-	add.rn.f32 %f40, %f39, 0f3E800000;
-	add.s64 %rd41, %rd12, 1;
-	setp.lt.s64 %p42, %rd41, 64;
+	max.s64 %rd71, 64, -9223372036854775800;
+	sub.s64 %rd72, %rd71, 8;
 $L_38:
-	mov.f32 %f11, %f40;
-	mov.b64 %rd12, %rd41;
-	bra.uni $L_30;
+	setp.lt.s64 %p73, %rd12, %rd72;
+	@!%p73 bra $L_55;
 $L_39:
 	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
 	add.rn.f32 %f40, %f39, 0f3E800000;
 	add.s64 %rd41, %rd12, 1;
 	setp.lt.s64 %p42, %rd41, 64;
-	@!%p42 bra $L_41;
 $L_40:
 	mov.f32 %f11, %f40;
 	mov.b64 %rd12, %rd41;
-	bra.uni $L_39;
 $L_41:
-	mov.f32 %f38, %f40;
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
 $L_42:
-	mov.f32 %f34, %f38;
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
 $L_43:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_44:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_45:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_46:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_47:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_48:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_49:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_50:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_51:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_52:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_53:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_54:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+	bra.uni $L_38;
+$L_55:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+	@!%p42 bra $L_57;
+$L_56:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+	bra.uni $L_55;
+$L_57:
+	mov.f32 %f38, %f40;
+$L_58:
+	mov.f32 %f34, %f38;
+$L_59:
 	setp.ge.u64 %pt0, %rd33, %rd20;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd43, %rd33, 4, %rd19;
 	st.global.f32 [%rd43], %f34;
-$L_44:
+$L_60:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_25;
+	bra.uni $L_33;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd33;
@@ -990,14 +1198,14 @@ $L_1:
 	sub.u64 %rd67, %rd57, 1;
 	sub.u64 %rd68, %rd67, %rd59;
 	setp.le.u64 %p69, %rd66, %rd68;
-	@!%p60 bra $L_25;
+	@!%p60 bra $L_33;
 $L_2:
-	@!%p63 bra $L_25;
+	@!%p63 bra $L_33;
 $L_3:
-	@!%p69 bra $L_25;
+	@!%p69 bra $L_33;
 $L_4:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_24;
+	@!%p4 bra $L_32;
 $L_5:
 	mov.b64 %rd5, %rd2;
 $L_6:
@@ -1016,11 +1224,11 @@ $L_7:
 	mov.f32 %f10, %f8;
 	mov.b64 %rd11, 0;
 $L_8:
-	max.s64 %rd70, 64, -9223372036854775804;
-	sub.s64 %rd71, %rd70, 4;
+	max.s64 %rd70, 64, -9223372036854775800;
+	sub.s64 %rd71, %rd70, 8;
 $L_9:
 	setp.lt.s64 %p72, %rd11, %rd71;
-	@!%p72 bra $L_18;
+	@!%p72 bra $L_26;
 $L_10:
 	mul.rn.f32 %f13, %f10, %f10;
 	add.rn.f32 %f14, %f10, 0f3F800000;
@@ -1061,7 +1269,6 @@ $L_16:
 $L_17:
 	mov.f32 %f10, %f16;
 	mov.b64 %rd11, %rd17;
-	bra.uni $L_9;
 $L_18:
 	mul.rn.f32 %f13, %f10, %f10;
 	add.rn.f32 %f14, %f10, 0f3F800000;
@@ -1069,29 +1276,70 @@ $L_18:
 	add.rn.f32 %f16, %f15, 0f3F800000;
 	add.s64 %rd17, %rd11, 1;
 	setp.lt.s64 %p18, %rd17, 64;
-	@!%p18 bra $L_20;
 $L_19:
 	mov.f32 %f10, %f16;
 	mov.b64 %rd11, %rd17;
-	bra.uni $L_18;
 $L_20:
-	mov.f32 %f12, %f16;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_21:
-	mov.f32 %f6, %f12;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
 $L_22:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_23:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_24:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_25:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_9;
+$L_26:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+	@!%p18 bra $L_28;
+$L_27:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_26;
+$L_28:
+	mov.f32 %f12, %f16;
+$L_29:
+	mov.f32 %f6, %f12;
+$L_30:
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
-$L_23:
+$L_31:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
-$L_24:
+$L_32:
 	bra.uni $Lexit;
-$L_25:
+$L_33:
 	setp.lt.s64 %p33, %rd2, %rd3;
-	@!%p33 bra $L_24;
-$L_26:
+	@!%p33 bra $L_32;
+$L_34:
 	mov.b64 %rd34, %rd2;
-$L_27:
+$L_35:
 	mul.hi.s64 %rd48, %rd34, -6291360591419602545;
 	add.s64 %rd49, %rd48, %rd34;
 	mov.b64 %rd50, %rd49;
@@ -1103,56 +1351,15 @@ $L_27:
 	sub.s64 %rd56, %rd34, %rd55;
 	mov.b64 %rd36, %rd56;
 	cvt.rn.f32.s64 %f37, %rd36;
-$L_28:
+$L_36:
 	mov.f32 %f10, %f37;
 	mov.b64 %rd11, 0;
-$L_29:
-	max.s64 %rd73, 64, -9223372036854775804;
-	sub.s64 %rd74, %rd73, 4;
-$L_30:
-	setp.lt.s64 %p75, %rd11, %rd74;
-	@!%p75 bra $L_39;
-$L_31:
-	mul.rn.f32 %f39, %f10, %f10;
-	add.rn.f32 %f40, %f10, 0f3F800000;
-	div.rn.f32 %f41, %f39, %f40;
-	add.rn.f32 %f42, %f41, 0f3F800000;
-	add.s64 %rd43, %rd11, 1;
-	setp.lt.s64 %p44, %rd43, 64;
-$L_32:
-	mov.f32 %f10, %f42;
-	mov.b64 %rd11, %rd43;
-$L_33:
-	mul.rn.f32 %f39, %f10, %f10;
-	add.rn.f32 %f40, %f10, 0f3F800000;
-	div.rn.f32 %f41, %f39, %f40;
-	add.rn.f32 %f42, %f41, 0f3F800000;
-	add.s64 %rd43, %rd11, 1;
-	setp.lt.s64 %p44, %rd43, 64;
-$L_34:
-	mov.f32 %f10, %f42;
-	mov.b64 %rd11, %rd43;
-$L_35:
-	mul.rn.f32 %f39, %f10, %f10;
-	add.rn.f32 %f40, %f10, 0f3F800000;
-	div.rn.f32 %f41, %f39, %f40;
-	add.rn.f32 %f42, %f41, 0f3F800000;
-	add.s64 %rd43, %rd11, 1;
-	setp.lt.s64 %p44, %rd43, 64;
-$L_36:
-	mov.f32 %f10, %f42;
-	mov.b64 %rd11, %rd43;
 $L_37:
-	mul.rn.f32 %f39, %f10, %f10;
-	add.rn.f32 %f40, %f10, 0f3F800000;
-	div.rn.f32 %f41, %f39, %f40;
-	add.rn.f32 %f42, %f41, 0f3F800000;
-	add.s64 %rd43, %rd11, 1;
-	setp.lt.s64 %p44, %rd43, 64;
+	max.s64 %rd73, 64, -9223372036854775800;
+	sub.s64 %rd74, %rd73, 8;
 $L_38:
-	mov.f32 %f10, %f42;
-	mov.b64 %rd11, %rd43;
-	bra.uni $L_30;
+	setp.lt.s64 %p75, %rd11, %rd74;
+	@!%p75 bra $L_55;
 $L_39:
 	mul.rn.f32 %f39, %f10, %f10;
 	add.rn.f32 %f40, %f10, 0f3F800000;
@@ -1160,23 +1367,104 @@ $L_39:
 	add.rn.f32 %f42, %f41, 0f3F800000;
 	add.s64 %rd43, %rd11, 1;
 	setp.lt.s64 %p44, %rd43, 64;
-	@!%p44 bra $L_41;
 $L_40:
 	mov.f32 %f10, %f42;
 	mov.b64 %rd11, %rd43;
-	bra.uni $L_39;
 $L_41:
-	mov.f32 %f38, %f42;
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
 $L_42:
-	mov.f32 %f35, %f38;
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
 $L_43:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_44:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_45:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_46:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_47:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_48:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_49:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_50:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_51:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_52:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_53:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_54:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+	bra.uni $L_38;
+$L_55:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+	@!%p44 bra $L_57;
+$L_56:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+	bra.uni $L_55;
+$L_57:
+	mov.f32 %f38, %f42;
+$L_58:
+	mov.f32 %f35, %f38;
+$L_59:
 	setp.ge.u64 %pt0, %rd34, %rd21;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd45, %rd34, 4, %rd20;
 	st.global.f32 [%rd45], %f35;
-$L_44:
+$L_60:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_25;
+	bra.uni $L_33;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd34;
@@ -1514,13 +1802,13 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r72 = r62 - 1ull;
 	r73 = r72 - r64;
 	r74 = r71 <= r73;
-	if (!r65) goto b26;
-	if (!r68) goto b26;
-	if (!r74) goto b26;
+	if (!r65) goto b34;
+	if (!r68) goto b34;
+	if (!r74) goto b34;
 	r7 = r10;
 b5: // head
 	r5 = r2 < r3;
-	if (!r5) goto b25;
+	if (!r5) goto b33;
 	r6 = r2;
 	r27 = __mul64hi(r6, (-9002011107970261188ll));
 	r28 = (u64)r27 + (u64)r6;
@@ -1536,11 +1824,35 @@ b5: // head
 	r15 = r14 * 0x1p-01f;
 	r17 = r15;
 	r18 = 0ll;
-	r75 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r76 = (u64)r75 - 4ull;
+	r75 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r76 = (u64)r75 - 8ull;
 b10: // unroll guard
 	r77 = r18 < r76;
-	if (!r77) goto b19;
+	if (!r77) goto b27;
+	r20 = r17 * 0x1.ff7ceep-01f;
+	r21 = r20 + 0x1p-02f;
+	r22 = (u64)r18 + 1ull;
+	r23 = r22 < 64ll;
+	r17 = r21;
+	r18 = r22;
+	r20 = r17 * 0x1.ff7ceep-01f;
+	r21 = r20 + 0x1p-02f;
+	r22 = (u64)r18 + 1ull;
+	r23 = r22 < 64ll;
+	r17 = r21;
+	r18 = r22;
+	r20 = r17 * 0x1.ff7ceep-01f;
+	r21 = r20 + 0x1p-02f;
+	r22 = (u64)r18 + 1ull;
+	r23 = r22 < 64ll;
+	r17 = r21;
+	r18 = r22;
+	r20 = r17 * 0x1.ff7ceep-01f;
+	r21 = r20 + 0x1p-02f;
+	r22 = (u64)r18 + 1ull;
+	r23 = r22 < 64ll;
+	r17 = r21;
+	r18 = r22;
 	r20 = r17 * 0x1.ff7ceep-01f;
 	r21 = r20 + 0x1p-02f;
 	r22 = (u64)r18 + 1ull;
@@ -1566,30 +1878,30 @@ b10: // unroll guard
 	r17 = r21;
 	r18 = r22;
 	goto b10;
-b19: // computeA.rangeint.body
+b27: // computeA.rangeint.body
 	r20 = r17 * 0x1.ff7ceep-01f;
 	r21 = r20 + 0x1p-02f;
 	r22 = (u64)r18 + 1ull;
 	r23 = r22 < 64ll;
-	if (!r23) goto b21;
+	if (!r23) goto b29;
 	r17 = r21;
 	r18 = r22;
-	goto b19;
-b21: // edge 1→2
+	goto b27;
+b29: // edge 1→2
 	r19 = r21;
 	r12 = r19;
 	r24 = r7 + r6 * 4;
 	*(float *)r24 = r12;
 	r2 = (u64)r2 + (u64)r1;
 	goto b5;
-b25: // exit
+b33: // exit
 	return;
-b26: // preheader
+b34: // preheader
 	r38 = r10;
 	r39 = r11;
-b27: // head (checked)
+b35: // head (checked)
 	r36 = r2 < r3;
-	if (!r36) goto b25;
+	if (!r36) goto b33;
 	r37 = r2;
 	r52 = __mul64hi(r37, (-9002011107970261188ll));
 	r53 = (u64)r52 + (u64)r37;
@@ -1605,11 +1917,11 @@ b27: // head (checked)
 	r43 = r42 * 0x1p-01f;
 	r17 = r43;
 	r18 = 0ll;
-	r78 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r79 = (u64)r78 - 4ull;
-b32: // unroll guard
+	r78 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r79 = (u64)r78 - 8ull;
+b40: // unroll guard
 	r80 = r18 < r79;
-	if (!r80) goto b41;
+	if (!r80) goto b57;
 	r45 = r17 * 0x1.ff7ceep-01f;
 	r46 = r45 + 0x1p-02f;
 	r47 = (u64)r18 + 1ull;
@@ -1634,24 +1946,48 @@ b32: // unroll guard
 	r48 = r47 < 64ll;
 	r17 = r46;
 	r18 = r47;
-	goto b32;
-b41: // computeA.rangeint.body (checked)
 	r45 = r17 * 0x1.ff7ceep-01f;
 	r46 = r45 + 0x1p-02f;
 	r47 = (u64)r18 + 1ull;
 	r48 = r47 < 64ll;
-	if (!r48) goto b43;
 	r17 = r46;
 	r18 = r47;
-	goto b41;
-b43: // edge 1→2 (checked)
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	goto b40;
+b57: // computeA.rangeint.body (checked)
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	if (!r48) goto b59;
+	r17 = r46;
+	r18 = r47;
+	goto b57;
+b59: // edge 1→2 (checked)
 	r44 = r46;
 	r40 = r44;
 	if ((u64)r37 >= (u64)r39) { qd_site = 0; qd_x = r37; qd_y = r39; goto qd_fault; }
 	r49 = r38 + r37 * 4;
 	*(float *)r49 = r40;
 	r2 = (u64)r2 + (u64)r1;
-	goto b27;
+	goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1702,13 +2038,13 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r74 = r64 - 1ull;
 	r75 = r74 - r66;
 	r76 = r73 <= r75;
-	if (!r67) goto b26;
-	if (!r70) goto b26;
-	if (!r76) goto b26;
+	if (!r67) goto b34;
+	if (!r70) goto b34;
+	if (!r76) goto b34;
 	r7 = r10;
 b5: // head
 	r5 = r2 < r3;
-	if (!r5) goto b25;
+	if (!r5) goto b33;
 	r6 = r2;
 	r28 = __mul64hi(r6, (-6291360591419602545ll));
 	r29 = (u64)r28 + (u64)r6;
@@ -1723,11 +2059,43 @@ b5: // head
 	r14 = (float)r13;
 	r16 = r14;
 	r17 = 0ll;
-	r77 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r78 = (u64)r77 - 4ull;
+	r77 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r78 = (u64)r77 - 8ull;
 b10: // unroll guard
 	r79 = r17 < r78;
-	if (!r79) goto b19;
+	if (!r79) goto b27;
+	r19 = r16 * r16;
+	r20 = r16 + 0x1p+00f;
+	r21 = r19 / r20;
+	r22 = r21 + 0x1p+00f;
+	r23 = (u64)r17 + 1ull;
+	r24 = r23 < 64ll;
+	r16 = r22;
+	r17 = r23;
+	r19 = r16 * r16;
+	r20 = r16 + 0x1p+00f;
+	r21 = r19 / r20;
+	r22 = r21 + 0x1p+00f;
+	r23 = (u64)r17 + 1ull;
+	r24 = r23 < 64ll;
+	r16 = r22;
+	r17 = r23;
+	r19 = r16 * r16;
+	r20 = r16 + 0x1p+00f;
+	r21 = r19 / r20;
+	r22 = r21 + 0x1p+00f;
+	r23 = (u64)r17 + 1ull;
+	r24 = r23 < 64ll;
+	r16 = r22;
+	r17 = r23;
+	r19 = r16 * r16;
+	r20 = r16 + 0x1p+00f;
+	r21 = r19 / r20;
+	r22 = r21 + 0x1p+00f;
+	r23 = (u64)r17 + 1ull;
+	r24 = r23 < 64ll;
+	r16 = r22;
+	r17 = r23;
 	r19 = r16 * r16;
 	r20 = r16 + 0x1p+00f;
 	r21 = r19 / r20;
@@ -1761,32 +2129,32 @@ b10: // unroll guard
 	r16 = r22;
 	r17 = r23;
 	goto b10;
-b19: // computeB.rangeint.body
+b27: // computeB.rangeint.body
 	r19 = r16 * r16;
 	r20 = r16 + 0x1p+00f;
 	r21 = r19 / r20;
 	r22 = r21 + 0x1p+00f;
 	r23 = (u64)r17 + 1ull;
 	r24 = r23 < 64ll;
-	if (!r24) goto b21;
+	if (!r24) goto b29;
 	r16 = r22;
 	r17 = r23;
-	goto b19;
-b21: // edge 1→2
+	goto b27;
+b29: // edge 1→2
 	r18 = r22;
 	r12 = r18;
 	r25 = r7 + r6 * 4;
 	*(float *)r25 = r12;
 	r2 = (u64)r2 + (u64)r1;
 	goto b5;
-b25: // exit
+b33: // exit
 	return;
-b26: // preheader
+b34: // preheader
 	r39 = r10;
 	r40 = r11;
-b27: // head (checked)
+b35: // head (checked)
 	r37 = r2 < r3;
-	if (!r37) goto b25;
+	if (!r37) goto b33;
 	r38 = r2;
 	r54 = __mul64hi(r38, (-6291360591419602545ll));
 	r55 = (u64)r54 + (u64)r38;
@@ -1801,11 +2169,11 @@ b27: // head (checked)
 	r43 = (float)r42;
 	r16 = r43;
 	r17 = 0ll;
-	r80 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r81 = (u64)r80 - 4ull;
-b32: // unroll guard
+	r80 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r81 = (u64)r80 - 8ull;
+b40: // unroll guard
 	r82 = r17 < r81;
-	if (!r82) goto b41;
+	if (!r82) goto b57;
 	r45 = r16 * r16;
 	r46 = r16 + 0x1p+00f;
 	r47 = r45 / r46;
@@ -1838,26 +2206,58 @@ b32: // unroll guard
 	r50 = r49 < 64ll;
 	r16 = r48;
 	r17 = r49;
-	goto b32;
-b41: // computeB.rangeint.body (checked)
 	r45 = r16 * r16;
 	r46 = r16 + 0x1p+00f;
 	r47 = r45 / r46;
 	r48 = r47 + 0x1p+00f;
 	r49 = (u64)r17 + 1ull;
 	r50 = r49 < 64ll;
-	if (!r50) goto b43;
 	r16 = r48;
 	r17 = r49;
-	goto b41;
-b43: // edge 1→2 (checked)
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	goto b40;
+b57: // computeB.rangeint.body (checked)
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	if (!r50) goto b59;
+	r16 = r48;
+	r17 = r49;
+	goto b57;
+b59: // edge 1→2 (checked)
 	r44 = r48;
 	r41 = r44;
 	if ((u64)r38 >= (u64)r40) { qd_site = 1; qd_x = r38; qd_y = r40; goto qd_fault; }
 	r51 = r39 + r38 * 4;
 	*(float *)r51 = r41;
 	r2 = (u64)r2 + (u64)r1;
-	goto b27;
+	goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1906,12 +2306,12 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	r65 = r55 - 1ull;
 	r66 = r65 - r57;
 	r67 = r64 <= r66;
-	if (!r58) goto b25;
-	if (!r61) goto b25;
-	if (!r67) goto b25;
+	if (!r58) goto b33;
+	if (!r61) goto b33;
+	if (!r67) goto b33;
 b4: // head
 	r4 = r2 < r3;
-	if (!r4) goto b24;
+	if (!r4) goto b32;
 	r5 = r2;
 	r23 = __mul64hi(r5, (-9002011107970261188ll));
 	r24 = (u64)r23 + (u64)r5;
@@ -1927,11 +2327,35 @@ b4: // head
 	r9 = r8 * 0x1p-01f;
 	r11 = r9;
 	r12 = 0ll;
-	r68 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r69 = (u64)r68 - 4ull;
+	r68 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r69 = (u64)r68 - 8ull;
 b9: // unroll guard
 	r70 = r12 < r69;
-	if (!r70) goto b18;
+	if (!r70) goto b26;
+	r14 = r11 * 0x1.ff7ceep-01f;
+	r15 = r14 + 0x1p-02f;
+	r16 = (u64)r12 + 1ull;
+	r17 = r16 < 64ll;
+	r11 = r15;
+	r12 = r16;
+	r14 = r11 * 0x1.ff7ceep-01f;
+	r15 = r14 + 0x1p-02f;
+	r16 = (u64)r12 + 1ull;
+	r17 = r16 < 64ll;
+	r11 = r15;
+	r12 = r16;
+	r14 = r11 * 0x1.ff7ceep-01f;
+	r15 = r14 + 0x1p-02f;
+	r16 = (u64)r12 + 1ull;
+	r17 = r16 < 64ll;
+	r11 = r15;
+	r12 = r16;
+	r14 = r11 * 0x1.ff7ceep-01f;
+	r15 = r14 + 0x1p-02f;
+	r16 = (u64)r12 + 1ull;
+	r17 = r16 < 64ll;
+	r11 = r15;
+	r12 = r16;
 	r14 = r11 * 0x1.ff7ceep-01f;
 	r15 = r14 + 0x1p-02f;
 	r16 = (u64)r12 + 1ull;
@@ -1957,27 +2381,27 @@ b9: // unroll guard
 	r11 = r15;
 	r12 = r16;
 	goto b9;
-b18: // computeA.rangeint.body
+b26: // computeA.rangeint.body
 	r14 = r11 * 0x1.ff7ceep-01f;
 	r15 = r14 + 0x1p-02f;
 	r16 = (u64)r12 + 1ull;
 	r17 = r16 < 64ll;
-	if (!r17) goto b20;
+	if (!r17) goto b28;
 	r11 = r15;
 	r12 = r16;
-	goto b18;
-b20: // edge 1→2
+	goto b26;
+b28: // edge 1→2
 	r13 = r15;
 	r6 = r13;
 	r18 = r19 + r5 * 4;
 	*(float *)r18 = r6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b4;
-b24: // exit
+b32: // exit
 	return;
-b25: // head (checked)
+b33: // head (checked)
 	r32 = r2 < r3;
-	if (!r32) goto b24;
+	if (!r32) goto b32;
 	r33 = r2;
 	r46 = __mul64hi(r33, (-9002011107970261188ll));
 	r47 = (u64)r46 + (u64)r33;
@@ -1993,11 +2417,11 @@ b25: // head (checked)
 	r37 = r36 * 0x1p-01f;
 	r11 = r37;
 	r12 = 0ll;
-	r71 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r72 = (u64)r71 - 4ull;
-b30: // unroll guard
+	r71 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r72 = (u64)r71 - 8ull;
+b38: // unroll guard
 	r73 = r12 < r72;
-	if (!r73) goto b39;
+	if (!r73) goto b55;
 	r39 = r11 * 0x1.ff7ceep-01f;
 	r40 = r39 + 0x1p-02f;
 	r41 = (u64)r12 + 1ull;
@@ -2022,24 +2446,48 @@ b30: // unroll guard
 	r42 = r41 < 64ll;
 	r11 = r40;
 	r12 = r41;
-	goto b30;
-b39: // computeA.rangeint.body (checked)
 	r39 = r11 * 0x1.ff7ceep-01f;
 	r40 = r39 + 0x1p-02f;
 	r41 = (u64)r12 + 1ull;
 	r42 = r41 < 64ll;
-	if (!r42) goto b41;
 	r11 = r40;
 	r12 = r41;
-	goto b39;
-b41: // edge 1→2 (checked)
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	goto b38;
+b55: // computeA.rangeint.body (checked)
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	if (!r42) goto b57;
+	r11 = r40;
+	r12 = r41;
+	goto b55;
+b57: // edge 1→2 (checked)
 	r38 = r40;
 	r34 = r38;
 	if ((u64)r33 >= (u64)r20) { qd_site = 0; qd_x = r33; qd_y = r20; goto qd_fault; }
 	r43 = r19 + r33 * 4;
 	*(float *)r43 = r34;
 	r2 = (u64)r2 + (u64)r1;
-	goto b25;
+	goto b33;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2088,12 +2536,12 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	r67 = r57 - 1ull;
 	r68 = r67 - r59;
 	r69 = r66 <= r68;
-	if (!r60) goto b25;
-	if (!r63) goto b25;
-	if (!r69) goto b25;
+	if (!r60) goto b33;
+	if (!r63) goto b33;
+	if (!r69) goto b33;
 b4: // head
 	r4 = r2 < r3;
-	if (!r4) goto b24;
+	if (!r4) goto b32;
 	r5 = r2;
 	r24 = __mul64hi(r5, (-6291360591419602545ll));
 	r25 = (u64)r24 + (u64)r5;
@@ -2108,11 +2556,43 @@ b4: // head
 	r8 = (float)r7;
 	r10 = r8;
 	r11 = 0ll;
-	r70 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r71 = (u64)r70 - 4ull;
+	r70 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r71 = (u64)r70 - 8ull;
 b9: // unroll guard
 	r72 = r11 < r71;
-	if (!r72) goto b18;
+	if (!r72) goto b26;
+	r13 = r10 * r10;
+	r14 = r10 + 0x1p+00f;
+	r15 = r13 / r14;
+	r16 = r15 + 0x1p+00f;
+	r17 = (u64)r11 + 1ull;
+	r18 = r17 < 64ll;
+	r10 = r16;
+	r11 = r17;
+	r13 = r10 * r10;
+	r14 = r10 + 0x1p+00f;
+	r15 = r13 / r14;
+	r16 = r15 + 0x1p+00f;
+	r17 = (u64)r11 + 1ull;
+	r18 = r17 < 64ll;
+	r10 = r16;
+	r11 = r17;
+	r13 = r10 * r10;
+	r14 = r10 + 0x1p+00f;
+	r15 = r13 / r14;
+	r16 = r15 + 0x1p+00f;
+	r17 = (u64)r11 + 1ull;
+	r18 = r17 < 64ll;
+	r10 = r16;
+	r11 = r17;
+	r13 = r10 * r10;
+	r14 = r10 + 0x1p+00f;
+	r15 = r13 / r14;
+	r16 = r15 + 0x1p+00f;
+	r17 = (u64)r11 + 1ull;
+	r18 = r17 < 64ll;
+	r10 = r16;
+	r11 = r17;
 	r13 = r10 * r10;
 	r14 = r10 + 0x1p+00f;
 	r15 = r13 / r14;
@@ -2146,29 +2626,29 @@ b9: // unroll guard
 	r10 = r16;
 	r11 = r17;
 	goto b9;
-b18: // computeB.rangeint.body
+b26: // computeB.rangeint.body
 	r13 = r10 * r10;
 	r14 = r10 + 0x1p+00f;
 	r15 = r13 / r14;
 	r16 = r15 + 0x1p+00f;
 	r17 = (u64)r11 + 1ull;
 	r18 = r17 < 64ll;
-	if (!r18) goto b20;
+	if (!r18) goto b28;
 	r10 = r16;
 	r11 = r17;
-	goto b18;
-b20: // edge 1→2
+	goto b26;
+b28: // edge 1→2
 	r12 = r16;
 	r6 = r12;
 	r19 = r20 + r5 * 4;
 	*(float *)r19 = r6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b4;
-b24: // exit
+b32: // exit
 	return;
-b25: // head (checked)
+b33: // head (checked)
 	r33 = r2 < r3;
-	if (!r33) goto b24;
+	if (!r33) goto b32;
 	r34 = r2;
 	r48 = __mul64hi(r34, (-6291360591419602545ll));
 	r49 = (u64)r48 + (u64)r34;
@@ -2183,11 +2663,11 @@ b25: // head (checked)
 	r37 = (float)r36;
 	r10 = r37;
 	r11 = 0ll;
-	r73 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r74 = (u64)r73 - 4ull;
-b30: // unroll guard
+	r73 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
+	r74 = (u64)r73 - 8ull;
+b38: // unroll guard
 	r75 = r11 < r74;
-	if (!r75) goto b39;
+	if (!r75) goto b55;
 	r39 = r10 * r10;
 	r40 = r10 + 0x1p+00f;
 	r41 = r39 / r40;
@@ -2220,26 +2700,58 @@ b30: // unroll guard
 	r44 = r43 < 64ll;
 	r10 = r42;
 	r11 = r43;
-	goto b30;
-b39: // computeB.rangeint.body (checked)
 	r39 = r10 * r10;
 	r40 = r10 + 0x1p+00f;
 	r41 = r39 / r40;
 	r42 = r41 + 0x1p+00f;
 	r43 = (u64)r11 + 1ull;
 	r44 = r43 < 64ll;
-	if (!r44) goto b41;
 	r10 = r42;
 	r11 = r43;
-	goto b39;
-b41: // edge 1→2 (checked)
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	goto b38;
+b55: // computeB.rangeint.body (checked)
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	if (!r44) goto b57;
+	r10 = r42;
+	r11 = r43;
+	goto b55;
+b57: // edge 1→2 (checked)
 	r38 = r42;
 	r35 = r38;
 	if ((u64)r34 >= (u64)r21) { qd_site = 1; qd_x = r34; qd_y = r21; goto qd_fault; }
 	r45 = r20 + r34 * 4;
 	*(float *)r45 = r35;
 	r2 = (u64)r2 + (u64)r1;
-	goto b25;
+	goto b33;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2489,17 +3001,17 @@ b1: # setup
 	r72 = sub.u64 r62, 1
 	r73 = sub.u64 r72, r64
 	r74 = le.u64 r71, r73
-	branch r65, b2, b26
+	branch r65, b2, b34
 b2: # checks
-	branch r68, b3, b26
+	branch r68, b3, b34
 b3: # checks
-	branch r74, b4, b26
+	branch r74, b4, b34
 b4: # preheader
 	r7 = move.ptr r10
 	jump b5
 b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b6, b25
+	branch r5, b6, b33
 b6: # index
 	r6 = move.i64 r2
 	jump b7
@@ -2522,12 +3034,12 @@ b8: # edge 0→1
 	r18 = move.i64 0
 	jump b9
 b9: # unroll setup
-	r75 = max.i64 64, -9223372036854775804
-	r76 = sub.i64 r75, 4
+	r75 = max.i64 64, -9223372036854775800
+	r76 = sub.i64 r75, 8
 	jump b10
 b10: # unroll guard
 	r77 = lt.i64 r18, r76
-	branch r77, b11, b19
+	branch r77, b11, b27
 b11: # computeA.rangeint.body (unrolled 0)
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
@@ -2567,43 +3079,83 @@ b17: # computeA.rangeint.body (unrolled 3)
 b18: # edge 1→1 (unrolled 3)
 	r17 = move.f32 r21
 	r18 = move.i64 r22
-	jump b10
-b19: # computeA.rangeint.body
+	jump b19
+b19: # computeA.rangeint.body (unrolled 4)
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
-	branch r23, b20, b21
-b20: # edge 1→1
+	jump b20
+b20: # edge 1→1 (unrolled 4)
 	r17 = move.f32 r21
 	r18 = move.i64 r22
-	jump b19
-b21: # edge 1→2
-	r19 = move.f32 r21
+	jump b21
+b21: # computeA.rangeint.body (unrolled 5)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b22
-b22: # computeA.rangeint.done
-	r12 = move.f32 r19
+b22: # edge 1→1 (unrolled 5)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b23
-b23: # computeA.return
+b23: # computeA.rangeint.body (unrolled 6)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b24
+b24: # edge 1→1 (unrolled 6)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b25
+b25: # computeA.rangeint.body (unrolled 7)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b26
+b26: # edge 1→1 (unrolled 7)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b10
+b27: # computeA.rangeint.body
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	branch r23, b28, b29
+b28: # edge 1→1
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b27
+b29: # edge 1→2
+	r19 = move.f32 r21
+	jump b30
+b30: # computeA.rangeint.done
+	r12 = move.f32 r19
+	jump b31
+b31: # computeA.return
 	r24 = elemaddr r7, r6, 4
 	store.f32 r24, r12
-	jump b24
-b24: # latch
+	jump b32
+b32: # latch
 	r2 = add.i64 r2, r1
 	jump b5
-b25: # exit
+b33: # exit
 	return
-b26: # preheader
+b34: # preheader
 	r38 = move.ptr r10
 	r39 = move.i64 r11
-	jump b27
-b27: # head (checked)
+	jump b35
+b35: # head (checked)
 	r36 = lt.i64 r2, r3
-	branch r36, b28, b25
-b28: # index (checked)
+	branch r36, b36, b33
+b36: # index (checked)
 	r37 = move.i64 r2
-	jump b29
-b29: # computeA.entry (checked)
+	jump b37
+b37: # computeA.entry (checked)
 	r52 = mulhi.i64 r37, -9002011107970261188
 	r53 = add.i64 r52, r37
 	r54 = convert.u64.i64 r53
@@ -2616,82 +3168,122 @@ b29: # computeA.entry (checked)
 	r41 = move.i64 r60
 	r42 = convert.f32.i64 r41
 	r43 = mul.f32 r42, 0.5
-	jump b30
-b30: # edge 0→1 (checked)
+	jump b38
+b38: # edge 0→1 (checked)
 	r17 = move.f32 r43
 	r18 = move.i64 0
-	jump b31
-b31: # unroll setup
-	r78 = max.i64 64, -9223372036854775804
-	r79 = sub.i64 r78, 4
-	jump b32
-b32: # unroll guard
-	r80 = lt.i64 r18, r79
-	branch r80, b33, b41
-b33: # computeA.rangeint.body (checked) (unrolled 0)
-	r45 = mul.f32 r17, 0.999
-	r46 = add.f32 r45, 0.25
-	r47 = add.i64 r18, 1
-	r48 = lt.i64 r47, 64
-	jump b34
-b34: # edge 1→1 (checked) (unrolled 0)
-	r17 = move.f32 r46
-	r18 = move.i64 r47
-	jump b35
-b35: # computeA.rangeint.body (checked) (unrolled 1)
-	r45 = mul.f32 r17, 0.999
-	r46 = add.f32 r45, 0.25
-	r47 = add.i64 r18, 1
-	r48 = lt.i64 r47, 64
-	jump b36
-b36: # edge 1→1 (checked) (unrolled 1)
-	r17 = move.f32 r46
-	r18 = move.i64 r47
-	jump b37
-b37: # computeA.rangeint.body (checked) (unrolled 2)
-	r45 = mul.f32 r17, 0.999
-	r46 = add.f32 r45, 0.25
-	r47 = add.i64 r18, 1
-	r48 = lt.i64 r47, 64
-	jump b38
-b38: # edge 1→1 (checked) (unrolled 2)
-	r17 = move.f32 r46
-	r18 = move.i64 r47
 	jump b39
-b39: # computeA.rangeint.body (checked) (unrolled 3)
-	r45 = mul.f32 r17, 0.999
-	r46 = add.f32 r45, 0.25
-	r47 = add.i64 r18, 1
-	r48 = lt.i64 r47, 64
+b39: # unroll setup
+	r78 = max.i64 64, -9223372036854775800
+	r79 = sub.i64 r78, 8
 	jump b40
-b40: # edge 1→1 (checked) (unrolled 3)
-	r17 = move.f32 r46
-	r18 = move.i64 r47
-	jump b32
-b41: # computeA.rangeint.body (checked)
+b40: # unroll guard
+	r80 = lt.i64 r18, r79
+	branch r80, b41, b57
+b41: # computeA.rangeint.body (checked) (unrolled 0)
 	r45 = mul.f32 r17, 0.999
 	r46 = add.f32 r45, 0.25
 	r47 = add.i64 r18, 1
 	r48 = lt.i64 r47, 64
-	branch r48, b42, b43
-b42: # edge 1→1 (checked)
+	jump b42
+b42: # edge 1→1 (checked) (unrolled 0)
 	r17 = move.f32 r46
 	r18 = move.i64 r47
-	jump b41
-b43: # edge 1→2 (checked)
-	r44 = move.f32 r46
+	jump b43
+b43: # computeA.rangeint.body (checked) (unrolled 1)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
 	jump b44
-b44: # computeA.rangeint.done (checked)
-	r40 = move.f32 r44
+b44: # edge 1→1 (checked) (unrolled 1)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
 	jump b45
-b45: # computeA.return (checked)
+b45: # computeA.rangeint.body (checked) (unrolled 2)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b46
+b46: # edge 1→1 (checked) (unrolled 2)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b47
+b47: # computeA.rangeint.body (checked) (unrolled 3)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b48
+b48: # edge 1→1 (checked) (unrolled 3)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b49
+b49: # computeA.rangeint.body (checked) (unrolled 4)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b50
+b50: # edge 1→1 (checked) (unrolled 4)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b51
+b51: # computeA.rangeint.body (checked) (unrolled 5)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b52
+b52: # edge 1→1 (checked) (unrolled 5)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b53
+b53: # computeA.rangeint.body (checked) (unrolled 6)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b54
+b54: # edge 1→1 (checked) (unrolled 6)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b55
+b55: # computeA.rangeint.body (checked) (unrolled 7)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b56
+b56: # edge 1→1 (checked) (unrolled 7)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b40
+b57: # computeA.rangeint.body (checked)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	branch r48, b58, b59
+b58: # edge 1→1 (checked)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b57
+b59: # edge 1→2 (checked)
+	r44 = move.f32 r46
+	jump b60
+b60: # computeA.rangeint.done (checked)
+	r40 = move.f32 r44
+	jump b61
+b61: # computeA.return (checked)
 	checkindex r37, r39, site 0
 	r49 = elemaddr r38, r37, 4
 	store.f32 r49, r40
-	jump b46
-b46: # latch (checked)
+	jump b62
+b62: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b27
+	jump b35
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
 b0: # entry
@@ -2718,17 +3310,17 @@ b1: # setup
 	r74 = sub.u64 r64, 1
 	r75 = sub.u64 r74, r66
 	r76 = le.u64 r73, r75
-	branch r67, b2, b26
+	branch r67, b2, b34
 b2: # checks
-	branch r70, b3, b26
+	branch r70, b3, b34
 b3: # checks
-	branch r76, b4, b26
+	branch r76, b4, b34
 b4: # preheader
 	r7 = move.ptr r10
 	jump b5
 b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b6, b25
+	branch r5, b6, b33
 b6: # index
 	r6 = move.i64 r2
 	jump b7
@@ -2750,12 +3342,12 @@ b8: # edge 0→1
 	r17 = move.i64 0
 	jump b9
 b9: # unroll setup
-	r77 = max.i64 64, -9223372036854775804
-	r78 = sub.i64 r77, 4
+	r77 = max.i64 64, -9223372036854775800
+	r78 = sub.i64 r77, 8
 	jump b10
 b10: # unroll guard
 	r79 = lt.i64 r17, r78
-	branch r79, b11, b19
+	branch r79, b11, b27
 b11: # computeB.rangeint.body (unrolled 0)
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
@@ -2803,45 +3395,93 @@ b17: # computeB.rangeint.body (unrolled 3)
 b18: # edge 1→1 (unrolled 3)
 	r16 = move.f32 r22
 	r17 = move.i64 r23
-	jump b10
-b19: # computeB.rangeint.body
+	jump b19
+b19: # computeB.rangeint.body (unrolled 4)
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
-	branch r24, b20, b21
-b20: # edge 1→1
+	jump b20
+b20: # edge 1→1 (unrolled 4)
 	r16 = move.f32 r22
 	r17 = move.i64 r23
-	jump b19
-b21: # edge 1→2
-	r18 = move.f32 r22
+	jump b21
+b21: # computeB.rangeint.body (unrolled 5)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b22
-b22: # computeB.rangeint.done
-	r12 = move.f32 r18
+b22: # edge 1→1 (unrolled 5)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b23
-b23: # computeB.return
+b23: # computeB.rangeint.body (unrolled 6)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b24
+b24: # edge 1→1 (unrolled 6)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b25
+b25: # computeB.rangeint.body (unrolled 7)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b26
+b26: # edge 1→1 (unrolled 7)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b10
+b27: # computeB.rangeint.body
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	branch r24, b28, b29
+b28: # edge 1→1
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b27
+b29: # edge 1→2
+	r18 = move.f32 r22
+	jump b30
+b30: # computeB.rangeint.done
+	r12 = move.f32 r18
+	jump b31
+b31: # computeB.return
 	r25 = elemaddr r7, r6, 4
 	store.f32 r25, r12
-	jump b24
-b24: # latch
+	jump b32
+b32: # latch
 	r2 = add.i64 r2, r1
 	jump b5
-b25: # exit
+b33: # exit
 	return
-b26: # preheader
+b34: # preheader
 	r39 = move.ptr r10
 	r40 = move.i64 r11
-	jump b27
-b27: # head (checked)
+	jump b35
+b35: # head (checked)
 	r37 = lt.i64 r2, r3
-	branch r37, b28, b25
-b28: # index (checked)
+	branch r37, b36, b33
+b36: # index (checked)
 	r38 = move.i64 r2
-	jump b29
-b29: # computeB.entry (checked)
+	jump b37
+b37: # computeB.entry (checked)
 	r54 = mulhi.i64 r38, -6291360591419602545
 	r55 = add.i64 r54, r38
 	r56 = convert.u64.i64 r55
@@ -2853,92 +3493,140 @@ b29: # computeB.entry (checked)
 	r62 = sub.i64 r38, r61
 	r42 = move.i64 r62
 	r43 = convert.f32.i64 r42
-	jump b30
-b30: # edge 0→1 (checked)
+	jump b38
+b38: # edge 0→1 (checked)
 	r16 = move.f32 r43
 	r17 = move.i64 0
-	jump b31
-b31: # unroll setup
-	r80 = max.i64 64, -9223372036854775804
-	r81 = sub.i64 r80, 4
-	jump b32
-b32: # unroll guard
-	r82 = lt.i64 r17, r81
-	branch r82, b33, b41
-b33: # computeB.rangeint.body (checked) (unrolled 0)
-	r45 = mul.f32 r16, r16
-	r46 = add.f32 r16, 1.0
-	r47 = div.f32 r45, r46
-	r48 = add.f32 r47, 1.0
-	r49 = add.i64 r17, 1
-	r50 = lt.i64 r49, 64
-	jump b34
-b34: # edge 1→1 (checked) (unrolled 0)
-	r16 = move.f32 r48
-	r17 = move.i64 r49
-	jump b35
-b35: # computeB.rangeint.body (checked) (unrolled 1)
-	r45 = mul.f32 r16, r16
-	r46 = add.f32 r16, 1.0
-	r47 = div.f32 r45, r46
-	r48 = add.f32 r47, 1.0
-	r49 = add.i64 r17, 1
-	r50 = lt.i64 r49, 64
-	jump b36
-b36: # edge 1→1 (checked) (unrolled 1)
-	r16 = move.f32 r48
-	r17 = move.i64 r49
-	jump b37
-b37: # computeB.rangeint.body (checked) (unrolled 2)
-	r45 = mul.f32 r16, r16
-	r46 = add.f32 r16, 1.0
-	r47 = div.f32 r45, r46
-	r48 = add.f32 r47, 1.0
-	r49 = add.i64 r17, 1
-	r50 = lt.i64 r49, 64
-	jump b38
-b38: # edge 1→1 (checked) (unrolled 2)
-	r16 = move.f32 r48
-	r17 = move.i64 r49
 	jump b39
-b39: # computeB.rangeint.body (checked) (unrolled 3)
-	r45 = mul.f32 r16, r16
-	r46 = add.f32 r16, 1.0
-	r47 = div.f32 r45, r46
-	r48 = add.f32 r47, 1.0
-	r49 = add.i64 r17, 1
-	r50 = lt.i64 r49, 64
+b39: # unroll setup
+	r80 = max.i64 64, -9223372036854775800
+	r81 = sub.i64 r80, 8
 	jump b40
-b40: # edge 1→1 (checked) (unrolled 3)
-	r16 = move.f32 r48
-	r17 = move.i64 r49
-	jump b32
-b41: # computeB.rangeint.body (checked)
+b40: # unroll guard
+	r82 = lt.i64 r17, r81
+	branch r82, b41, b57
+b41: # computeB.rangeint.body (checked) (unrolled 0)
 	r45 = mul.f32 r16, r16
 	r46 = add.f32 r16, 1.0
 	r47 = div.f32 r45, r46
 	r48 = add.f32 r47, 1.0
 	r49 = add.i64 r17, 1
 	r50 = lt.i64 r49, 64
-	branch r50, b42, b43
-b42: # edge 1→1 (checked)
+	jump b42
+b42: # edge 1→1 (checked) (unrolled 0)
 	r16 = move.f32 r48
 	r17 = move.i64 r49
-	jump b41
-b43: # edge 1→2 (checked)
-	r44 = move.f32 r48
+	jump b43
+b43: # computeB.rangeint.body (checked) (unrolled 1)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
 	jump b44
-b44: # computeB.rangeint.done (checked)
-	r41 = move.f32 r44
+b44: # edge 1→1 (checked) (unrolled 1)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
 	jump b45
-b45: # computeB.return (checked)
+b45: # computeB.rangeint.body (checked) (unrolled 2)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b46
+b46: # edge 1→1 (checked) (unrolled 2)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b47
+b47: # computeB.rangeint.body (checked) (unrolled 3)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b48
+b48: # edge 1→1 (checked) (unrolled 3)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b49
+b49: # computeB.rangeint.body (checked) (unrolled 4)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b50
+b50: # edge 1→1 (checked) (unrolled 4)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b51
+b51: # computeB.rangeint.body (checked) (unrolled 5)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b52
+b52: # edge 1→1 (checked) (unrolled 5)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b53
+b53: # computeB.rangeint.body (checked) (unrolled 6)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b54
+b54: # edge 1→1 (checked) (unrolled 6)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b55
+b55: # computeB.rangeint.body (checked) (unrolled 7)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b56
+b56: # edge 1→1 (checked) (unrolled 7)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b40
+b57: # computeB.rangeint.body (checked)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	branch r50, b58, b59
+b58: # edge 1→1 (checked)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b57
+b59: # edge 1→2 (checked)
+	r44 = move.f32 r48
+	jump b60
+b60: # computeB.rangeint.done (checked)
+	r41 = move.f32 r44
+	jump b61
+b61: # computeB.return (checked)
 	checkindex r38, r40, site 1
 	r51 = elemaddr r39, r38, 4
 	store.f32 r51, r41
-	jump b46
-b46: # latch (checked)
+	jump b62
+b62: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b27
+	jump b35
 
 kernel ComputeABSerial(a []f32, b []f32, n i64)
 site 0 index kernels.go:30:4
@@ -2967,14 +3655,14 @@ b1: # setup
 	r65 = sub.u64 r55, 1
 	r66 = sub.u64 r65, r57
 	r67 = le.u64 r64, r66
-	branch r58, b2, b25
+	branch r58, b2, b33
 b2: # checks
-	branch r61, b3, b25
+	branch r61, b3, b33
 b3: # checks
-	branch r67, b4, b25
+	branch r67, b4, b33
 b4: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b5, b24
+	branch r4, b5, b32
 b5: # index
 	r5 = move.i64 r2
 	jump b6
@@ -2997,12 +3685,12 @@ b7: # edge 0→1
 	r12 = move.i64 0
 	jump b8
 b8: # unroll setup
-	r68 = max.i64 64, -9223372036854775804
-	r69 = sub.i64 r68, 4
+	r68 = max.i64 64, -9223372036854775800
+	r69 = sub.i64 r68, 8
 	jump b9
 b9: # unroll guard
 	r70 = lt.i64 r12, r69
-	branch r70, b10, b18
+	branch r70, b10, b26
 b10: # computeA.rangeint.body (unrolled 0)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
@@ -3042,39 +3730,79 @@ b16: # computeA.rangeint.body (unrolled 3)
 b17: # edge 1→1 (unrolled 3)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
-	jump b9
-b18: # computeA.rangeint.body
+	jump b18
+b18: # computeA.rangeint.body (unrolled 4)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
-	branch r17, b19, b20
-b19: # edge 1→1
+	jump b19
+b19: # edge 1→1 (unrolled 4)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
-	jump b18
-b20: # edge 1→2
-	r13 = move.f32 r15
+	jump b20
+b20: # computeA.rangeint.body (unrolled 5)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
 	jump b21
-b21: # computeA.rangeint.done
-	r6 = move.f32 r13
+b21: # edge 1→1 (unrolled 5)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
 	jump b22
-b22: # computeA.return
+b22: # computeA.rangeint.body (unrolled 6)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b23
+b23: # edge 1→1 (unrolled 6)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b24
+b24: # computeA.rangeint.body (unrolled 7)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b25
+b25: # edge 1→1 (unrolled 7)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b9
+b26: # computeA.rangeint.body
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	branch r17, b27, b28
+b27: # edge 1→1
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b26
+b28: # edge 1→2
+	r13 = move.f32 r15
+	jump b29
+b29: # computeA.rangeint.done
+	r6 = move.f32 r13
+	jump b30
+b30: # computeA.return
 	r18 = elemaddr r19, r5, 4
 	store.f32 r18, r6
-	jump b23
-b23: # latch
+	jump b31
+b31: # latch
 	r2 = add.i64 r2, r1
 	jump b4
-b24: # exit
+b32: # exit
 	return
-b25: # head (checked)
+b33: # head (checked)
 	r32 = lt.i64 r2, r3
-	branch r32, b26, b24
-b26: # index (checked)
+	branch r32, b34, b32
+b34: # index (checked)
 	r33 = move.i64 r2
-	jump b27
-b27: # computeA.entry (checked)
+	jump b35
+b35: # computeA.entry (checked)
 	r46 = mulhi.i64 r33, -9002011107970261188
 	r47 = add.i64 r46, r33
 	r48 = convert.u64.i64 r47
@@ -3087,82 +3815,122 @@ b27: # computeA.entry (checked)
 	r35 = move.i64 r54
 	r36 = convert.f32.i64 r35
 	r37 = mul.f32 r36, 0.5
-	jump b28
-b28: # edge 0→1 (checked)
+	jump b36
+b36: # edge 0→1 (checked)
 	r11 = move.f32 r37
 	r12 = move.i64 0
-	jump b29
-b29: # unroll setup
-	r71 = max.i64 64, -9223372036854775804
-	r72 = sub.i64 r71, 4
-	jump b30
-b30: # unroll guard
-	r73 = lt.i64 r12, r72
-	branch r73, b31, b39
-b31: # computeA.rangeint.body (checked) (unrolled 0)
-	r39 = mul.f32 r11, 0.999
-	r40 = add.f32 r39, 0.25
-	r41 = add.i64 r12, 1
-	r42 = lt.i64 r41, 64
-	jump b32
-b32: # edge 1→1 (checked) (unrolled 0)
-	r11 = move.f32 r40
-	r12 = move.i64 r41
-	jump b33
-b33: # computeA.rangeint.body (checked) (unrolled 1)
-	r39 = mul.f32 r11, 0.999
-	r40 = add.f32 r39, 0.25
-	r41 = add.i64 r12, 1
-	r42 = lt.i64 r41, 64
-	jump b34
-b34: # edge 1→1 (checked) (unrolled 1)
-	r11 = move.f32 r40
-	r12 = move.i64 r41
-	jump b35
-b35: # computeA.rangeint.body (checked) (unrolled 2)
-	r39 = mul.f32 r11, 0.999
-	r40 = add.f32 r39, 0.25
-	r41 = add.i64 r12, 1
-	r42 = lt.i64 r41, 64
-	jump b36
-b36: # edge 1→1 (checked) (unrolled 2)
-	r11 = move.f32 r40
-	r12 = move.i64 r41
 	jump b37
-b37: # computeA.rangeint.body (checked) (unrolled 3)
-	r39 = mul.f32 r11, 0.999
-	r40 = add.f32 r39, 0.25
-	r41 = add.i64 r12, 1
-	r42 = lt.i64 r41, 64
+b37: # unroll setup
+	r71 = max.i64 64, -9223372036854775800
+	r72 = sub.i64 r71, 8
 	jump b38
-b38: # edge 1→1 (checked) (unrolled 3)
-	r11 = move.f32 r40
-	r12 = move.i64 r41
-	jump b30
-b39: # computeA.rangeint.body (checked)
+b38: # unroll guard
+	r73 = lt.i64 r12, r72
+	branch r73, b39, b55
+b39: # computeA.rangeint.body (checked) (unrolled 0)
 	r39 = mul.f32 r11, 0.999
 	r40 = add.f32 r39, 0.25
 	r41 = add.i64 r12, 1
 	r42 = lt.i64 r41, 64
-	branch r42, b40, b41
-b40: # edge 1→1 (checked)
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 0)
 	r11 = move.f32 r40
 	r12 = move.i64 r41
-	jump b39
-b41: # edge 1→2 (checked)
-	r38 = move.f32 r40
+	jump b41
+b41: # computeA.rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
 	jump b42
-b42: # computeA.rangeint.done (checked)
-	r34 = move.f32 r38
+b42: # edge 1→1 (checked) (unrolled 1)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
 	jump b43
-b43: # computeA.return (checked)
+b43: # computeA.rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b44
+b44: # edge 1→1 (checked) (unrolled 2)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b45
+b45: # computeA.rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b46
+b46: # edge 1→1 (checked) (unrolled 3)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b47
+b47: # computeA.rangeint.body (checked) (unrolled 4)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b48
+b48: # edge 1→1 (checked) (unrolled 4)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b49
+b49: # computeA.rangeint.body (checked) (unrolled 5)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b50
+b50: # edge 1→1 (checked) (unrolled 5)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b51
+b51: # computeA.rangeint.body (checked) (unrolled 6)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b52
+b52: # edge 1→1 (checked) (unrolled 6)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b53
+b53: # computeA.rangeint.body (checked) (unrolled 7)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b54
+b54: # edge 1→1 (checked) (unrolled 7)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b38
+b55: # computeA.rangeint.body (checked)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	branch r42, b56, b57
+b56: # edge 1→1 (checked)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b55
+b57: # edge 1→2 (checked)
+	r38 = move.f32 r40
+	jump b58
+b58: # computeA.rangeint.done (checked)
+	r34 = move.f32 r38
+	jump b59
+b59: # computeA.return (checked)
 	checkindex r33, r20, site 0
 	r43 = elemaddr r19, r33, 4
 	store.f32 r43, r34
-	jump b44
-b44: # latch (checked)
+	jump b60
+b60: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b25
+	jump b33
 
 task ComputeABSerial_1 parallel count=(param n)
 b0: # entry
@@ -3187,14 +3955,14 @@ b1: # setup
 	r67 = sub.u64 r57, 1
 	r68 = sub.u64 r67, r59
 	r69 = le.u64 r66, r68
-	branch r60, b2, b25
+	branch r60, b2, b33
 b2: # checks
-	branch r63, b3, b25
+	branch r63, b3, b33
 b3: # checks
-	branch r69, b4, b25
+	branch r69, b4, b33
 b4: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b5, b24
+	branch r4, b5, b32
 b5: # index
 	r5 = move.i64 r2
 	jump b6
@@ -3216,12 +3984,12 @@ b7: # edge 0→1
 	r11 = move.i64 0
 	jump b8
 b8: # unroll setup
-	r70 = max.i64 64, -9223372036854775804
-	r71 = sub.i64 r70, 4
+	r70 = max.i64 64, -9223372036854775800
+	r71 = sub.i64 r70, 8
 	jump b9
 b9: # unroll guard
 	r72 = lt.i64 r11, r71
-	branch r72, b10, b18
+	branch r72, b10, b26
 b10: # computeB.rangeint.body (unrolled 0)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
@@ -3269,41 +4037,89 @@ b16: # computeB.rangeint.body (unrolled 3)
 b17: # edge 1→1 (unrolled 3)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
-	jump b9
-b18: # computeB.rangeint.body
+	jump b18
+b18: # computeB.rangeint.body (unrolled 4)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
 	r16 = add.f32 r15, 1.0
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
-	branch r18, b19, b20
-b19: # edge 1→1
+	jump b19
+b19: # edge 1→1 (unrolled 4)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
-	jump b18
-b20: # edge 1→2
-	r12 = move.f32 r16
+	jump b20
+b20: # computeB.rangeint.body (unrolled 5)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
 	jump b21
-b21: # computeB.rangeint.done
-	r6 = move.f32 r12
+b21: # edge 1→1 (unrolled 5)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
 	jump b22
-b22: # computeB.return
+b22: # computeB.rangeint.body (unrolled 6)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b23
+b23: # edge 1→1 (unrolled 6)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b24
+b24: # computeB.rangeint.body (unrolled 7)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b25
+b25: # edge 1→1 (unrolled 7)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b9
+b26: # computeB.rangeint.body
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	branch r18, b27, b28
+b27: # edge 1→1
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b26
+b28: # edge 1→2
+	r12 = move.f32 r16
+	jump b29
+b29: # computeB.rangeint.done
+	r6 = move.f32 r12
+	jump b30
+b30: # computeB.return
 	r19 = elemaddr r20, r5, 4
 	store.f32 r19, r6
-	jump b23
-b23: # latch
+	jump b31
+b31: # latch
 	r2 = add.i64 r2, r1
 	jump b4
-b24: # exit
+b32: # exit
 	return
-b25: # head (checked)
+b33: # head (checked)
 	r33 = lt.i64 r2, r3
-	branch r33, b26, b24
-b26: # index (checked)
+	branch r33, b34, b32
+b34: # index (checked)
 	r34 = move.i64 r2
-	jump b27
-b27: # computeB.entry (checked)
+	jump b35
+b35: # computeB.entry (checked)
 	r48 = mulhi.i64 r34, -6291360591419602545
 	r49 = add.i64 r48, r34
 	r50 = convert.u64.i64 r49
@@ -3315,92 +4131,140 @@ b27: # computeB.entry (checked)
 	r56 = sub.i64 r34, r55
 	r36 = move.i64 r56
 	r37 = convert.f32.i64 r36
-	jump b28
-b28: # edge 0→1 (checked)
+	jump b36
+b36: # edge 0→1 (checked)
 	r10 = move.f32 r37
 	r11 = move.i64 0
-	jump b29
-b29: # unroll setup
-	r73 = max.i64 64, -9223372036854775804
-	r74 = sub.i64 r73, 4
-	jump b30
-b30: # unroll guard
-	r75 = lt.i64 r11, r74
-	branch r75, b31, b39
-b31: # computeB.rangeint.body (checked) (unrolled 0)
-	r39 = mul.f32 r10, r10
-	r40 = add.f32 r10, 1.0
-	r41 = div.f32 r39, r40
-	r42 = add.f32 r41, 1.0
-	r43 = add.i64 r11, 1
-	r44 = lt.i64 r43, 64
-	jump b32
-b32: # edge 1→1 (checked) (unrolled 0)
-	r10 = move.f32 r42
-	r11 = move.i64 r43
-	jump b33
-b33: # computeB.rangeint.body (checked) (unrolled 1)
-	r39 = mul.f32 r10, r10
-	r40 = add.f32 r10, 1.0
-	r41 = div.f32 r39, r40
-	r42 = add.f32 r41, 1.0
-	r43 = add.i64 r11, 1
-	r44 = lt.i64 r43, 64
-	jump b34
-b34: # edge 1→1 (checked) (unrolled 1)
-	r10 = move.f32 r42
-	r11 = move.i64 r43
-	jump b35
-b35: # computeB.rangeint.body (checked) (unrolled 2)
-	r39 = mul.f32 r10, r10
-	r40 = add.f32 r10, 1.0
-	r41 = div.f32 r39, r40
-	r42 = add.f32 r41, 1.0
-	r43 = add.i64 r11, 1
-	r44 = lt.i64 r43, 64
-	jump b36
-b36: # edge 1→1 (checked) (unrolled 2)
-	r10 = move.f32 r42
-	r11 = move.i64 r43
 	jump b37
-b37: # computeB.rangeint.body (checked) (unrolled 3)
-	r39 = mul.f32 r10, r10
-	r40 = add.f32 r10, 1.0
-	r41 = div.f32 r39, r40
-	r42 = add.f32 r41, 1.0
-	r43 = add.i64 r11, 1
-	r44 = lt.i64 r43, 64
+b37: # unroll setup
+	r73 = max.i64 64, -9223372036854775800
+	r74 = sub.i64 r73, 8
 	jump b38
-b38: # edge 1→1 (checked) (unrolled 3)
-	r10 = move.f32 r42
-	r11 = move.i64 r43
-	jump b30
-b39: # computeB.rangeint.body (checked)
+b38: # unroll guard
+	r75 = lt.i64 r11, r74
+	branch r75, b39, b55
+b39: # computeB.rangeint.body (checked) (unrolled 0)
 	r39 = mul.f32 r10, r10
 	r40 = add.f32 r10, 1.0
 	r41 = div.f32 r39, r40
 	r42 = add.f32 r41, 1.0
 	r43 = add.i64 r11, 1
 	r44 = lt.i64 r43, 64
-	branch r44, b40, b41
-b40: # edge 1→1 (checked)
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 0)
 	r10 = move.f32 r42
 	r11 = move.i64 r43
-	jump b39
-b41: # edge 1→2 (checked)
-	r38 = move.f32 r42
+	jump b41
+b41: # computeB.rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
 	jump b42
-b42: # computeB.rangeint.done (checked)
-	r35 = move.f32 r38
+b42: # edge 1→1 (checked) (unrolled 1)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
 	jump b43
-b43: # computeB.return (checked)
+b43: # computeB.rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b44
+b44: # edge 1→1 (checked) (unrolled 2)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b45
+b45: # computeB.rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b46
+b46: # edge 1→1 (checked) (unrolled 3)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b47
+b47: # computeB.rangeint.body (checked) (unrolled 4)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b48
+b48: # edge 1→1 (checked) (unrolled 4)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b49
+b49: # computeB.rangeint.body (checked) (unrolled 5)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b50
+b50: # edge 1→1 (checked) (unrolled 5)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b51
+b51: # computeB.rangeint.body (checked) (unrolled 6)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b52
+b52: # edge 1→1 (checked) (unrolled 6)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b53
+b53: # computeB.rangeint.body (checked) (unrolled 7)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b54
+b54: # edge 1→1 (checked) (unrolled 7)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b38
+b55: # computeB.rangeint.body (checked)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	branch r44, b56, b57
+b56: # edge 1→1 (checked)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b55
+b57: # edge 1→2 (checked)
+	r38 = move.f32 r42
+	jump b58
+b58: # computeB.rangeint.done (checked)
+	r35 = move.f32 r38
+	jump b59
+b59: # computeB.return (checked)
 	checkindex r34, r21, site 1
 	r45 = elemaddr r20, r34, 4
 	store.f32 r45, r35
-	jump b44
-b44: # latch (checked)
+	jump b60
+b60: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b25
+	jump b33
 
 kernel Combine(a []f32, b []f32, c []f32, n i64)
 site 0 index kernels.go:42:11

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b1e504191f2402cb97ec0c6aace364b7a5a7adb70a57adcd29f9e23c1fa499af"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "f3874ae747ca57348ac885f2d17070d5bb832ca6c92203596e27510a3b95646d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "3d49236e9da15db7570adf7522641cc53c4a69f15de84c2b0e651df9d06730f8"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "667716a5a2e2b591bcb9af6d92ad779ef9c8c33a9dcd2cbc51064baf47ed569c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -158,13 +158,13 @@ $L_1:
 	sub.u64 %rd88, %rd87, %rd79;
 	setp.le.u64 %p89, %rd86, %rd88;
 	setp.ne.s64 %p90, %rd4, 0;
-	@!%p80 bra $L_35;
+	@!%p80 bra $L_47;
 $L_2:
-	@!%p83 bra $L_35;
+	@!%p83 bra $L_47;
 $L_3:
-	@!%p89 bra $L_35;
+	@!%p89 bra $L_47;
 $L_4:
-	@!%p90 bra $L_35;
+	@!%p90 bra $L_47;
 $L_5:
 	sub.rn.f64 %fd10, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd15, %rd4;
@@ -176,7 +176,7 @@ $L_5:
 	div.u32 %r120, 4294967295, %r119;
 $L_6:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_34;
+	@!%p6 bra $L_46;
 $L_7:
 	mov.b64 %rd7, %rd2;
 $L_8:
@@ -185,7 +185,7 @@ $L_8:
 	shr.u64 %rd110, %rd109, 32;
 	cvt.u32.u64 %r111, %rd110;
 	setp.eq.u32 %p112, %r111, 0;
-	@!%p112 bra $L_33;
+	@!%p112 bra $L_45;
 $L_9:
 	cvt.u32.u64 %r113, %rd7;
 	mul.hi.u32 %r121, %r113, %r120;
@@ -215,11 +215,11 @@ $L_11:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_12:
-	max.s32 %r137, %r27, -2147483645;
-	sub.s32 %r138, %r137, 3;
+	max.s32 %r137, %r27, -2147483641;
+	sub.s32 %r138, %r137, 7;
 $L_13:
 	setp.lt.s32 %p139, %r30, %r138;
-	@!%p139 bra $L_29;
+	@!%p139 bra $L_41;
 $L_14:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_15:
@@ -300,10 +300,8 @@ $L_28:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_13;
 $L_29:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_32;
 $L_30:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
@@ -320,11 +318,85 @@ $L_31:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_29;
 $L_32:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_33:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
+$L_34:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_35:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_36:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
+$L_37:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_38:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_39:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
+$L_40:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_13;
+$L_41:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_44;
+$L_42:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
+$L_43:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_41;
+$L_44:
 	mov.b32 %r26, %r27;
 	bra.uni $L_17;
-$L_33:
+$L_45:
 	setp.eq.s64 %pt0, %rd4, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd105, %rd7, %rd4;
@@ -332,9 +404,9 @@ $L_33:
 	mul.lo.s64 %rd118, %rd105, %rd4;
 	sub.s64 %rd106, %rd7, %rd118;
 	bra.uni $L_10;
-$L_34:
+$L_46:
 	bra.uni $Lexit;
-$L_35:
+$L_47:
 	sub.rn.f64 %fd51, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd54, %rd4;
 	sub.rn.f64 %fd57, %fd19, %fd20;
@@ -343,12 +415,12 @@ $L_35:
 	cvt.u32.u64 %r100, %rd4;
 	max.u32 %r128, %r100, 1;
 	div.u32 %r129, 4294967295, %r128;
-$L_36:
+$L_48:
 	setp.lt.s64 %p47, %rd2, %rd3;
-	@!%p47 bra $L_34;
-$L_37:
+	@!%p47 bra $L_46;
+$L_49:
 	mov.b64 %rd48, %rd2;
-$L_38:
+$L_50:
 	setp.eq.s64 %pt1, %rd4, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd93, %rd48;
@@ -356,8 +428,8 @@ $L_38:
 	shr.u64 %rd96, %rd95, 32;
 	cvt.u32.u64 %r97, %rd96;
 	setp.eq.u32 %p98, %r97, 0;
-	@!%p98 bra $L_63;
-$L_39:
+	@!%p98 bra $L_87;
+$L_51:
 	cvt.u32.u64 %r99, %rd48;
 	mul.hi.u32 %r130, %r99, %r129;
 	mul.lo.u32 %r131, %r130, %r100;
@@ -370,7 +442,7 @@ $L_39:
 	mov.b32 %r102, %r134;
 	cvt.u64.u32 %rd91, %r101;
 	cvt.u64.u32 %rd92, %r102;
-$L_40:
+$L_52:
 	mov.b64 %rd49, %rd92;
 	mov.b64 %rd50, %rd91;
 	cvt.rn.f64.s64 %fd52, %rd49;
@@ -381,80 +453,16 @@ $L_40:
 	mul.rn.f64 %fd59, %fd57, %fd58;
 	div.rn.f64 %fd61, %fd59, %fd60;
 	add.rn.f64 %fd62, %fd20, %fd61;
-$L_41:
+$L_53:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_42:
-	max.s32 %r140, %r27, -2147483645;
-	sub.s32 %r141, %r140, 3;
-$L_43:
-	setp.lt.s32 %p142, %r30, %r141;
-	@!%p142 bra $L_59;
-$L_44:
-	setp.lt.s32 %p63, %r30, %r27;
-$L_45:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@!%p67 bra $L_49;
-$L_46:
-	mov.b32 %r26, %r30;
-$L_47:
-	setp.ge.u64 %pt2, %rd48, %rd44;
-	@%pt2 bra $Lfault_1;
-	mad.lo.s64 %rd74, %rd48, 4, %rd43;
-	st.global.s32 [%rd74], %r26;
-$L_48:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_36;
-$L_49:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
-$L_50:
-	setp.lt.s32 %p63, %r30, %r27;
-$L_51:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_46;
-$L_52:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
-$L_53:
-	setp.lt.s32 %p63, %r30, %r27;
 $L_54:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_46;
+	max.s32 %r140, %r27, -2147483641;
+	sub.s32 %r141, %r140, 7;
 $L_55:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
+	setp.lt.s32 %p142, %r30, %r141;
+	@!%p142 bra $L_83;
 $L_56:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_57:
@@ -462,27 +470,17 @@ $L_57:
 	mul.rn.f64 %fd65, %fd29, %fd29;
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_46;
+	@!%p67 bra $L_61;
 $L_58:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
-	bra.uni $L_43;
+	mov.b32 %r26, %r30;
 $L_59:
-	setp.lt.s32 %p63, %r30, %r27;
-	@!%p63 bra $L_62;
+	setp.ge.u64 %pt2, %rd48, %rd44;
+	@%pt2 bra $Lfault_1;
+	mad.lo.s64 %rd74, %rd48, 4, %rd43;
+	st.global.s32 [%rd74], %r26;
 $L_60:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_46;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_48;
 $L_61:
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
@@ -493,18 +491,164 @@ $L_61:
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
 	mov.b32 %r30, %r73;
-	bra.uni $L_59;
 $L_62:
-	mov.b32 %r26, %r27;
-	bra.uni $L_47;
+	setp.lt.s32 %p63, %r30, %r27;
 $L_63:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_64:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_65:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_66:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_67:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_68:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_69:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_70:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_71:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_72:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_73:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_74:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_75:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_76:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_77:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_78:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_79:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_80:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_81:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_82:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_55;
+$L_83:
+	setp.lt.s32 %p63, %r30, %r27;
+	@!%p63 bra $L_86;
+$L_84:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_58;
+$L_85:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_83;
+$L_86:
+	mov.b32 %r26, %r27;
+	bra.uni $L_59;
+$L_87:
 	setp.eq.s64 %pt3, %rd4, -1;
 	neg.s64 %rdt4, %rd48;
 	div.s64 %rd91, %rd48, %rd4;
 	selp.b64 %rd91, %rdt4, %rd91, %pt3;
 	mul.lo.s64 %rd104, %rd91, %rd4;
 	sub.s64 %rd92, %rd48, %rd104;
-	bra.uni $L_40;
+	bra.uni $L_52;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt2, 0;
@@ -612,10 +756,10 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	r88 = r87 - r79;
 	r89 = r86 <= r88;
 	r90 = r4 != 0ll;
-	if (!r80) goto b35;
-	if (!r83) goto b35;
-	if (!r89) goto b35;
-	if (!r90) goto b35;
+	if (!r80) goto b47;
+	if (!r83) goto b47;
+	if (!r89) goto b47;
+	if (!r90) goto b47;
 	r10 = r11 - r12;
 	r15 = (double)r4;
 	r18 = r19 - r20;
@@ -626,14 +770,14 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	r120 = qd_div_u32(4294967295u, r119);
 b6: // head
 	r6 = r2 < r3;
-	if (!r6) goto b34;
+	if (!r6) goto b46;
 	r7 = r2;
 	r107 = (u64)r7;
 	r109 = r107 | r108;
 	r110 = r109 >> 32;
 	r111 = (u32)r110;
 	r112 = r111 == 0u;
-	if (!r112) goto b33;
+	if (!r112) goto b45;
 	r113 = (u32)r7;
 	r121 = __umulhi(r113, r120);
 	r122 = r121 * r114;
@@ -660,11 +804,11 @@ b10: // rangeint.body
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r137 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r138 = (u32)r137 - 3u;
+	r137 = r27 > (-2147483641) ? r27 : (-2147483641);
+	r138 = (u32)r137 - 7u;
 b13: // unroll guard
 	r139 = r30 < r138;
-	if (!r139) goto b29;
+	if (!r139) goto b41;
 	r31 = r30 < r27;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
@@ -733,10 +877,7 @@ b19: // escape.if.done (unrolled 0)
 	r28 = r40;
 	r29 = r38;
 	r30 = r41;
-	goto b13;
-b29: // escape.for.loop
 	r31 = r30 < r27;
-	if (!r31) goto b32;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
 	r34 = r32 + r33;
@@ -751,18 +892,81 @@ b29: // escape.for.loop
 	r28 = r40;
 	r29 = r38;
 	r30 = r41;
-	goto b29;
-b32: // escape.for.done
+	r31 = r30 < r27;
+	r32 = r28 * r28;
+	r33 = r29 * r29;
+	r34 = r32 + r33;
+	r35 = r34 > 0x1p+02;
+	if (r35) goto b16;
+	r36 = r28 * 0x1p+01;
+	r37 = r36 * r29;
+	r38 = r37 + r25;
+	r39 = r32 - r33;
+	r40 = r39 + r17;
+	r41 = (u32)r30 + 1u;
+	r28 = r40;
+	r29 = r38;
+	r30 = r41;
+	r31 = r30 < r27;
+	r32 = r28 * r28;
+	r33 = r29 * r29;
+	r34 = r32 + r33;
+	r35 = r34 > 0x1p+02;
+	if (r35) goto b16;
+	r36 = r28 * 0x1p+01;
+	r37 = r36 * r29;
+	r38 = r37 + r25;
+	r39 = r32 - r33;
+	r40 = r39 + r17;
+	r41 = (u32)r30 + 1u;
+	r28 = r40;
+	r29 = r38;
+	r30 = r41;
+	r31 = r30 < r27;
+	r32 = r28 * r28;
+	r33 = r29 * r29;
+	r34 = r32 + r33;
+	r35 = r34 > 0x1p+02;
+	if (r35) goto b16;
+	r36 = r28 * 0x1p+01;
+	r37 = r36 * r29;
+	r38 = r37 + r25;
+	r39 = r32 - r33;
+	r40 = r39 + r17;
+	r41 = (u32)r30 + 1u;
+	r28 = r40;
+	r29 = r38;
+	r30 = r41;
+	goto b13;
+b41: // escape.for.loop
+	r31 = r30 < r27;
+	if (!r31) goto b44;
+	r32 = r28 * r28;
+	r33 = r29 * r29;
+	r34 = r32 + r33;
+	r35 = r34 > 0x1p+02;
+	if (r35) goto b16;
+	r36 = r28 * 0x1p+01;
+	r37 = r36 * r29;
+	r38 = r37 + r25;
+	r39 = r32 - r33;
+	r40 = r39 + r17;
+	r41 = (u32)r30 + 1u;
+	r28 = r40;
+	r29 = r38;
+	r30 = r41;
+	goto b41;
+b44: // escape.for.done
 	r26 = r27;
 	goto b17;
-b33: // divide in 64 bits
+b45: // divide in 64 bits
 	r105 = qd_div_i64(r7, r4);
 	r118 = (u64)r105 * (u64)r4;
 	r106 = (u64)r7 - (u64)r118;
 	goto b10;
-b34: // exit
+b46: // exit
 	return;
-b35: // preheader
+b47: // preheader
 	r51 = r11 - r12;
 	r54 = (double)r4;
 	r57 = r19 - r20;
@@ -771,9 +975,9 @@ b35: // preheader
 	r100 = (u32)r4;
 	r128 = r100 > 1u ? r100 : 1u;
 	r129 = qd_div_u32(4294967295u, r128);
-b36: // head (checked)
+b48: // head (checked)
 	r47 = r2 < r3;
-	if (!r47) goto b34;
+	if (!r47) goto b46;
 	r48 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r93 = (u64)r48;
@@ -781,7 +985,7 @@ b36: // head (checked)
 	r96 = r95 >> 32;
 	r97 = (u32)r96;
 	r98 = r97 == 0u;
-	if (!r98) goto b63;
+	if (!r98) goto b87;
 	r99 = (u32)r48;
 	r130 = __umulhi(r99, r129);
 	r131 = r130 * r100;
@@ -794,7 +998,7 @@ b36: // head (checked)
 	r102 = r134;
 	r91 = (i64)r101;
 	r92 = (i64)r102;
-b40: // rangeint.body (checked)
+b52: // rangeint.body (checked)
 	r49 = r92;
 	r50 = r91;
 	r52 = (double)r49;
@@ -808,26 +1012,26 @@ b40: // rangeint.body (checked)
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r140 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r141 = (u32)r140 - 3u;
-b43: // unroll guard
+	r140 = r27 > (-2147483641) ? r27 : (-2147483641);
+	r141 = (u32)r140 - 7u;
+b55: // unroll guard
 	r142 = r30 < r141;
-	if (!r142) goto b59;
+	if (!r142) goto b83;
 	r63 = r30 < r27;
 	r64 = r28 * r28;
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (!r67) goto b49;
-b46: // escape.if.then (checked)
+	if (!r67) goto b61;
+b58: // escape.if.then (checked)
 	r26 = r30;
-b47: // escape.return (checked)
+b59: // escape.return (checked)
 	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; }
 	r74 = r43 + r48 * 4;
 	*(i32 *)r74 = r26;
 	r2 = (u64)r2 + (u64)r1;
-	goto b36;
-b49: // escape.if.done (checked) (unrolled 0)
+	goto b48;
+b61: // escape.if.done (checked) (unrolled 0)
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -842,7 +1046,7 @@ b49: // escape.if.done (checked) (unrolled 0)
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b46;
+	if (r67) goto b58;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -857,7 +1061,7 @@ b49: // escape.if.done (checked) (unrolled 0)
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b46;
+	if (r67) goto b58;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -872,7 +1076,7 @@ b49: // escape.if.done (checked) (unrolled 0)
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b46;
+	if (r67) goto b58;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -882,15 +1086,12 @@ b49: // escape.if.done (checked) (unrolled 0)
 	r28 = r72;
 	r29 = r70;
 	r30 = r73;
-	goto b43;
-b59: // escape.for.loop (checked)
 	r63 = r30 < r27;
-	if (!r63) goto b62;
 	r64 = r28 * r28;
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b46;
+	if (r67) goto b58;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -900,15 +1101,78 @@ b59: // escape.for.loop (checked)
 	r28 = r72;
 	r29 = r70;
 	r30 = r73;
-	goto b59;
-b62: // escape.for.done (checked)
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b58;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b58;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b58;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	goto b55;
+b83: // escape.for.loop (checked)
+	r63 = r30 < r27;
+	if (!r63) goto b86;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b58;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	goto b83;
+b86: // escape.for.done (checked)
 	r26 = r27;
-	goto b47;
-b63: // divide in 64 bits
+	goto b59;
+b87: // divide in 64 bits
 	r91 = qd_div_i64(r48, r4);
 	r104 = (u64)r91 * (u64)r4;
 	r92 = (u64)r48 - (u64)r104;
-	goto b40;
+	goto b52;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -960,13 +1224,13 @@ b1: # setup
 	r88 = sub.u64 r87, r79
 	r89 = le.u64 r86, r88
 	r90 = ne.i64 r4, 0
-	branch r80, b2, b35
+	branch r80, b2, b47
 b2: # checks
-	branch r83, b3, b35
+	branch r83, b3, b47
 b3: # checks
-	branch r89, b4, b35
+	branch r89, b4, b47
 b4: # checks
-	branch r90, b5, b35
+	branch r90, b5, b47
 b5: # preheader
 	r10 = sub.f64 r11, r12
 	r15 = convert.f64.i64 r4
@@ -979,7 +1243,7 @@ b5: # preheader
 	jump b6
 b6: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b7, b34
+	branch r6, b7, b46
 b7: # index
 	r7 = move.i64 r2
 	jump b8
@@ -989,7 +1253,7 @@ b8: # rangeint.body
 	r110 = shr.u64.u32 r109, 32
 	r111 = convert.u32.u64 r110
 	r112 = eq.u32 r111, 0
-	branch r112, b9, b33
+	branch r112, b9, b45
 b9: # divide in 32 bits
 	r113 = convert.u32.i64 r7
 	r121 = mulhi.u32 r113, r120
@@ -1022,12 +1286,12 @@ b11: # escape.entry
 	r30 = move.i32 0
 	jump b12
 b12: # unroll setup
-	r137 = max.i32 r27, -2147483645
-	r138 = sub.i32 r137, 3
+	r137 = max.i32 r27, -2147483641
+	r138 = sub.i32 r137, 7
 	jump b13
 b13: # unroll guard
 	r139 = lt.i32 r30, r138
-	branch r139, b14, b29
+	branch r139, b14, b41
 b14: # escape.for.loop (unrolled 0)
 	r31 = lt.i32 r30, r27
 	jump b15
@@ -1117,17 +1381,17 @@ b28: # escape.if.done (unrolled 3)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b13
-b29: # escape.for.loop
+	jump b29
+b29: # escape.for.loop (unrolled 4)
 	r31 = lt.i32 r30, r27
-	branch r31, b30, b32
-b30: # escape.for.body
+	jump b30
+b30: # escape.for.body (unrolled 4)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
 	branch r35, b16, b31
-b31: # escape.if.done
+b31: # escape.if.done (unrolled 4)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -1137,18 +1401,98 @@ b31: # escape.if.done
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b29
-b32: # escape.for.done
+	jump b32
+b32: # escape.for.loop (unrolled 5)
+	r31 = lt.i32 r30, r27
+	jump b33
+b33: # escape.for.body (unrolled 5)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b16, b34
+b34: # escape.if.done (unrolled 5)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b35
+b35: # escape.for.loop (unrolled 6)
+	r31 = lt.i32 r30, r27
+	jump b36
+b36: # escape.for.body (unrolled 6)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b16, b37
+b37: # escape.if.done (unrolled 6)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b38
+b38: # escape.for.loop (unrolled 7)
+	r31 = lt.i32 r30, r27
+	jump b39
+b39: # escape.for.body (unrolled 7)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b16, b40
+b40: # escape.if.done (unrolled 7)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b13
+b41: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b42, b44
+b42: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b16, b43
+b43: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b41
+b44: # escape.for.done
 	r26 = move.i32 r27
 	jump b17
-b33: # divide in 64 bits
+b45: # divide in 64 bits
 	r105 = div.i64 r7, r4
 	r118 = mul.i64 r105, r4
 	r106 = sub.i64 r7, r118
 	jump b10
-b34: # exit
+b46: # exit
 	return
-b35: # preheader
+b47: # preheader
 	r51 = sub.f64 r11, r12
 	r54 = convert.f64.i64 r4
 	r57 = sub.f64 r19, r20
@@ -1157,22 +1501,22 @@ b35: # preheader
 	r100 = convert.u32.i64 r4
 	r128 = max.u32 r100, 1
 	r129 = div.u32 4294967295, r128
-	jump b36
-b36: # head (checked)
+	jump b48
+b48: # head (checked)
 	r47 = lt.i64 r2, r3
-	branch r47, b37, b34
-b37: # index (checked)
+	branch r47, b49, b46
+b49: # index (checked)
 	r48 = move.i64 r2
-	jump b38
-b38: # rangeint.body (checked)
+	jump b50
+b50: # rangeint.body (checked)
 	checkdiv.i64 r4, site 0
 	r93 = convert.u64.i64 r48
 	r95 = or.u64 r93, r94
 	r96 = shr.u64.u32 r95, 32
 	r97 = convert.u32.u64 r96
 	r98 = eq.u32 r97, 0
-	branch r98, b39, b63
-b39: # divide in 32 bits
+	branch r98, b51, b87
+b51: # divide in 32 bits
 	r99 = convert.u32.i64 r48
 	r130 = mulhi.u32 r99, r129
 	r131 = mul.u32 r130, r100
@@ -1185,8 +1529,8 @@ b39: # divide in 32 bits
 	r102 = move.u32 r134
 	r91 = convert.i64.u32 r101
 	r92 = convert.i64.u32 r102
-	jump b40
-b40: # rangeint.body (checked)
+	jump b52
+b52: # rangeint.body (checked)
 	r49 = move.i64 r92
 	r50 = move.i64 r91
 	r52 = convert.f64.i64 r49
@@ -1197,40 +1541,40 @@ b40: # rangeint.body (checked)
 	r59 = mul.f64 r57, r58
 	r61 = div.f64 r59, r60
 	r62 = add.f64 r20, r61
-	jump b41
-b41: # escape.entry (checked)
+	jump b53
+b53: # escape.entry (checked)
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b42
-b42: # unroll setup
-	r140 = max.i32 r27, -2147483645
-	r141 = sub.i32 r140, 3
-	jump b43
-b43: # unroll guard
+	jump b54
+b54: # unroll setup
+	r140 = max.i32 r27, -2147483641
+	r141 = sub.i32 r140, 7
+	jump b55
+b55: # unroll guard
 	r142 = lt.i32 r30, r141
-	branch r142, b44, b59
-b44: # escape.for.loop (checked) (unrolled 0)
+	branch r142, b56, b83
+b56: # escape.for.loop (checked) (unrolled 0)
 	r63 = lt.i32 r30, r27
-	jump b45
-b45: # escape.for.body (checked) (unrolled 0)
+	jump b57
+b57: # escape.for.body (checked) (unrolled 0)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b46, b49
-b46: # escape.if.then (checked)
+	branch r67, b58, b61
+b58: # escape.if.then (checked)
 	r26 = move.i32 r30
-	jump b47
-b47: # escape.return (checked)
+	jump b59
+b59: # escape.return (checked)
 	checkindex r48, r44, site 2
 	r74 = elemaddr r43, r48, 4
 	store.i32 r74, r26
-	jump b48
-b48: # latch (checked)
+	jump b60
+b60: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b36
-b49: # escape.if.done (checked) (unrolled 0)
+	jump b48
+b61: # escape.if.done (checked) (unrolled 0)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1240,17 +1584,17 @@ b49: # escape.if.done (checked) (unrolled 0)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b50
-b50: # escape.for.loop (checked) (unrolled 1)
+	jump b62
+b62: # escape.for.loop (checked) (unrolled 1)
 	r63 = lt.i32 r30, r27
-	jump b51
-b51: # escape.for.body (checked) (unrolled 1)
+	jump b63
+b63: # escape.for.body (checked) (unrolled 1)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b46, b52
-b52: # escape.if.done (checked) (unrolled 1)
+	branch r67, b58, b64
+b64: # escape.if.done (checked) (unrolled 1)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1260,17 +1604,17 @@ b52: # escape.if.done (checked) (unrolled 1)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b53
-b53: # escape.for.loop (checked) (unrolled 2)
+	jump b65
+b65: # escape.for.loop (checked) (unrolled 2)
 	r63 = lt.i32 r30, r27
-	jump b54
-b54: # escape.for.body (checked) (unrolled 2)
+	jump b66
+b66: # escape.for.body (checked) (unrolled 2)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b46, b55
-b55: # escape.if.done (checked) (unrolled 2)
+	branch r67, b58, b67
+b67: # escape.if.done (checked) (unrolled 2)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1280,17 +1624,17 @@ b55: # escape.if.done (checked) (unrolled 2)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b56
-b56: # escape.for.loop (checked) (unrolled 3)
+	jump b68
+b68: # escape.for.loop (checked) (unrolled 3)
 	r63 = lt.i32 r30, r27
-	jump b57
-b57: # escape.for.body (checked) (unrolled 3)
+	jump b69
+b69: # escape.for.body (checked) (unrolled 3)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b46, b58
-b58: # escape.if.done (checked) (unrolled 3)
+	branch r67, b58, b70
+b70: # escape.if.done (checked) (unrolled 3)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1300,17 +1644,17 @@ b58: # escape.if.done (checked) (unrolled 3)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b43
-b59: # escape.for.loop (checked)
+	jump b71
+b71: # escape.for.loop (checked) (unrolled 4)
 	r63 = lt.i32 r30, r27
-	branch r63, b60, b62
-b60: # escape.for.body (checked)
+	jump b72
+b72: # escape.for.body (checked) (unrolled 4)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b46, b61
-b61: # escape.if.done (checked)
+	branch r67, b58, b73
+b73: # escape.if.done (checked) (unrolled 4)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1320,13 +1664,93 @@ b61: # escape.if.done (checked)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b59
-b62: # escape.for.done (checked)
+	jump b74
+b74: # escape.for.loop (checked) (unrolled 5)
+	r63 = lt.i32 r30, r27
+	jump b75
+b75: # escape.for.body (checked) (unrolled 5)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b58, b76
+b76: # escape.if.done (checked) (unrolled 5)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b77
+b77: # escape.for.loop (checked) (unrolled 6)
+	r63 = lt.i32 r30, r27
+	jump b78
+b78: # escape.for.body (checked) (unrolled 6)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b58, b79
+b79: # escape.if.done (checked) (unrolled 6)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b80
+b80: # escape.for.loop (checked) (unrolled 7)
+	r63 = lt.i32 r30, r27
+	jump b81
+b81: # escape.for.body (checked) (unrolled 7)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b58, b82
+b82: # escape.if.done (checked) (unrolled 7)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b55
+b83: # escape.for.loop (checked)
+	r63 = lt.i32 r30, r27
+	branch r63, b84, b86
+b84: # escape.for.body (checked)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b58, b85
+b85: # escape.if.done (checked)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b83
+b86: # escape.for.done (checked)
 	r26 = move.i32 r27
-	jump b47
-b63: # divide in 64 bits
+	jump b59
+b87: # divide in 64 bits
 	r91 = div.i64 r48, r4
 	r104 = mul.i64 r91, r4
 	r92 = sub.i64 r48, r104
-	jump b40
+	jump b52
 `

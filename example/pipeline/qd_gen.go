@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e03f7ecdedf483e1cd8865979a58bce20e379ff5fd0e8096931a519fd62ff125"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "773e880822e27a35e0878668784c93246435ca742bd525557e5a1965c5db8865"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "2db4a3cbc3d5dcc69e80be6afb22e03b5460d86850149b990409c2c1491dc327"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "415a0189d13ee54182ad174615db8f691f5a15008ea9eae58832b1e2a352e72d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -140,33 +140,33 @@ $L_1:
 	sub.u64 %rd60, %rd48, 1;
 	sub.u64 %rd61, %rd60, %rd51;
 	setp.le.u64 %p62, %rd59, %rd61;
-	@!%p52 bra $L_26;
+	@!%p52 bra $L_34;
 $L_2:
-	@!%p56 bra $L_26;
+	@!%p56 bra $L_34;
 $L_3:
-	@!%p62 bra $L_26;
+	@!%p62 bra $L_34;
 $L_4:
 	setp.gt.s64 %p13, %rd14, 0;
 $L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_25;
+	@!%p7 bra $L_33;
 $L_6:
 	mov.b64 %rd8, %rd2;
 $L_7:
 	mad.lo.s64 %rd63, %rd8, 4, %rd4;
 	add.s64 %rd11, %rd63, 4;
 	ld.global.f32 %f12, [%rd11];
-	@!%p13 bra $L_24;
+	@!%p13 bra $L_32;
 $L_8:
 	mov.f32 %f15, %f12;
 	mov.b64 %rd16, 0;
 $L_9:
-	max.s64 %rd67, %rd14, -9223372036854775804;
-	sub.s64 %rd68, %rd67, 4;
+	max.s64 %rd67, %rd14, -9223372036854775800;
+	sub.s64 %rd68, %rd67, 8;
 $L_10:
 	setp.lt.s64 %p69, %rd16, %rd68;
-	@!%p69 bra $L_19;
+	@!%p69 bra $L_27;
 $L_11:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -215,7 +215,6 @@ $L_17:
 $L_18:
 	mov.f32 %f15, %f25;
 	mov.b64 %rd16, %rd26;
-	bra.uni $L_10;
 $L_19:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -225,98 +224,98 @@ $L_19:
 	add.rn.f32 %f25, %f23, %f24;
 	add.s64 %rd26, %rd16, 1;
 	setp.lt.s64 %p27, %rd26, %rd14;
-	@!%p27 bra $L_21;
 $L_20:
 	mov.f32 %f15, %f25;
 	mov.b64 %rd16, %rd26;
-	bra.uni $L_19;
 $L_21:
-	mov.f32 %f17, %f25;
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
 $L_22:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_23:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_24:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_25:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_26:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_10;
+$L_27:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+	@!%p27 bra $L_29;
+$L_28:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_27;
+$L_29:
+	mov.f32 %f17, %f25;
+$L_30:
 	mad.lo.s64 %rd64, %rd8, 4, %rd29;
 	add.s64 %rd28, %rd64, 4;
 	st.global.f32 [%rd28], %f17;
-$L_23:
+$L_31:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
-$L_24:
+$L_32:
 	mov.f32 %f17, %f12;
-	bra.uni $L_22;
-$L_25:
+	bra.uni $L_30;
+$L_33:
 	bra.uni $Lexit;
-$L_26:
+$L_34:
 	setp.gt.s64 %p38, %rd14, 0;
-$L_27:
+$L_35:
 	add.s64 %rd31, %rd2, 1;
 	setp.lt.s64 %p32, %rd31, %rd3;
-	@!%p32 bra $L_25;
-$L_28:
+	@!%p32 bra $L_33;
+$L_36:
 	mov.b64 %rd33, %rd2;
-$L_29:
+$L_37:
 	add.s64 %rd34, %rd33, 1;
-$L_30:
+$L_38:
 	mad.lo.s64 %rd65, %rd33, 4, %rd4;
 	add.s64 %rd36, %rd65, 4;
 	ld.global.f32 %f37, [%rd36];
-	@!%p38 bra $L_47;
-$L_31:
+	@!%p38 bra $L_63;
+$L_39:
 	mov.f32 %f15, %f37;
 	mov.b64 %rd16, 0;
-$L_32:
-	max.s64 %rd70, %rd14, -9223372036854775804;
-	sub.s64 %rd71, %rd70, 4;
-$L_33:
-	setp.lt.s64 %p72, %rd16, %rd71;
-	@!%p72 bra $L_42;
-$L_34:
-	mul.rn.f32 %f39, %f15, %f15;
-	add.rn.f32 %f40, %f39, 0f3F800000;
-	sqrt.rn.f32 %f41, %f40;
-	mul.rn.f32 %f42, %f41, 0f3F000000;
-	div.rn.f32 %f43, %f15, 0f40E00000;
-	add.rn.f32 %f44, %f42, %f43;
-	add.s64 %rd45, %rd16, 1;
-	setp.lt.s64 %p46, %rd45, %rd14;
-$L_35:
-	mov.f32 %f15, %f44;
-	mov.b64 %rd16, %rd45;
-$L_36:
-	mul.rn.f32 %f39, %f15, %f15;
-	add.rn.f32 %f40, %f39, 0f3F800000;
-	sqrt.rn.f32 %f41, %f40;
-	mul.rn.f32 %f42, %f41, 0f3F000000;
-	div.rn.f32 %f43, %f15, 0f40E00000;
-	add.rn.f32 %f44, %f42, %f43;
-	add.s64 %rd45, %rd16, 1;
-	setp.lt.s64 %p46, %rd45, %rd14;
-$L_37:
-	mov.f32 %f15, %f44;
-	mov.b64 %rd16, %rd45;
-$L_38:
-	mul.rn.f32 %f39, %f15, %f15;
-	add.rn.f32 %f40, %f39, 0f3F800000;
-	sqrt.rn.f32 %f41, %f40;
-	mul.rn.f32 %f42, %f41, 0f3F000000;
-	div.rn.f32 %f43, %f15, 0f40E00000;
-	add.rn.f32 %f44, %f42, %f43;
-	add.s64 %rd45, %rd16, 1;
-	setp.lt.s64 %p46, %rd45, %rd14;
-$L_39:
-	mov.f32 %f15, %f44;
-	mov.b64 %rd16, %rd45;
 $L_40:
-	mul.rn.f32 %f39, %f15, %f15;
-	add.rn.f32 %f40, %f39, 0f3F800000;
-	sqrt.rn.f32 %f41, %f40;
-	mul.rn.f32 %f42, %f41, 0f3F000000;
-	div.rn.f32 %f43, %f15, 0f40E00000;
-	add.rn.f32 %f44, %f42, %f43;
-	add.s64 %rd45, %rd16, 1;
-	setp.lt.s64 %p46, %rd45, %rd14;
+	max.s64 %rd70, %rd14, -9223372036854775800;
+	sub.s64 %rd71, %rd70, 8;
 $L_41:
-	mov.f32 %f15, %f44;
-	mov.b64 %rd16, %rd45;
-	bra.uni $L_33;
+	setp.lt.s64 %p72, %rd16, %rd71;
+	@!%p72 bra $L_58;
 $L_42:
 	mul.rn.f32 %f39, %f15, %f15;
 	add.rn.f32 %f40, %f39, 0f3F800000;
@@ -326,25 +325,122 @@ $L_42:
 	add.rn.f32 %f44, %f42, %f43;
 	add.s64 %rd45, %rd16, 1;
 	setp.lt.s64 %p46, %rd45, %rd14;
-	@!%p46 bra $L_44;
 $L_43:
 	mov.f32 %f15, %f44;
 	mov.b64 %rd16, %rd45;
-	bra.uni $L_42;
 $L_44:
-	mov.f32 %f17, %f44;
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
 $L_45:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_46:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_47:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_48:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_49:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_50:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_51:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_52:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_53:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_54:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_55:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_56:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_57:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_41;
+$L_58:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+	@!%p46 bra $L_60;
+$L_59:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_58;
+$L_60:
+	mov.f32 %f17, %f44;
+$L_61:
 	setp.ge.u64 %pt0, %rd34, %rd30;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd66, %rd33, 4, %rd29;
 	add.s64 %rd47, %rd66, 4;
 	st.global.f32 [%rd47], %f17;
-$L_46:
+$L_62:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_27;
-$L_47:
+	bra.uni $L_35;
+$L_63:
 	mov.f32 %f17, %f37;
-	bra.uni $L_45;
+	bra.uni $L_61;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd34;
@@ -431,26 +527,66 @@ extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r60 = r48 - 1ull;
 	r61 = r60 - r51;
 	r62 = r59 <= r61;
-	if (!r52) goto b26;
-	if (!r56) goto b26;
-	if (!r62) goto b26;
+	if (!r52) goto b34;
+	if (!r56) goto b34;
+	if (!r62) goto b34;
 	r13 = r14 > 0ll;
 b5: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b25;
+	if (!r7) goto b33;
 	r8 = r2;
 	r63 = r4 + r8 * 4;
 	r11 = r63 + 4ll;
 	r12 = *(float *)r11;
-	if (!r13) goto b24;
+	if (!r13) goto b32;
 	r15 = r12;
 	r16 = 0ll;
-	r67 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
-	r68 = (u64)r67 - 4ull;
+	r67 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll);
+	r68 = (u64)r67 - 8ull;
 b10: // unroll guard
 	r69 = r16 < r68;
-	if (!r69) goto b19;
+	if (!r69) goto b27;
+	r18 = r15 * r15;
+	r19 = r18 + 0x1p+00f;
+	r22 = sqrtf(r19);
+	r23 = r22 * 0x1p-01f;
+	r24 = r15 / 0x1.cp+02f;
+	r25 = r23 + r24;
+	r26 = (u64)r16 + 1ull;
+	r27 = r26 < r14;
+	r15 = r25;
+	r16 = r26;
+	r18 = r15 * r15;
+	r19 = r18 + 0x1p+00f;
+	r22 = sqrtf(r19);
+	r23 = r22 * 0x1p-01f;
+	r24 = r15 / 0x1.cp+02f;
+	r25 = r23 + r24;
+	r26 = (u64)r16 + 1ull;
+	r27 = r26 < r14;
+	r15 = r25;
+	r16 = r26;
+	r18 = r15 * r15;
+	r19 = r18 + 0x1p+00f;
+	r22 = sqrtf(r19);
+	r23 = r22 * 0x1p-01f;
+	r24 = r15 / 0x1.cp+02f;
+	r25 = r23 + r24;
+	r26 = (u64)r16 + 1ull;
+	r27 = r26 < r14;
+	r15 = r25;
+	r16 = r26;
+	r18 = r15 * r15;
+	r19 = r18 + 0x1p+00f;
+	r22 = sqrtf(r19);
+	r23 = r22 * 0x1p-01f;
+	r24 = r15 / 0x1.cp+02f;
+	r25 = r23 + r24;
+	r26 = (u64)r16 + 1ull;
+	r27 = r26 < r14;
+	r15 = r25;
+	r16 = r26;
 	r18 = r15 * r15;
 	r19 = r18 + 0x1p+00f;
 	r22 = sqrtf(r19);
@@ -492,7 +628,7 @@ b10: // unroll guard
 	r15 = r25;
 	r16 = r26;
 	goto b10;
-b19: // rangeint.body
+b27: // rangeint.body
 	r18 = r15 * r15;
 	r19 = r18 + 0x1p+00f;
 	r22 = sqrtf(r19);
@@ -501,42 +637,42 @@ b19: // rangeint.body
 	r25 = r23 + r24;
 	r26 = (u64)r16 + 1ull;
 	r27 = r26 < r14;
-	if (!r27) goto b21;
+	if (!r27) goto b29;
 	r15 = r25;
 	r16 = r26;
-	goto b19;
-b21: // edge 4→5
+	goto b27;
+b29: // edge 4→5
 	r17 = r25;
-b22: // rangeint.done
+b30: // rangeint.done
 	r64 = r29 + r8 * 4;
 	r28 = r64 + 4ll;
 	*(float *)r28 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b5;
-b24: // edge 2→5
+b32: // edge 2→5
 	r17 = r12;
-	goto b22;
-b25: // exit
+	goto b30;
+b33: // exit
 	return;
-b26: // preheader
+b34: // preheader
 	r38 = r14 > 0ll;
-b27: // head (checked)
+b35: // head (checked)
 	r31 = (u64)r2 + 1ull;
 	r32 = r31 < r3;
-	if (!r32) goto b25;
+	if (!r32) goto b33;
 	r33 = r2;
 	r34 = (u64)r33 + 1ull;
 	r65 = r4 + r33 * 4;
 	r36 = r65 + 4ll;
 	r37 = *(float *)r36;
-	if (!r38) goto b47;
+	if (!r38) goto b63;
 	r15 = r37;
 	r16 = 0ll;
-	r70 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
-	r71 = (u64)r70 - 4ull;
-b33: // unroll guard
+	r70 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll);
+	r71 = (u64)r70 - 8ull;
+b41: // unroll guard
 	r72 = r16 < r71;
-	if (!r72) goto b42;
+	if (!r72) goto b58;
 	r39 = r15 * r15;
 	r40 = r39 + 0x1p+00f;
 	r41 = sqrtf(r40);
@@ -577,8 +713,6 @@ b33: // unroll guard
 	r46 = r45 < r14;
 	r15 = r44;
 	r16 = r45;
-	goto b33;
-b42: // rangeint.body (checked)
 	r39 = r15 * r15;
 	r40 = r39 + 0x1p+00f;
 	r41 = sqrtf(r40);
@@ -587,22 +721,64 @@ b42: // rangeint.body (checked)
 	r44 = r42 + r43;
 	r45 = (u64)r16 + 1ull;
 	r46 = r45 < r14;
-	if (!r46) goto b44;
 	r15 = r44;
 	r16 = r45;
-	goto b42;
-b44: // edge 4→5 (checked)
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	goto b41;
+b58: // rangeint.body (checked)
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	if (!r46) goto b60;
+	r15 = r44;
+	r16 = r45;
+	goto b58;
+b60: // edge 4→5 (checked)
 	r17 = r44;
-b45: // rangeint.done (checked)
+b61: // rangeint.done (checked)
 	if ((u64)r34 >= (u64)r30) { qd_site = 0; qd_x = r34; qd_y = r30; goto qd_fault; }
 	r66 = r29 + r33 * 4;
 	r47 = r66 + 4ll;
 	*(float *)r47 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	goto b27;
-b47: // edge 2→5 (checked)
+	goto b35;
+b63: // edge 2→5 (checked)
 	r17 = r37;
-	goto b45;
+	goto b61;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -649,18 +825,18 @@ b1: # setup
 	r60 = sub.u64 r48, 1
 	r61 = sub.u64 r60, r51
 	r62 = le.u64 r59, r61
-	branch r52, b2, b26
+	branch r52, b2, b34
 b2: # checks
-	branch r56, b3, b26
+	branch r56, b3, b34
 b3: # checks
-	branch r62, b4, b26
+	branch r62, b4, b34
 b4: # preheader
 	r13 = gt.i64 r14, 0
 	jump b5
 b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b6, b25
+	branch r7, b6, b33
 b6: # index
 	r8 = move.i64 r2
 	jump b7
@@ -668,18 +844,18 @@ b7: # rangeindex.body
 	r63 = elemaddr r4, r8, 4
 	r11 = elemaddr r63, 1, 4
 	r12 = load.f32 r11
-	branch r13, b8, b24
+	branch r13, b8, b32
 b8: # edge 2→4
 	r15 = move.f32 r12
 	r16 = move.i64 0
 	jump b9
 b9: # unroll setup
-	r67 = max.i64 r14, -9223372036854775804
-	r68 = sub.i64 r67, 4
+	r67 = max.i64 r14, -9223372036854775800
+	r68 = sub.i64 r67, 8
 	jump b10
 b10: # unroll guard
 	r69 = lt.i64 r16, r68
-	branch r69, b11, b19
+	branch r69, b11, b27
 b11: # rangeint.body (unrolled 0)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
@@ -735,8 +911,8 @@ b17: # rangeint.body (unrolled 3)
 b18: # edge 4→4 (unrolled 3)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
-	jump b10
-b19: # rangeint.body
+	jump b19
+b19: # rangeint.body (unrolled 4)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -745,113 +921,113 @@ b19: # rangeint.body
 	r25 = add.f32 r23, r24
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
-	branch r27, b20, b21
-b20: # edge 4→4
+	jump b20
+b20: # edge 4→4 (unrolled 4)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
-	jump b19
-b21: # edge 4→5
-	r17 = move.f32 r25
+	jump b21
+b21: # rangeint.body (unrolled 5)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
 	jump b22
-b22: # rangeint.done
+b22: # edge 4→4 (unrolled 5)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b23
+b23: # rangeint.body (unrolled 6)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b24
+b24: # edge 4→4 (unrolled 6)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b25
+b25: # rangeint.body (unrolled 7)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b26
+b26: # edge 4→4 (unrolled 7)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b10
+b27: # rangeint.body
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	branch r27, b28, b29
+b28: # edge 4→4
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b27
+b29: # edge 4→5
+	r17 = move.f32 r25
+	jump b30
+b30: # rangeint.done
 	r64 = elemaddr r29, r8, 4
 	r28 = elemaddr r64, 1, 4
 	store.f32 r28, r17
-	jump b23
-b23: # latch
+	jump b31
+b31: # latch
 	r2 = add.i64 r2, r1
 	jump b5
-b24: # edge 2→5
+b32: # edge 2→5
 	r17 = move.f32 r12
-	jump b22
-b25: # exit
+	jump b30
+b33: # exit
 	return
-b26: # preheader
+b34: # preheader
 	r38 = gt.i64 r14, 0
-	jump b27
-b27: # head (checked)
+	jump b35
+b35: # head (checked)
 	r31 = add.i64 r2, 1
 	r32 = lt.i64 r31, r3
-	branch r32, b28, b25
-b28: # index (checked)
+	branch r32, b36, b33
+b36: # index (checked)
 	r33 = move.i64 r2
-	jump b29
-b29: # rangeindex.loop (checked)
+	jump b37
+b37: # rangeindex.loop (checked)
 	r34 = add.i64 r33, 1
-	jump b30
-b30: # rangeindex.body (checked)
+	jump b38
+b38: # rangeindex.body (checked)
 	r65 = elemaddr r4, r33, 4
 	r36 = elemaddr r65, 1, 4
 	r37 = load.f32 r36
-	branch r38, b31, b47
-b31: # edge 2→4 (checked)
+	branch r38, b39, b63
+b39: # edge 2→4 (checked)
 	r15 = move.f32 r37
 	r16 = move.i64 0
-	jump b32
-b32: # unroll setup
-	r70 = max.i64 r14, -9223372036854775804
-	r71 = sub.i64 r70, 4
-	jump b33
-b33: # unroll guard
-	r72 = lt.i64 r16, r71
-	branch r72, b34, b42
-b34: # rangeint.body (checked) (unrolled 0)
-	r39 = mul.f32 r15, r15
-	r40 = add.f32 r39, 1.0
-	r41 = sqrt.f32 r40
-	r42 = mul.f32 r41, 0.5
-	r43 = div.f32 r15, 7.0
-	r44 = add.f32 r42, r43
-	r45 = add.i64 r16, 1
-	r46 = lt.i64 r45, r14
-	jump b35
-b35: # edge 4→4 (checked) (unrolled 0)
-	r15 = move.f32 r44
-	r16 = move.i64 r45
-	jump b36
-b36: # rangeint.body (checked) (unrolled 1)
-	r39 = mul.f32 r15, r15
-	r40 = add.f32 r39, 1.0
-	r41 = sqrt.f32 r40
-	r42 = mul.f32 r41, 0.5
-	r43 = div.f32 r15, 7.0
-	r44 = add.f32 r42, r43
-	r45 = add.i64 r16, 1
-	r46 = lt.i64 r45, r14
-	jump b37
-b37: # edge 4→4 (checked) (unrolled 1)
-	r15 = move.f32 r44
-	r16 = move.i64 r45
-	jump b38
-b38: # rangeint.body (checked) (unrolled 2)
-	r39 = mul.f32 r15, r15
-	r40 = add.f32 r39, 1.0
-	r41 = sqrt.f32 r40
-	r42 = mul.f32 r41, 0.5
-	r43 = div.f32 r15, 7.0
-	r44 = add.f32 r42, r43
-	r45 = add.i64 r16, 1
-	r46 = lt.i64 r45, r14
-	jump b39
-b39: # edge 4→4 (checked) (unrolled 2)
-	r15 = move.f32 r44
-	r16 = move.i64 r45
 	jump b40
-b40: # rangeint.body (checked) (unrolled 3)
-	r39 = mul.f32 r15, r15
-	r40 = add.f32 r39, 1.0
-	r41 = sqrt.f32 r40
-	r42 = mul.f32 r41, 0.5
-	r43 = div.f32 r15, 7.0
-	r44 = add.f32 r42, r43
-	r45 = add.i64 r16, 1
-	r46 = lt.i64 r45, r14
+b40: # unroll setup
+	r70 = max.i64 r14, -9223372036854775800
+	r71 = sub.i64 r70, 8
 	jump b41
-b41: # edge 4→4 (checked) (unrolled 3)
-	r15 = move.f32 r44
-	r16 = move.i64 r45
-	jump b33
-b42: # rangeint.body (checked)
+b41: # unroll guard
+	r72 = lt.i64 r16, r71
+	branch r72, b42, b58
+b42: # rangeint.body (checked) (unrolled 0)
 	r39 = mul.f32 r15, r15
 	r40 = add.f32 r39, 1.0
 	r41 = sqrt.f32 r40
@@ -860,24 +1036,136 @@ b42: # rangeint.body (checked)
 	r44 = add.f32 r42, r43
 	r45 = add.i64 r16, 1
 	r46 = lt.i64 r45, r14
-	branch r46, b43, b44
-b43: # edge 4→4 (checked)
+	jump b43
+b43: # edge 4→4 (checked) (unrolled 0)
 	r15 = move.f32 r44
 	r16 = move.i64 r45
-	jump b42
-b44: # edge 4→5 (checked)
-	r17 = move.f32 r44
+	jump b44
+b44: # rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
 	jump b45
-b45: # rangeint.done (checked)
+b45: # edge 4→4 (checked) (unrolled 1)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b46
+b46: # rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b47
+b47: # edge 4→4 (checked) (unrolled 2)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b48
+b48: # rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b49
+b49: # edge 4→4 (checked) (unrolled 3)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b50
+b50: # rangeint.body (checked) (unrolled 4)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b51
+b51: # edge 4→4 (checked) (unrolled 4)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b52
+b52: # rangeint.body (checked) (unrolled 5)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b53
+b53: # edge 4→4 (checked) (unrolled 5)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b54
+b54: # rangeint.body (checked) (unrolled 6)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b55
+b55: # edge 4→4 (checked) (unrolled 6)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b56
+b56: # rangeint.body (checked) (unrolled 7)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b57
+b57: # edge 4→4 (checked) (unrolled 7)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b41
+b58: # rangeint.body (checked)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	branch r46, b59, b60
+b59: # edge 4→4 (checked)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b58
+b60: # edge 4→5 (checked)
+	r17 = move.f32 r44
+	jump b61
+b61: # rangeint.done (checked)
 	checkindex r34, r30, site 0
 	r66 = elemaddr r29, r33, 4
 	r47 = elemaddr r66, 1, 4
 	store.f32 r47, r17
-	jump b46
-b46: # latch (checked)
+	jump b62
+b62: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b27
-b47: # edge 2→5 (checked)
+	jump b35
+b63: # edge 2→5 (checked)
 	r17 = move.f32 r37
-	jump b45
+	jump b61
 `

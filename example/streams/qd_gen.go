@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "7f51142ead2f502e7f0ee6d3d1930218db0b79bc6ae4b632f44ff3be75432dc3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a0b4a8a4577fdd820991641867d2c28c4fb3819eec0d9cb24de69c0daa3e7b89"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "2497680d9e3e3f491edef3f236f2dbe7a8e0c26ca52af19b52c1d21489f1761a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "62f6ac25d6beabbf3a1301a0ab253ac3021f7c1310def03334d4d63bfdf177b3"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -448,23 +448,23 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_24;
+	@!%p7 bra $L_32;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	@!%p12 bra $L_23;
+	@!%p12 bra $L_31;
 $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
-	max.s64 %rd37, %rd13, -9223372036854775804;
-	sub.s64 %rd38, %rd37, 4;
+	max.s64 %rd37, %rd13, -9223372036854775800;
+	sub.s64 %rd38, %rd37, 8;
 $L_8:
 	setp.lt.s64 %p39, %rd15, %rd38;
-	@!%p39 bra $L_17;
+	@!%p39 bra $L_25;
 $L_9:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
@@ -537,7 +537,6 @@ $L_15:
 $L_16:
 	mov.b64 %rd14, %rd19;
 	mov.b64 %rd15, %rd20;
-	bra.uni $L_8;
 $L_17:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
@@ -553,30 +552,103 @@ $L_17:
 	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
-	@!%p21 bra $L_19;
 $L_18:
 	mov.b64 %rd14, %rd19;
 	mov.b64 %rd15, %rd20;
-	bra.uni $L_17;
 $L_19:
-	mov.b64 %rd16, %rd19;
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
 $L_20:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_21:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_22:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_23:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_24:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_8;
+$L_25:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+	@!%p21 bra $L_27;
+$L_26:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_25;
+$L_27:
+	mov.b64 %rd16, %rd19;
+$L_28:
 	mad.lo.s64 %rd35, %rd8, 4, %rd4;
 	add.s64 %rd22, %rd35, 4;
 	st.global.f32 [%rd22], %f23;
 	setp.lt.s64 %p24, %rd16, 0;
-	@!%p24 bra $L_22;
-$L_21:
+	@!%p24 bra $L_30;
+$L_29:
 	mov.b64 %rd25, %rd22;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
-$L_22:
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_23:
+$L_31:
 	mov.b64 %rd16, %rd11;
-	bra.uni $L_20;
-$L_24:
+	bra.uni $L_28;
+$L_32:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -1033,18 +1105,82 @@ extern "C" __global__ void Produce_0(char *p0, i64 p1, float p2, i64 p3) {
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b24;
+	if (!r7) goto b32;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	r11 = r9;
-	if (!r12) goto b23;
+	if (!r12) goto b31;
 	r14 = r11;
 	r15 = 0ll;
-	r37 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r38 = (u64)r37 - 4ull;
+	r37 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
+	r38 = (u64)r37 - 8ull;
 b8: // unroll guard
 	r39 = r15 < r38;
-	if (!r39) goto b17;
+	if (!r39) goto b25;
+	r17 = (u64)r14 * 1664525ull;
+	r18 = (u64)r17 + 1013904223ull;
+	r26 = __mul64hi(r18, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r18;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r18 - (u64)r33;
+	r19 = r34;
+	r20 = (u64)r15 + 1ull;
+	r21 = r20 < r13;
+	r14 = r19;
+	r15 = r20;
+	r17 = (u64)r14 * 1664525ull;
+	r18 = (u64)r17 + 1013904223ull;
+	r26 = __mul64hi(r18, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r18;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r18 - (u64)r33;
+	r19 = r34;
+	r20 = (u64)r15 + 1ull;
+	r21 = r20 < r13;
+	r14 = r19;
+	r15 = r20;
+	r17 = (u64)r14 * 1664525ull;
+	r18 = (u64)r17 + 1013904223ull;
+	r26 = __mul64hi(r18, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r18;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r18 - (u64)r33;
+	r19 = r34;
+	r20 = (u64)r15 + 1ull;
+	r21 = r20 < r13;
+	r14 = r19;
+	r15 = r20;
+	r17 = (u64)r14 * 1664525ull;
+	r18 = (u64)r17 + 1013904223ull;
+	r26 = __mul64hi(r18, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r18;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r18 - (u64)r33;
+	r19 = r34;
+	r20 = (u64)r15 + 1ull;
+	r21 = r20 < r13;
+	r14 = r19;
+	r15 = r20;
 	r17 = (u64)r14 * 1664525ull;
 	r18 = (u64)r17 + 1013904223ull;
 	r26 = __mul64hi(r18, (-9223372032559808509ll));
@@ -1110,7 +1246,7 @@ b8: // unroll guard
 	r14 = r19;
 	r15 = r20;
 	goto b8;
-b17: // rangeint.body
+b25: // rangeint.body
 	r17 = (u64)r14 * 1664525ull;
 	r18 = (u64)r17 + 1013904223ull;
 	r26 = __mul64hi(r18, (-9223372032559808509ll));
@@ -1125,27 +1261,27 @@ b17: // rangeint.body
 	r19 = r34;
 	r20 = (u64)r15 + 1ull;
 	r21 = r20 < r13;
-	if (!r21) goto b19;
+	if (!r21) goto b27;
 	r14 = r19;
 	r15 = r20;
-	goto b17;
-b19: // edge 4→5
+	goto b25;
+b27: // edge 4→5
 	r16 = r19;
-b20: // rangeint.done
+b28: // rangeint.done
 	r35 = r4 + r8 * 4;
 	r22 = r35 + 4ll;
 	*(float *)r22 = r23;
 	r24 = r16 < 0ll;
-	if (!r24) goto b22;
+	if (!r24) goto b30;
 	r25 = r22;
 	*(float *)r25 = 0x0p+00f;
-b22: // latch
+b30: // latch
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b23: // edge 2→5
+b31: // edge 2→5
 	r16 = r11;
-	goto b20;
-b24: // exit
+	goto b28;
+b32: // exit
 	return;
 }
 
@@ -1537,7 +1673,7 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b24
+	branch r7, b3, b32
 b3: # index
 	r8 = move.i64 r2
 	jump b4
@@ -1546,18 +1682,18 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	r11 = move.i64 r9
-	branch r12, b6, b23
+	branch r12, b6, b31
 b6: # edge 2→4
 	r14 = move.i64 r11
 	r15 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r37 = max.i64 r13, -9223372036854775804
-	r38 = sub.i64 r37, 4
+	r37 = max.i64 r13, -9223372036854775800
+	r38 = sub.i64 r37, 8
 	jump b8
 b8: # unroll guard
 	r39 = lt.i64 r15, r38
-	branch r39, b9, b17
+	branch r39, b9, b25
 b9: # rangeint.body (unrolled 0)
 	r17 = mul.i64 r14, 1664525
 	r18 = add.i64 r17, 1013904223
@@ -1637,8 +1773,8 @@ b15: # rangeint.body (unrolled 3)
 b16: # edge 4→4 (unrolled 3)
 	r14 = move.i64 r19
 	r15 = move.i64 r20
-	jump b8
-b17: # rangeint.body
+	jump b17
+b17: # rangeint.body (unrolled 4)
 	r17 = mul.i64 r14, 1664525
 	r18 = add.i64 r17, 1013904223
 	r26 = mulhi.i64 r18, -9223372032559808509
@@ -1653,31 +1789,111 @@ b17: # rangeint.body
 	r19 = move.i64 r34
 	r20 = add.i64 r15, 1
 	r21 = lt.i64 r20, r13
-	branch r21, b18, b19
-b18: # edge 4→4
+	jump b18
+b18: # edge 4→4 (unrolled 4)
 	r14 = move.i64 r19
 	r15 = move.i64 r20
-	jump b17
-b19: # edge 4→5
-	r16 = move.i64 r19
+	jump b19
+b19: # rangeint.body (unrolled 5)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
 	jump b20
-b20: # rangeint.done
+b20: # edge 4→4 (unrolled 5)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b21
+b21: # rangeint.body (unrolled 6)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b22
+b22: # edge 4→4 (unrolled 6)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b23
+b23: # rangeint.body (unrolled 7)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b24
+b24: # edge 4→4 (unrolled 7)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b8
+b25: # rangeint.body
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	branch r21, b26, b27
+b26: # edge 4→4
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b25
+b27: # edge 4→5
+	r16 = move.i64 r19
+	jump b28
+b28: # rangeint.done
 	r35 = elemaddr r4, r8, 4
 	r22 = elemaddr r35, 1, 4
 	store.f32 r22, r23
 	r24 = lt.i64 r16, 0
-	branch r24, b21, b22
-b21: # if.then
+	branch r24, b29, b30
+b29: # if.then
 	r25 = move.ptr r22
 	store.f32 r25, 0.0
-	jump b22
-b22: # latch
+	jump b30
+b30: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b23: # edge 2→5
+b31: # edge 2→5
 	r16 = move.i64 r11
-	jump b20
-b24: # exit
+	jump b28
+b32: # exit
 	return
 
 kernel Consume(a []f32, b []f32)
