@@ -114,8 +114,8 @@ func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
 			continue
 		}
 		window, rest := windowChecks(checks)
-		if at, offset, ok := headerTest(t, lp, lv); ok && len(window) > 0 {
-			versionWindow(t, lp, lv, window, rest, at, offset, done)
+		if at, exit, ok := headerTest(t, lp, lv); ok && len(window) > 0 {
+			versionWindow(t, lp, lv, window, rest, at, exit, done)
 		} else {
 			version(t, lp, lv, checks, " (checked if)", done)
 		}

@@ -45,38 +45,34 @@ func windowChecks(checks []hoistedCheck) (window, rest []hoistedCheck) {
 // does not change, compared in the header by the instruction at. The
 // header must do nothing else that matters twice, as a piece's exit runs
 // the next piece's header for the same iteration.
-func headerTest(t *ir.Task, lp *ir.Loop, lv *loopValues) (at int, offset uint64, ok bool) {
+func headerTest(t *ir.Task, lp *ir.Loop, lv *loopValues) (at int, test exitTest, ok bool) {
 	h := t.Blocks[lp.Header]
 	for _, in := range h.Instrs {
 		if info := in.Op.Info(); info.SideEffects || info.Memory.Writes() {
-			return 0, 0, false
+			return 0, exitTest{}, false
 		}
+	}
+	cond := h.Term.Cond.Reg
+	if len(lv.defs[cond]) != 1 {
+		return 0, exitTest{}, false
 	}
 	for _, x := range lv.exitTests() {
 		if x.block != lp.Header {
 			continue
 		}
-		cond := h.Term.Cond.Reg
 		for i, in := range h.Instrs {
-			if in.Dst != cond {
-				continue
-			}
-			bound := 1
-			if in.Op == ir.OpGt {
-				bound = 0
-			}
-			if b := in.Args[bound]; b.Imm || len(lv.defs[b.Reg]) == 0 {
-				return i, x.offset, len(lv.defs[cond]) == 1
+			if in.Dst == cond && in.Type == ir.Int64 && (in.Op == ir.OpLt || in.Op == ir.OpGt) {
+				return i, x, true
 			}
 		}
 	}
-	return 0, 0, false
+	return 0, exitTest{}, false
 }
 
 // versionWindow splits lp into the three pieces for the window checks,
 // and takes out of the middle one the other checks too, when the test
 // before the loop shows they pass in every iteration.
-func versionWindow(t *ir.Task, lp *ir.Loop, lv *loopValues, window, rest []hoistedCheck, at int, offset uint64, done map[int]bool) {
+func versionWindow(t *ir.Task, lp *ir.Loop, lv *loopValues, window, rest []hoistedCheck, at int, exit exitTest, done map[int]bool) {
 	g := &guard{t: t, lv: lv, start: preheader(t, lp), values: map[string]ir.Arg{}}
 	after := copyLoop(t, lp, " (checked if, after)")
 	before := copyLoop(t, lp, " (checked if, before)")
@@ -98,11 +94,12 @@ func versionWindow(t *ir.Task, lp *ir.Loop, lv *loopValues, window, rest []hoist
 	if test.Op == ir.OpGt {
 		bound = 0
 	}
-	// The test compares counter+offset: so do the window's ends.
-	limit := test.Args[bound]
-	if offset != 0 {
-		lo = g.emit(ir.OpAdd, ir.Int64, lo, ir.Imm(ir.Int64, offset))
-		hi = g.emit(ir.OpAdd, ir.Int64, hi, ir.Imm(ir.Int64, offset))
+	// The test compares counter+offset with a bound the loop does not
+	// change, computed before it here: so do the window's ends.
+	limit := g.compute(exit.bound, ir.R(lv.counter), "first")
+	if exit.offset != 0 {
+		lo = g.emit(ir.OpAdd, ir.Int64, lo, ir.Imm(ir.Int64, exit.offset))
+		hi = g.emit(ir.OpAdd, ir.Int64, hi, ir.Imm(ir.Int64, exit.offset))
 	}
 	t.Blocks[before[lp.Header]].Instrs[at].Args[bound] = g.emit(ir.OpMin, ir.Int64, limit, lo)
 	test.Args[bound] = g.emit(ir.OpMin, ir.Int64, limit, hi)
