@@ -31,12 +31,13 @@ func UnrollLoops(t *ir.Task) {
 	loops := innermostLoops(t)
 	dom := t.Dominators()
 	for _, lp := range loops {
-		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) || lp.checks(t) {
+		size := lp.size(t)
+		if size > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) || lp.checks(t) {
 			continue
 		}
 		if c, ok := countedLoop(t, lp, dom); ok {
 			factor := unrollFactor
-			if lp.size(t) <= smallBodyInstrs {
+			if size <= smallBodyInstrs {
 				factor = smallBodyFactor
 			}
 			unrollCounted(t, lp, c, factor)

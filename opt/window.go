@@ -1,6 +1,8 @@
 package opt
 
 import (
+	"slices"
+
 	"github.com/qdgo/qd/ir"
 )
 
@@ -118,11 +120,18 @@ func versionWindow(t *ir.Task, lp *ir.Loop, lv *loopValues, window, rest []hoist
 // the lengths lie within 2^61 of zero.
 func (g *guard) window(checks []hoistedCheck) (lo, hi ir.Arg) {
 	zero := ir.Imm(ir.Int64, 0)
+	short := map[string]bool{} // lengths already required to be short
+	// Of checks whose indices differ by constants, the two extremes
+	// bound the window.
+	checks = slices.Concat(groupChecks(checks)...)
 	for i, c := range checks {
 		b := g.compute(c.index, zero, "zero")
 		length := g.compute(c.length, zero, "zero")
 		g.require(ir.OpLe, g.emit(ir.OpAdd, ir.Uint64, g.unsigned(b), word(1<<61)), word(1<<62))
-		g.require(ir.OpLe, g.unsigned(length), word(1<<61))
+		if !short[c.length.key] {
+			short[c.length.key] = true
+			g.require(ir.OpLe, g.unsigned(length), word(1<<61))
+		}
 		var l, h ir.Arg
 		if a, _ := c.form.coef.constant(); a == 1 {
 			// 0 ≤ counter + b < length

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "afcbcfc1d70c2f40a8b4ff93cf3d0895d1d311ac259e936d98f00742bcce9150"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "ff266dddd42ce75995c3c9e061f4bd4f8a137dc21ba9b3921098dbe269006402"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6a238e78a60a48eb958ec4956eb315621b91433082b9a2983021388b01be8092"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "7a266625535ffa5c92e17c9fcb533029dea5002d434a5a47dcae16684c100ef2"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -705,13 +705,13 @@ const qdPTX = `//
 )
 .maxnreg 32
 {
-	.reg .pred %p<553>;
+	.reg .pred %p<535>;
 	.reg .pred %pt<23>;
-	.reg .b32 %r<612>;
+	.reg .b32 %r<594>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<559>;
+	.reg .b64 %rd<541>;
 	.reg .b64 %rdt<11>;
-	.reg .f32 %f<320>;
+	.reg .f32 %f<302>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil2D_0_param_0];
@@ -735,770 +735,750 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	setp.ne.s64 %p118, %rd9, 0;
-	mov.b64 %rd123, %rd14;
-	setp.le.u64 %p124, %rd123, 2305843009213693952;
-	mov.b64 %rd126, %rd14;
-	mov.pred %p131, %p124;
-	sub.s64 %rd133, %rd14, -1;
-	min.s64 %rd135, %rd126, %rd133;
-	mov.pred %p140, %p124;
-	sub.s64 %rd142, %rd14, 1;
-	min.s64 %rd144, %rd135, %rd142;
-	sub.s64 %rd145, 0, %rd9;
-	mov.b64 %rd146, %rd145;
-	add.u64 %rd147, %rd146, 2305843009213693952;
-	setp.le.u64 %p148, %rd147, 4611686018427387904;
-	mov.pred %p149, %p124;
-	neg.s64 %rd150, %rd145;
-	sub.s64 %rd151, %rd14, %rd145;
-	max.s64 %rd152, %rd150, 1;
-	min.s64 %rd153, %rd144, %rd151;
-	mov.b64 %rd154, %rd9;
-	mov.b64 %rd155, %rd154;
-	add.u64 %rd156, %rd155, 2305843009213693952;
-	setp.le.u64 %p157, %rd156, 4611686018427387904;
-	mov.pred %p158, %p124;
-	neg.s64 %rd159, %rd154;
-	sub.s64 %rd160, %rd14, %rd154;
-	max.s64 %rd161, %rd152, %rd159;
-	min.s64 %rd162, %rd153, %rd160;
-	mov.pred %p165, %p124;
-	mov.b64 %rd167, %rd126;
-	max.s64 %rd168, %rd161, 0;
-	min.s64 %rd169, %rd162, %rd167;
-	min.s64 %rd170, %rd3, %rd168;
-	min.s64 %rd171, %rd3, %rd169;
-	@!%p118 bra $L_84;
+	mov.b64 %rd124, %rd14;
+	setp.le.u64 %p125, %rd124, 2305843009213693952;
+	sub.s64 %rd127, %rd14, -1;
+	sub.s64 %rd133, %rd14, 1;
+	min.s64 %rd135, %rd127, %rd133;
+	sub.s64 %rd136, 0, %rd9;
+	mov.b64 %rd137, %rd136;
+	add.u64 %rd138, %rd137, 2305843009213693952;
+	setp.le.u64 %p139, %rd138, 4611686018427387904;
+	neg.s64 %rd140, %rd136;
+	sub.s64 %rd141, %rd14, %rd136;
+	max.s64 %rd142, %rd140, 1;
+	min.s64 %rd143, %rd135, %rd141;
+	mov.b64 %rd144, %rd9;
+	mov.b64 %rd145, %rd144;
+	add.u64 %rd146, %rd145, 2305843009213693952;
+	setp.le.u64 %p147, %rd146, 4611686018427387904;
+	neg.s64 %rd148, %rd144;
+	sub.s64 %rd149, %rd14, %rd144;
+	max.s64 %rd150, %rd142, %rd148;
+	min.s64 %rd151, %rd143, %rd149;
+	min.s64 %rd152, %rd3, %rd150;
+	min.s64 %rd153, %rd3, %rd151;
+	@!%p118 bra $L_79;
 $L_2:
-	@!%p124 bra $L_84;
+	@!%p125 bra $L_79;
 $L_3:
-	@!%p131 bra $L_84;
+	@!%p139 bra $L_79;
 $L_4:
-	@!%p140 bra $L_84;
+	@!%p147 bra $L_79;
 $L_5:
-	@!%p148 bra $L_84;
-$L_6:
-	@!%p149 bra $L_84;
-$L_7:
-	@!%p157 bra $L_84;
-$L_8:
-	@!%p158 bra $L_84;
-$L_9:
-	@!%p165 bra $L_84;
-$L_10:
 	sub.s64 %rd116, %rd9, 1;
 	sub.s64 %rd113, %rd41, 1;
-	mul.lo.s64 %rd347, %rd9, -4;
-	mul.lo.s64 %rd350, %rd9, 4;
-	mov.b64 %rd452, %rd2;
-	mad.lo.s64 %rd453, %rd452, 4, %rd13;
-	mul.lo.s64 %rd454, %rd1, 4;
-	mad.lo.s64 %rd455, %rd452, 4, %rd4;
-	mov.b64 %rd548, %rd155;
-	cvt.u32.u64 %r554, %rd9;
-	max.u32 %r559, %r554, 1;
-	div.u32 %r560, 4294967295, %r559;
-$L_11:
-	setp.lt.s64 %p82, %rd2, %rd170;
-	@!%p82 bra $L_23;
-$L_12:
+	mul.lo.s64 %rd329, %rd9, -4;
+	mul.lo.s64 %rd332, %rd9, 4;
+	mov.b64 %rd434, %rd2;
+	mad.lo.s64 %rd435, %rd434, 4, %rd13;
+	mul.lo.s64 %rd436, %rd1, 4;
+	mad.lo.s64 %rd437, %rd434, 4, %rd4;
+	mov.b64 %rd530, %rd145;
+	cvt.u32.u64 %r536, %rd9;
+	max.u32 %r541, %r536, 1;
+	div.u32 %r542, 4294967295, %r541;
+$L_6:
+	setp.lt.s64 %p82, %rd2, %rd152;
+	@!%p82 bra $L_18;
+$L_7:
 	mov.b64 %rd83, %rd2;
-$L_13:
+$L_8:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd547, %rd83;
-	or.b64 %rd549, %rd547, %rd548;
-	shr.u64 %rd550, %rd549, 32;
-	cvt.u32.u64 %r551, %rd550;
-	setp.eq.u32 %p552, %r551, 0;
-	@!%p552 bra $L_22;
-$L_14:
-	cvt.u32.u64 %r553, %rd83;
-	mul.hi.u32 %r561, %r553, %r560;
-	mul.lo.u32 %r562, %r561, %r554;
-	sub.u32 %r563, %r553, %r562;
-	sub.u32 %r564, %r563, %r554;
-	min.u32 %r565, %r563, %r564;
-	sub.u32 %r566, %r563, %r565;
-	min.u32 %r567, %r566, 1;
-	add.u32 %r555, %r561, %r567;
-	mov.b32 %r556, %r565;
-	cvt.u64.u32 %rd545, %r555;
-	cvt.u64.u32 %rd546, %r556;
-$L_15:
-	mov.b64 %rd84, %rd546;
-	mov.b64 %rd85, %rd545;
+	mov.b64 %rd529, %rd83;
+	or.b64 %rd531, %rd529, %rd530;
+	shr.u64 %rd532, %rd531, 32;
+	cvt.u32.u64 %r533, %rd532;
+	setp.eq.u32 %p534, %r533, 0;
+	@!%p534 bra $L_17;
+$L_9:
+	cvt.u32.u64 %r535, %rd83;
+	mul.hi.u32 %r543, %r535, %r542;
+	mul.lo.u32 %r544, %r543, %r536;
+	sub.u32 %r545, %r535, %r544;
+	sub.u32 %r546, %r545, %r536;
+	min.u32 %r547, %r545, %r546;
+	sub.u32 %r548, %r545, %r547;
+	min.u32 %r549, %r548, 1;
+	add.u32 %r537, %r543, %r549;
+	mov.b32 %r538, %r547;
+	cvt.u64.u32 %rd527, %r537;
+	cvt.u64.u32 %rd528, %r538;
+$L_10:
+	mov.b64 %rd84, %rd528;
+	mov.b64 %rd85, %rd527;
 	setp.gt.s64 %p86, %rd84, 0;
-	@!%p86 bra $L_21;
-$L_16:
+	@!%p86 bra $L_16;
+$L_11:
 	setp.lt.s64 %p117, %rd84, %rd116;
-	@!%p117 bra $L_21;
-$L_17:
+	@!%p117 bra $L_16;
+$L_12:
 	setp.gt.s64 %p115, %rd85, 0;
-	@!%p115 bra $L_21;
-$L_18:
+	@!%p115 bra $L_16;
+$L_13:
 	setp.lt.s64 %p114, %rd85, %rd113;
-	@!%p114 bra $L_21;
-$L_19:
+	@!%p114 bra $L_16;
+$L_14:
 	setp.ge.u64 %pt1, %rd83, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd87, %rd453;
+	mov.b64 %rd87, %rd435;
 	ld.global.f32 %f88, [%rd87];
 	mul.rn.f32 %f89, %f88, 0f3F000000;
 	sub.s64 %rd90, %rd83, 1;
 	setp.ge.u64 %pt2, %rd90, %rd14;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd344, %rd87;
-	add.s64 %rd91, %rd344, -4;
+	mov.b64 %rd326, %rd87;
+	add.s64 %rd91, %rd326, -4;
 	ld.global.f32 %f92, [%rd91];
 	add.s64 %rd93, %rd83, 1;
 	setp.ge.u64 %pt3, %rd93, %rd14;
 	@%pt3 bra $Lfault_3;
-	mov.b64 %rd345, %rd87;
-	add.s64 %rd94, %rd345, 4;
+	mov.b64 %rd327, %rd87;
+	add.s64 %rd94, %rd327, 4;
 	ld.global.f32 %f95, [%rd94];
 	add.rn.f32 %f96, %f92, %f95;
 	sub.s64 %rd97, %rd83, %rd9;
 	setp.ge.u64 %pt4, %rd97, %rd14;
 	@%pt4 bra $Lfault_4;
-	mov.b64 %rd346, %rd87;
-	add.s64 %rd348, %rd346, %rd347;
-	mov.b64 %rd98, %rd348;
+	mov.b64 %rd328, %rd87;
+	add.s64 %rd330, %rd328, %rd329;
+	mov.b64 %rd98, %rd330;
 	ld.global.f32 %f99, [%rd98];
 	add.rn.f32 %f100, %f96, %f99;
 	add.s64 %rd101, %rd83, %rd9;
 	setp.ge.u64 %pt5, %rd101, %rd14;
 	@%pt5 bra $Lfault_5;
-	mov.b64 %rd349, %rd87;
-	add.s64 %rd351, %rd349, %rd350;
-	mov.b64 %rd102, %rd351;
+	mov.b64 %rd331, %rd87;
+	add.s64 %rd333, %rd331, %rd332;
+	mov.b64 %rd102, %rd333;
 	ld.global.f32 %f103, [%rd102];
 	add.rn.f32 %f104, %f100, %f103;
 	mul.rn.f32 %f105, %f104, 0f3E000000;
 	add.rn.f32 %f106, %f89, %f105;
-	mov.b64 %rd107, %rd455;
+	mov.b64 %rd107, %rd437;
 	st.global.f32 [%rd107], %f106;
-$L_20:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd453, %rd453, %rd454;
-	add.s64 %rd455, %rd455, %rd454;
-	bra.uni $L_11;
-$L_21:
+	add.s64 %rd435, %rd435, %rd436;
+	add.s64 %rd437, %rd437, %rd436;
+	bra.uni $L_6;
+$L_16:
 	setp.ge.u64 %pt6, %rd83, %rd14;
 	@%pt6 bra $Lfault_6;
-	mov.b64 %rd110, %rd453;
+	mov.b64 %rd110, %rd435;
 	ld.global.f32 %f111, [%rd110];
-	mov.b64 %rd112, %rd455;
+	mov.b64 %rd112, %rd437;
 	st.global.f32 [%rd112], %f111;
-	bra.uni $L_20;
-$L_22:
+	bra.uni $L_15;
+$L_17:
 	setp.eq.s64 %pt7, %rd9, -1;
 	neg.s64 %rdt3, %rd83;
-	div.s64 %rd545, %rd83, %rd9;
-	selp.b64 %rd545, %rdt3, %rd545, %pt7;
-	mul.lo.s64 %rd558, %rd545, %rd9;
-	sub.s64 %rd546, %rd83, %rd558;
-	bra.uni $L_15;
+	div.s64 %rd527, %rd83, %rd9;
+	selp.b64 %rd527, %rdt3, %rd527, %pt7;
+	mul.lo.s64 %rd540, %rd527, %rd9;
+	sub.s64 %rd528, %rd83, %rd540;
+	bra.uni $L_10;
+$L_18:
+	mul.lo.s64 %rd154, %rd1, 3;
+	mov.b64 %rd309, %rd436;
+	mov.b64 %rd158, %rd153;
+	mov.b64 %rd160, %rd154;
+	mov.b64 %rd196, %rd116;
+	mov.b64 %rd193, %rd113;
+	mov.b64 %rd337, %rd329;
+	mov.b64 %rd340, %rd332;
+	mov.b64 %rd232, %rd116;
+	mov.b64 %rd229, %rd113;
+	mov.b64 %rd343, %rd309;
+	mov.b64 %rd354, %rd329;
+	mov.b64 %rd359, %rd332;
+	mov.b64 %rd362, %rd309;
+	mov.b64 %rd365, %rd309;
+	mov.b64 %rd368, %rd309;
+	mov.b64 %rd269, %rd116;
+	mov.b64 %rd266, %rd113;
+	mul.lo.s64 %rd371, %rd1, 8;
+	mov.b64 %rd382, %rd329;
+	mov.b64 %rd387, %rd332;
+	mov.b64 %rd390, %rd371;
+	mov.b64 %rd393, %rd371;
+	mov.b64 %rd396, %rd393;
+	mov.b64 %rd306, %rd116;
+	mov.b64 %rd303, %rd113;
+	mul.lo.s64 %rd399, %rd1, 12;
+	mov.b64 %rd410, %rd329;
+	mov.b64 %rd415, %rd332;
+	mov.b64 %rd418, %rd399;
+	mov.b64 %rd421, %rd399;
+	mov.b64 %rd424, %rd421;
+	mov.b64 %rd438, %rd2;
+	mov.b64 %rd439, %rd438;
+	mad.lo.s64 %rd440, %rd439, 4, %rd13;
+	mul.lo.s64 %rd441, %rd309, 4;
+	mad.lo.s64 %rd442, %rd439, 4, %rd4;
+	mov.b64 %rd516, %rd145;
+	mov.b64 %rd502, %rd145;
+	mov.b64 %rd488, %rd145;
+	mov.b64 %rd474, %rd145;
+	mov.b32 %r480, %r536;
+	mov.b32 %r494, %r536;
+	mov.b32 %r508, %r536;
+	mov.b32 %r522, %r536;
+$L_19:
+	setp.lt.s64 %p155, %rd2, %rd153;
+	@!%p155 bra $L_79;
+$L_20:
+	mov.b64 %rd159, %rd2;
+	sub.u64 %rd156, %rd158, %rd159;
+	setp.gt.u64 %p157, %rd156, %rd160;
+	@!%p157 bra $L_66;
+$L_21:
+	mov.b64 %rd161, %rd2;
+$L_22:
+	mov.b64 %rd163, %rd161;
 $L_23:
-	mul.lo.s64 %rd172, %rd1, 3;
-	mov.b64 %rd327, %rd454;
-	mov.b64 %rd176, %rd171;
-	mov.b64 %rd178, %rd172;
-	mov.b64 %rd214, %rd116;
-	mov.b64 %rd211, %rd113;
-	mov.b64 %rd355, %rd347;
-	mov.b64 %rd358, %rd350;
-	mov.b64 %rd250, %rd116;
-	mov.b64 %rd247, %rd113;
-	mov.b64 %rd361, %rd327;
-	mov.b64 %rd372, %rd347;
-	mov.b64 %rd377, %rd350;
-	mov.b64 %rd380, %rd327;
-	mov.b64 %rd383, %rd327;
-	mov.b64 %rd386, %rd327;
-	mov.b64 %rd287, %rd116;
-	mov.b64 %rd284, %rd113;
-	mul.lo.s64 %rd389, %rd1, 8;
-	mov.b64 %rd400, %rd347;
-	mov.b64 %rd405, %rd350;
-	mov.b64 %rd408, %rd389;
-	mov.b64 %rd411, %rd389;
-	mov.b64 %rd414, %rd411;
-	mov.b64 %rd324, %rd116;
-	mov.b64 %rd321, %rd113;
-	mul.lo.s64 %rd417, %rd1, 12;
-	mov.b64 %rd428, %rd347;
-	mov.b64 %rd433, %rd350;
-	mov.b64 %rd436, %rd417;
-	mov.b64 %rd439, %rd417;
-	mov.b64 %rd442, %rd439;
-	mov.b64 %rd456, %rd2;
-	mov.b64 %rd457, %rd456;
-	mad.lo.s64 %rd458, %rd457, 4, %rd13;
-	mul.lo.s64 %rd459, %rd327, 4;
-	mad.lo.s64 %rd460, %rd457, 4, %rd4;
-	mov.b64 %rd534, %rd155;
-	mov.b64 %rd520, %rd155;
-	mov.b64 %rd506, %rd155;
-	mov.b64 %rd492, %rd155;
-	mov.b32 %r498, %r554;
-	mov.b32 %r512, %r554;
-	mov.b32 %r526, %r554;
-	mov.b32 %r540, %r554;
+	mov.b64 %rd515, %rd163;
+	or.b64 %rd517, %rd515, %rd516;
+	shr.u64 %rd518, %rd517, 32;
+	cvt.u32.u64 %r519, %rd518;
+	setp.eq.u32 %p520, %r519, 0;
+	@!%p520 bra $L_65;
 $L_24:
-	setp.lt.s64 %p173, %rd2, %rd171;
-	@!%p173 bra $L_84;
+	cvt.u32.u64 %r521, %rd163;
+	mul.hi.u32 %r571, %r521, %r542;
+	mul.lo.u32 %r572, %r571, %r522;
+	sub.u32 %r573, %r521, %r572;
+	sub.u32 %r574, %r573, %r522;
+	min.u32 %r575, %r573, %r574;
+	sub.u32 %r576, %r573, %r575;
+	min.u32 %r577, %r576, 1;
+	add.u32 %r523, %r571, %r577;
+	mov.b32 %r524, %r575;
+	cvt.u64.u32 %rd513, %r523;
+	cvt.u64.u32 %rd514, %r524;
 $L_25:
-	mov.b64 %rd177, %rd2;
-	sub.u64 %rd174, %rd176, %rd177;
-	setp.gt.u64 %p175, %rd174, %rd178;
-	@!%p175 bra $L_71;
+	mov.b64 %rd164, %rd514;
+	mov.b64 %rd165, %rd513;
+	setp.gt.s64 %p166, %rd164, 0;
+	@!%p166 bra $L_64;
 $L_26:
-	mov.b64 %rd179, %rd2;
+	setp.lt.s64 %p197, %rd164, %rd196;
+	@!%p197 bra $L_64;
 $L_27:
-	mov.b64 %rd181, %rd179;
+	setp.gt.s64 %p195, %rd165, 0;
+	@!%p195 bra $L_64;
 $L_28:
-	mov.b64 %rd533, %rd181;
-	or.b64 %rd535, %rd533, %rd534;
-	shr.u64 %rd536, %rd535, 32;
-	cvt.u32.u64 %r537, %rd536;
-	setp.eq.u32 %p538, %r537, 0;
-	@!%p538 bra $L_70;
+	setp.lt.s64 %p194, %rd165, %rd193;
+	@!%p194 bra $L_64;
 $L_29:
-	cvt.u32.u64 %r539, %rd181;
-	mul.hi.u32 %r589, %r539, %r560;
-	mul.lo.u32 %r590, %r589, %r540;
-	sub.u32 %r591, %r539, %r590;
-	sub.u32 %r592, %r591, %r540;
-	min.u32 %r593, %r591, %r592;
-	sub.u32 %r594, %r591, %r593;
-	min.u32 %r595, %r594, 1;
-	add.u32 %r541, %r589, %r595;
-	mov.b32 %r542, %r593;
-	cvt.u64.u32 %rd531, %r541;
-	cvt.u64.u32 %rd532, %r542;
+	mov.b64 %rd167, %rd440;
+	ld.global.f32 %f168, [%rd167];
+	mul.rn.f32 %f169, %f168, 0f3F000000;
+	mov.b64 %rd334, %rd167;
+	add.s64 %rd171, %rd334, -4;
+	ld.global.f32 %f172, [%rd171];
+	mov.b64 %rd335, %rd167;
+	add.s64 %rd174, %rd335, 4;
+	ld.global.f32 %f175, [%rd174];
+	add.rn.f32 %f176, %f172, %f175;
+	mov.b64 %rd336, %rd167;
+	add.s64 %rd338, %rd336, %rd337;
+	mov.b64 %rd178, %rd338;
+	ld.global.f32 %f179, [%rd178];
+	add.rn.f32 %f180, %f176, %f179;
+	mov.b64 %rd339, %rd167;
+	add.s64 %rd341, %rd339, %rd340;
+	mov.b64 %rd182, %rd341;
+	ld.global.f32 %f183, [%rd182];
+	add.rn.f32 %f184, %f180, %f183;
+	mul.rn.f32 %f185, %f184, 0f3E000000;
+	add.rn.f32 %f186, %f169, %f185;
+	mov.b64 %rd187, %rd442;
+	st.global.f32 [%rd187], %f186;
 $L_30:
-	mov.b64 %rd182, %rd532;
-	mov.b64 %rd183, %rd531;
-	setp.gt.s64 %p184, %rd182, 0;
-	@!%p184 bra $L_69;
+	add.s64 %rd234, %rd161, %rd1;
 $L_31:
-	setp.lt.s64 %p215, %rd182, %rd214;
-	@!%p215 bra $L_69;
+	mov.b64 %rd199, %rd234;
 $L_32:
-	setp.gt.s64 %p213, %rd183, 0;
-	@!%p213 bra $L_69;
+	mov.b64 %rd501, %rd199;
+	or.b64 %rd503, %rd501, %rd502;
+	shr.u64 %rd504, %rd503, 32;
+	cvt.u32.u64 %r505, %rd504;
+	setp.eq.u32 %p506, %r505, 0;
+	@!%p506 bra $L_63;
 $L_33:
-	setp.lt.s64 %p212, %rd183, %rd211;
-	@!%p212 bra $L_69;
+	cvt.u32.u64 %r507, %rd199;
+	mul.hi.u32 %r564, %r507, %r542;
+	mul.lo.u32 %r565, %r564, %r508;
+	sub.u32 %r566, %r507, %r565;
+	sub.u32 %r567, %r566, %r508;
+	min.u32 %r568, %r566, %r567;
+	sub.u32 %r569, %r566, %r568;
+	min.u32 %r570, %r569, 1;
+	add.u32 %r509, %r564, %r570;
+	mov.b32 %r510, %r568;
+	cvt.u64.u32 %rd499, %r509;
+	cvt.u64.u32 %rd500, %r510;
 $L_34:
-	mov.b64 %rd185, %rd458;
-	ld.global.f32 %f186, [%rd185];
-	mul.rn.f32 %f187, %f186, 0f3F000000;
-	mov.b64 %rd352, %rd185;
-	add.s64 %rd189, %rd352, -4;
-	ld.global.f32 %f190, [%rd189];
-	mov.b64 %rd353, %rd185;
-	add.s64 %rd192, %rd353, 4;
-	ld.global.f32 %f193, [%rd192];
-	add.rn.f32 %f194, %f190, %f193;
-	mov.b64 %rd354, %rd185;
-	add.s64 %rd356, %rd354, %rd355;
-	mov.b64 %rd196, %rd356;
-	ld.global.f32 %f197, [%rd196];
-	add.rn.f32 %f198, %f194, %f197;
-	mov.b64 %rd357, %rd185;
-	add.s64 %rd359, %rd357, %rd358;
-	mov.b64 %rd200, %rd359;
-	ld.global.f32 %f201, [%rd200];
-	add.rn.f32 %f202, %f198, %f201;
-	mul.rn.f32 %f203, %f202, 0f3E000000;
-	add.rn.f32 %f204, %f187, %f203;
-	mov.b64 %rd205, %rd460;
-	st.global.f32 [%rd205], %f204;
+	mov.b64 %rd200, %rd500;
+	mov.b64 %rd201, %rd499;
+	setp.gt.s64 %p202, %rd200, 0;
+	@!%p202 bra $L_62;
 $L_35:
-	add.s64 %rd252, %rd179, %rd1;
+	setp.lt.s64 %p233, %rd200, %rd232;
+	@!%p233 bra $L_62;
 $L_36:
-	mov.b64 %rd217, %rd252;
+	setp.gt.s64 %p231, %rd201, 0;
+	@!%p231 bra $L_62;
 $L_37:
-	mov.b64 %rd519, %rd217;
-	or.b64 %rd521, %rd519, %rd520;
-	shr.u64 %rd522, %rd521, 32;
-	cvt.u32.u64 %r523, %rd522;
-	setp.eq.u32 %p524, %r523, 0;
-	@!%p524 bra $L_68;
+	setp.lt.s64 %p230, %rd201, %rd229;
+	@!%p230 bra $L_62;
 $L_38:
-	cvt.u32.u64 %r525, %rd217;
-	mul.hi.u32 %r582, %r525, %r560;
-	mul.lo.u32 %r583, %r582, %r526;
-	sub.u32 %r584, %r525, %r583;
-	sub.u32 %r585, %r584, %r526;
-	min.u32 %r586, %r584, %r585;
-	sub.u32 %r587, %r584, %r586;
-	min.u32 %r588, %r587, 1;
-	add.u32 %r527, %r582, %r588;
-	mov.b32 %r528, %r586;
-	cvt.u64.u32 %rd517, %r527;
-	cvt.u64.u32 %rd518, %r528;
+	mov.b64 %rd342, %rd440;
+	add.s64 %rd344, %rd342, %rd343;
+	mov.b64 %rd203, %rd344;
+	ld.global.f32 %f204, [%rd203];
+	mul.rn.f32 %f205, %f204, 0f3F000000;
+	mov.b64 %rd347, %rd344;
+	add.s64 %rd207, %rd347, -4;
+	ld.global.f32 %f208, [%rd207];
+	mov.b64 %rd350, %rd344;
+	add.s64 %rd210, %rd350, 4;
+	ld.global.f32 %f211, [%rd210];
+	add.rn.f32 %f212, %f208, %f211;
+	mov.b64 %rd353, %rd344;
+	add.s64 %rd355, %rd353, %rd354;
+	mov.b64 %rd214, %rd355;
+	ld.global.f32 %f215, [%rd214];
+	add.rn.f32 %f216, %f212, %f215;
+	mov.b64 %rd358, %rd344;
+	add.s64 %rd360, %rd358, %rd359;
+	mov.b64 %rd218, %rd360;
+	ld.global.f32 %f219, [%rd218];
+	add.rn.f32 %f220, %f216, %f219;
+	mul.rn.f32 %f221, %f220, 0f3E000000;
+	add.rn.f32 %f222, %f205, %f221;
+	mov.b64 %rd361, %rd442;
+	add.s64 %rd363, %rd361, %rd362;
+	mov.b64 %rd223, %rd363;
+	st.global.f32 [%rd223], %f222;
 $L_39:
-	mov.b64 %rd218, %rd518;
-	mov.b64 %rd219, %rd517;
-	setp.gt.s64 %p220, %rd218, 0;
-	@!%p220 bra $L_67;
+	add.s64 %rd271, %rd234, %rd1;
 $L_40:
-	setp.lt.s64 %p251, %rd218, %rd250;
-	@!%p251 bra $L_67;
+	mov.b64 %rd236, %rd271;
 $L_41:
-	setp.gt.s64 %p249, %rd219, 0;
-	@!%p249 bra $L_67;
+	mov.b64 %rd487, %rd236;
+	or.b64 %rd489, %rd487, %rd488;
+	shr.u64 %rd490, %rd489, 32;
+	cvt.u32.u64 %r491, %rd490;
+	setp.eq.u32 %p492, %r491, 0;
+	@!%p492 bra $L_61;
 $L_42:
-	setp.lt.s64 %p248, %rd219, %rd247;
-	@!%p248 bra $L_67;
+	cvt.u32.u64 %r493, %rd236;
+	mul.hi.u32 %r557, %r493, %r542;
+	mul.lo.u32 %r558, %r557, %r494;
+	sub.u32 %r559, %r493, %r558;
+	sub.u32 %r560, %r559, %r494;
+	min.u32 %r561, %r559, %r560;
+	sub.u32 %r562, %r559, %r561;
+	min.u32 %r563, %r562, 1;
+	add.u32 %r495, %r557, %r563;
+	mov.b32 %r496, %r561;
+	cvt.u64.u32 %rd485, %r495;
+	cvt.u64.u32 %rd486, %r496;
 $L_43:
-	mov.b64 %rd360, %rd458;
-	add.s64 %rd362, %rd360, %rd361;
-	mov.b64 %rd221, %rd362;
-	ld.global.f32 %f222, [%rd221];
-	mul.rn.f32 %f223, %f222, 0f3F000000;
-	mov.b64 %rd365, %rd362;
-	add.s64 %rd225, %rd365, -4;
-	ld.global.f32 %f226, [%rd225];
-	mov.b64 %rd368, %rd362;
-	add.s64 %rd228, %rd368, 4;
-	ld.global.f32 %f229, [%rd228];
-	add.rn.f32 %f230, %f226, %f229;
-	mov.b64 %rd371, %rd362;
-	add.s64 %rd373, %rd371, %rd372;
-	mov.b64 %rd232, %rd373;
-	ld.global.f32 %f233, [%rd232];
-	add.rn.f32 %f234, %f230, %f233;
-	mov.b64 %rd376, %rd362;
-	add.s64 %rd378, %rd376, %rd377;
-	mov.b64 %rd236, %rd378;
-	ld.global.f32 %f237, [%rd236];
-	add.rn.f32 %f238, %f234, %f237;
-	mul.rn.f32 %f239, %f238, 0f3E000000;
-	add.rn.f32 %f240, %f223, %f239;
-	mov.b64 %rd379, %rd460;
-	add.s64 %rd381, %rd379, %rd380;
-	mov.b64 %rd241, %rd381;
-	st.global.f32 [%rd241], %f240;
+	mov.b64 %rd237, %rd486;
+	mov.b64 %rd238, %rd485;
+	setp.gt.s64 %p239, %rd237, 0;
+	@!%p239 bra $L_60;
 $L_44:
-	add.s64 %rd289, %rd252, %rd1;
+	setp.lt.s64 %p270, %rd237, %rd269;
+	@!%p270 bra $L_60;
 $L_45:
-	mov.b64 %rd254, %rd289;
+	setp.gt.s64 %p268, %rd238, 0;
+	@!%p268 bra $L_60;
 $L_46:
-	mov.b64 %rd505, %rd254;
-	or.b64 %rd507, %rd505, %rd506;
-	shr.u64 %rd508, %rd507, 32;
-	cvt.u32.u64 %r509, %rd508;
-	setp.eq.u32 %p510, %r509, 0;
-	@!%p510 bra $L_66;
+	setp.lt.s64 %p267, %rd238, %rd266;
+	@!%p267 bra $L_60;
 $L_47:
-	cvt.u32.u64 %r511, %rd254;
-	mul.hi.u32 %r575, %r511, %r560;
-	mul.lo.u32 %r576, %r575, %r512;
-	sub.u32 %r577, %r511, %r576;
-	sub.u32 %r578, %r577, %r512;
-	min.u32 %r579, %r577, %r578;
-	sub.u32 %r580, %r577, %r579;
-	min.u32 %r581, %r580, 1;
-	add.u32 %r513, %r575, %r581;
-	mov.b32 %r514, %r579;
-	cvt.u64.u32 %rd503, %r513;
-	cvt.u64.u32 %rd504, %r514;
-$L_48:
-	mov.b64 %rd255, %rd504;
-	mov.b64 %rd256, %rd503;
-	setp.gt.s64 %p257, %rd255, 0;
-	@!%p257 bra $L_65;
-$L_49:
-	setp.lt.s64 %p288, %rd255, %rd287;
-	@!%p288 bra $L_65;
-$L_50:
-	setp.gt.s64 %p286, %rd256, 0;
-	@!%p286 bra $L_65;
-$L_51:
-	setp.lt.s64 %p285, %rd256, %rd284;
-	@!%p285 bra $L_65;
-$L_52:
-	mov.b64 %rd388, %rd458;
-	add.s64 %rd390, %rd388, %rd389;
-	mov.b64 %rd258, %rd390;
-	ld.global.f32 %f259, [%rd258];
-	mul.rn.f32 %f260, %f259, 0f3F000000;
-	mov.b64 %rd393, %rd390;
-	add.s64 %rd262, %rd393, -4;
-	ld.global.f32 %f263, [%rd262];
-	mov.b64 %rd396, %rd390;
-	add.s64 %rd265, %rd396, 4;
-	ld.global.f32 %f266, [%rd265];
-	add.rn.f32 %f267, %f263, %f266;
-	mov.b64 %rd399, %rd390;
-	add.s64 %rd401, %rd399, %rd400;
-	mov.b64 %rd269, %rd401;
-	ld.global.f32 %f270, [%rd269];
-	add.rn.f32 %f271, %f267, %f270;
-	mov.b64 %rd404, %rd390;
-	add.s64 %rd406, %rd404, %rd405;
-	mov.b64 %rd273, %rd406;
-	ld.global.f32 %f274, [%rd273];
-	add.rn.f32 %f275, %f271, %f274;
-	mul.rn.f32 %f276, %f275, 0f3E000000;
-	add.rn.f32 %f277, %f260, %f276;
-	mov.b64 %rd407, %rd460;
-	add.s64 %rd409, %rd407, %rd408;
-	mov.b64 %rd278, %rd409;
-	st.global.f32 [%rd278], %f277;
-$L_53:
-	add.s64 %rd326, %rd289, %rd1;
-$L_54:
-	mov.b64 %rd291, %rd326;
-$L_55:
-	mov.b64 %rd491, %rd291;
-	or.b64 %rd493, %rd491, %rd492;
-	shr.u64 %rd494, %rd493, 32;
-	cvt.u32.u64 %r495, %rd494;
-	setp.eq.u32 %p496, %r495, 0;
-	@!%p496 bra $L_64;
-$L_56:
-	cvt.u32.u64 %r497, %rd291;
-	mul.hi.u32 %r568, %r497, %r560;
-	mul.lo.u32 %r569, %r568, %r498;
-	sub.u32 %r570, %r497, %r569;
-	sub.u32 %r571, %r570, %r498;
-	min.u32 %r572, %r570, %r571;
-	sub.u32 %r573, %r570, %r572;
-	min.u32 %r574, %r573, 1;
-	add.u32 %r499, %r568, %r574;
-	mov.b32 %r500, %r572;
-	cvt.u64.u32 %rd489, %r499;
-	cvt.u64.u32 %rd490, %r500;
-$L_57:
-	mov.b64 %rd292, %rd490;
-	mov.b64 %rd293, %rd489;
-	setp.gt.s64 %p294, %rd292, 0;
-	@!%p294 bra $L_63;
-$L_58:
-	setp.lt.s64 %p325, %rd292, %rd324;
-	@!%p325 bra $L_63;
-$L_59:
-	setp.gt.s64 %p323, %rd293, 0;
-	@!%p323 bra $L_63;
-$L_60:
-	setp.lt.s64 %p322, %rd293, %rd321;
-	@!%p322 bra $L_63;
-$L_61:
-	mov.b64 %rd416, %rd458;
-	add.s64 %rd418, %rd416, %rd417;
-	mov.b64 %rd295, %rd418;
-	ld.global.f32 %f296, [%rd295];
-	mul.rn.f32 %f297, %f296, 0f3F000000;
-	mov.b64 %rd421, %rd418;
-	add.s64 %rd299, %rd421, -4;
-	ld.global.f32 %f300, [%rd299];
-	mov.b64 %rd424, %rd418;
-	add.s64 %rd302, %rd424, 4;
-	ld.global.f32 %f303, [%rd302];
-	add.rn.f32 %f304, %f300, %f303;
-	mov.b64 %rd427, %rd418;
-	add.s64 %rd429, %rd427, %rd428;
-	mov.b64 %rd306, %rd429;
-	ld.global.f32 %f307, [%rd306];
-	add.rn.f32 %f308, %f304, %f307;
-	mov.b64 %rd432, %rd418;
-	add.s64 %rd434, %rd432, %rd433;
-	mov.b64 %rd310, %rd434;
-	ld.global.f32 %f311, [%rd310];
-	add.rn.f32 %f312, %f308, %f311;
-	mul.rn.f32 %f313, %f312, 0f3E000000;
-	add.rn.f32 %f314, %f297, %f313;
-	mov.b64 %rd435, %rd460;
-	add.s64 %rd437, %rd435, %rd436;
-	mov.b64 %rd315, %rd437;
-	st.global.f32 [%rd315], %f314;
-$L_62:
-	add.s64 %rd2, %rd2, %rd327;
-	add.s64 %rd458, %rd458, %rd459;
-	add.s64 %rd460, %rd460, %rd459;
-	bra.uni $L_24;
-$L_63:
-	mov.b64 %rd438, %rd458;
-	add.s64 %rd440, %rd438, %rd439;
-	mov.b64 %rd318, %rd440;
-	ld.global.f32 %f319, [%rd318];
-	mov.b64 %rd441, %rd460;
-	add.s64 %rd443, %rd441, %rd442;
-	mov.b64 %rd320, %rd443;
-	st.global.f32 [%rd320], %f319;
-	bra.uni $L_62;
-$L_64:
-	setp.eq.s64 %pt8, %rd9, -1;
-	neg.s64 %rdt4, %rd291;
-	div.s64 %rd489, %rd291, %rd9;
-	selp.b64 %rd489, %rdt4, %rd489, %pt8;
-	mul.lo.s64 %rd502, %rd489, %rd9;
-	sub.s64 %rd490, %rd291, %rd502;
-	bra.uni $L_57;
-$L_65:
-	mov.b64 %rd410, %rd458;
-	add.s64 %rd412, %rd410, %rd411;
-	mov.b64 %rd281, %rd412;
-	ld.global.f32 %f282, [%rd281];
-	mov.b64 %rd413, %rd460;
-	add.s64 %rd415, %rd413, %rd414;
-	mov.b64 %rd283, %rd415;
-	st.global.f32 [%rd283], %f282;
-	bra.uni $L_53;
-$L_66:
-	setp.eq.s64 %pt9, %rd9, -1;
-	neg.s64 %rdt5, %rd254;
-	div.s64 %rd503, %rd254, %rd9;
-	selp.b64 %rd503, %rdt5, %rd503, %pt9;
-	mul.lo.s64 %rd516, %rd503, %rd9;
-	sub.s64 %rd504, %rd254, %rd516;
-	bra.uni $L_48;
-$L_67:
-	mov.b64 %rd382, %rd458;
-	add.s64 %rd384, %rd382, %rd383;
-	mov.b64 %rd244, %rd384;
+	mov.b64 %rd370, %rd440;
+	add.s64 %rd372, %rd370, %rd371;
+	mov.b64 %rd240, %rd372;
+	ld.global.f32 %f241, [%rd240];
+	mul.rn.f32 %f242, %f241, 0f3F000000;
+	mov.b64 %rd375, %rd372;
+	add.s64 %rd244, %rd375, -4;
 	ld.global.f32 %f245, [%rd244];
-	mov.b64 %rd385, %rd460;
-	add.s64 %rd387, %rd385, %rd386;
-	mov.b64 %rd246, %rd387;
-	st.global.f32 [%rd246], %f245;
-	bra.uni $L_44;
-$L_68:
-	setp.eq.s64 %pt10, %rd9, -1;
-	neg.s64 %rdt6, %rd217;
-	div.s64 %rd517, %rd217, %rd9;
-	selp.b64 %rd517, %rdt6, %rd517, %pt10;
-	mul.lo.s64 %rd530, %rd517, %rd9;
-	sub.s64 %rd518, %rd217, %rd530;
+	mov.b64 %rd378, %rd372;
+	add.s64 %rd247, %rd378, 4;
+	ld.global.f32 %f248, [%rd247];
+	add.rn.f32 %f249, %f245, %f248;
+	mov.b64 %rd381, %rd372;
+	add.s64 %rd383, %rd381, %rd382;
+	mov.b64 %rd251, %rd383;
+	ld.global.f32 %f252, [%rd251];
+	add.rn.f32 %f253, %f249, %f252;
+	mov.b64 %rd386, %rd372;
+	add.s64 %rd388, %rd386, %rd387;
+	mov.b64 %rd255, %rd388;
+	ld.global.f32 %f256, [%rd255];
+	add.rn.f32 %f257, %f253, %f256;
+	mul.rn.f32 %f258, %f257, 0f3E000000;
+	add.rn.f32 %f259, %f242, %f258;
+	mov.b64 %rd389, %rd442;
+	add.s64 %rd391, %rd389, %rd390;
+	mov.b64 %rd260, %rd391;
+	st.global.f32 [%rd260], %f259;
+$L_48:
+	add.s64 %rd308, %rd271, %rd1;
+$L_49:
+	mov.b64 %rd273, %rd308;
+$L_50:
+	mov.b64 %rd473, %rd273;
+	or.b64 %rd475, %rd473, %rd474;
+	shr.u64 %rd476, %rd475, 32;
+	cvt.u32.u64 %r477, %rd476;
+	setp.eq.u32 %p478, %r477, 0;
+	@!%p478 bra $L_59;
+$L_51:
+	cvt.u32.u64 %r479, %rd273;
+	mul.hi.u32 %r550, %r479, %r542;
+	mul.lo.u32 %r551, %r550, %r480;
+	sub.u32 %r552, %r479, %r551;
+	sub.u32 %r553, %r552, %r480;
+	min.u32 %r554, %r552, %r553;
+	sub.u32 %r555, %r552, %r554;
+	min.u32 %r556, %r555, 1;
+	add.u32 %r481, %r550, %r556;
+	mov.b32 %r482, %r554;
+	cvt.u64.u32 %rd471, %r481;
+	cvt.u64.u32 %rd472, %r482;
+$L_52:
+	mov.b64 %rd274, %rd472;
+	mov.b64 %rd275, %rd471;
+	setp.gt.s64 %p276, %rd274, 0;
+	@!%p276 bra $L_58;
+$L_53:
+	setp.lt.s64 %p307, %rd274, %rd306;
+	@!%p307 bra $L_58;
+$L_54:
+	setp.gt.s64 %p305, %rd275, 0;
+	@!%p305 bra $L_58;
+$L_55:
+	setp.lt.s64 %p304, %rd275, %rd303;
+	@!%p304 bra $L_58;
+$L_56:
+	mov.b64 %rd398, %rd440;
+	add.s64 %rd400, %rd398, %rd399;
+	mov.b64 %rd277, %rd400;
+	ld.global.f32 %f278, [%rd277];
+	mul.rn.f32 %f279, %f278, 0f3F000000;
+	mov.b64 %rd403, %rd400;
+	add.s64 %rd281, %rd403, -4;
+	ld.global.f32 %f282, [%rd281];
+	mov.b64 %rd406, %rd400;
+	add.s64 %rd284, %rd406, 4;
+	ld.global.f32 %f285, [%rd284];
+	add.rn.f32 %f286, %f282, %f285;
+	mov.b64 %rd409, %rd400;
+	add.s64 %rd411, %rd409, %rd410;
+	mov.b64 %rd288, %rd411;
+	ld.global.f32 %f289, [%rd288];
+	add.rn.f32 %f290, %f286, %f289;
+	mov.b64 %rd414, %rd400;
+	add.s64 %rd416, %rd414, %rd415;
+	mov.b64 %rd292, %rd416;
+	ld.global.f32 %f293, [%rd292];
+	add.rn.f32 %f294, %f290, %f293;
+	mul.rn.f32 %f295, %f294, 0f3E000000;
+	add.rn.f32 %f296, %f279, %f295;
+	mov.b64 %rd417, %rd442;
+	add.s64 %rd419, %rd417, %rd418;
+	mov.b64 %rd297, %rd419;
+	st.global.f32 [%rd297], %f296;
+$L_57:
+	add.s64 %rd2, %rd2, %rd309;
+	add.s64 %rd440, %rd440, %rd441;
+	add.s64 %rd442, %rd442, %rd441;
+	bra.uni $L_19;
+$L_58:
+	mov.b64 %rd420, %rd440;
+	add.s64 %rd422, %rd420, %rd421;
+	mov.b64 %rd300, %rd422;
+	ld.global.f32 %f301, [%rd300];
+	mov.b64 %rd423, %rd442;
+	add.s64 %rd425, %rd423, %rd424;
+	mov.b64 %rd302, %rd425;
+	st.global.f32 [%rd302], %f301;
+	bra.uni $L_57;
+$L_59:
+	setp.eq.s64 %pt8, %rd9, -1;
+	neg.s64 %rdt4, %rd273;
+	div.s64 %rd471, %rd273, %rd9;
+	selp.b64 %rd471, %rdt4, %rd471, %pt8;
+	mul.lo.s64 %rd484, %rd471, %rd9;
+	sub.s64 %rd472, %rd273, %rd484;
+	bra.uni $L_52;
+$L_60:
+	mov.b64 %rd392, %rd440;
+	add.s64 %rd394, %rd392, %rd393;
+	mov.b64 %rd263, %rd394;
+	ld.global.f32 %f264, [%rd263];
+	mov.b64 %rd395, %rd442;
+	add.s64 %rd397, %rd395, %rd396;
+	mov.b64 %rd265, %rd397;
+	st.global.f32 [%rd265], %f264;
+	bra.uni $L_48;
+$L_61:
+	setp.eq.s64 %pt9, %rd9, -1;
+	neg.s64 %rdt5, %rd236;
+	div.s64 %rd485, %rd236, %rd9;
+	selp.b64 %rd485, %rdt5, %rd485, %pt9;
+	mul.lo.s64 %rd498, %rd485, %rd9;
+	sub.s64 %rd486, %rd236, %rd498;
+	bra.uni $L_43;
+$L_62:
+	mov.b64 %rd364, %rd440;
+	add.s64 %rd366, %rd364, %rd365;
+	mov.b64 %rd226, %rd366;
+	ld.global.f32 %f227, [%rd226];
+	mov.b64 %rd367, %rd442;
+	add.s64 %rd369, %rd367, %rd368;
+	mov.b64 %rd228, %rd369;
+	st.global.f32 [%rd228], %f227;
 	bra.uni $L_39;
-$L_69:
-	mov.b64 %rd208, %rd458;
-	ld.global.f32 %f209, [%rd208];
-	mov.b64 %rd210, %rd460;
-	st.global.f32 [%rd210], %f209;
-	bra.uni $L_35;
-$L_70:
-	setp.eq.s64 %pt11, %rd9, -1;
-	neg.s64 %rdt7, %rd181;
-	div.s64 %rd531, %rd181, %rd9;
-	selp.b64 %rd531, %rdt7, %rd531, %pt11;
-	mul.lo.s64 %rd544, %rd531, %rd9;
-	sub.s64 %rd532, %rd181, %rd544;
+$L_63:
+	setp.eq.s64 %pt10, %rd9, -1;
+	neg.s64 %rdt6, %rd199;
+	div.s64 %rd499, %rd199, %rd9;
+	selp.b64 %rd499, %rdt6, %rd499, %pt10;
+	mul.lo.s64 %rd512, %rd499, %rd9;
+	sub.s64 %rd500, %rd199, %rd512;
+	bra.uni $L_34;
+$L_64:
+	mov.b64 %rd190, %rd440;
+	ld.global.f32 %f191, [%rd190];
+	mov.b64 %rd192, %rd442;
+	st.global.f32 [%rd192], %f191;
 	bra.uni $L_30;
-$L_71:
+$L_65:
+	setp.eq.s64 %pt11, %rd9, -1;
+	neg.s64 %rdt7, %rd163;
+	div.s64 %rd513, %rd163, %rd9;
+	selp.b64 %rd513, %rdt7, %rd513, %pt11;
+	mul.lo.s64 %rd526, %rd513, %rd9;
+	sub.s64 %rd514, %rd163, %rd526;
+	bra.uni $L_25;
+$L_66:
 	mov.b64 %rd44, %rd116;
 	mov.b64 %rd40, %rd113;
-	mov.b64 %rd331, %rd347;
-	mov.b64 %rd334, %rd350;
-	mov.b64 %rd444, %rd2;
-	mad.lo.s64 %rd445, %rd444, 4, %rd13;
-	mov.b64 %rd446, %rd454;
-	mad.lo.s64 %rd447, %rd444, 4, %rd4;
-	mov.b64 %rd478, %rd155;
-	mov.b32 %r484, %r554;
-$L_72:
-	setp.lt.s64 %p6, %rd2, %rd171;
-	@!%p6 bra $L_84;
-$L_73:
+	mov.b64 %rd313, %rd329;
+	mov.b64 %rd316, %rd332;
+	mov.b64 %rd426, %rd2;
+	mad.lo.s64 %rd427, %rd426, 4, %rd13;
+	mov.b64 %rd428, %rd436;
+	mad.lo.s64 %rd429, %rd426, 4, %rd4;
+	mov.b64 %rd460, %rd145;
+	mov.b32 %r466, %r536;
+$L_67:
+	setp.lt.s64 %p6, %rd2, %rd153;
+	@!%p6 bra $L_79;
+$L_68:
 	mov.b64 %rd7, %rd2;
-$L_74:
-	mov.b64 %rd477, %rd7;
-	or.b64 %rd479, %rd477, %rd478;
-	shr.u64 %rd480, %rd479, 32;
-	cvt.u32.u64 %r481, %rd480;
-	setp.eq.u32 %p482, %r481, 0;
-	@!%p482 bra $L_83;
-$L_75:
-	cvt.u32.u64 %r483, %rd7;
-	mul.hi.u32 %r596, %r483, %r560;
-	mul.lo.u32 %r597, %r596, %r484;
-	sub.u32 %r598, %r483, %r597;
-	sub.u32 %r599, %r598, %r484;
-	min.u32 %r600, %r598, %r599;
-	sub.u32 %r601, %r598, %r600;
-	min.u32 %r602, %r601, 1;
-	add.u32 %r485, %r596, %r602;
-	mov.b32 %r486, %r600;
-	cvt.u64.u32 %rd475, %r485;
-	cvt.u64.u32 %rd476, %r486;
-$L_76:
-	mov.b64 %rd8, %rd476;
-	mov.b64 %rd10, %rd475;
+$L_69:
+	mov.b64 %rd459, %rd7;
+	or.b64 %rd461, %rd459, %rd460;
+	shr.u64 %rd462, %rd461, 32;
+	cvt.u32.u64 %r463, %rd462;
+	setp.eq.u32 %p464, %r463, 0;
+	@!%p464 bra $L_78;
+$L_70:
+	cvt.u32.u64 %r465, %rd7;
+	mul.hi.u32 %r578, %r465, %r542;
+	mul.lo.u32 %r579, %r578, %r466;
+	sub.u32 %r580, %r465, %r579;
+	sub.u32 %r581, %r580, %r466;
+	min.u32 %r582, %r580, %r581;
+	sub.u32 %r583, %r580, %r582;
+	min.u32 %r584, %r583, 1;
+	add.u32 %r467, %r578, %r584;
+	mov.b32 %r468, %r582;
+	cvt.u64.u32 %rd457, %r467;
+	cvt.u64.u32 %rd458, %r468;
+$L_71:
+	mov.b64 %rd8, %rd458;
+	mov.b64 %rd10, %rd457;
 	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_82;
-$L_77:
+	@!%p11 bra $L_77;
+$L_72:
 	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_82;
-$L_78:
+	@!%p45 bra $L_77;
+$L_73:
 	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_82;
-$L_79:
+	@!%p43 bra $L_77;
+$L_74:
 	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_82;
-$L_80:
-	mov.b64 %rd12, %rd445;
+	@!%p42 bra $L_77;
+$L_75:
+	mov.b64 %rd12, %rd427;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
-	mov.b64 %rd328, %rd12;
-	add.s64 %rd18, %rd328, -4;
+	mov.b64 %rd310, %rd12;
+	add.s64 %rd18, %rd310, -4;
 	ld.global.f32 %f19, [%rd18];
-	mov.b64 %rd329, %rd12;
-	add.s64 %rd21, %rd329, 4;
+	mov.b64 %rd311, %rd12;
+	add.s64 %rd21, %rd311, 4;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
-	mov.b64 %rd330, %rd12;
-	add.s64 %rd332, %rd330, %rd331;
-	mov.b64 %rd25, %rd332;
+	mov.b64 %rd312, %rd12;
+	add.s64 %rd314, %rd312, %rd313;
+	mov.b64 %rd25, %rd314;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
-	mov.b64 %rd333, %rd12;
-	add.s64 %rd335, %rd333, %rd334;
-	mov.b64 %rd29, %rd335;
+	mov.b64 %rd315, %rd12;
+	add.s64 %rd317, %rd315, %rd316;
+	mov.b64 %rd29, %rd317;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mov.b64 %rd34, %rd447;
+	mov.b64 %rd34, %rd429;
 	st.global.f32 [%rd34], %f33;
-$L_81:
+$L_76:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd445, %rd445, %rd446;
-	add.s64 %rd447, %rd447, %rd446;
-	bra.uni $L_72;
-$L_82:
-	mov.b64 %rd37, %rd445;
+	add.s64 %rd427, %rd427, %rd428;
+	add.s64 %rd429, %rd429, %rd428;
+	bra.uni $L_67;
+$L_77:
+	mov.b64 %rd37, %rd427;
 	ld.global.f32 %f38, [%rd37];
-	mov.b64 %rd39, %rd447;
+	mov.b64 %rd39, %rd429;
 	st.global.f32 [%rd39], %f38;
-	bra.uni $L_81;
-$L_83:
+	bra.uni $L_76;
+$L_78:
 	setp.eq.s64 %pt12, %rd9, -1;
 	neg.s64 %rdt8, %rd7;
-	div.s64 %rd475, %rd7, %rd9;
-	selp.b64 %rd475, %rdt8, %rd475, %pt12;
-	mul.lo.s64 %rd488, %rd475, %rd9;
-	sub.s64 %rd476, %rd7, %rd488;
-	bra.uni $L_76;
-$L_84:
+	div.s64 %rd457, %rd7, %rd9;
+	selp.b64 %rd457, %rdt8, %rd457, %pt12;
+	mul.lo.s64 %rd470, %rd457, %rd9;
+	sub.s64 %rd458, %rd7, %rd470;
+	bra.uni $L_71;
+$L_79:
 	sub.s64 %rd80, %rd9, 1;
 	sub.s64 %rd77, %rd41, 1;
-	mul.lo.s64 %rd339, %rd9, -4;
-	mul.lo.s64 %rd342, %rd9, 4;
-	mov.b64 %rd448, %rd2;
-	mad.lo.s64 %rd449, %rd448, 4, %rd13;
-	mul.lo.s64 %rd450, %rd1, 4;
-	mad.lo.s64 %rd451, %rd448, 4, %rd4;
-	mov.b64 %rd464, %rd155;
-	cvt.u32.u64 %r470, %rd9;
-	max.u32 %r603, %r470, 1;
-	div.u32 %r604, 4294967295, %r603;
-$L_85:
+	mul.lo.s64 %rd321, %rd9, -4;
+	mul.lo.s64 %rd324, %rd9, 4;
+	mov.b64 %rd430, %rd2;
+	mad.lo.s64 %rd431, %rd430, 4, %rd13;
+	mul.lo.s64 %rd432, %rd1, 4;
+	mad.lo.s64 %rd433, %rd430, 4, %rd4;
+	mov.b64 %rd446, %rd145;
+	cvt.u32.u64 %r452, %rd9;
+	max.u32 %r585, %r452, 1;
+	div.u32 %r586, 4294967295, %r585;
+$L_80:
 	setp.lt.s64 %p46, %rd2, %rd3;
-	@!%p46 bra $L_97;
-$L_86:
+	@!%p46 bra $L_92;
+$L_81:
 	mov.b64 %rd47, %rd2;
-$L_87:
+$L_82:
 	setp.eq.s64 %pt13, %rd9, 0;
 	@%pt13 bra $Lfault_7;
-	mov.b64 %rd463, %rd47;
-	or.b64 %rd465, %rd463, %rd464;
-	shr.u64 %rd466, %rd465, 32;
-	cvt.u32.u64 %r467, %rd466;
-	setp.eq.u32 %p468, %r467, 0;
-	@!%p468 bra $L_96;
-$L_88:
-	cvt.u32.u64 %r469, %rd47;
-	mul.hi.u32 %r605, %r469, %r604;
-	mul.lo.u32 %r606, %r605, %r470;
-	sub.u32 %r607, %r469, %r606;
-	sub.u32 %r608, %r607, %r470;
-	min.u32 %r609, %r607, %r608;
-	sub.u32 %r610, %r607, %r609;
-	min.u32 %r611, %r610, 1;
-	add.u32 %r471, %r605, %r611;
-	mov.b32 %r472, %r609;
-	cvt.u64.u32 %rd461, %r471;
-	cvt.u64.u32 %rd462, %r472;
-$L_89:
-	mov.b64 %rd48, %rd462;
-	mov.b64 %rd49, %rd461;
+	mov.b64 %rd445, %rd47;
+	or.b64 %rd447, %rd445, %rd446;
+	shr.u64 %rd448, %rd447, 32;
+	cvt.u32.u64 %r449, %rd448;
+	setp.eq.u32 %p450, %r449, 0;
+	@!%p450 bra $L_91;
+$L_83:
+	cvt.u32.u64 %r451, %rd47;
+	mul.hi.u32 %r587, %r451, %r586;
+	mul.lo.u32 %r588, %r587, %r452;
+	sub.u32 %r589, %r451, %r588;
+	sub.u32 %r590, %r589, %r452;
+	min.u32 %r591, %r589, %r590;
+	sub.u32 %r592, %r589, %r591;
+	min.u32 %r593, %r592, 1;
+	add.u32 %r453, %r587, %r593;
+	mov.b32 %r454, %r591;
+	cvt.u64.u32 %rd443, %r453;
+	cvt.u64.u32 %rd444, %r454;
+$L_84:
+	mov.b64 %rd48, %rd444;
+	mov.b64 %rd49, %rd443;
 	setp.gt.s64 %p50, %rd48, 0;
-	@!%p50 bra $L_95;
-$L_90:
+	@!%p50 bra $L_90;
+$L_85:
 	setp.lt.s64 %p81, %rd48, %rd80;
-	@!%p81 bra $L_95;
-$L_91:
+	@!%p81 bra $L_90;
+$L_86:
 	setp.gt.s64 %p79, %rd49, 0;
-	@!%p79 bra $L_95;
-$L_92:
+	@!%p79 bra $L_90;
+$L_87:
 	setp.lt.s64 %p78, %rd49, %rd77;
-	@!%p78 bra $L_95;
-$L_93:
+	@!%p78 bra $L_90;
+$L_88:
 	setp.ge.u64 %pt14, %rd47, %rd14;
 	@%pt14 bra $Lfault_8;
-	mov.b64 %rd51, %rd449;
+	mov.b64 %rd51, %rd431;
 	ld.global.f32 %f52, [%rd51];
 	mul.rn.f32 %f53, %f52, 0f3F000000;
 	sub.s64 %rd54, %rd47, 1;
 	setp.ge.u64 %pt15, %rd54, %rd14;
 	@%pt15 bra $Lfault_9;
-	mov.b64 %rd336, %rd51;
-	add.s64 %rd55, %rd336, -4;
+	mov.b64 %rd318, %rd51;
+	add.s64 %rd55, %rd318, -4;
 	ld.global.f32 %f56, [%rd55];
 	add.s64 %rd57, %rd47, 1;
 	setp.ge.u64 %pt16, %rd57, %rd14;
 	@%pt16 bra $Lfault_10;
-	mov.b64 %rd337, %rd51;
-	add.s64 %rd58, %rd337, 4;
+	mov.b64 %rd319, %rd51;
+	add.s64 %rd58, %rd319, 4;
 	ld.global.f32 %f59, [%rd58];
 	add.rn.f32 %f60, %f56, %f59;
 	sub.s64 %rd61, %rd47, %rd9;
 	setp.ge.u64 %pt17, %rd61, %rd14;
 	@%pt17 bra $Lfault_11;
-	mov.b64 %rd338, %rd51;
-	add.s64 %rd340, %rd338, %rd339;
-	mov.b64 %rd62, %rd340;
+	mov.b64 %rd320, %rd51;
+	add.s64 %rd322, %rd320, %rd321;
+	mov.b64 %rd62, %rd322;
 	ld.global.f32 %f63, [%rd62];
 	add.rn.f32 %f64, %f60, %f63;
 	add.s64 %rd65, %rd47, %rd9;
 	setp.ge.u64 %pt18, %rd65, %rd14;
 	@%pt18 bra $Lfault_12;
-	mov.b64 %rd341, %rd51;
-	add.s64 %rd343, %rd341, %rd342;
-	mov.b64 %rd66, %rd343;
+	mov.b64 %rd323, %rd51;
+	add.s64 %rd325, %rd323, %rd324;
+	mov.b64 %rd66, %rd325;
 	ld.global.f32 %f67, [%rd66];
 	add.rn.f32 %f68, %f64, %f67;
 	mul.rn.f32 %f69, %f68, 0f3E000000;
 	add.rn.f32 %f70, %f53, %f69;
-	mov.b64 %rd71, %rd451;
+	mov.b64 %rd71, %rd433;
 	st.global.f32 [%rd71], %f70;
-$L_94:
+$L_89:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd449, %rd449, %rd450;
-	add.s64 %rd451, %rd451, %rd450;
-	bra.uni $L_85;
-$L_95:
+	add.s64 %rd431, %rd431, %rd432;
+	add.s64 %rd433, %rd433, %rd432;
+	bra.uni $L_80;
+$L_90:
 	setp.ge.u64 %pt19, %rd47, %rd14;
 	@%pt19 bra $Lfault_13;
-	mov.b64 %rd74, %rd449;
+	mov.b64 %rd74, %rd431;
 	ld.global.f32 %f75, [%rd74];
-	mov.b64 %rd76, %rd451;
+	mov.b64 %rd76, %rd433;
 	st.global.f32 [%rd76], %f75;
-	bra.uni $L_94;
-$L_96:
+	bra.uni $L_89;
+$L_91:
 	setp.eq.s64 %pt20, %rd9, -1;
 	neg.s64 %rdt9, %rd47;
-	div.s64 %rd461, %rd47, %rd9;
-	selp.b64 %rd461, %rdt9, %rd461, %pt20;
-	mul.lo.s64 %rd474, %rd461, %rd9;
-	sub.s64 %rd462, %rd47, %rd474;
-	bra.uni $L_89;
-$L_97:
+	div.s64 %rd443, %rd47, %rd9;
+	selp.b64 %rd443, %rdt9, %rd443, %pt20;
+	mul.lo.s64 %rd456, %rd443, %rd9;
+	sub.s64 %rd444, %rd47, %rd456;
+	bra.uni $L_84;
+$L_92:
 	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1604,13 +1584,13 @@ $Lexit:
 )
 .maxnreg 32
 {
-	.reg .pred %p<868>;
+	.reg .pred %p<855>;
 	.reg .pred %pt<43>;
-	.reg .b32 %r<1030>;
+	.reg .b32 %r<1017>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<866>;
+	.reg .b64 %rd<853>;
 	.reg .b64 %rdt<25>;
-	.reg .f32 %f<413>;
+	.reg .f32 %f<400>;
 	.reg .f32 %ft<7>;
 
 $L_0:
@@ -1642,1341 +1622,1320 @@ $L_1:
 	mov.b64 %rd164, %rd20;
 	setp.le.u64 %p165, %rd164, 2305843009213693952;
 	sub.s64 %rd167, %rd20, -1;
-	mov.pred %p172, %p165;
-	sub.s64 %rd174, %rd20, 1;
-	min.s64 %rd176, %rd167, %rd174;
-	sub.s64 %rd177, 0, %rd9;
-	mov.b64 %rd178, %rd177;
-	add.u64 %rd179, %rd178, 2305843009213693952;
-	setp.le.u64 %p180, %rd179, 4611686018427387904;
-	mov.pred %p181, %p165;
-	neg.s64 %rd182, %rd177;
-	sub.s64 %rd183, %rd20, %rd177;
-	max.s64 %rd184, %rd182, 1;
-	min.s64 %rd185, %rd176, %rd183;
-	mov.b64 %rd186, %rd9;
-	mov.b64 %rd187, %rd186;
-	add.u64 %rd188, %rd187, 2305843009213693952;
-	setp.le.u64 %p189, %rd188, 4611686018427387904;
-	mov.pred %p190, %p165;
-	neg.s64 %rd191, %rd186;
-	sub.s64 %rd192, %rd20, %rd186;
-	max.s64 %rd193, %rd184, %rd191;
-	min.s64 %rd194, %rd185, %rd192;
-	sub.s64 %rd195, 0, %rd157;
-	mov.b64 %rd196, %rd195;
-	add.u64 %rd197, %rd196, 2305843009213693952;
-	setp.le.u64 %p198, %rd197, 4611686018427387904;
-	mov.pred %p199, %p165;
-	neg.s64 %rd200, %rd195;
-	sub.s64 %rd201, %rd20, %rd195;
-	max.s64 %rd202, %rd193, %rd200;
-	min.s64 %rd203, %rd194, %rd201;
-	mov.b64 %rd204, %rd157;
-	mov.b64 %rd205, %rd204;
-	add.u64 %rd206, %rd205, 2305843009213693952;
-	setp.le.u64 %p207, %rd206, 4611686018427387904;
-	mov.pred %p208, %p165;
-	neg.s64 %rd209, %rd204;
-	sub.s64 %rd210, %rd20, %rd204;
-	max.s64 %rd211, %rd202, %rd209;
-	min.s64 %rd212, %rd203, %rd210;
-	mov.pred %p216, %p165;
-	mov.b64 %rd218, %rd20;
-	max.s64 %rd219, %rd211, 0;
-	min.s64 %rd220, %rd212, %rd218;
-	min.s64 %rd221, %rd3, %rd219;
-	min.s64 %rd222, %rd3, %rd220;
-	@!%p155 bra $L_137;
+	sub.s64 %rd173, %rd20, 1;
+	min.s64 %rd175, %rd167, %rd173;
+	sub.s64 %rd176, 0, %rd9;
+	mov.b64 %rd177, %rd176;
+	add.u64 %rd178, %rd177, 2305843009213693952;
+	setp.le.u64 %p179, %rd178, 4611686018427387904;
+	neg.s64 %rd180, %rd176;
+	sub.s64 %rd181, %rd20, %rd176;
+	max.s64 %rd182, %rd180, 1;
+	min.s64 %rd183, %rd175, %rd181;
+	mov.b64 %rd184, %rd9;
+	mov.b64 %rd185, %rd184;
+	add.u64 %rd186, %rd185, 2305843009213693952;
+	setp.le.u64 %p187, %rd186, 4611686018427387904;
+	neg.s64 %rd188, %rd184;
+	sub.s64 %rd189, %rd20, %rd184;
+	max.s64 %rd190, %rd182, %rd188;
+	min.s64 %rd191, %rd183, %rd189;
+	sub.s64 %rd192, 0, %rd157;
+	mov.b64 %rd193, %rd192;
+	add.u64 %rd194, %rd193, 2305843009213693952;
+	setp.le.u64 %p195, %rd194, 4611686018427387904;
+	neg.s64 %rd196, %rd192;
+	sub.s64 %rd197, %rd20, %rd192;
+	max.s64 %rd198, %rd190, %rd196;
+	min.s64 %rd199, %rd191, %rd197;
+	mov.b64 %rd200, %rd157;
+	mov.b64 %rd201, %rd200;
+	add.u64 %rd202, %rd201, 2305843009213693952;
+	setp.le.u64 %p203, %rd202, 4611686018427387904;
+	neg.s64 %rd204, %rd200;
+	sub.s64 %rd205, %rd20, %rd200;
+	max.s64 %rd206, %rd198, %rd204;
+	min.s64 %rd207, %rd199, %rd205;
+	min.s64 %rd208, %rd3, %rd206;
+	min.s64 %rd209, %rd3, %rd207;
+	@!%p155 bra $L_131;
 $L_2:
-	@!%p156 bra $L_137;
+	@!%p156 bra $L_131;
 $L_3:
-	@!%p158 bra $L_137;
+	@!%p158 bra $L_131;
 $L_4:
-	@!%p165 bra $L_137;
+	@!%p165 bra $L_131;
 $L_5:
-	@!%p172 bra $L_137;
+	@!%p179 bra $L_131;
 $L_6:
-	@!%p180 bra $L_137;
+	@!%p187 bra $L_131;
 $L_7:
-	@!%p181 bra $L_137;
+	@!%p195 bra $L_131;
 $L_8:
-	@!%p189 bra $L_137;
+	@!%p203 bra $L_131;
 $L_9:
-	@!%p190 bra $L_137;
-$L_10:
-	@!%p198 bra $L_137;
-$L_11:
-	@!%p199 bra $L_137;
-$L_12:
-	@!%p207 bra $L_137;
-$L_13:
-	@!%p208 bra $L_137;
-$L_14:
-	@!%p216 bra $L_137;
-$L_15:
 	mov.b64 %rd112, %rd157;
 	sub.s64 %rd153, %rd9, 1;
 	sub.s64 %rd150, %rd12, 1;
 	sub.s64 %rd147, %rd51, 1;
 	mov.b64 %rd115, %rd157;
-	mul.lo.s64 %rd458, %rd9, -4;
-	mul.lo.s64 %rd461, %rd9, 4;
-	mul.lo.s64 %rd464, %rd115, -4;
-	mul.lo.s64 %rd467, %rd115, 4;
-	mov.b64 %rd596, %rd2;
-	mad.lo.s64 %rd597, %rd596, 4, %rd19;
-	mul.lo.s64 %rd598, %rd1, 4;
-	mad.lo.s64 %rd599, %rd596, 4, %rd4;
-	mov.b64 %rd836, %rd187;
-	mov.b64 %rd850, %rd12;
-	cvt.u32.u64 %r842, %rd9;
-	mov.b64 %rd863, %rd205;
-	cvt.u32.u64 %r856, %rd12;
-	cvt.u32.u64 %r869, %rd112;
-	max.u32 %r871, %r842, 1;
-	div.u32 %r872, 4294967295, %r871;
-	max.u32 %r880, %r856, 1;
-	div.u32 %r881, 4294967295, %r880;
-	max.u32 %r889, %r869, 1;
-	div.u32 %r890, 4294967295, %r889;
-$L_16:
-	setp.lt.s64 %p107, %rd2, %rd221;
-	@!%p107 bra $L_36;
-$L_17:
+	mul.lo.s64 %rd445, %rd9, -4;
+	mul.lo.s64 %rd448, %rd9, 4;
+	mul.lo.s64 %rd451, %rd115, -4;
+	mul.lo.s64 %rd454, %rd115, 4;
+	mov.b64 %rd583, %rd2;
+	mad.lo.s64 %rd584, %rd583, 4, %rd19;
+	mul.lo.s64 %rd585, %rd1, 4;
+	mad.lo.s64 %rd586, %rd583, 4, %rd4;
+	mov.b64 %rd823, %rd185;
+	mov.b64 %rd837, %rd12;
+	cvt.u32.u64 %r829, %rd9;
+	mov.b64 %rd850, %rd201;
+	cvt.u32.u64 %r843, %rd12;
+	cvt.u32.u64 %r856, %rd112;
+	max.u32 %r858, %r829, 1;
+	div.u32 %r859, 4294967295, %r858;
+	max.u32 %r867, %r843, 1;
+	div.u32 %r868, 4294967295, %r867;
+	max.u32 %r876, %r856, 1;
+	div.u32 %r877, 4294967295, %r876;
+$L_10:
+	setp.lt.s64 %p107, %rd2, %rd208;
+	@!%p107 bra $L_30;
+$L_11:
 	mov.b64 %rd108, %rd2;
-$L_18:
+$L_12:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd835, %rd108;
-	or.b64 %rd837, %rd835, %rd836;
-	shr.u64 %rd838, %rd837, 32;
-	cvt.u32.u64 %r839, %rd838;
-	setp.eq.u32 %p840, %r839, 0;
-	@!%p840 bra $L_35;
-$L_19:
-	cvt.u32.u64 %r841, %rd108;
-	mul.hi.u32 %r873, %r841, %r872;
-	mul.lo.u32 %r874, %r873, %r842;
-	sub.u32 %r875, %r841, %r874;
-	sub.u32 %r876, %r875, %r842;
-	min.u32 %r877, %r875, %r876;
-	sub.u32 %r878, %r875, %r877;
-	min.u32 %r879, %r878, 1;
-	add.u32 %r843, %r873, %r879;
-	mov.b32 %r844, %r877;
-	cvt.u64.u32 %rd833, %r843;
-	cvt.u64.u32 %rd834, %r844;
-$L_20:
-	mov.b64 %rd109, %rd834;
-	mov.b64 %rd110, %rd833;
+	mov.b64 %rd822, %rd108;
+	or.b64 %rd824, %rd822, %rd823;
+	shr.u64 %rd825, %rd824, 32;
+	cvt.u32.u64 %r826, %rd825;
+	setp.eq.u32 %p827, %r826, 0;
+	@!%p827 bra $L_29;
+$L_13:
+	cvt.u32.u64 %r828, %rd108;
+	mul.hi.u32 %r860, %r828, %r859;
+	mul.lo.u32 %r861, %r860, %r829;
+	sub.u32 %r862, %r828, %r861;
+	sub.u32 %r863, %r862, %r829;
+	min.u32 %r864, %r862, %r863;
+	sub.u32 %r865, %r862, %r864;
+	min.u32 %r866, %r865, 1;
+	add.u32 %r830, %r860, %r866;
+	mov.b32 %r831, %r864;
+	cvt.u64.u32 %rd820, %r830;
+	cvt.u64.u32 %rd821, %r831;
+$L_14:
+	mov.b64 %rd109, %rd821;
+	mov.b64 %rd110, %rd820;
 	setp.eq.s64 %pt1, %rd12, 0;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd849, %rd110;
+	mov.b64 %rd836, %rd110;
+	or.b64 %rd838, %rd836, %rd837;
+	shr.u64 %rd839, %rd838, 32;
+	cvt.u32.u64 %r840, %rd839;
+	setp.eq.u32 %p841, %r840, 0;
+	@!%p841 bra $L_28;
+$L_15:
+	cvt.u32.u64 %r842, %rd110;
+	mul.hi.u32 %r869, %r842, %r868;
+	mul.lo.u32 %r870, %r869, %r843;
+	sub.u32 %r871, %r842, %r870;
+	sub.u32 %r872, %r871, %r843;
+	min.u32 %r873, %r871, %r872;
+	sub.u32 %r874, %r871, %r873;
+	min.u32 %r875, %r874, 1;
+	add.u32 %r844, %r869, %r875;
+	mov.b32 %r845, %r873;
+	cvt.u64.u32 %rd834, %r844;
+	cvt.u64.u32 %rd835, %r845;
+$L_16:
+	mov.b64 %rd111, %rd835;
+	setp.eq.s64 %pt2, %rd112, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd849, %rd822;
 	or.b64 %rd851, %rd849, %rd850;
 	shr.u64 %rd852, %rd851, 32;
 	cvt.u32.u64 %r853, %rd852;
 	setp.eq.u32 %p854, %r853, 0;
-	@!%p854 bra $L_34;
-$L_21:
-	cvt.u32.u64 %r855, %rd110;
-	mul.hi.u32 %r882, %r855, %r881;
-	mul.lo.u32 %r883, %r882, %r856;
-	sub.u32 %r884, %r855, %r883;
-	sub.u32 %r885, %r884, %r856;
-	min.u32 %r886, %r884, %r885;
-	sub.u32 %r887, %r884, %r886;
-	min.u32 %r888, %r887, 1;
-	add.u32 %r857, %r882, %r888;
-	mov.b32 %r858, %r886;
-	cvt.u64.u32 %rd847, %r857;
-	cvt.u64.u32 %rd848, %r858;
-$L_22:
-	mov.b64 %rd111, %rd848;
-	setp.eq.s64 %pt2, %rd112, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd862, %rd835;
-	or.b64 %rd864, %rd862, %rd863;
-	shr.u64 %rd865, %rd864, 32;
-	cvt.u32.u64 %r866, %rd865;
-	setp.eq.u32 %p867, %r866, 0;
-	@!%p867 bra $L_33;
-$L_23:
-	cvt.u32.u64 %r868, %rd108;
-	mul.hi.u32 %r891, %r868, %r890;
-	mul.lo.u32 %r892, %r891, %r869;
-	sub.u32 %r893, %r868, %r892;
-	sub.u32 %r894, %r893, %r869;
-	min.u32 %r895, %r893, %r894;
-	sub.u32 %r896, %r893, %r895;
-	min.u32 %r897, %r896, 1;
-	add.u32 %r870, %r891, %r897;
-	cvt.u64.u32 %rd861, %r870;
-$L_24:
-	mov.b64 %rd113, %rd861;
+	@!%p854 bra $L_27;
+$L_17:
+	cvt.u32.u64 %r855, %rd108;
+	mul.hi.u32 %r878, %r855, %r877;
+	mul.lo.u32 %r879, %r878, %r856;
+	sub.u32 %r880, %r855, %r879;
+	sub.u32 %r881, %r880, %r856;
+	min.u32 %r882, %r880, %r881;
+	sub.u32 %r883, %r880, %r882;
+	min.u32 %r884, %r883, 1;
+	add.u32 %r857, %r878, %r884;
+	cvt.u64.u32 %rd848, %r857;
+$L_18:
+	mov.b64 %rd113, %rd848;
 	setp.gt.s64 %p114, %rd109, 0;
-	@!%p114 bra $L_32;
-$L_25:
+	@!%p114 bra $L_26;
+$L_19:
 	setp.lt.s64 %p154, %rd109, %rd153;
-	@!%p154 bra $L_32;
-$L_26:
+	@!%p154 bra $L_26;
+$L_20:
 	setp.gt.s64 %p152, %rd111, 0;
-	@!%p152 bra $L_32;
-$L_27:
+	@!%p152 bra $L_26;
+$L_21:
 	setp.lt.s64 %p151, %rd111, %rd150;
-	@!%p151 bra $L_32;
-$L_28:
+	@!%p151 bra $L_26;
+$L_22:
 	setp.gt.s64 %p149, %rd113, 0;
-	@!%p149 bra $L_32;
-$L_29:
+	@!%p149 bra $L_26;
+$L_23:
 	setp.lt.s64 %p148, %rd113, %rd147;
-	@!%p148 bra $L_32;
-$L_30:
+	@!%p148 bra $L_26;
+$L_24:
 	sub.s64 %rd116, %rd108, 1;
 	setp.ge.u64 %pt3, %rd116, %rd20;
 	@%pt3 bra $Lfault_3;
-	mov.b64 %rd455, %rd597;
-	add.s64 %rd117, %rd455, -4;
+	mov.b64 %rd442, %rd584;
+	add.s64 %rd117, %rd442, -4;
 	ld.global.f32 %f118, [%rd117];
 	add.s64 %rd119, %rd108, 1;
 	setp.ge.u64 %pt4, %rd119, %rd20;
 	@%pt4 bra $Lfault_4;
-	mov.b64 %rd456, %rd455;
-	add.s64 %rd120, %rd456, 4;
+	mov.b64 %rd443, %rd442;
+	add.s64 %rd120, %rd443, 4;
 	ld.global.f32 %f121, [%rd120];
 	add.rn.f32 %f122, %f118, %f121;
 	sub.s64 %rd123, %rd108, %rd9;
 	setp.ge.u64 %pt5, %rd123, %rd20;
 	@%pt5 bra $Lfault_5;
-	mov.b64 %rd457, %rd455;
-	add.s64 %rd459, %rd457, %rd458;
-	mov.b64 %rd124, %rd459;
+	mov.b64 %rd444, %rd442;
+	add.s64 %rd446, %rd444, %rd445;
+	mov.b64 %rd124, %rd446;
 	ld.global.f32 %f125, [%rd124];
 	add.rn.f32 %f126, %f122, %f125;
 	add.s64 %rd127, %rd108, %rd9;
 	setp.ge.u64 %pt6, %rd127, %rd20;
 	@%pt6 bra $Lfault_6;
-	mov.b64 %rd460, %rd455;
-	add.s64 %rd462, %rd460, %rd461;
-	mov.b64 %rd128, %rd462;
+	mov.b64 %rd447, %rd442;
+	add.s64 %rd449, %rd447, %rd448;
+	mov.b64 %rd128, %rd449;
 	ld.global.f32 %f129, [%rd128];
 	add.rn.f32 %f130, %f126, %f129;
 	sub.s64 %rd131, %rd108, %rd115;
 	setp.ge.u64 %pt7, %rd131, %rd20;
 	@%pt7 bra $Lfault_7;
-	mov.b64 %rd463, %rd455;
-	add.s64 %rd465, %rd463, %rd464;
-	mov.b64 %rd132, %rd465;
+	mov.b64 %rd450, %rd442;
+	add.s64 %rd452, %rd450, %rd451;
+	mov.b64 %rd132, %rd452;
 	ld.global.f32 %f133, [%rd132];
 	add.rn.f32 %f134, %f130, %f133;
 	add.s64 %rd135, %rd108, %rd115;
 	setp.ge.u64 %pt8, %rd135, %rd20;
 	@%pt8 bra $Lfault_8;
-	mov.b64 %rd466, %rd455;
-	add.s64 %rd468, %rd466, %rd467;
-	mov.b64 %rd136, %rd468;
+	mov.b64 %rd453, %rd442;
+	add.s64 %rd455, %rd453, %rd454;
+	mov.b64 %rd136, %rd455;
 	ld.global.f32 %f137, [%rd136];
 	add.rn.f32 %f138, %f134, %f137;
 	setp.ge.u64 %pt9, %rd108, %rd20;
 	@%pt9 bra $Lfault_9;
-	mov.b64 %rd139, %rd455;
+	mov.b64 %rd139, %rd442;
 	ld.global.f32 %f140, [%rd139];
 	mul.rn.f32 %f141, %f140, 0f40C00000;
 	sub.rn.f32 %f142, %f138, %f141;
-	mov.b64 %rd143, %rd599;
+	mov.b64 %rd143, %rd586;
 	st.global.f32 [%rd143], %f142;
-$L_31:
+$L_25:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd597, %rd597, %rd598;
-	add.s64 %rd599, %rd599, %rd598;
-	bra.uni $L_16;
-$L_32:
-	mov.b64 %rd146, %rd599;
+	add.s64 %rd584, %rd584, %rd585;
+	add.s64 %rd586, %rd586, %rd585;
+	bra.uni $L_10;
+$L_26:
+	mov.b64 %rd146, %rd586;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd146], %ft0;
-	bra.uni $L_31;
-$L_33:
+	bra.uni $L_25;
+$L_27:
 	setp.eq.s64 %pt10, %rd112, -1;
 	neg.s64 %rdt3, %rd108;
-	div.s64 %rd861, %rd108, %rd112;
-	selp.b64 %rd861, %rdt3, %rd861, %pt10;
-	bra.uni $L_24;
-$L_34:
+	div.s64 %rd848, %rd108, %rd112;
+	selp.b64 %rd848, %rdt3, %rd848, %pt10;
+	bra.uni $L_18;
+$L_28:
 	setp.eq.s64 %pt11, %rd12, -1;
 	neg.s64 %rdt4, %rd110;
-	div.s64 %rd847, %rd110, %rd12;
-	selp.b64 %rd847, %rdt4, %rd847, %pt11;
-	mul.lo.s64 %rd860, %rd847, %rd12;
-	sub.s64 %rd848, %rd110, %rd860;
-	bra.uni $L_22;
-$L_35:
+	div.s64 %rd834, %rd110, %rd12;
+	selp.b64 %rd834, %rdt4, %rd834, %pt11;
+	mul.lo.s64 %rd847, %rd834, %rd12;
+	sub.s64 %rd835, %rd110, %rd847;
+	bra.uni $L_16;
+$L_29:
 	setp.eq.s64 %pt12, %rd9, -1;
 	neg.s64 %rdt5, %rd108;
-	div.s64 %rd833, %rd108, %rd9;
-	selp.b64 %rd833, %rdt5, %rd833, %pt12;
-	mul.lo.s64 %rd846, %rd833, %rd9;
-	sub.s64 %rd834, %rd108, %rd846;
-	bra.uni $L_20;
-$L_36:
-	mul.lo.s64 %rd223, %rd1, 3;
-	mov.b64 %rd426, %rd598;
-	mov.b64 %rd227, %rd222;
-	mov.b64 %rd229, %rd223;
-	mov.b64 %rd236, %rd157;
-	mov.b64 %rd277, %rd153;
-	mov.b64 %rd274, %rd150;
-	mov.b64 %rd271, %rd147;
-	mov.b64 %rd472, %rd458;
-	mov.b64 %rd475, %rd461;
-	mov.b64 %rd478, %rd464;
-	mov.b64 %rd481, %rd467;
-	mov.b64 %rd284, %rd157;
-	mov.b64 %rd325, %rd153;
-	mov.b64 %rd322, %rd150;
-	mov.b64 %rd319, %rd147;
-	mov.b64 %rd484, %rd426;
-	mov.b64 %rd492, %rd458;
-	mov.b64 %rd497, %rd461;
-	mov.b64 %rd502, %rd464;
-	mov.b64 %rd507, %rd467;
-	mov.b64 %rd513, %rd426;
-	mov.b64 %rd516, %rd426;
-	mov.b64 %rd333, %rd157;
-	mov.b64 %rd374, %rd153;
-	mov.b64 %rd371, %rd150;
-	mov.b64 %rd368, %rd147;
-	mul.lo.s64 %rd519, %rd1, 8;
-	mov.b64 %rd527, %rd458;
-	mov.b64 %rd532, %rd461;
-	mov.b64 %rd537, %rd464;
-	mov.b64 %rd542, %rd467;
-	mov.b64 %rd548, %rd519;
-	mov.b64 %rd551, %rd519;
-	mov.b64 %rd382, %rd157;
-	mov.b64 %rd423, %rd153;
-	mov.b64 %rd420, %rd150;
-	mov.b64 %rd417, %rd147;
-	mul.lo.s64 %rd554, %rd1, 12;
-	mov.b64 %rd562, %rd458;
-	mov.b64 %rd567, %rd461;
-	mov.b64 %rd572, %rd464;
-	mov.b64 %rd577, %rd467;
-	mov.b64 %rd583, %rd554;
-	mov.b64 %rd586, %rd554;
-	mov.b64 %rd600, %rd2;
-	mad.lo.s64 %rd601, %rd600, 4, %rd19;
-	mul.lo.s64 %rd602, %rd426, 4;
-	mov.b64 %rd603, %rd600;
-	mad.lo.s64 %rd604, %rd603, 4, %rd4;
-	mov.b64 %rd798, %rd187;
-	mov.b64 %rd760, %rd187;
-	mov.b64 %rd722, %rd187;
-	mov.b64 %rd684, %rd187;
-	mov.b64 %rd698, %rd850;
-	mov.b32 %r690, %r842;
-	mov.b64 %rd711, %rd205;
+	div.s64 %rd820, %rd108, %rd9;
+	selp.b64 %rd820, %rdt5, %rd820, %pt12;
+	mul.lo.s64 %rd833, %rd820, %rd9;
+	sub.s64 %rd821, %rd108, %rd833;
+	bra.uni $L_14;
+$L_30:
+	mul.lo.s64 %rd210, %rd1, 3;
+	mov.b64 %rd413, %rd585;
+	mov.b64 %rd214, %rd209;
+	mov.b64 %rd216, %rd210;
+	mov.b64 %rd223, %rd157;
+	mov.b64 %rd264, %rd153;
+	mov.b64 %rd261, %rd150;
+	mov.b64 %rd258, %rd147;
+	mov.b64 %rd459, %rd445;
+	mov.b64 %rd462, %rd448;
+	mov.b64 %rd465, %rd451;
+	mov.b64 %rd468, %rd454;
+	mov.b64 %rd271, %rd157;
+	mov.b64 %rd312, %rd153;
+	mov.b64 %rd309, %rd150;
+	mov.b64 %rd306, %rd147;
+	mov.b64 %rd471, %rd413;
+	mov.b64 %rd479, %rd445;
+	mov.b64 %rd484, %rd448;
+	mov.b64 %rd489, %rd451;
+	mov.b64 %rd494, %rd454;
+	mov.b64 %rd500, %rd413;
+	mov.b64 %rd503, %rd413;
+	mov.b64 %rd320, %rd157;
+	mov.b64 %rd361, %rd153;
+	mov.b64 %rd358, %rd150;
+	mov.b64 %rd355, %rd147;
+	mul.lo.s64 %rd506, %rd1, 8;
+	mov.b64 %rd514, %rd445;
+	mov.b64 %rd519, %rd448;
+	mov.b64 %rd524, %rd451;
+	mov.b64 %rd529, %rd454;
+	mov.b64 %rd535, %rd506;
+	mov.b64 %rd538, %rd506;
+	mov.b64 %rd369, %rd157;
+	mov.b64 %rd410, %rd153;
+	mov.b64 %rd407, %rd150;
+	mov.b64 %rd404, %rd147;
+	mul.lo.s64 %rd541, %rd1, 12;
+	mov.b64 %rd549, %rd445;
+	mov.b64 %rd554, %rd448;
+	mov.b64 %rd559, %rd451;
+	mov.b64 %rd564, %rd454;
+	mov.b64 %rd570, %rd541;
+	mov.b64 %rd573, %rd541;
+	mov.b64 %rd587, %rd2;
+	mad.lo.s64 %rd588, %rd587, 4, %rd19;
+	mul.lo.s64 %rd589, %rd413, 4;
+	mov.b64 %rd590, %rd587;
+	mad.lo.s64 %rd591, %rd590, 4, %rd4;
+	mov.b64 %rd785, %rd185;
+	mov.b64 %rd747, %rd185;
+	mov.b64 %rd709, %rd185;
+	mov.b64 %rd671, %rd185;
+	mov.b64 %rd685, %rd837;
+	mov.b32 %r677, %r829;
+	mov.b64 %rd698, %rd201;
+	mov.b32 %r691, %r843;
 	mov.b32 %r704, %r856;
-	mov.b32 %r717, %r869;
-	mov.b64 %rd736, %rd850;
-	mov.b32 %r728, %r842;
-	mov.b64 %rd749, %rd205;
+	mov.b64 %rd723, %rd837;
+	mov.b32 %r715, %r829;
+	mov.b64 %rd736, %rd201;
+	mov.b32 %r729, %r843;
 	mov.b32 %r742, %r856;
-	mov.b32 %r755, %r869;
-	mov.b64 %rd774, %rd850;
-	mov.b32 %r766, %r842;
-	mov.b64 %rd787, %rd205;
+	mov.b64 %rd761, %rd837;
+	mov.b32 %r753, %r829;
+	mov.b64 %rd774, %rd201;
+	mov.b32 %r767, %r843;
 	mov.b32 %r780, %r856;
-	mov.b32 %r793, %r869;
-	mov.b64 %rd812, %rd850;
-	mov.b32 %r804, %r842;
-	mov.b64 %rd825, %rd205;
+	mov.b64 %rd799, %rd837;
+	mov.b32 %r791, %r829;
+	mov.b64 %rd812, %rd201;
+	mov.b32 %r805, %r843;
 	mov.b32 %r818, %r856;
-	mov.b32 %r831, %r869;
+$L_31:
+	setp.lt.s64 %p211, %rd2, %rd209;
+	@!%p211 bra $L_131;
+$L_32:
+	mov.b64 %rd215, %rd2;
+	sub.u64 %rd212, %rd214, %rd215;
+	setp.gt.u64 %p213, %rd212, %rd216;
+	@!%p213 bra $L_110;
+$L_33:
+	mov.b64 %rd217, %rd2;
+$L_34:
+	mov.b64 %rd219, %rd217;
+$L_35:
+	mov.b64 %rd784, %rd219;
+	or.b64 %rd786, %rd784, %rd785;
+	shr.u64 %rd787, %rd786, 32;
+	cvt.u32.u64 %r788, %rd787;
+	setp.eq.u32 %p789, %r788, 0;
+	@!%p789 bra $L_109;
+$L_36:
+	cvt.u32.u64 %r790, %rd219;
+	mul.hi.u32 %r906, %r790, %r859;
+	mul.lo.u32 %r907, %r906, %r791;
+	sub.u32 %r908, %r790, %r907;
+	sub.u32 %r909, %r908, %r791;
+	min.u32 %r910, %r908, %r909;
+	sub.u32 %r911, %r908, %r910;
+	min.u32 %r912, %r911, 1;
+	add.u32 %r792, %r906, %r912;
+	mov.b32 %r793, %r910;
+	cvt.u64.u32 %rd782, %r792;
+	cvt.u64.u32 %rd783, %r793;
 $L_37:
-	setp.lt.s64 %p224, %rd2, %rd222;
-	@!%p224 bra $L_137;
+	mov.b64 %rd220, %rd783;
+	mov.b64 %rd221, %rd782;
+	mov.b64 %rd798, %rd221;
+	or.b64 %rd800, %rd798, %rd799;
+	shr.u64 %rd801, %rd800, 32;
+	cvt.u32.u64 %r802, %rd801;
+	setp.eq.u32 %p803, %r802, 0;
+	@!%p803 bra $L_108;
 $L_38:
-	mov.b64 %rd228, %rd2;
-	sub.u64 %rd225, %rd227, %rd228;
-	setp.gt.u64 %p226, %rd225, %rd229;
-	@!%p226 bra $L_116;
-$L_39:
-	mov.b64 %rd230, %rd2;
-$L_40:
-	mov.b64 %rd232, %rd230;
-$L_41:
-	mov.b64 %rd797, %rd232;
-	or.b64 %rd799, %rd797, %rd798;
-	shr.u64 %rd800, %rd799, 32;
-	cvt.u32.u64 %r801, %rd800;
-	setp.eq.u32 %p802, %r801, 0;
-	@!%p802 bra $L_115;
-$L_42:
-	cvt.u32.u64 %r803, %rd232;
-	mul.hi.u32 %r919, %r803, %r872;
-	mul.lo.u32 %r920, %r919, %r804;
-	sub.u32 %r921, %r803, %r920;
-	sub.u32 %r922, %r921, %r804;
-	min.u32 %r923, %r921, %r922;
-	sub.u32 %r924, %r921, %r923;
-	min.u32 %r925, %r924, 1;
-	add.u32 %r805, %r919, %r925;
-	mov.b32 %r806, %r923;
-	cvt.u64.u32 %rd795, %r805;
+	cvt.u32.u64 %r804, %rd221;
+	mul.hi.u32 %r934, %r804, %r868;
+	mul.lo.u32 %r935, %r934, %r805;
+	sub.u32 %r936, %r804, %r935;
+	sub.u32 %r937, %r936, %r805;
+	min.u32 %r938, %r936, %r937;
+	sub.u32 %r939, %r936, %r938;
+	min.u32 %r940, %r939, 1;
+	add.u32 %r806, %r934, %r940;
+	mov.b32 %r807, %r938;
 	cvt.u64.u32 %rd796, %r806;
-$L_43:
-	mov.b64 %rd233, %rd796;
-	mov.b64 %rd234, %rd795;
-	mov.b64 %rd811, %rd234;
+	cvt.u64.u32 %rd797, %r807;
+$L_39:
+	mov.b64 %rd222, %rd797;
+	mov.b64 %rd811, %rd784;
 	or.b64 %rd813, %rd811, %rd812;
 	shr.u64 %rd814, %rd813, 32;
 	cvt.u32.u64 %r815, %rd814;
 	setp.eq.u32 %p816, %r815, 0;
-	@!%p816 bra $L_114;
+	@!%p816 bra $L_107;
+$L_40:
+	cvt.u32.u64 %r817, %rd219;
+	mul.hi.u32 %r962, %r817, %r877;
+	mul.lo.u32 %r963, %r962, %r818;
+	sub.u32 %r964, %r817, %r963;
+	sub.u32 %r965, %r964, %r818;
+	min.u32 %r966, %r964, %r965;
+	sub.u32 %r967, %r964, %r966;
+	min.u32 %r968, %r967, 1;
+	add.u32 %r819, %r962, %r968;
+	cvt.u64.u32 %rd810, %r819;
+$L_41:
+	mov.b64 %rd224, %rd810;
+	setp.gt.s64 %p225, %rd220, 0;
+	@!%p225 bra $L_106;
+$L_42:
+	setp.lt.s64 %p265, %rd220, %rd264;
+	@!%p265 bra $L_106;
+$L_43:
+	setp.gt.s64 %p263, %rd222, 0;
+	@!%p263 bra $L_106;
 $L_44:
-	cvt.u32.u64 %r817, %rd234;
-	mul.hi.u32 %r947, %r817, %r881;
-	mul.lo.u32 %r948, %r947, %r818;
-	sub.u32 %r949, %r817, %r948;
-	sub.u32 %r950, %r949, %r818;
-	min.u32 %r951, %r949, %r950;
-	sub.u32 %r952, %r949, %r951;
-	min.u32 %r953, %r952, 1;
-	add.u32 %r819, %r947, %r953;
-	mov.b32 %r820, %r951;
-	cvt.u64.u32 %rd809, %r819;
-	cvt.u64.u32 %rd810, %r820;
+	setp.lt.s64 %p262, %rd222, %rd261;
+	@!%p262 bra $L_106;
 $L_45:
-	mov.b64 %rd235, %rd810;
-	mov.b64 %rd824, %rd797;
-	or.b64 %rd826, %rd824, %rd825;
-	shr.u64 %rd827, %rd826, 32;
-	cvt.u32.u64 %r828, %rd827;
-	setp.eq.u32 %p829, %r828, 0;
-	@!%p829 bra $L_113;
+	setp.gt.s64 %p260, %rd224, 0;
+	@!%p260 bra $L_106;
 $L_46:
-	cvt.u32.u64 %r830, %rd232;
-	mul.hi.u32 %r975, %r830, %r890;
-	mul.lo.u32 %r976, %r975, %r831;
-	sub.u32 %r977, %r830, %r976;
-	sub.u32 %r978, %r977, %r831;
-	min.u32 %r979, %r977, %r978;
-	sub.u32 %r980, %r977, %r979;
-	min.u32 %r981, %r980, 1;
-	add.u32 %r832, %r975, %r981;
-	cvt.u64.u32 %rd823, %r832;
+	setp.lt.s64 %p259, %rd224, %rd258;
+	@!%p259 bra $L_106;
 $L_47:
-	mov.b64 %rd237, %rd823;
-	setp.gt.s64 %p238, %rd233, 0;
-	@!%p238 bra $L_112;
+	mov.b64 %rd456, %rd588;
+	add.s64 %rd228, %rd456, -4;
+	ld.global.f32 %f229, [%rd228];
+	mov.b64 %rd457, %rd456;
+	add.s64 %rd231, %rd457, 4;
+	ld.global.f32 %f232, [%rd231];
+	add.rn.f32 %f233, %f229, %f232;
+	mov.b64 %rd458, %rd456;
+	add.s64 %rd460, %rd458, %rd459;
+	mov.b64 %rd235, %rd460;
+	ld.global.f32 %f236, [%rd235];
+	add.rn.f32 %f237, %f233, %f236;
+	mov.b64 %rd461, %rd456;
+	add.s64 %rd463, %rd461, %rd462;
+	mov.b64 %rd239, %rd463;
+	ld.global.f32 %f240, [%rd239];
+	add.rn.f32 %f241, %f237, %f240;
+	mov.b64 %rd464, %rd456;
+	add.s64 %rd466, %rd464, %rd465;
+	mov.b64 %rd243, %rd466;
+	ld.global.f32 %f244, [%rd243];
+	add.rn.f32 %f245, %f241, %f244;
+	mov.b64 %rd467, %rd456;
+	add.s64 %rd469, %rd467, %rd468;
+	mov.b64 %rd247, %rd469;
+	ld.global.f32 %f248, [%rd247];
+	add.rn.f32 %f249, %f245, %f248;
+	mov.b64 %rd250, %rd456;
+	ld.global.f32 %f251, [%rd250];
+	mul.rn.f32 %f252, %f251, 0f40C00000;
+	sub.rn.f32 %f253, %f249, %f252;
+	mov.b64 %rd254, %rd591;
+	st.global.f32 [%rd254], %f253;
 $L_48:
-	setp.lt.s64 %p278, %rd233, %rd277;
-	@!%p278 bra $L_112;
+	add.s64 %rd314, %rd217, %rd1;
 $L_49:
-	setp.gt.s64 %p276, %rd235, 0;
-	@!%p276 bra $L_112;
+	mov.b64 %rd267, %rd314;
 $L_50:
-	setp.lt.s64 %p275, %rd235, %rd274;
-	@!%p275 bra $L_112;
+	mov.b64 %rd746, %rd267;
+	or.b64 %rd748, %rd746, %rd747;
+	shr.u64 %rd749, %rd748, 32;
+	cvt.u32.u64 %r750, %rd749;
+	setp.eq.u32 %p751, %r750, 0;
+	@!%p751 bra $L_105;
 $L_51:
-	setp.gt.s64 %p273, %rd237, 0;
-	@!%p273 bra $L_112;
+	cvt.u32.u64 %r752, %rd267;
+	mul.hi.u32 %r899, %r752, %r859;
+	mul.lo.u32 %r900, %r899, %r753;
+	sub.u32 %r901, %r752, %r900;
+	sub.u32 %r902, %r901, %r753;
+	min.u32 %r903, %r901, %r902;
+	sub.u32 %r904, %r901, %r903;
+	min.u32 %r905, %r904, 1;
+	add.u32 %r754, %r899, %r905;
+	mov.b32 %r755, %r903;
+	cvt.u64.u32 %rd744, %r754;
+	cvt.u64.u32 %rd745, %r755;
 $L_52:
-	setp.lt.s64 %p272, %rd237, %rd271;
-	@!%p272 bra $L_112;
+	mov.b64 %rd268, %rd745;
+	mov.b64 %rd269, %rd744;
+	mov.b64 %rd760, %rd269;
+	or.b64 %rd762, %rd760, %rd761;
+	shr.u64 %rd763, %rd762, 32;
+	cvt.u32.u64 %r764, %rd763;
+	setp.eq.u32 %p765, %r764, 0;
+	@!%p765 bra $L_104;
 $L_53:
-	mov.b64 %rd469, %rd601;
-	add.s64 %rd241, %rd469, -4;
-	ld.global.f32 %f242, [%rd241];
-	mov.b64 %rd470, %rd469;
-	add.s64 %rd244, %rd470, 4;
-	ld.global.f32 %f245, [%rd244];
-	add.rn.f32 %f246, %f242, %f245;
-	mov.b64 %rd471, %rd469;
-	add.s64 %rd473, %rd471, %rd472;
-	mov.b64 %rd248, %rd473;
-	ld.global.f32 %f249, [%rd248];
-	add.rn.f32 %f250, %f246, %f249;
-	mov.b64 %rd474, %rd469;
-	add.s64 %rd476, %rd474, %rd475;
-	mov.b64 %rd252, %rd476;
-	ld.global.f32 %f253, [%rd252];
-	add.rn.f32 %f254, %f250, %f253;
-	mov.b64 %rd477, %rd469;
-	add.s64 %rd479, %rd477, %rd478;
-	mov.b64 %rd256, %rd479;
-	ld.global.f32 %f257, [%rd256];
-	add.rn.f32 %f258, %f254, %f257;
-	mov.b64 %rd480, %rd469;
-	add.s64 %rd482, %rd480, %rd481;
-	mov.b64 %rd260, %rd482;
-	ld.global.f32 %f261, [%rd260];
-	add.rn.f32 %f262, %f258, %f261;
-	mov.b64 %rd263, %rd469;
-	ld.global.f32 %f264, [%rd263];
-	mul.rn.f32 %f265, %f264, 0f40C00000;
-	sub.rn.f32 %f266, %f262, %f265;
-	mov.b64 %rd267, %rd604;
-	st.global.f32 [%rd267], %f266;
-$L_54:
-	add.s64 %rd327, %rd230, %rd1;
-$L_55:
-	mov.b64 %rd280, %rd327;
-$L_56:
-	mov.b64 %rd759, %rd280;
-	or.b64 %rd761, %rd759, %rd760;
-	shr.u64 %rd762, %rd761, 32;
-	cvt.u32.u64 %r763, %rd762;
-	setp.eq.u32 %p764, %r763, 0;
-	@!%p764 bra $L_111;
-$L_57:
-	cvt.u32.u64 %r765, %rd280;
-	mul.hi.u32 %r912, %r765, %r872;
-	mul.lo.u32 %r913, %r912, %r766;
-	sub.u32 %r914, %r765, %r913;
-	sub.u32 %r915, %r914, %r766;
-	min.u32 %r916, %r914, %r915;
-	sub.u32 %r917, %r914, %r916;
-	min.u32 %r918, %r917, 1;
-	add.u32 %r767, %r912, %r918;
-	mov.b32 %r768, %r916;
-	cvt.u64.u32 %rd757, %r767;
+	cvt.u32.u64 %r766, %rd269;
+	mul.hi.u32 %r927, %r766, %r868;
+	mul.lo.u32 %r928, %r927, %r767;
+	sub.u32 %r929, %r766, %r928;
+	sub.u32 %r930, %r929, %r767;
+	min.u32 %r931, %r929, %r930;
+	sub.u32 %r932, %r929, %r931;
+	min.u32 %r933, %r932, 1;
+	add.u32 %r768, %r927, %r933;
+	mov.b32 %r769, %r931;
 	cvt.u64.u32 %rd758, %r768;
-$L_58:
-	mov.b64 %rd281, %rd758;
-	mov.b64 %rd282, %rd757;
-	mov.b64 %rd773, %rd282;
+	cvt.u64.u32 %rd759, %r769;
+$L_54:
+	mov.b64 %rd270, %rd759;
+	mov.b64 %rd773, %rd746;
 	or.b64 %rd775, %rd773, %rd774;
 	shr.u64 %rd776, %rd775, 32;
 	cvt.u32.u64 %r777, %rd776;
 	setp.eq.u32 %p778, %r777, 0;
-	@!%p778 bra $L_110;
+	@!%p778 bra $L_103;
+$L_55:
+	cvt.u32.u64 %r779, %rd267;
+	mul.hi.u32 %r955, %r779, %r877;
+	mul.lo.u32 %r956, %r955, %r780;
+	sub.u32 %r957, %r779, %r956;
+	sub.u32 %r958, %r957, %r780;
+	min.u32 %r959, %r957, %r958;
+	sub.u32 %r960, %r957, %r959;
+	min.u32 %r961, %r960, 1;
+	add.u32 %r781, %r955, %r961;
+	cvt.u64.u32 %rd772, %r781;
+$L_56:
+	mov.b64 %rd272, %rd772;
+	setp.gt.s64 %p273, %rd268, 0;
+	@!%p273 bra $L_102;
+$L_57:
+	setp.lt.s64 %p313, %rd268, %rd312;
+	@!%p313 bra $L_102;
+$L_58:
+	setp.gt.s64 %p311, %rd270, 0;
+	@!%p311 bra $L_102;
 $L_59:
-	cvt.u32.u64 %r779, %rd282;
-	mul.hi.u32 %r940, %r779, %r881;
-	mul.lo.u32 %r941, %r940, %r780;
-	sub.u32 %r942, %r779, %r941;
-	sub.u32 %r943, %r942, %r780;
-	min.u32 %r944, %r942, %r943;
-	sub.u32 %r945, %r942, %r944;
-	min.u32 %r946, %r945, 1;
-	add.u32 %r781, %r940, %r946;
-	mov.b32 %r782, %r944;
-	cvt.u64.u32 %rd771, %r781;
-	cvt.u64.u32 %rd772, %r782;
+	setp.lt.s64 %p310, %rd270, %rd309;
+	@!%p310 bra $L_102;
 $L_60:
-	mov.b64 %rd283, %rd772;
-	mov.b64 %rd786, %rd759;
-	or.b64 %rd788, %rd786, %rd787;
-	shr.u64 %rd789, %rd788, 32;
-	cvt.u32.u64 %r790, %rd789;
-	setp.eq.u32 %p791, %r790, 0;
-	@!%p791 bra $L_109;
+	setp.gt.s64 %p308, %rd272, 0;
+	@!%p308 bra $L_102;
 $L_61:
-	cvt.u32.u64 %r792, %rd280;
-	mul.hi.u32 %r968, %r792, %r890;
-	mul.lo.u32 %r969, %r968, %r793;
-	sub.u32 %r970, %r792, %r969;
-	sub.u32 %r971, %r970, %r793;
-	min.u32 %r972, %r970, %r971;
-	sub.u32 %r973, %r970, %r972;
-	min.u32 %r974, %r973, 1;
-	add.u32 %r794, %r968, %r974;
-	cvt.u64.u32 %rd785, %r794;
+	setp.lt.s64 %p307, %rd272, %rd306;
+	@!%p307 bra $L_102;
 $L_62:
-	mov.b64 %rd285, %rd785;
-	setp.gt.s64 %p286, %rd281, 0;
-	@!%p286 bra $L_108;
-$L_63:
-	setp.lt.s64 %p326, %rd281, %rd325;
-	@!%p326 bra $L_108;
-$L_64:
-	setp.gt.s64 %p324, %rd283, 0;
-	@!%p324 bra $L_108;
-$L_65:
-	setp.lt.s64 %p323, %rd283, %rd322;
-	@!%p323 bra $L_108;
-$L_66:
-	setp.gt.s64 %p321, %rd285, 0;
-	@!%p321 bra $L_108;
-$L_67:
-	setp.lt.s64 %p320, %rd285, %rd319;
-	@!%p320 bra $L_108;
-$L_68:
-	mov.b64 %rd483, %rd601;
+	mov.b64 %rd470, %rd588;
+	add.s64 %rd472, %rd470, %rd471;
+	add.s64 %rd276, %rd472, -4;
+	ld.global.f32 %f277, [%rd276];
+	mov.b64 %rd475, %rd472;
+	add.s64 %rd279, %rd475, 4;
+	ld.global.f32 %f280, [%rd279];
+	add.rn.f32 %f281, %f277, %f280;
+	mov.b64 %rd478, %rd472;
+	add.s64 %rd480, %rd478, %rd479;
+	mov.b64 %rd283, %rd480;
+	ld.global.f32 %f284, [%rd283];
+	add.rn.f32 %f285, %f281, %f284;
+	mov.b64 %rd483, %rd472;
 	add.s64 %rd485, %rd483, %rd484;
-	add.s64 %rd289, %rd485, -4;
-	ld.global.f32 %f290, [%rd289];
-	mov.b64 %rd488, %rd485;
-	add.s64 %rd292, %rd488, 4;
-	ld.global.f32 %f293, [%rd292];
-	add.rn.f32 %f294, %f290, %f293;
-	mov.b64 %rd491, %rd485;
-	add.s64 %rd493, %rd491, %rd492;
-	mov.b64 %rd296, %rd493;
-	ld.global.f32 %f297, [%rd296];
-	add.rn.f32 %f298, %f294, %f297;
-	mov.b64 %rd496, %rd485;
-	add.s64 %rd498, %rd496, %rd497;
-	mov.b64 %rd300, %rd498;
-	ld.global.f32 %f301, [%rd300];
-	add.rn.f32 %f302, %f298, %f301;
-	mov.b64 %rd501, %rd485;
-	add.s64 %rd503, %rd501, %rd502;
-	mov.b64 %rd304, %rd503;
-	ld.global.f32 %f305, [%rd304];
-	add.rn.f32 %f306, %f302, %f305;
-	mov.b64 %rd506, %rd485;
-	add.s64 %rd508, %rd506, %rd507;
-	mov.b64 %rd308, %rd508;
-	ld.global.f32 %f309, [%rd308];
-	add.rn.f32 %f310, %f306, %f309;
-	mov.b64 %rd511, %rd485;
-	mov.b64 %rd311, %rd511;
-	ld.global.f32 %f312, [%rd311];
-	mul.rn.f32 %f313, %f312, 0f40C00000;
-	sub.rn.f32 %f314, %f310, %f313;
-	mov.b64 %rd512, %rd604;
-	add.s64 %rd514, %rd512, %rd513;
-	mov.b64 %rd315, %rd514;
-	st.global.f32 [%rd315], %f314;
-$L_69:
-	add.s64 %rd376, %rd327, %rd1;
-$L_70:
-	mov.b64 %rd329, %rd376;
-$L_71:
-	mov.b64 %rd721, %rd329;
-	or.b64 %rd723, %rd721, %rd722;
-	shr.u64 %rd724, %rd723, 32;
-	cvt.u32.u64 %r725, %rd724;
-	setp.eq.u32 %p726, %r725, 0;
-	@!%p726 bra $L_107;
-$L_72:
-	cvt.u32.u64 %r727, %rd329;
-	mul.hi.u32 %r905, %r727, %r872;
-	mul.lo.u32 %r906, %r905, %r728;
-	sub.u32 %r907, %r727, %r906;
-	sub.u32 %r908, %r907, %r728;
-	min.u32 %r909, %r907, %r908;
-	sub.u32 %r910, %r907, %r909;
-	min.u32 %r911, %r910, 1;
-	add.u32 %r729, %r905, %r911;
-	mov.b32 %r730, %r909;
-	cvt.u64.u32 %rd719, %r729;
+	mov.b64 %rd287, %rd485;
+	ld.global.f32 %f288, [%rd287];
+	add.rn.f32 %f289, %f285, %f288;
+	mov.b64 %rd488, %rd472;
+	add.s64 %rd490, %rd488, %rd489;
+	mov.b64 %rd291, %rd490;
+	ld.global.f32 %f292, [%rd291];
+	add.rn.f32 %f293, %f289, %f292;
+	mov.b64 %rd493, %rd472;
+	add.s64 %rd495, %rd493, %rd494;
+	mov.b64 %rd295, %rd495;
+	ld.global.f32 %f296, [%rd295];
+	add.rn.f32 %f297, %f293, %f296;
+	mov.b64 %rd498, %rd472;
+	mov.b64 %rd298, %rd498;
+	ld.global.f32 %f299, [%rd298];
+	mul.rn.f32 %f300, %f299, 0f40C00000;
+	sub.rn.f32 %f301, %f297, %f300;
+	mov.b64 %rd499, %rd591;
+	add.s64 %rd501, %rd499, %rd500;
+	mov.b64 %rd302, %rd501;
+	st.global.f32 [%rd302], %f301;
+$L_63:
+	add.s64 %rd363, %rd314, %rd1;
+$L_64:
+	mov.b64 %rd316, %rd363;
+$L_65:
+	mov.b64 %rd708, %rd316;
+	or.b64 %rd710, %rd708, %rd709;
+	shr.u64 %rd711, %rd710, 32;
+	cvt.u32.u64 %r712, %rd711;
+	setp.eq.u32 %p713, %r712, 0;
+	@!%p713 bra $L_101;
+$L_66:
+	cvt.u32.u64 %r714, %rd316;
+	mul.hi.u32 %r892, %r714, %r859;
+	mul.lo.u32 %r893, %r892, %r715;
+	sub.u32 %r894, %r714, %r893;
+	sub.u32 %r895, %r894, %r715;
+	min.u32 %r896, %r894, %r895;
+	sub.u32 %r897, %r894, %r896;
+	min.u32 %r898, %r897, 1;
+	add.u32 %r716, %r892, %r898;
+	mov.b32 %r717, %r896;
+	cvt.u64.u32 %rd706, %r716;
+	cvt.u64.u32 %rd707, %r717;
+$L_67:
+	mov.b64 %rd317, %rd707;
+	mov.b64 %rd318, %rd706;
+	mov.b64 %rd722, %rd318;
+	or.b64 %rd724, %rd722, %rd723;
+	shr.u64 %rd725, %rd724, 32;
+	cvt.u32.u64 %r726, %rd725;
+	setp.eq.u32 %p727, %r726, 0;
+	@!%p727 bra $L_100;
+$L_68:
+	cvt.u32.u64 %r728, %rd318;
+	mul.hi.u32 %r920, %r728, %r868;
+	mul.lo.u32 %r921, %r920, %r729;
+	sub.u32 %r922, %r728, %r921;
+	sub.u32 %r923, %r922, %r729;
+	min.u32 %r924, %r922, %r923;
+	sub.u32 %r925, %r922, %r924;
+	min.u32 %r926, %r925, 1;
+	add.u32 %r730, %r920, %r926;
+	mov.b32 %r731, %r924;
 	cvt.u64.u32 %rd720, %r730;
-$L_73:
-	mov.b64 %rd330, %rd720;
-	mov.b64 %rd331, %rd719;
-	mov.b64 %rd735, %rd331;
+	cvt.u64.u32 %rd721, %r731;
+$L_69:
+	mov.b64 %rd319, %rd721;
+	mov.b64 %rd735, %rd708;
 	or.b64 %rd737, %rd735, %rd736;
 	shr.u64 %rd738, %rd737, 32;
 	cvt.u32.u64 %r739, %rd738;
 	setp.eq.u32 %p740, %r739, 0;
-	@!%p740 bra $L_106;
+	@!%p740 bra $L_99;
+$L_70:
+	cvt.u32.u64 %r741, %rd316;
+	mul.hi.u32 %r948, %r741, %r877;
+	mul.lo.u32 %r949, %r948, %r742;
+	sub.u32 %r950, %r741, %r949;
+	sub.u32 %r951, %r950, %r742;
+	min.u32 %r952, %r950, %r951;
+	sub.u32 %r953, %r950, %r952;
+	min.u32 %r954, %r953, 1;
+	add.u32 %r743, %r948, %r954;
+	cvt.u64.u32 %rd734, %r743;
+$L_71:
+	mov.b64 %rd321, %rd734;
+	setp.gt.s64 %p322, %rd317, 0;
+	@!%p322 bra $L_98;
+$L_72:
+	setp.lt.s64 %p362, %rd317, %rd361;
+	@!%p362 bra $L_98;
+$L_73:
+	setp.gt.s64 %p360, %rd319, 0;
+	@!%p360 bra $L_98;
 $L_74:
-	cvt.u32.u64 %r741, %rd331;
-	mul.hi.u32 %r933, %r741, %r881;
-	mul.lo.u32 %r934, %r933, %r742;
-	sub.u32 %r935, %r741, %r934;
-	sub.u32 %r936, %r935, %r742;
-	min.u32 %r937, %r935, %r936;
-	sub.u32 %r938, %r935, %r937;
-	min.u32 %r939, %r938, 1;
-	add.u32 %r743, %r933, %r939;
-	mov.b32 %r744, %r937;
-	cvt.u64.u32 %rd733, %r743;
-	cvt.u64.u32 %rd734, %r744;
+	setp.lt.s64 %p359, %rd319, %rd358;
+	@!%p359 bra $L_98;
 $L_75:
-	mov.b64 %rd332, %rd734;
-	mov.b64 %rd748, %rd721;
-	or.b64 %rd750, %rd748, %rd749;
-	shr.u64 %rd751, %rd750, 32;
-	cvt.u32.u64 %r752, %rd751;
-	setp.eq.u32 %p753, %r752, 0;
-	@!%p753 bra $L_105;
+	setp.gt.s64 %p357, %rd321, 0;
+	@!%p357 bra $L_98;
 $L_76:
-	cvt.u32.u64 %r754, %rd329;
-	mul.hi.u32 %r961, %r754, %r890;
-	mul.lo.u32 %r962, %r961, %r755;
-	sub.u32 %r963, %r754, %r962;
-	sub.u32 %r964, %r963, %r755;
-	min.u32 %r965, %r963, %r964;
-	sub.u32 %r966, %r963, %r965;
-	min.u32 %r967, %r966, 1;
-	add.u32 %r756, %r961, %r967;
-	cvt.u64.u32 %rd747, %r756;
+	setp.lt.s64 %p356, %rd321, %rd355;
+	@!%p356 bra $L_98;
 $L_77:
-	mov.b64 %rd334, %rd747;
-	setp.gt.s64 %p335, %rd330, 0;
-	@!%p335 bra $L_104;
-$L_78:
-	setp.lt.s64 %p375, %rd330, %rd374;
-	@!%p375 bra $L_104;
-$L_79:
-	setp.gt.s64 %p373, %rd332, 0;
-	@!%p373 bra $L_104;
-$L_80:
-	setp.lt.s64 %p372, %rd332, %rd371;
-	@!%p372 bra $L_104;
-$L_81:
-	setp.gt.s64 %p370, %rd334, 0;
-	@!%p370 bra $L_104;
-$L_82:
-	setp.lt.s64 %p369, %rd334, %rd368;
-	@!%p369 bra $L_104;
-$L_83:
-	mov.b64 %rd518, %rd601;
+	mov.b64 %rd505, %rd588;
+	add.s64 %rd507, %rd505, %rd506;
+	add.s64 %rd325, %rd507, -4;
+	ld.global.f32 %f326, [%rd325];
+	mov.b64 %rd510, %rd507;
+	add.s64 %rd328, %rd510, 4;
+	ld.global.f32 %f329, [%rd328];
+	add.rn.f32 %f330, %f326, %f329;
+	mov.b64 %rd513, %rd507;
+	add.s64 %rd515, %rd513, %rd514;
+	mov.b64 %rd332, %rd515;
+	ld.global.f32 %f333, [%rd332];
+	add.rn.f32 %f334, %f330, %f333;
+	mov.b64 %rd518, %rd507;
 	add.s64 %rd520, %rd518, %rd519;
-	add.s64 %rd338, %rd520, -4;
-	ld.global.f32 %f339, [%rd338];
-	mov.b64 %rd523, %rd520;
-	add.s64 %rd341, %rd523, 4;
-	ld.global.f32 %f342, [%rd341];
-	add.rn.f32 %f343, %f339, %f342;
-	mov.b64 %rd526, %rd520;
-	add.s64 %rd528, %rd526, %rd527;
-	mov.b64 %rd345, %rd528;
-	ld.global.f32 %f346, [%rd345];
-	add.rn.f32 %f347, %f343, %f346;
-	mov.b64 %rd531, %rd520;
-	add.s64 %rd533, %rd531, %rd532;
-	mov.b64 %rd349, %rd533;
-	ld.global.f32 %f350, [%rd349];
-	add.rn.f32 %f351, %f347, %f350;
-	mov.b64 %rd536, %rd520;
-	add.s64 %rd538, %rd536, %rd537;
-	mov.b64 %rd353, %rd538;
-	ld.global.f32 %f354, [%rd353];
-	add.rn.f32 %f355, %f351, %f354;
-	mov.b64 %rd541, %rd520;
-	add.s64 %rd543, %rd541, %rd542;
-	mov.b64 %rd357, %rd543;
-	ld.global.f32 %f358, [%rd357];
-	add.rn.f32 %f359, %f355, %f358;
-	mov.b64 %rd546, %rd520;
-	mov.b64 %rd360, %rd546;
-	ld.global.f32 %f361, [%rd360];
-	mul.rn.f32 %f362, %f361, 0f40C00000;
-	sub.rn.f32 %f363, %f359, %f362;
-	mov.b64 %rd547, %rd604;
-	add.s64 %rd549, %rd547, %rd548;
-	mov.b64 %rd364, %rd549;
-	st.global.f32 [%rd364], %f363;
-$L_84:
-	add.s64 %rd425, %rd376, %rd1;
-$L_85:
-	mov.b64 %rd378, %rd425;
-$L_86:
-	mov.b64 %rd683, %rd378;
-	or.b64 %rd685, %rd683, %rd684;
-	shr.u64 %rd686, %rd685, 32;
-	cvt.u32.u64 %r687, %rd686;
-	setp.eq.u32 %p688, %r687, 0;
-	@!%p688 bra $L_103;
-$L_87:
-	cvt.u32.u64 %r689, %rd378;
-	mul.hi.u32 %r898, %r689, %r872;
-	mul.lo.u32 %r899, %r898, %r690;
-	sub.u32 %r900, %r689, %r899;
-	sub.u32 %r901, %r900, %r690;
-	min.u32 %r902, %r900, %r901;
-	sub.u32 %r903, %r900, %r902;
-	min.u32 %r904, %r903, 1;
-	add.u32 %r691, %r898, %r904;
-	mov.b32 %r692, %r902;
-	cvt.u64.u32 %rd681, %r691;
+	mov.b64 %rd336, %rd520;
+	ld.global.f32 %f337, [%rd336];
+	add.rn.f32 %f338, %f334, %f337;
+	mov.b64 %rd523, %rd507;
+	add.s64 %rd525, %rd523, %rd524;
+	mov.b64 %rd340, %rd525;
+	ld.global.f32 %f341, [%rd340];
+	add.rn.f32 %f342, %f338, %f341;
+	mov.b64 %rd528, %rd507;
+	add.s64 %rd530, %rd528, %rd529;
+	mov.b64 %rd344, %rd530;
+	ld.global.f32 %f345, [%rd344];
+	add.rn.f32 %f346, %f342, %f345;
+	mov.b64 %rd533, %rd507;
+	mov.b64 %rd347, %rd533;
+	ld.global.f32 %f348, [%rd347];
+	mul.rn.f32 %f349, %f348, 0f40C00000;
+	sub.rn.f32 %f350, %f346, %f349;
+	mov.b64 %rd534, %rd591;
+	add.s64 %rd536, %rd534, %rd535;
+	mov.b64 %rd351, %rd536;
+	st.global.f32 [%rd351], %f350;
+$L_78:
+	add.s64 %rd412, %rd363, %rd1;
+$L_79:
+	mov.b64 %rd365, %rd412;
+$L_80:
+	mov.b64 %rd670, %rd365;
+	or.b64 %rd672, %rd670, %rd671;
+	shr.u64 %rd673, %rd672, 32;
+	cvt.u32.u64 %r674, %rd673;
+	setp.eq.u32 %p675, %r674, 0;
+	@!%p675 bra $L_97;
+$L_81:
+	cvt.u32.u64 %r676, %rd365;
+	mul.hi.u32 %r885, %r676, %r859;
+	mul.lo.u32 %r886, %r885, %r677;
+	sub.u32 %r887, %r676, %r886;
+	sub.u32 %r888, %r887, %r677;
+	min.u32 %r889, %r887, %r888;
+	sub.u32 %r890, %r887, %r889;
+	min.u32 %r891, %r890, 1;
+	add.u32 %r678, %r885, %r891;
+	mov.b32 %r679, %r889;
+	cvt.u64.u32 %rd668, %r678;
+	cvt.u64.u32 %rd669, %r679;
+$L_82:
+	mov.b64 %rd366, %rd669;
+	mov.b64 %rd367, %rd668;
+	mov.b64 %rd684, %rd367;
+	or.b64 %rd686, %rd684, %rd685;
+	shr.u64 %rd687, %rd686, 32;
+	cvt.u32.u64 %r688, %rd687;
+	setp.eq.u32 %p689, %r688, 0;
+	@!%p689 bra $L_96;
+$L_83:
+	cvt.u32.u64 %r690, %rd367;
+	mul.hi.u32 %r913, %r690, %r868;
+	mul.lo.u32 %r914, %r913, %r691;
+	sub.u32 %r915, %r690, %r914;
+	sub.u32 %r916, %r915, %r691;
+	min.u32 %r917, %r915, %r916;
+	sub.u32 %r918, %r915, %r917;
+	min.u32 %r919, %r918, 1;
+	add.u32 %r692, %r913, %r919;
+	mov.b32 %r693, %r917;
 	cvt.u64.u32 %rd682, %r692;
-$L_88:
-	mov.b64 %rd379, %rd682;
-	mov.b64 %rd380, %rd681;
-	mov.b64 %rd697, %rd380;
+	cvt.u64.u32 %rd683, %r693;
+$L_84:
+	mov.b64 %rd368, %rd683;
+	mov.b64 %rd697, %rd670;
 	or.b64 %rd699, %rd697, %rd698;
 	shr.u64 %rd700, %rd699, 32;
 	cvt.u32.u64 %r701, %rd700;
 	setp.eq.u32 %p702, %r701, 0;
-	@!%p702 bra $L_102;
+	@!%p702 bra $L_95;
+$L_85:
+	cvt.u32.u64 %r703, %rd365;
+	mul.hi.u32 %r941, %r703, %r877;
+	mul.lo.u32 %r942, %r941, %r704;
+	sub.u32 %r943, %r703, %r942;
+	sub.u32 %r944, %r943, %r704;
+	min.u32 %r945, %r943, %r944;
+	sub.u32 %r946, %r943, %r945;
+	min.u32 %r947, %r946, 1;
+	add.u32 %r705, %r941, %r947;
+	cvt.u64.u32 %rd696, %r705;
+$L_86:
+	mov.b64 %rd370, %rd696;
+	setp.gt.s64 %p371, %rd366, 0;
+	@!%p371 bra $L_94;
+$L_87:
+	setp.lt.s64 %p411, %rd366, %rd410;
+	@!%p411 bra $L_94;
+$L_88:
+	setp.gt.s64 %p409, %rd368, 0;
+	@!%p409 bra $L_94;
 $L_89:
-	cvt.u32.u64 %r703, %rd380;
-	mul.hi.u32 %r926, %r703, %r881;
-	mul.lo.u32 %r927, %r926, %r704;
-	sub.u32 %r928, %r703, %r927;
-	sub.u32 %r929, %r928, %r704;
-	min.u32 %r930, %r928, %r929;
-	sub.u32 %r931, %r928, %r930;
-	min.u32 %r932, %r931, 1;
-	add.u32 %r705, %r926, %r932;
-	mov.b32 %r706, %r930;
-	cvt.u64.u32 %rd695, %r705;
-	cvt.u64.u32 %rd696, %r706;
+	setp.lt.s64 %p408, %rd368, %rd407;
+	@!%p408 bra $L_94;
 $L_90:
-	mov.b64 %rd381, %rd696;
-	mov.b64 %rd710, %rd683;
-	or.b64 %rd712, %rd710, %rd711;
-	shr.u64 %rd713, %rd712, 32;
-	cvt.u32.u64 %r714, %rd713;
-	setp.eq.u32 %p715, %r714, 0;
-	@!%p715 bra $L_101;
+	setp.gt.s64 %p406, %rd370, 0;
+	@!%p406 bra $L_94;
 $L_91:
-	cvt.u32.u64 %r716, %rd378;
-	mul.hi.u32 %r954, %r716, %r890;
-	mul.lo.u32 %r955, %r954, %r717;
-	sub.u32 %r956, %r716, %r955;
-	sub.u32 %r957, %r956, %r717;
-	min.u32 %r958, %r956, %r957;
-	sub.u32 %r959, %r956, %r958;
-	min.u32 %r960, %r959, 1;
-	add.u32 %r718, %r954, %r960;
-	cvt.u64.u32 %rd709, %r718;
+	setp.lt.s64 %p405, %rd370, %rd404;
+	@!%p405 bra $L_94;
 $L_92:
-	mov.b64 %rd383, %rd709;
-	setp.gt.s64 %p384, %rd379, 0;
-	@!%p384 bra $L_100;
-$L_93:
-	setp.lt.s64 %p424, %rd379, %rd423;
-	@!%p424 bra $L_100;
-$L_94:
-	setp.gt.s64 %p422, %rd381, 0;
-	@!%p422 bra $L_100;
-$L_95:
-	setp.lt.s64 %p421, %rd381, %rd420;
-	@!%p421 bra $L_100;
-$L_96:
-	setp.gt.s64 %p419, %rd383, 0;
-	@!%p419 bra $L_100;
-$L_97:
-	setp.lt.s64 %p418, %rd383, %rd417;
-	@!%p418 bra $L_100;
-$L_98:
-	mov.b64 %rd553, %rd601;
+	mov.b64 %rd540, %rd588;
+	add.s64 %rd542, %rd540, %rd541;
+	add.s64 %rd374, %rd542, -4;
+	ld.global.f32 %f375, [%rd374];
+	mov.b64 %rd545, %rd542;
+	add.s64 %rd377, %rd545, 4;
+	ld.global.f32 %f378, [%rd377];
+	add.rn.f32 %f379, %f375, %f378;
+	mov.b64 %rd548, %rd542;
+	add.s64 %rd550, %rd548, %rd549;
+	mov.b64 %rd381, %rd550;
+	ld.global.f32 %f382, [%rd381];
+	add.rn.f32 %f383, %f379, %f382;
+	mov.b64 %rd553, %rd542;
 	add.s64 %rd555, %rd553, %rd554;
-	add.s64 %rd387, %rd555, -4;
-	ld.global.f32 %f388, [%rd387];
-	mov.b64 %rd558, %rd555;
-	add.s64 %rd390, %rd558, 4;
-	ld.global.f32 %f391, [%rd390];
-	add.rn.f32 %f392, %f388, %f391;
-	mov.b64 %rd561, %rd555;
-	add.s64 %rd563, %rd561, %rd562;
-	mov.b64 %rd394, %rd563;
-	ld.global.f32 %f395, [%rd394];
-	add.rn.f32 %f396, %f392, %f395;
-	mov.b64 %rd566, %rd555;
-	add.s64 %rd568, %rd566, %rd567;
-	mov.b64 %rd398, %rd568;
-	ld.global.f32 %f399, [%rd398];
-	add.rn.f32 %f400, %f396, %f399;
-	mov.b64 %rd571, %rd555;
-	add.s64 %rd573, %rd571, %rd572;
-	mov.b64 %rd402, %rd573;
-	ld.global.f32 %f403, [%rd402];
-	add.rn.f32 %f404, %f400, %f403;
-	mov.b64 %rd576, %rd555;
-	add.s64 %rd578, %rd576, %rd577;
-	mov.b64 %rd406, %rd578;
-	ld.global.f32 %f407, [%rd406];
-	add.rn.f32 %f408, %f404, %f407;
-	mov.b64 %rd581, %rd555;
-	mov.b64 %rd409, %rd581;
-	ld.global.f32 %f410, [%rd409];
-	mul.rn.f32 %f411, %f410, 0f40C00000;
-	sub.rn.f32 %f412, %f408, %f411;
-	mov.b64 %rd582, %rd604;
-	add.s64 %rd584, %rd582, %rd583;
-	mov.b64 %rd413, %rd584;
-	st.global.f32 [%rd413], %f412;
-$L_99:
-	add.s64 %rd2, %rd2, %rd426;
-	add.s64 %rd601, %rd601, %rd602;
-	add.s64 %rd604, %rd604, %rd602;
-	bra.uni $L_37;
-$L_100:
-	mov.b64 %rd585, %rd604;
-	add.s64 %rd587, %rd585, %rd586;
-	mov.b64 %rd416, %rd587;
+	mov.b64 %rd385, %rd555;
+	ld.global.f32 %f386, [%rd385];
+	add.rn.f32 %f387, %f383, %f386;
+	mov.b64 %rd558, %rd542;
+	add.s64 %rd560, %rd558, %rd559;
+	mov.b64 %rd389, %rd560;
+	ld.global.f32 %f390, [%rd389];
+	add.rn.f32 %f391, %f387, %f390;
+	mov.b64 %rd563, %rd542;
+	add.s64 %rd565, %rd563, %rd564;
+	mov.b64 %rd393, %rd565;
+	ld.global.f32 %f394, [%rd393];
+	add.rn.f32 %f395, %f391, %f394;
+	mov.b64 %rd568, %rd542;
+	mov.b64 %rd396, %rd568;
+	ld.global.f32 %f397, [%rd396];
+	mul.rn.f32 %f398, %f397, 0f40C00000;
+	sub.rn.f32 %f399, %f395, %f398;
+	mov.b64 %rd569, %rd591;
+	add.s64 %rd571, %rd569, %rd570;
+	mov.b64 %rd400, %rd571;
+	st.global.f32 [%rd400], %f399;
+$L_93:
+	add.s64 %rd2, %rd2, %rd413;
+	add.s64 %rd588, %rd588, %rd589;
+	add.s64 %rd591, %rd591, %rd589;
+	bra.uni $L_31;
+$L_94:
+	mov.b64 %rd572, %rd591;
+	add.s64 %rd574, %rd572, %rd573;
+	mov.b64 %rd403, %rd574;
 	mov.f32 %ft1, 0f00000000;
-	st.global.f32 [%rd416], %ft1;
-	bra.uni $L_99;
-$L_101:
-	setp.eq.s64 %pt13, %rd382, -1;
-	neg.s64 %rdt6, %rd378;
-	div.s64 %rd709, %rd378, %rd382;
-	selp.b64 %rd709, %rdt6, %rd709, %pt13;
-	bra.uni $L_92;
-$L_102:
+	st.global.f32 [%rd403], %ft1;
+	bra.uni $L_93;
+$L_95:
+	setp.eq.s64 %pt13, %rd369, -1;
+	neg.s64 %rdt6, %rd365;
+	div.s64 %rd696, %rd365, %rd369;
+	selp.b64 %rd696, %rdt6, %rd696, %pt13;
+	bra.uni $L_86;
+$L_96:
 	setp.eq.s64 %pt14, %rd12, -1;
-	neg.s64 %rdt7, %rd380;
-	div.s64 %rd695, %rd380, %rd12;
-	selp.b64 %rd695, %rdt7, %rd695, %pt14;
-	mul.lo.s64 %rd708, %rd695, %rd12;
-	sub.s64 %rd696, %rd380, %rd708;
-	bra.uni $L_90;
-$L_103:
-	setp.eq.s64 %pt15, %rd9, -1;
-	neg.s64 %rdt8, %rd378;
-	div.s64 %rd681, %rd378, %rd9;
-	selp.b64 %rd681, %rdt8, %rd681, %pt15;
-	mul.lo.s64 %rd694, %rd681, %rd9;
-	sub.s64 %rd682, %rd378, %rd694;
-	bra.uni $L_88;
-$L_104:
-	mov.b64 %rd550, %rd604;
-	add.s64 %rd552, %rd550, %rd551;
-	mov.b64 %rd367, %rd552;
-	mov.f32 %ft2, 0f00000000;
-	st.global.f32 [%rd367], %ft2;
+	neg.s64 %rdt7, %rd367;
+	div.s64 %rd682, %rd367, %rd12;
+	selp.b64 %rd682, %rdt7, %rd682, %pt14;
+	mul.lo.s64 %rd695, %rd682, %rd12;
+	sub.s64 %rd683, %rd367, %rd695;
 	bra.uni $L_84;
-$L_105:
-	setp.eq.s64 %pt16, %rd333, -1;
-	neg.s64 %rdt9, %rd329;
-	div.s64 %rd747, %rd329, %rd333;
-	selp.b64 %rd747, %rdt9, %rd747, %pt16;
-	bra.uni $L_77;
-$L_106:
+$L_97:
+	setp.eq.s64 %pt15, %rd9, -1;
+	neg.s64 %rdt8, %rd365;
+	div.s64 %rd668, %rd365, %rd9;
+	selp.b64 %rd668, %rdt8, %rd668, %pt15;
+	mul.lo.s64 %rd681, %rd668, %rd9;
+	sub.s64 %rd669, %rd365, %rd681;
+	bra.uni $L_82;
+$L_98:
+	mov.b64 %rd537, %rd591;
+	add.s64 %rd539, %rd537, %rd538;
+	mov.b64 %rd354, %rd539;
+	mov.f32 %ft2, 0f00000000;
+	st.global.f32 [%rd354], %ft2;
+	bra.uni $L_78;
+$L_99:
+	setp.eq.s64 %pt16, %rd320, -1;
+	neg.s64 %rdt9, %rd316;
+	div.s64 %rd734, %rd316, %rd320;
+	selp.b64 %rd734, %rdt9, %rd734, %pt16;
+	bra.uni $L_71;
+$L_100:
 	setp.eq.s64 %pt17, %rd12, -1;
-	neg.s64 %rdt10, %rd331;
-	div.s64 %rd733, %rd331, %rd12;
-	selp.b64 %rd733, %rdt10, %rd733, %pt17;
-	mul.lo.s64 %rd746, %rd733, %rd12;
-	sub.s64 %rd734, %rd331, %rd746;
-	bra.uni $L_75;
-$L_107:
-	setp.eq.s64 %pt18, %rd9, -1;
-	neg.s64 %rdt11, %rd329;
-	div.s64 %rd719, %rd329, %rd9;
-	selp.b64 %rd719, %rdt11, %rd719, %pt18;
-	mul.lo.s64 %rd732, %rd719, %rd9;
-	sub.s64 %rd720, %rd329, %rd732;
-	bra.uni $L_73;
-$L_108:
-	mov.b64 %rd515, %rd604;
-	add.s64 %rd517, %rd515, %rd516;
-	mov.b64 %rd318, %rd517;
-	mov.f32 %ft3, 0f00000000;
-	st.global.f32 [%rd318], %ft3;
+	neg.s64 %rdt10, %rd318;
+	div.s64 %rd720, %rd318, %rd12;
+	selp.b64 %rd720, %rdt10, %rd720, %pt17;
+	mul.lo.s64 %rd733, %rd720, %rd12;
+	sub.s64 %rd721, %rd318, %rd733;
 	bra.uni $L_69;
-$L_109:
-	setp.eq.s64 %pt19, %rd284, -1;
-	neg.s64 %rdt12, %rd280;
-	div.s64 %rd785, %rd280, %rd284;
-	selp.b64 %rd785, %rdt12, %rd785, %pt19;
-	bra.uni $L_62;
-$L_110:
+$L_101:
+	setp.eq.s64 %pt18, %rd9, -1;
+	neg.s64 %rdt11, %rd316;
+	div.s64 %rd706, %rd316, %rd9;
+	selp.b64 %rd706, %rdt11, %rd706, %pt18;
+	mul.lo.s64 %rd719, %rd706, %rd9;
+	sub.s64 %rd707, %rd316, %rd719;
+	bra.uni $L_67;
+$L_102:
+	mov.b64 %rd502, %rd591;
+	add.s64 %rd504, %rd502, %rd503;
+	mov.b64 %rd305, %rd504;
+	mov.f32 %ft3, 0f00000000;
+	st.global.f32 [%rd305], %ft3;
+	bra.uni $L_63;
+$L_103:
+	setp.eq.s64 %pt19, %rd271, -1;
+	neg.s64 %rdt12, %rd267;
+	div.s64 %rd772, %rd267, %rd271;
+	selp.b64 %rd772, %rdt12, %rd772, %pt19;
+	bra.uni $L_56;
+$L_104:
 	setp.eq.s64 %pt20, %rd12, -1;
-	neg.s64 %rdt13, %rd282;
-	div.s64 %rd771, %rd282, %rd12;
-	selp.b64 %rd771, %rdt13, %rd771, %pt20;
-	mul.lo.s64 %rd784, %rd771, %rd12;
-	sub.s64 %rd772, %rd282, %rd784;
-	bra.uni $L_60;
-$L_111:
-	setp.eq.s64 %pt21, %rd9, -1;
-	neg.s64 %rdt14, %rd280;
-	div.s64 %rd757, %rd280, %rd9;
-	selp.b64 %rd757, %rdt14, %rd757, %pt21;
-	mul.lo.s64 %rd770, %rd757, %rd9;
-	sub.s64 %rd758, %rd280, %rd770;
-	bra.uni $L_58;
-$L_112:
-	mov.b64 %rd270, %rd604;
-	mov.f32 %ft4, 0f00000000;
-	st.global.f32 [%rd270], %ft4;
+	neg.s64 %rdt13, %rd269;
+	div.s64 %rd758, %rd269, %rd12;
+	selp.b64 %rd758, %rdt13, %rd758, %pt20;
+	mul.lo.s64 %rd771, %rd758, %rd12;
+	sub.s64 %rd759, %rd269, %rd771;
 	bra.uni $L_54;
-$L_113:
-	setp.eq.s64 %pt22, %rd236, -1;
-	neg.s64 %rdt15, %rd232;
-	div.s64 %rd823, %rd232, %rd236;
-	selp.b64 %rd823, %rdt15, %rd823, %pt22;
-	bra.uni $L_47;
-$L_114:
+$L_105:
+	setp.eq.s64 %pt21, %rd9, -1;
+	neg.s64 %rdt14, %rd267;
+	div.s64 %rd744, %rd267, %rd9;
+	selp.b64 %rd744, %rdt14, %rd744, %pt21;
+	mul.lo.s64 %rd757, %rd744, %rd9;
+	sub.s64 %rd745, %rd267, %rd757;
+	bra.uni $L_52;
+$L_106:
+	mov.b64 %rd257, %rd591;
+	mov.f32 %ft4, 0f00000000;
+	st.global.f32 [%rd257], %ft4;
+	bra.uni $L_48;
+$L_107:
+	setp.eq.s64 %pt22, %rd223, -1;
+	neg.s64 %rdt15, %rd219;
+	div.s64 %rd810, %rd219, %rd223;
+	selp.b64 %rd810, %rdt15, %rd810, %pt22;
+	bra.uni $L_41;
+$L_108:
 	setp.eq.s64 %pt23, %rd12, -1;
-	neg.s64 %rdt16, %rd234;
-	div.s64 %rd809, %rd234, %rd12;
-	selp.b64 %rd809, %rdt16, %rd809, %pt23;
-	mul.lo.s64 %rd822, %rd809, %rd12;
-	sub.s64 %rd810, %rd234, %rd822;
-	bra.uni $L_45;
-$L_115:
+	neg.s64 %rdt16, %rd221;
+	div.s64 %rd796, %rd221, %rd12;
+	selp.b64 %rd796, %rdt16, %rd796, %pt23;
+	mul.lo.s64 %rd809, %rd796, %rd12;
+	sub.s64 %rd797, %rd221, %rd809;
+	bra.uni $L_39;
+$L_109:
 	setp.eq.s64 %pt24, %rd9, -1;
-	neg.s64 %rdt17, %rd232;
-	div.s64 %rd795, %rd232, %rd9;
-	selp.b64 %rd795, %rdt17, %rd795, %pt24;
-	mul.lo.s64 %rd808, %rd795, %rd9;
-	sub.s64 %rd796, %rd232, %rd808;
-	bra.uni $L_43;
-$L_116:
+	neg.s64 %rdt17, %rd219;
+	div.s64 %rd782, %rd219, %rd9;
+	selp.b64 %rd782, %rdt17, %rd782, %pt24;
+	mul.lo.s64 %rd795, %rd782, %rd9;
+	sub.s64 %rd783, %rd219, %rd795;
+	bra.uni $L_37;
+$L_110:
 	mov.b64 %rd13, %rd157;
 	mov.b64 %rd57, %rd153;
 	mov.b64 %rd54, %rd150;
 	mov.b64 %rd50, %rd147;
-	mov.b64 %rd430, %rd458;
-	mov.b64 %rd433, %rd461;
-	mov.b64 %rd436, %rd464;
-	mov.b64 %rd439, %rd467;
-	mov.b64 %rd588, %rd2;
-	mad.lo.s64 %rd589, %rd588, 4, %rd19;
-	mov.b64 %rd590, %rd598;
-	mad.lo.s64 %rd591, %rd588, 4, %rd4;
-	mov.b64 %rd646, %rd187;
-	mov.b64 %rd660, %rd850;
-	mov.b32 %r652, %r842;
-	mov.b64 %rd673, %rd205;
+	mov.b64 %rd417, %rd445;
+	mov.b64 %rd420, %rd448;
+	mov.b64 %rd423, %rd451;
+	mov.b64 %rd426, %rd454;
+	mov.b64 %rd575, %rd2;
+	mad.lo.s64 %rd576, %rd575, 4, %rd19;
+	mov.b64 %rd577, %rd585;
+	mad.lo.s64 %rd578, %rd575, 4, %rd4;
+	mov.b64 %rd633, %rd185;
+	mov.b64 %rd647, %rd837;
+	mov.b32 %r639, %r829;
+	mov.b64 %rd660, %rd201;
+	mov.b32 %r653, %r843;
 	mov.b32 %r666, %r856;
-	mov.b32 %r679, %r869;
-$L_117:
-	setp.lt.s64 %p6, %rd2, %rd222;
-	@!%p6 bra $L_137;
-$L_118:
+$L_111:
+	setp.lt.s64 %p6, %rd2, %rd209;
+	@!%p6 bra $L_131;
+$L_112:
 	mov.b64 %rd7, %rd2;
-$L_119:
-	mov.b64 %rd645, %rd7;
-	or.b64 %rd647, %rd645, %rd646;
-	shr.u64 %rd648, %rd647, 32;
-	cvt.u32.u64 %r649, %rd648;
-	setp.eq.u32 %p650, %r649, 0;
-	@!%p650 bra $L_136;
-$L_120:
-	cvt.u32.u64 %r651, %rd7;
-	mul.hi.u32 %r982, %r651, %r872;
-	mul.lo.u32 %r983, %r982, %r652;
-	sub.u32 %r984, %r651, %r983;
-	sub.u32 %r985, %r984, %r652;
-	min.u32 %r986, %r984, %r985;
-	sub.u32 %r987, %r984, %r986;
-	min.u32 %r988, %r987, 1;
-	add.u32 %r653, %r982, %r988;
-	mov.b32 %r654, %r986;
-	cvt.u64.u32 %rd643, %r653;
+$L_113:
+	mov.b64 %rd632, %rd7;
+	or.b64 %rd634, %rd632, %rd633;
+	shr.u64 %rd635, %rd634, 32;
+	cvt.u32.u64 %r636, %rd635;
+	setp.eq.u32 %p637, %r636, 0;
+	@!%p637 bra $L_130;
+$L_114:
+	cvt.u32.u64 %r638, %rd7;
+	mul.hi.u32 %r969, %r638, %r859;
+	mul.lo.u32 %r970, %r969, %r639;
+	sub.u32 %r971, %r638, %r970;
+	sub.u32 %r972, %r971, %r639;
+	min.u32 %r973, %r971, %r972;
+	sub.u32 %r974, %r971, %r973;
+	min.u32 %r975, %r974, 1;
+	add.u32 %r640, %r969, %r975;
+	mov.b32 %r641, %r973;
+	cvt.u64.u32 %rd630, %r640;
+	cvt.u64.u32 %rd631, %r641;
+$L_115:
+	mov.b64 %rd8, %rd631;
+	mov.b64 %rd10, %rd630;
+	mov.b64 %rd646, %rd10;
+	or.b64 %rd648, %rd646, %rd647;
+	shr.u64 %rd649, %rd648, 32;
+	cvt.u32.u64 %r650, %rd649;
+	setp.eq.u32 %p651, %r650, 0;
+	@!%p651 bra $L_129;
+$L_116:
+	cvt.u32.u64 %r652, %rd10;
+	mul.hi.u32 %r976, %r652, %r868;
+	mul.lo.u32 %r977, %r976, %r653;
+	sub.u32 %r978, %r652, %r977;
+	sub.u32 %r979, %r978, %r653;
+	min.u32 %r980, %r978, %r979;
+	sub.u32 %r981, %r978, %r980;
+	min.u32 %r982, %r981, 1;
+	add.u32 %r654, %r976, %r982;
+	mov.b32 %r655, %r980;
 	cvt.u64.u32 %rd644, %r654;
-$L_121:
-	mov.b64 %rd8, %rd644;
-	mov.b64 %rd10, %rd643;
-	mov.b64 %rd659, %rd10;
+	cvt.u64.u32 %rd645, %r655;
+$L_117:
+	mov.b64 %rd11, %rd645;
+	mov.b64 %rd659, %rd632;
 	or.b64 %rd661, %rd659, %rd660;
 	shr.u64 %rd662, %rd661, 32;
 	cvt.u32.u64 %r663, %rd662;
 	setp.eq.u32 %p664, %r663, 0;
-	@!%p664 bra $L_135;
-$L_122:
-	cvt.u32.u64 %r665, %rd10;
-	mul.hi.u32 %r989, %r665, %r881;
-	mul.lo.u32 %r990, %r989, %r666;
-	sub.u32 %r991, %r665, %r990;
-	sub.u32 %r992, %r991, %r666;
-	min.u32 %r993, %r991, %r992;
-	sub.u32 %r994, %r991, %r993;
-	min.u32 %r995, %r994, 1;
-	add.u32 %r667, %r989, %r995;
-	mov.b32 %r668, %r993;
-	cvt.u64.u32 %rd657, %r667;
-	cvt.u64.u32 %rd658, %r668;
-$L_123:
-	mov.b64 %rd11, %rd658;
-	mov.b64 %rd672, %rd645;
-	or.b64 %rd674, %rd672, %rd673;
-	shr.u64 %rd675, %rd674, 32;
-	cvt.u32.u64 %r676, %rd675;
-	setp.eq.u32 %p677, %r676, 0;
-	@!%p677 bra $L_134;
-$L_124:
-	cvt.u32.u64 %r678, %rd7;
-	mul.hi.u32 %r996, %r678, %r890;
-	mul.lo.u32 %r997, %r996, %r679;
-	sub.u32 %r998, %r678, %r997;
-	sub.u32 %r999, %r998, %r679;
-	min.u32 %r1000, %r998, %r999;
-	sub.u32 %r1001, %r998, %r1000;
-	min.u32 %r1002, %r1001, 1;
-	add.u32 %r680, %r996, %r1002;
-	cvt.u64.u32 %rd671, %r680;
-$L_125:
-	mov.b64 %rd14, %rd671;
+	@!%p664 bra $L_128;
+$L_118:
+	cvt.u32.u64 %r665, %rd7;
+	mul.hi.u32 %r983, %r665, %r877;
+	mul.lo.u32 %r984, %r983, %r666;
+	sub.u32 %r985, %r665, %r984;
+	sub.u32 %r986, %r985, %r666;
+	min.u32 %r987, %r985, %r986;
+	sub.u32 %r988, %r985, %r987;
+	min.u32 %r989, %r988, 1;
+	add.u32 %r667, %r983, %r989;
+	cvt.u64.u32 %rd658, %r667;
+$L_119:
+	mov.b64 %rd14, %rd658;
 	setp.gt.s64 %p15, %rd8, 0;
-	@!%p15 bra $L_133;
-$L_126:
+	@!%p15 bra $L_127;
+$L_120:
 	setp.lt.s64 %p58, %rd8, %rd57;
-	@!%p58 bra $L_133;
-$L_127:
+	@!%p58 bra $L_127;
+$L_121:
 	setp.gt.s64 %p56, %rd11, 0;
-	@!%p56 bra $L_133;
-$L_128:
+	@!%p56 bra $L_127;
+$L_122:
 	setp.lt.s64 %p55, %rd11, %rd54;
-	@!%p55 bra $L_133;
-$L_129:
+	@!%p55 bra $L_127;
+$L_123:
 	setp.gt.s64 %p53, %rd14, 0;
-	@!%p53 bra $L_133;
-$L_130:
+	@!%p53 bra $L_127;
+$L_124:
 	setp.lt.s64 %p52, %rd14, %rd50;
-	@!%p52 bra $L_133;
-$L_131:
-	mov.b64 %rd427, %rd589;
-	add.s64 %rd18, %rd427, -4;
+	@!%p52 bra $L_127;
+$L_125:
+	mov.b64 %rd414, %rd576;
+	add.s64 %rd18, %rd414, -4;
 	ld.global.f32 %f21, [%rd18];
-	mov.b64 %rd428, %rd427;
-	add.s64 %rd23, %rd428, 4;
+	mov.b64 %rd415, %rd414;
+	add.s64 %rd23, %rd415, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	mov.b64 %rd429, %rd427;
-	add.s64 %rd431, %rd429, %rd430;
-	mov.b64 %rd27, %rd431;
+	mov.b64 %rd416, %rd414;
+	add.s64 %rd418, %rd416, %rd417;
+	mov.b64 %rd27, %rd418;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
-	mov.b64 %rd432, %rd427;
-	add.s64 %rd434, %rd432, %rd433;
-	mov.b64 %rd31, %rd434;
+	mov.b64 %rd419, %rd414;
+	add.s64 %rd421, %rd419, %rd420;
+	mov.b64 %rd31, %rd421;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
-	mov.b64 %rd435, %rd427;
-	add.s64 %rd437, %rd435, %rd436;
-	mov.b64 %rd35, %rd437;
+	mov.b64 %rd422, %rd414;
+	add.s64 %rd424, %rd422, %rd423;
+	mov.b64 %rd35, %rd424;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
-	mov.b64 %rd438, %rd427;
-	add.s64 %rd440, %rd438, %rd439;
-	mov.b64 %rd39, %rd440;
+	mov.b64 %rd425, %rd414;
+	add.s64 %rd427, %rd425, %rd426;
+	mov.b64 %rd39, %rd427;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
-	mov.b64 %rd42, %rd427;
+	mov.b64 %rd42, %rd414;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mov.b64 %rd46, %rd591;
+	mov.b64 %rd46, %rd578;
 	st.global.f32 [%rd46], %f45;
-$L_132:
+$L_126:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd589, %rd589, %rd590;
-	add.s64 %rd591, %rd591, %rd590;
-	bra.uni $L_117;
-$L_133:
-	mov.b64 %rd49, %rd591;
+	add.s64 %rd576, %rd576, %rd577;
+	add.s64 %rd578, %rd578, %rd577;
+	bra.uni $L_111;
+$L_127:
+	mov.b64 %rd49, %rd578;
 	mov.f32 %ft5, 0f00000000;
 	st.global.f32 [%rd49], %ft5;
-	bra.uni $L_132;
-$L_134:
+	bra.uni $L_126;
+$L_128:
 	setp.eq.s64 %pt25, %rd13, -1;
 	neg.s64 %rdt18, %rd7;
-	div.s64 %rd671, %rd7, %rd13;
-	selp.b64 %rd671, %rdt18, %rd671, %pt25;
-	bra.uni $L_125;
-$L_135:
+	div.s64 %rd658, %rd7, %rd13;
+	selp.b64 %rd658, %rdt18, %rd658, %pt25;
+	bra.uni $L_119;
+$L_129:
 	setp.eq.s64 %pt26, %rd12, -1;
 	neg.s64 %rdt19, %rd10;
-	div.s64 %rd657, %rd10, %rd12;
-	selp.b64 %rd657, %rdt19, %rd657, %pt26;
-	mul.lo.s64 %rd670, %rd657, %rd12;
-	sub.s64 %rd658, %rd10, %rd670;
-	bra.uni $L_123;
-$L_136:
+	div.s64 %rd644, %rd10, %rd12;
+	selp.b64 %rd644, %rdt19, %rd644, %pt26;
+	mul.lo.s64 %rd657, %rd644, %rd12;
+	sub.s64 %rd645, %rd10, %rd657;
+	bra.uni $L_117;
+$L_130:
 	setp.eq.s64 %pt27, %rd9, -1;
 	neg.s64 %rdt20, %rd7;
-	div.s64 %rd643, %rd7, %rd9;
-	selp.b64 %rd643, %rdt20, %rd643, %pt27;
-	mul.lo.s64 %rd656, %rd643, %rd9;
-	sub.s64 %rd644, %rd7, %rd656;
-	bra.uni $L_121;
-$L_137:
+	div.s64 %rd630, %rd7, %rd9;
+	selp.b64 %rd630, %rdt20, %rd630, %pt27;
+	mul.lo.s64 %rd643, %rd630, %rd9;
+	sub.s64 %rd631, %rd7, %rd643;
+	bra.uni $L_115;
+$L_131:
 	mov.b64 %rd64, %rd157;
 	sub.s64 %rd105, %rd9, 1;
 	sub.s64 %rd102, %rd12, 1;
 	sub.s64 %rd99, %rd51, 1;
 	mov.b64 %rd67, %rd157;
-	mul.lo.s64 %rd444, %rd9, -4;
-	mul.lo.s64 %rd447, %rd9, 4;
-	mul.lo.s64 %rd450, %rd67, -4;
-	mul.lo.s64 %rd453, %rd67, 4;
-	mov.b64 %rd592, %rd2;
-	mad.lo.s64 %rd593, %rd592, 4, %rd19;
-	mul.lo.s64 %rd594, %rd1, 4;
-	mad.lo.s64 %rd595, %rd592, 4, %rd4;
-	mov.b64 %rd608, %rd187;
-	mov.b64 %rd622, %rd12;
-	cvt.u32.u64 %r614, %rd9;
-	mov.b64 %rd635, %rd205;
-	cvt.u32.u64 %r628, %rd12;
-	cvt.u32.u64 %r641, %rd64;
-	max.u32 %r1003, %r614, 1;
-	div.u32 %r1004, 4294967295, %r1003;
-	max.u32 %r1012, %r628, 1;
-	div.u32 %r1013, 4294967295, %r1012;
-	max.u32 %r1021, %r641, 1;
-	div.u32 %r1022, 4294967295, %r1021;
-$L_138:
+	mul.lo.s64 %rd431, %rd9, -4;
+	mul.lo.s64 %rd434, %rd9, 4;
+	mul.lo.s64 %rd437, %rd67, -4;
+	mul.lo.s64 %rd440, %rd67, 4;
+	mov.b64 %rd579, %rd2;
+	mad.lo.s64 %rd580, %rd579, 4, %rd19;
+	mul.lo.s64 %rd581, %rd1, 4;
+	mad.lo.s64 %rd582, %rd579, 4, %rd4;
+	mov.b64 %rd595, %rd185;
+	mov.b64 %rd609, %rd12;
+	cvt.u32.u64 %r601, %rd9;
+	mov.b64 %rd622, %rd201;
+	cvt.u32.u64 %r615, %rd12;
+	cvt.u32.u64 %r628, %rd64;
+	max.u32 %r990, %r601, 1;
+	div.u32 %r991, 4294967295, %r990;
+	max.u32 %r999, %r615, 1;
+	div.u32 %r1000, 4294967295, %r999;
+	max.u32 %r1008, %r628, 1;
+	div.u32 %r1009, 4294967295, %r1008;
+$L_132:
 	setp.lt.s64 %p59, %rd2, %rd3;
-	@!%p59 bra $L_158;
-$L_139:
+	@!%p59 bra $L_152;
+$L_133:
 	mov.b64 %rd60, %rd2;
-$L_140:
+$L_134:
 	setp.eq.s64 %pt28, %rd9, 0;
 	@%pt28 bra $Lfault_10;
-	mov.b64 %rd607, %rd60;
-	or.b64 %rd609, %rd607, %rd608;
-	shr.u64 %rd610, %rd609, 32;
-	cvt.u32.u64 %r611, %rd610;
-	setp.eq.u32 %p612, %r611, 0;
-	@!%p612 bra $L_157;
-$L_141:
-	cvt.u32.u64 %r613, %rd60;
-	mul.hi.u32 %r1005, %r613, %r1004;
-	mul.lo.u32 %r1006, %r1005, %r614;
-	sub.u32 %r1007, %r613, %r1006;
-	sub.u32 %r1008, %r1007, %r614;
-	min.u32 %r1009, %r1007, %r1008;
-	sub.u32 %r1010, %r1007, %r1009;
-	min.u32 %r1011, %r1010, 1;
-	add.u32 %r615, %r1005, %r1011;
-	mov.b32 %r616, %r1009;
-	cvt.u64.u32 %rd605, %r615;
-	cvt.u64.u32 %rd606, %r616;
-$L_142:
-	mov.b64 %rd61, %rd606;
-	mov.b64 %rd62, %rd605;
+	mov.b64 %rd594, %rd60;
+	or.b64 %rd596, %rd594, %rd595;
+	shr.u64 %rd597, %rd596, 32;
+	cvt.u32.u64 %r598, %rd597;
+	setp.eq.u32 %p599, %r598, 0;
+	@!%p599 bra $L_151;
+$L_135:
+	cvt.u32.u64 %r600, %rd60;
+	mul.hi.u32 %r992, %r600, %r991;
+	mul.lo.u32 %r993, %r992, %r601;
+	sub.u32 %r994, %r600, %r993;
+	sub.u32 %r995, %r994, %r601;
+	min.u32 %r996, %r994, %r995;
+	sub.u32 %r997, %r994, %r996;
+	min.u32 %r998, %r997, 1;
+	add.u32 %r602, %r992, %r998;
+	mov.b32 %r603, %r996;
+	cvt.u64.u32 %rd592, %r602;
+	cvt.u64.u32 %rd593, %r603;
+$L_136:
+	mov.b64 %rd61, %rd593;
+	mov.b64 %rd62, %rd592;
 	setp.eq.s64 %pt29, %rd12, 0;
 	@%pt29 bra $Lfault_11;
-	mov.b64 %rd621, %rd62;
+	mov.b64 %rd608, %rd62;
+	or.b64 %rd610, %rd608, %rd609;
+	shr.u64 %rd611, %rd610, 32;
+	cvt.u32.u64 %r612, %rd611;
+	setp.eq.u32 %p613, %r612, 0;
+	@!%p613 bra $L_150;
+$L_137:
+	cvt.u32.u64 %r614, %rd62;
+	mul.hi.u32 %r1001, %r614, %r1000;
+	mul.lo.u32 %r1002, %r1001, %r615;
+	sub.u32 %r1003, %r614, %r1002;
+	sub.u32 %r1004, %r1003, %r615;
+	min.u32 %r1005, %r1003, %r1004;
+	sub.u32 %r1006, %r1003, %r1005;
+	min.u32 %r1007, %r1006, 1;
+	add.u32 %r616, %r1001, %r1007;
+	mov.b32 %r617, %r1005;
+	cvt.u64.u32 %rd606, %r616;
+	cvt.u64.u32 %rd607, %r617;
+$L_138:
+	mov.b64 %rd63, %rd607;
+	setp.eq.s64 %pt30, %rd64, 0;
+	@%pt30 bra $Lfault_12;
+	mov.b64 %rd621, %rd594;
 	or.b64 %rd623, %rd621, %rd622;
 	shr.u64 %rd624, %rd623, 32;
 	cvt.u32.u64 %r625, %rd624;
 	setp.eq.u32 %p626, %r625, 0;
-	@!%p626 bra $L_156;
-$L_143:
-	cvt.u32.u64 %r627, %rd62;
-	mul.hi.u32 %r1014, %r627, %r1013;
-	mul.lo.u32 %r1015, %r1014, %r628;
-	sub.u32 %r1016, %r627, %r1015;
-	sub.u32 %r1017, %r1016, %r628;
-	min.u32 %r1018, %r1016, %r1017;
-	sub.u32 %r1019, %r1016, %r1018;
-	min.u32 %r1020, %r1019, 1;
-	add.u32 %r629, %r1014, %r1020;
-	mov.b32 %r630, %r1018;
-	cvt.u64.u32 %rd619, %r629;
-	cvt.u64.u32 %rd620, %r630;
-$L_144:
-	mov.b64 %rd63, %rd620;
-	setp.eq.s64 %pt30, %rd64, 0;
-	@%pt30 bra $Lfault_12;
-	mov.b64 %rd634, %rd607;
-	or.b64 %rd636, %rd634, %rd635;
-	shr.u64 %rd637, %rd636, 32;
-	cvt.u32.u64 %r638, %rd637;
-	setp.eq.u32 %p639, %r638, 0;
-	@!%p639 bra $L_155;
-$L_145:
-	cvt.u32.u64 %r640, %rd60;
-	mul.hi.u32 %r1023, %r640, %r1022;
-	mul.lo.u32 %r1024, %r1023, %r641;
-	sub.u32 %r1025, %r640, %r1024;
-	sub.u32 %r1026, %r1025, %r641;
-	min.u32 %r1027, %r1025, %r1026;
-	sub.u32 %r1028, %r1025, %r1027;
-	min.u32 %r1029, %r1028, 1;
-	add.u32 %r642, %r1023, %r1029;
-	cvt.u64.u32 %rd633, %r642;
-$L_146:
-	mov.b64 %rd65, %rd633;
+	@!%p626 bra $L_149;
+$L_139:
+	cvt.u32.u64 %r627, %rd60;
+	mul.hi.u32 %r1010, %r627, %r1009;
+	mul.lo.u32 %r1011, %r1010, %r628;
+	sub.u32 %r1012, %r627, %r1011;
+	sub.u32 %r1013, %r1012, %r628;
+	min.u32 %r1014, %r1012, %r1013;
+	sub.u32 %r1015, %r1012, %r1014;
+	min.u32 %r1016, %r1015, 1;
+	add.u32 %r629, %r1010, %r1016;
+	cvt.u64.u32 %rd620, %r629;
+$L_140:
+	mov.b64 %rd65, %rd620;
 	setp.gt.s64 %p66, %rd61, 0;
-	@!%p66 bra $L_154;
-$L_147:
+	@!%p66 bra $L_148;
+$L_141:
 	setp.lt.s64 %p106, %rd61, %rd105;
-	@!%p106 bra $L_154;
-$L_148:
+	@!%p106 bra $L_148;
+$L_142:
 	setp.gt.s64 %p104, %rd63, 0;
-	@!%p104 bra $L_154;
-$L_149:
+	@!%p104 bra $L_148;
+$L_143:
 	setp.lt.s64 %p103, %rd63, %rd102;
-	@!%p103 bra $L_154;
-$L_150:
+	@!%p103 bra $L_148;
+$L_144:
 	setp.gt.s64 %p101, %rd65, 0;
-	@!%p101 bra $L_154;
-$L_151:
+	@!%p101 bra $L_148;
+$L_145:
 	setp.lt.s64 %p100, %rd65, %rd99;
-	@!%p100 bra $L_154;
-$L_152:
+	@!%p100 bra $L_148;
+$L_146:
 	sub.s64 %rd68, %rd60, 1;
 	setp.ge.u64 %pt31, %rd68, %rd20;
 	@%pt31 bra $Lfault_13;
-	mov.b64 %rd441, %rd593;
-	add.s64 %rd69, %rd441, -4;
+	mov.b64 %rd428, %rd580;
+	add.s64 %rd69, %rd428, -4;
 	ld.global.f32 %f70, [%rd69];
 	add.s64 %rd71, %rd60, 1;
 	setp.ge.u64 %pt32, %rd71, %rd20;
 	@%pt32 bra $Lfault_14;
-	mov.b64 %rd442, %rd441;
-	add.s64 %rd72, %rd442, 4;
+	mov.b64 %rd429, %rd428;
+	add.s64 %rd72, %rd429, 4;
 	ld.global.f32 %f73, [%rd72];
 	add.rn.f32 %f74, %f70, %f73;
 	sub.s64 %rd75, %rd60, %rd9;
 	setp.ge.u64 %pt33, %rd75, %rd20;
 	@%pt33 bra $Lfault_15;
-	mov.b64 %rd443, %rd441;
-	add.s64 %rd445, %rd443, %rd444;
-	mov.b64 %rd76, %rd445;
+	mov.b64 %rd430, %rd428;
+	add.s64 %rd432, %rd430, %rd431;
+	mov.b64 %rd76, %rd432;
 	ld.global.f32 %f77, [%rd76];
 	add.rn.f32 %f78, %f74, %f77;
 	add.s64 %rd79, %rd60, %rd9;
 	setp.ge.u64 %pt34, %rd79, %rd20;
 	@%pt34 bra $Lfault_16;
-	mov.b64 %rd446, %rd441;
-	add.s64 %rd448, %rd446, %rd447;
-	mov.b64 %rd80, %rd448;
+	mov.b64 %rd433, %rd428;
+	add.s64 %rd435, %rd433, %rd434;
+	mov.b64 %rd80, %rd435;
 	ld.global.f32 %f81, [%rd80];
 	add.rn.f32 %f82, %f78, %f81;
 	sub.s64 %rd83, %rd60, %rd67;
 	setp.ge.u64 %pt35, %rd83, %rd20;
 	@%pt35 bra $Lfault_17;
-	mov.b64 %rd449, %rd441;
-	add.s64 %rd451, %rd449, %rd450;
-	mov.b64 %rd84, %rd451;
+	mov.b64 %rd436, %rd428;
+	add.s64 %rd438, %rd436, %rd437;
+	mov.b64 %rd84, %rd438;
 	ld.global.f32 %f85, [%rd84];
 	add.rn.f32 %f86, %f82, %f85;
 	add.s64 %rd87, %rd60, %rd67;
 	setp.ge.u64 %pt36, %rd87, %rd20;
 	@%pt36 bra $Lfault_18;
-	mov.b64 %rd452, %rd441;
-	add.s64 %rd454, %rd452, %rd453;
-	mov.b64 %rd88, %rd454;
+	mov.b64 %rd439, %rd428;
+	add.s64 %rd441, %rd439, %rd440;
+	mov.b64 %rd88, %rd441;
 	ld.global.f32 %f89, [%rd88];
 	add.rn.f32 %f90, %f86, %f89;
 	setp.ge.u64 %pt37, %rd60, %rd20;
 	@%pt37 bra $Lfault_19;
-	mov.b64 %rd91, %rd441;
+	mov.b64 %rd91, %rd428;
 	ld.global.f32 %f92, [%rd91];
 	mul.rn.f32 %f93, %f92, 0f40C00000;
 	sub.rn.f32 %f94, %f90, %f93;
-	mov.b64 %rd95, %rd595;
+	mov.b64 %rd95, %rd582;
 	st.global.f32 [%rd95], %f94;
-$L_153:
+$L_147:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd593, %rd593, %rd594;
-	add.s64 %rd595, %rd595, %rd594;
-	bra.uni $L_138;
-$L_154:
-	mov.b64 %rd98, %rd595;
+	add.s64 %rd580, %rd580, %rd581;
+	add.s64 %rd582, %rd582, %rd581;
+	bra.uni $L_132;
+$L_148:
+	mov.b64 %rd98, %rd582;
 	mov.f32 %ft6, 0f00000000;
 	st.global.f32 [%rd98], %ft6;
-	bra.uni $L_153;
-$L_155:
+	bra.uni $L_147;
+$L_149:
 	setp.eq.s64 %pt38, %rd64, -1;
 	neg.s64 %rdt21, %rd60;
-	div.s64 %rd633, %rd60, %rd64;
-	selp.b64 %rd633, %rdt21, %rd633, %pt38;
-	bra.uni $L_146;
-$L_156:
+	div.s64 %rd620, %rd60, %rd64;
+	selp.b64 %rd620, %rdt21, %rd620, %pt38;
+	bra.uni $L_140;
+$L_150:
 	setp.eq.s64 %pt39, %rd12, -1;
 	neg.s64 %rdt22, %rd62;
-	div.s64 %rd619, %rd62, %rd12;
-	selp.b64 %rd619, %rdt22, %rd619, %pt39;
-	mul.lo.s64 %rd632, %rd619, %rd12;
-	sub.s64 %rd620, %rd62, %rd632;
-	bra.uni $L_144;
-$L_157:
+	div.s64 %rd606, %rd62, %rd12;
+	selp.b64 %rd606, %rdt22, %rd606, %pt39;
+	mul.lo.s64 %rd619, %rd606, %rd12;
+	sub.s64 %rd607, %rd62, %rd619;
+	bra.uni $L_138;
+$L_151:
 	setp.eq.s64 %pt40, %rd9, -1;
 	neg.s64 %rdt23, %rd60;
-	div.s64 %rd605, %rd60, %rd9;
-	selp.b64 %rd605, %rdt23, %rd605, %pt40;
-	mul.lo.s64 %rd618, %rd605, %rd9;
-	sub.s64 %rd606, %rd60, %rd618;
-	bra.uni $L_142;
-$L_158:
+	div.s64 %rd592, %rd60, %rd9;
+	selp.b64 %rd592, %rdt23, %rd592, %pt40;
+	mul.lo.s64 %rd605, %rd592, %rd9;
+	sub.s64 %rd593, %rd60, %rd605;
+	bra.uni $L_136;
+$L_152:
 	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -7964,82 +7923,81 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r50 = 0;
 	bool r73 = 0, r78 = 0, r79 = 0, r81 = 0, r82 = 0, r86 = 0, r109 = 0, r114 = 0;
-	bool r115 = 0, r117 = 0, r118 = 0, r122 = 0, r124 = 0, r130 = 0, r131 = 0, r139 = 0;
-	bool r140 = 0, r148 = 0, r149 = 0, r157 = 0, r158 = 0, r164 = 0, r165 = 0, r173 = 0;
-	bool r175 = 0, r180 = 0, r184 = 0, r207 = 0, r212 = 0, r213 = 0, r215 = 0, r216 = 0;
-	bool r220 = 0, r243 = 0, r248 = 0, r249 = 0, r251 = 0, r253 = 0, r257 = 0, r280 = 0;
-	bool r285 = 0, r286 = 0, r288 = 0, r290 = 0, r294 = 0, r317 = 0, r322 = 0, r323 = 0;
-	bool r325 = 0, r468 = 0, r482 = 0, r496 = 0, r510 = 0, r524 = 0, r538 = 0, r552 = 0;
+	bool r115 = 0, r117 = 0, r118 = 0, r123 = 0, r125 = 0, r131 = 0, r139 = 0, r147 = 0;
+	bool r155 = 0, r157 = 0, r162 = 0, r166 = 0, r189 = 0, r194 = 0, r195 = 0, r197 = 0;
+	bool r198 = 0, r202 = 0, r225 = 0, r230 = 0, r231 = 0, r233 = 0, r235 = 0, r239 = 0;
+	bool r262 = 0, r267 = 0, r268 = 0, r270 = 0, r272 = 0, r276 = 0, r299 = 0, r304 = 0;
+	bool r305 = 0, r307 = 0, r450 = 0, r464 = 0, r478 = 0, r492 = 0, r506 = 0, r520 = 0;
+	bool r534 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
 	i64 r41 = 0, r44 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r57 = 0, r61 = 0;
 	i64 r65 = 0, r72 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r85 = 0, r90 = 0;
-	i64 r93 = 0, r97 = 0, r101 = 0, r108 = 0, r113 = 0, r116 = 0, r119 = 0, r125 = 0;
-	i64 r126 = 0, r127 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r141 = 0;
-	i64 r142 = 0, r143 = 0, r144 = 0, r145 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0;
-	i64 r154 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r166 = 0, r167 = 0, r168 = 0;
-	i64 r169 = 0, r170 = 0, r171 = 0, r172 = 0, r179 = 0, r181 = 0, r182 = 0, r183 = 0;
-	i64 r188 = 0, r191 = 0, r195 = 0, r199 = 0, r206 = 0, r211 = 0, r214 = 0, r217 = 0;
-	i64 r218 = 0, r219 = 0, r224 = 0, r227 = 0, r231 = 0, r235 = 0, r242 = 0, r247 = 0;
-	i64 r250 = 0, r252 = 0, r254 = 0, r255 = 0, r256 = 0, r261 = 0, r264 = 0, r268 = 0;
-	i64 r272 = 0, r279 = 0, r284 = 0, r287 = 0, r289 = 0, r291 = 0, r292 = 0, r293 = 0;
-	i64 r298 = 0, r301 = 0, r305 = 0, r309 = 0, r316 = 0, r321 = 0, r324 = 0, r326 = 0;
-	i64 r327 = 0, r331 = 0, r334 = 0, r339 = 0, r342 = 0, r347 = 0, r350 = 0, r355 = 0;
-	i64 r358 = 0, r361 = 0, r364 = 0, r367 = 0, r370 = 0, r372 = 0, r375 = 0, r377 = 0;
-	i64 r380 = 0, r383 = 0, r386 = 0, r389 = 0, r392 = 0, r395 = 0, r398 = 0, r400 = 0;
-	i64 r403 = 0, r405 = 0, r408 = 0, r411 = 0, r414 = 0, r417 = 0, r420 = 0, r423 = 0;
-	i64 r426 = 0, r428 = 0, r431 = 0, r433 = 0, r436 = 0, r439 = 0, r442 = 0, r444 = 0;
-	i64 r446 = 0, r448 = 0, r450 = 0, r452 = 0, r454 = 0, r456 = 0, r457 = 0, r459 = 0;
-	i64 r461 = 0, r462 = 0, r474 = 0, r475 = 0, r476 = 0, r488 = 0, r489 = 0, r490 = 0;
-	i64 r502 = 0, r503 = 0, r504 = 0, r516 = 0, r517 = 0, r518 = 0, r530 = 0, r531 = 0;
-	i64 r532 = 0, r544 = 0, r545 = 0, r546 = 0, r558 = 0;
-	u32 r467 = 0, r469 = 0, r470 = 0, r471 = 0, r472 = 0, r473 = 0, r481 = 0, r483 = 0;
-	u32 r484 = 0, r485 = 0, r486 = 0, r487 = 0, r495 = 0, r497 = 0, r498 = 0, r499 = 0;
-	u32 r500 = 0, r501 = 0, r509 = 0, r511 = 0, r512 = 0, r513 = 0, r514 = 0, r515 = 0;
-	u32 r523 = 0, r525 = 0, r526 = 0, r527 = 0, r528 = 0, r529 = 0, r537 = 0, r539 = 0;
-	u32 r540 = 0, r541 = 0, r542 = 0, r543 = 0, r551 = 0, r553 = 0, r554 = 0, r555 = 0;
-	u32 r556 = 0, r557 = 0, r559 = 0, r560 = 0, r561 = 0, r562 = 0, r563 = 0, r564 = 0;
-	u32 r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0, r570 = 0, r571 = 0, r572 = 0;
-	u32 r573 = 0, r574 = 0, r575 = 0, r576 = 0, r577 = 0, r578 = 0, r579 = 0, r580 = 0;
-	u32 r581 = 0, r582 = 0, r583 = 0, r584 = 0, r585 = 0, r586 = 0, r587 = 0, r588 = 0;
-	u32 r589 = 0, r590 = 0, r591 = 0, r592 = 0, r593 = 0, r594 = 0, r595 = 0, r596 = 0;
-	u32 r597 = 0, r598 = 0, r599 = 0, r600 = 0, r601 = 0, r602 = 0, r603 = 0, r604 = 0;
-	u32 r605 = 0, r606 = 0, r607 = 0, r608 = 0, r609 = 0, r610 = 0, r611 = 0;
-	u64 r120 = 0, r121 = 0, r123 = 0, r128 = 0, r129 = 0, r137 = 0, r138 = 0, r146 = 0;
-	u64 r147 = 0, r155 = 0, r156 = 0, r163 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0;
-	u64 r463 = 0, r464 = 0, r465 = 0, r466 = 0, r477 = 0, r478 = 0, r479 = 0, r480 = 0;
-	u64 r491 = 0, r492 = 0, r493 = 0, r494 = 0, r505 = 0, r506 = 0, r507 = 0, r508 = 0;
-	u64 r519 = 0, r520 = 0, r521 = 0, r522 = 0, r533 = 0, r534 = 0, r535 = 0, r536 = 0;
-	u64 r547 = 0, r548 = 0, r549 = 0, r550 = 0;
+	i64 r93 = 0, r97 = 0, r101 = 0, r108 = 0, r113 = 0, r116 = 0, r119 = 0, r120 = 0;
+	i64 r126 = 0, r127 = 0, r128 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	i64 r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r148 = 0, r149 = 0, r150 = 0;
+	i64 r151 = 0, r152 = 0, r153 = 0, r154 = 0, r161 = 0, r163 = 0, r164 = 0, r165 = 0;
+	i64 r170 = 0, r173 = 0, r177 = 0, r181 = 0, r188 = 0, r193 = 0, r196 = 0, r199 = 0;
+	i64 r200 = 0, r201 = 0, r206 = 0, r209 = 0, r213 = 0, r217 = 0, r224 = 0, r229 = 0;
+	i64 r232 = 0, r234 = 0, r236 = 0, r237 = 0, r238 = 0, r243 = 0, r246 = 0, r250 = 0;
+	i64 r254 = 0, r261 = 0, r266 = 0, r269 = 0, r271 = 0, r273 = 0, r274 = 0, r275 = 0;
+	i64 r280 = 0, r283 = 0, r287 = 0, r291 = 0, r298 = 0, r303 = 0, r306 = 0, r308 = 0;
+	i64 r309 = 0, r313 = 0, r316 = 0, r321 = 0, r324 = 0, r329 = 0, r332 = 0, r337 = 0;
+	i64 r340 = 0, r343 = 0, r346 = 0, r349 = 0, r352 = 0, r354 = 0, r357 = 0, r359 = 0;
+	i64 r362 = 0, r365 = 0, r368 = 0, r371 = 0, r374 = 0, r377 = 0, r380 = 0, r382 = 0;
+	i64 r385 = 0, r387 = 0, r390 = 0, r393 = 0, r396 = 0, r399 = 0, r402 = 0, r405 = 0;
+	i64 r408 = 0, r410 = 0, r413 = 0, r415 = 0, r418 = 0, r421 = 0, r424 = 0, r426 = 0;
+	i64 r428 = 0, r430 = 0, r432 = 0, r434 = 0, r436 = 0, r438 = 0, r439 = 0, r441 = 0;
+	i64 r443 = 0, r444 = 0, r456 = 0, r457 = 0, r458 = 0, r470 = 0, r471 = 0, r472 = 0;
+	i64 r484 = 0, r485 = 0, r486 = 0, r498 = 0, r499 = 0, r500 = 0, r512 = 0, r513 = 0;
+	i64 r514 = 0, r526 = 0, r527 = 0, r528 = 0, r540 = 0;
+	u32 r449 = 0, r451 = 0, r452 = 0, r453 = 0, r454 = 0, r455 = 0, r463 = 0, r465 = 0;
+	u32 r466 = 0, r467 = 0, r468 = 0, r469 = 0, r477 = 0, r479 = 0, r480 = 0, r481 = 0;
+	u32 r482 = 0, r483 = 0, r491 = 0, r493 = 0, r494 = 0, r495 = 0, r496 = 0, r497 = 0;
+	u32 r505 = 0, r507 = 0, r508 = 0, r509 = 0, r510 = 0, r511 = 0, r519 = 0, r521 = 0;
+	u32 r522 = 0, r523 = 0, r524 = 0, r525 = 0, r533 = 0, r535 = 0, r536 = 0, r537 = 0;
+	u32 r538 = 0, r539 = 0, r541 = 0, r542 = 0, r543 = 0, r544 = 0, r545 = 0, r546 = 0;
+	u32 r547 = 0, r548 = 0, r549 = 0, r550 = 0, r551 = 0, r552 = 0, r553 = 0, r554 = 0;
+	u32 r555 = 0, r556 = 0, r557 = 0, r558 = 0, r559 = 0, r560 = 0, r561 = 0, r562 = 0;
+	u32 r563 = 0, r564 = 0, r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0, r570 = 0;
+	u32 r571 = 0, r572 = 0, r573 = 0, r574 = 0, r575 = 0, r576 = 0, r577 = 0, r578 = 0;
+	u32 r579 = 0, r580 = 0, r581 = 0, r582 = 0, r583 = 0, r584 = 0, r585 = 0, r586 = 0;
+	u32 r587 = 0, r588 = 0, r589 = 0, r590 = 0, r591 = 0, r592 = 0, r593 = 0;
+	u64 r121 = 0, r122 = 0, r124 = 0, r129 = 0, r130 = 0, r137 = 0, r138 = 0, r145 = 0;
+	u64 r146 = 0, r156 = 0, r158 = 0, r159 = 0, r160 = 0, r445 = 0, r446 = 0, r447 = 0;
+	u64 r448 = 0, r459 = 0, r460 = 0, r461 = 0, r462 = 0, r473 = 0, r474 = 0, r475 = 0;
+	u64 r476 = 0, r487 = 0, r488 = 0, r489 = 0, r490 = 0, r501 = 0, r502 = 0, r503 = 0;
+	u64 r504 = 0, r515 = 0, r516 = 0, r517 = 0, r518 = 0, r529 = 0, r530 = 0, r531 = 0;
+	u64 r532 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
 	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r52 = 0, r53 = 0, r56 = 0, r59 = 0;
 	float r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0;
 	float r88 = 0, r89 = 0, r92 = 0, r95 = 0, r96 = 0, r99 = 0, r100 = 0, r103 = 0;
-	float r104 = 0, r105 = 0, r106 = 0, r111 = 0, r186 = 0, r187 = 0, r190 = 0, r193 = 0;
-	float r194 = 0, r197 = 0, r198 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r209 = 0;
-	float r222 = 0, r223 = 0, r226 = 0, r229 = 0, r230 = 0, r233 = 0, r234 = 0, r237 = 0;
-	float r238 = 0, r239 = 0, r240 = 0, r245 = 0, r259 = 0, r260 = 0, r263 = 0, r266 = 0;
-	float r267 = 0, r270 = 0, r271 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r282 = 0;
-	float r296 = 0, r297 = 0, r300 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0, r311 = 0;
-	float r312 = 0, r313 = 0, r314 = 0, r319 = 0;
+	float r104 = 0, r105 = 0, r106 = 0, r111 = 0, r168 = 0, r169 = 0, r172 = 0, r175 = 0;
+	float r176 = 0, r179 = 0, r180 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r191 = 0;
+	float r204 = 0, r205 = 0, r208 = 0, r211 = 0, r212 = 0, r215 = 0, r216 = 0, r219 = 0;
+	float r220 = 0, r221 = 0, r222 = 0, r227 = 0, r241 = 0, r242 = 0, r245 = 0, r248 = 0;
+	float r249 = 0, r252 = 0, r253 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r264 = 0;
+	float r278 = 0, r279 = 0, r282 = 0, r285 = 0, r286 = 0, r289 = 0, r290 = 0, r293 = 0;
+	float r294 = 0, r295 = 0, r296 = 0, r301 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
 	char *r37 = 0, *r39 = 0, *r51 = 0, *r55 = 0, *r58 = 0, *r62 = 0, *r66 = 0, *r71 = 0;
 	char *r74 = 0, *r76 = 0, *r87 = 0, *r91 = 0, *r94 = 0, *r98 = 0, *r102 = 0, *r107 = 0;
-	char *r110 = 0, *r112 = 0, *r185 = 0, *r189 = 0, *r192 = 0, *r196 = 0, *r200 = 0, *r205 = 0;
-	char *r208 = 0, *r210 = 0, *r221 = 0, *r225 = 0, *r228 = 0, *r232 = 0, *r236 = 0, *r241 = 0;
-	char *r244 = 0, *r246 = 0, *r258 = 0, *r262 = 0, *r265 = 0, *r269 = 0, *r273 = 0, *r278 = 0;
-	char *r281 = 0, *r283 = 0, *r295 = 0, *r299 = 0, *r302 = 0, *r306 = 0, *r310 = 0, *r315 = 0;
-	char *r318 = 0, *r320 = 0, *r328 = 0, *r329 = 0, *r330 = 0, *r332 = 0, *r333 = 0, *r335 = 0;
-	char *r336 = 0, *r337 = 0, *r338 = 0, *r340 = 0, *r341 = 0, *r343 = 0, *r344 = 0, *r345 = 0;
-	char *r346 = 0, *r348 = 0, *r349 = 0, *r351 = 0, *r352 = 0, *r353 = 0, *r354 = 0, *r356 = 0;
-	char *r357 = 0, *r359 = 0, *r360 = 0, *r362 = 0, *r363 = 0, *r365 = 0, *r366 = 0, *r368 = 0;
-	char *r369 = 0, *r371 = 0, *r373 = 0, *r374 = 0, *r376 = 0, *r378 = 0, *r379 = 0, *r381 = 0;
-	char *r382 = 0, *r384 = 0, *r385 = 0, *r387 = 0, *r388 = 0, *r390 = 0, *r391 = 0, *r393 = 0;
-	char *r394 = 0, *r396 = 0, *r397 = 0, *r399 = 0, *r401 = 0, *r402 = 0, *r404 = 0, *r406 = 0;
-	char *r407 = 0, *r409 = 0, *r410 = 0, *r412 = 0, *r413 = 0, *r415 = 0, *r416 = 0, *r418 = 0;
-	char *r419 = 0, *r421 = 0, *r422 = 0, *r424 = 0, *r425 = 0, *r427 = 0, *r429 = 0, *r430 = 0;
-	char *r432 = 0, *r434 = 0, *r435 = 0, *r437 = 0, *r438 = 0, *r440 = 0, *r441 = 0, *r443 = 0;
-	char *r445 = 0, *r447 = 0, *r449 = 0, *r451 = 0, *r453 = 0, *r455 = 0, *r458 = 0, *r460 = 0;
+	char *r110 = 0, *r112 = 0, *r167 = 0, *r171 = 0, *r174 = 0, *r178 = 0, *r182 = 0, *r187 = 0;
+	char *r190 = 0, *r192 = 0, *r203 = 0, *r207 = 0, *r210 = 0, *r214 = 0, *r218 = 0, *r223 = 0;
+	char *r226 = 0, *r228 = 0, *r240 = 0, *r244 = 0, *r247 = 0, *r251 = 0, *r255 = 0, *r260 = 0;
+	char *r263 = 0, *r265 = 0, *r277 = 0, *r281 = 0, *r284 = 0, *r288 = 0, *r292 = 0, *r297 = 0;
+	char *r300 = 0, *r302 = 0, *r310 = 0, *r311 = 0, *r312 = 0, *r314 = 0, *r315 = 0, *r317 = 0;
+	char *r318 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r323 = 0, *r325 = 0, *r326 = 0, *r327 = 0;
+	char *r328 = 0, *r330 = 0, *r331 = 0, *r333 = 0, *r334 = 0, *r335 = 0, *r336 = 0, *r338 = 0;
+	char *r339 = 0, *r341 = 0, *r342 = 0, *r344 = 0, *r345 = 0, *r347 = 0, *r348 = 0, *r350 = 0;
+	char *r351 = 0, *r353 = 0, *r355 = 0, *r356 = 0, *r358 = 0, *r360 = 0, *r361 = 0, *r363 = 0;
+	char *r364 = 0, *r366 = 0, *r367 = 0, *r369 = 0, *r370 = 0, *r372 = 0, *r373 = 0, *r375 = 0;
+	char *r376 = 0, *r378 = 0, *r379 = 0, *r381 = 0, *r383 = 0, *r384 = 0, *r386 = 0, *r388 = 0;
+	char *r389 = 0, *r391 = 0, *r392 = 0, *r394 = 0, *r395 = 0, *r397 = 0, *r398 = 0, *r400 = 0;
+	char *r401 = 0, *r403 = 0, *r404 = 0, *r406 = 0, *r407 = 0, *r409 = 0, *r411 = 0, *r412 = 0;
+	char *r414 = 0, *r416 = 0, *r417 = 0, *r419 = 0, *r420 = 0, *r422 = 0, *r423 = 0, *r425 = 0;
+	char *r427 = 0, *r429 = 0, *r431 = 0, *r433 = 0, *r435 = 0, *r437 = 0, *r440 = 0, *r442 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -8053,675 +8011,660 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
 	r118 = r9 != 0ll;
-	r123 = (u64)r14;
-	r124 = r123 <= 2305843009213693952ull;
-	r126 = r14;
-	r131 = r124;
-	r133 = (u64)r14 - (u64)(-1ll);
-	r135 = r126 < r133 ? r126 : r133;
-	r140 = r124;
-	r142 = (u64)r14 - 1ull;
-	r144 = r135 < r142 ? r135 : r142;
-	r145 = 0ull - (u64)r9;
-	r146 = (u64)r145;
-	r147 = r146 + 2305843009213693952ull;
-	r148 = r147 <= 4611686018427387904ull;
-	r149 = r124;
-	r150 = -(u64)r145;
-	r151 = (u64)r14 - (u64)r145;
-	r152 = r150 > 1ll ? r150 : 1ll;
-	r153 = r144 < r151 ? r144 : r151;
-	r154 = r9;
-	r155 = (u64)r154;
-	r156 = r155 + 2305843009213693952ull;
-	r157 = r156 <= 4611686018427387904ull;
-	r158 = r124;
-	r159 = -(u64)r154;
-	r160 = (u64)r14 - (u64)r154;
-	r161 = r152 > r159 ? r152 : r159;
-	r162 = r153 < r160 ? r153 : r160;
-	r165 = r124;
-	r167 = r126;
-	r168 = r161 > 0ll ? r161 : 0ll;
-	r169 = r162 < r167 ? r162 : r167;
-	r170 = r3 < r168 ? r3 : r168;
-	r171 = r3 < r169 ? r3 : r169;
-	if (!r118) goto b84;
-	if (!r124) goto b84;
-	if (!r131) goto b84;
-	if (!r140) goto b84;
-	if (!r148) goto b84;
-	if (!r149) goto b84;
-	if (!r157) goto b84;
-	if (!r158) goto b84;
-	if (!r165) goto b84;
+	r124 = (u64)r14;
+	r125 = r124 <= 2305843009213693952ull;
+	r127 = (u64)r14 - (u64)(-1ll);
+	r133 = (u64)r14 - 1ull;
+	r135 = r127 < r133 ? r127 : r133;
+	r136 = 0ull - (u64)r9;
+	r137 = (u64)r136;
+	r138 = r137 + 2305843009213693952ull;
+	r139 = r138 <= 4611686018427387904ull;
+	r140 = -(u64)r136;
+	r141 = (u64)r14 - (u64)r136;
+	r142 = r140 > 1ll ? r140 : 1ll;
+	r143 = r135 < r141 ? r135 : r141;
+	r144 = r9;
+	r145 = (u64)r144;
+	r146 = r145 + 2305843009213693952ull;
+	r147 = r146 <= 4611686018427387904ull;
+	r148 = -(u64)r144;
+	r149 = (u64)r14 - (u64)r144;
+	r150 = r142 > r148 ? r142 : r148;
+	r151 = r143 < r149 ? r143 : r149;
+	r152 = r3 < r150 ? r3 : r150;
+	r153 = r3 < r151 ? r3 : r151;
+	if (!r118) goto b79;
+	if (!r125) goto b79;
+	if (!r139) goto b79;
+	if (!r147) goto b79;
 	r116 = (u64)r9 - 1ull;
 	r113 = (u64)r41 - 1ull;
-	r347 = (u64)r9 * (u64)(-4ll);
-	r350 = (u64)r9 * 4ull;
-	r452 = r2;
-	r453 = r13 + r452 * 4;
-	r454 = (u64)r1 * 4ull;
-	r455 = r4 + r452 * 4;
-	r548 = r155;
-	r554 = (u32)r9;
-	r559 = r554 > 1u ? r554 : 1u;
-	r560 = qd_div_u32(4294967295u, r559);
-b11: // head (checked if, before)
-	r82 = r2 < r170;
-	if (!r82) goto b23;
+	r329 = (u64)r9 * (u64)(-4ll);
+	r332 = (u64)r9 * 4ull;
+	r434 = r2;
+	r435 = r13 + r434 * 4;
+	r436 = (u64)r1 * 4ull;
+	r437 = r4 + r434 * 4;
+	r530 = r145;
+	r536 = (u32)r9;
+	r541 = r536 > 1u ? r536 : 1u;
+	r542 = qd_div_u32(4294967295u, r541);
+b6: // head (checked if, before)
+	r82 = r2 < r152;
+	if (!r82) goto b18;
 	r83 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r547 = (u64)r83;
-	r549 = r547 | r548;
-	r550 = r549 >> 32;
-	r551 = (u32)r550;
-	r552 = r551 == 0u;
-	if (!r552) goto b22;
-	r553 = (u32)r83;
-	r561 = __umulhi(r553, r560);
-	r562 = r561 * r554;
-	r563 = r553 - r562;
-	r564 = r563 - r554;
-	r565 = r563 < r564 ? r563 : r564;
-	r566 = r563 - r565;
-	r567 = r566 < 1u ? r566 : 1u;
-	r555 = r561 + r567;
-	r556 = r565;
-	r545 = (i64)r555;
-	r546 = (i64)r556;
-b15: // rangeint.body (checked if, before)
-	r84 = r546;
-	r85 = r545;
+	r529 = (u64)r83;
+	r531 = r529 | r530;
+	r532 = r531 >> 32;
+	r533 = (u32)r532;
+	r534 = r533 == 0u;
+	if (!r534) goto b17;
+	r535 = (u32)r83;
+	r543 = __umulhi(r535, r542);
+	r544 = r543 * r536;
+	r545 = r535 - r544;
+	r546 = r545 - r536;
+	r547 = r545 < r546 ? r545 : r546;
+	r548 = r545 - r547;
+	r549 = r548 < 1u ? r548 : 1u;
+	r537 = r543 + r549;
+	r538 = r547;
+	r527 = (i64)r537;
+	r528 = (i64)r538;
+b10: // rangeint.body (checked if, before)
+	r84 = r528;
+	r85 = r527;
 	r86 = r84 > 0ll;
-	if (!r86) goto b21;
+	if (!r86) goto b16;
 	r117 = r84 < r116;
-	if (!r117) goto b21;
+	if (!r117) goto b16;
 	r115 = r85 > 0ll;
-	if (!r115) goto b21;
+	if (!r115) goto b16;
 	r114 = r85 < r113;
-	if (!r114) goto b21;
+	if (!r114) goto b16;
 	if ((u64)r83 >= (u64)r14) { qd_site = 2; qd_x = r83; qd_y = r14; goto qd_fault; }
-	r87 = r453;
+	r87 = r435;
 	r88 = *(float *)r87;
 	r89 = r88 * 0x1p-01f;
 	r90 = (u64)r83 - 1ull;
 	if ((u64)r90 >= (u64)r14) { qd_site = 3; qd_x = r90; qd_y = r14; goto qd_fault; }
-	r344 = r87;
-	r91 = r344 + -4ll;
+	r326 = r87;
+	r91 = r326 + -4ll;
 	r92 = *(float *)r91;
 	r93 = (u64)r83 + 1ull;
 	if ((u64)r93 >= (u64)r14) { qd_site = 4; qd_x = r93; qd_y = r14; goto qd_fault; }
-	r345 = r87;
-	r94 = r345 + 4ll;
+	r327 = r87;
+	r94 = r327 + 4ll;
 	r95 = *(float *)r94;
 	r96 = r92 + r95;
 	r97 = (u64)r83 - (u64)r9;
 	if ((u64)r97 >= (u64)r14) { qd_site = 5; qd_x = r97; qd_y = r14; goto qd_fault; }
-	r346 = r87;
-	r348 = r346 + r347 * 1;
-	r98 = r348;
+	r328 = r87;
+	r330 = r328 + r329 * 1;
+	r98 = r330;
 	r99 = *(float *)r98;
 	r100 = r96 + r99;
 	r101 = (u64)r83 + (u64)r9;
 	if ((u64)r101 >= (u64)r14) { qd_site = 6; qd_x = r101; qd_y = r14; goto qd_fault; }
-	r349 = r87;
-	r351 = r349 + r350 * 1;
-	r102 = r351;
+	r331 = r87;
+	r333 = r331 + r332 * 1;
+	r102 = r333;
 	r103 = *(float *)r102;
 	r104 = r100 + r103;
 	r105 = r104 * 0x1p-03f;
 	r106 = r89 + r105;
-	r107 = r455;
+	r107 = r437;
 	*(float *)r107 = r106;
-b20: // latch (checked if, before)
+b15: // latch (checked if, before)
 	r2 = (u64)r2 + (u64)r1;
-	r453 = r453 + r454 * 1;
-	r455 = r455 + r454 * 1;
-	goto b11;
-b21: // if.else (checked if, before)
+	r435 = r435 + r436 * 1;
+	r437 = r437 + r436 * 1;
+	goto b6;
+b16: // if.else (checked if, before)
 	if ((u64)r83 >= (u64)r14) { qd_site = 7; qd_x = r83; qd_y = r14; goto qd_fault; }
-	r110 = r453;
+	r110 = r435;
 	r111 = *(float *)r110;
-	r112 = r455;
+	r112 = r437;
 	*(float *)r112 = r111;
-	goto b20;
-b22: // divide in 64 bits
-	r545 = qd_div_i64(r83, r9);
-	r558 = (u64)r545 * (u64)r9;
-	r546 = (u64)r83 - (u64)r558;
 	goto b15;
-b23: // preheader
-	r172 = (u64)r1 * 3ull;
-	r327 = r454;
-	r176 = (u64)r171;
-	r178 = (u64)r172;
-	r214 = r116;
-	r211 = r113;
-	r355 = r347;
-	r358 = r350;
-	r250 = r116;
-	r247 = r113;
-	r361 = r327;
-	r372 = r347;
-	r377 = r350;
-	r380 = r327;
-	r383 = r327;
-	r386 = r327;
-	r287 = r116;
-	r284 = r113;
-	r389 = (u64)r1 * 8ull;
-	r400 = r347;
-	r405 = r350;
-	r408 = r389;
-	r411 = r389;
-	r414 = r411;
-	r324 = r116;
-	r321 = r113;
-	r417 = (u64)r1 * 12ull;
-	r428 = r347;
-	r433 = r350;
-	r436 = r417;
-	r439 = r417;
-	r442 = r439;
-	r456 = r2;
-	r457 = r456;
-	r458 = r13 + r457 * 4;
-	r459 = (u64)r327 * 4ull;
-	r460 = r4 + r457 * 4;
-	r534 = r155;
-	r520 = r155;
-	r506 = r155;
-	r492 = r155;
-	r498 = r554;
-	r512 = r554;
-	r526 = r554;
-	r540 = r554;
-b24: // grid unrolled guard
-	r173 = r2 < r171;
-	if (!r173) goto b84;
-	r177 = (u64)r2;
-	r174 = r176 - r177;
-	r175 = r174 > r178;
-	if (!r175) goto b71;
-	r179 = r2;
-	r181 = r179;
-	r533 = (u64)r181;
-	r535 = r533 | r534;
-	r536 = r535 >> 32;
-	r537 = (u32)r536;
-	r538 = r537 == 0u;
-	if (!r538) goto b70;
-	r539 = (u32)r181;
-	r589 = __umulhi(r539, r560);
-	r590 = r589 * r540;
-	r591 = r539 - r590;
-	r592 = r591 - r540;
-	r593 = r591 < r592 ? r591 : r592;
-	r594 = r591 - r593;
-	r595 = r594 < 1u ? r594 : 1u;
-	r541 = r589 + r595;
-	r542 = r593;
-	r531 = (i64)r541;
-	r532 = (i64)r542;
-b30: // rangeint.body (grid unrolled 0)
-	r182 = r532;
-	r183 = r531;
-	r184 = r182 > 0ll;
-	if (!r184) goto b69;
-	r215 = r182 < r214;
-	if (!r215) goto b69;
-	r213 = r183 > 0ll;
-	if (!r213) goto b69;
-	r212 = r183 < r211;
-	if (!r212) goto b69;
-	r185 = r458;
-	r186 = *(float *)r185;
-	r187 = r186 * 0x1p-01f;
-	r352 = r185;
-	r189 = r352 + -4ll;
-	r190 = *(float *)r189;
-	r353 = r185;
-	r192 = r353 + 4ll;
-	r193 = *(float *)r192;
-	r194 = r190 + r193;
-	r354 = r185;
-	r356 = r354 + r355 * 1;
-	r196 = r356;
-	r197 = *(float *)r196;
-	r198 = r194 + r197;
-	r357 = r185;
-	r359 = r357 + r358 * 1;
-	r200 = r359;
-	r201 = *(float *)r200;
-	r202 = r198 + r201;
-	r203 = r202 * 0x1p-03f;
-	r204 = r187 + r203;
-	r205 = r460;
-	*(float *)r205 = r204;
-b35: // grid unrolled 1
-	r252 = (u64)r179 + (u64)r1;
-	r217 = r252;
-	r519 = (u64)r217;
-	r521 = r519 | r520;
-	r522 = r521 >> 32;
-	r523 = (u32)r522;
-	r524 = r523 == 0u;
-	if (!r524) goto b68;
-	r525 = (u32)r217;
-	r582 = __umulhi(r525, r560);
-	r583 = r582 * r526;
-	r584 = r525 - r583;
-	r585 = r584 - r526;
-	r586 = r584 < r585 ? r584 : r585;
-	r587 = r584 - r586;
-	r588 = r587 < 1u ? r587 : 1u;
-	r527 = r582 + r588;
-	r528 = r586;
-	r517 = (i64)r527;
-	r518 = (i64)r528;
-b39: // rangeint.body (grid unrolled 1)
-	r218 = r518;
-	r219 = r517;
-	r220 = r218 > 0ll;
-	if (!r220) goto b67;
-	r251 = r218 < r250;
-	if (!r251) goto b67;
-	r249 = r219 > 0ll;
-	if (!r249) goto b67;
-	r248 = r219 < r247;
-	if (!r248) goto b67;
-	r360 = r458;
-	r362 = r360 + r361 * 1;
-	r221 = r362;
-	r222 = *(float *)r221;
-	r223 = r222 * 0x1p-01f;
-	r365 = r362;
-	r225 = r365 + -4ll;
-	r226 = *(float *)r225;
-	r368 = r362;
-	r228 = r368 + 4ll;
-	r229 = *(float *)r228;
-	r230 = r226 + r229;
-	r371 = r362;
-	r373 = r371 + r372 * 1;
-	r232 = r373;
-	r233 = *(float *)r232;
-	r234 = r230 + r233;
-	r376 = r362;
-	r378 = r376 + r377 * 1;
-	r236 = r378;
-	r237 = *(float *)r236;
-	r238 = r234 + r237;
-	r239 = r238 * 0x1p-03f;
-	r240 = r223 + r239;
-	r379 = r460;
-	r381 = r379 + r380 * 1;
-	r241 = r381;
-	*(float *)r241 = r240;
-b44: // grid unrolled 2
-	r289 = (u64)r252 + (u64)r1;
-	r254 = r289;
-	r505 = (u64)r254;
-	r507 = r505 | r506;
-	r508 = r507 >> 32;
-	r509 = (u32)r508;
-	r510 = r509 == 0u;
-	if (!r510) goto b66;
-	r511 = (u32)r254;
-	r575 = __umulhi(r511, r560);
-	r576 = r575 * r512;
-	r577 = r511 - r576;
-	r578 = r577 - r512;
-	r579 = r577 < r578 ? r577 : r578;
-	r580 = r577 - r579;
-	r581 = r580 < 1u ? r580 : 1u;
-	r513 = r575 + r581;
-	r514 = r579;
-	r503 = (i64)r513;
-	r504 = (i64)r514;
-b48: // rangeint.body (grid unrolled 2)
-	r255 = r504;
-	r256 = r503;
-	r257 = r255 > 0ll;
-	if (!r257) goto b65;
-	r288 = r255 < r287;
-	if (!r288) goto b65;
-	r286 = r256 > 0ll;
-	if (!r286) goto b65;
-	r285 = r256 < r284;
-	if (!r285) goto b65;
-	r388 = r458;
-	r390 = r388 + r389 * 1;
-	r258 = r390;
-	r259 = *(float *)r258;
-	r260 = r259 * 0x1p-01f;
-	r393 = r390;
-	r262 = r393 + -4ll;
-	r263 = *(float *)r262;
-	r396 = r390;
-	r265 = r396 + 4ll;
-	r266 = *(float *)r265;
-	r267 = r263 + r266;
-	r399 = r390;
-	r401 = r399 + r400 * 1;
-	r269 = r401;
-	r270 = *(float *)r269;
-	r271 = r267 + r270;
-	r404 = r390;
-	r406 = r404 + r405 * 1;
-	r273 = r406;
-	r274 = *(float *)r273;
-	r275 = r271 + r274;
-	r276 = r275 * 0x1p-03f;
-	r277 = r260 + r276;
-	r407 = r460;
-	r409 = r407 + r408 * 1;
-	r278 = r409;
-	*(float *)r278 = r277;
-b53: // grid unrolled 3
-	r326 = (u64)r289 + (u64)r1;
-	r291 = r326;
-	r491 = (u64)r291;
-	r493 = r491 | r492;
-	r494 = r493 >> 32;
-	r495 = (u32)r494;
-	r496 = r495 == 0u;
-	if (!r496) goto b64;
-	r497 = (u32)r291;
-	r568 = __umulhi(r497, r560);
-	r569 = r568 * r498;
-	r570 = r497 - r569;
-	r571 = r570 - r498;
-	r572 = r570 < r571 ? r570 : r571;
-	r573 = r570 - r572;
-	r574 = r573 < 1u ? r573 : 1u;
-	r499 = r568 + r574;
-	r500 = r572;
-	r489 = (i64)r499;
-	r490 = (i64)r500;
-b57: // rangeint.body (grid unrolled 3)
-	r292 = r490;
-	r293 = r489;
-	r294 = r292 > 0ll;
-	if (!r294) goto b63;
-	r325 = r292 < r324;
-	if (!r325) goto b63;
-	r323 = r293 > 0ll;
-	if (!r323) goto b63;
-	r322 = r293 < r321;
-	if (!r322) goto b63;
-	r416 = r458;
-	r418 = r416 + r417 * 1;
-	r295 = r418;
-	r296 = *(float *)r295;
-	r297 = r296 * 0x1p-01f;
-	r421 = r418;
-	r299 = r421 + -4ll;
-	r300 = *(float *)r299;
-	r424 = r418;
-	r302 = r424 + 4ll;
-	r303 = *(float *)r302;
-	r304 = r300 + r303;
-	r427 = r418;
-	r429 = r427 + r428 * 1;
-	r306 = r429;
-	r307 = *(float *)r306;
-	r308 = r304 + r307;
-	r432 = r418;
-	r434 = r432 + r433 * 1;
-	r310 = r434;
-	r311 = *(float *)r310;
-	r312 = r308 + r311;
-	r313 = r312 * 0x1p-03f;
-	r314 = r297 + r313;
-	r435 = r460;
-	r437 = r435 + r436 * 1;
-	r315 = r437;
-	*(float *)r315 = r314;
-b62: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r327;
-	r458 = r458 + r459 * 1;
-	r460 = r460 + r459 * 1;
-	goto b24;
-b63: // if.else (grid unrolled 3)
-	r438 = r458;
-	r440 = r438 + r439 * 1;
-	r318 = r440;
-	r319 = *(float *)r318;
-	r441 = r460;
-	r443 = r441 + r442 * 1;
-	r320 = r443;
-	*(float *)r320 = r319;
-	goto b62;
-b64: // divide in 64 bits
-	r489 = qd_div_i64(r291, r9);
-	r502 = (u64)r489 * (u64)r9;
-	r490 = (u64)r291 - (u64)r502;
-	goto b57;
-b65: // if.else (grid unrolled 2)
-	r410 = r458;
-	r412 = r410 + r411 * 1;
-	r281 = r412;
-	r282 = *(float *)r281;
-	r413 = r460;
-	r415 = r413 + r414 * 1;
-	r283 = r415;
-	*(float *)r283 = r282;
-	goto b53;
-b66: // divide in 64 bits
-	r503 = qd_div_i64(r254, r9);
-	r516 = (u64)r503 * (u64)r9;
-	r504 = (u64)r254 - (u64)r516;
-	goto b48;
-b67: // if.else (grid unrolled 1)
-	r382 = r458;
-	r384 = r382 + r383 * 1;
-	r244 = r384;
+b17: // divide in 64 bits
+	r527 = qd_div_i64(r83, r9);
+	r540 = (u64)r527 * (u64)r9;
+	r528 = (u64)r83 - (u64)r540;
+	goto b10;
+b18: // preheader
+	r154 = (u64)r1 * 3ull;
+	r309 = r436;
+	r158 = (u64)r153;
+	r160 = (u64)r154;
+	r196 = r116;
+	r193 = r113;
+	r337 = r329;
+	r340 = r332;
+	r232 = r116;
+	r229 = r113;
+	r343 = r309;
+	r354 = r329;
+	r359 = r332;
+	r362 = r309;
+	r365 = r309;
+	r368 = r309;
+	r269 = r116;
+	r266 = r113;
+	r371 = (u64)r1 * 8ull;
+	r382 = r329;
+	r387 = r332;
+	r390 = r371;
+	r393 = r371;
+	r396 = r393;
+	r306 = r116;
+	r303 = r113;
+	r399 = (u64)r1 * 12ull;
+	r410 = r329;
+	r415 = r332;
+	r418 = r399;
+	r421 = r399;
+	r424 = r421;
+	r438 = r2;
+	r439 = r438;
+	r440 = r13 + r439 * 4;
+	r441 = (u64)r309 * 4ull;
+	r442 = r4 + r439 * 4;
+	r516 = r145;
+	r502 = r145;
+	r488 = r145;
+	r474 = r145;
+	r480 = r536;
+	r494 = r536;
+	r508 = r536;
+	r522 = r536;
+b19: // grid unrolled guard
+	r155 = r2 < r153;
+	if (!r155) goto b79;
+	r159 = (u64)r2;
+	r156 = r158 - r159;
+	r157 = r156 > r160;
+	if (!r157) goto b66;
+	r161 = r2;
+	r163 = r161;
+	r515 = (u64)r163;
+	r517 = r515 | r516;
+	r518 = r517 >> 32;
+	r519 = (u32)r518;
+	r520 = r519 == 0u;
+	if (!r520) goto b65;
+	r521 = (u32)r163;
+	r571 = __umulhi(r521, r542);
+	r572 = r571 * r522;
+	r573 = r521 - r572;
+	r574 = r573 - r522;
+	r575 = r573 < r574 ? r573 : r574;
+	r576 = r573 - r575;
+	r577 = r576 < 1u ? r576 : 1u;
+	r523 = r571 + r577;
+	r524 = r575;
+	r513 = (i64)r523;
+	r514 = (i64)r524;
+b25: // rangeint.body (grid unrolled 0)
+	r164 = r514;
+	r165 = r513;
+	r166 = r164 > 0ll;
+	if (!r166) goto b64;
+	r197 = r164 < r196;
+	if (!r197) goto b64;
+	r195 = r165 > 0ll;
+	if (!r195) goto b64;
+	r194 = r165 < r193;
+	if (!r194) goto b64;
+	r167 = r440;
+	r168 = *(float *)r167;
+	r169 = r168 * 0x1p-01f;
+	r334 = r167;
+	r171 = r334 + -4ll;
+	r172 = *(float *)r171;
+	r335 = r167;
+	r174 = r335 + 4ll;
+	r175 = *(float *)r174;
+	r176 = r172 + r175;
+	r336 = r167;
+	r338 = r336 + r337 * 1;
+	r178 = r338;
+	r179 = *(float *)r178;
+	r180 = r176 + r179;
+	r339 = r167;
+	r341 = r339 + r340 * 1;
+	r182 = r341;
+	r183 = *(float *)r182;
+	r184 = r180 + r183;
+	r185 = r184 * 0x1p-03f;
+	r186 = r169 + r185;
+	r187 = r442;
+	*(float *)r187 = r186;
+b30: // grid unrolled 1
+	r234 = (u64)r161 + (u64)r1;
+	r199 = r234;
+	r501 = (u64)r199;
+	r503 = r501 | r502;
+	r504 = r503 >> 32;
+	r505 = (u32)r504;
+	r506 = r505 == 0u;
+	if (!r506) goto b63;
+	r507 = (u32)r199;
+	r564 = __umulhi(r507, r542);
+	r565 = r564 * r508;
+	r566 = r507 - r565;
+	r567 = r566 - r508;
+	r568 = r566 < r567 ? r566 : r567;
+	r569 = r566 - r568;
+	r570 = r569 < 1u ? r569 : 1u;
+	r509 = r564 + r570;
+	r510 = r568;
+	r499 = (i64)r509;
+	r500 = (i64)r510;
+b34: // rangeint.body (grid unrolled 1)
+	r200 = r500;
+	r201 = r499;
+	r202 = r200 > 0ll;
+	if (!r202) goto b62;
+	r233 = r200 < r232;
+	if (!r233) goto b62;
+	r231 = r201 > 0ll;
+	if (!r231) goto b62;
+	r230 = r201 < r229;
+	if (!r230) goto b62;
+	r342 = r440;
+	r344 = r342 + r343 * 1;
+	r203 = r344;
+	r204 = *(float *)r203;
+	r205 = r204 * 0x1p-01f;
+	r347 = r344;
+	r207 = r347 + -4ll;
+	r208 = *(float *)r207;
+	r350 = r344;
+	r210 = r350 + 4ll;
+	r211 = *(float *)r210;
+	r212 = r208 + r211;
+	r353 = r344;
+	r355 = r353 + r354 * 1;
+	r214 = r355;
+	r215 = *(float *)r214;
+	r216 = r212 + r215;
+	r358 = r344;
+	r360 = r358 + r359 * 1;
+	r218 = r360;
+	r219 = *(float *)r218;
+	r220 = r216 + r219;
+	r221 = r220 * 0x1p-03f;
+	r222 = r205 + r221;
+	r361 = r442;
+	r363 = r361 + r362 * 1;
+	r223 = r363;
+	*(float *)r223 = r222;
+b39: // grid unrolled 2
+	r271 = (u64)r234 + (u64)r1;
+	r236 = r271;
+	r487 = (u64)r236;
+	r489 = r487 | r488;
+	r490 = r489 >> 32;
+	r491 = (u32)r490;
+	r492 = r491 == 0u;
+	if (!r492) goto b61;
+	r493 = (u32)r236;
+	r557 = __umulhi(r493, r542);
+	r558 = r557 * r494;
+	r559 = r493 - r558;
+	r560 = r559 - r494;
+	r561 = r559 < r560 ? r559 : r560;
+	r562 = r559 - r561;
+	r563 = r562 < 1u ? r562 : 1u;
+	r495 = r557 + r563;
+	r496 = r561;
+	r485 = (i64)r495;
+	r486 = (i64)r496;
+b43: // rangeint.body (grid unrolled 2)
+	r237 = r486;
+	r238 = r485;
+	r239 = r237 > 0ll;
+	if (!r239) goto b60;
+	r270 = r237 < r269;
+	if (!r270) goto b60;
+	r268 = r238 > 0ll;
+	if (!r268) goto b60;
+	r267 = r238 < r266;
+	if (!r267) goto b60;
+	r370 = r440;
+	r372 = r370 + r371 * 1;
+	r240 = r372;
+	r241 = *(float *)r240;
+	r242 = r241 * 0x1p-01f;
+	r375 = r372;
+	r244 = r375 + -4ll;
 	r245 = *(float *)r244;
-	r385 = r460;
-	r387 = r385 + r386 * 1;
-	r246 = r387;
-	*(float *)r246 = r245;
-	goto b44;
-b68: // divide in 64 bits
-	r517 = qd_div_i64(r217, r9);
-	r530 = (u64)r517 * (u64)r9;
-	r518 = (u64)r217 - (u64)r530;
+	r378 = r372;
+	r247 = r378 + 4ll;
+	r248 = *(float *)r247;
+	r249 = r245 + r248;
+	r381 = r372;
+	r383 = r381 + r382 * 1;
+	r251 = r383;
+	r252 = *(float *)r251;
+	r253 = r249 + r252;
+	r386 = r372;
+	r388 = r386 + r387 * 1;
+	r255 = r388;
+	r256 = *(float *)r255;
+	r257 = r253 + r256;
+	r258 = r257 * 0x1p-03f;
+	r259 = r242 + r258;
+	r389 = r442;
+	r391 = r389 + r390 * 1;
+	r260 = r391;
+	*(float *)r260 = r259;
+b48: // grid unrolled 3
+	r308 = (u64)r271 + (u64)r1;
+	r273 = r308;
+	r473 = (u64)r273;
+	r475 = r473 | r474;
+	r476 = r475 >> 32;
+	r477 = (u32)r476;
+	r478 = r477 == 0u;
+	if (!r478) goto b59;
+	r479 = (u32)r273;
+	r550 = __umulhi(r479, r542);
+	r551 = r550 * r480;
+	r552 = r479 - r551;
+	r553 = r552 - r480;
+	r554 = r552 < r553 ? r552 : r553;
+	r555 = r552 - r554;
+	r556 = r555 < 1u ? r555 : 1u;
+	r481 = r550 + r556;
+	r482 = r554;
+	r471 = (i64)r481;
+	r472 = (i64)r482;
+b52: // rangeint.body (grid unrolled 3)
+	r274 = r472;
+	r275 = r471;
+	r276 = r274 > 0ll;
+	if (!r276) goto b58;
+	r307 = r274 < r306;
+	if (!r307) goto b58;
+	r305 = r275 > 0ll;
+	if (!r305) goto b58;
+	r304 = r275 < r303;
+	if (!r304) goto b58;
+	r398 = r440;
+	r400 = r398 + r399 * 1;
+	r277 = r400;
+	r278 = *(float *)r277;
+	r279 = r278 * 0x1p-01f;
+	r403 = r400;
+	r281 = r403 + -4ll;
+	r282 = *(float *)r281;
+	r406 = r400;
+	r284 = r406 + 4ll;
+	r285 = *(float *)r284;
+	r286 = r282 + r285;
+	r409 = r400;
+	r411 = r409 + r410 * 1;
+	r288 = r411;
+	r289 = *(float *)r288;
+	r290 = r286 + r289;
+	r414 = r400;
+	r416 = r414 + r415 * 1;
+	r292 = r416;
+	r293 = *(float *)r292;
+	r294 = r290 + r293;
+	r295 = r294 * 0x1p-03f;
+	r296 = r279 + r295;
+	r417 = r442;
+	r419 = r417 + r418 * 1;
+	r297 = r419;
+	*(float *)r297 = r296;
+b57: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r309;
+	r440 = r440 + r441 * 1;
+	r442 = r442 + r441 * 1;
+	goto b19;
+b58: // if.else (grid unrolled 3)
+	r420 = r440;
+	r422 = r420 + r421 * 1;
+	r300 = r422;
+	r301 = *(float *)r300;
+	r423 = r442;
+	r425 = r423 + r424 * 1;
+	r302 = r425;
+	*(float *)r302 = r301;
+	goto b57;
+b59: // divide in 64 bits
+	r471 = qd_div_i64(r273, r9);
+	r484 = (u64)r471 * (u64)r9;
+	r472 = (u64)r273 - (u64)r484;
+	goto b52;
+b60: // if.else (grid unrolled 2)
+	r392 = r440;
+	r394 = r392 + r393 * 1;
+	r263 = r394;
+	r264 = *(float *)r263;
+	r395 = r442;
+	r397 = r395 + r396 * 1;
+	r265 = r397;
+	*(float *)r265 = r264;
+	goto b48;
+b61: // divide in 64 bits
+	r485 = qd_div_i64(r236, r9);
+	r498 = (u64)r485 * (u64)r9;
+	r486 = (u64)r236 - (u64)r498;
+	goto b43;
+b62: // if.else (grid unrolled 1)
+	r364 = r440;
+	r366 = r364 + r365 * 1;
+	r226 = r366;
+	r227 = *(float *)r226;
+	r367 = r442;
+	r369 = r367 + r368 * 1;
+	r228 = r369;
+	*(float *)r228 = r227;
 	goto b39;
-b69: // if.else (grid unrolled 0)
-	r208 = r458;
-	r209 = *(float *)r208;
-	r210 = r460;
-	*(float *)r210 = r209;
-	goto b35;
-b70: // divide in 64 bits
-	r531 = qd_div_i64(r181, r9);
-	r544 = (u64)r531 * (u64)r9;
-	r532 = (u64)r181 - (u64)r544;
+b63: // divide in 64 bits
+	r499 = qd_div_i64(r199, r9);
+	r512 = (u64)r499 * (u64)r9;
+	r500 = (u64)r199 - (u64)r512;
+	goto b34;
+b64: // if.else (grid unrolled 0)
+	r190 = r440;
+	r191 = *(float *)r190;
+	r192 = r442;
+	*(float *)r192 = r191;
 	goto b30;
-b71: // preheader
+b65: // divide in 64 bits
+	r513 = qd_div_i64(r163, r9);
+	r526 = (u64)r513 * (u64)r9;
+	r514 = (u64)r163 - (u64)r526;
+	goto b25;
+b66: // preheader
 	r44 = r116;
 	r40 = r113;
-	r331 = r347;
-	r334 = r350;
-	r444 = r2;
-	r445 = r13 + r444 * 4;
-	r446 = r454;
-	r447 = r4 + r444 * 4;
-	r478 = r155;
-	r484 = r554;
-b72: // head
-	r6 = r2 < r171;
-	if (!r6) goto b84;
+	r313 = r329;
+	r316 = r332;
+	r426 = r2;
+	r427 = r13 + r426 * 4;
+	r428 = r436;
+	r429 = r4 + r426 * 4;
+	r460 = r145;
+	r466 = r536;
+b67: // head
+	r6 = r2 < r153;
+	if (!r6) goto b79;
 	r7 = r2;
-	r477 = (u64)r7;
-	r479 = r477 | r478;
-	r480 = r479 >> 32;
-	r481 = (u32)r480;
-	r482 = r481 == 0u;
-	if (!r482) goto b83;
-	r483 = (u32)r7;
-	r596 = __umulhi(r483, r560);
-	r597 = r596 * r484;
-	r598 = r483 - r597;
-	r599 = r598 - r484;
-	r600 = r598 < r599 ? r598 : r599;
-	r601 = r598 - r600;
-	r602 = r601 < 1u ? r601 : 1u;
-	r485 = r596 + r602;
-	r486 = r600;
-	r475 = (i64)r485;
-	r476 = (i64)r486;
-b76: // rangeint.body
-	r8 = r476;
-	r10 = r475;
+	r459 = (u64)r7;
+	r461 = r459 | r460;
+	r462 = r461 >> 32;
+	r463 = (u32)r462;
+	r464 = r463 == 0u;
+	if (!r464) goto b78;
+	r465 = (u32)r7;
+	r578 = __umulhi(r465, r542);
+	r579 = r578 * r466;
+	r580 = r465 - r579;
+	r581 = r580 - r466;
+	r582 = r580 < r581 ? r580 : r581;
+	r583 = r580 - r582;
+	r584 = r583 < 1u ? r583 : 1u;
+	r467 = r578 + r584;
+	r468 = r582;
+	r457 = (i64)r467;
+	r458 = (i64)r468;
+b71: // rangeint.body
+	r8 = r458;
+	r10 = r457;
 	r11 = r8 > 0ll;
-	if (!r11) goto b82;
+	if (!r11) goto b77;
 	r45 = r8 < r44;
-	if (!r45) goto b82;
+	if (!r45) goto b77;
 	r43 = r10 > 0ll;
-	if (!r43) goto b82;
+	if (!r43) goto b77;
 	r42 = r10 < r40;
-	if (!r42) goto b82;
-	r12 = r445;
+	if (!r42) goto b77;
+	r12 = r427;
 	r15 = *(float *)r12;
 	r16 = r15 * 0x1p-01f;
-	r328 = r12;
-	r18 = r328 + -4ll;
+	r310 = r12;
+	r18 = r310 + -4ll;
 	r19 = *(float *)r18;
-	r329 = r12;
-	r21 = r329 + 4ll;
+	r311 = r12;
+	r21 = r311 + 4ll;
 	r22 = *(float *)r21;
 	r23 = r19 + r22;
-	r330 = r12;
-	r332 = r330 + r331 * 1;
-	r25 = r332;
+	r312 = r12;
+	r314 = r312 + r313 * 1;
+	r25 = r314;
 	r26 = *(float *)r25;
 	r27 = r23 + r26;
-	r333 = r12;
-	r335 = r333 + r334 * 1;
-	r29 = r335;
+	r315 = r12;
+	r317 = r315 + r316 * 1;
+	r29 = r317;
 	r30 = *(float *)r29;
 	r31 = r27 + r30;
 	r32 = r31 * 0x1p-03f;
 	r33 = r16 + r32;
-	r34 = r447;
+	r34 = r429;
 	*(float *)r34 = r33;
-b81: // latch
+b76: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r445 = r445 + r446 * 1;
-	r447 = r447 + r446 * 1;
-	goto b72;
-b82: // if.else
-	r37 = r445;
+	r427 = r427 + r428 * 1;
+	r429 = r429 + r428 * 1;
+	goto b67;
+b77: // if.else
+	r37 = r427;
 	r38 = *(float *)r37;
-	r39 = r447;
+	r39 = r429;
 	*(float *)r39 = r38;
-	goto b81;
-b83: // divide in 64 bits
-	r475 = qd_div_i64(r7, r9);
-	r488 = (u64)r475 * (u64)r9;
-	r476 = (u64)r7 - (u64)r488;
 	goto b76;
-b84: // preheader
+b78: // divide in 64 bits
+	r457 = qd_div_i64(r7, r9);
+	r470 = (u64)r457 * (u64)r9;
+	r458 = (u64)r7 - (u64)r470;
+	goto b71;
+b79: // preheader
 	r80 = (u64)r9 - 1ull;
 	r77 = (u64)r41 - 1ull;
-	r339 = (u64)r9 * (u64)(-4ll);
-	r342 = (u64)r9 * 4ull;
-	r448 = r2;
-	r449 = r13 + r448 * 4;
-	r450 = (u64)r1 * 4ull;
-	r451 = r4 + r448 * 4;
-	r464 = r155;
-	r470 = (u32)r9;
-	r603 = r470 > 1u ? r470 : 1u;
-	r604 = qd_div_u32(4294967295u, r603);
-b85: // head (checked if, after)
+	r321 = (u64)r9 * (u64)(-4ll);
+	r324 = (u64)r9 * 4ull;
+	r430 = r2;
+	r431 = r13 + r430 * 4;
+	r432 = (u64)r1 * 4ull;
+	r433 = r4 + r430 * 4;
+	r446 = r145;
+	r452 = (u32)r9;
+	r585 = r452 > 1u ? r452 : 1u;
+	r586 = qd_div_u32(4294967295u, r585);
+b80: // head (checked if, after)
 	r46 = r2 < r3;
-	if (!r46) goto b97;
+	if (!r46) goto b92;
 	r47 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r463 = (u64)r47;
-	r465 = r463 | r464;
-	r466 = r465 >> 32;
-	r467 = (u32)r466;
-	r468 = r467 == 0u;
-	if (!r468) goto b96;
-	r469 = (u32)r47;
-	r605 = __umulhi(r469, r604);
-	r606 = r605 * r470;
-	r607 = r469 - r606;
-	r608 = r607 - r470;
-	r609 = r607 < r608 ? r607 : r608;
-	r610 = r607 - r609;
-	r611 = r610 < 1u ? r610 : 1u;
-	r471 = r605 + r611;
-	r472 = r609;
-	r461 = (i64)r471;
-	r462 = (i64)r472;
-b89: // rangeint.body (checked if, after)
-	r48 = r462;
-	r49 = r461;
+	r445 = (u64)r47;
+	r447 = r445 | r446;
+	r448 = r447 >> 32;
+	r449 = (u32)r448;
+	r450 = r449 == 0u;
+	if (!r450) goto b91;
+	r451 = (u32)r47;
+	r587 = __umulhi(r451, r586);
+	r588 = r587 * r452;
+	r589 = r451 - r588;
+	r590 = r589 - r452;
+	r591 = r589 < r590 ? r589 : r590;
+	r592 = r589 - r591;
+	r593 = r592 < 1u ? r592 : 1u;
+	r453 = r587 + r593;
+	r454 = r591;
+	r443 = (i64)r453;
+	r444 = (i64)r454;
+b84: // rangeint.body (checked if, after)
+	r48 = r444;
+	r49 = r443;
 	r50 = r48 > 0ll;
-	if (!r50) goto b95;
+	if (!r50) goto b90;
 	r81 = r48 < r80;
-	if (!r81) goto b95;
+	if (!r81) goto b90;
 	r79 = r49 > 0ll;
-	if (!r79) goto b95;
+	if (!r79) goto b90;
 	r78 = r49 < r77;
-	if (!r78) goto b95;
+	if (!r78) goto b90;
 	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r51 = r449;
+	r51 = r431;
 	r52 = *(float *)r51;
 	r53 = r52 * 0x1p-01f;
 	r54 = (u64)r47 - 1ull;
 	if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; }
-	r336 = r51;
-	r55 = r336 + -4ll;
+	r318 = r51;
+	r55 = r318 + -4ll;
 	r56 = *(float *)r55;
 	r57 = (u64)r47 + 1ull;
 	if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; }
-	r337 = r51;
-	r58 = r337 + 4ll;
+	r319 = r51;
+	r58 = r319 + 4ll;
 	r59 = *(float *)r58;
 	r60 = r56 + r59;
 	r61 = (u64)r47 - (u64)r9;
 	if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; }
-	r338 = r51;
-	r340 = r338 + r339 * 1;
-	r62 = r340;
+	r320 = r51;
+	r322 = r320 + r321 * 1;
+	r62 = r322;
 	r63 = *(float *)r62;
 	r64 = r60 + r63;
 	r65 = (u64)r47 + (u64)r9;
 	if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; }
-	r341 = r51;
-	r343 = r341 + r342 * 1;
-	r66 = r343;
+	r323 = r51;
+	r325 = r323 + r324 * 1;
+	r66 = r325;
 	r67 = *(float *)r66;
 	r68 = r64 + r67;
 	r69 = r68 * 0x1p-03f;
 	r70 = r53 + r69;
-	r71 = r451;
+	r71 = r433;
 	*(float *)r71 = r70;
-b94: // latch (checked if, after)
+b89: // latch (checked if, after)
 	r2 = (u64)r2 + (u64)r1;
-	r449 = r449 + r450 * 1;
-	r451 = r451 + r450 * 1;
-	goto b85;
-b95: // if.else (checked if, after)
+	r431 = r431 + r432 * 1;
+	r433 = r433 + r432 * 1;
+	goto b80;
+b90: // if.else (checked if, after)
 	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r74 = r449;
+	r74 = r431;
 	r75 = *(float *)r74;
-	r76 = r451;
+	r76 = r433;
 	*(float *)r76 = r75;
-	goto b94;
-b96: // divide in 64 bits
-	r461 = qd_div_i64(r47, r9);
-	r474 = (u64)r461 * (u64)r9;
-	r462 = (u64)r47 - (u64)r474;
 	goto b89;
-b97: // exit
+b91: // divide in 64 bits
+	r443 = qd_div_i64(r47, r9);
+	r456 = (u64)r443 * (u64)r9;
+	r444 = (u64)r47 - (u64)r456;
+	goto b84;
+b92: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -8741,15 +8684,15 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
 	bool r59 = 0, r66 = 0, r97 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
 	bool r107 = 0, r114 = 0, r145 = 0, r148 = 0, r149 = 0, r151 = 0, r152 = 0, r154 = 0;
-	bool r155 = 0, r156 = 0, r158 = 0, r163 = 0, r165 = 0, r171 = 0, r172 = 0, r180 = 0;
-	bool r181 = 0, r189 = 0, r190 = 0, r198 = 0, r199 = 0, r207 = 0, r208 = 0, r215 = 0;
-	bool r216 = 0, r224 = 0, r226 = 0, r231 = 0, r238 = 0, r269 = 0, r272 = 0, r273 = 0;
-	bool r275 = 0, r276 = 0, r278 = 0, r279 = 0, r286 = 0, r317 = 0, r320 = 0, r321 = 0;
-	bool r323 = 0, r324 = 0, r326 = 0, r328 = 0, r335 = 0, r366 = 0, r369 = 0, r370 = 0;
-	bool r372 = 0, r373 = 0, r375 = 0, r377 = 0, r384 = 0, r415 = 0, r418 = 0, r419 = 0;
-	bool r421 = 0, r422 = 0, r424 = 0, r612 = 0, r626 = 0, r639 = 0, r650 = 0, r664 = 0;
-	bool r677 = 0, r688 = 0, r702 = 0, r715 = 0, r726 = 0, r740 = 0, r753 = 0, r764 = 0;
-	bool r778 = 0, r791 = 0, r802 = 0, r816 = 0, r829 = 0, r840 = 0, r854 = 0, r867 = 0;
+	bool r155 = 0, r156 = 0, r158 = 0, r163 = 0, r165 = 0, r171 = 0, r179 = 0, r187 = 0;
+	bool r195 = 0, r203 = 0, r211 = 0, r213 = 0, r218 = 0, r225 = 0, r256 = 0, r259 = 0;
+	bool r260 = 0, r262 = 0, r263 = 0, r265 = 0, r266 = 0, r273 = 0, r304 = 0, r307 = 0;
+	bool r308 = 0, r310 = 0, r311 = 0, r313 = 0, r315 = 0, r322 = 0, r353 = 0, r356 = 0;
+	bool r357 = 0, r359 = 0, r360 = 0, r362 = 0, r364 = 0, r371 = 0, r402 = 0, r405 = 0;
+	bool r406 = 0, r408 = 0, r409 = 0, r411 = 0, r599 = 0, r613 = 0, r626 = 0, r637 = 0;
+	bool r651 = 0, r664 = 0, r675 = 0, r689 = 0, r702 = 0, r713 = 0, r727 = 0, r740 = 0;
+	bool r751 = 0, r765 = 0, r778 = 0, r789 = 0, r803 = 0, r816 = 0, r827 = 0, r841 = 0;
+	bool r854 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
@@ -8758,117 +8701,116 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r99 = 0, r102 = 0, r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0;
 	i64 r113 = 0, r115 = 0, r116 = 0, r119 = 0, r123 = 0, r127 = 0, r131 = 0, r135 = 0;
 	i64 r144 = 0, r147 = 0, r150 = 0, r153 = 0, r157 = 0, r159 = 0, r160 = 0, r166 = 0;
-	i64 r167 = 0, r168 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r182 = 0;
-	i64 r183 = 0, r184 = 0, r185 = 0, r186 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
-	i64 r195 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r209 = 0, r210 = 0;
-	i64 r211 = 0, r212 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0;
-	i64 r223 = 0, r230 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0;
-	i64 r239 = 0, r240 = 0, r243 = 0, r247 = 0, r251 = 0, r255 = 0, r259 = 0, r268 = 0;
-	i64 r271 = 0, r274 = 0, r277 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
-	i64 r285 = 0, r287 = 0, r288 = 0, r291 = 0, r295 = 0, r299 = 0, r303 = 0, r307 = 0;
-	i64 r316 = 0, r319 = 0, r322 = 0, r325 = 0, r327 = 0, r329 = 0, r330 = 0, r331 = 0;
-	i64 r332 = 0, r333 = 0, r334 = 0, r336 = 0, r337 = 0, r340 = 0, r344 = 0, r348 = 0;
-	i64 r352 = 0, r356 = 0, r365 = 0, r368 = 0, r371 = 0, r374 = 0, r376 = 0, r378 = 0;
-	i64 r379 = 0, r380 = 0, r381 = 0, r382 = 0, r383 = 0, r385 = 0, r386 = 0, r389 = 0;
-	i64 r393 = 0, r397 = 0, r401 = 0, r405 = 0, r414 = 0, r417 = 0, r420 = 0, r423 = 0;
-	i64 r425 = 0, r426 = 0, r430 = 0, r433 = 0, r436 = 0, r439 = 0, r444 = 0, r447 = 0;
-	i64 r450 = 0, r453 = 0, r458 = 0, r461 = 0, r464 = 0, r467 = 0, r472 = 0, r475 = 0;
-	i64 r478 = 0, r481 = 0, r484 = 0, r487 = 0, r490 = 0, r492 = 0, r495 = 0, r497 = 0;
-	i64 r500 = 0, r502 = 0, r505 = 0, r507 = 0, r510 = 0, r513 = 0, r516 = 0, r519 = 0;
-	i64 r522 = 0, r525 = 0, r527 = 0, r530 = 0, r532 = 0, r535 = 0, r537 = 0, r540 = 0;
-	i64 r542 = 0, r545 = 0, r548 = 0, r551 = 0, r554 = 0, r557 = 0, r560 = 0, r562 = 0;
-	i64 r565 = 0, r567 = 0, r570 = 0, r572 = 0, r575 = 0, r577 = 0, r580 = 0, r583 = 0;
-	i64 r586 = 0, r588 = 0, r590 = 0, r592 = 0, r594 = 0, r596 = 0, r598 = 0, r600 = 0;
-	i64 r602 = 0, r603 = 0, r605 = 0, r606 = 0, r618 = 0, r619 = 0, r620 = 0, r632 = 0;
-	i64 r633 = 0, r643 = 0, r644 = 0, r656 = 0, r657 = 0, r658 = 0, r670 = 0, r671 = 0;
-	i64 r681 = 0, r682 = 0, r694 = 0, r695 = 0, r696 = 0, r708 = 0, r709 = 0, r719 = 0;
-	i64 r720 = 0, r732 = 0, r733 = 0, r734 = 0, r746 = 0, r747 = 0, r757 = 0, r758 = 0;
-	i64 r770 = 0, r771 = 0, r772 = 0, r784 = 0, r785 = 0, r795 = 0, r796 = 0, r808 = 0;
-	i64 r809 = 0, r810 = 0, r822 = 0, r823 = 0, r833 = 0, r834 = 0, r846 = 0, r847 = 0;
-	i64 r848 = 0, r860 = 0, r861 = 0;
-	u32 r611 = 0, r613 = 0, r614 = 0, r615 = 0, r616 = 0, r617 = 0, r625 = 0, r627 = 0;
-	u32 r628 = 0, r629 = 0, r630 = 0, r631 = 0, r638 = 0, r640 = 0, r641 = 0, r642 = 0;
-	u32 r649 = 0, r651 = 0, r652 = 0, r653 = 0, r654 = 0, r655 = 0, r663 = 0, r665 = 0;
-	u32 r666 = 0, r667 = 0, r668 = 0, r669 = 0, r676 = 0, r678 = 0, r679 = 0, r680 = 0;
-	u32 r687 = 0, r689 = 0, r690 = 0, r691 = 0, r692 = 0, r693 = 0, r701 = 0, r703 = 0;
-	u32 r704 = 0, r705 = 0, r706 = 0, r707 = 0, r714 = 0, r716 = 0, r717 = 0, r718 = 0;
-	u32 r725 = 0, r727 = 0, r728 = 0, r729 = 0, r730 = 0, r731 = 0, r739 = 0, r741 = 0;
-	u32 r742 = 0, r743 = 0, r744 = 0, r745 = 0, r752 = 0, r754 = 0, r755 = 0, r756 = 0;
-	u32 r763 = 0, r765 = 0, r766 = 0, r767 = 0, r768 = 0, r769 = 0, r777 = 0, r779 = 0;
-	u32 r780 = 0, r781 = 0, r782 = 0, r783 = 0, r790 = 0, r792 = 0, r793 = 0, r794 = 0;
-	u32 r801 = 0, r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r815 = 0, r817 = 0;
-	u32 r818 = 0, r819 = 0, r820 = 0, r821 = 0, r828 = 0, r830 = 0, r831 = 0, r832 = 0;
-	u32 r839 = 0, r841 = 0, r842 = 0, r843 = 0, r844 = 0, r845 = 0, r853 = 0, r855 = 0;
-	u32 r856 = 0, r857 = 0, r858 = 0, r859 = 0, r866 = 0, r868 = 0, r869 = 0, r870 = 0;
-	u32 r871 = 0, r872 = 0, r873 = 0, r874 = 0, r875 = 0, r876 = 0, r877 = 0, r878 = 0;
-	u32 r879 = 0, r880 = 0, r881 = 0, r882 = 0, r883 = 0, r884 = 0, r885 = 0, r886 = 0;
-	u32 r887 = 0, r888 = 0, r889 = 0, r890 = 0, r891 = 0, r892 = 0, r893 = 0, r894 = 0;
-	u32 r895 = 0, r896 = 0, r897 = 0, r898 = 0, r899 = 0, r900 = 0, r901 = 0, r902 = 0;
-	u32 r903 = 0, r904 = 0, r905 = 0, r906 = 0, r907 = 0, r908 = 0, r909 = 0, r910 = 0;
-	u32 r911 = 0, r912 = 0, r913 = 0, r914 = 0, r915 = 0, r916 = 0, r917 = 0, r918 = 0;
-	u32 r919 = 0, r920 = 0, r921 = 0, r922 = 0, r923 = 0, r924 = 0, r925 = 0, r926 = 0;
-	u32 r927 = 0, r928 = 0, r929 = 0, r930 = 0, r931 = 0, r932 = 0, r933 = 0, r934 = 0;
-	u32 r935 = 0, r936 = 0, r937 = 0, r938 = 0, r939 = 0, r940 = 0, r941 = 0, r942 = 0;
-	u32 r943 = 0, r944 = 0, r945 = 0, r946 = 0, r947 = 0, r948 = 0, r949 = 0, r950 = 0;
-	u32 r951 = 0, r952 = 0, r953 = 0, r954 = 0, r955 = 0, r956 = 0, r957 = 0, r958 = 0;
-	u32 r959 = 0, r960 = 0, r961 = 0, r962 = 0, r963 = 0, r964 = 0, r965 = 0, r966 = 0;
-	u32 r967 = 0, r968 = 0, r969 = 0, r970 = 0, r971 = 0, r972 = 0, r973 = 0, r974 = 0;
-	u32 r975 = 0, r976 = 0, r977 = 0, r978 = 0, r979 = 0, r980 = 0, r981 = 0, r982 = 0;
-	u32 r983 = 0, r984 = 0, r985 = 0, r986 = 0, r987 = 0, r988 = 0, r989 = 0, r990 = 0;
-	u32 r991 = 0, r992 = 0, r993 = 0, r994 = 0, r995 = 0, r996 = 0, r997 = 0, r998 = 0;
-	u32 r999 = 0, r1000 = 0, r1001 = 0, r1002 = 0, r1003 = 0, r1004 = 0, r1005 = 0, r1006 = 0;
-	u32 r1007 = 0, r1008 = 0, r1009 = 0, r1010 = 0, r1011 = 0, r1012 = 0, r1013 = 0, r1014 = 0;
-	u32 r1015 = 0, r1016 = 0, r1017 = 0, r1018 = 0, r1019 = 0, r1020 = 0, r1021 = 0, r1022 = 0;
-	u32 r1023 = 0, r1024 = 0, r1025 = 0, r1026 = 0, r1027 = 0, r1028 = 0, r1029 = 0;
-	u64 r161 = 0, r162 = 0, r164 = 0, r169 = 0, r170 = 0, r178 = 0, r179 = 0, r187 = 0;
-	u64 r188 = 0, r196 = 0, r197 = 0, r205 = 0, r206 = 0, r213 = 0, r214 = 0, r225 = 0;
-	u64 r227 = 0, r228 = 0, r229 = 0, r607 = 0, r608 = 0, r609 = 0, r610 = 0, r621 = 0;
-	u64 r622 = 0, r623 = 0, r624 = 0, r634 = 0, r635 = 0, r636 = 0, r637 = 0, r645 = 0;
-	u64 r646 = 0, r647 = 0, r648 = 0, r659 = 0, r660 = 0, r661 = 0, r662 = 0, r672 = 0;
-	u64 r673 = 0, r674 = 0, r675 = 0, r683 = 0, r684 = 0, r685 = 0, r686 = 0, r697 = 0;
-	u64 r698 = 0, r699 = 0, r700 = 0, r710 = 0, r711 = 0, r712 = 0, r713 = 0, r721 = 0;
-	u64 r722 = 0, r723 = 0, r724 = 0, r735 = 0, r736 = 0, r737 = 0, r738 = 0, r748 = 0;
-	u64 r749 = 0, r750 = 0, r751 = 0, r759 = 0, r760 = 0, r761 = 0, r762 = 0, r773 = 0;
-	u64 r774 = 0, r775 = 0, r776 = 0, r786 = 0, r787 = 0, r788 = 0, r789 = 0, r797 = 0;
-	u64 r798 = 0, r799 = 0, r800 = 0, r811 = 0, r812 = 0, r813 = 0, r814 = 0, r824 = 0;
-	u64 r825 = 0, r826 = 0, r827 = 0, r835 = 0, r836 = 0, r837 = 0, r838 = 0, r849 = 0;
-	u64 r850 = 0, r851 = 0, r852 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0;
+	i64 r167 = 0, r168 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r180 = 0;
+	i64 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0;
+	i64 r192 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r204 = 0, r205 = 0;
+	i64 r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r217 = 0, r219 = 0, r220 = 0;
+	i64 r221 = 0, r222 = 0, r223 = 0, r224 = 0, r226 = 0, r227 = 0, r230 = 0, r234 = 0;
+	i64 r238 = 0, r242 = 0, r246 = 0, r255 = 0, r258 = 0, r261 = 0, r264 = 0, r267 = 0;
+	i64 r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r274 = 0, r275 = 0, r278 = 0;
+	i64 r282 = 0, r286 = 0, r290 = 0, r294 = 0, r303 = 0, r306 = 0, r309 = 0, r312 = 0;
+	i64 r314 = 0, r316 = 0, r317 = 0, r318 = 0, r319 = 0, r320 = 0, r321 = 0, r323 = 0;
+	i64 r324 = 0, r327 = 0, r331 = 0, r335 = 0, r339 = 0, r343 = 0, r352 = 0, r355 = 0;
+	i64 r358 = 0, r361 = 0, r363 = 0, r365 = 0, r366 = 0, r367 = 0, r368 = 0, r369 = 0;
+	i64 r370 = 0, r372 = 0, r373 = 0, r376 = 0, r380 = 0, r384 = 0, r388 = 0, r392 = 0;
+	i64 r401 = 0, r404 = 0, r407 = 0, r410 = 0, r412 = 0, r413 = 0, r417 = 0, r420 = 0;
+	i64 r423 = 0, r426 = 0, r431 = 0, r434 = 0, r437 = 0, r440 = 0, r445 = 0, r448 = 0;
+	i64 r451 = 0, r454 = 0, r459 = 0, r462 = 0, r465 = 0, r468 = 0, r471 = 0, r474 = 0;
+	i64 r477 = 0, r479 = 0, r482 = 0, r484 = 0, r487 = 0, r489 = 0, r492 = 0, r494 = 0;
+	i64 r497 = 0, r500 = 0, r503 = 0, r506 = 0, r509 = 0, r512 = 0, r514 = 0, r517 = 0;
+	i64 r519 = 0, r522 = 0, r524 = 0, r527 = 0, r529 = 0, r532 = 0, r535 = 0, r538 = 0;
+	i64 r541 = 0, r544 = 0, r547 = 0, r549 = 0, r552 = 0, r554 = 0, r557 = 0, r559 = 0;
+	i64 r562 = 0, r564 = 0, r567 = 0, r570 = 0, r573 = 0, r575 = 0, r577 = 0, r579 = 0;
+	i64 r581 = 0, r583 = 0, r585 = 0, r587 = 0, r589 = 0, r590 = 0, r592 = 0, r593 = 0;
+	i64 r605 = 0, r606 = 0, r607 = 0, r619 = 0, r620 = 0, r630 = 0, r631 = 0, r643 = 0;
+	i64 r644 = 0, r645 = 0, r657 = 0, r658 = 0, r668 = 0, r669 = 0, r681 = 0, r682 = 0;
+	i64 r683 = 0, r695 = 0, r696 = 0, r706 = 0, r707 = 0, r719 = 0, r720 = 0, r721 = 0;
+	i64 r733 = 0, r734 = 0, r744 = 0, r745 = 0, r757 = 0, r758 = 0, r759 = 0, r771 = 0;
+	i64 r772 = 0, r782 = 0, r783 = 0, r795 = 0, r796 = 0, r797 = 0, r809 = 0, r810 = 0;
+	i64 r820 = 0, r821 = 0, r833 = 0, r834 = 0, r835 = 0, r847 = 0, r848 = 0;
+	u32 r598 = 0, r600 = 0, r601 = 0, r602 = 0, r603 = 0, r604 = 0, r612 = 0, r614 = 0;
+	u32 r615 = 0, r616 = 0, r617 = 0, r618 = 0, r625 = 0, r627 = 0, r628 = 0, r629 = 0;
+	u32 r636 = 0, r638 = 0, r639 = 0, r640 = 0, r641 = 0, r642 = 0, r650 = 0, r652 = 0;
+	u32 r653 = 0, r654 = 0, r655 = 0, r656 = 0, r663 = 0, r665 = 0, r666 = 0, r667 = 0;
+	u32 r674 = 0, r676 = 0, r677 = 0, r678 = 0, r679 = 0, r680 = 0, r688 = 0, r690 = 0;
+	u32 r691 = 0, r692 = 0, r693 = 0, r694 = 0, r701 = 0, r703 = 0, r704 = 0, r705 = 0;
+	u32 r712 = 0, r714 = 0, r715 = 0, r716 = 0, r717 = 0, r718 = 0, r726 = 0, r728 = 0;
+	u32 r729 = 0, r730 = 0, r731 = 0, r732 = 0, r739 = 0, r741 = 0, r742 = 0, r743 = 0;
+	u32 r750 = 0, r752 = 0, r753 = 0, r754 = 0, r755 = 0, r756 = 0, r764 = 0, r766 = 0;
+	u32 r767 = 0, r768 = 0, r769 = 0, r770 = 0, r777 = 0, r779 = 0, r780 = 0, r781 = 0;
+	u32 r788 = 0, r790 = 0, r791 = 0, r792 = 0, r793 = 0, r794 = 0, r802 = 0, r804 = 0;
+	u32 r805 = 0, r806 = 0, r807 = 0, r808 = 0, r815 = 0, r817 = 0, r818 = 0, r819 = 0;
+	u32 r826 = 0, r828 = 0, r829 = 0, r830 = 0, r831 = 0, r832 = 0, r840 = 0, r842 = 0;
+	u32 r843 = 0, r844 = 0, r845 = 0, r846 = 0, r853 = 0, r855 = 0, r856 = 0, r857 = 0;
+	u32 r858 = 0, r859 = 0, r860 = 0, r861 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0;
+	u32 r866 = 0, r867 = 0, r868 = 0, r869 = 0, r870 = 0, r871 = 0, r872 = 0, r873 = 0;
+	u32 r874 = 0, r875 = 0, r876 = 0, r877 = 0, r878 = 0, r879 = 0, r880 = 0, r881 = 0;
+	u32 r882 = 0, r883 = 0, r884 = 0, r885 = 0, r886 = 0, r887 = 0, r888 = 0, r889 = 0;
+	u32 r890 = 0, r891 = 0, r892 = 0, r893 = 0, r894 = 0, r895 = 0, r896 = 0, r897 = 0;
+	u32 r898 = 0, r899 = 0, r900 = 0, r901 = 0, r902 = 0, r903 = 0, r904 = 0, r905 = 0;
+	u32 r906 = 0, r907 = 0, r908 = 0, r909 = 0, r910 = 0, r911 = 0, r912 = 0, r913 = 0;
+	u32 r914 = 0, r915 = 0, r916 = 0, r917 = 0, r918 = 0, r919 = 0, r920 = 0, r921 = 0;
+	u32 r922 = 0, r923 = 0, r924 = 0, r925 = 0, r926 = 0, r927 = 0, r928 = 0, r929 = 0;
+	u32 r930 = 0, r931 = 0, r932 = 0, r933 = 0, r934 = 0, r935 = 0, r936 = 0, r937 = 0;
+	u32 r938 = 0, r939 = 0, r940 = 0, r941 = 0, r942 = 0, r943 = 0, r944 = 0, r945 = 0;
+	u32 r946 = 0, r947 = 0, r948 = 0, r949 = 0, r950 = 0, r951 = 0, r952 = 0, r953 = 0;
+	u32 r954 = 0, r955 = 0, r956 = 0, r957 = 0, r958 = 0, r959 = 0, r960 = 0, r961 = 0;
+	u32 r962 = 0, r963 = 0, r964 = 0, r965 = 0, r966 = 0, r967 = 0, r968 = 0, r969 = 0;
+	u32 r970 = 0, r971 = 0, r972 = 0, r973 = 0, r974 = 0, r975 = 0, r976 = 0, r977 = 0;
+	u32 r978 = 0, r979 = 0, r980 = 0, r981 = 0, r982 = 0, r983 = 0, r984 = 0, r985 = 0;
+	u32 r986 = 0, r987 = 0, r988 = 0, r989 = 0, r990 = 0, r991 = 0, r992 = 0, r993 = 0;
+	u32 r994 = 0, r995 = 0, r996 = 0, r997 = 0, r998 = 0, r999 = 0, r1000 = 0, r1001 = 0;
+	u32 r1002 = 0, r1003 = 0, r1004 = 0, r1005 = 0, r1006 = 0, r1007 = 0, r1008 = 0, r1009 = 0;
+	u32 r1010 = 0, r1011 = 0, r1012 = 0, r1013 = 0, r1014 = 0, r1015 = 0, r1016 = 0;
+	u64 r161 = 0, r162 = 0, r164 = 0, r169 = 0, r170 = 0, r177 = 0, r178 = 0, r185 = 0;
+	u64 r186 = 0, r193 = 0, r194 = 0, r201 = 0, r202 = 0, r212 = 0, r214 = 0, r215 = 0;
+	u64 r216 = 0, r594 = 0, r595 = 0, r596 = 0, r597 = 0, r608 = 0, r609 = 0, r610 = 0;
+	u64 r611 = 0, r621 = 0, r622 = 0, r623 = 0, r624 = 0, r632 = 0, r633 = 0, r634 = 0;
+	u64 r635 = 0, r646 = 0, r647 = 0, r648 = 0, r649 = 0, r659 = 0, r660 = 0, r661 = 0;
+	u64 r662 = 0, r670 = 0, r671 = 0, r672 = 0, r673 = 0, r684 = 0, r685 = 0, r686 = 0;
+	u64 r687 = 0, r697 = 0, r698 = 0, r699 = 0, r700 = 0, r708 = 0, r709 = 0, r710 = 0;
+	u64 r711 = 0, r722 = 0, r723 = 0, r724 = 0, r725 = 0, r735 = 0, r736 = 0, r737 = 0;
+	u64 r738 = 0, r746 = 0, r747 = 0, r748 = 0, r749 = 0, r760 = 0, r761 = 0, r762 = 0;
+	u64 r763 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r784 = 0, r785 = 0, r786 = 0;
+	u64 r787 = 0, r798 = 0, r799 = 0, r800 = 0, r801 = 0, r811 = 0, r812 = 0, r813 = 0;
+	u64 r814 = 0, r822 = 0, r823 = 0, r824 = 0, r825 = 0, r836 = 0, r837 = 0, r838 = 0;
+	u64 r839 = 0, r849 = 0, r850 = 0, r851 = 0, r852 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
 	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0, r70 = 0, r73 = 0;
 	float r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
 	float r90 = 0, r92 = 0, r93 = 0, r94 = 0, r118 = 0, r121 = 0, r122 = 0, r125 = 0;
 	float r126 = 0, r129 = 0, r130 = 0, r133 = 0, r134 = 0, r137 = 0, r138 = 0, r140 = 0;
-	float r141 = 0, r142 = 0, r242 = 0, r245 = 0, r246 = 0, r249 = 0, r250 = 0, r253 = 0;
-	float r254 = 0, r257 = 0, r258 = 0, r261 = 0, r262 = 0, r264 = 0, r265 = 0, r266 = 0;
-	float r290 = 0, r293 = 0, r294 = 0, r297 = 0, r298 = 0, r301 = 0, r302 = 0, r305 = 0;
-	float r306 = 0, r309 = 0, r310 = 0, r312 = 0, r313 = 0, r314 = 0, r339 = 0, r342 = 0;
-	float r343 = 0, r346 = 0, r347 = 0, r350 = 0, r351 = 0, r354 = 0, r355 = 0, r358 = 0;
-	float r359 = 0, r361 = 0, r362 = 0, r363 = 0, r388 = 0, r391 = 0, r392 = 0, r395 = 0;
-	float r396 = 0, r399 = 0, r400 = 0, r403 = 0, r404 = 0, r407 = 0, r408 = 0, r410 = 0;
-	float r411 = 0, r412 = 0;
+	float r141 = 0, r142 = 0, r229 = 0, r232 = 0, r233 = 0, r236 = 0, r237 = 0, r240 = 0;
+	float r241 = 0, r244 = 0, r245 = 0, r248 = 0, r249 = 0, r251 = 0, r252 = 0, r253 = 0;
+	float r277 = 0, r280 = 0, r281 = 0, r284 = 0, r285 = 0, r288 = 0, r289 = 0, r292 = 0;
+	float r293 = 0, r296 = 0, r297 = 0, r299 = 0, r300 = 0, r301 = 0, r326 = 0, r329 = 0;
+	float r330 = 0, r333 = 0, r334 = 0, r337 = 0, r338 = 0, r341 = 0, r342 = 0, r345 = 0;
+	float r346 = 0, r348 = 0, r349 = 0, r350 = 0, r375 = 0, r378 = 0, r379 = 0, r382 = 0;
+	float r383 = 0, r386 = 0, r387 = 0, r390 = 0, r391 = 0, r394 = 0, r395 = 0, r397 = 0;
+	float r398 = 0, r399 = 0;
 	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
 	char *r42 = 0, *r46 = 0, *r49 = 0, *r69 = 0, *r72 = 0, *r76 = 0, *r80 = 0, *r84 = 0;
 	char *r88 = 0, *r91 = 0, *r95 = 0, *r98 = 0, *r117 = 0, *r120 = 0, *r124 = 0, *r128 = 0;
-	char *r132 = 0, *r136 = 0, *r139 = 0, *r143 = 0, *r146 = 0, *r241 = 0, *r244 = 0, *r248 = 0;
-	char *r252 = 0, *r256 = 0, *r260 = 0, *r263 = 0, *r267 = 0, *r270 = 0, *r289 = 0, *r292 = 0;
-	char *r296 = 0, *r300 = 0, *r304 = 0, *r308 = 0, *r311 = 0, *r315 = 0, *r318 = 0, *r338 = 0;
-	char *r341 = 0, *r345 = 0, *r349 = 0, *r353 = 0, *r357 = 0, *r360 = 0, *r364 = 0, *r367 = 0;
-	char *r387 = 0, *r390 = 0, *r394 = 0, *r398 = 0, *r402 = 0, *r406 = 0, *r409 = 0, *r413 = 0;
-	char *r416 = 0, *r427 = 0, *r428 = 0, *r429 = 0, *r431 = 0, *r432 = 0, *r434 = 0, *r435 = 0;
-	char *r437 = 0, *r438 = 0, *r440 = 0, *r441 = 0, *r442 = 0, *r443 = 0, *r445 = 0, *r446 = 0;
-	char *r448 = 0, *r449 = 0, *r451 = 0, *r452 = 0, *r454 = 0, *r455 = 0, *r456 = 0, *r457 = 0;
-	char *r459 = 0, *r460 = 0, *r462 = 0, *r463 = 0, *r465 = 0, *r466 = 0, *r468 = 0, *r469 = 0;
-	char *r470 = 0, *r471 = 0, *r473 = 0, *r474 = 0, *r476 = 0, *r477 = 0, *r479 = 0, *r480 = 0;
-	char *r482 = 0, *r483 = 0, *r485 = 0, *r486 = 0, *r488 = 0, *r489 = 0, *r491 = 0, *r493 = 0;
-	char *r494 = 0, *r496 = 0, *r498 = 0, *r499 = 0, *r501 = 0, *r503 = 0, *r504 = 0, *r506 = 0;
-	char *r508 = 0, *r509 = 0, *r511 = 0, *r512 = 0, *r514 = 0, *r515 = 0, *r517 = 0, *r518 = 0;
-	char *r520 = 0, *r521 = 0, *r523 = 0, *r524 = 0, *r526 = 0, *r528 = 0, *r529 = 0, *r531 = 0;
-	char *r533 = 0, *r534 = 0, *r536 = 0, *r538 = 0, *r539 = 0, *r541 = 0, *r543 = 0, *r544 = 0;
-	char *r546 = 0, *r547 = 0, *r549 = 0, *r550 = 0, *r552 = 0, *r553 = 0, *r555 = 0, *r556 = 0;
-	char *r558 = 0, *r559 = 0, *r561 = 0, *r563 = 0, *r564 = 0, *r566 = 0, *r568 = 0, *r569 = 0;
-	char *r571 = 0, *r573 = 0, *r574 = 0, *r576 = 0, *r578 = 0, *r579 = 0, *r581 = 0, *r582 = 0;
-	char *r584 = 0, *r585 = 0, *r587 = 0, *r589 = 0, *r591 = 0, *r593 = 0, *r595 = 0, *r597 = 0;
-	char *r599 = 0, *r601 = 0, *r604 = 0;
+	char *r132 = 0, *r136 = 0, *r139 = 0, *r143 = 0, *r146 = 0, *r228 = 0, *r231 = 0, *r235 = 0;
+	char *r239 = 0, *r243 = 0, *r247 = 0, *r250 = 0, *r254 = 0, *r257 = 0, *r276 = 0, *r279 = 0;
+	char *r283 = 0, *r287 = 0, *r291 = 0, *r295 = 0, *r298 = 0, *r302 = 0, *r305 = 0, *r325 = 0;
+	char *r328 = 0, *r332 = 0, *r336 = 0, *r340 = 0, *r344 = 0, *r347 = 0, *r351 = 0, *r354 = 0;
+	char *r374 = 0, *r377 = 0, *r381 = 0, *r385 = 0, *r389 = 0, *r393 = 0, *r396 = 0, *r400 = 0;
+	char *r403 = 0, *r414 = 0, *r415 = 0, *r416 = 0, *r418 = 0, *r419 = 0, *r421 = 0, *r422 = 0;
+	char *r424 = 0, *r425 = 0, *r427 = 0, *r428 = 0, *r429 = 0, *r430 = 0, *r432 = 0, *r433 = 0;
+	char *r435 = 0, *r436 = 0, *r438 = 0, *r439 = 0, *r441 = 0, *r442 = 0, *r443 = 0, *r444 = 0;
+	char *r446 = 0, *r447 = 0, *r449 = 0, *r450 = 0, *r452 = 0, *r453 = 0, *r455 = 0, *r456 = 0;
+	char *r457 = 0, *r458 = 0, *r460 = 0, *r461 = 0, *r463 = 0, *r464 = 0, *r466 = 0, *r467 = 0;
+	char *r469 = 0, *r470 = 0, *r472 = 0, *r473 = 0, *r475 = 0, *r476 = 0, *r478 = 0, *r480 = 0;
+	char *r481 = 0, *r483 = 0, *r485 = 0, *r486 = 0, *r488 = 0, *r490 = 0, *r491 = 0, *r493 = 0;
+	char *r495 = 0, *r496 = 0, *r498 = 0, *r499 = 0, *r501 = 0, *r502 = 0, *r504 = 0, *r505 = 0;
+	char *r507 = 0, *r508 = 0, *r510 = 0, *r511 = 0, *r513 = 0, *r515 = 0, *r516 = 0, *r518 = 0;
+	char *r520 = 0, *r521 = 0, *r523 = 0, *r525 = 0, *r526 = 0, *r528 = 0, *r530 = 0, *r531 = 0;
+	char *r533 = 0, *r534 = 0, *r536 = 0, *r537 = 0, *r539 = 0, *r540 = 0, *r542 = 0, *r543 = 0;
+	char *r545 = 0, *r546 = 0, *r548 = 0, *r550 = 0, *r551 = 0, *r553 = 0, *r555 = 0, *r556 = 0;
+	char *r558 = 0, *r560 = 0, *r561 = 0, *r563 = 0, *r565 = 0, *r566 = 0, *r568 = 0, *r569 = 0;
+	char *r571 = 0, *r572 = 0, *r574 = 0, *r576 = 0, *r578 = 0, *r580 = 0, *r582 = 0, *r584 = 0;
+	char *r586 = 0, *r588 = 0, *r591 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -8889,1158 +8831,1143 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r164 = (u64)r20;
 	r165 = r164 <= 2305843009213693952ull;
 	r167 = (u64)r20 - (u64)(-1ll);
-	r172 = r165;
-	r174 = (u64)r20 - 1ull;
-	r176 = r167 < r174 ? r167 : r174;
-	r177 = 0ull - (u64)r9;
-	r178 = (u64)r177;
-	r179 = r178 + 2305843009213693952ull;
-	r180 = r179 <= 4611686018427387904ull;
-	r181 = r165;
-	r182 = -(u64)r177;
-	r183 = (u64)r20 - (u64)r177;
-	r184 = r182 > 1ll ? r182 : 1ll;
-	r185 = r176 < r183 ? r176 : r183;
-	r186 = r9;
-	r187 = (u64)r186;
-	r188 = r187 + 2305843009213693952ull;
-	r189 = r188 <= 4611686018427387904ull;
-	r190 = r165;
-	r191 = -(u64)r186;
-	r192 = (u64)r20 - (u64)r186;
-	r193 = r184 > r191 ? r184 : r191;
-	r194 = r185 < r192 ? r185 : r192;
-	r195 = 0ull - (u64)r157;
-	r196 = (u64)r195;
-	r197 = r196 + 2305843009213693952ull;
-	r198 = r197 <= 4611686018427387904ull;
-	r199 = r165;
-	r200 = -(u64)r195;
-	r201 = (u64)r20 - (u64)r195;
-	r202 = r193 > r200 ? r193 : r200;
-	r203 = r194 < r201 ? r194 : r201;
-	r204 = r157;
-	r205 = (u64)r204;
-	r206 = r205 + 2305843009213693952ull;
-	r207 = r206 <= 4611686018427387904ull;
-	r208 = r165;
-	r209 = -(u64)r204;
-	r210 = (u64)r20 - (u64)r204;
-	r211 = r202 > r209 ? r202 : r209;
-	r212 = r203 < r210 ? r203 : r210;
-	r216 = r165;
-	r218 = r20;
-	r219 = r211 > 0ll ? r211 : 0ll;
-	r220 = r212 < r218 ? r212 : r218;
-	r221 = r3 < r219 ? r3 : r219;
-	r222 = r3 < r220 ? r3 : r220;
-	if (!r155) goto b137;
-	if (!r156) goto b137;
-	if (!r158) goto b137;
-	if (!r165) goto b137;
-	if (!r172) goto b137;
-	if (!r180) goto b137;
-	if (!r181) goto b137;
-	if (!r189) goto b137;
-	if (!r190) goto b137;
-	if (!r198) goto b137;
-	if (!r199) goto b137;
-	if (!r207) goto b137;
-	if (!r208) goto b137;
-	if (!r216) goto b137;
+	r173 = (u64)r20 - 1ull;
+	r175 = r167 < r173 ? r167 : r173;
+	r176 = 0ull - (u64)r9;
+	r177 = (u64)r176;
+	r178 = r177 + 2305843009213693952ull;
+	r179 = r178 <= 4611686018427387904ull;
+	r180 = -(u64)r176;
+	r181 = (u64)r20 - (u64)r176;
+	r182 = r180 > 1ll ? r180 : 1ll;
+	r183 = r175 < r181 ? r175 : r181;
+	r184 = r9;
+	r185 = (u64)r184;
+	r186 = r185 + 2305843009213693952ull;
+	r187 = r186 <= 4611686018427387904ull;
+	r188 = -(u64)r184;
+	r189 = (u64)r20 - (u64)r184;
+	r190 = r182 > r188 ? r182 : r188;
+	r191 = r183 < r189 ? r183 : r189;
+	r192 = 0ull - (u64)r157;
+	r193 = (u64)r192;
+	r194 = r193 + 2305843009213693952ull;
+	r195 = r194 <= 4611686018427387904ull;
+	r196 = -(u64)r192;
+	r197 = (u64)r20 - (u64)r192;
+	r198 = r190 > r196 ? r190 : r196;
+	r199 = r191 < r197 ? r191 : r197;
+	r200 = r157;
+	r201 = (u64)r200;
+	r202 = r201 + 2305843009213693952ull;
+	r203 = r202 <= 4611686018427387904ull;
+	r204 = -(u64)r200;
+	r205 = (u64)r20 - (u64)r200;
+	r206 = r198 > r204 ? r198 : r204;
+	r207 = r199 < r205 ? r199 : r205;
+	r208 = r3 < r206 ? r3 : r206;
+	r209 = r3 < r207 ? r3 : r207;
+	if (!r155) goto b131;
+	if (!r156) goto b131;
+	if (!r158) goto b131;
+	if (!r165) goto b131;
+	if (!r179) goto b131;
+	if (!r187) goto b131;
+	if (!r195) goto b131;
+	if (!r203) goto b131;
 	r112 = r157;
 	r153 = (u64)r9 - 1ull;
 	r150 = (u64)r12 - 1ull;
 	r147 = (u64)r51 - 1ull;
 	r115 = r157;
-	r458 = (u64)r9 * (u64)(-4ll);
-	r461 = (u64)r9 * 4ull;
-	r464 = (u64)r115 * (u64)(-4ll);
-	r467 = (u64)r115 * 4ull;
-	r596 = r2;
-	r597 = r19 + r596 * 4;
-	r598 = (u64)r1 * 4ull;
-	r599 = r4 + r596 * 4;
-	r836 = r187;
-	r850 = (u64)r12;
-	r842 = (u32)r9;
-	r863 = r205;
-	r856 = (u32)r12;
-	r869 = (u32)r112;
-	r871 = r842 > 1u ? r842 : 1u;
-	r872 = qd_div_u32(4294967295u, r871);
-	r880 = r856 > 1u ? r856 : 1u;
-	r881 = qd_div_u32(4294967295u, r880);
-	r889 = r869 > 1u ? r869 : 1u;
-	r890 = qd_div_u32(4294967295u, r889);
-b16: // head (checked if, before)
-	r107 = r2 < r221;
-	if (!r107) goto b36;
+	r445 = (u64)r9 * (u64)(-4ll);
+	r448 = (u64)r9 * 4ull;
+	r451 = (u64)r115 * (u64)(-4ll);
+	r454 = (u64)r115 * 4ull;
+	r583 = r2;
+	r584 = r19 + r583 * 4;
+	r585 = (u64)r1 * 4ull;
+	r586 = r4 + r583 * 4;
+	r823 = r185;
+	r837 = (u64)r12;
+	r829 = (u32)r9;
+	r850 = r201;
+	r843 = (u32)r12;
+	r856 = (u32)r112;
+	r858 = r829 > 1u ? r829 : 1u;
+	r859 = qd_div_u32(4294967295u, r858);
+	r867 = r843 > 1u ? r843 : 1u;
+	r868 = qd_div_u32(4294967295u, r867);
+	r876 = r856 > 1u ? r856 : 1u;
+	r877 = qd_div_u32(4294967295u, r876);
+b10: // head (checked if, before)
+	r107 = r2 < r208;
+	if (!r107) goto b30;
 	r108 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r835 = (u64)r108;
-	r837 = r835 | r836;
-	r838 = r837 >> 32;
-	r839 = (u32)r838;
-	r840 = r839 == 0u;
-	if (!r840) goto b35;
-	r841 = (u32)r108;
-	r873 = __umulhi(r841, r872);
-	r874 = r873 * r842;
-	r875 = r841 - r874;
-	r876 = r875 - r842;
-	r877 = r875 < r876 ? r875 : r876;
-	r878 = r875 - r877;
-	r879 = r878 < 1u ? r878 : 1u;
-	r843 = r873 + r879;
-	r844 = r877;
-	r833 = (i64)r843;
-	r834 = (i64)r844;
-b20: // rangeint.body (checked if, before)
-	r109 = r834;
-	r110 = r833;
+	r822 = (u64)r108;
+	r824 = r822 | r823;
+	r825 = r824 >> 32;
+	r826 = (u32)r825;
+	r827 = r826 == 0u;
+	if (!r827) goto b29;
+	r828 = (u32)r108;
+	r860 = __umulhi(r828, r859);
+	r861 = r860 * r829;
+	r862 = r828 - r861;
+	r863 = r862 - r829;
+	r864 = r862 < r863 ? r862 : r863;
+	r865 = r862 - r864;
+	r866 = r865 < 1u ? r865 : 1u;
+	r830 = r860 + r866;
+	r831 = r864;
+	r820 = (i64)r830;
+	r821 = (i64)r831;
+b14: // rangeint.body (checked if, before)
+	r109 = r821;
+	r110 = r820;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r849 = (u64)r110;
+	r836 = (u64)r110;
+	r838 = r836 | r837;
+	r839 = r838 >> 32;
+	r840 = (u32)r839;
+	r841 = r840 == 0u;
+	if (!r841) goto b28;
+	r842 = (u32)r110;
+	r869 = __umulhi(r842, r868);
+	r870 = r869 * r843;
+	r871 = r842 - r870;
+	r872 = r871 - r843;
+	r873 = r871 < r872 ? r871 : r872;
+	r874 = r871 - r873;
+	r875 = r874 < 1u ? r874 : 1u;
+	r844 = r869 + r875;
+	r845 = r873;
+	r834 = (i64)r844;
+	r835 = (i64)r845;
+b16: // rangeint.body (checked if, before)
+	r111 = r835;
+	if (r112 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r849 = r822;
 	r851 = r849 | r850;
 	r852 = r851 >> 32;
 	r853 = (u32)r852;
 	r854 = r853 == 0u;
-	if (!r854) goto b34;
-	r855 = (u32)r110;
-	r882 = __umulhi(r855, r881);
-	r883 = r882 * r856;
-	r884 = r855 - r883;
-	r885 = r884 - r856;
-	r886 = r884 < r885 ? r884 : r885;
-	r887 = r884 - r886;
-	r888 = r887 < 1u ? r887 : 1u;
-	r857 = r882 + r888;
-	r858 = r886;
-	r847 = (i64)r857;
-	r848 = (i64)r858;
-b22: // rangeint.body (checked if, before)
-	r111 = r848;
-	if (r112 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r862 = r835;
-	r864 = r862 | r863;
-	r865 = r864 >> 32;
-	r866 = (u32)r865;
-	r867 = r866 == 0u;
-	if (!r867) goto b33;
-	r868 = (u32)r108;
-	r891 = __umulhi(r868, r890);
-	r892 = r891 * r869;
-	r893 = r868 - r892;
-	r894 = r893 - r869;
-	r895 = r893 < r894 ? r893 : r894;
-	r896 = r893 - r895;
-	r897 = r896 < 1u ? r896 : 1u;
-	r870 = r891 + r897;
-	r861 = (i64)r870;
-b24: // rangeint.body (checked if, before)
-	r113 = r861;
+	if (!r854) goto b27;
+	r855 = (u32)r108;
+	r878 = __umulhi(r855, r877);
+	r879 = r878 * r856;
+	r880 = r855 - r879;
+	r881 = r880 - r856;
+	r882 = r880 < r881 ? r880 : r881;
+	r883 = r880 - r882;
+	r884 = r883 < 1u ? r883 : 1u;
+	r857 = r878 + r884;
+	r848 = (i64)r857;
+b18: // rangeint.body (checked if, before)
+	r113 = r848;
 	r114 = r109 > 0ll;
-	if (!r114) goto b32;
+	if (!r114) goto b26;
 	r154 = r109 < r153;
-	if (!r154) goto b32;
+	if (!r154) goto b26;
 	r152 = r111 > 0ll;
-	if (!r152) goto b32;
+	if (!r152) goto b26;
 	r151 = r111 < r150;
-	if (!r151) goto b32;
+	if (!r151) goto b26;
 	r149 = r113 > 0ll;
-	if (!r149) goto b32;
+	if (!r149) goto b26;
 	r148 = r113 < r147;
-	if (!r148) goto b32;
+	if (!r148) goto b26;
 	r116 = (u64)r108 - 1ull;
 	if ((u64)r116 >= (u64)r20) { qd_site = 4; qd_x = r116; qd_y = r20; goto qd_fault; }
-	r455 = r597;
-	r117 = r455 + -4ll;
+	r442 = r584;
+	r117 = r442 + -4ll;
 	r118 = *(float *)r117;
 	r119 = (u64)r108 + 1ull;
 	if ((u64)r119 >= (u64)r20) { qd_site = 5; qd_x = r119; qd_y = r20; goto qd_fault; }
-	r456 = r455;
-	r120 = r456 + 4ll;
+	r443 = r442;
+	r120 = r443 + 4ll;
 	r121 = *(float *)r120;
 	r122 = r118 + r121;
 	r123 = (u64)r108 - (u64)r9;
 	if ((u64)r123 >= (u64)r20) { qd_site = 6; qd_x = r123; qd_y = r20; goto qd_fault; }
-	r457 = r455;
-	r459 = r457 + r458 * 1;
-	r124 = r459;
+	r444 = r442;
+	r446 = r444 + r445 * 1;
+	r124 = r446;
 	r125 = *(float *)r124;
 	r126 = r122 + r125;
 	r127 = (u64)r108 + (u64)r9;
 	if ((u64)r127 >= (u64)r20) { qd_site = 7; qd_x = r127; qd_y = r20; goto qd_fault; }
-	r460 = r455;
-	r462 = r460 + r461 * 1;
-	r128 = r462;
+	r447 = r442;
+	r449 = r447 + r448 * 1;
+	r128 = r449;
 	r129 = *(float *)r128;
 	r130 = r126 + r129;
 	r131 = (u64)r108 - (u64)r115;
 	if ((u64)r131 >= (u64)r20) { qd_site = 8; qd_x = r131; qd_y = r20; goto qd_fault; }
-	r463 = r455;
-	r465 = r463 + r464 * 1;
-	r132 = r465;
+	r450 = r442;
+	r452 = r450 + r451 * 1;
+	r132 = r452;
 	r133 = *(float *)r132;
 	r134 = r130 + r133;
 	r135 = (u64)r108 + (u64)r115;
 	if ((u64)r135 >= (u64)r20) { qd_site = 9; qd_x = r135; qd_y = r20; goto qd_fault; }
-	r466 = r455;
-	r468 = r466 + r467 * 1;
-	r136 = r468;
+	r453 = r442;
+	r455 = r453 + r454 * 1;
+	r136 = r455;
 	r137 = *(float *)r136;
 	r138 = r134 + r137;
 	if ((u64)r108 >= (u64)r20) { qd_site = 10; qd_x = r108; qd_y = r20; goto qd_fault; }
-	r139 = r455;
+	r139 = r442;
 	r140 = *(float *)r139;
 	r141 = r140 * 0x1.8p+02f;
 	r142 = r138 - r141;
-	r143 = r599;
+	r143 = r586;
 	*(float *)r143 = r142;
-b31: // latch (checked if, before)
+b25: // latch (checked if, before)
 	r2 = (u64)r2 + (u64)r1;
-	r597 = r597 + r598 * 1;
-	r599 = r599 + r598 * 1;
-	goto b16;
-b32: // if.else (checked if, before)
-	r146 = r599;
+	r584 = r584 + r585 * 1;
+	r586 = r586 + r585 * 1;
+	goto b10;
+b26: // if.else (checked if, before)
+	r146 = r586;
 	*(float *)r146 = 0x0p+00f;
-	goto b31;
-b33: // divide in 64 bits
-	r861 = qd_div_i64(r108, r112);
-	goto b24;
-b34: // divide in 64 bits
-	r847 = qd_div_i64(r110, r12);
-	r860 = (u64)r847 * (u64)r12;
-	r848 = (u64)r110 - (u64)r860;
-	goto b22;
-b35: // divide in 64 bits
-	r833 = qd_div_i64(r108, r9);
-	r846 = (u64)r833 * (u64)r9;
-	r834 = (u64)r108 - (u64)r846;
-	goto b20;
-b36: // preheader
-	r223 = (u64)r1 * 3ull;
-	r426 = r598;
-	r227 = (u64)r222;
-	r229 = (u64)r223;
-	r236 = r157;
-	r277 = r153;
-	r274 = r150;
-	r271 = r147;
-	r472 = r458;
-	r475 = r461;
-	r478 = r464;
-	r481 = r467;
-	r284 = r157;
-	r325 = r153;
-	r322 = r150;
-	r319 = r147;
-	r484 = r426;
-	r492 = r458;
-	r497 = r461;
-	r502 = r464;
-	r507 = r467;
-	r513 = r426;
-	r516 = r426;
-	r333 = r157;
-	r374 = r153;
-	r371 = r150;
-	r368 = r147;
-	r519 = (u64)r1 * 8ull;
-	r527 = r458;
-	r532 = r461;
-	r537 = r464;
-	r542 = r467;
-	r548 = r519;
-	r551 = r519;
-	r382 = r157;
-	r423 = r153;
-	r420 = r150;
-	r417 = r147;
-	r554 = (u64)r1 * 12ull;
-	r562 = r458;
-	r567 = r461;
-	r572 = r464;
-	r577 = r467;
-	r583 = r554;
-	r586 = r554;
-	r600 = r2;
-	r601 = r19 + r600 * 4;
-	r602 = (u64)r426 * 4ull;
-	r603 = r600;
-	r604 = r4 + r603 * 4;
-	r798 = r187;
-	r760 = r187;
-	r722 = r187;
-	r684 = r187;
-	r698 = r850;
-	r690 = r842;
-	r711 = r205;
+	goto b25;
+b27: // divide in 64 bits
+	r848 = qd_div_i64(r108, r112);
+	goto b18;
+b28: // divide in 64 bits
+	r834 = qd_div_i64(r110, r12);
+	r847 = (u64)r834 * (u64)r12;
+	r835 = (u64)r110 - (u64)r847;
+	goto b16;
+b29: // divide in 64 bits
+	r820 = qd_div_i64(r108, r9);
+	r833 = (u64)r820 * (u64)r9;
+	r821 = (u64)r108 - (u64)r833;
+	goto b14;
+b30: // preheader
+	r210 = (u64)r1 * 3ull;
+	r413 = r585;
+	r214 = (u64)r209;
+	r216 = (u64)r210;
+	r223 = r157;
+	r264 = r153;
+	r261 = r150;
+	r258 = r147;
+	r459 = r445;
+	r462 = r448;
+	r465 = r451;
+	r468 = r454;
+	r271 = r157;
+	r312 = r153;
+	r309 = r150;
+	r306 = r147;
+	r471 = r413;
+	r479 = r445;
+	r484 = r448;
+	r489 = r451;
+	r494 = r454;
+	r500 = r413;
+	r503 = r413;
+	r320 = r157;
+	r361 = r153;
+	r358 = r150;
+	r355 = r147;
+	r506 = (u64)r1 * 8ull;
+	r514 = r445;
+	r519 = r448;
+	r524 = r451;
+	r529 = r454;
+	r535 = r506;
+	r538 = r506;
+	r369 = r157;
+	r410 = r153;
+	r407 = r150;
+	r404 = r147;
+	r541 = (u64)r1 * 12ull;
+	r549 = r445;
+	r554 = r448;
+	r559 = r451;
+	r564 = r454;
+	r570 = r541;
+	r573 = r541;
+	r587 = r2;
+	r588 = r19 + r587 * 4;
+	r589 = (u64)r413 * 4ull;
+	r590 = r587;
+	r591 = r4 + r590 * 4;
+	r785 = r185;
+	r747 = r185;
+	r709 = r185;
+	r671 = r185;
+	r685 = r837;
+	r677 = r829;
+	r698 = r201;
+	r691 = r843;
 	r704 = r856;
-	r717 = r869;
-	r736 = r850;
-	r728 = r842;
-	r749 = r205;
+	r723 = r837;
+	r715 = r829;
+	r736 = r201;
+	r729 = r843;
 	r742 = r856;
-	r755 = r869;
-	r774 = r850;
-	r766 = r842;
-	r787 = r205;
+	r761 = r837;
+	r753 = r829;
+	r774 = r201;
+	r767 = r843;
 	r780 = r856;
-	r793 = r869;
-	r812 = r850;
-	r804 = r842;
-	r825 = r205;
+	r799 = r837;
+	r791 = r829;
+	r812 = r201;
+	r805 = r843;
 	r818 = r856;
-	r831 = r869;
-b37: // grid unrolled guard
-	r224 = r2 < r222;
-	if (!r224) goto b137;
-	r228 = (u64)r2;
-	r225 = r227 - r228;
-	r226 = r225 > r229;
-	if (!r226) goto b116;
-	r230 = r2;
-	r232 = r230;
-	r797 = (u64)r232;
-	r799 = r797 | r798;
-	r800 = r799 >> 32;
-	r801 = (u32)r800;
-	r802 = r801 == 0u;
-	if (!r802) goto b115;
-	r803 = (u32)r232;
-	r919 = __umulhi(r803, r872);
-	r920 = r919 * r804;
-	r921 = r803 - r920;
-	r922 = r921 - r804;
-	r923 = r921 < r922 ? r921 : r922;
-	r924 = r921 - r923;
-	r925 = r924 < 1u ? r924 : 1u;
-	r805 = r919 + r925;
-	r806 = r923;
-	r795 = (i64)r805;
+b31: // grid unrolled guard
+	r211 = r2 < r209;
+	if (!r211) goto b131;
+	r215 = (u64)r2;
+	r212 = r214 - r215;
+	r213 = r212 > r216;
+	if (!r213) goto b110;
+	r217 = r2;
+	r219 = r217;
+	r784 = (u64)r219;
+	r786 = r784 | r785;
+	r787 = r786 >> 32;
+	r788 = (u32)r787;
+	r789 = r788 == 0u;
+	if (!r789) goto b109;
+	r790 = (u32)r219;
+	r906 = __umulhi(r790, r859);
+	r907 = r906 * r791;
+	r908 = r790 - r907;
+	r909 = r908 - r791;
+	r910 = r908 < r909 ? r908 : r909;
+	r911 = r908 - r910;
+	r912 = r911 < 1u ? r911 : 1u;
+	r792 = r906 + r912;
+	r793 = r910;
+	r782 = (i64)r792;
+	r783 = (i64)r793;
+b37: // rangeint.body (grid unrolled 0)
+	r220 = r783;
+	r221 = r782;
+	r798 = (u64)r221;
+	r800 = r798 | r799;
+	r801 = r800 >> 32;
+	r802 = (u32)r801;
+	r803 = r802 == 0u;
+	if (!r803) goto b108;
+	r804 = (u32)r221;
+	r934 = __umulhi(r804, r868);
+	r935 = r934 * r805;
+	r936 = r804 - r935;
+	r937 = r936 - r805;
+	r938 = r936 < r937 ? r936 : r937;
+	r939 = r936 - r938;
+	r940 = r939 < 1u ? r939 : 1u;
+	r806 = r934 + r940;
+	r807 = r938;
 	r796 = (i64)r806;
-b43: // rangeint.body (grid unrolled 0)
-	r233 = r796;
-	r234 = r795;
-	r811 = (u64)r234;
+	r797 = (i64)r807;
+b39: // rangeint.body (grid unrolled 0)
+	r222 = r797;
+	r811 = r784;
 	r813 = r811 | r812;
 	r814 = r813 >> 32;
 	r815 = (u32)r814;
 	r816 = r815 == 0u;
-	if (!r816) goto b114;
-	r817 = (u32)r234;
-	r947 = __umulhi(r817, r881);
-	r948 = r947 * r818;
-	r949 = r817 - r948;
-	r950 = r949 - r818;
-	r951 = r949 < r950 ? r949 : r950;
-	r952 = r949 - r951;
-	r953 = r952 < 1u ? r952 : 1u;
-	r819 = r947 + r953;
-	r820 = r951;
-	r809 = (i64)r819;
-	r810 = (i64)r820;
-b45: // rangeint.body (grid unrolled 0)
-	r235 = r810;
-	r824 = r797;
-	r826 = r824 | r825;
-	r827 = r826 >> 32;
-	r828 = (u32)r827;
-	r829 = r828 == 0u;
-	if (!r829) goto b113;
-	r830 = (u32)r232;
-	r975 = __umulhi(r830, r890);
-	r976 = r975 * r831;
-	r977 = r830 - r976;
-	r978 = r977 - r831;
-	r979 = r977 < r978 ? r977 : r978;
-	r980 = r977 - r979;
-	r981 = r980 < 1u ? r980 : 1u;
-	r832 = r975 + r981;
-	r823 = (i64)r832;
-b47: // rangeint.body (grid unrolled 0)
-	r237 = r823;
-	r238 = r233 > 0ll;
-	if (!r238) goto b112;
-	r278 = r233 < r277;
-	if (!r278) goto b112;
-	r276 = r235 > 0ll;
-	if (!r276) goto b112;
-	r275 = r235 < r274;
-	if (!r275) goto b112;
-	r273 = r237 > 0ll;
-	if (!r273) goto b112;
-	r272 = r237 < r271;
-	if (!r272) goto b112;
-	r469 = r601;
-	r241 = r469 + -4ll;
-	r242 = *(float *)r241;
-	r470 = r469;
-	r244 = r470 + 4ll;
-	r245 = *(float *)r244;
-	r246 = r242 + r245;
-	r471 = r469;
-	r473 = r471 + r472 * 1;
-	r248 = r473;
-	r249 = *(float *)r248;
-	r250 = r246 + r249;
-	r474 = r469;
-	r476 = r474 + r475 * 1;
-	r252 = r476;
-	r253 = *(float *)r252;
-	r254 = r250 + r253;
-	r477 = r469;
-	r479 = r477 + r478 * 1;
-	r256 = r479;
-	r257 = *(float *)r256;
-	r258 = r254 + r257;
-	r480 = r469;
-	r482 = r480 + r481 * 1;
-	r260 = r482;
-	r261 = *(float *)r260;
-	r262 = r258 + r261;
-	r263 = r469;
-	r264 = *(float *)r263;
-	r265 = r264 * 0x1.8p+02f;
-	r266 = r262 - r265;
-	r267 = r604;
-	*(float *)r267 = r266;
-b54: // grid unrolled 1
-	r327 = (u64)r230 + (u64)r1;
-	r280 = r327;
-	r759 = (u64)r280;
-	r761 = r759 | r760;
-	r762 = r761 >> 32;
-	r763 = (u32)r762;
-	r764 = r763 == 0u;
-	if (!r764) goto b111;
-	r765 = (u32)r280;
-	r912 = __umulhi(r765, r872);
-	r913 = r912 * r766;
-	r914 = r765 - r913;
-	r915 = r914 - r766;
-	r916 = r914 < r915 ? r914 : r915;
-	r917 = r914 - r916;
-	r918 = r917 < 1u ? r917 : 1u;
-	r767 = r912 + r918;
-	r768 = r916;
-	r757 = (i64)r767;
+	if (!r816) goto b107;
+	r817 = (u32)r219;
+	r962 = __umulhi(r817, r877);
+	r963 = r962 * r818;
+	r964 = r817 - r963;
+	r965 = r964 - r818;
+	r966 = r964 < r965 ? r964 : r965;
+	r967 = r964 - r966;
+	r968 = r967 < 1u ? r967 : 1u;
+	r819 = r962 + r968;
+	r810 = (i64)r819;
+b41: // rangeint.body (grid unrolled 0)
+	r224 = r810;
+	r225 = r220 > 0ll;
+	if (!r225) goto b106;
+	r265 = r220 < r264;
+	if (!r265) goto b106;
+	r263 = r222 > 0ll;
+	if (!r263) goto b106;
+	r262 = r222 < r261;
+	if (!r262) goto b106;
+	r260 = r224 > 0ll;
+	if (!r260) goto b106;
+	r259 = r224 < r258;
+	if (!r259) goto b106;
+	r456 = r588;
+	r228 = r456 + -4ll;
+	r229 = *(float *)r228;
+	r457 = r456;
+	r231 = r457 + 4ll;
+	r232 = *(float *)r231;
+	r233 = r229 + r232;
+	r458 = r456;
+	r460 = r458 + r459 * 1;
+	r235 = r460;
+	r236 = *(float *)r235;
+	r237 = r233 + r236;
+	r461 = r456;
+	r463 = r461 + r462 * 1;
+	r239 = r463;
+	r240 = *(float *)r239;
+	r241 = r237 + r240;
+	r464 = r456;
+	r466 = r464 + r465 * 1;
+	r243 = r466;
+	r244 = *(float *)r243;
+	r245 = r241 + r244;
+	r467 = r456;
+	r469 = r467 + r468 * 1;
+	r247 = r469;
+	r248 = *(float *)r247;
+	r249 = r245 + r248;
+	r250 = r456;
+	r251 = *(float *)r250;
+	r252 = r251 * 0x1.8p+02f;
+	r253 = r249 - r252;
+	r254 = r591;
+	*(float *)r254 = r253;
+b48: // grid unrolled 1
+	r314 = (u64)r217 + (u64)r1;
+	r267 = r314;
+	r746 = (u64)r267;
+	r748 = r746 | r747;
+	r749 = r748 >> 32;
+	r750 = (u32)r749;
+	r751 = r750 == 0u;
+	if (!r751) goto b105;
+	r752 = (u32)r267;
+	r899 = __umulhi(r752, r859);
+	r900 = r899 * r753;
+	r901 = r752 - r900;
+	r902 = r901 - r753;
+	r903 = r901 < r902 ? r901 : r902;
+	r904 = r901 - r903;
+	r905 = r904 < 1u ? r904 : 1u;
+	r754 = r899 + r905;
+	r755 = r903;
+	r744 = (i64)r754;
+	r745 = (i64)r755;
+b52: // rangeint.body (grid unrolled 1)
+	r268 = r745;
+	r269 = r744;
+	r760 = (u64)r269;
+	r762 = r760 | r761;
+	r763 = r762 >> 32;
+	r764 = (u32)r763;
+	r765 = r764 == 0u;
+	if (!r765) goto b104;
+	r766 = (u32)r269;
+	r927 = __umulhi(r766, r868);
+	r928 = r927 * r767;
+	r929 = r766 - r928;
+	r930 = r929 - r767;
+	r931 = r929 < r930 ? r929 : r930;
+	r932 = r929 - r931;
+	r933 = r932 < 1u ? r932 : 1u;
+	r768 = r927 + r933;
+	r769 = r931;
 	r758 = (i64)r768;
-b58: // rangeint.body (grid unrolled 1)
-	r281 = r758;
-	r282 = r757;
-	r773 = (u64)r282;
+	r759 = (i64)r769;
+b54: // rangeint.body (grid unrolled 1)
+	r270 = r759;
+	r773 = r746;
 	r775 = r773 | r774;
 	r776 = r775 >> 32;
 	r777 = (u32)r776;
 	r778 = r777 == 0u;
-	if (!r778) goto b110;
-	r779 = (u32)r282;
-	r940 = __umulhi(r779, r881);
-	r941 = r940 * r780;
-	r942 = r779 - r941;
-	r943 = r942 - r780;
-	r944 = r942 < r943 ? r942 : r943;
-	r945 = r942 - r944;
-	r946 = r945 < 1u ? r945 : 1u;
-	r781 = r940 + r946;
-	r782 = r944;
-	r771 = (i64)r781;
-	r772 = (i64)r782;
-b60: // rangeint.body (grid unrolled 1)
-	r283 = r772;
-	r786 = r759;
-	r788 = r786 | r787;
-	r789 = r788 >> 32;
-	r790 = (u32)r789;
-	r791 = r790 == 0u;
-	if (!r791) goto b109;
-	r792 = (u32)r280;
-	r968 = __umulhi(r792, r890);
-	r969 = r968 * r793;
-	r970 = r792 - r969;
-	r971 = r970 - r793;
-	r972 = r970 < r971 ? r970 : r971;
-	r973 = r970 - r972;
-	r974 = r973 < 1u ? r973 : 1u;
-	r794 = r968 + r974;
-	r785 = (i64)r794;
-b62: // rangeint.body (grid unrolled 1)
-	r285 = r785;
-	r286 = r281 > 0ll;
-	if (!r286) goto b108;
-	r326 = r281 < r325;
-	if (!r326) goto b108;
-	r324 = r283 > 0ll;
-	if (!r324) goto b108;
-	r323 = r283 < r322;
-	if (!r323) goto b108;
-	r321 = r285 > 0ll;
-	if (!r321) goto b108;
-	r320 = r285 < r319;
-	if (!r320) goto b108;
-	r483 = r601;
+	if (!r778) goto b103;
+	r779 = (u32)r267;
+	r955 = __umulhi(r779, r877);
+	r956 = r955 * r780;
+	r957 = r779 - r956;
+	r958 = r957 - r780;
+	r959 = r957 < r958 ? r957 : r958;
+	r960 = r957 - r959;
+	r961 = r960 < 1u ? r960 : 1u;
+	r781 = r955 + r961;
+	r772 = (i64)r781;
+b56: // rangeint.body (grid unrolled 1)
+	r272 = r772;
+	r273 = r268 > 0ll;
+	if (!r273) goto b102;
+	r313 = r268 < r312;
+	if (!r313) goto b102;
+	r311 = r270 > 0ll;
+	if (!r311) goto b102;
+	r310 = r270 < r309;
+	if (!r310) goto b102;
+	r308 = r272 > 0ll;
+	if (!r308) goto b102;
+	r307 = r272 < r306;
+	if (!r307) goto b102;
+	r470 = r588;
+	r472 = r470 + r471 * 1;
+	r276 = r472 + -4ll;
+	r277 = *(float *)r276;
+	r475 = r472;
+	r279 = r475 + 4ll;
+	r280 = *(float *)r279;
+	r281 = r277 + r280;
+	r478 = r472;
+	r480 = r478 + r479 * 1;
+	r283 = r480;
+	r284 = *(float *)r283;
+	r285 = r281 + r284;
+	r483 = r472;
 	r485 = r483 + r484 * 1;
-	r289 = r485 + -4ll;
-	r290 = *(float *)r289;
-	r488 = r485;
-	r292 = r488 + 4ll;
-	r293 = *(float *)r292;
-	r294 = r290 + r293;
-	r491 = r485;
-	r493 = r491 + r492 * 1;
-	r296 = r493;
-	r297 = *(float *)r296;
-	r298 = r294 + r297;
-	r496 = r485;
-	r498 = r496 + r497 * 1;
-	r300 = r498;
-	r301 = *(float *)r300;
-	r302 = r298 + r301;
-	r501 = r485;
-	r503 = r501 + r502 * 1;
-	r304 = r503;
-	r305 = *(float *)r304;
-	r306 = r302 + r305;
-	r506 = r485;
-	r508 = r506 + r507 * 1;
-	r308 = r508;
-	r309 = *(float *)r308;
-	r310 = r306 + r309;
-	r511 = r485;
-	r311 = r511;
-	r312 = *(float *)r311;
-	r313 = r312 * 0x1.8p+02f;
-	r314 = r310 - r313;
-	r512 = r604;
-	r514 = r512 + r513 * 1;
-	r315 = r514;
-	*(float *)r315 = r314;
-b69: // grid unrolled 2
-	r376 = (u64)r327 + (u64)r1;
-	r329 = r376;
-	r721 = (u64)r329;
-	r723 = r721 | r722;
-	r724 = r723 >> 32;
-	r725 = (u32)r724;
-	r726 = r725 == 0u;
-	if (!r726) goto b107;
-	r727 = (u32)r329;
-	r905 = __umulhi(r727, r872);
-	r906 = r905 * r728;
-	r907 = r727 - r906;
-	r908 = r907 - r728;
-	r909 = r907 < r908 ? r907 : r908;
-	r910 = r907 - r909;
-	r911 = r910 < 1u ? r910 : 1u;
-	r729 = r905 + r911;
-	r730 = r909;
-	r719 = (i64)r729;
+	r287 = r485;
+	r288 = *(float *)r287;
+	r289 = r285 + r288;
+	r488 = r472;
+	r490 = r488 + r489 * 1;
+	r291 = r490;
+	r292 = *(float *)r291;
+	r293 = r289 + r292;
+	r493 = r472;
+	r495 = r493 + r494 * 1;
+	r295 = r495;
+	r296 = *(float *)r295;
+	r297 = r293 + r296;
+	r498 = r472;
+	r298 = r498;
+	r299 = *(float *)r298;
+	r300 = r299 * 0x1.8p+02f;
+	r301 = r297 - r300;
+	r499 = r591;
+	r501 = r499 + r500 * 1;
+	r302 = r501;
+	*(float *)r302 = r301;
+b63: // grid unrolled 2
+	r363 = (u64)r314 + (u64)r1;
+	r316 = r363;
+	r708 = (u64)r316;
+	r710 = r708 | r709;
+	r711 = r710 >> 32;
+	r712 = (u32)r711;
+	r713 = r712 == 0u;
+	if (!r713) goto b101;
+	r714 = (u32)r316;
+	r892 = __umulhi(r714, r859);
+	r893 = r892 * r715;
+	r894 = r714 - r893;
+	r895 = r894 - r715;
+	r896 = r894 < r895 ? r894 : r895;
+	r897 = r894 - r896;
+	r898 = r897 < 1u ? r897 : 1u;
+	r716 = r892 + r898;
+	r717 = r896;
+	r706 = (i64)r716;
+	r707 = (i64)r717;
+b67: // rangeint.body (grid unrolled 2)
+	r317 = r707;
+	r318 = r706;
+	r722 = (u64)r318;
+	r724 = r722 | r723;
+	r725 = r724 >> 32;
+	r726 = (u32)r725;
+	r727 = r726 == 0u;
+	if (!r727) goto b100;
+	r728 = (u32)r318;
+	r920 = __umulhi(r728, r868);
+	r921 = r920 * r729;
+	r922 = r728 - r921;
+	r923 = r922 - r729;
+	r924 = r922 < r923 ? r922 : r923;
+	r925 = r922 - r924;
+	r926 = r925 < 1u ? r925 : 1u;
+	r730 = r920 + r926;
+	r731 = r924;
 	r720 = (i64)r730;
-b73: // rangeint.body (grid unrolled 2)
-	r330 = r720;
-	r331 = r719;
-	r735 = (u64)r331;
+	r721 = (i64)r731;
+b69: // rangeint.body (grid unrolled 2)
+	r319 = r721;
+	r735 = r708;
 	r737 = r735 | r736;
 	r738 = r737 >> 32;
 	r739 = (u32)r738;
 	r740 = r739 == 0u;
-	if (!r740) goto b106;
-	r741 = (u32)r331;
-	r933 = __umulhi(r741, r881);
-	r934 = r933 * r742;
-	r935 = r741 - r934;
-	r936 = r935 - r742;
-	r937 = r935 < r936 ? r935 : r936;
-	r938 = r935 - r937;
-	r939 = r938 < 1u ? r938 : 1u;
-	r743 = r933 + r939;
-	r744 = r937;
-	r733 = (i64)r743;
-	r734 = (i64)r744;
-b75: // rangeint.body (grid unrolled 2)
-	r332 = r734;
-	r748 = r721;
-	r750 = r748 | r749;
-	r751 = r750 >> 32;
-	r752 = (u32)r751;
-	r753 = r752 == 0u;
-	if (!r753) goto b105;
-	r754 = (u32)r329;
-	r961 = __umulhi(r754, r890);
-	r962 = r961 * r755;
-	r963 = r754 - r962;
-	r964 = r963 - r755;
-	r965 = r963 < r964 ? r963 : r964;
-	r966 = r963 - r965;
-	r967 = r966 < 1u ? r966 : 1u;
-	r756 = r961 + r967;
-	r747 = (i64)r756;
-b77: // rangeint.body (grid unrolled 2)
-	r334 = r747;
-	r335 = r330 > 0ll;
-	if (!r335) goto b104;
-	r375 = r330 < r374;
-	if (!r375) goto b104;
-	r373 = r332 > 0ll;
-	if (!r373) goto b104;
-	r372 = r332 < r371;
-	if (!r372) goto b104;
-	r370 = r334 > 0ll;
-	if (!r370) goto b104;
-	r369 = r334 < r368;
-	if (!r369) goto b104;
-	r518 = r601;
+	if (!r740) goto b99;
+	r741 = (u32)r316;
+	r948 = __umulhi(r741, r877);
+	r949 = r948 * r742;
+	r950 = r741 - r949;
+	r951 = r950 - r742;
+	r952 = r950 < r951 ? r950 : r951;
+	r953 = r950 - r952;
+	r954 = r953 < 1u ? r953 : 1u;
+	r743 = r948 + r954;
+	r734 = (i64)r743;
+b71: // rangeint.body (grid unrolled 2)
+	r321 = r734;
+	r322 = r317 > 0ll;
+	if (!r322) goto b98;
+	r362 = r317 < r361;
+	if (!r362) goto b98;
+	r360 = r319 > 0ll;
+	if (!r360) goto b98;
+	r359 = r319 < r358;
+	if (!r359) goto b98;
+	r357 = r321 > 0ll;
+	if (!r357) goto b98;
+	r356 = r321 < r355;
+	if (!r356) goto b98;
+	r505 = r588;
+	r507 = r505 + r506 * 1;
+	r325 = r507 + -4ll;
+	r326 = *(float *)r325;
+	r510 = r507;
+	r328 = r510 + 4ll;
+	r329 = *(float *)r328;
+	r330 = r326 + r329;
+	r513 = r507;
+	r515 = r513 + r514 * 1;
+	r332 = r515;
+	r333 = *(float *)r332;
+	r334 = r330 + r333;
+	r518 = r507;
 	r520 = r518 + r519 * 1;
-	r338 = r520 + -4ll;
-	r339 = *(float *)r338;
-	r523 = r520;
-	r341 = r523 + 4ll;
-	r342 = *(float *)r341;
-	r343 = r339 + r342;
-	r526 = r520;
-	r528 = r526 + r527 * 1;
-	r345 = r528;
-	r346 = *(float *)r345;
-	r347 = r343 + r346;
-	r531 = r520;
-	r533 = r531 + r532 * 1;
-	r349 = r533;
-	r350 = *(float *)r349;
-	r351 = r347 + r350;
-	r536 = r520;
-	r538 = r536 + r537 * 1;
-	r353 = r538;
-	r354 = *(float *)r353;
-	r355 = r351 + r354;
-	r541 = r520;
-	r543 = r541 + r542 * 1;
-	r357 = r543;
-	r358 = *(float *)r357;
-	r359 = r355 + r358;
-	r546 = r520;
-	r360 = r546;
-	r361 = *(float *)r360;
-	r362 = r361 * 0x1.8p+02f;
-	r363 = r359 - r362;
-	r547 = r604;
-	r549 = r547 + r548 * 1;
-	r364 = r549;
-	*(float *)r364 = r363;
-b84: // grid unrolled 3
-	r425 = (u64)r376 + (u64)r1;
-	r378 = r425;
-	r683 = (u64)r378;
-	r685 = r683 | r684;
-	r686 = r685 >> 32;
-	r687 = (u32)r686;
-	r688 = r687 == 0u;
-	if (!r688) goto b103;
-	r689 = (u32)r378;
-	r898 = __umulhi(r689, r872);
-	r899 = r898 * r690;
-	r900 = r689 - r899;
-	r901 = r900 - r690;
-	r902 = r900 < r901 ? r900 : r901;
-	r903 = r900 - r902;
-	r904 = r903 < 1u ? r903 : 1u;
-	r691 = r898 + r904;
-	r692 = r902;
-	r681 = (i64)r691;
+	r336 = r520;
+	r337 = *(float *)r336;
+	r338 = r334 + r337;
+	r523 = r507;
+	r525 = r523 + r524 * 1;
+	r340 = r525;
+	r341 = *(float *)r340;
+	r342 = r338 + r341;
+	r528 = r507;
+	r530 = r528 + r529 * 1;
+	r344 = r530;
+	r345 = *(float *)r344;
+	r346 = r342 + r345;
+	r533 = r507;
+	r347 = r533;
+	r348 = *(float *)r347;
+	r349 = r348 * 0x1.8p+02f;
+	r350 = r346 - r349;
+	r534 = r591;
+	r536 = r534 + r535 * 1;
+	r351 = r536;
+	*(float *)r351 = r350;
+b78: // grid unrolled 3
+	r412 = (u64)r363 + (u64)r1;
+	r365 = r412;
+	r670 = (u64)r365;
+	r672 = r670 | r671;
+	r673 = r672 >> 32;
+	r674 = (u32)r673;
+	r675 = r674 == 0u;
+	if (!r675) goto b97;
+	r676 = (u32)r365;
+	r885 = __umulhi(r676, r859);
+	r886 = r885 * r677;
+	r887 = r676 - r886;
+	r888 = r887 - r677;
+	r889 = r887 < r888 ? r887 : r888;
+	r890 = r887 - r889;
+	r891 = r890 < 1u ? r890 : 1u;
+	r678 = r885 + r891;
+	r679 = r889;
+	r668 = (i64)r678;
+	r669 = (i64)r679;
+b82: // rangeint.body (grid unrolled 3)
+	r366 = r669;
+	r367 = r668;
+	r684 = (u64)r367;
+	r686 = r684 | r685;
+	r687 = r686 >> 32;
+	r688 = (u32)r687;
+	r689 = r688 == 0u;
+	if (!r689) goto b96;
+	r690 = (u32)r367;
+	r913 = __umulhi(r690, r868);
+	r914 = r913 * r691;
+	r915 = r690 - r914;
+	r916 = r915 - r691;
+	r917 = r915 < r916 ? r915 : r916;
+	r918 = r915 - r917;
+	r919 = r918 < 1u ? r918 : 1u;
+	r692 = r913 + r919;
+	r693 = r917;
 	r682 = (i64)r692;
-b88: // rangeint.body (grid unrolled 3)
-	r379 = r682;
-	r380 = r681;
-	r697 = (u64)r380;
+	r683 = (i64)r693;
+b84: // rangeint.body (grid unrolled 3)
+	r368 = r683;
+	r697 = r670;
 	r699 = r697 | r698;
 	r700 = r699 >> 32;
 	r701 = (u32)r700;
 	r702 = r701 == 0u;
-	if (!r702) goto b102;
-	r703 = (u32)r380;
-	r926 = __umulhi(r703, r881);
-	r927 = r926 * r704;
-	r928 = r703 - r927;
-	r929 = r928 - r704;
-	r930 = r928 < r929 ? r928 : r929;
-	r931 = r928 - r930;
-	r932 = r931 < 1u ? r931 : 1u;
-	r705 = r926 + r932;
-	r706 = r930;
-	r695 = (i64)r705;
-	r696 = (i64)r706;
-b90: // rangeint.body (grid unrolled 3)
-	r381 = r696;
-	r710 = r683;
-	r712 = r710 | r711;
-	r713 = r712 >> 32;
-	r714 = (u32)r713;
-	r715 = r714 == 0u;
-	if (!r715) goto b101;
-	r716 = (u32)r378;
-	r954 = __umulhi(r716, r890);
-	r955 = r954 * r717;
-	r956 = r716 - r955;
-	r957 = r956 - r717;
-	r958 = r956 < r957 ? r956 : r957;
-	r959 = r956 - r958;
-	r960 = r959 < 1u ? r959 : 1u;
-	r718 = r954 + r960;
-	r709 = (i64)r718;
-b92: // rangeint.body (grid unrolled 3)
-	r383 = r709;
-	r384 = r379 > 0ll;
-	if (!r384) goto b100;
-	r424 = r379 < r423;
-	if (!r424) goto b100;
-	r422 = r381 > 0ll;
-	if (!r422) goto b100;
-	r421 = r381 < r420;
-	if (!r421) goto b100;
-	r419 = r383 > 0ll;
-	if (!r419) goto b100;
-	r418 = r383 < r417;
-	if (!r418) goto b100;
-	r553 = r601;
+	if (!r702) goto b95;
+	r703 = (u32)r365;
+	r941 = __umulhi(r703, r877);
+	r942 = r941 * r704;
+	r943 = r703 - r942;
+	r944 = r943 - r704;
+	r945 = r943 < r944 ? r943 : r944;
+	r946 = r943 - r945;
+	r947 = r946 < 1u ? r946 : 1u;
+	r705 = r941 + r947;
+	r696 = (i64)r705;
+b86: // rangeint.body (grid unrolled 3)
+	r370 = r696;
+	r371 = r366 > 0ll;
+	if (!r371) goto b94;
+	r411 = r366 < r410;
+	if (!r411) goto b94;
+	r409 = r368 > 0ll;
+	if (!r409) goto b94;
+	r408 = r368 < r407;
+	if (!r408) goto b94;
+	r406 = r370 > 0ll;
+	if (!r406) goto b94;
+	r405 = r370 < r404;
+	if (!r405) goto b94;
+	r540 = r588;
+	r542 = r540 + r541 * 1;
+	r374 = r542 + -4ll;
+	r375 = *(float *)r374;
+	r545 = r542;
+	r377 = r545 + 4ll;
+	r378 = *(float *)r377;
+	r379 = r375 + r378;
+	r548 = r542;
+	r550 = r548 + r549 * 1;
+	r381 = r550;
+	r382 = *(float *)r381;
+	r383 = r379 + r382;
+	r553 = r542;
 	r555 = r553 + r554 * 1;
-	r387 = r555 + -4ll;
-	r388 = *(float *)r387;
-	r558 = r555;
-	r390 = r558 + 4ll;
-	r391 = *(float *)r390;
-	r392 = r388 + r391;
-	r561 = r555;
-	r563 = r561 + r562 * 1;
-	r394 = r563;
-	r395 = *(float *)r394;
-	r396 = r392 + r395;
-	r566 = r555;
-	r568 = r566 + r567 * 1;
-	r398 = r568;
-	r399 = *(float *)r398;
-	r400 = r396 + r399;
-	r571 = r555;
-	r573 = r571 + r572 * 1;
-	r402 = r573;
-	r403 = *(float *)r402;
-	r404 = r400 + r403;
-	r576 = r555;
-	r578 = r576 + r577 * 1;
-	r406 = r578;
-	r407 = *(float *)r406;
-	r408 = r404 + r407;
-	r581 = r555;
-	r409 = r581;
-	r410 = *(float *)r409;
-	r411 = r410 * 0x1.8p+02f;
-	r412 = r408 - r411;
-	r582 = r604;
-	r584 = r582 + r583 * 1;
-	r413 = r584;
-	*(float *)r413 = r412;
-b99: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r426;
-	r601 = r601 + r602 * 1;
-	r604 = r604 + r602 * 1;
-	goto b37;
-b100: // if.else (grid unrolled 3)
-	r585 = r604;
-	r587 = r585 + r586 * 1;
-	r416 = r587;
-	*(float *)r416 = 0x0p+00f;
-	goto b99;
-b101: // divide in 64 bits
-	r709 = qd_div_i64(r378, r382);
-	goto b92;
-b102: // divide in 64 bits
-	r695 = qd_div_i64(r380, r12);
-	r708 = (u64)r695 * (u64)r12;
-	r696 = (u64)r380 - (u64)r708;
-	goto b90;
-b103: // divide in 64 bits
-	r681 = qd_div_i64(r378, r9);
-	r694 = (u64)r681 * (u64)r9;
-	r682 = (u64)r378 - (u64)r694;
-	goto b88;
-b104: // if.else (grid unrolled 2)
-	r550 = r604;
-	r552 = r550 + r551 * 1;
-	r367 = r552;
-	*(float *)r367 = 0x0p+00f;
+	r385 = r555;
+	r386 = *(float *)r385;
+	r387 = r383 + r386;
+	r558 = r542;
+	r560 = r558 + r559 * 1;
+	r389 = r560;
+	r390 = *(float *)r389;
+	r391 = r387 + r390;
+	r563 = r542;
+	r565 = r563 + r564 * 1;
+	r393 = r565;
+	r394 = *(float *)r393;
+	r395 = r391 + r394;
+	r568 = r542;
+	r396 = r568;
+	r397 = *(float *)r396;
+	r398 = r397 * 0x1.8p+02f;
+	r399 = r395 - r398;
+	r569 = r591;
+	r571 = r569 + r570 * 1;
+	r400 = r571;
+	*(float *)r400 = r399;
+b93: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r413;
+	r588 = r588 + r589 * 1;
+	r591 = r591 + r589 * 1;
+	goto b31;
+b94: // if.else (grid unrolled 3)
+	r572 = r591;
+	r574 = r572 + r573 * 1;
+	r403 = r574;
+	*(float *)r403 = 0x0p+00f;
+	goto b93;
+b95: // divide in 64 bits
+	r696 = qd_div_i64(r365, r369);
+	goto b86;
+b96: // divide in 64 bits
+	r682 = qd_div_i64(r367, r12);
+	r695 = (u64)r682 * (u64)r12;
+	r683 = (u64)r367 - (u64)r695;
 	goto b84;
-b105: // divide in 64 bits
-	r747 = qd_div_i64(r329, r333);
-	goto b77;
-b106: // divide in 64 bits
-	r733 = qd_div_i64(r331, r12);
-	r746 = (u64)r733 * (u64)r12;
-	r734 = (u64)r331 - (u64)r746;
-	goto b75;
-b107: // divide in 64 bits
-	r719 = qd_div_i64(r329, r9);
-	r732 = (u64)r719 * (u64)r9;
-	r720 = (u64)r329 - (u64)r732;
-	goto b73;
-b108: // if.else (grid unrolled 1)
-	r515 = r604;
-	r517 = r515 + r516 * 1;
-	r318 = r517;
-	*(float *)r318 = 0x0p+00f;
+b97: // divide in 64 bits
+	r668 = qd_div_i64(r365, r9);
+	r681 = (u64)r668 * (u64)r9;
+	r669 = (u64)r365 - (u64)r681;
+	goto b82;
+b98: // if.else (grid unrolled 2)
+	r537 = r591;
+	r539 = r537 + r538 * 1;
+	r354 = r539;
+	*(float *)r354 = 0x0p+00f;
+	goto b78;
+b99: // divide in 64 bits
+	r734 = qd_div_i64(r316, r320);
+	goto b71;
+b100: // divide in 64 bits
+	r720 = qd_div_i64(r318, r12);
+	r733 = (u64)r720 * (u64)r12;
+	r721 = (u64)r318 - (u64)r733;
 	goto b69;
-b109: // divide in 64 bits
-	r785 = qd_div_i64(r280, r284);
-	goto b62;
-b110: // divide in 64 bits
-	r771 = qd_div_i64(r282, r12);
-	r784 = (u64)r771 * (u64)r12;
-	r772 = (u64)r282 - (u64)r784;
-	goto b60;
-b111: // divide in 64 bits
-	r757 = qd_div_i64(r280, r9);
-	r770 = (u64)r757 * (u64)r9;
-	r758 = (u64)r280 - (u64)r770;
-	goto b58;
-b112: // if.else (grid unrolled 0)
-	r270 = r604;
-	*(float *)r270 = 0x0p+00f;
+b101: // divide in 64 bits
+	r706 = qd_div_i64(r316, r9);
+	r719 = (u64)r706 * (u64)r9;
+	r707 = (u64)r316 - (u64)r719;
+	goto b67;
+b102: // if.else (grid unrolled 1)
+	r502 = r591;
+	r504 = r502 + r503 * 1;
+	r305 = r504;
+	*(float *)r305 = 0x0p+00f;
+	goto b63;
+b103: // divide in 64 bits
+	r772 = qd_div_i64(r267, r271);
+	goto b56;
+b104: // divide in 64 bits
+	r758 = qd_div_i64(r269, r12);
+	r771 = (u64)r758 * (u64)r12;
+	r759 = (u64)r269 - (u64)r771;
 	goto b54;
-b113: // divide in 64 bits
-	r823 = qd_div_i64(r232, r236);
-	goto b47;
-b114: // divide in 64 bits
-	r809 = qd_div_i64(r234, r12);
-	r822 = (u64)r809 * (u64)r12;
-	r810 = (u64)r234 - (u64)r822;
-	goto b45;
-b115: // divide in 64 bits
-	r795 = qd_div_i64(r232, r9);
-	r808 = (u64)r795 * (u64)r9;
-	r796 = (u64)r232 - (u64)r808;
-	goto b43;
-b116: // preheader
+b105: // divide in 64 bits
+	r744 = qd_div_i64(r267, r9);
+	r757 = (u64)r744 * (u64)r9;
+	r745 = (u64)r267 - (u64)r757;
+	goto b52;
+b106: // if.else (grid unrolled 0)
+	r257 = r591;
+	*(float *)r257 = 0x0p+00f;
+	goto b48;
+b107: // divide in 64 bits
+	r810 = qd_div_i64(r219, r223);
+	goto b41;
+b108: // divide in 64 bits
+	r796 = qd_div_i64(r221, r12);
+	r809 = (u64)r796 * (u64)r12;
+	r797 = (u64)r221 - (u64)r809;
+	goto b39;
+b109: // divide in 64 bits
+	r782 = qd_div_i64(r219, r9);
+	r795 = (u64)r782 * (u64)r9;
+	r783 = (u64)r219 - (u64)r795;
+	goto b37;
+b110: // preheader
 	r13 = r157;
 	r57 = r153;
 	r54 = r150;
 	r50 = r147;
-	r430 = r458;
-	r433 = r461;
-	r436 = r464;
-	r439 = r467;
-	r588 = r2;
-	r589 = r19 + r588 * 4;
-	r590 = r598;
-	r591 = r4 + r588 * 4;
-	r646 = r187;
-	r660 = r850;
-	r652 = r842;
-	r673 = r205;
+	r417 = r445;
+	r420 = r448;
+	r423 = r451;
+	r426 = r454;
+	r575 = r2;
+	r576 = r19 + r575 * 4;
+	r577 = r585;
+	r578 = r4 + r575 * 4;
+	r633 = r185;
+	r647 = r837;
+	r639 = r829;
+	r660 = r201;
+	r653 = r843;
 	r666 = r856;
-	r679 = r869;
-b117: // head
-	r6 = r2 < r222;
-	if (!r6) goto b137;
+b111: // head
+	r6 = r2 < r209;
+	if (!r6) goto b131;
 	r7 = r2;
-	r645 = (u64)r7;
-	r647 = r645 | r646;
-	r648 = r647 >> 32;
-	r649 = (u32)r648;
-	r650 = r649 == 0u;
-	if (!r650) goto b136;
-	r651 = (u32)r7;
-	r982 = __umulhi(r651, r872);
-	r983 = r982 * r652;
-	r984 = r651 - r983;
-	r985 = r984 - r652;
-	r986 = r984 < r985 ? r984 : r985;
-	r987 = r984 - r986;
-	r988 = r987 < 1u ? r987 : 1u;
-	r653 = r982 + r988;
-	r654 = r986;
-	r643 = (i64)r653;
+	r632 = (u64)r7;
+	r634 = r632 | r633;
+	r635 = r634 >> 32;
+	r636 = (u32)r635;
+	r637 = r636 == 0u;
+	if (!r637) goto b130;
+	r638 = (u32)r7;
+	r969 = __umulhi(r638, r859);
+	r970 = r969 * r639;
+	r971 = r638 - r970;
+	r972 = r971 - r639;
+	r973 = r971 < r972 ? r971 : r972;
+	r974 = r971 - r973;
+	r975 = r974 < 1u ? r974 : 1u;
+	r640 = r969 + r975;
+	r641 = r973;
+	r630 = (i64)r640;
+	r631 = (i64)r641;
+b115: // rangeint.body
+	r8 = r631;
+	r10 = r630;
+	r646 = (u64)r10;
+	r648 = r646 | r647;
+	r649 = r648 >> 32;
+	r650 = (u32)r649;
+	r651 = r650 == 0u;
+	if (!r651) goto b129;
+	r652 = (u32)r10;
+	r976 = __umulhi(r652, r868);
+	r977 = r976 * r653;
+	r978 = r652 - r977;
+	r979 = r978 - r653;
+	r980 = r978 < r979 ? r978 : r979;
+	r981 = r978 - r980;
+	r982 = r981 < 1u ? r981 : 1u;
+	r654 = r976 + r982;
+	r655 = r980;
 	r644 = (i64)r654;
-b121: // rangeint.body
-	r8 = r644;
-	r10 = r643;
-	r659 = (u64)r10;
+	r645 = (i64)r655;
+b117: // rangeint.body
+	r11 = r645;
+	r659 = r632;
 	r661 = r659 | r660;
 	r662 = r661 >> 32;
 	r663 = (u32)r662;
 	r664 = r663 == 0u;
-	if (!r664) goto b135;
-	r665 = (u32)r10;
-	r989 = __umulhi(r665, r881);
-	r990 = r989 * r666;
-	r991 = r665 - r990;
-	r992 = r991 - r666;
-	r993 = r991 < r992 ? r991 : r992;
-	r994 = r991 - r993;
-	r995 = r994 < 1u ? r994 : 1u;
-	r667 = r989 + r995;
-	r668 = r993;
-	r657 = (i64)r667;
-	r658 = (i64)r668;
-b123: // rangeint.body
-	r11 = r658;
-	r672 = r645;
-	r674 = r672 | r673;
-	r675 = r674 >> 32;
-	r676 = (u32)r675;
-	r677 = r676 == 0u;
-	if (!r677) goto b134;
-	r678 = (u32)r7;
-	r996 = __umulhi(r678, r890);
-	r997 = r996 * r679;
-	r998 = r678 - r997;
-	r999 = r998 - r679;
-	r1000 = r998 < r999 ? r998 : r999;
-	r1001 = r998 - r1000;
-	r1002 = r1001 < 1u ? r1001 : 1u;
-	r680 = r996 + r1002;
-	r671 = (i64)r680;
-b125: // rangeint.body
-	r14 = r671;
+	if (!r664) goto b128;
+	r665 = (u32)r7;
+	r983 = __umulhi(r665, r877);
+	r984 = r983 * r666;
+	r985 = r665 - r984;
+	r986 = r985 - r666;
+	r987 = r985 < r986 ? r985 : r986;
+	r988 = r985 - r987;
+	r989 = r988 < 1u ? r988 : 1u;
+	r667 = r983 + r989;
+	r658 = (i64)r667;
+b119: // rangeint.body
+	r14 = r658;
 	r15 = r8 > 0ll;
-	if (!r15) goto b133;
+	if (!r15) goto b127;
 	r58 = r8 < r57;
-	if (!r58) goto b133;
+	if (!r58) goto b127;
 	r56 = r11 > 0ll;
-	if (!r56) goto b133;
+	if (!r56) goto b127;
 	r55 = r11 < r54;
-	if (!r55) goto b133;
+	if (!r55) goto b127;
 	r53 = r14 > 0ll;
-	if (!r53) goto b133;
+	if (!r53) goto b127;
 	r52 = r14 < r50;
-	if (!r52) goto b133;
-	r427 = r589;
-	r18 = r427 + -4ll;
+	if (!r52) goto b127;
+	r414 = r576;
+	r18 = r414 + -4ll;
 	r21 = *(float *)r18;
-	r428 = r427;
-	r23 = r428 + 4ll;
+	r415 = r414;
+	r23 = r415 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
-	r429 = r427;
-	r431 = r429 + r430 * 1;
-	r27 = r431;
+	r416 = r414;
+	r418 = r416 + r417 * 1;
+	r27 = r418;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
-	r432 = r427;
-	r434 = r432 + r433 * 1;
-	r31 = r434;
+	r419 = r414;
+	r421 = r419 + r420 * 1;
+	r31 = r421;
 	r32 = *(float *)r31;
 	r33 = r29 + r32;
-	r435 = r427;
-	r437 = r435 + r436 * 1;
-	r35 = r437;
+	r422 = r414;
+	r424 = r422 + r423 * 1;
+	r35 = r424;
 	r36 = *(float *)r35;
 	r37 = r33 + r36;
-	r438 = r427;
-	r440 = r438 + r439 * 1;
-	r39 = r440;
+	r425 = r414;
+	r427 = r425 + r426 * 1;
+	r39 = r427;
 	r40 = *(float *)r39;
 	r41 = r37 + r40;
-	r42 = r427;
+	r42 = r414;
 	r43 = *(float *)r42;
 	r44 = r43 * 0x1.8p+02f;
 	r45 = r41 - r44;
-	r46 = r591;
+	r46 = r578;
 	*(float *)r46 = r45;
-b132: // latch
+b126: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r589 = r589 + r590 * 1;
-	r591 = r591 + r590 * 1;
-	goto b117;
-b133: // if.else
-	r49 = r591;
+	r576 = r576 + r577 * 1;
+	r578 = r578 + r577 * 1;
+	goto b111;
+b127: // if.else
+	r49 = r578;
 	*(float *)r49 = 0x0p+00f;
-	goto b132;
-b134: // divide in 64 bits
-	r671 = qd_div_i64(r7, r13);
-	goto b125;
-b135: // divide in 64 bits
-	r657 = qd_div_i64(r10, r12);
-	r670 = (u64)r657 * (u64)r12;
-	r658 = (u64)r10 - (u64)r670;
-	goto b123;
-b136: // divide in 64 bits
-	r643 = qd_div_i64(r7, r9);
-	r656 = (u64)r643 * (u64)r9;
-	r644 = (u64)r7 - (u64)r656;
-	goto b121;
-b137: // preheader
+	goto b126;
+b128: // divide in 64 bits
+	r658 = qd_div_i64(r7, r13);
+	goto b119;
+b129: // divide in 64 bits
+	r644 = qd_div_i64(r10, r12);
+	r657 = (u64)r644 * (u64)r12;
+	r645 = (u64)r10 - (u64)r657;
+	goto b117;
+b130: // divide in 64 bits
+	r630 = qd_div_i64(r7, r9);
+	r643 = (u64)r630 * (u64)r9;
+	r631 = (u64)r7 - (u64)r643;
+	goto b115;
+b131: // preheader
 	r64 = r157;
 	r105 = (u64)r9 - 1ull;
 	r102 = (u64)r12 - 1ull;
 	r99 = (u64)r51 - 1ull;
 	r67 = r157;
-	r444 = (u64)r9 * (u64)(-4ll);
-	r447 = (u64)r9 * 4ull;
-	r450 = (u64)r67 * (u64)(-4ll);
-	r453 = (u64)r67 * 4ull;
-	r592 = r2;
-	r593 = r19 + r592 * 4;
-	r594 = (u64)r1 * 4ull;
-	r595 = r4 + r592 * 4;
-	r608 = r187;
-	r622 = (u64)r12;
-	r614 = (u32)r9;
-	r635 = r205;
-	r628 = (u32)r12;
-	r641 = (u32)r64;
-	r1003 = r614 > 1u ? r614 : 1u;
-	r1004 = qd_div_u32(4294967295u, r1003);
-	r1012 = r628 > 1u ? r628 : 1u;
-	r1013 = qd_div_u32(4294967295u, r1012);
-	r1021 = r641 > 1u ? r641 : 1u;
-	r1022 = qd_div_u32(4294967295u, r1021);
-b138: // head (checked if, after)
+	r431 = (u64)r9 * (u64)(-4ll);
+	r434 = (u64)r9 * 4ull;
+	r437 = (u64)r67 * (u64)(-4ll);
+	r440 = (u64)r67 * 4ull;
+	r579 = r2;
+	r580 = r19 + r579 * 4;
+	r581 = (u64)r1 * 4ull;
+	r582 = r4 + r579 * 4;
+	r595 = r185;
+	r609 = (u64)r12;
+	r601 = (u32)r9;
+	r622 = r201;
+	r615 = (u32)r12;
+	r628 = (u32)r64;
+	r990 = r601 > 1u ? r601 : 1u;
+	r991 = qd_div_u32(4294967295u, r990);
+	r999 = r615 > 1u ? r615 : 1u;
+	r1000 = qd_div_u32(4294967295u, r999);
+	r1008 = r628 > 1u ? r628 : 1u;
+	r1009 = qd_div_u32(4294967295u, r1008);
+b132: // head (checked if, after)
 	r59 = r2 < r3;
-	if (!r59) goto b158;
+	if (!r59) goto b152;
 	r60 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r607 = (u64)r60;
-	r609 = r607 | r608;
-	r610 = r609 >> 32;
-	r611 = (u32)r610;
-	r612 = r611 == 0u;
-	if (!r612) goto b157;
-	r613 = (u32)r60;
-	r1005 = __umulhi(r613, r1004);
-	r1006 = r1005 * r614;
-	r1007 = r613 - r1006;
-	r1008 = r1007 - r614;
-	r1009 = r1007 < r1008 ? r1007 : r1008;
-	r1010 = r1007 - r1009;
-	r1011 = r1010 < 1u ? r1010 : 1u;
-	r615 = r1005 + r1011;
-	r616 = r1009;
-	r605 = (i64)r615;
-	r606 = (i64)r616;
-b142: // rangeint.body (checked if, after)
-	r61 = r606;
-	r62 = r605;
+	r594 = (u64)r60;
+	r596 = r594 | r595;
+	r597 = r596 >> 32;
+	r598 = (u32)r597;
+	r599 = r598 == 0u;
+	if (!r599) goto b151;
+	r600 = (u32)r60;
+	r992 = __umulhi(r600, r991);
+	r993 = r992 * r601;
+	r994 = r600 - r993;
+	r995 = r994 - r601;
+	r996 = r994 < r995 ? r994 : r995;
+	r997 = r994 - r996;
+	r998 = r997 < 1u ? r997 : 1u;
+	r602 = r992 + r998;
+	r603 = r996;
+	r592 = (i64)r602;
+	r593 = (i64)r603;
+b136: // rangeint.body (checked if, after)
+	r61 = r593;
+	r62 = r592;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r621 = (u64)r62;
+	r608 = (u64)r62;
+	r610 = r608 | r609;
+	r611 = r610 >> 32;
+	r612 = (u32)r611;
+	r613 = r612 == 0u;
+	if (!r613) goto b150;
+	r614 = (u32)r62;
+	r1001 = __umulhi(r614, r1000);
+	r1002 = r1001 * r615;
+	r1003 = r614 - r1002;
+	r1004 = r1003 - r615;
+	r1005 = r1003 < r1004 ? r1003 : r1004;
+	r1006 = r1003 - r1005;
+	r1007 = r1006 < 1u ? r1006 : 1u;
+	r616 = r1001 + r1007;
+	r617 = r1005;
+	r606 = (i64)r616;
+	r607 = (i64)r617;
+b138: // rangeint.body (checked if, after)
+	r63 = r607;
+	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r621 = r594;
 	r623 = r621 | r622;
 	r624 = r623 >> 32;
 	r625 = (u32)r624;
 	r626 = r625 == 0u;
-	if (!r626) goto b156;
-	r627 = (u32)r62;
-	r1014 = __umulhi(r627, r1013);
-	r1015 = r1014 * r628;
-	r1016 = r627 - r1015;
-	r1017 = r1016 - r628;
-	r1018 = r1016 < r1017 ? r1016 : r1017;
-	r1019 = r1016 - r1018;
-	r1020 = r1019 < 1u ? r1019 : 1u;
-	r629 = r1014 + r1020;
-	r630 = r1018;
-	r619 = (i64)r629;
-	r620 = (i64)r630;
-b144: // rangeint.body (checked if, after)
-	r63 = r620;
-	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r634 = r607;
-	r636 = r634 | r635;
-	r637 = r636 >> 32;
-	r638 = (u32)r637;
-	r639 = r638 == 0u;
-	if (!r639) goto b155;
-	r640 = (u32)r60;
-	r1023 = __umulhi(r640, r1022);
-	r1024 = r1023 * r641;
-	r1025 = r640 - r1024;
-	r1026 = r1025 - r641;
-	r1027 = r1025 < r1026 ? r1025 : r1026;
-	r1028 = r1025 - r1027;
-	r1029 = r1028 < 1u ? r1028 : 1u;
-	r642 = r1023 + r1029;
-	r633 = (i64)r642;
-b146: // rangeint.body (checked if, after)
-	r65 = r633;
+	if (!r626) goto b149;
+	r627 = (u32)r60;
+	r1010 = __umulhi(r627, r1009);
+	r1011 = r1010 * r628;
+	r1012 = r627 - r1011;
+	r1013 = r1012 - r628;
+	r1014 = r1012 < r1013 ? r1012 : r1013;
+	r1015 = r1012 - r1014;
+	r1016 = r1015 < 1u ? r1015 : 1u;
+	r629 = r1010 + r1016;
+	r620 = (i64)r629;
+b140: // rangeint.body (checked if, after)
+	r65 = r620;
 	r66 = r61 > 0ll;
-	if (!r66) goto b154;
+	if (!r66) goto b148;
 	r106 = r61 < r105;
-	if (!r106) goto b154;
+	if (!r106) goto b148;
 	r104 = r63 > 0ll;
-	if (!r104) goto b154;
+	if (!r104) goto b148;
 	r103 = r63 < r102;
-	if (!r103) goto b154;
+	if (!r103) goto b148;
 	r101 = r65 > 0ll;
-	if (!r101) goto b154;
+	if (!r101) goto b148;
 	r100 = r65 < r99;
-	if (!r100) goto b154;
+	if (!r100) goto b148;
 	r68 = (u64)r60 - 1ull;
 	if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; }
-	r441 = r593;
-	r69 = r441 + -4ll;
+	r428 = r580;
+	r69 = r428 + -4ll;
 	r70 = *(float *)r69;
 	r71 = (u64)r60 + 1ull;
 	if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; }
-	r442 = r441;
-	r72 = r442 + 4ll;
+	r429 = r428;
+	r72 = r429 + 4ll;
 	r73 = *(float *)r72;
 	r74 = r70 + r73;
 	r75 = (u64)r60 - (u64)r9;
 	if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; }
-	r443 = r441;
-	r445 = r443 + r444 * 1;
-	r76 = r445;
+	r430 = r428;
+	r432 = r430 + r431 * 1;
+	r76 = r432;
 	r77 = *(float *)r76;
 	r78 = r74 + r77;
 	r79 = (u64)r60 + (u64)r9;
 	if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; }
-	r446 = r441;
-	r448 = r446 + r447 * 1;
-	r80 = r448;
+	r433 = r428;
+	r435 = r433 + r434 * 1;
+	r80 = r435;
 	r81 = *(float *)r80;
 	r82 = r78 + r81;
 	r83 = (u64)r60 - (u64)r67;
 	if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; }
-	r449 = r441;
-	r451 = r449 + r450 * 1;
-	r84 = r451;
+	r436 = r428;
+	r438 = r436 + r437 * 1;
+	r84 = r438;
 	r85 = *(float *)r84;
 	r86 = r82 + r85;
 	r87 = (u64)r60 + (u64)r67;
 	if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; }
-	r452 = r441;
-	r454 = r452 + r453 * 1;
-	r88 = r454;
+	r439 = r428;
+	r441 = r439 + r440 * 1;
+	r88 = r441;
 	r89 = *(float *)r88;
 	r90 = r86 + r89;
 	if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; }
-	r91 = r441;
+	r91 = r428;
 	r92 = *(float *)r91;
 	r93 = r92 * 0x1.8p+02f;
 	r94 = r90 - r93;
-	r95 = r595;
+	r95 = r582;
 	*(float *)r95 = r94;
-b153: // latch (checked if, after)
+b147: // latch (checked if, after)
 	r2 = (u64)r2 + (u64)r1;
-	r593 = r593 + r594 * 1;
-	r595 = r595 + r594 * 1;
-	goto b138;
-b154: // if.else (checked if, after)
-	r98 = r595;
+	r580 = r580 + r581 * 1;
+	r582 = r582 + r581 * 1;
+	goto b132;
+b148: // if.else (checked if, after)
+	r98 = r582;
 	*(float *)r98 = 0x0p+00f;
-	goto b153;
-b155: // divide in 64 bits
-	r633 = qd_div_i64(r60, r64);
-	goto b146;
-b156: // divide in 64 bits
-	r619 = qd_div_i64(r62, r12);
-	r632 = (u64)r619 * (u64)r12;
-	r620 = (u64)r62 - (u64)r632;
-	goto b144;
-b157: // divide in 64 bits
-	r605 = qd_div_i64(r60, r9);
-	r618 = (u64)r605 * (u64)r9;
-	r606 = (u64)r60 - (u64)r618;
-	goto b142;
-b158: // exit
+	goto b147;
+b149: // divide in 64 bits
+	r620 = qd_div_i64(r60, r64);
+	goto b140;
+b150: // divide in 64 bits
+	r606 = qd_div_i64(r62, r12);
+	r619 = (u64)r606 * (u64)r12;
+	r607 = (u64)r62 - (u64)r619;
+	goto b138;
+b151: // divide in 64 bits
+	r592 = qd_div_i64(r60, r9);
+	r605 = (u64)r592 * (u64)r9;
+	r593 = (u64)r60 - (u64)r605;
+	goto b136;
+b152: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -13990,764 +13917,744 @@ b1: # setup
 	r1 = threadcount
 	r2 = move.i64 r0
 	r118 = ne.i64 r9, 0
-	r123 = convert.u64.i64 r14
-	r124 = le.u64 r123, 2305843009213693952
-	r126 = move.i64 r14
-	r131 = move.bool r124
-	r133 = sub.i64 r14, -1
-	r135 = min.i64 r126, r133
-	r140 = move.bool r124
-	r142 = sub.i64 r14, 1
-	r144 = min.i64 r135, r142
-	r145 = sub.i64 0, r9
-	r146 = convert.u64.i64 r145
-	r147 = add.u64 r146, 2305843009213693952
-	r148 = le.u64 r147, 4611686018427387904
-	r149 = move.bool r124
-	r150 = neg.i64 r145
-	r151 = sub.i64 r14, r145
-	r152 = max.i64 r150, 1
-	r153 = min.i64 r144, r151
-	r154 = move.i64 r9
-	r155 = convert.u64.i64 r154
-	r156 = add.u64 r155, 2305843009213693952
-	r157 = le.u64 r156, 4611686018427387904
-	r158 = move.bool r124
-	r159 = neg.i64 r154
-	r160 = sub.i64 r14, r154
-	r161 = max.i64 r152, r159
-	r162 = min.i64 r153, r160
-	r165 = move.bool r124
-	r167 = move.i64 r126
-	r168 = max.i64 r161, 0
-	r169 = min.i64 r162, r167
-	r170 = min.i64 r3, r168
-	r171 = min.i64 r3, r169
-	branch r118, b2, b84
+	r124 = convert.u64.i64 r14
+	r125 = le.u64 r124, 2305843009213693952
+	r127 = sub.i64 r14, -1
+	r133 = sub.i64 r14, 1
+	r135 = min.i64 r127, r133
+	r136 = sub.i64 0, r9
+	r137 = convert.u64.i64 r136
+	r138 = add.u64 r137, 2305843009213693952
+	r139 = le.u64 r138, 4611686018427387904
+	r140 = neg.i64 r136
+	r141 = sub.i64 r14, r136
+	r142 = max.i64 r140, 1
+	r143 = min.i64 r135, r141
+	r144 = move.i64 r9
+	r145 = convert.u64.i64 r144
+	r146 = add.u64 r145, 2305843009213693952
+	r147 = le.u64 r146, 4611686018427387904
+	r148 = neg.i64 r144
+	r149 = sub.i64 r14, r144
+	r150 = max.i64 r142, r148
+	r151 = min.i64 r143, r149
+	r152 = min.i64 r3, r150
+	r153 = min.i64 r3, r151
+	branch r118, b2, b79
 b2: # checks
-	branch r124, b3, b84
+	branch r125, b3, b79
 b3: # checks
-	branch r131, b4, b84
+	branch r139, b4, b79
 b4: # checks
-	branch r140, b5, b84
-b5: # checks
-	branch r148, b6, b84
-b6: # checks
-	branch r149, b7, b84
-b7: # checks
-	branch r157, b8, b84
-b8: # checks
-	branch r158, b9, b84
-b9: # checks
-	branch r165, b10, b84
-b10: # preheader
+	branch r147, b5, b79
+b5: # preheader
 	r116 = sub.i64 r9, 1
 	r113 = sub.i64 r41, 1
-	r347 = mul.i64 r9, -4
-	r350 = mul.i64 r9, 4
-	r452 = move.i64 r2
-	r453 = elemaddr r13, r452, 4
-	r454 = mul.i64 r1, 4
-	r455 = elemaddr r4, r452, 4
-	r548 = move.u64 r155
-	r554 = convert.u32.i64 r9
-	r559 = max.u32 r554, 1
-	r560 = div.u32 4294967295, r559
-	jump b11
-b11: # head (checked if, before)
-	r82 = lt.i64 r2, r170
-	branch r82, b12, b23
-b12: # index (checked if, before)
+	r329 = mul.i64 r9, -4
+	r332 = mul.i64 r9, 4
+	r434 = move.i64 r2
+	r435 = elemaddr r13, r434, 4
+	r436 = mul.i64 r1, 4
+	r437 = elemaddr r4, r434, 4
+	r530 = move.u64 r145
+	r536 = convert.u32.i64 r9
+	r541 = max.u32 r536, 1
+	r542 = div.u32 4294967295, r541
+	jump b6
+b6: # head (checked if, before)
+	r82 = lt.i64 r2, r152
+	branch r82, b7, b18
+b7: # index (checked if, before)
 	r83 = move.i64 r2
-	jump b13
-b13: # rangeint.body (checked if, before)
+	jump b8
+b8: # rangeint.body (checked if, before)
 	checkdiv.i64 r9, site 0
-	r547 = convert.u64.i64 r83
-	r549 = or.u64 r547, r548
-	r550 = shr.u64.u32 r549, 32
-	r551 = convert.u32.u64 r550
-	r552 = eq.u32 r551, 0
-	branch r552, b14, b22
-b14: # divide in 32 bits
-	r553 = convert.u32.i64 r83
-	r561 = mulhi.u32 r553, r560
-	r562 = mul.u32 r561, r554
-	r563 = sub.u32 r553, r562
-	r564 = sub.u32 r563, r554
-	r565 = min.u32 r563, r564
-	r566 = sub.u32 r563, r565
-	r567 = min.u32 r566, 1
-	r555 = add.u32 r561, r567
-	r556 = move.u32 r565
-	r545 = convert.i64.u32 r555
-	r546 = convert.i64.u32 r556
-	jump b15
-b15: # rangeint.body (checked if, before)
-	r84 = move.i64 r546
-	r85 = move.i64 r545
+	r529 = convert.u64.i64 r83
+	r531 = or.u64 r529, r530
+	r532 = shr.u64.u32 r531, 32
+	r533 = convert.u32.u64 r532
+	r534 = eq.u32 r533, 0
+	branch r534, b9, b17
+b9: # divide in 32 bits
+	r535 = convert.u32.i64 r83
+	r543 = mulhi.u32 r535, r542
+	r544 = mul.u32 r543, r536
+	r545 = sub.u32 r535, r544
+	r546 = sub.u32 r545, r536
+	r547 = min.u32 r545, r546
+	r548 = sub.u32 r545, r547
+	r549 = min.u32 r548, 1
+	r537 = add.u32 r543, r549
+	r538 = move.u32 r547
+	r527 = convert.i64.u32 r537
+	r528 = convert.i64.u32 r538
+	jump b10
+b10: # rangeint.body (checked if, before)
+	r84 = move.i64 r528
+	r85 = move.i64 r527
 	r86 = gt.i64 r84, 0
-	branch r86, b16, b21
-b16: # cond.true (checked if, before)
+	branch r86, b11, b16
+b11: # cond.true (checked if, before)
 	r117 = lt.i64 r84, r116
-	branch r117, b17, b21
-b17: # cond.true (checked if, before)
+	branch r117, b12, b16
+b12: # cond.true (checked if, before)
 	r115 = gt.i64 r85, 0
-	branch r115, b18, b21
-b18: # cond.true (checked if, before)
+	branch r115, b13, b16
+b13: # cond.true (checked if, before)
 	r114 = lt.i64 r85, r113
-	branch r114, b19, b21
-b19: # if.then (checked if, before)
+	branch r114, b14, b16
+b14: # if.then (checked if, before)
 	checkindex r83, r14, site 2
-	r87 = move.ptr r453
+	r87 = move.ptr r435
 	r88 = load.f32 r87
 	r89 = mul.f32 r88, 0.5
 	r90 = sub.i64 r83, 1
 	checkindex r90, r14, site 3
-	r344 = move.ptr r87
-	r91 = elemaddr r344, -1, 4
+	r326 = move.ptr r87
+	r91 = elemaddr r326, -1, 4
 	r92 = load.f32 r91
 	r93 = add.i64 r83, 1
 	checkindex r93, r14, site 4
-	r345 = move.ptr r87
-	r94 = elemaddr r345, 1, 4
+	r327 = move.ptr r87
+	r94 = elemaddr r327, 1, 4
 	r95 = load.f32 r94
 	r96 = add.f32 r92, r95
 	r97 = sub.i64 r83, r9
 	checkindex r97, r14, site 5
-	r346 = move.ptr r87
-	r348 = elemaddr r346, r347, 1
-	r98 = move.ptr r348
+	r328 = move.ptr r87
+	r330 = elemaddr r328, r329, 1
+	r98 = move.ptr r330
 	r99 = load.f32 r98
 	r100 = add.f32 r96, r99
 	r101 = add.i64 r83, r9
 	checkindex r101, r14, site 6
-	r349 = move.ptr r87
-	r351 = elemaddr r349, r350, 1
-	r102 = move.ptr r351
+	r331 = move.ptr r87
+	r333 = elemaddr r331, r332, 1
+	r102 = move.ptr r333
 	r103 = load.f32 r102
 	r104 = add.f32 r100, r103
 	r105 = mul.f32 r104, 0.125
 	r106 = add.f32 r89, r105
-	r107 = move.ptr r455
+	r107 = move.ptr r437
 	store.f32 r107, r106
-	jump b20
-b20: # latch (checked if, before)
-	r2 = add.i64 r2, r1
-	r453 = elemaddr r453, r454, 1
-	r455 = elemaddr r455, r454, 1
-	jump b11
-b21: # if.else (checked if, before)
-	checkindex r83, r14, site 7
-	r110 = move.ptr r453
-	r111 = load.f32 r110
-	r112 = move.ptr r455
-	store.f32 r112, r111
-	jump b20
-b22: # divide in 64 bits
-	r545 = div.i64 r83, r9
-	r558 = mul.i64 r545, r9
-	r546 = sub.i64 r83, r558
 	jump b15
-b23: # preheader
-	r172 = mul.i64 r1, 3
-	r327 = move.i64 r454
-	r176 = convert.u64.i64 r171
-	r178 = convert.u64.i64 r172
-	r214 = move.i64 r116
-	r211 = move.i64 r113
-	r355 = move.i64 r347
-	r358 = move.i64 r350
-	r250 = move.i64 r116
-	r247 = move.i64 r113
-	r361 = move.i64 r327
-	r372 = move.i64 r347
-	r377 = move.i64 r350
-	r380 = move.i64 r327
-	r383 = move.i64 r327
-	r386 = move.i64 r327
-	r287 = move.i64 r116
-	r284 = move.i64 r113
-	r389 = mul.i64 r1, 8
-	r400 = move.i64 r347
-	r405 = move.i64 r350
-	r408 = move.i64 r389
-	r411 = move.i64 r389
-	r414 = move.i64 r411
-	r324 = move.i64 r116
-	r321 = move.i64 r113
-	r417 = mul.i64 r1, 12
-	r428 = move.i64 r347
-	r433 = move.i64 r350
-	r436 = move.i64 r417
-	r439 = move.i64 r417
-	r442 = move.i64 r439
-	r456 = move.i64 r2
-	r457 = move.i64 r456
-	r458 = elemaddr r13, r457, 4
-	r459 = mul.i64 r327, 4
-	r460 = elemaddr r4, r457, 4
-	r534 = move.u64 r155
-	r520 = move.u64 r155
-	r506 = move.u64 r155
-	r492 = move.u64 r155
-	r498 = move.u32 r554
-	r512 = move.u32 r554
-	r526 = move.u32 r554
-	r540 = move.u32 r554
-	jump b24
-b24: # grid unrolled guard
-	r173 = lt.i64 r2, r171
-	branch r173, b25, b84
-b25: # grid unrolled room
-	r177 = convert.u64.i64 r2
-	r174 = sub.u64 r176, r177
-	r175 = gt.u64 r174, r178
-	branch r175, b26, b71
-b26: # grid unrolled 0
-	r179 = move.i64 r2
-	jump b27
-b27: # index (grid unrolled 0)
-	r181 = move.i64 r179
-	jump b28
-b28: # rangeint.body (grid unrolled 0)
-	r533 = convert.u64.i64 r181
-	r535 = or.u64 r533, r534
-	r536 = shr.u64.u32 r535, 32
-	r537 = convert.u32.u64 r536
-	r538 = eq.u32 r537, 0
-	branch r538, b29, b70
-b29: # divide in 32 bits
-	r539 = convert.u32.i64 r181
-	r589 = mulhi.u32 r539, r560
-	r590 = mul.u32 r589, r540
-	r591 = sub.u32 r539, r590
-	r592 = sub.u32 r591, r540
-	r593 = min.u32 r591, r592
-	r594 = sub.u32 r591, r593
-	r595 = min.u32 r594, 1
-	r541 = add.u32 r589, r595
-	r542 = move.u32 r593
-	r531 = convert.i64.u32 r541
-	r532 = convert.i64.u32 r542
+b15: # latch (checked if, before)
+	r2 = add.i64 r2, r1
+	r435 = elemaddr r435, r436, 1
+	r437 = elemaddr r437, r436, 1
+	jump b6
+b16: # if.else (checked if, before)
+	checkindex r83, r14, site 7
+	r110 = move.ptr r435
+	r111 = load.f32 r110
+	r112 = move.ptr r437
+	store.f32 r112, r111
+	jump b15
+b17: # divide in 64 bits
+	r527 = div.i64 r83, r9
+	r540 = mul.i64 r527, r9
+	r528 = sub.i64 r83, r540
+	jump b10
+b18: # preheader
+	r154 = mul.i64 r1, 3
+	r309 = move.i64 r436
+	r158 = convert.u64.i64 r153
+	r160 = convert.u64.i64 r154
+	r196 = move.i64 r116
+	r193 = move.i64 r113
+	r337 = move.i64 r329
+	r340 = move.i64 r332
+	r232 = move.i64 r116
+	r229 = move.i64 r113
+	r343 = move.i64 r309
+	r354 = move.i64 r329
+	r359 = move.i64 r332
+	r362 = move.i64 r309
+	r365 = move.i64 r309
+	r368 = move.i64 r309
+	r269 = move.i64 r116
+	r266 = move.i64 r113
+	r371 = mul.i64 r1, 8
+	r382 = move.i64 r329
+	r387 = move.i64 r332
+	r390 = move.i64 r371
+	r393 = move.i64 r371
+	r396 = move.i64 r393
+	r306 = move.i64 r116
+	r303 = move.i64 r113
+	r399 = mul.i64 r1, 12
+	r410 = move.i64 r329
+	r415 = move.i64 r332
+	r418 = move.i64 r399
+	r421 = move.i64 r399
+	r424 = move.i64 r421
+	r438 = move.i64 r2
+	r439 = move.i64 r438
+	r440 = elemaddr r13, r439, 4
+	r441 = mul.i64 r309, 4
+	r442 = elemaddr r4, r439, 4
+	r516 = move.u64 r145
+	r502 = move.u64 r145
+	r488 = move.u64 r145
+	r474 = move.u64 r145
+	r480 = move.u32 r536
+	r494 = move.u32 r536
+	r508 = move.u32 r536
+	r522 = move.u32 r536
+	jump b19
+b19: # grid unrolled guard
+	r155 = lt.i64 r2, r153
+	branch r155, b20, b79
+b20: # grid unrolled room
+	r159 = convert.u64.i64 r2
+	r156 = sub.u64 r158, r159
+	r157 = gt.u64 r156, r160
+	branch r157, b21, b66
+b21: # grid unrolled 0
+	r161 = move.i64 r2
+	jump b22
+b22: # index (grid unrolled 0)
+	r163 = move.i64 r161
+	jump b23
+b23: # rangeint.body (grid unrolled 0)
+	r515 = convert.u64.i64 r163
+	r517 = or.u64 r515, r516
+	r518 = shr.u64.u32 r517, 32
+	r519 = convert.u32.u64 r518
+	r520 = eq.u32 r519, 0
+	branch r520, b24, b65
+b24: # divide in 32 bits
+	r521 = convert.u32.i64 r163
+	r571 = mulhi.u32 r521, r542
+	r572 = mul.u32 r571, r522
+	r573 = sub.u32 r521, r572
+	r574 = sub.u32 r573, r522
+	r575 = min.u32 r573, r574
+	r576 = sub.u32 r573, r575
+	r577 = min.u32 r576, 1
+	r523 = add.u32 r571, r577
+	r524 = move.u32 r575
+	r513 = convert.i64.u32 r523
+	r514 = convert.i64.u32 r524
+	jump b25
+b25: # rangeint.body (grid unrolled 0)
+	r164 = move.i64 r514
+	r165 = move.i64 r513
+	r166 = gt.i64 r164, 0
+	branch r166, b26, b64
+b26: # cond.true (grid unrolled 0)
+	r197 = lt.i64 r164, r196
+	branch r197, b27, b64
+b27: # cond.true (grid unrolled 0)
+	r195 = gt.i64 r165, 0
+	branch r195, b28, b64
+b28: # cond.true (grid unrolled 0)
+	r194 = lt.i64 r165, r193
+	branch r194, b29, b64
+b29: # if.then (grid unrolled 0)
+	r167 = move.ptr r440
+	r168 = load.f32 r167
+	r169 = mul.f32 r168, 0.5
+	r334 = move.ptr r167
+	r171 = elemaddr r334, -1, 4
+	r172 = load.f32 r171
+	r335 = move.ptr r167
+	r174 = elemaddr r335, 1, 4
+	r175 = load.f32 r174
+	r176 = add.f32 r172, r175
+	r336 = move.ptr r167
+	r338 = elemaddr r336, r337, 1
+	r178 = move.ptr r338
+	r179 = load.f32 r178
+	r180 = add.f32 r176, r179
+	r339 = move.ptr r167
+	r341 = elemaddr r339, r340, 1
+	r182 = move.ptr r341
+	r183 = load.f32 r182
+	r184 = add.f32 r180, r183
+	r185 = mul.f32 r184, 0.125
+	r186 = add.f32 r169, r185
+	r187 = move.ptr r442
+	store.f32 r187, r186
 	jump b30
-b30: # rangeint.body (grid unrolled 0)
-	r182 = move.i64 r532
-	r183 = move.i64 r531
-	r184 = gt.i64 r182, 0
-	branch r184, b31, b69
-b31: # cond.true (grid unrolled 0)
-	r215 = lt.i64 r182, r214
-	branch r215, b32, b69
-b32: # cond.true (grid unrolled 0)
-	r213 = gt.i64 r183, 0
-	branch r213, b33, b69
-b33: # cond.true (grid unrolled 0)
-	r212 = lt.i64 r183, r211
-	branch r212, b34, b69
-b34: # if.then (grid unrolled 0)
-	r185 = move.ptr r458
-	r186 = load.f32 r185
-	r187 = mul.f32 r186, 0.5
-	r352 = move.ptr r185
-	r189 = elemaddr r352, -1, 4
-	r190 = load.f32 r189
-	r353 = move.ptr r185
-	r192 = elemaddr r353, 1, 4
-	r193 = load.f32 r192
-	r194 = add.f32 r190, r193
-	r354 = move.ptr r185
-	r356 = elemaddr r354, r355, 1
-	r196 = move.ptr r356
-	r197 = load.f32 r196
-	r198 = add.f32 r194, r197
-	r357 = move.ptr r185
-	r359 = elemaddr r357, r358, 1
-	r200 = move.ptr r359
-	r201 = load.f32 r200
-	r202 = add.f32 r198, r201
-	r203 = mul.f32 r202, 0.125
-	r204 = add.f32 r187, r203
-	r205 = move.ptr r460
-	store.f32 r205, r204
-	jump b35
-b35: # grid unrolled 1
-	r252 = add.i64 r179, r1
-	jump b36
-b36: # index (grid unrolled 1)
-	r217 = move.i64 r252
-	jump b37
-b37: # rangeint.body (grid unrolled 1)
-	r519 = convert.u64.i64 r217
-	r521 = or.u64 r519, r520
-	r522 = shr.u64.u32 r521, 32
-	r523 = convert.u32.u64 r522
-	r524 = eq.u32 r523, 0
-	branch r524, b38, b68
-b38: # divide in 32 bits
-	r525 = convert.u32.i64 r217
-	r582 = mulhi.u32 r525, r560
-	r583 = mul.u32 r582, r526
-	r584 = sub.u32 r525, r583
-	r585 = sub.u32 r584, r526
-	r586 = min.u32 r584, r585
-	r587 = sub.u32 r584, r586
-	r588 = min.u32 r587, 1
-	r527 = add.u32 r582, r588
-	r528 = move.u32 r586
-	r517 = convert.i64.u32 r527
-	r518 = convert.i64.u32 r528
+b30: # grid unrolled 1
+	r234 = add.i64 r161, r1
+	jump b31
+b31: # index (grid unrolled 1)
+	r199 = move.i64 r234
+	jump b32
+b32: # rangeint.body (grid unrolled 1)
+	r501 = convert.u64.i64 r199
+	r503 = or.u64 r501, r502
+	r504 = shr.u64.u32 r503, 32
+	r505 = convert.u32.u64 r504
+	r506 = eq.u32 r505, 0
+	branch r506, b33, b63
+b33: # divide in 32 bits
+	r507 = convert.u32.i64 r199
+	r564 = mulhi.u32 r507, r542
+	r565 = mul.u32 r564, r508
+	r566 = sub.u32 r507, r565
+	r567 = sub.u32 r566, r508
+	r568 = min.u32 r566, r567
+	r569 = sub.u32 r566, r568
+	r570 = min.u32 r569, 1
+	r509 = add.u32 r564, r570
+	r510 = move.u32 r568
+	r499 = convert.i64.u32 r509
+	r500 = convert.i64.u32 r510
+	jump b34
+b34: # rangeint.body (grid unrolled 1)
+	r200 = move.i64 r500
+	r201 = move.i64 r499
+	r202 = gt.i64 r200, 0
+	branch r202, b35, b62
+b35: # cond.true (grid unrolled 1)
+	r233 = lt.i64 r200, r232
+	branch r233, b36, b62
+b36: # cond.true (grid unrolled 1)
+	r231 = gt.i64 r201, 0
+	branch r231, b37, b62
+b37: # cond.true (grid unrolled 1)
+	r230 = lt.i64 r201, r229
+	branch r230, b38, b62
+b38: # if.then (grid unrolled 1)
+	r342 = move.ptr r440
+	r344 = elemaddr r342, r343, 1
+	r203 = move.ptr r344
+	r204 = load.f32 r203
+	r205 = mul.f32 r204, 0.5
+	r347 = move.ptr r344
+	r207 = elemaddr r347, -1, 4
+	r208 = load.f32 r207
+	r350 = move.ptr r344
+	r210 = elemaddr r350, 1, 4
+	r211 = load.f32 r210
+	r212 = add.f32 r208, r211
+	r353 = move.ptr r344
+	r355 = elemaddr r353, r354, 1
+	r214 = move.ptr r355
+	r215 = load.f32 r214
+	r216 = add.f32 r212, r215
+	r358 = move.ptr r344
+	r360 = elemaddr r358, r359, 1
+	r218 = move.ptr r360
+	r219 = load.f32 r218
+	r220 = add.f32 r216, r219
+	r221 = mul.f32 r220, 0.125
+	r222 = add.f32 r205, r221
+	r361 = move.ptr r442
+	r363 = elemaddr r361, r362, 1
+	r223 = move.ptr r363
+	store.f32 r223, r222
 	jump b39
-b39: # rangeint.body (grid unrolled 1)
-	r218 = move.i64 r518
-	r219 = move.i64 r517
-	r220 = gt.i64 r218, 0
-	branch r220, b40, b67
-b40: # cond.true (grid unrolled 1)
-	r251 = lt.i64 r218, r250
-	branch r251, b41, b67
-b41: # cond.true (grid unrolled 1)
-	r249 = gt.i64 r219, 0
-	branch r249, b42, b67
-b42: # cond.true (grid unrolled 1)
-	r248 = lt.i64 r219, r247
-	branch r248, b43, b67
-b43: # if.then (grid unrolled 1)
-	r360 = move.ptr r458
-	r362 = elemaddr r360, r361, 1
-	r221 = move.ptr r362
-	r222 = load.f32 r221
-	r223 = mul.f32 r222, 0.5
-	r365 = move.ptr r362
-	r225 = elemaddr r365, -1, 4
-	r226 = load.f32 r225
-	r368 = move.ptr r362
-	r228 = elemaddr r368, 1, 4
-	r229 = load.f32 r228
-	r230 = add.f32 r226, r229
-	r371 = move.ptr r362
-	r373 = elemaddr r371, r372, 1
-	r232 = move.ptr r373
-	r233 = load.f32 r232
-	r234 = add.f32 r230, r233
-	r376 = move.ptr r362
-	r378 = elemaddr r376, r377, 1
-	r236 = move.ptr r378
-	r237 = load.f32 r236
-	r238 = add.f32 r234, r237
-	r239 = mul.f32 r238, 0.125
-	r240 = add.f32 r223, r239
-	r379 = move.ptr r460
-	r381 = elemaddr r379, r380, 1
-	r241 = move.ptr r381
-	store.f32 r241, r240
-	jump b44
-b44: # grid unrolled 2
-	r289 = add.i64 r252, r1
-	jump b45
-b45: # index (grid unrolled 2)
-	r254 = move.i64 r289
-	jump b46
-b46: # rangeint.body (grid unrolled 2)
-	r505 = convert.u64.i64 r254
-	r507 = or.u64 r505, r506
-	r508 = shr.u64.u32 r507, 32
-	r509 = convert.u32.u64 r508
-	r510 = eq.u32 r509, 0
-	branch r510, b47, b66
-b47: # divide in 32 bits
-	r511 = convert.u32.i64 r254
-	r575 = mulhi.u32 r511, r560
-	r576 = mul.u32 r575, r512
-	r577 = sub.u32 r511, r576
-	r578 = sub.u32 r577, r512
-	r579 = min.u32 r577, r578
-	r580 = sub.u32 r577, r579
-	r581 = min.u32 r580, 1
-	r513 = add.u32 r575, r581
-	r514 = move.u32 r579
-	r503 = convert.i64.u32 r513
-	r504 = convert.i64.u32 r514
-	jump b48
-b48: # rangeint.body (grid unrolled 2)
-	r255 = move.i64 r504
-	r256 = move.i64 r503
-	r257 = gt.i64 r255, 0
-	branch r257, b49, b65
-b49: # cond.true (grid unrolled 2)
-	r288 = lt.i64 r255, r287
-	branch r288, b50, b65
-b50: # cond.true (grid unrolled 2)
-	r286 = gt.i64 r256, 0
-	branch r286, b51, b65
-b51: # cond.true (grid unrolled 2)
-	r285 = lt.i64 r256, r284
-	branch r285, b52, b65
-b52: # if.then (grid unrolled 2)
-	r388 = move.ptr r458
-	r390 = elemaddr r388, r389, 1
-	r258 = move.ptr r390
-	r259 = load.f32 r258
-	r260 = mul.f32 r259, 0.5
-	r393 = move.ptr r390
-	r262 = elemaddr r393, -1, 4
-	r263 = load.f32 r262
-	r396 = move.ptr r390
-	r265 = elemaddr r396, 1, 4
-	r266 = load.f32 r265
-	r267 = add.f32 r263, r266
-	r399 = move.ptr r390
-	r401 = elemaddr r399, r400, 1
-	r269 = move.ptr r401
-	r270 = load.f32 r269
-	r271 = add.f32 r267, r270
-	r404 = move.ptr r390
-	r406 = elemaddr r404, r405, 1
-	r273 = move.ptr r406
-	r274 = load.f32 r273
-	r275 = add.f32 r271, r274
-	r276 = mul.f32 r275, 0.125
-	r277 = add.f32 r260, r276
-	r407 = move.ptr r460
-	r409 = elemaddr r407, r408, 1
-	r278 = move.ptr r409
-	store.f32 r278, r277
-	jump b53
-b53: # grid unrolled 3
-	r326 = add.i64 r289, r1
-	jump b54
-b54: # index (grid unrolled 3)
-	r291 = move.i64 r326
-	jump b55
-b55: # rangeint.body (grid unrolled 3)
-	r491 = convert.u64.i64 r291
-	r493 = or.u64 r491, r492
-	r494 = shr.u64.u32 r493, 32
-	r495 = convert.u32.u64 r494
-	r496 = eq.u32 r495, 0
-	branch r496, b56, b64
-b56: # divide in 32 bits
-	r497 = convert.u32.i64 r291
-	r568 = mulhi.u32 r497, r560
-	r569 = mul.u32 r568, r498
-	r570 = sub.u32 r497, r569
-	r571 = sub.u32 r570, r498
-	r572 = min.u32 r570, r571
-	r573 = sub.u32 r570, r572
-	r574 = min.u32 r573, 1
-	r499 = add.u32 r568, r574
-	r500 = move.u32 r572
-	r489 = convert.i64.u32 r499
-	r490 = convert.i64.u32 r500
-	jump b57
-b57: # rangeint.body (grid unrolled 3)
-	r292 = move.i64 r490
-	r293 = move.i64 r489
-	r294 = gt.i64 r292, 0
-	branch r294, b58, b63
-b58: # cond.true (grid unrolled 3)
-	r325 = lt.i64 r292, r324
-	branch r325, b59, b63
-b59: # cond.true (grid unrolled 3)
-	r323 = gt.i64 r293, 0
-	branch r323, b60, b63
-b60: # cond.true (grid unrolled 3)
-	r322 = lt.i64 r293, r321
-	branch r322, b61, b63
-b61: # if.then (grid unrolled 3)
-	r416 = move.ptr r458
-	r418 = elemaddr r416, r417, 1
-	r295 = move.ptr r418
-	r296 = load.f32 r295
-	r297 = mul.f32 r296, 0.5
-	r421 = move.ptr r418
-	r299 = elemaddr r421, -1, 4
-	r300 = load.f32 r299
-	r424 = move.ptr r418
-	r302 = elemaddr r424, 1, 4
-	r303 = load.f32 r302
-	r304 = add.f32 r300, r303
-	r427 = move.ptr r418
-	r429 = elemaddr r427, r428, 1
-	r306 = move.ptr r429
-	r307 = load.f32 r306
-	r308 = add.f32 r304, r307
-	r432 = move.ptr r418
-	r434 = elemaddr r432, r433, 1
-	r310 = move.ptr r434
-	r311 = load.f32 r310
-	r312 = add.f32 r308, r311
-	r313 = mul.f32 r312, 0.125
-	r314 = add.f32 r297, r313
-	r435 = move.ptr r460
-	r437 = elemaddr r435, r436, 1
-	r315 = move.ptr r437
-	store.f32 r315, r314
-	jump b62
-b62: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r327
-	r458 = elemaddr r458, r459, 1
-	r460 = elemaddr r460, r459, 1
-	jump b24
-b63: # if.else (grid unrolled 3)
-	r438 = move.ptr r458
-	r440 = elemaddr r438, r439, 1
-	r318 = move.ptr r440
-	r319 = load.f32 r318
-	r441 = move.ptr r460
-	r443 = elemaddr r441, r442, 1
-	r320 = move.ptr r443
-	store.f32 r320, r319
-	jump b62
-b64: # divide in 64 bits
-	r489 = div.i64 r291, r9
-	r502 = mul.i64 r489, r9
-	r490 = sub.i64 r291, r502
-	jump b57
-b65: # if.else (grid unrolled 2)
-	r410 = move.ptr r458
-	r412 = elemaddr r410, r411, 1
-	r281 = move.ptr r412
-	r282 = load.f32 r281
-	r413 = move.ptr r460
-	r415 = elemaddr r413, r414, 1
-	r283 = move.ptr r415
-	store.f32 r283, r282
-	jump b53
-b66: # divide in 64 bits
-	r503 = div.i64 r254, r9
-	r516 = mul.i64 r503, r9
-	r504 = sub.i64 r254, r516
-	jump b48
-b67: # if.else (grid unrolled 1)
-	r382 = move.ptr r458
-	r384 = elemaddr r382, r383, 1
-	r244 = move.ptr r384
+b39: # grid unrolled 2
+	r271 = add.i64 r234, r1
+	jump b40
+b40: # index (grid unrolled 2)
+	r236 = move.i64 r271
+	jump b41
+b41: # rangeint.body (grid unrolled 2)
+	r487 = convert.u64.i64 r236
+	r489 = or.u64 r487, r488
+	r490 = shr.u64.u32 r489, 32
+	r491 = convert.u32.u64 r490
+	r492 = eq.u32 r491, 0
+	branch r492, b42, b61
+b42: # divide in 32 bits
+	r493 = convert.u32.i64 r236
+	r557 = mulhi.u32 r493, r542
+	r558 = mul.u32 r557, r494
+	r559 = sub.u32 r493, r558
+	r560 = sub.u32 r559, r494
+	r561 = min.u32 r559, r560
+	r562 = sub.u32 r559, r561
+	r563 = min.u32 r562, 1
+	r495 = add.u32 r557, r563
+	r496 = move.u32 r561
+	r485 = convert.i64.u32 r495
+	r486 = convert.i64.u32 r496
+	jump b43
+b43: # rangeint.body (grid unrolled 2)
+	r237 = move.i64 r486
+	r238 = move.i64 r485
+	r239 = gt.i64 r237, 0
+	branch r239, b44, b60
+b44: # cond.true (grid unrolled 2)
+	r270 = lt.i64 r237, r269
+	branch r270, b45, b60
+b45: # cond.true (grid unrolled 2)
+	r268 = gt.i64 r238, 0
+	branch r268, b46, b60
+b46: # cond.true (grid unrolled 2)
+	r267 = lt.i64 r238, r266
+	branch r267, b47, b60
+b47: # if.then (grid unrolled 2)
+	r370 = move.ptr r440
+	r372 = elemaddr r370, r371, 1
+	r240 = move.ptr r372
+	r241 = load.f32 r240
+	r242 = mul.f32 r241, 0.5
+	r375 = move.ptr r372
+	r244 = elemaddr r375, -1, 4
 	r245 = load.f32 r244
-	r385 = move.ptr r460
-	r387 = elemaddr r385, r386, 1
-	r246 = move.ptr r387
-	store.f32 r246, r245
-	jump b44
-b68: # divide in 64 bits
-	r517 = div.i64 r217, r9
-	r530 = mul.i64 r517, r9
-	r518 = sub.i64 r217, r530
+	r378 = move.ptr r372
+	r247 = elemaddr r378, 1, 4
+	r248 = load.f32 r247
+	r249 = add.f32 r245, r248
+	r381 = move.ptr r372
+	r383 = elemaddr r381, r382, 1
+	r251 = move.ptr r383
+	r252 = load.f32 r251
+	r253 = add.f32 r249, r252
+	r386 = move.ptr r372
+	r388 = elemaddr r386, r387, 1
+	r255 = move.ptr r388
+	r256 = load.f32 r255
+	r257 = add.f32 r253, r256
+	r258 = mul.f32 r257, 0.125
+	r259 = add.f32 r242, r258
+	r389 = move.ptr r442
+	r391 = elemaddr r389, r390, 1
+	r260 = move.ptr r391
+	store.f32 r260, r259
+	jump b48
+b48: # grid unrolled 3
+	r308 = add.i64 r271, r1
+	jump b49
+b49: # index (grid unrolled 3)
+	r273 = move.i64 r308
+	jump b50
+b50: # rangeint.body (grid unrolled 3)
+	r473 = convert.u64.i64 r273
+	r475 = or.u64 r473, r474
+	r476 = shr.u64.u32 r475, 32
+	r477 = convert.u32.u64 r476
+	r478 = eq.u32 r477, 0
+	branch r478, b51, b59
+b51: # divide in 32 bits
+	r479 = convert.u32.i64 r273
+	r550 = mulhi.u32 r479, r542
+	r551 = mul.u32 r550, r480
+	r552 = sub.u32 r479, r551
+	r553 = sub.u32 r552, r480
+	r554 = min.u32 r552, r553
+	r555 = sub.u32 r552, r554
+	r556 = min.u32 r555, 1
+	r481 = add.u32 r550, r556
+	r482 = move.u32 r554
+	r471 = convert.i64.u32 r481
+	r472 = convert.i64.u32 r482
+	jump b52
+b52: # rangeint.body (grid unrolled 3)
+	r274 = move.i64 r472
+	r275 = move.i64 r471
+	r276 = gt.i64 r274, 0
+	branch r276, b53, b58
+b53: # cond.true (grid unrolled 3)
+	r307 = lt.i64 r274, r306
+	branch r307, b54, b58
+b54: # cond.true (grid unrolled 3)
+	r305 = gt.i64 r275, 0
+	branch r305, b55, b58
+b55: # cond.true (grid unrolled 3)
+	r304 = lt.i64 r275, r303
+	branch r304, b56, b58
+b56: # if.then (grid unrolled 3)
+	r398 = move.ptr r440
+	r400 = elemaddr r398, r399, 1
+	r277 = move.ptr r400
+	r278 = load.f32 r277
+	r279 = mul.f32 r278, 0.5
+	r403 = move.ptr r400
+	r281 = elemaddr r403, -1, 4
+	r282 = load.f32 r281
+	r406 = move.ptr r400
+	r284 = elemaddr r406, 1, 4
+	r285 = load.f32 r284
+	r286 = add.f32 r282, r285
+	r409 = move.ptr r400
+	r411 = elemaddr r409, r410, 1
+	r288 = move.ptr r411
+	r289 = load.f32 r288
+	r290 = add.f32 r286, r289
+	r414 = move.ptr r400
+	r416 = elemaddr r414, r415, 1
+	r292 = move.ptr r416
+	r293 = load.f32 r292
+	r294 = add.f32 r290, r293
+	r295 = mul.f32 r294, 0.125
+	r296 = add.f32 r279, r295
+	r417 = move.ptr r442
+	r419 = elemaddr r417, r418, 1
+	r297 = move.ptr r419
+	store.f32 r297, r296
+	jump b57
+b57: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r309
+	r440 = elemaddr r440, r441, 1
+	r442 = elemaddr r442, r441, 1
+	jump b19
+b58: # if.else (grid unrolled 3)
+	r420 = move.ptr r440
+	r422 = elemaddr r420, r421, 1
+	r300 = move.ptr r422
+	r301 = load.f32 r300
+	r423 = move.ptr r442
+	r425 = elemaddr r423, r424, 1
+	r302 = move.ptr r425
+	store.f32 r302, r301
+	jump b57
+b59: # divide in 64 bits
+	r471 = div.i64 r273, r9
+	r484 = mul.i64 r471, r9
+	r472 = sub.i64 r273, r484
+	jump b52
+b60: # if.else (grid unrolled 2)
+	r392 = move.ptr r440
+	r394 = elemaddr r392, r393, 1
+	r263 = move.ptr r394
+	r264 = load.f32 r263
+	r395 = move.ptr r442
+	r397 = elemaddr r395, r396, 1
+	r265 = move.ptr r397
+	store.f32 r265, r264
+	jump b48
+b61: # divide in 64 bits
+	r485 = div.i64 r236, r9
+	r498 = mul.i64 r485, r9
+	r486 = sub.i64 r236, r498
+	jump b43
+b62: # if.else (grid unrolled 1)
+	r364 = move.ptr r440
+	r366 = elemaddr r364, r365, 1
+	r226 = move.ptr r366
+	r227 = load.f32 r226
+	r367 = move.ptr r442
+	r369 = elemaddr r367, r368, 1
+	r228 = move.ptr r369
+	store.f32 r228, r227
 	jump b39
-b69: # if.else (grid unrolled 0)
-	r208 = move.ptr r458
-	r209 = load.f32 r208
-	r210 = move.ptr r460
-	store.f32 r210, r209
-	jump b35
-b70: # divide in 64 bits
-	r531 = div.i64 r181, r9
-	r544 = mul.i64 r531, r9
-	r532 = sub.i64 r181, r544
+b63: # divide in 64 bits
+	r499 = div.i64 r199, r9
+	r512 = mul.i64 r499, r9
+	r500 = sub.i64 r199, r512
+	jump b34
+b64: # if.else (grid unrolled 0)
+	r190 = move.ptr r440
+	r191 = load.f32 r190
+	r192 = move.ptr r442
+	store.f32 r192, r191
 	jump b30
-b71: # preheader
+b65: # divide in 64 bits
+	r513 = div.i64 r163, r9
+	r526 = mul.i64 r513, r9
+	r514 = sub.i64 r163, r526
+	jump b25
+b66: # preheader
 	r44 = move.i64 r116
 	r40 = move.i64 r113
-	r331 = move.i64 r347
-	r334 = move.i64 r350
-	r444 = move.i64 r2
-	r445 = elemaddr r13, r444, 4
-	r446 = move.i64 r454
-	r447 = elemaddr r4, r444, 4
-	r478 = move.u64 r155
-	r484 = move.u32 r554
-	jump b72
-b72: # head
-	r6 = lt.i64 r2, r171
-	branch r6, b73, b84
-b73: # index
+	r313 = move.i64 r329
+	r316 = move.i64 r332
+	r426 = move.i64 r2
+	r427 = elemaddr r13, r426, 4
+	r428 = move.i64 r436
+	r429 = elemaddr r4, r426, 4
+	r460 = move.u64 r145
+	r466 = move.u32 r536
+	jump b67
+b67: # head
+	r6 = lt.i64 r2, r153
+	branch r6, b68, b79
+b68: # index
 	r7 = move.i64 r2
-	jump b74
-b74: # rangeint.body
-	r477 = convert.u64.i64 r7
-	r479 = or.u64 r477, r478
-	r480 = shr.u64.u32 r479, 32
-	r481 = convert.u32.u64 r480
-	r482 = eq.u32 r481, 0
-	branch r482, b75, b83
-b75: # divide in 32 bits
-	r483 = convert.u32.i64 r7
-	r596 = mulhi.u32 r483, r560
-	r597 = mul.u32 r596, r484
-	r598 = sub.u32 r483, r597
-	r599 = sub.u32 r598, r484
-	r600 = min.u32 r598, r599
-	r601 = sub.u32 r598, r600
-	r602 = min.u32 r601, 1
-	r485 = add.u32 r596, r602
-	r486 = move.u32 r600
-	r475 = convert.i64.u32 r485
-	r476 = convert.i64.u32 r486
-	jump b76
-b76: # rangeint.body
-	r8 = move.i64 r476
-	r10 = move.i64 r475
+	jump b69
+b69: # rangeint.body
+	r459 = convert.u64.i64 r7
+	r461 = or.u64 r459, r460
+	r462 = shr.u64.u32 r461, 32
+	r463 = convert.u32.u64 r462
+	r464 = eq.u32 r463, 0
+	branch r464, b70, b78
+b70: # divide in 32 bits
+	r465 = convert.u32.i64 r7
+	r578 = mulhi.u32 r465, r542
+	r579 = mul.u32 r578, r466
+	r580 = sub.u32 r465, r579
+	r581 = sub.u32 r580, r466
+	r582 = min.u32 r580, r581
+	r583 = sub.u32 r580, r582
+	r584 = min.u32 r583, 1
+	r467 = add.u32 r578, r584
+	r468 = move.u32 r582
+	r457 = convert.i64.u32 r467
+	r458 = convert.i64.u32 r468
+	jump b71
+b71: # rangeint.body
+	r8 = move.i64 r458
+	r10 = move.i64 r457
 	r11 = gt.i64 r8, 0
-	branch r11, b77, b82
-b77: # cond.true
+	branch r11, b72, b77
+b72: # cond.true
 	r45 = lt.i64 r8, r44
-	branch r45, b78, b82
-b78: # cond.true
+	branch r45, b73, b77
+b73: # cond.true
 	r43 = gt.i64 r10, 0
-	branch r43, b79, b82
-b79: # cond.true
+	branch r43, b74, b77
+b74: # cond.true
 	r42 = lt.i64 r10, r40
-	branch r42, b80, b82
-b80: # if.then
-	r12 = move.ptr r445
+	branch r42, b75, b77
+b75: # if.then
+	r12 = move.ptr r427
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
-	r328 = move.ptr r12
-	r18 = elemaddr r328, -1, 4
+	r310 = move.ptr r12
+	r18 = elemaddr r310, -1, 4
 	r19 = load.f32 r18
-	r329 = move.ptr r12
-	r21 = elemaddr r329, 1, 4
+	r311 = move.ptr r12
+	r21 = elemaddr r311, 1, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
-	r330 = move.ptr r12
-	r332 = elemaddr r330, r331, 1
-	r25 = move.ptr r332
+	r312 = move.ptr r12
+	r314 = elemaddr r312, r313, 1
+	r25 = move.ptr r314
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
-	r333 = move.ptr r12
-	r335 = elemaddr r333, r334, 1
-	r29 = move.ptr r335
+	r315 = move.ptr r12
+	r317 = elemaddr r315, r316, 1
+	r29 = move.ptr r317
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = move.ptr r447
+	r34 = move.ptr r429
 	store.f32 r34, r33
-	jump b81
-b81: # latch
-	r2 = add.i64 r2, r1
-	r445 = elemaddr r445, r446, 1
-	r447 = elemaddr r447, r446, 1
-	jump b72
-b82: # if.else
-	r37 = move.ptr r445
-	r38 = load.f32 r37
-	r39 = move.ptr r447
-	store.f32 r39, r38
-	jump b81
-b83: # divide in 64 bits
-	r475 = div.i64 r7, r9
-	r488 = mul.i64 r475, r9
-	r476 = sub.i64 r7, r488
 	jump b76
-b84: # preheader
+b76: # latch
+	r2 = add.i64 r2, r1
+	r427 = elemaddr r427, r428, 1
+	r429 = elemaddr r429, r428, 1
+	jump b67
+b77: # if.else
+	r37 = move.ptr r427
+	r38 = load.f32 r37
+	r39 = move.ptr r429
+	store.f32 r39, r38
+	jump b76
+b78: # divide in 64 bits
+	r457 = div.i64 r7, r9
+	r470 = mul.i64 r457, r9
+	r458 = sub.i64 r7, r470
+	jump b71
+b79: # preheader
 	r80 = sub.i64 r9, 1
 	r77 = sub.i64 r41, 1
-	r339 = mul.i64 r9, -4
-	r342 = mul.i64 r9, 4
-	r448 = move.i64 r2
-	r449 = elemaddr r13, r448, 4
-	r450 = mul.i64 r1, 4
-	r451 = elemaddr r4, r448, 4
-	r464 = move.u64 r155
-	r470 = convert.u32.i64 r9
-	r603 = max.u32 r470, 1
-	r604 = div.u32 4294967295, r603
-	jump b85
-b85: # head (checked if, after)
+	r321 = mul.i64 r9, -4
+	r324 = mul.i64 r9, 4
+	r430 = move.i64 r2
+	r431 = elemaddr r13, r430, 4
+	r432 = mul.i64 r1, 4
+	r433 = elemaddr r4, r430, 4
+	r446 = move.u64 r145
+	r452 = convert.u32.i64 r9
+	r585 = max.u32 r452, 1
+	r586 = div.u32 4294967295, r585
+	jump b80
+b80: # head (checked if, after)
 	r46 = lt.i64 r2, r3
-	branch r46, b86, b97
-b86: # index (checked if, after)
+	branch r46, b81, b92
+b81: # index (checked if, after)
 	r47 = move.i64 r2
-	jump b87
-b87: # rangeint.body (checked if, after)
+	jump b82
+b82: # rangeint.body (checked if, after)
 	checkdiv.i64 r9, site 0
-	r463 = convert.u64.i64 r47
-	r465 = or.u64 r463, r464
-	r466 = shr.u64.u32 r465, 32
-	r467 = convert.u32.u64 r466
-	r468 = eq.u32 r467, 0
-	branch r468, b88, b96
-b88: # divide in 32 bits
-	r469 = convert.u32.i64 r47
-	r605 = mulhi.u32 r469, r604
-	r606 = mul.u32 r605, r470
-	r607 = sub.u32 r469, r606
-	r608 = sub.u32 r607, r470
-	r609 = min.u32 r607, r608
-	r610 = sub.u32 r607, r609
-	r611 = min.u32 r610, 1
-	r471 = add.u32 r605, r611
-	r472 = move.u32 r609
-	r461 = convert.i64.u32 r471
-	r462 = convert.i64.u32 r472
-	jump b89
-b89: # rangeint.body (checked if, after)
-	r48 = move.i64 r462
-	r49 = move.i64 r461
+	r445 = convert.u64.i64 r47
+	r447 = or.u64 r445, r446
+	r448 = shr.u64.u32 r447, 32
+	r449 = convert.u32.u64 r448
+	r450 = eq.u32 r449, 0
+	branch r450, b83, b91
+b83: # divide in 32 bits
+	r451 = convert.u32.i64 r47
+	r587 = mulhi.u32 r451, r586
+	r588 = mul.u32 r587, r452
+	r589 = sub.u32 r451, r588
+	r590 = sub.u32 r589, r452
+	r591 = min.u32 r589, r590
+	r592 = sub.u32 r589, r591
+	r593 = min.u32 r592, 1
+	r453 = add.u32 r587, r593
+	r454 = move.u32 r591
+	r443 = convert.i64.u32 r453
+	r444 = convert.i64.u32 r454
+	jump b84
+b84: # rangeint.body (checked if, after)
+	r48 = move.i64 r444
+	r49 = move.i64 r443
 	r50 = gt.i64 r48, 0
-	branch r50, b90, b95
-b90: # cond.true (checked if, after)
+	branch r50, b85, b90
+b85: # cond.true (checked if, after)
 	r81 = lt.i64 r48, r80
-	branch r81, b91, b95
-b91: # cond.true (checked if, after)
+	branch r81, b86, b90
+b86: # cond.true (checked if, after)
 	r79 = gt.i64 r49, 0
-	branch r79, b92, b95
-b92: # cond.true (checked if, after)
+	branch r79, b87, b90
+b87: # cond.true (checked if, after)
 	r78 = lt.i64 r49, r77
-	branch r78, b93, b95
-b93: # if.then (checked if, after)
+	branch r78, b88, b90
+b88: # if.then (checked if, after)
 	checkindex r47, r14, site 2
-	r51 = move.ptr r449
+	r51 = move.ptr r431
 	r52 = load.f32 r51
 	r53 = mul.f32 r52, 0.5
 	r54 = sub.i64 r47, 1
 	checkindex r54, r14, site 3
-	r336 = move.ptr r51
-	r55 = elemaddr r336, -1, 4
+	r318 = move.ptr r51
+	r55 = elemaddr r318, -1, 4
 	r56 = load.f32 r55
 	r57 = add.i64 r47, 1
 	checkindex r57, r14, site 4
-	r337 = move.ptr r51
-	r58 = elemaddr r337, 1, 4
+	r319 = move.ptr r51
+	r58 = elemaddr r319, 1, 4
 	r59 = load.f32 r58
 	r60 = add.f32 r56, r59
 	r61 = sub.i64 r47, r9
 	checkindex r61, r14, site 5
-	r338 = move.ptr r51
-	r340 = elemaddr r338, r339, 1
-	r62 = move.ptr r340
+	r320 = move.ptr r51
+	r322 = elemaddr r320, r321, 1
+	r62 = move.ptr r322
 	r63 = load.f32 r62
 	r64 = add.f32 r60, r63
 	r65 = add.i64 r47, r9
 	checkindex r65, r14, site 6
-	r341 = move.ptr r51
-	r343 = elemaddr r341, r342, 1
-	r66 = move.ptr r343
+	r323 = move.ptr r51
+	r325 = elemaddr r323, r324, 1
+	r66 = move.ptr r325
 	r67 = load.f32 r66
 	r68 = add.f32 r64, r67
 	r69 = mul.f32 r68, 0.125
 	r70 = add.f32 r53, r69
-	r71 = move.ptr r451
+	r71 = move.ptr r433
 	store.f32 r71, r70
-	jump b94
-b94: # latch (checked if, after)
-	r2 = add.i64 r2, r1
-	r449 = elemaddr r449, r450, 1
-	r451 = elemaddr r451, r450, 1
-	jump b85
-b95: # if.else (checked if, after)
-	checkindex r47, r14, site 7
-	r74 = move.ptr r449
-	r75 = load.f32 r74
-	r76 = move.ptr r451
-	store.f32 r76, r75
-	jump b94
-b96: # divide in 64 bits
-	r461 = div.i64 r47, r9
-	r474 = mul.i64 r461, r9
-	r462 = sub.i64 r47, r474
 	jump b89
-b97: # exit
+b89: # latch (checked if, after)
+	r2 = add.i64 r2, r1
+	r431 = elemaddr r431, r432, 1
+	r433 = elemaddr r433, r432, 1
+	jump b80
+b90: # if.else (checked if, after)
+	checkindex r47, r14, site 7
+	r74 = move.ptr r431
+	r75 = load.f32 r74
+	r76 = move.ptr r433
+	store.f32 r76, r75
+	jump b89
+b91: # divide in 64 bits
+	r443 = div.i64 r47, r9
+	r456 = mul.i64 r443, r9
+	r444 = sub.i64 r47, r456
+	jump b84
+b92: # exit
 	return
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
@@ -14785,1294 +14692,1273 @@ b1: # setup
 	r164 = convert.u64.i64 r20
 	r165 = le.u64 r164, 2305843009213693952
 	r167 = sub.i64 r20, -1
-	r172 = move.bool r165
-	r174 = sub.i64 r20, 1
-	r176 = min.i64 r167, r174
-	r177 = sub.i64 0, r9
-	r178 = convert.u64.i64 r177
-	r179 = add.u64 r178, 2305843009213693952
-	r180 = le.u64 r179, 4611686018427387904
-	r181 = move.bool r165
-	r182 = neg.i64 r177
-	r183 = sub.i64 r20, r177
-	r184 = max.i64 r182, 1
-	r185 = min.i64 r176, r183
-	r186 = move.i64 r9
-	r187 = convert.u64.i64 r186
-	r188 = add.u64 r187, 2305843009213693952
-	r189 = le.u64 r188, 4611686018427387904
-	r190 = move.bool r165
-	r191 = neg.i64 r186
-	r192 = sub.i64 r20, r186
-	r193 = max.i64 r184, r191
-	r194 = min.i64 r185, r192
-	r195 = sub.i64 0, r157
-	r196 = convert.u64.i64 r195
-	r197 = add.u64 r196, 2305843009213693952
-	r198 = le.u64 r197, 4611686018427387904
-	r199 = move.bool r165
-	r200 = neg.i64 r195
-	r201 = sub.i64 r20, r195
-	r202 = max.i64 r193, r200
-	r203 = min.i64 r194, r201
-	r204 = move.i64 r157
-	r205 = convert.u64.i64 r204
-	r206 = add.u64 r205, 2305843009213693952
-	r207 = le.u64 r206, 4611686018427387904
-	r208 = move.bool r165
-	r209 = neg.i64 r204
-	r210 = sub.i64 r20, r204
-	r211 = max.i64 r202, r209
-	r212 = min.i64 r203, r210
-	r216 = move.bool r165
-	r218 = move.i64 r20
-	r219 = max.i64 r211, 0
-	r220 = min.i64 r212, r218
-	r221 = min.i64 r3, r219
-	r222 = min.i64 r3, r220
-	branch r155, b2, b137
+	r173 = sub.i64 r20, 1
+	r175 = min.i64 r167, r173
+	r176 = sub.i64 0, r9
+	r177 = convert.u64.i64 r176
+	r178 = add.u64 r177, 2305843009213693952
+	r179 = le.u64 r178, 4611686018427387904
+	r180 = neg.i64 r176
+	r181 = sub.i64 r20, r176
+	r182 = max.i64 r180, 1
+	r183 = min.i64 r175, r181
+	r184 = move.i64 r9
+	r185 = convert.u64.i64 r184
+	r186 = add.u64 r185, 2305843009213693952
+	r187 = le.u64 r186, 4611686018427387904
+	r188 = neg.i64 r184
+	r189 = sub.i64 r20, r184
+	r190 = max.i64 r182, r188
+	r191 = min.i64 r183, r189
+	r192 = sub.i64 0, r157
+	r193 = convert.u64.i64 r192
+	r194 = add.u64 r193, 2305843009213693952
+	r195 = le.u64 r194, 4611686018427387904
+	r196 = neg.i64 r192
+	r197 = sub.i64 r20, r192
+	r198 = max.i64 r190, r196
+	r199 = min.i64 r191, r197
+	r200 = move.i64 r157
+	r201 = convert.u64.i64 r200
+	r202 = add.u64 r201, 2305843009213693952
+	r203 = le.u64 r202, 4611686018427387904
+	r204 = neg.i64 r200
+	r205 = sub.i64 r20, r200
+	r206 = max.i64 r198, r204
+	r207 = min.i64 r199, r205
+	r208 = min.i64 r3, r206
+	r209 = min.i64 r3, r207
+	branch r155, b2, b131
 b2: # checks
-	branch r156, b3, b137
+	branch r156, b3, b131
 b3: # checks
-	branch r158, b4, b137
+	branch r158, b4, b131
 b4: # checks
-	branch r165, b5, b137
+	branch r165, b5, b131
 b5: # checks
-	branch r172, b6, b137
+	branch r179, b6, b131
 b6: # checks
-	branch r180, b7, b137
+	branch r187, b7, b131
 b7: # checks
-	branch r181, b8, b137
+	branch r195, b8, b131
 b8: # checks
-	branch r189, b9, b137
-b9: # checks
-	branch r190, b10, b137
-b10: # checks
-	branch r198, b11, b137
-b11: # checks
-	branch r199, b12, b137
-b12: # checks
-	branch r207, b13, b137
-b13: # checks
-	branch r208, b14, b137
-b14: # checks
-	branch r216, b15, b137
-b15: # preheader
+	branch r203, b9, b131
+b9: # preheader
 	r112 = move.i64 r157
 	r153 = sub.i64 r9, 1
 	r150 = sub.i64 r12, 1
 	r147 = sub.i64 r51, 1
 	r115 = move.i64 r157
-	r458 = mul.i64 r9, -4
-	r461 = mul.i64 r9, 4
-	r464 = mul.i64 r115, -4
-	r467 = mul.i64 r115, 4
-	r596 = move.i64 r2
-	r597 = elemaddr r19, r596, 4
-	r598 = mul.i64 r1, 4
-	r599 = elemaddr r4, r596, 4
-	r836 = move.u64 r187
-	r850 = convert.u64.i64 r12
-	r842 = convert.u32.i64 r9
-	r863 = move.u64 r205
-	r856 = convert.u32.i64 r12
-	r869 = convert.u32.i64 r112
-	r871 = max.u32 r842, 1
-	r872 = div.u32 4294967295, r871
-	r880 = max.u32 r856, 1
-	r881 = div.u32 4294967295, r880
-	r889 = max.u32 r869, 1
-	r890 = div.u32 4294967295, r889
-	jump b16
-b16: # head (checked if, before)
-	r107 = lt.i64 r2, r221
-	branch r107, b17, b36
-b17: # index (checked if, before)
+	r445 = mul.i64 r9, -4
+	r448 = mul.i64 r9, 4
+	r451 = mul.i64 r115, -4
+	r454 = mul.i64 r115, 4
+	r583 = move.i64 r2
+	r584 = elemaddr r19, r583, 4
+	r585 = mul.i64 r1, 4
+	r586 = elemaddr r4, r583, 4
+	r823 = move.u64 r185
+	r837 = convert.u64.i64 r12
+	r829 = convert.u32.i64 r9
+	r850 = move.u64 r201
+	r843 = convert.u32.i64 r12
+	r856 = convert.u32.i64 r112
+	r858 = max.u32 r829, 1
+	r859 = div.u32 4294967295, r858
+	r867 = max.u32 r843, 1
+	r868 = div.u32 4294967295, r867
+	r876 = max.u32 r856, 1
+	r877 = div.u32 4294967295, r876
+	jump b10
+b10: # head (checked if, before)
+	r107 = lt.i64 r2, r208
+	branch r107, b11, b30
+b11: # index (checked if, before)
 	r108 = move.i64 r2
-	jump b18
-b18: # rangeint.body (checked if, before)
+	jump b12
+b12: # rangeint.body (checked if, before)
 	checkdiv.i64 r9, site 0
-	r835 = convert.u64.i64 r108
-	r837 = or.u64 r835, r836
-	r838 = shr.u64.u32 r837, 32
-	r839 = convert.u32.u64 r838
-	r840 = eq.u32 r839, 0
-	branch r840, b19, b35
-b19: # divide in 32 bits
-	r841 = convert.u32.i64 r108
-	r873 = mulhi.u32 r841, r872
-	r874 = mul.u32 r873, r842
-	r875 = sub.u32 r841, r874
-	r876 = sub.u32 r875, r842
-	r877 = min.u32 r875, r876
-	r878 = sub.u32 r875, r877
-	r879 = min.u32 r878, 1
-	r843 = add.u32 r873, r879
-	r844 = move.u32 r877
-	r833 = convert.i64.u32 r843
-	r834 = convert.i64.u32 r844
-	jump b20
-b20: # rangeint.body (checked if, before)
-	r109 = move.i64 r834
-	r110 = move.i64 r833
+	r822 = convert.u64.i64 r108
+	r824 = or.u64 r822, r823
+	r825 = shr.u64.u32 r824, 32
+	r826 = convert.u32.u64 r825
+	r827 = eq.u32 r826, 0
+	branch r827, b13, b29
+b13: # divide in 32 bits
+	r828 = convert.u32.i64 r108
+	r860 = mulhi.u32 r828, r859
+	r861 = mul.u32 r860, r829
+	r862 = sub.u32 r828, r861
+	r863 = sub.u32 r862, r829
+	r864 = min.u32 r862, r863
+	r865 = sub.u32 r862, r864
+	r866 = min.u32 r865, 1
+	r830 = add.u32 r860, r866
+	r831 = move.u32 r864
+	r820 = convert.i64.u32 r830
+	r821 = convert.i64.u32 r831
+	jump b14
+b14: # rangeint.body (checked if, before)
+	r109 = move.i64 r821
+	r110 = move.i64 r820
 	checkdiv.i64 r12, site 2
-	r849 = convert.u64.i64 r110
+	r836 = convert.u64.i64 r110
+	r838 = or.u64 r836, r837
+	r839 = shr.u64.u32 r838, 32
+	r840 = convert.u32.u64 r839
+	r841 = eq.u32 r840, 0
+	branch r841, b15, b28
+b15: # divide in 32 bits
+	r842 = convert.u32.i64 r110
+	r869 = mulhi.u32 r842, r868
+	r870 = mul.u32 r869, r843
+	r871 = sub.u32 r842, r870
+	r872 = sub.u32 r871, r843
+	r873 = min.u32 r871, r872
+	r874 = sub.u32 r871, r873
+	r875 = min.u32 r874, 1
+	r844 = add.u32 r869, r875
+	r845 = move.u32 r873
+	r834 = convert.i64.u32 r844
+	r835 = convert.i64.u32 r845
+	jump b16
+b16: # rangeint.body (checked if, before)
+	r111 = move.i64 r835
+	checkdiv.i64 r112, site 3
+	r849 = move.u64 r822
 	r851 = or.u64 r849, r850
 	r852 = shr.u64.u32 r851, 32
 	r853 = convert.u32.u64 r852
 	r854 = eq.u32 r853, 0
-	branch r854, b21, b34
-b21: # divide in 32 bits
-	r855 = convert.u32.i64 r110
-	r882 = mulhi.u32 r855, r881
-	r883 = mul.u32 r882, r856
-	r884 = sub.u32 r855, r883
-	r885 = sub.u32 r884, r856
-	r886 = min.u32 r884, r885
-	r887 = sub.u32 r884, r886
-	r888 = min.u32 r887, 1
-	r857 = add.u32 r882, r888
-	r858 = move.u32 r886
-	r847 = convert.i64.u32 r857
-	r848 = convert.i64.u32 r858
-	jump b22
-b22: # rangeint.body (checked if, before)
-	r111 = move.i64 r848
-	checkdiv.i64 r112, site 3
-	r862 = move.u64 r835
-	r864 = or.u64 r862, r863
-	r865 = shr.u64.u32 r864, 32
-	r866 = convert.u32.u64 r865
-	r867 = eq.u32 r866, 0
-	branch r867, b23, b33
-b23: # divide in 32 bits
-	r868 = convert.u32.i64 r108
-	r891 = mulhi.u32 r868, r890
-	r892 = mul.u32 r891, r869
-	r893 = sub.u32 r868, r892
-	r894 = sub.u32 r893, r869
-	r895 = min.u32 r893, r894
-	r896 = sub.u32 r893, r895
-	r897 = min.u32 r896, 1
-	r870 = add.u32 r891, r897
-	r861 = convert.i64.u32 r870
-	jump b24
-b24: # rangeint.body (checked if, before)
-	r113 = move.i64 r861
+	branch r854, b17, b27
+b17: # divide in 32 bits
+	r855 = convert.u32.i64 r108
+	r878 = mulhi.u32 r855, r877
+	r879 = mul.u32 r878, r856
+	r880 = sub.u32 r855, r879
+	r881 = sub.u32 r880, r856
+	r882 = min.u32 r880, r881
+	r883 = sub.u32 r880, r882
+	r884 = min.u32 r883, 1
+	r857 = add.u32 r878, r884
+	r848 = convert.i64.u32 r857
+	jump b18
+b18: # rangeint.body (checked if, before)
+	r113 = move.i64 r848
 	r114 = gt.i64 r109, 0
-	branch r114, b25, b32
-b25: # cond.true (checked if, before)
+	branch r114, b19, b26
+b19: # cond.true (checked if, before)
 	r154 = lt.i64 r109, r153
-	branch r154, b26, b32
-b26: # cond.true (checked if, before)
+	branch r154, b20, b26
+b20: # cond.true (checked if, before)
 	r152 = gt.i64 r111, 0
-	branch r152, b27, b32
-b27: # cond.true (checked if, before)
+	branch r152, b21, b26
+b21: # cond.true (checked if, before)
 	r151 = lt.i64 r111, r150
-	branch r151, b28, b32
-b28: # cond.true (checked if, before)
+	branch r151, b22, b26
+b22: # cond.true (checked if, before)
 	r149 = gt.i64 r113, 0
-	branch r149, b29, b32
-b29: # cond.true (checked if, before)
+	branch r149, b23, b26
+b23: # cond.true (checked if, before)
 	r148 = lt.i64 r113, r147
-	branch r148, b30, b32
-b30: # if.then (checked if, before)
+	branch r148, b24, b26
+b24: # if.then (checked if, before)
 	r116 = sub.i64 r108, 1
 	checkindex r116, r20, site 4
-	r455 = move.ptr r597
-	r117 = elemaddr r455, -1, 4
+	r442 = move.ptr r584
+	r117 = elemaddr r442, -1, 4
 	r118 = load.f32 r117
 	r119 = add.i64 r108, 1
 	checkindex r119, r20, site 5
-	r456 = move.ptr r455
-	r120 = elemaddr r456, 1, 4
+	r443 = move.ptr r442
+	r120 = elemaddr r443, 1, 4
 	r121 = load.f32 r120
 	r122 = add.f32 r118, r121
 	r123 = sub.i64 r108, r9
 	checkindex r123, r20, site 6
-	r457 = move.ptr r455
-	r459 = elemaddr r457, r458, 1
-	r124 = move.ptr r459
+	r444 = move.ptr r442
+	r446 = elemaddr r444, r445, 1
+	r124 = move.ptr r446
 	r125 = load.f32 r124
 	r126 = add.f32 r122, r125
 	r127 = add.i64 r108, r9
 	checkindex r127, r20, site 7
-	r460 = move.ptr r455
-	r462 = elemaddr r460, r461, 1
-	r128 = move.ptr r462
+	r447 = move.ptr r442
+	r449 = elemaddr r447, r448, 1
+	r128 = move.ptr r449
 	r129 = load.f32 r128
 	r130 = add.f32 r126, r129
 	r131 = sub.i64 r108, r115
 	checkindex r131, r20, site 8
-	r463 = move.ptr r455
-	r465 = elemaddr r463, r464, 1
-	r132 = move.ptr r465
+	r450 = move.ptr r442
+	r452 = elemaddr r450, r451, 1
+	r132 = move.ptr r452
 	r133 = load.f32 r132
 	r134 = add.f32 r130, r133
 	r135 = add.i64 r108, r115
 	checkindex r135, r20, site 9
-	r466 = move.ptr r455
-	r468 = elemaddr r466, r467, 1
-	r136 = move.ptr r468
+	r453 = move.ptr r442
+	r455 = elemaddr r453, r454, 1
+	r136 = move.ptr r455
 	r137 = load.f32 r136
 	r138 = add.f32 r134, r137
 	checkindex r108, r20, site 10
-	r139 = move.ptr r455
+	r139 = move.ptr r442
 	r140 = load.f32 r139
 	r141 = mul.f32 r140, 6.0
 	r142 = sub.f32 r138, r141
-	r143 = move.ptr r599
+	r143 = move.ptr r586
 	store.f32 r143, r142
-	jump b31
-b31: # latch (checked if, before)
+	jump b25
+b25: # latch (checked if, before)
 	r2 = add.i64 r2, r1
-	r597 = elemaddr r597, r598, 1
-	r599 = elemaddr r599, r598, 1
-	jump b16
-b32: # if.else (checked if, before)
-	r146 = move.ptr r599
+	r584 = elemaddr r584, r585, 1
+	r586 = elemaddr r586, r585, 1
+	jump b10
+b26: # if.else (checked if, before)
+	r146 = move.ptr r586
 	store.f32 r146, 0.0
-	jump b31
-b33: # divide in 64 bits
-	r861 = div.i64 r108, r112
-	jump b24
-b34: # divide in 64 bits
-	r847 = div.i64 r110, r12
-	r860 = mul.i64 r847, r12
-	r848 = sub.i64 r110, r860
-	jump b22
-b35: # divide in 64 bits
-	r833 = div.i64 r108, r9
-	r846 = mul.i64 r833, r9
-	r834 = sub.i64 r108, r846
-	jump b20
-b36: # preheader
-	r223 = mul.i64 r1, 3
-	r426 = move.i64 r598
-	r227 = convert.u64.i64 r222
-	r229 = convert.u64.i64 r223
-	r236 = move.i64 r157
-	r277 = move.i64 r153
-	r274 = move.i64 r150
-	r271 = move.i64 r147
-	r472 = move.i64 r458
-	r475 = move.i64 r461
-	r478 = move.i64 r464
-	r481 = move.i64 r467
-	r284 = move.i64 r157
-	r325 = move.i64 r153
-	r322 = move.i64 r150
-	r319 = move.i64 r147
-	r484 = move.i64 r426
-	r492 = move.i64 r458
-	r497 = move.i64 r461
-	r502 = move.i64 r464
-	r507 = move.i64 r467
-	r513 = move.i64 r426
-	r516 = move.i64 r426
-	r333 = move.i64 r157
-	r374 = move.i64 r153
-	r371 = move.i64 r150
-	r368 = move.i64 r147
-	r519 = mul.i64 r1, 8
-	r527 = move.i64 r458
-	r532 = move.i64 r461
-	r537 = move.i64 r464
-	r542 = move.i64 r467
-	r548 = move.i64 r519
-	r551 = move.i64 r519
-	r382 = move.i64 r157
-	r423 = move.i64 r153
-	r420 = move.i64 r150
-	r417 = move.i64 r147
-	r554 = mul.i64 r1, 12
-	r562 = move.i64 r458
-	r567 = move.i64 r461
-	r572 = move.i64 r464
-	r577 = move.i64 r467
-	r583 = move.i64 r554
-	r586 = move.i64 r554
-	r600 = move.i64 r2
-	r601 = elemaddr r19, r600, 4
-	r602 = mul.i64 r426, 4
-	r603 = move.i64 r600
-	r604 = elemaddr r4, r603, 4
-	r798 = move.u64 r187
-	r760 = move.u64 r187
-	r722 = move.u64 r187
-	r684 = move.u64 r187
-	r698 = move.u64 r850
-	r690 = move.u32 r842
-	r711 = move.u64 r205
+	jump b25
+b27: # divide in 64 bits
+	r848 = div.i64 r108, r112
+	jump b18
+b28: # divide in 64 bits
+	r834 = div.i64 r110, r12
+	r847 = mul.i64 r834, r12
+	r835 = sub.i64 r110, r847
+	jump b16
+b29: # divide in 64 bits
+	r820 = div.i64 r108, r9
+	r833 = mul.i64 r820, r9
+	r821 = sub.i64 r108, r833
+	jump b14
+b30: # preheader
+	r210 = mul.i64 r1, 3
+	r413 = move.i64 r585
+	r214 = convert.u64.i64 r209
+	r216 = convert.u64.i64 r210
+	r223 = move.i64 r157
+	r264 = move.i64 r153
+	r261 = move.i64 r150
+	r258 = move.i64 r147
+	r459 = move.i64 r445
+	r462 = move.i64 r448
+	r465 = move.i64 r451
+	r468 = move.i64 r454
+	r271 = move.i64 r157
+	r312 = move.i64 r153
+	r309 = move.i64 r150
+	r306 = move.i64 r147
+	r471 = move.i64 r413
+	r479 = move.i64 r445
+	r484 = move.i64 r448
+	r489 = move.i64 r451
+	r494 = move.i64 r454
+	r500 = move.i64 r413
+	r503 = move.i64 r413
+	r320 = move.i64 r157
+	r361 = move.i64 r153
+	r358 = move.i64 r150
+	r355 = move.i64 r147
+	r506 = mul.i64 r1, 8
+	r514 = move.i64 r445
+	r519 = move.i64 r448
+	r524 = move.i64 r451
+	r529 = move.i64 r454
+	r535 = move.i64 r506
+	r538 = move.i64 r506
+	r369 = move.i64 r157
+	r410 = move.i64 r153
+	r407 = move.i64 r150
+	r404 = move.i64 r147
+	r541 = mul.i64 r1, 12
+	r549 = move.i64 r445
+	r554 = move.i64 r448
+	r559 = move.i64 r451
+	r564 = move.i64 r454
+	r570 = move.i64 r541
+	r573 = move.i64 r541
+	r587 = move.i64 r2
+	r588 = elemaddr r19, r587, 4
+	r589 = mul.i64 r413, 4
+	r590 = move.i64 r587
+	r591 = elemaddr r4, r590, 4
+	r785 = move.u64 r185
+	r747 = move.u64 r185
+	r709 = move.u64 r185
+	r671 = move.u64 r185
+	r685 = move.u64 r837
+	r677 = move.u32 r829
+	r698 = move.u64 r201
+	r691 = move.u32 r843
 	r704 = move.u32 r856
-	r717 = move.u32 r869
-	r736 = move.u64 r850
-	r728 = move.u32 r842
-	r749 = move.u64 r205
+	r723 = move.u64 r837
+	r715 = move.u32 r829
+	r736 = move.u64 r201
+	r729 = move.u32 r843
 	r742 = move.u32 r856
-	r755 = move.u32 r869
-	r774 = move.u64 r850
-	r766 = move.u32 r842
-	r787 = move.u64 r205
+	r761 = move.u64 r837
+	r753 = move.u32 r829
+	r774 = move.u64 r201
+	r767 = move.u32 r843
 	r780 = move.u32 r856
-	r793 = move.u32 r869
-	r812 = move.u64 r850
-	r804 = move.u32 r842
-	r825 = move.u64 r205
+	r799 = move.u64 r837
+	r791 = move.u32 r829
+	r812 = move.u64 r201
+	r805 = move.u32 r843
 	r818 = move.u32 r856
-	r831 = move.u32 r869
+	jump b31
+b31: # grid unrolled guard
+	r211 = lt.i64 r2, r209
+	branch r211, b32, b131
+b32: # grid unrolled room
+	r215 = convert.u64.i64 r2
+	r212 = sub.u64 r214, r215
+	r213 = gt.u64 r212, r216
+	branch r213, b33, b110
+b33: # grid unrolled 0
+	r217 = move.i64 r2
+	jump b34
+b34: # index (grid unrolled 0)
+	r219 = move.i64 r217
+	jump b35
+b35: # rangeint.body (grid unrolled 0)
+	r784 = convert.u64.i64 r219
+	r786 = or.u64 r784, r785
+	r787 = shr.u64.u32 r786, 32
+	r788 = convert.u32.u64 r787
+	r789 = eq.u32 r788, 0
+	branch r789, b36, b109
+b36: # divide in 32 bits
+	r790 = convert.u32.i64 r219
+	r906 = mulhi.u32 r790, r859
+	r907 = mul.u32 r906, r791
+	r908 = sub.u32 r790, r907
+	r909 = sub.u32 r908, r791
+	r910 = min.u32 r908, r909
+	r911 = sub.u32 r908, r910
+	r912 = min.u32 r911, 1
+	r792 = add.u32 r906, r912
+	r793 = move.u32 r910
+	r782 = convert.i64.u32 r792
+	r783 = convert.i64.u32 r793
 	jump b37
-b37: # grid unrolled guard
-	r224 = lt.i64 r2, r222
-	branch r224, b38, b137
-b38: # grid unrolled room
-	r228 = convert.u64.i64 r2
-	r225 = sub.u64 r227, r228
-	r226 = gt.u64 r225, r229
-	branch r226, b39, b116
-b39: # grid unrolled 0
-	r230 = move.i64 r2
-	jump b40
-b40: # index (grid unrolled 0)
-	r232 = move.i64 r230
-	jump b41
-b41: # rangeint.body (grid unrolled 0)
-	r797 = convert.u64.i64 r232
-	r799 = or.u64 r797, r798
-	r800 = shr.u64.u32 r799, 32
-	r801 = convert.u32.u64 r800
-	r802 = eq.u32 r801, 0
-	branch r802, b42, b115
-b42: # divide in 32 bits
-	r803 = convert.u32.i64 r232
-	r919 = mulhi.u32 r803, r872
-	r920 = mul.u32 r919, r804
-	r921 = sub.u32 r803, r920
-	r922 = sub.u32 r921, r804
-	r923 = min.u32 r921, r922
-	r924 = sub.u32 r921, r923
-	r925 = min.u32 r924, 1
-	r805 = add.u32 r919, r925
-	r806 = move.u32 r923
-	r795 = convert.i64.u32 r805
+b37: # rangeint.body (grid unrolled 0)
+	r220 = move.i64 r783
+	r221 = move.i64 r782
+	r798 = convert.u64.i64 r221
+	r800 = or.u64 r798, r799
+	r801 = shr.u64.u32 r800, 32
+	r802 = convert.u32.u64 r801
+	r803 = eq.u32 r802, 0
+	branch r803, b38, b108
+b38: # divide in 32 bits
+	r804 = convert.u32.i64 r221
+	r934 = mulhi.u32 r804, r868
+	r935 = mul.u32 r934, r805
+	r936 = sub.u32 r804, r935
+	r937 = sub.u32 r936, r805
+	r938 = min.u32 r936, r937
+	r939 = sub.u32 r936, r938
+	r940 = min.u32 r939, 1
+	r806 = add.u32 r934, r940
+	r807 = move.u32 r938
 	r796 = convert.i64.u32 r806
-	jump b43
-b43: # rangeint.body (grid unrolled 0)
-	r233 = move.i64 r796
-	r234 = move.i64 r795
-	r811 = convert.u64.i64 r234
+	r797 = convert.i64.u32 r807
+	jump b39
+b39: # rangeint.body (grid unrolled 0)
+	r222 = move.i64 r797
+	r811 = move.u64 r784
 	r813 = or.u64 r811, r812
 	r814 = shr.u64.u32 r813, 32
 	r815 = convert.u32.u64 r814
 	r816 = eq.u32 r815, 0
-	branch r816, b44, b114
-b44: # divide in 32 bits
-	r817 = convert.u32.i64 r234
-	r947 = mulhi.u32 r817, r881
-	r948 = mul.u32 r947, r818
-	r949 = sub.u32 r817, r948
-	r950 = sub.u32 r949, r818
-	r951 = min.u32 r949, r950
-	r952 = sub.u32 r949, r951
-	r953 = min.u32 r952, 1
-	r819 = add.u32 r947, r953
-	r820 = move.u32 r951
-	r809 = convert.i64.u32 r819
-	r810 = convert.i64.u32 r820
-	jump b45
-b45: # rangeint.body (grid unrolled 0)
-	r235 = move.i64 r810
-	r824 = move.u64 r797
-	r826 = or.u64 r824, r825
-	r827 = shr.u64.u32 r826, 32
-	r828 = convert.u32.u64 r827
-	r829 = eq.u32 r828, 0
-	branch r829, b46, b113
-b46: # divide in 32 bits
-	r830 = convert.u32.i64 r232
-	r975 = mulhi.u32 r830, r890
-	r976 = mul.u32 r975, r831
-	r977 = sub.u32 r830, r976
-	r978 = sub.u32 r977, r831
-	r979 = min.u32 r977, r978
-	r980 = sub.u32 r977, r979
-	r981 = min.u32 r980, 1
-	r832 = add.u32 r975, r981
-	r823 = convert.i64.u32 r832
-	jump b47
-b47: # rangeint.body (grid unrolled 0)
-	r237 = move.i64 r823
-	r238 = gt.i64 r233, 0
-	branch r238, b48, b112
-b48: # cond.true (grid unrolled 0)
-	r278 = lt.i64 r233, r277
-	branch r278, b49, b112
-b49: # cond.true (grid unrolled 0)
-	r276 = gt.i64 r235, 0
-	branch r276, b50, b112
-b50: # cond.true (grid unrolled 0)
-	r275 = lt.i64 r235, r274
-	branch r275, b51, b112
-b51: # cond.true (grid unrolled 0)
-	r273 = gt.i64 r237, 0
-	branch r273, b52, b112
-b52: # cond.true (grid unrolled 0)
-	r272 = lt.i64 r237, r271
-	branch r272, b53, b112
-b53: # if.then (grid unrolled 0)
-	r469 = move.ptr r601
-	r241 = elemaddr r469, -1, 4
-	r242 = load.f32 r241
-	r470 = move.ptr r469
-	r244 = elemaddr r470, 1, 4
-	r245 = load.f32 r244
-	r246 = add.f32 r242, r245
-	r471 = move.ptr r469
-	r473 = elemaddr r471, r472, 1
-	r248 = move.ptr r473
-	r249 = load.f32 r248
-	r250 = add.f32 r246, r249
-	r474 = move.ptr r469
-	r476 = elemaddr r474, r475, 1
-	r252 = move.ptr r476
-	r253 = load.f32 r252
-	r254 = add.f32 r250, r253
-	r477 = move.ptr r469
-	r479 = elemaddr r477, r478, 1
-	r256 = move.ptr r479
-	r257 = load.f32 r256
-	r258 = add.f32 r254, r257
-	r480 = move.ptr r469
-	r482 = elemaddr r480, r481, 1
-	r260 = move.ptr r482
-	r261 = load.f32 r260
-	r262 = add.f32 r258, r261
-	r263 = move.ptr r469
-	r264 = load.f32 r263
-	r265 = mul.f32 r264, 6.0
-	r266 = sub.f32 r262, r265
-	r267 = move.ptr r604
-	store.f32 r267, r266
-	jump b54
-b54: # grid unrolled 1
-	r327 = add.i64 r230, r1
-	jump b55
-b55: # index (grid unrolled 1)
-	r280 = move.i64 r327
-	jump b56
-b56: # rangeint.body (grid unrolled 1)
-	r759 = convert.u64.i64 r280
-	r761 = or.u64 r759, r760
-	r762 = shr.u64.u32 r761, 32
-	r763 = convert.u32.u64 r762
-	r764 = eq.u32 r763, 0
-	branch r764, b57, b111
-b57: # divide in 32 bits
-	r765 = convert.u32.i64 r280
-	r912 = mulhi.u32 r765, r872
-	r913 = mul.u32 r912, r766
-	r914 = sub.u32 r765, r913
-	r915 = sub.u32 r914, r766
-	r916 = min.u32 r914, r915
-	r917 = sub.u32 r914, r916
-	r918 = min.u32 r917, 1
-	r767 = add.u32 r912, r918
-	r768 = move.u32 r916
-	r757 = convert.i64.u32 r767
+	branch r816, b40, b107
+b40: # divide in 32 bits
+	r817 = convert.u32.i64 r219
+	r962 = mulhi.u32 r817, r877
+	r963 = mul.u32 r962, r818
+	r964 = sub.u32 r817, r963
+	r965 = sub.u32 r964, r818
+	r966 = min.u32 r964, r965
+	r967 = sub.u32 r964, r966
+	r968 = min.u32 r967, 1
+	r819 = add.u32 r962, r968
+	r810 = convert.i64.u32 r819
+	jump b41
+b41: # rangeint.body (grid unrolled 0)
+	r224 = move.i64 r810
+	r225 = gt.i64 r220, 0
+	branch r225, b42, b106
+b42: # cond.true (grid unrolled 0)
+	r265 = lt.i64 r220, r264
+	branch r265, b43, b106
+b43: # cond.true (grid unrolled 0)
+	r263 = gt.i64 r222, 0
+	branch r263, b44, b106
+b44: # cond.true (grid unrolled 0)
+	r262 = lt.i64 r222, r261
+	branch r262, b45, b106
+b45: # cond.true (grid unrolled 0)
+	r260 = gt.i64 r224, 0
+	branch r260, b46, b106
+b46: # cond.true (grid unrolled 0)
+	r259 = lt.i64 r224, r258
+	branch r259, b47, b106
+b47: # if.then (grid unrolled 0)
+	r456 = move.ptr r588
+	r228 = elemaddr r456, -1, 4
+	r229 = load.f32 r228
+	r457 = move.ptr r456
+	r231 = elemaddr r457, 1, 4
+	r232 = load.f32 r231
+	r233 = add.f32 r229, r232
+	r458 = move.ptr r456
+	r460 = elemaddr r458, r459, 1
+	r235 = move.ptr r460
+	r236 = load.f32 r235
+	r237 = add.f32 r233, r236
+	r461 = move.ptr r456
+	r463 = elemaddr r461, r462, 1
+	r239 = move.ptr r463
+	r240 = load.f32 r239
+	r241 = add.f32 r237, r240
+	r464 = move.ptr r456
+	r466 = elemaddr r464, r465, 1
+	r243 = move.ptr r466
+	r244 = load.f32 r243
+	r245 = add.f32 r241, r244
+	r467 = move.ptr r456
+	r469 = elemaddr r467, r468, 1
+	r247 = move.ptr r469
+	r248 = load.f32 r247
+	r249 = add.f32 r245, r248
+	r250 = move.ptr r456
+	r251 = load.f32 r250
+	r252 = mul.f32 r251, 6.0
+	r253 = sub.f32 r249, r252
+	r254 = move.ptr r591
+	store.f32 r254, r253
+	jump b48
+b48: # grid unrolled 1
+	r314 = add.i64 r217, r1
+	jump b49
+b49: # index (grid unrolled 1)
+	r267 = move.i64 r314
+	jump b50
+b50: # rangeint.body (grid unrolled 1)
+	r746 = convert.u64.i64 r267
+	r748 = or.u64 r746, r747
+	r749 = shr.u64.u32 r748, 32
+	r750 = convert.u32.u64 r749
+	r751 = eq.u32 r750, 0
+	branch r751, b51, b105
+b51: # divide in 32 bits
+	r752 = convert.u32.i64 r267
+	r899 = mulhi.u32 r752, r859
+	r900 = mul.u32 r899, r753
+	r901 = sub.u32 r752, r900
+	r902 = sub.u32 r901, r753
+	r903 = min.u32 r901, r902
+	r904 = sub.u32 r901, r903
+	r905 = min.u32 r904, 1
+	r754 = add.u32 r899, r905
+	r755 = move.u32 r903
+	r744 = convert.i64.u32 r754
+	r745 = convert.i64.u32 r755
+	jump b52
+b52: # rangeint.body (grid unrolled 1)
+	r268 = move.i64 r745
+	r269 = move.i64 r744
+	r760 = convert.u64.i64 r269
+	r762 = or.u64 r760, r761
+	r763 = shr.u64.u32 r762, 32
+	r764 = convert.u32.u64 r763
+	r765 = eq.u32 r764, 0
+	branch r765, b53, b104
+b53: # divide in 32 bits
+	r766 = convert.u32.i64 r269
+	r927 = mulhi.u32 r766, r868
+	r928 = mul.u32 r927, r767
+	r929 = sub.u32 r766, r928
+	r930 = sub.u32 r929, r767
+	r931 = min.u32 r929, r930
+	r932 = sub.u32 r929, r931
+	r933 = min.u32 r932, 1
+	r768 = add.u32 r927, r933
+	r769 = move.u32 r931
 	r758 = convert.i64.u32 r768
-	jump b58
-b58: # rangeint.body (grid unrolled 1)
-	r281 = move.i64 r758
-	r282 = move.i64 r757
-	r773 = convert.u64.i64 r282
+	r759 = convert.i64.u32 r769
+	jump b54
+b54: # rangeint.body (grid unrolled 1)
+	r270 = move.i64 r759
+	r773 = move.u64 r746
 	r775 = or.u64 r773, r774
 	r776 = shr.u64.u32 r775, 32
 	r777 = convert.u32.u64 r776
 	r778 = eq.u32 r777, 0
-	branch r778, b59, b110
-b59: # divide in 32 bits
-	r779 = convert.u32.i64 r282
-	r940 = mulhi.u32 r779, r881
-	r941 = mul.u32 r940, r780
-	r942 = sub.u32 r779, r941
-	r943 = sub.u32 r942, r780
-	r944 = min.u32 r942, r943
-	r945 = sub.u32 r942, r944
-	r946 = min.u32 r945, 1
-	r781 = add.u32 r940, r946
-	r782 = move.u32 r944
-	r771 = convert.i64.u32 r781
-	r772 = convert.i64.u32 r782
-	jump b60
-b60: # rangeint.body (grid unrolled 1)
-	r283 = move.i64 r772
-	r786 = move.u64 r759
-	r788 = or.u64 r786, r787
-	r789 = shr.u64.u32 r788, 32
-	r790 = convert.u32.u64 r789
-	r791 = eq.u32 r790, 0
-	branch r791, b61, b109
-b61: # divide in 32 bits
-	r792 = convert.u32.i64 r280
-	r968 = mulhi.u32 r792, r890
-	r969 = mul.u32 r968, r793
-	r970 = sub.u32 r792, r969
-	r971 = sub.u32 r970, r793
-	r972 = min.u32 r970, r971
-	r973 = sub.u32 r970, r972
-	r974 = min.u32 r973, 1
-	r794 = add.u32 r968, r974
-	r785 = convert.i64.u32 r794
-	jump b62
-b62: # rangeint.body (grid unrolled 1)
-	r285 = move.i64 r785
-	r286 = gt.i64 r281, 0
-	branch r286, b63, b108
-b63: # cond.true (grid unrolled 1)
-	r326 = lt.i64 r281, r325
-	branch r326, b64, b108
-b64: # cond.true (grid unrolled 1)
-	r324 = gt.i64 r283, 0
-	branch r324, b65, b108
-b65: # cond.true (grid unrolled 1)
-	r323 = lt.i64 r283, r322
-	branch r323, b66, b108
-b66: # cond.true (grid unrolled 1)
-	r321 = gt.i64 r285, 0
-	branch r321, b67, b108
-b67: # cond.true (grid unrolled 1)
-	r320 = lt.i64 r285, r319
-	branch r320, b68, b108
-b68: # if.then (grid unrolled 1)
-	r483 = move.ptr r601
+	branch r778, b55, b103
+b55: # divide in 32 bits
+	r779 = convert.u32.i64 r267
+	r955 = mulhi.u32 r779, r877
+	r956 = mul.u32 r955, r780
+	r957 = sub.u32 r779, r956
+	r958 = sub.u32 r957, r780
+	r959 = min.u32 r957, r958
+	r960 = sub.u32 r957, r959
+	r961 = min.u32 r960, 1
+	r781 = add.u32 r955, r961
+	r772 = convert.i64.u32 r781
+	jump b56
+b56: # rangeint.body (grid unrolled 1)
+	r272 = move.i64 r772
+	r273 = gt.i64 r268, 0
+	branch r273, b57, b102
+b57: # cond.true (grid unrolled 1)
+	r313 = lt.i64 r268, r312
+	branch r313, b58, b102
+b58: # cond.true (grid unrolled 1)
+	r311 = gt.i64 r270, 0
+	branch r311, b59, b102
+b59: # cond.true (grid unrolled 1)
+	r310 = lt.i64 r270, r309
+	branch r310, b60, b102
+b60: # cond.true (grid unrolled 1)
+	r308 = gt.i64 r272, 0
+	branch r308, b61, b102
+b61: # cond.true (grid unrolled 1)
+	r307 = lt.i64 r272, r306
+	branch r307, b62, b102
+b62: # if.then (grid unrolled 1)
+	r470 = move.ptr r588
+	r472 = elemaddr r470, r471, 1
+	r276 = elemaddr r472, -1, 4
+	r277 = load.f32 r276
+	r475 = move.ptr r472
+	r279 = elemaddr r475, 1, 4
+	r280 = load.f32 r279
+	r281 = add.f32 r277, r280
+	r478 = move.ptr r472
+	r480 = elemaddr r478, r479, 1
+	r283 = move.ptr r480
+	r284 = load.f32 r283
+	r285 = add.f32 r281, r284
+	r483 = move.ptr r472
 	r485 = elemaddr r483, r484, 1
-	r289 = elemaddr r485, -1, 4
-	r290 = load.f32 r289
-	r488 = move.ptr r485
-	r292 = elemaddr r488, 1, 4
-	r293 = load.f32 r292
-	r294 = add.f32 r290, r293
-	r491 = move.ptr r485
-	r493 = elemaddr r491, r492, 1
-	r296 = move.ptr r493
-	r297 = load.f32 r296
-	r298 = add.f32 r294, r297
-	r496 = move.ptr r485
-	r498 = elemaddr r496, r497, 1
-	r300 = move.ptr r498
-	r301 = load.f32 r300
-	r302 = add.f32 r298, r301
-	r501 = move.ptr r485
-	r503 = elemaddr r501, r502, 1
-	r304 = move.ptr r503
-	r305 = load.f32 r304
-	r306 = add.f32 r302, r305
-	r506 = move.ptr r485
-	r508 = elemaddr r506, r507, 1
-	r308 = move.ptr r508
-	r309 = load.f32 r308
-	r310 = add.f32 r306, r309
-	r511 = move.ptr r485
-	r311 = move.ptr r511
-	r312 = load.f32 r311
-	r313 = mul.f32 r312, 6.0
-	r314 = sub.f32 r310, r313
-	r512 = move.ptr r604
-	r514 = elemaddr r512, r513, 1
-	r315 = move.ptr r514
-	store.f32 r315, r314
-	jump b69
-b69: # grid unrolled 2
-	r376 = add.i64 r327, r1
-	jump b70
-b70: # index (grid unrolled 2)
-	r329 = move.i64 r376
-	jump b71
-b71: # rangeint.body (grid unrolled 2)
-	r721 = convert.u64.i64 r329
-	r723 = or.u64 r721, r722
-	r724 = shr.u64.u32 r723, 32
-	r725 = convert.u32.u64 r724
-	r726 = eq.u32 r725, 0
-	branch r726, b72, b107
-b72: # divide in 32 bits
-	r727 = convert.u32.i64 r329
-	r905 = mulhi.u32 r727, r872
-	r906 = mul.u32 r905, r728
-	r907 = sub.u32 r727, r906
-	r908 = sub.u32 r907, r728
-	r909 = min.u32 r907, r908
-	r910 = sub.u32 r907, r909
-	r911 = min.u32 r910, 1
-	r729 = add.u32 r905, r911
-	r730 = move.u32 r909
-	r719 = convert.i64.u32 r729
+	r287 = move.ptr r485
+	r288 = load.f32 r287
+	r289 = add.f32 r285, r288
+	r488 = move.ptr r472
+	r490 = elemaddr r488, r489, 1
+	r291 = move.ptr r490
+	r292 = load.f32 r291
+	r293 = add.f32 r289, r292
+	r493 = move.ptr r472
+	r495 = elemaddr r493, r494, 1
+	r295 = move.ptr r495
+	r296 = load.f32 r295
+	r297 = add.f32 r293, r296
+	r498 = move.ptr r472
+	r298 = move.ptr r498
+	r299 = load.f32 r298
+	r300 = mul.f32 r299, 6.0
+	r301 = sub.f32 r297, r300
+	r499 = move.ptr r591
+	r501 = elemaddr r499, r500, 1
+	r302 = move.ptr r501
+	store.f32 r302, r301
+	jump b63
+b63: # grid unrolled 2
+	r363 = add.i64 r314, r1
+	jump b64
+b64: # index (grid unrolled 2)
+	r316 = move.i64 r363
+	jump b65
+b65: # rangeint.body (grid unrolled 2)
+	r708 = convert.u64.i64 r316
+	r710 = or.u64 r708, r709
+	r711 = shr.u64.u32 r710, 32
+	r712 = convert.u32.u64 r711
+	r713 = eq.u32 r712, 0
+	branch r713, b66, b101
+b66: # divide in 32 bits
+	r714 = convert.u32.i64 r316
+	r892 = mulhi.u32 r714, r859
+	r893 = mul.u32 r892, r715
+	r894 = sub.u32 r714, r893
+	r895 = sub.u32 r894, r715
+	r896 = min.u32 r894, r895
+	r897 = sub.u32 r894, r896
+	r898 = min.u32 r897, 1
+	r716 = add.u32 r892, r898
+	r717 = move.u32 r896
+	r706 = convert.i64.u32 r716
+	r707 = convert.i64.u32 r717
+	jump b67
+b67: # rangeint.body (grid unrolled 2)
+	r317 = move.i64 r707
+	r318 = move.i64 r706
+	r722 = convert.u64.i64 r318
+	r724 = or.u64 r722, r723
+	r725 = shr.u64.u32 r724, 32
+	r726 = convert.u32.u64 r725
+	r727 = eq.u32 r726, 0
+	branch r727, b68, b100
+b68: # divide in 32 bits
+	r728 = convert.u32.i64 r318
+	r920 = mulhi.u32 r728, r868
+	r921 = mul.u32 r920, r729
+	r922 = sub.u32 r728, r921
+	r923 = sub.u32 r922, r729
+	r924 = min.u32 r922, r923
+	r925 = sub.u32 r922, r924
+	r926 = min.u32 r925, 1
+	r730 = add.u32 r920, r926
+	r731 = move.u32 r924
 	r720 = convert.i64.u32 r730
-	jump b73
-b73: # rangeint.body (grid unrolled 2)
-	r330 = move.i64 r720
-	r331 = move.i64 r719
-	r735 = convert.u64.i64 r331
+	r721 = convert.i64.u32 r731
+	jump b69
+b69: # rangeint.body (grid unrolled 2)
+	r319 = move.i64 r721
+	r735 = move.u64 r708
 	r737 = or.u64 r735, r736
 	r738 = shr.u64.u32 r737, 32
 	r739 = convert.u32.u64 r738
 	r740 = eq.u32 r739, 0
-	branch r740, b74, b106
-b74: # divide in 32 bits
-	r741 = convert.u32.i64 r331
-	r933 = mulhi.u32 r741, r881
-	r934 = mul.u32 r933, r742
-	r935 = sub.u32 r741, r934
-	r936 = sub.u32 r935, r742
-	r937 = min.u32 r935, r936
-	r938 = sub.u32 r935, r937
-	r939 = min.u32 r938, 1
-	r743 = add.u32 r933, r939
-	r744 = move.u32 r937
-	r733 = convert.i64.u32 r743
-	r734 = convert.i64.u32 r744
-	jump b75
-b75: # rangeint.body (grid unrolled 2)
-	r332 = move.i64 r734
-	r748 = move.u64 r721
-	r750 = or.u64 r748, r749
-	r751 = shr.u64.u32 r750, 32
-	r752 = convert.u32.u64 r751
-	r753 = eq.u32 r752, 0
-	branch r753, b76, b105
-b76: # divide in 32 bits
-	r754 = convert.u32.i64 r329
-	r961 = mulhi.u32 r754, r890
-	r962 = mul.u32 r961, r755
-	r963 = sub.u32 r754, r962
-	r964 = sub.u32 r963, r755
-	r965 = min.u32 r963, r964
-	r966 = sub.u32 r963, r965
-	r967 = min.u32 r966, 1
-	r756 = add.u32 r961, r967
-	r747 = convert.i64.u32 r756
-	jump b77
-b77: # rangeint.body (grid unrolled 2)
-	r334 = move.i64 r747
-	r335 = gt.i64 r330, 0
-	branch r335, b78, b104
-b78: # cond.true (grid unrolled 2)
-	r375 = lt.i64 r330, r374
-	branch r375, b79, b104
-b79: # cond.true (grid unrolled 2)
-	r373 = gt.i64 r332, 0
-	branch r373, b80, b104
-b80: # cond.true (grid unrolled 2)
-	r372 = lt.i64 r332, r371
-	branch r372, b81, b104
-b81: # cond.true (grid unrolled 2)
-	r370 = gt.i64 r334, 0
-	branch r370, b82, b104
-b82: # cond.true (grid unrolled 2)
-	r369 = lt.i64 r334, r368
-	branch r369, b83, b104
-b83: # if.then (grid unrolled 2)
-	r518 = move.ptr r601
+	branch r740, b70, b99
+b70: # divide in 32 bits
+	r741 = convert.u32.i64 r316
+	r948 = mulhi.u32 r741, r877
+	r949 = mul.u32 r948, r742
+	r950 = sub.u32 r741, r949
+	r951 = sub.u32 r950, r742
+	r952 = min.u32 r950, r951
+	r953 = sub.u32 r950, r952
+	r954 = min.u32 r953, 1
+	r743 = add.u32 r948, r954
+	r734 = convert.i64.u32 r743
+	jump b71
+b71: # rangeint.body (grid unrolled 2)
+	r321 = move.i64 r734
+	r322 = gt.i64 r317, 0
+	branch r322, b72, b98
+b72: # cond.true (grid unrolled 2)
+	r362 = lt.i64 r317, r361
+	branch r362, b73, b98
+b73: # cond.true (grid unrolled 2)
+	r360 = gt.i64 r319, 0
+	branch r360, b74, b98
+b74: # cond.true (grid unrolled 2)
+	r359 = lt.i64 r319, r358
+	branch r359, b75, b98
+b75: # cond.true (grid unrolled 2)
+	r357 = gt.i64 r321, 0
+	branch r357, b76, b98
+b76: # cond.true (grid unrolled 2)
+	r356 = lt.i64 r321, r355
+	branch r356, b77, b98
+b77: # if.then (grid unrolled 2)
+	r505 = move.ptr r588
+	r507 = elemaddr r505, r506, 1
+	r325 = elemaddr r507, -1, 4
+	r326 = load.f32 r325
+	r510 = move.ptr r507
+	r328 = elemaddr r510, 1, 4
+	r329 = load.f32 r328
+	r330 = add.f32 r326, r329
+	r513 = move.ptr r507
+	r515 = elemaddr r513, r514, 1
+	r332 = move.ptr r515
+	r333 = load.f32 r332
+	r334 = add.f32 r330, r333
+	r518 = move.ptr r507
 	r520 = elemaddr r518, r519, 1
-	r338 = elemaddr r520, -1, 4
-	r339 = load.f32 r338
-	r523 = move.ptr r520
-	r341 = elemaddr r523, 1, 4
-	r342 = load.f32 r341
-	r343 = add.f32 r339, r342
-	r526 = move.ptr r520
-	r528 = elemaddr r526, r527, 1
-	r345 = move.ptr r528
-	r346 = load.f32 r345
-	r347 = add.f32 r343, r346
-	r531 = move.ptr r520
-	r533 = elemaddr r531, r532, 1
-	r349 = move.ptr r533
-	r350 = load.f32 r349
-	r351 = add.f32 r347, r350
-	r536 = move.ptr r520
-	r538 = elemaddr r536, r537, 1
-	r353 = move.ptr r538
-	r354 = load.f32 r353
-	r355 = add.f32 r351, r354
-	r541 = move.ptr r520
-	r543 = elemaddr r541, r542, 1
-	r357 = move.ptr r543
-	r358 = load.f32 r357
-	r359 = add.f32 r355, r358
-	r546 = move.ptr r520
-	r360 = move.ptr r546
-	r361 = load.f32 r360
-	r362 = mul.f32 r361, 6.0
-	r363 = sub.f32 r359, r362
-	r547 = move.ptr r604
-	r549 = elemaddr r547, r548, 1
-	r364 = move.ptr r549
-	store.f32 r364, r363
-	jump b84
-b84: # grid unrolled 3
-	r425 = add.i64 r376, r1
-	jump b85
-b85: # index (grid unrolled 3)
-	r378 = move.i64 r425
-	jump b86
-b86: # rangeint.body (grid unrolled 3)
-	r683 = convert.u64.i64 r378
-	r685 = or.u64 r683, r684
-	r686 = shr.u64.u32 r685, 32
-	r687 = convert.u32.u64 r686
-	r688 = eq.u32 r687, 0
-	branch r688, b87, b103
-b87: # divide in 32 bits
-	r689 = convert.u32.i64 r378
-	r898 = mulhi.u32 r689, r872
-	r899 = mul.u32 r898, r690
-	r900 = sub.u32 r689, r899
-	r901 = sub.u32 r900, r690
-	r902 = min.u32 r900, r901
-	r903 = sub.u32 r900, r902
-	r904 = min.u32 r903, 1
-	r691 = add.u32 r898, r904
-	r692 = move.u32 r902
-	r681 = convert.i64.u32 r691
+	r336 = move.ptr r520
+	r337 = load.f32 r336
+	r338 = add.f32 r334, r337
+	r523 = move.ptr r507
+	r525 = elemaddr r523, r524, 1
+	r340 = move.ptr r525
+	r341 = load.f32 r340
+	r342 = add.f32 r338, r341
+	r528 = move.ptr r507
+	r530 = elemaddr r528, r529, 1
+	r344 = move.ptr r530
+	r345 = load.f32 r344
+	r346 = add.f32 r342, r345
+	r533 = move.ptr r507
+	r347 = move.ptr r533
+	r348 = load.f32 r347
+	r349 = mul.f32 r348, 6.0
+	r350 = sub.f32 r346, r349
+	r534 = move.ptr r591
+	r536 = elemaddr r534, r535, 1
+	r351 = move.ptr r536
+	store.f32 r351, r350
+	jump b78
+b78: # grid unrolled 3
+	r412 = add.i64 r363, r1
+	jump b79
+b79: # index (grid unrolled 3)
+	r365 = move.i64 r412
+	jump b80
+b80: # rangeint.body (grid unrolled 3)
+	r670 = convert.u64.i64 r365
+	r672 = or.u64 r670, r671
+	r673 = shr.u64.u32 r672, 32
+	r674 = convert.u32.u64 r673
+	r675 = eq.u32 r674, 0
+	branch r675, b81, b97
+b81: # divide in 32 bits
+	r676 = convert.u32.i64 r365
+	r885 = mulhi.u32 r676, r859
+	r886 = mul.u32 r885, r677
+	r887 = sub.u32 r676, r886
+	r888 = sub.u32 r887, r677
+	r889 = min.u32 r887, r888
+	r890 = sub.u32 r887, r889
+	r891 = min.u32 r890, 1
+	r678 = add.u32 r885, r891
+	r679 = move.u32 r889
+	r668 = convert.i64.u32 r678
+	r669 = convert.i64.u32 r679
+	jump b82
+b82: # rangeint.body (grid unrolled 3)
+	r366 = move.i64 r669
+	r367 = move.i64 r668
+	r684 = convert.u64.i64 r367
+	r686 = or.u64 r684, r685
+	r687 = shr.u64.u32 r686, 32
+	r688 = convert.u32.u64 r687
+	r689 = eq.u32 r688, 0
+	branch r689, b83, b96
+b83: # divide in 32 bits
+	r690 = convert.u32.i64 r367
+	r913 = mulhi.u32 r690, r868
+	r914 = mul.u32 r913, r691
+	r915 = sub.u32 r690, r914
+	r916 = sub.u32 r915, r691
+	r917 = min.u32 r915, r916
+	r918 = sub.u32 r915, r917
+	r919 = min.u32 r918, 1
+	r692 = add.u32 r913, r919
+	r693 = move.u32 r917
 	r682 = convert.i64.u32 r692
-	jump b88
-b88: # rangeint.body (grid unrolled 3)
-	r379 = move.i64 r682
-	r380 = move.i64 r681
-	r697 = convert.u64.i64 r380
+	r683 = convert.i64.u32 r693
+	jump b84
+b84: # rangeint.body (grid unrolled 3)
+	r368 = move.i64 r683
+	r697 = move.u64 r670
 	r699 = or.u64 r697, r698
 	r700 = shr.u64.u32 r699, 32
 	r701 = convert.u32.u64 r700
 	r702 = eq.u32 r701, 0
-	branch r702, b89, b102
-b89: # divide in 32 bits
-	r703 = convert.u32.i64 r380
-	r926 = mulhi.u32 r703, r881
-	r927 = mul.u32 r926, r704
-	r928 = sub.u32 r703, r927
-	r929 = sub.u32 r928, r704
-	r930 = min.u32 r928, r929
-	r931 = sub.u32 r928, r930
-	r932 = min.u32 r931, 1
-	r705 = add.u32 r926, r932
-	r706 = move.u32 r930
-	r695 = convert.i64.u32 r705
-	r696 = convert.i64.u32 r706
-	jump b90
-b90: # rangeint.body (grid unrolled 3)
-	r381 = move.i64 r696
-	r710 = move.u64 r683
-	r712 = or.u64 r710, r711
-	r713 = shr.u64.u32 r712, 32
-	r714 = convert.u32.u64 r713
-	r715 = eq.u32 r714, 0
-	branch r715, b91, b101
-b91: # divide in 32 bits
-	r716 = convert.u32.i64 r378
-	r954 = mulhi.u32 r716, r890
-	r955 = mul.u32 r954, r717
-	r956 = sub.u32 r716, r955
-	r957 = sub.u32 r956, r717
-	r958 = min.u32 r956, r957
-	r959 = sub.u32 r956, r958
-	r960 = min.u32 r959, 1
-	r718 = add.u32 r954, r960
-	r709 = convert.i64.u32 r718
-	jump b92
-b92: # rangeint.body (grid unrolled 3)
-	r383 = move.i64 r709
-	r384 = gt.i64 r379, 0
-	branch r384, b93, b100
-b93: # cond.true (grid unrolled 3)
-	r424 = lt.i64 r379, r423
-	branch r424, b94, b100
-b94: # cond.true (grid unrolled 3)
-	r422 = gt.i64 r381, 0
-	branch r422, b95, b100
-b95: # cond.true (grid unrolled 3)
-	r421 = lt.i64 r381, r420
-	branch r421, b96, b100
-b96: # cond.true (grid unrolled 3)
-	r419 = gt.i64 r383, 0
-	branch r419, b97, b100
-b97: # cond.true (grid unrolled 3)
-	r418 = lt.i64 r383, r417
-	branch r418, b98, b100
-b98: # if.then (grid unrolled 3)
-	r553 = move.ptr r601
+	branch r702, b85, b95
+b85: # divide in 32 bits
+	r703 = convert.u32.i64 r365
+	r941 = mulhi.u32 r703, r877
+	r942 = mul.u32 r941, r704
+	r943 = sub.u32 r703, r942
+	r944 = sub.u32 r943, r704
+	r945 = min.u32 r943, r944
+	r946 = sub.u32 r943, r945
+	r947 = min.u32 r946, 1
+	r705 = add.u32 r941, r947
+	r696 = convert.i64.u32 r705
+	jump b86
+b86: # rangeint.body (grid unrolled 3)
+	r370 = move.i64 r696
+	r371 = gt.i64 r366, 0
+	branch r371, b87, b94
+b87: # cond.true (grid unrolled 3)
+	r411 = lt.i64 r366, r410
+	branch r411, b88, b94
+b88: # cond.true (grid unrolled 3)
+	r409 = gt.i64 r368, 0
+	branch r409, b89, b94
+b89: # cond.true (grid unrolled 3)
+	r408 = lt.i64 r368, r407
+	branch r408, b90, b94
+b90: # cond.true (grid unrolled 3)
+	r406 = gt.i64 r370, 0
+	branch r406, b91, b94
+b91: # cond.true (grid unrolled 3)
+	r405 = lt.i64 r370, r404
+	branch r405, b92, b94
+b92: # if.then (grid unrolled 3)
+	r540 = move.ptr r588
+	r542 = elemaddr r540, r541, 1
+	r374 = elemaddr r542, -1, 4
+	r375 = load.f32 r374
+	r545 = move.ptr r542
+	r377 = elemaddr r545, 1, 4
+	r378 = load.f32 r377
+	r379 = add.f32 r375, r378
+	r548 = move.ptr r542
+	r550 = elemaddr r548, r549, 1
+	r381 = move.ptr r550
+	r382 = load.f32 r381
+	r383 = add.f32 r379, r382
+	r553 = move.ptr r542
 	r555 = elemaddr r553, r554, 1
-	r387 = elemaddr r555, -1, 4
-	r388 = load.f32 r387
-	r558 = move.ptr r555
-	r390 = elemaddr r558, 1, 4
-	r391 = load.f32 r390
-	r392 = add.f32 r388, r391
-	r561 = move.ptr r555
-	r563 = elemaddr r561, r562, 1
-	r394 = move.ptr r563
-	r395 = load.f32 r394
-	r396 = add.f32 r392, r395
-	r566 = move.ptr r555
-	r568 = elemaddr r566, r567, 1
-	r398 = move.ptr r568
-	r399 = load.f32 r398
-	r400 = add.f32 r396, r399
-	r571 = move.ptr r555
-	r573 = elemaddr r571, r572, 1
-	r402 = move.ptr r573
-	r403 = load.f32 r402
-	r404 = add.f32 r400, r403
-	r576 = move.ptr r555
-	r578 = elemaddr r576, r577, 1
-	r406 = move.ptr r578
-	r407 = load.f32 r406
-	r408 = add.f32 r404, r407
-	r581 = move.ptr r555
-	r409 = move.ptr r581
-	r410 = load.f32 r409
-	r411 = mul.f32 r410, 6.0
-	r412 = sub.f32 r408, r411
-	r582 = move.ptr r604
-	r584 = elemaddr r582, r583, 1
-	r413 = move.ptr r584
-	store.f32 r413, r412
-	jump b99
-b99: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r426
-	r601 = elemaddr r601, r602, 1
-	r604 = elemaddr r604, r602, 1
-	jump b37
-b100: # if.else (grid unrolled 3)
-	r585 = move.ptr r604
-	r587 = elemaddr r585, r586, 1
-	r416 = move.ptr r587
-	store.f32 r416, 0.0
-	jump b99
-b101: # divide in 64 bits
-	r709 = div.i64 r378, r382
-	jump b92
-b102: # divide in 64 bits
-	r695 = div.i64 r380, r12
-	r708 = mul.i64 r695, r12
-	r696 = sub.i64 r380, r708
-	jump b90
-b103: # divide in 64 bits
-	r681 = div.i64 r378, r9
-	r694 = mul.i64 r681, r9
-	r682 = sub.i64 r378, r694
-	jump b88
-b104: # if.else (grid unrolled 2)
-	r550 = move.ptr r604
-	r552 = elemaddr r550, r551, 1
-	r367 = move.ptr r552
-	store.f32 r367, 0.0
+	r385 = move.ptr r555
+	r386 = load.f32 r385
+	r387 = add.f32 r383, r386
+	r558 = move.ptr r542
+	r560 = elemaddr r558, r559, 1
+	r389 = move.ptr r560
+	r390 = load.f32 r389
+	r391 = add.f32 r387, r390
+	r563 = move.ptr r542
+	r565 = elemaddr r563, r564, 1
+	r393 = move.ptr r565
+	r394 = load.f32 r393
+	r395 = add.f32 r391, r394
+	r568 = move.ptr r542
+	r396 = move.ptr r568
+	r397 = load.f32 r396
+	r398 = mul.f32 r397, 6.0
+	r399 = sub.f32 r395, r398
+	r569 = move.ptr r591
+	r571 = elemaddr r569, r570, 1
+	r400 = move.ptr r571
+	store.f32 r400, r399
+	jump b93
+b93: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r413
+	r588 = elemaddr r588, r589, 1
+	r591 = elemaddr r591, r589, 1
+	jump b31
+b94: # if.else (grid unrolled 3)
+	r572 = move.ptr r591
+	r574 = elemaddr r572, r573, 1
+	r403 = move.ptr r574
+	store.f32 r403, 0.0
+	jump b93
+b95: # divide in 64 bits
+	r696 = div.i64 r365, r369
+	jump b86
+b96: # divide in 64 bits
+	r682 = div.i64 r367, r12
+	r695 = mul.i64 r682, r12
+	r683 = sub.i64 r367, r695
 	jump b84
-b105: # divide in 64 bits
-	r747 = div.i64 r329, r333
-	jump b77
-b106: # divide in 64 bits
-	r733 = div.i64 r331, r12
-	r746 = mul.i64 r733, r12
-	r734 = sub.i64 r331, r746
-	jump b75
-b107: # divide in 64 bits
-	r719 = div.i64 r329, r9
-	r732 = mul.i64 r719, r9
-	r720 = sub.i64 r329, r732
-	jump b73
-b108: # if.else (grid unrolled 1)
-	r515 = move.ptr r604
-	r517 = elemaddr r515, r516, 1
-	r318 = move.ptr r517
-	store.f32 r318, 0.0
+b97: # divide in 64 bits
+	r668 = div.i64 r365, r9
+	r681 = mul.i64 r668, r9
+	r669 = sub.i64 r365, r681
+	jump b82
+b98: # if.else (grid unrolled 2)
+	r537 = move.ptr r591
+	r539 = elemaddr r537, r538, 1
+	r354 = move.ptr r539
+	store.f32 r354, 0.0
+	jump b78
+b99: # divide in 64 bits
+	r734 = div.i64 r316, r320
+	jump b71
+b100: # divide in 64 bits
+	r720 = div.i64 r318, r12
+	r733 = mul.i64 r720, r12
+	r721 = sub.i64 r318, r733
 	jump b69
-b109: # divide in 64 bits
-	r785 = div.i64 r280, r284
-	jump b62
-b110: # divide in 64 bits
-	r771 = div.i64 r282, r12
-	r784 = mul.i64 r771, r12
-	r772 = sub.i64 r282, r784
-	jump b60
-b111: # divide in 64 bits
-	r757 = div.i64 r280, r9
-	r770 = mul.i64 r757, r9
-	r758 = sub.i64 r280, r770
-	jump b58
-b112: # if.else (grid unrolled 0)
-	r270 = move.ptr r604
-	store.f32 r270, 0.0
+b101: # divide in 64 bits
+	r706 = div.i64 r316, r9
+	r719 = mul.i64 r706, r9
+	r707 = sub.i64 r316, r719
+	jump b67
+b102: # if.else (grid unrolled 1)
+	r502 = move.ptr r591
+	r504 = elemaddr r502, r503, 1
+	r305 = move.ptr r504
+	store.f32 r305, 0.0
+	jump b63
+b103: # divide in 64 bits
+	r772 = div.i64 r267, r271
+	jump b56
+b104: # divide in 64 bits
+	r758 = div.i64 r269, r12
+	r771 = mul.i64 r758, r12
+	r759 = sub.i64 r269, r771
 	jump b54
-b113: # divide in 64 bits
-	r823 = div.i64 r232, r236
-	jump b47
-b114: # divide in 64 bits
-	r809 = div.i64 r234, r12
-	r822 = mul.i64 r809, r12
-	r810 = sub.i64 r234, r822
-	jump b45
-b115: # divide in 64 bits
-	r795 = div.i64 r232, r9
-	r808 = mul.i64 r795, r9
-	r796 = sub.i64 r232, r808
-	jump b43
-b116: # preheader
+b105: # divide in 64 bits
+	r744 = div.i64 r267, r9
+	r757 = mul.i64 r744, r9
+	r745 = sub.i64 r267, r757
+	jump b52
+b106: # if.else (grid unrolled 0)
+	r257 = move.ptr r591
+	store.f32 r257, 0.0
+	jump b48
+b107: # divide in 64 bits
+	r810 = div.i64 r219, r223
+	jump b41
+b108: # divide in 64 bits
+	r796 = div.i64 r221, r12
+	r809 = mul.i64 r796, r12
+	r797 = sub.i64 r221, r809
+	jump b39
+b109: # divide in 64 bits
+	r782 = div.i64 r219, r9
+	r795 = mul.i64 r782, r9
+	r783 = sub.i64 r219, r795
+	jump b37
+b110: # preheader
 	r13 = move.i64 r157
 	r57 = move.i64 r153
 	r54 = move.i64 r150
 	r50 = move.i64 r147
-	r430 = move.i64 r458
-	r433 = move.i64 r461
-	r436 = move.i64 r464
-	r439 = move.i64 r467
-	r588 = move.i64 r2
-	r589 = elemaddr r19, r588, 4
-	r590 = move.i64 r598
-	r591 = elemaddr r4, r588, 4
-	r646 = move.u64 r187
-	r660 = move.u64 r850
-	r652 = move.u32 r842
-	r673 = move.u64 r205
+	r417 = move.i64 r445
+	r420 = move.i64 r448
+	r423 = move.i64 r451
+	r426 = move.i64 r454
+	r575 = move.i64 r2
+	r576 = elemaddr r19, r575, 4
+	r577 = move.i64 r585
+	r578 = elemaddr r4, r575, 4
+	r633 = move.u64 r185
+	r647 = move.u64 r837
+	r639 = move.u32 r829
+	r660 = move.u64 r201
+	r653 = move.u32 r843
 	r666 = move.u32 r856
-	r679 = move.u32 r869
-	jump b117
-b117: # head
-	r6 = lt.i64 r2, r222
-	branch r6, b118, b137
-b118: # index
+	jump b111
+b111: # head
+	r6 = lt.i64 r2, r209
+	branch r6, b112, b131
+b112: # index
 	r7 = move.i64 r2
-	jump b119
-b119: # rangeint.body
-	r645 = convert.u64.i64 r7
-	r647 = or.u64 r645, r646
-	r648 = shr.u64.u32 r647, 32
-	r649 = convert.u32.u64 r648
-	r650 = eq.u32 r649, 0
-	branch r650, b120, b136
-b120: # divide in 32 bits
-	r651 = convert.u32.i64 r7
-	r982 = mulhi.u32 r651, r872
-	r983 = mul.u32 r982, r652
-	r984 = sub.u32 r651, r983
-	r985 = sub.u32 r984, r652
-	r986 = min.u32 r984, r985
-	r987 = sub.u32 r984, r986
-	r988 = min.u32 r987, 1
-	r653 = add.u32 r982, r988
-	r654 = move.u32 r986
-	r643 = convert.i64.u32 r653
+	jump b113
+b113: # rangeint.body
+	r632 = convert.u64.i64 r7
+	r634 = or.u64 r632, r633
+	r635 = shr.u64.u32 r634, 32
+	r636 = convert.u32.u64 r635
+	r637 = eq.u32 r636, 0
+	branch r637, b114, b130
+b114: # divide in 32 bits
+	r638 = convert.u32.i64 r7
+	r969 = mulhi.u32 r638, r859
+	r970 = mul.u32 r969, r639
+	r971 = sub.u32 r638, r970
+	r972 = sub.u32 r971, r639
+	r973 = min.u32 r971, r972
+	r974 = sub.u32 r971, r973
+	r975 = min.u32 r974, 1
+	r640 = add.u32 r969, r975
+	r641 = move.u32 r973
+	r630 = convert.i64.u32 r640
+	r631 = convert.i64.u32 r641
+	jump b115
+b115: # rangeint.body
+	r8 = move.i64 r631
+	r10 = move.i64 r630
+	r646 = convert.u64.i64 r10
+	r648 = or.u64 r646, r647
+	r649 = shr.u64.u32 r648, 32
+	r650 = convert.u32.u64 r649
+	r651 = eq.u32 r650, 0
+	branch r651, b116, b129
+b116: # divide in 32 bits
+	r652 = convert.u32.i64 r10
+	r976 = mulhi.u32 r652, r868
+	r977 = mul.u32 r976, r653
+	r978 = sub.u32 r652, r977
+	r979 = sub.u32 r978, r653
+	r980 = min.u32 r978, r979
+	r981 = sub.u32 r978, r980
+	r982 = min.u32 r981, 1
+	r654 = add.u32 r976, r982
+	r655 = move.u32 r980
 	r644 = convert.i64.u32 r654
-	jump b121
-b121: # rangeint.body
-	r8 = move.i64 r644
-	r10 = move.i64 r643
-	r659 = convert.u64.i64 r10
+	r645 = convert.i64.u32 r655
+	jump b117
+b117: # rangeint.body
+	r11 = move.i64 r645
+	r659 = move.u64 r632
 	r661 = or.u64 r659, r660
 	r662 = shr.u64.u32 r661, 32
 	r663 = convert.u32.u64 r662
 	r664 = eq.u32 r663, 0
-	branch r664, b122, b135
-b122: # divide in 32 bits
-	r665 = convert.u32.i64 r10
-	r989 = mulhi.u32 r665, r881
-	r990 = mul.u32 r989, r666
-	r991 = sub.u32 r665, r990
-	r992 = sub.u32 r991, r666
-	r993 = min.u32 r991, r992
-	r994 = sub.u32 r991, r993
-	r995 = min.u32 r994, 1
-	r667 = add.u32 r989, r995
-	r668 = move.u32 r993
-	r657 = convert.i64.u32 r667
-	r658 = convert.i64.u32 r668
-	jump b123
-b123: # rangeint.body
-	r11 = move.i64 r658
-	r672 = move.u64 r645
-	r674 = or.u64 r672, r673
-	r675 = shr.u64.u32 r674, 32
-	r676 = convert.u32.u64 r675
-	r677 = eq.u32 r676, 0
-	branch r677, b124, b134
-b124: # divide in 32 bits
-	r678 = convert.u32.i64 r7
-	r996 = mulhi.u32 r678, r890
-	r997 = mul.u32 r996, r679
-	r998 = sub.u32 r678, r997
-	r999 = sub.u32 r998, r679
-	r1000 = min.u32 r998, r999
-	r1001 = sub.u32 r998, r1000
-	r1002 = min.u32 r1001, 1
-	r680 = add.u32 r996, r1002
-	r671 = convert.i64.u32 r680
-	jump b125
-b125: # rangeint.body
-	r14 = move.i64 r671
+	branch r664, b118, b128
+b118: # divide in 32 bits
+	r665 = convert.u32.i64 r7
+	r983 = mulhi.u32 r665, r877
+	r984 = mul.u32 r983, r666
+	r985 = sub.u32 r665, r984
+	r986 = sub.u32 r985, r666
+	r987 = min.u32 r985, r986
+	r988 = sub.u32 r985, r987
+	r989 = min.u32 r988, 1
+	r667 = add.u32 r983, r989
+	r658 = convert.i64.u32 r667
+	jump b119
+b119: # rangeint.body
+	r14 = move.i64 r658
 	r15 = gt.i64 r8, 0
-	branch r15, b126, b133
-b126: # cond.true
+	branch r15, b120, b127
+b120: # cond.true
 	r58 = lt.i64 r8, r57
-	branch r58, b127, b133
-b127: # cond.true
+	branch r58, b121, b127
+b121: # cond.true
 	r56 = gt.i64 r11, 0
-	branch r56, b128, b133
-b128: # cond.true
+	branch r56, b122, b127
+b122: # cond.true
 	r55 = lt.i64 r11, r54
-	branch r55, b129, b133
-b129: # cond.true
+	branch r55, b123, b127
+b123: # cond.true
 	r53 = gt.i64 r14, 0
-	branch r53, b130, b133
-b130: # cond.true
+	branch r53, b124, b127
+b124: # cond.true
 	r52 = lt.i64 r14, r50
-	branch r52, b131, b133
-b131: # if.then
-	r427 = move.ptr r589
-	r18 = elemaddr r427, -1, 4
+	branch r52, b125, b127
+b125: # if.then
+	r414 = move.ptr r576
+	r18 = elemaddr r414, -1, 4
 	r21 = load.f32 r18
-	r428 = move.ptr r427
-	r23 = elemaddr r428, 1, 4
+	r415 = move.ptr r414
+	r23 = elemaddr r415, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r429 = move.ptr r427
-	r431 = elemaddr r429, r430, 1
-	r27 = move.ptr r431
+	r416 = move.ptr r414
+	r418 = elemaddr r416, r417, 1
+	r27 = move.ptr r418
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
-	r432 = move.ptr r427
-	r434 = elemaddr r432, r433, 1
-	r31 = move.ptr r434
+	r419 = move.ptr r414
+	r421 = elemaddr r419, r420, 1
+	r31 = move.ptr r421
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
-	r435 = move.ptr r427
-	r437 = elemaddr r435, r436, 1
-	r35 = move.ptr r437
+	r422 = move.ptr r414
+	r424 = elemaddr r422, r423, 1
+	r35 = move.ptr r424
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
-	r438 = move.ptr r427
-	r440 = elemaddr r438, r439, 1
-	r39 = move.ptr r440
+	r425 = move.ptr r414
+	r427 = elemaddr r425, r426, 1
+	r39 = move.ptr r427
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
-	r42 = move.ptr r427
+	r42 = move.ptr r414
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = move.ptr r591
+	r46 = move.ptr r578
 	store.f32 r46, r45
-	jump b132
-b132: # latch
+	jump b126
+b126: # latch
 	r2 = add.i64 r2, r1
-	r589 = elemaddr r589, r590, 1
-	r591 = elemaddr r591, r590, 1
-	jump b117
-b133: # if.else
-	r49 = move.ptr r591
+	r576 = elemaddr r576, r577, 1
+	r578 = elemaddr r578, r577, 1
+	jump b111
+b127: # if.else
+	r49 = move.ptr r578
 	store.f32 r49, 0.0
-	jump b132
-b134: # divide in 64 bits
-	r671 = div.i64 r7, r13
-	jump b125
-b135: # divide in 64 bits
-	r657 = div.i64 r10, r12
-	r670 = mul.i64 r657, r12
-	r658 = sub.i64 r10, r670
-	jump b123
-b136: # divide in 64 bits
-	r643 = div.i64 r7, r9
-	r656 = mul.i64 r643, r9
-	r644 = sub.i64 r7, r656
-	jump b121
-b137: # preheader
+	jump b126
+b128: # divide in 64 bits
+	r658 = div.i64 r7, r13
+	jump b119
+b129: # divide in 64 bits
+	r644 = div.i64 r10, r12
+	r657 = mul.i64 r644, r12
+	r645 = sub.i64 r10, r657
+	jump b117
+b130: # divide in 64 bits
+	r630 = div.i64 r7, r9
+	r643 = mul.i64 r630, r9
+	r631 = sub.i64 r7, r643
+	jump b115
+b131: # preheader
 	r64 = move.i64 r157
 	r105 = sub.i64 r9, 1
 	r102 = sub.i64 r12, 1
 	r99 = sub.i64 r51, 1
 	r67 = move.i64 r157
-	r444 = mul.i64 r9, -4
-	r447 = mul.i64 r9, 4
-	r450 = mul.i64 r67, -4
-	r453 = mul.i64 r67, 4
-	r592 = move.i64 r2
-	r593 = elemaddr r19, r592, 4
-	r594 = mul.i64 r1, 4
-	r595 = elemaddr r4, r592, 4
-	r608 = move.u64 r187
-	r622 = convert.u64.i64 r12
-	r614 = convert.u32.i64 r9
-	r635 = move.u64 r205
-	r628 = convert.u32.i64 r12
-	r641 = convert.u32.i64 r64
-	r1003 = max.u32 r614, 1
-	r1004 = div.u32 4294967295, r1003
-	r1012 = max.u32 r628, 1
-	r1013 = div.u32 4294967295, r1012
-	r1021 = max.u32 r641, 1
-	r1022 = div.u32 4294967295, r1021
-	jump b138
-b138: # head (checked if, after)
+	r431 = mul.i64 r9, -4
+	r434 = mul.i64 r9, 4
+	r437 = mul.i64 r67, -4
+	r440 = mul.i64 r67, 4
+	r579 = move.i64 r2
+	r580 = elemaddr r19, r579, 4
+	r581 = mul.i64 r1, 4
+	r582 = elemaddr r4, r579, 4
+	r595 = move.u64 r185
+	r609 = convert.u64.i64 r12
+	r601 = convert.u32.i64 r9
+	r622 = move.u64 r201
+	r615 = convert.u32.i64 r12
+	r628 = convert.u32.i64 r64
+	r990 = max.u32 r601, 1
+	r991 = div.u32 4294967295, r990
+	r999 = max.u32 r615, 1
+	r1000 = div.u32 4294967295, r999
+	r1008 = max.u32 r628, 1
+	r1009 = div.u32 4294967295, r1008
+	jump b132
+b132: # head (checked if, after)
 	r59 = lt.i64 r2, r3
-	branch r59, b139, b158
-b139: # index (checked if, after)
+	branch r59, b133, b152
+b133: # index (checked if, after)
 	r60 = move.i64 r2
-	jump b140
-b140: # rangeint.body (checked if, after)
+	jump b134
+b134: # rangeint.body (checked if, after)
 	checkdiv.i64 r9, site 0
-	r607 = convert.u64.i64 r60
-	r609 = or.u64 r607, r608
-	r610 = shr.u64.u32 r609, 32
-	r611 = convert.u32.u64 r610
-	r612 = eq.u32 r611, 0
-	branch r612, b141, b157
-b141: # divide in 32 bits
-	r613 = convert.u32.i64 r60
-	r1005 = mulhi.u32 r613, r1004
-	r1006 = mul.u32 r1005, r614
-	r1007 = sub.u32 r613, r1006
-	r1008 = sub.u32 r1007, r614
-	r1009 = min.u32 r1007, r1008
-	r1010 = sub.u32 r1007, r1009
-	r1011 = min.u32 r1010, 1
-	r615 = add.u32 r1005, r1011
-	r616 = move.u32 r1009
-	r605 = convert.i64.u32 r615
-	r606 = convert.i64.u32 r616
-	jump b142
-b142: # rangeint.body (checked if, after)
-	r61 = move.i64 r606
-	r62 = move.i64 r605
+	r594 = convert.u64.i64 r60
+	r596 = or.u64 r594, r595
+	r597 = shr.u64.u32 r596, 32
+	r598 = convert.u32.u64 r597
+	r599 = eq.u32 r598, 0
+	branch r599, b135, b151
+b135: # divide in 32 bits
+	r600 = convert.u32.i64 r60
+	r992 = mulhi.u32 r600, r991
+	r993 = mul.u32 r992, r601
+	r994 = sub.u32 r600, r993
+	r995 = sub.u32 r994, r601
+	r996 = min.u32 r994, r995
+	r997 = sub.u32 r994, r996
+	r998 = min.u32 r997, 1
+	r602 = add.u32 r992, r998
+	r603 = move.u32 r996
+	r592 = convert.i64.u32 r602
+	r593 = convert.i64.u32 r603
+	jump b136
+b136: # rangeint.body (checked if, after)
+	r61 = move.i64 r593
+	r62 = move.i64 r592
 	checkdiv.i64 r12, site 2
-	r621 = convert.u64.i64 r62
+	r608 = convert.u64.i64 r62
+	r610 = or.u64 r608, r609
+	r611 = shr.u64.u32 r610, 32
+	r612 = convert.u32.u64 r611
+	r613 = eq.u32 r612, 0
+	branch r613, b137, b150
+b137: # divide in 32 bits
+	r614 = convert.u32.i64 r62
+	r1001 = mulhi.u32 r614, r1000
+	r1002 = mul.u32 r1001, r615
+	r1003 = sub.u32 r614, r1002
+	r1004 = sub.u32 r1003, r615
+	r1005 = min.u32 r1003, r1004
+	r1006 = sub.u32 r1003, r1005
+	r1007 = min.u32 r1006, 1
+	r616 = add.u32 r1001, r1007
+	r617 = move.u32 r1005
+	r606 = convert.i64.u32 r616
+	r607 = convert.i64.u32 r617
+	jump b138
+b138: # rangeint.body (checked if, after)
+	r63 = move.i64 r607
+	checkdiv.i64 r64, site 3
+	r621 = move.u64 r594
 	r623 = or.u64 r621, r622
 	r624 = shr.u64.u32 r623, 32
 	r625 = convert.u32.u64 r624
 	r626 = eq.u32 r625, 0
-	branch r626, b143, b156
-b143: # divide in 32 bits
-	r627 = convert.u32.i64 r62
-	r1014 = mulhi.u32 r627, r1013
-	r1015 = mul.u32 r1014, r628
-	r1016 = sub.u32 r627, r1015
-	r1017 = sub.u32 r1016, r628
-	r1018 = min.u32 r1016, r1017
-	r1019 = sub.u32 r1016, r1018
-	r1020 = min.u32 r1019, 1
-	r629 = add.u32 r1014, r1020
-	r630 = move.u32 r1018
-	r619 = convert.i64.u32 r629
-	r620 = convert.i64.u32 r630
-	jump b144
-b144: # rangeint.body (checked if, after)
-	r63 = move.i64 r620
-	checkdiv.i64 r64, site 3
-	r634 = move.u64 r607
-	r636 = or.u64 r634, r635
-	r637 = shr.u64.u32 r636, 32
-	r638 = convert.u32.u64 r637
-	r639 = eq.u32 r638, 0
-	branch r639, b145, b155
-b145: # divide in 32 bits
-	r640 = convert.u32.i64 r60
-	r1023 = mulhi.u32 r640, r1022
-	r1024 = mul.u32 r1023, r641
-	r1025 = sub.u32 r640, r1024
-	r1026 = sub.u32 r1025, r641
-	r1027 = min.u32 r1025, r1026
-	r1028 = sub.u32 r1025, r1027
-	r1029 = min.u32 r1028, 1
-	r642 = add.u32 r1023, r1029
-	r633 = convert.i64.u32 r642
-	jump b146
-b146: # rangeint.body (checked if, after)
-	r65 = move.i64 r633
+	branch r626, b139, b149
+b139: # divide in 32 bits
+	r627 = convert.u32.i64 r60
+	r1010 = mulhi.u32 r627, r1009
+	r1011 = mul.u32 r1010, r628
+	r1012 = sub.u32 r627, r1011
+	r1013 = sub.u32 r1012, r628
+	r1014 = min.u32 r1012, r1013
+	r1015 = sub.u32 r1012, r1014
+	r1016 = min.u32 r1015, 1
+	r629 = add.u32 r1010, r1016
+	r620 = convert.i64.u32 r629
+	jump b140
+b140: # rangeint.body (checked if, after)
+	r65 = move.i64 r620
 	r66 = gt.i64 r61, 0
-	branch r66, b147, b154
-b147: # cond.true (checked if, after)
+	branch r66, b141, b148
+b141: # cond.true (checked if, after)
 	r106 = lt.i64 r61, r105
-	branch r106, b148, b154
-b148: # cond.true (checked if, after)
+	branch r106, b142, b148
+b142: # cond.true (checked if, after)
 	r104 = gt.i64 r63, 0
-	branch r104, b149, b154
-b149: # cond.true (checked if, after)
+	branch r104, b143, b148
+b143: # cond.true (checked if, after)
 	r103 = lt.i64 r63, r102
-	branch r103, b150, b154
-b150: # cond.true (checked if, after)
+	branch r103, b144, b148
+b144: # cond.true (checked if, after)
 	r101 = gt.i64 r65, 0
-	branch r101, b151, b154
-b151: # cond.true (checked if, after)
+	branch r101, b145, b148
+b145: # cond.true (checked if, after)
 	r100 = lt.i64 r65, r99
-	branch r100, b152, b154
-b152: # if.then (checked if, after)
+	branch r100, b146, b148
+b146: # if.then (checked if, after)
 	r68 = sub.i64 r60, 1
 	checkindex r68, r20, site 4
-	r441 = move.ptr r593
-	r69 = elemaddr r441, -1, 4
+	r428 = move.ptr r580
+	r69 = elemaddr r428, -1, 4
 	r70 = load.f32 r69
 	r71 = add.i64 r60, 1
 	checkindex r71, r20, site 5
-	r442 = move.ptr r441
-	r72 = elemaddr r442, 1, 4
+	r429 = move.ptr r428
+	r72 = elemaddr r429, 1, 4
 	r73 = load.f32 r72
 	r74 = add.f32 r70, r73
 	r75 = sub.i64 r60, r9
 	checkindex r75, r20, site 6
-	r443 = move.ptr r441
-	r445 = elemaddr r443, r444, 1
-	r76 = move.ptr r445
+	r430 = move.ptr r428
+	r432 = elemaddr r430, r431, 1
+	r76 = move.ptr r432
 	r77 = load.f32 r76
 	r78 = add.f32 r74, r77
 	r79 = add.i64 r60, r9
 	checkindex r79, r20, site 7
-	r446 = move.ptr r441
-	r448 = elemaddr r446, r447, 1
-	r80 = move.ptr r448
+	r433 = move.ptr r428
+	r435 = elemaddr r433, r434, 1
+	r80 = move.ptr r435
 	r81 = load.f32 r80
 	r82 = add.f32 r78, r81
 	r83 = sub.i64 r60, r67
 	checkindex r83, r20, site 8
-	r449 = move.ptr r441
-	r451 = elemaddr r449, r450, 1
-	r84 = move.ptr r451
+	r436 = move.ptr r428
+	r438 = elemaddr r436, r437, 1
+	r84 = move.ptr r438
 	r85 = load.f32 r84
 	r86 = add.f32 r82, r85
 	r87 = add.i64 r60, r67
 	checkindex r87, r20, site 9
-	r452 = move.ptr r441
-	r454 = elemaddr r452, r453, 1
-	r88 = move.ptr r454
+	r439 = move.ptr r428
+	r441 = elemaddr r439, r440, 1
+	r88 = move.ptr r441
 	r89 = load.f32 r88
 	r90 = add.f32 r86, r89
 	checkindex r60, r20, site 10
-	r91 = move.ptr r441
+	r91 = move.ptr r428
 	r92 = load.f32 r91
 	r93 = mul.f32 r92, 6.0
 	r94 = sub.f32 r90, r93
-	r95 = move.ptr r595
+	r95 = move.ptr r582
 	store.f32 r95, r94
-	jump b153
-b153: # latch (checked if, after)
+	jump b147
+b147: # latch (checked if, after)
 	r2 = add.i64 r2, r1
-	r593 = elemaddr r593, r594, 1
-	r595 = elemaddr r595, r594, 1
-	jump b138
-b154: # if.else (checked if, after)
-	r98 = move.ptr r595
+	r580 = elemaddr r580, r581, 1
+	r582 = elemaddr r582, r581, 1
+	jump b132
+b148: # if.else (checked if, after)
+	r98 = move.ptr r582
 	store.f32 r98, 0.0
-	jump b153
-b155: # divide in 64 bits
-	r633 = div.i64 r60, r64
-	jump b146
-b156: # divide in 64 bits
-	r619 = div.i64 r62, r12
-	r632 = mul.i64 r619, r12
-	r620 = sub.i64 r62, r632
-	jump b144
-b157: # divide in 64 bits
-	r605 = div.i64 r60, r9
-	r618 = mul.i64 r605, r9
-	r606 = sub.i64 r60, r618
-	jump b142
-b158: # exit
+	jump b147
+b149: # divide in 64 bits
+	r620 = div.i64 r60, r64
+	jump b140
+b150: # divide in 64 bits
+	r606 = div.i64 r62, r12
+	r619 = mul.i64 r606, r12
+	r607 = sub.i64 r62, r619
+	jump b138
+b151: # divide in 64 bits
+	r592 = div.i64 r60, r9
+	r605 = mul.i64 r592, r9
+	r593 = sub.i64 r60, r605
+	jump b136
+b152: # exit
 	return
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
