@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"github.com/qdgo/qd/check"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -40,7 +41,9 @@ func (l *lowerer) lowerBody() {
 		return // the tasks may be incomplete
 	}
 	if !l.cfg.SkipDependenceCheck {
-		l.checkDependences()
+		for _, d := range check.Dependences(l.k, l.loopIndexes, l) {
+			l.errorf(d.Pos, "%s", d.Message)
+		}
 	}
 	l.groupBlocks()
 }
@@ -109,7 +112,7 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(cond), Succs: [2]int{index.Index, exit.Index}}
 
 	tb.cur = index
-	l.loopIndexes[t] = &loopIndex{reg: f.regsFor(pl.phi)[0], init: init, bound: bound, wide: wide, delta: pl.delta}
+	l.loopIndexes[t] = &check.Loop{Index: f.regsFor(pl.phi)[0], Init: init, Bound: bound, Wide: wide, Delta: pl.delta}
 	gs.enter(f.start)
 
 	tb.cur = latch

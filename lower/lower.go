@@ -25,6 +25,7 @@ import (
 	"go/types"
 	"sort"
 
+	"github.com/qdgo/qd/check"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -160,10 +161,9 @@ type lowerer struct {
 	// loopIndexes describes the loop of each parallel task, for the
 	// dependence check; syntax holds the kernel's syntax and that of the
 	// functions inlined into it, where diagnostics find accesses' source.
-	loopIndexes map[*ir.Task]*loopIndex
-	nestIndexes map[*ir.Task][]*loopIndex // each level of a loop nest's task
+	loopIndexes map[*ir.Task]*check.Loop
+	nestIndexes map[*ir.Task][]*check.Loop // each level of a loop nest's task
 	syntax      []ast.Node
-	raced       map[*ir.Instr]bool // accesses reported racing with another block
 }
 
 type diagKey struct {
@@ -221,8 +221,7 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
-		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*loopIndex), nestIndexes: make(map[*ir.Task][]*loopIndex),
-		raced: make(map[*ir.Instr]bool)}
+		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*check.Loop), nestIndexes: make(map[*ir.Task][]*check.Loop)}
 }
 
 // kernel lowers l.fn.

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 
+	"github.com/qdgo/qd/check"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -201,15 +202,13 @@ func (l *lowerer) buildNestOrLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 // innerConflicts reports whether the dependence check finds iterations of
 // an inner level of the nest task t that conflict, without reporting them.
 func (l *lowerer) innerConflicts(t *ir.Task) bool {
-	savedDiags, savedSeen := l.diags, l.seen
 	l.diags, l.seen = nil, nil
 	for _, lp := range l.nestIndexes[t][1:] {
-		ix := newIndexer(l.k, t, lp)
-		l.checkLoop(ix, ix.accesses())
+		if check.Conflicts(l.k, t, lp) {
+			return true
+		}
 	}
-	found := len(l.diags) > 0
-	l.diags, l.seen = savedDiags, savedSeen
-	return found
+	return false
 }
 
 // buildNest builds the parallel task of a loop nest: the levels' indices
@@ -333,17 +332,17 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 }
 
 // nestIndexes describes a nest to the dependence check as one loop per
-// level (loopIndex).
-func nestIndexes(ranges []levelRange) []*loopIndex {
-	var ixs []*loopIndex
+// level (check.Loop).
+func nestIndexes(ranges []levelRange) []*check.Loop {
+	var ixs []*check.Loop
 	for k, lv := range ranges {
-		ix := &loopIndex{reg: lv.reg, init: lv.init, bound: lv.bound, wide: lv.wide, delta: lv.delta,
-			fixed: map[ir.Reg]bool{}, counters: map[ir.Reg]nestCounter{}}
+		ix := &check.Loop{Index: lv.reg, Init: lv.init, Bound: lv.bound, Wide: lv.wide, Delta: lv.delta,
+			Fixed: map[ir.Reg]bool{}, Counters: map[ir.Reg]check.Counter{}}
 		for _, outer := range ranges[:k] {
-			ix.fixed[outer.reg] = true
+			ix.Fixed[outer.reg] = true
 		}
 		for _, inner := range ranges[k+1:] {
-			ix.counters[inner.reg] = nestCounter{init: inner.init, wide: inner.wide, count: inner.count}
+			ix.Counters[inner.reg] = check.Counter{Init: inner.init, Wide: inner.wide, Count: inner.count}
 		}
 		ixs = append(ixs, ix)
 	}

@@ -5,9 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"sort"
 
-	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/check"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -222,144 +221,11 @@ func (l *lowerer) groupBlocks() {
 			l.k.Groups[t.Group-1]++
 		}
 	}
-	type blockSummary struct {
-		reads, writes []bool
-		accesses      []blockAccess
+	diags, conflicts := check.Blocks(l.k, l.loopIndexes, l)
+	for _, d := range diags {
+		l.errorf(d.Pos, "%s", d.Message)
 	}
-	byBlock := map[int]*blockSummary{}
-	groups := map[int][]int{}
-	for _, t := range l.k.Tasks {
-		if t.StreamBlock == 0 {
-			continue
-		}
-		a := byBlock[t.StreamBlock]
-		if a == nil {
-			a = &blockSummary{reads: make([]bool, len(l.k.Params)), writes: make([]bool, len(l.k.Params))}
-			byBlock[t.StreamBlock] = a
-			groups[t.Group] = append(groups[t.Group], t.StreamBlock)
-		}
-		reads, writes := paramAccess(l.k, t)
-		for p := range l.k.Params {
-			a.reads[p] = a.reads[p] || reads[p]
-			a.writes[p] = a.writes[p] || writes[p]
-		}
-		a.accesses = append(a.accesses, l.blockAccesses(t)...)
-	}
-	conflicts := map[[2]int]bool{}
-	for g := 1; g <= group; g++ {
-		blocks := groups[g]
-		for i, b1 := range blocks {
-			for _, b2 := range blocks[i+1:] {
-				a1, a2 := byBlock[b1], byBlock[b2]
-				for p := range l.k.Params {
-					for q := range l.k.Params {
-						if p != q && (a1.writes[p] && (a2.reads[q] || a2.writes[q]) || a2.writes[p] && a1.reads[q]) {
-							conflicts[[2]int{min(p, q), max(p, q)}] = true
-						}
-					}
-					l.blockRace(p, a1.accesses, a2.accesses)
-				}
-			}
-		}
-	}
-	for c := range conflicts {
-		l.k.Conflicts = append(l.k.Conflicts, c)
-	}
-	sort.Slice(l.k.Conflicts, func(i, j int) bool {
-		a, b := l.k.Conflicts[i], l.k.Conflicts[j]
-		return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
-	})
-}
-
-// blockAccess is an access of a qd.StreamParallel block's task with the
-// range of elements it may touch, [lo, hi]; nil bounds mean any element.
-type blockAccess struct {
-	access
-	lo, hi form
-}
-
-func (l *lowerer) blockAccesses(t *ir.Task) []blockAccess {
-	ix := newIndexer(l.k, t, l.loopIndexes[t])
-	var bas []blockAccess
-	for _, a := range ix.accesses() {
-		lo, hi := ix.footprint(&a)
-		bas = append(bas, blockAccess{a, lo, hi})
-	}
-	return bas
-}
-
-// blockRace reports the first pair of accesses of parameter p by two
-// blocks of a group that may touch one element, one of them writing it.
-// Atomics do not race with each other.
-func (l *lowerer) blockRace(p int, first, second []blockAccess) {
-	// Writes first: x[i] += 1 is reported as the write it ends with.
-	var ys []blockAccess
-	for _, write := range []bool{true, false} {
-		for _, y := range second {
-			if y.param == p && y.write == write {
-				ys = append(ys, y)
-			}
-		}
-	}
-	for _, y := range ys {
-		if l.raced[y.in] {
-			return // reported with another block
-		}
-		for _, x := range first {
-			if x.param != p || !x.write && !y.write || x.atomic && y.atomic || disjoint(&x, &y) {
-				continue
-			}
-			l.raced[y.in] = true
-			verb := func(a *blockAccess) string {
-				if a.write {
-					return "writes"
-				}
-				return "reads"
-			}
-			pos, text := l.describe(y.in, p)
-			xpos, xtext := l.describe(x.in, p)
-			l.errorf(pos, "data race on %s between qd.StreamParallel blocks: %s %s elements that %s (at %s) %s in a block that runs at the same time; put a plain statement between the two blocks to order them, or give them different slices or elements",
-				l.k.Params[p].Name, text, verb(&y), xtext, l.where(xpos), verb(&x))
-			return
-		}
-	}
-}
-
-// disjoint reports whether two accesses' ranges of elements cannot meet.
-func disjoint(x, y *blockAccess) bool {
-	if x.lo == nil || y.lo == nil {
-		return false
-	}
-	below := func(hi, lo form) bool {
-		d, ok := hi.sub(lo).constant()
-		return ok && d < 0
-	}
-	return below(x.hi, y.lo) || below(y.hi, x.lo)
-}
-
-// paramAccess returns which slice parameters a task reads and writes,
-// following addresses from each parameter's base through the task.
-func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
-	n := len(k.Params)
-	from := pointsTo(k, t)
-	reads, writes = make([]bool, n), make([]bool, n)
-	for _, b := range t.Blocks {
-		for _, in := range b.Instrs {
-			// The op table says which ops touch memory, so that an op added
-			// later (an atomic, which reads and writes) is not missed here.
-			mem := in.Op.Info().Memory
-			if mem == ir.MemNone {
-				continue
-			}
-			if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
-				for p, ok := range from[a.Reg] {
-					reads[p] = reads[p] || ok && mem.Reads()
-					writes[p] = writes[p] || ok && mem.Writes()
-				}
-			}
-		}
-	}
-	return reads, writes
+	l.k.Conflicts = conflicts
 }
 
 // cellMessage explains a captured variable that cannot be seen through.

@@ -1,4 +1,4 @@
-package lower
+package check
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // and atomic op on a slice parameter, the index of the element as a form
 // of the parallel loop's index, the counters of inner loops and values
 // that are the same in every iteration. The dependence check (depend.go)
-// and the race check between qd.StreamParallel blocks (parallel.go)
+// and the race check between qd.StreamParallel blocks (blocks.go)
 // compare them.
 //
 // The IR of a freshly lowered task is nearly in SSA form: each go/ssa
@@ -23,38 +23,6 @@ import (
 // several times by the same instruction) stands for its definition; a phi
 // is an inner loop's counter when one definition starts it outside the
 // loop and the other adds 1 inside, and an unknown value otherwise.
-
-// loopIndex describes the parallel loop of a task: the register of its
-// index, which iteration k sets to init+k, and the iterations that run,
-// those with index+delta < bound.
-type loopIndex struct {
-	reg         ir.Reg
-	init, bound ir.Arg // of type wide
-	wide        ir.Type
-	delta       int64
-	// A loop nest that runs as one parallel loop (nest.go) is checked once
-	// per level, as the loop of that level's index: the indexes of the
-	// levels outside it are then the same in the two iterations compared,
-	// and those of the levels inside it count like inner loops' counters.
-	fixed    map[ir.Reg]bool
-	counters map[ir.Reg]nestCounter
-}
-
-func (lp *loopIndex) counter(r ir.Reg) (nestCounter, bool) {
-	if lp == nil {
-		return nestCounter{}, false
-	}
-	c, ok := lp.counters[r]
-	return c, ok
-}
-
-// nestCounter is the index of an inner level of a loop nest: init+k for k
-// from 0 to count-1.
-type nestCounter struct {
-	init  ir.Arg // of type wide
-	wide  ir.Type
-	count ir.Arg // of type u64
-}
 
 // access is one instruction of a task that touches a slice parameter.
 type access struct {
@@ -74,7 +42,7 @@ type access struct {
 type indexer struct {
 	k      *ir.Kernel
 	t      *ir.Task
-	loop   *loopIndex // nil for a serial task
+	loop   *Loop // nil for a serial task
 	defs   [][]def
 	forms  map[ir.Reg]form
 	widths map[string]form // the number of values of each counter
@@ -86,7 +54,7 @@ type def struct {
 	in    *ir.Instr
 }
 
-func newIndexer(k *ir.Kernel, t *ir.Task, loop *loopIndex) *indexer {
+func newIndexer(k *ir.Kernel, t *ir.Task, loop *Loop) *indexer {
 	ix := &indexer{k: k, t: t, loop: loop, defs: make([][]def, len(t.Regs)),
 		forms: map[ir.Reg]form{}, widths: map[string]form{}, loops: t.Loops()}
 	for _, b := range t.Blocks {
@@ -140,16 +108,16 @@ func regOf(sym string) (ir.Reg, bool) {
 
 // formOf returns the form of register r's value.
 func (ix *indexer) formOf(r ir.Reg) form {
-	if ix.loop != nil && r == ix.loop.reg {
+	if ix.loop != nil && r == ix.loop.Index {
 		return symbolForm(indexSymbol)
 	}
-	if ix.loop != nil && ix.loop.fixed[r] {
+	if ix.loop != nil && ix.loop.Fixed[r] {
 		return symbolForm(fmt.Sprintf("level.r%d", r))
 	}
 	if c, ok := ix.loop.counter(r); ok {
 		sym := fmt.Sprintf("%cr%d", counterPrefix, r)
-		ix.widths[sym] = ix.formOfArg(c.count, ir.Uint64)
-		return ix.formOfArg(c.init, c.wide).add(symbolForm(sym))
+		ix.widths[sym] = ix.formOfArg(c.Count, ir.Uint64)
+		return ix.formOfArg(c.Init, c.Wide).add(symbolForm(sym))
 	}
 	if f, ok := ix.forms[r]; ok {
 		if f == nil {
@@ -487,11 +455,11 @@ func (ix *indexer) iterations() []interval {
 		return out
 	}
 	domain := everything
-	if c, ok := ix.formOfArg(ix.loop.init, ix.loop.wide).constant(); ok {
+	if c, ok := ix.formOfArg(ix.loop.Init, ix.loop.Wide).constant(); ok {
 		domain.lo = c
 	}
-	if c, ok := ix.formOfArg(ix.loop.bound, ix.loop.wide).constant(); ok {
-		domain.hi = c - ix.loop.delta - 1
+	if c, ok := ix.formOfArg(ix.loop.Bound, ix.loop.Wide).constant(); ok {
+		domain.hi = c - ix.loop.Delta - 1
 	}
 	dom := ix.t.Dominators()
 	preds := ix.t.Preds()
@@ -628,8 +596,8 @@ func (ix *indexer) valueRange(v string, iters interval) (lo, hi form) {
 	if ix.loop == nil {
 		return nil, nil
 	}
-	lo = ix.formOfArg(ix.loop.init, ix.loop.wide)
-	hi = ix.formOfArg(ix.loop.bound, ix.loop.wide).sub(constForm(ix.loop.delta + 1))
+	lo = ix.formOfArg(ix.loop.Init, ix.loop.Wide)
+	hi = ix.formOfArg(ix.loop.Bound, ix.loop.Wide).sub(constForm(ix.loop.Delta + 1))
 	if c, ok := lo.constant(); iters.lo != math.MinInt64 && (!ok || iters.lo > c) {
 		lo = constForm(iters.lo)
 	}

@@ -1,4 +1,4 @@
-package lower
+package check
 
 import (
 	"math"
@@ -39,7 +39,7 @@ func TestDistinct(t *testing.T) {
 	k := &ir.Kernel{Params: []ir.Param{{Name: "h", Type: ir.Int64}}}
 	task := &ir.Task{Kind: ir.Parallel, Regs: []ir.Type{ir.Int64}}
 	task.NewBlock("entry").Instrs = []ir.Instr{{Op: ir.OpParam, Type: ir.Int64, Dst: 0}}
-	ix := newIndexer(k, task, &loopIndex{reg: ir.NoReg, init: ir.Imm(ir.Int64, 0), bound: ir.R(0), wide: ir.Int64})
+	ix := newIndexer(k, task, &Loop{Index: ir.NoReg, Init: ir.Imm(ir.Int64, 0), Bound: ir.R(0), Wide: ir.Int64})
 	ix.widths = map[string]form{"#r8": symbolForm("w"), "#r9": constForm(3)}
 	i, w, h := symbolForm(indexSymbol), symbolForm("w"), symbolForm("h")
 	x, j := symbolForm("#r8"), symbolForm("#r9")

@@ -1,4 +1,4 @@
-package lower
+package check
 
 import (
 	"math"
@@ -24,17 +24,30 @@ import (
 // memory (dst[idx[i]] = src[i]) is a permutation's scatter, and the CPU
 // race mode finds the rest dynamically.
 
-// checkDependences checks the kernel's parallel tasks.
-func (l *lowerer) checkDependences() {
-	for _, t := range l.k.Tasks {
-		if lp := l.loopIndexes[t]; lp != nil {
-			ix := newIndexer(l.k, t, lp)
-			l.checkLoop(ix, ix.accesses())
+// Dependences checks the parallel tasks of k, each with its loop in
+// loops (serial tasks have none there), and returns the conflicts found.
+func Dependences(k *ir.Kernel, loops map[*ir.Task]*Loop, src Source) []Diagnostic {
+	c := &checker{k: k, src: src}
+	for _, t := range k.Tasks {
+		if lp := loops[t]; lp != nil {
+			ix := newIndexer(k, t, lp)
+			c.checkLoop(ix, ix.accesses())
 		}
 	}
+	return c.diags
 }
 
-func (l *lowerer) checkLoop(ix *indexer, as []access) {
+// Conflicts reports whether iterations of loop lp of task t conflict,
+// without saying how: a nest whose inner level's iterations do runs that
+// level serially instead.
+func Conflicts(k *ir.Kernel, t *ir.Task, lp *Loop) bool {
+	c := &checker{k: k, src: silent{}}
+	ix := newIndexer(k, t, lp)
+	c.checkLoop(ix, ix.accesses())
+	return len(c.diags) > 0
+}
+
+func (c *checker) checkLoop(ix *indexer, as []access) {
 	plainWrite := func(a *access) bool { return a.write && !a.atomic && a.index != nil }
 	plainRead := func(a *access) bool { return a.read && !a.atomic && a.index != nil }
 	done := map[*ir.Instr]bool{}
@@ -42,7 +55,7 @@ func (l *lowerer) checkLoop(ix *indexer, as []access) {
 	for i := range as {
 		w := &as[i]
 		if plainWrite(w) && !w.index.has(isIndex) && !w.index.has(isVarying) && !w.iters.single() {
-			l.everyIteration(w)
+			c.everyIteration(w)
 			done[w.in] = true
 			for j := range as {
 				if r := &as[j]; plainRead(r) && r.param == w.param && r.index.equal(w.index) {
@@ -59,7 +72,7 @@ func (l *lowerer) checkLoop(ix *indexer, as []access) {
 		}
 		for j := range as {
 			if r := &as[j]; plainRead(r) && r.param == w.param && r.index.equal(w.index) {
-				l.lostUpdates(w)
+				c.lostUpdates(w)
 				done[w.in], done[r.in] = true, true
 				break
 			}
@@ -88,7 +101,7 @@ func (l *lowerer) checkLoop(ix *indexer, as []access) {
 				continue
 			}
 			if ix.conflict(x, y) {
-				l.conflict(y, x, why)
+				c.conflict(y, x, why)
 				done[y.in] = true
 				break
 			}
@@ -188,7 +201,7 @@ func positive(f form) form {
 // loopWidth is the number of values of the loop index: bound-delta-init.
 func (ix *indexer) loopWidth() form {
 	lp := ix.loop
-	return ix.formOfArg(lp.bound, lp.wide).sub(constForm(lp.delta)).sub(ix.formOfArg(lp.init, lp.wide))
+	return ix.formOfArg(lp.Bound, lp.Wide).sub(constForm(lp.Delta)).sub(ix.formOfArg(lp.Init, lp.Wide))
 }
 
 // conflict reports whether x, in one iteration, and y, in another, can be

@@ -1,0 +1,52 @@
+package check
+
+import (
+	"fmt"
+	"go/token"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// This file writes the dependence check's diagnostics. Each names the
+// access as the source writes it, and the way out.
+
+const loopAdvice = "accumulate in a variable declared before the loop instead (a reduction, such as sum += x[i]), use an atomic (atomic.AddInt32, qd.AtomicAdd, qd.AtomicMax, ...), or give each iteration its own element"
+
+func (c *checker) everyIteration(w *access) {
+	pos, text := c.src.Describe(w.in, w.param)
+	c.errorf(pos, fmt.Sprintf("every iteration of this parallel loop writes %s: iterations run at the same time, so their updates race and all but one are lost; %s", text, loopAdvice))
+}
+
+func (c *checker) lostUpdates(w *access) {
+	pos, text := c.src.Describe(w.in, w.param)
+	c.errorf(pos, fmt.Sprintf("%s is read, changed and written back by iterations of this parallel loop that run at the same time and may use the same index, so updates would be lost; use an atomic instead: %s", text, atomicAdvice(w)))
+}
+
+// atomicAdvice names the atomic that adds to an element of the access's
+// type.
+func atomicAdvice(a *access) string {
+	name := map[ir.Type]string{ir.Int32: "AddInt32", ir.Int64: "AddInt64", ir.Uint32: "AddUint32", ir.Uint64: "AddUint64"}[a.in.Type]
+	if name != "" {
+		return fmt.Sprintf("atomic.%s, or qd.AtomicAdd, qd.AtomicMin and qd.AtomicMax", name)
+	}
+	return "qd.AtomicAdd, qd.AtomicMin or qd.AtomicMax"
+}
+
+func (c *checker) conflict(y, x *access, why string) {
+	pos, text := c.src.Describe(y.in, y.param)
+	xpos, xtext := c.src.Describe(x.in, x.param)
+	advice := "iterations run at the same time, in no order, so it may see the element before or after that write; read from a second slice, or write in one loop and read in a later one"
+	switch {
+	case x.atomic:
+		advice = "use atomics for every access of the element in the loop (atomic.Load and atomic.Store), or read it in a later loop"
+	case y.write:
+		advice = "iterations run at the same time, in no order, so which write remains is not defined; give each iteration its own elements"
+	}
+	c.errorf(pos, fmt.Sprintf("%s %s (%s at %s): %s", text, why, xtext, c.src.Where(xpos), advice))
+}
+
+// silent is the Source of a check whose diagnostics are not shown.
+type silent struct{}
+
+func (silent) Describe(*ir.Instr, int) (token.Pos, string) { return token.NoPos, "" }
+func (silent) Where(token.Pos) string                      { return "" }
