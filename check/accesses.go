@@ -47,6 +47,9 @@ type indexer struct {
 	forms  map[ir.Reg]form
 	widths map[string]form // the number of values of each counter
 	loops  []*ir.Loop      // innermost first
+	// conditions are the launch conditions under which the accesses
+	// accepted are distinct (Result.Conditions).
+	conditions []*ir.Expr
 }
 
 type def struct {

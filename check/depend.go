@@ -24,17 +24,32 @@ import (
 // memory (dst[idx[i]] = src[i]) is a permutation's scatter, and the CPU
 // race mode finds the rest dynamically.
 
+// Result is what the dependence check finds in a kernel.
+type Result struct {
+	Diagnostics []Diagnostic
+	// Conditions holds, for a task whose iterations are distinct only
+	// under conditions on parameters and lengths, those conditions, each
+	// a bool expression: the task runs in parallel when all hold, and
+	// otherwise on one thread, iteration after iteration, as Go does.
+	Conditions map[*ir.Task][]*ir.Expr
+}
+
 // Dependences checks the parallel tasks of k, each with its loop in
-// loops (serial tasks have none there), and returns the conflicts found.
-func Dependences(k *ir.Kernel, loops map[*ir.Task]*Loop, src Source) []Diagnostic {
+// loops (serial tasks have none there).
+func Dependences(k *ir.Kernel, loops map[*ir.Task]*Loop, src Source) Result {
 	c := &checker{k: k, src: src}
+	r := Result{Conditions: map[*ir.Task][]*ir.Expr{}}
 	for _, t := range k.Tasks {
 		if lp := loops[t]; lp != nil {
 			ix := newIndexer(k, t, lp)
 			c.checkLoop(ix, ix.accesses())
+			if len(ix.conditions) > 0 {
+				r.Conditions[t] = ix.conditions
+			}
 		}
 	}
-	return c.diags
+	r.Diagnostics = c.diags
+	return r
 }
 
 // Conflicts reports whether iterations of loop lp of task t conflict,

@@ -41,7 +41,7 @@ func (l *lowerer) lowerBody() {
 		return // the tasks may be incomplete
 	}
 	if !l.cfg.SkipDependenceCheck {
-		for _, d := range check.Dependences(l.k, l.loopIndexes, l) {
+		for _, d := range check.Dependences(l.k, l.loopIndexes, l).Diagnostics {
 			l.errorf(d.Pos, "%s", d.Message)
 		}
 	}
