@@ -609,3 +609,33 @@ func (ix *indexer) valueRange(v string, iters interval) (lo, hi form) {
 	}
 	return lo, hi
 }
+
+// readFromMemory reports whether index f depends on a value loaded from
+// memory in the iteration, as dst[idx[i]] does.
+func (ix *indexer) readFromMemory(f form) bool {
+	return f.has(func(s string) bool {
+		r, ok := regOf(s)
+		if !ok || !isVarying(s) {
+			return false
+		}
+		for in := ix.single(r); in != nil; in = ix.single(in.Args[0].Reg) {
+			switch {
+			case in.Op == ir.OpLoad || in.Op == ir.OpAtomicLoad:
+				return true
+			case in.Op != ir.OpConvert && in.Op != ir.OpMove || in.Args[0].Imm:
+				return false
+			}
+		}
+		return false
+	})
+}
+
+// adds reports whether the write w stores a sum or difference: an update
+// that an atomic add can make.
+func (ix *indexer) adds(w *access) bool {
+	if w.in.Op != ir.OpStore || w.in.Args[1].Imm {
+		return false
+	}
+	in := ix.single(w.in.Args[1].Reg)
+	return in != nil && (in.Op == ir.OpAdd || in.Op == ir.OpSub)
+}

@@ -87,7 +87,7 @@ func (c *checker) checkLoop(ix *indexer, as []access) {
 		}
 		for j := range as {
 			if r := &as[j]; plainRead(r) && r.param == w.param && r.index.equal(w.index) {
-				c.lostUpdates(w)
+				c.lostUpdates(ix, w)
 				done[w.in], done[r.in] = true, true
 				break
 			}

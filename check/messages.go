@@ -17,19 +17,37 @@ func (c *checker) everyIteration(w *access) {
 	c.errorf(pos, fmt.Sprintf("every iteration of this parallel loop writes %s: iterations run at the same time, so their updates race and all but one are lost; %s", text, loopAdvice))
 }
 
-func (c *checker) lostUpdates(w *access) {
+func (c *checker) lostUpdates(ix *indexer, w *access) {
 	pos, text := c.src.Describe(w.in, w.param)
-	c.errorf(pos, fmt.Sprintf("%s is read, changed and written back by iterations of this parallel loop that run at the same time and may use the same index, so updates would be lost; use an atomic instead: %s", text, atomicAdvice(w)))
+	if !ix.readFromMemory(w.index) {
+		c.errorf(pos, fmt.Sprintf("%s is read, changed and written back by iterations of this parallel loop that run at the same time and may use the same index, so updates would be lost; use an atomic instead: %s", text, atomicAdvice(w)))
+		return
+	}
+	// A scatter: the indexes may well be distinct (a permutation), but
+	// nothing in the kernel says so.
+	way := "use an atomic where one makes this update (" + atomicAdvice(w) + "), or loop over the elements written, so that each iteration owns its element"
+	if ix.adds(w) {
+		way = fmt.Sprintf("add with qd.AtomicAdd(&%s, ...) instead, which is exact even where indexes repeat", text)
+		if name := atomicName(w.in.Type); name != "" {
+			way += fmt.Sprintf(" (or atomic.%s)", name)
+		}
+	}
+	c.errorf(pos, fmt.Sprintf("%s is read, changed and written back by iterations of this parallel loop that run at the same time, at an index read from memory: the check cannot prove that two iterations never use the same index, and where they do, updates would be lost; %s", text, way))
 }
 
 // atomicAdvice names the atomic that adds to an element of the access's
 // type.
 func atomicAdvice(a *access) string {
-	name := map[ir.Type]string{ir.Int32: "AddInt32", ir.Int64: "AddInt64", ir.Uint32: "AddUint32", ir.Uint64: "AddUint64"}[a.in.Type]
-	if name != "" {
-		return fmt.Sprintf("atomic.%s, or qd.AtomicAdd, qd.AtomicMin and qd.AtomicMax", name)
+	if name := atomicName(a.in.Type); name != "" {
+		return "atomic." + name + ", or qd.AtomicAdd, qd.AtomicMin and qd.AtomicMax"
 	}
 	return "qd.AtomicAdd, qd.AtomicMin or qd.AtomicMax"
+}
+
+// atomicName names the function of sync/atomic that adds to a value of
+// type t, if there is one.
+func atomicName(t ir.Type) string {
+	return map[ir.Type]string{ir.Int32: "AddInt32", ir.Int64: "AddInt64", ir.Uint32: "AddUint32", ir.Uint64: "AddUint64"}[t]
 }
 
 func (c *checker) conflict(y, x *access, why string) {

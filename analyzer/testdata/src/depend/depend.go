@@ -21,7 +21,7 @@ func Sum(out, x []float32) {
 //qd:kernel
 func Histogram(data []byte, bins []uint32) {
 	for _, b := range data {
-		bins[b]++ // want `bins\[b\] is read, changed and written back by iterations of this parallel loop that run at the same time and may use the same index, so updates would be lost; use an atomic instead: atomic.AddUint32, or qd.AtomicAdd`
+		bins[b]++ // want `bins\[b\] is read, changed and written back by iterations of this parallel loop that run at the same time, at an index read from memory: the check cannot prove that two iterations never use the same index, and where they do, updates would be lost; add with qd.AtomicAdd\(&bins\[b\], \.\.\.\) instead, which is exact even where indexes repeat \(or atomic.AddUint32\)`
 	}
 }
 
@@ -72,6 +72,24 @@ func Halves(out, x []float32) {
 func Gathered(out []float32, idx []int) {
 	for i := range idx {
 		out[idx[i]] *= 2 // want `out\[idx\[i\]\] is read, changed and written back`
+	}
+}
+
+// A scatter that adds cannot be shown to use each element once, even
+// when idx is a permutation: the message names the atomic that makes it
+// exact.
+//
+//qd:kernel
+func ScatterAdd(dst, v []float32, idx []int) {
+	for i := range idx {
+		dst[idx[i]] += v[i] // want `dst\[idx\[i\]\] is read, changed and written back by iterations of this parallel loop that run at the same time, at an index read from memory: the check cannot prove that two iterations never use the same index, and where they do, updates would be lost; add with qd.AtomicAdd\(&dst\[idx\[i\]\], \.\.\.\) instead`
+	}
+}
+
+//qd:kernel
+func ScatterScale(dst []float32, idx []int32) {
+	for i := range idx {
+		dst[idx[i]] *= 2 // want `dst\[idx\[i\]\] is read, changed and written back by iterations of this parallel loop that run at the same time, at an index read from memory: .*; use an atomic where one makes this update \(qd.AtomicAdd, qd.AtomicMin or qd.AtomicMax\), or loop over the elements written, so that each iteration owns its element`
 	}
 }
 
