@@ -69,6 +69,9 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 			return false, fmt.Errorf("it is not an exported function of a checked package")
 		},
+		Warn: func(d lower.Diagnostic) {
+			pass.Report(analysis.Diagnostic{Pos: d.Pos, Category: "warning", Message: d.Message})
+		},
 	}
 	decls := lower.KernelDecls(pass.Files)
 	_, diags := Check(ssaInfo.Pkg.Prog, pass.Files, decls, pass.TypesInfo, cfg)

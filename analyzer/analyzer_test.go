@@ -42,6 +42,12 @@ func TestNilPointers(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "nilptr")
 }
 
+// TestSerialLoops checks the warning at a loop that runs on one thread
+// because it is inside a top-level if or switch.
+func TestSerialLoops(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "serial")
+}
+
 // TestEndless checks that loops that can never end are reported, and loops
 // with a way out are not.
 func TestEndless(t *testing.T) {

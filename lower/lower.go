@@ -56,6 +56,12 @@ type Config struct {
 	// lowering keeps serial a loop that a reader may expect to run in
 	// parallel, and why. They are not errors; qdgen -v prints them.
 	Note func(Diagnostic)
+	// Warn, if set, receives warnings: code that works as Go does but
+	// most likely not as its writer meant, such as a loop that runs on one
+	// GPU thread because it is inside a top-level if. They are not errors;
+	// qdgen prints them always, the analyzer as diagnostics of category
+	// "warning".
+	Warn func(Diagnostic)
 	// SkipDependenceCheck accepts parallel loops whose iterations conflict
 	// through memory, for the tests that show the CPU race mode finding
 	// such conflicts at run time.
@@ -96,13 +102,14 @@ func CheckHelper(fn *ssa.Function, cfg *Config) []Diagnostic {
 
 // lowerer holds the state of one kernel's lowering.
 type lowerer struct {
-	cfg   *Config
-	fn    *ssa.Function
-	fset  *token.FileSet
-	k     *ir.Kernel
-	diags []Diagnostic
-	seen  map[diagKey]bool
-	noted map[diagKey]bool
+	cfg    *Config
+	fn     *ssa.Function
+	fset   *token.FileSet
+	k      *ir.Kernel
+	diags  []Diagnostic
+	seen   map[diagKey]bool
+	noted  map[diagKey]bool
+	warned map[diagKey]bool
 
 	params     map[*ssa.Parameter]int // kernel parameter → ir.Kernel.Params index
 	taskSerial int                    // for task names
@@ -203,6 +210,23 @@ func (l *lowerer) note(pos token.Pos, format string, args ...any) {
 	}
 	l.noted[key] = true
 	l.cfg.Note(Diagnostic{key.pos, key.msg})
+}
+
+// warn passes a warning to the configuration's Warn, once per position
+// and message.
+func (l *lowerer) warn(pos token.Pos, format string, args ...any) {
+	if l.cfg.Warn == nil {
+		return
+	}
+	key := diagKey{pos, fmt.Sprintf(format, args...)}
+	if l.warned[key] {
+		return
+	}
+	if l.warned == nil {
+		l.warned = make(map[diagKey]bool)
+	}
+	l.warned[key] = true
+	l.cfg.Warn(Diagnostic{key.pos, key.msg})
 }
 
 // qualifier names packages in types as code of the kernel's package

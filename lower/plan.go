@@ -159,9 +159,7 @@ func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 	for _, lp := range outermostLoops(fn) {
 		stmt := topLevelLoopStmt(lp, fn, stmts)
 		if stmt == nil {
-			if nested := loopStmtOf(lp, fn); nested != nil {
-				l.note(nested.Pos(), "this loop runs serially, on one thread: it is inside another statement; only loops that are statements of the kernel's body (or of a helper called as one) run in parallel")
-			}
+			l.serialLoop(fn, lp, stmts)
 			continue
 		}
 		if pl := l.recognizeLoop(fn, lp, stmt); pl != nil {
@@ -283,12 +281,40 @@ func blockPos(b *ssa.BasicBlock, fn *ssa.Function) token.Pos {
 	return token.NoPos
 }
 
+// serialLoop tells where an outermost loop of fn that is not a statement
+// of its body runs: on one thread. Inside a top-level if or switch that is
+// rarely meant, and the same loop with the test inside it runs in
+// parallel, so that is a warning; elsewhere a note.
+func (l *lowerer) serialLoop(fn *ssa.Function, lp *loop, stmts []ast.Stmt) {
+	nested := loopStmtOf(lp, fn)
+	if nested == nil {
+		return
+	}
+	for _, s := range stmts {
+		if nested.Pos() < s.Pos() || nested.Pos() >= s.End() {
+			continue
+		}
+		kind := ""
+		switch s.(type) {
+		case *ast.IfStmt:
+			kind = "an if"
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt:
+			kind = "a switch"
+		}
+		if kind != "" {
+			l.warn(nested.Pos(), "this loop runs serially, on one GPU thread, because it is inside %s statement: only loops that are statements of the kernel's body run in parallel; put the test inside the loop instead (for i := range n { if cond { ... } }), which keeps the loop parallel", kind)
+			return
+		}
+	}
+	l.note(nested.Pos(), "this loop runs serially, on one thread: it is inside another statement; only loops that are statements of the kernel's body (or of a helper called as one) run in parallel")
+}
+
 // checkReturns rejects return statements before the end of a kernel body:
 // the top-level statements after them run as separate launches, which a
 // return on the device cannot skip.
 func (l *lowerer) checkReturns(fn *ssa.Function) {
 	for _, r := range earlyReturns(fn) {
-		l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; use if/else around the statements instead")
+		l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; test the condition inside each loop that follows instead (for i := range n { if !done { ... } }), which keeps the loop parallel (a loop inside an if runs on one GPU thread)")
 	}
 }
 

@@ -92,7 +92,9 @@ func (g *generator) run(patterns []string) error {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	cfg := &lower.Config{}
-	var notes []lower.Diagnostic
+	var notes, warnings []lower.Diagnostic
+	cfg.Warn = func(d lower.Diagnostic) { warnings = append(warnings, d) }
+	defer func() { g.reportWarnings(p.Fset, warnings) }()
 	if g.verbose {
 		cfg.Note = func(d lower.Diagnostic) { notes = append(notes, d) }
 		defer func() { g.reportNotes(p.Fset, notes) }()

@@ -35,6 +35,17 @@ func (g *generator) reportNotes(fset *token.FileSet, notes []lower.Diagnostic) {
 	g.report(fset, marked)
 }
 
+// reportWarnings prints the lowering's warnings as diagnostics marked
+// "warning: ", with or without -v: they point at code that most likely
+// does not run as its writer meant.
+func (g *generator) reportWarnings(fset *token.FileSet, warnings []lower.Diagnostic) {
+	marked := make([]lower.Diagnostic, len(warnings))
+	for i, w := range warnings {
+		marked[i] = lower.Diagnostic{Pos: w.Pos, Message: "warning: " + w.Message}
+	}
+	g.report(fset, marked)
+}
+
 // rel returns path relative to the working directory, if it lies below it.
 func (g *generator) rel(path string) string {
 	if rel, err := filepath.Rel(g.wd, path); err == nil && !strings.HasPrefix(rel, "..") {

@@ -130,7 +130,7 @@ func Carried(a []int32) {
 //qd:kernel
 func EarlyReturn(a []int32, n int) {
 	if n == 0 {
-		return // want `return before the end of a kernel is not supported`
+		return // want `return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; test the condition inside each loop that follows instead \(for i := range n \{ if !done \{ \.\.\. \} \}\), which keeps the loop parallel`
 	}
 	for i := range n {
 		a[i] = 1
