@@ -46,11 +46,18 @@ type indexer struct {
 	defs   [][]def
 	forms  map[ir.Reg]form
 	widths map[string]form // the number of values of each counter
-	loops  []*ir.Loop      // innermost first
+	// ranges holds the start and bound of each inner loop's counter.
+	ranges  map[string]counterRange
+	loops   []*ir.Loop // innermost first
+	guarded [][]guard  // by block, when computed
 	// conditions are the launch conditions under which the accesses
 	// accepted are distinct (Result.Conditions).
 	conditions []*ir.Expr
 }
+
+// counterRange is where an inner loop's counter starts, and the bound it
+// stays below: its values lie in [init, bound).
+type counterRange struct{ init, bound form }
 
 type def struct {
 	block int
@@ -59,7 +66,7 @@ type def struct {
 
 func newIndexer(k *ir.Kernel, t *ir.Task, loop *Loop) *indexer {
 	ix := &indexer{k: k, t: t, loop: loop, defs: make([][]def, len(t.Regs)),
-		forms: map[ir.Reg]form{}, widths: map[string]form{}, loops: t.Loops()}
+		forms: map[ir.Reg]form{}, widths: map[string]form{}, ranges: map[string]counterRange{}, loops: t.Loops()}
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
 			if in := &b.Instrs[i]; in.Dst != ir.NoReg {
@@ -264,6 +271,7 @@ func (ix *indexer) counter(r ir.Reg) (form, bool) {
 		}
 		sym := fmt.Sprintf("%cr%d", counterPrefix, r)
 		ix.widths[sym] = bound.sub(init)
+		ix.ranges[sym] = counterRange{init, bound}
 		return init.add(symbolForm(sym)), true
 	}
 	return nil, false
@@ -464,10 +472,34 @@ func (ix *indexer) iterations() []interval {
 	if c, ok := ix.formOfArg(ix.loop.Bound, ix.loop.Wide).constant(); ok {
 		domain.hi = c - ix.loop.Delta - 1
 	}
-	dom := ix.t.Dominators()
-	preds := ix.t.Preds()
+	guards := ix.guards()
 	for bi := range out {
 		out[bi] = domain
+		for _, g := range guards[bi] {
+			out[bi] = out[bi].meet(ix.condition(g.cond, g.truth))
+		}
+	}
+	return out
+}
+
+// guard is a condition a block runs under: register cond has the value
+// truth.
+type guard struct {
+	cond  ir.Reg
+	truth bool
+}
+
+// guards returns the conditions each block runs under: the branches whose
+// one successor, reached only from the branch, dominates the block.
+func (ix *indexer) guards() [][]guard {
+	if ix.guarded != nil {
+		return ix.guarded
+	}
+	n := len(ix.t.Blocks)
+	ix.guarded = make([][]guard, n)
+	dom := ix.t.Dominators()
+	preds := ix.t.Preds()
+	for bi := range n {
 		for d := range n {
 			term := &ix.t.Blocks[d].Term
 			if d == bi || !dom[bi].Has(d) || term.Kind != ir.Branch || term.Cond.Imm || term.Succs[0] == term.Succs[1] {
@@ -475,12 +507,12 @@ func (ix *indexer) iterations() []interval {
 			}
 			for k, s := range term.Succs {
 				if dom[bi].Has(s) && len(preds[s]) == 1 {
-					out[bi] = out[bi].meet(ix.condition(term.Cond.Reg, k == 0))
+					ix.guarded[bi] = append(ix.guarded[bi], guard{term.Cond.Reg, k == 0})
 				}
 			}
 		}
 	}
-	return out
+	return ix.guarded
 }
 
 // condition returns the loop index values for which the comparison in

@@ -32,6 +32,11 @@ type Loop struct {
 	// counters.
 	Fixed    map[ir.Reg]bool
 	Counters map[ir.Reg]Counter
+	// Versioned says that the task can run its iterations one after the
+	// other on one thread, when a condition tested at launch fails: the
+	// check may then accept iterations that are distinct under such a
+	// condition (Result.Conditions).
+	Versioned bool
 }
 
 func (lp *Loop) counter(r ir.Reg) (Counter, bool) {

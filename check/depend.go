@@ -2,7 +2,6 @@ package check
 
 import (
 	"math"
-	"slices"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -62,10 +61,27 @@ func Conflicts(k *ir.Kernel, t *ir.Task, lp *Loop) bool {
 	return len(c.diags) > 0
 }
 
+// NeedsConditions reports whether the iterations of loop lp of task t
+// are distinct only under launch conditions, which a task that cannot run
+// serially (lp not Versioned) cannot test: a nest is then built as a loop
+// whose inner levels run in each iteration, which can.
+func NeedsConditions(k *ir.Kernel, t *ir.Task, lp *Loop) bool {
+	versioned := *lp
+	versioned.Versioned = true
+	c := &checker{k: k, src: silent{}}
+	ix := newIndexer(k, t, &versioned)
+	c.checkLoop(ix, ix.accesses())
+	return len(c.diags) == 0 && len(ix.conditions) > 0
+}
+
 func (c *checker) checkLoop(ix *indexer, as []access) {
 	plainWrite := func(a *access) bool { return a.write && !a.atomic && a.index != nil }
 	plainRead := func(a *access) bool { return a.read && !a.atomic && a.index != nil }
 	done := map[*ir.Instr]bool{}
+	// Elements each iteration owns as one of a pair (a[i], a[i^j]).
+	for _, a := range ix.pairedAccesses(as) {
+		done[a] = true
+	}
 	// An element every iteration writes.
 	for i := range as {
 		w := &as[i]
@@ -82,15 +98,20 @@ func (c *checker) checkLoop(ix *indexer, as []access) {
 	// Read-modify-writes of elements that other iterations may update.
 	for i := range as {
 		w := &as[i]
-		if !plainWrite(w) || done[w.in] || w.iters.single() || ix.distinct(w.index) {
+		if !plainWrite(w) || done[w.in] || w.iters.single() {
 			continue
 		}
 		for j := range as {
-			if r := &as[j]; plainRead(r) && r.param == w.param && r.index.equal(w.index) {
-				c.lostUpdates(ix, w)
-				done[w.in], done[r.in] = true, true
+			r := &as[j]
+			if !plainRead(r) || r.param != w.param || !r.index.equal(w.index) {
+				continue
+			}
+			if ok, conds := ix.distinct(w.index); ok && (len(conds) == 0 || ix.assume(conds)) {
 				break
 			}
+			c.lostUpdates(ix, w)
+			done[w.in], done[r.in] = true, true
+			break
 		}
 	}
 	// Accesses of elements another iteration writes.
@@ -122,101 +143,6 @@ func (c *checker) checkLoop(ix *indexer, as []access) {
 			}
 		}
 	}
-}
-
-// distinct reports whether index f gives each iteration elements no other
-// iteration has: f is a sum of the loop index and inner loops' counters,
-// each times a coefficient that exceeds everything the smaller terms can
-// add up to, as the digits of a number in a mixed radix do (y*w + x with
-// x below w, or i + n*j with i below n).
-func (ix *indexer) distinct(f form) bool {
-	if f.has(isVarying) || !f.has(isIndex) {
-		return false
-	}
-	type term struct {
-		coeff form
-		width form // the number of values of the variable
-	}
-	var terms []term
-	rest := f
-	vars := []string{indexSymbol}
-	f.symbols(func(s string) bool {
-		if isCounter(s) && !slices.Contains(vars, s) {
-			vars = append(vars, s)
-		}
-		return true
-	})
-	for _, v := range vars {
-		coeff, r, ok := rest.split(v)
-		if !ok || !coeff.invariant() || len(coeff) == 0 {
-			return false
-		}
-		coeff = positive(coeff)
-		if coeff == nil {
-			return false
-		}
-		width := ix.widths[v]
-		if v == indexSymbol {
-			width = ix.loopWidth()
-		}
-		if width == nil {
-			return false
-		}
-		terms = append(terms, term{coeff, width})
-		rest = r
-	}
-	if len(terms) > 4 {
-		return false
-	}
-	// Some order of the terms must make each coefficient exceed the largest
-	// sum of the terms before it.
-	var try func(used []bool, sum form, n int) bool
-	try = func(used []bool, sum form, n int) bool {
-		if n == len(terms) {
-			return true
-		}
-		for k, tm := range terms {
-			if used[k] {
-				continue
-			}
-			if d, ok := tm.coeff.sub(sum).constant(); !ok || d <= 0 {
-				continue
-			}
-			span := tm.coeff.mul(tm.width.sub(constForm(1)))
-			if span == nil {
-				continue
-			}
-			used[k] = true
-			if try(used, sum.add(span), n+1) {
-				return true
-			}
-			used[k] = false
-		}
-		return false
-	}
-	return try(make([]bool, len(terms)), form{}, 0)
-}
-
-// positive returns the coefficient with its sign made positive, or nil
-// when its terms have mixed signs.
-func positive(f form) form {
-	neg, pos := false, false
-	for _, c := range f {
-		neg, pos = neg || c < 0, pos || c > 0
-	}
-	switch {
-	case neg && pos:
-		return nil
-	case neg:
-		return f.scale(-1)
-	}
-	return f
-}
-
-// loopWidth is the number of values of the loop index: bound-delta-init.
-func (ix *indexer) loopWidth() form {
-	lp := ix.loop
-	return ix.formOfArg(lp.Bound, lp.Wide).sub(constForm(lp.Delta)).sub(ix.formOfArg(lp.Init, lp.Wide))
 }
 
 // conflict reports whether x, in one iteration, and y, in another, can be

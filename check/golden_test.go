@@ -18,7 +18,7 @@ import (
 // file X.out. Each file begins with the description of its parallel
 // loops, one line per fact, before the kernel's printed form:
 //
-//	loop T index=rN init=A bound=A wide=TYPE delta=D
+//	loop T index=rN init=A bound=A wide=TYPE delta=D [versioned]
 //	loop T counter=rN init=A count=A wide=TYPE   (a nest's inner level)
 //	loop T fixed=rN                              (a nest's outer level)
 //
@@ -104,6 +104,7 @@ func parseCase(t *testing.T, text string) (*ir.Kernel, map[*ir.Task]*Loop) {
 			lp.Index = parseArg(t, fields["index"]).Reg
 			lp.Init, lp.Bound, lp.Wide = parseArg(t, fields["init"]), parseArg(t, fields["bound"]), wide
 			lp.Delta, _ = strconv.ParseInt(fields["delta"], 10, 64)
+			_, lp.Versioned = fields["versioned"]
 		case fields["counter"] != "":
 			lp.Counters[parseArg(t, fields["counter"]).Reg] = Counter{Init: parseArg(t, fields["init"]), Wide: wide, Count: parseArg(t, fields["count"])}
 		case fields["fixed"] != "":

@@ -41,8 +41,14 @@ func (l *lowerer) lowerBody() {
 		return // the tasks may be incomplete
 	}
 	if !l.cfg.SkipDependenceCheck {
-		for _, d := range check.Dependences(l.k, l.loopIndexes, l).Diagnostics {
+		deps := check.Dependences(l.k, l.loopIndexes, l)
+		for _, d := range deps.Diagnostics {
 			l.errorf(d.Pos, "%s", d.Message)
+		}
+		for _, t := range l.k.Tasks {
+			if conds := deps.Conditions[t]; len(conds) > 0 {
+				l.serialSwitches[t].insert(t, conds)
+			}
 		}
 	}
 	l.groupBlocks()
@@ -112,7 +118,8 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(cond), Succs: [2]int{index.Index, exit.Index}}
 
 	tb.cur = index
-	l.loopIndexes[t] = &check.Loop{Index: f.regsFor(pl.phi)[0], Init: init, Bound: bound, Wide: wide, Delta: pl.delta}
+	l.loopIndexes[t] = &check.Loop{Index: f.regsFor(pl.phi)[0], Init: init, Bound: bound, Wide: wide, Delta: pl.delta, Versioned: true}
+	l.serialSwitches[t] = &serialSwitch{setup: setup, first: first, exit: exit, tid: tid, count: count, wide: wide}
 	gs.enter(f.start)
 
 	tb.cur = latch

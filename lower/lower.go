@@ -169,8 +169,11 @@ type lowerer struct {
 	// dependence check; syntax holds the kernel's syntax and that of the
 	// functions inlined into it, where diagnostics find accesses' source.
 	loopIndexes map[*ir.Task]*check.Loop
-	nestIndexes map[*ir.Task][]*check.Loop // each level of a loop nest's task
-	syntax      []ast.Node
+	nestIndexes map[*ir.Task][]*check.Loop
+	// serialSwitches says where each parallel loop task can switch to
+	// running on one thread (version.go).
+	serialSwitches map[*ir.Task]*serialSwitch // each level of a loop nest's task
+	syntax         []ast.Node
 }
 
 type diagKey struct {
@@ -245,7 +248,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
-		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*check.Loop), nestIndexes: make(map[*ir.Task][]*check.Loop)}
+		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*check.Loop), nestIndexes: make(map[*ir.Task][]*check.Loop),
+		serialSwitches: make(map[*ir.Task]*serialSwitch)}
 }
 
 // kernel lowers l.fn.

@@ -187,11 +187,20 @@ func (l *lowerer) buildNestOrLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	serial := l.taskSerial
 	t := l.buildNest(fn, pl)
 	l.assignSpaces(t)
-	if l.cfg.SkipDependenceCheck || len(l.diags) > 0 || !l.innerConflicts(t) {
+	if l.cfg.SkipDependenceCheck || len(l.diags) > 0 {
 		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
 		return t
 	}
-	l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
+	switch {
+	case l.innerConflicts(t):
+		l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
+	case check.NeedsConditions(l.k, t, l.nestIndexes[t][0]):
+		// Only a flat loop has a serial version (version.go).
+		l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: the outer loop's iterations touch distinct elements only for some values of the parameters, which the kernel tests at launch")
+	default:
+		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
+		return t
+	}
 	delete(l.loopIndexes, t)
 	delete(l.nestIndexes, t)
 	pl.inner = nil

@@ -164,6 +164,28 @@ func PlainBesideAtomic(count, out []int32) {
 	}
 }
 
+// A triangle's row whose columns run past the row's end.
+//
+//qd:kernel
+func TriangleOverrun(s []float32, m int) {
+	for j1 := range m {
+		for j2 := j1; j2 <= m; j2++ {
+			s[j1*m+j2] += 1 // want `s\[j1\*m\+j2\] is read, changed and written back by iterations`
+		}
+	}
+}
+
+// Swaps with the partner, without the test that gives each pair to one
+// iteration: both iterations of a pair swap.
+//
+//qd:kernel
+func PartnersUntested(a []int32, j int) {
+	for i := range a {
+		ixj := i ^ j
+		a[i], a[ixj] = a[ixj], a[i] // want `a\[ixj\] is read, changed and written back`
+	}
+}
+
 // What stays accepted.
 
 //qd:kernel
@@ -308,5 +330,62 @@ func Phases(a, b []int32) {
 	b[0] = a[0] + a[len(a)-1]
 	for i := 1; i < len(b); i++ {
 		b[i] += b[0]
+	}
+}
+
+// Row j1 of a triangle belongs to iteration j1: its columns j2 run from
+// j1+1 to m-1, so j1*m+j2 stays in the row.
+//
+//qd:kernel
+func Triangle(s []float32, m int) {
+	for j1 := range m {
+		for j2 := j1 + 1; j2 < m; j2++ {
+			s[j1*m+j2] += float32(j1 + j2)
+		}
+	}
+}
+
+//qd:kernel
+func TriangleMax(s []float32, m, k int) {
+	for j1 := range m {
+		for j2 := max(j1+1, 0); j2 < m; j2++ {
+			s[j1*m+j2] *= 2
+		}
+	}
+}
+
+// A bitonic sort's stage: iteration i owns the pair i, i^j when i^j > i.
+//
+//qd:kernel
+func BitonicStage(a []int32, j, k int) {
+	for i := range a {
+		ixj := i ^ j
+		if ixj > i {
+			if (i&k == 0) == (a[i] > a[ixj]) {
+				a[i], a[ixj] = a[ixj], a[i]
+			}
+		}
+	}
+}
+
+// Distinct iterations unless stride is 0: the kernel tests that at launch
+// and runs the loop on one thread when it is 0.
+//
+//qd:kernel
+func Strided(x []float32, stride int) {
+	for i := range len(x) / 4 {
+		x[i*stride] *= 2
+	}
+}
+
+// Rows of a matrix whose row length is a parameter: distinct when each row
+// holds its three elements, stride > 2.
+//
+//qd:kernel
+func StridedRows(x []float32, stride int) {
+	for i := range len(x) / 8 {
+		for j := range 3 {
+			x[i*stride+j] += 1
+		}
 	}
 }
