@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -32,13 +31,12 @@ func addInt(x, y int64) (int64, bool) {
 }
 
 func mulInt(x, y int64) (int64, bool) {
-	hi, lo := bits.Mul64(uint64(abs(x)), uint64(abs(y)))
-	if hi != 0 || lo > math.MaxInt64 || x == math.MinInt64 || y == math.MinInt64 {
-		return 0, false
+	if x == 0 || y == 0 {
+		return 0, true
 	}
-	p := int64(lo)
-	if (x < 0) != (y < 0) {
-		p = -p
+	p := x * y
+	if p/y != x || x == -1 && y == math.MinInt64 || y == -1 && x == math.MinInt64 {
+		return 0, false
 	}
 	return p, true
 }
@@ -48,6 +46,26 @@ func abs(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+func (x interval) addOK(y interval) (interval, bool) {
+	lo, ok1 := addInt(x.lo, y.lo)
+	hi, ok2 := addInt(x.hi, y.hi)
+	return interval{lo, hi}, ok1 && ok2
+}
+
+func (x interval) mulOK(y interval) (interval, bool) {
+	out := interval{math.MaxInt64, math.MinInt64}
+	for _, a := range []int64{x.lo, x.hi} {
+		for _, b := range []int64{y.lo, y.hi} {
+			p, ok := mulInt(a, b)
+			if !ok {
+				return full, false
+			}
+			out.lo, out.hi = min(out.lo, p), max(out.hi, p)
+		}
+	}
+	return out, true
 }
 
 func (x interval) add(y interval) interval {

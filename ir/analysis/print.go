@@ -135,6 +135,10 @@ func number(x int64) string {
 		return "min"
 	case x == math.MaxInt64:
 		return "max"
+	case x == math.MaxInt64-1:
+		return "max-1"
+	case x == math.MinInt64+1:
+		return "min+1"
 	case x > 1<<16 && x&(x-1) == 0:
 		return fmt.Sprintf("2^%d", 63-leadingZeros(x))
 	case x > 1<<16 && (x+1)&x == 0:

@@ -51,7 +51,13 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 			*list = append(*list, g)
 		}
 	}
-	// The bounds of the comparisons that hold here.
+	// The bounds of the comparisons that hold here. A bound that adds c
+	// to a side of a comparison needs that side, f and the bound not to
+	// overflow.
+	fExact := a.exact(f, s)
+	shifted := func(c int64, side, bound Affine) bool {
+		return c == 0 || fExact && a.exact(side, s) && a.exact(bound, s)
+	}
 	for _, fact := range a.Facts(s.Block) {
 		strict := int64(0)
 		if fact.Op == ir.OpLt {
@@ -59,7 +65,7 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 		}
 		if fact.Op != ir.OpLt && fact.Op != ir.OpLe {
 			if fact.Op == ir.OpEq {
-				if c, ok := f.Sub(fact.X).IsConst(); ok {
+				if c, ok := f.Sub(fact.X).IsConst(); ok && shifted(c, fact.X, fact.Y.Add(Constant(c))) {
 					addBound(&r.Lower, fact.Y.Add(Constant(c)))
 					addBound(&r.Upper, fact.Y.Add(Constant(c)))
 				}
@@ -67,10 +73,14 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 			continue
 		}
 		if c, ok := f.Sub(fact.X).IsConst(); ok { // f = X + c <= Y - strict + c
-			addBound(&r.Upper, fact.Y.Add(Constant(c-strict)))
+			if b := fact.Y.Add(Constant(c - strict)); shifted(c, fact.X, b) {
+				addBound(&r.Upper, b)
+			}
 		}
 		if c, ok := f.Sub(fact.Y).IsConst(); ok { // f = Y + c >= X + strict + c
-			addBound(&r.Lower, fact.X.Add(Constant(c+strict)))
+			if b := fact.X.Add(Constant(c + strict)); shifted(c, fact.Y, b) {
+				addBound(&r.Lower, b)
+			}
 		}
 	}
 	// min(x, y) is at most x and y, max(x, y) at least.
@@ -92,11 +102,17 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 		}
 	}
 	// Counters replaced by their own bounds.
-	if lo, ok := a.substitute(f, s, false); ok {
-		addBound(&r.Lower, lo)
-	}
-	if hi, ok := a.substitute(f, s, true); ok {
-		addBound(&r.Upper, hi)
+	if fExact {
+		for _, lo := range a.substitute(f, s, false) {
+			if a.exact(lo, s) {
+				addBound(&r.Lower, lo)
+			}
+		}
+		for _, hi := range a.substitute(f, s, true) {
+			if a.exact(hi, s) {
+				addBound(&r.Upper, hi)
+			}
+		}
 	}
 	for _, g := range r.Upper {
 		if c, ok := g.IsConst(); ok {
@@ -118,28 +134,40 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 	return r
 }
 
-// substitute replaces each counter of f by a bound of it at s, upper
-// (lower) where its coefficient is positive for an upper (lower) bound.
-// False when f holds no counter or a counter without such a bound.
-func (a *Analysis) substitute(f Affine, s Site, upper bool) (Affine, bool) {
-	out := Constant(f.Const)
-	any := false
-	for _, t := range f.Terms {
-		term := Affine{Terms: []Term{t}}
-		if len(t.Factors) != 1 || t.Factors[0].Kind != Counter {
-			if term.Has(func(x Atom) bool { return x.Kind == Counter }) {
-				return Affine{}, false
+// substitute replaces the counters of f by their bounds at s, innermost
+// loop first, upper (lower) bounds where a counter's coefficient is
+// positive for an upper (lower) bound of f, and lists the forms it passes
+// through: j - i with j >= i+1 gives (i+1) - i = 1. It stops at a counter
+// without such a bound, or one that a term multiplies by another atom.
+func (a *Analysis) substitute(f Affine, s Site, upper bool) []Affine {
+	var out []Affine
+	for range maxTerms {
+		var x Atom
+		depth := 0
+		for _, t := range f.Terms {
+			if len(t.Factors) != 1 {
+				continue
 			}
-			out = out.Add(term)
-			continue
+			if y := t.Factors[0]; y.Kind == Counter && a.Loops[y.Index].Depth > depth {
+				x, depth = y, a.Loops[y.Index].Depth
+			}
 		}
-		b, ok := a.counterBound(t.Factors[0], s, upper == (t.Coeff > 0))
+		if depth == 0 {
+			break
+		}
+		coeff, rest, ok := f.Split(x)
+		c, isConst := coeff.IsConst()
+		if !ok || !isConst {
+			break
+		}
+		b, ok := a.counterBound(x, s, upper == (c > 0))
 		if !ok {
-			return Affine{}, false
+			break
 		}
-		out, any = out.Add(b.Scale(t.Coeff)), true
+		f = rest.Add(b.Scale(c))
+		out = append(out, f)
 	}
-	return out, any
+	return out
 }
 
 // counterBound is a bound of counter x at s that holds no counter of x's
@@ -157,12 +185,12 @@ func (a *Analysis) counterBound(x Atom, s Site, upper bool) (Affine, bool) {
 			strict = 1
 		}
 		if upper && own(fact.Y) {
-			if c, ok := Of(x).Sub(fact.X).IsConst(); ok {
+			if c, ok := Of(x).Sub(fact.X).IsConst(); ok && (c == 0 || a.exact(fact.X, s) && a.exact(fact.Y, s)) {
 				return fact.Y.Add(Constant(c - strict)), true
 			}
 		}
 		if !upper && own(fact.X) {
-			if c, ok := Of(x).Sub(fact.Y).IsConst(); ok {
+			if c, ok := Of(x).Sub(fact.Y).IsConst(); ok && (c == 0 || a.exact(fact.X, s) && a.exact(fact.Y, s)) {
 				return fact.X.Add(Constant(c + strict)), true
 			}
 		}
@@ -180,18 +208,38 @@ func (a *Analysis) counterBound(x Atom, s Site, upper bool) (Affine, bool) {
 // numeric bounds the value of f at s by interval arithmetic over its
 // atoms' ranges; with facts, it uses the comparisons that hold at s.
 func (a *Analysis) numeric(f Affine, s Site, facts bool) interval {
+	r, _ := a.evaluate(f, s, facts)
+	return r
+}
+
+// exact reports whether f's arithmetic cannot overflow at s: then the
+// form's value as an integer is the register's value, and bounds on one
+// are bounds on the other.
+func (a *Analysis) exact(f Affine, s Site) bool {
+	_, ok := a.evaluate(f, s, true)
+	return ok
+}
+
+// evaluate is numeric, and whether no step of it overflowed.
+func (a *Analysis) evaluate(f Affine, s Site, facts bool) (interval, bool) {
 	sum := point(f.Const)
 	for _, t := range f.Terms {
+		if len(t.Factors) == 1 && t.Coeff == 1 && len(f.Terms) == 1 && f.Const == 0 {
+			return a.atomRange(t.Factors[0], s, facts), true
+		}
 		x := point(t.Coeff)
 		for _, atom := range t.Factors {
-			x = x.mul(a.atomRange(atom, s, facts))
+			var ok bool
+			if x, ok = x.mulOK(a.atomRange(atom, s, facts)); !ok {
+				return full, false
+			}
 		}
-		sum = sum.add(x)
-		if sum.isFull() {
-			return full
+		var ok bool
+		if sum, ok = sum.addOK(x); !ok {
+			return full, false
 		}
 	}
-	return sum
+	return sum, true
 }
 
 // atomRange bounds an atom's value at s.
@@ -221,17 +269,13 @@ func (a *Analysis) atomRange(x Atom, s Site, facts bool) interval {
 				strict = 1
 			}
 			if c, ok := Of(x).Sub(fact.X).IsConst(); ok {
-				if y := a.numeric(fact.Y, s, false); y.hi != math.MaxInt64 {
-					if hi, ok := addInt(y.hi, c-strict); ok {
-						r = r.meet(interval{math.MinInt64, hi})
-					}
+				if hi, ok := addInt(a.numeric(fact.Y, s, false).hi, c-strict); ok {
+					r = r.meet(interval{math.MinInt64, hi})
 				}
 			}
 			if c, ok := Of(x).Sub(fact.Y).IsConst(); ok {
-				if y := a.numeric(fact.X, s, false); y.lo != math.MinInt64 {
-					if lo, ok := addInt(y.lo, c+strict); ok {
-						r = r.meet(interval{lo, math.MaxInt64})
-					}
+				if lo, ok := addInt(a.numeric(fact.X, s, false).lo, c+strict); ok {
+					r = r.meet(interval{lo, math.MaxInt64})
 				}
 			}
 		}
@@ -245,11 +289,22 @@ func (a *Analysis) counterRange(x Atom) interval {
 	if iv == nil {
 		return full
 	}
+	k := key{x.Reg, Site{-1 - x.Index, 0}}
+	if r, ok := a.rangeMemo[k]; ok {
+		return r
+	}
+	a.rangeMemo[k] = typeRange(iv.Type) // a guard against cycles
+	r := a.counterInterval(iv)
+	a.rangeMemo[k] = r
+	return r
+}
+
+func (a *Analysis) counterInterval(iv *IndVar) interval {
 	r := typeRange(iv.Type)
 	if !iv.NoWrap || iv.Exit == nil {
 		return r
 	}
-	start := a.numeric(iv.Start, a.End(iv.Loop.Header), false)
+	start := a.numeric(iv.Start, a.End(iv.Loop.Header), true)
 	bound := a.numeric(iv.Exit.Bound.Sub(iv.Exit.Offset), a.End(iv.Loop.Header), false)
 	step := a.numeric(iv.Step, a.End(iv.Loop.Header), false)
 	// The counter runs from its start to the last value that passes the
