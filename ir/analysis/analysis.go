@@ -146,6 +146,15 @@ func (a *Analysis) findDefs() {
 			killed[s.Block][r] = true
 		}
 	}
+	kill := make([]bitset, len(t.Blocks))
+	for bi := range t.Blocks {
+		kill[bi] = newBitset(n)
+		for r := range killed[bi] {
+			for _, d := range a.defsOf[r] {
+				kill[bi].add(d)
+			}
+		}
+	}
 	a.reachIn = make([]bitset, len(t.Blocks))
 	out := make([]bitset, len(t.Blocks))
 	for bi := range t.Blocks {
@@ -160,10 +169,8 @@ func (a *Analysis) findDefs() {
 				in.or(out[p])
 			}
 			next := gen[bi].clone()
-			for d := range n {
-				if in.has(d) && !killed[bi][a.regOf(d)] {
-					next.add(d)
-				}
+			for w := range next {
+				next[w] |= in[w] &^ kill[bi][w]
 			}
 			if !next.equal(out[bi]) {
 				out[bi], changed = next, true

@@ -27,8 +27,12 @@ type IndVar struct {
 	// the entries give different values.
 	Start      Affine
 	StartKnown bool
-	// Exit is the test that ends the loop, when one is found.
+	// Exit is the test that ends the loop, when one is found: one that
+	// runs in every iteration if there is one, else the first.
 	Exit *ExitTest
+	// Tests are all the branches out of the loop that compare the counter
+	// with an invariant, in block order; Exit is one of them.
+	Tests []*ExitTest
 	// NoWrap is true when the counter provably never wraps around its
 	// type before the exit test fails: then it moves monotonically from
 	// Start towards the bound, and Trip counts the iterations.
@@ -215,7 +219,7 @@ func signExtend(b uint64, t ir.Type) int64 {
 // loop's entries see it: the same on every entry.
 func (a *Analysis) invariantAt(r ir.Reg, lp *Loop) (Affine, bool) {
 	var f Affine
-	entries := a.entries(lp)
+	entries := a.Entries(lp)
 	if len(entries) == 0 {
 		return Affine{}, false
 	}
@@ -295,6 +299,7 @@ func (a *Analysis) findExit(iv *IndVar) {
 			every = every && a.Dominates(b, l)
 		}
 		test := &ExitTest{Block: b, Compare: c, Op: op, Type: cmp.Type, Offset: off, Bound: y, BoundArg: boundArg, Every: every}
+		iv.Tests = append(iv.Tests, test)
 		if iv.Exit == nil || every && !iv.Exit.Every {
 			iv.Exit = test
 		}

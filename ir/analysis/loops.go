@@ -136,8 +136,8 @@ func (a *Analysis) findLoops() {
 	}
 }
 
-// entries lists the blocks outside lp that jump to its header.
-func (a *Analysis) entries(lp *Loop) []int {
+// Entries lists the blocks outside lp that jump to its header.
+func (a *Analysis) Entries(lp *Loop) []int {
 	var out []int
 	for _, p := range a.Preds[lp.Header] {
 		if !lp.Has(p) {
