@@ -48,9 +48,25 @@ func New(t *ir.Task) *Analysis {
 		rangeMemo: map[key]interval{}, facts: map[int][]Fact{}, ivOf: map[ir.Reg][]*IndVar{}}
 	a.findDefs()
 	a.findLoops()
+	// Every loop's variables are known before any start, test or range is
+	// read, outer loops first: an inner loop's start and bound name the
+	// outer loops' counters, and whether it wraps depends on their ranges.
 	for _, lp := range a.Loops {
 		a.findIndVars(lp)
 	}
+	for _, lp := range a.Loops {
+		for _, iv := range lp.IndVars {
+			a.findStart(iv)
+			a.findExit(iv)
+		}
+	}
+	for _, lp := range a.Loops {
+		for _, iv := range lp.IndVars {
+			a.findTrip(iv)
+		}
+	}
+	// Ranges read before every loop's wrapping was known are forgotten.
+	clear(a.rangeMemo)
 	for _, lp := range a.Loops {
 		a.findDerived(lp)
 	}

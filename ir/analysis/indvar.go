@@ -137,11 +137,6 @@ func (a *Analysis) findIndVars(lp *Loop) {
 		}
 	}
 	slices.SortFunc(lp.IndVars, func(x, y *IndVar) int { return int(x.Reg) - int(y.Reg) })
-	for _, iv := range lp.IndVars {
-		a.findStart(iv)
-		a.findExit(iv)
-		a.findTrip(iv)
-	}
 }
 
 // basic recognizes r as a basic induction variable of lp.
@@ -349,9 +344,16 @@ func (a *Analysis) findTrip(iv *IndVar) {
 	}
 	bound := a.numeric(e.Bound.Sub(e.Offset), at, false)
 	step := a.numeric(iv.Step, at, false)
-	start := a.numeric(iv.Start, at, false)
+	start := a.numeric(iv.Start, at, true)
 	if start.lo < limit.lo || start.hi > limit.hi {
 		return
+	}
+	// A loop whose test follows the update steps once before any test.
+	if e.Block == iv.Update.Block || !a.Dominates(e.Block, iv.Update.Block) {
+		first, ok := start.addOK(step)
+		if !ok || first.lo < limit.lo || first.hi > limit.hi {
+			return
+		}
 	}
 	// dist is how far the counter moves: to the bound, from the start.
 	var num Affine
@@ -400,3 +402,10 @@ func (a *Analysis) findTrip(iv *IndVar) {
 		iv.Trip = &TripCount{Num: num, Div: div}
 	}
 }
+
+// GridStride reports whether iv steps by the grid's thread count: the
+// index of a grid-stride loop, whose iterations the threads share.
+func (iv *IndVar) GridStride() bool { return iv.Step.Equal(Of(Atom{Kind: ThreadCount})) }
+
+// ConstOffset returns the constant a test adds to the counter, if it is one.
+func (e *ExitTest) ConstOffset() (int64, bool) { return e.Offset.IsConst() }
