@@ -1,6 +1,9 @@
 package opt
 
-import "github.com/qdgo/qd/ir"
+import (
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
+)
 
 // DropGridStrideTests removes the loop's own exit test from the body of a
 // grid-stride loop. The lowering keeps the source loop's test, p+1 < n,
@@ -9,62 +12,34 @@ import "github.com/qdgo/qd/ir"
 // after the latch, since the grid has at least one thread. One test per
 // iteration goes, as in the loop nvcc makes of the same source.
 //
-// The head must be "if i < n goto body else exit", the latch "i += count"
-// with count the grid size, and the test "p+1 < n" for p a copy of i, with
-// the same n, leaving to the same exit.
+// The loop must have one latch, which advances i by the grid's thread
+// count; the head must test "i+d < n", and the test "p+e < n" with p i's
+// value in the iteration, 0 <= e <= d+1, and the same n, leaving to the
+// same exit.
 func DropGridStrideTests(t *ir.Task) {
 	if t.Kind != ir.Parallel {
 		return
 	}
-	defs := defSites(t)
-	dom := t.Dominators()
-	single := singleDefs(t, defs, dom)
-	defOf := func(a ir.Arg) *ir.Instr {
-		if a.Imm || !single[a.Reg] {
-			return nil
-		}
-		s := defs[a.Reg][0]
-		return &t.Blocks[s.block].Instrs[s.at]
-	}
-	for _, lp := range t.Loops() {
-		head := t.Blocks[lp.Header]
-		if head.Term.Kind != ir.Branch || len(lp.Latches) != 1 {
+	an := analysis.New(t)
+	for _, lp := range an.Loops {
+		iv := gridIndexVar(an, lp)
+		if iv == nil || iv.Exit == nil || iv.Exit.Block != lp.Header {
 			continue
 		}
-		test := defOf(head.Term.Cond)
-		exit := head.Term.Succs[1]
-		if test == nil || test.Op != ir.OpLt || test.Args[0].Imm {
+		head := iv.Exit
+		d, ok := head.ConstOffset()
+		exit := t.Blocks[lp.Header].Term.Succs[1]
+		if !ok || head.Op != ir.OpLt || lp.Has(exit) {
 			continue
 		}
-		// The head tests i+d < n, d often 0; the range s form has d = 1.
-		index, d := offsetOf(defOf, test.Args[0].Reg)
-		if !advancesByGrid(t, defs, t.Blocks[lp.Latches[0]], index) {
-			continue
-		}
-		bound := test.Args[1]
-		inLoop := definedIn(t, lp)
-		if !bound.Imm && inLoop[bound.Reg] || assignedOutside(defs[index], lp, lp.Latches[0]) {
-			continue
-		}
-		for _, bi := range lp.Blocks() {
-			b := t.Blocks[bi]
-			if bi == lp.Header || b.Term.Kind != ir.Branch || b.Term.Succs[1] != exit {
+		for _, test := range iv.Tests {
+			b := t.Blocks[test.Block]
+			if test == head || b.Term.Succs[1] != exit || test.Op != ir.OpLt || test.Type != head.Type || test.BoundArg != head.BoundArg {
 				continue
 			}
-			cmp := defOf(b.Term.Cond)
-			if cmp == nil || cmp.Op != ir.OpLt || cmp.Type != test.Type || cmp.Args[1] != bound {
-				continue
-			}
-			// p+e < n with p a copy of i fails only if i+count+d < n
-			// would: count >= 1, so e <= d+1 suffices.
-			if cmp.Args[0].Imm {
-				continue
-			}
-			p, e := offsetOf(defOf, cmp.Args[0].Reg)
-			if e > d+1 || e < 0 {
-				continue
-			}
-			if x := defOf(ir.R(p)); x == nil || x.Op != ir.OpMove || x.Args[0] != ir.R(index) || !lp.Has(defs[p][0].block) {
+			// p+e < n fails only if i+count+d < n would: count >= 1, so
+			// e <= d+1 suffices.
+			if e, ok := test.ConstOffset(); !ok || e > d+1 || e < 0 {
 				continue
 			}
 			b.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Term.Succs[0]}}
@@ -72,60 +47,16 @@ func DropGridStrideTests(t *ir.Task) {
 	}
 }
 
-// advancesByGrid reports whether latch assigns i = i + threadcount, and
-// nothing else assigns i but that and code outside the loop.
-func advancesByGrid(t *ir.Task, defs [][]site, latch *ir.Block, i ir.Reg) bool {
-	for _, x := range latch.Instrs {
-		if x.Dst != i || x.Op != ir.OpAdd || x.Args[0] != ir.R(i) || x.Args[1].Imm {
-			continue
-		}
-		return isThreadCount(t, defs, x.Args[1].Reg)
+// gridIndexVar returns the index of a grid-stride loop: the induction
+// variable that the loop's only latch advances by the grid's thread count.
+func gridIndexVar(an *analysis.Analysis, lp *analysis.Loop) *analysis.IndVar {
+	if len(lp.Latches) != 1 {
+		return nil
 	}
-	return false
-}
-
-// isThreadCount reports whether r holds the grid's thread count, in the
-// type of the loop's index.
-func isThreadCount(t *ir.Task, defs [][]site, r ir.Reg) bool {
-	for range 4 {
-		c := defs[r]
-		if len(c) != 1 {
-			return false
-		}
-		x := t.Blocks[c[0].block].Instrs[c[0].at]
-		switch {
-		case x.Op == ir.OpThreadCount:
-			return true
-		case (x.Op == ir.OpConvert || x.Op == ir.OpMove) && x.Type.Bits() == 64 && !x.Args[0].Imm:
-			r = x.Args[0].Reg
-		default:
-			return false
+	for _, iv := range lp.IndVars {
+		if iv.GridStride() && iv.Update.Block == lp.Latches[0] && iv.Update == iv.Sum {
+			return iv
 		}
 	}
-	return false
-}
-
-// assignedOutside reports whether one of sites is in the loop but not in
-// its latch.
-func assignedOutside(sites []site, lp *ir.Loop, latch int) bool {
-	for _, s := range sites {
-		if lp.Has(s.block) && s.block != latch {
-			return true
-		}
-	}
-	return false
-}
-
-// offsetOf splits r into a register and a small constant it adds to it:
-// r itself and 0, or x and c for r = x + c.
-func offsetOf(defOf func(ir.Arg) *ir.Instr, r ir.Reg) (ir.Reg, int64) {
-	x := defOf(ir.R(r))
-	if x == nil || x.Op != ir.OpAdd || x.Args[0].Imm || !x.Args[1].Imm || !x.Type.IsSigned() {
-		return r, 0
-	}
-	c := int64(x.Args[1].Bits)
-	if c < -1<<20 || c > 1<<20 {
-		return r, 0
-	}
-	return x.Args[0].Reg, c
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // Grid-stride loops whose body has at most this many instructions run
@@ -41,22 +42,21 @@ func UnrollGridStride(t *ir.Task) {
 	if t.Kind != ir.Parallel || cooperates(t) {
 		return
 	}
-	loops := t.Loops()
-	defs := defSites(t)
-	var grid []*ir.Loop
-	for _, lp := range loops {
-		if len(lp.Latches) == 1 && advancesByGrid(t, defs, t.Blocks[lp.Latches[0]], gridIndex(t, lp)) && innermost(lp, loops) {
-			grid = append(grid, lp)
+	an := analysis.New(t)
+	var grid []*analysis.IndVar
+	for _, lp := range an.Innermost() {
+		if iv := gridIndexVar(an, lp); iv != nil && len(t.Blocks[iv.Update.Block].Instrs) == 1 && t.Blocks[iv.Update.Block].Term.Kind == ir.Jump {
+			grid = append(grid, iv)
 		}
 	}
 	var loopsFound []*gridLoop
-	for _, lp := range grid {
+	for _, iv := range grid {
 		// Of a loop kept twice, with its checks and without, the copy
 		// with checks runs only in launches that fault.
-		if len(grid) > 1 && hasChecks(t, lp) {
+		if len(grid) > 1 && hasChecks(t, iv.Loop.Loop) {
 			continue
 		}
-		if g, ok := gridLoopOf(t, lp); ok {
+		if g, ok := gridLoopOf(t, iv); ok {
 			loopsFound = append(loopsFound, g)
 		}
 	}
@@ -97,15 +97,6 @@ func hasChecks(t *ir.Task, lp *ir.Loop) bool {
 	return false
 }
 
-func innermost(lp *ir.Loop, loops []*ir.Loop) bool {
-	for _, other := range loops {
-		if other != lp && lp.Has(other.Header) {
-			return false
-		}
-	}
-	return true
-}
-
 // gridLoop is a grid-stride loop found in a task:
 //
 //	head:  [x = add i, d]; c = lt x, bound; branch c, first, exit
@@ -123,19 +114,17 @@ type gridLoop struct {
 	headLocalReg map[ir.Reg]bool
 }
 
-// gridIndex is the register the loop's latch advances, or NoReg.
-func gridIndex(t *ir.Task, lp *ir.Loop) ir.Reg {
-	latch := t.Blocks[lp.Latches[0]]
-	if len(latch.Instrs) != 1 || latch.Instrs[0].Op != ir.OpAdd || latch.Term.Kind != ir.Jump {
-		return ir.NoReg
-	}
-	return latch.Instrs[0].Dst
-}
-
-func gridLoopOf(t *ir.Task, lp *ir.Loop) (*gridLoop, bool) {
+// gridLoopOf reads the loop of a grid-stride index whose latch holds
+// only its step, and whose head computes only its test from the index.
+func gridLoopOf(t *ir.Task, iv *analysis.IndVar) (*gridLoop, bool) {
+	lp := iv.Loop.Loop
 	g := &gridLoop{t: t, lp: lp, head: t.Blocks[lp.Header], latch: t.Blocks[lp.Latches[0]]}
 	step := g.latch.Instrs[0]
-	g.i, g.count, g.typ = step.Dst, step.Args[1].Reg, step.Type
+	g.i, g.typ = step.Dst, step.Type
+	g.count = step.Args[1].Reg
+	if step.Args[1] == ir.R(g.i) {
+		g.count = step.Args[0].Reg
+	}
 	term := g.head.Term
 	if term.Kind != ir.Branch || term.Cond.Imm || lp.Has(term.Succs[1]) || !lp.Has(term.Succs[0]) || g.latch.Term.Succs[0] != lp.Header {
 		return nil, false
