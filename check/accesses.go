@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // This file finds the slice elements a task touches: for each load, store
@@ -48,8 +48,8 @@ type indexer struct {
 	widths map[string]form // the number of values of each counter
 	// ranges holds the start and bound of each inner loop's counter.
 	ranges  map[string]counterRange
-	loops   []*ir.Loop // innermost first
-	guarded [][]guard  // by block, when computed
+	an      *analysis.Analysis // the task's loops and induction variables
+	guarded [][]guard          // by block, when computed
 	// conditions are the launch conditions under which the accesses
 	// accepted are distinct (Result.Conditions).
 	conditions []*ir.Expr
@@ -66,7 +66,7 @@ type def struct {
 
 func newIndexer(k *ir.Kernel, t *ir.Task, loop *Loop) *indexer {
 	ix := &indexer{k: k, t: t, loop: loop, defs: make([][]def, len(t.Regs)),
-		forms: map[ir.Reg]form{}, widths: map[string]form{}, ranges: map[string]counterRange{}, loops: t.Loops()}
+		forms: map[ir.Reg]form{}, widths: map[string]form{}, ranges: map[string]counterRange{}, an: analysis.New(t)}
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
 			if in := &b.Instrs[i]; in.Dst != ir.NoReg {
@@ -74,7 +74,6 @@ func newIndexer(k *ir.Kernel, t *ir.Task, loop *Loop) *indexer {
 			}
 		}
 	}
-	sort.SliceStable(ix.loops, func(i, j int) bool { return len(ix.loops[i].Blocks()) < len(ix.loops[j].Blocks()) })
 	return ix
 }
 
@@ -234,37 +233,41 @@ func (ix *indexer) opaque(r ir.Reg, in *ir.Instr) form {
 	return symbolForm(name + ")")
 }
 
-// counter recognizes r as the counter of an inner loop, started at a value
-// outside the loop and advanced by 1 inside it, which runs while the
-// counter (or the counter plus 1) is below a bound the loop does not
-// change. It returns init+#r, where #r counts the iterations from 0 and
-// has bound-init values.
+// counter recognizes r as the counter of an inner loop, a basic induction
+// variable of the loop analysis that starts outside the loop, steps by 1
+// and leaves the loop when the counter (or the counter plus 1) reaches a
+// bound the loop does not change. It returns init+#r, where #r counts the
+// iterations from 0 and has bound-init values.
 func (ix *indexer) counter(r ir.Reg) (form, bool) {
-	for _, lp := range ix.loops {
-		var inside, outside []def
+	for i := len(ix.an.Loops) - 1; i >= 0; i-- { // inner loops after outer ones
+		lp := ix.an.Loops[i]
+		iv := lp.IndVar(r)
+		if iv == nil {
+			continue
+		}
+		step, ok := iv.Step.IsConst()
+		exit := iv.Exit
+		if !ok || step != 1 || exit == nil || exit.Op != ir.OpLt || !exit.Type.IsInteger() {
+			return nil, false
+		}
+		if offset, ok := exit.ConstOffset(); !ok || offset != 0 && offset != 1 {
+			return nil, false
+		}
+		var outside []def
 		for _, d := range ix.defs[r] {
-			if lp.Has(d.block) {
-				inside = append(inside, d)
-			} else {
+			if !lp.Has(d.block) {
 				outside = append(outside, d)
 			}
 		}
-		if len(inside) != 1 || len(outside) == 0 {
-			continue
+		if len(outside) == 0 {
+			return nil, false
 		}
 		for _, d := range outside[1:] {
 			if !sameInstr(d.in, outside[0].in) {
 				return nil, false
 			}
 		}
-		next, ok := ix.increment(r, inside[0].in)
-		if !ok {
-			return nil, false
-		}
-		bound, ok := ix.loopBound(lp, r, next)
-		if !ok {
-			return nil, false
-		}
+		bound := ix.formOfArg(exit.BoundArg, exit.Type)
 		init := ix.formOfInstr(r, outside[0].in)
 		if init.has(func(s string) bool { return ix.definedIn(s, lp) }) {
 			return nil, false
@@ -277,55 +280,9 @@ func (ix *indexer) counter(r ir.Reg) (form, bool) {
 	return nil, false
 }
 
-// increment checks that in, which assigns r, adds 1 to it, directly or
-// through the register it returns.
-func (ix *indexer) increment(r ir.Reg, in *ir.Instr) (next ir.Reg, ok bool) {
-	next = in.Dst
-	if in.Op == ir.OpMove && !in.Args[0].Imm {
-		next = in.Args[0].Reg
-		if in = ix.single(next); in == nil {
-			return 0, false
-		}
-	}
-	if in.Op != ir.OpAdd || !in.Type.IsInteger() {
-		return 0, false
-	}
-	a, b := in.Args[0], in.Args[1]
-	one := func(x ir.Arg) bool { return x.Imm && x.Bits == 1 }
-	return next, !a.Imm && a.Reg == r && one(b) || !b.Imm && b.Reg == r && one(a)
-}
-
-// loopBound finds the test that keeps lp running while r or next is below
-// a bound, and returns the bound's form.
-func (ix *indexer) loopBound(lp *ir.Loop, r, next ir.Reg) (form, bool) {
-	for bi, b := range ix.t.Blocks {
-		if !lp.Has(bi) || b.Term.Kind != ir.Branch || b.Term.Cond.Imm ||
-			!lp.Has(b.Term.Succs[0]) || lp.Has(b.Term.Succs[1]) {
-			continue
-		}
-		cond := ix.single(b.Term.Cond.Reg)
-		if cond == nil || !cond.Type.IsInteger() || cond.Op != ir.OpLt && cond.Op != ir.OpGt {
-			continue
-		}
-		x, bound := cond.Args[0], cond.Args[1]
-		if cond.Op == ir.OpGt {
-			x, bound = bound, x
-		}
-		if x.Imm || x.Reg != r && x.Reg != next {
-			continue
-		}
-		f := ix.formOfArg(bound, cond.Type)
-		if f.has(func(s string) bool { return ix.definedIn(s, lp) }) {
-			continue
-		}
-		return f, true
-	}
-	return nil, false
-}
-
 // definedIn reports whether a symbol names a register some definition of
 // which lies in lp.
-func (ix *indexer) definedIn(sym string, lp *ir.Loop) bool {
+func (ix *indexer) definedIn(sym string, lp *analysis.Loop) bool {
 	r, ok := regOf(sym)
 	if !ok {
 		return false

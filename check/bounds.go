@@ -1,10 +1,12 @@
 package check
 
 import (
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // This file bounds values over all the iterations of the parallel loop,
@@ -80,38 +82,89 @@ func (ix *indexer) symbolBound(s string, lower bool, depth int) form {
 		}
 		return nil
 	}
+	// Any other value: the bounds the loop analysis finds for it where
+	// it is computed (max(j1+1, 0) is at least 0 and at least j1+1).
 	r, ok := regOf(s)
+	site, found := ix.siteOf(r)
+	if !ok || !found {
+		return nil
+	}
+	rng := ix.an.RangeOf(ir.R(r), site)
+	candidates, extreme := rng.Upper, rng.Max
+	if lower {
+		candidates, extreme = rng.Lower, rng.Min
+	}
+	var best form
+	if extreme != math.MinInt64 && extreme != math.MaxInt64 {
+		best = constForm(extreme)
+	}
+	for _, c := range candidates {
+		f := ix.fromAffine(c)
+		if f == nil || f.has(func(x string) bool { return x == s }) {
+			continue
+		}
+		b := ix.bound(f, lower, depth+1)
+		if b == nil {
+			continue
+		}
+		d, isConst := b.sub(best).constant()
+		if best == nil || isConst && (d > 0) == lower {
+			best = b
+		}
+	}
+	return best
+}
+
+// siteOf returns the site just after the one definition of register r.
+func (ix *indexer) siteOf(r ir.Reg) (analysis.Site, bool) {
 	in := ix.single(r)
-	if !ok || in == nil || in.Op != ir.OpMin && in.Op != ir.OpMax || !in.Type.IsInteger() {
-		return nil
+	if in == nil || len(ix.defs[r]) != 1 {
+		return analysis.Site{}, false
 	}
-	// A bound of either operand bounds max from below and min from above;
-	// the other side needs both operands', when they compare.
-	a := ix.bound(ix.formOfArg(in.Args[0], in.Type), lower, depth+1)
-	b := ix.bound(ix.formOfArg(in.Args[1], in.Type), lower, depth+1)
-	if (in.Op == ir.OpMax) == lower {
-		switch {
-		case a == nil:
-			return b
-		case b == nil:
-			return a
+	b := ix.t.Blocks[ix.defs[r][0].block]
+	for i := range b.Instrs {
+		if &b.Instrs[i] == in {
+			return analysis.Site{Block: b.Index, At: i + 1}, true
 		}
-		if d, ok := a.sub(b).constant(); ok && (d < 0) == lower {
-			return b
+	}
+	return analysis.Site{}, false
+}
+
+// fromAffine writes a form of the loop analysis as the check's form, or
+// returns nil when an atom has none: the parallel loop's counter is the
+// loop index, other values are the forms of their registers.
+func (ix *indexer) fromAffine(f analysis.Affine) form {
+	out := constForm(f.Const)
+	for _, t := range f.Terms {
+		term := constForm(t.Coeff)
+		for _, x := range t.Factors {
+			var g form
+			switch x.Kind {
+			case analysis.Param:
+				g = symbolForm(ix.k.Params[x.Index].Name)
+			case analysis.Len:
+				g = symbolForm("len(" + ix.k.Params[x.Index].Name + ")")
+			case analysis.Counter, analysis.Value:
+				if ix.loop != nil {
+					if in := ix.single(ix.loop.Index); in != nil && in.Op == ir.OpMove && !in.Args[0].Imm && in.Args[0].Reg == x.Reg {
+						g = symbolForm(indexSymbol)
+						break
+					}
+				}
+				if ix.single(x.Reg) != nil || x.Kind == analysis.Counter {
+					g = ix.formOf(x.Reg)
+				}
+			}
+			if g == nil {
+				return nil
+			}
+			if term = term.mul(g); term == nil {
+				return nil
+			}
 		}
-		return a
+		out = out.add(term)
 	}
-	if a == nil || b == nil {
-		return nil
-	}
-	d, ok := a.sub(b).constant()
-	switch {
-	case !ok:
-		return nil
-	case (d < 0) == lower:
-		return a
-	}
-	return b
+	return out
 }
 
 // launchKnown reports whether the kernel can compute f at launch: its
