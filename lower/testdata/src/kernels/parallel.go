@@ -49,3 +49,14 @@ func Mixed(a, b, c []int32, n int) {
 		}
 	})
 }
+
+// Stride's iterations are distinct unless stride is 0: each thread tests
+// that before its first iteration, and where it fails thread 0 runs them
+// all, striding by 1, and the others leave.
+//
+//qd:kernel
+func Stride(x []float32, stride int) {
+	for i := range len(x) / 4 {
+		x[i*stride] *= 2
+	}
+}
