@@ -52,7 +52,7 @@ type indexer struct {
 	guarded [][]guard          // by block, when computed
 	// conditions are the launch conditions under which the accesses
 	// accepted are distinct (Result.Conditions).
-	conditions []*ir.Expr
+	conditions []Condition
 }
 
 // counterRange is where an inner loop's counter starts, and the bound it

@@ -27,17 +27,24 @@ import (
 type Result struct {
 	Diagnostics []Diagnostic
 	// Conditions holds, for a task whose iterations are distinct only
-	// under conditions on parameters and lengths, those conditions, each
-	// a bool expression: the task runs in parallel when all hold, and
-	// otherwise on one thread, iteration after iteration, as Go does.
-	Conditions map[*ir.Task][]*ir.Expr
+	// under conditions on parameters and lengths, those conditions: the
+	// task runs in parallel when all hold, and otherwise on one thread,
+	// iteration after iteration, as Go does.
+	Conditions map[*ir.Task][]Condition
+}
+
+// Condition is a fact the kernel tests at launch: Test, a bool
+// expression, and Text, the same as Go source writes it ("stride != 0").
+type Condition struct {
+	Test *ir.Expr
+	Text string
 }
 
 // Dependences checks the parallel tasks of k, each with its loop in
 // loops (serial tasks have none there).
 func Dependences(k *ir.Kernel, loops map[*ir.Task]*Loop, src Source) Result {
 	c := &checker{k: k, src: src}
-	r := Result{Conditions: map[*ir.Task][]*ir.Expr{}}
+	r := Result{Conditions: map[*ir.Task][]Condition{}}
 	for _, t := range k.Tasks {
 		if lp := loops[t]; lp != nil {
 			ix := newIndexer(k, t, lp)

@@ -2,8 +2,7 @@ package check
 
 import (
 	"slices"
-
-	"github.com/qdgo/qd/ir"
+	"strconv"
 )
 
 // This file decides whether an index gives each iteration of the parallel
@@ -18,6 +17,17 @@ import (
 type condition struct {
 	f       form
 	nonzero bool
+}
+
+// String writes the condition as Go source does: "stride != 0",
+// "stride > 2".
+func (c condition) String() string {
+	op := " > "
+	if c.nonzero {
+		op = " != "
+	}
+	k := c.f[""]
+	return c.f.sub(constForm(k)).String() + op + strconv.FormatInt(-k, 10)
 }
 
 // term is a variable of an index, times its coefficient: the variable
@@ -203,10 +213,9 @@ func (ix *indexer) assume(conds []condition) bool {
 		return false
 	}
 	for _, c := range conds {
-		e := ix.launchTest(c)
-		text := ix.k.FormatExpr(e)
-		if !slices.ContainsFunc(ix.conditions, func(d *ir.Expr) bool { return ix.k.FormatExpr(d) == text }) {
-			ix.conditions = append(ix.conditions, e)
+		text := c.String()
+		if !slices.ContainsFunc(ix.conditions, func(d Condition) bool { return d.Text == text }) {
+			ix.conditions = append(ix.conditions, Condition{ix.launchTest(c), text})
 		}
 	}
 	return true

@@ -57,7 +57,7 @@ func checkAll(k *ir.Kernel, loops map[*ir.Task]*Loop) string {
 	}
 	for _, t := range k.Tasks {
 		for _, c := range deps.Conditions[t] {
-			fmt.Fprintf(&b, "%s runs in parallel when %s\n", t.Name, k.FormatExpr(c))
+			fmt.Fprintf(&b, "%s runs in parallel when %s: %s\n", t.Name, c.Text, k.FormatExpr(c.Test))
 		}
 	}
 	if b.Len() == 0 {

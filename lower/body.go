@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"strings"
+
 	"github.com/qdgo/qd/check"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -48,6 +50,11 @@ func (l *lowerer) lowerBody() {
 		for _, t := range l.k.Tasks {
 			if conds := deps.Conditions[t]; len(conds) > 0 {
 				l.serialSwitches[t].insert(t, conds)
+				var texts []string
+				for _, c := range conds {
+					texts = append(texts, c.Text)
+				}
+				l.note(t.Pos, "this loop's iterations touch distinct elements only where %s: the kernel tests that at launch, and runs the loop on one thread, in order, where it fails", strings.Join(texts, " and "))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"github.com/qdgo/qd/check"
 	"github.com/qdgo/qd/ir"
 )
 
@@ -28,11 +29,11 @@ type serialSwitch struct {
 //	setup:   ...; ok = conds; branch ok, first, serial
 //	serial:  branch tid == 0, one, exit
 //	one:     count = 1; jump first
-func (s *serialSwitch) insert(t *ir.Task, conds []*ir.Expr) {
+func (s *serialSwitch) insert(t *ir.Task, conds []check.Condition) {
 	b := s.setup
 	var ok ir.Arg
 	for i, c := range conds {
-		r := emitExpr(t, b, c)
+		r := emitExpr(t, b, c.Test)
 		if i == 0 {
 			ok = r
 			continue

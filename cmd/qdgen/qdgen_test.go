@@ -304,6 +304,13 @@ func Sums(out, in []float32, w int) {
 		}
 	}
 }
+
+//qd:kernel
+func Stride(x []float32, stride int) {
+	for i := range len(x) / 4 {
+		x[i*stride] *= 2
+	}
+}
 `
 
 // TestVerboseNotes checks that -v says which loops run in parallel and
@@ -326,6 +333,7 @@ func TestVerboseNotes(t *testing.T) {
 		`k/k.go:16:3: note: this loop runs serially in each iteration of the parallel loop around it: its bounds change with the index of the loop around it`,
 		`k/k.go:25:2: note: these 2 nested loops run as one parallel loop over all their iterations`,
 		`k/k.go:33:3: note: this loop runs serially in each iteration of the parallel loop around it: variable s is carried from one iteration to the next, and it is read in the loop other than to update it`,
+		`k/k.go:42:2: note: this loop's iterations touch distinct elements only where stride != 0: the kernel tests that at launch, and runs the loop on one thread, in order, where it fails`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
