@@ -43,8 +43,9 @@ type term struct {
 // add up to. When that needs facts the check cannot prove, but the kernel
 // can test at launch, it returns them.
 func (ix *indexer) distinct(f form) (bool, []condition) {
-	// A counter whose start changes with the iteration (j2 from j1+1) is
-	// taken as its value, bounded over all iterations, instead.
+	// A counter whose start or bound changes with the iteration (j2 from
+	// j1+1, or below j1) is taken as its value, bounded over all
+	// iterations, instead.
 	rest, terms, ok := ix.counterValues(f)
 	if !ok || rest.has(isVarying) || !f.has(isIndex) {
 		return false, nil
@@ -148,7 +149,7 @@ func mixedRadix(terms []term, assume func(form) bool) ([]form, bool) {
 }
 
 // counterValues rewrites f = c·#r + rest, for each counter #r whose start
-// changes with the iteration, as c·(v - lo) + rest', with v the counter's
+// or bound changes with the iteration, as c·(v - lo) + rest', with v the counter's
 // value and lo the least value it takes in any iteration: v - lo is a
 // variable of its own, from 0 to the largest value less lo. It returns what
 // is left of f and the terms of those variables.
@@ -156,7 +157,7 @@ func (ix *indexer) counterValues(f form) (form, []term, bool) {
 	var terms []term
 	var counters []string
 	f.symbols(func(s string) bool {
-		if r, ok := ix.ranges[s]; ok && !r.init.invariant() && !slices.Contains(counters, s) {
+		if r, ok := ix.ranges[s]; ok && (!r.init.invariant() || !r.bound.invariant()) && !slices.Contains(counters, s) {
 			counters = append(counters, s)
 		}
 		return true

@@ -14,6 +14,7 @@ import (
 var dependCases = []kernelCase{
 	{name: "UpperTriangle", fn: kernels.UpperTriangle, args: squareArgs},
 	{name: "UpperTriangleMax", fn: kernels.UpperTriangleMax, args: squareArgs},
+	{name: "LowerTriangle", fn: kernels.LowerTriangle, args: squareArgs},
 	{name: "BitonicStage", fn: kernels.BitonicStage, args: func(r *rand.Rand, n int) []any {
 		size := 1 << (bits.Len(uint(n)) - 1) // the power of two at most n
 		a := make([]int32, size)

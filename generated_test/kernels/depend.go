@@ -28,6 +28,18 @@ func UpperTriangleMax(s []float32, m int) {
 	}
 }
 
+// LowerTriangle updates the lower triangle of an m×m matrix from the
+// upper one, row j1 in iteration j1.
+//
+//qd:kernel
+func LowerTriangle(s []float32, m int) {
+	for j1 := range m {
+		for j2 := 0; j2 < j1; j2++ {
+			s[j1*m+j2] -= s[j2*m+j1] * 0.5
+		}
+	}
+}
+
 // BitonicStage is one compare-and-swap stage of a bitonic sort of a, whose
 // length is a power of two: iteration i owns the pair i, i^j when i^j > i.
 //

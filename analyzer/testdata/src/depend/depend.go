@@ -354,6 +354,17 @@ func TriangleMax(s []float32, m, k int) {
 	}
 }
 
+// The lower triangle: row j1's columns run below j1.
+//
+//qd:kernel
+func LowerTriangle(s []float64, m int) {
+	for j1 := range m {
+		for j2 := 0; j2 < j1; j2++ {
+			s[j1*m+j2] -= s[j2*m+j1]
+		}
+	}
+}
+
 // A bitonic sort's stage: iteration i owns the pair i, i^j when i^j > i.
 //
 //qd:kernel
