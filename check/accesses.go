@@ -26,6 +26,7 @@ import (
 
 // access is one instruction of a task that touches a slice parameter.
 type access struct {
+	task   *ir.Task
 	in     *ir.Instr
 	block  int
 	param  int
@@ -337,7 +338,7 @@ func (ix *indexer) accesses() []access {
 			if info.Memory == ir.MemNone || in.Space != ir.Global {
 				continue
 			}
-			a := access{in: in, block: b.Index, read: info.Memory.Reads(), write: info.Memory.Writes(),
+			a := access{task: ix.t, in: in, block: b.Index, read: info.Memory.Reads(), write: info.Memory.Writes(),
 				atomic: info.Atomic, iters: iters[b.Index]}
 			if p, index, ok := ix.trace(in.Args[0]); ok {
 				a.param, a.index = p, index

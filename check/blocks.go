@@ -120,8 +120,8 @@ func (c *checker) blockRace(p int, first, second []blockAccess, raced map[*ir.In
 				}
 				return "reads"
 			}
-			pos, text := c.src.Describe(y.in, p)
-			xpos, xtext := c.src.Describe(x.in, p)
+			pos, text := c.describe(&y.access)
+			xpos, xtext := c.describe(&x.access)
 			c.errorf(pos, fmt.Sprintf("data race on %s between qd.StreamParallel blocks: %s %s elements that %s (at %s) %s in a block that runs at the same time; put a plain statement between the two blocks to order them, or give them different slices or elements",
 				c.k.Params[p].Name, text, verb(&y), xtext, c.src.Where(xpos), verb(&x)))
 			return

@@ -158,3 +158,31 @@ func (s *irSource) Where(pos token.Pos) string {
 	}
 	return s.places[pos-1]
 }
+
+// TestPositioned checks that a conflict whose access has no position in
+// the source is reported at its task's loop, not at no position at all.
+func TestPositioned(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "prefixsum.ir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, loops := parseCase(t, string(text))
+	for i, task := range k.Tasks {
+		task.Pos = token.Pos(100 + i)
+	}
+	diags := Dependences(k, loops, unplaced{}).Diagnostics
+	if len(diags) == 0 {
+		t.Fatal("no conflict found")
+	}
+	for _, d := range diags {
+		if d.Pos != k.Tasks[1].Pos {
+			t.Errorf("%q at %d, want the task's position %d", d.Message, d.Pos, k.Tasks[1].Pos)
+		}
+	}
+}
+
+// unplaced is a Source that knows no positions.
+type unplaced struct{}
+
+func (unplaced) Describe(*ir.Instr, int) (token.Pos, string) { return token.NoPos, "an element" }
+func (unplaced) Where(token.Pos) string                      { return "?" }

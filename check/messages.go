@@ -13,12 +13,12 @@ import (
 const loopAdvice = "accumulate in a variable declared before the loop instead (a reduction, such as sum += x[i]), use an atomic (atomic.AddInt32, qd.AtomicAdd, qd.AtomicMax, ...), or give each iteration its own element"
 
 func (c *checker) everyIteration(w *access) {
-	pos, text := c.src.Describe(w.in, w.param)
+	pos, text := c.describe(w)
 	c.errorf(pos, fmt.Sprintf("every iteration of this parallel loop writes %s: iterations run at the same time, so their updates race and all but one are lost; %s", text, loopAdvice))
 }
 
 func (c *checker) lostUpdates(ix *indexer, w *access) {
-	pos, text := c.src.Describe(w.in, w.param)
+	pos, text := c.describe(w)
 	if !ix.readFromMemory(w.index) {
 		c.errorf(pos, fmt.Sprintf("%s is read, changed and written back by iterations of this parallel loop that run at the same time and may use the same index, so updates would be lost; use an atomic instead: %s", text, atomicAdvice(w)))
 		return
@@ -51,8 +51,8 @@ func atomicName(t ir.Type) string {
 }
 
 func (c *checker) conflict(y, x *access, why string) {
-	pos, text := c.src.Describe(y.in, y.param)
-	xpos, xtext := c.src.Describe(x.in, x.param)
+	pos, text := c.describe(y)
+	xpos, xtext := c.describe(x)
 	advice := "iterations run at the same time, in no order, so it may see the element before or after that write; read from a second slice, or write in one loop and read in a later one"
 	switch {
 	case x.atomic:
@@ -61,6 +61,17 @@ func (c *checker) conflict(y, x *access, why string) {
 		advice = "iterations run at the same time, in no order, so which write remains is not defined; give each iteration its own elements"
 	}
 	c.errorf(pos, fmt.Sprintf("%s %s (%s at %s): %s", text, why, xtext, c.src.Where(xpos), advice))
+}
+
+// describe places an access with the Source, or, where its instruction
+// has no position, at the loop or statement its task comes from, so that
+// no diagnostic goes without one.
+func (c *checker) describe(a *access) (token.Pos, string) {
+	pos, text := c.src.Describe(a.in, a.param)
+	if !pos.IsValid() {
+		pos = a.task.Pos
+	}
+	return pos, text
 }
 
 // silent is the Source of a check whose diagnostics are not shown.

@@ -129,3 +129,12 @@ func Overlapping(out []int64, n int) {
 		}
 	}
 }
+
+//qd:kernel
+func LowerTriangle(s []float64, m int) {
+	for j1 := range m {
+		for j2 := 0; j2 < j1; j2++ {
+			s[j1*m+j2] -= s[j2*m+j1]
+		}
+	}
+}
