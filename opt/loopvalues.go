@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // The IR is not SSA, so what a register holds at a site of a loop is
@@ -45,9 +46,10 @@ type loopValues struct {
 	unknown int
 }
 
-// newLoopValues finds lp's counter: a 64-bit integer register assigned
-// once in the loop, in its only latch, with itself plus a positive step,
-// directly or through a register that holds the sum.
+// newLoopValues takes lp's counter from ir/analysis: a 64-bit induction
+// variable that lp's only latch advances by a positive step, a constant
+// up to 2^32 or the grid's thread count, with "i = add i, s" or through a
+// register that holds the sum.
 func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 	lv := &loopValues{t: t, lp: lp, dom: dom, latch: -1, counter: ir.NoReg,
 		defs: map[ir.Reg][]site{}, memo: map[site]*expr{}, busy: map[site]bool{}}
@@ -62,34 +64,34 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 			}
 		}
 	}
-	for i, in := range t.Blocks[lv.latch].Instrs {
-		h := in.Dst
-		if h == ir.NoReg || in.Type != ir.Int64 || len(lv.defs[h]) != 1 {
-			continue
+	an := analysis.New(t)
+	l := an.LoopAt(lp.Header)
+	if l == nil {
+		return lv
+	}
+	var counter *analysis.IndVar
+	for _, iv := range l.IndVars {
+		sum := an.Instr(iv.Sum)
+		step, isConst := iv.Step.IsConst()
+		switch {
+		case iv.Update.Block != lv.latch || iv.Type != ir.Int64 || sum.Op != ir.OpAdd:
+		case isConst && (step <= 0 || step > 1<<32), !isConst && !iv.GridStride():
+		case counter == nil || iv.Update.At < counter.Update.At:
+			counter = iv
 		}
-		sum := &in
-		if in.Op == ir.OpMove && !in.Args[0].Imm {
-			ds := lv.defs[in.Args[0].Reg]
-			if len(ds) != 1 || !dominates(lv.dom, ds[0], site{lv.latch, i}) {
-				continue
-			}
-			sum = lv.instr(ds[0])
-		}
-		if sum.Op != ir.OpAdd || sum.Type != ir.Int64 {
-			continue
-		}
-		for j := range 2 {
-			if sum.Args[j] == ir.R(h) && lv.positive(sum.Args[1-j]) {
-				lv.counter, lv.step, lv.advance = h, sum.Args[1-j], site{lv.latch, i + 1}
-				return lv
-			}
-		}
+	}
+	if counter == nil {
+		return lv
+	}
+	sum := an.Instr(counter.Sum)
+	lv.counter, lv.advance = counter.Reg, site{lv.latch, counter.Update.At + 1}
+	lv.step = sum.Args[1]
+	if sum.Args[1] == ir.R(counter.Reg) {
+		lv.step = sum.Args[0]
 	}
 	return lv
 }
 
-// positive reports whether a is a step the counter may take: an immediate
-// in (0, 2^32], or the grid's thread count.
 // newTaskValues resolves registers anywhere in t, as if t were one loop
 // without a counter.
 func newTaskValues(t *ir.Task) *loopValues {
@@ -105,27 +107,6 @@ func newTaskValues(t *ir.Task) *loopValues {
 		}
 	}
 	return lv
-}
-
-func (lv *loopValues) positive(a ir.Arg) bool {
-	if a.Imm {
-		return int64(a.Bits) > 0 && a.Bits <= 1<<32
-	}
-	if len(lv.defs[a.Reg]) > 0 {
-		return false
-	}
-	found := false
-	for _, b := range lv.t.Blocks {
-		for _, in := range b.Instrs {
-			if in.Dst == a.Reg {
-				if in.Op != ir.OpThreadCount {
-					return false
-				}
-				found = true
-			}
-		}
-	}
-	return found
 }
 
 func (lv *loopValues) instr(p site) *ir.Instr { return &lv.t.Blocks[p.block].Instrs[p.at] }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // ReduceStrength turns the element addresses that a loop computes from its
@@ -58,28 +59,21 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 		}
 		return found
 	}
-	// The induction variables: k = move s (or k = add k, c) in the latch.
+	// The induction variables: k = move s (or k = add k, c) in the latch,
+	// as ir/analysis finds them.
 	ivs := map[ir.Reg]inductionVariable{}
-	for i, x := range latch.Instrs {
-		if x.Dst == ir.NoReg || x.Type != ir.Int64 && x.Type != ir.Uint64 || defIn(x.Dst) == nil {
+	an := analysis.New(t)
+	for _, iv := range an.LoopAt(lp.Header).IndVars {
+		sum := an.Instr(iv.Sum)
+		if iv.Update.Block != latch.Index || iv.Type != ir.Int64 && iv.Type != ir.Uint64 || sum.Op != ir.OpAdd ||
+			iv.Sum != iv.Update && !single[sum.Dst] {
 			continue
 		}
-		add := &x
-		if x.Op == ir.OpMove && !x.Args[0].Imm {
-			if add = defIn(x.Args[0].Reg); add == nil || !single[x.Args[0].Reg] || sameBlockAfter(defs, x.Args[0].Reg, latch.Index, i) {
-				continue
-			}
+		step := sum.Args[1]
+		if step == ir.R(iv.Reg) {
+			step = sum.Args[0]
 		}
-		if add.Op != ir.OpAdd || add.Type != x.Type {
-			continue
-		}
-		for j := range 2 {
-			k, c := add.Args[j], add.Args[1-j]
-			if !k.Imm && k.Reg == x.Dst && (c.Imm || !inLoop[c.Reg]) {
-				ivs[x.Dst] = inductionVariable{reg: x.Dst, step: c, latch: latch, at: i}
-				break
-			}
-		}
+		ivs[iv.Reg] = inductionVariable{reg: iv.Reg, step: step, latch: latch, at: iv.Update.At}
 	}
 	if len(ivs) == 0 {
 		return
@@ -136,16 +130,6 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 		out = append(out, updates[i]...)
 	}
 	latch.Instrs = out
-}
-
-// sameBlockAfter reports whether r is assigned in block b after index at.
-func sameBlockAfter(defs [][]site, r ir.Reg, b, at int) bool {
-	for _, s := range defs[r] {
-		if s.block == b && s.at > at {
-			return true
-		}
-	}
-	return false
 }
 
 func minIVAt(ivs map[ir.Reg]inductionVariable) int {
