@@ -292,3 +292,12 @@ func Phases(a, b []int32) {
 		b[i] += b[0]
 	}
 }
+
+// The element a range statement reads is reported at the ranged slice.
+//
+//qd:kernel
+func RangeValueShifted(x []int32) {
+	for i, v := range x { // want `the element range x gives reads an element that another iteration writes \(x\[i\+1\] at depend.go:\d+:\d+\)`
+		x[i+1] = v
+	}
+}

@@ -229,3 +229,44 @@ func c1(x int64) int64 { return c0(c0(x)) ^ 1 }
 func c2(x int64) int64 { return c1(c1(x)) ^ 2 }
 func c3(x int64) int64 { return c2(c2(x)) ^ 3 }
 func c4(x int64) int64 { return c3(c3(x)) ^ 4 }
+
+// The element a range statement reads has no index expression: the race
+// is reported at the ranged slice.
+//
+//qd:kernel
+func RaceRangeValue(a, b []int32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i, x := range a { // want `data race on a between qd.StreamParallel blocks: the element range a gives reads elements that a\[i\] \(at sp.go:\d+:\d+\) writes in a block that runs at the same time`
+			b[i] = x
+		}
+	})
+}
+
+// Pair is the element of RaceFieldAndCopy's slice.
+type Pair struct {
+	A int32
+	B float64
+}
+
+// A field of an element, and an element copied whole, are named as the
+// source writes them.
+//
+//qd:kernel
+func RaceFieldAndCopy(a []Pair, b []int32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i].A = 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range b {
+			p := a[i] // want `data race on a between qd.StreamParallel blocks: a\[i\] reads elements that a\[i\].A \(at sp.go:\d+:\d+\) writes`
+			b[i] = p.A
+		}
+	})
+}
