@@ -25,6 +25,7 @@ func main() {
 	programs := flag.Int("programs", 2000, "number of random kernels")
 	perPackage := flag.Int("per-package", 100, "kernels per package")
 	seed := flag.Uint64("seed", 1, "seed of the generator")
+	verbose := flag.Bool("v", false, "print the first diagnostic of each rejected kernel")
 	flag.Parse()
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
@@ -37,6 +38,11 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(report)
+	if *verbose {
+		for _, r := range report.Rejections {
+			fmt.Println("rejected:", r)
+		}
+	}
 	for _, p := range report.Problems {
 		fmt.Println(p)
 	}
