@@ -153,6 +153,7 @@ const (
 	shapeTriangular
 	shapeXOR
 	shapeStrided
+	shapePhases
 	numShapes
 )
 
@@ -180,7 +181,7 @@ func (g *gen) kernel(name string) ([]int, bool) {
 	}
 	outs := []string{"iout []uint64", "fout []float64"}
 	switch shape {
-	case shapeBlocks:
+	case shapeBlocks, shapePhases:
 		outs = append(outs, "iout2 []uint64", "fout2 []float64")
 	case shapeTriangular:
 		outs = append(outs, "tri []uint64")
@@ -243,6 +244,8 @@ func (g *gen) kernel(name string) ([]int, bool) {
 		if g.r.IntN(2) == 0 {
 			g.stridedUpdate("sout")
 		}
+	case shapePhases:
+		sizes = g.phases(s)
 	}
 	g.depth--
 	g.line("}")

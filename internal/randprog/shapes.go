@@ -187,3 +187,45 @@ func localsOf(s *scope) []variable {
 	}
 	return vs
 }
+
+// phases writes a kernel of several launches that pass values on: a
+// top-level value, a parallel loop that also reduces its locals into a
+// variable, serial code reading it, and two qd.StreamParallel blocks that
+// read both, one writing iout2 and fout2, the other exchanging XOR
+// partners of iout (a few read the reduction's result too). It returns
+// the sizes of the outputs.
+func (g *gen) phases(s *scope) []int {
+	top := g.topValue(s)
+	red := variable{g.name("red"), tUint64, false}
+	g.line("var %s uint64", red.name)
+	sizes := g.parallelLoop(s, "iout", "fout", func(inner *scope, after bool) {
+		if after {
+			v := pick(g.r, localsOf(inner))
+			switch g.r.IntN(3) {
+			case 0:
+				g.line("%s += uint64(%s)", red.name, convertToU64(v))
+			case 1:
+				g.line("%s ^= uint64(%s)", red.name, convertToU64(v))
+			default:
+				g.line("%s = max(%s, uint64(%s))", red.name, red.name, convertToU64(v))
+			}
+		}
+	})
+	g.line("iout[0] += %s ^ uint64(%s)", red.name, convertToU64(top))
+	if g.r.IntN(4) == 0 {
+		// Blocks that read a reduction's result are rejected today (its
+		// value is in memory), with a position; most kernels leave it.
+		s.vars = append(s.vars, red)
+	}
+	g.line("qd.StreamParallel(func() {")
+	g.depth++
+	sizes = append(sizes, g.parallelLoop(s, "iout2", "fout2", nil)...)
+	g.depth--
+	g.line("})")
+	g.line("qd.StreamParallel(func() {")
+	g.depth++
+	g.xorPartners(s, "iout", sizes[0])
+	g.depth--
+	g.line("})")
+	return sizes
+}
