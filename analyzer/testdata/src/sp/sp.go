@@ -270,3 +270,46 @@ func RaceFieldAndCopy(a []Pair, b []int32) {
 		}
 	})
 }
+
+// A struct built under a condition (its || is one) cannot be built again
+// by the blocks that read its fields.
+//
+//qd:kernel
+func BuiltUnderCondition(n int, a, b []int32) {
+	s := Pair{A: int32(n), B: 1} // want `variable s is read by a qd.StreamParallel block, whose launches must build it again, but it is built under a condition or in a loop`
+	if n%2 == 0 || n%3 == 0 {
+		s.B = 2
+	}
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = s.A
+		}
+	})
+	qd.StreamParallel(func() {
+		b[0] = int32(s.B)
+	})
+}
+
+// Flag is the struct of FieldUnderCondition.
+type Flag struct {
+	A int32
+	D bool
+}
+
+// A field's value computed with || puts the whole struct under a
+// condition.
+//
+//qd:kernel
+func FieldUnderCondition(n int, a, b []int32) {
+	s := Flag{A: int32(n), D: n%2 == 0 || n%3 == 0} // want `variable s is read by a qd.StreamParallel block`
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = s.A
+		}
+	})
+	qd.StreamParallel(func() {
+		if s.D {
+			b[0] = 1
+		}
+	})
+}
