@@ -192,6 +192,11 @@ func (g *gen) kernel(name string) ([]int, bool) {
 	g.line("//qd:kernel")
 	g.line("func %s(%s) {", name, strings.Join(params, ", "))
 	g.depth++
+	if shape <= shapeBlocks || shape == shapePhases {
+		if g.r.IntN(2) == 0 {
+			g.topAggregates(s)
+		}
+	}
 	var sizes []int
 	switch shape {
 	case shapeLoop:
