@@ -45,7 +45,14 @@ func Generate(pkg string, seed uint64, kernels int) *Source {
 	src := &Source{Package: pkg}
 	g.preamble()
 	for range 2 + g.r.IntN(4) {
-		g.helper()
+		g.helper(1 + g.r.IntN(4))
+	}
+	if g.r.IntN(2) == 0 {
+		// Larger than lower inlines when it has several calls: a device
+		// function, which kernels call.
+		g.noChecks = true
+		g.helper(35 + g.r.IntN(15))
+		g.noChecks = false
 	}
 	src.Shared = g.b.String()
 	for k := range kernels {
@@ -113,9 +120,9 @@ func (g *gen) preamble() {
 	g.line("")
 }
 
-// helper writes a helper of scalar parameters and one result, which may
-// call the helpers before it.
-func (g *gen) helper() {
+// helper writes a helper of scalar parameters and one result, of the
+// given number of statements, which may call the helpers before it.
+func (g *gen) helper(statements int) {
 	h := helper{name: g.name("h"), result: pick(g.r, numeric)}
 	s := &scope{}
 	params := []string{"n int"} // every scope has n, never constant
@@ -129,7 +136,7 @@ func (g *gen) helper() {
 	g.line("func %s(%s) %s {", h.name, strings.Join(params, ", "), h.result)
 	g.depth++
 	locals := g.declare(s, 1+g.r.IntN(3))
-	g.statements(s, 1+g.r.IntN(4), 2)
+	g.statements(s, statements, 2)
 	for _, v := range locals {
 		g.line("_ = %s", v.name)
 	}
