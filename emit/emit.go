@@ -49,29 +49,78 @@ type Output struct {
 // Compile runs the backend's pipeline over a copy of kernels, which it
 // leaves as they are, and emits the image.
 func (b *Backend) Compile(kernels []*ir.Kernel) (*Output, error) {
-	out := &Output{Backend: b}
+	optimized, err := b.optimize(kernels)
+	if err != nil {
+		return nil, err
+	}
+	return b.emit(optimized), nil
+}
+
+// optimize runs the backend's pipeline over a copy of kernels.
+func (b *Backend) optimize(kernels []*ir.Kernel) ([]*ir.Kernel, error) {
+	var cs []*ir.Kernel
 	for _, k := range kernels {
 		c := k.Clone()
 		if err := b.Pipeline.Run(c); err != nil {
 			return nil, &Error{Backend: b.Name, Kernel: k, Err: err}
 		}
-		out.Kernels = append(out.Kernels, c)
+		cs = append(cs, c)
 	}
-	out.Image = rt.Image{Kind: b.Kind, Data: b.Emit(out.Kernels)}
-	return out, nil
+	return cs, nil
+}
+
+// emit emits the image of kernels that went through the backend's
+// pipeline.
+func (b *Backend) emit(kernels []*ir.Kernel) *Output {
+	return &Output{Backend: b, Kernels: kernels, Image: rt.Image{Kind: b.Kind, Data: b.Emit(kernels)}}
+}
+
+func cloneKernels(ks []*ir.Kernel) []*ir.Kernel {
+	cs := make([]*ir.Kernel, len(ks))
+	for i, k := range ks {
+		cs[i] = k.Clone()
+	}
+	return cs
+}
+
+// samePipeline reports whether two pipelines are one slice of passes,
+// whose results are then the same.
+func samePipeline(p, q opt.Pipeline) bool {
+	return len(p) == len(q) && (len(p) == 0 || &p[0] == &q[0])
 }
 
 // CompileAll compiles kernels with each of the backends. A module has one
 // set of launch stubs for all its images, so the backends' pipelines must
 // leave the kernels with the same launches: the same tasks, entry points,
 // iteration counts and parameters.
+//
+// Backends that share a pipeline (one slice of passes) run it once: each
+// emits its own copy of the result.
 func CompileAll(backends []Backend, kernels []*ir.Kernel) ([]*Output, error) {
 	var outs []*Output
+	type result struct {
+		pipeline opt.Pipeline
+		kernels  []*ir.Kernel // as the pipeline left them, before any emit
+	}
+	var done []result
 	for i := range backends {
-		out, err := backends[i].Compile(kernels)
-		if err != nil {
-			return nil, err
+		b := &backends[i]
+		var optimized []*ir.Kernel
+		for _, r := range done {
+			if samePipeline(r.pipeline, b.Pipeline) {
+				optimized = cloneKernels(r.kernels)
+				break
+			}
 		}
+		if optimized == nil {
+			pristine, err := b.optimize(kernels)
+			if err != nil {
+				return nil, err
+			}
+			done = append(done, result{b.Pipeline, pristine})
+			optimized = cloneKernels(pristine)
+		}
+		out := b.emit(optimized)
 		if len(outs) > 0 {
 			for j, k := range out.Kernels {
 				if !reflect.DeepEqual(launchesOf(outs[0].Kernels[j]), launchesOf(k)) {

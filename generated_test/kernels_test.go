@@ -134,6 +134,7 @@ var cases = []kernelCase{
 	{name: "MultiResults", fn: kernels.MultiResults},
 	{name: "BlocksCall", fn: kernels.BlocksCall},
 	{name: "PrologueHelper", fn: kernels.PrologueHelper},
+	{name: "RebuiltInPrologue", fn: kernels.RebuiltInPrologue},
 	{name: "StructCalls", fn: kernels.StructCalls},
 }
 

@@ -411,11 +411,8 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		return f.regsFor(v)
 	}
 	if red := tb.l.results[v]; red != nil {
-		saved := tb.cur
-		tb.cur = tb.pro
-		r := []ir.Reg{tb.resultLoad(red)}
-		tb.pro = tb.cur
-		tb.cur = saved
+		var r []ir.Reg
+		tb.inPrologue(func() { r = []ir.Reg{tb.resultLoad(red)} })
 		tb.ext[v] = r
 		return r
 	}

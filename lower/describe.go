@@ -33,6 +33,10 @@ func (l *lowerer) Describe(in *ir.Instr, param int) (token.Pos, string) {
 				if e.Lparen == in.Pos {
 					found = e
 				}
+			case *ast.SelectorExpr:
+				if e.Sel.Pos() == in.Pos { // a field of an element
+					found = e
+				}
 			}
 			return found == nil
 		})
@@ -44,7 +48,7 @@ func (l *lowerer) Describe(in *ir.Instr, param int) (token.Pos, string) {
 			return found.Pos(), b.String()
 		}
 	}
-	return in.Pos, "an element of " + l.k.Params[param].Name
+	return l.describeElement(in, param)
 }
 
 // Where formats a position for a message: file:line:column.

@@ -456,7 +456,16 @@ func (f *frame) load(v *ssa.UnOp, dst []ir.Reg) {
 		}
 		return
 	}
-	f.loadValue(f.arg(v.X), v.Type(), dst, v.Pos())
+	f.loadValue(f.arg(v.X), v.Type(), dst, loadPos(v))
+}
+
+// loadPos is the position of a load: its own, or for the element a range
+// statement reads, which go/ssa leaves without one, its address's.
+func loadPos(v *ssa.UnOp) token.Pos {
+	if addr, ok := v.X.(*ssa.IndexAddr); ok && !v.Pos().IsValid() {
+		return addr.Pos()
+	}
+	return v.Pos()
 }
 
 func (f *frame) store(s *ssa.Store) {

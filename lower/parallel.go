@@ -123,7 +123,12 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 				}
 				continue
 			}
-			if !ok || stores != 1 {
+			partsRead := isAggregate(alloc.Type().Underlying().(*types.Pointer).Elem()) && blocksAddressParts(alloc, closures)
+			if partsRead {
+				// Only a rebuilt variable has parts a block can address.
+				l.errorf(alloc.Pos(), "%s", rebuiltMessage(alloc))
+			}
+			if !ok || stores != 1 || partsRead {
 				// Reported where the variable is declared; the blocks'
 				// uses of it are not reported again.
 				for _, mc := range closures {
@@ -229,6 +234,31 @@ func (l *lowerer) groupBlocks() {
 }
 
 // cellMessage explains a captured variable that cannot be seen through.
+// blocksAddressParts reports whether a block that captures alloc reads a
+// field or an element of it, rather than its whole value.
+func blocksAddressParts(alloc *ssa.Alloc, closures []*ssa.MakeClosure) bool {
+	for _, mc := range closures {
+		for i, bound := range mc.Bindings {
+			if bound != ssa.Value(alloc) {
+				continue
+			}
+			for _, r := range *mc.Fn.(*ssa.Function).FreeVars[i].Referrers() {
+				switch r.(type) {
+				case *ssa.FieldAddr, *ssa.IndexAddr:
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// rebuiltMessage explains why a struct or array a block reads cannot be
+// built again by the block's tasks.
+func rebuiltMessage(v *ssa.Alloc) string {
+	return fmt.Sprintf("variable %s is read by a qd.StreamParallel block, whose launches must build it again, but it is built under a condition or in a loop (a || or && in its value counts), or changed after it is built: build it in straight-line code from values every launch can compute, or declare it inside the block", v.Comment)
+}
+
 func cellMessage(v *ssa.Alloc) string {
 	return fmt.Sprintf("variable %s is captured by a qd.StreamParallel block and assigned more than once; copy it into a new variable before the block", v.Comment)
 }

@@ -130,20 +130,22 @@ func inAnyLoop(b *ssa.BasicBlock) bool {
 }
 
 // replay rebuilds alloc in the task's prologue and returns its address.
+// The rebuilding may add blocks to the prologue (an inlined call's), and
+// it may be asked for while a value that reads alloc is being recomputed
+// at the prologue's end, which then goes on after it (inPrologue).
 func (tb *taskBuilder) replay(alloc *ssa.Alloc) []ir.Reg {
 	set := tb.l.replays[alloc]
 	b := alloc.Block()
 	rf := tb.newFrame(b.Parent(), func(x *ssa.BasicBlock) bool { return x == b })
-	saved := tb.cur
-	tb.cur = tb.pro
-	for _, instr := range b.Instrs {
-		if set[instr] {
-			rf.instr(instr)
+	var r []ir.Reg
+	tb.inPrologue(func() {
+		for _, instr := range b.Instrs {
+			if set[instr] {
+				rf.instr(instr)
+			}
 		}
-	}
-	tb.pro = tb.cur
-	tb.cur = saved
-	r := rf.regs(alloc)
+		r = rf.regs(alloc)
+	})
 	tb.ext[alloc] = r
 	return r
 }

@@ -23,9 +23,11 @@ func PropagateConstants(t *ir.Task) {
 		state := append([]value(nil), in[bi]...)
 		for i := range b.Instrs {
 			x := &b.Instrs[i]
+			// A call's operands have no types of their own (its callee's
+			// parameters give them) and stay registers.
 			types := x.ArgTypes()
 			for j, a := range x.Args {
-				if !a.Imm && state[a.Reg].known {
+				if j < len(types) && !a.Imm && state[a.Reg].known {
 					x.Args[j] = ir.Imm(types[j], state[a.Reg].bits)
 				}
 			}

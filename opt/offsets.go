@@ -62,7 +62,9 @@ func SplitAddressOffsets(t *ir.Task) {
 		for i, x := range b.Instrs {
 			s, ok := splits[site{bi, i}]
 			if ok && len(s.terms) > 0 && groups[s.key] < 2 {
-				s.terms = nil
+				// No other address shares the root: only the constants
+				// taken before the first term split off.
+				s.root, s.constant, s.terms = s.beforeTerms, s.constantBeforeTerms, nil
 				ok = s.constant != 0
 			}
 			if !ok {
@@ -75,12 +77,16 @@ func SplitAddressOffsets(t *ir.Task) {
 	}
 }
 
-// splitIndex is an index as root + terms + constant.
+// splitIndex is an index as root + terms + constant, and as beforeTerms +
+// constantBeforeTerms, what it was split into when the first term was
+// found, for an address whose terms are not split off.
 type splitIndex struct {
-	root     ir.Arg
-	terms    []offsetTerm
-	constant int64
-	key      string
+	root                ir.Arg
+	terms               []offsetTerm
+	constant            int64
+	key                 string
+	beforeTerms         ir.Arg
+	constantBeforeTerms int64
 }
 
 // offsetTerm is a register added to an index, or subtracted from it.
@@ -123,6 +129,9 @@ func splitOf(t *ir.Task, defs [][]site, single []bool, source func(ir.Arg) ir.Ar
 			s.constant += int64(left.Bits)
 			s.root = right
 			continue
+		}
+		if len(terms) == 0 {
+			s.beforeTerms, s.constantBeforeTerms = s.root, s.constant
 		}
 		switch {
 		case varies(left) && !varies(right):

@@ -187,3 +187,23 @@ func branchy(n int, f float64) uint32 {
 	}
 	return uint32(n) % 3
 }
+
+// RebuiltInPrologue recomputes, in its loop's launch, a value that reads
+// an array which that launch must build again with a helper of branches:
+// the array's blocks come before the rest of the value's computation.
+//
+//qd:kernel
+func RebuiltInPrologue(out []uint64, p int32) {
+	a := [4]uint8{rebuiltHelper(p), uint8(p), 3, 4}
+	top := uint16(p) << (a[uint(p)%4] % 16)
+	for i := range out {
+		out[i] = uint64(top) + uint64(i)
+	}
+}
+
+func rebuiltHelper(x int32) uint8 {
+	if x > 3 {
+		return uint8(x * 2)
+	}
+	return uint8(x + 1)
+}

@@ -112,3 +112,23 @@ func (g *gen) arrayLocal(s *scope) {
 	}
 	s.vars = append(s.vars, variable{fmt.Sprintf("%s[%d]", v, g.r.IntN(n)), t, true}, variable{v + "[" + index + "]", t, true})
 }
+
+// topAggregates declares, at the top level of a kernel, a struct value and
+// an array built from the scalar parameters, which later loops and blocks
+// read (each of their launches builds them again) but do not assign.
+func (g *gen) topAggregates(s *scope) {
+	top := &scope{vars: s.vars}
+	g.aggregates(top)
+	if len(top.vars) == len(s.vars) {
+		g.arrayLocal(top)
+	}
+	used := map[string]bool{}
+	for _, v := range top.vars[len(s.vars):] {
+		if base := v.name[:strings.IndexAny(v.name, ".[")]; !used[base] {
+			used[base] = true
+			g.line("_ = %s", base) // a kernel may read none of its elements
+		}
+		v.local = false
+		s.vars = append(s.vars, v)
+	}
+}

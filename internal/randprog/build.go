@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/qdgo/qd/emit"
@@ -25,15 +26,36 @@ type Report struct {
 	Invalid  int // in packages that are not valid Go: the generator's fault
 	Accepted int
 	Rejected int // with diagnostics, each positioned in the kernel's file
-	Internal int // internal errors, or diagnostics without a position
-	// Problems describes the invalid packages and the internal errors;
+	// Failures of qd: panics while lowering or compiling, internal errors,
+	// and diagnostics without a position in the kernel's file.
+	Panics, Internal, Unpositioned int
+	// Problems describes the invalid packages and the failures;
 	// Rejections the first diagnostic of each rejected kernel.
 	Problems, Rejections []string
 }
 
 func (r *Report) String() string {
-	return fmt.Sprintf("%d programs: %d accepted, %d rejected with positioned diagnostics, %d internal errors, %d invalid",
-		r.Programs, r.Accepted, r.Rejected, r.Internal, r.Invalid)
+	return fmt.Sprintf("%d programs: %d accepted, %d rejected with positioned diagnostics, %d panics, %d internal errors, %d unpositioned diagnostics, %d invalid",
+		r.Programs, r.Accepted, r.Rejected, r.Panics, r.Internal, r.Unpositioned, r.Invalid)
+}
+
+// Failed reports whether qd failed on a kernel, or the generator wrote
+// invalid Go.
+func (r *Report) Failed() bool {
+	return r.Panics+r.Internal+r.Unpositioned+r.Invalid > 0
+}
+
+// Add adds the counts of another report to r.
+func (r *Report) Add(o *Report) {
+	r.Programs += o.Programs
+	r.Invalid += o.Invalid
+	r.Accepted += o.Accepted
+	r.Rejected += o.Rejected
+	r.Panics += o.Panics
+	r.Internal += o.Internal
+	r.Unpositioned += o.Unpositioned
+	r.Problems = append(r.Problems, o.Problems...)
+	r.Rejections = append(r.Rejections, o.Rejections...)
 }
 
 // Build writes packages p0, p1, ... of random kernels, kernels each, under
@@ -42,6 +64,22 @@ func (r *Report) String() string {
 // accepts, and writes their generated code with qdgen and a test that
 // runs them against Go (Run).
 func Build(dir string, seed uint64, pkgs, kernels int) (*Report, error) {
+	report, err := Classify(dir, seed, pkgs, kernels)
+	if err != nil {
+		return report, err
+	}
+	cmd := exec.Command("go", "tool", "qdgen", "./...")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return report, fmt.Errorf("qdgen: %v\n%s", err, out)
+	}
+	return report, nil
+}
+
+// Classify writes the packages Build writes, lowers and compiles their
+// kernels, and keeps in each package, with its test, the kernels qd
+// accepts, without generating their code.
+func Classify(dir string, seed uint64, pkgs, kernels int) (*Report, error) {
 	report := &Report{}
 	var sources []*Source
 	for p := range pkgs {
@@ -87,11 +125,6 @@ func Build(dir string, seed uint64, pkgs, kernels int) (*Report, error) {
 			return nil, err
 		}
 	}
-	cmd := exec.Command("go", "tool", "qdgen", "./...")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return report, fmt.Errorf("qdgen: %v\n%s", err, out)
-	}
 	return report, nil
 }
 
@@ -100,35 +133,65 @@ func Build(dir string, seed uint64, pkgs, kernels int) (*Report, error) {
 func (r *Report) classify(prog *ssa.Program, p *packages.Package) map[string]bool {
 	accepted := map[string]bool{}
 	for _, decl := range lower.KernelDecls(p.Syntax) {
-		k, diags := lower.Kernel(lower.KernelFunc(prog, p.TypesInfo, decl), &lower.Config{})
-		if len(diags) == 0 {
-			if _, err := emit.CompileAll(emit.Backends, []*ir.Kernel{k}); err != nil {
-				diags = append(diags, lower.Diagnostic{Pos: decl.Pos(), Message: "internal error: " + err.Error()})
-			}
-		}
-		if len(diags) == 0 {
+		where := fmt.Sprintf("%s: kernel %s", p.PkgPath, decl.Name.Name)
+		diags, panicked := lowerAndCompile(prog, p, decl)
+		switch {
+		case panicked != "":
+			r.Panics++
+			r.Problems = append(r.Problems, fmt.Sprintf("%s: panic: %s", where, panicked))
+		case len(diags) == 0:
 			accepted[decl.Name.Name] = true
 			r.Accepted++
-			continue
-		}
-		if problem := unpositioned(p, decl, diags); problem != "" {
+		case internalError(diags) != "":
 			r.Internal++
-			r.Problems = append(r.Problems, problem)
-			continue
+			r.Problems = append(r.Problems, where+": "+internalError(diags))
+		case unpositioned(p, diags) != "":
+			r.Unpositioned++
+			r.Problems = append(r.Problems, where+": unpositioned: "+unpositioned(p, diags))
+		default:
+			r.Rejected++
+			r.Rejections = append(r.Rejections, fmt.Sprintf("%s: %s", p.Fset.Position(diags[0].Pos), diags[0].Message))
 		}
-		r.Rejected++
-		r.Rejections = append(r.Rejections, fmt.Sprintf("%s: %s", p.Fset.Position(diags[0].Pos), diags[0].Message))
 	}
 	return accepted
 }
 
-// unpositioned describes a kernel's internal error, or a diagnostic of it
-// outside its package's file, or returns "".
-func unpositioned(p *packages.Package, decl *ast.FuncDecl, diags []lower.Diagnostic) string {
+// lowerAndCompile lowers a kernel and compiles it with every backend,
+// returning its diagnostics (a failed compilation is an internal error),
+// or the panic and its stack if one of them panicked.
+func lowerAndCompile(prog *ssa.Program, p *packages.Package, decl *ast.FuncDecl) (diags []lower.Diagnostic, panicked string) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = fmt.Sprintf("%v\n%s", v, debug.Stack())
+		}
+	}()
+	k, diags := lower.Kernel(lower.KernelFunc(prog, p.TypesInfo, decl), &lower.Config{})
+	if len(diags) == 0 {
+		if _, err := emit.CompileAll(emit.Backends, []*ir.Kernel{k}); err != nil {
+			diags = append(diags, lower.Diagnostic{Pos: decl.Pos(), Message: "internal error: " + err.Error()})
+		}
+	}
+	return diags, ""
+}
+
+// internalError returns the first diagnostic that reports an internal
+// error, or "".
+func internalError(diags []lower.Diagnostic) string {
+	for _, d := range diags {
+		if strings.Contains(d.Message, "internal error") {
+			return d.Message
+		}
+	}
+	return ""
+}
+
+// unpositioned describes the first diagnostic without a position in its
+// package's file, or returns "".
+func unpositioned(p *packages.Package, diags []lower.Diagnostic) string {
 	for _, d := range diags {
 		pos := p.Fset.Position(d.Pos)
-		if strings.Contains(d.Message, "internal error") || !pos.IsValid() || filepath.Base(pos.Filename) != "kernels.go" {
-			return fmt.Sprintf("%s: kernel %s: %s: %s", p.PkgPath, decl.Name.Name, pos, d.Message)
+		if !pos.IsValid() || filepath.Base(pos.Filename) != "kernels.go" {
+			return fmt.Sprintf("%s: %s", pos, d.Message)
 		}
 	}
 	return ""

@@ -78,6 +78,10 @@ type gen struct {
 	helpers  []helper
 	fresh    int
 	usesMath bool
+	// noChecks: integers are divided only by constants, so that the code
+	// has none of Go's run-time checks (helpers without them may become
+	// device functions).
+	noChecks bool
 }
 
 func (g *gen) name(prefix string) string {
@@ -103,7 +107,7 @@ func (g *gen) expr(s *scope, t typ, depth int, constOK bool) string {
 		return g.boolExpr(s, d)
 	case g.r.IntN(8) == 0:
 		return g.conversion(s, t, d)
-	case g.r.IntN(10) == 0 && len(g.helpers) > 0:
+	case g.r.IntN(10) == 0 && len(g.helpers) > 0 && !g.noChecks:
 		if call := g.call(s, t, d); call != "" {
 			return call
 		}
@@ -176,6 +180,9 @@ func (g *gen) binary(s *scope, t typ, d int) string {
 	case "/", "%":
 		if t.isFloat() {
 			return fmt.Sprintf("(%s / %s)", x, g.expr(s, t, d, true))
+		}
+		if g.noChecks {
+			return fmt.Sprintf("(%s %s %d)", x, op, 3+2*g.r.IntN(3))
 		}
 		return fmt.Sprintf("(%s %s (%s | 1))", x, op, g.expr(s, t, d, false))
 	case "<<", ">>":

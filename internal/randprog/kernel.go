@@ -7,14 +7,19 @@ import (
 )
 
 // Kernel describes a generated kernel to the test that runs it. Its first
-// parameter is n, the length of every input slice; its last len(Sizes)
-// parameters are its outputs, each Sizes[k] elements per element of the
-// inputs.
+// parameter is n, the length of every input slice; if Stride, its second
+// is a stride from 1 to 3; its last len(Sizes) parameters are its outputs,
+// each Sizes[k] elements per element of the inputs (Square: n).
 type Kernel struct {
-	Name  string
-	Fn    any
-	Sizes []int
+	Name   string
+	Fn     any
+	Sizes  []int
+	Stride bool
 }
+
+// Square is the size of an output of n elements per element of the
+// inputs, an n×n matrix.
+const Square = -1
 
 // Source is a generated package: the shared code (helpers) and each
 // kernel's source, so that a package can be written with any of them.
@@ -24,11 +29,13 @@ type Source struct {
 	Kernels []KernelSource
 }
 
-// KernelSource is one kernel's declaration and its output sizes.
+// KernelSource is one kernel's declaration, its output sizes and whether
+// it has a stride parameter.
 type KernelSource struct {
-	Name  string
-	Text  string
-	Sizes []int
+	Name   string
+	Text   string
+	Sizes  []int
+	Stride bool
 }
 
 // Generate writes a package of the given number of random kernels and of
@@ -38,14 +45,21 @@ func Generate(pkg string, seed uint64, kernels int) *Source {
 	src := &Source{Package: pkg}
 	g.preamble()
 	for range 2 + g.r.IntN(4) {
-		g.helper()
+		g.helper(1 + g.r.IntN(4))
+	}
+	if g.r.IntN(2) == 0 {
+		// Larger than lower inlines when it has several calls: a device
+		// function, which kernels call.
+		g.noChecks = true
+		g.helper(35 + g.r.IntN(15))
+		g.noChecks = false
 	}
 	src.Shared = g.b.String()
 	for k := range kernels {
 		g.b.Reset()
 		name := fmt.Sprintf("K%d", k)
-		sizes := g.kernel(name)
-		src.Kernels = append(src.Kernels, KernelSource{Name: name, Text: g.b.String(), Sizes: sizes})
+		sizes, stride := g.kernel(name)
+		src.Kernels = append(src.Kernels, KernelSource{Name: name, Text: g.b.String(), Sizes: sizes, Stride: stride})
 	}
 	return src
 }
@@ -76,7 +90,7 @@ func (s *Source) TestFile(names map[string]bool) string {
 	b.WriteString("func TestRandom(t *testing.T) {\n\trandprog.Run(t, Load, []randprog.Kernel{\n")
 	for _, k := range s.Kernels {
 		if names == nil || names[k.Name] {
-			fmt.Fprintf(&b, "\t\t{Name: %q, Fn: %s, Sizes: %#v},\n", k.Name, k.Name, k.Sizes)
+			fmt.Fprintf(&b, "\t\t{Name: %q, Fn: %s, Sizes: %#v, Stride: %v},\n", k.Name, k.Name, k.Sizes, k.Stride)
 		}
 	}
 	b.WriteString("\t})\n}\n")
@@ -106,9 +120,9 @@ func (g *gen) preamble() {
 	g.line("")
 }
 
-// helper writes a helper of scalar parameters and one result, which may
-// call the helpers before it.
-func (g *gen) helper() {
+// helper writes a helper of scalar parameters and one result, of the
+// given number of statements, which may call the helpers before it.
+func (g *gen) helper(statements int) {
 	h := helper{name: g.name("h"), result: pick(g.r, numeric)}
 	s := &scope{}
 	params := []string{"n int"} // every scope has n, never constant
@@ -122,7 +136,7 @@ func (g *gen) helper() {
 	g.line("func %s(%s) %s {", h.name, strings.Join(params, ", "), h.result)
 	g.depth++
 	locals := g.declare(s, 1+g.r.IntN(3))
-	g.statements(s, 1+g.r.IntN(4), 2)
+	g.statements(s, statements, 2)
 	for _, v := range locals {
 		g.line("_ = %s", v.name)
 	}
@@ -133,11 +147,32 @@ func (g *gen) helper() {
 	g.helpers = append(g.helpers, h)
 }
 
+// Kernel shapes: loops of locals (the first five), and the shapes of
+// index arithmetic (shapes.go).
+const (
+	shapeLoop = iota
+	shapeTopValue
+	shapeTwoLoops
+	shapeBlocks
+	shapeNest
+	shapeStencil2D
+	shapeStencil3D
+	shapeTriangular
+	shapeXOR
+	shapeStrided
+	shapePhases
+	numShapes
+)
+
 // kernel writes a kernel of one of several shapes and returns the sizes of
-// its outputs.
-func (g *gen) kernel(name string) []int {
+// its outputs and whether it has a stride parameter.
+func (g *gen) kernel(name string) ([]int, bool) {
+	shape := g.r.IntN(numShapes)
 	s := &scope{}
 	params := []string{"n int"}
+	if shape == shapeStrided {
+		params = append(params, "stride int")
+	}
 	for i := range 1 + g.r.IntN(3) {
 		in := input{fmt.Sprintf("in%d", i), pick(g.r, numeric), ""}
 		s.inputs = append(s.inputs, in)
@@ -151,50 +186,83 @@ func (g *gen) kernel(name string) []int {
 		s.vars = append(s.vars, v)
 		params = append(params, fmt.Sprintf("%s %s", v.name, v.t))
 	}
-	shape := g.r.IntN(5)
-	outs := []string{"iout", "fout"}
-	if shape == 3 {
-		outs = append(outs, "iout2", "fout2")
+	outs := []string{"iout []uint64", "fout []float64"}
+	switch shape {
+	case shapeBlocks, shapePhases:
+		outs = append(outs, "iout2 []uint64", "fout2 []float64")
+	case shapeTriangular:
+		outs = append(outs, "tri []uint64")
+	case shapeStrided:
+		outs = append(outs, "sout []uint64")
 	}
-	for i, o := range outs {
-		params = append(params, fmt.Sprintf("%s []%s", o, []string{"uint64", "float64"}[i%2]))
-	}
+	params = append(params, outs...)
 	g.line("//qd:kernel")
 	g.line("func %s(%s) {", name, strings.Join(params, ", "))
 	g.depth++
+	if shape <= shapeBlocks || shape == shapePhases {
+		if g.r.IntN(2) == 0 {
+			g.topAggregates(s)
+		}
+	}
 	var sizes []int
 	switch shape {
-	case 0: // one parallel loop
-		sizes = g.parallelLoop(s, "iout", "fout")
-	case 1: // a top-level value, a loop, and serial code after it
+	case shapeLoop:
+		sizes = g.parallelLoop(s, "iout", "fout", nil)
+	case shapeTopValue: // a top-level value, a loop, and serial code after it
 		top := g.topValue(s)
-		sizes = g.parallelLoop(s, "iout", "fout")
+		sizes = g.parallelLoop(s, "iout", "fout", nil)
 		g.line("iout[0] ^= uint64(%s)", convertToU64(top))
-	case 2: // two loops, the second reading what the first wrote
-		sizes = g.parallelLoop(s, "iout", "fout")
+	case shapeTwoLoops: // the second reading what the first wrote
+		sizes = g.parallelLoop(s, "iout", "fout", nil)
 		g.line("for i := range n {")
 		g.line("\tfout[i*%d] += float64(iout[i*%d] %% 1000)", sizes[1], sizes[0])
 		g.line("}")
-	case 4: // a perfect nest of two loops, both parallel
+	case shapeNest: // a perfect nest of two loops, both parallel
 		sizes = g.nestLoop(s, "iout", "fout")
-	case 3: // two blocks using a value computed before them
+	case shapeBlocks: // two blocks using a value computed before them
 		top := g.topValue(s)
 		g.line("qd.StreamParallel(func() {")
 		g.depth++
-		sizes = g.parallelLoop(s, "iout", "fout")
+		sizes = g.parallelLoop(s, "iout", "fout", nil)
 		g.depth--
 		g.line("})")
 		g.line("qd.StreamParallel(func() {")
 		g.depth++
 		g.line("iout2[0] = uint64(%s)", convertToU64(top))
-		sizes = append(sizes, g.parallelLoop(s, "iout2", "fout2")...)
+		sizes = append(sizes, g.parallelLoop(s, "iout2", "fout2", nil)...)
 		g.depth--
 		g.line("})")
+	case shapeStencil2D, shapeStencil3D:
+		sizes = g.stencilNest(s, 2+shape-shapeStencil2D, "iout", "fout")
+	case shapeTriangular: // dependent bounds: reads, and a matrix's rows
+		sizes = g.parallelLoop(s, "iout", "fout", func(inner *scope, after bool) {
+			if !after {
+				g.dependentRead(inner)
+				return
+			}
+			g.triangularWrite(inner, "tri")
+		})
+		sizes = append(sizes, Square)
+	case shapeXOR:
+		sizes = g.parallelLoop(s, "iout", "fout", nil)
+		g.xorPartners(s, "iout", sizes[0])
+	case shapeStrided: // a stride known at run time, then updates in place
+		sizes = g.parallelLoop(s, "iout", "fout", func(inner *scope, after bool) {
+			if after {
+				g.stridedWrite(inner, "sout")
+			}
+		})
+		sizes = append(sizes, maxStride)
+		if g.r.IntN(2) == 0 {
+			g.stridedUpdate("sout")
+		}
+	case shapePhases:
+		sizes = g.phases(s)
 	}
 	g.depth--
 	g.line("}")
 	g.line("")
-	return sizes
+	return sizes, shape == shapeStrided
 }
 
 // topValue declares a value computed from the scalar parameters at the
@@ -222,7 +290,10 @@ func convertToU64(v variable) string {
 // parallelLoop writes a top-level loop over the inputs whose iteration i
 // writes its locals into elements i*ni.. of iout and i*nf.. of fout, and
 // returns ni and nf.
-func (g *gen) parallelLoop(s *scope, iout, fout string) []int {
+//
+// extra, if not nil, writes more of the body: before the locals (after
+// false) and after the outputs (after true), with the iteration's scope.
+func (g *gen) parallelLoop(s *scope, iout, fout string, extra func(inner *scope, after bool)) []int {
 	inner := *s
 	inner.vars = append([]variable(nil), s.vars...)
 	inner.index = "i"
@@ -238,7 +309,13 @@ func (g *gen) parallelLoop(s *scope, iout, fout string) []int {
 		g.line("for i := 0; i < n; i++ {")
 	}
 	g.depth++
+	if extra != nil {
+		extra(&inner, false)
+	}
 	sizes := g.iteration(s, &inner, iout, fout)
+	if extra != nil {
+		extra(&inner, true)
+	}
 	g.depth--
 	g.line("}")
 	return sizes

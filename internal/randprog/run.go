@@ -71,8 +71,9 @@ func runOnce(dev *rt.Device, ks any, k Kernel, r *rand.Rand, n int) error {
 	return nil
 }
 
-// Args draws the arguments of k for inputs of length n: n itself, inputs
-// and scalars at random with edge values mixed in, and zeroed outputs.
+// Args draws the arguments of k for inputs of length n: n itself, its
+// stride if it has one, inputs and scalars at random with edge values
+// mixed in, and zeroed outputs.
 func Args(k Kernel, r *rand.Rand, n int) []any {
 	ft := reflect.TypeOf(k.Fn)
 	args := make([]any, ft.NumIn())
@@ -81,8 +82,14 @@ func Args(k Kernel, r *rand.Rand, n int) []any {
 	for i := 1; i < ft.NumIn(); i++ {
 		t := ft.In(i)
 		switch {
+		case i == 1 && k.Stride:
+			args[i] = 1 + r.IntN(maxStride)
 		case i >= firstOut:
-			args[i] = reflect.MakeSlice(t, n*k.Sizes[i-firstOut], n*k.Sizes[i-firstOut]).Interface()
+			size := k.Sizes[i-firstOut]
+			if size == Square {
+				size = n
+			}
+			args[i] = reflect.MakeSlice(t, n*size, n*size).Interface()
 		case t.Kind() == reflect.Slice:
 			s := reflect.MakeSlice(t, n, n)
 			for j := range n {

@@ -400,3 +400,12 @@ func StridedRows(x []float32, stride int) {
 		}
 	}
 }
+
+// The element a range statement reads is reported at the ranged slice.
+//
+//qd:kernel
+func RangeValueShifted(x []int32) {
+	for i, v := range x { // want `the element range x gives reads an element that another iteration writes \(x\[i\+1\] at depend.go:\d+:\d+\)`
+		x[i+1] = v
+	}
+}

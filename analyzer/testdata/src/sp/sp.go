@@ -229,3 +229,87 @@ func c1(x int64) int64 { return c0(c0(x)) ^ 1 }
 func c2(x int64) int64 { return c1(c1(x)) ^ 2 }
 func c3(x int64) int64 { return c2(c2(x)) ^ 3 }
 func c4(x int64) int64 { return c3(c3(x)) ^ 4 }
+
+// The element a range statement reads has no index expression: the race
+// is reported at the ranged slice.
+//
+//qd:kernel
+func RaceRangeValue(a, b []int32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i, x := range a { // want `data race on a between qd.StreamParallel blocks: the element range a gives reads elements that a\[i\] \(at sp.go:\d+:\d+\) writes in a block that runs at the same time`
+			b[i] = x
+		}
+	})
+}
+
+// Pair is the element of RaceFieldAndCopy's slice.
+type Pair struct {
+	A int32
+	B float64
+}
+
+// A field of an element, and an element copied whole, are named as the
+// source writes them.
+//
+//qd:kernel
+func RaceFieldAndCopy(a []Pair, b []int32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i].A = 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range b {
+			p := a[i] // want `data race on a between qd.StreamParallel blocks: a\[i\] reads elements that a\[i\].A \(at sp.go:\d+:\d+\) writes`
+			b[i] = p.A
+		}
+	})
+}
+
+// A struct built under a condition (its || is one) cannot be built again
+// by the blocks that read its fields.
+//
+//qd:kernel
+func BuiltUnderCondition(n int, a, b []int32) {
+	s := Pair{A: int32(n), B: 1} // want `variable s is read by a qd.StreamParallel block, whose launches must build it again, but it is built under a condition or in a loop`
+	if n%2 == 0 || n%3 == 0 {
+		s.B = 2
+	}
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = s.A
+		}
+	})
+	qd.StreamParallel(func() {
+		b[0] = int32(s.B)
+	})
+}
+
+// Flag is the struct of FieldUnderCondition.
+type Flag struct {
+	A int32
+	D bool
+}
+
+// A field's value computed with || puts the whole struct under a
+// condition.
+//
+//qd:kernel
+func FieldUnderCondition(n int, a, b []int32) {
+	s := Flag{A: int32(n), D: n%2 == 0 || n%3 == 0} // want `variable s is read by a qd.StreamParallel block`
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = s.A
+		}
+	})
+	qd.StreamParallel(func() {
+		if s.D {
+			b[0] = 1
+		}
+	})
+}
