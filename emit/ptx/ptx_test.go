@@ -112,7 +112,7 @@ func TestAssemble(t *testing.T) {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("ptxas not found under CI (set PTXAS or put it on PATH; .ci/run installs it)")
 		}
-		t.Skip("ptxas not found: set PTXAS or run ../shared/tools/fetch-ptxas")
+		t.Skip("ptxas not found: set PTXAS or run .ci/ptxas")
 	}
 	dir := t.TempDir()
 	modules := load(t)
