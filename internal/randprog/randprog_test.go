@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/qdgo/qd/internal/testlong"
 )
 
 // TestRandomPrograms generates random kernels, lowers and compiles each,
@@ -14,13 +16,13 @@ import (
 // each on the CPU backend's race mode, which interprets its IR, against
 // its Go function. No kernel may cause an internal error or be rejected
 // without a position, and every accepted kernel must compute what Go
-// computes. RANDPROG_PROGRAMS sets how many (300 by default; thousands on
-// demand), RANDPROG_SEED the seed.
+// computes. RANDPROG_PROGRAMS sets how many (100 by default, 300 under
+// QD_LONG=1; thousands on demand), RANDPROG_SEED the seed.
 func TestRandomPrograms(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
 	}
-	programs, seed := envInt("RANDPROG_PROGRAMS", 300), envInt("RANDPROG_SEED", 1)
+	programs, seed := envInt("RANDPROG_PROGRAMS", testlong.Pick(100, 300)), envInt("RANDPROG_SEED", 1)
 	const perPackage = 100
 	// testdata holds only the runs' packages, so a fresh clone has none.
 	if err := os.MkdirAll("testdata", 0o755); err != nil {
