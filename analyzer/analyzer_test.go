@@ -24,6 +24,13 @@ func TestBad(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "bad")
 }
 
+// TestAdvice checks that a map literal, indexing a string and append, in
+// a parallel loop too, are each reported once, at the construct, with
+// what to write instead.
+func TestAdvice(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "advice")
+}
+
 // TestStreamParallel checks the rules for qd.StreamParallel: where it may
 // be called, with what, and races between the blocks of a group.
 func TestStreamParallel(t *testing.T) {

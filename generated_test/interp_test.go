@@ -1,9 +1,11 @@
 package generated_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
@@ -21,12 +23,53 @@ func loadKernels(t *testing.T) map[string]*ir.Kernel {
 	return loadKernelsFrom(t, "kernels", &lower.Config{})
 }
 
-// loadKernelsFrom lowers and optimizes the kernels of the package in dir.
+// loadKernelsFrom lowers and optimizes the kernels of the package in dir,
+// once per test binary for each directory and configuration: loading
+// type-checks the package and its imports from source, which takes
+// seconds, and seven tests interpret the kernels of one package. The
+// kernels are shared, so callers must not change them.
 func loadKernelsFrom(t *testing.T, dir string, lcfg *lower.Config) map[string]*ir.Kernel {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
 	}
+	key := fmt.Sprintf("%s %+v", dir, *lcfg)
+	loadedMu.Lock()
+	e := loaded[key]
+	if e == nil {
+		e = &loadedKernels{}
+		loaded[key] = e
+	}
+	loadedMu.Unlock()
+	e.Lock() // one load of a package at a time; the others wait for it
+	defer e.Unlock()
+	if e.kernels == nil {
+		if ks, ok := lowerKernels(t, dir, lcfg); ok {
+			e.kernels = ks
+		} else {
+			return ks
+		}
+	}
+	return e.kernels
+}
+
+// loadedKernels are the kernels of one package and configuration, once
+// lowered without errors.
+type loadedKernels struct {
+	sync.Mutex
+	kernels map[string]*ir.Kernel
+}
+
+var (
+	loadedMu sync.Mutex
+	loaded   = map[string]*loadedKernels{}
+)
+
+// lowerKernels lowers and optimizes the kernels of the package in dir, and
+// reports whether that went without errors.
+func lowerKernels(t *testing.T, dir string, lcfg *lower.Config) (map[string]*ir.Kernel, bool) {
+	t.Helper()
+	ok := true
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
@@ -41,15 +84,17 @@ func loadKernelsFrom(t *testing.T, dir string, lcfg *lower.Config) map[string]*i
 	ks, diags := analyzer.Check(prog, p.Syntax, lower.KernelDecls(p.Syntax), p.TypesInfo, lcfg)
 	for _, d := range diags {
 		t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
+		ok = false
 	}
 	m := make(map[string]*ir.Kernel)
 	for _, k := range ks {
 		if err := opt.Default.Run(k); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
+			ok = false
 		}
 		m[k.Name] = k
 	}
-	return m
+	return m, ok
 }
 
 // TestKernelsInterpreted runs every kernel's IR on the IR interpreter,

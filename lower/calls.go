@@ -269,8 +269,10 @@ func builtinMessage(name string, args []ssa.Value) string {
 		return ""
 	case "min", "max", "real", "imag", "complex":
 		return ""
-	case "append", "copy":
-		return name + " is not supported in kernels: index the slices element by element"
+	case "append":
+		return appendMessage
+	case "copy":
+		return "copy is not supported in kernels: copy the elements by index in a loop"
 	case "print", "println":
 		return "printing is not supported in kernels: write values into a slice and print them on the host"
 	case "ssa:wrapnilchk":

@@ -23,6 +23,7 @@ type failKind uint8
 const (
 	notCounted failKind = iota // the loop's shape
 	carried                    // a value flows from one iteration to the next
+	appends                    // a slice grows with append from one iteration to the next
 	breaks                     // a break leaves it
 )
 
@@ -50,6 +51,8 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 			"to combine values over all iterations, update a variable only with +=, -=, *=, &=, |=, ^= or %s = min(%s, v) or max(%s, v) and read it after the loop (a reduction), "+
 			"or update a slice element with an atomic (sync/atomic, qd.AtomicAdd, qd.AtomicMin, qd.AtomicMax); otherwise compute it inside each iteration, or give each iteration its own slice element",
 			name, fail.why, name, name, name)
+	case appends:
+		l.errorf(fail.pos, "%s", appendMessage)
 	case breaks:
 		l.errorf(fail.pos, "break in a parallel loop is not supported: its iterations run at the same time, so none can stop the others; skip the rest of an iteration with continue instead")
 	default:
@@ -207,6 +210,9 @@ func (l *lowerer) matchReductions(pl *parLoop, phis []*ssa.Phi) *loopFailure {
 		if phi.Referrers() == nil || len(*phi.Referrers()) == 0 {
 			continue
 		}
+		if call := appendTo(phi); call != nil {
+			return &loopFailure{pos: call.Pos(), reason: "a slice grows with append in it", kind: appends}
+		}
 		red, why, at := l.reductionOf(phi, pl)
 		if red == nil {
 			name := phi.Comment
@@ -232,4 +238,25 @@ func (pl *parLoop) reductionResult(phi *ssa.Phi) bool {
 		}
 	}
 	return false
+}
+
+// appendMessage is the diagnostic of append, in a parallel loop or
+// anywhere else in a kernel.
+const appendMessage = "append is not supported in kernels: a kernel cannot grow a slice; " +
+	"pass a slice parameter of the length you need and write its elements by index (out[i] = v), " +
+	"or, to keep only some values, take the next index from a counter with atomic.AddInt32"
+
+// appendTo returns the call of append that makes the value the loop
+// variable phi carries into the next iteration, if there is one: a slice
+// built up with append, which is no reduction, and which its own message
+// explains better than a carried variable's.
+func appendTo(phi *ssa.Phi) *ssa.Call {
+	for _, e := range phi.Edges {
+		if call, ok := e.(*ssa.Call); ok {
+			if b, ok := call.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
+				return call
+			}
+		}
+	}
+	return nil
 }

@@ -119,7 +119,9 @@ func (f *frame) construct(instr ssa.Instruction) bool {
 	case *ssa.Send:
 		f.errorf(in.Pos(), "channels are not supported in kernels")
 	case *ssa.MapUpdate:
-		f.errorf(in.Pos(), "maps are not supported in kernels")
+		if !f.usesFailed(instr) { // else reported where the map is made
+			f.errorf(in.Pos(), "%s", mapMessage)
+		}
 	case *ssa.Alloc:
 		switch {
 		case in.Comment == "varargs" && f.varargsCallFails(in):
@@ -259,16 +261,19 @@ func (f *frame) unsupported(v ssa.Value) string {
 	case *ssa.MakeSlice:
 		return "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need"
 	case *ssa.MakeMap:
-		return "maps are not supported in kernels"
+		return mapMessage
 	case *ssa.Lookup:
-		return "indexing maps and strings is not supported in kernels"
+		if _, ok := v.X.Type().Underlying().(*types.Map); ok {
+			return mapMessage
+		}
+		return stringIndexMessage
 	case *ssa.MakeChan, *ssa.Select:
 		return "channels are not supported in kernels"
 	case *ssa.TypeAssert, *ssa.ChangeInterface:
 		return "interfaces are not supported in kernels"
 	case *ssa.Index:
 		if _, ok := v.X.Type().Underlying().(*types.Array); !ok {
-			return "indexing strings is not supported in kernels"
+			return stringIndexMessage
 		}
 	case *ssa.Range, *ssa.Next:
 		return "range over maps, strings, channels and functions is not supported in kernels: range over an int or a slice"
@@ -285,6 +290,15 @@ func (f *frame) unsupported(v ssa.Value) string {
 	}
 	return ""
 }
+
+// mapMessage is the diagnostic of a map, made, updated or indexed.
+const mapMessage = "maps are not supported in kernels: index a slice or an array by the key, " +
+	"or make the map a constant table (var t = [...]T{...}) when its keys are small integers"
+
+// stringIndexMessage is the diagnostic of indexing a string, which a
+// table of bytes does instead.
+const stringIndexMessage = "indexing strings is not supported in kernels: " +
+	"make the string a table of bytes (var digits = [...]byte{'0', '1', ...}), or pass a []byte parameter"
 
 // valueInto computes the value of instr into the registers dst.
 func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
@@ -344,7 +358,7 @@ func (f *frame) allocMessage(v *ssa.Alloc) string {
 		return "make allocates memory, which kernels cannot do: use an array of constant size, or pass a slice parameter of the size you need"
 	case "varargs":
 		if usedByAppend(v) {
-			return "append is not supported in kernels: index the slices element by element"
+			return appendMessage
 		}
 		return "calling a variadic function builds a slice, which kernels cannot do: pass a slice parameter"
 	}

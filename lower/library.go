@@ -159,7 +159,7 @@ func (f *frame) libraryFunc(fn *ssa.Function) (lib libFunc, isLibrary bool) {
 	if f.inLibrary() {
 		return libFunc{}, true
 	}
-	return libFunc{unsupported: "of package " + path + ", kernels may call the functions README.md lists"}, true
+	return libFunc{unsupported: "of package " + path + ", kernels may call the functions docs/language.md lists"}, true
 }
 
 // libraryChecks reports whether a call of fn makes run-time checks of its

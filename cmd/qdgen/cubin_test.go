@@ -20,7 +20,7 @@ func testPtxas(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("ptxas not found: set PTXAS or run ../shared/tools/fetch-ptxas")
+	t.Skip("ptxas not found: set PTXAS or run .ci/ptxas")
 	return ""
 }
 

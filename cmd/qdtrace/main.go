@@ -23,9 +23,9 @@ import (
 func main() {
 	out := flag.String("o", "", "the SVG file to write (default: standard output)")
 	width := flag.Int("width", 1200, "width of the timeline in pixels")
-	from := flag.Duration("from", 0, "start of the window to draw, from the trace's start")
-	to := flag.Duration("to", 0, "end of the window to draw (0: the trace's end)")
-	title := flag.String("title", "", "a title above the timeline (default: the device)")
+	from := flag.Duration("from", 0, "start of the window to draw, from the trace's start (0: the first event's start)")
+	to := flag.Duration("to", 0, "end of the window to draw (0: the last event's end)")
+	title := flag.String("title", "", "a title above the timeline, wrapped to its width (default: the device)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: qdtrace [-o out.svg] [-width px] [-from d] [-to d] [-title s] trace.json")
 		flag.PrintDefaults()

@@ -19,8 +19,10 @@ const (
 	labelWidth = 150 // the lanes' names
 	laneHeight = 26
 	barHeight  = 18
-	top        = 40 // title and time axis
+	titleLine  = 16 // a line of the title
+	axisHeight = 24 // the time axis under the title
 	legendLine = 18
+	letter     = 7 // about the width of a letter, for fitting text
 )
 
 // palette holds colours that stay apart on white, for kernels; copies and
@@ -33,18 +35,26 @@ type timeline struct {
 	events   []rt.TraceEvent // those in the window
 	lanes    []string
 	from, to time.Duration
-	width    int // of the time area
+	width    int      // of the time area
+	title    []string // lines of the title, wrapped to the picture's width
+	top      int      // where the lanes start, under the title and the axis
 	colours  map[string]string
 	names    []string // kernels, in order of first appearance
 }
 
+// layout places tr's events in the window o asks for, by default the
+// span from the first event's start to the last one's end: a process
+// records its first launch only after opening the device and loading its
+// module, and a time axis from zero would leave most of the picture empty.
 func layout(tr *rt.Trace, o options) *timeline {
 	t := &timeline{tr: tr, width: max(o.width-labelWidth-20, 100), colours: map[string]string{}, from: o.from, to: o.to}
-	if t.to == 0 {
-		for _, e := range tr.Events {
-			t.to = max(t.to, e.End)
-		}
+	title := o.title
+	if title == "" {
+		title = tr.Device
 	}
+	t.title = wrap(title, (t.width+labelWidth)/(letter+1)) // 13-pixel letters
+	t.top = len(t.title)*titleLine + axisHeight
+	t.from, t.to = window(tr.Events, o.from, o.to)
 	for _, e := range tr.Events {
 		if e.End < t.from || e.Start > t.to {
 			continue
@@ -70,6 +80,59 @@ func layout(tr *rt.Trace, o options) *timeline {
 	return t
 }
 
+// window returns the span to draw: from and to where given (non-zero),
+// else the events' first start and last end, with a margin of a
+// fiftieth of their span.
+func window(events []rt.TraceEvent, from, to time.Duration) (time.Duration, time.Duration) {
+	if len(events) == 0 {
+		return from, to
+	}
+	first, last := events[0].Start, events[0].End
+	for _, e := range events {
+		first, last = min(first, e.Start), max(last, e.End)
+	}
+	margin := (last - first) / 50
+	if from == 0 {
+		from = max(first-margin, 0)
+	}
+	if to == 0 {
+		to = last + margin
+	}
+	return from, to
+}
+
+// wrap breaks s into lines of at most n letters at spaces, and a word
+// longer than a line wherever it must be.
+func wrap(s string, n int) []string {
+	n = max(n, 10)
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		for len([]rune(word)) > n {
+			if line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			r := []rune(word)
+			lines = append(lines, string(r[:n]))
+			word = string(r[n:])
+		}
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= n:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -93,22 +156,20 @@ func (t *timeline) x(d time.Duration) float64 {
 }
 
 func (t *timeline) y(lane string) float64 {
-	return top + float64(slices.Index(t.lanes, lane))*laneHeight
+	return float64(t.top + slices.Index(t.lanes, lane)*laneHeight)
 }
 
 // render writes the SVG picture of tr.
 func render(w io.Writer, tr *rt.Trace, o options) error {
 	t := layout(tr, o)
 	b := bufio.NewWriter(w)
-	height := top + len(t.lanes)*laneHeight + 20 + legendLine*((len(t.names)+3)/4+1)
+	height := t.top + len(t.lanes)*laneHeight + 20 + legendLine*((len(t.names)+3)/4+1)
 	total := t.width + labelWidth + 20
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", total, height)
 	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="white"/>`+"\n", total, height)
-	title := o.title
-	if title == "" {
-		title = tr.Device
+	for i, line := range t.title {
+		fmt.Fprintf(b, `<text class="title" x="4" y="%d" font-size="13">%s</text>`+"\n", 14+i*titleLine, esc(line))
 	}
-	fmt.Fprintf(b, `<text x="4" y="14" font-size="13">%s</text>`+"\n", esc(title))
 	t.axis(b)
 	for i, lane := range t.lanes {
 		y := t.y(lane)
@@ -130,7 +191,7 @@ func render(w io.Writer, tr *rt.Trace, o options) error {
 				e.Kind, x, y+2, x, y+laneHeight-2, esc(fmt.Sprintf("%s %s at %v", e.Kind, e.Name, e.Start)))
 		}
 	}
-	t.legend(b, float64(top+len(t.lanes)*laneHeight+20))
+	t.legend(b, float64(t.top+len(t.lanes)*laneHeight+20))
 	fmt.Fprintln(b, "</svg>")
 	return b.Flush()
 }
@@ -162,7 +223,7 @@ func (t *timeline) bar(b io.Writer, e rt.TraceEvent) {
 	if e.Block > 0 {
 		label += fmt.Sprintf(" block %d", e.Block)
 	}
-	if x1-x0 > 7*float64(len(label))+8 { // the label fits: about 7 pixels a letter
+	if x1-x0 > letter*float64(len(label))+8 { // the label fits
 		colour := "white"
 		if e.Kind != "kernel" {
 			colour = "black"
@@ -191,7 +252,8 @@ func (t *timeline) flows(b io.Writer) {
 	}
 }
 
-// axis draws the time axis with about ten ticks at round intervals.
+// axis draws the time axis with about ten ticks at round intervals,
+// labelled with the time from the trace's start, as -from and -to take it.
 func (t *timeline) axis(b io.Writer) {
 	raw := float64(t.to-t.from) / 10
 	mag := time.Duration(math.Pow(10, math.Floor(math.Log10(raw))))
@@ -203,11 +265,11 @@ func (t *timeline) axis(b io.Writer) {
 		}
 	}
 	step = max(step, 1)
-	y := float64(top - 4)
+	y := float64(t.top - 4)
 	for d := (t.from + step - 1) / step * step; d <= t.to; d += step {
 		x := t.x(d)
 		fmt.Fprintf(b, `<line class="tick" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>`+"\n", x, y, x, y+4)
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%v</text>`+"\n", x, y-3, d-t.from)
+		fmt.Fprintf(b, `<text class="time" x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%v</text>`+"\n", x, y-3, d)
 	}
 }
 

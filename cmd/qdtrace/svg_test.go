@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,4 +145,74 @@ func TestCommand(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("a test")) {
 		t.Errorf("qdtrace wrote %.100q, %v", svg, err)
 	}
+}
+
+// TestTitleWraps checks that a title longer than the picture is wide, as
+// the CPU backend's device (its reason for not using a GPU) often is,
+// comes out whole on several lines inside the picture, and that the lanes
+// move down to make room.
+func TestTitleWraps(t *testing.T) {
+	long := "cpu (no GPU: CUDA: dlopen libcuda.so.1: libcuda.so.1: cannot open shared object file: No such file or directory; HIP: dlopen libamdhip64.so: libamdhip64.so: cannot open shared object file: No such file or directory)"
+	tr := &rt.Trace{Device: long, Events: sample.Events}
+	var short, wrapped bytes.Buffer
+	render(&short, sample, options{width: 800})
+	render(&wrapped, tr, options{width: 800})
+	els := parse(t, wrapped.Bytes())
+	var lines []string
+	for _, e := range byClass(els, "text", "title") {
+		line := strings.TrimSpace(e.text)
+		if n := len([]rune(line)) * 8; n > 800 {
+			t.Errorf("title line %q is about %d pixels wide, the picture 800", line, n)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) < 2 || strings.Join(lines, " ") != long {
+		t.Errorf("title lines %q, want %q wrapped", lines, long)
+	}
+	y := func(b []byte) string { return byClass(parse(t, b), "rect", "kernel")[0].attrs["y"] }
+	if y(short.Bytes()) == y(wrapped.Bytes()) {
+		t.Errorf("the lanes start at y=%s under a title of %d lines as under one of one line", y(short.Bytes()), len(lines))
+	}
+}
+
+// TestWindowSpansEvents checks that the time axis spans the events, not
+// the time from the trace's start, which on a real run holds opening the
+// device and loading modules before the first launch.
+func TestWindowSpansEvents(t *testing.T) {
+	late := &rt.Trace{Device: "test device"}
+	for _, e := range sample.Events {
+		e.Start += 300 * time.Millisecond
+		e.End += 300 * time.Millisecond
+		late.Events = append(late.Events, e)
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, late, options{width: 800}); err != nil {
+		t.Fatal(err)
+	}
+	els := parse(t, buf.Bytes())
+	width := 800 - labelWidth - 20
+	lo, hi := float64(labelWidth+width), 0.0
+	for _, class := range []string{"kernel", "copy"} {
+		for _, e := range byClass(els, "rect", class) {
+			x, w := attr(t, e, "x"), attr(t, e, "width")
+			lo, hi = min(lo, x), max(hi, x+w)
+		}
+	}
+	// The bars run from 3µs to 90µs of the events' 1µs to 90µs.
+	if span := (hi - lo) / float64(width); span < 0.9 {
+		t.Errorf("the bars fill %.0f%% of the time axis, want at least 90%%", 100*span)
+	}
+	ticks := byClass(els, "text", "time")
+	if len(ticks) == 0 || !strings.HasPrefix(strings.TrimSpace(ticks[0].text), "300") {
+		t.Errorf("the first tick reads %v, want the time from the trace's start (300…ms)", ticks)
+	}
+}
+
+func attr(t *testing.T, e element, name string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(e.attrs[name], 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, e.attrs[name], err)
+	}
+	return v
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/emit/hip"
+	"github.com/qdgo/qd/internal/testlong"
 	"github.com/qdgo/qd/ir/irtest"
 	"github.com/qdgo/qd/lower/lowertest"
 )
@@ -32,18 +33,19 @@ var kernelDirs = []string{
 	"../../bench/suite",
 }
 
-// targets are the AMD GPUs every module is compiled for: CDNA2 (MI200)
+// compileTargets are the AMD GPUs every module is compiled for: CDNA2 (MI200)
 // and the first CDNA3 target. Debian's LLVM 15 cannot target gfx942
 // (MI300X) or gfx1100 (RDNA3).
-var targets = []string{"gfx90a", "gfx940"}
+var compileTargets = []string{"gfx90a", "gfx940"}
 
-// TestCompile compiles every emitted module, and one of every op, with
-// hipcc for the AMD targets, with no GPU needed. Without hipcc the test
-// skips, except under CI, where .ci/run installs it. The modules are
-// compiled together, one translation unit per target, each in a namespace
-// of its own with its entry points renamed apart (a compilation costs
-// about a second of linking device libraries); when that fails, each
-// module is compiled alone to name the one at fault.
+// TestCompile compiles emitted modules with hipcc for the AMD targets, with
+// no GPU needed: by default the module of every op and saxpy's, for
+// gfx90a, and under QD_LONG=1 every module for every target, which takes
+// minutes. Without hipcc the test skips, except under CI, where .ci/run
+// installs it. The modules are compiled together, one translation unit per
+// target, each in a namespace of its own with its entry points renamed
+// apart (a compilation costs about a second of linking device libraries);
+// when that fails, each module is compiled alone to name the one at fault.
 func TestCompile(t *testing.T) {
 	t.Parallel() // runs compilers for a while
 	hipcc, err := hip.Compiler()
@@ -54,13 +56,17 @@ func TestCompile(t *testing.T) {
 		t.Skip(err)
 	}
 	modules := map[string]string{}
-	for _, dir := range kernelDirs {
+	dirs, targets := []string{"../../example/saxpy"}, compileTargets[:1]
+	if testlong.Enabled() {
+		dirs, targets = kernelDirs, compileTargets
+		for name, ks := range fromIR(t) {
+			modules["fromir_"+name] = hip.Module(ks)
+		}
+	}
+	for _, dir := range dirs {
 		for _, f := range lowertest.Load(t, dir) {
 			modules[filepath.Base(dir)+"_"+f.Name] = hip.Module(f.Kernels)
 		}
-	}
-	for name, ks := range fromIR(t) {
-		modules["fromir_"+name] = hip.Module(ks)
 	}
 	modules["ops"] = hip.Module(append(irtest.OpKernels(false), irtest.OpKernels(true)...))
 	names := make([]string, 0, len(modules))

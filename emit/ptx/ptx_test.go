@@ -11,6 +11,7 @@ import (
 
 	"github.com/qdgo/qd/emit/ptx"
 	"github.com/qdgo/qd/internal/golden"
+	"github.com/qdgo/qd/internal/testlong"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/ir/irtest"
 	"github.com/qdgo/qd/lower/lowertest"
@@ -32,7 +33,7 @@ var kernelDirs = []string{
 
 func load(t *testing.T) map[string][]*ir.Kernel {
 	files := map[string][]*ir.Kernel{}
-	for _, dir := range kernelDirs {
+	for _, dir := range moduleDirs() {
 		for _, f := range lowertest.Load(t, dir) {
 			// The name of the file's directory is not enough: two are
 			// named kernels.
@@ -41,6 +42,24 @@ func load(t *testing.T) map[string][]*ir.Kernel {
 		}
 	}
 	return files
+}
+
+// moduleDirs are the directories of kernelDirs whose modules the tests of
+// every module check: all of them under QD_LONG=1, and all but the math
+// kernels otherwise, whose lowering compiles most of Go's package math and
+// takes most of the time of loading them all (generated_test runs them
+// against Go on every backend still).
+func moduleDirs() []string {
+	if testlong.Enabled() {
+		return kernelDirs
+	}
+	var dirs []string
+	for _, dir := range kernelDirs {
+		if !strings.HasSuffix(dir, "/mathkernels") {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
 }
 
 // TestGolden compares the PTX of the lowering's test kernels with
@@ -103,19 +122,33 @@ func TestEveryOp(t *testing.T) {
 	}
 }
 
-// TestAssemble assembles every emitted module with ptxas for the oldest
-// and newest targets the output promises. Without ptxas the test skips,
-// except under CI, where .ci/run installs it.
+// TestAssemble assembles emitted modules with ptxas for the oldest and
+// newest targets the output promises: by default the module of every op,
+// the modules made from IR text and those of the lowering's test kernels
+// and of saxpy, for sm_70 and sm_90; under QD_LONG=1 every module for
+// sm_70, sm_80 and sm_90. Without ptxas the test skips, except under CI,
+// where .ci/run installs it.
 func TestAssemble(t *testing.T) {
 	ptxas := findPtxas()
 	if ptxas == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("ptxas not found under CI (set PTXAS or put it on PATH; .ci/run installs it)")
 		}
-		t.Skip("ptxas not found: set PTXAS or run ../shared/tools/fetch-ptxas")
+		t.Skip("ptxas not found: set PTXAS or run .ci/ptxas")
 	}
 	dir := t.TempDir()
-	modules := load(t)
+	modules := map[string][]*ir.Kernel{}
+	archs := []string{"sm_70", "sm_90"}
+	if testlong.Enabled() {
+		modules = load(t)
+		archs = []string{"sm_70", "sm_80", "sm_90"}
+	} else {
+		for _, d := range []string{kernelDirs[0], "../../example/saxpy"} {
+			for _, f := range lowertest.Load(t, d) {
+				modules[filepath.Base(d)+"_"+f.Name] = f.Kernels
+			}
+		}
+	}
 	for name, ks := range fromIR(t) {
 		modules["fromir_"+name] = ks
 	}
@@ -125,7 +158,7 @@ func TestAssemble(t *testing.T) {
 		if err := os.WriteFile(src, []byte(ptx.Module(ks)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, arch := range []string{"sm_70", "sm_80", "sm_90"} {
+		for _, arch := range archs {
 			out, err := exec.Command(ptxas, "-arch="+arch, src, "-o", filepath.Join(dir, name+"."+arch+".cubin")).CombinedOutput()
 			if err != nil {
 				t.Errorf("ptxas -arch=%s %s: %v\n%s", arch, name, err, out)

@@ -62,7 +62,7 @@ func TestSuiteRegisters(t *testing.T) {
 func TestMathRegisters(t *testing.T) {
 	ptxas := findPtxas()
 	if ptxas == "" {
-		t.Skip("ptxas not found: set PTXAS or run ../shared/tools/fetch-ptxas")
+		t.Skip("ptxas not found: set PTXAS or run .ci/ptxas")
 	}
 	var kernels []*ir.Kernel
 	for _, f := range lowertest.Load(t, "../../bench/kernels") {

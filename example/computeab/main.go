@@ -1,4 +1,5 @@
-// Command computeab is the example of the Quadrants streams documentation:
+// Command computeab is the example of the streams documentation of
+// Quadrants, the Python GPU programming framework whose streams qd follows:
 // compute_ab fills a and b in two qd.StreamParallel blocks that run at the
 // same time, and combine adds them, seeing both blocks' results with no
 // synchronization in between. It checks c against the same Go functions

@@ -1,8 +1,8 @@
 // Command streams shows explicit streams and events: two kernels on two
 // streams (the Numba tutorial's example, with the dependency between them
-// made explicit by an event), and the Quadrants documentation's producer
-// and consumer on two streams joined by an event. Every result is checked
-// against the same Go functions run on the host.
+// made explicit by an event), and a producer and a consumer on two
+// streams joined by an event. Every result is checked against the same Go
+// functions run on the host.
 package main
 
 import (
@@ -68,8 +68,10 @@ func twoStreams(dev *rt.Device, ks *Kernels) {
 	compare("two streams: a", a, aHost)
 }
 
-// producerConsumer is the Quadrants example: produce on s1, record an
-// event, make s2 wait for it, consume on s2.
+// producerConsumer is the example of the streams documentation of
+// Quadrants (the Python GPU programming framework whose streams qd
+// follows): produce on s1, record an event, make s2 wait for it, consume
+// on s2.
 func producerConsumer(dev *rt.Device, ks *Kernels) {
 	const size = 1 << 20
 	a, err := rt.Alloc[float32](dev, size)

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/qdgo/qd/internal/testlong"
 )
 
-var long = flag.Bool("long", false, "run 10,000 random programs (as many as the test's -timeout leaves time for); QD_LONG=1 does too")
+var long = flag.Bool("long", false, "run 10,000 random programs (as many as the test's -timeout leaves time for)")
 
 // TestRandomPrograms generates random kernels, lowers and compiles each,
 // writes the code of those qd accepts with qdgen, builds them, and runs
@@ -19,9 +21,9 @@ var long = flag.Bool("long", false, "run 10,000 random programs (as many as the 
 // a diagnostic without a position, and every accepted kernel must compute
 // what Go computes. Rejections with positioned diagnostics are counted.
 //
-// By default it runs 100 programs. -long (or QD_LONG=1) runs 10,000, in
-// chunks of 1,000, starting no chunk that the test's deadline leaves no
-// time for; all of them need about an hour on two cores:
+// By default it runs 100 programs, 300 under QD_LONG=1 (as CI runs it).
+// -long runs 10,000, in chunks of 1,000, starting no chunk that the test's
+// deadline leaves no time for; all of them need about an hour on two cores:
 //
 //	go test ./internal/randprog/ -long -timeout 0 -v
 //
@@ -30,8 +32,8 @@ func TestRandomPrograms(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
 	}
-	programs := 100
-	if *long || os.Getenv("QD_LONG") == "1" {
+	programs := testlong.Pick(100, 300)
+	if *long {
 		programs = 10000
 	}
 	programs, seed := envInt("RANDPROG_PROGRAMS", programs), envInt("RANDPROG_SEED", 1)

@@ -5,6 +5,7 @@ package lowertest
 import (
 	"go/ast"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/qdgo/qd/ir"
@@ -23,9 +24,51 @@ type File struct {
 
 // Load lowers the kernels of the package in dir and optimizes them with
 // the default pipeline, grouped by source file in file order, and fails the
-// test on any diagnostic.
+// test on any diagnostic. A test binary loads each directory once: loading
+// type-checks the package and its imports (package math for the math
+// kernels) from source, which takes seconds, and the emitters' tests load
+// the same directories in several tests. The kernels are shared, so
+// callers must not change them.
 func Load(t testing.TB, dir string) []File {
 	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	e := loaded[abs]
+	if e == nil {
+		e = &entry{}
+		loaded[abs] = e
+	}
+	mu.Unlock()
+	e.Lock() // one load of a directory at a time; the others wait for it
+	defer e.Unlock()
+	if e.done {
+		return e.files
+	}
+	files, ok := load(t, dir)
+	e.files, e.done = files, ok
+	return files
+}
+
+// entry is one directory's kernels, once loaded without errors.
+type entry struct {
+	sync.Mutex
+	files []File
+	done  bool
+}
+
+var (
+	mu     sync.Mutex
+	loaded = map[string]*entry{}
+)
+
+// load lowers and optimizes the kernels of dir, and reports whether that
+// went without errors.
+func load(t testing.TB, dir string) ([]File, bool) {
+	t.Helper()
+	ok := true
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
@@ -45,12 +88,14 @@ func Load(t testing.TB, dir string) []File {
 			k, diags := lower.Kernel(lower.KernelFunc(prog, p.TypesInfo, decl), &lower.Config{})
 			for _, d := range diags {
 				t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
+				ok = false
 			}
 			if k == nil {
 				continue
 			}
 			if err := opt.Default.Run(k); err != nil {
 				t.Errorf("%s: %v", k.Name, err)
+				ok = false
 			}
 			ks = append(ks, k)
 		}
@@ -58,5 +103,5 @@ func Load(t testing.TB, dir string) []File {
 			files = append(files, File{Name: name[:len(name)-len(".go")], Kernels: ks})
 		}
 	}
-	return files
+	return files, ok
 }

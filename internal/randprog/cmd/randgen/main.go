@@ -1,10 +1,10 @@
 // Command randgen writes packages of random kernels, with their generated
 // code and a test that runs each against its Go function, for a run on a
-// GPU machine, which has no Go: build their test binaries with
-// ../shared/tools/gpu-tests and run them there.
+// GPU machine without Go: build their test binaries with .ci/gpu-tests and
+// run them there.
 //
 //	go run ./internal/randprog/cmd/randgen -dir internal/randprog/testdata/gpu -programs 2000
-//	../shared/tools/gpu-tests ./internal/randprog/testdata/gpu/...
+//	.ci/gpu-tests ./internal/randprog/testdata/gpu/...
 //	QD_BACKEND=cuda bash .gpu/run.sh -test.run TestRandom -test.v   # on the GPU machine
 //
 // With -classify it only lowers and compiles the kernels, a chunk of
