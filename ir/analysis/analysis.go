@@ -177,6 +177,7 @@ func (a *Analysis) findDefs() {
 		a.reachIn[bi] = newBitset(n)
 		out[bi] = gen[bi].clone()
 	}
+	// Sets only grow, so out(b) is updated in place, word by word.
 	for changed := true; changed; {
 		changed = false
 		for bi := range t.Blocks {
@@ -184,12 +185,11 @@ func (a *Analysis) findDefs() {
 			for _, p := range a.Preds[bi] {
 				in.or(out[p])
 			}
-			next := gen[bi].clone()
-			for w := range next {
-				next[w] |= in[w] &^ kill[bi][w]
-			}
-			if !next.equal(out[bi]) {
-				out[bi], changed = next, true
+			o, g, k := out[bi], gen[bi], kill[bi]
+			for w := range o {
+				if x := g[w] | in[w]&^k[w]; x != o[w] {
+					o[w], changed = x, true
+				}
 			}
 		}
 	}
@@ -221,12 +221,4 @@ func (s bitset) or(o bitset) {
 	for i := range s {
 		s[i] |= o[i]
 	}
-}
-func (s bitset) equal(o bitset) bool {
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
 }
