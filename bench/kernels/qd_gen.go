@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "8633e77487fecbe1fc0b4d64eeebc77e400f4268cb01706acc0b8c36a18af1d4"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "32f543b05fd6ebf153f9c9b0931399fa69434348fff7141fdd9b98c6c7a5946a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "a7741e2531fffa9fad7ac9fc40bdf86c3f3489a59ce16dc3e6c874d5dddcccd0"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "40fce25d068366861bcfd7e16b5ed48f35822e12f719d3cb16c01d65977c5766"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1637,27 +1637,27 @@ $L_1:
 	sub.u64 %rd96, %rd93, 1;
 	sub.u64 %rd97, %rd96, %rd94;
 	setp.le.u64 %p98, %rd71, %rd97;
-	@!%p63 bra $L_20;
+	@!%p63 bra $L_19;
 $L_2:
-	@!%p68 bra $L_20;
+	@!%p68 bra $L_19;
 $L_3:
-	@!%p74 bra $L_20;
+	@!%p74 bra $L_19;
 $L_4:
-	@!%p77 bra $L_20;
+	@!%p77 bra $L_19;
 $L_5:
-	@!%p80 bra $L_20;
+	@!%p80 bra $L_19;
 $L_6:
-	@!%p83 bra $L_20;
+	@!%p83 bra $L_19;
 $L_7:
-	@!%p86 bra $L_20;
+	@!%p86 bra $L_19;
 $L_8:
-	@!%p89 bra $L_20;
+	@!%p89 bra $L_19;
 $L_9:
-	@!%p92 bra $L_20;
+	@!%p92 bra $L_19;
 $L_10:
-	@!%p95 bra $L_20;
+	@!%p95 bra $L_19;
 $L_11:
-	@!%p98 bra $L_20;
+	@!%p98 bra $L_19;
 $L_12:
 	mul.lo.s64 %rd100, %rd2, -4;
 	mul.lo.s64 %rd105, %rd2, 4;
@@ -1669,15 +1669,11 @@ $L_13:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_19;
+	@!%p8 bra $L_18;
 $L_14:
-	mov.b64 %rd9, %rd3;
-$L_15:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p10, %rd9, %rd7;
-	@!%p10 bra $L_19;
-$L_16:
+$L_15:
 	mov.b64 %rd99, %rd116;
 	add.s64 %rd101, %rd99, %rd100;
 	mov.b64 %rd13, %rd101;
@@ -1700,36 +1696,34 @@ $L_16:
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
-$L_17:
+$L_16:
 	mov.b64 %rd31, %rd118;
 	st.global.f32 [%rd31], %f11;
-$L_18:
+$L_17:
 	add.s64 %rd3, %rd3, %rd1;
 	add.s64 %rd116, %rd116, %rd117;
 	add.s64 %rd118, %rd118, %rd117;
 	bra.uni $L_13;
-$L_19:
+$L_18:
 	bra.uni $Lexit;
-$L_20:
+$L_19:
 	mul.lo.s64 %rd108, %rd2, -4;
 	mul.lo.s64 %rd113, %rd2, 4;
 	mov.b64 %rd119, %rd3;
 	mad.lo.s64 %rd120, %rd119, 4, %rd4;
 	mul.lo.s64 %rd121, %rd1, 4;
 	mad.lo.s64 %rd122, %rd119, 4, %rd32;
-$L_21:
+$L_20:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p35, %rd3, %rd7;
-	@!%p35 bra $L_19;
-$L_22:
+	@!%p35 bra $L_18;
+$L_21:
 	mov.b64 %rd36, %rd3;
-$L_23:
+$L_22:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p37, %rd36, %rd7;
-	@!%p37 bra $L_19;
-$L_24:
+$L_23:
 	sub.s64 %rd39, %rd36, %rd2;
 	setp.ge.u64 %pt0, %rd39, %rd5;
 	@%pt0 bra $Lfault_0;
@@ -1766,16 +1760,16 @@ $L_24:
 	add.rn.f32 %f56, %f52, %f55;
 	mul.rn.f32 %f57, %f56, 0f3E4CCCCD;
 	mov.f32 %f38, %f57;
-$L_25:
+$L_24:
 	setp.ge.u64 %pt5, %rd36, %rd33;
 	@%pt5 bra $Lfault_5;
 	mov.b64 %rd58, %rd122;
 	st.global.f32 [%rd58], %f38;
-$L_26:
+$L_25:
 	add.s64 %rd3, %rd3, %rd1;
 	add.s64 %rd120, %rd120, %rd121;
 	add.s64 %rd122, %rd122, %rd121;
-	bra.uni $L_21;
+	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd39;
@@ -1871,15 +1865,11 @@ $L_2:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_8;
+	@!%p8 bra $L_7;
 $L_3:
-	mov.b64 %rd9, %rd3;
-$L_4:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p10, %rd9, %rd7;
-	@!%p10 bra $L_8;
-$L_5:
+$L_4:
 	mov.b64 %rd35, %rd44;
 	add.s64 %rd37, %rd35, %rd36;
 	mov.b64 %rd13, %rd37;
@@ -1902,15 +1892,15 @@ $L_5:
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
-$L_6:
+$L_5:
 	mov.b64 %rd31, %rd46;
 	st.global.f32 [%rd31], %f11;
-$L_7:
+$L_6:
 	add.s64 %rd3, %rd3, %rd1;
 	add.s64 %rd44, %rd44, %rd45;
 	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -12138,17 +12128,17 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r96 = r93 - 1ull;
 	r97 = r96 - r94;
 	r98 = r71 <= r97;
-	if (!r63) goto b20;
-	if (!r68) goto b20;
-	if (!r74) goto b20;
-	if (!r77) goto b20;
-	if (!r80) goto b20;
-	if (!r83) goto b20;
-	if (!r86) goto b20;
-	if (!r89) goto b20;
-	if (!r92) goto b20;
-	if (!r95) goto b20;
-	if (!r98) goto b20;
+	if (!r63) goto b19;
+	if (!r68) goto b19;
+	if (!r74) goto b19;
+	if (!r77) goto b19;
+	if (!r80) goto b19;
+	if (!r83) goto b19;
+	if (!r86) goto b19;
+	if (!r89) goto b19;
+	if (!r92) goto b19;
+	if (!r95) goto b19;
+	if (!r98) goto b19;
 	r100 = (u64)r2 * (u64)(-4ll);
 	r105 = (u64)r2 * 4ull;
 	r115 = r3;
@@ -12159,12 +12149,9 @@ b13: // head
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
 	r8 = r3 < r7;
-	if (!r8) goto b19;
-	r9 = r3;
+	if (!r8) goto b18;
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
-	r10 = r9 < r7;
-	if (!r10) goto b19;
 	r99 = r116;
 	r101 = r99 + r100 * 1;
 	r13 = r101;
@@ -12193,25 +12180,23 @@ b13: // head
 	r116 = r116 + r117 * 1;
 	r118 = r118 + r117 * 1;
 	goto b13;
-b19: // exit
+b18: // exit
 	return;
-b20: // preheader
+b19: // preheader
 	r108 = (u64)r2 * (u64)(-4ll);
 	r113 = (u64)r2 * 4ull;
 	r119 = r3;
 	r120 = r4 + r119 * 4;
 	r121 = (u64)r1 * 4ull;
 	r122 = r32 + r119 * 4;
-b21: // head (checked)
+b20: // head (checked)
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
 	r35 = r3 < r7;
-	if (!r35) goto b19;
+	if (!r35) goto b18;
 	r36 = r3;
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
-	r37 = r36 < r7;
-	if (!r37) goto b19;
 	r39 = (u64)r36 - (u64)r2;
 	if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; }
 	r107 = r120;
@@ -12249,7 +12234,7 @@ b21: // head (checked)
 	r3 = (u64)r3 + (u64)r1;
 	r120 = r120 + r121 * 1;
 	r122 = r122 + r121 * 1;
-	goto b21;
+	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12290,12 +12275,9 @@ b2: // head
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
 	r8 = r3 < r7;
-	if (!r8) goto b8;
-	r9 = r3;
+	if (!r8) goto b7;
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
-	r10 = r9 < r7;
-	if (!r10) goto b8;
 	r35 = r44;
 	r37 = r35 + r36 * 1;
 	r13 = r37;
@@ -12324,7 +12306,7 @@ b2: // head
 	r44 = r44 + r45 * 1;
 	r46 = r46 + r45 * 1;
 	goto b2;
-b8: // exit
+b7: // exit
 	return;
 }
 
@@ -20830,27 +20812,27 @@ b1: # setup
 	r96 = sub.u64 r93, 1
 	r97 = sub.u64 r96, r94
 	r98 = le.u64 r71, r97
-	branch r63, b2, b20
+	branch r63, b2, b19
 b2: # checks
-	branch r68, b3, b20
+	branch r68, b3, b19
 b3: # checks
-	branch r74, b4, b20
+	branch r74, b4, b19
 b4: # checks
-	branch r77, b5, b20
+	branch r77, b5, b19
 b5: # checks
-	branch r80, b6, b20
+	branch r80, b6, b19
 b6: # checks
-	branch r83, b7, b20
+	branch r83, b7, b19
 b7: # checks
-	branch r86, b8, b20
+	branch r86, b8, b19
 b8: # checks
-	branch r89, b9, b20
+	branch r89, b9, b19
 b9: # checks
-	branch r92, b10, b20
+	branch r92, b10, b19
 b10: # checks
-	branch r95, b11, b20
+	branch r95, b11, b19
 b11: # checks
-	branch r98, b12, b20
+	branch r98, b12, b19
 b12: # preheader
 	r100 = mul.i64 r2, -4
 	r105 = mul.i64 r2, 4
@@ -20863,16 +20845,12 @@ b13: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b14, b19
-b14: # index
-	r9 = move.i64 r3
-	jump b15
-b15: # for.loop
+	branch r8, b14, b18
+b14: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	r10 = lt.i64 r9, r7
-	branch r10, b16, b19
-b16: # average5.entry
+	jump b15
+b15: # average5.entry
 	r99 = move.ptr r116
 	r101 = elemaddr r99, r100, 1
 	r13 = move.ptr r101
@@ -20895,40 +20873,39 @@ b16: # average5.entry
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
-	jump b17
-b17: # average5.return
+	jump b16
+b16: # average5.return
 	r31 = move.ptr r118
 	store.f32 r31, r11
-	jump b18
-b18: # latch
+	jump b17
+b17: # latch
 	r3 = add.i64 r3, r1
 	r116 = elemaddr r116, r117, 1
 	r118 = elemaddr r118, r117, 1
 	jump b13
-b19: # exit
+b18: # exit
 	return
-b20: # preheader
+b19: # preheader
 	r108 = mul.i64 r2, -4
 	r113 = mul.i64 r2, 4
 	r119 = move.i64 r3
 	r120 = elemaddr r4, r119, 4
 	r121 = mul.i64 r1, 4
 	r122 = elemaddr r32, r119, 4
-	jump b21
-b21: # head (checked)
+	jump b20
+b20: # head (checked)
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r35 = lt.i64 r3, r7
-	branch r35, b22, b19
-b22: # index (checked)
+	branch r35, b21, b18
+b21: # index (checked)
 	r36 = move.i64 r3
-	jump b23
-b23: # for.loop (checked)
+	jump b22
+b22: # for.loop (checked)
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	r37 = lt.i64 r36, r7
-	branch r37, b24, b19
-b24: # average5.entry (checked)
+	jump b23
+b23: # average5.entry (checked)
 	r39 = sub.i64 r36, r2
 	checkindex r39, r5, site 0
 	r107 = move.ptr r120
@@ -20960,17 +20937,17 @@ b24: # average5.entry (checked)
 	r56 = add.f32 r52, r55
 	r57 = mul.f32 r56, 0.2
 	r38 = move.f32 r57
-	jump b25
-b25: # average5.return (checked)
+	jump b24
+b24: # average5.return (checked)
 	checkindex r36, r33, site 5
 	r58 = move.ptr r122
 	store.f32 r58, r38
-	jump b26
-b26: # latch (checked)
+	jump b25
+b25: # latch (checked)
 	r3 = add.i64 r3, r1
 	r120 = elemaddr r120, r121, 1
 	r122 = elemaddr r122, r121, 1
-	jump b21
+	jump b20
 
 kernel StencilUnchecked(out []f32, in []f32, w i64)
 
@@ -20996,16 +20973,12 @@ b2: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b3, b8
-b3: # index
-	r9 = move.i64 r3
-	jump b4
-b4: # for.loop
+	branch r8, b3, b7
+b3: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	r10 = lt.i64 r9, r7
-	branch r10, b5, b8
-b5: # average5.entry
+	jump b4
+b4: # average5.entry
 	r35 = move.ptr r44
 	r37 = elemaddr r35, r36, 1
 	r13 = move.ptr r37
@@ -21028,17 +21001,17 @@ b5: # average5.entry
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
-	jump b6
-b6: # average5.return
+	jump b5
+b5: # average5.return
 	r31 = move.ptr r46
 	store.f32 r31, r11
-	jump b7
-b7: # latch
+	jump b6
+b6: # latch
 	r3 = add.i64 r3, r1
 	r44 = elemaddr r44, r45, 1
 	r46 = elemaddr r46, r45, 1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64)
