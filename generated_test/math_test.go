@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/generated_test/mathkernels"
+	"github.com/qdgo/qd/internal/testlong"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/rt"
 )
@@ -209,7 +210,10 @@ func runMath(t *testing.T, dev *rt.Device) {
 	runLoaded(t, dev, ks, mathCases, mathLengths)
 }
 
-// TestMathInterpreted runs the math kernels' IR on the interpreter.
+// TestMathInterpreted runs the math kernels' IR on the interpreter. Their
+// lowering compiles most of Go's package math, which takes minutes on a
+// small machine: a long test (TestMathGPU runs the same cases on a GPU).
 func TestMathInterpreted(t *testing.T) {
+	testlong.Skip(t, "lowering and interpreting the math kernels")
 	interpretCases(t, loadKernelsFrom(t, "mathkernels", &lower.Config{}), mathCases, []int{1, 300, 4099})
 }
