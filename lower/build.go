@@ -23,13 +23,19 @@ type taskBuilder struct {
 	bitsVar int64
 	// scratchReg holds the address of scratch memory once it is read.
 	scratchReg *ir.Reg
+	// at is the position of the Go code being lowered, which the
+	// instructions that have none of their own take, for the line
+	// information of device code.
+	at token.Pos
 }
 
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	t := &ir.Task{Kind: kind, Pos: pos}
 	l.taskSerial++
 	t.Name = l.k.TaskName(l.taskSerial - 1)
-	return l.builderFor(t)
+	tb := l.builderFor(t)
+	tb.at = pos
+	return tb
 }
 
 // builderFor makes a builder that fills t, a task or a device function,
@@ -42,6 +48,9 @@ func (l *lowerer) builderFor(t *ir.Task) *taskBuilder {
 func (tb *taskBuilder) emit(in ir.Instr) {
 	if in.Dst == 0 && in.ResultType() == ir.Invalid {
 		in.Dst = ir.NoReg
+	}
+	if !in.Pos.IsValid() {
+		in.Pos = tb.at
 	}
 	tb.cur.Instrs = append(tb.cur.Instrs, in)
 }

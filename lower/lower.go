@@ -228,7 +228,7 @@ func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 // kernel lowers l.fn.
 func (l *lowerer) kernel() *ir.Kernel {
 	fn := l.fn
-	l.k = &ir.Kernel{Name: fn.Name(), Pos: fn.Pos()}
+	l.k = &ir.Kernel{Name: fn.Name(), Pos: fn.Pos(), Source: l.fset}
 	sig := fn.Signature
 	if sig.Recv() != nil {
 		l.errorf(fn.Pos(), "kernel %s is a method: a kernel must be a plain function", fn.Name())
