@@ -377,7 +377,14 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 	kp := tb.l.k.Params[idx]
 	var regs []ir.Reg
 	tb.inPrologue(func() {
-		if kp.Slice {
+		if passedFlat(p.Type()) {
+			ts, _ := leafTypes(p.Type())
+			for i, t := range ts {
+				r := tb.t.NewReg(t)
+				tb.emit(ir.Instr{Op: ir.OpParam, Type: t, Dst: r, Aux: int64(idx + i)})
+				regs = append(regs, r)
+			}
+		} else if kp.Slice {
 			base := tb.t.NewReg(ir.Ptr)
 			tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
 			n := tb.t.NewReg(ir.Int64)
@@ -431,7 +438,7 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
 		return tb.replay(a)
 	} else if ok {
-		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built (or built in a loop or under a condition): declare it inside the loop that uses it, or build it once, in straight-line code, from values every launch can compute; to combine values over the iterations of a parallel loop, use variables of number types updated with += and the like (reductions), or atomics on slice elements", a.Comment)
+		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but %s: declare it inside each loop that uses it, or build it once, in straight-line code, from parameters and constants (a struct or array parameter is passed by value); to combine values over the iterations of a parallel loop, use variables of number types updated with += and the like (reductions), or atomics on slice elements", a.Comment, tb.l.whyNotReplayable(a))
 		r := f.regsFor(v)
 		tb.ext[v] = r
 		return r
