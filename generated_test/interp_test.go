@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
+	"github.com/qdgo/qd/internal/kerneltest"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/opt"
@@ -141,6 +142,7 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 // interpretGrid runs k on a grid of threads in blocks of blockSize (0: one
 // block).
 func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
+	args = kerneltest.FlatArgs(args) // the slices stay the caller's
 	heap := &ir.Heap{}
 	vals := &ir.Values{
 		Scalar: make([]uint64, len(args)),

@@ -57,6 +57,14 @@ var cases = []kernelCase{
 		return []any{make([]int64, n), int8(r.Uint32()), uint16(r.Uint32()), r.IntN(2) == 1, int16(r.Uint32()),
 			uint8(r.Uint32()), int32(r.Uint32()), float32(r.NormFloat64() * 100), r.Uint32(), r.NormFloat64() * 1e6, r.Uint64()}
 	}},
+	{name: "SaxpyP", fn: kernels.SaxpyP, args: func(r *rand.Rand, n int) []any {
+		p := kernels.SaxpyParams{A: float32(r.NormFloat64()), N: r.IntN(n + 1), Skip: r.IntN(4) == 0}
+		for i := range p.Scale {
+			p.Scale[i] = float32(r.NormFloat64())
+		}
+		return []any{p, randomFloats(r, n), randomFloats(r, n)}
+	}},
+	{name: "Taps4", fn: kernels.Taps4},
 	{name: "TwoBlocks", fn: kernels.TwoBlocks},
 	{name: "OrderedInBlock", fn: kernels.OrderedInBlock},
 	{name: "ComputeAB", fn: kernels.ComputeAB, args: func(r *rand.Rand, n int) []any {

@@ -59,3 +59,26 @@ func (k *Kernel) ArgSlots() ([]ArgSlot, int) {
 	// the entry point's parameter space exactly.
 	return slots, off
 }
+
+// GoPath writes the name of a parameter as a Go expression: a struct or
+// array parameter is passed flattened, one parameter per number it holds,
+// named by its path with element indices as numbers ("p.Taps.2"), which
+// Go writes "p.Taps[2]".
+func GoPath(name string) string {
+	var b []byte
+	for i := 0; i < len(name); i++ {
+		if name[i] != '.' || i+1 >= len(name) || !isDigit(name[i+1]) {
+			b = append(b, name[i])
+			continue
+		}
+		b = append(b, '[')
+		for i++; i < len(name) && isDigit(name[i]); i++ {
+			b = append(b, name[i])
+		}
+		b = append(b, ']')
+		i--
+	}
+	return string(b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

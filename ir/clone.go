@@ -3,7 +3,8 @@ package ir
 import "slices"
 
 // Clone returns a deep copy of k, which a backend's passes may
-// change without touching k or another backend's copy.
+// change without touching k or another backend's copy. The file set of
+// its positions (Source), which nothing changes, is shared.
 func (k *Kernel) Clone() *Kernel {
 	c := *k
 	c.Params = slices.Clone(k.Params)

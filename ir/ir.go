@@ -449,6 +449,10 @@ type Kernel struct {
 	// lowering rounds a product an explicit conversion rounds with a
 	// convert of the same type (convert.f64.f64), which no fusion crosses.
 	FMA bool
+	// Source resolves the positions of the kernel's code (Instr.Pos) to
+	// files and lines for device code's line information (lines.go); nil
+	// for a kernel read from text, whose code has no positions.
+	Source *token.FileSet
 }
 
 // Bodies returns the kernel's functions and tasks, everything with code:

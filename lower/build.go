@@ -23,13 +23,19 @@ type taskBuilder struct {
 	bitsVar int64
 	// scratchReg holds the address of scratch memory once it is read.
 	scratchReg *ir.Reg
+	// at is the position of the Go code being lowered, which the
+	// instructions that have none of their own take, for the line
+	// information of device code.
+	at token.Pos
 }
 
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	t := &ir.Task{Kind: kind, Pos: pos}
 	l.taskSerial++
 	t.Name = l.k.TaskName(l.taskSerial - 1)
-	return l.builderFor(t)
+	tb := l.builderFor(t)
+	tb.at = pos
+	return tb
 }
 
 // builderFor makes a builder that fills t, a task or a device function,
@@ -42,6 +48,9 @@ func (l *lowerer) builderFor(t *ir.Task) *taskBuilder {
 func (tb *taskBuilder) emit(in ir.Instr) {
 	if in.Dst == 0 && in.ResultType() == ir.Invalid {
 		in.Dst = ir.NoReg
+	}
+	if !in.Pos.IsValid() {
+		in.Pos = tb.at
 	}
 	tb.cur.Instrs = append(tb.cur.Instrs, in)
 }
@@ -368,7 +377,14 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 	kp := tb.l.k.Params[idx]
 	var regs []ir.Reg
 	tb.inPrologue(func() {
-		if kp.Slice {
+		if passedFlat(p.Type()) {
+			ts, _ := leafTypes(p.Type())
+			for i, t := range ts {
+				r := tb.t.NewReg(t)
+				tb.emit(ir.Instr{Op: ir.OpParam, Type: t, Dst: r, Aux: int64(idx + i)})
+				regs = append(regs, r)
+			}
+		} else if kp.Slice {
 			base := tb.t.NewReg(ir.Ptr)
 			tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
 			n := tb.t.NewReg(ir.Int64)
@@ -419,7 +435,7 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
 		return tb.replay(a)
 	} else if ok {
-		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built (or built in a loop or under a condition): declare it inside the loop that uses it, or build it once, in straight-line code, from values every launch can compute; to combine values over the iterations of a parallel loop, use variables of number types updated with += and the like (reductions), or atomics on slice elements", a.Comment)
+		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but %s: declare it inside each loop that uses it, or build it once, in straight-line code, from parameters and constants (a struct or array parameter is passed by value); to combine values over the iterations of a parallel loop, use variables of number types updated with += and the like (reductions), or atomics on slice elements", a.Comment, tb.l.whyNotReplayable(a))
 		r := f.regsFor(v)
 		tb.ext[v] = r
 		return r

@@ -21,6 +21,9 @@ import (
 func (f *frame) instr(instr ssa.Instruction) {
 	l := f.tb.l
 	f.at = instr.Pos()
+	if f.at.IsValid() {
+		f.tb.at = f.at
+	}
 	v, isValue := instr.(ssa.Value)
 	if isValue && f.inLibrary() && onlyPanicked(v) {
 		return // the value of a library's panic (libraryPanic)

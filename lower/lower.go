@@ -137,6 +137,9 @@ type lowerer struct {
 	// replays holds, for each local variable later tasks rebuild, the
 	// instructions that build it (replay.go); nil for one they cannot.
 	replays map[*ssa.Alloc]map[ssa.Instruction]bool
+	// replayFailure says why the last variable found not replayable is
+	// not, for its diagnostic.
+	replayFailure string
 	// recursive is the memo of mayRecurse.
 	recursive map[*ssa.Function]bool
 	// endless says of each function checked for loops that never end
@@ -255,7 +258,7 @@ func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 // kernel lowers l.fn.
 func (l *lowerer) kernel() *ir.Kernel {
 	fn := l.fn
-	l.k = &ir.Kernel{Name: fn.Name(), Pos: fn.Pos()}
+	l.k = &ir.Kernel{Name: fn.Name(), Pos: fn.Pos(), Source: l.fset}
 	sig := fn.Signature
 	if sig.Recv() != nil {
 		l.errorf(fn.Pos(), "kernel %s is a method: a kernel must be a plain function", fn.Name())
@@ -271,13 +274,13 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s is variadic: pass a slice parameter instead", fn.Name())
 	}
 	l.params = make(map[*ssa.Parameter]int)
-	for i, p := range fn.Params {
-		param, ok := l.kernelParam(p)
+	for _, p := range fn.Params {
+		params, ok := l.kernelParam(p)
 		if !ok {
 			continue
 		}
-		l.params[p] = i
-		l.k.Params = append(l.k.Params, param)
+		l.params[p] = len(l.k.Params)
+		l.k.Params = append(l.k.Params, params...)
 		if _, size := l.k.ArgSlots(); size > ir.MaxArgBytes {
 			l.errorf(p.Pos(), "kernel %s's parameters up to %s take %d bytes, more than the %d bytes a GPU launch can pass (a slice takes 16): pass fewer parameters, for example several arrays in one slice", fn.Name(), p.Name(), size, ir.MaxArgBytes)
 			return l.k
@@ -297,24 +300,27 @@ func (l *lowerer) kernel() *ir.Kernel {
 }
 
 // kernelParam maps a kernel parameter to its IR description.
-func (l *lowerer) kernelParam(p *ssa.Parameter) (ir.Param, bool) {
+func (l *lowerer) kernelParam(p *ssa.Parameter) ([]ir.Param, bool) {
 	t := p.Type()
+	if passedFlat(t) {
+		return l.aggregateParams(p)
+	}
 	if s, ok := t.Underlying().(*types.Slice); ok {
 		if _, err := leaves(s.Elem()); err != nil {
 			l.errorf(p.Pos(), "kernel parameter %s has type %s: %v; slice parameters hold numbers, bools, complex numbers, and structs and arrays of these", p.Name(), t, err)
-			return ir.Param{}, false
+			return nil, false
 		}
 		if et, ok := basicType(s.Elem()); ok {
-			return ir.Param{Name: p.Name(), Slice: true, Type: et}, true
+			return []ir.Param{{Name: p.Name(), Slice: true, Type: et}}, true
 		}
-		return ir.Param{Name: p.Name(), Slice: true, ElemSize: int(elemSize(s.Elem()))}, true
+		return []ir.Param{{Name: p.Name(), Slice: true, ElemSize: int(elemSize(s.Elem()))}}, true
 	}
 	bt, ok := basicType(t)
 	if !ok {
-		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices, numbers or bool; pass a struct, array or complex value in a slice of one element", p.Name(), t)
-		return ir.Param{}, false
+		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices, numbers, bools, or structs and arrays of numbers and bools; pass a complex value as its real and imaginary parts, or in a slice of one element", p.Name(), t)
+		return nil, false
 	}
-	return ir.Param{Name: p.Name(), Type: bt}, true
+	return []ir.Param{{Name: p.Name(), Type: bt}}, true
 }
 
 // IsPureFunction reports whether fn reads and writes no memory, so that a

@@ -194,6 +194,10 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 		if i, ok := l.params[v]; ok && !l.k.Params[i].Slice {
 			return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
 		}
+	case *ssa.Field, *ssa.Index:
+		if i, ok := l.paramLeaf(v); ok {
+			return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
+		}
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			switch x := v.X.(type) {
@@ -205,6 +209,9 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 				if value, ok := l.cells[x]; ok {
 					return l.hostExpr(value)
 				}
+			}
+			if i, ok := l.paramLeaf(v); ok {
+				return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
 			}
 			return nil
 		}

@@ -44,9 +44,11 @@ func (l *lowerer) replayable(alloc *ssa.Alloc) bool {
 func (l *lowerer) collectReplay(alloc *ssa.Alloc, set map[ssa.Instruction]bool) bool {
 	b := alloc.Block()
 	if b == nil || inAnyLoop(b) {
+		l.replayFailure = "it is built in a loop"
 		return false
 	}
 	if _, err := leaves(alloc.Type().Underlying().(*types.Pointer).Elem()); err != nil {
+		l.replayFailure = err.Error()
 		return false
 	}
 	set[alloc] = true
@@ -65,23 +67,40 @@ func (l *lowerer) collectReplay(alloc *ssa.Alloc, set map[ssa.Instruction]bool) 
 					return false
 				}
 			case *ssa.Store:
-				if r.Addr != v || r.Block() != b || !l.replayValue(r.Val, b, set) {
-					return false // written later, or with what a task cannot compute
+				if r.Addr != v || r.Block() != b {
+					l.replayFailure = "it is changed after it is built, or built under a condition"
+					return false
+				}
+				if !l.replayValue(r.Val, b, set) {
+					l.replayFailure = "it is built from a value that depends on memory (such as a slice element) or on control flow, which a later launch cannot compute again"
+					return false
 				}
 				set[r] = true
 			case *ssa.UnOp: // a read
 			case *ssa.DebugRef:
 			case *ssa.MakeClosure:
 				if !l.blockClosures[r] || !onlyReadIn(r, v) {
+					l.replayFailure = "a function literal uses it"
 					return false
 				}
 			default:
+				l.replayFailure = "its address is passed on"
 				return false
 			}
 		}
 		return true
 	}
 	return addrs(alloc)
+}
+
+// whyNotReplayable says why alloc, found not replayable, is not.
+func (l *lowerer) whyNotReplayable(alloc *ssa.Alloc) string {
+	l.replayFailure = ""
+	delete(l.replays, alloc)
+	if l.replayable(alloc) || l.replayFailure == "" {
+		return "it is built where a later launch cannot build it again"
+	}
+	return l.replayFailure
 }
 
 // replayValue reports whether a value stored into a replayed variable can

@@ -335,7 +335,10 @@ static inline qd_result qd_copy_to_host(const struct qd_api *api, uintptr_t ctx,
 	return r ? r : QD(api, MemcpyDtoH)(dst, src, n);
 }
 
-enum { QD_JIT_ERROR_LOG_BUFFER = 5, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
+// CUDA compiles PTX with line information (CU_JIT_GENERATE_LINE_INFO)
+// so that compute-sanitizer, cuda-gdb and the profilers name the Go line
+// of each instruction the PTX's .loc directives give; it changes no code.
+enum { QD_JIT_ERROR_LOG_BUFFER = 5, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6, QD_JIT_GENERATE_LINE_INFO = 13 };
 
 // qd_module_load loads a module from an image the driver takes as it is
 // (a code object, a cubin) or compiles (PTX); CUDA's compiler writes its
@@ -348,9 +351,9 @@ static inline qd_result qd_module_load(const struct qd_api *api, uintptr_t ctx, 
 	if (api->hip) {
 		r = QD(api, ModuleLoadDataEx)(&mod, image, 0, NULL, NULL);
 	} else {
-		int options[2] = {QD_JIT_ERROR_LOG_BUFFER, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-		void *values[2] = {log, (void *)(size_t)logSize};
-		r = QD(api, ModuleLoadDataEx)(&mod, image, 2, options, values);
+		int options[3] = {QD_JIT_ERROR_LOG_BUFFER, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, QD_JIT_GENERATE_LINE_INFO};
+		void *values[3] = {log, (void *)(size_t)logSize, (void *)(size_t)1};
+		r = QD(api, ModuleLoadDataEx)(&mod, image, 3, options, values);
 	}
 	*out = (uintptr_t)mod;
 	return r;
@@ -903,10 +906,10 @@ static inline qd_result qd_link(const struct qd_api *api, uintptr_t ctx, uintptr
 	qd_result r = qd_use(api, ctx);
 	if (r) return r;
 	void *s = NULL;
-	int options[2] = {QD_JIT_ERROR_LOG_BUFFER, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-	void *values[2] = {log, (void *)(size_t)logSize};
+	int options[3] = {QD_JIT_ERROR_LOG_BUFFER, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, QD_JIT_GENERATE_LINE_INFO};
+	void *values[3] = {log, (void *)(size_t)logSize, (void *)(size_t)1};
 	log[0] = 0;
-	r = QD(api, LinkCreate)(2, options, values, &s);
+	r = QD(api, LinkCreate)(3, options, values, &s);
 	if (r == 0) r = QD(api, LinkAddData)(s, QD_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, "qd", 0, NULL, NULL);
 	if (r == 0) r = QD(api, LinkComplete)(s, cubin, size);
 	*state = (uintptr_t)s;

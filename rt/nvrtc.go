@@ -48,8 +48,9 @@ func nvrtcLibraries() []string {
 }
 
 // nvrtcOptions keep NVIDIA's compiler to Go's arithmetic: no contraction
-// into FMA, IEEE division and square root, denormals kept.
-var nvrtcOptions = []string{"--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false"}
+// into FMA, IEEE division and square root, denormals kept; and keep the
+// source's #line directives as line information, which names Go lines.
+var nvrtcOptions = []string{"--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false", "--generate-line-info"}
 
 func (d *cudaDriver) options() []string {
 	return append([]string{"--gpu-architecture=" + d.attrs.arch}, nvrtcOptions...)

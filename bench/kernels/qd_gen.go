@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "a7741e2531fffa9fad7ac9fc40bdf86c3f3489a59ce16dc3e6c874d5dddcccd0"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "40fce25d068366861bcfd7e16b5ed48f35822e12f719d3cb16c01d65977c5766"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "430079de8c986d6b1c35ecbe84d91a78eef8ae604ed025ff272caaf8f32c4930"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a542a4af7e5d9b34c3f4987fe0367b848ef0a5105d6c6e1d91cfbe7526a88c38"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1253,6 +1253,25 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+.file 1 "checks.go"
+.file 2 "kernels.go"
+.file 3 "math.go"
+.file 4 "exp.go"
+.file 5 "bits.go"
+.file 6 "log.go"
+.file 7 "pow.go"
+.file 8 "ldexp.go"
+.file 9 "signbit.go"
+.file 10 "modf.go"
+.file 11 "copysign.go"
+.file 12 "frexp.go"
+.file 13 "trig_reduce.go"
+.file 14 "sin.go"
+.file 15 "tan.go"
+.file 16 "atan2.go"
+.file 17 "atan.go"
+.file 18 "reduce.go"
+.file 19 "types.go"
 
 .global .align 8 .b8 qdata_mPi4[160] = {1, 0, 0, 0, 0, 0, 0, 0, 83, 42, 136, 156, 220, 6, 243, 69, 129, 187, 105, 234, 163, 175, 78, 248, 131, 32, 135, 120, 50, 43, 197, 182, 195, 138, 119, 189, 87, 199, 162, 252, 192, 165, 155, 132, 116, 220, 72, 110, 57, 36, 163, 19, 212, 93, 146, 12, 125, 78, 83, 98, 57, 214, 59, 252, 9, 137, 118, 93, 234, 107, 4, 209, 130, 252, 190, 104, 77, 224, 56, 211, 233, 115, 166, 6, 115, 172, 35, 115, 118, 80, 242, 123, 23, 191, 8, 57, 31, 48, 11, 188, 255, 47, 241, 63, 62, 218, 20, 180, 22, 35, 94, 222, 110, 19, 150, 79, 158, 253, 108, 218, 90, 212, 191, 60, 205, 126, 140, 158, 246, 226, 203, 215, 143, 117, 79, 234, 212, 37, 165, 20, 239, 115, 14, 122, 16, 186, 26, 63, 98, 191, 246, 215, 87, 215, 246, 248, 141, 96, 6, 172};
 
@@ -1279,10 +1298,12 @@ const qdPTX = `//
 	.reg .f32 %f<31>;
 
 $L_0:
+	.loc 1 12 2
 	ld.param.u64 %rd4, [Gather_0_param_4];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Gather_0_param_5];
 	mov.b64 %rd3, %rd5;
+	.loc 1 13 17
 	ld.param.u64 %rd14, [Gather_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd15, [Gather_0_param_3];
@@ -1290,6 +1311,7 @@ $L_0:
 	cvta.to.global.u64 %rd19, %rd19;
 	ld.param.u64 %rd20, [Gather_0_param_1];
 $L_1:
+	.loc 1 12 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1330,6 +1352,7 @@ $L_5:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_8;
 $L_6:
+	.loc 1 13 21
 	mov.b64 %rd47, %rd52;
 	add.s64 %rd11, %rd47, 4;
 	ld.global.s32 %r12, [%rd11];
@@ -1342,6 +1365,7 @@ $L_6:
 	add.s64 %rd18, %rd48, 4;
 	st.global.f32 [%rd18], %f17;
 $L_7:
+	.loc 1 12 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd52, %rd52, %rd53;
 	add.s64 %rd54, %rd54, %rd53;
@@ -1362,6 +1386,7 @@ $L_11:
 $L_12:
 	add.s64 %rd24, %rd23, 1;
 $L_13:
+	.loc 1 13 21
 	mov.b64 %rd49, %rd56;
 	add.s64 %rd26, %rd49, 4;
 	ld.global.s32 %r27, [%rd26];
@@ -1376,6 +1401,7 @@ $L_13:
 	add.s64 %rd31, %rd50, 4;
 	st.global.f32 [%rd31], %f30;
 $L_14:
+	.loc 1 12 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd56, %rd56, %rd57;
 	add.s64 %rd58, %rd58, %rd57;
@@ -1436,15 +1462,18 @@ $Lexit:
 	.reg .f32 %f<75>;
 
 $L_0:
+	.loc 1 21 2
 	ld.param.u64 %rd4, [GatherUnchecked_0_param_4];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [GatherUnchecked_0_param_5];
 	mov.b64 %rd3, %rd5;
+	.loc 1 22 17
 	ld.param.u64 %rd14, [GatherUnchecked_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd19, [GatherUnchecked_0_param_0];
 	cvta.to.global.u64 %rd19, %rd19;
 $L_1:
+	.loc 1 21 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1459,6 +1488,7 @@ $L_1:
 	mul.lo.s64 %rd77, %rd1, 4;
 	mov.b64 %rd26, %rd3;
 	mov.b64 %rd28, %rd21;
+	.loc 1 22 21
 	mov.b64 %rd83, %rd77;
 	mov.b64 %rd86, %rd77;
 	mul.lo.s64 %rd89, %rd1, 8;
@@ -1530,6 +1560,7 @@ $L_8:
 	add.s64 %rd107, %rd107, %rd106;
 	bra.uni $L_2;
 $L_9:
+	.loc 1 21 2
 	mov.b64 %rd100, %rd2;
 	mad.lo.s64 %rd101, %rd100, 4, %rd4;
 	mov.b64 %rd102, %rd77;
@@ -1539,6 +1570,7 @@ $L_10:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
+	.loc 1 22 21
 	mov.b64 %rd78, %rd101;
 	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
@@ -1549,6 +1581,7 @@ $L_11:
 	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
 $L_12:
+	.loc 1 21 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd101, %rd101, %rd102;
 	add.s64 %rd103, %rd103, %rd102;
@@ -1579,14 +1612,17 @@ $Lexit:
 	.reg .f32 %f<58>;
 
 $L_0:
+	.loc 1 31 2
 	ld.param.s64 %rd2, [Stencil_0_param_4];
 	ld.param.u64 %rd4, [Stencil_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Stencil_0_param_3];
+	.loc 1 32 6
 	ld.param.u64 %rd32, [Stencil_0_param_0];
 	cvta.to.global.u64 %rd32, %rd32;
 	ld.param.u64 %rd33, [Stencil_0_param_1];
 $L_1:
+	.loc 1 31 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1637,30 +1673,32 @@ $L_1:
 	sub.u64 %rd96, %rd93, 1;
 	sub.u64 %rd97, %rd96, %rd94;
 	setp.le.u64 %p98, %rd71, %rd97;
-	@!%p63 bra $L_19;
+	@!%p63 bra $L_20;
 $L_2:
-	@!%p68 bra $L_19;
+	@!%p68 bra $L_20;
 $L_3:
-	@!%p74 bra $L_19;
+	@!%p74 bra $L_20;
 $L_4:
-	@!%p77 bra $L_19;
+	@!%p77 bra $L_20;
 $L_5:
-	@!%p80 bra $L_19;
+	@!%p80 bra $L_20;
 $L_6:
-	@!%p83 bra $L_19;
+	@!%p83 bra $L_20;
 $L_7:
-	@!%p86 bra $L_19;
+	@!%p86 bra $L_20;
 $L_8:
-	@!%p89 bra $L_19;
+	@!%p89 bra $L_20;
 $L_9:
-	@!%p92 bra $L_19;
+	@!%p92 bra $L_20;
 $L_10:
-	@!%p95 bra $L_19;
+	@!%p95 bra $L_20;
 $L_11:
-	@!%p98 bra $L_19;
+	@!%p98 bra $L_20;
 $L_12:
+	.loc 1 46 12
 	mul.lo.s64 %rd100, %rd2, -4;
 	mul.lo.s64 %rd105, %rd2, 4;
+	.loc 1 31 2
 	mov.b64 %rd115, %rd3;
 	mad.lo.s64 %rd116, %rd115, 4, %rd4;
 	mul.lo.s64 %rd117, %rd1, 4;
@@ -1669,11 +1707,16 @@ $L_13:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_18;
+	@!%p8 bra $L_19;
 $L_14:
+	mov.b64 %rd9, %rd3;
+$L_15:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-$L_15:
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_19;
+$L_16:
+	.loc 1 46 12
 	mov.b64 %rd99, %rd116;
 	add.s64 %rd101, %rd99, %rd100;
 	mov.b64 %rd13, %rd101;
@@ -1696,34 +1739,41 @@ $L_15:
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
-$L_16:
+$L_17:
+	.loc 1 32 6
 	mov.b64 %rd31, %rd118;
 	st.global.f32 [%rd31], %f11;
-$L_17:
+$L_18:
+	.loc 1 31 2
 	add.s64 %rd3, %rd3, %rd1;
 	add.s64 %rd116, %rd116, %rd117;
 	add.s64 %rd118, %rd118, %rd117;
 	bra.uni $L_13;
-$L_18:
-	bra.uni $Lexit;
 $L_19:
+	bra.uni $Lexit;
+$L_20:
+	.loc 1 46 12
 	mul.lo.s64 %rd108, %rd2, -4;
 	mul.lo.s64 %rd113, %rd2, 4;
+	.loc 1 31 2
 	mov.b64 %rd119, %rd3;
 	mad.lo.s64 %rd120, %rd119, 4, %rd4;
 	mul.lo.s64 %rd121, %rd1, 4;
 	mad.lo.s64 %rd122, %rd119, 4, %rd32;
-$L_20:
+$L_21:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p35, %rd3, %rd7;
-	@!%p35 bra $L_18;
-$L_21:
-	mov.b64 %rd36, %rd3;
+	@!%p35 bra $L_19;
 $L_22:
+	mov.b64 %rd36, %rd3;
+$L_23:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-$L_23:
+	setp.lt.s64 %p37, %rd36, %rd7;
+	@!%p37 bra $L_19;
+$L_24:
+	.loc 1 46 14
 	sub.s64 %rd39, %rd36, %rd2;
 	setp.ge.u64 %pt0, %rd39, %rd5;
 	@%pt0 bra $Lfault_0;
@@ -1760,16 +1810,18 @@ $L_23:
 	add.rn.f32 %f56, %f52, %f55;
 	mul.rn.f32 %f57, %f56, 0f3E4CCCCD;
 	mov.f32 %f38, %f57;
-$L_24:
+$L_25:
+	.loc 1 32 6
 	setp.ge.u64 %pt5, %rd36, %rd33;
 	@%pt5 bra $Lfault_5;
 	mov.b64 %rd58, %rd122;
 	st.global.f32 [%rd58], %f38;
-$L_25:
+$L_26:
+	.loc 1 31 2
 	add.s64 %rd3, %rd3, %rd1;
 	add.s64 %rd120, %rd120, %rd121;
 	add.s64 %rd122, %rd122, %rd121;
-	bra.uni $L_20;
+	bra.uni $L_21;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd39;
@@ -1838,13 +1890,16 @@ $Lexit:
 	.reg .f32 %f<31>;
 
 $L_0:
+	.loc 1 40 2
 	ld.param.s64 %rd2, [StencilUnchecked_0_param_4];
 	ld.param.u64 %rd4, [StencilUnchecked_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [StencilUnchecked_0_param_3];
+	.loc 1 41 6
 	ld.param.u64 %rd32, [StencilUnchecked_0_param_0];
 	cvta.to.global.u64 %rd32, %rd32;
 $L_1:
+	.loc 1 40 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1855,8 +1910,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
+	.loc 1 46 12
 	mul.lo.s64 %rd36, %rd2, -4;
 	mul.lo.s64 %rd41, %rd2, 4;
+	.loc 1 40 2
 	mov.b64 %rd43, %rd3;
 	mad.lo.s64 %rd44, %rd43, 4, %rd4;
 	mul.lo.s64 %rd45, %rd1, 4;
@@ -1865,11 +1922,16 @@ $L_2:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_7;
+	@!%p8 bra $L_8;
 $L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-$L_4:
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_8;
+$L_5:
+	.loc 1 46 12
 	mov.b64 %rd35, %rd44;
 	add.s64 %rd37, %rd35, %rd36;
 	mov.b64 %rd13, %rd37;
@@ -1892,15 +1954,17 @@ $L_4:
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
-$L_5:
+$L_6:
+	.loc 1 41 6
 	mov.b64 %rd31, %rd46;
 	st.global.f32 [%rd31], %f11;
-$L_6:
+$L_7:
+	.loc 1 40 2
 	add.s64 %rd3, %rd3, %rd1;
 	add.s64 %rd44, %rd44, %rd45;
 	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
-$L_7:
+$L_8:
 	bra.uni $Lexit;
 $Lexit:
 	mov.u32 %rt5, %ntid.x;
@@ -1927,13 +1991,16 @@ $Lexit:
 	.reg .f32 %f<71>;
 
 $L_0:
+	.loc 1 53 2
 	ld.param.s64 %rd3, [SaxpyUnchecked_0_param_5];
+	.loc 1 54 13
 	ld.param.u64 %rd7, [SaxpyUnchecked_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.f32 %f11, [SaxpyUnchecked_0_param_0];
 	ld.param.u64 %rd13, [SaxpyUnchecked_0_param_3];
 	cvta.to.global.u64 %rd13, %rd13;
 $L_1:
+	.loc 1 53 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1948,6 +2015,7 @@ $L_1:
 	mul.lo.s64 %rd75, %rd1, 4;
 	mov.b64 %rd24, %rd3;
 	mov.b64 %rd26, %rd20;
+	.loc 1 54 13
 	mov.b64 %rd77, %rd75;
 	mov.b64 %rd80, %rd75;
 	mul.lo.s64 %rd86, %rd1, 8;
@@ -1955,6 +2023,7 @@ $L_1:
 	mul.lo.s64 %rd95, %rd1, 12;
 	mov.b64 %rd98, %rd95;
 	mov.b64 %rd107, %rd2;
+	.loc 1 53 2
 	mov.b64 %rd108, %rd107;
 	mad.lo.s64 %rd109, %rd108, 4, %rd7;
 	mul.lo.s64 %rd110, %rd75, 4;
@@ -1968,6 +2037,7 @@ $L_3:
 	setp.gt.u64 %p23, %rd22, %rd26;
 	@!%p23 bra $L_9;
 $L_4:
+	.loc 1 54 13
 	mov.b64 %rd30, %rd109;
 	ld.global.f32 %f31, [%rd30];
 	mul.rn.f32 %f32, %f11, %f31;
@@ -2024,6 +2094,7 @@ $L_8:
 	add.s64 %rd111, %rd111, %rd110;
 	bra.uni $L_2;
 $L_9:
+	.loc 1 53 2
 	mov.b64 %rd103, %rd2;
 	mad.lo.s64 %rd104, %rd103, 4, %rd7;
 	mov.b64 %rd105, %rd75;
@@ -2032,6 +2103,7 @@ $L_10:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_13;
 $L_11:
+	.loc 1 54 13
 	mov.b64 %rd6, %rd104;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
@@ -2041,6 +2113,7 @@ $L_11:
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_12:
+	.loc 1 53 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd104, %rd104, %rd105;
 	add.s64 %rd106, %rd106, %rd105;
@@ -2069,11 +2142,14 @@ $Lexit:
 	.reg .b64 %rdt<5>;
 
 $L_0:
+	.loc 2 17 2
 	ld.param.s64 %rd3, [Empty_0_param_2];
+	.loc 2 19 5
 	ld.param.u64 %rd8, [Empty_0_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
 	ld.param.u64 %rd9, [Empty_0_param_1];
 $L_1:
+	.loc 2 17 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -2092,6 +2168,7 @@ $L_2:
 	mul.lo.s64 %rd55, %rd1, 4;
 	mov.b64 %rd24, %rd3;
 	mov.b64 %rd26, %rd20;
+	.loc 2 19 5
 	add.s64 %rd31, %rd8, 0;
 	mov.b64 %rd37, %rd31;
 	mov.b64 %rd44, %rd31;
@@ -2107,41 +2184,53 @@ $L_4:
 $L_5:
 	mov.b64 %rd27, %rd2;
 $L_6:
+	.loc 2 17 2
 	mov.b64 %rd29, %rd27;
+	.loc 2 18 8
 	setp.lt.s64 %p30, %rd29, 0;
 $L_7:
 	@!%p30 bra $L_9;
 $L_8:
+	.loc 2 19 5
 	mov.b32 %rt5, 1;
 	st.global.s32 [%rd31], %rt5;
 $L_9:
 	add.s64 %rd40, %rd27, %rd1;
 $L_10:
+	.loc 2 17 2
 	mov.b64 %rd35, %rd40;
+	.loc 2 18 8
 	setp.lt.s64 %p36, %rd35, 0;
 $L_11:
 	@!%p36 bra $L_13;
 $L_12:
+	.loc 2 19 5
 	mov.b32 %rt6, 1;
 	st.global.s32 [%rd37], %rt6;
 $L_13:
 	add.s64 %rd47, %rd40, %rd1;
 $L_14:
+	.loc 2 17 2
 	mov.b64 %rd42, %rd47;
+	.loc 2 18 8
 	setp.lt.s64 %p43, %rd42, 0;
 $L_15:
 	@!%p43 bra $L_17;
 $L_16:
+	.loc 2 19 5
 	mov.b32 %rt7, 1;
 	st.global.s32 [%rd44], %rt7;
 $L_17:
 	add.s64 %rd54, %rd47, %rd1;
 $L_18:
+	.loc 2 17 2
 	mov.b64 %rd49, %rd54;
+	.loc 2 18 8
 	setp.lt.s64 %p50, %rd49, 0;
 $L_19:
 	@!%p50 bra $L_21;
 $L_20:
+	.loc 2 19 5
 	mov.b32 %rt8, 1;
 	st.global.s32 [%rd51], %rt8;
 $L_21:
@@ -2150,38 +2239,47 @@ $L_21:
 $L_22:
 	mov.b64 %rd7, %rd31;
 $L_23:
+	.loc 2 17 2
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_28;
 $L_24:
 	mov.b64 %rd5, %rd2;
+	.loc 2 18 8
 	setp.lt.s64 %p6, %rd5, 0;
 $L_25:
 	@!%p6 bra $L_27;
 $L_26:
+	.loc 2 19 5
 	mov.b32 %rt9, 1;
 	st.global.s32 [%rd7], %rt9;
 $L_27:
+	.loc 2 17 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_23;
 $L_28:
 	bra.uni $Lexit;
 $L_29:
+	.loc 2 19 5
 	add.s64 %rd15, %rd8, 0;
 $L_30:
+	.loc 2 17 2
 	setp.lt.s64 %p12, %rd2, %rd3;
 	@!%p12 bra $L_28;
 $L_31:
 	mov.b64 %rd13, %rd2;
+	.loc 2 18 8
 	setp.lt.s64 %p14, %rd13, 0;
 $L_32:
 	@!%p14 bra $L_34;
 $L_33:
+	.loc 2 19 5
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
 	mov.b32 %rt11, 1;
 	st.global.s32 [%rd15], %rt11;
 $L_34:
+	.loc 2 17 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_30;
 $Lfault_0:
@@ -2230,7 +2328,9 @@ $Lexit:
 	.reg .f32 %f<100>;
 
 $L_0:
+	.loc 2 28 2
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
+	.loc 2 29 13
 	ld.param.u64 %rd7, [Saxpy_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [Saxpy_0_param_2];
@@ -2239,6 +2339,7 @@ $L_0:
 	cvta.to.global.u64 %rd13, %rd13;
 	ld.param.u64 %rd14, [Saxpy_0_param_4];
 $L_1:
+	.loc 2 28 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -2281,6 +2382,7 @@ $L_6:
 	mul.lo.s64 %rd104, %rd1, 4;
 	mov.b64 %rd53, %rd35;
 	mov.b64 %rd55, %rd49;
+	.loc 2 29 13
 	mov.b64 %rd106, %rd104;
 	mov.b64 %rd109, %rd104;
 	mul.lo.s64 %rd115, %rd1, 8;
@@ -2288,6 +2390,7 @@ $L_6:
 	mul.lo.s64 %rd124, %rd1, 12;
 	mov.b64 %rd127, %rd124;
 	mov.b64 %rd140, %rd2;
+	.loc 2 28 2
 	mov.b64 %rd141, %rd140;
 	mad.lo.s64 %rd142, %rd141, 4, %rd7;
 	mul.lo.s64 %rd143, %rd104, 4;
@@ -2301,6 +2404,7 @@ $L_8:
 	setp.gt.u64 %p52, %rd51, %rd55;
 	@!%p52 bra $L_14;
 $L_9:
+	.loc 2 29 13
 	mov.b64 %rd59, %rd142;
 	ld.global.f32 %f60, [%rd59];
 	mul.rn.f32 %f61, %f11, %f60;
@@ -2357,6 +2461,7 @@ $L_13:
 	add.s64 %rd144, %rd144, %rd143;
 	bra.uni $L_7;
 $L_14:
+	.loc 2 28 2
 	mov.b64 %rd132, %rd2;
 	mad.lo.s64 %rd133, %rd132, 4, %rd7;
 	mov.b64 %rd134, %rd104;
@@ -2365,6 +2470,7 @@ $L_15:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_18;
 $L_16:
+	.loc 2 29 13
 	mov.b64 %rd6, %rd133;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
@@ -2374,6 +2480,7 @@ $L_16:
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_17:
+	.loc 2 28 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd133, %rd133, %rd134;
 	add.s64 %rd135, %rd135, %rd134;
@@ -2391,6 +2498,7 @@ $L_20:
 $L_21:
 	mov.b64 %rd21, %rd2;
 $L_22:
+	.loc 2 29 13
 	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd22, %rd137;
@@ -2404,6 +2512,7 @@ $L_22:
 	mov.b64 %rd28, %rd25;
 	st.global.f32 [%rd28], %f27;
 $L_23:
+	.loc 2 28 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd137, %rd137, %rd138;
 	add.s64 %rd139, %rd139, %rd138;
@@ -2453,12 +2562,15 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 37 2
 	ld.param.u64 %rd4, [Spin_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Spin_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 2 38 13
 	ld.param.s64 %rd10, [Spin_0_param_2];
 $L_1:
+	.loc 2 37 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -2469,13 +2581,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 38 13
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
+	.loc 2 37 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	.loc 2 38 13
 	mov.b64 %rd8, %rd7;
 	@!%p9 bra $L_29;
 $L_5:
@@ -2488,6 +2603,7 @@ $L_7:
 	setp.lt.s64 %p33, %rd12, %rd32;
 	@!%p33 bra $L_24;
 $L_8:
+	.loc 2 40 16
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
 	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
@@ -2655,12 +2771,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd13, %rd16;
 $L_27:
+	.loc 2 42 6
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 $L_28:
+	.loc 2 37 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 38 13
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_27;
 $L_30:
@@ -2687,15 +2806,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [TwoSpins_0_param_0];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [TwoSpins_0_param_1];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [TwoSpins_0_param_4];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -2706,13 +2828,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -2725,6 +2850,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -2892,12 +3018,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -2924,15 +3053,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [TwoSpins_1_param_2];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [TwoSpins_1_param_3];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [TwoSpins_1_param_4];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -2943,13 +3075,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -2962,6 +3097,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -3129,12 +3265,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -3161,12 +3300,15 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 69 2
 	ld.param.u64 %rd4, [TwoSpinsSerial_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [TwoSpinsSerial_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 2 70 13
 	ld.param.s64 %rd10, [TwoSpinsSerial_0_param_4];
 $L_1:
+	.loc 2 69 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -3177,13 +3319,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 70 13
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
+	.loc 2 69 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	.loc 2 70 13
 	mov.b64 %rd8, %rd7;
 	@!%p9 bra $L_29;
 $L_5:
@@ -3196,6 +3341,7 @@ $L_7:
 	setp.lt.s64 %p33, %rd12, %rd32;
 	@!%p33 bra $L_24;
 $L_8:
+	.loc 2 72 16
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
 	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
@@ -3363,12 +3509,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd13, %rd16;
 $L_27:
+	.loc 2 74 4
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 $L_28:
+	.loc 2 69 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 70 13
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_27;
 $L_30:
@@ -3395,12 +3544,15 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 76 2
 	ld.param.u64 %rd4, [TwoSpinsSerial_1_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [TwoSpinsSerial_1_param_3];
 	mov.b64 %rd3, %rd5;
+	.loc 2 77 13
 	ld.param.s64 %rd10, [TwoSpinsSerial_1_param_4];
 $L_1:
+	.loc 2 76 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -3411,13 +3563,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 77 13
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
+	.loc 2 76 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	.loc 2 77 13
 	mov.b64 %rd8, %rd7;
 	@!%p9 bra $L_29;
 $L_5:
@@ -3430,6 +3585,7 @@ $L_7:
 	setp.lt.s64 %p33, %rd12, %rd32;
 	@!%p33 bra $L_24;
 $L_8:
+	.loc 2 79 16
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
 	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
@@ -3597,12 +3753,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd13, %rd16;
 $L_27:
+	.loc 2 81 4
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 $L_28:
+	.loc 2 76 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 77 13
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_27;
 $L_30:
@@ -3641,15 +3800,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_0_param_0];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_0_param_1];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_0_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -3660,13 +3822,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -3679,6 +3844,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -3846,12 +4012,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -3890,15 +4059,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_1_param_2];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_1_param_3];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_1_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -3909,13 +4081,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -3928,6 +4103,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -4095,12 +4271,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -4139,15 +4318,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_2_param_4];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_2_param_5];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_2_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4158,13 +4340,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -4177,6 +4362,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -4344,12 +4530,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -4388,15 +4577,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_3_param_6];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_3_param_7];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_3_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4407,13 +4599,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -4426,6 +4621,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -4593,12 +4789,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -4637,15 +4836,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_4_param_8];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_4_param_9];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_4_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4656,13 +4858,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -4675,6 +4880,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -4842,12 +5048,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -4886,15 +5095,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_5_param_10];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_5_param_11];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_5_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4905,13 +5117,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -4924,6 +5139,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -5091,12 +5307,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -5135,15 +5354,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_6_param_12];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_6_param_13];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_6_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -5154,13 +5376,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -5173,6 +5398,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -5340,12 +5566,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -5384,15 +5613,18 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 48 2
 	ld.param.u64 %rd7, [EightSpins_7_param_14];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [EightSpins_7_param_15];
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd3, %rd5;
+	.loc 2 49 13
 	ld.param.s64 %rd14, [EightSpins_7_param_16];
 	mov.b64 %rd13, %rd14;
 $L_1:
+	.loc 2 48 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -5403,13 +5635,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 2 49 13
 	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
+	.loc 2 48 2
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_30;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	.loc 2 49 13
 	mov.b64 %rd11, %rd10;
 	@!%p12 bra $L_29;
 $L_5:
@@ -5422,6 +5657,7 @@ $L_7:
 	setp.lt.s64 %p37, %rd16, %rd36;
 	@!%p37 bra $L_24;
 $L_8:
+	.loc 2 51 16
 	mul.lo.s64 %rd18, %rd15, 1664525;
 	add.s64 %rd19, %rd18, 1013904223;
 	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
@@ -5589,12 +5825,15 @@ $L_25:
 $L_26:
 	mov.b64 %rd17, %rd20;
 $L_27:
+	.loc 2 53 6
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
 $L_28:
+	.loc 2 48 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_29:
+	.loc 2 49 13
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_27;
 $L_30:
@@ -5626,6 +5865,7 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 115 2
 	ld.param.u64 %rd7, [FourTiny_0_param_0];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [FourTiny_0_param_1];
@@ -5647,6 +5887,7 @@ $L_1:
 	mul.lo.s64 %rd66, %rd1, 4;
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
+	.loc 2 116 4
 	mov.b64 %rd72, %rd66;
 	mul.lo.s64 %rd78, %rd1, 8;
 	mul.lo.s64 %rd84, %rd1, 12;
@@ -5698,6 +5939,7 @@ $L_8:
 	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
+	.loc 2 115 2
 	mov.b64 %rd89, %rd2;
 	mad.lo.s64 %rd90, %rd89, 4, %rd4;
 	mov.b64 %rd91, %rd66;
@@ -5706,6 +5948,7 @@ $L_10:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
+	.loc 2 116 4
 	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
@@ -5713,6 +5956,7 @@ $L_11:
 	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_12:
+	.loc 2 115 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
@@ -5745,6 +5989,7 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 115 2
 	ld.param.u64 %rd7, [FourTiny_1_param_2];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [FourTiny_1_param_3];
@@ -5766,6 +6011,7 @@ $L_1:
 	mul.lo.s64 %rd66, %rd1, 4;
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
+	.loc 2 116 4
 	mov.b64 %rd72, %rd66;
 	mul.lo.s64 %rd78, %rd1, 8;
 	mul.lo.s64 %rd84, %rd1, 12;
@@ -5817,6 +6063,7 @@ $L_8:
 	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
+	.loc 2 115 2
 	mov.b64 %rd89, %rd2;
 	mad.lo.s64 %rd90, %rd89, 4, %rd4;
 	mov.b64 %rd91, %rd66;
@@ -5825,6 +6072,7 @@ $L_10:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
+	.loc 2 116 4
 	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
@@ -5832,6 +6080,7 @@ $L_11:
 	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_12:
+	.loc 2 115 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
@@ -5864,6 +6113,7 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 115 2
 	ld.param.u64 %rd7, [FourTiny_2_param_4];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [FourTiny_2_param_5];
@@ -5885,6 +6135,7 @@ $L_1:
 	mul.lo.s64 %rd66, %rd1, 4;
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
+	.loc 2 116 4
 	mov.b64 %rd72, %rd66;
 	mul.lo.s64 %rd78, %rd1, 8;
 	mul.lo.s64 %rd84, %rd1, 12;
@@ -5936,6 +6187,7 @@ $L_8:
 	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
+	.loc 2 115 2
 	mov.b64 %rd89, %rd2;
 	mad.lo.s64 %rd90, %rd89, 4, %rd4;
 	mov.b64 %rd91, %rd66;
@@ -5944,6 +6196,7 @@ $L_10:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
+	.loc 2 116 4
 	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
@@ -5951,6 +6204,7 @@ $L_11:
 	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_12:
+	.loc 2 115 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
@@ -5983,6 +6237,7 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 115 2
 	ld.param.u64 %rd7, [FourTiny_3_param_6];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [FourTiny_3_param_7];
@@ -6004,6 +6259,7 @@ $L_1:
 	mul.lo.s64 %rd66, %rd1, 4;
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
+	.loc 2 116 4
 	mov.b64 %rd72, %rd66;
 	mul.lo.s64 %rd78, %rd1, 8;
 	mul.lo.s64 %rd84, %rd1, 12;
@@ -6055,6 +6311,7 @@ $L_8:
 	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
+	.loc 2 115 2
 	mov.b64 %rd89, %rd2;
 	mad.lo.s64 %rd90, %rd89, 4, %rd4;
 	mov.b64 %rd91, %rd66;
@@ -6063,6 +6320,7 @@ $L_10:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
+	.loc 2 116 4
 	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
@@ -6070,6 +6328,7 @@ $L_11:
 	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_12:
+	.loc 2 115 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
@@ -6096,6 +6355,7 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 2 115 2
 	ld.param.u64 %rd4, [Tiny_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Tiny_0_param_1];
@@ -6115,6 +6375,7 @@ $L_1:
 	mul.lo.s64 %rd63, %rd1, 4;
 	mov.b64 %rd20, %rd3;
 	mov.b64 %rd22, %rd15;
+	.loc 2 116 4
 	mov.b64 %rd69, %rd63;
 	mul.lo.s64 %rd75, %rd1, 8;
 	mul.lo.s64 %rd81, %rd1, 12;
@@ -6166,6 +6427,7 @@ $L_8:
 	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_2;
 $L_9:
+	.loc 2 115 2
 	mov.b64 %rd86, %rd2;
 	mad.lo.s64 %rd87, %rd86, 4, %rd4;
 	mov.b64 %rd88, %rd63;
@@ -6174,6 +6436,7 @@ $L_10:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
+	.loc 2 116 4
 	mov.b64 %rd64, %rd87;
 	add.s64 %rd11, %rd64, 4;
 	ld.global.s32 %r12, [%rd11];
@@ -6181,6 +6444,7 @@ $L_11:
 	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_12:
+	.loc 2 115 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd87, %rd87, %rd88;
 	bra.uni $L_10;
@@ -6208,12 +6472,15 @@ $Lexit:
 	.reg .f32 %f<62>;
 
 $L_0:
+	.loc 2 124 2
 	ld.param.u64 %rd4, [Scale_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Scale_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 2 125 3
 	ld.param.f32 %f14, [Scale_0_param_2];
 $L_1:
+	.loc 2 124 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -6228,6 +6495,7 @@ $L_1:
 	mul.lo.s64 %rd64, %rd1, 4;
 	mov.b64 %rd21, %rd3;
 	mov.b64 %rd23, %rd16;
+	.loc 2 125 4
 	mov.b64 %rd70, %rd64;
 	mul.lo.s64 %rd76, %rd1, 8;
 	mul.lo.s64 %rd82, %rd1, 12;
@@ -6279,6 +6547,7 @@ $L_8:
 	add.s64 %rd91, %rd91, %rd92;
 	bra.uni $L_2;
 $L_9:
+	.loc 2 124 2
 	mov.b64 %rd87, %rd2;
 	mad.lo.s64 %rd88, %rd87, 4, %rd4;
 	mov.b64 %rd89, %rd64;
@@ -6287,6 +6556,7 @@ $L_10:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
+	.loc 2 125 4
 	mov.b64 %rd65, %rd88;
 	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
@@ -6294,6 +6564,7 @@ $L_11:
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_12:
+	.loc 2 124 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd88, %rd88, %rd89;
 	bra.uni $L_10;
@@ -6325,10 +6596,12 @@ $Lexit:
 	.reg .f32 %f<106>;
 
 $L_0:
+	.loc 2 133 2
 	ld.param.u64 %rd4, [Add_0_param_4];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Add_0_param_5];
 	mov.b64 %rd3, %rd5;
+	.loc 2 134 13
 	ld.param.u64 %rd12, [Add_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
 	ld.param.u64 %rd13, [Add_0_param_1];
@@ -6336,6 +6609,7 @@ $L_0:
 	cvta.to.global.u64 %rd16, %rd16;
 	ld.param.u64 %rd17, [Add_0_param_3];
 $L_1:
+	.loc 2 133 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -6380,6 +6654,7 @@ $L_6:
 	mul.lo.s64 %rd108, %rd1, 4;
 	mov.b64 %rd57, %rd37;
 	mov.b64 %rd59, %rd52;
+	.loc 2 134 13
 	mov.b64 %rd119, %rd108;
 	mov.b64 %rd122, %rd108;
 	mov.b64 %rd125, %rd108;
@@ -6463,6 +6738,7 @@ $L_13:
 	add.s64 %rd159, %rd159, %rd157;
 	bra.uni $L_7;
 $L_14:
+	.loc 2 133 2
 	mov.b64 %rd145, %rd2;
 	mad.lo.s64 %rd146, %rd145, 4, %rd12;
 	mov.b64 %rd147, %rd108;
@@ -6473,6 +6749,7 @@ $L_15:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_18;
 $L_16:
+	.loc 2 134 13
 	mov.b64 %rd109, %rd146;
 	add.s64 %rd11, %rd109, 4;
 	ld.global.f32 %f14, [%rd11];
@@ -6484,6 +6761,7 @@ $L_16:
 	add.s64 %rd20, %rd111, 4;
 	st.global.f32 [%rd20], %f19;
 $L_17:
+	.loc 2 133 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd146, %rd146, %rd147;
 	add.s64 %rd148, %rd148, %rd147;
@@ -6506,6 +6784,7 @@ $L_21:
 $L_22:
 	add.s64 %rd24, %rd23, 1;
 $L_23:
+	.loc 2 134 13
 	setp.ge.u64 %pt0, %rd24, %rd13;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd112, %rd151;
@@ -6521,6 +6800,7 @@ $L_23:
 	add.s64 %rd31, %rd114, 4;
 	st.global.f32 [%rd31], %f30;
 $L_24:
+	.loc 2 133 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd151, %rd151, %rd152;
 	add.s64 %rd153, %rd153, %rd152;
@@ -6626,12 +6906,15 @@ $L_9:
 $L_10:
 	bar.sync 0;
 $L_11:
+	.loc 2 142 2
 	ld.param.u64 %rd4, [Histogram_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Histogram_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 2 143 25
 	ld.param.u64 %rd15, [Histogram_0_param_3];
 $L_12:
+	.loc 2 142 2
 	mov.u32 %rt6, %ctaid.x;
 	mov.u32 %rt7, %ntid.x;
 	mov.u32 %rt8, %tid.x;
@@ -6657,11 +6940,13 @@ $L_15:
 	mov.b64 %rd47, %rd50;
 	add.s64 %rd11, %rd47, 1;
 	ld.global.u8 %r12, [%rd11];
+	.loc 2 143 25
 	cvt.u64.u32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd21;
 	mov.b32 %rt11, 1;
 	atom.shared.add.u32 %r18, [%rd13], %rt11;
 $L_16:
+	.loc 2 142 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_14;
@@ -6748,6 +7033,7 @@ $L_37:
 	mov.b64 %rd48, %rd58;
 	add.s64 %rd40, %rd48, 1;
 	ld.global.u8 %r41, [%rd40];
+	.loc 2 143 25
 	cvt.u64.u32 %rd43, %r41;
 	setp.ge.u64 %pt0, %rd43, %rd15;
 	@%pt0 bra $Lfault_0;
@@ -6755,6 +7041,7 @@ $L_37:
 	mov.b32 %rt13, 1;
 	atom.shared.add.u32 %r44, [%rd42], %rt13;
 $L_38:
+	.loc 2 142 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd58, %rd58, %rd59;
 	bra.uni $L_36;
@@ -6801,13 +7088,16 @@ $Lexit:
 	.reg .f64 %fd<88>;
 
 $L_0:
+	.loc 3 15 2
 	ld.param.u64 %rd4, [Fill_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Fill_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 3 17 18
 	ld.param.f64 %fd17, [Fill_0_param_3];
 	ld.param.f64 %fd18, [Fill_0_param_2];
 $L_1:
+	.loc 3 15 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -6822,6 +7112,7 @@ $L_1:
 	mul.lo.s64 %rd90, %rd1, 4;
 	mov.b64 %rd27, %rd3;
 	mov.b64 %rd29, %rd22;
+	.loc 3 17 18
 	sub.rn.f64 %fd41, %fd17, %fd18;
 	mov.f64 %fd55, %fd41;
 	mul.lo.s64 %rd94, %rd1, 8;
@@ -6844,15 +7135,18 @@ $L_3:
 $L_4:
 	mov.b64 %rd30, %rd2;
 $L_5:
+	.loc 3 15 2
 	mov.b64 %rd33, %rd30;
 $L_6:
 	add.s64 %rd34, %rd33, 1;
 $L_7:
+	.loc 3 16 22
 	mov.b64 %rd36, %rd34;
 	mul.lo.u64 %rd37, %rd36, 11400714819323198485U;
 	shr.u64 %rd38, %rd37, 11;
 	cvt.rn.f64.u64 %fd39, %rd38;
 	mul.rn.f64 %fd40, %fd39, 0d3CA0000000000000;
+	.loc 3 17 22
 	mul.rn.f64 %fd42, %fd41, %fd40;
 	add.rn.f64 %fd43, %fd18, %fd42;
 	mov.b64 %rd92, %rd106;
@@ -6861,15 +7155,18 @@ $L_7:
 $L_8:
 	add.s64 %rd59, %rd30, %rd1;
 $L_9:
+	.loc 3 15 2
 	mov.b64 %rd47, %rd59;
 $L_10:
 	add.s64 %rd48, %rd47, 1;
 $L_11:
+	.loc 3 16 22
 	mov.b64 %rd50, %rd48;
 	mul.lo.u64 %rd51, %rd50, 11400714819323198485U;
 	shr.u64 %rd52, %rd51, 11;
 	cvt.rn.f64.u64 %fd53, %rd52;
 	mul.rn.f64 %fd54, %fd53, 0d3CA0000000000000;
+	.loc 3 17 22
 	mul.rn.f64 %fd56, %fd55, %fd54;
 	add.rn.f64 %fd57, %fd18, %fd56;
 	mov.b64 %rd93, %rd92;
@@ -6879,15 +7176,18 @@ $L_11:
 $L_12:
 	add.s64 %rd74, %rd59, %rd1;
 $L_13:
+	.loc 3 15 2
 	mov.b64 %rd62, %rd74;
 $L_14:
 	add.s64 %rd63, %rd62, 1;
 $L_15:
+	.loc 3 16 22
 	mov.b64 %rd65, %rd63;
 	mul.lo.u64 %rd66, %rd65, 11400714819323198485U;
 	shr.u64 %rd67, %rd66, 11;
 	cvt.rn.f64.u64 %fd68, %rd67;
 	mul.rn.f64 %fd69, %fd68, 0d3CA0000000000000;
+	.loc 3 17 22
 	mul.rn.f64 %fd71, %fd70, %fd69;
 	add.rn.f64 %fd72, %fd18, %fd71;
 	mov.b64 %rd96, %rd92;
@@ -6897,15 +7197,18 @@ $L_15:
 $L_16:
 	add.s64 %rd89, %rd74, %rd1;
 $L_17:
+	.loc 3 15 2
 	mov.b64 %rd77, %rd89;
 $L_18:
 	add.s64 %rd78, %rd77, 1;
 $L_19:
+	.loc 3 16 22
 	mov.b64 %rd80, %rd78;
 	mul.lo.u64 %rd81, %rd80, 11400714819323198485U;
 	shr.u64 %rd82, %rd81, 11;
 	cvt.rn.f64.u64 %fd83, %rd82;
 	mul.rn.f64 %fd84, %fd83, 0d3CA0000000000000;
+	.loc 3 17 22
 	mul.rn.f64 %fd86, %fd85, %fd84;
 	add.rn.f64 %fd87, %fd18, %fd86;
 	mov.b64 %rd99, %rd92;
@@ -6918,6 +7221,7 @@ $L_20:
 	bra.uni $L_2;
 $L_21:
 	mov.f64 %fd16, %fd41;
+	.loc 3 15 2
 	mov.b64 %rd102, %rd2;
 	mad.lo.s64 %rd103, %rd102, 8, %rd4;
 	mov.b64 %rd104, %rd94;
@@ -6930,17 +7234,20 @@ $L_23:
 $L_24:
 	add.s64 %rd9, %rd8, 1;
 $L_25:
+	.loc 3 16 22
 	mov.b64 %rd11, %rd9;
 	mul.lo.u64 %rd12, %rd11, 11400714819323198485U;
 	shr.u64 %rd13, %rd12, 11;
 	cvt.rn.f64.u64 %fd14, %rd13;
 	mul.rn.f64 %fd15, %fd14, 0d3CA0000000000000;
+	.loc 3 17 22
 	mul.rn.f64 %fd19, %fd16, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
 	mov.b64 %rd91, %rd103;
 	add.s64 %rd21, %rd91, 8;
 	st.global.f64 [%rd21], %fd20;
 $L_26:
+	.loc 3 15 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd103, %rd103, %rd104;
 	bra.uni $L_22;
@@ -6969,13 +7276,16 @@ $Lexit:
 	.reg .f64 %fd<75>;
 
 $L_0:
+	.loc 3 23 2
 	ld.param.u64 %rd4, [Exp_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Exp_0_param_3];
 	mov.b64 %rd3, %rd5;
+	.loc 3 24 22
 	ld.param.u64 %rd12, [Exp_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
 $L_1:
+	.loc 3 23 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -6995,84 +7305,119 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_26;
 $L_3:
+	.loc 3 24 22
 	mov.b64 %rd76, %rd79;
 	add.s64 %rd11, %rd76, 8;
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
+	.loc 4 19 23
 	mov.b64 %rd17, %fd14;
+	.loc 4 21 8
 	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
+	.loc 4 20 6
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.ge.u64 %p19, %rd18, 9218868437227405312;
 	@!%p19 bra $L_11;
 $L_5:
 	@!%p20 bra $L_10;
 $L_6:
+	.loc 4 26 7
 	mov.f64 %fd16, 0d0000000000000000;
 $L_7:
+	.loc 5 27 24
 	mov.f64 %fd15, %fd16;
 $L_8:
+	.loc 3 24 6
 	mov.b64 %rd77, %rd81;
 	add.s64 %rd75, %rd77, 8;
 	st.global.f64 [%rd75], %fd15;
 $L_9:
+	.loc 3 23 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd79, %rd79, %rd80;
 	add.s64 %rd81, %rd81, %rd80;
 	bra.uni $L_2;
 $L_10:
+	.loc 4 26 7
 	mov.f64 %fd16, %fd14;
 	bra.uni $L_7;
 $L_11:
 	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
 	@!%p21 bra $L_13;
 $L_12:
+	.loc 5 27 24
 	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_7;
 $L_13:
+	.loc 4 29 26
 	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
 $L_14:
+	.loc 4 64 23
 	cvt.rni.f64.f64 %fd29, %fd27;
+	.loc 4 65 7
 	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
 	@!%p30 bra $L_25;
 $L_15:
 	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
 	@!%p32 bra $L_25;
 $L_16:
+	.loc 4 66 15
 	cvt.rzi.s32.f64 %r31, %fd29;
 	mov.b32 %r28, %r31;
 $L_17:
+	.loc 4 30 15
 	cvt.rn.f64.s32 %fd33, %r28;
+	.loc 4 31 15
 	neg.f64 %fd34, %fd33;
 	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
+	.loc 4 32 15
 	mov.f64 %fd36, %fd34;
 	fma.rn.f64 %fd37, %fd36, 0d3D53DE6AF278ECE6, %fd35;
+	.loc 4 33 2
 	mul.rn.f64 %fd38, %fd37, 0d3FB0000000000000;
+	.loc 4 35 14
 	fma.rn.f64 %fd39, 0d3EFA01A01A01A01A, %fd38, 0d3F2A01A01A01A01A;
+	.loc 4 36 14
 	fma.rn.f64 %fd40, %fd39, %fd38, 0d3F56C16C16C16C17;
+	.loc 4 37 14
 	fma.rn.f64 %fd41, %fd40, %fd38, 0d3F81111111111111;
+	.loc 4 38 14
 	fma.rn.f64 %fd42, %fd41, %fd38, 0d3FA5555555555555;
+	.loc 4 39 14
 	fma.rn.f64 %fd43, %fd42, %fd38, 0d3FC5555555555555;
+	.loc 4 40 14
 	fma.rn.f64 %fd44, %fd43, %fd38, 0d3FE0000000000000;
+	.loc 4 41 14
 	fma.rn.f64 %fd45, %fd44, %fd38, 0d3FF0000000000000;
+	.loc 4 42 2
 	mul.rn.f64 %fd46, %fd38, %fd45;
+	.loc 4 43 9
 	add.rn.f64 %fd47, %fd46, 0d4000000000000000;
 	mul.rn.f64 %fd48, %fd46, %fd47;
+	.loc 4 44 9
 	add.rn.f64 %fd49, %fd48, 0d4000000000000000;
 	mul.rn.f64 %fd50, %fd48, %fd49;
+	.loc 4 45 9
 	add.rn.f64 %fd51, %fd50, 0d4000000000000000;
 	mul.rn.f64 %fd52, %fd50, %fd51;
+	.loc 4 46 19
 	add.rn.f64 %fd53, %fd52, 0d4000000000000000;
 	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
+	.loc 4 48 9
 	add.s32 %r55, %r28, 1023;
+	.loc 4 49 7
 	setp.le.s32 %p56, %r55, 0;
 	@!%p56 bra $L_22;
 $L_18:
+	.loc 4 50 8
 	setp.lt.s32 %p57, %r55, -52;
 	@!%p57 bra $L_20;
 $L_19:
+	.loc 4 55 14
 	mov.f64 %fd16, 0d0000000000000000;
 	bra.uni $L_7;
 $L_20:
+	.loc 4 53 37
 	add.s32 %r65, %r55, 1022;
 	cvt.s64.s32 %rd66, %r65;
 	shl.b64 %rd67, %rd66, 52;
@@ -7081,6 +7426,7 @@ $L_20:
 	mov.f64 %fd58, %fd69;
 	mov.b32 %r59, 1;
 $L_21:
+	.loc 4 58 40
 	cvt.s64.s32 %rd60, %r59;
 	shl.b64 %rd61, %rd60, 52;
 	mov.b64 %fd62, %rd61;
@@ -7088,16 +7434,20 @@ $L_21:
 	mov.f64 %fd16, %fd63;
 	bra.uni $L_7;
 $L_22:
+	.loc 4 55 14
 	setp.ge.s32 %p64, %r55, 2047;
 	@!%p64 bra $L_24;
 $L_23:
+	.loc 5 27 24
 	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_7;
 $L_24:
+	.loc 4 55 14
 	mov.f64 %fd58, %fd54;
 	mov.b32 %r59, %r55;
 	bra.uni $L_21;
 $L_25:
+	.loc 4 66 15
 	mov.b32 %r28, -2147483648;
 	bra.uni $L_17;
 $L_26:
@@ -7125,13 +7475,16 @@ $Lexit:
 	.reg .f64 %fd<71>;
 
 $L_0:
+	.loc 3 30 2
 	ld.param.u64 %rd4, [Log_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Log_0_param_3];
 	mov.b64 %rd3, %rd5;
+	.loc 3 31 22
 	ld.param.u64 %rd12, [Log_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
 $L_1:
+	.loc 3 30 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -7151,62 +7504,83 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_17;
 $L_3:
+	.loc 3 31 22
 	mov.b64 %rd72, %rd75;
 	add.s64 %rd11, %rd72, 8;
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
+	.loc 6 24 23
 	mov.b64 %rd17, %fd14;
+	.loc 6 26 8
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.eq.u64 %p19, %rd18, 0;
 	@!%p19 bra $L_9;
 $L_5:
+	.loc 5 27 24
 	mov.f64 %fd16, 0dFFF0000000000000;
 $L_6:
+	.loc 6 47 20
 	mov.f64 %fd15, %fd16;
 $L_7:
+	.loc 3 31 6
 	mov.b64 %rd73, %rd77;
 	add.s64 %rd71, %rd73, 8;
 	st.global.f64 [%rd71], %fd15;
 $L_8:
+	.loc 3 30 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd75, %rd75, %rd76;
 	add.s64 %rd77, %rd77, %rd76;
 	bra.uni $L_2;
 $L_9:
+	.loc 6 28 12
 	mov.b64 %rd27, %rd17;
 	setp.lt.s64 %p28, %rd27, 0;
 	@!%p28 bra $L_11;
 $L_10:
+	.loc 5 31 44
 	mov.f64 %fd16, 0d7FF8000000000001;
 	bra.uni $L_6;
 $L_11:
+	.loc 6 30 9
 	setp.ge.u64 %p29, %rd17, 9218868437227405312;
 	@!%p29 bra $L_13;
 $L_12:
+	.loc 6 28 16
 	mov.f64 %fd16, %fd14;
 	bra.uni $L_6;
 $L_13:
+	.loc 6 33 30
 	and.b64 %rd30, %rd17, 4503599627370495;
 	or.b64 %rd31, %rd30, 4602678819172646912;
 	mov.b64 %fd32, %rd31;
+	.loc 6 34 22
 	shr.u64 %rd33, %rd17, 52;
 	and.b64 %rd34, %rd33, 2047;
 	cvt.u32.u64 %r35, %rd34;
 	sub.s32 %r36, %r35, 1022;
 	cvt.rn.f64.s32 %fd37, %r36;
+	.loc 6 35 8
 	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
 	@!%p38 bra $L_16;
 $L_14:
+	.loc 6 36 3
 	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
+	.loc 6 37 3
 	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
 	mov.f64 %fd39, %fd42;
 	mov.f64 %fd40, %fd41;
 $L_15:
+	.loc 6 39 10
 	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
+	.loc 6 40 14
 	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
 	div.rn.f64 %fd45, %fd43, %fd44;
+	.loc 6 41 10
 	mul.rn.f64 %fd46, %fd45, %fd45;
+	.loc 6 42 11
 	mul.rn.f64 %fd47, %fd46, %fd46;
+	.loc 6 43 18
 	mul.rn.f64 %fd48, %fd47, 0d3FC2F112DF3E5244;
 	add.rn.f64 %fd49, %fd48, 0d3FC7466496CB03DE;
 	mul.rn.f64 %fd50, %fd49, %fd47;
@@ -7214,14 +7588,18 @@ $L_15:
 	mul.rn.f64 %fd52, %fd51, %fd47;
 	add.rn.f64 %fd53, %fd52, 0d3FE5555555555593;
 	mul.rn.f64 %fd54, %fd46, %fd53;
+	.loc 6 44 17
 	mul.rn.f64 %fd55, %fd47, 0d3FC39A09D078C69F;
 	add.rn.f64 %fd56, %fd55, 0d3FCC71C51D8E78AF;
 	mul.rn.f64 %fd57, %fd56, %fd47;
 	add.rn.f64 %fd58, %fd57, 0d3FD999999997FA04;
 	mul.rn.f64 %fd59, %fd47, %fd58;
+	.loc 6 45 10
 	add.rn.f64 %fd60, %fd54, %fd59;
+	.loc 6 46 14
 	mul.rn.f64 %fd61, %fd43, 0d3FE0000000000000;
 	mul.rn.f64 %fd62, %fd61, %fd43;
+	.loc 6 47 10
 	mul.rn.f64 %fd63, %fd40, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd64, %fd62, %fd60;
 	mul.rn.f64 %fd65, %fd45, %fd64;
@@ -7233,6 +7611,7 @@ $L_15:
 	mov.f64 %fd16, %fd70;
 	bra.uni $L_6;
 $L_16:
+	.loc 6 35 8
 	mov.f64 %fd39, %fd32;
 	mov.f64 %fd40, %fd37;
 	bra.uni $L_15;
@@ -7263,15 +7642,18 @@ $Lexit:
 	.reg .f64 %fd<473>;
 
 $L_0:
+	.loc 3 37 2
 	ld.param.u64 %rd4, [Pow_0_param_4];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Pow_0_param_5];
 	mov.b64 %rd3, %rd5;
+	.loc 3 38 22
 	ld.param.u64 %rd12, [Pow_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
 	ld.param.u64 %rd16, [Pow_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
 $L_1:
+	.loc 3 37 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -7289,6 +7671,7 @@ $L_2:
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
+	.loc 3 38 22
 	mad.lo.s64 %rd433, %rd8, 8, %rd12;
 	add.s64 %rd11, %rd433, 8;
 	ld.global.f64 %fd14, [%rd11];
@@ -7298,53 +7681,70 @@ $L_4:
 	mov.f64 %fd20, %fd14;
 	mov.f64 %fd21, %fd18;
 $L_5:
+	.loc 7 52 12
 	mov.f64 %fd23, %fd20;
 	mov.f64 %fd24, %fd21;
+	.loc 7 111 27
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
+	.loc 7 161 7
 	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
 $L_6:
+	.loc 7 57 9
 	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
 	@!%p25 bra $L_11;
 $L_7:
+	.loc 7 102 8
 	mov.f64 %fd22, 0d3FF0000000000000;
 $L_8:
+	.loc 8 50 11
 	mov.f64 %fd19, %fd22;
 $L_9:
+	.loc 3 38 6
 	mad.lo.s64 %rd435, %rd8, 8, %rd4;
 	add.s64 %rd432, %rd435, 8;
 	st.global.f64 [%rd432], %fd19;
 $L_10:
+	.loc 3 37 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_11:
+	.loc 7 57 19
 	setp.eq.f64 %p42, %fd23, 0d3FF0000000000000;
 	@%p42 bra $L_7;
 $L_12:
+	.loc 7 59 9
 	setp.eq.f64 %p41, %fd24, 0d3FF0000000000000;
 	@!%p41 bra $L_14;
 $L_13:
+	.loc 7 102 8
 	mov.f64 %fd22, %fd23;
 	bra.uni $L_8;
 $L_14:
+	.loc 5 39 11
 	setp.neu.f64 %p46, %fd23, %fd23;
 	mov.pred %p45, %p46;
 $L_15:
 	@!%p45 bra $L_17;
 $L_16:
+	.loc 5 31 44
 	mov.f64 %fd22, 0d7FF8000000000001;
 	bra.uni $L_8;
 $L_17:
+	.loc 5 39 11
 	setp.neu.f64 %p50, %fd24, %fd24;
 	mov.pred %p49, %p50;
 $L_18:
 	@%p49 bra $L_16;
 $L_19:
+	.loc 7 63 9
 	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
 	@!%p48 bra $L_184;
 $L_20:
+	.loc 7 65 10
 	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
 	@!%p47 bra $L_35;
 $L_21:
+	.loc 9 9 26
 	mov.b64 %rd61, %fd23;
 	mov.b64 %rd62, %rd61;
 	setp.lt.s64 %p63, %rd62, 0;
@@ -7352,6 +7752,7 @@ $L_21:
 $L_22:
 	@!%p60 bra $L_27;
 $L_23:
+	.loc 7 8 8
 	and.b64 %fd80, %fd24, 9223372036854775807;
 	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
 	@!%p81 bra $L_28;
@@ -7360,15 +7761,19 @@ $L_24:
 $L_25:
 	@!%p79 bra $L_27;
 $L_26:
+	.loc 5 27 24
 	mov.f64 %fd22, 0dFFF0000000000000;
 	bra.uni $L_8;
 $L_27:
 	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_8;
 $L_28:
+	.loc 10 15 17
 	cvt.rzi.f64.f64 %fd84, %fd24;
+	.loc 10 16 25
 	sub.rn.f64 %fd85, %fd24, %fd84;
 $L_29:
+	.loc 11 11 36
 	mov.b64 %rd87, %fd85;
 	and.b64 %rd88, %rd87, 9223372036854775807;
 	mov.b64 %rd89, %fd24;
@@ -7382,6 +7787,7 @@ $L_30:
 $L_31:
 	mov.f64 %fd93, %fd82;
 	mov.f64 %fd94, %fd83;
+	.loc 7 18 12
 	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
 	@!%p95 bra $L_34;
 $L_32:
@@ -7396,9 +7802,11 @@ $L_34:
 	mov.pred %p96, 0;
 	bra.uni $L_33;
 $L_35:
+	.loc 7 70 10
 	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
 	@!%p68 bra $L_50;
 $L_36:
+	.loc 9 9 26
 	mov.b64 %rd65, %fd23;
 	mov.b64 %rd66, %rd65;
 	setp.lt.s64 %p67, %rd66, 0;
@@ -7406,6 +7814,7 @@ $L_36:
 $L_37:
 	@!%p64 bra $L_42;
 $L_38:
+	.loc 7 8 8
 	and.b64 %fd101, %fd24, 9223372036854775807;
 	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
 	@!%p102 bra $L_43;
@@ -7414,15 +7823,19 @@ $L_39:
 $L_40:
 	@!%p100 bra $L_42;
 $L_41:
+	.loc 7 18 32
 	mov.f64 %fd22, %fd23;
 	bra.uni $L_8;
 $L_42:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_8;
 $L_43:
+	.loc 10 15 17
 	cvt.rzi.f64.f64 %fd105, %fd24;
+	.loc 10 16 25
 	sub.rn.f64 %fd106, %fd24, %fd105;
 $L_44:
+	.loc 11 11 36
 	mov.b64 %rd108, %fd106;
 	and.b64 %rd109, %rd108, 9223372036854775807;
 	mov.b64 %rd110, %fd24;
@@ -7436,6 +7849,7 @@ $L_45:
 $L_46:
 	mov.f64 %fd114, %fd103;
 	mov.f64 %fd115, %fd104;
+	.loc 7 18 12
 	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
 	@!%p116 bra $L_49;
 $L_47:
@@ -7450,11 +7864,15 @@ $L_49:
 	mov.pred %p117, 0;
 	bra.uni $L_48;
 $L_50:
+	.loc 7 101 20
 	and.b64 %fd26, %fd24, 9223372036854775807;
 $L_51:
+	.loc 10 15 17
 	cvt.rzi.f64.f64 %fd29, %fd26;
+	.loc 10 16 25
 	sub.rn.f64 %fd30, %fd26, %fd29;
 $L_52:
+	.loc 11 11 36
 	mov.b64 %rd32, %fd30;
 	and.b64 %rd33, %rd32, 9223372036854775807;
 	mov.b64 %rd34, %fd26;
@@ -7468,79 +7886,103 @@ $L_53:
 $L_54:
 	mov.f64 %fd38, %fd27;
 	mov.f64 %fd39, %fd28;
+	.loc 7 102 8
 	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
 	@!%p40 bra $L_57;
 $L_55:
 	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
 	@!%p171 bra $L_57;
 $L_56:
+	.loc 5 31 44
 	mov.f64 %fd22, 0d7FF8000000000001;
 	bra.uni $L_8;
 $L_57:
+	.loc 7 105 8
 	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
 	@!%p170 bra $L_63;
 $L_58:
+	.loc 7 109 10
 	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
 	@!%p172 bra $L_60;
 $L_59:
+	.loc 7 123 8
 	mov.f64 %fd22, 0d3FF0000000000000;
 	bra.uni $L_8;
 $L_60:
+	.loc 7 111 12
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	xor.pred %pt0, %p177, %p178;
 	not.pred %p179, %pt0;
 	@!%p179 bra $L_62;
 $L_61:
+	.loc 7 123 8
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_8;
 $L_62:
+	.loc 5 27 24
 	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_8;
 $L_63:
+	.loc 7 123 8
 	mov.pred %p173, %p40;
 	@!%p173 bra $L_183;
 $L_64:
+	.loc 7 124 9
 	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
 	@!%p185 bra $L_182;
 $L_65:
+	.loc 7 125 4
 	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
+	.loc 7 126 4
 	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
 	mov.f64 %fd186, %fd231;
 	mov.f64 %fd187, %fd230;
 $L_66:
+	.loc 6 24 23
 	mov.b64 %rd234, %fd23;
+	.loc 6 26 8
 	and.b64 %rd235, %rd234, 9223372036854775807;
 	setp.eq.u64 %p236, %rd235, 0;
 	@!%p236 bra $L_174;
 $L_67:
+	.loc 5 27 24
 	mov.f64 %fd233, 0dFFF0000000000000;
 $L_68:
+	.loc 6 47 20
 	mov.f64 %fd232, %fd233;
 $L_69:
+	.loc 7 128 15
 	mul.rn.f64 %fd288, %fd187, %fd232;
 $L_70:
+	.loc 4 19 23
 	mov.b64 %rd291, %fd288;
+	.loc 4 21 8
 	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
+	.loc 4 20 6
 	and.b64 %rd292, %rd291, 9223372036854775807;
 	setp.ge.u64 %p293, %rd292, 9218868437227405312;
 	@!%p293 bra $L_159;
 $L_71:
 	@!%p294 bra $L_158;
 $L_72:
+	.loc 4 26 7
 	mov.f64 %fd290, 0d0000000000000000;
 $L_73:
+	.loc 5 27 24
 	mov.f64 %fd289, %fd290;
 $L_74:
 	mov.f64 %fd174, %fd186;
 	mov.f64 %fd175, %fd289;
 $L_75:
+	.loc 12 27 9
 	mov.pred %p192, %p48;
 	@!%p192 bra $L_148;
 $L_76:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
 $L_77:
+	.loc 5 39 11
 	mov.f64 %fd220, %fd190;
 	mov.b64 %rd221, %rd191;
 	mov.f64 %fd188, %fd220;
@@ -7548,6 +7990,7 @@ $L_77:
 $L_78:
 	mov.f64 %fd222, %fd188;
 	mov.b64 %rd223, %rd189;
+	.loc 7 136 16
 	cvt.rzi.s64.f64 %rd224, %fd174;
 	mov.f64 %fd225, %fd175;
 	mov.b64 %rd226, 0;
@@ -7558,66 +8001,85 @@ $L_79:
 	setp.ne.s64 %p349, %rd229, 0;
 	@!%p349 bra $L_141;
 $L_80:
+	.loc 7 137 9
 	setp.lt.s64 %p351, %rd228, -4096;
 	@!%p351 bra $L_109;
 $L_81:
+	.loc 7 143 4
 	add.s64 %rd355, %rd226, %rd228;
 	mov.b64 %rd350, %rd355;
 $L_82:
 	@!%p352 bra $L_108;
 $L_83:
+	.loc 7 162 10
 	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
+	.loc 7 163 8
 	neg.s64 %rd372, %rd350;
 	mov.f64 %fd353, %fd371;
 	mov.b64 %rd354, %rd372;
 $L_84:
+	.loc 8 25 12
 	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
 	@!%p375 bra $L_88;
 $L_85:
 	mov.f64 %fd374, %fd353;
 $L_86:
+	.loc 8 50 11
 	mov.f64 %fd373, %fd374;
 $L_87:
 	mov.f64 %fd22, %fd373;
 	bra.uni $L_8;
 $L_88:
+	.loc 5 52 10
 	and.b64 %fd379, %fd353, 9223372036854775807;
 	mov.f64 %fd380, %fd379;
+	.loc 5 56 11
 	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
 $L_89:
 	mov.pred %p376, %p381;
 $L_90:
 	@!%p376 bra $L_92;
 $L_91:
+	.loc 8 25 12
 	mov.f64 %fd374, %fd353;
 	bra.uni $L_86;
 $L_92:
+	.loc 5 39 11
 	setp.neu.f64 %p400, %fd353, %fd353;
 	mov.pred %p399, %p400;
 $L_93:
 	@%p399 bra $L_91;
 $L_94:
+	.loc 5 63 8
 	and.b64 %fd386, %fd353, 9223372036854775807;
 	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
 	@!%p387 bra $L_107;
 $L_95:
+	.loc 5 64 12
 	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
 	mov.f64 %fd384, %fd388;
 	mov.b64 %rd385, -52;
 $L_96:
 	mov.f64 %fd389, %fd384;
+	.loc 8 38 11
 	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
+	.loc 5 64 12
 	mov.b64 %rd390, %rd385;
+	.loc 8 31 2
 	add.s64 %rd391, %rd354, %rd390;
+	.loc 8 32 18
 	mov.b64 %rd392, %fd389;
+	.loc 8 33 14
 	shr.u64 %rd393, %rd392, 52;
 	mov.b64 %rd394, %rd393;
 	and.b64 %rd395, %rd394, 2047;
 	sub.s64 %rd396, %rd395, 1023;
 	add.s64 %rd397, %rd391, %rd396;
+	.loc 8 34 9
 	setp.lt.s64 %p398, %rd397, -1075;
 	@!%p398 bra $L_99;
 $L_97:
+	.loc 11 11 62
 	mov.b64 %rd405, %rd392;
 	and.b64 %rd406, %rd405, 9223372036854775808U;
 	mov.b64 %rd407, %rd406;
@@ -7627,68 +8089,88 @@ $L_98:
 	mov.f64 %fd374, %fd401;
 	bra.uni $L_86;
 $L_99:
+	.loc 8 37 9
 	setp.gt.s64 %p409, %rd397, 1023;
 	@!%p409 bra $L_103;
 $L_100:
 	@!%p410 bra $L_102;
 $L_101:
+	.loc 5 27 24
 	mov.f64 %fd374, 0dFFF0000000000000;
 	bra.uni $L_86;
 $L_102:
 	mov.f64 %fd374, 0d7FF0000000000000;
 	bra.uni $L_86;
 $L_103:
+	.loc 8 44 9
 	setp.lt.s64 %p411, %rd397, -1022;
 	@!%p411 bra $L_106;
 $L_104:
+	.loc 8 45 3
 	add.s64 %rd424, %rd397, 53;
 	mov.b64 %rd412, %rd424;
 	mov.f64 %fd413, 0d3CA0000000000000;
 $L_105:
+	.loc 8 48 2
 	and.b64 %rd425, %rd392, 9227875636482146303U;
+	.loc 8 49 17
 	add.s64 %rd426, %rd412, 1023;
 	mov.b64 %rd427, %rd426;
 	shl.b64 %rd428, %rd427, 52;
 	or.b64 %rd429, %rd425, %rd428;
+	.loc 8 50 28
 	mov.b64 %fd430, %rd429;
 	mul.rn.f64 %fd431, %fd413, %fd430;
 	mov.f64 %fd374, %fd431;
 	bra.uni $L_86;
 $L_106:
+	.loc 8 44 9
 	mov.b64 %rd412, %rd397;
 	mov.f64 %fd413, 0d3FF0000000000000;
 	bra.uni $L_105;
 $L_107:
+	.loc 5 64 12
 	mov.f64 %fd384, %fd353;
 	mov.b64 %rd385, 0;
 	bra.uni $L_96;
 $L_108:
+	.loc 7 161 7
 	mov.f64 %fd353, %fd225;
 	mov.b64 %rd354, %rd350;
 	bra.uni $L_84;
 $L_109:
+	.loc 7 137 27
 	setp.gt.s64 %p360, %rd228, 4096;
 	@%p360 bra $L_81;
 $L_110:
+	.loc 7 146 7
 	and.b64 %rd356, %rd229, 1;
 	setp.eq.s64 %p357, %rd356, 1;
 	@!%p357 bra $L_147;
 $L_111:
+	.loc 7 147 4
 	mul.rn.f64 %fd361, %fd225, %fd227;
+	.loc 7 148 4
 	add.s64 %rd362, %rd226, %rd228;
 	mov.f64 %fd358, %fd361;
 	mov.b64 %rd359, %rd362;
 $L_112:
+	.loc 7 150 3
 	mul.rn.f64 %fd363, %fd227, %fd227;
+	.loc 7 151 3
 	shl.b64 %rd364, %rd228, 1;
+	.loc 7 152 9
 	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
 	@!%p365 bra $L_146;
 $L_113:
+	.loc 7 153 4
 	add.rn.f64 %fd368, %fd363, %fd363;
+	.loc 7 154 4
 	sub.s64 %rd369, %rd364, 1;
 	mov.f64 %fd366, %fd368;
 	mov.b64 %rd367, %rd369;
 $L_114:
+	.loc 7 136 30
 	shr.s64 %rd370, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
@@ -7699,31 +8181,41 @@ $L_115:
 	setp.ne.s64 %p436, %rd229, 0;
 	@!%p436 bra $L_141;
 $L_116:
+	.loc 7 137 9
 	setp.lt.s64 %p437, %rd228, -4096;
 	@%p437 bra $L_81;
 $L_117:
 	setp.gt.s64 %p440, %rd228, 4096;
 	@%p440 bra $L_81;
 $L_118:
+	.loc 7 146 7
 	and.b64 %rd438, %rd229, 1;
 	setp.eq.s64 %p439, %rd438, 1;
 	@!%p439 bra $L_145;
 $L_119:
+	.loc 7 147 4
 	mul.rn.f64 %fd441, %fd225, %fd227;
+	.loc 7 148 4
 	add.s64 %rd442, %rd226, %rd228;
 	mov.f64 %fd358, %fd441;
 	mov.b64 %rd359, %rd442;
 $L_120:
+	.loc 7 150 3
 	mul.rn.f64 %fd443, %fd227, %fd227;
+	.loc 7 151 3
 	shl.b64 %rd444, %rd228, 1;
+	.loc 7 152 9
 	setp.lt.f64 %p445, %fd443, 0d3FE0000000000000;
 	@!%p445 bra $L_144;
 $L_121:
+	.loc 7 153 4
 	add.rn.f64 %fd446, %fd443, %fd443;
+	.loc 7 154 4
 	sub.s64 %rd447, %rd444, 1;
 	mov.f64 %fd366, %fd446;
 	mov.b64 %rd367, %rd447;
 $L_122:
+	.loc 7 136 30
 	shr.s64 %rd448, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
@@ -7734,31 +8226,41 @@ $L_123:
 	setp.ne.s64 %p449, %rd229, 0;
 	@!%p449 bra $L_141;
 $L_124:
+	.loc 7 137 9
 	setp.lt.s64 %p450, %rd228, -4096;
 	@%p450 bra $L_81;
 $L_125:
 	setp.gt.s64 %p453, %rd228, 4096;
 	@%p453 bra $L_81;
 $L_126:
+	.loc 7 146 7
 	and.b64 %rd451, %rd229, 1;
 	setp.eq.s64 %p452, %rd451, 1;
 	@!%p452 bra $L_143;
 $L_127:
+	.loc 7 147 4
 	mul.rn.f64 %fd454, %fd225, %fd227;
+	.loc 7 148 4
 	add.s64 %rd455, %rd226, %rd228;
 	mov.f64 %fd358, %fd454;
 	mov.b64 %rd359, %rd455;
 $L_128:
+	.loc 7 150 3
 	mul.rn.f64 %fd456, %fd227, %fd227;
+	.loc 7 151 3
 	shl.b64 %rd457, %rd228, 1;
+	.loc 7 152 9
 	setp.lt.f64 %p458, %fd456, 0d3FE0000000000000;
 	@!%p458 bra $L_142;
 $L_129:
+	.loc 7 153 4
 	add.rn.f64 %fd459, %fd456, %fd456;
+	.loc 7 154 4
 	sub.s64 %rd460, %rd457, 1;
 	mov.f64 %fd366, %fd459;
 	mov.b64 %rd367, %rd460;
 $L_130:
+	.loc 7 136 30
 	shr.s64 %rd461, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
@@ -7769,31 +8271,41 @@ $L_131:
 	setp.ne.s64 %p462, %rd229, 0;
 	@!%p462 bra $L_141;
 $L_132:
+	.loc 7 137 9
 	setp.lt.s64 %p463, %rd228, -4096;
 	@%p463 bra $L_81;
 $L_133:
 	setp.gt.s64 %p466, %rd228, 4096;
 	@%p466 bra $L_81;
 $L_134:
+	.loc 7 146 7
 	and.b64 %rd464, %rd229, 1;
 	setp.eq.s64 %p465, %rd464, 1;
 	@!%p465 bra $L_140;
 $L_135:
+	.loc 7 147 4
 	mul.rn.f64 %fd467, %fd225, %fd227;
+	.loc 7 148 4
 	add.s64 %rd468, %rd226, %rd228;
 	mov.f64 %fd358, %fd467;
 	mov.b64 %rd359, %rd468;
 $L_136:
+	.loc 7 150 3
 	mul.rn.f64 %fd469, %fd227, %fd227;
+	.loc 7 151 3
 	shl.b64 %rd470, %rd228, 1;
+	.loc 7 152 9
 	setp.lt.f64 %p471, %fd469, 0d3FE0000000000000;
 	@!%p471 bra $L_139;
 $L_137:
+	.loc 7 153 4
 	add.rn.f64 %fd472, %fd469, %fd469;
+	.loc 7 154 4
 	sub.s64 %rd473, %rd470, 1;
 	mov.f64 %fd366, %fd472;
 	mov.b64 %rd367, %rd473;
 $L_138:
+	.loc 7 136 30
 	shr.s64 %rd474, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
@@ -7802,139 +8314,187 @@ $L_138:
 	mov.b64 %rd229, %rd474;
 	bra.uni $L_79;
 $L_139:
+	.loc 7 152 9
 	mov.f64 %fd366, %fd469;
 	mov.b64 %rd367, %rd470;
 	bra.uni $L_138;
 $L_140:
+	.loc 7 146 10
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
 	bra.uni $L_136;
 $L_141:
+	.loc 7 136 24
 	mov.b64 %rd350, %rd226;
 	bra.uni $L_82;
 $L_142:
+	.loc 7 152 9
 	mov.f64 %fd366, %fd456;
 	mov.b64 %rd367, %rd457;
 	bra.uni $L_130;
 $L_143:
+	.loc 7 146 10
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
 	bra.uni $L_128;
 $L_144:
+	.loc 7 152 9
 	mov.f64 %fd366, %fd443;
 	mov.b64 %rd367, %rd444;
 	bra.uni $L_122;
 $L_145:
+	.loc 7 146 10
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
 	bra.uni $L_120;
 $L_146:
+	.loc 7 152 9
 	mov.f64 %fd366, %fd363;
 	mov.b64 %rd367, %rd364;
 	bra.uni $L_114;
 $L_147:
+	.loc 7 146 10
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
 	bra.uni $L_112;
 $L_148:
+	.loc 5 52 10
 	and.b64 %fd196, %fd23, 9223372036854775807;
 	mov.f64 %fd197, %fd196;
+	.loc 5 56 11
 	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
 $L_149:
 	mov.pred %p193, %p198;
 $L_150:
 	@!%p193 bra $L_152;
 $L_151:
+	.loc 12 27 9
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
 	bra.uni $L_77;
 $L_152:
+	.loc 5 39 11
 	mov.pred %p219, %p46;
 	mov.pred %p218, %p219;
 $L_153:
 	@%p218 bra $L_151;
 $L_154:
+	.loc 5 63 8
 	mov.f64 %fd203, %fd196;
 	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
 	@!%p204 bra $L_157;
 $L_155:
+	.loc 5 64 12
 	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
 	mov.f64 %fd201, %fd205;
 	mov.b64 %rd202, -52;
 $L_156:
 	mov.f64 %fd206, %fd201;
 	mov.b64 %rd207, %rd202;
+	.loc 12 33 18
 	mov.b64 %rd208, %fd206;
+	.loc 12 34 15
 	shr.u64 %rd209, %rd208, 52;
 	and.b64 %rd210, %rd209, 2047;
 	mov.b64 %rd211, %rd210;
 	sub.s64 %rd212, %rd211, 1023;
 	add.s64 %rd213, %rd212, 1;
 	add.s64 %rd214, %rd207, %rd213;
+	.loc 12 35 2
 	and.b64 %rd215, %rd208, 9227875636482146303U;
+	.loc 12 36 2
 	or.b64 %rd216, %rd215, 4602678819172646912;
+	.loc 12 37 24
 	mov.b64 %fd217, %rd216;
 	mov.f64 %fd190, %fd217;
 	mov.b64 %rd191, %rd214;
 	bra.uni $L_77;
 $L_157:
+	.loc 5 64 12
 	mov.f64 %fd201, %fd23;
 	mov.b64 %rd202, 0;
 	bra.uni $L_156;
 $L_158:
+	.loc 4 26 7
 	mov.f64 %fd290, %fd288;
 	bra.uni $L_73;
 $L_159:
 	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
 	@!%p295 bra $L_161;
 $L_160:
+	.loc 5 27 24
 	mov.f64 %fd290, 0d7FF0000000000000;
 	bra.uni $L_73;
 $L_161:
+	.loc 4 29 26
 	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
 $L_162:
+	.loc 4 64 23
 	cvt.rni.f64.f64 %fd303, %fd301;
+	.loc 4 65 7
 	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
 	@!%p304 bra $L_173;
 $L_163:
 	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
 	@!%p306 bra $L_173;
 $L_164:
+	.loc 4 66 15
 	cvt.rzi.s32.f64 %r305, %fd303;
 	mov.b32 %r302, %r305;
 $L_165:
+	.loc 4 30 15
 	cvt.rn.f64.s32 %fd307, %r302;
+	.loc 4 31 15
 	neg.f64 %fd308, %fd307;
 	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
+	.loc 4 32 15
 	mov.f64 %fd310, %fd308;
 	fma.rn.f64 %fd311, %fd310, 0d3D53DE6AF278ECE6, %fd309;
+	.loc 4 33 2
 	mul.rn.f64 %fd312, %fd311, 0d3FB0000000000000;
+	.loc 4 35 14
 	fma.rn.f64 %fd313, 0d3EFA01A01A01A01A, %fd312, 0d3F2A01A01A01A01A;
+	.loc 4 36 14
 	fma.rn.f64 %fd314, %fd313, %fd312, 0d3F56C16C16C16C17;
+	.loc 4 37 14
 	fma.rn.f64 %fd315, %fd314, %fd312, 0d3F81111111111111;
+	.loc 4 38 14
 	fma.rn.f64 %fd316, %fd315, %fd312, 0d3FA5555555555555;
+	.loc 4 39 14
 	fma.rn.f64 %fd317, %fd316, %fd312, 0d3FC5555555555555;
+	.loc 4 40 14
 	fma.rn.f64 %fd318, %fd317, %fd312, 0d3FE0000000000000;
+	.loc 4 41 14
 	fma.rn.f64 %fd319, %fd318, %fd312, 0d3FF0000000000000;
+	.loc 4 42 2
 	mul.rn.f64 %fd320, %fd312, %fd319;
+	.loc 4 43 9
 	add.rn.f64 %fd321, %fd320, 0d4000000000000000;
 	mul.rn.f64 %fd322, %fd320, %fd321;
+	.loc 4 44 9
 	add.rn.f64 %fd323, %fd322, 0d4000000000000000;
 	mul.rn.f64 %fd324, %fd322, %fd323;
+	.loc 4 45 9
 	add.rn.f64 %fd325, %fd324, 0d4000000000000000;
 	mul.rn.f64 %fd326, %fd324, %fd325;
+	.loc 4 46 19
 	add.rn.f64 %fd327, %fd326, 0d4000000000000000;
 	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
+	.loc 4 48 9
 	add.s32 %r329, %r302, 1023;
+	.loc 4 49 7
 	setp.le.s32 %p330, %r329, 0;
 	@!%p330 bra $L_170;
 $L_166:
+	.loc 4 50 8
 	setp.lt.s32 %p331, %r329, -52;
 	@!%p331 bra $L_168;
 $L_167:
+	.loc 4 55 14
 	mov.f64 %fd290, 0d0000000000000000;
 	bra.uni $L_73;
 $L_168:
+	.loc 4 53 37
 	add.s32 %r339, %r329, 1022;
 	cvt.s64.s32 %rd340, %r339;
 	shl.b64 %rd341, %rd340, 52;
@@ -7943,6 +8503,7 @@ $L_168:
 	mov.f64 %fd332, %fd343;
 	mov.b32 %r333, 1;
 $L_169:
+	.loc 4 58 40
 	cvt.s64.s32 %rd334, %r333;
 	shl.b64 %rd335, %rd334, 52;
 	mov.b64 %fd336, %rd335;
@@ -7950,53 +8511,71 @@ $L_169:
 	mov.f64 %fd290, %fd337;
 	bra.uni $L_73;
 $L_170:
+	.loc 4 55 14
 	setp.ge.s32 %p338, %r329, 2047;
 	@!%p338 bra $L_172;
 $L_171:
+	.loc 5 27 24
 	mov.f64 %fd290, 0d7FF0000000000000;
 	bra.uni $L_73;
 $L_172:
+	.loc 4 55 14
 	mov.f64 %fd332, %fd328;
 	mov.b32 %r333, %r329;
 	bra.uni $L_169;
 $L_173:
+	.loc 4 66 15
 	mov.b32 %r302, -2147483648;
 	bra.uni $L_165;
 $L_174:
+	.loc 6 28 12
 	mov.b64 %rd244, %rd234;
 	setp.lt.s64 %p245, %rd244, 0;
 	@!%p245 bra $L_176;
 $L_175:
+	.loc 5 31 44
 	mov.f64 %fd233, 0d7FF8000000000001;
 	bra.uni $L_68;
 $L_176:
+	.loc 6 30 9
 	setp.ge.u64 %p246, %rd234, 9218868437227405312;
 	@!%p246 bra $L_178;
 $L_177:
+	.loc 6 28 16
 	mov.f64 %fd233, %fd23;
 	bra.uni $L_68;
 $L_178:
+	.loc 6 33 30
 	and.b64 %rd247, %rd234, 4503599627370495;
 	or.b64 %rd248, %rd247, 4602678819172646912;
 	mov.b64 %fd249, %rd248;
+	.loc 6 34 22
 	shr.u64 %rd250, %rd234, 52;
 	and.b64 %rd251, %rd250, 2047;
 	cvt.u32.u64 %r252, %rd251;
 	sub.s32 %r253, %r252, 1022;
 	cvt.rn.f64.s32 %fd254, %r253;
+	.loc 6 35 8
 	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
 	@!%p255 bra $L_181;
 $L_179:
+	.loc 6 36 3
 	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
+	.loc 6 37 3
 	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
 	mov.f64 %fd256, %fd259;
 	mov.f64 %fd257, %fd258;
 $L_180:
+	.loc 6 39 10
 	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
+	.loc 6 40 14
 	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
 	div.rn.f64 %fd262, %fd260, %fd261;
+	.loc 6 41 10
 	mul.rn.f64 %fd263, %fd262, %fd262;
+	.loc 6 42 11
 	mul.rn.f64 %fd264, %fd263, %fd263;
+	.loc 6 43 18
 	mul.rn.f64 %fd265, %fd264, 0d3FC2F112DF3E5244;
 	add.rn.f64 %fd266, %fd265, 0d3FC7466496CB03DE;
 	mul.rn.f64 %fd267, %fd266, %fd264;
@@ -8004,14 +8583,18 @@ $L_180:
 	mul.rn.f64 %fd269, %fd268, %fd264;
 	add.rn.f64 %fd270, %fd269, 0d3FE5555555555593;
 	mul.rn.f64 %fd271, %fd263, %fd270;
+	.loc 6 44 17
 	mul.rn.f64 %fd272, %fd264, 0d3FC39A09D078C69F;
 	add.rn.f64 %fd273, %fd272, 0d3FCC71C51D8E78AF;
 	mul.rn.f64 %fd274, %fd273, %fd264;
 	add.rn.f64 %fd275, %fd274, 0d3FD999999997FA04;
 	mul.rn.f64 %fd276, %fd264, %fd275;
+	.loc 6 45 10
 	add.rn.f64 %fd277, %fd271, %fd276;
+	.loc 6 46 14
 	mul.rn.f64 %fd278, %fd260, 0d3FE0000000000000;
 	mul.rn.f64 %fd279, %fd278, %fd260;
+	.loc 6 47 10
 	mul.rn.f64 %fd280, %fd257, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd281, %fd279, %fd277;
 	mul.rn.f64 %fd282, %fd262, %fd281;
@@ -8023,94 +8606,119 @@ $L_180:
 	mov.f64 %fd233, %fd287;
 	bra.uni $L_68;
 $L_181:
+	.loc 6 35 8
 	mov.f64 %fd256, %fd249;
 	mov.f64 %fd257, %fd254;
 	bra.uni $L_180;
 $L_182:
+	.loc 7 124 9
 	mov.f64 %fd186, %fd38;
 	mov.f64 %fd187, %fd39;
 	bra.uni $L_66;
 $L_183:
+	.loc 7 123 8
 	mov.f64 %fd174, %fd38;
 	mov.f64 %fd175, 0d3FF0000000000000;
 	bra.uni $L_75;
 $L_184:
+	.loc 5 52 10
 	and.b64 %fd55, %fd24, 9223372036854775807;
 	mov.f64 %fd56, %fd55;
+	.loc 5 56 11
 	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
 $L_185:
 	mov.pred %p52, %p57;
 $L_186:
 	@!%p52 bra $L_195;
 $L_187:
+	.loc 7 78 10
 	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
 	@!%p51 bra $L_189;
 $L_188:
+	.loc 5 54 7
 	mov.f64 %fd22, 0d3FF0000000000000;
 	bra.uni $L_8;
 $L_189:
+	.loc 7 80 12
 	and.b64 %fd137, %fd23, 9223372036854775807;
 	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
 $L_190:
+	.loc 5 53 17
 	mov.f64 %fd143, %fd24;
+	.loc 5 56 11
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 $L_191:
 	mov.pred %p139, %p144;
 $L_192:
+	.loc 7 80 21
 	xor.pred %pt1, %p138, %p139;
 	not.pred %p147, %pt1;
 	@!%p147 bra $L_194;
 $L_193:
+	.loc 5 54 7
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_8;
 $L_194:
+	.loc 5 27 24
 	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_8;
 $L_195:
+	.loc 5 52 10
 	and.b64 %fd132, %fd23, 9223372036854775807;
 	mov.f64 %fd133, %fd132;
+	.loc 5 56 11
 	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
 $L_196:
 	mov.pred %p129, %p134;
 $L_197:
 	@!%p129 bra $L_206;
 $L_198:
+	.loc 5 54 7
 	neg.f64 %fd128, %fd23;
 	mov.f64 %fd125, %fd128;
+	.loc 5 56 11
 	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
 $L_199:
 	mov.pred %p121, %p126;
 $L_200:
 	@!%p121 bra $L_202;
 $L_201:
+	.loc 7 87 16
 	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
 	neg.f64 %fd156, %fd24;
 	mov.f64 %fd20, %fd155;
 	mov.f64 %fd21, %fd156;
 	bra.uni $L_5;
 $L_202:
+	.loc 7 90 10
 	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
 	@!%p158 bra $L_204;
 $L_203:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_8;
 $L_204:
+	.loc 7 92 10
 	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
 	@!%p164 bra $L_50;
 $L_205:
+	.loc 5 27 24
 	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_8;
 $L_206:
+	.loc 7 95 9
 	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
 	@!%p154 bra $L_208;
 $L_207:
+	.loc 7 96 14
 	sqrt.rn.f64 %fd153, %fd23;
 	mov.f64 %fd22, %fd153;
 	bra.uni $L_8;
 $L_208:
+	.loc 7 97 9
 	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
 	@!%p167 bra $L_50;
 $L_209:
+	.loc 7 98 18
 	sqrt.rn.f64 %fd165, %fd23;
 	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
 	mov.f64 %fd22, %fd166;
@@ -8139,14 +8747,18 @@ $Lexit:
 	.reg .f64 %fd<234>;
 
 $L_0:
+	.loc 3 44 2
 	ld.param.u64 %rd4, [Sin_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Sin_0_param_3];
 	mov.b64 %rd3, %rd5;
+	.loc 3 45 22
 	ld.param.u64 %rd12, [Sin_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	.loc 13 46 13
 	mov.u64 %rd53, qdata_mPi4;
 $L_1:
+	.loc 3 44 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -8166,75 +8778,95 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_45;
 $L_3:
+	.loc 3 45 22
 	mov.b64 %rd239, %rd242;
 	add.s64 %rd11, %rd239, 8;
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
+	.loc 14 200 9
 	setp.eq.f64 %p17, %fd14, 0d0000000000000000;
 	@!%p17 bra $L_9;
 $L_5:
 	mov.f64 %fd16, %fd14;
 $L_6:
+	.loc 14 241 7
 	mov.f64 %fd15, %fd16;
 $L_7:
+	.loc 3 45 6
 	mov.b64 %rd240, %rd244;
 	add.s64 %rd234, %rd240, 8;
 	st.global.f64 [%rd234], %fd15;
 $L_8:
+	.loc 3 44 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd242, %rd242, %rd243;
 	add.s64 %rd244, %rd244, %rd243;
 	bra.uni $L_2;
 $L_9:
+	.loc 5 39 11
 	setp.neu.f64 %p29, %fd14, %fd14;
 	mov.pred %p28, %p29;
 $L_10:
 	@%p28 bra $L_5;
 $L_11:
+	.loc 5 52 10
 	and.b64 %fd23, %fd14, 9223372036854775807;
 	mov.f64 %fd24, %fd23;
+	.loc 5 56 11
 	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
 $L_12:
 	mov.pred %p20, %p25;
 $L_13:
 	@!%p20 bra $L_15;
 $L_14:
+	.loc 5 31 44
 	mov.f64 %fd16, 0d7FF8000000000001;
 	bra.uni $L_6;
 $L_15:
+	.loc 14 208 7
 	setp.lt.f64 %p30, %fd14, 0d0000000000000000;
 	@!%p30 bra $L_44;
 $L_16:
+	.loc 14 209 7
 	neg.f64 %fd33, %fd14;
 	mov.f64 %fd31, %fd33;
 	mov.pred %p32, 1;
 $L_17:
+	.loc 14 215 7
 	setp.ge.f64 %p34, %fd31, 0d41C0000000000000;
 	@!%p34 bra $L_40;
 $L_18:
+	.loc 13 33 7
 	setp.lt.f64 %p37, %fd31, 0d3FE921FB54442D18;
 	@!%p37 bra $L_32;
 $L_19:
 	mov.b64 %rd35, 0;
 	mov.f64 %fd36, %fd31;
 $L_20:
+	.loc 13 74 14
 	mov.b64 %rd149, %rd35;
 	mov.f64 %fd150, %fd36;
 	mov.b64 %rd151, %rd149;
 	mov.f64 %fd152, %fd150;
 $L_21:
+	.loc 14 230 7
 	setp.gt.u64 %p153, %rd151, 3;
 	@!%p153 bra $L_31;
 $L_22:
+	.loc 14 231 10
 	not.pred %p172, %p32;
+	.loc 14 232 3
 	sub.u64 %rd173, %rd151, 4;
 	mov.pred %p154, %p172;
 	mov.b64 %rd155, %rd173;
 $L_23:
+	.loc 14 234 10
 	mul.rn.f64 %fd174, %fd152, %fd152;
+	.loc 14 235 7
 	setp.eq.u64 %p175, %rd155, 1;
 	@!%p175 bra $L_29;
 $L_24:
+	.loc 14 236 16
 	mul.rn.f64 %fd176, %fd174, 0d3FE0000000000000;
 	sub.rn.f64 %fd177, 0d3FF0000000000000, %fd176;
 	mul.rn.f64 %fd178, %fd174, %fd174;
@@ -8254,18 +8886,22 @@ $L_24:
 $L_25:
 	@!%p154 bra $L_28;
 $L_26:
+	.loc 14 241 7
 	neg.f64 %fd233, %fd204;
 	mov.f64 %fd205, %fd233;
 $L_27:
 	mov.f64 %fd16, %fd205;
 	bra.uni $L_6;
 $L_28:
+	.loc 14 236 20
 	mov.f64 %fd205, %fd204;
 	bra.uni $L_27;
 $L_29:
+	.loc 14 235 17
 	setp.eq.u64 %p232, %rd155, 2;
 	@%p232 bra $L_24;
 $L_30:
+	.loc 14 238 12
 	mul.rn.f64 %fd206, %fd152, %fd174;
 	mul.rn.f64 %fd210, %fd174, 0d3DE5D8FD1FD19CCD;
 	add.rn.f64 %fd213, %fd210, 0dBE5AE5E5A9291F5D;
@@ -8282,18 +8918,24 @@ $L_30:
 	mov.f64 %fd204, %fd231;
 	bra.uni $L_25;
 $L_31:
+	.loc 14 230 7
 	mov.pred %p154, %p32;
 	mov.b64 %rd155, %rd151;
 	bra.uni $L_23;
 $L_32:
+	.loc 13 38 19
 	mov.b64 %rd38, %fd31;
+	.loc 13 39 15
 	shr.u64 %rd39, %rd38, 52;
 	and.b64 %rd40, %rd39, 2047;
 	mov.b64 %rd41, %rd40;
 	sub.s64 %rd42, %rd41, 1023;
 	sub.s64 %rd43, %rd42, 52;
+	.loc 13 40 2
 	and.b64 %rd44, %rd38, 9227875636482146303U;
+	.loc 13 41 2
 	or.b64 %rd45, %rd44, 4503599627370496;
+	.loc 13 45 29
 	add.s64 %rd46, %rd43, 61;
 	mov.b64 %rd47, %rd46;
 	shr.u64 %rd235, %rd47, 6;
@@ -8303,6 +8945,7 @@ $L_32:
 	mul.lo.u64 %rd237, %rd236, 64;
 	sub.u64 %rd238, %rd50, %rd237;
 	mov.b64 %rd51, %rd238;
+	.loc 13 46 13
 	mov.b64 %rd54, %rd48;
 	mad.lo.s64 %rd52, %rd54, 8, %rd53;
 	ld.global.u64 %rd55, [%rd52];
@@ -8318,6 +8961,7 @@ $L_32:
 	cvt.u32.u64 %rt6, %rdt2;
 	shr.u64 %rd62, %rd60, %rt6;
 	or.b64 %rd63, %rd56, %rd62;
+	.loc 13 47 13
 	mov.b64 %rd67, %rd60;
 	min.u64 %rdt3, %rd51, 64;
 	cvt.u32.u64 %rt7, %rdt3;
@@ -8331,6 +8975,7 @@ $L_32:
 	cvt.u32.u64 %rt8, %rdt4;
 	shr.u64 %rd74, %rd72, %rt8;
 	or.b64 %rd75, %rd68, %rd74;
+	.loc 13 48 13
 	mov.b64 %rd79, %rd72;
 	min.u64 %rdt5, %rd51, 64;
 	cvt.u32.u64 %rt9, %rdt5;
@@ -8344,16 +8989,21 @@ $L_32:
 	cvt.u32.u64 %rt10, %rdt6;
 	shr.u64 %rd86, %rd84, %rt10;
 	or.b64 %rd87, %rd80, %rd86;
+	.loc 13 50 23
 	mul.hi.u64 %rd88, %rd87, %rd45;
 	mov.b64 %rd90, %rd88;
+	.loc 13 51 26
 	mul.hi.u64 %rd92, %rd75, %rd45;
 	mul.lo.u64 %rd93, %rd75, %rd45;
 	mov.b64 %rd94, %rd92;
 	mov.b64 %rd95, %rd93;
+	.loc 13 52 13
 	mul.lo.u64 %rd96, %rd63, %rd45;
 $L_33:
+	.loc 5 387 10
 	add.u64 %rd100, %rd95, %rd90;
 	mov.b64 %rd101, %rd100;
+	.loc 5 391 17
 	and.b64 %rd102, %rd95, %rd90;
 	or.b64 %rd103, %rd95, %rd90;
 	not.b64 %rdt7, %rd101;
@@ -8366,23 +9016,30 @@ $L_34:
 	mov.b64 %rd107, %rd97;
 	mov.b64 %rd108, %rd98;
 $L_35:
+	.loc 5 387 10
 	add.u64 %rd111, %rd96, %rd94;
 	add.u64 %rd112, %rd111, %rd108;
+	.loc 5 391 42
 	mov.b64 %rd109, %rd112;
 $L_36:
 	mov.b64 %rd118, %rd109;
+	.loc 13 56 9
 	shr.u64 %rd120, %rd118, 61;
+	.loc 13 58 9
 	shl.b64 %rd121, %rd118, 3;
 	shr.u64 %rd122, %rd107, 61;
 	or.b64 %rd123, %rd121, %rd122;
+	.loc 13 59 32
 	clz.b64 %rt11, %rd123;
 	cvt.u64.u32 %rd125, %rt11;
 	mov.b64 %rd126, %rd125;
 	mov.b64 %rd124, %rd126;
 	mov.b64 %rd127, %rd124;
+	.loc 13 60 25
 	add.u64 %rd128, %rd127, 1;
 	sub.u64 %rd129, 1023, %rd128;
 	mov.b64 %rd130, %rd129;
+	.loc 13 62 18
 	mov.b64 %rd131, %rd128;
 	min.u64 %rdt8, %rd131, 64;
 	cvt.u32.u64 %rt12, %rdt8;
@@ -8393,42 +9050,58 @@ $L_36:
 	cvt.u32.u64 %rt13, %rdt9;
 	shr.u64 %rd135, %rd107, %rt13;
 	or.b64 %rd136, %rd132, %rd135;
+	.loc 13 63 2
 	shr.u64 %rd137, %rd136, 12;
+	.loc 13 65 10
 	shl.b64 %rd138, %rd130, 52;
 	or.b64 %rd139, %rd137, %rd138;
+	.loc 13 66 21
 	mov.b64 %fd140, %rd139;
+	.loc 13 68 6
 	and.b64 %rd141, %rd120, 1;
 	setp.eq.u64 %p142, %rd141, 1;
 	@!%p142 bra $L_39;
 $L_37:
+	.loc 13 69 3
 	add.u64 %rd145, %rd120, 1;
+	.loc 13 70 3
 	and.b64 %rd146, %rd145, 7;
+	.loc 13 71 3
 	sub.rn.f64 %fd147, %fd140, 0d3FF0000000000000;
 	mov.b64 %rd143, %rd146;
 	mov.f64 %fd144, %fd147;
 $L_38:
+	.loc 13 74 14
 	mul.rn.f64 %fd148, %fd144, 0d3FE921FB54442D18;
 	mov.b64 %rd35, %rd143;
 	mov.f64 %fd36, %fd148;
 	bra.uni $L_20;
 $L_39:
+	.loc 13 68 9
 	mov.b64 %rd143, %rd120;
 	mov.f64 %fd144, %fd140;
 	bra.uni $L_38;
 $L_40:
+	.loc 14 218 16
 	mul.rn.f64 %fd156, %fd31, 0d3FF45F306DC9C883;
 	cvt.rzi.u64.f64 %rd157, %fd156;
+	.loc 14 219 14
 	cvt.rn.f64.u64 %fd158, %rd157;
+	.loc 14 222 7
 	and.b64 %rd159, %rd157, 1;
 	setp.eq.u64 %p160, %rd159, 1;
 	@!%p160 bra $L_43;
 $L_41:
+	.loc 14 223 4
 	add.u64 %rd163, %rd157, 1;
+	.loc 14 224 4
 	add.rn.f64 %fd164, %fd158, 0d3FF0000000000000;
 	mov.b64 %rd161, %rd163;
 	mov.f64 %fd162, %fd164;
 $L_42:
+	.loc 14 226 3
 	and.b64 %rd165, %rd161, 7;
+	.loc 14 227 14
 	mul.rn.f64 %fd166, %fd162, 0d3FE921FB40000000;
 	sub.rn.f64 %fd167, %fd31, %fd166;
 	mul.rn.f64 %fd168, %fd162, 0d3E64442D00000000;
@@ -8439,10 +9112,12 @@ $L_42:
 	mov.f64 %fd152, %fd171;
 	bra.uni $L_21;
 $L_43:
+	.loc 14 222 10
 	mov.b64 %rd161, %rd157;
 	mov.f64 %fd162, %fd158;
 	bra.uni $L_42;
 $L_44:
+	.loc 14 208 7
 	mov.f64 %fd31, %fd14;
 	mov.pred %p32, 0;
 	bra.uni $L_17;
@@ -8470,14 +9145,18 @@ $Lexit:
 	.reg .f64 %fd<233>;
 
 $L_0:
+	.loc 3 51 2
 	ld.param.u64 %rd4, [Cos_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Cos_0_param_3];
 	mov.b64 %rd3, %rd5;
+	.loc 3 52 22
 	ld.param.u64 %rd12, [Cos_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	.loc 13 46 13
 	mov.u64 %rd49, qdata_mPi4;
 $L_1:
+	.loc 3 51 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -8497,68 +9176,88 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_43;
 $L_3:
+	.loc 3 52 22
 	mov.b64 %rd238, %rd241;
 	add.s64 %rd11, %rd238, 8;
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
+	.loc 5 39 11
 	setp.neu.f64 %p18, %fd14, %fd14;
 	mov.pred %p17, %p18;
 $L_5:
 	@!%p17 bra $L_10;
 $L_6:
+	.loc 5 31 44
 	mov.f64 %fd16, 0d7FF8000000000001;
 $L_7:
+	.loc 14 173 7
 	mov.f64 %fd15, %fd16;
 $L_8:
+	.loc 3 52 6
 	mov.b64 %rd239, %rd243;
 	add.s64 %rd233, %rd239, 8;
 	st.global.f64 [%rd233], %fd15;
 $L_9:
+	.loc 3 51 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd241, %rd241, %rd242;
 	add.s64 %rd243, %rd243, %rd242;
 	bra.uni $L_2;
 $L_10:
+	.loc 5 52 10
 	and.b64 %fd26, %fd14, 9223372036854775807;
 	mov.f64 %fd27, %fd26;
+	.loc 5 56 11
 	setp.gt.f64 %p28, %fd27, 0d7FEFFFFFFFFFFFFF;
 $L_11:
 	mov.pred %p23, %p28;
 $L_12:
 	@%p23 bra $L_6;
 $L_13:
+	.loc 14 139 9
 	mov.f64 %fd21, %fd26;
+	.loc 14 143 7
 	setp.ge.f64 %p22, %fd21, 0d41C0000000000000;
 	@!%p22 bra $L_39;
 $L_14:
+	.loc 13 33 7
 	setp.lt.f64 %p33, %fd21, 0d3FE921FB54442D18;
 	@!%p33 bra $L_31;
 $L_15:
 	mov.b64 %rd31, 0;
 	mov.f64 %fd32, %fd21;
 $L_16:
+	.loc 13 74 14
 	mov.b64 %rd145, %rd31;
 	mov.f64 %fd146, %fd32;
 	mov.b64 %rd147, %rd145;
 	mov.f64 %fd148, %fd146;
 $L_17:
+	.loc 14 158 7
 	setp.gt.u64 %p149, %rd147, 3;
 	@!%p149 bra $L_30;
 $L_18:
+	.loc 14 159 3
 	sub.u64 %rd168, %rd147, 4;
+	.loc 14 160 10
 	mov.pred %p150, 1;
 	mov.b64 %rd151, %rd168;
 $L_19:
+	.loc 14 162 7
 	setp.gt.u64 %p170, %rd151, 1;
 	@!%p170 bra $L_29;
 $L_20:
+	.loc 14 163 10
 	not.pred %p172, %p150;
 	mov.pred %p171, %p172;
 $L_21:
+	.loc 14 166 10
 	mul.rn.f64 %fd173, %fd148, %fd148;
+	.loc 14 167 7
 	setp.eq.u64 %p174, %rd151, 1;
 	@!%p174 bra $L_27;
 $L_22:
+	.loc 14 168 12
 	mul.rn.f64 %fd175, %fd148, %fd173;
 	mul.rn.f64 %fd179, %fd173, 0d3DE5D8FD1FD19CCD;
 	add.rn.f64 %fd182, %fd179, 0dBE5AE5E5A9291F5D;
@@ -8576,18 +9275,22 @@ $L_22:
 $L_23:
 	@!%p171 bra $L_26;
 $L_24:
+	.loc 14 173 7
 	neg.f64 %fd232, %fd201;
 	mov.f64 %fd202, %fd232;
 $L_25:
 	mov.f64 %fd16, %fd202;
 	bra.uni $L_7;
 $L_26:
+	.loc 14 168 9
 	mov.f64 %fd202, %fd201;
 	bra.uni $L_25;
 $L_27:
+	.loc 14 167 17
 	setp.eq.u64 %p231, %rd151, 2;
 	@%p231 bra $L_22;
 $L_28:
+	.loc 14 170 16
 	mul.rn.f64 %fd203, %fd173, 0d3FE0000000000000;
 	sub.rn.f64 %fd204, 0d3FF0000000000000, %fd203;
 	mul.rn.f64 %fd205, %fd173, %fd173;
@@ -8606,21 +9309,28 @@ $L_28:
 	mov.f64 %fd201, %fd230;
 	bra.uni $L_23;
 $L_29:
+	.loc 14 162 7
 	mov.pred %p171, %p150;
 	bra.uni $L_21;
 $L_30:
+	.loc 14 158 7
 	mov.pred %p150, 0;
 	mov.b64 %rd151, %rd147;
 	bra.uni $L_19;
 $L_31:
+	.loc 13 38 19
 	mov.b64 %rd34, %fd21;
+	.loc 13 39 15
 	shr.u64 %rd35, %rd34, 52;
 	and.b64 %rd36, %rd35, 2047;
 	mov.b64 %rd37, %rd36;
 	sub.s64 %rd38, %rd37, 1023;
 	sub.s64 %rd39, %rd38, 52;
+	.loc 13 40 2
 	and.b64 %rd40, %rd34, 9227875636482146303U;
+	.loc 13 41 2
 	or.b64 %rd41, %rd40, 4503599627370496;
+	.loc 13 45 29
 	add.s64 %rd42, %rd39, 61;
 	mov.b64 %rd43, %rd42;
 	shr.u64 %rd234, %rd43, 6;
@@ -8630,6 +9340,7 @@ $L_31:
 	mul.lo.u64 %rd236, %rd235, 64;
 	sub.u64 %rd237, %rd46, %rd236;
 	mov.b64 %rd47, %rd237;
+	.loc 13 46 13
 	mov.b64 %rd50, %rd44;
 	mad.lo.s64 %rd48, %rd50, 8, %rd49;
 	ld.global.u64 %rd51, [%rd48];
@@ -8645,6 +9356,7 @@ $L_31:
 	cvt.u32.u64 %rt6, %rdt2;
 	shr.u64 %rd58, %rd56, %rt6;
 	or.b64 %rd59, %rd52, %rd58;
+	.loc 13 47 13
 	mov.b64 %rd63, %rd56;
 	min.u64 %rdt3, %rd47, 64;
 	cvt.u32.u64 %rt7, %rdt3;
@@ -8658,6 +9370,7 @@ $L_31:
 	cvt.u32.u64 %rt8, %rdt4;
 	shr.u64 %rd70, %rd68, %rt8;
 	or.b64 %rd71, %rd64, %rd70;
+	.loc 13 48 13
 	mov.b64 %rd75, %rd68;
 	min.u64 %rdt5, %rd47, 64;
 	cvt.u32.u64 %rt9, %rdt5;
@@ -8671,16 +9384,21 @@ $L_31:
 	cvt.u32.u64 %rt10, %rdt6;
 	shr.u64 %rd82, %rd80, %rt10;
 	or.b64 %rd83, %rd76, %rd82;
+	.loc 13 50 23
 	mul.hi.u64 %rd84, %rd83, %rd41;
 	mov.b64 %rd86, %rd84;
+	.loc 13 51 26
 	mul.hi.u64 %rd88, %rd71, %rd41;
 	mul.lo.u64 %rd89, %rd71, %rd41;
 	mov.b64 %rd90, %rd88;
 	mov.b64 %rd91, %rd89;
+	.loc 13 52 13
 	mul.lo.u64 %rd92, %rd59, %rd41;
 $L_32:
+	.loc 5 387 10
 	add.u64 %rd96, %rd91, %rd86;
 	mov.b64 %rd97, %rd96;
+	.loc 5 391 17
 	and.b64 %rd98, %rd91, %rd86;
 	or.b64 %rd99, %rd91, %rd86;
 	not.b64 %rdt7, %rd97;
@@ -8693,23 +9411,30 @@ $L_33:
 	mov.b64 %rd103, %rd93;
 	mov.b64 %rd104, %rd94;
 $L_34:
+	.loc 5 387 10
 	add.u64 %rd107, %rd92, %rd90;
 	add.u64 %rd108, %rd107, %rd104;
+	.loc 5 391 42
 	mov.b64 %rd105, %rd108;
 $L_35:
 	mov.b64 %rd114, %rd105;
+	.loc 13 56 9
 	shr.u64 %rd116, %rd114, 61;
+	.loc 13 58 9
 	shl.b64 %rd117, %rd114, 3;
 	shr.u64 %rd118, %rd103, 61;
 	or.b64 %rd119, %rd117, %rd118;
+	.loc 13 59 32
 	clz.b64 %rt11, %rd119;
 	cvt.u64.u32 %rd121, %rt11;
 	mov.b64 %rd122, %rd121;
 	mov.b64 %rd120, %rd122;
 	mov.b64 %rd123, %rd120;
+	.loc 13 60 25
 	add.u64 %rd124, %rd123, 1;
 	sub.u64 %rd125, 1023, %rd124;
 	mov.b64 %rd126, %rd125;
+	.loc 13 62 18
 	mov.b64 %rd127, %rd124;
 	min.u64 %rdt8, %rd127, 64;
 	cvt.u32.u64 %rt12, %rdt8;
@@ -8720,42 +9445,58 @@ $L_35:
 	cvt.u32.u64 %rt13, %rdt9;
 	shr.u64 %rd131, %rd103, %rt13;
 	or.b64 %rd132, %rd128, %rd131;
+	.loc 13 63 2
 	shr.u64 %rd133, %rd132, 12;
+	.loc 13 65 10
 	shl.b64 %rd134, %rd126, 52;
 	or.b64 %rd135, %rd133, %rd134;
+	.loc 13 66 21
 	mov.b64 %fd136, %rd135;
+	.loc 13 68 6
 	and.b64 %rd137, %rd116, 1;
 	setp.eq.u64 %p138, %rd137, 1;
 	@!%p138 bra $L_38;
 $L_36:
+	.loc 13 69 3
 	add.u64 %rd141, %rd116, 1;
+	.loc 13 70 3
 	and.b64 %rd142, %rd141, 7;
+	.loc 13 71 3
 	sub.rn.f64 %fd143, %fd136, 0d3FF0000000000000;
 	mov.b64 %rd139, %rd142;
 	mov.f64 %fd140, %fd143;
 $L_37:
+	.loc 13 74 14
 	mul.rn.f64 %fd144, %fd140, 0d3FE921FB54442D18;
 	mov.b64 %rd31, %rd139;
 	mov.f64 %fd32, %fd144;
 	bra.uni $L_16;
 $L_38:
+	.loc 13 68 9
 	mov.b64 %rd139, %rd116;
 	mov.f64 %fd140, %fd136;
 	bra.uni $L_37;
 $L_39:
+	.loc 14 146 16
 	mul.rn.f64 %fd152, %fd21, 0d3FF45F306DC9C883;
 	cvt.rzi.u64.f64 %rd153, %fd152;
+	.loc 14 147 14
 	cvt.rn.f64.u64 %fd154, %rd153;
+	.loc 14 150 7
 	and.b64 %rd155, %rd153, 1;
 	setp.eq.u64 %p156, %rd155, 1;
 	@!%p156 bra $L_42;
 $L_40:
+	.loc 14 151 4
 	add.u64 %rd159, %rd153, 1;
+	.loc 14 152 4
 	add.rn.f64 %fd160, %fd154, 0d3FF0000000000000;
 	mov.b64 %rd157, %rd159;
 	mov.f64 %fd158, %fd160;
 $L_41:
+	.loc 14 154 3
 	and.b64 %rd161, %rd157, 7;
+	.loc 14 155 14
 	mul.rn.f64 %fd162, %fd158, 0d3FE921FB40000000;
 	sub.rn.f64 %fd163, %fd21, %fd162;
 	mul.rn.f64 %fd164, %fd158, 0d3E64442D00000000;
@@ -8766,6 +9507,7 @@ $L_41:
 	mov.f64 %fd148, %fd167;
 	bra.uni $L_17;
 $L_42:
+	.loc 14 150 10
 	mov.b64 %rd157, %rd153;
 	mov.f64 %fd158, %fd154;
 	bra.uni $L_41;
@@ -8793,14 +9535,18 @@ $Lexit:
 	.reg .f64 %fd<208>;
 
 $L_0:
+	.loc 3 58 2
 	ld.param.u64 %rd4, [Tan_0_param_2];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Tan_0_param_3];
 	mov.b64 %rd3, %rd5;
+	.loc 3 59 22
 	ld.param.u64 %rd12, [Tan_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	.loc 13 46 13
 	mov.u64 %rd53, qdata_mPi4;
 $L_1:
+	.loc 3 58 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -8820,67 +9566,84 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_44;
 $L_3:
+	.loc 3 59 22
 	mov.b64 %rd213, %rd216;
 	add.s64 %rd11, %rd213, 8;
 	ld.global.f64 %fd14, [%rd11];
 $L_4:
+	.loc 15 98 9
 	setp.eq.f64 %p17, %fd14, 0d0000000000000000;
 	@!%p17 bra $L_9;
 $L_5:
 	mov.f64 %fd16, %fd14;
 $L_6:
+	.loc 15 137 7
 	mov.f64 %fd15, %fd16;
 $L_7:
+	.loc 3 59 6
 	mov.b64 %rd214, %rd218;
 	add.s64 %rd208, %rd214, 8;
 	st.global.f64 [%rd208], %fd15;
 $L_8:
+	.loc 3 58 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd216, %rd216, %rd217;
 	add.s64 %rd218, %rd218, %rd217;
 	bra.uni $L_2;
 $L_9:
+	.loc 5 39 11
 	setp.neu.f64 %p29, %fd14, %fd14;
 	mov.pred %p28, %p29;
 $L_10:
 	@%p28 bra $L_5;
 $L_11:
+	.loc 5 52 10
 	and.b64 %fd23, %fd14, 9223372036854775807;
 	mov.f64 %fd24, %fd23;
+	.loc 5 56 11
 	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
 $L_12:
 	mov.pred %p20, %p25;
 $L_13:
 	@!%p20 bra $L_15;
 $L_14:
+	.loc 5 31 44
 	mov.f64 %fd16, 0d7FF8000000000001;
 	bra.uni $L_6;
 $L_15:
+	.loc 15 106 7
 	setp.lt.f64 %p30, %fd14, 0d0000000000000000;
 	@!%p30 bra $L_43;
 $L_16:
+	.loc 15 107 7
 	neg.f64 %fd33, %fd14;
 	mov.f64 %fd31, %fd33;
 	mov.pred %p32, 1;
 $L_17:
+	.loc 15 112 7
 	setp.ge.f64 %p34, %fd31, 0d41C0000000000000;
 	@!%p34 bra $L_39;
 $L_18:
+	.loc 13 33 7
 	setp.lt.f64 %p37, %fd31, 0d3FE921FB54442D18;
 	@!%p37 bra $L_31;
 $L_19:
 	mov.b64 %rd35, 0;
 	mov.f64 %fd36, %fd31;
 $L_20:
+	.loc 13 74 14
 	mov.b64 %rd149, %rd35;
 	mov.f64 %fd150, %fd36;
 	mov.b64 %rd151, %rd149;
 	mov.f64 %fd152, %fd150;
 $L_21:
+	.loc 15 126 10
 	mul.rn.f64 %fd153, %fd152, %fd152;
+	.loc 15 128 8
 	setp.gt.f64 %p154, %fd153, 0d3D06849B86A12B9B;
 	@!%p154 bra $L_30;
 $L_22:
+	.loc 15 129 28
 	mul.rn.f64 %fd173, %fd153, 0dC0C992D8D24F3F38;
 	add.rn.f64 %fd176, %fd173, 0d413199ECA5FC9DDD;
 	mul.rn.f64 %fd177, %fd176, %fd153;
@@ -8898,38 +9661,48 @@ $L_22:
 	add.rn.f64 %fd200, %fd152, %fd199;
 	mov.f64 %fd201, %fd200;
 $L_23:
+	.loc 15 133 6
 	and.b64 %rd202, %rd151, 2;
 	setp.eq.u64 %p203, %rd202, 2;
 	@!%p203 bra $L_29;
 $L_24:
+	.loc 15 134 10
 	div.rn.f64 %fd205, 0dBFF0000000000000, %fd201;
 	mov.f64 %fd204, %fd205;
 $L_25:
 	@!%p32 bra $L_28;
 $L_26:
+	.loc 15 137 7
 	neg.f64 %fd207, %fd204;
 	mov.f64 %fd206, %fd207;
 $L_27:
 	mov.f64 %fd16, %fd206;
 	bra.uni $L_6;
 $L_28:
+	.loc 15 134 10
 	mov.f64 %fd206, %fd204;
 	bra.uni $L_27;
 $L_29:
+	.loc 15 133 9
 	mov.f64 %fd204, %fd201;
 	bra.uni $L_25;
 $L_30:
 	mov.f64 %fd201, %fd152;
 	bra.uni $L_23;
 $L_31:
+	.loc 13 38 19
 	mov.b64 %rd38, %fd31;
+	.loc 13 39 15
 	shr.u64 %rd39, %rd38, 52;
 	and.b64 %rd40, %rd39, 2047;
 	mov.b64 %rd41, %rd40;
 	sub.s64 %rd42, %rd41, 1023;
 	sub.s64 %rd43, %rd42, 52;
+	.loc 13 40 2
 	and.b64 %rd44, %rd38, 9227875636482146303U;
+	.loc 13 41 2
 	or.b64 %rd45, %rd44, 4503599627370496;
+	.loc 13 45 29
 	add.s64 %rd46, %rd43, 61;
 	mov.b64 %rd47, %rd46;
 	shr.u64 %rd209, %rd47, 6;
@@ -8939,6 +9712,7 @@ $L_31:
 	mul.lo.u64 %rd211, %rd210, 64;
 	sub.u64 %rd212, %rd50, %rd211;
 	mov.b64 %rd51, %rd212;
+	.loc 13 46 13
 	mov.b64 %rd54, %rd48;
 	mad.lo.s64 %rd52, %rd54, 8, %rd53;
 	ld.global.u64 %rd55, [%rd52];
@@ -8954,6 +9728,7 @@ $L_31:
 	cvt.u32.u64 %rt6, %rdt2;
 	shr.u64 %rd62, %rd60, %rt6;
 	or.b64 %rd63, %rd56, %rd62;
+	.loc 13 47 13
 	mov.b64 %rd67, %rd60;
 	min.u64 %rdt3, %rd51, 64;
 	cvt.u32.u64 %rt7, %rdt3;
@@ -8967,6 +9742,7 @@ $L_31:
 	cvt.u32.u64 %rt8, %rdt4;
 	shr.u64 %rd74, %rd72, %rt8;
 	or.b64 %rd75, %rd68, %rd74;
+	.loc 13 48 13
 	mov.b64 %rd79, %rd72;
 	min.u64 %rdt5, %rd51, 64;
 	cvt.u32.u64 %rt9, %rdt5;
@@ -8980,16 +9756,21 @@ $L_31:
 	cvt.u32.u64 %rt10, %rdt6;
 	shr.u64 %rd86, %rd84, %rt10;
 	or.b64 %rd87, %rd80, %rd86;
+	.loc 13 50 23
 	mul.hi.u64 %rd88, %rd87, %rd45;
 	mov.b64 %rd90, %rd88;
+	.loc 13 51 26
 	mul.hi.u64 %rd92, %rd75, %rd45;
 	mul.lo.u64 %rd93, %rd75, %rd45;
 	mov.b64 %rd94, %rd92;
 	mov.b64 %rd95, %rd93;
+	.loc 13 52 13
 	mul.lo.u64 %rd96, %rd63, %rd45;
 $L_32:
+	.loc 5 387 10
 	add.u64 %rd100, %rd95, %rd90;
 	mov.b64 %rd101, %rd100;
+	.loc 5 391 17
 	and.b64 %rd102, %rd95, %rd90;
 	or.b64 %rd103, %rd95, %rd90;
 	not.b64 %rdt7, %rd101;
@@ -9002,23 +9783,30 @@ $L_33:
 	mov.b64 %rd107, %rd97;
 	mov.b64 %rd108, %rd98;
 $L_34:
+	.loc 5 387 10
 	add.u64 %rd111, %rd96, %rd94;
 	add.u64 %rd112, %rd111, %rd108;
+	.loc 5 391 42
 	mov.b64 %rd109, %rd112;
 $L_35:
 	mov.b64 %rd118, %rd109;
+	.loc 13 56 9
 	shr.u64 %rd120, %rd118, 61;
+	.loc 13 58 9
 	shl.b64 %rd121, %rd118, 3;
 	shr.u64 %rd122, %rd107, 61;
 	or.b64 %rd123, %rd121, %rd122;
+	.loc 13 59 32
 	clz.b64 %rt11, %rd123;
 	cvt.u64.u32 %rd125, %rt11;
 	mov.b64 %rd126, %rd125;
 	mov.b64 %rd124, %rd126;
 	mov.b64 %rd127, %rd124;
+	.loc 13 60 25
 	add.u64 %rd128, %rd127, 1;
 	sub.u64 %rd129, 1023, %rd128;
 	mov.b64 %rd130, %rd129;
+	.loc 13 62 18
 	mov.b64 %rd131, %rd128;
 	min.u64 %rdt8, %rd131, 64;
 	cvt.u32.u64 %rt12, %rdt8;
@@ -9029,41 +9817,56 @@ $L_35:
 	cvt.u32.u64 %rt13, %rdt9;
 	shr.u64 %rd135, %rd107, %rt13;
 	or.b64 %rd136, %rd132, %rd135;
+	.loc 13 63 2
 	shr.u64 %rd137, %rd136, 12;
+	.loc 13 65 10
 	shl.b64 %rd138, %rd130, 52;
 	or.b64 %rd139, %rd137, %rd138;
+	.loc 13 66 21
 	mov.b64 %fd140, %rd139;
+	.loc 13 68 6
 	and.b64 %rd141, %rd120, 1;
 	setp.eq.u64 %p142, %rd141, 1;
 	@!%p142 bra $L_38;
 $L_36:
+	.loc 13 69 3
 	add.u64 %rd145, %rd120, 1;
+	.loc 13 70 3
 	and.b64 %rd146, %rd145, 7;
+	.loc 13 71 3
 	sub.rn.f64 %fd147, %fd140, 0d3FF0000000000000;
 	mov.b64 %rd143, %rd146;
 	mov.f64 %fd144, %fd147;
 $L_37:
+	.loc 13 74 14
 	mul.rn.f64 %fd148, %fd144, 0d3FE921FB54442D18;
 	mov.b64 %rd35, %rd143;
 	mov.f64 %fd36, %fd148;
 	bra.uni $L_20;
 $L_38:
+	.loc 13 68 9
 	mov.b64 %rd143, %rd120;
 	mov.f64 %fd144, %fd140;
 	bra.uni $L_37;
 $L_39:
+	.loc 15 115 16
 	mul.rn.f64 %fd155, %fd31, 0d3FF45F306DC9C883;
 	cvt.rzi.u64.f64 %rd156, %fd155;
+	.loc 15 116 14
 	cvt.rn.f64.u64 %fd157, %rd156;
+	.loc 15 119 7
 	and.b64 %rd158, %rd156, 1;
 	setp.eq.u64 %p159, %rd158, 1;
 	@!%p159 bra $L_42;
 $L_40:
+	.loc 15 120 4
 	add.u64 %rd162, %rd156, 1;
+	.loc 15 121 4
 	add.rn.f64 %fd163, %fd157, 0d3FF0000000000000;
 	mov.b64 %rd160, %rd162;
 	mov.f64 %fd161, %fd163;
 $L_41:
+	.loc 15 124 14
 	mul.rn.f64 %fd164, %fd161, 0d3FE921FB40000000;
 	sub.rn.f64 %fd165, %fd31, %fd164;
 	mul.rn.f64 %fd166, %fd161, 0d3E64442D00000000;
@@ -9074,10 +9877,12 @@ $L_41:
 	mov.f64 %fd152, %fd169;
 	bra.uni $L_21;
 $L_42:
+	.loc 15 119 10
 	mov.b64 %rd160, %rd156;
 	mov.f64 %fd161, %fd157;
 	bra.uni $L_41;
 $L_43:
+	.loc 15 106 7
 	mov.f64 %fd31, %fd14;
 	mov.pred %p32, 0;
 	bra.uni $L_17;
@@ -9107,15 +9912,18 @@ $Lexit:
 	.reg .f64 %fd<309>;
 
 $L_0:
+	.loc 3 65 2
 	ld.param.u64 %rd4, [Atan2_0_param_4];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Atan2_0_param_5];
 	mov.b64 %rd3, %rd5;
+	.loc 3 66 24
 	ld.param.u64 %rd12, [Atan2_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
 	ld.param.u64 %rd16, [Atan2_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
 $L_1:
+	.loc 3 65 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -9136,44 +9944,55 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_81;
 $L_3:
+	.loc 3 66 24
 	mov.b64 %rd310, %rd314;
 	add.s64 %rd11, %rd310, 8;
 	ld.global.f64 %fd14, [%rd11];
 	mov.b64 %rd311, %rd316;
 	add.s64 %rd15, %rd311, 8;
 	ld.global.f64 %fd18, [%rd15];
+	.loc 16 70 7
 	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
 $L_4:
+	.loc 5 39 11
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
 $L_5:
 	@!%p21 bra $L_10;
 $L_6:
+	.loc 5 31 44
 	mov.f64 %fd20, 0d7FF8000000000001;
 $L_7:
+	.loc 16 74 12
 	mov.f64 %fd19, %fd20;
 $L_8:
+	.loc 3 66 6
 	mov.b64 %rd312, %rd317;
 	add.s64 %rd309, %rd312, 8;
 	st.global.f64 [%rd309], %fd19;
 $L_9:
+	.loc 3 65 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd314, %rd314, %rd315;
 	add.s64 %rd316, %rd316, %rd315;
 	add.s64 %rd317, %rd317, %rd315;
 	bra.uni $L_2;
 $L_10:
+	.loc 5 39 11
 	setp.neu.f64 %p28, %fd18, %fd18;
 	mov.pred %p27, %p28;
 $L_11:
 	@%p27 bra $L_6;
 $L_12:
+	.loc 16 42 9
 	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
 	@!%p26 bra $L_20;
 $L_13:
+	.loc 16 43 8
 	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
 	@!%p25 bra $L_16;
 $L_14:
+	.loc 9 9 26
 	mov.b64 %rd55, %fd18;
 	mov.b64 %rd56, %rd55;
 	setp.lt.s64 %p57, %rd56, 0;
@@ -9181,6 +10000,7 @@ $L_14:
 $L_15:
 	@!%p54 bra $L_18;
 $L_16:
+	.loc 11 11 62
 	mov.b64 %rd50, %fd14;
 	and.b64 %rd51, %rd50, 9223372036854775808U;
 	or.b64 %rd52, %rd51, 4614256656552045848;
@@ -9199,9 +10019,11 @@ $L_19:
 	mov.f64 %fd20, %fd38;
 	bra.uni $L_7;
 $L_20:
+	.loc 16 47 9
 	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
 	@!%p37 bra $L_23;
 $L_21:
+	.loc 11 11 62
 	mov.b64 %rd33, %fd14;
 	and.b64 %rd34, %rd33, 9223372036854775808U;
 	or.b64 %rd35, %rd34, 4609753056924675352;
@@ -9211,29 +10033,36 @@ $L_22:
 	mov.f64 %fd20, %fd29;
 	bra.uni $L_7;
 $L_23:
+	.loc 5 52 10
 	and.b64 %fd69, %fd18, 9223372036854775807;
 	mov.f64 %fd70, %fd69;
+	.loc 5 56 11
 	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
 $L_24:
 	mov.pred %p66, %p71;
 $L_25:
 	@!%p66 bra $L_43;
 $L_26:
+	.loc 5 53 17
 	mov.f64 %fd62, %fd18;
+	.loc 5 56 11
 	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
 $L_27:
 	mov.pred %p58, %p63;
 $L_28:
 	@!%p58 bra $L_36;
 $L_29:
+	.loc 5 52 10
 	and.b64 %fd93, %fd14, 9223372036854775807;
 	mov.f64 %fd94, %fd93;
+	.loc 5 56 11
 	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
 $L_30:
 	mov.pred %p90, %p95;
 $L_31:
 	@!%p90 bra $L_34;
 $L_32:
+	.loc 11 11 62
 	mov.b64 %rd110, %fd14;
 	and.b64 %rd111, %rd110, 9223372036854775808U;
 	or.b64 %rd112, %rd111, 4605249457297304856;
@@ -9252,14 +10081,17 @@ $L_35:
 	mov.f64 %fd20, %fd114;
 	bra.uni $L_7;
 $L_36:
+	.loc 5 52 10
 	and.b64 %fd101, %fd14, 9223372036854775807;
 	mov.f64 %fd102, %fd101;
+	.loc 5 56 11
 	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
 $L_37:
 	mov.pred %p98, %p103;
 $L_38:
 	@!%p98 bra $L_41;
 $L_39:
+	.loc 11 11 62
 	mov.b64 %rd126, %fd14;
 	and.b64 %rd127, %rd126, 9223372036854775808U;
 	or.b64 %rd128, %rd127, 4612488097114038738;
@@ -9278,14 +10110,17 @@ $L_42:
 	mov.f64 %fd20, %fd130;
 	bra.uni $L_7;
 $L_43:
+	.loc 5 52 10
 	and.b64 %fd85, %fd14, 9223372036854775807;
 	mov.f64 %fd86, %fd85;
+	.loc 5 56 11
 	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
 $L_44:
 	mov.pred %p82, %p87;
 $L_45:
 	@!%p82 bra $L_48;
 $L_46:
+	.loc 11 11 62
 	mov.b64 %rd78, %fd14;
 	and.b64 %rd79, %rd78, 9223372036854775808U;
 	or.b64 %rd80, %rd79, 4609753056924675352;
@@ -9295,38 +10130,49 @@ $L_47:
 	mov.f64 %fd20, %fd74;
 	bra.uni $L_7;
 $L_48:
+	.loc 16 69 14
 	div.rn.f64 %fd138, %fd14, %fd18;
 $L_49:
+	.loc 17 104 7
 	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
 	@!%p141 bra $L_57;
 $L_50:
 	mov.f64 %fd140, %fd138;
 $L_51:
+	.loc 17 110 9
 	mov.f64 %fd139, %fd140;
 $L_52:
 	@!%p305 bra $L_56;
 $L_53:
+	.loc 16 71 8
 	setp.le.f64 %p306, %fd139, 0d0000000000000000;
 	@!%p306 bra $L_55;
 $L_54:
+	.loc 16 72 13
 	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd307;
 	bra.uni $L_7;
 $L_55:
+	.loc 16 74 12
 	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd308;
 	bra.uni $L_7;
 $L_56:
+	.loc 16 71 8
 	mov.f64 %fd20, %fd139;
 	bra.uni $L_7;
 $L_57:
+	.loc 17 107 7
 	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
 	@!%p142 bra $L_69;
 $L_58:
+	.loc 17 81 7
 	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
 	@!%p144 bra $L_62;
 $L_59:
+	.loc 17 68 9
 	mul.rn.f64 %fd146, %fd138, %fd138;
+	.loc 17 69 16
 	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
 	mul.rn.f64 %fd149, %fd148, %fd146;
@@ -9346,21 +10192,27 @@ $L_59:
 	mul.rn.f64 %fd163, %fd162, %fd146;
 	add.rn.f64 %fd164, %fd163, 0d4068519EFBBD62EC;
 	div.rn.f64 %fd165, %fd155, %fd164;
+	.loc 17 70 7
 	mul.rn.f64 %fd166, %fd138, %fd165;
 	add.rn.f64 %fd167, %fd166, %fd138;
 	mov.f64 %fd145, %fd167;
 $L_60:
 	mov.f64 %fd143, %fd145;
 $L_61:
+	.loc 17 87 35
 	mov.f64 %fd140, %fd143;
 	bra.uni $L_51;
 $L_62:
+	.loc 17 84 7
 	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
 	@!%p168 bra $L_66;
 $L_63:
+	.loc 17 85 24
 	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
 $L_64:
+	.loc 17 68 9
 	mul.rn.f64 %fd171, %fd169, %fd169;
+	.loc 17 69 16
 	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
 	mul.rn.f64 %fd174, %fd173, %fd171;
@@ -9380,20 +10232,25 @@ $L_64:
 	mul.rn.f64 %fd188, %fd187, %fd171;
 	add.rn.f64 %fd189, %fd188, 0d4068519EFBBD62EC;
 	div.rn.f64 %fd190, %fd180, %fd189;
+	.loc 17 70 7
 	mul.rn.f64 %fd191, %fd169, %fd190;
 	add.rn.f64 %fd192, %fd191, %fd169;
 	mov.f64 %fd170, %fd192;
 $L_65:
+	.loc 17 85 15
 	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
 	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
 	mov.f64 %fd143, %fd194;
 	bra.uni $L_61;
 $L_66:
+	.loc 17 87 24
 	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
 	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
 	div.rn.f64 %fd197, %fd195, %fd196;
 $L_67:
+	.loc 17 68 9
 	mul.rn.f64 %fd199, %fd197, %fd197;
+	.loc 17 69 16
 	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
 	mul.rn.f64 %fd202, %fd201, %fd199;
@@ -9413,21 +10270,27 @@ $L_67:
 	mul.rn.f64 %fd216, %fd215, %fd199;
 	add.rn.f64 %fd217, %fd216, 0d4068519EFBBD62EC;
 	div.rn.f64 %fd218, %fd208, %fd217;
+	.loc 17 70 7
 	mul.rn.f64 %fd219, %fd197, %fd218;
 	add.rn.f64 %fd220, %fd219, %fd197;
 	mov.f64 %fd198, %fd220;
 $L_68:
+	.loc 17 87 14
 	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
 	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
 	mov.f64 %fd143, %fd222;
 	bra.uni $L_61;
 $L_69:
+	.loc 17 110 16
 	neg.f64 %fd223, %fd138;
 $L_70:
+	.loc 17 81 7
 	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
 	@!%p225 bra $L_74;
 $L_71:
+	.loc 17 68 9
 	mul.rn.f64 %fd227, %fd223, %fd223;
+	.loc 17 69 16
 	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
 	mul.rn.f64 %fd230, %fd229, %fd227;
@@ -9447,22 +10310,28 @@ $L_71:
 	mul.rn.f64 %fd244, %fd243, %fd227;
 	add.rn.f64 %fd245, %fd244, 0d4068519EFBBD62EC;
 	div.rn.f64 %fd246, %fd236, %fd245;
+	.loc 17 70 7
 	mul.rn.f64 %fd247, %fd223, %fd246;
 	add.rn.f64 %fd248, %fd247, %fd223;
 	mov.f64 %fd226, %fd248;
 $L_72:
 	mov.f64 %fd224, %fd226;
 $L_73:
+	.loc 17 110 9
 	neg.f64 %fd304, %fd224;
 	mov.f64 %fd140, %fd304;
 	bra.uni $L_51;
 $L_74:
+	.loc 17 84 7
 	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
 	@!%p249 bra $L_78;
 $L_75:
+	.loc 17 85 24
 	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
 $L_76:
+	.loc 17 68 9
 	mul.rn.f64 %fd252, %fd250, %fd250;
+	.loc 17 69 16
 	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
 	mul.rn.f64 %fd255, %fd254, %fd252;
@@ -9482,20 +10351,25 @@ $L_76:
 	mul.rn.f64 %fd269, %fd268, %fd252;
 	add.rn.f64 %fd270, %fd269, 0d4068519EFBBD62EC;
 	div.rn.f64 %fd271, %fd261, %fd270;
+	.loc 17 70 7
 	mul.rn.f64 %fd272, %fd250, %fd271;
 	add.rn.f64 %fd273, %fd272, %fd250;
 	mov.f64 %fd251, %fd273;
 $L_77:
+	.loc 17 85 15
 	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
 	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
 	mov.f64 %fd224, %fd275;
 	bra.uni $L_73;
 $L_78:
+	.loc 17 87 24
 	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
 	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
 	div.rn.f64 %fd278, %fd276, %fd277;
 $L_79:
+	.loc 17 68 9
 	mul.rn.f64 %fd280, %fd278, %fd278;
+	.loc 17 69 16
 	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
 	mul.rn.f64 %fd283, %fd282, %fd280;
@@ -9515,10 +10389,12 @@ $L_79:
 	mul.rn.f64 %fd297, %fd296, %fd280;
 	add.rn.f64 %fd298, %fd297, 0d4068519EFBBD62EC;
 	div.rn.f64 %fd299, %fd289, %fd298;
+	.loc 17 70 7
 	mul.rn.f64 %fd300, %fd278, %fd299;
 	add.rn.f64 %fd301, %fd300, %fd278;
 	mov.f64 %fd279, %fd301;
 $L_80:
+	.loc 17 87 14
 	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
 	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
 	mov.f64 %fd224, %fd303;
@@ -9550,13 +10426,16 @@ $Lexit:
 	.reg .f32 %f<88>;
 
 $L_0:
+	.loc 18 9 2
 	ld.param.u64 %rd5, [Sum_0_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [Sum_0_param_1];
 	mov.b64 %rd4, %rd6;
+	.loc 18 10 3
 	ld.param.u64 %rd61, [Sum_0_param_4];
 	cvta.to.global.u64 %rd61, %rd61;
 $L_1:
+	.loc 18 9 2
 	mov.f32 %f0, 0f80000000;
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9586,13 +10465,16 @@ $L_5:
 	add.s64 %rd16, %rd15, 1;
 	setp.lt.s64 %p17, %rd16, %rd4;
 $L_6:
+	.loc 18 10 11
 	mad.lo.s64 %rd18, %rd16, 4, %rd5;
 	ld.global.f32 %f19, [%rd18];
 	add.rn.f32 %f20, %f0, %f19;
 	mov.f32 %f0, %f20;
 $L_7:
+	.loc 18 9 2
 	add.s64 %rd3, %rd3, %rd2;
 $L_8:
+	.loc 18 10 3
 	mov.b64 %rd15, %rd3;
 $L_9:
 	add.s64 %rd16, %rd15, 1;
@@ -9833,6 +10715,7 @@ $Lexit:
 	.reg .f32 %f<85>;
 
 $L_0:
+	.loc 18 9 2
 	ld.param.u64 %rd0, [Sum_1_param_4];
 	cvta.to.global.u64 %rd0, %rd0;
 $L_1:
@@ -10064,6 +10947,7 @@ $Lexit:
 	.reg .f32 %f<6>;
 
 $L_0:
+	.loc 18 12 5
 	ld.param.u64 %rd1, [Sum_2_param_2];
 	cvta.to.global.u64 %rd1, %rd1;
 	ld.param.u64 %rd2, [Sum_2_param_3];
@@ -10121,13 +11005,17 @@ $Lexit:
 	.reg .f64 %fd<104>;
 
 $L_0:
+	.loc 19 32 2
 	ld.param.u64 %rd4, [NBodyAoS_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [NBodyAoS_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 19 37 28
 	ld.param.f32 %f100, [NBodyAoS_0_param_3];
+	.loc 19 40 38
 	ld.param.f32 %f190, [NBodyAoS_0_param_2];
 $L_1:
+	.loc 19 32 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -10138,14 +11026,17 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	.loc 19 33 15
 	mov.b64 %rd18, %rd5;
 $L_2:
+	.loc 19 32 2
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_20;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
+	.loc 19 33 11
 	mad.lo.s64 %rd303, %rd8, 28, %rd4;
 	add.s64 %rd11, %rd303, 28;
 	add.s64 %rd12, %rd11, 0;
@@ -10164,6 +11055,7 @@ $L_5:
 	setp.lt.s64 %p24, %rd23, %rd18;
 	@!%p24 bra $L_15;
 $L_6:
+	.loc 19 36 11
 	mov.b64 %rd25, %rd307;
 	add.s64 %rd26, %rd25, 0;
 	ld.global.f32 %f27, [%rd26];
@@ -10172,6 +11064,7 @@ $L_6:
 	add.s64 %rd31, %rd26, 8;
 	ld.global.f32 %f29, [%rd31];
 $L_7:
+	.loc 19 14 7
 	mov.f32 %f258, 0f00000000;
 	mov.f32 %f259, 0f00000000;
 	mov.f32 %f260, 0f00000000;
@@ -10206,6 +11099,7 @@ $L_7:
 	mov.f32 %f33, %f67;
 	mov.f32 %f34, %f68;
 $L_8:
+	.loc 19 16 7
 	mov.f32 %f267, 0f00000000;
 	mov.f32 %f268, 0f00000000;
 	mov.f32 %f269, 0f00000000;
@@ -10231,12 +11125,15 @@ $L_8:
 	add.rn.f32 %f98, %f92, %f97;
 	mov.f32 %f71, %f98;
 $L_9:
+	.loc 19 37 28
 	add.rn.f32 %f99, %f71, %f100;
 $L_10:
+	.loc 19 19 54
 	sqrt.rn.f32 %f104, %f99;
 	div.rn.f32 %f105, 0f3F800000, %f104;
 	mov.f32 %f101, %f105;
 $L_11:
+	.loc 19 38 28
 	mov.b64 %rd106, %rd25;
 	add.s64 %rd107, %rd106, 24;
 	ld.global.f32 %f108, [%rd107];
@@ -10244,6 +11141,7 @@ $L_11:
 	mul.rn.f32 %f110, %f109, %f101;
 	mul.rn.f32 %f111, %f110, %f101;
 $L_12:
+	.loc 19 15 7
 	mov.f32 %f273, 0f00000000;
 	mov.f32 %f274, 0f00000000;
 	mov.f32 %f275, 0f00000000;
@@ -10269,6 +11167,7 @@ $L_12:
 	mov.f32 %f113, %f136;
 	mov.f32 %f114, %f137;
 $L_13:
+	.loc 19 13 7
 	mov.f32 %f279, 0f00000000;
 	mov.f32 %f280, 0f00000000;
 	mov.f32 %f281, 0f00000000;
@@ -10310,6 +11209,7 @@ $L_14:
 	add.s64 %rd307, %rd307, 28;
 	bra.uni $L_5;
 $L_15:
+	.loc 19 40 17
 	mov.b64 %rd180, %rd11;
 	add.s64 %rd181, %rd180, 12;
 	ld.global.f32 %f182, [%rd181];
@@ -10318,6 +11218,7 @@ $L_15:
 	add.s64 %rd186, %rd181, 8;
 	ld.global.f32 %f184, [%rd186];
 $L_16:
+	.loc 19 15 7
 	mov.f32 %f288, 0f00000000;
 	mov.f32 %f289, 0f00000000;
 	mov.f32 %f290, 0f00000000;
@@ -10343,6 +11244,7 @@ $L_16:
 	mov.f32 %f188, %f212;
 	mov.f32 %f189, %f213;
 $L_17:
+	.loc 19 13 7
 	mov.f32 %f294, 0f00000000;
 	mov.f32 %f295, 0f00000000;
 	mov.f32 %f296, 0f00000000;
@@ -10377,6 +11279,7 @@ $L_17:
 	mov.f32 %f217, %f251;
 	mov.f32 %f218, %f252;
 $L_18:
+	.loc 19 40 9
 	mov.b64 %rd255, %rd181;
 	st.global.f32 [%rd255], %f216;
 	mov.b64 %rd256, %rd185;
@@ -10384,6 +11287,7 @@ $L_18:
 	mov.b64 %rd257, %rd186;
 	st.global.f32 [%rd257], %f218;
 $L_19:
+	.loc 19 32 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_20:
@@ -10410,12 +11314,15 @@ $Lexit:
 	.reg .f32 %f<110>;
 
 $L_0:
+	.loc 19 42 2
 	ld.param.u64 %rd4, [NBodyAoS_1_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [NBodyAoS_1_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 19 44 32
 	ld.param.f32 %f27, [NBodyAoS_1_param_2];
 $L_1:
+	.loc 19 42 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -10434,8 +11341,10 @@ $L_2:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_8;
 $L_3:
+	.loc 19 43 11
 	mov.b64 %rd110, %rd112;
 	add.s64 %rd11, %rd110, 28;
+	.loc 19 44 13
 	add.s64 %rd12, %rd11, 0;
 	ld.global.f32 %f13, [%rd12];
 	add.s64 %rd16, %rd12, 4;
@@ -10449,6 +11358,7 @@ $L_3:
 	add.s64 %rd23, %rd18, 8;
 	ld.global.f32 %f21, [%rd23];
 $L_4:
+	.loc 19 15 7
 	mov.f32 %f95, 0f00000000;
 	mov.f32 %f96, 0f00000000;
 	mov.f32 %f97, 0f00000000;
@@ -10474,6 +11384,7 @@ $L_4:
 	mov.f32 %f25, %f49;
 	mov.f32 %f26, %f50;
 $L_5:
+	.loc 19 13 7
 	mov.f32 %f101, 0f00000000;
 	mov.f32 %f102, 0f00000000;
 	mov.f32 %f103, 0f00000000;
@@ -10508,6 +11419,7 @@ $L_5:
 	mov.f32 %f54, %f88;
 	mov.f32 %f55, %f89;
 $L_6:
+	.loc 19 44 5
 	mov.b64 %rd92, %rd12;
 	st.global.f32 [%rd92], %f53;
 	mov.b64 %rd93, %rd16;
@@ -10515,6 +11427,7 @@ $L_6:
 	mov.b64 %rd94, %rd17;
 	st.global.f32 [%rd94], %f55;
 $L_7:
+	.loc 19 42 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd112, %rd112, %rd113;
 	bra.uni $L_2;
@@ -10555,6 +11468,7 @@ $Lexit:
 	.reg .f64 %fd<65>;
 
 $L_0:
+	.loc 19 53 2
 	ld.param.u64 %rd5, [NBodySoA_0_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [NBodySoA_0_param_1];
@@ -10563,35 +11477,49 @@ $L_0:
 	cvta.to.global.u64 %rd8, %rd8;
 	ld.param.u64 %rd9, [NBodySoA_0_param_3];
 	mov.b64 %rd7, %rd9;
+	.loc 19 52 10
 	min.s64 %rd10, %rd4, %rd7;
+	.loc 19 53 2
 	ld.param.u64 %rd12, [NBodySoA_0_param_4];
 	cvta.to.global.u64 %rd12, %rd12;
 	ld.param.u64 %rd13, [NBodySoA_0_param_5];
 	mov.b64 %rd11, %rd13;
+	.loc 19 52 10
 	min.s64 %rd14, %rd10, %rd11;
+	.loc 19 53 2
 	ld.param.u64 %rd16, [NBodySoA_0_param_6];
 	cvta.to.global.u64 %rd16, %rd16;
 	ld.param.u64 %rd17, [NBodySoA_0_param_7];
 	mov.b64 %rd15, %rd17;
+	.loc 19 52 10
 	min.s64 %rd18, %rd14, %rd15;
+	.loc 19 53 2
 	ld.param.u64 %rd20, [NBodySoA_0_param_8];
 	cvta.to.global.u64 %rd20, %rd20;
 	ld.param.u64 %rd21, [NBodySoA_0_param_9];
 	mov.b64 %rd19, %rd21;
+	.loc 19 52 10
 	min.s64 %rd22, %rd18, %rd19;
+	.loc 19 53 2
 	ld.param.u64 %rd24, [NBodySoA_0_param_10];
 	cvta.to.global.u64 %rd24, %rd24;
 	ld.param.u64 %rd25, [NBodySoA_0_param_11];
 	mov.b64 %rd23, %rd25;
+	.loc 19 52 10
 	min.s64 %rd26, %rd22, %rd23;
+	.loc 19 53 2
 	ld.param.u64 %rd28, [NBodySoA_0_param_12];
 	cvta.to.global.u64 %rd28, %rd28;
 	ld.param.u64 %rd29, [NBodySoA_0_param_13];
 	mov.b64 %rd27, %rd29;
+	.loc 19 52 10
 	min.s64 %rd3, %rd26, %rd27;
+	.loc 19 58 41
 	ld.param.f32 %f61, [NBodySoA_0_param_15];
+	.loc 19 62 33
 	ld.param.f32 %f83, [NBodySoA_0_param_14];
 $L_1:
+	.loc 19 53 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -10602,13 +11530,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	.loc 19 54 30
 	setp.gt.s64 %p38, %rd3, 0;
 $L_2:
+	.loc 19 53 2
 	setp.lt.s64 %p30, %rd2, %rd3;
 	@!%p30 bra $L_32;
 $L_3:
 	mov.b64 %rd31, %rd2;
 $L_4:
+	.loc 19 54 18
 	mad.lo.s64 %rd32, %rd31, 4, %rd5;
 	ld.global.f32 %f33, [%rd32];
 	mad.lo.s64 %rd34, %rd31, 4, %rd8;
@@ -10632,6 +11563,7 @@ $L_7:
 	setp.lt.s64 %p104, %rd42, %rd103;
 	@!%p104 bra $L_24;
 $L_8:
+	.loc 19 57 19
 	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
@@ -10641,6 +11573,7 @@ $L_8:
 	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
+	.loc 19 58 21
 	mul.rn.f32 %f55, %f48, %f48;
 	mul.rn.f32 %f56, %f51, %f51;
 	add.rn.f32 %f57, %f55, %f56;
@@ -10648,15 +11581,18 @@ $L_8:
 	add.rn.f32 %f59, %f57, %f58;
 	add.rn.f32 %f60, %f59, %f61;
 $L_9:
+	.loc 19 19 54
 	sqrt.rn.f32 %f65, %f60;
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_10:
+	.loc 19 59 10
 	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
 	mul.rn.f32 %f71, %f70, %f62;
+	.loc 19 60 22
 	mul.rn.f32 %f72, %f48, %f71;
 	add.rn.f32 %f73, %f39, %f72;
 	mul.rn.f32 %f74, %f51, %f71;
@@ -10675,6 +11611,7 @@ $L_11:
 	add.s64 %rd100, %rd100, 4;
 	add.s64 %rd101, %rd101, 4;
 $L_12:
+	.loc 19 57 19
 	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
@@ -10684,6 +11621,7 @@ $L_12:
 	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
+	.loc 19 58 21
 	mul.rn.f32 %f55, %f48, %f48;
 	mul.rn.f32 %f56, %f51, %f51;
 	add.rn.f32 %f57, %f55, %f56;
@@ -10691,15 +11629,18 @@ $L_12:
 	add.rn.f32 %f59, %f57, %f58;
 	add.rn.f32 %f60, %f59, %f61;
 $L_13:
+	.loc 19 19 54
 	sqrt.rn.f32 %f65, %f60;
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_14:
+	.loc 19 59 10
 	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
 	mul.rn.f32 %f71, %f70, %f62;
+	.loc 19 60 22
 	mul.rn.f32 %f72, %f48, %f71;
 	add.rn.f32 %f73, %f39, %f72;
 	mul.rn.f32 %f74, %f51, %f71;
@@ -10718,6 +11659,7 @@ $L_15:
 	add.s64 %rd100, %rd100, 4;
 	add.s64 %rd101, %rd101, 4;
 $L_16:
+	.loc 19 57 19
 	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
@@ -10727,6 +11669,7 @@ $L_16:
 	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
+	.loc 19 58 21
 	mul.rn.f32 %f55, %f48, %f48;
 	mul.rn.f32 %f56, %f51, %f51;
 	add.rn.f32 %f57, %f55, %f56;
@@ -10734,15 +11677,18 @@ $L_16:
 	add.rn.f32 %f59, %f57, %f58;
 	add.rn.f32 %f60, %f59, %f61;
 $L_17:
+	.loc 19 19 54
 	sqrt.rn.f32 %f65, %f60;
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_18:
+	.loc 19 59 10
 	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
 	mul.rn.f32 %f71, %f70, %f62;
+	.loc 19 60 22
 	mul.rn.f32 %f72, %f48, %f71;
 	add.rn.f32 %f73, %f39, %f72;
 	mul.rn.f32 %f74, %f51, %f71;
@@ -10761,6 +11707,7 @@ $L_19:
 	add.s64 %rd100, %rd100, 4;
 	add.s64 %rd101, %rd101, 4;
 $L_20:
+	.loc 19 57 19
 	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
@@ -10770,6 +11717,7 @@ $L_20:
 	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
+	.loc 19 58 21
 	mul.rn.f32 %f55, %f48, %f48;
 	mul.rn.f32 %f56, %f51, %f51;
 	add.rn.f32 %f57, %f55, %f56;
@@ -10777,15 +11725,18 @@ $L_20:
 	add.rn.f32 %f59, %f57, %f58;
 	add.rn.f32 %f60, %f59, %f61;
 $L_21:
+	.loc 19 19 54
 	sqrt.rn.f32 %f65, %f60;
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_22:
+	.loc 19 59 10
 	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
 	mul.rn.f32 %f71, %f70, %f62;
+	.loc 19 60 22
 	mul.rn.f32 %f72, %f48, %f71;
 	add.rn.f32 %f73, %f39, %f72;
 	mul.rn.f32 %f74, %f51, %f71;
@@ -10805,6 +11756,7 @@ $L_23:
 	add.s64 %rd101, %rd101, 4;
 	bra.uni $L_7;
 $L_24:
+	.loc 19 57 19
 	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
@@ -10814,6 +11766,7 @@ $L_24:
 	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
+	.loc 19 58 21
 	mul.rn.f32 %f55, %f48, %f48;
 	mul.rn.f32 %f56, %f51, %f51;
 	add.rn.f32 %f57, %f55, %f56;
@@ -10821,15 +11774,18 @@ $L_24:
 	add.rn.f32 %f59, %f57, %f58;
 	add.rn.f32 %f60, %f59, %f61;
 $L_25:
+	.loc 19 19 54
 	sqrt.rn.f32 %f65, %f60;
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_26:
+	.loc 19 59 10
 	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
 	mul.rn.f32 %f71, %f70, %f62;
+	.loc 19 60 22
 	mul.rn.f32 %f72, %f48, %f71;
 	add.rn.f32 %f73, %f39, %f72;
 	mul.rn.f32 %f74, %f51, %f71;
@@ -10854,6 +11810,7 @@ $L_28:
 	mov.f32 %f44, %f75;
 	mov.f32 %f45, %f77;
 $L_29:
+	.loc 19 62 27
 	mad.lo.s64 %rd80, %rd31, 4, %rd16;
 	ld.global.f32 %f81, [%rd80];
 	mul.rn.f32 %f82, %f43, %f83;
@@ -10873,9 +11830,11 @@ $L_29:
 	mov.b64 %rd95, %rd89;
 	st.global.f32 [%rd95], %f92;
 $L_30:
+	.loc 19 53 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_31:
+	.loc 19 54 30
 	mov.f32 %f43, 0f00000000;
 	mov.f32 %f44, 0f00000000;
 	mov.f32 %f45, 0f00000000;
@@ -10917,6 +11876,7 @@ $Lexit:
 	.reg .f32 %f<161>;
 
 $L_0:
+	.loc 19 64 2
 	ld.param.u64 %rd5, [NBodySoA_1_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [NBodySoA_1_param_1];
@@ -10925,32 +11885,45 @@ $L_0:
 	cvta.to.global.u64 %rd8, %rd8;
 	ld.param.u64 %rd9, [NBodySoA_1_param_3];
 	mov.b64 %rd7, %rd9;
+	.loc 19 52 10
 	min.s64 %rd10, %rd4, %rd7;
+	.loc 19 64 2
 	ld.param.u64 %rd12, [NBodySoA_1_param_4];
 	cvta.to.global.u64 %rd12, %rd12;
 	ld.param.u64 %rd13, [NBodySoA_1_param_5];
 	mov.b64 %rd11, %rd13;
+	.loc 19 52 10
 	min.s64 %rd14, %rd10, %rd11;
+	.loc 19 64 2
 	ld.param.u64 %rd16, [NBodySoA_1_param_6];
 	cvta.to.global.u64 %rd16, %rd16;
 	ld.param.u64 %rd17, [NBodySoA_1_param_7];
 	mov.b64 %rd15, %rd17;
+	.loc 19 52 10
 	min.s64 %rd18, %rd14, %rd15;
+	.loc 19 64 2
 	ld.param.u64 %rd20, [NBodySoA_1_param_8];
 	cvta.to.global.u64 %rd20, %rd20;
 	ld.param.u64 %rd21, [NBodySoA_1_param_9];
 	mov.b64 %rd19, %rd21;
+	.loc 19 52 10
 	min.s64 %rd22, %rd18, %rd19;
+	.loc 19 64 2
 	ld.param.u64 %rd24, [NBodySoA_1_param_10];
 	cvta.to.global.u64 %rd24, %rd24;
 	ld.param.u64 %rd25, [NBodySoA_1_param_11];
 	mov.b64 %rd23, %rd25;
+	.loc 19 52 10
 	min.s64 %rd26, %rd22, %rd23;
+	.loc 19 64 2
 	ld.param.u64 %rd29, [NBodySoA_1_param_13];
 	mov.b64 %rd27, %rd29;
+	.loc 19 52 10
 	min.s64 %rd3, %rd26, %rd27;
+	.loc 19 65 32
 	ld.param.f32 %f37, [NBodySoA_1_param_14];
 $L_1:
+	.loc 19 64 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -10965,6 +11938,7 @@ $L_1:
 	mul.lo.s64 %rd167, %rd1, 4;
 	mov.b64 %rd60, %rd3;
 	mov.b64 %rd62, %rd56;
+	.loc 19 65 23
 	mov.b64 %rd169, %rd167;
 	mov.b64 %rd172, %rd167;
 	mov.b64 %rd175, %rd167;
@@ -10984,6 +11958,7 @@ $L_1:
 	mov.b64 %rd235, %rd223;
 	mov.b64 %rd238, %rd223;
 	mov.b64 %rd257, %rd2;
+	.loc 19 64 2
 	mov.b64 %rd258, %rd257;
 	mad.lo.s64 %rd259, %rd258, 4, %rd5;
 	mul.lo.s64 %rd260, %rd167, 4;
@@ -11001,6 +11976,7 @@ $L_3:
 	setp.gt.u64 %p59, %rd58, %rd62;
 	@!%p59 bra $L_9;
 $L_4:
+	.loc 19 65 23
 	mov.b64 %rd66, %rd259;
 	ld.global.f32 %f67, [%rd66];
 	mov.b64 %rd68, %rd261;
@@ -11155,6 +12131,7 @@ $L_8:
 	add.s64 %rd265, %rd265, %rd260;
 	bra.uni $L_2;
 $L_9:
+	.loc 19 64 2
 	mov.b64 %rd249, %rd2;
 	mad.lo.s64 %rd250, %rd249, 4, %rd5;
 	mov.b64 %rd251, %rd167;
@@ -11167,6 +12144,7 @@ $L_10:
 	setp.lt.s64 %p30, %rd2, %rd3;
 	@!%p30 bra $L_13;
 $L_11:
+	.loc 19 65 23
 	mov.b64 %rd32, %rd250;
 	ld.global.f32 %f33, [%rd32];
 	mov.b64 %rd34, %rd252;
@@ -11192,6 +12170,7 @@ $L_11:
 	mov.b64 %rd53, %rd45;
 	st.global.f32 [%rd53], %f50;
 $L_12:
+	.loc 19 64 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd250, %rd250, %rd251;
 	add.s64 %rd252, %rd252, %rd251;
@@ -11228,8 +12207,10 @@ $Lexit:
 	.reg .f32 %f<37>;
 
 $L_0:
+	.loc 19 74 2
 	ld.param.s64 %rd0, [Shade2D_0_param_5];
 	ld.param.s64 %rd4, [Shade2D_0_param_4];
+	.loc 19 77 15
 	ld.param.u64 %rd29, [Shade2D_0_param_2];
 	cvta.to.global.u64 %rd29, %rd29;
 	ld.param.u64 %rd30, [Shade2D_0_param_3];
@@ -11237,6 +12218,7 @@ $L_0:
 	cvta.to.global.u64 %rd38, %rd38;
 	ld.param.u64 %rd39, [Shade2D_0_param_1];
 $L_1:
+	.loc 19 74 2
 	setp.gt.s64 %p1, %rd0, 0;
 	@!%p1 bra $L_16;
 $L_2:
@@ -11299,8 +12281,10 @@ $L_9:
 $L_10:
 	@!%p25 bra $L_15;
 $L_11:
+	.loc 19 76 10
 	mul.lo.s64 %rd26, %rd21, %rd4;
 	add.s64 %rd27, %rd26, %rd23;
+	.loc 19 77 15
 	setp.ge.u64 %pt0, %rd27, %rd30;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd28, %rd27, 4, %rd29;
@@ -11315,6 +12299,7 @@ $L_11:
 	mad.lo.s64 %rd37, %rd27, 4, %rd38;
 	st.global.f32 [%rd37], %f36;
 $L_12:
+	.loc 19 74 2
 	add.u64 %rd12, %rd12, %rd17;
 	setp.ge.u64 %p24, %rd12, %rd7;
 	@!%p24 bra $L_14;
@@ -11325,12 +12310,14 @@ $L_14:
 	add.u64 %rd18, %rd18, %rd15;
 	bra.uni $L_8;
 $L_15:
+	.loc 19 77 7
 	add.s64 %rd42, %rd21, 1;
 	setp.lt.s64 %p43, %rd42, %rd0;
 	@%p43 bra $L_12;
 $L_16:
 	bra.uni $Lexit;
 $L_17:
+	.loc 19 74 2
 	div.u64 %rd52, %rd11, %rd7;
 	bra.uni $L_7;
 $L_18:
@@ -11387,6 +12374,7 @@ $Lexit:
 	.reg .f32 %f<103>;
 
 $L_0:
+	.loc 19 86 2
 	ld.param.u64 %rd5, [Shade1D_0_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [Shade1D_0_param_1];
@@ -11396,8 +12384,10 @@ $L_0:
 	ld.param.u64 %rd9, [Shade1D_0_param_3];
 	mov.b64 %rd7, %rd9;
 	min.s64 %rd3, %rd4, %rd7;
+	.loc 19 87 12
 	ld.param.s64 %rd13, [Shade1D_0_param_4];
 $L_1:
+	.loc 19 86 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -11415,6 +12405,7 @@ $L_2:
 	mul.lo.s64 %rd107, %rd1, 4;
 	mov.b64 %rd44, %rd3;
 	mov.b64 %rd46, %rd40;
+	.loc 19 88 14
 	mov.b64 %rd109, %rd107;
 	mov.b64 %rd112, %rd107;
 	mul.lo.s64 %rd115, %rd1, 8;
@@ -11422,6 +12413,7 @@ $L_2:
 	mul.lo.s64 %rd121, %rd1, 12;
 	mov.b64 %rd124, %rd121;
 	mov.b64 %rd134, %rd2;
+	.loc 19 86 2
 	mov.b64 %rd135, %rd134;
 	mad.lo.s64 %rd136, %rd135, 4, %rd8;
 	mul.lo.s64 %rd137, %rd107, 4;
@@ -11464,6 +12456,7 @@ $L_8:
 	min.u32 %r250, %r248, %r249;
 	sub.u32 %r251, %r248, %r250;
 	min.u32 %r252, %r251, 1;
+	.loc 19 87 12
 	add.u32 %r219, %r246, %r252;
 	mov.b32 %r220, %r250;
 	cvt.u64.u32 %rd209, %r219;
@@ -11471,6 +12464,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd50, %rd209;
 	mov.b64 %rd51, %rd210;
+	.loc 19 88 14
 	mov.b64 %rd52, %rd136;
 	ld.global.f32 %f53, [%rd52];
 	mul.rn.f32 %f54, %f53, 0f3F000000;
@@ -11483,6 +12477,7 @@ $L_9:
 $L_10:
 	add.s64 %rd76, %rd47, %rd1;
 $L_11:
+	.loc 19 86 2
 	mov.b64 %rd63, %rd76;
 $L_12:
 	mov.b64 %rd197, %rd63;
@@ -11500,6 +12495,7 @@ $L_13:
 	min.u32 %r243, %r241, %r242;
 	sub.u32 %r244, %r241, %r243;
 	min.u32 %r245, %r244, 1;
+	.loc 19 87 12
 	add.u32 %r205, %r239, %r245;
 	mov.b32 %r206, %r243;
 	cvt.u64.u32 %rd195, %r205;
@@ -11507,6 +12503,7 @@ $L_13:
 $L_14:
 	mov.b64 %rd64, %rd195;
 	mov.b64 %rd65, %rd196;
+	.loc 19 88 14
 	mov.b64 %rd108, %rd52;
 	add.s64 %rd110, %rd108, %rd109;
 	mov.b64 %rd66, %rd110;
@@ -11523,6 +12520,7 @@ $L_14:
 $L_15:
 	add.s64 %rd91, %rd76, %rd1;
 $L_16:
+	.loc 19 86 2
 	mov.b64 %rd78, %rd91;
 $L_17:
 	mov.b64 %rd183, %rd78;
@@ -11540,6 +12538,7 @@ $L_18:
 	min.u32 %r236, %r234, %r235;
 	sub.u32 %r237, %r234, %r236;
 	min.u32 %r238, %r237, 1;
+	.loc 19 87 12
 	add.u32 %r191, %r232, %r238;
 	mov.b32 %r192, %r236;
 	cvt.u64.u32 %rd181, %r191;
@@ -11547,6 +12546,7 @@ $L_18:
 $L_19:
 	mov.b64 %rd79, %rd181;
 	mov.b64 %rd80, %rd182;
+	.loc 19 88 14
 	mov.b64 %rd114, %rd52;
 	add.s64 %rd116, %rd114, %rd115;
 	mov.b64 %rd81, %rd116;
@@ -11563,6 +12563,7 @@ $L_19:
 $L_20:
 	add.s64 %rd106, %rd91, %rd1;
 $L_21:
+	.loc 19 86 2
 	mov.b64 %rd93, %rd106;
 $L_22:
 	mov.b64 %rd169, %rd93;
@@ -11580,6 +12581,7 @@ $L_23:
 	min.u32 %r229, %r227, %r228;
 	sub.u32 %r230, %r227, %r229;
 	min.u32 %r231, %r230, 1;
+	.loc 19 87 12
 	add.u32 %r177, %r225, %r231;
 	mov.b32 %r178, %r229;
 	cvt.u64.u32 %rd167, %r177;
@@ -11587,6 +12589,7 @@ $L_23:
 $L_24:
 	mov.b64 %rd94, %rd167;
 	mov.b64 %rd95, %rd168;
+	.loc 19 88 14
 	mov.b64 %rd120, %rd52;
 	add.s64 %rd122, %rd120, %rd121;
 	mov.b64 %rd96, %rd122;
@@ -11606,6 +12609,7 @@ $L_25:
 	add.s64 %rd138, %rd138, %rd137;
 	bra.uni $L_3;
 $L_26:
+	.loc 19 87 12
 	setp.eq.s64 %pt0, %rd13, -1;
 	neg.s64 %rdt1, %rd93;
 	div.s64 %rd167, %rd93, %rd13;
@@ -11638,6 +12642,7 @@ $L_29:
 	sub.s64 %rd210, %rd49, %rd222;
 	bra.uni $L_9;
 $L_30:
+	.loc 19 86 2
 	mov.b64 %rd126, %rd2;
 	mad.lo.s64 %rd127, %rd126, 4, %rd8;
 	mov.b64 %rd128, %rd107;
@@ -11665,6 +12670,7 @@ $L_34:
 	min.u32 %r257, %r255, %r256;
 	sub.u32 %r258, %r255, %r257;
 	min.u32 %r259, %r258, 1;
+	.loc 19 87 12
 	add.u32 %r163, %r253, %r259;
 	mov.b32 %r164, %r257;
 	cvt.u64.u32 %rd153, %r163;
@@ -11672,6 +12678,7 @@ $L_34:
 $L_35:
 	mov.b64 %rd12, %rd153;
 	mov.b64 %rd14, %rd154;
+	.loc 19 88 14
 	mov.b64 %rd15, %rd127;
 	ld.global.f32 %f16, [%rd15];
 	mul.rn.f32 %f17, %f16, 0f3F000000;
@@ -11682,11 +12689,13 @@ $L_35:
 	mov.b64 %rd22, %rd129;
 	st.global.f32 [%rd22], %f21;
 $L_36:
+	.loc 19 86 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd127, %rd127, %rd128;
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_31;
 $L_37:
+	.loc 19 87 12
 	setp.eq.s64 %pt4, %rd13, -1;
 	neg.s64 %rdt5, %rd11;
 	div.s64 %rd153, %rd11, %rd13;
@@ -11697,6 +12706,7 @@ $L_37:
 $L_38:
 	bra.uni $Lexit;
 $L_39:
+	.loc 19 86 2
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 4, %rd8;
 	mul.lo.s64 %rd132, %rd1, 4;
@@ -11711,6 +12721,7 @@ $L_40:
 $L_41:
 	mov.b64 %rd26, %rd2;
 $L_42:
+	.loc 19 87 12
 	setp.eq.s64 %pt5, %rd13, 0;
 	@%pt5 bra $Lfault_0;
 	mov.b64 %rd141, %rd26;
@@ -11735,6 +12746,7 @@ $L_43:
 $L_44:
 	mov.b64 %rd27, %rd139;
 	mov.b64 %rd28, %rd140;
+	.loc 19 88 14
 	mov.b64 %rd29, %rd131;
 	ld.global.f32 %f30, [%rd29];
 	mul.rn.f32 %f31, %f30, 0f3F000000;
@@ -11745,11 +12757,13 @@ $L_44:
 	mov.b64 %rd36, %rd133;
 	st.global.f32 [%rd36], %f35;
 $L_45:
+	.loc 19 86 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd131, %rd131, %rd132;
 	add.s64 %rd133, %rd133, %rd132;
 	bra.uni $L_40;
 $L_46:
+	.loc 19 87 12
 	setp.eq.s64 %pt6, %rd13, -1;
 	neg.s64 %rdt8, %rd26;
 	div.s64 %rd139, %rd26, %rd13;
@@ -11848,84 +12862,29 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r14 = p2;
-	r15 = p3;
-	r19 = p0;
-	r20 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r32 = (u64)r20;
-	r33 = r2;
-	r34 = (u64)r33 + 1ull;
-	r35 = (u64)r34;
-	r36 = r35 < r32;
-	r37 = (u64)r3;
-	r38 = r37 + 18446744073709551615ull;
-	r39 = r38 + 4611686018427387904ull;
-	r40 = r39 <= 9223372036854775808ull;
-	r41 = r38 - 1ull;
-	r42 = (u64)r2;
-	r43 = r41 - r42;
-	r44 = r32 - 1ull;
-	r45 = r44 - r35;
-	r46 = r43 <= r45;
-	if (!r36) goto b9;
-	if (!r40) goto b9;
-	if (!r46) goto b9;
-	r51 = r2;
-	r52 = r4 + r51 * 4;
-	r53 = (u64)r1 * 4ull;
-	r54 = r19 + r51 * 4;
+#line 12 "checks.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r14 = p2; r15 = p3; r19 = p0; r20 = p1;
+#line 12 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r20; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; if (!r36) goto b9; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 4; r53 = (u64)r1 * 4ull; r54 = r19 + r51 * 4;
 b5: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b8;
-	r47 = r52;
-	r11 = r47 + 4ll;
-	r12 = *(i32 *)r11;
-	r16 = (i64)r12;
-	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
-	r13 = r14 + r16 * 4;
-	r17 = *(float *)r13;
-	r48 = r54;
-	r18 = r48 + 4ll;
-	*(float *)r18 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	r52 = r52 + r53 * 1;
-	r54 = r54 + r53 * 1;
-	goto b5;
+#line 12 "checks.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r47 = r52; r11 = r47 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; } r13 = r14 + r16 * 4; r17 = *(float *)r13; r48 = r54; r18 = r48 + 4ll; *(float *)r18 = r17;
+#line 12 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r52 = r52 + r53 * 1; r54 = r54 + r53 * 1; goto b5;
 b8: // exit
+#line 12 "checks.go"
 	return;
 b9: // preheader
-	r55 = r2;
-	r56 = r4 + r55 * 4;
-	r57 = (u64)r1 * 4ull;
-	r58 = r19 + r55 * 4;
+#line 12 "checks.go"
+	r55 = r2; r56 = r4 + r55 * 4; r57 = (u64)r1 * 4ull; r58 = r19 + r55 * 4;
 b10: // head (checked)
-	r21 = (u64)r2 + 1ull;
-	r22 = r21 < r3;
-	if (!r22) goto b8;
-	r23 = r2;
-	r24 = (u64)r23 + 1ull;
-	r49 = r56;
-	r26 = r49 + 4ll;
-	r27 = *(i32 *)r26;
-	r29 = (i64)r27;
-	if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; }
-	r28 = r14 + r29 * 4;
-	r30 = *(float *)r28;
-	if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; }
-	r50 = r58;
-	r31 = r50 + 4ll;
-	*(float *)r31 = r30;
-	r2 = (u64)r2 + (u64)r1;
-	r56 = r56 + r57 * 1;
-	r58 = r58 + r57 * 1;
-	goto b10;
+#line 12 "checks.go"
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b8; r23 = r2; r24 = (u64)r23 + 1ull;
+	r49 = r56; r26 = r49 + 4ll; r27 = *(i32 *)r26; r29 = (i64)r27; if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; } r28 = r14 + r29 * 4; r30 = *(float *)r28; if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; } r50 = r58; r31 = r50 + 4ll; *(float *)r31 = r30;
+#line 12 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b10;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11957,105 +12916,26 @@ extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3,
 	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
 	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
 	char *r97 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r107 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r14 = p2;
-	r19 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r21 = (u64)r1 * 3ull;
-	r77 = (u64)r1 * 4ull;
-	r26 = (u64)r3;
-	r28 = (u64)r21;
-	r83 = r77;
-	r86 = r77;
-	r89 = (u64)r1 * 8ull;
-	r92 = r89;
-	r95 = (u64)r1 * 12ull;
-	r98 = r95;
-	r104 = r2;
-	r105 = r4 + r104 * 4;
-	r106 = (u64)r77 * 4ull;
-	r107 = r19 + r104 * 4;
+#line 21 "checks.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r14 = p2; r19 = p0;
+#line 21 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r21 = (u64)r1 * 3ull; r77 = (u64)r1 * 4ull; r26 = (u64)r3; r28 = (u64)r21;
+	r83 = r77; r86 = r77; r89 = (u64)r1 * 8ull; r92 = r89; r95 = (u64)r1 * 12ull; r98 = r95; r104 = r2; r105 = r4 + r104 * 4; r106 = (u64)r77 * 4ull; r107 = r19 + r104 * 4;
 b2: // grid unrolled guard
-	r22 = (u64)r2 + 1ull;
-	r23 = r22 < r3;
-	if (!r23) goto b13;
-	r27 = (u64)r22;
-	r24 = r26 - r27;
-	r25 = r24 > r28;
-	if (!r25) goto b9;
-	r80 = r105;
-	r35 = r80 + 4ll;
-	r36 = *(i32 *)r35;
-	r38 = (i64)r36;
-	r37 = r14 + r38 * 4;
-	r39 = *(float *)r37;
-	r81 = r107;
-	r40 = r81 + 4ll;
-	*(float *)r40 = r39;
-	r82 = r80;
-	r84 = r82 + r83 * 1;
-	r46 = r84 + 4ll;
-	r47 = *(i32 *)r46;
-	r49 = (i64)r47;
-	r48 = r14 + r49 * 4;
-	r50 = *(float *)r48;
-	r85 = r81;
-	r87 = r85 + r86 * 1;
-	r51 = r87 + 4ll;
-	*(float *)r51 = r50;
-	r88 = r80;
-	r90 = r88 + r89 * 1;
-	r58 = r90 + 4ll;
-	r59 = *(i32 *)r58;
-	r61 = (i64)r59;
-	r60 = r14 + r61 * 4;
-	r62 = *(float *)r60;
-	r91 = r81;
-	r93 = r91 + r92 * 1;
-	r63 = r93 + 4ll;
-	*(float *)r63 = r62;
-	r94 = r80;
-	r96 = r94 + r95 * 1;
-	r70 = r96 + 4ll;
-	r71 = *(i32 *)r70;
-	r73 = (i64)r71;
-	r72 = r14 + r73 * 4;
-	r74 = *(float *)r72;
-	r97 = r81;
-	r99 = r97 + r98 * 1;
-	r75 = r99 + 4ll;
-	*(float *)r75 = r74;
-	r2 = (u64)r2 + (u64)r77;
-	r105 = r105 + r106 * 1;
-	r107 = r107 + r106 * 1;
-	goto b2;
+#line 22 "checks.go"
+	r22 = (u64)r2 + 1ull; r23 = r22 < r3; if (!r23) goto b13; r27 = (u64)r22; r24 = r26 - r27; r25 = r24 > r28; if (!r25) goto b9; r80 = r105; r35 = r80 + 4ll; r36 = *(i32 *)r35; r38 = (i64)r36; r37 = r14 + r38 * 4; r39 = *(float *)r37; r81 = r107; r40 = r81 + 4ll; *(float *)r40 = r39; r82 = r80; r84 = r82 + r83 * 1; r46 = r84 + 4ll; r47 = *(i32 *)r46; r49 = (i64)r47; r48 = r14 + r49 * 4; r50 = *(float *)r48; r85 = r81; r87 = r85 + r86 * 1; r51 = r87 + 4ll; *(float *)r51 = r50; r88 = r80; r90 = r88 + r89 * 1; r58 = r90 + 4ll; r59 = *(i32 *)r58; r61 = (i64)r59; r60 = r14 + r61 * 4; r62 = *(float *)r60; r91 = r81; r93 = r91 + r92 * 1; r63 = r93 + 4ll; *(float *)r63 = r62; r94 = r80; r96 = r94 + r95 * 1; r70 = r96 + 4ll; r71 = *(i32 *)r70; r73 = (i64)r71; r72 = r14 + r73 * 4; r74 = *(float *)r72; r97 = r81; r99 = r97 + r98 * 1; r75 = r99 + 4ll; *(float *)r75 = r74; r2 = (u64)r2 + (u64)r77; r105 = r105 + r106 * 1; r107 = r107 + r106 * 1; goto b2;
 b9: // preheader
-	r100 = r2;
-	r101 = r4 + r100 * 4;
-	r102 = r77;
-	r103 = r19 + r100 * 4;
+#line 21 "checks.go"
+	r100 = r2; r101 = r4 + r100 * 4; r102 = r77; r103 = r19 + r100 * 4;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r78 = r101;
-	r11 = r78 + 4ll;
-	r12 = *(i32 *)r11;
-	r16 = (i64)r12;
-	r13 = r14 + r16 * 4;
-	r17 = *(float *)r13;
-	r79 = r103;
-	r18 = r79 + 4ll;
-	*(float *)r18 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	r101 = r101 + r102 * 1;
-	r103 = r103 + r102 * 1;
-	goto b10;
+#line 21 "checks.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r78 = r101; r11 = r78 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; r13 = r14 + r16 * 4; r17 = *(float *)r13; r79 = r103; r18 = r79 + 4ll; *(float *)r18 = r17;
+#line 21 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; r103 = r103 + r102 * 1; goto b10;
 b13: // exit
+#line 21 "checks.go"
 	return;
 }
 
@@ -12080,161 +12960,41 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r2 = p4;
-	r4 = p2;
-	r5 = p3;
-	r32 = p0;
-	r33 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r2 + (u64)r0;
-	r59 = (u64)r5;
-	r60 = r3;
-	r61 = (u64)r60 - (u64)r2;
-	r62 = (u64)r61;
-	r63 = r62 < r59;
-	r64 = r5;
-	r65 = (u64)r64 - (u64)r2;
-	r66 = (u64)r65;
-	r67 = r66 + 4611686018427387904ull;
-	r68 = r67 <= 9223372036854775808ull;
-	r69 = r66 - 1ull;
-	r70 = (u64)r3;
-	r71 = r69 - r70;
-	r72 = r59 - 1ull;
-	r73 = r72 - r62;
-	r74 = r71 <= r73;
-	r75 = (u64)r60 - 1ull;
-	r76 = (u64)r75;
-	r77 = r76 < r59;
-	r78 = r72;
-	r79 = r78 - r76;
-	r80 = r71 <= r79;
-	r81 = (u64)r60 + 1ull;
-	r82 = (u64)r81;
-	r83 = r82 < r59;
-	r84 = r72;
-	r85 = r84 - r82;
-	r86 = r71 <= r85;
-	r87 = (u64)r60 + (u64)r2;
-	r88 = (u64)r87;
-	r89 = r88 < r59;
-	r90 = r72;
-	r91 = r90 - r88;
-	r92 = r71 <= r91;
-	r93 = (u64)r33;
-	r94 = (u64)r60;
-	r95 = r94 < r93;
-	r96 = r93 - 1ull;
-	r97 = r96 - r94;
-	r98 = r71 <= r97;
-	if (!r63) goto b19;
-	if (!r68) goto b19;
-	if (!r74) goto b19;
-	if (!r77) goto b19;
-	if (!r80) goto b19;
-	if (!r83) goto b19;
-	if (!r86) goto b19;
-	if (!r89) goto b19;
-	if (!r92) goto b19;
-	if (!r95) goto b19;
-	if (!r98) goto b19;
-	r100 = (u64)r2 * (u64)(-4ll);
-	r105 = (u64)r2 * 4ull;
-	r115 = r3;
-	r116 = r4 + r115 * 4;
-	r117 = (u64)r1 * 4ull;
-	r118 = r32 + r115 * 4;
+#line 31 "checks.go"
+	r2 = p4; r4 = p2; r5 = p3;
+	r32 = p0; r33 = p1;
+#line 31 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2 + (u64)r0; r59 = (u64)r5; r60 = r3; r61 = (u64)r60 - (u64)r2; r62 = (u64)r61; r63 = r62 < r59; r64 = r5; r65 = (u64)r64 - (u64)r2; r66 = (u64)r65; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; r69 = r66 - 1ull; r70 = (u64)r3; r71 = r69 - r70; r72 = r59 - 1ull; r73 = r72 - r62; r74 = r71 <= r73; r75 = (u64)r60 - 1ull; r76 = (u64)r75; r77 = r76 < r59; r78 = r72; r79 = r78 - r76; r80 = r71 <= r79; r81 = (u64)r60 + 1ull; r82 = (u64)r81; r83 = r82 < r59; r84 = r72; r85 = r84 - r82; r86 = r71 <= r85; r87 = (u64)r60 + (u64)r2; r88 = (u64)r87; r89 = r88 < r59; r90 = r72; r91 = r90 - r88; r92 = r71 <= r91; r93 = (u64)r33; r94 = (u64)r60; r95 = r94 < r93; r96 = r93 - 1ull; r97 = r96 - r94; r98 = r71 <= r97; if (!r63) goto b20; if (!r68) goto b20; if (!r74) goto b20; if (!r77) goto b20; if (!r80) goto b20; if (!r83) goto b20; if (!r86) goto b20; if (!r89) goto b20; if (!r92) goto b20; if (!r95) goto b20; if (!r98) goto b20;
+#line 46 "checks.go"
+	r100 = (u64)r2 * (u64)(-4ll); r105 = (u64)r2 * 4ull;
+#line 31 "checks.go"
+	r115 = r3; r116 = r4 + r115 * 4; r117 = (u64)r1 * 4ull; r118 = r32 + r115 * 4;
 b13: // head
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r8 = r3 < r7;
-	if (!r8) goto b18;
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r99 = r116;
-	r101 = r99 + r100 * 1;
-	r13 = r101;
-	r14 = *(float *)r13;
-	r102 = r99;
-	r16 = r102 + -4ll;
-	r17 = *(float *)r16;
-	r18 = r14 + r17;
-	r19 = r99;
-	r20 = *(float *)r19;
-	r21 = r18 + r20;
-	r103 = r99;
-	r23 = r103 + 4ll;
-	r24 = *(float *)r23;
-	r25 = r21 + r24;
-	r104 = r99;
-	r106 = r104 + r105 * 1;
-	r27 = r106;
-	r28 = *(float *)r27;
-	r29 = r25 + r28;
-	r30 = r29 * 0x1.99999ap-03f;
-	r11 = r30;
-	r31 = r118;
-	*(float *)r31 = r11;
-	r3 = (u64)r3 + (u64)r1;
-	r116 = r116 + r117 * 1;
-	r118 = r118 + r117 * 1;
-	goto b13;
-b18: // exit
+#line 31 "checks.go"
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b19; r9 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2; r10 = r9 < r7; if (!r10) goto b19;
+#line 46 "checks.go"
+	r99 = r116; r101 = r99 + r100 * 1; r13 = r101; r14 = *(float *)r13; r102 = r99; r16 = r102 + -4ll; r17 = *(float *)r16; r18 = r14 + r17; r19 = r99; r20 = *(float *)r19; r21 = r18 + r20; r103 = r99; r23 = r103 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r104 = r99; r106 = r104 + r105 * 1; r27 = r106; r28 = *(float *)r27; r29 = r25 + r28; r30 = r29 * 0x1.99999ap-03f; r11 = r30;
+#line 32 "checks.go"
+	r31 = r118; *(float *)r31 = r11;
+#line 31 "checks.go"
+	r3 = (u64)r3 + (u64)r1; r116 = r116 + r117 * 1; r118 = r118 + r117 * 1; goto b13;
+b19: // exit
+#line 31 "checks.go"
 	return;
-b19: // preheader
-	r108 = (u64)r2 * (u64)(-4ll);
-	r113 = (u64)r2 * 4ull;
-	r119 = r3;
-	r120 = r4 + r119 * 4;
-	r121 = (u64)r1 * 4ull;
-	r122 = r32 + r119 * 4;
-b20: // head (checked)
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r35 = r3 < r7;
-	if (!r35) goto b18;
-	r36 = r3;
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r39 = (u64)r36 - (u64)r2;
-	if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; }
-	r107 = r120;
-	r109 = r107 + r108 * 1;
-	r40 = r109;
-	r41 = *(float *)r40;
-	r42 = (u64)r36 - 1ull;
-	if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; }
-	r110 = r107;
-	r43 = r110 + -4ll;
-	r44 = *(float *)r43;
-	r45 = r41 + r44;
-	if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; }
-	r46 = r107;
-	r47 = *(float *)r46;
-	r48 = r45 + r47;
-	r49 = (u64)r36 + 1ull;
-	if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; }
-	r111 = r107;
-	r50 = r111 + 4ll;
-	r51 = *(float *)r50;
-	r52 = r48 + r51;
-	r53 = (u64)r36 + (u64)r2;
-	if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; }
-	r112 = r107;
-	r114 = r112 + r113 * 1;
-	r54 = r114;
-	r55 = *(float *)r54;
-	r56 = r52 + r55;
-	r57 = r56 * 0x1.99999ap-03f;
-	r38 = r57;
-	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; }
-	r58 = r122;
-	*(float *)r58 = r38;
-	r3 = (u64)r3 + (u64)r1;
-	r120 = r120 + r121 * 1;
-	r122 = r122 + r121 * 1;
-	goto b20;
+b20: // preheader
+#line 46 "checks.go"
+	r108 = (u64)r2 * (u64)(-4ll); r113 = (u64)r2 * 4ull;
+#line 31 "checks.go"
+	r119 = r3; r120 = r4 + r119 * 4; r121 = (u64)r1 * 4ull; r122 = r32 + r119 * 4;
+b21: // head (checked)
+#line 31 "checks.go"
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r35 = r3 < r7; if (!r35) goto b19; r36 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2; r37 = r36 < r7; if (!r37) goto b19;
+#line 46 "checks.go"
+	r39 = (u64)r36 - (u64)r2; if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; } r107 = r120; r109 = r107 + r108 * 1; r40 = r109; r41 = *(float *)r40; r42 = (u64)r36 - 1ull; if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; } r110 = r107; r43 = r110 + -4ll; r44 = *(float *)r43; r45 = r41 + r44; if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; } r46 = r107; r47 = *(float *)r46; r48 = r45 + r47; r49 = (u64)r36 + 1ull; if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; } r111 = r107; r50 = r111 + 4ll; r51 = *(float *)r50; r52 = r48 + r51; r53 = (u64)r36 + (u64)r2; if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; } r112 = r107; r114 = r112 + r113 * 1; r54 = r114; r55 = *(float *)r54; r56 = r52 + r55; r57 = r56 * 0x1.99999ap-03f; r38 = r57;
+#line 32 "checks.go"
+	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; } r58 = r122; *(float *)r58 = r38;
+#line 31 "checks.go"
+	r3 = (u64)r3 + (u64)r1; r120 = r120 + r121 * 1; r122 = r122 + r121 * 1; goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12258,55 +13018,26 @@ extern "C" __global__ void StencilUnchecked_0(char *p0, i64 p1, char *p2, i64 p3
 	float r28 = 0, r29 = 0, r30 = 0;
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
 	char *r35 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0;
-	r2 = p4;
-	r4 = p2;
-	r5 = p3;
+#line 40 "checks.go"
+	r2 = p4; r4 = p2; r5 = p3;
 	r32 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r2 + (u64)r0;
-	r36 = (u64)r2 * (u64)(-4ll);
-	r41 = (u64)r2 * 4ull;
-	r43 = r3;
-	r44 = r4 + r43 * 4;
-	r45 = (u64)r1 * 4ull;
-	r46 = r32 + r43 * 4;
+#line 40 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2 + (u64)r0;
+#line 46 "checks.go"
+	r36 = (u64)r2 * (u64)(-4ll); r41 = (u64)r2 * 4ull;
+#line 40 "checks.go"
+	r43 = r3; r44 = r4 + r43 * 4; r45 = (u64)r1 * 4ull; r46 = r32 + r43 * 4;
 b2: // head
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r8 = r3 < r7;
-	if (!r8) goto b7;
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r35 = r44;
-	r37 = r35 + r36 * 1;
-	r13 = r37;
-	r14 = *(float *)r13;
-	r38 = r35;
-	r16 = r38 + -4ll;
-	r17 = *(float *)r16;
-	r18 = r14 + r17;
-	r19 = r35;
-	r20 = *(float *)r19;
-	r21 = r18 + r20;
-	r39 = r35;
-	r23 = r39 + 4ll;
-	r24 = *(float *)r23;
-	r25 = r21 + r24;
-	r40 = r35;
-	r42 = r40 + r41 * 1;
-	r27 = r42;
-	r28 = *(float *)r27;
-	r29 = r25 + r28;
-	r30 = r29 * 0x1.99999ap-03f;
-	r11 = r30;
-	r31 = r46;
-	*(float *)r31 = r11;
-	r3 = (u64)r3 + (u64)r1;
-	r44 = r44 + r45 * 1;
-	r46 = r46 + r45 * 1;
-	goto b2;
-b7: // exit
+#line 40 "checks.go"
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b8; r9 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2; r10 = r9 < r7; if (!r10) goto b8;
+#line 46 "checks.go"
+	r35 = r44; r37 = r35 + r36 * 1; r13 = r37; r14 = *(float *)r13; r38 = r35; r16 = r38 + -4ll; r17 = *(float *)r16; r18 = r14 + r17; r19 = r35; r20 = *(float *)r19; r21 = r18 + r20; r39 = r35; r23 = r39 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r40 = r35; r42 = r40 + r41 * 1; r27 = r42; r28 = *(float *)r27; r29 = r25 + r28; r30 = r29 * 0x1.99999ap-03f; r11 = r30;
+#line 41 "checks.go"
+	r31 = r46; *(float *)r31 = r11;
+#line 40 "checks.go"
+	r3 = (u64)r3 + (u64)r1; r44 = r44 + r45 * 1; r46 = r46 + r45 * 1; goto b2;
+b8: // exit
+#line 40 "checks.go"
 	return;
 }
 
@@ -12328,107 +13059,29 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
 	char *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0;
 	char *r99 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r109 = 0, *r111 = 0;
+#line 53 "checks.go"
 	r3 = p5;
-	r7 = p1;
-	r11 = p0;
-	r13 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r75 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r77 = r75;
-	r80 = r75;
-	r86 = (u64)r1 * 8ull;
-	r89 = r86;
-	r95 = (u64)r1 * 12ull;
-	r98 = r95;
-	r107 = r2;
-	r108 = r107;
-	r109 = r7 + r108 * 4;
-	r110 = (u64)r75 * 4ull;
-	r111 = r13 + r108 * 4;
+	r7 = p1; r11 = p0; r13 = p3;
+#line 53 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r20 = (u64)r1 * 3ull; r75 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+	r77 = r75; r80 = r75; r86 = (u64)r1 * 8ull; r89 = r86; r95 = (u64)r1 * 12ull; r98 = r95; r107 = r2;
+#line 53 "checks.go"
+	r108 = r107; r109 = r7 + r108 * 4; r110 = (u64)r75 * 4ull; r111 = r13 + r108 * 4;
 b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b13;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b9;
-	r30 = r109;
-	r31 = *(float *)r30;
-	r32 = r11 * r31;
-	r33 = r111;
-	r34 = *(float *)r33;
-	r35 = r32 + r34;
-	r36 = r33;
-	*(float *)r36 = r35;
-	r76 = r30;
-	r78 = r76 + r77 * 1;
-	r41 = r78;
-	r42 = *(float *)r41;
-	r43 = r11 * r42;
-	r79 = r33;
-	r81 = r79 + r80 * 1;
-	r44 = r81;
-	r45 = *(float *)r44;
-	r46 = r43 + r45;
-	r84 = r81;
-	r47 = r84;
-	*(float *)r47 = r46;
-	r85 = r30;
-	r87 = r85 + r86 * 1;
-	r53 = r87;
-	r54 = *(float *)r53;
-	r55 = r11 * r54;
-	r88 = r33;
-	r90 = r88 + r89 * 1;
-	r56 = r90;
-	r57 = *(float *)r56;
-	r58 = r55 + r57;
-	r93 = r90;
-	r59 = r93;
-	*(float *)r59 = r58;
-	r94 = r30;
-	r96 = r94 + r95 * 1;
-	r65 = r96;
-	r66 = *(float *)r65;
-	r67 = r11 * r66;
-	r97 = r33;
-	r99 = r97 + r98 * 1;
-	r68 = r99;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r102 = r99;
-	r71 = r102;
-	*(float *)r71 = r70;
-	r2 = (u64)r2 + (u64)r75;
-	r109 = r109 + r110 * 1;
-	r111 = r111 + r110 * 1;
-	goto b2;
+#line 53 "checks.go"
+	r21 = r2 < r3; if (!r21) goto b13; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b9;
+	r30 = r109; r31 = *(float *)r30; r32 = r11 * r31; r33 = r111; r34 = *(float *)r33; r35 = r32 + r34; r36 = r33; *(float *)r36 = r35; r76 = r30; r78 = r76 + r77 * 1; r41 = r78; r42 = *(float *)r41; r43 = r11 * r42; r79 = r33; r81 = r79 + r80 * 1; r44 = r81; r45 = *(float *)r44; r46 = r43 + r45; r84 = r81; r47 = r84; *(float *)r47 = r46; r85 = r30; r87 = r85 + r86 * 1; r53 = r87; r54 = *(float *)r53; r55 = r11 * r54; r88 = r33; r90 = r88 + r89 * 1; r56 = r90; r57 = *(float *)r56; r58 = r55 + r57; r93 = r90; r59 = r93; *(float *)r59 = r58; r94 = r30; r96 = r94 + r95 * 1; r65 = r96; r66 = *(float *)r65; r67 = r11 * r66; r97 = r33; r99 = r97 + r98 * 1; r68 = r99; r69 = *(float *)r68; r70 = r67 + r69; r102 = r99; r71 = r102; *(float *)r71 = r70; r2 = (u64)r2 + (u64)r75; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b2;
 b9: // preheader
-	r103 = r2;
-	r104 = r7 + r103 * 4;
-	r105 = r75;
-	r106 = r13 + r103 * 4;
+#line 53 "checks.go"
+	r103 = r2; r104 = r7 + r103 * 4; r105 = r75; r106 = r13 + r103 * 4;
 b10: // head
-	r4 = r2 < r3;
-	if (!r4) goto b13;
-	r6 = r104;
-	r9 = *(float *)r6;
-	r10 = r11 * r9;
-	r12 = r106;
-	r15 = *(float *)r12;
-	r16 = r10 + r15;
-	r17 = r12;
-	*(float *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r104 = r104 + r105 * 1;
-	r106 = r106 + r105 * 1;
-	goto b10;
+#line 53 "checks.go"
+	r4 = r2 < r3; if (!r4) goto b13;
+	r6 = r104; r9 = *(float *)r6; r10 = r11 * r9; r12 = r106; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+#line 53 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; r106 = r106 + r105 * 1; goto b10;
 b13: // exit
+#line 53 "checks.go"
 	return;
 }
 
@@ -12444,83 +13097,70 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r7 = 0, *r8 = 0, *r15 = 0, *r31 = 0, *r37 = 0, *r44 = 0, *r51 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 17 "kernels.go"
 	r3 = p2;
-	r8 = p0;
-	r9 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r18 = (u64)r9;
-	r19 = 0ull < r18;
-	if (!r19) goto b29;
-	r20 = (u64)r1 * 3ull;
-	r55 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r31 = r8 + 0ll;
-	r37 = r31;
-	r44 = r31;
-	r51 = r31;
+#line 19 "kernels.go"
+	r8 = p0; r9 = p1;
+#line 17 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r18 = (u64)r9; r19 = 0ull < r18; if (!r19) goto b29; r20 = (u64)r1 * 3ull; r55 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+#line 19 "kernels.go"
+	r31 = r8 + 0ll; r37 = r31; r44 = r31; r51 = r31;
 b3: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b28;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b22;
-	r27 = r2;
+#line 19 "kernels.go"
+	r21 = r2 < r3; if (!r21) goto b28; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b22; r27 = r2;
+#line 17 "kernels.go"
 	r29 = r27;
-	r30 = r29 < 0ll;
-	if (!r30) goto b9;
+	r30 = r29 < 0ll; if (!r30) goto b9;
 	*(i32 *)r31 = 1;
 b9: // grid unrolled 1
+#line 19 "kernels.go"
 	r40 = (u64)r27 + (u64)r1;
+#line 17 "kernels.go"
 	r35 = r40;
-	r36 = r35 < 0ll;
-	if (!r36) goto b13;
+	r36 = r35 < 0ll; if (!r36) goto b13;
 	*(i32 *)r37 = 1;
 b13: // grid unrolled 2
+#line 19 "kernels.go"
 	r47 = (u64)r40 + (u64)r1;
+#line 17 "kernels.go"
 	r42 = r47;
-	r43 = r42 < 0ll;
-	if (!r43) goto b17;
+	r43 = r42 < 0ll; if (!r43) goto b17;
 	*(i32 *)r44 = 1;
 b17: // grid unrolled 3
+#line 19 "kernels.go"
 	r54 = (u64)r47 + (u64)r1;
+#line 17 "kernels.go"
 	r49 = r54;
-	r50 = r49 < 0ll;
-	if (!r50) goto b21;
+	r50 = r49 < 0ll; if (!r50) goto b21;
 	*(i32 *)r51 = 1;
 b21: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r55;
-	goto b3;
+#line 19 "kernels.go"
+	r2 = (u64)r2 + (u64)r55; goto b3;
 b22: // preheader
+#line 19 "kernels.go"
 	r7 = r31;
 b23: // head
-	r4 = r2 < r3;
-	if (!r4) goto b28;
-	r5 = r2;
-	r6 = r5 < 0ll;
-	if (!r6) goto b27;
+#line 17 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b28; r5 = r2;
+	r6 = r5 < 0ll; if (!r6) goto b27;
 	*(i32 *)r7 = 1;
 b27: // latch
-	r2 = (u64)r2 + (u64)r1;
-	goto b23;
+#line 17 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b23;
 b28: // exit
+#line 17 "kernels.go"
 	return;
 b29: // preheader
+#line 19 "kernels.go"
 	r15 = r8 + 0ll;
 b30: // head (checked if)
-	r12 = r2 < r3;
-	if (!r12) goto b28;
-	r13 = r2;
-	r14 = r13 < 0ll;
-	if (!r14) goto b34;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	*(i32 *)r15 = 1;
+#line 17 "kernels.go"
+	r12 = r2 < r3; if (!r12) goto b28; r13 = r2;
+	r14 = r13 < 0ll; if (!r14) goto b34;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; } *(i32 *)r15 = 1;
 b34: // latch (checked if)
-	r2 = (u64)r2 + (u64)r1;
-	goto b30;
+#line 17 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12559,156 +13199,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 28 "kernels.go"
 	r3 = p5;
-	r7 = p1;
-	r8 = p2;
-	r11 = p0;
-	r13 = p3;
-	r14 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r31 = (u64)r8;
-	r32 = r2;
-	r33 = (u64)r32;
-	r34 = r33 < r31;
-	r35 = (u64)r3;
-	r36 = r35 + 4611686018427387904ull;
-	r37 = r36 <= 9223372036854775808ull;
-	r38 = r35 - 1ull;
-	r39 = (u64)r2;
-	r40 = r38 - r39;
-	r41 = r31 - 1ull;
-	r42 = r41 - r33;
-	r43 = r40 <= r42;
-	r44 = (u64)r14;
-	r45 = r33 < r44;
-	r46 = r44 - 1ull;
-	r47 = r46 - r33;
-	r48 = r40 <= r47;
-	if (!r34) goto b19;
-	if (!r37) goto b19;
-	if (!r43) goto b19;
-	if (!r45) goto b19;
-	if (!r48) goto b19;
-	r49 = (u64)r1 * 3ull;
-	r104 = (u64)r1 * 4ull;
-	r53 = r35;
-	r55 = (u64)r49;
-	r106 = r104;
-	r109 = r104;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r124 = (u64)r1 * 12ull;
-	r127 = r124;
-	r140 = r2;
-	r141 = r140;
-	r142 = r7 + r141 * 4;
-	r143 = (u64)r104 * 4ull;
-	r144 = r13 + r141 * 4;
+	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+#line 28 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
+	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+#line 28 "kernels.go"
+	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
-	r50 = r2 < r3;
-	if (!r50) goto b18;
-	r54 = (u64)r2;
-	r51 = r53 - r54;
-	r52 = r51 > r55;
-	if (!r52) goto b14;
-	r59 = r142;
-	r60 = *(float *)r59;
-	r61 = r11 * r60;
-	r62 = r144;
-	r63 = *(float *)r62;
-	r64 = r61 + r63;
-	r65 = r62;
-	*(float *)r65 = r64;
-	r105 = r59;
-	r107 = r105 + r106 * 1;
-	r70 = r107;
-	r71 = *(float *)r70;
-	r72 = r11 * r71;
-	r108 = r62;
-	r110 = r108 + r109 * 1;
-	r73 = r110;
-	r74 = *(float *)r73;
-	r75 = r72 + r74;
-	r113 = r110;
-	r76 = r113;
-	*(float *)r76 = r75;
-	r114 = r59;
-	r116 = r114 + r115 * 1;
-	r82 = r116;
-	r83 = *(float *)r82;
-	r84 = r11 * r83;
-	r117 = r62;
-	r119 = r117 + r118 * 1;
-	r85 = r119;
-	r86 = *(float *)r85;
-	r87 = r84 + r86;
-	r122 = r119;
-	r88 = r122;
-	*(float *)r88 = r87;
-	r123 = r59;
-	r125 = r123 + r124 * 1;
-	r94 = r125;
-	r95 = *(float *)r94;
-	r96 = r11 * r95;
-	r126 = r62;
-	r128 = r126 + r127 * 1;
-	r97 = r128;
-	r98 = *(float *)r97;
-	r99 = r96 + r98;
-	r131 = r128;
-	r100 = r131;
-	*(float *)r100 = r99;
-	r2 = (u64)r2 + (u64)r104;
-	r142 = r142 + r143 * 1;
-	r144 = r144 + r143 * 1;
-	goto b7;
+#line 28 "kernels.go"
+	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
+	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
 b14: // preheader
-	r132 = r2;
-	r133 = r7 + r132 * 4;
-	r134 = r104;
-	r135 = r13 + r132 * 4;
+#line 28 "kernels.go"
+	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
 b15: // head
-	r4 = r2 < r3;
-	if (!r4) goto b18;
-	r6 = r133;
-	r9 = *(float *)r6;
-	r10 = r11 * r9;
-	r12 = r135;
-	r15 = *(float *)r12;
-	r16 = r10 + r15;
-	r17 = r12;
-	*(float *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r133 = r133 + r134 * 1;
-	r135 = r135 + r134 * 1;
-	goto b15;
+#line 28 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b18;
+	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+#line 28 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
 b18: // exit
+#line 28 "kernels.go"
 	return;
 b19: // preheader
-	r136 = r2;
-	r137 = r7 + r136 * 4;
-	r138 = (u64)r1 * 4ull;
-	r139 = r13 + r136 * 4;
+#line 28 "kernels.go"
+	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
 b20: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b18;
-	r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r137;
-	r23 = *(float *)r22;
-	r24 = r11 * r23;
-	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
-	r25 = r139;
-	r26 = *(float *)r25;
-	r27 = r24 + r26;
-	r28 = r25;
-	*(float *)r28 = r27;
-	r2 = (u64)r2 + (u64)r1;
-	r137 = r137 + r138 * 1;
-	r139 = r139 + r138 * 1;
-	goto b20;
+#line 28 "kernels.go"
+	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 28 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12731,186 +13254,37 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	i64 r32 = 0;
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 37 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r10 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 37 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r9 = r10 > 0ll;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b30;
-	r7 = r2;
-	r8 = r7;
-	if (!r9) goto b29;
-	r11 = r8;
-	r12 = 0ll;
-	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
-	r32 = (u64)r31 - 8ull;
+#line 37 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
+	r8 = r7; if (!r9) goto b29; r11 = r8; r12 = 0ll; r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r32 = (u64)r31 - 8ull;
 b7: // unroll guard
-	r33 = r12 < r32;
-	if (!r33) goto b24;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	goto b7;
+#line 38 "kernels.go"
+	r33 = r12 < r32; if (!r33) goto b24;
+#line 40 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; goto b7;
 b24: // rangeint.body
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	if (!r18) goto b26;
-	r11 = r16;
-	r12 = r17;
-	goto b24;
+#line 40 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; if (!r18) goto b26; r11 = r16; r12 = r17; goto b24;
 b26: // edge 3→4
+#line 40 "kernels.go"
 	r13 = r16;
 b27: // rangeint.done
-	r19 = r4 + r7 * 8;
-	*(i64 *)r19 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 42 "kernels.go"
+	r19 = r4 + r7 * 8; *(i64 *)r19 = r13;
+#line 37 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r13 = r8;
-	goto b27;
+#line 38 "kernels.go"
+	r13 = r8; goto b27;
 b30: // exit
+#line 38 "kernels.go"
 	return;
 }
 
@@ -12923,189 +13297,37 @@ extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p0;
-	r8 = p1;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p4;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p4; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -13118,189 +13340,37 @@ extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p2;
-	r8 = p3;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p4;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p4; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -13313,186 +13383,37 @@ extern "C" __global__ void TwoSpinsSerial_0(char *p0, i64 p1, char *p2, i64 p3, 
 	i64 r32 = 0;
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 69 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r10 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 69 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r9 = r10 > 0ll;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b30;
-	r7 = r2;
-	r8 = r7;
-	if (!r9) goto b29;
-	r11 = r8;
-	r12 = 0ll;
-	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
-	r32 = (u64)r31 - 8ull;
+#line 69 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
+	r8 = r7; if (!r9) goto b29; r11 = r8; r12 = 0ll; r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r32 = (u64)r31 - 8ull;
 b7: // unroll guard
-	r33 = r12 < r32;
-	if (!r33) goto b24;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	goto b7;
+#line 70 "kernels.go"
+	r33 = r12 < r32; if (!r33) goto b24;
+#line 72 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; goto b7;
 b24: // rangeint.body
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	if (!r18) goto b26;
-	r11 = r16;
-	r12 = r17;
-	goto b24;
+#line 72 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; if (!r18) goto b26; r11 = r16; r12 = r17; goto b24;
 b26: // edge 3→4
+#line 72 "kernels.go"
 	r13 = r16;
 b27: // rangeint.done
-	r19 = r4 + r7 * 8;
-	*(i64 *)r19 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 74 "kernels.go"
+	r19 = r4 + r7 * 8; *(i64 *)r19 = r13;
+#line 69 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r13 = r8;
-	goto b27;
+#line 70 "kernels.go"
+	r13 = r8; goto b27;
 b30: // exit
+#line 70 "kernels.go"
 	return;
 }
 
@@ -13505,186 +13426,37 @@ extern "C" __global__ void TwoSpinsSerial_1(char *p0, i64 p1, char *p2, i64 p3, 
 	i64 r32 = 0;
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 76 "kernels.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r10 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 76 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r9 = r10 > 0ll;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b30;
-	r7 = r2;
-	r8 = r7;
-	if (!r9) goto b29;
-	r11 = r8;
-	r12 = 0ll;
-	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
-	r32 = (u64)r31 - 8ull;
+#line 76 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
+	r8 = r7; if (!r9) goto b29; r11 = r8; r12 = 0ll; r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r32 = (u64)r31 - 8ull;
 b7: // unroll guard
-	r33 = r12 < r32;
-	if (!r33) goto b24;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	goto b7;
+#line 77 "kernels.go"
+	r33 = r12 < r32; if (!r33) goto b24;
+#line 79 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; goto b7;
 b24: // rangeint.body
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	if (!r18) goto b26;
-	r11 = r16;
-	r12 = r17;
-	goto b24;
+#line 79 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; if (!r18) goto b26; r11 = r16; r12 = r17; goto b24;
 b26: // edge 7→8
+#line 79 "kernels.go"
 	r13 = r16;
 b27: // rangeint.done
-	r19 = r4 + r7 * 8;
-	*(i64 *)r19 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 81 "kernels.go"
+	r19 = r4 + r7 * 8; *(i64 *)r19 = r13;
+#line 76 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 5→8
-	r13 = r8;
-	goto b27;
+#line 77 "kernels.go"
+	r13 = r8; goto b27;
 b30: // exit
+#line 77 "kernels.go"
 	return;
 }
 
@@ -13697,189 +13469,37 @@ extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p0;
-	r8 = p1;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -13892,189 +13512,37 @@ extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p2;
-	r8 = p3;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -14087,189 +13555,37 @@ extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p4;
-	r8 = p5;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -14282,189 +13598,37 @@ extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p6;
-	r8 = p7;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -14477,189 +13641,37 @@ extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p8;
-	r8 = p9;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p8; r8 = p9; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -14672,189 +13684,37 @@ extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p10;
-	r8 = p11;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p10; r8 = p11; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -14867,189 +13727,37 @@ extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p12;
-	r8 = p13;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p12; r8 = p13; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -15062,189 +13770,37 @@ extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p14;
-	r8 = p15;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p14; r8 = p15; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -15264,80 +13820,23 @@ extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p0;
-	r8 = p1;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -15357,80 +13856,23 @@ extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p2;
-	r8 = p3;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -15450,80 +13892,23 @@ extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p4;
-	r8 = p5;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -15543,80 +13928,23 @@ extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p6;
-	r8 = p7;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -15636,78 +13964,23 @@ extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
 	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
 	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
 	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r15 = (u64)r1 * 3ull;
-	r63 = (u64)r1 * 4ull;
-	r20 = (u64)r3;
-	r22 = (u64)r15;
-	r69 = r63;
-	r75 = (u64)r1 * 8ull;
-	r81 = (u64)r1 * 12ull;
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = (u64)r63 * 4ull;
+#line 115 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r20 = (u64)r3; r22 = (u64)r15;
+	r69 = r63; r75 = (u64)r1 * 8ull; r81 = (u64)r1 * 12ull; r89 = r2; r90 = r4 + r89 * 4; r91 = (u64)r63 * 4ull;
 b2: // grid unrolled guard
-	r16 = (u64)r2 + 1ull;
-	r17 = r16 < r3;
-	if (!r17) goto b13;
-	r21 = (u64)r16;
-	r18 = r20 - r21;
-	r19 = r18 > r22;
-	if (!r19) goto b9;
-	r66 = r90;
-	r29 = r66 + 4ll;
-	r30 = *(i32 *)r29;
-	r31 = (u32)r30 + 1u;
-	r32 = r29;
-	*(i32 *)r32 = r31;
-	r68 = r66;
-	r70 = r68 + r69 * 1;
-	r38 = r70 + 4ll;
-	r39 = *(i32 *)r38;
-	r40 = (u32)r39 + 1u;
-	r41 = r38;
-	*(i32 *)r41 = r40;
-	r74 = r66;
-	r76 = r74 + r75 * 1;
-	r48 = r76 + 4ll;
-	r49 = *(i32 *)r48;
-	r50 = (u32)r49 + 1u;
-	r51 = r48;
-	*(i32 *)r51 = r50;
-	r80 = r66;
-	r82 = r80 + r81 * 1;
-	r58 = r82 + 4ll;
-	r59 = *(i32 *)r58;
-	r60 = (u32)r59 + 1u;
-	r61 = r58;
-	*(i32 *)r61 = r60;
-	r2 = (u64)r2 + (u64)r63;
-	r90 = r90 + r91 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r66 = r90; r29 = r66 + 4ll; r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; r32 = r29; *(i32 *)r32 = r31; r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 4ll; r39 = *(i32 *)r38; r40 = (u32)r39 + 1u; r41 = r38; *(i32 *)r41 = r40; r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 4ll; r49 = *(i32 *)r48; r50 = (u32)r49 + 1u; r51 = r48; *(i32 *)r51 = r50; r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 4ll; r59 = *(i32 *)r58; r60 = (u32)r59 + 1u; r61 = r58; *(i32 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
 b9: // preheader
-	r86 = r2;
-	r87 = r4 + r86 * 4;
-	r88 = r63;
+#line 115 "kernels.go"
+	r86 = r2; r87 = r4 + r86 * 4; r88 = r63;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r64 = r87;
-	r11 = r64 + 4ll;
-	r12 = *(i32 *)r11;
-	r13 = (u32)r12 + 1u;
-	r14 = r11;
-	*(i32 *)r14 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r87 = r87 + r88 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r64 = r87; r11 = r64 + 4ll; r12 = *(i32 *)r11; r13 = (u32)r12 + 1u; r14 = r11; *(i32 *)r14 = r13;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r87 = r87 + r88 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -15727,79 +14000,26 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
 	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
 	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 124 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r14 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r16 = (u64)r1 * 3ull;
-	r64 = (u64)r1 * 4ull;
-	r21 = (u64)r3;
-	r23 = (u64)r16;
-	r70 = r64;
-	r76 = (u64)r1 * 8ull;
-	r82 = (u64)r1 * 12ull;
-	r90 = r2;
-	r91 = r4 + r90 * 4;
-	r92 = (u64)r64 * 4ull;
+#line 124 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r16 = (u64)r1 * 3ull; r64 = (u64)r1 * 4ull; r21 = (u64)r3; r23 = (u64)r16;
+	r70 = r64; r76 = (u64)r1 * 8ull; r82 = (u64)r1 * 12ull; r90 = r2; r91 = r4 + r90 * 4; r92 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
-	r17 = (u64)r2 + 1ull;
-	r18 = r17 < r3;
-	if (!r18) goto b13;
-	r22 = (u64)r17;
-	r19 = r21 - r22;
-	r20 = r19 > r23;
-	if (!r20) goto b9;
-	r67 = r91;
-	r30 = r67 + 4ll;
-	r31 = *(float *)r30;
-	r32 = r31 * r14;
-	r33 = r30;
-	*(float *)r33 = r32;
-	r69 = r67;
-	r71 = r69 + r70 * 1;
-	r39 = r71 + 4ll;
-	r40 = *(float *)r39;
-	r41 = r40 * r14;
-	r42 = r39;
-	*(float *)r42 = r41;
-	r75 = r67;
-	r77 = r75 + r76 * 1;
-	r49 = r77 + 4ll;
-	r50 = *(float *)r49;
-	r51 = r50 * r14;
-	r52 = r49;
-	*(float *)r52 = r51;
-	r81 = r67;
-	r83 = r81 + r82 * 1;
-	r59 = r83 + 4ll;
-	r60 = *(float *)r59;
-	r61 = r60 * r14;
-	r62 = r59;
-	*(float *)r62 = r61;
-	r2 = (u64)r2 + (u64)r64;
-	r91 = r91 + r92 * 1;
-	goto b2;
+#line 125 "kernels.go"
+	r17 = (u64)r2 + 1ull; r18 = r17 < r3; if (!r18) goto b13; r22 = (u64)r17; r19 = r21 - r22; r20 = r19 > r23; if (!r20) goto b9; r67 = r91; r30 = r67 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r69 = r67; r71 = r69 + r70 * 1; r39 = r71 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r75 = r67; r77 = r75 + r76 * 1; r49 = r77 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r81 = r67; r83 = r81 + r82 * 1; r59 = r83 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r91 = r91 + r92 * 1; goto b2;
 b9: // preheader
-	r87 = r2;
-	r88 = r4 + r87 * 4;
-	r89 = r64;
+#line 124 "kernels.go"
+	r87 = r2; r88 = r4 + r87 * 4; r89 = r64;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r65 = r88;
-	r11 = r65 + 4ll;
-	r12 = *(float *)r11;
-	r13 = r12 * r14;
-	r15 = r11;
-	*(float *)r15 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r88 = r88 + r89 * 1;
-	goto b10;
+#line 124 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r65 = r88; r11 = r65 + 4ll; r12 = *(float *)r11; r13 = r12 * r14; r15 = r11; *(float *)r15 = r13;
+#line 124 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r88 = r88 + r89 * 1; goto b10;
 b13: // exit
+#line 124 "kernels.go"
 	return;
 }
 
@@ -15831,177 +14051,36 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	char *r159 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p0;
-	r13 = p1;
-	r16 = p2;
-	r17 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r32 = (u64)r13;
-	r33 = r2;
-	r34 = (u64)r33 + 1ull;
-	r35 = (u64)r34;
-	r36 = r35 < r32;
-	r37 = (u64)r3;
-	r38 = r37 + 18446744073709551615ull;
-	r39 = r38 + 4611686018427387904ull;
-	r40 = r39 <= 9223372036854775808ull;
-	r41 = r38 - 1ull;
-	r42 = (u64)r2;
-	r43 = r41 - r42;
-	r44 = r32 - 1ull;
-	r45 = r44 - r35;
-	r46 = r43 <= r45;
-	r47 = (u64)r17;
-	r48 = r35 < r47;
-	r49 = r47 - 1ull;
-	r50 = r49 - r35;
-	r51 = r43 <= r50;
-	if (!r36) goto b19;
-	if (!r40) goto b19;
-	if (!r46) goto b19;
-	if (!r48) goto b19;
-	if (!r51) goto b19;
-	r52 = (u64)r1 * 3ull;
-	r108 = (u64)r1 * 4ull;
-	r57 = r37;
-	r59 = (u64)r52;
-	r119 = r108;
-	r122 = r108;
-	r125 = r108;
-	r128 = (u64)r1 * 8ull;
-	r131 = r128;
-	r134 = r128;
-	r137 = (u64)r1 * 12ull;
-	r140 = r137;
-	r143 = r137;
-	r155 = r2;
-	r156 = r12 + r155 * 4;
-	r157 = (u64)r108 * 4ull;
-	r158 = r16 + r155 * 4;
-	r159 = r4 + r155 * 4;
+#line 133 "kernels.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p0; r13 = p1; r16 = p2; r17 = p3;
+#line 133 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r13; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; if (!r36) goto b19; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
+	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r157 = (u64)r108 * 4ull; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4;
 b7: // grid unrolled guard
-	r53 = (u64)r2 + 1ull;
-	r54 = r53 < r3;
-	if (!r54) goto b18;
-	r58 = (u64)r53;
-	r55 = r57 - r58;
-	r56 = r55 > r59;
-	if (!r56) goto b14;
-	r115 = r156;
-	r66 = r115 + 4ll;
-	r67 = *(float *)r66;
-	r116 = r158;
-	r68 = r116 + 4ll;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r117 = r159;
-	r71 = r117 + 4ll;
-	*(float *)r71 = r70;
-	r118 = r115;
-	r120 = r118 + r119 * 1;
-	r77 = r120 + 4ll;
-	r78 = *(float *)r77;
-	r121 = r116;
-	r123 = r121 + r122 * 1;
-	r79 = r123 + 4ll;
-	r80 = *(float *)r79;
-	r81 = r78 + r80;
-	r124 = r117;
-	r126 = r124 + r125 * 1;
-	r82 = r126 + 4ll;
-	*(float *)r82 = r81;
-	r127 = r115;
-	r129 = r127 + r128 * 1;
-	r89 = r129 + 4ll;
-	r90 = *(float *)r89;
-	r130 = r116;
-	r132 = r130 + r131 * 1;
-	r91 = r132 + 4ll;
-	r92 = *(float *)r91;
-	r93 = r90 + r92;
-	r133 = r117;
-	r135 = r133 + r134 * 1;
-	r94 = r135 + 4ll;
-	*(float *)r94 = r93;
-	r136 = r115;
-	r138 = r136 + r137 * 1;
-	r101 = r138 + 4ll;
-	r102 = *(float *)r101;
-	r139 = r116;
-	r141 = r139 + r140 * 1;
-	r103 = r141 + 4ll;
-	r104 = *(float *)r103;
-	r105 = r102 + r104;
-	r142 = r117;
-	r144 = r142 + r143 * 1;
-	r106 = r144 + 4ll;
-	*(float *)r106 = r105;
-	r2 = (u64)r2 + (u64)r108;
-	r156 = r156 + r157 * 1;
-	r158 = r158 + r157 * 1;
-	r159 = r159 + r157 * 1;
-	goto b7;
+#line 134 "kernels.go"
+	r53 = (u64)r2 + 1ull; r54 = r53 < r3; if (!r54) goto b18; r58 = (u64)r53; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b14; r115 = r156; r66 = r115 + 4ll; r67 = *(float *)r66; r116 = r158; r68 = r116 + 4ll; r69 = *(float *)r68; r70 = r67 + r69; r117 = r159; r71 = r117 + 4ll; *(float *)r71 = r70; r118 = r115; r120 = r118 + r119 * 1; r77 = r120 + 4ll; r78 = *(float *)r77; r121 = r116; r123 = r121 + r122 * 1; r79 = r123 + 4ll; r80 = *(float *)r79; r81 = r78 + r80; r124 = r117; r126 = r124 + r125 * 1; r82 = r126 + 4ll; *(float *)r82 = r81; r127 = r115; r129 = r127 + r128 * 1; r89 = r129 + 4ll; r90 = *(float *)r89; r130 = r116; r132 = r130 + r131 * 1; r91 = r132 + 4ll; r92 = *(float *)r91; r93 = r90 + r92; r133 = r117; r135 = r133 + r134 * 1; r94 = r135 + 4ll; *(float *)r94 = r93; r136 = r115; r138 = r136 + r137 * 1; r101 = r138 + 4ll; r102 = *(float *)r101; r139 = r116; r141 = r139 + r140 * 1; r103 = r141 + 4ll; r104 = *(float *)r103; r105 = r102 + r104; r142 = r117; r144 = r142 + r143 * 1; r106 = r144 + 4ll; *(float *)r106 = r105; r2 = (u64)r2 + (u64)r108; r156 = r156 + r157 * 1; r158 = r158 + r157 * 1; r159 = r159 + r157 * 1; goto b7;
 b14: // preheader
-	r145 = r2;
-	r146 = r12 + r145 * 4;
-	r147 = r108;
-	r148 = r16 + r145 * 4;
-	r149 = r4 + r145 * 4;
+#line 133 "kernels.go"
+	r145 = r2; r146 = r12 + r145 * 4; r147 = r108; r148 = r16 + r145 * 4; r149 = r4 + r145 * 4;
 b15: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b18;
-	r109 = r146;
-	r11 = r109 + 4ll;
-	r14 = *(float *)r11;
-	r110 = r148;
-	r15 = r110 + 4ll;
-	r18 = *(float *)r15;
-	r19 = r14 + r18;
-	r111 = r149;
-	r20 = r111 + 4ll;
-	*(float *)r20 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	r146 = r146 + r147 * 1;
-	r148 = r148 + r147 * 1;
-	r149 = r149 + r147 * 1;
-	goto b15;
+#line 133 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18;
+	r109 = r146; r11 = r109 + 4ll; r14 = *(float *)r11; r110 = r148; r15 = r110 + 4ll; r18 = *(float *)r15; r19 = r14 + r18; r111 = r149; r20 = r111 + 4ll; *(float *)r20 = r19;
+#line 133 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; r149 = r149 + r147 * 1; goto b15;
 b18: // exit
+#line 133 "kernels.go"
 	return;
 b19: // preheader
-	r150 = r2;
-	r151 = r12 + r150 * 4;
-	r152 = (u64)r1 * 4ull;
-	r153 = r16 + r150 * 4;
-	r154 = r4 + r150 * 4;
+#line 133 "kernels.go"
+	r150 = r2; r151 = r12 + r150 * 4; r152 = (u64)r1 * 4ull; r153 = r16 + r150 * 4; r154 = r4 + r150 * 4;
 b20: // head (checked)
-	r21 = (u64)r2 + 1ull;
-	r22 = r21 < r3;
-	if (!r22) goto b18;
-	r23 = r2;
-	r24 = (u64)r23 + 1ull;
-	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; }
-	r112 = r151;
-	r26 = r112 + 4ll;
-	r27 = *(float *)r26;
-	if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; }
-	r113 = r153;
-	r28 = r113 + 4ll;
-	r29 = *(float *)r28;
-	r30 = r27 + r29;
-	r114 = r154;
-	r31 = r114 + 4ll;
-	*(float *)r31 = r30;
-	r2 = (u64)r2 + (u64)r1;
-	r151 = r151 + r152 * 1;
-	r153 = r153 + r152 * 1;
-	r154 = r154 + r152 * 1;
-	goto b20;
+#line 133 "kernels.go"
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b18; r23 = r2; r24 = (u64)r23 + 1ull;
+	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; } r112 = r151; r26 = r112 + 4ll; r27 = *(float *)r26; if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; } r113 = r153; r28 = r113 + 4ll; r29 = *(float *)r28; r30 = r27 + r29; r114 = r154; r31 = r114 + 4ll; *(float *)r31 = r30;
+#line 133 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r151 = r151 + r152 * 1; r153 = r153 + r152 * 1; r154 = r154 + r152 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -16071,109 +14150,47 @@ b2: // each
 	goto b2;
 b10: // each done
 	__syncthreads();
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 142 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r15 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r45 = (u64)r15;
-	r46 = r45 > 255ull;
-	if (!r46) goto b35;
-	r49 = r2;
-	r50 = r4 + r49 * 1;
-	r51 = r1;
+#line 142 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r45 = (u64)r15; r46 = r45 > 255ull; if (!r46) goto b35; r49 = r2; r50 = r4 + r49 * 1; r51 = r1;
 b14: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b17;
-	r47 = r50;
-	r11 = r47 + 1ll;
-	r12 = *(u8 *)r11;
-	r16 = (i64)r12;
-	r13 = r21 + r16 * 4;
-	r18 = atomicAdd((u32 *)r13, 1u);
-	r2 = (u64)r2 + (u64)r1;
-	r50 = r50 + r51 * 1;
-	goto b14;
+#line 142 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17; r47 = r50; r11 = r47 + 1ll; r12 = *(u8 *)r11;
+	r16 = (i64)r12; r13 = r21 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
+#line 142 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r50 = r50 + r51 * 1; goto b14;
 b17: // add the private copies
-	__syncthreads();
-	r27 = p2;
-	r28 = r19;
-	r54 = r21 + r28 * 4;
-	r55 = r53;
-	r56 = r27 + r28 * 4;
+#line 142 "kernels.go"
+	__syncthreads(); r27 = p2; r28 = r19; r54 = r21 + r28 * 4; r55 = r53; r56 = r27 + r28 * 4;
 b18: // each
-	r29 = r28 < r23;
-	if (!r29) goto b34;
-	r30 = r54;
-	r31 = *(u32 *)r30;
-	r32 = r31 != 0u;
-	if (!r32) goto b21;
-	r33 = r56;
-	r34 = atomicAdd((u32 *)r33, r31);
+#line 142 "kernels.go"
+	r29 = r28 < r23; if (!r29) goto b34; r30 = r54; r31 = *(u32 *)r30; r32 = r31 != 0u; if (!r32) goto b21; r33 = r56; r34 = atomicAdd((u32 *)r33, r31);
 b21: // next element
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	r66 = r28 < r23;
-	if (!r66) goto b34;
-	r67 = r54;
-	r68 = *(u32 *)r67;
-	r69 = r68 != 0u;
-	if (!r69) goto b25;
-	r70 = r56;
-	r71 = atomicAdd((u32 *)r70, r68);
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r66 = r28 < r23; if (!r66) goto b34; r67 = r54; r68 = *(u32 *)r67; r69 = r68 != 0u; if (!r69) goto b25; r70 = r56; r71 = atomicAdd((u32 *)r70, r68);
 b25: // next element (unrolled 1)
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	r72 = r28 < r23;
-	if (!r72) goto b34;
-	r73 = r54;
-	r74 = *(u32 *)r73;
-	r75 = r74 != 0u;
-	if (!r75) goto b29;
-	r76 = r56;
-	r77 = atomicAdd((u32 *)r76, r74);
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r72 = r28 < r23; if (!r72) goto b34; r73 = r54; r74 = *(u32 *)r73; r75 = r74 != 0u; if (!r75) goto b29; r76 = r56; r77 = atomicAdd((u32 *)r76, r74);
 b29: // next element (unrolled 2)
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	r78 = r28 < r23;
-	if (!r78) goto b34;
-	r79 = r54;
-	r80 = *(u32 *)r79;
-	r81 = r80 != 0u;
-	if (!r81) goto b33;
-	r82 = r56;
-	r83 = atomicAdd((u32 *)r82, r80);
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r78 = r28 < r23; if (!r78) goto b34; r79 = r54; r80 = *(u32 *)r79; r81 = r80 != 0u; if (!r81) goto b33; r82 = r56; r83 = atomicAdd((u32 *)r82, r80);
 b33: // next element (unrolled 3)
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	goto b18;
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; goto b18;
 b34: // each done
+#line 142 "kernels.go"
 	return;
 b35: // preheader
-	r57 = r2;
-	r58 = r4 + r57 * 1;
-	r59 = r1;
+#line 142 "kernels.go"
+	r57 = r2; r58 = r4 + r57 * 1; r59 = r1;
 b36: // head (checked)
-	r35 = (u64)r2 + 1ull;
-	r36 = r35 < r3;
-	if (!r36) goto b17;
-	r48 = r58;
-	r40 = r48 + 1ll;
-	r41 = *(u8 *)r40;
-	r43 = (i64)r41;
-	if ((u64)r43 >= (u64)r15) { qd_site = 0; qd_x = r43; qd_y = r15; goto qd_fault; }
-	r42 = r21 + r43 * 4;
-	r44 = atomicAdd((u32 *)r42, 1u);
-	r2 = (u64)r2 + (u64)r1;
-	r58 = r58 + r59 * 1;
-	goto b36;
+#line 142 "kernels.go"
+	r35 = (u64)r2 + 1ull; r36 = r35 < r3; if (!r36) goto b17; r48 = r58; r40 = r48 + 1ll; r41 = *(u8 *)r40;
+	r43 = (i64)r41; if ((u64)r43 >= (u64)r15) { qd_site = 0; qd_x = r43; qd_y = r15; goto qd_fault; } r42 = r21 + r43 * 4; r44 = atomicAdd((u32 *)r42, 1u);
+#line 142 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r58 = r58 + r59 * 1; goto b36;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -16205,119 +14222,47 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	double r85 = 0, r86 = 0, r87 = 0;
 	char *r4 = 0, *r21 = 0, *r44 = 0, *r58 = 0, *r73 = 0, *r88 = 0, *r91 = 0, *r92 = 0;
 	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r106 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r17 = p3;
-	r18 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r22 = (u64)r1 * 3ull;
-	r90 = (u64)r1 * 4ull;
-	r27 = (u64)r3;
-	r29 = (u64)r22;
-	r41 = r17 - r18;
-	r55 = r41;
-	r94 = (u64)r1 * 8ull;
-	r70 = r41;
-	r97 = (u64)r1 * 16ull;
-	r85 = r41;
-	r100 = (u64)r1 * 24ull;
-	r105 = r2;
-	r106 = r4 + r105 * 8;
-	r107 = (u64)r90 * 8ull;
+#line 15 "math.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 17 "math.go"
+	r17 = p3; r18 = p2;
+#line 15 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r90 = (u64)r1 * 4ull; r27 = (u64)r3; r29 = (u64)r22;
+#line 17 "math.go"
+	r41 = r17 - r18; r55 = r41; r94 = (u64)r1 * 8ull; r70 = r41; r97 = (u64)r1 * 16ull; r85 = r41; r100 = (u64)r1 * 24ull; r105 = r2; r106 = r4 + r105 * 8; r107 = (u64)r90 * 8ull;
 b2: // grid unrolled guard
-	r23 = (u64)r2 + 1ull;
-	r24 = r23 < r3;
-	if (!r24) goto b27;
-	r28 = (u64)r23;
-	r25 = r27 - r28;
-	r26 = r25 > r29;
-	if (!r26) goto b21;
-	r30 = r2;
-	r33 = r30;
-	r34 = (u64)r33 + 1ull;
-	r36 = (u64)r34;
-	r37 = r36 * 11400714819323198485ull;
-	r38 = r37 >> 11;
-	r39 = (double)r38;
-	r40 = r39 * 0x1p-53;
-	r42 = r41 * r40;
-	r43 = r18 + r42;
-	r92 = r106;
-	r44 = r92 + 8ll;
-	*(double *)r44 = r43;
-	r59 = (u64)r30 + (u64)r1;
-	r47 = r59;
-	r48 = (u64)r47 + 1ull;
-	r50 = (u64)r48;
-	r51 = r50 * 11400714819323198485ull;
-	r52 = r51 >> 11;
-	r53 = (double)r52;
-	r54 = r53 * 0x1p-53;
-	r56 = r55 * r54;
-	r57 = r18 + r56;
-	r93 = r92;
-	r95 = r93 + r94 * 1;
-	r58 = r95 + 8ll;
-	*(double *)r58 = r57;
-	r74 = (u64)r59 + (u64)r1;
-	r62 = r74;
-	r63 = (u64)r62 + 1ull;
-	r65 = (u64)r63;
-	r66 = r65 * 11400714819323198485ull;
-	r67 = r66 >> 11;
-	r68 = (double)r67;
-	r69 = r68 * 0x1p-53;
-	r71 = r70 * r69;
-	r72 = r18 + r71;
-	r96 = r92;
-	r98 = r96 + r97 * 1;
-	r73 = r98 + 8ll;
-	*(double *)r73 = r72;
-	r89 = (u64)r74 + (u64)r1;
-	r77 = r89;
-	r78 = (u64)r77 + 1ull;
-	r80 = (u64)r78;
-	r81 = r80 * 11400714819323198485ull;
-	r82 = r81 >> 11;
-	r83 = (double)r82;
-	r84 = r83 * 0x1p-53;
-	r86 = r85 * r84;
-	r87 = r18 + r86;
-	r99 = r92;
-	r101 = r99 + r100 * 1;
-	r88 = r101 + 8ll;
-	*(double *)r88 = r87;
-	r2 = (u64)r2 + (u64)r90;
-	r106 = r106 + r107 * 1;
-	goto b2;
+#line 17 "math.go"
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b27; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b21; r30 = r2;
+#line 15 "math.go"
+	r33 = r30; r34 = (u64)r33 + 1ull;
+	r36 = (u64)r34; r37 = r36 * 11400714819323198485ull; r38 = r37 >> 11; r39 = (double)r38; r40 = r39 * 0x1p-53;
+	r42 = r41 * r40; r43 = r18 + r42; r92 = r106; r44 = r92 + 8ll; *(double *)r44 = r43; r59 = (u64)r30 + (u64)r1;
+#line 15 "math.go"
+	r47 = r59; r48 = (u64)r47 + 1ull;
+	r50 = (u64)r48; r51 = r50 * 11400714819323198485ull; r52 = r51 >> 11; r53 = (double)r52; r54 = r53 * 0x1p-53;
+	r56 = r55 * r54; r57 = r18 + r56; r93 = r92; r95 = r93 + r94 * 1; r58 = r95 + 8ll; *(double *)r58 = r57; r74 = (u64)r59 + (u64)r1;
+#line 15 "math.go"
+	r62 = r74; r63 = (u64)r62 + 1ull;
+	r65 = (u64)r63; r66 = r65 * 11400714819323198485ull; r67 = r66 >> 11; r68 = (double)r67; r69 = r68 * 0x1p-53;
+	r71 = r70 * r69; r72 = r18 + r71; r96 = r92; r98 = r96 + r97 * 1; r73 = r98 + 8ll; *(double *)r73 = r72; r89 = (u64)r74 + (u64)r1;
+#line 15 "math.go"
+	r77 = r89; r78 = (u64)r77 + 1ull;
+	r80 = (u64)r78; r81 = r80 * 11400714819323198485ull; r82 = r81 >> 11; r83 = (double)r82; r84 = r83 * 0x1p-53;
+	r86 = r85 * r84; r87 = r18 + r86; r99 = r92; r101 = r99 + r100 * 1; r88 = r101 + 8ll; *(double *)r88 = r87; r2 = (u64)r2 + (u64)r90; r106 = r106 + r107 * 1; goto b2;
 b21: // preheader
+#line 17 "math.go"
 	r16 = r41;
-	r102 = r2;
-	r103 = r4 + r102 * 8;
-	r104 = r94;
+#line 15 "math.go"
+	r102 = r2; r103 = r4 + r102 * 8; r104 = r94;
 b22: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = (u64)r9;
-	r12 = r11 * 11400714819323198485ull;
-	r13 = r12 >> 11;
-	r14 = (double)r13;
-	r15 = r14 * 0x1p-53;
-	r19 = r16 * r15;
-	r20 = r18 + r19;
-	r91 = r103;
-	r21 = r91 + 8ll;
-	*(double *)r21 = r20;
-	r2 = (u64)r2 + (u64)r1;
-	r103 = r103 + r104 * 1;
-	goto b22;
+#line 15 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull;
+	r11 = (u64)r9; r12 = r11 * 11400714819323198485ull; r13 = r12 >> 11; r14 = (double)r13; r15 = r14 * 0x1p-53;
+	r19 = r16 * r15; r20 = r18 + r19; r91 = r103; r21 = r91 + 8ll; *(double *)r21 = r20;
+#line 15 "math.go"
+	r2 = (u64)r2 + (u64)r1; r103 = r103 + r104 * 1; goto b22;
 b27: // exit
+#line 15 "math.go"
 	return;
 }
 
@@ -16335,64 +14280,52 @@ extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r62 = 0, r63 = 0;
 	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 23 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r78 = r2;
-	r79 = r12 + r78 * 8;
-	r80 = (u64)r1 * 8ull;
-	r81 = r4 + r78 * 8;
+#line 23 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r78 = r2; r79 = r12 + r78 * 8; r80 = (u64)r1 * 8ull; r81 = r4 + r78 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b26;
-	r76 = r79;
-	r11 = r76 + 8ll;
-	r14 = *(double *)r11;
+#line 23 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26;
+	r76 = r79; r11 = r76 + 8ll; r14 = *(double *)r11;
+#line 19 "exp.go"
 	r17 = (u64)__double_as_longlong(r14);
+#line 21 "exp.go"
 	r20 = r17 == 18442240474082181120ull;
-	r18 = r17 & ~9223372036854775808ull;
-	r19 = r18 >= 9218868437227405312ull;
-	if (!r19) goto b11;
-	if (!r20) goto b10;
+#line 20 "exp.go"
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 >= 9218868437227405312ull; if (!r19) goto b11; if (!r20) goto b10;
+#line 26 "exp.go"
 	r16 = 0x0p+00;
 b7: // Exp.return
+#line 27 "bits.go"
 	r15 = r16;
-	r77 = r81;
-	r75 = r77 + 8ll;
-	*(double *)r75 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r79 = r79 + r80 * 1;
-	r81 = r81 + r80 * 1;
-	goto b2;
+#line 24 "math.go"
+	r77 = r81; r75 = r77 + 8ll; *(double *)r75 = r15;
+#line 23 "math.go"
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; r81 = r81 + r80 * 1; goto b2;
 b10: // Exp.if.done
-	r16 = r14;
-	goto b7;
+#line 26 "exp.go"
+	r16 = r14; goto b7;
 b11: // Exp.if.done
-	r21 = r14 > 0x1.62e42fefa39efp+09;
-	if (!r21) goto b13;
-	r16 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b7;
+#line 26 "exp.go"
+	r21 = r14 > 0x1.62e42fefa39efp+09; if (!r21) goto b13;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
 b13: // Exp.if.done
+#line 29 "exp.go"
 	r27 = r14 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
 	r29 = rint(r27);
-	r30 = r29 >= (-0x1p+31);
-	if (!r30) goto b25;
-	r32 = r29 <= 0x1.fffffffcp+30;
-	if (!r32) goto b25;
-	r31 = qd_f64_to_i32(r29);
-	r28 = r31;
+	r30 = r29 >= (-0x1p+31); if (!r30) goto b25; r32 = r29 <= 0x1.fffffffcp+30; if (!r32) goto b25;
+	r31 = qd_f64_to_i32(r29); r28 = r31;
 b17: // roundToInt32.return
+#line 30 "exp.go"
 	r33 = (double)r28;
-	r34 = -r33;
-	r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
-	r36 = r34;
-	r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
+	r34 = -r33; r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
+	r36 = r34; r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
 	r38 = r37 * 0x1p-04;
+#line 35 "exp.go"
 	r39 = fma(0x1.a01a01a01a01ap-16, r38, 0x1.a01a01a01a01ap-13);
 	r40 = fma(r39, r38, 0x1.6c16c16c16c17p-10);
 	r41 = fma(r40, r38, 0x1.1111111111111p-07);
@@ -16401,49 +14334,35 @@ b17: // roundToInt32.return
 	r44 = fma(r43, r38, 0x1p-01);
 	r45 = fma(r44, r38, 0x1p+00);
 	r46 = r38 * r45;
-	r47 = r46 + 0x1p+01;
-	r48 = r46 * r47;
-	r49 = r48 + 0x1p+01;
-	r50 = r48 * r49;
-	r51 = r50 + 0x1p+01;
-	r52 = r50 * r51;
-	r53 = r52 + 0x1p+01;
-	r54 = fma(r52, r53, 0x1p+00);
+	r47 = r46 + 0x1p+01; r48 = r46 * r47;
+	r49 = r48 + 0x1p+01; r50 = r48 * r49;
+	r51 = r50 + 0x1p+01; r52 = r50 * r51;
+	r53 = r52 + 0x1p+01; r54 = fma(r52, r53, 0x1p+00);
+#line 48 "exp.go"
 	r55 = (u32)r28 + 1023u;
-	r56 = r55 <= 0;
-	if (!r56) goto b22;
-	r57 = r55 < (-52);
-	if (!r57) goto b20;
-	r16 = 0x0p+00;
-	goto b7;
+	r56 = r55 <= 0; if (!r56) goto b22;
+	r57 = r55 < (-52); if (!r57) goto b20;
+#line 55 "exp.go"
+	r16 = 0x0p+00; goto b7;
 b20: // Exp.if.done
-	r65 = (u32)r55 + 1022u;
-	r66 = (u64)r65;
-	r67 = r66 << 52;
-	r68 = __longlong_as_double((i64)r67);
-	r69 = r54 * r68;
-	r58 = r69;
-	r59 = 1;
+#line 53 "exp.go"
+	r65 = (u32)r55 + 1022u; r66 = (u64)r65; r67 = r66 << 52; r68 = __longlong_as_double((i64)r67); r69 = r54 * r68; r58 = r69; r59 = 1;
 b21: // Exp.if.done
-	r60 = (u64)r59;
-	r61 = r60 << 52;
-	r62 = __longlong_as_double((i64)r61);
-	r63 = r58 * r62;
-	r16 = r63;
-	goto b7;
+#line 58 "exp.go"
+	r60 = (u64)r59; r61 = r60 << 52; r62 = __longlong_as_double((i64)r61); r63 = r58 * r62; r16 = r63; goto b7;
 b22: // Exp.if.else
-	r64 = r55 >= 2047;
-	if (!r64) goto b24;
-	r16 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b7;
+#line 55 "exp.go"
+	r64 = r55 >= 2047; if (!r64) goto b24;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
 b24: // edge 9→8
-	r58 = r54;
-	r59 = r55;
-	goto b21;
+#line 55 "exp.go"
+	r58 = r54; r59 = r55; goto b21;
 b25: // roundToInt32.if.done
-	r28 = (-2147483647 - 1);
-	goto b17;
+#line 66 "exp.go"
+	r28 = (-2147483647 - 1); goto b17;
 b26: // exit
+#line 66 "exp.go"
 	return;
 }
 
@@ -16461,100 +14380,61 @@ extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
 	double r70 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 30 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r74 = r2;
-	r75 = r12 + r74 * 8;
-	r76 = (u64)r1 * 8ull;
-	r77 = r4 + r74 * 8;
+#line 30 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r74 = r2; r75 = r12 + r74 * 8; r76 = (u64)r1 * 8ull; r77 = r4 + r74 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b17;
-	r72 = r75;
-	r11 = r72 + 8ll;
-	r14 = *(double *)r11;
+#line 30 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17;
+	r72 = r75; r11 = r72 + 8ll; r14 = *(double *)r11;
+#line 24 "log.go"
 	r17 = (u64)__double_as_longlong(r14);
-	r18 = r17 & ~9223372036854775808ull;
-	r19 = r18 == 0ull;
-	if (!r19) goto b9;
+#line 26 "log.go"
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 == 0ull; if (!r19) goto b9;
+#line 27 "bits.go"
 	r16 = __longlong_as_double(0xfff0000000000000ll);
 b6: // Log.return
+#line 47 "log.go"
 	r15 = r16;
-	r73 = r77;
-	r71 = r73 + 8ll;
-	*(double *)r71 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r75 = r75 + r76 * 1;
-	r77 = r77 + r76 * 1;
-	goto b2;
+#line 31 "math.go"
+	r73 = r77; r71 = r73 + 8ll; *(double *)r71 = r15;
+#line 30 "math.go"
+	r2 = (u64)r2 + (u64)r1; r75 = r75 + r76 * 1; r77 = r77 + r76 * 1; goto b2;
 b9: // Log.switch.next
-	r27 = (i64)r17;
-	r28 = r27 < 0ll;
-	if (!r28) goto b11;
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b6;
+#line 28 "log.go"
+	r27 = (i64)r17; r28 = r27 < 0ll; if (!r28) goto b11;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
 b11: // Log.switch.next
-	r29 = r17 >= 9218868437227405312ull;
-	if (!r29) goto b13;
-	r16 = r14;
-	goto b6;
+#line 30 "log.go"
+	r29 = r17 >= 9218868437227405312ull; if (!r29) goto b13;
+#line 28 "log.go"
+	r16 = r14; goto b6;
 b13: // Log.switch.next
-	r30 = r17 & 4503599627370495ull;
-	r31 = r30 | 4602678819172646912ull;
-	r32 = __longlong_as_double((i64)r31);
-	r33 = r17 >> 52;
-	r34 = r33 & 2047ull;
-	r35 = (i32)r34;
-	r36 = (u32)r35 - 1022u;
-	r37 = (double)r36;
-	r38 = r32 <= 0x1.6a09e667f3bcdp-01;
-	if (!r38) goto b16;
+#line 33 "log.go"
+	r30 = r17 & 4503599627370495ull; r31 = r30 | 4602678819172646912ull; r32 = __longlong_as_double((i64)r31);
+	r33 = r17 >> 52; r34 = r33 & 2047ull; r35 = (i32)r34; r36 = (u32)r35 - 1022u; r37 = (double)r36;
+	r38 = r32 <= 0x1.6a09e667f3bcdp-01; if (!r38) goto b16;
 	r41 = r37 - 0x1p+00;
-	r42 = r32 * 0x1p+01;
-	r39 = r42;
-	r40 = r41;
+	r42 = r32 * 0x1p+01; r39 = r42; r40 = r41;
 b15: // Log.if.done
+#line 39 "log.go"
 	r43 = r39 - 0x1p+00;
-	r44 = r43 + 0x1p+01;
-	r45 = r43 / r44;
+	r44 = r43 + 0x1p+01; r45 = r43 / r44;
 	r46 = r45 * r45;
 	r47 = r46 * r46;
-	r48 = r47 * 0x1.2f112df3e5244p-03;
-	r49 = r48 + 0x1.7466496cb03dep-03;
-	r50 = r49 * r47;
-	r51 = r50 + 0x1.2492494229359p-02;
-	r52 = r51 * r47;
-	r53 = r52 + 0x1.5555555555593p-01;
-	r54 = r46 * r53;
-	r55 = r47 * 0x1.39a09d078c69fp-03;
-	r56 = r55 + 0x1.c71c51d8e78afp-03;
-	r57 = r56 * r47;
-	r58 = r57 + 0x1.999999997fa04p-02;
-	r59 = r47 * r58;
+	r48 = r47 * 0x1.2f112df3e5244p-03; r49 = r48 + 0x1.7466496cb03dep-03; r50 = r49 * r47; r51 = r50 + 0x1.2492494229359p-02; r52 = r51 * r47; r53 = r52 + 0x1.5555555555593p-01; r54 = r46 * r53;
+	r55 = r47 * 0x1.39a09d078c69fp-03; r56 = r55 + 0x1.c71c51d8e78afp-03; r57 = r56 * r47; r58 = r57 + 0x1.999999997fa04p-02; r59 = r47 * r58;
 	r60 = r54 + r59;
-	r61 = r43 * 0x1p-01;
-	r62 = r61 * r43;
-	r63 = r40 * 0x1.62e42feep-01;
-	r64 = r62 + r60;
-	r65 = r45 * r64;
-	r66 = r40 * 0x1.a39ef35793c76p-33;
-	r67 = r65 + r66;
-	r68 = r62 - r67;
-	r69 = r68 - r43;
-	r70 = r63 - r69;
-	r16 = r70;
-	goto b6;
+	r61 = r43 * 0x1p-01; r62 = r61 * r43;
+	r63 = r40 * 0x1.62e42feep-01; r64 = r62 + r60; r65 = r45 * r64; r66 = r40 * 0x1.a39ef35793c76p-33; r67 = r65 + r66; r68 = r62 - r67; r69 = r68 - r43; r70 = r63 - r69; r16 = r70; goto b6;
 b16: // edge 6→8
-	r39 = r32;
-	r40 = r37;
-	goto b15;
+#line 35 "log.go"
+	r39 = r32; r40 = r37; goto b15;
 b17: // exit
+#line 35 "log.go"
 	return;
 }
 
@@ -16622,548 +14502,383 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	double r443 = 0, r446 = 0, r454 = 0, r456 = 0, r459 = 0, r467 = 0, r469 = 0, r472 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r432 = 0, *r433 = 0, *r434 = 0;
 	char *r435 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p0;
-	r16 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
+#line 37 "math.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p0; r16 = p2;
+#line 37 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b210;
-	r8 = r2;
-	r433 = r12 + r8 * 8;
-	r11 = r433 + 8ll;
-	r14 = *(double *)r11;
-	r434 = r16 + r8 * 8;
-	r15 = r434 + 8ll;
-	r18 = *(double *)r15;
-	r20 = r14;
-	r21 = r18;
+#line 37 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b210; r8 = r2;
+	r433 = r12 + r8 * 8; r11 = r433 + 8ll; r14 = *(double *)r11; r434 = r16 + r8 * 8; r15 = r434 + 8ll; r18 = *(double *)r15; r20 = r14; r21 = r18;
 b5: // Pow.if.done
-	r23 = r20;
-	r24 = r21;
+#line 52 "pow.go"
+	r23 = r20; r24 = r21;
+#line 111 "pow.go"
 	r178 = r24 > 0x0p+00;
+#line 161 "pow.go"
 	r352 = r24 < 0x0p+00;
-	r25 = r24 == 0x0p+00;
-	if (!r25) goto b11;
+#line 57 "pow.go"
+	r25 = r24 == 0x0p+00; if (!r25) goto b11;
 b7: // pow.switch.body
+#line 102 "pow.go"
 	r22 = 0x1p+00;
 b8: // pow.return
+#line 50 "ldexp.go"
 	r19 = r22;
-	r435 = r4 + r8 * 8;
-	r432 = r435 + 8ll;
-	*(double *)r432 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 38 "math.go"
+	r435 = r4 + r8 * 8; r432 = r435 + 8ll; *(double *)r432 = r19;
+#line 37 "math.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b11: // pow.cond.false
-	r42 = r23 == 0x1p+00;
-	if (r42) goto b7;
-	r41 = r24 == 0x1p+00;
-	if (!r41) goto b14;
-	r22 = r23;
-	goto b8;
+#line 57 "pow.go"
+	r42 = r23 == 0x1p+00; if (r42) goto b7;
+#line 59 "pow.go"
+	r41 = r24 == 0x1p+00; if (!r41) goto b14;
+#line 102 "pow.go"
+	r22 = r23; goto b8;
 b14: // IsNaN.entry
-	r46 = r23 != r23;
-	r45 = r46;
-	if (!r45) goto b17;
+#line 39 "bits.go"
+	r46 = r23 != r23; r45 = r46; if (!r45) goto b17;
 b16: // NaN.return
-	r22 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b8;
+#line 31 "bits.go"
+	r22 = __longlong_as_double(0x7ff8000000000001ll); goto b8;
 b17: // IsNaN.entry
-	r50 = r24 != r24;
-	r49 = r50;
-	if (r49) goto b16;
-	r48 = r23 == 0x0p+00;
-	if (!r48) goto b184;
-	r47 = r24 < 0x0p+00;
-	if (!r47) goto b35;
-	r61 = (u64)__double_as_longlong(r23);
-	r62 = (i64)r61;
-	r63 = r62 < 0ll;
-	r60 = r63;
-	if (!r60) goto b27;
-	r80 = fabs(r24);
-	r81 = r80 >= 0x1p+53;
-	if (!r81) goto b28;
-	r79 = false;
+#line 39 "bits.go"
+	r50 = r24 != r24; r49 = r50; if (r49) goto b16;
+#line 63 "pow.go"
+	r48 = r23 == 0x0p+00; if (!r48) goto b184;
+#line 65 "pow.go"
+	r47 = r24 < 0x0p+00; if (!r47) goto b35;
+#line 9 "signbit.go"
+	r61 = (u64)__double_as_longlong(r23); r62 = (i64)r61; r63 = r62 < 0ll; r60 = r63; if (!r60) goto b27;
+#line 8 "pow.go"
+	r80 = fabs(r24); r81 = r80 >= 0x1p+53; if (!r81) goto b28; r79 = false;
 b25: // isOddInt.return
+#line 8 "pow.go"
 	if (!r79) goto b27;
-	r22 = __longlong_as_double(0xfff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0xfff0000000000000ll); goto b8;
 b27: // Inf.return
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b28: // Modf.entry
+#line 15 "modf.go"
 	r84 = trunc(r24);
 	r85 = r24 - r84;
-	r87 = (u64)__double_as_longlong(r85);
-	r88 = r87 & ~9223372036854775808ull;
-	r89 = (u64)__double_as_longlong(r24);
-	r90 = r89 & 9223372036854775808ull;
-	r91 = r88 | r90;
-	r92 = __longlong_as_double((i64)r91);
-	r86 = r92;
-	r82 = r84;
-	r83 = r86;
-	r93 = r82;
-	r94 = r83;
-	r95 = r94 == 0x0p+00;
-	if (!r95) goto b34;
-	r97 = qd_f64_to_i64(r93);
-	r98 = r97 & 1ll;
-	r99 = r98 == 1ll;
-	r96 = r99;
+#line 11 "copysign.go"
+	r87 = (u64)__double_as_longlong(r85); r88 = r87 & ~9223372036854775808ull; r89 = (u64)__double_as_longlong(r24); r90 = r89 & 9223372036854775808ull; r91 = r88 | r90; r92 = __longlong_as_double((i64)r91); r86 = r92; r82 = r84; r83 = r86; r93 = r82; r94 = r83;
+#line 18 "pow.go"
+	r95 = r94 == 0x0p+00; if (!r95) goto b34; r97 = qd_f64_to_i64(r93); r98 = r97 & 1ll; r99 = r98 == 1ll; r96 = r99;
 b33: // isOddInt.binop.done
-	r79 = r96;
-	goto b25;
+#line 18 "pow.go"
+	r79 = r96; goto b25;
 b34: // edge 2→4
-	r96 = false;
-	goto b33;
+#line 18 "pow.go"
+	r96 = false; goto b33;
 b35: // pow.switch.next
-	r68 = r24 > 0x0p+00;
-	if (!r68) goto b50;
-	r65 = (u64)__double_as_longlong(r23);
-	r66 = (i64)r65;
-	r67 = r66 < 0ll;
-	r64 = r67;
-	if (!r64) goto b42;
-	r101 = fabs(r24);
-	r102 = r101 >= 0x1p+53;
-	if (!r102) goto b43;
-	r100 = false;
+#line 70 "pow.go"
+	r68 = r24 > 0x0p+00; if (!r68) goto b50;
+#line 9 "signbit.go"
+	r65 = (u64)__double_as_longlong(r23); r66 = (i64)r65; r67 = r66 < 0ll; r64 = r67; if (!r64) goto b42;
+#line 8 "pow.go"
+	r101 = fabs(r24); r102 = r101 >= 0x1p+53; if (!r102) goto b43; r100 = false;
 b40: // isOddInt.return
+#line 8 "pow.go"
 	if (!r100) goto b42;
-	r22 = r23;
-	goto b8;
+#line 18 "pow.go"
+	r22 = r23; goto b8;
 b42: // pow.if.done
-	r22 = 0x0p+00;
-	goto b8;
+#line 18 "pow.go"
+	r22 = 0x0p+00; goto b8;
 b43: // Modf.entry
+#line 15 "modf.go"
 	r105 = trunc(r24);
 	r106 = r24 - r105;
-	r108 = (u64)__double_as_longlong(r106);
-	r109 = r108 & ~9223372036854775808ull;
-	r110 = (u64)__double_as_longlong(r24);
-	r111 = r110 & 9223372036854775808ull;
-	r112 = r109 | r111;
-	r113 = __longlong_as_double((i64)r112);
-	r107 = r113;
-	r103 = r105;
-	r104 = r107;
-	r114 = r103;
-	r115 = r104;
-	r116 = r115 == 0x0p+00;
-	if (!r116) goto b49;
-	r118 = qd_f64_to_i64(r114);
-	r119 = r118 & 1ll;
-	r120 = r119 == 1ll;
-	r117 = r120;
+#line 11 "copysign.go"
+	r108 = (u64)__double_as_longlong(r106); r109 = r108 & ~9223372036854775808ull; r110 = (u64)__double_as_longlong(r24); r111 = r110 & 9223372036854775808ull; r112 = r109 | r111; r113 = __longlong_as_double((i64)r112); r107 = r113; r103 = r105; r104 = r107; r114 = r103; r115 = r104;
+#line 18 "pow.go"
+	r116 = r115 == 0x0p+00; if (!r116) goto b49; r118 = qd_f64_to_i64(r114); r119 = r118 & 1ll; r120 = r119 == 1ll; r117 = r120;
 b48: // isOddInt.binop.done
-	r100 = r117;
-	goto b40;
+#line 18 "pow.go"
+	r100 = r117; goto b40;
 b49: // edge 2→4
-	r117 = false;
-	goto b48;
+#line 18 "pow.go"
+	r117 = false; goto b48;
 b50: // pow.switch.done
+#line 101 "pow.go"
 	r26 = fabs(r24);
+#line 15 "modf.go"
 	r29 = trunc(r26);
 	r30 = r26 - r29;
-	r32 = (u64)__double_as_longlong(r30);
-	r33 = r32 & ~9223372036854775808ull;
-	r34 = (u64)__double_as_longlong(r26);
-	r35 = r34 & 9223372036854775808ull;
-	r36 = r33 | r35;
-	r37 = __longlong_as_double((i64)r36);
-	r31 = r37;
-	r27 = r29;
-	r28 = r31;
-	r38 = r27;
-	r39 = r28;
-	r40 = r39 != 0x0p+00;
-	if (!r40) goto b57;
-	r171 = r23 < 0x0p+00;
-	if (!r171) goto b57;
-	r22 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b8;
+#line 11 "copysign.go"
+	r32 = (u64)__double_as_longlong(r30); r33 = r32 & ~9223372036854775808ull; r34 = (u64)__double_as_longlong(r26); r35 = r34 & 9223372036854775808ull; r36 = r33 | r35; r37 = __longlong_as_double((i64)r36); r31 = r37; r27 = r29; r28 = r31; r38 = r27; r39 = r28;
+#line 102 "pow.go"
+	r40 = r39 != 0x0p+00; if (!r40) goto b57; r171 = r23 < 0x0p+00; if (!r171) goto b57;
+#line 31 "bits.go"
+	r22 = __longlong_as_double(0x7ff8000000000001ll); goto b8;
 b57: // pow.if.done
-	r170 = r38 >= 0x1p+63;
-	if (!r170) goto b63;
-	r172 = r23 == (-0x1p+00);
-	if (!r172) goto b60;
-	r22 = 0x1p+00;
-	goto b8;
+#line 105 "pow.go"
+	r170 = r38 >= 0x1p+63; if (!r170) goto b63;
+#line 109 "pow.go"
+	r172 = r23 == (-0x1p+00); if (!r172) goto b60;
+#line 123 "pow.go"
+	r22 = 0x1p+00; goto b8;
 b60: // pow.switch.next
-	r176 = fabs(r23);
-	r177 = r176 < 0x1p+00;
-	r179 = r177 == r178;
-	if (!r179) goto b62;
-	r22 = 0x0p+00;
-	goto b8;
+#line 111 "pow.go"
+	r176 = fabs(r23); r177 = r176 < 0x1p+00; r179 = r177 == r178; if (!r179) goto b62;
+#line 123 "pow.go"
+	r22 = 0x0p+00; goto b8;
 b62: // Inf.return
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b63: // pow.if.done
-	r173 = r40;
-	if (!r173) goto b183;
-	r185 = r39 > 0x1p-01;
-	if (!r185) goto b182;
+#line 123 "pow.go"
+	r173 = r40; if (!r173) goto b183;
+	r185 = r39 > 0x1p-01; if (!r185) goto b182;
 	r230 = r39 - 0x1p+00;
-	r231 = r38 + 0x1p+00;
-	r186 = r231;
-	r187 = r230;
+	r231 = r38 + 0x1p+00; r186 = r231; r187 = r230;
 b66: // Log.entry
+#line 24 "log.go"
 	r234 = (u64)__double_as_longlong(r23);
-	r235 = r234 & ~9223372036854775808ull;
-	r236 = r235 == 0ull;
-	if (!r236) goto b174;
+#line 26 "log.go"
+	r235 = r234 & ~9223372036854775808ull; r236 = r235 == 0ull; if (!r236) goto b174;
+#line 27 "bits.go"
 	r233 = __longlong_as_double(0xfff0000000000000ll);
 b68: // Log.return
+#line 47 "log.go"
 	r232 = r233;
+#line 128 "pow.go"
 	r288 = r187 * r232;
+#line 19 "exp.go"
 	r291 = (u64)__double_as_longlong(r288);
+#line 21 "exp.go"
 	r294 = r291 == 18442240474082181120ull;
-	r292 = r291 & ~9223372036854775808ull;
-	r293 = r292 >= 9218868437227405312ull;
-	if (!r293) goto b159;
-	if (!r294) goto b158;
+#line 20 "exp.go"
+	r292 = r291 & ~9223372036854775808ull; r293 = r292 >= 9218868437227405312ull; if (!r293) goto b159; if (!r294) goto b158;
+#line 26 "exp.go"
 	r290 = 0x0p+00;
 b73: // Exp.return
-	r289 = r290;
-	r174 = r186;
-	r175 = r289;
+#line 27 "bits.go"
+	r289 = r290; r174 = r186; r175 = r289;
 b75: // frexp.entry
-	r192 = r48;
-	if (!r192) goto b148;
-	r190 = r23;
-	r191 = 0ll;
+#line 27 "frexp.go"
+	r192 = r48; if (!r192) goto b148; r190 = r23; r191 = 0ll;
 b77: // frexp.return
-	r220 = r190;
-	r221 = r191;
-	r188 = r220;
-	r189 = r221;
-	r222 = r188;
-	r223 = r189;
-	r224 = qd_f64_to_i64(r174);
-	r225 = r175;
-	r226 = 0ll;
-	r227 = r222;
-	r228 = r223;
-	r229 = r224;
+#line 39 "bits.go"
+	r220 = r190; r221 = r191; r188 = r220; r189 = r221; r222 = r188; r223 = r189;
+#line 136 "pow.go"
+	r224 = qd_f64_to_i64(r174); r225 = r175; r226 = 0ll; r227 = r222; r228 = r223; r229 = r224;
 b79: // pow.for.loop
-	r349 = r229 != 0ll;
-	if (!r349) goto b141;
-	r351 = r228 < (-4096ll);
-	if (!r351) goto b109;
+#line 136 "pow.go"
+	r349 = r229 != 0ll; if (!r349) goto b141;
+	r351 = r228 < (-4096ll); if (!r351) goto b109;
 b81: // pow.if.then
-	r355 = (u64)r226 + (u64)r228;
-	r350 = r355;
+#line 143 "pow.go"
+	r355 = (u64)r226 + (u64)r228; r350 = r355;
 b82: // pow.for.done
+#line 143 "pow.go"
 	if (!r352) goto b108;
+#line 162 "pow.go"
 	r371 = 0x1p+00 / r225;
-	r372 = -(u64)r350;
-	r353 = r371;
-	r354 = r372;
+	r372 = -(u64)r350; r353 = r371; r354 = r372;
 b84: // ldexp.entry
-	r375 = r353 == 0x0p+00;
-	if (!r375) goto b88;
-	r374 = r353;
+#line 25 "ldexp.go"
+	r375 = r353 == 0x0p+00; if (!r375) goto b88; r374 = r353;
 b86: // ldexp.return
-	r373 = r374;
-	r22 = r373;
-	goto b8;
+#line 50 "ldexp.go"
+	r373 = r374; r22 = r373; goto b8;
 b88: // IsInf.if.then
-	r379 = fabs(r353);
-	r380 = r379;
-	r381 = r380 > 0x1.fffffffffffffp+1023;
-	r376 = r381;
-	if (!r376) goto b92;
+#line 52 "bits.go"
+	r379 = fabs(r353); r380 = r379;
+#line 56 "bits.go"
+	r381 = r380 > 0x1.fffffffffffffp+1023; r376 = r381; if (!r376) goto b92;
 b91: // ldexp.switch.body
-	r374 = r353;
-	goto b86;
+#line 25 "ldexp.go"
+	r374 = r353; goto b86;
 b92: // IsNaN.entry
-	r400 = r353 != r353;
-	r399 = r400;
-	if (r399) goto b91;
-	r386 = fabs(r353);
-	r387 = r386 < 0x1p-1022;
-	if (!r387) goto b107;
-	r388 = r353 * 0x1p+52;
-	r384 = r388;
-	r385 = (-52ll);
+#line 39 "bits.go"
+	r400 = r353 != r353; r399 = r400; if (r399) goto b91;
+#line 63 "bits.go"
+	r386 = fabs(r353); r387 = r386 < 0x1p-1022; if (!r387) goto b107;
+	r388 = r353 * 0x1p+52; r384 = r388; r385 = (-52ll);
 b96: // normalize.return
+#line 64 "bits.go"
 	r389 = r384;
+#line 38 "ldexp.go"
 	r410 = r389 < 0x0p+00;
+#line 64 "bits.go"
 	r390 = r385;
+#line 31 "ldexp.go"
 	r391 = (u64)r354 + (u64)r390;
 	r392 = (u64)__double_as_longlong(r389);
-	r393 = r392 >> 52;
-	r394 = (i64)r393;
-	r395 = r394 & 2047ll;
-	r396 = (u64)r395 - 1023ull;
-	r397 = (u64)r391 + (u64)r396;
-	r398 = r397 < (-1075ll);
-	if (!r398) goto b99;
-	r405 = r392;
-	r406 = r405 & 9223372036854775808ull;
-	r407 = r406;
-	r408 = __longlong_as_double((i64)r407);
-	r401 = r408;
-	r374 = r401;
-	goto b86;
+	r393 = r392 >> 52; r394 = (i64)r393; r395 = r394 & 2047ll; r396 = (u64)r395 - 1023ull; r397 = (u64)r391 + (u64)r396;
+	r398 = r397 < (-1075ll); if (!r398) goto b99;
+#line 11 "copysign.go"
+	r405 = r392; r406 = r405 & 9223372036854775808ull; r407 = r406; r408 = __longlong_as_double((i64)r407); r401 = r408; r374 = r401; goto b86;
 b99: // ldexp.if.done
-	r409 = r397 > 1023ll;
-	if (!r409) goto b103;
-	if (!r410) goto b102;
-	r374 = __longlong_as_double(0xfff0000000000000ll);
-	goto b86;
+#line 37 "ldexp.go"
+	r409 = r397 > 1023ll; if (!r409) goto b103; if (!r410) goto b102;
+#line 27 "bits.go"
+	r374 = __longlong_as_double(0xfff0000000000000ll); goto b86;
 b102: // Inf.return
-	r374 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b86;
+#line 27 "bits.go"
+	r374 = __longlong_as_double(0x7ff0000000000000ll); goto b86;
 b103: // ldexp.if.done
-	r411 = r397 < (-1022ll);
-	if (!r411) goto b106;
-	r424 = (u64)r397 + 53ull;
-	r412 = r424;
-	r413 = 0x1p-53;
+#line 44 "ldexp.go"
+	r411 = r397 < (-1022ll); if (!r411) goto b106;
+	r424 = (u64)r397 + 53ull; r412 = r424; r413 = 0x1p-53;
 b105: // ldexp.if.done
+#line 48 "ldexp.go"
 	r425 = r392 & ~9218868437227405312ull;
-	r426 = (u64)r412 + 1023ull;
-	r427 = (u64)r426;
-	r428 = r427 << 52;
-	r429 = r425 | r428;
-	r430 = __longlong_as_double((i64)r429);
-	r431 = r413 * r430;
-	r374 = r431;
-	goto b86;
+	r426 = (u64)r412 + 1023ull; r427 = (u64)r426; r428 = r427 << 52; r429 = r425 | r428;
+	r430 = __longlong_as_double((i64)r429); r431 = r413 * r430; r374 = r431; goto b86;
 b106: // edge 9→13
-	r412 = r397;
-	r413 = 0x1p+00;
-	goto b105;
+#line 44 "ldexp.go"
+	r412 = r397; r413 = 0x1p+00; goto b105;
 b107: // normalize.if.done
-	r384 = r353;
-	r385 = 0ll;
-	goto b96;
+#line 64 "bits.go"
+	r384 = r353; r385 = 0ll; goto b96;
 b108: // edge 52→61
-	r353 = r225;
-	r354 = r350;
-	goto b84;
+#line 161 "pow.go"
+	r353 = r225; r354 = r350; goto b84;
 b109: // pow.cond.false
-	r360 = r228 > 4096ll;
-	if (r360) goto b81;
-	r356 = r229 & 1ll;
-	r357 = r356 == 1ll;
-	if (!r357) goto b147;
+#line 137 "pow.go"
+	r360 = r228 > 4096ll; if (r360) goto b81;
+#line 146 "pow.go"
+	r356 = r229 & 1ll; r357 = r356 == 1ll; if (!r357) goto b147;
 	r361 = r225 * r227;
-	r362 = (u64)r226 + (u64)r228;
-	r358 = r361;
-	r359 = r362;
+	r362 = (u64)r226 + (u64)r228; r358 = r361; r359 = r362;
 b112: // pow.if.done
+#line 150 "pow.go"
 	r363 = r227 * r227;
 	r364 = (u64)r228 << 1;
-	r365 = r363 < 0x1p-01;
-	if (!r365) goto b146;
+	r365 = r363 < 0x1p-01; if (!r365) goto b146;
 	r368 = r363 + r363;
-	r369 = (u64)r364 - 1ull;
-	r366 = r368;
-	r367 = r369;
+	r369 = (u64)r364 - 1ull; r366 = r368; r367 = r369;
 b114: // pow.if.done
-	r370 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r370;
-	r436 = r229 != 0ll;
-	if (!r436) goto b141;
-	r437 = r228 < (-4096ll);
-	if (r437) goto b81;
-	r440 = r228 > 4096ll;
-	if (r440) goto b81;
-	r438 = r229 & 1ll;
-	r439 = r438 == 1ll;
-	if (!r439) goto b145;
+#line 136 "pow.go"
+	r370 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r370; r436 = r229 != 0ll; if (!r436) goto b141;
+	r437 = r228 < (-4096ll); if (r437) goto b81; r440 = r228 > 4096ll; if (r440) goto b81;
+#line 146 "pow.go"
+	r438 = r229 & 1ll; r439 = r438 == 1ll; if (!r439) goto b145;
 	r441 = r225 * r227;
-	r442 = (u64)r226 + (u64)r228;
-	r358 = r441;
-	r359 = r442;
+	r442 = (u64)r226 + (u64)r228; r358 = r441; r359 = r442;
 b120: // pow.if.done (unrolled 1)
+#line 150 "pow.go"
 	r443 = r227 * r227;
 	r444 = (u64)r228 << 1;
-	r445 = r443 < 0x1p-01;
-	if (!r445) goto b144;
+	r445 = r443 < 0x1p-01; if (!r445) goto b144;
 	r446 = r443 + r443;
-	r447 = (u64)r444 - 1ull;
-	r366 = r446;
-	r367 = r447;
+	r447 = (u64)r444 - 1ull; r366 = r446; r367 = r447;
 b122: // pow.if.done (unrolled 1)
-	r448 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r448;
-	r449 = r229 != 0ll;
-	if (!r449) goto b141;
-	r450 = r228 < (-4096ll);
-	if (r450) goto b81;
-	r453 = r228 > 4096ll;
-	if (r453) goto b81;
-	r451 = r229 & 1ll;
-	r452 = r451 == 1ll;
-	if (!r452) goto b143;
+#line 136 "pow.go"
+	r448 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r448; r449 = r229 != 0ll; if (!r449) goto b141;
+	r450 = r228 < (-4096ll); if (r450) goto b81; r453 = r228 > 4096ll; if (r453) goto b81;
+#line 146 "pow.go"
+	r451 = r229 & 1ll; r452 = r451 == 1ll; if (!r452) goto b143;
 	r454 = r225 * r227;
-	r455 = (u64)r226 + (u64)r228;
-	r358 = r454;
-	r359 = r455;
+	r455 = (u64)r226 + (u64)r228; r358 = r454; r359 = r455;
 b128: // pow.if.done (unrolled 2)
+#line 150 "pow.go"
 	r456 = r227 * r227;
 	r457 = (u64)r228 << 1;
-	r458 = r456 < 0x1p-01;
-	if (!r458) goto b142;
+	r458 = r456 < 0x1p-01; if (!r458) goto b142;
 	r459 = r456 + r456;
-	r460 = (u64)r457 - 1ull;
-	r366 = r459;
-	r367 = r460;
+	r460 = (u64)r457 - 1ull; r366 = r459; r367 = r460;
 b130: // pow.if.done (unrolled 2)
-	r461 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r461;
-	r462 = r229 != 0ll;
-	if (!r462) goto b141;
-	r463 = r228 < (-4096ll);
-	if (r463) goto b81;
-	r466 = r228 > 4096ll;
-	if (r466) goto b81;
-	r464 = r229 & 1ll;
-	r465 = r464 == 1ll;
-	if (!r465) goto b140;
+#line 136 "pow.go"
+	r461 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r461; r462 = r229 != 0ll; if (!r462) goto b141;
+	r463 = r228 < (-4096ll); if (r463) goto b81; r466 = r228 > 4096ll; if (r466) goto b81;
+#line 146 "pow.go"
+	r464 = r229 & 1ll; r465 = r464 == 1ll; if (!r465) goto b140;
 	r467 = r225 * r227;
-	r468 = (u64)r226 + (u64)r228;
-	r358 = r467;
-	r359 = r468;
+	r468 = (u64)r226 + (u64)r228; r358 = r467; r359 = r468;
 b136: // pow.if.done (unrolled 3)
+#line 150 "pow.go"
 	r469 = r227 * r227;
 	r470 = (u64)r228 << 1;
-	r471 = r469 < 0x1p-01;
-	if (!r471) goto b139;
+	r471 = r469 < 0x1p-01; if (!r471) goto b139;
 	r472 = r469 + r469;
-	r473 = (u64)r470 - 1ull;
-	r366 = r472;
-	r367 = r473;
+	r473 = (u64)r470 - 1ull; r366 = r472; r367 = r473;
 b138: // pow.if.done (unrolled 3)
-	r474 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r474;
-	goto b79;
+#line 136 "pow.go"
+	r474 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r474; goto b79;
 b139: // edge 57→59 (unrolled 3)
-	r366 = r469;
-	r367 = r470;
-	goto b138;
+#line 152 "pow.go"
+	r366 = r469; r367 = r470; goto b138;
 b140: // edge 54→57 (unrolled 3)
-	r358 = r225;
-	r359 = r226;
-	goto b136;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b136;
 b141: // edge 50→52
-	r350 = r226;
-	goto b82;
+#line 136 "pow.go"
+	r350 = r226; goto b82;
 b142: // edge 57→59 (unrolled 2)
-	r366 = r456;
-	r367 = r457;
-	goto b130;
+#line 152 "pow.go"
+	r366 = r456; r367 = r457; goto b130;
 b143: // edge 54→57 (unrolled 2)
-	r358 = r225;
-	r359 = r226;
-	goto b128;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b128;
 b144: // edge 57→59 (unrolled 1)
-	r366 = r443;
-	r367 = r444;
-	goto b122;
+#line 152 "pow.go"
+	r366 = r443; r367 = r444; goto b122;
 b145: // edge 54→57 (unrolled 1)
-	r358 = r225;
-	r359 = r226;
-	goto b120;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b120;
 b146: // edge 57→59
-	r366 = r363;
-	r367 = r364;
-	goto b114;
+#line 152 "pow.go"
+	r366 = r363; r367 = r364; goto b114;
 b147: // edge 54→57
-	r358 = r225;
-	r359 = r226;
-	goto b112;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b112;
 b148: // IsInf.if.then
-	r196 = fabs(r23);
-	r197 = r196;
-	r198 = r197 > 0x1.fffffffffffffp+1023;
-	r193 = r198;
-	if (!r193) goto b152;
+#line 52 "bits.go"
+	r196 = fabs(r23); r197 = r196;
+#line 56 "bits.go"
+	r198 = r197 > 0x1.fffffffffffffp+1023; r193 = r198; if (!r193) goto b152;
 b151: // frexp.switch.body
-	r190 = r23;
-	r191 = 0ll;
-	goto b77;
+#line 27 "frexp.go"
+	r190 = r23; r191 = 0ll; goto b77;
 b152: // IsNaN.entry
-	r219 = r46;
-	r218 = r219;
-	if (r218) goto b151;
-	r203 = r196;
-	r204 = r203 < 0x1p-1022;
-	if (!r204) goto b157;
-	r205 = r23 * 0x1p+52;
-	r201 = r205;
-	r202 = (-52ll);
+#line 39 "bits.go"
+	r219 = r46; r218 = r219; if (r218) goto b151;
+#line 63 "bits.go"
+	r203 = r196; r204 = r203 < 0x1p-1022; if (!r204) goto b157;
+	r205 = r23 * 0x1p+52; r201 = r205; r202 = (-52ll);
 b156: // normalize.return
-	r206 = r201;
-	r207 = r202;
+#line 64 "bits.go"
+	r206 = r201; r207 = r202;
+#line 33 "frexp.go"
 	r208 = (u64)__double_as_longlong(r206);
-	r209 = r208 >> 52;
-	r210 = r209 & 2047ull;
-	r211 = (i64)r210;
-	r212 = (u64)r211 - 1023ull;
-	r213 = (u64)r212 + 1ull;
-	r214 = (u64)r207 + (u64)r213;
+	r209 = r208 >> 52; r210 = r209 & 2047ull; r211 = (i64)r210; r212 = (u64)r211 - 1023ull; r213 = (u64)r212 + 1ull; r214 = (u64)r207 + (u64)r213;
 	r215 = r208 & ~9218868437227405312ull;
 	r216 = r215 | 4602678819172646912ull;
-	r217 = __longlong_as_double((i64)r216);
-	r190 = r217;
-	r191 = r214;
-	goto b77;
+	r217 = __longlong_as_double((i64)r216); r190 = r217; r191 = r214; goto b77;
 b157: // normalize.if.done
-	r201 = r23;
-	r202 = 0ll;
-	goto b156;
+#line 64 "bits.go"
+	r201 = r23; r202 = 0ll; goto b156;
 b158: // Exp.if.done
-	r290 = r288;
-	goto b73;
+#line 26 "exp.go"
+	r290 = r288; goto b73;
 b159: // Exp.if.done
-	r295 = r288 > 0x1.62e42fefa39efp+09;
-	if (!r295) goto b161;
-	r290 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b73;
+#line 26 "exp.go"
+	r295 = r288 > 0x1.62e42fefa39efp+09; if (!r295) goto b161;
+#line 27 "bits.go"
+	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b73;
 b161: // Exp.if.done
+#line 29 "exp.go"
 	r301 = r288 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
 	r303 = rint(r301);
-	r304 = r303 >= (-0x1p+31);
-	if (!r304) goto b173;
-	r306 = r303 <= 0x1.fffffffcp+30;
-	if (!r306) goto b173;
-	r305 = qd_f64_to_i32(r303);
-	r302 = r305;
+	r304 = r303 >= (-0x1p+31); if (!r304) goto b173; r306 = r303 <= 0x1.fffffffcp+30; if (!r306) goto b173;
+	r305 = qd_f64_to_i32(r303); r302 = r305;
 b165: // roundToInt32.return
+#line 30 "exp.go"
 	r307 = (double)r302;
-	r308 = -r307;
-	r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
-	r310 = r308;
-	r311 = fma(r310, 0x1.3de6af278ece6p-42, r309);
+	r308 = -r307; r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
+	r310 = r308; r311 = fma(r310, 0x1.3de6af278ece6p-42, r309);
 	r312 = r311 * 0x1p-04;
+#line 35 "exp.go"
 	r313 = fma(0x1.a01a01a01a01ap-16, r312, 0x1.a01a01a01a01ap-13);
 	r314 = fma(r313, r312, 0x1.6c16c16c16c17p-10);
 	r315 = fma(r314, r312, 0x1.1111111111111p-07);
@@ -17172,180 +14887,122 @@ b165: // roundToInt32.return
 	r318 = fma(r317, r312, 0x1p-01);
 	r319 = fma(r318, r312, 0x1p+00);
 	r320 = r312 * r319;
-	r321 = r320 + 0x1p+01;
-	r322 = r320 * r321;
-	r323 = r322 + 0x1p+01;
-	r324 = r322 * r323;
-	r325 = r324 + 0x1p+01;
-	r326 = r324 * r325;
-	r327 = r326 + 0x1p+01;
-	r328 = fma(r326, r327, 0x1p+00);
+	r321 = r320 + 0x1p+01; r322 = r320 * r321;
+	r323 = r322 + 0x1p+01; r324 = r322 * r323;
+	r325 = r324 + 0x1p+01; r326 = r324 * r325;
+	r327 = r326 + 0x1p+01; r328 = fma(r326, r327, 0x1p+00);
+#line 48 "exp.go"
 	r329 = (u32)r302 + 1023u;
-	r330 = r329 <= 0;
-	if (!r330) goto b170;
-	r331 = r329 < (-52);
-	if (!r331) goto b168;
-	r290 = 0x0p+00;
-	goto b73;
+	r330 = r329 <= 0; if (!r330) goto b170;
+	r331 = r329 < (-52); if (!r331) goto b168;
+#line 55 "exp.go"
+	r290 = 0x0p+00; goto b73;
 b168: // Exp.if.done
-	r339 = (u32)r329 + 1022u;
-	r340 = (u64)r339;
-	r341 = r340 << 52;
-	r342 = __longlong_as_double((i64)r341);
-	r343 = r328 * r342;
-	r332 = r343;
-	r333 = 1;
+#line 53 "exp.go"
+	r339 = (u32)r329 + 1022u; r340 = (u64)r339; r341 = r340 << 52; r342 = __longlong_as_double((i64)r341); r343 = r328 * r342; r332 = r343; r333 = 1;
 b169: // Exp.if.done
-	r334 = (u64)r333;
-	r335 = r334 << 52;
-	r336 = __longlong_as_double((i64)r335);
-	r337 = r332 * r336;
-	r290 = r337;
-	goto b73;
+#line 58 "exp.go"
+	r334 = (u64)r333; r335 = r334 << 52; r336 = __longlong_as_double((i64)r335); r337 = r332 * r336; r290 = r337; goto b73;
 b170: // Exp.if.else
-	r338 = r329 >= 2047;
-	if (!r338) goto b172;
-	r290 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b73;
+#line 55 "exp.go"
+	r338 = r329 >= 2047; if (!r338) goto b172;
+#line 27 "bits.go"
+	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b73;
 b172: // edge 9→8
-	r332 = r328;
-	r333 = r329;
-	goto b169;
+#line 55 "exp.go"
+	r332 = r328; r333 = r329; goto b169;
 b173: // roundToInt32.if.done
-	r302 = (-2147483647 - 1);
-	goto b165;
+#line 66 "exp.go"
+	r302 = (-2147483647 - 1); goto b165;
 b174: // Log.switch.next
-	r244 = (i64)r234;
-	r245 = r244 < 0ll;
-	if (!r245) goto b176;
-	r233 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b68;
+#line 28 "log.go"
+	r244 = (i64)r234; r245 = r244 < 0ll; if (!r245) goto b176;
+#line 31 "bits.go"
+	r233 = __longlong_as_double(0x7ff8000000000001ll); goto b68;
 b176: // Log.switch.next
-	r246 = r234 >= 9218868437227405312ull;
-	if (!r246) goto b178;
-	r233 = r23;
-	goto b68;
+#line 30 "log.go"
+	r246 = r234 >= 9218868437227405312ull; if (!r246) goto b178;
+#line 28 "log.go"
+	r233 = r23; goto b68;
 b178: // Log.switch.next
-	r247 = r234 & 4503599627370495ull;
-	r248 = r247 | 4602678819172646912ull;
-	r249 = __longlong_as_double((i64)r248);
-	r250 = r234 >> 52;
-	r251 = r250 & 2047ull;
-	r252 = (i32)r251;
-	r253 = (u32)r252 - 1022u;
-	r254 = (double)r253;
-	r255 = r249 <= 0x1.6a09e667f3bcdp-01;
-	if (!r255) goto b181;
+#line 33 "log.go"
+	r247 = r234 & 4503599627370495ull; r248 = r247 | 4602678819172646912ull; r249 = __longlong_as_double((i64)r248);
+	r250 = r234 >> 52; r251 = r250 & 2047ull; r252 = (i32)r251; r253 = (u32)r252 - 1022u; r254 = (double)r253;
+	r255 = r249 <= 0x1.6a09e667f3bcdp-01; if (!r255) goto b181;
 	r258 = r254 - 0x1p+00;
-	r259 = r249 * 0x1p+01;
-	r256 = r259;
-	r257 = r258;
+	r259 = r249 * 0x1p+01; r256 = r259; r257 = r258;
 b180: // Log.if.done
+#line 39 "log.go"
 	r260 = r256 - 0x1p+00;
-	r261 = r260 + 0x1p+01;
-	r262 = r260 / r261;
+	r261 = r260 + 0x1p+01; r262 = r260 / r261;
 	r263 = r262 * r262;
 	r264 = r263 * r263;
-	r265 = r264 * 0x1.2f112df3e5244p-03;
-	r266 = r265 + 0x1.7466496cb03dep-03;
-	r267 = r266 * r264;
-	r268 = r267 + 0x1.2492494229359p-02;
-	r269 = r268 * r264;
-	r270 = r269 + 0x1.5555555555593p-01;
-	r271 = r263 * r270;
-	r272 = r264 * 0x1.39a09d078c69fp-03;
-	r273 = r272 + 0x1.c71c51d8e78afp-03;
-	r274 = r273 * r264;
-	r275 = r274 + 0x1.999999997fa04p-02;
-	r276 = r264 * r275;
+	r265 = r264 * 0x1.2f112df3e5244p-03; r266 = r265 + 0x1.7466496cb03dep-03; r267 = r266 * r264; r268 = r267 + 0x1.2492494229359p-02; r269 = r268 * r264; r270 = r269 + 0x1.5555555555593p-01; r271 = r263 * r270;
+	r272 = r264 * 0x1.39a09d078c69fp-03; r273 = r272 + 0x1.c71c51d8e78afp-03; r274 = r273 * r264; r275 = r274 + 0x1.999999997fa04p-02; r276 = r264 * r275;
 	r277 = r271 + r276;
-	r278 = r260 * 0x1p-01;
-	r279 = r278 * r260;
-	r280 = r257 * 0x1.62e42feep-01;
-	r281 = r279 + r277;
-	r282 = r262 * r281;
-	r283 = r257 * 0x1.a39ef35793c76p-33;
-	r284 = r282 + r283;
-	r285 = r279 - r284;
-	r286 = r285 - r260;
-	r287 = r280 - r286;
-	r233 = r287;
-	goto b68;
+	r278 = r260 * 0x1p-01; r279 = r278 * r260;
+	r280 = r257 * 0x1.62e42feep-01; r281 = r279 + r277; r282 = r262 * r281; r283 = r257 * 0x1.a39ef35793c76p-33; r284 = r282 + r283; r285 = r279 - r284; r286 = r285 - r260; r287 = r280 - r286; r233 = r287; goto b68;
 b181: // edge 6→8
-	r256 = r249;
-	r257 = r254;
-	goto b180;
+#line 35 "log.go"
+	r256 = r249; r257 = r254; goto b180;
 b182: // edge 46→49
-	r186 = r38;
-	r187 = r39;
-	goto b66;
+#line 124 "pow.go"
+	r186 = r38; r187 = r39; goto b66;
 b183: // edge 41→47
-	r174 = r38;
-	r175 = 0x1p+00;
-	goto b75;
+#line 123 "pow.go"
+	r174 = r38; r175 = 0x1p+00; goto b75;
 b184: // IsInf.if.then
-	r55 = fabs(r24);
-	r56 = r55;
-	r57 = r56 > 0x1.fffffffffffffp+1023;
-	r52 = r57;
-	if (!r52) goto b195;
-	r51 = r23 == (-0x1p+00);
-	if (!r51) goto b189;
-	r22 = 0x1p+00;
-	goto b8;
+#line 52 "bits.go"
+	r55 = fabs(r24); r56 = r55;
+#line 56 "bits.go"
+	r57 = r56 > 0x1.fffffffffffffp+1023; r52 = r57; if (!r52) goto b195;
+#line 78 "pow.go"
+	r51 = r23 == (-0x1p+00); if (!r51) goto b189;
+#line 54 "bits.go"
+	r22 = 0x1p+00; goto b8;
 b189: // pow.switch.next
-	r137 = fabs(r23);
-	r138 = r137 < 0x1p+00;
+#line 80 "pow.go"
+	r137 = fabs(r23); r138 = r137 < 0x1p+00;
+#line 53 "bits.go"
 	r143 = r24;
-	r144 = r143 > 0x1.fffffffffffffp+1023;
-	r139 = r144;
-	r147 = r138 == r139;
-	if (!r147) goto b194;
-	r22 = 0x0p+00;
-	goto b8;
+#line 56 "bits.go"
+	r144 = r143 > 0x1.fffffffffffffp+1023; r139 = r144;
+#line 80 "pow.go"
+	r147 = r138 == r139; if (!r147) goto b194;
+#line 54 "bits.go"
+	r22 = 0x0p+00; goto b8;
 b194: // Inf.return
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b195: // IsInf.if.then
-	r132 = fabs(r23);
-	r133 = r132;
-	r134 = r133 > 0x1.fffffffffffffp+1023;
-	r129 = r134;
-	if (!r129) goto b206;
-	r128 = -r23;
-	r125 = r128;
-	r126 = r125 > 0x1.fffffffffffffp+1023;
-	r121 = r126;
-	if (!r121) goto b202;
-	r155 = 0x1p+00 / r23;
-	r156 = -r24;
-	r20 = r155;
-	r21 = r156;
-	goto b5;
+#line 52 "bits.go"
+	r132 = fabs(r23); r133 = r132;
+#line 56 "bits.go"
+	r134 = r133 > 0x1.fffffffffffffp+1023; r129 = r134; if (!r129) goto b206;
+#line 54 "bits.go"
+	r128 = -r23; r125 = r128;
+#line 56 "bits.go"
+	r126 = r125 > 0x1.fffffffffffffp+1023; r121 = r126; if (!r121) goto b202;
+#line 87 "pow.go"
+	r155 = 0x1p+00 / r23; r156 = -r24; r20 = r155; r21 = r156; goto b5;
 b202: // pow.if.done
-	r158 = r24 < 0x0p+00;
-	if (!r158) goto b204;
-	r22 = 0x0p+00;
-	goto b8;
+#line 90 "pow.go"
+	r158 = r24 < 0x0p+00; if (!r158) goto b204; r22 = 0x0p+00; goto b8;
 b204: // pow.switch.next
-	r164 = r24 > 0x0p+00;
-	if (!r164) goto b50;
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 92 "pow.go"
+	r164 = r24 > 0x0p+00; if (!r164) goto b50;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b206: // pow.switch.next
-	r154 = r24 == 0x1p-01;
-	if (!r154) goto b208;
-	r153 = sqrt(r23);
-	r22 = r153;
-	goto b8;
+#line 95 "pow.go"
+	r154 = r24 == 0x1p-01; if (!r154) goto b208;
+	r153 = sqrt(r23); r22 = r153; goto b8;
 b208: // pow.switch.next
-	r167 = r24 == (-0x1p-01);
-	if (!r167) goto b50;
-	r165 = sqrt(r23);
-	r166 = 0x1p+00 / r165;
-	r22 = r166;
-	goto b8;
+#line 97 "pow.go"
+	r167 = r24 == (-0x1p-01); if (!r167) goto b50;
+	r165 = sqrt(r23); r166 = 0x1p+00 / r165; r22 = r166; goto b8;
 b210: // exit
+#line 98 "pow.go"
 	return;
 }
 
@@ -17384,265 +15041,147 @@ extern "C" __global__ void Sin_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r77 = 0, *r82 = 0, *r179 = 0, *r180 = 0, *r183 = 0, *r187 = 0, *r191 = 0, *r195 = 0;
 	char *r199 = 0, *r207 = 0, *r208 = 0, *r211 = 0, *r215 = 0, *r219 = 0, *r223 = 0, *r227 = 0;
 	char *r234 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r244 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 44 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
+#line 46 "trig_reduce.go"
 	r53 = (char *)qdata_mPi4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r241 = r2;
-	r242 = r12 + r241 * 8;
-	r243 = (u64)r1 * 8ull;
-	r244 = r4 + r241 * 8;
+#line 44 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r241 = r2; r242 = r12 + r241 * 8; r243 = (u64)r1 * 8ull; r244 = r4 + r241 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b45;
-	r239 = r242;
-	r11 = r239 + 8ll;
-	r14 = *(double *)r11;
-	r17 = r14 == 0x0p+00;
-	if (!r17) goto b9;
+#line 44 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b45;
+	r239 = r242; r11 = r239 + 8ll; r14 = *(double *)r11;
+#line 200 "sin.go"
+	r17 = r14 == 0x0p+00; if (!r17) goto b9;
 b5: // sin.switch.body
+#line 200 "sin.go"
 	r16 = r14;
 b6: // sin.return
+#line 241 "sin.go"
 	r15 = r16;
-	r240 = r244;
-	r234 = r240 + 8ll;
-	*(double *)r234 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r242 = r242 + r243 * 1;
-	r244 = r244 + r243 * 1;
-	goto b2;
+#line 45 "math.go"
+	r240 = r244; r234 = r240 + 8ll; *(double *)r234 = r15;
+#line 44 "math.go"
+	r2 = (u64)r2 + (u64)r1; r242 = r242 + r243 * 1; r244 = r244 + r243 * 1; goto b2;
 b9: // IsNaN.entry
-	r29 = r14 != r14;
-	r28 = r29;
-	if (r28) goto b5;
-	r23 = fabs(r14);
-	r24 = r23;
-	r25 = r24 > 0x1.fffffffffffffp+1023;
-	r20 = r25;
-	if (!r20) goto b15;
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b6;
+#line 39 "bits.go"
+	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
+#line 52 "bits.go"
+	r23 = fabs(r14); r24 = r23;
+#line 56 "bits.go"
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
 b15: // sin.switch.next
-	r30 = r14 < 0x0p+00;
-	if (!r30) goto b44;
-	r33 = -r14;
-	r31 = r33;
-	r32 = true;
+#line 208 "sin.go"
+	r30 = r14 < 0x0p+00; if (!r30) goto b44;
+	r33 = -r14; r31 = r33; r32 = true;
 b17: // sin.if.done
-	r34 = r31 >= 0x1p+29;
-	if (!r34) goto b40;
-	r37 = r31 < 0x1.921fb54442d18p-01;
-	if (!r37) goto b32;
-	r35 = 0ull;
-	r36 = r31;
+#line 215 "sin.go"
+	r34 = r31 >= 0x1p+29; if (!r34) goto b40;
+#line 33 "trig_reduce.go"
+	r37 = r31 < 0x1.921fb54442d18p-01; if (!r37) goto b32; r35 = 0ull; r36 = r31;
 b20: // trigReduce.return
-	r149 = r35;
-	r150 = r36;
-	r151 = r149;
-	r152 = r150;
+#line 74 "trig_reduce.go"
+	r149 = r35; r150 = r36; r151 = r149; r152 = r150;
 b21: // sin.if.done
-	r153 = r151 > 3ull;
-	if (!r153) goto b31;
+#line 230 "sin.go"
+	r153 = r151 > 3ull; if (!r153) goto b31;
 	r172 = !r32;
-	r173 = r151 - 4ull;
-	r154 = r172;
-	r155 = r173;
+	r173 = r151 - 4ull; r154 = r172; r155 = r173;
 b23: // sin.if.done
+#line 234 "sin.go"
 	r174 = r152 * r152;
-	r175 = r155 == 1ull;
-	if (!r175) goto b29;
+	r175 = r155 == 1ull; if (!r175) goto b29;
 b24: // sin.if.then
-	r176 = r174 * 0x1p-01;
-	r177 = 0x1p+00 - r176;
-	r178 = r174 * r174;
-	r182 = r174 * (-0x1.8fa49a0861a9bp-37);
-	r185 = r182 + 0x1.1ee9d7b4e3f05p-29;
-	r186 = r185 * r174;
-	r189 = r186 + (-0x1.27e4f7eac4bc6p-22);
-	r190 = r189 * r174;
-	r193 = r190 + 0x1.a01a019c844f5p-16;
-	r194 = r193 * r174;
-	r197 = r194 + (-0x1.6c16c16c14f91p-10);
-	r198 = r197 * r174;
-	r201 = r198 + 0x1.555555555554bp-05;
-	r202 = r178 * r201;
-	r203 = r177 + r202;
-	r204 = r203;
+#line 236 "sin.go"
+	r176 = r174 * 0x1p-01; r177 = 0x1p+00 - r176; r178 = r174 * r174; r182 = r174 * (-0x1.8fa49a0861a9bp-37); r185 = r182 + 0x1.1ee9d7b4e3f05p-29; r186 = r185 * r174; r189 = r186 + (-0x1.27e4f7eac4bc6p-22); r190 = r189 * r174; r193 = r190 + 0x1.a01a019c844f5p-16; r194 = r193 * r174; r197 = r194 + (-0x1.6c16c16c14f91p-10); r198 = r197 * r174; r201 = r198 + 0x1.555555555554bp-05; r202 = r178 * r201; r203 = r177 + r202; r204 = r203;
 b25: // sin.if.done
+#line 236 "sin.go"
 	if (!r154) goto b28;
-	r233 = -r204;
-	r205 = r233;
+#line 241 "sin.go"
+	r233 = -r204; r205 = r233;
 b27: // sin.if.done
-	r16 = r205;
-	goto b6;
+#line 241 "sin.go"
+	r16 = r205; goto b6;
 b28: // edge 16→20
-	r205 = r204;
-	goto b27;
+#line 236 "sin.go"
+	r205 = r204; goto b27;
 b29: // sin.cond.false
-	r232 = r155 == 2ull;
-	if (r232) goto b24;
-	r206 = r152 * r174;
-	r210 = r174 * 0x1.5d8fd1fd19ccdp-33;
-	r213 = r210 + (-0x1.ae5e5a9291f5dp-26);
-	r214 = r213 * r174;
-	r217 = r214 + 0x1.71de3567d48a1p-19;
-	r218 = r217 * r174;
-	r221 = r218 + (-0x1.a01a019bfdf03p-13);
-	r222 = r221 * r174;
-	r225 = r222 + 0x1.111111110f7dp-07;
-	r226 = r225 * r174;
-	r229 = r226 + (-0x1.5555555555548p-03);
-	r230 = r206 * r229;
-	r231 = r152 + r230;
-	r204 = r231;
-	goto b25;
+#line 235 "sin.go"
+	r232 = r155 == 2ull; if (r232) goto b24;
+#line 238 "sin.go"
+	r206 = r152 * r174; r210 = r174 * 0x1.5d8fd1fd19ccdp-33; r213 = r210 + (-0x1.ae5e5a9291f5dp-26); r214 = r213 * r174; r217 = r214 + 0x1.71de3567d48a1p-19; r218 = r217 * r174; r221 = r218 + (-0x1.a01a019bfdf03p-13); r222 = r221 * r174; r225 = r222 + 0x1.111111110f7dp-07; r226 = r225 * r174; r229 = r226 + (-0x1.5555555555548p-03); r230 = r206 * r229; r231 = r152 + r230; r204 = r231; goto b25;
 b31: // edge 9→14
-	r154 = r32;
-	r155 = r151;
-	goto b23;
+#line 230 "sin.go"
+	r154 = r32; r155 = r151; goto b23;
 b32: // trigReduce.if.done
+#line 38 "trig_reduce.go"
 	r38 = (u64)__double_as_longlong(r31);
-	r39 = r38 >> 52;
-	r40 = r39 & 2047ull;
-	r41 = (i64)r40;
-	r42 = (u64)r41 - 1023ull;
-	r43 = (u64)r42 - 52ull;
+	r39 = r38 >> 52; r40 = r39 & 2047ull; r41 = (i64)r40; r42 = (u64)r41 - 1023ull; r43 = (u64)r42 - 52ull;
 	r44 = r38 & ~9218868437227405312ull;
 	r45 = r44 | 4503599627370496ull;
-	r46 = (u64)r43 + 61ull;
-	r47 = (u64)r46;
-	r235 = r47 >> 6;
-	r48 = r235;
-	r50 = r47;
-	r236 = r235;
-	r237 = r236 * 64ull;
-	r238 = r50 - r237;
-	r51 = r238;
-	r54 = (i64)r48;
-	r52 = r53 + r54 * 8;
-	r55 = *(u64 *)r52;
-	r56 = qd_shl_u64(r55, r51);
-	r57 = r48 + 1ull;
-	r59 = (i64)r57;
-	r58 = r53 + r59 * 8;
-	r60 = *(u64 *)r58;
-	r61 = 64ull - r51;
-	r62 = qd_shr_u64(r60, r61);
-	r63 = r56 | r62;
-	r67 = r60;
-	r68 = qd_shl_u64(r67, r51);
-	r69 = r48 + 2ull;
-	r71 = (i64)r69;
-	r70 = r53 + r71 * 8;
-	r72 = *(u64 *)r70;
-	r73 = r61;
-	r74 = qd_shr_u64(r72, r73);
-	r75 = r68 | r74;
-	r79 = r72;
-	r80 = qd_shl_u64(r79, r51);
-	r81 = r48 + 3ull;
-	r83 = (i64)r81;
-	r82 = r53 + r83 * 8;
-	r84 = *(u64 *)r82;
-	r85 = r61;
-	r86 = qd_shr_u64(r84, r85);
-	r87 = r80 | r86;
-	r88 = __umul64hi(r87, r45);
-	r90 = r88;
-	r92 = __umul64hi(r75, r45);
-	r93 = r75 * r45;
-	r94 = r92;
-	r95 = r93;
+#line 45 "trig_reduce.go"
+	r46 = (u64)r43 + 61ull; r47 = (u64)r46; r235 = r47 >> 6; r48 = r235; r50 = r47; r236 = r235; r237 = r236 * 64ull; r238 = r50 - r237; r51 = r238;
+	r54 = (i64)r48; r52 = r53 + r54 * 8; r55 = *(u64 *)r52; r56 = qd_shl_u64(r55, r51); r57 = r48 + 1ull; r59 = (i64)r57; r58 = r53 + r59 * 8; r60 = *(u64 *)r58; r61 = 64ull - r51; r62 = qd_shr_u64(r60, r61); r63 = r56 | r62;
+	r67 = r60; r68 = qd_shl_u64(r67, r51); r69 = r48 + 2ull; r71 = (i64)r69; r70 = r53 + r71 * 8; r72 = *(u64 *)r70; r73 = r61; r74 = qd_shr_u64(r72, r73); r75 = r68 | r74;
+	r79 = r72; r80 = qd_shl_u64(r79, r51); r81 = r48 + 3ull; r83 = (i64)r81; r82 = r53 + r83 * 8; r84 = *(u64 *)r82; r85 = r61; r86 = qd_shr_u64(r84, r85); r87 = r80 | r86;
+#line 50 "trig_reduce.go"
+	r88 = __umul64hi(r87, r45); r90 = r88;
+	r92 = __umul64hi(r75, r45); r93 = r75 * r45; r94 = r92; r95 = r93;
 	r96 = r63 * r45;
-	r100 = r95 + r90;
-	r101 = r100;
-	r102 = r95 & r90;
-	r103 = r95 | r90;
-	r104 = r103 & ~r101;
-	r105 = r102 | r104;
-	r106 = r105 >> 63;
-	r97 = r101;
-	r98 = r106;
-	r107 = r97;
-	r108 = r98;
-	r111 = r96 + r94;
-	r112 = r111 + r108;
-	r109 = r112;
-	r118 = r109;
+#line 387 "bits.go"
+	r100 = r95 + r90; r101 = r100;
+#line 391 "bits.go"
+	r102 = r95 & r90; r103 = r95 | r90; r104 = r103 & ~r101; r105 = r102 | r104; r106 = r105 >> 63; r97 = r101; r98 = r106; r107 = r97; r108 = r98;
+#line 387 "bits.go"
+	r111 = r96 + r94; r112 = r111 + r108;
+#line 391 "bits.go"
+	r109 = r112; r118 = r109;
+#line 56 "trig_reduce.go"
 	r120 = r118 >> 61;
-	r121 = r118 << 3;
-	r122 = r107 >> 61;
-	r123 = r121 | r122;
-	r125 = __clzll(r123);
-	r126 = (i64)r125;
-	r124 = r126;
-	r127 = (u64)r124;
-	r128 = r127 + 1ull;
-	r129 = 1023ull - r128;
-	r130 = r129;
-	r131 = r128;
-	r132 = qd_shl_u64(r123, r131);
-	r133 = r128;
-	r134 = 64ull - r133;
-	r135 = qd_shr_u64(r107, r134);
-	r136 = r132 | r135;
+#line 58 "trig_reduce.go"
+	r121 = r118 << 3; r122 = r107 >> 61; r123 = r121 | r122;
+	r125 = __clzll(r123); r126 = (i64)r125; r124 = r126; r127 = (u64)r124;
+	r128 = r127 + 1ull; r129 = 1023ull - r128; r130 = r129;
+#line 62 "trig_reduce.go"
+	r131 = r128; r132 = qd_shl_u64(r123, r131); r133 = r128; r134 = 64ull - r133; r135 = qd_shr_u64(r107, r134); r136 = r132 | r135;
 	r137 = r136 >> 12;
-	r138 = r130 << 52;
-	r139 = r137 | r138;
+#line 65 "trig_reduce.go"
+	r138 = r130 << 52; r139 = r137 | r138;
 	r140 = __longlong_as_double((i64)r139);
-	r141 = r120 & 1ull;
-	r142 = r141 == 1ull;
-	if (!r142) goto b39;
+#line 68 "trig_reduce.go"
+	r141 = r120 & 1ull; r142 = r141 == 1ull; if (!r142) goto b39;
 	r145 = r120 + 1ull;
 	r146 = r145 & 7ull;
-	r147 = r140 - 0x1p+00;
-	r143 = r146;
-	r144 = r147;
+	r147 = r140 - 0x1p+00; r143 = r146; r144 = r147;
 b38: // trigReduce.if.done
-	r148 = r144 * 0x1.921fb54442d18p-01;
-	r35 = r143;
-	r36 = r148;
-	goto b20;
+#line 74 "trig_reduce.go"
+	r148 = r144 * 0x1.921fb54442d18p-01; r35 = r143; r36 = r148; goto b20;
 b39: // edge 2→4
-	r143 = r120;
-	r144 = r140;
-	goto b38;
+#line 68 "trig_reduce.go"
+	r143 = r120; r144 = r140; goto b38;
 b40: // sin.if.else
-	r156 = r31 * 0x1.45f306dc9c883p+00;
-	r157 = qd_f64_to_u64(r156);
+#line 218 "sin.go"
+	r156 = r31 * 0x1.45f306dc9c883p+00; r157 = qd_f64_to_u64(r156);
 	r158 = (double)r157;
-	r159 = r157 & 1ull;
-	r160 = r159 == 1ull;
-	if (!r160) goto b43;
+#line 222 "sin.go"
+	r159 = r157 & 1ull; r160 = r159 == 1ull; if (!r160) goto b43;
 	r163 = r157 + 1ull;
-	r164 = r158 + 0x1p+00;
-	r161 = r163;
-	r162 = r164;
+	r164 = r158 + 0x1p+00; r161 = r163; r162 = r164;
 b42: // sin.if.done
+#line 226 "sin.go"
 	r165 = r161 & 7ull;
-	r166 = r162 * 0x1.921fb4p-01;
-	r167 = r31 - r166;
-	r168 = r162 * 0x1.4442dp-25;
-	r169 = r167 - r168;
-	r170 = r162 * 0x1.8469898cc517p-49;
-	r171 = r169 - r170;
-	r151 = r165;
-	r152 = r171;
-	goto b21;
+	r166 = r162 * 0x1.921fb4p-01; r167 = r31 - r166; r168 = r162 * 0x1.4442dp-25; r169 = r167 - r168; r170 = r162 * 0x1.8469898cc517p-49; r171 = r169 - r170; r151 = r165; r152 = r171; goto b21;
 b43: // edge 10→12
-	r161 = r157;
-	r162 = r158;
-	goto b42;
+#line 222 "sin.go"
+	r161 = r157; r162 = r158; goto b42;
 b44: // edge 5→7
-	r31 = r14;
-	r32 = false;
-	goto b17;
+#line 208 "sin.go"
+	r31 = r14; r32 = false; goto b17;
 b45: // exit
+#line 208 "sin.go"
 	return;
 }
 
@@ -17681,258 +15220,144 @@ extern "C" __global__ void Cos_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r73 = 0, *r78 = 0, *r176 = 0, *r177 = 0, *r180 = 0, *r184 = 0, *r188 = 0, *r192 = 0;
 	char *r196 = 0, *r206 = 0, *r207 = 0, *r210 = 0, *r214 = 0, *r218 = 0, *r222 = 0, *r226 = 0;
 	char *r233 = 0, *r238 = 0, *r239 = 0, *r241 = 0, *r243 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 51 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
+#line 46 "trig_reduce.go"
 	r49 = (char *)qdata_mPi4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r240 = r2;
-	r241 = r12 + r240 * 8;
-	r242 = (u64)r1 * 8ull;
-	r243 = r4 + r240 * 8;
+#line 51 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r240 = r2; r241 = r12 + r240 * 8; r242 = (u64)r1 * 8ull; r243 = r4 + r240 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b43;
-	r238 = r241;
-	r11 = r238 + 8ll;
-	r14 = *(double *)r11;
-	r18 = r14 != r14;
-	r17 = r18;
-	if (!r17) goto b10;
+#line 51 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b43;
+	r238 = r241; r11 = r238 + 8ll; r14 = *(double *)r11;
+#line 39 "bits.go"
+	r18 = r14 != r14; r17 = r18; if (!r17) goto b10;
 b6: // NaN.return
+#line 31 "bits.go"
 	r16 = __longlong_as_double(0x7ff8000000000001ll);
 b7: // cos.return
+#line 173 "sin.go"
 	r15 = r16;
-	r239 = r243;
-	r233 = r239 + 8ll;
-	*(double *)r233 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r241 = r241 + r242 * 1;
-	r243 = r243 + r242 * 1;
-	goto b2;
+#line 52 "math.go"
+	r239 = r243; r233 = r239 + 8ll; *(double *)r233 = r15;
+#line 51 "math.go"
+	r2 = (u64)r2 + (u64)r1; r241 = r241 + r242 * 1; r243 = r243 + r242 * 1; goto b2;
 b10: // IsInf.if.then
-	r26 = fabs(r14);
-	r27 = r26;
-	r28 = r27 > 0x1.fffffffffffffp+1023;
-	r23 = r28;
-	if (r23) goto b6;
+#line 52 "bits.go"
+	r26 = fabs(r14); r27 = r26;
+#line 56 "bits.go"
+	r28 = r27 > 0x1.fffffffffffffp+1023; r23 = r28; if (r23) goto b6;
+#line 139 "sin.go"
 	r21 = r26;
-	r22 = r21 >= 0x1p+29;
-	if (!r22) goto b39;
-	r33 = r21 < 0x1.921fb54442d18p-01;
-	if (!r33) goto b31;
-	r31 = 0ull;
-	r32 = r21;
+#line 143 "sin.go"
+	r22 = r21 >= 0x1p+29; if (!r22) goto b39;
+#line 33 "trig_reduce.go"
+	r33 = r21 < 0x1.921fb54442d18p-01; if (!r33) goto b31; r31 = 0ull; r32 = r21;
 b16: // trigReduce.return
-	r145 = r31;
-	r146 = r32;
-	r147 = r145;
-	r148 = r146;
+#line 74 "trig_reduce.go"
+	r145 = r31; r146 = r32; r147 = r145; r148 = r146;
 b17: // cos.if.done
-	r149 = r147 > 3ull;
-	if (!r149) goto b30;
+#line 158 "sin.go"
+	r149 = r147 > 3ull; if (!r149) goto b30;
 	r168 = r147 - 4ull;
-	r150 = true;
-	r151 = r168;
+	r150 = true; r151 = r168;
 b19: // cos.if.done
-	r170 = r151 > 1ull;
-	if (!r170) goto b29;
-	r172 = !r150;
-	r171 = r172;
+#line 162 "sin.go"
+	r170 = r151 > 1ull; if (!r170) goto b29;
+	r172 = !r150; r171 = r172;
 b21: // cos.if.done
+#line 166 "sin.go"
 	r173 = r148 * r148;
-	r174 = r151 == 1ull;
-	if (!r174) goto b27;
+	r174 = r151 == 1ull; if (!r174) goto b27;
 b22: // cos.if.then
-	r175 = r148 * r173;
-	r179 = r173 * 0x1.5d8fd1fd19ccdp-33;
-	r182 = r179 + (-0x1.ae5e5a9291f5dp-26);
-	r183 = r182 * r173;
-	r186 = r183 + 0x1.71de3567d48a1p-19;
-	r187 = r186 * r173;
-	r190 = r187 + (-0x1.a01a019bfdf03p-13);
-	r191 = r190 * r173;
-	r194 = r191 + 0x1.111111110f7dp-07;
-	r195 = r194 * r173;
-	r198 = r195 + (-0x1.5555555555548p-03);
-	r199 = r175 * r198;
-	r200 = r148 + r199;
-	r201 = r200;
+#line 168 "sin.go"
+	r175 = r148 * r173; r179 = r173 * 0x1.5d8fd1fd19ccdp-33; r182 = r179 + (-0x1.ae5e5a9291f5dp-26); r183 = r182 * r173; r186 = r183 + 0x1.71de3567d48a1p-19; r187 = r186 * r173; r190 = r187 + (-0x1.a01a019bfdf03p-13); r191 = r190 * r173; r194 = r191 + 0x1.111111110f7dp-07; r195 = r194 * r173; r198 = r195 + (-0x1.5555555555548p-03); r199 = r175 * r198; r200 = r148 + r199; r201 = r200;
 b23: // cos.if.done
+#line 168 "sin.go"
 	if (!r171) goto b26;
-	r232 = -r201;
-	r202 = r232;
+#line 173 "sin.go"
+	r232 = -r201; r202 = r232;
 b25: // cos.if.done
-	r16 = r202;
-	goto b7;
+#line 173 "sin.go"
+	r16 = r202; goto b7;
 b26: // edge 14→18
-	r202 = r201;
-	goto b25;
+#line 168 "sin.go"
+	r202 = r201; goto b25;
 b27: // cos.cond.false
-	r231 = r151 == 2ull;
-	if (r231) goto b22;
-	r203 = r173 * 0x1p-01;
-	r204 = 0x1p+00 - r203;
-	r205 = r173 * r173;
-	r209 = r173 * (-0x1.8fa49a0861a9bp-37);
-	r212 = r209 + 0x1.1ee9d7b4e3f05p-29;
-	r213 = r212 * r173;
-	r216 = r213 + (-0x1.27e4f7eac4bc6p-22);
-	r217 = r216 * r173;
-	r220 = r217 + 0x1.a01a019c844f5p-16;
-	r221 = r220 * r173;
-	r224 = r221 + (-0x1.6c16c16c14f91p-10);
-	r225 = r224 * r173;
-	r228 = r225 + 0x1.555555555554bp-05;
-	r229 = r205 * r228;
-	r230 = r204 + r229;
-	r201 = r230;
-	goto b23;
+#line 167 "sin.go"
+	r231 = r151 == 2ull; if (r231) goto b22;
+#line 170 "sin.go"
+	r203 = r173 * 0x1p-01; r204 = 0x1p+00 - r203; r205 = r173 * r173; r209 = r173 * (-0x1.8fa49a0861a9bp-37); r212 = r209 + 0x1.1ee9d7b4e3f05p-29; r213 = r212 * r173; r216 = r213 + (-0x1.27e4f7eac4bc6p-22); r217 = r216 * r173; r220 = r217 + 0x1.a01a019c844f5p-16; r221 = r220 * r173; r224 = r221 + (-0x1.6c16c16c14f91p-10); r225 = r224 * r173; r228 = r225 + 0x1.555555555554bp-05; r229 = r205 * r228; r230 = r204 + r229; r201 = r230; goto b23;
 b29: // edge 10→12
-	r171 = r150;
-	goto b21;
+#line 162 "sin.go"
+	r171 = r150; goto b21;
 b30: // edge 5→10
-	r150 = false;
-	r151 = r147;
-	goto b19;
+#line 158 "sin.go"
+	r150 = false; r151 = r147; goto b19;
 b31: // trigReduce.if.done
+#line 38 "trig_reduce.go"
 	r34 = (u64)__double_as_longlong(r21);
-	r35 = r34 >> 52;
-	r36 = r35 & 2047ull;
-	r37 = (i64)r36;
-	r38 = (u64)r37 - 1023ull;
-	r39 = (u64)r38 - 52ull;
+	r35 = r34 >> 52; r36 = r35 & 2047ull; r37 = (i64)r36; r38 = (u64)r37 - 1023ull; r39 = (u64)r38 - 52ull;
 	r40 = r34 & ~9218868437227405312ull;
 	r41 = r40 | 4503599627370496ull;
-	r42 = (u64)r39 + 61ull;
-	r43 = (u64)r42;
-	r234 = r43 >> 6;
-	r44 = r234;
-	r46 = r43;
-	r235 = r234;
-	r236 = r235 * 64ull;
-	r237 = r46 - r236;
-	r47 = r237;
-	r50 = (i64)r44;
-	r48 = r49 + r50 * 8;
-	r51 = *(u64 *)r48;
-	r52 = qd_shl_u64(r51, r47);
-	r53 = r44 + 1ull;
-	r55 = (i64)r53;
-	r54 = r49 + r55 * 8;
-	r56 = *(u64 *)r54;
-	r57 = 64ull - r47;
-	r58 = qd_shr_u64(r56, r57);
-	r59 = r52 | r58;
-	r63 = r56;
-	r64 = qd_shl_u64(r63, r47);
-	r65 = r44 + 2ull;
-	r67 = (i64)r65;
-	r66 = r49 + r67 * 8;
-	r68 = *(u64 *)r66;
-	r69 = r57;
-	r70 = qd_shr_u64(r68, r69);
-	r71 = r64 | r70;
-	r75 = r68;
-	r76 = qd_shl_u64(r75, r47);
-	r77 = r44 + 3ull;
-	r79 = (i64)r77;
-	r78 = r49 + r79 * 8;
-	r80 = *(u64 *)r78;
-	r81 = r57;
-	r82 = qd_shr_u64(r80, r81);
-	r83 = r76 | r82;
-	r84 = __umul64hi(r83, r41);
-	r86 = r84;
-	r88 = __umul64hi(r71, r41);
-	r89 = r71 * r41;
-	r90 = r88;
-	r91 = r89;
+#line 45 "trig_reduce.go"
+	r42 = (u64)r39 + 61ull; r43 = (u64)r42; r234 = r43 >> 6; r44 = r234; r46 = r43; r235 = r234; r236 = r235 * 64ull; r237 = r46 - r236; r47 = r237;
+	r50 = (i64)r44; r48 = r49 + r50 * 8; r51 = *(u64 *)r48; r52 = qd_shl_u64(r51, r47); r53 = r44 + 1ull; r55 = (i64)r53; r54 = r49 + r55 * 8; r56 = *(u64 *)r54; r57 = 64ull - r47; r58 = qd_shr_u64(r56, r57); r59 = r52 | r58;
+	r63 = r56; r64 = qd_shl_u64(r63, r47); r65 = r44 + 2ull; r67 = (i64)r65; r66 = r49 + r67 * 8; r68 = *(u64 *)r66; r69 = r57; r70 = qd_shr_u64(r68, r69); r71 = r64 | r70;
+	r75 = r68; r76 = qd_shl_u64(r75, r47); r77 = r44 + 3ull; r79 = (i64)r77; r78 = r49 + r79 * 8; r80 = *(u64 *)r78; r81 = r57; r82 = qd_shr_u64(r80, r81); r83 = r76 | r82;
+#line 50 "trig_reduce.go"
+	r84 = __umul64hi(r83, r41); r86 = r84;
+	r88 = __umul64hi(r71, r41); r89 = r71 * r41; r90 = r88; r91 = r89;
 	r92 = r59 * r41;
-	r96 = r91 + r86;
-	r97 = r96;
-	r98 = r91 & r86;
-	r99 = r91 | r86;
-	r100 = r99 & ~r97;
-	r101 = r98 | r100;
-	r102 = r101 >> 63;
-	r93 = r97;
-	r94 = r102;
-	r103 = r93;
-	r104 = r94;
-	r107 = r92 + r90;
-	r108 = r107 + r104;
-	r105 = r108;
-	r114 = r105;
+#line 387 "bits.go"
+	r96 = r91 + r86; r97 = r96;
+#line 391 "bits.go"
+	r98 = r91 & r86; r99 = r91 | r86; r100 = r99 & ~r97; r101 = r98 | r100; r102 = r101 >> 63; r93 = r97; r94 = r102; r103 = r93; r104 = r94;
+#line 387 "bits.go"
+	r107 = r92 + r90; r108 = r107 + r104;
+#line 391 "bits.go"
+	r105 = r108; r114 = r105;
+#line 56 "trig_reduce.go"
 	r116 = r114 >> 61;
-	r117 = r114 << 3;
-	r118 = r103 >> 61;
-	r119 = r117 | r118;
-	r121 = __clzll(r119);
-	r122 = (i64)r121;
-	r120 = r122;
-	r123 = (u64)r120;
-	r124 = r123 + 1ull;
-	r125 = 1023ull - r124;
-	r126 = r125;
-	r127 = r124;
-	r128 = qd_shl_u64(r119, r127);
-	r129 = r124;
-	r130 = 64ull - r129;
-	r131 = qd_shr_u64(r103, r130);
-	r132 = r128 | r131;
+#line 58 "trig_reduce.go"
+	r117 = r114 << 3; r118 = r103 >> 61; r119 = r117 | r118;
+	r121 = __clzll(r119); r122 = (i64)r121; r120 = r122; r123 = (u64)r120;
+	r124 = r123 + 1ull; r125 = 1023ull - r124; r126 = r125;
+#line 62 "trig_reduce.go"
+	r127 = r124; r128 = qd_shl_u64(r119, r127); r129 = r124; r130 = 64ull - r129; r131 = qd_shr_u64(r103, r130); r132 = r128 | r131;
 	r133 = r132 >> 12;
-	r134 = r126 << 52;
-	r135 = r133 | r134;
+#line 65 "trig_reduce.go"
+	r134 = r126 << 52; r135 = r133 | r134;
 	r136 = __longlong_as_double((i64)r135);
-	r137 = r116 & 1ull;
-	r138 = r137 == 1ull;
-	if (!r138) goto b38;
+#line 68 "trig_reduce.go"
+	r137 = r116 & 1ull; r138 = r137 == 1ull; if (!r138) goto b38;
 	r141 = r116 + 1ull;
 	r142 = r141 & 7ull;
-	r143 = r136 - 0x1p+00;
-	r139 = r142;
-	r140 = r143;
+	r143 = r136 - 0x1p+00; r139 = r142; r140 = r143;
 b37: // trigReduce.if.done
-	r144 = r140 * 0x1.921fb54442d18p-01;
-	r31 = r139;
-	r32 = r144;
-	goto b16;
+#line 74 "trig_reduce.go"
+	r144 = r140 * 0x1.921fb54442d18p-01; r31 = r139; r32 = r144; goto b16;
 b38: // edge 2→4
-	r139 = r116;
-	r140 = r136;
-	goto b37;
+#line 68 "trig_reduce.go"
+	r139 = r116; r140 = r136; goto b37;
 b39: // cos.if.else
-	r152 = r21 * 0x1.45f306dc9c883p+00;
-	r153 = qd_f64_to_u64(r152);
+#line 146 "sin.go"
+	r152 = r21 * 0x1.45f306dc9c883p+00; r153 = qd_f64_to_u64(r152);
 	r154 = (double)r153;
-	r155 = r153 & 1ull;
-	r156 = r155 == 1ull;
-	if (!r156) goto b42;
+#line 150 "sin.go"
+	r155 = r153 & 1ull; r156 = r155 == 1ull; if (!r156) goto b42;
 	r159 = r153 + 1ull;
-	r160 = r154 + 0x1p+00;
-	r157 = r159;
-	r158 = r160;
+	r160 = r154 + 0x1p+00; r157 = r159; r158 = r160;
 b41: // cos.if.done
+#line 154 "sin.go"
 	r161 = r157 & 7ull;
-	r162 = r158 * 0x1.921fb4p-01;
-	r163 = r21 - r162;
-	r164 = r158 * 0x1.4442dp-25;
-	r165 = r163 - r164;
-	r166 = r158 * 0x1.8469898cc517p-49;
-	r167 = r165 - r166;
-	r147 = r161;
-	r148 = r167;
-	goto b17;
+	r162 = r158 * 0x1.921fb4p-01; r163 = r21 - r162; r164 = r158 * 0x1.4442dp-25; r165 = r163 - r164; r166 = r158 * 0x1.8469898cc517p-49; r167 = r165 - r166; r147 = r161; r148 = r167; goto b17;
 b42: // edge 6→8
-	r157 = r153;
-	r158 = r154;
-	goto b41;
+#line 150 "sin.go"
+	r157 = r153; r158 = r154; goto b41;
 b43: // exit
+#line 150 "sin.go"
 	return;
 }
 
@@ -17968,246 +15393,142 @@ extern "C" __global__ void Tan_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r52 = 0, *r53 = 0, *r58 = 0, *r65 = 0, *r70 = 0;
 	char *r77 = 0, *r82 = 0, *r170 = 0, *r171 = 0, *r174 = 0, *r178 = 0, *r182 = 0, *r183 = 0;
 	char *r187 = 0, *r191 = 0, *r195 = 0, *r208 = 0, *r213 = 0, *r214 = 0, *r216 = 0, *r218 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 58 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
+#line 46 "trig_reduce.go"
 	r53 = (char *)qdata_mPi4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r215 = r2;
-	r216 = r12 + r215 * 8;
-	r217 = (u64)r1 * 8ull;
-	r218 = r4 + r215 * 8;
+#line 58 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r215 = r2; r216 = r12 + r215 * 8; r217 = (u64)r1 * 8ull; r218 = r4 + r215 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b44;
-	r213 = r216;
-	r11 = r213 + 8ll;
-	r14 = *(double *)r11;
-	r17 = r14 == 0x0p+00;
-	if (!r17) goto b9;
+#line 58 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b44;
+	r213 = r216; r11 = r213 + 8ll; r14 = *(double *)r11;
+#line 98 "tan.go"
+	r17 = r14 == 0x0p+00; if (!r17) goto b9;
 b5: // tan.switch.body
+#line 98 "tan.go"
 	r16 = r14;
 b6: // tan.return
+#line 137 "tan.go"
 	r15 = r16;
-	r214 = r218;
-	r208 = r214 + 8ll;
-	*(double *)r208 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r216 = r216 + r217 * 1;
-	r218 = r218 + r217 * 1;
-	goto b2;
+#line 59 "math.go"
+	r214 = r218; r208 = r214 + 8ll; *(double *)r208 = r15;
+#line 58 "math.go"
+	r2 = (u64)r2 + (u64)r1; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; goto b2;
 b9: // IsNaN.entry
-	r29 = r14 != r14;
-	r28 = r29;
-	if (r28) goto b5;
-	r23 = fabs(r14);
-	r24 = r23;
-	r25 = r24 > 0x1.fffffffffffffp+1023;
-	r20 = r25;
-	if (!r20) goto b15;
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b6;
+#line 39 "bits.go"
+	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
+#line 52 "bits.go"
+	r23 = fabs(r14); r24 = r23;
+#line 56 "bits.go"
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
 b15: // tan.switch.next
-	r30 = r14 < 0x0p+00;
-	if (!r30) goto b43;
-	r33 = -r14;
-	r31 = r33;
-	r32 = true;
+#line 106 "tan.go"
+	r30 = r14 < 0x0p+00; if (!r30) goto b43;
+	r33 = -r14; r31 = r33; r32 = true;
 b17: // tan.if.done
-	r34 = r31 >= 0x1p+29;
-	if (!r34) goto b39;
-	r37 = r31 < 0x1.921fb54442d18p-01;
-	if (!r37) goto b31;
-	r35 = 0ull;
-	r36 = r31;
+#line 112 "tan.go"
+	r34 = r31 >= 0x1p+29; if (!r34) goto b39;
+#line 33 "trig_reduce.go"
+	r37 = r31 < 0x1.921fb54442d18p-01; if (!r37) goto b31; r35 = 0ull; r36 = r31;
 b20: // trigReduce.return
-	r149 = r35;
-	r150 = r36;
-	r151 = r149;
-	r152 = r150;
+#line 74 "trig_reduce.go"
+	r149 = r35; r150 = r36; r151 = r149; r152 = r150;
 b21: // tan.if.done
+#line 126 "tan.go"
 	r153 = r152 * r152;
-	r154 = r153 > 0x1.6849b86a12b9bp-47;
-	if (!r154) goto b30;
-	r173 = r153 * (-0x1.992d8d24f3f38p+13);
-	r176 = r173 + 0x1.199eca5fc9dddp+20;
-	r177 = r176 * r153;
-	r180 = r177 + (-0x1.11fead3299176p+24);
-	r181 = r153 * r180;
-	r185 = r153 + 0x1.ab8a5eeb36572p+13;
-	r186 = r185 * r153;
-	r189 = r186 + (-0x1.427bc582abc96p+20);
-	r190 = r189 * r153;
-	r193 = r190 + 0x1.7d98fc2ead8efp+24;
-	r194 = r193 * r153;
-	r197 = r194 + (-0x1.9afe03cbe5a31p+25);
-	r198 = r181 / r197;
-	r199 = r152 * r198;
-	r200 = r152 + r199;
-	r201 = r200;
+#line 128 "tan.go"
+	r154 = r153 > 0x1.6849b86a12b9bp-47; if (!r154) goto b30;
+	r173 = r153 * (-0x1.992d8d24f3f38p+13); r176 = r173 + 0x1.199eca5fc9dddp+20; r177 = r176 * r153; r180 = r177 + (-0x1.11fead3299176p+24); r181 = r153 * r180; r185 = r153 + 0x1.ab8a5eeb36572p+13; r186 = r185 * r153; r189 = r186 + (-0x1.427bc582abc96p+20); r190 = r189 * r153; r193 = r190 + 0x1.7d98fc2ead8efp+24; r194 = r193 * r153; r197 = r194 + (-0x1.9afe03cbe5a31p+25); r198 = r181 / r197; r199 = r152 * r198; r200 = r152 + r199; r201 = r200;
 b23: // tan.if.done
-	r202 = r151 & 2ull;
-	r203 = r202 == 2ull;
-	if (!r203) goto b29;
-	r205 = (-0x1p+00) / r201;
-	r204 = r205;
+#line 133 "tan.go"
+	r202 = r151 & 2ull; r203 = r202 == 2ull; if (!r203) goto b29;
+	r205 = (-0x1p+00) / r201; r204 = r205;
 b25: // tan.if.done
+#line 134 "tan.go"
 	if (!r32) goto b28;
-	r207 = -r204;
-	r206 = r207;
+#line 137 "tan.go"
+	r207 = -r204; r206 = r207;
 b27: // tan.if.done
-	r16 = r206;
-	goto b6;
+#line 137 "tan.go"
+	r16 = r206; goto b6;
 b28: // edge 17→19
-	r206 = r204;
-	goto b27;
+#line 134 "tan.go"
+	r206 = r204; goto b27;
 b29: // edge 14→17
-	r204 = r201;
-	goto b25;
+#line 133 "tan.go"
+	r204 = r201; goto b25;
 b30: // tan.if.else
-	r201 = r152;
-	goto b23;
+#line 133 "tan.go"
+	r201 = r152; goto b23;
 b31: // trigReduce.if.done
+#line 38 "trig_reduce.go"
 	r38 = (u64)__double_as_longlong(r31);
-	r39 = r38 >> 52;
-	r40 = r39 & 2047ull;
-	r41 = (i64)r40;
-	r42 = (u64)r41 - 1023ull;
-	r43 = (u64)r42 - 52ull;
+	r39 = r38 >> 52; r40 = r39 & 2047ull; r41 = (i64)r40; r42 = (u64)r41 - 1023ull; r43 = (u64)r42 - 52ull;
 	r44 = r38 & ~9218868437227405312ull;
 	r45 = r44 | 4503599627370496ull;
-	r46 = (u64)r43 + 61ull;
-	r47 = (u64)r46;
-	r209 = r47 >> 6;
-	r48 = r209;
-	r50 = r47;
-	r210 = r209;
-	r211 = r210 * 64ull;
-	r212 = r50 - r211;
-	r51 = r212;
-	r54 = (i64)r48;
-	r52 = r53 + r54 * 8;
-	r55 = *(u64 *)r52;
-	r56 = qd_shl_u64(r55, r51);
-	r57 = r48 + 1ull;
-	r59 = (i64)r57;
-	r58 = r53 + r59 * 8;
-	r60 = *(u64 *)r58;
-	r61 = 64ull - r51;
-	r62 = qd_shr_u64(r60, r61);
-	r63 = r56 | r62;
-	r67 = r60;
-	r68 = qd_shl_u64(r67, r51);
-	r69 = r48 + 2ull;
-	r71 = (i64)r69;
-	r70 = r53 + r71 * 8;
-	r72 = *(u64 *)r70;
-	r73 = r61;
-	r74 = qd_shr_u64(r72, r73);
-	r75 = r68 | r74;
-	r79 = r72;
-	r80 = qd_shl_u64(r79, r51);
-	r81 = r48 + 3ull;
-	r83 = (i64)r81;
-	r82 = r53 + r83 * 8;
-	r84 = *(u64 *)r82;
-	r85 = r61;
-	r86 = qd_shr_u64(r84, r85);
-	r87 = r80 | r86;
-	r88 = __umul64hi(r87, r45);
-	r90 = r88;
-	r92 = __umul64hi(r75, r45);
-	r93 = r75 * r45;
-	r94 = r92;
-	r95 = r93;
+#line 45 "trig_reduce.go"
+	r46 = (u64)r43 + 61ull; r47 = (u64)r46; r209 = r47 >> 6; r48 = r209; r50 = r47; r210 = r209; r211 = r210 * 64ull; r212 = r50 - r211; r51 = r212;
+	r54 = (i64)r48; r52 = r53 + r54 * 8; r55 = *(u64 *)r52; r56 = qd_shl_u64(r55, r51); r57 = r48 + 1ull; r59 = (i64)r57; r58 = r53 + r59 * 8; r60 = *(u64 *)r58; r61 = 64ull - r51; r62 = qd_shr_u64(r60, r61); r63 = r56 | r62;
+	r67 = r60; r68 = qd_shl_u64(r67, r51); r69 = r48 + 2ull; r71 = (i64)r69; r70 = r53 + r71 * 8; r72 = *(u64 *)r70; r73 = r61; r74 = qd_shr_u64(r72, r73); r75 = r68 | r74;
+	r79 = r72; r80 = qd_shl_u64(r79, r51); r81 = r48 + 3ull; r83 = (i64)r81; r82 = r53 + r83 * 8; r84 = *(u64 *)r82; r85 = r61; r86 = qd_shr_u64(r84, r85); r87 = r80 | r86;
+#line 50 "trig_reduce.go"
+	r88 = __umul64hi(r87, r45); r90 = r88;
+	r92 = __umul64hi(r75, r45); r93 = r75 * r45; r94 = r92; r95 = r93;
 	r96 = r63 * r45;
-	r100 = r95 + r90;
-	r101 = r100;
-	r102 = r95 & r90;
-	r103 = r95 | r90;
-	r104 = r103 & ~r101;
-	r105 = r102 | r104;
-	r106 = r105 >> 63;
-	r97 = r101;
-	r98 = r106;
-	r107 = r97;
-	r108 = r98;
-	r111 = r96 + r94;
-	r112 = r111 + r108;
-	r109 = r112;
-	r118 = r109;
+#line 387 "bits.go"
+	r100 = r95 + r90; r101 = r100;
+#line 391 "bits.go"
+	r102 = r95 & r90; r103 = r95 | r90; r104 = r103 & ~r101; r105 = r102 | r104; r106 = r105 >> 63; r97 = r101; r98 = r106; r107 = r97; r108 = r98;
+#line 387 "bits.go"
+	r111 = r96 + r94; r112 = r111 + r108;
+#line 391 "bits.go"
+	r109 = r112; r118 = r109;
+#line 56 "trig_reduce.go"
 	r120 = r118 >> 61;
-	r121 = r118 << 3;
-	r122 = r107 >> 61;
-	r123 = r121 | r122;
-	r125 = __clzll(r123);
-	r126 = (i64)r125;
-	r124 = r126;
-	r127 = (u64)r124;
-	r128 = r127 + 1ull;
-	r129 = 1023ull - r128;
-	r130 = r129;
-	r131 = r128;
-	r132 = qd_shl_u64(r123, r131);
-	r133 = r128;
-	r134 = 64ull - r133;
-	r135 = qd_shr_u64(r107, r134);
-	r136 = r132 | r135;
+#line 58 "trig_reduce.go"
+	r121 = r118 << 3; r122 = r107 >> 61; r123 = r121 | r122;
+	r125 = __clzll(r123); r126 = (i64)r125; r124 = r126; r127 = (u64)r124;
+	r128 = r127 + 1ull; r129 = 1023ull - r128; r130 = r129;
+#line 62 "trig_reduce.go"
+	r131 = r128; r132 = qd_shl_u64(r123, r131); r133 = r128; r134 = 64ull - r133; r135 = qd_shr_u64(r107, r134); r136 = r132 | r135;
 	r137 = r136 >> 12;
-	r138 = r130 << 52;
-	r139 = r137 | r138;
+#line 65 "trig_reduce.go"
+	r138 = r130 << 52; r139 = r137 | r138;
 	r140 = __longlong_as_double((i64)r139);
-	r141 = r120 & 1ull;
-	r142 = r141 == 1ull;
-	if (!r142) goto b38;
+#line 68 "trig_reduce.go"
+	r141 = r120 & 1ull; r142 = r141 == 1ull; if (!r142) goto b38;
 	r145 = r120 + 1ull;
 	r146 = r145 & 7ull;
-	r147 = r140 - 0x1p+00;
-	r143 = r146;
-	r144 = r147;
+	r147 = r140 - 0x1p+00; r143 = r146; r144 = r147;
 b37: // trigReduce.if.done
-	r148 = r144 * 0x1.921fb54442d18p-01;
-	r35 = r143;
-	r36 = r148;
-	goto b20;
+#line 74 "trig_reduce.go"
+	r148 = r144 * 0x1.921fb54442d18p-01; r35 = r143; r36 = r148; goto b20;
 b38: // edge 2→4
-	r143 = r120;
-	r144 = r140;
-	goto b37;
+#line 68 "trig_reduce.go"
+	r143 = r120; r144 = r140; goto b37;
 b39: // tan.if.else
-	r155 = r31 * 0x1.45f306dc9c883p+00;
-	r156 = qd_f64_to_u64(r155);
+#line 115 "tan.go"
+	r155 = r31 * 0x1.45f306dc9c883p+00; r156 = qd_f64_to_u64(r155);
 	r157 = (double)r156;
-	r158 = r156 & 1ull;
-	r159 = r158 == 1ull;
-	if (!r159) goto b42;
+#line 119 "tan.go"
+	r158 = r156 & 1ull; r159 = r158 == 1ull; if (!r159) goto b42;
 	r162 = r156 + 1ull;
-	r163 = r157 + 0x1p+00;
-	r160 = r162;
-	r161 = r163;
+	r163 = r157 + 0x1p+00; r160 = r162; r161 = r163;
 b41: // tan.if.done
-	r164 = r161 * 0x1.921fb4p-01;
-	r165 = r31 - r164;
-	r166 = r161 * 0x1.4442dp-25;
-	r167 = r165 - r166;
-	r168 = r161 * 0x1.8469898cc517p-49;
-	r169 = r167 - r168;
-	r151 = r160;
-	r152 = r169;
-	goto b21;
+#line 124 "tan.go"
+	r164 = r161 * 0x1.921fb4p-01; r165 = r31 - r164; r166 = r161 * 0x1.4442dp-25; r167 = r165 - r166; r168 = r161 * 0x1.8469898cc517p-49; r169 = r167 - r168; r151 = r160; r152 = r169; goto b21;
 b42: // edge 10→12
-	r160 = r156;
-	r161 = r157;
-	goto b41;
+#line 119 "tan.go"
+	r160 = r156; r161 = r157; goto b41;
 b43: // edge 5→7
-	r31 = r14;
-	r32 = false;
-	goto b17;
+#line 106 "tan.go"
+	r31 = r14; r32 = false; goto b17;
 b44: // exit
+#line 106 "tan.go"
 	return;
 }
 
@@ -18255,357 +15576,164 @@ extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	double r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r309 = 0, *r310 = 0, *r311 = 0;
 	char *r312 = 0, *r314 = 0, *r316 = 0, *r317 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p0;
-	r16 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r313 = r2;
-	r314 = r12 + r313 * 8;
-	r315 = (u64)r1 * 8ull;
-	r316 = r16 + r313 * 8;
-	r317 = r4 + r313 * 8;
+#line 65 "math.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p0; r16 = p2;
+#line 65 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r313 = r2; r314 = r12 + r313 * 8; r315 = (u64)r1 * 8ull; r316 = r16 + r313 * 8; r317 = r4 + r313 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b81;
-	r310 = r314;
-	r11 = r310 + 8ll;
-	r14 = *(double *)r11;
-	r311 = r316;
-	r15 = r311 + 8ll;
-	r18 = *(double *)r15;
+#line 65 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b81;
+	r310 = r314; r11 = r310 + 8ll; r14 = *(double *)r11; r311 = r316; r15 = r311 + 8ll; r18 = *(double *)r15;
+#line 70 "atan2.go"
 	r305 = r18 < 0x0p+00;
-	r22 = r14 != r14;
-	r21 = r22;
-	if (!r21) goto b10;
+#line 39 "bits.go"
+	r22 = r14 != r14; r21 = r22; if (!r21) goto b10;
 b6: // NaN.return
+#line 31 "bits.go"
 	r20 = __longlong_as_double(0x7ff8000000000001ll);
 b7: // atan2.return
+#line 74 "atan2.go"
 	r19 = r20;
-	r312 = r317;
-	r309 = r312 + 8ll;
-	*(double *)r309 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	r314 = r314 + r315 * 1;
-	r316 = r316 + r315 * 1;
-	r317 = r317 + r315 * 1;
-	goto b2;
+#line 66 "math.go"
+	r312 = r317; r309 = r312 + 8ll; *(double *)r309 = r19;
+#line 65 "math.go"
+	r2 = (u64)r2 + (u64)r1; r314 = r314 + r315 * 1; r316 = r316 + r315 * 1; r317 = r317 + r315 * 1; goto b2;
 b10: // IsNaN.entry
-	r28 = r18 != r18;
-	r27 = r28;
-	if (r27) goto b6;
-	r26 = r14 == 0x0p+00;
-	if (!r26) goto b20;
-	r25 = r18 >= 0x0p+00;
-	if (!r25) goto b16;
-	r55 = (u64)__double_as_longlong(r18);
-	r56 = (i64)r55;
-	r57 = r56 < 0ll;
-	r54 = r57;
-	if (!r54) goto b18;
+#line 39 "bits.go"
+	r28 = r18 != r18; r27 = r28; if (r27) goto b6;
+#line 42 "atan2.go"
+	r26 = r14 == 0x0p+00; if (!r26) goto b20;
+	r25 = r18 >= 0x0p+00; if (!r25) goto b16;
+#line 9 "signbit.go"
+	r55 = (u64)__double_as_longlong(r18); r56 = (i64)r55; r57 = r56 < 0ll; r54 = r57; if (!r54) goto b18;
 b16: // Copysign.entry
-	r50 = (u64)__double_as_longlong(r14);
-	r51 = r50 & 9223372036854775808ull;
-	r52 = r51 | 4614256656552045848ull;
-	r53 = __longlong_as_double((i64)r52);
-	r46 = r53;
-	r20 = r46;
-	goto b7;
+#line 11 "copysign.go"
+	r50 = (u64)__double_as_longlong(r14); r51 = r50 & 9223372036854775808ull; r52 = r51 | 4614256656552045848ull; r53 = __longlong_as_double((i64)r52); r46 = r53; r20 = r46; goto b7;
 b18: // Copysign.entry
-	r42 = (u64)__double_as_longlong(r14);
-	r43 = r42 & 9223372036854775808ull;
-	r44 = r43;
-	r45 = __longlong_as_double((i64)r44);
-	r38 = r45;
-	r20 = r38;
-	goto b7;
+#line 11 "copysign.go"
+	r42 = (u64)__double_as_longlong(r14); r43 = r42 & 9223372036854775808ull; r44 = r43; r45 = __longlong_as_double((i64)r44); r38 = r45; r20 = r38; goto b7;
 b20: // atan2.switch.next
-	r37 = r18 == 0x0p+00;
-	if (!r37) goto b23;
-	r33 = (u64)__double_as_longlong(r14);
-	r34 = r33 & 9223372036854775808ull;
-	r35 = r34 | 4609753056924675352ull;
-	r36 = __longlong_as_double((i64)r35);
-	r29 = r36;
-	r20 = r29;
-	goto b7;
+#line 47 "atan2.go"
+	r37 = r18 == 0x0p+00; if (!r37) goto b23;
+#line 11 "copysign.go"
+	r33 = (u64)__double_as_longlong(r14); r34 = r33 & 9223372036854775808ull; r35 = r34 | 4609753056924675352ull; r36 = __longlong_as_double((i64)r35); r29 = r36; r20 = r29; goto b7;
 b23: // IsInf.if.then
-	r69 = fabs(r18);
-	r70 = r69;
-	r71 = r70 > 0x1.fffffffffffffp+1023;
-	r66 = r71;
-	if (!r66) goto b43;
+#line 52 "bits.go"
+	r69 = fabs(r18); r70 = r69;
+#line 56 "bits.go"
+	r71 = r70 > 0x1.fffffffffffffp+1023; r66 = r71; if (!r66) goto b43;
+#line 53 "bits.go"
 	r62 = r18;
-	r63 = r62 > 0x1.fffffffffffffp+1023;
-	r58 = r63;
-	if (!r58) goto b36;
-	r93 = fabs(r14);
-	r94 = r93;
-	r95 = r94 > 0x1.fffffffffffffp+1023;
-	r90 = r95;
-	if (!r90) goto b34;
-	r110 = (u64)__double_as_longlong(r14);
-	r111 = r110 & 9223372036854775808ull;
-	r112 = r111 | 4605249457297304856ull;
-	r113 = __longlong_as_double((i64)r112);
-	r106 = r113;
-	r20 = r106;
-	goto b7;
+#line 56 "bits.go"
+	r63 = r62 > 0x1.fffffffffffffp+1023; r58 = r63; if (!r58) goto b36;
+#line 52 "bits.go"
+	r93 = fabs(r14); r94 = r93;
+#line 56 "bits.go"
+	r95 = r94 > 0x1.fffffffffffffp+1023; r90 = r95; if (!r90) goto b34;
+#line 11 "copysign.go"
+	r110 = (u64)__double_as_longlong(r14); r111 = r110 & 9223372036854775808ull; r112 = r111 | 4605249457297304856ull; r113 = __longlong_as_double((i64)r112); r106 = r113; r20 = r106; goto b7;
 b34: // Copysign.entry
-	r118 = (u64)__double_as_longlong(r14);
-	r119 = r118 & 9223372036854775808ull;
-	r120 = r119;
-	r121 = __longlong_as_double((i64)r120);
-	r114 = r121;
-	r20 = r114;
-	goto b7;
+#line 11 "copysign.go"
+	r118 = (u64)__double_as_longlong(r14); r119 = r118 & 9223372036854775808ull; r120 = r119; r121 = __longlong_as_double((i64)r120); r114 = r121; r20 = r114; goto b7;
 b36: // IsInf.if.then
-	r101 = fabs(r14);
-	r102 = r101;
-	r103 = r102 > 0x1.fffffffffffffp+1023;
-	r98 = r103;
-	if (!r98) goto b41;
-	r126 = (u64)__double_as_longlong(r14);
-	r127 = r126 & 9223372036854775808ull;
-	r128 = r127 | 4612488097114038738ull;
-	r129 = __longlong_as_double((i64)r128);
-	r122 = r129;
-	r20 = r122;
-	goto b7;
+#line 52 "bits.go"
+	r101 = fabs(r14); r102 = r101;
+#line 56 "bits.go"
+	r103 = r102 > 0x1.fffffffffffffp+1023; r98 = r103; if (!r98) goto b41;
+#line 11 "copysign.go"
+	r126 = (u64)__double_as_longlong(r14); r127 = r126 & 9223372036854775808ull; r128 = r127 | 4612488097114038738ull; r129 = __longlong_as_double((i64)r128); r122 = r129; r20 = r122; goto b7;
 b41: // Copysign.entry
-	r134 = (u64)__double_as_longlong(r14);
-	r135 = r134 & 9223372036854775808ull;
-	r136 = r135 | 4614256656552045848ull;
-	r137 = __longlong_as_double((i64)r136);
-	r130 = r137;
-	r20 = r130;
-	goto b7;
+#line 11 "copysign.go"
+	r134 = (u64)__double_as_longlong(r14); r135 = r134 & 9223372036854775808ull; r136 = r135 | 4614256656552045848ull; r137 = __longlong_as_double((i64)r136); r130 = r137; r20 = r130; goto b7;
 b43: // IsInf.if.then
-	r85 = fabs(r14);
-	r86 = r85;
-	r87 = r86 > 0x1.fffffffffffffp+1023;
-	r82 = r87;
-	if (!r82) goto b48;
-	r78 = (u64)__double_as_longlong(r14);
-	r79 = r78 & 9223372036854775808ull;
-	r80 = r79 | 4609753056924675352ull;
-	r81 = __longlong_as_double((i64)r80);
-	r74 = r81;
-	r20 = r74;
-	goto b7;
+#line 52 "bits.go"
+	r85 = fabs(r14); r86 = r85;
+#line 56 "bits.go"
+	r87 = r86 > 0x1.fffffffffffffp+1023; r82 = r87; if (!r82) goto b48;
+#line 11 "copysign.go"
+	r78 = (u64)__double_as_longlong(r14); r79 = r78 & 9223372036854775808ull; r80 = r79 | 4609753056924675352ull; r81 = __longlong_as_double((i64)r80); r74 = r81; r20 = r74; goto b7;
 b48: // atan2.switch.next
+#line 69 "atan2.go"
 	r138 = r14 / r18;
-	r141 = r138 == 0x0p+00;
-	if (!r141) goto b57;
-	r140 = r138;
+#line 104 "atan.go"
+	r141 = r138 == 0x0p+00; if (!r141) goto b57; r140 = r138;
 b51: // atan.return
-	r139 = r140;
-	if (!r305) goto b56;
-	r306 = r139 <= 0x0p+00;
-	if (!r306) goto b55;
-	r307 = r139 + 0x1.921fb54442d18p+01;
-	r20 = r307;
-	goto b7;
+#line 110 "atan.go"
+	r139 = r140; if (!r305) goto b56;
+#line 71 "atan2.go"
+	r306 = r139 <= 0x0p+00; if (!r306) goto b55;
+	r307 = r139 + 0x1.921fb54442d18p+01; r20 = r307; goto b7;
 b55: // atan2.if.done
-	r308 = r139 - 0x1.921fb54442d18p+01;
-	r20 = r308;
-	goto b7;
+#line 74 "atan2.go"
+	r308 = r139 - 0x1.921fb54442d18p+01; r20 = r308; goto b7;
 b56: // atan2.if.done
-	r20 = r139;
-	goto b7;
+#line 71 "atan2.go"
+	r20 = r139; goto b7;
 b57: // atan.if.done
-	r142 = r138 > 0x0p+00;
-	if (!r142) goto b69;
-	r144 = r138 <= 0x1.51eb851eb851fp-01;
-	if (!r144) goto b62;
+#line 107 "atan.go"
+	r142 = r138 > 0x0p+00; if (!r142) goto b69;
+#line 81 "atan.go"
+	r144 = r138 <= 0x1.51eb851eb851fp-01; if (!r144) goto b62;
+#line 68 "atan.go"
 	r146 = r138 * r138;
-	r147 = r146 * (-0x1.c007fa1f72594p-01);
-	r148 = r147 + (-0x1.028545b6b807ap+04);
-	r149 = r148 * r146;
-	r150 = r149 + (-0x1.2c08c36880273p+06);
-	r151 = r150 * r146;
-	r152 = r151 + (-0x1.eb8bf2d05ba25p+06);
-	r153 = r152 * r146;
-	r154 = r153 + (-0x1.03669fd28ec8ep+06);
-	r155 = r146 * r154;
-	r156 = r146 + 0x1.8dbc45b14603cp+04;
-	r157 = r156 * r146;
-	r158 = r157 + 0x1.4a0dd43b8fa25p+07;
-	r159 = r158 * r146;
-	r160 = r159 + 0x1.b0e18d2e2be3bp+08;
-	r161 = r160 * r146;
-	r162 = r161 + 0x1.e563f13b049eap+08;
-	r163 = r162 * r146;
-	r164 = r163 + 0x1.8519efbbd62ecp+07;
-	r165 = r155 / r164;
-	r166 = r138 * r165;
-	r167 = r166 + r138;
-	r145 = r167;
-	r143 = r145;
+	r147 = r146 * (-0x1.c007fa1f72594p-01); r148 = r147 + (-0x1.028545b6b807ap+04); r149 = r148 * r146; r150 = r149 + (-0x1.2c08c36880273p+06); r151 = r150 * r146; r152 = r151 + (-0x1.eb8bf2d05ba25p+06); r153 = r152 * r146; r154 = r153 + (-0x1.03669fd28ec8ep+06); r155 = r146 * r154; r156 = r146 + 0x1.8dbc45b14603cp+04; r157 = r156 * r146; r158 = r157 + 0x1.4a0dd43b8fa25p+07; r159 = r158 * r146; r160 = r159 + 0x1.b0e18d2e2be3bp+08; r161 = r160 * r146; r162 = r161 + 0x1.e563f13b049eap+08; r163 = r162 * r146; r164 = r163 + 0x1.8519efbbd62ecp+07; r165 = r155 / r164;
+	r166 = r138 * r165; r167 = r166 + r138; r145 = r167; r143 = r145;
 b61: // satan.return
-	r140 = r143;
-	goto b51;
+#line 87 "atan.go"
+	r140 = r143; goto b51;
 b62: // satan.if.done
-	r168 = r138 > 0x1.3504f333f9de6p+01;
-	if (!r168) goto b66;
+#line 84 "atan.go"
+	r168 = r138 > 0x1.3504f333f9de6p+01; if (!r168) goto b66;
 	r169 = 0x1p+00 / r138;
+#line 68 "atan.go"
 	r171 = r169 * r169;
-	r172 = r171 * (-0x1.c007fa1f72594p-01);
-	r173 = r172 + (-0x1.028545b6b807ap+04);
-	r174 = r173 * r171;
-	r175 = r174 + (-0x1.2c08c36880273p+06);
-	r176 = r175 * r171;
-	r177 = r176 + (-0x1.eb8bf2d05ba25p+06);
-	r178 = r177 * r171;
-	r179 = r178 + (-0x1.03669fd28ec8ep+06);
-	r180 = r171 * r179;
-	r181 = r171 + 0x1.8dbc45b14603cp+04;
-	r182 = r181 * r171;
-	r183 = r182 + 0x1.4a0dd43b8fa25p+07;
-	r184 = r183 * r171;
-	r185 = r184 + 0x1.b0e18d2e2be3bp+08;
-	r186 = r185 * r171;
-	r187 = r186 + 0x1.e563f13b049eap+08;
-	r188 = r187 * r171;
-	r189 = r188 + 0x1.8519efbbd62ecp+07;
-	r190 = r180 / r189;
-	r191 = r169 * r190;
-	r192 = r191 + r169;
-	r170 = r192;
-	r193 = 0x1.921fb54442d18p+00 - r170;
-	r194 = r193 + 0x1.1a62633145c07p-54;
-	r143 = r194;
-	goto b61;
+	r172 = r171 * (-0x1.c007fa1f72594p-01); r173 = r172 + (-0x1.028545b6b807ap+04); r174 = r173 * r171; r175 = r174 + (-0x1.2c08c36880273p+06); r176 = r175 * r171; r177 = r176 + (-0x1.eb8bf2d05ba25p+06); r178 = r177 * r171; r179 = r178 + (-0x1.03669fd28ec8ep+06); r180 = r171 * r179; r181 = r171 + 0x1.8dbc45b14603cp+04; r182 = r181 * r171; r183 = r182 + 0x1.4a0dd43b8fa25p+07; r184 = r183 * r171; r185 = r184 + 0x1.b0e18d2e2be3bp+08; r186 = r185 * r171; r187 = r186 + 0x1.e563f13b049eap+08; r188 = r187 * r171; r189 = r188 + 0x1.8519efbbd62ecp+07; r190 = r180 / r189;
+	r191 = r169 * r190; r192 = r191 + r169; r170 = r192;
+#line 85 "atan.go"
+	r193 = 0x1.921fb54442d18p+00 - r170; r194 = r193 + 0x1.1a62633145c07p-54; r143 = r194; goto b61;
 b66: // satan.if.done
-	r195 = r138 - 0x1p+00;
-	r196 = r138 + 0x1p+00;
-	r197 = r195 / r196;
+#line 87 "atan.go"
+	r195 = r138 - 0x1p+00; r196 = r138 + 0x1p+00; r197 = r195 / r196;
+#line 68 "atan.go"
 	r199 = r197 * r197;
-	r200 = r199 * (-0x1.c007fa1f72594p-01);
-	r201 = r200 + (-0x1.028545b6b807ap+04);
-	r202 = r201 * r199;
-	r203 = r202 + (-0x1.2c08c36880273p+06);
-	r204 = r203 * r199;
-	r205 = r204 + (-0x1.eb8bf2d05ba25p+06);
-	r206 = r205 * r199;
-	r207 = r206 + (-0x1.03669fd28ec8ep+06);
-	r208 = r199 * r207;
-	r209 = r199 + 0x1.8dbc45b14603cp+04;
-	r210 = r209 * r199;
-	r211 = r210 + 0x1.4a0dd43b8fa25p+07;
-	r212 = r211 * r199;
-	r213 = r212 + 0x1.b0e18d2e2be3bp+08;
-	r214 = r213 * r199;
-	r215 = r214 + 0x1.e563f13b049eap+08;
-	r216 = r215 * r199;
-	r217 = r216 + 0x1.8519efbbd62ecp+07;
-	r218 = r208 / r217;
-	r219 = r197 * r218;
-	r220 = r219 + r197;
-	r198 = r220;
-	r221 = r198 + 0x1.921fb54442d18p-01;
-	r222 = r221 + 0x1.1a62633145c07p-55;
-	r143 = r222;
-	goto b61;
+	r200 = r199 * (-0x1.c007fa1f72594p-01); r201 = r200 + (-0x1.028545b6b807ap+04); r202 = r201 * r199; r203 = r202 + (-0x1.2c08c36880273p+06); r204 = r203 * r199; r205 = r204 + (-0x1.eb8bf2d05ba25p+06); r206 = r205 * r199; r207 = r206 + (-0x1.03669fd28ec8ep+06); r208 = r199 * r207; r209 = r199 + 0x1.8dbc45b14603cp+04; r210 = r209 * r199; r211 = r210 + 0x1.4a0dd43b8fa25p+07; r212 = r211 * r199; r213 = r212 + 0x1.b0e18d2e2be3bp+08; r214 = r213 * r199; r215 = r214 + 0x1.e563f13b049eap+08; r216 = r215 * r199; r217 = r216 + 0x1.8519efbbd62ecp+07; r218 = r208 / r217;
+	r219 = r197 * r218; r220 = r219 + r197; r198 = r220;
+#line 87 "atan.go"
+	r221 = r198 + 0x1.921fb54442d18p-01; r222 = r221 + 0x1.1a62633145c07p-55; r143 = r222; goto b61;
 b69: // atan.if.done
+#line 110 "atan.go"
 	r223 = -r138;
-	r225 = r223 <= 0x1.51eb851eb851fp-01;
-	if (!r225) goto b74;
+#line 81 "atan.go"
+	r225 = r223 <= 0x1.51eb851eb851fp-01; if (!r225) goto b74;
+#line 68 "atan.go"
 	r227 = r223 * r223;
-	r228 = r227 * (-0x1.c007fa1f72594p-01);
-	r229 = r228 + (-0x1.028545b6b807ap+04);
-	r230 = r229 * r227;
-	r231 = r230 + (-0x1.2c08c36880273p+06);
-	r232 = r231 * r227;
-	r233 = r232 + (-0x1.eb8bf2d05ba25p+06);
-	r234 = r233 * r227;
-	r235 = r234 + (-0x1.03669fd28ec8ep+06);
-	r236 = r227 * r235;
-	r237 = r227 + 0x1.8dbc45b14603cp+04;
-	r238 = r237 * r227;
-	r239 = r238 + 0x1.4a0dd43b8fa25p+07;
-	r240 = r239 * r227;
-	r241 = r240 + 0x1.b0e18d2e2be3bp+08;
-	r242 = r241 * r227;
-	r243 = r242 + 0x1.e563f13b049eap+08;
-	r244 = r243 * r227;
-	r245 = r244 + 0x1.8519efbbd62ecp+07;
-	r246 = r236 / r245;
-	r247 = r223 * r246;
-	r248 = r247 + r223;
-	r226 = r248;
-	r224 = r226;
+	r228 = r227 * (-0x1.c007fa1f72594p-01); r229 = r228 + (-0x1.028545b6b807ap+04); r230 = r229 * r227; r231 = r230 + (-0x1.2c08c36880273p+06); r232 = r231 * r227; r233 = r232 + (-0x1.eb8bf2d05ba25p+06); r234 = r233 * r227; r235 = r234 + (-0x1.03669fd28ec8ep+06); r236 = r227 * r235; r237 = r227 + 0x1.8dbc45b14603cp+04; r238 = r237 * r227; r239 = r238 + 0x1.4a0dd43b8fa25p+07; r240 = r239 * r227; r241 = r240 + 0x1.b0e18d2e2be3bp+08; r242 = r241 * r227; r243 = r242 + 0x1.e563f13b049eap+08; r244 = r243 * r227; r245 = r244 + 0x1.8519efbbd62ecp+07; r246 = r236 / r245;
+	r247 = r223 * r246; r248 = r247 + r223; r226 = r248; r224 = r226;
 b73: // satan.return
-	r304 = -r224;
-	r140 = r304;
-	goto b51;
+#line 110 "atan.go"
+	r304 = -r224; r140 = r304; goto b51;
 b74: // satan.if.done
-	r249 = r223 > 0x1.3504f333f9de6p+01;
-	if (!r249) goto b78;
+#line 84 "atan.go"
+	r249 = r223 > 0x1.3504f333f9de6p+01; if (!r249) goto b78;
 	r250 = 0x1p+00 / r223;
+#line 68 "atan.go"
 	r252 = r250 * r250;
-	r253 = r252 * (-0x1.c007fa1f72594p-01);
-	r254 = r253 + (-0x1.028545b6b807ap+04);
-	r255 = r254 * r252;
-	r256 = r255 + (-0x1.2c08c36880273p+06);
-	r257 = r256 * r252;
-	r258 = r257 + (-0x1.eb8bf2d05ba25p+06);
-	r259 = r258 * r252;
-	r260 = r259 + (-0x1.03669fd28ec8ep+06);
-	r261 = r252 * r260;
-	r262 = r252 + 0x1.8dbc45b14603cp+04;
-	r263 = r262 * r252;
-	r264 = r263 + 0x1.4a0dd43b8fa25p+07;
-	r265 = r264 * r252;
-	r266 = r265 + 0x1.b0e18d2e2be3bp+08;
-	r267 = r266 * r252;
-	r268 = r267 + 0x1.e563f13b049eap+08;
-	r269 = r268 * r252;
-	r270 = r269 + 0x1.8519efbbd62ecp+07;
-	r271 = r261 / r270;
-	r272 = r250 * r271;
-	r273 = r272 + r250;
-	r251 = r273;
-	r274 = 0x1.921fb54442d18p+00 - r251;
-	r275 = r274 + 0x1.1a62633145c07p-54;
-	r224 = r275;
-	goto b73;
+	r253 = r252 * (-0x1.c007fa1f72594p-01); r254 = r253 + (-0x1.028545b6b807ap+04); r255 = r254 * r252; r256 = r255 + (-0x1.2c08c36880273p+06); r257 = r256 * r252; r258 = r257 + (-0x1.eb8bf2d05ba25p+06); r259 = r258 * r252; r260 = r259 + (-0x1.03669fd28ec8ep+06); r261 = r252 * r260; r262 = r252 + 0x1.8dbc45b14603cp+04; r263 = r262 * r252; r264 = r263 + 0x1.4a0dd43b8fa25p+07; r265 = r264 * r252; r266 = r265 + 0x1.b0e18d2e2be3bp+08; r267 = r266 * r252; r268 = r267 + 0x1.e563f13b049eap+08; r269 = r268 * r252; r270 = r269 + 0x1.8519efbbd62ecp+07; r271 = r261 / r270;
+	r272 = r250 * r271; r273 = r272 + r250; r251 = r273;
+#line 85 "atan.go"
+	r274 = 0x1.921fb54442d18p+00 - r251; r275 = r274 + 0x1.1a62633145c07p-54; r224 = r275; goto b73;
 b78: // satan.if.done
-	r276 = r223 - 0x1p+00;
-	r277 = r223 + 0x1p+00;
-	r278 = r276 / r277;
+#line 87 "atan.go"
+	r276 = r223 - 0x1p+00; r277 = r223 + 0x1p+00; r278 = r276 / r277;
+#line 68 "atan.go"
 	r280 = r278 * r278;
-	r281 = r280 * (-0x1.c007fa1f72594p-01);
-	r282 = r281 + (-0x1.028545b6b807ap+04);
-	r283 = r282 * r280;
-	r284 = r283 + (-0x1.2c08c36880273p+06);
-	r285 = r284 * r280;
-	r286 = r285 + (-0x1.eb8bf2d05ba25p+06);
-	r287 = r286 * r280;
-	r288 = r287 + (-0x1.03669fd28ec8ep+06);
-	r289 = r280 * r288;
-	r290 = r280 + 0x1.8dbc45b14603cp+04;
-	r291 = r290 * r280;
-	r292 = r291 + 0x1.4a0dd43b8fa25p+07;
-	r293 = r292 * r280;
-	r294 = r293 + 0x1.b0e18d2e2be3bp+08;
-	r295 = r294 * r280;
-	r296 = r295 + 0x1.e563f13b049eap+08;
-	r297 = r296 * r280;
-	r298 = r297 + 0x1.8519efbbd62ecp+07;
-	r299 = r289 / r298;
-	r300 = r278 * r299;
-	r301 = r300 + r278;
-	r279 = r301;
-	r302 = r279 + 0x1.921fb54442d18p-01;
-	r303 = r302 + 0x1.1a62633145c07p-55;
-	r224 = r303;
-	goto b73;
+	r281 = r280 * (-0x1.c007fa1f72594p-01); r282 = r281 + (-0x1.028545b6b807ap+04); r283 = r282 * r280; r284 = r283 + (-0x1.2c08c36880273p+06); r285 = r284 * r280; r286 = r285 + (-0x1.eb8bf2d05ba25p+06); r287 = r286 * r280; r288 = r287 + (-0x1.03669fd28ec8ep+06); r289 = r280 * r288; r290 = r280 + 0x1.8dbc45b14603cp+04; r291 = r290 * r280; r292 = r291 + 0x1.4a0dd43b8fa25p+07; r293 = r292 * r280; r294 = r293 + 0x1.b0e18d2e2be3bp+08; r295 = r294 * r280; r296 = r295 + 0x1.e563f13b049eap+08; r297 = r296 * r280; r298 = r297 + 0x1.8519efbbd62ecp+07; r299 = r289 / r298;
+	r300 = r278 * r299; r301 = r300 + r278; r279 = r301;
+#line 87 "atan.go"
+	r302 = r279 + 0x1.921fb54442d18p-01; r303 = r302 + 0x1.1a62633145c07p-55; r224 = r303; goto b73;
 b81: // exit
+#line 87 "atan.go"
 	return;
 }
 
@@ -18626,198 +15754,72 @@ extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	float r79 = 0, r83 = 0, r87 = 0;
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
 	char *r65 = 0, *r66 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
+#line 9 "reduce.go"
+	r5 = p0; r6 = p1; r4 = r6;
 	r61 = p4;
-	r0 = (-0x0p+00f);
-	r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r2 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r1 + (u64)(-1ll);
-	r9 = (u64)r4;
-	r12 = (u64)r2;
-	r13 = r12 * 3ull;
+#line 9 "reduce.go"
+	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
 b2: // unrolled head
-	r7 = (u64)r3 + 1ull;
-	r8 = r7 < r4;
-	if (!r8) goto b25;
-	r10 = (u64)r7;
-	r11 = r9 - r10;
-	r14 = r11 > r13;
-	if (!r14) goto b20;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
+#line 9 "reduce.go"
+	r7 = (u64)r3 + 1ull; r8 = r7 < r4; if (!r8) goto b25; r10 = (u64)r7; r11 = r9 - r10; r14 = r11 > r13; if (!r14) goto b20; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4;
+	r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20;
+#line 9 "reduce.go"
 	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	goto b2;
+	r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; goto b2;
 b20: // index
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	if (!r17) goto b25;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r21 = (u64)r3 + 1ull;
-	r22 = r21 < r4;
-	if (r22) goto b20;
+#line 10 "reduce.go"
+	r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; if (!r17) goto b25; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r21 = (u64)r3 + 1ull; r22 = r21 < r4; if (r22) goto b20;
 b25: // exit
-	r23 = (i64)(threadIdx.x % warpSize);
-	r24 = (i64)(threadIdx.x / warpSize);
-	r40 = r24 == 0ll;
-	r25 = (i64)warpSize;
-	r26 = (u64)r24 * (u64)r25;
-	r27 = (i64)blockDim.x;
-	r28 = (u64)r27 - (u64)r26;
-	r29 = r28 < r25 ? r28 : r25;
-	r30 = r25 >> 1;
+#line 10 "reduce.go"
+	r23 = (i64)(threadIdx.x % warpSize); r24 = (i64)(threadIdx.x / warpSize); r40 = r24 == 0ll; r25 = (i64)warpSize; r26 = (u64)r24 * (u64)r25; r27 = (i64)blockDim.x; r28 = (u64)r27 - (u64)r26; r29 = r28 < r25 ? r28 : r25; r30 = r25 >> 1;
 b26: // reduction shuffle
-	r31 = qd_shfl_down(r0, (u32)r30);
-	r32 = (u64)r23 + (u64)r30;
-	r33 = r32 < r29;
-	if (!r33) goto b28;
-	r0 = r0 + r31;
+#line 10 "reduce.go"
+	r31 = qd_shfl_down(r0, (u32)r30); r32 = (u64)r23 + (u64)r30; r33 = r32 < r29; if (!r33) goto b28; r0 = r0 + r31;
 b28: // reduction next
-	r30 = r30 >> 1;
-	r34 = r30 != 0ll;
-	if (!r34) goto b38;
-	r67 = qd_shfl_down(r0, (u32)r30);
-	r68 = (u64)r23 + (u64)r30;
-	r69 = r68 < r29;
-	if (!r69) goto b31;
-	r0 = r0 + r67;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r34 = r30 != 0ll; if (!r34) goto b38; r67 = qd_shfl_down(r0, (u32)r30); r68 = (u64)r23 + (u64)r30; r69 = r68 < r29; if (!r69) goto b31; r0 = r0 + r67;
 b31: // reduction next (unrolled 1)
-	r30 = r30 >> 1;
-	r70 = r30 != 0ll;
-	if (!r70) goto b38;
-	r71 = qd_shfl_down(r0, (u32)r30);
-	r72 = (u64)r23 + (u64)r30;
-	r73 = r72 < r29;
-	if (!r73) goto b34;
-	r0 = r0 + r71;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r70 = r30 != 0ll; if (!r70) goto b38; r71 = qd_shfl_down(r0, (u32)r30); r72 = (u64)r23 + (u64)r30; r73 = r72 < r29; if (!r73) goto b34; r0 = r0 + r71;
 b34: // reduction next (unrolled 2)
-	r30 = r30 >> 1;
-	r74 = r30 != 0ll;
-	if (!r74) goto b38;
-	r75 = qd_shfl_down(r0, (u32)r30);
-	r76 = (u64)r23 + (u64)r30;
-	r77 = r76 < r29;
-	if (!r77) goto b37;
-	r0 = r0 + r75;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r74 = r30 != 0ll; if (!r74) goto b38; r75 = qd_shfl_down(r0, (u32)r30); r76 = (u64)r23 + (u64)r30; r77 = r76 < r29; if (!r77) goto b37; r0 = r0 + r75;
 b37: // reduction next (unrolled 3)
-	r30 = r30 >> 1;
-	r78 = r30 != 0ll;
-	if (r78) goto b26;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r78 = r30 != 0ll; if (r78) goto b26;
 b38: // reduction shuffled
-	r35 = r23 == 0ll;
-	if (!r35) goto b40;
-	r36 = (char *)qvar_reduce0;
-	r37 = r24;
-	r38 = r37;
-	r39 = r36 + r38 * 8;
-	*(float *)r39 = r0;
+#line 10 "reduce.go"
+	r35 = r23 == 0ll; if (!r35) goto b40; r36 = (char *)qvar_reduce0; r37 = r24; r38 = r37; r39 = r36 + r38 * 8; *(float *)r39 = r0;
 b40: // reduction barrier
-	__syncthreads();
-	if (!r40) goto b59;
-	r41 = (u64)r23 * (u64)r25;
-	r42 = (i64)blockDim.x;
-	r43 = r41 < r42;
-	if (!r43) goto b60;
-	r44 = (char *)qvar_reduce0;
-	r45 = r23;
-	r46 = r45;
-	r47 = r44 + r46 * 8;
-	r0 = *(float *)r47;
+#line 10 "reduce.go"
+	__syncthreads(); if (!r40) goto b59; r41 = (u64)r23 * (u64)r25; r42 = (i64)blockDim.x; r43 = r41 < r42; if (!r43) goto b60; r44 = (char *)qvar_reduce0; r45 = r23; r46 = r45; r47 = r44 + r46 * 8; r0 = *(float *)r47;
 b43: // reduction warps
-	r48 = r26;
-	r49 = (i64)blockDim.x;
-	r50 = (u64)r49 - (u64)r48;
-	r51 = r50 < r25 ? r50 : r25;
-	r52 = r25 >> 1;
+#line 10 "reduce.go"
+	r48 = r26; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r25 ? r50 : r25; r52 = r25 >> 1;
 b44: // reduction shuffle
-	r53 = qd_shfl_down(r0, (u32)r52);
-	r54 = (u64)r23 + (u64)r52;
-	r55 = r54 < r51;
-	if (!r55) goto b46;
-	r0 = r0 + r53;
+#line 10 "reduce.go"
+	r53 = qd_shfl_down(r0, (u32)r52); r54 = (u64)r23 + (u64)r52; r55 = r54 < r51; if (!r55) goto b46; r0 = r0 + r53;
 b46: // reduction next
-	r52 = r52 >> 1;
-	r56 = r52 != 0ll;
-	if (!r56) goto b56;
-	r79 = qd_shfl_down(r0, (u32)r52);
-	r80 = (u64)r23 + (u64)r52;
-	r81 = r80 < r51;
-	if (!r81) goto b49;
-	r0 = r0 + r79;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r56 = r52 != 0ll; if (!r56) goto b56; r79 = qd_shfl_down(r0, (u32)r52); r80 = (u64)r23 + (u64)r52; r81 = r80 < r51; if (!r81) goto b49; r0 = r0 + r79;
 b49: // reduction next (unrolled 1)
-	r52 = r52 >> 1;
-	r82 = r52 != 0ll;
-	if (!r82) goto b56;
-	r83 = qd_shfl_down(r0, (u32)r52);
-	r84 = (u64)r23 + (u64)r52;
-	r85 = r84 < r51;
-	if (!r85) goto b52;
-	r0 = r0 + r83;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r82 = r52 != 0ll; if (!r82) goto b56; r83 = qd_shfl_down(r0, (u32)r52); r84 = (u64)r23 + (u64)r52; r85 = r84 < r51; if (!r85) goto b52; r0 = r0 + r83;
 b52: // reduction next (unrolled 2)
-	r52 = r52 >> 1;
-	r86 = r52 != 0ll;
-	if (!r86) goto b56;
-	r87 = qd_shfl_down(r0, (u32)r52);
-	r88 = (u64)r23 + (u64)r52;
-	r89 = r88 < r51;
-	if (!r89) goto b55;
-	r0 = r0 + r87;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r86 = r52 != 0ll; if (!r86) goto b56; r87 = qd_shfl_down(r0, (u32)r52); r88 = (u64)r23 + (u64)r52; r89 = r88 < r51; if (!r89) goto b55; r0 = r0 + r87;
 b55: // reduction next (unrolled 3)
-	r52 = r52 >> 1;
-	r90 = r52 != 0ll;
-	if (r90) goto b44;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r90 = r52 != 0ll; if (r90) goto b44;
 b56: // reduction shuffled
-	r57 = r35;
-	if (!r57) goto b59;
-	r58 = (i64)blockIdx.x;
-	r63 = r58 == 0ll;
-	r66 = r61 + r58 * 8;
-	r62 = r66 + 16ll;
-	*(float *)r62 = r0;
-	if (!r63) goto b59;
-	r64 = (i64)gridDim.x;
-	r65 = r61 + 8ll;
-	*(i64 *)r65 = r64;
+#line 10 "reduce.go"
+	r57 = r35; if (!r57) goto b59; r58 = (i64)blockIdx.x; r63 = r58 == 0ll; r66 = r61 + r58 * 8; r62 = r66 + 16ll; *(float *)r62 = r0; if (!r63) goto b59; r64 = (i64)gridDim.x; r65 = r61 + 8ll; *(i64 *)r65 = r64;
 b59: // reduction done
+#line 10 "reduce.go"
 	return;
 b60: // reduction none
-	r0 = (-0x0p+00f);
-	goto b43;
+#line 10 "reduce.go"
+	r0 = (-0x0p+00f); goto b43;
 }
 
 // Task 1 of kernel Sum(x []f32, out []f32), parallel.
@@ -18835,170 +15837,62 @@ extern "C" __global__ void Sum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	float r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0;
 	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
 	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
-	r0 = p4;
-	r1 = r0 + 8ll;
-	r2 = *(i64 *)r1;
-	r3 = (i64)threadIdx.x;
-	r4 = (i64)blockDim.x;
-	r5 = (-0x0p+00f);
-	r49 = r3;
-	r50 = r0 + r49 * 8;
-	r51 = (u64)r4 * 8ull;
+#line 9 "reduce.go"
+	r0 = p4; r1 = r0 + 8ll; r2 = *(i64 *)r1; r3 = (i64)threadIdx.x; r4 = (i64)blockDim.x; r5 = (-0x0p+00f); r49 = r3; r50 = r0 + r49 * 8; r51 = (u64)r4 * 8ull;
 b2: // combine head
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r48 = r50;
-	r9 = r48 + 16ll;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r52 = r3 < r2;
-	if (!r52) goto b10;
-	r55 = r50;
-	r53 = r55 + 16ll;
-	r54 = *(float *)r53;
-	r5 = r5 + r54;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r56 = r3 < r2;
-	if (!r56) goto b10;
-	r59 = r50;
-	r57 = r59 + 16ll;
-	r58 = *(float *)r57;
-	r5 = r5 + r58;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r60 = r3 < r2;
-	if (!r60) goto b10;
-	r63 = r50;
-	r61 = r63 + 16ll;
-	r62 = *(float *)r61;
-	r5 = r5 + r62;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	goto b2;
+#line 9 "reduce.go"
+	r6 = r3 < r2; if (!r6) goto b10; r48 = r50; r9 = r48 + 16ll; r10 = *(float *)r9; r5 = r5 + r10; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r52 = r3 < r2; if (!r52) goto b10; r55 = r50; r53 = r55 + 16ll; r54 = *(float *)r53; r5 = r5 + r54; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r56 = r3 < r2; if (!r56) goto b10; r59 = r50; r57 = r59 + 16ll; r58 = *(float *)r57; r5 = r5 + r58; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r60 = r3 < r2; if (!r60) goto b10; r63 = r50; r61 = r63 + 16ll; r62 = *(float *)r61; r5 = r5 + r62; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; goto b2;
 b10: // combine done
-	r11 = (i64)(threadIdx.x % warpSize);
-	r12 = (i64)(threadIdx.x / warpSize);
-	r28 = r12 == 0ll;
-	r13 = (i64)warpSize;
-	r14 = (u64)r12 * (u64)r13;
-	r15 = (i64)blockDim.x;
-	r16 = (u64)r15 - (u64)r14;
-	r17 = r16 < r13 ? r16 : r13;
-	r18 = r13 >> 1;
+#line 9 "reduce.go"
+	r11 = (i64)(threadIdx.x % warpSize); r12 = (i64)(threadIdx.x / warpSize); r28 = r12 == 0ll; r13 = (i64)warpSize; r14 = (u64)r12 * (u64)r13; r15 = (i64)blockDim.x; r16 = (u64)r15 - (u64)r14; r17 = r16 < r13 ? r16 : r13; r18 = r13 >> 1;
 b11: // reduction shuffle
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b13;
-	r5 = r5 + r19;
+#line 9 "reduce.go"
+	r19 = qd_shfl_down(r5, (u32)r18); r20 = (u64)r11 + (u64)r18; r21 = r20 < r17; if (!r21) goto b13; r5 = r5 + r19;
 b13: // reduction next
-	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (!r22) goto b23;
-	r64 = qd_shfl_down(r5, (u32)r18);
-	r65 = (u64)r11 + (u64)r18;
-	r66 = r65 < r17;
-	if (!r66) goto b16;
-	r5 = r5 + r64;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r22 = r18 != 0ll; if (!r22) goto b23; r64 = qd_shfl_down(r5, (u32)r18); r65 = (u64)r11 + (u64)r18; r66 = r65 < r17; if (!r66) goto b16; r5 = r5 + r64;
 b16: // reduction next (unrolled 1)
-	r18 = r18 >> 1;
-	r67 = r18 != 0ll;
-	if (!r67) goto b23;
-	r68 = qd_shfl_down(r5, (u32)r18);
-	r69 = (u64)r11 + (u64)r18;
-	r70 = r69 < r17;
-	if (!r70) goto b19;
-	r5 = r5 + r68;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r67 = r18 != 0ll; if (!r67) goto b23; r68 = qd_shfl_down(r5, (u32)r18); r69 = (u64)r11 + (u64)r18; r70 = r69 < r17; if (!r70) goto b19; r5 = r5 + r68;
 b19: // reduction next (unrolled 2)
-	r18 = r18 >> 1;
-	r71 = r18 != 0ll;
-	if (!r71) goto b23;
-	r72 = qd_shfl_down(r5, (u32)r18);
-	r73 = (u64)r11 + (u64)r18;
-	r74 = r73 < r17;
-	if (!r74) goto b22;
-	r5 = r5 + r72;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r71 = r18 != 0ll; if (!r71) goto b23; r72 = qd_shfl_down(r5, (u32)r18); r73 = (u64)r11 + (u64)r18; r74 = r73 < r17; if (!r74) goto b22; r5 = r5 + r72;
 b22: // reduction next (unrolled 3)
-	r18 = r18 >> 1;
-	r75 = r18 != 0ll;
-	if (r75) goto b11;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r75 = r18 != 0ll; if (r75) goto b11;
 b23: // reduction shuffled
-	r23 = r11 == 0ll;
-	if (!r23) goto b25;
-	r24 = (char *)qvar_reduce0;
-	r25 = r12;
-	r26 = r25;
-	r27 = r24 + r26 * 8;
-	*(float *)r27 = r5;
+#line 9 "reduce.go"
+	r23 = r11 == 0ll; if (!r23) goto b25; r24 = (char *)qvar_reduce0; r25 = r12; r26 = r25; r27 = r24 + r26 * 8; *(float *)r27 = r5;
 b25: // reduction barrier
-	__syncthreads();
-	if (!r28) goto b43;
-	r29 = (u64)r11 * (u64)r13;
-	r30 = (i64)blockDim.x;
-	r31 = r29 < r30;
-	if (!r31) goto b44;
-	r32 = (char *)qvar_reduce0;
-	r33 = r11;
-	r34 = r33;
-	r35 = r32 + r34 * 8;
-	r5 = *(float *)r35;
+#line 9 "reduce.go"
+	__syncthreads(); if (!r28) goto b43; r29 = (u64)r11 * (u64)r13; r30 = (i64)blockDim.x; r31 = r29 < r30; if (!r31) goto b44; r32 = (char *)qvar_reduce0; r33 = r11; r34 = r33; r35 = r32 + r34 * 8; r5 = *(float *)r35;
 b28: // reduction warps
-	r36 = r14;
-	r37 = (i64)blockDim.x;
-	r38 = (u64)r37 - (u64)r36;
-	r39 = r38 < r13 ? r38 : r13;
-	r40 = r13 >> 1;
+#line 9 "reduce.go"
+	r36 = r14; r37 = (i64)blockDim.x; r38 = (u64)r37 - (u64)r36; r39 = r38 < r13 ? r38 : r13; r40 = r13 >> 1;
 b29: // reduction shuffle
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b31;
-	r5 = r5 + r41;
+#line 9 "reduce.go"
+	r41 = qd_shfl_down(r5, (u32)r40); r42 = (u64)r11 + (u64)r40; r43 = r42 < r39; if (!r43) goto b31; r5 = r5 + r41;
 b31: // reduction next
-	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (!r44) goto b41;
-	r76 = qd_shfl_down(r5, (u32)r40);
-	r77 = (u64)r11 + (u64)r40;
-	r78 = r77 < r39;
-	if (!r78) goto b34;
-	r5 = r5 + r76;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r44 = r40 != 0ll; if (!r44) goto b41; r76 = qd_shfl_down(r5, (u32)r40); r77 = (u64)r11 + (u64)r40; r78 = r77 < r39; if (!r78) goto b34; r5 = r5 + r76;
 b34: // reduction next (unrolled 1)
-	r40 = r40 >> 1;
-	r79 = r40 != 0ll;
-	if (!r79) goto b41;
-	r80 = qd_shfl_down(r5, (u32)r40);
-	r81 = (u64)r11 + (u64)r40;
-	r82 = r81 < r39;
-	if (!r82) goto b37;
-	r5 = r5 + r80;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r79 = r40 != 0ll; if (!r79) goto b41; r80 = qd_shfl_down(r5, (u32)r40); r81 = (u64)r11 + (u64)r40; r82 = r81 < r39; if (!r82) goto b37; r5 = r5 + r80;
 b37: // reduction next (unrolled 2)
-	r40 = r40 >> 1;
-	r83 = r40 != 0ll;
-	if (!r83) goto b41;
-	r84 = qd_shfl_down(r5, (u32)r40);
-	r85 = (u64)r11 + (u64)r40;
-	r86 = r85 < r39;
-	if (!r86) goto b40;
-	r5 = r5 + r84;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r83 = r40 != 0ll; if (!r83) goto b41; r84 = qd_shfl_down(r5, (u32)r40); r85 = (u64)r11 + (u64)r40; r86 = r85 < r39; if (!r86) goto b40; r5 = r5 + r84;
 b40: // reduction next (unrolled 3)
-	r40 = r40 >> 1;
-	r87 = r40 != 0ll;
-	if (r87) goto b29;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
-	r45 = r23;
-	if (!r45) goto b43;
-	r46 = r5 + 0x0p+00f;
-	r47 = r0 + 0ll;
-	*(float *)r47 = r46;
+#line 9 "reduce.go"
+	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
 b43: // exit
+#line 9 "reduce.go"
 	return;
 b44: // reduction none
-	r5 = (-0x0p+00f);
-	goto b28;
+#line 9 "reduce.go"
+	r5 = (-0x0p+00f); goto b28;
 }
 
 // Task 2 of kernel Sum(x []f32, out []f32), serial.
@@ -19008,15 +15902,8 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	char *r0 = 0, *r1 = 0, *r3 = 0, *r4 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p2;
-	r2 = p3;
-	r3 = p4;
-	r4 = r3 + 0ll;
-	r5 = *(float *)r4;
-	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
-	r0 = r1 + 0ll;
-	*(float *)r0 = r5;
-	return;
+#line 12 "reduce.go"
+	r1 = p2; r2 = p3; r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = r5; return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -19073,248 +15960,51 @@ extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
 	char *r227 = 0, *r228 = 0, *r229 = 0, *r230 = 0, *r231 = 0, *r232 = 0, *r233 = 0, *r235 = 0;
 	char *r238 = 0, *r239 = 0, *r241 = 0, *r244 = 0, *r245 = 0, *r247 = 0, *r253 = 0, *r254 = 0;
 	char *r255 = 0, *r256 = 0, *r257 = 0, *r303 = 0, *r304 = 0, *r305 = 0, *r307 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 32 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 37 "types.go"
 	r100 = p3;
+#line 40 "types.go"
 	r190 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
+#line 32 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 	r18 = r5;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b20;
-	r8 = r2;
-	r303 = r4 + r8 * 28;
-	r11 = r303 + 28ll;
-	r12 = r11 + 0ll;
-	r13 = *(float *)r12;
-	r16 = r12 + 4ll;
-	r14 = *(float *)r16;
-	r17 = r12 + 8ll;
-	r15 = *(float *)r17;
-	r19 = 0x0p+00f;
-	r20 = 0x0p+00f;
-	r21 = 0x0p+00f;
-	r22 = (-1ll);
-	r307 = r4 + 0ll;
+#line 32 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2;
+	r303 = r4 + r8 * 28; r11 = r303 + 28ll; r12 = r11 + 0ll; r13 = *(float *)r12; r16 = r12 + 4ll; r14 = *(float *)r16; r17 = r12 + 8ll; r15 = *(float *)r17; r19 = 0x0p+00f; r20 = 0x0p+00f; r21 = 0x0p+00f; r22 = (-1ll); r307 = r4 + 0ll;
 b5: // rangeindex.loop
-	r23 = (u64)r22 + 1ull;
-	r24 = r23 < r18;
-	if (!r24) goto b15;
-	r25 = r307;
-	r26 = r25 + 0ll;
-	r27 = *(float *)r26;
-	r30 = r26 + 4ll;
-	r28 = *(float *)r30;
-	r31 = r26 + 8ll;
-	r29 = *(float *)r31;
-	r258 = 0x0p+00f;
-	r259 = 0x0p+00f;
-	r260 = 0x0p+00f;
-	r258 = r27;
-	r259 = r28;
-	r260 = r29;
-	r261 = 0x0p+00f;
-	r262 = 0x0p+00f;
-	r263 = 0x0p+00f;
-	r261 = r13;
-	r262 = r14;
-	r263 = r15;
-	r264 = 0x0p+00f;
-	r265 = 0x0p+00f;
-	r266 = 0x0p+00f;
-	r50 = r258;
-	r52 = r261;
-	r53 = r50 - r52;
-	r264 = r53;
-	r56 = r259;
-	r58 = r262;
-	r59 = r56 - r58;
-	r265 = r59;
-	r62 = r260;
-	r64 = r263;
-	r65 = r62 - r64;
-	r266 = r65;
-	r66 = r264;
-	r67 = r265;
-	r68 = r266;
-	r32 = r66;
-	r33 = r67;
-	r34 = r68;
-	r267 = 0x0p+00f;
-	r268 = 0x0p+00f;
-	r269 = 0x0p+00f;
-	r267 = r32;
-	r268 = r33;
-	r269 = r34;
-	r270 = 0x0p+00f;
-	r271 = 0x0p+00f;
-	r272 = 0x0p+00f;
-	r270 = r32;
-	r271 = r33;
-	r272 = r34;
-	r83 = r267;
-	r85 = r270;
-	r86 = r83 * r85;
-	r88 = r268;
-	r90 = r271;
-	r91 = r88 * r90;
-	r92 = r86 + r91;
-	r94 = r269;
-	r96 = r272;
-	r97 = r94 * r96;
-	r98 = r92 + r97;
-	r71 = r98;
+#line 33 "types.go"
+	r23 = (u64)r22 + 1ull; r24 = r23 < r18; if (!r24) goto b15;
+#line 36 "types.go"
+	r25 = r307; r26 = r25 + 0ll; r27 = *(float *)r26; r30 = r26 + 4ll; r28 = *(float *)r30; r31 = r26 + 8ll; r29 = *(float *)r31;
+#line 14 "types.go"
+	r258 = 0x0p+00f; r259 = 0x0p+00f; r260 = 0x0p+00f; r258 = r27; r259 = r28; r260 = r29; r261 = 0x0p+00f; r262 = 0x0p+00f; r263 = 0x0p+00f; r261 = r13; r262 = r14; r263 = r15; r264 = 0x0p+00f; r265 = 0x0p+00f; r266 = 0x0p+00f; r50 = r258; r52 = r261; r53 = r50 - r52; r264 = r53; r56 = r259; r58 = r262; r59 = r56 - r58; r265 = r59; r62 = r260; r64 = r263; r65 = r62 - r64; r266 = r65; r66 = r264; r67 = r265; r68 = r266; r32 = r66; r33 = r67; r34 = r68;
+#line 16 "types.go"
+	r267 = 0x0p+00f; r268 = 0x0p+00f; r269 = 0x0p+00f; r267 = r32; r268 = r33; r269 = r34; r270 = 0x0p+00f; r271 = 0x0p+00f; r272 = 0x0p+00f; r270 = r32; r271 = r33; r272 = r34; r83 = r267; r85 = r270; r86 = r83 * r85; r88 = r268; r90 = r271; r91 = r88 * r90; r92 = r86 + r91; r94 = r269; r96 = r272; r97 = r94 * r96; r98 = r92 + r97; r71 = r98;
+#line 37 "types.go"
 	r99 = r71 + r100;
-	r104 = sqrtf(r99);
-	r105 = 0x1p+00f / r104;
-	r101 = r105;
-	r106 = r25;
-	r107 = r106 + 24ll;
-	r108 = *(float *)r107;
-	r109 = r108 * r101;
-	r110 = r109 * r101;
-	r111 = r110 * r101;
-	r273 = 0x0p+00f;
-	r274 = 0x0p+00f;
-	r275 = 0x0p+00f;
-	r273 = r32;
-	r274 = r33;
-	r275 = r34;
-	r276 = 0x0p+00f;
-	r277 = 0x0p+00f;
-	r278 = 0x0p+00f;
-	r125 = r273;
-	r126 = r125 * r111;
-	r276 = r126;
-	r129 = r274;
-	r130 = r129 * r111;
-	r277 = r130;
-	r133 = r275;
-	r134 = r133 * r111;
-	r278 = r134;
-	r135 = r276;
-	r136 = r277;
-	r137 = r278;
-	r112 = r135;
-	r113 = r136;
-	r114 = r137;
-	r279 = 0x0p+00f;
-	r280 = 0x0p+00f;
-	r281 = 0x0p+00f;
-	r279 = r19;
-	r280 = r20;
-	r281 = r21;
-	r282 = 0x0p+00f;
-	r283 = 0x0p+00f;
-	r284 = 0x0p+00f;
-	r282 = r112;
-	r283 = r113;
-	r284 = r114;
-	r285 = 0x0p+00f;
-	r286 = 0x0p+00f;
-	r287 = 0x0p+00f;
-	r158 = r279;
-	r160 = r282;
-	r161 = r158 + r160;
-	r285 = r161;
-	r164 = r280;
-	r166 = r283;
-	r167 = r164 + r166;
-	r286 = r167;
-	r170 = r281;
-	r172 = r284;
-	r173 = r170 + r172;
-	r287 = r173;
-	r174 = r285;
-	r175 = r286;
-	r176 = r287;
-	r140 = r174;
-	r141 = r175;
-	r142 = r176;
-	r19 = r140;
-	r20 = r141;
-	r21 = r142;
-	r22 = r23;
-	r307 = r307 + 28ll;
-	goto b5;
+#line 19 "types.go"
+	r104 = sqrtf(r99); r105 = 0x1p+00f / r104; r101 = r105;
+#line 38 "types.go"
+	r106 = r25; r107 = r106 + 24ll; r108 = *(float *)r107; r109 = r108 * r101; r110 = r109 * r101; r111 = r110 * r101;
+#line 15 "types.go"
+	r273 = 0x0p+00f; r274 = 0x0p+00f; r275 = 0x0p+00f; r273 = r32; r274 = r33; r275 = r34; r276 = 0x0p+00f; r277 = 0x0p+00f; r278 = 0x0p+00f; r125 = r273; r126 = r125 * r111; r276 = r126; r129 = r274; r130 = r129 * r111; r277 = r130; r133 = r275; r134 = r133 * r111; r278 = r134; r135 = r276; r136 = r277; r137 = r278; r112 = r135; r113 = r136; r114 = r137;
+#line 13 "types.go"
+	r279 = 0x0p+00f; r280 = 0x0p+00f; r281 = 0x0p+00f; r279 = r19; r280 = r20; r281 = r21; r282 = 0x0p+00f; r283 = 0x0p+00f; r284 = 0x0p+00f; r282 = r112; r283 = r113; r284 = r114; r285 = 0x0p+00f; r286 = 0x0p+00f; r287 = 0x0p+00f; r158 = r279; r160 = r282; r161 = r158 + r160; r285 = r161; r164 = r280; r166 = r283; r167 = r164 + r166; r286 = r167; r170 = r281; r172 = r284; r173 = r170 + r172; r287 = r173; r174 = r285; r175 = r286; r176 = r287; r140 = r174; r141 = r175; r142 = r176; r19 = r140; r20 = r141; r21 = r142; r22 = r23; r307 = r307 + 28ll; goto b5;
 b15: // rangeindex.done
-	r180 = r11;
-	r181 = r180 + 12ll;
-	r182 = *(float *)r181;
-	r185 = r181 + 4ll;
-	r183 = *(float *)r185;
-	r186 = r181 + 8ll;
-	r184 = *(float *)r186;
-	r288 = 0x0p+00f;
-	r289 = 0x0p+00f;
-	r290 = 0x0p+00f;
-	r288 = r19;
-	r289 = r20;
-	r290 = r21;
-	r291 = 0x0p+00f;
-	r292 = 0x0p+00f;
-	r293 = 0x0p+00f;
-	r201 = r288;
-	r202 = r201 * r190;
-	r291 = r202;
-	r205 = r289;
-	r206 = r205 * r190;
-	r292 = r206;
-	r209 = r290;
-	r210 = r209 * r190;
-	r293 = r210;
-	r211 = r291;
-	r212 = r292;
-	r213 = r293;
-	r187 = r211;
-	r188 = r212;
-	r189 = r213;
-	r294 = 0x0p+00f;
-	r295 = 0x0p+00f;
-	r296 = 0x0p+00f;
-	r294 = r182;
-	r295 = r183;
-	r296 = r184;
-	r297 = 0x0p+00f;
-	r298 = 0x0p+00f;
-	r299 = 0x0p+00f;
-	r297 = r187;
-	r298 = r188;
-	r299 = r189;
-	r300 = 0x0p+00f;
-	r301 = 0x0p+00f;
-	r302 = 0x0p+00f;
-	r234 = r294;
-	r236 = r297;
-	r237 = r234 + r236;
-	r300 = r237;
-	r240 = r295;
-	r242 = r298;
-	r243 = r240 + r242;
-	r301 = r243;
-	r246 = r296;
-	r248 = r299;
-	r249 = r246 + r248;
-	r302 = r249;
-	r250 = r300;
-	r251 = r301;
-	r252 = r302;
-	r216 = r250;
-	r217 = r251;
-	r218 = r252;
-	r255 = r181;
-	*(float *)r255 = r216;
-	r256 = r185;
-	*(float *)r256 = r217;
-	r257 = r186;
-	*(float *)r257 = r218;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 40 "types.go"
+	r180 = r11; r181 = r180 + 12ll; r182 = *(float *)r181; r185 = r181 + 4ll; r183 = *(float *)r185; r186 = r181 + 8ll; r184 = *(float *)r186;
+#line 15 "types.go"
+	r288 = 0x0p+00f; r289 = 0x0p+00f; r290 = 0x0p+00f; r288 = r19; r289 = r20; r290 = r21; r291 = 0x0p+00f; r292 = 0x0p+00f; r293 = 0x0p+00f; r201 = r288; r202 = r201 * r190; r291 = r202; r205 = r289; r206 = r205 * r190; r292 = r206; r209 = r290; r210 = r209 * r190; r293 = r210; r211 = r291; r212 = r292; r213 = r293; r187 = r211; r188 = r212; r189 = r213;
+#line 13 "types.go"
+	r294 = 0x0p+00f; r295 = 0x0p+00f; r296 = 0x0p+00f; r294 = r182; r295 = r183; r296 = r184; r297 = 0x0p+00f; r298 = 0x0p+00f; r299 = 0x0p+00f; r297 = r187; r298 = r188; r299 = r189; r300 = 0x0p+00f; r301 = 0x0p+00f; r302 = 0x0p+00f; r234 = r294; r236 = r297; r237 = r234 + r236; r300 = r237; r240 = r295; r242 = r298; r243 = r240 + r242; r301 = r243; r246 = r296; r248 = r299; r249 = r246 + r248; r302 = r249; r250 = r300; r251 = r301; r252 = r302; r216 = r250; r217 = r251; r218 = r252;
+#line 40 "types.go"
+	r255 = r181; *(float *)r255 = r216; r256 = r185; *(float *)r256 = r217; r257 = r186; *(float *)r257 = r218;
+#line 32 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b20: // exit
+#line 32 "types.go"
 	return;
 }
 
@@ -19337,101 +16027,27 @@ extern "C" __global__ void NBodyAoS_1(char *p0, i64 p1, float p2, float p3) {
 	char *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0, *r72 = 0;
 	char *r75 = 0, *r76 = 0, *r78 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r90 = 0, *r91 = 0;
 	char *r92 = 0, *r93 = 0, *r94 = 0, *r110 = 0, *r112 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 42 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 44 "types.go"
 	r27 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r111 = r2;
-	r112 = r4 + r111 * 28;
-	r113 = (u64)r1 * 28ull;
+#line 42 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r111 = r2; r112 = r4 + r111 * 28; r113 = (u64)r1 * 28ull;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b8;
-	r110 = r112;
-	r11 = r110 + 28ll;
-	r12 = r11 + 0ll;
-	r13 = *(float *)r12;
-	r16 = r12 + 4ll;
-	r14 = *(float *)r16;
-	r17 = r12 + 8ll;
-	r15 = *(float *)r17;
-	r18 = r11 + 12ll;
-	r19 = *(float *)r18;
-	r22 = r18 + 4ll;
-	r20 = *(float *)r22;
-	r23 = r18 + 8ll;
-	r21 = *(float *)r23;
-	r95 = 0x0p+00f;
-	r96 = 0x0p+00f;
-	r97 = 0x0p+00f;
-	r95 = r19;
-	r96 = r20;
-	r97 = r21;
-	r98 = 0x0p+00f;
-	r99 = 0x0p+00f;
-	r100 = 0x0p+00f;
-	r38 = r95;
-	r39 = r38 * r27;
-	r98 = r39;
-	r42 = r96;
-	r43 = r42 * r27;
-	r99 = r43;
-	r46 = r97;
-	r47 = r46 * r27;
-	r100 = r47;
-	r48 = r98;
-	r49 = r99;
-	r50 = r100;
-	r24 = r48;
-	r25 = r49;
-	r26 = r50;
-	r101 = 0x0p+00f;
-	r102 = 0x0p+00f;
-	r103 = 0x0p+00f;
-	r101 = r13;
-	r102 = r14;
-	r103 = r15;
-	r104 = 0x0p+00f;
-	r105 = 0x0p+00f;
-	r106 = 0x0p+00f;
-	r104 = r24;
-	r105 = r25;
-	r106 = r26;
-	r107 = 0x0p+00f;
-	r108 = 0x0p+00f;
-	r109 = 0x0p+00f;
-	r71 = r101;
-	r73 = r104;
-	r74 = r71 + r73;
-	r107 = r74;
-	r77 = r102;
-	r79 = r105;
-	r80 = r77 + r79;
-	r108 = r80;
-	r83 = r103;
-	r85 = r106;
-	r86 = r83 + r85;
-	r109 = r86;
-	r87 = r107;
-	r88 = r108;
-	r89 = r109;
-	r53 = r87;
-	r54 = r88;
-	r55 = r89;
-	r92 = r12;
-	*(float *)r92 = r53;
-	r93 = r16;
-	*(float *)r93 = r54;
-	r94 = r17;
-	*(float *)r94 = r55;
-	r2 = (u64)r2 + (u64)r1;
-	r112 = r112 + r113 * 1;
-	goto b2;
+#line 42 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r110 = r112; r11 = r110 + 28ll;
+	r12 = r11 + 0ll; r13 = *(float *)r12; r16 = r12 + 4ll; r14 = *(float *)r16; r17 = r12 + 8ll; r15 = *(float *)r17; r18 = r11 + 12ll; r19 = *(float *)r18; r22 = r18 + 4ll; r20 = *(float *)r22; r23 = r18 + 8ll; r21 = *(float *)r23;
+#line 15 "types.go"
+	r95 = 0x0p+00f; r96 = 0x0p+00f; r97 = 0x0p+00f; r95 = r19; r96 = r20; r97 = r21; r98 = 0x0p+00f; r99 = 0x0p+00f; r100 = 0x0p+00f; r38 = r95; r39 = r38 * r27; r98 = r39; r42 = r96; r43 = r42 * r27; r99 = r43; r46 = r97; r47 = r46 * r27; r100 = r47; r48 = r98; r49 = r99; r50 = r100; r24 = r48; r25 = r49; r26 = r50;
+#line 13 "types.go"
+	r101 = 0x0p+00f; r102 = 0x0p+00f; r103 = 0x0p+00f; r101 = r13; r102 = r14; r103 = r15; r104 = 0x0p+00f; r105 = 0x0p+00f; r106 = 0x0p+00f; r104 = r24; r105 = r25; r106 = r26; r107 = 0x0p+00f; r108 = 0x0p+00f; r109 = 0x0p+00f; r71 = r101; r73 = r104; r74 = r71 + r73; r107 = r74; r77 = r102; r79 = r105; r80 = r77 + r79; r108 = r80; r83 = r103; r85 = r106; r86 = r83 + r85; r109 = r86; r87 = r107; r88 = r108; r89 = r109; r53 = r87; r54 = r88; r55 = r89;
+#line 44 "types.go"
+	r92 = r12; *(float *)r92 = r53; r93 = r16; *(float *)r93 = r54; r94 = r17; *(float *)r94 = r55;
+#line 42 "types.go"
+	r2 = (u64)r2 + (u64)r1; r112 = r112 + r113 * 1; goto b2;
 b8: // exit
+#line 42 "types.go"
 	return;
 }
 
@@ -19452,293 +16068,93 @@ extern "C" __global__ void NBodySoA_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r5 = 0, *r8 = 0, *r12 = 0, *r16 = 0, *r20 = 0, *r24 = 0, *r28 = 0, *r32 = 0;
 	char *r34 = 0, *r36 = 0, *r46 = 0, *r49 = 0, *r52 = 0, *r67 = 0, *r80 = 0, *r85 = 0;
 	char *r89 = 0, *r93 = 0, *r94 = 0, *r95 = 0, *r98 = 0, *r99 = 0, *r100 = 0, *r101 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r8 = p2;
-	r9 = p3;
-	r7 = r9;
+#line 53 "types.go"
+	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9;
+#line 52 "types.go"
 	r10 = r4 < r7 ? r4 : r7;
-	r12 = p4;
-	r13 = p5;
-	r11 = r13;
+	r12 = p4; r13 = p5; r11 = r13;
+#line 52 "types.go"
 	r14 = r10 < r11 ? r10 : r11;
-	r16 = p6;
-	r17 = p7;
-	r15 = r17;
+	r16 = p6; r17 = p7; r15 = r17;
+#line 52 "types.go"
 	r18 = r14 < r15 ? r14 : r15;
-	r20 = p8;
-	r21 = p9;
-	r19 = r21;
+	r20 = p8; r21 = p9; r19 = r21;
+#line 52 "types.go"
 	r22 = r18 < r19 ? r18 : r19;
-	r24 = p10;
-	r25 = p11;
-	r23 = r25;
+	r24 = p10; r25 = p11; r23 = r25;
+#line 52 "types.go"
 	r26 = r22 < r23 ? r22 : r23;
-	r28 = p12;
-	r29 = p13;
-	r27 = r29;
+	r28 = p12; r29 = p13; r27 = r29;
+#line 52 "types.go"
 	r3 = r26 < r27 ? r26 : r27;
+#line 58 "types.go"
 	r61 = p15;
+#line 62 "types.go"
 	r83 = p14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 53 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r38 = r3 > 0ll;
 b2: // head
-	r30 = r2 < r3;
-	if (!r30) goto b32;
-	r31 = r2;
-	r32 = r5 + r31 * 4;
-	r33 = *(float *)r32;
-	r34 = r8 + r31 * 4;
-	r35 = *(float *)r34;
-	r36 = r12 + r31 * 4;
-	r37 = *(float *)r36;
-	if (!r38) goto b31;
-	r39 = 0x0p+00f;
-	r40 = 0x0p+00f;
-	r41 = 0x0p+00f;
-	r42 = 0ll;
-	r98 = r5 + 0ll;
-	r99 = r8 + 0ll;
-	r100 = r12 + 0ll;
-	r101 = r28 + 0ll;
-	r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll);
-	r103 = (u64)r102 - 4ull;
+#line 53 "types.go"
+	r30 = r2 < r3; if (!r30) goto b32; r31 = r2;
+	r32 = r5 + r31 * 4; r33 = *(float *)r32; r34 = r8 + r31 * 4; r35 = *(float *)r34; r36 = r12 + r31 * 4; r37 = *(float *)r36; if (!r38) goto b31; r39 = 0x0p+00f; r40 = 0x0p+00f; r41 = 0x0p+00f; r42 = 0ll; r98 = r5 + 0ll; r99 = r8 + 0ll; r100 = r12 + 0ll; r101 = r28 + 0ll; r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll); r103 = (u64)r102 - 4ull;
 b7: // unroll guard
-	r104 = r42 < r103;
-	if (!r104) goto b24;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	goto b7;
+#line 54 "types.go"
+	r104 = r42 < r103; if (!r104) goto b24;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll; goto b7;
 b24: // rangeint.body
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	if (!r79) goto b28;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	goto b24;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; if (!r79) goto b28; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll; goto b24;
 b28: // edge 3→4
-	r43 = r73;
-	r44 = r75;
-	r45 = r77;
+#line 60 "types.go"
+	r43 = r73; r44 = r75; r45 = r77;
 b29: // rangeint.done
-	r80 = r16 + r31 * 4;
-	r81 = *(float *)r80;
-	r82 = r43 * r83;
-	r84 = r81 + r82;
-	r85 = r20 + r31 * 4;
-	r86 = *(float *)r85;
-	r87 = r44 * r83;
-	r88 = r86 + r87;
-	r89 = r24 + r31 * 4;
-	r90 = *(float *)r89;
-	r91 = r45 * r83;
-	r92 = r90 + r91;
-	r93 = r80;
-	*(float *)r93 = r84;
-	r94 = r85;
-	*(float *)r94 = r88;
-	r95 = r89;
-	*(float *)r95 = r92;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 62 "types.go"
+	r80 = r16 + r31 * 4; r81 = *(float *)r80; r82 = r43 * r83; r84 = r81 + r82; r85 = r20 + r31 * 4; r86 = *(float *)r85; r87 = r44 * r83; r88 = r86 + r87; r89 = r24 + r31 * 4; r90 = *(float *)r89; r91 = r45 * r83; r92 = r90 + r91; r93 = r80; *(float *)r93 = r84; r94 = r85; *(float *)r94 = r88; r95 = r89; *(float *)r95 = r92;
+#line 53 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b31: // edge 1→4
-	r43 = 0x0p+00f;
-	r44 = 0x0p+00f;
-	r45 = 0x0p+00f;
-	goto b29;
+#line 54 "types.go"
+	r43 = 0x0p+00f; r44 = 0x0p+00f; r45 = 0x0p+00f; goto b29;
 b32: // exit
+#line 54 "types.go"
 	return;
 }
 
@@ -19779,268 +16195,52 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
 	char *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0, *r256 = 0;
 	char *r259 = 0, *r261 = 0, *r262 = 0, *r263 = 0, *r264 = 0, *r265 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r8 = p2;
-	r9 = p3;
-	r7 = r9;
+#line 64 "types.go"
+	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9;
+#line 52 "types.go"
 	r10 = r4 < r7 ? r4 : r7;
-	r12 = p4;
-	r13 = p5;
-	r11 = r13;
+#line 64 "types.go"
+	r12 = p4; r13 = p5; r11 = r13;
+#line 52 "types.go"
 	r14 = r10 < r11 ? r10 : r11;
-	r16 = p6;
-	r17 = p7;
-	r15 = r17;
+#line 64 "types.go"
+	r16 = p6; r17 = p7; r15 = r17;
+#line 52 "types.go"
 	r18 = r14 < r15 ? r14 : r15;
-	r20 = p8;
-	r21 = p9;
-	r19 = r21;
+#line 64 "types.go"
+	r20 = p8; r21 = p9; r19 = r21;
+#line 52 "types.go"
 	r22 = r18 < r19 ? r18 : r19;
-	r24 = p10;
-	r25 = p11;
-	r23 = r25;
+#line 64 "types.go"
+	r24 = p10; r25 = p11; r23 = r25;
+#line 52 "types.go"
 	r26 = r22 < r23 ? r22 : r23;
-	r29 = p13;
-	r27 = r29;
+#line 64 "types.go"
+	r29 = p13; r27 = r29;
+#line 52 "types.go"
 	r3 = r26 < r27 ? r26 : r27;
+#line 65 "types.go"
 	r37 = p14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r56 = (u64)r1 * 3ull;
-	r167 = (u64)r1 * 4ull;
-	r60 = (u64)r3;
-	r62 = (u64)r56;
-	r169 = r167;
-	r172 = r167;
-	r175 = r167;
-	r178 = r167;
-	r181 = r167;
-	r184 = r167;
-	r196 = (u64)r1 * 8ull;
-	r199 = r196;
-	r202 = r196;
-	r205 = r196;
-	r208 = r196;
-	r211 = r196;
-	r223 = (u64)r1 * 12ull;
-	r226 = r223;
-	r229 = r223;
-	r232 = r223;
-	r235 = r223;
-	r238 = r223;
-	r257 = r2;
-	r258 = r257;
-	r259 = r5 + r258 * 4;
-	r260 = (u64)r167 * 4ull;
-	r261 = r16 + r258 * 4;
-	r262 = r8 + r258 * 4;
-	r263 = r20 + r258 * 4;
-	r264 = r12 + r258 * 4;
-	r265 = r24 + r258 * 4;
+#line 64 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r56 = (u64)r1 * 3ull; r167 = (u64)r1 * 4ull; r60 = (u64)r3; r62 = (u64)r56;
+	r169 = r167; r172 = r167; r175 = r167; r178 = r167; r181 = r167; r184 = r167; r196 = (u64)r1 * 8ull; r199 = r196; r202 = r196; r205 = r196; r208 = r196; r211 = r196; r223 = (u64)r1 * 12ull; r226 = r223; r229 = r223; r232 = r223; r235 = r223; r238 = r223; r257 = r2;
+#line 64 "types.go"
+	r258 = r257; r259 = r5 + r258 * 4; r260 = (u64)r167 * 4ull; r261 = r16 + r258 * 4; r262 = r8 + r258 * 4; r263 = r20 + r258 * 4; r264 = r12 + r258 * 4; r265 = r24 + r258 * 4;
 b2: // grid unrolled guard
-	r57 = r2 < r3;
-	if (!r57) goto b13;
-	r61 = (u64)r2;
-	r58 = r60 - r61;
-	r59 = r58 > r62;
-	if (!r59) goto b9;
-	r66 = r259;
-	r67 = *(float *)r66;
-	r68 = r261;
-	r69 = *(float *)r68;
-	r70 = r69 * r37;
-	r71 = r67 + r70;
-	r72 = r262;
-	r73 = *(float *)r72;
-	r74 = r263;
-	r75 = *(float *)r74;
-	r76 = r75 * r37;
-	r77 = r73 + r76;
-	r78 = r264;
-	r79 = *(float *)r78;
-	r80 = r265;
-	r81 = *(float *)r80;
-	r82 = r81 * r37;
-	r83 = r79 + r82;
-	r84 = r66;
-	*(float *)r84 = r71;
-	r85 = r72;
-	*(float *)r85 = r77;
-	r86 = r78;
-	*(float *)r86 = r83;
-	r168 = r66;
-	r170 = r168 + r169 * 1;
-	r91 = r170;
-	r92 = *(float *)r91;
-	r171 = r68;
-	r173 = r171 + r172 * 1;
-	r93 = r173;
-	r94 = *(float *)r93;
-	r95 = r94 * r37;
-	r96 = r92 + r95;
-	r174 = r72;
-	r176 = r174 + r175 * 1;
-	r97 = r176;
-	r98 = *(float *)r97;
-	r177 = r74;
-	r179 = r177 + r178 * 1;
-	r99 = r179;
-	r100 = *(float *)r99;
-	r101 = r100 * r37;
-	r102 = r98 + r101;
-	r180 = r78;
-	r182 = r180 + r181 * 1;
-	r103 = r182;
-	r104 = *(float *)r103;
-	r183 = r80;
-	r185 = r183 + r184 * 1;
-	r105 = r185;
-	r106 = *(float *)r105;
-	r107 = r106 * r37;
-	r108 = r104 + r107;
-	r188 = r170;
-	r109 = r188;
-	*(float *)r109 = r96;
-	r191 = r176;
-	r110 = r191;
-	*(float *)r110 = r102;
-	r194 = r182;
-	r111 = r194;
-	*(float *)r111 = r108;
-	r195 = r66;
-	r197 = r195 + r196 * 1;
-	r117 = r197;
-	r118 = *(float *)r117;
-	r198 = r68;
-	r200 = r198 + r199 * 1;
-	r119 = r200;
-	r120 = *(float *)r119;
-	r121 = r120 * r37;
-	r122 = r118 + r121;
-	r201 = r72;
-	r203 = r201 + r202 * 1;
-	r123 = r203;
-	r124 = *(float *)r123;
-	r204 = r74;
-	r206 = r204 + r205 * 1;
-	r125 = r206;
-	r126 = *(float *)r125;
-	r127 = r126 * r37;
-	r128 = r124 + r127;
-	r207 = r78;
-	r209 = r207 + r208 * 1;
-	r129 = r209;
-	r130 = *(float *)r129;
-	r210 = r80;
-	r212 = r210 + r211 * 1;
-	r131 = r212;
-	r132 = *(float *)r131;
-	r133 = r132 * r37;
-	r134 = r130 + r133;
-	r215 = r197;
-	r135 = r215;
-	*(float *)r135 = r122;
-	r218 = r203;
-	r136 = r218;
-	*(float *)r136 = r128;
-	r221 = r209;
-	r137 = r221;
-	*(float *)r137 = r134;
-	r222 = r66;
-	r224 = r222 + r223 * 1;
-	r143 = r224;
-	r144 = *(float *)r143;
-	r225 = r68;
-	r227 = r225 + r226 * 1;
-	r145 = r227;
-	r146 = *(float *)r145;
-	r147 = r146 * r37;
-	r148 = r144 + r147;
-	r228 = r72;
-	r230 = r228 + r229 * 1;
-	r149 = r230;
-	r150 = *(float *)r149;
-	r231 = r74;
-	r233 = r231 + r232 * 1;
-	r151 = r233;
-	r152 = *(float *)r151;
-	r153 = r152 * r37;
-	r154 = r150 + r153;
-	r234 = r78;
-	r236 = r234 + r235 * 1;
-	r155 = r236;
-	r156 = *(float *)r155;
-	r237 = r80;
-	r239 = r237 + r238 * 1;
-	r157 = r239;
-	r158 = *(float *)r157;
-	r159 = r158 * r37;
-	r160 = r156 + r159;
-	r242 = r224;
-	r161 = r242;
-	*(float *)r161 = r148;
-	r245 = r230;
-	r162 = r245;
-	*(float *)r162 = r154;
-	r248 = r236;
-	r163 = r248;
-	*(float *)r163 = r160;
-	r2 = (u64)r2 + (u64)r167;
-	r259 = r259 + r260 * 1;
-	r261 = r261 + r260 * 1;
-	r262 = r262 + r260 * 1;
-	r263 = r263 + r260 * 1;
-	r264 = r264 + r260 * 1;
-	r265 = r265 + r260 * 1;
-	goto b2;
+#line 64 "types.go"
+	r57 = r2 < r3; if (!r57) goto b13; r61 = (u64)r2; r58 = r60 - r61; r59 = r58 > r62; if (!r59) goto b9;
+	r66 = r259; r67 = *(float *)r66; r68 = r261; r69 = *(float *)r68; r70 = r69 * r37; r71 = r67 + r70; r72 = r262; r73 = *(float *)r72; r74 = r263; r75 = *(float *)r74; r76 = r75 * r37; r77 = r73 + r76; r78 = r264; r79 = *(float *)r78; r80 = r265; r81 = *(float *)r80; r82 = r81 * r37; r83 = r79 + r82; r84 = r66; *(float *)r84 = r71; r85 = r72; *(float *)r85 = r77; r86 = r78; *(float *)r86 = r83; r168 = r66; r170 = r168 + r169 * 1; r91 = r170; r92 = *(float *)r91; r171 = r68; r173 = r171 + r172 * 1; r93 = r173; r94 = *(float *)r93; r95 = r94 * r37; r96 = r92 + r95; r174 = r72; r176 = r174 + r175 * 1; r97 = r176; r98 = *(float *)r97; r177 = r74; r179 = r177 + r178 * 1; r99 = r179; r100 = *(float *)r99; r101 = r100 * r37; r102 = r98 + r101; r180 = r78; r182 = r180 + r181 * 1; r103 = r182; r104 = *(float *)r103; r183 = r80; r185 = r183 + r184 * 1; r105 = r185; r106 = *(float *)r105; r107 = r106 * r37; r108 = r104 + r107; r188 = r170; r109 = r188; *(float *)r109 = r96; r191 = r176; r110 = r191; *(float *)r110 = r102; r194 = r182; r111 = r194; *(float *)r111 = r108; r195 = r66; r197 = r195 + r196 * 1; r117 = r197; r118 = *(float *)r117; r198 = r68; r200 = r198 + r199 * 1; r119 = r200; r120 = *(float *)r119; r121 = r120 * r37; r122 = r118 + r121; r201 = r72; r203 = r201 + r202 * 1; r123 = r203; r124 = *(float *)r123; r204 = r74; r206 = r204 + r205 * 1; r125 = r206; r126 = *(float *)r125; r127 = r126 * r37; r128 = r124 + r127; r207 = r78; r209 = r207 + r208 * 1; r129 = r209; r130 = *(float *)r129; r210 = r80; r212 = r210 + r211 * 1; r131 = r212; r132 = *(float *)r131; r133 = r132 * r37; r134 = r130 + r133; r215 = r197; r135 = r215; *(float *)r135 = r122; r218 = r203; r136 = r218; *(float *)r136 = r128; r221 = r209; r137 = r221; *(float *)r137 = r134; r222 = r66; r224 = r222 + r223 * 1; r143 = r224; r144 = *(float *)r143; r225 = r68; r227 = r225 + r226 * 1; r145 = r227; r146 = *(float *)r145; r147 = r146 * r37; r148 = r144 + r147; r228 = r72; r230 = r228 + r229 * 1; r149 = r230; r150 = *(float *)r149; r231 = r74; r233 = r231 + r232 * 1; r151 = r233; r152 = *(float *)r151; r153 = r152 * r37; r154 = r150 + r153; r234 = r78; r236 = r234 + r235 * 1; r155 = r236; r156 = *(float *)r155; r237 = r80; r239 = r237 + r238 * 1; r157 = r239; r158 = *(float *)r157; r159 = r158 * r37; r160 = r156 + r159; r242 = r224; r161 = r242; *(float *)r161 = r148; r245 = r230; r162 = r245; *(float *)r162 = r154; r248 = r236; r163 = r248; *(float *)r163 = r160; r2 = (u64)r2 + (u64)r167; r259 = r259 + r260 * 1; r261 = r261 + r260 * 1; r262 = r262 + r260 * 1; r263 = r263 + r260 * 1; r264 = r264 + r260 * 1; r265 = r265 + r260 * 1; goto b2;
 b9: // preheader
-	r249 = r2;
-	r250 = r5 + r249 * 4;
-	r251 = r167;
-	r252 = r16 + r249 * 4;
-	r253 = r8 + r249 * 4;
-	r254 = r20 + r249 * 4;
-	r255 = r12 + r249 * 4;
-	r256 = r24 + r249 * 4;
+#line 64 "types.go"
+	r249 = r2; r250 = r5 + r249 * 4; r251 = r167; r252 = r16 + r249 * 4; r253 = r8 + r249 * 4; r254 = r20 + r249 * 4; r255 = r12 + r249 * 4; r256 = r24 + r249 * 4;
 b10: // head
-	r30 = r2 < r3;
-	if (!r30) goto b13;
-	r32 = r250;
-	r33 = *(float *)r32;
-	r34 = r252;
-	r35 = *(float *)r34;
-	r36 = r35 * r37;
-	r38 = r33 + r36;
-	r39 = r253;
-	r40 = *(float *)r39;
-	r41 = r254;
-	r42 = *(float *)r41;
-	r43 = r42 * r37;
-	r44 = r40 + r43;
-	r45 = r255;
-	r46 = *(float *)r45;
-	r47 = r256;
-	r48 = *(float *)r47;
-	r49 = r48 * r37;
-	r50 = r46 + r49;
-	r51 = r32;
-	*(float *)r51 = r38;
-	r52 = r39;
-	*(float *)r52 = r44;
-	r53 = r45;
-	*(float *)r53 = r50;
-	r2 = (u64)r2 + (u64)r1;
-	r250 = r250 + r251 * 1;
-	r252 = r252 + r251 * 1;
-	r253 = r253 + r251 * 1;
-	r254 = r254 + r251 * 1;
-	r255 = r255 + r251 * 1;
-	r256 = r256 + r251 * 1;
-	goto b10;
+#line 64 "types.go"
+	r30 = r2 < r3; if (!r30) goto b13;
+	r32 = r250; r33 = *(float *)r32; r34 = r252; r35 = *(float *)r34; r36 = r35 * r37; r38 = r33 + r36; r39 = r253; r40 = *(float *)r39; r41 = r254; r42 = *(float *)r41; r43 = r42 * r37; r44 = r40 + r43; r45 = r255; r46 = *(float *)r45; r47 = r256; r48 = *(float *)r47; r49 = r48 * r37; r50 = r46 + r49; r51 = r32; *(float *)r51 = r38; r52 = r39; *(float *)r52 = r44; r53 = r45; *(float *)r53 = r50;
+#line 64 "types.go"
+	r2 = (u64)r2 + (u64)r1; r250 = r250 + r251 * 1; r252 = r252 + r251 * 1; r253 = r253 + r251 * 1; r254 = r254 + r251 * 1; r255 = r255 + r251 * 1; r256 = r256 + r251 * 1; goto b10;
 b13: // exit
+#line 64 "types.go"
 	return;
 }
 
@@ -20058,94 +16258,42 @@ extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r0 = p5;
-	r4 = p4;
-	r29 = p2;
-	r30 = p3;
-	r38 = p0;
-	r39 = p1;
-	r1 = r0 > 0ll;
-	if (!r1) goto b16;
-	r2 = (u64)r0;
-	r3 = r2;
-	r5 = r4 > 0ll;
-	if (!r5) goto b16;
-	r6 = (u64)r4;
-	r7 = r6;
-	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r9 = (u64)r8;
-	r10 = (i64)((u64)gridDim.x * blockDim.x);
-	r11 = (u64)r10;
-	r45 = r9 | r7;
-	r46 = r45 >> 32;
-	r47 = (u32)r46;
-	r48 = r47 == 0u;
-	if (!r48) goto b18;
-	r49 = (u32)r9;
-	r50 = (u32)r7;
-	r51 = qd_div_u32(r49, r50);
-	r44 = (u64)r51;
+#line 74 "types.go"
+	r0 = p5; r4 = p4;
+#line 77 "types.go"
+	r29 = p2; r30 = p3; r38 = p0; r39 = p1;
+#line 74 "types.go"
+	r1 = r0 > 0ll; if (!r1) goto b16; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b16; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r45 = r9 | r7; r46 = r45 >> 32; r47 = (u32)r46; r48 = r47 == 0u; if (!r48) goto b18; r49 = (u32)r9; r50 = (u32)r7; r51 = qd_div_u32(r49, r50); r44 = (u64)r51;
 b5: // setup
-	r13 = r44;
-	r14 = r13 * r7;
-	r12 = r9 - r14;
-	r53 = r11 | r7;
-	r54 = r53 >> 32;
-	r55 = (u32)r54;
-	r56 = r55 == 0u;
-	if (!r56) goto b17;
-	r57 = (u32)r11;
-	r58 = (u32)r7;
-	r59 = qd_div_u32(r57, r58);
-	r52 = (u64)r59;
+#line 74 "types.go"
+	r13 = r44; r14 = r13 * r7; r12 = r9 - r14; r53 = r11 | r7; r54 = r53 >> 32; r55 = (u32)r54; r56 = r55 == 0u; if (!r56) goto b17; r57 = (u32)r11; r58 = (u32)r7; r59 = qd_div_u32(r57, r58); r52 = (u64)r59;
 b7: // setup
-	r15 = r52;
-	r16 = r15 * r7;
-	r17 = r11 - r16;
-	r18 = r13;
-	r25 = r5;
+#line 74 "types.go"
+	r15 = r52; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r25 = r5;
 b8: // head
-	r19 = r18 < r3;
-	if (!r19) goto b16;
-	r20 = r18;
-	r21 = (i64)r20;
-	r22 = r12;
-	r23 = (i64)r22;
-	if (!r25) goto b15;
-	r26 = (u64)r21 * (u64)r4;
-	r27 = (u64)r26 + (u64)r23;
-	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; }
-	r28 = r29 + r27 * 4;
-	r31 = *(float *)r28;
-	r32 = r31 * 0x1p-01f;
-	r33 = (u64)r23 * 3ull;
-	r34 = (u64)r33 + (u64)r21;
-	r35 = (float)r34;
-	r36 = r32 + r35;
-	if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; }
-	r37 = r38 + r27 * 4;
-	*(float *)r37 = r36;
+#line 74 "types.go"
+	r19 = r18 < r3; if (!r19) goto b16; r20 = r18; r21 = (i64)r20; r22 = r12; r23 = (i64)r22; if (!r25) goto b15;
+#line 76 "types.go"
+	r26 = (u64)r21 * (u64)r4; r27 = (u64)r26 + (u64)r23;
+	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; } r28 = r29 + r27 * 4; r31 = *(float *)r28; r32 = r31 * 0x1p-01f; r33 = (u64)r23 * 3ull; r34 = (u64)r33 + (u64)r21; r35 = (float)r34; r36 = r32 + r35; if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; } r37 = r38 + r27 * 4; *(float *)r37 = r36;
 b12: // latch
-	r12 = r12 + r17;
-	r24 = r12 >= r7;
-	if (!r24) goto b14;
-	r12 = r12 - r7;
-	r18 = r18 + 1ull;
+#line 74 "types.go"
+	r12 = r12 + r17; r24 = r12 >= r7; if (!r24) goto b14; r12 = r12 - r7; r18 = r18 + 1ull;
 b14: // stepped
-	r18 = r18 + r15;
-	goto b8;
+#line 74 "types.go"
+	r18 = r18 + r15; goto b8;
 b15: // rangeint.done
-	r42 = (u64)r21 + 1ull;
-	r43 = r42 < r0;
-	if (r43) goto b12;
+#line 77 "types.go"
+	r42 = (u64)r21 + 1ull; r43 = r42 < r0; if (r43) goto b12;
 b16: // exit
+#line 77 "types.go"
 	return;
 b17: // divide in 64 bits
-	r52 = qd_div_u64(r11, r7);
-	goto b7;
+#line 74 "types.go"
+	r52 = qd_div_u64(r11, r7); goto b7;
 b18: // divide in 64 bits
-	r44 = qd_div_u64(r9, r7);
-	goto b5;
+#line 74 "types.go"
+	r44 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -20199,320 +16347,91 @@ extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r123 = 0, *r125 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r136 = 0, *r138 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r8 = p2;
-	r9 = p3;
-	r7 = r9;
-	r3 = r4 < r7 ? r4 : r7;
+#line 86 "types.go"
+	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9; r3 = r4 < r7 ? r4 : r7;
 	r13 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r39 = r13 != 0ll;
-	if (!r39) goto b39;
-	r40 = (u64)r1 * 3ull;
-	r107 = (u64)r1 * 4ull;
-	r44 = (u64)r3;
-	r46 = (u64)r40;
-	r109 = r107;
-	r112 = r107;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r121 = (u64)r1 * 12ull;
-	r124 = r121;
-	r134 = r2;
-	r135 = r134;
-	r136 = r8 + r135 * 4;
-	r137 = (u64)r107 * 4ull;
-	r138 = r5 + r135 * 4;
-	r212 = (u64)r13;
-	r198 = r212;
-	r184 = r212;
-	r170 = r212;
-	r176 = (u32)r13;
-	r190 = r176;
-	r204 = r176;
-	r218 = r176;
-	r223 = r176 > 1u ? r176 : 1u;
-	r224 = qd_div_u32(4294967295u, r223);
+#line 86 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r39 = r13 != 0ll; if (!r39) goto b39; r40 = (u64)r1 * 3ull; r107 = (u64)r1 * 4ull; r44 = (u64)r3; r46 = (u64)r40;
+#line 88 "types.go"
+	r109 = r107; r112 = r107; r115 = (u64)r1 * 8ull; r118 = r115; r121 = (u64)r1 * 12ull; r124 = r121; r134 = r2;
+#line 86 "types.go"
+	r135 = r134; r136 = r8 + r135 * 4; r137 = (u64)r107 * 4ull; r138 = r5 + r135 * 4; r212 = (u64)r13; r198 = r212; r184 = r212; r170 = r212; r176 = (u32)r13; r190 = r176; r204 = r176; r218 = r176; r223 = r176 > 1u ? r176 : 1u; r224 = qd_div_u32(4294967295u, r223);
 b3: // grid unrolled guard
-	r41 = r2 < r3;
-	if (!r41) goto b38;
-	r45 = (u64)r2;
-	r42 = r44 - r45;
-	r43 = r42 > r46;
-	if (!r43) goto b30;
-	r47 = r2;
-	r49 = r47;
-	r211 = (u64)r49;
-	r213 = r211 | r212;
-	r214 = r213 >> 32;
-	r215 = (u32)r214;
-	r216 = r215 == 0u;
-	if (!r216) goto b29;
-	r217 = (u32)r49;
-	r246 = __umulhi(r217, r224);
-	r247 = r246 * r218;
-	r248 = r217 - r247;
-	r249 = r248 - r218;
-	r250 = r248 < r249 ? r248 : r249;
-	r251 = r248 - r250;
-	r252 = r251 < 1u ? r251 : 1u;
-	r219 = r246 + r252;
-	r220 = r250;
-	r209 = (i64)r219;
-	r210 = (i64)r220;
+#line 86 "types.go"
+	r41 = r2 < r3; if (!r41) goto b38; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b30; r47 = r2; r49 = r47; r211 = (u64)r49; r213 = r211 | r212; r214 = r213 >> 32; r215 = (u32)r214; r216 = r215 == 0u; if (!r216) goto b29; r217 = (u32)r49; r246 = __umulhi(r217, r224); r247 = r246 * r218; r248 = r217 - r247; r249 = r248 - r218; r250 = r248 < r249 ? r248 : r249; r251 = r248 - r250; r252 = r251 < 1u ? r251 : 1u;
+	r219 = r246 + r252; r220 = r250; r209 = (i64)r219; r210 = (i64)r220;
 b9: // rangeint.body (grid unrolled 0)
-	r50 = r209;
-	r51 = r210;
-	r52 = r136;
-	r53 = *(float *)r52;
-	r54 = r53 * 0x1p-01f;
-	r55 = (u64)r51 * 3ull;
-	r56 = (u64)r55 + (u64)r50;
-	r57 = (float)r56;
-	r58 = r54 + r57;
-	r59 = r138;
-	*(float *)r59 = r58;
-	r76 = (u64)r47 + (u64)r1;
-	r63 = r76;
-	r197 = (u64)r63;
-	r199 = r197 | r198;
-	r200 = r199 >> 32;
-	r201 = (u32)r200;
-	r202 = r201 == 0u;
-	if (!r202) goto b28;
-	r203 = (u32)r63;
-	r239 = __umulhi(r203, r224);
-	r240 = r239 * r204;
-	r241 = r203 - r240;
-	r242 = r241 - r204;
-	r243 = r241 < r242 ? r241 : r242;
-	r244 = r241 - r243;
-	r245 = r244 < 1u ? r244 : 1u;
-	r205 = r239 + r245;
-	r206 = r243;
-	r195 = (i64)r205;
-	r196 = (i64)r206;
+#line 87 "types.go"
+	r50 = r209; r51 = r210;
+	r52 = r136; r53 = *(float *)r52; r54 = r53 * 0x1p-01f; r55 = (u64)r51 * 3ull; r56 = (u64)r55 + (u64)r50; r57 = (float)r56; r58 = r54 + r57; r59 = r138; *(float *)r59 = r58; r76 = (u64)r47 + (u64)r1;
+#line 86 "types.go"
+	r63 = r76; r197 = (u64)r63; r199 = r197 | r198; r200 = r199 >> 32; r201 = (u32)r200; r202 = r201 == 0u; if (!r202) goto b28; r203 = (u32)r63; r239 = __umulhi(r203, r224); r240 = r239 * r204; r241 = r203 - r240; r242 = r241 - r204; r243 = r241 < r242 ? r241 : r242; r244 = r241 - r243; r245 = r244 < 1u ? r244 : 1u;
+	r205 = r239 + r245; r206 = r243; r195 = (i64)r205; r196 = (i64)r206;
 b14: // rangeint.body (grid unrolled 1)
-	r64 = r195;
-	r65 = r196;
-	r108 = r52;
-	r110 = r108 + r109 * 1;
-	r66 = r110;
-	r67 = *(float *)r66;
-	r68 = r67 * 0x1p-01f;
-	r69 = (u64)r65 * 3ull;
-	r70 = (u64)r69 + (u64)r64;
-	r71 = (float)r70;
-	r72 = r68 + r71;
-	r111 = r59;
-	r113 = r111 + r112 * 1;
-	r73 = r113;
-	*(float *)r73 = r72;
-	r91 = (u64)r76 + (u64)r1;
-	r78 = r91;
-	r183 = (u64)r78;
-	r185 = r183 | r184;
-	r186 = r185 >> 32;
-	r187 = (u32)r186;
-	r188 = r187 == 0u;
-	if (!r188) goto b27;
-	r189 = (u32)r78;
-	r232 = __umulhi(r189, r224);
-	r233 = r232 * r190;
-	r234 = r189 - r233;
-	r235 = r234 - r190;
-	r236 = r234 < r235 ? r234 : r235;
-	r237 = r234 - r236;
-	r238 = r237 < 1u ? r237 : 1u;
-	r191 = r232 + r238;
-	r192 = r236;
-	r181 = (i64)r191;
-	r182 = (i64)r192;
+#line 87 "types.go"
+	r64 = r195; r65 = r196;
+	r108 = r52; r110 = r108 + r109 * 1; r66 = r110; r67 = *(float *)r66; r68 = r67 * 0x1p-01f; r69 = (u64)r65 * 3ull; r70 = (u64)r69 + (u64)r64; r71 = (float)r70; r72 = r68 + r71; r111 = r59; r113 = r111 + r112 * 1; r73 = r113; *(float *)r73 = r72; r91 = (u64)r76 + (u64)r1;
+#line 86 "types.go"
+	r78 = r91; r183 = (u64)r78; r185 = r183 | r184; r186 = r185 >> 32; r187 = (u32)r186; r188 = r187 == 0u; if (!r188) goto b27; r189 = (u32)r78; r232 = __umulhi(r189, r224); r233 = r232 * r190; r234 = r189 - r233; r235 = r234 - r190; r236 = r234 < r235 ? r234 : r235; r237 = r234 - r236; r238 = r237 < 1u ? r237 : 1u;
+	r191 = r232 + r238; r192 = r236; r181 = (i64)r191; r182 = (i64)r192;
 b19: // rangeint.body (grid unrolled 2)
-	r79 = r181;
-	r80 = r182;
-	r114 = r52;
-	r116 = r114 + r115 * 1;
-	r81 = r116;
-	r82 = *(float *)r81;
-	r83 = r82 * 0x1p-01f;
-	r84 = (u64)r80 * 3ull;
-	r85 = (u64)r84 + (u64)r79;
-	r86 = (float)r85;
-	r87 = r83 + r86;
-	r117 = r59;
-	r119 = r117 + r118 * 1;
-	r88 = r119;
-	*(float *)r88 = r87;
-	r106 = (u64)r91 + (u64)r1;
-	r93 = r106;
-	r169 = (u64)r93;
-	r171 = r169 | r170;
-	r172 = r171 >> 32;
-	r173 = (u32)r172;
-	r174 = r173 == 0u;
-	if (!r174) goto b26;
-	r175 = (u32)r93;
-	r225 = __umulhi(r175, r224);
-	r226 = r225 * r176;
-	r227 = r175 - r226;
-	r228 = r227 - r176;
-	r229 = r227 < r228 ? r227 : r228;
-	r230 = r227 - r229;
-	r231 = r230 < 1u ? r230 : 1u;
-	r177 = r225 + r231;
-	r178 = r229;
-	r167 = (i64)r177;
-	r168 = (i64)r178;
+#line 87 "types.go"
+	r79 = r181; r80 = r182;
+	r114 = r52; r116 = r114 + r115 * 1; r81 = r116; r82 = *(float *)r81; r83 = r82 * 0x1p-01f; r84 = (u64)r80 * 3ull; r85 = (u64)r84 + (u64)r79; r86 = (float)r85; r87 = r83 + r86; r117 = r59; r119 = r117 + r118 * 1; r88 = r119; *(float *)r88 = r87; r106 = (u64)r91 + (u64)r1;
+#line 86 "types.go"
+	r93 = r106; r169 = (u64)r93; r171 = r169 | r170; r172 = r171 >> 32; r173 = (u32)r172; r174 = r173 == 0u; if (!r174) goto b26; r175 = (u32)r93; r225 = __umulhi(r175, r224); r226 = r225 * r176; r227 = r175 - r226; r228 = r227 - r176; r229 = r227 < r228 ? r227 : r228; r230 = r227 - r229; r231 = r230 < 1u ? r230 : 1u;
+	r177 = r225 + r231; r178 = r229; r167 = (i64)r177; r168 = (i64)r178;
 b24: // rangeint.body (grid unrolled 3)
-	r94 = r167;
-	r95 = r168;
-	r120 = r52;
-	r122 = r120 + r121 * 1;
-	r96 = r122;
-	r97 = *(float *)r96;
-	r98 = r97 * 0x1p-01f;
-	r99 = (u64)r95 * 3ull;
-	r100 = (u64)r99 + (u64)r94;
-	r101 = (float)r100;
-	r102 = r98 + r101;
-	r123 = r59;
-	r125 = r123 + r124 * 1;
-	r103 = r125;
-	*(float *)r103 = r102;
-	r2 = (u64)r2 + (u64)r107;
-	r136 = r136 + r137 * 1;
-	r138 = r138 + r137 * 1;
-	goto b3;
+#line 87 "types.go"
+	r94 = r167; r95 = r168;
+	r120 = r52; r122 = r120 + r121 * 1; r96 = r122; r97 = *(float *)r96; r98 = r97 * 0x1p-01f; r99 = (u64)r95 * 3ull; r100 = (u64)r99 + (u64)r94; r101 = (float)r100; r102 = r98 + r101; r123 = r59; r125 = r123 + r124 * 1; r103 = r125; *(float *)r103 = r102; r2 = (u64)r2 + (u64)r107; r136 = r136 + r137 * 1; r138 = r138 + r137 * 1; goto b3;
 b26: // divide in 64 bits
-	r167 = qd_div_i64(r93, r13);
-	r180 = (u64)r167 * (u64)r13;
-	r168 = (u64)r93 - (u64)r180;
-	goto b24;
+#line 87 "types.go"
+	r167 = qd_div_i64(r93, r13); r180 = (u64)r167 * (u64)r13; r168 = (u64)r93 - (u64)r180; goto b24;
 b27: // divide in 64 bits
-	r181 = qd_div_i64(r78, r13);
-	r194 = (u64)r181 * (u64)r13;
-	r182 = (u64)r78 - (u64)r194;
-	goto b19;
+#line 87 "types.go"
+	r181 = qd_div_i64(r78, r13); r194 = (u64)r181 * (u64)r13; r182 = (u64)r78 - (u64)r194; goto b19;
 b28: // divide in 64 bits
-	r195 = qd_div_i64(r63, r13);
-	r208 = (u64)r195 * (u64)r13;
-	r196 = (u64)r63 - (u64)r208;
-	goto b14;
+#line 87 "types.go"
+	r195 = qd_div_i64(r63, r13); r208 = (u64)r195 * (u64)r13; r196 = (u64)r63 - (u64)r208; goto b14;
 b29: // divide in 64 bits
-	r209 = qd_div_i64(r49, r13);
-	r222 = (u64)r209 * (u64)r13;
-	r210 = (u64)r49 - (u64)r222;
-	goto b9;
+#line 87 "types.go"
+	r209 = qd_div_i64(r49, r13); r222 = (u64)r209 * (u64)r13; r210 = (u64)r49 - (u64)r222; goto b9;
 b30: // preheader
-	r126 = r2;
-	r127 = r8 + r126 * 4;
-	r128 = r107;
-	r129 = r5 + r126 * 4;
-	r156 = r212;
-	r162 = r176;
+#line 86 "types.go"
+	r126 = r2; r127 = r8 + r126 * 4; r128 = r107; r129 = r5 + r126 * 4; r156 = r212; r162 = r176;
 b31: // head
-	r10 = r2 < r3;
-	if (!r10) goto b38;
-	r11 = r2;
-	r155 = (u64)r11;
-	r157 = r155 | r156;
-	r158 = r157 >> 32;
-	r159 = (u32)r158;
-	r160 = r159 == 0u;
-	if (!r160) goto b37;
-	r161 = (u32)r11;
-	r253 = __umulhi(r161, r224);
-	r254 = r253 * r162;
-	r255 = r161 - r254;
-	r256 = r255 - r162;
-	r257 = r255 < r256 ? r255 : r256;
-	r258 = r255 - r257;
-	r259 = r258 < 1u ? r258 : 1u;
-	r163 = r253 + r259;
-	r164 = r257;
-	r153 = (i64)r163;
-	r154 = (i64)r164;
+#line 86 "types.go"
+	r10 = r2 < r3; if (!r10) goto b38; r11 = r2; r155 = (u64)r11; r157 = r155 | r156; r158 = r157 >> 32; r159 = (u32)r158; r160 = r159 == 0u; if (!r160) goto b37; r161 = (u32)r11; r253 = __umulhi(r161, r224); r254 = r253 * r162; r255 = r161 - r254; r256 = r255 - r162; r257 = r255 < r256 ? r255 : r256; r258 = r255 - r257; r259 = r258 < 1u ? r258 : 1u;
+	r163 = r253 + r259; r164 = r257; r153 = (i64)r163; r154 = (i64)r164;
 b35: // rangeint.body
-	r12 = r153;
-	r14 = r154;
-	r15 = r127;
-	r16 = *(float *)r15;
-	r17 = r16 * 0x1p-01f;
-	r18 = (u64)r14 * 3ull;
-	r19 = (u64)r18 + (u64)r12;
-	r20 = (float)r19;
-	r21 = r17 + r20;
-	r22 = r129;
-	*(float *)r22 = r21;
-	r2 = (u64)r2 + (u64)r1;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
-	goto b31;
+#line 87 "types.go"
+	r12 = r153; r14 = r154;
+	r15 = r127; r16 = *(float *)r15; r17 = r16 * 0x1p-01f; r18 = (u64)r14 * 3ull; r19 = (u64)r18 + (u64)r12; r20 = (float)r19; r21 = r17 + r20; r22 = r129; *(float *)r22 = r21;
+#line 86 "types.go"
+	r2 = (u64)r2 + (u64)r1; r127 = r127 + r128 * 1; r129 = r129 + r128 * 1; goto b31;
 b37: // divide in 64 bits
-	r153 = qd_div_i64(r11, r13);
-	r166 = (u64)r153 * (u64)r13;
-	r154 = (u64)r11 - (u64)r166;
-	goto b35;
+#line 87 "types.go"
+	r153 = qd_div_i64(r11, r13); r166 = (u64)r153 * (u64)r13; r154 = (u64)r11 - (u64)r166; goto b35;
 b38: // exit
+#line 87 "types.go"
 	return;
 b39: // preheader
-	r130 = r2;
-	r131 = r8 + r130 * 4;
-	r132 = (u64)r1 * 4ull;
-	r133 = r5 + r130 * 4;
-	r142 = (u64)r13;
-	r148 = (u32)r13;
-	r260 = r148 > 1u ? r148 : 1u;
-	r261 = qd_div_u32(4294967295u, r260);
+#line 86 "types.go"
+	r130 = r2; r131 = r8 + r130 * 4; r132 = (u64)r1 * 4ull; r133 = r5 + r130 * 4; r142 = (u64)r13; r148 = (u32)r13; r260 = r148 > 1u ? r148 : 1u; r261 = qd_div_u32(4294967295u, r260);
 b40: // head (checked if)
-	r25 = r2 < r3;
-	if (!r25) goto b38;
-	r26 = r2;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r141 = (u64)r26;
-	r143 = r141 | r142;
-	r144 = r143 >> 32;
-	r145 = (u32)r144;
-	r146 = r145 == 0u;
-	if (!r146) goto b46;
-	r147 = (u32)r26;
-	r262 = __umulhi(r147, r261);
-	r263 = r262 * r148;
-	r264 = r147 - r263;
-	r265 = r264 - r148;
-	r266 = r264 < r265 ? r264 : r265;
-	r267 = r264 - r266;
-	r268 = r267 < 1u ? r267 : 1u;
-	r149 = r262 + r268;
-	r150 = r266;
-	r139 = (i64)r149;
-	r140 = (i64)r150;
+#line 86 "types.go"
+	r25 = r2 < r3; if (!r25) goto b38; r26 = r2;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r141 = (u64)r26; r143 = r141 | r142; r144 = r143 >> 32; r145 = (u32)r144; r146 = r145 == 0u; if (!r146) goto b46; r147 = (u32)r26; r262 = __umulhi(r147, r261); r263 = r262 * r148; r264 = r147 - r263; r265 = r264 - r148; r266 = r264 < r265 ? r264 : r265; r267 = r264 - r266; r268 = r267 < 1u ? r267 : 1u; r149 = r262 + r268; r150 = r266; r139 = (i64)r149; r140 = (i64)r150;
 b44: // rangeint.body (checked if)
-	r27 = r139;
-	r28 = r140;
-	r29 = r131;
-	r30 = *(float *)r29;
-	r31 = r30 * 0x1p-01f;
-	r32 = (u64)r28 * 3ull;
-	r33 = (u64)r32 + (u64)r27;
-	r34 = (float)r33;
-	r35 = r31 + r34;
-	r36 = r133;
-	*(float *)r36 = r35;
-	r2 = (u64)r2 + (u64)r1;
-	r131 = r131 + r132 * 1;
-	r133 = r133 + r132 * 1;
-	goto b40;
+#line 87 "types.go"
+	r27 = r139; r28 = r140;
+	r29 = r131; r30 = *(float *)r29; r31 = r30 * 0x1p-01f; r32 = (u64)r28 * 3ull; r33 = (u64)r32 + (u64)r27; r34 = (float)r33; r35 = r31 + r34; r36 = r133; *(float *)r36 = r35;
+#line 86 "types.go"
+	r2 = (u64)r2 + (u64)r1; r131 = r131 + r132 * 1; r133 = r133 + r132 * 1; goto b40;
 b46: // divide in 64 bits
-	r139 = qd_div_i64(r26, r13);
-	r152 = (u64)r139 * (u64)r13;
-	r140 = (u64)r26 - (u64)r152;
-	goto b44;
+#line 87 "types.go"
+	r139 = qd_div_i64(r26, r13); r152 = (u64)r139 * (u64)r13; r140 = (u64)r26 - (u64)r152; goto b44;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -20812,27 +16731,27 @@ b1: # setup
 	r96 = sub.u64 r93, 1
 	r97 = sub.u64 r96, r94
 	r98 = le.u64 r71, r97
-	branch r63, b2, b19
+	branch r63, b2, b20
 b2: # checks
-	branch r68, b3, b19
+	branch r68, b3, b20
 b3: # checks
-	branch r74, b4, b19
+	branch r74, b4, b20
 b4: # checks
-	branch r77, b5, b19
+	branch r77, b5, b20
 b5: # checks
-	branch r80, b6, b19
+	branch r80, b6, b20
 b6: # checks
-	branch r83, b7, b19
+	branch r83, b7, b20
 b7: # checks
-	branch r86, b8, b19
+	branch r86, b8, b20
 b8: # checks
-	branch r89, b9, b19
+	branch r89, b9, b20
 b9: # checks
-	branch r92, b10, b19
+	branch r92, b10, b20
 b10: # checks
-	branch r95, b11, b19
+	branch r95, b11, b20
 b11: # checks
-	branch r98, b12, b19
+	branch r98, b12, b20
 b12: # preheader
 	r100 = mul.i64 r2, -4
 	r105 = mul.i64 r2, 4
@@ -20845,12 +16764,16 @@ b13: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b14, b18
-b14: # for.loop
+	branch r8, b14, b19
+b14: # index
+	r9 = move.i64 r3
+	jump b15
+b15: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	jump b15
-b15: # average5.entry
+	r10 = lt.i64 r9, r7
+	branch r10, b16, b19
+b16: # average5.entry
 	r99 = move.ptr r116
 	r101 = elemaddr r99, r100, 1
 	r13 = move.ptr r101
@@ -20873,39 +16796,40 @@ b15: # average5.entry
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
-	jump b16
-b16: # average5.return
+	jump b17
+b17: # average5.return
 	r31 = move.ptr r118
 	store.f32 r31, r11
-	jump b17
-b17: # latch
+	jump b18
+b18: # latch
 	r3 = add.i64 r3, r1
 	r116 = elemaddr r116, r117, 1
 	r118 = elemaddr r118, r117, 1
 	jump b13
-b18: # exit
+b19: # exit
 	return
-b19: # preheader
+b20: # preheader
 	r108 = mul.i64 r2, -4
 	r113 = mul.i64 r2, 4
 	r119 = move.i64 r3
 	r120 = elemaddr r4, r119, 4
 	r121 = mul.i64 r1, 4
 	r122 = elemaddr r32, r119, 4
-	jump b20
-b20: # head (checked)
+	jump b21
+b21: # head (checked)
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r35 = lt.i64 r3, r7
-	branch r35, b21, b18
-b21: # index (checked)
+	branch r35, b22, b19
+b22: # index (checked)
 	r36 = move.i64 r3
-	jump b22
-b22: # for.loop (checked)
+	jump b23
+b23: # for.loop (checked)
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	jump b23
-b23: # average5.entry (checked)
+	r37 = lt.i64 r36, r7
+	branch r37, b24, b19
+b24: # average5.entry (checked)
 	r39 = sub.i64 r36, r2
 	checkindex r39, r5, site 0
 	r107 = move.ptr r120
@@ -20937,17 +16861,17 @@ b23: # average5.entry (checked)
 	r56 = add.f32 r52, r55
 	r57 = mul.f32 r56, 0.2
 	r38 = move.f32 r57
-	jump b24
-b24: # average5.return (checked)
+	jump b25
+b25: # average5.return (checked)
 	checkindex r36, r33, site 5
 	r58 = move.ptr r122
 	store.f32 r58, r38
-	jump b25
-b25: # latch (checked)
+	jump b26
+b26: # latch (checked)
 	r3 = add.i64 r3, r1
 	r120 = elemaddr r120, r121, 1
 	r122 = elemaddr r122, r121, 1
-	jump b20
+	jump b21
 
 kernel StencilUnchecked(out []f32, in []f32, w i64)
 
@@ -20973,12 +16897,16 @@ b2: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b3, b7
-b3: # for.loop
+	branch r8, b3, b8
+b3: # index
+	r9 = move.i64 r3
+	jump b4
+b4: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	jump b4
-b4: # average5.entry
+	r10 = lt.i64 r9, r7
+	branch r10, b5, b8
+b5: # average5.entry
 	r35 = move.ptr r44
 	r37 = elemaddr r35, r36, 1
 	r13 = move.ptr r37
@@ -21001,17 +16929,17 @@ b4: # average5.entry
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
-	jump b5
-b5: # average5.return
+	jump b6
+b6: # average5.return
 	r31 = move.ptr r46
 	store.f32 r31, r11
-	jump b6
-b6: # latch
+	jump b7
+b7: # latch
 	r3 = add.i64 r3, r1
 	r44 = elemaddr r44, r45, 1
 	r46 = elemaddr r46, r45, 1
 	jump b2
-b7: # exit
+b8: # exit
 	return
 
 kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64)

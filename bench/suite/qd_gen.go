@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6a238e78a60a48eb958ec4956eb315621b91433082b9a2983021388b01be8092"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "7a266625535ffa5c92e17c9fcb533029dea5002d434a5a47dcae16684c100ef2"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "826622bbf44c271011c96f42f7e18de567cd01593ac84c0c9f63a7fb365207e6"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "b4a071691d1adec712d70dca5e7ca8b162f7eda2a18a27e22f29381b2fe66dd6"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -689,6 +689,7 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+.file 1 "kernels.go"
 
 .global .align 4 .u32 qd_fault_claim;
 
@@ -714,16 +715,21 @@ const qdPTX = `//
 	.reg .f32 %f<302>;
 
 $L_0:
+	.loc 1 16 2
 	ld.param.u64 %rd4, [Stencil2D_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Stencil2D_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 17 12
 	ld.param.s64 %rd9, [Stencil2D_0_param_4];
+	.loc 1 19 19
 	ld.param.u64 %rd13, [Stencil2D_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
 	ld.param.u64 %rd14, [Stencil2D_0_param_3];
+	.loc 1 18 40
 	ld.param.s64 %rd41, [Stencil2D_0_param_5];
 $L_1:
+	.loc 1 16 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -766,10 +772,13 @@ $L_3:
 $L_4:
 	@!%p147 bra $L_79;
 $L_5:
+	.loc 1 18 20
 	sub.s64 %rd116, %rd9, 1;
 	sub.s64 %rd113, %rd41, 1;
+	.loc 1 19 50
 	mul.lo.s64 %rd329, %rd9, -4;
 	mul.lo.s64 %rd332, %rd9, 4;
+	.loc 1 16 2
 	mov.b64 %rd434, %rd2;
 	mad.lo.s64 %rd435, %rd434, 4, %rd13;
 	mul.lo.s64 %rd436, %rd1, 4;
@@ -784,6 +793,7 @@ $L_6:
 $L_7:
 	mov.b64 %rd83, %rd2;
 $L_8:
+	.loc 1 17 12
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd529, %rd83;
@@ -808,6 +818,7 @@ $L_9:
 $L_10:
 	mov.b64 %rd84, %rd528;
 	mov.b64 %rd85, %rd527;
+	.loc 1 18 8
 	setp.gt.s64 %p86, %rd84, 0;
 	@!%p86 bra $L_16;
 $L_11:
@@ -820,6 +831,7 @@ $L_13:
 	setp.lt.s64 %p114, %rd85, %rd113;
 	@!%p114 bra $L_16;
 $L_14:
+	.loc 1 19 19
 	setp.ge.u64 %pt1, %rd83, %rd14;
 	@%pt1 bra $Lfault_1;
 	mov.b64 %rd87, %rd435;
@@ -859,11 +871,13 @@ $L_14:
 	mov.b64 %rd107, %rd437;
 	st.global.f32 [%rd107], %f106;
 $L_15:
+	.loc 1 16 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd435, %rd435, %rd436;
 	add.s64 %rd437, %rd437, %rd436;
 	bra.uni $L_6;
 $L_16:
+	.loc 1 21 15
 	setp.ge.u64 %pt6, %rd83, %rd14;
 	@%pt6 bra $Lfault_6;
 	mov.b64 %rd110, %rd435;
@@ -872,6 +886,7 @@ $L_16:
 	st.global.f32 [%rd112], %f111;
 	bra.uni $L_15;
 $L_17:
+	.loc 1 17 12
 	setp.eq.s64 %pt7, %rd9, -1;
 	neg.s64 %rdt3, %rd83;
 	div.s64 %rd527, %rd83, %rd9;
@@ -884,35 +899,47 @@ $L_18:
 	mov.b64 %rd309, %rd436;
 	mov.b64 %rd158, %rd153;
 	mov.b64 %rd160, %rd154;
+	.loc 1 18 20
 	mov.b64 %rd196, %rd116;
 	mov.b64 %rd193, %rd113;
+	.loc 1 19 50
 	mov.b64 %rd337, %rd329;
 	mov.b64 %rd340, %rd332;
+	.loc 1 18 20
 	mov.b64 %rd232, %rd116;
 	mov.b64 %rd229, %rd113;
+	.loc 1 19 19
 	mov.b64 %rd343, %rd309;
 	mov.b64 %rd354, %rd329;
 	mov.b64 %rd359, %rd332;
 	mov.b64 %rd362, %rd309;
+	.loc 1 21 15
 	mov.b64 %rd365, %rd309;
 	mov.b64 %rd368, %rd309;
+	.loc 1 18 20
 	mov.b64 %rd269, %rd116;
 	mov.b64 %rd266, %rd113;
+	.loc 1 19 19
 	mul.lo.s64 %rd371, %rd1, 8;
 	mov.b64 %rd382, %rd329;
 	mov.b64 %rd387, %rd332;
 	mov.b64 %rd390, %rd371;
+	.loc 1 21 15
 	mov.b64 %rd393, %rd371;
 	mov.b64 %rd396, %rd393;
+	.loc 1 18 20
 	mov.b64 %rd306, %rd116;
 	mov.b64 %rd303, %rd113;
+	.loc 1 19 19
 	mul.lo.s64 %rd399, %rd1, 12;
 	mov.b64 %rd410, %rd329;
 	mov.b64 %rd415, %rd332;
 	mov.b64 %rd418, %rd399;
+	.loc 1 21 15
 	mov.b64 %rd421, %rd399;
 	mov.b64 %rd424, %rd421;
 	mov.b64 %rd438, %rd2;
+	.loc 1 16 2
 	mov.b64 %rd439, %rd438;
 	mad.lo.s64 %rd440, %rd439, 4, %rd13;
 	mul.lo.s64 %rd441, %rd309, 4;
@@ -953,6 +980,7 @@ $L_24:
 	min.u32 %r575, %r573, %r574;
 	sub.u32 %r576, %r573, %r575;
 	min.u32 %r577, %r576, 1;
+	.loc 1 17 12
 	add.u32 %r523, %r571, %r577;
 	mov.b32 %r524, %r575;
 	cvt.u64.u32 %rd513, %r523;
@@ -960,6 +988,7 @@ $L_24:
 $L_25:
 	mov.b64 %rd164, %rd514;
 	mov.b64 %rd165, %rd513;
+	.loc 1 18 8
 	setp.gt.s64 %p166, %rd164, 0;
 	@!%p166 bra $L_64;
 $L_26:
@@ -972,6 +1001,7 @@ $L_28:
 	setp.lt.s64 %p194, %rd165, %rd193;
 	@!%p194 bra $L_64;
 $L_29:
+	.loc 1 19 19
 	mov.b64 %rd167, %rd440;
 	ld.global.f32 %f168, [%rd167];
 	mul.rn.f32 %f169, %f168, 0f3F000000;
@@ -999,6 +1029,7 @@ $L_29:
 $L_30:
 	add.s64 %rd234, %rd161, %rd1;
 $L_31:
+	.loc 1 16 2
 	mov.b64 %rd199, %rd234;
 $L_32:
 	mov.b64 %rd501, %rd199;
@@ -1016,6 +1047,7 @@ $L_33:
 	min.u32 %r568, %r566, %r567;
 	sub.u32 %r569, %r566, %r568;
 	min.u32 %r570, %r569, 1;
+	.loc 1 17 12
 	add.u32 %r509, %r564, %r570;
 	mov.b32 %r510, %r568;
 	cvt.u64.u32 %rd499, %r509;
@@ -1023,6 +1055,7 @@ $L_33:
 $L_34:
 	mov.b64 %rd200, %rd500;
 	mov.b64 %rd201, %rd499;
+	.loc 1 18 8
 	setp.gt.s64 %p202, %rd200, 0;
 	@!%p202 bra $L_62;
 $L_35:
@@ -1035,6 +1068,7 @@ $L_37:
 	setp.lt.s64 %p230, %rd201, %rd229;
 	@!%p230 bra $L_62;
 $L_38:
+	.loc 1 19 19
 	mov.b64 %rd342, %rd440;
 	add.s64 %rd344, %rd342, %rd343;
 	mov.b64 %rd203, %rd344;
@@ -1066,6 +1100,7 @@ $L_38:
 $L_39:
 	add.s64 %rd271, %rd234, %rd1;
 $L_40:
+	.loc 1 16 2
 	mov.b64 %rd236, %rd271;
 $L_41:
 	mov.b64 %rd487, %rd236;
@@ -1083,6 +1118,7 @@ $L_42:
 	min.u32 %r561, %r559, %r560;
 	sub.u32 %r562, %r559, %r561;
 	min.u32 %r563, %r562, 1;
+	.loc 1 17 12
 	add.u32 %r495, %r557, %r563;
 	mov.b32 %r496, %r561;
 	cvt.u64.u32 %rd485, %r495;
@@ -1090,6 +1126,7 @@ $L_42:
 $L_43:
 	mov.b64 %rd237, %rd486;
 	mov.b64 %rd238, %rd485;
+	.loc 1 18 8
 	setp.gt.s64 %p239, %rd237, 0;
 	@!%p239 bra $L_60;
 $L_44:
@@ -1102,6 +1139,7 @@ $L_46:
 	setp.lt.s64 %p267, %rd238, %rd266;
 	@!%p267 bra $L_60;
 $L_47:
+	.loc 1 19 19
 	mov.b64 %rd370, %rd440;
 	add.s64 %rd372, %rd370, %rd371;
 	mov.b64 %rd240, %rd372;
@@ -1133,6 +1171,7 @@ $L_47:
 $L_48:
 	add.s64 %rd308, %rd271, %rd1;
 $L_49:
+	.loc 1 16 2
 	mov.b64 %rd273, %rd308;
 $L_50:
 	mov.b64 %rd473, %rd273;
@@ -1150,6 +1189,7 @@ $L_51:
 	min.u32 %r554, %r552, %r553;
 	sub.u32 %r555, %r552, %r554;
 	min.u32 %r556, %r555, 1;
+	.loc 1 17 12
 	add.u32 %r481, %r550, %r556;
 	mov.b32 %r482, %r554;
 	cvt.u64.u32 %rd471, %r481;
@@ -1157,6 +1197,7 @@ $L_51:
 $L_52:
 	mov.b64 %rd274, %rd472;
 	mov.b64 %rd275, %rd471;
+	.loc 1 18 8
 	setp.gt.s64 %p276, %rd274, 0;
 	@!%p276 bra $L_58;
 $L_53:
@@ -1169,6 +1210,7 @@ $L_55:
 	setp.lt.s64 %p304, %rd275, %rd303;
 	@!%p304 bra $L_58;
 $L_56:
+	.loc 1 19 19
 	mov.b64 %rd398, %rd440;
 	add.s64 %rd400, %rd398, %rd399;
 	mov.b64 %rd277, %rd400;
@@ -1203,6 +1245,7 @@ $L_57:
 	add.s64 %rd442, %rd442, %rd441;
 	bra.uni $L_19;
 $L_58:
+	.loc 1 21 15
 	mov.b64 %rd420, %rd440;
 	add.s64 %rd422, %rd420, %rd421;
 	mov.b64 %rd300, %rd422;
@@ -1213,6 +1256,7 @@ $L_58:
 	st.global.f32 [%rd302], %f301;
 	bra.uni $L_57;
 $L_59:
+	.loc 1 17 12
 	setp.eq.s64 %pt8, %rd9, -1;
 	neg.s64 %rdt4, %rd273;
 	div.s64 %rd471, %rd273, %rd9;
@@ -1221,6 +1265,7 @@ $L_59:
 	sub.s64 %rd472, %rd273, %rd484;
 	bra.uni $L_52;
 $L_60:
+	.loc 1 21 15
 	mov.b64 %rd392, %rd440;
 	add.s64 %rd394, %rd392, %rd393;
 	mov.b64 %rd263, %rd394;
@@ -1231,6 +1276,7 @@ $L_60:
 	st.global.f32 [%rd265], %f264;
 	bra.uni $L_48;
 $L_61:
+	.loc 1 17 12
 	setp.eq.s64 %pt9, %rd9, -1;
 	neg.s64 %rdt5, %rd236;
 	div.s64 %rd485, %rd236, %rd9;
@@ -1239,6 +1285,7 @@ $L_61:
 	sub.s64 %rd486, %rd236, %rd498;
 	bra.uni $L_43;
 $L_62:
+	.loc 1 21 15
 	mov.b64 %rd364, %rd440;
 	add.s64 %rd366, %rd364, %rd365;
 	mov.b64 %rd226, %rd366;
@@ -1249,6 +1296,7 @@ $L_62:
 	st.global.f32 [%rd228], %f227;
 	bra.uni $L_39;
 $L_63:
+	.loc 1 17 12
 	setp.eq.s64 %pt10, %rd9, -1;
 	neg.s64 %rdt6, %rd199;
 	div.s64 %rd499, %rd199, %rd9;
@@ -1257,12 +1305,14 @@ $L_63:
 	sub.s64 %rd500, %rd199, %rd512;
 	bra.uni $L_34;
 $L_64:
+	.loc 1 21 15
 	mov.b64 %rd190, %rd440;
 	ld.global.f32 %f191, [%rd190];
 	mov.b64 %rd192, %rd442;
 	st.global.f32 [%rd192], %f191;
 	bra.uni $L_30;
 $L_65:
+	.loc 1 17 12
 	setp.eq.s64 %pt11, %rd9, -1;
 	neg.s64 %rdt7, %rd163;
 	div.s64 %rd513, %rd163, %rd9;
@@ -1271,10 +1321,13 @@ $L_65:
 	sub.s64 %rd514, %rd163, %rd526;
 	bra.uni $L_25;
 $L_66:
+	.loc 1 18 20
 	mov.b64 %rd44, %rd116;
 	mov.b64 %rd40, %rd113;
+	.loc 1 19 50
 	mov.b64 %rd313, %rd329;
 	mov.b64 %rd316, %rd332;
+	.loc 1 16 2
 	mov.b64 %rd426, %rd2;
 	mad.lo.s64 %rd427, %rd426, 4, %rd13;
 	mov.b64 %rd428, %rd436;
@@ -1302,6 +1355,7 @@ $L_70:
 	min.u32 %r582, %r580, %r581;
 	sub.u32 %r583, %r580, %r582;
 	min.u32 %r584, %r583, 1;
+	.loc 1 17 12
 	add.u32 %r467, %r578, %r584;
 	mov.b32 %r468, %r582;
 	cvt.u64.u32 %rd457, %r467;
@@ -1309,6 +1363,7 @@ $L_70:
 $L_71:
 	mov.b64 %rd8, %rd458;
 	mov.b64 %rd10, %rd457;
+	.loc 1 18 8
 	setp.gt.s64 %p11, %rd8, 0;
 	@!%p11 bra $L_77;
 $L_72:
@@ -1321,6 +1376,7 @@ $L_74:
 	setp.lt.s64 %p42, %rd10, %rd40;
 	@!%p42 bra $L_77;
 $L_75:
+	.loc 1 19 19
 	mov.b64 %rd12, %rd427;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
@@ -1346,17 +1402,20 @@ $L_75:
 	mov.b64 %rd34, %rd429;
 	st.global.f32 [%rd34], %f33;
 $L_76:
+	.loc 1 16 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd427, %rd427, %rd428;
 	add.s64 %rd429, %rd429, %rd428;
 	bra.uni $L_67;
 $L_77:
+	.loc 1 21 15
 	mov.b64 %rd37, %rd427;
 	ld.global.f32 %f38, [%rd37];
 	mov.b64 %rd39, %rd429;
 	st.global.f32 [%rd39], %f38;
 	bra.uni $L_76;
 $L_78:
+	.loc 1 17 12
 	setp.eq.s64 %pt12, %rd9, -1;
 	neg.s64 %rdt8, %rd7;
 	div.s64 %rd457, %rd7, %rd9;
@@ -1365,10 +1424,13 @@ $L_78:
 	sub.s64 %rd458, %rd7, %rd470;
 	bra.uni $L_71;
 $L_79:
+	.loc 1 18 20
 	sub.s64 %rd80, %rd9, 1;
 	sub.s64 %rd77, %rd41, 1;
+	.loc 1 19 50
 	mul.lo.s64 %rd321, %rd9, -4;
 	mul.lo.s64 %rd324, %rd9, 4;
+	.loc 1 16 2
 	mov.b64 %rd430, %rd2;
 	mad.lo.s64 %rd431, %rd430, 4, %rd13;
 	mul.lo.s64 %rd432, %rd1, 4;
@@ -1383,6 +1445,7 @@ $L_80:
 $L_81:
 	mov.b64 %rd47, %rd2;
 $L_82:
+	.loc 1 17 12
 	setp.eq.s64 %pt13, %rd9, 0;
 	@%pt13 bra $Lfault_7;
 	mov.b64 %rd445, %rd47;
@@ -1407,6 +1470,7 @@ $L_83:
 $L_84:
 	mov.b64 %rd48, %rd444;
 	mov.b64 %rd49, %rd443;
+	.loc 1 18 8
 	setp.gt.s64 %p50, %rd48, 0;
 	@!%p50 bra $L_90;
 $L_85:
@@ -1419,6 +1483,7 @@ $L_87:
 	setp.lt.s64 %p78, %rd49, %rd77;
 	@!%p78 bra $L_90;
 $L_88:
+	.loc 1 19 19
 	setp.ge.u64 %pt14, %rd47, %rd14;
 	@%pt14 bra $Lfault_8;
 	mov.b64 %rd51, %rd431;
@@ -1458,11 +1523,13 @@ $L_88:
 	mov.b64 %rd71, %rd433;
 	st.global.f32 [%rd71], %f70;
 $L_89:
+	.loc 1 16 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd431, %rd431, %rd432;
 	add.s64 %rd433, %rd433, %rd432;
 	bra.uni $L_80;
 $L_90:
+	.loc 1 21 15
 	setp.ge.u64 %pt19, %rd47, %rd14;
 	@%pt19 bra $Lfault_13;
 	mov.b64 %rd74, %rd431;
@@ -1471,6 +1538,7 @@ $L_90:
 	st.global.f32 [%rd76], %f75;
 	bra.uni $L_89;
 $L_91:
+	.loc 1 17 12
 	setp.eq.s64 %pt20, %rd9, -1;
 	neg.s64 %rdt9, %rd47;
 	div.s64 %rd443, %rd47, %rd9;
@@ -1594,17 +1662,22 @@ $Lexit:
 	.reg .f32 %ft<7>;
 
 $L_0:
+	.loc 1 30 2
 	ld.param.u64 %rd4, [Stencil3D_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Stencil3D_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 31 15
 	ld.param.s64 %rd9, [Stencil3D_0_param_4];
 	ld.param.s64 %rd12, [Stencil3D_0_param_5];
+	.loc 1 34 15
 	ld.param.u64 %rd19, [Stencil3D_0_param_2];
 	cvta.to.global.u64 %rd19, %rd19;
 	ld.param.u64 %rd20, [Stencil3D_0_param_3];
+	.loc 1 32 60
 	ld.param.s64 %rd51, [Stencil3D_0_param_6];
 $L_1:
+	.loc 1 30 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1674,15 +1747,20 @@ $L_7:
 $L_8:
 	@!%p203 bra $L_131;
 $L_9:
+	.loc 1 31 32
 	mov.b64 %rd112, %rd157;
+	.loc 1 32 20
 	sub.s64 %rd153, %rd9, 1;
 	sub.s64 %rd150, %rd12, 1;
 	sub.s64 %rd147, %rd51, 1;
+	.loc 1 33 15
 	mov.b64 %rd115, %rd157;
+	.loc 1 34 35
 	mul.lo.s64 %rd445, %rd9, -4;
 	mul.lo.s64 %rd448, %rd9, 4;
 	mul.lo.s64 %rd451, %rd115, -4;
 	mul.lo.s64 %rd454, %rd115, 4;
+	.loc 1 30 2
 	mov.b64 %rd583, %rd2;
 	mad.lo.s64 %rd584, %rd583, 4, %rd19;
 	mul.lo.s64 %rd585, %rd1, 4;
@@ -1705,6 +1783,7 @@ $L_10:
 $L_11:
 	mov.b64 %rd108, %rd2;
 $L_12:
+	.loc 1 31 15
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd822, %rd108;
@@ -1773,6 +1852,7 @@ $L_17:
 	cvt.u64.u32 %rd848, %r857;
 $L_18:
 	mov.b64 %rd113, %rd848;
+	.loc 1 32 8
 	setp.gt.s64 %p114, %rd109, 0;
 	@!%p114 bra $L_26;
 $L_19:
@@ -1791,6 +1871,7 @@ $L_23:
 	setp.lt.s64 %p148, %rd113, %rd147;
 	@!%p148 bra $L_26;
 $L_24:
+	.loc 1 34 17
 	sub.s64 %rd116, %rd108, 1;
 	setp.ge.u64 %pt3, %rd116, %rd20;
 	@%pt3 bra $Lfault_3;
@@ -1845,16 +1926,19 @@ $L_24:
 	mov.b64 %rd143, %rd586;
 	st.global.f32 [%rd143], %f142;
 $L_25:
+	.loc 1 30 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd584, %rd584, %rd585;
 	add.s64 %rd586, %rd586, %rd585;
 	bra.uni $L_10;
 $L_26:
+	.loc 1 36 7
 	mov.b64 %rd146, %rd586;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd146], %ft0;
 	bra.uni $L_25;
 $L_27:
+	.loc 1 31 29
 	setp.eq.s64 %pt10, %rd112, -1;
 	neg.s64 %rdt3, %rd108;
 	div.s64 %rd848, %rd108, %rd112;
@@ -1882,49 +1966,64 @@ $L_30:
 	mov.b64 %rd214, %rd209;
 	mov.b64 %rd216, %rd210;
 	mov.b64 %rd223, %rd157;
+	.loc 1 32 20
 	mov.b64 %rd264, %rd153;
 	mov.b64 %rd261, %rd150;
 	mov.b64 %rd258, %rd147;
+	.loc 1 34 35
 	mov.b64 %rd459, %rd445;
 	mov.b64 %rd462, %rd448;
 	mov.b64 %rd465, %rd451;
 	mov.b64 %rd468, %rd454;
+	.loc 1 31 32
 	mov.b64 %rd271, %rd157;
+	.loc 1 32 20
 	mov.b64 %rd312, %rd153;
 	mov.b64 %rd309, %rd150;
 	mov.b64 %rd306, %rd147;
+	.loc 1 34 15
 	mov.b64 %rd471, %rd413;
 	mov.b64 %rd479, %rd445;
 	mov.b64 %rd484, %rd448;
 	mov.b64 %rd489, %rd451;
 	mov.b64 %rd494, %rd454;
 	mov.b64 %rd500, %rd413;
+	.loc 1 36 7
 	mov.b64 %rd503, %rd413;
+	.loc 1 31 32
 	mov.b64 %rd320, %rd157;
+	.loc 1 32 20
 	mov.b64 %rd361, %rd153;
 	mov.b64 %rd358, %rd150;
 	mov.b64 %rd355, %rd147;
+	.loc 1 34 15
 	mul.lo.s64 %rd506, %rd1, 8;
 	mov.b64 %rd514, %rd445;
 	mov.b64 %rd519, %rd448;
 	mov.b64 %rd524, %rd451;
 	mov.b64 %rd529, %rd454;
 	mov.b64 %rd535, %rd506;
+	.loc 1 36 7
 	mov.b64 %rd538, %rd506;
+	.loc 1 31 32
 	mov.b64 %rd369, %rd157;
+	.loc 1 32 20
 	mov.b64 %rd410, %rd153;
 	mov.b64 %rd407, %rd150;
 	mov.b64 %rd404, %rd147;
+	.loc 1 34 15
 	mul.lo.s64 %rd541, %rd1, 12;
 	mov.b64 %rd549, %rd445;
 	mov.b64 %rd554, %rd448;
 	mov.b64 %rd559, %rd451;
 	mov.b64 %rd564, %rd454;
 	mov.b64 %rd570, %rd541;
+	.loc 1 36 7
 	mov.b64 %rd573, %rd541;
 	mov.b64 %rd587, %rd2;
 	mad.lo.s64 %rd588, %rd587, 4, %rd19;
 	mul.lo.s64 %rd589, %rd413, 4;
+	.loc 1 30 2
 	mov.b64 %rd590, %rd587;
 	mad.lo.s64 %rd591, %rd590, 4, %rd4;
 	mov.b64 %rd785, %rd185;
@@ -1979,6 +2078,7 @@ $L_36:
 	min.u32 %r910, %r908, %r909;
 	sub.u32 %r911, %r908, %r910;
 	min.u32 %r912, %r911, 1;
+	.loc 1 31 15
 	add.u32 %r792, %r906, %r912;
 	mov.b32 %r793, %r910;
 	cvt.u64.u32 %rd782, %r792;
@@ -2026,6 +2126,7 @@ $L_40:
 	cvt.u64.u32 %rd810, %r819;
 $L_41:
 	mov.b64 %rd224, %rd810;
+	.loc 1 32 8
 	setp.gt.s64 %p225, %rd220, 0;
 	@!%p225 bra $L_106;
 $L_42:
@@ -2044,6 +2145,7 @@ $L_46:
 	setp.lt.s64 %p259, %rd224, %rd258;
 	@!%p259 bra $L_106;
 $L_47:
+	.loc 1 34 15
 	mov.b64 %rd456, %rd588;
 	add.s64 %rd228, %rd456, -4;
 	ld.global.f32 %f229, [%rd228];
@@ -2080,6 +2182,7 @@ $L_47:
 $L_48:
 	add.s64 %rd314, %rd217, %rd1;
 $L_49:
+	.loc 1 30 2
 	mov.b64 %rd267, %rd314;
 $L_50:
 	mov.b64 %rd746, %rd267;
@@ -2097,6 +2200,7 @@ $L_51:
 	min.u32 %r903, %r901, %r902;
 	sub.u32 %r904, %r901, %r903;
 	min.u32 %r905, %r904, 1;
+	.loc 1 31 15
 	add.u32 %r754, %r899, %r905;
 	mov.b32 %r755, %r903;
 	cvt.u64.u32 %rd744, %r754;
@@ -2144,6 +2248,7 @@ $L_55:
 	cvt.u64.u32 %rd772, %r781;
 $L_56:
 	mov.b64 %rd272, %rd772;
+	.loc 1 32 8
 	setp.gt.s64 %p273, %rd268, 0;
 	@!%p273 bra $L_102;
 $L_57:
@@ -2162,6 +2267,7 @@ $L_61:
 	setp.lt.s64 %p307, %rd272, %rd306;
 	@!%p307 bra $L_102;
 $L_62:
+	.loc 1 34 15
 	mov.b64 %rd470, %rd588;
 	add.s64 %rd472, %rd470, %rd471;
 	add.s64 %rd276, %rd472, -4;
@@ -2202,6 +2308,7 @@ $L_62:
 $L_63:
 	add.s64 %rd363, %rd314, %rd1;
 $L_64:
+	.loc 1 30 2
 	mov.b64 %rd316, %rd363;
 $L_65:
 	mov.b64 %rd708, %rd316;
@@ -2219,6 +2326,7 @@ $L_66:
 	min.u32 %r896, %r894, %r895;
 	sub.u32 %r897, %r894, %r896;
 	min.u32 %r898, %r897, 1;
+	.loc 1 31 15
 	add.u32 %r716, %r892, %r898;
 	mov.b32 %r717, %r896;
 	cvt.u64.u32 %rd706, %r716;
@@ -2266,6 +2374,7 @@ $L_70:
 	cvt.u64.u32 %rd734, %r743;
 $L_71:
 	mov.b64 %rd321, %rd734;
+	.loc 1 32 8
 	setp.gt.s64 %p322, %rd317, 0;
 	@!%p322 bra $L_98;
 $L_72:
@@ -2284,6 +2393,7 @@ $L_76:
 	setp.lt.s64 %p356, %rd321, %rd355;
 	@!%p356 bra $L_98;
 $L_77:
+	.loc 1 34 15
 	mov.b64 %rd505, %rd588;
 	add.s64 %rd507, %rd505, %rd506;
 	add.s64 %rd325, %rd507, -4;
@@ -2324,6 +2434,7 @@ $L_77:
 $L_78:
 	add.s64 %rd412, %rd363, %rd1;
 $L_79:
+	.loc 1 30 2
 	mov.b64 %rd365, %rd412;
 $L_80:
 	mov.b64 %rd670, %rd365;
@@ -2341,6 +2452,7 @@ $L_81:
 	min.u32 %r889, %r887, %r888;
 	sub.u32 %r890, %r887, %r889;
 	min.u32 %r891, %r890, 1;
+	.loc 1 31 15
 	add.u32 %r678, %r885, %r891;
 	mov.b32 %r679, %r889;
 	cvt.u64.u32 %rd668, %r678;
@@ -2388,6 +2500,7 @@ $L_85:
 	cvt.u64.u32 %rd696, %r705;
 $L_86:
 	mov.b64 %rd370, %rd696;
+	.loc 1 32 8
 	setp.gt.s64 %p371, %rd366, 0;
 	@!%p371 bra $L_94;
 $L_87:
@@ -2406,6 +2519,7 @@ $L_91:
 	setp.lt.s64 %p405, %rd370, %rd404;
 	@!%p405 bra $L_94;
 $L_92:
+	.loc 1 34 15
 	mov.b64 %rd540, %rd588;
 	add.s64 %rd542, %rd540, %rd541;
 	add.s64 %rd374, %rd542, -4;
@@ -2449,6 +2563,7 @@ $L_93:
 	add.s64 %rd591, %rd591, %rd589;
 	bra.uni $L_31;
 $L_94:
+	.loc 1 36 7
 	mov.b64 %rd572, %rd591;
 	add.s64 %rd574, %rd572, %rd573;
 	mov.b64 %rd403, %rd574;
@@ -2456,6 +2571,7 @@ $L_94:
 	st.global.f32 [%rd403], %ft1;
 	bra.uni $L_93;
 $L_95:
+	.loc 1 31 29
 	setp.eq.s64 %pt13, %rd369, -1;
 	neg.s64 %rdt6, %rd365;
 	div.s64 %rd696, %rd365, %rd369;
@@ -2478,6 +2594,7 @@ $L_97:
 	sub.s64 %rd669, %rd365, %rd681;
 	bra.uni $L_82;
 $L_98:
+	.loc 1 36 7
 	mov.b64 %rd537, %rd591;
 	add.s64 %rd539, %rd537, %rd538;
 	mov.b64 %rd354, %rd539;
@@ -2485,6 +2602,7 @@ $L_98:
 	st.global.f32 [%rd354], %ft2;
 	bra.uni $L_78;
 $L_99:
+	.loc 1 31 29
 	setp.eq.s64 %pt16, %rd320, -1;
 	neg.s64 %rdt9, %rd316;
 	div.s64 %rd734, %rd316, %rd320;
@@ -2507,6 +2625,7 @@ $L_101:
 	sub.s64 %rd707, %rd316, %rd719;
 	bra.uni $L_67;
 $L_102:
+	.loc 1 36 7
 	mov.b64 %rd502, %rd591;
 	add.s64 %rd504, %rd502, %rd503;
 	mov.b64 %rd305, %rd504;
@@ -2514,6 +2633,7 @@ $L_102:
 	st.global.f32 [%rd305], %ft3;
 	bra.uni $L_63;
 $L_103:
+	.loc 1 31 29
 	setp.eq.s64 %pt19, %rd271, -1;
 	neg.s64 %rdt12, %rd267;
 	div.s64 %rd772, %rd267, %rd271;
@@ -2536,11 +2656,13 @@ $L_105:
 	sub.s64 %rd745, %rd267, %rd757;
 	bra.uni $L_52;
 $L_106:
+	.loc 1 36 7
 	mov.b64 %rd257, %rd591;
 	mov.f32 %ft4, 0f00000000;
 	st.global.f32 [%rd257], %ft4;
 	bra.uni $L_48;
 $L_107:
+	.loc 1 31 29
 	setp.eq.s64 %pt22, %rd223, -1;
 	neg.s64 %rdt15, %rd219;
 	div.s64 %rd810, %rd219, %rd223;
@@ -2564,13 +2686,16 @@ $L_109:
 	bra.uni $L_37;
 $L_110:
 	mov.b64 %rd13, %rd157;
+	.loc 1 32 20
 	mov.b64 %rd57, %rd153;
 	mov.b64 %rd54, %rd150;
 	mov.b64 %rd50, %rd147;
+	.loc 1 34 35
 	mov.b64 %rd417, %rd445;
 	mov.b64 %rd420, %rd448;
 	mov.b64 %rd423, %rd451;
 	mov.b64 %rd426, %rd454;
+	.loc 1 30 2
 	mov.b64 %rd575, %rd2;
 	mad.lo.s64 %rd576, %rd575, 4, %rd19;
 	mov.b64 %rd577, %rd585;
@@ -2602,6 +2727,7 @@ $L_114:
 	min.u32 %r973, %r971, %r972;
 	sub.u32 %r974, %r971, %r973;
 	min.u32 %r975, %r974, 1;
+	.loc 1 31 15
 	add.u32 %r640, %r969, %r975;
 	mov.b32 %r641, %r973;
 	cvt.u64.u32 %rd630, %r640;
@@ -2649,6 +2775,7 @@ $L_118:
 	cvt.u64.u32 %rd658, %r667;
 $L_119:
 	mov.b64 %rd14, %rd658;
+	.loc 1 32 8
 	setp.gt.s64 %p15, %rd8, 0;
 	@!%p15 bra $L_127;
 $L_120:
@@ -2667,6 +2794,7 @@ $L_124:
 	setp.lt.s64 %p52, %rd14, %rd50;
 	@!%p52 bra $L_127;
 $L_125:
+	.loc 1 34 15
 	mov.b64 %rd414, %rd576;
 	add.s64 %rd18, %rd414, -4;
 	ld.global.f32 %f21, [%rd18];
@@ -2701,16 +2829,19 @@ $L_125:
 	mov.b64 %rd46, %rd578;
 	st.global.f32 [%rd46], %f45;
 $L_126:
+	.loc 1 30 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd576, %rd576, %rd577;
 	add.s64 %rd578, %rd578, %rd577;
 	bra.uni $L_111;
 $L_127:
+	.loc 1 36 7
 	mov.b64 %rd49, %rd578;
 	mov.f32 %ft5, 0f00000000;
 	st.global.f32 [%rd49], %ft5;
 	bra.uni $L_126;
 $L_128:
+	.loc 1 31 29
 	setp.eq.s64 %pt25, %rd13, -1;
 	neg.s64 %rdt18, %rd7;
 	div.s64 %rd658, %rd7, %rd13;
@@ -2734,14 +2865,18 @@ $L_130:
 	bra.uni $L_115;
 $L_131:
 	mov.b64 %rd64, %rd157;
+	.loc 1 32 20
 	sub.s64 %rd105, %rd9, 1;
 	sub.s64 %rd102, %rd12, 1;
 	sub.s64 %rd99, %rd51, 1;
+	.loc 1 33 15
 	mov.b64 %rd67, %rd157;
+	.loc 1 34 35
 	mul.lo.s64 %rd431, %rd9, -4;
 	mul.lo.s64 %rd434, %rd9, 4;
 	mul.lo.s64 %rd437, %rd67, -4;
 	mul.lo.s64 %rd440, %rd67, 4;
+	.loc 1 30 2
 	mov.b64 %rd579, %rd2;
 	mad.lo.s64 %rd580, %rd579, 4, %rd19;
 	mul.lo.s64 %rd581, %rd1, 4;
@@ -2764,6 +2899,7 @@ $L_132:
 $L_133:
 	mov.b64 %rd60, %rd2;
 $L_134:
+	.loc 1 31 15
 	setp.eq.s64 %pt28, %rd9, 0;
 	@%pt28 bra $Lfault_10;
 	mov.b64 %rd594, %rd60;
@@ -2832,6 +2968,7 @@ $L_139:
 	cvt.u64.u32 %rd620, %r629;
 $L_140:
 	mov.b64 %rd65, %rd620;
+	.loc 1 32 8
 	setp.gt.s64 %p66, %rd61, 0;
 	@!%p66 bra $L_148;
 $L_141:
@@ -2850,6 +2987,7 @@ $L_145:
 	setp.lt.s64 %p100, %rd65, %rd99;
 	@!%p100 bra $L_148;
 $L_146:
+	.loc 1 34 17
 	sub.s64 %rd68, %rd60, 1;
 	setp.ge.u64 %pt31, %rd68, %rd20;
 	@%pt31 bra $Lfault_13;
@@ -2904,16 +3042,19 @@ $L_146:
 	mov.b64 %rd95, %rd582;
 	st.global.f32 [%rd95], %f94;
 $L_147:
+	.loc 1 30 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd580, %rd580, %rd581;
 	add.s64 %rd582, %rd582, %rd581;
 	bra.uni $L_132;
 $L_148:
+	.loc 1 36 7
 	mov.b64 %rd98, %rd582;
 	mov.f32 %ft6, 0f00000000;
 	st.global.f32 [%rd98], %ft6;
 	bra.uni $L_147;
 $L_149:
+	.loc 1 31 29
 	setp.eq.s64 %pt38, %rd64, -1;
 	neg.s64 %rdt21, %rd60;
 	div.s64 %rd620, %rd60, %rd64;
@@ -3079,18 +3220,22 @@ $Lexit:
 	.reg .f32 %f<76>;
 
 $L_0:
+	.loc 1 45 2
 	ld.param.s64 %rd4, [Matmul_0_param_6];
 	mul.lo.s64 %rd3, %rd4, %rd4;
+	.loc 1 49 12
 	ld.param.u64 %rd15, [Matmul_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
 	ld.param.u64 %rd16, [Matmul_0_param_3];
 	ld.param.u64 %rd21, [Matmul_0_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
 	ld.param.u64 %rd22, [Matmul_0_param_5];
+	.loc 1 51 4
 	ld.param.u64 %rd28, [Matmul_0_param_0];
 	cvta.to.global.u64 %rd28, %rd28;
 	ld.param.u64 %rd29, [Matmul_0_param_1];
 $L_1:
+	.loc 1 45 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -3162,6 +3307,7 @@ $L_9:
 	min.u32 %r165, %r163, %r164;
 	sub.u32 %r166, %r163, %r165;
 	min.u32 %r167, %r166, 1;
+	.loc 1 46 12
 	add.u32 %r155, %r161, %r167;
 	mov.b32 %r156, %r165;
 	cvt.u64.u32 %rd145, %r155;
@@ -3200,6 +3346,7 @@ $L_14:
 $L_15:
 	@!%p106 bra $L_39;
 $L_16:
+	.loc 1 49 14
 	mov.b64 %rd12, %rd78;
 	mov.b64 %rd107, %rd12;
 	mad.lo.s64 %rd108, %rd107, 4, %rd15;
@@ -3212,14 +3359,17 @@ $L_18:
 	setp.lt.s64 %p179, %rd10, %rd178;
 	@!%p179 bra $L_35;
 $L_19:
+	.loc 1 48 17
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_20:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3228,12 +3378,14 @@ $L_20:
 $L_21:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_22:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3242,12 +3394,14 @@ $L_22:
 $L_23:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_24:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3256,12 +3410,14 @@ $L_24:
 $L_25:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_26:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3270,12 +3426,14 @@ $L_26:
 $L_27:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_28:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3284,12 +3442,14 @@ $L_28:
 $L_29:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_30:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3298,12 +3458,14 @@ $L_30:
 $L_31:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_32:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3312,12 +3474,14 @@ $L_32:
 $L_33:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_34:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3328,12 +3492,14 @@ $L_35:
 	setp.lt.s64 %p11, %rd10, %rd4;
 	@!%p11 bra $L_37;
 $L_36:
+	.loc 1 49 12
 	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
 	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
+	.loc 1 48 22
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
@@ -3341,21 +3507,26 @@ $L_36:
 	add.s64 %rd111, %rd111, %rd114;
 	bra.uni $L_35;
 $L_37:
+	.loc 1 51 4
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
 $L_38:
+	.loc 1 45 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_6;
 $L_39:
+	.loc 1 49 14
 	mov.b64 %rd66, %rd78;
 	mov.b64 %rd123, %rd66;
 	mad.lo.s64 %rd124, %rd123, 4, %rd15;
 	mov.b64 %rd126, %rd8;
 	mad.lo.s64 %rd127, %rd126, 4, %rd21;
 $L_40:
+	.loc 1 48 17
 	setp.lt.s64 %p65, %rd10, %rd4;
 	@!%p65 bra $L_37;
 $L_41:
+	.loc 1 49 16
 	add.s64 %rd67, %rd66, %rd10;
 	setp.ge.u64 %pt0, %rd67, %rd16;
 	@%pt0 bra $Lfault_0;
@@ -3369,6 +3540,7 @@ $L_41:
 	ld.global.f32 %f73, [%rd72];
 	mul.rn.f32 %f74, %f69, %f73;
 	add.rn.f32 %f75, %f9, %f74;
+	.loc 1 48 22
 	add.s64 %rd76, %rd10, 1;
 	mov.f32 %f9, %f75;
 	mov.b64 %rd10, %rd76;
@@ -3376,6 +3548,7 @@ $L_41:
 	add.s64 %rd127, %rd127, %rd130;
 	bra.uni $L_40;
 $L_42:
+	.loc 1 46 12
 	setp.eq.s64 %pt2, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
 	div.s64 %rd145, %rd6, %rd4;
@@ -3394,11 +3567,13 @@ $L_44:
 	max.u32 %r168, %r140, 1;
 	div.u32 %r169, 4294967295, %r168;
 $L_45:
+	.loc 1 45 2
 	setp.lt.s64 %p32, %rd2, %rd3;
 	@!%p32 bra $L_43;
 $L_46:
 	mov.b64 %rd33, %rd2;
 $L_47:
+	.loc 1 46 12
 	setp.eq.s64 %pt3, %rd4, 0;
 	@%pt3 bra $Lfault_2;
 	mov.b64 %rd133, %rd33;
@@ -3425,15 +3600,18 @@ $L_49:
 	mov.b64 %rd35, %rd132;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
+	.loc 1 49 14
 	mul.lo.s64 %rd37, %rd34, %rd4;
 	mov.b64 %rd115, %rd37;
 	mad.lo.s64 %rd116, %rd115, 4, %rd15;
 	mov.b64 %rd118, %rd35;
 	mad.lo.s64 %rd119, %rd118, 4, %rd21;
 $L_50:
+	.loc 1 48 17
 	setp.lt.s64 %p36, %rd10, %rd4;
 	@!%p36 bra $L_52;
 $L_51:
+	.loc 1 49 16
 	add.s64 %rd38, %rd37, %rd10;
 	setp.ge.u64 %pt4, %rd38, %rd16;
 	@%pt4 bra $Lfault_3;
@@ -3447,6 +3625,7 @@ $L_51:
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
 	add.rn.f32 %f46, %f9, %f45;
+	.loc 1 48 22
 	add.s64 %rd47, %rd10, 1;
 	mov.f32 %f9, %f46;
 	mov.b64 %rd10, %rd47;
@@ -3454,14 +3633,17 @@ $L_51:
 	add.s64 %rd119, %rd119, %rd122;
 	bra.uni $L_50;
 $L_52:
+	.loc 1 51 4
 	setp.ge.u64 %pt6, %rd33, %rd29;
 	@%pt6 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd33, 4, %rd28;
 	st.global.f32 [%rd48], %f9;
 $L_53:
+	.loc 1 45 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_45;
 $L_54:
+	.loc 1 46 12
 	setp.eq.s64 %pt7, %rd4, -1;
 	neg.s64 %rdt4, %rd33;
 	div.s64 %rd131, %rd33, %rd4;
@@ -3539,16 +3721,21 @@ $Lexit:
 	.reg .b64 %rdt<6>;
 
 $L_0:
+	.loc 1 59 2
 	ld.param.u64 %rd4, [Blur_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Blur_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 60 12
 	ld.param.s64 %rd9, [Blur_0_param_4];
+	.loc 1 63 29
 	ld.param.s64 %rd17, [Blur_0_param_5];
+	.loc 1 66 18
 	ld.param.u64 %rd34, [Blur_0_param_2];
 	cvta.to.global.u64 %rd34, %rd34;
 	ld.param.u64 %rd35, [Blur_0_param_3];
 $L_1:
+	.loc 1 59 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -3603,12 +3790,16 @@ $L_9:
 $L_10:
 	@!%p352 bra $L_36;
 $L_11:
+	.loc 1 63 29
 	mov.b64 %rd16, %rd331;
+	.loc 1 65 30
 	mov.b64 %rd29, %rd342;
 	mov.b64 %rd44, %rd342;
 	mov.b64 %rd56, %rd342;
+	.loc 1 63 29
 	mov.b64 %rd80, %rd331;
 	mov.b64 %rd123, %rd331;
+	.loc 1 59 2
 	mov.b64 %rd353, %rd2;
 	add.s64 %rd354, %rd4, %rd353;
 	mov.b64 %rd355, %rd1;
@@ -3637,6 +3828,7 @@ $L_15:
 	min.u32 %r393, %r391, %r392;
 	sub.u32 %r394, %r391, %r393;
 	min.u32 %r395, %r394, 1;
+	.loc 1 60 12
 	add.u32 %r383, %r389, %r395;
 	mov.b32 %r384, %r393;
 	cvt.u64.u32 %rd373, %r383;
@@ -3646,112 +3838,145 @@ $L_16:
 	mov.b64 %rd10, %rd373;
 	mov.b64 %rd11, 0;
 $L_17:
+	.loc 1 63 19
 	add.s64 %rd14, %rd10, -1;
 	max.s64 %rd15, %rd14, 0;
 	min.s64 %rd18, %rd15, %rd16;
 	mov.b64 %rd19, 0;
 $L_18:
+	.loc 1 65 20
 	add.s64 %rd27, %rd8, -1;
 	max.s64 %rd28, %rd27, 0;
 	min.s64 %rd30, %rd28, %rd29;
+	.loc 1 66 21
 	mul.lo.s64 %rd31, %rd18, %rd9;
 	add.s64 %rd32, %rd31, %rd30;
 	add.s64 %rd33, %rd34, %rd32;
 	ld.global.u8 %r36, [%rd33];
 	cvt.u64.u32 %rd37, %r36;
 	mov.b64 %rd38, %rd37;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd38;
 $L_19:
+	.loc 1 65 20
 	mov.b64 %rd42, %rd8;
 	max.s64 %rd43, %rd42, 0;
 	min.s64 %rd45, %rd43, %rd44;
+	.loc 1 66 21
 	mov.b64 %rd46, %rd31;
 	add.s64 %rd47, %rd46, %rd45;
 	add.s64 %rd48, %rd34, %rd47;
 	ld.global.u8 %r49, [%rd48];
 	cvt.u64.u32 %rd50, %r49;
 	add.s64 %rd51, %rd19, %rd50;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd51;
 $L_20:
+	.loc 1 65 20
 	add.s64 %rd54, %rd8, 1;
 	max.s64 %rd55, %rd54, 0;
 	min.s64 %rd57, %rd55, %rd56;
+	.loc 1 66 21
 	mov.b64 %rd58, %rd31;
 	add.s64 %rd59, %rd58, %rd57;
 	add.s64 %rd60, %rd34, %rd59;
 	ld.global.u8 %r61, [%rd60];
 	cvt.u64.u32 %rd62, %r61;
 	add.s64 %rd63, %rd19, %rd62;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd63;
 $L_21:
+	.loc 1 62 26
 	mov.b64 %rd11, %rd19;
 $L_22:
+	.loc 1 63 19
 	mov.b64 %rd78, %rd10;
 	max.s64 %rd79, %rd78, 0;
 	min.s64 %rd81, %rd79, %rd80;
 	mov.b64 %rd19, %rd11;
 $L_23:
+	.loc 1 65 14
 	mov.b64 %rd86, %rd30;
+	.loc 1 66 21
 	mul.lo.s64 %rd87, %rd81, %rd9;
 	add.s64 %rd88, %rd87, %rd86;
 	add.s64 %rd89, %rd34, %rd88;
 	ld.global.u8 %r90, [%rd89];
 	cvt.u64.u32 %rd91, %r90;
 	add.s64 %rd92, %rd19, %rd91;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd92;
 $L_24:
+	.loc 1 65 14
 	mov.b64 %rd99, %rd45;
+	.loc 1 66 21
 	mov.b64 %rd100, %rd87;
 	add.s64 %rd101, %rd100, %rd99;
 	add.s64 %rd102, %rd34, %rd101;
 	ld.global.u8 %r103, [%rd102];
 	cvt.u64.u32 %rd104, %r103;
 	add.s64 %rd105, %rd19, %rd104;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd105;
 $L_25:
+	.loc 1 65 14
 	mov.b64 %rd111, %rd57;
+	.loc 1 66 21
 	mov.b64 %rd112, %rd87;
 	add.s64 %rd113, %rd112, %rd111;
 	add.s64 %rd114, %rd34, %rd113;
 	ld.global.u8 %r115, [%rd114];
 	cvt.u64.u32 %rd116, %r115;
 	add.s64 %rd117, %rd19, %rd116;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd117;
 $L_26:
+	.loc 1 62 26
 	mov.b64 %rd11, %rd19;
 $L_27:
+	.loc 1 63 19
 	add.s64 %rd121, %rd10, 1;
 	max.s64 %rd122, %rd121, 0;
 	min.s64 %rd124, %rd122, %rd123;
 	mov.b64 %rd19, %rd11;
 $L_28:
+	.loc 1 65 14
 	mov.b64 %rd129, %rd30;
+	.loc 1 66 21
 	mul.lo.s64 %rd130, %rd124, %rd9;
 	add.s64 %rd131, %rd130, %rd129;
 	add.s64 %rd132, %rd34, %rd131;
 	ld.global.u8 %r133, [%rd132];
 	cvt.u64.u32 %rd134, %r133;
 	add.s64 %rd135, %rd19, %rd134;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd135;
 $L_29:
+	.loc 1 65 14
 	mov.b64 %rd142, %rd45;
+	.loc 1 66 21
 	mov.b64 %rd143, %rd130;
 	add.s64 %rd144, %rd143, %rd142;
 	add.s64 %rd145, %rd34, %rd144;
 	ld.global.u8 %r146, [%rd145];
 	cvt.u64.u32 %rd147, %r146;
 	add.s64 %rd148, %rd19, %rd147;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd148;
 $L_30:
+	.loc 1 65 14
 	mov.b64 %rd154, %rd57;
+	.loc 1 66 21
 	mov.b64 %rd155, %rd130;
 	add.s64 %rd156, %rd155, %rd154;
 	add.s64 %rd157, %rd34, %rd156;
 	ld.global.u8 %r158, [%rd157];
 	cvt.u64.u32 %rd159, %r158;
 	add.s64 %rd160, %rd19, %rd159;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd160;
 $L_31:
+	.loc 1 62 26
 	mov.b64 %rd11, %rd19;
 $L_32:
 	cvt.u32.u64 %r206, %rd11;
@@ -3760,16 +3985,19 @@ $L_32:
 	shr.u32 %r209, %r208, 1;
 	add.u32 %r210, %r209, %r207;
 	shr.u32 %r211, %r210, 3;
+	.loc 1 69 22
 	cvt.u64.u32 %rd21, %r211;
 	cvt.u32.u64 %r22, %rd21;
 	and.b32 %r22, %r22, 255;
 	mov.b64 %rd23, %rd354;
 	st.global.u8 [%rd23], %r22;
 $L_33:
+	.loc 1 59 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd354, %rd354, %rd355;
 	bra.uni $L_12;
 $L_34:
+	.loc 1 60 12
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd373, %rd7, %rd9;
@@ -3780,12 +4008,16 @@ $L_34:
 $L_35:
 	bra.uni $Lexit;
 $L_36:
+	.loc 1 63 29
 	mov.b64 %rd218, %rd331;
+	.loc 1 65 30
 	mov.b64 %rd227, %rd342;
 	mov.b64 %rd237, %rd342;
 	mov.b64 %rd247, %rd342;
+	.loc 1 63 29
 	mov.b64 %rd257, %rd331;
 	mov.b64 %rd291, %rd331;
+	.loc 1 59 2
 	mov.b64 %rd356, %rd2;
 	add.s64 %rd357, %rd4, %rd356;
 	mov.b64 %rd358, %rd1;
@@ -3799,6 +4031,7 @@ $L_37:
 $L_38:
 	mov.b64 %rd213, %rd2;
 $L_39:
+	.loc 1 60 12
 	setp.eq.s64 %pt1, %rd9, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd361, %rd213;
@@ -3825,14 +4058,17 @@ $L_41:
 	mov.b64 %rd215, %rd359;
 	mov.b64 %rd11, 0;
 $L_42:
+	.loc 1 63 19
 	add.s64 %rd216, %rd215, -1;
 	max.s64 %rd217, %rd216, 0;
 	min.s64 %rd219, %rd217, %rd218;
 	mov.b64 %rd19, 0;
 $L_43:
+	.loc 1 65 20
 	add.s64 %rd225, %rd214, -1;
 	max.s64 %rd226, %rd225, 0;
 	min.s64 %rd228, %rd226, %rd227;
+	.loc 1 66 21
 	mul.lo.s64 %rd229, %rd219, %rd9;
 	add.s64 %rd230, %rd229, %rd228;
 	setp.ge.u64 %pt2, %rd230, %rd35;
@@ -3841,11 +4077,14 @@ $L_43:
 	ld.global.u8 %r232, [%rd231];
 	cvt.u64.u32 %rd233, %r232;
 	mov.b64 %rd234, %rd233;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd234;
 $L_44:
+	.loc 1 65 20
 	mov.b64 %rd235, %rd214;
 	max.s64 %rd236, %rd235, 0;
 	min.s64 %rd238, %rd236, %rd237;
+	.loc 1 66 21
 	mov.b64 %rd239, %rd229;
 	add.s64 %rd240, %rd239, %rd238;
 	setp.ge.u64 %pt3, %rd240, %rd35;
@@ -3854,11 +4093,14 @@ $L_44:
 	ld.global.u8 %r242, [%rd241];
 	cvt.u64.u32 %rd243, %r242;
 	add.s64 %rd244, %rd19, %rd243;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd244;
 $L_45:
+	.loc 1 65 20
 	add.s64 %rd245, %rd214, 1;
 	max.s64 %rd246, %rd245, 0;
 	min.s64 %rd248, %rd246, %rd247;
+	.loc 1 66 21
 	mov.b64 %rd249, %rd229;
 	add.s64 %rd250, %rd249, %rd248;
 	setp.ge.u64 %pt4, %rd250, %rd35;
@@ -3867,16 +4109,21 @@ $L_45:
 	ld.global.u8 %r252, [%rd251];
 	cvt.u64.u32 %rd253, %r252;
 	add.s64 %rd254, %rd19, %rd253;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd254;
 $L_46:
+	.loc 1 62 26
 	mov.b64 %rd11, %rd19;
 $L_47:
+	.loc 1 63 19
 	mov.b64 %rd255, %rd215;
 	max.s64 %rd256, %rd255, 0;
 	min.s64 %rd258, %rd256, %rd257;
 	mov.b64 %rd19, %rd11;
 $L_48:
+	.loc 1 65 14
 	mov.b64 %rd262, %rd228;
+	.loc 1 66 21
 	mul.lo.s64 %rd263, %rd258, %rd9;
 	add.s64 %rd264, %rd263, %rd262;
 	setp.ge.u64 %pt5, %rd264, %rd35;
@@ -3885,9 +4132,12 @@ $L_48:
 	ld.global.u8 %r266, [%rd265];
 	cvt.u64.u32 %rd267, %r266;
 	add.s64 %rd268, %rd19, %rd267;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd268;
 $L_49:
+	.loc 1 65 14
 	mov.b64 %rd272, %rd238;
+	.loc 1 66 21
 	mov.b64 %rd273, %rd263;
 	add.s64 %rd274, %rd273, %rd272;
 	setp.ge.u64 %pt6, %rd274, %rd35;
@@ -3896,9 +4146,12 @@ $L_49:
 	ld.global.u8 %r276, [%rd275];
 	cvt.u64.u32 %rd277, %r276;
 	add.s64 %rd278, %rd19, %rd277;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd278;
 $L_50:
+	.loc 1 65 14
 	mov.b64 %rd282, %rd248;
+	.loc 1 66 21
 	mov.b64 %rd283, %rd263;
 	add.s64 %rd284, %rd283, %rd282;
 	setp.ge.u64 %pt7, %rd284, %rd35;
@@ -3907,16 +4160,21 @@ $L_50:
 	ld.global.u8 %r286, [%rd285];
 	cvt.u64.u32 %rd287, %r286;
 	add.s64 %rd288, %rd19, %rd287;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd288;
 $L_51:
+	.loc 1 62 26
 	mov.b64 %rd11, %rd19;
 $L_52:
+	.loc 1 63 19
 	add.s64 %rd289, %rd215, 1;
 	max.s64 %rd290, %rd289, 0;
 	min.s64 %rd292, %rd290, %rd291;
 	mov.b64 %rd19, %rd11;
 $L_53:
+	.loc 1 65 14
 	mov.b64 %rd296, %rd228;
+	.loc 1 66 21
 	mul.lo.s64 %rd297, %rd292, %rd9;
 	add.s64 %rd298, %rd297, %rd296;
 	setp.ge.u64 %pt8, %rd298, %rd35;
@@ -3925,9 +4183,12 @@ $L_53:
 	ld.global.u8 %r300, [%rd299];
 	cvt.u64.u32 %rd301, %r300;
 	add.s64 %rd302, %rd19, %rd301;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd302;
 $L_54:
+	.loc 1 65 14
 	mov.b64 %rd306, %rd238;
+	.loc 1 66 21
 	mov.b64 %rd307, %rd297;
 	add.s64 %rd308, %rd307, %rd306;
 	setp.ge.u64 %pt9, %rd308, %rd35;
@@ -3936,9 +4197,12 @@ $L_54:
 	ld.global.u8 %r310, [%rd309];
 	cvt.u64.u32 %rd311, %r310;
 	add.s64 %rd312, %rd19, %rd311;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd312;
 $L_55:
+	.loc 1 65 14
 	mov.b64 %rd316, %rd248;
+	.loc 1 66 21
 	mov.b64 %rd317, %rd297;
 	add.s64 %rd318, %rd317, %rd316;
 	setp.ge.u64 %pt10, %rd318, %rd35;
@@ -3947,8 +4211,10 @@ $L_55:
 	ld.global.u8 %r320, [%rd319];
 	cvt.u64.u32 %rd321, %r320;
 	add.s64 %rd322, %rd19, %rd321;
+	.loc 1 64 27
 	mov.b64 %rd19, %rd322;
 $L_56:
+	.loc 1 62 26
 	mov.b64 %rd11, %rd19;
 $L_57:
 	cvt.u32.u64 %r323, %rd11;
@@ -3957,16 +4223,19 @@ $L_57:
 	shr.u32 %r326, %r325, 1;
 	add.u32 %r327, %r326, %r324;
 	shr.u32 %r328, %r327, 3;
+	.loc 1 69 22
 	cvt.u64.u32 %rd220, %r328;
 	cvt.u32.u64 %r221, %rd220;
 	and.b32 %r221, %r221, 255;
 	mov.b64 %rd222, %rd357;
 	st.global.u8 [%rd222], %r221;
 $L_58:
+	.loc 1 59 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd357, %rd357, %rd358;
 	bra.uni $L_37;
 $L_59:
+	.loc 1 60 12
 	setp.eq.s64 %pt11, %rd9, -1;
 	neg.s64 %rdt4, %rd213;
 	div.s64 %rd359, %rd213, %rd9;
@@ -4063,15 +4332,19 @@ $Lexit:
 	.reg .b64 %rdt<6>;
 
 $L_0:
+	.loc 1 77 2
 	ld.param.u64 %rd4, [DigitSum_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [DigitSum_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 78 10
 	ld.param.u64 %rd9, [DigitSum_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
 	ld.param.u64 %rd10, [DigitSum_0_param_3];
+	.loc 1 81 11
 	ld.param.s64 %rd15, [DigitSum_0_param_4];
 $L_1:
+	.loc 1 77 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4114,11 +4387,13 @@ $L_6:
 $L_7:
 	mov.b64 %rd7, %rd2;
 $L_8:
+	.loc 1 78 10
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
 	mov.b64 %rd13, 0;
 $L_9:
+	.loc 1 80 9
 	setp.gt.s64 %p21, %rd12, 0;
 	@!%p21 bra $L_14;
 $L_10:
@@ -4137,6 +4412,7 @@ $L_11:
 	min.u32 %r81, %r79, %r80;
 	sub.u32 %r82, %r79, %r81;
 	min.u32 %r83, %r82, 1;
+	.loc 1 81 11
 	add.u32 %r71, %r77, %r83;
 	mov.b32 %r72, %r81;
 	cvt.u64.u32 %rd61, %r71;
@@ -4144,11 +4420,13 @@ $L_11:
 $L_12:
 	mov.b64 %rd14, %rd62;
 	add.s64 %rd16, %rd13, %rd14;
+	.loc 1 82 4
 	mov.b64 %rd17, %rd61;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
 	bra.uni $L_9;
 $L_13:
+	.loc 1 81 11
 	setp.eq.s64 %pt0, %rd15, -1;
 	neg.s64 %rdt1, %rd12;
 	div.s64 %rd61, %rd12, %rd15;
@@ -4157,9 +4435,11 @@ $L_13:
 	sub.s64 %rd62, %rd12, %rd74;
 	bra.uni $L_12;
 $L_14:
+	.loc 1 84 6
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.s64 [%rd18], %rd13;
 $L_15:
+	.loc 1 77 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_6;
 $L_16:
@@ -4175,6 +4455,7 @@ $L_18:
 $L_19:
 	mov.b64 %rd23, %rd2;
 $L_20:
+	.loc 1 78 10
 	setp.ge.u64 %pt1, %rd23, %rd10;
 	@%pt1 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd23, 8, %rd9;
@@ -4182,9 +4463,11 @@ $L_20:
 	mov.b64 %rd12, %rd25;
 	mov.b64 %rd13, 0;
 $L_21:
+	.loc 1 80 9
 	setp.gt.s64 %p32, %rd12, 0;
 	@!%p32 bra $L_26;
 $L_22:
+	.loc 1 81 11
 	setp.eq.s64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_1;
 	mov.b64 %rd49, %rd12;
@@ -4209,11 +4492,13 @@ $L_23:
 $L_24:
 	mov.b64 %rd26, %rd48;
 	add.s64 %rd27, %rd13, %rd26;
+	.loc 1 82 4
 	mov.b64 %rd28, %rd47;
 	mov.b64 %rd12, %rd28;
 	mov.b64 %rd13, %rd27;
 	bra.uni $L_21;
 $L_25:
+	.loc 1 81 11
 	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt4, %rd12;
 	div.s64 %rd47, %rd12, %rd15;
@@ -4222,9 +4507,11 @@ $L_25:
 	sub.s64 %rd48, %rd12, %rd60;
 	bra.uni $L_24;
 $L_26:
+	.loc 1 84 6
 	mad.lo.s64 %rd29, %rd23, 8, %rd4;
 	st.global.s64 [%rd29], %rd13;
 $L_27:
+	.loc 1 77 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_18;
 $Lfault_0:
@@ -4277,15 +4564,19 @@ $Lexit:
 	.reg .f32 %f<344>;
 
 $L_0:
+	.loc 1 93 2
 	ld.param.u64 %rd4, [Options_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Options_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 94 12
 	ld.param.u64 %rd9, [Options_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
 	ld.param.u64 %rd10, [Options_0_param_3];
+	.loc 1 98 23
 	ld.param.f32 %f21, [Options_0_param_4];
 $L_1:
+	.loc 1 93 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4319,13 +4610,20 @@ $L_4:
 	mul.lo.s64 %rd345, %rd1, 4;
 	mov.b64 %rd170, %rd157;
 	mov.b64 %rd172, %rd166;
+	.loc 1 94 12
 	mov.b64 %rd347, %rd345;
+	.loc 1 100 6
 	mov.b64 %rd350, %rd345;
+	.loc 1 94 12
 	mul.lo.s64 %rd353, %rd1, 8;
+	.loc 1 100 6
 	mov.b64 %rd356, %rd353;
+	.loc 1 94 12
 	mul.lo.s64 %rd359, %rd1, 12;
+	.loc 1 100 6
 	mov.b64 %rd362, %rd359;
 	mov.b64 %rd372, %rd2;
+	.loc 1 93 2
 	mov.b64 %rd373, %rd372;
 	mad.lo.s64 %rd374, %rd373, 4, %rd9;
 	mul.lo.s64 %rd375, %rd345, 4;
@@ -4339,134 +4637,186 @@ $L_6:
 	setp.gt.u64 %p169, %rd168, %rd172;
 	@!%p169 bra $L_48;
 $L_7:
+	.loc 1 94 12
 	mov.b64 %rd176, %rd374;
 	ld.global.f32 %f177, [%rd176];
 	mov.f32 %f12, 0f00000000;
 $L_8:
+	.loc 1 97 15
 	mul.rn.f32 %f178, %f177, 0f3F400000;
+	.loc 1 98 23
 	sub.rn.f32 %f179, %f178, %f21;
 	setp.gtu.f32 %pt0, %f179, 0f00000000;
 	selp.f32 %f180, %f179, 0f00000000, %pt0;
 	add.rn.f32 %f181, 0f00000000, %f180;
+	.loc 1 96 22
 	mov.f32 %f12, %f181;
 $L_9:
+	.loc 1 97 15
 	mul.rn.f32 %f188, %f177, 0f3F500000;
+	.loc 1 98 23
 	sub.rn.f32 %f189, %f188, %f21;
 	setp.gtu.f32 %pt1, %f189, 0f00000000;
 	selp.f32 %f190, %f189, 0f00000000, %pt1;
 	add.rn.f32 %f191, %f12, %f190;
+	.loc 1 96 22
 	mov.f32 %f12, %f191;
 $L_10:
+	.loc 1 97 15
 	mul.rn.f32 %f192, %f177, 0f3F600000;
+	.loc 1 98 23
 	sub.rn.f32 %f193, %f192, %f21;
 	setp.gtu.f32 %pt2, %f193, 0f00000000;
 	selp.f32 %f194, %f193, 0f00000000, %pt2;
 	add.rn.f32 %f195, %f12, %f194;
+	.loc 1 96 22
 	mov.f32 %f12, %f195;
 $L_11:
+	.loc 1 97 15
 	mul.rn.f32 %f196, %f177, 0f3F700000;
+	.loc 1 98 23
 	sub.rn.f32 %f197, %f196, %f21;
 	setp.gtu.f32 %pt3, %f197, 0f00000000;
 	selp.f32 %f198, %f197, 0f00000000, %pt3;
 	add.rn.f32 %f199, %f12, %f198;
+	.loc 1 96 22
 	mov.f32 %f12, %f199;
 $L_12:
+	.loc 1 97 15
 	mov.f32 %f200, %f177;
+	.loc 1 98 23
 	sub.rn.f32 %f201, %f200, %f21;
 	setp.gtu.f32 %pt4, %f201, 0f00000000;
 	selp.f32 %f202, %f201, 0f00000000, %pt4;
 	add.rn.f32 %f203, %f12, %f202;
+	.loc 1 96 22
 	mov.f32 %f12, %f203;
 $L_13:
+	.loc 1 97 15
 	mul.rn.f32 %f204, %f177, 0f3F880000;
+	.loc 1 98 23
 	sub.rn.f32 %f205, %f204, %f21;
 	setp.gtu.f32 %pt5, %f205, 0f00000000;
 	selp.f32 %f206, %f205, 0f00000000, %pt5;
 	add.rn.f32 %f207, %f12, %f206;
+	.loc 1 96 22
 	mov.f32 %f12, %f207;
 $L_14:
+	.loc 1 97 15
 	mul.rn.f32 %f208, %f177, 0f3F900000;
+	.loc 1 98 23
 	sub.rn.f32 %f209, %f208, %f21;
 	setp.gtu.f32 %pt6, %f209, 0f00000000;
 	selp.f32 %f210, %f209, 0f00000000, %pt6;
 	add.rn.f32 %f211, %f12, %f210;
+	.loc 1 96 22
 	mov.f32 %f12, %f211;
 $L_15:
+	.loc 1 97 15
 	mul.rn.f32 %f212, %f177, 0f3F980000;
+	.loc 1 98 23
 	sub.rn.f32 %f213, %f212, %f21;
 	setp.gtu.f32 %pt7, %f213, 0f00000000;
 	selp.f32 %f214, %f213, 0f00000000, %pt7;
 	add.rn.f32 %f215, %f12, %f214;
+	.loc 1 96 22
 	mov.f32 %f12, %f215;
 $L_16:
+	.loc 1 100 19
 	mul.rn.f32 %f182, %f12, 0f3E000000;
 	mul.rn.f32 %f183, %f182, 0f3F733333;
 	div.rn.f32 %f184, %f183, 0f40400000;
 	mov.b64 %rd185, %rd376;
 	st.global.f32 [%rd185], %f184;
 $L_17:
+	.loc 1 94 12
 	mov.b64 %rd346, %rd176;
 	add.s64 %rd348, %rd346, %rd347;
 	mov.b64 %rd218, %rd348;
 	ld.global.f32 %f219, [%rd218];
 	mov.f32 %f12, 0f00000000;
 $L_18:
+	.loc 1 97 15
 	mul.rn.f32 %f220, %f219, 0f3F400000;
+	.loc 1 98 23
 	sub.rn.f32 %f221, %f220, %f21;
 	setp.gtu.f32 %pt8, %f221, 0f00000000;
 	selp.f32 %f222, %f221, 0f00000000, %pt8;
 	add.rn.f32 %f223, 0f00000000, %f222;
+	.loc 1 96 22
 	mov.f32 %f12, %f223;
 $L_19:
+	.loc 1 97 15
 	mul.rn.f32 %f230, %f219, 0f3F500000;
+	.loc 1 98 23
 	sub.rn.f32 %f231, %f230, %f21;
 	setp.gtu.f32 %pt9, %f231, 0f00000000;
 	selp.f32 %f232, %f231, 0f00000000, %pt9;
 	add.rn.f32 %f233, %f12, %f232;
+	.loc 1 96 22
 	mov.f32 %f12, %f233;
 $L_20:
+	.loc 1 97 15
 	mul.rn.f32 %f234, %f219, 0f3F600000;
+	.loc 1 98 23
 	sub.rn.f32 %f235, %f234, %f21;
 	setp.gtu.f32 %pt10, %f235, 0f00000000;
 	selp.f32 %f236, %f235, 0f00000000, %pt10;
 	add.rn.f32 %f237, %f12, %f236;
+	.loc 1 96 22
 	mov.f32 %f12, %f237;
 $L_21:
+	.loc 1 97 15
 	mul.rn.f32 %f238, %f219, 0f3F700000;
+	.loc 1 98 23
 	sub.rn.f32 %f239, %f238, %f21;
 	setp.gtu.f32 %pt11, %f239, 0f00000000;
 	selp.f32 %f240, %f239, 0f00000000, %pt11;
 	add.rn.f32 %f241, %f12, %f240;
+	.loc 1 96 22
 	mov.f32 %f12, %f241;
 $L_22:
+	.loc 1 97 15
 	mov.f32 %f242, %f219;
+	.loc 1 98 23
 	sub.rn.f32 %f243, %f242, %f21;
 	setp.gtu.f32 %pt12, %f243, 0f00000000;
 	selp.f32 %f244, %f243, 0f00000000, %pt12;
 	add.rn.f32 %f245, %f12, %f244;
+	.loc 1 96 22
 	mov.f32 %f12, %f245;
 $L_23:
+	.loc 1 97 15
 	mul.rn.f32 %f246, %f219, 0f3F880000;
+	.loc 1 98 23
 	sub.rn.f32 %f247, %f246, %f21;
 	setp.gtu.f32 %pt13, %f247, 0f00000000;
 	selp.f32 %f248, %f247, 0f00000000, %pt13;
 	add.rn.f32 %f249, %f12, %f248;
+	.loc 1 96 22
 	mov.f32 %f12, %f249;
 $L_24:
+	.loc 1 97 15
 	mul.rn.f32 %f250, %f219, 0f3F900000;
+	.loc 1 98 23
 	sub.rn.f32 %f251, %f250, %f21;
 	setp.gtu.f32 %pt14, %f251, 0f00000000;
 	selp.f32 %f252, %f251, 0f00000000, %pt14;
 	add.rn.f32 %f253, %f12, %f252;
+	.loc 1 96 22
 	mov.f32 %f12, %f253;
 $L_25:
+	.loc 1 97 15
 	mul.rn.f32 %f254, %f219, 0f3F980000;
+	.loc 1 98 23
 	sub.rn.f32 %f255, %f254, %f21;
 	setp.gtu.f32 %pt15, %f255, 0f00000000;
 	selp.f32 %f256, %f255, 0f00000000, %pt15;
 	add.rn.f32 %f257, %f12, %f256;
+	.loc 1 96 22
 	mov.f32 %f12, %f257;
 $L_26:
+	.loc 1 100 19
 	mul.rn.f32 %f224, %f12, 0f3E000000;
 	mul.rn.f32 %f225, %f224, 0f3F733333;
 	div.rn.f32 %f226, %f225, 0f40400000;
@@ -4475,68 +4825,94 @@ $L_26:
 	mov.b64 %rd227, %rd351;
 	st.global.f32 [%rd227], %f226;
 $L_27:
+	.loc 1 94 12
 	mov.b64 %rd352, %rd176;
 	add.s64 %rd354, %rd352, %rd353;
 	mov.b64 %rd261, %rd354;
 	ld.global.f32 %f262, [%rd261];
 	mov.f32 %f12, 0f00000000;
 $L_28:
+	.loc 1 97 15
 	mul.rn.f32 %f263, %f262, 0f3F400000;
+	.loc 1 98 23
 	sub.rn.f32 %f264, %f263, %f21;
 	setp.gtu.f32 %pt16, %f264, 0f00000000;
 	selp.f32 %f265, %f264, 0f00000000, %pt16;
 	add.rn.f32 %f266, 0f00000000, %f265;
+	.loc 1 96 22
 	mov.f32 %f12, %f266;
 $L_29:
+	.loc 1 97 15
 	mul.rn.f32 %f273, %f262, 0f3F500000;
+	.loc 1 98 23
 	sub.rn.f32 %f274, %f273, %f21;
 	setp.gtu.f32 %pt17, %f274, 0f00000000;
 	selp.f32 %f275, %f274, 0f00000000, %pt17;
 	add.rn.f32 %f276, %f12, %f275;
+	.loc 1 96 22
 	mov.f32 %f12, %f276;
 $L_30:
+	.loc 1 97 15
 	mul.rn.f32 %f277, %f262, 0f3F600000;
+	.loc 1 98 23
 	sub.rn.f32 %f278, %f277, %f21;
 	setp.gtu.f32 %pt18, %f278, 0f00000000;
 	selp.f32 %f279, %f278, 0f00000000, %pt18;
 	add.rn.f32 %f280, %f12, %f279;
+	.loc 1 96 22
 	mov.f32 %f12, %f280;
 $L_31:
+	.loc 1 97 15
 	mul.rn.f32 %f281, %f262, 0f3F700000;
+	.loc 1 98 23
 	sub.rn.f32 %f282, %f281, %f21;
 	setp.gtu.f32 %pt19, %f282, 0f00000000;
 	selp.f32 %f283, %f282, 0f00000000, %pt19;
 	add.rn.f32 %f284, %f12, %f283;
+	.loc 1 96 22
 	mov.f32 %f12, %f284;
 $L_32:
+	.loc 1 97 15
 	mov.f32 %f285, %f262;
+	.loc 1 98 23
 	sub.rn.f32 %f286, %f285, %f21;
 	setp.gtu.f32 %pt20, %f286, 0f00000000;
 	selp.f32 %f287, %f286, 0f00000000, %pt20;
 	add.rn.f32 %f288, %f12, %f287;
+	.loc 1 96 22
 	mov.f32 %f12, %f288;
 $L_33:
+	.loc 1 97 15
 	mul.rn.f32 %f289, %f262, 0f3F880000;
+	.loc 1 98 23
 	sub.rn.f32 %f290, %f289, %f21;
 	setp.gtu.f32 %pt21, %f290, 0f00000000;
 	selp.f32 %f291, %f290, 0f00000000, %pt21;
 	add.rn.f32 %f292, %f12, %f291;
+	.loc 1 96 22
 	mov.f32 %f12, %f292;
 $L_34:
+	.loc 1 97 15
 	mul.rn.f32 %f293, %f262, 0f3F900000;
+	.loc 1 98 23
 	sub.rn.f32 %f294, %f293, %f21;
 	setp.gtu.f32 %pt22, %f294, 0f00000000;
 	selp.f32 %f295, %f294, 0f00000000, %pt22;
 	add.rn.f32 %f296, %f12, %f295;
+	.loc 1 96 22
 	mov.f32 %f12, %f296;
 $L_35:
+	.loc 1 97 15
 	mul.rn.f32 %f297, %f262, 0f3F980000;
+	.loc 1 98 23
 	sub.rn.f32 %f298, %f297, %f21;
 	setp.gtu.f32 %pt23, %f298, 0f00000000;
 	selp.f32 %f299, %f298, 0f00000000, %pt23;
 	add.rn.f32 %f300, %f12, %f299;
+	.loc 1 96 22
 	mov.f32 %f12, %f300;
 $L_36:
+	.loc 1 100 19
 	mul.rn.f32 %f267, %f12, 0f3E000000;
 	mul.rn.f32 %f268, %f267, 0f3F733333;
 	div.rn.f32 %f269, %f268, 0f40400000;
@@ -4545,68 +4921,94 @@ $L_36:
 	mov.b64 %rd270, %rd357;
 	st.global.f32 [%rd270], %f269;
 $L_37:
+	.loc 1 94 12
 	mov.b64 %rd358, %rd176;
 	add.s64 %rd360, %rd358, %rd359;
 	mov.b64 %rd304, %rd360;
 	ld.global.f32 %f305, [%rd304];
 	mov.f32 %f12, 0f00000000;
 $L_38:
+	.loc 1 97 15
 	mul.rn.f32 %f306, %f305, 0f3F400000;
+	.loc 1 98 23
 	sub.rn.f32 %f307, %f306, %f21;
 	setp.gtu.f32 %pt24, %f307, 0f00000000;
 	selp.f32 %f308, %f307, 0f00000000, %pt24;
 	add.rn.f32 %f309, 0f00000000, %f308;
+	.loc 1 96 22
 	mov.f32 %f12, %f309;
 $L_39:
+	.loc 1 97 15
 	mul.rn.f32 %f316, %f305, 0f3F500000;
+	.loc 1 98 23
 	sub.rn.f32 %f317, %f316, %f21;
 	setp.gtu.f32 %pt25, %f317, 0f00000000;
 	selp.f32 %f318, %f317, 0f00000000, %pt25;
 	add.rn.f32 %f319, %f12, %f318;
+	.loc 1 96 22
 	mov.f32 %f12, %f319;
 $L_40:
+	.loc 1 97 15
 	mul.rn.f32 %f320, %f305, 0f3F600000;
+	.loc 1 98 23
 	sub.rn.f32 %f321, %f320, %f21;
 	setp.gtu.f32 %pt26, %f321, 0f00000000;
 	selp.f32 %f322, %f321, 0f00000000, %pt26;
 	add.rn.f32 %f323, %f12, %f322;
+	.loc 1 96 22
 	mov.f32 %f12, %f323;
 $L_41:
+	.loc 1 97 15
 	mul.rn.f32 %f324, %f305, 0f3F700000;
+	.loc 1 98 23
 	sub.rn.f32 %f325, %f324, %f21;
 	setp.gtu.f32 %pt27, %f325, 0f00000000;
 	selp.f32 %f326, %f325, 0f00000000, %pt27;
 	add.rn.f32 %f327, %f12, %f326;
+	.loc 1 96 22
 	mov.f32 %f12, %f327;
 $L_42:
+	.loc 1 97 15
 	mov.f32 %f328, %f305;
+	.loc 1 98 23
 	sub.rn.f32 %f329, %f328, %f21;
 	setp.gtu.f32 %pt28, %f329, 0f00000000;
 	selp.f32 %f330, %f329, 0f00000000, %pt28;
 	add.rn.f32 %f331, %f12, %f330;
+	.loc 1 96 22
 	mov.f32 %f12, %f331;
 $L_43:
+	.loc 1 97 15
 	mul.rn.f32 %f332, %f305, 0f3F880000;
+	.loc 1 98 23
 	sub.rn.f32 %f333, %f332, %f21;
 	setp.gtu.f32 %pt29, %f333, 0f00000000;
 	selp.f32 %f334, %f333, 0f00000000, %pt29;
 	add.rn.f32 %f335, %f12, %f334;
+	.loc 1 96 22
 	mov.f32 %f12, %f335;
 $L_44:
+	.loc 1 97 15
 	mul.rn.f32 %f336, %f305, 0f3F900000;
+	.loc 1 98 23
 	sub.rn.f32 %f337, %f336, %f21;
 	setp.gtu.f32 %pt30, %f337, 0f00000000;
 	selp.f32 %f338, %f337, 0f00000000, %pt30;
 	add.rn.f32 %f339, %f12, %f338;
+	.loc 1 96 22
 	mov.f32 %f12, %f339;
 $L_45:
+	.loc 1 97 15
 	mul.rn.f32 %f340, %f305, 0f3F980000;
+	.loc 1 98 23
 	sub.rn.f32 %f341, %f340, %f21;
 	setp.gtu.f32 %pt31, %f341, 0f00000000;
 	selp.f32 %f342, %f341, 0f00000000, %pt31;
 	add.rn.f32 %f343, %f12, %f342;
+	.loc 1 96 22
 	mov.f32 %f12, %f343;
 $L_46:
+	.loc 1 100 19
 	mul.rn.f32 %f310, %f12, 0f3E000000;
 	mul.rn.f32 %f311, %f310, 0f3F733333;
 	div.rn.f32 %f312, %f311, 0f40400000;
@@ -4620,6 +5022,7 @@ $L_47:
 	add.s64 %rd376, %rd376, %rd375;
 	bra.uni $L_5;
 $L_48:
+	.loc 1 93 2
 	mov.b64 %rd364, %rd2;
 	mad.lo.s64 %rd365, %rd364, 4, %rd9;
 	mov.b64 %rd366, %rd345;
@@ -4628,72 +5031,99 @@ $L_49:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_61;
 $L_50:
+	.loc 1 94 12
 	mov.b64 %rd8, %rd365;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
 $L_51:
+	.loc 1 97 15
 	mul.rn.f32 %f19, %f11, 0f3F400000;
+	.loc 1 98 23
 	sub.rn.f32 %f20, %f19, %f21;
 	setp.gtu.f32 %pt32, %f20, 0f00000000;
 	selp.f32 %f22, %f20, 0f00000000, %pt32;
 	add.rn.f32 %f23, 0f00000000, %f22;
+	.loc 1 96 22
 	mov.f32 %f12, %f23;
 $L_52:
+	.loc 1 97 15
 	mul.rn.f32 %f36, %f11, 0f3F500000;
+	.loc 1 98 23
 	sub.rn.f32 %f37, %f36, %f21;
 	setp.gtu.f32 %pt33, %f37, 0f00000000;
 	selp.f32 %f38, %f37, 0f00000000, %pt33;
 	add.rn.f32 %f39, %f12, %f38;
+	.loc 1 96 22
 	mov.f32 %f12, %f39;
 $L_53:
+	.loc 1 97 15
 	mul.rn.f32 %f46, %f11, 0f3F600000;
+	.loc 1 98 23
 	sub.rn.f32 %f47, %f46, %f21;
 	setp.gtu.f32 %pt34, %f47, 0f00000000;
 	selp.f32 %f48, %f47, 0f00000000, %pt34;
 	add.rn.f32 %f49, %f12, %f48;
+	.loc 1 96 22
 	mov.f32 %f12, %f49;
 $L_54:
+	.loc 1 97 15
 	mul.rn.f32 %f56, %f11, 0f3F700000;
+	.loc 1 98 23
 	sub.rn.f32 %f57, %f56, %f21;
 	setp.gtu.f32 %pt35, %f57, 0f00000000;
 	selp.f32 %f58, %f57, 0f00000000, %pt35;
 	add.rn.f32 %f59, %f12, %f58;
+	.loc 1 96 22
 	mov.f32 %f12, %f59;
 $L_55:
+	.loc 1 97 15
 	mov.f32 %f66, %f11;
+	.loc 1 98 23
 	sub.rn.f32 %f67, %f66, %f21;
 	setp.gtu.f32 %pt36, %f67, 0f00000000;
 	selp.f32 %f68, %f67, 0f00000000, %pt36;
 	add.rn.f32 %f69, %f12, %f68;
+	.loc 1 96 22
 	mov.f32 %f12, %f69;
 $L_56:
+	.loc 1 97 15
 	mul.rn.f32 %f76, %f11, 0f3F880000;
+	.loc 1 98 23
 	sub.rn.f32 %f77, %f76, %f21;
 	setp.gtu.f32 %pt37, %f77, 0f00000000;
 	selp.f32 %f78, %f77, 0f00000000, %pt37;
 	add.rn.f32 %f79, %f12, %f78;
+	.loc 1 96 22
 	mov.f32 %f12, %f79;
 $L_57:
+	.loc 1 97 15
 	mul.rn.f32 %f86, %f11, 0f3F900000;
+	.loc 1 98 23
 	sub.rn.f32 %f87, %f86, %f21;
 	setp.gtu.f32 %pt38, %f87, 0f00000000;
 	selp.f32 %f88, %f87, 0f00000000, %pt38;
 	add.rn.f32 %f89, %f12, %f88;
+	.loc 1 96 22
 	mov.f32 %f12, %f89;
 $L_58:
+	.loc 1 97 15
 	mul.rn.f32 %f96, %f11, 0f3F980000;
+	.loc 1 98 23
 	sub.rn.f32 %f97, %f96, %f21;
 	setp.gtu.f32 %pt39, %f97, 0f00000000;
 	selp.f32 %f98, %f97, 0f00000000, %pt39;
 	add.rn.f32 %f99, %f12, %f98;
+	.loc 1 96 22
 	mov.f32 %f12, %f99;
 $L_59:
+	.loc 1 100 19
 	mul.rn.f32 %f25, %f12, 0f3E000000;
 	mul.rn.f32 %f26, %f25, 0f3F733333;
 	div.rn.f32 %f27, %f26, 0f40400000;
 	mov.b64 %rd28, %rd367;
 	st.global.f32 [%rd28], %f27;
 $L_60:
+	.loc 1 93 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd365, %rd365, %rd366;
 	add.s64 %rd367, %rd367, %rd366;
@@ -4711,74 +5141,101 @@ $L_63:
 $L_64:
 	mov.b64 %rd112, %rd2;
 $L_65:
+	.loc 1 94 12
 	setp.ge.u64 %pt40, %rd112, %rd10;
 	@%pt40 bra $Lfault_0;
 	mov.b64 %rd113, %rd369;
 	ld.global.f32 %f114, [%rd113];
 	mov.f32 %f12, 0f00000000;
 $L_66:
+	.loc 1 97 15
 	mul.rn.f32 %f115, %f114, 0f3F400000;
+	.loc 1 98 23
 	sub.rn.f32 %f116, %f115, %f21;
 	setp.gtu.f32 %pt41, %f116, 0f00000000;
 	selp.f32 %f117, %f116, 0f00000000, %pt41;
 	add.rn.f32 %f118, 0f00000000, %f117;
+	.loc 1 96 22
 	mov.f32 %f12, %f118;
 $L_67:
+	.loc 1 97 15
 	mul.rn.f32 %f125, %f114, 0f3F500000;
+	.loc 1 98 23
 	sub.rn.f32 %f126, %f125, %f21;
 	setp.gtu.f32 %pt42, %f126, 0f00000000;
 	selp.f32 %f127, %f126, 0f00000000, %pt42;
 	add.rn.f32 %f128, %f12, %f127;
+	.loc 1 96 22
 	mov.f32 %f12, %f128;
 $L_68:
+	.loc 1 97 15
 	mul.rn.f32 %f129, %f114, 0f3F600000;
+	.loc 1 98 23
 	sub.rn.f32 %f130, %f129, %f21;
 	setp.gtu.f32 %pt43, %f130, 0f00000000;
 	selp.f32 %f131, %f130, 0f00000000, %pt43;
 	add.rn.f32 %f132, %f12, %f131;
+	.loc 1 96 22
 	mov.f32 %f12, %f132;
 $L_69:
+	.loc 1 97 15
 	mul.rn.f32 %f133, %f114, 0f3F700000;
+	.loc 1 98 23
 	sub.rn.f32 %f134, %f133, %f21;
 	setp.gtu.f32 %pt44, %f134, 0f00000000;
 	selp.f32 %f135, %f134, 0f00000000, %pt44;
 	add.rn.f32 %f136, %f12, %f135;
+	.loc 1 96 22
 	mov.f32 %f12, %f136;
 $L_70:
+	.loc 1 97 15
 	mov.f32 %f137, %f114;
+	.loc 1 98 23
 	sub.rn.f32 %f138, %f137, %f21;
 	setp.gtu.f32 %pt45, %f138, 0f00000000;
 	selp.f32 %f139, %f138, 0f00000000, %pt45;
 	add.rn.f32 %f140, %f12, %f139;
+	.loc 1 96 22
 	mov.f32 %f12, %f140;
 $L_71:
+	.loc 1 97 15
 	mul.rn.f32 %f141, %f114, 0f3F880000;
+	.loc 1 98 23
 	sub.rn.f32 %f142, %f141, %f21;
 	setp.gtu.f32 %pt46, %f142, 0f00000000;
 	selp.f32 %f143, %f142, 0f00000000, %pt46;
 	add.rn.f32 %f144, %f12, %f143;
+	.loc 1 96 22
 	mov.f32 %f12, %f144;
 $L_72:
+	.loc 1 97 15
 	mul.rn.f32 %f145, %f114, 0f3F900000;
+	.loc 1 98 23
 	sub.rn.f32 %f146, %f145, %f21;
 	setp.gtu.f32 %pt47, %f146, 0f00000000;
 	selp.f32 %f147, %f146, 0f00000000, %pt47;
 	add.rn.f32 %f148, %f12, %f147;
+	.loc 1 96 22
 	mov.f32 %f12, %f148;
 $L_73:
+	.loc 1 97 15
 	mul.rn.f32 %f149, %f114, 0f3F980000;
+	.loc 1 98 23
 	sub.rn.f32 %f150, %f149, %f21;
 	setp.gtu.f32 %pt48, %f150, 0f00000000;
 	selp.f32 %f151, %f150, 0f00000000, %pt48;
 	add.rn.f32 %f152, %f12, %f151;
+	.loc 1 96 22
 	mov.f32 %f12, %f152;
 $L_74:
+	.loc 1 100 19
 	mul.rn.f32 %f119, %f12, 0f3E000000;
 	mul.rn.f32 %f120, %f119, 0f3F733333;
 	div.rn.f32 %f121, %f120, 0f40400000;
 	mov.b64 %rd122, %rd371;
 	st.global.f32 [%rd122], %f121;
 $L_75:
+	.loc 1 93 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd369, %rd369, %rd370;
 	add.s64 %rd371, %rd371, %rd370;
@@ -4835,10 +5292,12 @@ $Lexit:
 	.reg .f64 %fd<46>;
 
 $L_0:
+	.loc 1 109 2
 	ld.param.u64 %rd4, [NBody_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [NBody_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 110 19
 	ld.param.u64 %rd9, [NBody_0_param_6];
 	cvta.to.global.u64 %rd9, %rd9;
 	ld.param.u64 %rd10, [NBody_0_param_7];
@@ -4848,6 +5307,7 @@ $L_0:
 	ld.param.u64 %rd17, [NBody_0_param_10];
 	cvta.to.global.u64 %rd17, %rd17;
 	ld.param.u64 %rd18, [NBody_0_param_11];
+	.loc 1 121 12
 	ld.param.u64 %rd60, [NBody_0_param_2];
 	cvta.to.global.u64 %rd60, %rd60;
 	ld.param.u64 %rd61, [NBody_0_param_3];
@@ -4855,6 +5315,7 @@ $L_0:
 	cvta.to.global.u64 %rd63, %rd63;
 	ld.param.u64 %rd64, [NBody_0_param_5];
 $L_1:
+	.loc 1 109 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -4920,6 +5381,7 @@ $L_10:
 $L_11:
 	@!%p141 bra $L_42;
 $L_12:
+	.loc 1 112 21
 	mov.b64 %rd20, %rd10;
 	setp.gt.s64 %p21, %rd20, 0;
 	mov.b64 %rd166, %rd122;
@@ -4938,11 +5400,13 @@ $L_12:
 	mov.b64 %rd180, %rd179;
 	setp.le.u64 %p181, %rd173, %rd180;
 $L_13:
+	.loc 1 109 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_41;
 $L_14:
 	mov.b64 %rd7, %rd2;
 $L_15:
+	.loc 1 110 19
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
@@ -4951,6 +5415,7 @@ $L_15:
 	ld.global.f32 %f19, [%rd16];
 	@!%p21 bra $L_40;
 $L_16:
+	.loc 1 112 21
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
@@ -4975,6 +5440,7 @@ $L_23:
 	setp.lt.s64 %p193, %rd25, %rd192;
 	@!%p193 bra $L_32;
 $L_24:
+	.loc 1 113 20
 	mov.b64 %rd29, %rd182;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
@@ -4984,20 +5450,26 @@ $L_24:
 	mov.b64 %rd35, %rd184;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
+	.loc 1 114 12
 	mul.rn.f32 %f38, %f31, %f31;
 	mul.rn.f32 %f39, %f34, %f34;
 	add.rn.f32 %f40, %f38, %f39;
 	mul.rn.f32 %f41, %f37, %f37;
 	add.rn.f32 %f42, %f40, %f41;
 	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f46, %f43;
 	div.rn.f32 %f47, 0f3F800000, %f46;
+	.loc 1 116 16
 	mul.rn.f32 %f48, %f47, %f47;
 	mul.rn.f32 %f49, %f48, %f47;
+	.loc 1 117 13
 	mul.rn.f32 %f50, %f31, %f49;
 	add.rn.f32 %f51, %f22, %f50;
+	.loc 1 118 13
 	mul.rn.f32 %f52, %f34, %f49;
 	add.rn.f32 %f53, %f23, %f52;
+	.loc 1 119 13
 	mul.rn.f32 %f54, %f37, %f49;
 	add.rn.f32 %f55, %f24, %f54;
 	add.s64 %rd56, %rd25, 1;
@@ -5011,6 +5483,7 @@ $L_25:
 	add.s64 %rd183, %rd183, 4;
 	add.s64 %rd184, %rd184, 4;
 $L_26:
+	.loc 1 113 20
 	mov.b64 %rd29, %rd182;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
@@ -5020,20 +5493,26 @@ $L_26:
 	mov.b64 %rd35, %rd184;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
+	.loc 1 114 12
 	mul.rn.f32 %f38, %f31, %f31;
 	mul.rn.f32 %f39, %f34, %f34;
 	add.rn.f32 %f40, %f38, %f39;
 	mul.rn.f32 %f41, %f37, %f37;
 	add.rn.f32 %f42, %f40, %f41;
 	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f46, %f43;
 	div.rn.f32 %f47, 0f3F800000, %f46;
+	.loc 1 116 16
 	mul.rn.f32 %f48, %f47, %f47;
 	mul.rn.f32 %f49, %f48, %f47;
+	.loc 1 117 13
 	mul.rn.f32 %f50, %f31, %f49;
 	add.rn.f32 %f51, %f22, %f50;
+	.loc 1 118 13
 	mul.rn.f32 %f52, %f34, %f49;
 	add.rn.f32 %f53, %f23, %f52;
+	.loc 1 119 13
 	mul.rn.f32 %f54, %f37, %f49;
 	add.rn.f32 %f55, %f24, %f54;
 	add.s64 %rd56, %rd25, 1;
@@ -5047,6 +5526,7 @@ $L_27:
 	add.s64 %rd183, %rd183, 4;
 	add.s64 %rd184, %rd184, 4;
 $L_28:
+	.loc 1 113 20
 	mov.b64 %rd29, %rd182;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
@@ -5056,20 +5536,26 @@ $L_28:
 	mov.b64 %rd35, %rd184;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
+	.loc 1 114 12
 	mul.rn.f32 %f38, %f31, %f31;
 	mul.rn.f32 %f39, %f34, %f34;
 	add.rn.f32 %f40, %f38, %f39;
 	mul.rn.f32 %f41, %f37, %f37;
 	add.rn.f32 %f42, %f40, %f41;
 	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f46, %f43;
 	div.rn.f32 %f47, 0f3F800000, %f46;
+	.loc 1 116 16
 	mul.rn.f32 %f48, %f47, %f47;
 	mul.rn.f32 %f49, %f48, %f47;
+	.loc 1 117 13
 	mul.rn.f32 %f50, %f31, %f49;
 	add.rn.f32 %f51, %f22, %f50;
+	.loc 1 118 13
 	mul.rn.f32 %f52, %f34, %f49;
 	add.rn.f32 %f53, %f23, %f52;
+	.loc 1 119 13
 	mul.rn.f32 %f54, %f37, %f49;
 	add.rn.f32 %f55, %f24, %f54;
 	add.s64 %rd56, %rd25, 1;
@@ -5083,6 +5569,7 @@ $L_29:
 	add.s64 %rd183, %rd183, 4;
 	add.s64 %rd184, %rd184, 4;
 $L_30:
+	.loc 1 113 20
 	mov.b64 %rd29, %rd182;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
@@ -5092,20 +5579,26 @@ $L_30:
 	mov.b64 %rd35, %rd184;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
+	.loc 1 114 12
 	mul.rn.f32 %f38, %f31, %f31;
 	mul.rn.f32 %f39, %f34, %f34;
 	add.rn.f32 %f40, %f38, %f39;
 	mul.rn.f32 %f41, %f37, %f37;
 	add.rn.f32 %f42, %f40, %f41;
 	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f46, %f43;
 	div.rn.f32 %f47, 0f3F800000, %f46;
+	.loc 1 116 16
 	mul.rn.f32 %f48, %f47, %f47;
 	mul.rn.f32 %f49, %f48, %f47;
+	.loc 1 117 13
 	mul.rn.f32 %f50, %f31, %f49;
 	add.rn.f32 %f51, %f22, %f50;
+	.loc 1 118 13
 	mul.rn.f32 %f52, %f34, %f49;
 	add.rn.f32 %f53, %f23, %f52;
+	.loc 1 119 13
 	mul.rn.f32 %f54, %f37, %f49;
 	add.rn.f32 %f55, %f24, %f54;
 	add.s64 %rd56, %rd25, 1;
@@ -5120,6 +5613,7 @@ $L_31:
 	add.s64 %rd184, %rd184, 4;
 	bra.uni $L_23;
 $L_32:
+	.loc 1 113 20
 	mov.b64 %rd29, %rd182;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
@@ -5129,20 +5623,26 @@ $L_32:
 	mov.b64 %rd35, %rd184;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
+	.loc 1 114 12
 	mul.rn.f32 %f38, %f31, %f31;
 	mul.rn.f32 %f39, %f34, %f34;
 	add.rn.f32 %f40, %f38, %f39;
 	mul.rn.f32 %f41, %f37, %f37;
 	add.rn.f32 %f42, %f40, %f41;
 	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f46, %f43;
 	div.rn.f32 %f47, 0f3F800000, %f46;
+	.loc 1 116 16
 	mul.rn.f32 %f48, %f47, %f47;
 	mul.rn.f32 %f49, %f48, %f47;
+	.loc 1 117 13
 	mul.rn.f32 %f50, %f31, %f49;
 	add.rn.f32 %f51, %f22, %f50;
+	.loc 1 118 13
 	mul.rn.f32 %f52, %f34, %f49;
 	add.rn.f32 %f53, %f23, %f52;
+	.loc 1 119 13
 	mul.rn.f32 %f54, %f37, %f49;
 	add.rn.f32 %f55, %f24, %f54;
 	add.s64 %rd56, %rd25, 1;
@@ -5162,6 +5662,7 @@ $L_34:
 	mov.f32 %f27, %f53;
 	mov.f32 %f28, %f55;
 $L_35:
+	.loc 1 121 5
 	mad.lo.s64 %rd58, %rd7, 4, %rd4;
 	st.global.f32 [%rd58], %f26;
 	mad.lo.s64 %rd59, %rd7, 4, %rd60;
@@ -5169,6 +5670,7 @@ $L_35:
 	mad.lo.s64 %rd62, %rd7, 4, %rd63;
 	st.global.f32 [%rd62], %f28;
 $L_36:
+	.loc 1 109 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_13;
 $L_37:
@@ -5176,6 +5678,7 @@ $L_37:
 	add.s64 %rd189, %rd13, 0;
 	add.s64 %rd190, %rd17, 0;
 $L_38:
+	.loc 1 113 20
 	mov.b64 %rd142, %rd188;
 	ld.global.f32 %f143, [%rd142];
 	sub.rn.f32 %f144, %f143, %f11;
@@ -5189,20 +5692,26 @@ $L_38:
 	mov.b64 %rd148, %rd190;
 	ld.global.f32 %f149, [%rd148];
 	sub.rn.f32 %f150, %f149, %f19;
+	.loc 1 114 12
 	mul.rn.f32 %f151, %f144, %f144;
 	mul.rn.f32 %f152, %f147, %f147;
 	add.rn.f32 %f153, %f151, %f152;
 	mul.rn.f32 %f154, %f150, %f150;
 	add.rn.f32 %f155, %f153, %f154;
 	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f157, %f156;
 	div.rn.f32 %f158, 0f3F800000, %f157;
+	.loc 1 116 16
 	mul.rn.f32 %f159, %f158, %f158;
 	mul.rn.f32 %f160, %f159, %f158;
+	.loc 1 117 13
 	mul.rn.f32 %f161, %f144, %f160;
 	add.rn.f32 %f51, %f22, %f161;
+	.loc 1 118 13
 	mul.rn.f32 %f162, %f147, %f160;
 	add.rn.f32 %f53, %f23, %f162;
+	.loc 1 119 13
 	mul.rn.f32 %f163, %f150, %f160;
 	add.rn.f32 %f55, %f24, %f163;
 	add.s64 %rd164, %rd25, 1;
@@ -5218,6 +5727,7 @@ $L_39:
 	add.s64 %rd190, %rd190, 4;
 	bra.uni $L_38;
 $L_40:
+	.loc 1 112 21
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
@@ -5228,11 +5738,13 @@ $L_42:
 	mov.b64 %rd75, %rd10;
 	setp.gt.s64 %p76, %rd75, 0;
 $L_43:
+	.loc 1 109 2
 	setp.lt.s64 %p67, %rd2, %rd3;
 	@!%p67 bra $L_41;
 $L_44:
 	mov.b64 %rd68, %rd2;
 $L_45:
+	.loc 1 110 19
 	setp.ge.u64 %pt2, %rd68, %rd10;
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd69, %rd68, 4, %rd9;
@@ -5247,6 +5759,7 @@ $L_45:
 	ld.global.f32 %f74, [%rd73];
 	@!%p76 bra $L_52;
 $L_46:
+	.loc 1 112 21
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
@@ -5255,6 +5768,7 @@ $L_46:
 	add.s64 %rd186, %rd13, 0;
 	add.s64 %rd187, %rd17, 0;
 $L_47:
+	.loc 1 113 20
 	mov.b64 %rd77, %rd185;
 	ld.global.f32 %f78, [%rd77];
 	sub.rn.f32 %f79, %f78, %f70;
@@ -5268,20 +5782,26 @@ $L_47:
 	mov.b64 %rd83, %rd187;
 	ld.global.f32 %f84, [%rd83];
 	sub.rn.f32 %f85, %f84, %f74;
+	.loc 1 114 12
 	mul.rn.f32 %f86, %f79, %f79;
 	mul.rn.f32 %f87, %f82, %f82;
 	add.rn.f32 %f88, %f86, %f87;
 	mul.rn.f32 %f89, %f85, %f85;
 	add.rn.f32 %f90, %f88, %f89;
 	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	.loc 1 115 22
 	sqrt.rn.f32 %f92, %f91;
 	div.rn.f32 %f93, 0f3F800000, %f92;
+	.loc 1 116 16
 	mul.rn.f32 %f94, %f93, %f93;
 	mul.rn.f32 %f95, %f94, %f93;
+	.loc 1 117 13
 	mul.rn.f32 %f96, %f79, %f95;
 	add.rn.f32 %f97, %f22, %f96;
+	.loc 1 118 13
 	mul.rn.f32 %f98, %f82, %f95;
 	add.rn.f32 %f99, %f23, %f98;
+	.loc 1 119 13
 	mul.rn.f32 %f100, %f85, %f95;
 	add.rn.f32 %f101, %f24, %f100;
 	add.s64 %rd102, %rd25, 1;
@@ -5301,6 +5821,7 @@ $L_49:
 	mov.f32 %f27, %f99;
 	mov.f32 %f28, %f101;
 $L_50:
+	.loc 1 121 5
 	mad.lo.s64 %rd104, %rd68, 4, %rd4;
 	st.global.f32 [%rd104], %f26;
 	setp.ge.u64 %pt7, %rd68, %rd61;
@@ -5312,9 +5833,11 @@ $L_50:
 	mad.lo.s64 %rd106, %rd68, 4, %rd63;
 	st.global.f32 [%rd106], %f28;
 $L_51:
+	.loc 1 109 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_43;
 $L_52:
+	.loc 1 112 21
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
@@ -5404,14 +5927,19 @@ $Lexit:
 	.reg .f64 %fd<67>;
 
 $L_0:
+	.loc 1 129 2
 	ld.param.u64 %rd4, [Mandelbrot64_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Mandelbrot64_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 130 29
 	ld.param.s64 %rd9, [Mandelbrot64_0_param_2];
+	.loc 1 131 40
 	ld.param.s64 %rd19, [Mandelbrot64_0_param_3];
+	.loc 1 134 11
 	ld.param.s32 %r33, [Mandelbrot64_0_param_4];
 $L_1:
+	.loc 1 129 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -5425,13 +5953,16 @@ $L_1:
 	setp.ne.s64 %p68, %rd9, 0;
 	@!%p68 bra $L_41;
 $L_2:
+	.loc 1 130 40
 	cvt.rn.f64.s64 %fd12, %rd9;
+	.loc 1 131 40
 	cvt.rn.f64.s64 %fd18, %rd19;
 	mov.b64 %rd86, %rd9;
 	cvt.u32.u64 %r92, %rd9;
 	max.u32 %r97, %r92, 1;
 	div.u32 %r98, 4294967295, %r97;
 $L_3:
+	.loc 1 129 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_40;
 $L_4:
@@ -5452,6 +5983,7 @@ $L_6:
 	min.u32 %r103, %r101, %r102;
 	sub.u32 %r104, %r101, %r103;
 	min.u32 %r105, %r104, 1;
+	.loc 1 130 29
 	add.u32 %r93, %r99, %r105;
 	mov.b32 %r94, %r103;
 	cvt.u64.u32 %rd83, %r93;
@@ -5462,6 +5994,7 @@ $L_7:
 	mul.rn.f64 %fd11, %fd10, 0d400999999999999A;
 	div.rn.f64 %fd13, %fd11, %fd12;
 	add.rn.f64 %fd14, %fd13, 0dC00199999999999A;
+	.loc 1 131 29
 	mov.b64 %rd15, %rd83;
 	cvt.rn.f64.s64 %fd16, %rd15;
 	mul.rn.f64 %fd17, %fd16, 0d4003333333333333;
@@ -5477,25 +6010,33 @@ $L_9:
 	setp.lt.s32 %p117, %r24, %r116;
 	@!%p117 bra $L_36;
 $L_10:
+	.loc 1 134 11
 	setp.lt.s32 %p32, %r24, %r33;
 $L_11:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@!%p28 bra $L_14;
 $L_12:
+	.loc 1 142 9
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
 $L_13:
+	.loc 1 129 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_3;
 $L_14:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5503,17 +6044,22 @@ $L_14:
 $L_15:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_16:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_17:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5521,17 +6067,22 @@ $L_17:
 $L_18:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_19:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_20:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5539,17 +6090,22 @@ $L_20:
 $L_21:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_22:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_23:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5557,17 +6113,22 @@ $L_23:
 $L_24:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_25:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_26:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5575,17 +6136,22 @@ $L_26:
 $L_27:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_28:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_29:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5593,17 +6159,22 @@ $L_29:
 $L_30:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_31:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_32:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5611,17 +6182,22 @@ $L_32:
 $L_33:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_34:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_35:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
@@ -5631,23 +6207,29 @@ $L_36:
 	setp.lt.s32 %p32, %r24, %r33;
 	@!%p32 bra $L_12;
 $L_37:
+	.loc 1 135 15
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_12;
 $L_38:
+	.loc 1 139 9
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
+	.loc 1 140 11
 	sub.rn.f64 %fd37, %fd25, %fd26;
 	add.rn.f64 %fd38, %fd37, %fd14;
+	.loc 1 134 22
 	add.s32 %r39, %r24, 1;
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
 	bra.uni $L_36;
 $L_39:
+	.loc 1 130 29
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd83, %rd7, %rd9;
@@ -5659,17 +6241,20 @@ $L_40:
 	bra.uni $Lexit;
 $L_41:
 	cvt.rn.f64.s64 %fd45, %rd9;
+	.loc 1 131 40
 	cvt.rn.f64.s64 %fd51, %rd19;
 	mov.b64 %rd72, %rd9;
 	cvt.u32.u64 %r78, %rd9;
 	max.u32 %r106, %r78, 1;
 	div.u32 %r107, 4294967295, %r106;
 $L_42:
+	.loc 1 129 2
 	setp.lt.s64 %p40, %rd2, %rd3;
 	@!%p40 bra $L_40;
 $L_43:
 	mov.b64 %rd41, %rd2;
 $L_44:
+	.loc 1 130 29
 	setp.eq.s64 %pt1, %rd9, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd71, %rd41;
@@ -5697,6 +6282,7 @@ $L_46:
 	mul.rn.f64 %fd44, %fd43, 0d400999999999999A;
 	div.rn.f64 %fd46, %fd44, %fd45;
 	add.rn.f64 %fd47, %fd46, 0dC00199999999999A;
+	.loc 1 131 29
 	mov.b64 %rd48, %rd69;
 	cvt.rn.f64.s64 %fd49, %rd48;
 	mul.rn.f64 %fd50, %fd49, 0d4003333333333333;
@@ -5712,25 +6298,33 @@ $L_48:
 	setp.lt.s32 %p120, %r24, %r119;
 	@!%p120 bra $L_75;
 $L_49:
+	.loc 1 134 11
 	setp.lt.s32 %p61, %r24, %r33;
 $L_50:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@!%p57 bra $L_53;
 $L_51:
+	.loc 1 142 9
 	mad.lo.s64 %rd58, %rd41, 4, %rd4;
 	st.global.s32 [%rd58], %r24;
 $L_52:
+	.loc 1 129 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_42;
 $L_53:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5738,17 +6332,22 @@ $L_53:
 $L_54:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_55:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_56:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5756,17 +6355,22 @@ $L_56:
 $L_57:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_58:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_59:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5774,17 +6378,22 @@ $L_59:
 $L_60:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_61:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_62:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5792,17 +6401,22 @@ $L_62:
 $L_63:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_64:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_65:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5810,17 +6424,22 @@ $L_65:
 $L_66:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_67:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_68:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5828,17 +6447,22 @@ $L_68:
 $L_69:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_70:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_71:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5846,17 +6470,22 @@ $L_71:
 $L_72:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_73:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_74:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
@@ -5866,23 +6495,29 @@ $L_75:
 	setp.lt.s32 %p61, %r24, %r33;
 	@!%p61 bra $L_51;
 $L_76:
+	.loc 1 135 15
 	mul.rn.f64 %fd54, %fd22, %fd22;
 	mul.rn.f64 %fd55, %fd23, %fd23;
+	.loc 1 136 9
 	add.rn.f64 %fd56, %fd54, %fd55;
 	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
 	@%p57 bra $L_51;
 $L_77:
+	.loc 1 139 9
 	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd63, %fd62, %fd23;
 	add.rn.f64 %fd64, %fd63, %fd53;
+	.loc 1 140 11
 	sub.rn.f64 %fd65, %fd54, %fd55;
 	add.rn.f64 %fd66, %fd65, %fd47;
+	.loc 1 134 22
 	add.s32 %r67, %r24, 1;
 	mov.f64 %fd22, %fd66;
 	mov.f64 %fd23, %fd64;
 	mov.b32 %r24, %r67;
 	bra.uni $L_75;
 $L_78:
+	.loc 1 130 29
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt4, %rd41;
 	div.s64 %rd69, %rd41, %rd9;
@@ -5935,14 +6570,19 @@ $Lexit:
 	.reg .f32 %f<67>;
 
 $L_0:
+	.loc 1 150 2
 	ld.param.u64 %rd4, [Mandelbrot32_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Mandelbrot32_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 151 29
 	ld.param.s64 %rd9, [Mandelbrot32_0_param_2];
+	.loc 1 152 40
 	ld.param.s64 %rd19, [Mandelbrot32_0_param_3];
+	.loc 1 155 11
 	ld.param.s32 %r33, [Mandelbrot32_0_param_4];
 $L_1:
+	.loc 1 150 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -5956,13 +6596,16 @@ $L_1:
 	setp.ne.s64 %p68, %rd9, 0;
 	@!%p68 bra $L_41;
 $L_2:
+	.loc 1 151 40
 	cvt.rn.f32.s64 %f12, %rd9;
+	.loc 1 152 40
 	cvt.rn.f32.s64 %f18, %rd19;
 	mov.b64 %rd86, %rd9;
 	cvt.u32.u64 %r92, %rd9;
 	max.u32 %r97, %r92, 1;
 	div.u32 %r98, 4294967295, %r97;
 $L_3:
+	.loc 1 150 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_40;
 $L_4:
@@ -5983,6 +6626,7 @@ $L_6:
 	min.u32 %r103, %r101, %r102;
 	sub.u32 %r104, %r101, %r103;
 	min.u32 %r105, %r104, 1;
+	.loc 1 151 29
 	add.u32 %r93, %r99, %r105;
 	mov.b32 %r94, %r103;
 	cvt.u64.u32 %rd83, %r93;
@@ -5993,6 +6637,7 @@ $L_7:
 	mul.rn.f32 %f11, %f10, 0f404CCCCD;
 	div.rn.f32 %f13, %f11, %f12;
 	add.rn.f32 %f14, %f13, 0fC00CCCCD;
+	.loc 1 152 29
 	mov.b64 %rd15, %rd83;
 	cvt.rn.f32.s64 %f16, %rd15;
 	mul.rn.f32 %f17, %f16, 0f4019999A;
@@ -6008,25 +6653,33 @@ $L_9:
 	setp.lt.s32 %p117, %r24, %r116;
 	@!%p117 bra $L_36;
 $L_10:
+	.loc 1 155 11
 	setp.lt.s32 %p32, %r24, %r33;
 $L_11:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@!%p28 bra $L_14;
 $L_12:
+	.loc 1 163 9
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
 $L_13:
+	.loc 1 150 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_3;
 $L_14:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6034,17 +6687,22 @@ $L_14:
 $L_15:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_16:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_17:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6052,17 +6710,22 @@ $L_17:
 $L_18:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_19:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_20:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6070,17 +6733,22 @@ $L_20:
 $L_21:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_22:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_23:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6088,17 +6756,22 @@ $L_23:
 $L_24:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_25:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_26:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6106,17 +6779,22 @@ $L_26:
 $L_27:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_28:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_29:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6124,17 +6802,22 @@ $L_29:
 $L_30:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_31:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_32:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6142,17 +6825,22 @@ $L_32:
 $L_33:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_34:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_35:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
@@ -6162,23 +6850,29 @@ $L_36:
 	setp.lt.s32 %p32, %r24, %r33;
 	@!%p32 bra $L_12;
 $L_37:
+	.loc 1 156 15
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_12;
 $L_38:
+	.loc 1 160 9
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
+	.loc 1 161 11
 	sub.rn.f32 %f37, %f25, %f26;
 	add.rn.f32 %f38, %f37, %f14;
+	.loc 1 155 22
 	add.s32 %r39, %r24, 1;
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
 	bra.uni $L_36;
 $L_39:
+	.loc 1 151 29
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd83, %rd7, %rd9;
@@ -6190,17 +6884,20 @@ $L_40:
 	bra.uni $Lexit;
 $L_41:
 	cvt.rn.f32.s64 %f45, %rd9;
+	.loc 1 152 40
 	cvt.rn.f32.s64 %f51, %rd19;
 	mov.b64 %rd72, %rd9;
 	cvt.u32.u64 %r78, %rd9;
 	max.u32 %r106, %r78, 1;
 	div.u32 %r107, 4294967295, %r106;
 $L_42:
+	.loc 1 150 2
 	setp.lt.s64 %p40, %rd2, %rd3;
 	@!%p40 bra $L_40;
 $L_43:
 	mov.b64 %rd41, %rd2;
 $L_44:
+	.loc 1 151 29
 	setp.eq.s64 %pt1, %rd9, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd71, %rd41;
@@ -6228,6 +6925,7 @@ $L_46:
 	mul.rn.f32 %f44, %f43, 0f404CCCCD;
 	div.rn.f32 %f46, %f44, %f45;
 	add.rn.f32 %f47, %f46, 0fC00CCCCD;
+	.loc 1 152 29
 	mov.b64 %rd48, %rd69;
 	cvt.rn.f32.s64 %f49, %rd48;
 	mul.rn.f32 %f50, %f49, 0f4019999A;
@@ -6243,25 +6941,33 @@ $L_48:
 	setp.lt.s32 %p120, %r24, %r119;
 	@!%p120 bra $L_75;
 $L_49:
+	.loc 1 155 11
 	setp.lt.s32 %p61, %r24, %r33;
 $L_50:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@!%p57 bra $L_53;
 $L_51:
+	.loc 1 163 9
 	mad.lo.s64 %rd58, %rd41, 4, %rd4;
 	st.global.s32 [%rd58], %r24;
 $L_52:
+	.loc 1 150 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_42;
 $L_53:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6269,17 +6975,22 @@ $L_53:
 $L_54:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_55:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_56:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6287,17 +6998,22 @@ $L_56:
 $L_57:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_58:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_59:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6305,17 +7021,22 @@ $L_59:
 $L_60:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_61:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_62:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6323,17 +7044,22 @@ $L_62:
 $L_63:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_64:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_65:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6341,17 +7067,22 @@ $L_65:
 $L_66:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_67:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_68:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6359,17 +7090,22 @@ $L_68:
 $L_69:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_70:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_71:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6377,17 +7113,22 @@ $L_71:
 $L_72:
 	setp.lt.s32 %p61, %r24, %r33;
 $L_73:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_74:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
@@ -6397,23 +7138,29 @@ $L_75:
 	setp.lt.s32 %p61, %r24, %r33;
 	@!%p61 bra $L_51;
 $L_76:
+	.loc 1 156 15
 	mul.rn.f32 %f54, %f22, %f22;
 	mul.rn.f32 %f55, %f23, %f23;
+	.loc 1 157 9
 	add.rn.f32 %f56, %f54, %f55;
 	setp.gt.f32 %p57, %f56, 0f40800000;
 	@%p57 bra $L_51;
 $L_77:
+	.loc 1 160 9
 	mul.rn.f32 %f62, %f22, 0f40000000;
 	mul.rn.f32 %f63, %f62, %f23;
 	add.rn.f32 %f64, %f63, %f53;
+	.loc 1 161 11
 	sub.rn.f32 %f65, %f54, %f55;
 	add.rn.f32 %f66, %f65, %f47;
+	.loc 1 155 22
 	add.s32 %r67, %r24, 1;
 	mov.f32 %f22, %f66;
 	mov.f32 %f23, %f64;
 	mov.b32 %r24, %r67;
 	bra.uni $L_75;
 $L_78:
+	.loc 1 151 29
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt4, %rd41;
 	div.s64 %rd69, %rd41, %rd9;
@@ -6465,15 +7212,19 @@ $Lexit:
 	.reg .b64 %rdt<4>;
 
 $L_0:
+	.loc 1 171 2
 	ld.param.u64 %rd4, [Xorshift_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Xorshift_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 172 13
 	ld.param.u64 %rd9, [Xorshift_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
 	ld.param.u64 %rd10, [Xorshift_0_param_3];
+	.loc 1 173 17
 	ld.param.s64 %rd16, [Xorshift_0_param_4];
 $L_1:
+	.loc 1 171 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -6508,6 +7259,7 @@ $L_4:
 $L_5:
 	mov.b64 %rd7, %rd2;
 $L_6:
+	.loc 1 172 13
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
 	or.b32 %r12, %r11, 1;
@@ -6520,98 +7272,131 @@ $L_8:
 	setp.lt.s64 %p58, %rd14, %rd57;
 	@!%p58 bra $L_25;
 $L_9:
+	.loc 1 173 17
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_10:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_11:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_12:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_13:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_14:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_15:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_16:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_17:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_18:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_19:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_20:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_21:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_22:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 $L_23:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_24:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
@@ -6620,20 +7405,26 @@ $L_25:
 	setp.lt.s64 %p15, %rd14, %rd16;
 	@!%p15 bra $L_27;
 $L_26:
+	.loc 1 174 11
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
+	.loc 1 175 11
 	shr.u32 %r19, %r18, 17;
 	xor.b32 %r20, %r18, %r19;
+	.loc 1 176 11
 	shl.b32 %r21, %r20, 5;
 	xor.b32 %r22, %r20, %r21;
+	.loc 1 173 27
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
 	bra.uni $L_25;
 $L_27:
+	.loc 1 178 6
 	mad.lo.s64 %rd24, %rd7, 4, %rd4;
 	st.global.u32 [%rd24], %r13;
 $L_28:
+	.loc 1 171 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
 $L_29:
@@ -6644,6 +7435,7 @@ $L_30:
 $L_31:
 	mov.b64 %rd28, %rd2;
 $L_32:
+	.loc 1 172 13
 	setp.ge.u64 %pt0, %rd28, %rd10;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd29, %rd28, 4, %rd9;
@@ -6658,98 +7450,131 @@ $L_34:
 	setp.lt.s64 %p61, %rd14, %rd60;
 	@!%p61 bra $L_51;
 $L_35:
+	.loc 1 173 17
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_36:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_37:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_38:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_39:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_40:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_41:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_42:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_43:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_44:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_45:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_46:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_47:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_48:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 $L_49:
 	setp.lt.s64 %p32, %rd14, %rd16;
 $L_50:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
@@ -6758,20 +7583,26 @@ $L_51:
 	setp.lt.s64 %p32, %rd14, %rd16;
 	@!%p32 bra $L_53;
 $L_52:
+	.loc 1 174 11
 	shl.b32 %r33, %r13, 13;
 	xor.b32 %r34, %r13, %r33;
+	.loc 1 175 11
 	shr.u32 %r35, %r34, 17;
 	xor.b32 %r36, %r34, %r35;
+	.loc 1 176 11
 	shl.b32 %r37, %r36, 5;
 	xor.b32 %r38, %r36, %r37;
+	.loc 1 173 27
 	add.s64 %rd39, %rd14, 1;
 	mov.b32 %r13, %r38;
 	mov.b64 %rd14, %rd39;
 	bra.uni $L_51;
 $L_53:
+	.loc 1 178 6
 	mad.lo.s64 %rd40, %rd28, 4, %rd4;
 	st.global.u32 [%rd40], %r13;
 $L_54:
+	.loc 1 171 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_30;
 $Lfault_0:
@@ -6820,18 +7651,22 @@ $Lexit:
 	.reg .f32 %f<41>;
 
 $L_0:
+	.loc 1 186 2
 	ld.param.u64 %rd4, [MatVec_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [MatVec_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 188 13
 	ld.param.s64 %rd9, [MatVec_0_param_6];
 	ld.param.u64 %rd15, [MatVec_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
 	ld.param.u64 %rd16, [MatVec_0_param_3];
+	.loc 1 190 21
 	ld.param.u64 %rd25, [MatVec_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
 	ld.param.u64 %rd26, [MatVec_0_param_5];
 $L_1:
+	.loc 1 186 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -6852,6 +7687,7 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	.loc 1 188 13
 	mul.lo.s64 %rd8, %rd7, %rd9;
 	mov.b64 %rd10, %rd8;
 	add.s64 %rd11, %rd10, %rd9;
@@ -6889,6 +7725,7 @@ $L_10:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_11:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6900,9 +7737,11 @@ $L_11:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_12:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_13:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6914,9 +7753,11 @@ $L_13:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_14:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_15:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6928,9 +7769,11 @@ $L_15:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_16:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_17:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6942,9 +7785,11 @@ $L_17:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_18:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_19:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6956,9 +7801,11 @@ $L_19:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_20:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_21:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6970,9 +7817,11 @@ $L_21:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_22:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_23:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6984,9 +7833,11 @@ $L_23:
 	add.s64 %rd56, %rd56, 4;
 	add.s64 %rd57, %rd57, 4;
 $L_24:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_25:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -6999,10 +7850,12 @@ $L_25:
 	add.s64 %rd57, %rd57, 4;
 	bra.uni $L_9;
 $L_26:
+	.loc 1 188 11
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 	@!%p21 bra $L_28;
 $L_27:
+	.loc 1 190 14
 	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
 	mov.b64 %rd24, %rd57;
@@ -7015,19 +7868,23 @@ $L_27:
 	add.s64 %rd57, %rd57, 4;
 	bra.uni $L_26;
 $L_28:
+	.loc 1 192 4
 	mad.lo.s64 %rd30, %rd7, 4, %rd4;
 	st.global.f32 [%rd30], %f18;
 $L_29:
+	.loc 1 186 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_30:
 	add.s64 %rd59, %rd12, 0;
 	add.s64 %rd60, %rd25, 0;
 $L_31:
+	.loc 1 188 11
 	add.s64 %rd33, %rd19, 1;
 	setp.lt.s64 %p34, %rd33, %rd17;
 	@!%p34 bra $L_28;
 $L_32:
+	.loc 1 190 14
 	mov.b64 %rd35, %rd59;
 	ld.global.f32 %f36, [%rd35];
 	setp.ge.u64 %pt2, %rd33, %rd26;
@@ -7098,15 +7955,18 @@ $Lexit:
 	.reg .f64 %fd<95>;
 
 $L_0:
+	.loc 1 200 2
 	ld.param.u64 %rd4, [Daxpy_0_param_3];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Daxpy_0_param_4];
 	mov.b64 %rd3, %rd5;
+	.loc 1 201 13
 	ld.param.u64 %rd9, [Daxpy_0_param_1];
 	cvta.to.global.u64 %rd9, %rd9;
 	ld.param.u64 %rd10, [Daxpy_0_param_2];
 	ld.param.f64 %fd13, [Daxpy_0_param_0];
 $L_1:
+	.loc 1 200 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -7140,6 +8000,7 @@ $L_4:
 	mul.lo.s64 %rd99, %rd1, 4;
 	mov.b64 %rd48, %rd35;
 	mov.b64 %rd50, %rd44;
+	.loc 1 201 13
 	mul.lo.s64 %rd101, %rd1, 8;
 	mov.b64 %rd104, %rd101;
 	mul.lo.s64 %rd110, %rd1, 16;
@@ -7147,6 +8008,7 @@ $L_4:
 	mul.lo.s64 %rd119, %rd1, 24;
 	mov.b64 %rd122, %rd119;
 	mov.b64 %rd135, %rd2;
+	.loc 1 200 2
 	mov.b64 %rd136, %rd135;
 	mad.lo.s64 %rd137, %rd136, 8, %rd9;
 	mul.lo.s64 %rd138, %rd99, 8;
@@ -7160,6 +8022,7 @@ $L_6:
 	setp.gt.u64 %p47, %rd46, %rd50;
 	@!%p47 bra $L_12;
 $L_7:
+	.loc 1 201 13
 	mov.b64 %rd54, %rd137;
 	ld.global.f64 %fd55, [%rd54];
 	mul.rn.f64 %fd56, %fd13, %fd55;
@@ -7216,6 +8079,7 @@ $L_11:
 	add.s64 %rd139, %rd139, %rd138;
 	bra.uni $L_5;
 $L_12:
+	.loc 1 200 2
 	mov.b64 %rd127, %rd2;
 	mad.lo.s64 %rd128, %rd127, 8, %rd9;
 	mov.b64 %rd129, %rd101;
@@ -7224,6 +8088,7 @@ $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_16;
 $L_14:
+	.loc 1 201 13
 	mov.b64 %rd8, %rd128;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
@@ -7233,6 +8098,7 @@ $L_14:
 	mov.b64 %rd17, %rd14;
 	st.global.f64 [%rd17], %fd16;
 $L_15:
+	.loc 1 200 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd128, %rd128, %rd129;
 	add.s64 %rd130, %rd130, %rd129;
@@ -7250,6 +8116,7 @@ $L_18:
 $L_19:
 	mov.b64 %rd21, %rd2;
 $L_20:
+	.loc 1 201 13
 	setp.ge.u64 %pt0, %rd21, %rd10;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd22, %rd132;
@@ -7261,6 +8128,7 @@ $L_20:
 	mov.b64 %rd28, %rd25;
 	st.global.f64 [%rd28], %fd27;
 $L_21:
+	.loc 1 200 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd132, %rd132, %rd133;
 	add.s64 %rd134, %rd134, %rd133;
@@ -7308,15 +8176,19 @@ $Lexit:
 	.reg .b64 %rdt<4>;
 
 $L_0:
+	.loc 1 209 2
 	ld.param.u64 %rd4, [Hash_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Hash_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 210 12
 	ld.param.u64 %rd9, [Hash_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
 	ld.param.u64 %rd10, [Hash_0_param_3];
+	.loc 1 211 17
 	ld.param.s64 %rd15, [Hash_0_param_4];
 $L_1:
+	.loc 1 209 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -7351,6 +8223,7 @@ $L_4:
 $L_5:
 	mov.b64 %rd7, %rd2;
 $L_6:
+	.loc 1 210 12
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
@@ -7362,122 +8235,163 @@ $L_8:
 	setp.lt.s64 %p62, %rd13, %rd61;
 	@!%p62 bra $L_25;
 $L_9:
+	.loc 1 211 17
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_10:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_11:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_12:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_13:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_14:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_15:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_16:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_17:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_18:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_19:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_20:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_21:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_22:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 $L_23:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_24:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
@@ -7486,23 +8400,30 @@ $L_25:
 	setp.lt.s64 %p14, %rd13, %rd15;
 	@!%p14 bra $L_27;
 $L_26:
+	.loc 1 212 4
 	add.u64 %rd16, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd17, %rd16, 30;
 	xor.b64 %rd18, %rd16, %rd17;
 	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd20, %rd19, 27;
 	xor.b64 %rd21, %rd19, %rd20;
 	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd23, %rd22, 31;
 	xor.b64 %rd24, %rd22, %rd23;
+	.loc 1 211 27
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
 	bra.uni $L_25;
 $L_27:
+	.loc 1 217 6
 	mad.lo.s64 %rd26, %rd7, 8, %rd4;
 	st.global.u64 [%rd26], %rd12;
 $L_28:
+	.loc 1 209 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
 $L_29:
@@ -7513,6 +8434,7 @@ $L_30:
 $L_31:
 	mov.b64 %rd30, %rd2;
 $L_32:
+	.loc 1 210 12
 	setp.ge.u64 %pt0, %rd30, %rd10;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd31, %rd30, 8, %rd9;
@@ -7526,122 +8448,163 @@ $L_34:
 	setp.lt.s64 %p65, %rd13, %rd64;
 	@!%p65 bra $L_51;
 $L_35:
+	.loc 1 211 17
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_36:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_37:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_38:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_39:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_40:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_41:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_42:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_43:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_44:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_45:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_46:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_47:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_48:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 $L_49:
 	setp.lt.s64 %p33, %rd13, %rd15;
 $L_50:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
@@ -7650,23 +8613,30 @@ $L_51:
 	setp.lt.s64 %p33, %rd13, %rd15;
 	@!%p33 bra $L_53;
 $L_52:
+	.loc 1 212 4
 	add.u64 %rd34, %rd12, 11400714819323198485U;
+	.loc 1 213 14
 	shr.u64 %rd35, %rd34, 30;
 	xor.b64 %rd36, %rd34, %rd35;
 	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	.loc 1 214 14
 	shr.u64 %rd38, %rd37, 27;
 	xor.b64 %rd39, %rd37, %rd38;
 	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	.loc 1 215 11
 	shr.u64 %rd41, %rd40, 31;
 	xor.b64 %rd42, %rd40, %rd41;
+	.loc 1 211 27
 	add.s64 %rd43, %rd13, 1;
 	mov.b64 %rd12, %rd42;
 	mov.b64 %rd13, %rd43;
 	bra.uni $L_51;
 $L_53:
+	.loc 1 217 6
 	mad.lo.s64 %rd44, %rd30, 8, %rd4;
 	st.global.u64 [%rd44], %rd12;
 $L_54:
+	.loc 1 209 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_30;
 $Lfault_0:
@@ -7715,16 +8685,20 @@ $Lexit:
 	.reg .f64 %fd<29>;
 
 $L_0:
+	.loc 1 226 2
 	ld.param.u64 %rd4, [Transpose_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Transpose_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 227 12
 	ld.param.s64 %rd9, [Transpose_0_param_5];
+	.loc 1 228 16
 	ld.param.s64 %rd12, [Transpose_0_param_4];
 	ld.param.u64 %rd15, [Transpose_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
 	ld.param.u64 %rd16, [Transpose_0_param_3];
 $L_1:
+	.loc 1 226 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -7766,6 +8740,7 @@ $L_6:
 	min.u32 %r73, %r71, %r72;
 	sub.u32 %r74, %r71, %r73;
 	min.u32 %r75, %r74, 1;
+	.loc 1 227 12
 	add.u32 %r63, %r69, %r75;
 	mov.b32 %r64, %r73;
 	cvt.u64.u32 %rd53, %r63;
@@ -7773,6 +8748,7 @@ $L_6:
 $L_7:
 	mov.b64 %rd8, %rd53;
 	mov.b64 %rd10, %rd54;
+	.loc 1 228 16
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
 	setp.ge.u64 %pt0, %rd13, %rd16;
@@ -7782,10 +8758,12 @@ $L_7:
 	mov.b64 %rd18, %rd34;
 	st.global.f64 [%rd18], %fd17;
 $L_8:
+	.loc 1 226 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd34, %rd34, %rd35;
 	bra.uni $L_3;
 $L_9:
+	.loc 1 227 12
 	setp.eq.s64 %pt1, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd53, %rd7, %rd9;
@@ -7796,6 +8774,7 @@ $L_9:
 $L_10:
 	bra.uni $Lexit;
 $L_11:
+	.loc 1 226 2
 	mov.b64 %rd36, %rd2;
 	mad.lo.s64 %rd37, %rd36, 8, %rd4;
 	mul.lo.s64 %rd38, %rd1, 8;
@@ -7809,6 +8788,7 @@ $L_12:
 $L_13:
 	mov.b64 %rd22, %rd2;
 $L_14:
+	.loc 1 227 12
 	setp.eq.s64 %pt2, %rd9, 0;
 	@%pt2 bra $Lfault_1;
 	mov.b64 %rd41, %rd22;
@@ -7833,6 +8813,7 @@ $L_15:
 $L_16:
 	mov.b64 %rd23, %rd39;
 	mov.b64 %rd24, %rd40;
+	.loc 1 228 16
 	mul.lo.s64 %rd25, %rd24, %rd12;
 	add.s64 %rd26, %rd25, %rd23;
 	setp.ge.u64 %pt3, %rd26, %rd16;
@@ -7842,10 +8823,12 @@ $L_16:
 	mov.b64 %rd29, %rd37;
 	st.global.f64 [%rd29], %fd28;
 $L_17:
+	.loc 1 226 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd37, %rd37, %rd38;
 	bra.uni $L_12;
 $L_18:
+	.loc 1 227 12
 	setp.eq.s64 %pt4, %rd9, -1;
 	neg.s64 %rdt4, %rd22;
 	div.s64 %rd39, %rd22, %rd9;
@@ -8000,671 +8983,179 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r427 = 0, *r429 = 0, *r431 = 0, *r433 = 0, *r435 = 0, *r437 = 0, *r440 = 0, *r442 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 16 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r9 = p4;
-	r13 = p2;
-	r14 = p3;
+#line 19 "kernels.go"
+	r13 = p2; r14 = p3;
+#line 18 "kernels.go"
 	r41 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r118 = r9 != 0ll;
-	r124 = (u64)r14;
-	r125 = r124 <= 2305843009213693952ull;
-	r127 = (u64)r14 - (u64)(-1ll);
-	r133 = (u64)r14 - 1ull;
-	r135 = r127 < r133 ? r127 : r133;
-	r136 = 0ull - (u64)r9;
-	r137 = (u64)r136;
-	r138 = r137 + 2305843009213693952ull;
-	r139 = r138 <= 4611686018427387904ull;
-	r140 = -(u64)r136;
-	r141 = (u64)r14 - (u64)r136;
-	r142 = r140 > 1ll ? r140 : 1ll;
-	r143 = r135 < r141 ? r135 : r141;
-	r144 = r9;
-	r145 = (u64)r144;
-	r146 = r145 + 2305843009213693952ull;
-	r147 = r146 <= 4611686018427387904ull;
-	r148 = -(u64)r144;
-	r149 = (u64)r14 - (u64)r144;
-	r150 = r142 > r148 ? r142 : r148;
-	r151 = r143 < r149 ? r143 : r149;
-	r152 = r3 < r150 ? r3 : r150;
-	r153 = r3 < r151 ? r3 : r151;
-	if (!r118) goto b79;
-	if (!r125) goto b79;
-	if (!r139) goto b79;
-	if (!r147) goto b79;
-	r116 = (u64)r9 - 1ull;
-	r113 = (u64)r41 - 1ull;
-	r329 = (u64)r9 * (u64)(-4ll);
-	r332 = (u64)r9 * 4ull;
-	r434 = r2;
-	r435 = r13 + r434 * 4;
-	r436 = (u64)r1 * 4ull;
-	r437 = r4 + r434 * 4;
-	r530 = r145;
-	r536 = (u32)r9;
-	r541 = r536 > 1u ? r536 : 1u;
-	r542 = qd_div_u32(4294967295u, r541);
+#line 16 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r118 = r9 != 0ll; r124 = (u64)r14; r125 = r124 <= 2305843009213693952ull; r127 = (u64)r14 - (u64)(-1ll); r133 = (u64)r14 - 1ull; r135 = r127 < r133 ? r127 : r133; r136 = 0ull - (u64)r9; r137 = (u64)r136; r138 = r137 + 2305843009213693952ull; r139 = r138 <= 4611686018427387904ull; r140 = -(u64)r136; r141 = (u64)r14 - (u64)r136; r142 = r140 > 1ll ? r140 : 1ll; r143 = r135 < r141 ? r135 : r141; r144 = r9; r145 = (u64)r144; r146 = r145 + 2305843009213693952ull; r147 = r146 <= 4611686018427387904ull; r148 = -(u64)r144; r149 = (u64)r14 - (u64)r144; r150 = r142 > r148 ? r142 : r148; r151 = r143 < r149 ? r143 : r149; r152 = r3 < r150 ? r3 : r150; r153 = r3 < r151 ? r3 : r151; if (!r118) goto b79; if (!r125) goto b79; if (!r139) goto b79; if (!r147) goto b79;
+#line 18 "kernels.go"
+	r116 = (u64)r9 - 1ull; r113 = (u64)r41 - 1ull;
+	r329 = (u64)r9 * (u64)(-4ll); r332 = (u64)r9 * 4ull;
+#line 16 "kernels.go"
+	r434 = r2; r435 = r13 + r434 * 4; r436 = (u64)r1 * 4ull; r437 = r4 + r434 * 4; r530 = r145; r536 = (u32)r9; r541 = r536 > 1u ? r536 : 1u; r542 = qd_div_u32(4294967295u, r541);
 b6: // head (checked if, before)
-	r82 = r2 < r152;
-	if (!r82) goto b18;
-	r83 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r529 = (u64)r83;
-	r531 = r529 | r530;
-	r532 = r531 >> 32;
-	r533 = (u32)r532;
-	r534 = r533 == 0u;
-	if (!r534) goto b17;
-	r535 = (u32)r83;
-	r543 = __umulhi(r535, r542);
-	r544 = r543 * r536;
-	r545 = r535 - r544;
-	r546 = r545 - r536;
-	r547 = r545 < r546 ? r545 : r546;
-	r548 = r545 - r547;
-	r549 = r548 < 1u ? r548 : 1u;
-	r537 = r543 + r549;
-	r538 = r547;
-	r527 = (i64)r537;
-	r528 = (i64)r538;
+#line 16 "kernels.go"
+	r82 = r2 < r152; if (!r82) goto b18; r83 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r529 = (u64)r83; r531 = r529 | r530; r532 = r531 >> 32; r533 = (u32)r532; r534 = r533 == 0u; if (!r534) goto b17; r535 = (u32)r83; r543 = __umulhi(r535, r542); r544 = r543 * r536; r545 = r535 - r544; r546 = r545 - r536; r547 = r545 < r546 ? r545 : r546; r548 = r545 - r547; r549 = r548 < 1u ? r548 : 1u; r537 = r543 + r549; r538 = r547; r527 = (i64)r537; r528 = (i64)r538;
 b10: // rangeint.body (checked if, before)
-	r84 = r528;
-	r85 = r527;
-	r86 = r84 > 0ll;
-	if (!r86) goto b16;
-	r117 = r84 < r116;
-	if (!r117) goto b16;
-	r115 = r85 > 0ll;
-	if (!r115) goto b16;
-	r114 = r85 < r113;
-	if (!r114) goto b16;
-	if ((u64)r83 >= (u64)r14) { qd_site = 2; qd_x = r83; qd_y = r14; goto qd_fault; }
-	r87 = r435;
-	r88 = *(float *)r87;
-	r89 = r88 * 0x1p-01f;
-	r90 = (u64)r83 - 1ull;
-	if ((u64)r90 >= (u64)r14) { qd_site = 3; qd_x = r90; qd_y = r14; goto qd_fault; }
-	r326 = r87;
-	r91 = r326 + -4ll;
-	r92 = *(float *)r91;
-	r93 = (u64)r83 + 1ull;
-	if ((u64)r93 >= (u64)r14) { qd_site = 4; qd_x = r93; qd_y = r14; goto qd_fault; }
-	r327 = r87;
-	r94 = r327 + 4ll;
-	r95 = *(float *)r94;
-	r96 = r92 + r95;
-	r97 = (u64)r83 - (u64)r9;
-	if ((u64)r97 >= (u64)r14) { qd_site = 5; qd_x = r97; qd_y = r14; goto qd_fault; }
-	r328 = r87;
-	r330 = r328 + r329 * 1;
-	r98 = r330;
-	r99 = *(float *)r98;
-	r100 = r96 + r99;
-	r101 = (u64)r83 + (u64)r9;
-	if ((u64)r101 >= (u64)r14) { qd_site = 6; qd_x = r101; qd_y = r14; goto qd_fault; }
-	r331 = r87;
-	r333 = r331 + r332 * 1;
-	r102 = r333;
-	r103 = *(float *)r102;
-	r104 = r100 + r103;
-	r105 = r104 * 0x1p-03f;
-	r106 = r89 + r105;
-	r107 = r437;
-	*(float *)r107 = r106;
+#line 17 "kernels.go"
+	r84 = r528; r85 = r527;
+	r86 = r84 > 0ll; if (!r86) goto b16; r117 = r84 < r116; if (!r117) goto b16; r115 = r85 > 0ll; if (!r115) goto b16; r114 = r85 < r113; if (!r114) goto b16;
+	if ((u64)r83 >= (u64)r14) { qd_site = 2; qd_x = r83; qd_y = r14; goto qd_fault; } r87 = r435; r88 = *(float *)r87; r89 = r88 * 0x1p-01f; r90 = (u64)r83 - 1ull; if ((u64)r90 >= (u64)r14) { qd_site = 3; qd_x = r90; qd_y = r14; goto qd_fault; } r326 = r87; r91 = r326 + -4ll; r92 = *(float *)r91; r93 = (u64)r83 + 1ull; if ((u64)r93 >= (u64)r14) { qd_site = 4; qd_x = r93; qd_y = r14; goto qd_fault; } r327 = r87; r94 = r327 + 4ll; r95 = *(float *)r94; r96 = r92 + r95; r97 = (u64)r83 - (u64)r9; if ((u64)r97 >= (u64)r14) { qd_site = 5; qd_x = r97; qd_y = r14; goto qd_fault; } r328 = r87; r330 = r328 + r329 * 1; r98 = r330; r99 = *(float *)r98; r100 = r96 + r99; r101 = (u64)r83 + (u64)r9; if ((u64)r101 >= (u64)r14) { qd_site = 6; qd_x = r101; qd_y = r14; goto qd_fault; } r331 = r87; r333 = r331 + r332 * 1; r102 = r333; r103 = *(float *)r102; r104 = r100 + r103; r105 = r104 * 0x1p-03f; r106 = r89 + r105; r107 = r437; *(float *)r107 = r106;
 b15: // latch (checked if, before)
-	r2 = (u64)r2 + (u64)r1;
-	r435 = r435 + r436 * 1;
-	r437 = r437 + r436 * 1;
-	goto b6;
+#line 16 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r435 = r435 + r436 * 1; r437 = r437 + r436 * 1; goto b6;
 b16: // if.else (checked if, before)
-	if ((u64)r83 >= (u64)r14) { qd_site = 7; qd_x = r83; qd_y = r14; goto qd_fault; }
-	r110 = r435;
-	r111 = *(float *)r110;
-	r112 = r437;
-	*(float *)r112 = r111;
-	goto b15;
+#line 21 "kernels.go"
+	if ((u64)r83 >= (u64)r14) { qd_site = 7; qd_x = r83; qd_y = r14; goto qd_fault; } r110 = r435; r111 = *(float *)r110; r112 = r437; *(float *)r112 = r111; goto b15;
 b17: // divide in 64 bits
-	r527 = qd_div_i64(r83, r9);
-	r540 = (u64)r527 * (u64)r9;
-	r528 = (u64)r83 - (u64)r540;
-	goto b10;
+#line 17 "kernels.go"
+	r527 = qd_div_i64(r83, r9); r540 = (u64)r527 * (u64)r9; r528 = (u64)r83 - (u64)r540; goto b10;
 b18: // preheader
-	r154 = (u64)r1 * 3ull;
-	r309 = r436;
-	r158 = (u64)r153;
-	r160 = (u64)r154;
-	r196 = r116;
-	r193 = r113;
-	r337 = r329;
-	r340 = r332;
-	r232 = r116;
-	r229 = r113;
-	r343 = r309;
-	r354 = r329;
-	r359 = r332;
-	r362 = r309;
-	r365 = r309;
-	r368 = r309;
-	r269 = r116;
-	r266 = r113;
-	r371 = (u64)r1 * 8ull;
-	r382 = r329;
-	r387 = r332;
-	r390 = r371;
-	r393 = r371;
-	r396 = r393;
-	r306 = r116;
-	r303 = r113;
-	r399 = (u64)r1 * 12ull;
-	r410 = r329;
-	r415 = r332;
-	r418 = r399;
-	r421 = r399;
-	r424 = r421;
-	r438 = r2;
-	r439 = r438;
-	r440 = r13 + r439 * 4;
-	r441 = (u64)r309 * 4ull;
-	r442 = r4 + r439 * 4;
-	r516 = r145;
-	r502 = r145;
-	r488 = r145;
-	r474 = r145;
-	r480 = r536;
-	r494 = r536;
-	r508 = r536;
-	r522 = r536;
+#line 17 "kernels.go"
+	r154 = (u64)r1 * 3ull; r309 = r436; r158 = (u64)r153; r160 = (u64)r154;
+	r196 = r116; r193 = r113;
+	r337 = r329; r340 = r332;
+#line 18 "kernels.go"
+	r232 = r116; r229 = r113;
+	r343 = r309; r354 = r329; r359 = r332; r362 = r309;
+#line 21 "kernels.go"
+	r365 = r309; r368 = r309;
+#line 18 "kernels.go"
+	r269 = r116; r266 = r113;
+	r371 = (u64)r1 * 8ull; r382 = r329; r387 = r332; r390 = r371;
+#line 21 "kernels.go"
+	r393 = r371; r396 = r393;
+#line 18 "kernels.go"
+	r306 = r116; r303 = r113;
+	r399 = (u64)r1 * 12ull; r410 = r329; r415 = r332; r418 = r399;
+#line 21 "kernels.go"
+	r421 = r399; r424 = r421; r438 = r2;
+#line 16 "kernels.go"
+	r439 = r438; r440 = r13 + r439 * 4; r441 = (u64)r309 * 4ull; r442 = r4 + r439 * 4; r516 = r145; r502 = r145; r488 = r145; r474 = r145; r480 = r536; r494 = r536; r508 = r536; r522 = r536;
 b19: // grid unrolled guard
-	r155 = r2 < r153;
-	if (!r155) goto b79;
-	r159 = (u64)r2;
-	r156 = r158 - r159;
-	r157 = r156 > r160;
-	if (!r157) goto b66;
-	r161 = r2;
-	r163 = r161;
-	r515 = (u64)r163;
-	r517 = r515 | r516;
-	r518 = r517 >> 32;
-	r519 = (u32)r518;
-	r520 = r519 == 0u;
-	if (!r520) goto b65;
-	r521 = (u32)r163;
-	r571 = __umulhi(r521, r542);
-	r572 = r571 * r522;
-	r573 = r521 - r572;
-	r574 = r573 - r522;
-	r575 = r573 < r574 ? r573 : r574;
-	r576 = r573 - r575;
-	r577 = r576 < 1u ? r576 : 1u;
-	r523 = r571 + r577;
-	r524 = r575;
-	r513 = (i64)r523;
-	r514 = (i64)r524;
+#line 16 "kernels.go"
+	r155 = r2 < r153; if (!r155) goto b79; r159 = (u64)r2; r156 = r158 - r159; r157 = r156 > r160; if (!r157) goto b66; r161 = r2; r163 = r161; r515 = (u64)r163; r517 = r515 | r516; r518 = r517 >> 32; r519 = (u32)r518; r520 = r519 == 0u; if (!r520) goto b65; r521 = (u32)r163; r571 = __umulhi(r521, r542); r572 = r571 * r522; r573 = r521 - r572; r574 = r573 - r522; r575 = r573 < r574 ? r573 : r574; r576 = r573 - r575; r577 = r576 < 1u ? r576 : 1u;
+	r523 = r571 + r577; r524 = r575; r513 = (i64)r523; r514 = (i64)r524;
 b25: // rangeint.body (grid unrolled 0)
-	r164 = r514;
-	r165 = r513;
-	r166 = r164 > 0ll;
-	if (!r166) goto b64;
-	r197 = r164 < r196;
-	if (!r197) goto b64;
-	r195 = r165 > 0ll;
-	if (!r195) goto b64;
-	r194 = r165 < r193;
-	if (!r194) goto b64;
-	r167 = r440;
-	r168 = *(float *)r167;
-	r169 = r168 * 0x1p-01f;
-	r334 = r167;
-	r171 = r334 + -4ll;
-	r172 = *(float *)r171;
-	r335 = r167;
-	r174 = r335 + 4ll;
-	r175 = *(float *)r174;
-	r176 = r172 + r175;
-	r336 = r167;
-	r338 = r336 + r337 * 1;
-	r178 = r338;
-	r179 = *(float *)r178;
-	r180 = r176 + r179;
-	r339 = r167;
-	r341 = r339 + r340 * 1;
-	r182 = r341;
-	r183 = *(float *)r182;
-	r184 = r180 + r183;
-	r185 = r184 * 0x1p-03f;
-	r186 = r169 + r185;
-	r187 = r442;
-	*(float *)r187 = r186;
+#line 17 "kernels.go"
+	r164 = r514; r165 = r513;
+	r166 = r164 > 0ll; if (!r166) goto b64; r197 = r164 < r196; if (!r197) goto b64; r195 = r165 > 0ll; if (!r195) goto b64; r194 = r165 < r193; if (!r194) goto b64;
+	r167 = r440; r168 = *(float *)r167; r169 = r168 * 0x1p-01f; r334 = r167; r171 = r334 + -4ll; r172 = *(float *)r171; r335 = r167; r174 = r335 + 4ll; r175 = *(float *)r174; r176 = r172 + r175; r336 = r167; r338 = r336 + r337 * 1; r178 = r338; r179 = *(float *)r178; r180 = r176 + r179; r339 = r167; r341 = r339 + r340 * 1; r182 = r341; r183 = *(float *)r182; r184 = r180 + r183; r185 = r184 * 0x1p-03f; r186 = r169 + r185; r187 = r442; *(float *)r187 = r186;
 b30: // grid unrolled 1
+#line 19 "kernels.go"
 	r234 = (u64)r161 + (u64)r1;
-	r199 = r234;
-	r501 = (u64)r199;
-	r503 = r501 | r502;
-	r504 = r503 >> 32;
-	r505 = (u32)r504;
-	r506 = r505 == 0u;
-	if (!r506) goto b63;
-	r507 = (u32)r199;
-	r564 = __umulhi(r507, r542);
-	r565 = r564 * r508;
-	r566 = r507 - r565;
-	r567 = r566 - r508;
-	r568 = r566 < r567 ? r566 : r567;
-	r569 = r566 - r568;
-	r570 = r569 < 1u ? r569 : 1u;
-	r509 = r564 + r570;
-	r510 = r568;
-	r499 = (i64)r509;
-	r500 = (i64)r510;
+#line 16 "kernels.go"
+	r199 = r234; r501 = (u64)r199; r503 = r501 | r502; r504 = r503 >> 32; r505 = (u32)r504; r506 = r505 == 0u; if (!r506) goto b63; r507 = (u32)r199; r564 = __umulhi(r507, r542); r565 = r564 * r508; r566 = r507 - r565; r567 = r566 - r508; r568 = r566 < r567 ? r566 : r567; r569 = r566 - r568; r570 = r569 < 1u ? r569 : 1u;
+	r509 = r564 + r570; r510 = r568; r499 = (i64)r509; r500 = (i64)r510;
 b34: // rangeint.body (grid unrolled 1)
-	r200 = r500;
-	r201 = r499;
-	r202 = r200 > 0ll;
-	if (!r202) goto b62;
-	r233 = r200 < r232;
-	if (!r233) goto b62;
-	r231 = r201 > 0ll;
-	if (!r231) goto b62;
-	r230 = r201 < r229;
-	if (!r230) goto b62;
-	r342 = r440;
-	r344 = r342 + r343 * 1;
-	r203 = r344;
-	r204 = *(float *)r203;
-	r205 = r204 * 0x1p-01f;
-	r347 = r344;
-	r207 = r347 + -4ll;
-	r208 = *(float *)r207;
-	r350 = r344;
-	r210 = r350 + 4ll;
-	r211 = *(float *)r210;
-	r212 = r208 + r211;
-	r353 = r344;
-	r355 = r353 + r354 * 1;
-	r214 = r355;
-	r215 = *(float *)r214;
-	r216 = r212 + r215;
-	r358 = r344;
-	r360 = r358 + r359 * 1;
-	r218 = r360;
-	r219 = *(float *)r218;
-	r220 = r216 + r219;
-	r221 = r220 * 0x1p-03f;
-	r222 = r205 + r221;
-	r361 = r442;
-	r363 = r361 + r362 * 1;
-	r223 = r363;
-	*(float *)r223 = r222;
+#line 17 "kernels.go"
+	r200 = r500; r201 = r499;
+	r202 = r200 > 0ll; if (!r202) goto b62; r233 = r200 < r232; if (!r233) goto b62; r231 = r201 > 0ll; if (!r231) goto b62; r230 = r201 < r229; if (!r230) goto b62;
+	r342 = r440; r344 = r342 + r343 * 1; r203 = r344; r204 = *(float *)r203; r205 = r204 * 0x1p-01f; r347 = r344; r207 = r347 + -4ll; r208 = *(float *)r207; r350 = r344; r210 = r350 + 4ll; r211 = *(float *)r210; r212 = r208 + r211; r353 = r344; r355 = r353 + r354 * 1; r214 = r355; r215 = *(float *)r214; r216 = r212 + r215; r358 = r344; r360 = r358 + r359 * 1; r218 = r360; r219 = *(float *)r218; r220 = r216 + r219; r221 = r220 * 0x1p-03f; r222 = r205 + r221; r361 = r442; r363 = r361 + r362 * 1; r223 = r363; *(float *)r223 = r222;
 b39: // grid unrolled 2
+#line 19 "kernels.go"
 	r271 = (u64)r234 + (u64)r1;
-	r236 = r271;
-	r487 = (u64)r236;
-	r489 = r487 | r488;
-	r490 = r489 >> 32;
-	r491 = (u32)r490;
-	r492 = r491 == 0u;
-	if (!r492) goto b61;
-	r493 = (u32)r236;
-	r557 = __umulhi(r493, r542);
-	r558 = r557 * r494;
-	r559 = r493 - r558;
-	r560 = r559 - r494;
-	r561 = r559 < r560 ? r559 : r560;
-	r562 = r559 - r561;
-	r563 = r562 < 1u ? r562 : 1u;
-	r495 = r557 + r563;
-	r496 = r561;
-	r485 = (i64)r495;
-	r486 = (i64)r496;
+#line 16 "kernels.go"
+	r236 = r271; r487 = (u64)r236; r489 = r487 | r488; r490 = r489 >> 32; r491 = (u32)r490; r492 = r491 == 0u; if (!r492) goto b61; r493 = (u32)r236; r557 = __umulhi(r493, r542); r558 = r557 * r494; r559 = r493 - r558; r560 = r559 - r494; r561 = r559 < r560 ? r559 : r560; r562 = r559 - r561; r563 = r562 < 1u ? r562 : 1u;
+	r495 = r557 + r563; r496 = r561; r485 = (i64)r495; r486 = (i64)r496;
 b43: // rangeint.body (grid unrolled 2)
-	r237 = r486;
-	r238 = r485;
-	r239 = r237 > 0ll;
-	if (!r239) goto b60;
-	r270 = r237 < r269;
-	if (!r270) goto b60;
-	r268 = r238 > 0ll;
-	if (!r268) goto b60;
-	r267 = r238 < r266;
-	if (!r267) goto b60;
-	r370 = r440;
-	r372 = r370 + r371 * 1;
-	r240 = r372;
-	r241 = *(float *)r240;
-	r242 = r241 * 0x1p-01f;
-	r375 = r372;
-	r244 = r375 + -4ll;
-	r245 = *(float *)r244;
-	r378 = r372;
-	r247 = r378 + 4ll;
-	r248 = *(float *)r247;
-	r249 = r245 + r248;
-	r381 = r372;
-	r383 = r381 + r382 * 1;
-	r251 = r383;
-	r252 = *(float *)r251;
-	r253 = r249 + r252;
-	r386 = r372;
-	r388 = r386 + r387 * 1;
-	r255 = r388;
-	r256 = *(float *)r255;
-	r257 = r253 + r256;
-	r258 = r257 * 0x1p-03f;
-	r259 = r242 + r258;
-	r389 = r442;
-	r391 = r389 + r390 * 1;
-	r260 = r391;
-	*(float *)r260 = r259;
+#line 17 "kernels.go"
+	r237 = r486; r238 = r485;
+	r239 = r237 > 0ll; if (!r239) goto b60; r270 = r237 < r269; if (!r270) goto b60; r268 = r238 > 0ll; if (!r268) goto b60; r267 = r238 < r266; if (!r267) goto b60;
+	r370 = r440; r372 = r370 + r371 * 1; r240 = r372; r241 = *(float *)r240; r242 = r241 * 0x1p-01f; r375 = r372; r244 = r375 + -4ll; r245 = *(float *)r244; r378 = r372; r247 = r378 + 4ll; r248 = *(float *)r247; r249 = r245 + r248; r381 = r372; r383 = r381 + r382 * 1; r251 = r383; r252 = *(float *)r251; r253 = r249 + r252; r386 = r372; r388 = r386 + r387 * 1; r255 = r388; r256 = *(float *)r255; r257 = r253 + r256; r258 = r257 * 0x1p-03f; r259 = r242 + r258; r389 = r442; r391 = r389 + r390 * 1; r260 = r391; *(float *)r260 = r259;
 b48: // grid unrolled 3
+#line 19 "kernels.go"
 	r308 = (u64)r271 + (u64)r1;
-	r273 = r308;
-	r473 = (u64)r273;
-	r475 = r473 | r474;
-	r476 = r475 >> 32;
-	r477 = (u32)r476;
-	r478 = r477 == 0u;
-	if (!r478) goto b59;
-	r479 = (u32)r273;
-	r550 = __umulhi(r479, r542);
-	r551 = r550 * r480;
-	r552 = r479 - r551;
-	r553 = r552 - r480;
-	r554 = r552 < r553 ? r552 : r553;
-	r555 = r552 - r554;
-	r556 = r555 < 1u ? r555 : 1u;
-	r481 = r550 + r556;
-	r482 = r554;
-	r471 = (i64)r481;
-	r472 = (i64)r482;
+#line 16 "kernels.go"
+	r273 = r308; r473 = (u64)r273; r475 = r473 | r474; r476 = r475 >> 32; r477 = (u32)r476; r478 = r477 == 0u; if (!r478) goto b59; r479 = (u32)r273; r550 = __umulhi(r479, r542); r551 = r550 * r480; r552 = r479 - r551; r553 = r552 - r480; r554 = r552 < r553 ? r552 : r553; r555 = r552 - r554; r556 = r555 < 1u ? r555 : 1u;
+	r481 = r550 + r556; r482 = r554; r471 = (i64)r481; r472 = (i64)r482;
 b52: // rangeint.body (grid unrolled 3)
-	r274 = r472;
-	r275 = r471;
-	r276 = r274 > 0ll;
-	if (!r276) goto b58;
-	r307 = r274 < r306;
-	if (!r307) goto b58;
-	r305 = r275 > 0ll;
-	if (!r305) goto b58;
-	r304 = r275 < r303;
-	if (!r304) goto b58;
-	r398 = r440;
-	r400 = r398 + r399 * 1;
-	r277 = r400;
-	r278 = *(float *)r277;
-	r279 = r278 * 0x1p-01f;
-	r403 = r400;
-	r281 = r403 + -4ll;
-	r282 = *(float *)r281;
-	r406 = r400;
-	r284 = r406 + 4ll;
-	r285 = *(float *)r284;
-	r286 = r282 + r285;
-	r409 = r400;
-	r411 = r409 + r410 * 1;
-	r288 = r411;
-	r289 = *(float *)r288;
-	r290 = r286 + r289;
-	r414 = r400;
-	r416 = r414 + r415 * 1;
-	r292 = r416;
-	r293 = *(float *)r292;
-	r294 = r290 + r293;
-	r295 = r294 * 0x1p-03f;
-	r296 = r279 + r295;
-	r417 = r442;
-	r419 = r417 + r418 * 1;
-	r297 = r419;
-	*(float *)r297 = r296;
+#line 17 "kernels.go"
+	r274 = r472; r275 = r471;
+	r276 = r274 > 0ll; if (!r276) goto b58; r307 = r274 < r306; if (!r307) goto b58; r305 = r275 > 0ll; if (!r305) goto b58; r304 = r275 < r303; if (!r304) goto b58;
+	r398 = r440; r400 = r398 + r399 * 1; r277 = r400; r278 = *(float *)r277; r279 = r278 * 0x1p-01f; r403 = r400; r281 = r403 + -4ll; r282 = *(float *)r281; r406 = r400; r284 = r406 + 4ll; r285 = *(float *)r284; r286 = r282 + r285; r409 = r400; r411 = r409 + r410 * 1; r288 = r411; r289 = *(float *)r288; r290 = r286 + r289; r414 = r400; r416 = r414 + r415 * 1; r292 = r416; r293 = *(float *)r292; r294 = r290 + r293; r295 = r294 * 0x1p-03f; r296 = r279 + r295; r417 = r442; r419 = r417 + r418 * 1; r297 = r419; *(float *)r297 = r296;
 b57: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r309;
-	r440 = r440 + r441 * 1;
-	r442 = r442 + r441 * 1;
-	goto b19;
+#line 19 "kernels.go"
+	r2 = (u64)r2 + (u64)r309; r440 = r440 + r441 * 1; r442 = r442 + r441 * 1; goto b19;
 b58: // if.else (grid unrolled 3)
-	r420 = r440;
-	r422 = r420 + r421 * 1;
-	r300 = r422;
-	r301 = *(float *)r300;
-	r423 = r442;
-	r425 = r423 + r424 * 1;
-	r302 = r425;
-	*(float *)r302 = r301;
-	goto b57;
+#line 21 "kernels.go"
+	r420 = r440; r422 = r420 + r421 * 1; r300 = r422; r301 = *(float *)r300; r423 = r442; r425 = r423 + r424 * 1; r302 = r425; *(float *)r302 = r301; goto b57;
 b59: // divide in 64 bits
-	r471 = qd_div_i64(r273, r9);
-	r484 = (u64)r471 * (u64)r9;
-	r472 = (u64)r273 - (u64)r484;
-	goto b52;
+#line 17 "kernels.go"
+	r471 = qd_div_i64(r273, r9); r484 = (u64)r471 * (u64)r9; r472 = (u64)r273 - (u64)r484; goto b52;
 b60: // if.else (grid unrolled 2)
-	r392 = r440;
-	r394 = r392 + r393 * 1;
-	r263 = r394;
-	r264 = *(float *)r263;
-	r395 = r442;
-	r397 = r395 + r396 * 1;
-	r265 = r397;
-	*(float *)r265 = r264;
-	goto b48;
+#line 21 "kernels.go"
+	r392 = r440; r394 = r392 + r393 * 1; r263 = r394; r264 = *(float *)r263; r395 = r442; r397 = r395 + r396 * 1; r265 = r397; *(float *)r265 = r264; goto b48;
 b61: // divide in 64 bits
-	r485 = qd_div_i64(r236, r9);
-	r498 = (u64)r485 * (u64)r9;
-	r486 = (u64)r236 - (u64)r498;
-	goto b43;
+#line 17 "kernels.go"
+	r485 = qd_div_i64(r236, r9); r498 = (u64)r485 * (u64)r9; r486 = (u64)r236 - (u64)r498; goto b43;
 b62: // if.else (grid unrolled 1)
-	r364 = r440;
-	r366 = r364 + r365 * 1;
-	r226 = r366;
-	r227 = *(float *)r226;
-	r367 = r442;
-	r369 = r367 + r368 * 1;
-	r228 = r369;
-	*(float *)r228 = r227;
-	goto b39;
+#line 21 "kernels.go"
+	r364 = r440; r366 = r364 + r365 * 1; r226 = r366; r227 = *(float *)r226; r367 = r442; r369 = r367 + r368 * 1; r228 = r369; *(float *)r228 = r227; goto b39;
 b63: // divide in 64 bits
-	r499 = qd_div_i64(r199, r9);
-	r512 = (u64)r499 * (u64)r9;
-	r500 = (u64)r199 - (u64)r512;
-	goto b34;
+#line 17 "kernels.go"
+	r499 = qd_div_i64(r199, r9); r512 = (u64)r499 * (u64)r9; r500 = (u64)r199 - (u64)r512; goto b34;
 b64: // if.else (grid unrolled 0)
-	r190 = r440;
-	r191 = *(float *)r190;
-	r192 = r442;
-	*(float *)r192 = r191;
-	goto b30;
+#line 21 "kernels.go"
+	r190 = r440; r191 = *(float *)r190; r192 = r442; *(float *)r192 = r191; goto b30;
 b65: // divide in 64 bits
-	r513 = qd_div_i64(r163, r9);
-	r526 = (u64)r513 * (u64)r9;
-	r514 = (u64)r163 - (u64)r526;
-	goto b25;
+#line 17 "kernels.go"
+	r513 = qd_div_i64(r163, r9); r526 = (u64)r513 * (u64)r9; r514 = (u64)r163 - (u64)r526; goto b25;
 b66: // preheader
-	r44 = r116;
-	r40 = r113;
-	r313 = r329;
-	r316 = r332;
-	r426 = r2;
-	r427 = r13 + r426 * 4;
-	r428 = r436;
-	r429 = r4 + r426 * 4;
-	r460 = r145;
-	r466 = r536;
+#line 18 "kernels.go"
+	r44 = r116; r40 = r113;
+	r313 = r329; r316 = r332;
+#line 16 "kernels.go"
+	r426 = r2; r427 = r13 + r426 * 4; r428 = r436; r429 = r4 + r426 * 4; r460 = r145; r466 = r536;
 b67: // head
-	r6 = r2 < r153;
-	if (!r6) goto b79;
-	r7 = r2;
-	r459 = (u64)r7;
-	r461 = r459 | r460;
-	r462 = r461 >> 32;
-	r463 = (u32)r462;
-	r464 = r463 == 0u;
-	if (!r464) goto b78;
-	r465 = (u32)r7;
-	r578 = __umulhi(r465, r542);
-	r579 = r578 * r466;
-	r580 = r465 - r579;
-	r581 = r580 - r466;
-	r582 = r580 < r581 ? r580 : r581;
-	r583 = r580 - r582;
-	r584 = r583 < 1u ? r583 : 1u;
-	r467 = r578 + r584;
-	r468 = r582;
-	r457 = (i64)r467;
-	r458 = (i64)r468;
+#line 16 "kernels.go"
+	r6 = r2 < r153; if (!r6) goto b79; r7 = r2; r459 = (u64)r7; r461 = r459 | r460; r462 = r461 >> 32; r463 = (u32)r462; r464 = r463 == 0u; if (!r464) goto b78; r465 = (u32)r7; r578 = __umulhi(r465, r542); r579 = r578 * r466; r580 = r465 - r579; r581 = r580 - r466; r582 = r580 < r581 ? r580 : r581; r583 = r580 - r582; r584 = r583 < 1u ? r583 : 1u;
+	r467 = r578 + r584; r468 = r582; r457 = (i64)r467; r458 = (i64)r468;
 b71: // rangeint.body
-	r8 = r458;
-	r10 = r457;
-	r11 = r8 > 0ll;
-	if (!r11) goto b77;
-	r45 = r8 < r44;
-	if (!r45) goto b77;
-	r43 = r10 > 0ll;
-	if (!r43) goto b77;
-	r42 = r10 < r40;
-	if (!r42) goto b77;
-	r12 = r427;
-	r15 = *(float *)r12;
-	r16 = r15 * 0x1p-01f;
-	r310 = r12;
-	r18 = r310 + -4ll;
-	r19 = *(float *)r18;
-	r311 = r12;
-	r21 = r311 + 4ll;
-	r22 = *(float *)r21;
-	r23 = r19 + r22;
-	r312 = r12;
-	r314 = r312 + r313 * 1;
-	r25 = r314;
-	r26 = *(float *)r25;
-	r27 = r23 + r26;
-	r315 = r12;
-	r317 = r315 + r316 * 1;
-	r29 = r317;
-	r30 = *(float *)r29;
-	r31 = r27 + r30;
-	r32 = r31 * 0x1p-03f;
-	r33 = r16 + r32;
-	r34 = r429;
-	*(float *)r34 = r33;
+#line 17 "kernels.go"
+	r8 = r458; r10 = r457;
+	r11 = r8 > 0ll; if (!r11) goto b77; r45 = r8 < r44; if (!r45) goto b77; r43 = r10 > 0ll; if (!r43) goto b77; r42 = r10 < r40; if (!r42) goto b77;
+	r12 = r427; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r310 = r12; r18 = r310 + -4ll; r19 = *(float *)r18; r311 = r12; r21 = r311 + 4ll; r22 = *(float *)r21; r23 = r19 + r22; r312 = r12; r314 = r312 + r313 * 1; r25 = r314; r26 = *(float *)r25; r27 = r23 + r26; r315 = r12; r317 = r315 + r316 * 1; r29 = r317; r30 = *(float *)r29; r31 = r27 + r30; r32 = r31 * 0x1p-03f; r33 = r16 + r32; r34 = r429; *(float *)r34 = r33;
 b76: // latch
-	r2 = (u64)r2 + (u64)r1;
-	r427 = r427 + r428 * 1;
-	r429 = r429 + r428 * 1;
-	goto b67;
+#line 16 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r427 = r427 + r428 * 1; r429 = r429 + r428 * 1; goto b67;
 b77: // if.else
-	r37 = r427;
-	r38 = *(float *)r37;
-	r39 = r429;
-	*(float *)r39 = r38;
-	goto b76;
+#line 21 "kernels.go"
+	r37 = r427; r38 = *(float *)r37; r39 = r429; *(float *)r39 = r38; goto b76;
 b78: // divide in 64 bits
-	r457 = qd_div_i64(r7, r9);
-	r470 = (u64)r457 * (u64)r9;
-	r458 = (u64)r7 - (u64)r470;
-	goto b71;
+#line 17 "kernels.go"
+	r457 = qd_div_i64(r7, r9); r470 = (u64)r457 * (u64)r9; r458 = (u64)r7 - (u64)r470; goto b71;
 b79: // preheader
-	r80 = (u64)r9 - 1ull;
-	r77 = (u64)r41 - 1ull;
-	r321 = (u64)r9 * (u64)(-4ll);
-	r324 = (u64)r9 * 4ull;
-	r430 = r2;
-	r431 = r13 + r430 * 4;
-	r432 = (u64)r1 * 4ull;
-	r433 = r4 + r430 * 4;
-	r446 = r145;
-	r452 = (u32)r9;
-	r585 = r452 > 1u ? r452 : 1u;
-	r586 = qd_div_u32(4294967295u, r585);
+#line 18 "kernels.go"
+	r80 = (u64)r9 - 1ull; r77 = (u64)r41 - 1ull;
+	r321 = (u64)r9 * (u64)(-4ll); r324 = (u64)r9 * 4ull;
+#line 16 "kernels.go"
+	r430 = r2; r431 = r13 + r430 * 4; r432 = (u64)r1 * 4ull; r433 = r4 + r430 * 4; r446 = r145; r452 = (u32)r9; r585 = r452 > 1u ? r452 : 1u; r586 = qd_div_u32(4294967295u, r585);
 b80: // head (checked if, after)
-	r46 = r2 < r3;
-	if (!r46) goto b92;
-	r47 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r445 = (u64)r47;
-	r447 = r445 | r446;
-	r448 = r447 >> 32;
-	r449 = (u32)r448;
-	r450 = r449 == 0u;
-	if (!r450) goto b91;
-	r451 = (u32)r47;
-	r587 = __umulhi(r451, r586);
-	r588 = r587 * r452;
-	r589 = r451 - r588;
-	r590 = r589 - r452;
-	r591 = r589 < r590 ? r589 : r590;
-	r592 = r589 - r591;
-	r593 = r592 < 1u ? r592 : 1u;
-	r453 = r587 + r593;
-	r454 = r591;
-	r443 = (i64)r453;
-	r444 = (i64)r454;
+#line 16 "kernels.go"
+	r46 = r2 < r3; if (!r46) goto b92; r47 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r445 = (u64)r47; r447 = r445 | r446; r448 = r447 >> 32; r449 = (u32)r448; r450 = r449 == 0u; if (!r450) goto b91; r451 = (u32)r47; r587 = __umulhi(r451, r586); r588 = r587 * r452; r589 = r451 - r588; r590 = r589 - r452; r591 = r589 < r590 ? r589 : r590; r592 = r589 - r591; r593 = r592 < 1u ? r592 : 1u; r453 = r587 + r593; r454 = r591; r443 = (i64)r453; r444 = (i64)r454;
 b84: // rangeint.body (checked if, after)
-	r48 = r444;
-	r49 = r443;
-	r50 = r48 > 0ll;
-	if (!r50) goto b90;
-	r81 = r48 < r80;
-	if (!r81) goto b90;
-	r79 = r49 > 0ll;
-	if (!r79) goto b90;
-	r78 = r49 < r77;
-	if (!r78) goto b90;
-	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r51 = r431;
-	r52 = *(float *)r51;
-	r53 = r52 * 0x1p-01f;
-	r54 = (u64)r47 - 1ull;
-	if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; }
-	r318 = r51;
-	r55 = r318 + -4ll;
-	r56 = *(float *)r55;
-	r57 = (u64)r47 + 1ull;
-	if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; }
-	r319 = r51;
-	r58 = r319 + 4ll;
-	r59 = *(float *)r58;
-	r60 = r56 + r59;
-	r61 = (u64)r47 - (u64)r9;
-	if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; }
-	r320 = r51;
-	r322 = r320 + r321 * 1;
-	r62 = r322;
-	r63 = *(float *)r62;
-	r64 = r60 + r63;
-	r65 = (u64)r47 + (u64)r9;
-	if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; }
-	r323 = r51;
-	r325 = r323 + r324 * 1;
-	r66 = r325;
-	r67 = *(float *)r66;
-	r68 = r64 + r67;
-	r69 = r68 * 0x1p-03f;
-	r70 = r53 + r69;
-	r71 = r433;
-	*(float *)r71 = r70;
+#line 17 "kernels.go"
+	r48 = r444; r49 = r443;
+	r50 = r48 > 0ll; if (!r50) goto b90; r81 = r48 < r80; if (!r81) goto b90; r79 = r49 > 0ll; if (!r79) goto b90; r78 = r49 < r77; if (!r78) goto b90;
+	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; } r51 = r431; r52 = *(float *)r51; r53 = r52 * 0x1p-01f; r54 = (u64)r47 - 1ull; if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; } r318 = r51; r55 = r318 + -4ll; r56 = *(float *)r55; r57 = (u64)r47 + 1ull; if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; } r319 = r51; r58 = r319 + 4ll; r59 = *(float *)r58; r60 = r56 + r59; r61 = (u64)r47 - (u64)r9; if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; } r320 = r51; r322 = r320 + r321 * 1; r62 = r322; r63 = *(float *)r62; r64 = r60 + r63; r65 = (u64)r47 + (u64)r9; if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; } r323 = r51; r325 = r323 + r324 * 1; r66 = r325; r67 = *(float *)r66; r68 = r64 + r67; r69 = r68 * 0x1p-03f; r70 = r53 + r69; r71 = r433; *(float *)r71 = r70;
 b89: // latch (checked if, after)
-	r2 = (u64)r2 + (u64)r1;
-	r431 = r431 + r432 * 1;
-	r433 = r433 + r432 * 1;
-	goto b80;
+#line 16 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r431 = r431 + r432 * 1; r433 = r433 + r432 * 1; goto b80;
 b90: // if.else (checked if, after)
-	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r74 = r431;
-	r75 = *(float *)r74;
-	r76 = r433;
-	*(float *)r76 = r75;
-	goto b89;
+#line 21 "kernels.go"
+	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; } r74 = r431; r75 = *(float *)r74; r76 = r433; *(float *)r76 = r75; goto b89;
 b91: // divide in 64 bits
-	r443 = qd_div_i64(r47, r9);
-	r456 = (u64)r443 * (u64)r9;
-	r444 = (u64)r47 - (u64)r456;
-	goto b84;
+#line 17 "kernels.go"
+	r443 = qd_div_i64(r47, r9); r456 = (u64)r443 * (u64)r9; r444 = (u64)r47 - (u64)r456; goto b84;
 b92: // exit
+#line 17 "kernels.go"
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -8813,1161 +9304,282 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r586 = 0, *r588 = 0, *r591 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p4;
-	r12 = p5;
-	r19 = p2;
-	r20 = p3;
+#line 30 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r9 = p4; r12 = p5;
+#line 34 "kernels.go"
+	r19 = p2; r20 = p3;
+#line 32 "kernels.go"
 	r51 = p6;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r155 = r9 != 0ll;
-	r156 = r12 != 0ll;
-	r157 = (u64)r9 * (u64)r12;
-	r158 = r157 != 0ll;
-	r164 = (u64)r20;
-	r165 = r164 <= 2305843009213693952ull;
-	r167 = (u64)r20 - (u64)(-1ll);
-	r173 = (u64)r20 - 1ull;
-	r175 = r167 < r173 ? r167 : r173;
-	r176 = 0ull - (u64)r9;
-	r177 = (u64)r176;
-	r178 = r177 + 2305843009213693952ull;
-	r179 = r178 <= 4611686018427387904ull;
-	r180 = -(u64)r176;
-	r181 = (u64)r20 - (u64)r176;
-	r182 = r180 > 1ll ? r180 : 1ll;
-	r183 = r175 < r181 ? r175 : r181;
-	r184 = r9;
-	r185 = (u64)r184;
-	r186 = r185 + 2305843009213693952ull;
-	r187 = r186 <= 4611686018427387904ull;
-	r188 = -(u64)r184;
-	r189 = (u64)r20 - (u64)r184;
-	r190 = r182 > r188 ? r182 : r188;
-	r191 = r183 < r189 ? r183 : r189;
-	r192 = 0ull - (u64)r157;
-	r193 = (u64)r192;
-	r194 = r193 + 2305843009213693952ull;
-	r195 = r194 <= 4611686018427387904ull;
-	r196 = -(u64)r192;
-	r197 = (u64)r20 - (u64)r192;
-	r198 = r190 > r196 ? r190 : r196;
-	r199 = r191 < r197 ? r191 : r197;
-	r200 = r157;
-	r201 = (u64)r200;
-	r202 = r201 + 2305843009213693952ull;
-	r203 = r202 <= 4611686018427387904ull;
-	r204 = -(u64)r200;
-	r205 = (u64)r20 - (u64)r200;
-	r206 = r198 > r204 ? r198 : r204;
-	r207 = r199 < r205 ? r199 : r205;
-	r208 = r3 < r206 ? r3 : r206;
-	r209 = r3 < r207 ? r3 : r207;
-	if (!r155) goto b131;
-	if (!r156) goto b131;
-	if (!r158) goto b131;
-	if (!r165) goto b131;
-	if (!r179) goto b131;
-	if (!r187) goto b131;
-	if (!r195) goto b131;
-	if (!r203) goto b131;
+#line 30 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r155 = r9 != 0ll; r156 = r12 != 0ll; r157 = (u64)r9 * (u64)r12; r158 = r157 != 0ll; r164 = (u64)r20; r165 = r164 <= 2305843009213693952ull; r167 = (u64)r20 - (u64)(-1ll); r173 = (u64)r20 - 1ull; r175 = r167 < r173 ? r167 : r173; r176 = 0ull - (u64)r9; r177 = (u64)r176; r178 = r177 + 2305843009213693952ull; r179 = r178 <= 4611686018427387904ull; r180 = -(u64)r176; r181 = (u64)r20 - (u64)r176; r182 = r180 > 1ll ? r180 : 1ll; r183 = r175 < r181 ? r175 : r181; r184 = r9; r185 = (u64)r184; r186 = r185 + 2305843009213693952ull; r187 = r186 <= 4611686018427387904ull; r188 = -(u64)r184; r189 = (u64)r20 - (u64)r184; r190 = r182 > r188 ? r182 : r188; r191 = r183 < r189 ? r183 : r189; r192 = 0ull - (u64)r157; r193 = (u64)r192; r194 = r193 + 2305843009213693952ull; r195 = r194 <= 4611686018427387904ull; r196 = -(u64)r192; r197 = (u64)r20 - (u64)r192; r198 = r190 > r196 ? r190 : r196; r199 = r191 < r197 ? r191 : r197; r200 = r157; r201 = (u64)r200; r202 = r201 + 2305843009213693952ull; r203 = r202 <= 4611686018427387904ull; r204 = -(u64)r200; r205 = (u64)r20 - (u64)r200; r206 = r198 > r204 ? r198 : r204; r207 = r199 < r205 ? r199 : r205; r208 = r3 < r206 ? r3 : r206; r209 = r3 < r207 ? r3 : r207; if (!r155) goto b131; if (!r156) goto b131; if (!r158) goto b131; if (!r165) goto b131; if (!r179) goto b131; if (!r187) goto b131; if (!r195) goto b131; if (!r203) goto b131;
 	r112 = r157;
-	r153 = (u64)r9 - 1ull;
-	r150 = (u64)r12 - 1ull;
-	r147 = (u64)r51 - 1ull;
+	r153 = (u64)r9 - 1ull; r150 = (u64)r12 - 1ull; r147 = (u64)r51 - 1ull;
 	r115 = r157;
-	r445 = (u64)r9 * (u64)(-4ll);
-	r448 = (u64)r9 * 4ull;
-	r451 = (u64)r115 * (u64)(-4ll);
-	r454 = (u64)r115 * 4ull;
-	r583 = r2;
-	r584 = r19 + r583 * 4;
-	r585 = (u64)r1 * 4ull;
-	r586 = r4 + r583 * 4;
-	r823 = r185;
-	r837 = (u64)r12;
-	r829 = (u32)r9;
-	r850 = r201;
-	r843 = (u32)r12;
-	r856 = (u32)r112;
-	r858 = r829 > 1u ? r829 : 1u;
-	r859 = qd_div_u32(4294967295u, r858);
-	r867 = r843 > 1u ? r843 : 1u;
-	r868 = qd_div_u32(4294967295u, r867);
-	r876 = r856 > 1u ? r856 : 1u;
-	r877 = qd_div_u32(4294967295u, r876);
+	r445 = (u64)r9 * (u64)(-4ll); r448 = (u64)r9 * 4ull; r451 = (u64)r115 * (u64)(-4ll); r454 = (u64)r115 * 4ull;
+#line 30 "kernels.go"
+	r583 = r2; r584 = r19 + r583 * 4; r585 = (u64)r1 * 4ull; r586 = r4 + r583 * 4; r823 = r185; r837 = (u64)r12; r829 = (u32)r9; r850 = r201; r843 = (u32)r12; r856 = (u32)r112; r858 = r829 > 1u ? r829 : 1u; r859 = qd_div_u32(4294967295u, r858); r867 = r843 > 1u ? r843 : 1u; r868 = qd_div_u32(4294967295u, r867); r876 = r856 > 1u ? r856 : 1u; r877 = qd_div_u32(4294967295u, r876);
 b10: // head (checked if, before)
-	r107 = r2 < r208;
-	if (!r107) goto b30;
-	r108 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r822 = (u64)r108;
-	r824 = r822 | r823;
-	r825 = r824 >> 32;
-	r826 = (u32)r825;
-	r827 = r826 == 0u;
-	if (!r827) goto b29;
-	r828 = (u32)r108;
-	r860 = __umulhi(r828, r859);
-	r861 = r860 * r829;
-	r862 = r828 - r861;
-	r863 = r862 - r829;
-	r864 = r862 < r863 ? r862 : r863;
-	r865 = r862 - r864;
-	r866 = r865 < 1u ? r865 : 1u;
-	r830 = r860 + r866;
-	r831 = r864;
-	r820 = (i64)r830;
-	r821 = (i64)r831;
+#line 30 "kernels.go"
+	r107 = r2 < r208; if (!r107) goto b30; r108 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r822 = (u64)r108; r824 = r822 | r823; r825 = r824 >> 32; r826 = (u32)r825; r827 = r826 == 0u; if (!r827) goto b29; r828 = (u32)r108; r860 = __umulhi(r828, r859); r861 = r860 * r829; r862 = r828 - r861; r863 = r862 - r829; r864 = r862 < r863 ? r862 : r863; r865 = r862 - r864; r866 = r865 < 1u ? r865 : 1u; r830 = r860 + r866; r831 = r864; r820 = (i64)r830; r821 = (i64)r831;
 b14: // rangeint.body (checked if, before)
-	r109 = r821;
-	r110 = r820;
-	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r836 = (u64)r110;
-	r838 = r836 | r837;
-	r839 = r838 >> 32;
-	r840 = (u32)r839;
-	r841 = r840 == 0u;
-	if (!r841) goto b28;
-	r842 = (u32)r110;
-	r869 = __umulhi(r842, r868);
-	r870 = r869 * r843;
-	r871 = r842 - r870;
-	r872 = r871 - r843;
-	r873 = r871 < r872 ? r871 : r872;
-	r874 = r871 - r873;
-	r875 = r874 < 1u ? r874 : 1u;
-	r844 = r869 + r875;
-	r845 = r873;
-	r834 = (i64)r844;
-	r835 = (i64)r845;
+#line 31 "kernels.go"
+	r109 = r821; r110 = r820; if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r836 = (u64)r110; r838 = r836 | r837; r839 = r838 >> 32; r840 = (u32)r839; r841 = r840 == 0u; if (!r841) goto b28; r842 = (u32)r110; r869 = __umulhi(r842, r868); r870 = r869 * r843; r871 = r842 - r870; r872 = r871 - r843; r873 = r871 < r872 ? r871 : r872; r874 = r871 - r873; r875 = r874 < 1u ? r874 : 1u; r844 = r869 + r875; r845 = r873; r834 = (i64)r844; r835 = (i64)r845;
 b16: // rangeint.body (checked if, before)
-	r111 = r835;
-	if (r112 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r849 = r822;
-	r851 = r849 | r850;
-	r852 = r851 >> 32;
-	r853 = (u32)r852;
-	r854 = r853 == 0u;
-	if (!r854) goto b27;
-	r855 = (u32)r108;
-	r878 = __umulhi(r855, r877);
-	r879 = r878 * r856;
-	r880 = r855 - r879;
-	r881 = r880 - r856;
-	r882 = r880 < r881 ? r880 : r881;
-	r883 = r880 - r882;
-	r884 = r883 < 1u ? r883 : 1u;
-	r857 = r878 + r884;
-	r848 = (i64)r857;
+#line 31 "kernels.go"
+	r111 = r835; if (r112 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r849 = r822; r851 = r849 | r850; r852 = r851 >> 32; r853 = (u32)r852; r854 = r853 == 0u; if (!r854) goto b27; r855 = (u32)r108; r878 = __umulhi(r855, r877); r879 = r878 * r856; r880 = r855 - r879; r881 = r880 - r856; r882 = r880 < r881 ? r880 : r881; r883 = r880 - r882; r884 = r883 < 1u ? r883 : 1u; r857 = r878 + r884; r848 = (i64)r857;
 b18: // rangeint.body (checked if, before)
+#line 31 "kernels.go"
 	r113 = r848;
-	r114 = r109 > 0ll;
-	if (!r114) goto b26;
-	r154 = r109 < r153;
-	if (!r154) goto b26;
-	r152 = r111 > 0ll;
-	if (!r152) goto b26;
-	r151 = r111 < r150;
-	if (!r151) goto b26;
-	r149 = r113 > 0ll;
-	if (!r149) goto b26;
-	r148 = r113 < r147;
-	if (!r148) goto b26;
-	r116 = (u64)r108 - 1ull;
-	if ((u64)r116 >= (u64)r20) { qd_site = 4; qd_x = r116; qd_y = r20; goto qd_fault; }
-	r442 = r584;
-	r117 = r442 + -4ll;
-	r118 = *(float *)r117;
-	r119 = (u64)r108 + 1ull;
-	if ((u64)r119 >= (u64)r20) { qd_site = 5; qd_x = r119; qd_y = r20; goto qd_fault; }
-	r443 = r442;
-	r120 = r443 + 4ll;
-	r121 = *(float *)r120;
-	r122 = r118 + r121;
-	r123 = (u64)r108 - (u64)r9;
-	if ((u64)r123 >= (u64)r20) { qd_site = 6; qd_x = r123; qd_y = r20; goto qd_fault; }
-	r444 = r442;
-	r446 = r444 + r445 * 1;
-	r124 = r446;
-	r125 = *(float *)r124;
-	r126 = r122 + r125;
-	r127 = (u64)r108 + (u64)r9;
-	if ((u64)r127 >= (u64)r20) { qd_site = 7; qd_x = r127; qd_y = r20; goto qd_fault; }
-	r447 = r442;
-	r449 = r447 + r448 * 1;
-	r128 = r449;
-	r129 = *(float *)r128;
-	r130 = r126 + r129;
-	r131 = (u64)r108 - (u64)r115;
-	if ((u64)r131 >= (u64)r20) { qd_site = 8; qd_x = r131; qd_y = r20; goto qd_fault; }
-	r450 = r442;
-	r452 = r450 + r451 * 1;
-	r132 = r452;
-	r133 = *(float *)r132;
-	r134 = r130 + r133;
-	r135 = (u64)r108 + (u64)r115;
-	if ((u64)r135 >= (u64)r20) { qd_site = 9; qd_x = r135; qd_y = r20; goto qd_fault; }
-	r453 = r442;
-	r455 = r453 + r454 * 1;
-	r136 = r455;
-	r137 = *(float *)r136;
-	r138 = r134 + r137;
-	if ((u64)r108 >= (u64)r20) { qd_site = 10; qd_x = r108; qd_y = r20; goto qd_fault; }
-	r139 = r442;
-	r140 = *(float *)r139;
-	r141 = r140 * 0x1.8p+02f;
-	r142 = r138 - r141;
-	r143 = r586;
-	*(float *)r143 = r142;
+	r114 = r109 > 0ll; if (!r114) goto b26; r154 = r109 < r153; if (!r154) goto b26; r152 = r111 > 0ll; if (!r152) goto b26; r151 = r111 < r150; if (!r151) goto b26; r149 = r113 > 0ll; if (!r149) goto b26; r148 = r113 < r147; if (!r148) goto b26;
+#line 34 "kernels.go"
+	r116 = (u64)r108 - 1ull; if ((u64)r116 >= (u64)r20) { qd_site = 4; qd_x = r116; qd_y = r20; goto qd_fault; } r442 = r584; r117 = r442 + -4ll; r118 = *(float *)r117; r119 = (u64)r108 + 1ull; if ((u64)r119 >= (u64)r20) { qd_site = 5; qd_x = r119; qd_y = r20; goto qd_fault; } r443 = r442; r120 = r443 + 4ll; r121 = *(float *)r120; r122 = r118 + r121; r123 = (u64)r108 - (u64)r9; if ((u64)r123 >= (u64)r20) { qd_site = 6; qd_x = r123; qd_y = r20; goto qd_fault; } r444 = r442; r446 = r444 + r445 * 1; r124 = r446; r125 = *(float *)r124; r126 = r122 + r125; r127 = (u64)r108 + (u64)r9; if ((u64)r127 >= (u64)r20) { qd_site = 7; qd_x = r127; qd_y = r20; goto qd_fault; } r447 = r442; r449 = r447 + r448 * 1; r128 = r449; r129 = *(float *)r128; r130 = r126 + r129; r131 = (u64)r108 - (u64)r115; if ((u64)r131 >= (u64)r20) { qd_site = 8; qd_x = r131; qd_y = r20; goto qd_fault; } r450 = r442; r452 = r450 + r451 * 1; r132 = r452; r133 = *(float *)r132; r134 = r130 + r133; r135 = (u64)r108 + (u64)r115; if ((u64)r135 >= (u64)r20) { qd_site = 9; qd_x = r135; qd_y = r20; goto qd_fault; } r453 = r442; r455 = r453 + r454 * 1; r136 = r455; r137 = *(float *)r136; r138 = r134 + r137; if ((u64)r108 >= (u64)r20) { qd_site = 10; qd_x = r108; qd_y = r20; goto qd_fault; } r139 = r442; r140 = *(float *)r139; r141 = r140 * 0x1.8p+02f; r142 = r138 - r141; r143 = r586; *(float *)r143 = r142;
 b25: // latch (checked if, before)
-	r2 = (u64)r2 + (u64)r1;
-	r584 = r584 + r585 * 1;
-	r586 = r586 + r585 * 1;
-	goto b10;
+#line 30 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r584 = r584 + r585 * 1; r586 = r586 + r585 * 1; goto b10;
 b26: // if.else (checked if, before)
-	r146 = r586;
-	*(float *)r146 = 0x0p+00f;
-	goto b25;
+#line 36 "kernels.go"
+	r146 = r586; *(float *)r146 = 0x0p+00f; goto b25;
 b27: // divide in 64 bits
-	r848 = qd_div_i64(r108, r112);
-	goto b18;
+#line 31 "kernels.go"
+	r848 = qd_div_i64(r108, r112); goto b18;
 b28: // divide in 64 bits
-	r834 = qd_div_i64(r110, r12);
-	r847 = (u64)r834 * (u64)r12;
-	r835 = (u64)r110 - (u64)r847;
-	goto b16;
+#line 31 "kernels.go"
+	r834 = qd_div_i64(r110, r12); r847 = (u64)r834 * (u64)r12; r835 = (u64)r110 - (u64)r847; goto b16;
 b29: // divide in 64 bits
-	r820 = qd_div_i64(r108, r9);
-	r833 = (u64)r820 * (u64)r9;
-	r821 = (u64)r108 - (u64)r833;
-	goto b14;
+#line 31 "kernels.go"
+	r820 = qd_div_i64(r108, r9); r833 = (u64)r820 * (u64)r9; r821 = (u64)r108 - (u64)r833; goto b14;
 b30: // preheader
-	r210 = (u64)r1 * 3ull;
-	r413 = r585;
-	r214 = (u64)r209;
-	r216 = (u64)r210;
-	r223 = r157;
-	r264 = r153;
-	r261 = r150;
-	r258 = r147;
-	r459 = r445;
-	r462 = r448;
-	r465 = r451;
-	r468 = r454;
+#line 31 "kernels.go"
+	r210 = (u64)r1 * 3ull; r413 = r585; r214 = (u64)r209; r216 = (u64)r210; r223 = r157;
+	r264 = r153; r261 = r150; r258 = r147;
+#line 34 "kernels.go"
+	r459 = r445; r462 = r448; r465 = r451; r468 = r454;
+#line 31 "kernels.go"
 	r271 = r157;
-	r312 = r153;
-	r309 = r150;
-	r306 = r147;
-	r471 = r413;
-	r479 = r445;
-	r484 = r448;
-	r489 = r451;
-	r494 = r454;
-	r500 = r413;
+	r312 = r153; r309 = r150; r306 = r147;
+#line 34 "kernels.go"
+	r471 = r413; r479 = r445; r484 = r448; r489 = r451; r494 = r454; r500 = r413;
+#line 36 "kernels.go"
 	r503 = r413;
+#line 31 "kernels.go"
 	r320 = r157;
-	r361 = r153;
-	r358 = r150;
-	r355 = r147;
-	r506 = (u64)r1 * 8ull;
-	r514 = r445;
-	r519 = r448;
-	r524 = r451;
-	r529 = r454;
-	r535 = r506;
+	r361 = r153; r358 = r150; r355 = r147;
+#line 34 "kernels.go"
+	r506 = (u64)r1 * 8ull; r514 = r445; r519 = r448; r524 = r451; r529 = r454; r535 = r506;
+#line 36 "kernels.go"
 	r538 = r506;
+#line 31 "kernels.go"
 	r369 = r157;
-	r410 = r153;
-	r407 = r150;
-	r404 = r147;
-	r541 = (u64)r1 * 12ull;
-	r549 = r445;
-	r554 = r448;
-	r559 = r451;
-	r564 = r454;
-	r570 = r541;
-	r573 = r541;
-	r587 = r2;
-	r588 = r19 + r587 * 4;
-	r589 = (u64)r413 * 4ull;
-	r590 = r587;
-	r591 = r4 + r590 * 4;
-	r785 = r185;
-	r747 = r185;
-	r709 = r185;
-	r671 = r185;
-	r685 = r837;
-	r677 = r829;
-	r698 = r201;
-	r691 = r843;
-	r704 = r856;
-	r723 = r837;
-	r715 = r829;
-	r736 = r201;
-	r729 = r843;
-	r742 = r856;
-	r761 = r837;
-	r753 = r829;
-	r774 = r201;
-	r767 = r843;
-	r780 = r856;
-	r799 = r837;
-	r791 = r829;
-	r812 = r201;
-	r805 = r843;
-	r818 = r856;
+	r410 = r153; r407 = r150; r404 = r147;
+#line 34 "kernels.go"
+	r541 = (u64)r1 * 12ull; r549 = r445; r554 = r448; r559 = r451; r564 = r454; r570 = r541;
+#line 36 "kernels.go"
+	r573 = r541; r587 = r2; r588 = r19 + r587 * 4; r589 = (u64)r413 * 4ull;
+#line 30 "kernels.go"
+	r590 = r587; r591 = r4 + r590 * 4; r785 = r185; r747 = r185; r709 = r185; r671 = r185; r685 = r837; r677 = r829; r698 = r201; r691 = r843; r704 = r856; r723 = r837; r715 = r829; r736 = r201; r729 = r843; r742 = r856; r761 = r837; r753 = r829; r774 = r201; r767 = r843; r780 = r856; r799 = r837; r791 = r829; r812 = r201; r805 = r843; r818 = r856;
 b31: // grid unrolled guard
-	r211 = r2 < r209;
-	if (!r211) goto b131;
-	r215 = (u64)r2;
-	r212 = r214 - r215;
-	r213 = r212 > r216;
-	if (!r213) goto b110;
-	r217 = r2;
-	r219 = r217;
-	r784 = (u64)r219;
-	r786 = r784 | r785;
-	r787 = r786 >> 32;
-	r788 = (u32)r787;
-	r789 = r788 == 0u;
-	if (!r789) goto b109;
-	r790 = (u32)r219;
-	r906 = __umulhi(r790, r859);
-	r907 = r906 * r791;
-	r908 = r790 - r907;
-	r909 = r908 - r791;
-	r910 = r908 < r909 ? r908 : r909;
-	r911 = r908 - r910;
-	r912 = r911 < 1u ? r911 : 1u;
-	r792 = r906 + r912;
-	r793 = r910;
-	r782 = (i64)r792;
-	r783 = (i64)r793;
+#line 30 "kernels.go"
+	r211 = r2 < r209; if (!r211) goto b131; r215 = (u64)r2; r212 = r214 - r215; r213 = r212 > r216; if (!r213) goto b110; r217 = r2; r219 = r217; r784 = (u64)r219; r786 = r784 | r785; r787 = r786 >> 32; r788 = (u32)r787; r789 = r788 == 0u; if (!r789) goto b109; r790 = (u32)r219; r906 = __umulhi(r790, r859); r907 = r906 * r791; r908 = r790 - r907; r909 = r908 - r791; r910 = r908 < r909 ? r908 : r909; r911 = r908 - r910; r912 = r911 < 1u ? r911 : 1u;
+	r792 = r906 + r912; r793 = r910; r782 = (i64)r792; r783 = (i64)r793;
 b37: // rangeint.body (grid unrolled 0)
-	r220 = r783;
-	r221 = r782;
-	r798 = (u64)r221;
-	r800 = r798 | r799;
-	r801 = r800 >> 32;
-	r802 = (u32)r801;
-	r803 = r802 == 0u;
-	if (!r803) goto b108;
-	r804 = (u32)r221;
-	r934 = __umulhi(r804, r868);
-	r935 = r934 * r805;
-	r936 = r804 - r935;
-	r937 = r936 - r805;
-	r938 = r936 < r937 ? r936 : r937;
-	r939 = r936 - r938;
-	r940 = r939 < 1u ? r939 : 1u;
-	r806 = r934 + r940;
-	r807 = r938;
-	r796 = (i64)r806;
-	r797 = (i64)r807;
+#line 31 "kernels.go"
+	r220 = r783; r221 = r782; r798 = (u64)r221; r800 = r798 | r799; r801 = r800 >> 32; r802 = (u32)r801; r803 = r802 == 0u; if (!r803) goto b108; r804 = (u32)r221; r934 = __umulhi(r804, r868); r935 = r934 * r805; r936 = r804 - r935; r937 = r936 - r805; r938 = r936 < r937 ? r936 : r937; r939 = r936 - r938; r940 = r939 < 1u ? r939 : 1u; r806 = r934 + r940; r807 = r938; r796 = (i64)r806; r797 = (i64)r807;
 b39: // rangeint.body (grid unrolled 0)
-	r222 = r797;
-	r811 = r784;
-	r813 = r811 | r812;
-	r814 = r813 >> 32;
-	r815 = (u32)r814;
-	r816 = r815 == 0u;
-	if (!r816) goto b107;
-	r817 = (u32)r219;
-	r962 = __umulhi(r817, r877);
-	r963 = r962 * r818;
-	r964 = r817 - r963;
-	r965 = r964 - r818;
-	r966 = r964 < r965 ? r964 : r965;
-	r967 = r964 - r966;
-	r968 = r967 < 1u ? r967 : 1u;
-	r819 = r962 + r968;
-	r810 = (i64)r819;
+#line 31 "kernels.go"
+	r222 = r797; r811 = r784; r813 = r811 | r812; r814 = r813 >> 32; r815 = (u32)r814; r816 = r815 == 0u; if (!r816) goto b107; r817 = (u32)r219; r962 = __umulhi(r817, r877); r963 = r962 * r818; r964 = r817 - r963; r965 = r964 - r818; r966 = r964 < r965 ? r964 : r965; r967 = r964 - r966; r968 = r967 < 1u ? r967 : 1u; r819 = r962 + r968; r810 = (i64)r819;
 b41: // rangeint.body (grid unrolled 0)
+#line 31 "kernels.go"
 	r224 = r810;
-	r225 = r220 > 0ll;
-	if (!r225) goto b106;
-	r265 = r220 < r264;
-	if (!r265) goto b106;
-	r263 = r222 > 0ll;
-	if (!r263) goto b106;
-	r262 = r222 < r261;
-	if (!r262) goto b106;
-	r260 = r224 > 0ll;
-	if (!r260) goto b106;
-	r259 = r224 < r258;
-	if (!r259) goto b106;
-	r456 = r588;
-	r228 = r456 + -4ll;
-	r229 = *(float *)r228;
-	r457 = r456;
-	r231 = r457 + 4ll;
-	r232 = *(float *)r231;
-	r233 = r229 + r232;
-	r458 = r456;
-	r460 = r458 + r459 * 1;
-	r235 = r460;
-	r236 = *(float *)r235;
-	r237 = r233 + r236;
-	r461 = r456;
-	r463 = r461 + r462 * 1;
-	r239 = r463;
-	r240 = *(float *)r239;
-	r241 = r237 + r240;
-	r464 = r456;
-	r466 = r464 + r465 * 1;
-	r243 = r466;
-	r244 = *(float *)r243;
-	r245 = r241 + r244;
-	r467 = r456;
-	r469 = r467 + r468 * 1;
-	r247 = r469;
-	r248 = *(float *)r247;
-	r249 = r245 + r248;
-	r250 = r456;
-	r251 = *(float *)r250;
-	r252 = r251 * 0x1.8p+02f;
-	r253 = r249 - r252;
-	r254 = r591;
-	*(float *)r254 = r253;
+	r225 = r220 > 0ll; if (!r225) goto b106; r265 = r220 < r264; if (!r265) goto b106; r263 = r222 > 0ll; if (!r263) goto b106; r262 = r222 < r261; if (!r262) goto b106; r260 = r224 > 0ll; if (!r260) goto b106; r259 = r224 < r258; if (!r259) goto b106;
+#line 34 "kernels.go"
+	r456 = r588; r228 = r456 + -4ll; r229 = *(float *)r228; r457 = r456; r231 = r457 + 4ll; r232 = *(float *)r231; r233 = r229 + r232; r458 = r456; r460 = r458 + r459 * 1; r235 = r460; r236 = *(float *)r235; r237 = r233 + r236; r461 = r456; r463 = r461 + r462 * 1; r239 = r463; r240 = *(float *)r239; r241 = r237 + r240; r464 = r456; r466 = r464 + r465 * 1; r243 = r466; r244 = *(float *)r243; r245 = r241 + r244; r467 = r456; r469 = r467 + r468 * 1; r247 = r469; r248 = *(float *)r247; r249 = r245 + r248; r250 = r456; r251 = *(float *)r250; r252 = r251 * 0x1.8p+02f; r253 = r249 - r252; r254 = r591; *(float *)r254 = r253;
 b48: // grid unrolled 1
+#line 34 "kernels.go"
 	r314 = (u64)r217 + (u64)r1;
-	r267 = r314;
-	r746 = (u64)r267;
-	r748 = r746 | r747;
-	r749 = r748 >> 32;
-	r750 = (u32)r749;
-	r751 = r750 == 0u;
-	if (!r751) goto b105;
-	r752 = (u32)r267;
-	r899 = __umulhi(r752, r859);
-	r900 = r899 * r753;
-	r901 = r752 - r900;
-	r902 = r901 - r753;
-	r903 = r901 < r902 ? r901 : r902;
-	r904 = r901 - r903;
-	r905 = r904 < 1u ? r904 : 1u;
-	r754 = r899 + r905;
-	r755 = r903;
-	r744 = (i64)r754;
-	r745 = (i64)r755;
+#line 30 "kernels.go"
+	r267 = r314; r746 = (u64)r267; r748 = r746 | r747; r749 = r748 >> 32; r750 = (u32)r749; r751 = r750 == 0u; if (!r751) goto b105; r752 = (u32)r267; r899 = __umulhi(r752, r859); r900 = r899 * r753; r901 = r752 - r900; r902 = r901 - r753; r903 = r901 < r902 ? r901 : r902; r904 = r901 - r903; r905 = r904 < 1u ? r904 : 1u;
+	r754 = r899 + r905; r755 = r903; r744 = (i64)r754; r745 = (i64)r755;
 b52: // rangeint.body (grid unrolled 1)
-	r268 = r745;
-	r269 = r744;
-	r760 = (u64)r269;
-	r762 = r760 | r761;
-	r763 = r762 >> 32;
-	r764 = (u32)r763;
-	r765 = r764 == 0u;
-	if (!r765) goto b104;
-	r766 = (u32)r269;
-	r927 = __umulhi(r766, r868);
-	r928 = r927 * r767;
-	r929 = r766 - r928;
-	r930 = r929 - r767;
-	r931 = r929 < r930 ? r929 : r930;
-	r932 = r929 - r931;
-	r933 = r932 < 1u ? r932 : 1u;
-	r768 = r927 + r933;
-	r769 = r931;
-	r758 = (i64)r768;
-	r759 = (i64)r769;
+#line 31 "kernels.go"
+	r268 = r745; r269 = r744; r760 = (u64)r269; r762 = r760 | r761; r763 = r762 >> 32; r764 = (u32)r763; r765 = r764 == 0u; if (!r765) goto b104; r766 = (u32)r269; r927 = __umulhi(r766, r868); r928 = r927 * r767; r929 = r766 - r928; r930 = r929 - r767; r931 = r929 < r930 ? r929 : r930; r932 = r929 - r931; r933 = r932 < 1u ? r932 : 1u; r768 = r927 + r933; r769 = r931; r758 = (i64)r768; r759 = (i64)r769;
 b54: // rangeint.body (grid unrolled 1)
-	r270 = r759;
-	r773 = r746;
-	r775 = r773 | r774;
-	r776 = r775 >> 32;
-	r777 = (u32)r776;
-	r778 = r777 == 0u;
-	if (!r778) goto b103;
-	r779 = (u32)r267;
-	r955 = __umulhi(r779, r877);
-	r956 = r955 * r780;
-	r957 = r779 - r956;
-	r958 = r957 - r780;
-	r959 = r957 < r958 ? r957 : r958;
-	r960 = r957 - r959;
-	r961 = r960 < 1u ? r960 : 1u;
-	r781 = r955 + r961;
-	r772 = (i64)r781;
+#line 31 "kernels.go"
+	r270 = r759; r773 = r746; r775 = r773 | r774; r776 = r775 >> 32; r777 = (u32)r776; r778 = r777 == 0u; if (!r778) goto b103; r779 = (u32)r267; r955 = __umulhi(r779, r877); r956 = r955 * r780; r957 = r779 - r956; r958 = r957 - r780; r959 = r957 < r958 ? r957 : r958; r960 = r957 - r959; r961 = r960 < 1u ? r960 : 1u; r781 = r955 + r961; r772 = (i64)r781;
 b56: // rangeint.body (grid unrolled 1)
+#line 31 "kernels.go"
 	r272 = r772;
-	r273 = r268 > 0ll;
-	if (!r273) goto b102;
-	r313 = r268 < r312;
-	if (!r313) goto b102;
-	r311 = r270 > 0ll;
-	if (!r311) goto b102;
-	r310 = r270 < r309;
-	if (!r310) goto b102;
-	r308 = r272 > 0ll;
-	if (!r308) goto b102;
-	r307 = r272 < r306;
-	if (!r307) goto b102;
-	r470 = r588;
-	r472 = r470 + r471 * 1;
-	r276 = r472 + -4ll;
-	r277 = *(float *)r276;
-	r475 = r472;
-	r279 = r475 + 4ll;
-	r280 = *(float *)r279;
-	r281 = r277 + r280;
-	r478 = r472;
-	r480 = r478 + r479 * 1;
-	r283 = r480;
-	r284 = *(float *)r283;
-	r285 = r281 + r284;
-	r483 = r472;
-	r485 = r483 + r484 * 1;
-	r287 = r485;
-	r288 = *(float *)r287;
-	r289 = r285 + r288;
-	r488 = r472;
-	r490 = r488 + r489 * 1;
-	r291 = r490;
-	r292 = *(float *)r291;
-	r293 = r289 + r292;
-	r493 = r472;
-	r495 = r493 + r494 * 1;
-	r295 = r495;
-	r296 = *(float *)r295;
-	r297 = r293 + r296;
-	r498 = r472;
-	r298 = r498;
-	r299 = *(float *)r298;
-	r300 = r299 * 0x1.8p+02f;
-	r301 = r297 - r300;
-	r499 = r591;
-	r501 = r499 + r500 * 1;
-	r302 = r501;
-	*(float *)r302 = r301;
+	r273 = r268 > 0ll; if (!r273) goto b102; r313 = r268 < r312; if (!r313) goto b102; r311 = r270 > 0ll; if (!r311) goto b102; r310 = r270 < r309; if (!r310) goto b102; r308 = r272 > 0ll; if (!r308) goto b102; r307 = r272 < r306; if (!r307) goto b102;
+#line 34 "kernels.go"
+	r470 = r588; r472 = r470 + r471 * 1; r276 = r472 + -4ll; r277 = *(float *)r276; r475 = r472; r279 = r475 + 4ll; r280 = *(float *)r279; r281 = r277 + r280; r478 = r472; r480 = r478 + r479 * 1; r283 = r480; r284 = *(float *)r283; r285 = r281 + r284; r483 = r472; r485 = r483 + r484 * 1; r287 = r485; r288 = *(float *)r287; r289 = r285 + r288; r488 = r472; r490 = r488 + r489 * 1; r291 = r490; r292 = *(float *)r291; r293 = r289 + r292; r493 = r472; r495 = r493 + r494 * 1; r295 = r495; r296 = *(float *)r295; r297 = r293 + r296; r498 = r472; r298 = r498; r299 = *(float *)r298; r300 = r299 * 0x1.8p+02f; r301 = r297 - r300; r499 = r591; r501 = r499 + r500 * 1; r302 = r501; *(float *)r302 = r301;
 b63: // grid unrolled 2
+#line 34 "kernels.go"
 	r363 = (u64)r314 + (u64)r1;
-	r316 = r363;
-	r708 = (u64)r316;
-	r710 = r708 | r709;
-	r711 = r710 >> 32;
-	r712 = (u32)r711;
-	r713 = r712 == 0u;
-	if (!r713) goto b101;
-	r714 = (u32)r316;
-	r892 = __umulhi(r714, r859);
-	r893 = r892 * r715;
-	r894 = r714 - r893;
-	r895 = r894 - r715;
-	r896 = r894 < r895 ? r894 : r895;
-	r897 = r894 - r896;
-	r898 = r897 < 1u ? r897 : 1u;
-	r716 = r892 + r898;
-	r717 = r896;
-	r706 = (i64)r716;
-	r707 = (i64)r717;
+#line 30 "kernels.go"
+	r316 = r363; r708 = (u64)r316; r710 = r708 | r709; r711 = r710 >> 32; r712 = (u32)r711; r713 = r712 == 0u; if (!r713) goto b101; r714 = (u32)r316; r892 = __umulhi(r714, r859); r893 = r892 * r715; r894 = r714 - r893; r895 = r894 - r715; r896 = r894 < r895 ? r894 : r895; r897 = r894 - r896; r898 = r897 < 1u ? r897 : 1u;
+	r716 = r892 + r898; r717 = r896; r706 = (i64)r716; r707 = (i64)r717;
 b67: // rangeint.body (grid unrolled 2)
-	r317 = r707;
-	r318 = r706;
-	r722 = (u64)r318;
-	r724 = r722 | r723;
-	r725 = r724 >> 32;
-	r726 = (u32)r725;
-	r727 = r726 == 0u;
-	if (!r727) goto b100;
-	r728 = (u32)r318;
-	r920 = __umulhi(r728, r868);
-	r921 = r920 * r729;
-	r922 = r728 - r921;
-	r923 = r922 - r729;
-	r924 = r922 < r923 ? r922 : r923;
-	r925 = r922 - r924;
-	r926 = r925 < 1u ? r925 : 1u;
-	r730 = r920 + r926;
-	r731 = r924;
-	r720 = (i64)r730;
-	r721 = (i64)r731;
+#line 31 "kernels.go"
+	r317 = r707; r318 = r706; r722 = (u64)r318; r724 = r722 | r723; r725 = r724 >> 32; r726 = (u32)r725; r727 = r726 == 0u; if (!r727) goto b100; r728 = (u32)r318; r920 = __umulhi(r728, r868); r921 = r920 * r729; r922 = r728 - r921; r923 = r922 - r729; r924 = r922 < r923 ? r922 : r923; r925 = r922 - r924; r926 = r925 < 1u ? r925 : 1u; r730 = r920 + r926; r731 = r924; r720 = (i64)r730; r721 = (i64)r731;
 b69: // rangeint.body (grid unrolled 2)
-	r319 = r721;
-	r735 = r708;
-	r737 = r735 | r736;
-	r738 = r737 >> 32;
-	r739 = (u32)r738;
-	r740 = r739 == 0u;
-	if (!r740) goto b99;
-	r741 = (u32)r316;
-	r948 = __umulhi(r741, r877);
-	r949 = r948 * r742;
-	r950 = r741 - r949;
-	r951 = r950 - r742;
-	r952 = r950 < r951 ? r950 : r951;
-	r953 = r950 - r952;
-	r954 = r953 < 1u ? r953 : 1u;
-	r743 = r948 + r954;
-	r734 = (i64)r743;
+#line 31 "kernels.go"
+	r319 = r721; r735 = r708; r737 = r735 | r736; r738 = r737 >> 32; r739 = (u32)r738; r740 = r739 == 0u; if (!r740) goto b99; r741 = (u32)r316; r948 = __umulhi(r741, r877); r949 = r948 * r742; r950 = r741 - r949; r951 = r950 - r742; r952 = r950 < r951 ? r950 : r951; r953 = r950 - r952; r954 = r953 < 1u ? r953 : 1u; r743 = r948 + r954; r734 = (i64)r743;
 b71: // rangeint.body (grid unrolled 2)
+#line 31 "kernels.go"
 	r321 = r734;
-	r322 = r317 > 0ll;
-	if (!r322) goto b98;
-	r362 = r317 < r361;
-	if (!r362) goto b98;
-	r360 = r319 > 0ll;
-	if (!r360) goto b98;
-	r359 = r319 < r358;
-	if (!r359) goto b98;
-	r357 = r321 > 0ll;
-	if (!r357) goto b98;
-	r356 = r321 < r355;
-	if (!r356) goto b98;
-	r505 = r588;
-	r507 = r505 + r506 * 1;
-	r325 = r507 + -4ll;
-	r326 = *(float *)r325;
-	r510 = r507;
-	r328 = r510 + 4ll;
-	r329 = *(float *)r328;
-	r330 = r326 + r329;
-	r513 = r507;
-	r515 = r513 + r514 * 1;
-	r332 = r515;
-	r333 = *(float *)r332;
-	r334 = r330 + r333;
-	r518 = r507;
-	r520 = r518 + r519 * 1;
-	r336 = r520;
-	r337 = *(float *)r336;
-	r338 = r334 + r337;
-	r523 = r507;
-	r525 = r523 + r524 * 1;
-	r340 = r525;
-	r341 = *(float *)r340;
-	r342 = r338 + r341;
-	r528 = r507;
-	r530 = r528 + r529 * 1;
-	r344 = r530;
-	r345 = *(float *)r344;
-	r346 = r342 + r345;
-	r533 = r507;
-	r347 = r533;
-	r348 = *(float *)r347;
-	r349 = r348 * 0x1.8p+02f;
-	r350 = r346 - r349;
-	r534 = r591;
-	r536 = r534 + r535 * 1;
-	r351 = r536;
-	*(float *)r351 = r350;
+	r322 = r317 > 0ll; if (!r322) goto b98; r362 = r317 < r361; if (!r362) goto b98; r360 = r319 > 0ll; if (!r360) goto b98; r359 = r319 < r358; if (!r359) goto b98; r357 = r321 > 0ll; if (!r357) goto b98; r356 = r321 < r355; if (!r356) goto b98;
+#line 34 "kernels.go"
+	r505 = r588; r507 = r505 + r506 * 1; r325 = r507 + -4ll; r326 = *(float *)r325; r510 = r507; r328 = r510 + 4ll; r329 = *(float *)r328; r330 = r326 + r329; r513 = r507; r515 = r513 + r514 * 1; r332 = r515; r333 = *(float *)r332; r334 = r330 + r333; r518 = r507; r520 = r518 + r519 * 1; r336 = r520; r337 = *(float *)r336; r338 = r334 + r337; r523 = r507; r525 = r523 + r524 * 1; r340 = r525; r341 = *(float *)r340; r342 = r338 + r341; r528 = r507; r530 = r528 + r529 * 1; r344 = r530; r345 = *(float *)r344; r346 = r342 + r345; r533 = r507; r347 = r533; r348 = *(float *)r347; r349 = r348 * 0x1.8p+02f; r350 = r346 - r349; r534 = r591; r536 = r534 + r535 * 1; r351 = r536; *(float *)r351 = r350;
 b78: // grid unrolled 3
+#line 34 "kernels.go"
 	r412 = (u64)r363 + (u64)r1;
-	r365 = r412;
-	r670 = (u64)r365;
-	r672 = r670 | r671;
-	r673 = r672 >> 32;
-	r674 = (u32)r673;
-	r675 = r674 == 0u;
-	if (!r675) goto b97;
-	r676 = (u32)r365;
-	r885 = __umulhi(r676, r859);
-	r886 = r885 * r677;
-	r887 = r676 - r886;
-	r888 = r887 - r677;
-	r889 = r887 < r888 ? r887 : r888;
-	r890 = r887 - r889;
-	r891 = r890 < 1u ? r890 : 1u;
-	r678 = r885 + r891;
-	r679 = r889;
-	r668 = (i64)r678;
-	r669 = (i64)r679;
+#line 30 "kernels.go"
+	r365 = r412; r670 = (u64)r365; r672 = r670 | r671; r673 = r672 >> 32; r674 = (u32)r673; r675 = r674 == 0u; if (!r675) goto b97; r676 = (u32)r365; r885 = __umulhi(r676, r859); r886 = r885 * r677; r887 = r676 - r886; r888 = r887 - r677; r889 = r887 < r888 ? r887 : r888; r890 = r887 - r889; r891 = r890 < 1u ? r890 : 1u;
+	r678 = r885 + r891; r679 = r889; r668 = (i64)r678; r669 = (i64)r679;
 b82: // rangeint.body (grid unrolled 3)
-	r366 = r669;
-	r367 = r668;
-	r684 = (u64)r367;
-	r686 = r684 | r685;
-	r687 = r686 >> 32;
-	r688 = (u32)r687;
-	r689 = r688 == 0u;
-	if (!r689) goto b96;
-	r690 = (u32)r367;
-	r913 = __umulhi(r690, r868);
-	r914 = r913 * r691;
-	r915 = r690 - r914;
-	r916 = r915 - r691;
-	r917 = r915 < r916 ? r915 : r916;
-	r918 = r915 - r917;
-	r919 = r918 < 1u ? r918 : 1u;
-	r692 = r913 + r919;
-	r693 = r917;
-	r682 = (i64)r692;
-	r683 = (i64)r693;
+#line 31 "kernels.go"
+	r366 = r669; r367 = r668; r684 = (u64)r367; r686 = r684 | r685; r687 = r686 >> 32; r688 = (u32)r687; r689 = r688 == 0u; if (!r689) goto b96; r690 = (u32)r367; r913 = __umulhi(r690, r868); r914 = r913 * r691; r915 = r690 - r914; r916 = r915 - r691; r917 = r915 < r916 ? r915 : r916; r918 = r915 - r917; r919 = r918 < 1u ? r918 : 1u; r692 = r913 + r919; r693 = r917; r682 = (i64)r692; r683 = (i64)r693;
 b84: // rangeint.body (grid unrolled 3)
-	r368 = r683;
-	r697 = r670;
-	r699 = r697 | r698;
-	r700 = r699 >> 32;
-	r701 = (u32)r700;
-	r702 = r701 == 0u;
-	if (!r702) goto b95;
-	r703 = (u32)r365;
-	r941 = __umulhi(r703, r877);
-	r942 = r941 * r704;
-	r943 = r703 - r942;
-	r944 = r943 - r704;
-	r945 = r943 < r944 ? r943 : r944;
-	r946 = r943 - r945;
-	r947 = r946 < 1u ? r946 : 1u;
-	r705 = r941 + r947;
-	r696 = (i64)r705;
+#line 31 "kernels.go"
+	r368 = r683; r697 = r670; r699 = r697 | r698; r700 = r699 >> 32; r701 = (u32)r700; r702 = r701 == 0u; if (!r702) goto b95; r703 = (u32)r365; r941 = __umulhi(r703, r877); r942 = r941 * r704; r943 = r703 - r942; r944 = r943 - r704; r945 = r943 < r944 ? r943 : r944; r946 = r943 - r945; r947 = r946 < 1u ? r946 : 1u; r705 = r941 + r947; r696 = (i64)r705;
 b86: // rangeint.body (grid unrolled 3)
+#line 31 "kernels.go"
 	r370 = r696;
-	r371 = r366 > 0ll;
-	if (!r371) goto b94;
-	r411 = r366 < r410;
-	if (!r411) goto b94;
-	r409 = r368 > 0ll;
-	if (!r409) goto b94;
-	r408 = r368 < r407;
-	if (!r408) goto b94;
-	r406 = r370 > 0ll;
-	if (!r406) goto b94;
-	r405 = r370 < r404;
-	if (!r405) goto b94;
-	r540 = r588;
-	r542 = r540 + r541 * 1;
-	r374 = r542 + -4ll;
-	r375 = *(float *)r374;
-	r545 = r542;
-	r377 = r545 + 4ll;
-	r378 = *(float *)r377;
-	r379 = r375 + r378;
-	r548 = r542;
-	r550 = r548 + r549 * 1;
-	r381 = r550;
-	r382 = *(float *)r381;
-	r383 = r379 + r382;
-	r553 = r542;
-	r555 = r553 + r554 * 1;
-	r385 = r555;
-	r386 = *(float *)r385;
-	r387 = r383 + r386;
-	r558 = r542;
-	r560 = r558 + r559 * 1;
-	r389 = r560;
-	r390 = *(float *)r389;
-	r391 = r387 + r390;
-	r563 = r542;
-	r565 = r563 + r564 * 1;
-	r393 = r565;
-	r394 = *(float *)r393;
-	r395 = r391 + r394;
-	r568 = r542;
-	r396 = r568;
-	r397 = *(float *)r396;
-	r398 = r397 * 0x1.8p+02f;
-	r399 = r395 - r398;
-	r569 = r591;
-	r571 = r569 + r570 * 1;
-	r400 = r571;
-	*(float *)r400 = r399;
+	r371 = r366 > 0ll; if (!r371) goto b94; r411 = r366 < r410; if (!r411) goto b94; r409 = r368 > 0ll; if (!r409) goto b94; r408 = r368 < r407; if (!r408) goto b94; r406 = r370 > 0ll; if (!r406) goto b94; r405 = r370 < r404; if (!r405) goto b94;
+#line 34 "kernels.go"
+	r540 = r588; r542 = r540 + r541 * 1; r374 = r542 + -4ll; r375 = *(float *)r374; r545 = r542; r377 = r545 + 4ll; r378 = *(float *)r377; r379 = r375 + r378; r548 = r542; r550 = r548 + r549 * 1; r381 = r550; r382 = *(float *)r381; r383 = r379 + r382; r553 = r542; r555 = r553 + r554 * 1; r385 = r555; r386 = *(float *)r385; r387 = r383 + r386; r558 = r542; r560 = r558 + r559 * 1; r389 = r560; r390 = *(float *)r389; r391 = r387 + r390; r563 = r542; r565 = r563 + r564 * 1; r393 = r565; r394 = *(float *)r393; r395 = r391 + r394; r568 = r542; r396 = r568; r397 = *(float *)r396; r398 = r397 * 0x1.8p+02f; r399 = r395 - r398; r569 = r591; r571 = r569 + r570 * 1; r400 = r571; *(float *)r400 = r399;
 b93: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r413;
-	r588 = r588 + r589 * 1;
-	r591 = r591 + r589 * 1;
-	goto b31;
+#line 34 "kernels.go"
+	r2 = (u64)r2 + (u64)r413; r588 = r588 + r589 * 1; r591 = r591 + r589 * 1; goto b31;
 b94: // if.else (grid unrolled 3)
-	r572 = r591;
-	r574 = r572 + r573 * 1;
-	r403 = r574;
-	*(float *)r403 = 0x0p+00f;
-	goto b93;
+#line 36 "kernels.go"
+	r572 = r591; r574 = r572 + r573 * 1; r403 = r574; *(float *)r403 = 0x0p+00f; goto b93;
 b95: // divide in 64 bits
-	r696 = qd_div_i64(r365, r369);
-	goto b86;
+#line 31 "kernels.go"
+	r696 = qd_div_i64(r365, r369); goto b86;
 b96: // divide in 64 bits
-	r682 = qd_div_i64(r367, r12);
-	r695 = (u64)r682 * (u64)r12;
-	r683 = (u64)r367 - (u64)r695;
-	goto b84;
+#line 31 "kernels.go"
+	r682 = qd_div_i64(r367, r12); r695 = (u64)r682 * (u64)r12; r683 = (u64)r367 - (u64)r695; goto b84;
 b97: // divide in 64 bits
-	r668 = qd_div_i64(r365, r9);
-	r681 = (u64)r668 * (u64)r9;
-	r669 = (u64)r365 - (u64)r681;
-	goto b82;
+#line 31 "kernels.go"
+	r668 = qd_div_i64(r365, r9); r681 = (u64)r668 * (u64)r9; r669 = (u64)r365 - (u64)r681; goto b82;
 b98: // if.else (grid unrolled 2)
-	r537 = r591;
-	r539 = r537 + r538 * 1;
-	r354 = r539;
-	*(float *)r354 = 0x0p+00f;
-	goto b78;
+#line 36 "kernels.go"
+	r537 = r591; r539 = r537 + r538 * 1; r354 = r539; *(float *)r354 = 0x0p+00f; goto b78;
 b99: // divide in 64 bits
-	r734 = qd_div_i64(r316, r320);
-	goto b71;
+#line 31 "kernels.go"
+	r734 = qd_div_i64(r316, r320); goto b71;
 b100: // divide in 64 bits
-	r720 = qd_div_i64(r318, r12);
-	r733 = (u64)r720 * (u64)r12;
-	r721 = (u64)r318 - (u64)r733;
-	goto b69;
+#line 31 "kernels.go"
+	r720 = qd_div_i64(r318, r12); r733 = (u64)r720 * (u64)r12; r721 = (u64)r318 - (u64)r733; goto b69;
 b101: // divide in 64 bits
-	r706 = qd_div_i64(r316, r9);
-	r719 = (u64)r706 * (u64)r9;
-	r707 = (u64)r316 - (u64)r719;
-	goto b67;
+#line 31 "kernels.go"
+	r706 = qd_div_i64(r316, r9); r719 = (u64)r706 * (u64)r9; r707 = (u64)r316 - (u64)r719; goto b67;
 b102: // if.else (grid unrolled 1)
-	r502 = r591;
-	r504 = r502 + r503 * 1;
-	r305 = r504;
-	*(float *)r305 = 0x0p+00f;
-	goto b63;
+#line 36 "kernels.go"
+	r502 = r591; r504 = r502 + r503 * 1; r305 = r504; *(float *)r305 = 0x0p+00f; goto b63;
 b103: // divide in 64 bits
-	r772 = qd_div_i64(r267, r271);
-	goto b56;
+#line 31 "kernels.go"
+	r772 = qd_div_i64(r267, r271); goto b56;
 b104: // divide in 64 bits
-	r758 = qd_div_i64(r269, r12);
-	r771 = (u64)r758 * (u64)r12;
-	r759 = (u64)r269 - (u64)r771;
-	goto b54;
+#line 31 "kernels.go"
+	r758 = qd_div_i64(r269, r12); r771 = (u64)r758 * (u64)r12; r759 = (u64)r269 - (u64)r771; goto b54;
 b105: // divide in 64 bits
-	r744 = qd_div_i64(r267, r9);
-	r757 = (u64)r744 * (u64)r9;
-	r745 = (u64)r267 - (u64)r757;
-	goto b52;
+#line 31 "kernels.go"
+	r744 = qd_div_i64(r267, r9); r757 = (u64)r744 * (u64)r9; r745 = (u64)r267 - (u64)r757; goto b52;
 b106: // if.else (grid unrolled 0)
-	r257 = r591;
-	*(float *)r257 = 0x0p+00f;
-	goto b48;
+#line 36 "kernels.go"
+	r257 = r591; *(float *)r257 = 0x0p+00f; goto b48;
 b107: // divide in 64 bits
-	r810 = qd_div_i64(r219, r223);
-	goto b41;
+#line 31 "kernels.go"
+	r810 = qd_div_i64(r219, r223); goto b41;
 b108: // divide in 64 bits
-	r796 = qd_div_i64(r221, r12);
-	r809 = (u64)r796 * (u64)r12;
-	r797 = (u64)r221 - (u64)r809;
-	goto b39;
+#line 31 "kernels.go"
+	r796 = qd_div_i64(r221, r12); r809 = (u64)r796 * (u64)r12; r797 = (u64)r221 - (u64)r809; goto b39;
 b109: // divide in 64 bits
-	r782 = qd_div_i64(r219, r9);
-	r795 = (u64)r782 * (u64)r9;
-	r783 = (u64)r219 - (u64)r795;
-	goto b37;
+#line 31 "kernels.go"
+	r782 = qd_div_i64(r219, r9); r795 = (u64)r782 * (u64)r9; r783 = (u64)r219 - (u64)r795; goto b37;
 b110: // preheader
+#line 31 "kernels.go"
 	r13 = r157;
-	r57 = r153;
-	r54 = r150;
-	r50 = r147;
-	r417 = r445;
-	r420 = r448;
-	r423 = r451;
-	r426 = r454;
-	r575 = r2;
-	r576 = r19 + r575 * 4;
-	r577 = r585;
-	r578 = r4 + r575 * 4;
-	r633 = r185;
-	r647 = r837;
-	r639 = r829;
-	r660 = r201;
-	r653 = r843;
-	r666 = r856;
+	r57 = r153; r54 = r150; r50 = r147;
+#line 34 "kernels.go"
+	r417 = r445; r420 = r448; r423 = r451; r426 = r454;
+#line 30 "kernels.go"
+	r575 = r2; r576 = r19 + r575 * 4; r577 = r585; r578 = r4 + r575 * 4; r633 = r185; r647 = r837; r639 = r829; r660 = r201; r653 = r843; r666 = r856;
 b111: // head
-	r6 = r2 < r209;
-	if (!r6) goto b131;
-	r7 = r2;
-	r632 = (u64)r7;
-	r634 = r632 | r633;
-	r635 = r634 >> 32;
-	r636 = (u32)r635;
-	r637 = r636 == 0u;
-	if (!r637) goto b130;
-	r638 = (u32)r7;
-	r969 = __umulhi(r638, r859);
-	r970 = r969 * r639;
-	r971 = r638 - r970;
-	r972 = r971 - r639;
-	r973 = r971 < r972 ? r971 : r972;
-	r974 = r971 - r973;
-	r975 = r974 < 1u ? r974 : 1u;
-	r640 = r969 + r975;
-	r641 = r973;
-	r630 = (i64)r640;
-	r631 = (i64)r641;
+#line 30 "kernels.go"
+	r6 = r2 < r209; if (!r6) goto b131; r7 = r2; r632 = (u64)r7; r634 = r632 | r633; r635 = r634 >> 32; r636 = (u32)r635; r637 = r636 == 0u; if (!r637) goto b130; r638 = (u32)r7; r969 = __umulhi(r638, r859); r970 = r969 * r639; r971 = r638 - r970; r972 = r971 - r639; r973 = r971 < r972 ? r971 : r972; r974 = r971 - r973; r975 = r974 < 1u ? r974 : 1u;
+	r640 = r969 + r975; r641 = r973; r630 = (i64)r640; r631 = (i64)r641;
 b115: // rangeint.body
-	r8 = r631;
-	r10 = r630;
-	r646 = (u64)r10;
-	r648 = r646 | r647;
-	r649 = r648 >> 32;
-	r650 = (u32)r649;
-	r651 = r650 == 0u;
-	if (!r651) goto b129;
-	r652 = (u32)r10;
-	r976 = __umulhi(r652, r868);
-	r977 = r976 * r653;
-	r978 = r652 - r977;
-	r979 = r978 - r653;
-	r980 = r978 < r979 ? r978 : r979;
-	r981 = r978 - r980;
-	r982 = r981 < 1u ? r981 : 1u;
-	r654 = r976 + r982;
-	r655 = r980;
-	r644 = (i64)r654;
-	r645 = (i64)r655;
+#line 31 "kernels.go"
+	r8 = r631; r10 = r630; r646 = (u64)r10; r648 = r646 | r647; r649 = r648 >> 32; r650 = (u32)r649; r651 = r650 == 0u; if (!r651) goto b129; r652 = (u32)r10; r976 = __umulhi(r652, r868); r977 = r976 * r653; r978 = r652 - r977; r979 = r978 - r653; r980 = r978 < r979 ? r978 : r979; r981 = r978 - r980; r982 = r981 < 1u ? r981 : 1u; r654 = r976 + r982; r655 = r980; r644 = (i64)r654; r645 = (i64)r655;
 b117: // rangeint.body
-	r11 = r645;
-	r659 = r632;
-	r661 = r659 | r660;
-	r662 = r661 >> 32;
-	r663 = (u32)r662;
-	r664 = r663 == 0u;
-	if (!r664) goto b128;
-	r665 = (u32)r7;
-	r983 = __umulhi(r665, r877);
-	r984 = r983 * r666;
-	r985 = r665 - r984;
-	r986 = r985 - r666;
-	r987 = r985 < r986 ? r985 : r986;
-	r988 = r985 - r987;
-	r989 = r988 < 1u ? r988 : 1u;
-	r667 = r983 + r989;
-	r658 = (i64)r667;
+#line 31 "kernels.go"
+	r11 = r645; r659 = r632; r661 = r659 | r660; r662 = r661 >> 32; r663 = (u32)r662; r664 = r663 == 0u; if (!r664) goto b128; r665 = (u32)r7; r983 = __umulhi(r665, r877); r984 = r983 * r666; r985 = r665 - r984; r986 = r985 - r666; r987 = r985 < r986 ? r985 : r986; r988 = r985 - r987; r989 = r988 < 1u ? r988 : 1u; r667 = r983 + r989; r658 = (i64)r667;
 b119: // rangeint.body
+#line 31 "kernels.go"
 	r14 = r658;
-	r15 = r8 > 0ll;
-	if (!r15) goto b127;
-	r58 = r8 < r57;
-	if (!r58) goto b127;
-	r56 = r11 > 0ll;
-	if (!r56) goto b127;
-	r55 = r11 < r54;
-	if (!r55) goto b127;
-	r53 = r14 > 0ll;
-	if (!r53) goto b127;
-	r52 = r14 < r50;
-	if (!r52) goto b127;
-	r414 = r576;
-	r18 = r414 + -4ll;
-	r21 = *(float *)r18;
-	r415 = r414;
-	r23 = r415 + 4ll;
-	r24 = *(float *)r23;
-	r25 = r21 + r24;
-	r416 = r414;
-	r418 = r416 + r417 * 1;
-	r27 = r418;
-	r28 = *(float *)r27;
-	r29 = r25 + r28;
-	r419 = r414;
-	r421 = r419 + r420 * 1;
-	r31 = r421;
-	r32 = *(float *)r31;
-	r33 = r29 + r32;
-	r422 = r414;
-	r424 = r422 + r423 * 1;
-	r35 = r424;
-	r36 = *(float *)r35;
-	r37 = r33 + r36;
-	r425 = r414;
-	r427 = r425 + r426 * 1;
-	r39 = r427;
-	r40 = *(float *)r39;
-	r41 = r37 + r40;
-	r42 = r414;
-	r43 = *(float *)r42;
-	r44 = r43 * 0x1.8p+02f;
-	r45 = r41 - r44;
-	r46 = r578;
-	*(float *)r46 = r45;
+	r15 = r8 > 0ll; if (!r15) goto b127; r58 = r8 < r57; if (!r58) goto b127; r56 = r11 > 0ll; if (!r56) goto b127; r55 = r11 < r54; if (!r55) goto b127; r53 = r14 > 0ll; if (!r53) goto b127; r52 = r14 < r50; if (!r52) goto b127;
+#line 34 "kernels.go"
+	r414 = r576; r18 = r414 + -4ll; r21 = *(float *)r18; r415 = r414; r23 = r415 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r416 = r414; r418 = r416 + r417 * 1; r27 = r418; r28 = *(float *)r27; r29 = r25 + r28; r419 = r414; r421 = r419 + r420 * 1; r31 = r421; r32 = *(float *)r31; r33 = r29 + r32; r422 = r414; r424 = r422 + r423 * 1; r35 = r424; r36 = *(float *)r35; r37 = r33 + r36; r425 = r414; r427 = r425 + r426 * 1; r39 = r427; r40 = *(float *)r39; r41 = r37 + r40; r42 = r414; r43 = *(float *)r42; r44 = r43 * 0x1.8p+02f; r45 = r41 - r44; r46 = r578; *(float *)r46 = r45;
 b126: // latch
-	r2 = (u64)r2 + (u64)r1;
-	r576 = r576 + r577 * 1;
-	r578 = r578 + r577 * 1;
-	goto b111;
+#line 30 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r576 = r576 + r577 * 1; r578 = r578 + r577 * 1; goto b111;
 b127: // if.else
-	r49 = r578;
-	*(float *)r49 = 0x0p+00f;
-	goto b126;
+#line 36 "kernels.go"
+	r49 = r578; *(float *)r49 = 0x0p+00f; goto b126;
 b128: // divide in 64 bits
-	r658 = qd_div_i64(r7, r13);
-	goto b119;
+#line 31 "kernels.go"
+	r658 = qd_div_i64(r7, r13); goto b119;
 b129: // divide in 64 bits
-	r644 = qd_div_i64(r10, r12);
-	r657 = (u64)r644 * (u64)r12;
-	r645 = (u64)r10 - (u64)r657;
-	goto b117;
+#line 31 "kernels.go"
+	r644 = qd_div_i64(r10, r12); r657 = (u64)r644 * (u64)r12; r645 = (u64)r10 - (u64)r657; goto b117;
 b130: // divide in 64 bits
-	r630 = qd_div_i64(r7, r9);
-	r643 = (u64)r630 * (u64)r9;
-	r631 = (u64)r7 - (u64)r643;
-	goto b115;
+#line 31 "kernels.go"
+	r630 = qd_div_i64(r7, r9); r643 = (u64)r630 * (u64)r9; r631 = (u64)r7 - (u64)r643; goto b115;
 b131: // preheader
+#line 31 "kernels.go"
 	r64 = r157;
-	r105 = (u64)r9 - 1ull;
-	r102 = (u64)r12 - 1ull;
-	r99 = (u64)r51 - 1ull;
+	r105 = (u64)r9 - 1ull; r102 = (u64)r12 - 1ull; r99 = (u64)r51 - 1ull;
 	r67 = r157;
-	r431 = (u64)r9 * (u64)(-4ll);
-	r434 = (u64)r9 * 4ull;
-	r437 = (u64)r67 * (u64)(-4ll);
-	r440 = (u64)r67 * 4ull;
-	r579 = r2;
-	r580 = r19 + r579 * 4;
-	r581 = (u64)r1 * 4ull;
-	r582 = r4 + r579 * 4;
-	r595 = r185;
-	r609 = (u64)r12;
-	r601 = (u32)r9;
-	r622 = r201;
-	r615 = (u32)r12;
-	r628 = (u32)r64;
-	r990 = r601 > 1u ? r601 : 1u;
-	r991 = qd_div_u32(4294967295u, r990);
-	r999 = r615 > 1u ? r615 : 1u;
-	r1000 = qd_div_u32(4294967295u, r999);
-	r1008 = r628 > 1u ? r628 : 1u;
-	r1009 = qd_div_u32(4294967295u, r1008);
+	r431 = (u64)r9 * (u64)(-4ll); r434 = (u64)r9 * 4ull; r437 = (u64)r67 * (u64)(-4ll); r440 = (u64)r67 * 4ull;
+#line 30 "kernels.go"
+	r579 = r2; r580 = r19 + r579 * 4; r581 = (u64)r1 * 4ull; r582 = r4 + r579 * 4; r595 = r185; r609 = (u64)r12; r601 = (u32)r9; r622 = r201; r615 = (u32)r12; r628 = (u32)r64; r990 = r601 > 1u ? r601 : 1u; r991 = qd_div_u32(4294967295u, r990); r999 = r615 > 1u ? r615 : 1u; r1000 = qd_div_u32(4294967295u, r999); r1008 = r628 > 1u ? r628 : 1u; r1009 = qd_div_u32(4294967295u, r1008);
 b132: // head (checked if, after)
-	r59 = r2 < r3;
-	if (!r59) goto b152;
-	r60 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r594 = (u64)r60;
-	r596 = r594 | r595;
-	r597 = r596 >> 32;
-	r598 = (u32)r597;
-	r599 = r598 == 0u;
-	if (!r599) goto b151;
-	r600 = (u32)r60;
-	r992 = __umulhi(r600, r991);
-	r993 = r992 * r601;
-	r994 = r600 - r993;
-	r995 = r994 - r601;
-	r996 = r994 < r995 ? r994 : r995;
-	r997 = r994 - r996;
-	r998 = r997 < 1u ? r997 : 1u;
-	r602 = r992 + r998;
-	r603 = r996;
-	r592 = (i64)r602;
-	r593 = (i64)r603;
+#line 30 "kernels.go"
+	r59 = r2 < r3; if (!r59) goto b152; r60 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r594 = (u64)r60; r596 = r594 | r595; r597 = r596 >> 32; r598 = (u32)r597; r599 = r598 == 0u; if (!r599) goto b151; r600 = (u32)r60; r992 = __umulhi(r600, r991); r993 = r992 * r601; r994 = r600 - r993; r995 = r994 - r601; r996 = r994 < r995 ? r994 : r995; r997 = r994 - r996; r998 = r997 < 1u ? r997 : 1u; r602 = r992 + r998; r603 = r996; r592 = (i64)r602; r593 = (i64)r603;
 b136: // rangeint.body (checked if, after)
-	r61 = r593;
-	r62 = r592;
-	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r608 = (u64)r62;
-	r610 = r608 | r609;
-	r611 = r610 >> 32;
-	r612 = (u32)r611;
-	r613 = r612 == 0u;
-	if (!r613) goto b150;
-	r614 = (u32)r62;
-	r1001 = __umulhi(r614, r1000);
-	r1002 = r1001 * r615;
-	r1003 = r614 - r1002;
-	r1004 = r1003 - r615;
-	r1005 = r1003 < r1004 ? r1003 : r1004;
-	r1006 = r1003 - r1005;
-	r1007 = r1006 < 1u ? r1006 : 1u;
-	r616 = r1001 + r1007;
-	r617 = r1005;
-	r606 = (i64)r616;
-	r607 = (i64)r617;
+#line 31 "kernels.go"
+	r61 = r593; r62 = r592; if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r608 = (u64)r62; r610 = r608 | r609; r611 = r610 >> 32; r612 = (u32)r611; r613 = r612 == 0u; if (!r613) goto b150; r614 = (u32)r62; r1001 = __umulhi(r614, r1000); r1002 = r1001 * r615; r1003 = r614 - r1002; r1004 = r1003 - r615; r1005 = r1003 < r1004 ? r1003 : r1004; r1006 = r1003 - r1005; r1007 = r1006 < 1u ? r1006 : 1u; r616 = r1001 + r1007; r617 = r1005; r606 = (i64)r616; r607 = (i64)r617;
 b138: // rangeint.body (checked if, after)
-	r63 = r607;
-	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r621 = r594;
-	r623 = r621 | r622;
-	r624 = r623 >> 32;
-	r625 = (u32)r624;
-	r626 = r625 == 0u;
-	if (!r626) goto b149;
-	r627 = (u32)r60;
-	r1010 = __umulhi(r627, r1009);
-	r1011 = r1010 * r628;
-	r1012 = r627 - r1011;
-	r1013 = r1012 - r628;
-	r1014 = r1012 < r1013 ? r1012 : r1013;
-	r1015 = r1012 - r1014;
-	r1016 = r1015 < 1u ? r1015 : 1u;
-	r629 = r1010 + r1016;
-	r620 = (i64)r629;
+#line 31 "kernels.go"
+	r63 = r607; if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r621 = r594; r623 = r621 | r622; r624 = r623 >> 32; r625 = (u32)r624; r626 = r625 == 0u; if (!r626) goto b149; r627 = (u32)r60; r1010 = __umulhi(r627, r1009); r1011 = r1010 * r628; r1012 = r627 - r1011; r1013 = r1012 - r628; r1014 = r1012 < r1013 ? r1012 : r1013; r1015 = r1012 - r1014; r1016 = r1015 < 1u ? r1015 : 1u; r629 = r1010 + r1016; r620 = (i64)r629;
 b140: // rangeint.body (checked if, after)
+#line 31 "kernels.go"
 	r65 = r620;
-	r66 = r61 > 0ll;
-	if (!r66) goto b148;
-	r106 = r61 < r105;
-	if (!r106) goto b148;
-	r104 = r63 > 0ll;
-	if (!r104) goto b148;
-	r103 = r63 < r102;
-	if (!r103) goto b148;
-	r101 = r65 > 0ll;
-	if (!r101) goto b148;
-	r100 = r65 < r99;
-	if (!r100) goto b148;
-	r68 = (u64)r60 - 1ull;
-	if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; }
-	r428 = r580;
-	r69 = r428 + -4ll;
-	r70 = *(float *)r69;
-	r71 = (u64)r60 + 1ull;
-	if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; }
-	r429 = r428;
-	r72 = r429 + 4ll;
-	r73 = *(float *)r72;
-	r74 = r70 + r73;
-	r75 = (u64)r60 - (u64)r9;
-	if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; }
-	r430 = r428;
-	r432 = r430 + r431 * 1;
-	r76 = r432;
-	r77 = *(float *)r76;
-	r78 = r74 + r77;
-	r79 = (u64)r60 + (u64)r9;
-	if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; }
-	r433 = r428;
-	r435 = r433 + r434 * 1;
-	r80 = r435;
-	r81 = *(float *)r80;
-	r82 = r78 + r81;
-	r83 = (u64)r60 - (u64)r67;
-	if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; }
-	r436 = r428;
-	r438 = r436 + r437 * 1;
-	r84 = r438;
-	r85 = *(float *)r84;
-	r86 = r82 + r85;
-	r87 = (u64)r60 + (u64)r67;
-	if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; }
-	r439 = r428;
-	r441 = r439 + r440 * 1;
-	r88 = r441;
-	r89 = *(float *)r88;
-	r90 = r86 + r89;
-	if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; }
-	r91 = r428;
-	r92 = *(float *)r91;
-	r93 = r92 * 0x1.8p+02f;
-	r94 = r90 - r93;
-	r95 = r582;
-	*(float *)r95 = r94;
+	r66 = r61 > 0ll; if (!r66) goto b148; r106 = r61 < r105; if (!r106) goto b148; r104 = r63 > 0ll; if (!r104) goto b148; r103 = r63 < r102; if (!r103) goto b148; r101 = r65 > 0ll; if (!r101) goto b148; r100 = r65 < r99; if (!r100) goto b148;
+#line 34 "kernels.go"
+	r68 = (u64)r60 - 1ull; if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; } r428 = r580; r69 = r428 + -4ll; r70 = *(float *)r69; r71 = (u64)r60 + 1ull; if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; } r429 = r428; r72 = r429 + 4ll; r73 = *(float *)r72; r74 = r70 + r73; r75 = (u64)r60 - (u64)r9; if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; } r430 = r428; r432 = r430 + r431 * 1; r76 = r432; r77 = *(float *)r76; r78 = r74 + r77; r79 = (u64)r60 + (u64)r9; if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; } r433 = r428; r435 = r433 + r434 * 1; r80 = r435; r81 = *(float *)r80; r82 = r78 + r81; r83 = (u64)r60 - (u64)r67; if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; } r436 = r428; r438 = r436 + r437 * 1; r84 = r438; r85 = *(float *)r84; r86 = r82 + r85; r87 = (u64)r60 + (u64)r67; if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; } r439 = r428; r441 = r439 + r440 * 1; r88 = r441; r89 = *(float *)r88; r90 = r86 + r89; if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; } r91 = r428; r92 = *(float *)r91; r93 = r92 * 0x1.8p+02f; r94 = r90 - r93; r95 = r582; *(float *)r95 = r94;
 b147: // latch (checked if, after)
-	r2 = (u64)r2 + (u64)r1;
-	r580 = r580 + r581 * 1;
-	r582 = r582 + r581 * 1;
-	goto b132;
+#line 30 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r580 = r580 + r581 * 1; r582 = r582 + r581 * 1; goto b132;
 b148: // if.else (checked if, after)
-	r98 = r582;
-	*(float *)r98 = 0x0p+00f;
-	goto b147;
+#line 36 "kernels.go"
+	r98 = r582; *(float *)r98 = 0x0p+00f; goto b147;
 b149: // divide in 64 bits
-	r620 = qd_div_i64(r60, r64);
-	goto b140;
+#line 31 "kernels.go"
+	r620 = qd_div_i64(r60, r64); goto b140;
 b150: // divide in 64 bits
-	r606 = qd_div_i64(r62, r12);
-	r619 = (u64)r606 * (u64)r12;
-	r607 = (u64)r62 - (u64)r619;
-	goto b138;
+#line 31 "kernels.go"
+	r606 = qd_div_i64(r62, r12); r619 = (u64)r606 * (u64)r12; r607 = (u64)r62 - (u64)r619; goto b138;
 b151: // divide in 64 bits
-	r592 = qd_div_i64(r60, r9);
-	r605 = (u64)r592 * (u64)r9;
-	r593 = (u64)r60 - (u64)r605;
-	goto b136;
+#line 31 "kernels.go"
+	r592 = qd_div_i64(r60, r9); r605 = (u64)r592 * (u64)r9; r593 = (u64)r60 - (u64)r605; goto b136;
 b152: // exit
+#line 31 "kernels.go"
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -10012,335 +9624,104 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r127 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = (u64)r4 * (u64)r4;
-	r15 = p2;
-	r16 = p3;
-	r21 = p4;
-	r22 = p5;
-	r28 = p0;
-	r29 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r51 = (u64)r29;
-	r52 = r2;
-	r53 = (u64)r52;
-	r54 = r53 < r51;
-	r55 = (u64)r3;
-	r56 = r55 + 4611686018427387904ull;
-	r57 = r56 <= 9223372036854775808ull;
-	r58 = r55 - 1ull;
-	r59 = (u64)r2;
-	r60 = r58 - r59;
-	r61 = r51 - 1ull;
-	r62 = r61 - r53;
-	r63 = r60 <= r62;
-	r64 = r4 != 0ll;
-	if (!r54) goto b44;
-	if (!r57) goto b44;
-	if (!r63) goto b44;
-	if (!r64) goto b44;
-	r77 = (u64)r16;
-	r82 = (u64)r4;
-	r83 = r82 + 4611686018427387904ull;
-	r84 = r83 <= 9223372036854775808ull;
-	r85 = r82 - 1ull;
-	r88 = r77 - 1ull;
-	r91 = (u64)r22;
-	r96 = r91 - 1ull;
-	r148 = r82;
-	r112 = r4;
-	r113 = r112;
-	r114 = (u64)r113 * 4ull;
-	r130 = r114;
-	r87 = r85;
-	r99 = r4;
-	r154 = (u32)r4;
-	r159 = r154 > 1u ? r154 : 1u;
-	r160 = qd_div_u32(4294967295u, r159);
+#line 45 "kernels.go"
+	r4 = p6; r3 = (u64)r4 * (u64)r4;
+#line 49 "kernels.go"
+	r15 = p2; r16 = p3; r21 = p4; r22 = p5;
+#line 51 "kernels.go"
+	r28 = p0; r29 = p1;
+#line 45 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r51 = (u64)r29; r52 = r2; r53 = (u64)r52; r54 = r53 < r51; r55 = (u64)r3; r56 = r55 + 4611686018427387904ull; r57 = r56 <= 9223372036854775808ull; r58 = r55 - 1ull; r59 = (u64)r2; r60 = r58 - r59; r61 = r51 - 1ull; r62 = r61 - r53; r63 = r60 <= r62; r64 = r4 != 0ll; if (!r54) goto b44; if (!r57) goto b44; if (!r63) goto b44; if (!r64) goto b44; r77 = (u64)r16; r82 = (u64)r4; r83 = r82 + 4611686018427387904ull; r84 = r83 <= 9223372036854775808ull; r85 = r82 - 1ull; r88 = r77 - 1ull; r91 = (u64)r22; r96 = r91 - 1ull; r148 = r82; r112 = r4; r113 = r112; r114 = (u64)r113 * 4ull; r130 = r114; r87 = r85; r99 = r4; r154 = (u32)r4; r159 = r154 > 1u ? r154 : 1u; r160 = qd_div_u32(4294967295u, r159);
 b6: // head
-	r5 = r2 < r3;
-	if (!r5) goto b43;
-	r6 = r2;
-	r147 = (u64)r6;
-	r149 = r147 | r148;
-	r150 = r149 >> 32;
-	r151 = (u32)r150;
-	r152 = r151 == 0u;
-	if (!r152) goto b42;
-	r153 = (u32)r6;
-	r161 = __umulhi(r153, r160);
-	r162 = r161 * r154;
-	r163 = r153 - r162;
-	r164 = r163 - r154;
-	r165 = r163 < r164 ? r163 : r164;
-	r166 = r163 - r165;
-	r167 = r166 < 1u ? r166 : 1u;
-	r155 = r161 + r167;
-	r156 = r165;
-	r145 = (i64)r155;
-	r146 = (i64)r156;
+#line 45 "kernels.go"
+	r5 = r2 < r3; if (!r5) goto b43; r6 = r2; r147 = (u64)r6; r149 = r147 | r148; r150 = r149 >> 32; r151 = (u32)r150; r152 = r151 == 0u; if (!r152) goto b42; r153 = (u32)r6; r161 = __umulhi(r153, r160); r162 = r161 * r154; r163 = r153 - r162; r164 = r163 - r154; r165 = r163 < r164 ? r163 : r164; r166 = r163 - r165; r167 = r166 < 1u ? r166 : 1u;
+	r155 = r161 + r167; r156 = r165; r145 = (i64)r155; r146 = (i64)r156;
 b10: // rangeint.body
-	r7 = r145;
-	r8 = r146;
-	r9 = 0x0p+00f;
-	r10 = 0ll;
-	r78 = (u64)r7 * (u64)r4;
-	r79 = r78;
-	r80 = (u64)r79;
-	r81 = r80 < r77;
-	r89 = r88 - r80;
-	r90 = r87 <= r89;
-	r93 = r8;
-	r94 = (u64)r93;
-	r95 = r94 < r91;
-	r97 = r96 - r94;
-	r100 = (u64)r99 + (u64)r8;
-	r101 = (u64)r100;
-	r102 = r101 - r94;
-	r103 = __umul64hi(r102, r87);
-	r104 = r103 == 0ull;
-	r105 = r102 * r87;
-	r106 = r105 <= r97;
-	if (!r81) goto b39;
-	if (!r84) goto b39;
-	if (!r90) goto b39;
-	if (!r95) goto b39;
-	if (!r104) goto b39;
-	if (!r106) goto b39;
-	r12 = r78;
-	r107 = r12;
-	r108 = r15 + r107 * 4;
-	r110 = r8;
-	r111 = r21 + r110 * 4;
-	r177 = r4 > (-9223372036854775801ll) ? r4 : (-9223372036854775801ll);
-	r178 = (u64)r177 - 7ull;
+#line 46 "kernels.go"
+	r7 = r145; r8 = r146; r9 = 0x0p+00f; r10 = 0ll; r78 = (u64)r7 * (u64)r4; r79 = r78; r80 = (u64)r79; r81 = r80 < r77; r89 = r88 - r80; r90 = r87 <= r89; r93 = r8; r94 = (u64)r93; r95 = r94 < r91; r97 = r96 - r94; r100 = (u64)r99 + (u64)r8; r101 = (u64)r100; r102 = r101 - r94; r103 = __umul64hi(r102, r87); r104 = r103 == 0ull; r105 = r102 * r87; r106 = r105 <= r97; if (!r81) goto b39; if (!r84) goto b39; if (!r90) goto b39; if (!r95) goto b39; if (!r104) goto b39; if (!r106) goto b39;
+#line 49 "kernels.go"
+	r12 = r78; r107 = r12; r108 = r15 + r107 * 4; r110 = r8; r111 = r21 + r110 * 4; r177 = r4 > (-9223372036854775801ll) ? r4 : (-9223372036854775801ll); r178 = (u64)r177 - 7ull;
 b18: // unroll guard
-	r179 = r10 < r178;
-	if (!r179) goto b35;
+#line 49 "kernels.go"
+	r179 = r10 < r178; if (!r179) goto b35;
+#line 48 "kernels.go"
 	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	r11 = r10 < r4;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	goto b18;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; r11 = r10 < r4;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; goto b18;
 b35: // for.loop
-	r11 = r10 < r4;
-	if (!r11) goto b37;
-	r14 = r108;
-	r17 = *(float *)r14;
-	r20 = r111;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r108 = r108 + 4ll;
-	r111 = r111 + r114 * 1;
-	goto b35;
+#line 48 "kernels.go"
+	r11 = r10 < r4; if (!r11) goto b37;
+	r14 = r108; r17 = *(float *)r14; r20 = r111; r23 = *(float *)r20; r24 = r17 * r23; r25 = r9 + r24;
+#line 48 "kernels.go"
+	r26 = (u64)r10 + 1ull; r9 = r25; r10 = r26; r108 = r108 + 4ll; r111 = r111 + r114 * 1; goto b35;
 b37: // for.done
-	r27 = r28 + r6 * 4;
-	*(float *)r27 = r9;
-	r2 = (u64)r2 + (u64)r1;
-	goto b6;
+#line 51 "kernels.go"
+	r27 = r28 + r6 * 4; *(float *)r27 = r9;
+#line 45 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b6;
 b39: // preheader
-	r66 = r78;
-	r123 = r66;
-	r124 = r15 + r123 * 4;
-	r126 = r8;
-	r127 = r21 + r126 * 4;
+#line 49 "kernels.go"
+	r66 = r78; r123 = r66; r124 = r15 + r123 * 4; r126 = r8; r127 = r21 + r126 * 4;
 b40: // for.loop (checked)
-	r65 = r10 < r4;
-	if (!r65) goto b37;
-	r67 = (u64)r66 + (u64)r10;
-	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
-	r68 = r124;
-	r69 = *(float *)r68;
-	r70 = (u64)r10 * (u64)r4;
-	r71 = (u64)r70 + (u64)r8;
-	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
-	r72 = r127;
-	r73 = *(float *)r72;
-	r74 = r69 * r73;
-	r75 = r9 + r74;
-	r76 = (u64)r10 + 1ull;
-	r9 = r75;
-	r10 = r76;
-	r124 = r124 + 4ll;
-	r127 = r127 + r130 * 1;
-	goto b40;
+#line 48 "kernels.go"
+	r65 = r10 < r4; if (!r65) goto b37;
+	r67 = (u64)r66 + (u64)r10; if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; } r68 = r124; r69 = *(float *)r68; r70 = (u64)r10 * (u64)r4; r71 = (u64)r70 + (u64)r8; if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; } r72 = r127; r73 = *(float *)r72; r74 = r69 * r73; r75 = r9 + r74;
+#line 48 "kernels.go"
+	r76 = (u64)r10 + 1ull; r9 = r75; r10 = r76; r124 = r124 + 4ll; r127 = r127 + r130 * 1; goto b40;
 b42: // divide in 64 bits
-	r145 = qd_div_i64(r6, r4);
-	r158 = (u64)r145 * (u64)r4;
-	r146 = (u64)r6 - (u64)r158;
-	goto b10;
+#line 46 "kernels.go"
+	r145 = qd_div_i64(r6, r4); r158 = (u64)r145 * (u64)r4; r146 = (u64)r6 - (u64)r158; goto b10;
 b43: // exit
+#line 46 "kernels.go"
 	return;
 b44: // preheader
-	r134 = (u64)r4;
-	r120 = r4;
-	r121 = r120;
-	r122 = (u64)r121 * 4ull;
-	r140 = (u32)r4;
-	r168 = r140 > 1u ? r140 : 1u;
-	r169 = qd_div_u32(4294967295u, r168);
+#line 46 "kernels.go"
+	r134 = (u64)r4; r120 = r4; r121 = r120; r122 = (u64)r121 * 4ull; r140 = (u32)r4; r168 = r140 > 1u ? r140 : 1u; r169 = qd_div_u32(4294967295u, r168);
 b45: // head (checked)
-	r32 = r2 < r3;
-	if (!r32) goto b43;
-	r33 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r133 = (u64)r33;
-	r135 = r133 | r134;
-	r136 = r135 >> 32;
-	r137 = (u32)r136;
-	r138 = r137 == 0u;
-	if (!r138) goto b54;
-	r139 = (u32)r33;
-	r170 = __umulhi(r139, r169);
-	r171 = r170 * r140;
-	r172 = r139 - r171;
-	r173 = r172 - r140;
-	r174 = r172 < r173 ? r172 : r173;
-	r175 = r172 - r174;
-	r176 = r175 < 1u ? r175 : 1u;
-	r141 = r170 + r176;
-	r142 = r174;
-	r131 = (i64)r141;
-	r132 = (i64)r142;
+#line 45 "kernels.go"
+	r32 = r2 < r3; if (!r32) goto b43; r33 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r133 = (u64)r33; r135 = r133 | r134; r136 = r135 >> 32; r137 = (u32)r136; r138 = r137 == 0u; if (!r138) goto b54; r139 = (u32)r33; r170 = __umulhi(r139, r169); r171 = r170 * r140; r172 = r139 - r171; r173 = r172 - r140; r174 = r172 < r173 ? r172 : r173; r175 = r172 - r174; r176 = r175 < 1u ? r175 : 1u; r141 = r170 + r176; r142 = r174; r131 = (i64)r141; r132 = (i64)r142;
 b49: // rangeint.body (checked)
-	r34 = r131;
-	r35 = r132;
-	r9 = 0x0p+00f;
-	r10 = 0ll;
-	r37 = (u64)r34 * (u64)r4;
-	r115 = r37;
-	r116 = r15 + r115 * 4;
-	r118 = r35;
-	r119 = r21 + r118 * 4;
+#line 46 "kernels.go"
+	r34 = r131; r35 = r132; r9 = 0x0p+00f; r10 = 0ll;
+#line 49 "kernels.go"
+	r37 = (u64)r34 * (u64)r4; r115 = r37; r116 = r15 + r115 * 4; r118 = r35; r119 = r21 + r118 * 4;
 b50: // for.loop (checked)
-	r36 = r10 < r4;
-	if (!r36) goto b52;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r116;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r119;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	goto b50;
+#line 48 "kernels.go"
+	r36 = r10 < r4; if (!r36) goto b52;
+	r38 = (u64)r37 + (u64)r10; if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; } r39 = r116; r40 = *(float *)r39; r41 = (u64)r10 * (u64)r4; r42 = (u64)r41 + (u64)r35; if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; } r43 = r119; r44 = *(float *)r43; r45 = r40 * r44; r46 = r9 + r45;
+#line 48 "kernels.go"
+	r47 = (u64)r10 + 1ull; r9 = r46; r10 = r47; r116 = r116 + 4ll; r119 = r119 + r122 * 1; goto b50;
 b52: // for.done (checked)
-	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; }
-	r48 = r28 + r33 * 4;
-	*(float *)r48 = r9;
-	r2 = (u64)r2 + (u64)r1;
-	goto b45;
+#line 51 "kernels.go"
+	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; } r48 = r28 + r33 * 4; *(float *)r48 = r9;
+#line 45 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b45;
 b54: // divide in 64 bits
-	r131 = qd_div_i64(r33, r4);
-	r144 = (u64)r131 * (u64)r4;
-	r132 = (u64)r33 - (u64)r144;
-	goto b49;
+#line 46 "kernels.go"
+	r131 = qd_div_i64(r33, r4); r144 = (u64)r131 * (u64)r4; r132 = (u64)r33 - (u64)r144; goto b49;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10411,363 +9792,161 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	char *r309 = 0, *r319 = 0, *r354 = 0, *r357 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 59 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r9 = p4;
+#line 63 "kernels.go"
 	r17 = p5;
-	r34 = p2;
-	r35 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r329 = (u64)r35;
-	r330 = r9 >= 0ll;
-	r331 = (u64)r17 - 1ull;
-	r332 = r331 < 0ll ? r331 : 0ll;
-	r333 = r332 >= 0ll;
-	r334 = (u64)r331 * (u64)r9;
-	r335 = r334 >= 0ll;
-	r336 = (u64)r331;
-	r337 = (u64)r9;
-	r338 = __umul64hi(r336, r337);
-	r339 = r338 == 0ull;
-	r340 = (u64)r332 * (u64)r9;
-	r341 = r340 >= 0ll;
-	r342 = (u64)r9 - 1ull;
-	r343 = r342 < 0ll ? r342 : 0ll;
-	r344 = r343 >= 0ll;
-	r345 = (u64)r334 + (u64)r342;
-	r346 = r345 >= 0ll;
-	r347 = (u64)r340 + (u64)r343;
-	r348 = (u64)r347;
-	r349 = r348 < 9223372036854775808ull;
-	r350 = (u64)r345;
-	r351 = r350 < r329;
-	r352 = r9 != 0ll;
-	if (!r330) goto b36;
-	if (!r333) goto b36;
-	if (!r335) goto b36;
-	if (!r339) goto b36;
-	if (!r341) goto b36;
-	if (!r344) goto b36;
-	if (!r346) goto b36;
-	if (!r349) goto b36;
-	if (!r351) goto b36;
-	if (!r352) goto b36;
+#line 66 "kernels.go"
+	r34 = p2; r35 = p3;
+#line 59 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r329 = (u64)r35; r330 = r9 >= 0ll; r331 = (u64)r17 - 1ull; r332 = r331 < 0ll ? r331 : 0ll; r333 = r332 >= 0ll; r334 = (u64)r331 * (u64)r9; r335 = r334 >= 0ll; r336 = (u64)r331; r337 = (u64)r9; r338 = __umul64hi(r336, r337); r339 = r338 == 0ull; r340 = (u64)r332 * (u64)r9; r341 = r340 >= 0ll; r342 = (u64)r9 - 1ull; r343 = r342 < 0ll ? r342 : 0ll; r344 = r343 >= 0ll; r345 = (u64)r334 + (u64)r342; r346 = r345 >= 0ll; r347 = (u64)r340 + (u64)r343; r348 = (u64)r347; r349 = r348 < 9223372036854775808ull; r350 = (u64)r345; r351 = r350 < r329; r352 = r9 != 0ll; if (!r330) goto b36; if (!r333) goto b36; if (!r335) goto b36; if (!r339) goto b36; if (!r341) goto b36; if (!r344) goto b36; if (!r346) goto b36; if (!r349) goto b36; if (!r351) goto b36; if (!r352) goto b36;
+#line 63 "kernels.go"
 	r16 = r331;
-	r29 = r342;
-	r44 = r342;
-	r56 = r342;
-	r80 = r331;
-	r123 = r331;
-	r353 = r2;
-	r354 = r4 + r353 * 1;
-	r355 = r1;
-	r376 = r337;
-	r382 = (u32)r9;
-	r387 = r382 > 1u ? r382 : 1u;
-	r388 = qd_div_u32(4294967295u, r387);
+#line 65 "kernels.go"
+	r29 = r342; r44 = r342; r56 = r342;
+#line 63 "kernels.go"
+	r80 = r331; r123 = r331;
+#line 59 "kernels.go"
+	r353 = r2; r354 = r4 + r353 * 1; r355 = r1; r376 = r337; r382 = (u32)r9; r387 = r382 > 1u ? r382 : 1u; r388 = qd_div_u32(4294967295u, r387);
 b12: // head
-	r6 = r2 < r3;
-	if (!r6) goto b35;
-	r7 = r2;
-	r375 = (u64)r7;
-	r377 = r375 | r376;
-	r378 = r377 >> 32;
-	r379 = (u32)r378;
-	r380 = r379 == 0u;
-	if (!r380) goto b34;
-	r381 = (u32)r7;
-	r389 = __umulhi(r381, r388);
-	r390 = r389 * r382;
-	r391 = r381 - r390;
-	r392 = r391 - r382;
-	r393 = r391 < r392 ? r391 : r392;
-	r394 = r391 - r393;
-	r395 = r394 < 1u ? r394 : 1u;
-	r383 = r389 + r395;
-	r384 = r393;
-	r373 = (i64)r383;
-	r374 = (i64)r384;
+#line 59 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b35; r7 = r2; r375 = (u64)r7; r377 = r375 | r376; r378 = r377 >> 32; r379 = (u32)r378; r380 = r379 == 0u; if (!r380) goto b34; r381 = (u32)r7; r389 = __umulhi(r381, r388); r390 = r389 * r382; r391 = r381 - r390; r392 = r391 - r382; r393 = r391 < r392 ? r391 : r392; r394 = r391 - r393; r395 = r394 < 1u ? r394 : 1u;
+	r383 = r389 + r395; r384 = r393; r373 = (i64)r383; r374 = (i64)r384;
 b16: // rangeint.body
-	r8 = r374;
-	r10 = r373;
-	r11 = 0ll;
-	r14 = (u64)r10 + (u64)(-1ll);
-	r15 = r14 > 0ll ? r14 : 0ll;
-	r18 = r15 < r16 ? r15 : r16;
-	r19 = 0ll;
-	r27 = (u64)r8 + (u64)(-1ll);
-	r28 = r27 > 0ll ? r27 : 0ll;
-	r30 = r28 < r29 ? r28 : r29;
-	r31 = (u64)r18 * (u64)r9;
-	r32 = (u64)r31 + (u64)r30;
-	r33 = r34 + r32 * 1;
-	r36 = *(u8 *)r33;
-	r37 = (i64)r36;
-	r38 = r37;
+#line 60 "kernels.go"
+	r8 = r374; r10 = r373; r11 = 0ll;
+#line 63 "kernels.go"
+	r14 = (u64)r10 + (u64)(-1ll); r15 = r14 > 0ll ? r14 : 0ll; r18 = r15 < r16 ? r15 : r16; r19 = 0ll;
+#line 65 "kernels.go"
+	r27 = (u64)r8 + (u64)(-1ll); r28 = r27 > 0ll ? r27 : 0ll; r30 = r28 < r29 ? r28 : r29;
+	r31 = (u64)r18 * (u64)r9; r32 = (u64)r31 + (u64)r30; r33 = r34 + r32 * 1; r36 = *(u8 *)r33; r37 = (i64)r36; r38 = r37;
+#line 64 "kernels.go"
 	r19 = r38;
-	r42 = r8;
-	r43 = r42 > 0ll ? r42 : 0ll;
-	r45 = r43 < r44 ? r43 : r44;
-	r46 = r31;
-	r47 = (u64)r46 + (u64)r45;
-	r48 = r34 + r47 * 1;
-	r49 = *(u8 *)r48;
-	r50 = (i64)r49;
-	r51 = (u64)r19 + (u64)r50;
+	r42 = r8; r43 = r42 > 0ll ? r42 : 0ll; r45 = r43 < r44 ? r43 : r44;
+	r46 = r31; r47 = (u64)r46 + (u64)r45; r48 = r34 + r47 * 1; r49 = *(u8 *)r48; r50 = (i64)r49; r51 = (u64)r19 + (u64)r50;
+#line 64 "kernels.go"
 	r19 = r51;
-	r54 = (u64)r8 + 1ull;
-	r55 = r54 > 0ll ? r54 : 0ll;
-	r57 = r55 < r56 ? r55 : r56;
-	r58 = r31;
-	r59 = (u64)r58 + (u64)r57;
-	r60 = r34 + r59 * 1;
-	r61 = *(u8 *)r60;
-	r62 = (i64)r61;
-	r63 = (u64)r19 + (u64)r62;
+	r54 = (u64)r8 + 1ull; r55 = r54 > 0ll ? r54 : 0ll; r57 = r55 < r56 ? r55 : r56;
+	r58 = r31; r59 = (u64)r58 + (u64)r57; r60 = r34 + r59 * 1; r61 = *(u8 *)r60; r62 = (i64)r61; r63 = (u64)r19 + (u64)r62;
+#line 64 "kernels.go"
 	r19 = r63;
+#line 62 "kernels.go"
 	r11 = r19;
-	r78 = r10;
-	r79 = r78 > 0ll ? r78 : 0ll;
-	r81 = r79 < r80 ? r79 : r80;
-	r19 = r11;
+	r78 = r10; r79 = r78 > 0ll ? r78 : 0ll; r81 = r79 < r80 ? r79 : r80; r19 = r11;
+#line 65 "kernels.go"
 	r86 = r30;
-	r87 = (u64)r81 * (u64)r9;
-	r88 = (u64)r87 + (u64)r86;
-	r89 = r34 + r88 * 1;
-	r90 = *(u8 *)r89;
-	r91 = (i64)r90;
-	r92 = (u64)r19 + (u64)r91;
+	r87 = (u64)r81 * (u64)r9; r88 = (u64)r87 + (u64)r86; r89 = r34 + r88 * 1; r90 = *(u8 *)r89; r91 = (i64)r90; r92 = (u64)r19 + (u64)r91;
+#line 64 "kernels.go"
 	r19 = r92;
 	r99 = r45;
-	r100 = r87;
-	r101 = (u64)r100 + (u64)r99;
-	r102 = r34 + r101 * 1;
-	r103 = *(u8 *)r102;
-	r104 = (i64)r103;
-	r105 = (u64)r19 + (u64)r104;
+	r100 = r87; r101 = (u64)r100 + (u64)r99; r102 = r34 + r101 * 1; r103 = *(u8 *)r102; r104 = (i64)r103; r105 = (u64)r19 + (u64)r104;
+#line 64 "kernels.go"
 	r19 = r105;
 	r111 = r57;
-	r112 = r87;
-	r113 = (u64)r112 + (u64)r111;
-	r114 = r34 + r113 * 1;
-	r115 = *(u8 *)r114;
-	r116 = (i64)r115;
-	r117 = (u64)r19 + (u64)r116;
+	r112 = r87; r113 = (u64)r112 + (u64)r111; r114 = r34 + r113 * 1; r115 = *(u8 *)r114; r116 = (i64)r115; r117 = (u64)r19 + (u64)r116;
+#line 64 "kernels.go"
 	r19 = r117;
+#line 62 "kernels.go"
 	r11 = r19;
-	r121 = (u64)r10 + 1ull;
-	r122 = r121 > 0ll ? r121 : 0ll;
-	r124 = r122 < r123 ? r122 : r123;
-	r19 = r11;
+	r121 = (u64)r10 + 1ull; r122 = r121 > 0ll ? r121 : 0ll; r124 = r122 < r123 ? r122 : r123; r19 = r11;
+#line 65 "kernels.go"
 	r129 = r30;
-	r130 = (u64)r124 * (u64)r9;
-	r131 = (u64)r130 + (u64)r129;
-	r132 = r34 + r131 * 1;
-	r133 = *(u8 *)r132;
-	r134 = (i64)r133;
-	r135 = (u64)r19 + (u64)r134;
+	r130 = (u64)r124 * (u64)r9; r131 = (u64)r130 + (u64)r129; r132 = r34 + r131 * 1; r133 = *(u8 *)r132; r134 = (i64)r133; r135 = (u64)r19 + (u64)r134;
+#line 64 "kernels.go"
 	r19 = r135;
 	r142 = r45;
-	r143 = r130;
-	r144 = (u64)r143 + (u64)r142;
-	r145 = r34 + r144 * 1;
-	r146 = *(u8 *)r145;
-	r147 = (i64)r146;
-	r148 = (u64)r19 + (u64)r147;
+	r143 = r130; r144 = (u64)r143 + (u64)r142; r145 = r34 + r144 * 1; r146 = *(u8 *)r145; r147 = (i64)r146; r148 = (u64)r19 + (u64)r147;
+#line 64 "kernels.go"
 	r19 = r148;
 	r154 = r57;
-	r155 = r130;
-	r156 = (u64)r155 + (u64)r154;
-	r157 = r34 + r156 * 1;
-	r158 = *(u8 *)r157;
-	r159 = (i64)r158;
-	r160 = (u64)r19 + (u64)r159;
+	r155 = r130; r156 = (u64)r155 + (u64)r154; r157 = r34 + r156 * 1; r158 = *(u8 *)r157; r159 = (i64)r158; r160 = (u64)r19 + (u64)r159;
+#line 64 "kernels.go"
 	r19 = r160;
-	r11 = r19;
-	r206 = (u32)r11;
-	r207 = __umulhi(r206, 3340530120u);
-	r208 = r206 - r207;
-	r209 = r208 >> 1;
-	r210 = r209 + r207;
-	r211 = r210 >> 3;
-	r21 = (i64)r211;
-	r22 = (u8)r21;
-	r23 = r354;
-	*(u8 *)r23 = r22;
-	r2 = (u64)r2 + (u64)r1;
-	r354 = r354 + r355 * 1;
-	goto b12;
+#line 62 "kernels.go"
+	r11 = r19; r206 = (u32)r11; r207 = __umulhi(r206, 3340530120u); r208 = r206 - r207; r209 = r208 >> 1; r210 = r209 + r207; r211 = r210 >> 3;
+#line 69 "kernels.go"
+	r21 = (i64)r211; r22 = (u8)r21; r23 = r354; *(u8 *)r23 = r22;
+#line 59 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r354 = r354 + r355 * 1; goto b12;
 b34: // divide in 64 bits
-	r373 = qd_div_i64(r7, r9);
-	r386 = (u64)r373 * (u64)r9;
-	r374 = (u64)r7 - (u64)r386;
-	goto b16;
+#line 60 "kernels.go"
+	r373 = qd_div_i64(r7, r9); r386 = (u64)r373 * (u64)r9; r374 = (u64)r7 - (u64)r386; goto b16;
 b35: // exit
+#line 60 "kernels.go"
 	return;
 b36: // preheader
+#line 63 "kernels.go"
 	r218 = r331;
-	r227 = r342;
-	r237 = r342;
-	r247 = r342;
-	r257 = r331;
-	r291 = r331;
-	r356 = r2;
-	r357 = r4 + r356 * 1;
-	r358 = r1;
-	r362 = r337;
-	r368 = (u32)r9;
-	r396 = r368 > 1u ? r368 : 1u;
-	r397 = qd_div_u32(4294967295u, r396);
+#line 65 "kernels.go"
+	r227 = r342; r237 = r342; r247 = r342;
+#line 63 "kernels.go"
+	r257 = r331; r291 = r331;
+#line 59 "kernels.go"
+	r356 = r2; r357 = r4 + r356 * 1; r358 = r1; r362 = r337; r368 = (u32)r9; r396 = r368 > 1u ? r368 : 1u; r397 = qd_div_u32(4294967295u, r396);
 b37: // head (checked)
-	r212 = r2 < r3;
-	if (!r212) goto b35;
-	r213 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r361 = (u64)r213;
-	r363 = r361 | r362;
-	r364 = r363 >> 32;
-	r365 = (u32)r364;
-	r366 = r365 == 0u;
-	if (!r366) goto b59;
-	r367 = (u32)r213;
-	r398 = __umulhi(r367, r397);
-	r399 = r398 * r368;
-	r400 = r367 - r399;
-	r401 = r400 - r368;
-	r402 = r400 < r401 ? r400 : r401;
-	r403 = r400 - r402;
-	r404 = r403 < 1u ? r403 : 1u;
-	r369 = r398 + r404;
-	r370 = r402;
-	r359 = (i64)r369;
-	r360 = (i64)r370;
+#line 59 "kernels.go"
+	r212 = r2 < r3; if (!r212) goto b35; r213 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r361 = (u64)r213; r363 = r361 | r362; r364 = r363 >> 32; r365 = (u32)r364; r366 = r365 == 0u; if (!r366) goto b59; r367 = (u32)r213; r398 = __umulhi(r367, r397); r399 = r398 * r368; r400 = r367 - r399; r401 = r400 - r368; r402 = r400 < r401 ? r400 : r401; r403 = r400 - r402; r404 = r403 < 1u ? r403 : 1u; r369 = r398 + r404; r370 = r402; r359 = (i64)r369; r360 = (i64)r370;
 b41: // rangeint.body (checked)
-	r214 = r360;
-	r215 = r359;
-	r11 = 0ll;
-	r216 = (u64)r215 + (u64)(-1ll);
-	r217 = r216 > 0ll ? r216 : 0ll;
-	r219 = r217 < r218 ? r217 : r218;
-	r19 = 0ll;
-	r225 = (u64)r214 + (u64)(-1ll);
-	r226 = r225 > 0ll ? r225 : 0ll;
-	r228 = r226 < r227 ? r226 : r227;
-	r229 = (u64)r219 * (u64)r9;
-	r230 = (u64)r229 + (u64)r228;
-	if ((u64)r230 >= (u64)r35) { qd_site = 2; qd_x = r230; qd_y = r35; goto qd_fault; }
-	r231 = r34 + r230 * 1;
-	r232 = *(u8 *)r231;
-	r233 = (i64)r232;
-	r234 = r233;
+#line 60 "kernels.go"
+	r214 = r360; r215 = r359; r11 = 0ll;
+#line 63 "kernels.go"
+	r216 = (u64)r215 + (u64)(-1ll); r217 = r216 > 0ll ? r216 : 0ll; r219 = r217 < r218 ? r217 : r218; r19 = 0ll;
+#line 65 "kernels.go"
+	r225 = (u64)r214 + (u64)(-1ll); r226 = r225 > 0ll ? r225 : 0ll; r228 = r226 < r227 ? r226 : r227;
+	r229 = (u64)r219 * (u64)r9; r230 = (u64)r229 + (u64)r228; if ((u64)r230 >= (u64)r35) { qd_site = 2; qd_x = r230; qd_y = r35; goto qd_fault; } r231 = r34 + r230 * 1; r232 = *(u8 *)r231; r233 = (i64)r232; r234 = r233;
+#line 64 "kernels.go"
 	r19 = r234;
-	r235 = r214;
-	r236 = r235 > 0ll ? r235 : 0ll;
-	r238 = r236 < r237 ? r236 : r237;
-	r239 = r229;
-	r240 = (u64)r239 + (u64)r238;
-	if ((u64)r240 >= (u64)r35) { qd_site = 2; qd_x = r240; qd_y = r35; goto qd_fault; }
-	r241 = r34 + r240 * 1;
-	r242 = *(u8 *)r241;
-	r243 = (i64)r242;
-	r244 = (u64)r19 + (u64)r243;
+	r235 = r214; r236 = r235 > 0ll ? r235 : 0ll; r238 = r236 < r237 ? r236 : r237;
+	r239 = r229; r240 = (u64)r239 + (u64)r238; if ((u64)r240 >= (u64)r35) { qd_site = 2; qd_x = r240; qd_y = r35; goto qd_fault; } r241 = r34 + r240 * 1; r242 = *(u8 *)r241; r243 = (i64)r242; r244 = (u64)r19 + (u64)r243;
+#line 64 "kernels.go"
 	r19 = r244;
-	r245 = (u64)r214 + 1ull;
-	r246 = r245 > 0ll ? r245 : 0ll;
-	r248 = r246 < r247 ? r246 : r247;
-	r249 = r229;
-	r250 = (u64)r249 + (u64)r248;
-	if ((u64)r250 >= (u64)r35) { qd_site = 2; qd_x = r250; qd_y = r35; goto qd_fault; }
-	r251 = r34 + r250 * 1;
-	r252 = *(u8 *)r251;
-	r253 = (i64)r252;
-	r254 = (u64)r19 + (u64)r253;
+	r245 = (u64)r214 + 1ull; r246 = r245 > 0ll ? r245 : 0ll; r248 = r246 < r247 ? r246 : r247;
+	r249 = r229; r250 = (u64)r249 + (u64)r248; if ((u64)r250 >= (u64)r35) { qd_site = 2; qd_x = r250; qd_y = r35; goto qd_fault; } r251 = r34 + r250 * 1; r252 = *(u8 *)r251; r253 = (i64)r252; r254 = (u64)r19 + (u64)r253;
+#line 64 "kernels.go"
 	r19 = r254;
+#line 62 "kernels.go"
 	r11 = r19;
-	r255 = r215;
-	r256 = r255 > 0ll ? r255 : 0ll;
-	r258 = r256 < r257 ? r256 : r257;
-	r19 = r11;
+	r255 = r215; r256 = r255 > 0ll ? r255 : 0ll; r258 = r256 < r257 ? r256 : r257; r19 = r11;
+#line 65 "kernels.go"
 	r262 = r228;
-	r263 = (u64)r258 * (u64)r9;
-	r264 = (u64)r263 + (u64)r262;
-	if ((u64)r264 >= (u64)r35) { qd_site = 2; qd_x = r264; qd_y = r35; goto qd_fault; }
-	r265 = r34 + r264 * 1;
-	r266 = *(u8 *)r265;
-	r267 = (i64)r266;
-	r268 = (u64)r19 + (u64)r267;
+	r263 = (u64)r258 * (u64)r9; r264 = (u64)r263 + (u64)r262; if ((u64)r264 >= (u64)r35) { qd_site = 2; qd_x = r264; qd_y = r35; goto qd_fault; } r265 = r34 + r264 * 1; r266 = *(u8 *)r265; r267 = (i64)r266; r268 = (u64)r19 + (u64)r267;
+#line 64 "kernels.go"
 	r19 = r268;
 	r272 = r238;
-	r273 = r263;
-	r274 = (u64)r273 + (u64)r272;
-	if ((u64)r274 >= (u64)r35) { qd_site = 2; qd_x = r274; qd_y = r35; goto qd_fault; }
-	r275 = r34 + r274 * 1;
-	r276 = *(u8 *)r275;
-	r277 = (i64)r276;
-	r278 = (u64)r19 + (u64)r277;
+	r273 = r263; r274 = (u64)r273 + (u64)r272; if ((u64)r274 >= (u64)r35) { qd_site = 2; qd_x = r274; qd_y = r35; goto qd_fault; } r275 = r34 + r274 * 1; r276 = *(u8 *)r275; r277 = (i64)r276; r278 = (u64)r19 + (u64)r277;
+#line 64 "kernels.go"
 	r19 = r278;
 	r282 = r248;
-	r283 = r263;
-	r284 = (u64)r283 + (u64)r282;
-	if ((u64)r284 >= (u64)r35) { qd_site = 2; qd_x = r284; qd_y = r35; goto qd_fault; }
-	r285 = r34 + r284 * 1;
-	r286 = *(u8 *)r285;
-	r287 = (i64)r286;
-	r288 = (u64)r19 + (u64)r287;
+	r283 = r263; r284 = (u64)r283 + (u64)r282; if ((u64)r284 >= (u64)r35) { qd_site = 2; qd_x = r284; qd_y = r35; goto qd_fault; } r285 = r34 + r284 * 1; r286 = *(u8 *)r285; r287 = (i64)r286; r288 = (u64)r19 + (u64)r287;
+#line 64 "kernels.go"
 	r19 = r288;
+#line 62 "kernels.go"
 	r11 = r19;
-	r289 = (u64)r215 + 1ull;
-	r290 = r289 > 0ll ? r289 : 0ll;
-	r292 = r290 < r291 ? r290 : r291;
-	r19 = r11;
+	r289 = (u64)r215 + 1ull; r290 = r289 > 0ll ? r289 : 0ll; r292 = r290 < r291 ? r290 : r291; r19 = r11;
+#line 65 "kernels.go"
 	r296 = r228;
-	r297 = (u64)r292 * (u64)r9;
-	r298 = (u64)r297 + (u64)r296;
-	if ((u64)r298 >= (u64)r35) { qd_site = 2; qd_x = r298; qd_y = r35; goto qd_fault; }
-	r299 = r34 + r298 * 1;
-	r300 = *(u8 *)r299;
-	r301 = (i64)r300;
-	r302 = (u64)r19 + (u64)r301;
+	r297 = (u64)r292 * (u64)r9; r298 = (u64)r297 + (u64)r296; if ((u64)r298 >= (u64)r35) { qd_site = 2; qd_x = r298; qd_y = r35; goto qd_fault; } r299 = r34 + r298 * 1; r300 = *(u8 *)r299; r301 = (i64)r300; r302 = (u64)r19 + (u64)r301;
+#line 64 "kernels.go"
 	r19 = r302;
 	r306 = r238;
-	r307 = r297;
-	r308 = (u64)r307 + (u64)r306;
-	if ((u64)r308 >= (u64)r35) { qd_site = 2; qd_x = r308; qd_y = r35; goto qd_fault; }
-	r309 = r34 + r308 * 1;
-	r310 = *(u8 *)r309;
-	r311 = (i64)r310;
-	r312 = (u64)r19 + (u64)r311;
+	r307 = r297; r308 = (u64)r307 + (u64)r306; if ((u64)r308 >= (u64)r35) { qd_site = 2; qd_x = r308; qd_y = r35; goto qd_fault; } r309 = r34 + r308 * 1; r310 = *(u8 *)r309; r311 = (i64)r310; r312 = (u64)r19 + (u64)r311;
+#line 64 "kernels.go"
 	r19 = r312;
 	r316 = r248;
-	r317 = r297;
-	r318 = (u64)r317 + (u64)r316;
-	if ((u64)r318 >= (u64)r35) { qd_site = 2; qd_x = r318; qd_y = r35; goto qd_fault; }
-	r319 = r34 + r318 * 1;
-	r320 = *(u8 *)r319;
-	r321 = (i64)r320;
-	r322 = (u64)r19 + (u64)r321;
+	r317 = r297; r318 = (u64)r317 + (u64)r316; if ((u64)r318 >= (u64)r35) { qd_site = 2; qd_x = r318; qd_y = r35; goto qd_fault; } r319 = r34 + r318 * 1; r320 = *(u8 *)r319; r321 = (i64)r320; r322 = (u64)r19 + (u64)r321;
+#line 64 "kernels.go"
 	r19 = r322;
-	r11 = r19;
-	r323 = (u32)r11;
-	r324 = __umulhi(r323, 3340530120u);
-	r325 = r323 - r324;
-	r326 = r325 >> 1;
-	r327 = r326 + r324;
-	r328 = r327 >> 3;
-	r220 = (i64)r328;
-	r221 = (u8)r220;
-	r222 = r357;
-	*(u8 *)r222 = r221;
-	r2 = (u64)r2 + (u64)r1;
-	r357 = r357 + r358 * 1;
-	goto b37;
+#line 62 "kernels.go"
+	r11 = r19; r323 = (u32)r11; r324 = __umulhi(r323, 3340530120u); r325 = r323 - r324; r326 = r325 >> 1; r327 = r326 + r324; r328 = r327 >> 3;
+#line 69 "kernels.go"
+	r220 = (i64)r328; r221 = (u8)r220; r222 = r357; *(u8 *)r222 = r221;
+#line 59 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r357 = r357 + r358 * 1; goto b37;
 b59: // divide in 64 bits
-	r359 = qd_div_i64(r213, r9);
-	r372 = (u64)r359 * (u64)r9;
-	r360 = (u64)r213 - (u64)r372;
-	goto b41;
+#line 60 "kernels.go"
+	r359 = qd_div_i64(r213, r9); r372 = (u64)r359 * (u64)r9; r360 = (u64)r213 - (u64)r372; goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10799,138 +9978,59 @@ extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0, *r24 = 0, *r29 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p2;
-	r10 = p3;
+#line 77 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r9 = p2; r10 = p3;
+#line 81 "kernels.go"
 	r15 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r33 = (u64)r10;
-	r34 = r2;
-	r35 = (u64)r34;
-	r36 = r35 < r33;
-	r37 = (u64)r3;
-	r38 = r37 + 4611686018427387904ull;
-	r39 = r38 <= 9223372036854775808ull;
-	r40 = r37 - 1ull;
-	r41 = (u64)r2;
-	r42 = r40 - r41;
-	r43 = r33 - 1ull;
-	r44 = r43 - r35;
-	r45 = r42 <= r44;
-	r46 = r15 != 0ll;
-	if (!r36) goto b17;
-	if (!r39) goto b17;
-	if (!r45) goto b17;
-	if (!r46) goto b17;
-	r64 = (u64)r15;
-	r70 = (u32)r15;
-	r75 = r70 > 1u ? r70 : 1u;
-	r76 = qd_div_u32(4294967295u, r75);
+#line 77 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r33 = (u64)r10; r34 = r2; r35 = (u64)r34; r36 = r35 < r33; r37 = (u64)r3; r38 = r37 + 4611686018427387904ull; r39 = r38 <= 9223372036854775808ull; r40 = r37 - 1ull; r41 = (u64)r2; r42 = r40 - r41; r43 = r33 - 1ull; r44 = r43 - r35; r45 = r42 <= r44; r46 = r15 != 0ll; if (!r36) goto b17; if (!r39) goto b17; if (!r45) goto b17; if (!r46) goto b17; r64 = (u64)r15; r70 = (u32)r15; r75 = r70 > 1u ? r70 : 1u; r76 = qd_div_u32(4294967295u, r75);
 b6: // head
-	r6 = r2 < r3;
-	if (!r6) goto b16;
-	r7 = r2;
-	r8 = r9 + r7 * 8;
-	r11 = *(i64 *)r8;
-	r12 = r11;
-	r13 = 0ll;
+#line 77 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b16; r7 = r2;
+	r8 = r9 + r7 * 8; r11 = *(i64 *)r8; r12 = r11; r13 = 0ll;
 b9: // for.loop
-	r21 = r12 > 0ll;
-	if (!r21) goto b14;
-	r63 = (u64)r12;
-	r65 = r63 | r64;
-	r66 = r65 >> 32;
-	r67 = (u32)r66;
-	r68 = r67 == 0u;
-	if (!r68) goto b13;
-	r69 = (u32)r12;
-	r77 = __umulhi(r69, r76);
-	r78 = r77 * r70;
-	r79 = r69 - r78;
-	r80 = r79 - r70;
-	r81 = r79 < r80 ? r79 : r80;
-	r82 = r79 - r81;
-	r83 = r82 < 1u ? r82 : 1u;
-	r71 = r77 + r83;
-	r72 = r81;
-	r61 = (i64)r71;
-	r62 = (i64)r72;
+#line 80 "kernels.go"
+	r21 = r12 > 0ll; if (!r21) goto b14; r63 = (u64)r12; r65 = r63 | r64; r66 = r65 >> 32; r67 = (u32)r66; r68 = r67 == 0u; if (!r68) goto b13; r69 = (u32)r12; r77 = __umulhi(r69, r76); r78 = r77 * r70; r79 = r69 - r78; r80 = r79 - r70; r81 = r79 < r80 ? r79 : r80; r82 = r79 - r81; r83 = r82 < 1u ? r82 : 1u;
+	r71 = r77 + r83; r72 = r81; r61 = (i64)r71; r62 = (i64)r72;
 b12: // for.body
-	r14 = r62;
-	r16 = (u64)r13 + (u64)r14;
-	r17 = r61;
-	r12 = r17;
-	r13 = r16;
-	goto b9;
+#line 81 "kernels.go"
+	r14 = r62; r16 = (u64)r13 + (u64)r14;
+	r17 = r61; r12 = r17; r13 = r16; goto b9;
 b13: // divide in 64 bits
-	r61 = qd_div_i64(r12, r15);
-	r74 = (u64)r61 * (u64)r15;
-	r62 = (u64)r12 - (u64)r74;
-	goto b12;
+#line 81 "kernels.go"
+	r61 = qd_div_i64(r12, r15); r74 = (u64)r61 * (u64)r15; r62 = (u64)r12 - (u64)r74; goto b12;
 b14: // for.done
-	r18 = r4 + r7 * 8;
-	*(i64 *)r18 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b6;
+#line 84 "kernels.go"
+	r18 = r4 + r7 * 8; *(i64 *)r18 = r13;
+#line 77 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b6;
 b16: // exit
+#line 77 "kernels.go"
 	return;
 b17: // preheader
-	r50 = (u64)r15;
-	r56 = (u32)r15;
-	r84 = r56 > 1u ? r56 : 1u;
-	r85 = qd_div_u32(4294967295u, r84);
+#line 77 "kernels.go"
+	r50 = (u64)r15; r56 = (u32)r15; r84 = r56 > 1u ? r56 : 1u; r85 = qd_div_u32(4294967295u, r84);
 b18: // head (checked)
-	r22 = r2 < r3;
-	if (!r22) goto b16;
-	r23 = r2;
-	if ((u64)r23 >= (u64)r10) { qd_site = 0; qd_x = r23; qd_y = r10; goto qd_fault; }
-	r24 = r9 + r23 * 8;
-	r25 = *(i64 *)r24;
-	r12 = r25;
-	r13 = 0ll;
+#line 77 "kernels.go"
+	r22 = r2 < r3; if (!r22) goto b16; r23 = r2;
+	if ((u64)r23 >= (u64)r10) { qd_site = 0; qd_x = r23; qd_y = r10; goto qd_fault; } r24 = r9 + r23 * 8; r25 = *(i64 *)r24; r12 = r25; r13 = 0ll;
 b21: // for.loop (checked)
-	r32 = r12 > 0ll;
-	if (!r32) goto b26;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r49 = (u64)r12;
-	r51 = r49 | r50;
-	r52 = r51 >> 32;
-	r53 = (u32)r52;
-	r54 = r53 == 0u;
-	if (!r54) goto b25;
-	r55 = (u32)r12;
-	r86 = __umulhi(r55, r85);
-	r87 = r86 * r56;
-	r88 = r55 - r87;
-	r89 = r88 - r56;
-	r90 = r88 < r89 ? r88 : r89;
-	r91 = r88 - r90;
-	r92 = r91 < 1u ? r91 : 1u;
-	r57 = r86 + r92;
-	r58 = r90;
-	r47 = (i64)r57;
-	r48 = (i64)r58;
+#line 80 "kernels.go"
+	r32 = r12 > 0ll; if (!r32) goto b26;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r49 = (u64)r12; r51 = r49 | r50; r52 = r51 >> 32; r53 = (u32)r52; r54 = r53 == 0u; if (!r54) goto b25; r55 = (u32)r12; r86 = __umulhi(r55, r85); r87 = r86 * r56; r88 = r55 - r87; r89 = r88 - r56; r90 = r88 < r89 ? r88 : r89; r91 = r88 - r90; r92 = r91 < 1u ? r91 : 1u; r57 = r86 + r92; r58 = r90; r47 = (i64)r57; r48 = (i64)r58;
 b24: // for.body (checked)
-	r26 = r48;
-	r27 = (u64)r13 + (u64)r26;
-	r28 = r47;
-	r12 = r28;
-	r13 = r27;
-	goto b21;
+#line 81 "kernels.go"
+	r26 = r48; r27 = (u64)r13 + (u64)r26;
+	r28 = r47; r12 = r28; r13 = r27; goto b21;
 b25: // divide in 64 bits
-	r47 = qd_div_i64(r12, r15);
-	r60 = (u64)r47 * (u64)r15;
-	r48 = (u64)r12 - (u64)r60;
-	goto b24;
+#line 81 "kernels.go"
+	r47 = qd_div_i64(r12, r15); r60 = (u64)r47 * (u64)r15; r48 = (u64)r12 - (u64)r60; goto b24;
 b26: // for.done (checked)
-	r29 = r4 + r23 * 8;
-	*(i64 *)r29 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b18;
+#line 84 "kernels.go"
+	r29 = r4 + r23 * 8; *(i64 *)r29 = r13;
+#line 77 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10998,385 +10098,267 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	char *r361 = 0, *r363 = 0, *r365 = 0, *r367 = 0, *r369 = 0, *r371 = 0, *r374 = 0, *r376 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p2;
-	r10 = p3;
+#line 93 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r9 = p2; r10 = p3;
+#line 98 "kernels.go"
 	r21 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r153 = (u64)r10;
-	r154 = r2;
-	r155 = (u64)r154;
-	r156 = r155 < r153;
-	r157 = (u64)r3;
-	r158 = r157 + 4611686018427387904ull;
-	r159 = r158 <= 9223372036854775808ull;
-	r160 = r157 - 1ull;
-	r161 = (u64)r2;
-	r162 = r160 - r161;
-	r163 = r153 - 1ull;
-	r164 = r163 - r155;
-	r165 = r162 <= r164;
-	if (!r156) goto b62;
-	if (!r159) goto b62;
-	if (!r165) goto b62;
-	r166 = (u64)r1 * 3ull;
-	r345 = (u64)r1 * 4ull;
-	r170 = r157;
-	r172 = (u64)r166;
+#line 93 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r153 = (u64)r10; r154 = r2; r155 = (u64)r154; r156 = r155 < r153; r157 = (u64)r3; r158 = r157 + 4611686018427387904ull; r159 = r158 <= 9223372036854775808ull; r160 = r157 - 1ull; r161 = (u64)r2; r162 = r160 - r161; r163 = r153 - 1ull; r164 = r163 - r155; r165 = r162 <= r164; if (!r156) goto b62; if (!r159) goto b62; if (!r165) goto b62; r166 = (u64)r1 * 3ull; r345 = (u64)r1 * 4ull; r170 = r157; r172 = (u64)r166;
 	r347 = r345;
+#line 100 "kernels.go"
 	r350 = r345;
+#line 94 "kernels.go"
 	r353 = (u64)r1 * 8ull;
+#line 100 "kernels.go"
 	r356 = r353;
+#line 94 "kernels.go"
 	r359 = (u64)r1 * 12ull;
-	r362 = r359;
-	r372 = r2;
-	r373 = r372;
-	r374 = r9 + r373 * 4;
-	r375 = (u64)r345 * 4ull;
-	r376 = r4 + r373 * 4;
+#line 100 "kernels.go"
+	r362 = r359; r372 = r2;
+#line 93 "kernels.go"
+	r373 = r372; r374 = r9 + r373 * 4; r375 = (u64)r345 * 4ull; r376 = r4 + r373 * 4;
 b5: // grid unrolled guard
-	r167 = r2 < r3;
-	if (!r167) goto b61;
-	r171 = (u64)r2;
-	r168 = r170 - r171;
-	r169 = r168 > r172;
-	if (!r169) goto b48;
-	r176 = r374;
-	r177 = *(float *)r176;
-	r12 = 0x0p+00f;
+#line 93 "kernels.go"
+	r167 = r2 < r3; if (!r167) goto b61; r171 = (u64)r2; r168 = r170 - r171; r169 = r168 > r172; if (!r169) goto b48;
+	r176 = r374; r177 = *(float *)r176; r12 = 0x0p+00f;
+#line 97 "kernels.go"
 	r178 = r177 * 0x1.8p-01f;
-	r179 = r178 - r21;
-	r180 = qd_max_f32(r179, 0x0p+00f);
-	r181 = 0x0p+00f + r180;
+	r179 = r178 - r21; r180 = qd_max_f32(r179, 0x0p+00f); r181 = 0x0p+00f + r180;
+#line 96 "kernels.go"
 	r12 = r181;
 	r188 = r177 * 0x1.ap-01f;
-	r189 = r188 - r21;
-	r190 = qd_max_f32(r189, 0x0p+00f);
-	r191 = r12 + r190;
+	r189 = r188 - r21; r190 = qd_max_f32(r189, 0x0p+00f); r191 = r12 + r190;
+#line 96 "kernels.go"
 	r12 = r191;
 	r192 = r177 * 0x1.cp-01f;
-	r193 = r192 - r21;
-	r194 = qd_max_f32(r193, 0x0p+00f);
-	r195 = r12 + r194;
+	r193 = r192 - r21; r194 = qd_max_f32(r193, 0x0p+00f); r195 = r12 + r194;
+#line 96 "kernels.go"
 	r12 = r195;
 	r196 = r177 * 0x1.ep-01f;
-	r197 = r196 - r21;
-	r198 = qd_max_f32(r197, 0x0p+00f);
-	r199 = r12 + r198;
+	r197 = r196 - r21; r198 = qd_max_f32(r197, 0x0p+00f); r199 = r12 + r198;
+#line 96 "kernels.go"
 	r12 = r199;
 	r200 = r177;
-	r201 = r200 - r21;
-	r202 = qd_max_f32(r201, 0x0p+00f);
-	r203 = r12 + r202;
+	r201 = r200 - r21; r202 = qd_max_f32(r201, 0x0p+00f); r203 = r12 + r202;
+#line 96 "kernels.go"
 	r12 = r203;
 	r204 = r177 * 0x1.1p+00f;
-	r205 = r204 - r21;
-	r206 = qd_max_f32(r205, 0x0p+00f);
-	r207 = r12 + r206;
+	r205 = r204 - r21; r206 = qd_max_f32(r205, 0x0p+00f); r207 = r12 + r206;
+#line 96 "kernels.go"
 	r12 = r207;
 	r208 = r177 * 0x1.2p+00f;
-	r209 = r208 - r21;
-	r210 = qd_max_f32(r209, 0x0p+00f);
-	r211 = r12 + r210;
+	r209 = r208 - r21; r210 = qd_max_f32(r209, 0x0p+00f); r211 = r12 + r210;
+#line 96 "kernels.go"
 	r12 = r211;
 	r212 = r177 * 0x1.3p+00f;
-	r213 = r212 - r21;
-	r214 = qd_max_f32(r213, 0x0p+00f);
-	r215 = r12 + r214;
+	r213 = r212 - r21; r214 = qd_max_f32(r213, 0x0p+00f); r215 = r12 + r214;
+#line 96 "kernels.go"
 	r12 = r215;
-	r182 = r12 * 0x1p-03f;
-	r183 = r182 * 0x1.e66666p-01f;
-	r184 = r183 / 0x1.8p+01f;
-	r185 = r376;
-	*(float *)r185 = r184;
-	r346 = r176;
-	r348 = r346 + r347 * 1;
-	r218 = r348;
-	r219 = *(float *)r218;
-	r12 = 0x0p+00f;
+#line 100 "kernels.go"
+	r182 = r12 * 0x1p-03f; r183 = r182 * 0x1.e66666p-01f; r184 = r183 / 0x1.8p+01f; r185 = r376; *(float *)r185 = r184;
+#line 94 "kernels.go"
+	r346 = r176; r348 = r346 + r347 * 1; r218 = r348; r219 = *(float *)r218; r12 = 0x0p+00f;
+#line 97 "kernels.go"
 	r220 = r219 * 0x1.8p-01f;
-	r221 = r220 - r21;
-	r222 = qd_max_f32(r221, 0x0p+00f);
-	r223 = 0x0p+00f + r222;
+	r221 = r220 - r21; r222 = qd_max_f32(r221, 0x0p+00f); r223 = 0x0p+00f + r222;
+#line 96 "kernels.go"
 	r12 = r223;
 	r230 = r219 * 0x1.ap-01f;
-	r231 = r230 - r21;
-	r232 = qd_max_f32(r231, 0x0p+00f);
-	r233 = r12 + r232;
+	r231 = r230 - r21; r232 = qd_max_f32(r231, 0x0p+00f); r233 = r12 + r232;
+#line 96 "kernels.go"
 	r12 = r233;
 	r234 = r219 * 0x1.cp-01f;
-	r235 = r234 - r21;
-	r236 = qd_max_f32(r235, 0x0p+00f);
-	r237 = r12 + r236;
+	r235 = r234 - r21; r236 = qd_max_f32(r235, 0x0p+00f); r237 = r12 + r236;
+#line 96 "kernels.go"
 	r12 = r237;
 	r238 = r219 * 0x1.ep-01f;
-	r239 = r238 - r21;
-	r240 = qd_max_f32(r239, 0x0p+00f);
-	r241 = r12 + r240;
+	r239 = r238 - r21; r240 = qd_max_f32(r239, 0x0p+00f); r241 = r12 + r240;
+#line 96 "kernels.go"
 	r12 = r241;
 	r242 = r219;
-	r243 = r242 - r21;
-	r244 = qd_max_f32(r243, 0x0p+00f);
-	r245 = r12 + r244;
+	r243 = r242 - r21; r244 = qd_max_f32(r243, 0x0p+00f); r245 = r12 + r244;
+#line 96 "kernels.go"
 	r12 = r245;
 	r246 = r219 * 0x1.1p+00f;
-	r247 = r246 - r21;
-	r248 = qd_max_f32(r247, 0x0p+00f);
-	r249 = r12 + r248;
+	r247 = r246 - r21; r248 = qd_max_f32(r247, 0x0p+00f); r249 = r12 + r248;
+#line 96 "kernels.go"
 	r12 = r249;
 	r250 = r219 * 0x1.2p+00f;
-	r251 = r250 - r21;
-	r252 = qd_max_f32(r251, 0x0p+00f);
-	r253 = r12 + r252;
+	r251 = r250 - r21; r252 = qd_max_f32(r251, 0x0p+00f); r253 = r12 + r252;
+#line 96 "kernels.go"
 	r12 = r253;
 	r254 = r219 * 0x1.3p+00f;
-	r255 = r254 - r21;
-	r256 = qd_max_f32(r255, 0x0p+00f);
-	r257 = r12 + r256;
+	r255 = r254 - r21; r256 = qd_max_f32(r255, 0x0p+00f); r257 = r12 + r256;
+#line 96 "kernels.go"
 	r12 = r257;
-	r224 = r12 * 0x1p-03f;
-	r225 = r224 * 0x1.e66666p-01f;
-	r226 = r225 / 0x1.8p+01f;
-	r349 = r185;
-	r351 = r349 + r350 * 1;
-	r227 = r351;
-	*(float *)r227 = r226;
-	r352 = r176;
-	r354 = r352 + r353 * 1;
-	r261 = r354;
-	r262 = *(float *)r261;
-	r12 = 0x0p+00f;
+#line 100 "kernels.go"
+	r224 = r12 * 0x1p-03f; r225 = r224 * 0x1.e66666p-01f; r226 = r225 / 0x1.8p+01f; r349 = r185; r351 = r349 + r350 * 1; r227 = r351; *(float *)r227 = r226;
+#line 94 "kernels.go"
+	r352 = r176; r354 = r352 + r353 * 1; r261 = r354; r262 = *(float *)r261; r12 = 0x0p+00f;
+#line 97 "kernels.go"
 	r263 = r262 * 0x1.8p-01f;
-	r264 = r263 - r21;
-	r265 = qd_max_f32(r264, 0x0p+00f);
-	r266 = 0x0p+00f + r265;
+	r264 = r263 - r21; r265 = qd_max_f32(r264, 0x0p+00f); r266 = 0x0p+00f + r265;
+#line 96 "kernels.go"
 	r12 = r266;
 	r273 = r262 * 0x1.ap-01f;
-	r274 = r273 - r21;
-	r275 = qd_max_f32(r274, 0x0p+00f);
-	r276 = r12 + r275;
+	r274 = r273 - r21; r275 = qd_max_f32(r274, 0x0p+00f); r276 = r12 + r275;
+#line 96 "kernels.go"
 	r12 = r276;
 	r277 = r262 * 0x1.cp-01f;
-	r278 = r277 - r21;
-	r279 = qd_max_f32(r278, 0x0p+00f);
-	r280 = r12 + r279;
+	r278 = r277 - r21; r279 = qd_max_f32(r278, 0x0p+00f); r280 = r12 + r279;
+#line 96 "kernels.go"
 	r12 = r280;
 	r281 = r262 * 0x1.ep-01f;
-	r282 = r281 - r21;
-	r283 = qd_max_f32(r282, 0x0p+00f);
-	r284 = r12 + r283;
+	r282 = r281 - r21; r283 = qd_max_f32(r282, 0x0p+00f); r284 = r12 + r283;
+#line 96 "kernels.go"
 	r12 = r284;
 	r285 = r262;
-	r286 = r285 - r21;
-	r287 = qd_max_f32(r286, 0x0p+00f);
-	r288 = r12 + r287;
+	r286 = r285 - r21; r287 = qd_max_f32(r286, 0x0p+00f); r288 = r12 + r287;
+#line 96 "kernels.go"
 	r12 = r288;
 	r289 = r262 * 0x1.1p+00f;
-	r290 = r289 - r21;
-	r291 = qd_max_f32(r290, 0x0p+00f);
-	r292 = r12 + r291;
+	r290 = r289 - r21; r291 = qd_max_f32(r290, 0x0p+00f); r292 = r12 + r291;
+#line 96 "kernels.go"
 	r12 = r292;
 	r293 = r262 * 0x1.2p+00f;
-	r294 = r293 - r21;
-	r295 = qd_max_f32(r294, 0x0p+00f);
-	r296 = r12 + r295;
+	r294 = r293 - r21; r295 = qd_max_f32(r294, 0x0p+00f); r296 = r12 + r295;
+#line 96 "kernels.go"
 	r12 = r296;
 	r297 = r262 * 0x1.3p+00f;
-	r298 = r297 - r21;
-	r299 = qd_max_f32(r298, 0x0p+00f);
-	r300 = r12 + r299;
+	r298 = r297 - r21; r299 = qd_max_f32(r298, 0x0p+00f); r300 = r12 + r299;
+#line 96 "kernels.go"
 	r12 = r300;
-	r267 = r12 * 0x1p-03f;
-	r268 = r267 * 0x1.e66666p-01f;
-	r269 = r268 / 0x1.8p+01f;
-	r355 = r185;
-	r357 = r355 + r356 * 1;
-	r270 = r357;
-	*(float *)r270 = r269;
-	r358 = r176;
-	r360 = r358 + r359 * 1;
-	r304 = r360;
-	r305 = *(float *)r304;
-	r12 = 0x0p+00f;
+#line 100 "kernels.go"
+	r267 = r12 * 0x1p-03f; r268 = r267 * 0x1.e66666p-01f; r269 = r268 / 0x1.8p+01f; r355 = r185; r357 = r355 + r356 * 1; r270 = r357; *(float *)r270 = r269;
+#line 94 "kernels.go"
+	r358 = r176; r360 = r358 + r359 * 1; r304 = r360; r305 = *(float *)r304; r12 = 0x0p+00f;
+#line 97 "kernels.go"
 	r306 = r305 * 0x1.8p-01f;
-	r307 = r306 - r21;
-	r308 = qd_max_f32(r307, 0x0p+00f);
-	r309 = 0x0p+00f + r308;
+	r307 = r306 - r21; r308 = qd_max_f32(r307, 0x0p+00f); r309 = 0x0p+00f + r308;
+#line 96 "kernels.go"
 	r12 = r309;
 	r316 = r305 * 0x1.ap-01f;
-	r317 = r316 - r21;
-	r318 = qd_max_f32(r317, 0x0p+00f);
-	r319 = r12 + r318;
+	r317 = r316 - r21; r318 = qd_max_f32(r317, 0x0p+00f); r319 = r12 + r318;
+#line 96 "kernels.go"
 	r12 = r319;
 	r320 = r305 * 0x1.cp-01f;
-	r321 = r320 - r21;
-	r322 = qd_max_f32(r321, 0x0p+00f);
-	r323 = r12 + r322;
+	r321 = r320 - r21; r322 = qd_max_f32(r321, 0x0p+00f); r323 = r12 + r322;
+#line 96 "kernels.go"
 	r12 = r323;
 	r324 = r305 * 0x1.ep-01f;
-	r325 = r324 - r21;
-	r326 = qd_max_f32(r325, 0x0p+00f);
-	r327 = r12 + r326;
+	r325 = r324 - r21; r326 = qd_max_f32(r325, 0x0p+00f); r327 = r12 + r326;
+#line 96 "kernels.go"
 	r12 = r327;
 	r328 = r305;
-	r329 = r328 - r21;
-	r330 = qd_max_f32(r329, 0x0p+00f);
-	r331 = r12 + r330;
+	r329 = r328 - r21; r330 = qd_max_f32(r329, 0x0p+00f); r331 = r12 + r330;
+#line 96 "kernels.go"
 	r12 = r331;
 	r332 = r305 * 0x1.1p+00f;
-	r333 = r332 - r21;
-	r334 = qd_max_f32(r333, 0x0p+00f);
-	r335 = r12 + r334;
+	r333 = r332 - r21; r334 = qd_max_f32(r333, 0x0p+00f); r335 = r12 + r334;
+#line 96 "kernels.go"
 	r12 = r335;
 	r336 = r305 * 0x1.2p+00f;
-	r337 = r336 - r21;
-	r338 = qd_max_f32(r337, 0x0p+00f);
-	r339 = r12 + r338;
+	r337 = r336 - r21; r338 = qd_max_f32(r337, 0x0p+00f); r339 = r12 + r338;
+#line 96 "kernels.go"
 	r12 = r339;
 	r340 = r305 * 0x1.3p+00f;
-	r341 = r340 - r21;
-	r342 = qd_max_f32(r341, 0x0p+00f);
-	r343 = r12 + r342;
+	r341 = r340 - r21; r342 = qd_max_f32(r341, 0x0p+00f); r343 = r12 + r342;
+#line 96 "kernels.go"
 	r12 = r343;
-	r310 = r12 * 0x1p-03f;
-	r311 = r310 * 0x1.e66666p-01f;
-	r312 = r311 / 0x1.8p+01f;
-	r361 = r185;
-	r363 = r361 + r362 * 1;
-	r313 = r363;
-	*(float *)r313 = r312;
-	r2 = (u64)r2 + (u64)r345;
-	r374 = r374 + r375 * 1;
-	r376 = r376 + r375 * 1;
-	goto b5;
+#line 100 "kernels.go"
+	r310 = r12 * 0x1p-03f; r311 = r310 * 0x1.e66666p-01f; r312 = r311 / 0x1.8p+01f; r361 = r185; r363 = r361 + r362 * 1; r313 = r363; *(float *)r313 = r312; r2 = (u64)r2 + (u64)r345; r374 = r374 + r375 * 1; r376 = r376 + r375 * 1; goto b5;
 b48: // preheader
-	r364 = r2;
-	r365 = r9 + r364 * 4;
-	r366 = r345;
-	r367 = r4 + r364 * 4;
+#line 93 "kernels.go"
+	r364 = r2; r365 = r9 + r364 * 4; r366 = r345; r367 = r4 + r364 * 4;
 b49: // head
-	r6 = r2 < r3;
-	if (!r6) goto b61;
-	r8 = r365;
-	r11 = *(float *)r8;
-	r12 = 0x0p+00f;
+#line 93 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b61;
+	r8 = r365; r11 = *(float *)r8; r12 = 0x0p+00f;
+#line 97 "kernels.go"
 	r19 = r11 * 0x1.8p-01f;
-	r20 = r19 - r21;
-	r22 = qd_max_f32(r20, 0x0p+00f);
-	r23 = 0x0p+00f + r22;
+	r20 = r19 - r21; r22 = qd_max_f32(r20, 0x0p+00f); r23 = 0x0p+00f + r22;
+#line 96 "kernels.go"
 	r12 = r23;
 	r36 = r11 * 0x1.ap-01f;
-	r37 = r36 - r21;
-	r38 = qd_max_f32(r37, 0x0p+00f);
-	r39 = r12 + r38;
+	r37 = r36 - r21; r38 = qd_max_f32(r37, 0x0p+00f); r39 = r12 + r38;
+#line 96 "kernels.go"
 	r12 = r39;
 	r46 = r11 * 0x1.cp-01f;
-	r47 = r46 - r21;
-	r48 = qd_max_f32(r47, 0x0p+00f);
-	r49 = r12 + r48;
+	r47 = r46 - r21; r48 = qd_max_f32(r47, 0x0p+00f); r49 = r12 + r48;
+#line 96 "kernels.go"
 	r12 = r49;
 	r56 = r11 * 0x1.ep-01f;
-	r57 = r56 - r21;
-	r58 = qd_max_f32(r57, 0x0p+00f);
-	r59 = r12 + r58;
+	r57 = r56 - r21; r58 = qd_max_f32(r57, 0x0p+00f); r59 = r12 + r58;
+#line 96 "kernels.go"
 	r12 = r59;
 	r66 = r11;
-	r67 = r66 - r21;
-	r68 = qd_max_f32(r67, 0x0p+00f);
-	r69 = r12 + r68;
+	r67 = r66 - r21; r68 = qd_max_f32(r67, 0x0p+00f); r69 = r12 + r68;
+#line 96 "kernels.go"
 	r12 = r69;
 	r76 = r11 * 0x1.1p+00f;
-	r77 = r76 - r21;
-	r78 = qd_max_f32(r77, 0x0p+00f);
-	r79 = r12 + r78;
+	r77 = r76 - r21; r78 = qd_max_f32(r77, 0x0p+00f); r79 = r12 + r78;
+#line 96 "kernels.go"
 	r12 = r79;
 	r86 = r11 * 0x1.2p+00f;
-	r87 = r86 - r21;
-	r88 = qd_max_f32(r87, 0x0p+00f);
-	r89 = r12 + r88;
+	r87 = r86 - r21; r88 = qd_max_f32(r87, 0x0p+00f); r89 = r12 + r88;
+#line 96 "kernels.go"
 	r12 = r89;
 	r96 = r11 * 0x1.3p+00f;
-	r97 = r96 - r21;
-	r98 = qd_max_f32(r97, 0x0p+00f);
-	r99 = r12 + r98;
+	r97 = r96 - r21; r98 = qd_max_f32(r97, 0x0p+00f); r99 = r12 + r98;
+#line 96 "kernels.go"
 	r12 = r99;
-	r25 = r12 * 0x1p-03f;
-	r26 = r25 * 0x1.e66666p-01f;
-	r27 = r26 / 0x1.8p+01f;
-	r28 = r367;
-	*(float *)r28 = r27;
-	r2 = (u64)r2 + (u64)r1;
-	r365 = r365 + r366 * 1;
-	r367 = r367 + r366 * 1;
-	goto b49;
+#line 100 "kernels.go"
+	r25 = r12 * 0x1p-03f; r26 = r25 * 0x1.e66666p-01f; r27 = r26 / 0x1.8p+01f; r28 = r367; *(float *)r28 = r27;
+#line 93 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r365 = r365 + r366 * 1; r367 = r367 + r366 * 1; goto b49;
 b61: // exit
+#line 93 "kernels.go"
 	return;
 b62: // preheader
-	r368 = r2;
-	r369 = r9 + r368 * 4;
-	r370 = (u64)r1 * 4ull;
-	r371 = r4 + r368 * 4;
+#line 93 "kernels.go"
+	r368 = r2; r369 = r9 + r368 * 4; r370 = (u64)r1 * 4ull; r371 = r4 + r368 * 4;
 b63: // head (checked)
-	r111 = r2 < r3;
-	if (!r111) goto b61;
-	r112 = r2;
-	if ((u64)r112 >= (u64)r10) { qd_site = 0; qd_x = r112; qd_y = r10; goto qd_fault; }
-	r113 = r369;
-	r114 = *(float *)r113;
-	r12 = 0x0p+00f;
+#line 93 "kernels.go"
+	r111 = r2 < r3; if (!r111) goto b61; r112 = r2;
+	if ((u64)r112 >= (u64)r10) { qd_site = 0; qd_x = r112; qd_y = r10; goto qd_fault; } r113 = r369; r114 = *(float *)r113; r12 = 0x0p+00f;
+#line 97 "kernels.go"
 	r115 = r114 * 0x1.8p-01f;
-	r116 = r115 - r21;
-	r117 = qd_max_f32(r116, 0x0p+00f);
-	r118 = 0x0p+00f + r117;
+	r116 = r115 - r21; r117 = qd_max_f32(r116, 0x0p+00f); r118 = 0x0p+00f + r117;
+#line 96 "kernels.go"
 	r12 = r118;
 	r125 = r114 * 0x1.ap-01f;
-	r126 = r125 - r21;
-	r127 = qd_max_f32(r126, 0x0p+00f);
-	r128 = r12 + r127;
+	r126 = r125 - r21; r127 = qd_max_f32(r126, 0x0p+00f); r128 = r12 + r127;
+#line 96 "kernels.go"
 	r12 = r128;
 	r129 = r114 * 0x1.cp-01f;
-	r130 = r129 - r21;
-	r131 = qd_max_f32(r130, 0x0p+00f);
-	r132 = r12 + r131;
+	r130 = r129 - r21; r131 = qd_max_f32(r130, 0x0p+00f); r132 = r12 + r131;
+#line 96 "kernels.go"
 	r12 = r132;
 	r133 = r114 * 0x1.ep-01f;
-	r134 = r133 - r21;
-	r135 = qd_max_f32(r134, 0x0p+00f);
-	r136 = r12 + r135;
+	r134 = r133 - r21; r135 = qd_max_f32(r134, 0x0p+00f); r136 = r12 + r135;
+#line 96 "kernels.go"
 	r12 = r136;
 	r137 = r114;
-	r138 = r137 - r21;
-	r139 = qd_max_f32(r138, 0x0p+00f);
-	r140 = r12 + r139;
+	r138 = r137 - r21; r139 = qd_max_f32(r138, 0x0p+00f); r140 = r12 + r139;
+#line 96 "kernels.go"
 	r12 = r140;
 	r141 = r114 * 0x1.1p+00f;
-	r142 = r141 - r21;
-	r143 = qd_max_f32(r142, 0x0p+00f);
-	r144 = r12 + r143;
+	r142 = r141 - r21; r143 = qd_max_f32(r142, 0x0p+00f); r144 = r12 + r143;
+#line 96 "kernels.go"
 	r12 = r144;
 	r145 = r114 * 0x1.2p+00f;
-	r146 = r145 - r21;
-	r147 = qd_max_f32(r146, 0x0p+00f);
-	r148 = r12 + r147;
+	r146 = r145 - r21; r147 = qd_max_f32(r146, 0x0p+00f); r148 = r12 + r147;
+#line 96 "kernels.go"
 	r12 = r148;
 	r149 = r114 * 0x1.3p+00f;
-	r150 = r149 - r21;
-	r151 = qd_max_f32(r150, 0x0p+00f);
-	r152 = r12 + r151;
+	r150 = r149 - r21; r151 = qd_max_f32(r150, 0x0p+00f); r152 = r12 + r151;
+#line 96 "kernels.go"
 	r12 = r152;
-	r119 = r12 * 0x1p-03f;
-	r120 = r119 * 0x1.e66666p-01f;
-	r121 = r120 / 0x1.8p+01f;
-	r122 = r371;
-	*(float *)r122 = r121;
-	r2 = (u64)r2 + (u64)r1;
-	r369 = r369 + r370 * 1;
-	r371 = r371 + r370 * 1;
-	goto b63;
+#line 100 "kernels.go"
+	r119 = r12 * 0x1p-03f; r120 = r119 * 0x1.e66666p-01f; r121 = r120 / 0x1.8p+01f; r122 = r371; *(float *)r122 = r121;
+#line 93 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r369 = r369 + r370 * 1; r371 = r371 + r370 * 1; goto b63;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11421,431 +10403,119 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r187 = 0, *r188 = 0, *r189 = 0, *r190 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p6;
-	r10 = p7;
-	r13 = p8;
-	r14 = p9;
-	r17 = p10;
-	r18 = p11;
-	r60 = p2;
-	r61 = p3;
-	r63 = p4;
-	r64 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r109 = (u64)r10;
-	r110 = r2;
-	r111 = (u64)r110;
-	r112 = r111 < r109;
-	r113 = (u64)r3;
-	r114 = r113 + 4611686018427387904ull;
-	r115 = r114 <= 9223372036854775808ull;
-	r116 = r113 - 1ull;
-	r117 = (u64)r2;
-	r118 = r116 - r117;
-	r119 = r109 - 1ull;
-	r120 = r119 - r111;
-	r121 = r118 <= r120;
-	r122 = (u64)r14;
-	r123 = r111 < r122;
-	r124 = r122 - 1ull;
-	r125 = r124 - r111;
-	r126 = r118 <= r125;
-	r127 = (u64)r18;
-	r128 = r111 < r127;
-	r129 = r127 - 1ull;
-	r130 = r129 - r111;
-	r131 = r118 <= r130;
-	r132 = (u64)r61;
-	r133 = r111 < r132;
-	r134 = r132 - 1ull;
-	r135 = r134 - r111;
-	r136 = r118 <= r135;
-	r137 = (u64)r64;
-	r138 = r111 < r137;
-	r139 = r137 - 1ull;
-	r140 = r139 - r111;
-	r141 = r118 <= r140;
-	if (!r112) goto b42;
-	if (!r115) goto b42;
-	if (!r121) goto b42;
-	if (!r123) goto b42;
-	if (!r126) goto b42;
-	if (!r128) goto b42;
-	if (!r131) goto b42;
-	if (!r133) goto b42;
-	if (!r136) goto b42;
-	if (!r138) goto b42;
-	if (!r141) goto b42;
-	r20 = r10;
-	r21 = r20 > 0ll;
-	r166 = r122;
-	r168 = 0ull < r166;
-	r169 = r109;
-	r170 = r169 + 4611686018427387904ull;
-	r171 = r170 <= 9223372036854775808ull;
-	r172 = r119;
-	r174 = r124;
-	r177 = r127;
-	r178 = 0ull < r177;
-	r179 = r129;
-	r173 = r172;
-	r175 = r174;
-	r176 = r173 <= r175;
-	r180 = r179;
-	r181 = r173 <= r180;
+#line 109 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r9 = p6; r10 = p7; r13 = p8; r14 = p9; r17 = p10; r18 = p11;
+#line 121 "kernels.go"
+	r60 = p2; r61 = p3; r63 = p4; r64 = p5;
+#line 109 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r109 = (u64)r10; r110 = r2; r111 = (u64)r110; r112 = r111 < r109; r113 = (u64)r3; r114 = r113 + 4611686018427387904ull; r115 = r114 <= 9223372036854775808ull; r116 = r113 - 1ull; r117 = (u64)r2; r118 = r116 - r117; r119 = r109 - 1ull; r120 = r119 - r111; r121 = r118 <= r120; r122 = (u64)r14; r123 = r111 < r122; r124 = r122 - 1ull; r125 = r124 - r111; r126 = r118 <= r125; r127 = (u64)r18; r128 = r111 < r127; r129 = r127 - 1ull; r130 = r129 - r111; r131 = r118 <= r130; r132 = (u64)r61; r133 = r111 < r132; r134 = r132 - 1ull; r135 = r134 - r111; r136 = r118 <= r135; r137 = (u64)r64; r138 = r111 < r137; r139 = r137 - 1ull; r140 = r139 - r111; r141 = r118 <= r140; if (!r112) goto b42; if (!r115) goto b42; if (!r121) goto b42; if (!r123) goto b42; if (!r126) goto b42; if (!r128) goto b42; if (!r131) goto b42; if (!r133) goto b42; if (!r136) goto b42; if (!r138) goto b42; if (!r141) goto b42;
+#line 112 "kernels.go"
+	r20 = r10; r21 = r20 > 0ll; r166 = r122; r168 = 0ull < r166; r169 = r109; r170 = r169 + 4611686018427387904ull; r171 = r170 <= 9223372036854775808ull; r172 = r119; r174 = r124; r177 = r127; r178 = 0ull < r177; r179 = r129; r173 = r172; r175 = r174; r176 = r173 <= r175; r180 = r179; r181 = r173 <= r180;
 b13: // head
-	r6 = r2 < r3;
-	if (!r6) goto b41;
-	r7 = r2;
-	r8 = r9 + r7 * 4;
-	r11 = *(float *)r8;
-	r12 = r13 + r7 * 4;
-	r15 = *(float *)r12;
-	r16 = r17 + r7 * 4;
-	r19 = *(float *)r16;
-	if (!r21) goto b40;
-	r22 = 0x0p+00f;
-	r23 = 0x0p+00f;
-	r24 = 0x0p+00f;
-	r25 = 0ll;
-	if (!r168) goto b37;
-	if (!r171) goto b37;
-	if (!r176) goto b37;
-	if (!r178) goto b37;
-	if (!r181) goto b37;
-	r182 = r9 + 0ll;
-	r183 = r13 + 0ll;
-	r184 = r17 + 0ll;
-	r191 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
-	r192 = (u64)r191 - 4ull;
+#line 109 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b41; r7 = r2;
+	r8 = r9 + r7 * 4; r11 = *(float *)r8; r12 = r13 + r7 * 4; r15 = *(float *)r12; r16 = r17 + r7 * 4; r19 = *(float *)r16; if (!r21) goto b40;
+#line 112 "kernels.go"
+	r22 = 0x0p+00f; r23 = 0x0p+00f; r24 = 0x0p+00f; r25 = 0ll; if (!r168) goto b37; if (!r171) goto b37; if (!r176) goto b37; if (!r178) goto b37; if (!r181) goto b37; r182 = r9 + 0ll; r183 = r13 + 0ll; r184 = r17 + 0ll; r191 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll); r192 = (u64)r191 - 4ull;
 b23: // unroll guard
-	r193 = r25 < r192;
-	if (!r193) goto b32;
-	r29 = r182;
-	r30 = *(float *)r29;
-	r31 = r30 - r11;
-	r32 = r183;
-	r33 = *(float *)r32;
-	r34 = r33 - r15;
-	r35 = r184;
-	r36 = *(float *)r35;
-	r37 = r36 - r19;
-	r38 = r31 * r31;
-	r39 = r34 * r34;
-	r40 = r38 + r39;
-	r41 = r37 * r37;
-	r42 = r40 + r41;
-	r43 = r42 + 0x1.47ae14p-07f;
-	r46 = sqrtf(r43);
-	r47 = 0x1p+00f / r46;
-	r48 = r47 * r47;
-	r49 = r48 * r47;
-	r50 = r31 * r49;
-	r51 = r22 + r50;
-	r52 = r34 * r49;
-	r53 = r23 + r52;
-	r54 = r37 * r49;
-	r55 = r24 + r54;
-	r56 = (u64)r25 + 1ull;
-	r57 = r56 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r56;
-	r182 = r182 + 4ll;
-	r183 = r183 + 4ll;
-	r184 = r184 + 4ll;
-	r29 = r182;
-	r30 = *(float *)r29;
-	r31 = r30 - r11;
-	r32 = r183;
-	r33 = *(float *)r32;
-	r34 = r33 - r15;
-	r35 = r184;
-	r36 = *(float *)r35;
-	r37 = r36 - r19;
-	r38 = r31 * r31;
-	r39 = r34 * r34;
-	r40 = r38 + r39;
-	r41 = r37 * r37;
-	r42 = r40 + r41;
-	r43 = r42 + 0x1.47ae14p-07f;
-	r46 = sqrtf(r43);
-	r47 = 0x1p+00f / r46;
-	r48 = r47 * r47;
-	r49 = r48 * r47;
-	r50 = r31 * r49;
-	r51 = r22 + r50;
-	r52 = r34 * r49;
-	r53 = r23 + r52;
-	r54 = r37 * r49;
-	r55 = r24 + r54;
-	r56 = (u64)r25 + 1ull;
-	r57 = r56 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r56;
-	r182 = r182 + 4ll;
-	r183 = r183 + 4ll;
-	r184 = r184 + 4ll;
-	r29 = r182;
-	r30 = *(float *)r29;
-	r31 = r30 - r11;
-	r32 = r183;
-	r33 = *(float *)r32;
-	r34 = r33 - r15;
-	r35 = r184;
-	r36 = *(float *)r35;
-	r37 = r36 - r19;
-	r38 = r31 * r31;
-	r39 = r34 * r34;
-	r40 = r38 + r39;
-	r41 = r37 * r37;
-	r42 = r40 + r41;
-	r43 = r42 + 0x1.47ae14p-07f;
-	r46 = sqrtf(r43);
-	r47 = 0x1p+00f / r46;
-	r48 = r47 * r47;
-	r49 = r48 * r47;
-	r50 = r31 * r49;
-	r51 = r22 + r50;
-	r52 = r34 * r49;
-	r53 = r23 + r52;
-	r54 = r37 * r49;
-	r55 = r24 + r54;
-	r56 = (u64)r25 + 1ull;
-	r57 = r56 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r56;
-	r182 = r182 + 4ll;
-	r183 = r183 + 4ll;
-	r184 = r184 + 4ll;
-	r29 = r182;
-	r30 = *(float *)r29;
-	r31 = r30 - r11;
-	r32 = r183;
-	r33 = *(float *)r32;
-	r34 = r33 - r15;
-	r35 = r184;
-	r36 = *(float *)r35;
-	r37 = r36 - r19;
-	r38 = r31 * r31;
-	r39 = r34 * r34;
-	r40 = r38 + r39;
-	r41 = r37 * r37;
-	r42 = r40 + r41;
-	r43 = r42 + 0x1.47ae14p-07f;
-	r46 = sqrtf(r43);
-	r47 = 0x1p+00f / r46;
-	r48 = r47 * r47;
-	r49 = r48 * r47;
-	r50 = r31 * r49;
-	r51 = r22 + r50;
-	r52 = r34 * r49;
-	r53 = r23 + r52;
-	r54 = r37 * r49;
-	r55 = r24 + r54;
-	r56 = (u64)r25 + 1ull;
-	r57 = r56 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r56;
-	r182 = r182 + 4ll;
-	r183 = r183 + 4ll;
-	r184 = r184 + 4ll;
-	goto b23;
+#line 112 "kernels.go"
+	r193 = r25 < r192; if (!r193) goto b32;
+	r29 = r182; r30 = *(float *)r29; r31 = r30 - r11; r32 = r183; r33 = *(float *)r32; r34 = r33 - r15; r35 = r184; r36 = *(float *)r35; r37 = r36 - r19;
+	r38 = r31 * r31; r39 = r34 * r34; r40 = r38 + r39; r41 = r37 * r37; r42 = r40 + r41; r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43); r47 = 0x1p+00f / r46;
+	r48 = r47 * r47; r49 = r48 * r47;
+	r50 = r31 * r49; r51 = r22 + r50;
+	r52 = r34 * r49; r53 = r23 + r52;
+	r54 = r37 * r49; r55 = r24 + r54; r56 = (u64)r25 + 1ull; r57 = r56 < r20; r22 = r51; r23 = r53; r24 = r55; r25 = r56; r182 = r182 + 4ll; r183 = r183 + 4ll; r184 = r184 + 4ll;
+#line 113 "kernels.go"
+	r29 = r182; r30 = *(float *)r29; r31 = r30 - r11; r32 = r183; r33 = *(float *)r32; r34 = r33 - r15; r35 = r184; r36 = *(float *)r35; r37 = r36 - r19;
+	r38 = r31 * r31; r39 = r34 * r34; r40 = r38 + r39; r41 = r37 * r37; r42 = r40 + r41; r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43); r47 = 0x1p+00f / r46;
+	r48 = r47 * r47; r49 = r48 * r47;
+	r50 = r31 * r49; r51 = r22 + r50;
+	r52 = r34 * r49; r53 = r23 + r52;
+	r54 = r37 * r49; r55 = r24 + r54; r56 = (u64)r25 + 1ull; r57 = r56 < r20; r22 = r51; r23 = r53; r24 = r55; r25 = r56; r182 = r182 + 4ll; r183 = r183 + 4ll; r184 = r184 + 4ll;
+#line 113 "kernels.go"
+	r29 = r182; r30 = *(float *)r29; r31 = r30 - r11; r32 = r183; r33 = *(float *)r32; r34 = r33 - r15; r35 = r184; r36 = *(float *)r35; r37 = r36 - r19;
+	r38 = r31 * r31; r39 = r34 * r34; r40 = r38 + r39; r41 = r37 * r37; r42 = r40 + r41; r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43); r47 = 0x1p+00f / r46;
+	r48 = r47 * r47; r49 = r48 * r47;
+	r50 = r31 * r49; r51 = r22 + r50;
+	r52 = r34 * r49; r53 = r23 + r52;
+	r54 = r37 * r49; r55 = r24 + r54; r56 = (u64)r25 + 1ull; r57 = r56 < r20; r22 = r51; r23 = r53; r24 = r55; r25 = r56; r182 = r182 + 4ll; r183 = r183 + 4ll; r184 = r184 + 4ll;
+#line 113 "kernels.go"
+	r29 = r182; r30 = *(float *)r29; r31 = r30 - r11; r32 = r183; r33 = *(float *)r32; r34 = r33 - r15; r35 = r184; r36 = *(float *)r35; r37 = r36 - r19;
+	r38 = r31 * r31; r39 = r34 * r34; r40 = r38 + r39; r41 = r37 * r37; r42 = r40 + r41; r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43); r47 = 0x1p+00f / r46;
+	r48 = r47 * r47; r49 = r48 * r47;
+	r50 = r31 * r49; r51 = r22 + r50;
+	r52 = r34 * r49; r53 = r23 + r52;
+	r54 = r37 * r49; r55 = r24 + r54; r56 = (u64)r25 + 1ull; r57 = r56 < r20; r22 = r51; r23 = r53; r24 = r55; r25 = r56; r182 = r182 + 4ll; r183 = r183 + 4ll; r184 = r184 + 4ll; goto b23;
 b32: // rangeint.body
-	r29 = r182;
-	r30 = *(float *)r29;
-	r31 = r30 - r11;
-	r32 = r183;
-	r33 = *(float *)r32;
-	r34 = r33 - r15;
-	r35 = r184;
-	r36 = *(float *)r35;
-	r37 = r36 - r19;
-	r38 = r31 * r31;
-	r39 = r34 * r34;
-	r40 = r38 + r39;
-	r41 = r37 * r37;
-	r42 = r40 + r41;
-	r43 = r42 + 0x1.47ae14p-07f;
-	r46 = sqrtf(r43);
-	r47 = 0x1p+00f / r46;
-	r48 = r47 * r47;
-	r49 = r48 * r47;
-	r50 = r31 * r49;
-	r51 = r22 + r50;
-	r52 = r34 * r49;
-	r53 = r23 + r52;
-	r54 = r37 * r49;
-	r55 = r24 + r54;
-	r56 = (u64)r25 + 1ull;
-	r57 = r56 < r20;
-	if (!r57) goto b34;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r56;
-	r182 = r182 + 4ll;
-	r183 = r183 + 4ll;
-	r184 = r184 + 4ll;
-	goto b32;
+#line 113 "kernels.go"
+	r29 = r182; r30 = *(float *)r29; r31 = r30 - r11; r32 = r183; r33 = *(float *)r32; r34 = r33 - r15; r35 = r184; r36 = *(float *)r35; r37 = r36 - r19;
+	r38 = r31 * r31; r39 = r34 * r34; r40 = r38 + r39; r41 = r37 * r37; r42 = r40 + r41; r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43); r47 = 0x1p+00f / r46;
+	r48 = r47 * r47; r49 = r48 * r47;
+	r50 = r31 * r49; r51 = r22 + r50;
+	r52 = r34 * r49; r53 = r23 + r52;
+	r54 = r37 * r49; r55 = r24 + r54; r56 = (u64)r25 + 1ull; r57 = r56 < r20; if (!r57) goto b34; r22 = r51; r23 = r53; r24 = r55; r25 = r56; r182 = r182 + 4ll; r183 = r183 + 4ll; r184 = r184 + 4ll; goto b32;
 b34: // edge 3→4
-	r26 = r51;
-	r27 = r53;
-	r28 = r55;
+#line 119 "kernels.go"
+	r26 = r51; r27 = r53; r28 = r55;
 b35: // rangeint.done
-	r58 = r4 + r7 * 4;
-	*(float *)r58 = r26;
-	r59 = r60 + r7 * 4;
-	*(float *)r59 = r27;
-	r62 = r63 + r7 * 4;
-	*(float *)r62 = r28;
-	r2 = (u64)r2 + (u64)r1;
-	goto b13;
+#line 121 "kernels.go"
+	r58 = r4 + r7 * 4; *(float *)r58 = r26; r59 = r60 + r7 * 4; *(float *)r59 = r27; r62 = r63 + r7 * 4; *(float *)r62 = r28;
+#line 109 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b13;
 b37: // preheader
-	r188 = r9 + 0ll;
-	r189 = r13 + 0ll;
-	r190 = r17 + 0ll;
+#line 109 "kernels.go"
+	r188 = r9 + 0ll; r189 = r13 + 0ll; r190 = r17 + 0ll;
 b38: // rangeint.body (checked)
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	if (!r165) goto b34;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	goto b38;
+#line 113 "kernels.go"
+	r142 = r188; r143 = *(float *)r142; r144 = r143 - r11; if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; } r145 = r189; r146 = *(float *)r145; r147 = r146 - r15; if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; } r148 = r190; r149 = *(float *)r148; r150 = r149 - r19;
+	r151 = r144 * r144; r152 = r147 * r147; r153 = r151 + r152; r154 = r150 * r150; r155 = r153 + r154; r156 = r155 + 0x1.47ae14p-07f;
+	r157 = sqrtf(r156); r158 = 0x1p+00f / r157;
+	r159 = r158 * r158; r160 = r159 * r158;
+	r161 = r144 * r160; r51 = r22 + r161;
+	r162 = r147 * r160; r53 = r23 + r162;
+	r163 = r150 * r160; r55 = r24 + r163; r164 = (u64)r25 + 1ull; r165 = r164 < r20; if (!r165) goto b34; r22 = r51; r23 = r53; r24 = r55; r25 = r164; r188 = r188 + 4ll; r189 = r189 + 4ll; r190 = r190 + 4ll; goto b38;
 b40: // edge 1→4
-	r26 = 0x0p+00f;
-	r27 = 0x0p+00f;
-	r28 = 0x0p+00f;
-	goto b35;
+#line 112 "kernels.go"
+	r26 = 0x0p+00f; r27 = 0x0p+00f; r28 = 0x0p+00f; goto b35;
 b41: // exit
+#line 112 "kernels.go"
 	return;
 b42: // preheader
-	r75 = r10;
-	r76 = r75 > 0ll;
+#line 112 "kernels.go"
+	r75 = r10; r76 = r75 > 0ll;
 b43: // head (checked)
-	r67 = r2 < r3;
-	if (!r67) goto b41;
-	r68 = r2;
-	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; }
-	r69 = r9 + r68 * 4;
-	r70 = *(float *)r69;
-	if ((u64)r68 >= (u64)r14) { qd_site = 1; qd_x = r68; qd_y = r14; goto qd_fault; }
-	r71 = r13 + r68 * 4;
-	r72 = *(float *)r71;
-	if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; }
-	r73 = r17 + r68 * 4;
-	r74 = *(float *)r73;
-	if (!r76) goto b52;
-	r22 = 0x0p+00f;
-	r23 = 0x0p+00f;
-	r24 = 0x0p+00f;
-	r25 = 0ll;
-	r185 = r9 + 0ll;
-	r186 = r13 + 0ll;
-	r187 = r17 + 0ll;
+#line 109 "kernels.go"
+	r67 = r2 < r3; if (!r67) goto b41; r68 = r2;
+	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; } r69 = r9 + r68 * 4; r70 = *(float *)r69; if ((u64)r68 >= (u64)r14) { qd_site = 1; qd_x = r68; qd_y = r14; goto qd_fault; } r71 = r13 + r68 * 4; r72 = *(float *)r71; if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; } r73 = r17 + r68 * 4; r74 = *(float *)r73; if (!r76) goto b52;
+#line 112 "kernels.go"
+	r22 = 0x0p+00f; r23 = 0x0p+00f; r24 = 0x0p+00f; r25 = 0ll; r185 = r9 + 0ll; r186 = r13 + 0ll; r187 = r17 + 0ll;
 b47: // rangeint.body (checked)
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	if (!r103) goto b49;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	goto b47;
+#line 113 "kernels.go"
+	r77 = r185; r78 = *(float *)r77; r79 = r78 - r70; if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; } r80 = r186; r81 = *(float *)r80; r82 = r81 - r72; if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; } r83 = r187; r84 = *(float *)r83; r85 = r84 - r74;
+	r86 = r79 * r79; r87 = r82 * r82; r88 = r86 + r87; r89 = r85 * r85; r90 = r88 + r89; r91 = r90 + 0x1.47ae14p-07f;
+	r92 = sqrtf(r91); r93 = 0x1p+00f / r92;
+	r94 = r93 * r93; r95 = r94 * r93;
+	r96 = r79 * r95; r97 = r22 + r96;
+	r98 = r82 * r95; r99 = r23 + r98;
+	r100 = r85 * r95; r101 = r24 + r100; r102 = (u64)r25 + 1ull; r103 = r102 < r75; if (!r103) goto b49; r22 = r97; r23 = r99; r24 = r101; r25 = r102; r185 = r185 + 4ll; r186 = r186 + 4ll; r187 = r187 + 4ll; goto b47;
 b49: // edge 3→4 (checked)
-	r26 = r97;
-	r27 = r99;
-	r28 = r101;
+#line 119 "kernels.go"
+	r26 = r97; r27 = r99; r28 = r101;
 b50: // rangeint.done (checked)
-	r104 = r4 + r68 * 4;
-	*(float *)r104 = r26;
-	if ((u64)r68 >= (u64)r61) { qd_site = 5; qd_x = r68; qd_y = r61; goto qd_fault; }
-	r105 = r60 + r68 * 4;
-	*(float *)r105 = r27;
-	if ((u64)r68 >= (u64)r64) { qd_site = 6; qd_x = r68; qd_y = r64; goto qd_fault; }
-	r106 = r63 + r68 * 4;
-	*(float *)r106 = r28;
-	r2 = (u64)r2 + (u64)r1;
-	goto b43;
+#line 121 "kernels.go"
+	r104 = r4 + r68 * 4; *(float *)r104 = r26; if ((u64)r68 >= (u64)r61) { qd_site = 5; qd_x = r68; qd_y = r61; goto qd_fault; } r105 = r60 + r68 * 4; *(float *)r105 = r27; if ((u64)r68 >= (u64)r64) { qd_site = 6; qd_x = r68; qd_y = r64; goto qd_fault; } r106 = r63 + r68 * 4; *(float *)r106 = r28;
+#line 109 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b43;
 b52: // edge 1→4 (checked)
-	r26 = 0x0p+00f;
-	r27 = 0x0p+00f;
-	r28 = 0x0p+00f;
-	goto b50;
+#line 112 "kernels.go"
+	r26 = 0x0p+00f; r27 = 0x0p+00f; r28 = 0x0p+00f; goto b50;
 qd_fault: {
 	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11880,415 +10550,199 @@ extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	char *r4 = 0, *r29 = 0, *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 129 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r9 = p2;
 	r19 = p3;
+#line 134 "kernels.go"
 	r33 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r68 = r9 != 0ll;
-	if (!r68) goto b41;
+#line 129 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r68 = r9 != 0ll; if (!r68) goto b41;
 	r12 = (double)r9;
-	r18 = (double)r19;
-	r86 = (u64)r9;
-	r92 = (u32)r9;
-	r97 = r92 > 1u ? r92 : 1u;
-	r98 = qd_div_u32(4294967295u, r97);
+	r18 = (double)r19; r86 = (u64)r9; r92 = (u32)r9; r97 = r92 > 1u ? r92 : 1u; r98 = qd_div_u32(4294967295u, r97);
 b3: // head
-	r6 = r2 < r3;
-	if (!r6) goto b40;
-	r7 = r2;
-	r85 = (u64)r7;
-	r87 = r85 | r86;
-	r88 = r87 >> 32;
-	r89 = (u32)r88;
-	r90 = r89 == 0u;
-	if (!r90) goto b39;
-	r91 = (u32)r7;
-	r99 = __umulhi(r91, r98);
-	r100 = r99 * r92;
-	r101 = r91 - r100;
-	r102 = r101 - r92;
-	r103 = r101 < r102 ? r101 : r102;
-	r104 = r101 - r103;
-	r105 = r104 < 1u ? r104 : 1u;
-	r93 = r99 + r105;
-	r94 = r103;
-	r83 = (i64)r93;
-	r84 = (i64)r94;
+#line 129 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b40; r7 = r2; r85 = (u64)r7; r87 = r85 | r86; r88 = r87 >> 32; r89 = (u32)r88; r90 = r89 == 0u; if (!r90) goto b39; r91 = (u32)r7; r99 = __umulhi(r91, r98); r100 = r99 * r92; r101 = r91 - r100; r102 = r101 - r92; r103 = r101 < r102 ? r101 : r102; r104 = r101 - r103; r105 = r104 < 1u ? r104 : 1u;
+	r93 = r99 + r105; r94 = r103; r83 = (i64)r93; r84 = (i64)r94;
 b7: // rangeint.body
-	r8 = r84;
-	r10 = (double)r8;
-	r11 = r10 * 0x1.999999999999ap+01;
-	r13 = r11 / r12;
-	r14 = r13 + (-0x1.199999999999ap+01);
-	r15 = r83;
-	r16 = (double)r15;
-	r17 = r16 * 0x1.3333333333333p+01;
-	r20 = r17 / r18;
-	r21 = r20 + (-0x1.3333333333333p+00);
-	r22 = 0x0p+00;
-	r23 = 0x0p+00;
-	r24 = 0;
-	r115 = r33 > (-2147483641) ? r33 : (-2147483641);
-	r116 = (u32)r115 - 7u;
+#line 130 "kernels.go"
+	r8 = r84; r10 = (double)r8; r11 = r10 * 0x1.999999999999ap+01; r13 = r11 / r12; r14 = r13 + (-0x1.199999999999ap+01);
+	r15 = r83; r16 = (double)r15; r17 = r16 * 0x1.3333333333333p+01; r20 = r17 / r18; r21 = r20 + (-0x1.3333333333333p+00); r22 = 0x0p+00; r23 = 0x0p+00; r24 = 0; r115 = r33 > (-2147483641) ? r33 : (-2147483641); r116 = (u32)r115 - 7u;
 b9: // unroll guard
-	r117 = r24 < r116;
-	if (!r117) goto b36;
+#line 131 "kernels.go"
+	r117 = r24 < r116; if (!r117) goto b36;
+#line 134 "kernels.go"
 	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (!r28) goto b14;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (!r28) goto b14;
 b12: // for.done
-	r29 = r4 + r7 * 4;
-	*(i32 *)r29 = r24;
-	r2 = (u64)r2 + (u64)r1;
-	goto b3;
+#line 142 "kernels.go"
+	r29 = r4 + r7 * 4; *(i32 *)r29 = r24;
+#line 129 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b3;
 b14: // if.done (unrolled 0)
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	goto b9;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; goto b9;
 b36: // for.loop
-	r32 = r24 < r33;
-	if (!r32) goto b12;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	goto b36;
+#line 134 "kernels.go"
+	r32 = r24 < r33; if (!r32) goto b12;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02; if (r28) goto b12;
+#line 139 "kernels.go"
+	r34 = r22 * 0x1p+01; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 134 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; goto b36;
 b39: // divide in 64 bits
-	r83 = qd_div_i64(r7, r9);
-	r96 = (u64)r83 * (u64)r9;
-	r84 = (u64)r7 - (u64)r96;
-	goto b7;
+#line 130 "kernels.go"
+	r83 = qd_div_i64(r7, r9); r96 = (u64)r83 * (u64)r9; r84 = (u64)r7 - (u64)r96; goto b7;
 b40: // exit
+#line 130 "kernels.go"
 	return;
 b41: // preheader
+#line 130 "kernels.go"
 	r45 = (double)r9;
-	r51 = (double)r19;
-	r72 = (u64)r9;
-	r78 = (u32)r9;
-	r106 = r78 > 1u ? r78 : 1u;
-	r107 = qd_div_u32(4294967295u, r106);
+	r51 = (double)r19; r72 = (u64)r9; r78 = (u32)r9; r106 = r78 > 1u ? r78 : 1u; r107 = qd_div_u32(4294967295u, r106);
 b42: // head (checked if)
-	r40 = r2 < r3;
-	if (!r40) goto b40;
-	r41 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r71 = (u64)r41;
-	r73 = r71 | r72;
-	r74 = r73 >> 32;
-	r75 = (u32)r74;
-	r76 = r75 == 0u;
-	if (!r76) goto b78;
-	r77 = (u32)r41;
-	r108 = __umulhi(r77, r107);
-	r109 = r108 * r78;
-	r110 = r77 - r109;
-	r111 = r110 - r78;
-	r112 = r110 < r111 ? r110 : r111;
-	r113 = r110 - r112;
-	r114 = r113 < 1u ? r113 : 1u;
-	r79 = r108 + r114;
-	r80 = r112;
-	r69 = (i64)r79;
-	r70 = (i64)r80;
+#line 129 "kernels.go"
+	r40 = r2 < r3; if (!r40) goto b40; r41 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r71 = (u64)r41; r73 = r71 | r72; r74 = r73 >> 32; r75 = (u32)r74; r76 = r75 == 0u; if (!r76) goto b78; r77 = (u32)r41; r108 = __umulhi(r77, r107); r109 = r108 * r78; r110 = r77 - r109; r111 = r110 - r78; r112 = r110 < r111 ? r110 : r111; r113 = r110 - r112; r114 = r113 < 1u ? r113 : 1u; r79 = r108 + r114; r80 = r112; r69 = (i64)r79; r70 = (i64)r80;
 b46: // rangeint.body (checked if)
-	r42 = r70;
-	r43 = (double)r42;
-	r44 = r43 * 0x1.999999999999ap+01;
-	r46 = r44 / r45;
-	r47 = r46 + (-0x1.199999999999ap+01);
-	r48 = r69;
-	r49 = (double)r48;
-	r50 = r49 * 0x1.3333333333333p+01;
-	r52 = r50 / r51;
-	r53 = r52 + (-0x1.3333333333333p+00);
-	r22 = 0x0p+00;
-	r23 = 0x0p+00;
-	r24 = 0;
-	r118 = r33 > (-2147483641) ? r33 : (-2147483641);
-	r119 = (u32)r118 - 7u;
+#line 130 "kernels.go"
+	r42 = r70; r43 = (double)r42; r44 = r43 * 0x1.999999999999ap+01; r46 = r44 / r45; r47 = r46 + (-0x1.199999999999ap+01);
+	r48 = r69; r49 = (double)r48; r50 = r49 * 0x1.3333333333333p+01; r52 = r50 / r51; r53 = r52 + (-0x1.3333333333333p+00); r22 = 0x0p+00; r23 = 0x0p+00; r24 = 0; r118 = r33 > (-2147483641) ? r33 : (-2147483641); r119 = (u32)r118 - 7u;
 b48: // unroll guard
-	r120 = r24 < r119;
-	if (!r120) goto b75;
+#line 131 "kernels.go"
+	r120 = r24 < r119; if (!r120) goto b75;
+#line 134 "kernels.go"
 	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (!r57) goto b53;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (!r57) goto b53;
 b51: // for.done (checked if)
-	r58 = r4 + r41 * 4;
-	*(i32 *)r58 = r24;
-	r2 = (u64)r2 + (u64)r1;
-	goto b42;
+#line 142 "kernels.go"
+	r58 = r4 + r41 * 4; *(i32 *)r58 = r24;
+#line 129 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b42;
 b53: // if.done (checked if) (unrolled 0)
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	goto b48;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; goto b48;
 b75: // for.loop (checked if)
-	r61 = r24 < r33;
-	if (!r61) goto b51;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	goto b75;
+#line 134 "kernels.go"
+	r61 = r24 < r33; if (!r61) goto b51;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02; if (r57) goto b51;
+#line 139 "kernels.go"
+	r62 = r22 * 0x1p+01; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 134 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; goto b75;
 b78: // divide in 64 bits
-	r69 = qd_div_i64(r41, r9);
-	r82 = (u64)r69 * (u64)r9;
-	r70 = (u64)r41 - (u64)r82;
-	goto b46;
+#line 130 "kernels.go"
+	r69 = qd_div_i64(r41, r9); r82 = (u64)r69 * (u64)r9; r70 = (u64)r41 - (u64)r82; goto b46;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12323,415 +10777,199 @@ extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	char *r4 = 0, *r29 = 0, *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 150 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r9 = p2;
 	r19 = p3;
+#line 155 "kernels.go"
 	r33 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r68 = r9 != 0ll;
-	if (!r68) goto b41;
+#line 150 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r68 = r9 != 0ll; if (!r68) goto b41;
 	r12 = (float)r9;
-	r18 = (float)r19;
-	r86 = (u64)r9;
-	r92 = (u32)r9;
-	r97 = r92 > 1u ? r92 : 1u;
-	r98 = qd_div_u32(4294967295u, r97);
+	r18 = (float)r19; r86 = (u64)r9; r92 = (u32)r9; r97 = r92 > 1u ? r92 : 1u; r98 = qd_div_u32(4294967295u, r97);
 b3: // head
-	r6 = r2 < r3;
-	if (!r6) goto b40;
-	r7 = r2;
-	r85 = (u64)r7;
-	r87 = r85 | r86;
-	r88 = r87 >> 32;
-	r89 = (u32)r88;
-	r90 = r89 == 0u;
-	if (!r90) goto b39;
-	r91 = (u32)r7;
-	r99 = __umulhi(r91, r98);
-	r100 = r99 * r92;
-	r101 = r91 - r100;
-	r102 = r101 - r92;
-	r103 = r101 < r102 ? r101 : r102;
-	r104 = r101 - r103;
-	r105 = r104 < 1u ? r104 : 1u;
-	r93 = r99 + r105;
-	r94 = r103;
-	r83 = (i64)r93;
-	r84 = (i64)r94;
+#line 150 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b40; r7 = r2; r85 = (u64)r7; r87 = r85 | r86; r88 = r87 >> 32; r89 = (u32)r88; r90 = r89 == 0u; if (!r90) goto b39; r91 = (u32)r7; r99 = __umulhi(r91, r98); r100 = r99 * r92; r101 = r91 - r100; r102 = r101 - r92; r103 = r101 < r102 ? r101 : r102; r104 = r101 - r103; r105 = r104 < 1u ? r104 : 1u;
+	r93 = r99 + r105; r94 = r103; r83 = (i64)r93; r84 = (i64)r94;
 b7: // rangeint.body
-	r8 = r84;
-	r10 = (float)r8;
-	r11 = r10 * 0x1.99999ap+01f;
-	r13 = r11 / r12;
-	r14 = r13 + (-0x1.19999ap+01f);
-	r15 = r83;
-	r16 = (float)r15;
-	r17 = r16 * 0x1.333334p+01f;
-	r20 = r17 / r18;
-	r21 = r20 + (-0x1.333334p+00f);
-	r22 = 0x0p+00f;
-	r23 = 0x0p+00f;
-	r24 = 0;
-	r115 = r33 > (-2147483641) ? r33 : (-2147483641);
-	r116 = (u32)r115 - 7u;
+#line 151 "kernels.go"
+	r8 = r84; r10 = (float)r8; r11 = r10 * 0x1.99999ap+01f; r13 = r11 / r12; r14 = r13 + (-0x1.19999ap+01f);
+	r15 = r83; r16 = (float)r15; r17 = r16 * 0x1.333334p+01f; r20 = r17 / r18; r21 = r20 + (-0x1.333334p+00f); r22 = 0x0p+00f; r23 = 0x0p+00f; r24 = 0; r115 = r33 > (-2147483641) ? r33 : (-2147483641); r116 = (u32)r115 - 7u;
 b9: // unroll guard
-	r117 = r24 < r116;
-	if (!r117) goto b36;
+#line 152 "kernels.go"
+	r117 = r24 < r116; if (!r117) goto b36;
+#line 155 "kernels.go"
 	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (!r28) goto b14;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (!r28) goto b14;
 b12: // for.done
-	r29 = r4 + r7 * 4;
-	*(i32 *)r29 = r24;
-	r2 = (u64)r2 + (u64)r1;
-	goto b3;
+#line 163 "kernels.go"
+	r29 = r4 + r7 * 4; *(i32 *)r29 = r24;
+#line 150 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b3;
 b14: // if.done (unrolled 0)
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	r32 = r24 < r33;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	goto b9;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; r32 = r24 < r33;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; goto b9;
 b36: // for.loop
-	r32 = r24 < r33;
-	if (!r32) goto b12;
-	r25 = r22 * r22;
-	r26 = r23 * r23;
-	r27 = r25 + r26;
-	r28 = r27 > 0x1p+02f;
-	if (r28) goto b12;
-	r34 = r22 * 0x1p+01f;
-	r35 = r34 * r23;
-	r36 = r35 + r21;
-	r37 = r25 - r26;
-	r38 = r37 + r14;
-	r39 = (u32)r24 + 1u;
-	r22 = r38;
-	r23 = r36;
-	r24 = r39;
-	goto b36;
+#line 155 "kernels.go"
+	r32 = r24 < r33; if (!r32) goto b12;
+	r25 = r22 * r22; r26 = r23 * r23;
+	r27 = r25 + r26; r28 = r27 > 0x1p+02f; if (r28) goto b12;
+#line 160 "kernels.go"
+	r34 = r22 * 0x1p+01f; r35 = r34 * r23; r36 = r35 + r21;
+	r37 = r25 - r26; r38 = r37 + r14;
+#line 155 "kernels.go"
+	r39 = (u32)r24 + 1u; r22 = r38; r23 = r36; r24 = r39; goto b36;
 b39: // divide in 64 bits
-	r83 = qd_div_i64(r7, r9);
-	r96 = (u64)r83 * (u64)r9;
-	r84 = (u64)r7 - (u64)r96;
-	goto b7;
+#line 151 "kernels.go"
+	r83 = qd_div_i64(r7, r9); r96 = (u64)r83 * (u64)r9; r84 = (u64)r7 - (u64)r96; goto b7;
 b40: // exit
+#line 151 "kernels.go"
 	return;
 b41: // preheader
+#line 151 "kernels.go"
 	r45 = (float)r9;
-	r51 = (float)r19;
-	r72 = (u64)r9;
-	r78 = (u32)r9;
-	r106 = r78 > 1u ? r78 : 1u;
-	r107 = qd_div_u32(4294967295u, r106);
+	r51 = (float)r19; r72 = (u64)r9; r78 = (u32)r9; r106 = r78 > 1u ? r78 : 1u; r107 = qd_div_u32(4294967295u, r106);
 b42: // head (checked if)
-	r40 = r2 < r3;
-	if (!r40) goto b40;
-	r41 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r71 = (u64)r41;
-	r73 = r71 | r72;
-	r74 = r73 >> 32;
-	r75 = (u32)r74;
-	r76 = r75 == 0u;
-	if (!r76) goto b78;
-	r77 = (u32)r41;
-	r108 = __umulhi(r77, r107);
-	r109 = r108 * r78;
-	r110 = r77 - r109;
-	r111 = r110 - r78;
-	r112 = r110 < r111 ? r110 : r111;
-	r113 = r110 - r112;
-	r114 = r113 < 1u ? r113 : 1u;
-	r79 = r108 + r114;
-	r80 = r112;
-	r69 = (i64)r79;
-	r70 = (i64)r80;
+#line 150 "kernels.go"
+	r40 = r2 < r3; if (!r40) goto b40; r41 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r71 = (u64)r41; r73 = r71 | r72; r74 = r73 >> 32; r75 = (u32)r74; r76 = r75 == 0u; if (!r76) goto b78; r77 = (u32)r41; r108 = __umulhi(r77, r107); r109 = r108 * r78; r110 = r77 - r109; r111 = r110 - r78; r112 = r110 < r111 ? r110 : r111; r113 = r110 - r112; r114 = r113 < 1u ? r113 : 1u; r79 = r108 + r114; r80 = r112; r69 = (i64)r79; r70 = (i64)r80;
 b46: // rangeint.body (checked if)
-	r42 = r70;
-	r43 = (float)r42;
-	r44 = r43 * 0x1.99999ap+01f;
-	r46 = r44 / r45;
-	r47 = r46 + (-0x1.19999ap+01f);
-	r48 = r69;
-	r49 = (float)r48;
-	r50 = r49 * 0x1.333334p+01f;
-	r52 = r50 / r51;
-	r53 = r52 + (-0x1.333334p+00f);
-	r22 = 0x0p+00f;
-	r23 = 0x0p+00f;
-	r24 = 0;
-	r118 = r33 > (-2147483641) ? r33 : (-2147483641);
-	r119 = (u32)r118 - 7u;
+#line 151 "kernels.go"
+	r42 = r70; r43 = (float)r42; r44 = r43 * 0x1.99999ap+01f; r46 = r44 / r45; r47 = r46 + (-0x1.19999ap+01f);
+	r48 = r69; r49 = (float)r48; r50 = r49 * 0x1.333334p+01f; r52 = r50 / r51; r53 = r52 + (-0x1.333334p+00f); r22 = 0x0p+00f; r23 = 0x0p+00f; r24 = 0; r118 = r33 > (-2147483641) ? r33 : (-2147483641); r119 = (u32)r118 - 7u;
 b48: // unroll guard
-	r120 = r24 < r119;
-	if (!r120) goto b75;
+#line 152 "kernels.go"
+	r120 = r24 < r119; if (!r120) goto b75;
+#line 155 "kernels.go"
 	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (!r57) goto b53;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (!r57) goto b53;
 b51: // for.done (checked if)
-	r58 = r4 + r41 * 4;
-	*(i32 *)r58 = r24;
-	r2 = (u64)r2 + (u64)r1;
-	goto b42;
+#line 163 "kernels.go"
+	r58 = r4 + r41 * 4; *(i32 *)r58 = r24;
+#line 150 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b42;
 b53: // if.done (checked if) (unrolled 0)
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	r61 = r24 < r33;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	goto b48;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; r61 = r24 < r33;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; goto b48;
 b75: // for.loop (checked if)
-	r61 = r24 < r33;
-	if (!r61) goto b51;
-	r54 = r22 * r22;
-	r55 = r23 * r23;
-	r56 = r54 + r55;
-	r57 = r56 > 0x1p+02f;
-	if (r57) goto b51;
-	r62 = r22 * 0x1p+01f;
-	r63 = r62 * r23;
-	r64 = r63 + r53;
-	r65 = r54 - r55;
-	r66 = r65 + r47;
-	r67 = (u32)r24 + 1u;
-	r22 = r66;
-	r23 = r64;
-	r24 = r67;
-	goto b75;
+#line 155 "kernels.go"
+	r61 = r24 < r33; if (!r61) goto b51;
+	r54 = r22 * r22; r55 = r23 * r23;
+	r56 = r54 + r55; r57 = r56 > 0x1p+02f; if (r57) goto b51;
+#line 160 "kernels.go"
+	r62 = r22 * 0x1p+01f; r63 = r62 * r23; r64 = r63 + r53;
+	r65 = r54 - r55; r66 = r65 + r47;
+#line 155 "kernels.go"
+	r67 = (u32)r24 + 1u; r22 = r66; r23 = r64; r24 = r67; goto b75;
 b78: // divide in 64 bits
-	r69 = qd_div_i64(r41, r9);
-	r82 = (u64)r69 * (u64)r9;
-	r70 = (u64)r41 - (u64)r82;
-	goto b46;
+#line 151 "kernels.go"
+	r69 = qd_div_i64(r41, r9); r82 = (u64)r69 * (u64)r9; r70 = (u64)r41 - (u64)r82; goto b46;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12760,260 +10998,137 @@ extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r24 = 0, *r29 = 0, *r40 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p2;
-	r10 = p3;
+#line 171 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r9 = p2; r10 = p3;
 	r16 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r43 = (u64)r10;
-	r44 = r2;
-	r45 = (u64)r44;
-	r46 = r45 < r43;
-	r47 = (u64)r3;
-	r48 = r47 + 4611686018427387904ull;
-	r49 = r48 <= 9223372036854775808ull;
-	r50 = r47 - 1ull;
-	r51 = (u64)r2;
-	r52 = r50 - r51;
-	r53 = r43 - 1ull;
-	r54 = r53 - r45;
-	r55 = r52 <= r54;
-	if (!r46) goto b30;
-	if (!r49) goto b30;
-	if (!r55) goto b30;
+#line 171 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r43 = (u64)r10; r44 = r2; r45 = (u64)r44; r46 = r45 < r43; r47 = (u64)r3; r48 = r47 + 4611686018427387904ull; r49 = r48 <= 9223372036854775808ull; r50 = r47 - 1ull; r51 = (u64)r2; r52 = r50 - r51; r53 = r43 - 1ull; r54 = r53 - r45; r55 = r52 <= r54; if (!r46) goto b30; if (!r49) goto b30; if (!r55) goto b30;
 b4: // head
-	r6 = r2 < r3;
-	if (!r6) goto b29;
-	r7 = r2;
-	r8 = r9 + r7 * 4;
-	r11 = *(u32 *)r8;
-	r12 = r11 | 1u;
-	r13 = r12;
-	r14 = 0ll;
-	r56 = r16 > (-9223372036854775801ll) ? r16 : (-9223372036854775801ll);
-	r57 = (u64)r56 - 7ull;
+#line 171 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b29; r7 = r2;
+	r8 = r9 + r7 * 4; r11 = *(u32 *)r8; r12 = r11 | 1u; r13 = r12; r14 = 0ll; r56 = r16 > (-9223372036854775801ll) ? r16 : (-9223372036854775801ll); r57 = (u64)r56 - 7ull;
 b8: // unroll guard
-	r58 = r14 < r57;
-	if (!r58) goto b25;
+#line 172 "kernels.go"
+	r58 = r14 < r57; if (!r58) goto b25;
 	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	r15 = r14 < r16;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	goto b8;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; r15 = r14 < r16;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; goto b8;
 b25: // for.loop
-	r15 = r14 < r16;
-	if (!r15) goto b27;
-	r17 = r13 << 13;
-	r18 = r13 ^ r17;
-	r19 = r18 >> 17;
-	r20 = r18 ^ r19;
-	r21 = r20 << 5;
-	r22 = r20 ^ r21;
-	r23 = (u64)r14 + 1ull;
-	r13 = r22;
-	r14 = r23;
-	goto b25;
+#line 173 "kernels.go"
+	r15 = r14 < r16; if (!r15) goto b27;
+	r17 = r13 << 13; r18 = r13 ^ r17;
+	r19 = r18 >> 17; r20 = r18 ^ r19;
+	r21 = r20 << 5; r22 = r20 ^ r21;
+#line 173 "kernels.go"
+	r23 = (u64)r14 + 1ull; r13 = r22; r14 = r23; goto b25;
 b27: // for.done
-	r24 = r4 + r7 * 4;
-	*(u32 *)r24 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b4;
+#line 178 "kernels.go"
+	r24 = r4 + r7 * 4; *(u32 *)r24 = r13;
+#line 171 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b4;
 b29: // exit
+#line 171 "kernels.go"
 	return;
 b30: // head (checked)
-	r27 = r2 < r3;
-	if (!r27) goto b29;
-	r28 = r2;
-	if ((u64)r28 >= (u64)r10) { qd_site = 0; qd_x = r28; qd_y = r10; goto qd_fault; }
-	r29 = r9 + r28 * 4;
-	r30 = *(u32 *)r29;
-	r31 = r30 | 1u;
-	r13 = r31;
-	r14 = 0ll;
-	r59 = r16 > (-9223372036854775801ll) ? r16 : (-9223372036854775801ll);
-	r60 = (u64)r59 - 7ull;
+#line 171 "kernels.go"
+	r27 = r2 < r3; if (!r27) goto b29; r28 = r2;
+	if ((u64)r28 >= (u64)r10) { qd_site = 0; qd_x = r28; qd_y = r10; goto qd_fault; } r29 = r9 + r28 * 4; r30 = *(u32 *)r29; r31 = r30 | 1u; r13 = r31; r14 = 0ll; r59 = r16 > (-9223372036854775801ll) ? r16 : (-9223372036854775801ll); r60 = (u64)r59 - 7ull;
 b34: // unroll guard
-	r61 = r14 < r60;
-	if (!r61) goto b51;
+#line 172 "kernels.go"
+	r61 = r14 < r60; if (!r61) goto b51;
 	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	r32 = r14 < r16;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	goto b34;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; r32 = r14 < r16;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; goto b34;
 b51: // for.loop (checked)
-	r32 = r14 < r16;
-	if (!r32) goto b53;
-	r33 = r13 << 13;
-	r34 = r13 ^ r33;
-	r35 = r34 >> 17;
-	r36 = r34 ^ r35;
-	r37 = r36 << 5;
-	r38 = r36 ^ r37;
-	r39 = (u64)r14 + 1ull;
-	r13 = r38;
-	r14 = r39;
-	goto b51;
+#line 173 "kernels.go"
+	r32 = r14 < r16; if (!r32) goto b53;
+	r33 = r13 << 13; r34 = r13 ^ r33;
+	r35 = r34 >> 17; r36 = r34 ^ r35;
+	r37 = r36 << 5; r38 = r36 ^ r37;
+#line 173 "kernels.go"
+	r39 = (u64)r14 + 1ull; r13 = r38; r14 = r39; goto b51;
 b53: // for.done (checked)
-	r40 = r4 + r28 * 4;
-	*(u32 *)r40 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b30;
+#line 178 "kernels.go"
+	r40 = r4 + r28 * 4; *(u32 *)r40 = r13;
+#line 171 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -13041,189 +11156,72 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r37 = 0, *r56 = 0, *r57 = 0, *r59 = 0, *r60 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p6;
-	r15 = p2;
-	r16 = p3;
-	r25 = p4;
-	r26 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r41 = (u64)r26;
-	r44 = 0ull < r41;
-	r52 = r41 - 1ull;
-	r53 = r52;
+#line 186 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 188 "kernels.go"
+	r9 = p6; r15 = p2; r16 = p3;
+#line 190 "kernels.go"
+	r25 = p4; r26 = p5;
+#line 186 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r41 = (u64)r26; r44 = 0ull < r41; r52 = r41 - 1ull; r53 = r52;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b33;
-	r7 = r2;
-	r8 = (u64)r7 * (u64)r9;
-	r10 = r8;
-	r11 = (u64)r10 + (u64)r9;
-	if ((u64)r11 > (u64)r16) { qd_site = 0; qd_x = r11; qd_y = r16; goto qd_fault; }
-	if ((u64)r8 > (u64)r11) { qd_site = 1; qd_x = r8; qd_y = r11; goto qd_fault; }
-	r12 = r15 + r8 * 4;
-	r13 = (u64)r11 - (u64)r8;
-	r17 = r13;
-	r18 = 0x0p+00f;
-	r19 = (-1ll);
-	r45 = (u64)r17;
-	r46 = r45 + 18446744073709551615ull;
-	r47 = r46 + 4611686018427387904ull;
-	r48 = r47 <= 9223372036854775808ull;
-	r49 = r46 - 1ull;
-	r51 = r49 - 18446744073709551615ull;
-	r54 = r51 <= r53;
-	if (!r44) goto b30;
-	if (!r48) goto b30;
-	if (!r54) goto b30;
-	r56 = r12 + 0ll;
-	r57 = r25 + 0ll;
-	r61 = r17 > (-9223372036854775800ll) ? r17 : (-9223372036854775800ll);
-	r62 = (u64)r61 - 8ull;
+#line 186 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b33; r7 = r2;
+#line 188 "kernels.go"
+	r8 = (u64)r7 * (u64)r9; r10 = r8; r11 = (u64)r10 + (u64)r9; if ((u64)r11 > (u64)r16) { qd_site = 0; qd_x = r11; qd_y = r16; goto qd_fault; } if ((u64)r8 > (u64)r11) { qd_site = 1; qd_x = r8; qd_y = r11; goto qd_fault; } r12 = r15 + r8 * 4; r13 = (u64)r11 - (u64)r8; r17 = r13; r18 = 0x0p+00f; r19 = (-1ll); r45 = (u64)r17; r46 = r45 + 18446744073709551615ull; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; r49 = r46 - 1ull; r51 = r49 - 18446744073709551615ull; r54 = r51 <= r53; if (!r44) goto b30; if (!r48) goto b30; if (!r54) goto b30; r56 = r12 + 0ll; r57 = r25 + 0ll; r61 = r17 > (-9223372036854775800ll) ? r17 : (-9223372036854775800ll); r62 = (u64)r61 - 8ull;
 b9: // unroll guard
-	r63 = r19 < r62;
-	if (!r63) goto b26;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	goto b9;
+#line 188 "kernels.go"
+	r63 = r19 < r62; if (!r63) goto b26; r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll; goto b9;
 b26: // rangeindex.loop
-	r20 = (u64)r19 + 1ull;
-	r21 = r20 < r17;
-	if (!r21) goto b28;
-	r22 = r56;
-	r23 = *(float *)r22;
-	r24 = r57;
-	r27 = *(float *)r24;
-	r28 = r23 * r27;
-	r29 = r18 + r28;
-	r18 = r29;
-	r19 = r20;
-	r56 = r56 + 4ll;
-	r57 = r57 + 4ll;
-	goto b26;
+#line 188 "kernels.go"
+	r20 = (u64)r19 + 1ull; r21 = r20 < r17; if (!r21) goto b28;
+#line 190 "kernels.go"
+	r22 = r56; r23 = *(float *)r22; r24 = r57; r27 = *(float *)r24; r28 = r23 * r27; r29 = r18 + r28; r18 = r29; r19 = r20; r56 = r56 + 4ll; r57 = r57 + 4ll; goto b26;
 b28: // rangeindex.done
-	r30 = r4 + r7 * 4;
-	*(float *)r30 = r18;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 192 "kernels.go"
+	r30 = r4 + r7 * 4; *(float *)r30 = r18;
+#line 186 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b30: // preheader
-	r59 = r12 + 0ll;
-	r60 = r25 + 0ll;
+#line 186 "kernels.go"
+	r59 = r12 + 0ll; r60 = r25 + 0ll;
 b31: // rangeindex.loop (checked)
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	if (!r34) goto b28;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	goto b31;
+#line 188 "kernels.go"
+	r33 = (u64)r19 + 1ull; r34 = r33 < r17; if (!r34) goto b28;
+#line 190 "kernels.go"
+	r35 = r59; r36 = *(float *)r35; if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; } r37 = r60; r38 = *(float *)r37; r39 = r36 * r38; r40 = r18 + r39; r18 = r40; r19 = r33; r59 = r59 + 4ll; r60 = r60 + 4ll; goto b31;
 b33: // exit
+#line 190 "kernels.go"
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -13263,148 +11261,39 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	char *r132 = 0, *r134 = 0, *r137 = 0, *r139 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p3;
-	r5 = p4;
-	r3 = r5;
-	r9 = p1;
-	r10 = p2;
-	r13 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r31 = (u64)r10;
-	r32 = r2;
-	r33 = (u64)r32;
-	r34 = r33 < r31;
-	r35 = (u64)r3;
-	r36 = r35 + 4611686018427387904ull;
-	r37 = r36 <= 9223372036854775808ull;
-	r38 = r35 - 1ull;
-	r39 = (u64)r2;
-	r40 = r38 - r39;
-	r41 = r31 - 1ull;
-	r42 = r41 - r33;
-	r43 = r40 <= r42;
-	if (!r34) goto b17;
-	if (!r37) goto b17;
-	if (!r43) goto b17;
-	r44 = (u64)r1 * 3ull;
-	r99 = (u64)r1 * 4ull;
-	r48 = r35;
-	r50 = (u64)r44;
-	r101 = (u64)r1 * 8ull;
-	r104 = r101;
-	r110 = (u64)r1 * 16ull;
-	r113 = r110;
-	r119 = (u64)r1 * 24ull;
-	r122 = r119;
-	r135 = r2;
-	r136 = r135;
-	r137 = r9 + r136 * 8;
-	r138 = (u64)r99 * 8ull;
-	r139 = r4 + r136 * 8;
+#line 200 "kernels.go"
+	r4 = p3; r5 = p4; r3 = r5;
+	r9 = p1; r10 = p2; r13 = p0;
+#line 200 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r10; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; if (!r34) goto b17; if (!r37) goto b17; if (!r43) goto b17; r44 = (u64)r1 * 3ull; r99 = (u64)r1 * 4ull; r48 = r35; r50 = (u64)r44;
+	r101 = (u64)r1 * 8ull; r104 = r101; r110 = (u64)r1 * 16ull; r113 = r110; r119 = (u64)r1 * 24ull; r122 = r119; r135 = r2;
+#line 200 "kernels.go"
+	r136 = r135; r137 = r9 + r136 * 8; r138 = (u64)r99 * 8ull; r139 = r4 + r136 * 8;
 b5: // grid unrolled guard
-	r45 = r2 < r3;
-	if (!r45) goto b16;
-	r49 = (u64)r2;
-	r46 = r48 - r49;
-	r47 = r46 > r50;
-	if (!r47) goto b12;
-	r54 = r137;
-	r55 = *(double *)r54;
-	r56 = r13 * r55;
-	r57 = r139;
-	r58 = *(double *)r57;
-	r59 = r56 + r58;
-	r60 = r57;
-	*(double *)r60 = r59;
-	r100 = r54;
-	r102 = r100 + r101 * 1;
-	r65 = r102;
-	r66 = *(double *)r65;
-	r67 = r13 * r66;
-	r103 = r57;
-	r105 = r103 + r104 * 1;
-	r68 = r105;
-	r69 = *(double *)r68;
-	r70 = r67 + r69;
-	r108 = r105;
-	r71 = r108;
-	*(double *)r71 = r70;
-	r109 = r54;
-	r111 = r109 + r110 * 1;
-	r77 = r111;
-	r78 = *(double *)r77;
-	r79 = r13 * r78;
-	r112 = r57;
-	r114 = r112 + r113 * 1;
-	r80 = r114;
-	r81 = *(double *)r80;
-	r82 = r79 + r81;
-	r117 = r114;
-	r83 = r117;
-	*(double *)r83 = r82;
-	r118 = r54;
-	r120 = r118 + r119 * 1;
-	r89 = r120;
-	r90 = *(double *)r89;
-	r91 = r13 * r90;
-	r121 = r57;
-	r123 = r121 + r122 * 1;
-	r92 = r123;
-	r93 = *(double *)r92;
-	r94 = r91 + r93;
-	r126 = r123;
-	r95 = r126;
-	*(double *)r95 = r94;
-	r2 = (u64)r2 + (u64)r99;
-	r137 = r137 + r138 * 1;
-	r139 = r139 + r138 * 1;
-	goto b5;
+#line 200 "kernels.go"
+	r45 = r2 < r3; if (!r45) goto b16; r49 = (u64)r2; r46 = r48 - r49; r47 = r46 > r50; if (!r47) goto b12;
+	r54 = r137; r55 = *(double *)r54; r56 = r13 * r55; r57 = r139; r58 = *(double *)r57; r59 = r56 + r58; r60 = r57; *(double *)r60 = r59; r100 = r54; r102 = r100 + r101 * 1; r65 = r102; r66 = *(double *)r65; r67 = r13 * r66; r103 = r57; r105 = r103 + r104 * 1; r68 = r105; r69 = *(double *)r68; r70 = r67 + r69; r108 = r105; r71 = r108; *(double *)r71 = r70; r109 = r54; r111 = r109 + r110 * 1; r77 = r111; r78 = *(double *)r77; r79 = r13 * r78; r112 = r57; r114 = r112 + r113 * 1; r80 = r114; r81 = *(double *)r80; r82 = r79 + r81; r117 = r114; r83 = r117; *(double *)r83 = r82; r118 = r54; r120 = r118 + r119 * 1; r89 = r120; r90 = *(double *)r89; r91 = r13 * r90; r121 = r57; r123 = r121 + r122 * 1; r92 = r123; r93 = *(double *)r92; r94 = r91 + r93; r126 = r123; r95 = r126; *(double *)r95 = r94; r2 = (u64)r2 + (u64)r99; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b5;
 b12: // preheader
-	r127 = r2;
-	r128 = r9 + r127 * 8;
-	r129 = r101;
-	r130 = r4 + r127 * 8;
+#line 200 "kernels.go"
+	r127 = r2; r128 = r9 + r127 * 8; r129 = r101; r130 = r4 + r127 * 8;
 b13: // head
-	r6 = r2 < r3;
-	if (!r6) goto b16;
-	r8 = r128;
-	r11 = *(double *)r8;
-	r12 = r13 * r11;
-	r14 = r130;
-	r15 = *(double *)r14;
-	r16 = r12 + r15;
-	r17 = r14;
-	*(double *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r128 = r128 + r129 * 1;
-	r130 = r130 + r129 * 1;
-	goto b13;
+#line 200 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b16;
+	r8 = r128; r11 = *(double *)r8; r12 = r13 * r11; r14 = r130; r15 = *(double *)r14; r16 = r12 + r15; r17 = r14; *(double *)r17 = r16;
+#line 200 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r129 * 1; goto b13;
 b16: // exit
+#line 200 "kernels.go"
 	return;
 b17: // preheader
-	r131 = r2;
-	r132 = r9 + r131 * 8;
-	r133 = (u64)r1 * 8ull;
-	r134 = r4 + r131 * 8;
+#line 200 "kernels.go"
+	r131 = r2; r132 = r9 + r131 * 8; r133 = (u64)r1 * 8ull; r134 = r4 + r131 * 8;
 b18: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b16;
-	r21 = r2;
-	if ((u64)r21 >= (u64)r10) { qd_site = 0; qd_x = r21; qd_y = r10; goto qd_fault; }
-	r22 = r132;
-	r23 = *(double *)r22;
-	r24 = r13 * r23;
-	r25 = r134;
-	r26 = *(double *)r25;
-	r27 = r24 + r26;
-	r28 = r25;
-	*(double *)r28 = r27;
-	r2 = (u64)r2 + (u64)r1;
-	r132 = r132 + r133 * 1;
-	r134 = r134 + r133 * 1;
-	goto b18;
+#line 200 "kernels.go"
+	r20 = r2 < r3; if (!r20) goto b16; r21 = r2;
+	if ((u64)r21 >= (u64)r10) { qd_site = 0; qd_x = r21; qd_y = r10; goto qd_fault; } r22 = r132; r23 = *(double *)r22; r24 = r13 * r23; r25 = r134; r26 = *(double *)r25; r27 = r24 + r26; r28 = r25; *(double *)r28 = r27;
+#line 200 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r132 = r132 + r133 * 1; r134 = r134 + r133 * 1; goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -13432,312 +11321,155 @@ extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, ch
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r26 = 0, *r31 = 0, *r44 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r9 = p2;
-	r10 = p3;
+#line 209 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r9 = p2; r10 = p3;
 	r15 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r47 = (u64)r10;
-	r48 = r2;
-	r49 = (u64)r48;
-	r50 = r49 < r47;
-	r51 = (u64)r3;
-	r52 = r51 + 4611686018427387904ull;
-	r53 = r52 <= 9223372036854775808ull;
-	r54 = r51 - 1ull;
-	r55 = (u64)r2;
-	r56 = r54 - r55;
-	r57 = r47 - 1ull;
-	r58 = r57 - r49;
-	r59 = r56 <= r58;
-	if (!r50) goto b30;
-	if (!r53) goto b30;
-	if (!r59) goto b30;
+#line 209 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r47 = (u64)r10; r48 = r2; r49 = (u64)r48; r50 = r49 < r47; r51 = (u64)r3; r52 = r51 + 4611686018427387904ull; r53 = r52 <= 9223372036854775808ull; r54 = r51 - 1ull; r55 = (u64)r2; r56 = r54 - r55; r57 = r47 - 1ull; r58 = r57 - r49; r59 = r56 <= r58; if (!r50) goto b30; if (!r53) goto b30; if (!r59) goto b30;
 b4: // head
-	r6 = r2 < r3;
-	if (!r6) goto b29;
-	r7 = r2;
-	r8 = r9 + r7 * 8;
-	r11 = *(u64 *)r8;
-	r12 = r11;
-	r13 = 0ll;
-	r60 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll);
-	r61 = (u64)r60 - 7ull;
+#line 209 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b29; r7 = r2;
+	r8 = r9 + r7 * 8; r11 = *(u64 *)r8; r12 = r11; r13 = 0ll; r60 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll); r61 = (u64)r60 - 7ull;
 b8: // unroll guard
-	r62 = r13 < r61;
-	if (!r62) goto b25;
+#line 210 "kernels.go"
+	r62 = r13 < r61; if (!r62) goto b25;
 	r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	r14 = r13 < r15;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	goto b8;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; goto b8;
 b25: // for.loop
-	r14 = r13 < r15;
-	if (!r14) goto b27;
+#line 211 "kernels.go"
+	r14 = r13 < r15; if (!r14) goto b27;
 	r16 = r12 + 11400714819323198485ull;
-	r17 = r16 >> 30;
-	r18 = r16 ^ r17;
-	r19 = r18 * 13787848793156543929ull;
-	r20 = r19 >> 27;
-	r21 = r19 ^ r20;
-	r22 = r21 * 10723151780598845931ull;
-	r23 = r22 >> 31;
-	r24 = r22 ^ r23;
-	r25 = (u64)r13 + 1ull;
-	r12 = r24;
-	r13 = r25;
-	goto b25;
+	r17 = r16 >> 30; r18 = r16 ^ r17; r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27; r21 = r19 ^ r20; r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31; r24 = r22 ^ r23;
+#line 211 "kernels.go"
+	r25 = (u64)r13 + 1ull; r12 = r24; r13 = r25; goto b25;
 b27: // for.done
-	r26 = r4 + r7 * 8;
-	*(u64 *)r26 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	goto b4;
+#line 217 "kernels.go"
+	r26 = r4 + r7 * 8; *(u64 *)r26 = r12;
+#line 209 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b4;
 b29: // exit
+#line 209 "kernels.go"
 	return;
 b30: // head (checked)
-	r29 = r2 < r3;
-	if (!r29) goto b29;
-	r30 = r2;
-	if ((u64)r30 >= (u64)r10) { qd_site = 0; qd_x = r30; qd_y = r10; goto qd_fault; }
-	r31 = r9 + r30 * 8;
-	r32 = *(u64 *)r31;
-	r12 = r32;
-	r13 = 0ll;
-	r63 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll);
-	r64 = (u64)r63 - 7ull;
+#line 209 "kernels.go"
+	r29 = r2 < r3; if (!r29) goto b29; r30 = r2;
+	if ((u64)r30 >= (u64)r10) { qd_site = 0; qd_x = r30; qd_y = r10; goto qd_fault; } r31 = r9 + r30 * 8; r32 = *(u64 *)r31; r12 = r32; r13 = 0ll; r63 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll); r64 = (u64)r63 - 7ull;
 b34: // unroll guard
-	r65 = r13 < r64;
-	if (!r65) goto b51;
+#line 210 "kernels.go"
+	r65 = r13 < r64; if (!r65) goto b51;
 	r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	r33 = r13 < r15;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; r33 = r13 < r15;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	goto b34;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; goto b34;
 b51: // for.loop (checked)
-	r33 = r13 < r15;
-	if (!r33) goto b53;
+#line 211 "kernels.go"
+	r33 = r13 < r15; if (!r33) goto b53;
 	r34 = r12 + 11400714819323198485ull;
-	r35 = r34 >> 30;
-	r36 = r34 ^ r35;
-	r37 = r36 * 13787848793156543929ull;
-	r38 = r37 >> 27;
-	r39 = r37 ^ r38;
-	r40 = r39 * 10723151780598845931ull;
-	r41 = r40 >> 31;
-	r42 = r40 ^ r41;
-	r43 = (u64)r13 + 1ull;
-	r12 = r42;
-	r13 = r43;
-	goto b51;
+	r35 = r34 >> 30; r36 = r34 ^ r35; r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27; r39 = r37 ^ r38; r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31; r42 = r40 ^ r41;
+#line 211 "kernels.go"
+	r43 = (u64)r13 + 1ull; r12 = r42; r13 = r43; goto b51;
 b53: // for.done (checked)
-	r44 = r4 + r30 * 8;
-	*(u64 *)r44 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	goto b30;
+#line 217 "kernels.go"
+	r44 = r4 + r30 * 8; *(u64 *)r44 = r12;
+#line 209 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -13767,116 +11499,44 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0, *r27 = 0, *r29 = 0, *r34 = 0, *r37 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 226 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r9 = p5;
-	r12 = p4;
-	r15 = p2;
-	r16 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r32 = r9 != 0ll;
-	if (!r32) goto b11;
-	r33 = r2;
-	r34 = r4 + r33 * 8;
-	r35 = (u64)r1 * 8ull;
-	r56 = (u64)r9;
-	r62 = (u32)r9;
-	r67 = r62 > 1u ? r62 : 1u;
-	r68 = qd_div_u32(4294967295u, r67);
+	r12 = p4; r15 = p2; r16 = p3;
+#line 226 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r32 = r9 != 0ll; if (!r32) goto b11; r33 = r2; r34 = r4 + r33 * 8; r35 = (u64)r1 * 8ull; r56 = (u64)r9; r62 = (u32)r9; r67 = r62 > 1u ? r62 : 1u; r68 = qd_div_u32(4294967295u, r67);
 b3: // head
-	r6 = r2 < r3;
-	if (!r6) goto b10;
-	r7 = r2;
-	r55 = (u64)r7;
-	r57 = r55 | r56;
-	r58 = r57 >> 32;
-	r59 = (u32)r58;
-	r60 = r59 == 0u;
-	if (!r60) goto b9;
-	r61 = (u32)r7;
-	r69 = __umulhi(r61, r68);
-	r70 = r69 * r62;
-	r71 = r61 - r70;
-	r72 = r71 - r62;
-	r73 = r71 < r72 ? r71 : r72;
-	r74 = r71 - r73;
-	r75 = r74 < 1u ? r74 : 1u;
-	r63 = r69 + r75;
-	r64 = r73;
-	r53 = (i64)r63;
-	r54 = (i64)r64;
+#line 226 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b10; r7 = r2; r55 = (u64)r7; r57 = r55 | r56; r58 = r57 >> 32; r59 = (u32)r58; r60 = r59 == 0u; if (!r60) goto b9; r61 = (u32)r7; r69 = __umulhi(r61, r68); r70 = r69 * r62; r71 = r61 - r70; r72 = r71 - r62; r73 = r71 < r72 ? r71 : r72; r74 = r71 - r73; r75 = r74 < 1u ? r74 : 1u;
+	r63 = r69 + r75; r64 = r73; r53 = (i64)r63; r54 = (i64)r64;
 b7: // rangeint.body
-	r8 = r53;
-	r10 = r54;
-	r11 = (u64)r10 * (u64)r12;
-	r13 = (u64)r11 + (u64)r8;
-	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r15 + r13 * 8;
-	r17 = *(double *)r14;
-	r18 = r34;
-	*(double *)r18 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	r34 = r34 + r35 * 1;
-	goto b3;
+#line 227 "kernels.go"
+	r8 = r53; r10 = r54;
+	r11 = (u64)r10 * (u64)r12; r13 = (u64)r11 + (u64)r8; if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 8; r17 = *(double *)r14; r18 = r34; *(double *)r18 = r17;
+#line 226 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r34 = r34 + r35 * 1; goto b3;
 b9: // divide in 64 bits
-	r53 = qd_div_i64(r7, r9);
-	r66 = (u64)r53 * (u64)r9;
-	r54 = (u64)r7 - (u64)r66;
-	goto b7;
+#line 227 "kernels.go"
+	r53 = qd_div_i64(r7, r9); r66 = (u64)r53 * (u64)r9; r54 = (u64)r7 - (u64)r66; goto b7;
 b10: // exit
+#line 227 "kernels.go"
 	return;
 b11: // preheader
-	r36 = r2;
-	r37 = r4 + r36 * 8;
-	r38 = (u64)r1 * 8ull;
-	r42 = (u64)r9;
-	r48 = (u32)r9;
-	r76 = r48 > 1u ? r48 : 1u;
-	r77 = qd_div_u32(4294967295u, r76);
+#line 226 "kernels.go"
+	r36 = r2; r37 = r4 + r36 * 8; r38 = (u64)r1 * 8ull; r42 = (u64)r9; r48 = (u32)r9; r76 = r48 > 1u ? r48 : 1u; r77 = qd_div_u32(4294967295u, r76);
 b12: // head (checked if)
-	r21 = r2 < r3;
-	if (!r21) goto b10;
-	r22 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r41 = (u64)r22;
-	r43 = r41 | r42;
-	r44 = r43 >> 32;
-	r45 = (u32)r44;
-	r46 = r45 == 0u;
-	if (!r46) goto b18;
-	r47 = (u32)r22;
-	r78 = __umulhi(r47, r77);
-	r79 = r78 * r48;
-	r80 = r47 - r79;
-	r81 = r80 - r48;
-	r82 = r80 < r81 ? r80 : r81;
-	r83 = r80 - r82;
-	r84 = r83 < 1u ? r83 : 1u;
-	r49 = r78 + r84;
-	r50 = r82;
-	r39 = (i64)r49;
-	r40 = (i64)r50;
+#line 226 "kernels.go"
+	r21 = r2 < r3; if (!r21) goto b10; r22 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r41 = (u64)r22; r43 = r41 | r42; r44 = r43 >> 32; r45 = (u32)r44; r46 = r45 == 0u; if (!r46) goto b18; r47 = (u32)r22; r78 = __umulhi(r47, r77); r79 = r78 * r48; r80 = r47 - r79; r81 = r80 - r48; r82 = r80 < r81 ? r80 : r81; r83 = r80 - r82; r84 = r83 < 1u ? r83 : 1u; r49 = r78 + r84; r50 = r82; r39 = (i64)r49; r40 = (i64)r50;
 b16: // rangeint.body (checked if)
-	r23 = r39;
-	r24 = r40;
-	r25 = (u64)r24 * (u64)r12;
-	r26 = (u64)r25 + (u64)r23;
-	if ((u64)r26 >= (u64)r16) { qd_site = 2; qd_x = r26; qd_y = r16; goto qd_fault; }
-	r27 = r15 + r26 * 8;
-	r28 = *(double *)r27;
-	r29 = r37;
-	*(double *)r29 = r28;
-	r2 = (u64)r2 + (u64)r1;
-	r37 = r37 + r38 * 1;
-	goto b12;
+#line 227 "kernels.go"
+	r23 = r39; r24 = r40;
+	r25 = (u64)r24 * (u64)r12; r26 = (u64)r25 + (u64)r23; if ((u64)r26 >= (u64)r16) { qd_site = 2; qd_x = r26; qd_y = r16; goto qd_fault; } r27 = r15 + r26 * 8; r28 = *(double *)r27; r29 = r37; *(double *)r29 = r28;
+#line 226 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r37 = r37 + r38 * 1; goto b12;
 b18: // divide in 64 bits
-	r39 = qd_div_i64(r22, r9);
-	r52 = (u64)r39 * (u64)r9;
-	r40 = (u64)r22 - (u64)r52;
-	goto b16;
+#line 227 "kernels.go"
+	r39 = qd_div_i64(r22, r9); r52 = (u64)r39 * (u64)r9; r40 = (u64)r22 - (u64)r52; goto b16;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

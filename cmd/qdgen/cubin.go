@@ -48,7 +48,8 @@ func findPtxas(flagValue string) (string, error) {
 	return p, nil
 }
 
-// assemble builds one cubin of ptx for each architecture.
+// assemble builds one cubin of ptx for each architecture, keeping the line
+// information of its .loc directives.
 func assemble(ptxas, ptx string, archs []string) ([]rt.Image, error) {
 	dir, err := os.MkdirTemp("", "qdgen-cubin")
 	if err != nil {
@@ -62,7 +63,7 @@ func assemble(ptxas, ptx string, archs []string) ([]rt.Image, error) {
 	var images []rt.Image
 	for _, arch := range archs {
 		out := filepath.Join(dir, arch+".cubin")
-		if msg, err := exec.Command(ptxas, "-arch="+arch, "-o", out, src).CombinedOutput(); err != nil {
+		if msg, err := exec.Command(ptxas, "-arch="+arch, "-lineinfo", "-o", out, src).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("ptxas -arch=%s: %v\n%s", arch, err, msg)
 		}
 		bin, err := os.ReadFile(out)

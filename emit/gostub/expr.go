@@ -23,9 +23,9 @@ func (s *stub) expr(e *ir.Expr) jen.Code {
 	case ir.OpConst:
 		return jen.Id(typ).Call(jen.Id(ir.FormatBits(e.Type, e.Bits)))
 	case ir.OpParam:
-		return jen.Id(typ).Call(jen.Id(s.paramName(int(e.Aux))))
+		return jen.Id(typ).Call(s.arg(int(e.Aux)))
 	case ir.OpParamLen:
-		return jen.Id(typ).Call(jen.Id(s.paramName(int(e.Aux))).Dot("Len").Call())
+		return jen.Id(typ).Call(s.arg(int(e.Aux)).Dot("Len").Call())
 	case ir.OpConvert:
 		return jen.Id(typ).Call(s.expr(e.Args[0]))
 	case ir.OpNeg:

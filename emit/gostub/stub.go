@@ -16,6 +16,8 @@ type stub struct {
 	index int   // the kernel's number in the module
 	file  names // the file's names
 	names stubNames
+	// goParams holds the Go parameter of each IR parameter (arg).
+	goParams []int
 }
 
 func newStub(k *Kernel, index int, file names) *stub {
@@ -28,6 +30,39 @@ func (s *stub) sig() *types.Signature { return s.k.Func.Type().(*types.Signature
 
 // paramName is the name the stub uses for parameter i.
 func (s *stub) paramName(i int) string { return s.names.params[i] }
+
+// arg is the Go expression of the kernel's IR parameter i: a parameter of
+// the stub, or a number inside a struct or array one (p.Taps[2]), which
+// the IR passes flattened.
+func (s *stub) arg(i int) *jen.Statement {
+	if s.goParams == nil {
+		params := s.sig().Params()
+		for gi := range params.Len() {
+			for range flatCount(params.At(gi).Type()) {
+				s.goParams = append(s.goParams, gi)
+			}
+		}
+	}
+	gi := s.goParams[i]
+	path := ir.GoPath(s.k.IR.Params[i].Name)[len(s.sig().Params().At(gi).Name()):]
+	return jen.Id(s.paramName(gi) + path)
+}
+
+// flatCount is the number of IR parameters a parameter of type t is
+// passed as: one per number a struct or array holds.
+func flatCount(t types.Type) int {
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		n := 0
+		for i := range u.NumFields() {
+			n += flatCount(u.Field(i).Type())
+		}
+		return n
+	case *types.Array:
+		return int(u.Len()) * flatCount(u.Elem())
+	}
+	return 1
+}
 
 // doc is the stub's comment: the kernel's own, then how the stub runs it.
 func (s *stub) doc() []string {
@@ -53,7 +88,7 @@ func (s *stub) signature() *jen.Statement {
 		switch {
 		case isSlice && isPlainData(sl.Elem()):
 			params = append(params, jen.Id(s.paramName(i)).Op("*").Qual(rtPath, "Buffer").Types(typeCode(sl.Elem())))
-		case !isSlice && (isNumber(t) || isBool(t)):
+		case !isSlice && (isNumber(t) || isBool(t) || passedFlat(t)):
 			params = append(params, jen.Id(s.paramName(i)).Add(typeCode(t)))
 		default:
 			// Reported by the analyzer; the skeleton, which is all that is
@@ -71,10 +106,10 @@ func (s *stub) body() jen.Code {
 	k := s.k.IR
 	name := k.Name
 	var bufs, cpuArgs []jen.Code
-	for i, kp := range k.Params {
+	for i := range s.sig().Params().Len() {
 		pv := s.sig().Params().At(i)
 		id := s.paramName(i)
-		if !kp.Slice {
+		if _, isSlice := pv.Type().Underlying().(*types.Slice); !isSlice {
 			cpuArgs = append(cpuArgs, jen.Id(id))
 			continue
 		}
@@ -94,9 +129,9 @@ func (s *stub) body() jen.Code {
 			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))),
 	)
 	for _, c := range k.Conflicts {
-		a, b := s.paramName(c[0]), s.paramName(c[1])
+		a, b := s.arg(c[0]), s.arg(c[1])
 		body = append(body, jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckDisjoint").Call(
-			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
+			jen.Lit(name), jen.Lit(k.Params[c[0]].Name), a, jen.Lit(k.Params[c[1]].Name), b),
 			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))))
 	}
 	body = append(body, jen.Var().Id(s.names.args).Index(jen.Lit(size)).Byte())
@@ -196,7 +231,7 @@ func (s *stub) put(slot ir.ArgSlot) jen.Code {
 	if slot.Part == ir.SlotLen || slot.Param < 0 {
 		return jen.Null() // PutBuffer writes the length; the runtime its own
 	}
-	id := jen.Id(s.paramName(slot.Param))
+	id := s.arg(slot.Param)
 	args := jen.Id(s.names.args).Index(jen.Empty(), jen.Empty())
 	off := jen.Lit(slot.Offset)
 	if slot.Part == ir.SlotBase {
@@ -278,6 +313,33 @@ func isPlainData(t types.Type) bool {
 			}
 		}
 		return true
+	}
+	return false
+}
+
+// passedFlat reports whether a parameter of type t is a struct or an
+// array of plain data, passed by value, flattened.
+func passedFlat(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Struct, *types.Array:
+		return isPlainData(t) && !hasComplex(t)
+	}
+	return false
+}
+
+// hasComplex reports whether a value of type t holds a complex number.
+func hasComplex(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&types.IsComplex != 0
+	case *types.Array:
+		return hasComplex(u.Elem())
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if hasComplex(u.Field(i).Type()) {
+				return true
+			}
+		}
 	}
 	return false
 }

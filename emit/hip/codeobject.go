@@ -30,7 +30,8 @@ func Compiler() (string, error) {
 // CodeObject compiles the HIP source of a module with hipcc into a code
 // object for one AMD GPU target, such as "gfx90a" or
 // "gfx942:sramecc+:xnack-": device code only and not bundled, the form the
-// HIP driver loads for that target.
+// HIP driver loads for that target, with the line tables of the source's
+// #line directives.
 func CodeObject(hipcc, source, target string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "qd-hip-")
 	if err != nil {
@@ -42,7 +43,7 @@ func CodeObject(hipcc, source, target string) ([]byte, error) {
 		return nil, err
 	}
 	cmd := exec.Command(hipcc, "-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output",
-		"--offload-arch="+target, "-O3", "-ffp-contract=off", "-c", src, "-o", out)
+		"--offload-arch="+target, "-O3", "-ffp-contract=off", "-gline-tables-only", "-c", src, "-o", out)
 	if log, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s --offload-arch=%s: %v\n%s", filepath.Base(hipcc), target, err, strings.TrimSpace(string(log)))
 	}

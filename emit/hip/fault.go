@@ -65,7 +65,8 @@ func (f *function) writeFault() {
 		return
 	}
 	rec := f.param(-1, ir.SlotFault)
-	f.body.WriteString("qd_fault: {\n")
+	f.atKnown = false
+	f.raw("qd_fault: {\n")
 	for _, line := range []string{
 		fmt.Sprintf("u32 *rec = (u32 *)%s, ack = *(volatile u32 *)rec;", rec),
 		fmt.Sprintf("if (atomicCAS(&%s, ack, ack + 1) != ack) return;", claimSymbol),
@@ -79,5 +80,5 @@ func (f *function) writeFault() {
 	} {
 		f.line("%s", line)
 	}
-	f.body.WriteString("}\n")
+	f.raw("}\n")
 }

@@ -125,6 +125,12 @@ type function struct {
 	// labelLast is set while the last thing written is a label, which
 	// needs a statement after it.
 	labelLast bool
+	// Line information (lines.go): at is the Go line of the code being
+	// written, once one is known; open is set while the line of
+	// statements of Go line openAt is not ended; presumed is the Go line
+	// the compiler counts the next line of C++ as, when known.
+	at, openAt, presumed         ir.Line
+	atKnown, open, presumedKnown bool
 }
 
 func (f *function) write(b *strings.Builder) {
@@ -168,14 +174,18 @@ func (f *function) writeBody(b *strings.Builder) {
 	}
 	for i, blk := range f.t.Blocks {
 		if f.labels[i] {
-			fmt.Fprintf(&f.body, "b%d:", i)
+			comment := ""
 			if blk.Comment != "" {
-				fmt.Fprintf(&f.body, " // %s", blk.Comment)
+				comment = " // " + blk.Comment
 			}
-			f.body.WriteString("\n")
+			f.raw("b%d:%s\n", i, comment)
 			f.labelLast = true
 		}
 		for j := range blk.Instrs {
+			if l, ok := f.k.LineOf(blk.Instrs[j].Pos); ok {
+				l.Col = 0 // #line names no column
+				f.at, f.atKnown = l, true
+			}
 			f.instr(&blk.Instrs[j])
 		}
 		f.term(i, &blk.Term)
@@ -184,6 +194,7 @@ func (f *function) writeBody(b *strings.Builder) {
 		f.line(";")
 	}
 	f.writeFault()
+	f.endLine()
 	b.WriteString(f.body.String())
 	b.WriteString("}\n")
 }
@@ -278,13 +289,6 @@ func (f *function) unsignedArg(a ir.Arg, t ir.Type) string {
 		return literal(ir.Uint32, a.Bits)
 	}
 	return unsignedOperand(t, f.arg(a, t))
-}
-
-func (f *function) line(format string, args ...any) {
-	f.labelLast = false
-	f.body.WriteString("\t")
-	fmt.Fprintf(&f.body, format, args...)
-	f.body.WriteString("\n")
 }
 
 // set assigns an expression to the instruction's result register; the

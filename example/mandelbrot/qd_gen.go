@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "3d49236e9da15db7570adf7522641cc53c4a69f15de84c2b0e651df9d06730f8"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "667716a5a2e2b591bcb9af6d92ad779ef9c8c33a9dcd2cbc51064baf47ed569c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "029ef5df3852533e177d7ab0f8e894ed81c2c0551377975df0d052cffb0bef6d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "8430eb2a747c04c48102dab9e56a0f21dcaa2f0604152df47580d142782bc5eb"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -95,6 +95,7 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+.file 1 "kernels.go"
 
 .global .align 4 .u32 qd_fault_claim;
 
@@ -122,18 +123,23 @@ const qdPTX = `//
 	.reg .f64 %fd<73>;
 
 $L_0:
+	.loc 1 11 2
 	ld.param.s64 %rd4, [Mandelbrot_0_param_2];
 	ld.param.s64 %rd5, [Mandelbrot_0_param_3];
 	mul.lo.s64 %rd3, %rd4, %rd5;
+	.loc 1 13 17
 	ld.param.f64 %fd11, [Mandelbrot_0_param_6];
 	ld.param.f64 %fd12, [Mandelbrot_0_param_4];
+	.loc 1 14 17
 	ld.param.f64 %fd19, [Mandelbrot_0_param_7];
 	ld.param.f64 %fd20, [Mandelbrot_0_param_5];
+	.loc 1 15 21
 	ld.param.s32 %r27, [Mandelbrot_0_param_8];
 	ld.param.u64 %rd43, [Mandelbrot_0_param_0];
 	cvta.to.global.u64 %rd43, %rd43;
 	ld.param.u64 %rd44, [Mandelbrot_0_param_1];
 $L_1:
+	.loc 1 11 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -166,8 +172,10 @@ $L_3:
 $L_4:
 	@!%p90 bra $L_47;
 $L_5:
+	.loc 1 13 17
 	sub.rn.f64 %fd10, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd15, %rd4;
+	.loc 1 14 17
 	sub.rn.f64 %fd18, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd23, %rd5;
 	mov.b64 %rd108, %rd4;
@@ -175,6 +183,7 @@ $L_5:
 	max.u32 %r119, %r114, 1;
 	div.u32 %r120, 4294967295, %r119;
 $L_6:
+	.loc 1 11 2
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_46;
 $L_7:
@@ -195,6 +204,7 @@ $L_9:
 	min.u32 %r125, %r123, %r124;
 	sub.u32 %r126, %r123, %r125;
 	min.u32 %r127, %r126, 1;
+	.loc 1 12 14
 	add.u32 %r115, %r121, %r127;
 	mov.b32 %r116, %r125;
 	cvt.u64.u32 %rd105, %r115;
@@ -202,15 +212,18 @@ $L_9:
 $L_10:
 	mov.b64 %rd8, %rd106;
 	mov.b64 %rd9, %rd105;
+	.loc 1 13 29
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
 	div.rn.f64 %fd16, %fd14, %fd15;
 	add.rn.f64 %fd17, %fd12, %fd16;
+	.loc 1 14 29
 	cvt.rn.f64.s64 %fd21, %rd9;
 	mul.rn.f64 %fd22, %fd18, %fd21;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
 $L_11:
+	.loc 1 15 21
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
@@ -221,27 +234,35 @@ $L_13:
 	setp.lt.s32 %p139, %r30, %r138;
 	@!%p139 bra $L_41;
 $L_14:
+	.loc 1 22 23
 	setp.lt.s32 %p31, %r30, %r27;
 $L_15:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@!%p35 bra $L_19;
 $L_16:
 	mov.b32 %r26, %r30;
 $L_17:
+	.loc 1 15 9
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
 $L_18:
+	.loc 1 11 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_6;
 $L_19:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -249,17 +270,22 @@ $L_19:
 $L_20:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_21:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_22:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -267,17 +293,22 @@ $L_22:
 $L_23:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_24:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_25:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -285,17 +316,22 @@ $L_25:
 $L_26:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_27:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_28:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -303,17 +339,22 @@ $L_28:
 $L_29:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_30:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_31:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -321,17 +362,22 @@ $L_31:
 $L_32:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_33:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_34:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -339,17 +385,22 @@ $L_34:
 $L_35:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_36:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_37:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -357,17 +408,22 @@ $L_37:
 $L_38:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_39:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_40:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
@@ -377,26 +433,33 @@ $L_41:
 	setp.lt.s32 %p31, %r30, %r27;
 	@!%p31 bra $L_44;
 $L_42:
+	.loc 1 23 14
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_16;
 $L_43:
+	.loc 1 27 8
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
+	.loc 1 28 10
 	sub.rn.f64 %fd39, %fd32, %fd33;
 	add.rn.f64 %fd40, %fd39, %fd17;
+	.loc 1 22 34
 	add.s32 %r41, %r30, 1;
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
 	bra.uni $L_41;
 $L_44:
+	.loc 1 24 12
 	mov.b32 %r26, %r27;
 	bra.uni $L_17;
 $L_45:
+	.loc 1 12 14
 	setp.eq.s64 %pt0, %rd4, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd105, %rd7, %rd4;
@@ -407,8 +470,10 @@ $L_45:
 $L_46:
 	bra.uni $Lexit;
 $L_47:
+	.loc 1 13 17
 	sub.rn.f64 %fd51, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd54, %rd4;
+	.loc 1 14 17
 	sub.rn.f64 %fd57, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd60, %rd5;
 	mov.b64 %rd94, %rd4;
@@ -416,11 +481,13 @@ $L_47:
 	max.u32 %r128, %r100, 1;
 	div.u32 %r129, 4294967295, %r128;
 $L_48:
+	.loc 1 11 2
 	setp.lt.s64 %p47, %rd2, %rd3;
 	@!%p47 bra $L_46;
 $L_49:
 	mov.b64 %rd48, %rd2;
 $L_50:
+	.loc 1 12 14
 	setp.eq.s64 %pt1, %rd4, 0;
 	@%pt1 bra $Lfault_0;
 	mov.b64 %rd93, %rd48;
@@ -445,15 +512,18 @@ $L_51:
 $L_52:
 	mov.b64 %rd49, %rd92;
 	mov.b64 %rd50, %rd91;
+	.loc 1 13 29
 	cvt.rn.f64.s64 %fd52, %rd49;
 	mul.rn.f64 %fd53, %fd51, %fd52;
 	div.rn.f64 %fd55, %fd53, %fd54;
 	add.rn.f64 %fd56, %fd12, %fd55;
+	.loc 1 14 29
 	cvt.rn.f64.s64 %fd58, %rd50;
 	mul.rn.f64 %fd59, %fd57, %fd58;
 	div.rn.f64 %fd61, %fd59, %fd60;
 	add.rn.f64 %fd62, %fd20, %fd61;
 $L_53:
+	.loc 1 15 21
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
@@ -464,29 +534,37 @@ $L_55:
 	setp.lt.s32 %p142, %r30, %r141;
 	@!%p142 bra $L_83;
 $L_56:
+	.loc 1 22 23
 	setp.lt.s32 %p63, %r30, %r27;
 $L_57:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@!%p67 bra $L_61;
 $L_58:
 	mov.b32 %r26, %r30;
 $L_59:
+	.loc 1 15 9
 	setp.ge.u64 %pt2, %rd48, %rd44;
 	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd74, %rd48, 4, %rd43;
 	st.global.s32 [%rd74], %r26;
 $L_60:
+	.loc 1 11 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_48;
 $L_61:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -494,17 +572,22 @@ $L_61:
 $L_62:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_63:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_64:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -512,17 +595,22 @@ $L_64:
 $L_65:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_66:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_67:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -530,17 +618,22 @@ $L_67:
 $L_68:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_69:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_70:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -548,17 +641,22 @@ $L_70:
 $L_71:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_72:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_73:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -566,17 +664,22 @@ $L_73:
 $L_74:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_75:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_76:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -584,17 +687,22 @@ $L_76:
 $L_77:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_78:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_79:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -602,17 +710,22 @@ $L_79:
 $L_80:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_81:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_82:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
@@ -622,26 +735,33 @@ $L_83:
 	setp.lt.s32 %p63, %r30, %r27;
 	@!%p63 bra $L_86;
 $L_84:
+	.loc 1 23 14
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
+	.loc 1 24 8
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
 	@%p67 bra $L_58;
 $L_85:
+	.loc 1 27 8
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
+	.loc 1 28 10
 	sub.rn.f64 %fd71, %fd64, %fd65;
 	add.rn.f64 %fd72, %fd71, %fd56;
+	.loc 1 22 34
 	add.s32 %r73, %r30, 1;
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
 	mov.b32 %r30, %r73;
 	bra.uni $L_83;
 $L_86:
+	.loc 1 24 12
 	mov.b32 %r26, %r27;
 	bra.uni $L_59;
 $L_87:
+	.loc 1 12 14
 	setp.eq.s64 %pt3, %rd4, -1;
 	neg.s64 %rdt4, %rd48;
 	div.s64 %rd91, %rd48, %rd4;
@@ -729,450 +849,216 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	char *r42 = 0, *r43 = 0, *r74 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = (u64)r4 * (u64)r5;
-	r11 = p6;
-	r12 = p4;
-	r19 = p7;
-	r20 = p5;
-	r27 = p8;
-	r43 = p0;
-	r44 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r77 = (u64)r44;
-	r78 = r2;
-	r79 = (u64)r78;
-	r80 = r79 < r77;
-	r81 = (u64)r3;
-	r82 = r81 + 4611686018427387904ull;
-	r83 = r82 <= 9223372036854775808ull;
-	r84 = r81 - 1ull;
-	r85 = (u64)r2;
-	r86 = r84 - r85;
-	r87 = r77 - 1ull;
-	r88 = r87 - r79;
-	r89 = r86 <= r88;
-	r90 = r4 != 0ll;
-	if (!r80) goto b47;
-	if (!r83) goto b47;
-	if (!r89) goto b47;
-	if (!r90) goto b47;
-	r10 = r11 - r12;
-	r15 = (double)r4;
-	r18 = r19 - r20;
-	r23 = (double)r5;
-	r108 = (u64)r4;
-	r114 = (u32)r4;
-	r119 = r114 > 1u ? r114 : 1u;
-	r120 = qd_div_u32(4294967295u, r119);
+#line 11 "kernels.go"
+	r4 = p2; r5 = p3; r3 = (u64)r4 * (u64)r5;
+#line 13 "kernels.go"
+	r11 = p6; r12 = p4;
+	r19 = p7; r20 = p5;
+	r27 = p8; r43 = p0; r44 = p1;
+#line 11 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r77 = (u64)r44; r78 = r2; r79 = (u64)r78; r80 = r79 < r77; r81 = (u64)r3; r82 = r81 + 4611686018427387904ull; r83 = r82 <= 9223372036854775808ull; r84 = r81 - 1ull; r85 = (u64)r2; r86 = r84 - r85; r87 = r77 - 1ull; r88 = r87 - r79; r89 = r86 <= r88; r90 = r4 != 0ll; if (!r80) goto b47; if (!r83) goto b47; if (!r89) goto b47; if (!r90) goto b47;
+#line 13 "kernels.go"
+	r10 = r11 - r12; r15 = (double)r4;
+	r18 = r19 - r20; r23 = (double)r5; r108 = (u64)r4; r114 = (u32)r4; r119 = r114 > 1u ? r114 : 1u; r120 = qd_div_u32(4294967295u, r119);
 b6: // head
-	r6 = r2 < r3;
-	if (!r6) goto b46;
-	r7 = r2;
-	r107 = (u64)r7;
-	r109 = r107 | r108;
-	r110 = r109 >> 32;
-	r111 = (u32)r110;
-	r112 = r111 == 0u;
-	if (!r112) goto b45;
-	r113 = (u32)r7;
-	r121 = __umulhi(r113, r120);
-	r122 = r121 * r114;
-	r123 = r113 - r122;
-	r124 = r123 - r114;
-	r125 = r123 < r124 ? r123 : r124;
-	r126 = r123 - r125;
-	r127 = r126 < 1u ? r126 : 1u;
-	r115 = r121 + r127;
-	r116 = r125;
-	r105 = (i64)r115;
-	r106 = (i64)r116;
+#line 11 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b46; r7 = r2; r107 = (u64)r7; r109 = r107 | r108; r110 = r109 >> 32; r111 = (u32)r110; r112 = r111 == 0u; if (!r112) goto b45; r113 = (u32)r7; r121 = __umulhi(r113, r120); r122 = r121 * r114; r123 = r113 - r122; r124 = r123 - r114; r125 = r123 < r124 ? r123 : r124; r126 = r123 - r125; r127 = r126 < 1u ? r126 : 1u;
+	r115 = r121 + r127; r116 = r125; r105 = (i64)r115; r106 = (i64)r116;
 b10: // rangeint.body
-	r8 = r106;
-	r9 = r105;
-	r13 = (double)r8;
-	r14 = r10 * r13;
-	r16 = r14 / r15;
-	r17 = r12 + r16;
-	r21 = (double)r9;
-	r22 = r18 * r21;
-	r24 = r22 / r23;
-	r25 = r20 + r24;
-	r28 = 0x0p+00;
-	r29 = 0x0p+00;
-	r30 = 0;
-	r137 = r27 > (-2147483641) ? r27 : (-2147483641);
-	r138 = (u32)r137 - 7u;
+#line 12 "kernels.go"
+	r8 = r106; r9 = r105;
+	r13 = (double)r8; r14 = r10 * r13; r16 = r14 / r15; r17 = r12 + r16;
+	r21 = (double)r9; r22 = r18 * r21; r24 = r22 / r23; r25 = r20 + r24;
+	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r137 = r27 > (-2147483641) ? r27 : (-2147483641); r138 = (u32)r137 - 7u;
 b13: // unroll guard
-	r139 = r30 < r138;
-	if (!r139) goto b41;
+#line 15 "kernels.go"
+	r139 = r30 < r138; if (!r139) goto b41;
+#line 22 "kernels.go"
 	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (!r35) goto b19;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (!r35) goto b19;
 b16: // escape.if.then
+#line 24 "kernels.go"
 	r26 = r30;
 b17: // escape.return
-	r42 = r43 + r7 * 4;
-	*(i32 *)r42 = r26;
-	r2 = (u64)r2 + (u64)r1;
-	goto b6;
+#line 15 "kernels.go"
+	r42 = r43 + r7 * 4; *(i32 *)r42 = r26;
+#line 11 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b6;
 b19: // escape.if.done (unrolled 0)
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	goto b13;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; goto b13;
 b41: // escape.for.loop
-	r31 = r30 < r27;
-	if (!r31) goto b44;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	goto b41;
+#line 22 "kernels.go"
+	r31 = r30 < r27; if (!r31) goto b44;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; goto b41;
 b44: // escape.for.done
-	r26 = r27;
-	goto b17;
+#line 24 "kernels.go"
+	r26 = r27; goto b17;
 b45: // divide in 64 bits
-	r105 = qd_div_i64(r7, r4);
-	r118 = (u64)r105 * (u64)r4;
-	r106 = (u64)r7 - (u64)r118;
-	goto b10;
+#line 12 "kernels.go"
+	r105 = qd_div_i64(r7, r4); r118 = (u64)r105 * (u64)r4; r106 = (u64)r7 - (u64)r118; goto b10;
 b46: // exit
+#line 12 "kernels.go"
 	return;
 b47: // preheader
-	r51 = r11 - r12;
-	r54 = (double)r4;
-	r57 = r19 - r20;
-	r60 = (double)r5;
-	r94 = (u64)r4;
-	r100 = (u32)r4;
-	r128 = r100 > 1u ? r100 : 1u;
-	r129 = qd_div_u32(4294967295u, r128);
+#line 13 "kernels.go"
+	r51 = r11 - r12; r54 = (double)r4;
+	r57 = r19 - r20; r60 = (double)r5; r94 = (u64)r4; r100 = (u32)r4; r128 = r100 > 1u ? r100 : 1u; r129 = qd_div_u32(4294967295u, r128);
 b48: // head (checked)
-	r47 = r2 < r3;
-	if (!r47) goto b46;
-	r48 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r93 = (u64)r48;
-	r95 = r93 | r94;
-	r96 = r95 >> 32;
-	r97 = (u32)r96;
-	r98 = r97 == 0u;
-	if (!r98) goto b87;
-	r99 = (u32)r48;
-	r130 = __umulhi(r99, r129);
-	r131 = r130 * r100;
-	r132 = r99 - r131;
-	r133 = r132 - r100;
-	r134 = r132 < r133 ? r132 : r133;
-	r135 = r132 - r134;
-	r136 = r135 < 1u ? r135 : 1u;
-	r101 = r130 + r136;
-	r102 = r134;
-	r91 = (i64)r101;
-	r92 = (i64)r102;
+#line 11 "kernels.go"
+	r47 = r2 < r3; if (!r47) goto b46; r48 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r93 = (u64)r48; r95 = r93 | r94; r96 = r95 >> 32; r97 = (u32)r96; r98 = r97 == 0u; if (!r98) goto b87; r99 = (u32)r48; r130 = __umulhi(r99, r129); r131 = r130 * r100; r132 = r99 - r131; r133 = r132 - r100; r134 = r132 < r133 ? r132 : r133; r135 = r132 - r134; r136 = r135 < 1u ? r135 : 1u; r101 = r130 + r136; r102 = r134; r91 = (i64)r101; r92 = (i64)r102;
 b52: // rangeint.body (checked)
-	r49 = r92;
-	r50 = r91;
-	r52 = (double)r49;
-	r53 = r51 * r52;
-	r55 = r53 / r54;
-	r56 = r12 + r55;
-	r58 = (double)r50;
-	r59 = r57 * r58;
-	r61 = r59 / r60;
-	r62 = r20 + r61;
-	r28 = 0x0p+00;
-	r29 = 0x0p+00;
-	r30 = 0;
-	r140 = r27 > (-2147483641) ? r27 : (-2147483641);
-	r141 = (u32)r140 - 7u;
+#line 12 "kernels.go"
+	r49 = r92; r50 = r91;
+	r52 = (double)r49; r53 = r51 * r52; r55 = r53 / r54; r56 = r12 + r55;
+	r58 = (double)r50; r59 = r57 * r58; r61 = r59 / r60; r62 = r20 + r61;
+	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r140 = r27 > (-2147483641) ? r27 : (-2147483641); r141 = (u32)r140 - 7u;
 b55: // unroll guard
-	r142 = r30 < r141;
-	if (!r142) goto b83;
+#line 15 "kernels.go"
+	r142 = r30 < r141; if (!r142) goto b83;
+#line 22 "kernels.go"
 	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (!r67) goto b61;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (!r67) goto b61;
 b58: // escape.if.then (checked)
+#line 24 "kernels.go"
 	r26 = r30;
 b59: // escape.return (checked)
-	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; }
-	r74 = r43 + r48 * 4;
-	*(i32 *)r74 = r26;
-	r2 = (u64)r2 + (u64)r1;
-	goto b48;
+#line 15 "kernels.go"
+	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; } r74 = r43 + r48 * 4; *(i32 *)r74 = r26;
+#line 11 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b48;
 b61: // escape.if.done (checked) (unrolled 0)
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	goto b55;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; goto b55;
 b83: // escape.for.loop (checked)
-	r63 = r30 < r27;
-	if (!r63) goto b86;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	goto b83;
+#line 22 "kernels.go"
+	r63 = r30 < r27; if (!r63) goto b86;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; goto b83;
 b86: // escape.for.done (checked)
-	r26 = r27;
-	goto b59;
+#line 24 "kernels.go"
+	r26 = r27; goto b59;
 b87: // divide in 64 bits
-	r91 = qd_div_i64(r48, r4);
-	r104 = (u64)r91 * (u64)r4;
-	r92 = (u64)r48 - (u64)r104;
-	goto b52;
+#line 12 "kernels.go"
+	r91 = qd_div_i64(r48, r4); r104 = (u64)r91 * (u64)r4; r92 = (u64)r48 - (u64)r104; goto b52;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "2db4a3cbc3d5dcc69e80be6afb22e03b5460d86850149b990409c2c1491dc327"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "415a0189d13ee54182ad174615db8f691f5a15008ea9eae58832b1e2a352e72d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "25f3f7e91b040438752a8df60b7ca642f27690059f2e7d8277537288c494bb99"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "b2efab7902b71149bff5be16efb1ec94f679c1aeed4bd3bb3fdd6dcd2491dd66"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -83,6 +83,7 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+.file 1 "kernels.go"
 
 .global .align 4 .u32 qd_fault_claim;
 
@@ -106,15 +107,19 @@ const qdPTX = `//
 	.reg .f64 %fd<22>;
 
 $L_0:
+	.loc 1 12 2
 	ld.param.u64 %rd4, [Transform_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Transform_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 13 9
 	ld.param.s64 %rd14, [Transform_0_param_4];
+	.loc 1 17 4
 	ld.param.u64 %rd29, [Transform_0_param_2];
 	cvta.to.global.u64 %rd29, %rd29;
 	ld.param.u64 %rd30, [Transform_0_param_3];
 $L_1:
+	.loc 1 12 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -146,14 +151,17 @@ $L_2:
 $L_3:
 	@!%p62 bra $L_34;
 $L_4:
+	.loc 1 13 9
 	setp.gt.s64 %p13, %rd14, 0;
 $L_5:
+	.loc 1 12 2
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_33;
 $L_6:
 	mov.b64 %rd8, %rd2;
 $L_7:
+	.loc 1 13 9
 	mad.lo.s64 %rd63, %rd8, 4, %rd4;
 	add.s64 %rd11, %rd63, 4;
 	ld.global.f32 %f12, [%rd11];
@@ -168,6 +176,7 @@ $L_10:
 	setp.lt.s64 %p69, %rd16, %rd68;
 	@!%p69 bra $L_27;
 $L_11:
+	.loc 1 15 35
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
 	sqrt.rn.f32 %f22, %f19;
@@ -281,13 +290,16 @@ $L_28:
 $L_29:
 	mov.f32 %f17, %f25;
 $L_30:
+	.loc 1 17 4
 	mad.lo.s64 %rd64, %rd8, 4, %rd29;
 	add.s64 %rd28, %rd64, 4;
 	st.global.f32 [%rd28], %f17;
 $L_31:
+	.loc 1 12 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
 $L_32:
+	.loc 1 13 9
 	mov.f32 %f17, %f12;
 	bra.uni $L_30;
 $L_33:
@@ -295,6 +307,7 @@ $L_33:
 $L_34:
 	setp.gt.s64 %p38, %rd14, 0;
 $L_35:
+	.loc 1 12 2
 	add.s64 %rd31, %rd2, 1;
 	setp.lt.s64 %p32, %rd31, %rd3;
 	@!%p32 bra $L_33;
@@ -303,6 +316,7 @@ $L_36:
 $L_37:
 	add.s64 %rd34, %rd33, 1;
 $L_38:
+	.loc 1 13 9
 	mad.lo.s64 %rd65, %rd33, 4, %rd4;
 	add.s64 %rd36, %rd65, 4;
 	ld.global.f32 %f37, [%rd36];
@@ -317,6 +331,7 @@ $L_41:
 	setp.lt.s64 %p72, %rd16, %rd71;
 	@!%p72 bra $L_58;
 $L_42:
+	.loc 1 15 35
 	mul.rn.f32 %f39, %f15, %f15;
 	add.rn.f32 %f40, %f39, 0f3F800000;
 	sqrt.rn.f32 %f41, %f40;
@@ -430,15 +445,18 @@ $L_59:
 $L_60:
 	mov.f32 %f17, %f44;
 $L_61:
+	.loc 1 17 4
 	setp.ge.u64 %pt0, %rd34, %rd30;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd66, %rd33, 4, %rd29;
 	add.s64 %rd47, %rd66, 4;
 	st.global.f32 [%rd47], %f17;
 $L_62:
+	.loc 1 12 2
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_35;
 $L_63:
+	.loc 1 13 9
 	mov.f32 %f17, %f37;
 	bra.uni $L_61;
 $Lfault_0:
@@ -503,282 +521,66 @@ extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r65 = 0, *r66 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 12 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r14 = p4;
-	r29 = p2;
-	r30 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r48 = (u64)r30;
-	r49 = r2;
-	r50 = (u64)r49 + 1ull;
-	r51 = (u64)r50;
-	r52 = r51 < r48;
-	r53 = (u64)r3;
-	r54 = r53 + 18446744073709551615ull;
-	r55 = r54 + 4611686018427387904ull;
-	r56 = r55 <= 9223372036854775808ull;
-	r57 = r54 - 1ull;
-	r58 = (u64)r2;
-	r59 = r57 - r58;
-	r60 = r48 - 1ull;
-	r61 = r60 - r51;
-	r62 = r59 <= r61;
-	if (!r52) goto b34;
-	if (!r56) goto b34;
-	if (!r62) goto b34;
+#line 17 "kernels.go"
+	r29 = p2; r30 = p3;
+#line 12 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r48 = (u64)r30; r49 = r2; r50 = (u64)r49 + 1ull; r51 = (u64)r50; r52 = r51 < r48; r53 = (u64)r3; r54 = r53 + 18446744073709551615ull; r55 = r54 + 4611686018427387904ull; r56 = r55 <= 9223372036854775808ull; r57 = r54 - 1ull; r58 = (u64)r2; r59 = r57 - r58; r60 = r48 - 1ull; r61 = r60 - r51; r62 = r59 <= r61; if (!r52) goto b34; if (!r56) goto b34; if (!r62) goto b34;
 	r13 = r14 > 0ll;
 b5: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b33;
-	r8 = r2;
-	r63 = r4 + r8 * 4;
-	r11 = r63 + 4ll;
-	r12 = *(float *)r11;
-	if (!r13) goto b32;
-	r15 = r12;
-	r16 = 0ll;
-	r67 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll);
-	r68 = (u64)r67 - 8ull;
+#line 12 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33; r8 = r2;
+	r63 = r4 + r8 * 4; r11 = r63 + 4ll; r12 = *(float *)r11; if (!r13) goto b32; r15 = r12; r16 = 0ll; r67 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r68 = (u64)r67 - 8ull;
 b10: // unroll guard
-	r69 = r16 < r68;
-	if (!r69) goto b27;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	r15 = r25;
-	r16 = r26;
-	goto b10;
+#line 13 "kernels.go"
+	r69 = r16 < r68; if (!r69) goto b27;
+#line 15 "kernels.go"
+	r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; goto b10;
 b27: // rangeint.body
-	r18 = r15 * r15;
-	r19 = r18 + 0x1p+00f;
-	r22 = sqrtf(r19);
-	r23 = r22 * 0x1p-01f;
-	r24 = r15 / 0x1.cp+02f;
-	r25 = r23 + r24;
-	r26 = (u64)r16 + 1ull;
-	r27 = r26 < r14;
-	if (!r27) goto b29;
-	r15 = r25;
-	r16 = r26;
-	goto b27;
+#line 15 "kernels.go"
+	r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; if (!r27) goto b29; r15 = r25; r16 = r26; goto b27;
 b29: // edge 4→5
+#line 15 "kernels.go"
 	r17 = r25;
 b30: // rangeint.done
-	r64 = r29 + r8 * 4;
-	r28 = r64 + 4ll;
-	*(float *)r28 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b5;
+#line 17 "kernels.go"
+	r64 = r29 + r8 * 4; r28 = r64 + 4ll; *(float *)r28 = r17;
+#line 12 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b5;
 b32: // edge 2→5
-	r17 = r12;
-	goto b30;
+#line 13 "kernels.go"
+	r17 = r12; goto b30;
 b33: // exit
+#line 13 "kernels.go"
 	return;
 b34: // preheader
+#line 13 "kernels.go"
 	r38 = r14 > 0ll;
 b35: // head (checked)
-	r31 = (u64)r2 + 1ull;
-	r32 = r31 < r3;
-	if (!r32) goto b33;
-	r33 = r2;
-	r34 = (u64)r33 + 1ull;
-	r65 = r4 + r33 * 4;
-	r36 = r65 + 4ll;
-	r37 = *(float *)r36;
-	if (!r38) goto b63;
-	r15 = r37;
-	r16 = 0ll;
-	r70 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll);
-	r71 = (u64)r70 - 8ull;
+#line 12 "kernels.go"
+	r31 = (u64)r2 + 1ull; r32 = r31 < r3; if (!r32) goto b33; r33 = r2; r34 = (u64)r33 + 1ull;
+	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b63; r15 = r37; r16 = 0ll; r70 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r71 = (u64)r70 - 8ull;
 b41: // unroll guard
-	r72 = r16 < r71;
-	if (!r72) goto b58;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	r15 = r44;
-	r16 = r45;
-	goto b41;
+#line 13 "kernels.go"
+	r72 = r16 < r71; if (!r72) goto b58;
+#line 15 "kernels.go"
+	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; goto b41;
 b58: // rangeint.body (checked)
-	r39 = r15 * r15;
-	r40 = r39 + 0x1p+00f;
-	r41 = sqrtf(r40);
-	r42 = r41 * 0x1p-01f;
-	r43 = r15 / 0x1.cp+02f;
-	r44 = r42 + r43;
-	r45 = (u64)r16 + 1ull;
-	r46 = r45 < r14;
-	if (!r46) goto b60;
-	r15 = r44;
-	r16 = r45;
-	goto b58;
+#line 15 "kernels.go"
+	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; if (!r46) goto b60; r15 = r44; r16 = r45; goto b58;
 b60: // edge 4→5 (checked)
+#line 15 "kernels.go"
 	r17 = r44;
 b61: // rangeint.done (checked)
-	if ((u64)r34 >= (u64)r30) { qd_site = 0; qd_x = r34; qd_y = r30; goto qd_fault; }
-	r66 = r29 + r33 * 4;
-	r47 = r66 + 4ll;
-	*(float *)r47 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b35;
+#line 17 "kernels.go"
+	if ((u64)r34 >= (u64)r30) { qd_site = 0; qd_x = r34; qd_y = r30; goto qd_fault; } r66 = r29 + r33 * 4; r47 = r66 + 4ll; *(float *)r47 = r17;
+#line 12 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b35;
 b63: // edge 2→5 (checked)
-	r17 = r37;
-	goto b61;
+#line 13 "kernels.go"
+	r17 = r37; goto b61;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d7ccd8345997ce3fddeaf0cf0149a06d09639cc074b9a51f210bb8ed425a88f9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0aceaf8173d34adf0aab79c3e92ec9cbe3ed01bf7beed092cd0847cd81343878"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "92c1fcd7b6d0b40a65d3b116da53926a4742947dd59fee21f81385edc9dcce93"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5f2e6cc12e89857d117ac085c6034e49eb1d8adf5b29c8dac612c8a83f01452b"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -89,6 +89,7 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+.file 1 "kernels.go"
 
 .global .align 4 .u32 qd_fault_claim;
 
@@ -113,7 +114,9 @@ const qdPTX = `//
 	.reg .f32 %f<100>;
 
 $L_0:
+	.loc 1 9 2
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
+	.loc 1 10 13
 	ld.param.u64 %rd7, [Saxpy_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
 	ld.param.u64 %rd8, [Saxpy_0_param_2];
@@ -122,6 +125,7 @@ $L_0:
 	cvta.to.global.u64 %rd13, %rd13;
 	ld.param.u64 %rd14, [Saxpy_0_param_4];
 $L_1:
+	.loc 1 9 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -164,6 +168,7 @@ $L_6:
 	mul.lo.s64 %rd104, %rd1, 4;
 	mov.b64 %rd53, %rd35;
 	mov.b64 %rd55, %rd49;
+	.loc 1 10 13
 	mov.b64 %rd106, %rd104;
 	mov.b64 %rd109, %rd104;
 	mul.lo.s64 %rd115, %rd1, 8;
@@ -171,6 +176,7 @@ $L_6:
 	mul.lo.s64 %rd124, %rd1, 12;
 	mov.b64 %rd127, %rd124;
 	mov.b64 %rd140, %rd2;
+	.loc 1 9 2
 	mov.b64 %rd141, %rd140;
 	mad.lo.s64 %rd142, %rd141, 4, %rd7;
 	mul.lo.s64 %rd143, %rd104, 4;
@@ -184,6 +190,7 @@ $L_8:
 	setp.gt.u64 %p52, %rd51, %rd55;
 	@!%p52 bra $L_14;
 $L_9:
+	.loc 1 10 13
 	mov.b64 %rd59, %rd142;
 	ld.global.f32 %f60, [%rd59];
 	mul.rn.f32 %f61, %f11, %f60;
@@ -240,6 +247,7 @@ $L_13:
 	add.s64 %rd144, %rd144, %rd143;
 	bra.uni $L_7;
 $L_14:
+	.loc 1 9 2
 	mov.b64 %rd132, %rd2;
 	mad.lo.s64 %rd133, %rd132, 4, %rd7;
 	mov.b64 %rd134, %rd104;
@@ -248,6 +256,7 @@ $L_15:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_18;
 $L_16:
+	.loc 1 10 13
 	mov.b64 %rd6, %rd133;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
@@ -257,6 +266,7 @@ $L_16:
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_17:
+	.loc 1 9 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd133, %rd133, %rd134;
 	add.s64 %rd135, %rd135, %rd134;
@@ -274,6 +284,7 @@ $L_20:
 $L_21:
 	mov.b64 %rd21, %rd2;
 $L_22:
+	.loc 1 10 13
 	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd22, %rd137;
@@ -287,6 +298,7 @@ $L_22:
 	mov.b64 %rd28, %rd25;
 	st.global.f32 [%rd28], %f27;
 $L_23:
+	.loc 1 9 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd137, %rd137, %rd138;
 	add.s64 %rd139, %rd139, %rd138;
@@ -367,156 +379,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 9 "kernels.go"
 	r3 = p5;
-	r7 = p1;
-	r8 = p2;
-	r11 = p0;
-	r13 = p3;
-	r14 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r31 = (u64)r8;
-	r32 = r2;
-	r33 = (u64)r32;
-	r34 = r33 < r31;
-	r35 = (u64)r3;
-	r36 = r35 + 4611686018427387904ull;
-	r37 = r36 <= 9223372036854775808ull;
-	r38 = r35 - 1ull;
-	r39 = (u64)r2;
-	r40 = r38 - r39;
-	r41 = r31 - 1ull;
-	r42 = r41 - r33;
-	r43 = r40 <= r42;
-	r44 = (u64)r14;
-	r45 = r33 < r44;
-	r46 = r44 - 1ull;
-	r47 = r46 - r33;
-	r48 = r40 <= r47;
-	if (!r34) goto b19;
-	if (!r37) goto b19;
-	if (!r43) goto b19;
-	if (!r45) goto b19;
-	if (!r48) goto b19;
-	r49 = (u64)r1 * 3ull;
-	r104 = (u64)r1 * 4ull;
-	r53 = r35;
-	r55 = (u64)r49;
-	r106 = r104;
-	r109 = r104;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r124 = (u64)r1 * 12ull;
-	r127 = r124;
-	r140 = r2;
-	r141 = r140;
-	r142 = r7 + r141 * 4;
-	r143 = (u64)r104 * 4ull;
-	r144 = r13 + r141 * 4;
+	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+#line 9 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
+	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+#line 9 "kernels.go"
+	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
-	r50 = r2 < r3;
-	if (!r50) goto b18;
-	r54 = (u64)r2;
-	r51 = r53 - r54;
-	r52 = r51 > r55;
-	if (!r52) goto b14;
-	r59 = r142;
-	r60 = *(float *)r59;
-	r61 = r11 * r60;
-	r62 = r144;
-	r63 = *(float *)r62;
-	r64 = r61 + r63;
-	r65 = r62;
-	*(float *)r65 = r64;
-	r105 = r59;
-	r107 = r105 + r106 * 1;
-	r70 = r107;
-	r71 = *(float *)r70;
-	r72 = r11 * r71;
-	r108 = r62;
-	r110 = r108 + r109 * 1;
-	r73 = r110;
-	r74 = *(float *)r73;
-	r75 = r72 + r74;
-	r113 = r110;
-	r76 = r113;
-	*(float *)r76 = r75;
-	r114 = r59;
-	r116 = r114 + r115 * 1;
-	r82 = r116;
-	r83 = *(float *)r82;
-	r84 = r11 * r83;
-	r117 = r62;
-	r119 = r117 + r118 * 1;
-	r85 = r119;
-	r86 = *(float *)r85;
-	r87 = r84 + r86;
-	r122 = r119;
-	r88 = r122;
-	*(float *)r88 = r87;
-	r123 = r59;
-	r125 = r123 + r124 * 1;
-	r94 = r125;
-	r95 = *(float *)r94;
-	r96 = r11 * r95;
-	r126 = r62;
-	r128 = r126 + r127 * 1;
-	r97 = r128;
-	r98 = *(float *)r97;
-	r99 = r96 + r98;
-	r131 = r128;
-	r100 = r131;
-	*(float *)r100 = r99;
-	r2 = (u64)r2 + (u64)r104;
-	r142 = r142 + r143 * 1;
-	r144 = r144 + r143 * 1;
-	goto b7;
+#line 9 "kernels.go"
+	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
+	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
 b14: // preheader
-	r132 = r2;
-	r133 = r7 + r132 * 4;
-	r134 = r104;
-	r135 = r13 + r132 * 4;
+#line 9 "kernels.go"
+	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
 b15: // head
-	r4 = r2 < r3;
-	if (!r4) goto b18;
-	r6 = r133;
-	r9 = *(float *)r6;
-	r10 = r11 * r9;
-	r12 = r135;
-	r15 = *(float *)r12;
-	r16 = r10 + r15;
-	r17 = r12;
-	*(float *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r133 = r133 + r134 * 1;
-	r135 = r135 + r134 * 1;
-	goto b15;
+#line 9 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b18;
+	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+#line 9 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
 b18: // exit
+#line 9 "kernels.go"
 	return;
 b19: // preheader
-	r136 = r2;
-	r137 = r7 + r136 * 4;
-	r138 = (u64)r1 * 4ull;
-	r139 = r13 + r136 * 4;
+#line 9 "kernels.go"
+	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
 b20: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b18;
-	r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r137;
-	r23 = *(float *)r22;
-	r24 = r11 * r23;
-	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
-	r25 = r139;
-	r26 = *(float *)r25;
-	r27 = r24 + r26;
-	r28 = r25;
-	*(float *)r28 = r27;
-	r2 = (u64)r2 + (u64)r1;
-	r137 = r137 + r138 * 1;
-	r139 = r139 + r138 * 1;
-	goto b20;
+#line 9 "kernels.go"
+	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 9 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "67ed032f92cf286baa46cc7f2f9581cf52cb839b396db901a6f3bdb22d33a91b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0e9d8826e2dd6712d6d6cfed2eace003315156bc3234256a53c98f9212bcd651"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "82b817df2dfdb83c6b8bfa7a4b560f3f74fad1a54895c49bfba7183ce25587ca"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "cb333d07151b27562178823dfa4180da4dbc47e1dda41eb3ea20ef2990406fb5"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1166,6 +1166,8 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+.file 1 "names.go"
+.file 2 "wide.go"
 
 .global .align 4 .u32 qd_fault_claim;
 
@@ -1187,12 +1189,15 @@ const qdPTX = `//
 	.reg .f32 %f<62>;
 
 $L_0:
+	.loc 1 12 2
 	ld.param.u64 %rd4, [Gr$0000f6$0000dfe_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Gr$0000f6$0000dfe_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 1 13 3
 	ld.param.f32 %f14, [Gr$0000f6$0000dfe_0_param_2];
 $L_1:
+	.loc 1 12 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -1207,6 +1212,7 @@ $L_1:
 	mul.lo.s64 %rd64, %rd1, 4;
 	mov.b64 %rd21, %rd3;
 	mov.b64 %rd23, %rd16;
+	.loc 1 13 5
 	mov.b64 %rd70, %rd64;
 	mul.lo.s64 %rd76, %rd1, 8;
 	mul.lo.s64 %rd82, %rd1, 12;
@@ -1258,6 +1264,7 @@ $L_8:
 	add.s64 %rd91, %rd91, %rd92;
 	bra.uni $L_2;
 $L_9:
+	.loc 1 12 2
 	mov.b64 %rd87, %rd2;
 	mad.lo.s64 %rd88, %rd87, 4, %rd4;
 	mov.b64 %rd89, %rd64;
@@ -1266,6 +1273,7 @@ $L_10:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
+	.loc 1 13 5
 	mov.b64 %rd65, %rd88;
 	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
@@ -1273,6 +1281,7 @@ $L_11:
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_12:
+	.loc 1 12 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd88, %rd88, %rd89;
 	bra.uni $L_10;
@@ -1299,6 +1308,7 @@ $Lexit:
 	.reg .f32 %f<5>;
 
 $L_0:
+	.loc 1 15 4
 	ld.param.u64 %rd1, [Gr$0000f6$0000dfe_1_param_0];
 	cvta.to.global.u64 %rd1, %rd1;
 	ld.param.u64 %rd2, [Gr$0000f6$0000dfe_1_param_1];
@@ -1353,6 +1363,7 @@ $Lexit:
 	.reg .b64 %rdt<1>;
 
 $L_0:
+	.loc 1 22 2
 	ld.param.u64 %rd4, [$0003a9$006570_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [$0003a9$006570_0_param_1];
@@ -1372,6 +1383,7 @@ $L_1:
 	mul.lo.s64 %rd53, %rd1, 4;
 	mov.b64 %rd18, %rd3;
 	mov.b64 %rd20, %rd13;
+	.loc 1 23 4
 	mov.b64 %rd57, %rd53;
 	mul.lo.s64 %rd60, %rd1, 8;
 	mul.lo.s64 %rd63, %rd1, 12;
@@ -1390,10 +1402,12 @@ $L_3:
 $L_4:
 	mov.b64 %rd21, %rd2;
 $L_5:
+	.loc 1 22 2
 	mov.b64 %rd24, %rd21;
 $L_6:
 	add.s64 %rd25, %rd24, 1;
 $L_7:
+	.loc 1 23 15
 	cvt.u32.u64 %r27, %rd25;
 	mov.b64 %rd55, %rd69;
 	add.s64 %rd28, %rd55, 4;
@@ -1401,10 +1415,12 @@ $L_7:
 $L_8:
 	add.s64 %rd36, %rd21, %rd1;
 $L_9:
+	.loc 1 22 2
 	mov.b64 %rd31, %rd36;
 $L_10:
 	add.s64 %rd32, %rd31, 1;
 $L_11:
+	.loc 1 23 15
 	cvt.u32.u64 %r34, %rd32;
 	mov.b64 %rd56, %rd55;
 	add.s64 %rd58, %rd56, %rd57;
@@ -1413,10 +1429,12 @@ $L_11:
 $L_12:
 	add.s64 %rd44, %rd36, %rd1;
 $L_13:
+	.loc 1 22 2
 	mov.b64 %rd39, %rd44;
 $L_14:
 	add.s64 %rd40, %rd39, 1;
 $L_15:
+	.loc 1 23 15
 	cvt.u32.u64 %r42, %rd40;
 	mov.b64 %rd59, %rd55;
 	add.s64 %rd61, %rd59, %rd60;
@@ -1425,10 +1443,12 @@ $L_15:
 $L_16:
 	add.s64 %rd52, %rd44, %rd1;
 $L_17:
+	.loc 1 22 2
 	mov.b64 %rd47, %rd52;
 $L_18:
 	add.s64 %rd48, %rd47, 1;
 $L_19:
+	.loc 1 23 15
 	cvt.u32.u64 %r50, %rd48;
 	mov.b64 %rd62, %rd55;
 	add.s64 %rd64, %rd62, %rd63;
@@ -1439,6 +1459,7 @@ $L_20:
 	add.s64 %rd69, %rd69, %rd70;
 	bra.uni $L_2;
 $L_21:
+	.loc 1 22 2
 	mov.b64 %rd65, %rd2;
 	mad.lo.s64 %rd66, %rd65, 4, %rd4;
 	mov.b64 %rd67, %rd53;
@@ -1451,11 +1472,13 @@ $L_23:
 $L_24:
 	add.s64 %rd9, %rd8, 1;
 $L_25:
+	.loc 1 23 15
 	cvt.u32.u64 %r11, %rd9;
 	mov.b64 %rd54, %rd66;
 	add.s64 %rd12, %rd54, 4;
 	st.global.s32 [%rd12], %r11;
 $L_26:
+	.loc 1 22 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd66, %rd66, %rd67;
 	bra.uni $L_22;
@@ -1992,775 +2015,1032 @@ $Lexit:
 	.reg .b64 %rdt<4>;
 
 $L_0:
+	.loc 2 10 2
 	ld.param.u64 %rd4, [Wide_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Wide_0_param_1];
 	mov.b64 %rd3, %rd5;
+	.loc 2 11 17
 	ld.param.s64 %rd12, [Wide_0_param_510];
 	ld.param.s64 %rd14, [Wide_0_param_511];
+	.loc 2 12 5
 	ld.param.u64 %rd26, [Wide_0_param_2];
 	cvta.to.global.u64 %rd26, %rd26;
 	ld.param.u64 %rd27, [Wide_0_param_3];
+	.loc 2 13 5
 	ld.param.u64 %rd36, [Wide_0_param_4];
 	cvta.to.global.u64 %rd36, %rd36;
 	ld.param.u64 %rd37, [Wide_0_param_5];
+	.loc 2 14 5
 	ld.param.u64 %rd46, [Wide_0_param_6];
 	cvta.to.global.u64 %rd46, %rd46;
 	ld.param.u64 %rd47, [Wide_0_param_7];
+	.loc 2 15 5
 	ld.param.u64 %rd56, [Wide_0_param_8];
 	cvta.to.global.u64 %rd56, %rd56;
 	ld.param.u64 %rd57, [Wide_0_param_9];
+	.loc 2 16 5
 	ld.param.u64 %rd66, [Wide_0_param_10];
 	cvta.to.global.u64 %rd66, %rd66;
 	ld.param.u64 %rd67, [Wide_0_param_11];
+	.loc 2 17 5
 	ld.param.u64 %rd76, [Wide_0_param_12];
 	cvta.to.global.u64 %rd76, %rd76;
 	ld.param.u64 %rd77, [Wide_0_param_13];
+	.loc 2 18 5
 	ld.param.u64 %rd86, [Wide_0_param_14];
 	cvta.to.global.u64 %rd86, %rd86;
 	ld.param.u64 %rd87, [Wide_0_param_15];
+	.loc 2 19 5
 	ld.param.u64 %rd96, [Wide_0_param_16];
 	cvta.to.global.u64 %rd96, %rd96;
 	ld.param.u64 %rd97, [Wide_0_param_17];
+	.loc 2 20 5
 	ld.param.u64 %rd106, [Wide_0_param_18];
 	cvta.to.global.u64 %rd106, %rd106;
 	ld.param.u64 %rd107, [Wide_0_param_19];
+	.loc 2 21 6
 	ld.param.u64 %rd116, [Wide_0_param_20];
 	cvta.to.global.u64 %rd116, %rd116;
 	ld.param.u64 %rd117, [Wide_0_param_21];
+	.loc 2 22 6
 	ld.param.u64 %rd126, [Wide_0_param_22];
 	cvta.to.global.u64 %rd126, %rd126;
 	ld.param.u64 %rd127, [Wide_0_param_23];
+	.loc 2 23 6
 	ld.param.u64 %rd136, [Wide_0_param_24];
 	cvta.to.global.u64 %rd136, %rd136;
 	ld.param.u64 %rd137, [Wide_0_param_25];
+	.loc 2 24 6
 	ld.param.u64 %rd146, [Wide_0_param_26];
 	cvta.to.global.u64 %rd146, %rd146;
 	ld.param.u64 %rd147, [Wide_0_param_27];
+	.loc 2 25 6
 	ld.param.u64 %rd156, [Wide_0_param_28];
 	cvta.to.global.u64 %rd156, %rd156;
 	ld.param.u64 %rd157, [Wide_0_param_29];
+	.loc 2 26 6
 	ld.param.u64 %rd166, [Wide_0_param_30];
 	cvta.to.global.u64 %rd166, %rd166;
 	ld.param.u64 %rd167, [Wide_0_param_31];
+	.loc 2 27 6
 	ld.param.u64 %rd176, [Wide_0_param_32];
 	cvta.to.global.u64 %rd176, %rd176;
 	ld.param.u64 %rd177, [Wide_0_param_33];
+	.loc 2 28 6
 	ld.param.u64 %rd186, [Wide_0_param_34];
 	cvta.to.global.u64 %rd186, %rd186;
 	ld.param.u64 %rd187, [Wide_0_param_35];
+	.loc 2 29 6
 	ld.param.u64 %rd196, [Wide_0_param_36];
 	cvta.to.global.u64 %rd196, %rd196;
 	ld.param.u64 %rd197, [Wide_0_param_37];
+	.loc 2 30 6
 	ld.param.u64 %rd206, [Wide_0_param_38];
 	cvta.to.global.u64 %rd206, %rd206;
 	ld.param.u64 %rd207, [Wide_0_param_39];
+	.loc 2 31 6
 	ld.param.u64 %rd216, [Wide_0_param_40];
 	cvta.to.global.u64 %rd216, %rd216;
 	ld.param.u64 %rd217, [Wide_0_param_41];
+	.loc 2 32 6
 	ld.param.u64 %rd226, [Wide_0_param_42];
 	cvta.to.global.u64 %rd226, %rd226;
 	ld.param.u64 %rd227, [Wide_0_param_43];
+	.loc 2 33 6
 	ld.param.u64 %rd236, [Wide_0_param_44];
 	cvta.to.global.u64 %rd236, %rd236;
 	ld.param.u64 %rd237, [Wide_0_param_45];
+	.loc 2 34 6
 	ld.param.u64 %rd246, [Wide_0_param_46];
 	cvta.to.global.u64 %rd246, %rd246;
 	ld.param.u64 %rd247, [Wide_0_param_47];
+	.loc 2 35 6
 	ld.param.u64 %rd256, [Wide_0_param_48];
 	cvta.to.global.u64 %rd256, %rd256;
 	ld.param.u64 %rd257, [Wide_0_param_49];
+	.loc 2 36 6
 	ld.param.u64 %rd266, [Wide_0_param_50];
 	cvta.to.global.u64 %rd266, %rd266;
 	ld.param.u64 %rd267, [Wide_0_param_51];
+	.loc 2 37 6
 	ld.param.u64 %rd276, [Wide_0_param_52];
 	cvta.to.global.u64 %rd276, %rd276;
 	ld.param.u64 %rd277, [Wide_0_param_53];
+	.loc 2 38 6
 	ld.param.u64 %rd286, [Wide_0_param_54];
 	cvta.to.global.u64 %rd286, %rd286;
 	ld.param.u64 %rd287, [Wide_0_param_55];
+	.loc 2 39 6
 	ld.param.u64 %rd296, [Wide_0_param_56];
 	cvta.to.global.u64 %rd296, %rd296;
 	ld.param.u64 %rd297, [Wide_0_param_57];
+	.loc 2 40 6
 	ld.param.u64 %rd306, [Wide_0_param_58];
 	cvta.to.global.u64 %rd306, %rd306;
 	ld.param.u64 %rd307, [Wide_0_param_59];
+	.loc 2 41 6
 	ld.param.u64 %rd316, [Wide_0_param_60];
 	cvta.to.global.u64 %rd316, %rd316;
 	ld.param.u64 %rd317, [Wide_0_param_61];
+	.loc 2 42 6
 	ld.param.u64 %rd326, [Wide_0_param_62];
 	cvta.to.global.u64 %rd326, %rd326;
 	ld.param.u64 %rd327, [Wide_0_param_63];
+	.loc 2 43 6
 	ld.param.u64 %rd336, [Wide_0_param_64];
 	cvta.to.global.u64 %rd336, %rd336;
 	ld.param.u64 %rd337, [Wide_0_param_65];
+	.loc 2 44 6
 	ld.param.u64 %rd346, [Wide_0_param_66];
 	cvta.to.global.u64 %rd346, %rd346;
 	ld.param.u64 %rd347, [Wide_0_param_67];
+	.loc 2 45 6
 	ld.param.u64 %rd356, [Wide_0_param_68];
 	cvta.to.global.u64 %rd356, %rd356;
 	ld.param.u64 %rd357, [Wide_0_param_69];
+	.loc 2 46 6
 	ld.param.u64 %rd366, [Wide_0_param_70];
 	cvta.to.global.u64 %rd366, %rd366;
 	ld.param.u64 %rd367, [Wide_0_param_71];
+	.loc 2 47 6
 	ld.param.u64 %rd376, [Wide_0_param_72];
 	cvta.to.global.u64 %rd376, %rd376;
 	ld.param.u64 %rd377, [Wide_0_param_73];
+	.loc 2 48 6
 	ld.param.u64 %rd386, [Wide_0_param_74];
 	cvta.to.global.u64 %rd386, %rd386;
 	ld.param.u64 %rd387, [Wide_0_param_75];
+	.loc 2 49 6
 	ld.param.u64 %rd396, [Wide_0_param_76];
 	cvta.to.global.u64 %rd396, %rd396;
 	ld.param.u64 %rd397, [Wide_0_param_77];
+	.loc 2 50 6
 	ld.param.u64 %rd406, [Wide_0_param_78];
 	cvta.to.global.u64 %rd406, %rd406;
 	ld.param.u64 %rd407, [Wide_0_param_79];
+	.loc 2 51 6
 	ld.param.u64 %rd416, [Wide_0_param_80];
 	cvta.to.global.u64 %rd416, %rd416;
 	ld.param.u64 %rd417, [Wide_0_param_81];
+	.loc 2 52 6
 	ld.param.u64 %rd426, [Wide_0_param_82];
 	cvta.to.global.u64 %rd426, %rd426;
 	ld.param.u64 %rd427, [Wide_0_param_83];
+	.loc 2 53 6
 	ld.param.u64 %rd436, [Wide_0_param_84];
 	cvta.to.global.u64 %rd436, %rd436;
 	ld.param.u64 %rd437, [Wide_0_param_85];
+	.loc 2 54 6
 	ld.param.u64 %rd446, [Wide_0_param_86];
 	cvta.to.global.u64 %rd446, %rd446;
 	ld.param.u64 %rd447, [Wide_0_param_87];
+	.loc 2 55 6
 	ld.param.u64 %rd456, [Wide_0_param_88];
 	cvta.to.global.u64 %rd456, %rd456;
 	ld.param.u64 %rd457, [Wide_0_param_89];
+	.loc 2 56 6
 	ld.param.u64 %rd466, [Wide_0_param_90];
 	cvta.to.global.u64 %rd466, %rd466;
 	ld.param.u64 %rd467, [Wide_0_param_91];
+	.loc 2 57 6
 	ld.param.u64 %rd476, [Wide_0_param_92];
 	cvta.to.global.u64 %rd476, %rd476;
 	ld.param.u64 %rd477, [Wide_0_param_93];
+	.loc 2 58 6
 	ld.param.u64 %rd486, [Wide_0_param_94];
 	cvta.to.global.u64 %rd486, %rd486;
 	ld.param.u64 %rd487, [Wide_0_param_95];
+	.loc 2 59 6
 	ld.param.u64 %rd496, [Wide_0_param_96];
 	cvta.to.global.u64 %rd496, %rd496;
 	ld.param.u64 %rd497, [Wide_0_param_97];
+	.loc 2 60 6
 	ld.param.u64 %rd506, [Wide_0_param_98];
 	cvta.to.global.u64 %rd506, %rd506;
 	ld.param.u64 %rd507, [Wide_0_param_99];
+	.loc 2 61 6
 	ld.param.u64 %rd516, [Wide_0_param_100];
 	cvta.to.global.u64 %rd516, %rd516;
 	ld.param.u64 %rd517, [Wide_0_param_101];
+	.loc 2 62 6
 	ld.param.u64 %rd526, [Wide_0_param_102];
 	cvta.to.global.u64 %rd526, %rd526;
 	ld.param.u64 %rd527, [Wide_0_param_103];
+	.loc 2 63 6
 	ld.param.u64 %rd536, [Wide_0_param_104];
 	cvta.to.global.u64 %rd536, %rd536;
 	ld.param.u64 %rd537, [Wide_0_param_105];
+	.loc 2 64 6
 	ld.param.u64 %rd546, [Wide_0_param_106];
 	cvta.to.global.u64 %rd546, %rd546;
 	ld.param.u64 %rd547, [Wide_0_param_107];
+	.loc 2 65 6
 	ld.param.u64 %rd556, [Wide_0_param_108];
 	cvta.to.global.u64 %rd556, %rd556;
 	ld.param.u64 %rd557, [Wide_0_param_109];
+	.loc 2 66 6
 	ld.param.u64 %rd566, [Wide_0_param_110];
 	cvta.to.global.u64 %rd566, %rd566;
 	ld.param.u64 %rd567, [Wide_0_param_111];
+	.loc 2 67 6
 	ld.param.u64 %rd576, [Wide_0_param_112];
 	cvta.to.global.u64 %rd576, %rd576;
 	ld.param.u64 %rd577, [Wide_0_param_113];
+	.loc 2 68 6
 	ld.param.u64 %rd586, [Wide_0_param_114];
 	cvta.to.global.u64 %rd586, %rd586;
 	ld.param.u64 %rd587, [Wide_0_param_115];
+	.loc 2 69 6
 	ld.param.u64 %rd596, [Wide_0_param_116];
 	cvta.to.global.u64 %rd596, %rd596;
 	ld.param.u64 %rd597, [Wide_0_param_117];
+	.loc 2 70 6
 	ld.param.u64 %rd606, [Wide_0_param_118];
 	cvta.to.global.u64 %rd606, %rd606;
 	ld.param.u64 %rd607, [Wide_0_param_119];
+	.loc 2 71 6
 	ld.param.u64 %rd616, [Wide_0_param_120];
 	cvta.to.global.u64 %rd616, %rd616;
 	ld.param.u64 %rd617, [Wide_0_param_121];
+	.loc 2 72 6
 	ld.param.u64 %rd626, [Wide_0_param_122];
 	cvta.to.global.u64 %rd626, %rd626;
 	ld.param.u64 %rd627, [Wide_0_param_123];
+	.loc 2 73 6
 	ld.param.u64 %rd636, [Wide_0_param_124];
 	cvta.to.global.u64 %rd636, %rd636;
 	ld.param.u64 %rd637, [Wide_0_param_125];
+	.loc 2 74 6
 	ld.param.u64 %rd646, [Wide_0_param_126];
 	cvta.to.global.u64 %rd646, %rd646;
 	ld.param.u64 %rd647, [Wide_0_param_127];
+	.loc 2 75 6
 	ld.param.u64 %rd656, [Wide_0_param_128];
 	cvta.to.global.u64 %rd656, %rd656;
 	ld.param.u64 %rd657, [Wide_0_param_129];
+	.loc 2 76 6
 	ld.param.u64 %rd666, [Wide_0_param_130];
 	cvta.to.global.u64 %rd666, %rd666;
 	ld.param.u64 %rd667, [Wide_0_param_131];
+	.loc 2 77 6
 	ld.param.u64 %rd676, [Wide_0_param_132];
 	cvta.to.global.u64 %rd676, %rd676;
 	ld.param.u64 %rd677, [Wide_0_param_133];
+	.loc 2 78 6
 	ld.param.u64 %rd686, [Wide_0_param_134];
 	cvta.to.global.u64 %rd686, %rd686;
 	ld.param.u64 %rd687, [Wide_0_param_135];
+	.loc 2 79 6
 	ld.param.u64 %rd696, [Wide_0_param_136];
 	cvta.to.global.u64 %rd696, %rd696;
 	ld.param.u64 %rd697, [Wide_0_param_137];
+	.loc 2 80 6
 	ld.param.u64 %rd706, [Wide_0_param_138];
 	cvta.to.global.u64 %rd706, %rd706;
 	ld.param.u64 %rd707, [Wide_0_param_139];
+	.loc 2 81 6
 	ld.param.u64 %rd716, [Wide_0_param_140];
 	cvta.to.global.u64 %rd716, %rd716;
 	ld.param.u64 %rd717, [Wide_0_param_141];
+	.loc 2 82 6
 	ld.param.u64 %rd726, [Wide_0_param_142];
 	cvta.to.global.u64 %rd726, %rd726;
 	ld.param.u64 %rd727, [Wide_0_param_143];
+	.loc 2 83 6
 	ld.param.u64 %rd736, [Wide_0_param_144];
 	cvta.to.global.u64 %rd736, %rd736;
 	ld.param.u64 %rd737, [Wide_0_param_145];
+	.loc 2 84 6
 	ld.param.u64 %rd746, [Wide_0_param_146];
 	cvta.to.global.u64 %rd746, %rd746;
 	ld.param.u64 %rd747, [Wide_0_param_147];
+	.loc 2 85 6
 	ld.param.u64 %rd756, [Wide_0_param_148];
 	cvta.to.global.u64 %rd756, %rd756;
 	ld.param.u64 %rd757, [Wide_0_param_149];
+	.loc 2 86 6
 	ld.param.u64 %rd766, [Wide_0_param_150];
 	cvta.to.global.u64 %rd766, %rd766;
 	ld.param.u64 %rd767, [Wide_0_param_151];
+	.loc 2 87 6
 	ld.param.u64 %rd776, [Wide_0_param_152];
 	cvta.to.global.u64 %rd776, %rd776;
 	ld.param.u64 %rd777, [Wide_0_param_153];
+	.loc 2 88 6
 	ld.param.u64 %rd786, [Wide_0_param_154];
 	cvta.to.global.u64 %rd786, %rd786;
 	ld.param.u64 %rd787, [Wide_0_param_155];
+	.loc 2 89 6
 	ld.param.u64 %rd796, [Wide_0_param_156];
 	cvta.to.global.u64 %rd796, %rd796;
 	ld.param.u64 %rd797, [Wide_0_param_157];
+	.loc 2 90 6
 	ld.param.u64 %rd806, [Wide_0_param_158];
 	cvta.to.global.u64 %rd806, %rd806;
 	ld.param.u64 %rd807, [Wide_0_param_159];
+	.loc 2 91 6
 	ld.param.u64 %rd816, [Wide_0_param_160];
 	cvta.to.global.u64 %rd816, %rd816;
 	ld.param.u64 %rd817, [Wide_0_param_161];
+	.loc 2 92 6
 	ld.param.u64 %rd826, [Wide_0_param_162];
 	cvta.to.global.u64 %rd826, %rd826;
 	ld.param.u64 %rd827, [Wide_0_param_163];
+	.loc 2 93 6
 	ld.param.u64 %rd836, [Wide_0_param_164];
 	cvta.to.global.u64 %rd836, %rd836;
 	ld.param.u64 %rd837, [Wide_0_param_165];
+	.loc 2 94 6
 	ld.param.u64 %rd846, [Wide_0_param_166];
 	cvta.to.global.u64 %rd846, %rd846;
 	ld.param.u64 %rd847, [Wide_0_param_167];
+	.loc 2 95 6
 	ld.param.u64 %rd856, [Wide_0_param_168];
 	cvta.to.global.u64 %rd856, %rd856;
 	ld.param.u64 %rd857, [Wide_0_param_169];
+	.loc 2 96 6
 	ld.param.u64 %rd866, [Wide_0_param_170];
 	cvta.to.global.u64 %rd866, %rd866;
 	ld.param.u64 %rd867, [Wide_0_param_171];
+	.loc 2 97 6
 	ld.param.u64 %rd876, [Wide_0_param_172];
 	cvta.to.global.u64 %rd876, %rd876;
 	ld.param.u64 %rd877, [Wide_0_param_173];
+	.loc 2 98 6
 	ld.param.u64 %rd886, [Wide_0_param_174];
 	cvta.to.global.u64 %rd886, %rd886;
 	ld.param.u64 %rd887, [Wide_0_param_175];
+	.loc 2 99 6
 	ld.param.u64 %rd896, [Wide_0_param_176];
 	cvta.to.global.u64 %rd896, %rd896;
 	ld.param.u64 %rd897, [Wide_0_param_177];
+	.loc 2 100 6
 	ld.param.u64 %rd906, [Wide_0_param_178];
 	cvta.to.global.u64 %rd906, %rd906;
 	ld.param.u64 %rd907, [Wide_0_param_179];
+	.loc 2 101 6
 	ld.param.u64 %rd916, [Wide_0_param_180];
 	cvta.to.global.u64 %rd916, %rd916;
 	ld.param.u64 %rd917, [Wide_0_param_181];
+	.loc 2 102 6
 	ld.param.u64 %rd926, [Wide_0_param_182];
 	cvta.to.global.u64 %rd926, %rd926;
 	ld.param.u64 %rd927, [Wide_0_param_183];
+	.loc 2 103 6
 	ld.param.u64 %rd936, [Wide_0_param_184];
 	cvta.to.global.u64 %rd936, %rd936;
 	ld.param.u64 %rd937, [Wide_0_param_185];
+	.loc 2 104 6
 	ld.param.u64 %rd946, [Wide_0_param_186];
 	cvta.to.global.u64 %rd946, %rd946;
 	ld.param.u64 %rd947, [Wide_0_param_187];
+	.loc 2 105 6
 	ld.param.u64 %rd956, [Wide_0_param_188];
 	cvta.to.global.u64 %rd956, %rd956;
 	ld.param.u64 %rd957, [Wide_0_param_189];
+	.loc 2 106 6
 	ld.param.u64 %rd966, [Wide_0_param_190];
 	cvta.to.global.u64 %rd966, %rd966;
 	ld.param.u64 %rd967, [Wide_0_param_191];
+	.loc 2 107 6
 	ld.param.u64 %rd976, [Wide_0_param_192];
 	cvta.to.global.u64 %rd976, %rd976;
 	ld.param.u64 %rd977, [Wide_0_param_193];
+	.loc 2 108 6
 	ld.param.u64 %rd986, [Wide_0_param_194];
 	cvta.to.global.u64 %rd986, %rd986;
 	ld.param.u64 %rd987, [Wide_0_param_195];
+	.loc 2 109 6
 	ld.param.u64 %rd996, [Wide_0_param_196];
 	cvta.to.global.u64 %rd996, %rd996;
 	ld.param.u64 %rd997, [Wide_0_param_197];
+	.loc 2 110 6
 	ld.param.u64 %rd1006, [Wide_0_param_198];
 	cvta.to.global.u64 %rd1006, %rd1006;
 	ld.param.u64 %rd1007, [Wide_0_param_199];
+	.loc 2 111 7
 	ld.param.u64 %rd1016, [Wide_0_param_200];
 	cvta.to.global.u64 %rd1016, %rd1016;
 	ld.param.u64 %rd1017, [Wide_0_param_201];
+	.loc 2 112 7
 	ld.param.u64 %rd1026, [Wide_0_param_202];
 	cvta.to.global.u64 %rd1026, %rd1026;
 	ld.param.u64 %rd1027, [Wide_0_param_203];
+	.loc 2 113 7
 	ld.param.u64 %rd1036, [Wide_0_param_204];
 	cvta.to.global.u64 %rd1036, %rd1036;
 	ld.param.u64 %rd1037, [Wide_0_param_205];
+	.loc 2 114 7
 	ld.param.u64 %rd1046, [Wide_0_param_206];
 	cvta.to.global.u64 %rd1046, %rd1046;
 	ld.param.u64 %rd1047, [Wide_0_param_207];
+	.loc 2 115 7
 	ld.param.u64 %rd1056, [Wide_0_param_208];
 	cvta.to.global.u64 %rd1056, %rd1056;
 	ld.param.u64 %rd1057, [Wide_0_param_209];
+	.loc 2 116 7
 	ld.param.u64 %rd1066, [Wide_0_param_210];
 	cvta.to.global.u64 %rd1066, %rd1066;
 	ld.param.u64 %rd1067, [Wide_0_param_211];
+	.loc 2 117 7
 	ld.param.u64 %rd1076, [Wide_0_param_212];
 	cvta.to.global.u64 %rd1076, %rd1076;
 	ld.param.u64 %rd1077, [Wide_0_param_213];
+	.loc 2 118 7
 	ld.param.u64 %rd1086, [Wide_0_param_214];
 	cvta.to.global.u64 %rd1086, %rd1086;
 	ld.param.u64 %rd1087, [Wide_0_param_215];
+	.loc 2 119 7
 	ld.param.u64 %rd1096, [Wide_0_param_216];
 	cvta.to.global.u64 %rd1096, %rd1096;
 	ld.param.u64 %rd1097, [Wide_0_param_217];
+	.loc 2 120 7
 	ld.param.u64 %rd1106, [Wide_0_param_218];
 	cvta.to.global.u64 %rd1106, %rd1106;
 	ld.param.u64 %rd1107, [Wide_0_param_219];
+	.loc 2 121 7
 	ld.param.u64 %rd1116, [Wide_0_param_220];
 	cvta.to.global.u64 %rd1116, %rd1116;
 	ld.param.u64 %rd1117, [Wide_0_param_221];
+	.loc 2 122 7
 	ld.param.u64 %rd1126, [Wide_0_param_222];
 	cvta.to.global.u64 %rd1126, %rd1126;
 	ld.param.u64 %rd1127, [Wide_0_param_223];
+	.loc 2 123 7
 	ld.param.u64 %rd1136, [Wide_0_param_224];
 	cvta.to.global.u64 %rd1136, %rd1136;
 	ld.param.u64 %rd1137, [Wide_0_param_225];
+	.loc 2 124 7
 	ld.param.u64 %rd1146, [Wide_0_param_226];
 	cvta.to.global.u64 %rd1146, %rd1146;
 	ld.param.u64 %rd1147, [Wide_0_param_227];
+	.loc 2 125 7
 	ld.param.u64 %rd1156, [Wide_0_param_228];
 	cvta.to.global.u64 %rd1156, %rd1156;
 	ld.param.u64 %rd1157, [Wide_0_param_229];
+	.loc 2 126 7
 	ld.param.u64 %rd1166, [Wide_0_param_230];
 	cvta.to.global.u64 %rd1166, %rd1166;
 	ld.param.u64 %rd1167, [Wide_0_param_231];
+	.loc 2 127 7
 	ld.param.u64 %rd1176, [Wide_0_param_232];
 	cvta.to.global.u64 %rd1176, %rd1176;
 	ld.param.u64 %rd1177, [Wide_0_param_233];
+	.loc 2 128 7
 	ld.param.u64 %rd1186, [Wide_0_param_234];
 	cvta.to.global.u64 %rd1186, %rd1186;
 	ld.param.u64 %rd1187, [Wide_0_param_235];
+	.loc 2 129 7
 	ld.param.u64 %rd1196, [Wide_0_param_236];
 	cvta.to.global.u64 %rd1196, %rd1196;
 	ld.param.u64 %rd1197, [Wide_0_param_237];
+	.loc 2 130 7
 	ld.param.u64 %rd1206, [Wide_0_param_238];
 	cvta.to.global.u64 %rd1206, %rd1206;
 	ld.param.u64 %rd1207, [Wide_0_param_239];
+	.loc 2 131 7
 	ld.param.u64 %rd1216, [Wide_0_param_240];
 	cvta.to.global.u64 %rd1216, %rd1216;
 	ld.param.u64 %rd1217, [Wide_0_param_241];
+	.loc 2 132 7
 	ld.param.u64 %rd1226, [Wide_0_param_242];
 	cvta.to.global.u64 %rd1226, %rd1226;
 	ld.param.u64 %rd1227, [Wide_0_param_243];
+	.loc 2 133 7
 	ld.param.u64 %rd1236, [Wide_0_param_244];
 	cvta.to.global.u64 %rd1236, %rd1236;
 	ld.param.u64 %rd1237, [Wide_0_param_245];
+	.loc 2 134 7
 	ld.param.u64 %rd1246, [Wide_0_param_246];
 	cvta.to.global.u64 %rd1246, %rd1246;
 	ld.param.u64 %rd1247, [Wide_0_param_247];
+	.loc 2 135 7
 	ld.param.u64 %rd1256, [Wide_0_param_248];
 	cvta.to.global.u64 %rd1256, %rd1256;
 	ld.param.u64 %rd1257, [Wide_0_param_249];
+	.loc 2 136 7
 	ld.param.u64 %rd1266, [Wide_0_param_250];
 	cvta.to.global.u64 %rd1266, %rd1266;
 	ld.param.u64 %rd1267, [Wide_0_param_251];
+	.loc 2 137 7
 	ld.param.u64 %rd1276, [Wide_0_param_252];
 	cvta.to.global.u64 %rd1276, %rd1276;
 	ld.param.u64 %rd1277, [Wide_0_param_253];
+	.loc 2 138 7
 	ld.param.u64 %rd1286, [Wide_0_param_254];
 	cvta.to.global.u64 %rd1286, %rd1286;
 	ld.param.u64 %rd1287, [Wide_0_param_255];
+	.loc 2 139 7
 	ld.param.u64 %rd1296, [Wide_0_param_256];
 	cvta.to.global.u64 %rd1296, %rd1296;
 	ld.param.u64 %rd1297, [Wide_0_param_257];
+	.loc 2 140 7
 	ld.param.u64 %rd1306, [Wide_0_param_258];
 	cvta.to.global.u64 %rd1306, %rd1306;
 	ld.param.u64 %rd1307, [Wide_0_param_259];
+	.loc 2 141 7
 	ld.param.u64 %rd1316, [Wide_0_param_260];
 	cvta.to.global.u64 %rd1316, %rd1316;
 	ld.param.u64 %rd1317, [Wide_0_param_261];
+	.loc 2 142 7
 	ld.param.u64 %rd1326, [Wide_0_param_262];
 	cvta.to.global.u64 %rd1326, %rd1326;
 	ld.param.u64 %rd1327, [Wide_0_param_263];
+	.loc 2 143 7
 	ld.param.u64 %rd1336, [Wide_0_param_264];
 	cvta.to.global.u64 %rd1336, %rd1336;
 	ld.param.u64 %rd1337, [Wide_0_param_265];
+	.loc 2 144 7
 	ld.param.u64 %rd1346, [Wide_0_param_266];
 	cvta.to.global.u64 %rd1346, %rd1346;
 	ld.param.u64 %rd1347, [Wide_0_param_267];
+	.loc 2 145 7
 	ld.param.u64 %rd1356, [Wide_0_param_268];
 	cvta.to.global.u64 %rd1356, %rd1356;
 	ld.param.u64 %rd1357, [Wide_0_param_269];
+	.loc 2 146 7
 	ld.param.u64 %rd1366, [Wide_0_param_270];
 	cvta.to.global.u64 %rd1366, %rd1366;
 	ld.param.u64 %rd1367, [Wide_0_param_271];
+	.loc 2 147 7
 	ld.param.u64 %rd1376, [Wide_0_param_272];
 	cvta.to.global.u64 %rd1376, %rd1376;
 	ld.param.u64 %rd1377, [Wide_0_param_273];
+	.loc 2 148 7
 	ld.param.u64 %rd1386, [Wide_0_param_274];
 	cvta.to.global.u64 %rd1386, %rd1386;
 	ld.param.u64 %rd1387, [Wide_0_param_275];
+	.loc 2 149 7
 	ld.param.u64 %rd1396, [Wide_0_param_276];
 	cvta.to.global.u64 %rd1396, %rd1396;
 	ld.param.u64 %rd1397, [Wide_0_param_277];
+	.loc 2 150 7
 	ld.param.u64 %rd1406, [Wide_0_param_278];
 	cvta.to.global.u64 %rd1406, %rd1406;
 	ld.param.u64 %rd1407, [Wide_0_param_279];
+	.loc 2 151 7
 	ld.param.u64 %rd1416, [Wide_0_param_280];
 	cvta.to.global.u64 %rd1416, %rd1416;
 	ld.param.u64 %rd1417, [Wide_0_param_281];
+	.loc 2 152 7
 	ld.param.u64 %rd1426, [Wide_0_param_282];
 	cvta.to.global.u64 %rd1426, %rd1426;
 	ld.param.u64 %rd1427, [Wide_0_param_283];
+	.loc 2 153 7
 	ld.param.u64 %rd1436, [Wide_0_param_284];
 	cvta.to.global.u64 %rd1436, %rd1436;
 	ld.param.u64 %rd1437, [Wide_0_param_285];
+	.loc 2 154 7
 	ld.param.u64 %rd1446, [Wide_0_param_286];
 	cvta.to.global.u64 %rd1446, %rd1446;
 	ld.param.u64 %rd1447, [Wide_0_param_287];
+	.loc 2 155 7
 	ld.param.u64 %rd1456, [Wide_0_param_288];
 	cvta.to.global.u64 %rd1456, %rd1456;
 	ld.param.u64 %rd1457, [Wide_0_param_289];
+	.loc 2 156 7
 	ld.param.u64 %rd1466, [Wide_0_param_290];
 	cvta.to.global.u64 %rd1466, %rd1466;
 	ld.param.u64 %rd1467, [Wide_0_param_291];
+	.loc 2 157 7
 	ld.param.u64 %rd1476, [Wide_0_param_292];
 	cvta.to.global.u64 %rd1476, %rd1476;
 	ld.param.u64 %rd1477, [Wide_0_param_293];
+	.loc 2 158 7
 	ld.param.u64 %rd1486, [Wide_0_param_294];
 	cvta.to.global.u64 %rd1486, %rd1486;
 	ld.param.u64 %rd1487, [Wide_0_param_295];
+	.loc 2 159 7
 	ld.param.u64 %rd1496, [Wide_0_param_296];
 	cvta.to.global.u64 %rd1496, %rd1496;
 	ld.param.u64 %rd1497, [Wide_0_param_297];
+	.loc 2 160 7
 	ld.param.u64 %rd1506, [Wide_0_param_298];
 	cvta.to.global.u64 %rd1506, %rd1506;
 	ld.param.u64 %rd1507, [Wide_0_param_299];
+	.loc 2 161 7
 	ld.param.u64 %rd1516, [Wide_0_param_300];
 	cvta.to.global.u64 %rd1516, %rd1516;
 	ld.param.u64 %rd1517, [Wide_0_param_301];
+	.loc 2 162 7
 	ld.param.u64 %rd1526, [Wide_0_param_302];
 	cvta.to.global.u64 %rd1526, %rd1526;
 	ld.param.u64 %rd1527, [Wide_0_param_303];
+	.loc 2 163 7
 	ld.param.u64 %rd1536, [Wide_0_param_304];
 	cvta.to.global.u64 %rd1536, %rd1536;
 	ld.param.u64 %rd1537, [Wide_0_param_305];
+	.loc 2 164 7
 	ld.param.u64 %rd1546, [Wide_0_param_306];
 	cvta.to.global.u64 %rd1546, %rd1546;
 	ld.param.u64 %rd1547, [Wide_0_param_307];
+	.loc 2 165 7
 	ld.param.u64 %rd1556, [Wide_0_param_308];
 	cvta.to.global.u64 %rd1556, %rd1556;
 	ld.param.u64 %rd1557, [Wide_0_param_309];
+	.loc 2 166 7
 	ld.param.u64 %rd1566, [Wide_0_param_310];
 	cvta.to.global.u64 %rd1566, %rd1566;
 	ld.param.u64 %rd1567, [Wide_0_param_311];
+	.loc 2 167 7
 	ld.param.u64 %rd1576, [Wide_0_param_312];
 	cvta.to.global.u64 %rd1576, %rd1576;
 	ld.param.u64 %rd1577, [Wide_0_param_313];
+	.loc 2 168 7
 	ld.param.u64 %rd1586, [Wide_0_param_314];
 	cvta.to.global.u64 %rd1586, %rd1586;
 	ld.param.u64 %rd1587, [Wide_0_param_315];
+	.loc 2 169 7
 	ld.param.u64 %rd1596, [Wide_0_param_316];
 	cvta.to.global.u64 %rd1596, %rd1596;
 	ld.param.u64 %rd1597, [Wide_0_param_317];
+	.loc 2 170 7
 	ld.param.u64 %rd1606, [Wide_0_param_318];
 	cvta.to.global.u64 %rd1606, %rd1606;
 	ld.param.u64 %rd1607, [Wide_0_param_319];
+	.loc 2 171 7
 	ld.param.u64 %rd1616, [Wide_0_param_320];
 	cvta.to.global.u64 %rd1616, %rd1616;
 	ld.param.u64 %rd1617, [Wide_0_param_321];
+	.loc 2 172 7
 	ld.param.u64 %rd1626, [Wide_0_param_322];
 	cvta.to.global.u64 %rd1626, %rd1626;
 	ld.param.u64 %rd1627, [Wide_0_param_323];
+	.loc 2 173 7
 	ld.param.u64 %rd1636, [Wide_0_param_324];
 	cvta.to.global.u64 %rd1636, %rd1636;
 	ld.param.u64 %rd1637, [Wide_0_param_325];
+	.loc 2 174 7
 	ld.param.u64 %rd1646, [Wide_0_param_326];
 	cvta.to.global.u64 %rd1646, %rd1646;
 	ld.param.u64 %rd1647, [Wide_0_param_327];
+	.loc 2 175 7
 	ld.param.u64 %rd1656, [Wide_0_param_328];
 	cvta.to.global.u64 %rd1656, %rd1656;
 	ld.param.u64 %rd1657, [Wide_0_param_329];
+	.loc 2 176 7
 	ld.param.u64 %rd1666, [Wide_0_param_330];
 	cvta.to.global.u64 %rd1666, %rd1666;
 	ld.param.u64 %rd1667, [Wide_0_param_331];
+	.loc 2 177 7
 	ld.param.u64 %rd1676, [Wide_0_param_332];
 	cvta.to.global.u64 %rd1676, %rd1676;
 	ld.param.u64 %rd1677, [Wide_0_param_333];
+	.loc 2 178 7
 	ld.param.u64 %rd1686, [Wide_0_param_334];
 	cvta.to.global.u64 %rd1686, %rd1686;
 	ld.param.u64 %rd1687, [Wide_0_param_335];
+	.loc 2 179 7
 	ld.param.u64 %rd1696, [Wide_0_param_336];
 	cvta.to.global.u64 %rd1696, %rd1696;
 	ld.param.u64 %rd1697, [Wide_0_param_337];
+	.loc 2 180 7
 	ld.param.u64 %rd1706, [Wide_0_param_338];
 	cvta.to.global.u64 %rd1706, %rd1706;
 	ld.param.u64 %rd1707, [Wide_0_param_339];
+	.loc 2 181 7
 	ld.param.u64 %rd1716, [Wide_0_param_340];
 	cvta.to.global.u64 %rd1716, %rd1716;
 	ld.param.u64 %rd1717, [Wide_0_param_341];
+	.loc 2 182 7
 	ld.param.u64 %rd1726, [Wide_0_param_342];
 	cvta.to.global.u64 %rd1726, %rd1726;
 	ld.param.u64 %rd1727, [Wide_0_param_343];
+	.loc 2 183 7
 	ld.param.u64 %rd1736, [Wide_0_param_344];
 	cvta.to.global.u64 %rd1736, %rd1736;
 	ld.param.u64 %rd1737, [Wide_0_param_345];
+	.loc 2 184 7
 	ld.param.u64 %rd1746, [Wide_0_param_346];
 	cvta.to.global.u64 %rd1746, %rd1746;
 	ld.param.u64 %rd1747, [Wide_0_param_347];
+	.loc 2 185 7
 	ld.param.u64 %rd1756, [Wide_0_param_348];
 	cvta.to.global.u64 %rd1756, %rd1756;
 	ld.param.u64 %rd1757, [Wide_0_param_349];
+	.loc 2 186 7
 	ld.param.u64 %rd1766, [Wide_0_param_350];
 	cvta.to.global.u64 %rd1766, %rd1766;
 	ld.param.u64 %rd1767, [Wide_0_param_351];
+	.loc 2 187 7
 	ld.param.u64 %rd1776, [Wide_0_param_352];
 	cvta.to.global.u64 %rd1776, %rd1776;
 	ld.param.u64 %rd1777, [Wide_0_param_353];
+	.loc 2 188 7
 	ld.param.u64 %rd1786, [Wide_0_param_354];
 	cvta.to.global.u64 %rd1786, %rd1786;
 	ld.param.u64 %rd1787, [Wide_0_param_355];
+	.loc 2 189 7
 	ld.param.u64 %rd1796, [Wide_0_param_356];
 	cvta.to.global.u64 %rd1796, %rd1796;
 	ld.param.u64 %rd1797, [Wide_0_param_357];
+	.loc 2 190 7
 	ld.param.u64 %rd1806, [Wide_0_param_358];
 	cvta.to.global.u64 %rd1806, %rd1806;
 	ld.param.u64 %rd1807, [Wide_0_param_359];
+	.loc 2 191 7
 	ld.param.u64 %rd1816, [Wide_0_param_360];
 	cvta.to.global.u64 %rd1816, %rd1816;
 	ld.param.u64 %rd1817, [Wide_0_param_361];
+	.loc 2 192 7
 	ld.param.u64 %rd1826, [Wide_0_param_362];
 	cvta.to.global.u64 %rd1826, %rd1826;
 	ld.param.u64 %rd1827, [Wide_0_param_363];
+	.loc 2 193 7
 	ld.param.u64 %rd1836, [Wide_0_param_364];
 	cvta.to.global.u64 %rd1836, %rd1836;
 	ld.param.u64 %rd1837, [Wide_0_param_365];
+	.loc 2 194 7
 	ld.param.u64 %rd1846, [Wide_0_param_366];
 	cvta.to.global.u64 %rd1846, %rd1846;
 	ld.param.u64 %rd1847, [Wide_0_param_367];
+	.loc 2 195 7
 	ld.param.u64 %rd1856, [Wide_0_param_368];
 	cvta.to.global.u64 %rd1856, %rd1856;
 	ld.param.u64 %rd1857, [Wide_0_param_369];
+	.loc 2 196 7
 	ld.param.u64 %rd1866, [Wide_0_param_370];
 	cvta.to.global.u64 %rd1866, %rd1866;
 	ld.param.u64 %rd1867, [Wide_0_param_371];
+	.loc 2 197 7
 	ld.param.u64 %rd1876, [Wide_0_param_372];
 	cvta.to.global.u64 %rd1876, %rd1876;
 	ld.param.u64 %rd1877, [Wide_0_param_373];
+	.loc 2 198 7
 	ld.param.u64 %rd1886, [Wide_0_param_374];
 	cvta.to.global.u64 %rd1886, %rd1886;
 	ld.param.u64 %rd1887, [Wide_0_param_375];
+	.loc 2 199 7
 	ld.param.u64 %rd1896, [Wide_0_param_376];
 	cvta.to.global.u64 %rd1896, %rd1896;
 	ld.param.u64 %rd1897, [Wide_0_param_377];
+	.loc 2 200 7
 	ld.param.u64 %rd1906, [Wide_0_param_378];
 	cvta.to.global.u64 %rd1906, %rd1906;
 	ld.param.u64 %rd1907, [Wide_0_param_379];
+	.loc 2 201 7
 	ld.param.u64 %rd1916, [Wide_0_param_380];
 	cvta.to.global.u64 %rd1916, %rd1916;
 	ld.param.u64 %rd1917, [Wide_0_param_381];
+	.loc 2 202 7
 	ld.param.u64 %rd1926, [Wide_0_param_382];
 	cvta.to.global.u64 %rd1926, %rd1926;
 	ld.param.u64 %rd1927, [Wide_0_param_383];
+	.loc 2 203 7
 	ld.param.u64 %rd1936, [Wide_0_param_384];
 	cvta.to.global.u64 %rd1936, %rd1936;
 	ld.param.u64 %rd1937, [Wide_0_param_385];
+	.loc 2 204 7
 	ld.param.u64 %rd1946, [Wide_0_param_386];
 	cvta.to.global.u64 %rd1946, %rd1946;
 	ld.param.u64 %rd1947, [Wide_0_param_387];
+	.loc 2 205 7
 	ld.param.u64 %rd1956, [Wide_0_param_388];
 	cvta.to.global.u64 %rd1956, %rd1956;
 	ld.param.u64 %rd1957, [Wide_0_param_389];
+	.loc 2 206 7
 	ld.param.u64 %rd1966, [Wide_0_param_390];
 	cvta.to.global.u64 %rd1966, %rd1966;
 	ld.param.u64 %rd1967, [Wide_0_param_391];
+	.loc 2 207 7
 	ld.param.u64 %rd1976, [Wide_0_param_392];
 	cvta.to.global.u64 %rd1976, %rd1976;
 	ld.param.u64 %rd1977, [Wide_0_param_393];
+	.loc 2 208 7
 	ld.param.u64 %rd1986, [Wide_0_param_394];
 	cvta.to.global.u64 %rd1986, %rd1986;
 	ld.param.u64 %rd1987, [Wide_0_param_395];
+	.loc 2 209 7
 	ld.param.u64 %rd1996, [Wide_0_param_396];
 	cvta.to.global.u64 %rd1996, %rd1996;
 	ld.param.u64 %rd1997, [Wide_0_param_397];
+	.loc 2 210 7
 	ld.param.u64 %rd2006, [Wide_0_param_398];
 	cvta.to.global.u64 %rd2006, %rd2006;
 	ld.param.u64 %rd2007, [Wide_0_param_399];
+	.loc 2 211 7
 	ld.param.u64 %rd2016, [Wide_0_param_400];
 	cvta.to.global.u64 %rd2016, %rd2016;
 	ld.param.u64 %rd2017, [Wide_0_param_401];
+	.loc 2 212 7
 	ld.param.u64 %rd2026, [Wide_0_param_402];
 	cvta.to.global.u64 %rd2026, %rd2026;
 	ld.param.u64 %rd2027, [Wide_0_param_403];
+	.loc 2 213 7
 	ld.param.u64 %rd2036, [Wide_0_param_404];
 	cvta.to.global.u64 %rd2036, %rd2036;
 	ld.param.u64 %rd2037, [Wide_0_param_405];
+	.loc 2 214 7
 	ld.param.u64 %rd2046, [Wide_0_param_406];
 	cvta.to.global.u64 %rd2046, %rd2046;
 	ld.param.u64 %rd2047, [Wide_0_param_407];
+	.loc 2 215 7
 	ld.param.u64 %rd2056, [Wide_0_param_408];
 	cvta.to.global.u64 %rd2056, %rd2056;
 	ld.param.u64 %rd2057, [Wide_0_param_409];
+	.loc 2 216 7
 	ld.param.u64 %rd2066, [Wide_0_param_410];
 	cvta.to.global.u64 %rd2066, %rd2066;
 	ld.param.u64 %rd2067, [Wide_0_param_411];
+	.loc 2 217 7
 	ld.param.u64 %rd2076, [Wide_0_param_412];
 	cvta.to.global.u64 %rd2076, %rd2076;
 	ld.param.u64 %rd2077, [Wide_0_param_413];
+	.loc 2 218 7
 	ld.param.u64 %rd2086, [Wide_0_param_414];
 	cvta.to.global.u64 %rd2086, %rd2086;
 	ld.param.u64 %rd2087, [Wide_0_param_415];
+	.loc 2 219 7
 	ld.param.u64 %rd2096, [Wide_0_param_416];
 	cvta.to.global.u64 %rd2096, %rd2096;
 	ld.param.u64 %rd2097, [Wide_0_param_417];
+	.loc 2 220 7
 	ld.param.u64 %rd2106, [Wide_0_param_418];
 	cvta.to.global.u64 %rd2106, %rd2106;
 	ld.param.u64 %rd2107, [Wide_0_param_419];
+	.loc 2 221 7
 	ld.param.u64 %rd2116, [Wide_0_param_420];
 	cvta.to.global.u64 %rd2116, %rd2116;
 	ld.param.u64 %rd2117, [Wide_0_param_421];
+	.loc 2 222 7
 	ld.param.u64 %rd2126, [Wide_0_param_422];
 	cvta.to.global.u64 %rd2126, %rd2126;
 	ld.param.u64 %rd2127, [Wide_0_param_423];
+	.loc 2 223 7
 	ld.param.u64 %rd2136, [Wide_0_param_424];
 	cvta.to.global.u64 %rd2136, %rd2136;
 	ld.param.u64 %rd2137, [Wide_0_param_425];
+	.loc 2 224 7
 	ld.param.u64 %rd2146, [Wide_0_param_426];
 	cvta.to.global.u64 %rd2146, %rd2146;
 	ld.param.u64 %rd2147, [Wide_0_param_427];
+	.loc 2 225 7
 	ld.param.u64 %rd2156, [Wide_0_param_428];
 	cvta.to.global.u64 %rd2156, %rd2156;
 	ld.param.u64 %rd2157, [Wide_0_param_429];
+	.loc 2 226 7
 	ld.param.u64 %rd2166, [Wide_0_param_430];
 	cvta.to.global.u64 %rd2166, %rd2166;
 	ld.param.u64 %rd2167, [Wide_0_param_431];
+	.loc 2 227 7
 	ld.param.u64 %rd2176, [Wide_0_param_432];
 	cvta.to.global.u64 %rd2176, %rd2176;
 	ld.param.u64 %rd2177, [Wide_0_param_433];
+	.loc 2 228 7
 	ld.param.u64 %rd2186, [Wide_0_param_434];
 	cvta.to.global.u64 %rd2186, %rd2186;
 	ld.param.u64 %rd2187, [Wide_0_param_435];
+	.loc 2 229 7
 	ld.param.u64 %rd2196, [Wide_0_param_436];
 	cvta.to.global.u64 %rd2196, %rd2196;
 	ld.param.u64 %rd2197, [Wide_0_param_437];
+	.loc 2 230 7
 	ld.param.u64 %rd2206, [Wide_0_param_438];
 	cvta.to.global.u64 %rd2206, %rd2206;
 	ld.param.u64 %rd2207, [Wide_0_param_439];
+	.loc 2 231 7
 	ld.param.u64 %rd2216, [Wide_0_param_440];
 	cvta.to.global.u64 %rd2216, %rd2216;
 	ld.param.u64 %rd2217, [Wide_0_param_441];
+	.loc 2 232 7
 	ld.param.u64 %rd2226, [Wide_0_param_442];
 	cvta.to.global.u64 %rd2226, %rd2226;
 	ld.param.u64 %rd2227, [Wide_0_param_443];
+	.loc 2 233 7
 	ld.param.u64 %rd2236, [Wide_0_param_444];
 	cvta.to.global.u64 %rd2236, %rd2236;
 	ld.param.u64 %rd2237, [Wide_0_param_445];
+	.loc 2 234 7
 	ld.param.u64 %rd2246, [Wide_0_param_446];
 	cvta.to.global.u64 %rd2246, %rd2246;
 	ld.param.u64 %rd2247, [Wide_0_param_447];
+	.loc 2 235 7
 	ld.param.u64 %rd2256, [Wide_0_param_448];
 	cvta.to.global.u64 %rd2256, %rd2256;
 	ld.param.u64 %rd2257, [Wide_0_param_449];
+	.loc 2 236 7
 	ld.param.u64 %rd2266, [Wide_0_param_450];
 	cvta.to.global.u64 %rd2266, %rd2266;
 	ld.param.u64 %rd2267, [Wide_0_param_451];
+	.loc 2 237 7
 	ld.param.u64 %rd2276, [Wide_0_param_452];
 	cvta.to.global.u64 %rd2276, %rd2276;
 	ld.param.u64 %rd2277, [Wide_0_param_453];
+	.loc 2 238 7
 	ld.param.u64 %rd2286, [Wide_0_param_454];
 	cvta.to.global.u64 %rd2286, %rd2286;
 	ld.param.u64 %rd2287, [Wide_0_param_455];
+	.loc 2 239 7
 	ld.param.u64 %rd2296, [Wide_0_param_456];
 	cvta.to.global.u64 %rd2296, %rd2296;
 	ld.param.u64 %rd2297, [Wide_0_param_457];
+	.loc 2 240 7
 	ld.param.u64 %rd2306, [Wide_0_param_458];
 	cvta.to.global.u64 %rd2306, %rd2306;
 	ld.param.u64 %rd2307, [Wide_0_param_459];
+	.loc 2 241 7
 	ld.param.u64 %rd2316, [Wide_0_param_460];
 	cvta.to.global.u64 %rd2316, %rd2316;
 	ld.param.u64 %rd2317, [Wide_0_param_461];
+	.loc 2 242 7
 	ld.param.u64 %rd2326, [Wide_0_param_462];
 	cvta.to.global.u64 %rd2326, %rd2326;
 	ld.param.u64 %rd2327, [Wide_0_param_463];
+	.loc 2 243 7
 	ld.param.u64 %rd2336, [Wide_0_param_464];
 	cvta.to.global.u64 %rd2336, %rd2336;
 	ld.param.u64 %rd2337, [Wide_0_param_465];
+	.loc 2 244 7
 	ld.param.u64 %rd2346, [Wide_0_param_466];
 	cvta.to.global.u64 %rd2346, %rd2346;
 	ld.param.u64 %rd2347, [Wide_0_param_467];
+	.loc 2 245 7
 	ld.param.u64 %rd2356, [Wide_0_param_468];
 	cvta.to.global.u64 %rd2356, %rd2356;
 	ld.param.u64 %rd2357, [Wide_0_param_469];
+	.loc 2 246 7
 	ld.param.u64 %rd2366, [Wide_0_param_470];
 	cvta.to.global.u64 %rd2366, %rd2366;
 	ld.param.u64 %rd2367, [Wide_0_param_471];
+	.loc 2 247 7
 	ld.param.u64 %rd2376, [Wide_0_param_472];
 	cvta.to.global.u64 %rd2376, %rd2376;
 	ld.param.u64 %rd2377, [Wide_0_param_473];
+	.loc 2 248 7
 	ld.param.u64 %rd2386, [Wide_0_param_474];
 	cvta.to.global.u64 %rd2386, %rd2386;
 	ld.param.u64 %rd2387, [Wide_0_param_475];
+	.loc 2 249 7
 	ld.param.u64 %rd2396, [Wide_0_param_476];
 	cvta.to.global.u64 %rd2396, %rd2396;
 	ld.param.u64 %rd2397, [Wide_0_param_477];
+	.loc 2 250 7
 	ld.param.u64 %rd2406, [Wide_0_param_478];
 	cvta.to.global.u64 %rd2406, %rd2406;
 	ld.param.u64 %rd2407, [Wide_0_param_479];
+	.loc 2 251 7
 	ld.param.u64 %rd2416, [Wide_0_param_480];
 	cvta.to.global.u64 %rd2416, %rd2416;
 	ld.param.u64 %rd2417, [Wide_0_param_481];
+	.loc 2 252 7
 	ld.param.u64 %rd2426, [Wide_0_param_482];
 	cvta.to.global.u64 %rd2426, %rd2426;
 	ld.param.u64 %rd2427, [Wide_0_param_483];
+	.loc 2 253 7
 	ld.param.u64 %rd2436, [Wide_0_param_484];
 	cvta.to.global.u64 %rd2436, %rd2436;
 	ld.param.u64 %rd2437, [Wide_0_param_485];
+	.loc 2 254 7
 	ld.param.u64 %rd2446, [Wide_0_param_486];
 	cvta.to.global.u64 %rd2446, %rd2446;
 	ld.param.u64 %rd2447, [Wide_0_param_487];
+	.loc 2 255 7
 	ld.param.u64 %rd2456, [Wide_0_param_488];
 	cvta.to.global.u64 %rd2456, %rd2456;
 	ld.param.u64 %rd2457, [Wide_0_param_489];
+	.loc 2 256 7
 	ld.param.u64 %rd2466, [Wide_0_param_490];
 	cvta.to.global.u64 %rd2466, %rd2466;
 	ld.param.u64 %rd2467, [Wide_0_param_491];
+	.loc 2 257 7
 	ld.param.u64 %rd2476, [Wide_0_param_492];
 	cvta.to.global.u64 %rd2476, %rd2476;
 	ld.param.u64 %rd2477, [Wide_0_param_493];
+	.loc 2 258 7
 	ld.param.u64 %rd2486, [Wide_0_param_494];
 	cvta.to.global.u64 %rd2486, %rd2486;
 	ld.param.u64 %rd2487, [Wide_0_param_495];
+	.loc 2 259 7
 	ld.param.u64 %rd2496, [Wide_0_param_496];
 	cvta.to.global.u64 %rd2496, %rd2496;
 	ld.param.u64 %rd2497, [Wide_0_param_497];
+	.loc 2 260 7
 	ld.param.u64 %rd2506, [Wide_0_param_498];
 	cvta.to.global.u64 %rd2506, %rd2506;
 	ld.param.u64 %rd2507, [Wide_0_param_499];
+	.loc 2 261 7
 	ld.param.u64 %rd2516, [Wide_0_param_500];
 	cvta.to.global.u64 %rd2516, %rd2516;
 	ld.param.u64 %rd2517, [Wide_0_param_501];
+	.loc 2 262 7
 	ld.param.u64 %rd2526, [Wide_0_param_502];
 	cvta.to.global.u64 %rd2526, %rd2526;
 	ld.param.u64 %rd2527, [Wide_0_param_503];
+	.loc 2 263 7
 	ld.param.u64 %rd2536, [Wide_0_param_504];
 	cvta.to.global.u64 %rd2536, %rd2536;
 	ld.param.u64 %rd2537, [Wide_0_param_505];
+	.loc 2 264 7
 	ld.param.u64 %rd2546, [Wide_0_param_506];
 	cvta.to.global.u64 %rd2546, %rd2546;
 	ld.param.u64 %rd2547, [Wide_0_param_507];
+	.loc 2 265 7
 	ld.param.u64 %rd2556, [Wide_0_param_508];
 	cvta.to.global.u64 %rd2556, %rd2556;
 	ld.param.u64 %rd2557, [Wide_0_param_509];
 $L_1:
+	.loc 2 10 2
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -5069,1024 +5349,1280 @@ $L_508:
 $L_509:
 	@!%p5883 bra $L_515;
 $L_510:
+	.loc 2 11 17
 	cvt.u32.u64 %r11, %rd12;
 	mov.b32 %r16, %r11;
+	.loc 2 12 17
 	mov.b32 %r21, %r11;
 	cvt.u32.u64 %r22, %rd14;
 	mov.b32 %r23, %r22;
 	add.s32 %r24, %r21, %r23;
+	.loc 2 13 17
 	mov.b32 %r31, %r11;
 	mov.b32 %r32, %r22;
 	mul.lo.s32 %r33, %r32, 2;
 	add.s32 %r34, %r31, %r33;
+	.loc 2 14 17
 	mov.b32 %r41, %r11;
 	mov.b32 %r42, %r22;
 	mul.lo.s32 %r43, %r42, 3;
 	add.s32 %r44, %r41, %r43;
+	.loc 2 15 17
 	mov.b32 %r51, %r11;
 	mov.b32 %r52, %r22;
 	mul.lo.s32 %r53, %r52, 4;
 	add.s32 %r54, %r51, %r53;
+	.loc 2 16 17
 	mov.b32 %r61, %r11;
 	mov.b32 %r62, %r22;
 	mul.lo.s32 %r63, %r62, 5;
 	add.s32 %r64, %r61, %r63;
+	.loc 2 17 17
 	mov.b32 %r71, %r11;
 	mov.b32 %r72, %r22;
 	mul.lo.s32 %r73, %r72, 6;
 	add.s32 %r74, %r71, %r73;
+	.loc 2 18 17
 	mov.b32 %r81, %r11;
 	mov.b32 %r82, %r22;
 	mul.lo.s32 %r83, %r82, 7;
 	add.s32 %r84, %r81, %r83;
+	.loc 2 19 17
 	mov.b32 %r91, %r11;
 	mov.b32 %r92, %r22;
 	mul.lo.s32 %r93, %r92, 8;
 	add.s32 %r94, %r91, %r93;
+	.loc 2 20 17
 	mov.b32 %r101, %r11;
 	mov.b32 %r102, %r22;
 	mul.lo.s32 %r103, %r102, 9;
 	add.s32 %r104, %r101, %r103;
+	.loc 2 21 18
 	mov.b32 %r111, %r11;
 	mov.b32 %r112, %r22;
 	mul.lo.s32 %r113, %r112, 10;
 	add.s32 %r114, %r111, %r113;
+	.loc 2 22 18
 	mov.b32 %r121, %r11;
 	mov.b32 %r122, %r22;
 	mul.lo.s32 %r123, %r122, 11;
 	add.s32 %r124, %r121, %r123;
+	.loc 2 23 18
 	mov.b32 %r131, %r11;
 	mov.b32 %r132, %r22;
 	mul.lo.s32 %r133, %r132, 12;
 	add.s32 %r134, %r131, %r133;
+	.loc 2 24 18
 	mov.b32 %r141, %r11;
 	mov.b32 %r142, %r22;
 	mul.lo.s32 %r143, %r142, 13;
 	add.s32 %r144, %r141, %r143;
+	.loc 2 25 18
 	mov.b32 %r151, %r11;
 	mov.b32 %r152, %r22;
 	mul.lo.s32 %r153, %r152, 14;
 	add.s32 %r154, %r151, %r153;
+	.loc 2 26 18
 	mov.b32 %r161, %r11;
 	mov.b32 %r162, %r22;
 	mul.lo.s32 %r163, %r162, 15;
 	add.s32 %r164, %r161, %r163;
+	.loc 2 27 18
 	mov.b32 %r171, %r11;
 	mov.b32 %r172, %r22;
 	mul.lo.s32 %r173, %r172, 16;
 	add.s32 %r174, %r171, %r173;
+	.loc 2 28 18
 	mov.b32 %r181, %r11;
 	mov.b32 %r182, %r22;
 	mul.lo.s32 %r183, %r182, 17;
 	add.s32 %r184, %r181, %r183;
+	.loc 2 29 18
 	mov.b32 %r191, %r11;
 	mov.b32 %r192, %r22;
 	mul.lo.s32 %r193, %r192, 18;
 	add.s32 %r194, %r191, %r193;
+	.loc 2 30 18
 	mov.b32 %r201, %r11;
 	mov.b32 %r202, %r22;
 	mul.lo.s32 %r203, %r202, 19;
 	add.s32 %r204, %r201, %r203;
+	.loc 2 31 18
 	mov.b32 %r211, %r11;
 	mov.b32 %r212, %r22;
 	mul.lo.s32 %r213, %r212, 20;
 	add.s32 %r214, %r211, %r213;
+	.loc 2 32 18
 	mov.b32 %r221, %r11;
 	mov.b32 %r222, %r22;
 	mul.lo.s32 %r223, %r222, 21;
 	add.s32 %r224, %r221, %r223;
+	.loc 2 33 18
 	mov.b32 %r231, %r11;
 	mov.b32 %r232, %r22;
 	mul.lo.s32 %r233, %r232, 22;
 	add.s32 %r234, %r231, %r233;
+	.loc 2 34 18
 	mov.b32 %r241, %r11;
 	mov.b32 %r242, %r22;
 	mul.lo.s32 %r243, %r242, 23;
 	add.s32 %r244, %r241, %r243;
+	.loc 2 35 18
 	mov.b32 %r251, %r11;
 	mov.b32 %r252, %r22;
 	mul.lo.s32 %r253, %r252, 24;
 	add.s32 %r254, %r251, %r253;
+	.loc 2 36 18
 	mov.b32 %r261, %r11;
 	mov.b32 %r262, %r22;
 	mul.lo.s32 %r263, %r262, 25;
 	add.s32 %r264, %r261, %r263;
+	.loc 2 37 18
 	mov.b32 %r271, %r11;
 	mov.b32 %r272, %r22;
 	mul.lo.s32 %r273, %r272, 26;
 	add.s32 %r274, %r271, %r273;
+	.loc 2 38 18
 	mov.b32 %r281, %r11;
 	mov.b32 %r282, %r22;
 	mul.lo.s32 %r283, %r282, 27;
 	add.s32 %r284, %r281, %r283;
+	.loc 2 39 18
 	mov.b32 %r291, %r11;
 	mov.b32 %r292, %r22;
 	mul.lo.s32 %r293, %r292, 28;
 	add.s32 %r294, %r291, %r293;
+	.loc 2 40 18
 	mov.b32 %r301, %r11;
 	mov.b32 %r302, %r22;
 	mul.lo.s32 %r303, %r302, 29;
 	add.s32 %r304, %r301, %r303;
+	.loc 2 41 18
 	mov.b32 %r311, %r11;
 	mov.b32 %r312, %r22;
 	mul.lo.s32 %r313, %r312, 30;
 	add.s32 %r314, %r311, %r313;
+	.loc 2 42 18
 	mov.b32 %r321, %r11;
 	mov.b32 %r322, %r22;
 	mul.lo.s32 %r323, %r322, 31;
 	add.s32 %r324, %r321, %r323;
+	.loc 2 43 18
 	mov.b32 %r331, %r11;
 	mov.b32 %r332, %r22;
 	mul.lo.s32 %r333, %r332, 32;
 	add.s32 %r334, %r331, %r333;
+	.loc 2 44 18
 	mov.b32 %r341, %r11;
 	mov.b32 %r342, %r22;
 	mul.lo.s32 %r343, %r342, 33;
 	add.s32 %r344, %r341, %r343;
+	.loc 2 45 18
 	mov.b32 %r351, %r11;
 	mov.b32 %r352, %r22;
 	mul.lo.s32 %r353, %r352, 34;
 	add.s32 %r354, %r351, %r353;
+	.loc 2 46 18
 	mov.b32 %r361, %r11;
 	mov.b32 %r362, %r22;
 	mul.lo.s32 %r363, %r362, 35;
 	add.s32 %r364, %r361, %r363;
+	.loc 2 47 18
 	mov.b32 %r371, %r11;
 	mov.b32 %r372, %r22;
 	mul.lo.s32 %r373, %r372, 36;
 	add.s32 %r374, %r371, %r373;
+	.loc 2 48 18
 	mov.b32 %r381, %r11;
 	mov.b32 %r382, %r22;
 	mul.lo.s32 %r383, %r382, 37;
 	add.s32 %r384, %r381, %r383;
+	.loc 2 49 18
 	mov.b32 %r391, %r11;
 	mov.b32 %r392, %r22;
 	mul.lo.s32 %r393, %r392, 38;
 	add.s32 %r394, %r391, %r393;
+	.loc 2 50 18
 	mov.b32 %r401, %r11;
 	mov.b32 %r402, %r22;
 	mul.lo.s32 %r403, %r402, 39;
 	add.s32 %r404, %r401, %r403;
+	.loc 2 51 18
 	mov.b32 %r411, %r11;
 	mov.b32 %r412, %r22;
 	mul.lo.s32 %r413, %r412, 40;
 	add.s32 %r414, %r411, %r413;
+	.loc 2 52 18
 	mov.b32 %r421, %r11;
 	mov.b32 %r422, %r22;
 	mul.lo.s32 %r423, %r422, 41;
 	add.s32 %r424, %r421, %r423;
+	.loc 2 53 18
 	mov.b32 %r431, %r11;
 	mov.b32 %r432, %r22;
 	mul.lo.s32 %r433, %r432, 42;
 	add.s32 %r434, %r431, %r433;
+	.loc 2 54 18
 	mov.b32 %r441, %r11;
 	mov.b32 %r442, %r22;
 	mul.lo.s32 %r443, %r442, 43;
 	add.s32 %r444, %r441, %r443;
+	.loc 2 55 18
 	mov.b32 %r451, %r11;
 	mov.b32 %r452, %r22;
 	mul.lo.s32 %r453, %r452, 44;
 	add.s32 %r454, %r451, %r453;
+	.loc 2 56 18
 	mov.b32 %r461, %r11;
 	mov.b32 %r462, %r22;
 	mul.lo.s32 %r463, %r462, 45;
 	add.s32 %r464, %r461, %r463;
+	.loc 2 57 18
 	mov.b32 %r471, %r11;
 	mov.b32 %r472, %r22;
 	mul.lo.s32 %r473, %r472, 46;
 	add.s32 %r474, %r471, %r473;
+	.loc 2 58 18
 	mov.b32 %r481, %r11;
 	mov.b32 %r482, %r22;
 	mul.lo.s32 %r483, %r482, 47;
 	add.s32 %r484, %r481, %r483;
+	.loc 2 59 18
 	mov.b32 %r491, %r11;
 	mov.b32 %r492, %r22;
 	mul.lo.s32 %r493, %r492, 48;
 	add.s32 %r494, %r491, %r493;
+	.loc 2 60 18
 	mov.b32 %r501, %r11;
 	mov.b32 %r502, %r22;
 	mul.lo.s32 %r503, %r502, 49;
 	add.s32 %r504, %r501, %r503;
+	.loc 2 61 18
 	mov.b32 %r511, %r11;
 	mov.b32 %r512, %r22;
 	mul.lo.s32 %r513, %r512, 50;
 	add.s32 %r514, %r511, %r513;
+	.loc 2 62 18
 	mov.b32 %r521, %r11;
 	mov.b32 %r522, %r22;
 	mul.lo.s32 %r523, %r522, 51;
 	add.s32 %r524, %r521, %r523;
+	.loc 2 63 18
 	mov.b32 %r531, %r11;
 	mov.b32 %r532, %r22;
 	mul.lo.s32 %r533, %r532, 52;
 	add.s32 %r534, %r531, %r533;
+	.loc 2 64 18
 	mov.b32 %r541, %r11;
 	mov.b32 %r542, %r22;
 	mul.lo.s32 %r543, %r542, 53;
 	add.s32 %r544, %r541, %r543;
+	.loc 2 65 18
 	mov.b32 %r551, %r11;
 	mov.b32 %r552, %r22;
 	mul.lo.s32 %r553, %r552, 54;
 	add.s32 %r554, %r551, %r553;
+	.loc 2 66 18
 	mov.b32 %r561, %r11;
 	mov.b32 %r562, %r22;
 	mul.lo.s32 %r563, %r562, 55;
 	add.s32 %r564, %r561, %r563;
+	.loc 2 67 18
 	mov.b32 %r571, %r11;
 	mov.b32 %r572, %r22;
 	mul.lo.s32 %r573, %r572, 56;
 	add.s32 %r574, %r571, %r573;
+	.loc 2 68 18
 	mov.b32 %r581, %r11;
 	mov.b32 %r582, %r22;
 	mul.lo.s32 %r583, %r582, 57;
 	add.s32 %r584, %r581, %r583;
+	.loc 2 69 18
 	mov.b32 %r591, %r11;
 	mov.b32 %r592, %r22;
 	mul.lo.s32 %r593, %r592, 58;
 	add.s32 %r594, %r591, %r593;
+	.loc 2 70 18
 	mov.b32 %r601, %r11;
 	mov.b32 %r602, %r22;
 	mul.lo.s32 %r603, %r602, 59;
 	add.s32 %r604, %r601, %r603;
+	.loc 2 71 18
 	mov.b32 %r611, %r11;
 	mov.b32 %r612, %r22;
 	mul.lo.s32 %r613, %r612, 60;
 	add.s32 %r614, %r611, %r613;
+	.loc 2 72 18
 	mov.b32 %r621, %r11;
 	mov.b32 %r622, %r22;
 	mul.lo.s32 %r623, %r622, 61;
 	add.s32 %r624, %r621, %r623;
+	.loc 2 73 18
 	mov.b32 %r631, %r11;
 	mov.b32 %r632, %r22;
 	mul.lo.s32 %r633, %r632, 62;
 	add.s32 %r634, %r631, %r633;
+	.loc 2 74 18
 	mov.b32 %r641, %r11;
 	mov.b32 %r642, %r22;
 	mul.lo.s32 %r643, %r642, 63;
 	add.s32 %r644, %r641, %r643;
+	.loc 2 75 18
 	mov.b32 %r651, %r11;
 	mov.b32 %r652, %r22;
 	mul.lo.s32 %r653, %r652, 64;
 	add.s32 %r654, %r651, %r653;
+	.loc 2 76 18
 	mov.b32 %r661, %r11;
 	mov.b32 %r662, %r22;
 	mul.lo.s32 %r663, %r662, 65;
 	add.s32 %r664, %r661, %r663;
+	.loc 2 77 18
 	mov.b32 %r671, %r11;
 	mov.b32 %r672, %r22;
 	mul.lo.s32 %r673, %r672, 66;
 	add.s32 %r674, %r671, %r673;
+	.loc 2 78 18
 	mov.b32 %r681, %r11;
 	mov.b32 %r682, %r22;
 	mul.lo.s32 %r683, %r682, 67;
 	add.s32 %r684, %r681, %r683;
+	.loc 2 79 18
 	mov.b32 %r691, %r11;
 	mov.b32 %r692, %r22;
 	mul.lo.s32 %r693, %r692, 68;
 	add.s32 %r694, %r691, %r693;
+	.loc 2 80 18
 	mov.b32 %r701, %r11;
 	mov.b32 %r702, %r22;
 	mul.lo.s32 %r703, %r702, 69;
 	add.s32 %r704, %r701, %r703;
+	.loc 2 81 18
 	mov.b32 %r711, %r11;
 	mov.b32 %r712, %r22;
 	mul.lo.s32 %r713, %r712, 70;
 	add.s32 %r714, %r711, %r713;
+	.loc 2 82 18
 	mov.b32 %r721, %r11;
 	mov.b32 %r722, %r22;
 	mul.lo.s32 %r723, %r722, 71;
 	add.s32 %r724, %r721, %r723;
+	.loc 2 83 18
 	mov.b32 %r731, %r11;
 	mov.b32 %r732, %r22;
 	mul.lo.s32 %r733, %r732, 72;
 	add.s32 %r734, %r731, %r733;
+	.loc 2 84 18
 	mov.b32 %r741, %r11;
 	mov.b32 %r742, %r22;
 	mul.lo.s32 %r743, %r742, 73;
 	add.s32 %r744, %r741, %r743;
+	.loc 2 85 18
 	mov.b32 %r751, %r11;
 	mov.b32 %r752, %r22;
 	mul.lo.s32 %r753, %r752, 74;
 	add.s32 %r754, %r751, %r753;
+	.loc 2 86 18
 	mov.b32 %r761, %r11;
 	mov.b32 %r762, %r22;
 	mul.lo.s32 %r763, %r762, 75;
 	add.s32 %r764, %r761, %r763;
+	.loc 2 87 18
 	mov.b32 %r771, %r11;
 	mov.b32 %r772, %r22;
 	mul.lo.s32 %r773, %r772, 76;
 	add.s32 %r774, %r771, %r773;
+	.loc 2 88 18
 	mov.b32 %r781, %r11;
 	mov.b32 %r782, %r22;
 	mul.lo.s32 %r783, %r782, 77;
 	add.s32 %r784, %r781, %r783;
+	.loc 2 89 18
 	mov.b32 %r791, %r11;
 	mov.b32 %r792, %r22;
 	mul.lo.s32 %r793, %r792, 78;
 	add.s32 %r794, %r791, %r793;
+	.loc 2 90 18
 	mov.b32 %r801, %r11;
 	mov.b32 %r802, %r22;
 	mul.lo.s32 %r803, %r802, 79;
 	add.s32 %r804, %r801, %r803;
+	.loc 2 91 18
 	mov.b32 %r811, %r11;
 	mov.b32 %r812, %r22;
 	mul.lo.s32 %r813, %r812, 80;
 	add.s32 %r814, %r811, %r813;
+	.loc 2 92 18
 	mov.b32 %r821, %r11;
 	mov.b32 %r822, %r22;
 	mul.lo.s32 %r823, %r822, 81;
 	add.s32 %r824, %r821, %r823;
+	.loc 2 93 18
 	mov.b32 %r831, %r11;
 	mov.b32 %r832, %r22;
 	mul.lo.s32 %r833, %r832, 82;
 	add.s32 %r834, %r831, %r833;
+	.loc 2 94 18
 	mov.b32 %r841, %r11;
 	mov.b32 %r842, %r22;
 	mul.lo.s32 %r843, %r842, 83;
 	add.s32 %r844, %r841, %r843;
+	.loc 2 95 18
 	mov.b32 %r851, %r11;
 	mov.b32 %r852, %r22;
 	mul.lo.s32 %r853, %r852, 84;
 	add.s32 %r854, %r851, %r853;
+	.loc 2 96 18
 	mov.b32 %r861, %r11;
 	mov.b32 %r862, %r22;
 	mul.lo.s32 %r863, %r862, 85;
 	add.s32 %r864, %r861, %r863;
+	.loc 2 97 18
 	mov.b32 %r871, %r11;
 	mov.b32 %r872, %r22;
 	mul.lo.s32 %r873, %r872, 86;
 	add.s32 %r874, %r871, %r873;
+	.loc 2 98 18
 	mov.b32 %r881, %r11;
 	mov.b32 %r882, %r22;
 	mul.lo.s32 %r883, %r882, 87;
 	add.s32 %r884, %r881, %r883;
+	.loc 2 99 18
 	mov.b32 %r891, %r11;
 	mov.b32 %r892, %r22;
 	mul.lo.s32 %r893, %r892, 88;
 	add.s32 %r894, %r891, %r893;
+	.loc 2 100 18
 	mov.b32 %r901, %r11;
 	mov.b32 %r902, %r22;
 	mul.lo.s32 %r903, %r902, 89;
 	add.s32 %r904, %r901, %r903;
+	.loc 2 101 18
 	mov.b32 %r911, %r11;
 	mov.b32 %r912, %r22;
 	mul.lo.s32 %r913, %r912, 90;
 	add.s32 %r914, %r911, %r913;
+	.loc 2 102 18
 	mov.b32 %r921, %r11;
 	mov.b32 %r922, %r22;
 	mul.lo.s32 %r923, %r922, 91;
 	add.s32 %r924, %r921, %r923;
+	.loc 2 103 18
 	mov.b32 %r931, %r11;
 	mov.b32 %r932, %r22;
 	mul.lo.s32 %r933, %r932, 92;
 	add.s32 %r934, %r931, %r933;
+	.loc 2 104 18
 	mov.b32 %r941, %r11;
 	mov.b32 %r942, %r22;
 	mul.lo.s32 %r943, %r942, 93;
 	add.s32 %r944, %r941, %r943;
+	.loc 2 105 18
 	mov.b32 %r951, %r11;
 	mov.b32 %r952, %r22;
 	mul.lo.s32 %r953, %r952, 94;
 	add.s32 %r954, %r951, %r953;
+	.loc 2 106 18
 	mov.b32 %r961, %r11;
 	mov.b32 %r962, %r22;
 	mul.lo.s32 %r963, %r962, 95;
 	add.s32 %r964, %r961, %r963;
+	.loc 2 107 18
 	mov.b32 %r971, %r11;
 	mov.b32 %r972, %r22;
 	mul.lo.s32 %r973, %r972, 96;
 	add.s32 %r974, %r971, %r973;
+	.loc 2 108 18
 	mov.b32 %r981, %r11;
 	mov.b32 %r982, %r22;
 	mul.lo.s32 %r983, %r982, 97;
 	add.s32 %r984, %r981, %r983;
+	.loc 2 109 18
 	mov.b32 %r991, %r11;
 	mov.b32 %r992, %r22;
 	mul.lo.s32 %r993, %r992, 98;
 	add.s32 %r994, %r991, %r993;
+	.loc 2 110 18
 	mov.b32 %r1001, %r11;
 	mov.b32 %r1002, %r22;
 	mul.lo.s32 %r1003, %r1002, 99;
 	add.s32 %r1004, %r1001, %r1003;
+	.loc 2 111 19
 	mov.b32 %r1011, %r11;
 	mov.b32 %r1012, %r22;
 	mul.lo.s32 %r1013, %r1012, 100;
 	add.s32 %r1014, %r1011, %r1013;
+	.loc 2 112 19
 	mov.b32 %r1021, %r11;
 	mov.b32 %r1022, %r22;
 	mul.lo.s32 %r1023, %r1022, 101;
 	add.s32 %r1024, %r1021, %r1023;
+	.loc 2 113 19
 	mov.b32 %r1031, %r11;
 	mov.b32 %r1032, %r22;
 	mul.lo.s32 %r1033, %r1032, 102;
 	add.s32 %r1034, %r1031, %r1033;
+	.loc 2 114 19
 	mov.b32 %r1041, %r11;
 	mov.b32 %r1042, %r22;
 	mul.lo.s32 %r1043, %r1042, 103;
 	add.s32 %r1044, %r1041, %r1043;
+	.loc 2 115 19
 	mov.b32 %r1051, %r11;
 	mov.b32 %r1052, %r22;
 	mul.lo.s32 %r1053, %r1052, 104;
 	add.s32 %r1054, %r1051, %r1053;
+	.loc 2 116 19
 	mov.b32 %r1061, %r11;
 	mov.b32 %r1062, %r22;
 	mul.lo.s32 %r1063, %r1062, 105;
 	add.s32 %r1064, %r1061, %r1063;
+	.loc 2 117 19
 	mov.b32 %r1071, %r11;
 	mov.b32 %r1072, %r22;
 	mul.lo.s32 %r1073, %r1072, 106;
 	add.s32 %r1074, %r1071, %r1073;
+	.loc 2 118 19
 	mov.b32 %r1081, %r11;
 	mov.b32 %r1082, %r22;
 	mul.lo.s32 %r1083, %r1082, 107;
 	add.s32 %r1084, %r1081, %r1083;
+	.loc 2 119 19
 	mov.b32 %r1091, %r11;
 	mov.b32 %r1092, %r22;
 	mul.lo.s32 %r1093, %r1092, 108;
 	add.s32 %r1094, %r1091, %r1093;
+	.loc 2 120 19
 	mov.b32 %r1101, %r11;
 	mov.b32 %r1102, %r22;
 	mul.lo.s32 %r1103, %r1102, 109;
 	add.s32 %r1104, %r1101, %r1103;
+	.loc 2 121 19
 	mov.b32 %r1111, %r11;
 	mov.b32 %r1112, %r22;
 	mul.lo.s32 %r1113, %r1112, 110;
 	add.s32 %r1114, %r1111, %r1113;
+	.loc 2 122 19
 	mov.b32 %r1121, %r11;
 	mov.b32 %r1122, %r22;
 	mul.lo.s32 %r1123, %r1122, 111;
 	add.s32 %r1124, %r1121, %r1123;
+	.loc 2 123 19
 	mov.b32 %r1131, %r11;
 	mov.b32 %r1132, %r22;
 	mul.lo.s32 %r1133, %r1132, 112;
 	add.s32 %r1134, %r1131, %r1133;
+	.loc 2 124 19
 	mov.b32 %r1141, %r11;
 	mov.b32 %r1142, %r22;
 	mul.lo.s32 %r1143, %r1142, 113;
 	add.s32 %r1144, %r1141, %r1143;
+	.loc 2 125 19
 	mov.b32 %r1151, %r11;
 	mov.b32 %r1152, %r22;
 	mul.lo.s32 %r1153, %r1152, 114;
 	add.s32 %r1154, %r1151, %r1153;
+	.loc 2 126 19
 	mov.b32 %r1161, %r11;
 	mov.b32 %r1162, %r22;
 	mul.lo.s32 %r1163, %r1162, 115;
 	add.s32 %r1164, %r1161, %r1163;
+	.loc 2 127 19
 	mov.b32 %r1171, %r11;
 	mov.b32 %r1172, %r22;
 	mul.lo.s32 %r1173, %r1172, 116;
 	add.s32 %r1174, %r1171, %r1173;
+	.loc 2 128 19
 	mov.b32 %r1181, %r11;
 	mov.b32 %r1182, %r22;
 	mul.lo.s32 %r1183, %r1182, 117;
 	add.s32 %r1184, %r1181, %r1183;
+	.loc 2 129 19
 	mov.b32 %r1191, %r11;
 	mov.b32 %r1192, %r22;
 	mul.lo.s32 %r1193, %r1192, 118;
 	add.s32 %r1194, %r1191, %r1193;
+	.loc 2 130 19
 	mov.b32 %r1201, %r11;
 	mov.b32 %r1202, %r22;
 	mul.lo.s32 %r1203, %r1202, 119;
 	add.s32 %r1204, %r1201, %r1203;
+	.loc 2 131 19
 	mov.b32 %r1211, %r11;
 	mov.b32 %r1212, %r22;
 	mul.lo.s32 %r1213, %r1212, 120;
 	add.s32 %r1214, %r1211, %r1213;
+	.loc 2 132 19
 	mov.b32 %r1221, %r11;
 	mov.b32 %r1222, %r22;
 	mul.lo.s32 %r1223, %r1222, 121;
 	add.s32 %r1224, %r1221, %r1223;
+	.loc 2 133 19
 	mov.b32 %r1231, %r11;
 	mov.b32 %r1232, %r22;
 	mul.lo.s32 %r1233, %r1232, 122;
 	add.s32 %r1234, %r1231, %r1233;
+	.loc 2 134 19
 	mov.b32 %r1241, %r11;
 	mov.b32 %r1242, %r22;
 	mul.lo.s32 %r1243, %r1242, 123;
 	add.s32 %r1244, %r1241, %r1243;
+	.loc 2 135 19
 	mov.b32 %r1251, %r11;
 	mov.b32 %r1252, %r22;
 	mul.lo.s32 %r1253, %r1252, 124;
 	add.s32 %r1254, %r1251, %r1253;
+	.loc 2 136 19
 	mov.b32 %r1261, %r11;
 	mov.b32 %r1262, %r22;
 	mul.lo.s32 %r1263, %r1262, 125;
 	add.s32 %r1264, %r1261, %r1263;
+	.loc 2 137 19
 	mov.b32 %r1271, %r11;
 	mov.b32 %r1272, %r22;
 	mul.lo.s32 %r1273, %r1272, 126;
 	add.s32 %r1274, %r1271, %r1273;
+	.loc 2 138 19
 	mov.b32 %r1281, %r11;
 	mov.b32 %r1282, %r22;
 	mul.lo.s32 %r1283, %r1282, 127;
 	add.s32 %r1284, %r1281, %r1283;
+	.loc 2 139 19
 	mov.b32 %r1291, %r11;
 	mov.b32 %r1292, %r22;
 	mul.lo.s32 %r1293, %r1292, 128;
 	add.s32 %r1294, %r1291, %r1293;
+	.loc 2 140 19
 	mov.b32 %r1301, %r11;
 	mov.b32 %r1302, %r22;
 	mul.lo.s32 %r1303, %r1302, 129;
 	add.s32 %r1304, %r1301, %r1303;
+	.loc 2 141 19
 	mov.b32 %r1311, %r11;
 	mov.b32 %r1312, %r22;
 	mul.lo.s32 %r1313, %r1312, 130;
 	add.s32 %r1314, %r1311, %r1313;
+	.loc 2 142 19
 	mov.b32 %r1321, %r11;
 	mov.b32 %r1322, %r22;
 	mul.lo.s32 %r1323, %r1322, 131;
 	add.s32 %r1324, %r1321, %r1323;
+	.loc 2 143 19
 	mov.b32 %r1331, %r11;
 	mov.b32 %r1332, %r22;
 	mul.lo.s32 %r1333, %r1332, 132;
 	add.s32 %r1334, %r1331, %r1333;
+	.loc 2 144 19
 	mov.b32 %r1341, %r11;
 	mov.b32 %r1342, %r22;
 	mul.lo.s32 %r1343, %r1342, 133;
 	add.s32 %r1344, %r1341, %r1343;
+	.loc 2 145 19
 	mov.b32 %r1351, %r11;
 	mov.b32 %r1352, %r22;
 	mul.lo.s32 %r1353, %r1352, 134;
 	add.s32 %r1354, %r1351, %r1353;
+	.loc 2 146 19
 	mov.b32 %r1361, %r11;
 	mov.b32 %r1362, %r22;
 	mul.lo.s32 %r1363, %r1362, 135;
 	add.s32 %r1364, %r1361, %r1363;
+	.loc 2 147 19
 	mov.b32 %r1371, %r11;
 	mov.b32 %r1372, %r22;
 	mul.lo.s32 %r1373, %r1372, 136;
 	add.s32 %r1374, %r1371, %r1373;
+	.loc 2 148 19
 	mov.b32 %r1381, %r11;
 	mov.b32 %r1382, %r22;
 	mul.lo.s32 %r1383, %r1382, 137;
 	add.s32 %r1384, %r1381, %r1383;
+	.loc 2 149 19
 	mov.b32 %r1391, %r11;
 	mov.b32 %r1392, %r22;
 	mul.lo.s32 %r1393, %r1392, 138;
 	add.s32 %r1394, %r1391, %r1393;
+	.loc 2 150 19
 	mov.b32 %r1401, %r11;
 	mov.b32 %r1402, %r22;
 	mul.lo.s32 %r1403, %r1402, 139;
 	add.s32 %r1404, %r1401, %r1403;
+	.loc 2 151 19
 	mov.b32 %r1411, %r11;
 	mov.b32 %r1412, %r22;
 	mul.lo.s32 %r1413, %r1412, 140;
 	add.s32 %r1414, %r1411, %r1413;
+	.loc 2 152 19
 	mov.b32 %r1421, %r11;
 	mov.b32 %r1422, %r22;
 	mul.lo.s32 %r1423, %r1422, 141;
 	add.s32 %r1424, %r1421, %r1423;
+	.loc 2 153 19
 	mov.b32 %r1431, %r11;
 	mov.b32 %r1432, %r22;
 	mul.lo.s32 %r1433, %r1432, 142;
 	add.s32 %r1434, %r1431, %r1433;
+	.loc 2 154 19
 	mov.b32 %r1441, %r11;
 	mov.b32 %r1442, %r22;
 	mul.lo.s32 %r1443, %r1442, 143;
 	add.s32 %r1444, %r1441, %r1443;
+	.loc 2 155 19
 	mov.b32 %r1451, %r11;
 	mov.b32 %r1452, %r22;
 	mul.lo.s32 %r1453, %r1452, 144;
 	add.s32 %r1454, %r1451, %r1453;
+	.loc 2 156 19
 	mov.b32 %r1461, %r11;
 	mov.b32 %r1462, %r22;
 	mul.lo.s32 %r1463, %r1462, 145;
 	add.s32 %r1464, %r1461, %r1463;
+	.loc 2 157 19
 	mov.b32 %r1471, %r11;
 	mov.b32 %r1472, %r22;
 	mul.lo.s32 %r1473, %r1472, 146;
 	add.s32 %r1474, %r1471, %r1473;
+	.loc 2 158 19
 	mov.b32 %r1481, %r11;
 	mov.b32 %r1482, %r22;
 	mul.lo.s32 %r1483, %r1482, 147;
 	add.s32 %r1484, %r1481, %r1483;
+	.loc 2 159 19
 	mov.b32 %r1491, %r11;
 	mov.b32 %r1492, %r22;
 	mul.lo.s32 %r1493, %r1492, 148;
 	add.s32 %r1494, %r1491, %r1493;
+	.loc 2 160 19
 	mov.b32 %r1501, %r11;
 	mov.b32 %r1502, %r22;
 	mul.lo.s32 %r1503, %r1502, 149;
 	add.s32 %r1504, %r1501, %r1503;
+	.loc 2 161 19
 	mov.b32 %r1511, %r11;
 	mov.b32 %r1512, %r22;
 	mul.lo.s32 %r1513, %r1512, 150;
 	add.s32 %r1514, %r1511, %r1513;
+	.loc 2 162 19
 	mov.b32 %r1521, %r11;
 	mov.b32 %r1522, %r22;
 	mul.lo.s32 %r1523, %r1522, 151;
 	add.s32 %r1524, %r1521, %r1523;
+	.loc 2 163 19
 	mov.b32 %r1531, %r11;
 	mov.b32 %r1532, %r22;
 	mul.lo.s32 %r1533, %r1532, 152;
 	add.s32 %r1534, %r1531, %r1533;
+	.loc 2 164 19
 	mov.b32 %r1541, %r11;
 	mov.b32 %r1542, %r22;
 	mul.lo.s32 %r1543, %r1542, 153;
 	add.s32 %r1544, %r1541, %r1543;
+	.loc 2 165 19
 	mov.b32 %r1551, %r11;
 	mov.b32 %r1552, %r22;
 	mul.lo.s32 %r1553, %r1552, 154;
 	add.s32 %r1554, %r1551, %r1553;
+	.loc 2 166 19
 	mov.b32 %r1561, %r11;
 	mov.b32 %r1562, %r22;
 	mul.lo.s32 %r1563, %r1562, 155;
 	add.s32 %r1564, %r1561, %r1563;
+	.loc 2 167 19
 	mov.b32 %r1571, %r11;
 	mov.b32 %r1572, %r22;
 	mul.lo.s32 %r1573, %r1572, 156;
 	add.s32 %r1574, %r1571, %r1573;
+	.loc 2 168 19
 	mov.b32 %r1581, %r11;
 	mov.b32 %r1582, %r22;
 	mul.lo.s32 %r1583, %r1582, 157;
 	add.s32 %r1584, %r1581, %r1583;
+	.loc 2 169 19
 	mov.b32 %r1591, %r11;
 	mov.b32 %r1592, %r22;
 	mul.lo.s32 %r1593, %r1592, 158;
 	add.s32 %r1594, %r1591, %r1593;
+	.loc 2 170 19
 	mov.b32 %r1601, %r11;
 	mov.b32 %r1602, %r22;
 	mul.lo.s32 %r1603, %r1602, 159;
 	add.s32 %r1604, %r1601, %r1603;
+	.loc 2 171 19
 	mov.b32 %r1611, %r11;
 	mov.b32 %r1612, %r22;
 	mul.lo.s32 %r1613, %r1612, 160;
 	add.s32 %r1614, %r1611, %r1613;
+	.loc 2 172 19
 	mov.b32 %r1621, %r11;
 	mov.b32 %r1622, %r22;
 	mul.lo.s32 %r1623, %r1622, 161;
 	add.s32 %r1624, %r1621, %r1623;
+	.loc 2 173 19
 	mov.b32 %r1631, %r11;
 	mov.b32 %r1632, %r22;
 	mul.lo.s32 %r1633, %r1632, 162;
 	add.s32 %r1634, %r1631, %r1633;
+	.loc 2 174 19
 	mov.b32 %r1641, %r11;
 	mov.b32 %r1642, %r22;
 	mul.lo.s32 %r1643, %r1642, 163;
 	add.s32 %r1644, %r1641, %r1643;
+	.loc 2 175 19
 	mov.b32 %r1651, %r11;
 	mov.b32 %r1652, %r22;
 	mul.lo.s32 %r1653, %r1652, 164;
 	add.s32 %r1654, %r1651, %r1653;
+	.loc 2 176 19
 	mov.b32 %r1661, %r11;
 	mov.b32 %r1662, %r22;
 	mul.lo.s32 %r1663, %r1662, 165;
 	add.s32 %r1664, %r1661, %r1663;
+	.loc 2 177 19
 	mov.b32 %r1671, %r11;
 	mov.b32 %r1672, %r22;
 	mul.lo.s32 %r1673, %r1672, 166;
 	add.s32 %r1674, %r1671, %r1673;
+	.loc 2 178 19
 	mov.b32 %r1681, %r11;
 	mov.b32 %r1682, %r22;
 	mul.lo.s32 %r1683, %r1682, 167;
 	add.s32 %r1684, %r1681, %r1683;
+	.loc 2 179 19
 	mov.b32 %r1691, %r11;
 	mov.b32 %r1692, %r22;
 	mul.lo.s32 %r1693, %r1692, 168;
 	add.s32 %r1694, %r1691, %r1693;
+	.loc 2 180 19
 	mov.b32 %r1701, %r11;
 	mov.b32 %r1702, %r22;
 	mul.lo.s32 %r1703, %r1702, 169;
 	add.s32 %r1704, %r1701, %r1703;
+	.loc 2 181 19
 	mov.b32 %r1711, %r11;
 	mov.b32 %r1712, %r22;
 	mul.lo.s32 %r1713, %r1712, 170;
 	add.s32 %r1714, %r1711, %r1713;
+	.loc 2 182 19
 	mov.b32 %r1721, %r11;
 	mov.b32 %r1722, %r22;
 	mul.lo.s32 %r1723, %r1722, 171;
 	add.s32 %r1724, %r1721, %r1723;
+	.loc 2 183 19
 	mov.b32 %r1731, %r11;
 	mov.b32 %r1732, %r22;
 	mul.lo.s32 %r1733, %r1732, 172;
 	add.s32 %r1734, %r1731, %r1733;
+	.loc 2 184 19
 	mov.b32 %r1741, %r11;
 	mov.b32 %r1742, %r22;
 	mul.lo.s32 %r1743, %r1742, 173;
 	add.s32 %r1744, %r1741, %r1743;
+	.loc 2 185 19
 	mov.b32 %r1751, %r11;
 	mov.b32 %r1752, %r22;
 	mul.lo.s32 %r1753, %r1752, 174;
 	add.s32 %r1754, %r1751, %r1753;
+	.loc 2 186 19
 	mov.b32 %r1761, %r11;
 	mov.b32 %r1762, %r22;
 	mul.lo.s32 %r1763, %r1762, 175;
 	add.s32 %r1764, %r1761, %r1763;
+	.loc 2 187 19
 	mov.b32 %r1771, %r11;
 	mov.b32 %r1772, %r22;
 	mul.lo.s32 %r1773, %r1772, 176;
 	add.s32 %r1774, %r1771, %r1773;
+	.loc 2 188 19
 	mov.b32 %r1781, %r11;
 	mov.b32 %r1782, %r22;
 	mul.lo.s32 %r1783, %r1782, 177;
 	add.s32 %r1784, %r1781, %r1783;
+	.loc 2 189 19
 	mov.b32 %r1791, %r11;
 	mov.b32 %r1792, %r22;
 	mul.lo.s32 %r1793, %r1792, 178;
 	add.s32 %r1794, %r1791, %r1793;
+	.loc 2 190 19
 	mov.b32 %r1801, %r11;
 	mov.b32 %r1802, %r22;
 	mul.lo.s32 %r1803, %r1802, 179;
 	add.s32 %r1804, %r1801, %r1803;
+	.loc 2 191 19
 	mov.b32 %r1811, %r11;
 	mov.b32 %r1812, %r22;
 	mul.lo.s32 %r1813, %r1812, 180;
 	add.s32 %r1814, %r1811, %r1813;
+	.loc 2 192 19
 	mov.b32 %r1821, %r11;
 	mov.b32 %r1822, %r22;
 	mul.lo.s32 %r1823, %r1822, 181;
 	add.s32 %r1824, %r1821, %r1823;
+	.loc 2 193 19
 	mov.b32 %r1831, %r11;
 	mov.b32 %r1832, %r22;
 	mul.lo.s32 %r1833, %r1832, 182;
 	add.s32 %r1834, %r1831, %r1833;
+	.loc 2 194 19
 	mov.b32 %r1841, %r11;
 	mov.b32 %r1842, %r22;
 	mul.lo.s32 %r1843, %r1842, 183;
 	add.s32 %r1844, %r1841, %r1843;
+	.loc 2 195 19
 	mov.b32 %r1851, %r11;
 	mov.b32 %r1852, %r22;
 	mul.lo.s32 %r1853, %r1852, 184;
 	add.s32 %r1854, %r1851, %r1853;
+	.loc 2 196 19
 	mov.b32 %r1861, %r11;
 	mov.b32 %r1862, %r22;
 	mul.lo.s32 %r1863, %r1862, 185;
 	add.s32 %r1864, %r1861, %r1863;
+	.loc 2 197 19
 	mov.b32 %r1871, %r11;
 	mov.b32 %r1872, %r22;
 	mul.lo.s32 %r1873, %r1872, 186;
 	add.s32 %r1874, %r1871, %r1873;
+	.loc 2 198 19
 	mov.b32 %r1881, %r11;
 	mov.b32 %r1882, %r22;
 	mul.lo.s32 %r1883, %r1882, 187;
 	add.s32 %r1884, %r1881, %r1883;
+	.loc 2 199 19
 	mov.b32 %r1891, %r11;
 	mov.b32 %r1892, %r22;
 	mul.lo.s32 %r1893, %r1892, 188;
 	add.s32 %r1894, %r1891, %r1893;
+	.loc 2 200 19
 	mov.b32 %r1901, %r11;
 	mov.b32 %r1902, %r22;
 	mul.lo.s32 %r1903, %r1902, 189;
 	add.s32 %r1904, %r1901, %r1903;
+	.loc 2 201 19
 	mov.b32 %r1911, %r11;
 	mov.b32 %r1912, %r22;
 	mul.lo.s32 %r1913, %r1912, 190;
 	add.s32 %r1914, %r1911, %r1913;
+	.loc 2 202 19
 	mov.b32 %r1921, %r11;
 	mov.b32 %r1922, %r22;
 	mul.lo.s32 %r1923, %r1922, 191;
 	add.s32 %r1924, %r1921, %r1923;
+	.loc 2 203 19
 	mov.b32 %r1931, %r11;
 	mov.b32 %r1932, %r22;
 	mul.lo.s32 %r1933, %r1932, 192;
 	add.s32 %r1934, %r1931, %r1933;
+	.loc 2 204 19
 	mov.b32 %r1941, %r11;
 	mov.b32 %r1942, %r22;
 	mul.lo.s32 %r1943, %r1942, 193;
 	add.s32 %r1944, %r1941, %r1943;
+	.loc 2 205 19
 	mov.b32 %r1951, %r11;
 	mov.b32 %r1952, %r22;
 	mul.lo.s32 %r1953, %r1952, 194;
 	add.s32 %r1954, %r1951, %r1953;
+	.loc 2 206 19
 	mov.b32 %r1961, %r11;
 	mov.b32 %r1962, %r22;
 	mul.lo.s32 %r1963, %r1962, 195;
 	add.s32 %r1964, %r1961, %r1963;
+	.loc 2 207 19
 	mov.b32 %r1971, %r11;
 	mov.b32 %r1972, %r22;
 	mul.lo.s32 %r1973, %r1972, 196;
 	add.s32 %r1974, %r1971, %r1973;
+	.loc 2 208 19
 	mov.b32 %r1981, %r11;
 	mov.b32 %r1982, %r22;
 	mul.lo.s32 %r1983, %r1982, 197;
 	add.s32 %r1984, %r1981, %r1983;
+	.loc 2 209 19
 	mov.b32 %r1991, %r11;
 	mov.b32 %r1992, %r22;
 	mul.lo.s32 %r1993, %r1992, 198;
 	add.s32 %r1994, %r1991, %r1993;
+	.loc 2 210 19
 	mov.b32 %r2001, %r11;
 	mov.b32 %r2002, %r22;
 	mul.lo.s32 %r2003, %r2002, 199;
 	add.s32 %r2004, %r2001, %r2003;
+	.loc 2 211 19
 	mov.b32 %r2011, %r11;
 	mov.b32 %r2012, %r22;
 	mul.lo.s32 %r2013, %r2012, 200;
 	add.s32 %r2014, %r2011, %r2013;
+	.loc 2 212 19
 	mov.b32 %r2021, %r11;
 	mov.b32 %r2022, %r22;
 	mul.lo.s32 %r2023, %r2022, 201;
 	add.s32 %r2024, %r2021, %r2023;
+	.loc 2 213 19
 	mov.b32 %r2031, %r11;
 	mov.b32 %r2032, %r22;
 	mul.lo.s32 %r2033, %r2032, 202;
 	add.s32 %r2034, %r2031, %r2033;
+	.loc 2 214 19
 	mov.b32 %r2041, %r11;
 	mov.b32 %r2042, %r22;
 	mul.lo.s32 %r2043, %r2042, 203;
 	add.s32 %r2044, %r2041, %r2043;
+	.loc 2 215 19
 	mov.b32 %r2051, %r11;
 	mov.b32 %r2052, %r22;
 	mul.lo.s32 %r2053, %r2052, 204;
 	add.s32 %r2054, %r2051, %r2053;
+	.loc 2 216 19
 	mov.b32 %r2061, %r11;
 	mov.b32 %r2062, %r22;
 	mul.lo.s32 %r2063, %r2062, 205;
 	add.s32 %r2064, %r2061, %r2063;
+	.loc 2 217 19
 	mov.b32 %r2071, %r11;
 	mov.b32 %r2072, %r22;
 	mul.lo.s32 %r2073, %r2072, 206;
 	add.s32 %r2074, %r2071, %r2073;
+	.loc 2 218 19
 	mov.b32 %r2081, %r11;
 	mov.b32 %r2082, %r22;
 	mul.lo.s32 %r2083, %r2082, 207;
 	add.s32 %r2084, %r2081, %r2083;
+	.loc 2 219 19
 	mov.b32 %r2091, %r11;
 	mov.b32 %r2092, %r22;
 	mul.lo.s32 %r2093, %r2092, 208;
 	add.s32 %r2094, %r2091, %r2093;
+	.loc 2 220 19
 	mov.b32 %r2101, %r11;
 	mov.b32 %r2102, %r22;
 	mul.lo.s32 %r2103, %r2102, 209;
 	add.s32 %r2104, %r2101, %r2103;
+	.loc 2 221 19
 	mov.b32 %r2111, %r11;
 	mov.b32 %r2112, %r22;
 	mul.lo.s32 %r2113, %r2112, 210;
 	add.s32 %r2114, %r2111, %r2113;
+	.loc 2 222 19
 	mov.b32 %r2121, %r11;
 	mov.b32 %r2122, %r22;
 	mul.lo.s32 %r2123, %r2122, 211;
 	add.s32 %r2124, %r2121, %r2123;
+	.loc 2 223 19
 	mov.b32 %r2131, %r11;
 	mov.b32 %r2132, %r22;
 	mul.lo.s32 %r2133, %r2132, 212;
 	add.s32 %r2134, %r2131, %r2133;
+	.loc 2 224 19
 	mov.b32 %r2141, %r11;
 	mov.b32 %r2142, %r22;
 	mul.lo.s32 %r2143, %r2142, 213;
 	add.s32 %r2144, %r2141, %r2143;
+	.loc 2 225 19
 	mov.b32 %r2151, %r11;
 	mov.b32 %r2152, %r22;
 	mul.lo.s32 %r2153, %r2152, 214;
 	add.s32 %r2154, %r2151, %r2153;
+	.loc 2 226 19
 	mov.b32 %r2161, %r11;
 	mov.b32 %r2162, %r22;
 	mul.lo.s32 %r2163, %r2162, 215;
 	add.s32 %r2164, %r2161, %r2163;
+	.loc 2 227 19
 	mov.b32 %r2171, %r11;
 	mov.b32 %r2172, %r22;
 	mul.lo.s32 %r2173, %r2172, 216;
 	add.s32 %r2174, %r2171, %r2173;
+	.loc 2 228 19
 	mov.b32 %r2181, %r11;
 	mov.b32 %r2182, %r22;
 	mul.lo.s32 %r2183, %r2182, 217;
 	add.s32 %r2184, %r2181, %r2183;
+	.loc 2 229 19
 	mov.b32 %r2191, %r11;
 	mov.b32 %r2192, %r22;
 	mul.lo.s32 %r2193, %r2192, 218;
 	add.s32 %r2194, %r2191, %r2193;
+	.loc 2 230 19
 	mov.b32 %r2201, %r11;
 	mov.b32 %r2202, %r22;
 	mul.lo.s32 %r2203, %r2202, 219;
 	add.s32 %r2204, %r2201, %r2203;
+	.loc 2 231 19
 	mov.b32 %r2211, %r11;
 	mov.b32 %r2212, %r22;
 	mul.lo.s32 %r2213, %r2212, 220;
 	add.s32 %r2214, %r2211, %r2213;
+	.loc 2 232 19
 	mov.b32 %r2221, %r11;
 	mov.b32 %r2222, %r22;
 	mul.lo.s32 %r2223, %r2222, 221;
 	add.s32 %r2224, %r2221, %r2223;
+	.loc 2 233 19
 	mov.b32 %r2231, %r11;
 	mov.b32 %r2232, %r22;
 	mul.lo.s32 %r2233, %r2232, 222;
 	add.s32 %r2234, %r2231, %r2233;
+	.loc 2 234 19
 	mov.b32 %r2241, %r11;
 	mov.b32 %r2242, %r22;
 	mul.lo.s32 %r2243, %r2242, 223;
 	add.s32 %r2244, %r2241, %r2243;
+	.loc 2 235 19
 	mov.b32 %r2251, %r11;
 	mov.b32 %r2252, %r22;
 	mul.lo.s32 %r2253, %r2252, 224;
 	add.s32 %r2254, %r2251, %r2253;
+	.loc 2 236 19
 	mov.b32 %r2261, %r11;
 	mov.b32 %r2262, %r22;
 	mul.lo.s32 %r2263, %r2262, 225;
 	add.s32 %r2264, %r2261, %r2263;
+	.loc 2 237 19
 	mov.b32 %r2271, %r11;
 	mov.b32 %r2272, %r22;
 	mul.lo.s32 %r2273, %r2272, 226;
 	add.s32 %r2274, %r2271, %r2273;
+	.loc 2 238 19
 	mov.b32 %r2281, %r11;
 	mov.b32 %r2282, %r22;
 	mul.lo.s32 %r2283, %r2282, 227;
 	add.s32 %r2284, %r2281, %r2283;
+	.loc 2 239 19
 	mov.b32 %r2291, %r11;
 	mov.b32 %r2292, %r22;
 	mul.lo.s32 %r2293, %r2292, 228;
 	add.s32 %r2294, %r2291, %r2293;
+	.loc 2 240 19
 	mov.b32 %r2301, %r11;
 	mov.b32 %r2302, %r22;
 	mul.lo.s32 %r2303, %r2302, 229;
 	add.s32 %r2304, %r2301, %r2303;
+	.loc 2 241 19
 	mov.b32 %r2311, %r11;
 	mov.b32 %r2312, %r22;
 	mul.lo.s32 %r2313, %r2312, 230;
 	add.s32 %r2314, %r2311, %r2313;
+	.loc 2 242 19
 	mov.b32 %r2321, %r11;
 	mov.b32 %r2322, %r22;
 	mul.lo.s32 %r2323, %r2322, 231;
 	add.s32 %r2324, %r2321, %r2323;
+	.loc 2 243 19
 	mov.b32 %r2331, %r11;
 	mov.b32 %r2332, %r22;
 	mul.lo.s32 %r2333, %r2332, 232;
 	add.s32 %r2334, %r2331, %r2333;
+	.loc 2 244 19
 	mov.b32 %r2341, %r11;
 	mov.b32 %r2342, %r22;
 	mul.lo.s32 %r2343, %r2342, 233;
 	add.s32 %r2344, %r2341, %r2343;
+	.loc 2 245 19
 	mov.b32 %r2351, %r11;
 	mov.b32 %r2352, %r22;
 	mul.lo.s32 %r2353, %r2352, 234;
 	add.s32 %r2354, %r2351, %r2353;
+	.loc 2 246 19
 	mov.b32 %r2361, %r11;
 	mov.b32 %r2362, %r22;
 	mul.lo.s32 %r2363, %r2362, 235;
 	add.s32 %r2364, %r2361, %r2363;
+	.loc 2 247 19
 	mov.b32 %r2371, %r11;
 	mov.b32 %r2372, %r22;
 	mul.lo.s32 %r2373, %r2372, 236;
 	add.s32 %r2374, %r2371, %r2373;
+	.loc 2 248 19
 	mov.b32 %r2381, %r11;
 	mov.b32 %r2382, %r22;
 	mul.lo.s32 %r2383, %r2382, 237;
 	add.s32 %r2384, %r2381, %r2383;
+	.loc 2 249 19
 	mov.b32 %r2391, %r11;
 	mov.b32 %r2392, %r22;
 	mul.lo.s32 %r2393, %r2392, 238;
 	add.s32 %r2394, %r2391, %r2393;
+	.loc 2 250 19
 	mov.b32 %r2401, %r11;
 	mov.b32 %r2402, %r22;
 	mul.lo.s32 %r2403, %r2402, 239;
 	add.s32 %r2404, %r2401, %r2403;
+	.loc 2 251 19
 	mov.b32 %r2411, %r11;
 	mov.b32 %r2412, %r22;
 	mul.lo.s32 %r2413, %r2412, 240;
 	add.s32 %r2414, %r2411, %r2413;
+	.loc 2 252 19
 	mov.b32 %r2421, %r11;
 	mov.b32 %r2422, %r22;
 	mul.lo.s32 %r2423, %r2422, 241;
 	add.s32 %r2424, %r2421, %r2423;
+	.loc 2 253 19
 	mov.b32 %r2431, %r11;
 	mov.b32 %r2432, %r22;
 	mul.lo.s32 %r2433, %r2432, 242;
 	add.s32 %r2434, %r2431, %r2433;
+	.loc 2 254 19
 	mov.b32 %r2441, %r11;
 	mov.b32 %r2442, %r22;
 	mul.lo.s32 %r2443, %r2442, 243;
 	add.s32 %r2444, %r2441, %r2443;
+	.loc 2 255 19
 	mov.b32 %r2451, %r11;
 	mov.b32 %r2452, %r22;
 	mul.lo.s32 %r2453, %r2452, 244;
 	add.s32 %r2454, %r2451, %r2453;
+	.loc 2 256 19
 	mov.b32 %r2461, %r11;
 	mov.b32 %r2462, %r22;
 	mul.lo.s32 %r2463, %r2462, 245;
 	add.s32 %r2464, %r2461, %r2463;
+	.loc 2 257 19
 	mov.b32 %r2471, %r11;
 	mov.b32 %r2472, %r22;
 	mul.lo.s32 %r2473, %r2472, 246;
 	add.s32 %r2474, %r2471, %r2473;
+	.loc 2 258 19
 	mov.b32 %r2481, %r11;
 	mov.b32 %r2482, %r22;
 	mul.lo.s32 %r2483, %r2482, 247;
 	add.s32 %r2484, %r2481, %r2483;
+	.loc 2 259 19
 	mov.b32 %r2491, %r11;
 	mov.b32 %r2492, %r22;
 	mul.lo.s32 %r2493, %r2492, 248;
 	add.s32 %r2494, %r2491, %r2493;
+	.loc 2 260 19
 	mov.b32 %r2501, %r11;
 	mov.b32 %r2502, %r22;
 	mul.lo.s32 %r2503, %r2502, 249;
 	add.s32 %r2504, %r2501, %r2503;
+	.loc 2 261 19
 	mov.b32 %r2511, %r11;
 	mov.b32 %r2512, %r22;
 	mul.lo.s32 %r2513, %r2512, 250;
 	add.s32 %r2514, %r2511, %r2513;
+	.loc 2 262 19
 	mov.b32 %r2521, %r11;
 	mov.b32 %r2522, %r22;
 	mul.lo.s32 %r2523, %r2522, 251;
 	add.s32 %r2524, %r2521, %r2523;
+	.loc 2 263 19
 	mov.b32 %r2531, %r11;
 	mov.b32 %r2532, %r22;
 	mul.lo.s32 %r2533, %r2532, 252;
 	add.s32 %r2534, %r2531, %r2533;
+	.loc 2 264 19
 	mov.b32 %r2541, %r11;
 	mov.b32 %r2542, %r22;
 	mul.lo.s32 %r2543, %r2542, 253;
 	add.s32 %r2544, %r2541, %r2543;
+	.loc 2 265 19
 	mov.b32 %r2551, %r11;
 	mov.b32 %r2552, %r22;
 	mul.lo.s32 %r2553, %r2552, 254;
 	add.s32 %r2554, %r2551, %r2553;
+	.loc 2 10 2
 	mov.b64 %rd6904, %rd2;
 	mad.lo.s64 %rd6905, %rd6904, 4, %rd4;
 	mul.lo.s64 %rd6906, %rd1, 4;
@@ -6349,1530 +6885,1785 @@ $L_511:
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_514;
 $L_512:
+	.loc 2 11 5
 	mov.b64 %rd5884, %rd6905;
 	add.s64 %rd17, %rd5884, 4;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r18, %r16;
 	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
+	.loc 2 12 5
 	mov.b64 %rd5886, %rd6907;
 	add.s64 %rd25, %rd5886, 4;
 	ld.global.s32 %r28, [%rd25];
 	add.s32 %r29, %r28, %r24;
 	mov.b64 %rd30, %rd25;
 	st.global.s32 [%rd30], %r29;
+	.loc 2 13 5
 	mov.b64 %rd5888, %rd6908;
 	add.s64 %rd35, %rd5888, 4;
 	ld.global.s32 %r38, [%rd35];
 	add.s32 %r39, %r38, %r34;
 	mov.b64 %rd40, %rd35;
 	st.global.s32 [%rd40], %r39;
+	.loc 2 14 5
 	mov.b64 %rd5890, %rd6909;
 	add.s64 %rd45, %rd5890, 4;
 	ld.global.s32 %r48, [%rd45];
 	add.s32 %r49, %r48, %r44;
 	mov.b64 %rd50, %rd45;
 	st.global.s32 [%rd50], %r49;
+	.loc 2 15 5
 	mov.b64 %rd5892, %rd6910;
 	add.s64 %rd55, %rd5892, 4;
 	ld.global.s32 %r58, [%rd55];
 	add.s32 %r59, %r58, %r54;
 	mov.b64 %rd60, %rd55;
 	st.global.s32 [%rd60], %r59;
+	.loc 2 16 5
 	mov.b64 %rd5894, %rd6911;
 	add.s64 %rd65, %rd5894, 4;
 	ld.global.s32 %r68, [%rd65];
 	add.s32 %r69, %r68, %r64;
 	mov.b64 %rd70, %rd65;
 	st.global.s32 [%rd70], %r69;
+	.loc 2 17 5
 	mov.b64 %rd5896, %rd6912;
 	add.s64 %rd75, %rd5896, 4;
 	ld.global.s32 %r78, [%rd75];
 	add.s32 %r79, %r78, %r74;
 	mov.b64 %rd80, %rd75;
 	st.global.s32 [%rd80], %r79;
+	.loc 2 18 5
 	mov.b64 %rd5898, %rd6913;
 	add.s64 %rd85, %rd5898, 4;
 	ld.global.s32 %r88, [%rd85];
 	add.s32 %r89, %r88, %r84;
 	mov.b64 %rd90, %rd85;
 	st.global.s32 [%rd90], %r89;
+	.loc 2 19 5
 	mov.b64 %rd5900, %rd6914;
 	add.s64 %rd95, %rd5900, 4;
 	ld.global.s32 %r98, [%rd95];
 	add.s32 %r99, %r98, %r94;
 	mov.b64 %rd100, %rd95;
 	st.global.s32 [%rd100], %r99;
+	.loc 2 20 5
 	mov.b64 %rd5902, %rd6915;
 	add.s64 %rd105, %rd5902, 4;
 	ld.global.s32 %r108, [%rd105];
 	add.s32 %r109, %r108, %r104;
 	mov.b64 %rd110, %rd105;
 	st.global.s32 [%rd110], %r109;
+	.loc 2 21 6
 	mov.b64 %rd5904, %rd6916;
 	add.s64 %rd115, %rd5904, 4;
 	ld.global.s32 %r118, [%rd115];
 	add.s32 %r119, %r118, %r114;
 	mov.b64 %rd120, %rd115;
 	st.global.s32 [%rd120], %r119;
+	.loc 2 22 6
 	mov.b64 %rd5906, %rd6917;
 	add.s64 %rd125, %rd5906, 4;
 	ld.global.s32 %r128, [%rd125];
 	add.s32 %r129, %r128, %r124;
 	mov.b64 %rd130, %rd125;
 	st.global.s32 [%rd130], %r129;
+	.loc 2 23 6
 	mov.b64 %rd5908, %rd6918;
 	add.s64 %rd135, %rd5908, 4;
 	ld.global.s32 %r138, [%rd135];
 	add.s32 %r139, %r138, %r134;
 	mov.b64 %rd140, %rd135;
 	st.global.s32 [%rd140], %r139;
+	.loc 2 24 6
 	mov.b64 %rd5910, %rd6919;
 	add.s64 %rd145, %rd5910, 4;
 	ld.global.s32 %r148, [%rd145];
 	add.s32 %r149, %r148, %r144;
 	mov.b64 %rd150, %rd145;
 	st.global.s32 [%rd150], %r149;
+	.loc 2 25 6
 	mov.b64 %rd5912, %rd6920;
 	add.s64 %rd155, %rd5912, 4;
 	ld.global.s32 %r158, [%rd155];
 	add.s32 %r159, %r158, %r154;
 	mov.b64 %rd160, %rd155;
 	st.global.s32 [%rd160], %r159;
+	.loc 2 26 6
 	mov.b64 %rd5914, %rd6921;
 	add.s64 %rd165, %rd5914, 4;
 	ld.global.s32 %r168, [%rd165];
 	add.s32 %r169, %r168, %r164;
 	mov.b64 %rd170, %rd165;
 	st.global.s32 [%rd170], %r169;
+	.loc 2 27 6
 	mov.b64 %rd5916, %rd6922;
 	add.s64 %rd175, %rd5916, 4;
 	ld.global.s32 %r178, [%rd175];
 	add.s32 %r179, %r178, %r174;
 	mov.b64 %rd180, %rd175;
 	st.global.s32 [%rd180], %r179;
+	.loc 2 28 6
 	mov.b64 %rd5918, %rd6923;
 	add.s64 %rd185, %rd5918, 4;
 	ld.global.s32 %r188, [%rd185];
 	add.s32 %r189, %r188, %r184;
 	mov.b64 %rd190, %rd185;
 	st.global.s32 [%rd190], %r189;
+	.loc 2 29 6
 	mov.b64 %rd5920, %rd6924;
 	add.s64 %rd195, %rd5920, 4;
 	ld.global.s32 %r198, [%rd195];
 	add.s32 %r199, %r198, %r194;
 	mov.b64 %rd200, %rd195;
 	st.global.s32 [%rd200], %r199;
+	.loc 2 30 6
 	mov.b64 %rd5922, %rd6925;
 	add.s64 %rd205, %rd5922, 4;
 	ld.global.s32 %r208, [%rd205];
 	add.s32 %r209, %r208, %r204;
 	mov.b64 %rd210, %rd205;
 	st.global.s32 [%rd210], %r209;
+	.loc 2 31 6
 	mov.b64 %rd5924, %rd6926;
 	add.s64 %rd215, %rd5924, 4;
 	ld.global.s32 %r218, [%rd215];
 	add.s32 %r219, %r218, %r214;
 	mov.b64 %rd220, %rd215;
 	st.global.s32 [%rd220], %r219;
+	.loc 2 32 6
 	mov.b64 %rd5926, %rd6927;
 	add.s64 %rd225, %rd5926, 4;
 	ld.global.s32 %r228, [%rd225];
 	add.s32 %r229, %r228, %r224;
 	mov.b64 %rd230, %rd225;
 	st.global.s32 [%rd230], %r229;
+	.loc 2 33 6
 	mov.b64 %rd5928, %rd6928;
 	add.s64 %rd235, %rd5928, 4;
 	ld.global.s32 %r238, [%rd235];
 	add.s32 %r239, %r238, %r234;
 	mov.b64 %rd240, %rd235;
 	st.global.s32 [%rd240], %r239;
+	.loc 2 34 6
 	mov.b64 %rd5930, %rd6929;
 	add.s64 %rd245, %rd5930, 4;
 	ld.global.s32 %r248, [%rd245];
 	add.s32 %r249, %r248, %r244;
 	mov.b64 %rd250, %rd245;
 	st.global.s32 [%rd250], %r249;
+	.loc 2 35 6
 	mov.b64 %rd5932, %rd6930;
 	add.s64 %rd255, %rd5932, 4;
 	ld.global.s32 %r258, [%rd255];
 	add.s32 %r259, %r258, %r254;
 	mov.b64 %rd260, %rd255;
 	st.global.s32 [%rd260], %r259;
+	.loc 2 36 6
 	mov.b64 %rd5934, %rd6931;
 	add.s64 %rd265, %rd5934, 4;
 	ld.global.s32 %r268, [%rd265];
 	add.s32 %r269, %r268, %r264;
 	mov.b64 %rd270, %rd265;
 	st.global.s32 [%rd270], %r269;
+	.loc 2 37 6
 	mov.b64 %rd5936, %rd6932;
 	add.s64 %rd275, %rd5936, 4;
 	ld.global.s32 %r278, [%rd275];
 	add.s32 %r279, %r278, %r274;
 	mov.b64 %rd280, %rd275;
 	st.global.s32 [%rd280], %r279;
+	.loc 2 38 6
 	mov.b64 %rd5938, %rd6933;
 	add.s64 %rd285, %rd5938, 4;
 	ld.global.s32 %r288, [%rd285];
 	add.s32 %r289, %r288, %r284;
 	mov.b64 %rd290, %rd285;
 	st.global.s32 [%rd290], %r289;
+	.loc 2 39 6
 	mov.b64 %rd5940, %rd6934;
 	add.s64 %rd295, %rd5940, 4;
 	ld.global.s32 %r298, [%rd295];
 	add.s32 %r299, %r298, %r294;
 	mov.b64 %rd300, %rd295;
 	st.global.s32 [%rd300], %r299;
+	.loc 2 40 6
 	mov.b64 %rd5942, %rd6935;
 	add.s64 %rd305, %rd5942, 4;
 	ld.global.s32 %r308, [%rd305];
 	add.s32 %r309, %r308, %r304;
 	mov.b64 %rd310, %rd305;
 	st.global.s32 [%rd310], %r309;
+	.loc 2 41 6
 	mov.b64 %rd5944, %rd6936;
 	add.s64 %rd315, %rd5944, 4;
 	ld.global.s32 %r318, [%rd315];
 	add.s32 %r319, %r318, %r314;
 	mov.b64 %rd320, %rd315;
 	st.global.s32 [%rd320], %r319;
+	.loc 2 42 6
 	mov.b64 %rd5946, %rd6937;
 	add.s64 %rd325, %rd5946, 4;
 	ld.global.s32 %r328, [%rd325];
 	add.s32 %r329, %r328, %r324;
 	mov.b64 %rd330, %rd325;
 	st.global.s32 [%rd330], %r329;
+	.loc 2 43 6
 	mov.b64 %rd5948, %rd6938;
 	add.s64 %rd335, %rd5948, 4;
 	ld.global.s32 %r338, [%rd335];
 	add.s32 %r339, %r338, %r334;
 	mov.b64 %rd340, %rd335;
 	st.global.s32 [%rd340], %r339;
+	.loc 2 44 6
 	mov.b64 %rd5950, %rd6939;
 	add.s64 %rd345, %rd5950, 4;
 	ld.global.s32 %r348, [%rd345];
 	add.s32 %r349, %r348, %r344;
 	mov.b64 %rd350, %rd345;
 	st.global.s32 [%rd350], %r349;
+	.loc 2 45 6
 	mov.b64 %rd5952, %rd6940;
 	add.s64 %rd355, %rd5952, 4;
 	ld.global.s32 %r358, [%rd355];
 	add.s32 %r359, %r358, %r354;
 	mov.b64 %rd360, %rd355;
 	st.global.s32 [%rd360], %r359;
+	.loc 2 46 6
 	mov.b64 %rd5954, %rd6941;
 	add.s64 %rd365, %rd5954, 4;
 	ld.global.s32 %r368, [%rd365];
 	add.s32 %r369, %r368, %r364;
 	mov.b64 %rd370, %rd365;
 	st.global.s32 [%rd370], %r369;
+	.loc 2 47 6
 	mov.b64 %rd5956, %rd6942;
 	add.s64 %rd375, %rd5956, 4;
 	ld.global.s32 %r378, [%rd375];
 	add.s32 %r379, %r378, %r374;
 	mov.b64 %rd380, %rd375;
 	st.global.s32 [%rd380], %r379;
+	.loc 2 48 6
 	mov.b64 %rd5958, %rd6943;
 	add.s64 %rd385, %rd5958, 4;
 	ld.global.s32 %r388, [%rd385];
 	add.s32 %r389, %r388, %r384;
 	mov.b64 %rd390, %rd385;
 	st.global.s32 [%rd390], %r389;
+	.loc 2 49 6
 	mov.b64 %rd5960, %rd6944;
 	add.s64 %rd395, %rd5960, 4;
 	ld.global.s32 %r398, [%rd395];
 	add.s32 %r399, %r398, %r394;
 	mov.b64 %rd400, %rd395;
 	st.global.s32 [%rd400], %r399;
+	.loc 2 50 6
 	mov.b64 %rd5962, %rd6945;
 	add.s64 %rd405, %rd5962, 4;
 	ld.global.s32 %r408, [%rd405];
 	add.s32 %r409, %r408, %r404;
 	mov.b64 %rd410, %rd405;
 	st.global.s32 [%rd410], %r409;
+	.loc 2 51 6
 	mov.b64 %rd5964, %rd6946;
 	add.s64 %rd415, %rd5964, 4;
 	ld.global.s32 %r418, [%rd415];
 	add.s32 %r419, %r418, %r414;
 	mov.b64 %rd420, %rd415;
 	st.global.s32 [%rd420], %r419;
+	.loc 2 52 6
 	mov.b64 %rd5966, %rd6947;
 	add.s64 %rd425, %rd5966, 4;
 	ld.global.s32 %r428, [%rd425];
 	add.s32 %r429, %r428, %r424;
 	mov.b64 %rd430, %rd425;
 	st.global.s32 [%rd430], %r429;
+	.loc 2 53 6
 	mov.b64 %rd5968, %rd6948;
 	add.s64 %rd435, %rd5968, 4;
 	ld.global.s32 %r438, [%rd435];
 	add.s32 %r439, %r438, %r434;
 	mov.b64 %rd440, %rd435;
 	st.global.s32 [%rd440], %r439;
+	.loc 2 54 6
 	mov.b64 %rd5970, %rd6949;
 	add.s64 %rd445, %rd5970, 4;
 	ld.global.s32 %r448, [%rd445];
 	add.s32 %r449, %r448, %r444;
 	mov.b64 %rd450, %rd445;
 	st.global.s32 [%rd450], %r449;
+	.loc 2 55 6
 	mov.b64 %rd5972, %rd6950;
 	add.s64 %rd455, %rd5972, 4;
 	ld.global.s32 %r458, [%rd455];
 	add.s32 %r459, %r458, %r454;
 	mov.b64 %rd460, %rd455;
 	st.global.s32 [%rd460], %r459;
+	.loc 2 56 6
 	mov.b64 %rd5974, %rd6951;
 	add.s64 %rd465, %rd5974, 4;
 	ld.global.s32 %r468, [%rd465];
 	add.s32 %r469, %r468, %r464;
 	mov.b64 %rd470, %rd465;
 	st.global.s32 [%rd470], %r469;
+	.loc 2 57 6
 	mov.b64 %rd5976, %rd6952;
 	add.s64 %rd475, %rd5976, 4;
 	ld.global.s32 %r478, [%rd475];
 	add.s32 %r479, %r478, %r474;
 	mov.b64 %rd480, %rd475;
 	st.global.s32 [%rd480], %r479;
+	.loc 2 58 6
 	mov.b64 %rd5978, %rd6953;
 	add.s64 %rd485, %rd5978, 4;
 	ld.global.s32 %r488, [%rd485];
 	add.s32 %r489, %r488, %r484;
 	mov.b64 %rd490, %rd485;
 	st.global.s32 [%rd490], %r489;
+	.loc 2 59 6
 	mov.b64 %rd5980, %rd6954;
 	add.s64 %rd495, %rd5980, 4;
 	ld.global.s32 %r498, [%rd495];
 	add.s32 %r499, %r498, %r494;
 	mov.b64 %rd500, %rd495;
 	st.global.s32 [%rd500], %r499;
+	.loc 2 60 6
 	mov.b64 %rd5982, %rd6955;
 	add.s64 %rd505, %rd5982, 4;
 	ld.global.s32 %r508, [%rd505];
 	add.s32 %r509, %r508, %r504;
 	mov.b64 %rd510, %rd505;
 	st.global.s32 [%rd510], %r509;
+	.loc 2 61 6
 	mov.b64 %rd5984, %rd6956;
 	add.s64 %rd515, %rd5984, 4;
 	ld.global.s32 %r518, [%rd515];
 	add.s32 %r519, %r518, %r514;
 	mov.b64 %rd520, %rd515;
 	st.global.s32 [%rd520], %r519;
+	.loc 2 62 6
 	mov.b64 %rd5986, %rd6957;
 	add.s64 %rd525, %rd5986, 4;
 	ld.global.s32 %r528, [%rd525];
 	add.s32 %r529, %r528, %r524;
 	mov.b64 %rd530, %rd525;
 	st.global.s32 [%rd530], %r529;
+	.loc 2 63 6
 	mov.b64 %rd5988, %rd6958;
 	add.s64 %rd535, %rd5988, 4;
 	ld.global.s32 %r538, [%rd535];
 	add.s32 %r539, %r538, %r534;
 	mov.b64 %rd540, %rd535;
 	st.global.s32 [%rd540], %r539;
+	.loc 2 64 6
 	mov.b64 %rd5990, %rd6959;
 	add.s64 %rd545, %rd5990, 4;
 	ld.global.s32 %r548, [%rd545];
 	add.s32 %r549, %r548, %r544;
 	mov.b64 %rd550, %rd545;
 	st.global.s32 [%rd550], %r549;
+	.loc 2 65 6
 	mov.b64 %rd5992, %rd6960;
 	add.s64 %rd555, %rd5992, 4;
 	ld.global.s32 %r558, [%rd555];
 	add.s32 %r559, %r558, %r554;
 	mov.b64 %rd560, %rd555;
 	st.global.s32 [%rd560], %r559;
+	.loc 2 66 6
 	mov.b64 %rd5994, %rd6961;
 	add.s64 %rd565, %rd5994, 4;
 	ld.global.s32 %r568, [%rd565];
 	add.s32 %r569, %r568, %r564;
 	mov.b64 %rd570, %rd565;
 	st.global.s32 [%rd570], %r569;
+	.loc 2 67 6
 	mov.b64 %rd5996, %rd6962;
 	add.s64 %rd575, %rd5996, 4;
 	ld.global.s32 %r578, [%rd575];
 	add.s32 %r579, %r578, %r574;
 	mov.b64 %rd580, %rd575;
 	st.global.s32 [%rd580], %r579;
+	.loc 2 68 6
 	mov.b64 %rd5998, %rd6963;
 	add.s64 %rd585, %rd5998, 4;
 	ld.global.s32 %r588, [%rd585];
 	add.s32 %r589, %r588, %r584;
 	mov.b64 %rd590, %rd585;
 	st.global.s32 [%rd590], %r589;
+	.loc 2 69 6
 	mov.b64 %rd6000, %rd6964;
 	add.s64 %rd595, %rd6000, 4;
 	ld.global.s32 %r598, [%rd595];
 	add.s32 %r599, %r598, %r594;
 	mov.b64 %rd600, %rd595;
 	st.global.s32 [%rd600], %r599;
+	.loc 2 70 6
 	mov.b64 %rd6002, %rd6965;
 	add.s64 %rd605, %rd6002, 4;
 	ld.global.s32 %r608, [%rd605];
 	add.s32 %r609, %r608, %r604;
 	mov.b64 %rd610, %rd605;
 	st.global.s32 [%rd610], %r609;
+	.loc 2 71 6
 	mov.b64 %rd6004, %rd6966;
 	add.s64 %rd615, %rd6004, 4;
 	ld.global.s32 %r618, [%rd615];
 	add.s32 %r619, %r618, %r614;
 	mov.b64 %rd620, %rd615;
 	st.global.s32 [%rd620], %r619;
+	.loc 2 72 6
 	mov.b64 %rd6006, %rd6967;
 	add.s64 %rd625, %rd6006, 4;
 	ld.global.s32 %r628, [%rd625];
 	add.s32 %r629, %r628, %r624;
 	mov.b64 %rd630, %rd625;
 	st.global.s32 [%rd630], %r629;
+	.loc 2 73 6
 	mov.b64 %rd6008, %rd6968;
 	add.s64 %rd635, %rd6008, 4;
 	ld.global.s32 %r638, [%rd635];
 	add.s32 %r639, %r638, %r634;
 	mov.b64 %rd640, %rd635;
 	st.global.s32 [%rd640], %r639;
+	.loc 2 74 6
 	mov.b64 %rd6010, %rd6969;
 	add.s64 %rd645, %rd6010, 4;
 	ld.global.s32 %r648, [%rd645];
 	add.s32 %r649, %r648, %r644;
 	mov.b64 %rd650, %rd645;
 	st.global.s32 [%rd650], %r649;
+	.loc 2 75 6
 	mov.b64 %rd6012, %rd6970;
 	add.s64 %rd655, %rd6012, 4;
 	ld.global.s32 %r658, [%rd655];
 	add.s32 %r659, %r658, %r654;
 	mov.b64 %rd660, %rd655;
 	st.global.s32 [%rd660], %r659;
+	.loc 2 76 6
 	mov.b64 %rd6014, %rd6971;
 	add.s64 %rd665, %rd6014, 4;
 	ld.global.s32 %r668, [%rd665];
 	add.s32 %r669, %r668, %r664;
 	mov.b64 %rd670, %rd665;
 	st.global.s32 [%rd670], %r669;
+	.loc 2 77 6
 	mov.b64 %rd6016, %rd6972;
 	add.s64 %rd675, %rd6016, 4;
 	ld.global.s32 %r678, [%rd675];
 	add.s32 %r679, %r678, %r674;
 	mov.b64 %rd680, %rd675;
 	st.global.s32 [%rd680], %r679;
+	.loc 2 78 6
 	mov.b64 %rd6018, %rd6973;
 	add.s64 %rd685, %rd6018, 4;
 	ld.global.s32 %r688, [%rd685];
 	add.s32 %r689, %r688, %r684;
 	mov.b64 %rd690, %rd685;
 	st.global.s32 [%rd690], %r689;
+	.loc 2 79 6
 	mov.b64 %rd6020, %rd6974;
 	add.s64 %rd695, %rd6020, 4;
 	ld.global.s32 %r698, [%rd695];
 	add.s32 %r699, %r698, %r694;
 	mov.b64 %rd700, %rd695;
 	st.global.s32 [%rd700], %r699;
+	.loc 2 80 6
 	mov.b64 %rd6022, %rd6975;
 	add.s64 %rd705, %rd6022, 4;
 	ld.global.s32 %r708, [%rd705];
 	add.s32 %r709, %r708, %r704;
 	mov.b64 %rd710, %rd705;
 	st.global.s32 [%rd710], %r709;
+	.loc 2 81 6
 	mov.b64 %rd6024, %rd6976;
 	add.s64 %rd715, %rd6024, 4;
 	ld.global.s32 %r718, [%rd715];
 	add.s32 %r719, %r718, %r714;
 	mov.b64 %rd720, %rd715;
 	st.global.s32 [%rd720], %r719;
+	.loc 2 82 6
 	mov.b64 %rd6026, %rd6977;
 	add.s64 %rd725, %rd6026, 4;
 	ld.global.s32 %r728, [%rd725];
 	add.s32 %r729, %r728, %r724;
 	mov.b64 %rd730, %rd725;
 	st.global.s32 [%rd730], %r729;
+	.loc 2 83 6
 	mov.b64 %rd6028, %rd6978;
 	add.s64 %rd735, %rd6028, 4;
 	ld.global.s32 %r738, [%rd735];
 	add.s32 %r739, %r738, %r734;
 	mov.b64 %rd740, %rd735;
 	st.global.s32 [%rd740], %r739;
+	.loc 2 84 6
 	mov.b64 %rd6030, %rd6979;
 	add.s64 %rd745, %rd6030, 4;
 	ld.global.s32 %r748, [%rd745];
 	add.s32 %r749, %r748, %r744;
 	mov.b64 %rd750, %rd745;
 	st.global.s32 [%rd750], %r749;
+	.loc 2 85 6
 	mov.b64 %rd6032, %rd6980;
 	add.s64 %rd755, %rd6032, 4;
 	ld.global.s32 %r758, [%rd755];
 	add.s32 %r759, %r758, %r754;
 	mov.b64 %rd760, %rd755;
 	st.global.s32 [%rd760], %r759;
+	.loc 2 86 6
 	mov.b64 %rd6034, %rd6981;
 	add.s64 %rd765, %rd6034, 4;
 	ld.global.s32 %r768, [%rd765];
 	add.s32 %r769, %r768, %r764;
 	mov.b64 %rd770, %rd765;
 	st.global.s32 [%rd770], %r769;
+	.loc 2 87 6
 	mov.b64 %rd6036, %rd6982;
 	add.s64 %rd775, %rd6036, 4;
 	ld.global.s32 %r778, [%rd775];
 	add.s32 %r779, %r778, %r774;
 	mov.b64 %rd780, %rd775;
 	st.global.s32 [%rd780], %r779;
+	.loc 2 88 6
 	mov.b64 %rd6038, %rd6983;
 	add.s64 %rd785, %rd6038, 4;
 	ld.global.s32 %r788, [%rd785];
 	add.s32 %r789, %r788, %r784;
 	mov.b64 %rd790, %rd785;
 	st.global.s32 [%rd790], %r789;
+	.loc 2 89 6
 	mov.b64 %rd6040, %rd6984;
 	add.s64 %rd795, %rd6040, 4;
 	ld.global.s32 %r798, [%rd795];
 	add.s32 %r799, %r798, %r794;
 	mov.b64 %rd800, %rd795;
 	st.global.s32 [%rd800], %r799;
+	.loc 2 90 6
 	mov.b64 %rd6042, %rd6985;
 	add.s64 %rd805, %rd6042, 4;
 	ld.global.s32 %r808, [%rd805];
 	add.s32 %r809, %r808, %r804;
 	mov.b64 %rd810, %rd805;
 	st.global.s32 [%rd810], %r809;
+	.loc 2 91 6
 	mov.b64 %rd6044, %rd6986;
 	add.s64 %rd815, %rd6044, 4;
 	ld.global.s32 %r818, [%rd815];
 	add.s32 %r819, %r818, %r814;
 	mov.b64 %rd820, %rd815;
 	st.global.s32 [%rd820], %r819;
+	.loc 2 92 6
 	mov.b64 %rd6046, %rd6987;
 	add.s64 %rd825, %rd6046, 4;
 	ld.global.s32 %r828, [%rd825];
 	add.s32 %r829, %r828, %r824;
 	mov.b64 %rd830, %rd825;
 	st.global.s32 [%rd830], %r829;
+	.loc 2 93 6
 	mov.b64 %rd6048, %rd6988;
 	add.s64 %rd835, %rd6048, 4;
 	ld.global.s32 %r838, [%rd835];
 	add.s32 %r839, %r838, %r834;
 	mov.b64 %rd840, %rd835;
 	st.global.s32 [%rd840], %r839;
+	.loc 2 94 6
 	mov.b64 %rd6050, %rd6989;
 	add.s64 %rd845, %rd6050, 4;
 	ld.global.s32 %r848, [%rd845];
 	add.s32 %r849, %r848, %r844;
 	mov.b64 %rd850, %rd845;
 	st.global.s32 [%rd850], %r849;
+	.loc 2 95 6
 	mov.b64 %rd6052, %rd6990;
 	add.s64 %rd855, %rd6052, 4;
 	ld.global.s32 %r858, [%rd855];
 	add.s32 %r859, %r858, %r854;
 	mov.b64 %rd860, %rd855;
 	st.global.s32 [%rd860], %r859;
+	.loc 2 96 6
 	mov.b64 %rd6054, %rd6991;
 	add.s64 %rd865, %rd6054, 4;
 	ld.global.s32 %r868, [%rd865];
 	add.s32 %r869, %r868, %r864;
 	mov.b64 %rd870, %rd865;
 	st.global.s32 [%rd870], %r869;
+	.loc 2 97 6
 	mov.b64 %rd6056, %rd6992;
 	add.s64 %rd875, %rd6056, 4;
 	ld.global.s32 %r878, [%rd875];
 	add.s32 %r879, %r878, %r874;
 	mov.b64 %rd880, %rd875;
 	st.global.s32 [%rd880], %r879;
+	.loc 2 98 6
 	mov.b64 %rd6058, %rd6993;
 	add.s64 %rd885, %rd6058, 4;
 	ld.global.s32 %r888, [%rd885];
 	add.s32 %r889, %r888, %r884;
 	mov.b64 %rd890, %rd885;
 	st.global.s32 [%rd890], %r889;
+	.loc 2 99 6
 	mov.b64 %rd6060, %rd6994;
 	add.s64 %rd895, %rd6060, 4;
 	ld.global.s32 %r898, [%rd895];
 	add.s32 %r899, %r898, %r894;
 	mov.b64 %rd900, %rd895;
 	st.global.s32 [%rd900], %r899;
+	.loc 2 100 6
 	mov.b64 %rd6062, %rd6995;
 	add.s64 %rd905, %rd6062, 4;
 	ld.global.s32 %r908, [%rd905];
 	add.s32 %r909, %r908, %r904;
 	mov.b64 %rd910, %rd905;
 	st.global.s32 [%rd910], %r909;
+	.loc 2 101 6
 	mov.b64 %rd6064, %rd6996;
 	add.s64 %rd915, %rd6064, 4;
 	ld.global.s32 %r918, [%rd915];
 	add.s32 %r919, %r918, %r914;
 	mov.b64 %rd920, %rd915;
 	st.global.s32 [%rd920], %r919;
+	.loc 2 102 6
 	mov.b64 %rd6066, %rd6997;
 	add.s64 %rd925, %rd6066, 4;
 	ld.global.s32 %r928, [%rd925];
 	add.s32 %r929, %r928, %r924;
 	mov.b64 %rd930, %rd925;
 	st.global.s32 [%rd930], %r929;
+	.loc 2 103 6
 	mov.b64 %rd6068, %rd6998;
 	add.s64 %rd935, %rd6068, 4;
 	ld.global.s32 %r938, [%rd935];
 	add.s32 %r939, %r938, %r934;
 	mov.b64 %rd940, %rd935;
 	st.global.s32 [%rd940], %r939;
+	.loc 2 104 6
 	mov.b64 %rd6070, %rd6999;
 	add.s64 %rd945, %rd6070, 4;
 	ld.global.s32 %r948, [%rd945];
 	add.s32 %r949, %r948, %r944;
 	mov.b64 %rd950, %rd945;
 	st.global.s32 [%rd950], %r949;
+	.loc 2 105 6
 	mov.b64 %rd6072, %rd7000;
 	add.s64 %rd955, %rd6072, 4;
 	ld.global.s32 %r958, [%rd955];
 	add.s32 %r959, %r958, %r954;
 	mov.b64 %rd960, %rd955;
 	st.global.s32 [%rd960], %r959;
+	.loc 2 106 6
 	mov.b64 %rd6074, %rd7001;
 	add.s64 %rd965, %rd6074, 4;
 	ld.global.s32 %r968, [%rd965];
 	add.s32 %r969, %r968, %r964;
 	mov.b64 %rd970, %rd965;
 	st.global.s32 [%rd970], %r969;
+	.loc 2 107 6
 	mov.b64 %rd6076, %rd7002;
 	add.s64 %rd975, %rd6076, 4;
 	ld.global.s32 %r978, [%rd975];
 	add.s32 %r979, %r978, %r974;
 	mov.b64 %rd980, %rd975;
 	st.global.s32 [%rd980], %r979;
+	.loc 2 108 6
 	mov.b64 %rd6078, %rd7003;
 	add.s64 %rd985, %rd6078, 4;
 	ld.global.s32 %r988, [%rd985];
 	add.s32 %r989, %r988, %r984;
 	mov.b64 %rd990, %rd985;
 	st.global.s32 [%rd990], %r989;
+	.loc 2 109 6
 	mov.b64 %rd6080, %rd7004;
 	add.s64 %rd995, %rd6080, 4;
 	ld.global.s32 %r998, [%rd995];
 	add.s32 %r999, %r998, %r994;
 	mov.b64 %rd1000, %rd995;
 	st.global.s32 [%rd1000], %r999;
+	.loc 2 110 6
 	mov.b64 %rd6082, %rd7005;
 	add.s64 %rd1005, %rd6082, 4;
 	ld.global.s32 %r1008, [%rd1005];
 	add.s32 %r1009, %r1008, %r1004;
 	mov.b64 %rd1010, %rd1005;
 	st.global.s32 [%rd1010], %r1009;
+	.loc 2 111 7
 	mov.b64 %rd6084, %rd7006;
 	add.s64 %rd1015, %rd6084, 4;
 	ld.global.s32 %r1018, [%rd1015];
 	add.s32 %r1019, %r1018, %r1014;
 	mov.b64 %rd1020, %rd1015;
 	st.global.s32 [%rd1020], %r1019;
+	.loc 2 112 7
 	mov.b64 %rd6086, %rd7007;
 	add.s64 %rd1025, %rd6086, 4;
 	ld.global.s32 %r1028, [%rd1025];
 	add.s32 %r1029, %r1028, %r1024;
 	mov.b64 %rd1030, %rd1025;
 	st.global.s32 [%rd1030], %r1029;
+	.loc 2 113 7
 	mov.b64 %rd6088, %rd7008;
 	add.s64 %rd1035, %rd6088, 4;
 	ld.global.s32 %r1038, [%rd1035];
 	add.s32 %r1039, %r1038, %r1034;
 	mov.b64 %rd1040, %rd1035;
 	st.global.s32 [%rd1040], %r1039;
+	.loc 2 114 7
 	mov.b64 %rd6090, %rd7009;
 	add.s64 %rd1045, %rd6090, 4;
 	ld.global.s32 %r1048, [%rd1045];
 	add.s32 %r1049, %r1048, %r1044;
 	mov.b64 %rd1050, %rd1045;
 	st.global.s32 [%rd1050], %r1049;
+	.loc 2 115 7
 	mov.b64 %rd6092, %rd7010;
 	add.s64 %rd1055, %rd6092, 4;
 	ld.global.s32 %r1058, [%rd1055];
 	add.s32 %r1059, %r1058, %r1054;
 	mov.b64 %rd1060, %rd1055;
 	st.global.s32 [%rd1060], %r1059;
+	.loc 2 116 7
 	mov.b64 %rd6094, %rd7011;
 	add.s64 %rd1065, %rd6094, 4;
 	ld.global.s32 %r1068, [%rd1065];
 	add.s32 %r1069, %r1068, %r1064;
 	mov.b64 %rd1070, %rd1065;
 	st.global.s32 [%rd1070], %r1069;
+	.loc 2 117 7
 	mov.b64 %rd6096, %rd7012;
 	add.s64 %rd1075, %rd6096, 4;
 	ld.global.s32 %r1078, [%rd1075];
 	add.s32 %r1079, %r1078, %r1074;
 	mov.b64 %rd1080, %rd1075;
 	st.global.s32 [%rd1080], %r1079;
+	.loc 2 118 7
 	mov.b64 %rd6098, %rd7013;
 	add.s64 %rd1085, %rd6098, 4;
 	ld.global.s32 %r1088, [%rd1085];
 	add.s32 %r1089, %r1088, %r1084;
 	mov.b64 %rd1090, %rd1085;
 	st.global.s32 [%rd1090], %r1089;
+	.loc 2 119 7
 	mov.b64 %rd6100, %rd7014;
 	add.s64 %rd1095, %rd6100, 4;
 	ld.global.s32 %r1098, [%rd1095];
 	add.s32 %r1099, %r1098, %r1094;
 	mov.b64 %rd1100, %rd1095;
 	st.global.s32 [%rd1100], %r1099;
+	.loc 2 120 7
 	mov.b64 %rd6102, %rd7015;
 	add.s64 %rd1105, %rd6102, 4;
 	ld.global.s32 %r1108, [%rd1105];
 	add.s32 %r1109, %r1108, %r1104;
 	mov.b64 %rd1110, %rd1105;
 	st.global.s32 [%rd1110], %r1109;
+	.loc 2 121 7
 	mov.b64 %rd6104, %rd7016;
 	add.s64 %rd1115, %rd6104, 4;
 	ld.global.s32 %r1118, [%rd1115];
 	add.s32 %r1119, %r1118, %r1114;
 	mov.b64 %rd1120, %rd1115;
 	st.global.s32 [%rd1120], %r1119;
+	.loc 2 122 7
 	mov.b64 %rd6106, %rd7017;
 	add.s64 %rd1125, %rd6106, 4;
 	ld.global.s32 %r1128, [%rd1125];
 	add.s32 %r1129, %r1128, %r1124;
 	mov.b64 %rd1130, %rd1125;
 	st.global.s32 [%rd1130], %r1129;
+	.loc 2 123 7
 	mov.b64 %rd6108, %rd7018;
 	add.s64 %rd1135, %rd6108, 4;
 	ld.global.s32 %r1138, [%rd1135];
 	add.s32 %r1139, %r1138, %r1134;
 	mov.b64 %rd1140, %rd1135;
 	st.global.s32 [%rd1140], %r1139;
+	.loc 2 124 7
 	mov.b64 %rd6110, %rd7019;
 	add.s64 %rd1145, %rd6110, 4;
 	ld.global.s32 %r1148, [%rd1145];
 	add.s32 %r1149, %r1148, %r1144;
 	mov.b64 %rd1150, %rd1145;
 	st.global.s32 [%rd1150], %r1149;
+	.loc 2 125 7
 	mov.b64 %rd6112, %rd7020;
 	add.s64 %rd1155, %rd6112, 4;
 	ld.global.s32 %r1158, [%rd1155];
 	add.s32 %r1159, %r1158, %r1154;
 	mov.b64 %rd1160, %rd1155;
 	st.global.s32 [%rd1160], %r1159;
+	.loc 2 126 7
 	mov.b64 %rd6114, %rd7021;
 	add.s64 %rd1165, %rd6114, 4;
 	ld.global.s32 %r1168, [%rd1165];
 	add.s32 %r1169, %r1168, %r1164;
 	mov.b64 %rd1170, %rd1165;
 	st.global.s32 [%rd1170], %r1169;
+	.loc 2 127 7
 	mov.b64 %rd6116, %rd7022;
 	add.s64 %rd1175, %rd6116, 4;
 	ld.global.s32 %r1178, [%rd1175];
 	add.s32 %r1179, %r1178, %r1174;
 	mov.b64 %rd1180, %rd1175;
 	st.global.s32 [%rd1180], %r1179;
+	.loc 2 128 7
 	mov.b64 %rd6118, %rd7023;
 	add.s64 %rd1185, %rd6118, 4;
 	ld.global.s32 %r1188, [%rd1185];
 	add.s32 %r1189, %r1188, %r1184;
 	mov.b64 %rd1190, %rd1185;
 	st.global.s32 [%rd1190], %r1189;
+	.loc 2 129 7
 	mov.b64 %rd6120, %rd7024;
 	add.s64 %rd1195, %rd6120, 4;
 	ld.global.s32 %r1198, [%rd1195];
 	add.s32 %r1199, %r1198, %r1194;
 	mov.b64 %rd1200, %rd1195;
 	st.global.s32 [%rd1200], %r1199;
+	.loc 2 130 7
 	mov.b64 %rd6122, %rd7025;
 	add.s64 %rd1205, %rd6122, 4;
 	ld.global.s32 %r1208, [%rd1205];
 	add.s32 %r1209, %r1208, %r1204;
 	mov.b64 %rd1210, %rd1205;
 	st.global.s32 [%rd1210], %r1209;
+	.loc 2 131 7
 	mov.b64 %rd6124, %rd7026;
 	add.s64 %rd1215, %rd6124, 4;
 	ld.global.s32 %r1218, [%rd1215];
 	add.s32 %r1219, %r1218, %r1214;
 	mov.b64 %rd1220, %rd1215;
 	st.global.s32 [%rd1220], %r1219;
+	.loc 2 132 7
 	mov.b64 %rd6126, %rd7027;
 	add.s64 %rd1225, %rd6126, 4;
 	ld.global.s32 %r1228, [%rd1225];
 	add.s32 %r1229, %r1228, %r1224;
 	mov.b64 %rd1230, %rd1225;
 	st.global.s32 [%rd1230], %r1229;
+	.loc 2 133 7
 	mov.b64 %rd6128, %rd7028;
 	add.s64 %rd1235, %rd6128, 4;
 	ld.global.s32 %r1238, [%rd1235];
 	add.s32 %r1239, %r1238, %r1234;
 	mov.b64 %rd1240, %rd1235;
 	st.global.s32 [%rd1240], %r1239;
+	.loc 2 134 7
 	mov.b64 %rd6130, %rd7029;
 	add.s64 %rd1245, %rd6130, 4;
 	ld.global.s32 %r1248, [%rd1245];
 	add.s32 %r1249, %r1248, %r1244;
 	mov.b64 %rd1250, %rd1245;
 	st.global.s32 [%rd1250], %r1249;
+	.loc 2 135 7
 	mov.b64 %rd6132, %rd7030;
 	add.s64 %rd1255, %rd6132, 4;
 	ld.global.s32 %r1258, [%rd1255];
 	add.s32 %r1259, %r1258, %r1254;
 	mov.b64 %rd1260, %rd1255;
 	st.global.s32 [%rd1260], %r1259;
+	.loc 2 136 7
 	mov.b64 %rd6134, %rd7031;
 	add.s64 %rd1265, %rd6134, 4;
 	ld.global.s32 %r1268, [%rd1265];
 	add.s32 %r1269, %r1268, %r1264;
 	mov.b64 %rd1270, %rd1265;
 	st.global.s32 [%rd1270], %r1269;
+	.loc 2 137 7
 	mov.b64 %rd6136, %rd7032;
 	add.s64 %rd1275, %rd6136, 4;
 	ld.global.s32 %r1278, [%rd1275];
 	add.s32 %r1279, %r1278, %r1274;
 	mov.b64 %rd1280, %rd1275;
 	st.global.s32 [%rd1280], %r1279;
+	.loc 2 138 7
 	mov.b64 %rd6138, %rd7033;
 	add.s64 %rd1285, %rd6138, 4;
 	ld.global.s32 %r1288, [%rd1285];
 	add.s32 %r1289, %r1288, %r1284;
 	mov.b64 %rd1290, %rd1285;
 	st.global.s32 [%rd1290], %r1289;
+	.loc 2 139 7
 	mov.b64 %rd6140, %rd7034;
 	add.s64 %rd1295, %rd6140, 4;
 	ld.global.s32 %r1298, [%rd1295];
 	add.s32 %r1299, %r1298, %r1294;
 	mov.b64 %rd1300, %rd1295;
 	st.global.s32 [%rd1300], %r1299;
+	.loc 2 140 7
 	mov.b64 %rd6142, %rd7035;
 	add.s64 %rd1305, %rd6142, 4;
 	ld.global.s32 %r1308, [%rd1305];
 	add.s32 %r1309, %r1308, %r1304;
 	mov.b64 %rd1310, %rd1305;
 	st.global.s32 [%rd1310], %r1309;
+	.loc 2 141 7
 	mov.b64 %rd6144, %rd7036;
 	add.s64 %rd1315, %rd6144, 4;
 	ld.global.s32 %r1318, [%rd1315];
 	add.s32 %r1319, %r1318, %r1314;
 	mov.b64 %rd1320, %rd1315;
 	st.global.s32 [%rd1320], %r1319;
+	.loc 2 142 7
 	mov.b64 %rd6146, %rd7037;
 	add.s64 %rd1325, %rd6146, 4;
 	ld.global.s32 %r1328, [%rd1325];
 	add.s32 %r1329, %r1328, %r1324;
 	mov.b64 %rd1330, %rd1325;
 	st.global.s32 [%rd1330], %r1329;
+	.loc 2 143 7
 	mov.b64 %rd6148, %rd7038;
 	add.s64 %rd1335, %rd6148, 4;
 	ld.global.s32 %r1338, [%rd1335];
 	add.s32 %r1339, %r1338, %r1334;
 	mov.b64 %rd1340, %rd1335;
 	st.global.s32 [%rd1340], %r1339;
+	.loc 2 144 7
 	mov.b64 %rd6150, %rd7039;
 	add.s64 %rd1345, %rd6150, 4;
 	ld.global.s32 %r1348, [%rd1345];
 	add.s32 %r1349, %r1348, %r1344;
 	mov.b64 %rd1350, %rd1345;
 	st.global.s32 [%rd1350], %r1349;
+	.loc 2 145 7
 	mov.b64 %rd6152, %rd7040;
 	add.s64 %rd1355, %rd6152, 4;
 	ld.global.s32 %r1358, [%rd1355];
 	add.s32 %r1359, %r1358, %r1354;
 	mov.b64 %rd1360, %rd1355;
 	st.global.s32 [%rd1360], %r1359;
+	.loc 2 146 7
 	mov.b64 %rd6154, %rd7041;
 	add.s64 %rd1365, %rd6154, 4;
 	ld.global.s32 %r1368, [%rd1365];
 	add.s32 %r1369, %r1368, %r1364;
 	mov.b64 %rd1370, %rd1365;
 	st.global.s32 [%rd1370], %r1369;
+	.loc 2 147 7
 	mov.b64 %rd6156, %rd7042;
 	add.s64 %rd1375, %rd6156, 4;
 	ld.global.s32 %r1378, [%rd1375];
 	add.s32 %r1379, %r1378, %r1374;
 	mov.b64 %rd1380, %rd1375;
 	st.global.s32 [%rd1380], %r1379;
+	.loc 2 148 7
 	mov.b64 %rd6158, %rd7043;
 	add.s64 %rd1385, %rd6158, 4;
 	ld.global.s32 %r1388, [%rd1385];
 	add.s32 %r1389, %r1388, %r1384;
 	mov.b64 %rd1390, %rd1385;
 	st.global.s32 [%rd1390], %r1389;
+	.loc 2 149 7
 	mov.b64 %rd6160, %rd7044;
 	add.s64 %rd1395, %rd6160, 4;
 	ld.global.s32 %r1398, [%rd1395];
 	add.s32 %r1399, %r1398, %r1394;
 	mov.b64 %rd1400, %rd1395;
 	st.global.s32 [%rd1400], %r1399;
+	.loc 2 150 7
 	mov.b64 %rd6162, %rd7045;
 	add.s64 %rd1405, %rd6162, 4;
 	ld.global.s32 %r1408, [%rd1405];
 	add.s32 %r1409, %r1408, %r1404;
 	mov.b64 %rd1410, %rd1405;
 	st.global.s32 [%rd1410], %r1409;
+	.loc 2 151 7
 	mov.b64 %rd6164, %rd7046;
 	add.s64 %rd1415, %rd6164, 4;
 	ld.global.s32 %r1418, [%rd1415];
 	add.s32 %r1419, %r1418, %r1414;
 	mov.b64 %rd1420, %rd1415;
 	st.global.s32 [%rd1420], %r1419;
+	.loc 2 152 7
 	mov.b64 %rd6166, %rd7047;
 	add.s64 %rd1425, %rd6166, 4;
 	ld.global.s32 %r1428, [%rd1425];
 	add.s32 %r1429, %r1428, %r1424;
 	mov.b64 %rd1430, %rd1425;
 	st.global.s32 [%rd1430], %r1429;
+	.loc 2 153 7
 	mov.b64 %rd6168, %rd7048;
 	add.s64 %rd1435, %rd6168, 4;
 	ld.global.s32 %r1438, [%rd1435];
 	add.s32 %r1439, %r1438, %r1434;
 	mov.b64 %rd1440, %rd1435;
 	st.global.s32 [%rd1440], %r1439;
+	.loc 2 154 7
 	mov.b64 %rd6170, %rd7049;
 	add.s64 %rd1445, %rd6170, 4;
 	ld.global.s32 %r1448, [%rd1445];
 	add.s32 %r1449, %r1448, %r1444;
 	mov.b64 %rd1450, %rd1445;
 	st.global.s32 [%rd1450], %r1449;
+	.loc 2 155 7
 	mov.b64 %rd6172, %rd7050;
 	add.s64 %rd1455, %rd6172, 4;
 	ld.global.s32 %r1458, [%rd1455];
 	add.s32 %r1459, %r1458, %r1454;
 	mov.b64 %rd1460, %rd1455;
 	st.global.s32 [%rd1460], %r1459;
+	.loc 2 156 7
 	mov.b64 %rd6174, %rd7051;
 	add.s64 %rd1465, %rd6174, 4;
 	ld.global.s32 %r1468, [%rd1465];
 	add.s32 %r1469, %r1468, %r1464;
 	mov.b64 %rd1470, %rd1465;
 	st.global.s32 [%rd1470], %r1469;
+	.loc 2 157 7
 	mov.b64 %rd6176, %rd7052;
 	add.s64 %rd1475, %rd6176, 4;
 	ld.global.s32 %r1478, [%rd1475];
 	add.s32 %r1479, %r1478, %r1474;
 	mov.b64 %rd1480, %rd1475;
 	st.global.s32 [%rd1480], %r1479;
+	.loc 2 158 7
 	mov.b64 %rd6178, %rd7053;
 	add.s64 %rd1485, %rd6178, 4;
 	ld.global.s32 %r1488, [%rd1485];
 	add.s32 %r1489, %r1488, %r1484;
 	mov.b64 %rd1490, %rd1485;
 	st.global.s32 [%rd1490], %r1489;
+	.loc 2 159 7
 	mov.b64 %rd6180, %rd7054;
 	add.s64 %rd1495, %rd6180, 4;
 	ld.global.s32 %r1498, [%rd1495];
 	add.s32 %r1499, %r1498, %r1494;
 	mov.b64 %rd1500, %rd1495;
 	st.global.s32 [%rd1500], %r1499;
+	.loc 2 160 7
 	mov.b64 %rd6182, %rd7055;
 	add.s64 %rd1505, %rd6182, 4;
 	ld.global.s32 %r1508, [%rd1505];
 	add.s32 %r1509, %r1508, %r1504;
 	mov.b64 %rd1510, %rd1505;
 	st.global.s32 [%rd1510], %r1509;
+	.loc 2 161 7
 	mov.b64 %rd6184, %rd7056;
 	add.s64 %rd1515, %rd6184, 4;
 	ld.global.s32 %r1518, [%rd1515];
 	add.s32 %r1519, %r1518, %r1514;
 	mov.b64 %rd1520, %rd1515;
 	st.global.s32 [%rd1520], %r1519;
+	.loc 2 162 7
 	mov.b64 %rd6186, %rd7057;
 	add.s64 %rd1525, %rd6186, 4;
 	ld.global.s32 %r1528, [%rd1525];
 	add.s32 %r1529, %r1528, %r1524;
 	mov.b64 %rd1530, %rd1525;
 	st.global.s32 [%rd1530], %r1529;
+	.loc 2 163 7
 	mov.b64 %rd6188, %rd7058;
 	add.s64 %rd1535, %rd6188, 4;
 	ld.global.s32 %r1538, [%rd1535];
 	add.s32 %r1539, %r1538, %r1534;
 	mov.b64 %rd1540, %rd1535;
 	st.global.s32 [%rd1540], %r1539;
+	.loc 2 164 7
 	mov.b64 %rd6190, %rd7059;
 	add.s64 %rd1545, %rd6190, 4;
 	ld.global.s32 %r1548, [%rd1545];
 	add.s32 %r1549, %r1548, %r1544;
 	mov.b64 %rd1550, %rd1545;
 	st.global.s32 [%rd1550], %r1549;
+	.loc 2 165 7
 	mov.b64 %rd6192, %rd7060;
 	add.s64 %rd1555, %rd6192, 4;
 	ld.global.s32 %r1558, [%rd1555];
 	add.s32 %r1559, %r1558, %r1554;
 	mov.b64 %rd1560, %rd1555;
 	st.global.s32 [%rd1560], %r1559;
+	.loc 2 166 7
 	mov.b64 %rd6194, %rd7061;
 	add.s64 %rd1565, %rd6194, 4;
 	ld.global.s32 %r1568, [%rd1565];
 	add.s32 %r1569, %r1568, %r1564;
 	mov.b64 %rd1570, %rd1565;
 	st.global.s32 [%rd1570], %r1569;
+	.loc 2 167 7
 	mov.b64 %rd6196, %rd7062;
 	add.s64 %rd1575, %rd6196, 4;
 	ld.global.s32 %r1578, [%rd1575];
 	add.s32 %r1579, %r1578, %r1574;
 	mov.b64 %rd1580, %rd1575;
 	st.global.s32 [%rd1580], %r1579;
+	.loc 2 168 7
 	mov.b64 %rd6198, %rd7063;
 	add.s64 %rd1585, %rd6198, 4;
 	ld.global.s32 %r1588, [%rd1585];
 	add.s32 %r1589, %r1588, %r1584;
 	mov.b64 %rd1590, %rd1585;
 	st.global.s32 [%rd1590], %r1589;
+	.loc 2 169 7
 	mov.b64 %rd6200, %rd7064;
 	add.s64 %rd1595, %rd6200, 4;
 	ld.global.s32 %r1598, [%rd1595];
 	add.s32 %r1599, %r1598, %r1594;
 	mov.b64 %rd1600, %rd1595;
 	st.global.s32 [%rd1600], %r1599;
+	.loc 2 170 7
 	mov.b64 %rd6202, %rd7065;
 	add.s64 %rd1605, %rd6202, 4;
 	ld.global.s32 %r1608, [%rd1605];
 	add.s32 %r1609, %r1608, %r1604;
 	mov.b64 %rd1610, %rd1605;
 	st.global.s32 [%rd1610], %r1609;
+	.loc 2 171 7
 	mov.b64 %rd6204, %rd7066;
 	add.s64 %rd1615, %rd6204, 4;
 	ld.global.s32 %r1618, [%rd1615];
 	add.s32 %r1619, %r1618, %r1614;
 	mov.b64 %rd1620, %rd1615;
 	st.global.s32 [%rd1620], %r1619;
+	.loc 2 172 7
 	mov.b64 %rd6206, %rd7067;
 	add.s64 %rd1625, %rd6206, 4;
 	ld.global.s32 %r1628, [%rd1625];
 	add.s32 %r1629, %r1628, %r1624;
 	mov.b64 %rd1630, %rd1625;
 	st.global.s32 [%rd1630], %r1629;
+	.loc 2 173 7
 	mov.b64 %rd6208, %rd7068;
 	add.s64 %rd1635, %rd6208, 4;
 	ld.global.s32 %r1638, [%rd1635];
 	add.s32 %r1639, %r1638, %r1634;
 	mov.b64 %rd1640, %rd1635;
 	st.global.s32 [%rd1640], %r1639;
+	.loc 2 174 7
 	mov.b64 %rd6210, %rd7069;
 	add.s64 %rd1645, %rd6210, 4;
 	ld.global.s32 %r1648, [%rd1645];
 	add.s32 %r1649, %r1648, %r1644;
 	mov.b64 %rd1650, %rd1645;
 	st.global.s32 [%rd1650], %r1649;
+	.loc 2 175 7
 	mov.b64 %rd6212, %rd7070;
 	add.s64 %rd1655, %rd6212, 4;
 	ld.global.s32 %r1658, [%rd1655];
 	add.s32 %r1659, %r1658, %r1654;
 	mov.b64 %rd1660, %rd1655;
 	st.global.s32 [%rd1660], %r1659;
+	.loc 2 176 7
 	mov.b64 %rd6214, %rd7071;
 	add.s64 %rd1665, %rd6214, 4;
 	ld.global.s32 %r1668, [%rd1665];
 	add.s32 %r1669, %r1668, %r1664;
 	mov.b64 %rd1670, %rd1665;
 	st.global.s32 [%rd1670], %r1669;
+	.loc 2 177 7
 	mov.b64 %rd6216, %rd7072;
 	add.s64 %rd1675, %rd6216, 4;
 	ld.global.s32 %r1678, [%rd1675];
 	add.s32 %r1679, %r1678, %r1674;
 	mov.b64 %rd1680, %rd1675;
 	st.global.s32 [%rd1680], %r1679;
+	.loc 2 178 7
 	mov.b64 %rd6218, %rd7073;
 	add.s64 %rd1685, %rd6218, 4;
 	ld.global.s32 %r1688, [%rd1685];
 	add.s32 %r1689, %r1688, %r1684;
 	mov.b64 %rd1690, %rd1685;
 	st.global.s32 [%rd1690], %r1689;
+	.loc 2 179 7
 	mov.b64 %rd6220, %rd7074;
 	add.s64 %rd1695, %rd6220, 4;
 	ld.global.s32 %r1698, [%rd1695];
 	add.s32 %r1699, %r1698, %r1694;
 	mov.b64 %rd1700, %rd1695;
 	st.global.s32 [%rd1700], %r1699;
+	.loc 2 180 7
 	mov.b64 %rd6222, %rd7075;
 	add.s64 %rd1705, %rd6222, 4;
 	ld.global.s32 %r1708, [%rd1705];
 	add.s32 %r1709, %r1708, %r1704;
 	mov.b64 %rd1710, %rd1705;
 	st.global.s32 [%rd1710], %r1709;
+	.loc 2 181 7
 	mov.b64 %rd6224, %rd7076;
 	add.s64 %rd1715, %rd6224, 4;
 	ld.global.s32 %r1718, [%rd1715];
 	add.s32 %r1719, %r1718, %r1714;
 	mov.b64 %rd1720, %rd1715;
 	st.global.s32 [%rd1720], %r1719;
+	.loc 2 182 7
 	mov.b64 %rd6226, %rd7077;
 	add.s64 %rd1725, %rd6226, 4;
 	ld.global.s32 %r1728, [%rd1725];
 	add.s32 %r1729, %r1728, %r1724;
 	mov.b64 %rd1730, %rd1725;
 	st.global.s32 [%rd1730], %r1729;
+	.loc 2 183 7
 	mov.b64 %rd6228, %rd7078;
 	add.s64 %rd1735, %rd6228, 4;
 	ld.global.s32 %r1738, [%rd1735];
 	add.s32 %r1739, %r1738, %r1734;
 	mov.b64 %rd1740, %rd1735;
 	st.global.s32 [%rd1740], %r1739;
+	.loc 2 184 7
 	mov.b64 %rd6230, %rd7079;
 	add.s64 %rd1745, %rd6230, 4;
 	ld.global.s32 %r1748, [%rd1745];
 	add.s32 %r1749, %r1748, %r1744;
 	mov.b64 %rd1750, %rd1745;
 	st.global.s32 [%rd1750], %r1749;
+	.loc 2 185 7
 	mov.b64 %rd6232, %rd7080;
 	add.s64 %rd1755, %rd6232, 4;
 	ld.global.s32 %r1758, [%rd1755];
 	add.s32 %r1759, %r1758, %r1754;
 	mov.b64 %rd1760, %rd1755;
 	st.global.s32 [%rd1760], %r1759;
+	.loc 2 186 7
 	mov.b64 %rd6234, %rd7081;
 	add.s64 %rd1765, %rd6234, 4;
 	ld.global.s32 %r1768, [%rd1765];
 	add.s32 %r1769, %r1768, %r1764;
 	mov.b64 %rd1770, %rd1765;
 	st.global.s32 [%rd1770], %r1769;
+	.loc 2 187 7
 	mov.b64 %rd6236, %rd7082;
 	add.s64 %rd1775, %rd6236, 4;
 	ld.global.s32 %r1778, [%rd1775];
 	add.s32 %r1779, %r1778, %r1774;
 	mov.b64 %rd1780, %rd1775;
 	st.global.s32 [%rd1780], %r1779;
+	.loc 2 188 7
 	mov.b64 %rd6238, %rd7083;
 	add.s64 %rd1785, %rd6238, 4;
 	ld.global.s32 %r1788, [%rd1785];
 	add.s32 %r1789, %r1788, %r1784;
 	mov.b64 %rd1790, %rd1785;
 	st.global.s32 [%rd1790], %r1789;
+	.loc 2 189 7
 	mov.b64 %rd6240, %rd7084;
 	add.s64 %rd1795, %rd6240, 4;
 	ld.global.s32 %r1798, [%rd1795];
 	add.s32 %r1799, %r1798, %r1794;
 	mov.b64 %rd1800, %rd1795;
 	st.global.s32 [%rd1800], %r1799;
+	.loc 2 190 7
 	mov.b64 %rd6242, %rd7085;
 	add.s64 %rd1805, %rd6242, 4;
 	ld.global.s32 %r1808, [%rd1805];
 	add.s32 %r1809, %r1808, %r1804;
 	mov.b64 %rd1810, %rd1805;
 	st.global.s32 [%rd1810], %r1809;
+	.loc 2 191 7
 	mov.b64 %rd6244, %rd7086;
 	add.s64 %rd1815, %rd6244, 4;
 	ld.global.s32 %r1818, [%rd1815];
 	add.s32 %r1819, %r1818, %r1814;
 	mov.b64 %rd1820, %rd1815;
 	st.global.s32 [%rd1820], %r1819;
+	.loc 2 192 7
 	mov.b64 %rd6246, %rd7087;
 	add.s64 %rd1825, %rd6246, 4;
 	ld.global.s32 %r1828, [%rd1825];
 	add.s32 %r1829, %r1828, %r1824;
 	mov.b64 %rd1830, %rd1825;
 	st.global.s32 [%rd1830], %r1829;
+	.loc 2 193 7
 	mov.b64 %rd6248, %rd7088;
 	add.s64 %rd1835, %rd6248, 4;
 	ld.global.s32 %r1838, [%rd1835];
 	add.s32 %r1839, %r1838, %r1834;
 	mov.b64 %rd1840, %rd1835;
 	st.global.s32 [%rd1840], %r1839;
+	.loc 2 194 7
 	mov.b64 %rd6250, %rd7089;
 	add.s64 %rd1845, %rd6250, 4;
 	ld.global.s32 %r1848, [%rd1845];
 	add.s32 %r1849, %r1848, %r1844;
 	mov.b64 %rd1850, %rd1845;
 	st.global.s32 [%rd1850], %r1849;
+	.loc 2 195 7
 	mov.b64 %rd6252, %rd7090;
 	add.s64 %rd1855, %rd6252, 4;
 	ld.global.s32 %r1858, [%rd1855];
 	add.s32 %r1859, %r1858, %r1854;
 	mov.b64 %rd1860, %rd1855;
 	st.global.s32 [%rd1860], %r1859;
+	.loc 2 196 7
 	mov.b64 %rd6254, %rd7091;
 	add.s64 %rd1865, %rd6254, 4;
 	ld.global.s32 %r1868, [%rd1865];
 	add.s32 %r1869, %r1868, %r1864;
 	mov.b64 %rd1870, %rd1865;
 	st.global.s32 [%rd1870], %r1869;
+	.loc 2 197 7
 	mov.b64 %rd6256, %rd7092;
 	add.s64 %rd1875, %rd6256, 4;
 	ld.global.s32 %r1878, [%rd1875];
 	add.s32 %r1879, %r1878, %r1874;
 	mov.b64 %rd1880, %rd1875;
 	st.global.s32 [%rd1880], %r1879;
+	.loc 2 198 7
 	mov.b64 %rd6258, %rd7093;
 	add.s64 %rd1885, %rd6258, 4;
 	ld.global.s32 %r1888, [%rd1885];
 	add.s32 %r1889, %r1888, %r1884;
 	mov.b64 %rd1890, %rd1885;
 	st.global.s32 [%rd1890], %r1889;
+	.loc 2 199 7
 	mov.b64 %rd6260, %rd7094;
 	add.s64 %rd1895, %rd6260, 4;
 	ld.global.s32 %r1898, [%rd1895];
 	add.s32 %r1899, %r1898, %r1894;
 	mov.b64 %rd1900, %rd1895;
 	st.global.s32 [%rd1900], %r1899;
+	.loc 2 200 7
 	mov.b64 %rd6262, %rd7095;
 	add.s64 %rd1905, %rd6262, 4;
 	ld.global.s32 %r1908, [%rd1905];
 	add.s32 %r1909, %r1908, %r1904;
 	mov.b64 %rd1910, %rd1905;
 	st.global.s32 [%rd1910], %r1909;
+	.loc 2 201 7
 	mov.b64 %rd6264, %rd7096;
 	add.s64 %rd1915, %rd6264, 4;
 	ld.global.s32 %r1918, [%rd1915];
 	add.s32 %r1919, %r1918, %r1914;
 	mov.b64 %rd1920, %rd1915;
 	st.global.s32 [%rd1920], %r1919;
+	.loc 2 202 7
 	mov.b64 %rd6266, %rd7097;
 	add.s64 %rd1925, %rd6266, 4;
 	ld.global.s32 %r1928, [%rd1925];
 	add.s32 %r1929, %r1928, %r1924;
 	mov.b64 %rd1930, %rd1925;
 	st.global.s32 [%rd1930], %r1929;
+	.loc 2 203 7
 	mov.b64 %rd6268, %rd7098;
 	add.s64 %rd1935, %rd6268, 4;
 	ld.global.s32 %r1938, [%rd1935];
 	add.s32 %r1939, %r1938, %r1934;
 	mov.b64 %rd1940, %rd1935;
 	st.global.s32 [%rd1940], %r1939;
+	.loc 2 204 7
 	mov.b64 %rd6270, %rd7099;
 	add.s64 %rd1945, %rd6270, 4;
 	ld.global.s32 %r1948, [%rd1945];
 	add.s32 %r1949, %r1948, %r1944;
 	mov.b64 %rd1950, %rd1945;
 	st.global.s32 [%rd1950], %r1949;
+	.loc 2 205 7
 	mov.b64 %rd6272, %rd7100;
 	add.s64 %rd1955, %rd6272, 4;
 	ld.global.s32 %r1958, [%rd1955];
 	add.s32 %r1959, %r1958, %r1954;
 	mov.b64 %rd1960, %rd1955;
 	st.global.s32 [%rd1960], %r1959;
+	.loc 2 206 7
 	mov.b64 %rd6274, %rd7101;
 	add.s64 %rd1965, %rd6274, 4;
 	ld.global.s32 %r1968, [%rd1965];
 	add.s32 %r1969, %r1968, %r1964;
 	mov.b64 %rd1970, %rd1965;
 	st.global.s32 [%rd1970], %r1969;
+	.loc 2 207 7
 	mov.b64 %rd6276, %rd7102;
 	add.s64 %rd1975, %rd6276, 4;
 	ld.global.s32 %r1978, [%rd1975];
 	add.s32 %r1979, %r1978, %r1974;
 	mov.b64 %rd1980, %rd1975;
 	st.global.s32 [%rd1980], %r1979;
+	.loc 2 208 7
 	mov.b64 %rd6278, %rd7103;
 	add.s64 %rd1985, %rd6278, 4;
 	ld.global.s32 %r1988, [%rd1985];
 	add.s32 %r1989, %r1988, %r1984;
 	mov.b64 %rd1990, %rd1985;
 	st.global.s32 [%rd1990], %r1989;
+	.loc 2 209 7
 	mov.b64 %rd6280, %rd7104;
 	add.s64 %rd1995, %rd6280, 4;
 	ld.global.s32 %r1998, [%rd1995];
 	add.s32 %r1999, %r1998, %r1994;
 	mov.b64 %rd2000, %rd1995;
 	st.global.s32 [%rd2000], %r1999;
+	.loc 2 210 7
 	mov.b64 %rd6282, %rd7105;
 	add.s64 %rd2005, %rd6282, 4;
 	ld.global.s32 %r2008, [%rd2005];
 	add.s32 %r2009, %r2008, %r2004;
 	mov.b64 %rd2010, %rd2005;
 	st.global.s32 [%rd2010], %r2009;
+	.loc 2 211 7
 	mov.b64 %rd6284, %rd7106;
 	add.s64 %rd2015, %rd6284, 4;
 	ld.global.s32 %r2018, [%rd2015];
 	add.s32 %r2019, %r2018, %r2014;
 	mov.b64 %rd2020, %rd2015;
 	st.global.s32 [%rd2020], %r2019;
+	.loc 2 212 7
 	mov.b64 %rd6286, %rd7107;
 	add.s64 %rd2025, %rd6286, 4;
 	ld.global.s32 %r2028, [%rd2025];
 	add.s32 %r2029, %r2028, %r2024;
 	mov.b64 %rd2030, %rd2025;
 	st.global.s32 [%rd2030], %r2029;
+	.loc 2 213 7
 	mov.b64 %rd6288, %rd7108;
 	add.s64 %rd2035, %rd6288, 4;
 	ld.global.s32 %r2038, [%rd2035];
 	add.s32 %r2039, %r2038, %r2034;
 	mov.b64 %rd2040, %rd2035;
 	st.global.s32 [%rd2040], %r2039;
+	.loc 2 214 7
 	mov.b64 %rd6290, %rd7109;
 	add.s64 %rd2045, %rd6290, 4;
 	ld.global.s32 %r2048, [%rd2045];
 	add.s32 %r2049, %r2048, %r2044;
 	mov.b64 %rd2050, %rd2045;
 	st.global.s32 [%rd2050], %r2049;
+	.loc 2 215 7
 	mov.b64 %rd6292, %rd7110;
 	add.s64 %rd2055, %rd6292, 4;
 	ld.global.s32 %r2058, [%rd2055];
 	add.s32 %r2059, %r2058, %r2054;
 	mov.b64 %rd2060, %rd2055;
 	st.global.s32 [%rd2060], %r2059;
+	.loc 2 216 7
 	mov.b64 %rd6294, %rd7111;
 	add.s64 %rd2065, %rd6294, 4;
 	ld.global.s32 %r2068, [%rd2065];
 	add.s32 %r2069, %r2068, %r2064;
 	mov.b64 %rd2070, %rd2065;
 	st.global.s32 [%rd2070], %r2069;
+	.loc 2 217 7
 	mov.b64 %rd6296, %rd7112;
 	add.s64 %rd2075, %rd6296, 4;
 	ld.global.s32 %r2078, [%rd2075];
 	add.s32 %r2079, %r2078, %r2074;
 	mov.b64 %rd2080, %rd2075;
 	st.global.s32 [%rd2080], %r2079;
+	.loc 2 218 7
 	mov.b64 %rd6298, %rd7113;
 	add.s64 %rd2085, %rd6298, 4;
 	ld.global.s32 %r2088, [%rd2085];
 	add.s32 %r2089, %r2088, %r2084;
 	mov.b64 %rd2090, %rd2085;
 	st.global.s32 [%rd2090], %r2089;
+	.loc 2 219 7
 	mov.b64 %rd6300, %rd7114;
 	add.s64 %rd2095, %rd6300, 4;
 	ld.global.s32 %r2098, [%rd2095];
 	add.s32 %r2099, %r2098, %r2094;
 	mov.b64 %rd2100, %rd2095;
 	st.global.s32 [%rd2100], %r2099;
+	.loc 2 220 7
 	mov.b64 %rd6302, %rd7115;
 	add.s64 %rd2105, %rd6302, 4;
 	ld.global.s32 %r2108, [%rd2105];
 	add.s32 %r2109, %r2108, %r2104;
 	mov.b64 %rd2110, %rd2105;
 	st.global.s32 [%rd2110], %r2109;
+	.loc 2 221 7
 	mov.b64 %rd6304, %rd7116;
 	add.s64 %rd2115, %rd6304, 4;
 	ld.global.s32 %r2118, [%rd2115];
 	add.s32 %r2119, %r2118, %r2114;
 	mov.b64 %rd2120, %rd2115;
 	st.global.s32 [%rd2120], %r2119;
+	.loc 2 222 7
 	mov.b64 %rd6306, %rd7117;
 	add.s64 %rd2125, %rd6306, 4;
 	ld.global.s32 %r2128, [%rd2125];
 	add.s32 %r2129, %r2128, %r2124;
 	mov.b64 %rd2130, %rd2125;
 	st.global.s32 [%rd2130], %r2129;
+	.loc 2 223 7
 	mov.b64 %rd6308, %rd7118;
 	add.s64 %rd2135, %rd6308, 4;
 	ld.global.s32 %r2138, [%rd2135];
 	add.s32 %r2139, %r2138, %r2134;
 	mov.b64 %rd2140, %rd2135;
 	st.global.s32 [%rd2140], %r2139;
+	.loc 2 224 7
 	mov.b64 %rd6310, %rd7119;
 	add.s64 %rd2145, %rd6310, 4;
 	ld.global.s32 %r2148, [%rd2145];
 	add.s32 %r2149, %r2148, %r2144;
 	mov.b64 %rd2150, %rd2145;
 	st.global.s32 [%rd2150], %r2149;
+	.loc 2 225 7
 	mov.b64 %rd6312, %rd7120;
 	add.s64 %rd2155, %rd6312, 4;
 	ld.global.s32 %r2158, [%rd2155];
 	add.s32 %r2159, %r2158, %r2154;
 	mov.b64 %rd2160, %rd2155;
 	st.global.s32 [%rd2160], %r2159;
+	.loc 2 226 7
 	mov.b64 %rd6314, %rd7121;
 	add.s64 %rd2165, %rd6314, 4;
 	ld.global.s32 %r2168, [%rd2165];
 	add.s32 %r2169, %r2168, %r2164;
 	mov.b64 %rd2170, %rd2165;
 	st.global.s32 [%rd2170], %r2169;
+	.loc 2 227 7
 	mov.b64 %rd6316, %rd7122;
 	add.s64 %rd2175, %rd6316, 4;
 	ld.global.s32 %r2178, [%rd2175];
 	add.s32 %r2179, %r2178, %r2174;
 	mov.b64 %rd2180, %rd2175;
 	st.global.s32 [%rd2180], %r2179;
+	.loc 2 228 7
 	mov.b64 %rd6318, %rd7123;
 	add.s64 %rd2185, %rd6318, 4;
 	ld.global.s32 %r2188, [%rd2185];
 	add.s32 %r2189, %r2188, %r2184;
 	mov.b64 %rd2190, %rd2185;
 	st.global.s32 [%rd2190], %r2189;
+	.loc 2 229 7
 	mov.b64 %rd6320, %rd7124;
 	add.s64 %rd2195, %rd6320, 4;
 	ld.global.s32 %r2198, [%rd2195];
 	add.s32 %r2199, %r2198, %r2194;
 	mov.b64 %rd2200, %rd2195;
 	st.global.s32 [%rd2200], %r2199;
+	.loc 2 230 7
 	mov.b64 %rd6322, %rd7125;
 	add.s64 %rd2205, %rd6322, 4;
 	ld.global.s32 %r2208, [%rd2205];
 	add.s32 %r2209, %r2208, %r2204;
 	mov.b64 %rd2210, %rd2205;
 	st.global.s32 [%rd2210], %r2209;
+	.loc 2 231 7
 	mov.b64 %rd6324, %rd7126;
 	add.s64 %rd2215, %rd6324, 4;
 	ld.global.s32 %r2218, [%rd2215];
 	add.s32 %r2219, %r2218, %r2214;
 	mov.b64 %rd2220, %rd2215;
 	st.global.s32 [%rd2220], %r2219;
+	.loc 2 232 7
 	mov.b64 %rd6326, %rd7127;
 	add.s64 %rd2225, %rd6326, 4;
 	ld.global.s32 %r2228, [%rd2225];
 	add.s32 %r2229, %r2228, %r2224;
 	mov.b64 %rd2230, %rd2225;
 	st.global.s32 [%rd2230], %r2229;
+	.loc 2 233 7
 	mov.b64 %rd6328, %rd7128;
 	add.s64 %rd2235, %rd6328, 4;
 	ld.global.s32 %r2238, [%rd2235];
 	add.s32 %r2239, %r2238, %r2234;
 	mov.b64 %rd2240, %rd2235;
 	st.global.s32 [%rd2240], %r2239;
+	.loc 2 234 7
 	mov.b64 %rd6330, %rd7129;
 	add.s64 %rd2245, %rd6330, 4;
 	ld.global.s32 %r2248, [%rd2245];
 	add.s32 %r2249, %r2248, %r2244;
 	mov.b64 %rd2250, %rd2245;
 	st.global.s32 [%rd2250], %r2249;
+	.loc 2 235 7
 	mov.b64 %rd6332, %rd7130;
 	add.s64 %rd2255, %rd6332, 4;
 	ld.global.s32 %r2258, [%rd2255];
 	add.s32 %r2259, %r2258, %r2254;
 	mov.b64 %rd2260, %rd2255;
 	st.global.s32 [%rd2260], %r2259;
+	.loc 2 236 7
 	mov.b64 %rd6334, %rd7131;
 	add.s64 %rd2265, %rd6334, 4;
 	ld.global.s32 %r2268, [%rd2265];
 	add.s32 %r2269, %r2268, %r2264;
 	mov.b64 %rd2270, %rd2265;
 	st.global.s32 [%rd2270], %r2269;
+	.loc 2 237 7
 	mov.b64 %rd6336, %rd7132;
 	add.s64 %rd2275, %rd6336, 4;
 	ld.global.s32 %r2278, [%rd2275];
 	add.s32 %r2279, %r2278, %r2274;
 	mov.b64 %rd2280, %rd2275;
 	st.global.s32 [%rd2280], %r2279;
+	.loc 2 238 7
 	mov.b64 %rd6338, %rd7133;
 	add.s64 %rd2285, %rd6338, 4;
 	ld.global.s32 %r2288, [%rd2285];
 	add.s32 %r2289, %r2288, %r2284;
 	mov.b64 %rd2290, %rd2285;
 	st.global.s32 [%rd2290], %r2289;
+	.loc 2 239 7
 	mov.b64 %rd6340, %rd7134;
 	add.s64 %rd2295, %rd6340, 4;
 	ld.global.s32 %r2298, [%rd2295];
 	add.s32 %r2299, %r2298, %r2294;
 	mov.b64 %rd2300, %rd2295;
 	st.global.s32 [%rd2300], %r2299;
+	.loc 2 240 7
 	mov.b64 %rd6342, %rd7135;
 	add.s64 %rd2305, %rd6342, 4;
 	ld.global.s32 %r2308, [%rd2305];
 	add.s32 %r2309, %r2308, %r2304;
 	mov.b64 %rd2310, %rd2305;
 	st.global.s32 [%rd2310], %r2309;
+	.loc 2 241 7
 	mov.b64 %rd6344, %rd7136;
 	add.s64 %rd2315, %rd6344, 4;
 	ld.global.s32 %r2318, [%rd2315];
 	add.s32 %r2319, %r2318, %r2314;
 	mov.b64 %rd2320, %rd2315;
 	st.global.s32 [%rd2320], %r2319;
+	.loc 2 242 7
 	mov.b64 %rd6346, %rd7137;
 	add.s64 %rd2325, %rd6346, 4;
 	ld.global.s32 %r2328, [%rd2325];
 	add.s32 %r2329, %r2328, %r2324;
 	mov.b64 %rd2330, %rd2325;
 	st.global.s32 [%rd2330], %r2329;
+	.loc 2 243 7
 	mov.b64 %rd6348, %rd7138;
 	add.s64 %rd2335, %rd6348, 4;
 	ld.global.s32 %r2338, [%rd2335];
 	add.s32 %r2339, %r2338, %r2334;
 	mov.b64 %rd2340, %rd2335;
 	st.global.s32 [%rd2340], %r2339;
+	.loc 2 244 7
 	mov.b64 %rd6350, %rd7139;
 	add.s64 %rd2345, %rd6350, 4;
 	ld.global.s32 %r2348, [%rd2345];
 	add.s32 %r2349, %r2348, %r2344;
 	mov.b64 %rd2350, %rd2345;
 	st.global.s32 [%rd2350], %r2349;
+	.loc 2 245 7
 	mov.b64 %rd6352, %rd7140;
 	add.s64 %rd2355, %rd6352, 4;
 	ld.global.s32 %r2358, [%rd2355];
 	add.s32 %r2359, %r2358, %r2354;
 	mov.b64 %rd2360, %rd2355;
 	st.global.s32 [%rd2360], %r2359;
+	.loc 2 246 7
 	mov.b64 %rd6354, %rd7141;
 	add.s64 %rd2365, %rd6354, 4;
 	ld.global.s32 %r2368, [%rd2365];
 	add.s32 %r2369, %r2368, %r2364;
 	mov.b64 %rd2370, %rd2365;
 	st.global.s32 [%rd2370], %r2369;
+	.loc 2 247 7
 	mov.b64 %rd6356, %rd7142;
 	add.s64 %rd2375, %rd6356, 4;
 	ld.global.s32 %r2378, [%rd2375];
 	add.s32 %r2379, %r2378, %r2374;
 	mov.b64 %rd2380, %rd2375;
 	st.global.s32 [%rd2380], %r2379;
+	.loc 2 248 7
 	mov.b64 %rd6358, %rd7143;
 	add.s64 %rd2385, %rd6358, 4;
 	ld.global.s32 %r2388, [%rd2385];
 	add.s32 %r2389, %r2388, %r2384;
 	mov.b64 %rd2390, %rd2385;
 	st.global.s32 [%rd2390], %r2389;
+	.loc 2 249 7
 	mov.b64 %rd6360, %rd7144;
 	add.s64 %rd2395, %rd6360, 4;
 	ld.global.s32 %r2398, [%rd2395];
 	add.s32 %r2399, %r2398, %r2394;
 	mov.b64 %rd2400, %rd2395;
 	st.global.s32 [%rd2400], %r2399;
+	.loc 2 250 7
 	mov.b64 %rd6362, %rd7145;
 	add.s64 %rd2405, %rd6362, 4;
 	ld.global.s32 %r2408, [%rd2405];
 	add.s32 %r2409, %r2408, %r2404;
 	mov.b64 %rd2410, %rd2405;
 	st.global.s32 [%rd2410], %r2409;
+	.loc 2 251 7
 	mov.b64 %rd6364, %rd7146;
 	add.s64 %rd2415, %rd6364, 4;
 	ld.global.s32 %r2418, [%rd2415];
 	add.s32 %r2419, %r2418, %r2414;
 	mov.b64 %rd2420, %rd2415;
 	st.global.s32 [%rd2420], %r2419;
+	.loc 2 252 7
 	mov.b64 %rd6366, %rd7147;
 	add.s64 %rd2425, %rd6366, 4;
 	ld.global.s32 %r2428, [%rd2425];
 	add.s32 %r2429, %r2428, %r2424;
 	mov.b64 %rd2430, %rd2425;
 	st.global.s32 [%rd2430], %r2429;
+	.loc 2 253 7
 	mov.b64 %rd6368, %rd7148;
 	add.s64 %rd2435, %rd6368, 4;
 	ld.global.s32 %r2438, [%rd2435];
 	add.s32 %r2439, %r2438, %r2434;
 	mov.b64 %rd2440, %rd2435;
 	st.global.s32 [%rd2440], %r2439;
+	.loc 2 254 7
 	mov.b64 %rd6370, %rd7149;
 	add.s64 %rd2445, %rd6370, 4;
 	ld.global.s32 %r2448, [%rd2445];
 	add.s32 %r2449, %r2448, %r2444;
 	mov.b64 %rd2450, %rd2445;
 	st.global.s32 [%rd2450], %r2449;
+	.loc 2 255 7
 	mov.b64 %rd6372, %rd7150;
 	add.s64 %rd2455, %rd6372, 4;
 	ld.global.s32 %r2458, [%rd2455];
 	add.s32 %r2459, %r2458, %r2454;
 	mov.b64 %rd2460, %rd2455;
 	st.global.s32 [%rd2460], %r2459;
+	.loc 2 256 7
 	mov.b64 %rd6374, %rd7151;
 	add.s64 %rd2465, %rd6374, 4;
 	ld.global.s32 %r2468, [%rd2465];
 	add.s32 %r2469, %r2468, %r2464;
 	mov.b64 %rd2470, %rd2465;
 	st.global.s32 [%rd2470], %r2469;
+	.loc 2 257 7
 	mov.b64 %rd6376, %rd7152;
 	add.s64 %rd2475, %rd6376, 4;
 	ld.global.s32 %r2478, [%rd2475];
 	add.s32 %r2479, %r2478, %r2474;
 	mov.b64 %rd2480, %rd2475;
 	st.global.s32 [%rd2480], %r2479;
+	.loc 2 258 7
 	mov.b64 %rd6378, %rd7153;
 	add.s64 %rd2485, %rd6378, 4;
 	ld.global.s32 %r2488, [%rd2485];
 	add.s32 %r2489, %r2488, %r2484;
 	mov.b64 %rd2490, %rd2485;
 	st.global.s32 [%rd2490], %r2489;
+	.loc 2 259 7
 	mov.b64 %rd6380, %rd7154;
 	add.s64 %rd2495, %rd6380, 4;
 	ld.global.s32 %r2498, [%rd2495];
 	add.s32 %r2499, %r2498, %r2494;
 	mov.b64 %rd2500, %rd2495;
 	st.global.s32 [%rd2500], %r2499;
+	.loc 2 260 7
 	mov.b64 %rd6382, %rd7155;
 	add.s64 %rd2505, %rd6382, 4;
 	ld.global.s32 %r2508, [%rd2505];
 	add.s32 %r2509, %r2508, %r2504;
 	mov.b64 %rd2510, %rd2505;
 	st.global.s32 [%rd2510], %r2509;
+	.loc 2 261 7
 	mov.b64 %rd6384, %rd7156;
 	add.s64 %rd2515, %rd6384, 4;
 	ld.global.s32 %r2518, [%rd2515];
 	add.s32 %r2519, %r2518, %r2514;
 	mov.b64 %rd2520, %rd2515;
 	st.global.s32 [%rd2520], %r2519;
+	.loc 2 262 7
 	mov.b64 %rd6386, %rd7157;
 	add.s64 %rd2525, %rd6386, 4;
 	ld.global.s32 %r2528, [%rd2525];
 	add.s32 %r2529, %r2528, %r2524;
 	mov.b64 %rd2530, %rd2525;
 	st.global.s32 [%rd2530], %r2529;
+	.loc 2 263 7
 	mov.b64 %rd6388, %rd7158;
 	add.s64 %rd2535, %rd6388, 4;
 	ld.global.s32 %r2538, [%rd2535];
 	add.s32 %r2539, %r2538, %r2534;
 	mov.b64 %rd2540, %rd2535;
 	st.global.s32 [%rd2540], %r2539;
+	.loc 2 264 7
 	mov.b64 %rd6390, %rd7159;
 	add.s64 %rd2545, %rd6390, 4;
 	ld.global.s32 %r2548, [%rd2545];
 	add.s32 %r2549, %r2548, %r2544;
 	mov.b64 %rd2550, %rd2545;
 	st.global.s32 [%rd2550], %r2549;
+	.loc 2 265 7
 	mov.b64 %rd6392, %rd7160;
 	add.s64 %rd2555, %rd6392, 4;
 	ld.global.s32 %r2558, [%rd2555];
@@ -7880,6 +8671,7 @@ $L_512:
 	mov.b64 %rd2560, %rd2555;
 	st.global.s32 [%rd2560], %r2559;
 $L_513:
+	.loc 2 10 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd6905, %rd6905, %rd6906;
 	add.s64 %rd6907, %rd6907, %rd6906;
@@ -8140,1024 +8932,1280 @@ $L_513:
 $L_514:
 	bra.uni $Lexit;
 $L_515:
+	.loc 2 11 17
 	cvt.u32.u64 %r2566, %rd12;
 	mov.b32 %r2567, %r2566;
+	.loc 2 12 17
 	mov.b32 %r2572, %r2566;
 	cvt.u32.u64 %r2573, %rd14;
 	mov.b32 %r2574, %r2573;
 	add.s32 %r2575, %r2572, %r2574;
+	.loc 2 13 17
 	mov.b32 %r2580, %r2566;
 	mov.b32 %r2581, %r2573;
 	mul.lo.s32 %r2582, %r2581, 2;
 	add.s32 %r2583, %r2580, %r2582;
+	.loc 2 14 17
 	mov.b32 %r2588, %r2566;
 	mov.b32 %r2589, %r2573;
 	mul.lo.s32 %r2590, %r2589, 3;
 	add.s32 %r2591, %r2588, %r2590;
+	.loc 2 15 17
 	mov.b32 %r2596, %r2566;
 	mov.b32 %r2597, %r2573;
 	mul.lo.s32 %r2598, %r2597, 4;
 	add.s32 %r2599, %r2596, %r2598;
+	.loc 2 16 17
 	mov.b32 %r2604, %r2566;
 	mov.b32 %r2605, %r2573;
 	mul.lo.s32 %r2606, %r2605, 5;
 	add.s32 %r2607, %r2604, %r2606;
+	.loc 2 17 17
 	mov.b32 %r2612, %r2566;
 	mov.b32 %r2613, %r2573;
 	mul.lo.s32 %r2614, %r2613, 6;
 	add.s32 %r2615, %r2612, %r2614;
+	.loc 2 18 17
 	mov.b32 %r2620, %r2566;
 	mov.b32 %r2621, %r2573;
 	mul.lo.s32 %r2622, %r2621, 7;
 	add.s32 %r2623, %r2620, %r2622;
+	.loc 2 19 17
 	mov.b32 %r2628, %r2566;
 	mov.b32 %r2629, %r2573;
 	mul.lo.s32 %r2630, %r2629, 8;
 	add.s32 %r2631, %r2628, %r2630;
+	.loc 2 20 17
 	mov.b32 %r2636, %r2566;
 	mov.b32 %r2637, %r2573;
 	mul.lo.s32 %r2638, %r2637, 9;
 	add.s32 %r2639, %r2636, %r2638;
+	.loc 2 21 18
 	mov.b32 %r2644, %r2566;
 	mov.b32 %r2645, %r2573;
 	mul.lo.s32 %r2646, %r2645, 10;
 	add.s32 %r2647, %r2644, %r2646;
+	.loc 2 22 18
 	mov.b32 %r2652, %r2566;
 	mov.b32 %r2653, %r2573;
 	mul.lo.s32 %r2654, %r2653, 11;
 	add.s32 %r2655, %r2652, %r2654;
+	.loc 2 23 18
 	mov.b32 %r2660, %r2566;
 	mov.b32 %r2661, %r2573;
 	mul.lo.s32 %r2662, %r2661, 12;
 	add.s32 %r2663, %r2660, %r2662;
+	.loc 2 24 18
 	mov.b32 %r2668, %r2566;
 	mov.b32 %r2669, %r2573;
 	mul.lo.s32 %r2670, %r2669, 13;
 	add.s32 %r2671, %r2668, %r2670;
+	.loc 2 25 18
 	mov.b32 %r2676, %r2566;
 	mov.b32 %r2677, %r2573;
 	mul.lo.s32 %r2678, %r2677, 14;
 	add.s32 %r2679, %r2676, %r2678;
+	.loc 2 26 18
 	mov.b32 %r2684, %r2566;
 	mov.b32 %r2685, %r2573;
 	mul.lo.s32 %r2686, %r2685, 15;
 	add.s32 %r2687, %r2684, %r2686;
+	.loc 2 27 18
 	mov.b32 %r2692, %r2566;
 	mov.b32 %r2693, %r2573;
 	mul.lo.s32 %r2694, %r2693, 16;
 	add.s32 %r2695, %r2692, %r2694;
+	.loc 2 28 18
 	mov.b32 %r2700, %r2566;
 	mov.b32 %r2701, %r2573;
 	mul.lo.s32 %r2702, %r2701, 17;
 	add.s32 %r2703, %r2700, %r2702;
+	.loc 2 29 18
 	mov.b32 %r2708, %r2566;
 	mov.b32 %r2709, %r2573;
 	mul.lo.s32 %r2710, %r2709, 18;
 	add.s32 %r2711, %r2708, %r2710;
+	.loc 2 30 18
 	mov.b32 %r2716, %r2566;
 	mov.b32 %r2717, %r2573;
 	mul.lo.s32 %r2718, %r2717, 19;
 	add.s32 %r2719, %r2716, %r2718;
+	.loc 2 31 18
 	mov.b32 %r2724, %r2566;
 	mov.b32 %r2725, %r2573;
 	mul.lo.s32 %r2726, %r2725, 20;
 	add.s32 %r2727, %r2724, %r2726;
+	.loc 2 32 18
 	mov.b32 %r2732, %r2566;
 	mov.b32 %r2733, %r2573;
 	mul.lo.s32 %r2734, %r2733, 21;
 	add.s32 %r2735, %r2732, %r2734;
+	.loc 2 33 18
 	mov.b32 %r2740, %r2566;
 	mov.b32 %r2741, %r2573;
 	mul.lo.s32 %r2742, %r2741, 22;
 	add.s32 %r2743, %r2740, %r2742;
+	.loc 2 34 18
 	mov.b32 %r2748, %r2566;
 	mov.b32 %r2749, %r2573;
 	mul.lo.s32 %r2750, %r2749, 23;
 	add.s32 %r2751, %r2748, %r2750;
+	.loc 2 35 18
 	mov.b32 %r2756, %r2566;
 	mov.b32 %r2757, %r2573;
 	mul.lo.s32 %r2758, %r2757, 24;
 	add.s32 %r2759, %r2756, %r2758;
+	.loc 2 36 18
 	mov.b32 %r2764, %r2566;
 	mov.b32 %r2765, %r2573;
 	mul.lo.s32 %r2766, %r2765, 25;
 	add.s32 %r2767, %r2764, %r2766;
+	.loc 2 37 18
 	mov.b32 %r2772, %r2566;
 	mov.b32 %r2773, %r2573;
 	mul.lo.s32 %r2774, %r2773, 26;
 	add.s32 %r2775, %r2772, %r2774;
+	.loc 2 38 18
 	mov.b32 %r2780, %r2566;
 	mov.b32 %r2781, %r2573;
 	mul.lo.s32 %r2782, %r2781, 27;
 	add.s32 %r2783, %r2780, %r2782;
+	.loc 2 39 18
 	mov.b32 %r2788, %r2566;
 	mov.b32 %r2789, %r2573;
 	mul.lo.s32 %r2790, %r2789, 28;
 	add.s32 %r2791, %r2788, %r2790;
+	.loc 2 40 18
 	mov.b32 %r2796, %r2566;
 	mov.b32 %r2797, %r2573;
 	mul.lo.s32 %r2798, %r2797, 29;
 	add.s32 %r2799, %r2796, %r2798;
+	.loc 2 41 18
 	mov.b32 %r2804, %r2566;
 	mov.b32 %r2805, %r2573;
 	mul.lo.s32 %r2806, %r2805, 30;
 	add.s32 %r2807, %r2804, %r2806;
+	.loc 2 42 18
 	mov.b32 %r2812, %r2566;
 	mov.b32 %r2813, %r2573;
 	mul.lo.s32 %r2814, %r2813, 31;
 	add.s32 %r2815, %r2812, %r2814;
+	.loc 2 43 18
 	mov.b32 %r2820, %r2566;
 	mov.b32 %r2821, %r2573;
 	mul.lo.s32 %r2822, %r2821, 32;
 	add.s32 %r2823, %r2820, %r2822;
+	.loc 2 44 18
 	mov.b32 %r2828, %r2566;
 	mov.b32 %r2829, %r2573;
 	mul.lo.s32 %r2830, %r2829, 33;
 	add.s32 %r2831, %r2828, %r2830;
+	.loc 2 45 18
 	mov.b32 %r2836, %r2566;
 	mov.b32 %r2837, %r2573;
 	mul.lo.s32 %r2838, %r2837, 34;
 	add.s32 %r2839, %r2836, %r2838;
+	.loc 2 46 18
 	mov.b32 %r2844, %r2566;
 	mov.b32 %r2845, %r2573;
 	mul.lo.s32 %r2846, %r2845, 35;
 	add.s32 %r2847, %r2844, %r2846;
+	.loc 2 47 18
 	mov.b32 %r2852, %r2566;
 	mov.b32 %r2853, %r2573;
 	mul.lo.s32 %r2854, %r2853, 36;
 	add.s32 %r2855, %r2852, %r2854;
+	.loc 2 48 18
 	mov.b32 %r2860, %r2566;
 	mov.b32 %r2861, %r2573;
 	mul.lo.s32 %r2862, %r2861, 37;
 	add.s32 %r2863, %r2860, %r2862;
+	.loc 2 49 18
 	mov.b32 %r2868, %r2566;
 	mov.b32 %r2869, %r2573;
 	mul.lo.s32 %r2870, %r2869, 38;
 	add.s32 %r2871, %r2868, %r2870;
+	.loc 2 50 18
 	mov.b32 %r2876, %r2566;
 	mov.b32 %r2877, %r2573;
 	mul.lo.s32 %r2878, %r2877, 39;
 	add.s32 %r2879, %r2876, %r2878;
+	.loc 2 51 18
 	mov.b32 %r2884, %r2566;
 	mov.b32 %r2885, %r2573;
 	mul.lo.s32 %r2886, %r2885, 40;
 	add.s32 %r2887, %r2884, %r2886;
+	.loc 2 52 18
 	mov.b32 %r2892, %r2566;
 	mov.b32 %r2893, %r2573;
 	mul.lo.s32 %r2894, %r2893, 41;
 	add.s32 %r2895, %r2892, %r2894;
+	.loc 2 53 18
 	mov.b32 %r2900, %r2566;
 	mov.b32 %r2901, %r2573;
 	mul.lo.s32 %r2902, %r2901, 42;
 	add.s32 %r2903, %r2900, %r2902;
+	.loc 2 54 18
 	mov.b32 %r2908, %r2566;
 	mov.b32 %r2909, %r2573;
 	mul.lo.s32 %r2910, %r2909, 43;
 	add.s32 %r2911, %r2908, %r2910;
+	.loc 2 55 18
 	mov.b32 %r2916, %r2566;
 	mov.b32 %r2917, %r2573;
 	mul.lo.s32 %r2918, %r2917, 44;
 	add.s32 %r2919, %r2916, %r2918;
+	.loc 2 56 18
 	mov.b32 %r2924, %r2566;
 	mov.b32 %r2925, %r2573;
 	mul.lo.s32 %r2926, %r2925, 45;
 	add.s32 %r2927, %r2924, %r2926;
+	.loc 2 57 18
 	mov.b32 %r2932, %r2566;
 	mov.b32 %r2933, %r2573;
 	mul.lo.s32 %r2934, %r2933, 46;
 	add.s32 %r2935, %r2932, %r2934;
+	.loc 2 58 18
 	mov.b32 %r2940, %r2566;
 	mov.b32 %r2941, %r2573;
 	mul.lo.s32 %r2942, %r2941, 47;
 	add.s32 %r2943, %r2940, %r2942;
+	.loc 2 59 18
 	mov.b32 %r2948, %r2566;
 	mov.b32 %r2949, %r2573;
 	mul.lo.s32 %r2950, %r2949, 48;
 	add.s32 %r2951, %r2948, %r2950;
+	.loc 2 60 18
 	mov.b32 %r2956, %r2566;
 	mov.b32 %r2957, %r2573;
 	mul.lo.s32 %r2958, %r2957, 49;
 	add.s32 %r2959, %r2956, %r2958;
+	.loc 2 61 18
 	mov.b32 %r2964, %r2566;
 	mov.b32 %r2965, %r2573;
 	mul.lo.s32 %r2966, %r2965, 50;
 	add.s32 %r2967, %r2964, %r2966;
+	.loc 2 62 18
 	mov.b32 %r2972, %r2566;
 	mov.b32 %r2973, %r2573;
 	mul.lo.s32 %r2974, %r2973, 51;
 	add.s32 %r2975, %r2972, %r2974;
+	.loc 2 63 18
 	mov.b32 %r2980, %r2566;
 	mov.b32 %r2981, %r2573;
 	mul.lo.s32 %r2982, %r2981, 52;
 	add.s32 %r2983, %r2980, %r2982;
+	.loc 2 64 18
 	mov.b32 %r2988, %r2566;
 	mov.b32 %r2989, %r2573;
 	mul.lo.s32 %r2990, %r2989, 53;
 	add.s32 %r2991, %r2988, %r2990;
+	.loc 2 65 18
 	mov.b32 %r2996, %r2566;
 	mov.b32 %r2997, %r2573;
 	mul.lo.s32 %r2998, %r2997, 54;
 	add.s32 %r2999, %r2996, %r2998;
+	.loc 2 66 18
 	mov.b32 %r3004, %r2566;
 	mov.b32 %r3005, %r2573;
 	mul.lo.s32 %r3006, %r3005, 55;
 	add.s32 %r3007, %r3004, %r3006;
+	.loc 2 67 18
 	mov.b32 %r3012, %r2566;
 	mov.b32 %r3013, %r2573;
 	mul.lo.s32 %r3014, %r3013, 56;
 	add.s32 %r3015, %r3012, %r3014;
+	.loc 2 68 18
 	mov.b32 %r3020, %r2566;
 	mov.b32 %r3021, %r2573;
 	mul.lo.s32 %r3022, %r3021, 57;
 	add.s32 %r3023, %r3020, %r3022;
+	.loc 2 69 18
 	mov.b32 %r3028, %r2566;
 	mov.b32 %r3029, %r2573;
 	mul.lo.s32 %r3030, %r3029, 58;
 	add.s32 %r3031, %r3028, %r3030;
+	.loc 2 70 18
 	mov.b32 %r3036, %r2566;
 	mov.b32 %r3037, %r2573;
 	mul.lo.s32 %r3038, %r3037, 59;
 	add.s32 %r3039, %r3036, %r3038;
+	.loc 2 71 18
 	mov.b32 %r3044, %r2566;
 	mov.b32 %r3045, %r2573;
 	mul.lo.s32 %r3046, %r3045, 60;
 	add.s32 %r3047, %r3044, %r3046;
+	.loc 2 72 18
 	mov.b32 %r3052, %r2566;
 	mov.b32 %r3053, %r2573;
 	mul.lo.s32 %r3054, %r3053, 61;
 	add.s32 %r3055, %r3052, %r3054;
+	.loc 2 73 18
 	mov.b32 %r3060, %r2566;
 	mov.b32 %r3061, %r2573;
 	mul.lo.s32 %r3062, %r3061, 62;
 	add.s32 %r3063, %r3060, %r3062;
+	.loc 2 74 18
 	mov.b32 %r3068, %r2566;
 	mov.b32 %r3069, %r2573;
 	mul.lo.s32 %r3070, %r3069, 63;
 	add.s32 %r3071, %r3068, %r3070;
+	.loc 2 75 18
 	mov.b32 %r3076, %r2566;
 	mov.b32 %r3077, %r2573;
 	mul.lo.s32 %r3078, %r3077, 64;
 	add.s32 %r3079, %r3076, %r3078;
+	.loc 2 76 18
 	mov.b32 %r3084, %r2566;
 	mov.b32 %r3085, %r2573;
 	mul.lo.s32 %r3086, %r3085, 65;
 	add.s32 %r3087, %r3084, %r3086;
+	.loc 2 77 18
 	mov.b32 %r3092, %r2566;
 	mov.b32 %r3093, %r2573;
 	mul.lo.s32 %r3094, %r3093, 66;
 	add.s32 %r3095, %r3092, %r3094;
+	.loc 2 78 18
 	mov.b32 %r3100, %r2566;
 	mov.b32 %r3101, %r2573;
 	mul.lo.s32 %r3102, %r3101, 67;
 	add.s32 %r3103, %r3100, %r3102;
+	.loc 2 79 18
 	mov.b32 %r3108, %r2566;
 	mov.b32 %r3109, %r2573;
 	mul.lo.s32 %r3110, %r3109, 68;
 	add.s32 %r3111, %r3108, %r3110;
+	.loc 2 80 18
 	mov.b32 %r3116, %r2566;
 	mov.b32 %r3117, %r2573;
 	mul.lo.s32 %r3118, %r3117, 69;
 	add.s32 %r3119, %r3116, %r3118;
+	.loc 2 81 18
 	mov.b32 %r3124, %r2566;
 	mov.b32 %r3125, %r2573;
 	mul.lo.s32 %r3126, %r3125, 70;
 	add.s32 %r3127, %r3124, %r3126;
+	.loc 2 82 18
 	mov.b32 %r3132, %r2566;
 	mov.b32 %r3133, %r2573;
 	mul.lo.s32 %r3134, %r3133, 71;
 	add.s32 %r3135, %r3132, %r3134;
+	.loc 2 83 18
 	mov.b32 %r3140, %r2566;
 	mov.b32 %r3141, %r2573;
 	mul.lo.s32 %r3142, %r3141, 72;
 	add.s32 %r3143, %r3140, %r3142;
+	.loc 2 84 18
 	mov.b32 %r3148, %r2566;
 	mov.b32 %r3149, %r2573;
 	mul.lo.s32 %r3150, %r3149, 73;
 	add.s32 %r3151, %r3148, %r3150;
+	.loc 2 85 18
 	mov.b32 %r3156, %r2566;
 	mov.b32 %r3157, %r2573;
 	mul.lo.s32 %r3158, %r3157, 74;
 	add.s32 %r3159, %r3156, %r3158;
+	.loc 2 86 18
 	mov.b32 %r3164, %r2566;
 	mov.b32 %r3165, %r2573;
 	mul.lo.s32 %r3166, %r3165, 75;
 	add.s32 %r3167, %r3164, %r3166;
+	.loc 2 87 18
 	mov.b32 %r3172, %r2566;
 	mov.b32 %r3173, %r2573;
 	mul.lo.s32 %r3174, %r3173, 76;
 	add.s32 %r3175, %r3172, %r3174;
+	.loc 2 88 18
 	mov.b32 %r3180, %r2566;
 	mov.b32 %r3181, %r2573;
 	mul.lo.s32 %r3182, %r3181, 77;
 	add.s32 %r3183, %r3180, %r3182;
+	.loc 2 89 18
 	mov.b32 %r3188, %r2566;
 	mov.b32 %r3189, %r2573;
 	mul.lo.s32 %r3190, %r3189, 78;
 	add.s32 %r3191, %r3188, %r3190;
+	.loc 2 90 18
 	mov.b32 %r3196, %r2566;
 	mov.b32 %r3197, %r2573;
 	mul.lo.s32 %r3198, %r3197, 79;
 	add.s32 %r3199, %r3196, %r3198;
+	.loc 2 91 18
 	mov.b32 %r3204, %r2566;
 	mov.b32 %r3205, %r2573;
 	mul.lo.s32 %r3206, %r3205, 80;
 	add.s32 %r3207, %r3204, %r3206;
+	.loc 2 92 18
 	mov.b32 %r3212, %r2566;
 	mov.b32 %r3213, %r2573;
 	mul.lo.s32 %r3214, %r3213, 81;
 	add.s32 %r3215, %r3212, %r3214;
+	.loc 2 93 18
 	mov.b32 %r3220, %r2566;
 	mov.b32 %r3221, %r2573;
 	mul.lo.s32 %r3222, %r3221, 82;
 	add.s32 %r3223, %r3220, %r3222;
+	.loc 2 94 18
 	mov.b32 %r3228, %r2566;
 	mov.b32 %r3229, %r2573;
 	mul.lo.s32 %r3230, %r3229, 83;
 	add.s32 %r3231, %r3228, %r3230;
+	.loc 2 95 18
 	mov.b32 %r3236, %r2566;
 	mov.b32 %r3237, %r2573;
 	mul.lo.s32 %r3238, %r3237, 84;
 	add.s32 %r3239, %r3236, %r3238;
+	.loc 2 96 18
 	mov.b32 %r3244, %r2566;
 	mov.b32 %r3245, %r2573;
 	mul.lo.s32 %r3246, %r3245, 85;
 	add.s32 %r3247, %r3244, %r3246;
+	.loc 2 97 18
 	mov.b32 %r3252, %r2566;
 	mov.b32 %r3253, %r2573;
 	mul.lo.s32 %r3254, %r3253, 86;
 	add.s32 %r3255, %r3252, %r3254;
+	.loc 2 98 18
 	mov.b32 %r3260, %r2566;
 	mov.b32 %r3261, %r2573;
 	mul.lo.s32 %r3262, %r3261, 87;
 	add.s32 %r3263, %r3260, %r3262;
+	.loc 2 99 18
 	mov.b32 %r3268, %r2566;
 	mov.b32 %r3269, %r2573;
 	mul.lo.s32 %r3270, %r3269, 88;
 	add.s32 %r3271, %r3268, %r3270;
+	.loc 2 100 18
 	mov.b32 %r3276, %r2566;
 	mov.b32 %r3277, %r2573;
 	mul.lo.s32 %r3278, %r3277, 89;
 	add.s32 %r3279, %r3276, %r3278;
+	.loc 2 101 18
 	mov.b32 %r3284, %r2566;
 	mov.b32 %r3285, %r2573;
 	mul.lo.s32 %r3286, %r3285, 90;
 	add.s32 %r3287, %r3284, %r3286;
+	.loc 2 102 18
 	mov.b32 %r3292, %r2566;
 	mov.b32 %r3293, %r2573;
 	mul.lo.s32 %r3294, %r3293, 91;
 	add.s32 %r3295, %r3292, %r3294;
+	.loc 2 103 18
 	mov.b32 %r3300, %r2566;
 	mov.b32 %r3301, %r2573;
 	mul.lo.s32 %r3302, %r3301, 92;
 	add.s32 %r3303, %r3300, %r3302;
+	.loc 2 104 18
 	mov.b32 %r3308, %r2566;
 	mov.b32 %r3309, %r2573;
 	mul.lo.s32 %r3310, %r3309, 93;
 	add.s32 %r3311, %r3308, %r3310;
+	.loc 2 105 18
 	mov.b32 %r3316, %r2566;
 	mov.b32 %r3317, %r2573;
 	mul.lo.s32 %r3318, %r3317, 94;
 	add.s32 %r3319, %r3316, %r3318;
+	.loc 2 106 18
 	mov.b32 %r3324, %r2566;
 	mov.b32 %r3325, %r2573;
 	mul.lo.s32 %r3326, %r3325, 95;
 	add.s32 %r3327, %r3324, %r3326;
+	.loc 2 107 18
 	mov.b32 %r3332, %r2566;
 	mov.b32 %r3333, %r2573;
 	mul.lo.s32 %r3334, %r3333, 96;
 	add.s32 %r3335, %r3332, %r3334;
+	.loc 2 108 18
 	mov.b32 %r3340, %r2566;
 	mov.b32 %r3341, %r2573;
 	mul.lo.s32 %r3342, %r3341, 97;
 	add.s32 %r3343, %r3340, %r3342;
+	.loc 2 109 18
 	mov.b32 %r3348, %r2566;
 	mov.b32 %r3349, %r2573;
 	mul.lo.s32 %r3350, %r3349, 98;
 	add.s32 %r3351, %r3348, %r3350;
+	.loc 2 110 18
 	mov.b32 %r3356, %r2566;
 	mov.b32 %r3357, %r2573;
 	mul.lo.s32 %r3358, %r3357, 99;
 	add.s32 %r3359, %r3356, %r3358;
+	.loc 2 111 19
 	mov.b32 %r3364, %r2566;
 	mov.b32 %r3365, %r2573;
 	mul.lo.s32 %r3366, %r3365, 100;
 	add.s32 %r3367, %r3364, %r3366;
+	.loc 2 112 19
 	mov.b32 %r3372, %r2566;
 	mov.b32 %r3373, %r2573;
 	mul.lo.s32 %r3374, %r3373, 101;
 	add.s32 %r3375, %r3372, %r3374;
+	.loc 2 113 19
 	mov.b32 %r3380, %r2566;
 	mov.b32 %r3381, %r2573;
 	mul.lo.s32 %r3382, %r3381, 102;
 	add.s32 %r3383, %r3380, %r3382;
+	.loc 2 114 19
 	mov.b32 %r3388, %r2566;
 	mov.b32 %r3389, %r2573;
 	mul.lo.s32 %r3390, %r3389, 103;
 	add.s32 %r3391, %r3388, %r3390;
+	.loc 2 115 19
 	mov.b32 %r3396, %r2566;
 	mov.b32 %r3397, %r2573;
 	mul.lo.s32 %r3398, %r3397, 104;
 	add.s32 %r3399, %r3396, %r3398;
+	.loc 2 116 19
 	mov.b32 %r3404, %r2566;
 	mov.b32 %r3405, %r2573;
 	mul.lo.s32 %r3406, %r3405, 105;
 	add.s32 %r3407, %r3404, %r3406;
+	.loc 2 117 19
 	mov.b32 %r3412, %r2566;
 	mov.b32 %r3413, %r2573;
 	mul.lo.s32 %r3414, %r3413, 106;
 	add.s32 %r3415, %r3412, %r3414;
+	.loc 2 118 19
 	mov.b32 %r3420, %r2566;
 	mov.b32 %r3421, %r2573;
 	mul.lo.s32 %r3422, %r3421, 107;
 	add.s32 %r3423, %r3420, %r3422;
+	.loc 2 119 19
 	mov.b32 %r3428, %r2566;
 	mov.b32 %r3429, %r2573;
 	mul.lo.s32 %r3430, %r3429, 108;
 	add.s32 %r3431, %r3428, %r3430;
+	.loc 2 120 19
 	mov.b32 %r3436, %r2566;
 	mov.b32 %r3437, %r2573;
 	mul.lo.s32 %r3438, %r3437, 109;
 	add.s32 %r3439, %r3436, %r3438;
+	.loc 2 121 19
 	mov.b32 %r3444, %r2566;
 	mov.b32 %r3445, %r2573;
 	mul.lo.s32 %r3446, %r3445, 110;
 	add.s32 %r3447, %r3444, %r3446;
+	.loc 2 122 19
 	mov.b32 %r3452, %r2566;
 	mov.b32 %r3453, %r2573;
 	mul.lo.s32 %r3454, %r3453, 111;
 	add.s32 %r3455, %r3452, %r3454;
+	.loc 2 123 19
 	mov.b32 %r3460, %r2566;
 	mov.b32 %r3461, %r2573;
 	mul.lo.s32 %r3462, %r3461, 112;
 	add.s32 %r3463, %r3460, %r3462;
+	.loc 2 124 19
 	mov.b32 %r3468, %r2566;
 	mov.b32 %r3469, %r2573;
 	mul.lo.s32 %r3470, %r3469, 113;
 	add.s32 %r3471, %r3468, %r3470;
+	.loc 2 125 19
 	mov.b32 %r3476, %r2566;
 	mov.b32 %r3477, %r2573;
 	mul.lo.s32 %r3478, %r3477, 114;
 	add.s32 %r3479, %r3476, %r3478;
+	.loc 2 126 19
 	mov.b32 %r3484, %r2566;
 	mov.b32 %r3485, %r2573;
 	mul.lo.s32 %r3486, %r3485, 115;
 	add.s32 %r3487, %r3484, %r3486;
+	.loc 2 127 19
 	mov.b32 %r3492, %r2566;
 	mov.b32 %r3493, %r2573;
 	mul.lo.s32 %r3494, %r3493, 116;
 	add.s32 %r3495, %r3492, %r3494;
+	.loc 2 128 19
 	mov.b32 %r3500, %r2566;
 	mov.b32 %r3501, %r2573;
 	mul.lo.s32 %r3502, %r3501, 117;
 	add.s32 %r3503, %r3500, %r3502;
+	.loc 2 129 19
 	mov.b32 %r3508, %r2566;
 	mov.b32 %r3509, %r2573;
 	mul.lo.s32 %r3510, %r3509, 118;
 	add.s32 %r3511, %r3508, %r3510;
+	.loc 2 130 19
 	mov.b32 %r3516, %r2566;
 	mov.b32 %r3517, %r2573;
 	mul.lo.s32 %r3518, %r3517, 119;
 	add.s32 %r3519, %r3516, %r3518;
+	.loc 2 131 19
 	mov.b32 %r3524, %r2566;
 	mov.b32 %r3525, %r2573;
 	mul.lo.s32 %r3526, %r3525, 120;
 	add.s32 %r3527, %r3524, %r3526;
+	.loc 2 132 19
 	mov.b32 %r3532, %r2566;
 	mov.b32 %r3533, %r2573;
 	mul.lo.s32 %r3534, %r3533, 121;
 	add.s32 %r3535, %r3532, %r3534;
+	.loc 2 133 19
 	mov.b32 %r3540, %r2566;
 	mov.b32 %r3541, %r2573;
 	mul.lo.s32 %r3542, %r3541, 122;
 	add.s32 %r3543, %r3540, %r3542;
+	.loc 2 134 19
 	mov.b32 %r3548, %r2566;
 	mov.b32 %r3549, %r2573;
 	mul.lo.s32 %r3550, %r3549, 123;
 	add.s32 %r3551, %r3548, %r3550;
+	.loc 2 135 19
 	mov.b32 %r3556, %r2566;
 	mov.b32 %r3557, %r2573;
 	mul.lo.s32 %r3558, %r3557, 124;
 	add.s32 %r3559, %r3556, %r3558;
+	.loc 2 136 19
 	mov.b32 %r3564, %r2566;
 	mov.b32 %r3565, %r2573;
 	mul.lo.s32 %r3566, %r3565, 125;
 	add.s32 %r3567, %r3564, %r3566;
+	.loc 2 137 19
 	mov.b32 %r3572, %r2566;
 	mov.b32 %r3573, %r2573;
 	mul.lo.s32 %r3574, %r3573, 126;
 	add.s32 %r3575, %r3572, %r3574;
+	.loc 2 138 19
 	mov.b32 %r3580, %r2566;
 	mov.b32 %r3581, %r2573;
 	mul.lo.s32 %r3582, %r3581, 127;
 	add.s32 %r3583, %r3580, %r3582;
+	.loc 2 139 19
 	mov.b32 %r3588, %r2566;
 	mov.b32 %r3589, %r2573;
 	mul.lo.s32 %r3590, %r3589, 128;
 	add.s32 %r3591, %r3588, %r3590;
+	.loc 2 140 19
 	mov.b32 %r3596, %r2566;
 	mov.b32 %r3597, %r2573;
 	mul.lo.s32 %r3598, %r3597, 129;
 	add.s32 %r3599, %r3596, %r3598;
+	.loc 2 141 19
 	mov.b32 %r3604, %r2566;
 	mov.b32 %r3605, %r2573;
 	mul.lo.s32 %r3606, %r3605, 130;
 	add.s32 %r3607, %r3604, %r3606;
+	.loc 2 142 19
 	mov.b32 %r3612, %r2566;
 	mov.b32 %r3613, %r2573;
 	mul.lo.s32 %r3614, %r3613, 131;
 	add.s32 %r3615, %r3612, %r3614;
+	.loc 2 143 19
 	mov.b32 %r3620, %r2566;
 	mov.b32 %r3621, %r2573;
 	mul.lo.s32 %r3622, %r3621, 132;
 	add.s32 %r3623, %r3620, %r3622;
+	.loc 2 144 19
 	mov.b32 %r3628, %r2566;
 	mov.b32 %r3629, %r2573;
 	mul.lo.s32 %r3630, %r3629, 133;
 	add.s32 %r3631, %r3628, %r3630;
+	.loc 2 145 19
 	mov.b32 %r3636, %r2566;
 	mov.b32 %r3637, %r2573;
 	mul.lo.s32 %r3638, %r3637, 134;
 	add.s32 %r3639, %r3636, %r3638;
+	.loc 2 146 19
 	mov.b32 %r3644, %r2566;
 	mov.b32 %r3645, %r2573;
 	mul.lo.s32 %r3646, %r3645, 135;
 	add.s32 %r3647, %r3644, %r3646;
+	.loc 2 147 19
 	mov.b32 %r3652, %r2566;
 	mov.b32 %r3653, %r2573;
 	mul.lo.s32 %r3654, %r3653, 136;
 	add.s32 %r3655, %r3652, %r3654;
+	.loc 2 148 19
 	mov.b32 %r3660, %r2566;
 	mov.b32 %r3661, %r2573;
 	mul.lo.s32 %r3662, %r3661, 137;
 	add.s32 %r3663, %r3660, %r3662;
+	.loc 2 149 19
 	mov.b32 %r3668, %r2566;
 	mov.b32 %r3669, %r2573;
 	mul.lo.s32 %r3670, %r3669, 138;
 	add.s32 %r3671, %r3668, %r3670;
+	.loc 2 150 19
 	mov.b32 %r3676, %r2566;
 	mov.b32 %r3677, %r2573;
 	mul.lo.s32 %r3678, %r3677, 139;
 	add.s32 %r3679, %r3676, %r3678;
+	.loc 2 151 19
 	mov.b32 %r3684, %r2566;
 	mov.b32 %r3685, %r2573;
 	mul.lo.s32 %r3686, %r3685, 140;
 	add.s32 %r3687, %r3684, %r3686;
+	.loc 2 152 19
 	mov.b32 %r3692, %r2566;
 	mov.b32 %r3693, %r2573;
 	mul.lo.s32 %r3694, %r3693, 141;
 	add.s32 %r3695, %r3692, %r3694;
+	.loc 2 153 19
 	mov.b32 %r3700, %r2566;
 	mov.b32 %r3701, %r2573;
 	mul.lo.s32 %r3702, %r3701, 142;
 	add.s32 %r3703, %r3700, %r3702;
+	.loc 2 154 19
 	mov.b32 %r3708, %r2566;
 	mov.b32 %r3709, %r2573;
 	mul.lo.s32 %r3710, %r3709, 143;
 	add.s32 %r3711, %r3708, %r3710;
+	.loc 2 155 19
 	mov.b32 %r3716, %r2566;
 	mov.b32 %r3717, %r2573;
 	mul.lo.s32 %r3718, %r3717, 144;
 	add.s32 %r3719, %r3716, %r3718;
+	.loc 2 156 19
 	mov.b32 %r3724, %r2566;
 	mov.b32 %r3725, %r2573;
 	mul.lo.s32 %r3726, %r3725, 145;
 	add.s32 %r3727, %r3724, %r3726;
+	.loc 2 157 19
 	mov.b32 %r3732, %r2566;
 	mov.b32 %r3733, %r2573;
 	mul.lo.s32 %r3734, %r3733, 146;
 	add.s32 %r3735, %r3732, %r3734;
+	.loc 2 158 19
 	mov.b32 %r3740, %r2566;
 	mov.b32 %r3741, %r2573;
 	mul.lo.s32 %r3742, %r3741, 147;
 	add.s32 %r3743, %r3740, %r3742;
+	.loc 2 159 19
 	mov.b32 %r3748, %r2566;
 	mov.b32 %r3749, %r2573;
 	mul.lo.s32 %r3750, %r3749, 148;
 	add.s32 %r3751, %r3748, %r3750;
+	.loc 2 160 19
 	mov.b32 %r3756, %r2566;
 	mov.b32 %r3757, %r2573;
 	mul.lo.s32 %r3758, %r3757, 149;
 	add.s32 %r3759, %r3756, %r3758;
+	.loc 2 161 19
 	mov.b32 %r3764, %r2566;
 	mov.b32 %r3765, %r2573;
 	mul.lo.s32 %r3766, %r3765, 150;
 	add.s32 %r3767, %r3764, %r3766;
+	.loc 2 162 19
 	mov.b32 %r3772, %r2566;
 	mov.b32 %r3773, %r2573;
 	mul.lo.s32 %r3774, %r3773, 151;
 	add.s32 %r3775, %r3772, %r3774;
+	.loc 2 163 19
 	mov.b32 %r3780, %r2566;
 	mov.b32 %r3781, %r2573;
 	mul.lo.s32 %r3782, %r3781, 152;
 	add.s32 %r3783, %r3780, %r3782;
+	.loc 2 164 19
 	mov.b32 %r3788, %r2566;
 	mov.b32 %r3789, %r2573;
 	mul.lo.s32 %r3790, %r3789, 153;
 	add.s32 %r3791, %r3788, %r3790;
+	.loc 2 165 19
 	mov.b32 %r3796, %r2566;
 	mov.b32 %r3797, %r2573;
 	mul.lo.s32 %r3798, %r3797, 154;
 	add.s32 %r3799, %r3796, %r3798;
+	.loc 2 166 19
 	mov.b32 %r3804, %r2566;
 	mov.b32 %r3805, %r2573;
 	mul.lo.s32 %r3806, %r3805, 155;
 	add.s32 %r3807, %r3804, %r3806;
+	.loc 2 167 19
 	mov.b32 %r3812, %r2566;
 	mov.b32 %r3813, %r2573;
 	mul.lo.s32 %r3814, %r3813, 156;
 	add.s32 %r3815, %r3812, %r3814;
+	.loc 2 168 19
 	mov.b32 %r3820, %r2566;
 	mov.b32 %r3821, %r2573;
 	mul.lo.s32 %r3822, %r3821, 157;
 	add.s32 %r3823, %r3820, %r3822;
+	.loc 2 169 19
 	mov.b32 %r3828, %r2566;
 	mov.b32 %r3829, %r2573;
 	mul.lo.s32 %r3830, %r3829, 158;
 	add.s32 %r3831, %r3828, %r3830;
+	.loc 2 170 19
 	mov.b32 %r3836, %r2566;
 	mov.b32 %r3837, %r2573;
 	mul.lo.s32 %r3838, %r3837, 159;
 	add.s32 %r3839, %r3836, %r3838;
+	.loc 2 171 19
 	mov.b32 %r3844, %r2566;
 	mov.b32 %r3845, %r2573;
 	mul.lo.s32 %r3846, %r3845, 160;
 	add.s32 %r3847, %r3844, %r3846;
+	.loc 2 172 19
 	mov.b32 %r3852, %r2566;
 	mov.b32 %r3853, %r2573;
 	mul.lo.s32 %r3854, %r3853, 161;
 	add.s32 %r3855, %r3852, %r3854;
+	.loc 2 173 19
 	mov.b32 %r3860, %r2566;
 	mov.b32 %r3861, %r2573;
 	mul.lo.s32 %r3862, %r3861, 162;
 	add.s32 %r3863, %r3860, %r3862;
+	.loc 2 174 19
 	mov.b32 %r3868, %r2566;
 	mov.b32 %r3869, %r2573;
 	mul.lo.s32 %r3870, %r3869, 163;
 	add.s32 %r3871, %r3868, %r3870;
+	.loc 2 175 19
 	mov.b32 %r3876, %r2566;
 	mov.b32 %r3877, %r2573;
 	mul.lo.s32 %r3878, %r3877, 164;
 	add.s32 %r3879, %r3876, %r3878;
+	.loc 2 176 19
 	mov.b32 %r3884, %r2566;
 	mov.b32 %r3885, %r2573;
 	mul.lo.s32 %r3886, %r3885, 165;
 	add.s32 %r3887, %r3884, %r3886;
+	.loc 2 177 19
 	mov.b32 %r3892, %r2566;
 	mov.b32 %r3893, %r2573;
 	mul.lo.s32 %r3894, %r3893, 166;
 	add.s32 %r3895, %r3892, %r3894;
+	.loc 2 178 19
 	mov.b32 %r3900, %r2566;
 	mov.b32 %r3901, %r2573;
 	mul.lo.s32 %r3902, %r3901, 167;
 	add.s32 %r3903, %r3900, %r3902;
+	.loc 2 179 19
 	mov.b32 %r3908, %r2566;
 	mov.b32 %r3909, %r2573;
 	mul.lo.s32 %r3910, %r3909, 168;
 	add.s32 %r3911, %r3908, %r3910;
+	.loc 2 180 19
 	mov.b32 %r3916, %r2566;
 	mov.b32 %r3917, %r2573;
 	mul.lo.s32 %r3918, %r3917, 169;
 	add.s32 %r3919, %r3916, %r3918;
+	.loc 2 181 19
 	mov.b32 %r3924, %r2566;
 	mov.b32 %r3925, %r2573;
 	mul.lo.s32 %r3926, %r3925, 170;
 	add.s32 %r3927, %r3924, %r3926;
+	.loc 2 182 19
 	mov.b32 %r3932, %r2566;
 	mov.b32 %r3933, %r2573;
 	mul.lo.s32 %r3934, %r3933, 171;
 	add.s32 %r3935, %r3932, %r3934;
+	.loc 2 183 19
 	mov.b32 %r3940, %r2566;
 	mov.b32 %r3941, %r2573;
 	mul.lo.s32 %r3942, %r3941, 172;
 	add.s32 %r3943, %r3940, %r3942;
+	.loc 2 184 19
 	mov.b32 %r3948, %r2566;
 	mov.b32 %r3949, %r2573;
 	mul.lo.s32 %r3950, %r3949, 173;
 	add.s32 %r3951, %r3948, %r3950;
+	.loc 2 185 19
 	mov.b32 %r3956, %r2566;
 	mov.b32 %r3957, %r2573;
 	mul.lo.s32 %r3958, %r3957, 174;
 	add.s32 %r3959, %r3956, %r3958;
+	.loc 2 186 19
 	mov.b32 %r3964, %r2566;
 	mov.b32 %r3965, %r2573;
 	mul.lo.s32 %r3966, %r3965, 175;
 	add.s32 %r3967, %r3964, %r3966;
+	.loc 2 187 19
 	mov.b32 %r3972, %r2566;
 	mov.b32 %r3973, %r2573;
 	mul.lo.s32 %r3974, %r3973, 176;
 	add.s32 %r3975, %r3972, %r3974;
+	.loc 2 188 19
 	mov.b32 %r3980, %r2566;
 	mov.b32 %r3981, %r2573;
 	mul.lo.s32 %r3982, %r3981, 177;
 	add.s32 %r3983, %r3980, %r3982;
+	.loc 2 189 19
 	mov.b32 %r3988, %r2566;
 	mov.b32 %r3989, %r2573;
 	mul.lo.s32 %r3990, %r3989, 178;
 	add.s32 %r3991, %r3988, %r3990;
+	.loc 2 190 19
 	mov.b32 %r3996, %r2566;
 	mov.b32 %r3997, %r2573;
 	mul.lo.s32 %r3998, %r3997, 179;
 	add.s32 %r3999, %r3996, %r3998;
+	.loc 2 191 19
 	mov.b32 %r4004, %r2566;
 	mov.b32 %r4005, %r2573;
 	mul.lo.s32 %r4006, %r4005, 180;
 	add.s32 %r4007, %r4004, %r4006;
+	.loc 2 192 19
 	mov.b32 %r4012, %r2566;
 	mov.b32 %r4013, %r2573;
 	mul.lo.s32 %r4014, %r4013, 181;
 	add.s32 %r4015, %r4012, %r4014;
+	.loc 2 193 19
 	mov.b32 %r4020, %r2566;
 	mov.b32 %r4021, %r2573;
 	mul.lo.s32 %r4022, %r4021, 182;
 	add.s32 %r4023, %r4020, %r4022;
+	.loc 2 194 19
 	mov.b32 %r4028, %r2566;
 	mov.b32 %r4029, %r2573;
 	mul.lo.s32 %r4030, %r4029, 183;
 	add.s32 %r4031, %r4028, %r4030;
+	.loc 2 195 19
 	mov.b32 %r4036, %r2566;
 	mov.b32 %r4037, %r2573;
 	mul.lo.s32 %r4038, %r4037, 184;
 	add.s32 %r4039, %r4036, %r4038;
+	.loc 2 196 19
 	mov.b32 %r4044, %r2566;
 	mov.b32 %r4045, %r2573;
 	mul.lo.s32 %r4046, %r4045, 185;
 	add.s32 %r4047, %r4044, %r4046;
+	.loc 2 197 19
 	mov.b32 %r4052, %r2566;
 	mov.b32 %r4053, %r2573;
 	mul.lo.s32 %r4054, %r4053, 186;
 	add.s32 %r4055, %r4052, %r4054;
+	.loc 2 198 19
 	mov.b32 %r4060, %r2566;
 	mov.b32 %r4061, %r2573;
 	mul.lo.s32 %r4062, %r4061, 187;
 	add.s32 %r4063, %r4060, %r4062;
+	.loc 2 199 19
 	mov.b32 %r4068, %r2566;
 	mov.b32 %r4069, %r2573;
 	mul.lo.s32 %r4070, %r4069, 188;
 	add.s32 %r4071, %r4068, %r4070;
+	.loc 2 200 19
 	mov.b32 %r4076, %r2566;
 	mov.b32 %r4077, %r2573;
 	mul.lo.s32 %r4078, %r4077, 189;
 	add.s32 %r4079, %r4076, %r4078;
+	.loc 2 201 19
 	mov.b32 %r4084, %r2566;
 	mov.b32 %r4085, %r2573;
 	mul.lo.s32 %r4086, %r4085, 190;
 	add.s32 %r4087, %r4084, %r4086;
+	.loc 2 202 19
 	mov.b32 %r4092, %r2566;
 	mov.b32 %r4093, %r2573;
 	mul.lo.s32 %r4094, %r4093, 191;
 	add.s32 %r4095, %r4092, %r4094;
+	.loc 2 203 19
 	mov.b32 %r4100, %r2566;
 	mov.b32 %r4101, %r2573;
 	mul.lo.s32 %r4102, %r4101, 192;
 	add.s32 %r4103, %r4100, %r4102;
+	.loc 2 204 19
 	mov.b32 %r4108, %r2566;
 	mov.b32 %r4109, %r2573;
 	mul.lo.s32 %r4110, %r4109, 193;
 	add.s32 %r4111, %r4108, %r4110;
+	.loc 2 205 19
 	mov.b32 %r4116, %r2566;
 	mov.b32 %r4117, %r2573;
 	mul.lo.s32 %r4118, %r4117, 194;
 	add.s32 %r4119, %r4116, %r4118;
+	.loc 2 206 19
 	mov.b32 %r4124, %r2566;
 	mov.b32 %r4125, %r2573;
 	mul.lo.s32 %r4126, %r4125, 195;
 	add.s32 %r4127, %r4124, %r4126;
+	.loc 2 207 19
 	mov.b32 %r4132, %r2566;
 	mov.b32 %r4133, %r2573;
 	mul.lo.s32 %r4134, %r4133, 196;
 	add.s32 %r4135, %r4132, %r4134;
+	.loc 2 208 19
 	mov.b32 %r4140, %r2566;
 	mov.b32 %r4141, %r2573;
 	mul.lo.s32 %r4142, %r4141, 197;
 	add.s32 %r4143, %r4140, %r4142;
+	.loc 2 209 19
 	mov.b32 %r4148, %r2566;
 	mov.b32 %r4149, %r2573;
 	mul.lo.s32 %r4150, %r4149, 198;
 	add.s32 %r4151, %r4148, %r4150;
+	.loc 2 210 19
 	mov.b32 %r4156, %r2566;
 	mov.b32 %r4157, %r2573;
 	mul.lo.s32 %r4158, %r4157, 199;
 	add.s32 %r4159, %r4156, %r4158;
+	.loc 2 211 19
 	mov.b32 %r4164, %r2566;
 	mov.b32 %r4165, %r2573;
 	mul.lo.s32 %r4166, %r4165, 200;
 	add.s32 %r4167, %r4164, %r4166;
+	.loc 2 212 19
 	mov.b32 %r4172, %r2566;
 	mov.b32 %r4173, %r2573;
 	mul.lo.s32 %r4174, %r4173, 201;
 	add.s32 %r4175, %r4172, %r4174;
+	.loc 2 213 19
 	mov.b32 %r4180, %r2566;
 	mov.b32 %r4181, %r2573;
 	mul.lo.s32 %r4182, %r4181, 202;
 	add.s32 %r4183, %r4180, %r4182;
+	.loc 2 214 19
 	mov.b32 %r4188, %r2566;
 	mov.b32 %r4189, %r2573;
 	mul.lo.s32 %r4190, %r4189, 203;
 	add.s32 %r4191, %r4188, %r4190;
+	.loc 2 215 19
 	mov.b32 %r4196, %r2566;
 	mov.b32 %r4197, %r2573;
 	mul.lo.s32 %r4198, %r4197, 204;
 	add.s32 %r4199, %r4196, %r4198;
+	.loc 2 216 19
 	mov.b32 %r4204, %r2566;
 	mov.b32 %r4205, %r2573;
 	mul.lo.s32 %r4206, %r4205, 205;
 	add.s32 %r4207, %r4204, %r4206;
+	.loc 2 217 19
 	mov.b32 %r4212, %r2566;
 	mov.b32 %r4213, %r2573;
 	mul.lo.s32 %r4214, %r4213, 206;
 	add.s32 %r4215, %r4212, %r4214;
+	.loc 2 218 19
 	mov.b32 %r4220, %r2566;
 	mov.b32 %r4221, %r2573;
 	mul.lo.s32 %r4222, %r4221, 207;
 	add.s32 %r4223, %r4220, %r4222;
+	.loc 2 219 19
 	mov.b32 %r4228, %r2566;
 	mov.b32 %r4229, %r2573;
 	mul.lo.s32 %r4230, %r4229, 208;
 	add.s32 %r4231, %r4228, %r4230;
+	.loc 2 220 19
 	mov.b32 %r4236, %r2566;
 	mov.b32 %r4237, %r2573;
 	mul.lo.s32 %r4238, %r4237, 209;
 	add.s32 %r4239, %r4236, %r4238;
+	.loc 2 221 19
 	mov.b32 %r4244, %r2566;
 	mov.b32 %r4245, %r2573;
 	mul.lo.s32 %r4246, %r4245, 210;
 	add.s32 %r4247, %r4244, %r4246;
+	.loc 2 222 19
 	mov.b32 %r4252, %r2566;
 	mov.b32 %r4253, %r2573;
 	mul.lo.s32 %r4254, %r4253, 211;
 	add.s32 %r4255, %r4252, %r4254;
+	.loc 2 223 19
 	mov.b32 %r4260, %r2566;
 	mov.b32 %r4261, %r2573;
 	mul.lo.s32 %r4262, %r4261, 212;
 	add.s32 %r4263, %r4260, %r4262;
+	.loc 2 224 19
 	mov.b32 %r4268, %r2566;
 	mov.b32 %r4269, %r2573;
 	mul.lo.s32 %r4270, %r4269, 213;
 	add.s32 %r4271, %r4268, %r4270;
+	.loc 2 225 19
 	mov.b32 %r4276, %r2566;
 	mov.b32 %r4277, %r2573;
 	mul.lo.s32 %r4278, %r4277, 214;
 	add.s32 %r4279, %r4276, %r4278;
+	.loc 2 226 19
 	mov.b32 %r4284, %r2566;
 	mov.b32 %r4285, %r2573;
 	mul.lo.s32 %r4286, %r4285, 215;
 	add.s32 %r4287, %r4284, %r4286;
+	.loc 2 227 19
 	mov.b32 %r4292, %r2566;
 	mov.b32 %r4293, %r2573;
 	mul.lo.s32 %r4294, %r4293, 216;
 	add.s32 %r4295, %r4292, %r4294;
+	.loc 2 228 19
 	mov.b32 %r4300, %r2566;
 	mov.b32 %r4301, %r2573;
 	mul.lo.s32 %r4302, %r4301, 217;
 	add.s32 %r4303, %r4300, %r4302;
+	.loc 2 229 19
 	mov.b32 %r4308, %r2566;
 	mov.b32 %r4309, %r2573;
 	mul.lo.s32 %r4310, %r4309, 218;
 	add.s32 %r4311, %r4308, %r4310;
+	.loc 2 230 19
 	mov.b32 %r4316, %r2566;
 	mov.b32 %r4317, %r2573;
 	mul.lo.s32 %r4318, %r4317, 219;
 	add.s32 %r4319, %r4316, %r4318;
+	.loc 2 231 19
 	mov.b32 %r4324, %r2566;
 	mov.b32 %r4325, %r2573;
 	mul.lo.s32 %r4326, %r4325, 220;
 	add.s32 %r4327, %r4324, %r4326;
+	.loc 2 232 19
 	mov.b32 %r4332, %r2566;
 	mov.b32 %r4333, %r2573;
 	mul.lo.s32 %r4334, %r4333, 221;
 	add.s32 %r4335, %r4332, %r4334;
+	.loc 2 233 19
 	mov.b32 %r4340, %r2566;
 	mov.b32 %r4341, %r2573;
 	mul.lo.s32 %r4342, %r4341, 222;
 	add.s32 %r4343, %r4340, %r4342;
+	.loc 2 234 19
 	mov.b32 %r4348, %r2566;
 	mov.b32 %r4349, %r2573;
 	mul.lo.s32 %r4350, %r4349, 223;
 	add.s32 %r4351, %r4348, %r4350;
+	.loc 2 235 19
 	mov.b32 %r4356, %r2566;
 	mov.b32 %r4357, %r2573;
 	mul.lo.s32 %r4358, %r4357, 224;
 	add.s32 %r4359, %r4356, %r4358;
+	.loc 2 236 19
 	mov.b32 %r4364, %r2566;
 	mov.b32 %r4365, %r2573;
 	mul.lo.s32 %r4366, %r4365, 225;
 	add.s32 %r4367, %r4364, %r4366;
+	.loc 2 237 19
 	mov.b32 %r4372, %r2566;
 	mov.b32 %r4373, %r2573;
 	mul.lo.s32 %r4374, %r4373, 226;
 	add.s32 %r4375, %r4372, %r4374;
+	.loc 2 238 19
 	mov.b32 %r4380, %r2566;
 	mov.b32 %r4381, %r2573;
 	mul.lo.s32 %r4382, %r4381, 227;
 	add.s32 %r4383, %r4380, %r4382;
+	.loc 2 239 19
 	mov.b32 %r4388, %r2566;
 	mov.b32 %r4389, %r2573;
 	mul.lo.s32 %r4390, %r4389, 228;
 	add.s32 %r4391, %r4388, %r4390;
+	.loc 2 240 19
 	mov.b32 %r4396, %r2566;
 	mov.b32 %r4397, %r2573;
 	mul.lo.s32 %r4398, %r4397, 229;
 	add.s32 %r4399, %r4396, %r4398;
+	.loc 2 241 19
 	mov.b32 %r4404, %r2566;
 	mov.b32 %r4405, %r2573;
 	mul.lo.s32 %r4406, %r4405, 230;
 	add.s32 %r4407, %r4404, %r4406;
+	.loc 2 242 19
 	mov.b32 %r4412, %r2566;
 	mov.b32 %r4413, %r2573;
 	mul.lo.s32 %r4414, %r4413, 231;
 	add.s32 %r4415, %r4412, %r4414;
+	.loc 2 243 19
 	mov.b32 %r4420, %r2566;
 	mov.b32 %r4421, %r2573;
 	mul.lo.s32 %r4422, %r4421, 232;
 	add.s32 %r4423, %r4420, %r4422;
+	.loc 2 244 19
 	mov.b32 %r4428, %r2566;
 	mov.b32 %r4429, %r2573;
 	mul.lo.s32 %r4430, %r4429, 233;
 	add.s32 %r4431, %r4428, %r4430;
+	.loc 2 245 19
 	mov.b32 %r4436, %r2566;
 	mov.b32 %r4437, %r2573;
 	mul.lo.s32 %r4438, %r4437, 234;
 	add.s32 %r4439, %r4436, %r4438;
+	.loc 2 246 19
 	mov.b32 %r4444, %r2566;
 	mov.b32 %r4445, %r2573;
 	mul.lo.s32 %r4446, %r4445, 235;
 	add.s32 %r4447, %r4444, %r4446;
+	.loc 2 247 19
 	mov.b32 %r4452, %r2566;
 	mov.b32 %r4453, %r2573;
 	mul.lo.s32 %r4454, %r4453, 236;
 	add.s32 %r4455, %r4452, %r4454;
+	.loc 2 248 19
 	mov.b32 %r4460, %r2566;
 	mov.b32 %r4461, %r2573;
 	mul.lo.s32 %r4462, %r4461, 237;
 	add.s32 %r4463, %r4460, %r4462;
+	.loc 2 249 19
 	mov.b32 %r4468, %r2566;
 	mov.b32 %r4469, %r2573;
 	mul.lo.s32 %r4470, %r4469, 238;
 	add.s32 %r4471, %r4468, %r4470;
+	.loc 2 250 19
 	mov.b32 %r4476, %r2566;
 	mov.b32 %r4477, %r2573;
 	mul.lo.s32 %r4478, %r4477, 239;
 	add.s32 %r4479, %r4476, %r4478;
+	.loc 2 251 19
 	mov.b32 %r4484, %r2566;
 	mov.b32 %r4485, %r2573;
 	mul.lo.s32 %r4486, %r4485, 240;
 	add.s32 %r4487, %r4484, %r4486;
+	.loc 2 252 19
 	mov.b32 %r4492, %r2566;
 	mov.b32 %r4493, %r2573;
 	mul.lo.s32 %r4494, %r4493, 241;
 	add.s32 %r4495, %r4492, %r4494;
+	.loc 2 253 19
 	mov.b32 %r4500, %r2566;
 	mov.b32 %r4501, %r2573;
 	mul.lo.s32 %r4502, %r4501, 242;
 	add.s32 %r4503, %r4500, %r4502;
+	.loc 2 254 19
 	mov.b32 %r4508, %r2566;
 	mov.b32 %r4509, %r2573;
 	mul.lo.s32 %r4510, %r4509, 243;
 	add.s32 %r4511, %r4508, %r4510;
+	.loc 2 255 19
 	mov.b32 %r4516, %r2566;
 	mov.b32 %r4517, %r2573;
 	mul.lo.s32 %r4518, %r4517, 244;
 	add.s32 %r4519, %r4516, %r4518;
+	.loc 2 256 19
 	mov.b32 %r4524, %r2566;
 	mov.b32 %r4525, %r2573;
 	mul.lo.s32 %r4526, %r4525, 245;
 	add.s32 %r4527, %r4524, %r4526;
+	.loc 2 257 19
 	mov.b32 %r4532, %r2566;
 	mov.b32 %r4533, %r2573;
 	mul.lo.s32 %r4534, %r4533, 246;
 	add.s32 %r4535, %r4532, %r4534;
+	.loc 2 258 19
 	mov.b32 %r4540, %r2566;
 	mov.b32 %r4541, %r2573;
 	mul.lo.s32 %r4542, %r4541, 247;
 	add.s32 %r4543, %r4540, %r4542;
+	.loc 2 259 19
 	mov.b32 %r4548, %r2566;
 	mov.b32 %r4549, %r2573;
 	mul.lo.s32 %r4550, %r4549, 248;
 	add.s32 %r4551, %r4548, %r4550;
+	.loc 2 260 19
 	mov.b32 %r4556, %r2566;
 	mov.b32 %r4557, %r2573;
 	mul.lo.s32 %r4558, %r4557, 249;
 	add.s32 %r4559, %r4556, %r4558;
+	.loc 2 261 19
 	mov.b32 %r4564, %r2566;
 	mov.b32 %r4565, %r2573;
 	mul.lo.s32 %r4566, %r4565, 250;
 	add.s32 %r4567, %r4564, %r4566;
+	.loc 2 262 19
 	mov.b32 %r4572, %r2566;
 	mov.b32 %r4573, %r2573;
 	mul.lo.s32 %r4574, %r4573, 251;
 	add.s32 %r4575, %r4572, %r4574;
+	.loc 2 263 19
 	mov.b32 %r4580, %r2566;
 	mov.b32 %r4581, %r2573;
 	mul.lo.s32 %r4582, %r4581, 252;
 	add.s32 %r4583, %r4580, %r4582;
+	.loc 2 264 19
 	mov.b32 %r4588, %r2566;
 	mov.b32 %r4589, %r2573;
 	mul.lo.s32 %r4590, %r4589, 253;
 	add.s32 %r4591, %r4588, %r4590;
+	.loc 2 265 19
 	mov.b32 %r4596, %r2566;
 	mov.b32 %r4597, %r2573;
 	mul.lo.s32 %r4598, %r4597, 254;
 	add.s32 %r4599, %r4596, %r4598;
+	.loc 2 10 2
 	mov.b64 %rd7161, %rd2;
 	mad.lo.s64 %rd7162, %rd7161, 4, %rd4;
 	mul.lo.s64 %rd7163, %rd1, 4;
@@ -9424,12 +10472,14 @@ $L_517:
 $L_518:
 	add.s64 %rd2564, %rd2563, 1;
 $L_519:
+	.loc 2 11 5
 	mov.b64 %rd6394, %rd7162;
 	add.s64 %rd2568, %rd6394, 4;
 	ld.global.s32 %r2569, [%rd2568];
 	add.s32 %r2570, %r2569, %r2567;
 	mov.b64 %rd2571, %rd2568;
 	st.global.s32 [%rd2571], %r2570;
+	.loc 2 12 5
 	setp.ge.u64 %pt0, %rd2564, %rd27;
 	@%pt0 bra $Lfault_0;
 	mov.b64 %rd6396, %rd7164;
@@ -9438,6 +10488,7 @@ $L_519:
 	add.s32 %r2578, %r2577, %r2575;
 	mov.b64 %rd2579, %rd2576;
 	st.global.s32 [%rd2579], %r2578;
+	.loc 2 13 5
 	setp.ge.u64 %pt1, %rd2564, %rd37;
 	@%pt1 bra $Lfault_1;
 	mov.b64 %rd6398, %rd7165;
@@ -9446,6 +10497,7 @@ $L_519:
 	add.s32 %r2586, %r2585, %r2583;
 	mov.b64 %rd2587, %rd2584;
 	st.global.s32 [%rd2587], %r2586;
+	.loc 2 14 5
 	setp.ge.u64 %pt2, %rd2564, %rd47;
 	@%pt2 bra $Lfault_2;
 	mov.b64 %rd6400, %rd7166;
@@ -9454,6 +10506,7 @@ $L_519:
 	add.s32 %r2594, %r2593, %r2591;
 	mov.b64 %rd2595, %rd2592;
 	st.global.s32 [%rd2595], %r2594;
+	.loc 2 15 5
 	setp.ge.u64 %pt3, %rd2564, %rd57;
 	@%pt3 bra $Lfault_3;
 	mov.b64 %rd6402, %rd7167;
@@ -9462,6 +10515,7 @@ $L_519:
 	add.s32 %r2602, %r2601, %r2599;
 	mov.b64 %rd2603, %rd2600;
 	st.global.s32 [%rd2603], %r2602;
+	.loc 2 16 5
 	setp.ge.u64 %pt4, %rd2564, %rd67;
 	@%pt4 bra $Lfault_4;
 	mov.b64 %rd6404, %rd7168;
@@ -9470,6 +10524,7 @@ $L_519:
 	add.s32 %r2610, %r2609, %r2607;
 	mov.b64 %rd2611, %rd2608;
 	st.global.s32 [%rd2611], %r2610;
+	.loc 2 17 5
 	setp.ge.u64 %pt5, %rd2564, %rd77;
 	@%pt5 bra $Lfault_5;
 	mov.b64 %rd6406, %rd7169;
@@ -9478,6 +10533,7 @@ $L_519:
 	add.s32 %r2618, %r2617, %r2615;
 	mov.b64 %rd2619, %rd2616;
 	st.global.s32 [%rd2619], %r2618;
+	.loc 2 18 5
 	setp.ge.u64 %pt6, %rd2564, %rd87;
 	@%pt6 bra $Lfault_6;
 	mov.b64 %rd6408, %rd7170;
@@ -9486,6 +10542,7 @@ $L_519:
 	add.s32 %r2626, %r2625, %r2623;
 	mov.b64 %rd2627, %rd2624;
 	st.global.s32 [%rd2627], %r2626;
+	.loc 2 19 5
 	setp.ge.u64 %pt7, %rd2564, %rd97;
 	@%pt7 bra $Lfault_7;
 	mov.b64 %rd6410, %rd7171;
@@ -9494,6 +10551,7 @@ $L_519:
 	add.s32 %r2634, %r2633, %r2631;
 	mov.b64 %rd2635, %rd2632;
 	st.global.s32 [%rd2635], %r2634;
+	.loc 2 20 5
 	setp.ge.u64 %pt8, %rd2564, %rd107;
 	@%pt8 bra $Lfault_8;
 	mov.b64 %rd6412, %rd7172;
@@ -9502,6 +10560,7 @@ $L_519:
 	add.s32 %r2642, %r2641, %r2639;
 	mov.b64 %rd2643, %rd2640;
 	st.global.s32 [%rd2643], %r2642;
+	.loc 2 21 6
 	setp.ge.u64 %pt9, %rd2564, %rd117;
 	@%pt9 bra $Lfault_9;
 	mov.b64 %rd6414, %rd7173;
@@ -9510,6 +10569,7 @@ $L_519:
 	add.s32 %r2650, %r2649, %r2647;
 	mov.b64 %rd2651, %rd2648;
 	st.global.s32 [%rd2651], %r2650;
+	.loc 2 22 6
 	setp.ge.u64 %pt10, %rd2564, %rd127;
 	@%pt10 bra $Lfault_10;
 	mov.b64 %rd6416, %rd7174;
@@ -9518,6 +10578,7 @@ $L_519:
 	add.s32 %r2658, %r2657, %r2655;
 	mov.b64 %rd2659, %rd2656;
 	st.global.s32 [%rd2659], %r2658;
+	.loc 2 23 6
 	setp.ge.u64 %pt11, %rd2564, %rd137;
 	@%pt11 bra $Lfault_11;
 	mov.b64 %rd6418, %rd7175;
@@ -9526,6 +10587,7 @@ $L_519:
 	add.s32 %r2666, %r2665, %r2663;
 	mov.b64 %rd2667, %rd2664;
 	st.global.s32 [%rd2667], %r2666;
+	.loc 2 24 6
 	setp.ge.u64 %pt12, %rd2564, %rd147;
 	@%pt12 bra $Lfault_12;
 	mov.b64 %rd6420, %rd7176;
@@ -9534,6 +10596,7 @@ $L_519:
 	add.s32 %r2674, %r2673, %r2671;
 	mov.b64 %rd2675, %rd2672;
 	st.global.s32 [%rd2675], %r2674;
+	.loc 2 25 6
 	setp.ge.u64 %pt13, %rd2564, %rd157;
 	@%pt13 bra $Lfault_13;
 	mov.b64 %rd6422, %rd7177;
@@ -9542,6 +10605,7 @@ $L_519:
 	add.s32 %r2682, %r2681, %r2679;
 	mov.b64 %rd2683, %rd2680;
 	st.global.s32 [%rd2683], %r2682;
+	.loc 2 26 6
 	setp.ge.u64 %pt14, %rd2564, %rd167;
 	@%pt14 bra $Lfault_14;
 	mov.b64 %rd6424, %rd7178;
@@ -9550,6 +10614,7 @@ $L_519:
 	add.s32 %r2690, %r2689, %r2687;
 	mov.b64 %rd2691, %rd2688;
 	st.global.s32 [%rd2691], %r2690;
+	.loc 2 27 6
 	setp.ge.u64 %pt15, %rd2564, %rd177;
 	@%pt15 bra $Lfault_15;
 	mov.b64 %rd6426, %rd7179;
@@ -9558,6 +10623,7 @@ $L_519:
 	add.s32 %r2698, %r2697, %r2695;
 	mov.b64 %rd2699, %rd2696;
 	st.global.s32 [%rd2699], %r2698;
+	.loc 2 28 6
 	setp.ge.u64 %pt16, %rd2564, %rd187;
 	@%pt16 bra $Lfault_16;
 	mov.b64 %rd6428, %rd7180;
@@ -9566,6 +10632,7 @@ $L_519:
 	add.s32 %r2706, %r2705, %r2703;
 	mov.b64 %rd2707, %rd2704;
 	st.global.s32 [%rd2707], %r2706;
+	.loc 2 29 6
 	setp.ge.u64 %pt17, %rd2564, %rd197;
 	@%pt17 bra $Lfault_17;
 	mov.b64 %rd6430, %rd7181;
@@ -9574,6 +10641,7 @@ $L_519:
 	add.s32 %r2714, %r2713, %r2711;
 	mov.b64 %rd2715, %rd2712;
 	st.global.s32 [%rd2715], %r2714;
+	.loc 2 30 6
 	setp.ge.u64 %pt18, %rd2564, %rd207;
 	@%pt18 bra $Lfault_18;
 	mov.b64 %rd6432, %rd7182;
@@ -9582,6 +10650,7 @@ $L_519:
 	add.s32 %r2722, %r2721, %r2719;
 	mov.b64 %rd2723, %rd2720;
 	st.global.s32 [%rd2723], %r2722;
+	.loc 2 31 6
 	setp.ge.u64 %pt19, %rd2564, %rd217;
 	@%pt19 bra $Lfault_19;
 	mov.b64 %rd6434, %rd7183;
@@ -9590,6 +10659,7 @@ $L_519:
 	add.s32 %r2730, %r2729, %r2727;
 	mov.b64 %rd2731, %rd2728;
 	st.global.s32 [%rd2731], %r2730;
+	.loc 2 32 6
 	setp.ge.u64 %pt20, %rd2564, %rd227;
 	@%pt20 bra $Lfault_20;
 	mov.b64 %rd6436, %rd7184;
@@ -9598,6 +10668,7 @@ $L_519:
 	add.s32 %r2738, %r2737, %r2735;
 	mov.b64 %rd2739, %rd2736;
 	st.global.s32 [%rd2739], %r2738;
+	.loc 2 33 6
 	setp.ge.u64 %pt21, %rd2564, %rd237;
 	@%pt21 bra $Lfault_21;
 	mov.b64 %rd6438, %rd7185;
@@ -9606,6 +10677,7 @@ $L_519:
 	add.s32 %r2746, %r2745, %r2743;
 	mov.b64 %rd2747, %rd2744;
 	st.global.s32 [%rd2747], %r2746;
+	.loc 2 34 6
 	setp.ge.u64 %pt22, %rd2564, %rd247;
 	@%pt22 bra $Lfault_22;
 	mov.b64 %rd6440, %rd7186;
@@ -9614,6 +10686,7 @@ $L_519:
 	add.s32 %r2754, %r2753, %r2751;
 	mov.b64 %rd2755, %rd2752;
 	st.global.s32 [%rd2755], %r2754;
+	.loc 2 35 6
 	setp.ge.u64 %pt23, %rd2564, %rd257;
 	@%pt23 bra $Lfault_23;
 	mov.b64 %rd6442, %rd7187;
@@ -9622,6 +10695,7 @@ $L_519:
 	add.s32 %r2762, %r2761, %r2759;
 	mov.b64 %rd2763, %rd2760;
 	st.global.s32 [%rd2763], %r2762;
+	.loc 2 36 6
 	setp.ge.u64 %pt24, %rd2564, %rd267;
 	@%pt24 bra $Lfault_24;
 	mov.b64 %rd6444, %rd7188;
@@ -9630,6 +10704,7 @@ $L_519:
 	add.s32 %r2770, %r2769, %r2767;
 	mov.b64 %rd2771, %rd2768;
 	st.global.s32 [%rd2771], %r2770;
+	.loc 2 37 6
 	setp.ge.u64 %pt25, %rd2564, %rd277;
 	@%pt25 bra $Lfault_25;
 	mov.b64 %rd6446, %rd7189;
@@ -9638,6 +10713,7 @@ $L_519:
 	add.s32 %r2778, %r2777, %r2775;
 	mov.b64 %rd2779, %rd2776;
 	st.global.s32 [%rd2779], %r2778;
+	.loc 2 38 6
 	setp.ge.u64 %pt26, %rd2564, %rd287;
 	@%pt26 bra $Lfault_26;
 	mov.b64 %rd6448, %rd7190;
@@ -9646,6 +10722,7 @@ $L_519:
 	add.s32 %r2786, %r2785, %r2783;
 	mov.b64 %rd2787, %rd2784;
 	st.global.s32 [%rd2787], %r2786;
+	.loc 2 39 6
 	setp.ge.u64 %pt27, %rd2564, %rd297;
 	@%pt27 bra $Lfault_27;
 	mov.b64 %rd6450, %rd7191;
@@ -9654,6 +10731,7 @@ $L_519:
 	add.s32 %r2794, %r2793, %r2791;
 	mov.b64 %rd2795, %rd2792;
 	st.global.s32 [%rd2795], %r2794;
+	.loc 2 40 6
 	setp.ge.u64 %pt28, %rd2564, %rd307;
 	@%pt28 bra $Lfault_28;
 	mov.b64 %rd6452, %rd7192;
@@ -9662,6 +10740,7 @@ $L_519:
 	add.s32 %r2802, %r2801, %r2799;
 	mov.b64 %rd2803, %rd2800;
 	st.global.s32 [%rd2803], %r2802;
+	.loc 2 41 6
 	setp.ge.u64 %pt29, %rd2564, %rd317;
 	@%pt29 bra $Lfault_29;
 	mov.b64 %rd6454, %rd7193;
@@ -9670,6 +10749,7 @@ $L_519:
 	add.s32 %r2810, %r2809, %r2807;
 	mov.b64 %rd2811, %rd2808;
 	st.global.s32 [%rd2811], %r2810;
+	.loc 2 42 6
 	setp.ge.u64 %pt30, %rd2564, %rd327;
 	@%pt30 bra $Lfault_30;
 	mov.b64 %rd6456, %rd7194;
@@ -9678,6 +10758,7 @@ $L_519:
 	add.s32 %r2818, %r2817, %r2815;
 	mov.b64 %rd2819, %rd2816;
 	st.global.s32 [%rd2819], %r2818;
+	.loc 2 43 6
 	setp.ge.u64 %pt31, %rd2564, %rd337;
 	@%pt31 bra $Lfault_31;
 	mov.b64 %rd6458, %rd7195;
@@ -9686,6 +10767,7 @@ $L_519:
 	add.s32 %r2826, %r2825, %r2823;
 	mov.b64 %rd2827, %rd2824;
 	st.global.s32 [%rd2827], %r2826;
+	.loc 2 44 6
 	setp.ge.u64 %pt32, %rd2564, %rd347;
 	@%pt32 bra $Lfault_32;
 	mov.b64 %rd6460, %rd7196;
@@ -9694,6 +10776,7 @@ $L_519:
 	add.s32 %r2834, %r2833, %r2831;
 	mov.b64 %rd2835, %rd2832;
 	st.global.s32 [%rd2835], %r2834;
+	.loc 2 45 6
 	setp.ge.u64 %pt33, %rd2564, %rd357;
 	@%pt33 bra $Lfault_33;
 	mov.b64 %rd6462, %rd7197;
@@ -9702,6 +10785,7 @@ $L_519:
 	add.s32 %r2842, %r2841, %r2839;
 	mov.b64 %rd2843, %rd2840;
 	st.global.s32 [%rd2843], %r2842;
+	.loc 2 46 6
 	setp.ge.u64 %pt34, %rd2564, %rd367;
 	@%pt34 bra $Lfault_34;
 	mov.b64 %rd6464, %rd7198;
@@ -9710,6 +10794,7 @@ $L_519:
 	add.s32 %r2850, %r2849, %r2847;
 	mov.b64 %rd2851, %rd2848;
 	st.global.s32 [%rd2851], %r2850;
+	.loc 2 47 6
 	setp.ge.u64 %pt35, %rd2564, %rd377;
 	@%pt35 bra $Lfault_35;
 	mov.b64 %rd6466, %rd7199;
@@ -9718,6 +10803,7 @@ $L_519:
 	add.s32 %r2858, %r2857, %r2855;
 	mov.b64 %rd2859, %rd2856;
 	st.global.s32 [%rd2859], %r2858;
+	.loc 2 48 6
 	setp.ge.u64 %pt36, %rd2564, %rd387;
 	@%pt36 bra $Lfault_36;
 	mov.b64 %rd6468, %rd7200;
@@ -9726,6 +10812,7 @@ $L_519:
 	add.s32 %r2866, %r2865, %r2863;
 	mov.b64 %rd2867, %rd2864;
 	st.global.s32 [%rd2867], %r2866;
+	.loc 2 49 6
 	setp.ge.u64 %pt37, %rd2564, %rd397;
 	@%pt37 bra $Lfault_37;
 	mov.b64 %rd6470, %rd7201;
@@ -9734,6 +10821,7 @@ $L_519:
 	add.s32 %r2874, %r2873, %r2871;
 	mov.b64 %rd2875, %rd2872;
 	st.global.s32 [%rd2875], %r2874;
+	.loc 2 50 6
 	setp.ge.u64 %pt38, %rd2564, %rd407;
 	@%pt38 bra $Lfault_38;
 	mov.b64 %rd6472, %rd7202;
@@ -9742,6 +10830,7 @@ $L_519:
 	add.s32 %r2882, %r2881, %r2879;
 	mov.b64 %rd2883, %rd2880;
 	st.global.s32 [%rd2883], %r2882;
+	.loc 2 51 6
 	setp.ge.u64 %pt39, %rd2564, %rd417;
 	@%pt39 bra $Lfault_39;
 	mov.b64 %rd6474, %rd7203;
@@ -9750,6 +10839,7 @@ $L_519:
 	add.s32 %r2890, %r2889, %r2887;
 	mov.b64 %rd2891, %rd2888;
 	st.global.s32 [%rd2891], %r2890;
+	.loc 2 52 6
 	setp.ge.u64 %pt40, %rd2564, %rd427;
 	@%pt40 bra $Lfault_40;
 	mov.b64 %rd6476, %rd7204;
@@ -9758,6 +10848,7 @@ $L_519:
 	add.s32 %r2898, %r2897, %r2895;
 	mov.b64 %rd2899, %rd2896;
 	st.global.s32 [%rd2899], %r2898;
+	.loc 2 53 6
 	setp.ge.u64 %pt41, %rd2564, %rd437;
 	@%pt41 bra $Lfault_41;
 	mov.b64 %rd6478, %rd7205;
@@ -9766,6 +10857,7 @@ $L_519:
 	add.s32 %r2906, %r2905, %r2903;
 	mov.b64 %rd2907, %rd2904;
 	st.global.s32 [%rd2907], %r2906;
+	.loc 2 54 6
 	setp.ge.u64 %pt42, %rd2564, %rd447;
 	@%pt42 bra $Lfault_42;
 	mov.b64 %rd6480, %rd7206;
@@ -9774,6 +10866,7 @@ $L_519:
 	add.s32 %r2914, %r2913, %r2911;
 	mov.b64 %rd2915, %rd2912;
 	st.global.s32 [%rd2915], %r2914;
+	.loc 2 55 6
 	setp.ge.u64 %pt43, %rd2564, %rd457;
 	@%pt43 bra $Lfault_43;
 	mov.b64 %rd6482, %rd7207;
@@ -9782,6 +10875,7 @@ $L_519:
 	add.s32 %r2922, %r2921, %r2919;
 	mov.b64 %rd2923, %rd2920;
 	st.global.s32 [%rd2923], %r2922;
+	.loc 2 56 6
 	setp.ge.u64 %pt44, %rd2564, %rd467;
 	@%pt44 bra $Lfault_44;
 	mov.b64 %rd6484, %rd7208;
@@ -9790,6 +10884,7 @@ $L_519:
 	add.s32 %r2930, %r2929, %r2927;
 	mov.b64 %rd2931, %rd2928;
 	st.global.s32 [%rd2931], %r2930;
+	.loc 2 57 6
 	setp.ge.u64 %pt45, %rd2564, %rd477;
 	@%pt45 bra $Lfault_45;
 	mov.b64 %rd6486, %rd7209;
@@ -9798,6 +10893,7 @@ $L_519:
 	add.s32 %r2938, %r2937, %r2935;
 	mov.b64 %rd2939, %rd2936;
 	st.global.s32 [%rd2939], %r2938;
+	.loc 2 58 6
 	setp.ge.u64 %pt46, %rd2564, %rd487;
 	@%pt46 bra $Lfault_46;
 	mov.b64 %rd6488, %rd7210;
@@ -9806,6 +10902,7 @@ $L_519:
 	add.s32 %r2946, %r2945, %r2943;
 	mov.b64 %rd2947, %rd2944;
 	st.global.s32 [%rd2947], %r2946;
+	.loc 2 59 6
 	setp.ge.u64 %pt47, %rd2564, %rd497;
 	@%pt47 bra $Lfault_47;
 	mov.b64 %rd6490, %rd7211;
@@ -9814,6 +10911,7 @@ $L_519:
 	add.s32 %r2954, %r2953, %r2951;
 	mov.b64 %rd2955, %rd2952;
 	st.global.s32 [%rd2955], %r2954;
+	.loc 2 60 6
 	setp.ge.u64 %pt48, %rd2564, %rd507;
 	@%pt48 bra $Lfault_48;
 	mov.b64 %rd6492, %rd7212;
@@ -9822,6 +10920,7 @@ $L_519:
 	add.s32 %r2962, %r2961, %r2959;
 	mov.b64 %rd2963, %rd2960;
 	st.global.s32 [%rd2963], %r2962;
+	.loc 2 61 6
 	setp.ge.u64 %pt49, %rd2564, %rd517;
 	@%pt49 bra $Lfault_49;
 	mov.b64 %rd6494, %rd7213;
@@ -9830,6 +10929,7 @@ $L_519:
 	add.s32 %r2970, %r2969, %r2967;
 	mov.b64 %rd2971, %rd2968;
 	st.global.s32 [%rd2971], %r2970;
+	.loc 2 62 6
 	setp.ge.u64 %pt50, %rd2564, %rd527;
 	@%pt50 bra $Lfault_50;
 	mov.b64 %rd6496, %rd7214;
@@ -9838,6 +10938,7 @@ $L_519:
 	add.s32 %r2978, %r2977, %r2975;
 	mov.b64 %rd2979, %rd2976;
 	st.global.s32 [%rd2979], %r2978;
+	.loc 2 63 6
 	setp.ge.u64 %pt51, %rd2564, %rd537;
 	@%pt51 bra $Lfault_51;
 	mov.b64 %rd6498, %rd7215;
@@ -9846,6 +10947,7 @@ $L_519:
 	add.s32 %r2986, %r2985, %r2983;
 	mov.b64 %rd2987, %rd2984;
 	st.global.s32 [%rd2987], %r2986;
+	.loc 2 64 6
 	setp.ge.u64 %pt52, %rd2564, %rd547;
 	@%pt52 bra $Lfault_52;
 	mov.b64 %rd6500, %rd7216;
@@ -9854,6 +10956,7 @@ $L_519:
 	add.s32 %r2994, %r2993, %r2991;
 	mov.b64 %rd2995, %rd2992;
 	st.global.s32 [%rd2995], %r2994;
+	.loc 2 65 6
 	setp.ge.u64 %pt53, %rd2564, %rd557;
 	@%pt53 bra $Lfault_53;
 	mov.b64 %rd6502, %rd7217;
@@ -9862,6 +10965,7 @@ $L_519:
 	add.s32 %r3002, %r3001, %r2999;
 	mov.b64 %rd3003, %rd3000;
 	st.global.s32 [%rd3003], %r3002;
+	.loc 2 66 6
 	setp.ge.u64 %pt54, %rd2564, %rd567;
 	@%pt54 bra $Lfault_54;
 	mov.b64 %rd6504, %rd7218;
@@ -9870,6 +10974,7 @@ $L_519:
 	add.s32 %r3010, %r3009, %r3007;
 	mov.b64 %rd3011, %rd3008;
 	st.global.s32 [%rd3011], %r3010;
+	.loc 2 67 6
 	setp.ge.u64 %pt55, %rd2564, %rd577;
 	@%pt55 bra $Lfault_55;
 	mov.b64 %rd6506, %rd7219;
@@ -9878,6 +10983,7 @@ $L_519:
 	add.s32 %r3018, %r3017, %r3015;
 	mov.b64 %rd3019, %rd3016;
 	st.global.s32 [%rd3019], %r3018;
+	.loc 2 68 6
 	setp.ge.u64 %pt56, %rd2564, %rd587;
 	@%pt56 bra $Lfault_56;
 	mov.b64 %rd6508, %rd7220;
@@ -9886,6 +10992,7 @@ $L_519:
 	add.s32 %r3026, %r3025, %r3023;
 	mov.b64 %rd3027, %rd3024;
 	st.global.s32 [%rd3027], %r3026;
+	.loc 2 69 6
 	setp.ge.u64 %pt57, %rd2564, %rd597;
 	@%pt57 bra $Lfault_57;
 	mov.b64 %rd6510, %rd7221;
@@ -9894,6 +11001,7 @@ $L_519:
 	add.s32 %r3034, %r3033, %r3031;
 	mov.b64 %rd3035, %rd3032;
 	st.global.s32 [%rd3035], %r3034;
+	.loc 2 70 6
 	setp.ge.u64 %pt58, %rd2564, %rd607;
 	@%pt58 bra $Lfault_58;
 	mov.b64 %rd6512, %rd7222;
@@ -9902,6 +11010,7 @@ $L_519:
 	add.s32 %r3042, %r3041, %r3039;
 	mov.b64 %rd3043, %rd3040;
 	st.global.s32 [%rd3043], %r3042;
+	.loc 2 71 6
 	setp.ge.u64 %pt59, %rd2564, %rd617;
 	@%pt59 bra $Lfault_59;
 	mov.b64 %rd6514, %rd7223;
@@ -9910,6 +11019,7 @@ $L_519:
 	add.s32 %r3050, %r3049, %r3047;
 	mov.b64 %rd3051, %rd3048;
 	st.global.s32 [%rd3051], %r3050;
+	.loc 2 72 6
 	setp.ge.u64 %pt60, %rd2564, %rd627;
 	@%pt60 bra $Lfault_60;
 	mov.b64 %rd6516, %rd7224;
@@ -9918,6 +11028,7 @@ $L_519:
 	add.s32 %r3058, %r3057, %r3055;
 	mov.b64 %rd3059, %rd3056;
 	st.global.s32 [%rd3059], %r3058;
+	.loc 2 73 6
 	setp.ge.u64 %pt61, %rd2564, %rd637;
 	@%pt61 bra $Lfault_61;
 	mov.b64 %rd6518, %rd7225;
@@ -9926,6 +11037,7 @@ $L_519:
 	add.s32 %r3066, %r3065, %r3063;
 	mov.b64 %rd3067, %rd3064;
 	st.global.s32 [%rd3067], %r3066;
+	.loc 2 74 6
 	setp.ge.u64 %pt62, %rd2564, %rd647;
 	@%pt62 bra $Lfault_62;
 	mov.b64 %rd6520, %rd7226;
@@ -9934,6 +11046,7 @@ $L_519:
 	add.s32 %r3074, %r3073, %r3071;
 	mov.b64 %rd3075, %rd3072;
 	st.global.s32 [%rd3075], %r3074;
+	.loc 2 75 6
 	setp.ge.u64 %pt63, %rd2564, %rd657;
 	@%pt63 bra $Lfault_63;
 	mov.b64 %rd6522, %rd7227;
@@ -9942,6 +11055,7 @@ $L_519:
 	add.s32 %r3082, %r3081, %r3079;
 	mov.b64 %rd3083, %rd3080;
 	st.global.s32 [%rd3083], %r3082;
+	.loc 2 76 6
 	setp.ge.u64 %pt64, %rd2564, %rd667;
 	@%pt64 bra $Lfault_64;
 	mov.b64 %rd6524, %rd7228;
@@ -9950,6 +11064,7 @@ $L_519:
 	add.s32 %r3090, %r3089, %r3087;
 	mov.b64 %rd3091, %rd3088;
 	st.global.s32 [%rd3091], %r3090;
+	.loc 2 77 6
 	setp.ge.u64 %pt65, %rd2564, %rd677;
 	@%pt65 bra $Lfault_65;
 	mov.b64 %rd6526, %rd7229;
@@ -9958,6 +11073,7 @@ $L_519:
 	add.s32 %r3098, %r3097, %r3095;
 	mov.b64 %rd3099, %rd3096;
 	st.global.s32 [%rd3099], %r3098;
+	.loc 2 78 6
 	setp.ge.u64 %pt66, %rd2564, %rd687;
 	@%pt66 bra $Lfault_66;
 	mov.b64 %rd6528, %rd7230;
@@ -9966,6 +11082,7 @@ $L_519:
 	add.s32 %r3106, %r3105, %r3103;
 	mov.b64 %rd3107, %rd3104;
 	st.global.s32 [%rd3107], %r3106;
+	.loc 2 79 6
 	setp.ge.u64 %pt67, %rd2564, %rd697;
 	@%pt67 bra $Lfault_67;
 	mov.b64 %rd6530, %rd7231;
@@ -9974,6 +11091,7 @@ $L_519:
 	add.s32 %r3114, %r3113, %r3111;
 	mov.b64 %rd3115, %rd3112;
 	st.global.s32 [%rd3115], %r3114;
+	.loc 2 80 6
 	setp.ge.u64 %pt68, %rd2564, %rd707;
 	@%pt68 bra $Lfault_68;
 	mov.b64 %rd6532, %rd7232;
@@ -9982,6 +11100,7 @@ $L_519:
 	add.s32 %r3122, %r3121, %r3119;
 	mov.b64 %rd3123, %rd3120;
 	st.global.s32 [%rd3123], %r3122;
+	.loc 2 81 6
 	setp.ge.u64 %pt69, %rd2564, %rd717;
 	@%pt69 bra $Lfault_69;
 	mov.b64 %rd6534, %rd7233;
@@ -9990,6 +11109,7 @@ $L_519:
 	add.s32 %r3130, %r3129, %r3127;
 	mov.b64 %rd3131, %rd3128;
 	st.global.s32 [%rd3131], %r3130;
+	.loc 2 82 6
 	setp.ge.u64 %pt70, %rd2564, %rd727;
 	@%pt70 bra $Lfault_70;
 	mov.b64 %rd6536, %rd7234;
@@ -9998,6 +11118,7 @@ $L_519:
 	add.s32 %r3138, %r3137, %r3135;
 	mov.b64 %rd3139, %rd3136;
 	st.global.s32 [%rd3139], %r3138;
+	.loc 2 83 6
 	setp.ge.u64 %pt71, %rd2564, %rd737;
 	@%pt71 bra $Lfault_71;
 	mov.b64 %rd6538, %rd7235;
@@ -10006,6 +11127,7 @@ $L_519:
 	add.s32 %r3146, %r3145, %r3143;
 	mov.b64 %rd3147, %rd3144;
 	st.global.s32 [%rd3147], %r3146;
+	.loc 2 84 6
 	setp.ge.u64 %pt72, %rd2564, %rd747;
 	@%pt72 bra $Lfault_72;
 	mov.b64 %rd6540, %rd7236;
@@ -10014,6 +11136,7 @@ $L_519:
 	add.s32 %r3154, %r3153, %r3151;
 	mov.b64 %rd3155, %rd3152;
 	st.global.s32 [%rd3155], %r3154;
+	.loc 2 85 6
 	setp.ge.u64 %pt73, %rd2564, %rd757;
 	@%pt73 bra $Lfault_73;
 	mov.b64 %rd6542, %rd7237;
@@ -10022,6 +11145,7 @@ $L_519:
 	add.s32 %r3162, %r3161, %r3159;
 	mov.b64 %rd3163, %rd3160;
 	st.global.s32 [%rd3163], %r3162;
+	.loc 2 86 6
 	setp.ge.u64 %pt74, %rd2564, %rd767;
 	@%pt74 bra $Lfault_74;
 	mov.b64 %rd6544, %rd7238;
@@ -10030,6 +11154,7 @@ $L_519:
 	add.s32 %r3170, %r3169, %r3167;
 	mov.b64 %rd3171, %rd3168;
 	st.global.s32 [%rd3171], %r3170;
+	.loc 2 87 6
 	setp.ge.u64 %pt75, %rd2564, %rd777;
 	@%pt75 bra $Lfault_75;
 	mov.b64 %rd6546, %rd7239;
@@ -10038,6 +11163,7 @@ $L_519:
 	add.s32 %r3178, %r3177, %r3175;
 	mov.b64 %rd3179, %rd3176;
 	st.global.s32 [%rd3179], %r3178;
+	.loc 2 88 6
 	setp.ge.u64 %pt76, %rd2564, %rd787;
 	@%pt76 bra $Lfault_76;
 	mov.b64 %rd6548, %rd7240;
@@ -10046,6 +11172,7 @@ $L_519:
 	add.s32 %r3186, %r3185, %r3183;
 	mov.b64 %rd3187, %rd3184;
 	st.global.s32 [%rd3187], %r3186;
+	.loc 2 89 6
 	setp.ge.u64 %pt77, %rd2564, %rd797;
 	@%pt77 bra $Lfault_77;
 	mov.b64 %rd6550, %rd7241;
@@ -10054,6 +11181,7 @@ $L_519:
 	add.s32 %r3194, %r3193, %r3191;
 	mov.b64 %rd3195, %rd3192;
 	st.global.s32 [%rd3195], %r3194;
+	.loc 2 90 6
 	setp.ge.u64 %pt78, %rd2564, %rd807;
 	@%pt78 bra $Lfault_78;
 	mov.b64 %rd6552, %rd7242;
@@ -10062,6 +11190,7 @@ $L_519:
 	add.s32 %r3202, %r3201, %r3199;
 	mov.b64 %rd3203, %rd3200;
 	st.global.s32 [%rd3203], %r3202;
+	.loc 2 91 6
 	setp.ge.u64 %pt79, %rd2564, %rd817;
 	@%pt79 bra $Lfault_79;
 	mov.b64 %rd6554, %rd7243;
@@ -10070,6 +11199,7 @@ $L_519:
 	add.s32 %r3210, %r3209, %r3207;
 	mov.b64 %rd3211, %rd3208;
 	st.global.s32 [%rd3211], %r3210;
+	.loc 2 92 6
 	setp.ge.u64 %pt80, %rd2564, %rd827;
 	@%pt80 bra $Lfault_80;
 	mov.b64 %rd6556, %rd7244;
@@ -10078,6 +11208,7 @@ $L_519:
 	add.s32 %r3218, %r3217, %r3215;
 	mov.b64 %rd3219, %rd3216;
 	st.global.s32 [%rd3219], %r3218;
+	.loc 2 93 6
 	setp.ge.u64 %pt81, %rd2564, %rd837;
 	@%pt81 bra $Lfault_81;
 	mov.b64 %rd6558, %rd7245;
@@ -10086,6 +11217,7 @@ $L_519:
 	add.s32 %r3226, %r3225, %r3223;
 	mov.b64 %rd3227, %rd3224;
 	st.global.s32 [%rd3227], %r3226;
+	.loc 2 94 6
 	setp.ge.u64 %pt82, %rd2564, %rd847;
 	@%pt82 bra $Lfault_82;
 	mov.b64 %rd6560, %rd7246;
@@ -10094,6 +11226,7 @@ $L_519:
 	add.s32 %r3234, %r3233, %r3231;
 	mov.b64 %rd3235, %rd3232;
 	st.global.s32 [%rd3235], %r3234;
+	.loc 2 95 6
 	setp.ge.u64 %pt83, %rd2564, %rd857;
 	@%pt83 bra $Lfault_83;
 	mov.b64 %rd6562, %rd7247;
@@ -10102,6 +11235,7 @@ $L_519:
 	add.s32 %r3242, %r3241, %r3239;
 	mov.b64 %rd3243, %rd3240;
 	st.global.s32 [%rd3243], %r3242;
+	.loc 2 96 6
 	setp.ge.u64 %pt84, %rd2564, %rd867;
 	@%pt84 bra $Lfault_84;
 	mov.b64 %rd6564, %rd7248;
@@ -10110,6 +11244,7 @@ $L_519:
 	add.s32 %r3250, %r3249, %r3247;
 	mov.b64 %rd3251, %rd3248;
 	st.global.s32 [%rd3251], %r3250;
+	.loc 2 97 6
 	setp.ge.u64 %pt85, %rd2564, %rd877;
 	@%pt85 bra $Lfault_85;
 	mov.b64 %rd6566, %rd7249;
@@ -10118,6 +11253,7 @@ $L_519:
 	add.s32 %r3258, %r3257, %r3255;
 	mov.b64 %rd3259, %rd3256;
 	st.global.s32 [%rd3259], %r3258;
+	.loc 2 98 6
 	setp.ge.u64 %pt86, %rd2564, %rd887;
 	@%pt86 bra $Lfault_86;
 	mov.b64 %rd6568, %rd7250;
@@ -10126,6 +11262,7 @@ $L_519:
 	add.s32 %r3266, %r3265, %r3263;
 	mov.b64 %rd3267, %rd3264;
 	st.global.s32 [%rd3267], %r3266;
+	.loc 2 99 6
 	setp.ge.u64 %pt87, %rd2564, %rd897;
 	@%pt87 bra $Lfault_87;
 	mov.b64 %rd6570, %rd7251;
@@ -10134,6 +11271,7 @@ $L_519:
 	add.s32 %r3274, %r3273, %r3271;
 	mov.b64 %rd3275, %rd3272;
 	st.global.s32 [%rd3275], %r3274;
+	.loc 2 100 6
 	setp.ge.u64 %pt88, %rd2564, %rd907;
 	@%pt88 bra $Lfault_88;
 	mov.b64 %rd6572, %rd7252;
@@ -10142,6 +11280,7 @@ $L_519:
 	add.s32 %r3282, %r3281, %r3279;
 	mov.b64 %rd3283, %rd3280;
 	st.global.s32 [%rd3283], %r3282;
+	.loc 2 101 6
 	setp.ge.u64 %pt89, %rd2564, %rd917;
 	@%pt89 bra $Lfault_89;
 	mov.b64 %rd6574, %rd7253;
@@ -10150,6 +11289,7 @@ $L_519:
 	add.s32 %r3290, %r3289, %r3287;
 	mov.b64 %rd3291, %rd3288;
 	st.global.s32 [%rd3291], %r3290;
+	.loc 2 102 6
 	setp.ge.u64 %pt90, %rd2564, %rd927;
 	@%pt90 bra $Lfault_90;
 	mov.b64 %rd6576, %rd7254;
@@ -10158,6 +11298,7 @@ $L_519:
 	add.s32 %r3298, %r3297, %r3295;
 	mov.b64 %rd3299, %rd3296;
 	st.global.s32 [%rd3299], %r3298;
+	.loc 2 103 6
 	setp.ge.u64 %pt91, %rd2564, %rd937;
 	@%pt91 bra $Lfault_91;
 	mov.b64 %rd6578, %rd7255;
@@ -10166,6 +11307,7 @@ $L_519:
 	add.s32 %r3306, %r3305, %r3303;
 	mov.b64 %rd3307, %rd3304;
 	st.global.s32 [%rd3307], %r3306;
+	.loc 2 104 6
 	setp.ge.u64 %pt92, %rd2564, %rd947;
 	@%pt92 bra $Lfault_92;
 	mov.b64 %rd6580, %rd7256;
@@ -10174,6 +11316,7 @@ $L_519:
 	add.s32 %r3314, %r3313, %r3311;
 	mov.b64 %rd3315, %rd3312;
 	st.global.s32 [%rd3315], %r3314;
+	.loc 2 105 6
 	setp.ge.u64 %pt93, %rd2564, %rd957;
 	@%pt93 bra $Lfault_93;
 	mov.b64 %rd6582, %rd7257;
@@ -10182,6 +11325,7 @@ $L_519:
 	add.s32 %r3322, %r3321, %r3319;
 	mov.b64 %rd3323, %rd3320;
 	st.global.s32 [%rd3323], %r3322;
+	.loc 2 106 6
 	setp.ge.u64 %pt94, %rd2564, %rd967;
 	@%pt94 bra $Lfault_94;
 	mov.b64 %rd6584, %rd7258;
@@ -10190,6 +11334,7 @@ $L_519:
 	add.s32 %r3330, %r3329, %r3327;
 	mov.b64 %rd3331, %rd3328;
 	st.global.s32 [%rd3331], %r3330;
+	.loc 2 107 6
 	setp.ge.u64 %pt95, %rd2564, %rd977;
 	@%pt95 bra $Lfault_95;
 	mov.b64 %rd6586, %rd7259;
@@ -10198,6 +11343,7 @@ $L_519:
 	add.s32 %r3338, %r3337, %r3335;
 	mov.b64 %rd3339, %rd3336;
 	st.global.s32 [%rd3339], %r3338;
+	.loc 2 108 6
 	setp.ge.u64 %pt96, %rd2564, %rd987;
 	@%pt96 bra $Lfault_96;
 	mov.b64 %rd6588, %rd7260;
@@ -10206,6 +11352,7 @@ $L_519:
 	add.s32 %r3346, %r3345, %r3343;
 	mov.b64 %rd3347, %rd3344;
 	st.global.s32 [%rd3347], %r3346;
+	.loc 2 109 6
 	setp.ge.u64 %pt97, %rd2564, %rd997;
 	@%pt97 bra $Lfault_97;
 	mov.b64 %rd6590, %rd7261;
@@ -10214,6 +11361,7 @@ $L_519:
 	add.s32 %r3354, %r3353, %r3351;
 	mov.b64 %rd3355, %rd3352;
 	st.global.s32 [%rd3355], %r3354;
+	.loc 2 110 6
 	setp.ge.u64 %pt98, %rd2564, %rd1007;
 	@%pt98 bra $Lfault_98;
 	mov.b64 %rd6592, %rd7262;
@@ -10222,6 +11370,7 @@ $L_519:
 	add.s32 %r3362, %r3361, %r3359;
 	mov.b64 %rd3363, %rd3360;
 	st.global.s32 [%rd3363], %r3362;
+	.loc 2 111 7
 	setp.ge.u64 %pt99, %rd2564, %rd1017;
 	@%pt99 bra $Lfault_99;
 	mov.b64 %rd6594, %rd7263;
@@ -10230,6 +11379,7 @@ $L_519:
 	add.s32 %r3370, %r3369, %r3367;
 	mov.b64 %rd3371, %rd3368;
 	st.global.s32 [%rd3371], %r3370;
+	.loc 2 112 7
 	setp.ge.u64 %pt100, %rd2564, %rd1027;
 	@%pt100 bra $Lfault_100;
 	mov.b64 %rd6596, %rd7264;
@@ -10238,6 +11388,7 @@ $L_519:
 	add.s32 %r3378, %r3377, %r3375;
 	mov.b64 %rd3379, %rd3376;
 	st.global.s32 [%rd3379], %r3378;
+	.loc 2 113 7
 	setp.ge.u64 %pt101, %rd2564, %rd1037;
 	@%pt101 bra $Lfault_101;
 	mov.b64 %rd6598, %rd7265;
@@ -10246,6 +11397,7 @@ $L_519:
 	add.s32 %r3386, %r3385, %r3383;
 	mov.b64 %rd3387, %rd3384;
 	st.global.s32 [%rd3387], %r3386;
+	.loc 2 114 7
 	setp.ge.u64 %pt102, %rd2564, %rd1047;
 	@%pt102 bra $Lfault_102;
 	mov.b64 %rd6600, %rd7266;
@@ -10254,6 +11406,7 @@ $L_519:
 	add.s32 %r3394, %r3393, %r3391;
 	mov.b64 %rd3395, %rd3392;
 	st.global.s32 [%rd3395], %r3394;
+	.loc 2 115 7
 	setp.ge.u64 %pt103, %rd2564, %rd1057;
 	@%pt103 bra $Lfault_103;
 	mov.b64 %rd6602, %rd7267;
@@ -10262,6 +11415,7 @@ $L_519:
 	add.s32 %r3402, %r3401, %r3399;
 	mov.b64 %rd3403, %rd3400;
 	st.global.s32 [%rd3403], %r3402;
+	.loc 2 116 7
 	setp.ge.u64 %pt104, %rd2564, %rd1067;
 	@%pt104 bra $Lfault_104;
 	mov.b64 %rd6604, %rd7268;
@@ -10270,6 +11424,7 @@ $L_519:
 	add.s32 %r3410, %r3409, %r3407;
 	mov.b64 %rd3411, %rd3408;
 	st.global.s32 [%rd3411], %r3410;
+	.loc 2 117 7
 	setp.ge.u64 %pt105, %rd2564, %rd1077;
 	@%pt105 bra $Lfault_105;
 	mov.b64 %rd6606, %rd7269;
@@ -10278,6 +11433,7 @@ $L_519:
 	add.s32 %r3418, %r3417, %r3415;
 	mov.b64 %rd3419, %rd3416;
 	st.global.s32 [%rd3419], %r3418;
+	.loc 2 118 7
 	setp.ge.u64 %pt106, %rd2564, %rd1087;
 	@%pt106 bra $Lfault_106;
 	mov.b64 %rd6608, %rd7270;
@@ -10286,6 +11442,7 @@ $L_519:
 	add.s32 %r3426, %r3425, %r3423;
 	mov.b64 %rd3427, %rd3424;
 	st.global.s32 [%rd3427], %r3426;
+	.loc 2 119 7
 	setp.ge.u64 %pt107, %rd2564, %rd1097;
 	@%pt107 bra $Lfault_107;
 	mov.b64 %rd6610, %rd7271;
@@ -10294,6 +11451,7 @@ $L_519:
 	add.s32 %r3434, %r3433, %r3431;
 	mov.b64 %rd3435, %rd3432;
 	st.global.s32 [%rd3435], %r3434;
+	.loc 2 120 7
 	setp.ge.u64 %pt108, %rd2564, %rd1107;
 	@%pt108 bra $Lfault_108;
 	mov.b64 %rd6612, %rd7272;
@@ -10302,6 +11460,7 @@ $L_519:
 	add.s32 %r3442, %r3441, %r3439;
 	mov.b64 %rd3443, %rd3440;
 	st.global.s32 [%rd3443], %r3442;
+	.loc 2 121 7
 	setp.ge.u64 %pt109, %rd2564, %rd1117;
 	@%pt109 bra $Lfault_109;
 	mov.b64 %rd6614, %rd7273;
@@ -10310,6 +11469,7 @@ $L_519:
 	add.s32 %r3450, %r3449, %r3447;
 	mov.b64 %rd3451, %rd3448;
 	st.global.s32 [%rd3451], %r3450;
+	.loc 2 122 7
 	setp.ge.u64 %pt110, %rd2564, %rd1127;
 	@%pt110 bra $Lfault_110;
 	mov.b64 %rd6616, %rd7274;
@@ -10318,6 +11478,7 @@ $L_519:
 	add.s32 %r3458, %r3457, %r3455;
 	mov.b64 %rd3459, %rd3456;
 	st.global.s32 [%rd3459], %r3458;
+	.loc 2 123 7
 	setp.ge.u64 %pt111, %rd2564, %rd1137;
 	@%pt111 bra $Lfault_111;
 	mov.b64 %rd6618, %rd7275;
@@ -10326,6 +11487,7 @@ $L_519:
 	add.s32 %r3466, %r3465, %r3463;
 	mov.b64 %rd3467, %rd3464;
 	st.global.s32 [%rd3467], %r3466;
+	.loc 2 124 7
 	setp.ge.u64 %pt112, %rd2564, %rd1147;
 	@%pt112 bra $Lfault_112;
 	mov.b64 %rd6620, %rd7276;
@@ -10334,6 +11496,7 @@ $L_519:
 	add.s32 %r3474, %r3473, %r3471;
 	mov.b64 %rd3475, %rd3472;
 	st.global.s32 [%rd3475], %r3474;
+	.loc 2 125 7
 	setp.ge.u64 %pt113, %rd2564, %rd1157;
 	@%pt113 bra $Lfault_113;
 	mov.b64 %rd6622, %rd7277;
@@ -10342,6 +11505,7 @@ $L_519:
 	add.s32 %r3482, %r3481, %r3479;
 	mov.b64 %rd3483, %rd3480;
 	st.global.s32 [%rd3483], %r3482;
+	.loc 2 126 7
 	setp.ge.u64 %pt114, %rd2564, %rd1167;
 	@%pt114 bra $Lfault_114;
 	mov.b64 %rd6624, %rd7278;
@@ -10350,6 +11514,7 @@ $L_519:
 	add.s32 %r3490, %r3489, %r3487;
 	mov.b64 %rd3491, %rd3488;
 	st.global.s32 [%rd3491], %r3490;
+	.loc 2 127 7
 	setp.ge.u64 %pt115, %rd2564, %rd1177;
 	@%pt115 bra $Lfault_115;
 	mov.b64 %rd6626, %rd7279;
@@ -10358,6 +11523,7 @@ $L_519:
 	add.s32 %r3498, %r3497, %r3495;
 	mov.b64 %rd3499, %rd3496;
 	st.global.s32 [%rd3499], %r3498;
+	.loc 2 128 7
 	setp.ge.u64 %pt116, %rd2564, %rd1187;
 	@%pt116 bra $Lfault_116;
 	mov.b64 %rd6628, %rd7280;
@@ -10366,6 +11532,7 @@ $L_519:
 	add.s32 %r3506, %r3505, %r3503;
 	mov.b64 %rd3507, %rd3504;
 	st.global.s32 [%rd3507], %r3506;
+	.loc 2 129 7
 	setp.ge.u64 %pt117, %rd2564, %rd1197;
 	@%pt117 bra $Lfault_117;
 	mov.b64 %rd6630, %rd7281;
@@ -10374,6 +11541,7 @@ $L_519:
 	add.s32 %r3514, %r3513, %r3511;
 	mov.b64 %rd3515, %rd3512;
 	st.global.s32 [%rd3515], %r3514;
+	.loc 2 130 7
 	setp.ge.u64 %pt118, %rd2564, %rd1207;
 	@%pt118 bra $Lfault_118;
 	mov.b64 %rd6632, %rd7282;
@@ -10382,6 +11550,7 @@ $L_519:
 	add.s32 %r3522, %r3521, %r3519;
 	mov.b64 %rd3523, %rd3520;
 	st.global.s32 [%rd3523], %r3522;
+	.loc 2 131 7
 	setp.ge.u64 %pt119, %rd2564, %rd1217;
 	@%pt119 bra $Lfault_119;
 	mov.b64 %rd6634, %rd7283;
@@ -10390,6 +11559,7 @@ $L_519:
 	add.s32 %r3530, %r3529, %r3527;
 	mov.b64 %rd3531, %rd3528;
 	st.global.s32 [%rd3531], %r3530;
+	.loc 2 132 7
 	setp.ge.u64 %pt120, %rd2564, %rd1227;
 	@%pt120 bra $Lfault_120;
 	mov.b64 %rd6636, %rd7284;
@@ -10398,6 +11568,7 @@ $L_519:
 	add.s32 %r3538, %r3537, %r3535;
 	mov.b64 %rd3539, %rd3536;
 	st.global.s32 [%rd3539], %r3538;
+	.loc 2 133 7
 	setp.ge.u64 %pt121, %rd2564, %rd1237;
 	@%pt121 bra $Lfault_121;
 	mov.b64 %rd6638, %rd7285;
@@ -10406,6 +11577,7 @@ $L_519:
 	add.s32 %r3546, %r3545, %r3543;
 	mov.b64 %rd3547, %rd3544;
 	st.global.s32 [%rd3547], %r3546;
+	.loc 2 134 7
 	setp.ge.u64 %pt122, %rd2564, %rd1247;
 	@%pt122 bra $Lfault_122;
 	mov.b64 %rd6640, %rd7286;
@@ -10414,6 +11586,7 @@ $L_519:
 	add.s32 %r3554, %r3553, %r3551;
 	mov.b64 %rd3555, %rd3552;
 	st.global.s32 [%rd3555], %r3554;
+	.loc 2 135 7
 	setp.ge.u64 %pt123, %rd2564, %rd1257;
 	@%pt123 bra $Lfault_123;
 	mov.b64 %rd6642, %rd7287;
@@ -10422,6 +11595,7 @@ $L_519:
 	add.s32 %r3562, %r3561, %r3559;
 	mov.b64 %rd3563, %rd3560;
 	st.global.s32 [%rd3563], %r3562;
+	.loc 2 136 7
 	setp.ge.u64 %pt124, %rd2564, %rd1267;
 	@%pt124 bra $Lfault_124;
 	mov.b64 %rd6644, %rd7288;
@@ -10430,6 +11604,7 @@ $L_519:
 	add.s32 %r3570, %r3569, %r3567;
 	mov.b64 %rd3571, %rd3568;
 	st.global.s32 [%rd3571], %r3570;
+	.loc 2 137 7
 	setp.ge.u64 %pt125, %rd2564, %rd1277;
 	@%pt125 bra $Lfault_125;
 	mov.b64 %rd6646, %rd7289;
@@ -10438,6 +11613,7 @@ $L_519:
 	add.s32 %r3578, %r3577, %r3575;
 	mov.b64 %rd3579, %rd3576;
 	st.global.s32 [%rd3579], %r3578;
+	.loc 2 138 7
 	setp.ge.u64 %pt126, %rd2564, %rd1287;
 	@%pt126 bra $Lfault_126;
 	mov.b64 %rd6648, %rd7290;
@@ -10446,6 +11622,7 @@ $L_519:
 	add.s32 %r3586, %r3585, %r3583;
 	mov.b64 %rd3587, %rd3584;
 	st.global.s32 [%rd3587], %r3586;
+	.loc 2 139 7
 	setp.ge.u64 %pt127, %rd2564, %rd1297;
 	@%pt127 bra $Lfault_127;
 	mov.b64 %rd6650, %rd7291;
@@ -10454,6 +11631,7 @@ $L_519:
 	add.s32 %r3594, %r3593, %r3591;
 	mov.b64 %rd3595, %rd3592;
 	st.global.s32 [%rd3595], %r3594;
+	.loc 2 140 7
 	setp.ge.u64 %pt128, %rd2564, %rd1307;
 	@%pt128 bra $Lfault_128;
 	mov.b64 %rd6652, %rd7292;
@@ -10462,6 +11640,7 @@ $L_519:
 	add.s32 %r3602, %r3601, %r3599;
 	mov.b64 %rd3603, %rd3600;
 	st.global.s32 [%rd3603], %r3602;
+	.loc 2 141 7
 	setp.ge.u64 %pt129, %rd2564, %rd1317;
 	@%pt129 bra $Lfault_129;
 	mov.b64 %rd6654, %rd7293;
@@ -10470,6 +11649,7 @@ $L_519:
 	add.s32 %r3610, %r3609, %r3607;
 	mov.b64 %rd3611, %rd3608;
 	st.global.s32 [%rd3611], %r3610;
+	.loc 2 142 7
 	setp.ge.u64 %pt130, %rd2564, %rd1327;
 	@%pt130 bra $Lfault_130;
 	mov.b64 %rd6656, %rd7294;
@@ -10478,6 +11658,7 @@ $L_519:
 	add.s32 %r3618, %r3617, %r3615;
 	mov.b64 %rd3619, %rd3616;
 	st.global.s32 [%rd3619], %r3618;
+	.loc 2 143 7
 	setp.ge.u64 %pt131, %rd2564, %rd1337;
 	@%pt131 bra $Lfault_131;
 	mov.b64 %rd6658, %rd7295;
@@ -10486,6 +11667,7 @@ $L_519:
 	add.s32 %r3626, %r3625, %r3623;
 	mov.b64 %rd3627, %rd3624;
 	st.global.s32 [%rd3627], %r3626;
+	.loc 2 144 7
 	setp.ge.u64 %pt132, %rd2564, %rd1347;
 	@%pt132 bra $Lfault_132;
 	mov.b64 %rd6660, %rd7296;
@@ -10494,6 +11676,7 @@ $L_519:
 	add.s32 %r3634, %r3633, %r3631;
 	mov.b64 %rd3635, %rd3632;
 	st.global.s32 [%rd3635], %r3634;
+	.loc 2 145 7
 	setp.ge.u64 %pt133, %rd2564, %rd1357;
 	@%pt133 bra $Lfault_133;
 	mov.b64 %rd6662, %rd7297;
@@ -10502,6 +11685,7 @@ $L_519:
 	add.s32 %r3642, %r3641, %r3639;
 	mov.b64 %rd3643, %rd3640;
 	st.global.s32 [%rd3643], %r3642;
+	.loc 2 146 7
 	setp.ge.u64 %pt134, %rd2564, %rd1367;
 	@%pt134 bra $Lfault_134;
 	mov.b64 %rd6664, %rd7298;
@@ -10510,6 +11694,7 @@ $L_519:
 	add.s32 %r3650, %r3649, %r3647;
 	mov.b64 %rd3651, %rd3648;
 	st.global.s32 [%rd3651], %r3650;
+	.loc 2 147 7
 	setp.ge.u64 %pt135, %rd2564, %rd1377;
 	@%pt135 bra $Lfault_135;
 	mov.b64 %rd6666, %rd7299;
@@ -10518,6 +11703,7 @@ $L_519:
 	add.s32 %r3658, %r3657, %r3655;
 	mov.b64 %rd3659, %rd3656;
 	st.global.s32 [%rd3659], %r3658;
+	.loc 2 148 7
 	setp.ge.u64 %pt136, %rd2564, %rd1387;
 	@%pt136 bra $Lfault_136;
 	mov.b64 %rd6668, %rd7300;
@@ -10526,6 +11712,7 @@ $L_519:
 	add.s32 %r3666, %r3665, %r3663;
 	mov.b64 %rd3667, %rd3664;
 	st.global.s32 [%rd3667], %r3666;
+	.loc 2 149 7
 	setp.ge.u64 %pt137, %rd2564, %rd1397;
 	@%pt137 bra $Lfault_137;
 	mov.b64 %rd6670, %rd7301;
@@ -10534,6 +11721,7 @@ $L_519:
 	add.s32 %r3674, %r3673, %r3671;
 	mov.b64 %rd3675, %rd3672;
 	st.global.s32 [%rd3675], %r3674;
+	.loc 2 150 7
 	setp.ge.u64 %pt138, %rd2564, %rd1407;
 	@%pt138 bra $Lfault_138;
 	mov.b64 %rd6672, %rd7302;
@@ -10542,6 +11730,7 @@ $L_519:
 	add.s32 %r3682, %r3681, %r3679;
 	mov.b64 %rd3683, %rd3680;
 	st.global.s32 [%rd3683], %r3682;
+	.loc 2 151 7
 	setp.ge.u64 %pt139, %rd2564, %rd1417;
 	@%pt139 bra $Lfault_139;
 	mov.b64 %rd6674, %rd7303;
@@ -10550,6 +11739,7 @@ $L_519:
 	add.s32 %r3690, %r3689, %r3687;
 	mov.b64 %rd3691, %rd3688;
 	st.global.s32 [%rd3691], %r3690;
+	.loc 2 152 7
 	setp.ge.u64 %pt140, %rd2564, %rd1427;
 	@%pt140 bra $Lfault_140;
 	mov.b64 %rd6676, %rd7304;
@@ -10558,6 +11748,7 @@ $L_519:
 	add.s32 %r3698, %r3697, %r3695;
 	mov.b64 %rd3699, %rd3696;
 	st.global.s32 [%rd3699], %r3698;
+	.loc 2 153 7
 	setp.ge.u64 %pt141, %rd2564, %rd1437;
 	@%pt141 bra $Lfault_141;
 	mov.b64 %rd6678, %rd7305;
@@ -10566,6 +11757,7 @@ $L_519:
 	add.s32 %r3706, %r3705, %r3703;
 	mov.b64 %rd3707, %rd3704;
 	st.global.s32 [%rd3707], %r3706;
+	.loc 2 154 7
 	setp.ge.u64 %pt142, %rd2564, %rd1447;
 	@%pt142 bra $Lfault_142;
 	mov.b64 %rd6680, %rd7306;
@@ -10574,6 +11766,7 @@ $L_519:
 	add.s32 %r3714, %r3713, %r3711;
 	mov.b64 %rd3715, %rd3712;
 	st.global.s32 [%rd3715], %r3714;
+	.loc 2 155 7
 	setp.ge.u64 %pt143, %rd2564, %rd1457;
 	@%pt143 bra $Lfault_143;
 	mov.b64 %rd6682, %rd7307;
@@ -10582,6 +11775,7 @@ $L_519:
 	add.s32 %r3722, %r3721, %r3719;
 	mov.b64 %rd3723, %rd3720;
 	st.global.s32 [%rd3723], %r3722;
+	.loc 2 156 7
 	setp.ge.u64 %pt144, %rd2564, %rd1467;
 	@%pt144 bra $Lfault_144;
 	mov.b64 %rd6684, %rd7308;
@@ -10590,6 +11784,7 @@ $L_519:
 	add.s32 %r3730, %r3729, %r3727;
 	mov.b64 %rd3731, %rd3728;
 	st.global.s32 [%rd3731], %r3730;
+	.loc 2 157 7
 	setp.ge.u64 %pt145, %rd2564, %rd1477;
 	@%pt145 bra $Lfault_145;
 	mov.b64 %rd6686, %rd7309;
@@ -10598,6 +11793,7 @@ $L_519:
 	add.s32 %r3738, %r3737, %r3735;
 	mov.b64 %rd3739, %rd3736;
 	st.global.s32 [%rd3739], %r3738;
+	.loc 2 158 7
 	setp.ge.u64 %pt146, %rd2564, %rd1487;
 	@%pt146 bra $Lfault_146;
 	mov.b64 %rd6688, %rd7310;
@@ -10606,6 +11802,7 @@ $L_519:
 	add.s32 %r3746, %r3745, %r3743;
 	mov.b64 %rd3747, %rd3744;
 	st.global.s32 [%rd3747], %r3746;
+	.loc 2 159 7
 	setp.ge.u64 %pt147, %rd2564, %rd1497;
 	@%pt147 bra $Lfault_147;
 	mov.b64 %rd6690, %rd7311;
@@ -10614,6 +11811,7 @@ $L_519:
 	add.s32 %r3754, %r3753, %r3751;
 	mov.b64 %rd3755, %rd3752;
 	st.global.s32 [%rd3755], %r3754;
+	.loc 2 160 7
 	setp.ge.u64 %pt148, %rd2564, %rd1507;
 	@%pt148 bra $Lfault_148;
 	mov.b64 %rd6692, %rd7312;
@@ -10622,6 +11820,7 @@ $L_519:
 	add.s32 %r3762, %r3761, %r3759;
 	mov.b64 %rd3763, %rd3760;
 	st.global.s32 [%rd3763], %r3762;
+	.loc 2 161 7
 	setp.ge.u64 %pt149, %rd2564, %rd1517;
 	@%pt149 bra $Lfault_149;
 	mov.b64 %rd6694, %rd7313;
@@ -10630,6 +11829,7 @@ $L_519:
 	add.s32 %r3770, %r3769, %r3767;
 	mov.b64 %rd3771, %rd3768;
 	st.global.s32 [%rd3771], %r3770;
+	.loc 2 162 7
 	setp.ge.u64 %pt150, %rd2564, %rd1527;
 	@%pt150 bra $Lfault_150;
 	mov.b64 %rd6696, %rd7314;
@@ -10638,6 +11838,7 @@ $L_519:
 	add.s32 %r3778, %r3777, %r3775;
 	mov.b64 %rd3779, %rd3776;
 	st.global.s32 [%rd3779], %r3778;
+	.loc 2 163 7
 	setp.ge.u64 %pt151, %rd2564, %rd1537;
 	@%pt151 bra $Lfault_151;
 	mov.b64 %rd6698, %rd7315;
@@ -10646,6 +11847,7 @@ $L_519:
 	add.s32 %r3786, %r3785, %r3783;
 	mov.b64 %rd3787, %rd3784;
 	st.global.s32 [%rd3787], %r3786;
+	.loc 2 164 7
 	setp.ge.u64 %pt152, %rd2564, %rd1547;
 	@%pt152 bra $Lfault_152;
 	mov.b64 %rd6700, %rd7316;
@@ -10654,6 +11856,7 @@ $L_519:
 	add.s32 %r3794, %r3793, %r3791;
 	mov.b64 %rd3795, %rd3792;
 	st.global.s32 [%rd3795], %r3794;
+	.loc 2 165 7
 	setp.ge.u64 %pt153, %rd2564, %rd1557;
 	@%pt153 bra $Lfault_153;
 	mov.b64 %rd6702, %rd7317;
@@ -10662,6 +11865,7 @@ $L_519:
 	add.s32 %r3802, %r3801, %r3799;
 	mov.b64 %rd3803, %rd3800;
 	st.global.s32 [%rd3803], %r3802;
+	.loc 2 166 7
 	setp.ge.u64 %pt154, %rd2564, %rd1567;
 	@%pt154 bra $Lfault_154;
 	mov.b64 %rd6704, %rd7318;
@@ -10670,6 +11874,7 @@ $L_519:
 	add.s32 %r3810, %r3809, %r3807;
 	mov.b64 %rd3811, %rd3808;
 	st.global.s32 [%rd3811], %r3810;
+	.loc 2 167 7
 	setp.ge.u64 %pt155, %rd2564, %rd1577;
 	@%pt155 bra $Lfault_155;
 	mov.b64 %rd6706, %rd7319;
@@ -10678,6 +11883,7 @@ $L_519:
 	add.s32 %r3818, %r3817, %r3815;
 	mov.b64 %rd3819, %rd3816;
 	st.global.s32 [%rd3819], %r3818;
+	.loc 2 168 7
 	setp.ge.u64 %pt156, %rd2564, %rd1587;
 	@%pt156 bra $Lfault_156;
 	mov.b64 %rd6708, %rd7320;
@@ -10686,6 +11892,7 @@ $L_519:
 	add.s32 %r3826, %r3825, %r3823;
 	mov.b64 %rd3827, %rd3824;
 	st.global.s32 [%rd3827], %r3826;
+	.loc 2 169 7
 	setp.ge.u64 %pt157, %rd2564, %rd1597;
 	@%pt157 bra $Lfault_157;
 	mov.b64 %rd6710, %rd7321;
@@ -10694,6 +11901,7 @@ $L_519:
 	add.s32 %r3834, %r3833, %r3831;
 	mov.b64 %rd3835, %rd3832;
 	st.global.s32 [%rd3835], %r3834;
+	.loc 2 170 7
 	setp.ge.u64 %pt158, %rd2564, %rd1607;
 	@%pt158 bra $Lfault_158;
 	mov.b64 %rd6712, %rd7322;
@@ -10702,6 +11910,7 @@ $L_519:
 	add.s32 %r3842, %r3841, %r3839;
 	mov.b64 %rd3843, %rd3840;
 	st.global.s32 [%rd3843], %r3842;
+	.loc 2 171 7
 	setp.ge.u64 %pt159, %rd2564, %rd1617;
 	@%pt159 bra $Lfault_159;
 	mov.b64 %rd6714, %rd7323;
@@ -10710,6 +11919,7 @@ $L_519:
 	add.s32 %r3850, %r3849, %r3847;
 	mov.b64 %rd3851, %rd3848;
 	st.global.s32 [%rd3851], %r3850;
+	.loc 2 172 7
 	setp.ge.u64 %pt160, %rd2564, %rd1627;
 	@%pt160 bra $Lfault_160;
 	mov.b64 %rd6716, %rd7324;
@@ -10718,6 +11928,7 @@ $L_519:
 	add.s32 %r3858, %r3857, %r3855;
 	mov.b64 %rd3859, %rd3856;
 	st.global.s32 [%rd3859], %r3858;
+	.loc 2 173 7
 	setp.ge.u64 %pt161, %rd2564, %rd1637;
 	@%pt161 bra $Lfault_161;
 	mov.b64 %rd6718, %rd7325;
@@ -10726,6 +11937,7 @@ $L_519:
 	add.s32 %r3866, %r3865, %r3863;
 	mov.b64 %rd3867, %rd3864;
 	st.global.s32 [%rd3867], %r3866;
+	.loc 2 174 7
 	setp.ge.u64 %pt162, %rd2564, %rd1647;
 	@%pt162 bra $Lfault_162;
 	mov.b64 %rd6720, %rd7326;
@@ -10734,6 +11946,7 @@ $L_519:
 	add.s32 %r3874, %r3873, %r3871;
 	mov.b64 %rd3875, %rd3872;
 	st.global.s32 [%rd3875], %r3874;
+	.loc 2 175 7
 	setp.ge.u64 %pt163, %rd2564, %rd1657;
 	@%pt163 bra $Lfault_163;
 	mov.b64 %rd6722, %rd7327;
@@ -10742,6 +11955,7 @@ $L_519:
 	add.s32 %r3882, %r3881, %r3879;
 	mov.b64 %rd3883, %rd3880;
 	st.global.s32 [%rd3883], %r3882;
+	.loc 2 176 7
 	setp.ge.u64 %pt164, %rd2564, %rd1667;
 	@%pt164 bra $Lfault_164;
 	mov.b64 %rd6724, %rd7328;
@@ -10750,6 +11964,7 @@ $L_519:
 	add.s32 %r3890, %r3889, %r3887;
 	mov.b64 %rd3891, %rd3888;
 	st.global.s32 [%rd3891], %r3890;
+	.loc 2 177 7
 	setp.ge.u64 %pt165, %rd2564, %rd1677;
 	@%pt165 bra $Lfault_165;
 	mov.b64 %rd6726, %rd7329;
@@ -10758,6 +11973,7 @@ $L_519:
 	add.s32 %r3898, %r3897, %r3895;
 	mov.b64 %rd3899, %rd3896;
 	st.global.s32 [%rd3899], %r3898;
+	.loc 2 178 7
 	setp.ge.u64 %pt166, %rd2564, %rd1687;
 	@%pt166 bra $Lfault_166;
 	mov.b64 %rd6728, %rd7330;
@@ -10766,6 +11982,7 @@ $L_519:
 	add.s32 %r3906, %r3905, %r3903;
 	mov.b64 %rd3907, %rd3904;
 	st.global.s32 [%rd3907], %r3906;
+	.loc 2 179 7
 	setp.ge.u64 %pt167, %rd2564, %rd1697;
 	@%pt167 bra $Lfault_167;
 	mov.b64 %rd6730, %rd7331;
@@ -10774,6 +11991,7 @@ $L_519:
 	add.s32 %r3914, %r3913, %r3911;
 	mov.b64 %rd3915, %rd3912;
 	st.global.s32 [%rd3915], %r3914;
+	.loc 2 180 7
 	setp.ge.u64 %pt168, %rd2564, %rd1707;
 	@%pt168 bra $Lfault_168;
 	mov.b64 %rd6732, %rd7332;
@@ -10782,6 +12000,7 @@ $L_519:
 	add.s32 %r3922, %r3921, %r3919;
 	mov.b64 %rd3923, %rd3920;
 	st.global.s32 [%rd3923], %r3922;
+	.loc 2 181 7
 	setp.ge.u64 %pt169, %rd2564, %rd1717;
 	@%pt169 bra $Lfault_169;
 	mov.b64 %rd6734, %rd7333;
@@ -10790,6 +12009,7 @@ $L_519:
 	add.s32 %r3930, %r3929, %r3927;
 	mov.b64 %rd3931, %rd3928;
 	st.global.s32 [%rd3931], %r3930;
+	.loc 2 182 7
 	setp.ge.u64 %pt170, %rd2564, %rd1727;
 	@%pt170 bra $Lfault_170;
 	mov.b64 %rd6736, %rd7334;
@@ -10798,6 +12018,7 @@ $L_519:
 	add.s32 %r3938, %r3937, %r3935;
 	mov.b64 %rd3939, %rd3936;
 	st.global.s32 [%rd3939], %r3938;
+	.loc 2 183 7
 	setp.ge.u64 %pt171, %rd2564, %rd1737;
 	@%pt171 bra $Lfault_171;
 	mov.b64 %rd6738, %rd7335;
@@ -10806,6 +12027,7 @@ $L_519:
 	add.s32 %r3946, %r3945, %r3943;
 	mov.b64 %rd3947, %rd3944;
 	st.global.s32 [%rd3947], %r3946;
+	.loc 2 184 7
 	setp.ge.u64 %pt172, %rd2564, %rd1747;
 	@%pt172 bra $Lfault_172;
 	mov.b64 %rd6740, %rd7336;
@@ -10814,6 +12036,7 @@ $L_519:
 	add.s32 %r3954, %r3953, %r3951;
 	mov.b64 %rd3955, %rd3952;
 	st.global.s32 [%rd3955], %r3954;
+	.loc 2 185 7
 	setp.ge.u64 %pt173, %rd2564, %rd1757;
 	@%pt173 bra $Lfault_173;
 	mov.b64 %rd6742, %rd7337;
@@ -10822,6 +12045,7 @@ $L_519:
 	add.s32 %r3962, %r3961, %r3959;
 	mov.b64 %rd3963, %rd3960;
 	st.global.s32 [%rd3963], %r3962;
+	.loc 2 186 7
 	setp.ge.u64 %pt174, %rd2564, %rd1767;
 	@%pt174 bra $Lfault_174;
 	mov.b64 %rd6744, %rd7338;
@@ -10830,6 +12054,7 @@ $L_519:
 	add.s32 %r3970, %r3969, %r3967;
 	mov.b64 %rd3971, %rd3968;
 	st.global.s32 [%rd3971], %r3970;
+	.loc 2 187 7
 	setp.ge.u64 %pt175, %rd2564, %rd1777;
 	@%pt175 bra $Lfault_175;
 	mov.b64 %rd6746, %rd7339;
@@ -10838,6 +12063,7 @@ $L_519:
 	add.s32 %r3978, %r3977, %r3975;
 	mov.b64 %rd3979, %rd3976;
 	st.global.s32 [%rd3979], %r3978;
+	.loc 2 188 7
 	setp.ge.u64 %pt176, %rd2564, %rd1787;
 	@%pt176 bra $Lfault_176;
 	mov.b64 %rd6748, %rd7340;
@@ -10846,6 +12072,7 @@ $L_519:
 	add.s32 %r3986, %r3985, %r3983;
 	mov.b64 %rd3987, %rd3984;
 	st.global.s32 [%rd3987], %r3986;
+	.loc 2 189 7
 	setp.ge.u64 %pt177, %rd2564, %rd1797;
 	@%pt177 bra $Lfault_177;
 	mov.b64 %rd6750, %rd7341;
@@ -10854,6 +12081,7 @@ $L_519:
 	add.s32 %r3994, %r3993, %r3991;
 	mov.b64 %rd3995, %rd3992;
 	st.global.s32 [%rd3995], %r3994;
+	.loc 2 190 7
 	setp.ge.u64 %pt178, %rd2564, %rd1807;
 	@%pt178 bra $Lfault_178;
 	mov.b64 %rd6752, %rd7342;
@@ -10862,6 +12090,7 @@ $L_519:
 	add.s32 %r4002, %r4001, %r3999;
 	mov.b64 %rd4003, %rd4000;
 	st.global.s32 [%rd4003], %r4002;
+	.loc 2 191 7
 	setp.ge.u64 %pt179, %rd2564, %rd1817;
 	@%pt179 bra $Lfault_179;
 	mov.b64 %rd6754, %rd7343;
@@ -10870,6 +12099,7 @@ $L_519:
 	add.s32 %r4010, %r4009, %r4007;
 	mov.b64 %rd4011, %rd4008;
 	st.global.s32 [%rd4011], %r4010;
+	.loc 2 192 7
 	setp.ge.u64 %pt180, %rd2564, %rd1827;
 	@%pt180 bra $Lfault_180;
 	mov.b64 %rd6756, %rd7344;
@@ -10878,6 +12108,7 @@ $L_519:
 	add.s32 %r4018, %r4017, %r4015;
 	mov.b64 %rd4019, %rd4016;
 	st.global.s32 [%rd4019], %r4018;
+	.loc 2 193 7
 	setp.ge.u64 %pt181, %rd2564, %rd1837;
 	@%pt181 bra $Lfault_181;
 	mov.b64 %rd6758, %rd7345;
@@ -10886,6 +12117,7 @@ $L_519:
 	add.s32 %r4026, %r4025, %r4023;
 	mov.b64 %rd4027, %rd4024;
 	st.global.s32 [%rd4027], %r4026;
+	.loc 2 194 7
 	setp.ge.u64 %pt182, %rd2564, %rd1847;
 	@%pt182 bra $Lfault_182;
 	mov.b64 %rd6760, %rd7346;
@@ -10894,6 +12126,7 @@ $L_519:
 	add.s32 %r4034, %r4033, %r4031;
 	mov.b64 %rd4035, %rd4032;
 	st.global.s32 [%rd4035], %r4034;
+	.loc 2 195 7
 	setp.ge.u64 %pt183, %rd2564, %rd1857;
 	@%pt183 bra $Lfault_183;
 	mov.b64 %rd6762, %rd7347;
@@ -10902,6 +12135,7 @@ $L_519:
 	add.s32 %r4042, %r4041, %r4039;
 	mov.b64 %rd4043, %rd4040;
 	st.global.s32 [%rd4043], %r4042;
+	.loc 2 196 7
 	setp.ge.u64 %pt184, %rd2564, %rd1867;
 	@%pt184 bra $Lfault_184;
 	mov.b64 %rd6764, %rd7348;
@@ -10910,6 +12144,7 @@ $L_519:
 	add.s32 %r4050, %r4049, %r4047;
 	mov.b64 %rd4051, %rd4048;
 	st.global.s32 [%rd4051], %r4050;
+	.loc 2 197 7
 	setp.ge.u64 %pt185, %rd2564, %rd1877;
 	@%pt185 bra $Lfault_185;
 	mov.b64 %rd6766, %rd7349;
@@ -10918,6 +12153,7 @@ $L_519:
 	add.s32 %r4058, %r4057, %r4055;
 	mov.b64 %rd4059, %rd4056;
 	st.global.s32 [%rd4059], %r4058;
+	.loc 2 198 7
 	setp.ge.u64 %pt186, %rd2564, %rd1887;
 	@%pt186 bra $Lfault_186;
 	mov.b64 %rd6768, %rd7350;
@@ -10926,6 +12162,7 @@ $L_519:
 	add.s32 %r4066, %r4065, %r4063;
 	mov.b64 %rd4067, %rd4064;
 	st.global.s32 [%rd4067], %r4066;
+	.loc 2 199 7
 	setp.ge.u64 %pt187, %rd2564, %rd1897;
 	@%pt187 bra $Lfault_187;
 	mov.b64 %rd6770, %rd7351;
@@ -10934,6 +12171,7 @@ $L_519:
 	add.s32 %r4074, %r4073, %r4071;
 	mov.b64 %rd4075, %rd4072;
 	st.global.s32 [%rd4075], %r4074;
+	.loc 2 200 7
 	setp.ge.u64 %pt188, %rd2564, %rd1907;
 	@%pt188 bra $Lfault_188;
 	mov.b64 %rd6772, %rd7352;
@@ -10942,6 +12180,7 @@ $L_519:
 	add.s32 %r4082, %r4081, %r4079;
 	mov.b64 %rd4083, %rd4080;
 	st.global.s32 [%rd4083], %r4082;
+	.loc 2 201 7
 	setp.ge.u64 %pt189, %rd2564, %rd1917;
 	@%pt189 bra $Lfault_189;
 	mov.b64 %rd6774, %rd7353;
@@ -10950,6 +12189,7 @@ $L_519:
 	add.s32 %r4090, %r4089, %r4087;
 	mov.b64 %rd4091, %rd4088;
 	st.global.s32 [%rd4091], %r4090;
+	.loc 2 202 7
 	setp.ge.u64 %pt190, %rd2564, %rd1927;
 	@%pt190 bra $Lfault_190;
 	mov.b64 %rd6776, %rd7354;
@@ -10958,6 +12198,7 @@ $L_519:
 	add.s32 %r4098, %r4097, %r4095;
 	mov.b64 %rd4099, %rd4096;
 	st.global.s32 [%rd4099], %r4098;
+	.loc 2 203 7
 	setp.ge.u64 %pt191, %rd2564, %rd1937;
 	@%pt191 bra $Lfault_191;
 	mov.b64 %rd6778, %rd7355;
@@ -10966,6 +12207,7 @@ $L_519:
 	add.s32 %r4106, %r4105, %r4103;
 	mov.b64 %rd4107, %rd4104;
 	st.global.s32 [%rd4107], %r4106;
+	.loc 2 204 7
 	setp.ge.u64 %pt192, %rd2564, %rd1947;
 	@%pt192 bra $Lfault_192;
 	mov.b64 %rd6780, %rd7356;
@@ -10974,6 +12216,7 @@ $L_519:
 	add.s32 %r4114, %r4113, %r4111;
 	mov.b64 %rd4115, %rd4112;
 	st.global.s32 [%rd4115], %r4114;
+	.loc 2 205 7
 	setp.ge.u64 %pt193, %rd2564, %rd1957;
 	@%pt193 bra $Lfault_193;
 	mov.b64 %rd6782, %rd7357;
@@ -10982,6 +12225,7 @@ $L_519:
 	add.s32 %r4122, %r4121, %r4119;
 	mov.b64 %rd4123, %rd4120;
 	st.global.s32 [%rd4123], %r4122;
+	.loc 2 206 7
 	setp.ge.u64 %pt194, %rd2564, %rd1967;
 	@%pt194 bra $Lfault_194;
 	mov.b64 %rd6784, %rd7358;
@@ -10990,6 +12234,7 @@ $L_519:
 	add.s32 %r4130, %r4129, %r4127;
 	mov.b64 %rd4131, %rd4128;
 	st.global.s32 [%rd4131], %r4130;
+	.loc 2 207 7
 	setp.ge.u64 %pt195, %rd2564, %rd1977;
 	@%pt195 bra $Lfault_195;
 	mov.b64 %rd6786, %rd7359;
@@ -10998,6 +12243,7 @@ $L_519:
 	add.s32 %r4138, %r4137, %r4135;
 	mov.b64 %rd4139, %rd4136;
 	st.global.s32 [%rd4139], %r4138;
+	.loc 2 208 7
 	setp.ge.u64 %pt196, %rd2564, %rd1987;
 	@%pt196 bra $Lfault_196;
 	mov.b64 %rd6788, %rd7360;
@@ -11006,6 +12252,7 @@ $L_519:
 	add.s32 %r4146, %r4145, %r4143;
 	mov.b64 %rd4147, %rd4144;
 	st.global.s32 [%rd4147], %r4146;
+	.loc 2 209 7
 	setp.ge.u64 %pt197, %rd2564, %rd1997;
 	@%pt197 bra $Lfault_197;
 	mov.b64 %rd6790, %rd7361;
@@ -11014,6 +12261,7 @@ $L_519:
 	add.s32 %r4154, %r4153, %r4151;
 	mov.b64 %rd4155, %rd4152;
 	st.global.s32 [%rd4155], %r4154;
+	.loc 2 210 7
 	setp.ge.u64 %pt198, %rd2564, %rd2007;
 	@%pt198 bra $Lfault_198;
 	mov.b64 %rd6792, %rd7362;
@@ -11022,6 +12270,7 @@ $L_519:
 	add.s32 %r4162, %r4161, %r4159;
 	mov.b64 %rd4163, %rd4160;
 	st.global.s32 [%rd4163], %r4162;
+	.loc 2 211 7
 	setp.ge.u64 %pt199, %rd2564, %rd2017;
 	@%pt199 bra $Lfault_199;
 	mov.b64 %rd6794, %rd7363;
@@ -11030,6 +12279,7 @@ $L_519:
 	add.s32 %r4170, %r4169, %r4167;
 	mov.b64 %rd4171, %rd4168;
 	st.global.s32 [%rd4171], %r4170;
+	.loc 2 212 7
 	setp.ge.u64 %pt200, %rd2564, %rd2027;
 	@%pt200 bra $Lfault_200;
 	mov.b64 %rd6796, %rd7364;
@@ -11038,6 +12288,7 @@ $L_519:
 	add.s32 %r4178, %r4177, %r4175;
 	mov.b64 %rd4179, %rd4176;
 	st.global.s32 [%rd4179], %r4178;
+	.loc 2 213 7
 	setp.ge.u64 %pt201, %rd2564, %rd2037;
 	@%pt201 bra $Lfault_201;
 	mov.b64 %rd6798, %rd7365;
@@ -11046,6 +12297,7 @@ $L_519:
 	add.s32 %r4186, %r4185, %r4183;
 	mov.b64 %rd4187, %rd4184;
 	st.global.s32 [%rd4187], %r4186;
+	.loc 2 214 7
 	setp.ge.u64 %pt202, %rd2564, %rd2047;
 	@%pt202 bra $Lfault_202;
 	mov.b64 %rd6800, %rd7366;
@@ -11054,6 +12306,7 @@ $L_519:
 	add.s32 %r4194, %r4193, %r4191;
 	mov.b64 %rd4195, %rd4192;
 	st.global.s32 [%rd4195], %r4194;
+	.loc 2 215 7
 	setp.ge.u64 %pt203, %rd2564, %rd2057;
 	@%pt203 bra $Lfault_203;
 	mov.b64 %rd6802, %rd7367;
@@ -11062,6 +12315,7 @@ $L_519:
 	add.s32 %r4202, %r4201, %r4199;
 	mov.b64 %rd4203, %rd4200;
 	st.global.s32 [%rd4203], %r4202;
+	.loc 2 216 7
 	setp.ge.u64 %pt204, %rd2564, %rd2067;
 	@%pt204 bra $Lfault_204;
 	mov.b64 %rd6804, %rd7368;
@@ -11070,6 +12324,7 @@ $L_519:
 	add.s32 %r4210, %r4209, %r4207;
 	mov.b64 %rd4211, %rd4208;
 	st.global.s32 [%rd4211], %r4210;
+	.loc 2 217 7
 	setp.ge.u64 %pt205, %rd2564, %rd2077;
 	@%pt205 bra $Lfault_205;
 	mov.b64 %rd6806, %rd7369;
@@ -11078,6 +12333,7 @@ $L_519:
 	add.s32 %r4218, %r4217, %r4215;
 	mov.b64 %rd4219, %rd4216;
 	st.global.s32 [%rd4219], %r4218;
+	.loc 2 218 7
 	setp.ge.u64 %pt206, %rd2564, %rd2087;
 	@%pt206 bra $Lfault_206;
 	mov.b64 %rd6808, %rd7370;
@@ -11086,6 +12342,7 @@ $L_519:
 	add.s32 %r4226, %r4225, %r4223;
 	mov.b64 %rd4227, %rd4224;
 	st.global.s32 [%rd4227], %r4226;
+	.loc 2 219 7
 	setp.ge.u64 %pt207, %rd2564, %rd2097;
 	@%pt207 bra $Lfault_207;
 	mov.b64 %rd6810, %rd7371;
@@ -11094,6 +12351,7 @@ $L_519:
 	add.s32 %r4234, %r4233, %r4231;
 	mov.b64 %rd4235, %rd4232;
 	st.global.s32 [%rd4235], %r4234;
+	.loc 2 220 7
 	setp.ge.u64 %pt208, %rd2564, %rd2107;
 	@%pt208 bra $Lfault_208;
 	mov.b64 %rd6812, %rd7372;
@@ -11102,6 +12360,7 @@ $L_519:
 	add.s32 %r4242, %r4241, %r4239;
 	mov.b64 %rd4243, %rd4240;
 	st.global.s32 [%rd4243], %r4242;
+	.loc 2 221 7
 	setp.ge.u64 %pt209, %rd2564, %rd2117;
 	@%pt209 bra $Lfault_209;
 	mov.b64 %rd6814, %rd7373;
@@ -11110,6 +12369,7 @@ $L_519:
 	add.s32 %r4250, %r4249, %r4247;
 	mov.b64 %rd4251, %rd4248;
 	st.global.s32 [%rd4251], %r4250;
+	.loc 2 222 7
 	setp.ge.u64 %pt210, %rd2564, %rd2127;
 	@%pt210 bra $Lfault_210;
 	mov.b64 %rd6816, %rd7374;
@@ -11118,6 +12378,7 @@ $L_519:
 	add.s32 %r4258, %r4257, %r4255;
 	mov.b64 %rd4259, %rd4256;
 	st.global.s32 [%rd4259], %r4258;
+	.loc 2 223 7
 	setp.ge.u64 %pt211, %rd2564, %rd2137;
 	@%pt211 bra $Lfault_211;
 	mov.b64 %rd6818, %rd7375;
@@ -11126,6 +12387,7 @@ $L_519:
 	add.s32 %r4266, %r4265, %r4263;
 	mov.b64 %rd4267, %rd4264;
 	st.global.s32 [%rd4267], %r4266;
+	.loc 2 224 7
 	setp.ge.u64 %pt212, %rd2564, %rd2147;
 	@%pt212 bra $Lfault_212;
 	mov.b64 %rd6820, %rd7376;
@@ -11134,6 +12396,7 @@ $L_519:
 	add.s32 %r4274, %r4273, %r4271;
 	mov.b64 %rd4275, %rd4272;
 	st.global.s32 [%rd4275], %r4274;
+	.loc 2 225 7
 	setp.ge.u64 %pt213, %rd2564, %rd2157;
 	@%pt213 bra $Lfault_213;
 	mov.b64 %rd6822, %rd7377;
@@ -11142,6 +12405,7 @@ $L_519:
 	add.s32 %r4282, %r4281, %r4279;
 	mov.b64 %rd4283, %rd4280;
 	st.global.s32 [%rd4283], %r4282;
+	.loc 2 226 7
 	setp.ge.u64 %pt214, %rd2564, %rd2167;
 	@%pt214 bra $Lfault_214;
 	mov.b64 %rd6824, %rd7378;
@@ -11150,6 +12414,7 @@ $L_519:
 	add.s32 %r4290, %r4289, %r4287;
 	mov.b64 %rd4291, %rd4288;
 	st.global.s32 [%rd4291], %r4290;
+	.loc 2 227 7
 	setp.ge.u64 %pt215, %rd2564, %rd2177;
 	@%pt215 bra $Lfault_215;
 	mov.b64 %rd6826, %rd7379;
@@ -11158,6 +12423,7 @@ $L_519:
 	add.s32 %r4298, %r4297, %r4295;
 	mov.b64 %rd4299, %rd4296;
 	st.global.s32 [%rd4299], %r4298;
+	.loc 2 228 7
 	setp.ge.u64 %pt216, %rd2564, %rd2187;
 	@%pt216 bra $Lfault_216;
 	mov.b64 %rd6828, %rd7380;
@@ -11166,6 +12432,7 @@ $L_519:
 	add.s32 %r4306, %r4305, %r4303;
 	mov.b64 %rd4307, %rd4304;
 	st.global.s32 [%rd4307], %r4306;
+	.loc 2 229 7
 	setp.ge.u64 %pt217, %rd2564, %rd2197;
 	@%pt217 bra $Lfault_217;
 	mov.b64 %rd6830, %rd7381;
@@ -11174,6 +12441,7 @@ $L_519:
 	add.s32 %r4314, %r4313, %r4311;
 	mov.b64 %rd4315, %rd4312;
 	st.global.s32 [%rd4315], %r4314;
+	.loc 2 230 7
 	setp.ge.u64 %pt218, %rd2564, %rd2207;
 	@%pt218 bra $Lfault_218;
 	mov.b64 %rd6832, %rd7382;
@@ -11182,6 +12450,7 @@ $L_519:
 	add.s32 %r4322, %r4321, %r4319;
 	mov.b64 %rd4323, %rd4320;
 	st.global.s32 [%rd4323], %r4322;
+	.loc 2 231 7
 	setp.ge.u64 %pt219, %rd2564, %rd2217;
 	@%pt219 bra $Lfault_219;
 	mov.b64 %rd6834, %rd7383;
@@ -11190,6 +12459,7 @@ $L_519:
 	add.s32 %r4330, %r4329, %r4327;
 	mov.b64 %rd4331, %rd4328;
 	st.global.s32 [%rd4331], %r4330;
+	.loc 2 232 7
 	setp.ge.u64 %pt220, %rd2564, %rd2227;
 	@%pt220 bra $Lfault_220;
 	mov.b64 %rd6836, %rd7384;
@@ -11198,6 +12468,7 @@ $L_519:
 	add.s32 %r4338, %r4337, %r4335;
 	mov.b64 %rd4339, %rd4336;
 	st.global.s32 [%rd4339], %r4338;
+	.loc 2 233 7
 	setp.ge.u64 %pt221, %rd2564, %rd2237;
 	@%pt221 bra $Lfault_221;
 	mov.b64 %rd6838, %rd7385;
@@ -11206,6 +12477,7 @@ $L_519:
 	add.s32 %r4346, %r4345, %r4343;
 	mov.b64 %rd4347, %rd4344;
 	st.global.s32 [%rd4347], %r4346;
+	.loc 2 234 7
 	setp.ge.u64 %pt222, %rd2564, %rd2247;
 	@%pt222 bra $Lfault_222;
 	mov.b64 %rd6840, %rd7386;
@@ -11214,6 +12486,7 @@ $L_519:
 	add.s32 %r4354, %r4353, %r4351;
 	mov.b64 %rd4355, %rd4352;
 	st.global.s32 [%rd4355], %r4354;
+	.loc 2 235 7
 	setp.ge.u64 %pt223, %rd2564, %rd2257;
 	@%pt223 bra $Lfault_223;
 	mov.b64 %rd6842, %rd7387;
@@ -11222,6 +12495,7 @@ $L_519:
 	add.s32 %r4362, %r4361, %r4359;
 	mov.b64 %rd4363, %rd4360;
 	st.global.s32 [%rd4363], %r4362;
+	.loc 2 236 7
 	setp.ge.u64 %pt224, %rd2564, %rd2267;
 	@%pt224 bra $Lfault_224;
 	mov.b64 %rd6844, %rd7388;
@@ -11230,6 +12504,7 @@ $L_519:
 	add.s32 %r4370, %r4369, %r4367;
 	mov.b64 %rd4371, %rd4368;
 	st.global.s32 [%rd4371], %r4370;
+	.loc 2 237 7
 	setp.ge.u64 %pt225, %rd2564, %rd2277;
 	@%pt225 bra $Lfault_225;
 	mov.b64 %rd6846, %rd7389;
@@ -11238,6 +12513,7 @@ $L_519:
 	add.s32 %r4378, %r4377, %r4375;
 	mov.b64 %rd4379, %rd4376;
 	st.global.s32 [%rd4379], %r4378;
+	.loc 2 238 7
 	setp.ge.u64 %pt226, %rd2564, %rd2287;
 	@%pt226 bra $Lfault_226;
 	mov.b64 %rd6848, %rd7390;
@@ -11246,6 +12522,7 @@ $L_519:
 	add.s32 %r4386, %r4385, %r4383;
 	mov.b64 %rd4387, %rd4384;
 	st.global.s32 [%rd4387], %r4386;
+	.loc 2 239 7
 	setp.ge.u64 %pt227, %rd2564, %rd2297;
 	@%pt227 bra $Lfault_227;
 	mov.b64 %rd6850, %rd7391;
@@ -11254,6 +12531,7 @@ $L_519:
 	add.s32 %r4394, %r4393, %r4391;
 	mov.b64 %rd4395, %rd4392;
 	st.global.s32 [%rd4395], %r4394;
+	.loc 2 240 7
 	setp.ge.u64 %pt228, %rd2564, %rd2307;
 	@%pt228 bra $Lfault_228;
 	mov.b64 %rd6852, %rd7392;
@@ -11262,6 +12540,7 @@ $L_519:
 	add.s32 %r4402, %r4401, %r4399;
 	mov.b64 %rd4403, %rd4400;
 	st.global.s32 [%rd4403], %r4402;
+	.loc 2 241 7
 	setp.ge.u64 %pt229, %rd2564, %rd2317;
 	@%pt229 bra $Lfault_229;
 	mov.b64 %rd6854, %rd7393;
@@ -11270,6 +12549,7 @@ $L_519:
 	add.s32 %r4410, %r4409, %r4407;
 	mov.b64 %rd4411, %rd4408;
 	st.global.s32 [%rd4411], %r4410;
+	.loc 2 242 7
 	setp.ge.u64 %pt230, %rd2564, %rd2327;
 	@%pt230 bra $Lfault_230;
 	mov.b64 %rd6856, %rd7394;
@@ -11278,6 +12558,7 @@ $L_519:
 	add.s32 %r4418, %r4417, %r4415;
 	mov.b64 %rd4419, %rd4416;
 	st.global.s32 [%rd4419], %r4418;
+	.loc 2 243 7
 	setp.ge.u64 %pt231, %rd2564, %rd2337;
 	@%pt231 bra $Lfault_231;
 	mov.b64 %rd6858, %rd7395;
@@ -11286,6 +12567,7 @@ $L_519:
 	add.s32 %r4426, %r4425, %r4423;
 	mov.b64 %rd4427, %rd4424;
 	st.global.s32 [%rd4427], %r4426;
+	.loc 2 244 7
 	setp.ge.u64 %pt232, %rd2564, %rd2347;
 	@%pt232 bra $Lfault_232;
 	mov.b64 %rd6860, %rd7396;
@@ -11294,6 +12576,7 @@ $L_519:
 	add.s32 %r4434, %r4433, %r4431;
 	mov.b64 %rd4435, %rd4432;
 	st.global.s32 [%rd4435], %r4434;
+	.loc 2 245 7
 	setp.ge.u64 %pt233, %rd2564, %rd2357;
 	@%pt233 bra $Lfault_233;
 	mov.b64 %rd6862, %rd7397;
@@ -11302,6 +12585,7 @@ $L_519:
 	add.s32 %r4442, %r4441, %r4439;
 	mov.b64 %rd4443, %rd4440;
 	st.global.s32 [%rd4443], %r4442;
+	.loc 2 246 7
 	setp.ge.u64 %pt234, %rd2564, %rd2367;
 	@%pt234 bra $Lfault_234;
 	mov.b64 %rd6864, %rd7398;
@@ -11310,6 +12594,7 @@ $L_519:
 	add.s32 %r4450, %r4449, %r4447;
 	mov.b64 %rd4451, %rd4448;
 	st.global.s32 [%rd4451], %r4450;
+	.loc 2 247 7
 	setp.ge.u64 %pt235, %rd2564, %rd2377;
 	@%pt235 bra $Lfault_235;
 	mov.b64 %rd6866, %rd7399;
@@ -11318,6 +12603,7 @@ $L_519:
 	add.s32 %r4458, %r4457, %r4455;
 	mov.b64 %rd4459, %rd4456;
 	st.global.s32 [%rd4459], %r4458;
+	.loc 2 248 7
 	setp.ge.u64 %pt236, %rd2564, %rd2387;
 	@%pt236 bra $Lfault_236;
 	mov.b64 %rd6868, %rd7400;
@@ -11326,6 +12612,7 @@ $L_519:
 	add.s32 %r4466, %r4465, %r4463;
 	mov.b64 %rd4467, %rd4464;
 	st.global.s32 [%rd4467], %r4466;
+	.loc 2 249 7
 	setp.ge.u64 %pt237, %rd2564, %rd2397;
 	@%pt237 bra $Lfault_237;
 	mov.b64 %rd6870, %rd7401;
@@ -11334,6 +12621,7 @@ $L_519:
 	add.s32 %r4474, %r4473, %r4471;
 	mov.b64 %rd4475, %rd4472;
 	st.global.s32 [%rd4475], %r4474;
+	.loc 2 250 7
 	setp.ge.u64 %pt238, %rd2564, %rd2407;
 	@%pt238 bra $Lfault_238;
 	mov.b64 %rd6872, %rd7402;
@@ -11342,6 +12630,7 @@ $L_519:
 	add.s32 %r4482, %r4481, %r4479;
 	mov.b64 %rd4483, %rd4480;
 	st.global.s32 [%rd4483], %r4482;
+	.loc 2 251 7
 	setp.ge.u64 %pt239, %rd2564, %rd2417;
 	@%pt239 bra $Lfault_239;
 	mov.b64 %rd6874, %rd7403;
@@ -11350,6 +12639,7 @@ $L_519:
 	add.s32 %r4490, %r4489, %r4487;
 	mov.b64 %rd4491, %rd4488;
 	st.global.s32 [%rd4491], %r4490;
+	.loc 2 252 7
 	setp.ge.u64 %pt240, %rd2564, %rd2427;
 	@%pt240 bra $Lfault_240;
 	mov.b64 %rd6876, %rd7404;
@@ -11358,6 +12648,7 @@ $L_519:
 	add.s32 %r4498, %r4497, %r4495;
 	mov.b64 %rd4499, %rd4496;
 	st.global.s32 [%rd4499], %r4498;
+	.loc 2 253 7
 	setp.ge.u64 %pt241, %rd2564, %rd2437;
 	@%pt241 bra $Lfault_241;
 	mov.b64 %rd6878, %rd7405;
@@ -11366,6 +12657,7 @@ $L_519:
 	add.s32 %r4506, %r4505, %r4503;
 	mov.b64 %rd4507, %rd4504;
 	st.global.s32 [%rd4507], %r4506;
+	.loc 2 254 7
 	setp.ge.u64 %pt242, %rd2564, %rd2447;
 	@%pt242 bra $Lfault_242;
 	mov.b64 %rd6880, %rd7406;
@@ -11374,6 +12666,7 @@ $L_519:
 	add.s32 %r4514, %r4513, %r4511;
 	mov.b64 %rd4515, %rd4512;
 	st.global.s32 [%rd4515], %r4514;
+	.loc 2 255 7
 	setp.ge.u64 %pt243, %rd2564, %rd2457;
 	@%pt243 bra $Lfault_243;
 	mov.b64 %rd6882, %rd7407;
@@ -11382,6 +12675,7 @@ $L_519:
 	add.s32 %r4522, %r4521, %r4519;
 	mov.b64 %rd4523, %rd4520;
 	st.global.s32 [%rd4523], %r4522;
+	.loc 2 256 7
 	setp.ge.u64 %pt244, %rd2564, %rd2467;
 	@%pt244 bra $Lfault_244;
 	mov.b64 %rd6884, %rd7408;
@@ -11390,6 +12684,7 @@ $L_519:
 	add.s32 %r4530, %r4529, %r4527;
 	mov.b64 %rd4531, %rd4528;
 	st.global.s32 [%rd4531], %r4530;
+	.loc 2 257 7
 	setp.ge.u64 %pt245, %rd2564, %rd2477;
 	@%pt245 bra $Lfault_245;
 	mov.b64 %rd6886, %rd7409;
@@ -11398,6 +12693,7 @@ $L_519:
 	add.s32 %r4538, %r4537, %r4535;
 	mov.b64 %rd4539, %rd4536;
 	st.global.s32 [%rd4539], %r4538;
+	.loc 2 258 7
 	setp.ge.u64 %pt246, %rd2564, %rd2487;
 	@%pt246 bra $Lfault_246;
 	mov.b64 %rd6888, %rd7410;
@@ -11406,6 +12702,7 @@ $L_519:
 	add.s32 %r4546, %r4545, %r4543;
 	mov.b64 %rd4547, %rd4544;
 	st.global.s32 [%rd4547], %r4546;
+	.loc 2 259 7
 	setp.ge.u64 %pt247, %rd2564, %rd2497;
 	@%pt247 bra $Lfault_247;
 	mov.b64 %rd6890, %rd7411;
@@ -11414,6 +12711,7 @@ $L_519:
 	add.s32 %r4554, %r4553, %r4551;
 	mov.b64 %rd4555, %rd4552;
 	st.global.s32 [%rd4555], %r4554;
+	.loc 2 260 7
 	setp.ge.u64 %pt248, %rd2564, %rd2507;
 	@%pt248 bra $Lfault_248;
 	mov.b64 %rd6892, %rd7412;
@@ -11422,6 +12720,7 @@ $L_519:
 	add.s32 %r4562, %r4561, %r4559;
 	mov.b64 %rd4563, %rd4560;
 	st.global.s32 [%rd4563], %r4562;
+	.loc 2 261 7
 	setp.ge.u64 %pt249, %rd2564, %rd2517;
 	@%pt249 bra $Lfault_249;
 	mov.b64 %rd6894, %rd7413;
@@ -11430,6 +12729,7 @@ $L_519:
 	add.s32 %r4570, %r4569, %r4567;
 	mov.b64 %rd4571, %rd4568;
 	st.global.s32 [%rd4571], %r4570;
+	.loc 2 262 7
 	setp.ge.u64 %pt250, %rd2564, %rd2527;
 	@%pt250 bra $Lfault_250;
 	mov.b64 %rd6896, %rd7414;
@@ -11438,6 +12738,7 @@ $L_519:
 	add.s32 %r4578, %r4577, %r4575;
 	mov.b64 %rd4579, %rd4576;
 	st.global.s32 [%rd4579], %r4578;
+	.loc 2 263 7
 	setp.ge.u64 %pt251, %rd2564, %rd2537;
 	@%pt251 bra $Lfault_251;
 	mov.b64 %rd6898, %rd7415;
@@ -11446,6 +12747,7 @@ $L_519:
 	add.s32 %r4586, %r4585, %r4583;
 	mov.b64 %rd4587, %rd4584;
 	st.global.s32 [%rd4587], %r4586;
+	.loc 2 264 7
 	setp.ge.u64 %pt252, %rd2564, %rd2547;
 	@%pt252 bra $Lfault_252;
 	mov.b64 %rd6900, %rd7416;
@@ -11454,6 +12756,7 @@ $L_519:
 	add.s32 %r4594, %r4593, %r4591;
 	mov.b64 %rd4595, %rd4592;
 	st.global.s32 [%rd4595], %r4594;
+	.loc 2 265 7
 	setp.ge.u64 %pt253, %rd2564, %rd2557;
 	@%pt253 bra $Lfault_253;
 	mov.b64 %rd6902, %rd7417;
@@ -11463,6 +12766,7 @@ $L_519:
 	mov.b64 %rd4603, %rd4600;
 	st.global.s32 [%rd4603], %r4602;
 $L_520:
+	.loc 2 10 2
 	add.s64 %rd2, %rd2, %rd1;
 	add.s64 %rd7162, %rd7162, %rd7163;
 	add.s64 %rd7164, %rd7164, %rd7163;
@@ -13047,79 +14351,26 @@ extern "C" __global__ void Gr$0000f6$0000dfe_0(char *p0, i64 p1, float p2, char 
 	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
 	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
 	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 12 "names.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r14 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r16 = (u64)r1 * 3ull;
-	r64 = (u64)r1 * 4ull;
-	r21 = (u64)r3;
-	r23 = (u64)r16;
-	r70 = r64;
-	r76 = (u64)r1 * 8ull;
-	r82 = (u64)r1 * 12ull;
-	r90 = r2;
-	r91 = r4 + r90 * 4;
-	r92 = (u64)r64 * 4ull;
+#line 12 "names.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r16 = (u64)r1 * 3ull; r64 = (u64)r1 * 4ull; r21 = (u64)r3; r23 = (u64)r16;
+	r70 = r64; r76 = (u64)r1 * 8ull; r82 = (u64)r1 * 12ull; r90 = r2; r91 = r4 + r90 * 4; r92 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
-	r17 = (u64)r2 + 1ull;
-	r18 = r17 < r3;
-	if (!r18) goto b13;
-	r22 = (u64)r17;
-	r19 = r21 - r22;
-	r20 = r19 > r23;
-	if (!r20) goto b9;
-	r67 = r91;
-	r30 = r67 + 4ll;
-	r31 = *(float *)r30;
-	r32 = r31 * r14;
-	r33 = r30;
-	*(float *)r33 = r32;
-	r69 = r67;
-	r71 = r69 + r70 * 1;
-	r39 = r71 + 4ll;
-	r40 = *(float *)r39;
-	r41 = r40 * r14;
-	r42 = r39;
-	*(float *)r42 = r41;
-	r75 = r67;
-	r77 = r75 + r76 * 1;
-	r49 = r77 + 4ll;
-	r50 = *(float *)r49;
-	r51 = r50 * r14;
-	r52 = r49;
-	*(float *)r52 = r51;
-	r81 = r67;
-	r83 = r81 + r82 * 1;
-	r59 = r83 + 4ll;
-	r60 = *(float *)r59;
-	r61 = r60 * r14;
-	r62 = r59;
-	*(float *)r62 = r61;
-	r2 = (u64)r2 + (u64)r64;
-	r91 = r91 + r92 * 1;
-	goto b2;
+#line 13 "names.go"
+	r17 = (u64)r2 + 1ull; r18 = r17 < r3; if (!r18) goto b13; r22 = (u64)r17; r19 = r21 - r22; r20 = r19 > r23; if (!r20) goto b9; r67 = r91; r30 = r67 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r69 = r67; r71 = r69 + r70 * 1; r39 = r71 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r75 = r67; r77 = r75 + r76 * 1; r49 = r77 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r81 = r67; r83 = r81 + r82 * 1; r59 = r83 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r91 = r91 + r92 * 1; goto b2;
 b9: // preheader
-	r87 = r2;
-	r88 = r4 + r87 * 4;
-	r89 = r64;
+#line 12 "names.go"
+	r87 = r2; r88 = r4 + r87 * 4; r89 = r64;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r65 = r88;
-	r11 = r65 + 4ll;
-	r12 = *(float *)r11;
-	r13 = r12 * r14;
-	r15 = r11;
-	*(float *)r15 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r88 = r88 + r89 * 1;
-	goto b10;
+#line 12 "names.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r65 = r88; r11 = r65 + 4ll; r12 = *(float *)r11; r13 = r12 * r14; r15 = r11; *(float *)r15 = r13;
+#line 12 "names.go"
+	r2 = (u64)r2 + (u64)r1; r88 = r88 + r89 * 1; goto b10;
 b13: // exit
+#line 12 "names.go"
 	return;
 }
 
@@ -13130,15 +14381,8 @@ extern "C" __global__ void Gr$0000f6$0000dfe_1(char *p0, i64 p1, float p2, char 
 	char *r0 = 0, *r1 = 0, *r5 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p0;
-	r2 = p1;
-	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
-	r0 = r1 + 0ll;
-	r3 = *(float *)r0;
-	r4 = r3 + 0x1p+00f;
-	r5 = r0;
-	*(float *)r5 = r4;
-	return;
+#line 15 "names.go"
+	r1 = p0; r2 = p1; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; r3 = *(float *)r0; r4 = r3 + 0x1p+00f; r5 = r0; *(float *)r5 = r4; return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -13165,82 +14409,35 @@ extern "C" __global__ void $0003a9$006570_0(char *p0, i64 p1) {
 	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
 	char *r4 = 0, *r12 = 0, *r28 = 0, *r35 = 0, *r43 = 0, *r51 = 0, *r54 = 0, *r55 = 0;
 	char *r56 = 0, *r58 = 0, *r59 = 0, *r61 = 0, *r62 = 0, *r64 = 0, *r66 = 0, *r69 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r13 = (u64)r1 * 3ull;
-	r53 = (u64)r1 * 4ull;
-	r18 = (u64)r3;
-	r20 = (u64)r13;
-	r57 = r53;
-	r60 = (u64)r1 * 8ull;
-	r63 = (u64)r1 * 12ull;
-	r68 = r2;
-	r69 = r4 + r68 * 4;
-	r70 = (u64)r53 * 4ull;
+#line 22 "names.go"
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r13 = (u64)r1 * 3ull; r53 = (u64)r1 * 4ull; r18 = (u64)r3; r20 = (u64)r13;
+	r57 = r53; r60 = (u64)r1 * 8ull; r63 = (u64)r1 * 12ull; r68 = r2; r69 = r4 + r68 * 4; r70 = (u64)r53 * 4ull;
 b2: // grid unrolled guard
-	r14 = (u64)r2 + 1ull;
-	r15 = r14 < r3;
-	if (!r15) goto b27;
-	r19 = (u64)r14;
-	r16 = r18 - r19;
-	r17 = r16 > r20;
-	if (!r17) goto b21;
-	r21 = r2;
-	r24 = r21;
-	r25 = (u64)r24 + 1ull;
-	r27 = (i32)r25;
-	r55 = r69;
-	r28 = r55 + 4ll;
-	*(i32 *)r28 = r27;
-	r36 = (u64)r21 + (u64)r1;
-	r31 = r36;
-	r32 = (u64)r31 + 1ull;
-	r34 = (i32)r32;
-	r56 = r55;
-	r58 = r56 + r57 * 1;
-	r35 = r58 + 4ll;
-	*(i32 *)r35 = r34;
-	r44 = (u64)r36 + (u64)r1;
-	r39 = r44;
-	r40 = (u64)r39 + 1ull;
-	r42 = (i32)r40;
-	r59 = r55;
-	r61 = r59 + r60 * 1;
-	r43 = r61 + 4ll;
-	*(i32 *)r43 = r42;
-	r52 = (u64)r44 + (u64)r1;
-	r47 = r52;
-	r48 = (u64)r47 + 1ull;
-	r50 = (i32)r48;
-	r62 = r55;
-	r64 = r62 + r63 * 1;
-	r51 = r64 + 4ll;
-	*(i32 *)r51 = r50;
-	r2 = (u64)r2 + (u64)r53;
-	r69 = r69 + r70 * 1;
-	goto b2;
+#line 23 "names.go"
+	r14 = (u64)r2 + 1ull; r15 = r14 < r3; if (!r15) goto b27; r19 = (u64)r14; r16 = r18 - r19; r17 = r16 > r20; if (!r17) goto b21; r21 = r2;
+#line 22 "names.go"
+	r24 = r21; r25 = (u64)r24 + 1ull;
+	r27 = (i32)r25; r55 = r69; r28 = r55 + 4ll; *(i32 *)r28 = r27; r36 = (u64)r21 + (u64)r1;
+#line 22 "names.go"
+	r31 = r36; r32 = (u64)r31 + 1ull;
+	r34 = (i32)r32; r56 = r55; r58 = r56 + r57 * 1; r35 = r58 + 4ll; *(i32 *)r35 = r34; r44 = (u64)r36 + (u64)r1;
+#line 22 "names.go"
+	r39 = r44; r40 = (u64)r39 + 1ull;
+	r42 = (i32)r40; r59 = r55; r61 = r59 + r60 * 1; r43 = r61 + 4ll; *(i32 *)r43 = r42; r52 = (u64)r44 + (u64)r1;
+#line 22 "names.go"
+	r47 = r52; r48 = (u64)r47 + 1ull;
+	r50 = (i32)r48; r62 = r55; r64 = r62 + r63 * 1; r51 = r64 + 4ll; *(i32 *)r51 = r50; r2 = (u64)r2 + (u64)r53; r69 = r69 + r70 * 1; goto b2;
 b21: // preheader
-	r65 = r2;
-	r66 = r4 + r65 * 4;
-	r67 = r53;
+#line 22 "names.go"
+	r65 = r2; r66 = r4 + r65 * 4; r67 = r53;
 b22: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = (i32)r9;
-	r54 = r66;
-	r12 = r54 + 4ll;
-	*(i32 *)r12 = r11;
-	r2 = (u64)r2 + (u64)r1;
-	r66 = r66 + r67 * 1;
-	goto b22;
+#line 22 "names.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull;
+	r11 = (i32)r9; r54 = r66; r12 = r54 + 4ll; *(i32 *)r12 = r11;
+#line 22 "names.go"
+	r2 = (u64)r2 + (u64)r1; r66 = r66 + r67 * 1; goto b22;
 b27: // exit
+#line 22 "names.go"
 	return;
 }
 
@@ -14179,8702 +15376,1304 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	char *r7413 = 0, *r7414 = 0, *r7415 = 0, *r7416 = 0, *r7417 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r12 = p510;
-	r14 = p511;
-	r26 = p2;
-	r27 = p3;
-	r36 = p4;
-	r37 = p5;
-	r46 = p6;
-	r47 = p7;
-	r56 = p8;
-	r57 = p9;
-	r66 = p10;
-	r67 = p11;
-	r76 = p12;
-	r77 = p13;
-	r86 = p14;
-	r87 = p15;
-	r96 = p16;
-	r97 = p17;
-	r106 = p18;
-	r107 = p19;
-	r116 = p20;
-	r117 = p21;
-	r126 = p22;
-	r127 = p23;
-	r136 = p24;
-	r137 = p25;
-	r146 = p26;
-	r147 = p27;
-	r156 = p28;
-	r157 = p29;
-	r166 = p30;
-	r167 = p31;
-	r176 = p32;
-	r177 = p33;
-	r186 = p34;
-	r187 = p35;
-	r196 = p36;
-	r197 = p37;
-	r206 = p38;
-	r207 = p39;
-	r216 = p40;
-	r217 = p41;
-	r226 = p42;
-	r227 = p43;
-	r236 = p44;
-	r237 = p45;
-	r246 = p46;
-	r247 = p47;
-	r256 = p48;
-	r257 = p49;
-	r266 = p50;
-	r267 = p51;
-	r276 = p52;
-	r277 = p53;
-	r286 = p54;
-	r287 = p55;
-	r296 = p56;
-	r297 = p57;
-	r306 = p58;
-	r307 = p59;
-	r316 = p60;
-	r317 = p61;
-	r326 = p62;
-	r327 = p63;
-	r336 = p64;
-	r337 = p65;
-	r346 = p66;
-	r347 = p67;
-	r356 = p68;
-	r357 = p69;
-	r366 = p70;
-	r367 = p71;
-	r376 = p72;
-	r377 = p73;
-	r386 = p74;
-	r387 = p75;
-	r396 = p76;
-	r397 = p77;
-	r406 = p78;
-	r407 = p79;
-	r416 = p80;
-	r417 = p81;
-	r426 = p82;
-	r427 = p83;
-	r436 = p84;
-	r437 = p85;
-	r446 = p86;
-	r447 = p87;
-	r456 = p88;
-	r457 = p89;
-	r466 = p90;
-	r467 = p91;
-	r476 = p92;
-	r477 = p93;
-	r486 = p94;
-	r487 = p95;
-	r496 = p96;
-	r497 = p97;
-	r506 = p98;
-	r507 = p99;
-	r516 = p100;
-	r517 = p101;
-	r526 = p102;
-	r527 = p103;
-	r536 = p104;
-	r537 = p105;
-	r546 = p106;
-	r547 = p107;
-	r556 = p108;
-	r557 = p109;
-	r566 = p110;
-	r567 = p111;
-	r576 = p112;
-	r577 = p113;
-	r586 = p114;
-	r587 = p115;
-	r596 = p116;
-	r597 = p117;
-	r606 = p118;
-	r607 = p119;
-	r616 = p120;
-	r617 = p121;
-	r626 = p122;
-	r627 = p123;
-	r636 = p124;
-	r637 = p125;
-	r646 = p126;
-	r647 = p127;
-	r656 = p128;
-	r657 = p129;
-	r666 = p130;
-	r667 = p131;
-	r676 = p132;
-	r677 = p133;
-	r686 = p134;
-	r687 = p135;
-	r696 = p136;
-	r697 = p137;
-	r706 = p138;
-	r707 = p139;
-	r716 = p140;
-	r717 = p141;
-	r726 = p142;
-	r727 = p143;
-	r736 = p144;
-	r737 = p145;
-	r746 = p146;
-	r747 = p147;
-	r756 = p148;
-	r757 = p149;
-	r766 = p150;
-	r767 = p151;
-	r776 = p152;
-	r777 = p153;
-	r786 = p154;
-	r787 = p155;
-	r796 = p156;
-	r797 = p157;
-	r806 = p158;
-	r807 = p159;
-	r816 = p160;
-	r817 = p161;
-	r826 = p162;
-	r827 = p163;
-	r836 = p164;
-	r837 = p165;
-	r846 = p166;
-	r847 = p167;
-	r856 = p168;
-	r857 = p169;
-	r866 = p170;
-	r867 = p171;
-	r876 = p172;
-	r877 = p173;
-	r886 = p174;
-	r887 = p175;
-	r896 = p176;
-	r897 = p177;
-	r906 = p178;
-	r907 = p179;
-	r916 = p180;
-	r917 = p181;
-	r926 = p182;
-	r927 = p183;
-	r936 = p184;
-	r937 = p185;
-	r946 = p186;
-	r947 = p187;
-	r956 = p188;
-	r957 = p189;
-	r966 = p190;
-	r967 = p191;
-	r976 = p192;
-	r977 = p193;
-	r986 = p194;
-	r987 = p195;
-	r996 = p196;
-	r997 = p197;
-	r1006 = p198;
-	r1007 = p199;
-	r1016 = p200;
-	r1017 = p201;
-	r1026 = p202;
-	r1027 = p203;
-	r1036 = p204;
-	r1037 = p205;
-	r1046 = p206;
-	r1047 = p207;
-	r1056 = p208;
-	r1057 = p209;
-	r1066 = p210;
-	r1067 = p211;
-	r1076 = p212;
-	r1077 = p213;
-	r1086 = p214;
-	r1087 = p215;
-	r1096 = p216;
-	r1097 = p217;
-	r1106 = p218;
-	r1107 = p219;
-	r1116 = p220;
-	r1117 = p221;
-	r1126 = p222;
-	r1127 = p223;
-	r1136 = p224;
-	r1137 = p225;
-	r1146 = p226;
-	r1147 = p227;
-	r1156 = p228;
-	r1157 = p229;
-	r1166 = p230;
-	r1167 = p231;
-	r1176 = p232;
-	r1177 = p233;
-	r1186 = p234;
-	r1187 = p235;
-	r1196 = p236;
-	r1197 = p237;
-	r1206 = p238;
-	r1207 = p239;
-	r1216 = p240;
-	r1217 = p241;
-	r1226 = p242;
-	r1227 = p243;
-	r1236 = p244;
-	r1237 = p245;
-	r1246 = p246;
-	r1247 = p247;
-	r1256 = p248;
-	r1257 = p249;
-	r1266 = p250;
-	r1267 = p251;
-	r1276 = p252;
-	r1277 = p253;
-	r1286 = p254;
-	r1287 = p255;
-	r1296 = p256;
-	r1297 = p257;
-	r1306 = p258;
-	r1307 = p259;
-	r1316 = p260;
-	r1317 = p261;
-	r1326 = p262;
-	r1327 = p263;
-	r1336 = p264;
-	r1337 = p265;
-	r1346 = p266;
-	r1347 = p267;
-	r1356 = p268;
-	r1357 = p269;
-	r1366 = p270;
-	r1367 = p271;
-	r1376 = p272;
-	r1377 = p273;
-	r1386 = p274;
-	r1387 = p275;
-	r1396 = p276;
-	r1397 = p277;
-	r1406 = p278;
-	r1407 = p279;
-	r1416 = p280;
-	r1417 = p281;
-	r1426 = p282;
-	r1427 = p283;
-	r1436 = p284;
-	r1437 = p285;
-	r1446 = p286;
-	r1447 = p287;
-	r1456 = p288;
-	r1457 = p289;
-	r1466 = p290;
-	r1467 = p291;
-	r1476 = p292;
-	r1477 = p293;
-	r1486 = p294;
-	r1487 = p295;
-	r1496 = p296;
-	r1497 = p297;
-	r1506 = p298;
-	r1507 = p299;
-	r1516 = p300;
-	r1517 = p301;
-	r1526 = p302;
-	r1527 = p303;
-	r1536 = p304;
-	r1537 = p305;
-	r1546 = p306;
-	r1547 = p307;
-	r1556 = p308;
-	r1557 = p309;
-	r1566 = p310;
-	r1567 = p311;
-	r1576 = p312;
-	r1577 = p313;
-	r1586 = p314;
-	r1587 = p315;
-	r1596 = p316;
-	r1597 = p317;
-	r1606 = p318;
-	r1607 = p319;
-	r1616 = p320;
-	r1617 = p321;
-	r1626 = p322;
-	r1627 = p323;
-	r1636 = p324;
-	r1637 = p325;
-	r1646 = p326;
-	r1647 = p327;
-	r1656 = p328;
-	r1657 = p329;
-	r1666 = p330;
-	r1667 = p331;
-	r1676 = p332;
-	r1677 = p333;
-	r1686 = p334;
-	r1687 = p335;
-	r1696 = p336;
-	r1697 = p337;
-	r1706 = p338;
-	r1707 = p339;
-	r1716 = p340;
-	r1717 = p341;
-	r1726 = p342;
-	r1727 = p343;
-	r1736 = p344;
-	r1737 = p345;
-	r1746 = p346;
-	r1747 = p347;
-	r1756 = p348;
-	r1757 = p349;
-	r1766 = p350;
-	r1767 = p351;
-	r1776 = p352;
-	r1777 = p353;
-	r1786 = p354;
-	r1787 = p355;
-	r1796 = p356;
-	r1797 = p357;
-	r1806 = p358;
-	r1807 = p359;
-	r1816 = p360;
-	r1817 = p361;
-	r1826 = p362;
-	r1827 = p363;
-	r1836 = p364;
-	r1837 = p365;
-	r1846 = p366;
-	r1847 = p367;
-	r1856 = p368;
-	r1857 = p369;
-	r1866 = p370;
-	r1867 = p371;
-	r1876 = p372;
-	r1877 = p373;
-	r1886 = p374;
-	r1887 = p375;
-	r1896 = p376;
-	r1897 = p377;
-	r1906 = p378;
-	r1907 = p379;
-	r1916 = p380;
-	r1917 = p381;
-	r1926 = p382;
-	r1927 = p383;
-	r1936 = p384;
-	r1937 = p385;
-	r1946 = p386;
-	r1947 = p387;
-	r1956 = p388;
-	r1957 = p389;
-	r1966 = p390;
-	r1967 = p391;
-	r1976 = p392;
-	r1977 = p393;
-	r1986 = p394;
-	r1987 = p395;
-	r1996 = p396;
-	r1997 = p397;
-	r2006 = p398;
-	r2007 = p399;
-	r2016 = p400;
-	r2017 = p401;
-	r2026 = p402;
-	r2027 = p403;
-	r2036 = p404;
-	r2037 = p405;
-	r2046 = p406;
-	r2047 = p407;
-	r2056 = p408;
-	r2057 = p409;
-	r2066 = p410;
-	r2067 = p411;
-	r2076 = p412;
-	r2077 = p413;
-	r2086 = p414;
-	r2087 = p415;
-	r2096 = p416;
-	r2097 = p417;
-	r2106 = p418;
-	r2107 = p419;
-	r2116 = p420;
-	r2117 = p421;
-	r2126 = p422;
-	r2127 = p423;
-	r2136 = p424;
-	r2137 = p425;
-	r2146 = p426;
-	r2147 = p427;
-	r2156 = p428;
-	r2157 = p429;
-	r2166 = p430;
-	r2167 = p431;
-	r2176 = p432;
-	r2177 = p433;
-	r2186 = p434;
-	r2187 = p435;
-	r2196 = p436;
-	r2197 = p437;
-	r2206 = p438;
-	r2207 = p439;
-	r2216 = p440;
-	r2217 = p441;
-	r2226 = p442;
-	r2227 = p443;
-	r2236 = p444;
-	r2237 = p445;
-	r2246 = p446;
-	r2247 = p447;
-	r2256 = p448;
-	r2257 = p449;
-	r2266 = p450;
-	r2267 = p451;
-	r2276 = p452;
-	r2277 = p453;
-	r2286 = p454;
-	r2287 = p455;
-	r2296 = p456;
-	r2297 = p457;
-	r2306 = p458;
-	r2307 = p459;
-	r2316 = p460;
-	r2317 = p461;
-	r2326 = p462;
-	r2327 = p463;
-	r2336 = p464;
-	r2337 = p465;
-	r2346 = p466;
-	r2347 = p467;
-	r2356 = p468;
-	r2357 = p469;
-	r2366 = p470;
-	r2367 = p471;
-	r2376 = p472;
-	r2377 = p473;
-	r2386 = p474;
-	r2387 = p475;
-	r2396 = p476;
-	r2397 = p477;
-	r2406 = p478;
-	r2407 = p479;
-	r2416 = p480;
-	r2417 = p481;
-	r2426 = p482;
-	r2427 = p483;
-	r2436 = p484;
-	r2437 = p485;
-	r2446 = p486;
-	r2447 = p487;
-	r2456 = p488;
-	r2457 = p489;
-	r2466 = p490;
-	r2467 = p491;
-	r2476 = p492;
-	r2477 = p493;
-	r2486 = p494;
-	r2487 = p495;
-	r2496 = p496;
-	r2497 = p497;
-	r2506 = p498;
-	r2507 = p499;
-	r2516 = p500;
-	r2517 = p501;
-	r2526 = p502;
-	r2527 = p503;
-	r2536 = p504;
-	r2537 = p505;
-	r2546 = p506;
-	r2547 = p507;
-	r2556 = p508;
-	r2557 = p509;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r4604 = (u64)r27;
-	r4605 = r2;
-	r4606 = (u64)r4605 + 1ull;
-	r4607 = (u64)r4606;
-	r4608 = r4607 < r4604;
-	r4609 = (u64)r3;
-	r4610 = r4609 + 18446744073709551615ull;
-	r4611 = r4610 + 4611686018427387904ull;
-	r4612 = r4611 <= 9223372036854775808ull;
-	r4613 = r4610 - 1ull;
-	r4614 = (u64)r2;
-	r4615 = r4613 - r4614;
-	r4616 = r4604 - 1ull;
-	r4617 = r4616 - r4607;
-	r4618 = r4615 <= r4617;
-	r4619 = (u64)r37;
-	r4620 = r4607 < r4619;
-	r4621 = r4619 - 1ull;
-	r4622 = r4621 - r4607;
-	r4623 = r4615 <= r4622;
-	r4624 = (u64)r47;
-	r4625 = r4607 < r4624;
-	r4626 = r4624 - 1ull;
-	r4627 = r4626 - r4607;
-	r4628 = r4615 <= r4627;
-	r4629 = (u64)r57;
-	r4630 = r4607 < r4629;
-	r4631 = r4629 - 1ull;
-	r4632 = r4631 - r4607;
-	r4633 = r4615 <= r4632;
-	r4634 = (u64)r67;
-	r4635 = r4607 < r4634;
-	r4636 = r4634 - 1ull;
-	r4637 = r4636 - r4607;
-	r4638 = r4615 <= r4637;
-	r4639 = (u64)r77;
-	r4640 = r4607 < r4639;
-	r4641 = r4639 - 1ull;
-	r4642 = r4641 - r4607;
-	r4643 = r4615 <= r4642;
-	r4644 = (u64)r87;
-	r4645 = r4607 < r4644;
-	r4646 = r4644 - 1ull;
-	r4647 = r4646 - r4607;
-	r4648 = r4615 <= r4647;
-	r4649 = (u64)r97;
-	r4650 = r4607 < r4649;
-	r4651 = r4649 - 1ull;
-	r4652 = r4651 - r4607;
-	r4653 = r4615 <= r4652;
-	r4654 = (u64)r107;
-	r4655 = r4607 < r4654;
-	r4656 = r4654 - 1ull;
-	r4657 = r4656 - r4607;
-	r4658 = r4615 <= r4657;
-	r4659 = (u64)r117;
-	r4660 = r4607 < r4659;
-	r4661 = r4659 - 1ull;
-	r4662 = r4661 - r4607;
-	r4663 = r4615 <= r4662;
-	r4664 = (u64)r127;
-	r4665 = r4607 < r4664;
-	r4666 = r4664 - 1ull;
-	r4667 = r4666 - r4607;
-	r4668 = r4615 <= r4667;
-	r4669 = (u64)r137;
-	r4670 = r4607 < r4669;
-	r4671 = r4669 - 1ull;
-	r4672 = r4671 - r4607;
-	r4673 = r4615 <= r4672;
-	r4674 = (u64)r147;
-	r4675 = r4607 < r4674;
-	r4676 = r4674 - 1ull;
-	r4677 = r4676 - r4607;
-	r4678 = r4615 <= r4677;
-	r4679 = (u64)r157;
-	r4680 = r4607 < r4679;
-	r4681 = r4679 - 1ull;
-	r4682 = r4681 - r4607;
-	r4683 = r4615 <= r4682;
-	r4684 = (u64)r167;
-	r4685 = r4607 < r4684;
-	r4686 = r4684 - 1ull;
-	r4687 = r4686 - r4607;
-	r4688 = r4615 <= r4687;
-	r4689 = (u64)r177;
-	r4690 = r4607 < r4689;
-	r4691 = r4689 - 1ull;
-	r4692 = r4691 - r4607;
-	r4693 = r4615 <= r4692;
-	r4694 = (u64)r187;
-	r4695 = r4607 < r4694;
-	r4696 = r4694 - 1ull;
-	r4697 = r4696 - r4607;
-	r4698 = r4615 <= r4697;
-	r4699 = (u64)r197;
-	r4700 = r4607 < r4699;
-	r4701 = r4699 - 1ull;
-	r4702 = r4701 - r4607;
-	r4703 = r4615 <= r4702;
-	r4704 = (u64)r207;
-	r4705 = r4607 < r4704;
-	r4706 = r4704 - 1ull;
-	r4707 = r4706 - r4607;
-	r4708 = r4615 <= r4707;
-	r4709 = (u64)r217;
-	r4710 = r4607 < r4709;
-	r4711 = r4709 - 1ull;
-	r4712 = r4711 - r4607;
-	r4713 = r4615 <= r4712;
-	r4714 = (u64)r227;
-	r4715 = r4607 < r4714;
-	r4716 = r4714 - 1ull;
-	r4717 = r4716 - r4607;
-	r4718 = r4615 <= r4717;
-	r4719 = (u64)r237;
-	r4720 = r4607 < r4719;
-	r4721 = r4719 - 1ull;
-	r4722 = r4721 - r4607;
-	r4723 = r4615 <= r4722;
-	r4724 = (u64)r247;
-	r4725 = r4607 < r4724;
-	r4726 = r4724 - 1ull;
-	r4727 = r4726 - r4607;
-	r4728 = r4615 <= r4727;
-	r4729 = (u64)r257;
-	r4730 = r4607 < r4729;
-	r4731 = r4729 - 1ull;
-	r4732 = r4731 - r4607;
-	r4733 = r4615 <= r4732;
-	r4734 = (u64)r267;
-	r4735 = r4607 < r4734;
-	r4736 = r4734 - 1ull;
-	r4737 = r4736 - r4607;
-	r4738 = r4615 <= r4737;
-	r4739 = (u64)r277;
-	r4740 = r4607 < r4739;
-	r4741 = r4739 - 1ull;
-	r4742 = r4741 - r4607;
-	r4743 = r4615 <= r4742;
-	r4744 = (u64)r287;
-	r4745 = r4607 < r4744;
-	r4746 = r4744 - 1ull;
-	r4747 = r4746 - r4607;
-	r4748 = r4615 <= r4747;
-	r4749 = (u64)r297;
-	r4750 = r4607 < r4749;
-	r4751 = r4749 - 1ull;
-	r4752 = r4751 - r4607;
-	r4753 = r4615 <= r4752;
-	r4754 = (u64)r307;
-	r4755 = r4607 < r4754;
-	r4756 = r4754 - 1ull;
-	r4757 = r4756 - r4607;
-	r4758 = r4615 <= r4757;
-	r4759 = (u64)r317;
-	r4760 = r4607 < r4759;
-	r4761 = r4759 - 1ull;
-	r4762 = r4761 - r4607;
-	r4763 = r4615 <= r4762;
-	r4764 = (u64)r327;
-	r4765 = r4607 < r4764;
-	r4766 = r4764 - 1ull;
-	r4767 = r4766 - r4607;
-	r4768 = r4615 <= r4767;
-	r4769 = (u64)r337;
-	r4770 = r4607 < r4769;
-	r4771 = r4769 - 1ull;
-	r4772 = r4771 - r4607;
-	r4773 = r4615 <= r4772;
-	r4774 = (u64)r347;
-	r4775 = r4607 < r4774;
-	r4776 = r4774 - 1ull;
-	r4777 = r4776 - r4607;
-	r4778 = r4615 <= r4777;
-	r4779 = (u64)r357;
-	r4780 = r4607 < r4779;
-	r4781 = r4779 - 1ull;
-	r4782 = r4781 - r4607;
-	r4783 = r4615 <= r4782;
-	r4784 = (u64)r367;
-	r4785 = r4607 < r4784;
-	r4786 = r4784 - 1ull;
-	r4787 = r4786 - r4607;
-	r4788 = r4615 <= r4787;
-	r4789 = (u64)r377;
-	r4790 = r4607 < r4789;
-	r4791 = r4789 - 1ull;
-	r4792 = r4791 - r4607;
-	r4793 = r4615 <= r4792;
-	r4794 = (u64)r387;
-	r4795 = r4607 < r4794;
-	r4796 = r4794 - 1ull;
-	r4797 = r4796 - r4607;
-	r4798 = r4615 <= r4797;
-	r4799 = (u64)r397;
-	r4800 = r4607 < r4799;
-	r4801 = r4799 - 1ull;
-	r4802 = r4801 - r4607;
-	r4803 = r4615 <= r4802;
-	r4804 = (u64)r407;
-	r4805 = r4607 < r4804;
-	r4806 = r4804 - 1ull;
-	r4807 = r4806 - r4607;
-	r4808 = r4615 <= r4807;
-	r4809 = (u64)r417;
-	r4810 = r4607 < r4809;
-	r4811 = r4809 - 1ull;
-	r4812 = r4811 - r4607;
-	r4813 = r4615 <= r4812;
-	r4814 = (u64)r427;
-	r4815 = r4607 < r4814;
-	r4816 = r4814 - 1ull;
-	r4817 = r4816 - r4607;
-	r4818 = r4615 <= r4817;
-	r4819 = (u64)r437;
-	r4820 = r4607 < r4819;
-	r4821 = r4819 - 1ull;
-	r4822 = r4821 - r4607;
-	r4823 = r4615 <= r4822;
-	r4824 = (u64)r447;
-	r4825 = r4607 < r4824;
-	r4826 = r4824 - 1ull;
-	r4827 = r4826 - r4607;
-	r4828 = r4615 <= r4827;
-	r4829 = (u64)r457;
-	r4830 = r4607 < r4829;
-	r4831 = r4829 - 1ull;
-	r4832 = r4831 - r4607;
-	r4833 = r4615 <= r4832;
-	r4834 = (u64)r467;
-	r4835 = r4607 < r4834;
-	r4836 = r4834 - 1ull;
-	r4837 = r4836 - r4607;
-	r4838 = r4615 <= r4837;
-	r4839 = (u64)r477;
-	r4840 = r4607 < r4839;
-	r4841 = r4839 - 1ull;
-	r4842 = r4841 - r4607;
-	r4843 = r4615 <= r4842;
-	r4844 = (u64)r487;
-	r4845 = r4607 < r4844;
-	r4846 = r4844 - 1ull;
-	r4847 = r4846 - r4607;
-	r4848 = r4615 <= r4847;
-	r4849 = (u64)r497;
-	r4850 = r4607 < r4849;
-	r4851 = r4849 - 1ull;
-	r4852 = r4851 - r4607;
-	r4853 = r4615 <= r4852;
-	r4854 = (u64)r507;
-	r4855 = r4607 < r4854;
-	r4856 = r4854 - 1ull;
-	r4857 = r4856 - r4607;
-	r4858 = r4615 <= r4857;
-	r4859 = (u64)r517;
-	r4860 = r4607 < r4859;
-	r4861 = r4859 - 1ull;
-	r4862 = r4861 - r4607;
-	r4863 = r4615 <= r4862;
-	r4864 = (u64)r527;
-	r4865 = r4607 < r4864;
-	r4866 = r4864 - 1ull;
-	r4867 = r4866 - r4607;
-	r4868 = r4615 <= r4867;
-	r4869 = (u64)r537;
-	r4870 = r4607 < r4869;
-	r4871 = r4869 - 1ull;
-	r4872 = r4871 - r4607;
-	r4873 = r4615 <= r4872;
-	r4874 = (u64)r547;
-	r4875 = r4607 < r4874;
-	r4876 = r4874 - 1ull;
-	r4877 = r4876 - r4607;
-	r4878 = r4615 <= r4877;
-	r4879 = (u64)r557;
-	r4880 = r4607 < r4879;
-	r4881 = r4879 - 1ull;
-	r4882 = r4881 - r4607;
-	r4883 = r4615 <= r4882;
-	r4884 = (u64)r567;
-	r4885 = r4607 < r4884;
-	r4886 = r4884 - 1ull;
-	r4887 = r4886 - r4607;
-	r4888 = r4615 <= r4887;
-	r4889 = (u64)r577;
-	r4890 = r4607 < r4889;
-	r4891 = r4889 - 1ull;
-	r4892 = r4891 - r4607;
-	r4893 = r4615 <= r4892;
-	r4894 = (u64)r587;
-	r4895 = r4607 < r4894;
-	r4896 = r4894 - 1ull;
-	r4897 = r4896 - r4607;
-	r4898 = r4615 <= r4897;
-	r4899 = (u64)r597;
-	r4900 = r4607 < r4899;
-	r4901 = r4899 - 1ull;
-	r4902 = r4901 - r4607;
-	r4903 = r4615 <= r4902;
-	r4904 = (u64)r607;
-	r4905 = r4607 < r4904;
-	r4906 = r4904 - 1ull;
-	r4907 = r4906 - r4607;
-	r4908 = r4615 <= r4907;
-	r4909 = (u64)r617;
-	r4910 = r4607 < r4909;
-	r4911 = r4909 - 1ull;
-	r4912 = r4911 - r4607;
-	r4913 = r4615 <= r4912;
-	r4914 = (u64)r627;
-	r4915 = r4607 < r4914;
-	r4916 = r4914 - 1ull;
-	r4917 = r4916 - r4607;
-	r4918 = r4615 <= r4917;
-	r4919 = (u64)r637;
-	r4920 = r4607 < r4919;
-	r4921 = r4919 - 1ull;
-	r4922 = r4921 - r4607;
-	r4923 = r4615 <= r4922;
-	r4924 = (u64)r647;
-	r4925 = r4607 < r4924;
-	r4926 = r4924 - 1ull;
-	r4927 = r4926 - r4607;
-	r4928 = r4615 <= r4927;
-	r4929 = (u64)r657;
-	r4930 = r4607 < r4929;
-	r4931 = r4929 - 1ull;
-	r4932 = r4931 - r4607;
-	r4933 = r4615 <= r4932;
-	r4934 = (u64)r667;
-	r4935 = r4607 < r4934;
-	r4936 = r4934 - 1ull;
-	r4937 = r4936 - r4607;
-	r4938 = r4615 <= r4937;
-	r4939 = (u64)r677;
-	r4940 = r4607 < r4939;
-	r4941 = r4939 - 1ull;
-	r4942 = r4941 - r4607;
-	r4943 = r4615 <= r4942;
-	r4944 = (u64)r687;
-	r4945 = r4607 < r4944;
-	r4946 = r4944 - 1ull;
-	r4947 = r4946 - r4607;
-	r4948 = r4615 <= r4947;
-	r4949 = (u64)r697;
-	r4950 = r4607 < r4949;
-	r4951 = r4949 - 1ull;
-	r4952 = r4951 - r4607;
-	r4953 = r4615 <= r4952;
-	r4954 = (u64)r707;
-	r4955 = r4607 < r4954;
-	r4956 = r4954 - 1ull;
-	r4957 = r4956 - r4607;
-	r4958 = r4615 <= r4957;
-	r4959 = (u64)r717;
-	r4960 = r4607 < r4959;
-	r4961 = r4959 - 1ull;
-	r4962 = r4961 - r4607;
-	r4963 = r4615 <= r4962;
-	r4964 = (u64)r727;
-	r4965 = r4607 < r4964;
-	r4966 = r4964 - 1ull;
-	r4967 = r4966 - r4607;
-	r4968 = r4615 <= r4967;
-	r4969 = (u64)r737;
-	r4970 = r4607 < r4969;
-	r4971 = r4969 - 1ull;
-	r4972 = r4971 - r4607;
-	r4973 = r4615 <= r4972;
-	r4974 = (u64)r747;
-	r4975 = r4607 < r4974;
-	r4976 = r4974 - 1ull;
-	r4977 = r4976 - r4607;
-	r4978 = r4615 <= r4977;
-	r4979 = (u64)r757;
-	r4980 = r4607 < r4979;
-	r4981 = r4979 - 1ull;
-	r4982 = r4981 - r4607;
-	r4983 = r4615 <= r4982;
-	r4984 = (u64)r767;
-	r4985 = r4607 < r4984;
-	r4986 = r4984 - 1ull;
-	r4987 = r4986 - r4607;
-	r4988 = r4615 <= r4987;
-	r4989 = (u64)r777;
-	r4990 = r4607 < r4989;
-	r4991 = r4989 - 1ull;
-	r4992 = r4991 - r4607;
-	r4993 = r4615 <= r4992;
-	r4994 = (u64)r787;
-	r4995 = r4607 < r4994;
-	r4996 = r4994 - 1ull;
-	r4997 = r4996 - r4607;
-	r4998 = r4615 <= r4997;
-	r4999 = (u64)r797;
-	r5000 = r4607 < r4999;
-	r5001 = r4999 - 1ull;
-	r5002 = r5001 - r4607;
-	r5003 = r4615 <= r5002;
-	r5004 = (u64)r807;
-	r5005 = r4607 < r5004;
-	r5006 = r5004 - 1ull;
-	r5007 = r5006 - r4607;
-	r5008 = r4615 <= r5007;
-	r5009 = (u64)r817;
-	r5010 = r4607 < r5009;
-	r5011 = r5009 - 1ull;
-	r5012 = r5011 - r4607;
-	r5013 = r4615 <= r5012;
-	r5014 = (u64)r827;
-	r5015 = r4607 < r5014;
-	r5016 = r5014 - 1ull;
-	r5017 = r5016 - r4607;
-	r5018 = r4615 <= r5017;
-	r5019 = (u64)r837;
-	r5020 = r4607 < r5019;
-	r5021 = r5019 - 1ull;
-	r5022 = r5021 - r4607;
-	r5023 = r4615 <= r5022;
-	r5024 = (u64)r847;
-	r5025 = r4607 < r5024;
-	r5026 = r5024 - 1ull;
-	r5027 = r5026 - r4607;
-	r5028 = r4615 <= r5027;
-	r5029 = (u64)r857;
-	r5030 = r4607 < r5029;
-	r5031 = r5029 - 1ull;
-	r5032 = r5031 - r4607;
-	r5033 = r4615 <= r5032;
-	r5034 = (u64)r867;
-	r5035 = r4607 < r5034;
-	r5036 = r5034 - 1ull;
-	r5037 = r5036 - r4607;
-	r5038 = r4615 <= r5037;
-	r5039 = (u64)r877;
-	r5040 = r4607 < r5039;
-	r5041 = r5039 - 1ull;
-	r5042 = r5041 - r4607;
-	r5043 = r4615 <= r5042;
-	r5044 = (u64)r887;
-	r5045 = r4607 < r5044;
-	r5046 = r5044 - 1ull;
-	r5047 = r5046 - r4607;
-	r5048 = r4615 <= r5047;
-	r5049 = (u64)r897;
-	r5050 = r4607 < r5049;
-	r5051 = r5049 - 1ull;
-	r5052 = r5051 - r4607;
-	r5053 = r4615 <= r5052;
-	r5054 = (u64)r907;
-	r5055 = r4607 < r5054;
-	r5056 = r5054 - 1ull;
-	r5057 = r5056 - r4607;
-	r5058 = r4615 <= r5057;
-	r5059 = (u64)r917;
-	r5060 = r4607 < r5059;
-	r5061 = r5059 - 1ull;
-	r5062 = r5061 - r4607;
-	r5063 = r4615 <= r5062;
-	r5064 = (u64)r927;
-	r5065 = r4607 < r5064;
-	r5066 = r5064 - 1ull;
-	r5067 = r5066 - r4607;
-	r5068 = r4615 <= r5067;
-	r5069 = (u64)r937;
-	r5070 = r4607 < r5069;
-	r5071 = r5069 - 1ull;
-	r5072 = r5071 - r4607;
-	r5073 = r4615 <= r5072;
-	r5074 = (u64)r947;
-	r5075 = r4607 < r5074;
-	r5076 = r5074 - 1ull;
-	r5077 = r5076 - r4607;
-	r5078 = r4615 <= r5077;
-	r5079 = (u64)r957;
-	r5080 = r4607 < r5079;
-	r5081 = r5079 - 1ull;
-	r5082 = r5081 - r4607;
-	r5083 = r4615 <= r5082;
-	r5084 = (u64)r967;
-	r5085 = r4607 < r5084;
-	r5086 = r5084 - 1ull;
-	r5087 = r5086 - r4607;
-	r5088 = r4615 <= r5087;
-	r5089 = (u64)r977;
-	r5090 = r4607 < r5089;
-	r5091 = r5089 - 1ull;
-	r5092 = r5091 - r4607;
-	r5093 = r4615 <= r5092;
-	r5094 = (u64)r987;
-	r5095 = r4607 < r5094;
-	r5096 = r5094 - 1ull;
-	r5097 = r5096 - r4607;
-	r5098 = r4615 <= r5097;
-	r5099 = (u64)r997;
-	r5100 = r4607 < r5099;
-	r5101 = r5099 - 1ull;
-	r5102 = r5101 - r4607;
-	r5103 = r4615 <= r5102;
-	r5104 = (u64)r1007;
-	r5105 = r4607 < r5104;
-	r5106 = r5104 - 1ull;
-	r5107 = r5106 - r4607;
-	r5108 = r4615 <= r5107;
-	r5109 = (u64)r1017;
-	r5110 = r4607 < r5109;
-	r5111 = r5109 - 1ull;
-	r5112 = r5111 - r4607;
-	r5113 = r4615 <= r5112;
-	r5114 = (u64)r1027;
-	r5115 = r4607 < r5114;
-	r5116 = r5114 - 1ull;
-	r5117 = r5116 - r4607;
-	r5118 = r4615 <= r5117;
-	r5119 = (u64)r1037;
-	r5120 = r4607 < r5119;
-	r5121 = r5119 - 1ull;
-	r5122 = r5121 - r4607;
-	r5123 = r4615 <= r5122;
-	r5124 = (u64)r1047;
-	r5125 = r4607 < r5124;
-	r5126 = r5124 - 1ull;
-	r5127 = r5126 - r4607;
-	r5128 = r4615 <= r5127;
-	r5129 = (u64)r1057;
-	r5130 = r4607 < r5129;
-	r5131 = r5129 - 1ull;
-	r5132 = r5131 - r4607;
-	r5133 = r4615 <= r5132;
-	r5134 = (u64)r1067;
-	r5135 = r4607 < r5134;
-	r5136 = r5134 - 1ull;
-	r5137 = r5136 - r4607;
-	r5138 = r4615 <= r5137;
-	r5139 = (u64)r1077;
-	r5140 = r4607 < r5139;
-	r5141 = r5139 - 1ull;
-	r5142 = r5141 - r4607;
-	r5143 = r4615 <= r5142;
-	r5144 = (u64)r1087;
-	r5145 = r4607 < r5144;
-	r5146 = r5144 - 1ull;
-	r5147 = r5146 - r4607;
-	r5148 = r4615 <= r5147;
-	r5149 = (u64)r1097;
-	r5150 = r4607 < r5149;
-	r5151 = r5149 - 1ull;
-	r5152 = r5151 - r4607;
-	r5153 = r4615 <= r5152;
-	r5154 = (u64)r1107;
-	r5155 = r4607 < r5154;
-	r5156 = r5154 - 1ull;
-	r5157 = r5156 - r4607;
-	r5158 = r4615 <= r5157;
-	r5159 = (u64)r1117;
-	r5160 = r4607 < r5159;
-	r5161 = r5159 - 1ull;
-	r5162 = r5161 - r4607;
-	r5163 = r4615 <= r5162;
-	r5164 = (u64)r1127;
-	r5165 = r4607 < r5164;
-	r5166 = r5164 - 1ull;
-	r5167 = r5166 - r4607;
-	r5168 = r4615 <= r5167;
-	r5169 = (u64)r1137;
-	r5170 = r4607 < r5169;
-	r5171 = r5169 - 1ull;
-	r5172 = r5171 - r4607;
-	r5173 = r4615 <= r5172;
-	r5174 = (u64)r1147;
-	r5175 = r4607 < r5174;
-	r5176 = r5174 - 1ull;
-	r5177 = r5176 - r4607;
-	r5178 = r4615 <= r5177;
-	r5179 = (u64)r1157;
-	r5180 = r4607 < r5179;
-	r5181 = r5179 - 1ull;
-	r5182 = r5181 - r4607;
-	r5183 = r4615 <= r5182;
-	r5184 = (u64)r1167;
-	r5185 = r4607 < r5184;
-	r5186 = r5184 - 1ull;
-	r5187 = r5186 - r4607;
-	r5188 = r4615 <= r5187;
-	r5189 = (u64)r1177;
-	r5190 = r4607 < r5189;
-	r5191 = r5189 - 1ull;
-	r5192 = r5191 - r4607;
-	r5193 = r4615 <= r5192;
-	r5194 = (u64)r1187;
-	r5195 = r4607 < r5194;
-	r5196 = r5194 - 1ull;
-	r5197 = r5196 - r4607;
-	r5198 = r4615 <= r5197;
-	r5199 = (u64)r1197;
-	r5200 = r4607 < r5199;
-	r5201 = r5199 - 1ull;
-	r5202 = r5201 - r4607;
-	r5203 = r4615 <= r5202;
-	r5204 = (u64)r1207;
-	r5205 = r4607 < r5204;
-	r5206 = r5204 - 1ull;
-	r5207 = r5206 - r4607;
-	r5208 = r4615 <= r5207;
-	r5209 = (u64)r1217;
-	r5210 = r4607 < r5209;
-	r5211 = r5209 - 1ull;
-	r5212 = r5211 - r4607;
-	r5213 = r4615 <= r5212;
-	r5214 = (u64)r1227;
-	r5215 = r4607 < r5214;
-	r5216 = r5214 - 1ull;
-	r5217 = r5216 - r4607;
-	r5218 = r4615 <= r5217;
-	r5219 = (u64)r1237;
-	r5220 = r4607 < r5219;
-	r5221 = r5219 - 1ull;
-	r5222 = r5221 - r4607;
-	r5223 = r4615 <= r5222;
-	r5224 = (u64)r1247;
-	r5225 = r4607 < r5224;
-	r5226 = r5224 - 1ull;
-	r5227 = r5226 - r4607;
-	r5228 = r4615 <= r5227;
-	r5229 = (u64)r1257;
-	r5230 = r4607 < r5229;
-	r5231 = r5229 - 1ull;
-	r5232 = r5231 - r4607;
-	r5233 = r4615 <= r5232;
-	r5234 = (u64)r1267;
-	r5235 = r4607 < r5234;
-	r5236 = r5234 - 1ull;
-	r5237 = r5236 - r4607;
-	r5238 = r4615 <= r5237;
-	r5239 = (u64)r1277;
-	r5240 = r4607 < r5239;
-	r5241 = r5239 - 1ull;
-	r5242 = r5241 - r4607;
-	r5243 = r4615 <= r5242;
-	r5244 = (u64)r1287;
-	r5245 = r4607 < r5244;
-	r5246 = r5244 - 1ull;
-	r5247 = r5246 - r4607;
-	r5248 = r4615 <= r5247;
-	r5249 = (u64)r1297;
-	r5250 = r4607 < r5249;
-	r5251 = r5249 - 1ull;
-	r5252 = r5251 - r4607;
-	r5253 = r4615 <= r5252;
-	r5254 = (u64)r1307;
-	r5255 = r4607 < r5254;
-	r5256 = r5254 - 1ull;
-	r5257 = r5256 - r4607;
-	r5258 = r4615 <= r5257;
-	r5259 = (u64)r1317;
-	r5260 = r4607 < r5259;
-	r5261 = r5259 - 1ull;
-	r5262 = r5261 - r4607;
-	r5263 = r4615 <= r5262;
-	r5264 = (u64)r1327;
-	r5265 = r4607 < r5264;
-	r5266 = r5264 - 1ull;
-	r5267 = r5266 - r4607;
-	r5268 = r4615 <= r5267;
-	r5269 = (u64)r1337;
-	r5270 = r4607 < r5269;
-	r5271 = r5269 - 1ull;
-	r5272 = r5271 - r4607;
-	r5273 = r4615 <= r5272;
-	r5274 = (u64)r1347;
-	r5275 = r4607 < r5274;
-	r5276 = r5274 - 1ull;
-	r5277 = r5276 - r4607;
-	r5278 = r4615 <= r5277;
-	r5279 = (u64)r1357;
-	r5280 = r4607 < r5279;
-	r5281 = r5279 - 1ull;
-	r5282 = r5281 - r4607;
-	r5283 = r4615 <= r5282;
-	r5284 = (u64)r1367;
-	r5285 = r4607 < r5284;
-	r5286 = r5284 - 1ull;
-	r5287 = r5286 - r4607;
-	r5288 = r4615 <= r5287;
-	r5289 = (u64)r1377;
-	r5290 = r4607 < r5289;
-	r5291 = r5289 - 1ull;
-	r5292 = r5291 - r4607;
-	r5293 = r4615 <= r5292;
-	r5294 = (u64)r1387;
-	r5295 = r4607 < r5294;
-	r5296 = r5294 - 1ull;
-	r5297 = r5296 - r4607;
-	r5298 = r4615 <= r5297;
-	r5299 = (u64)r1397;
-	r5300 = r4607 < r5299;
-	r5301 = r5299 - 1ull;
-	r5302 = r5301 - r4607;
-	r5303 = r4615 <= r5302;
-	r5304 = (u64)r1407;
-	r5305 = r4607 < r5304;
-	r5306 = r5304 - 1ull;
-	r5307 = r5306 - r4607;
-	r5308 = r4615 <= r5307;
-	r5309 = (u64)r1417;
-	r5310 = r4607 < r5309;
-	r5311 = r5309 - 1ull;
-	r5312 = r5311 - r4607;
-	r5313 = r4615 <= r5312;
-	r5314 = (u64)r1427;
-	r5315 = r4607 < r5314;
-	r5316 = r5314 - 1ull;
-	r5317 = r5316 - r4607;
-	r5318 = r4615 <= r5317;
-	r5319 = (u64)r1437;
-	r5320 = r4607 < r5319;
-	r5321 = r5319 - 1ull;
-	r5322 = r5321 - r4607;
-	r5323 = r4615 <= r5322;
-	r5324 = (u64)r1447;
-	r5325 = r4607 < r5324;
-	r5326 = r5324 - 1ull;
-	r5327 = r5326 - r4607;
-	r5328 = r4615 <= r5327;
-	r5329 = (u64)r1457;
-	r5330 = r4607 < r5329;
-	r5331 = r5329 - 1ull;
-	r5332 = r5331 - r4607;
-	r5333 = r4615 <= r5332;
-	r5334 = (u64)r1467;
-	r5335 = r4607 < r5334;
-	r5336 = r5334 - 1ull;
-	r5337 = r5336 - r4607;
-	r5338 = r4615 <= r5337;
-	r5339 = (u64)r1477;
-	r5340 = r4607 < r5339;
-	r5341 = r5339 - 1ull;
-	r5342 = r5341 - r4607;
-	r5343 = r4615 <= r5342;
-	r5344 = (u64)r1487;
-	r5345 = r4607 < r5344;
-	r5346 = r5344 - 1ull;
-	r5347 = r5346 - r4607;
-	r5348 = r4615 <= r5347;
-	r5349 = (u64)r1497;
-	r5350 = r4607 < r5349;
-	r5351 = r5349 - 1ull;
-	r5352 = r5351 - r4607;
-	r5353 = r4615 <= r5352;
-	r5354 = (u64)r1507;
-	r5355 = r4607 < r5354;
-	r5356 = r5354 - 1ull;
-	r5357 = r5356 - r4607;
-	r5358 = r4615 <= r5357;
-	r5359 = (u64)r1517;
-	r5360 = r4607 < r5359;
-	r5361 = r5359 - 1ull;
-	r5362 = r5361 - r4607;
-	r5363 = r4615 <= r5362;
-	r5364 = (u64)r1527;
-	r5365 = r4607 < r5364;
-	r5366 = r5364 - 1ull;
-	r5367 = r5366 - r4607;
-	r5368 = r4615 <= r5367;
-	r5369 = (u64)r1537;
-	r5370 = r4607 < r5369;
-	r5371 = r5369 - 1ull;
-	r5372 = r5371 - r4607;
-	r5373 = r4615 <= r5372;
-	r5374 = (u64)r1547;
-	r5375 = r4607 < r5374;
-	r5376 = r5374 - 1ull;
-	r5377 = r5376 - r4607;
-	r5378 = r4615 <= r5377;
-	r5379 = (u64)r1557;
-	r5380 = r4607 < r5379;
-	r5381 = r5379 - 1ull;
-	r5382 = r5381 - r4607;
-	r5383 = r4615 <= r5382;
-	r5384 = (u64)r1567;
-	r5385 = r4607 < r5384;
-	r5386 = r5384 - 1ull;
-	r5387 = r5386 - r4607;
-	r5388 = r4615 <= r5387;
-	r5389 = (u64)r1577;
-	r5390 = r4607 < r5389;
-	r5391 = r5389 - 1ull;
-	r5392 = r5391 - r4607;
-	r5393 = r4615 <= r5392;
-	r5394 = (u64)r1587;
-	r5395 = r4607 < r5394;
-	r5396 = r5394 - 1ull;
-	r5397 = r5396 - r4607;
-	r5398 = r4615 <= r5397;
-	r5399 = (u64)r1597;
-	r5400 = r4607 < r5399;
-	r5401 = r5399 - 1ull;
-	r5402 = r5401 - r4607;
-	r5403 = r4615 <= r5402;
-	r5404 = (u64)r1607;
-	r5405 = r4607 < r5404;
-	r5406 = r5404 - 1ull;
-	r5407 = r5406 - r4607;
-	r5408 = r4615 <= r5407;
-	r5409 = (u64)r1617;
-	r5410 = r4607 < r5409;
-	r5411 = r5409 - 1ull;
-	r5412 = r5411 - r4607;
-	r5413 = r4615 <= r5412;
-	r5414 = (u64)r1627;
-	r5415 = r4607 < r5414;
-	r5416 = r5414 - 1ull;
-	r5417 = r5416 - r4607;
-	r5418 = r4615 <= r5417;
-	r5419 = (u64)r1637;
-	r5420 = r4607 < r5419;
-	r5421 = r5419 - 1ull;
-	r5422 = r5421 - r4607;
-	r5423 = r4615 <= r5422;
-	r5424 = (u64)r1647;
-	r5425 = r4607 < r5424;
-	r5426 = r5424 - 1ull;
-	r5427 = r5426 - r4607;
-	r5428 = r4615 <= r5427;
-	r5429 = (u64)r1657;
-	r5430 = r4607 < r5429;
-	r5431 = r5429 - 1ull;
-	r5432 = r5431 - r4607;
-	r5433 = r4615 <= r5432;
-	r5434 = (u64)r1667;
-	r5435 = r4607 < r5434;
-	r5436 = r5434 - 1ull;
-	r5437 = r5436 - r4607;
-	r5438 = r4615 <= r5437;
-	r5439 = (u64)r1677;
-	r5440 = r4607 < r5439;
-	r5441 = r5439 - 1ull;
-	r5442 = r5441 - r4607;
-	r5443 = r4615 <= r5442;
-	r5444 = (u64)r1687;
-	r5445 = r4607 < r5444;
-	r5446 = r5444 - 1ull;
-	r5447 = r5446 - r4607;
-	r5448 = r4615 <= r5447;
-	r5449 = (u64)r1697;
-	r5450 = r4607 < r5449;
-	r5451 = r5449 - 1ull;
-	r5452 = r5451 - r4607;
-	r5453 = r4615 <= r5452;
-	r5454 = (u64)r1707;
-	r5455 = r4607 < r5454;
-	r5456 = r5454 - 1ull;
-	r5457 = r5456 - r4607;
-	r5458 = r4615 <= r5457;
-	r5459 = (u64)r1717;
-	r5460 = r4607 < r5459;
-	r5461 = r5459 - 1ull;
-	r5462 = r5461 - r4607;
-	r5463 = r4615 <= r5462;
-	r5464 = (u64)r1727;
-	r5465 = r4607 < r5464;
-	r5466 = r5464 - 1ull;
-	r5467 = r5466 - r4607;
-	r5468 = r4615 <= r5467;
-	r5469 = (u64)r1737;
-	r5470 = r4607 < r5469;
-	r5471 = r5469 - 1ull;
-	r5472 = r5471 - r4607;
-	r5473 = r4615 <= r5472;
-	r5474 = (u64)r1747;
-	r5475 = r4607 < r5474;
-	r5476 = r5474 - 1ull;
-	r5477 = r5476 - r4607;
-	r5478 = r4615 <= r5477;
-	r5479 = (u64)r1757;
-	r5480 = r4607 < r5479;
-	r5481 = r5479 - 1ull;
-	r5482 = r5481 - r4607;
-	r5483 = r4615 <= r5482;
-	r5484 = (u64)r1767;
-	r5485 = r4607 < r5484;
-	r5486 = r5484 - 1ull;
-	r5487 = r5486 - r4607;
-	r5488 = r4615 <= r5487;
-	r5489 = (u64)r1777;
-	r5490 = r4607 < r5489;
-	r5491 = r5489 - 1ull;
-	r5492 = r5491 - r4607;
-	r5493 = r4615 <= r5492;
-	r5494 = (u64)r1787;
-	r5495 = r4607 < r5494;
-	r5496 = r5494 - 1ull;
-	r5497 = r5496 - r4607;
-	r5498 = r4615 <= r5497;
-	r5499 = (u64)r1797;
-	r5500 = r4607 < r5499;
-	r5501 = r5499 - 1ull;
-	r5502 = r5501 - r4607;
-	r5503 = r4615 <= r5502;
-	r5504 = (u64)r1807;
-	r5505 = r4607 < r5504;
-	r5506 = r5504 - 1ull;
-	r5507 = r5506 - r4607;
-	r5508 = r4615 <= r5507;
-	r5509 = (u64)r1817;
-	r5510 = r4607 < r5509;
-	r5511 = r5509 - 1ull;
-	r5512 = r5511 - r4607;
-	r5513 = r4615 <= r5512;
-	r5514 = (u64)r1827;
-	r5515 = r4607 < r5514;
-	r5516 = r5514 - 1ull;
-	r5517 = r5516 - r4607;
-	r5518 = r4615 <= r5517;
-	r5519 = (u64)r1837;
-	r5520 = r4607 < r5519;
-	r5521 = r5519 - 1ull;
-	r5522 = r5521 - r4607;
-	r5523 = r4615 <= r5522;
-	r5524 = (u64)r1847;
-	r5525 = r4607 < r5524;
-	r5526 = r5524 - 1ull;
-	r5527 = r5526 - r4607;
-	r5528 = r4615 <= r5527;
-	r5529 = (u64)r1857;
-	r5530 = r4607 < r5529;
-	r5531 = r5529 - 1ull;
-	r5532 = r5531 - r4607;
-	r5533 = r4615 <= r5532;
-	r5534 = (u64)r1867;
-	r5535 = r4607 < r5534;
-	r5536 = r5534 - 1ull;
-	r5537 = r5536 - r4607;
-	r5538 = r4615 <= r5537;
-	r5539 = (u64)r1877;
-	r5540 = r4607 < r5539;
-	r5541 = r5539 - 1ull;
-	r5542 = r5541 - r4607;
-	r5543 = r4615 <= r5542;
-	r5544 = (u64)r1887;
-	r5545 = r4607 < r5544;
-	r5546 = r5544 - 1ull;
-	r5547 = r5546 - r4607;
-	r5548 = r4615 <= r5547;
-	r5549 = (u64)r1897;
-	r5550 = r4607 < r5549;
-	r5551 = r5549 - 1ull;
-	r5552 = r5551 - r4607;
-	r5553 = r4615 <= r5552;
-	r5554 = (u64)r1907;
-	r5555 = r4607 < r5554;
-	r5556 = r5554 - 1ull;
-	r5557 = r5556 - r4607;
-	r5558 = r4615 <= r5557;
-	r5559 = (u64)r1917;
-	r5560 = r4607 < r5559;
-	r5561 = r5559 - 1ull;
-	r5562 = r5561 - r4607;
-	r5563 = r4615 <= r5562;
-	r5564 = (u64)r1927;
-	r5565 = r4607 < r5564;
-	r5566 = r5564 - 1ull;
-	r5567 = r5566 - r4607;
-	r5568 = r4615 <= r5567;
-	r5569 = (u64)r1937;
-	r5570 = r4607 < r5569;
-	r5571 = r5569 - 1ull;
-	r5572 = r5571 - r4607;
-	r5573 = r4615 <= r5572;
-	r5574 = (u64)r1947;
-	r5575 = r4607 < r5574;
-	r5576 = r5574 - 1ull;
-	r5577 = r5576 - r4607;
-	r5578 = r4615 <= r5577;
-	r5579 = (u64)r1957;
-	r5580 = r4607 < r5579;
-	r5581 = r5579 - 1ull;
-	r5582 = r5581 - r4607;
-	r5583 = r4615 <= r5582;
-	r5584 = (u64)r1967;
-	r5585 = r4607 < r5584;
-	r5586 = r5584 - 1ull;
-	r5587 = r5586 - r4607;
-	r5588 = r4615 <= r5587;
-	r5589 = (u64)r1977;
-	r5590 = r4607 < r5589;
-	r5591 = r5589 - 1ull;
-	r5592 = r5591 - r4607;
-	r5593 = r4615 <= r5592;
-	r5594 = (u64)r1987;
-	r5595 = r4607 < r5594;
-	r5596 = r5594 - 1ull;
-	r5597 = r5596 - r4607;
-	r5598 = r4615 <= r5597;
-	r5599 = (u64)r1997;
-	r5600 = r4607 < r5599;
-	r5601 = r5599 - 1ull;
-	r5602 = r5601 - r4607;
-	r5603 = r4615 <= r5602;
-	r5604 = (u64)r2007;
-	r5605 = r4607 < r5604;
-	r5606 = r5604 - 1ull;
-	r5607 = r5606 - r4607;
-	r5608 = r4615 <= r5607;
-	r5609 = (u64)r2017;
-	r5610 = r4607 < r5609;
-	r5611 = r5609 - 1ull;
-	r5612 = r5611 - r4607;
-	r5613 = r4615 <= r5612;
-	r5614 = (u64)r2027;
-	r5615 = r4607 < r5614;
-	r5616 = r5614 - 1ull;
-	r5617 = r5616 - r4607;
-	r5618 = r4615 <= r5617;
-	r5619 = (u64)r2037;
-	r5620 = r4607 < r5619;
-	r5621 = r5619 - 1ull;
-	r5622 = r5621 - r4607;
-	r5623 = r4615 <= r5622;
-	r5624 = (u64)r2047;
-	r5625 = r4607 < r5624;
-	r5626 = r5624 - 1ull;
-	r5627 = r5626 - r4607;
-	r5628 = r4615 <= r5627;
-	r5629 = (u64)r2057;
-	r5630 = r4607 < r5629;
-	r5631 = r5629 - 1ull;
-	r5632 = r5631 - r4607;
-	r5633 = r4615 <= r5632;
-	r5634 = (u64)r2067;
-	r5635 = r4607 < r5634;
-	r5636 = r5634 - 1ull;
-	r5637 = r5636 - r4607;
-	r5638 = r4615 <= r5637;
-	r5639 = (u64)r2077;
-	r5640 = r4607 < r5639;
-	r5641 = r5639 - 1ull;
-	r5642 = r5641 - r4607;
-	r5643 = r4615 <= r5642;
-	r5644 = (u64)r2087;
-	r5645 = r4607 < r5644;
-	r5646 = r5644 - 1ull;
-	r5647 = r5646 - r4607;
-	r5648 = r4615 <= r5647;
-	r5649 = (u64)r2097;
-	r5650 = r4607 < r5649;
-	r5651 = r5649 - 1ull;
-	r5652 = r5651 - r4607;
-	r5653 = r4615 <= r5652;
-	r5654 = (u64)r2107;
-	r5655 = r4607 < r5654;
-	r5656 = r5654 - 1ull;
-	r5657 = r5656 - r4607;
-	r5658 = r4615 <= r5657;
-	r5659 = (u64)r2117;
-	r5660 = r4607 < r5659;
-	r5661 = r5659 - 1ull;
-	r5662 = r5661 - r4607;
-	r5663 = r4615 <= r5662;
-	r5664 = (u64)r2127;
-	r5665 = r4607 < r5664;
-	r5666 = r5664 - 1ull;
-	r5667 = r5666 - r4607;
-	r5668 = r4615 <= r5667;
-	r5669 = (u64)r2137;
-	r5670 = r4607 < r5669;
-	r5671 = r5669 - 1ull;
-	r5672 = r5671 - r4607;
-	r5673 = r4615 <= r5672;
-	r5674 = (u64)r2147;
-	r5675 = r4607 < r5674;
-	r5676 = r5674 - 1ull;
-	r5677 = r5676 - r4607;
-	r5678 = r4615 <= r5677;
-	r5679 = (u64)r2157;
-	r5680 = r4607 < r5679;
-	r5681 = r5679 - 1ull;
-	r5682 = r5681 - r4607;
-	r5683 = r4615 <= r5682;
-	r5684 = (u64)r2167;
-	r5685 = r4607 < r5684;
-	r5686 = r5684 - 1ull;
-	r5687 = r5686 - r4607;
-	r5688 = r4615 <= r5687;
-	r5689 = (u64)r2177;
-	r5690 = r4607 < r5689;
-	r5691 = r5689 - 1ull;
-	r5692 = r5691 - r4607;
-	r5693 = r4615 <= r5692;
-	r5694 = (u64)r2187;
-	r5695 = r4607 < r5694;
-	r5696 = r5694 - 1ull;
-	r5697 = r5696 - r4607;
-	r5698 = r4615 <= r5697;
-	r5699 = (u64)r2197;
-	r5700 = r4607 < r5699;
-	r5701 = r5699 - 1ull;
-	r5702 = r5701 - r4607;
-	r5703 = r4615 <= r5702;
-	r5704 = (u64)r2207;
-	r5705 = r4607 < r5704;
-	r5706 = r5704 - 1ull;
-	r5707 = r5706 - r4607;
-	r5708 = r4615 <= r5707;
-	r5709 = (u64)r2217;
-	r5710 = r4607 < r5709;
-	r5711 = r5709 - 1ull;
-	r5712 = r5711 - r4607;
-	r5713 = r4615 <= r5712;
-	r5714 = (u64)r2227;
-	r5715 = r4607 < r5714;
-	r5716 = r5714 - 1ull;
-	r5717 = r5716 - r4607;
-	r5718 = r4615 <= r5717;
-	r5719 = (u64)r2237;
-	r5720 = r4607 < r5719;
-	r5721 = r5719 - 1ull;
-	r5722 = r5721 - r4607;
-	r5723 = r4615 <= r5722;
-	r5724 = (u64)r2247;
-	r5725 = r4607 < r5724;
-	r5726 = r5724 - 1ull;
-	r5727 = r5726 - r4607;
-	r5728 = r4615 <= r5727;
-	r5729 = (u64)r2257;
-	r5730 = r4607 < r5729;
-	r5731 = r5729 - 1ull;
-	r5732 = r5731 - r4607;
-	r5733 = r4615 <= r5732;
-	r5734 = (u64)r2267;
-	r5735 = r4607 < r5734;
-	r5736 = r5734 - 1ull;
-	r5737 = r5736 - r4607;
-	r5738 = r4615 <= r5737;
-	r5739 = (u64)r2277;
-	r5740 = r4607 < r5739;
-	r5741 = r5739 - 1ull;
-	r5742 = r5741 - r4607;
-	r5743 = r4615 <= r5742;
-	r5744 = (u64)r2287;
-	r5745 = r4607 < r5744;
-	r5746 = r5744 - 1ull;
-	r5747 = r5746 - r4607;
-	r5748 = r4615 <= r5747;
-	r5749 = (u64)r2297;
-	r5750 = r4607 < r5749;
-	r5751 = r5749 - 1ull;
-	r5752 = r5751 - r4607;
-	r5753 = r4615 <= r5752;
-	r5754 = (u64)r2307;
-	r5755 = r4607 < r5754;
-	r5756 = r5754 - 1ull;
-	r5757 = r5756 - r4607;
-	r5758 = r4615 <= r5757;
-	r5759 = (u64)r2317;
-	r5760 = r4607 < r5759;
-	r5761 = r5759 - 1ull;
-	r5762 = r5761 - r4607;
-	r5763 = r4615 <= r5762;
-	r5764 = (u64)r2327;
-	r5765 = r4607 < r5764;
-	r5766 = r5764 - 1ull;
-	r5767 = r5766 - r4607;
-	r5768 = r4615 <= r5767;
-	r5769 = (u64)r2337;
-	r5770 = r4607 < r5769;
-	r5771 = r5769 - 1ull;
-	r5772 = r5771 - r4607;
-	r5773 = r4615 <= r5772;
-	r5774 = (u64)r2347;
-	r5775 = r4607 < r5774;
-	r5776 = r5774 - 1ull;
-	r5777 = r5776 - r4607;
-	r5778 = r4615 <= r5777;
-	r5779 = (u64)r2357;
-	r5780 = r4607 < r5779;
-	r5781 = r5779 - 1ull;
-	r5782 = r5781 - r4607;
-	r5783 = r4615 <= r5782;
-	r5784 = (u64)r2367;
-	r5785 = r4607 < r5784;
-	r5786 = r5784 - 1ull;
-	r5787 = r5786 - r4607;
-	r5788 = r4615 <= r5787;
-	r5789 = (u64)r2377;
-	r5790 = r4607 < r5789;
-	r5791 = r5789 - 1ull;
-	r5792 = r5791 - r4607;
-	r5793 = r4615 <= r5792;
-	r5794 = (u64)r2387;
-	r5795 = r4607 < r5794;
-	r5796 = r5794 - 1ull;
-	r5797 = r5796 - r4607;
-	r5798 = r4615 <= r5797;
-	r5799 = (u64)r2397;
-	r5800 = r4607 < r5799;
-	r5801 = r5799 - 1ull;
-	r5802 = r5801 - r4607;
-	r5803 = r4615 <= r5802;
-	r5804 = (u64)r2407;
-	r5805 = r4607 < r5804;
-	r5806 = r5804 - 1ull;
-	r5807 = r5806 - r4607;
-	r5808 = r4615 <= r5807;
-	r5809 = (u64)r2417;
-	r5810 = r4607 < r5809;
-	r5811 = r5809 - 1ull;
-	r5812 = r5811 - r4607;
-	r5813 = r4615 <= r5812;
-	r5814 = (u64)r2427;
-	r5815 = r4607 < r5814;
-	r5816 = r5814 - 1ull;
-	r5817 = r5816 - r4607;
-	r5818 = r4615 <= r5817;
-	r5819 = (u64)r2437;
-	r5820 = r4607 < r5819;
-	r5821 = r5819 - 1ull;
-	r5822 = r5821 - r4607;
-	r5823 = r4615 <= r5822;
-	r5824 = (u64)r2447;
-	r5825 = r4607 < r5824;
-	r5826 = r5824 - 1ull;
-	r5827 = r5826 - r4607;
-	r5828 = r4615 <= r5827;
-	r5829 = (u64)r2457;
-	r5830 = r4607 < r5829;
-	r5831 = r5829 - 1ull;
-	r5832 = r5831 - r4607;
-	r5833 = r4615 <= r5832;
-	r5834 = (u64)r2467;
-	r5835 = r4607 < r5834;
-	r5836 = r5834 - 1ull;
-	r5837 = r5836 - r4607;
-	r5838 = r4615 <= r5837;
-	r5839 = (u64)r2477;
-	r5840 = r4607 < r5839;
-	r5841 = r5839 - 1ull;
-	r5842 = r5841 - r4607;
-	r5843 = r4615 <= r5842;
-	r5844 = (u64)r2487;
-	r5845 = r4607 < r5844;
-	r5846 = r5844 - 1ull;
-	r5847 = r5846 - r4607;
-	r5848 = r4615 <= r5847;
-	r5849 = (u64)r2497;
-	r5850 = r4607 < r5849;
-	r5851 = r5849 - 1ull;
-	r5852 = r5851 - r4607;
-	r5853 = r4615 <= r5852;
-	r5854 = (u64)r2507;
-	r5855 = r4607 < r5854;
-	r5856 = r5854 - 1ull;
-	r5857 = r5856 - r4607;
-	r5858 = r4615 <= r5857;
-	r5859 = (u64)r2517;
-	r5860 = r4607 < r5859;
-	r5861 = r5859 - 1ull;
-	r5862 = r5861 - r4607;
-	r5863 = r4615 <= r5862;
-	r5864 = (u64)r2527;
-	r5865 = r4607 < r5864;
-	r5866 = r5864 - 1ull;
-	r5867 = r5866 - r4607;
-	r5868 = r4615 <= r5867;
-	r5869 = (u64)r2537;
-	r5870 = r4607 < r5869;
-	r5871 = r5869 - 1ull;
-	r5872 = r5871 - r4607;
-	r5873 = r4615 <= r5872;
-	r5874 = (u64)r2547;
-	r5875 = r4607 < r5874;
-	r5876 = r5874 - 1ull;
-	r5877 = r5876 - r4607;
-	r5878 = r4615 <= r5877;
-	r5879 = (u64)r2557;
-	r5880 = r4607 < r5879;
-	r5881 = r5879 - 1ull;
-	r5882 = r5881 - r4607;
-	r5883 = r4615 <= r5882;
-	if (!r4608) goto b515;
-	if (!r4612) goto b515;
-	if (!r4618) goto b515;
-	if (!r4620) goto b515;
-	if (!r4623) goto b515;
-	if (!r4625) goto b515;
-	if (!r4628) goto b515;
-	if (!r4630) goto b515;
-	if (!r4633) goto b515;
-	if (!r4635) goto b515;
-	if (!r4638) goto b515;
-	if (!r4640) goto b515;
-	if (!r4643) goto b515;
-	if (!r4645) goto b515;
-	if (!r4648) goto b515;
-	if (!r4650) goto b515;
-	if (!r4653) goto b515;
-	if (!r4655) goto b515;
-	if (!r4658) goto b515;
-	if (!r4660) goto b515;
-	if (!r4663) goto b515;
-	if (!r4665) goto b515;
-	if (!r4668) goto b515;
-	if (!r4670) goto b515;
-	if (!r4673) goto b515;
-	if (!r4675) goto b515;
-	if (!r4678) goto b515;
-	if (!r4680) goto b515;
-	if (!r4683) goto b515;
-	if (!r4685) goto b515;
-	if (!r4688) goto b515;
-	if (!r4690) goto b515;
-	if (!r4693) goto b515;
-	if (!r4695) goto b515;
-	if (!r4698) goto b515;
-	if (!r4700) goto b515;
-	if (!r4703) goto b515;
-	if (!r4705) goto b515;
-	if (!r4708) goto b515;
-	if (!r4710) goto b515;
-	if (!r4713) goto b515;
-	if (!r4715) goto b515;
-	if (!r4718) goto b515;
-	if (!r4720) goto b515;
-	if (!r4723) goto b515;
-	if (!r4725) goto b515;
-	if (!r4728) goto b515;
-	if (!r4730) goto b515;
-	if (!r4733) goto b515;
-	if (!r4735) goto b515;
-	if (!r4738) goto b515;
-	if (!r4740) goto b515;
-	if (!r4743) goto b515;
-	if (!r4745) goto b515;
-	if (!r4748) goto b515;
-	if (!r4750) goto b515;
-	if (!r4753) goto b515;
-	if (!r4755) goto b515;
-	if (!r4758) goto b515;
-	if (!r4760) goto b515;
-	if (!r4763) goto b515;
-	if (!r4765) goto b515;
-	if (!r4768) goto b515;
-	if (!r4770) goto b515;
-	if (!r4773) goto b515;
-	if (!r4775) goto b515;
-	if (!r4778) goto b515;
-	if (!r4780) goto b515;
-	if (!r4783) goto b515;
-	if (!r4785) goto b515;
-	if (!r4788) goto b515;
-	if (!r4790) goto b515;
-	if (!r4793) goto b515;
-	if (!r4795) goto b515;
-	if (!r4798) goto b515;
-	if (!r4800) goto b515;
-	if (!r4803) goto b515;
-	if (!r4805) goto b515;
-	if (!r4808) goto b515;
-	if (!r4810) goto b515;
-	if (!r4813) goto b515;
-	if (!r4815) goto b515;
-	if (!r4818) goto b515;
-	if (!r4820) goto b515;
-	if (!r4823) goto b515;
-	if (!r4825) goto b515;
-	if (!r4828) goto b515;
-	if (!r4830) goto b515;
-	if (!r4833) goto b515;
-	if (!r4835) goto b515;
-	if (!r4838) goto b515;
-	if (!r4840) goto b515;
-	if (!r4843) goto b515;
-	if (!r4845) goto b515;
-	if (!r4848) goto b515;
-	if (!r4850) goto b515;
-	if (!r4853) goto b515;
-	if (!r4855) goto b515;
-	if (!r4858) goto b515;
-	if (!r4860) goto b515;
-	if (!r4863) goto b515;
-	if (!r4865) goto b515;
-	if (!r4868) goto b515;
-	if (!r4870) goto b515;
-	if (!r4873) goto b515;
-	if (!r4875) goto b515;
-	if (!r4878) goto b515;
-	if (!r4880) goto b515;
-	if (!r4883) goto b515;
-	if (!r4885) goto b515;
-	if (!r4888) goto b515;
-	if (!r4890) goto b515;
-	if (!r4893) goto b515;
-	if (!r4895) goto b515;
-	if (!r4898) goto b515;
-	if (!r4900) goto b515;
-	if (!r4903) goto b515;
-	if (!r4905) goto b515;
-	if (!r4908) goto b515;
-	if (!r4910) goto b515;
-	if (!r4913) goto b515;
-	if (!r4915) goto b515;
-	if (!r4918) goto b515;
-	if (!r4920) goto b515;
-	if (!r4923) goto b515;
-	if (!r4925) goto b515;
-	if (!r4928) goto b515;
-	if (!r4930) goto b515;
-	if (!r4933) goto b515;
-	if (!r4935) goto b515;
-	if (!r4938) goto b515;
-	if (!r4940) goto b515;
-	if (!r4943) goto b515;
-	if (!r4945) goto b515;
-	if (!r4948) goto b515;
-	if (!r4950) goto b515;
-	if (!r4953) goto b515;
-	if (!r4955) goto b515;
-	if (!r4958) goto b515;
-	if (!r4960) goto b515;
-	if (!r4963) goto b515;
-	if (!r4965) goto b515;
-	if (!r4968) goto b515;
-	if (!r4970) goto b515;
-	if (!r4973) goto b515;
-	if (!r4975) goto b515;
-	if (!r4978) goto b515;
-	if (!r4980) goto b515;
-	if (!r4983) goto b515;
-	if (!r4985) goto b515;
-	if (!r4988) goto b515;
-	if (!r4990) goto b515;
-	if (!r4993) goto b515;
-	if (!r4995) goto b515;
-	if (!r4998) goto b515;
-	if (!r5000) goto b515;
-	if (!r5003) goto b515;
-	if (!r5005) goto b515;
-	if (!r5008) goto b515;
-	if (!r5010) goto b515;
-	if (!r5013) goto b515;
-	if (!r5015) goto b515;
-	if (!r5018) goto b515;
-	if (!r5020) goto b515;
-	if (!r5023) goto b515;
-	if (!r5025) goto b515;
-	if (!r5028) goto b515;
-	if (!r5030) goto b515;
-	if (!r5033) goto b515;
-	if (!r5035) goto b515;
-	if (!r5038) goto b515;
-	if (!r5040) goto b515;
-	if (!r5043) goto b515;
-	if (!r5045) goto b515;
-	if (!r5048) goto b515;
-	if (!r5050) goto b515;
-	if (!r5053) goto b515;
-	if (!r5055) goto b515;
-	if (!r5058) goto b515;
-	if (!r5060) goto b515;
-	if (!r5063) goto b515;
-	if (!r5065) goto b515;
-	if (!r5068) goto b515;
-	if (!r5070) goto b515;
-	if (!r5073) goto b515;
-	if (!r5075) goto b515;
-	if (!r5078) goto b515;
-	if (!r5080) goto b515;
-	if (!r5083) goto b515;
-	if (!r5085) goto b515;
-	if (!r5088) goto b515;
-	if (!r5090) goto b515;
-	if (!r5093) goto b515;
-	if (!r5095) goto b515;
-	if (!r5098) goto b515;
-	if (!r5100) goto b515;
-	if (!r5103) goto b515;
-	if (!r5105) goto b515;
-	if (!r5108) goto b515;
-	if (!r5110) goto b515;
-	if (!r5113) goto b515;
-	if (!r5115) goto b515;
-	if (!r5118) goto b515;
-	if (!r5120) goto b515;
-	if (!r5123) goto b515;
-	if (!r5125) goto b515;
-	if (!r5128) goto b515;
-	if (!r5130) goto b515;
-	if (!r5133) goto b515;
-	if (!r5135) goto b515;
-	if (!r5138) goto b515;
-	if (!r5140) goto b515;
-	if (!r5143) goto b515;
-	if (!r5145) goto b515;
-	if (!r5148) goto b515;
-	if (!r5150) goto b515;
-	if (!r5153) goto b515;
-	if (!r5155) goto b515;
-	if (!r5158) goto b515;
-	if (!r5160) goto b515;
-	if (!r5163) goto b515;
-	if (!r5165) goto b515;
-	if (!r5168) goto b515;
-	if (!r5170) goto b515;
-	if (!r5173) goto b515;
-	if (!r5175) goto b515;
-	if (!r5178) goto b515;
-	if (!r5180) goto b515;
-	if (!r5183) goto b515;
-	if (!r5185) goto b515;
-	if (!r5188) goto b515;
-	if (!r5190) goto b515;
-	if (!r5193) goto b515;
-	if (!r5195) goto b515;
-	if (!r5198) goto b515;
-	if (!r5200) goto b515;
-	if (!r5203) goto b515;
-	if (!r5205) goto b515;
-	if (!r5208) goto b515;
-	if (!r5210) goto b515;
-	if (!r5213) goto b515;
-	if (!r5215) goto b515;
-	if (!r5218) goto b515;
-	if (!r5220) goto b515;
-	if (!r5223) goto b515;
-	if (!r5225) goto b515;
-	if (!r5228) goto b515;
-	if (!r5230) goto b515;
-	if (!r5233) goto b515;
-	if (!r5235) goto b515;
-	if (!r5238) goto b515;
-	if (!r5240) goto b515;
-	if (!r5243) goto b515;
-	if (!r5245) goto b515;
-	if (!r5248) goto b515;
-	if (!r5250) goto b515;
-	if (!r5253) goto b515;
-	if (!r5255) goto b515;
-	if (!r5258) goto b515;
-	if (!r5260) goto b515;
-	if (!r5263) goto b515;
-	if (!r5265) goto b515;
-	if (!r5268) goto b515;
-	if (!r5270) goto b515;
-	if (!r5273) goto b515;
-	if (!r5275) goto b515;
-	if (!r5278) goto b515;
-	if (!r5280) goto b515;
-	if (!r5283) goto b515;
-	if (!r5285) goto b515;
-	if (!r5288) goto b515;
-	if (!r5290) goto b515;
-	if (!r5293) goto b515;
-	if (!r5295) goto b515;
-	if (!r5298) goto b515;
-	if (!r5300) goto b515;
-	if (!r5303) goto b515;
-	if (!r5305) goto b515;
-	if (!r5308) goto b515;
-	if (!r5310) goto b515;
-	if (!r5313) goto b515;
-	if (!r5315) goto b515;
-	if (!r5318) goto b515;
-	if (!r5320) goto b515;
-	if (!r5323) goto b515;
-	if (!r5325) goto b515;
-	if (!r5328) goto b515;
-	if (!r5330) goto b515;
-	if (!r5333) goto b515;
-	if (!r5335) goto b515;
-	if (!r5338) goto b515;
-	if (!r5340) goto b515;
-	if (!r5343) goto b515;
-	if (!r5345) goto b515;
-	if (!r5348) goto b515;
-	if (!r5350) goto b515;
-	if (!r5353) goto b515;
-	if (!r5355) goto b515;
-	if (!r5358) goto b515;
-	if (!r5360) goto b515;
-	if (!r5363) goto b515;
-	if (!r5365) goto b515;
-	if (!r5368) goto b515;
-	if (!r5370) goto b515;
-	if (!r5373) goto b515;
-	if (!r5375) goto b515;
-	if (!r5378) goto b515;
-	if (!r5380) goto b515;
-	if (!r5383) goto b515;
-	if (!r5385) goto b515;
-	if (!r5388) goto b515;
-	if (!r5390) goto b515;
-	if (!r5393) goto b515;
-	if (!r5395) goto b515;
-	if (!r5398) goto b515;
-	if (!r5400) goto b515;
-	if (!r5403) goto b515;
-	if (!r5405) goto b515;
-	if (!r5408) goto b515;
-	if (!r5410) goto b515;
-	if (!r5413) goto b515;
-	if (!r5415) goto b515;
-	if (!r5418) goto b515;
-	if (!r5420) goto b515;
-	if (!r5423) goto b515;
-	if (!r5425) goto b515;
-	if (!r5428) goto b515;
-	if (!r5430) goto b515;
-	if (!r5433) goto b515;
-	if (!r5435) goto b515;
-	if (!r5438) goto b515;
-	if (!r5440) goto b515;
-	if (!r5443) goto b515;
-	if (!r5445) goto b515;
-	if (!r5448) goto b515;
-	if (!r5450) goto b515;
-	if (!r5453) goto b515;
-	if (!r5455) goto b515;
-	if (!r5458) goto b515;
-	if (!r5460) goto b515;
-	if (!r5463) goto b515;
-	if (!r5465) goto b515;
-	if (!r5468) goto b515;
-	if (!r5470) goto b515;
-	if (!r5473) goto b515;
-	if (!r5475) goto b515;
-	if (!r5478) goto b515;
-	if (!r5480) goto b515;
-	if (!r5483) goto b515;
-	if (!r5485) goto b515;
-	if (!r5488) goto b515;
-	if (!r5490) goto b515;
-	if (!r5493) goto b515;
-	if (!r5495) goto b515;
-	if (!r5498) goto b515;
-	if (!r5500) goto b515;
-	if (!r5503) goto b515;
-	if (!r5505) goto b515;
-	if (!r5508) goto b515;
-	if (!r5510) goto b515;
-	if (!r5513) goto b515;
-	if (!r5515) goto b515;
-	if (!r5518) goto b515;
-	if (!r5520) goto b515;
-	if (!r5523) goto b515;
-	if (!r5525) goto b515;
-	if (!r5528) goto b515;
-	if (!r5530) goto b515;
-	if (!r5533) goto b515;
-	if (!r5535) goto b515;
-	if (!r5538) goto b515;
-	if (!r5540) goto b515;
-	if (!r5543) goto b515;
-	if (!r5545) goto b515;
-	if (!r5548) goto b515;
-	if (!r5550) goto b515;
-	if (!r5553) goto b515;
-	if (!r5555) goto b515;
-	if (!r5558) goto b515;
-	if (!r5560) goto b515;
-	if (!r5563) goto b515;
-	if (!r5565) goto b515;
-	if (!r5568) goto b515;
-	if (!r5570) goto b515;
-	if (!r5573) goto b515;
-	if (!r5575) goto b515;
-	if (!r5578) goto b515;
-	if (!r5580) goto b515;
-	if (!r5583) goto b515;
-	if (!r5585) goto b515;
-	if (!r5588) goto b515;
-	if (!r5590) goto b515;
-	if (!r5593) goto b515;
-	if (!r5595) goto b515;
-	if (!r5598) goto b515;
-	if (!r5600) goto b515;
-	if (!r5603) goto b515;
-	if (!r5605) goto b515;
-	if (!r5608) goto b515;
-	if (!r5610) goto b515;
-	if (!r5613) goto b515;
-	if (!r5615) goto b515;
-	if (!r5618) goto b515;
-	if (!r5620) goto b515;
-	if (!r5623) goto b515;
-	if (!r5625) goto b515;
-	if (!r5628) goto b515;
-	if (!r5630) goto b515;
-	if (!r5633) goto b515;
-	if (!r5635) goto b515;
-	if (!r5638) goto b515;
-	if (!r5640) goto b515;
-	if (!r5643) goto b515;
-	if (!r5645) goto b515;
-	if (!r5648) goto b515;
-	if (!r5650) goto b515;
-	if (!r5653) goto b515;
-	if (!r5655) goto b515;
-	if (!r5658) goto b515;
-	if (!r5660) goto b515;
-	if (!r5663) goto b515;
-	if (!r5665) goto b515;
-	if (!r5668) goto b515;
-	if (!r5670) goto b515;
-	if (!r5673) goto b515;
-	if (!r5675) goto b515;
-	if (!r5678) goto b515;
-	if (!r5680) goto b515;
-	if (!r5683) goto b515;
-	if (!r5685) goto b515;
-	if (!r5688) goto b515;
-	if (!r5690) goto b515;
-	if (!r5693) goto b515;
-	if (!r5695) goto b515;
-	if (!r5698) goto b515;
-	if (!r5700) goto b515;
-	if (!r5703) goto b515;
-	if (!r5705) goto b515;
-	if (!r5708) goto b515;
-	if (!r5710) goto b515;
-	if (!r5713) goto b515;
-	if (!r5715) goto b515;
-	if (!r5718) goto b515;
-	if (!r5720) goto b515;
-	if (!r5723) goto b515;
-	if (!r5725) goto b515;
-	if (!r5728) goto b515;
-	if (!r5730) goto b515;
-	if (!r5733) goto b515;
-	if (!r5735) goto b515;
-	if (!r5738) goto b515;
-	if (!r5740) goto b515;
-	if (!r5743) goto b515;
-	if (!r5745) goto b515;
-	if (!r5748) goto b515;
-	if (!r5750) goto b515;
-	if (!r5753) goto b515;
-	if (!r5755) goto b515;
-	if (!r5758) goto b515;
-	if (!r5760) goto b515;
-	if (!r5763) goto b515;
-	if (!r5765) goto b515;
-	if (!r5768) goto b515;
-	if (!r5770) goto b515;
-	if (!r5773) goto b515;
-	if (!r5775) goto b515;
-	if (!r5778) goto b515;
-	if (!r5780) goto b515;
-	if (!r5783) goto b515;
-	if (!r5785) goto b515;
-	if (!r5788) goto b515;
-	if (!r5790) goto b515;
-	if (!r5793) goto b515;
-	if (!r5795) goto b515;
-	if (!r5798) goto b515;
-	if (!r5800) goto b515;
-	if (!r5803) goto b515;
-	if (!r5805) goto b515;
-	if (!r5808) goto b515;
-	if (!r5810) goto b515;
-	if (!r5813) goto b515;
-	if (!r5815) goto b515;
-	if (!r5818) goto b515;
-	if (!r5820) goto b515;
-	if (!r5823) goto b515;
-	if (!r5825) goto b515;
-	if (!r5828) goto b515;
-	if (!r5830) goto b515;
-	if (!r5833) goto b515;
-	if (!r5835) goto b515;
-	if (!r5838) goto b515;
-	if (!r5840) goto b515;
-	if (!r5843) goto b515;
-	if (!r5845) goto b515;
-	if (!r5848) goto b515;
-	if (!r5850) goto b515;
-	if (!r5853) goto b515;
-	if (!r5855) goto b515;
-	if (!r5858) goto b515;
-	if (!r5860) goto b515;
-	if (!r5863) goto b515;
-	if (!r5865) goto b515;
-	if (!r5868) goto b515;
-	if (!r5870) goto b515;
-	if (!r5873) goto b515;
-	if (!r5875) goto b515;
-	if (!r5878) goto b515;
-	if (!r5880) goto b515;
-	if (!r5883) goto b515;
-	r11 = (i32)r12;
-	r16 = r11;
-	r21 = r11;
-	r22 = (i32)r14;
-	r23 = r22;
-	r24 = (u32)r21 + (u32)r23;
-	r31 = r11;
-	r32 = r22;
-	r33 = (u32)r32 * 2u;
-	r34 = (u32)r31 + (u32)r33;
-	r41 = r11;
-	r42 = r22;
-	r43 = (u32)r42 * 3u;
-	r44 = (u32)r41 + (u32)r43;
-	r51 = r11;
-	r52 = r22;
-	r53 = (u32)r52 * 4u;
-	r54 = (u32)r51 + (u32)r53;
-	r61 = r11;
-	r62 = r22;
-	r63 = (u32)r62 * 5u;
-	r64 = (u32)r61 + (u32)r63;
-	r71 = r11;
-	r72 = r22;
-	r73 = (u32)r72 * 6u;
-	r74 = (u32)r71 + (u32)r73;
-	r81 = r11;
-	r82 = r22;
-	r83 = (u32)r82 * 7u;
-	r84 = (u32)r81 + (u32)r83;
-	r91 = r11;
-	r92 = r22;
-	r93 = (u32)r92 * 8u;
-	r94 = (u32)r91 + (u32)r93;
-	r101 = r11;
-	r102 = r22;
-	r103 = (u32)r102 * 9u;
-	r104 = (u32)r101 + (u32)r103;
-	r111 = r11;
-	r112 = r22;
-	r113 = (u32)r112 * 10u;
-	r114 = (u32)r111 + (u32)r113;
-	r121 = r11;
-	r122 = r22;
-	r123 = (u32)r122 * 11u;
-	r124 = (u32)r121 + (u32)r123;
-	r131 = r11;
-	r132 = r22;
-	r133 = (u32)r132 * 12u;
-	r134 = (u32)r131 + (u32)r133;
-	r141 = r11;
-	r142 = r22;
-	r143 = (u32)r142 * 13u;
-	r144 = (u32)r141 + (u32)r143;
-	r151 = r11;
-	r152 = r22;
-	r153 = (u32)r152 * 14u;
-	r154 = (u32)r151 + (u32)r153;
-	r161 = r11;
-	r162 = r22;
-	r163 = (u32)r162 * 15u;
-	r164 = (u32)r161 + (u32)r163;
-	r171 = r11;
-	r172 = r22;
-	r173 = (u32)r172 * 16u;
-	r174 = (u32)r171 + (u32)r173;
-	r181 = r11;
-	r182 = r22;
-	r183 = (u32)r182 * 17u;
-	r184 = (u32)r181 + (u32)r183;
-	r191 = r11;
-	r192 = r22;
-	r193 = (u32)r192 * 18u;
-	r194 = (u32)r191 + (u32)r193;
-	r201 = r11;
-	r202 = r22;
-	r203 = (u32)r202 * 19u;
-	r204 = (u32)r201 + (u32)r203;
-	r211 = r11;
-	r212 = r22;
-	r213 = (u32)r212 * 20u;
-	r214 = (u32)r211 + (u32)r213;
-	r221 = r11;
-	r222 = r22;
-	r223 = (u32)r222 * 21u;
-	r224 = (u32)r221 + (u32)r223;
-	r231 = r11;
-	r232 = r22;
-	r233 = (u32)r232 * 22u;
-	r234 = (u32)r231 + (u32)r233;
-	r241 = r11;
-	r242 = r22;
-	r243 = (u32)r242 * 23u;
-	r244 = (u32)r241 + (u32)r243;
-	r251 = r11;
-	r252 = r22;
-	r253 = (u32)r252 * 24u;
-	r254 = (u32)r251 + (u32)r253;
-	r261 = r11;
-	r262 = r22;
-	r263 = (u32)r262 * 25u;
-	r264 = (u32)r261 + (u32)r263;
-	r271 = r11;
-	r272 = r22;
-	r273 = (u32)r272 * 26u;
-	r274 = (u32)r271 + (u32)r273;
-	r281 = r11;
-	r282 = r22;
-	r283 = (u32)r282 * 27u;
-	r284 = (u32)r281 + (u32)r283;
-	r291 = r11;
-	r292 = r22;
-	r293 = (u32)r292 * 28u;
-	r294 = (u32)r291 + (u32)r293;
-	r301 = r11;
-	r302 = r22;
-	r303 = (u32)r302 * 29u;
-	r304 = (u32)r301 + (u32)r303;
-	r311 = r11;
-	r312 = r22;
-	r313 = (u32)r312 * 30u;
-	r314 = (u32)r311 + (u32)r313;
-	r321 = r11;
-	r322 = r22;
-	r323 = (u32)r322 * 31u;
-	r324 = (u32)r321 + (u32)r323;
-	r331 = r11;
-	r332 = r22;
-	r333 = (u32)r332 * 32u;
-	r334 = (u32)r331 + (u32)r333;
-	r341 = r11;
-	r342 = r22;
-	r343 = (u32)r342 * 33u;
-	r344 = (u32)r341 + (u32)r343;
-	r351 = r11;
-	r352 = r22;
-	r353 = (u32)r352 * 34u;
-	r354 = (u32)r351 + (u32)r353;
-	r361 = r11;
-	r362 = r22;
-	r363 = (u32)r362 * 35u;
-	r364 = (u32)r361 + (u32)r363;
-	r371 = r11;
-	r372 = r22;
-	r373 = (u32)r372 * 36u;
-	r374 = (u32)r371 + (u32)r373;
-	r381 = r11;
-	r382 = r22;
-	r383 = (u32)r382 * 37u;
-	r384 = (u32)r381 + (u32)r383;
-	r391 = r11;
-	r392 = r22;
-	r393 = (u32)r392 * 38u;
-	r394 = (u32)r391 + (u32)r393;
-	r401 = r11;
-	r402 = r22;
-	r403 = (u32)r402 * 39u;
-	r404 = (u32)r401 + (u32)r403;
-	r411 = r11;
-	r412 = r22;
-	r413 = (u32)r412 * 40u;
-	r414 = (u32)r411 + (u32)r413;
-	r421 = r11;
-	r422 = r22;
-	r423 = (u32)r422 * 41u;
-	r424 = (u32)r421 + (u32)r423;
-	r431 = r11;
-	r432 = r22;
-	r433 = (u32)r432 * 42u;
-	r434 = (u32)r431 + (u32)r433;
-	r441 = r11;
-	r442 = r22;
-	r443 = (u32)r442 * 43u;
-	r444 = (u32)r441 + (u32)r443;
-	r451 = r11;
-	r452 = r22;
-	r453 = (u32)r452 * 44u;
-	r454 = (u32)r451 + (u32)r453;
-	r461 = r11;
-	r462 = r22;
-	r463 = (u32)r462 * 45u;
-	r464 = (u32)r461 + (u32)r463;
-	r471 = r11;
-	r472 = r22;
-	r473 = (u32)r472 * 46u;
-	r474 = (u32)r471 + (u32)r473;
-	r481 = r11;
-	r482 = r22;
-	r483 = (u32)r482 * 47u;
-	r484 = (u32)r481 + (u32)r483;
-	r491 = r11;
-	r492 = r22;
-	r493 = (u32)r492 * 48u;
-	r494 = (u32)r491 + (u32)r493;
-	r501 = r11;
-	r502 = r22;
-	r503 = (u32)r502 * 49u;
-	r504 = (u32)r501 + (u32)r503;
-	r511 = r11;
-	r512 = r22;
-	r513 = (u32)r512 * 50u;
-	r514 = (u32)r511 + (u32)r513;
-	r521 = r11;
-	r522 = r22;
-	r523 = (u32)r522 * 51u;
-	r524 = (u32)r521 + (u32)r523;
-	r531 = r11;
-	r532 = r22;
-	r533 = (u32)r532 * 52u;
-	r534 = (u32)r531 + (u32)r533;
-	r541 = r11;
-	r542 = r22;
-	r543 = (u32)r542 * 53u;
-	r544 = (u32)r541 + (u32)r543;
-	r551 = r11;
-	r552 = r22;
-	r553 = (u32)r552 * 54u;
-	r554 = (u32)r551 + (u32)r553;
-	r561 = r11;
-	r562 = r22;
-	r563 = (u32)r562 * 55u;
-	r564 = (u32)r561 + (u32)r563;
-	r571 = r11;
-	r572 = r22;
-	r573 = (u32)r572 * 56u;
-	r574 = (u32)r571 + (u32)r573;
-	r581 = r11;
-	r582 = r22;
-	r583 = (u32)r582 * 57u;
-	r584 = (u32)r581 + (u32)r583;
-	r591 = r11;
-	r592 = r22;
-	r593 = (u32)r592 * 58u;
-	r594 = (u32)r591 + (u32)r593;
-	r601 = r11;
-	r602 = r22;
-	r603 = (u32)r602 * 59u;
-	r604 = (u32)r601 + (u32)r603;
-	r611 = r11;
-	r612 = r22;
-	r613 = (u32)r612 * 60u;
-	r614 = (u32)r611 + (u32)r613;
-	r621 = r11;
-	r622 = r22;
-	r623 = (u32)r622 * 61u;
-	r624 = (u32)r621 + (u32)r623;
-	r631 = r11;
-	r632 = r22;
-	r633 = (u32)r632 * 62u;
-	r634 = (u32)r631 + (u32)r633;
-	r641 = r11;
-	r642 = r22;
-	r643 = (u32)r642 * 63u;
-	r644 = (u32)r641 + (u32)r643;
-	r651 = r11;
-	r652 = r22;
-	r653 = (u32)r652 * 64u;
-	r654 = (u32)r651 + (u32)r653;
-	r661 = r11;
-	r662 = r22;
-	r663 = (u32)r662 * 65u;
-	r664 = (u32)r661 + (u32)r663;
-	r671 = r11;
-	r672 = r22;
-	r673 = (u32)r672 * 66u;
-	r674 = (u32)r671 + (u32)r673;
-	r681 = r11;
-	r682 = r22;
-	r683 = (u32)r682 * 67u;
-	r684 = (u32)r681 + (u32)r683;
-	r691 = r11;
-	r692 = r22;
-	r693 = (u32)r692 * 68u;
-	r694 = (u32)r691 + (u32)r693;
-	r701 = r11;
-	r702 = r22;
-	r703 = (u32)r702 * 69u;
-	r704 = (u32)r701 + (u32)r703;
-	r711 = r11;
-	r712 = r22;
-	r713 = (u32)r712 * 70u;
-	r714 = (u32)r711 + (u32)r713;
-	r721 = r11;
-	r722 = r22;
-	r723 = (u32)r722 * 71u;
-	r724 = (u32)r721 + (u32)r723;
-	r731 = r11;
-	r732 = r22;
-	r733 = (u32)r732 * 72u;
-	r734 = (u32)r731 + (u32)r733;
-	r741 = r11;
-	r742 = r22;
-	r743 = (u32)r742 * 73u;
-	r744 = (u32)r741 + (u32)r743;
-	r751 = r11;
-	r752 = r22;
-	r753 = (u32)r752 * 74u;
-	r754 = (u32)r751 + (u32)r753;
-	r761 = r11;
-	r762 = r22;
-	r763 = (u32)r762 * 75u;
-	r764 = (u32)r761 + (u32)r763;
-	r771 = r11;
-	r772 = r22;
-	r773 = (u32)r772 * 76u;
-	r774 = (u32)r771 + (u32)r773;
-	r781 = r11;
-	r782 = r22;
-	r783 = (u32)r782 * 77u;
-	r784 = (u32)r781 + (u32)r783;
-	r791 = r11;
-	r792 = r22;
-	r793 = (u32)r792 * 78u;
-	r794 = (u32)r791 + (u32)r793;
-	r801 = r11;
-	r802 = r22;
-	r803 = (u32)r802 * 79u;
-	r804 = (u32)r801 + (u32)r803;
-	r811 = r11;
-	r812 = r22;
-	r813 = (u32)r812 * 80u;
-	r814 = (u32)r811 + (u32)r813;
-	r821 = r11;
-	r822 = r22;
-	r823 = (u32)r822 * 81u;
-	r824 = (u32)r821 + (u32)r823;
-	r831 = r11;
-	r832 = r22;
-	r833 = (u32)r832 * 82u;
-	r834 = (u32)r831 + (u32)r833;
-	r841 = r11;
-	r842 = r22;
-	r843 = (u32)r842 * 83u;
-	r844 = (u32)r841 + (u32)r843;
-	r851 = r11;
-	r852 = r22;
-	r853 = (u32)r852 * 84u;
-	r854 = (u32)r851 + (u32)r853;
-	r861 = r11;
-	r862 = r22;
-	r863 = (u32)r862 * 85u;
-	r864 = (u32)r861 + (u32)r863;
-	r871 = r11;
-	r872 = r22;
-	r873 = (u32)r872 * 86u;
-	r874 = (u32)r871 + (u32)r873;
-	r881 = r11;
-	r882 = r22;
-	r883 = (u32)r882 * 87u;
-	r884 = (u32)r881 + (u32)r883;
-	r891 = r11;
-	r892 = r22;
-	r893 = (u32)r892 * 88u;
-	r894 = (u32)r891 + (u32)r893;
-	r901 = r11;
-	r902 = r22;
-	r903 = (u32)r902 * 89u;
-	r904 = (u32)r901 + (u32)r903;
-	r911 = r11;
-	r912 = r22;
-	r913 = (u32)r912 * 90u;
-	r914 = (u32)r911 + (u32)r913;
-	r921 = r11;
-	r922 = r22;
-	r923 = (u32)r922 * 91u;
-	r924 = (u32)r921 + (u32)r923;
-	r931 = r11;
-	r932 = r22;
-	r933 = (u32)r932 * 92u;
-	r934 = (u32)r931 + (u32)r933;
-	r941 = r11;
-	r942 = r22;
-	r943 = (u32)r942 * 93u;
-	r944 = (u32)r941 + (u32)r943;
-	r951 = r11;
-	r952 = r22;
-	r953 = (u32)r952 * 94u;
-	r954 = (u32)r951 + (u32)r953;
-	r961 = r11;
-	r962 = r22;
-	r963 = (u32)r962 * 95u;
-	r964 = (u32)r961 + (u32)r963;
-	r971 = r11;
-	r972 = r22;
-	r973 = (u32)r972 * 96u;
-	r974 = (u32)r971 + (u32)r973;
-	r981 = r11;
-	r982 = r22;
-	r983 = (u32)r982 * 97u;
-	r984 = (u32)r981 + (u32)r983;
-	r991 = r11;
-	r992 = r22;
-	r993 = (u32)r992 * 98u;
-	r994 = (u32)r991 + (u32)r993;
-	r1001 = r11;
-	r1002 = r22;
-	r1003 = (u32)r1002 * 99u;
-	r1004 = (u32)r1001 + (u32)r1003;
-	r1011 = r11;
-	r1012 = r22;
-	r1013 = (u32)r1012 * 100u;
-	r1014 = (u32)r1011 + (u32)r1013;
-	r1021 = r11;
-	r1022 = r22;
-	r1023 = (u32)r1022 * 101u;
-	r1024 = (u32)r1021 + (u32)r1023;
-	r1031 = r11;
-	r1032 = r22;
-	r1033 = (u32)r1032 * 102u;
-	r1034 = (u32)r1031 + (u32)r1033;
-	r1041 = r11;
-	r1042 = r22;
-	r1043 = (u32)r1042 * 103u;
-	r1044 = (u32)r1041 + (u32)r1043;
-	r1051 = r11;
-	r1052 = r22;
-	r1053 = (u32)r1052 * 104u;
-	r1054 = (u32)r1051 + (u32)r1053;
-	r1061 = r11;
-	r1062 = r22;
-	r1063 = (u32)r1062 * 105u;
-	r1064 = (u32)r1061 + (u32)r1063;
-	r1071 = r11;
-	r1072 = r22;
-	r1073 = (u32)r1072 * 106u;
-	r1074 = (u32)r1071 + (u32)r1073;
-	r1081 = r11;
-	r1082 = r22;
-	r1083 = (u32)r1082 * 107u;
-	r1084 = (u32)r1081 + (u32)r1083;
-	r1091 = r11;
-	r1092 = r22;
-	r1093 = (u32)r1092 * 108u;
-	r1094 = (u32)r1091 + (u32)r1093;
-	r1101 = r11;
-	r1102 = r22;
-	r1103 = (u32)r1102 * 109u;
-	r1104 = (u32)r1101 + (u32)r1103;
-	r1111 = r11;
-	r1112 = r22;
-	r1113 = (u32)r1112 * 110u;
-	r1114 = (u32)r1111 + (u32)r1113;
-	r1121 = r11;
-	r1122 = r22;
-	r1123 = (u32)r1122 * 111u;
-	r1124 = (u32)r1121 + (u32)r1123;
-	r1131 = r11;
-	r1132 = r22;
-	r1133 = (u32)r1132 * 112u;
-	r1134 = (u32)r1131 + (u32)r1133;
-	r1141 = r11;
-	r1142 = r22;
-	r1143 = (u32)r1142 * 113u;
-	r1144 = (u32)r1141 + (u32)r1143;
-	r1151 = r11;
-	r1152 = r22;
-	r1153 = (u32)r1152 * 114u;
-	r1154 = (u32)r1151 + (u32)r1153;
-	r1161 = r11;
-	r1162 = r22;
-	r1163 = (u32)r1162 * 115u;
-	r1164 = (u32)r1161 + (u32)r1163;
-	r1171 = r11;
-	r1172 = r22;
-	r1173 = (u32)r1172 * 116u;
-	r1174 = (u32)r1171 + (u32)r1173;
-	r1181 = r11;
-	r1182 = r22;
-	r1183 = (u32)r1182 * 117u;
-	r1184 = (u32)r1181 + (u32)r1183;
-	r1191 = r11;
-	r1192 = r22;
-	r1193 = (u32)r1192 * 118u;
-	r1194 = (u32)r1191 + (u32)r1193;
-	r1201 = r11;
-	r1202 = r22;
-	r1203 = (u32)r1202 * 119u;
-	r1204 = (u32)r1201 + (u32)r1203;
-	r1211 = r11;
-	r1212 = r22;
-	r1213 = (u32)r1212 * 120u;
-	r1214 = (u32)r1211 + (u32)r1213;
-	r1221 = r11;
-	r1222 = r22;
-	r1223 = (u32)r1222 * 121u;
-	r1224 = (u32)r1221 + (u32)r1223;
-	r1231 = r11;
-	r1232 = r22;
-	r1233 = (u32)r1232 * 122u;
-	r1234 = (u32)r1231 + (u32)r1233;
-	r1241 = r11;
-	r1242 = r22;
-	r1243 = (u32)r1242 * 123u;
-	r1244 = (u32)r1241 + (u32)r1243;
-	r1251 = r11;
-	r1252 = r22;
-	r1253 = (u32)r1252 * 124u;
-	r1254 = (u32)r1251 + (u32)r1253;
-	r1261 = r11;
-	r1262 = r22;
-	r1263 = (u32)r1262 * 125u;
-	r1264 = (u32)r1261 + (u32)r1263;
-	r1271 = r11;
-	r1272 = r22;
-	r1273 = (u32)r1272 * 126u;
-	r1274 = (u32)r1271 + (u32)r1273;
-	r1281 = r11;
-	r1282 = r22;
-	r1283 = (u32)r1282 * 127u;
-	r1284 = (u32)r1281 + (u32)r1283;
-	r1291 = r11;
-	r1292 = r22;
-	r1293 = (u32)r1292 * 128u;
-	r1294 = (u32)r1291 + (u32)r1293;
-	r1301 = r11;
-	r1302 = r22;
-	r1303 = (u32)r1302 * 129u;
-	r1304 = (u32)r1301 + (u32)r1303;
-	r1311 = r11;
-	r1312 = r22;
-	r1313 = (u32)r1312 * 130u;
-	r1314 = (u32)r1311 + (u32)r1313;
-	r1321 = r11;
-	r1322 = r22;
-	r1323 = (u32)r1322 * 131u;
-	r1324 = (u32)r1321 + (u32)r1323;
-	r1331 = r11;
-	r1332 = r22;
-	r1333 = (u32)r1332 * 132u;
-	r1334 = (u32)r1331 + (u32)r1333;
-	r1341 = r11;
-	r1342 = r22;
-	r1343 = (u32)r1342 * 133u;
-	r1344 = (u32)r1341 + (u32)r1343;
-	r1351 = r11;
-	r1352 = r22;
-	r1353 = (u32)r1352 * 134u;
-	r1354 = (u32)r1351 + (u32)r1353;
-	r1361 = r11;
-	r1362 = r22;
-	r1363 = (u32)r1362 * 135u;
-	r1364 = (u32)r1361 + (u32)r1363;
-	r1371 = r11;
-	r1372 = r22;
-	r1373 = (u32)r1372 * 136u;
-	r1374 = (u32)r1371 + (u32)r1373;
-	r1381 = r11;
-	r1382 = r22;
-	r1383 = (u32)r1382 * 137u;
-	r1384 = (u32)r1381 + (u32)r1383;
-	r1391 = r11;
-	r1392 = r22;
-	r1393 = (u32)r1392 * 138u;
-	r1394 = (u32)r1391 + (u32)r1393;
-	r1401 = r11;
-	r1402 = r22;
-	r1403 = (u32)r1402 * 139u;
-	r1404 = (u32)r1401 + (u32)r1403;
-	r1411 = r11;
-	r1412 = r22;
-	r1413 = (u32)r1412 * 140u;
-	r1414 = (u32)r1411 + (u32)r1413;
-	r1421 = r11;
-	r1422 = r22;
-	r1423 = (u32)r1422 * 141u;
-	r1424 = (u32)r1421 + (u32)r1423;
-	r1431 = r11;
-	r1432 = r22;
-	r1433 = (u32)r1432 * 142u;
-	r1434 = (u32)r1431 + (u32)r1433;
-	r1441 = r11;
-	r1442 = r22;
-	r1443 = (u32)r1442 * 143u;
-	r1444 = (u32)r1441 + (u32)r1443;
-	r1451 = r11;
-	r1452 = r22;
-	r1453 = (u32)r1452 * 144u;
-	r1454 = (u32)r1451 + (u32)r1453;
-	r1461 = r11;
-	r1462 = r22;
-	r1463 = (u32)r1462 * 145u;
-	r1464 = (u32)r1461 + (u32)r1463;
-	r1471 = r11;
-	r1472 = r22;
-	r1473 = (u32)r1472 * 146u;
-	r1474 = (u32)r1471 + (u32)r1473;
-	r1481 = r11;
-	r1482 = r22;
-	r1483 = (u32)r1482 * 147u;
-	r1484 = (u32)r1481 + (u32)r1483;
-	r1491 = r11;
-	r1492 = r22;
-	r1493 = (u32)r1492 * 148u;
-	r1494 = (u32)r1491 + (u32)r1493;
-	r1501 = r11;
-	r1502 = r22;
-	r1503 = (u32)r1502 * 149u;
-	r1504 = (u32)r1501 + (u32)r1503;
-	r1511 = r11;
-	r1512 = r22;
-	r1513 = (u32)r1512 * 150u;
-	r1514 = (u32)r1511 + (u32)r1513;
-	r1521 = r11;
-	r1522 = r22;
-	r1523 = (u32)r1522 * 151u;
-	r1524 = (u32)r1521 + (u32)r1523;
-	r1531 = r11;
-	r1532 = r22;
-	r1533 = (u32)r1532 * 152u;
-	r1534 = (u32)r1531 + (u32)r1533;
-	r1541 = r11;
-	r1542 = r22;
-	r1543 = (u32)r1542 * 153u;
-	r1544 = (u32)r1541 + (u32)r1543;
-	r1551 = r11;
-	r1552 = r22;
-	r1553 = (u32)r1552 * 154u;
-	r1554 = (u32)r1551 + (u32)r1553;
-	r1561 = r11;
-	r1562 = r22;
-	r1563 = (u32)r1562 * 155u;
-	r1564 = (u32)r1561 + (u32)r1563;
-	r1571 = r11;
-	r1572 = r22;
-	r1573 = (u32)r1572 * 156u;
-	r1574 = (u32)r1571 + (u32)r1573;
-	r1581 = r11;
-	r1582 = r22;
-	r1583 = (u32)r1582 * 157u;
-	r1584 = (u32)r1581 + (u32)r1583;
-	r1591 = r11;
-	r1592 = r22;
-	r1593 = (u32)r1592 * 158u;
-	r1594 = (u32)r1591 + (u32)r1593;
-	r1601 = r11;
-	r1602 = r22;
-	r1603 = (u32)r1602 * 159u;
-	r1604 = (u32)r1601 + (u32)r1603;
-	r1611 = r11;
-	r1612 = r22;
-	r1613 = (u32)r1612 * 160u;
-	r1614 = (u32)r1611 + (u32)r1613;
-	r1621 = r11;
-	r1622 = r22;
-	r1623 = (u32)r1622 * 161u;
-	r1624 = (u32)r1621 + (u32)r1623;
-	r1631 = r11;
-	r1632 = r22;
-	r1633 = (u32)r1632 * 162u;
-	r1634 = (u32)r1631 + (u32)r1633;
-	r1641 = r11;
-	r1642 = r22;
-	r1643 = (u32)r1642 * 163u;
-	r1644 = (u32)r1641 + (u32)r1643;
-	r1651 = r11;
-	r1652 = r22;
-	r1653 = (u32)r1652 * 164u;
-	r1654 = (u32)r1651 + (u32)r1653;
-	r1661 = r11;
-	r1662 = r22;
-	r1663 = (u32)r1662 * 165u;
-	r1664 = (u32)r1661 + (u32)r1663;
-	r1671 = r11;
-	r1672 = r22;
-	r1673 = (u32)r1672 * 166u;
-	r1674 = (u32)r1671 + (u32)r1673;
-	r1681 = r11;
-	r1682 = r22;
-	r1683 = (u32)r1682 * 167u;
-	r1684 = (u32)r1681 + (u32)r1683;
-	r1691 = r11;
-	r1692 = r22;
-	r1693 = (u32)r1692 * 168u;
-	r1694 = (u32)r1691 + (u32)r1693;
-	r1701 = r11;
-	r1702 = r22;
-	r1703 = (u32)r1702 * 169u;
-	r1704 = (u32)r1701 + (u32)r1703;
-	r1711 = r11;
-	r1712 = r22;
-	r1713 = (u32)r1712 * 170u;
-	r1714 = (u32)r1711 + (u32)r1713;
-	r1721 = r11;
-	r1722 = r22;
-	r1723 = (u32)r1722 * 171u;
-	r1724 = (u32)r1721 + (u32)r1723;
-	r1731 = r11;
-	r1732 = r22;
-	r1733 = (u32)r1732 * 172u;
-	r1734 = (u32)r1731 + (u32)r1733;
-	r1741 = r11;
-	r1742 = r22;
-	r1743 = (u32)r1742 * 173u;
-	r1744 = (u32)r1741 + (u32)r1743;
-	r1751 = r11;
-	r1752 = r22;
-	r1753 = (u32)r1752 * 174u;
-	r1754 = (u32)r1751 + (u32)r1753;
-	r1761 = r11;
-	r1762 = r22;
-	r1763 = (u32)r1762 * 175u;
-	r1764 = (u32)r1761 + (u32)r1763;
-	r1771 = r11;
-	r1772 = r22;
-	r1773 = (u32)r1772 * 176u;
-	r1774 = (u32)r1771 + (u32)r1773;
-	r1781 = r11;
-	r1782 = r22;
-	r1783 = (u32)r1782 * 177u;
-	r1784 = (u32)r1781 + (u32)r1783;
-	r1791 = r11;
-	r1792 = r22;
-	r1793 = (u32)r1792 * 178u;
-	r1794 = (u32)r1791 + (u32)r1793;
-	r1801 = r11;
-	r1802 = r22;
-	r1803 = (u32)r1802 * 179u;
-	r1804 = (u32)r1801 + (u32)r1803;
-	r1811 = r11;
-	r1812 = r22;
-	r1813 = (u32)r1812 * 180u;
-	r1814 = (u32)r1811 + (u32)r1813;
-	r1821 = r11;
-	r1822 = r22;
-	r1823 = (u32)r1822 * 181u;
-	r1824 = (u32)r1821 + (u32)r1823;
-	r1831 = r11;
-	r1832 = r22;
-	r1833 = (u32)r1832 * 182u;
-	r1834 = (u32)r1831 + (u32)r1833;
-	r1841 = r11;
-	r1842 = r22;
-	r1843 = (u32)r1842 * 183u;
-	r1844 = (u32)r1841 + (u32)r1843;
-	r1851 = r11;
-	r1852 = r22;
-	r1853 = (u32)r1852 * 184u;
-	r1854 = (u32)r1851 + (u32)r1853;
-	r1861 = r11;
-	r1862 = r22;
-	r1863 = (u32)r1862 * 185u;
-	r1864 = (u32)r1861 + (u32)r1863;
-	r1871 = r11;
-	r1872 = r22;
-	r1873 = (u32)r1872 * 186u;
-	r1874 = (u32)r1871 + (u32)r1873;
-	r1881 = r11;
-	r1882 = r22;
-	r1883 = (u32)r1882 * 187u;
-	r1884 = (u32)r1881 + (u32)r1883;
-	r1891 = r11;
-	r1892 = r22;
-	r1893 = (u32)r1892 * 188u;
-	r1894 = (u32)r1891 + (u32)r1893;
-	r1901 = r11;
-	r1902 = r22;
-	r1903 = (u32)r1902 * 189u;
-	r1904 = (u32)r1901 + (u32)r1903;
-	r1911 = r11;
-	r1912 = r22;
-	r1913 = (u32)r1912 * 190u;
-	r1914 = (u32)r1911 + (u32)r1913;
-	r1921 = r11;
-	r1922 = r22;
-	r1923 = (u32)r1922 * 191u;
-	r1924 = (u32)r1921 + (u32)r1923;
-	r1931 = r11;
-	r1932 = r22;
-	r1933 = (u32)r1932 * 192u;
-	r1934 = (u32)r1931 + (u32)r1933;
-	r1941 = r11;
-	r1942 = r22;
-	r1943 = (u32)r1942 * 193u;
-	r1944 = (u32)r1941 + (u32)r1943;
-	r1951 = r11;
-	r1952 = r22;
-	r1953 = (u32)r1952 * 194u;
-	r1954 = (u32)r1951 + (u32)r1953;
-	r1961 = r11;
-	r1962 = r22;
-	r1963 = (u32)r1962 * 195u;
-	r1964 = (u32)r1961 + (u32)r1963;
-	r1971 = r11;
-	r1972 = r22;
-	r1973 = (u32)r1972 * 196u;
-	r1974 = (u32)r1971 + (u32)r1973;
-	r1981 = r11;
-	r1982 = r22;
-	r1983 = (u32)r1982 * 197u;
-	r1984 = (u32)r1981 + (u32)r1983;
-	r1991 = r11;
-	r1992 = r22;
-	r1993 = (u32)r1992 * 198u;
-	r1994 = (u32)r1991 + (u32)r1993;
-	r2001 = r11;
-	r2002 = r22;
-	r2003 = (u32)r2002 * 199u;
-	r2004 = (u32)r2001 + (u32)r2003;
-	r2011 = r11;
-	r2012 = r22;
-	r2013 = (u32)r2012 * 200u;
-	r2014 = (u32)r2011 + (u32)r2013;
-	r2021 = r11;
-	r2022 = r22;
-	r2023 = (u32)r2022 * 201u;
-	r2024 = (u32)r2021 + (u32)r2023;
-	r2031 = r11;
-	r2032 = r22;
-	r2033 = (u32)r2032 * 202u;
-	r2034 = (u32)r2031 + (u32)r2033;
-	r2041 = r11;
-	r2042 = r22;
-	r2043 = (u32)r2042 * 203u;
-	r2044 = (u32)r2041 + (u32)r2043;
-	r2051 = r11;
-	r2052 = r22;
-	r2053 = (u32)r2052 * 204u;
-	r2054 = (u32)r2051 + (u32)r2053;
-	r2061 = r11;
-	r2062 = r22;
-	r2063 = (u32)r2062 * 205u;
-	r2064 = (u32)r2061 + (u32)r2063;
-	r2071 = r11;
-	r2072 = r22;
-	r2073 = (u32)r2072 * 206u;
-	r2074 = (u32)r2071 + (u32)r2073;
-	r2081 = r11;
-	r2082 = r22;
-	r2083 = (u32)r2082 * 207u;
-	r2084 = (u32)r2081 + (u32)r2083;
-	r2091 = r11;
-	r2092 = r22;
-	r2093 = (u32)r2092 * 208u;
-	r2094 = (u32)r2091 + (u32)r2093;
-	r2101 = r11;
-	r2102 = r22;
-	r2103 = (u32)r2102 * 209u;
-	r2104 = (u32)r2101 + (u32)r2103;
-	r2111 = r11;
-	r2112 = r22;
-	r2113 = (u32)r2112 * 210u;
-	r2114 = (u32)r2111 + (u32)r2113;
-	r2121 = r11;
-	r2122 = r22;
-	r2123 = (u32)r2122 * 211u;
-	r2124 = (u32)r2121 + (u32)r2123;
-	r2131 = r11;
-	r2132 = r22;
-	r2133 = (u32)r2132 * 212u;
-	r2134 = (u32)r2131 + (u32)r2133;
-	r2141 = r11;
-	r2142 = r22;
-	r2143 = (u32)r2142 * 213u;
-	r2144 = (u32)r2141 + (u32)r2143;
-	r2151 = r11;
-	r2152 = r22;
-	r2153 = (u32)r2152 * 214u;
-	r2154 = (u32)r2151 + (u32)r2153;
-	r2161 = r11;
-	r2162 = r22;
-	r2163 = (u32)r2162 * 215u;
-	r2164 = (u32)r2161 + (u32)r2163;
-	r2171 = r11;
-	r2172 = r22;
-	r2173 = (u32)r2172 * 216u;
-	r2174 = (u32)r2171 + (u32)r2173;
-	r2181 = r11;
-	r2182 = r22;
-	r2183 = (u32)r2182 * 217u;
-	r2184 = (u32)r2181 + (u32)r2183;
-	r2191 = r11;
-	r2192 = r22;
-	r2193 = (u32)r2192 * 218u;
-	r2194 = (u32)r2191 + (u32)r2193;
-	r2201 = r11;
-	r2202 = r22;
-	r2203 = (u32)r2202 * 219u;
-	r2204 = (u32)r2201 + (u32)r2203;
-	r2211 = r11;
-	r2212 = r22;
-	r2213 = (u32)r2212 * 220u;
-	r2214 = (u32)r2211 + (u32)r2213;
-	r2221 = r11;
-	r2222 = r22;
-	r2223 = (u32)r2222 * 221u;
-	r2224 = (u32)r2221 + (u32)r2223;
-	r2231 = r11;
-	r2232 = r22;
-	r2233 = (u32)r2232 * 222u;
-	r2234 = (u32)r2231 + (u32)r2233;
-	r2241 = r11;
-	r2242 = r22;
-	r2243 = (u32)r2242 * 223u;
-	r2244 = (u32)r2241 + (u32)r2243;
-	r2251 = r11;
-	r2252 = r22;
-	r2253 = (u32)r2252 * 224u;
-	r2254 = (u32)r2251 + (u32)r2253;
-	r2261 = r11;
-	r2262 = r22;
-	r2263 = (u32)r2262 * 225u;
-	r2264 = (u32)r2261 + (u32)r2263;
-	r2271 = r11;
-	r2272 = r22;
-	r2273 = (u32)r2272 * 226u;
-	r2274 = (u32)r2271 + (u32)r2273;
-	r2281 = r11;
-	r2282 = r22;
-	r2283 = (u32)r2282 * 227u;
-	r2284 = (u32)r2281 + (u32)r2283;
-	r2291 = r11;
-	r2292 = r22;
-	r2293 = (u32)r2292 * 228u;
-	r2294 = (u32)r2291 + (u32)r2293;
-	r2301 = r11;
-	r2302 = r22;
-	r2303 = (u32)r2302 * 229u;
-	r2304 = (u32)r2301 + (u32)r2303;
-	r2311 = r11;
-	r2312 = r22;
-	r2313 = (u32)r2312 * 230u;
-	r2314 = (u32)r2311 + (u32)r2313;
-	r2321 = r11;
-	r2322 = r22;
-	r2323 = (u32)r2322 * 231u;
-	r2324 = (u32)r2321 + (u32)r2323;
-	r2331 = r11;
-	r2332 = r22;
-	r2333 = (u32)r2332 * 232u;
-	r2334 = (u32)r2331 + (u32)r2333;
-	r2341 = r11;
-	r2342 = r22;
-	r2343 = (u32)r2342 * 233u;
-	r2344 = (u32)r2341 + (u32)r2343;
-	r2351 = r11;
-	r2352 = r22;
-	r2353 = (u32)r2352 * 234u;
-	r2354 = (u32)r2351 + (u32)r2353;
-	r2361 = r11;
-	r2362 = r22;
-	r2363 = (u32)r2362 * 235u;
-	r2364 = (u32)r2361 + (u32)r2363;
-	r2371 = r11;
-	r2372 = r22;
-	r2373 = (u32)r2372 * 236u;
-	r2374 = (u32)r2371 + (u32)r2373;
-	r2381 = r11;
-	r2382 = r22;
-	r2383 = (u32)r2382 * 237u;
-	r2384 = (u32)r2381 + (u32)r2383;
-	r2391 = r11;
-	r2392 = r22;
-	r2393 = (u32)r2392 * 238u;
-	r2394 = (u32)r2391 + (u32)r2393;
-	r2401 = r11;
-	r2402 = r22;
-	r2403 = (u32)r2402 * 239u;
-	r2404 = (u32)r2401 + (u32)r2403;
-	r2411 = r11;
-	r2412 = r22;
-	r2413 = (u32)r2412 * 240u;
-	r2414 = (u32)r2411 + (u32)r2413;
-	r2421 = r11;
-	r2422 = r22;
-	r2423 = (u32)r2422 * 241u;
-	r2424 = (u32)r2421 + (u32)r2423;
-	r2431 = r11;
-	r2432 = r22;
-	r2433 = (u32)r2432 * 242u;
-	r2434 = (u32)r2431 + (u32)r2433;
-	r2441 = r11;
-	r2442 = r22;
-	r2443 = (u32)r2442 * 243u;
-	r2444 = (u32)r2441 + (u32)r2443;
-	r2451 = r11;
-	r2452 = r22;
-	r2453 = (u32)r2452 * 244u;
-	r2454 = (u32)r2451 + (u32)r2453;
-	r2461 = r11;
-	r2462 = r22;
-	r2463 = (u32)r2462 * 245u;
-	r2464 = (u32)r2461 + (u32)r2463;
-	r2471 = r11;
-	r2472 = r22;
-	r2473 = (u32)r2472 * 246u;
-	r2474 = (u32)r2471 + (u32)r2473;
-	r2481 = r11;
-	r2482 = r22;
-	r2483 = (u32)r2482 * 247u;
-	r2484 = (u32)r2481 + (u32)r2483;
-	r2491 = r11;
-	r2492 = r22;
-	r2493 = (u32)r2492 * 248u;
-	r2494 = (u32)r2491 + (u32)r2493;
-	r2501 = r11;
-	r2502 = r22;
-	r2503 = (u32)r2502 * 249u;
-	r2504 = (u32)r2501 + (u32)r2503;
-	r2511 = r11;
-	r2512 = r22;
-	r2513 = (u32)r2512 * 250u;
-	r2514 = (u32)r2511 + (u32)r2513;
-	r2521 = r11;
-	r2522 = r22;
-	r2523 = (u32)r2522 * 251u;
-	r2524 = (u32)r2521 + (u32)r2523;
-	r2531 = r11;
-	r2532 = r22;
-	r2533 = (u32)r2532 * 252u;
-	r2534 = (u32)r2531 + (u32)r2533;
-	r2541 = r11;
-	r2542 = r22;
-	r2543 = (u32)r2542 * 253u;
-	r2544 = (u32)r2541 + (u32)r2543;
-	r2551 = r11;
-	r2552 = r22;
-	r2553 = (u32)r2552 * 254u;
-	r2554 = (u32)r2551 + (u32)r2553;
-	r6904 = r2;
-	r6905 = r4 + r6904 * 4;
-	r6906 = (u64)r1 * 4ull;
-	r6907 = r26 + r6904 * 4;
-	r6908 = r36 + r6904 * 4;
-	r6909 = r46 + r6904 * 4;
-	r6910 = r56 + r6904 * 4;
-	r6911 = r66 + r6904 * 4;
-	r6912 = r76 + r6904 * 4;
-	r6913 = r86 + r6904 * 4;
-	r6914 = r96 + r6904 * 4;
-	r6915 = r106 + r6904 * 4;
-	r6916 = r116 + r6904 * 4;
-	r6917 = r126 + r6904 * 4;
-	r6918 = r136 + r6904 * 4;
-	r6919 = r146 + r6904 * 4;
-	r6920 = r156 + r6904 * 4;
-	r6921 = r166 + r6904 * 4;
-	r6922 = r176 + r6904 * 4;
-	r6923 = r186 + r6904 * 4;
-	r6924 = r196 + r6904 * 4;
-	r6925 = r206 + r6904 * 4;
-	r6926 = r216 + r6904 * 4;
-	r6927 = r226 + r6904 * 4;
-	r6928 = r236 + r6904 * 4;
-	r6929 = r246 + r6904 * 4;
-	r6930 = r256 + r6904 * 4;
-	r6931 = r266 + r6904 * 4;
-	r6932 = r276 + r6904 * 4;
-	r6933 = r286 + r6904 * 4;
-	r6934 = r296 + r6904 * 4;
-	r6935 = r306 + r6904 * 4;
-	r6936 = r316 + r6904 * 4;
-	r6937 = r326 + r6904 * 4;
-	r6938 = r336 + r6904 * 4;
-	r6939 = r346 + r6904 * 4;
-	r6940 = r356 + r6904 * 4;
-	r6941 = r366 + r6904 * 4;
-	r6942 = r376 + r6904 * 4;
-	r6943 = r386 + r6904 * 4;
-	r6944 = r396 + r6904 * 4;
-	r6945 = r406 + r6904 * 4;
-	r6946 = r416 + r6904 * 4;
-	r6947 = r426 + r6904 * 4;
-	r6948 = r436 + r6904 * 4;
-	r6949 = r446 + r6904 * 4;
-	r6950 = r456 + r6904 * 4;
-	r6951 = r466 + r6904 * 4;
-	r6952 = r476 + r6904 * 4;
-	r6953 = r486 + r6904 * 4;
-	r6954 = r496 + r6904 * 4;
-	r6955 = r506 + r6904 * 4;
-	r6956 = r516 + r6904 * 4;
-	r6957 = r526 + r6904 * 4;
-	r6958 = r536 + r6904 * 4;
-	r6959 = r546 + r6904 * 4;
-	r6960 = r556 + r6904 * 4;
-	r6961 = r566 + r6904 * 4;
-	r6962 = r576 + r6904 * 4;
-	r6963 = r586 + r6904 * 4;
-	r6964 = r596 + r6904 * 4;
-	r6965 = r606 + r6904 * 4;
-	r6966 = r616 + r6904 * 4;
-	r6967 = r626 + r6904 * 4;
-	r6968 = r636 + r6904 * 4;
-	r6969 = r646 + r6904 * 4;
-	r6970 = r656 + r6904 * 4;
-	r6971 = r666 + r6904 * 4;
-	r6972 = r676 + r6904 * 4;
-	r6973 = r686 + r6904 * 4;
-	r6974 = r696 + r6904 * 4;
-	r6975 = r706 + r6904 * 4;
-	r6976 = r716 + r6904 * 4;
-	r6977 = r726 + r6904 * 4;
-	r6978 = r736 + r6904 * 4;
-	r6979 = r746 + r6904 * 4;
-	r6980 = r756 + r6904 * 4;
-	r6981 = r766 + r6904 * 4;
-	r6982 = r776 + r6904 * 4;
-	r6983 = r786 + r6904 * 4;
-	r6984 = r796 + r6904 * 4;
-	r6985 = r806 + r6904 * 4;
-	r6986 = r816 + r6904 * 4;
-	r6987 = r826 + r6904 * 4;
-	r6988 = r836 + r6904 * 4;
-	r6989 = r846 + r6904 * 4;
-	r6990 = r856 + r6904 * 4;
-	r6991 = r866 + r6904 * 4;
-	r6992 = r876 + r6904 * 4;
-	r6993 = r886 + r6904 * 4;
-	r6994 = r896 + r6904 * 4;
-	r6995 = r906 + r6904 * 4;
-	r6996 = r916 + r6904 * 4;
-	r6997 = r926 + r6904 * 4;
-	r6998 = r936 + r6904 * 4;
-	r6999 = r946 + r6904 * 4;
-	r7000 = r956 + r6904 * 4;
-	r7001 = r966 + r6904 * 4;
-	r7002 = r976 + r6904 * 4;
-	r7003 = r986 + r6904 * 4;
-	r7004 = r996 + r6904 * 4;
-	r7005 = r1006 + r6904 * 4;
-	r7006 = r1016 + r6904 * 4;
-	r7007 = r1026 + r6904 * 4;
-	r7008 = r1036 + r6904 * 4;
-	r7009 = r1046 + r6904 * 4;
-	r7010 = r1056 + r6904 * 4;
-	r7011 = r1066 + r6904 * 4;
-	r7012 = r1076 + r6904 * 4;
-	r7013 = r1086 + r6904 * 4;
-	r7014 = r1096 + r6904 * 4;
-	r7015 = r1106 + r6904 * 4;
-	r7016 = r1116 + r6904 * 4;
-	r7017 = r1126 + r6904 * 4;
-	r7018 = r1136 + r6904 * 4;
-	r7019 = r1146 + r6904 * 4;
-	r7020 = r1156 + r6904 * 4;
-	r7021 = r1166 + r6904 * 4;
-	r7022 = r1176 + r6904 * 4;
-	r7023 = r1186 + r6904 * 4;
-	r7024 = r1196 + r6904 * 4;
-	r7025 = r1206 + r6904 * 4;
-	r7026 = r1216 + r6904 * 4;
-	r7027 = r1226 + r6904 * 4;
-	r7028 = r1236 + r6904 * 4;
-	r7029 = r1246 + r6904 * 4;
-	r7030 = r1256 + r6904 * 4;
-	r7031 = r1266 + r6904 * 4;
-	r7032 = r1276 + r6904 * 4;
-	r7033 = r1286 + r6904 * 4;
-	r7034 = r1296 + r6904 * 4;
-	r7035 = r1306 + r6904 * 4;
-	r7036 = r1316 + r6904 * 4;
-	r7037 = r1326 + r6904 * 4;
-	r7038 = r1336 + r6904 * 4;
-	r7039 = r1346 + r6904 * 4;
-	r7040 = r1356 + r6904 * 4;
-	r7041 = r1366 + r6904 * 4;
-	r7042 = r1376 + r6904 * 4;
-	r7043 = r1386 + r6904 * 4;
-	r7044 = r1396 + r6904 * 4;
-	r7045 = r1406 + r6904 * 4;
-	r7046 = r1416 + r6904 * 4;
-	r7047 = r1426 + r6904 * 4;
-	r7048 = r1436 + r6904 * 4;
-	r7049 = r1446 + r6904 * 4;
-	r7050 = r1456 + r6904 * 4;
-	r7051 = r1466 + r6904 * 4;
-	r7052 = r1476 + r6904 * 4;
-	r7053 = r1486 + r6904 * 4;
-	r7054 = r1496 + r6904 * 4;
-	r7055 = r1506 + r6904 * 4;
-	r7056 = r1516 + r6904 * 4;
-	r7057 = r1526 + r6904 * 4;
-	r7058 = r1536 + r6904 * 4;
-	r7059 = r1546 + r6904 * 4;
-	r7060 = r1556 + r6904 * 4;
-	r7061 = r1566 + r6904 * 4;
-	r7062 = r1576 + r6904 * 4;
-	r7063 = r1586 + r6904 * 4;
-	r7064 = r1596 + r6904 * 4;
-	r7065 = r1606 + r6904 * 4;
-	r7066 = r1616 + r6904 * 4;
-	r7067 = r1626 + r6904 * 4;
-	r7068 = r1636 + r6904 * 4;
-	r7069 = r1646 + r6904 * 4;
-	r7070 = r1656 + r6904 * 4;
-	r7071 = r1666 + r6904 * 4;
-	r7072 = r1676 + r6904 * 4;
-	r7073 = r1686 + r6904 * 4;
-	r7074 = r1696 + r6904 * 4;
-	r7075 = r1706 + r6904 * 4;
-	r7076 = r1716 + r6904 * 4;
-	r7077 = r1726 + r6904 * 4;
-	r7078 = r1736 + r6904 * 4;
-	r7079 = r1746 + r6904 * 4;
-	r7080 = r1756 + r6904 * 4;
-	r7081 = r1766 + r6904 * 4;
-	r7082 = r1776 + r6904 * 4;
-	r7083 = r1786 + r6904 * 4;
-	r7084 = r1796 + r6904 * 4;
-	r7085 = r1806 + r6904 * 4;
-	r7086 = r1816 + r6904 * 4;
-	r7087 = r1826 + r6904 * 4;
-	r7088 = r1836 + r6904 * 4;
-	r7089 = r1846 + r6904 * 4;
-	r7090 = r1856 + r6904 * 4;
-	r7091 = r1866 + r6904 * 4;
-	r7092 = r1876 + r6904 * 4;
-	r7093 = r1886 + r6904 * 4;
-	r7094 = r1896 + r6904 * 4;
-	r7095 = r1906 + r6904 * 4;
-	r7096 = r1916 + r6904 * 4;
-	r7097 = r1926 + r6904 * 4;
-	r7098 = r1936 + r6904 * 4;
-	r7099 = r1946 + r6904 * 4;
-	r7100 = r1956 + r6904 * 4;
-	r7101 = r1966 + r6904 * 4;
-	r7102 = r1976 + r6904 * 4;
-	r7103 = r1986 + r6904 * 4;
-	r7104 = r1996 + r6904 * 4;
-	r7105 = r2006 + r6904 * 4;
-	r7106 = r2016 + r6904 * 4;
-	r7107 = r2026 + r6904 * 4;
-	r7108 = r2036 + r6904 * 4;
-	r7109 = r2046 + r6904 * 4;
-	r7110 = r2056 + r6904 * 4;
-	r7111 = r2066 + r6904 * 4;
-	r7112 = r2076 + r6904 * 4;
-	r7113 = r2086 + r6904 * 4;
-	r7114 = r2096 + r6904 * 4;
-	r7115 = r2106 + r6904 * 4;
-	r7116 = r2116 + r6904 * 4;
-	r7117 = r2126 + r6904 * 4;
-	r7118 = r2136 + r6904 * 4;
-	r7119 = r2146 + r6904 * 4;
-	r7120 = r2156 + r6904 * 4;
-	r7121 = r2166 + r6904 * 4;
-	r7122 = r2176 + r6904 * 4;
-	r7123 = r2186 + r6904 * 4;
-	r7124 = r2196 + r6904 * 4;
-	r7125 = r2206 + r6904 * 4;
-	r7126 = r2216 + r6904 * 4;
-	r7127 = r2226 + r6904 * 4;
-	r7128 = r2236 + r6904 * 4;
-	r7129 = r2246 + r6904 * 4;
-	r7130 = r2256 + r6904 * 4;
-	r7131 = r2266 + r6904 * 4;
-	r7132 = r2276 + r6904 * 4;
-	r7133 = r2286 + r6904 * 4;
-	r7134 = r2296 + r6904 * 4;
-	r7135 = r2306 + r6904 * 4;
-	r7136 = r2316 + r6904 * 4;
-	r7137 = r2326 + r6904 * 4;
-	r7138 = r2336 + r6904 * 4;
-	r7139 = r2346 + r6904 * 4;
-	r7140 = r2356 + r6904 * 4;
-	r7141 = r2366 + r6904 * 4;
-	r7142 = r2376 + r6904 * 4;
-	r7143 = r2386 + r6904 * 4;
-	r7144 = r2396 + r6904 * 4;
-	r7145 = r2406 + r6904 * 4;
-	r7146 = r2416 + r6904 * 4;
-	r7147 = r2426 + r6904 * 4;
-	r7148 = r2436 + r6904 * 4;
-	r7149 = r2446 + r6904 * 4;
-	r7150 = r2456 + r6904 * 4;
-	r7151 = r2466 + r6904 * 4;
-	r7152 = r2476 + r6904 * 4;
-	r7153 = r2486 + r6904 * 4;
-	r7154 = r2496 + r6904 * 4;
-	r7155 = r2506 + r6904 * 4;
-	r7156 = r2516 + r6904 * 4;
-	r7157 = r2526 + r6904 * 4;
-	r7158 = r2536 + r6904 * 4;
-	r7159 = r2546 + r6904 * 4;
-	r7160 = r2556 + r6904 * 4;
+#line 10 "wide.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r12 = p510; r14 = p511;
+	r26 = p2; r27 = p3;
+	r36 = p4; r37 = p5;
+	r46 = p6; r47 = p7;
+	r56 = p8; r57 = p9;
+	r66 = p10; r67 = p11;
+	r76 = p12; r77 = p13;
+	r86 = p14; r87 = p15;
+	r96 = p16; r97 = p17;
+	r106 = p18; r107 = p19;
+	r116 = p20; r117 = p21;
+	r126 = p22; r127 = p23;
+	r136 = p24; r137 = p25;
+	r146 = p26; r147 = p27;
+	r156 = p28; r157 = p29;
+	r166 = p30; r167 = p31;
+	r176 = p32; r177 = p33;
+	r186 = p34; r187 = p35;
+	r196 = p36; r197 = p37;
+	r206 = p38; r207 = p39;
+	r216 = p40; r217 = p41;
+	r226 = p42; r227 = p43;
+	r236 = p44; r237 = p45;
+	r246 = p46; r247 = p47;
+	r256 = p48; r257 = p49;
+	r266 = p50; r267 = p51;
+	r276 = p52; r277 = p53;
+	r286 = p54; r287 = p55;
+	r296 = p56; r297 = p57;
+	r306 = p58; r307 = p59;
+	r316 = p60; r317 = p61;
+	r326 = p62; r327 = p63;
+	r336 = p64; r337 = p65;
+	r346 = p66; r347 = p67;
+	r356 = p68; r357 = p69;
+	r366 = p70; r367 = p71;
+	r376 = p72; r377 = p73;
+	r386 = p74; r387 = p75;
+	r396 = p76; r397 = p77;
+	r406 = p78; r407 = p79;
+	r416 = p80; r417 = p81;
+	r426 = p82; r427 = p83;
+	r436 = p84; r437 = p85;
+	r446 = p86; r447 = p87;
+	r456 = p88; r457 = p89;
+	r466 = p90; r467 = p91;
+	r476 = p92; r477 = p93;
+	r486 = p94; r487 = p95;
+	r496 = p96; r497 = p97;
+	r506 = p98; r507 = p99;
+	r516 = p100; r517 = p101;
+	r526 = p102; r527 = p103;
+	r536 = p104; r537 = p105;
+	r546 = p106; r547 = p107;
+	r556 = p108; r557 = p109;
+	r566 = p110; r567 = p111;
+	r576 = p112; r577 = p113;
+	r586 = p114; r587 = p115;
+	r596 = p116; r597 = p117;
+	r606 = p118; r607 = p119;
+	r616 = p120; r617 = p121;
+	r626 = p122; r627 = p123;
+	r636 = p124; r637 = p125;
+	r646 = p126; r647 = p127;
+	r656 = p128; r657 = p129;
+	r666 = p130; r667 = p131;
+	r676 = p132; r677 = p133;
+	r686 = p134; r687 = p135;
+	r696 = p136; r697 = p137;
+	r706 = p138; r707 = p139;
+	r716 = p140; r717 = p141;
+	r726 = p142; r727 = p143;
+	r736 = p144; r737 = p145;
+	r746 = p146; r747 = p147;
+	r756 = p148; r757 = p149;
+	r766 = p150; r767 = p151;
+	r776 = p152; r777 = p153;
+	r786 = p154; r787 = p155;
+	r796 = p156; r797 = p157;
+	r806 = p158; r807 = p159;
+	r816 = p160; r817 = p161;
+	r826 = p162; r827 = p163;
+	r836 = p164; r837 = p165;
+	r846 = p166; r847 = p167;
+	r856 = p168; r857 = p169;
+	r866 = p170; r867 = p171;
+	r876 = p172; r877 = p173;
+	r886 = p174; r887 = p175;
+	r896 = p176; r897 = p177;
+	r906 = p178; r907 = p179;
+	r916 = p180; r917 = p181;
+	r926 = p182; r927 = p183;
+	r936 = p184; r937 = p185;
+	r946 = p186; r947 = p187;
+	r956 = p188; r957 = p189;
+	r966 = p190; r967 = p191;
+	r976 = p192; r977 = p193;
+	r986 = p194; r987 = p195;
+	r996 = p196; r997 = p197;
+	r1006 = p198; r1007 = p199;
+	r1016 = p200; r1017 = p201;
+	r1026 = p202; r1027 = p203;
+	r1036 = p204; r1037 = p205;
+	r1046 = p206; r1047 = p207;
+	r1056 = p208; r1057 = p209;
+	r1066 = p210; r1067 = p211;
+	r1076 = p212; r1077 = p213;
+	r1086 = p214; r1087 = p215;
+	r1096 = p216; r1097 = p217;
+	r1106 = p218; r1107 = p219;
+	r1116 = p220; r1117 = p221;
+	r1126 = p222; r1127 = p223;
+	r1136 = p224; r1137 = p225;
+	r1146 = p226; r1147 = p227;
+	r1156 = p228; r1157 = p229;
+	r1166 = p230; r1167 = p231;
+	r1176 = p232; r1177 = p233;
+	r1186 = p234; r1187 = p235;
+	r1196 = p236; r1197 = p237;
+	r1206 = p238; r1207 = p239;
+	r1216 = p240; r1217 = p241;
+	r1226 = p242; r1227 = p243;
+	r1236 = p244; r1237 = p245;
+	r1246 = p246; r1247 = p247;
+	r1256 = p248; r1257 = p249;
+	r1266 = p250; r1267 = p251;
+	r1276 = p252; r1277 = p253;
+	r1286 = p254; r1287 = p255;
+	r1296 = p256; r1297 = p257;
+	r1306 = p258; r1307 = p259;
+	r1316 = p260; r1317 = p261;
+	r1326 = p262; r1327 = p263;
+	r1336 = p264; r1337 = p265;
+	r1346 = p266; r1347 = p267;
+	r1356 = p268; r1357 = p269;
+	r1366 = p270; r1367 = p271;
+	r1376 = p272; r1377 = p273;
+	r1386 = p274; r1387 = p275;
+	r1396 = p276; r1397 = p277;
+	r1406 = p278; r1407 = p279;
+	r1416 = p280; r1417 = p281;
+	r1426 = p282; r1427 = p283;
+	r1436 = p284; r1437 = p285;
+	r1446 = p286; r1447 = p287;
+	r1456 = p288; r1457 = p289;
+	r1466 = p290; r1467 = p291;
+	r1476 = p292; r1477 = p293;
+	r1486 = p294; r1487 = p295;
+	r1496 = p296; r1497 = p297;
+	r1506 = p298; r1507 = p299;
+	r1516 = p300; r1517 = p301;
+	r1526 = p302; r1527 = p303;
+	r1536 = p304; r1537 = p305;
+	r1546 = p306; r1547 = p307;
+	r1556 = p308; r1557 = p309;
+	r1566 = p310; r1567 = p311;
+	r1576 = p312; r1577 = p313;
+	r1586 = p314; r1587 = p315;
+	r1596 = p316; r1597 = p317;
+	r1606 = p318; r1607 = p319;
+	r1616 = p320; r1617 = p321;
+	r1626 = p322; r1627 = p323;
+	r1636 = p324; r1637 = p325;
+	r1646 = p326; r1647 = p327;
+	r1656 = p328; r1657 = p329;
+	r1666 = p330; r1667 = p331;
+	r1676 = p332; r1677 = p333;
+	r1686 = p334; r1687 = p335;
+	r1696 = p336; r1697 = p337;
+	r1706 = p338; r1707 = p339;
+	r1716 = p340; r1717 = p341;
+	r1726 = p342; r1727 = p343;
+	r1736 = p344; r1737 = p345;
+	r1746 = p346; r1747 = p347;
+	r1756 = p348; r1757 = p349;
+	r1766 = p350; r1767 = p351;
+	r1776 = p352; r1777 = p353;
+	r1786 = p354; r1787 = p355;
+	r1796 = p356; r1797 = p357;
+	r1806 = p358; r1807 = p359;
+	r1816 = p360; r1817 = p361;
+	r1826 = p362; r1827 = p363;
+	r1836 = p364; r1837 = p365;
+	r1846 = p366; r1847 = p367;
+	r1856 = p368; r1857 = p369;
+	r1866 = p370; r1867 = p371;
+	r1876 = p372; r1877 = p373;
+	r1886 = p374; r1887 = p375;
+	r1896 = p376; r1897 = p377;
+	r1906 = p378; r1907 = p379;
+	r1916 = p380; r1917 = p381;
+	r1926 = p382; r1927 = p383;
+	r1936 = p384; r1937 = p385;
+	r1946 = p386; r1947 = p387;
+	r1956 = p388; r1957 = p389;
+	r1966 = p390; r1967 = p391;
+	r1976 = p392; r1977 = p393;
+	r1986 = p394; r1987 = p395;
+	r1996 = p396; r1997 = p397;
+	r2006 = p398; r2007 = p399;
+	r2016 = p400; r2017 = p401;
+	r2026 = p402; r2027 = p403;
+	r2036 = p404; r2037 = p405;
+	r2046 = p406; r2047 = p407;
+	r2056 = p408; r2057 = p409;
+	r2066 = p410; r2067 = p411;
+	r2076 = p412; r2077 = p413;
+	r2086 = p414; r2087 = p415;
+	r2096 = p416; r2097 = p417;
+	r2106 = p418; r2107 = p419;
+	r2116 = p420; r2117 = p421;
+	r2126 = p422; r2127 = p423;
+	r2136 = p424; r2137 = p425;
+	r2146 = p426; r2147 = p427;
+	r2156 = p428; r2157 = p429;
+	r2166 = p430; r2167 = p431;
+	r2176 = p432; r2177 = p433;
+	r2186 = p434; r2187 = p435;
+	r2196 = p436; r2197 = p437;
+	r2206 = p438; r2207 = p439;
+	r2216 = p440; r2217 = p441;
+	r2226 = p442; r2227 = p443;
+	r2236 = p444; r2237 = p445;
+	r2246 = p446; r2247 = p447;
+	r2256 = p448; r2257 = p449;
+	r2266 = p450; r2267 = p451;
+	r2276 = p452; r2277 = p453;
+	r2286 = p454; r2287 = p455;
+	r2296 = p456; r2297 = p457;
+	r2306 = p458; r2307 = p459;
+	r2316 = p460; r2317 = p461;
+	r2326 = p462; r2327 = p463;
+	r2336 = p464; r2337 = p465;
+	r2346 = p466; r2347 = p467;
+	r2356 = p468; r2357 = p469;
+	r2366 = p470; r2367 = p471;
+	r2376 = p472; r2377 = p473;
+	r2386 = p474; r2387 = p475;
+	r2396 = p476; r2397 = p477;
+	r2406 = p478; r2407 = p479;
+	r2416 = p480; r2417 = p481;
+	r2426 = p482; r2427 = p483;
+	r2436 = p484; r2437 = p485;
+	r2446 = p486; r2447 = p487;
+	r2456 = p488; r2457 = p489;
+	r2466 = p490; r2467 = p491;
+	r2476 = p492; r2477 = p493;
+	r2486 = p494; r2487 = p495;
+	r2496 = p496; r2497 = p497;
+	r2506 = p498; r2507 = p499;
+	r2516 = p500; r2517 = p501;
+	r2526 = p502; r2527 = p503;
+	r2536 = p504; r2537 = p505;
+	r2546 = p506; r2547 = p507;
+	r2556 = p508; r2557 = p509;
+#line 10 "wide.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r4604 = (u64)r27; r4605 = r2; r4606 = (u64)r4605 + 1ull; r4607 = (u64)r4606; r4608 = r4607 < r4604; r4609 = (u64)r3; r4610 = r4609 + 18446744073709551615ull; r4611 = r4610 + 4611686018427387904ull; r4612 = r4611 <= 9223372036854775808ull; r4613 = r4610 - 1ull; r4614 = (u64)r2; r4615 = r4613 - r4614; r4616 = r4604 - 1ull; r4617 = r4616 - r4607; r4618 = r4615 <= r4617; r4619 = (u64)r37; r4620 = r4607 < r4619; r4621 = r4619 - 1ull; r4622 = r4621 - r4607; r4623 = r4615 <= r4622; r4624 = (u64)r47; r4625 = r4607 < r4624; r4626 = r4624 - 1ull; r4627 = r4626 - r4607; r4628 = r4615 <= r4627; r4629 = (u64)r57; r4630 = r4607 < r4629; r4631 = r4629 - 1ull; r4632 = r4631 - r4607; r4633 = r4615 <= r4632; r4634 = (u64)r67; r4635 = r4607 < r4634; r4636 = r4634 - 1ull; r4637 = r4636 - r4607; r4638 = r4615 <= r4637; r4639 = (u64)r77; r4640 = r4607 < r4639; r4641 = r4639 - 1ull; r4642 = r4641 - r4607; r4643 = r4615 <= r4642; r4644 = (u64)r87; r4645 = r4607 < r4644; r4646 = r4644 - 1ull; r4647 = r4646 - r4607; r4648 = r4615 <= r4647; r4649 = (u64)r97; r4650 = r4607 < r4649; r4651 = r4649 - 1ull; r4652 = r4651 - r4607; r4653 = r4615 <= r4652; r4654 = (u64)r107; r4655 = r4607 < r4654; r4656 = r4654 - 1ull; r4657 = r4656 - r4607; r4658 = r4615 <= r4657; r4659 = (u64)r117; r4660 = r4607 < r4659; r4661 = r4659 - 1ull; r4662 = r4661 - r4607; r4663 = r4615 <= r4662; r4664 = (u64)r127; r4665 = r4607 < r4664; r4666 = r4664 - 1ull; r4667 = r4666 - r4607; r4668 = r4615 <= r4667; r4669 = (u64)r137; r4670 = r4607 < r4669; r4671 = r4669 - 1ull; r4672 = r4671 - r4607; r4673 = r4615 <= r4672; r4674 = (u64)r147; r4675 = r4607 < r4674; r4676 = r4674 - 1ull; r4677 = r4676 - r4607; r4678 = r4615 <= r4677; r4679 = (u64)r157; r4680 = r4607 < r4679; r4681 = r4679 - 1ull; r4682 = r4681 - r4607; r4683 = r4615 <= r4682; r4684 = (u64)r167; r4685 = r4607 < r4684; r4686 = r4684 - 1ull; r4687 = r4686 - r4607; r4688 = r4615 <= r4687; r4689 = (u64)r177; r4690 = r4607 < r4689; r4691 = r4689 - 1ull; r4692 = r4691 - r4607; r4693 = r4615 <= r4692; r4694 = (u64)r187; r4695 = r4607 < r4694; r4696 = r4694 - 1ull; r4697 = r4696 - r4607; r4698 = r4615 <= r4697; r4699 = (u64)r197; r4700 = r4607 < r4699; r4701 = r4699 - 1ull; r4702 = r4701 - r4607; r4703 = r4615 <= r4702; r4704 = (u64)r207; r4705 = r4607 < r4704; r4706 = r4704 - 1ull; r4707 = r4706 - r4607; r4708 = r4615 <= r4707; r4709 = (u64)r217; r4710 = r4607 < r4709; r4711 = r4709 - 1ull; r4712 = r4711 - r4607; r4713 = r4615 <= r4712; r4714 = (u64)r227; r4715 = r4607 < r4714; r4716 = r4714 - 1ull; r4717 = r4716 - r4607; r4718 = r4615 <= r4717; r4719 = (u64)r237; r4720 = r4607 < r4719; r4721 = r4719 - 1ull; r4722 = r4721 - r4607; r4723 = r4615 <= r4722; r4724 = (u64)r247; r4725 = r4607 < r4724; r4726 = r4724 - 1ull; r4727 = r4726 - r4607; r4728 = r4615 <= r4727; r4729 = (u64)r257; r4730 = r4607 < r4729; r4731 = r4729 - 1ull; r4732 = r4731 - r4607; r4733 = r4615 <= r4732; r4734 = (u64)r267; r4735 = r4607 < r4734; r4736 = r4734 - 1ull; r4737 = r4736 - r4607; r4738 = r4615 <= r4737; r4739 = (u64)r277; r4740 = r4607 < r4739; r4741 = r4739 - 1ull; r4742 = r4741 - r4607; r4743 = r4615 <= r4742; r4744 = (u64)r287; r4745 = r4607 < r4744; r4746 = r4744 - 1ull; r4747 = r4746 - r4607; r4748 = r4615 <= r4747; r4749 = (u64)r297; r4750 = r4607 < r4749; r4751 = r4749 - 1ull; r4752 = r4751 - r4607; r4753 = r4615 <= r4752; r4754 = (u64)r307; r4755 = r4607 < r4754; r4756 = r4754 - 1ull; r4757 = r4756 - r4607; r4758 = r4615 <= r4757; r4759 = (u64)r317; r4760 = r4607 < r4759; r4761 = r4759 - 1ull; r4762 = r4761 - r4607; r4763 = r4615 <= r4762; r4764 = (u64)r327; r4765 = r4607 < r4764; r4766 = r4764 - 1ull; r4767 = r4766 - r4607; r4768 = r4615 <= r4767; r4769 = (u64)r337; r4770 = r4607 < r4769; r4771 = r4769 - 1ull; r4772 = r4771 - r4607; r4773 = r4615 <= r4772; r4774 = (u64)r347; r4775 = r4607 < r4774; r4776 = r4774 - 1ull; r4777 = r4776 - r4607; r4778 = r4615 <= r4777; r4779 = (u64)r357; r4780 = r4607 < r4779; r4781 = r4779 - 1ull; r4782 = r4781 - r4607; r4783 = r4615 <= r4782; r4784 = (u64)r367; r4785 = r4607 < r4784; r4786 = r4784 - 1ull; r4787 = r4786 - r4607; r4788 = r4615 <= r4787; r4789 = (u64)r377; r4790 = r4607 < r4789; r4791 = r4789 - 1ull; r4792 = r4791 - r4607; r4793 = r4615 <= r4792; r4794 = (u64)r387; r4795 = r4607 < r4794; r4796 = r4794 - 1ull; r4797 = r4796 - r4607; r4798 = r4615 <= r4797; r4799 = (u64)r397; r4800 = r4607 < r4799; r4801 = r4799 - 1ull; r4802 = r4801 - r4607; r4803 = r4615 <= r4802; r4804 = (u64)r407; r4805 = r4607 < r4804; r4806 = r4804 - 1ull; r4807 = r4806 - r4607; r4808 = r4615 <= r4807; r4809 = (u64)r417; r4810 = r4607 < r4809; r4811 = r4809 - 1ull; r4812 = r4811 - r4607; r4813 = r4615 <= r4812; r4814 = (u64)r427; r4815 = r4607 < r4814; r4816 = r4814 - 1ull; r4817 = r4816 - r4607; r4818 = r4615 <= r4817; r4819 = (u64)r437; r4820 = r4607 < r4819; r4821 = r4819 - 1ull; r4822 = r4821 - r4607; r4823 = r4615 <= r4822; r4824 = (u64)r447; r4825 = r4607 < r4824; r4826 = r4824 - 1ull; r4827 = r4826 - r4607; r4828 = r4615 <= r4827; r4829 = (u64)r457; r4830 = r4607 < r4829; r4831 = r4829 - 1ull; r4832 = r4831 - r4607; r4833 = r4615 <= r4832; r4834 = (u64)r467; r4835 = r4607 < r4834; r4836 = r4834 - 1ull; r4837 = r4836 - r4607; r4838 = r4615 <= r4837; r4839 = (u64)r477; r4840 = r4607 < r4839; r4841 = r4839 - 1ull; r4842 = r4841 - r4607; r4843 = r4615 <= r4842; r4844 = (u64)r487; r4845 = r4607 < r4844; r4846 = r4844 - 1ull; r4847 = r4846 - r4607; r4848 = r4615 <= r4847; r4849 = (u64)r497; r4850 = r4607 < r4849; r4851 = r4849 - 1ull; r4852 = r4851 - r4607; r4853 = r4615 <= r4852; r4854 = (u64)r507; r4855 = r4607 < r4854; r4856 = r4854 - 1ull; r4857 = r4856 - r4607; r4858 = r4615 <= r4857; r4859 = (u64)r517; r4860 = r4607 < r4859; r4861 = r4859 - 1ull; r4862 = r4861 - r4607; r4863 = r4615 <= r4862; r4864 = (u64)r527; r4865 = r4607 < r4864; r4866 = r4864 - 1ull; r4867 = r4866 - r4607; r4868 = r4615 <= r4867; r4869 = (u64)r537; r4870 = r4607 < r4869; r4871 = r4869 - 1ull; r4872 = r4871 - r4607; r4873 = r4615 <= r4872; r4874 = (u64)r547; r4875 = r4607 < r4874; r4876 = r4874 - 1ull; r4877 = r4876 - r4607; r4878 = r4615 <= r4877; r4879 = (u64)r557; r4880 = r4607 < r4879; r4881 = r4879 - 1ull; r4882 = r4881 - r4607; r4883 = r4615 <= r4882; r4884 = (u64)r567; r4885 = r4607 < r4884; r4886 = r4884 - 1ull; r4887 = r4886 - r4607; r4888 = r4615 <= r4887; r4889 = (u64)r577; r4890 = r4607 < r4889; r4891 = r4889 - 1ull; r4892 = r4891 - r4607; r4893 = r4615 <= r4892; r4894 = (u64)r587; r4895 = r4607 < r4894; r4896 = r4894 - 1ull; r4897 = r4896 - r4607; r4898 = r4615 <= r4897; r4899 = (u64)r597; r4900 = r4607 < r4899; r4901 = r4899 - 1ull; r4902 = r4901 - r4607; r4903 = r4615 <= r4902; r4904 = (u64)r607; r4905 = r4607 < r4904; r4906 = r4904 - 1ull; r4907 = r4906 - r4607; r4908 = r4615 <= r4907; r4909 = (u64)r617; r4910 = r4607 < r4909; r4911 = r4909 - 1ull; r4912 = r4911 - r4607; r4913 = r4615 <= r4912; r4914 = (u64)r627; r4915 = r4607 < r4914; r4916 = r4914 - 1ull; r4917 = r4916 - r4607; r4918 = r4615 <= r4917; r4919 = (u64)r637; r4920 = r4607 < r4919; r4921 = r4919 - 1ull; r4922 = r4921 - r4607; r4923 = r4615 <= r4922; r4924 = (u64)r647; r4925 = r4607 < r4924; r4926 = r4924 - 1ull; r4927 = r4926 - r4607; r4928 = r4615 <= r4927; r4929 = (u64)r657; r4930 = r4607 < r4929; r4931 = r4929 - 1ull; r4932 = r4931 - r4607; r4933 = r4615 <= r4932; r4934 = (u64)r667; r4935 = r4607 < r4934; r4936 = r4934 - 1ull; r4937 = r4936 - r4607; r4938 = r4615 <= r4937; r4939 = (u64)r677; r4940 = r4607 < r4939; r4941 = r4939 - 1ull; r4942 = r4941 - r4607; r4943 = r4615 <= r4942; r4944 = (u64)r687; r4945 = r4607 < r4944; r4946 = r4944 - 1ull; r4947 = r4946 - r4607; r4948 = r4615 <= r4947; r4949 = (u64)r697; r4950 = r4607 < r4949; r4951 = r4949 - 1ull; r4952 = r4951 - r4607; r4953 = r4615 <= r4952; r4954 = (u64)r707; r4955 = r4607 < r4954; r4956 = r4954 - 1ull; r4957 = r4956 - r4607; r4958 = r4615 <= r4957; r4959 = (u64)r717; r4960 = r4607 < r4959; r4961 = r4959 - 1ull; r4962 = r4961 - r4607; r4963 = r4615 <= r4962; r4964 = (u64)r727; r4965 = r4607 < r4964; r4966 = r4964 - 1ull; r4967 = r4966 - r4607; r4968 = r4615 <= r4967; r4969 = (u64)r737; r4970 = r4607 < r4969; r4971 = r4969 - 1ull; r4972 = r4971 - r4607; r4973 = r4615 <= r4972; r4974 = (u64)r747; r4975 = r4607 < r4974; r4976 = r4974 - 1ull; r4977 = r4976 - r4607; r4978 = r4615 <= r4977; r4979 = (u64)r757; r4980 = r4607 < r4979; r4981 = r4979 - 1ull; r4982 = r4981 - r4607; r4983 = r4615 <= r4982; r4984 = (u64)r767; r4985 = r4607 < r4984; r4986 = r4984 - 1ull; r4987 = r4986 - r4607; r4988 = r4615 <= r4987; r4989 = (u64)r777; r4990 = r4607 < r4989; r4991 = r4989 - 1ull; r4992 = r4991 - r4607; r4993 = r4615 <= r4992; r4994 = (u64)r787; r4995 = r4607 < r4994; r4996 = r4994 - 1ull; r4997 = r4996 - r4607; r4998 = r4615 <= r4997; r4999 = (u64)r797; r5000 = r4607 < r4999; r5001 = r4999 - 1ull; r5002 = r5001 - r4607; r5003 = r4615 <= r5002; r5004 = (u64)r807; r5005 = r4607 < r5004; r5006 = r5004 - 1ull; r5007 = r5006 - r4607; r5008 = r4615 <= r5007; r5009 = (u64)r817; r5010 = r4607 < r5009; r5011 = r5009 - 1ull; r5012 = r5011 - r4607; r5013 = r4615 <= r5012; r5014 = (u64)r827; r5015 = r4607 < r5014; r5016 = r5014 - 1ull; r5017 = r5016 - r4607; r5018 = r4615 <= r5017; r5019 = (u64)r837; r5020 = r4607 < r5019; r5021 = r5019 - 1ull; r5022 = r5021 - r4607; r5023 = r4615 <= r5022; r5024 = (u64)r847; r5025 = r4607 < r5024; r5026 = r5024 - 1ull; r5027 = r5026 - r4607; r5028 = r4615 <= r5027; r5029 = (u64)r857; r5030 = r4607 < r5029; r5031 = r5029 - 1ull; r5032 = r5031 - r4607; r5033 = r4615 <= r5032; r5034 = (u64)r867; r5035 = r4607 < r5034; r5036 = r5034 - 1ull; r5037 = r5036 - r4607; r5038 = r4615 <= r5037; r5039 = (u64)r877; r5040 = r4607 < r5039; r5041 = r5039 - 1ull; r5042 = r5041 - r4607; r5043 = r4615 <= r5042; r5044 = (u64)r887; r5045 = r4607 < r5044; r5046 = r5044 - 1ull; r5047 = r5046 - r4607; r5048 = r4615 <= r5047; r5049 = (u64)r897; r5050 = r4607 < r5049; r5051 = r5049 - 1ull; r5052 = r5051 - r4607; r5053 = r4615 <= r5052; r5054 = (u64)r907; r5055 = r4607 < r5054; r5056 = r5054 - 1ull; r5057 = r5056 - r4607; r5058 = r4615 <= r5057; r5059 = (u64)r917; r5060 = r4607 < r5059; r5061 = r5059 - 1ull; r5062 = r5061 - r4607; r5063 = r4615 <= r5062; r5064 = (u64)r927; r5065 = r4607 < r5064; r5066 = r5064 - 1ull; r5067 = r5066 - r4607; r5068 = r4615 <= r5067; r5069 = (u64)r937; r5070 = r4607 < r5069; r5071 = r5069 - 1ull; r5072 = r5071 - r4607; r5073 = r4615 <= r5072; r5074 = (u64)r947; r5075 = r4607 < r5074; r5076 = r5074 - 1ull; r5077 = r5076 - r4607; r5078 = r4615 <= r5077; r5079 = (u64)r957; r5080 = r4607 < r5079; r5081 = r5079 - 1ull; r5082 = r5081 - r4607; r5083 = r4615 <= r5082; r5084 = (u64)r967; r5085 = r4607 < r5084; r5086 = r5084 - 1ull; r5087 = r5086 - r4607; r5088 = r4615 <= r5087; r5089 = (u64)r977; r5090 = r4607 < r5089; r5091 = r5089 - 1ull; r5092 = r5091 - r4607; r5093 = r4615 <= r5092; r5094 = (u64)r987; r5095 = r4607 < r5094; r5096 = r5094 - 1ull; r5097 = r5096 - r4607; r5098 = r4615 <= r5097; r5099 = (u64)r997; r5100 = r4607 < r5099; r5101 = r5099 - 1ull; r5102 = r5101 - r4607; r5103 = r4615 <= r5102; r5104 = (u64)r1007; r5105 = r4607 < r5104; r5106 = r5104 - 1ull; r5107 = r5106 - r4607; r5108 = r4615 <= r5107; r5109 = (u64)r1017; r5110 = r4607 < r5109; r5111 = r5109 - 1ull; r5112 = r5111 - r4607; r5113 = r4615 <= r5112; r5114 = (u64)r1027; r5115 = r4607 < r5114; r5116 = r5114 - 1ull; r5117 = r5116 - r4607; r5118 = r4615 <= r5117; r5119 = (u64)r1037; r5120 = r4607 < r5119; r5121 = r5119 - 1ull; r5122 = r5121 - r4607; r5123 = r4615 <= r5122; r5124 = (u64)r1047; r5125 = r4607 < r5124; r5126 = r5124 - 1ull; r5127 = r5126 - r4607; r5128 = r4615 <= r5127; r5129 = (u64)r1057; r5130 = r4607 < r5129; r5131 = r5129 - 1ull; r5132 = r5131 - r4607; r5133 = r4615 <= r5132; r5134 = (u64)r1067; r5135 = r4607 < r5134; r5136 = r5134 - 1ull; r5137 = r5136 - r4607; r5138 = r4615 <= r5137; r5139 = (u64)r1077; r5140 = r4607 < r5139; r5141 = r5139 - 1ull; r5142 = r5141 - r4607; r5143 = r4615 <= r5142; r5144 = (u64)r1087; r5145 = r4607 < r5144; r5146 = r5144 - 1ull; r5147 = r5146 - r4607; r5148 = r4615 <= r5147; r5149 = (u64)r1097; r5150 = r4607 < r5149; r5151 = r5149 - 1ull; r5152 = r5151 - r4607; r5153 = r4615 <= r5152; r5154 = (u64)r1107; r5155 = r4607 < r5154; r5156 = r5154 - 1ull; r5157 = r5156 - r4607; r5158 = r4615 <= r5157; r5159 = (u64)r1117; r5160 = r4607 < r5159; r5161 = r5159 - 1ull; r5162 = r5161 - r4607; r5163 = r4615 <= r5162; r5164 = (u64)r1127; r5165 = r4607 < r5164; r5166 = r5164 - 1ull; r5167 = r5166 - r4607; r5168 = r4615 <= r5167; r5169 = (u64)r1137; r5170 = r4607 < r5169; r5171 = r5169 - 1ull; r5172 = r5171 - r4607; r5173 = r4615 <= r5172; r5174 = (u64)r1147; r5175 = r4607 < r5174; r5176 = r5174 - 1ull; r5177 = r5176 - r4607; r5178 = r4615 <= r5177; r5179 = (u64)r1157; r5180 = r4607 < r5179; r5181 = r5179 - 1ull; r5182 = r5181 - r4607; r5183 = r4615 <= r5182; r5184 = (u64)r1167; r5185 = r4607 < r5184; r5186 = r5184 - 1ull; r5187 = r5186 - r4607; r5188 = r4615 <= r5187; r5189 = (u64)r1177; r5190 = r4607 < r5189; r5191 = r5189 - 1ull; r5192 = r5191 - r4607; r5193 = r4615 <= r5192; r5194 = (u64)r1187; r5195 = r4607 < r5194; r5196 = r5194 - 1ull; r5197 = r5196 - r4607; r5198 = r4615 <= r5197; r5199 = (u64)r1197; r5200 = r4607 < r5199; r5201 = r5199 - 1ull; r5202 = r5201 - r4607; r5203 = r4615 <= r5202; r5204 = (u64)r1207; r5205 = r4607 < r5204; r5206 = r5204 - 1ull; r5207 = r5206 - r4607; r5208 = r4615 <= r5207; r5209 = (u64)r1217; r5210 = r4607 < r5209; r5211 = r5209 - 1ull; r5212 = r5211 - r4607; r5213 = r4615 <= r5212; r5214 = (u64)r1227; r5215 = r4607 < r5214; r5216 = r5214 - 1ull; r5217 = r5216 - r4607; r5218 = r4615 <= r5217; r5219 = (u64)r1237; r5220 = r4607 < r5219; r5221 = r5219 - 1ull; r5222 = r5221 - r4607; r5223 = r4615 <= r5222; r5224 = (u64)r1247; r5225 = r4607 < r5224; r5226 = r5224 - 1ull; r5227 = r5226 - r4607; r5228 = r4615 <= r5227; r5229 = (u64)r1257; r5230 = r4607 < r5229; r5231 = r5229 - 1ull; r5232 = r5231 - r4607; r5233 = r4615 <= r5232; r5234 = (u64)r1267; r5235 = r4607 < r5234; r5236 = r5234 - 1ull; r5237 = r5236 - r4607; r5238 = r4615 <= r5237; r5239 = (u64)r1277; r5240 = r4607 < r5239; r5241 = r5239 - 1ull; r5242 = r5241 - r4607; r5243 = r4615 <= r5242; r5244 = (u64)r1287; r5245 = r4607 < r5244; r5246 = r5244 - 1ull; r5247 = r5246 - r4607; r5248 = r4615 <= r5247; r5249 = (u64)r1297; r5250 = r4607 < r5249; r5251 = r5249 - 1ull; r5252 = r5251 - r4607; r5253 = r4615 <= r5252; r5254 = (u64)r1307; r5255 = r4607 < r5254; r5256 = r5254 - 1ull; r5257 = r5256 - r4607; r5258 = r4615 <= r5257; r5259 = (u64)r1317; r5260 = r4607 < r5259; r5261 = r5259 - 1ull; r5262 = r5261 - r4607; r5263 = r4615 <= r5262; r5264 = (u64)r1327; r5265 = r4607 < r5264; r5266 = r5264 - 1ull; r5267 = r5266 - r4607; r5268 = r4615 <= r5267; r5269 = (u64)r1337; r5270 = r4607 < r5269; r5271 = r5269 - 1ull; r5272 = r5271 - r4607; r5273 = r4615 <= r5272; r5274 = (u64)r1347; r5275 = r4607 < r5274; r5276 = r5274 - 1ull; r5277 = r5276 - r4607; r5278 = r4615 <= r5277; r5279 = (u64)r1357; r5280 = r4607 < r5279; r5281 = r5279 - 1ull; r5282 = r5281 - r4607; r5283 = r4615 <= r5282; r5284 = (u64)r1367; r5285 = r4607 < r5284; r5286 = r5284 - 1ull; r5287 = r5286 - r4607; r5288 = r4615 <= r5287; r5289 = (u64)r1377; r5290 = r4607 < r5289; r5291 = r5289 - 1ull; r5292 = r5291 - r4607; r5293 = r4615 <= r5292; r5294 = (u64)r1387; r5295 = r4607 < r5294; r5296 = r5294 - 1ull; r5297 = r5296 - r4607; r5298 = r4615 <= r5297; r5299 = (u64)r1397; r5300 = r4607 < r5299; r5301 = r5299 - 1ull; r5302 = r5301 - r4607; r5303 = r4615 <= r5302; r5304 = (u64)r1407; r5305 = r4607 < r5304; r5306 = r5304 - 1ull; r5307 = r5306 - r4607; r5308 = r4615 <= r5307; r5309 = (u64)r1417; r5310 = r4607 < r5309; r5311 = r5309 - 1ull; r5312 = r5311 - r4607; r5313 = r4615 <= r5312; r5314 = (u64)r1427; r5315 = r4607 < r5314; r5316 = r5314 - 1ull; r5317 = r5316 - r4607; r5318 = r4615 <= r5317; r5319 = (u64)r1437; r5320 = r4607 < r5319; r5321 = r5319 - 1ull; r5322 = r5321 - r4607; r5323 = r4615 <= r5322; r5324 = (u64)r1447; r5325 = r4607 < r5324; r5326 = r5324 - 1ull; r5327 = r5326 - r4607; r5328 = r4615 <= r5327; r5329 = (u64)r1457; r5330 = r4607 < r5329; r5331 = r5329 - 1ull; r5332 = r5331 - r4607; r5333 = r4615 <= r5332; r5334 = (u64)r1467; r5335 = r4607 < r5334; r5336 = r5334 - 1ull; r5337 = r5336 - r4607; r5338 = r4615 <= r5337; r5339 = (u64)r1477; r5340 = r4607 < r5339; r5341 = r5339 - 1ull; r5342 = r5341 - r4607; r5343 = r4615 <= r5342; r5344 = (u64)r1487; r5345 = r4607 < r5344; r5346 = r5344 - 1ull; r5347 = r5346 - r4607; r5348 = r4615 <= r5347; r5349 = (u64)r1497; r5350 = r4607 < r5349; r5351 = r5349 - 1ull; r5352 = r5351 - r4607; r5353 = r4615 <= r5352; r5354 = (u64)r1507; r5355 = r4607 < r5354; r5356 = r5354 - 1ull; r5357 = r5356 - r4607; r5358 = r4615 <= r5357; r5359 = (u64)r1517; r5360 = r4607 < r5359; r5361 = r5359 - 1ull; r5362 = r5361 - r4607; r5363 = r4615 <= r5362; r5364 = (u64)r1527; r5365 = r4607 < r5364; r5366 = r5364 - 1ull; r5367 = r5366 - r4607; r5368 = r4615 <= r5367; r5369 = (u64)r1537; r5370 = r4607 < r5369; r5371 = r5369 - 1ull; r5372 = r5371 - r4607; r5373 = r4615 <= r5372; r5374 = (u64)r1547; r5375 = r4607 < r5374; r5376 = r5374 - 1ull; r5377 = r5376 - r4607; r5378 = r4615 <= r5377; r5379 = (u64)r1557; r5380 = r4607 < r5379; r5381 = r5379 - 1ull; r5382 = r5381 - r4607; r5383 = r4615 <= r5382; r5384 = (u64)r1567; r5385 = r4607 < r5384; r5386 = r5384 - 1ull; r5387 = r5386 - r4607; r5388 = r4615 <= r5387; r5389 = (u64)r1577; r5390 = r4607 < r5389; r5391 = r5389 - 1ull; r5392 = r5391 - r4607; r5393 = r4615 <= r5392; r5394 = (u64)r1587; r5395 = r4607 < r5394; r5396 = r5394 - 1ull; r5397 = r5396 - r4607; r5398 = r4615 <= r5397; r5399 = (u64)r1597; r5400 = r4607 < r5399; r5401 = r5399 - 1ull; r5402 = r5401 - r4607; r5403 = r4615 <= r5402; r5404 = (u64)r1607; r5405 = r4607 < r5404; r5406 = r5404 - 1ull; r5407 = r5406 - r4607; r5408 = r4615 <= r5407; r5409 = (u64)r1617; r5410 = r4607 < r5409; r5411 = r5409 - 1ull; r5412 = r5411 - r4607; r5413 = r4615 <= r5412; r5414 = (u64)r1627; r5415 = r4607 < r5414; r5416 = r5414 - 1ull; r5417 = r5416 - r4607; r5418 = r4615 <= r5417; r5419 = (u64)r1637; r5420 = r4607 < r5419; r5421 = r5419 - 1ull; r5422 = r5421 - r4607; r5423 = r4615 <= r5422; r5424 = (u64)r1647; r5425 = r4607 < r5424; r5426 = r5424 - 1ull; r5427 = r5426 - r4607; r5428 = r4615 <= r5427; r5429 = (u64)r1657; r5430 = r4607 < r5429; r5431 = r5429 - 1ull; r5432 = r5431 - r4607; r5433 = r4615 <= r5432; r5434 = (u64)r1667; r5435 = r4607 < r5434; r5436 = r5434 - 1ull; r5437 = r5436 - r4607; r5438 = r4615 <= r5437; r5439 = (u64)r1677; r5440 = r4607 < r5439; r5441 = r5439 - 1ull; r5442 = r5441 - r4607; r5443 = r4615 <= r5442; r5444 = (u64)r1687; r5445 = r4607 < r5444; r5446 = r5444 - 1ull; r5447 = r5446 - r4607; r5448 = r4615 <= r5447; r5449 = (u64)r1697; r5450 = r4607 < r5449; r5451 = r5449 - 1ull; r5452 = r5451 - r4607; r5453 = r4615 <= r5452; r5454 = (u64)r1707; r5455 = r4607 < r5454; r5456 = r5454 - 1ull; r5457 = r5456 - r4607; r5458 = r4615 <= r5457; r5459 = (u64)r1717; r5460 = r4607 < r5459; r5461 = r5459 - 1ull; r5462 = r5461 - r4607; r5463 = r4615 <= r5462; r5464 = (u64)r1727; r5465 = r4607 < r5464; r5466 = r5464 - 1ull; r5467 = r5466 - r4607; r5468 = r4615 <= r5467; r5469 = (u64)r1737; r5470 = r4607 < r5469; r5471 = r5469 - 1ull; r5472 = r5471 - r4607; r5473 = r4615 <= r5472; r5474 = (u64)r1747; r5475 = r4607 < r5474; r5476 = r5474 - 1ull; r5477 = r5476 - r4607; r5478 = r4615 <= r5477; r5479 = (u64)r1757; r5480 = r4607 < r5479; r5481 = r5479 - 1ull; r5482 = r5481 - r4607; r5483 = r4615 <= r5482; r5484 = (u64)r1767; r5485 = r4607 < r5484; r5486 = r5484 - 1ull; r5487 = r5486 - r4607; r5488 = r4615 <= r5487; r5489 = (u64)r1777; r5490 = r4607 < r5489; r5491 = r5489 - 1ull; r5492 = r5491 - r4607; r5493 = r4615 <= r5492; r5494 = (u64)r1787; r5495 = r4607 < r5494; r5496 = r5494 - 1ull; r5497 = r5496 - r4607; r5498 = r4615 <= r5497; r5499 = (u64)r1797; r5500 = r4607 < r5499; r5501 = r5499 - 1ull; r5502 = r5501 - r4607; r5503 = r4615 <= r5502; r5504 = (u64)r1807; r5505 = r4607 < r5504; r5506 = r5504 - 1ull; r5507 = r5506 - r4607; r5508 = r4615 <= r5507; r5509 = (u64)r1817; r5510 = r4607 < r5509; r5511 = r5509 - 1ull; r5512 = r5511 - r4607; r5513 = r4615 <= r5512; r5514 = (u64)r1827; r5515 = r4607 < r5514; r5516 = r5514 - 1ull; r5517 = r5516 - r4607; r5518 = r4615 <= r5517; r5519 = (u64)r1837; r5520 = r4607 < r5519; r5521 = r5519 - 1ull; r5522 = r5521 - r4607; r5523 = r4615 <= r5522; r5524 = (u64)r1847; r5525 = r4607 < r5524; r5526 = r5524 - 1ull; r5527 = r5526 - r4607; r5528 = r4615 <= r5527; r5529 = (u64)r1857; r5530 = r4607 < r5529; r5531 = r5529 - 1ull; r5532 = r5531 - r4607; r5533 = r4615 <= r5532; r5534 = (u64)r1867; r5535 = r4607 < r5534; r5536 = r5534 - 1ull; r5537 = r5536 - r4607; r5538 = r4615 <= r5537; r5539 = (u64)r1877; r5540 = r4607 < r5539; r5541 = r5539 - 1ull; r5542 = r5541 - r4607; r5543 = r4615 <= r5542; r5544 = (u64)r1887; r5545 = r4607 < r5544; r5546 = r5544 - 1ull; r5547 = r5546 - r4607; r5548 = r4615 <= r5547; r5549 = (u64)r1897; r5550 = r4607 < r5549; r5551 = r5549 - 1ull; r5552 = r5551 - r4607; r5553 = r4615 <= r5552; r5554 = (u64)r1907; r5555 = r4607 < r5554; r5556 = r5554 - 1ull; r5557 = r5556 - r4607; r5558 = r4615 <= r5557; r5559 = (u64)r1917; r5560 = r4607 < r5559; r5561 = r5559 - 1ull; r5562 = r5561 - r4607; r5563 = r4615 <= r5562; r5564 = (u64)r1927; r5565 = r4607 < r5564; r5566 = r5564 - 1ull; r5567 = r5566 - r4607; r5568 = r4615 <= r5567; r5569 = (u64)r1937; r5570 = r4607 < r5569; r5571 = r5569 - 1ull; r5572 = r5571 - r4607; r5573 = r4615 <= r5572; r5574 = (u64)r1947; r5575 = r4607 < r5574; r5576 = r5574 - 1ull; r5577 = r5576 - r4607; r5578 = r4615 <= r5577; r5579 = (u64)r1957; r5580 = r4607 < r5579; r5581 = r5579 - 1ull; r5582 = r5581 - r4607; r5583 = r4615 <= r5582; r5584 = (u64)r1967; r5585 = r4607 < r5584; r5586 = r5584 - 1ull; r5587 = r5586 - r4607; r5588 = r4615 <= r5587; r5589 = (u64)r1977; r5590 = r4607 < r5589; r5591 = r5589 - 1ull; r5592 = r5591 - r4607; r5593 = r4615 <= r5592; r5594 = (u64)r1987; r5595 = r4607 < r5594; r5596 = r5594 - 1ull; r5597 = r5596 - r4607; r5598 = r4615 <= r5597; r5599 = (u64)r1997; r5600 = r4607 < r5599; r5601 = r5599 - 1ull; r5602 = r5601 - r4607; r5603 = r4615 <= r5602; r5604 = (u64)r2007; r5605 = r4607 < r5604; r5606 = r5604 - 1ull; r5607 = r5606 - r4607; r5608 = r4615 <= r5607; r5609 = (u64)r2017; r5610 = r4607 < r5609; r5611 = r5609 - 1ull; r5612 = r5611 - r4607; r5613 = r4615 <= r5612; r5614 = (u64)r2027; r5615 = r4607 < r5614; r5616 = r5614 - 1ull; r5617 = r5616 - r4607; r5618 = r4615 <= r5617; r5619 = (u64)r2037; r5620 = r4607 < r5619; r5621 = r5619 - 1ull; r5622 = r5621 - r4607; r5623 = r4615 <= r5622; r5624 = (u64)r2047; r5625 = r4607 < r5624; r5626 = r5624 - 1ull; r5627 = r5626 - r4607; r5628 = r4615 <= r5627; r5629 = (u64)r2057; r5630 = r4607 < r5629; r5631 = r5629 - 1ull; r5632 = r5631 - r4607; r5633 = r4615 <= r5632; r5634 = (u64)r2067; r5635 = r4607 < r5634; r5636 = r5634 - 1ull; r5637 = r5636 - r4607; r5638 = r4615 <= r5637; r5639 = (u64)r2077; r5640 = r4607 < r5639; r5641 = r5639 - 1ull; r5642 = r5641 - r4607; r5643 = r4615 <= r5642; r5644 = (u64)r2087; r5645 = r4607 < r5644; r5646 = r5644 - 1ull; r5647 = r5646 - r4607; r5648 = r4615 <= r5647; r5649 = (u64)r2097; r5650 = r4607 < r5649; r5651 = r5649 - 1ull; r5652 = r5651 - r4607; r5653 = r4615 <= r5652; r5654 = (u64)r2107; r5655 = r4607 < r5654; r5656 = r5654 - 1ull; r5657 = r5656 - r4607; r5658 = r4615 <= r5657; r5659 = (u64)r2117; r5660 = r4607 < r5659; r5661 = r5659 - 1ull; r5662 = r5661 - r4607; r5663 = r4615 <= r5662; r5664 = (u64)r2127; r5665 = r4607 < r5664; r5666 = r5664 - 1ull; r5667 = r5666 - r4607; r5668 = r4615 <= r5667; r5669 = (u64)r2137; r5670 = r4607 < r5669; r5671 = r5669 - 1ull; r5672 = r5671 - r4607; r5673 = r4615 <= r5672; r5674 = (u64)r2147; r5675 = r4607 < r5674; r5676 = r5674 - 1ull; r5677 = r5676 - r4607; r5678 = r4615 <= r5677; r5679 = (u64)r2157; r5680 = r4607 < r5679; r5681 = r5679 - 1ull; r5682 = r5681 - r4607; r5683 = r4615 <= r5682; r5684 = (u64)r2167; r5685 = r4607 < r5684; r5686 = r5684 - 1ull; r5687 = r5686 - r4607; r5688 = r4615 <= r5687; r5689 = (u64)r2177; r5690 = r4607 < r5689; r5691 = r5689 - 1ull; r5692 = r5691 - r4607; r5693 = r4615 <= r5692; r5694 = (u64)r2187; r5695 = r4607 < r5694; r5696 = r5694 - 1ull; r5697 = r5696 - r4607; r5698 = r4615 <= r5697; r5699 = (u64)r2197; r5700 = r4607 < r5699; r5701 = r5699 - 1ull; r5702 = r5701 - r4607; r5703 = r4615 <= r5702; r5704 = (u64)r2207; r5705 = r4607 < r5704; r5706 = r5704 - 1ull; r5707 = r5706 - r4607; r5708 = r4615 <= r5707; r5709 = (u64)r2217; r5710 = r4607 < r5709; r5711 = r5709 - 1ull; r5712 = r5711 - r4607; r5713 = r4615 <= r5712; r5714 = (u64)r2227; r5715 = r4607 < r5714; r5716 = r5714 - 1ull; r5717 = r5716 - r4607; r5718 = r4615 <= r5717; r5719 = (u64)r2237; r5720 = r4607 < r5719; r5721 = r5719 - 1ull; r5722 = r5721 - r4607; r5723 = r4615 <= r5722; r5724 = (u64)r2247; r5725 = r4607 < r5724; r5726 = r5724 - 1ull; r5727 = r5726 - r4607; r5728 = r4615 <= r5727; r5729 = (u64)r2257; r5730 = r4607 < r5729; r5731 = r5729 - 1ull; r5732 = r5731 - r4607; r5733 = r4615 <= r5732; r5734 = (u64)r2267; r5735 = r4607 < r5734; r5736 = r5734 - 1ull; r5737 = r5736 - r4607; r5738 = r4615 <= r5737; r5739 = (u64)r2277; r5740 = r4607 < r5739; r5741 = r5739 - 1ull; r5742 = r5741 - r4607; r5743 = r4615 <= r5742; r5744 = (u64)r2287; r5745 = r4607 < r5744; r5746 = r5744 - 1ull; r5747 = r5746 - r4607; r5748 = r4615 <= r5747; r5749 = (u64)r2297; r5750 = r4607 < r5749; r5751 = r5749 - 1ull; r5752 = r5751 - r4607; r5753 = r4615 <= r5752; r5754 = (u64)r2307; r5755 = r4607 < r5754; r5756 = r5754 - 1ull; r5757 = r5756 - r4607; r5758 = r4615 <= r5757; r5759 = (u64)r2317; r5760 = r4607 < r5759; r5761 = r5759 - 1ull; r5762 = r5761 - r4607; r5763 = r4615 <= r5762; r5764 = (u64)r2327; r5765 = r4607 < r5764; r5766 = r5764 - 1ull; r5767 = r5766 - r4607; r5768 = r4615 <= r5767; r5769 = (u64)r2337; r5770 = r4607 < r5769; r5771 = r5769 - 1ull; r5772 = r5771 - r4607; r5773 = r4615 <= r5772; r5774 = (u64)r2347; r5775 = r4607 < r5774; r5776 = r5774 - 1ull; r5777 = r5776 - r4607; r5778 = r4615 <= r5777; r5779 = (u64)r2357; r5780 = r4607 < r5779; r5781 = r5779 - 1ull; r5782 = r5781 - r4607; r5783 = r4615 <= r5782; r5784 = (u64)r2367; r5785 = r4607 < r5784; r5786 = r5784 - 1ull; r5787 = r5786 - r4607; r5788 = r4615 <= r5787; r5789 = (u64)r2377; r5790 = r4607 < r5789; r5791 = r5789 - 1ull; r5792 = r5791 - r4607; r5793 = r4615 <= r5792; r5794 = (u64)r2387; r5795 = r4607 < r5794; r5796 = r5794 - 1ull; r5797 = r5796 - r4607; r5798 = r4615 <= r5797; r5799 = (u64)r2397; r5800 = r4607 < r5799; r5801 = r5799 - 1ull; r5802 = r5801 - r4607; r5803 = r4615 <= r5802; r5804 = (u64)r2407; r5805 = r4607 < r5804; r5806 = r5804 - 1ull; r5807 = r5806 - r4607; r5808 = r4615 <= r5807; r5809 = (u64)r2417; r5810 = r4607 < r5809; r5811 = r5809 - 1ull; r5812 = r5811 - r4607; r5813 = r4615 <= r5812; r5814 = (u64)r2427; r5815 = r4607 < r5814; r5816 = r5814 - 1ull; r5817 = r5816 - r4607; r5818 = r4615 <= r5817; r5819 = (u64)r2437; r5820 = r4607 < r5819; r5821 = r5819 - 1ull; r5822 = r5821 - r4607; r5823 = r4615 <= r5822; r5824 = (u64)r2447; r5825 = r4607 < r5824; r5826 = r5824 - 1ull; r5827 = r5826 - r4607; r5828 = r4615 <= r5827; r5829 = (u64)r2457; r5830 = r4607 < r5829; r5831 = r5829 - 1ull; r5832 = r5831 - r4607; r5833 = r4615 <= r5832; r5834 = (u64)r2467; r5835 = r4607 < r5834; r5836 = r5834 - 1ull; r5837 = r5836 - r4607; r5838 = r4615 <= r5837; r5839 = (u64)r2477; r5840 = r4607 < r5839; r5841 = r5839 - 1ull; r5842 = r5841 - r4607; r5843 = r4615 <= r5842; r5844 = (u64)r2487; r5845 = r4607 < r5844; r5846 = r5844 - 1ull; r5847 = r5846 - r4607; r5848 = r4615 <= r5847; r5849 = (u64)r2497; r5850 = r4607 < r5849; r5851 = r5849 - 1ull; r5852 = r5851 - r4607; r5853 = r4615 <= r5852; r5854 = (u64)r2507; r5855 = r4607 < r5854; r5856 = r5854 - 1ull; r5857 = r5856 - r4607; r5858 = r4615 <= r5857; r5859 = (u64)r2517; r5860 = r4607 < r5859; r5861 = r5859 - 1ull; r5862 = r5861 - r4607; r5863 = r4615 <= r5862; r5864 = (u64)r2527; r5865 = r4607 < r5864; r5866 = r5864 - 1ull; r5867 = r5866 - r4607; r5868 = r4615 <= r5867; r5869 = (u64)r2537; r5870 = r4607 < r5869; r5871 = r5869 - 1ull; r5872 = r5871 - r4607; r5873 = r4615 <= r5872; r5874 = (u64)r2547; r5875 = r4607 < r5874; r5876 = r5874 - 1ull; r5877 = r5876 - r4607; r5878 = r4615 <= r5877; r5879 = (u64)r2557; r5880 = r4607 < r5879; r5881 = r5879 - 1ull; r5882 = r5881 - r4607; r5883 = r4615 <= r5882; if (!r4608) goto b515; if (!r4612) goto b515; if (!r4618) goto b515; if (!r4620) goto b515; if (!r4623) goto b515; if (!r4625) goto b515; if (!r4628) goto b515; if (!r4630) goto b515; if (!r4633) goto b515; if (!r4635) goto b515; if (!r4638) goto b515; if (!r4640) goto b515; if (!r4643) goto b515; if (!r4645) goto b515; if (!r4648) goto b515; if (!r4650) goto b515; if (!r4653) goto b515; if (!r4655) goto b515; if (!r4658) goto b515; if (!r4660) goto b515; if (!r4663) goto b515; if (!r4665) goto b515; if (!r4668) goto b515; if (!r4670) goto b515; if (!r4673) goto b515; if (!r4675) goto b515; if (!r4678) goto b515; if (!r4680) goto b515; if (!r4683) goto b515; if (!r4685) goto b515; if (!r4688) goto b515; if (!r4690) goto b515; if (!r4693) goto b515; if (!r4695) goto b515; if (!r4698) goto b515; if (!r4700) goto b515; if (!r4703) goto b515; if (!r4705) goto b515; if (!r4708) goto b515; if (!r4710) goto b515; if (!r4713) goto b515; if (!r4715) goto b515; if (!r4718) goto b515; if (!r4720) goto b515; if (!r4723) goto b515; if (!r4725) goto b515; if (!r4728) goto b515; if (!r4730) goto b515; if (!r4733) goto b515; if (!r4735) goto b515; if (!r4738) goto b515; if (!r4740) goto b515; if (!r4743) goto b515; if (!r4745) goto b515; if (!r4748) goto b515; if (!r4750) goto b515; if (!r4753) goto b515; if (!r4755) goto b515; if (!r4758) goto b515; if (!r4760) goto b515; if (!r4763) goto b515; if (!r4765) goto b515; if (!r4768) goto b515; if (!r4770) goto b515; if (!r4773) goto b515; if (!r4775) goto b515; if (!r4778) goto b515; if (!r4780) goto b515; if (!r4783) goto b515; if (!r4785) goto b515; if (!r4788) goto b515; if (!r4790) goto b515; if (!r4793) goto b515; if (!r4795) goto b515; if (!r4798) goto b515; if (!r4800) goto b515; if (!r4803) goto b515; if (!r4805) goto b515; if (!r4808) goto b515; if (!r4810) goto b515; if (!r4813) goto b515; if (!r4815) goto b515; if (!r4818) goto b515; if (!r4820) goto b515; if (!r4823) goto b515; if (!r4825) goto b515; if (!r4828) goto b515; if (!r4830) goto b515; if (!r4833) goto b515; if (!r4835) goto b515; if (!r4838) goto b515; if (!r4840) goto b515; if (!r4843) goto b515; if (!r4845) goto b515; if (!r4848) goto b515; if (!r4850) goto b515; if (!r4853) goto b515; if (!r4855) goto b515; if (!r4858) goto b515; if (!r4860) goto b515; if (!r4863) goto b515; if (!r4865) goto b515; if (!r4868) goto b515; if (!r4870) goto b515; if (!r4873) goto b515; if (!r4875) goto b515; if (!r4878) goto b515; if (!r4880) goto b515; if (!r4883) goto b515; if (!r4885) goto b515; if (!r4888) goto b515; if (!r4890) goto b515; if (!r4893) goto b515; if (!r4895) goto b515; if (!r4898) goto b515; if (!r4900) goto b515; if (!r4903) goto b515; if (!r4905) goto b515; if (!r4908) goto b515; if (!r4910) goto b515; if (!r4913) goto b515; if (!r4915) goto b515; if (!r4918) goto b515; if (!r4920) goto b515; if (!r4923) goto b515; if (!r4925) goto b515; if (!r4928) goto b515; if (!r4930) goto b515; if (!r4933) goto b515; if (!r4935) goto b515; if (!r4938) goto b515; if (!r4940) goto b515; if (!r4943) goto b515; if (!r4945) goto b515; if (!r4948) goto b515; if (!r4950) goto b515; if (!r4953) goto b515; if (!r4955) goto b515; if (!r4958) goto b515; if (!r4960) goto b515; if (!r4963) goto b515; if (!r4965) goto b515; if (!r4968) goto b515; if (!r4970) goto b515; if (!r4973) goto b515; if (!r4975) goto b515; if (!r4978) goto b515; if (!r4980) goto b515; if (!r4983) goto b515; if (!r4985) goto b515; if (!r4988) goto b515; if (!r4990) goto b515; if (!r4993) goto b515; if (!r4995) goto b515; if (!r4998) goto b515; if (!r5000) goto b515; if (!r5003) goto b515; if (!r5005) goto b515; if (!r5008) goto b515; if (!r5010) goto b515; if (!r5013) goto b515; if (!r5015) goto b515; if (!r5018) goto b515; if (!r5020) goto b515; if (!r5023) goto b515; if (!r5025) goto b515; if (!r5028) goto b515; if (!r5030) goto b515; if (!r5033) goto b515; if (!r5035) goto b515; if (!r5038) goto b515; if (!r5040) goto b515; if (!r5043) goto b515; if (!r5045) goto b515; if (!r5048) goto b515; if (!r5050) goto b515; if (!r5053) goto b515; if (!r5055) goto b515; if (!r5058) goto b515; if (!r5060) goto b515; if (!r5063) goto b515; if (!r5065) goto b515; if (!r5068) goto b515; if (!r5070) goto b515; if (!r5073) goto b515; if (!r5075) goto b515; if (!r5078) goto b515; if (!r5080) goto b515; if (!r5083) goto b515; if (!r5085) goto b515; if (!r5088) goto b515; if (!r5090) goto b515; if (!r5093) goto b515; if (!r5095) goto b515; if (!r5098) goto b515; if (!r5100) goto b515; if (!r5103) goto b515; if (!r5105) goto b515; if (!r5108) goto b515; if (!r5110) goto b515; if (!r5113) goto b515; if (!r5115) goto b515; if (!r5118) goto b515; if (!r5120) goto b515; if (!r5123) goto b515; if (!r5125) goto b515; if (!r5128) goto b515; if (!r5130) goto b515; if (!r5133) goto b515; if (!r5135) goto b515; if (!r5138) goto b515; if (!r5140) goto b515; if (!r5143) goto b515; if (!r5145) goto b515; if (!r5148) goto b515; if (!r5150) goto b515; if (!r5153) goto b515; if (!r5155) goto b515; if (!r5158) goto b515; if (!r5160) goto b515; if (!r5163) goto b515; if (!r5165) goto b515; if (!r5168) goto b515; if (!r5170) goto b515; if (!r5173) goto b515; if (!r5175) goto b515; if (!r5178) goto b515; if (!r5180) goto b515; if (!r5183) goto b515; if (!r5185) goto b515; if (!r5188) goto b515; if (!r5190) goto b515; if (!r5193) goto b515; if (!r5195) goto b515; if (!r5198) goto b515; if (!r5200) goto b515; if (!r5203) goto b515; if (!r5205) goto b515; if (!r5208) goto b515; if (!r5210) goto b515; if (!r5213) goto b515; if (!r5215) goto b515; if (!r5218) goto b515; if (!r5220) goto b515; if (!r5223) goto b515; if (!r5225) goto b515; if (!r5228) goto b515; if (!r5230) goto b515; if (!r5233) goto b515; if (!r5235) goto b515; if (!r5238) goto b515; if (!r5240) goto b515; if (!r5243) goto b515; if (!r5245) goto b515; if (!r5248) goto b515; if (!r5250) goto b515; if (!r5253) goto b515; if (!r5255) goto b515; if (!r5258) goto b515; if (!r5260) goto b515; if (!r5263) goto b515; if (!r5265) goto b515; if (!r5268) goto b515; if (!r5270) goto b515; if (!r5273) goto b515; if (!r5275) goto b515; if (!r5278) goto b515; if (!r5280) goto b515; if (!r5283) goto b515; if (!r5285) goto b515; if (!r5288) goto b515; if (!r5290) goto b515; if (!r5293) goto b515; if (!r5295) goto b515; if (!r5298) goto b515; if (!r5300) goto b515; if (!r5303) goto b515; if (!r5305) goto b515; if (!r5308) goto b515; if (!r5310) goto b515; if (!r5313) goto b515; if (!r5315) goto b515; if (!r5318) goto b515; if (!r5320) goto b515; if (!r5323) goto b515; if (!r5325) goto b515; if (!r5328) goto b515; if (!r5330) goto b515; if (!r5333) goto b515; if (!r5335) goto b515; if (!r5338) goto b515; if (!r5340) goto b515; if (!r5343) goto b515; if (!r5345) goto b515; if (!r5348) goto b515; if (!r5350) goto b515; if (!r5353) goto b515; if (!r5355) goto b515; if (!r5358) goto b515; if (!r5360) goto b515; if (!r5363) goto b515; if (!r5365) goto b515; if (!r5368) goto b515; if (!r5370) goto b515; if (!r5373) goto b515; if (!r5375) goto b515; if (!r5378) goto b515; if (!r5380) goto b515; if (!r5383) goto b515; if (!r5385) goto b515; if (!r5388) goto b515; if (!r5390) goto b515; if (!r5393) goto b515; if (!r5395) goto b515; if (!r5398) goto b515; if (!r5400) goto b515; if (!r5403) goto b515; if (!r5405) goto b515; if (!r5408) goto b515; if (!r5410) goto b515; if (!r5413) goto b515; if (!r5415) goto b515; if (!r5418) goto b515; if (!r5420) goto b515; if (!r5423) goto b515; if (!r5425) goto b515; if (!r5428) goto b515; if (!r5430) goto b515; if (!r5433) goto b515; if (!r5435) goto b515; if (!r5438) goto b515; if (!r5440) goto b515; if (!r5443) goto b515; if (!r5445) goto b515; if (!r5448) goto b515; if (!r5450) goto b515; if (!r5453) goto b515; if (!r5455) goto b515; if (!r5458) goto b515; if (!r5460) goto b515; if (!r5463) goto b515; if (!r5465) goto b515; if (!r5468) goto b515; if (!r5470) goto b515; if (!r5473) goto b515; if (!r5475) goto b515; if (!r5478) goto b515; if (!r5480) goto b515; if (!r5483) goto b515; if (!r5485) goto b515; if (!r5488) goto b515; if (!r5490) goto b515; if (!r5493) goto b515; if (!r5495) goto b515; if (!r5498) goto b515; if (!r5500) goto b515; if (!r5503) goto b515; if (!r5505) goto b515; if (!r5508) goto b515; if (!r5510) goto b515; if (!r5513) goto b515; if (!r5515) goto b515; if (!r5518) goto b515; if (!r5520) goto b515; if (!r5523) goto b515; if (!r5525) goto b515; if (!r5528) goto b515; if (!r5530) goto b515; if (!r5533) goto b515; if (!r5535) goto b515; if (!r5538) goto b515; if (!r5540) goto b515; if (!r5543) goto b515; if (!r5545) goto b515; if (!r5548) goto b515; if (!r5550) goto b515; if (!r5553) goto b515; if (!r5555) goto b515; if (!r5558) goto b515; if (!r5560) goto b515; if (!r5563) goto b515; if (!r5565) goto b515; if (!r5568) goto b515; if (!r5570) goto b515; if (!r5573) goto b515; if (!r5575) goto b515; if (!r5578) goto b515; if (!r5580) goto b515; if (!r5583) goto b515; if (!r5585) goto b515; if (!r5588) goto b515; if (!r5590) goto b515; if (!r5593) goto b515; if (!r5595) goto b515; if (!r5598) goto b515; if (!r5600) goto b515; if (!r5603) goto b515; if (!r5605) goto b515; if (!r5608) goto b515; if (!r5610) goto b515; if (!r5613) goto b515; if (!r5615) goto b515; if (!r5618) goto b515; if (!r5620) goto b515; if (!r5623) goto b515; if (!r5625) goto b515; if (!r5628) goto b515; if (!r5630) goto b515; if (!r5633) goto b515; if (!r5635) goto b515; if (!r5638) goto b515; if (!r5640) goto b515; if (!r5643) goto b515; if (!r5645) goto b515; if (!r5648) goto b515; if (!r5650) goto b515; if (!r5653) goto b515; if (!r5655) goto b515; if (!r5658) goto b515; if (!r5660) goto b515; if (!r5663) goto b515; if (!r5665) goto b515; if (!r5668) goto b515; if (!r5670) goto b515; if (!r5673) goto b515; if (!r5675) goto b515; if (!r5678) goto b515; if (!r5680) goto b515; if (!r5683) goto b515; if (!r5685) goto b515; if (!r5688) goto b515; if (!r5690) goto b515; if (!r5693) goto b515; if (!r5695) goto b515; if (!r5698) goto b515; if (!r5700) goto b515; if (!r5703) goto b515; if (!r5705) goto b515; if (!r5708) goto b515; if (!r5710) goto b515; if (!r5713) goto b515; if (!r5715) goto b515; if (!r5718) goto b515; if (!r5720) goto b515; if (!r5723) goto b515; if (!r5725) goto b515; if (!r5728) goto b515; if (!r5730) goto b515; if (!r5733) goto b515; if (!r5735) goto b515; if (!r5738) goto b515; if (!r5740) goto b515; if (!r5743) goto b515; if (!r5745) goto b515; if (!r5748) goto b515; if (!r5750) goto b515; if (!r5753) goto b515; if (!r5755) goto b515; if (!r5758) goto b515; if (!r5760) goto b515; if (!r5763) goto b515; if (!r5765) goto b515; if (!r5768) goto b515; if (!r5770) goto b515; if (!r5773) goto b515; if (!r5775) goto b515; if (!r5778) goto b515; if (!r5780) goto b515; if (!r5783) goto b515; if (!r5785) goto b515; if (!r5788) goto b515; if (!r5790) goto b515; if (!r5793) goto b515; if (!r5795) goto b515; if (!r5798) goto b515; if (!r5800) goto b515; if (!r5803) goto b515; if (!r5805) goto b515; if (!r5808) goto b515; if (!r5810) goto b515; if (!r5813) goto b515; if (!r5815) goto b515; if (!r5818) goto b515; if (!r5820) goto b515; if (!r5823) goto b515; if (!r5825) goto b515; if (!r5828) goto b515; if (!r5830) goto b515; if (!r5833) goto b515; if (!r5835) goto b515; if (!r5838) goto b515; if (!r5840) goto b515; if (!r5843) goto b515; if (!r5845) goto b515; if (!r5848) goto b515; if (!r5850) goto b515; if (!r5853) goto b515; if (!r5855) goto b515; if (!r5858) goto b515; if (!r5860) goto b515; if (!r5863) goto b515; if (!r5865) goto b515; if (!r5868) goto b515; if (!r5870) goto b515; if (!r5873) goto b515; if (!r5875) goto b515; if (!r5878) goto b515; if (!r5880) goto b515; if (!r5883) goto b515;
+	r11 = (i32)r12; r16 = r11;
+	r21 = r11; r22 = (i32)r14; r23 = r22; r24 = (u32)r21 + (u32)r23;
+	r31 = r11; r32 = r22; r33 = (u32)r32 * 2u; r34 = (u32)r31 + (u32)r33;
+	r41 = r11; r42 = r22; r43 = (u32)r42 * 3u; r44 = (u32)r41 + (u32)r43;
+	r51 = r11; r52 = r22; r53 = (u32)r52 * 4u; r54 = (u32)r51 + (u32)r53;
+	r61 = r11; r62 = r22; r63 = (u32)r62 * 5u; r64 = (u32)r61 + (u32)r63;
+	r71 = r11; r72 = r22; r73 = (u32)r72 * 6u; r74 = (u32)r71 + (u32)r73;
+	r81 = r11; r82 = r22; r83 = (u32)r82 * 7u; r84 = (u32)r81 + (u32)r83;
+	r91 = r11; r92 = r22; r93 = (u32)r92 * 8u; r94 = (u32)r91 + (u32)r93;
+	r101 = r11; r102 = r22; r103 = (u32)r102 * 9u; r104 = (u32)r101 + (u32)r103;
+	r111 = r11; r112 = r22; r113 = (u32)r112 * 10u; r114 = (u32)r111 + (u32)r113;
+	r121 = r11; r122 = r22; r123 = (u32)r122 * 11u; r124 = (u32)r121 + (u32)r123;
+	r131 = r11; r132 = r22; r133 = (u32)r132 * 12u; r134 = (u32)r131 + (u32)r133;
+	r141 = r11; r142 = r22; r143 = (u32)r142 * 13u; r144 = (u32)r141 + (u32)r143;
+	r151 = r11; r152 = r22; r153 = (u32)r152 * 14u; r154 = (u32)r151 + (u32)r153;
+	r161 = r11; r162 = r22; r163 = (u32)r162 * 15u; r164 = (u32)r161 + (u32)r163;
+	r171 = r11; r172 = r22; r173 = (u32)r172 * 16u; r174 = (u32)r171 + (u32)r173;
+	r181 = r11; r182 = r22; r183 = (u32)r182 * 17u; r184 = (u32)r181 + (u32)r183;
+	r191 = r11; r192 = r22; r193 = (u32)r192 * 18u; r194 = (u32)r191 + (u32)r193;
+	r201 = r11; r202 = r22; r203 = (u32)r202 * 19u; r204 = (u32)r201 + (u32)r203;
+	r211 = r11; r212 = r22; r213 = (u32)r212 * 20u; r214 = (u32)r211 + (u32)r213;
+	r221 = r11; r222 = r22; r223 = (u32)r222 * 21u; r224 = (u32)r221 + (u32)r223;
+	r231 = r11; r232 = r22; r233 = (u32)r232 * 22u; r234 = (u32)r231 + (u32)r233;
+	r241 = r11; r242 = r22; r243 = (u32)r242 * 23u; r244 = (u32)r241 + (u32)r243;
+	r251 = r11; r252 = r22; r253 = (u32)r252 * 24u; r254 = (u32)r251 + (u32)r253;
+	r261 = r11; r262 = r22; r263 = (u32)r262 * 25u; r264 = (u32)r261 + (u32)r263;
+	r271 = r11; r272 = r22; r273 = (u32)r272 * 26u; r274 = (u32)r271 + (u32)r273;
+	r281 = r11; r282 = r22; r283 = (u32)r282 * 27u; r284 = (u32)r281 + (u32)r283;
+	r291 = r11; r292 = r22; r293 = (u32)r292 * 28u; r294 = (u32)r291 + (u32)r293;
+	r301 = r11; r302 = r22; r303 = (u32)r302 * 29u; r304 = (u32)r301 + (u32)r303;
+	r311 = r11; r312 = r22; r313 = (u32)r312 * 30u; r314 = (u32)r311 + (u32)r313;
+	r321 = r11; r322 = r22; r323 = (u32)r322 * 31u; r324 = (u32)r321 + (u32)r323;
+	r331 = r11; r332 = r22; r333 = (u32)r332 * 32u; r334 = (u32)r331 + (u32)r333;
+	r341 = r11; r342 = r22; r343 = (u32)r342 * 33u; r344 = (u32)r341 + (u32)r343;
+	r351 = r11; r352 = r22; r353 = (u32)r352 * 34u; r354 = (u32)r351 + (u32)r353;
+	r361 = r11; r362 = r22; r363 = (u32)r362 * 35u; r364 = (u32)r361 + (u32)r363;
+	r371 = r11; r372 = r22; r373 = (u32)r372 * 36u; r374 = (u32)r371 + (u32)r373;
+	r381 = r11; r382 = r22; r383 = (u32)r382 * 37u; r384 = (u32)r381 + (u32)r383;
+	r391 = r11; r392 = r22; r393 = (u32)r392 * 38u; r394 = (u32)r391 + (u32)r393;
+	r401 = r11; r402 = r22; r403 = (u32)r402 * 39u; r404 = (u32)r401 + (u32)r403;
+	r411 = r11; r412 = r22; r413 = (u32)r412 * 40u; r414 = (u32)r411 + (u32)r413;
+	r421 = r11; r422 = r22; r423 = (u32)r422 * 41u; r424 = (u32)r421 + (u32)r423;
+	r431 = r11; r432 = r22; r433 = (u32)r432 * 42u; r434 = (u32)r431 + (u32)r433;
+	r441 = r11; r442 = r22; r443 = (u32)r442 * 43u; r444 = (u32)r441 + (u32)r443;
+	r451 = r11; r452 = r22; r453 = (u32)r452 * 44u; r454 = (u32)r451 + (u32)r453;
+	r461 = r11; r462 = r22; r463 = (u32)r462 * 45u; r464 = (u32)r461 + (u32)r463;
+	r471 = r11; r472 = r22; r473 = (u32)r472 * 46u; r474 = (u32)r471 + (u32)r473;
+	r481 = r11; r482 = r22; r483 = (u32)r482 * 47u; r484 = (u32)r481 + (u32)r483;
+	r491 = r11; r492 = r22; r493 = (u32)r492 * 48u; r494 = (u32)r491 + (u32)r493;
+	r501 = r11; r502 = r22; r503 = (u32)r502 * 49u; r504 = (u32)r501 + (u32)r503;
+	r511 = r11; r512 = r22; r513 = (u32)r512 * 50u; r514 = (u32)r511 + (u32)r513;
+	r521 = r11; r522 = r22; r523 = (u32)r522 * 51u; r524 = (u32)r521 + (u32)r523;
+	r531 = r11; r532 = r22; r533 = (u32)r532 * 52u; r534 = (u32)r531 + (u32)r533;
+	r541 = r11; r542 = r22; r543 = (u32)r542 * 53u; r544 = (u32)r541 + (u32)r543;
+	r551 = r11; r552 = r22; r553 = (u32)r552 * 54u; r554 = (u32)r551 + (u32)r553;
+	r561 = r11; r562 = r22; r563 = (u32)r562 * 55u; r564 = (u32)r561 + (u32)r563;
+	r571 = r11; r572 = r22; r573 = (u32)r572 * 56u; r574 = (u32)r571 + (u32)r573;
+	r581 = r11; r582 = r22; r583 = (u32)r582 * 57u; r584 = (u32)r581 + (u32)r583;
+	r591 = r11; r592 = r22; r593 = (u32)r592 * 58u; r594 = (u32)r591 + (u32)r593;
+	r601 = r11; r602 = r22; r603 = (u32)r602 * 59u; r604 = (u32)r601 + (u32)r603;
+	r611 = r11; r612 = r22; r613 = (u32)r612 * 60u; r614 = (u32)r611 + (u32)r613;
+	r621 = r11; r622 = r22; r623 = (u32)r622 * 61u; r624 = (u32)r621 + (u32)r623;
+	r631 = r11; r632 = r22; r633 = (u32)r632 * 62u; r634 = (u32)r631 + (u32)r633;
+	r641 = r11; r642 = r22; r643 = (u32)r642 * 63u; r644 = (u32)r641 + (u32)r643;
+	r651 = r11; r652 = r22; r653 = (u32)r652 * 64u; r654 = (u32)r651 + (u32)r653;
+	r661 = r11; r662 = r22; r663 = (u32)r662 * 65u; r664 = (u32)r661 + (u32)r663;
+	r671 = r11; r672 = r22; r673 = (u32)r672 * 66u; r674 = (u32)r671 + (u32)r673;
+	r681 = r11; r682 = r22; r683 = (u32)r682 * 67u; r684 = (u32)r681 + (u32)r683;
+	r691 = r11; r692 = r22; r693 = (u32)r692 * 68u; r694 = (u32)r691 + (u32)r693;
+	r701 = r11; r702 = r22; r703 = (u32)r702 * 69u; r704 = (u32)r701 + (u32)r703;
+	r711 = r11; r712 = r22; r713 = (u32)r712 * 70u; r714 = (u32)r711 + (u32)r713;
+	r721 = r11; r722 = r22; r723 = (u32)r722 * 71u; r724 = (u32)r721 + (u32)r723;
+	r731 = r11; r732 = r22; r733 = (u32)r732 * 72u; r734 = (u32)r731 + (u32)r733;
+	r741 = r11; r742 = r22; r743 = (u32)r742 * 73u; r744 = (u32)r741 + (u32)r743;
+	r751 = r11; r752 = r22; r753 = (u32)r752 * 74u; r754 = (u32)r751 + (u32)r753;
+	r761 = r11; r762 = r22; r763 = (u32)r762 * 75u; r764 = (u32)r761 + (u32)r763;
+	r771 = r11; r772 = r22; r773 = (u32)r772 * 76u; r774 = (u32)r771 + (u32)r773;
+	r781 = r11; r782 = r22; r783 = (u32)r782 * 77u; r784 = (u32)r781 + (u32)r783;
+	r791 = r11; r792 = r22; r793 = (u32)r792 * 78u; r794 = (u32)r791 + (u32)r793;
+	r801 = r11; r802 = r22; r803 = (u32)r802 * 79u; r804 = (u32)r801 + (u32)r803;
+	r811 = r11; r812 = r22; r813 = (u32)r812 * 80u; r814 = (u32)r811 + (u32)r813;
+	r821 = r11; r822 = r22; r823 = (u32)r822 * 81u; r824 = (u32)r821 + (u32)r823;
+	r831 = r11; r832 = r22; r833 = (u32)r832 * 82u; r834 = (u32)r831 + (u32)r833;
+	r841 = r11; r842 = r22; r843 = (u32)r842 * 83u; r844 = (u32)r841 + (u32)r843;
+	r851 = r11; r852 = r22; r853 = (u32)r852 * 84u; r854 = (u32)r851 + (u32)r853;
+	r861 = r11; r862 = r22; r863 = (u32)r862 * 85u; r864 = (u32)r861 + (u32)r863;
+	r871 = r11; r872 = r22; r873 = (u32)r872 * 86u; r874 = (u32)r871 + (u32)r873;
+	r881 = r11; r882 = r22; r883 = (u32)r882 * 87u; r884 = (u32)r881 + (u32)r883;
+	r891 = r11; r892 = r22; r893 = (u32)r892 * 88u; r894 = (u32)r891 + (u32)r893;
+	r901 = r11; r902 = r22; r903 = (u32)r902 * 89u; r904 = (u32)r901 + (u32)r903;
+	r911 = r11; r912 = r22; r913 = (u32)r912 * 90u; r914 = (u32)r911 + (u32)r913;
+	r921 = r11; r922 = r22; r923 = (u32)r922 * 91u; r924 = (u32)r921 + (u32)r923;
+	r931 = r11; r932 = r22; r933 = (u32)r932 * 92u; r934 = (u32)r931 + (u32)r933;
+	r941 = r11; r942 = r22; r943 = (u32)r942 * 93u; r944 = (u32)r941 + (u32)r943;
+	r951 = r11; r952 = r22; r953 = (u32)r952 * 94u; r954 = (u32)r951 + (u32)r953;
+	r961 = r11; r962 = r22; r963 = (u32)r962 * 95u; r964 = (u32)r961 + (u32)r963;
+	r971 = r11; r972 = r22; r973 = (u32)r972 * 96u; r974 = (u32)r971 + (u32)r973;
+	r981 = r11; r982 = r22; r983 = (u32)r982 * 97u; r984 = (u32)r981 + (u32)r983;
+	r991 = r11; r992 = r22; r993 = (u32)r992 * 98u; r994 = (u32)r991 + (u32)r993;
+	r1001 = r11; r1002 = r22; r1003 = (u32)r1002 * 99u; r1004 = (u32)r1001 + (u32)r1003;
+	r1011 = r11; r1012 = r22; r1013 = (u32)r1012 * 100u; r1014 = (u32)r1011 + (u32)r1013;
+	r1021 = r11; r1022 = r22; r1023 = (u32)r1022 * 101u; r1024 = (u32)r1021 + (u32)r1023;
+	r1031 = r11; r1032 = r22; r1033 = (u32)r1032 * 102u; r1034 = (u32)r1031 + (u32)r1033;
+	r1041 = r11; r1042 = r22; r1043 = (u32)r1042 * 103u; r1044 = (u32)r1041 + (u32)r1043;
+	r1051 = r11; r1052 = r22; r1053 = (u32)r1052 * 104u; r1054 = (u32)r1051 + (u32)r1053;
+	r1061 = r11; r1062 = r22; r1063 = (u32)r1062 * 105u; r1064 = (u32)r1061 + (u32)r1063;
+	r1071 = r11; r1072 = r22; r1073 = (u32)r1072 * 106u; r1074 = (u32)r1071 + (u32)r1073;
+	r1081 = r11; r1082 = r22; r1083 = (u32)r1082 * 107u; r1084 = (u32)r1081 + (u32)r1083;
+	r1091 = r11; r1092 = r22; r1093 = (u32)r1092 * 108u; r1094 = (u32)r1091 + (u32)r1093;
+	r1101 = r11; r1102 = r22; r1103 = (u32)r1102 * 109u; r1104 = (u32)r1101 + (u32)r1103;
+	r1111 = r11; r1112 = r22; r1113 = (u32)r1112 * 110u; r1114 = (u32)r1111 + (u32)r1113;
+	r1121 = r11; r1122 = r22; r1123 = (u32)r1122 * 111u; r1124 = (u32)r1121 + (u32)r1123;
+	r1131 = r11; r1132 = r22; r1133 = (u32)r1132 * 112u; r1134 = (u32)r1131 + (u32)r1133;
+	r1141 = r11; r1142 = r22; r1143 = (u32)r1142 * 113u; r1144 = (u32)r1141 + (u32)r1143;
+	r1151 = r11; r1152 = r22; r1153 = (u32)r1152 * 114u; r1154 = (u32)r1151 + (u32)r1153;
+	r1161 = r11; r1162 = r22; r1163 = (u32)r1162 * 115u; r1164 = (u32)r1161 + (u32)r1163;
+	r1171 = r11; r1172 = r22; r1173 = (u32)r1172 * 116u; r1174 = (u32)r1171 + (u32)r1173;
+	r1181 = r11; r1182 = r22; r1183 = (u32)r1182 * 117u; r1184 = (u32)r1181 + (u32)r1183;
+	r1191 = r11; r1192 = r22; r1193 = (u32)r1192 * 118u; r1194 = (u32)r1191 + (u32)r1193;
+	r1201 = r11; r1202 = r22; r1203 = (u32)r1202 * 119u; r1204 = (u32)r1201 + (u32)r1203;
+	r1211 = r11; r1212 = r22; r1213 = (u32)r1212 * 120u; r1214 = (u32)r1211 + (u32)r1213;
+	r1221 = r11; r1222 = r22; r1223 = (u32)r1222 * 121u; r1224 = (u32)r1221 + (u32)r1223;
+	r1231 = r11; r1232 = r22; r1233 = (u32)r1232 * 122u; r1234 = (u32)r1231 + (u32)r1233;
+	r1241 = r11; r1242 = r22; r1243 = (u32)r1242 * 123u; r1244 = (u32)r1241 + (u32)r1243;
+	r1251 = r11; r1252 = r22; r1253 = (u32)r1252 * 124u; r1254 = (u32)r1251 + (u32)r1253;
+	r1261 = r11; r1262 = r22; r1263 = (u32)r1262 * 125u; r1264 = (u32)r1261 + (u32)r1263;
+	r1271 = r11; r1272 = r22; r1273 = (u32)r1272 * 126u; r1274 = (u32)r1271 + (u32)r1273;
+	r1281 = r11; r1282 = r22; r1283 = (u32)r1282 * 127u; r1284 = (u32)r1281 + (u32)r1283;
+	r1291 = r11; r1292 = r22; r1293 = (u32)r1292 * 128u; r1294 = (u32)r1291 + (u32)r1293;
+	r1301 = r11; r1302 = r22; r1303 = (u32)r1302 * 129u; r1304 = (u32)r1301 + (u32)r1303;
+	r1311 = r11; r1312 = r22; r1313 = (u32)r1312 * 130u; r1314 = (u32)r1311 + (u32)r1313;
+	r1321 = r11; r1322 = r22; r1323 = (u32)r1322 * 131u; r1324 = (u32)r1321 + (u32)r1323;
+	r1331 = r11; r1332 = r22; r1333 = (u32)r1332 * 132u; r1334 = (u32)r1331 + (u32)r1333;
+	r1341 = r11; r1342 = r22; r1343 = (u32)r1342 * 133u; r1344 = (u32)r1341 + (u32)r1343;
+	r1351 = r11; r1352 = r22; r1353 = (u32)r1352 * 134u; r1354 = (u32)r1351 + (u32)r1353;
+	r1361 = r11; r1362 = r22; r1363 = (u32)r1362 * 135u; r1364 = (u32)r1361 + (u32)r1363;
+	r1371 = r11; r1372 = r22; r1373 = (u32)r1372 * 136u; r1374 = (u32)r1371 + (u32)r1373;
+	r1381 = r11; r1382 = r22; r1383 = (u32)r1382 * 137u; r1384 = (u32)r1381 + (u32)r1383;
+	r1391 = r11; r1392 = r22; r1393 = (u32)r1392 * 138u; r1394 = (u32)r1391 + (u32)r1393;
+	r1401 = r11; r1402 = r22; r1403 = (u32)r1402 * 139u; r1404 = (u32)r1401 + (u32)r1403;
+	r1411 = r11; r1412 = r22; r1413 = (u32)r1412 * 140u; r1414 = (u32)r1411 + (u32)r1413;
+	r1421 = r11; r1422 = r22; r1423 = (u32)r1422 * 141u; r1424 = (u32)r1421 + (u32)r1423;
+	r1431 = r11; r1432 = r22; r1433 = (u32)r1432 * 142u; r1434 = (u32)r1431 + (u32)r1433;
+	r1441 = r11; r1442 = r22; r1443 = (u32)r1442 * 143u; r1444 = (u32)r1441 + (u32)r1443;
+	r1451 = r11; r1452 = r22; r1453 = (u32)r1452 * 144u; r1454 = (u32)r1451 + (u32)r1453;
+	r1461 = r11; r1462 = r22; r1463 = (u32)r1462 * 145u; r1464 = (u32)r1461 + (u32)r1463;
+	r1471 = r11; r1472 = r22; r1473 = (u32)r1472 * 146u; r1474 = (u32)r1471 + (u32)r1473;
+	r1481 = r11; r1482 = r22; r1483 = (u32)r1482 * 147u; r1484 = (u32)r1481 + (u32)r1483;
+	r1491 = r11; r1492 = r22; r1493 = (u32)r1492 * 148u; r1494 = (u32)r1491 + (u32)r1493;
+	r1501 = r11; r1502 = r22; r1503 = (u32)r1502 * 149u; r1504 = (u32)r1501 + (u32)r1503;
+	r1511 = r11; r1512 = r22; r1513 = (u32)r1512 * 150u; r1514 = (u32)r1511 + (u32)r1513;
+	r1521 = r11; r1522 = r22; r1523 = (u32)r1522 * 151u; r1524 = (u32)r1521 + (u32)r1523;
+	r1531 = r11; r1532 = r22; r1533 = (u32)r1532 * 152u; r1534 = (u32)r1531 + (u32)r1533;
+	r1541 = r11; r1542 = r22; r1543 = (u32)r1542 * 153u; r1544 = (u32)r1541 + (u32)r1543;
+	r1551 = r11; r1552 = r22; r1553 = (u32)r1552 * 154u; r1554 = (u32)r1551 + (u32)r1553;
+	r1561 = r11; r1562 = r22; r1563 = (u32)r1562 * 155u; r1564 = (u32)r1561 + (u32)r1563;
+	r1571 = r11; r1572 = r22; r1573 = (u32)r1572 * 156u; r1574 = (u32)r1571 + (u32)r1573;
+	r1581 = r11; r1582 = r22; r1583 = (u32)r1582 * 157u; r1584 = (u32)r1581 + (u32)r1583;
+	r1591 = r11; r1592 = r22; r1593 = (u32)r1592 * 158u; r1594 = (u32)r1591 + (u32)r1593;
+	r1601 = r11; r1602 = r22; r1603 = (u32)r1602 * 159u; r1604 = (u32)r1601 + (u32)r1603;
+	r1611 = r11; r1612 = r22; r1613 = (u32)r1612 * 160u; r1614 = (u32)r1611 + (u32)r1613;
+	r1621 = r11; r1622 = r22; r1623 = (u32)r1622 * 161u; r1624 = (u32)r1621 + (u32)r1623;
+	r1631 = r11; r1632 = r22; r1633 = (u32)r1632 * 162u; r1634 = (u32)r1631 + (u32)r1633;
+	r1641 = r11; r1642 = r22; r1643 = (u32)r1642 * 163u; r1644 = (u32)r1641 + (u32)r1643;
+	r1651 = r11; r1652 = r22; r1653 = (u32)r1652 * 164u; r1654 = (u32)r1651 + (u32)r1653;
+	r1661 = r11; r1662 = r22; r1663 = (u32)r1662 * 165u; r1664 = (u32)r1661 + (u32)r1663;
+	r1671 = r11; r1672 = r22; r1673 = (u32)r1672 * 166u; r1674 = (u32)r1671 + (u32)r1673;
+	r1681 = r11; r1682 = r22; r1683 = (u32)r1682 * 167u; r1684 = (u32)r1681 + (u32)r1683;
+	r1691 = r11; r1692 = r22; r1693 = (u32)r1692 * 168u; r1694 = (u32)r1691 + (u32)r1693;
+	r1701 = r11; r1702 = r22; r1703 = (u32)r1702 * 169u; r1704 = (u32)r1701 + (u32)r1703;
+	r1711 = r11; r1712 = r22; r1713 = (u32)r1712 * 170u; r1714 = (u32)r1711 + (u32)r1713;
+	r1721 = r11; r1722 = r22; r1723 = (u32)r1722 * 171u; r1724 = (u32)r1721 + (u32)r1723;
+	r1731 = r11; r1732 = r22; r1733 = (u32)r1732 * 172u; r1734 = (u32)r1731 + (u32)r1733;
+	r1741 = r11; r1742 = r22; r1743 = (u32)r1742 * 173u; r1744 = (u32)r1741 + (u32)r1743;
+	r1751 = r11; r1752 = r22; r1753 = (u32)r1752 * 174u; r1754 = (u32)r1751 + (u32)r1753;
+	r1761 = r11; r1762 = r22; r1763 = (u32)r1762 * 175u; r1764 = (u32)r1761 + (u32)r1763;
+	r1771 = r11; r1772 = r22; r1773 = (u32)r1772 * 176u; r1774 = (u32)r1771 + (u32)r1773;
+	r1781 = r11; r1782 = r22; r1783 = (u32)r1782 * 177u; r1784 = (u32)r1781 + (u32)r1783;
+	r1791 = r11; r1792 = r22; r1793 = (u32)r1792 * 178u; r1794 = (u32)r1791 + (u32)r1793;
+	r1801 = r11; r1802 = r22; r1803 = (u32)r1802 * 179u; r1804 = (u32)r1801 + (u32)r1803;
+	r1811 = r11; r1812 = r22; r1813 = (u32)r1812 * 180u; r1814 = (u32)r1811 + (u32)r1813;
+	r1821 = r11; r1822 = r22; r1823 = (u32)r1822 * 181u; r1824 = (u32)r1821 + (u32)r1823;
+	r1831 = r11; r1832 = r22; r1833 = (u32)r1832 * 182u; r1834 = (u32)r1831 + (u32)r1833;
+	r1841 = r11; r1842 = r22; r1843 = (u32)r1842 * 183u; r1844 = (u32)r1841 + (u32)r1843;
+	r1851 = r11; r1852 = r22; r1853 = (u32)r1852 * 184u; r1854 = (u32)r1851 + (u32)r1853;
+	r1861 = r11; r1862 = r22; r1863 = (u32)r1862 * 185u; r1864 = (u32)r1861 + (u32)r1863;
+	r1871 = r11; r1872 = r22; r1873 = (u32)r1872 * 186u; r1874 = (u32)r1871 + (u32)r1873;
+	r1881 = r11; r1882 = r22; r1883 = (u32)r1882 * 187u; r1884 = (u32)r1881 + (u32)r1883;
+	r1891 = r11; r1892 = r22; r1893 = (u32)r1892 * 188u; r1894 = (u32)r1891 + (u32)r1893;
+	r1901 = r11; r1902 = r22; r1903 = (u32)r1902 * 189u; r1904 = (u32)r1901 + (u32)r1903;
+	r1911 = r11; r1912 = r22; r1913 = (u32)r1912 * 190u; r1914 = (u32)r1911 + (u32)r1913;
+	r1921 = r11; r1922 = r22; r1923 = (u32)r1922 * 191u; r1924 = (u32)r1921 + (u32)r1923;
+	r1931 = r11; r1932 = r22; r1933 = (u32)r1932 * 192u; r1934 = (u32)r1931 + (u32)r1933;
+	r1941 = r11; r1942 = r22; r1943 = (u32)r1942 * 193u; r1944 = (u32)r1941 + (u32)r1943;
+	r1951 = r11; r1952 = r22; r1953 = (u32)r1952 * 194u; r1954 = (u32)r1951 + (u32)r1953;
+	r1961 = r11; r1962 = r22; r1963 = (u32)r1962 * 195u; r1964 = (u32)r1961 + (u32)r1963;
+	r1971 = r11; r1972 = r22; r1973 = (u32)r1972 * 196u; r1974 = (u32)r1971 + (u32)r1973;
+	r1981 = r11; r1982 = r22; r1983 = (u32)r1982 * 197u; r1984 = (u32)r1981 + (u32)r1983;
+	r1991 = r11; r1992 = r22; r1993 = (u32)r1992 * 198u; r1994 = (u32)r1991 + (u32)r1993;
+	r2001 = r11; r2002 = r22; r2003 = (u32)r2002 * 199u; r2004 = (u32)r2001 + (u32)r2003;
+	r2011 = r11; r2012 = r22; r2013 = (u32)r2012 * 200u; r2014 = (u32)r2011 + (u32)r2013;
+	r2021 = r11; r2022 = r22; r2023 = (u32)r2022 * 201u; r2024 = (u32)r2021 + (u32)r2023;
+	r2031 = r11; r2032 = r22; r2033 = (u32)r2032 * 202u; r2034 = (u32)r2031 + (u32)r2033;
+	r2041 = r11; r2042 = r22; r2043 = (u32)r2042 * 203u; r2044 = (u32)r2041 + (u32)r2043;
+	r2051 = r11; r2052 = r22; r2053 = (u32)r2052 * 204u; r2054 = (u32)r2051 + (u32)r2053;
+	r2061 = r11; r2062 = r22; r2063 = (u32)r2062 * 205u; r2064 = (u32)r2061 + (u32)r2063;
+	r2071 = r11; r2072 = r22; r2073 = (u32)r2072 * 206u; r2074 = (u32)r2071 + (u32)r2073;
+	r2081 = r11; r2082 = r22; r2083 = (u32)r2082 * 207u; r2084 = (u32)r2081 + (u32)r2083;
+	r2091 = r11; r2092 = r22; r2093 = (u32)r2092 * 208u; r2094 = (u32)r2091 + (u32)r2093;
+	r2101 = r11; r2102 = r22; r2103 = (u32)r2102 * 209u; r2104 = (u32)r2101 + (u32)r2103;
+	r2111 = r11; r2112 = r22; r2113 = (u32)r2112 * 210u; r2114 = (u32)r2111 + (u32)r2113;
+	r2121 = r11; r2122 = r22; r2123 = (u32)r2122 * 211u; r2124 = (u32)r2121 + (u32)r2123;
+	r2131 = r11; r2132 = r22; r2133 = (u32)r2132 * 212u; r2134 = (u32)r2131 + (u32)r2133;
+	r2141 = r11; r2142 = r22; r2143 = (u32)r2142 * 213u; r2144 = (u32)r2141 + (u32)r2143;
+	r2151 = r11; r2152 = r22; r2153 = (u32)r2152 * 214u; r2154 = (u32)r2151 + (u32)r2153;
+	r2161 = r11; r2162 = r22; r2163 = (u32)r2162 * 215u; r2164 = (u32)r2161 + (u32)r2163;
+	r2171 = r11; r2172 = r22; r2173 = (u32)r2172 * 216u; r2174 = (u32)r2171 + (u32)r2173;
+	r2181 = r11; r2182 = r22; r2183 = (u32)r2182 * 217u; r2184 = (u32)r2181 + (u32)r2183;
+	r2191 = r11; r2192 = r22; r2193 = (u32)r2192 * 218u; r2194 = (u32)r2191 + (u32)r2193;
+	r2201 = r11; r2202 = r22; r2203 = (u32)r2202 * 219u; r2204 = (u32)r2201 + (u32)r2203;
+	r2211 = r11; r2212 = r22; r2213 = (u32)r2212 * 220u; r2214 = (u32)r2211 + (u32)r2213;
+	r2221 = r11; r2222 = r22; r2223 = (u32)r2222 * 221u; r2224 = (u32)r2221 + (u32)r2223;
+	r2231 = r11; r2232 = r22; r2233 = (u32)r2232 * 222u; r2234 = (u32)r2231 + (u32)r2233;
+	r2241 = r11; r2242 = r22; r2243 = (u32)r2242 * 223u; r2244 = (u32)r2241 + (u32)r2243;
+	r2251 = r11; r2252 = r22; r2253 = (u32)r2252 * 224u; r2254 = (u32)r2251 + (u32)r2253;
+	r2261 = r11; r2262 = r22; r2263 = (u32)r2262 * 225u; r2264 = (u32)r2261 + (u32)r2263;
+	r2271 = r11; r2272 = r22; r2273 = (u32)r2272 * 226u; r2274 = (u32)r2271 + (u32)r2273;
+	r2281 = r11; r2282 = r22; r2283 = (u32)r2282 * 227u; r2284 = (u32)r2281 + (u32)r2283;
+	r2291 = r11; r2292 = r22; r2293 = (u32)r2292 * 228u; r2294 = (u32)r2291 + (u32)r2293;
+	r2301 = r11; r2302 = r22; r2303 = (u32)r2302 * 229u; r2304 = (u32)r2301 + (u32)r2303;
+	r2311 = r11; r2312 = r22; r2313 = (u32)r2312 * 230u; r2314 = (u32)r2311 + (u32)r2313;
+	r2321 = r11; r2322 = r22; r2323 = (u32)r2322 * 231u; r2324 = (u32)r2321 + (u32)r2323;
+	r2331 = r11; r2332 = r22; r2333 = (u32)r2332 * 232u; r2334 = (u32)r2331 + (u32)r2333;
+	r2341 = r11; r2342 = r22; r2343 = (u32)r2342 * 233u; r2344 = (u32)r2341 + (u32)r2343;
+	r2351 = r11; r2352 = r22; r2353 = (u32)r2352 * 234u; r2354 = (u32)r2351 + (u32)r2353;
+	r2361 = r11; r2362 = r22; r2363 = (u32)r2362 * 235u; r2364 = (u32)r2361 + (u32)r2363;
+	r2371 = r11; r2372 = r22; r2373 = (u32)r2372 * 236u; r2374 = (u32)r2371 + (u32)r2373;
+	r2381 = r11; r2382 = r22; r2383 = (u32)r2382 * 237u; r2384 = (u32)r2381 + (u32)r2383;
+	r2391 = r11; r2392 = r22; r2393 = (u32)r2392 * 238u; r2394 = (u32)r2391 + (u32)r2393;
+	r2401 = r11; r2402 = r22; r2403 = (u32)r2402 * 239u; r2404 = (u32)r2401 + (u32)r2403;
+	r2411 = r11; r2412 = r22; r2413 = (u32)r2412 * 240u; r2414 = (u32)r2411 + (u32)r2413;
+	r2421 = r11; r2422 = r22; r2423 = (u32)r2422 * 241u; r2424 = (u32)r2421 + (u32)r2423;
+	r2431 = r11; r2432 = r22; r2433 = (u32)r2432 * 242u; r2434 = (u32)r2431 + (u32)r2433;
+	r2441 = r11; r2442 = r22; r2443 = (u32)r2442 * 243u; r2444 = (u32)r2441 + (u32)r2443;
+	r2451 = r11; r2452 = r22; r2453 = (u32)r2452 * 244u; r2454 = (u32)r2451 + (u32)r2453;
+	r2461 = r11; r2462 = r22; r2463 = (u32)r2462 * 245u; r2464 = (u32)r2461 + (u32)r2463;
+	r2471 = r11; r2472 = r22; r2473 = (u32)r2472 * 246u; r2474 = (u32)r2471 + (u32)r2473;
+	r2481 = r11; r2482 = r22; r2483 = (u32)r2482 * 247u; r2484 = (u32)r2481 + (u32)r2483;
+	r2491 = r11; r2492 = r22; r2493 = (u32)r2492 * 248u; r2494 = (u32)r2491 + (u32)r2493;
+	r2501 = r11; r2502 = r22; r2503 = (u32)r2502 * 249u; r2504 = (u32)r2501 + (u32)r2503;
+	r2511 = r11; r2512 = r22; r2513 = (u32)r2512 * 250u; r2514 = (u32)r2511 + (u32)r2513;
+	r2521 = r11; r2522 = r22; r2523 = (u32)r2522 * 251u; r2524 = (u32)r2521 + (u32)r2523;
+	r2531 = r11; r2532 = r22; r2533 = (u32)r2532 * 252u; r2534 = (u32)r2531 + (u32)r2533;
+	r2541 = r11; r2542 = r22; r2543 = (u32)r2542 * 253u; r2544 = (u32)r2541 + (u32)r2543;
+	r2551 = r11; r2552 = r22; r2553 = (u32)r2552 * 254u; r2554 = (u32)r2551 + (u32)r2553;
+#line 10 "wide.go"
+	r6904 = r2; r6905 = r4 + r6904 * 4; r6906 = (u64)r1 * 4ull; r6907 = r26 + r6904 * 4; r6908 = r36 + r6904 * 4; r6909 = r46 + r6904 * 4; r6910 = r56 + r6904 * 4; r6911 = r66 + r6904 * 4; r6912 = r76 + r6904 * 4; r6913 = r86 + r6904 * 4; r6914 = r96 + r6904 * 4; r6915 = r106 + r6904 * 4; r6916 = r116 + r6904 * 4; r6917 = r126 + r6904 * 4; r6918 = r136 + r6904 * 4; r6919 = r146 + r6904 * 4; r6920 = r156 + r6904 * 4; r6921 = r166 + r6904 * 4; r6922 = r176 + r6904 * 4; r6923 = r186 + r6904 * 4; r6924 = r196 + r6904 * 4; r6925 = r206 + r6904 * 4; r6926 = r216 + r6904 * 4; r6927 = r226 + r6904 * 4; r6928 = r236 + r6904 * 4; r6929 = r246 + r6904 * 4; r6930 = r256 + r6904 * 4; r6931 = r266 + r6904 * 4; r6932 = r276 + r6904 * 4; r6933 = r286 + r6904 * 4; r6934 = r296 + r6904 * 4; r6935 = r306 + r6904 * 4; r6936 = r316 + r6904 * 4; r6937 = r326 + r6904 * 4; r6938 = r336 + r6904 * 4; r6939 = r346 + r6904 * 4; r6940 = r356 + r6904 * 4; r6941 = r366 + r6904 * 4; r6942 = r376 + r6904 * 4; r6943 = r386 + r6904 * 4; r6944 = r396 + r6904 * 4; r6945 = r406 + r6904 * 4; r6946 = r416 + r6904 * 4; r6947 = r426 + r6904 * 4; r6948 = r436 + r6904 * 4; r6949 = r446 + r6904 * 4; r6950 = r456 + r6904 * 4; r6951 = r466 + r6904 * 4; r6952 = r476 + r6904 * 4; r6953 = r486 + r6904 * 4; r6954 = r496 + r6904 * 4; r6955 = r506 + r6904 * 4; r6956 = r516 + r6904 * 4; r6957 = r526 + r6904 * 4; r6958 = r536 + r6904 * 4; r6959 = r546 + r6904 * 4; r6960 = r556 + r6904 * 4; r6961 = r566 + r6904 * 4; r6962 = r576 + r6904 * 4; r6963 = r586 + r6904 * 4; r6964 = r596 + r6904 * 4; r6965 = r606 + r6904 * 4; r6966 = r616 + r6904 * 4; r6967 = r626 + r6904 * 4; r6968 = r636 + r6904 * 4; r6969 = r646 + r6904 * 4; r6970 = r656 + r6904 * 4; r6971 = r666 + r6904 * 4; r6972 = r676 + r6904 * 4; r6973 = r686 + r6904 * 4; r6974 = r696 + r6904 * 4; r6975 = r706 + r6904 * 4; r6976 = r716 + r6904 * 4; r6977 = r726 + r6904 * 4; r6978 = r736 + r6904 * 4; r6979 = r746 + r6904 * 4; r6980 = r756 + r6904 * 4; r6981 = r766 + r6904 * 4; r6982 = r776 + r6904 * 4; r6983 = r786 + r6904 * 4; r6984 = r796 + r6904 * 4; r6985 = r806 + r6904 * 4; r6986 = r816 + r6904 * 4; r6987 = r826 + r6904 * 4; r6988 = r836 + r6904 * 4; r6989 = r846 + r6904 * 4; r6990 = r856 + r6904 * 4; r6991 = r866 + r6904 * 4; r6992 = r876 + r6904 * 4; r6993 = r886 + r6904 * 4; r6994 = r896 + r6904 * 4; r6995 = r906 + r6904 * 4; r6996 = r916 + r6904 * 4; r6997 = r926 + r6904 * 4; r6998 = r936 + r6904 * 4; r6999 = r946 + r6904 * 4; r7000 = r956 + r6904 * 4; r7001 = r966 + r6904 * 4; r7002 = r976 + r6904 * 4; r7003 = r986 + r6904 * 4; r7004 = r996 + r6904 * 4; r7005 = r1006 + r6904 * 4; r7006 = r1016 + r6904 * 4; r7007 = r1026 + r6904 * 4; r7008 = r1036 + r6904 * 4; r7009 = r1046 + r6904 * 4; r7010 = r1056 + r6904 * 4; r7011 = r1066 + r6904 * 4; r7012 = r1076 + r6904 * 4; r7013 = r1086 + r6904 * 4; r7014 = r1096 + r6904 * 4; r7015 = r1106 + r6904 * 4; r7016 = r1116 + r6904 * 4; r7017 = r1126 + r6904 * 4; r7018 = r1136 + r6904 * 4; r7019 = r1146 + r6904 * 4; r7020 = r1156 + r6904 * 4; r7021 = r1166 + r6904 * 4; r7022 = r1176 + r6904 * 4; r7023 = r1186 + r6904 * 4; r7024 = r1196 + r6904 * 4; r7025 = r1206 + r6904 * 4; r7026 = r1216 + r6904 * 4; r7027 = r1226 + r6904 * 4; r7028 = r1236 + r6904 * 4; r7029 = r1246 + r6904 * 4; r7030 = r1256 + r6904 * 4; r7031 = r1266 + r6904 * 4; r7032 = r1276 + r6904 * 4; r7033 = r1286 + r6904 * 4; r7034 = r1296 + r6904 * 4; r7035 = r1306 + r6904 * 4; r7036 = r1316 + r6904 * 4; r7037 = r1326 + r6904 * 4; r7038 = r1336 + r6904 * 4; r7039 = r1346 + r6904 * 4; r7040 = r1356 + r6904 * 4; r7041 = r1366 + r6904 * 4; r7042 = r1376 + r6904 * 4; r7043 = r1386 + r6904 * 4; r7044 = r1396 + r6904 * 4; r7045 = r1406 + r6904 * 4; r7046 = r1416 + r6904 * 4; r7047 = r1426 + r6904 * 4; r7048 = r1436 + r6904 * 4; r7049 = r1446 + r6904 * 4; r7050 = r1456 + r6904 * 4; r7051 = r1466 + r6904 * 4; r7052 = r1476 + r6904 * 4; r7053 = r1486 + r6904 * 4; r7054 = r1496 + r6904 * 4; r7055 = r1506 + r6904 * 4; r7056 = r1516 + r6904 * 4; r7057 = r1526 + r6904 * 4; r7058 = r1536 + r6904 * 4; r7059 = r1546 + r6904 * 4; r7060 = r1556 + r6904 * 4; r7061 = r1566 + r6904 * 4; r7062 = r1576 + r6904 * 4; r7063 = r1586 + r6904 * 4; r7064 = r1596 + r6904 * 4; r7065 = r1606 + r6904 * 4; r7066 = r1616 + r6904 * 4; r7067 = r1626 + r6904 * 4; r7068 = r1636 + r6904 * 4; r7069 = r1646 + r6904 * 4; r7070 = r1656 + r6904 * 4; r7071 = r1666 + r6904 * 4; r7072 = r1676 + r6904 * 4; r7073 = r1686 + r6904 * 4; r7074 = r1696 + r6904 * 4; r7075 = r1706 + r6904 * 4; r7076 = r1716 + r6904 * 4; r7077 = r1726 + r6904 * 4; r7078 = r1736 + r6904 * 4; r7079 = r1746 + r6904 * 4; r7080 = r1756 + r6904 * 4; r7081 = r1766 + r6904 * 4; r7082 = r1776 + r6904 * 4; r7083 = r1786 + r6904 * 4; r7084 = r1796 + r6904 * 4; r7085 = r1806 + r6904 * 4; r7086 = r1816 + r6904 * 4; r7087 = r1826 + r6904 * 4; r7088 = r1836 + r6904 * 4; r7089 = r1846 + r6904 * 4; r7090 = r1856 + r6904 * 4; r7091 = r1866 + r6904 * 4; r7092 = r1876 + r6904 * 4; r7093 = r1886 + r6904 * 4; r7094 = r1896 + r6904 * 4; r7095 = r1906 + r6904 * 4; r7096 = r1916 + r6904 * 4; r7097 = r1926 + r6904 * 4; r7098 = r1936 + r6904 * 4; r7099 = r1946 + r6904 * 4; r7100 = r1956 + r6904 * 4; r7101 = r1966 + r6904 * 4; r7102 = r1976 + r6904 * 4; r7103 = r1986 + r6904 * 4; r7104 = r1996 + r6904 * 4; r7105 = r2006 + r6904 * 4; r7106 = r2016 + r6904 * 4; r7107 = r2026 + r6904 * 4; r7108 = r2036 + r6904 * 4; r7109 = r2046 + r6904 * 4; r7110 = r2056 + r6904 * 4; r7111 = r2066 + r6904 * 4; r7112 = r2076 + r6904 * 4; r7113 = r2086 + r6904 * 4; r7114 = r2096 + r6904 * 4; r7115 = r2106 + r6904 * 4; r7116 = r2116 + r6904 * 4; r7117 = r2126 + r6904 * 4; r7118 = r2136 + r6904 * 4; r7119 = r2146 + r6904 * 4; r7120 = r2156 + r6904 * 4; r7121 = r2166 + r6904 * 4; r7122 = r2176 + r6904 * 4; r7123 = r2186 + r6904 * 4; r7124 = r2196 + r6904 * 4; r7125 = r2206 + r6904 * 4; r7126 = r2216 + r6904 * 4; r7127 = r2226 + r6904 * 4; r7128 = r2236 + r6904 * 4; r7129 = r2246 + r6904 * 4; r7130 = r2256 + r6904 * 4; r7131 = r2266 + r6904 * 4; r7132 = r2276 + r6904 * 4; r7133 = r2286 + r6904 * 4; r7134 = r2296 + r6904 * 4; r7135 = r2306 + r6904 * 4; r7136 = r2316 + r6904 * 4; r7137 = r2326 + r6904 * 4; r7138 = r2336 + r6904 * 4; r7139 = r2346 + r6904 * 4; r7140 = r2356 + r6904 * 4; r7141 = r2366 + r6904 * 4; r7142 = r2376 + r6904 * 4; r7143 = r2386 + r6904 * 4; r7144 = r2396 + r6904 * 4; r7145 = r2406 + r6904 * 4; r7146 = r2416 + r6904 * 4; r7147 = r2426 + r6904 * 4; r7148 = r2436 + r6904 * 4; r7149 = r2446 + r6904 * 4; r7150 = r2456 + r6904 * 4; r7151 = r2466 + r6904 * 4; r7152 = r2476 + r6904 * 4; r7153 = r2486 + r6904 * 4; r7154 = r2496 + r6904 * 4; r7155 = r2506 + r6904 * 4; r7156 = r2516 + r6904 * 4; r7157 = r2526 + r6904 * 4; r7158 = r2536 + r6904 * 4; r7159 = r2546 + r6904 * 4; r7160 = r2556 + r6904 * 4;
 b511: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b514;
-	r5884 = r6905;
-	r17 = r5884 + 4ll;
-	r18 = *(i32 *)r17;
-	r19 = (u32)r18 + (u32)r16;
-	r20 = r17;
-	*(i32 *)r20 = r19;
-	r5886 = r6907;
-	r25 = r5886 + 4ll;
-	r28 = *(i32 *)r25;
-	r29 = (u32)r28 + (u32)r24;
-	r30 = r25;
-	*(i32 *)r30 = r29;
-	r5888 = r6908;
-	r35 = r5888 + 4ll;
-	r38 = *(i32 *)r35;
-	r39 = (u32)r38 + (u32)r34;
-	r40 = r35;
-	*(i32 *)r40 = r39;
-	r5890 = r6909;
-	r45 = r5890 + 4ll;
-	r48 = *(i32 *)r45;
-	r49 = (u32)r48 + (u32)r44;
-	r50 = r45;
-	*(i32 *)r50 = r49;
-	r5892 = r6910;
-	r55 = r5892 + 4ll;
-	r58 = *(i32 *)r55;
-	r59 = (u32)r58 + (u32)r54;
-	r60 = r55;
-	*(i32 *)r60 = r59;
-	r5894 = r6911;
-	r65 = r5894 + 4ll;
-	r68 = *(i32 *)r65;
-	r69 = (u32)r68 + (u32)r64;
-	r70 = r65;
-	*(i32 *)r70 = r69;
-	r5896 = r6912;
-	r75 = r5896 + 4ll;
-	r78 = *(i32 *)r75;
-	r79 = (u32)r78 + (u32)r74;
-	r80 = r75;
-	*(i32 *)r80 = r79;
-	r5898 = r6913;
-	r85 = r5898 + 4ll;
-	r88 = *(i32 *)r85;
-	r89 = (u32)r88 + (u32)r84;
-	r90 = r85;
-	*(i32 *)r90 = r89;
-	r5900 = r6914;
-	r95 = r5900 + 4ll;
-	r98 = *(i32 *)r95;
-	r99 = (u32)r98 + (u32)r94;
-	r100 = r95;
-	*(i32 *)r100 = r99;
-	r5902 = r6915;
-	r105 = r5902 + 4ll;
-	r108 = *(i32 *)r105;
-	r109 = (u32)r108 + (u32)r104;
-	r110 = r105;
-	*(i32 *)r110 = r109;
-	r5904 = r6916;
-	r115 = r5904 + 4ll;
-	r118 = *(i32 *)r115;
-	r119 = (u32)r118 + (u32)r114;
-	r120 = r115;
-	*(i32 *)r120 = r119;
-	r5906 = r6917;
-	r125 = r5906 + 4ll;
-	r128 = *(i32 *)r125;
-	r129 = (u32)r128 + (u32)r124;
-	r130 = r125;
-	*(i32 *)r130 = r129;
-	r5908 = r6918;
-	r135 = r5908 + 4ll;
-	r138 = *(i32 *)r135;
-	r139 = (u32)r138 + (u32)r134;
-	r140 = r135;
-	*(i32 *)r140 = r139;
-	r5910 = r6919;
-	r145 = r5910 + 4ll;
-	r148 = *(i32 *)r145;
-	r149 = (u32)r148 + (u32)r144;
-	r150 = r145;
-	*(i32 *)r150 = r149;
-	r5912 = r6920;
-	r155 = r5912 + 4ll;
-	r158 = *(i32 *)r155;
-	r159 = (u32)r158 + (u32)r154;
-	r160 = r155;
-	*(i32 *)r160 = r159;
-	r5914 = r6921;
-	r165 = r5914 + 4ll;
-	r168 = *(i32 *)r165;
-	r169 = (u32)r168 + (u32)r164;
-	r170 = r165;
-	*(i32 *)r170 = r169;
-	r5916 = r6922;
-	r175 = r5916 + 4ll;
-	r178 = *(i32 *)r175;
-	r179 = (u32)r178 + (u32)r174;
-	r180 = r175;
-	*(i32 *)r180 = r179;
-	r5918 = r6923;
-	r185 = r5918 + 4ll;
-	r188 = *(i32 *)r185;
-	r189 = (u32)r188 + (u32)r184;
-	r190 = r185;
-	*(i32 *)r190 = r189;
-	r5920 = r6924;
-	r195 = r5920 + 4ll;
-	r198 = *(i32 *)r195;
-	r199 = (u32)r198 + (u32)r194;
-	r200 = r195;
-	*(i32 *)r200 = r199;
-	r5922 = r6925;
-	r205 = r5922 + 4ll;
-	r208 = *(i32 *)r205;
-	r209 = (u32)r208 + (u32)r204;
-	r210 = r205;
-	*(i32 *)r210 = r209;
-	r5924 = r6926;
-	r215 = r5924 + 4ll;
-	r218 = *(i32 *)r215;
-	r219 = (u32)r218 + (u32)r214;
-	r220 = r215;
-	*(i32 *)r220 = r219;
-	r5926 = r6927;
-	r225 = r5926 + 4ll;
-	r228 = *(i32 *)r225;
-	r229 = (u32)r228 + (u32)r224;
-	r230 = r225;
-	*(i32 *)r230 = r229;
-	r5928 = r6928;
-	r235 = r5928 + 4ll;
-	r238 = *(i32 *)r235;
-	r239 = (u32)r238 + (u32)r234;
-	r240 = r235;
-	*(i32 *)r240 = r239;
-	r5930 = r6929;
-	r245 = r5930 + 4ll;
-	r248 = *(i32 *)r245;
-	r249 = (u32)r248 + (u32)r244;
-	r250 = r245;
-	*(i32 *)r250 = r249;
-	r5932 = r6930;
-	r255 = r5932 + 4ll;
-	r258 = *(i32 *)r255;
-	r259 = (u32)r258 + (u32)r254;
-	r260 = r255;
-	*(i32 *)r260 = r259;
-	r5934 = r6931;
-	r265 = r5934 + 4ll;
-	r268 = *(i32 *)r265;
-	r269 = (u32)r268 + (u32)r264;
-	r270 = r265;
-	*(i32 *)r270 = r269;
-	r5936 = r6932;
-	r275 = r5936 + 4ll;
-	r278 = *(i32 *)r275;
-	r279 = (u32)r278 + (u32)r274;
-	r280 = r275;
-	*(i32 *)r280 = r279;
-	r5938 = r6933;
-	r285 = r5938 + 4ll;
-	r288 = *(i32 *)r285;
-	r289 = (u32)r288 + (u32)r284;
-	r290 = r285;
-	*(i32 *)r290 = r289;
-	r5940 = r6934;
-	r295 = r5940 + 4ll;
-	r298 = *(i32 *)r295;
-	r299 = (u32)r298 + (u32)r294;
-	r300 = r295;
-	*(i32 *)r300 = r299;
-	r5942 = r6935;
-	r305 = r5942 + 4ll;
-	r308 = *(i32 *)r305;
-	r309 = (u32)r308 + (u32)r304;
-	r310 = r305;
-	*(i32 *)r310 = r309;
-	r5944 = r6936;
-	r315 = r5944 + 4ll;
-	r318 = *(i32 *)r315;
-	r319 = (u32)r318 + (u32)r314;
-	r320 = r315;
-	*(i32 *)r320 = r319;
-	r5946 = r6937;
-	r325 = r5946 + 4ll;
-	r328 = *(i32 *)r325;
-	r329 = (u32)r328 + (u32)r324;
-	r330 = r325;
-	*(i32 *)r330 = r329;
-	r5948 = r6938;
-	r335 = r5948 + 4ll;
-	r338 = *(i32 *)r335;
-	r339 = (u32)r338 + (u32)r334;
-	r340 = r335;
-	*(i32 *)r340 = r339;
-	r5950 = r6939;
-	r345 = r5950 + 4ll;
-	r348 = *(i32 *)r345;
-	r349 = (u32)r348 + (u32)r344;
-	r350 = r345;
-	*(i32 *)r350 = r349;
-	r5952 = r6940;
-	r355 = r5952 + 4ll;
-	r358 = *(i32 *)r355;
-	r359 = (u32)r358 + (u32)r354;
-	r360 = r355;
-	*(i32 *)r360 = r359;
-	r5954 = r6941;
-	r365 = r5954 + 4ll;
-	r368 = *(i32 *)r365;
-	r369 = (u32)r368 + (u32)r364;
-	r370 = r365;
-	*(i32 *)r370 = r369;
-	r5956 = r6942;
-	r375 = r5956 + 4ll;
-	r378 = *(i32 *)r375;
-	r379 = (u32)r378 + (u32)r374;
-	r380 = r375;
-	*(i32 *)r380 = r379;
-	r5958 = r6943;
-	r385 = r5958 + 4ll;
-	r388 = *(i32 *)r385;
-	r389 = (u32)r388 + (u32)r384;
-	r390 = r385;
-	*(i32 *)r390 = r389;
-	r5960 = r6944;
-	r395 = r5960 + 4ll;
-	r398 = *(i32 *)r395;
-	r399 = (u32)r398 + (u32)r394;
-	r400 = r395;
-	*(i32 *)r400 = r399;
-	r5962 = r6945;
-	r405 = r5962 + 4ll;
-	r408 = *(i32 *)r405;
-	r409 = (u32)r408 + (u32)r404;
-	r410 = r405;
-	*(i32 *)r410 = r409;
-	r5964 = r6946;
-	r415 = r5964 + 4ll;
-	r418 = *(i32 *)r415;
-	r419 = (u32)r418 + (u32)r414;
-	r420 = r415;
-	*(i32 *)r420 = r419;
-	r5966 = r6947;
-	r425 = r5966 + 4ll;
-	r428 = *(i32 *)r425;
-	r429 = (u32)r428 + (u32)r424;
-	r430 = r425;
-	*(i32 *)r430 = r429;
-	r5968 = r6948;
-	r435 = r5968 + 4ll;
-	r438 = *(i32 *)r435;
-	r439 = (u32)r438 + (u32)r434;
-	r440 = r435;
-	*(i32 *)r440 = r439;
-	r5970 = r6949;
-	r445 = r5970 + 4ll;
-	r448 = *(i32 *)r445;
-	r449 = (u32)r448 + (u32)r444;
-	r450 = r445;
-	*(i32 *)r450 = r449;
-	r5972 = r6950;
-	r455 = r5972 + 4ll;
-	r458 = *(i32 *)r455;
-	r459 = (u32)r458 + (u32)r454;
-	r460 = r455;
-	*(i32 *)r460 = r459;
-	r5974 = r6951;
-	r465 = r5974 + 4ll;
-	r468 = *(i32 *)r465;
-	r469 = (u32)r468 + (u32)r464;
-	r470 = r465;
-	*(i32 *)r470 = r469;
-	r5976 = r6952;
-	r475 = r5976 + 4ll;
-	r478 = *(i32 *)r475;
-	r479 = (u32)r478 + (u32)r474;
-	r480 = r475;
-	*(i32 *)r480 = r479;
-	r5978 = r6953;
-	r485 = r5978 + 4ll;
-	r488 = *(i32 *)r485;
-	r489 = (u32)r488 + (u32)r484;
-	r490 = r485;
-	*(i32 *)r490 = r489;
-	r5980 = r6954;
-	r495 = r5980 + 4ll;
-	r498 = *(i32 *)r495;
-	r499 = (u32)r498 + (u32)r494;
-	r500 = r495;
-	*(i32 *)r500 = r499;
-	r5982 = r6955;
-	r505 = r5982 + 4ll;
-	r508 = *(i32 *)r505;
-	r509 = (u32)r508 + (u32)r504;
-	r510 = r505;
-	*(i32 *)r510 = r509;
-	r5984 = r6956;
-	r515 = r5984 + 4ll;
-	r518 = *(i32 *)r515;
-	r519 = (u32)r518 + (u32)r514;
-	r520 = r515;
-	*(i32 *)r520 = r519;
-	r5986 = r6957;
-	r525 = r5986 + 4ll;
-	r528 = *(i32 *)r525;
-	r529 = (u32)r528 + (u32)r524;
-	r530 = r525;
-	*(i32 *)r530 = r529;
-	r5988 = r6958;
-	r535 = r5988 + 4ll;
-	r538 = *(i32 *)r535;
-	r539 = (u32)r538 + (u32)r534;
-	r540 = r535;
-	*(i32 *)r540 = r539;
-	r5990 = r6959;
-	r545 = r5990 + 4ll;
-	r548 = *(i32 *)r545;
-	r549 = (u32)r548 + (u32)r544;
-	r550 = r545;
-	*(i32 *)r550 = r549;
-	r5992 = r6960;
-	r555 = r5992 + 4ll;
-	r558 = *(i32 *)r555;
-	r559 = (u32)r558 + (u32)r554;
-	r560 = r555;
-	*(i32 *)r560 = r559;
-	r5994 = r6961;
-	r565 = r5994 + 4ll;
-	r568 = *(i32 *)r565;
-	r569 = (u32)r568 + (u32)r564;
-	r570 = r565;
-	*(i32 *)r570 = r569;
-	r5996 = r6962;
-	r575 = r5996 + 4ll;
-	r578 = *(i32 *)r575;
-	r579 = (u32)r578 + (u32)r574;
-	r580 = r575;
-	*(i32 *)r580 = r579;
-	r5998 = r6963;
-	r585 = r5998 + 4ll;
-	r588 = *(i32 *)r585;
-	r589 = (u32)r588 + (u32)r584;
-	r590 = r585;
-	*(i32 *)r590 = r589;
-	r6000 = r6964;
-	r595 = r6000 + 4ll;
-	r598 = *(i32 *)r595;
-	r599 = (u32)r598 + (u32)r594;
-	r600 = r595;
-	*(i32 *)r600 = r599;
-	r6002 = r6965;
-	r605 = r6002 + 4ll;
-	r608 = *(i32 *)r605;
-	r609 = (u32)r608 + (u32)r604;
-	r610 = r605;
-	*(i32 *)r610 = r609;
-	r6004 = r6966;
-	r615 = r6004 + 4ll;
-	r618 = *(i32 *)r615;
-	r619 = (u32)r618 + (u32)r614;
-	r620 = r615;
-	*(i32 *)r620 = r619;
-	r6006 = r6967;
-	r625 = r6006 + 4ll;
-	r628 = *(i32 *)r625;
-	r629 = (u32)r628 + (u32)r624;
-	r630 = r625;
-	*(i32 *)r630 = r629;
-	r6008 = r6968;
-	r635 = r6008 + 4ll;
-	r638 = *(i32 *)r635;
-	r639 = (u32)r638 + (u32)r634;
-	r640 = r635;
-	*(i32 *)r640 = r639;
-	r6010 = r6969;
-	r645 = r6010 + 4ll;
-	r648 = *(i32 *)r645;
-	r649 = (u32)r648 + (u32)r644;
-	r650 = r645;
-	*(i32 *)r650 = r649;
-	r6012 = r6970;
-	r655 = r6012 + 4ll;
-	r658 = *(i32 *)r655;
-	r659 = (u32)r658 + (u32)r654;
-	r660 = r655;
-	*(i32 *)r660 = r659;
-	r6014 = r6971;
-	r665 = r6014 + 4ll;
-	r668 = *(i32 *)r665;
-	r669 = (u32)r668 + (u32)r664;
-	r670 = r665;
-	*(i32 *)r670 = r669;
-	r6016 = r6972;
-	r675 = r6016 + 4ll;
-	r678 = *(i32 *)r675;
-	r679 = (u32)r678 + (u32)r674;
-	r680 = r675;
-	*(i32 *)r680 = r679;
-	r6018 = r6973;
-	r685 = r6018 + 4ll;
-	r688 = *(i32 *)r685;
-	r689 = (u32)r688 + (u32)r684;
-	r690 = r685;
-	*(i32 *)r690 = r689;
-	r6020 = r6974;
-	r695 = r6020 + 4ll;
-	r698 = *(i32 *)r695;
-	r699 = (u32)r698 + (u32)r694;
-	r700 = r695;
-	*(i32 *)r700 = r699;
-	r6022 = r6975;
-	r705 = r6022 + 4ll;
-	r708 = *(i32 *)r705;
-	r709 = (u32)r708 + (u32)r704;
-	r710 = r705;
-	*(i32 *)r710 = r709;
-	r6024 = r6976;
-	r715 = r6024 + 4ll;
-	r718 = *(i32 *)r715;
-	r719 = (u32)r718 + (u32)r714;
-	r720 = r715;
-	*(i32 *)r720 = r719;
-	r6026 = r6977;
-	r725 = r6026 + 4ll;
-	r728 = *(i32 *)r725;
-	r729 = (u32)r728 + (u32)r724;
-	r730 = r725;
-	*(i32 *)r730 = r729;
-	r6028 = r6978;
-	r735 = r6028 + 4ll;
-	r738 = *(i32 *)r735;
-	r739 = (u32)r738 + (u32)r734;
-	r740 = r735;
-	*(i32 *)r740 = r739;
-	r6030 = r6979;
-	r745 = r6030 + 4ll;
-	r748 = *(i32 *)r745;
-	r749 = (u32)r748 + (u32)r744;
-	r750 = r745;
-	*(i32 *)r750 = r749;
-	r6032 = r6980;
-	r755 = r6032 + 4ll;
-	r758 = *(i32 *)r755;
-	r759 = (u32)r758 + (u32)r754;
-	r760 = r755;
-	*(i32 *)r760 = r759;
-	r6034 = r6981;
-	r765 = r6034 + 4ll;
-	r768 = *(i32 *)r765;
-	r769 = (u32)r768 + (u32)r764;
-	r770 = r765;
-	*(i32 *)r770 = r769;
-	r6036 = r6982;
-	r775 = r6036 + 4ll;
-	r778 = *(i32 *)r775;
-	r779 = (u32)r778 + (u32)r774;
-	r780 = r775;
-	*(i32 *)r780 = r779;
-	r6038 = r6983;
-	r785 = r6038 + 4ll;
-	r788 = *(i32 *)r785;
-	r789 = (u32)r788 + (u32)r784;
-	r790 = r785;
-	*(i32 *)r790 = r789;
-	r6040 = r6984;
-	r795 = r6040 + 4ll;
-	r798 = *(i32 *)r795;
-	r799 = (u32)r798 + (u32)r794;
-	r800 = r795;
-	*(i32 *)r800 = r799;
-	r6042 = r6985;
-	r805 = r6042 + 4ll;
-	r808 = *(i32 *)r805;
-	r809 = (u32)r808 + (u32)r804;
-	r810 = r805;
-	*(i32 *)r810 = r809;
-	r6044 = r6986;
-	r815 = r6044 + 4ll;
-	r818 = *(i32 *)r815;
-	r819 = (u32)r818 + (u32)r814;
-	r820 = r815;
-	*(i32 *)r820 = r819;
-	r6046 = r6987;
-	r825 = r6046 + 4ll;
-	r828 = *(i32 *)r825;
-	r829 = (u32)r828 + (u32)r824;
-	r830 = r825;
-	*(i32 *)r830 = r829;
-	r6048 = r6988;
-	r835 = r6048 + 4ll;
-	r838 = *(i32 *)r835;
-	r839 = (u32)r838 + (u32)r834;
-	r840 = r835;
-	*(i32 *)r840 = r839;
-	r6050 = r6989;
-	r845 = r6050 + 4ll;
-	r848 = *(i32 *)r845;
-	r849 = (u32)r848 + (u32)r844;
-	r850 = r845;
-	*(i32 *)r850 = r849;
-	r6052 = r6990;
-	r855 = r6052 + 4ll;
-	r858 = *(i32 *)r855;
-	r859 = (u32)r858 + (u32)r854;
-	r860 = r855;
-	*(i32 *)r860 = r859;
-	r6054 = r6991;
-	r865 = r6054 + 4ll;
-	r868 = *(i32 *)r865;
-	r869 = (u32)r868 + (u32)r864;
-	r870 = r865;
-	*(i32 *)r870 = r869;
-	r6056 = r6992;
-	r875 = r6056 + 4ll;
-	r878 = *(i32 *)r875;
-	r879 = (u32)r878 + (u32)r874;
-	r880 = r875;
-	*(i32 *)r880 = r879;
-	r6058 = r6993;
-	r885 = r6058 + 4ll;
-	r888 = *(i32 *)r885;
-	r889 = (u32)r888 + (u32)r884;
-	r890 = r885;
-	*(i32 *)r890 = r889;
-	r6060 = r6994;
-	r895 = r6060 + 4ll;
-	r898 = *(i32 *)r895;
-	r899 = (u32)r898 + (u32)r894;
-	r900 = r895;
-	*(i32 *)r900 = r899;
-	r6062 = r6995;
-	r905 = r6062 + 4ll;
-	r908 = *(i32 *)r905;
-	r909 = (u32)r908 + (u32)r904;
-	r910 = r905;
-	*(i32 *)r910 = r909;
-	r6064 = r6996;
-	r915 = r6064 + 4ll;
-	r918 = *(i32 *)r915;
-	r919 = (u32)r918 + (u32)r914;
-	r920 = r915;
-	*(i32 *)r920 = r919;
-	r6066 = r6997;
-	r925 = r6066 + 4ll;
-	r928 = *(i32 *)r925;
-	r929 = (u32)r928 + (u32)r924;
-	r930 = r925;
-	*(i32 *)r930 = r929;
-	r6068 = r6998;
-	r935 = r6068 + 4ll;
-	r938 = *(i32 *)r935;
-	r939 = (u32)r938 + (u32)r934;
-	r940 = r935;
-	*(i32 *)r940 = r939;
-	r6070 = r6999;
-	r945 = r6070 + 4ll;
-	r948 = *(i32 *)r945;
-	r949 = (u32)r948 + (u32)r944;
-	r950 = r945;
-	*(i32 *)r950 = r949;
-	r6072 = r7000;
-	r955 = r6072 + 4ll;
-	r958 = *(i32 *)r955;
-	r959 = (u32)r958 + (u32)r954;
-	r960 = r955;
-	*(i32 *)r960 = r959;
-	r6074 = r7001;
-	r965 = r6074 + 4ll;
-	r968 = *(i32 *)r965;
-	r969 = (u32)r968 + (u32)r964;
-	r970 = r965;
-	*(i32 *)r970 = r969;
-	r6076 = r7002;
-	r975 = r6076 + 4ll;
-	r978 = *(i32 *)r975;
-	r979 = (u32)r978 + (u32)r974;
-	r980 = r975;
-	*(i32 *)r980 = r979;
-	r6078 = r7003;
-	r985 = r6078 + 4ll;
-	r988 = *(i32 *)r985;
-	r989 = (u32)r988 + (u32)r984;
-	r990 = r985;
-	*(i32 *)r990 = r989;
-	r6080 = r7004;
-	r995 = r6080 + 4ll;
-	r998 = *(i32 *)r995;
-	r999 = (u32)r998 + (u32)r994;
-	r1000 = r995;
-	*(i32 *)r1000 = r999;
-	r6082 = r7005;
-	r1005 = r6082 + 4ll;
-	r1008 = *(i32 *)r1005;
-	r1009 = (u32)r1008 + (u32)r1004;
-	r1010 = r1005;
-	*(i32 *)r1010 = r1009;
-	r6084 = r7006;
-	r1015 = r6084 + 4ll;
-	r1018 = *(i32 *)r1015;
-	r1019 = (u32)r1018 + (u32)r1014;
-	r1020 = r1015;
-	*(i32 *)r1020 = r1019;
-	r6086 = r7007;
-	r1025 = r6086 + 4ll;
-	r1028 = *(i32 *)r1025;
-	r1029 = (u32)r1028 + (u32)r1024;
-	r1030 = r1025;
-	*(i32 *)r1030 = r1029;
-	r6088 = r7008;
-	r1035 = r6088 + 4ll;
-	r1038 = *(i32 *)r1035;
-	r1039 = (u32)r1038 + (u32)r1034;
-	r1040 = r1035;
-	*(i32 *)r1040 = r1039;
-	r6090 = r7009;
-	r1045 = r6090 + 4ll;
-	r1048 = *(i32 *)r1045;
-	r1049 = (u32)r1048 + (u32)r1044;
-	r1050 = r1045;
-	*(i32 *)r1050 = r1049;
-	r6092 = r7010;
-	r1055 = r6092 + 4ll;
-	r1058 = *(i32 *)r1055;
-	r1059 = (u32)r1058 + (u32)r1054;
-	r1060 = r1055;
-	*(i32 *)r1060 = r1059;
-	r6094 = r7011;
-	r1065 = r6094 + 4ll;
-	r1068 = *(i32 *)r1065;
-	r1069 = (u32)r1068 + (u32)r1064;
-	r1070 = r1065;
-	*(i32 *)r1070 = r1069;
-	r6096 = r7012;
-	r1075 = r6096 + 4ll;
-	r1078 = *(i32 *)r1075;
-	r1079 = (u32)r1078 + (u32)r1074;
-	r1080 = r1075;
-	*(i32 *)r1080 = r1079;
-	r6098 = r7013;
-	r1085 = r6098 + 4ll;
-	r1088 = *(i32 *)r1085;
-	r1089 = (u32)r1088 + (u32)r1084;
-	r1090 = r1085;
-	*(i32 *)r1090 = r1089;
-	r6100 = r7014;
-	r1095 = r6100 + 4ll;
-	r1098 = *(i32 *)r1095;
-	r1099 = (u32)r1098 + (u32)r1094;
-	r1100 = r1095;
-	*(i32 *)r1100 = r1099;
-	r6102 = r7015;
-	r1105 = r6102 + 4ll;
-	r1108 = *(i32 *)r1105;
-	r1109 = (u32)r1108 + (u32)r1104;
-	r1110 = r1105;
-	*(i32 *)r1110 = r1109;
-	r6104 = r7016;
-	r1115 = r6104 + 4ll;
-	r1118 = *(i32 *)r1115;
-	r1119 = (u32)r1118 + (u32)r1114;
-	r1120 = r1115;
-	*(i32 *)r1120 = r1119;
-	r6106 = r7017;
-	r1125 = r6106 + 4ll;
-	r1128 = *(i32 *)r1125;
-	r1129 = (u32)r1128 + (u32)r1124;
-	r1130 = r1125;
-	*(i32 *)r1130 = r1129;
-	r6108 = r7018;
-	r1135 = r6108 + 4ll;
-	r1138 = *(i32 *)r1135;
-	r1139 = (u32)r1138 + (u32)r1134;
-	r1140 = r1135;
-	*(i32 *)r1140 = r1139;
-	r6110 = r7019;
-	r1145 = r6110 + 4ll;
-	r1148 = *(i32 *)r1145;
-	r1149 = (u32)r1148 + (u32)r1144;
-	r1150 = r1145;
-	*(i32 *)r1150 = r1149;
-	r6112 = r7020;
-	r1155 = r6112 + 4ll;
-	r1158 = *(i32 *)r1155;
-	r1159 = (u32)r1158 + (u32)r1154;
-	r1160 = r1155;
-	*(i32 *)r1160 = r1159;
-	r6114 = r7021;
-	r1165 = r6114 + 4ll;
-	r1168 = *(i32 *)r1165;
-	r1169 = (u32)r1168 + (u32)r1164;
-	r1170 = r1165;
-	*(i32 *)r1170 = r1169;
-	r6116 = r7022;
-	r1175 = r6116 + 4ll;
-	r1178 = *(i32 *)r1175;
-	r1179 = (u32)r1178 + (u32)r1174;
-	r1180 = r1175;
-	*(i32 *)r1180 = r1179;
-	r6118 = r7023;
-	r1185 = r6118 + 4ll;
-	r1188 = *(i32 *)r1185;
-	r1189 = (u32)r1188 + (u32)r1184;
-	r1190 = r1185;
-	*(i32 *)r1190 = r1189;
-	r6120 = r7024;
-	r1195 = r6120 + 4ll;
-	r1198 = *(i32 *)r1195;
-	r1199 = (u32)r1198 + (u32)r1194;
-	r1200 = r1195;
-	*(i32 *)r1200 = r1199;
-	r6122 = r7025;
-	r1205 = r6122 + 4ll;
-	r1208 = *(i32 *)r1205;
-	r1209 = (u32)r1208 + (u32)r1204;
-	r1210 = r1205;
-	*(i32 *)r1210 = r1209;
-	r6124 = r7026;
-	r1215 = r6124 + 4ll;
-	r1218 = *(i32 *)r1215;
-	r1219 = (u32)r1218 + (u32)r1214;
-	r1220 = r1215;
-	*(i32 *)r1220 = r1219;
-	r6126 = r7027;
-	r1225 = r6126 + 4ll;
-	r1228 = *(i32 *)r1225;
-	r1229 = (u32)r1228 + (u32)r1224;
-	r1230 = r1225;
-	*(i32 *)r1230 = r1229;
-	r6128 = r7028;
-	r1235 = r6128 + 4ll;
-	r1238 = *(i32 *)r1235;
-	r1239 = (u32)r1238 + (u32)r1234;
-	r1240 = r1235;
-	*(i32 *)r1240 = r1239;
-	r6130 = r7029;
-	r1245 = r6130 + 4ll;
-	r1248 = *(i32 *)r1245;
-	r1249 = (u32)r1248 + (u32)r1244;
-	r1250 = r1245;
-	*(i32 *)r1250 = r1249;
-	r6132 = r7030;
-	r1255 = r6132 + 4ll;
-	r1258 = *(i32 *)r1255;
-	r1259 = (u32)r1258 + (u32)r1254;
-	r1260 = r1255;
-	*(i32 *)r1260 = r1259;
-	r6134 = r7031;
-	r1265 = r6134 + 4ll;
-	r1268 = *(i32 *)r1265;
-	r1269 = (u32)r1268 + (u32)r1264;
-	r1270 = r1265;
-	*(i32 *)r1270 = r1269;
-	r6136 = r7032;
-	r1275 = r6136 + 4ll;
-	r1278 = *(i32 *)r1275;
-	r1279 = (u32)r1278 + (u32)r1274;
-	r1280 = r1275;
-	*(i32 *)r1280 = r1279;
-	r6138 = r7033;
-	r1285 = r6138 + 4ll;
-	r1288 = *(i32 *)r1285;
-	r1289 = (u32)r1288 + (u32)r1284;
-	r1290 = r1285;
-	*(i32 *)r1290 = r1289;
-	r6140 = r7034;
-	r1295 = r6140 + 4ll;
-	r1298 = *(i32 *)r1295;
-	r1299 = (u32)r1298 + (u32)r1294;
-	r1300 = r1295;
-	*(i32 *)r1300 = r1299;
-	r6142 = r7035;
-	r1305 = r6142 + 4ll;
-	r1308 = *(i32 *)r1305;
-	r1309 = (u32)r1308 + (u32)r1304;
-	r1310 = r1305;
-	*(i32 *)r1310 = r1309;
-	r6144 = r7036;
-	r1315 = r6144 + 4ll;
-	r1318 = *(i32 *)r1315;
-	r1319 = (u32)r1318 + (u32)r1314;
-	r1320 = r1315;
-	*(i32 *)r1320 = r1319;
-	r6146 = r7037;
-	r1325 = r6146 + 4ll;
-	r1328 = *(i32 *)r1325;
-	r1329 = (u32)r1328 + (u32)r1324;
-	r1330 = r1325;
-	*(i32 *)r1330 = r1329;
-	r6148 = r7038;
-	r1335 = r6148 + 4ll;
-	r1338 = *(i32 *)r1335;
-	r1339 = (u32)r1338 + (u32)r1334;
-	r1340 = r1335;
-	*(i32 *)r1340 = r1339;
-	r6150 = r7039;
-	r1345 = r6150 + 4ll;
-	r1348 = *(i32 *)r1345;
-	r1349 = (u32)r1348 + (u32)r1344;
-	r1350 = r1345;
-	*(i32 *)r1350 = r1349;
-	r6152 = r7040;
-	r1355 = r6152 + 4ll;
-	r1358 = *(i32 *)r1355;
-	r1359 = (u32)r1358 + (u32)r1354;
-	r1360 = r1355;
-	*(i32 *)r1360 = r1359;
-	r6154 = r7041;
-	r1365 = r6154 + 4ll;
-	r1368 = *(i32 *)r1365;
-	r1369 = (u32)r1368 + (u32)r1364;
-	r1370 = r1365;
-	*(i32 *)r1370 = r1369;
-	r6156 = r7042;
-	r1375 = r6156 + 4ll;
-	r1378 = *(i32 *)r1375;
-	r1379 = (u32)r1378 + (u32)r1374;
-	r1380 = r1375;
-	*(i32 *)r1380 = r1379;
-	r6158 = r7043;
-	r1385 = r6158 + 4ll;
-	r1388 = *(i32 *)r1385;
-	r1389 = (u32)r1388 + (u32)r1384;
-	r1390 = r1385;
-	*(i32 *)r1390 = r1389;
-	r6160 = r7044;
-	r1395 = r6160 + 4ll;
-	r1398 = *(i32 *)r1395;
-	r1399 = (u32)r1398 + (u32)r1394;
-	r1400 = r1395;
-	*(i32 *)r1400 = r1399;
-	r6162 = r7045;
-	r1405 = r6162 + 4ll;
-	r1408 = *(i32 *)r1405;
-	r1409 = (u32)r1408 + (u32)r1404;
-	r1410 = r1405;
-	*(i32 *)r1410 = r1409;
-	r6164 = r7046;
-	r1415 = r6164 + 4ll;
-	r1418 = *(i32 *)r1415;
-	r1419 = (u32)r1418 + (u32)r1414;
-	r1420 = r1415;
-	*(i32 *)r1420 = r1419;
-	r6166 = r7047;
-	r1425 = r6166 + 4ll;
-	r1428 = *(i32 *)r1425;
-	r1429 = (u32)r1428 + (u32)r1424;
-	r1430 = r1425;
-	*(i32 *)r1430 = r1429;
-	r6168 = r7048;
-	r1435 = r6168 + 4ll;
-	r1438 = *(i32 *)r1435;
-	r1439 = (u32)r1438 + (u32)r1434;
-	r1440 = r1435;
-	*(i32 *)r1440 = r1439;
-	r6170 = r7049;
-	r1445 = r6170 + 4ll;
-	r1448 = *(i32 *)r1445;
-	r1449 = (u32)r1448 + (u32)r1444;
-	r1450 = r1445;
-	*(i32 *)r1450 = r1449;
-	r6172 = r7050;
-	r1455 = r6172 + 4ll;
-	r1458 = *(i32 *)r1455;
-	r1459 = (u32)r1458 + (u32)r1454;
-	r1460 = r1455;
-	*(i32 *)r1460 = r1459;
-	r6174 = r7051;
-	r1465 = r6174 + 4ll;
-	r1468 = *(i32 *)r1465;
-	r1469 = (u32)r1468 + (u32)r1464;
-	r1470 = r1465;
-	*(i32 *)r1470 = r1469;
-	r6176 = r7052;
-	r1475 = r6176 + 4ll;
-	r1478 = *(i32 *)r1475;
-	r1479 = (u32)r1478 + (u32)r1474;
-	r1480 = r1475;
-	*(i32 *)r1480 = r1479;
-	r6178 = r7053;
-	r1485 = r6178 + 4ll;
-	r1488 = *(i32 *)r1485;
-	r1489 = (u32)r1488 + (u32)r1484;
-	r1490 = r1485;
-	*(i32 *)r1490 = r1489;
-	r6180 = r7054;
-	r1495 = r6180 + 4ll;
-	r1498 = *(i32 *)r1495;
-	r1499 = (u32)r1498 + (u32)r1494;
-	r1500 = r1495;
-	*(i32 *)r1500 = r1499;
-	r6182 = r7055;
-	r1505 = r6182 + 4ll;
-	r1508 = *(i32 *)r1505;
-	r1509 = (u32)r1508 + (u32)r1504;
-	r1510 = r1505;
-	*(i32 *)r1510 = r1509;
-	r6184 = r7056;
-	r1515 = r6184 + 4ll;
-	r1518 = *(i32 *)r1515;
-	r1519 = (u32)r1518 + (u32)r1514;
-	r1520 = r1515;
-	*(i32 *)r1520 = r1519;
-	r6186 = r7057;
-	r1525 = r6186 + 4ll;
-	r1528 = *(i32 *)r1525;
-	r1529 = (u32)r1528 + (u32)r1524;
-	r1530 = r1525;
-	*(i32 *)r1530 = r1529;
-	r6188 = r7058;
-	r1535 = r6188 + 4ll;
-	r1538 = *(i32 *)r1535;
-	r1539 = (u32)r1538 + (u32)r1534;
-	r1540 = r1535;
-	*(i32 *)r1540 = r1539;
-	r6190 = r7059;
-	r1545 = r6190 + 4ll;
-	r1548 = *(i32 *)r1545;
-	r1549 = (u32)r1548 + (u32)r1544;
-	r1550 = r1545;
-	*(i32 *)r1550 = r1549;
-	r6192 = r7060;
-	r1555 = r6192 + 4ll;
-	r1558 = *(i32 *)r1555;
-	r1559 = (u32)r1558 + (u32)r1554;
-	r1560 = r1555;
-	*(i32 *)r1560 = r1559;
-	r6194 = r7061;
-	r1565 = r6194 + 4ll;
-	r1568 = *(i32 *)r1565;
-	r1569 = (u32)r1568 + (u32)r1564;
-	r1570 = r1565;
-	*(i32 *)r1570 = r1569;
-	r6196 = r7062;
-	r1575 = r6196 + 4ll;
-	r1578 = *(i32 *)r1575;
-	r1579 = (u32)r1578 + (u32)r1574;
-	r1580 = r1575;
-	*(i32 *)r1580 = r1579;
-	r6198 = r7063;
-	r1585 = r6198 + 4ll;
-	r1588 = *(i32 *)r1585;
-	r1589 = (u32)r1588 + (u32)r1584;
-	r1590 = r1585;
-	*(i32 *)r1590 = r1589;
-	r6200 = r7064;
-	r1595 = r6200 + 4ll;
-	r1598 = *(i32 *)r1595;
-	r1599 = (u32)r1598 + (u32)r1594;
-	r1600 = r1595;
-	*(i32 *)r1600 = r1599;
-	r6202 = r7065;
-	r1605 = r6202 + 4ll;
-	r1608 = *(i32 *)r1605;
-	r1609 = (u32)r1608 + (u32)r1604;
-	r1610 = r1605;
-	*(i32 *)r1610 = r1609;
-	r6204 = r7066;
-	r1615 = r6204 + 4ll;
-	r1618 = *(i32 *)r1615;
-	r1619 = (u32)r1618 + (u32)r1614;
-	r1620 = r1615;
-	*(i32 *)r1620 = r1619;
-	r6206 = r7067;
-	r1625 = r6206 + 4ll;
-	r1628 = *(i32 *)r1625;
-	r1629 = (u32)r1628 + (u32)r1624;
-	r1630 = r1625;
-	*(i32 *)r1630 = r1629;
-	r6208 = r7068;
-	r1635 = r6208 + 4ll;
-	r1638 = *(i32 *)r1635;
-	r1639 = (u32)r1638 + (u32)r1634;
-	r1640 = r1635;
-	*(i32 *)r1640 = r1639;
-	r6210 = r7069;
-	r1645 = r6210 + 4ll;
-	r1648 = *(i32 *)r1645;
-	r1649 = (u32)r1648 + (u32)r1644;
-	r1650 = r1645;
-	*(i32 *)r1650 = r1649;
-	r6212 = r7070;
-	r1655 = r6212 + 4ll;
-	r1658 = *(i32 *)r1655;
-	r1659 = (u32)r1658 + (u32)r1654;
-	r1660 = r1655;
-	*(i32 *)r1660 = r1659;
-	r6214 = r7071;
-	r1665 = r6214 + 4ll;
-	r1668 = *(i32 *)r1665;
-	r1669 = (u32)r1668 + (u32)r1664;
-	r1670 = r1665;
-	*(i32 *)r1670 = r1669;
-	r6216 = r7072;
-	r1675 = r6216 + 4ll;
-	r1678 = *(i32 *)r1675;
-	r1679 = (u32)r1678 + (u32)r1674;
-	r1680 = r1675;
-	*(i32 *)r1680 = r1679;
-	r6218 = r7073;
-	r1685 = r6218 + 4ll;
-	r1688 = *(i32 *)r1685;
-	r1689 = (u32)r1688 + (u32)r1684;
-	r1690 = r1685;
-	*(i32 *)r1690 = r1689;
-	r6220 = r7074;
-	r1695 = r6220 + 4ll;
-	r1698 = *(i32 *)r1695;
-	r1699 = (u32)r1698 + (u32)r1694;
-	r1700 = r1695;
-	*(i32 *)r1700 = r1699;
-	r6222 = r7075;
-	r1705 = r6222 + 4ll;
-	r1708 = *(i32 *)r1705;
-	r1709 = (u32)r1708 + (u32)r1704;
-	r1710 = r1705;
-	*(i32 *)r1710 = r1709;
-	r6224 = r7076;
-	r1715 = r6224 + 4ll;
-	r1718 = *(i32 *)r1715;
-	r1719 = (u32)r1718 + (u32)r1714;
-	r1720 = r1715;
-	*(i32 *)r1720 = r1719;
-	r6226 = r7077;
-	r1725 = r6226 + 4ll;
-	r1728 = *(i32 *)r1725;
-	r1729 = (u32)r1728 + (u32)r1724;
-	r1730 = r1725;
-	*(i32 *)r1730 = r1729;
-	r6228 = r7078;
-	r1735 = r6228 + 4ll;
-	r1738 = *(i32 *)r1735;
-	r1739 = (u32)r1738 + (u32)r1734;
-	r1740 = r1735;
-	*(i32 *)r1740 = r1739;
-	r6230 = r7079;
-	r1745 = r6230 + 4ll;
-	r1748 = *(i32 *)r1745;
-	r1749 = (u32)r1748 + (u32)r1744;
-	r1750 = r1745;
-	*(i32 *)r1750 = r1749;
-	r6232 = r7080;
-	r1755 = r6232 + 4ll;
-	r1758 = *(i32 *)r1755;
-	r1759 = (u32)r1758 + (u32)r1754;
-	r1760 = r1755;
-	*(i32 *)r1760 = r1759;
-	r6234 = r7081;
-	r1765 = r6234 + 4ll;
-	r1768 = *(i32 *)r1765;
-	r1769 = (u32)r1768 + (u32)r1764;
-	r1770 = r1765;
-	*(i32 *)r1770 = r1769;
-	r6236 = r7082;
-	r1775 = r6236 + 4ll;
-	r1778 = *(i32 *)r1775;
-	r1779 = (u32)r1778 + (u32)r1774;
-	r1780 = r1775;
-	*(i32 *)r1780 = r1779;
-	r6238 = r7083;
-	r1785 = r6238 + 4ll;
-	r1788 = *(i32 *)r1785;
-	r1789 = (u32)r1788 + (u32)r1784;
-	r1790 = r1785;
-	*(i32 *)r1790 = r1789;
-	r6240 = r7084;
-	r1795 = r6240 + 4ll;
-	r1798 = *(i32 *)r1795;
-	r1799 = (u32)r1798 + (u32)r1794;
-	r1800 = r1795;
-	*(i32 *)r1800 = r1799;
-	r6242 = r7085;
-	r1805 = r6242 + 4ll;
-	r1808 = *(i32 *)r1805;
-	r1809 = (u32)r1808 + (u32)r1804;
-	r1810 = r1805;
-	*(i32 *)r1810 = r1809;
-	r6244 = r7086;
-	r1815 = r6244 + 4ll;
-	r1818 = *(i32 *)r1815;
-	r1819 = (u32)r1818 + (u32)r1814;
-	r1820 = r1815;
-	*(i32 *)r1820 = r1819;
-	r6246 = r7087;
-	r1825 = r6246 + 4ll;
-	r1828 = *(i32 *)r1825;
-	r1829 = (u32)r1828 + (u32)r1824;
-	r1830 = r1825;
-	*(i32 *)r1830 = r1829;
-	r6248 = r7088;
-	r1835 = r6248 + 4ll;
-	r1838 = *(i32 *)r1835;
-	r1839 = (u32)r1838 + (u32)r1834;
-	r1840 = r1835;
-	*(i32 *)r1840 = r1839;
-	r6250 = r7089;
-	r1845 = r6250 + 4ll;
-	r1848 = *(i32 *)r1845;
-	r1849 = (u32)r1848 + (u32)r1844;
-	r1850 = r1845;
-	*(i32 *)r1850 = r1849;
-	r6252 = r7090;
-	r1855 = r6252 + 4ll;
-	r1858 = *(i32 *)r1855;
-	r1859 = (u32)r1858 + (u32)r1854;
-	r1860 = r1855;
-	*(i32 *)r1860 = r1859;
-	r6254 = r7091;
-	r1865 = r6254 + 4ll;
-	r1868 = *(i32 *)r1865;
-	r1869 = (u32)r1868 + (u32)r1864;
-	r1870 = r1865;
-	*(i32 *)r1870 = r1869;
-	r6256 = r7092;
-	r1875 = r6256 + 4ll;
-	r1878 = *(i32 *)r1875;
-	r1879 = (u32)r1878 + (u32)r1874;
-	r1880 = r1875;
-	*(i32 *)r1880 = r1879;
-	r6258 = r7093;
-	r1885 = r6258 + 4ll;
-	r1888 = *(i32 *)r1885;
-	r1889 = (u32)r1888 + (u32)r1884;
-	r1890 = r1885;
-	*(i32 *)r1890 = r1889;
-	r6260 = r7094;
-	r1895 = r6260 + 4ll;
-	r1898 = *(i32 *)r1895;
-	r1899 = (u32)r1898 + (u32)r1894;
-	r1900 = r1895;
-	*(i32 *)r1900 = r1899;
-	r6262 = r7095;
-	r1905 = r6262 + 4ll;
-	r1908 = *(i32 *)r1905;
-	r1909 = (u32)r1908 + (u32)r1904;
-	r1910 = r1905;
-	*(i32 *)r1910 = r1909;
-	r6264 = r7096;
-	r1915 = r6264 + 4ll;
-	r1918 = *(i32 *)r1915;
-	r1919 = (u32)r1918 + (u32)r1914;
-	r1920 = r1915;
-	*(i32 *)r1920 = r1919;
-	r6266 = r7097;
-	r1925 = r6266 + 4ll;
-	r1928 = *(i32 *)r1925;
-	r1929 = (u32)r1928 + (u32)r1924;
-	r1930 = r1925;
-	*(i32 *)r1930 = r1929;
-	r6268 = r7098;
-	r1935 = r6268 + 4ll;
-	r1938 = *(i32 *)r1935;
-	r1939 = (u32)r1938 + (u32)r1934;
-	r1940 = r1935;
-	*(i32 *)r1940 = r1939;
-	r6270 = r7099;
-	r1945 = r6270 + 4ll;
-	r1948 = *(i32 *)r1945;
-	r1949 = (u32)r1948 + (u32)r1944;
-	r1950 = r1945;
-	*(i32 *)r1950 = r1949;
-	r6272 = r7100;
-	r1955 = r6272 + 4ll;
-	r1958 = *(i32 *)r1955;
-	r1959 = (u32)r1958 + (u32)r1954;
-	r1960 = r1955;
-	*(i32 *)r1960 = r1959;
-	r6274 = r7101;
-	r1965 = r6274 + 4ll;
-	r1968 = *(i32 *)r1965;
-	r1969 = (u32)r1968 + (u32)r1964;
-	r1970 = r1965;
-	*(i32 *)r1970 = r1969;
-	r6276 = r7102;
-	r1975 = r6276 + 4ll;
-	r1978 = *(i32 *)r1975;
-	r1979 = (u32)r1978 + (u32)r1974;
-	r1980 = r1975;
-	*(i32 *)r1980 = r1979;
-	r6278 = r7103;
-	r1985 = r6278 + 4ll;
-	r1988 = *(i32 *)r1985;
-	r1989 = (u32)r1988 + (u32)r1984;
-	r1990 = r1985;
-	*(i32 *)r1990 = r1989;
-	r6280 = r7104;
-	r1995 = r6280 + 4ll;
-	r1998 = *(i32 *)r1995;
-	r1999 = (u32)r1998 + (u32)r1994;
-	r2000 = r1995;
-	*(i32 *)r2000 = r1999;
-	r6282 = r7105;
-	r2005 = r6282 + 4ll;
-	r2008 = *(i32 *)r2005;
-	r2009 = (u32)r2008 + (u32)r2004;
-	r2010 = r2005;
-	*(i32 *)r2010 = r2009;
-	r6284 = r7106;
-	r2015 = r6284 + 4ll;
-	r2018 = *(i32 *)r2015;
-	r2019 = (u32)r2018 + (u32)r2014;
-	r2020 = r2015;
-	*(i32 *)r2020 = r2019;
-	r6286 = r7107;
-	r2025 = r6286 + 4ll;
-	r2028 = *(i32 *)r2025;
-	r2029 = (u32)r2028 + (u32)r2024;
-	r2030 = r2025;
-	*(i32 *)r2030 = r2029;
-	r6288 = r7108;
-	r2035 = r6288 + 4ll;
-	r2038 = *(i32 *)r2035;
-	r2039 = (u32)r2038 + (u32)r2034;
-	r2040 = r2035;
-	*(i32 *)r2040 = r2039;
-	r6290 = r7109;
-	r2045 = r6290 + 4ll;
-	r2048 = *(i32 *)r2045;
-	r2049 = (u32)r2048 + (u32)r2044;
-	r2050 = r2045;
-	*(i32 *)r2050 = r2049;
-	r6292 = r7110;
-	r2055 = r6292 + 4ll;
-	r2058 = *(i32 *)r2055;
-	r2059 = (u32)r2058 + (u32)r2054;
-	r2060 = r2055;
-	*(i32 *)r2060 = r2059;
-	r6294 = r7111;
-	r2065 = r6294 + 4ll;
-	r2068 = *(i32 *)r2065;
-	r2069 = (u32)r2068 + (u32)r2064;
-	r2070 = r2065;
-	*(i32 *)r2070 = r2069;
-	r6296 = r7112;
-	r2075 = r6296 + 4ll;
-	r2078 = *(i32 *)r2075;
-	r2079 = (u32)r2078 + (u32)r2074;
-	r2080 = r2075;
-	*(i32 *)r2080 = r2079;
-	r6298 = r7113;
-	r2085 = r6298 + 4ll;
-	r2088 = *(i32 *)r2085;
-	r2089 = (u32)r2088 + (u32)r2084;
-	r2090 = r2085;
-	*(i32 *)r2090 = r2089;
-	r6300 = r7114;
-	r2095 = r6300 + 4ll;
-	r2098 = *(i32 *)r2095;
-	r2099 = (u32)r2098 + (u32)r2094;
-	r2100 = r2095;
-	*(i32 *)r2100 = r2099;
-	r6302 = r7115;
-	r2105 = r6302 + 4ll;
-	r2108 = *(i32 *)r2105;
-	r2109 = (u32)r2108 + (u32)r2104;
-	r2110 = r2105;
-	*(i32 *)r2110 = r2109;
-	r6304 = r7116;
-	r2115 = r6304 + 4ll;
-	r2118 = *(i32 *)r2115;
-	r2119 = (u32)r2118 + (u32)r2114;
-	r2120 = r2115;
-	*(i32 *)r2120 = r2119;
-	r6306 = r7117;
-	r2125 = r6306 + 4ll;
-	r2128 = *(i32 *)r2125;
-	r2129 = (u32)r2128 + (u32)r2124;
-	r2130 = r2125;
-	*(i32 *)r2130 = r2129;
-	r6308 = r7118;
-	r2135 = r6308 + 4ll;
-	r2138 = *(i32 *)r2135;
-	r2139 = (u32)r2138 + (u32)r2134;
-	r2140 = r2135;
-	*(i32 *)r2140 = r2139;
-	r6310 = r7119;
-	r2145 = r6310 + 4ll;
-	r2148 = *(i32 *)r2145;
-	r2149 = (u32)r2148 + (u32)r2144;
-	r2150 = r2145;
-	*(i32 *)r2150 = r2149;
-	r6312 = r7120;
-	r2155 = r6312 + 4ll;
-	r2158 = *(i32 *)r2155;
-	r2159 = (u32)r2158 + (u32)r2154;
-	r2160 = r2155;
-	*(i32 *)r2160 = r2159;
-	r6314 = r7121;
-	r2165 = r6314 + 4ll;
-	r2168 = *(i32 *)r2165;
-	r2169 = (u32)r2168 + (u32)r2164;
-	r2170 = r2165;
-	*(i32 *)r2170 = r2169;
-	r6316 = r7122;
-	r2175 = r6316 + 4ll;
-	r2178 = *(i32 *)r2175;
-	r2179 = (u32)r2178 + (u32)r2174;
-	r2180 = r2175;
-	*(i32 *)r2180 = r2179;
-	r6318 = r7123;
-	r2185 = r6318 + 4ll;
-	r2188 = *(i32 *)r2185;
-	r2189 = (u32)r2188 + (u32)r2184;
-	r2190 = r2185;
-	*(i32 *)r2190 = r2189;
-	r6320 = r7124;
-	r2195 = r6320 + 4ll;
-	r2198 = *(i32 *)r2195;
-	r2199 = (u32)r2198 + (u32)r2194;
-	r2200 = r2195;
-	*(i32 *)r2200 = r2199;
-	r6322 = r7125;
-	r2205 = r6322 + 4ll;
-	r2208 = *(i32 *)r2205;
-	r2209 = (u32)r2208 + (u32)r2204;
-	r2210 = r2205;
-	*(i32 *)r2210 = r2209;
-	r6324 = r7126;
-	r2215 = r6324 + 4ll;
-	r2218 = *(i32 *)r2215;
-	r2219 = (u32)r2218 + (u32)r2214;
-	r2220 = r2215;
-	*(i32 *)r2220 = r2219;
-	r6326 = r7127;
-	r2225 = r6326 + 4ll;
-	r2228 = *(i32 *)r2225;
-	r2229 = (u32)r2228 + (u32)r2224;
-	r2230 = r2225;
-	*(i32 *)r2230 = r2229;
-	r6328 = r7128;
-	r2235 = r6328 + 4ll;
-	r2238 = *(i32 *)r2235;
-	r2239 = (u32)r2238 + (u32)r2234;
-	r2240 = r2235;
-	*(i32 *)r2240 = r2239;
-	r6330 = r7129;
-	r2245 = r6330 + 4ll;
-	r2248 = *(i32 *)r2245;
-	r2249 = (u32)r2248 + (u32)r2244;
-	r2250 = r2245;
-	*(i32 *)r2250 = r2249;
-	r6332 = r7130;
-	r2255 = r6332 + 4ll;
-	r2258 = *(i32 *)r2255;
-	r2259 = (u32)r2258 + (u32)r2254;
-	r2260 = r2255;
-	*(i32 *)r2260 = r2259;
-	r6334 = r7131;
-	r2265 = r6334 + 4ll;
-	r2268 = *(i32 *)r2265;
-	r2269 = (u32)r2268 + (u32)r2264;
-	r2270 = r2265;
-	*(i32 *)r2270 = r2269;
-	r6336 = r7132;
-	r2275 = r6336 + 4ll;
-	r2278 = *(i32 *)r2275;
-	r2279 = (u32)r2278 + (u32)r2274;
-	r2280 = r2275;
-	*(i32 *)r2280 = r2279;
-	r6338 = r7133;
-	r2285 = r6338 + 4ll;
-	r2288 = *(i32 *)r2285;
-	r2289 = (u32)r2288 + (u32)r2284;
-	r2290 = r2285;
-	*(i32 *)r2290 = r2289;
-	r6340 = r7134;
-	r2295 = r6340 + 4ll;
-	r2298 = *(i32 *)r2295;
-	r2299 = (u32)r2298 + (u32)r2294;
-	r2300 = r2295;
-	*(i32 *)r2300 = r2299;
-	r6342 = r7135;
-	r2305 = r6342 + 4ll;
-	r2308 = *(i32 *)r2305;
-	r2309 = (u32)r2308 + (u32)r2304;
-	r2310 = r2305;
-	*(i32 *)r2310 = r2309;
-	r6344 = r7136;
-	r2315 = r6344 + 4ll;
-	r2318 = *(i32 *)r2315;
-	r2319 = (u32)r2318 + (u32)r2314;
-	r2320 = r2315;
-	*(i32 *)r2320 = r2319;
-	r6346 = r7137;
-	r2325 = r6346 + 4ll;
-	r2328 = *(i32 *)r2325;
-	r2329 = (u32)r2328 + (u32)r2324;
-	r2330 = r2325;
-	*(i32 *)r2330 = r2329;
-	r6348 = r7138;
-	r2335 = r6348 + 4ll;
-	r2338 = *(i32 *)r2335;
-	r2339 = (u32)r2338 + (u32)r2334;
-	r2340 = r2335;
-	*(i32 *)r2340 = r2339;
-	r6350 = r7139;
-	r2345 = r6350 + 4ll;
-	r2348 = *(i32 *)r2345;
-	r2349 = (u32)r2348 + (u32)r2344;
-	r2350 = r2345;
-	*(i32 *)r2350 = r2349;
-	r6352 = r7140;
-	r2355 = r6352 + 4ll;
-	r2358 = *(i32 *)r2355;
-	r2359 = (u32)r2358 + (u32)r2354;
-	r2360 = r2355;
-	*(i32 *)r2360 = r2359;
-	r6354 = r7141;
-	r2365 = r6354 + 4ll;
-	r2368 = *(i32 *)r2365;
-	r2369 = (u32)r2368 + (u32)r2364;
-	r2370 = r2365;
-	*(i32 *)r2370 = r2369;
-	r6356 = r7142;
-	r2375 = r6356 + 4ll;
-	r2378 = *(i32 *)r2375;
-	r2379 = (u32)r2378 + (u32)r2374;
-	r2380 = r2375;
-	*(i32 *)r2380 = r2379;
-	r6358 = r7143;
-	r2385 = r6358 + 4ll;
-	r2388 = *(i32 *)r2385;
-	r2389 = (u32)r2388 + (u32)r2384;
-	r2390 = r2385;
-	*(i32 *)r2390 = r2389;
-	r6360 = r7144;
-	r2395 = r6360 + 4ll;
-	r2398 = *(i32 *)r2395;
-	r2399 = (u32)r2398 + (u32)r2394;
-	r2400 = r2395;
-	*(i32 *)r2400 = r2399;
-	r6362 = r7145;
-	r2405 = r6362 + 4ll;
-	r2408 = *(i32 *)r2405;
-	r2409 = (u32)r2408 + (u32)r2404;
-	r2410 = r2405;
-	*(i32 *)r2410 = r2409;
-	r6364 = r7146;
-	r2415 = r6364 + 4ll;
-	r2418 = *(i32 *)r2415;
-	r2419 = (u32)r2418 + (u32)r2414;
-	r2420 = r2415;
-	*(i32 *)r2420 = r2419;
-	r6366 = r7147;
-	r2425 = r6366 + 4ll;
-	r2428 = *(i32 *)r2425;
-	r2429 = (u32)r2428 + (u32)r2424;
-	r2430 = r2425;
-	*(i32 *)r2430 = r2429;
-	r6368 = r7148;
-	r2435 = r6368 + 4ll;
-	r2438 = *(i32 *)r2435;
-	r2439 = (u32)r2438 + (u32)r2434;
-	r2440 = r2435;
-	*(i32 *)r2440 = r2439;
-	r6370 = r7149;
-	r2445 = r6370 + 4ll;
-	r2448 = *(i32 *)r2445;
-	r2449 = (u32)r2448 + (u32)r2444;
-	r2450 = r2445;
-	*(i32 *)r2450 = r2449;
-	r6372 = r7150;
-	r2455 = r6372 + 4ll;
-	r2458 = *(i32 *)r2455;
-	r2459 = (u32)r2458 + (u32)r2454;
-	r2460 = r2455;
-	*(i32 *)r2460 = r2459;
-	r6374 = r7151;
-	r2465 = r6374 + 4ll;
-	r2468 = *(i32 *)r2465;
-	r2469 = (u32)r2468 + (u32)r2464;
-	r2470 = r2465;
-	*(i32 *)r2470 = r2469;
-	r6376 = r7152;
-	r2475 = r6376 + 4ll;
-	r2478 = *(i32 *)r2475;
-	r2479 = (u32)r2478 + (u32)r2474;
-	r2480 = r2475;
-	*(i32 *)r2480 = r2479;
-	r6378 = r7153;
-	r2485 = r6378 + 4ll;
-	r2488 = *(i32 *)r2485;
-	r2489 = (u32)r2488 + (u32)r2484;
-	r2490 = r2485;
-	*(i32 *)r2490 = r2489;
-	r6380 = r7154;
-	r2495 = r6380 + 4ll;
-	r2498 = *(i32 *)r2495;
-	r2499 = (u32)r2498 + (u32)r2494;
-	r2500 = r2495;
-	*(i32 *)r2500 = r2499;
-	r6382 = r7155;
-	r2505 = r6382 + 4ll;
-	r2508 = *(i32 *)r2505;
-	r2509 = (u32)r2508 + (u32)r2504;
-	r2510 = r2505;
-	*(i32 *)r2510 = r2509;
-	r6384 = r7156;
-	r2515 = r6384 + 4ll;
-	r2518 = *(i32 *)r2515;
-	r2519 = (u32)r2518 + (u32)r2514;
-	r2520 = r2515;
-	*(i32 *)r2520 = r2519;
-	r6386 = r7157;
-	r2525 = r6386 + 4ll;
-	r2528 = *(i32 *)r2525;
-	r2529 = (u32)r2528 + (u32)r2524;
-	r2530 = r2525;
-	*(i32 *)r2530 = r2529;
-	r6388 = r7158;
-	r2535 = r6388 + 4ll;
-	r2538 = *(i32 *)r2535;
-	r2539 = (u32)r2538 + (u32)r2534;
-	r2540 = r2535;
-	*(i32 *)r2540 = r2539;
-	r6390 = r7159;
-	r2545 = r6390 + 4ll;
-	r2548 = *(i32 *)r2545;
-	r2549 = (u32)r2548 + (u32)r2544;
-	r2550 = r2545;
-	*(i32 *)r2550 = r2549;
-	r6392 = r7160;
-	r2555 = r6392 + 4ll;
-	r2558 = *(i32 *)r2555;
-	r2559 = (u32)r2558 + (u32)r2554;
-	r2560 = r2555;
-	*(i32 *)r2560 = r2559;
-	r2 = (u64)r2 + (u64)r1;
-	r6905 = r6905 + r6906 * 1;
-	r6907 = r6907 + r6906 * 1;
-	r6908 = r6908 + r6906 * 1;
-	r6909 = r6909 + r6906 * 1;
-	r6910 = r6910 + r6906 * 1;
-	r6911 = r6911 + r6906 * 1;
-	r6912 = r6912 + r6906 * 1;
-	r6913 = r6913 + r6906 * 1;
-	r6914 = r6914 + r6906 * 1;
-	r6915 = r6915 + r6906 * 1;
-	r6916 = r6916 + r6906 * 1;
-	r6917 = r6917 + r6906 * 1;
-	r6918 = r6918 + r6906 * 1;
-	r6919 = r6919 + r6906 * 1;
-	r6920 = r6920 + r6906 * 1;
-	r6921 = r6921 + r6906 * 1;
-	r6922 = r6922 + r6906 * 1;
-	r6923 = r6923 + r6906 * 1;
-	r6924 = r6924 + r6906 * 1;
-	r6925 = r6925 + r6906 * 1;
-	r6926 = r6926 + r6906 * 1;
-	r6927 = r6927 + r6906 * 1;
-	r6928 = r6928 + r6906 * 1;
-	r6929 = r6929 + r6906 * 1;
-	r6930 = r6930 + r6906 * 1;
-	r6931 = r6931 + r6906 * 1;
-	r6932 = r6932 + r6906 * 1;
-	r6933 = r6933 + r6906 * 1;
-	r6934 = r6934 + r6906 * 1;
-	r6935 = r6935 + r6906 * 1;
-	r6936 = r6936 + r6906 * 1;
-	r6937 = r6937 + r6906 * 1;
-	r6938 = r6938 + r6906 * 1;
-	r6939 = r6939 + r6906 * 1;
-	r6940 = r6940 + r6906 * 1;
-	r6941 = r6941 + r6906 * 1;
-	r6942 = r6942 + r6906 * 1;
-	r6943 = r6943 + r6906 * 1;
-	r6944 = r6944 + r6906 * 1;
-	r6945 = r6945 + r6906 * 1;
-	r6946 = r6946 + r6906 * 1;
-	r6947 = r6947 + r6906 * 1;
-	r6948 = r6948 + r6906 * 1;
-	r6949 = r6949 + r6906 * 1;
-	r6950 = r6950 + r6906 * 1;
-	r6951 = r6951 + r6906 * 1;
-	r6952 = r6952 + r6906 * 1;
-	r6953 = r6953 + r6906 * 1;
-	r6954 = r6954 + r6906 * 1;
-	r6955 = r6955 + r6906 * 1;
-	r6956 = r6956 + r6906 * 1;
-	r6957 = r6957 + r6906 * 1;
-	r6958 = r6958 + r6906 * 1;
-	r6959 = r6959 + r6906 * 1;
-	r6960 = r6960 + r6906 * 1;
-	r6961 = r6961 + r6906 * 1;
-	r6962 = r6962 + r6906 * 1;
-	r6963 = r6963 + r6906 * 1;
-	r6964 = r6964 + r6906 * 1;
-	r6965 = r6965 + r6906 * 1;
-	r6966 = r6966 + r6906 * 1;
-	r6967 = r6967 + r6906 * 1;
-	r6968 = r6968 + r6906 * 1;
-	r6969 = r6969 + r6906 * 1;
-	r6970 = r6970 + r6906 * 1;
-	r6971 = r6971 + r6906 * 1;
-	r6972 = r6972 + r6906 * 1;
-	r6973 = r6973 + r6906 * 1;
-	r6974 = r6974 + r6906 * 1;
-	r6975 = r6975 + r6906 * 1;
-	r6976 = r6976 + r6906 * 1;
-	r6977 = r6977 + r6906 * 1;
-	r6978 = r6978 + r6906 * 1;
-	r6979 = r6979 + r6906 * 1;
-	r6980 = r6980 + r6906 * 1;
-	r6981 = r6981 + r6906 * 1;
-	r6982 = r6982 + r6906 * 1;
-	r6983 = r6983 + r6906 * 1;
-	r6984 = r6984 + r6906 * 1;
-	r6985 = r6985 + r6906 * 1;
-	r6986 = r6986 + r6906 * 1;
-	r6987 = r6987 + r6906 * 1;
-	r6988 = r6988 + r6906 * 1;
-	r6989 = r6989 + r6906 * 1;
-	r6990 = r6990 + r6906 * 1;
-	r6991 = r6991 + r6906 * 1;
-	r6992 = r6992 + r6906 * 1;
-	r6993 = r6993 + r6906 * 1;
-	r6994 = r6994 + r6906 * 1;
-	r6995 = r6995 + r6906 * 1;
-	r6996 = r6996 + r6906 * 1;
-	r6997 = r6997 + r6906 * 1;
-	r6998 = r6998 + r6906 * 1;
-	r6999 = r6999 + r6906 * 1;
-	r7000 = r7000 + r6906 * 1;
-	r7001 = r7001 + r6906 * 1;
-	r7002 = r7002 + r6906 * 1;
-	r7003 = r7003 + r6906 * 1;
-	r7004 = r7004 + r6906 * 1;
-	r7005 = r7005 + r6906 * 1;
-	r7006 = r7006 + r6906 * 1;
-	r7007 = r7007 + r6906 * 1;
-	r7008 = r7008 + r6906 * 1;
-	r7009 = r7009 + r6906 * 1;
-	r7010 = r7010 + r6906 * 1;
-	r7011 = r7011 + r6906 * 1;
-	r7012 = r7012 + r6906 * 1;
-	r7013 = r7013 + r6906 * 1;
-	r7014 = r7014 + r6906 * 1;
-	r7015 = r7015 + r6906 * 1;
-	r7016 = r7016 + r6906 * 1;
-	r7017 = r7017 + r6906 * 1;
-	r7018 = r7018 + r6906 * 1;
-	r7019 = r7019 + r6906 * 1;
-	r7020 = r7020 + r6906 * 1;
-	r7021 = r7021 + r6906 * 1;
-	r7022 = r7022 + r6906 * 1;
-	r7023 = r7023 + r6906 * 1;
-	r7024 = r7024 + r6906 * 1;
-	r7025 = r7025 + r6906 * 1;
-	r7026 = r7026 + r6906 * 1;
-	r7027 = r7027 + r6906 * 1;
-	r7028 = r7028 + r6906 * 1;
-	r7029 = r7029 + r6906 * 1;
-	r7030 = r7030 + r6906 * 1;
-	r7031 = r7031 + r6906 * 1;
-	r7032 = r7032 + r6906 * 1;
-	r7033 = r7033 + r6906 * 1;
-	r7034 = r7034 + r6906 * 1;
-	r7035 = r7035 + r6906 * 1;
-	r7036 = r7036 + r6906 * 1;
-	r7037 = r7037 + r6906 * 1;
-	r7038 = r7038 + r6906 * 1;
-	r7039 = r7039 + r6906 * 1;
-	r7040 = r7040 + r6906 * 1;
-	r7041 = r7041 + r6906 * 1;
-	r7042 = r7042 + r6906 * 1;
-	r7043 = r7043 + r6906 * 1;
-	r7044 = r7044 + r6906 * 1;
-	r7045 = r7045 + r6906 * 1;
-	r7046 = r7046 + r6906 * 1;
-	r7047 = r7047 + r6906 * 1;
-	r7048 = r7048 + r6906 * 1;
-	r7049 = r7049 + r6906 * 1;
-	r7050 = r7050 + r6906 * 1;
-	r7051 = r7051 + r6906 * 1;
-	r7052 = r7052 + r6906 * 1;
-	r7053 = r7053 + r6906 * 1;
-	r7054 = r7054 + r6906 * 1;
-	r7055 = r7055 + r6906 * 1;
-	r7056 = r7056 + r6906 * 1;
-	r7057 = r7057 + r6906 * 1;
-	r7058 = r7058 + r6906 * 1;
-	r7059 = r7059 + r6906 * 1;
-	r7060 = r7060 + r6906 * 1;
-	r7061 = r7061 + r6906 * 1;
-	r7062 = r7062 + r6906 * 1;
-	r7063 = r7063 + r6906 * 1;
-	r7064 = r7064 + r6906 * 1;
-	r7065 = r7065 + r6906 * 1;
-	r7066 = r7066 + r6906 * 1;
-	r7067 = r7067 + r6906 * 1;
-	r7068 = r7068 + r6906 * 1;
-	r7069 = r7069 + r6906 * 1;
-	r7070 = r7070 + r6906 * 1;
-	r7071 = r7071 + r6906 * 1;
-	r7072 = r7072 + r6906 * 1;
-	r7073 = r7073 + r6906 * 1;
-	r7074 = r7074 + r6906 * 1;
-	r7075 = r7075 + r6906 * 1;
-	r7076 = r7076 + r6906 * 1;
-	r7077 = r7077 + r6906 * 1;
-	r7078 = r7078 + r6906 * 1;
-	r7079 = r7079 + r6906 * 1;
-	r7080 = r7080 + r6906 * 1;
-	r7081 = r7081 + r6906 * 1;
-	r7082 = r7082 + r6906 * 1;
-	r7083 = r7083 + r6906 * 1;
-	r7084 = r7084 + r6906 * 1;
-	r7085 = r7085 + r6906 * 1;
-	r7086 = r7086 + r6906 * 1;
-	r7087 = r7087 + r6906 * 1;
-	r7088 = r7088 + r6906 * 1;
-	r7089 = r7089 + r6906 * 1;
-	r7090 = r7090 + r6906 * 1;
-	r7091 = r7091 + r6906 * 1;
-	r7092 = r7092 + r6906 * 1;
-	r7093 = r7093 + r6906 * 1;
-	r7094 = r7094 + r6906 * 1;
-	r7095 = r7095 + r6906 * 1;
-	r7096 = r7096 + r6906 * 1;
-	r7097 = r7097 + r6906 * 1;
-	r7098 = r7098 + r6906 * 1;
-	r7099 = r7099 + r6906 * 1;
-	r7100 = r7100 + r6906 * 1;
-	r7101 = r7101 + r6906 * 1;
-	r7102 = r7102 + r6906 * 1;
-	r7103 = r7103 + r6906 * 1;
-	r7104 = r7104 + r6906 * 1;
-	r7105 = r7105 + r6906 * 1;
-	r7106 = r7106 + r6906 * 1;
-	r7107 = r7107 + r6906 * 1;
-	r7108 = r7108 + r6906 * 1;
-	r7109 = r7109 + r6906 * 1;
-	r7110 = r7110 + r6906 * 1;
-	r7111 = r7111 + r6906 * 1;
-	r7112 = r7112 + r6906 * 1;
-	r7113 = r7113 + r6906 * 1;
-	r7114 = r7114 + r6906 * 1;
-	r7115 = r7115 + r6906 * 1;
-	r7116 = r7116 + r6906 * 1;
-	r7117 = r7117 + r6906 * 1;
-	r7118 = r7118 + r6906 * 1;
-	r7119 = r7119 + r6906 * 1;
-	r7120 = r7120 + r6906 * 1;
-	r7121 = r7121 + r6906 * 1;
-	r7122 = r7122 + r6906 * 1;
-	r7123 = r7123 + r6906 * 1;
-	r7124 = r7124 + r6906 * 1;
-	r7125 = r7125 + r6906 * 1;
-	r7126 = r7126 + r6906 * 1;
-	r7127 = r7127 + r6906 * 1;
-	r7128 = r7128 + r6906 * 1;
-	r7129 = r7129 + r6906 * 1;
-	r7130 = r7130 + r6906 * 1;
-	r7131 = r7131 + r6906 * 1;
-	r7132 = r7132 + r6906 * 1;
-	r7133 = r7133 + r6906 * 1;
-	r7134 = r7134 + r6906 * 1;
-	r7135 = r7135 + r6906 * 1;
-	r7136 = r7136 + r6906 * 1;
-	r7137 = r7137 + r6906 * 1;
-	r7138 = r7138 + r6906 * 1;
-	r7139 = r7139 + r6906 * 1;
-	r7140 = r7140 + r6906 * 1;
-	r7141 = r7141 + r6906 * 1;
-	r7142 = r7142 + r6906 * 1;
-	r7143 = r7143 + r6906 * 1;
-	r7144 = r7144 + r6906 * 1;
-	r7145 = r7145 + r6906 * 1;
-	r7146 = r7146 + r6906 * 1;
-	r7147 = r7147 + r6906 * 1;
-	r7148 = r7148 + r6906 * 1;
-	r7149 = r7149 + r6906 * 1;
-	r7150 = r7150 + r6906 * 1;
-	r7151 = r7151 + r6906 * 1;
-	r7152 = r7152 + r6906 * 1;
-	r7153 = r7153 + r6906 * 1;
-	r7154 = r7154 + r6906 * 1;
-	r7155 = r7155 + r6906 * 1;
-	r7156 = r7156 + r6906 * 1;
-	r7157 = r7157 + r6906 * 1;
-	r7158 = r7158 + r6906 * 1;
-	r7159 = r7159 + r6906 * 1;
-	r7160 = r7160 + r6906 * 1;
-	goto b511;
+#line 10 "wide.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b514;
+	r5884 = r6905; r17 = r5884 + 4ll; r18 = *(i32 *)r17; r19 = (u32)r18 + (u32)r16; r20 = r17; *(i32 *)r20 = r19;
+	r5886 = r6907; r25 = r5886 + 4ll; r28 = *(i32 *)r25; r29 = (u32)r28 + (u32)r24; r30 = r25; *(i32 *)r30 = r29;
+	r5888 = r6908; r35 = r5888 + 4ll; r38 = *(i32 *)r35; r39 = (u32)r38 + (u32)r34; r40 = r35; *(i32 *)r40 = r39;
+	r5890 = r6909; r45 = r5890 + 4ll; r48 = *(i32 *)r45; r49 = (u32)r48 + (u32)r44; r50 = r45; *(i32 *)r50 = r49;
+	r5892 = r6910; r55 = r5892 + 4ll; r58 = *(i32 *)r55; r59 = (u32)r58 + (u32)r54; r60 = r55; *(i32 *)r60 = r59;
+	r5894 = r6911; r65 = r5894 + 4ll; r68 = *(i32 *)r65; r69 = (u32)r68 + (u32)r64; r70 = r65; *(i32 *)r70 = r69;
+	r5896 = r6912; r75 = r5896 + 4ll; r78 = *(i32 *)r75; r79 = (u32)r78 + (u32)r74; r80 = r75; *(i32 *)r80 = r79;
+	r5898 = r6913; r85 = r5898 + 4ll; r88 = *(i32 *)r85; r89 = (u32)r88 + (u32)r84; r90 = r85; *(i32 *)r90 = r89;
+	r5900 = r6914; r95 = r5900 + 4ll; r98 = *(i32 *)r95; r99 = (u32)r98 + (u32)r94; r100 = r95; *(i32 *)r100 = r99;
+	r5902 = r6915; r105 = r5902 + 4ll; r108 = *(i32 *)r105; r109 = (u32)r108 + (u32)r104; r110 = r105; *(i32 *)r110 = r109;
+	r5904 = r6916; r115 = r5904 + 4ll; r118 = *(i32 *)r115; r119 = (u32)r118 + (u32)r114; r120 = r115; *(i32 *)r120 = r119;
+	r5906 = r6917; r125 = r5906 + 4ll; r128 = *(i32 *)r125; r129 = (u32)r128 + (u32)r124; r130 = r125; *(i32 *)r130 = r129;
+	r5908 = r6918; r135 = r5908 + 4ll; r138 = *(i32 *)r135; r139 = (u32)r138 + (u32)r134; r140 = r135; *(i32 *)r140 = r139;
+	r5910 = r6919; r145 = r5910 + 4ll; r148 = *(i32 *)r145; r149 = (u32)r148 + (u32)r144; r150 = r145; *(i32 *)r150 = r149;
+	r5912 = r6920; r155 = r5912 + 4ll; r158 = *(i32 *)r155; r159 = (u32)r158 + (u32)r154; r160 = r155; *(i32 *)r160 = r159;
+	r5914 = r6921; r165 = r5914 + 4ll; r168 = *(i32 *)r165; r169 = (u32)r168 + (u32)r164; r170 = r165; *(i32 *)r170 = r169;
+	r5916 = r6922; r175 = r5916 + 4ll; r178 = *(i32 *)r175; r179 = (u32)r178 + (u32)r174; r180 = r175; *(i32 *)r180 = r179;
+	r5918 = r6923; r185 = r5918 + 4ll; r188 = *(i32 *)r185; r189 = (u32)r188 + (u32)r184; r190 = r185; *(i32 *)r190 = r189;
+	r5920 = r6924; r195 = r5920 + 4ll; r198 = *(i32 *)r195; r199 = (u32)r198 + (u32)r194; r200 = r195; *(i32 *)r200 = r199;
+	r5922 = r6925; r205 = r5922 + 4ll; r208 = *(i32 *)r205; r209 = (u32)r208 + (u32)r204; r210 = r205; *(i32 *)r210 = r209;
+	r5924 = r6926; r215 = r5924 + 4ll; r218 = *(i32 *)r215; r219 = (u32)r218 + (u32)r214; r220 = r215; *(i32 *)r220 = r219;
+	r5926 = r6927; r225 = r5926 + 4ll; r228 = *(i32 *)r225; r229 = (u32)r228 + (u32)r224; r230 = r225; *(i32 *)r230 = r229;
+	r5928 = r6928; r235 = r5928 + 4ll; r238 = *(i32 *)r235; r239 = (u32)r238 + (u32)r234; r240 = r235; *(i32 *)r240 = r239;
+	r5930 = r6929; r245 = r5930 + 4ll; r248 = *(i32 *)r245; r249 = (u32)r248 + (u32)r244; r250 = r245; *(i32 *)r250 = r249;
+	r5932 = r6930; r255 = r5932 + 4ll; r258 = *(i32 *)r255; r259 = (u32)r258 + (u32)r254; r260 = r255; *(i32 *)r260 = r259;
+	r5934 = r6931; r265 = r5934 + 4ll; r268 = *(i32 *)r265; r269 = (u32)r268 + (u32)r264; r270 = r265; *(i32 *)r270 = r269;
+	r5936 = r6932; r275 = r5936 + 4ll; r278 = *(i32 *)r275; r279 = (u32)r278 + (u32)r274; r280 = r275; *(i32 *)r280 = r279;
+	r5938 = r6933; r285 = r5938 + 4ll; r288 = *(i32 *)r285; r289 = (u32)r288 + (u32)r284; r290 = r285; *(i32 *)r290 = r289;
+	r5940 = r6934; r295 = r5940 + 4ll; r298 = *(i32 *)r295; r299 = (u32)r298 + (u32)r294; r300 = r295; *(i32 *)r300 = r299;
+	r5942 = r6935; r305 = r5942 + 4ll; r308 = *(i32 *)r305; r309 = (u32)r308 + (u32)r304; r310 = r305; *(i32 *)r310 = r309;
+	r5944 = r6936; r315 = r5944 + 4ll; r318 = *(i32 *)r315; r319 = (u32)r318 + (u32)r314; r320 = r315; *(i32 *)r320 = r319;
+	r5946 = r6937; r325 = r5946 + 4ll; r328 = *(i32 *)r325; r329 = (u32)r328 + (u32)r324; r330 = r325; *(i32 *)r330 = r329;
+	r5948 = r6938; r335 = r5948 + 4ll; r338 = *(i32 *)r335; r339 = (u32)r338 + (u32)r334; r340 = r335; *(i32 *)r340 = r339;
+	r5950 = r6939; r345 = r5950 + 4ll; r348 = *(i32 *)r345; r349 = (u32)r348 + (u32)r344; r350 = r345; *(i32 *)r350 = r349;
+	r5952 = r6940; r355 = r5952 + 4ll; r358 = *(i32 *)r355; r359 = (u32)r358 + (u32)r354; r360 = r355; *(i32 *)r360 = r359;
+	r5954 = r6941; r365 = r5954 + 4ll; r368 = *(i32 *)r365; r369 = (u32)r368 + (u32)r364; r370 = r365; *(i32 *)r370 = r369;
+	r5956 = r6942; r375 = r5956 + 4ll; r378 = *(i32 *)r375; r379 = (u32)r378 + (u32)r374; r380 = r375; *(i32 *)r380 = r379;
+	r5958 = r6943; r385 = r5958 + 4ll; r388 = *(i32 *)r385; r389 = (u32)r388 + (u32)r384; r390 = r385; *(i32 *)r390 = r389;
+	r5960 = r6944; r395 = r5960 + 4ll; r398 = *(i32 *)r395; r399 = (u32)r398 + (u32)r394; r400 = r395; *(i32 *)r400 = r399;
+	r5962 = r6945; r405 = r5962 + 4ll; r408 = *(i32 *)r405; r409 = (u32)r408 + (u32)r404; r410 = r405; *(i32 *)r410 = r409;
+	r5964 = r6946; r415 = r5964 + 4ll; r418 = *(i32 *)r415; r419 = (u32)r418 + (u32)r414; r420 = r415; *(i32 *)r420 = r419;
+	r5966 = r6947; r425 = r5966 + 4ll; r428 = *(i32 *)r425; r429 = (u32)r428 + (u32)r424; r430 = r425; *(i32 *)r430 = r429;
+	r5968 = r6948; r435 = r5968 + 4ll; r438 = *(i32 *)r435; r439 = (u32)r438 + (u32)r434; r440 = r435; *(i32 *)r440 = r439;
+	r5970 = r6949; r445 = r5970 + 4ll; r448 = *(i32 *)r445; r449 = (u32)r448 + (u32)r444; r450 = r445; *(i32 *)r450 = r449;
+	r5972 = r6950; r455 = r5972 + 4ll; r458 = *(i32 *)r455; r459 = (u32)r458 + (u32)r454; r460 = r455; *(i32 *)r460 = r459;
+	r5974 = r6951; r465 = r5974 + 4ll; r468 = *(i32 *)r465; r469 = (u32)r468 + (u32)r464; r470 = r465; *(i32 *)r470 = r469;
+	r5976 = r6952; r475 = r5976 + 4ll; r478 = *(i32 *)r475; r479 = (u32)r478 + (u32)r474; r480 = r475; *(i32 *)r480 = r479;
+	r5978 = r6953; r485 = r5978 + 4ll; r488 = *(i32 *)r485; r489 = (u32)r488 + (u32)r484; r490 = r485; *(i32 *)r490 = r489;
+	r5980 = r6954; r495 = r5980 + 4ll; r498 = *(i32 *)r495; r499 = (u32)r498 + (u32)r494; r500 = r495; *(i32 *)r500 = r499;
+	r5982 = r6955; r505 = r5982 + 4ll; r508 = *(i32 *)r505; r509 = (u32)r508 + (u32)r504; r510 = r505; *(i32 *)r510 = r509;
+	r5984 = r6956; r515 = r5984 + 4ll; r518 = *(i32 *)r515; r519 = (u32)r518 + (u32)r514; r520 = r515; *(i32 *)r520 = r519;
+	r5986 = r6957; r525 = r5986 + 4ll; r528 = *(i32 *)r525; r529 = (u32)r528 + (u32)r524; r530 = r525; *(i32 *)r530 = r529;
+	r5988 = r6958; r535 = r5988 + 4ll; r538 = *(i32 *)r535; r539 = (u32)r538 + (u32)r534; r540 = r535; *(i32 *)r540 = r539;
+	r5990 = r6959; r545 = r5990 + 4ll; r548 = *(i32 *)r545; r549 = (u32)r548 + (u32)r544; r550 = r545; *(i32 *)r550 = r549;
+	r5992 = r6960; r555 = r5992 + 4ll; r558 = *(i32 *)r555; r559 = (u32)r558 + (u32)r554; r560 = r555; *(i32 *)r560 = r559;
+	r5994 = r6961; r565 = r5994 + 4ll; r568 = *(i32 *)r565; r569 = (u32)r568 + (u32)r564; r570 = r565; *(i32 *)r570 = r569;
+	r5996 = r6962; r575 = r5996 + 4ll; r578 = *(i32 *)r575; r579 = (u32)r578 + (u32)r574; r580 = r575; *(i32 *)r580 = r579;
+	r5998 = r6963; r585 = r5998 + 4ll; r588 = *(i32 *)r585; r589 = (u32)r588 + (u32)r584; r590 = r585; *(i32 *)r590 = r589;
+	r6000 = r6964; r595 = r6000 + 4ll; r598 = *(i32 *)r595; r599 = (u32)r598 + (u32)r594; r600 = r595; *(i32 *)r600 = r599;
+	r6002 = r6965; r605 = r6002 + 4ll; r608 = *(i32 *)r605; r609 = (u32)r608 + (u32)r604; r610 = r605; *(i32 *)r610 = r609;
+	r6004 = r6966; r615 = r6004 + 4ll; r618 = *(i32 *)r615; r619 = (u32)r618 + (u32)r614; r620 = r615; *(i32 *)r620 = r619;
+	r6006 = r6967; r625 = r6006 + 4ll; r628 = *(i32 *)r625; r629 = (u32)r628 + (u32)r624; r630 = r625; *(i32 *)r630 = r629;
+	r6008 = r6968; r635 = r6008 + 4ll; r638 = *(i32 *)r635; r639 = (u32)r638 + (u32)r634; r640 = r635; *(i32 *)r640 = r639;
+	r6010 = r6969; r645 = r6010 + 4ll; r648 = *(i32 *)r645; r649 = (u32)r648 + (u32)r644; r650 = r645; *(i32 *)r650 = r649;
+	r6012 = r6970; r655 = r6012 + 4ll; r658 = *(i32 *)r655; r659 = (u32)r658 + (u32)r654; r660 = r655; *(i32 *)r660 = r659;
+	r6014 = r6971; r665 = r6014 + 4ll; r668 = *(i32 *)r665; r669 = (u32)r668 + (u32)r664; r670 = r665; *(i32 *)r670 = r669;
+	r6016 = r6972; r675 = r6016 + 4ll; r678 = *(i32 *)r675; r679 = (u32)r678 + (u32)r674; r680 = r675; *(i32 *)r680 = r679;
+	r6018 = r6973; r685 = r6018 + 4ll; r688 = *(i32 *)r685; r689 = (u32)r688 + (u32)r684; r690 = r685; *(i32 *)r690 = r689;
+	r6020 = r6974; r695 = r6020 + 4ll; r698 = *(i32 *)r695; r699 = (u32)r698 + (u32)r694; r700 = r695; *(i32 *)r700 = r699;
+	r6022 = r6975; r705 = r6022 + 4ll; r708 = *(i32 *)r705; r709 = (u32)r708 + (u32)r704; r710 = r705; *(i32 *)r710 = r709;
+	r6024 = r6976; r715 = r6024 + 4ll; r718 = *(i32 *)r715; r719 = (u32)r718 + (u32)r714; r720 = r715; *(i32 *)r720 = r719;
+	r6026 = r6977; r725 = r6026 + 4ll; r728 = *(i32 *)r725; r729 = (u32)r728 + (u32)r724; r730 = r725; *(i32 *)r730 = r729;
+	r6028 = r6978; r735 = r6028 + 4ll; r738 = *(i32 *)r735; r739 = (u32)r738 + (u32)r734; r740 = r735; *(i32 *)r740 = r739;
+	r6030 = r6979; r745 = r6030 + 4ll; r748 = *(i32 *)r745; r749 = (u32)r748 + (u32)r744; r750 = r745; *(i32 *)r750 = r749;
+	r6032 = r6980; r755 = r6032 + 4ll; r758 = *(i32 *)r755; r759 = (u32)r758 + (u32)r754; r760 = r755; *(i32 *)r760 = r759;
+	r6034 = r6981; r765 = r6034 + 4ll; r768 = *(i32 *)r765; r769 = (u32)r768 + (u32)r764; r770 = r765; *(i32 *)r770 = r769;
+	r6036 = r6982; r775 = r6036 + 4ll; r778 = *(i32 *)r775; r779 = (u32)r778 + (u32)r774; r780 = r775; *(i32 *)r780 = r779;
+	r6038 = r6983; r785 = r6038 + 4ll; r788 = *(i32 *)r785; r789 = (u32)r788 + (u32)r784; r790 = r785; *(i32 *)r790 = r789;
+	r6040 = r6984; r795 = r6040 + 4ll; r798 = *(i32 *)r795; r799 = (u32)r798 + (u32)r794; r800 = r795; *(i32 *)r800 = r799;
+	r6042 = r6985; r805 = r6042 + 4ll; r808 = *(i32 *)r805; r809 = (u32)r808 + (u32)r804; r810 = r805; *(i32 *)r810 = r809;
+	r6044 = r6986; r815 = r6044 + 4ll; r818 = *(i32 *)r815; r819 = (u32)r818 + (u32)r814; r820 = r815; *(i32 *)r820 = r819;
+	r6046 = r6987; r825 = r6046 + 4ll; r828 = *(i32 *)r825; r829 = (u32)r828 + (u32)r824; r830 = r825; *(i32 *)r830 = r829;
+	r6048 = r6988; r835 = r6048 + 4ll; r838 = *(i32 *)r835; r839 = (u32)r838 + (u32)r834; r840 = r835; *(i32 *)r840 = r839;
+	r6050 = r6989; r845 = r6050 + 4ll; r848 = *(i32 *)r845; r849 = (u32)r848 + (u32)r844; r850 = r845; *(i32 *)r850 = r849;
+	r6052 = r6990; r855 = r6052 + 4ll; r858 = *(i32 *)r855; r859 = (u32)r858 + (u32)r854; r860 = r855; *(i32 *)r860 = r859;
+	r6054 = r6991; r865 = r6054 + 4ll; r868 = *(i32 *)r865; r869 = (u32)r868 + (u32)r864; r870 = r865; *(i32 *)r870 = r869;
+	r6056 = r6992; r875 = r6056 + 4ll; r878 = *(i32 *)r875; r879 = (u32)r878 + (u32)r874; r880 = r875; *(i32 *)r880 = r879;
+	r6058 = r6993; r885 = r6058 + 4ll; r888 = *(i32 *)r885; r889 = (u32)r888 + (u32)r884; r890 = r885; *(i32 *)r890 = r889;
+	r6060 = r6994; r895 = r6060 + 4ll; r898 = *(i32 *)r895; r899 = (u32)r898 + (u32)r894; r900 = r895; *(i32 *)r900 = r899;
+	r6062 = r6995; r905 = r6062 + 4ll; r908 = *(i32 *)r905; r909 = (u32)r908 + (u32)r904; r910 = r905; *(i32 *)r910 = r909;
+	r6064 = r6996; r915 = r6064 + 4ll; r918 = *(i32 *)r915; r919 = (u32)r918 + (u32)r914; r920 = r915; *(i32 *)r920 = r919;
+	r6066 = r6997; r925 = r6066 + 4ll; r928 = *(i32 *)r925; r929 = (u32)r928 + (u32)r924; r930 = r925; *(i32 *)r930 = r929;
+	r6068 = r6998; r935 = r6068 + 4ll; r938 = *(i32 *)r935; r939 = (u32)r938 + (u32)r934; r940 = r935; *(i32 *)r940 = r939;
+	r6070 = r6999; r945 = r6070 + 4ll; r948 = *(i32 *)r945; r949 = (u32)r948 + (u32)r944; r950 = r945; *(i32 *)r950 = r949;
+	r6072 = r7000; r955 = r6072 + 4ll; r958 = *(i32 *)r955; r959 = (u32)r958 + (u32)r954; r960 = r955; *(i32 *)r960 = r959;
+	r6074 = r7001; r965 = r6074 + 4ll; r968 = *(i32 *)r965; r969 = (u32)r968 + (u32)r964; r970 = r965; *(i32 *)r970 = r969;
+	r6076 = r7002; r975 = r6076 + 4ll; r978 = *(i32 *)r975; r979 = (u32)r978 + (u32)r974; r980 = r975; *(i32 *)r980 = r979;
+	r6078 = r7003; r985 = r6078 + 4ll; r988 = *(i32 *)r985; r989 = (u32)r988 + (u32)r984; r990 = r985; *(i32 *)r990 = r989;
+	r6080 = r7004; r995 = r6080 + 4ll; r998 = *(i32 *)r995; r999 = (u32)r998 + (u32)r994; r1000 = r995; *(i32 *)r1000 = r999;
+	r6082 = r7005; r1005 = r6082 + 4ll; r1008 = *(i32 *)r1005; r1009 = (u32)r1008 + (u32)r1004; r1010 = r1005; *(i32 *)r1010 = r1009;
+	r6084 = r7006; r1015 = r6084 + 4ll; r1018 = *(i32 *)r1015; r1019 = (u32)r1018 + (u32)r1014; r1020 = r1015; *(i32 *)r1020 = r1019;
+	r6086 = r7007; r1025 = r6086 + 4ll; r1028 = *(i32 *)r1025; r1029 = (u32)r1028 + (u32)r1024; r1030 = r1025; *(i32 *)r1030 = r1029;
+	r6088 = r7008; r1035 = r6088 + 4ll; r1038 = *(i32 *)r1035; r1039 = (u32)r1038 + (u32)r1034; r1040 = r1035; *(i32 *)r1040 = r1039;
+	r6090 = r7009; r1045 = r6090 + 4ll; r1048 = *(i32 *)r1045; r1049 = (u32)r1048 + (u32)r1044; r1050 = r1045; *(i32 *)r1050 = r1049;
+	r6092 = r7010; r1055 = r6092 + 4ll; r1058 = *(i32 *)r1055; r1059 = (u32)r1058 + (u32)r1054; r1060 = r1055; *(i32 *)r1060 = r1059;
+	r6094 = r7011; r1065 = r6094 + 4ll; r1068 = *(i32 *)r1065; r1069 = (u32)r1068 + (u32)r1064; r1070 = r1065; *(i32 *)r1070 = r1069;
+	r6096 = r7012; r1075 = r6096 + 4ll; r1078 = *(i32 *)r1075; r1079 = (u32)r1078 + (u32)r1074; r1080 = r1075; *(i32 *)r1080 = r1079;
+	r6098 = r7013; r1085 = r6098 + 4ll; r1088 = *(i32 *)r1085; r1089 = (u32)r1088 + (u32)r1084; r1090 = r1085; *(i32 *)r1090 = r1089;
+	r6100 = r7014; r1095 = r6100 + 4ll; r1098 = *(i32 *)r1095; r1099 = (u32)r1098 + (u32)r1094; r1100 = r1095; *(i32 *)r1100 = r1099;
+	r6102 = r7015; r1105 = r6102 + 4ll; r1108 = *(i32 *)r1105; r1109 = (u32)r1108 + (u32)r1104; r1110 = r1105; *(i32 *)r1110 = r1109;
+	r6104 = r7016; r1115 = r6104 + 4ll; r1118 = *(i32 *)r1115; r1119 = (u32)r1118 + (u32)r1114; r1120 = r1115; *(i32 *)r1120 = r1119;
+	r6106 = r7017; r1125 = r6106 + 4ll; r1128 = *(i32 *)r1125; r1129 = (u32)r1128 + (u32)r1124; r1130 = r1125; *(i32 *)r1130 = r1129;
+	r6108 = r7018; r1135 = r6108 + 4ll; r1138 = *(i32 *)r1135; r1139 = (u32)r1138 + (u32)r1134; r1140 = r1135; *(i32 *)r1140 = r1139;
+	r6110 = r7019; r1145 = r6110 + 4ll; r1148 = *(i32 *)r1145; r1149 = (u32)r1148 + (u32)r1144; r1150 = r1145; *(i32 *)r1150 = r1149;
+	r6112 = r7020; r1155 = r6112 + 4ll; r1158 = *(i32 *)r1155; r1159 = (u32)r1158 + (u32)r1154; r1160 = r1155; *(i32 *)r1160 = r1159;
+	r6114 = r7021; r1165 = r6114 + 4ll; r1168 = *(i32 *)r1165; r1169 = (u32)r1168 + (u32)r1164; r1170 = r1165; *(i32 *)r1170 = r1169;
+	r6116 = r7022; r1175 = r6116 + 4ll; r1178 = *(i32 *)r1175; r1179 = (u32)r1178 + (u32)r1174; r1180 = r1175; *(i32 *)r1180 = r1179;
+	r6118 = r7023; r1185 = r6118 + 4ll; r1188 = *(i32 *)r1185; r1189 = (u32)r1188 + (u32)r1184; r1190 = r1185; *(i32 *)r1190 = r1189;
+	r6120 = r7024; r1195 = r6120 + 4ll; r1198 = *(i32 *)r1195; r1199 = (u32)r1198 + (u32)r1194; r1200 = r1195; *(i32 *)r1200 = r1199;
+	r6122 = r7025; r1205 = r6122 + 4ll; r1208 = *(i32 *)r1205; r1209 = (u32)r1208 + (u32)r1204; r1210 = r1205; *(i32 *)r1210 = r1209;
+	r6124 = r7026; r1215 = r6124 + 4ll; r1218 = *(i32 *)r1215; r1219 = (u32)r1218 + (u32)r1214; r1220 = r1215; *(i32 *)r1220 = r1219;
+	r6126 = r7027; r1225 = r6126 + 4ll; r1228 = *(i32 *)r1225; r1229 = (u32)r1228 + (u32)r1224; r1230 = r1225; *(i32 *)r1230 = r1229;
+	r6128 = r7028; r1235 = r6128 + 4ll; r1238 = *(i32 *)r1235; r1239 = (u32)r1238 + (u32)r1234; r1240 = r1235; *(i32 *)r1240 = r1239;
+	r6130 = r7029; r1245 = r6130 + 4ll; r1248 = *(i32 *)r1245; r1249 = (u32)r1248 + (u32)r1244; r1250 = r1245; *(i32 *)r1250 = r1249;
+	r6132 = r7030; r1255 = r6132 + 4ll; r1258 = *(i32 *)r1255; r1259 = (u32)r1258 + (u32)r1254; r1260 = r1255; *(i32 *)r1260 = r1259;
+	r6134 = r7031; r1265 = r6134 + 4ll; r1268 = *(i32 *)r1265; r1269 = (u32)r1268 + (u32)r1264; r1270 = r1265; *(i32 *)r1270 = r1269;
+	r6136 = r7032; r1275 = r6136 + 4ll; r1278 = *(i32 *)r1275; r1279 = (u32)r1278 + (u32)r1274; r1280 = r1275; *(i32 *)r1280 = r1279;
+	r6138 = r7033; r1285 = r6138 + 4ll; r1288 = *(i32 *)r1285; r1289 = (u32)r1288 + (u32)r1284; r1290 = r1285; *(i32 *)r1290 = r1289;
+	r6140 = r7034; r1295 = r6140 + 4ll; r1298 = *(i32 *)r1295; r1299 = (u32)r1298 + (u32)r1294; r1300 = r1295; *(i32 *)r1300 = r1299;
+	r6142 = r7035; r1305 = r6142 + 4ll; r1308 = *(i32 *)r1305; r1309 = (u32)r1308 + (u32)r1304; r1310 = r1305; *(i32 *)r1310 = r1309;
+	r6144 = r7036; r1315 = r6144 + 4ll; r1318 = *(i32 *)r1315; r1319 = (u32)r1318 + (u32)r1314; r1320 = r1315; *(i32 *)r1320 = r1319;
+	r6146 = r7037; r1325 = r6146 + 4ll; r1328 = *(i32 *)r1325; r1329 = (u32)r1328 + (u32)r1324; r1330 = r1325; *(i32 *)r1330 = r1329;
+	r6148 = r7038; r1335 = r6148 + 4ll; r1338 = *(i32 *)r1335; r1339 = (u32)r1338 + (u32)r1334; r1340 = r1335; *(i32 *)r1340 = r1339;
+	r6150 = r7039; r1345 = r6150 + 4ll; r1348 = *(i32 *)r1345; r1349 = (u32)r1348 + (u32)r1344; r1350 = r1345; *(i32 *)r1350 = r1349;
+	r6152 = r7040; r1355 = r6152 + 4ll; r1358 = *(i32 *)r1355; r1359 = (u32)r1358 + (u32)r1354; r1360 = r1355; *(i32 *)r1360 = r1359;
+	r6154 = r7041; r1365 = r6154 + 4ll; r1368 = *(i32 *)r1365; r1369 = (u32)r1368 + (u32)r1364; r1370 = r1365; *(i32 *)r1370 = r1369;
+	r6156 = r7042; r1375 = r6156 + 4ll; r1378 = *(i32 *)r1375; r1379 = (u32)r1378 + (u32)r1374; r1380 = r1375; *(i32 *)r1380 = r1379;
+	r6158 = r7043; r1385 = r6158 + 4ll; r1388 = *(i32 *)r1385; r1389 = (u32)r1388 + (u32)r1384; r1390 = r1385; *(i32 *)r1390 = r1389;
+	r6160 = r7044; r1395 = r6160 + 4ll; r1398 = *(i32 *)r1395; r1399 = (u32)r1398 + (u32)r1394; r1400 = r1395; *(i32 *)r1400 = r1399;
+	r6162 = r7045; r1405 = r6162 + 4ll; r1408 = *(i32 *)r1405; r1409 = (u32)r1408 + (u32)r1404; r1410 = r1405; *(i32 *)r1410 = r1409;
+	r6164 = r7046; r1415 = r6164 + 4ll; r1418 = *(i32 *)r1415; r1419 = (u32)r1418 + (u32)r1414; r1420 = r1415; *(i32 *)r1420 = r1419;
+	r6166 = r7047; r1425 = r6166 + 4ll; r1428 = *(i32 *)r1425; r1429 = (u32)r1428 + (u32)r1424; r1430 = r1425; *(i32 *)r1430 = r1429;
+	r6168 = r7048; r1435 = r6168 + 4ll; r1438 = *(i32 *)r1435; r1439 = (u32)r1438 + (u32)r1434; r1440 = r1435; *(i32 *)r1440 = r1439;
+	r6170 = r7049; r1445 = r6170 + 4ll; r1448 = *(i32 *)r1445; r1449 = (u32)r1448 + (u32)r1444; r1450 = r1445; *(i32 *)r1450 = r1449;
+	r6172 = r7050; r1455 = r6172 + 4ll; r1458 = *(i32 *)r1455; r1459 = (u32)r1458 + (u32)r1454; r1460 = r1455; *(i32 *)r1460 = r1459;
+	r6174 = r7051; r1465 = r6174 + 4ll; r1468 = *(i32 *)r1465; r1469 = (u32)r1468 + (u32)r1464; r1470 = r1465; *(i32 *)r1470 = r1469;
+	r6176 = r7052; r1475 = r6176 + 4ll; r1478 = *(i32 *)r1475; r1479 = (u32)r1478 + (u32)r1474; r1480 = r1475; *(i32 *)r1480 = r1479;
+	r6178 = r7053; r1485 = r6178 + 4ll; r1488 = *(i32 *)r1485; r1489 = (u32)r1488 + (u32)r1484; r1490 = r1485; *(i32 *)r1490 = r1489;
+	r6180 = r7054; r1495 = r6180 + 4ll; r1498 = *(i32 *)r1495; r1499 = (u32)r1498 + (u32)r1494; r1500 = r1495; *(i32 *)r1500 = r1499;
+	r6182 = r7055; r1505 = r6182 + 4ll; r1508 = *(i32 *)r1505; r1509 = (u32)r1508 + (u32)r1504; r1510 = r1505; *(i32 *)r1510 = r1509;
+	r6184 = r7056; r1515 = r6184 + 4ll; r1518 = *(i32 *)r1515; r1519 = (u32)r1518 + (u32)r1514; r1520 = r1515; *(i32 *)r1520 = r1519;
+	r6186 = r7057; r1525 = r6186 + 4ll; r1528 = *(i32 *)r1525; r1529 = (u32)r1528 + (u32)r1524; r1530 = r1525; *(i32 *)r1530 = r1529;
+	r6188 = r7058; r1535 = r6188 + 4ll; r1538 = *(i32 *)r1535; r1539 = (u32)r1538 + (u32)r1534; r1540 = r1535; *(i32 *)r1540 = r1539;
+	r6190 = r7059; r1545 = r6190 + 4ll; r1548 = *(i32 *)r1545; r1549 = (u32)r1548 + (u32)r1544; r1550 = r1545; *(i32 *)r1550 = r1549;
+	r6192 = r7060; r1555 = r6192 + 4ll; r1558 = *(i32 *)r1555; r1559 = (u32)r1558 + (u32)r1554; r1560 = r1555; *(i32 *)r1560 = r1559;
+	r6194 = r7061; r1565 = r6194 + 4ll; r1568 = *(i32 *)r1565; r1569 = (u32)r1568 + (u32)r1564; r1570 = r1565; *(i32 *)r1570 = r1569;
+	r6196 = r7062; r1575 = r6196 + 4ll; r1578 = *(i32 *)r1575; r1579 = (u32)r1578 + (u32)r1574; r1580 = r1575; *(i32 *)r1580 = r1579;
+	r6198 = r7063; r1585 = r6198 + 4ll; r1588 = *(i32 *)r1585; r1589 = (u32)r1588 + (u32)r1584; r1590 = r1585; *(i32 *)r1590 = r1589;
+	r6200 = r7064; r1595 = r6200 + 4ll; r1598 = *(i32 *)r1595; r1599 = (u32)r1598 + (u32)r1594; r1600 = r1595; *(i32 *)r1600 = r1599;
+	r6202 = r7065; r1605 = r6202 + 4ll; r1608 = *(i32 *)r1605; r1609 = (u32)r1608 + (u32)r1604; r1610 = r1605; *(i32 *)r1610 = r1609;
+	r6204 = r7066; r1615 = r6204 + 4ll; r1618 = *(i32 *)r1615; r1619 = (u32)r1618 + (u32)r1614; r1620 = r1615; *(i32 *)r1620 = r1619;
+	r6206 = r7067; r1625 = r6206 + 4ll; r1628 = *(i32 *)r1625; r1629 = (u32)r1628 + (u32)r1624; r1630 = r1625; *(i32 *)r1630 = r1629;
+	r6208 = r7068; r1635 = r6208 + 4ll; r1638 = *(i32 *)r1635; r1639 = (u32)r1638 + (u32)r1634; r1640 = r1635; *(i32 *)r1640 = r1639;
+	r6210 = r7069; r1645 = r6210 + 4ll; r1648 = *(i32 *)r1645; r1649 = (u32)r1648 + (u32)r1644; r1650 = r1645; *(i32 *)r1650 = r1649;
+	r6212 = r7070; r1655 = r6212 + 4ll; r1658 = *(i32 *)r1655; r1659 = (u32)r1658 + (u32)r1654; r1660 = r1655; *(i32 *)r1660 = r1659;
+	r6214 = r7071; r1665 = r6214 + 4ll; r1668 = *(i32 *)r1665; r1669 = (u32)r1668 + (u32)r1664; r1670 = r1665; *(i32 *)r1670 = r1669;
+	r6216 = r7072; r1675 = r6216 + 4ll; r1678 = *(i32 *)r1675; r1679 = (u32)r1678 + (u32)r1674; r1680 = r1675; *(i32 *)r1680 = r1679;
+	r6218 = r7073; r1685 = r6218 + 4ll; r1688 = *(i32 *)r1685; r1689 = (u32)r1688 + (u32)r1684; r1690 = r1685; *(i32 *)r1690 = r1689;
+	r6220 = r7074; r1695 = r6220 + 4ll; r1698 = *(i32 *)r1695; r1699 = (u32)r1698 + (u32)r1694; r1700 = r1695; *(i32 *)r1700 = r1699;
+	r6222 = r7075; r1705 = r6222 + 4ll; r1708 = *(i32 *)r1705; r1709 = (u32)r1708 + (u32)r1704; r1710 = r1705; *(i32 *)r1710 = r1709;
+	r6224 = r7076; r1715 = r6224 + 4ll; r1718 = *(i32 *)r1715; r1719 = (u32)r1718 + (u32)r1714; r1720 = r1715; *(i32 *)r1720 = r1719;
+	r6226 = r7077; r1725 = r6226 + 4ll; r1728 = *(i32 *)r1725; r1729 = (u32)r1728 + (u32)r1724; r1730 = r1725; *(i32 *)r1730 = r1729;
+	r6228 = r7078; r1735 = r6228 + 4ll; r1738 = *(i32 *)r1735; r1739 = (u32)r1738 + (u32)r1734; r1740 = r1735; *(i32 *)r1740 = r1739;
+	r6230 = r7079; r1745 = r6230 + 4ll; r1748 = *(i32 *)r1745; r1749 = (u32)r1748 + (u32)r1744; r1750 = r1745; *(i32 *)r1750 = r1749;
+	r6232 = r7080; r1755 = r6232 + 4ll; r1758 = *(i32 *)r1755; r1759 = (u32)r1758 + (u32)r1754; r1760 = r1755; *(i32 *)r1760 = r1759;
+	r6234 = r7081; r1765 = r6234 + 4ll; r1768 = *(i32 *)r1765; r1769 = (u32)r1768 + (u32)r1764; r1770 = r1765; *(i32 *)r1770 = r1769;
+	r6236 = r7082; r1775 = r6236 + 4ll; r1778 = *(i32 *)r1775; r1779 = (u32)r1778 + (u32)r1774; r1780 = r1775; *(i32 *)r1780 = r1779;
+	r6238 = r7083; r1785 = r6238 + 4ll; r1788 = *(i32 *)r1785; r1789 = (u32)r1788 + (u32)r1784; r1790 = r1785; *(i32 *)r1790 = r1789;
+	r6240 = r7084; r1795 = r6240 + 4ll; r1798 = *(i32 *)r1795; r1799 = (u32)r1798 + (u32)r1794; r1800 = r1795; *(i32 *)r1800 = r1799;
+	r6242 = r7085; r1805 = r6242 + 4ll; r1808 = *(i32 *)r1805; r1809 = (u32)r1808 + (u32)r1804; r1810 = r1805; *(i32 *)r1810 = r1809;
+	r6244 = r7086; r1815 = r6244 + 4ll; r1818 = *(i32 *)r1815; r1819 = (u32)r1818 + (u32)r1814; r1820 = r1815; *(i32 *)r1820 = r1819;
+	r6246 = r7087; r1825 = r6246 + 4ll; r1828 = *(i32 *)r1825; r1829 = (u32)r1828 + (u32)r1824; r1830 = r1825; *(i32 *)r1830 = r1829;
+	r6248 = r7088; r1835 = r6248 + 4ll; r1838 = *(i32 *)r1835; r1839 = (u32)r1838 + (u32)r1834; r1840 = r1835; *(i32 *)r1840 = r1839;
+	r6250 = r7089; r1845 = r6250 + 4ll; r1848 = *(i32 *)r1845; r1849 = (u32)r1848 + (u32)r1844; r1850 = r1845; *(i32 *)r1850 = r1849;
+	r6252 = r7090; r1855 = r6252 + 4ll; r1858 = *(i32 *)r1855; r1859 = (u32)r1858 + (u32)r1854; r1860 = r1855; *(i32 *)r1860 = r1859;
+	r6254 = r7091; r1865 = r6254 + 4ll; r1868 = *(i32 *)r1865; r1869 = (u32)r1868 + (u32)r1864; r1870 = r1865; *(i32 *)r1870 = r1869;
+	r6256 = r7092; r1875 = r6256 + 4ll; r1878 = *(i32 *)r1875; r1879 = (u32)r1878 + (u32)r1874; r1880 = r1875; *(i32 *)r1880 = r1879;
+	r6258 = r7093; r1885 = r6258 + 4ll; r1888 = *(i32 *)r1885; r1889 = (u32)r1888 + (u32)r1884; r1890 = r1885; *(i32 *)r1890 = r1889;
+	r6260 = r7094; r1895 = r6260 + 4ll; r1898 = *(i32 *)r1895; r1899 = (u32)r1898 + (u32)r1894; r1900 = r1895; *(i32 *)r1900 = r1899;
+	r6262 = r7095; r1905 = r6262 + 4ll; r1908 = *(i32 *)r1905; r1909 = (u32)r1908 + (u32)r1904; r1910 = r1905; *(i32 *)r1910 = r1909;
+	r6264 = r7096; r1915 = r6264 + 4ll; r1918 = *(i32 *)r1915; r1919 = (u32)r1918 + (u32)r1914; r1920 = r1915; *(i32 *)r1920 = r1919;
+	r6266 = r7097; r1925 = r6266 + 4ll; r1928 = *(i32 *)r1925; r1929 = (u32)r1928 + (u32)r1924; r1930 = r1925; *(i32 *)r1930 = r1929;
+	r6268 = r7098; r1935 = r6268 + 4ll; r1938 = *(i32 *)r1935; r1939 = (u32)r1938 + (u32)r1934; r1940 = r1935; *(i32 *)r1940 = r1939;
+	r6270 = r7099; r1945 = r6270 + 4ll; r1948 = *(i32 *)r1945; r1949 = (u32)r1948 + (u32)r1944; r1950 = r1945; *(i32 *)r1950 = r1949;
+	r6272 = r7100; r1955 = r6272 + 4ll; r1958 = *(i32 *)r1955; r1959 = (u32)r1958 + (u32)r1954; r1960 = r1955; *(i32 *)r1960 = r1959;
+	r6274 = r7101; r1965 = r6274 + 4ll; r1968 = *(i32 *)r1965; r1969 = (u32)r1968 + (u32)r1964; r1970 = r1965; *(i32 *)r1970 = r1969;
+	r6276 = r7102; r1975 = r6276 + 4ll; r1978 = *(i32 *)r1975; r1979 = (u32)r1978 + (u32)r1974; r1980 = r1975; *(i32 *)r1980 = r1979;
+	r6278 = r7103; r1985 = r6278 + 4ll; r1988 = *(i32 *)r1985; r1989 = (u32)r1988 + (u32)r1984; r1990 = r1985; *(i32 *)r1990 = r1989;
+	r6280 = r7104; r1995 = r6280 + 4ll; r1998 = *(i32 *)r1995; r1999 = (u32)r1998 + (u32)r1994; r2000 = r1995; *(i32 *)r2000 = r1999;
+	r6282 = r7105; r2005 = r6282 + 4ll; r2008 = *(i32 *)r2005; r2009 = (u32)r2008 + (u32)r2004; r2010 = r2005; *(i32 *)r2010 = r2009;
+	r6284 = r7106; r2015 = r6284 + 4ll; r2018 = *(i32 *)r2015; r2019 = (u32)r2018 + (u32)r2014; r2020 = r2015; *(i32 *)r2020 = r2019;
+	r6286 = r7107; r2025 = r6286 + 4ll; r2028 = *(i32 *)r2025; r2029 = (u32)r2028 + (u32)r2024; r2030 = r2025; *(i32 *)r2030 = r2029;
+	r6288 = r7108; r2035 = r6288 + 4ll; r2038 = *(i32 *)r2035; r2039 = (u32)r2038 + (u32)r2034; r2040 = r2035; *(i32 *)r2040 = r2039;
+	r6290 = r7109; r2045 = r6290 + 4ll; r2048 = *(i32 *)r2045; r2049 = (u32)r2048 + (u32)r2044; r2050 = r2045; *(i32 *)r2050 = r2049;
+	r6292 = r7110; r2055 = r6292 + 4ll; r2058 = *(i32 *)r2055; r2059 = (u32)r2058 + (u32)r2054; r2060 = r2055; *(i32 *)r2060 = r2059;
+	r6294 = r7111; r2065 = r6294 + 4ll; r2068 = *(i32 *)r2065; r2069 = (u32)r2068 + (u32)r2064; r2070 = r2065; *(i32 *)r2070 = r2069;
+	r6296 = r7112; r2075 = r6296 + 4ll; r2078 = *(i32 *)r2075; r2079 = (u32)r2078 + (u32)r2074; r2080 = r2075; *(i32 *)r2080 = r2079;
+	r6298 = r7113; r2085 = r6298 + 4ll; r2088 = *(i32 *)r2085; r2089 = (u32)r2088 + (u32)r2084; r2090 = r2085; *(i32 *)r2090 = r2089;
+	r6300 = r7114; r2095 = r6300 + 4ll; r2098 = *(i32 *)r2095; r2099 = (u32)r2098 + (u32)r2094; r2100 = r2095; *(i32 *)r2100 = r2099;
+	r6302 = r7115; r2105 = r6302 + 4ll; r2108 = *(i32 *)r2105; r2109 = (u32)r2108 + (u32)r2104; r2110 = r2105; *(i32 *)r2110 = r2109;
+	r6304 = r7116; r2115 = r6304 + 4ll; r2118 = *(i32 *)r2115; r2119 = (u32)r2118 + (u32)r2114; r2120 = r2115; *(i32 *)r2120 = r2119;
+	r6306 = r7117; r2125 = r6306 + 4ll; r2128 = *(i32 *)r2125; r2129 = (u32)r2128 + (u32)r2124; r2130 = r2125; *(i32 *)r2130 = r2129;
+	r6308 = r7118; r2135 = r6308 + 4ll; r2138 = *(i32 *)r2135; r2139 = (u32)r2138 + (u32)r2134; r2140 = r2135; *(i32 *)r2140 = r2139;
+	r6310 = r7119; r2145 = r6310 + 4ll; r2148 = *(i32 *)r2145; r2149 = (u32)r2148 + (u32)r2144; r2150 = r2145; *(i32 *)r2150 = r2149;
+	r6312 = r7120; r2155 = r6312 + 4ll; r2158 = *(i32 *)r2155; r2159 = (u32)r2158 + (u32)r2154; r2160 = r2155; *(i32 *)r2160 = r2159;
+	r6314 = r7121; r2165 = r6314 + 4ll; r2168 = *(i32 *)r2165; r2169 = (u32)r2168 + (u32)r2164; r2170 = r2165; *(i32 *)r2170 = r2169;
+	r6316 = r7122; r2175 = r6316 + 4ll; r2178 = *(i32 *)r2175; r2179 = (u32)r2178 + (u32)r2174; r2180 = r2175; *(i32 *)r2180 = r2179;
+	r6318 = r7123; r2185 = r6318 + 4ll; r2188 = *(i32 *)r2185; r2189 = (u32)r2188 + (u32)r2184; r2190 = r2185; *(i32 *)r2190 = r2189;
+	r6320 = r7124; r2195 = r6320 + 4ll; r2198 = *(i32 *)r2195; r2199 = (u32)r2198 + (u32)r2194; r2200 = r2195; *(i32 *)r2200 = r2199;
+	r6322 = r7125; r2205 = r6322 + 4ll; r2208 = *(i32 *)r2205; r2209 = (u32)r2208 + (u32)r2204; r2210 = r2205; *(i32 *)r2210 = r2209;
+	r6324 = r7126; r2215 = r6324 + 4ll; r2218 = *(i32 *)r2215; r2219 = (u32)r2218 + (u32)r2214; r2220 = r2215; *(i32 *)r2220 = r2219;
+	r6326 = r7127; r2225 = r6326 + 4ll; r2228 = *(i32 *)r2225; r2229 = (u32)r2228 + (u32)r2224; r2230 = r2225; *(i32 *)r2230 = r2229;
+	r6328 = r7128; r2235 = r6328 + 4ll; r2238 = *(i32 *)r2235; r2239 = (u32)r2238 + (u32)r2234; r2240 = r2235; *(i32 *)r2240 = r2239;
+	r6330 = r7129; r2245 = r6330 + 4ll; r2248 = *(i32 *)r2245; r2249 = (u32)r2248 + (u32)r2244; r2250 = r2245; *(i32 *)r2250 = r2249;
+	r6332 = r7130; r2255 = r6332 + 4ll; r2258 = *(i32 *)r2255; r2259 = (u32)r2258 + (u32)r2254; r2260 = r2255; *(i32 *)r2260 = r2259;
+	r6334 = r7131; r2265 = r6334 + 4ll; r2268 = *(i32 *)r2265; r2269 = (u32)r2268 + (u32)r2264; r2270 = r2265; *(i32 *)r2270 = r2269;
+	r6336 = r7132; r2275 = r6336 + 4ll; r2278 = *(i32 *)r2275; r2279 = (u32)r2278 + (u32)r2274; r2280 = r2275; *(i32 *)r2280 = r2279;
+	r6338 = r7133; r2285 = r6338 + 4ll; r2288 = *(i32 *)r2285; r2289 = (u32)r2288 + (u32)r2284; r2290 = r2285; *(i32 *)r2290 = r2289;
+	r6340 = r7134; r2295 = r6340 + 4ll; r2298 = *(i32 *)r2295; r2299 = (u32)r2298 + (u32)r2294; r2300 = r2295; *(i32 *)r2300 = r2299;
+	r6342 = r7135; r2305 = r6342 + 4ll; r2308 = *(i32 *)r2305; r2309 = (u32)r2308 + (u32)r2304; r2310 = r2305; *(i32 *)r2310 = r2309;
+	r6344 = r7136; r2315 = r6344 + 4ll; r2318 = *(i32 *)r2315; r2319 = (u32)r2318 + (u32)r2314; r2320 = r2315; *(i32 *)r2320 = r2319;
+	r6346 = r7137; r2325 = r6346 + 4ll; r2328 = *(i32 *)r2325; r2329 = (u32)r2328 + (u32)r2324; r2330 = r2325; *(i32 *)r2330 = r2329;
+	r6348 = r7138; r2335 = r6348 + 4ll; r2338 = *(i32 *)r2335; r2339 = (u32)r2338 + (u32)r2334; r2340 = r2335; *(i32 *)r2340 = r2339;
+	r6350 = r7139; r2345 = r6350 + 4ll; r2348 = *(i32 *)r2345; r2349 = (u32)r2348 + (u32)r2344; r2350 = r2345; *(i32 *)r2350 = r2349;
+	r6352 = r7140; r2355 = r6352 + 4ll; r2358 = *(i32 *)r2355; r2359 = (u32)r2358 + (u32)r2354; r2360 = r2355; *(i32 *)r2360 = r2359;
+	r6354 = r7141; r2365 = r6354 + 4ll; r2368 = *(i32 *)r2365; r2369 = (u32)r2368 + (u32)r2364; r2370 = r2365; *(i32 *)r2370 = r2369;
+	r6356 = r7142; r2375 = r6356 + 4ll; r2378 = *(i32 *)r2375; r2379 = (u32)r2378 + (u32)r2374; r2380 = r2375; *(i32 *)r2380 = r2379;
+	r6358 = r7143; r2385 = r6358 + 4ll; r2388 = *(i32 *)r2385; r2389 = (u32)r2388 + (u32)r2384; r2390 = r2385; *(i32 *)r2390 = r2389;
+	r6360 = r7144; r2395 = r6360 + 4ll; r2398 = *(i32 *)r2395; r2399 = (u32)r2398 + (u32)r2394; r2400 = r2395; *(i32 *)r2400 = r2399;
+	r6362 = r7145; r2405 = r6362 + 4ll; r2408 = *(i32 *)r2405; r2409 = (u32)r2408 + (u32)r2404; r2410 = r2405; *(i32 *)r2410 = r2409;
+	r6364 = r7146; r2415 = r6364 + 4ll; r2418 = *(i32 *)r2415; r2419 = (u32)r2418 + (u32)r2414; r2420 = r2415; *(i32 *)r2420 = r2419;
+	r6366 = r7147; r2425 = r6366 + 4ll; r2428 = *(i32 *)r2425; r2429 = (u32)r2428 + (u32)r2424; r2430 = r2425; *(i32 *)r2430 = r2429;
+	r6368 = r7148; r2435 = r6368 + 4ll; r2438 = *(i32 *)r2435; r2439 = (u32)r2438 + (u32)r2434; r2440 = r2435; *(i32 *)r2440 = r2439;
+	r6370 = r7149; r2445 = r6370 + 4ll; r2448 = *(i32 *)r2445; r2449 = (u32)r2448 + (u32)r2444; r2450 = r2445; *(i32 *)r2450 = r2449;
+	r6372 = r7150; r2455 = r6372 + 4ll; r2458 = *(i32 *)r2455; r2459 = (u32)r2458 + (u32)r2454; r2460 = r2455; *(i32 *)r2460 = r2459;
+	r6374 = r7151; r2465 = r6374 + 4ll; r2468 = *(i32 *)r2465; r2469 = (u32)r2468 + (u32)r2464; r2470 = r2465; *(i32 *)r2470 = r2469;
+	r6376 = r7152; r2475 = r6376 + 4ll; r2478 = *(i32 *)r2475; r2479 = (u32)r2478 + (u32)r2474; r2480 = r2475; *(i32 *)r2480 = r2479;
+	r6378 = r7153; r2485 = r6378 + 4ll; r2488 = *(i32 *)r2485; r2489 = (u32)r2488 + (u32)r2484; r2490 = r2485; *(i32 *)r2490 = r2489;
+	r6380 = r7154; r2495 = r6380 + 4ll; r2498 = *(i32 *)r2495; r2499 = (u32)r2498 + (u32)r2494; r2500 = r2495; *(i32 *)r2500 = r2499;
+	r6382 = r7155; r2505 = r6382 + 4ll; r2508 = *(i32 *)r2505; r2509 = (u32)r2508 + (u32)r2504; r2510 = r2505; *(i32 *)r2510 = r2509;
+	r6384 = r7156; r2515 = r6384 + 4ll; r2518 = *(i32 *)r2515; r2519 = (u32)r2518 + (u32)r2514; r2520 = r2515; *(i32 *)r2520 = r2519;
+	r6386 = r7157; r2525 = r6386 + 4ll; r2528 = *(i32 *)r2525; r2529 = (u32)r2528 + (u32)r2524; r2530 = r2525; *(i32 *)r2530 = r2529;
+	r6388 = r7158; r2535 = r6388 + 4ll; r2538 = *(i32 *)r2535; r2539 = (u32)r2538 + (u32)r2534; r2540 = r2535; *(i32 *)r2540 = r2539;
+	r6390 = r7159; r2545 = r6390 + 4ll; r2548 = *(i32 *)r2545; r2549 = (u32)r2548 + (u32)r2544; r2550 = r2545; *(i32 *)r2550 = r2549;
+	r6392 = r7160; r2555 = r6392 + 4ll; r2558 = *(i32 *)r2555; r2559 = (u32)r2558 + (u32)r2554; r2560 = r2555; *(i32 *)r2560 = r2559;
+#line 10 "wide.go"
+	r2 = (u64)r2 + (u64)r1; r6905 = r6905 + r6906 * 1; r6907 = r6907 + r6906 * 1; r6908 = r6908 + r6906 * 1; r6909 = r6909 + r6906 * 1; r6910 = r6910 + r6906 * 1; r6911 = r6911 + r6906 * 1; r6912 = r6912 + r6906 * 1; r6913 = r6913 + r6906 * 1; r6914 = r6914 + r6906 * 1; r6915 = r6915 + r6906 * 1; r6916 = r6916 + r6906 * 1; r6917 = r6917 + r6906 * 1; r6918 = r6918 + r6906 * 1; r6919 = r6919 + r6906 * 1; r6920 = r6920 + r6906 * 1; r6921 = r6921 + r6906 * 1; r6922 = r6922 + r6906 * 1; r6923 = r6923 + r6906 * 1; r6924 = r6924 + r6906 * 1; r6925 = r6925 + r6906 * 1; r6926 = r6926 + r6906 * 1; r6927 = r6927 + r6906 * 1; r6928 = r6928 + r6906 * 1; r6929 = r6929 + r6906 * 1; r6930 = r6930 + r6906 * 1; r6931 = r6931 + r6906 * 1; r6932 = r6932 + r6906 * 1; r6933 = r6933 + r6906 * 1; r6934 = r6934 + r6906 * 1; r6935 = r6935 + r6906 * 1; r6936 = r6936 + r6906 * 1; r6937 = r6937 + r6906 * 1; r6938 = r6938 + r6906 * 1; r6939 = r6939 + r6906 * 1; r6940 = r6940 + r6906 * 1; r6941 = r6941 + r6906 * 1; r6942 = r6942 + r6906 * 1; r6943 = r6943 + r6906 * 1; r6944 = r6944 + r6906 * 1; r6945 = r6945 + r6906 * 1; r6946 = r6946 + r6906 * 1; r6947 = r6947 + r6906 * 1; r6948 = r6948 + r6906 * 1; r6949 = r6949 + r6906 * 1; r6950 = r6950 + r6906 * 1; r6951 = r6951 + r6906 * 1; r6952 = r6952 + r6906 * 1; r6953 = r6953 + r6906 * 1; r6954 = r6954 + r6906 * 1; r6955 = r6955 + r6906 * 1; r6956 = r6956 + r6906 * 1; r6957 = r6957 + r6906 * 1; r6958 = r6958 + r6906 * 1; r6959 = r6959 + r6906 * 1; r6960 = r6960 + r6906 * 1; r6961 = r6961 + r6906 * 1; r6962 = r6962 + r6906 * 1; r6963 = r6963 + r6906 * 1; r6964 = r6964 + r6906 * 1; r6965 = r6965 + r6906 * 1; r6966 = r6966 + r6906 * 1; r6967 = r6967 + r6906 * 1; r6968 = r6968 + r6906 * 1; r6969 = r6969 + r6906 * 1; r6970 = r6970 + r6906 * 1; r6971 = r6971 + r6906 * 1; r6972 = r6972 + r6906 * 1; r6973 = r6973 + r6906 * 1; r6974 = r6974 + r6906 * 1; r6975 = r6975 + r6906 * 1; r6976 = r6976 + r6906 * 1; r6977 = r6977 + r6906 * 1; r6978 = r6978 + r6906 * 1; r6979 = r6979 + r6906 * 1; r6980 = r6980 + r6906 * 1; r6981 = r6981 + r6906 * 1; r6982 = r6982 + r6906 * 1; r6983 = r6983 + r6906 * 1; r6984 = r6984 + r6906 * 1; r6985 = r6985 + r6906 * 1; r6986 = r6986 + r6906 * 1; r6987 = r6987 + r6906 * 1; r6988 = r6988 + r6906 * 1; r6989 = r6989 + r6906 * 1; r6990 = r6990 + r6906 * 1; r6991 = r6991 + r6906 * 1; r6992 = r6992 + r6906 * 1; r6993 = r6993 + r6906 * 1; r6994 = r6994 + r6906 * 1; r6995 = r6995 + r6906 * 1; r6996 = r6996 + r6906 * 1; r6997 = r6997 + r6906 * 1; r6998 = r6998 + r6906 * 1; r6999 = r6999 + r6906 * 1; r7000 = r7000 + r6906 * 1; r7001 = r7001 + r6906 * 1; r7002 = r7002 + r6906 * 1; r7003 = r7003 + r6906 * 1; r7004 = r7004 + r6906 * 1; r7005 = r7005 + r6906 * 1; r7006 = r7006 + r6906 * 1; r7007 = r7007 + r6906 * 1; r7008 = r7008 + r6906 * 1; r7009 = r7009 + r6906 * 1; r7010 = r7010 + r6906 * 1; r7011 = r7011 + r6906 * 1; r7012 = r7012 + r6906 * 1; r7013 = r7013 + r6906 * 1; r7014 = r7014 + r6906 * 1; r7015 = r7015 + r6906 * 1; r7016 = r7016 + r6906 * 1; r7017 = r7017 + r6906 * 1; r7018 = r7018 + r6906 * 1; r7019 = r7019 + r6906 * 1; r7020 = r7020 + r6906 * 1; r7021 = r7021 + r6906 * 1; r7022 = r7022 + r6906 * 1; r7023 = r7023 + r6906 * 1; r7024 = r7024 + r6906 * 1; r7025 = r7025 + r6906 * 1; r7026 = r7026 + r6906 * 1; r7027 = r7027 + r6906 * 1; r7028 = r7028 + r6906 * 1; r7029 = r7029 + r6906 * 1; r7030 = r7030 + r6906 * 1; r7031 = r7031 + r6906 * 1; r7032 = r7032 + r6906 * 1; r7033 = r7033 + r6906 * 1; r7034 = r7034 + r6906 * 1; r7035 = r7035 + r6906 * 1; r7036 = r7036 + r6906 * 1; r7037 = r7037 + r6906 * 1; r7038 = r7038 + r6906 * 1; r7039 = r7039 + r6906 * 1; r7040 = r7040 + r6906 * 1; r7041 = r7041 + r6906 * 1; r7042 = r7042 + r6906 * 1; r7043 = r7043 + r6906 * 1; r7044 = r7044 + r6906 * 1; r7045 = r7045 + r6906 * 1; r7046 = r7046 + r6906 * 1; r7047 = r7047 + r6906 * 1; r7048 = r7048 + r6906 * 1; r7049 = r7049 + r6906 * 1; r7050 = r7050 + r6906 * 1; r7051 = r7051 + r6906 * 1; r7052 = r7052 + r6906 * 1; r7053 = r7053 + r6906 * 1; r7054 = r7054 + r6906 * 1; r7055 = r7055 + r6906 * 1; r7056 = r7056 + r6906 * 1; r7057 = r7057 + r6906 * 1; r7058 = r7058 + r6906 * 1; r7059 = r7059 + r6906 * 1; r7060 = r7060 + r6906 * 1; r7061 = r7061 + r6906 * 1; r7062 = r7062 + r6906 * 1; r7063 = r7063 + r6906 * 1; r7064 = r7064 + r6906 * 1; r7065 = r7065 + r6906 * 1; r7066 = r7066 + r6906 * 1; r7067 = r7067 + r6906 * 1; r7068 = r7068 + r6906 * 1; r7069 = r7069 + r6906 * 1; r7070 = r7070 + r6906 * 1; r7071 = r7071 + r6906 * 1; r7072 = r7072 + r6906 * 1; r7073 = r7073 + r6906 * 1; r7074 = r7074 + r6906 * 1; r7075 = r7075 + r6906 * 1; r7076 = r7076 + r6906 * 1; r7077 = r7077 + r6906 * 1; r7078 = r7078 + r6906 * 1; r7079 = r7079 + r6906 * 1; r7080 = r7080 + r6906 * 1; r7081 = r7081 + r6906 * 1; r7082 = r7082 + r6906 * 1; r7083 = r7083 + r6906 * 1; r7084 = r7084 + r6906 * 1; r7085 = r7085 + r6906 * 1; r7086 = r7086 + r6906 * 1; r7087 = r7087 + r6906 * 1; r7088 = r7088 + r6906 * 1; r7089 = r7089 + r6906 * 1; r7090 = r7090 + r6906 * 1; r7091 = r7091 + r6906 * 1; r7092 = r7092 + r6906 * 1; r7093 = r7093 + r6906 * 1; r7094 = r7094 + r6906 * 1; r7095 = r7095 + r6906 * 1; r7096 = r7096 + r6906 * 1; r7097 = r7097 + r6906 * 1; r7098 = r7098 + r6906 * 1; r7099 = r7099 + r6906 * 1; r7100 = r7100 + r6906 * 1; r7101 = r7101 + r6906 * 1; r7102 = r7102 + r6906 * 1; r7103 = r7103 + r6906 * 1; r7104 = r7104 + r6906 * 1; r7105 = r7105 + r6906 * 1; r7106 = r7106 + r6906 * 1; r7107 = r7107 + r6906 * 1; r7108 = r7108 + r6906 * 1; r7109 = r7109 + r6906 * 1; r7110 = r7110 + r6906 * 1; r7111 = r7111 + r6906 * 1; r7112 = r7112 + r6906 * 1; r7113 = r7113 + r6906 * 1; r7114 = r7114 + r6906 * 1; r7115 = r7115 + r6906 * 1; r7116 = r7116 + r6906 * 1; r7117 = r7117 + r6906 * 1; r7118 = r7118 + r6906 * 1; r7119 = r7119 + r6906 * 1; r7120 = r7120 + r6906 * 1; r7121 = r7121 + r6906 * 1; r7122 = r7122 + r6906 * 1; r7123 = r7123 + r6906 * 1; r7124 = r7124 + r6906 * 1; r7125 = r7125 + r6906 * 1; r7126 = r7126 + r6906 * 1; r7127 = r7127 + r6906 * 1; r7128 = r7128 + r6906 * 1; r7129 = r7129 + r6906 * 1; r7130 = r7130 + r6906 * 1; r7131 = r7131 + r6906 * 1; r7132 = r7132 + r6906 * 1; r7133 = r7133 + r6906 * 1; r7134 = r7134 + r6906 * 1; r7135 = r7135 + r6906 * 1; r7136 = r7136 + r6906 * 1; r7137 = r7137 + r6906 * 1; r7138 = r7138 + r6906 * 1; r7139 = r7139 + r6906 * 1; r7140 = r7140 + r6906 * 1; r7141 = r7141 + r6906 * 1; r7142 = r7142 + r6906 * 1; r7143 = r7143 + r6906 * 1; r7144 = r7144 + r6906 * 1; r7145 = r7145 + r6906 * 1; r7146 = r7146 + r6906 * 1; r7147 = r7147 + r6906 * 1; r7148 = r7148 + r6906 * 1; r7149 = r7149 + r6906 * 1; r7150 = r7150 + r6906 * 1; r7151 = r7151 + r6906 * 1; r7152 = r7152 + r6906 * 1; r7153 = r7153 + r6906 * 1; r7154 = r7154 + r6906 * 1; r7155 = r7155 + r6906 * 1; r7156 = r7156 + r6906 * 1; r7157 = r7157 + r6906 * 1; r7158 = r7158 + r6906 * 1; r7159 = r7159 + r6906 * 1; r7160 = r7160 + r6906 * 1; goto b511;
 b514: // exit
+#line 10 "wide.go"
 	return;
 b515: // preheader
-	r2566 = (i32)r12;
-	r2567 = r2566;
-	r2572 = r2566;
-	r2573 = (i32)r14;
-	r2574 = r2573;
-	r2575 = (u32)r2572 + (u32)r2574;
-	r2580 = r2566;
-	r2581 = r2573;
-	r2582 = (u32)r2581 * 2u;
-	r2583 = (u32)r2580 + (u32)r2582;
-	r2588 = r2566;
-	r2589 = r2573;
-	r2590 = (u32)r2589 * 3u;
-	r2591 = (u32)r2588 + (u32)r2590;
-	r2596 = r2566;
-	r2597 = r2573;
-	r2598 = (u32)r2597 * 4u;
-	r2599 = (u32)r2596 + (u32)r2598;
-	r2604 = r2566;
-	r2605 = r2573;
-	r2606 = (u32)r2605 * 5u;
-	r2607 = (u32)r2604 + (u32)r2606;
-	r2612 = r2566;
-	r2613 = r2573;
-	r2614 = (u32)r2613 * 6u;
-	r2615 = (u32)r2612 + (u32)r2614;
-	r2620 = r2566;
-	r2621 = r2573;
-	r2622 = (u32)r2621 * 7u;
-	r2623 = (u32)r2620 + (u32)r2622;
-	r2628 = r2566;
-	r2629 = r2573;
-	r2630 = (u32)r2629 * 8u;
-	r2631 = (u32)r2628 + (u32)r2630;
-	r2636 = r2566;
-	r2637 = r2573;
-	r2638 = (u32)r2637 * 9u;
-	r2639 = (u32)r2636 + (u32)r2638;
-	r2644 = r2566;
-	r2645 = r2573;
-	r2646 = (u32)r2645 * 10u;
-	r2647 = (u32)r2644 + (u32)r2646;
-	r2652 = r2566;
-	r2653 = r2573;
-	r2654 = (u32)r2653 * 11u;
-	r2655 = (u32)r2652 + (u32)r2654;
-	r2660 = r2566;
-	r2661 = r2573;
-	r2662 = (u32)r2661 * 12u;
-	r2663 = (u32)r2660 + (u32)r2662;
-	r2668 = r2566;
-	r2669 = r2573;
-	r2670 = (u32)r2669 * 13u;
-	r2671 = (u32)r2668 + (u32)r2670;
-	r2676 = r2566;
-	r2677 = r2573;
-	r2678 = (u32)r2677 * 14u;
-	r2679 = (u32)r2676 + (u32)r2678;
-	r2684 = r2566;
-	r2685 = r2573;
-	r2686 = (u32)r2685 * 15u;
-	r2687 = (u32)r2684 + (u32)r2686;
-	r2692 = r2566;
-	r2693 = r2573;
-	r2694 = (u32)r2693 * 16u;
-	r2695 = (u32)r2692 + (u32)r2694;
-	r2700 = r2566;
-	r2701 = r2573;
-	r2702 = (u32)r2701 * 17u;
-	r2703 = (u32)r2700 + (u32)r2702;
-	r2708 = r2566;
-	r2709 = r2573;
-	r2710 = (u32)r2709 * 18u;
-	r2711 = (u32)r2708 + (u32)r2710;
-	r2716 = r2566;
-	r2717 = r2573;
-	r2718 = (u32)r2717 * 19u;
-	r2719 = (u32)r2716 + (u32)r2718;
-	r2724 = r2566;
-	r2725 = r2573;
-	r2726 = (u32)r2725 * 20u;
-	r2727 = (u32)r2724 + (u32)r2726;
-	r2732 = r2566;
-	r2733 = r2573;
-	r2734 = (u32)r2733 * 21u;
-	r2735 = (u32)r2732 + (u32)r2734;
-	r2740 = r2566;
-	r2741 = r2573;
-	r2742 = (u32)r2741 * 22u;
-	r2743 = (u32)r2740 + (u32)r2742;
-	r2748 = r2566;
-	r2749 = r2573;
-	r2750 = (u32)r2749 * 23u;
-	r2751 = (u32)r2748 + (u32)r2750;
-	r2756 = r2566;
-	r2757 = r2573;
-	r2758 = (u32)r2757 * 24u;
-	r2759 = (u32)r2756 + (u32)r2758;
-	r2764 = r2566;
-	r2765 = r2573;
-	r2766 = (u32)r2765 * 25u;
-	r2767 = (u32)r2764 + (u32)r2766;
-	r2772 = r2566;
-	r2773 = r2573;
-	r2774 = (u32)r2773 * 26u;
-	r2775 = (u32)r2772 + (u32)r2774;
-	r2780 = r2566;
-	r2781 = r2573;
-	r2782 = (u32)r2781 * 27u;
-	r2783 = (u32)r2780 + (u32)r2782;
-	r2788 = r2566;
-	r2789 = r2573;
-	r2790 = (u32)r2789 * 28u;
-	r2791 = (u32)r2788 + (u32)r2790;
-	r2796 = r2566;
-	r2797 = r2573;
-	r2798 = (u32)r2797 * 29u;
-	r2799 = (u32)r2796 + (u32)r2798;
-	r2804 = r2566;
-	r2805 = r2573;
-	r2806 = (u32)r2805 * 30u;
-	r2807 = (u32)r2804 + (u32)r2806;
-	r2812 = r2566;
-	r2813 = r2573;
-	r2814 = (u32)r2813 * 31u;
-	r2815 = (u32)r2812 + (u32)r2814;
-	r2820 = r2566;
-	r2821 = r2573;
-	r2822 = (u32)r2821 * 32u;
-	r2823 = (u32)r2820 + (u32)r2822;
-	r2828 = r2566;
-	r2829 = r2573;
-	r2830 = (u32)r2829 * 33u;
-	r2831 = (u32)r2828 + (u32)r2830;
-	r2836 = r2566;
-	r2837 = r2573;
-	r2838 = (u32)r2837 * 34u;
-	r2839 = (u32)r2836 + (u32)r2838;
-	r2844 = r2566;
-	r2845 = r2573;
-	r2846 = (u32)r2845 * 35u;
-	r2847 = (u32)r2844 + (u32)r2846;
-	r2852 = r2566;
-	r2853 = r2573;
-	r2854 = (u32)r2853 * 36u;
-	r2855 = (u32)r2852 + (u32)r2854;
-	r2860 = r2566;
-	r2861 = r2573;
-	r2862 = (u32)r2861 * 37u;
-	r2863 = (u32)r2860 + (u32)r2862;
-	r2868 = r2566;
-	r2869 = r2573;
-	r2870 = (u32)r2869 * 38u;
-	r2871 = (u32)r2868 + (u32)r2870;
-	r2876 = r2566;
-	r2877 = r2573;
-	r2878 = (u32)r2877 * 39u;
-	r2879 = (u32)r2876 + (u32)r2878;
-	r2884 = r2566;
-	r2885 = r2573;
-	r2886 = (u32)r2885 * 40u;
-	r2887 = (u32)r2884 + (u32)r2886;
-	r2892 = r2566;
-	r2893 = r2573;
-	r2894 = (u32)r2893 * 41u;
-	r2895 = (u32)r2892 + (u32)r2894;
-	r2900 = r2566;
-	r2901 = r2573;
-	r2902 = (u32)r2901 * 42u;
-	r2903 = (u32)r2900 + (u32)r2902;
-	r2908 = r2566;
-	r2909 = r2573;
-	r2910 = (u32)r2909 * 43u;
-	r2911 = (u32)r2908 + (u32)r2910;
-	r2916 = r2566;
-	r2917 = r2573;
-	r2918 = (u32)r2917 * 44u;
-	r2919 = (u32)r2916 + (u32)r2918;
-	r2924 = r2566;
-	r2925 = r2573;
-	r2926 = (u32)r2925 * 45u;
-	r2927 = (u32)r2924 + (u32)r2926;
-	r2932 = r2566;
-	r2933 = r2573;
-	r2934 = (u32)r2933 * 46u;
-	r2935 = (u32)r2932 + (u32)r2934;
-	r2940 = r2566;
-	r2941 = r2573;
-	r2942 = (u32)r2941 * 47u;
-	r2943 = (u32)r2940 + (u32)r2942;
-	r2948 = r2566;
-	r2949 = r2573;
-	r2950 = (u32)r2949 * 48u;
-	r2951 = (u32)r2948 + (u32)r2950;
-	r2956 = r2566;
-	r2957 = r2573;
-	r2958 = (u32)r2957 * 49u;
-	r2959 = (u32)r2956 + (u32)r2958;
-	r2964 = r2566;
-	r2965 = r2573;
-	r2966 = (u32)r2965 * 50u;
-	r2967 = (u32)r2964 + (u32)r2966;
-	r2972 = r2566;
-	r2973 = r2573;
-	r2974 = (u32)r2973 * 51u;
-	r2975 = (u32)r2972 + (u32)r2974;
-	r2980 = r2566;
-	r2981 = r2573;
-	r2982 = (u32)r2981 * 52u;
-	r2983 = (u32)r2980 + (u32)r2982;
-	r2988 = r2566;
-	r2989 = r2573;
-	r2990 = (u32)r2989 * 53u;
-	r2991 = (u32)r2988 + (u32)r2990;
-	r2996 = r2566;
-	r2997 = r2573;
-	r2998 = (u32)r2997 * 54u;
-	r2999 = (u32)r2996 + (u32)r2998;
-	r3004 = r2566;
-	r3005 = r2573;
-	r3006 = (u32)r3005 * 55u;
-	r3007 = (u32)r3004 + (u32)r3006;
-	r3012 = r2566;
-	r3013 = r2573;
-	r3014 = (u32)r3013 * 56u;
-	r3015 = (u32)r3012 + (u32)r3014;
-	r3020 = r2566;
-	r3021 = r2573;
-	r3022 = (u32)r3021 * 57u;
-	r3023 = (u32)r3020 + (u32)r3022;
-	r3028 = r2566;
-	r3029 = r2573;
-	r3030 = (u32)r3029 * 58u;
-	r3031 = (u32)r3028 + (u32)r3030;
-	r3036 = r2566;
-	r3037 = r2573;
-	r3038 = (u32)r3037 * 59u;
-	r3039 = (u32)r3036 + (u32)r3038;
-	r3044 = r2566;
-	r3045 = r2573;
-	r3046 = (u32)r3045 * 60u;
-	r3047 = (u32)r3044 + (u32)r3046;
-	r3052 = r2566;
-	r3053 = r2573;
-	r3054 = (u32)r3053 * 61u;
-	r3055 = (u32)r3052 + (u32)r3054;
-	r3060 = r2566;
-	r3061 = r2573;
-	r3062 = (u32)r3061 * 62u;
-	r3063 = (u32)r3060 + (u32)r3062;
-	r3068 = r2566;
-	r3069 = r2573;
-	r3070 = (u32)r3069 * 63u;
-	r3071 = (u32)r3068 + (u32)r3070;
-	r3076 = r2566;
-	r3077 = r2573;
-	r3078 = (u32)r3077 * 64u;
-	r3079 = (u32)r3076 + (u32)r3078;
-	r3084 = r2566;
-	r3085 = r2573;
-	r3086 = (u32)r3085 * 65u;
-	r3087 = (u32)r3084 + (u32)r3086;
-	r3092 = r2566;
-	r3093 = r2573;
-	r3094 = (u32)r3093 * 66u;
-	r3095 = (u32)r3092 + (u32)r3094;
-	r3100 = r2566;
-	r3101 = r2573;
-	r3102 = (u32)r3101 * 67u;
-	r3103 = (u32)r3100 + (u32)r3102;
-	r3108 = r2566;
-	r3109 = r2573;
-	r3110 = (u32)r3109 * 68u;
-	r3111 = (u32)r3108 + (u32)r3110;
-	r3116 = r2566;
-	r3117 = r2573;
-	r3118 = (u32)r3117 * 69u;
-	r3119 = (u32)r3116 + (u32)r3118;
-	r3124 = r2566;
-	r3125 = r2573;
-	r3126 = (u32)r3125 * 70u;
-	r3127 = (u32)r3124 + (u32)r3126;
-	r3132 = r2566;
-	r3133 = r2573;
-	r3134 = (u32)r3133 * 71u;
-	r3135 = (u32)r3132 + (u32)r3134;
-	r3140 = r2566;
-	r3141 = r2573;
-	r3142 = (u32)r3141 * 72u;
-	r3143 = (u32)r3140 + (u32)r3142;
-	r3148 = r2566;
-	r3149 = r2573;
-	r3150 = (u32)r3149 * 73u;
-	r3151 = (u32)r3148 + (u32)r3150;
-	r3156 = r2566;
-	r3157 = r2573;
-	r3158 = (u32)r3157 * 74u;
-	r3159 = (u32)r3156 + (u32)r3158;
-	r3164 = r2566;
-	r3165 = r2573;
-	r3166 = (u32)r3165 * 75u;
-	r3167 = (u32)r3164 + (u32)r3166;
-	r3172 = r2566;
-	r3173 = r2573;
-	r3174 = (u32)r3173 * 76u;
-	r3175 = (u32)r3172 + (u32)r3174;
-	r3180 = r2566;
-	r3181 = r2573;
-	r3182 = (u32)r3181 * 77u;
-	r3183 = (u32)r3180 + (u32)r3182;
-	r3188 = r2566;
-	r3189 = r2573;
-	r3190 = (u32)r3189 * 78u;
-	r3191 = (u32)r3188 + (u32)r3190;
-	r3196 = r2566;
-	r3197 = r2573;
-	r3198 = (u32)r3197 * 79u;
-	r3199 = (u32)r3196 + (u32)r3198;
-	r3204 = r2566;
-	r3205 = r2573;
-	r3206 = (u32)r3205 * 80u;
-	r3207 = (u32)r3204 + (u32)r3206;
-	r3212 = r2566;
-	r3213 = r2573;
-	r3214 = (u32)r3213 * 81u;
-	r3215 = (u32)r3212 + (u32)r3214;
-	r3220 = r2566;
-	r3221 = r2573;
-	r3222 = (u32)r3221 * 82u;
-	r3223 = (u32)r3220 + (u32)r3222;
-	r3228 = r2566;
-	r3229 = r2573;
-	r3230 = (u32)r3229 * 83u;
-	r3231 = (u32)r3228 + (u32)r3230;
-	r3236 = r2566;
-	r3237 = r2573;
-	r3238 = (u32)r3237 * 84u;
-	r3239 = (u32)r3236 + (u32)r3238;
-	r3244 = r2566;
-	r3245 = r2573;
-	r3246 = (u32)r3245 * 85u;
-	r3247 = (u32)r3244 + (u32)r3246;
-	r3252 = r2566;
-	r3253 = r2573;
-	r3254 = (u32)r3253 * 86u;
-	r3255 = (u32)r3252 + (u32)r3254;
-	r3260 = r2566;
-	r3261 = r2573;
-	r3262 = (u32)r3261 * 87u;
-	r3263 = (u32)r3260 + (u32)r3262;
-	r3268 = r2566;
-	r3269 = r2573;
-	r3270 = (u32)r3269 * 88u;
-	r3271 = (u32)r3268 + (u32)r3270;
-	r3276 = r2566;
-	r3277 = r2573;
-	r3278 = (u32)r3277 * 89u;
-	r3279 = (u32)r3276 + (u32)r3278;
-	r3284 = r2566;
-	r3285 = r2573;
-	r3286 = (u32)r3285 * 90u;
-	r3287 = (u32)r3284 + (u32)r3286;
-	r3292 = r2566;
-	r3293 = r2573;
-	r3294 = (u32)r3293 * 91u;
-	r3295 = (u32)r3292 + (u32)r3294;
-	r3300 = r2566;
-	r3301 = r2573;
-	r3302 = (u32)r3301 * 92u;
-	r3303 = (u32)r3300 + (u32)r3302;
-	r3308 = r2566;
-	r3309 = r2573;
-	r3310 = (u32)r3309 * 93u;
-	r3311 = (u32)r3308 + (u32)r3310;
-	r3316 = r2566;
-	r3317 = r2573;
-	r3318 = (u32)r3317 * 94u;
-	r3319 = (u32)r3316 + (u32)r3318;
-	r3324 = r2566;
-	r3325 = r2573;
-	r3326 = (u32)r3325 * 95u;
-	r3327 = (u32)r3324 + (u32)r3326;
-	r3332 = r2566;
-	r3333 = r2573;
-	r3334 = (u32)r3333 * 96u;
-	r3335 = (u32)r3332 + (u32)r3334;
-	r3340 = r2566;
-	r3341 = r2573;
-	r3342 = (u32)r3341 * 97u;
-	r3343 = (u32)r3340 + (u32)r3342;
-	r3348 = r2566;
-	r3349 = r2573;
-	r3350 = (u32)r3349 * 98u;
-	r3351 = (u32)r3348 + (u32)r3350;
-	r3356 = r2566;
-	r3357 = r2573;
-	r3358 = (u32)r3357 * 99u;
-	r3359 = (u32)r3356 + (u32)r3358;
-	r3364 = r2566;
-	r3365 = r2573;
-	r3366 = (u32)r3365 * 100u;
-	r3367 = (u32)r3364 + (u32)r3366;
-	r3372 = r2566;
-	r3373 = r2573;
-	r3374 = (u32)r3373 * 101u;
-	r3375 = (u32)r3372 + (u32)r3374;
-	r3380 = r2566;
-	r3381 = r2573;
-	r3382 = (u32)r3381 * 102u;
-	r3383 = (u32)r3380 + (u32)r3382;
-	r3388 = r2566;
-	r3389 = r2573;
-	r3390 = (u32)r3389 * 103u;
-	r3391 = (u32)r3388 + (u32)r3390;
-	r3396 = r2566;
-	r3397 = r2573;
-	r3398 = (u32)r3397 * 104u;
-	r3399 = (u32)r3396 + (u32)r3398;
-	r3404 = r2566;
-	r3405 = r2573;
-	r3406 = (u32)r3405 * 105u;
-	r3407 = (u32)r3404 + (u32)r3406;
-	r3412 = r2566;
-	r3413 = r2573;
-	r3414 = (u32)r3413 * 106u;
-	r3415 = (u32)r3412 + (u32)r3414;
-	r3420 = r2566;
-	r3421 = r2573;
-	r3422 = (u32)r3421 * 107u;
-	r3423 = (u32)r3420 + (u32)r3422;
-	r3428 = r2566;
-	r3429 = r2573;
-	r3430 = (u32)r3429 * 108u;
-	r3431 = (u32)r3428 + (u32)r3430;
-	r3436 = r2566;
-	r3437 = r2573;
-	r3438 = (u32)r3437 * 109u;
-	r3439 = (u32)r3436 + (u32)r3438;
-	r3444 = r2566;
-	r3445 = r2573;
-	r3446 = (u32)r3445 * 110u;
-	r3447 = (u32)r3444 + (u32)r3446;
-	r3452 = r2566;
-	r3453 = r2573;
-	r3454 = (u32)r3453 * 111u;
-	r3455 = (u32)r3452 + (u32)r3454;
-	r3460 = r2566;
-	r3461 = r2573;
-	r3462 = (u32)r3461 * 112u;
-	r3463 = (u32)r3460 + (u32)r3462;
-	r3468 = r2566;
-	r3469 = r2573;
-	r3470 = (u32)r3469 * 113u;
-	r3471 = (u32)r3468 + (u32)r3470;
-	r3476 = r2566;
-	r3477 = r2573;
-	r3478 = (u32)r3477 * 114u;
-	r3479 = (u32)r3476 + (u32)r3478;
-	r3484 = r2566;
-	r3485 = r2573;
-	r3486 = (u32)r3485 * 115u;
-	r3487 = (u32)r3484 + (u32)r3486;
-	r3492 = r2566;
-	r3493 = r2573;
-	r3494 = (u32)r3493 * 116u;
-	r3495 = (u32)r3492 + (u32)r3494;
-	r3500 = r2566;
-	r3501 = r2573;
-	r3502 = (u32)r3501 * 117u;
-	r3503 = (u32)r3500 + (u32)r3502;
-	r3508 = r2566;
-	r3509 = r2573;
-	r3510 = (u32)r3509 * 118u;
-	r3511 = (u32)r3508 + (u32)r3510;
-	r3516 = r2566;
-	r3517 = r2573;
-	r3518 = (u32)r3517 * 119u;
-	r3519 = (u32)r3516 + (u32)r3518;
-	r3524 = r2566;
-	r3525 = r2573;
-	r3526 = (u32)r3525 * 120u;
-	r3527 = (u32)r3524 + (u32)r3526;
-	r3532 = r2566;
-	r3533 = r2573;
-	r3534 = (u32)r3533 * 121u;
-	r3535 = (u32)r3532 + (u32)r3534;
-	r3540 = r2566;
-	r3541 = r2573;
-	r3542 = (u32)r3541 * 122u;
-	r3543 = (u32)r3540 + (u32)r3542;
-	r3548 = r2566;
-	r3549 = r2573;
-	r3550 = (u32)r3549 * 123u;
-	r3551 = (u32)r3548 + (u32)r3550;
-	r3556 = r2566;
-	r3557 = r2573;
-	r3558 = (u32)r3557 * 124u;
-	r3559 = (u32)r3556 + (u32)r3558;
-	r3564 = r2566;
-	r3565 = r2573;
-	r3566 = (u32)r3565 * 125u;
-	r3567 = (u32)r3564 + (u32)r3566;
-	r3572 = r2566;
-	r3573 = r2573;
-	r3574 = (u32)r3573 * 126u;
-	r3575 = (u32)r3572 + (u32)r3574;
-	r3580 = r2566;
-	r3581 = r2573;
-	r3582 = (u32)r3581 * 127u;
-	r3583 = (u32)r3580 + (u32)r3582;
-	r3588 = r2566;
-	r3589 = r2573;
-	r3590 = (u32)r3589 * 128u;
-	r3591 = (u32)r3588 + (u32)r3590;
-	r3596 = r2566;
-	r3597 = r2573;
-	r3598 = (u32)r3597 * 129u;
-	r3599 = (u32)r3596 + (u32)r3598;
-	r3604 = r2566;
-	r3605 = r2573;
-	r3606 = (u32)r3605 * 130u;
-	r3607 = (u32)r3604 + (u32)r3606;
-	r3612 = r2566;
-	r3613 = r2573;
-	r3614 = (u32)r3613 * 131u;
-	r3615 = (u32)r3612 + (u32)r3614;
-	r3620 = r2566;
-	r3621 = r2573;
-	r3622 = (u32)r3621 * 132u;
-	r3623 = (u32)r3620 + (u32)r3622;
-	r3628 = r2566;
-	r3629 = r2573;
-	r3630 = (u32)r3629 * 133u;
-	r3631 = (u32)r3628 + (u32)r3630;
-	r3636 = r2566;
-	r3637 = r2573;
-	r3638 = (u32)r3637 * 134u;
-	r3639 = (u32)r3636 + (u32)r3638;
-	r3644 = r2566;
-	r3645 = r2573;
-	r3646 = (u32)r3645 * 135u;
-	r3647 = (u32)r3644 + (u32)r3646;
-	r3652 = r2566;
-	r3653 = r2573;
-	r3654 = (u32)r3653 * 136u;
-	r3655 = (u32)r3652 + (u32)r3654;
-	r3660 = r2566;
-	r3661 = r2573;
-	r3662 = (u32)r3661 * 137u;
-	r3663 = (u32)r3660 + (u32)r3662;
-	r3668 = r2566;
-	r3669 = r2573;
-	r3670 = (u32)r3669 * 138u;
-	r3671 = (u32)r3668 + (u32)r3670;
-	r3676 = r2566;
-	r3677 = r2573;
-	r3678 = (u32)r3677 * 139u;
-	r3679 = (u32)r3676 + (u32)r3678;
-	r3684 = r2566;
-	r3685 = r2573;
-	r3686 = (u32)r3685 * 140u;
-	r3687 = (u32)r3684 + (u32)r3686;
-	r3692 = r2566;
-	r3693 = r2573;
-	r3694 = (u32)r3693 * 141u;
-	r3695 = (u32)r3692 + (u32)r3694;
-	r3700 = r2566;
-	r3701 = r2573;
-	r3702 = (u32)r3701 * 142u;
-	r3703 = (u32)r3700 + (u32)r3702;
-	r3708 = r2566;
-	r3709 = r2573;
-	r3710 = (u32)r3709 * 143u;
-	r3711 = (u32)r3708 + (u32)r3710;
-	r3716 = r2566;
-	r3717 = r2573;
-	r3718 = (u32)r3717 * 144u;
-	r3719 = (u32)r3716 + (u32)r3718;
-	r3724 = r2566;
-	r3725 = r2573;
-	r3726 = (u32)r3725 * 145u;
-	r3727 = (u32)r3724 + (u32)r3726;
-	r3732 = r2566;
-	r3733 = r2573;
-	r3734 = (u32)r3733 * 146u;
-	r3735 = (u32)r3732 + (u32)r3734;
-	r3740 = r2566;
-	r3741 = r2573;
-	r3742 = (u32)r3741 * 147u;
-	r3743 = (u32)r3740 + (u32)r3742;
-	r3748 = r2566;
-	r3749 = r2573;
-	r3750 = (u32)r3749 * 148u;
-	r3751 = (u32)r3748 + (u32)r3750;
-	r3756 = r2566;
-	r3757 = r2573;
-	r3758 = (u32)r3757 * 149u;
-	r3759 = (u32)r3756 + (u32)r3758;
-	r3764 = r2566;
-	r3765 = r2573;
-	r3766 = (u32)r3765 * 150u;
-	r3767 = (u32)r3764 + (u32)r3766;
-	r3772 = r2566;
-	r3773 = r2573;
-	r3774 = (u32)r3773 * 151u;
-	r3775 = (u32)r3772 + (u32)r3774;
-	r3780 = r2566;
-	r3781 = r2573;
-	r3782 = (u32)r3781 * 152u;
-	r3783 = (u32)r3780 + (u32)r3782;
-	r3788 = r2566;
-	r3789 = r2573;
-	r3790 = (u32)r3789 * 153u;
-	r3791 = (u32)r3788 + (u32)r3790;
-	r3796 = r2566;
-	r3797 = r2573;
-	r3798 = (u32)r3797 * 154u;
-	r3799 = (u32)r3796 + (u32)r3798;
-	r3804 = r2566;
-	r3805 = r2573;
-	r3806 = (u32)r3805 * 155u;
-	r3807 = (u32)r3804 + (u32)r3806;
-	r3812 = r2566;
-	r3813 = r2573;
-	r3814 = (u32)r3813 * 156u;
-	r3815 = (u32)r3812 + (u32)r3814;
-	r3820 = r2566;
-	r3821 = r2573;
-	r3822 = (u32)r3821 * 157u;
-	r3823 = (u32)r3820 + (u32)r3822;
-	r3828 = r2566;
-	r3829 = r2573;
-	r3830 = (u32)r3829 * 158u;
-	r3831 = (u32)r3828 + (u32)r3830;
-	r3836 = r2566;
-	r3837 = r2573;
-	r3838 = (u32)r3837 * 159u;
-	r3839 = (u32)r3836 + (u32)r3838;
-	r3844 = r2566;
-	r3845 = r2573;
-	r3846 = (u32)r3845 * 160u;
-	r3847 = (u32)r3844 + (u32)r3846;
-	r3852 = r2566;
-	r3853 = r2573;
-	r3854 = (u32)r3853 * 161u;
-	r3855 = (u32)r3852 + (u32)r3854;
-	r3860 = r2566;
-	r3861 = r2573;
-	r3862 = (u32)r3861 * 162u;
-	r3863 = (u32)r3860 + (u32)r3862;
-	r3868 = r2566;
-	r3869 = r2573;
-	r3870 = (u32)r3869 * 163u;
-	r3871 = (u32)r3868 + (u32)r3870;
-	r3876 = r2566;
-	r3877 = r2573;
-	r3878 = (u32)r3877 * 164u;
-	r3879 = (u32)r3876 + (u32)r3878;
-	r3884 = r2566;
-	r3885 = r2573;
-	r3886 = (u32)r3885 * 165u;
-	r3887 = (u32)r3884 + (u32)r3886;
-	r3892 = r2566;
-	r3893 = r2573;
-	r3894 = (u32)r3893 * 166u;
-	r3895 = (u32)r3892 + (u32)r3894;
-	r3900 = r2566;
-	r3901 = r2573;
-	r3902 = (u32)r3901 * 167u;
-	r3903 = (u32)r3900 + (u32)r3902;
-	r3908 = r2566;
-	r3909 = r2573;
-	r3910 = (u32)r3909 * 168u;
-	r3911 = (u32)r3908 + (u32)r3910;
-	r3916 = r2566;
-	r3917 = r2573;
-	r3918 = (u32)r3917 * 169u;
-	r3919 = (u32)r3916 + (u32)r3918;
-	r3924 = r2566;
-	r3925 = r2573;
-	r3926 = (u32)r3925 * 170u;
-	r3927 = (u32)r3924 + (u32)r3926;
-	r3932 = r2566;
-	r3933 = r2573;
-	r3934 = (u32)r3933 * 171u;
-	r3935 = (u32)r3932 + (u32)r3934;
-	r3940 = r2566;
-	r3941 = r2573;
-	r3942 = (u32)r3941 * 172u;
-	r3943 = (u32)r3940 + (u32)r3942;
-	r3948 = r2566;
-	r3949 = r2573;
-	r3950 = (u32)r3949 * 173u;
-	r3951 = (u32)r3948 + (u32)r3950;
-	r3956 = r2566;
-	r3957 = r2573;
-	r3958 = (u32)r3957 * 174u;
-	r3959 = (u32)r3956 + (u32)r3958;
-	r3964 = r2566;
-	r3965 = r2573;
-	r3966 = (u32)r3965 * 175u;
-	r3967 = (u32)r3964 + (u32)r3966;
-	r3972 = r2566;
-	r3973 = r2573;
-	r3974 = (u32)r3973 * 176u;
-	r3975 = (u32)r3972 + (u32)r3974;
-	r3980 = r2566;
-	r3981 = r2573;
-	r3982 = (u32)r3981 * 177u;
-	r3983 = (u32)r3980 + (u32)r3982;
-	r3988 = r2566;
-	r3989 = r2573;
-	r3990 = (u32)r3989 * 178u;
-	r3991 = (u32)r3988 + (u32)r3990;
-	r3996 = r2566;
-	r3997 = r2573;
-	r3998 = (u32)r3997 * 179u;
-	r3999 = (u32)r3996 + (u32)r3998;
-	r4004 = r2566;
-	r4005 = r2573;
-	r4006 = (u32)r4005 * 180u;
-	r4007 = (u32)r4004 + (u32)r4006;
-	r4012 = r2566;
-	r4013 = r2573;
-	r4014 = (u32)r4013 * 181u;
-	r4015 = (u32)r4012 + (u32)r4014;
-	r4020 = r2566;
-	r4021 = r2573;
-	r4022 = (u32)r4021 * 182u;
-	r4023 = (u32)r4020 + (u32)r4022;
-	r4028 = r2566;
-	r4029 = r2573;
-	r4030 = (u32)r4029 * 183u;
-	r4031 = (u32)r4028 + (u32)r4030;
-	r4036 = r2566;
-	r4037 = r2573;
-	r4038 = (u32)r4037 * 184u;
-	r4039 = (u32)r4036 + (u32)r4038;
-	r4044 = r2566;
-	r4045 = r2573;
-	r4046 = (u32)r4045 * 185u;
-	r4047 = (u32)r4044 + (u32)r4046;
-	r4052 = r2566;
-	r4053 = r2573;
-	r4054 = (u32)r4053 * 186u;
-	r4055 = (u32)r4052 + (u32)r4054;
-	r4060 = r2566;
-	r4061 = r2573;
-	r4062 = (u32)r4061 * 187u;
-	r4063 = (u32)r4060 + (u32)r4062;
-	r4068 = r2566;
-	r4069 = r2573;
-	r4070 = (u32)r4069 * 188u;
-	r4071 = (u32)r4068 + (u32)r4070;
-	r4076 = r2566;
-	r4077 = r2573;
-	r4078 = (u32)r4077 * 189u;
-	r4079 = (u32)r4076 + (u32)r4078;
-	r4084 = r2566;
-	r4085 = r2573;
-	r4086 = (u32)r4085 * 190u;
-	r4087 = (u32)r4084 + (u32)r4086;
-	r4092 = r2566;
-	r4093 = r2573;
-	r4094 = (u32)r4093 * 191u;
-	r4095 = (u32)r4092 + (u32)r4094;
-	r4100 = r2566;
-	r4101 = r2573;
-	r4102 = (u32)r4101 * 192u;
-	r4103 = (u32)r4100 + (u32)r4102;
-	r4108 = r2566;
-	r4109 = r2573;
-	r4110 = (u32)r4109 * 193u;
-	r4111 = (u32)r4108 + (u32)r4110;
-	r4116 = r2566;
-	r4117 = r2573;
-	r4118 = (u32)r4117 * 194u;
-	r4119 = (u32)r4116 + (u32)r4118;
-	r4124 = r2566;
-	r4125 = r2573;
-	r4126 = (u32)r4125 * 195u;
-	r4127 = (u32)r4124 + (u32)r4126;
-	r4132 = r2566;
-	r4133 = r2573;
-	r4134 = (u32)r4133 * 196u;
-	r4135 = (u32)r4132 + (u32)r4134;
-	r4140 = r2566;
-	r4141 = r2573;
-	r4142 = (u32)r4141 * 197u;
-	r4143 = (u32)r4140 + (u32)r4142;
-	r4148 = r2566;
-	r4149 = r2573;
-	r4150 = (u32)r4149 * 198u;
-	r4151 = (u32)r4148 + (u32)r4150;
-	r4156 = r2566;
-	r4157 = r2573;
-	r4158 = (u32)r4157 * 199u;
-	r4159 = (u32)r4156 + (u32)r4158;
-	r4164 = r2566;
-	r4165 = r2573;
-	r4166 = (u32)r4165 * 200u;
-	r4167 = (u32)r4164 + (u32)r4166;
-	r4172 = r2566;
-	r4173 = r2573;
-	r4174 = (u32)r4173 * 201u;
-	r4175 = (u32)r4172 + (u32)r4174;
-	r4180 = r2566;
-	r4181 = r2573;
-	r4182 = (u32)r4181 * 202u;
-	r4183 = (u32)r4180 + (u32)r4182;
-	r4188 = r2566;
-	r4189 = r2573;
-	r4190 = (u32)r4189 * 203u;
-	r4191 = (u32)r4188 + (u32)r4190;
-	r4196 = r2566;
-	r4197 = r2573;
-	r4198 = (u32)r4197 * 204u;
-	r4199 = (u32)r4196 + (u32)r4198;
-	r4204 = r2566;
-	r4205 = r2573;
-	r4206 = (u32)r4205 * 205u;
-	r4207 = (u32)r4204 + (u32)r4206;
-	r4212 = r2566;
-	r4213 = r2573;
-	r4214 = (u32)r4213 * 206u;
-	r4215 = (u32)r4212 + (u32)r4214;
-	r4220 = r2566;
-	r4221 = r2573;
-	r4222 = (u32)r4221 * 207u;
-	r4223 = (u32)r4220 + (u32)r4222;
-	r4228 = r2566;
-	r4229 = r2573;
-	r4230 = (u32)r4229 * 208u;
-	r4231 = (u32)r4228 + (u32)r4230;
-	r4236 = r2566;
-	r4237 = r2573;
-	r4238 = (u32)r4237 * 209u;
-	r4239 = (u32)r4236 + (u32)r4238;
-	r4244 = r2566;
-	r4245 = r2573;
-	r4246 = (u32)r4245 * 210u;
-	r4247 = (u32)r4244 + (u32)r4246;
-	r4252 = r2566;
-	r4253 = r2573;
-	r4254 = (u32)r4253 * 211u;
-	r4255 = (u32)r4252 + (u32)r4254;
-	r4260 = r2566;
-	r4261 = r2573;
-	r4262 = (u32)r4261 * 212u;
-	r4263 = (u32)r4260 + (u32)r4262;
-	r4268 = r2566;
-	r4269 = r2573;
-	r4270 = (u32)r4269 * 213u;
-	r4271 = (u32)r4268 + (u32)r4270;
-	r4276 = r2566;
-	r4277 = r2573;
-	r4278 = (u32)r4277 * 214u;
-	r4279 = (u32)r4276 + (u32)r4278;
-	r4284 = r2566;
-	r4285 = r2573;
-	r4286 = (u32)r4285 * 215u;
-	r4287 = (u32)r4284 + (u32)r4286;
-	r4292 = r2566;
-	r4293 = r2573;
-	r4294 = (u32)r4293 * 216u;
-	r4295 = (u32)r4292 + (u32)r4294;
-	r4300 = r2566;
-	r4301 = r2573;
-	r4302 = (u32)r4301 * 217u;
-	r4303 = (u32)r4300 + (u32)r4302;
-	r4308 = r2566;
-	r4309 = r2573;
-	r4310 = (u32)r4309 * 218u;
-	r4311 = (u32)r4308 + (u32)r4310;
-	r4316 = r2566;
-	r4317 = r2573;
-	r4318 = (u32)r4317 * 219u;
-	r4319 = (u32)r4316 + (u32)r4318;
-	r4324 = r2566;
-	r4325 = r2573;
-	r4326 = (u32)r4325 * 220u;
-	r4327 = (u32)r4324 + (u32)r4326;
-	r4332 = r2566;
-	r4333 = r2573;
-	r4334 = (u32)r4333 * 221u;
-	r4335 = (u32)r4332 + (u32)r4334;
-	r4340 = r2566;
-	r4341 = r2573;
-	r4342 = (u32)r4341 * 222u;
-	r4343 = (u32)r4340 + (u32)r4342;
-	r4348 = r2566;
-	r4349 = r2573;
-	r4350 = (u32)r4349 * 223u;
-	r4351 = (u32)r4348 + (u32)r4350;
-	r4356 = r2566;
-	r4357 = r2573;
-	r4358 = (u32)r4357 * 224u;
-	r4359 = (u32)r4356 + (u32)r4358;
-	r4364 = r2566;
-	r4365 = r2573;
-	r4366 = (u32)r4365 * 225u;
-	r4367 = (u32)r4364 + (u32)r4366;
-	r4372 = r2566;
-	r4373 = r2573;
-	r4374 = (u32)r4373 * 226u;
-	r4375 = (u32)r4372 + (u32)r4374;
-	r4380 = r2566;
-	r4381 = r2573;
-	r4382 = (u32)r4381 * 227u;
-	r4383 = (u32)r4380 + (u32)r4382;
-	r4388 = r2566;
-	r4389 = r2573;
-	r4390 = (u32)r4389 * 228u;
-	r4391 = (u32)r4388 + (u32)r4390;
-	r4396 = r2566;
-	r4397 = r2573;
-	r4398 = (u32)r4397 * 229u;
-	r4399 = (u32)r4396 + (u32)r4398;
-	r4404 = r2566;
-	r4405 = r2573;
-	r4406 = (u32)r4405 * 230u;
-	r4407 = (u32)r4404 + (u32)r4406;
-	r4412 = r2566;
-	r4413 = r2573;
-	r4414 = (u32)r4413 * 231u;
-	r4415 = (u32)r4412 + (u32)r4414;
-	r4420 = r2566;
-	r4421 = r2573;
-	r4422 = (u32)r4421 * 232u;
-	r4423 = (u32)r4420 + (u32)r4422;
-	r4428 = r2566;
-	r4429 = r2573;
-	r4430 = (u32)r4429 * 233u;
-	r4431 = (u32)r4428 + (u32)r4430;
-	r4436 = r2566;
-	r4437 = r2573;
-	r4438 = (u32)r4437 * 234u;
-	r4439 = (u32)r4436 + (u32)r4438;
-	r4444 = r2566;
-	r4445 = r2573;
-	r4446 = (u32)r4445 * 235u;
-	r4447 = (u32)r4444 + (u32)r4446;
-	r4452 = r2566;
-	r4453 = r2573;
-	r4454 = (u32)r4453 * 236u;
-	r4455 = (u32)r4452 + (u32)r4454;
-	r4460 = r2566;
-	r4461 = r2573;
-	r4462 = (u32)r4461 * 237u;
-	r4463 = (u32)r4460 + (u32)r4462;
-	r4468 = r2566;
-	r4469 = r2573;
-	r4470 = (u32)r4469 * 238u;
-	r4471 = (u32)r4468 + (u32)r4470;
-	r4476 = r2566;
-	r4477 = r2573;
-	r4478 = (u32)r4477 * 239u;
-	r4479 = (u32)r4476 + (u32)r4478;
-	r4484 = r2566;
-	r4485 = r2573;
-	r4486 = (u32)r4485 * 240u;
-	r4487 = (u32)r4484 + (u32)r4486;
-	r4492 = r2566;
-	r4493 = r2573;
-	r4494 = (u32)r4493 * 241u;
-	r4495 = (u32)r4492 + (u32)r4494;
-	r4500 = r2566;
-	r4501 = r2573;
-	r4502 = (u32)r4501 * 242u;
-	r4503 = (u32)r4500 + (u32)r4502;
-	r4508 = r2566;
-	r4509 = r2573;
-	r4510 = (u32)r4509 * 243u;
-	r4511 = (u32)r4508 + (u32)r4510;
-	r4516 = r2566;
-	r4517 = r2573;
-	r4518 = (u32)r4517 * 244u;
-	r4519 = (u32)r4516 + (u32)r4518;
-	r4524 = r2566;
-	r4525 = r2573;
-	r4526 = (u32)r4525 * 245u;
-	r4527 = (u32)r4524 + (u32)r4526;
-	r4532 = r2566;
-	r4533 = r2573;
-	r4534 = (u32)r4533 * 246u;
-	r4535 = (u32)r4532 + (u32)r4534;
-	r4540 = r2566;
-	r4541 = r2573;
-	r4542 = (u32)r4541 * 247u;
-	r4543 = (u32)r4540 + (u32)r4542;
-	r4548 = r2566;
-	r4549 = r2573;
-	r4550 = (u32)r4549 * 248u;
-	r4551 = (u32)r4548 + (u32)r4550;
-	r4556 = r2566;
-	r4557 = r2573;
-	r4558 = (u32)r4557 * 249u;
-	r4559 = (u32)r4556 + (u32)r4558;
-	r4564 = r2566;
-	r4565 = r2573;
-	r4566 = (u32)r4565 * 250u;
-	r4567 = (u32)r4564 + (u32)r4566;
-	r4572 = r2566;
-	r4573 = r2573;
-	r4574 = (u32)r4573 * 251u;
-	r4575 = (u32)r4572 + (u32)r4574;
-	r4580 = r2566;
-	r4581 = r2573;
-	r4582 = (u32)r4581 * 252u;
-	r4583 = (u32)r4580 + (u32)r4582;
-	r4588 = r2566;
-	r4589 = r2573;
-	r4590 = (u32)r4589 * 253u;
-	r4591 = (u32)r4588 + (u32)r4590;
-	r4596 = r2566;
-	r4597 = r2573;
-	r4598 = (u32)r4597 * 254u;
-	r4599 = (u32)r4596 + (u32)r4598;
-	r7161 = r2;
-	r7162 = r4 + r7161 * 4;
-	r7163 = (u64)r1 * 4ull;
-	r7164 = r26 + r7161 * 4;
-	r7165 = r36 + r7161 * 4;
-	r7166 = r46 + r7161 * 4;
-	r7167 = r56 + r7161 * 4;
-	r7168 = r66 + r7161 * 4;
-	r7169 = r76 + r7161 * 4;
-	r7170 = r86 + r7161 * 4;
-	r7171 = r96 + r7161 * 4;
-	r7172 = r106 + r7161 * 4;
-	r7173 = r116 + r7161 * 4;
-	r7174 = r126 + r7161 * 4;
-	r7175 = r136 + r7161 * 4;
-	r7176 = r146 + r7161 * 4;
-	r7177 = r156 + r7161 * 4;
-	r7178 = r166 + r7161 * 4;
-	r7179 = r176 + r7161 * 4;
-	r7180 = r186 + r7161 * 4;
-	r7181 = r196 + r7161 * 4;
-	r7182 = r206 + r7161 * 4;
-	r7183 = r216 + r7161 * 4;
-	r7184 = r226 + r7161 * 4;
-	r7185 = r236 + r7161 * 4;
-	r7186 = r246 + r7161 * 4;
-	r7187 = r256 + r7161 * 4;
-	r7188 = r266 + r7161 * 4;
-	r7189 = r276 + r7161 * 4;
-	r7190 = r286 + r7161 * 4;
-	r7191 = r296 + r7161 * 4;
-	r7192 = r306 + r7161 * 4;
-	r7193 = r316 + r7161 * 4;
-	r7194 = r326 + r7161 * 4;
-	r7195 = r336 + r7161 * 4;
-	r7196 = r346 + r7161 * 4;
-	r7197 = r356 + r7161 * 4;
-	r7198 = r366 + r7161 * 4;
-	r7199 = r376 + r7161 * 4;
-	r7200 = r386 + r7161 * 4;
-	r7201 = r396 + r7161 * 4;
-	r7202 = r406 + r7161 * 4;
-	r7203 = r416 + r7161 * 4;
-	r7204 = r426 + r7161 * 4;
-	r7205 = r436 + r7161 * 4;
-	r7206 = r446 + r7161 * 4;
-	r7207 = r456 + r7161 * 4;
-	r7208 = r466 + r7161 * 4;
-	r7209 = r476 + r7161 * 4;
-	r7210 = r486 + r7161 * 4;
-	r7211 = r496 + r7161 * 4;
-	r7212 = r506 + r7161 * 4;
-	r7213 = r516 + r7161 * 4;
-	r7214 = r526 + r7161 * 4;
-	r7215 = r536 + r7161 * 4;
-	r7216 = r546 + r7161 * 4;
-	r7217 = r556 + r7161 * 4;
-	r7218 = r566 + r7161 * 4;
-	r7219 = r576 + r7161 * 4;
-	r7220 = r586 + r7161 * 4;
-	r7221 = r596 + r7161 * 4;
-	r7222 = r606 + r7161 * 4;
-	r7223 = r616 + r7161 * 4;
-	r7224 = r626 + r7161 * 4;
-	r7225 = r636 + r7161 * 4;
-	r7226 = r646 + r7161 * 4;
-	r7227 = r656 + r7161 * 4;
-	r7228 = r666 + r7161 * 4;
-	r7229 = r676 + r7161 * 4;
-	r7230 = r686 + r7161 * 4;
-	r7231 = r696 + r7161 * 4;
-	r7232 = r706 + r7161 * 4;
-	r7233 = r716 + r7161 * 4;
-	r7234 = r726 + r7161 * 4;
-	r7235 = r736 + r7161 * 4;
-	r7236 = r746 + r7161 * 4;
-	r7237 = r756 + r7161 * 4;
-	r7238 = r766 + r7161 * 4;
-	r7239 = r776 + r7161 * 4;
-	r7240 = r786 + r7161 * 4;
-	r7241 = r796 + r7161 * 4;
-	r7242 = r806 + r7161 * 4;
-	r7243 = r816 + r7161 * 4;
-	r7244 = r826 + r7161 * 4;
-	r7245 = r836 + r7161 * 4;
-	r7246 = r846 + r7161 * 4;
-	r7247 = r856 + r7161 * 4;
-	r7248 = r866 + r7161 * 4;
-	r7249 = r876 + r7161 * 4;
-	r7250 = r886 + r7161 * 4;
-	r7251 = r896 + r7161 * 4;
-	r7252 = r906 + r7161 * 4;
-	r7253 = r916 + r7161 * 4;
-	r7254 = r926 + r7161 * 4;
-	r7255 = r936 + r7161 * 4;
-	r7256 = r946 + r7161 * 4;
-	r7257 = r956 + r7161 * 4;
-	r7258 = r966 + r7161 * 4;
-	r7259 = r976 + r7161 * 4;
-	r7260 = r986 + r7161 * 4;
-	r7261 = r996 + r7161 * 4;
-	r7262 = r1006 + r7161 * 4;
-	r7263 = r1016 + r7161 * 4;
-	r7264 = r1026 + r7161 * 4;
-	r7265 = r1036 + r7161 * 4;
-	r7266 = r1046 + r7161 * 4;
-	r7267 = r1056 + r7161 * 4;
-	r7268 = r1066 + r7161 * 4;
-	r7269 = r1076 + r7161 * 4;
-	r7270 = r1086 + r7161 * 4;
-	r7271 = r1096 + r7161 * 4;
-	r7272 = r1106 + r7161 * 4;
-	r7273 = r1116 + r7161 * 4;
-	r7274 = r1126 + r7161 * 4;
-	r7275 = r1136 + r7161 * 4;
-	r7276 = r1146 + r7161 * 4;
-	r7277 = r1156 + r7161 * 4;
-	r7278 = r1166 + r7161 * 4;
-	r7279 = r1176 + r7161 * 4;
-	r7280 = r1186 + r7161 * 4;
-	r7281 = r1196 + r7161 * 4;
-	r7282 = r1206 + r7161 * 4;
-	r7283 = r1216 + r7161 * 4;
-	r7284 = r1226 + r7161 * 4;
-	r7285 = r1236 + r7161 * 4;
-	r7286 = r1246 + r7161 * 4;
-	r7287 = r1256 + r7161 * 4;
-	r7288 = r1266 + r7161 * 4;
-	r7289 = r1276 + r7161 * 4;
-	r7290 = r1286 + r7161 * 4;
-	r7291 = r1296 + r7161 * 4;
-	r7292 = r1306 + r7161 * 4;
-	r7293 = r1316 + r7161 * 4;
-	r7294 = r1326 + r7161 * 4;
-	r7295 = r1336 + r7161 * 4;
-	r7296 = r1346 + r7161 * 4;
-	r7297 = r1356 + r7161 * 4;
-	r7298 = r1366 + r7161 * 4;
-	r7299 = r1376 + r7161 * 4;
-	r7300 = r1386 + r7161 * 4;
-	r7301 = r1396 + r7161 * 4;
-	r7302 = r1406 + r7161 * 4;
-	r7303 = r1416 + r7161 * 4;
-	r7304 = r1426 + r7161 * 4;
-	r7305 = r1436 + r7161 * 4;
-	r7306 = r1446 + r7161 * 4;
-	r7307 = r1456 + r7161 * 4;
-	r7308 = r1466 + r7161 * 4;
-	r7309 = r1476 + r7161 * 4;
-	r7310 = r1486 + r7161 * 4;
-	r7311 = r1496 + r7161 * 4;
-	r7312 = r1506 + r7161 * 4;
-	r7313 = r1516 + r7161 * 4;
-	r7314 = r1526 + r7161 * 4;
-	r7315 = r1536 + r7161 * 4;
-	r7316 = r1546 + r7161 * 4;
-	r7317 = r1556 + r7161 * 4;
-	r7318 = r1566 + r7161 * 4;
-	r7319 = r1576 + r7161 * 4;
-	r7320 = r1586 + r7161 * 4;
-	r7321 = r1596 + r7161 * 4;
-	r7322 = r1606 + r7161 * 4;
-	r7323 = r1616 + r7161 * 4;
-	r7324 = r1626 + r7161 * 4;
-	r7325 = r1636 + r7161 * 4;
-	r7326 = r1646 + r7161 * 4;
-	r7327 = r1656 + r7161 * 4;
-	r7328 = r1666 + r7161 * 4;
-	r7329 = r1676 + r7161 * 4;
-	r7330 = r1686 + r7161 * 4;
-	r7331 = r1696 + r7161 * 4;
-	r7332 = r1706 + r7161 * 4;
-	r7333 = r1716 + r7161 * 4;
-	r7334 = r1726 + r7161 * 4;
-	r7335 = r1736 + r7161 * 4;
-	r7336 = r1746 + r7161 * 4;
-	r7337 = r1756 + r7161 * 4;
-	r7338 = r1766 + r7161 * 4;
-	r7339 = r1776 + r7161 * 4;
-	r7340 = r1786 + r7161 * 4;
-	r7341 = r1796 + r7161 * 4;
-	r7342 = r1806 + r7161 * 4;
-	r7343 = r1816 + r7161 * 4;
-	r7344 = r1826 + r7161 * 4;
-	r7345 = r1836 + r7161 * 4;
-	r7346 = r1846 + r7161 * 4;
-	r7347 = r1856 + r7161 * 4;
-	r7348 = r1866 + r7161 * 4;
-	r7349 = r1876 + r7161 * 4;
-	r7350 = r1886 + r7161 * 4;
-	r7351 = r1896 + r7161 * 4;
-	r7352 = r1906 + r7161 * 4;
-	r7353 = r1916 + r7161 * 4;
-	r7354 = r1926 + r7161 * 4;
-	r7355 = r1936 + r7161 * 4;
-	r7356 = r1946 + r7161 * 4;
-	r7357 = r1956 + r7161 * 4;
-	r7358 = r1966 + r7161 * 4;
-	r7359 = r1976 + r7161 * 4;
-	r7360 = r1986 + r7161 * 4;
-	r7361 = r1996 + r7161 * 4;
-	r7362 = r2006 + r7161 * 4;
-	r7363 = r2016 + r7161 * 4;
-	r7364 = r2026 + r7161 * 4;
-	r7365 = r2036 + r7161 * 4;
-	r7366 = r2046 + r7161 * 4;
-	r7367 = r2056 + r7161 * 4;
-	r7368 = r2066 + r7161 * 4;
-	r7369 = r2076 + r7161 * 4;
-	r7370 = r2086 + r7161 * 4;
-	r7371 = r2096 + r7161 * 4;
-	r7372 = r2106 + r7161 * 4;
-	r7373 = r2116 + r7161 * 4;
-	r7374 = r2126 + r7161 * 4;
-	r7375 = r2136 + r7161 * 4;
-	r7376 = r2146 + r7161 * 4;
-	r7377 = r2156 + r7161 * 4;
-	r7378 = r2166 + r7161 * 4;
-	r7379 = r2176 + r7161 * 4;
-	r7380 = r2186 + r7161 * 4;
-	r7381 = r2196 + r7161 * 4;
-	r7382 = r2206 + r7161 * 4;
-	r7383 = r2216 + r7161 * 4;
-	r7384 = r2226 + r7161 * 4;
-	r7385 = r2236 + r7161 * 4;
-	r7386 = r2246 + r7161 * 4;
-	r7387 = r2256 + r7161 * 4;
-	r7388 = r2266 + r7161 * 4;
-	r7389 = r2276 + r7161 * 4;
-	r7390 = r2286 + r7161 * 4;
-	r7391 = r2296 + r7161 * 4;
-	r7392 = r2306 + r7161 * 4;
-	r7393 = r2316 + r7161 * 4;
-	r7394 = r2326 + r7161 * 4;
-	r7395 = r2336 + r7161 * 4;
-	r7396 = r2346 + r7161 * 4;
-	r7397 = r2356 + r7161 * 4;
-	r7398 = r2366 + r7161 * 4;
-	r7399 = r2376 + r7161 * 4;
-	r7400 = r2386 + r7161 * 4;
-	r7401 = r2396 + r7161 * 4;
-	r7402 = r2406 + r7161 * 4;
-	r7403 = r2416 + r7161 * 4;
-	r7404 = r2426 + r7161 * 4;
-	r7405 = r2436 + r7161 * 4;
-	r7406 = r2446 + r7161 * 4;
-	r7407 = r2456 + r7161 * 4;
-	r7408 = r2466 + r7161 * 4;
-	r7409 = r2476 + r7161 * 4;
-	r7410 = r2486 + r7161 * 4;
-	r7411 = r2496 + r7161 * 4;
-	r7412 = r2506 + r7161 * 4;
-	r7413 = r2516 + r7161 * 4;
-	r7414 = r2526 + r7161 * 4;
-	r7415 = r2536 + r7161 * 4;
-	r7416 = r2546 + r7161 * 4;
-	r7417 = r2556 + r7161 * 4;
+#line 11 "wide.go"
+	r2566 = (i32)r12; r2567 = r2566;
+	r2572 = r2566; r2573 = (i32)r14; r2574 = r2573; r2575 = (u32)r2572 + (u32)r2574;
+	r2580 = r2566; r2581 = r2573; r2582 = (u32)r2581 * 2u; r2583 = (u32)r2580 + (u32)r2582;
+	r2588 = r2566; r2589 = r2573; r2590 = (u32)r2589 * 3u; r2591 = (u32)r2588 + (u32)r2590;
+	r2596 = r2566; r2597 = r2573; r2598 = (u32)r2597 * 4u; r2599 = (u32)r2596 + (u32)r2598;
+	r2604 = r2566; r2605 = r2573; r2606 = (u32)r2605 * 5u; r2607 = (u32)r2604 + (u32)r2606;
+	r2612 = r2566; r2613 = r2573; r2614 = (u32)r2613 * 6u; r2615 = (u32)r2612 + (u32)r2614;
+	r2620 = r2566; r2621 = r2573; r2622 = (u32)r2621 * 7u; r2623 = (u32)r2620 + (u32)r2622;
+	r2628 = r2566; r2629 = r2573; r2630 = (u32)r2629 * 8u; r2631 = (u32)r2628 + (u32)r2630;
+	r2636 = r2566; r2637 = r2573; r2638 = (u32)r2637 * 9u; r2639 = (u32)r2636 + (u32)r2638;
+	r2644 = r2566; r2645 = r2573; r2646 = (u32)r2645 * 10u; r2647 = (u32)r2644 + (u32)r2646;
+	r2652 = r2566; r2653 = r2573; r2654 = (u32)r2653 * 11u; r2655 = (u32)r2652 + (u32)r2654;
+	r2660 = r2566; r2661 = r2573; r2662 = (u32)r2661 * 12u; r2663 = (u32)r2660 + (u32)r2662;
+	r2668 = r2566; r2669 = r2573; r2670 = (u32)r2669 * 13u; r2671 = (u32)r2668 + (u32)r2670;
+	r2676 = r2566; r2677 = r2573; r2678 = (u32)r2677 * 14u; r2679 = (u32)r2676 + (u32)r2678;
+	r2684 = r2566; r2685 = r2573; r2686 = (u32)r2685 * 15u; r2687 = (u32)r2684 + (u32)r2686;
+	r2692 = r2566; r2693 = r2573; r2694 = (u32)r2693 * 16u; r2695 = (u32)r2692 + (u32)r2694;
+	r2700 = r2566; r2701 = r2573; r2702 = (u32)r2701 * 17u; r2703 = (u32)r2700 + (u32)r2702;
+	r2708 = r2566; r2709 = r2573; r2710 = (u32)r2709 * 18u; r2711 = (u32)r2708 + (u32)r2710;
+	r2716 = r2566; r2717 = r2573; r2718 = (u32)r2717 * 19u; r2719 = (u32)r2716 + (u32)r2718;
+	r2724 = r2566; r2725 = r2573; r2726 = (u32)r2725 * 20u; r2727 = (u32)r2724 + (u32)r2726;
+	r2732 = r2566; r2733 = r2573; r2734 = (u32)r2733 * 21u; r2735 = (u32)r2732 + (u32)r2734;
+	r2740 = r2566; r2741 = r2573; r2742 = (u32)r2741 * 22u; r2743 = (u32)r2740 + (u32)r2742;
+	r2748 = r2566; r2749 = r2573; r2750 = (u32)r2749 * 23u; r2751 = (u32)r2748 + (u32)r2750;
+	r2756 = r2566; r2757 = r2573; r2758 = (u32)r2757 * 24u; r2759 = (u32)r2756 + (u32)r2758;
+	r2764 = r2566; r2765 = r2573; r2766 = (u32)r2765 * 25u; r2767 = (u32)r2764 + (u32)r2766;
+	r2772 = r2566; r2773 = r2573; r2774 = (u32)r2773 * 26u; r2775 = (u32)r2772 + (u32)r2774;
+	r2780 = r2566; r2781 = r2573; r2782 = (u32)r2781 * 27u; r2783 = (u32)r2780 + (u32)r2782;
+	r2788 = r2566; r2789 = r2573; r2790 = (u32)r2789 * 28u; r2791 = (u32)r2788 + (u32)r2790;
+	r2796 = r2566; r2797 = r2573; r2798 = (u32)r2797 * 29u; r2799 = (u32)r2796 + (u32)r2798;
+	r2804 = r2566; r2805 = r2573; r2806 = (u32)r2805 * 30u; r2807 = (u32)r2804 + (u32)r2806;
+	r2812 = r2566; r2813 = r2573; r2814 = (u32)r2813 * 31u; r2815 = (u32)r2812 + (u32)r2814;
+	r2820 = r2566; r2821 = r2573; r2822 = (u32)r2821 * 32u; r2823 = (u32)r2820 + (u32)r2822;
+	r2828 = r2566; r2829 = r2573; r2830 = (u32)r2829 * 33u; r2831 = (u32)r2828 + (u32)r2830;
+	r2836 = r2566; r2837 = r2573; r2838 = (u32)r2837 * 34u; r2839 = (u32)r2836 + (u32)r2838;
+	r2844 = r2566; r2845 = r2573; r2846 = (u32)r2845 * 35u; r2847 = (u32)r2844 + (u32)r2846;
+	r2852 = r2566; r2853 = r2573; r2854 = (u32)r2853 * 36u; r2855 = (u32)r2852 + (u32)r2854;
+	r2860 = r2566; r2861 = r2573; r2862 = (u32)r2861 * 37u; r2863 = (u32)r2860 + (u32)r2862;
+	r2868 = r2566; r2869 = r2573; r2870 = (u32)r2869 * 38u; r2871 = (u32)r2868 + (u32)r2870;
+	r2876 = r2566; r2877 = r2573; r2878 = (u32)r2877 * 39u; r2879 = (u32)r2876 + (u32)r2878;
+	r2884 = r2566; r2885 = r2573; r2886 = (u32)r2885 * 40u; r2887 = (u32)r2884 + (u32)r2886;
+	r2892 = r2566; r2893 = r2573; r2894 = (u32)r2893 * 41u; r2895 = (u32)r2892 + (u32)r2894;
+	r2900 = r2566; r2901 = r2573; r2902 = (u32)r2901 * 42u; r2903 = (u32)r2900 + (u32)r2902;
+	r2908 = r2566; r2909 = r2573; r2910 = (u32)r2909 * 43u; r2911 = (u32)r2908 + (u32)r2910;
+	r2916 = r2566; r2917 = r2573; r2918 = (u32)r2917 * 44u; r2919 = (u32)r2916 + (u32)r2918;
+	r2924 = r2566; r2925 = r2573; r2926 = (u32)r2925 * 45u; r2927 = (u32)r2924 + (u32)r2926;
+	r2932 = r2566; r2933 = r2573; r2934 = (u32)r2933 * 46u; r2935 = (u32)r2932 + (u32)r2934;
+	r2940 = r2566; r2941 = r2573; r2942 = (u32)r2941 * 47u; r2943 = (u32)r2940 + (u32)r2942;
+	r2948 = r2566; r2949 = r2573; r2950 = (u32)r2949 * 48u; r2951 = (u32)r2948 + (u32)r2950;
+	r2956 = r2566; r2957 = r2573; r2958 = (u32)r2957 * 49u; r2959 = (u32)r2956 + (u32)r2958;
+	r2964 = r2566; r2965 = r2573; r2966 = (u32)r2965 * 50u; r2967 = (u32)r2964 + (u32)r2966;
+	r2972 = r2566; r2973 = r2573; r2974 = (u32)r2973 * 51u; r2975 = (u32)r2972 + (u32)r2974;
+	r2980 = r2566; r2981 = r2573; r2982 = (u32)r2981 * 52u; r2983 = (u32)r2980 + (u32)r2982;
+	r2988 = r2566; r2989 = r2573; r2990 = (u32)r2989 * 53u; r2991 = (u32)r2988 + (u32)r2990;
+	r2996 = r2566; r2997 = r2573; r2998 = (u32)r2997 * 54u; r2999 = (u32)r2996 + (u32)r2998;
+	r3004 = r2566; r3005 = r2573; r3006 = (u32)r3005 * 55u; r3007 = (u32)r3004 + (u32)r3006;
+	r3012 = r2566; r3013 = r2573; r3014 = (u32)r3013 * 56u; r3015 = (u32)r3012 + (u32)r3014;
+	r3020 = r2566; r3021 = r2573; r3022 = (u32)r3021 * 57u; r3023 = (u32)r3020 + (u32)r3022;
+	r3028 = r2566; r3029 = r2573; r3030 = (u32)r3029 * 58u; r3031 = (u32)r3028 + (u32)r3030;
+	r3036 = r2566; r3037 = r2573; r3038 = (u32)r3037 * 59u; r3039 = (u32)r3036 + (u32)r3038;
+	r3044 = r2566; r3045 = r2573; r3046 = (u32)r3045 * 60u; r3047 = (u32)r3044 + (u32)r3046;
+	r3052 = r2566; r3053 = r2573; r3054 = (u32)r3053 * 61u; r3055 = (u32)r3052 + (u32)r3054;
+	r3060 = r2566; r3061 = r2573; r3062 = (u32)r3061 * 62u; r3063 = (u32)r3060 + (u32)r3062;
+	r3068 = r2566; r3069 = r2573; r3070 = (u32)r3069 * 63u; r3071 = (u32)r3068 + (u32)r3070;
+	r3076 = r2566; r3077 = r2573; r3078 = (u32)r3077 * 64u; r3079 = (u32)r3076 + (u32)r3078;
+	r3084 = r2566; r3085 = r2573; r3086 = (u32)r3085 * 65u; r3087 = (u32)r3084 + (u32)r3086;
+	r3092 = r2566; r3093 = r2573; r3094 = (u32)r3093 * 66u; r3095 = (u32)r3092 + (u32)r3094;
+	r3100 = r2566; r3101 = r2573; r3102 = (u32)r3101 * 67u; r3103 = (u32)r3100 + (u32)r3102;
+	r3108 = r2566; r3109 = r2573; r3110 = (u32)r3109 * 68u; r3111 = (u32)r3108 + (u32)r3110;
+	r3116 = r2566; r3117 = r2573; r3118 = (u32)r3117 * 69u; r3119 = (u32)r3116 + (u32)r3118;
+	r3124 = r2566; r3125 = r2573; r3126 = (u32)r3125 * 70u; r3127 = (u32)r3124 + (u32)r3126;
+	r3132 = r2566; r3133 = r2573; r3134 = (u32)r3133 * 71u; r3135 = (u32)r3132 + (u32)r3134;
+	r3140 = r2566; r3141 = r2573; r3142 = (u32)r3141 * 72u; r3143 = (u32)r3140 + (u32)r3142;
+	r3148 = r2566; r3149 = r2573; r3150 = (u32)r3149 * 73u; r3151 = (u32)r3148 + (u32)r3150;
+	r3156 = r2566; r3157 = r2573; r3158 = (u32)r3157 * 74u; r3159 = (u32)r3156 + (u32)r3158;
+	r3164 = r2566; r3165 = r2573; r3166 = (u32)r3165 * 75u; r3167 = (u32)r3164 + (u32)r3166;
+	r3172 = r2566; r3173 = r2573; r3174 = (u32)r3173 * 76u; r3175 = (u32)r3172 + (u32)r3174;
+	r3180 = r2566; r3181 = r2573; r3182 = (u32)r3181 * 77u; r3183 = (u32)r3180 + (u32)r3182;
+	r3188 = r2566; r3189 = r2573; r3190 = (u32)r3189 * 78u; r3191 = (u32)r3188 + (u32)r3190;
+	r3196 = r2566; r3197 = r2573; r3198 = (u32)r3197 * 79u; r3199 = (u32)r3196 + (u32)r3198;
+	r3204 = r2566; r3205 = r2573; r3206 = (u32)r3205 * 80u; r3207 = (u32)r3204 + (u32)r3206;
+	r3212 = r2566; r3213 = r2573; r3214 = (u32)r3213 * 81u; r3215 = (u32)r3212 + (u32)r3214;
+	r3220 = r2566; r3221 = r2573; r3222 = (u32)r3221 * 82u; r3223 = (u32)r3220 + (u32)r3222;
+	r3228 = r2566; r3229 = r2573; r3230 = (u32)r3229 * 83u; r3231 = (u32)r3228 + (u32)r3230;
+	r3236 = r2566; r3237 = r2573; r3238 = (u32)r3237 * 84u; r3239 = (u32)r3236 + (u32)r3238;
+	r3244 = r2566; r3245 = r2573; r3246 = (u32)r3245 * 85u; r3247 = (u32)r3244 + (u32)r3246;
+	r3252 = r2566; r3253 = r2573; r3254 = (u32)r3253 * 86u; r3255 = (u32)r3252 + (u32)r3254;
+	r3260 = r2566; r3261 = r2573; r3262 = (u32)r3261 * 87u; r3263 = (u32)r3260 + (u32)r3262;
+	r3268 = r2566; r3269 = r2573; r3270 = (u32)r3269 * 88u; r3271 = (u32)r3268 + (u32)r3270;
+	r3276 = r2566; r3277 = r2573; r3278 = (u32)r3277 * 89u; r3279 = (u32)r3276 + (u32)r3278;
+	r3284 = r2566; r3285 = r2573; r3286 = (u32)r3285 * 90u; r3287 = (u32)r3284 + (u32)r3286;
+	r3292 = r2566; r3293 = r2573; r3294 = (u32)r3293 * 91u; r3295 = (u32)r3292 + (u32)r3294;
+	r3300 = r2566; r3301 = r2573; r3302 = (u32)r3301 * 92u; r3303 = (u32)r3300 + (u32)r3302;
+	r3308 = r2566; r3309 = r2573; r3310 = (u32)r3309 * 93u; r3311 = (u32)r3308 + (u32)r3310;
+	r3316 = r2566; r3317 = r2573; r3318 = (u32)r3317 * 94u; r3319 = (u32)r3316 + (u32)r3318;
+	r3324 = r2566; r3325 = r2573; r3326 = (u32)r3325 * 95u; r3327 = (u32)r3324 + (u32)r3326;
+	r3332 = r2566; r3333 = r2573; r3334 = (u32)r3333 * 96u; r3335 = (u32)r3332 + (u32)r3334;
+	r3340 = r2566; r3341 = r2573; r3342 = (u32)r3341 * 97u; r3343 = (u32)r3340 + (u32)r3342;
+	r3348 = r2566; r3349 = r2573; r3350 = (u32)r3349 * 98u; r3351 = (u32)r3348 + (u32)r3350;
+	r3356 = r2566; r3357 = r2573; r3358 = (u32)r3357 * 99u; r3359 = (u32)r3356 + (u32)r3358;
+	r3364 = r2566; r3365 = r2573; r3366 = (u32)r3365 * 100u; r3367 = (u32)r3364 + (u32)r3366;
+	r3372 = r2566; r3373 = r2573; r3374 = (u32)r3373 * 101u; r3375 = (u32)r3372 + (u32)r3374;
+	r3380 = r2566; r3381 = r2573; r3382 = (u32)r3381 * 102u; r3383 = (u32)r3380 + (u32)r3382;
+	r3388 = r2566; r3389 = r2573; r3390 = (u32)r3389 * 103u; r3391 = (u32)r3388 + (u32)r3390;
+	r3396 = r2566; r3397 = r2573; r3398 = (u32)r3397 * 104u; r3399 = (u32)r3396 + (u32)r3398;
+	r3404 = r2566; r3405 = r2573; r3406 = (u32)r3405 * 105u; r3407 = (u32)r3404 + (u32)r3406;
+	r3412 = r2566; r3413 = r2573; r3414 = (u32)r3413 * 106u; r3415 = (u32)r3412 + (u32)r3414;
+	r3420 = r2566; r3421 = r2573; r3422 = (u32)r3421 * 107u; r3423 = (u32)r3420 + (u32)r3422;
+	r3428 = r2566; r3429 = r2573; r3430 = (u32)r3429 * 108u; r3431 = (u32)r3428 + (u32)r3430;
+	r3436 = r2566; r3437 = r2573; r3438 = (u32)r3437 * 109u; r3439 = (u32)r3436 + (u32)r3438;
+	r3444 = r2566; r3445 = r2573; r3446 = (u32)r3445 * 110u; r3447 = (u32)r3444 + (u32)r3446;
+	r3452 = r2566; r3453 = r2573; r3454 = (u32)r3453 * 111u; r3455 = (u32)r3452 + (u32)r3454;
+	r3460 = r2566; r3461 = r2573; r3462 = (u32)r3461 * 112u; r3463 = (u32)r3460 + (u32)r3462;
+	r3468 = r2566; r3469 = r2573; r3470 = (u32)r3469 * 113u; r3471 = (u32)r3468 + (u32)r3470;
+	r3476 = r2566; r3477 = r2573; r3478 = (u32)r3477 * 114u; r3479 = (u32)r3476 + (u32)r3478;
+	r3484 = r2566; r3485 = r2573; r3486 = (u32)r3485 * 115u; r3487 = (u32)r3484 + (u32)r3486;
+	r3492 = r2566; r3493 = r2573; r3494 = (u32)r3493 * 116u; r3495 = (u32)r3492 + (u32)r3494;
+	r3500 = r2566; r3501 = r2573; r3502 = (u32)r3501 * 117u; r3503 = (u32)r3500 + (u32)r3502;
+	r3508 = r2566; r3509 = r2573; r3510 = (u32)r3509 * 118u; r3511 = (u32)r3508 + (u32)r3510;
+	r3516 = r2566; r3517 = r2573; r3518 = (u32)r3517 * 119u; r3519 = (u32)r3516 + (u32)r3518;
+	r3524 = r2566; r3525 = r2573; r3526 = (u32)r3525 * 120u; r3527 = (u32)r3524 + (u32)r3526;
+	r3532 = r2566; r3533 = r2573; r3534 = (u32)r3533 * 121u; r3535 = (u32)r3532 + (u32)r3534;
+	r3540 = r2566; r3541 = r2573; r3542 = (u32)r3541 * 122u; r3543 = (u32)r3540 + (u32)r3542;
+	r3548 = r2566; r3549 = r2573; r3550 = (u32)r3549 * 123u; r3551 = (u32)r3548 + (u32)r3550;
+	r3556 = r2566; r3557 = r2573; r3558 = (u32)r3557 * 124u; r3559 = (u32)r3556 + (u32)r3558;
+	r3564 = r2566; r3565 = r2573; r3566 = (u32)r3565 * 125u; r3567 = (u32)r3564 + (u32)r3566;
+	r3572 = r2566; r3573 = r2573; r3574 = (u32)r3573 * 126u; r3575 = (u32)r3572 + (u32)r3574;
+	r3580 = r2566; r3581 = r2573; r3582 = (u32)r3581 * 127u; r3583 = (u32)r3580 + (u32)r3582;
+	r3588 = r2566; r3589 = r2573; r3590 = (u32)r3589 * 128u; r3591 = (u32)r3588 + (u32)r3590;
+	r3596 = r2566; r3597 = r2573; r3598 = (u32)r3597 * 129u; r3599 = (u32)r3596 + (u32)r3598;
+	r3604 = r2566; r3605 = r2573; r3606 = (u32)r3605 * 130u; r3607 = (u32)r3604 + (u32)r3606;
+	r3612 = r2566; r3613 = r2573; r3614 = (u32)r3613 * 131u; r3615 = (u32)r3612 + (u32)r3614;
+	r3620 = r2566; r3621 = r2573; r3622 = (u32)r3621 * 132u; r3623 = (u32)r3620 + (u32)r3622;
+	r3628 = r2566; r3629 = r2573; r3630 = (u32)r3629 * 133u; r3631 = (u32)r3628 + (u32)r3630;
+	r3636 = r2566; r3637 = r2573; r3638 = (u32)r3637 * 134u; r3639 = (u32)r3636 + (u32)r3638;
+	r3644 = r2566; r3645 = r2573; r3646 = (u32)r3645 * 135u; r3647 = (u32)r3644 + (u32)r3646;
+	r3652 = r2566; r3653 = r2573; r3654 = (u32)r3653 * 136u; r3655 = (u32)r3652 + (u32)r3654;
+	r3660 = r2566; r3661 = r2573; r3662 = (u32)r3661 * 137u; r3663 = (u32)r3660 + (u32)r3662;
+	r3668 = r2566; r3669 = r2573; r3670 = (u32)r3669 * 138u; r3671 = (u32)r3668 + (u32)r3670;
+	r3676 = r2566; r3677 = r2573; r3678 = (u32)r3677 * 139u; r3679 = (u32)r3676 + (u32)r3678;
+	r3684 = r2566; r3685 = r2573; r3686 = (u32)r3685 * 140u; r3687 = (u32)r3684 + (u32)r3686;
+	r3692 = r2566; r3693 = r2573; r3694 = (u32)r3693 * 141u; r3695 = (u32)r3692 + (u32)r3694;
+	r3700 = r2566; r3701 = r2573; r3702 = (u32)r3701 * 142u; r3703 = (u32)r3700 + (u32)r3702;
+	r3708 = r2566; r3709 = r2573; r3710 = (u32)r3709 * 143u; r3711 = (u32)r3708 + (u32)r3710;
+	r3716 = r2566; r3717 = r2573; r3718 = (u32)r3717 * 144u; r3719 = (u32)r3716 + (u32)r3718;
+	r3724 = r2566; r3725 = r2573; r3726 = (u32)r3725 * 145u; r3727 = (u32)r3724 + (u32)r3726;
+	r3732 = r2566; r3733 = r2573; r3734 = (u32)r3733 * 146u; r3735 = (u32)r3732 + (u32)r3734;
+	r3740 = r2566; r3741 = r2573; r3742 = (u32)r3741 * 147u; r3743 = (u32)r3740 + (u32)r3742;
+	r3748 = r2566; r3749 = r2573; r3750 = (u32)r3749 * 148u; r3751 = (u32)r3748 + (u32)r3750;
+	r3756 = r2566; r3757 = r2573; r3758 = (u32)r3757 * 149u; r3759 = (u32)r3756 + (u32)r3758;
+	r3764 = r2566; r3765 = r2573; r3766 = (u32)r3765 * 150u; r3767 = (u32)r3764 + (u32)r3766;
+	r3772 = r2566; r3773 = r2573; r3774 = (u32)r3773 * 151u; r3775 = (u32)r3772 + (u32)r3774;
+	r3780 = r2566; r3781 = r2573; r3782 = (u32)r3781 * 152u; r3783 = (u32)r3780 + (u32)r3782;
+	r3788 = r2566; r3789 = r2573; r3790 = (u32)r3789 * 153u; r3791 = (u32)r3788 + (u32)r3790;
+	r3796 = r2566; r3797 = r2573; r3798 = (u32)r3797 * 154u; r3799 = (u32)r3796 + (u32)r3798;
+	r3804 = r2566; r3805 = r2573; r3806 = (u32)r3805 * 155u; r3807 = (u32)r3804 + (u32)r3806;
+	r3812 = r2566; r3813 = r2573; r3814 = (u32)r3813 * 156u; r3815 = (u32)r3812 + (u32)r3814;
+	r3820 = r2566; r3821 = r2573; r3822 = (u32)r3821 * 157u; r3823 = (u32)r3820 + (u32)r3822;
+	r3828 = r2566; r3829 = r2573; r3830 = (u32)r3829 * 158u; r3831 = (u32)r3828 + (u32)r3830;
+	r3836 = r2566; r3837 = r2573; r3838 = (u32)r3837 * 159u; r3839 = (u32)r3836 + (u32)r3838;
+	r3844 = r2566; r3845 = r2573; r3846 = (u32)r3845 * 160u; r3847 = (u32)r3844 + (u32)r3846;
+	r3852 = r2566; r3853 = r2573; r3854 = (u32)r3853 * 161u; r3855 = (u32)r3852 + (u32)r3854;
+	r3860 = r2566; r3861 = r2573; r3862 = (u32)r3861 * 162u; r3863 = (u32)r3860 + (u32)r3862;
+	r3868 = r2566; r3869 = r2573; r3870 = (u32)r3869 * 163u; r3871 = (u32)r3868 + (u32)r3870;
+	r3876 = r2566; r3877 = r2573; r3878 = (u32)r3877 * 164u; r3879 = (u32)r3876 + (u32)r3878;
+	r3884 = r2566; r3885 = r2573; r3886 = (u32)r3885 * 165u; r3887 = (u32)r3884 + (u32)r3886;
+	r3892 = r2566; r3893 = r2573; r3894 = (u32)r3893 * 166u; r3895 = (u32)r3892 + (u32)r3894;
+	r3900 = r2566; r3901 = r2573; r3902 = (u32)r3901 * 167u; r3903 = (u32)r3900 + (u32)r3902;
+	r3908 = r2566; r3909 = r2573; r3910 = (u32)r3909 * 168u; r3911 = (u32)r3908 + (u32)r3910;
+	r3916 = r2566; r3917 = r2573; r3918 = (u32)r3917 * 169u; r3919 = (u32)r3916 + (u32)r3918;
+	r3924 = r2566; r3925 = r2573; r3926 = (u32)r3925 * 170u; r3927 = (u32)r3924 + (u32)r3926;
+	r3932 = r2566; r3933 = r2573; r3934 = (u32)r3933 * 171u; r3935 = (u32)r3932 + (u32)r3934;
+	r3940 = r2566; r3941 = r2573; r3942 = (u32)r3941 * 172u; r3943 = (u32)r3940 + (u32)r3942;
+	r3948 = r2566; r3949 = r2573; r3950 = (u32)r3949 * 173u; r3951 = (u32)r3948 + (u32)r3950;
+	r3956 = r2566; r3957 = r2573; r3958 = (u32)r3957 * 174u; r3959 = (u32)r3956 + (u32)r3958;
+	r3964 = r2566; r3965 = r2573; r3966 = (u32)r3965 * 175u; r3967 = (u32)r3964 + (u32)r3966;
+	r3972 = r2566; r3973 = r2573; r3974 = (u32)r3973 * 176u; r3975 = (u32)r3972 + (u32)r3974;
+	r3980 = r2566; r3981 = r2573; r3982 = (u32)r3981 * 177u; r3983 = (u32)r3980 + (u32)r3982;
+	r3988 = r2566; r3989 = r2573; r3990 = (u32)r3989 * 178u; r3991 = (u32)r3988 + (u32)r3990;
+	r3996 = r2566; r3997 = r2573; r3998 = (u32)r3997 * 179u; r3999 = (u32)r3996 + (u32)r3998;
+	r4004 = r2566; r4005 = r2573; r4006 = (u32)r4005 * 180u; r4007 = (u32)r4004 + (u32)r4006;
+	r4012 = r2566; r4013 = r2573; r4014 = (u32)r4013 * 181u; r4015 = (u32)r4012 + (u32)r4014;
+	r4020 = r2566; r4021 = r2573; r4022 = (u32)r4021 * 182u; r4023 = (u32)r4020 + (u32)r4022;
+	r4028 = r2566; r4029 = r2573; r4030 = (u32)r4029 * 183u; r4031 = (u32)r4028 + (u32)r4030;
+	r4036 = r2566; r4037 = r2573; r4038 = (u32)r4037 * 184u; r4039 = (u32)r4036 + (u32)r4038;
+	r4044 = r2566; r4045 = r2573; r4046 = (u32)r4045 * 185u; r4047 = (u32)r4044 + (u32)r4046;
+	r4052 = r2566; r4053 = r2573; r4054 = (u32)r4053 * 186u; r4055 = (u32)r4052 + (u32)r4054;
+	r4060 = r2566; r4061 = r2573; r4062 = (u32)r4061 * 187u; r4063 = (u32)r4060 + (u32)r4062;
+	r4068 = r2566; r4069 = r2573; r4070 = (u32)r4069 * 188u; r4071 = (u32)r4068 + (u32)r4070;
+	r4076 = r2566; r4077 = r2573; r4078 = (u32)r4077 * 189u; r4079 = (u32)r4076 + (u32)r4078;
+	r4084 = r2566; r4085 = r2573; r4086 = (u32)r4085 * 190u; r4087 = (u32)r4084 + (u32)r4086;
+	r4092 = r2566; r4093 = r2573; r4094 = (u32)r4093 * 191u; r4095 = (u32)r4092 + (u32)r4094;
+	r4100 = r2566; r4101 = r2573; r4102 = (u32)r4101 * 192u; r4103 = (u32)r4100 + (u32)r4102;
+	r4108 = r2566; r4109 = r2573; r4110 = (u32)r4109 * 193u; r4111 = (u32)r4108 + (u32)r4110;
+	r4116 = r2566; r4117 = r2573; r4118 = (u32)r4117 * 194u; r4119 = (u32)r4116 + (u32)r4118;
+	r4124 = r2566; r4125 = r2573; r4126 = (u32)r4125 * 195u; r4127 = (u32)r4124 + (u32)r4126;
+	r4132 = r2566; r4133 = r2573; r4134 = (u32)r4133 * 196u; r4135 = (u32)r4132 + (u32)r4134;
+	r4140 = r2566; r4141 = r2573; r4142 = (u32)r4141 * 197u; r4143 = (u32)r4140 + (u32)r4142;
+	r4148 = r2566; r4149 = r2573; r4150 = (u32)r4149 * 198u; r4151 = (u32)r4148 + (u32)r4150;
+	r4156 = r2566; r4157 = r2573; r4158 = (u32)r4157 * 199u; r4159 = (u32)r4156 + (u32)r4158;
+	r4164 = r2566; r4165 = r2573; r4166 = (u32)r4165 * 200u; r4167 = (u32)r4164 + (u32)r4166;
+	r4172 = r2566; r4173 = r2573; r4174 = (u32)r4173 * 201u; r4175 = (u32)r4172 + (u32)r4174;
+	r4180 = r2566; r4181 = r2573; r4182 = (u32)r4181 * 202u; r4183 = (u32)r4180 + (u32)r4182;
+	r4188 = r2566; r4189 = r2573; r4190 = (u32)r4189 * 203u; r4191 = (u32)r4188 + (u32)r4190;
+	r4196 = r2566; r4197 = r2573; r4198 = (u32)r4197 * 204u; r4199 = (u32)r4196 + (u32)r4198;
+	r4204 = r2566; r4205 = r2573; r4206 = (u32)r4205 * 205u; r4207 = (u32)r4204 + (u32)r4206;
+	r4212 = r2566; r4213 = r2573; r4214 = (u32)r4213 * 206u; r4215 = (u32)r4212 + (u32)r4214;
+	r4220 = r2566; r4221 = r2573; r4222 = (u32)r4221 * 207u; r4223 = (u32)r4220 + (u32)r4222;
+	r4228 = r2566; r4229 = r2573; r4230 = (u32)r4229 * 208u; r4231 = (u32)r4228 + (u32)r4230;
+	r4236 = r2566; r4237 = r2573; r4238 = (u32)r4237 * 209u; r4239 = (u32)r4236 + (u32)r4238;
+	r4244 = r2566; r4245 = r2573; r4246 = (u32)r4245 * 210u; r4247 = (u32)r4244 + (u32)r4246;
+	r4252 = r2566; r4253 = r2573; r4254 = (u32)r4253 * 211u; r4255 = (u32)r4252 + (u32)r4254;
+	r4260 = r2566; r4261 = r2573; r4262 = (u32)r4261 * 212u; r4263 = (u32)r4260 + (u32)r4262;
+	r4268 = r2566; r4269 = r2573; r4270 = (u32)r4269 * 213u; r4271 = (u32)r4268 + (u32)r4270;
+	r4276 = r2566; r4277 = r2573; r4278 = (u32)r4277 * 214u; r4279 = (u32)r4276 + (u32)r4278;
+	r4284 = r2566; r4285 = r2573; r4286 = (u32)r4285 * 215u; r4287 = (u32)r4284 + (u32)r4286;
+	r4292 = r2566; r4293 = r2573; r4294 = (u32)r4293 * 216u; r4295 = (u32)r4292 + (u32)r4294;
+	r4300 = r2566; r4301 = r2573; r4302 = (u32)r4301 * 217u; r4303 = (u32)r4300 + (u32)r4302;
+	r4308 = r2566; r4309 = r2573; r4310 = (u32)r4309 * 218u; r4311 = (u32)r4308 + (u32)r4310;
+	r4316 = r2566; r4317 = r2573; r4318 = (u32)r4317 * 219u; r4319 = (u32)r4316 + (u32)r4318;
+	r4324 = r2566; r4325 = r2573; r4326 = (u32)r4325 * 220u; r4327 = (u32)r4324 + (u32)r4326;
+	r4332 = r2566; r4333 = r2573; r4334 = (u32)r4333 * 221u; r4335 = (u32)r4332 + (u32)r4334;
+	r4340 = r2566; r4341 = r2573; r4342 = (u32)r4341 * 222u; r4343 = (u32)r4340 + (u32)r4342;
+	r4348 = r2566; r4349 = r2573; r4350 = (u32)r4349 * 223u; r4351 = (u32)r4348 + (u32)r4350;
+	r4356 = r2566; r4357 = r2573; r4358 = (u32)r4357 * 224u; r4359 = (u32)r4356 + (u32)r4358;
+	r4364 = r2566; r4365 = r2573; r4366 = (u32)r4365 * 225u; r4367 = (u32)r4364 + (u32)r4366;
+	r4372 = r2566; r4373 = r2573; r4374 = (u32)r4373 * 226u; r4375 = (u32)r4372 + (u32)r4374;
+	r4380 = r2566; r4381 = r2573; r4382 = (u32)r4381 * 227u; r4383 = (u32)r4380 + (u32)r4382;
+	r4388 = r2566; r4389 = r2573; r4390 = (u32)r4389 * 228u; r4391 = (u32)r4388 + (u32)r4390;
+	r4396 = r2566; r4397 = r2573; r4398 = (u32)r4397 * 229u; r4399 = (u32)r4396 + (u32)r4398;
+	r4404 = r2566; r4405 = r2573; r4406 = (u32)r4405 * 230u; r4407 = (u32)r4404 + (u32)r4406;
+	r4412 = r2566; r4413 = r2573; r4414 = (u32)r4413 * 231u; r4415 = (u32)r4412 + (u32)r4414;
+	r4420 = r2566; r4421 = r2573; r4422 = (u32)r4421 * 232u; r4423 = (u32)r4420 + (u32)r4422;
+	r4428 = r2566; r4429 = r2573; r4430 = (u32)r4429 * 233u; r4431 = (u32)r4428 + (u32)r4430;
+	r4436 = r2566; r4437 = r2573; r4438 = (u32)r4437 * 234u; r4439 = (u32)r4436 + (u32)r4438;
+	r4444 = r2566; r4445 = r2573; r4446 = (u32)r4445 * 235u; r4447 = (u32)r4444 + (u32)r4446;
+	r4452 = r2566; r4453 = r2573; r4454 = (u32)r4453 * 236u; r4455 = (u32)r4452 + (u32)r4454;
+	r4460 = r2566; r4461 = r2573; r4462 = (u32)r4461 * 237u; r4463 = (u32)r4460 + (u32)r4462;
+	r4468 = r2566; r4469 = r2573; r4470 = (u32)r4469 * 238u; r4471 = (u32)r4468 + (u32)r4470;
+	r4476 = r2566; r4477 = r2573; r4478 = (u32)r4477 * 239u; r4479 = (u32)r4476 + (u32)r4478;
+	r4484 = r2566; r4485 = r2573; r4486 = (u32)r4485 * 240u; r4487 = (u32)r4484 + (u32)r4486;
+	r4492 = r2566; r4493 = r2573; r4494 = (u32)r4493 * 241u; r4495 = (u32)r4492 + (u32)r4494;
+	r4500 = r2566; r4501 = r2573; r4502 = (u32)r4501 * 242u; r4503 = (u32)r4500 + (u32)r4502;
+	r4508 = r2566; r4509 = r2573; r4510 = (u32)r4509 * 243u; r4511 = (u32)r4508 + (u32)r4510;
+	r4516 = r2566; r4517 = r2573; r4518 = (u32)r4517 * 244u; r4519 = (u32)r4516 + (u32)r4518;
+	r4524 = r2566; r4525 = r2573; r4526 = (u32)r4525 * 245u; r4527 = (u32)r4524 + (u32)r4526;
+	r4532 = r2566; r4533 = r2573; r4534 = (u32)r4533 * 246u; r4535 = (u32)r4532 + (u32)r4534;
+	r4540 = r2566; r4541 = r2573; r4542 = (u32)r4541 * 247u; r4543 = (u32)r4540 + (u32)r4542;
+	r4548 = r2566; r4549 = r2573; r4550 = (u32)r4549 * 248u; r4551 = (u32)r4548 + (u32)r4550;
+	r4556 = r2566; r4557 = r2573; r4558 = (u32)r4557 * 249u; r4559 = (u32)r4556 + (u32)r4558;
+	r4564 = r2566; r4565 = r2573; r4566 = (u32)r4565 * 250u; r4567 = (u32)r4564 + (u32)r4566;
+	r4572 = r2566; r4573 = r2573; r4574 = (u32)r4573 * 251u; r4575 = (u32)r4572 + (u32)r4574;
+	r4580 = r2566; r4581 = r2573; r4582 = (u32)r4581 * 252u; r4583 = (u32)r4580 + (u32)r4582;
+	r4588 = r2566; r4589 = r2573; r4590 = (u32)r4589 * 253u; r4591 = (u32)r4588 + (u32)r4590;
+	r4596 = r2566; r4597 = r2573; r4598 = (u32)r4597 * 254u; r4599 = (u32)r4596 + (u32)r4598;
+#line 10 "wide.go"
+	r7161 = r2; r7162 = r4 + r7161 * 4; r7163 = (u64)r1 * 4ull; r7164 = r26 + r7161 * 4; r7165 = r36 + r7161 * 4; r7166 = r46 + r7161 * 4; r7167 = r56 + r7161 * 4; r7168 = r66 + r7161 * 4; r7169 = r76 + r7161 * 4; r7170 = r86 + r7161 * 4; r7171 = r96 + r7161 * 4; r7172 = r106 + r7161 * 4; r7173 = r116 + r7161 * 4; r7174 = r126 + r7161 * 4; r7175 = r136 + r7161 * 4; r7176 = r146 + r7161 * 4; r7177 = r156 + r7161 * 4; r7178 = r166 + r7161 * 4; r7179 = r176 + r7161 * 4; r7180 = r186 + r7161 * 4; r7181 = r196 + r7161 * 4; r7182 = r206 + r7161 * 4; r7183 = r216 + r7161 * 4; r7184 = r226 + r7161 * 4; r7185 = r236 + r7161 * 4; r7186 = r246 + r7161 * 4; r7187 = r256 + r7161 * 4; r7188 = r266 + r7161 * 4; r7189 = r276 + r7161 * 4; r7190 = r286 + r7161 * 4; r7191 = r296 + r7161 * 4; r7192 = r306 + r7161 * 4; r7193 = r316 + r7161 * 4; r7194 = r326 + r7161 * 4; r7195 = r336 + r7161 * 4; r7196 = r346 + r7161 * 4; r7197 = r356 + r7161 * 4; r7198 = r366 + r7161 * 4; r7199 = r376 + r7161 * 4; r7200 = r386 + r7161 * 4; r7201 = r396 + r7161 * 4; r7202 = r406 + r7161 * 4; r7203 = r416 + r7161 * 4; r7204 = r426 + r7161 * 4; r7205 = r436 + r7161 * 4; r7206 = r446 + r7161 * 4; r7207 = r456 + r7161 * 4; r7208 = r466 + r7161 * 4; r7209 = r476 + r7161 * 4; r7210 = r486 + r7161 * 4; r7211 = r496 + r7161 * 4; r7212 = r506 + r7161 * 4; r7213 = r516 + r7161 * 4; r7214 = r526 + r7161 * 4; r7215 = r536 + r7161 * 4; r7216 = r546 + r7161 * 4; r7217 = r556 + r7161 * 4; r7218 = r566 + r7161 * 4; r7219 = r576 + r7161 * 4; r7220 = r586 + r7161 * 4; r7221 = r596 + r7161 * 4; r7222 = r606 + r7161 * 4; r7223 = r616 + r7161 * 4; r7224 = r626 + r7161 * 4; r7225 = r636 + r7161 * 4; r7226 = r646 + r7161 * 4; r7227 = r656 + r7161 * 4; r7228 = r666 + r7161 * 4; r7229 = r676 + r7161 * 4; r7230 = r686 + r7161 * 4; r7231 = r696 + r7161 * 4; r7232 = r706 + r7161 * 4; r7233 = r716 + r7161 * 4; r7234 = r726 + r7161 * 4; r7235 = r736 + r7161 * 4; r7236 = r746 + r7161 * 4; r7237 = r756 + r7161 * 4; r7238 = r766 + r7161 * 4; r7239 = r776 + r7161 * 4; r7240 = r786 + r7161 * 4; r7241 = r796 + r7161 * 4; r7242 = r806 + r7161 * 4; r7243 = r816 + r7161 * 4; r7244 = r826 + r7161 * 4; r7245 = r836 + r7161 * 4; r7246 = r846 + r7161 * 4; r7247 = r856 + r7161 * 4; r7248 = r866 + r7161 * 4; r7249 = r876 + r7161 * 4; r7250 = r886 + r7161 * 4; r7251 = r896 + r7161 * 4; r7252 = r906 + r7161 * 4; r7253 = r916 + r7161 * 4; r7254 = r926 + r7161 * 4; r7255 = r936 + r7161 * 4; r7256 = r946 + r7161 * 4; r7257 = r956 + r7161 * 4; r7258 = r966 + r7161 * 4; r7259 = r976 + r7161 * 4; r7260 = r986 + r7161 * 4; r7261 = r996 + r7161 * 4; r7262 = r1006 + r7161 * 4; r7263 = r1016 + r7161 * 4; r7264 = r1026 + r7161 * 4; r7265 = r1036 + r7161 * 4; r7266 = r1046 + r7161 * 4; r7267 = r1056 + r7161 * 4; r7268 = r1066 + r7161 * 4; r7269 = r1076 + r7161 * 4; r7270 = r1086 + r7161 * 4; r7271 = r1096 + r7161 * 4; r7272 = r1106 + r7161 * 4; r7273 = r1116 + r7161 * 4; r7274 = r1126 + r7161 * 4; r7275 = r1136 + r7161 * 4; r7276 = r1146 + r7161 * 4; r7277 = r1156 + r7161 * 4; r7278 = r1166 + r7161 * 4; r7279 = r1176 + r7161 * 4; r7280 = r1186 + r7161 * 4; r7281 = r1196 + r7161 * 4; r7282 = r1206 + r7161 * 4; r7283 = r1216 + r7161 * 4; r7284 = r1226 + r7161 * 4; r7285 = r1236 + r7161 * 4; r7286 = r1246 + r7161 * 4; r7287 = r1256 + r7161 * 4; r7288 = r1266 + r7161 * 4; r7289 = r1276 + r7161 * 4; r7290 = r1286 + r7161 * 4; r7291 = r1296 + r7161 * 4; r7292 = r1306 + r7161 * 4; r7293 = r1316 + r7161 * 4; r7294 = r1326 + r7161 * 4; r7295 = r1336 + r7161 * 4; r7296 = r1346 + r7161 * 4; r7297 = r1356 + r7161 * 4; r7298 = r1366 + r7161 * 4; r7299 = r1376 + r7161 * 4; r7300 = r1386 + r7161 * 4; r7301 = r1396 + r7161 * 4; r7302 = r1406 + r7161 * 4; r7303 = r1416 + r7161 * 4; r7304 = r1426 + r7161 * 4; r7305 = r1436 + r7161 * 4; r7306 = r1446 + r7161 * 4; r7307 = r1456 + r7161 * 4; r7308 = r1466 + r7161 * 4; r7309 = r1476 + r7161 * 4; r7310 = r1486 + r7161 * 4; r7311 = r1496 + r7161 * 4; r7312 = r1506 + r7161 * 4; r7313 = r1516 + r7161 * 4; r7314 = r1526 + r7161 * 4; r7315 = r1536 + r7161 * 4; r7316 = r1546 + r7161 * 4; r7317 = r1556 + r7161 * 4; r7318 = r1566 + r7161 * 4; r7319 = r1576 + r7161 * 4; r7320 = r1586 + r7161 * 4; r7321 = r1596 + r7161 * 4; r7322 = r1606 + r7161 * 4; r7323 = r1616 + r7161 * 4; r7324 = r1626 + r7161 * 4; r7325 = r1636 + r7161 * 4; r7326 = r1646 + r7161 * 4; r7327 = r1656 + r7161 * 4; r7328 = r1666 + r7161 * 4; r7329 = r1676 + r7161 * 4; r7330 = r1686 + r7161 * 4; r7331 = r1696 + r7161 * 4; r7332 = r1706 + r7161 * 4; r7333 = r1716 + r7161 * 4; r7334 = r1726 + r7161 * 4; r7335 = r1736 + r7161 * 4; r7336 = r1746 + r7161 * 4; r7337 = r1756 + r7161 * 4; r7338 = r1766 + r7161 * 4; r7339 = r1776 + r7161 * 4; r7340 = r1786 + r7161 * 4; r7341 = r1796 + r7161 * 4; r7342 = r1806 + r7161 * 4; r7343 = r1816 + r7161 * 4; r7344 = r1826 + r7161 * 4; r7345 = r1836 + r7161 * 4; r7346 = r1846 + r7161 * 4; r7347 = r1856 + r7161 * 4; r7348 = r1866 + r7161 * 4; r7349 = r1876 + r7161 * 4; r7350 = r1886 + r7161 * 4; r7351 = r1896 + r7161 * 4; r7352 = r1906 + r7161 * 4; r7353 = r1916 + r7161 * 4; r7354 = r1926 + r7161 * 4; r7355 = r1936 + r7161 * 4; r7356 = r1946 + r7161 * 4; r7357 = r1956 + r7161 * 4; r7358 = r1966 + r7161 * 4; r7359 = r1976 + r7161 * 4; r7360 = r1986 + r7161 * 4; r7361 = r1996 + r7161 * 4; r7362 = r2006 + r7161 * 4; r7363 = r2016 + r7161 * 4; r7364 = r2026 + r7161 * 4; r7365 = r2036 + r7161 * 4; r7366 = r2046 + r7161 * 4; r7367 = r2056 + r7161 * 4; r7368 = r2066 + r7161 * 4; r7369 = r2076 + r7161 * 4; r7370 = r2086 + r7161 * 4; r7371 = r2096 + r7161 * 4; r7372 = r2106 + r7161 * 4; r7373 = r2116 + r7161 * 4; r7374 = r2126 + r7161 * 4; r7375 = r2136 + r7161 * 4; r7376 = r2146 + r7161 * 4; r7377 = r2156 + r7161 * 4; r7378 = r2166 + r7161 * 4; r7379 = r2176 + r7161 * 4; r7380 = r2186 + r7161 * 4; r7381 = r2196 + r7161 * 4; r7382 = r2206 + r7161 * 4; r7383 = r2216 + r7161 * 4; r7384 = r2226 + r7161 * 4; r7385 = r2236 + r7161 * 4; r7386 = r2246 + r7161 * 4; r7387 = r2256 + r7161 * 4; r7388 = r2266 + r7161 * 4; r7389 = r2276 + r7161 * 4; r7390 = r2286 + r7161 * 4; r7391 = r2296 + r7161 * 4; r7392 = r2306 + r7161 * 4; r7393 = r2316 + r7161 * 4; r7394 = r2326 + r7161 * 4; r7395 = r2336 + r7161 * 4; r7396 = r2346 + r7161 * 4; r7397 = r2356 + r7161 * 4; r7398 = r2366 + r7161 * 4; r7399 = r2376 + r7161 * 4; r7400 = r2386 + r7161 * 4; r7401 = r2396 + r7161 * 4; r7402 = r2406 + r7161 * 4; r7403 = r2416 + r7161 * 4; r7404 = r2426 + r7161 * 4; r7405 = r2436 + r7161 * 4; r7406 = r2446 + r7161 * 4; r7407 = r2456 + r7161 * 4; r7408 = r2466 + r7161 * 4; r7409 = r2476 + r7161 * 4; r7410 = r2486 + r7161 * 4; r7411 = r2496 + r7161 * 4; r7412 = r2506 + r7161 * 4; r7413 = r2516 + r7161 * 4; r7414 = r2526 + r7161 * 4; r7415 = r2536 + r7161 * 4; r7416 = r2546 + r7161 * 4; r7417 = r2556 + r7161 * 4;
 b516: // head (checked)
-	r2561 = (u64)r2 + 1ull;
-	r2562 = r2561 < r3;
-	if (!r2562) goto b514;
-	r2563 = r2;
-	r2564 = (u64)r2563 + 1ull;
-	r6394 = r7162;
-	r2568 = r6394 + 4ll;
-	r2569 = *(i32 *)r2568;
-	r2570 = (u32)r2569 + (u32)r2567;
-	r2571 = r2568;
-	*(i32 *)r2571 = r2570;
-	if ((u64)r2564 >= (u64)r27) { qd_site = 0; qd_x = r2564; qd_y = r27; goto qd_fault; }
-	r6396 = r7164;
-	r2576 = r6396 + 4ll;
-	r2577 = *(i32 *)r2576;
-	r2578 = (u32)r2577 + (u32)r2575;
-	r2579 = r2576;
-	*(i32 *)r2579 = r2578;
-	if ((u64)r2564 >= (u64)r37) { qd_site = 1; qd_x = r2564; qd_y = r37; goto qd_fault; }
-	r6398 = r7165;
-	r2584 = r6398 + 4ll;
-	r2585 = *(i32 *)r2584;
-	r2586 = (u32)r2585 + (u32)r2583;
-	r2587 = r2584;
-	*(i32 *)r2587 = r2586;
-	if ((u64)r2564 >= (u64)r47) { qd_site = 2; qd_x = r2564; qd_y = r47; goto qd_fault; }
-	r6400 = r7166;
-	r2592 = r6400 + 4ll;
-	r2593 = *(i32 *)r2592;
-	r2594 = (u32)r2593 + (u32)r2591;
-	r2595 = r2592;
-	*(i32 *)r2595 = r2594;
-	if ((u64)r2564 >= (u64)r57) { qd_site = 3; qd_x = r2564; qd_y = r57; goto qd_fault; }
-	r6402 = r7167;
-	r2600 = r6402 + 4ll;
-	r2601 = *(i32 *)r2600;
-	r2602 = (u32)r2601 + (u32)r2599;
-	r2603 = r2600;
-	*(i32 *)r2603 = r2602;
-	if ((u64)r2564 >= (u64)r67) { qd_site = 4; qd_x = r2564; qd_y = r67; goto qd_fault; }
-	r6404 = r7168;
-	r2608 = r6404 + 4ll;
-	r2609 = *(i32 *)r2608;
-	r2610 = (u32)r2609 + (u32)r2607;
-	r2611 = r2608;
-	*(i32 *)r2611 = r2610;
-	if ((u64)r2564 >= (u64)r77) { qd_site = 5; qd_x = r2564; qd_y = r77; goto qd_fault; }
-	r6406 = r7169;
-	r2616 = r6406 + 4ll;
-	r2617 = *(i32 *)r2616;
-	r2618 = (u32)r2617 + (u32)r2615;
-	r2619 = r2616;
-	*(i32 *)r2619 = r2618;
-	if ((u64)r2564 >= (u64)r87) { qd_site = 6; qd_x = r2564; qd_y = r87; goto qd_fault; }
-	r6408 = r7170;
-	r2624 = r6408 + 4ll;
-	r2625 = *(i32 *)r2624;
-	r2626 = (u32)r2625 + (u32)r2623;
-	r2627 = r2624;
-	*(i32 *)r2627 = r2626;
-	if ((u64)r2564 >= (u64)r97) { qd_site = 7; qd_x = r2564; qd_y = r97; goto qd_fault; }
-	r6410 = r7171;
-	r2632 = r6410 + 4ll;
-	r2633 = *(i32 *)r2632;
-	r2634 = (u32)r2633 + (u32)r2631;
-	r2635 = r2632;
-	*(i32 *)r2635 = r2634;
-	if ((u64)r2564 >= (u64)r107) { qd_site = 8; qd_x = r2564; qd_y = r107; goto qd_fault; }
-	r6412 = r7172;
-	r2640 = r6412 + 4ll;
-	r2641 = *(i32 *)r2640;
-	r2642 = (u32)r2641 + (u32)r2639;
-	r2643 = r2640;
-	*(i32 *)r2643 = r2642;
-	if ((u64)r2564 >= (u64)r117) { qd_site = 9; qd_x = r2564; qd_y = r117; goto qd_fault; }
-	r6414 = r7173;
-	r2648 = r6414 + 4ll;
-	r2649 = *(i32 *)r2648;
-	r2650 = (u32)r2649 + (u32)r2647;
-	r2651 = r2648;
-	*(i32 *)r2651 = r2650;
-	if ((u64)r2564 >= (u64)r127) { qd_site = 10; qd_x = r2564; qd_y = r127; goto qd_fault; }
-	r6416 = r7174;
-	r2656 = r6416 + 4ll;
-	r2657 = *(i32 *)r2656;
-	r2658 = (u32)r2657 + (u32)r2655;
-	r2659 = r2656;
-	*(i32 *)r2659 = r2658;
-	if ((u64)r2564 >= (u64)r137) { qd_site = 11; qd_x = r2564; qd_y = r137; goto qd_fault; }
-	r6418 = r7175;
-	r2664 = r6418 + 4ll;
-	r2665 = *(i32 *)r2664;
-	r2666 = (u32)r2665 + (u32)r2663;
-	r2667 = r2664;
-	*(i32 *)r2667 = r2666;
-	if ((u64)r2564 >= (u64)r147) { qd_site = 12; qd_x = r2564; qd_y = r147; goto qd_fault; }
-	r6420 = r7176;
-	r2672 = r6420 + 4ll;
-	r2673 = *(i32 *)r2672;
-	r2674 = (u32)r2673 + (u32)r2671;
-	r2675 = r2672;
-	*(i32 *)r2675 = r2674;
-	if ((u64)r2564 >= (u64)r157) { qd_site = 13; qd_x = r2564; qd_y = r157; goto qd_fault; }
-	r6422 = r7177;
-	r2680 = r6422 + 4ll;
-	r2681 = *(i32 *)r2680;
-	r2682 = (u32)r2681 + (u32)r2679;
-	r2683 = r2680;
-	*(i32 *)r2683 = r2682;
-	if ((u64)r2564 >= (u64)r167) { qd_site = 14; qd_x = r2564; qd_y = r167; goto qd_fault; }
-	r6424 = r7178;
-	r2688 = r6424 + 4ll;
-	r2689 = *(i32 *)r2688;
-	r2690 = (u32)r2689 + (u32)r2687;
-	r2691 = r2688;
-	*(i32 *)r2691 = r2690;
-	if ((u64)r2564 >= (u64)r177) { qd_site = 15; qd_x = r2564; qd_y = r177; goto qd_fault; }
-	r6426 = r7179;
-	r2696 = r6426 + 4ll;
-	r2697 = *(i32 *)r2696;
-	r2698 = (u32)r2697 + (u32)r2695;
-	r2699 = r2696;
-	*(i32 *)r2699 = r2698;
-	if ((u64)r2564 >= (u64)r187) { qd_site = 16; qd_x = r2564; qd_y = r187; goto qd_fault; }
-	r6428 = r7180;
-	r2704 = r6428 + 4ll;
-	r2705 = *(i32 *)r2704;
-	r2706 = (u32)r2705 + (u32)r2703;
-	r2707 = r2704;
-	*(i32 *)r2707 = r2706;
-	if ((u64)r2564 >= (u64)r197) { qd_site = 17; qd_x = r2564; qd_y = r197; goto qd_fault; }
-	r6430 = r7181;
-	r2712 = r6430 + 4ll;
-	r2713 = *(i32 *)r2712;
-	r2714 = (u32)r2713 + (u32)r2711;
-	r2715 = r2712;
-	*(i32 *)r2715 = r2714;
-	if ((u64)r2564 >= (u64)r207) { qd_site = 18; qd_x = r2564; qd_y = r207; goto qd_fault; }
-	r6432 = r7182;
-	r2720 = r6432 + 4ll;
-	r2721 = *(i32 *)r2720;
-	r2722 = (u32)r2721 + (u32)r2719;
-	r2723 = r2720;
-	*(i32 *)r2723 = r2722;
-	if ((u64)r2564 >= (u64)r217) { qd_site = 19; qd_x = r2564; qd_y = r217; goto qd_fault; }
-	r6434 = r7183;
-	r2728 = r6434 + 4ll;
-	r2729 = *(i32 *)r2728;
-	r2730 = (u32)r2729 + (u32)r2727;
-	r2731 = r2728;
-	*(i32 *)r2731 = r2730;
-	if ((u64)r2564 >= (u64)r227) { qd_site = 20; qd_x = r2564; qd_y = r227; goto qd_fault; }
-	r6436 = r7184;
-	r2736 = r6436 + 4ll;
-	r2737 = *(i32 *)r2736;
-	r2738 = (u32)r2737 + (u32)r2735;
-	r2739 = r2736;
-	*(i32 *)r2739 = r2738;
-	if ((u64)r2564 >= (u64)r237) { qd_site = 21; qd_x = r2564; qd_y = r237; goto qd_fault; }
-	r6438 = r7185;
-	r2744 = r6438 + 4ll;
-	r2745 = *(i32 *)r2744;
-	r2746 = (u32)r2745 + (u32)r2743;
-	r2747 = r2744;
-	*(i32 *)r2747 = r2746;
-	if ((u64)r2564 >= (u64)r247) { qd_site = 22; qd_x = r2564; qd_y = r247; goto qd_fault; }
-	r6440 = r7186;
-	r2752 = r6440 + 4ll;
-	r2753 = *(i32 *)r2752;
-	r2754 = (u32)r2753 + (u32)r2751;
-	r2755 = r2752;
-	*(i32 *)r2755 = r2754;
-	if ((u64)r2564 >= (u64)r257) { qd_site = 23; qd_x = r2564; qd_y = r257; goto qd_fault; }
-	r6442 = r7187;
-	r2760 = r6442 + 4ll;
-	r2761 = *(i32 *)r2760;
-	r2762 = (u32)r2761 + (u32)r2759;
-	r2763 = r2760;
-	*(i32 *)r2763 = r2762;
-	if ((u64)r2564 >= (u64)r267) { qd_site = 24; qd_x = r2564; qd_y = r267; goto qd_fault; }
-	r6444 = r7188;
-	r2768 = r6444 + 4ll;
-	r2769 = *(i32 *)r2768;
-	r2770 = (u32)r2769 + (u32)r2767;
-	r2771 = r2768;
-	*(i32 *)r2771 = r2770;
-	if ((u64)r2564 >= (u64)r277) { qd_site = 25; qd_x = r2564; qd_y = r277; goto qd_fault; }
-	r6446 = r7189;
-	r2776 = r6446 + 4ll;
-	r2777 = *(i32 *)r2776;
-	r2778 = (u32)r2777 + (u32)r2775;
-	r2779 = r2776;
-	*(i32 *)r2779 = r2778;
-	if ((u64)r2564 >= (u64)r287) { qd_site = 26; qd_x = r2564; qd_y = r287; goto qd_fault; }
-	r6448 = r7190;
-	r2784 = r6448 + 4ll;
-	r2785 = *(i32 *)r2784;
-	r2786 = (u32)r2785 + (u32)r2783;
-	r2787 = r2784;
-	*(i32 *)r2787 = r2786;
-	if ((u64)r2564 >= (u64)r297) { qd_site = 27; qd_x = r2564; qd_y = r297; goto qd_fault; }
-	r6450 = r7191;
-	r2792 = r6450 + 4ll;
-	r2793 = *(i32 *)r2792;
-	r2794 = (u32)r2793 + (u32)r2791;
-	r2795 = r2792;
-	*(i32 *)r2795 = r2794;
-	if ((u64)r2564 >= (u64)r307) { qd_site = 28; qd_x = r2564; qd_y = r307; goto qd_fault; }
-	r6452 = r7192;
-	r2800 = r6452 + 4ll;
-	r2801 = *(i32 *)r2800;
-	r2802 = (u32)r2801 + (u32)r2799;
-	r2803 = r2800;
-	*(i32 *)r2803 = r2802;
-	if ((u64)r2564 >= (u64)r317) { qd_site = 29; qd_x = r2564; qd_y = r317; goto qd_fault; }
-	r6454 = r7193;
-	r2808 = r6454 + 4ll;
-	r2809 = *(i32 *)r2808;
-	r2810 = (u32)r2809 + (u32)r2807;
-	r2811 = r2808;
-	*(i32 *)r2811 = r2810;
-	if ((u64)r2564 >= (u64)r327) { qd_site = 30; qd_x = r2564; qd_y = r327; goto qd_fault; }
-	r6456 = r7194;
-	r2816 = r6456 + 4ll;
-	r2817 = *(i32 *)r2816;
-	r2818 = (u32)r2817 + (u32)r2815;
-	r2819 = r2816;
-	*(i32 *)r2819 = r2818;
-	if ((u64)r2564 >= (u64)r337) { qd_site = 31; qd_x = r2564; qd_y = r337; goto qd_fault; }
-	r6458 = r7195;
-	r2824 = r6458 + 4ll;
-	r2825 = *(i32 *)r2824;
-	r2826 = (u32)r2825 + (u32)r2823;
-	r2827 = r2824;
-	*(i32 *)r2827 = r2826;
-	if ((u64)r2564 >= (u64)r347) { qd_site = 32; qd_x = r2564; qd_y = r347; goto qd_fault; }
-	r6460 = r7196;
-	r2832 = r6460 + 4ll;
-	r2833 = *(i32 *)r2832;
-	r2834 = (u32)r2833 + (u32)r2831;
-	r2835 = r2832;
-	*(i32 *)r2835 = r2834;
-	if ((u64)r2564 >= (u64)r357) { qd_site = 33; qd_x = r2564; qd_y = r357; goto qd_fault; }
-	r6462 = r7197;
-	r2840 = r6462 + 4ll;
-	r2841 = *(i32 *)r2840;
-	r2842 = (u32)r2841 + (u32)r2839;
-	r2843 = r2840;
-	*(i32 *)r2843 = r2842;
-	if ((u64)r2564 >= (u64)r367) { qd_site = 34; qd_x = r2564; qd_y = r367; goto qd_fault; }
-	r6464 = r7198;
-	r2848 = r6464 + 4ll;
-	r2849 = *(i32 *)r2848;
-	r2850 = (u32)r2849 + (u32)r2847;
-	r2851 = r2848;
-	*(i32 *)r2851 = r2850;
-	if ((u64)r2564 >= (u64)r377) { qd_site = 35; qd_x = r2564; qd_y = r377; goto qd_fault; }
-	r6466 = r7199;
-	r2856 = r6466 + 4ll;
-	r2857 = *(i32 *)r2856;
-	r2858 = (u32)r2857 + (u32)r2855;
-	r2859 = r2856;
-	*(i32 *)r2859 = r2858;
-	if ((u64)r2564 >= (u64)r387) { qd_site = 36; qd_x = r2564; qd_y = r387; goto qd_fault; }
-	r6468 = r7200;
-	r2864 = r6468 + 4ll;
-	r2865 = *(i32 *)r2864;
-	r2866 = (u32)r2865 + (u32)r2863;
-	r2867 = r2864;
-	*(i32 *)r2867 = r2866;
-	if ((u64)r2564 >= (u64)r397) { qd_site = 37; qd_x = r2564; qd_y = r397; goto qd_fault; }
-	r6470 = r7201;
-	r2872 = r6470 + 4ll;
-	r2873 = *(i32 *)r2872;
-	r2874 = (u32)r2873 + (u32)r2871;
-	r2875 = r2872;
-	*(i32 *)r2875 = r2874;
-	if ((u64)r2564 >= (u64)r407) { qd_site = 38; qd_x = r2564; qd_y = r407; goto qd_fault; }
-	r6472 = r7202;
-	r2880 = r6472 + 4ll;
-	r2881 = *(i32 *)r2880;
-	r2882 = (u32)r2881 + (u32)r2879;
-	r2883 = r2880;
-	*(i32 *)r2883 = r2882;
-	if ((u64)r2564 >= (u64)r417) { qd_site = 39; qd_x = r2564; qd_y = r417; goto qd_fault; }
-	r6474 = r7203;
-	r2888 = r6474 + 4ll;
-	r2889 = *(i32 *)r2888;
-	r2890 = (u32)r2889 + (u32)r2887;
-	r2891 = r2888;
-	*(i32 *)r2891 = r2890;
-	if ((u64)r2564 >= (u64)r427) { qd_site = 40; qd_x = r2564; qd_y = r427; goto qd_fault; }
-	r6476 = r7204;
-	r2896 = r6476 + 4ll;
-	r2897 = *(i32 *)r2896;
-	r2898 = (u32)r2897 + (u32)r2895;
-	r2899 = r2896;
-	*(i32 *)r2899 = r2898;
-	if ((u64)r2564 >= (u64)r437) { qd_site = 41; qd_x = r2564; qd_y = r437; goto qd_fault; }
-	r6478 = r7205;
-	r2904 = r6478 + 4ll;
-	r2905 = *(i32 *)r2904;
-	r2906 = (u32)r2905 + (u32)r2903;
-	r2907 = r2904;
-	*(i32 *)r2907 = r2906;
-	if ((u64)r2564 >= (u64)r447) { qd_site = 42; qd_x = r2564; qd_y = r447; goto qd_fault; }
-	r6480 = r7206;
-	r2912 = r6480 + 4ll;
-	r2913 = *(i32 *)r2912;
-	r2914 = (u32)r2913 + (u32)r2911;
-	r2915 = r2912;
-	*(i32 *)r2915 = r2914;
-	if ((u64)r2564 >= (u64)r457) { qd_site = 43; qd_x = r2564; qd_y = r457; goto qd_fault; }
-	r6482 = r7207;
-	r2920 = r6482 + 4ll;
-	r2921 = *(i32 *)r2920;
-	r2922 = (u32)r2921 + (u32)r2919;
-	r2923 = r2920;
-	*(i32 *)r2923 = r2922;
-	if ((u64)r2564 >= (u64)r467) { qd_site = 44; qd_x = r2564; qd_y = r467; goto qd_fault; }
-	r6484 = r7208;
-	r2928 = r6484 + 4ll;
-	r2929 = *(i32 *)r2928;
-	r2930 = (u32)r2929 + (u32)r2927;
-	r2931 = r2928;
-	*(i32 *)r2931 = r2930;
-	if ((u64)r2564 >= (u64)r477) { qd_site = 45; qd_x = r2564; qd_y = r477; goto qd_fault; }
-	r6486 = r7209;
-	r2936 = r6486 + 4ll;
-	r2937 = *(i32 *)r2936;
-	r2938 = (u32)r2937 + (u32)r2935;
-	r2939 = r2936;
-	*(i32 *)r2939 = r2938;
-	if ((u64)r2564 >= (u64)r487) { qd_site = 46; qd_x = r2564; qd_y = r487; goto qd_fault; }
-	r6488 = r7210;
-	r2944 = r6488 + 4ll;
-	r2945 = *(i32 *)r2944;
-	r2946 = (u32)r2945 + (u32)r2943;
-	r2947 = r2944;
-	*(i32 *)r2947 = r2946;
-	if ((u64)r2564 >= (u64)r497) { qd_site = 47; qd_x = r2564; qd_y = r497; goto qd_fault; }
-	r6490 = r7211;
-	r2952 = r6490 + 4ll;
-	r2953 = *(i32 *)r2952;
-	r2954 = (u32)r2953 + (u32)r2951;
-	r2955 = r2952;
-	*(i32 *)r2955 = r2954;
-	if ((u64)r2564 >= (u64)r507) { qd_site = 48; qd_x = r2564; qd_y = r507; goto qd_fault; }
-	r6492 = r7212;
-	r2960 = r6492 + 4ll;
-	r2961 = *(i32 *)r2960;
-	r2962 = (u32)r2961 + (u32)r2959;
-	r2963 = r2960;
-	*(i32 *)r2963 = r2962;
-	if ((u64)r2564 >= (u64)r517) { qd_site = 49; qd_x = r2564; qd_y = r517; goto qd_fault; }
-	r6494 = r7213;
-	r2968 = r6494 + 4ll;
-	r2969 = *(i32 *)r2968;
-	r2970 = (u32)r2969 + (u32)r2967;
-	r2971 = r2968;
-	*(i32 *)r2971 = r2970;
-	if ((u64)r2564 >= (u64)r527) { qd_site = 50; qd_x = r2564; qd_y = r527; goto qd_fault; }
-	r6496 = r7214;
-	r2976 = r6496 + 4ll;
-	r2977 = *(i32 *)r2976;
-	r2978 = (u32)r2977 + (u32)r2975;
-	r2979 = r2976;
-	*(i32 *)r2979 = r2978;
-	if ((u64)r2564 >= (u64)r537) { qd_site = 51; qd_x = r2564; qd_y = r537; goto qd_fault; }
-	r6498 = r7215;
-	r2984 = r6498 + 4ll;
-	r2985 = *(i32 *)r2984;
-	r2986 = (u32)r2985 + (u32)r2983;
-	r2987 = r2984;
-	*(i32 *)r2987 = r2986;
-	if ((u64)r2564 >= (u64)r547) { qd_site = 52; qd_x = r2564; qd_y = r547; goto qd_fault; }
-	r6500 = r7216;
-	r2992 = r6500 + 4ll;
-	r2993 = *(i32 *)r2992;
-	r2994 = (u32)r2993 + (u32)r2991;
-	r2995 = r2992;
-	*(i32 *)r2995 = r2994;
-	if ((u64)r2564 >= (u64)r557) { qd_site = 53; qd_x = r2564; qd_y = r557; goto qd_fault; }
-	r6502 = r7217;
-	r3000 = r6502 + 4ll;
-	r3001 = *(i32 *)r3000;
-	r3002 = (u32)r3001 + (u32)r2999;
-	r3003 = r3000;
-	*(i32 *)r3003 = r3002;
-	if ((u64)r2564 >= (u64)r567) { qd_site = 54; qd_x = r2564; qd_y = r567; goto qd_fault; }
-	r6504 = r7218;
-	r3008 = r6504 + 4ll;
-	r3009 = *(i32 *)r3008;
-	r3010 = (u32)r3009 + (u32)r3007;
-	r3011 = r3008;
-	*(i32 *)r3011 = r3010;
-	if ((u64)r2564 >= (u64)r577) { qd_site = 55; qd_x = r2564; qd_y = r577; goto qd_fault; }
-	r6506 = r7219;
-	r3016 = r6506 + 4ll;
-	r3017 = *(i32 *)r3016;
-	r3018 = (u32)r3017 + (u32)r3015;
-	r3019 = r3016;
-	*(i32 *)r3019 = r3018;
-	if ((u64)r2564 >= (u64)r587) { qd_site = 56; qd_x = r2564; qd_y = r587; goto qd_fault; }
-	r6508 = r7220;
-	r3024 = r6508 + 4ll;
-	r3025 = *(i32 *)r3024;
-	r3026 = (u32)r3025 + (u32)r3023;
-	r3027 = r3024;
-	*(i32 *)r3027 = r3026;
-	if ((u64)r2564 >= (u64)r597) { qd_site = 57; qd_x = r2564; qd_y = r597; goto qd_fault; }
-	r6510 = r7221;
-	r3032 = r6510 + 4ll;
-	r3033 = *(i32 *)r3032;
-	r3034 = (u32)r3033 + (u32)r3031;
-	r3035 = r3032;
-	*(i32 *)r3035 = r3034;
-	if ((u64)r2564 >= (u64)r607) { qd_site = 58; qd_x = r2564; qd_y = r607; goto qd_fault; }
-	r6512 = r7222;
-	r3040 = r6512 + 4ll;
-	r3041 = *(i32 *)r3040;
-	r3042 = (u32)r3041 + (u32)r3039;
-	r3043 = r3040;
-	*(i32 *)r3043 = r3042;
-	if ((u64)r2564 >= (u64)r617) { qd_site = 59; qd_x = r2564; qd_y = r617; goto qd_fault; }
-	r6514 = r7223;
-	r3048 = r6514 + 4ll;
-	r3049 = *(i32 *)r3048;
-	r3050 = (u32)r3049 + (u32)r3047;
-	r3051 = r3048;
-	*(i32 *)r3051 = r3050;
-	if ((u64)r2564 >= (u64)r627) { qd_site = 60; qd_x = r2564; qd_y = r627; goto qd_fault; }
-	r6516 = r7224;
-	r3056 = r6516 + 4ll;
-	r3057 = *(i32 *)r3056;
-	r3058 = (u32)r3057 + (u32)r3055;
-	r3059 = r3056;
-	*(i32 *)r3059 = r3058;
-	if ((u64)r2564 >= (u64)r637) { qd_site = 61; qd_x = r2564; qd_y = r637; goto qd_fault; }
-	r6518 = r7225;
-	r3064 = r6518 + 4ll;
-	r3065 = *(i32 *)r3064;
-	r3066 = (u32)r3065 + (u32)r3063;
-	r3067 = r3064;
-	*(i32 *)r3067 = r3066;
-	if ((u64)r2564 >= (u64)r647) { qd_site = 62; qd_x = r2564; qd_y = r647; goto qd_fault; }
-	r6520 = r7226;
-	r3072 = r6520 + 4ll;
-	r3073 = *(i32 *)r3072;
-	r3074 = (u32)r3073 + (u32)r3071;
-	r3075 = r3072;
-	*(i32 *)r3075 = r3074;
-	if ((u64)r2564 >= (u64)r657) { qd_site = 63; qd_x = r2564; qd_y = r657; goto qd_fault; }
-	r6522 = r7227;
-	r3080 = r6522 + 4ll;
-	r3081 = *(i32 *)r3080;
-	r3082 = (u32)r3081 + (u32)r3079;
-	r3083 = r3080;
-	*(i32 *)r3083 = r3082;
-	if ((u64)r2564 >= (u64)r667) { qd_site = 64; qd_x = r2564; qd_y = r667; goto qd_fault; }
-	r6524 = r7228;
-	r3088 = r6524 + 4ll;
-	r3089 = *(i32 *)r3088;
-	r3090 = (u32)r3089 + (u32)r3087;
-	r3091 = r3088;
-	*(i32 *)r3091 = r3090;
-	if ((u64)r2564 >= (u64)r677) { qd_site = 65; qd_x = r2564; qd_y = r677; goto qd_fault; }
-	r6526 = r7229;
-	r3096 = r6526 + 4ll;
-	r3097 = *(i32 *)r3096;
-	r3098 = (u32)r3097 + (u32)r3095;
-	r3099 = r3096;
-	*(i32 *)r3099 = r3098;
-	if ((u64)r2564 >= (u64)r687) { qd_site = 66; qd_x = r2564; qd_y = r687; goto qd_fault; }
-	r6528 = r7230;
-	r3104 = r6528 + 4ll;
-	r3105 = *(i32 *)r3104;
-	r3106 = (u32)r3105 + (u32)r3103;
-	r3107 = r3104;
-	*(i32 *)r3107 = r3106;
-	if ((u64)r2564 >= (u64)r697) { qd_site = 67; qd_x = r2564; qd_y = r697; goto qd_fault; }
-	r6530 = r7231;
-	r3112 = r6530 + 4ll;
-	r3113 = *(i32 *)r3112;
-	r3114 = (u32)r3113 + (u32)r3111;
-	r3115 = r3112;
-	*(i32 *)r3115 = r3114;
-	if ((u64)r2564 >= (u64)r707) { qd_site = 68; qd_x = r2564; qd_y = r707; goto qd_fault; }
-	r6532 = r7232;
-	r3120 = r6532 + 4ll;
-	r3121 = *(i32 *)r3120;
-	r3122 = (u32)r3121 + (u32)r3119;
-	r3123 = r3120;
-	*(i32 *)r3123 = r3122;
-	if ((u64)r2564 >= (u64)r717) { qd_site = 69; qd_x = r2564; qd_y = r717; goto qd_fault; }
-	r6534 = r7233;
-	r3128 = r6534 + 4ll;
-	r3129 = *(i32 *)r3128;
-	r3130 = (u32)r3129 + (u32)r3127;
-	r3131 = r3128;
-	*(i32 *)r3131 = r3130;
-	if ((u64)r2564 >= (u64)r727) { qd_site = 70; qd_x = r2564; qd_y = r727; goto qd_fault; }
-	r6536 = r7234;
-	r3136 = r6536 + 4ll;
-	r3137 = *(i32 *)r3136;
-	r3138 = (u32)r3137 + (u32)r3135;
-	r3139 = r3136;
-	*(i32 *)r3139 = r3138;
-	if ((u64)r2564 >= (u64)r737) { qd_site = 71; qd_x = r2564; qd_y = r737; goto qd_fault; }
-	r6538 = r7235;
-	r3144 = r6538 + 4ll;
-	r3145 = *(i32 *)r3144;
-	r3146 = (u32)r3145 + (u32)r3143;
-	r3147 = r3144;
-	*(i32 *)r3147 = r3146;
-	if ((u64)r2564 >= (u64)r747) { qd_site = 72; qd_x = r2564; qd_y = r747; goto qd_fault; }
-	r6540 = r7236;
-	r3152 = r6540 + 4ll;
-	r3153 = *(i32 *)r3152;
-	r3154 = (u32)r3153 + (u32)r3151;
-	r3155 = r3152;
-	*(i32 *)r3155 = r3154;
-	if ((u64)r2564 >= (u64)r757) { qd_site = 73; qd_x = r2564; qd_y = r757; goto qd_fault; }
-	r6542 = r7237;
-	r3160 = r6542 + 4ll;
-	r3161 = *(i32 *)r3160;
-	r3162 = (u32)r3161 + (u32)r3159;
-	r3163 = r3160;
-	*(i32 *)r3163 = r3162;
-	if ((u64)r2564 >= (u64)r767) { qd_site = 74; qd_x = r2564; qd_y = r767; goto qd_fault; }
-	r6544 = r7238;
-	r3168 = r6544 + 4ll;
-	r3169 = *(i32 *)r3168;
-	r3170 = (u32)r3169 + (u32)r3167;
-	r3171 = r3168;
-	*(i32 *)r3171 = r3170;
-	if ((u64)r2564 >= (u64)r777) { qd_site = 75; qd_x = r2564; qd_y = r777; goto qd_fault; }
-	r6546 = r7239;
-	r3176 = r6546 + 4ll;
-	r3177 = *(i32 *)r3176;
-	r3178 = (u32)r3177 + (u32)r3175;
-	r3179 = r3176;
-	*(i32 *)r3179 = r3178;
-	if ((u64)r2564 >= (u64)r787) { qd_site = 76; qd_x = r2564; qd_y = r787; goto qd_fault; }
-	r6548 = r7240;
-	r3184 = r6548 + 4ll;
-	r3185 = *(i32 *)r3184;
-	r3186 = (u32)r3185 + (u32)r3183;
-	r3187 = r3184;
-	*(i32 *)r3187 = r3186;
-	if ((u64)r2564 >= (u64)r797) { qd_site = 77; qd_x = r2564; qd_y = r797; goto qd_fault; }
-	r6550 = r7241;
-	r3192 = r6550 + 4ll;
-	r3193 = *(i32 *)r3192;
-	r3194 = (u32)r3193 + (u32)r3191;
-	r3195 = r3192;
-	*(i32 *)r3195 = r3194;
-	if ((u64)r2564 >= (u64)r807) { qd_site = 78; qd_x = r2564; qd_y = r807; goto qd_fault; }
-	r6552 = r7242;
-	r3200 = r6552 + 4ll;
-	r3201 = *(i32 *)r3200;
-	r3202 = (u32)r3201 + (u32)r3199;
-	r3203 = r3200;
-	*(i32 *)r3203 = r3202;
-	if ((u64)r2564 >= (u64)r817) { qd_site = 79; qd_x = r2564; qd_y = r817; goto qd_fault; }
-	r6554 = r7243;
-	r3208 = r6554 + 4ll;
-	r3209 = *(i32 *)r3208;
-	r3210 = (u32)r3209 + (u32)r3207;
-	r3211 = r3208;
-	*(i32 *)r3211 = r3210;
-	if ((u64)r2564 >= (u64)r827) { qd_site = 80; qd_x = r2564; qd_y = r827; goto qd_fault; }
-	r6556 = r7244;
-	r3216 = r6556 + 4ll;
-	r3217 = *(i32 *)r3216;
-	r3218 = (u32)r3217 + (u32)r3215;
-	r3219 = r3216;
-	*(i32 *)r3219 = r3218;
-	if ((u64)r2564 >= (u64)r837) { qd_site = 81; qd_x = r2564; qd_y = r837; goto qd_fault; }
-	r6558 = r7245;
-	r3224 = r6558 + 4ll;
-	r3225 = *(i32 *)r3224;
-	r3226 = (u32)r3225 + (u32)r3223;
-	r3227 = r3224;
-	*(i32 *)r3227 = r3226;
-	if ((u64)r2564 >= (u64)r847) { qd_site = 82; qd_x = r2564; qd_y = r847; goto qd_fault; }
-	r6560 = r7246;
-	r3232 = r6560 + 4ll;
-	r3233 = *(i32 *)r3232;
-	r3234 = (u32)r3233 + (u32)r3231;
-	r3235 = r3232;
-	*(i32 *)r3235 = r3234;
-	if ((u64)r2564 >= (u64)r857) { qd_site = 83; qd_x = r2564; qd_y = r857; goto qd_fault; }
-	r6562 = r7247;
-	r3240 = r6562 + 4ll;
-	r3241 = *(i32 *)r3240;
-	r3242 = (u32)r3241 + (u32)r3239;
-	r3243 = r3240;
-	*(i32 *)r3243 = r3242;
-	if ((u64)r2564 >= (u64)r867) { qd_site = 84; qd_x = r2564; qd_y = r867; goto qd_fault; }
-	r6564 = r7248;
-	r3248 = r6564 + 4ll;
-	r3249 = *(i32 *)r3248;
-	r3250 = (u32)r3249 + (u32)r3247;
-	r3251 = r3248;
-	*(i32 *)r3251 = r3250;
-	if ((u64)r2564 >= (u64)r877) { qd_site = 85; qd_x = r2564; qd_y = r877; goto qd_fault; }
-	r6566 = r7249;
-	r3256 = r6566 + 4ll;
-	r3257 = *(i32 *)r3256;
-	r3258 = (u32)r3257 + (u32)r3255;
-	r3259 = r3256;
-	*(i32 *)r3259 = r3258;
-	if ((u64)r2564 >= (u64)r887) { qd_site = 86; qd_x = r2564; qd_y = r887; goto qd_fault; }
-	r6568 = r7250;
-	r3264 = r6568 + 4ll;
-	r3265 = *(i32 *)r3264;
-	r3266 = (u32)r3265 + (u32)r3263;
-	r3267 = r3264;
-	*(i32 *)r3267 = r3266;
-	if ((u64)r2564 >= (u64)r897) { qd_site = 87; qd_x = r2564; qd_y = r897; goto qd_fault; }
-	r6570 = r7251;
-	r3272 = r6570 + 4ll;
-	r3273 = *(i32 *)r3272;
-	r3274 = (u32)r3273 + (u32)r3271;
-	r3275 = r3272;
-	*(i32 *)r3275 = r3274;
-	if ((u64)r2564 >= (u64)r907) { qd_site = 88; qd_x = r2564; qd_y = r907; goto qd_fault; }
-	r6572 = r7252;
-	r3280 = r6572 + 4ll;
-	r3281 = *(i32 *)r3280;
-	r3282 = (u32)r3281 + (u32)r3279;
-	r3283 = r3280;
-	*(i32 *)r3283 = r3282;
-	if ((u64)r2564 >= (u64)r917) { qd_site = 89; qd_x = r2564; qd_y = r917; goto qd_fault; }
-	r6574 = r7253;
-	r3288 = r6574 + 4ll;
-	r3289 = *(i32 *)r3288;
-	r3290 = (u32)r3289 + (u32)r3287;
-	r3291 = r3288;
-	*(i32 *)r3291 = r3290;
-	if ((u64)r2564 >= (u64)r927) { qd_site = 90; qd_x = r2564; qd_y = r927; goto qd_fault; }
-	r6576 = r7254;
-	r3296 = r6576 + 4ll;
-	r3297 = *(i32 *)r3296;
-	r3298 = (u32)r3297 + (u32)r3295;
-	r3299 = r3296;
-	*(i32 *)r3299 = r3298;
-	if ((u64)r2564 >= (u64)r937) { qd_site = 91; qd_x = r2564; qd_y = r937; goto qd_fault; }
-	r6578 = r7255;
-	r3304 = r6578 + 4ll;
-	r3305 = *(i32 *)r3304;
-	r3306 = (u32)r3305 + (u32)r3303;
-	r3307 = r3304;
-	*(i32 *)r3307 = r3306;
-	if ((u64)r2564 >= (u64)r947) { qd_site = 92; qd_x = r2564; qd_y = r947; goto qd_fault; }
-	r6580 = r7256;
-	r3312 = r6580 + 4ll;
-	r3313 = *(i32 *)r3312;
-	r3314 = (u32)r3313 + (u32)r3311;
-	r3315 = r3312;
-	*(i32 *)r3315 = r3314;
-	if ((u64)r2564 >= (u64)r957) { qd_site = 93; qd_x = r2564; qd_y = r957; goto qd_fault; }
-	r6582 = r7257;
-	r3320 = r6582 + 4ll;
-	r3321 = *(i32 *)r3320;
-	r3322 = (u32)r3321 + (u32)r3319;
-	r3323 = r3320;
-	*(i32 *)r3323 = r3322;
-	if ((u64)r2564 >= (u64)r967) { qd_site = 94; qd_x = r2564; qd_y = r967; goto qd_fault; }
-	r6584 = r7258;
-	r3328 = r6584 + 4ll;
-	r3329 = *(i32 *)r3328;
-	r3330 = (u32)r3329 + (u32)r3327;
-	r3331 = r3328;
-	*(i32 *)r3331 = r3330;
-	if ((u64)r2564 >= (u64)r977) { qd_site = 95; qd_x = r2564; qd_y = r977; goto qd_fault; }
-	r6586 = r7259;
-	r3336 = r6586 + 4ll;
-	r3337 = *(i32 *)r3336;
-	r3338 = (u32)r3337 + (u32)r3335;
-	r3339 = r3336;
-	*(i32 *)r3339 = r3338;
-	if ((u64)r2564 >= (u64)r987) { qd_site = 96; qd_x = r2564; qd_y = r987; goto qd_fault; }
-	r6588 = r7260;
-	r3344 = r6588 + 4ll;
-	r3345 = *(i32 *)r3344;
-	r3346 = (u32)r3345 + (u32)r3343;
-	r3347 = r3344;
-	*(i32 *)r3347 = r3346;
-	if ((u64)r2564 >= (u64)r997) { qd_site = 97; qd_x = r2564; qd_y = r997; goto qd_fault; }
-	r6590 = r7261;
-	r3352 = r6590 + 4ll;
-	r3353 = *(i32 *)r3352;
-	r3354 = (u32)r3353 + (u32)r3351;
-	r3355 = r3352;
-	*(i32 *)r3355 = r3354;
-	if ((u64)r2564 >= (u64)r1007) { qd_site = 98; qd_x = r2564; qd_y = r1007; goto qd_fault; }
-	r6592 = r7262;
-	r3360 = r6592 + 4ll;
-	r3361 = *(i32 *)r3360;
-	r3362 = (u32)r3361 + (u32)r3359;
-	r3363 = r3360;
-	*(i32 *)r3363 = r3362;
-	if ((u64)r2564 >= (u64)r1017) { qd_site = 99; qd_x = r2564; qd_y = r1017; goto qd_fault; }
-	r6594 = r7263;
-	r3368 = r6594 + 4ll;
-	r3369 = *(i32 *)r3368;
-	r3370 = (u32)r3369 + (u32)r3367;
-	r3371 = r3368;
-	*(i32 *)r3371 = r3370;
-	if ((u64)r2564 >= (u64)r1027) { qd_site = 100; qd_x = r2564; qd_y = r1027; goto qd_fault; }
-	r6596 = r7264;
-	r3376 = r6596 + 4ll;
-	r3377 = *(i32 *)r3376;
-	r3378 = (u32)r3377 + (u32)r3375;
-	r3379 = r3376;
-	*(i32 *)r3379 = r3378;
-	if ((u64)r2564 >= (u64)r1037) { qd_site = 101; qd_x = r2564; qd_y = r1037; goto qd_fault; }
-	r6598 = r7265;
-	r3384 = r6598 + 4ll;
-	r3385 = *(i32 *)r3384;
-	r3386 = (u32)r3385 + (u32)r3383;
-	r3387 = r3384;
-	*(i32 *)r3387 = r3386;
-	if ((u64)r2564 >= (u64)r1047) { qd_site = 102; qd_x = r2564; qd_y = r1047; goto qd_fault; }
-	r6600 = r7266;
-	r3392 = r6600 + 4ll;
-	r3393 = *(i32 *)r3392;
-	r3394 = (u32)r3393 + (u32)r3391;
-	r3395 = r3392;
-	*(i32 *)r3395 = r3394;
-	if ((u64)r2564 >= (u64)r1057) { qd_site = 103; qd_x = r2564; qd_y = r1057; goto qd_fault; }
-	r6602 = r7267;
-	r3400 = r6602 + 4ll;
-	r3401 = *(i32 *)r3400;
-	r3402 = (u32)r3401 + (u32)r3399;
-	r3403 = r3400;
-	*(i32 *)r3403 = r3402;
-	if ((u64)r2564 >= (u64)r1067) { qd_site = 104; qd_x = r2564; qd_y = r1067; goto qd_fault; }
-	r6604 = r7268;
-	r3408 = r6604 + 4ll;
-	r3409 = *(i32 *)r3408;
-	r3410 = (u32)r3409 + (u32)r3407;
-	r3411 = r3408;
-	*(i32 *)r3411 = r3410;
-	if ((u64)r2564 >= (u64)r1077) { qd_site = 105; qd_x = r2564; qd_y = r1077; goto qd_fault; }
-	r6606 = r7269;
-	r3416 = r6606 + 4ll;
-	r3417 = *(i32 *)r3416;
-	r3418 = (u32)r3417 + (u32)r3415;
-	r3419 = r3416;
-	*(i32 *)r3419 = r3418;
-	if ((u64)r2564 >= (u64)r1087) { qd_site = 106; qd_x = r2564; qd_y = r1087; goto qd_fault; }
-	r6608 = r7270;
-	r3424 = r6608 + 4ll;
-	r3425 = *(i32 *)r3424;
-	r3426 = (u32)r3425 + (u32)r3423;
-	r3427 = r3424;
-	*(i32 *)r3427 = r3426;
-	if ((u64)r2564 >= (u64)r1097) { qd_site = 107; qd_x = r2564; qd_y = r1097; goto qd_fault; }
-	r6610 = r7271;
-	r3432 = r6610 + 4ll;
-	r3433 = *(i32 *)r3432;
-	r3434 = (u32)r3433 + (u32)r3431;
-	r3435 = r3432;
-	*(i32 *)r3435 = r3434;
-	if ((u64)r2564 >= (u64)r1107) { qd_site = 108; qd_x = r2564; qd_y = r1107; goto qd_fault; }
-	r6612 = r7272;
-	r3440 = r6612 + 4ll;
-	r3441 = *(i32 *)r3440;
-	r3442 = (u32)r3441 + (u32)r3439;
-	r3443 = r3440;
-	*(i32 *)r3443 = r3442;
-	if ((u64)r2564 >= (u64)r1117) { qd_site = 109; qd_x = r2564; qd_y = r1117; goto qd_fault; }
-	r6614 = r7273;
-	r3448 = r6614 + 4ll;
-	r3449 = *(i32 *)r3448;
-	r3450 = (u32)r3449 + (u32)r3447;
-	r3451 = r3448;
-	*(i32 *)r3451 = r3450;
-	if ((u64)r2564 >= (u64)r1127) { qd_site = 110; qd_x = r2564; qd_y = r1127; goto qd_fault; }
-	r6616 = r7274;
-	r3456 = r6616 + 4ll;
-	r3457 = *(i32 *)r3456;
-	r3458 = (u32)r3457 + (u32)r3455;
-	r3459 = r3456;
-	*(i32 *)r3459 = r3458;
-	if ((u64)r2564 >= (u64)r1137) { qd_site = 111; qd_x = r2564; qd_y = r1137; goto qd_fault; }
-	r6618 = r7275;
-	r3464 = r6618 + 4ll;
-	r3465 = *(i32 *)r3464;
-	r3466 = (u32)r3465 + (u32)r3463;
-	r3467 = r3464;
-	*(i32 *)r3467 = r3466;
-	if ((u64)r2564 >= (u64)r1147) { qd_site = 112; qd_x = r2564; qd_y = r1147; goto qd_fault; }
-	r6620 = r7276;
-	r3472 = r6620 + 4ll;
-	r3473 = *(i32 *)r3472;
-	r3474 = (u32)r3473 + (u32)r3471;
-	r3475 = r3472;
-	*(i32 *)r3475 = r3474;
-	if ((u64)r2564 >= (u64)r1157) { qd_site = 113; qd_x = r2564; qd_y = r1157; goto qd_fault; }
-	r6622 = r7277;
-	r3480 = r6622 + 4ll;
-	r3481 = *(i32 *)r3480;
-	r3482 = (u32)r3481 + (u32)r3479;
-	r3483 = r3480;
-	*(i32 *)r3483 = r3482;
-	if ((u64)r2564 >= (u64)r1167) { qd_site = 114; qd_x = r2564; qd_y = r1167; goto qd_fault; }
-	r6624 = r7278;
-	r3488 = r6624 + 4ll;
-	r3489 = *(i32 *)r3488;
-	r3490 = (u32)r3489 + (u32)r3487;
-	r3491 = r3488;
-	*(i32 *)r3491 = r3490;
-	if ((u64)r2564 >= (u64)r1177) { qd_site = 115; qd_x = r2564; qd_y = r1177; goto qd_fault; }
-	r6626 = r7279;
-	r3496 = r6626 + 4ll;
-	r3497 = *(i32 *)r3496;
-	r3498 = (u32)r3497 + (u32)r3495;
-	r3499 = r3496;
-	*(i32 *)r3499 = r3498;
-	if ((u64)r2564 >= (u64)r1187) { qd_site = 116; qd_x = r2564; qd_y = r1187; goto qd_fault; }
-	r6628 = r7280;
-	r3504 = r6628 + 4ll;
-	r3505 = *(i32 *)r3504;
-	r3506 = (u32)r3505 + (u32)r3503;
-	r3507 = r3504;
-	*(i32 *)r3507 = r3506;
-	if ((u64)r2564 >= (u64)r1197) { qd_site = 117; qd_x = r2564; qd_y = r1197; goto qd_fault; }
-	r6630 = r7281;
-	r3512 = r6630 + 4ll;
-	r3513 = *(i32 *)r3512;
-	r3514 = (u32)r3513 + (u32)r3511;
-	r3515 = r3512;
-	*(i32 *)r3515 = r3514;
-	if ((u64)r2564 >= (u64)r1207) { qd_site = 118; qd_x = r2564; qd_y = r1207; goto qd_fault; }
-	r6632 = r7282;
-	r3520 = r6632 + 4ll;
-	r3521 = *(i32 *)r3520;
-	r3522 = (u32)r3521 + (u32)r3519;
-	r3523 = r3520;
-	*(i32 *)r3523 = r3522;
-	if ((u64)r2564 >= (u64)r1217) { qd_site = 119; qd_x = r2564; qd_y = r1217; goto qd_fault; }
-	r6634 = r7283;
-	r3528 = r6634 + 4ll;
-	r3529 = *(i32 *)r3528;
-	r3530 = (u32)r3529 + (u32)r3527;
-	r3531 = r3528;
-	*(i32 *)r3531 = r3530;
-	if ((u64)r2564 >= (u64)r1227) { qd_site = 120; qd_x = r2564; qd_y = r1227; goto qd_fault; }
-	r6636 = r7284;
-	r3536 = r6636 + 4ll;
-	r3537 = *(i32 *)r3536;
-	r3538 = (u32)r3537 + (u32)r3535;
-	r3539 = r3536;
-	*(i32 *)r3539 = r3538;
-	if ((u64)r2564 >= (u64)r1237) { qd_site = 121; qd_x = r2564; qd_y = r1237; goto qd_fault; }
-	r6638 = r7285;
-	r3544 = r6638 + 4ll;
-	r3545 = *(i32 *)r3544;
-	r3546 = (u32)r3545 + (u32)r3543;
-	r3547 = r3544;
-	*(i32 *)r3547 = r3546;
-	if ((u64)r2564 >= (u64)r1247) { qd_site = 122; qd_x = r2564; qd_y = r1247; goto qd_fault; }
-	r6640 = r7286;
-	r3552 = r6640 + 4ll;
-	r3553 = *(i32 *)r3552;
-	r3554 = (u32)r3553 + (u32)r3551;
-	r3555 = r3552;
-	*(i32 *)r3555 = r3554;
-	if ((u64)r2564 >= (u64)r1257) { qd_site = 123; qd_x = r2564; qd_y = r1257; goto qd_fault; }
-	r6642 = r7287;
-	r3560 = r6642 + 4ll;
-	r3561 = *(i32 *)r3560;
-	r3562 = (u32)r3561 + (u32)r3559;
-	r3563 = r3560;
-	*(i32 *)r3563 = r3562;
-	if ((u64)r2564 >= (u64)r1267) { qd_site = 124; qd_x = r2564; qd_y = r1267; goto qd_fault; }
-	r6644 = r7288;
-	r3568 = r6644 + 4ll;
-	r3569 = *(i32 *)r3568;
-	r3570 = (u32)r3569 + (u32)r3567;
-	r3571 = r3568;
-	*(i32 *)r3571 = r3570;
-	if ((u64)r2564 >= (u64)r1277) { qd_site = 125; qd_x = r2564; qd_y = r1277; goto qd_fault; }
-	r6646 = r7289;
-	r3576 = r6646 + 4ll;
-	r3577 = *(i32 *)r3576;
-	r3578 = (u32)r3577 + (u32)r3575;
-	r3579 = r3576;
-	*(i32 *)r3579 = r3578;
-	if ((u64)r2564 >= (u64)r1287) { qd_site = 126; qd_x = r2564; qd_y = r1287; goto qd_fault; }
-	r6648 = r7290;
-	r3584 = r6648 + 4ll;
-	r3585 = *(i32 *)r3584;
-	r3586 = (u32)r3585 + (u32)r3583;
-	r3587 = r3584;
-	*(i32 *)r3587 = r3586;
-	if ((u64)r2564 >= (u64)r1297) { qd_site = 127; qd_x = r2564; qd_y = r1297; goto qd_fault; }
-	r6650 = r7291;
-	r3592 = r6650 + 4ll;
-	r3593 = *(i32 *)r3592;
-	r3594 = (u32)r3593 + (u32)r3591;
-	r3595 = r3592;
-	*(i32 *)r3595 = r3594;
-	if ((u64)r2564 >= (u64)r1307) { qd_site = 128; qd_x = r2564; qd_y = r1307; goto qd_fault; }
-	r6652 = r7292;
-	r3600 = r6652 + 4ll;
-	r3601 = *(i32 *)r3600;
-	r3602 = (u32)r3601 + (u32)r3599;
-	r3603 = r3600;
-	*(i32 *)r3603 = r3602;
-	if ((u64)r2564 >= (u64)r1317) { qd_site = 129; qd_x = r2564; qd_y = r1317; goto qd_fault; }
-	r6654 = r7293;
-	r3608 = r6654 + 4ll;
-	r3609 = *(i32 *)r3608;
-	r3610 = (u32)r3609 + (u32)r3607;
-	r3611 = r3608;
-	*(i32 *)r3611 = r3610;
-	if ((u64)r2564 >= (u64)r1327) { qd_site = 130; qd_x = r2564; qd_y = r1327; goto qd_fault; }
-	r6656 = r7294;
-	r3616 = r6656 + 4ll;
-	r3617 = *(i32 *)r3616;
-	r3618 = (u32)r3617 + (u32)r3615;
-	r3619 = r3616;
-	*(i32 *)r3619 = r3618;
-	if ((u64)r2564 >= (u64)r1337) { qd_site = 131; qd_x = r2564; qd_y = r1337; goto qd_fault; }
-	r6658 = r7295;
-	r3624 = r6658 + 4ll;
-	r3625 = *(i32 *)r3624;
-	r3626 = (u32)r3625 + (u32)r3623;
-	r3627 = r3624;
-	*(i32 *)r3627 = r3626;
-	if ((u64)r2564 >= (u64)r1347) { qd_site = 132; qd_x = r2564; qd_y = r1347; goto qd_fault; }
-	r6660 = r7296;
-	r3632 = r6660 + 4ll;
-	r3633 = *(i32 *)r3632;
-	r3634 = (u32)r3633 + (u32)r3631;
-	r3635 = r3632;
-	*(i32 *)r3635 = r3634;
-	if ((u64)r2564 >= (u64)r1357) { qd_site = 133; qd_x = r2564; qd_y = r1357; goto qd_fault; }
-	r6662 = r7297;
-	r3640 = r6662 + 4ll;
-	r3641 = *(i32 *)r3640;
-	r3642 = (u32)r3641 + (u32)r3639;
-	r3643 = r3640;
-	*(i32 *)r3643 = r3642;
-	if ((u64)r2564 >= (u64)r1367) { qd_site = 134; qd_x = r2564; qd_y = r1367; goto qd_fault; }
-	r6664 = r7298;
-	r3648 = r6664 + 4ll;
-	r3649 = *(i32 *)r3648;
-	r3650 = (u32)r3649 + (u32)r3647;
-	r3651 = r3648;
-	*(i32 *)r3651 = r3650;
-	if ((u64)r2564 >= (u64)r1377) { qd_site = 135; qd_x = r2564; qd_y = r1377; goto qd_fault; }
-	r6666 = r7299;
-	r3656 = r6666 + 4ll;
-	r3657 = *(i32 *)r3656;
-	r3658 = (u32)r3657 + (u32)r3655;
-	r3659 = r3656;
-	*(i32 *)r3659 = r3658;
-	if ((u64)r2564 >= (u64)r1387) { qd_site = 136; qd_x = r2564; qd_y = r1387; goto qd_fault; }
-	r6668 = r7300;
-	r3664 = r6668 + 4ll;
-	r3665 = *(i32 *)r3664;
-	r3666 = (u32)r3665 + (u32)r3663;
-	r3667 = r3664;
-	*(i32 *)r3667 = r3666;
-	if ((u64)r2564 >= (u64)r1397) { qd_site = 137; qd_x = r2564; qd_y = r1397; goto qd_fault; }
-	r6670 = r7301;
-	r3672 = r6670 + 4ll;
-	r3673 = *(i32 *)r3672;
-	r3674 = (u32)r3673 + (u32)r3671;
-	r3675 = r3672;
-	*(i32 *)r3675 = r3674;
-	if ((u64)r2564 >= (u64)r1407) { qd_site = 138; qd_x = r2564; qd_y = r1407; goto qd_fault; }
-	r6672 = r7302;
-	r3680 = r6672 + 4ll;
-	r3681 = *(i32 *)r3680;
-	r3682 = (u32)r3681 + (u32)r3679;
-	r3683 = r3680;
-	*(i32 *)r3683 = r3682;
-	if ((u64)r2564 >= (u64)r1417) { qd_site = 139; qd_x = r2564; qd_y = r1417; goto qd_fault; }
-	r6674 = r7303;
-	r3688 = r6674 + 4ll;
-	r3689 = *(i32 *)r3688;
-	r3690 = (u32)r3689 + (u32)r3687;
-	r3691 = r3688;
-	*(i32 *)r3691 = r3690;
-	if ((u64)r2564 >= (u64)r1427) { qd_site = 140; qd_x = r2564; qd_y = r1427; goto qd_fault; }
-	r6676 = r7304;
-	r3696 = r6676 + 4ll;
-	r3697 = *(i32 *)r3696;
-	r3698 = (u32)r3697 + (u32)r3695;
-	r3699 = r3696;
-	*(i32 *)r3699 = r3698;
-	if ((u64)r2564 >= (u64)r1437) { qd_site = 141; qd_x = r2564; qd_y = r1437; goto qd_fault; }
-	r6678 = r7305;
-	r3704 = r6678 + 4ll;
-	r3705 = *(i32 *)r3704;
-	r3706 = (u32)r3705 + (u32)r3703;
-	r3707 = r3704;
-	*(i32 *)r3707 = r3706;
-	if ((u64)r2564 >= (u64)r1447) { qd_site = 142; qd_x = r2564; qd_y = r1447; goto qd_fault; }
-	r6680 = r7306;
-	r3712 = r6680 + 4ll;
-	r3713 = *(i32 *)r3712;
-	r3714 = (u32)r3713 + (u32)r3711;
-	r3715 = r3712;
-	*(i32 *)r3715 = r3714;
-	if ((u64)r2564 >= (u64)r1457) { qd_site = 143; qd_x = r2564; qd_y = r1457; goto qd_fault; }
-	r6682 = r7307;
-	r3720 = r6682 + 4ll;
-	r3721 = *(i32 *)r3720;
-	r3722 = (u32)r3721 + (u32)r3719;
-	r3723 = r3720;
-	*(i32 *)r3723 = r3722;
-	if ((u64)r2564 >= (u64)r1467) { qd_site = 144; qd_x = r2564; qd_y = r1467; goto qd_fault; }
-	r6684 = r7308;
-	r3728 = r6684 + 4ll;
-	r3729 = *(i32 *)r3728;
-	r3730 = (u32)r3729 + (u32)r3727;
-	r3731 = r3728;
-	*(i32 *)r3731 = r3730;
-	if ((u64)r2564 >= (u64)r1477) { qd_site = 145; qd_x = r2564; qd_y = r1477; goto qd_fault; }
-	r6686 = r7309;
-	r3736 = r6686 + 4ll;
-	r3737 = *(i32 *)r3736;
-	r3738 = (u32)r3737 + (u32)r3735;
-	r3739 = r3736;
-	*(i32 *)r3739 = r3738;
-	if ((u64)r2564 >= (u64)r1487) { qd_site = 146; qd_x = r2564; qd_y = r1487; goto qd_fault; }
-	r6688 = r7310;
-	r3744 = r6688 + 4ll;
-	r3745 = *(i32 *)r3744;
-	r3746 = (u32)r3745 + (u32)r3743;
-	r3747 = r3744;
-	*(i32 *)r3747 = r3746;
-	if ((u64)r2564 >= (u64)r1497) { qd_site = 147; qd_x = r2564; qd_y = r1497; goto qd_fault; }
-	r6690 = r7311;
-	r3752 = r6690 + 4ll;
-	r3753 = *(i32 *)r3752;
-	r3754 = (u32)r3753 + (u32)r3751;
-	r3755 = r3752;
-	*(i32 *)r3755 = r3754;
-	if ((u64)r2564 >= (u64)r1507) { qd_site = 148; qd_x = r2564; qd_y = r1507; goto qd_fault; }
-	r6692 = r7312;
-	r3760 = r6692 + 4ll;
-	r3761 = *(i32 *)r3760;
-	r3762 = (u32)r3761 + (u32)r3759;
-	r3763 = r3760;
-	*(i32 *)r3763 = r3762;
-	if ((u64)r2564 >= (u64)r1517) { qd_site = 149; qd_x = r2564; qd_y = r1517; goto qd_fault; }
-	r6694 = r7313;
-	r3768 = r6694 + 4ll;
-	r3769 = *(i32 *)r3768;
-	r3770 = (u32)r3769 + (u32)r3767;
-	r3771 = r3768;
-	*(i32 *)r3771 = r3770;
-	if ((u64)r2564 >= (u64)r1527) { qd_site = 150; qd_x = r2564; qd_y = r1527; goto qd_fault; }
-	r6696 = r7314;
-	r3776 = r6696 + 4ll;
-	r3777 = *(i32 *)r3776;
-	r3778 = (u32)r3777 + (u32)r3775;
-	r3779 = r3776;
-	*(i32 *)r3779 = r3778;
-	if ((u64)r2564 >= (u64)r1537) { qd_site = 151; qd_x = r2564; qd_y = r1537; goto qd_fault; }
-	r6698 = r7315;
-	r3784 = r6698 + 4ll;
-	r3785 = *(i32 *)r3784;
-	r3786 = (u32)r3785 + (u32)r3783;
-	r3787 = r3784;
-	*(i32 *)r3787 = r3786;
-	if ((u64)r2564 >= (u64)r1547) { qd_site = 152; qd_x = r2564; qd_y = r1547; goto qd_fault; }
-	r6700 = r7316;
-	r3792 = r6700 + 4ll;
-	r3793 = *(i32 *)r3792;
-	r3794 = (u32)r3793 + (u32)r3791;
-	r3795 = r3792;
-	*(i32 *)r3795 = r3794;
-	if ((u64)r2564 >= (u64)r1557) { qd_site = 153; qd_x = r2564; qd_y = r1557; goto qd_fault; }
-	r6702 = r7317;
-	r3800 = r6702 + 4ll;
-	r3801 = *(i32 *)r3800;
-	r3802 = (u32)r3801 + (u32)r3799;
-	r3803 = r3800;
-	*(i32 *)r3803 = r3802;
-	if ((u64)r2564 >= (u64)r1567) { qd_site = 154; qd_x = r2564; qd_y = r1567; goto qd_fault; }
-	r6704 = r7318;
-	r3808 = r6704 + 4ll;
-	r3809 = *(i32 *)r3808;
-	r3810 = (u32)r3809 + (u32)r3807;
-	r3811 = r3808;
-	*(i32 *)r3811 = r3810;
-	if ((u64)r2564 >= (u64)r1577) { qd_site = 155; qd_x = r2564; qd_y = r1577; goto qd_fault; }
-	r6706 = r7319;
-	r3816 = r6706 + 4ll;
-	r3817 = *(i32 *)r3816;
-	r3818 = (u32)r3817 + (u32)r3815;
-	r3819 = r3816;
-	*(i32 *)r3819 = r3818;
-	if ((u64)r2564 >= (u64)r1587) { qd_site = 156; qd_x = r2564; qd_y = r1587; goto qd_fault; }
-	r6708 = r7320;
-	r3824 = r6708 + 4ll;
-	r3825 = *(i32 *)r3824;
-	r3826 = (u32)r3825 + (u32)r3823;
-	r3827 = r3824;
-	*(i32 *)r3827 = r3826;
-	if ((u64)r2564 >= (u64)r1597) { qd_site = 157; qd_x = r2564; qd_y = r1597; goto qd_fault; }
-	r6710 = r7321;
-	r3832 = r6710 + 4ll;
-	r3833 = *(i32 *)r3832;
-	r3834 = (u32)r3833 + (u32)r3831;
-	r3835 = r3832;
-	*(i32 *)r3835 = r3834;
-	if ((u64)r2564 >= (u64)r1607) { qd_site = 158; qd_x = r2564; qd_y = r1607; goto qd_fault; }
-	r6712 = r7322;
-	r3840 = r6712 + 4ll;
-	r3841 = *(i32 *)r3840;
-	r3842 = (u32)r3841 + (u32)r3839;
-	r3843 = r3840;
-	*(i32 *)r3843 = r3842;
-	if ((u64)r2564 >= (u64)r1617) { qd_site = 159; qd_x = r2564; qd_y = r1617; goto qd_fault; }
-	r6714 = r7323;
-	r3848 = r6714 + 4ll;
-	r3849 = *(i32 *)r3848;
-	r3850 = (u32)r3849 + (u32)r3847;
-	r3851 = r3848;
-	*(i32 *)r3851 = r3850;
-	if ((u64)r2564 >= (u64)r1627) { qd_site = 160; qd_x = r2564; qd_y = r1627; goto qd_fault; }
-	r6716 = r7324;
-	r3856 = r6716 + 4ll;
-	r3857 = *(i32 *)r3856;
-	r3858 = (u32)r3857 + (u32)r3855;
-	r3859 = r3856;
-	*(i32 *)r3859 = r3858;
-	if ((u64)r2564 >= (u64)r1637) { qd_site = 161; qd_x = r2564; qd_y = r1637; goto qd_fault; }
-	r6718 = r7325;
-	r3864 = r6718 + 4ll;
-	r3865 = *(i32 *)r3864;
-	r3866 = (u32)r3865 + (u32)r3863;
-	r3867 = r3864;
-	*(i32 *)r3867 = r3866;
-	if ((u64)r2564 >= (u64)r1647) { qd_site = 162; qd_x = r2564; qd_y = r1647; goto qd_fault; }
-	r6720 = r7326;
-	r3872 = r6720 + 4ll;
-	r3873 = *(i32 *)r3872;
-	r3874 = (u32)r3873 + (u32)r3871;
-	r3875 = r3872;
-	*(i32 *)r3875 = r3874;
-	if ((u64)r2564 >= (u64)r1657) { qd_site = 163; qd_x = r2564; qd_y = r1657; goto qd_fault; }
-	r6722 = r7327;
-	r3880 = r6722 + 4ll;
-	r3881 = *(i32 *)r3880;
-	r3882 = (u32)r3881 + (u32)r3879;
-	r3883 = r3880;
-	*(i32 *)r3883 = r3882;
-	if ((u64)r2564 >= (u64)r1667) { qd_site = 164; qd_x = r2564; qd_y = r1667; goto qd_fault; }
-	r6724 = r7328;
-	r3888 = r6724 + 4ll;
-	r3889 = *(i32 *)r3888;
-	r3890 = (u32)r3889 + (u32)r3887;
-	r3891 = r3888;
-	*(i32 *)r3891 = r3890;
-	if ((u64)r2564 >= (u64)r1677) { qd_site = 165; qd_x = r2564; qd_y = r1677; goto qd_fault; }
-	r6726 = r7329;
-	r3896 = r6726 + 4ll;
-	r3897 = *(i32 *)r3896;
-	r3898 = (u32)r3897 + (u32)r3895;
-	r3899 = r3896;
-	*(i32 *)r3899 = r3898;
-	if ((u64)r2564 >= (u64)r1687) { qd_site = 166; qd_x = r2564; qd_y = r1687; goto qd_fault; }
-	r6728 = r7330;
-	r3904 = r6728 + 4ll;
-	r3905 = *(i32 *)r3904;
-	r3906 = (u32)r3905 + (u32)r3903;
-	r3907 = r3904;
-	*(i32 *)r3907 = r3906;
-	if ((u64)r2564 >= (u64)r1697) { qd_site = 167; qd_x = r2564; qd_y = r1697; goto qd_fault; }
-	r6730 = r7331;
-	r3912 = r6730 + 4ll;
-	r3913 = *(i32 *)r3912;
-	r3914 = (u32)r3913 + (u32)r3911;
-	r3915 = r3912;
-	*(i32 *)r3915 = r3914;
-	if ((u64)r2564 >= (u64)r1707) { qd_site = 168; qd_x = r2564; qd_y = r1707; goto qd_fault; }
-	r6732 = r7332;
-	r3920 = r6732 + 4ll;
-	r3921 = *(i32 *)r3920;
-	r3922 = (u32)r3921 + (u32)r3919;
-	r3923 = r3920;
-	*(i32 *)r3923 = r3922;
-	if ((u64)r2564 >= (u64)r1717) { qd_site = 169; qd_x = r2564; qd_y = r1717; goto qd_fault; }
-	r6734 = r7333;
-	r3928 = r6734 + 4ll;
-	r3929 = *(i32 *)r3928;
-	r3930 = (u32)r3929 + (u32)r3927;
-	r3931 = r3928;
-	*(i32 *)r3931 = r3930;
-	if ((u64)r2564 >= (u64)r1727) { qd_site = 170; qd_x = r2564; qd_y = r1727; goto qd_fault; }
-	r6736 = r7334;
-	r3936 = r6736 + 4ll;
-	r3937 = *(i32 *)r3936;
-	r3938 = (u32)r3937 + (u32)r3935;
-	r3939 = r3936;
-	*(i32 *)r3939 = r3938;
-	if ((u64)r2564 >= (u64)r1737) { qd_site = 171; qd_x = r2564; qd_y = r1737; goto qd_fault; }
-	r6738 = r7335;
-	r3944 = r6738 + 4ll;
-	r3945 = *(i32 *)r3944;
-	r3946 = (u32)r3945 + (u32)r3943;
-	r3947 = r3944;
-	*(i32 *)r3947 = r3946;
-	if ((u64)r2564 >= (u64)r1747) { qd_site = 172; qd_x = r2564; qd_y = r1747; goto qd_fault; }
-	r6740 = r7336;
-	r3952 = r6740 + 4ll;
-	r3953 = *(i32 *)r3952;
-	r3954 = (u32)r3953 + (u32)r3951;
-	r3955 = r3952;
-	*(i32 *)r3955 = r3954;
-	if ((u64)r2564 >= (u64)r1757) { qd_site = 173; qd_x = r2564; qd_y = r1757; goto qd_fault; }
-	r6742 = r7337;
-	r3960 = r6742 + 4ll;
-	r3961 = *(i32 *)r3960;
-	r3962 = (u32)r3961 + (u32)r3959;
-	r3963 = r3960;
-	*(i32 *)r3963 = r3962;
-	if ((u64)r2564 >= (u64)r1767) { qd_site = 174; qd_x = r2564; qd_y = r1767; goto qd_fault; }
-	r6744 = r7338;
-	r3968 = r6744 + 4ll;
-	r3969 = *(i32 *)r3968;
-	r3970 = (u32)r3969 + (u32)r3967;
-	r3971 = r3968;
-	*(i32 *)r3971 = r3970;
-	if ((u64)r2564 >= (u64)r1777) { qd_site = 175; qd_x = r2564; qd_y = r1777; goto qd_fault; }
-	r6746 = r7339;
-	r3976 = r6746 + 4ll;
-	r3977 = *(i32 *)r3976;
-	r3978 = (u32)r3977 + (u32)r3975;
-	r3979 = r3976;
-	*(i32 *)r3979 = r3978;
-	if ((u64)r2564 >= (u64)r1787) { qd_site = 176; qd_x = r2564; qd_y = r1787; goto qd_fault; }
-	r6748 = r7340;
-	r3984 = r6748 + 4ll;
-	r3985 = *(i32 *)r3984;
-	r3986 = (u32)r3985 + (u32)r3983;
-	r3987 = r3984;
-	*(i32 *)r3987 = r3986;
-	if ((u64)r2564 >= (u64)r1797) { qd_site = 177; qd_x = r2564; qd_y = r1797; goto qd_fault; }
-	r6750 = r7341;
-	r3992 = r6750 + 4ll;
-	r3993 = *(i32 *)r3992;
-	r3994 = (u32)r3993 + (u32)r3991;
-	r3995 = r3992;
-	*(i32 *)r3995 = r3994;
-	if ((u64)r2564 >= (u64)r1807) { qd_site = 178; qd_x = r2564; qd_y = r1807; goto qd_fault; }
-	r6752 = r7342;
-	r4000 = r6752 + 4ll;
-	r4001 = *(i32 *)r4000;
-	r4002 = (u32)r4001 + (u32)r3999;
-	r4003 = r4000;
-	*(i32 *)r4003 = r4002;
-	if ((u64)r2564 >= (u64)r1817) { qd_site = 179; qd_x = r2564; qd_y = r1817; goto qd_fault; }
-	r6754 = r7343;
-	r4008 = r6754 + 4ll;
-	r4009 = *(i32 *)r4008;
-	r4010 = (u32)r4009 + (u32)r4007;
-	r4011 = r4008;
-	*(i32 *)r4011 = r4010;
-	if ((u64)r2564 >= (u64)r1827) { qd_site = 180; qd_x = r2564; qd_y = r1827; goto qd_fault; }
-	r6756 = r7344;
-	r4016 = r6756 + 4ll;
-	r4017 = *(i32 *)r4016;
-	r4018 = (u32)r4017 + (u32)r4015;
-	r4019 = r4016;
-	*(i32 *)r4019 = r4018;
-	if ((u64)r2564 >= (u64)r1837) { qd_site = 181; qd_x = r2564; qd_y = r1837; goto qd_fault; }
-	r6758 = r7345;
-	r4024 = r6758 + 4ll;
-	r4025 = *(i32 *)r4024;
-	r4026 = (u32)r4025 + (u32)r4023;
-	r4027 = r4024;
-	*(i32 *)r4027 = r4026;
-	if ((u64)r2564 >= (u64)r1847) { qd_site = 182; qd_x = r2564; qd_y = r1847; goto qd_fault; }
-	r6760 = r7346;
-	r4032 = r6760 + 4ll;
-	r4033 = *(i32 *)r4032;
-	r4034 = (u32)r4033 + (u32)r4031;
-	r4035 = r4032;
-	*(i32 *)r4035 = r4034;
-	if ((u64)r2564 >= (u64)r1857) { qd_site = 183; qd_x = r2564; qd_y = r1857; goto qd_fault; }
-	r6762 = r7347;
-	r4040 = r6762 + 4ll;
-	r4041 = *(i32 *)r4040;
-	r4042 = (u32)r4041 + (u32)r4039;
-	r4043 = r4040;
-	*(i32 *)r4043 = r4042;
-	if ((u64)r2564 >= (u64)r1867) { qd_site = 184; qd_x = r2564; qd_y = r1867; goto qd_fault; }
-	r6764 = r7348;
-	r4048 = r6764 + 4ll;
-	r4049 = *(i32 *)r4048;
-	r4050 = (u32)r4049 + (u32)r4047;
-	r4051 = r4048;
-	*(i32 *)r4051 = r4050;
-	if ((u64)r2564 >= (u64)r1877) { qd_site = 185; qd_x = r2564; qd_y = r1877; goto qd_fault; }
-	r6766 = r7349;
-	r4056 = r6766 + 4ll;
-	r4057 = *(i32 *)r4056;
-	r4058 = (u32)r4057 + (u32)r4055;
-	r4059 = r4056;
-	*(i32 *)r4059 = r4058;
-	if ((u64)r2564 >= (u64)r1887) { qd_site = 186; qd_x = r2564; qd_y = r1887; goto qd_fault; }
-	r6768 = r7350;
-	r4064 = r6768 + 4ll;
-	r4065 = *(i32 *)r4064;
-	r4066 = (u32)r4065 + (u32)r4063;
-	r4067 = r4064;
-	*(i32 *)r4067 = r4066;
-	if ((u64)r2564 >= (u64)r1897) { qd_site = 187; qd_x = r2564; qd_y = r1897; goto qd_fault; }
-	r6770 = r7351;
-	r4072 = r6770 + 4ll;
-	r4073 = *(i32 *)r4072;
-	r4074 = (u32)r4073 + (u32)r4071;
-	r4075 = r4072;
-	*(i32 *)r4075 = r4074;
-	if ((u64)r2564 >= (u64)r1907) { qd_site = 188; qd_x = r2564; qd_y = r1907; goto qd_fault; }
-	r6772 = r7352;
-	r4080 = r6772 + 4ll;
-	r4081 = *(i32 *)r4080;
-	r4082 = (u32)r4081 + (u32)r4079;
-	r4083 = r4080;
-	*(i32 *)r4083 = r4082;
-	if ((u64)r2564 >= (u64)r1917) { qd_site = 189; qd_x = r2564; qd_y = r1917; goto qd_fault; }
-	r6774 = r7353;
-	r4088 = r6774 + 4ll;
-	r4089 = *(i32 *)r4088;
-	r4090 = (u32)r4089 + (u32)r4087;
-	r4091 = r4088;
-	*(i32 *)r4091 = r4090;
-	if ((u64)r2564 >= (u64)r1927) { qd_site = 190; qd_x = r2564; qd_y = r1927; goto qd_fault; }
-	r6776 = r7354;
-	r4096 = r6776 + 4ll;
-	r4097 = *(i32 *)r4096;
-	r4098 = (u32)r4097 + (u32)r4095;
-	r4099 = r4096;
-	*(i32 *)r4099 = r4098;
-	if ((u64)r2564 >= (u64)r1937) { qd_site = 191; qd_x = r2564; qd_y = r1937; goto qd_fault; }
-	r6778 = r7355;
-	r4104 = r6778 + 4ll;
-	r4105 = *(i32 *)r4104;
-	r4106 = (u32)r4105 + (u32)r4103;
-	r4107 = r4104;
-	*(i32 *)r4107 = r4106;
-	if ((u64)r2564 >= (u64)r1947) { qd_site = 192; qd_x = r2564; qd_y = r1947; goto qd_fault; }
-	r6780 = r7356;
-	r4112 = r6780 + 4ll;
-	r4113 = *(i32 *)r4112;
-	r4114 = (u32)r4113 + (u32)r4111;
-	r4115 = r4112;
-	*(i32 *)r4115 = r4114;
-	if ((u64)r2564 >= (u64)r1957) { qd_site = 193; qd_x = r2564; qd_y = r1957; goto qd_fault; }
-	r6782 = r7357;
-	r4120 = r6782 + 4ll;
-	r4121 = *(i32 *)r4120;
-	r4122 = (u32)r4121 + (u32)r4119;
-	r4123 = r4120;
-	*(i32 *)r4123 = r4122;
-	if ((u64)r2564 >= (u64)r1967) { qd_site = 194; qd_x = r2564; qd_y = r1967; goto qd_fault; }
-	r6784 = r7358;
-	r4128 = r6784 + 4ll;
-	r4129 = *(i32 *)r4128;
-	r4130 = (u32)r4129 + (u32)r4127;
-	r4131 = r4128;
-	*(i32 *)r4131 = r4130;
-	if ((u64)r2564 >= (u64)r1977) { qd_site = 195; qd_x = r2564; qd_y = r1977; goto qd_fault; }
-	r6786 = r7359;
-	r4136 = r6786 + 4ll;
-	r4137 = *(i32 *)r4136;
-	r4138 = (u32)r4137 + (u32)r4135;
-	r4139 = r4136;
-	*(i32 *)r4139 = r4138;
-	if ((u64)r2564 >= (u64)r1987) { qd_site = 196; qd_x = r2564; qd_y = r1987; goto qd_fault; }
-	r6788 = r7360;
-	r4144 = r6788 + 4ll;
-	r4145 = *(i32 *)r4144;
-	r4146 = (u32)r4145 + (u32)r4143;
-	r4147 = r4144;
-	*(i32 *)r4147 = r4146;
-	if ((u64)r2564 >= (u64)r1997) { qd_site = 197; qd_x = r2564; qd_y = r1997; goto qd_fault; }
-	r6790 = r7361;
-	r4152 = r6790 + 4ll;
-	r4153 = *(i32 *)r4152;
-	r4154 = (u32)r4153 + (u32)r4151;
-	r4155 = r4152;
-	*(i32 *)r4155 = r4154;
-	if ((u64)r2564 >= (u64)r2007) { qd_site = 198; qd_x = r2564; qd_y = r2007; goto qd_fault; }
-	r6792 = r7362;
-	r4160 = r6792 + 4ll;
-	r4161 = *(i32 *)r4160;
-	r4162 = (u32)r4161 + (u32)r4159;
-	r4163 = r4160;
-	*(i32 *)r4163 = r4162;
-	if ((u64)r2564 >= (u64)r2017) { qd_site = 199; qd_x = r2564; qd_y = r2017; goto qd_fault; }
-	r6794 = r7363;
-	r4168 = r6794 + 4ll;
-	r4169 = *(i32 *)r4168;
-	r4170 = (u32)r4169 + (u32)r4167;
-	r4171 = r4168;
-	*(i32 *)r4171 = r4170;
-	if ((u64)r2564 >= (u64)r2027) { qd_site = 200; qd_x = r2564; qd_y = r2027; goto qd_fault; }
-	r6796 = r7364;
-	r4176 = r6796 + 4ll;
-	r4177 = *(i32 *)r4176;
-	r4178 = (u32)r4177 + (u32)r4175;
-	r4179 = r4176;
-	*(i32 *)r4179 = r4178;
-	if ((u64)r2564 >= (u64)r2037) { qd_site = 201; qd_x = r2564; qd_y = r2037; goto qd_fault; }
-	r6798 = r7365;
-	r4184 = r6798 + 4ll;
-	r4185 = *(i32 *)r4184;
-	r4186 = (u32)r4185 + (u32)r4183;
-	r4187 = r4184;
-	*(i32 *)r4187 = r4186;
-	if ((u64)r2564 >= (u64)r2047) { qd_site = 202; qd_x = r2564; qd_y = r2047; goto qd_fault; }
-	r6800 = r7366;
-	r4192 = r6800 + 4ll;
-	r4193 = *(i32 *)r4192;
-	r4194 = (u32)r4193 + (u32)r4191;
-	r4195 = r4192;
-	*(i32 *)r4195 = r4194;
-	if ((u64)r2564 >= (u64)r2057) { qd_site = 203; qd_x = r2564; qd_y = r2057; goto qd_fault; }
-	r6802 = r7367;
-	r4200 = r6802 + 4ll;
-	r4201 = *(i32 *)r4200;
-	r4202 = (u32)r4201 + (u32)r4199;
-	r4203 = r4200;
-	*(i32 *)r4203 = r4202;
-	if ((u64)r2564 >= (u64)r2067) { qd_site = 204; qd_x = r2564; qd_y = r2067; goto qd_fault; }
-	r6804 = r7368;
-	r4208 = r6804 + 4ll;
-	r4209 = *(i32 *)r4208;
-	r4210 = (u32)r4209 + (u32)r4207;
-	r4211 = r4208;
-	*(i32 *)r4211 = r4210;
-	if ((u64)r2564 >= (u64)r2077) { qd_site = 205; qd_x = r2564; qd_y = r2077; goto qd_fault; }
-	r6806 = r7369;
-	r4216 = r6806 + 4ll;
-	r4217 = *(i32 *)r4216;
-	r4218 = (u32)r4217 + (u32)r4215;
-	r4219 = r4216;
-	*(i32 *)r4219 = r4218;
-	if ((u64)r2564 >= (u64)r2087) { qd_site = 206; qd_x = r2564; qd_y = r2087; goto qd_fault; }
-	r6808 = r7370;
-	r4224 = r6808 + 4ll;
-	r4225 = *(i32 *)r4224;
-	r4226 = (u32)r4225 + (u32)r4223;
-	r4227 = r4224;
-	*(i32 *)r4227 = r4226;
-	if ((u64)r2564 >= (u64)r2097) { qd_site = 207; qd_x = r2564; qd_y = r2097; goto qd_fault; }
-	r6810 = r7371;
-	r4232 = r6810 + 4ll;
-	r4233 = *(i32 *)r4232;
-	r4234 = (u32)r4233 + (u32)r4231;
-	r4235 = r4232;
-	*(i32 *)r4235 = r4234;
-	if ((u64)r2564 >= (u64)r2107) { qd_site = 208; qd_x = r2564; qd_y = r2107; goto qd_fault; }
-	r6812 = r7372;
-	r4240 = r6812 + 4ll;
-	r4241 = *(i32 *)r4240;
-	r4242 = (u32)r4241 + (u32)r4239;
-	r4243 = r4240;
-	*(i32 *)r4243 = r4242;
-	if ((u64)r2564 >= (u64)r2117) { qd_site = 209; qd_x = r2564; qd_y = r2117; goto qd_fault; }
-	r6814 = r7373;
-	r4248 = r6814 + 4ll;
-	r4249 = *(i32 *)r4248;
-	r4250 = (u32)r4249 + (u32)r4247;
-	r4251 = r4248;
-	*(i32 *)r4251 = r4250;
-	if ((u64)r2564 >= (u64)r2127) { qd_site = 210; qd_x = r2564; qd_y = r2127; goto qd_fault; }
-	r6816 = r7374;
-	r4256 = r6816 + 4ll;
-	r4257 = *(i32 *)r4256;
-	r4258 = (u32)r4257 + (u32)r4255;
-	r4259 = r4256;
-	*(i32 *)r4259 = r4258;
-	if ((u64)r2564 >= (u64)r2137) { qd_site = 211; qd_x = r2564; qd_y = r2137; goto qd_fault; }
-	r6818 = r7375;
-	r4264 = r6818 + 4ll;
-	r4265 = *(i32 *)r4264;
-	r4266 = (u32)r4265 + (u32)r4263;
-	r4267 = r4264;
-	*(i32 *)r4267 = r4266;
-	if ((u64)r2564 >= (u64)r2147) { qd_site = 212; qd_x = r2564; qd_y = r2147; goto qd_fault; }
-	r6820 = r7376;
-	r4272 = r6820 + 4ll;
-	r4273 = *(i32 *)r4272;
-	r4274 = (u32)r4273 + (u32)r4271;
-	r4275 = r4272;
-	*(i32 *)r4275 = r4274;
-	if ((u64)r2564 >= (u64)r2157) { qd_site = 213; qd_x = r2564; qd_y = r2157; goto qd_fault; }
-	r6822 = r7377;
-	r4280 = r6822 + 4ll;
-	r4281 = *(i32 *)r4280;
-	r4282 = (u32)r4281 + (u32)r4279;
-	r4283 = r4280;
-	*(i32 *)r4283 = r4282;
-	if ((u64)r2564 >= (u64)r2167) { qd_site = 214; qd_x = r2564; qd_y = r2167; goto qd_fault; }
-	r6824 = r7378;
-	r4288 = r6824 + 4ll;
-	r4289 = *(i32 *)r4288;
-	r4290 = (u32)r4289 + (u32)r4287;
-	r4291 = r4288;
-	*(i32 *)r4291 = r4290;
-	if ((u64)r2564 >= (u64)r2177) { qd_site = 215; qd_x = r2564; qd_y = r2177; goto qd_fault; }
-	r6826 = r7379;
-	r4296 = r6826 + 4ll;
-	r4297 = *(i32 *)r4296;
-	r4298 = (u32)r4297 + (u32)r4295;
-	r4299 = r4296;
-	*(i32 *)r4299 = r4298;
-	if ((u64)r2564 >= (u64)r2187) { qd_site = 216; qd_x = r2564; qd_y = r2187; goto qd_fault; }
-	r6828 = r7380;
-	r4304 = r6828 + 4ll;
-	r4305 = *(i32 *)r4304;
-	r4306 = (u32)r4305 + (u32)r4303;
-	r4307 = r4304;
-	*(i32 *)r4307 = r4306;
-	if ((u64)r2564 >= (u64)r2197) { qd_site = 217; qd_x = r2564; qd_y = r2197; goto qd_fault; }
-	r6830 = r7381;
-	r4312 = r6830 + 4ll;
-	r4313 = *(i32 *)r4312;
-	r4314 = (u32)r4313 + (u32)r4311;
-	r4315 = r4312;
-	*(i32 *)r4315 = r4314;
-	if ((u64)r2564 >= (u64)r2207) { qd_site = 218; qd_x = r2564; qd_y = r2207; goto qd_fault; }
-	r6832 = r7382;
-	r4320 = r6832 + 4ll;
-	r4321 = *(i32 *)r4320;
-	r4322 = (u32)r4321 + (u32)r4319;
-	r4323 = r4320;
-	*(i32 *)r4323 = r4322;
-	if ((u64)r2564 >= (u64)r2217) { qd_site = 219; qd_x = r2564; qd_y = r2217; goto qd_fault; }
-	r6834 = r7383;
-	r4328 = r6834 + 4ll;
-	r4329 = *(i32 *)r4328;
-	r4330 = (u32)r4329 + (u32)r4327;
-	r4331 = r4328;
-	*(i32 *)r4331 = r4330;
-	if ((u64)r2564 >= (u64)r2227) { qd_site = 220; qd_x = r2564; qd_y = r2227; goto qd_fault; }
-	r6836 = r7384;
-	r4336 = r6836 + 4ll;
-	r4337 = *(i32 *)r4336;
-	r4338 = (u32)r4337 + (u32)r4335;
-	r4339 = r4336;
-	*(i32 *)r4339 = r4338;
-	if ((u64)r2564 >= (u64)r2237) { qd_site = 221; qd_x = r2564; qd_y = r2237; goto qd_fault; }
-	r6838 = r7385;
-	r4344 = r6838 + 4ll;
-	r4345 = *(i32 *)r4344;
-	r4346 = (u32)r4345 + (u32)r4343;
-	r4347 = r4344;
-	*(i32 *)r4347 = r4346;
-	if ((u64)r2564 >= (u64)r2247) { qd_site = 222; qd_x = r2564; qd_y = r2247; goto qd_fault; }
-	r6840 = r7386;
-	r4352 = r6840 + 4ll;
-	r4353 = *(i32 *)r4352;
-	r4354 = (u32)r4353 + (u32)r4351;
-	r4355 = r4352;
-	*(i32 *)r4355 = r4354;
-	if ((u64)r2564 >= (u64)r2257) { qd_site = 223; qd_x = r2564; qd_y = r2257; goto qd_fault; }
-	r6842 = r7387;
-	r4360 = r6842 + 4ll;
-	r4361 = *(i32 *)r4360;
-	r4362 = (u32)r4361 + (u32)r4359;
-	r4363 = r4360;
-	*(i32 *)r4363 = r4362;
-	if ((u64)r2564 >= (u64)r2267) { qd_site = 224; qd_x = r2564; qd_y = r2267; goto qd_fault; }
-	r6844 = r7388;
-	r4368 = r6844 + 4ll;
-	r4369 = *(i32 *)r4368;
-	r4370 = (u32)r4369 + (u32)r4367;
-	r4371 = r4368;
-	*(i32 *)r4371 = r4370;
-	if ((u64)r2564 >= (u64)r2277) { qd_site = 225; qd_x = r2564; qd_y = r2277; goto qd_fault; }
-	r6846 = r7389;
-	r4376 = r6846 + 4ll;
-	r4377 = *(i32 *)r4376;
-	r4378 = (u32)r4377 + (u32)r4375;
-	r4379 = r4376;
-	*(i32 *)r4379 = r4378;
-	if ((u64)r2564 >= (u64)r2287) { qd_site = 226; qd_x = r2564; qd_y = r2287; goto qd_fault; }
-	r6848 = r7390;
-	r4384 = r6848 + 4ll;
-	r4385 = *(i32 *)r4384;
-	r4386 = (u32)r4385 + (u32)r4383;
-	r4387 = r4384;
-	*(i32 *)r4387 = r4386;
-	if ((u64)r2564 >= (u64)r2297) { qd_site = 227; qd_x = r2564; qd_y = r2297; goto qd_fault; }
-	r6850 = r7391;
-	r4392 = r6850 + 4ll;
-	r4393 = *(i32 *)r4392;
-	r4394 = (u32)r4393 + (u32)r4391;
-	r4395 = r4392;
-	*(i32 *)r4395 = r4394;
-	if ((u64)r2564 >= (u64)r2307) { qd_site = 228; qd_x = r2564; qd_y = r2307; goto qd_fault; }
-	r6852 = r7392;
-	r4400 = r6852 + 4ll;
-	r4401 = *(i32 *)r4400;
-	r4402 = (u32)r4401 + (u32)r4399;
-	r4403 = r4400;
-	*(i32 *)r4403 = r4402;
-	if ((u64)r2564 >= (u64)r2317) { qd_site = 229; qd_x = r2564; qd_y = r2317; goto qd_fault; }
-	r6854 = r7393;
-	r4408 = r6854 + 4ll;
-	r4409 = *(i32 *)r4408;
-	r4410 = (u32)r4409 + (u32)r4407;
-	r4411 = r4408;
-	*(i32 *)r4411 = r4410;
-	if ((u64)r2564 >= (u64)r2327) { qd_site = 230; qd_x = r2564; qd_y = r2327; goto qd_fault; }
-	r6856 = r7394;
-	r4416 = r6856 + 4ll;
-	r4417 = *(i32 *)r4416;
-	r4418 = (u32)r4417 + (u32)r4415;
-	r4419 = r4416;
-	*(i32 *)r4419 = r4418;
-	if ((u64)r2564 >= (u64)r2337) { qd_site = 231; qd_x = r2564; qd_y = r2337; goto qd_fault; }
-	r6858 = r7395;
-	r4424 = r6858 + 4ll;
-	r4425 = *(i32 *)r4424;
-	r4426 = (u32)r4425 + (u32)r4423;
-	r4427 = r4424;
-	*(i32 *)r4427 = r4426;
-	if ((u64)r2564 >= (u64)r2347) { qd_site = 232; qd_x = r2564; qd_y = r2347; goto qd_fault; }
-	r6860 = r7396;
-	r4432 = r6860 + 4ll;
-	r4433 = *(i32 *)r4432;
-	r4434 = (u32)r4433 + (u32)r4431;
-	r4435 = r4432;
-	*(i32 *)r4435 = r4434;
-	if ((u64)r2564 >= (u64)r2357) { qd_site = 233; qd_x = r2564; qd_y = r2357; goto qd_fault; }
-	r6862 = r7397;
-	r4440 = r6862 + 4ll;
-	r4441 = *(i32 *)r4440;
-	r4442 = (u32)r4441 + (u32)r4439;
-	r4443 = r4440;
-	*(i32 *)r4443 = r4442;
-	if ((u64)r2564 >= (u64)r2367) { qd_site = 234; qd_x = r2564; qd_y = r2367; goto qd_fault; }
-	r6864 = r7398;
-	r4448 = r6864 + 4ll;
-	r4449 = *(i32 *)r4448;
-	r4450 = (u32)r4449 + (u32)r4447;
-	r4451 = r4448;
-	*(i32 *)r4451 = r4450;
-	if ((u64)r2564 >= (u64)r2377) { qd_site = 235; qd_x = r2564; qd_y = r2377; goto qd_fault; }
-	r6866 = r7399;
-	r4456 = r6866 + 4ll;
-	r4457 = *(i32 *)r4456;
-	r4458 = (u32)r4457 + (u32)r4455;
-	r4459 = r4456;
-	*(i32 *)r4459 = r4458;
-	if ((u64)r2564 >= (u64)r2387) { qd_site = 236; qd_x = r2564; qd_y = r2387; goto qd_fault; }
-	r6868 = r7400;
-	r4464 = r6868 + 4ll;
-	r4465 = *(i32 *)r4464;
-	r4466 = (u32)r4465 + (u32)r4463;
-	r4467 = r4464;
-	*(i32 *)r4467 = r4466;
-	if ((u64)r2564 >= (u64)r2397) { qd_site = 237; qd_x = r2564; qd_y = r2397; goto qd_fault; }
-	r6870 = r7401;
-	r4472 = r6870 + 4ll;
-	r4473 = *(i32 *)r4472;
-	r4474 = (u32)r4473 + (u32)r4471;
-	r4475 = r4472;
-	*(i32 *)r4475 = r4474;
-	if ((u64)r2564 >= (u64)r2407) { qd_site = 238; qd_x = r2564; qd_y = r2407; goto qd_fault; }
-	r6872 = r7402;
-	r4480 = r6872 + 4ll;
-	r4481 = *(i32 *)r4480;
-	r4482 = (u32)r4481 + (u32)r4479;
-	r4483 = r4480;
-	*(i32 *)r4483 = r4482;
-	if ((u64)r2564 >= (u64)r2417) { qd_site = 239; qd_x = r2564; qd_y = r2417; goto qd_fault; }
-	r6874 = r7403;
-	r4488 = r6874 + 4ll;
-	r4489 = *(i32 *)r4488;
-	r4490 = (u32)r4489 + (u32)r4487;
-	r4491 = r4488;
-	*(i32 *)r4491 = r4490;
-	if ((u64)r2564 >= (u64)r2427) { qd_site = 240; qd_x = r2564; qd_y = r2427; goto qd_fault; }
-	r6876 = r7404;
-	r4496 = r6876 + 4ll;
-	r4497 = *(i32 *)r4496;
-	r4498 = (u32)r4497 + (u32)r4495;
-	r4499 = r4496;
-	*(i32 *)r4499 = r4498;
-	if ((u64)r2564 >= (u64)r2437) { qd_site = 241; qd_x = r2564; qd_y = r2437; goto qd_fault; }
-	r6878 = r7405;
-	r4504 = r6878 + 4ll;
-	r4505 = *(i32 *)r4504;
-	r4506 = (u32)r4505 + (u32)r4503;
-	r4507 = r4504;
-	*(i32 *)r4507 = r4506;
-	if ((u64)r2564 >= (u64)r2447) { qd_site = 242; qd_x = r2564; qd_y = r2447; goto qd_fault; }
-	r6880 = r7406;
-	r4512 = r6880 + 4ll;
-	r4513 = *(i32 *)r4512;
-	r4514 = (u32)r4513 + (u32)r4511;
-	r4515 = r4512;
-	*(i32 *)r4515 = r4514;
-	if ((u64)r2564 >= (u64)r2457) { qd_site = 243; qd_x = r2564; qd_y = r2457; goto qd_fault; }
-	r6882 = r7407;
-	r4520 = r6882 + 4ll;
-	r4521 = *(i32 *)r4520;
-	r4522 = (u32)r4521 + (u32)r4519;
-	r4523 = r4520;
-	*(i32 *)r4523 = r4522;
-	if ((u64)r2564 >= (u64)r2467) { qd_site = 244; qd_x = r2564; qd_y = r2467; goto qd_fault; }
-	r6884 = r7408;
-	r4528 = r6884 + 4ll;
-	r4529 = *(i32 *)r4528;
-	r4530 = (u32)r4529 + (u32)r4527;
-	r4531 = r4528;
-	*(i32 *)r4531 = r4530;
-	if ((u64)r2564 >= (u64)r2477) { qd_site = 245; qd_x = r2564; qd_y = r2477; goto qd_fault; }
-	r6886 = r7409;
-	r4536 = r6886 + 4ll;
-	r4537 = *(i32 *)r4536;
-	r4538 = (u32)r4537 + (u32)r4535;
-	r4539 = r4536;
-	*(i32 *)r4539 = r4538;
-	if ((u64)r2564 >= (u64)r2487) { qd_site = 246; qd_x = r2564; qd_y = r2487; goto qd_fault; }
-	r6888 = r7410;
-	r4544 = r6888 + 4ll;
-	r4545 = *(i32 *)r4544;
-	r4546 = (u32)r4545 + (u32)r4543;
-	r4547 = r4544;
-	*(i32 *)r4547 = r4546;
-	if ((u64)r2564 >= (u64)r2497) { qd_site = 247; qd_x = r2564; qd_y = r2497; goto qd_fault; }
-	r6890 = r7411;
-	r4552 = r6890 + 4ll;
-	r4553 = *(i32 *)r4552;
-	r4554 = (u32)r4553 + (u32)r4551;
-	r4555 = r4552;
-	*(i32 *)r4555 = r4554;
-	if ((u64)r2564 >= (u64)r2507) { qd_site = 248; qd_x = r2564; qd_y = r2507; goto qd_fault; }
-	r6892 = r7412;
-	r4560 = r6892 + 4ll;
-	r4561 = *(i32 *)r4560;
-	r4562 = (u32)r4561 + (u32)r4559;
-	r4563 = r4560;
-	*(i32 *)r4563 = r4562;
-	if ((u64)r2564 >= (u64)r2517) { qd_site = 249; qd_x = r2564; qd_y = r2517; goto qd_fault; }
-	r6894 = r7413;
-	r4568 = r6894 + 4ll;
-	r4569 = *(i32 *)r4568;
-	r4570 = (u32)r4569 + (u32)r4567;
-	r4571 = r4568;
-	*(i32 *)r4571 = r4570;
-	if ((u64)r2564 >= (u64)r2527) { qd_site = 250; qd_x = r2564; qd_y = r2527; goto qd_fault; }
-	r6896 = r7414;
-	r4576 = r6896 + 4ll;
-	r4577 = *(i32 *)r4576;
-	r4578 = (u32)r4577 + (u32)r4575;
-	r4579 = r4576;
-	*(i32 *)r4579 = r4578;
-	if ((u64)r2564 >= (u64)r2537) { qd_site = 251; qd_x = r2564; qd_y = r2537; goto qd_fault; }
-	r6898 = r7415;
-	r4584 = r6898 + 4ll;
-	r4585 = *(i32 *)r4584;
-	r4586 = (u32)r4585 + (u32)r4583;
-	r4587 = r4584;
-	*(i32 *)r4587 = r4586;
-	if ((u64)r2564 >= (u64)r2547) { qd_site = 252; qd_x = r2564; qd_y = r2547; goto qd_fault; }
-	r6900 = r7416;
-	r4592 = r6900 + 4ll;
-	r4593 = *(i32 *)r4592;
-	r4594 = (u32)r4593 + (u32)r4591;
-	r4595 = r4592;
-	*(i32 *)r4595 = r4594;
-	if ((u64)r2564 >= (u64)r2557) { qd_site = 253; qd_x = r2564; qd_y = r2557; goto qd_fault; }
-	r6902 = r7417;
-	r4600 = r6902 + 4ll;
-	r4601 = *(i32 *)r4600;
-	r4602 = (u32)r4601 + (u32)r4599;
-	r4603 = r4600;
-	*(i32 *)r4603 = r4602;
-	r2 = (u64)r2 + (u64)r1;
-	r7162 = r7162 + r7163 * 1;
-	r7164 = r7164 + r7163 * 1;
-	r7165 = r7165 + r7163 * 1;
-	r7166 = r7166 + r7163 * 1;
-	r7167 = r7167 + r7163 * 1;
-	r7168 = r7168 + r7163 * 1;
-	r7169 = r7169 + r7163 * 1;
-	r7170 = r7170 + r7163 * 1;
-	r7171 = r7171 + r7163 * 1;
-	r7172 = r7172 + r7163 * 1;
-	r7173 = r7173 + r7163 * 1;
-	r7174 = r7174 + r7163 * 1;
-	r7175 = r7175 + r7163 * 1;
-	r7176 = r7176 + r7163 * 1;
-	r7177 = r7177 + r7163 * 1;
-	r7178 = r7178 + r7163 * 1;
-	r7179 = r7179 + r7163 * 1;
-	r7180 = r7180 + r7163 * 1;
-	r7181 = r7181 + r7163 * 1;
-	r7182 = r7182 + r7163 * 1;
-	r7183 = r7183 + r7163 * 1;
-	r7184 = r7184 + r7163 * 1;
-	r7185 = r7185 + r7163 * 1;
-	r7186 = r7186 + r7163 * 1;
-	r7187 = r7187 + r7163 * 1;
-	r7188 = r7188 + r7163 * 1;
-	r7189 = r7189 + r7163 * 1;
-	r7190 = r7190 + r7163 * 1;
-	r7191 = r7191 + r7163 * 1;
-	r7192 = r7192 + r7163 * 1;
-	r7193 = r7193 + r7163 * 1;
-	r7194 = r7194 + r7163 * 1;
-	r7195 = r7195 + r7163 * 1;
-	r7196 = r7196 + r7163 * 1;
-	r7197 = r7197 + r7163 * 1;
-	r7198 = r7198 + r7163 * 1;
-	r7199 = r7199 + r7163 * 1;
-	r7200 = r7200 + r7163 * 1;
-	r7201 = r7201 + r7163 * 1;
-	r7202 = r7202 + r7163 * 1;
-	r7203 = r7203 + r7163 * 1;
-	r7204 = r7204 + r7163 * 1;
-	r7205 = r7205 + r7163 * 1;
-	r7206 = r7206 + r7163 * 1;
-	r7207 = r7207 + r7163 * 1;
-	r7208 = r7208 + r7163 * 1;
-	r7209 = r7209 + r7163 * 1;
-	r7210 = r7210 + r7163 * 1;
-	r7211 = r7211 + r7163 * 1;
-	r7212 = r7212 + r7163 * 1;
-	r7213 = r7213 + r7163 * 1;
-	r7214 = r7214 + r7163 * 1;
-	r7215 = r7215 + r7163 * 1;
-	r7216 = r7216 + r7163 * 1;
-	r7217 = r7217 + r7163 * 1;
-	r7218 = r7218 + r7163 * 1;
-	r7219 = r7219 + r7163 * 1;
-	r7220 = r7220 + r7163 * 1;
-	r7221 = r7221 + r7163 * 1;
-	r7222 = r7222 + r7163 * 1;
-	r7223 = r7223 + r7163 * 1;
-	r7224 = r7224 + r7163 * 1;
-	r7225 = r7225 + r7163 * 1;
-	r7226 = r7226 + r7163 * 1;
-	r7227 = r7227 + r7163 * 1;
-	r7228 = r7228 + r7163 * 1;
-	r7229 = r7229 + r7163 * 1;
-	r7230 = r7230 + r7163 * 1;
-	r7231 = r7231 + r7163 * 1;
-	r7232 = r7232 + r7163 * 1;
-	r7233 = r7233 + r7163 * 1;
-	r7234 = r7234 + r7163 * 1;
-	r7235 = r7235 + r7163 * 1;
-	r7236 = r7236 + r7163 * 1;
-	r7237 = r7237 + r7163 * 1;
-	r7238 = r7238 + r7163 * 1;
-	r7239 = r7239 + r7163 * 1;
-	r7240 = r7240 + r7163 * 1;
-	r7241 = r7241 + r7163 * 1;
-	r7242 = r7242 + r7163 * 1;
-	r7243 = r7243 + r7163 * 1;
-	r7244 = r7244 + r7163 * 1;
-	r7245 = r7245 + r7163 * 1;
-	r7246 = r7246 + r7163 * 1;
-	r7247 = r7247 + r7163 * 1;
-	r7248 = r7248 + r7163 * 1;
-	r7249 = r7249 + r7163 * 1;
-	r7250 = r7250 + r7163 * 1;
-	r7251 = r7251 + r7163 * 1;
-	r7252 = r7252 + r7163 * 1;
-	r7253 = r7253 + r7163 * 1;
-	r7254 = r7254 + r7163 * 1;
-	r7255 = r7255 + r7163 * 1;
-	r7256 = r7256 + r7163 * 1;
-	r7257 = r7257 + r7163 * 1;
-	r7258 = r7258 + r7163 * 1;
-	r7259 = r7259 + r7163 * 1;
-	r7260 = r7260 + r7163 * 1;
-	r7261 = r7261 + r7163 * 1;
-	r7262 = r7262 + r7163 * 1;
-	r7263 = r7263 + r7163 * 1;
-	r7264 = r7264 + r7163 * 1;
-	r7265 = r7265 + r7163 * 1;
-	r7266 = r7266 + r7163 * 1;
-	r7267 = r7267 + r7163 * 1;
-	r7268 = r7268 + r7163 * 1;
-	r7269 = r7269 + r7163 * 1;
-	r7270 = r7270 + r7163 * 1;
-	r7271 = r7271 + r7163 * 1;
-	r7272 = r7272 + r7163 * 1;
-	r7273 = r7273 + r7163 * 1;
-	r7274 = r7274 + r7163 * 1;
-	r7275 = r7275 + r7163 * 1;
-	r7276 = r7276 + r7163 * 1;
-	r7277 = r7277 + r7163 * 1;
-	r7278 = r7278 + r7163 * 1;
-	r7279 = r7279 + r7163 * 1;
-	r7280 = r7280 + r7163 * 1;
-	r7281 = r7281 + r7163 * 1;
-	r7282 = r7282 + r7163 * 1;
-	r7283 = r7283 + r7163 * 1;
-	r7284 = r7284 + r7163 * 1;
-	r7285 = r7285 + r7163 * 1;
-	r7286 = r7286 + r7163 * 1;
-	r7287 = r7287 + r7163 * 1;
-	r7288 = r7288 + r7163 * 1;
-	r7289 = r7289 + r7163 * 1;
-	r7290 = r7290 + r7163 * 1;
-	r7291 = r7291 + r7163 * 1;
-	r7292 = r7292 + r7163 * 1;
-	r7293 = r7293 + r7163 * 1;
-	r7294 = r7294 + r7163 * 1;
-	r7295 = r7295 + r7163 * 1;
-	r7296 = r7296 + r7163 * 1;
-	r7297 = r7297 + r7163 * 1;
-	r7298 = r7298 + r7163 * 1;
-	r7299 = r7299 + r7163 * 1;
-	r7300 = r7300 + r7163 * 1;
-	r7301 = r7301 + r7163 * 1;
-	r7302 = r7302 + r7163 * 1;
-	r7303 = r7303 + r7163 * 1;
-	r7304 = r7304 + r7163 * 1;
-	r7305 = r7305 + r7163 * 1;
-	r7306 = r7306 + r7163 * 1;
-	r7307 = r7307 + r7163 * 1;
-	r7308 = r7308 + r7163 * 1;
-	r7309 = r7309 + r7163 * 1;
-	r7310 = r7310 + r7163 * 1;
-	r7311 = r7311 + r7163 * 1;
-	r7312 = r7312 + r7163 * 1;
-	r7313 = r7313 + r7163 * 1;
-	r7314 = r7314 + r7163 * 1;
-	r7315 = r7315 + r7163 * 1;
-	r7316 = r7316 + r7163 * 1;
-	r7317 = r7317 + r7163 * 1;
-	r7318 = r7318 + r7163 * 1;
-	r7319 = r7319 + r7163 * 1;
-	r7320 = r7320 + r7163 * 1;
-	r7321 = r7321 + r7163 * 1;
-	r7322 = r7322 + r7163 * 1;
-	r7323 = r7323 + r7163 * 1;
-	r7324 = r7324 + r7163 * 1;
-	r7325 = r7325 + r7163 * 1;
-	r7326 = r7326 + r7163 * 1;
-	r7327 = r7327 + r7163 * 1;
-	r7328 = r7328 + r7163 * 1;
-	r7329 = r7329 + r7163 * 1;
-	r7330 = r7330 + r7163 * 1;
-	r7331 = r7331 + r7163 * 1;
-	r7332 = r7332 + r7163 * 1;
-	r7333 = r7333 + r7163 * 1;
-	r7334 = r7334 + r7163 * 1;
-	r7335 = r7335 + r7163 * 1;
-	r7336 = r7336 + r7163 * 1;
-	r7337 = r7337 + r7163 * 1;
-	r7338 = r7338 + r7163 * 1;
-	r7339 = r7339 + r7163 * 1;
-	r7340 = r7340 + r7163 * 1;
-	r7341 = r7341 + r7163 * 1;
-	r7342 = r7342 + r7163 * 1;
-	r7343 = r7343 + r7163 * 1;
-	r7344 = r7344 + r7163 * 1;
-	r7345 = r7345 + r7163 * 1;
-	r7346 = r7346 + r7163 * 1;
-	r7347 = r7347 + r7163 * 1;
-	r7348 = r7348 + r7163 * 1;
-	r7349 = r7349 + r7163 * 1;
-	r7350 = r7350 + r7163 * 1;
-	r7351 = r7351 + r7163 * 1;
-	r7352 = r7352 + r7163 * 1;
-	r7353 = r7353 + r7163 * 1;
-	r7354 = r7354 + r7163 * 1;
-	r7355 = r7355 + r7163 * 1;
-	r7356 = r7356 + r7163 * 1;
-	r7357 = r7357 + r7163 * 1;
-	r7358 = r7358 + r7163 * 1;
-	r7359 = r7359 + r7163 * 1;
-	r7360 = r7360 + r7163 * 1;
-	r7361 = r7361 + r7163 * 1;
-	r7362 = r7362 + r7163 * 1;
-	r7363 = r7363 + r7163 * 1;
-	r7364 = r7364 + r7163 * 1;
-	r7365 = r7365 + r7163 * 1;
-	r7366 = r7366 + r7163 * 1;
-	r7367 = r7367 + r7163 * 1;
-	r7368 = r7368 + r7163 * 1;
-	r7369 = r7369 + r7163 * 1;
-	r7370 = r7370 + r7163 * 1;
-	r7371 = r7371 + r7163 * 1;
-	r7372 = r7372 + r7163 * 1;
-	r7373 = r7373 + r7163 * 1;
-	r7374 = r7374 + r7163 * 1;
-	r7375 = r7375 + r7163 * 1;
-	r7376 = r7376 + r7163 * 1;
-	r7377 = r7377 + r7163 * 1;
-	r7378 = r7378 + r7163 * 1;
-	r7379 = r7379 + r7163 * 1;
-	r7380 = r7380 + r7163 * 1;
-	r7381 = r7381 + r7163 * 1;
-	r7382 = r7382 + r7163 * 1;
-	r7383 = r7383 + r7163 * 1;
-	r7384 = r7384 + r7163 * 1;
-	r7385 = r7385 + r7163 * 1;
-	r7386 = r7386 + r7163 * 1;
-	r7387 = r7387 + r7163 * 1;
-	r7388 = r7388 + r7163 * 1;
-	r7389 = r7389 + r7163 * 1;
-	r7390 = r7390 + r7163 * 1;
-	r7391 = r7391 + r7163 * 1;
-	r7392 = r7392 + r7163 * 1;
-	r7393 = r7393 + r7163 * 1;
-	r7394 = r7394 + r7163 * 1;
-	r7395 = r7395 + r7163 * 1;
-	r7396 = r7396 + r7163 * 1;
-	r7397 = r7397 + r7163 * 1;
-	r7398 = r7398 + r7163 * 1;
-	r7399 = r7399 + r7163 * 1;
-	r7400 = r7400 + r7163 * 1;
-	r7401 = r7401 + r7163 * 1;
-	r7402 = r7402 + r7163 * 1;
-	r7403 = r7403 + r7163 * 1;
-	r7404 = r7404 + r7163 * 1;
-	r7405 = r7405 + r7163 * 1;
-	r7406 = r7406 + r7163 * 1;
-	r7407 = r7407 + r7163 * 1;
-	r7408 = r7408 + r7163 * 1;
-	r7409 = r7409 + r7163 * 1;
-	r7410 = r7410 + r7163 * 1;
-	r7411 = r7411 + r7163 * 1;
-	r7412 = r7412 + r7163 * 1;
-	r7413 = r7413 + r7163 * 1;
-	r7414 = r7414 + r7163 * 1;
-	r7415 = r7415 + r7163 * 1;
-	r7416 = r7416 + r7163 * 1;
-	r7417 = r7417 + r7163 * 1;
-	goto b516;
+#line 10 "wide.go"
+	r2561 = (u64)r2 + 1ull; r2562 = r2561 < r3; if (!r2562) goto b514; r2563 = r2; r2564 = (u64)r2563 + 1ull;
+	r6394 = r7162; r2568 = r6394 + 4ll; r2569 = *(i32 *)r2568; r2570 = (u32)r2569 + (u32)r2567; r2571 = r2568; *(i32 *)r2571 = r2570;
+	if ((u64)r2564 >= (u64)r27) { qd_site = 0; qd_x = r2564; qd_y = r27; goto qd_fault; } r6396 = r7164; r2576 = r6396 + 4ll; r2577 = *(i32 *)r2576; r2578 = (u32)r2577 + (u32)r2575; r2579 = r2576; *(i32 *)r2579 = r2578;
+	if ((u64)r2564 >= (u64)r37) { qd_site = 1; qd_x = r2564; qd_y = r37; goto qd_fault; } r6398 = r7165; r2584 = r6398 + 4ll; r2585 = *(i32 *)r2584; r2586 = (u32)r2585 + (u32)r2583; r2587 = r2584; *(i32 *)r2587 = r2586;
+	if ((u64)r2564 >= (u64)r47) { qd_site = 2; qd_x = r2564; qd_y = r47; goto qd_fault; } r6400 = r7166; r2592 = r6400 + 4ll; r2593 = *(i32 *)r2592; r2594 = (u32)r2593 + (u32)r2591; r2595 = r2592; *(i32 *)r2595 = r2594;
+	if ((u64)r2564 >= (u64)r57) { qd_site = 3; qd_x = r2564; qd_y = r57; goto qd_fault; } r6402 = r7167; r2600 = r6402 + 4ll; r2601 = *(i32 *)r2600; r2602 = (u32)r2601 + (u32)r2599; r2603 = r2600; *(i32 *)r2603 = r2602;
+	if ((u64)r2564 >= (u64)r67) { qd_site = 4; qd_x = r2564; qd_y = r67; goto qd_fault; } r6404 = r7168; r2608 = r6404 + 4ll; r2609 = *(i32 *)r2608; r2610 = (u32)r2609 + (u32)r2607; r2611 = r2608; *(i32 *)r2611 = r2610;
+	if ((u64)r2564 >= (u64)r77) { qd_site = 5; qd_x = r2564; qd_y = r77; goto qd_fault; } r6406 = r7169; r2616 = r6406 + 4ll; r2617 = *(i32 *)r2616; r2618 = (u32)r2617 + (u32)r2615; r2619 = r2616; *(i32 *)r2619 = r2618;
+	if ((u64)r2564 >= (u64)r87) { qd_site = 6; qd_x = r2564; qd_y = r87; goto qd_fault; } r6408 = r7170; r2624 = r6408 + 4ll; r2625 = *(i32 *)r2624; r2626 = (u32)r2625 + (u32)r2623; r2627 = r2624; *(i32 *)r2627 = r2626;
+	if ((u64)r2564 >= (u64)r97) { qd_site = 7; qd_x = r2564; qd_y = r97; goto qd_fault; } r6410 = r7171; r2632 = r6410 + 4ll; r2633 = *(i32 *)r2632; r2634 = (u32)r2633 + (u32)r2631; r2635 = r2632; *(i32 *)r2635 = r2634;
+	if ((u64)r2564 >= (u64)r107) { qd_site = 8; qd_x = r2564; qd_y = r107; goto qd_fault; } r6412 = r7172; r2640 = r6412 + 4ll; r2641 = *(i32 *)r2640; r2642 = (u32)r2641 + (u32)r2639; r2643 = r2640; *(i32 *)r2643 = r2642;
+	if ((u64)r2564 >= (u64)r117) { qd_site = 9; qd_x = r2564; qd_y = r117; goto qd_fault; } r6414 = r7173; r2648 = r6414 + 4ll; r2649 = *(i32 *)r2648; r2650 = (u32)r2649 + (u32)r2647; r2651 = r2648; *(i32 *)r2651 = r2650;
+	if ((u64)r2564 >= (u64)r127) { qd_site = 10; qd_x = r2564; qd_y = r127; goto qd_fault; } r6416 = r7174; r2656 = r6416 + 4ll; r2657 = *(i32 *)r2656; r2658 = (u32)r2657 + (u32)r2655; r2659 = r2656; *(i32 *)r2659 = r2658;
+	if ((u64)r2564 >= (u64)r137) { qd_site = 11; qd_x = r2564; qd_y = r137; goto qd_fault; } r6418 = r7175; r2664 = r6418 + 4ll; r2665 = *(i32 *)r2664; r2666 = (u32)r2665 + (u32)r2663; r2667 = r2664; *(i32 *)r2667 = r2666;
+	if ((u64)r2564 >= (u64)r147) { qd_site = 12; qd_x = r2564; qd_y = r147; goto qd_fault; } r6420 = r7176; r2672 = r6420 + 4ll; r2673 = *(i32 *)r2672; r2674 = (u32)r2673 + (u32)r2671; r2675 = r2672; *(i32 *)r2675 = r2674;
+	if ((u64)r2564 >= (u64)r157) { qd_site = 13; qd_x = r2564; qd_y = r157; goto qd_fault; } r6422 = r7177; r2680 = r6422 + 4ll; r2681 = *(i32 *)r2680; r2682 = (u32)r2681 + (u32)r2679; r2683 = r2680; *(i32 *)r2683 = r2682;
+	if ((u64)r2564 >= (u64)r167) { qd_site = 14; qd_x = r2564; qd_y = r167; goto qd_fault; } r6424 = r7178; r2688 = r6424 + 4ll; r2689 = *(i32 *)r2688; r2690 = (u32)r2689 + (u32)r2687; r2691 = r2688; *(i32 *)r2691 = r2690;
+	if ((u64)r2564 >= (u64)r177) { qd_site = 15; qd_x = r2564; qd_y = r177; goto qd_fault; } r6426 = r7179; r2696 = r6426 + 4ll; r2697 = *(i32 *)r2696; r2698 = (u32)r2697 + (u32)r2695; r2699 = r2696; *(i32 *)r2699 = r2698;
+	if ((u64)r2564 >= (u64)r187) { qd_site = 16; qd_x = r2564; qd_y = r187; goto qd_fault; } r6428 = r7180; r2704 = r6428 + 4ll; r2705 = *(i32 *)r2704; r2706 = (u32)r2705 + (u32)r2703; r2707 = r2704; *(i32 *)r2707 = r2706;
+	if ((u64)r2564 >= (u64)r197) { qd_site = 17; qd_x = r2564; qd_y = r197; goto qd_fault; } r6430 = r7181; r2712 = r6430 + 4ll; r2713 = *(i32 *)r2712; r2714 = (u32)r2713 + (u32)r2711; r2715 = r2712; *(i32 *)r2715 = r2714;
+	if ((u64)r2564 >= (u64)r207) { qd_site = 18; qd_x = r2564; qd_y = r207; goto qd_fault; } r6432 = r7182; r2720 = r6432 + 4ll; r2721 = *(i32 *)r2720; r2722 = (u32)r2721 + (u32)r2719; r2723 = r2720; *(i32 *)r2723 = r2722;
+	if ((u64)r2564 >= (u64)r217) { qd_site = 19; qd_x = r2564; qd_y = r217; goto qd_fault; } r6434 = r7183; r2728 = r6434 + 4ll; r2729 = *(i32 *)r2728; r2730 = (u32)r2729 + (u32)r2727; r2731 = r2728; *(i32 *)r2731 = r2730;
+	if ((u64)r2564 >= (u64)r227) { qd_site = 20; qd_x = r2564; qd_y = r227; goto qd_fault; } r6436 = r7184; r2736 = r6436 + 4ll; r2737 = *(i32 *)r2736; r2738 = (u32)r2737 + (u32)r2735; r2739 = r2736; *(i32 *)r2739 = r2738;
+	if ((u64)r2564 >= (u64)r237) { qd_site = 21; qd_x = r2564; qd_y = r237; goto qd_fault; } r6438 = r7185; r2744 = r6438 + 4ll; r2745 = *(i32 *)r2744; r2746 = (u32)r2745 + (u32)r2743; r2747 = r2744; *(i32 *)r2747 = r2746;
+	if ((u64)r2564 >= (u64)r247) { qd_site = 22; qd_x = r2564; qd_y = r247; goto qd_fault; } r6440 = r7186; r2752 = r6440 + 4ll; r2753 = *(i32 *)r2752; r2754 = (u32)r2753 + (u32)r2751; r2755 = r2752; *(i32 *)r2755 = r2754;
+	if ((u64)r2564 >= (u64)r257) { qd_site = 23; qd_x = r2564; qd_y = r257; goto qd_fault; } r6442 = r7187; r2760 = r6442 + 4ll; r2761 = *(i32 *)r2760; r2762 = (u32)r2761 + (u32)r2759; r2763 = r2760; *(i32 *)r2763 = r2762;
+	if ((u64)r2564 >= (u64)r267) { qd_site = 24; qd_x = r2564; qd_y = r267; goto qd_fault; } r6444 = r7188; r2768 = r6444 + 4ll; r2769 = *(i32 *)r2768; r2770 = (u32)r2769 + (u32)r2767; r2771 = r2768; *(i32 *)r2771 = r2770;
+	if ((u64)r2564 >= (u64)r277) { qd_site = 25; qd_x = r2564; qd_y = r277; goto qd_fault; } r6446 = r7189; r2776 = r6446 + 4ll; r2777 = *(i32 *)r2776; r2778 = (u32)r2777 + (u32)r2775; r2779 = r2776; *(i32 *)r2779 = r2778;
+	if ((u64)r2564 >= (u64)r287) { qd_site = 26; qd_x = r2564; qd_y = r287; goto qd_fault; } r6448 = r7190; r2784 = r6448 + 4ll; r2785 = *(i32 *)r2784; r2786 = (u32)r2785 + (u32)r2783; r2787 = r2784; *(i32 *)r2787 = r2786;
+	if ((u64)r2564 >= (u64)r297) { qd_site = 27; qd_x = r2564; qd_y = r297; goto qd_fault; } r6450 = r7191; r2792 = r6450 + 4ll; r2793 = *(i32 *)r2792; r2794 = (u32)r2793 + (u32)r2791; r2795 = r2792; *(i32 *)r2795 = r2794;
+	if ((u64)r2564 >= (u64)r307) { qd_site = 28; qd_x = r2564; qd_y = r307; goto qd_fault; } r6452 = r7192; r2800 = r6452 + 4ll; r2801 = *(i32 *)r2800; r2802 = (u32)r2801 + (u32)r2799; r2803 = r2800; *(i32 *)r2803 = r2802;
+	if ((u64)r2564 >= (u64)r317) { qd_site = 29; qd_x = r2564; qd_y = r317; goto qd_fault; } r6454 = r7193; r2808 = r6454 + 4ll; r2809 = *(i32 *)r2808; r2810 = (u32)r2809 + (u32)r2807; r2811 = r2808; *(i32 *)r2811 = r2810;
+	if ((u64)r2564 >= (u64)r327) { qd_site = 30; qd_x = r2564; qd_y = r327; goto qd_fault; } r6456 = r7194; r2816 = r6456 + 4ll; r2817 = *(i32 *)r2816; r2818 = (u32)r2817 + (u32)r2815; r2819 = r2816; *(i32 *)r2819 = r2818;
+	if ((u64)r2564 >= (u64)r337) { qd_site = 31; qd_x = r2564; qd_y = r337; goto qd_fault; } r6458 = r7195; r2824 = r6458 + 4ll; r2825 = *(i32 *)r2824; r2826 = (u32)r2825 + (u32)r2823; r2827 = r2824; *(i32 *)r2827 = r2826;
+	if ((u64)r2564 >= (u64)r347) { qd_site = 32; qd_x = r2564; qd_y = r347; goto qd_fault; } r6460 = r7196; r2832 = r6460 + 4ll; r2833 = *(i32 *)r2832; r2834 = (u32)r2833 + (u32)r2831; r2835 = r2832; *(i32 *)r2835 = r2834;
+	if ((u64)r2564 >= (u64)r357) { qd_site = 33; qd_x = r2564; qd_y = r357; goto qd_fault; } r6462 = r7197; r2840 = r6462 + 4ll; r2841 = *(i32 *)r2840; r2842 = (u32)r2841 + (u32)r2839; r2843 = r2840; *(i32 *)r2843 = r2842;
+	if ((u64)r2564 >= (u64)r367) { qd_site = 34; qd_x = r2564; qd_y = r367; goto qd_fault; } r6464 = r7198; r2848 = r6464 + 4ll; r2849 = *(i32 *)r2848; r2850 = (u32)r2849 + (u32)r2847; r2851 = r2848; *(i32 *)r2851 = r2850;
+	if ((u64)r2564 >= (u64)r377) { qd_site = 35; qd_x = r2564; qd_y = r377; goto qd_fault; } r6466 = r7199; r2856 = r6466 + 4ll; r2857 = *(i32 *)r2856; r2858 = (u32)r2857 + (u32)r2855; r2859 = r2856; *(i32 *)r2859 = r2858;
+	if ((u64)r2564 >= (u64)r387) { qd_site = 36; qd_x = r2564; qd_y = r387; goto qd_fault; } r6468 = r7200; r2864 = r6468 + 4ll; r2865 = *(i32 *)r2864; r2866 = (u32)r2865 + (u32)r2863; r2867 = r2864; *(i32 *)r2867 = r2866;
+	if ((u64)r2564 >= (u64)r397) { qd_site = 37; qd_x = r2564; qd_y = r397; goto qd_fault; } r6470 = r7201; r2872 = r6470 + 4ll; r2873 = *(i32 *)r2872; r2874 = (u32)r2873 + (u32)r2871; r2875 = r2872; *(i32 *)r2875 = r2874;
+	if ((u64)r2564 >= (u64)r407) { qd_site = 38; qd_x = r2564; qd_y = r407; goto qd_fault; } r6472 = r7202; r2880 = r6472 + 4ll; r2881 = *(i32 *)r2880; r2882 = (u32)r2881 + (u32)r2879; r2883 = r2880; *(i32 *)r2883 = r2882;
+	if ((u64)r2564 >= (u64)r417) { qd_site = 39; qd_x = r2564; qd_y = r417; goto qd_fault; } r6474 = r7203; r2888 = r6474 + 4ll; r2889 = *(i32 *)r2888; r2890 = (u32)r2889 + (u32)r2887; r2891 = r2888; *(i32 *)r2891 = r2890;
+	if ((u64)r2564 >= (u64)r427) { qd_site = 40; qd_x = r2564; qd_y = r427; goto qd_fault; } r6476 = r7204; r2896 = r6476 + 4ll; r2897 = *(i32 *)r2896; r2898 = (u32)r2897 + (u32)r2895; r2899 = r2896; *(i32 *)r2899 = r2898;
+	if ((u64)r2564 >= (u64)r437) { qd_site = 41; qd_x = r2564; qd_y = r437; goto qd_fault; } r6478 = r7205; r2904 = r6478 + 4ll; r2905 = *(i32 *)r2904; r2906 = (u32)r2905 + (u32)r2903; r2907 = r2904; *(i32 *)r2907 = r2906;
+	if ((u64)r2564 >= (u64)r447) { qd_site = 42; qd_x = r2564; qd_y = r447; goto qd_fault; } r6480 = r7206; r2912 = r6480 + 4ll; r2913 = *(i32 *)r2912; r2914 = (u32)r2913 + (u32)r2911; r2915 = r2912; *(i32 *)r2915 = r2914;
+	if ((u64)r2564 >= (u64)r457) { qd_site = 43; qd_x = r2564; qd_y = r457; goto qd_fault; } r6482 = r7207; r2920 = r6482 + 4ll; r2921 = *(i32 *)r2920; r2922 = (u32)r2921 + (u32)r2919; r2923 = r2920; *(i32 *)r2923 = r2922;
+	if ((u64)r2564 >= (u64)r467) { qd_site = 44; qd_x = r2564; qd_y = r467; goto qd_fault; } r6484 = r7208; r2928 = r6484 + 4ll; r2929 = *(i32 *)r2928; r2930 = (u32)r2929 + (u32)r2927; r2931 = r2928; *(i32 *)r2931 = r2930;
+	if ((u64)r2564 >= (u64)r477) { qd_site = 45; qd_x = r2564; qd_y = r477; goto qd_fault; } r6486 = r7209; r2936 = r6486 + 4ll; r2937 = *(i32 *)r2936; r2938 = (u32)r2937 + (u32)r2935; r2939 = r2936; *(i32 *)r2939 = r2938;
+	if ((u64)r2564 >= (u64)r487) { qd_site = 46; qd_x = r2564; qd_y = r487; goto qd_fault; } r6488 = r7210; r2944 = r6488 + 4ll; r2945 = *(i32 *)r2944; r2946 = (u32)r2945 + (u32)r2943; r2947 = r2944; *(i32 *)r2947 = r2946;
+	if ((u64)r2564 >= (u64)r497) { qd_site = 47; qd_x = r2564; qd_y = r497; goto qd_fault; } r6490 = r7211; r2952 = r6490 + 4ll; r2953 = *(i32 *)r2952; r2954 = (u32)r2953 + (u32)r2951; r2955 = r2952; *(i32 *)r2955 = r2954;
+	if ((u64)r2564 >= (u64)r507) { qd_site = 48; qd_x = r2564; qd_y = r507; goto qd_fault; } r6492 = r7212; r2960 = r6492 + 4ll; r2961 = *(i32 *)r2960; r2962 = (u32)r2961 + (u32)r2959; r2963 = r2960; *(i32 *)r2963 = r2962;
+	if ((u64)r2564 >= (u64)r517) { qd_site = 49; qd_x = r2564; qd_y = r517; goto qd_fault; } r6494 = r7213; r2968 = r6494 + 4ll; r2969 = *(i32 *)r2968; r2970 = (u32)r2969 + (u32)r2967; r2971 = r2968; *(i32 *)r2971 = r2970;
+	if ((u64)r2564 >= (u64)r527) { qd_site = 50; qd_x = r2564; qd_y = r527; goto qd_fault; } r6496 = r7214; r2976 = r6496 + 4ll; r2977 = *(i32 *)r2976; r2978 = (u32)r2977 + (u32)r2975; r2979 = r2976; *(i32 *)r2979 = r2978;
+	if ((u64)r2564 >= (u64)r537) { qd_site = 51; qd_x = r2564; qd_y = r537; goto qd_fault; } r6498 = r7215; r2984 = r6498 + 4ll; r2985 = *(i32 *)r2984; r2986 = (u32)r2985 + (u32)r2983; r2987 = r2984; *(i32 *)r2987 = r2986;
+	if ((u64)r2564 >= (u64)r547) { qd_site = 52; qd_x = r2564; qd_y = r547; goto qd_fault; } r6500 = r7216; r2992 = r6500 + 4ll; r2993 = *(i32 *)r2992; r2994 = (u32)r2993 + (u32)r2991; r2995 = r2992; *(i32 *)r2995 = r2994;
+	if ((u64)r2564 >= (u64)r557) { qd_site = 53; qd_x = r2564; qd_y = r557; goto qd_fault; } r6502 = r7217; r3000 = r6502 + 4ll; r3001 = *(i32 *)r3000; r3002 = (u32)r3001 + (u32)r2999; r3003 = r3000; *(i32 *)r3003 = r3002;
+	if ((u64)r2564 >= (u64)r567) { qd_site = 54; qd_x = r2564; qd_y = r567; goto qd_fault; } r6504 = r7218; r3008 = r6504 + 4ll; r3009 = *(i32 *)r3008; r3010 = (u32)r3009 + (u32)r3007; r3011 = r3008; *(i32 *)r3011 = r3010;
+	if ((u64)r2564 >= (u64)r577) { qd_site = 55; qd_x = r2564; qd_y = r577; goto qd_fault; } r6506 = r7219; r3016 = r6506 + 4ll; r3017 = *(i32 *)r3016; r3018 = (u32)r3017 + (u32)r3015; r3019 = r3016; *(i32 *)r3019 = r3018;
+	if ((u64)r2564 >= (u64)r587) { qd_site = 56; qd_x = r2564; qd_y = r587; goto qd_fault; } r6508 = r7220; r3024 = r6508 + 4ll; r3025 = *(i32 *)r3024; r3026 = (u32)r3025 + (u32)r3023; r3027 = r3024; *(i32 *)r3027 = r3026;
+	if ((u64)r2564 >= (u64)r597) { qd_site = 57; qd_x = r2564; qd_y = r597; goto qd_fault; } r6510 = r7221; r3032 = r6510 + 4ll; r3033 = *(i32 *)r3032; r3034 = (u32)r3033 + (u32)r3031; r3035 = r3032; *(i32 *)r3035 = r3034;
+	if ((u64)r2564 >= (u64)r607) { qd_site = 58; qd_x = r2564; qd_y = r607; goto qd_fault; } r6512 = r7222; r3040 = r6512 + 4ll; r3041 = *(i32 *)r3040; r3042 = (u32)r3041 + (u32)r3039; r3043 = r3040; *(i32 *)r3043 = r3042;
+	if ((u64)r2564 >= (u64)r617) { qd_site = 59; qd_x = r2564; qd_y = r617; goto qd_fault; } r6514 = r7223; r3048 = r6514 + 4ll; r3049 = *(i32 *)r3048; r3050 = (u32)r3049 + (u32)r3047; r3051 = r3048; *(i32 *)r3051 = r3050;
+	if ((u64)r2564 >= (u64)r627) { qd_site = 60; qd_x = r2564; qd_y = r627; goto qd_fault; } r6516 = r7224; r3056 = r6516 + 4ll; r3057 = *(i32 *)r3056; r3058 = (u32)r3057 + (u32)r3055; r3059 = r3056; *(i32 *)r3059 = r3058;
+	if ((u64)r2564 >= (u64)r637) { qd_site = 61; qd_x = r2564; qd_y = r637; goto qd_fault; } r6518 = r7225; r3064 = r6518 + 4ll; r3065 = *(i32 *)r3064; r3066 = (u32)r3065 + (u32)r3063; r3067 = r3064; *(i32 *)r3067 = r3066;
+	if ((u64)r2564 >= (u64)r647) { qd_site = 62; qd_x = r2564; qd_y = r647; goto qd_fault; } r6520 = r7226; r3072 = r6520 + 4ll; r3073 = *(i32 *)r3072; r3074 = (u32)r3073 + (u32)r3071; r3075 = r3072; *(i32 *)r3075 = r3074;
+	if ((u64)r2564 >= (u64)r657) { qd_site = 63; qd_x = r2564; qd_y = r657; goto qd_fault; } r6522 = r7227; r3080 = r6522 + 4ll; r3081 = *(i32 *)r3080; r3082 = (u32)r3081 + (u32)r3079; r3083 = r3080; *(i32 *)r3083 = r3082;
+	if ((u64)r2564 >= (u64)r667) { qd_site = 64; qd_x = r2564; qd_y = r667; goto qd_fault; } r6524 = r7228; r3088 = r6524 + 4ll; r3089 = *(i32 *)r3088; r3090 = (u32)r3089 + (u32)r3087; r3091 = r3088; *(i32 *)r3091 = r3090;
+	if ((u64)r2564 >= (u64)r677) { qd_site = 65; qd_x = r2564; qd_y = r677; goto qd_fault; } r6526 = r7229; r3096 = r6526 + 4ll; r3097 = *(i32 *)r3096; r3098 = (u32)r3097 + (u32)r3095; r3099 = r3096; *(i32 *)r3099 = r3098;
+	if ((u64)r2564 >= (u64)r687) { qd_site = 66; qd_x = r2564; qd_y = r687; goto qd_fault; } r6528 = r7230; r3104 = r6528 + 4ll; r3105 = *(i32 *)r3104; r3106 = (u32)r3105 + (u32)r3103; r3107 = r3104; *(i32 *)r3107 = r3106;
+	if ((u64)r2564 >= (u64)r697) { qd_site = 67; qd_x = r2564; qd_y = r697; goto qd_fault; } r6530 = r7231; r3112 = r6530 + 4ll; r3113 = *(i32 *)r3112; r3114 = (u32)r3113 + (u32)r3111; r3115 = r3112; *(i32 *)r3115 = r3114;
+	if ((u64)r2564 >= (u64)r707) { qd_site = 68; qd_x = r2564; qd_y = r707; goto qd_fault; } r6532 = r7232; r3120 = r6532 + 4ll; r3121 = *(i32 *)r3120; r3122 = (u32)r3121 + (u32)r3119; r3123 = r3120; *(i32 *)r3123 = r3122;
+	if ((u64)r2564 >= (u64)r717) { qd_site = 69; qd_x = r2564; qd_y = r717; goto qd_fault; } r6534 = r7233; r3128 = r6534 + 4ll; r3129 = *(i32 *)r3128; r3130 = (u32)r3129 + (u32)r3127; r3131 = r3128; *(i32 *)r3131 = r3130;
+	if ((u64)r2564 >= (u64)r727) { qd_site = 70; qd_x = r2564; qd_y = r727; goto qd_fault; } r6536 = r7234; r3136 = r6536 + 4ll; r3137 = *(i32 *)r3136; r3138 = (u32)r3137 + (u32)r3135; r3139 = r3136; *(i32 *)r3139 = r3138;
+	if ((u64)r2564 >= (u64)r737) { qd_site = 71; qd_x = r2564; qd_y = r737; goto qd_fault; } r6538 = r7235; r3144 = r6538 + 4ll; r3145 = *(i32 *)r3144; r3146 = (u32)r3145 + (u32)r3143; r3147 = r3144; *(i32 *)r3147 = r3146;
+	if ((u64)r2564 >= (u64)r747) { qd_site = 72; qd_x = r2564; qd_y = r747; goto qd_fault; } r6540 = r7236; r3152 = r6540 + 4ll; r3153 = *(i32 *)r3152; r3154 = (u32)r3153 + (u32)r3151; r3155 = r3152; *(i32 *)r3155 = r3154;
+	if ((u64)r2564 >= (u64)r757) { qd_site = 73; qd_x = r2564; qd_y = r757; goto qd_fault; } r6542 = r7237; r3160 = r6542 + 4ll; r3161 = *(i32 *)r3160; r3162 = (u32)r3161 + (u32)r3159; r3163 = r3160; *(i32 *)r3163 = r3162;
+	if ((u64)r2564 >= (u64)r767) { qd_site = 74; qd_x = r2564; qd_y = r767; goto qd_fault; } r6544 = r7238; r3168 = r6544 + 4ll; r3169 = *(i32 *)r3168; r3170 = (u32)r3169 + (u32)r3167; r3171 = r3168; *(i32 *)r3171 = r3170;
+	if ((u64)r2564 >= (u64)r777) { qd_site = 75; qd_x = r2564; qd_y = r777; goto qd_fault; } r6546 = r7239; r3176 = r6546 + 4ll; r3177 = *(i32 *)r3176; r3178 = (u32)r3177 + (u32)r3175; r3179 = r3176; *(i32 *)r3179 = r3178;
+	if ((u64)r2564 >= (u64)r787) { qd_site = 76; qd_x = r2564; qd_y = r787; goto qd_fault; } r6548 = r7240; r3184 = r6548 + 4ll; r3185 = *(i32 *)r3184; r3186 = (u32)r3185 + (u32)r3183; r3187 = r3184; *(i32 *)r3187 = r3186;
+	if ((u64)r2564 >= (u64)r797) { qd_site = 77; qd_x = r2564; qd_y = r797; goto qd_fault; } r6550 = r7241; r3192 = r6550 + 4ll; r3193 = *(i32 *)r3192; r3194 = (u32)r3193 + (u32)r3191; r3195 = r3192; *(i32 *)r3195 = r3194;
+	if ((u64)r2564 >= (u64)r807) { qd_site = 78; qd_x = r2564; qd_y = r807; goto qd_fault; } r6552 = r7242; r3200 = r6552 + 4ll; r3201 = *(i32 *)r3200; r3202 = (u32)r3201 + (u32)r3199; r3203 = r3200; *(i32 *)r3203 = r3202;
+	if ((u64)r2564 >= (u64)r817) { qd_site = 79; qd_x = r2564; qd_y = r817; goto qd_fault; } r6554 = r7243; r3208 = r6554 + 4ll; r3209 = *(i32 *)r3208; r3210 = (u32)r3209 + (u32)r3207; r3211 = r3208; *(i32 *)r3211 = r3210;
+	if ((u64)r2564 >= (u64)r827) { qd_site = 80; qd_x = r2564; qd_y = r827; goto qd_fault; } r6556 = r7244; r3216 = r6556 + 4ll; r3217 = *(i32 *)r3216; r3218 = (u32)r3217 + (u32)r3215; r3219 = r3216; *(i32 *)r3219 = r3218;
+	if ((u64)r2564 >= (u64)r837) { qd_site = 81; qd_x = r2564; qd_y = r837; goto qd_fault; } r6558 = r7245; r3224 = r6558 + 4ll; r3225 = *(i32 *)r3224; r3226 = (u32)r3225 + (u32)r3223; r3227 = r3224; *(i32 *)r3227 = r3226;
+	if ((u64)r2564 >= (u64)r847) { qd_site = 82; qd_x = r2564; qd_y = r847; goto qd_fault; } r6560 = r7246; r3232 = r6560 + 4ll; r3233 = *(i32 *)r3232; r3234 = (u32)r3233 + (u32)r3231; r3235 = r3232; *(i32 *)r3235 = r3234;
+	if ((u64)r2564 >= (u64)r857) { qd_site = 83; qd_x = r2564; qd_y = r857; goto qd_fault; } r6562 = r7247; r3240 = r6562 + 4ll; r3241 = *(i32 *)r3240; r3242 = (u32)r3241 + (u32)r3239; r3243 = r3240; *(i32 *)r3243 = r3242;
+	if ((u64)r2564 >= (u64)r867) { qd_site = 84; qd_x = r2564; qd_y = r867; goto qd_fault; } r6564 = r7248; r3248 = r6564 + 4ll; r3249 = *(i32 *)r3248; r3250 = (u32)r3249 + (u32)r3247; r3251 = r3248; *(i32 *)r3251 = r3250;
+	if ((u64)r2564 >= (u64)r877) { qd_site = 85; qd_x = r2564; qd_y = r877; goto qd_fault; } r6566 = r7249; r3256 = r6566 + 4ll; r3257 = *(i32 *)r3256; r3258 = (u32)r3257 + (u32)r3255; r3259 = r3256; *(i32 *)r3259 = r3258;
+	if ((u64)r2564 >= (u64)r887) { qd_site = 86; qd_x = r2564; qd_y = r887; goto qd_fault; } r6568 = r7250; r3264 = r6568 + 4ll; r3265 = *(i32 *)r3264; r3266 = (u32)r3265 + (u32)r3263; r3267 = r3264; *(i32 *)r3267 = r3266;
+	if ((u64)r2564 >= (u64)r897) { qd_site = 87; qd_x = r2564; qd_y = r897; goto qd_fault; } r6570 = r7251; r3272 = r6570 + 4ll; r3273 = *(i32 *)r3272; r3274 = (u32)r3273 + (u32)r3271; r3275 = r3272; *(i32 *)r3275 = r3274;
+	if ((u64)r2564 >= (u64)r907) { qd_site = 88; qd_x = r2564; qd_y = r907; goto qd_fault; } r6572 = r7252; r3280 = r6572 + 4ll; r3281 = *(i32 *)r3280; r3282 = (u32)r3281 + (u32)r3279; r3283 = r3280; *(i32 *)r3283 = r3282;
+	if ((u64)r2564 >= (u64)r917) { qd_site = 89; qd_x = r2564; qd_y = r917; goto qd_fault; } r6574 = r7253; r3288 = r6574 + 4ll; r3289 = *(i32 *)r3288; r3290 = (u32)r3289 + (u32)r3287; r3291 = r3288; *(i32 *)r3291 = r3290;
+	if ((u64)r2564 >= (u64)r927) { qd_site = 90; qd_x = r2564; qd_y = r927; goto qd_fault; } r6576 = r7254; r3296 = r6576 + 4ll; r3297 = *(i32 *)r3296; r3298 = (u32)r3297 + (u32)r3295; r3299 = r3296; *(i32 *)r3299 = r3298;
+	if ((u64)r2564 >= (u64)r937) { qd_site = 91; qd_x = r2564; qd_y = r937; goto qd_fault; } r6578 = r7255; r3304 = r6578 + 4ll; r3305 = *(i32 *)r3304; r3306 = (u32)r3305 + (u32)r3303; r3307 = r3304; *(i32 *)r3307 = r3306;
+	if ((u64)r2564 >= (u64)r947) { qd_site = 92; qd_x = r2564; qd_y = r947; goto qd_fault; } r6580 = r7256; r3312 = r6580 + 4ll; r3313 = *(i32 *)r3312; r3314 = (u32)r3313 + (u32)r3311; r3315 = r3312; *(i32 *)r3315 = r3314;
+	if ((u64)r2564 >= (u64)r957) { qd_site = 93; qd_x = r2564; qd_y = r957; goto qd_fault; } r6582 = r7257; r3320 = r6582 + 4ll; r3321 = *(i32 *)r3320; r3322 = (u32)r3321 + (u32)r3319; r3323 = r3320; *(i32 *)r3323 = r3322;
+	if ((u64)r2564 >= (u64)r967) { qd_site = 94; qd_x = r2564; qd_y = r967; goto qd_fault; } r6584 = r7258; r3328 = r6584 + 4ll; r3329 = *(i32 *)r3328; r3330 = (u32)r3329 + (u32)r3327; r3331 = r3328; *(i32 *)r3331 = r3330;
+	if ((u64)r2564 >= (u64)r977) { qd_site = 95; qd_x = r2564; qd_y = r977; goto qd_fault; } r6586 = r7259; r3336 = r6586 + 4ll; r3337 = *(i32 *)r3336; r3338 = (u32)r3337 + (u32)r3335; r3339 = r3336; *(i32 *)r3339 = r3338;
+	if ((u64)r2564 >= (u64)r987) { qd_site = 96; qd_x = r2564; qd_y = r987; goto qd_fault; } r6588 = r7260; r3344 = r6588 + 4ll; r3345 = *(i32 *)r3344; r3346 = (u32)r3345 + (u32)r3343; r3347 = r3344; *(i32 *)r3347 = r3346;
+	if ((u64)r2564 >= (u64)r997) { qd_site = 97; qd_x = r2564; qd_y = r997; goto qd_fault; } r6590 = r7261; r3352 = r6590 + 4ll; r3353 = *(i32 *)r3352; r3354 = (u32)r3353 + (u32)r3351; r3355 = r3352; *(i32 *)r3355 = r3354;
+	if ((u64)r2564 >= (u64)r1007) { qd_site = 98; qd_x = r2564; qd_y = r1007; goto qd_fault; } r6592 = r7262; r3360 = r6592 + 4ll; r3361 = *(i32 *)r3360; r3362 = (u32)r3361 + (u32)r3359; r3363 = r3360; *(i32 *)r3363 = r3362;
+	if ((u64)r2564 >= (u64)r1017) { qd_site = 99; qd_x = r2564; qd_y = r1017; goto qd_fault; } r6594 = r7263; r3368 = r6594 + 4ll; r3369 = *(i32 *)r3368; r3370 = (u32)r3369 + (u32)r3367; r3371 = r3368; *(i32 *)r3371 = r3370;
+	if ((u64)r2564 >= (u64)r1027) { qd_site = 100; qd_x = r2564; qd_y = r1027; goto qd_fault; } r6596 = r7264; r3376 = r6596 + 4ll; r3377 = *(i32 *)r3376; r3378 = (u32)r3377 + (u32)r3375; r3379 = r3376; *(i32 *)r3379 = r3378;
+	if ((u64)r2564 >= (u64)r1037) { qd_site = 101; qd_x = r2564; qd_y = r1037; goto qd_fault; } r6598 = r7265; r3384 = r6598 + 4ll; r3385 = *(i32 *)r3384; r3386 = (u32)r3385 + (u32)r3383; r3387 = r3384; *(i32 *)r3387 = r3386;
+	if ((u64)r2564 >= (u64)r1047) { qd_site = 102; qd_x = r2564; qd_y = r1047; goto qd_fault; } r6600 = r7266; r3392 = r6600 + 4ll; r3393 = *(i32 *)r3392; r3394 = (u32)r3393 + (u32)r3391; r3395 = r3392; *(i32 *)r3395 = r3394;
+	if ((u64)r2564 >= (u64)r1057) { qd_site = 103; qd_x = r2564; qd_y = r1057; goto qd_fault; } r6602 = r7267; r3400 = r6602 + 4ll; r3401 = *(i32 *)r3400; r3402 = (u32)r3401 + (u32)r3399; r3403 = r3400; *(i32 *)r3403 = r3402;
+	if ((u64)r2564 >= (u64)r1067) { qd_site = 104; qd_x = r2564; qd_y = r1067; goto qd_fault; } r6604 = r7268; r3408 = r6604 + 4ll; r3409 = *(i32 *)r3408; r3410 = (u32)r3409 + (u32)r3407; r3411 = r3408; *(i32 *)r3411 = r3410;
+	if ((u64)r2564 >= (u64)r1077) { qd_site = 105; qd_x = r2564; qd_y = r1077; goto qd_fault; } r6606 = r7269; r3416 = r6606 + 4ll; r3417 = *(i32 *)r3416; r3418 = (u32)r3417 + (u32)r3415; r3419 = r3416; *(i32 *)r3419 = r3418;
+	if ((u64)r2564 >= (u64)r1087) { qd_site = 106; qd_x = r2564; qd_y = r1087; goto qd_fault; } r6608 = r7270; r3424 = r6608 + 4ll; r3425 = *(i32 *)r3424; r3426 = (u32)r3425 + (u32)r3423; r3427 = r3424; *(i32 *)r3427 = r3426;
+	if ((u64)r2564 >= (u64)r1097) { qd_site = 107; qd_x = r2564; qd_y = r1097; goto qd_fault; } r6610 = r7271; r3432 = r6610 + 4ll; r3433 = *(i32 *)r3432; r3434 = (u32)r3433 + (u32)r3431; r3435 = r3432; *(i32 *)r3435 = r3434;
+	if ((u64)r2564 >= (u64)r1107) { qd_site = 108; qd_x = r2564; qd_y = r1107; goto qd_fault; } r6612 = r7272; r3440 = r6612 + 4ll; r3441 = *(i32 *)r3440; r3442 = (u32)r3441 + (u32)r3439; r3443 = r3440; *(i32 *)r3443 = r3442;
+	if ((u64)r2564 >= (u64)r1117) { qd_site = 109; qd_x = r2564; qd_y = r1117; goto qd_fault; } r6614 = r7273; r3448 = r6614 + 4ll; r3449 = *(i32 *)r3448; r3450 = (u32)r3449 + (u32)r3447; r3451 = r3448; *(i32 *)r3451 = r3450;
+	if ((u64)r2564 >= (u64)r1127) { qd_site = 110; qd_x = r2564; qd_y = r1127; goto qd_fault; } r6616 = r7274; r3456 = r6616 + 4ll; r3457 = *(i32 *)r3456; r3458 = (u32)r3457 + (u32)r3455; r3459 = r3456; *(i32 *)r3459 = r3458;
+	if ((u64)r2564 >= (u64)r1137) { qd_site = 111; qd_x = r2564; qd_y = r1137; goto qd_fault; } r6618 = r7275; r3464 = r6618 + 4ll; r3465 = *(i32 *)r3464; r3466 = (u32)r3465 + (u32)r3463; r3467 = r3464; *(i32 *)r3467 = r3466;
+	if ((u64)r2564 >= (u64)r1147) { qd_site = 112; qd_x = r2564; qd_y = r1147; goto qd_fault; } r6620 = r7276; r3472 = r6620 + 4ll; r3473 = *(i32 *)r3472; r3474 = (u32)r3473 + (u32)r3471; r3475 = r3472; *(i32 *)r3475 = r3474;
+	if ((u64)r2564 >= (u64)r1157) { qd_site = 113; qd_x = r2564; qd_y = r1157; goto qd_fault; } r6622 = r7277; r3480 = r6622 + 4ll; r3481 = *(i32 *)r3480; r3482 = (u32)r3481 + (u32)r3479; r3483 = r3480; *(i32 *)r3483 = r3482;
+	if ((u64)r2564 >= (u64)r1167) { qd_site = 114; qd_x = r2564; qd_y = r1167; goto qd_fault; } r6624 = r7278; r3488 = r6624 + 4ll; r3489 = *(i32 *)r3488; r3490 = (u32)r3489 + (u32)r3487; r3491 = r3488; *(i32 *)r3491 = r3490;
+	if ((u64)r2564 >= (u64)r1177) { qd_site = 115; qd_x = r2564; qd_y = r1177; goto qd_fault; } r6626 = r7279; r3496 = r6626 + 4ll; r3497 = *(i32 *)r3496; r3498 = (u32)r3497 + (u32)r3495; r3499 = r3496; *(i32 *)r3499 = r3498;
+	if ((u64)r2564 >= (u64)r1187) { qd_site = 116; qd_x = r2564; qd_y = r1187; goto qd_fault; } r6628 = r7280; r3504 = r6628 + 4ll; r3505 = *(i32 *)r3504; r3506 = (u32)r3505 + (u32)r3503; r3507 = r3504; *(i32 *)r3507 = r3506;
+	if ((u64)r2564 >= (u64)r1197) { qd_site = 117; qd_x = r2564; qd_y = r1197; goto qd_fault; } r6630 = r7281; r3512 = r6630 + 4ll; r3513 = *(i32 *)r3512; r3514 = (u32)r3513 + (u32)r3511; r3515 = r3512; *(i32 *)r3515 = r3514;
+	if ((u64)r2564 >= (u64)r1207) { qd_site = 118; qd_x = r2564; qd_y = r1207; goto qd_fault; } r6632 = r7282; r3520 = r6632 + 4ll; r3521 = *(i32 *)r3520; r3522 = (u32)r3521 + (u32)r3519; r3523 = r3520; *(i32 *)r3523 = r3522;
+	if ((u64)r2564 >= (u64)r1217) { qd_site = 119; qd_x = r2564; qd_y = r1217; goto qd_fault; } r6634 = r7283; r3528 = r6634 + 4ll; r3529 = *(i32 *)r3528; r3530 = (u32)r3529 + (u32)r3527; r3531 = r3528; *(i32 *)r3531 = r3530;
+	if ((u64)r2564 >= (u64)r1227) { qd_site = 120; qd_x = r2564; qd_y = r1227; goto qd_fault; } r6636 = r7284; r3536 = r6636 + 4ll; r3537 = *(i32 *)r3536; r3538 = (u32)r3537 + (u32)r3535; r3539 = r3536; *(i32 *)r3539 = r3538;
+	if ((u64)r2564 >= (u64)r1237) { qd_site = 121; qd_x = r2564; qd_y = r1237; goto qd_fault; } r6638 = r7285; r3544 = r6638 + 4ll; r3545 = *(i32 *)r3544; r3546 = (u32)r3545 + (u32)r3543; r3547 = r3544; *(i32 *)r3547 = r3546;
+	if ((u64)r2564 >= (u64)r1247) { qd_site = 122; qd_x = r2564; qd_y = r1247; goto qd_fault; } r6640 = r7286; r3552 = r6640 + 4ll; r3553 = *(i32 *)r3552; r3554 = (u32)r3553 + (u32)r3551; r3555 = r3552; *(i32 *)r3555 = r3554;
+	if ((u64)r2564 >= (u64)r1257) { qd_site = 123; qd_x = r2564; qd_y = r1257; goto qd_fault; } r6642 = r7287; r3560 = r6642 + 4ll; r3561 = *(i32 *)r3560; r3562 = (u32)r3561 + (u32)r3559; r3563 = r3560; *(i32 *)r3563 = r3562;
+	if ((u64)r2564 >= (u64)r1267) { qd_site = 124; qd_x = r2564; qd_y = r1267; goto qd_fault; } r6644 = r7288; r3568 = r6644 + 4ll; r3569 = *(i32 *)r3568; r3570 = (u32)r3569 + (u32)r3567; r3571 = r3568; *(i32 *)r3571 = r3570;
+	if ((u64)r2564 >= (u64)r1277) { qd_site = 125; qd_x = r2564; qd_y = r1277; goto qd_fault; } r6646 = r7289; r3576 = r6646 + 4ll; r3577 = *(i32 *)r3576; r3578 = (u32)r3577 + (u32)r3575; r3579 = r3576; *(i32 *)r3579 = r3578;
+	if ((u64)r2564 >= (u64)r1287) { qd_site = 126; qd_x = r2564; qd_y = r1287; goto qd_fault; } r6648 = r7290; r3584 = r6648 + 4ll; r3585 = *(i32 *)r3584; r3586 = (u32)r3585 + (u32)r3583; r3587 = r3584; *(i32 *)r3587 = r3586;
+	if ((u64)r2564 >= (u64)r1297) { qd_site = 127; qd_x = r2564; qd_y = r1297; goto qd_fault; } r6650 = r7291; r3592 = r6650 + 4ll; r3593 = *(i32 *)r3592; r3594 = (u32)r3593 + (u32)r3591; r3595 = r3592; *(i32 *)r3595 = r3594;
+	if ((u64)r2564 >= (u64)r1307) { qd_site = 128; qd_x = r2564; qd_y = r1307; goto qd_fault; } r6652 = r7292; r3600 = r6652 + 4ll; r3601 = *(i32 *)r3600; r3602 = (u32)r3601 + (u32)r3599; r3603 = r3600; *(i32 *)r3603 = r3602;
+	if ((u64)r2564 >= (u64)r1317) { qd_site = 129; qd_x = r2564; qd_y = r1317; goto qd_fault; } r6654 = r7293; r3608 = r6654 + 4ll; r3609 = *(i32 *)r3608; r3610 = (u32)r3609 + (u32)r3607; r3611 = r3608; *(i32 *)r3611 = r3610;
+	if ((u64)r2564 >= (u64)r1327) { qd_site = 130; qd_x = r2564; qd_y = r1327; goto qd_fault; } r6656 = r7294; r3616 = r6656 + 4ll; r3617 = *(i32 *)r3616; r3618 = (u32)r3617 + (u32)r3615; r3619 = r3616; *(i32 *)r3619 = r3618;
+	if ((u64)r2564 >= (u64)r1337) { qd_site = 131; qd_x = r2564; qd_y = r1337; goto qd_fault; } r6658 = r7295; r3624 = r6658 + 4ll; r3625 = *(i32 *)r3624; r3626 = (u32)r3625 + (u32)r3623; r3627 = r3624; *(i32 *)r3627 = r3626;
+	if ((u64)r2564 >= (u64)r1347) { qd_site = 132; qd_x = r2564; qd_y = r1347; goto qd_fault; } r6660 = r7296; r3632 = r6660 + 4ll; r3633 = *(i32 *)r3632; r3634 = (u32)r3633 + (u32)r3631; r3635 = r3632; *(i32 *)r3635 = r3634;
+	if ((u64)r2564 >= (u64)r1357) { qd_site = 133; qd_x = r2564; qd_y = r1357; goto qd_fault; } r6662 = r7297; r3640 = r6662 + 4ll; r3641 = *(i32 *)r3640; r3642 = (u32)r3641 + (u32)r3639; r3643 = r3640; *(i32 *)r3643 = r3642;
+	if ((u64)r2564 >= (u64)r1367) { qd_site = 134; qd_x = r2564; qd_y = r1367; goto qd_fault; } r6664 = r7298; r3648 = r6664 + 4ll; r3649 = *(i32 *)r3648; r3650 = (u32)r3649 + (u32)r3647; r3651 = r3648; *(i32 *)r3651 = r3650;
+	if ((u64)r2564 >= (u64)r1377) { qd_site = 135; qd_x = r2564; qd_y = r1377; goto qd_fault; } r6666 = r7299; r3656 = r6666 + 4ll; r3657 = *(i32 *)r3656; r3658 = (u32)r3657 + (u32)r3655; r3659 = r3656; *(i32 *)r3659 = r3658;
+	if ((u64)r2564 >= (u64)r1387) { qd_site = 136; qd_x = r2564; qd_y = r1387; goto qd_fault; } r6668 = r7300; r3664 = r6668 + 4ll; r3665 = *(i32 *)r3664; r3666 = (u32)r3665 + (u32)r3663; r3667 = r3664; *(i32 *)r3667 = r3666;
+	if ((u64)r2564 >= (u64)r1397) { qd_site = 137; qd_x = r2564; qd_y = r1397; goto qd_fault; } r6670 = r7301; r3672 = r6670 + 4ll; r3673 = *(i32 *)r3672; r3674 = (u32)r3673 + (u32)r3671; r3675 = r3672; *(i32 *)r3675 = r3674;
+	if ((u64)r2564 >= (u64)r1407) { qd_site = 138; qd_x = r2564; qd_y = r1407; goto qd_fault; } r6672 = r7302; r3680 = r6672 + 4ll; r3681 = *(i32 *)r3680; r3682 = (u32)r3681 + (u32)r3679; r3683 = r3680; *(i32 *)r3683 = r3682;
+	if ((u64)r2564 >= (u64)r1417) { qd_site = 139; qd_x = r2564; qd_y = r1417; goto qd_fault; } r6674 = r7303; r3688 = r6674 + 4ll; r3689 = *(i32 *)r3688; r3690 = (u32)r3689 + (u32)r3687; r3691 = r3688; *(i32 *)r3691 = r3690;
+	if ((u64)r2564 >= (u64)r1427) { qd_site = 140; qd_x = r2564; qd_y = r1427; goto qd_fault; } r6676 = r7304; r3696 = r6676 + 4ll; r3697 = *(i32 *)r3696; r3698 = (u32)r3697 + (u32)r3695; r3699 = r3696; *(i32 *)r3699 = r3698;
+	if ((u64)r2564 >= (u64)r1437) { qd_site = 141; qd_x = r2564; qd_y = r1437; goto qd_fault; } r6678 = r7305; r3704 = r6678 + 4ll; r3705 = *(i32 *)r3704; r3706 = (u32)r3705 + (u32)r3703; r3707 = r3704; *(i32 *)r3707 = r3706;
+	if ((u64)r2564 >= (u64)r1447) { qd_site = 142; qd_x = r2564; qd_y = r1447; goto qd_fault; } r6680 = r7306; r3712 = r6680 + 4ll; r3713 = *(i32 *)r3712; r3714 = (u32)r3713 + (u32)r3711; r3715 = r3712; *(i32 *)r3715 = r3714;
+	if ((u64)r2564 >= (u64)r1457) { qd_site = 143; qd_x = r2564; qd_y = r1457; goto qd_fault; } r6682 = r7307; r3720 = r6682 + 4ll; r3721 = *(i32 *)r3720; r3722 = (u32)r3721 + (u32)r3719; r3723 = r3720; *(i32 *)r3723 = r3722;
+	if ((u64)r2564 >= (u64)r1467) { qd_site = 144; qd_x = r2564; qd_y = r1467; goto qd_fault; } r6684 = r7308; r3728 = r6684 + 4ll; r3729 = *(i32 *)r3728; r3730 = (u32)r3729 + (u32)r3727; r3731 = r3728; *(i32 *)r3731 = r3730;
+	if ((u64)r2564 >= (u64)r1477) { qd_site = 145; qd_x = r2564; qd_y = r1477; goto qd_fault; } r6686 = r7309; r3736 = r6686 + 4ll; r3737 = *(i32 *)r3736; r3738 = (u32)r3737 + (u32)r3735; r3739 = r3736; *(i32 *)r3739 = r3738;
+	if ((u64)r2564 >= (u64)r1487) { qd_site = 146; qd_x = r2564; qd_y = r1487; goto qd_fault; } r6688 = r7310; r3744 = r6688 + 4ll; r3745 = *(i32 *)r3744; r3746 = (u32)r3745 + (u32)r3743; r3747 = r3744; *(i32 *)r3747 = r3746;
+	if ((u64)r2564 >= (u64)r1497) { qd_site = 147; qd_x = r2564; qd_y = r1497; goto qd_fault; } r6690 = r7311; r3752 = r6690 + 4ll; r3753 = *(i32 *)r3752; r3754 = (u32)r3753 + (u32)r3751; r3755 = r3752; *(i32 *)r3755 = r3754;
+	if ((u64)r2564 >= (u64)r1507) { qd_site = 148; qd_x = r2564; qd_y = r1507; goto qd_fault; } r6692 = r7312; r3760 = r6692 + 4ll; r3761 = *(i32 *)r3760; r3762 = (u32)r3761 + (u32)r3759; r3763 = r3760; *(i32 *)r3763 = r3762;
+	if ((u64)r2564 >= (u64)r1517) { qd_site = 149; qd_x = r2564; qd_y = r1517; goto qd_fault; } r6694 = r7313; r3768 = r6694 + 4ll; r3769 = *(i32 *)r3768; r3770 = (u32)r3769 + (u32)r3767; r3771 = r3768; *(i32 *)r3771 = r3770;
+	if ((u64)r2564 >= (u64)r1527) { qd_site = 150; qd_x = r2564; qd_y = r1527; goto qd_fault; } r6696 = r7314; r3776 = r6696 + 4ll; r3777 = *(i32 *)r3776; r3778 = (u32)r3777 + (u32)r3775; r3779 = r3776; *(i32 *)r3779 = r3778;
+	if ((u64)r2564 >= (u64)r1537) { qd_site = 151; qd_x = r2564; qd_y = r1537; goto qd_fault; } r6698 = r7315; r3784 = r6698 + 4ll; r3785 = *(i32 *)r3784; r3786 = (u32)r3785 + (u32)r3783; r3787 = r3784; *(i32 *)r3787 = r3786;
+	if ((u64)r2564 >= (u64)r1547) { qd_site = 152; qd_x = r2564; qd_y = r1547; goto qd_fault; } r6700 = r7316; r3792 = r6700 + 4ll; r3793 = *(i32 *)r3792; r3794 = (u32)r3793 + (u32)r3791; r3795 = r3792; *(i32 *)r3795 = r3794;
+	if ((u64)r2564 >= (u64)r1557) { qd_site = 153; qd_x = r2564; qd_y = r1557; goto qd_fault; } r6702 = r7317; r3800 = r6702 + 4ll; r3801 = *(i32 *)r3800; r3802 = (u32)r3801 + (u32)r3799; r3803 = r3800; *(i32 *)r3803 = r3802;
+	if ((u64)r2564 >= (u64)r1567) { qd_site = 154; qd_x = r2564; qd_y = r1567; goto qd_fault; } r6704 = r7318; r3808 = r6704 + 4ll; r3809 = *(i32 *)r3808; r3810 = (u32)r3809 + (u32)r3807; r3811 = r3808; *(i32 *)r3811 = r3810;
+	if ((u64)r2564 >= (u64)r1577) { qd_site = 155; qd_x = r2564; qd_y = r1577; goto qd_fault; } r6706 = r7319; r3816 = r6706 + 4ll; r3817 = *(i32 *)r3816; r3818 = (u32)r3817 + (u32)r3815; r3819 = r3816; *(i32 *)r3819 = r3818;
+	if ((u64)r2564 >= (u64)r1587) { qd_site = 156; qd_x = r2564; qd_y = r1587; goto qd_fault; } r6708 = r7320; r3824 = r6708 + 4ll; r3825 = *(i32 *)r3824; r3826 = (u32)r3825 + (u32)r3823; r3827 = r3824; *(i32 *)r3827 = r3826;
+	if ((u64)r2564 >= (u64)r1597) { qd_site = 157; qd_x = r2564; qd_y = r1597; goto qd_fault; } r6710 = r7321; r3832 = r6710 + 4ll; r3833 = *(i32 *)r3832; r3834 = (u32)r3833 + (u32)r3831; r3835 = r3832; *(i32 *)r3835 = r3834;
+	if ((u64)r2564 >= (u64)r1607) { qd_site = 158; qd_x = r2564; qd_y = r1607; goto qd_fault; } r6712 = r7322; r3840 = r6712 + 4ll; r3841 = *(i32 *)r3840; r3842 = (u32)r3841 + (u32)r3839; r3843 = r3840; *(i32 *)r3843 = r3842;
+	if ((u64)r2564 >= (u64)r1617) { qd_site = 159; qd_x = r2564; qd_y = r1617; goto qd_fault; } r6714 = r7323; r3848 = r6714 + 4ll; r3849 = *(i32 *)r3848; r3850 = (u32)r3849 + (u32)r3847; r3851 = r3848; *(i32 *)r3851 = r3850;
+	if ((u64)r2564 >= (u64)r1627) { qd_site = 160; qd_x = r2564; qd_y = r1627; goto qd_fault; } r6716 = r7324; r3856 = r6716 + 4ll; r3857 = *(i32 *)r3856; r3858 = (u32)r3857 + (u32)r3855; r3859 = r3856; *(i32 *)r3859 = r3858;
+	if ((u64)r2564 >= (u64)r1637) { qd_site = 161; qd_x = r2564; qd_y = r1637; goto qd_fault; } r6718 = r7325; r3864 = r6718 + 4ll; r3865 = *(i32 *)r3864; r3866 = (u32)r3865 + (u32)r3863; r3867 = r3864; *(i32 *)r3867 = r3866;
+	if ((u64)r2564 >= (u64)r1647) { qd_site = 162; qd_x = r2564; qd_y = r1647; goto qd_fault; } r6720 = r7326; r3872 = r6720 + 4ll; r3873 = *(i32 *)r3872; r3874 = (u32)r3873 + (u32)r3871; r3875 = r3872; *(i32 *)r3875 = r3874;
+	if ((u64)r2564 >= (u64)r1657) { qd_site = 163; qd_x = r2564; qd_y = r1657; goto qd_fault; } r6722 = r7327; r3880 = r6722 + 4ll; r3881 = *(i32 *)r3880; r3882 = (u32)r3881 + (u32)r3879; r3883 = r3880; *(i32 *)r3883 = r3882;
+	if ((u64)r2564 >= (u64)r1667) { qd_site = 164; qd_x = r2564; qd_y = r1667; goto qd_fault; } r6724 = r7328; r3888 = r6724 + 4ll; r3889 = *(i32 *)r3888; r3890 = (u32)r3889 + (u32)r3887; r3891 = r3888; *(i32 *)r3891 = r3890;
+	if ((u64)r2564 >= (u64)r1677) { qd_site = 165; qd_x = r2564; qd_y = r1677; goto qd_fault; } r6726 = r7329; r3896 = r6726 + 4ll; r3897 = *(i32 *)r3896; r3898 = (u32)r3897 + (u32)r3895; r3899 = r3896; *(i32 *)r3899 = r3898;
+	if ((u64)r2564 >= (u64)r1687) { qd_site = 166; qd_x = r2564; qd_y = r1687; goto qd_fault; } r6728 = r7330; r3904 = r6728 + 4ll; r3905 = *(i32 *)r3904; r3906 = (u32)r3905 + (u32)r3903; r3907 = r3904; *(i32 *)r3907 = r3906;
+	if ((u64)r2564 >= (u64)r1697) { qd_site = 167; qd_x = r2564; qd_y = r1697; goto qd_fault; } r6730 = r7331; r3912 = r6730 + 4ll; r3913 = *(i32 *)r3912; r3914 = (u32)r3913 + (u32)r3911; r3915 = r3912; *(i32 *)r3915 = r3914;
+	if ((u64)r2564 >= (u64)r1707) { qd_site = 168; qd_x = r2564; qd_y = r1707; goto qd_fault; } r6732 = r7332; r3920 = r6732 + 4ll; r3921 = *(i32 *)r3920; r3922 = (u32)r3921 + (u32)r3919; r3923 = r3920; *(i32 *)r3923 = r3922;
+	if ((u64)r2564 >= (u64)r1717) { qd_site = 169; qd_x = r2564; qd_y = r1717; goto qd_fault; } r6734 = r7333; r3928 = r6734 + 4ll; r3929 = *(i32 *)r3928; r3930 = (u32)r3929 + (u32)r3927; r3931 = r3928; *(i32 *)r3931 = r3930;
+	if ((u64)r2564 >= (u64)r1727) { qd_site = 170; qd_x = r2564; qd_y = r1727; goto qd_fault; } r6736 = r7334; r3936 = r6736 + 4ll; r3937 = *(i32 *)r3936; r3938 = (u32)r3937 + (u32)r3935; r3939 = r3936; *(i32 *)r3939 = r3938;
+	if ((u64)r2564 >= (u64)r1737) { qd_site = 171; qd_x = r2564; qd_y = r1737; goto qd_fault; } r6738 = r7335; r3944 = r6738 + 4ll; r3945 = *(i32 *)r3944; r3946 = (u32)r3945 + (u32)r3943; r3947 = r3944; *(i32 *)r3947 = r3946;
+	if ((u64)r2564 >= (u64)r1747) { qd_site = 172; qd_x = r2564; qd_y = r1747; goto qd_fault; } r6740 = r7336; r3952 = r6740 + 4ll; r3953 = *(i32 *)r3952; r3954 = (u32)r3953 + (u32)r3951; r3955 = r3952; *(i32 *)r3955 = r3954;
+	if ((u64)r2564 >= (u64)r1757) { qd_site = 173; qd_x = r2564; qd_y = r1757; goto qd_fault; } r6742 = r7337; r3960 = r6742 + 4ll; r3961 = *(i32 *)r3960; r3962 = (u32)r3961 + (u32)r3959; r3963 = r3960; *(i32 *)r3963 = r3962;
+	if ((u64)r2564 >= (u64)r1767) { qd_site = 174; qd_x = r2564; qd_y = r1767; goto qd_fault; } r6744 = r7338; r3968 = r6744 + 4ll; r3969 = *(i32 *)r3968; r3970 = (u32)r3969 + (u32)r3967; r3971 = r3968; *(i32 *)r3971 = r3970;
+	if ((u64)r2564 >= (u64)r1777) { qd_site = 175; qd_x = r2564; qd_y = r1777; goto qd_fault; } r6746 = r7339; r3976 = r6746 + 4ll; r3977 = *(i32 *)r3976; r3978 = (u32)r3977 + (u32)r3975; r3979 = r3976; *(i32 *)r3979 = r3978;
+	if ((u64)r2564 >= (u64)r1787) { qd_site = 176; qd_x = r2564; qd_y = r1787; goto qd_fault; } r6748 = r7340; r3984 = r6748 + 4ll; r3985 = *(i32 *)r3984; r3986 = (u32)r3985 + (u32)r3983; r3987 = r3984; *(i32 *)r3987 = r3986;
+	if ((u64)r2564 >= (u64)r1797) { qd_site = 177; qd_x = r2564; qd_y = r1797; goto qd_fault; } r6750 = r7341; r3992 = r6750 + 4ll; r3993 = *(i32 *)r3992; r3994 = (u32)r3993 + (u32)r3991; r3995 = r3992; *(i32 *)r3995 = r3994;
+	if ((u64)r2564 >= (u64)r1807) { qd_site = 178; qd_x = r2564; qd_y = r1807; goto qd_fault; } r6752 = r7342; r4000 = r6752 + 4ll; r4001 = *(i32 *)r4000; r4002 = (u32)r4001 + (u32)r3999; r4003 = r4000; *(i32 *)r4003 = r4002;
+	if ((u64)r2564 >= (u64)r1817) { qd_site = 179; qd_x = r2564; qd_y = r1817; goto qd_fault; } r6754 = r7343; r4008 = r6754 + 4ll; r4009 = *(i32 *)r4008; r4010 = (u32)r4009 + (u32)r4007; r4011 = r4008; *(i32 *)r4011 = r4010;
+	if ((u64)r2564 >= (u64)r1827) { qd_site = 180; qd_x = r2564; qd_y = r1827; goto qd_fault; } r6756 = r7344; r4016 = r6756 + 4ll; r4017 = *(i32 *)r4016; r4018 = (u32)r4017 + (u32)r4015; r4019 = r4016; *(i32 *)r4019 = r4018;
+	if ((u64)r2564 >= (u64)r1837) { qd_site = 181; qd_x = r2564; qd_y = r1837; goto qd_fault; } r6758 = r7345; r4024 = r6758 + 4ll; r4025 = *(i32 *)r4024; r4026 = (u32)r4025 + (u32)r4023; r4027 = r4024; *(i32 *)r4027 = r4026;
+	if ((u64)r2564 >= (u64)r1847) { qd_site = 182; qd_x = r2564; qd_y = r1847; goto qd_fault; } r6760 = r7346; r4032 = r6760 + 4ll; r4033 = *(i32 *)r4032; r4034 = (u32)r4033 + (u32)r4031; r4035 = r4032; *(i32 *)r4035 = r4034;
+	if ((u64)r2564 >= (u64)r1857) { qd_site = 183; qd_x = r2564; qd_y = r1857; goto qd_fault; } r6762 = r7347; r4040 = r6762 + 4ll; r4041 = *(i32 *)r4040; r4042 = (u32)r4041 + (u32)r4039; r4043 = r4040; *(i32 *)r4043 = r4042;
+	if ((u64)r2564 >= (u64)r1867) { qd_site = 184; qd_x = r2564; qd_y = r1867; goto qd_fault; } r6764 = r7348; r4048 = r6764 + 4ll; r4049 = *(i32 *)r4048; r4050 = (u32)r4049 + (u32)r4047; r4051 = r4048; *(i32 *)r4051 = r4050;
+	if ((u64)r2564 >= (u64)r1877) { qd_site = 185; qd_x = r2564; qd_y = r1877; goto qd_fault; } r6766 = r7349; r4056 = r6766 + 4ll; r4057 = *(i32 *)r4056; r4058 = (u32)r4057 + (u32)r4055; r4059 = r4056; *(i32 *)r4059 = r4058;
+	if ((u64)r2564 >= (u64)r1887) { qd_site = 186; qd_x = r2564; qd_y = r1887; goto qd_fault; } r6768 = r7350; r4064 = r6768 + 4ll; r4065 = *(i32 *)r4064; r4066 = (u32)r4065 + (u32)r4063; r4067 = r4064; *(i32 *)r4067 = r4066;
+	if ((u64)r2564 >= (u64)r1897) { qd_site = 187; qd_x = r2564; qd_y = r1897; goto qd_fault; } r6770 = r7351; r4072 = r6770 + 4ll; r4073 = *(i32 *)r4072; r4074 = (u32)r4073 + (u32)r4071; r4075 = r4072; *(i32 *)r4075 = r4074;
+	if ((u64)r2564 >= (u64)r1907) { qd_site = 188; qd_x = r2564; qd_y = r1907; goto qd_fault; } r6772 = r7352; r4080 = r6772 + 4ll; r4081 = *(i32 *)r4080; r4082 = (u32)r4081 + (u32)r4079; r4083 = r4080; *(i32 *)r4083 = r4082;
+	if ((u64)r2564 >= (u64)r1917) { qd_site = 189; qd_x = r2564; qd_y = r1917; goto qd_fault; } r6774 = r7353; r4088 = r6774 + 4ll; r4089 = *(i32 *)r4088; r4090 = (u32)r4089 + (u32)r4087; r4091 = r4088; *(i32 *)r4091 = r4090;
+	if ((u64)r2564 >= (u64)r1927) { qd_site = 190; qd_x = r2564; qd_y = r1927; goto qd_fault; } r6776 = r7354; r4096 = r6776 + 4ll; r4097 = *(i32 *)r4096; r4098 = (u32)r4097 + (u32)r4095; r4099 = r4096; *(i32 *)r4099 = r4098;
+	if ((u64)r2564 >= (u64)r1937) { qd_site = 191; qd_x = r2564; qd_y = r1937; goto qd_fault; } r6778 = r7355; r4104 = r6778 + 4ll; r4105 = *(i32 *)r4104; r4106 = (u32)r4105 + (u32)r4103; r4107 = r4104; *(i32 *)r4107 = r4106;
+	if ((u64)r2564 >= (u64)r1947) { qd_site = 192; qd_x = r2564; qd_y = r1947; goto qd_fault; } r6780 = r7356; r4112 = r6780 + 4ll; r4113 = *(i32 *)r4112; r4114 = (u32)r4113 + (u32)r4111; r4115 = r4112; *(i32 *)r4115 = r4114;
+	if ((u64)r2564 >= (u64)r1957) { qd_site = 193; qd_x = r2564; qd_y = r1957; goto qd_fault; } r6782 = r7357; r4120 = r6782 + 4ll; r4121 = *(i32 *)r4120; r4122 = (u32)r4121 + (u32)r4119; r4123 = r4120; *(i32 *)r4123 = r4122;
+	if ((u64)r2564 >= (u64)r1967) { qd_site = 194; qd_x = r2564; qd_y = r1967; goto qd_fault; } r6784 = r7358; r4128 = r6784 + 4ll; r4129 = *(i32 *)r4128; r4130 = (u32)r4129 + (u32)r4127; r4131 = r4128; *(i32 *)r4131 = r4130;
+	if ((u64)r2564 >= (u64)r1977) { qd_site = 195; qd_x = r2564; qd_y = r1977; goto qd_fault; } r6786 = r7359; r4136 = r6786 + 4ll; r4137 = *(i32 *)r4136; r4138 = (u32)r4137 + (u32)r4135; r4139 = r4136; *(i32 *)r4139 = r4138;
+	if ((u64)r2564 >= (u64)r1987) { qd_site = 196; qd_x = r2564; qd_y = r1987; goto qd_fault; } r6788 = r7360; r4144 = r6788 + 4ll; r4145 = *(i32 *)r4144; r4146 = (u32)r4145 + (u32)r4143; r4147 = r4144; *(i32 *)r4147 = r4146;
+	if ((u64)r2564 >= (u64)r1997) { qd_site = 197; qd_x = r2564; qd_y = r1997; goto qd_fault; } r6790 = r7361; r4152 = r6790 + 4ll; r4153 = *(i32 *)r4152; r4154 = (u32)r4153 + (u32)r4151; r4155 = r4152; *(i32 *)r4155 = r4154;
+	if ((u64)r2564 >= (u64)r2007) { qd_site = 198; qd_x = r2564; qd_y = r2007; goto qd_fault; } r6792 = r7362; r4160 = r6792 + 4ll; r4161 = *(i32 *)r4160; r4162 = (u32)r4161 + (u32)r4159; r4163 = r4160; *(i32 *)r4163 = r4162;
+	if ((u64)r2564 >= (u64)r2017) { qd_site = 199; qd_x = r2564; qd_y = r2017; goto qd_fault; } r6794 = r7363; r4168 = r6794 + 4ll; r4169 = *(i32 *)r4168; r4170 = (u32)r4169 + (u32)r4167; r4171 = r4168; *(i32 *)r4171 = r4170;
+	if ((u64)r2564 >= (u64)r2027) { qd_site = 200; qd_x = r2564; qd_y = r2027; goto qd_fault; } r6796 = r7364; r4176 = r6796 + 4ll; r4177 = *(i32 *)r4176; r4178 = (u32)r4177 + (u32)r4175; r4179 = r4176; *(i32 *)r4179 = r4178;
+	if ((u64)r2564 >= (u64)r2037) { qd_site = 201; qd_x = r2564; qd_y = r2037; goto qd_fault; } r6798 = r7365; r4184 = r6798 + 4ll; r4185 = *(i32 *)r4184; r4186 = (u32)r4185 + (u32)r4183; r4187 = r4184; *(i32 *)r4187 = r4186;
+	if ((u64)r2564 >= (u64)r2047) { qd_site = 202; qd_x = r2564; qd_y = r2047; goto qd_fault; } r6800 = r7366; r4192 = r6800 + 4ll; r4193 = *(i32 *)r4192; r4194 = (u32)r4193 + (u32)r4191; r4195 = r4192; *(i32 *)r4195 = r4194;
+	if ((u64)r2564 >= (u64)r2057) { qd_site = 203; qd_x = r2564; qd_y = r2057; goto qd_fault; } r6802 = r7367; r4200 = r6802 + 4ll; r4201 = *(i32 *)r4200; r4202 = (u32)r4201 + (u32)r4199; r4203 = r4200; *(i32 *)r4203 = r4202;
+	if ((u64)r2564 >= (u64)r2067) { qd_site = 204; qd_x = r2564; qd_y = r2067; goto qd_fault; } r6804 = r7368; r4208 = r6804 + 4ll; r4209 = *(i32 *)r4208; r4210 = (u32)r4209 + (u32)r4207; r4211 = r4208; *(i32 *)r4211 = r4210;
+	if ((u64)r2564 >= (u64)r2077) { qd_site = 205; qd_x = r2564; qd_y = r2077; goto qd_fault; } r6806 = r7369; r4216 = r6806 + 4ll; r4217 = *(i32 *)r4216; r4218 = (u32)r4217 + (u32)r4215; r4219 = r4216; *(i32 *)r4219 = r4218;
+	if ((u64)r2564 >= (u64)r2087) { qd_site = 206; qd_x = r2564; qd_y = r2087; goto qd_fault; } r6808 = r7370; r4224 = r6808 + 4ll; r4225 = *(i32 *)r4224; r4226 = (u32)r4225 + (u32)r4223; r4227 = r4224; *(i32 *)r4227 = r4226;
+	if ((u64)r2564 >= (u64)r2097) { qd_site = 207; qd_x = r2564; qd_y = r2097; goto qd_fault; } r6810 = r7371; r4232 = r6810 + 4ll; r4233 = *(i32 *)r4232; r4234 = (u32)r4233 + (u32)r4231; r4235 = r4232; *(i32 *)r4235 = r4234;
+	if ((u64)r2564 >= (u64)r2107) { qd_site = 208; qd_x = r2564; qd_y = r2107; goto qd_fault; } r6812 = r7372; r4240 = r6812 + 4ll; r4241 = *(i32 *)r4240; r4242 = (u32)r4241 + (u32)r4239; r4243 = r4240; *(i32 *)r4243 = r4242;
+	if ((u64)r2564 >= (u64)r2117) { qd_site = 209; qd_x = r2564; qd_y = r2117; goto qd_fault; } r6814 = r7373; r4248 = r6814 + 4ll; r4249 = *(i32 *)r4248; r4250 = (u32)r4249 + (u32)r4247; r4251 = r4248; *(i32 *)r4251 = r4250;
+	if ((u64)r2564 >= (u64)r2127) { qd_site = 210; qd_x = r2564; qd_y = r2127; goto qd_fault; } r6816 = r7374; r4256 = r6816 + 4ll; r4257 = *(i32 *)r4256; r4258 = (u32)r4257 + (u32)r4255; r4259 = r4256; *(i32 *)r4259 = r4258;
+	if ((u64)r2564 >= (u64)r2137) { qd_site = 211; qd_x = r2564; qd_y = r2137; goto qd_fault; } r6818 = r7375; r4264 = r6818 + 4ll; r4265 = *(i32 *)r4264; r4266 = (u32)r4265 + (u32)r4263; r4267 = r4264; *(i32 *)r4267 = r4266;
+	if ((u64)r2564 >= (u64)r2147) { qd_site = 212; qd_x = r2564; qd_y = r2147; goto qd_fault; } r6820 = r7376; r4272 = r6820 + 4ll; r4273 = *(i32 *)r4272; r4274 = (u32)r4273 + (u32)r4271; r4275 = r4272; *(i32 *)r4275 = r4274;
+	if ((u64)r2564 >= (u64)r2157) { qd_site = 213; qd_x = r2564; qd_y = r2157; goto qd_fault; } r6822 = r7377; r4280 = r6822 + 4ll; r4281 = *(i32 *)r4280; r4282 = (u32)r4281 + (u32)r4279; r4283 = r4280; *(i32 *)r4283 = r4282;
+	if ((u64)r2564 >= (u64)r2167) { qd_site = 214; qd_x = r2564; qd_y = r2167; goto qd_fault; } r6824 = r7378; r4288 = r6824 + 4ll; r4289 = *(i32 *)r4288; r4290 = (u32)r4289 + (u32)r4287; r4291 = r4288; *(i32 *)r4291 = r4290;
+	if ((u64)r2564 >= (u64)r2177) { qd_site = 215; qd_x = r2564; qd_y = r2177; goto qd_fault; } r6826 = r7379; r4296 = r6826 + 4ll; r4297 = *(i32 *)r4296; r4298 = (u32)r4297 + (u32)r4295; r4299 = r4296; *(i32 *)r4299 = r4298;
+	if ((u64)r2564 >= (u64)r2187) { qd_site = 216; qd_x = r2564; qd_y = r2187; goto qd_fault; } r6828 = r7380; r4304 = r6828 + 4ll; r4305 = *(i32 *)r4304; r4306 = (u32)r4305 + (u32)r4303; r4307 = r4304; *(i32 *)r4307 = r4306;
+	if ((u64)r2564 >= (u64)r2197) { qd_site = 217; qd_x = r2564; qd_y = r2197; goto qd_fault; } r6830 = r7381; r4312 = r6830 + 4ll; r4313 = *(i32 *)r4312; r4314 = (u32)r4313 + (u32)r4311; r4315 = r4312; *(i32 *)r4315 = r4314;
+	if ((u64)r2564 >= (u64)r2207) { qd_site = 218; qd_x = r2564; qd_y = r2207; goto qd_fault; } r6832 = r7382; r4320 = r6832 + 4ll; r4321 = *(i32 *)r4320; r4322 = (u32)r4321 + (u32)r4319; r4323 = r4320; *(i32 *)r4323 = r4322;
+	if ((u64)r2564 >= (u64)r2217) { qd_site = 219; qd_x = r2564; qd_y = r2217; goto qd_fault; } r6834 = r7383; r4328 = r6834 + 4ll; r4329 = *(i32 *)r4328; r4330 = (u32)r4329 + (u32)r4327; r4331 = r4328; *(i32 *)r4331 = r4330;
+	if ((u64)r2564 >= (u64)r2227) { qd_site = 220; qd_x = r2564; qd_y = r2227; goto qd_fault; } r6836 = r7384; r4336 = r6836 + 4ll; r4337 = *(i32 *)r4336; r4338 = (u32)r4337 + (u32)r4335; r4339 = r4336; *(i32 *)r4339 = r4338;
+	if ((u64)r2564 >= (u64)r2237) { qd_site = 221; qd_x = r2564; qd_y = r2237; goto qd_fault; } r6838 = r7385; r4344 = r6838 + 4ll; r4345 = *(i32 *)r4344; r4346 = (u32)r4345 + (u32)r4343; r4347 = r4344; *(i32 *)r4347 = r4346;
+	if ((u64)r2564 >= (u64)r2247) { qd_site = 222; qd_x = r2564; qd_y = r2247; goto qd_fault; } r6840 = r7386; r4352 = r6840 + 4ll; r4353 = *(i32 *)r4352; r4354 = (u32)r4353 + (u32)r4351; r4355 = r4352; *(i32 *)r4355 = r4354;
+	if ((u64)r2564 >= (u64)r2257) { qd_site = 223; qd_x = r2564; qd_y = r2257; goto qd_fault; } r6842 = r7387; r4360 = r6842 + 4ll; r4361 = *(i32 *)r4360; r4362 = (u32)r4361 + (u32)r4359; r4363 = r4360; *(i32 *)r4363 = r4362;
+	if ((u64)r2564 >= (u64)r2267) { qd_site = 224; qd_x = r2564; qd_y = r2267; goto qd_fault; } r6844 = r7388; r4368 = r6844 + 4ll; r4369 = *(i32 *)r4368; r4370 = (u32)r4369 + (u32)r4367; r4371 = r4368; *(i32 *)r4371 = r4370;
+	if ((u64)r2564 >= (u64)r2277) { qd_site = 225; qd_x = r2564; qd_y = r2277; goto qd_fault; } r6846 = r7389; r4376 = r6846 + 4ll; r4377 = *(i32 *)r4376; r4378 = (u32)r4377 + (u32)r4375; r4379 = r4376; *(i32 *)r4379 = r4378;
+	if ((u64)r2564 >= (u64)r2287) { qd_site = 226; qd_x = r2564; qd_y = r2287; goto qd_fault; } r6848 = r7390; r4384 = r6848 + 4ll; r4385 = *(i32 *)r4384; r4386 = (u32)r4385 + (u32)r4383; r4387 = r4384; *(i32 *)r4387 = r4386;
+	if ((u64)r2564 >= (u64)r2297) { qd_site = 227; qd_x = r2564; qd_y = r2297; goto qd_fault; } r6850 = r7391; r4392 = r6850 + 4ll; r4393 = *(i32 *)r4392; r4394 = (u32)r4393 + (u32)r4391; r4395 = r4392; *(i32 *)r4395 = r4394;
+	if ((u64)r2564 >= (u64)r2307) { qd_site = 228; qd_x = r2564; qd_y = r2307; goto qd_fault; } r6852 = r7392; r4400 = r6852 + 4ll; r4401 = *(i32 *)r4400; r4402 = (u32)r4401 + (u32)r4399; r4403 = r4400; *(i32 *)r4403 = r4402;
+	if ((u64)r2564 >= (u64)r2317) { qd_site = 229; qd_x = r2564; qd_y = r2317; goto qd_fault; } r6854 = r7393; r4408 = r6854 + 4ll; r4409 = *(i32 *)r4408; r4410 = (u32)r4409 + (u32)r4407; r4411 = r4408; *(i32 *)r4411 = r4410;
+	if ((u64)r2564 >= (u64)r2327) { qd_site = 230; qd_x = r2564; qd_y = r2327; goto qd_fault; } r6856 = r7394; r4416 = r6856 + 4ll; r4417 = *(i32 *)r4416; r4418 = (u32)r4417 + (u32)r4415; r4419 = r4416; *(i32 *)r4419 = r4418;
+	if ((u64)r2564 >= (u64)r2337) { qd_site = 231; qd_x = r2564; qd_y = r2337; goto qd_fault; } r6858 = r7395; r4424 = r6858 + 4ll; r4425 = *(i32 *)r4424; r4426 = (u32)r4425 + (u32)r4423; r4427 = r4424; *(i32 *)r4427 = r4426;
+	if ((u64)r2564 >= (u64)r2347) { qd_site = 232; qd_x = r2564; qd_y = r2347; goto qd_fault; } r6860 = r7396; r4432 = r6860 + 4ll; r4433 = *(i32 *)r4432; r4434 = (u32)r4433 + (u32)r4431; r4435 = r4432; *(i32 *)r4435 = r4434;
+	if ((u64)r2564 >= (u64)r2357) { qd_site = 233; qd_x = r2564; qd_y = r2357; goto qd_fault; } r6862 = r7397; r4440 = r6862 + 4ll; r4441 = *(i32 *)r4440; r4442 = (u32)r4441 + (u32)r4439; r4443 = r4440; *(i32 *)r4443 = r4442;
+	if ((u64)r2564 >= (u64)r2367) { qd_site = 234; qd_x = r2564; qd_y = r2367; goto qd_fault; } r6864 = r7398; r4448 = r6864 + 4ll; r4449 = *(i32 *)r4448; r4450 = (u32)r4449 + (u32)r4447; r4451 = r4448; *(i32 *)r4451 = r4450;
+	if ((u64)r2564 >= (u64)r2377) { qd_site = 235; qd_x = r2564; qd_y = r2377; goto qd_fault; } r6866 = r7399; r4456 = r6866 + 4ll; r4457 = *(i32 *)r4456; r4458 = (u32)r4457 + (u32)r4455; r4459 = r4456; *(i32 *)r4459 = r4458;
+	if ((u64)r2564 >= (u64)r2387) { qd_site = 236; qd_x = r2564; qd_y = r2387; goto qd_fault; } r6868 = r7400; r4464 = r6868 + 4ll; r4465 = *(i32 *)r4464; r4466 = (u32)r4465 + (u32)r4463; r4467 = r4464; *(i32 *)r4467 = r4466;
+	if ((u64)r2564 >= (u64)r2397) { qd_site = 237; qd_x = r2564; qd_y = r2397; goto qd_fault; } r6870 = r7401; r4472 = r6870 + 4ll; r4473 = *(i32 *)r4472; r4474 = (u32)r4473 + (u32)r4471; r4475 = r4472; *(i32 *)r4475 = r4474;
+	if ((u64)r2564 >= (u64)r2407) { qd_site = 238; qd_x = r2564; qd_y = r2407; goto qd_fault; } r6872 = r7402; r4480 = r6872 + 4ll; r4481 = *(i32 *)r4480; r4482 = (u32)r4481 + (u32)r4479; r4483 = r4480; *(i32 *)r4483 = r4482;
+	if ((u64)r2564 >= (u64)r2417) { qd_site = 239; qd_x = r2564; qd_y = r2417; goto qd_fault; } r6874 = r7403; r4488 = r6874 + 4ll; r4489 = *(i32 *)r4488; r4490 = (u32)r4489 + (u32)r4487; r4491 = r4488; *(i32 *)r4491 = r4490;
+	if ((u64)r2564 >= (u64)r2427) { qd_site = 240; qd_x = r2564; qd_y = r2427; goto qd_fault; } r6876 = r7404; r4496 = r6876 + 4ll; r4497 = *(i32 *)r4496; r4498 = (u32)r4497 + (u32)r4495; r4499 = r4496; *(i32 *)r4499 = r4498;
+	if ((u64)r2564 >= (u64)r2437) { qd_site = 241; qd_x = r2564; qd_y = r2437; goto qd_fault; } r6878 = r7405; r4504 = r6878 + 4ll; r4505 = *(i32 *)r4504; r4506 = (u32)r4505 + (u32)r4503; r4507 = r4504; *(i32 *)r4507 = r4506;
+	if ((u64)r2564 >= (u64)r2447) { qd_site = 242; qd_x = r2564; qd_y = r2447; goto qd_fault; } r6880 = r7406; r4512 = r6880 + 4ll; r4513 = *(i32 *)r4512; r4514 = (u32)r4513 + (u32)r4511; r4515 = r4512; *(i32 *)r4515 = r4514;
+	if ((u64)r2564 >= (u64)r2457) { qd_site = 243; qd_x = r2564; qd_y = r2457; goto qd_fault; } r6882 = r7407; r4520 = r6882 + 4ll; r4521 = *(i32 *)r4520; r4522 = (u32)r4521 + (u32)r4519; r4523 = r4520; *(i32 *)r4523 = r4522;
+	if ((u64)r2564 >= (u64)r2467) { qd_site = 244; qd_x = r2564; qd_y = r2467; goto qd_fault; } r6884 = r7408; r4528 = r6884 + 4ll; r4529 = *(i32 *)r4528; r4530 = (u32)r4529 + (u32)r4527; r4531 = r4528; *(i32 *)r4531 = r4530;
+	if ((u64)r2564 >= (u64)r2477) { qd_site = 245; qd_x = r2564; qd_y = r2477; goto qd_fault; } r6886 = r7409; r4536 = r6886 + 4ll; r4537 = *(i32 *)r4536; r4538 = (u32)r4537 + (u32)r4535; r4539 = r4536; *(i32 *)r4539 = r4538;
+	if ((u64)r2564 >= (u64)r2487) { qd_site = 246; qd_x = r2564; qd_y = r2487; goto qd_fault; } r6888 = r7410; r4544 = r6888 + 4ll; r4545 = *(i32 *)r4544; r4546 = (u32)r4545 + (u32)r4543; r4547 = r4544; *(i32 *)r4547 = r4546;
+	if ((u64)r2564 >= (u64)r2497) { qd_site = 247; qd_x = r2564; qd_y = r2497; goto qd_fault; } r6890 = r7411; r4552 = r6890 + 4ll; r4553 = *(i32 *)r4552; r4554 = (u32)r4553 + (u32)r4551; r4555 = r4552; *(i32 *)r4555 = r4554;
+	if ((u64)r2564 >= (u64)r2507) { qd_site = 248; qd_x = r2564; qd_y = r2507; goto qd_fault; } r6892 = r7412; r4560 = r6892 + 4ll; r4561 = *(i32 *)r4560; r4562 = (u32)r4561 + (u32)r4559; r4563 = r4560; *(i32 *)r4563 = r4562;
+	if ((u64)r2564 >= (u64)r2517) { qd_site = 249; qd_x = r2564; qd_y = r2517; goto qd_fault; } r6894 = r7413; r4568 = r6894 + 4ll; r4569 = *(i32 *)r4568; r4570 = (u32)r4569 + (u32)r4567; r4571 = r4568; *(i32 *)r4571 = r4570;
+	if ((u64)r2564 >= (u64)r2527) { qd_site = 250; qd_x = r2564; qd_y = r2527; goto qd_fault; } r6896 = r7414; r4576 = r6896 + 4ll; r4577 = *(i32 *)r4576; r4578 = (u32)r4577 + (u32)r4575; r4579 = r4576; *(i32 *)r4579 = r4578;
+	if ((u64)r2564 >= (u64)r2537) { qd_site = 251; qd_x = r2564; qd_y = r2537; goto qd_fault; } r6898 = r7415; r4584 = r6898 + 4ll; r4585 = *(i32 *)r4584; r4586 = (u32)r4585 + (u32)r4583; r4587 = r4584; *(i32 *)r4587 = r4586;
+	if ((u64)r2564 >= (u64)r2547) { qd_site = 252; qd_x = r2564; qd_y = r2547; goto qd_fault; } r6900 = r7416; r4592 = r6900 + 4ll; r4593 = *(i32 *)r4592; r4594 = (u32)r4593 + (u32)r4591; r4595 = r4592; *(i32 *)r4595 = r4594;
+	if ((u64)r2564 >= (u64)r2557) { qd_site = 253; qd_x = r2564; qd_y = r2557; goto qd_fault; } r6902 = r7417; r4600 = r6902 + 4ll; r4601 = *(i32 *)r4600; r4602 = (u32)r4601 + (u32)r4599; r4603 = r4600; *(i32 *)r4603 = r4602;
+#line 10 "wide.go"
+	r2 = (u64)r2 + (u64)r1; r7162 = r7162 + r7163 * 1; r7164 = r7164 + r7163 * 1; r7165 = r7165 + r7163 * 1; r7166 = r7166 + r7163 * 1; r7167 = r7167 + r7163 * 1; r7168 = r7168 + r7163 * 1; r7169 = r7169 + r7163 * 1; r7170 = r7170 + r7163 * 1; r7171 = r7171 + r7163 * 1; r7172 = r7172 + r7163 * 1; r7173 = r7173 + r7163 * 1; r7174 = r7174 + r7163 * 1; r7175 = r7175 + r7163 * 1; r7176 = r7176 + r7163 * 1; r7177 = r7177 + r7163 * 1; r7178 = r7178 + r7163 * 1; r7179 = r7179 + r7163 * 1; r7180 = r7180 + r7163 * 1; r7181 = r7181 + r7163 * 1; r7182 = r7182 + r7163 * 1; r7183 = r7183 + r7163 * 1; r7184 = r7184 + r7163 * 1; r7185 = r7185 + r7163 * 1; r7186 = r7186 + r7163 * 1; r7187 = r7187 + r7163 * 1; r7188 = r7188 + r7163 * 1; r7189 = r7189 + r7163 * 1; r7190 = r7190 + r7163 * 1; r7191 = r7191 + r7163 * 1; r7192 = r7192 + r7163 * 1; r7193 = r7193 + r7163 * 1; r7194 = r7194 + r7163 * 1; r7195 = r7195 + r7163 * 1; r7196 = r7196 + r7163 * 1; r7197 = r7197 + r7163 * 1; r7198 = r7198 + r7163 * 1; r7199 = r7199 + r7163 * 1; r7200 = r7200 + r7163 * 1; r7201 = r7201 + r7163 * 1; r7202 = r7202 + r7163 * 1; r7203 = r7203 + r7163 * 1; r7204 = r7204 + r7163 * 1; r7205 = r7205 + r7163 * 1; r7206 = r7206 + r7163 * 1; r7207 = r7207 + r7163 * 1; r7208 = r7208 + r7163 * 1; r7209 = r7209 + r7163 * 1; r7210 = r7210 + r7163 * 1; r7211 = r7211 + r7163 * 1; r7212 = r7212 + r7163 * 1; r7213 = r7213 + r7163 * 1; r7214 = r7214 + r7163 * 1; r7215 = r7215 + r7163 * 1; r7216 = r7216 + r7163 * 1; r7217 = r7217 + r7163 * 1; r7218 = r7218 + r7163 * 1; r7219 = r7219 + r7163 * 1; r7220 = r7220 + r7163 * 1; r7221 = r7221 + r7163 * 1; r7222 = r7222 + r7163 * 1; r7223 = r7223 + r7163 * 1; r7224 = r7224 + r7163 * 1; r7225 = r7225 + r7163 * 1; r7226 = r7226 + r7163 * 1; r7227 = r7227 + r7163 * 1; r7228 = r7228 + r7163 * 1; r7229 = r7229 + r7163 * 1; r7230 = r7230 + r7163 * 1; r7231 = r7231 + r7163 * 1; r7232 = r7232 + r7163 * 1; r7233 = r7233 + r7163 * 1; r7234 = r7234 + r7163 * 1; r7235 = r7235 + r7163 * 1; r7236 = r7236 + r7163 * 1; r7237 = r7237 + r7163 * 1; r7238 = r7238 + r7163 * 1; r7239 = r7239 + r7163 * 1; r7240 = r7240 + r7163 * 1; r7241 = r7241 + r7163 * 1; r7242 = r7242 + r7163 * 1; r7243 = r7243 + r7163 * 1; r7244 = r7244 + r7163 * 1; r7245 = r7245 + r7163 * 1; r7246 = r7246 + r7163 * 1; r7247 = r7247 + r7163 * 1; r7248 = r7248 + r7163 * 1; r7249 = r7249 + r7163 * 1; r7250 = r7250 + r7163 * 1; r7251 = r7251 + r7163 * 1; r7252 = r7252 + r7163 * 1; r7253 = r7253 + r7163 * 1; r7254 = r7254 + r7163 * 1; r7255 = r7255 + r7163 * 1; r7256 = r7256 + r7163 * 1; r7257 = r7257 + r7163 * 1; r7258 = r7258 + r7163 * 1; r7259 = r7259 + r7163 * 1; r7260 = r7260 + r7163 * 1; r7261 = r7261 + r7163 * 1; r7262 = r7262 + r7163 * 1; r7263 = r7263 + r7163 * 1; r7264 = r7264 + r7163 * 1; r7265 = r7265 + r7163 * 1; r7266 = r7266 + r7163 * 1; r7267 = r7267 + r7163 * 1; r7268 = r7268 + r7163 * 1; r7269 = r7269 + r7163 * 1; r7270 = r7270 + r7163 * 1; r7271 = r7271 + r7163 * 1; r7272 = r7272 + r7163 * 1; r7273 = r7273 + r7163 * 1; r7274 = r7274 + r7163 * 1; r7275 = r7275 + r7163 * 1; r7276 = r7276 + r7163 * 1; r7277 = r7277 + r7163 * 1; r7278 = r7278 + r7163 * 1; r7279 = r7279 + r7163 * 1; r7280 = r7280 + r7163 * 1; r7281 = r7281 + r7163 * 1; r7282 = r7282 + r7163 * 1; r7283 = r7283 + r7163 * 1; r7284 = r7284 + r7163 * 1; r7285 = r7285 + r7163 * 1; r7286 = r7286 + r7163 * 1; r7287 = r7287 + r7163 * 1; r7288 = r7288 + r7163 * 1; r7289 = r7289 + r7163 * 1; r7290 = r7290 + r7163 * 1; r7291 = r7291 + r7163 * 1; r7292 = r7292 + r7163 * 1; r7293 = r7293 + r7163 * 1; r7294 = r7294 + r7163 * 1; r7295 = r7295 + r7163 * 1; r7296 = r7296 + r7163 * 1; r7297 = r7297 + r7163 * 1; r7298 = r7298 + r7163 * 1; r7299 = r7299 + r7163 * 1; r7300 = r7300 + r7163 * 1; r7301 = r7301 + r7163 * 1; r7302 = r7302 + r7163 * 1; r7303 = r7303 + r7163 * 1; r7304 = r7304 + r7163 * 1; r7305 = r7305 + r7163 * 1; r7306 = r7306 + r7163 * 1; r7307 = r7307 + r7163 * 1; r7308 = r7308 + r7163 * 1; r7309 = r7309 + r7163 * 1; r7310 = r7310 + r7163 * 1; r7311 = r7311 + r7163 * 1; r7312 = r7312 + r7163 * 1; r7313 = r7313 + r7163 * 1; r7314 = r7314 + r7163 * 1; r7315 = r7315 + r7163 * 1; r7316 = r7316 + r7163 * 1; r7317 = r7317 + r7163 * 1; r7318 = r7318 + r7163 * 1; r7319 = r7319 + r7163 * 1; r7320 = r7320 + r7163 * 1; r7321 = r7321 + r7163 * 1; r7322 = r7322 + r7163 * 1; r7323 = r7323 + r7163 * 1; r7324 = r7324 + r7163 * 1; r7325 = r7325 + r7163 * 1; r7326 = r7326 + r7163 * 1; r7327 = r7327 + r7163 * 1; r7328 = r7328 + r7163 * 1; r7329 = r7329 + r7163 * 1; r7330 = r7330 + r7163 * 1; r7331 = r7331 + r7163 * 1; r7332 = r7332 + r7163 * 1; r7333 = r7333 + r7163 * 1; r7334 = r7334 + r7163 * 1; r7335 = r7335 + r7163 * 1; r7336 = r7336 + r7163 * 1; r7337 = r7337 + r7163 * 1; r7338 = r7338 + r7163 * 1; r7339 = r7339 + r7163 * 1; r7340 = r7340 + r7163 * 1; r7341 = r7341 + r7163 * 1; r7342 = r7342 + r7163 * 1; r7343 = r7343 + r7163 * 1; r7344 = r7344 + r7163 * 1; r7345 = r7345 + r7163 * 1; r7346 = r7346 + r7163 * 1; r7347 = r7347 + r7163 * 1; r7348 = r7348 + r7163 * 1; r7349 = r7349 + r7163 * 1; r7350 = r7350 + r7163 * 1; r7351 = r7351 + r7163 * 1; r7352 = r7352 + r7163 * 1; r7353 = r7353 + r7163 * 1; r7354 = r7354 + r7163 * 1; r7355 = r7355 + r7163 * 1; r7356 = r7356 + r7163 * 1; r7357 = r7357 + r7163 * 1; r7358 = r7358 + r7163 * 1; r7359 = r7359 + r7163 * 1; r7360 = r7360 + r7163 * 1; r7361 = r7361 + r7163 * 1; r7362 = r7362 + r7163 * 1; r7363 = r7363 + r7163 * 1; r7364 = r7364 + r7163 * 1; r7365 = r7365 + r7163 * 1; r7366 = r7366 + r7163 * 1; r7367 = r7367 + r7163 * 1; r7368 = r7368 + r7163 * 1; r7369 = r7369 + r7163 * 1; r7370 = r7370 + r7163 * 1; r7371 = r7371 + r7163 * 1; r7372 = r7372 + r7163 * 1; r7373 = r7373 + r7163 * 1; r7374 = r7374 + r7163 * 1; r7375 = r7375 + r7163 * 1; r7376 = r7376 + r7163 * 1; r7377 = r7377 + r7163 * 1; r7378 = r7378 + r7163 * 1; r7379 = r7379 + r7163 * 1; r7380 = r7380 + r7163 * 1; r7381 = r7381 + r7163 * 1; r7382 = r7382 + r7163 * 1; r7383 = r7383 + r7163 * 1; r7384 = r7384 + r7163 * 1; r7385 = r7385 + r7163 * 1; r7386 = r7386 + r7163 * 1; r7387 = r7387 + r7163 * 1; r7388 = r7388 + r7163 * 1; r7389 = r7389 + r7163 * 1; r7390 = r7390 + r7163 * 1; r7391 = r7391 + r7163 * 1; r7392 = r7392 + r7163 * 1; r7393 = r7393 + r7163 * 1; r7394 = r7394 + r7163 * 1; r7395 = r7395 + r7163 * 1; r7396 = r7396 + r7163 * 1; r7397 = r7397 + r7163 * 1; r7398 = r7398 + r7163 * 1; r7399 = r7399 + r7163 * 1; r7400 = r7400 + r7163 * 1; r7401 = r7401 + r7163 * 1; r7402 = r7402 + r7163 * 1; r7403 = r7403 + r7163 * 1; r7404 = r7404 + r7163 * 1; r7405 = r7405 + r7163 * 1; r7406 = r7406 + r7163 * 1; r7407 = r7407 + r7163 * 1; r7408 = r7408 + r7163 * 1; r7409 = r7409 + r7163 * 1; r7410 = r7410 + r7163 * 1; r7411 = r7411 + r7163 * 1; r7412 = r7412 + r7163 * 1; r7413 = r7413 + r7163 * 1; r7414 = r7414 + r7163 * 1; r7415 = r7415 + r7163 * 1; r7416 = r7416 + r7163 * 1; r7417 = r7417 + r7163 * 1; goto b516;
 qd_fault: {
 	u32 *rec = (u32 *)p512, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

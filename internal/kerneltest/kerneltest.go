@@ -32,6 +32,8 @@ func RandomArgs(fn any, r *rand.Rand, n int) []any {
 		}
 		v := reflect.New(t).Elem()
 		switch t.Kind() {
+		case reflect.Array, reflect.Struct: // passed by value
+			v = RandomValue(t, r)
 		case reflect.Bool:
 			v.SetBool(r.IntN(2) == 1)
 		case reflect.Float32, reflect.Float64:
@@ -325,4 +327,30 @@ func SliceBytes(s any) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(v.Pointer())), v.Len()*int(v.Type().Elem().Size()))
+}
+
+// FlatArgs lists the kernel arguments args as the IR takes them: a struct
+// or array argument, passed by value, becomes one argument per number or
+// bool it holds, in memory order.
+func FlatArgs(args []any) []any {
+	var flat []any
+	var add func(v reflect.Value)
+	add = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := range v.NumField() {
+				add(v.Field(i))
+			}
+		case reflect.Array:
+			for i := range v.Len() {
+				add(v.Index(i))
+			}
+		default:
+			flat = append(flat, v.Interface())
+		}
+	}
+	for _, a := range args {
+		add(reflect.ValueOf(a))
+	}
+	return flat
 }

@@ -114,244 +114,108 @@ b2: // each
 	goto b2;
 b10: // each done
 	__syncthreads();
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 14 "atomics.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r15 = p3;
-	r20 = p4;
-	r21 = p5;
-	r31 = p6;
-	r32 = p7;
-	r41 = p8;
-	r42 = p9;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r102 = (u64)r15;
-	r103 = r102 > 255ull;
-	r104 = (u64)r21;
-	r105 = 0ull < r104;
-	r106 = 1ull < r104;
-	r107 = (u64)r32;
-	r108 = 0ull < r107;
-	r109 = 1ull < r107;
-	if (!r103) goto b52;
-	if (!r105) goto b52;
-	if (!r106) goto b52;
-	if (!r108) goto b52;
-	if (!r109) goto b52;
-	r145 = r104;
-	r146 = 2ull < r145;
-	if (!r146) goto b44;
+	r20 = p4; r21 = p5;
+#line 20 "atomics.go"
+	r31 = p6; r32 = p7;
+#line 22 "atomics.go"
+	r41 = p8; r42 = p9;
+#line 14 "atomics.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r102 = (u64)r15; r103 = r102 > 255ull; r104 = (u64)r21; r105 = 0ull < r104; r106 = 1ull < r104; r107 = (u64)r32; r108 = 0ull < r107; r109 = 1ull < r107; if (!r103) goto b52; if (!r105) goto b52; if (!r106) goto b52; if (!r108) goto b52; if (!r109) goto b52; r145 = r104; r146 = 2ull < r145; if (!r146) goto b44;
+#line 16 "atomics.go"
 	r19 = r20 + 0ll;
 	r24 = r20 + 4ll;
-	r27 = r20 + 8ll;
-	r28 = r24;
+	r27 = r20 + 8ll; r28 = r24;
+#line 20 "atomics.go"
 	r30 = r31 + 0ll;
 	r36 = r31 + 8ll;
-	r150 = r2;
-	r151 = r4 + r150 * 1;
-	r152 = r1;
+#line 14 "atomics.go"
+	r150 = r2; r151 = r4 + r150 * 1; r152 = r1;
 b19: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b26;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r147 = r151;
-	r11 = r147 + 1ll;
-	r12 = *(u8 *)r11;
-	r16 = (i64)r12;
-	r13 = r53 + r16 * 4;
-	r18 = atomicAdd((u32 *)r13, 1u);
-	r23 = atomicAdd((u32 *)r19, (u32)1);
-	r22 = (u32)r23 + 1u;
-	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22);
-	r25 = r26 == 0;
-	if (!r25) goto b24;
-	r29 = *(volatile i32 *)r28;
-	*(volatile i32 *)r27 = r29;
+#line 14 "atomics.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26; r8 = r2; r9 = (u64)r8 + 1ull; r147 = r151; r11 = r147 + 1ll; r12 = *(u8 *)r11;
+	r16 = (i64)r12; r13 = r53 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
+	r23 = atomicAdd((u32 *)r19, (u32)1); r22 = (u32)r23 + 1u;
+	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22); r25 = r26 == 0; if (!r25) goto b24;
+	r29 = *(volatile i32 *)r28; *(volatile i32 *)r27 = r29;
 b24: // if.done
-	r33 = (double)r12;
-	r35 = atomicAdd((double *)r30, r33);
-	r37 = (double)r9;
-	r38 = qd_atommax_f64(r36, r37);
-	r45 = r9 >> 63;
-	r46 = r45 & 3ll;
-	r47 = (u64)r9 + (u64)r46;
-	r48 = r47 >> 2;
-	r49 = (u64)r48 * 4ull;
-	r50 = (u64)r9 - (u64)r49;
-	r39 = r50;
-	if ((u64)r39 >= (u64)r42) { qd_site = 7; qd_x = r39; qd_y = r42; goto qd_fault; }
-	r40 = r41 + r39 * 1;
-	r43 = (i8)r12;
-	r44 = qd_atommin_i8(r40, r43);
-	r2 = (u64)r2 + (u64)r1;
-	r151 = r151 + r152 * 1;
-	goto b19;
+#line 20 "atomics.go"
+	r33 = (double)r12; r35 = atomicAdd((double *)r30, r33);
+	r37 = (double)r9; r38 = qd_atommax_f64(r36, r37); r45 = r9 >> 63; r46 = r45 & 3ll; r47 = (u64)r9 + (u64)r46; r48 = r47 >> 2; r49 = (u64)r48 * 4ull; r50 = (u64)r9 - (u64)r49;
+	r39 = r50; if ((u64)r39 >= (u64)r42) { qd_site = 7; qd_x = r39; qd_y = r42; goto qd_fault; } r40 = r41 + r39 * 1; r43 = (i8)r12; r44 = qd_atommin_i8(r40, r43);
+#line 14 "atomics.go"
+	r2 = (u64)r2 + (u64)r1; r151 = r151 + r152 * 1; goto b19;
 b26: // add the private copies
-	__syncthreads();
-	r59 = p2;
-	r60 = r51;
-	r155 = r53 + r60 * 4;
-	r156 = r154;
-	r157 = r59 + r60 * 4;
+#line 14 "atomics.go"
+	__syncthreads(); r59 = p2; r60 = r51; r155 = r53 + r60 * 4; r156 = r154; r157 = r59 + r60 * 4;
 b27: // each
-	r61 = r60 < r55;
-	if (!r61) goto b43;
-	r62 = r155;
-	r63 = *(u32 *)r62;
-	r64 = r63 != 0u;
-	if (!r64) goto b30;
-	r65 = r157;
-	r66 = atomicAdd((u32 *)r65, r63);
+#line 14 "atomics.go"
+	r61 = r60 < r55; if (!r61) goto b43; r62 = r155; r63 = *(u32 *)r62; r64 = r63 != 0u; if (!r64) goto b30; r65 = r157; r66 = atomicAdd((u32 *)r65, r63);
 b30: // next element
-	r60 = (u64)r60 + (u64)r52;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
-	r170 = r60 < r55;
-	if (!r170) goto b43;
-	r171 = r155;
-	r172 = *(u32 *)r171;
-	r173 = r172 != 0u;
-	if (!r173) goto b34;
-	r174 = r157;
-	r175 = atomicAdd((u32 *)r174, r172);
+#line 14 "atomics.go"
+	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; r170 = r60 < r55; if (!r170) goto b43; r171 = r155; r172 = *(u32 *)r171; r173 = r172 != 0u; if (!r173) goto b34; r174 = r157; r175 = atomicAdd((u32 *)r174, r172);
 b34: // next element (unrolled 1)
-	r60 = (u64)r60 + (u64)r52;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
-	r176 = r60 < r55;
-	if (!r176) goto b43;
-	r177 = r155;
-	r178 = *(u32 *)r177;
-	r179 = r178 != 0u;
-	if (!r179) goto b38;
-	r180 = r157;
-	r181 = atomicAdd((u32 *)r180, r178);
+#line 14 "atomics.go"
+	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; r176 = r60 < r55; if (!r176) goto b43; r177 = r155; r178 = *(u32 *)r177; r179 = r178 != 0u; if (!r179) goto b38; r180 = r157; r181 = atomicAdd((u32 *)r180, r178);
 b38: // next element (unrolled 2)
-	r60 = (u64)r60 + (u64)r52;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
-	r182 = r60 < r55;
-	if (!r182) goto b43;
-	r183 = r155;
-	r184 = *(u32 *)r183;
-	r185 = r184 != 0u;
-	if (!r185) goto b42;
-	r186 = r157;
-	r187 = atomicAdd((u32 *)r186, r184);
+#line 14 "atomics.go"
+	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; r182 = r60 < r55; if (!r182) goto b43; r183 = r155; r184 = *(u32 *)r183; r185 = r184 != 0u; if (!r185) goto b42; r186 = r157; r187 = atomicAdd((u32 *)r186, r184);
 b42: // next element (unrolled 3)
-	r60 = (u64)r60 + (u64)r52;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
-	goto b27;
+#line 14 "atomics.go"
+	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; goto b27;
 b43: // each done
+#line 14 "atomics.go"
 	return;
 b44: // preheader
+#line 16 "atomics.go"
 	r120 = r20 + 0ll;
 	r123 = r20 + 4ll;
-	r126 = r20 + 8ll;
-	r127 = r123;
+	r126 = r20 + 8ll; r127 = r123;
+#line 20 "atomics.go"
 	r129 = r31 + 0ll;
 	r132 = r31 + 8ll;
-	r161 = r2;
-	r162 = r4 + r161 * 1;
-	r163 = r1;
+#line 14 "atomics.go"
+	r161 = r2; r162 = r4 + r161 * 1; r163 = r1;
 b45: // head (checked if)
-	r110 = (u64)r2 + 1ull;
-	r111 = r110 < r3;
-	if (!r111) goto b26;
-	r112 = r2;
-	r113 = (u64)r112 + 1ull;
-	r149 = r162;
-	r115 = r149 + 1ll;
-	r116 = *(u8 *)r115;
-	r118 = (i64)r116;
-	r117 = r53 + r118 * 4;
-	r119 = atomicAdd((u32 *)r117, 1u);
-	r122 = atomicAdd((u32 *)r120, (u32)1);
-	r121 = (u32)r122 + 1u;
-	r125 = atomicCAS((u32 *)r123, (u32)0, (u32)r121);
-	r124 = r125 == 0;
-	if (!r124) goto b50;
-	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
-	r128 = *(volatile i32 *)r127;
-	*(volatile i32 *)r126 = r128;
+#line 14 "atomics.go"
+	r110 = (u64)r2 + 1ull; r111 = r110 < r3; if (!r111) goto b26; r112 = r2; r113 = (u64)r112 + 1ull; r149 = r162; r115 = r149 + 1ll; r116 = *(u8 *)r115;
+	r118 = (i64)r116; r117 = r53 + r118 * 4; r119 = atomicAdd((u32 *)r117, 1u);
+	r122 = atomicAdd((u32 *)r120, (u32)1); r121 = (u32)r122 + 1u;
+	r125 = atomicCAS((u32 *)r123, (u32)0, (u32)r121); r124 = r125 == 0; if (!r124) goto b50;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r128 = *(volatile i32 *)r127; *(volatile i32 *)r126 = r128;
 b50: // if.done (checked if)
-	r130 = (double)r116;
-	r131 = atomicAdd((double *)r129, r130);
-	r133 = (double)r113;
-	r134 = qd_atommax_f64(r132, r133);
-	r139 = r113 >> 63;
-	r140 = r139 & 3ll;
-	r141 = (u64)r113 + (u64)r140;
-	r142 = r141 >> 2;
-	r143 = (u64)r142 * 4ull;
-	r144 = (u64)r113 - (u64)r143;
-	r135 = r144;
-	if ((u64)r135 >= (u64)r42) { qd_site = 7; qd_x = r135; qd_y = r42; goto qd_fault; }
-	r136 = r41 + r135 * 1;
-	r137 = (i8)r116;
-	r138 = qd_atommin_i8(r136, r137);
-	r2 = (u64)r2 + (u64)r1;
-	r162 = r162 + r163 * 1;
-	goto b45;
+#line 20 "atomics.go"
+	r130 = (double)r116; r131 = atomicAdd((double *)r129, r130);
+	r133 = (double)r113; r134 = qd_atommax_f64(r132, r133); r139 = r113 >> 63; r140 = r139 & 3ll; r141 = (u64)r113 + (u64)r140; r142 = r141 >> 2; r143 = (u64)r142 * 4ull; r144 = (u64)r113 - (u64)r143;
+	r135 = r144; if ((u64)r135 >= (u64)r42) { qd_site = 7; qd_x = r135; qd_y = r42; goto qd_fault; } r136 = r41 + r135 * 1; r137 = (i8)r116; r138 = qd_atommin_i8(r136, r137);
+#line 14 "atomics.go"
+	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; goto b45;
 b52: // preheader
+#line 16 "atomics.go"
 	r77 = r20 + 0ll;
 	r80 = r20 + 4ll;
-	r83 = r20 + 8ll;
-	r84 = r80;
+	r83 = r20 + 8ll; r84 = r80;
+#line 20 "atomics.go"
 	r86 = r31 + 0ll;
 	r89 = r31 + 8ll;
-	r158 = r2;
-	r159 = r4 + r158 * 1;
-	r160 = r1;
+#line 14 "atomics.go"
+	r158 = r2; r159 = r4 + r158 * 1; r160 = r1;
 b53: // head (checked)
-	r67 = (u64)r2 + 1ull;
-	r68 = r67 < r3;
-	if (!r68) goto b26;
-	r69 = r2;
-	r70 = (u64)r69 + 1ull;
-	r148 = r159;
-	r72 = r148 + 1ll;
-	r73 = *(u8 *)r72;
-	r75 = (i64)r73;
-	if ((u64)r75 >= (u64)r15) { qd_site = 0; qd_x = r75; qd_y = r15; goto qd_fault; }
-	r74 = r53 + r75 * 4;
-	r76 = atomicAdd((u32 *)r74, 1u);
-	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
-	r79 = atomicAdd((u32 *)r77, (u32)1);
-	r78 = (u32)r79 + 1u;
-	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
-	r82 = atomicCAS((u32 *)r80, (u32)0, (u32)r78);
-	r81 = r82 == 0;
-	if (!r81) goto b58;
-	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
-	r85 = *(volatile i32 *)r84;
-	*(volatile i32 *)r83 = r85;
+#line 14 "atomics.go"
+	r67 = (u64)r2 + 1ull; r68 = r67 < r3; if (!r68) goto b26; r69 = r2; r70 = (u64)r69 + 1ull; r148 = r159; r72 = r148 + 1ll; r73 = *(u8 *)r72;
+	r75 = (i64)r73; if ((u64)r75 >= (u64)r15) { qd_site = 0; qd_x = r75; qd_y = r15; goto qd_fault; } r74 = r53 + r75 * 4; r76 = atomicAdd((u32 *)r74, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; } r79 = atomicAdd((u32 *)r77, (u32)1); r78 = (u32)r79 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; } r82 = atomicCAS((u32 *)r80, (u32)0, (u32)r78); r81 = r82 == 0; if (!r81) goto b58;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r85 = *(volatile i32 *)r84; *(volatile i32 *)r83 = r85;
 b58: // if.done (checked)
-	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
-	r87 = (double)r73;
-	r88 = atomicAdd((double *)r86, r87);
-	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
-	r90 = (double)r70;
-	r91 = qd_atommax_f64(r89, r90);
-	r96 = r70 >> 63;
-	r97 = r96 & 3ll;
-	r98 = (u64)r70 + (u64)r97;
-	r99 = r98 >> 2;
-	r100 = (u64)r99 * 4ull;
-	r101 = (u64)r70 - (u64)r100;
-	r92 = r101;
-	if ((u64)r92 >= (u64)r42) { qd_site = 7; qd_x = r92; qd_y = r42; goto qd_fault; }
-	r93 = r41 + r92 * 1;
-	r94 = (i8)r73;
-	r95 = qd_atommin_i8(r93, r94);
-	r2 = (u64)r2 + (u64)r1;
-	r159 = r159 + r160 * 1;
-	goto b53;
+#line 20 "atomics.go"
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; } r87 = (double)r73; r88 = atomicAdd((double *)r86, r87);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; } r90 = (double)r70; r91 = qd_atommax_f64(r89, r90); r96 = r70 >> 63; r97 = r96 & 3ll; r98 = (u64)r70 + (u64)r97; r99 = r98 >> 2; r100 = (u64)r99 * 4ull; r101 = (u64)r70 - (u64)r100;
+	r92 = r101; if ((u64)r92 >= (u64)r42) { qd_site = 7; qd_x = r92; qd_y = r42; goto qd_fault; } r93 = r41 + r92 * 1; r94 = (i8)r73; r95 = qd_atommin_i8(r93, r94);
+#line 14 "atomics.go"
+	r2 = (u64)r2 + (u64)r1; r159 = r159 + r160 * 1; goto b53;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

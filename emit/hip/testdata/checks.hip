@@ -27,12 +27,8 @@ extern "C" __global__ void Checked_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r0 = 0, *r3 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p1;
-	r5 = p4;
-	r6 = p5;
-	if ((u64)r6 > (u64)r4) { qd_site = 0; qd_x = r6; qd_y = r4; goto qd_fault; }
-	if ((u64)r5 > (u64)r6) { qd_site = 1; qd_x = r5; qd_y = r6; goto qd_fault; }
-	return;
+#line 8 "checks.go"
+	r4 = p1; r5 = p4; r6 = p5; if ((u64)r6 > (u64)r4) { qd_site = 0; qd_x = r6; qd_y = r4; goto qd_fault; } if ((u64)r5 > (u64)r6) { qd_site = 1; qd_x = r5; qd_y = r6; goto qd_fault; } return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -63,118 +59,44 @@ extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r59 = 0, *r61 = 0, *r63 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r7 = p0;
-	r8 = p1;
-	r9 = p4;
-	r10 = p5;
-	if ((u64)r10 > (u64)r8) { qd_site = 0; qd_x = r10; qd_y = r8; goto qd_fault; }
-	if ((u64)r9 > (u64)r10) { qd_site = 1; qd_x = r9; qd_y = r10; goto qd_fault; }
-	r4 = r7 + r9 * 8;
-	r5 = (u64)r10 - (u64)r9;
-	r3 = r5;
-	r17 = p2;
-	r18 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r35 = (u64)r18;
-	r36 = r2;
-	r37 = (u64)r36 + 1ull;
-	r38 = (u64)r37;
-	r39 = r38 < r35;
-	r40 = (u64)r3;
-	r41 = r40 + 18446744073709551615ull;
-	r42 = r41 + 4611686018427387904ull;
-	r43 = r42 <= 9223372036854775808ull;
-	r44 = r41 - 1ull;
-	r45 = (u64)r2;
-	r46 = r44 - r45;
-	r47 = r35 - 1ull;
-	r48 = r47 - r38;
-	r49 = r46 <= r48;
-	if (!r39) goto b12;
-	if (!r43) goto b12;
-	if (!r49) goto b12;
-	r56 = r2;
-	r57 = r17 + r56 * 8;
-	r58 = (u64)r1 * 8ull;
-	r59 = r4 + r56 * 8;
+#line 9 "checks.go"
+	r7 = p0; r8 = p1; r9 = p4; r10 = p5;
+#line 8 "checks.go"
+	if ((u64)r10 > (u64)r8) { qd_site = 0; qd_x = r10; qd_y = r8; goto qd_fault; } if ((u64)r9 > (u64)r10) { qd_site = 1; qd_x = r9; qd_y = r10; goto qd_fault; } r4 = r7 + r9 * 8;
+	r5 = (u64)r10 - (u64)r9; r3 = r5;
+	r17 = p2; r18 = p3;
+#line 9 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r35 = (u64)r18; r36 = r2; r37 = (u64)r36 + 1ull; r38 = (u64)r37; r39 = r38 < r35; r40 = (u64)r3; r41 = r40 + 18446744073709551615ull; r42 = r41 + 4611686018427387904ull; r43 = r42 <= 9223372036854775808ull; r44 = r41 - 1ull; r45 = (u64)r2; r46 = r44 - r45; r47 = r35 - 1ull; r48 = r47 - r38; r49 = r46 <= r48; if (!r39) goto b12; if (!r43) goto b12; if (!r49) goto b12; r56 = r2; r57 = r17 + r56 * 8; r58 = (u64)r1 * 8ull; r59 = r4 + r56 * 8;
 b5: // head
-	r11 = (u64)r2 + 1ull;
-	r12 = r11 < r3;
-	if (!r12) goto b11;
-	r50 = r57;
-	r16 = r50 + 8ll;
-	r19 = *(i64 *)r16;
-	r51 = r59;
-	r20 = r51 + 8ll;
-	r21 = *(i64 *)r20;
-	if (r19 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r75 = (u64)r21;
-	r76 = (u64)r19;
-	r77 = r75 | r76;
-	r78 = r77 >> 32;
-	r79 = (u32)r78;
-	r80 = r79 == 0u;
-	if (!r80) goto b10;
-	r81 = (u32)r21;
-	r82 = (u32)r19;
-	r83 = qd_div_u32(r81, r82);
-	r74 = (i64)r83;
+#line 9 "checks.go"
+	r11 = (u64)r2 + 1ull; r12 = r11 < r3; if (!r12) goto b11;
+	r50 = r57; r16 = r50 + 8ll; r19 = *(i64 *)r16; r51 = r59; r20 = r51 + 8ll; r21 = *(i64 *)r20; if (r19 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r75 = (u64)r21; r76 = (u64)r19; r77 = r75 | r76; r78 = r77 >> 32; r79 = (u32)r78; r80 = r79 == 0u; if (!r80) goto b10; r81 = (u32)r21; r82 = (u32)r19; r83 = qd_div_u32(r81, r82); r74 = (i64)r83;
 b8: // rangeindex.body
-	r22 = r74;
-	r23 = r20;
-	*(i64 *)r23 = r22;
-	r2 = (u64)r2 + (u64)r1;
-	r57 = r57 + r58 * 1;
-	r59 = r59 + r58 * 1;
-	goto b5;
+#line 10 "checks.go"
+	r22 = r74; r23 = r20; *(i64 *)r23 = r22;
+#line 9 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r57 = r57 + r58 * 1; r59 = r59 + r58 * 1; goto b5;
 b10: // divide in 64 bits
-	r74 = qd_div_i64(r21, r19);
-	goto b8;
+#line 10 "checks.go"
+	r74 = qd_div_i64(r21, r19); goto b8;
 b11: // exit
+#line 10 "checks.go"
 	return;
 b12: // preheader
-	r60 = r2;
-	r61 = r17 + r60 * 8;
-	r62 = (u64)r1 * 8ull;
-	r63 = r4 + r60 * 8;
+#line 9 "checks.go"
+	r60 = r2; r61 = r17 + r60 * 8; r62 = (u64)r1 * 8ull; r63 = r4 + r60 * 8;
 b13: // head (checked)
-	r24 = (u64)r2 + 1ull;
-	r25 = r24 < r3;
-	if (!r25) goto b11;
-	r26 = r2;
-	r27 = (u64)r26 + 1ull;
-	if ((u64)r27 >= (u64)r18) { qd_site = 2; qd_x = r27; qd_y = r18; goto qd_fault; }
-	r53 = r61;
-	r29 = r53 + 8ll;
-	r30 = *(i64 *)r29;
-	r54 = r63;
-	r31 = r54 + 8ll;
-	r32 = *(i64 *)r31;
-	if (r30 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r65 = (u64)r32;
-	r66 = (u64)r30;
-	r67 = r65 | r66;
-	r68 = r67 >> 32;
-	r69 = (u32)r68;
-	r70 = r69 == 0u;
-	if (!r70) goto b20;
-	r71 = (u32)r32;
-	r72 = (u32)r30;
-	r73 = qd_div_u32(r71, r72);
-	r64 = (i64)r73;
+#line 9 "checks.go"
+	r24 = (u64)r2 + 1ull; r25 = r24 < r3; if (!r25) goto b11; r26 = r2; r27 = (u64)r26 + 1ull;
+	if ((u64)r27 >= (u64)r18) { qd_site = 2; qd_x = r27; qd_y = r18; goto qd_fault; } r53 = r61; r29 = r53 + 8ll; r30 = *(i64 *)r29; r54 = r63; r31 = r54 + 8ll; r32 = *(i64 *)r31; if (r30 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r65 = (u64)r32; r66 = (u64)r30; r67 = r65 | r66; r68 = r67 >> 32; r69 = (u32)r68; r70 = r69 == 0u; if (!r70) goto b20; r71 = (u32)r32; r72 = (u32)r30; r73 = qd_div_u32(r71, r72); r64 = (i64)r73;
 b18: // rangeindex.body (checked)
-	r33 = r64;
-	r34 = r31;
-	*(i64 *)r34 = r33;
-	r2 = (u64)r2 + (u64)r1;
-	r61 = r61 + r62 * 1;
-	r63 = r63 + r62 * 1;
-	goto b13;
+#line 10 "checks.go"
+	r33 = r64; r34 = r31; *(i64 *)r34 = r33;
+#line 9 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r61 = r61 + r62 * 1; r63 = r63 + r62 * 1; goto b13;
 b20: // divide in 64 bits
-	r64 = qd_div_i64(r32, r30);
-	goto b18;
+#line 10 "checks.go"
+	r64 = qd_div_i64(r32, r30); goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -212,144 +134,36 @@ extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r14 = p6;
-	r16 = p2;
-	r21 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r35 = r14 != 0;
-	if (!r35) goto b20;
-	r36 = (u64)r1 * 3ull;
-	r96 = (u64)r1 * 4ull;
-	r41 = (u64)r3;
-	r43 = (u64)r36;
-	r104 = r96;
-	r107 = r96;
-	r110 = (u64)r1 * 8ull;
-	r113 = r110;
-	r116 = (u64)r1 * 12ull;
-	r119 = r116;
-	r129 = r2;
-	r130 = r4 + r129 * 4;
-	r131 = (u64)r96 * 4ull;
-	r132 = r21 + r129 * 4;
+#line 18 "checks.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r14 = p6; r16 = p2; r21 = p0;
+#line 18 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r35 = r14 != 0; if (!r35) goto b20; r36 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r41 = (u64)r3; r43 = (u64)r36;
+	r104 = r96; r107 = r96; r110 = (u64)r1 * 8ull; r113 = r110; r116 = (u64)r1 * 12ull; r119 = r116; r129 = r2; r130 = r4 + r129 * 4; r131 = (u64)r96 * 4ull; r132 = r21 + r129 * 4;
 b3: // grid unrolled guard
-	r37 = (u64)r2 + 1ull;
-	r38 = r37 < r3;
-	if (!r38) goto b19;
-	r42 = (u64)r37;
-	r39 = r41 - r42;
-	r40 = r39 > r43;
-	if (!r40) goto b14;
-	r101 = r130;
-	r50 = r101 + 4ll;
-	r51 = *(i32 *)r50;
-	r138 = qd_div_i32(r51, r14);
-	r52 = r138;
-	r54 = (i64)r52;
-	r53 = r16 + r54 * 4;
-	r55 = *(float *)r53;
-	r102 = r132;
-	r56 = r102 + 4ll;
-	*(float *)r56 = r55;
-	r103 = r101;
-	r105 = r103 + r104 * 1;
-	r62 = r105 + 4ll;
-	r63 = *(i32 *)r62;
-	r137 = qd_div_i32(r63, r14);
-	r64 = r137;
-	r66 = (i64)r64;
-	r65 = r16 + r66 * 4;
-	r67 = *(float *)r65;
-	r106 = r102;
-	r108 = r106 + r107 * 1;
-	r68 = r108 + 4ll;
-	*(float *)r68 = r67;
-	r109 = r101;
-	r111 = r109 + r110 * 1;
-	r75 = r111 + 4ll;
-	r76 = *(i32 *)r75;
-	r136 = qd_div_i32(r76, r14);
-	r77 = r136;
-	r79 = (i64)r77;
-	r78 = r16 + r79 * 4;
-	r80 = *(float *)r78;
-	r112 = r102;
-	r114 = r112 + r113 * 1;
-	r81 = r114 + 4ll;
-	*(float *)r81 = r80;
-	r115 = r101;
-	r117 = r115 + r116 * 1;
-	r88 = r117 + 4ll;
-	r89 = *(i32 *)r88;
-	r135 = qd_div_i32(r89, r14);
-	r90 = r135;
-	r92 = (i64)r90;
-	r91 = r16 + r92 * 4;
-	r93 = *(float *)r91;
-	r118 = r102;
-	r120 = r118 + r119 * 1;
-	r94 = r120 + 4ll;
-	*(float *)r94 = r93;
-	r2 = (u64)r2 + (u64)r96;
-	r130 = r130 + r131 * 1;
-	r132 = r132 + r131 * 1;
-	goto b3;
+#line 19 "checks.go"
+	r37 = (u64)r2 + 1ull; r38 = r37 < r3; if (!r38) goto b19; r42 = (u64)r37; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b14; r101 = r130; r50 = r101 + 4ll; r51 = *(i32 *)r50; r138 = qd_div_i32(r51, r14); r52 = r138; r54 = (i64)r52; r53 = r16 + r54 * 4; r55 = *(float *)r53; r102 = r132; r56 = r102 + 4ll; *(float *)r56 = r55; r103 = r101; r105 = r103 + r104 * 1; r62 = r105 + 4ll; r63 = *(i32 *)r62; r137 = qd_div_i32(r63, r14); r64 = r137; r66 = (i64)r64; r65 = r16 + r66 * 4; r67 = *(float *)r65; r106 = r102; r108 = r106 + r107 * 1; r68 = r108 + 4ll; *(float *)r68 = r67; r109 = r101; r111 = r109 + r110 * 1; r75 = r111 + 4ll; r76 = *(i32 *)r75; r136 = qd_div_i32(r76, r14); r77 = r136; r79 = (i64)r77; r78 = r16 + r79 * 4; r80 = *(float *)r78; r112 = r102; r114 = r112 + r113 * 1; r81 = r114 + 4ll; *(float *)r81 = r80; r115 = r101; r117 = r115 + r116 * 1; r88 = r117 + 4ll; r89 = *(i32 *)r88; r135 = qd_div_i32(r89, r14); r90 = r135; r92 = (i64)r90; r91 = r16 + r92 * 4; r93 = *(float *)r91; r118 = r102; r120 = r118 + r119 * 1; r94 = r120 + 4ll; *(float *)r94 = r93; r2 = (u64)r2 + (u64)r96; r130 = r130 + r131 * 1; r132 = r132 + r131 * 1; goto b3;
 b14: // preheader
-	r121 = r2;
-	r122 = r4 + r121 * 4;
-	r123 = r96;
-	r124 = r21 + r121 * 4;
+#line 18 "checks.go"
+	r121 = r2; r122 = r4 + r121 * 4; r123 = r96; r124 = r21 + r121 * 4;
 b15: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b19;
-	r97 = r122;
-	r11 = r97 + 4ll;
-	r12 = *(i32 *)r11;
-	r134 = qd_div_i32(r12, r14);
-	r13 = r134;
-	r18 = (i64)r13;
-	r15 = r16 + r18 * 4;
-	r19 = *(float *)r15;
-	r98 = r124;
-	r20 = r98 + 4ll;
-	*(float *)r20 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	r124 = r124 + r123 * 1;
-	goto b15;
+#line 18 "checks.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b19;
+	r97 = r122; r11 = r97 + 4ll; r12 = *(i32 *)r11; r134 = qd_div_i32(r12, r14); r13 = r134; r18 = (i64)r13; r15 = r16 + r18 * 4; r19 = *(float *)r15; r98 = r124; r20 = r98 + 4ll; *(float *)r20 = r19;
+#line 18 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; r124 = r124 + r123 * 1; goto b15;
 b19: // exit
+#line 18 "checks.go"
 	return;
 b20: // preheader
-	r125 = r2;
-	r126 = r4 + r125 * 4;
-	r127 = (u64)r1 * 4ull;
-	r128 = r21 + r125 * 4;
+#line 18 "checks.go"
+	r125 = r2; r126 = r4 + r125 * 4; r127 = (u64)r1 * 4ull; r128 = r21 + r125 * 4;
 b21: // head (checked if)
-	r23 = (u64)r2 + 1ull;
-	r24 = r23 < r3;
-	if (!r24) goto b19;
-	r99 = r126;
-	r28 = r99 + 4ll;
-	r29 = *(i32 *)r28;
-	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r133 = qd_div_i32(r29, r14);
-	r30 = r133;
-	r32 = (i64)r30;
-	r31 = r16 + r32 * 4;
-	r33 = *(float *)r31;
-	r100 = r128;
-	r34 = r100 + 4ll;
-	*(float *)r34 = r33;
-	r2 = (u64)r2 + (u64)r1;
-	r126 = r126 + r127 * 1;
-	r128 = r128 + r127 * 1;
-	goto b21;
+#line 18 "checks.go"
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b19;
+	r99 = r126; r28 = r99 + 4ll; r29 = *(i32 *)r28; if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r133 = qd_div_i32(r29, r14); r30 = r133; r32 = (i64)r30; r31 = r16 + r32 * 4; r33 = *(float *)r31; r100 = r128; r34 = r100 + 4ll; *(float *)r34 = r33;
+#line 18 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r126 = r126 + r127 * 1; r128 = r128 + r127 * 1; goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -24,95 +24,67 @@ extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r18 = 0, r26 = 0, r32 = 0, r37 = 0, r42 = 0;
 	char *r4 = 0, *r21 = 0, *r28 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 7 "control.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 10 "control.go"
 	r14 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
+#line 7 "control.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b30;
-	r8 = r2;
-	r11 = 0;
-	r12 = 0;
+#line 7 "control.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b30; r8 = r2; r11 = 0; r12 = 0;
 b5: // for.loop
-	r13 = r12 < r14;
-	if (!r13) goto b29;
-	r17 = r11;
-	r18 = 0ll;
+#line 10 "control.go"
+	r13 = r12 < r14; if (!r13) goto b29; r17 = r11; r18 = 0ll;
 b7: // rangeint.body
-	r22 = (i32)r18;
-	r23 = r22 > r12;
-	if (!r23) goto b10;
+#line 13 "control.go"
+	r22 = (i32)r18; r23 = r22 > r12; if (!r23) goto b10;
 b8: // edge 8→6
+#line 13 "control.go"
 	r19 = r17;
 b9: // for.post
-	r20 = (u32)r12 + 1u;
-	r11 = r19;
-	r12 = r20;
-	goto b5;
+#line 10 "control.go"
+	r20 = (u32)r12 + 1u; r11 = r19; r12 = r20; goto b5;
 b10: // switch.next
-	r24 = r18 == 5ll;
-	if (!r24) goto b14;
+#line 15 "control.go"
+	r24 = r18 == 5ll; if (!r24) goto b14;
 b11: // edge 9→7
+#line 15 "control.go"
 	r15 = r17;
 b12: // for.done
-	r28 = r4 + r8 * 4;
-	r21 = r28 + 4ll;
-	*(i32 *)r21 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 21 "control.go"
+	r28 = r4 + r8 * 4; r21 = r28 + 4ll; *(i32 *)r21 = r15;
+#line 7 "control.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b14: // switch.next
-	r25 = (u32)r17 + 1u;
-	r26 = (u64)r18 + 1ull;
-	r27 = r26 < 8ll;
-	if (!r27) goto b28;
-	r17 = r25;
-	r18 = r26;
-	r29 = (i32)r18;
-	r30 = r29 > r12;
-	if (r30) goto b8;
-	r31 = r18 == 5ll;
-	if (r31) goto b11;
-	r25 = (u32)r17 + 1u;
-	r32 = (u64)r18 + 1ull;
-	r33 = r32 < 8ll;
-	if (!r33) goto b28;
-	r17 = r25;
-	r18 = r32;
-	r34 = (i32)r18;
-	r35 = r34 > r12;
-	if (r35) goto b8;
-	r36 = r18 == 5ll;
-	if (r36) goto b11;
-	r25 = (u32)r17 + 1u;
-	r37 = (u64)r18 + 1ull;
-	r38 = r37 < 8ll;
-	if (!r38) goto b28;
-	r17 = r25;
-	r18 = r37;
-	r39 = (i32)r18;
-	r40 = r39 > r12;
-	if (r40) goto b8;
-	r41 = r18 == 5ll;
-	if (r41) goto b11;
-	r25 = (u32)r17 + 1u;
-	r42 = (u64)r18 + 1ull;
-	r43 = r42 < 8ll;
-	if (!r43) goto b28;
-	r17 = r25;
-	r18 = r42;
-	goto b7;
+#line 18 "control.go"
+	r25 = (u32)r17 + 1u; r26 = (u64)r18 + 1ull; r27 = r26 < 8ll; if (!r27) goto b28; r17 = r25; r18 = r26;
+#line 13 "control.go"
+	r29 = (i32)r18; r30 = r29 > r12; if (r30) goto b8;
+#line 15 "control.go"
+	r31 = r18 == 5ll; if (r31) goto b11;
+#line 18 "control.go"
+	r25 = (u32)r17 + 1u; r32 = (u64)r18 + 1ull; r33 = r32 < 8ll; if (!r33) goto b28; r17 = r25; r18 = r32;
+#line 13 "control.go"
+	r34 = (i32)r18; r35 = r34 > r12; if (r35) goto b8;
+#line 15 "control.go"
+	r36 = r18 == 5ll; if (r36) goto b11;
+#line 18 "control.go"
+	r25 = (u32)r17 + 1u; r37 = (u64)r18 + 1ull; r38 = r37 < 8ll; if (!r38) goto b28; r17 = r25; r18 = r37;
+#line 13 "control.go"
+	r39 = (i32)r18; r40 = r39 > r12; if (r40) goto b8;
+#line 15 "control.go"
+	r41 = r18 == 5ll; if (r41) goto b11;
+#line 18 "control.go"
+	r25 = (u32)r17 + 1u; r42 = (u64)r18 + 1ull; r43 = r42 < 8ll; if (!r43) goto b28; r17 = r25; r18 = r42; goto b7;
 b28: // edge 10→6
-	r19 = r25;
-	goto b9;
+#line 18 "control.go"
+	r19 = r25; goto b9;
 b29: // edge 4→7
-	r15 = r11;
-	goto b12;
+#line 10 "control.go"
+	r15 = r11; goto b12;
 b30: // exit
+#line 10 "control.go"
 	return;
 }
 
@@ -122,12 +94,8 @@ extern "C" __global__ void Phases_0(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r0 = 0, *r1 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p0;
-	r2 = p1;
-	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
-	r0 = r1 + 0ll;
-	*(float *)r0 = 0x1p+00f;
-	return;
+#line 29 "control.go"
+	r1 = p0; r2 = p1; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = 0x1p+00f; return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -160,127 +128,52 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r94 = 0, *r98 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 30 "control.go"
 	r3 = p2;
-	r9 = p0;
-	r10 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 1ull;
-	r23 = (u64)r10;
-	r24 = 0ull < r23;
-	r25 = r2;
-	r26 = (u64)r25;
-	r27 = r26 < r23;
-	r28 = (u64)r3;
-	r29 = r28 + 4611686018427387904ull;
-	r30 = r29 <= 9223372036854775808ull;
-	r31 = r28 - 1ull;
-	r32 = (u64)r2;
-	r33 = r31 - r32;
-	r34 = r23 - 1ull;
-	r35 = r34 - r26;
-	r36 = r33 <= r35;
-	if (!r24) goto b27;
-	if (!r27) goto b27;
-	if (!r30) goto b27;
-	if (!r36) goto b27;
-	r37 = (u64)r1 * 3ull;
-	r80 = (u64)r1 * 4ull;
-	r41 = r28;
-	r43 = (u64)r37;
-	r49 = r9 + 0ll;
-	r57 = r49;
-	r82 = r80;
-	r66 = r49;
-	r85 = (u64)r1 * 8ull;
-	r75 = r49;
-	r88 = (u64)r1 * 12ull;
-	r96 = r2;
-	r97 = r96;
-	r98 = r9 + r97 * 4;
-	r99 = (u64)r80 * 4ull;
+	r9 = p0; r10 = p1;
+#line 30 "control.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + 1ull; r23 = (u64)r10; r24 = 0ull < r23; r25 = r2; r26 = (u64)r25; r27 = r26 < r23; r28 = (u64)r3; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r23 - 1ull; r35 = r34 - r26; r36 = r33 <= r35; if (!r24) goto b27; if (!r27) goto b27; if (!r30) goto b27; if (!r36) goto b27; r37 = (u64)r1 * 3ull; r80 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37;
+	r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
+#line 30 "control.go"
+	r97 = r96; r98 = r9 + r97 * 4; r99 = (u64)r80 * 4ull;
 b6: // grid unrolled guard
-	r38 = r2 < r3;
-	if (!r38) goto b26;
-	r42 = (u64)r2;
-	r39 = r41 - r42;
-	r40 = r39 > r43;
-	if (!r40) goto b21;
-	r44 = r2;
-	r46 = r44;
-	r48 = (float)r46;
-	r50 = *(float *)r49;
-	r51 = r48 * r50;
-	r52 = r98;
-	*(float *)r52 = r51;
-	r61 = (u64)r44 + (u64)r1;
+#line 30 "control.go"
+	r38 = r2 < r3; if (!r38) goto b26; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b21; r44 = r2; r46 = r44;
+	r48 = (float)r46; r50 = *(float *)r49; r51 = r48 * r50; r52 = r98; *(float *)r52 = r51; r61 = (u64)r44 + (u64)r1;
+#line 30 "control.go"
 	r54 = r61;
-	r56 = (float)r54;
-	r58 = *(float *)r57;
-	r59 = r56 * r58;
-	r81 = r52;
-	r83 = r81 + r82 * 1;
-	r60 = r83;
-	*(float *)r60 = r59;
-	r70 = (u64)r61 + (u64)r1;
+	r56 = (float)r54; r58 = *(float *)r57; r59 = r56 * r58; r81 = r52; r83 = r81 + r82 * 1; r60 = r83; *(float *)r60 = r59; r70 = (u64)r61 + (u64)r1;
+#line 30 "control.go"
 	r63 = r70;
-	r65 = (float)r63;
-	r67 = *(float *)r66;
-	r68 = r65 * r67;
-	r84 = r52;
-	r86 = r84 + r85 * 1;
-	r69 = r86;
-	*(float *)r69 = r68;
-	r79 = (u64)r70 + (u64)r1;
+	r65 = (float)r63; r67 = *(float *)r66; r68 = r65 * r67; r84 = r52; r86 = r84 + r85 * 1; r69 = r86; *(float *)r69 = r68; r79 = (u64)r70 + (u64)r1;
+#line 30 "control.go"
 	r72 = r79;
-	r74 = (float)r72;
-	r76 = *(float *)r75;
-	r77 = r74 * r76;
-	r87 = r52;
-	r89 = r87 + r88 * 1;
-	r78 = r89;
-	*(float *)r78 = r77;
-	r2 = (u64)r2 + (u64)r80;
-	r98 = r98 + r99 * 1;
-	goto b6;
+	r74 = (float)r72; r76 = *(float *)r75; r77 = r74 * r76; r87 = r52; r89 = r87 + r88 * 1; r78 = r89; *(float *)r78 = r77; r2 = (u64)r2 + (u64)r80; r98 = r98 + r99 * 1; goto b6;
 b21: // preheader
+#line 31 "control.go"
 	r8 = r49;
-	r90 = r2;
-	r91 = r9 + r90 * 4;
-	r92 = r80;
+#line 30 "control.go"
+	r90 = r2; r91 = r9 + r90 * 4; r92 = r80;
 b22: // head
-	r4 = r2 < r3;
-	if (!r4) goto b26;
-	r5 = r2;
-	r7 = (float)r5;
-	r11 = *(float *)r8;
-	r12 = r7 * r11;
-	r13 = r91;
-	*(float *)r13 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	r91 = r91 + r92 * 1;
-	goto b22;
+#line 30 "control.go"
+	r4 = r2 < r3; if (!r4) goto b26; r5 = r2;
+	r7 = (float)r5; r11 = *(float *)r8; r12 = r7 * r11; r13 = r91; *(float *)r13 = r12;
+#line 30 "control.go"
+	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b22;
 b26: // exit
+#line 30 "control.go"
 	return;
 b27: // preheader
+#line 31 "control.go"
 	r19 = r9 + 0ll;
-	r93 = r2;
-	r94 = r9 + r93 * 4;
-	r95 = (u64)r1 * 4ull;
+#line 30 "control.go"
+	r93 = r2; r94 = r9 + r93 * 4; r95 = (u64)r1 * 4ull;
 b28: // head (checked)
-	r15 = r2 < r3;
-	if (!r15) goto b26;
-	r16 = r2;
-	r18 = (float)r16;
-	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
-	r20 = *(float *)r19;
-	r21 = r18 * r20;
-	if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; }
-	r22 = r94;
-	*(float *)r22 = r21;
-	r2 = (u64)r2 + (u64)r1;
-	r94 = r94 + r95 * 1;
-	goto b28;
+#line 30 "control.go"
+	r15 = r2 < r3; if (!r15) goto b26; r16 = r2;
+	r18 = (float)r16; if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; } r20 = *(float *)r19; r21 = r18 * r20; if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; } r22 = r94; *(float *)r22 = r21;
+#line 30 "control.go"
+	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -302,22 +195,11 @@ extern "C" __global__ void Phases_2(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r2 = 0, *r3 = 0, *r6 = 0, *r9 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p2;
-	r0 = r1 > 2ll;
-	r3 = p0;
-	r4 = p1;
-	if (!r0) goto b3;
-	if ((u64)0ll >= (u64)r4) { qd_site = 3; qd_x = 0ll; qd_y = r4; goto qd_fault; }
-	r2 = r3 + 0ll;
-	r5 = *(float *)r2;
-	if ((u64)2ll >= (u64)r4) { qd_site = 4; qd_x = 2ll; qd_y = r4; goto qd_fault; }
-	r6 = r3 + 8ll;
-	r7 = *(float *)r6;
-	r8 = r5 + r7;
-	if ((u64)1ll >= (u64)r4) { qd_site = 5; qd_x = 1ll; qd_y = r4; goto qd_fault; }
-	r9 = r3 + 4ll;
-	*(float *)r9 = r8;
+#line 33 "control.go"
+	r1 = p2; r0 = r1 > 2ll;
+	r3 = p0; r4 = p1; if (!r0) goto b3; if ((u64)0ll >= (u64)r4) { qd_site = 3; qd_x = 0ll; qd_y = r4; goto qd_fault; } r2 = r3 + 0ll; r5 = *(float *)r2; if ((u64)2ll >= (u64)r4) { qd_site = 4; qd_x = 2ll; qd_y = r4; goto qd_fault; } r6 = r3 + 8ll; r7 = *(float *)r6; r8 = r5 + r7; if ((u64)1ll >= (u64)r4) { qd_site = 5; qd_x = 1ll; qd_y = r4; goto qd_fault; } r9 = r3 + 4ll; *(float *)r9 = r8;
 b3: // if.done
+#line 34 "control.go"
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -355,134 +237,47 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r112 = 0, *r119 = 0, *r127 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p2;
-	r16 = r4 >> 63;
-	r17 = r16 & 1ll;
-	r18 = (u64)r4 + (u64)r17;
-	r19 = r18 >> 1;
-	r3 = r19;
-	r9 = p0;
-	r10 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r29 = (u64)r10;
-	r30 = r2;
-	r31 = (u64)r30 * 2ull;
-	r32 = (u64)r31;
-	r33 = r32 < r29;
-	r34 = (u64)r3;
-	r35 = r34 + 4611686018427387904ull;
-	r36 = r35 <= 9223372036854775808ull;
-	r37 = r34 - 1ull;
-	r38 = (u64)r2;
-	r39 = r37 - r38;
-	r40 = r29 - 1ull;
-	r41 = r40 - r32;
-	r42 = r39 <= 4611686018427387903ull;
-	r43 = r39 * 2ull;
-	r44 = r43 <= r41;
-	if (!r33) goto b18;
-	if (!r36) goto b18;
-	if (!r42) goto b18;
-	if (!r44) goto b18;
-	r45 = (u64)r1 * 3ull;
-	r92 = (u64)r1 * 4ull;
-	r49 = r34;
-	r51 = (u64)r45;
-	r103 = r2;
-	r104 = r103;
-	r105 = (u64)r104 * 2ull;
-	r106 = r9 + r105 * 4;
-	r107 = (u64)r92 * 2ull;
-	r108 = (u64)r107 * 4ull;
-	r109 = (u64)r103 + (u64)r1;
+#line 36 "control.go"
+	r4 = p2; r16 = r4 >> 63; r17 = r16 & 1ll; r18 = (u64)r4 + (u64)r17; r19 = r18 >> 1; r3 = r19;
+	r9 = p0; r10 = p1;
+#line 36 "control.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r29 = (u64)r10; r30 = r2; r31 = (u64)r30 * 2ull; r32 = (u64)r31; r33 = r32 < r29; r34 = (u64)r3; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r29 - 1ull; r41 = r40 - r32; r42 = r39 <= 4611686018427387903ull; r43 = r39 * 2ull; r44 = r43 <= r41; if (!r33) goto b18; if (!r36) goto b18; if (!r42) goto b18; if (!r44) goto b18; r45 = (u64)r1 * 3ull; r92 = (u64)r1 * 4ull; r49 = r34; r51 = (u64)r45; r103 = r2; r104 = r103;
+	r105 = (u64)r104 * 2ull; r106 = r9 + r105 * 4; r107 = (u64)r92 * 2ull; r108 = (u64)r107 * 4ull; r109 = (u64)r103 + (u64)r1;
+#line 36 "control.go"
 	r110 = r109;
-	r111 = (u64)r110 * 2ull;
-	r112 = r9 + r111 * 4;
-	r115 = r108;
-	r116 = (u64)r109 + (u64)r1;
+	r111 = (u64)r110 * 2ull; r112 = r9 + r111 * 4; r115 = r108; r116 = (u64)r109 + (u64)r1;
+#line 36 "control.go"
 	r117 = r116;
-	r118 = (u64)r117 * 2ull;
-	r119 = r9 + r118 * 4;
-	r123 = r108;
-	r124 = (u64)r116 + (u64)r1;
+	r118 = (u64)r117 * 2ull; r119 = r9 + r118 * 4; r123 = r108; r124 = (u64)r116 + (u64)r1;
+#line 36 "control.go"
 	r125 = r124;
-	r126 = (u64)r125 * 2ull;
-	r127 = r9 + r126 * 4;
-	r132 = r108;
+	r126 = (u64)r125 * 2ull; r127 = r9 + r126 * 4; r132 = r108;
 b6: // grid unrolled guard
-	r46 = r2 < r3;
-	if (!r46) goto b17;
-	r50 = (u64)r2;
-	r47 = r49 - r50;
-	r48 = r47 > r51;
-	if (!r48) goto b13;
-	r56 = r106;
-	r57 = *(float *)r56;
-	r58 = r57 + 0x1p+00f;
-	r59 = r56;
-	*(float *)r59 = r58;
-	r65 = r112;
-	r66 = *(float *)r65;
-	r67 = r66 + 0x1p+00f;
-	r68 = r65;
-	*(float *)r68 = r67;
-	r75 = r119;
-	r76 = *(float *)r75;
-	r77 = r76 + 0x1p+00f;
-	r78 = r75;
-	*(float *)r78 = r77;
-	r85 = r127;
-	r86 = *(float *)r85;
-	r87 = r86 + 0x1p+00f;
-	r88 = r85;
-	*(float *)r88 = r87;
-	r2 = (u64)r2 + (u64)r92;
-	r106 = r106 + r108 * 1;
-	r112 = r112 + r115 * 1;
-	r119 = r119 + r123 * 1;
-	r127 = r127 + r132 * 1;
-	goto b6;
+#line 37 "control.go"
+	r46 = r2 < r3; if (!r46) goto b17; r50 = (u64)r2; r47 = r49 - r50; r48 = r47 > r51; if (!r48) goto b13; r56 = r106; r57 = *(float *)r56; r58 = r57 + 0x1p+00f; r59 = r56; *(float *)r59 = r58; r65 = r112; r66 = *(float *)r65; r67 = r66 + 0x1p+00f; r68 = r65; *(float *)r68 = r67; r75 = r119; r76 = *(float *)r75; r77 = r76 + 0x1p+00f; r78 = r75; *(float *)r78 = r77; r85 = r127; r86 = *(float *)r85; r87 = r86 + 0x1p+00f; r88 = r85; *(float *)r88 = r87; r2 = (u64)r2 + (u64)r92; r106 = r106 + r108 * 1; r112 = r112 + r115 * 1; r119 = r119 + r123 * 1; r127 = r127 + r132 * 1; goto b6;
 b13: // preheader
+#line 36 "control.go"
 	r93 = r2;
-	r94 = (u64)r93 * 2ull;
-	r95 = r9 + r94 * 4;
-	r96 = (u64)r1 * 2ull;
-	r97 = (u64)r96 * 4ull;
+	r94 = (u64)r93 * 2ull; r95 = r9 + r94 * 4; r96 = (u64)r1 * 2ull; r97 = (u64)r96 * 4ull;
 b14: // head
-	r5 = r2 < r3;
-	if (!r5) goto b17;
-	r8 = r95;
-	r11 = *(float *)r8;
-	r12 = r11 + 0x1p+00f;
-	r13 = r8;
-	*(float *)r13 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	r95 = r95 + r97 * 1;
-	goto b14;
+#line 36 "control.go"
+	r5 = r2 < r3; if (!r5) goto b17;
+	r8 = r95; r11 = *(float *)r8; r12 = r11 + 0x1p+00f; r13 = r8; *(float *)r13 = r12;
+#line 36 "control.go"
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r97 * 1; goto b14;
 b17: // exit
+#line 36 "control.go"
 	return;
 b18: // preheader
+#line 36 "control.go"
 	r98 = r2;
-	r99 = (u64)r98 * 2ull;
-	r100 = r9 + r99 * 4;
-	r101 = (u64)r1 * 2ull;
-	r102 = (u64)r101 * 4ull;
+	r99 = (u64)r98 * 2ull; r100 = r9 + r99 * 4; r101 = (u64)r1 * 2ull; r102 = (u64)r101 * 4ull;
 b19: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b17;
-	r21 = r2;
-	r22 = (u64)r21 * 2ull;
-	if ((u64)r22 >= (u64)r10) { qd_site = 6; qd_x = r22; qd_y = r10; goto qd_fault; }
-	r23 = r100;
-	r24 = *(float *)r23;
-	r25 = r24 + 0x1p+00f;
-	r26 = r23;
-	*(float *)r26 = r25;
-	r2 = (u64)r2 + (u64)r1;
-	r100 = r100 + r102 * 1;
-	goto b19;
+#line 36 "control.go"
+	r20 = r2 < r3; if (!r20) goto b17; r21 = r2;
+	r22 = (u64)r21 * 2ull; if ((u64)r22 >= (u64)r10) { qd_site = 6; qd_x = r22; qd_y = r10; goto qd_fault; } r23 = r100; r24 = *(float *)r23; r25 = r24 + 0x1p+00f; r26 = r23; *(float *)r26 = r25;
+#line 36 "control.go"
+	r2 = (u64)r2 + (u64)r1; r100 = r100 + r102 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

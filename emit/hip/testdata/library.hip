@@ -59,126 +59,60 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	char *r226 = 0, *r228 = 0, *r230 = 0, *r232 = 0, *r234 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r84 = p2;
-	r85 = p3;
-	r112 = p4;
-	r113 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r205 = (u64)r85;
-	r206 = r2;
-	r207 = (u64)r206;
-	r208 = r207 < r205;
-	r209 = (u64)r3;
-	r210 = r209 + 4611686018427387904ull;
-	r211 = r210 <= 9223372036854775808ull;
-	r212 = r209 - 1ull;
-	r213 = (u64)r2;
-	r214 = r212 - r213;
-	r215 = r205 - 1ull;
-	r216 = r215 - r207;
-	r217 = r214 <= r216;
-	r218 = (u64)r113;
-	r219 = r207 < r218;
-	r220 = r218 - 1ull;
-	r221 = r220 - r207;
-	r222 = r214 <= r221;
-	if (!r208) goto b34;
-	if (!r211) goto b34;
-	if (!r217) goto b34;
-	if (!r219) goto b34;
-	if (!r222) goto b34;
-	r223 = r2;
-	r224 = r4 + r223 * 8;
-	r225 = (u64)r1 * 8ull;
-	r226 = r84 + r223 * 4;
-	r227 = (u64)r1 * 4ull;
-	r228 = r112 + r223 * 8;
+#line 13 "library.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 15 "library.go"
+	r84 = p2; r85 = p3;
+	r112 = p4; r113 = p5;
+#line 13 "library.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r205 = (u64)r85; r206 = r2; r207 = (u64)r206; r208 = r207 < r205; r209 = (u64)r3; r210 = r209 + 4611686018427387904ull; r211 = r210 <= 9223372036854775808ull; r212 = r209 - 1ull; r213 = (u64)r2; r214 = r212 - r213; r215 = r205 - 1ull; r216 = r215 - r207; r217 = r214 <= r216; r218 = (u64)r113; r219 = r207 < r218; r220 = r218 - 1ull; r221 = r220 - r207; r222 = r214 <= r221; if (!r208) goto b34; if (!r211) goto b34; if (!r217) goto b34; if (!r219) goto b34; if (!r222) goto b34; r223 = r2; r224 = r4 + r223 * 8; r225 = (u64)r1 * 8ull; r226 = r84 + r223 * 4; r227 = (u64)r1 * 4ull; r228 = r112 + r223 * 8;
 b7: // head
-	r6 = r2 < r3;
-	if (!r6) goto b33;
-	r8 = r224;
-	r9 = *(double *)r8;
+#line 13 "library.go"
+	r6 = r2 < r3; if (!r6) goto b33;
+	r8 = r224; r9 = *(double *)r8;
+#line 19 "exp.go"
 	r12 = (u64)__double_as_longlong(r9);
+#line 21 "exp.go"
 	r15 = r12 == 18442240474082181120ull;
-	r13 = r12 & ~9223372036854775808ull;
-	r14 = r13 >= 9218868437227405312ull;
-	if (!r14) goto b18;
-	if (!r15) goto b17;
+#line 20 "exp.go"
+	r13 = r12 & ~9223372036854775808ull; r14 = r13 >= 9218868437227405312ull; if (!r14) goto b18; if (!r15) goto b17;
+#line 26 "exp.go"
 	r11 = 0x0p+00;
 b12: // Exp.return
+#line 27 "bits.go"
 	r10 = r11;
-	r70 = r8;
-	r71 = *(double *)r70;
-	r72 = rint(r71);
-	r75 = (u64)__double_as_longlong(r72);
-	r76 = r75 & ~9223372036854775808ull;
-	r79 = r76 | 9223372036854775808ull;
-	r80 = __longlong_as_double((i64)r79);
-	r73 = r80;
-	r81 = fma(r10, 0x1p+01, r73);
-	r82 = r8;
-	*(double *)r82 = r81;
-	r83 = r226;
-	r86 = *(u32 *)r83;
-	r87 = __byte_perm((u32)r86, 0, 0x0123);
-	r89 = r86;
-	r90 = __brev((u32)r89);
-	r91 = r87 + r90;
-	r92 = r83;
-	*(u32 *)r92 = r91;
-	r93 = r83;
-	r94 = *(u32 *)r93;
-	r96 = __popc((u32)r94);
-	r97 = (i64)r96;
-	r95 = r97;
-	r99 = r94;
-	r101 = __clz((u32)r99);
-	r102 = (i64)r101;
-	r100 = 32ull - (u64)r102;
-	r103 = (u64)r95 + (u64)r100;
-	r104 = r8;
-	r105 = *(double *)r104;
-	r106 = (u64)__double_as_longlong(r105);
-	r108 = r106 == 0 ? 64 : __ffsll(r106) - 1;
-	r109 = (i64)r108;
-	r107 = r109;
-	r110 = (u64)r103 + (u64)r107;
-	r111 = r228;
-	*(i64 *)r111 = r110;
-	r2 = (u64)r2 + (u64)r1;
-	r224 = r224 + r225 * 1;
-	r226 = r226 + r227 * 1;
-	r228 = r228 + r225 * 1;
-	goto b7;
+#line 14 "library.go"
+	r70 = r8; r71 = *(double *)r70; r72 = rint(r71);
+#line 11 "copysign.go"
+	r75 = (u64)__double_as_longlong(r72); r76 = r75 & ~9223372036854775808ull; r79 = r76 | 9223372036854775808ull; r80 = __longlong_as_double((i64)r79); r73 = r80;
+#line 14 "library.go"
+	r81 = fma(r10, 0x1p+01, r73); r82 = r8; *(double *)r82 = r81;
+	r83 = r226; r86 = *(u32 *)r83; r87 = __byte_perm((u32)r86, 0, 0x0123); r89 = r86; r90 = __brev((u32)r89); r91 = r87 + r90; r92 = r83; *(u32 *)r92 = r91;
+	r93 = r83; r94 = *(u32 *)r93; r96 = __popc((u32)r94); r97 = (i64)r96; r95 = r97; r99 = r94; r101 = __clz((u32)r99); r102 = (i64)r101; r100 = 32ull - (u64)r102; r103 = (u64)r95 + (u64)r100; r104 = r8; r105 = *(double *)r104; r106 = (u64)__double_as_longlong(r105); r108 = r106 == 0 ? 64 : __ffsll(r106) - 1; r109 = (i64)r108; r107 = r109; r110 = (u64)r103 + (u64)r107; r111 = r228; *(i64 *)r111 = r110;
+#line 13 "library.go"
+	r2 = (u64)r2 + (u64)r1; r224 = r224 + r225 * 1; r226 = r226 + r227 * 1; r228 = r228 + r225 * 1; goto b7;
 b17: // Exp.if.done
-	r11 = r9;
-	goto b12;
+#line 26 "exp.go"
+	r11 = r9; goto b12;
 b18: // Exp.if.done
-	r16 = r9 > 0x1.62e42fefa39efp+09;
-	if (!r16) goto b20;
-	r11 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b12;
+#line 26 "exp.go"
+	r16 = r9 > 0x1.62e42fefa39efp+09; if (!r16) goto b20;
+#line 27 "bits.go"
+	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b12;
 b20: // Exp.if.done
+#line 29 "exp.go"
 	r22 = r9 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
 	r24 = rint(r22);
-	r25 = r24 >= (-0x1p+31);
-	if (!r25) goto b32;
-	r27 = r24 <= 0x1.fffffffcp+30;
-	if (!r27) goto b32;
-	r26 = qd_f64_to_i32(r24);
-	r23 = r26;
+	r25 = r24 >= (-0x1p+31); if (!r25) goto b32; r27 = r24 <= 0x1.fffffffcp+30; if (!r27) goto b32;
+	r26 = qd_f64_to_i32(r24); r23 = r26;
 b24: // roundToInt32.return
+#line 30 "exp.go"
 	r28 = (double)r23;
-	r29 = -r28;
-	r30 = fma(r29, 0x1.62e42fefa3p-01, r9);
-	r31 = r29;
-	r32 = fma(r31, 0x1.3de6af278ece6p-42, r30);
+	r29 = -r28; r30 = fma(r29, 0x1.62e42fefa3p-01, r9);
+	r31 = r29; r32 = fma(r31, 0x1.3de6af278ece6p-42, r30);
 	r33 = r32 * 0x1p-04;
+#line 35 "exp.go"
 	r34 = fma(0x1.a01a01a01a01ap-16, r33, 0x1.a01a01a01a01ap-13);
 	r35 = fma(r34, r33, 0x1.6c16c16c16c17p-10);
 	r36 = fma(r35, r33, 0x1.1111111111111p-07);
@@ -187,141 +121,86 @@ b24: // roundToInt32.return
 	r39 = fma(r38, r33, 0x1p-01);
 	r40 = fma(r39, r33, 0x1p+00);
 	r41 = r33 * r40;
-	r42 = r41 + 0x1p+01;
-	r43 = r41 * r42;
-	r44 = r43 + 0x1p+01;
-	r45 = r43 * r44;
-	r46 = r45 + 0x1p+01;
-	r47 = r45 * r46;
-	r48 = r47 + 0x1p+01;
-	r49 = fma(r47, r48, 0x1p+00);
+	r42 = r41 + 0x1p+01; r43 = r41 * r42;
+	r44 = r43 + 0x1p+01; r45 = r43 * r44;
+	r46 = r45 + 0x1p+01; r47 = r45 * r46;
+	r48 = r47 + 0x1p+01; r49 = fma(r47, r48, 0x1p+00);
+#line 48 "exp.go"
 	r50 = (u32)r23 + 1023u;
-	r51 = r50 <= 0;
-	if (!r51) goto b29;
-	r52 = r50 < (-52);
-	if (!r52) goto b27;
-	r11 = 0x0p+00;
-	goto b12;
+	r51 = r50 <= 0; if (!r51) goto b29;
+	r52 = r50 < (-52); if (!r52) goto b27;
+#line 55 "exp.go"
+	r11 = 0x0p+00; goto b12;
 b27: // Exp.if.done
-	r60 = (u32)r50 + 1022u;
-	r61 = (u64)r60;
-	r62 = r61 << 52;
-	r63 = __longlong_as_double((i64)r62);
-	r64 = r49 * r63;
-	r53 = r64;
-	r54 = 1;
+#line 53 "exp.go"
+	r60 = (u32)r50 + 1022u; r61 = (u64)r60; r62 = r61 << 52; r63 = __longlong_as_double((i64)r62); r64 = r49 * r63; r53 = r64; r54 = 1;
 b28: // Exp.if.done
-	r55 = (u64)r54;
-	r56 = r55 << 52;
-	r57 = __longlong_as_double((i64)r56);
-	r58 = r53 * r57;
-	r11 = r58;
-	goto b12;
+#line 58 "exp.go"
+	r55 = (u64)r54; r56 = r55 << 52; r57 = __longlong_as_double((i64)r56); r58 = r53 * r57; r11 = r58; goto b12;
 b29: // Exp.if.else
-	r59 = r50 >= 2047;
-	if (!r59) goto b31;
-	r11 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b12;
+#line 55 "exp.go"
+	r59 = r50 >= 2047; if (!r59) goto b31;
+#line 27 "bits.go"
+	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b12;
 b31: // edge 9→8
-	r53 = r49;
-	r54 = r50;
-	goto b28;
+#line 55 "exp.go"
+	r53 = r49; r54 = r50; goto b28;
 b32: // roundToInt32.if.done
-	r23 = (-2147483647 - 1);
-	goto b24;
+#line 66 "exp.go"
+	r23 = (-2147483647 - 1); goto b24;
 b33: // exit
+#line 66 "exp.go"
 	return;
 b34: // preheader
-	r229 = r2;
-	r230 = r4 + r229 * 8;
-	r231 = (u64)r1 * 8ull;
-	r232 = r84 + r229 * 4;
-	r233 = (u64)r1 * 4ull;
-	r234 = r112 + r229 * 8;
+#line 13 "library.go"
+	r229 = r2; r230 = r4 + r229 * 8; r231 = (u64)r1 * 8ull; r232 = r84 + r229 * 4; r233 = (u64)r1 * 4ull; r234 = r112 + r229 * 8;
 b35: // head (checked)
-	r116 = r2 < r3;
-	if (!r116) goto b33;
-	r117 = r2;
-	r118 = r230;
-	r119 = *(double *)r118;
+#line 13 "library.go"
+	r116 = r2 < r3; if (!r116) goto b33; r117 = r2;
+	r118 = r230; r119 = *(double *)r118;
+#line 19 "exp.go"
 	r121 = (u64)__double_as_longlong(r119);
+#line 21 "exp.go"
 	r124 = r121 == 18442240474082181120ull;
-	r122 = r121 & ~9223372036854775808ull;
-	r123 = r122 >= 9218868437227405312ull;
-	if (!r123) goto b47;
-	if (!r124) goto b46;
+#line 20 "exp.go"
+	r122 = r121 & ~9223372036854775808ull; r123 = r122 >= 9218868437227405312ull; if (!r123) goto b47; if (!r124) goto b46;
+#line 26 "exp.go"
 	r11 = 0x0p+00;
 b41: // Exp.return (checked)
+#line 27 "bits.go"
 	r120 = r11;
-	r166 = r118;
-	r167 = *(double *)r166;
-	r168 = rint(r167);
-	r170 = (u64)__double_as_longlong(r168);
-	r171 = r170 & ~9223372036854775808ull;
-	r172 = r171 | 9223372036854775808ull;
-	r173 = __longlong_as_double((i64)r172);
-	r169 = r173;
-	r174 = fma(r120, 0x1p+01, r169);
-	r175 = r118;
-	*(double *)r175 = r174;
-	if ((u64)r117 >= (u64)r85) { qd_site = 0; qd_x = r117; qd_y = r85; goto qd_fault; }
-	r176 = r232;
-	r177 = *(u32 *)r176;
-	r178 = __byte_perm((u32)r177, 0, 0x0123);
-	r180 = r177;
-	r181 = __brev((u32)r180);
-	r182 = r178 + r181;
-	r183 = r176;
-	*(u32 *)r183 = r182;
-	r184 = r176;
-	r185 = *(u32 *)r184;
-	r187 = __popc((u32)r185);
-	r188 = (i64)r187;
-	r186 = r188;
-	r190 = r185;
-	r192 = __clz((u32)r190);
-	r193 = (i64)r192;
-	r191 = 32ull - (u64)r193;
-	r194 = (u64)r186 + (u64)r191;
-	r195 = r118;
-	r196 = *(double *)r195;
-	r197 = (u64)__double_as_longlong(r196);
-	r199 = r197 == 0 ? 64 : __ffsll(r197) - 1;
-	r200 = (i64)r199;
-	r198 = r200;
-	r201 = (u64)r194 + (u64)r198;
-	if ((u64)r117 >= (u64)r113) { qd_site = 5; qd_x = r117; qd_y = r113; goto qd_fault; }
-	r202 = r234;
-	*(i64 *)r202 = r201;
-	r2 = (u64)r2 + (u64)r1;
-	r230 = r230 + r231 * 1;
-	r232 = r232 + r233 * 1;
-	r234 = r234 + r231 * 1;
-	goto b35;
+#line 14 "library.go"
+	r166 = r118; r167 = *(double *)r166; r168 = rint(r167);
+#line 11 "copysign.go"
+	r170 = (u64)__double_as_longlong(r168); r171 = r170 & ~9223372036854775808ull; r172 = r171 | 9223372036854775808ull; r173 = __longlong_as_double((i64)r172); r169 = r173;
+#line 14 "library.go"
+	r174 = fma(r120, 0x1p+01, r169); r175 = r118; *(double *)r175 = r174;
+	if ((u64)r117 >= (u64)r85) { qd_site = 0; qd_x = r117; qd_y = r85; goto qd_fault; } r176 = r232; r177 = *(u32 *)r176; r178 = __byte_perm((u32)r177, 0, 0x0123); r180 = r177; r181 = __brev((u32)r180); r182 = r178 + r181; r183 = r176; *(u32 *)r183 = r182;
+	r184 = r176; r185 = *(u32 *)r184; r187 = __popc((u32)r185); r188 = (i64)r187; r186 = r188; r190 = r185; r192 = __clz((u32)r190); r193 = (i64)r192; r191 = 32ull - (u64)r193; r194 = (u64)r186 + (u64)r191; r195 = r118; r196 = *(double *)r195; r197 = (u64)__double_as_longlong(r196); r199 = r197 == 0 ? 64 : __ffsll(r197) - 1; r200 = (i64)r199; r198 = r200; r201 = (u64)r194 + (u64)r198; if ((u64)r117 >= (u64)r113) { qd_site = 5; qd_x = r117; qd_y = r113; goto qd_fault; } r202 = r234; *(i64 *)r202 = r201;
+#line 13 "library.go"
+	r2 = (u64)r2 + (u64)r1; r230 = r230 + r231 * 1; r232 = r232 + r233 * 1; r234 = r234 + r231 * 1; goto b35;
 b46: // Exp.if.done (checked)
-	r11 = r119;
-	goto b41;
+#line 26 "exp.go"
+	r11 = r119; goto b41;
 b47: // Exp.if.done (checked)
-	r125 = r119 > 0x1.62e42fefa39efp+09;
-	if (!r125) goto b49;
-	r11 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b41;
+#line 26 "exp.go"
+	r125 = r119 > 0x1.62e42fefa39efp+09; if (!r125) goto b49;
+#line 27 "bits.go"
+	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b41;
 b49: // Exp.if.done (checked)
+#line 29 "exp.go"
 	r126 = r119 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
 	r127 = rint(r126);
-	r128 = r127 >= (-0x1p+31);
-	if (!r128) goto b61;
-	r130 = r127 <= 0x1.fffffffcp+30;
-	if (!r130) goto b61;
-	r129 = qd_f64_to_i32(r127);
-	r23 = r129;
+	r128 = r127 >= (-0x1p+31); if (!r128) goto b61; r130 = r127 <= 0x1.fffffffcp+30; if (!r130) goto b61;
+	r129 = qd_f64_to_i32(r127); r23 = r129;
 b53: // roundToInt32.return (checked)
+#line 30 "exp.go"
 	r131 = (double)r23;
-	r132 = -r131;
-	r133 = fma(r132, 0x1.62e42fefa3p-01, r119);
-	r134 = r132;
-	r135 = fma(r134, 0x1.3de6af278ece6p-42, r133);
+	r132 = -r131; r133 = fma(r132, 0x1.62e42fefa3p-01, r119);
+	r134 = r132; r135 = fma(r134, 0x1.3de6af278ece6p-42, r133);
 	r136 = r135 * 0x1p-04;
+#line 35 "exp.go"
 	r137 = fma(0x1.a01a01a01a01ap-16, r136, 0x1.a01a01a01a01ap-13);
 	r138 = fma(r137, r136, 0x1.6c16c16c16c17p-10);
 	r139 = fma(r138, r136, 0x1.1111111111111p-07);
@@ -330,48 +209,33 @@ b53: // roundToInt32.return (checked)
 	r142 = fma(r141, r136, 0x1p-01);
 	r143 = fma(r142, r136, 0x1p+00);
 	r144 = r136 * r143;
-	r145 = r144 + 0x1p+01;
-	r146 = r144 * r145;
-	r147 = r146 + 0x1p+01;
-	r148 = r146 * r147;
-	r149 = r148 + 0x1p+01;
-	r150 = r148 * r149;
-	r151 = r150 + 0x1p+01;
-	r152 = fma(r150, r151, 0x1p+00);
+	r145 = r144 + 0x1p+01; r146 = r144 * r145;
+	r147 = r146 + 0x1p+01; r148 = r146 * r147;
+	r149 = r148 + 0x1p+01; r150 = r148 * r149;
+	r151 = r150 + 0x1p+01; r152 = fma(r150, r151, 0x1p+00);
+#line 48 "exp.go"
 	r153 = (u32)r23 + 1023u;
-	r154 = r153 <= 0;
-	if (!r154) goto b58;
-	r155 = r153 < (-52);
-	if (!r155) goto b56;
-	r11 = 0x0p+00;
-	goto b41;
+	r154 = r153 <= 0; if (!r154) goto b58;
+	r155 = r153 < (-52); if (!r155) goto b56;
+#line 55 "exp.go"
+	r11 = 0x0p+00; goto b41;
 b56: // Exp.if.done (checked)
-	r161 = (u32)r153 + 1022u;
-	r162 = (u64)r161;
-	r163 = r162 << 52;
-	r164 = __longlong_as_double((i64)r163);
-	r165 = r152 * r164;
-	r53 = r165;
-	r54 = 1;
+#line 53 "exp.go"
+	r161 = (u32)r153 + 1022u; r162 = (u64)r161; r163 = r162 << 52; r164 = __longlong_as_double((i64)r163); r165 = r152 * r164; r53 = r165; r54 = 1;
 b57: // Exp.if.done (checked)
-	r156 = (u64)r54;
-	r157 = r156 << 52;
-	r158 = __longlong_as_double((i64)r157);
-	r159 = r53 * r158;
-	r11 = r159;
-	goto b41;
+#line 58 "exp.go"
+	r156 = (u64)r54; r157 = r156 << 52; r158 = __longlong_as_double((i64)r157); r159 = r53 * r158; r11 = r159; goto b41;
 b58: // Exp.if.else (checked)
-	r160 = r153 >= 2047;
-	if (!r160) goto b60;
-	r11 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b41;
+#line 55 "exp.go"
+	r160 = r153 >= 2047; if (!r160) goto b60;
+#line 27 "bits.go"
+	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b41;
 b60: // edge 9→8 (checked)
-	r53 = r152;
-	r54 = r153;
-	goto b57;
+#line 55 "exp.go"
+	r53 = r152; r54 = r153; goto b57;
 b61: // roundToInt32.if.done (checked)
-	r23 = (-2147483647 - 1);
-	goto b53;
+#line 66 "exp.go"
+	r23 = (-2147483647 - 1); goto b53;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -401,121 +265,54 @@ extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	char *r4 = 0, *r8 = 0, *r10 = 0, *r11 = 0, *r20 = 0, *r25 = 0, *r27 = 0, *r32 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r11 = p2;
-	r12 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r35 = (u64)r12;
-	r36 = r2;
-	r37 = (u64)r36;
-	r38 = r37 < r35;
-	r39 = (u64)r3;
-	r40 = r39 + 4611686018427387904ull;
-	r41 = r40 <= 9223372036854775808ull;
-	r42 = r39 - 1ull;
-	r43 = (u64)r2;
-	r44 = r42 - r43;
-	r45 = r35 - 1ull;
-	r46 = r45 - r37;
-	r47 = r44 <= r46;
-	if (!r38) goto b16;
-	if (!r41) goto b16;
-	if (!r47) goto b16;
+#line 25 "library.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r11 = p2; r12 = p3;
+#line 25 "library.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r35 = (u64)r12; r36 = r2; r37 = (u64)r36; r38 = r37 < r35; r39 = (u64)r3; r40 = r39 + 4611686018427387904ull; r41 = r40 <= 9223372036854775808ull; r42 = r39 - 1ull; r43 = (u64)r2; r44 = r42 - r43; r45 = r35 - 1ull; r46 = r45 - r37; r47 = r44 <= r46; if (!r38) goto b16; if (!r41) goto b16; if (!r47) goto b16;
 b4: // head
-	r6 = r2 < r3;
-	if (!r6) goto b15;
-	r7 = r2;
-	r8 = r4 + r7 * 8;
-	r9 = *(i64 *)r8;
-	r10 = r11 + r7 * 8;
-	r13 = *(i64 *)r10;
-	r15 = r9;
-	r16 = r13;
+#line 25 "library.go"
+	r6 = r2 < r3; if (!r6) goto b15; r7 = r2;
+	r8 = r4 + r7 * 8; r9 = *(i64 *)r8; r10 = r11 + r7 * 8; r13 = *(i64 *)r10; r15 = r9; r16 = r13;
 b7: // gcd.entry
-	r17 = r16 == 0ll;
-	if (!r17) goto b11;
-	r14 = r15;
-	r20 = r8;
-	*(i64 *)r20 = r14;
-	r2 = (u64)r2 + (u64)r1;
-	goto b4;
+#line 31 "library.go"
+	r17 = r16 == 0ll; if (!r17) goto b11; r14 = r15;
+#line 26 "library.go"
+	r20 = r8; *(i64 *)r20 = r14;
+#line 25 "library.go"
+	r2 = (u64)r2 + (u64)r1; goto b4;
 b11: // gcd.if.done
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r64 = (u64)r15;
-	r65 = (u64)r16;
-	r66 = r64 | r65;
-	r67 = r66 >> 32;
-	r68 = (u32)r67;
-	r69 = r68 == 0u;
-	if (!r69) goto b14;
-	r70 = (u32)r15;
-	r71 = (u32)r16;
-	r72 = qd_div_u32(r70, r71);
-	r74 = r72 * r71;
-	r73 = r70 - r74;
-	r62 = (i64)r72;
-	r63 = (i64)r73;
+#line 34 "library.go"
+	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r64 = (u64)r15; r65 = (u64)r16; r66 = r64 | r65; r67 = r66 >> 32; r68 = (u32)r67; r69 = r68 == 0u; if (!r69) goto b14; r70 = (u32)r15; r71 = (u32)r16; r72 = qd_div_u32(r70, r71); r74 = r72 * r71; r73 = r70 - r74; r62 = (i64)r72; r63 = (i64)r73;
 b13: // gcd.if.done
-	r18 = r63;
-	r15 = r16;
-	r16 = r18;
-	goto b7;
+#line 34 "library.go"
+	r18 = r63; r15 = r16; r16 = r18; goto b7;
 b14: // divide in 64 bits
-	r62 = qd_div_i64(r15, r16);
-	r75 = (u64)r62 * (u64)r16;
-	r63 = (u64)r15 - (u64)r75;
-	goto b13;
+#line 34 "library.go"
+	r62 = qd_div_i64(r15, r16); r75 = (u64)r62 * (u64)r16; r63 = (u64)r15 - (u64)r75; goto b13;
 b15: // exit
+#line 34 "library.go"
 	return;
 b16: // head (checked)
-	r23 = r2 < r3;
-	if (!r23) goto b15;
-	r24 = r2;
-	r25 = r4 + r24 * 8;
-	r26 = *(i64 *)r25;
-	if ((u64)r24 >= (u64)r12) { qd_site = 0; qd_x = r24; qd_y = r12; goto qd_fault; }
-	r27 = r11 + r24 * 8;
-	r28 = *(i64 *)r27;
-	r15 = r26;
-	r16 = r28;
+#line 25 "library.go"
+	r23 = r2 < r3; if (!r23) goto b15; r24 = r2;
+	r25 = r4 + r24 * 8; r26 = *(i64 *)r25; if ((u64)r24 >= (u64)r12) { qd_site = 0; qd_x = r24; qd_y = r12; goto qd_fault; } r27 = r11 + r24 * 8; r28 = *(i64 *)r27; r15 = r26; r16 = r28;
 b19: // gcd.entry (checked)
-	r30 = r16 == 0ll;
-	if (!r30) goto b23;
-	r29 = r15;
-	r32 = r25;
-	*(i64 *)r32 = r29;
-	r2 = (u64)r2 + (u64)r1;
-	goto b16;
+#line 31 "library.go"
+	r30 = r16 == 0ll; if (!r30) goto b23; r29 = r15;
+#line 26 "library.go"
+	r32 = r25; *(i64 *)r32 = r29;
+#line 25 "library.go"
+	r2 = (u64)r2 + (u64)r1; goto b16;
 b23: // gcd.if.done (checked)
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r50 = (u64)r15;
-	r51 = (u64)r16;
-	r52 = r50 | r51;
-	r53 = r52 >> 32;
-	r54 = (u32)r53;
-	r55 = r54 == 0u;
-	if (!r55) goto b26;
-	r56 = (u32)r15;
-	r57 = (u32)r16;
-	r58 = qd_div_u32(r56, r57);
-	r60 = r58 * r57;
-	r59 = r56 - r60;
-	r48 = (i64)r58;
-	r49 = (i64)r59;
+#line 34 "library.go"
+	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r50 = (u64)r15; r51 = (u64)r16; r52 = r50 | r51; r53 = r52 >> 32; r54 = (u32)r53; r55 = r54 == 0u; if (!r55) goto b26; r56 = (u32)r15; r57 = (u32)r16; r58 = qd_div_u32(r56, r57); r60 = r58 * r57; r59 = r56 - r60; r48 = (i64)r58; r49 = (i64)r59;
 b25: // gcd.if.done (checked)
-	r31 = r49;
-	r15 = r16;
-	r16 = r31;
-	goto b19;
+#line 34 "library.go"
+	r31 = r49; r15 = r16; r16 = r31; goto b19;
 b26: // divide in 64 bits
-	r48 = qd_div_i64(r15, r16);
-	r61 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r61;
-	goto b25;
+#line 34 "library.go"
+	r48 = qd_div_i64(r15, r16); r61 = (u64)r48 * (u64)r16; r49 = (u64)r15 - (u64)r61; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -35,118 +35,52 @@ extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r101 = 0, *r105 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p0;
-	r11 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r26 = r11;
-	r27 = (u64)r26;
-	r28 = r2;
-	r29 = (u64)r28;
-	r30 = r29 < r27;
-	r31 = (u64)r3;
-	r32 = r31 + 4611686018427387904ull;
-	r33 = r32 <= 9223372036854775808ull;
-	r34 = r31 - 1ull;
-	r35 = (u64)r2;
-	r36 = r34 - r35;
-	r37 = r27 - 1ull;
-	r38 = r37 - r29;
-	r39 = r36 <= r38;
-	if (!r30) goto b26;
-	if (!r33) goto b26;
-	if (!r39) goto b26;
-	r40 = (u64)r1 * 3ull;
-	r87 = (u64)r1 * 4ull;
-	r44 = r31;
-	r46 = (u64)r40;
-	r50 = r10;
-	r89 = r87;
-	r92 = (u64)r1 * 8ull;
-	r95 = (u64)r1 * 12ull;
-	r103 = r2;
-	r104 = r103;
-	r105 = r50 + r104 * 4;
-	r106 = (u64)r87 * 4ull;
+#line 10 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p0; r11 = p1;
+#line 10 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27; r31 = (u64)r3; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38; if (!r30) goto b26; if (!r33) goto b26; if (!r39) goto b26; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40;
+	r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+#line 10 "parallel.go"
+	r104 = r103; r105 = r50 + r104 * 4; r106 = (u64)r87 * 4ull;
 b5: // grid unrolled guard
-	r41 = r2 < r3;
-	if (!r41) goto b25;
-	r45 = (u64)r2;
-	r42 = r44 - r45;
-	r43 = r42 > r46;
-	if (!r43) goto b20;
-	r47 = r2;
-	r49 = r47;
-	r52 = (float)r49;
-	r53 = r52 * 0x1p-01f;
-	r54 = r105;
-	*(float *)r54 = r53;
-	r66 = (u64)r47 + (u64)r1;
+#line 10 "parallel.go"
+	r41 = r2 < r3; if (!r41) goto b25; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b20; r47 = r2; r49 = r47;
+	r52 = (float)r49; r53 = r52 * 0x1p-01f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
+#line 10 "parallel.go"
 	r58 = r66;
-	r61 = (float)r58;
-	r62 = r61 * 0x1p-01f;
-	r88 = r54;
-	r90 = r88 + r89 * 1;
-	r63 = r90;
-	*(float *)r63 = r62;
-	r76 = (u64)r66 + (u64)r1;
+	r61 = (float)r58; r62 = r61 * 0x1p-01f; r88 = r54; r90 = r88 + r89 * 1; r63 = r90; *(float *)r63 = r62; r76 = (u64)r66 + (u64)r1;
+#line 10 "parallel.go"
 	r68 = r76;
-	r71 = (float)r68;
-	r72 = r71 * 0x1p-01f;
-	r91 = r54;
-	r93 = r91 + r92 * 1;
-	r73 = r93;
-	*(float *)r73 = r72;
-	r86 = (u64)r76 + (u64)r1;
+	r71 = (float)r68; r72 = r71 * 0x1p-01f; r91 = r54; r93 = r91 + r92 * 1; r73 = r93; *(float *)r73 = r72; r86 = (u64)r76 + (u64)r1;
+#line 10 "parallel.go"
 	r78 = r86;
-	r81 = (float)r78;
-	r82 = r81 * 0x1p-01f;
-	r94 = r54;
-	r96 = r94 + r95 * 1;
-	r83 = r96;
-	*(float *)r83 = r82;
-	r2 = (u64)r2 + (u64)r87;
-	r105 = r105 + r106 * 1;
-	goto b5;
+	r81 = (float)r78; r82 = r81 * 0x1p-01f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r106 * 1; goto b5;
 b20: // preheader
+#line 11 "parallel.go"
 	r7 = r10;
-	r97 = r2;
-	r98 = r7 + r97 * 4;
-	r99 = r87;
+#line 10 "parallel.go"
+	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
 b21: // head
-	r5 = r2 < r3;
-	if (!r5) goto b25;
-	r6 = r2;
-	r12 = (float)r6;
-	r13 = r12 * 0x1p-01f;
-	r14 = r98;
-	*(float *)r14 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r98 = r98 + r99 * 1;
-	goto b21;
+#line 10 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b25; r6 = r2;
+	r12 = (float)r6; r13 = r12 * 0x1p-01f; r14 = r98; *(float *)r14 = r13;
+#line 10 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b21;
 b25: // exit
+#line 10 "parallel.go"
 	return;
 b26: // preheader
-	r19 = r10;
-	r20 = r11;
-	r100 = r2;
-	r101 = r19 + r100 * 4;
-	r102 = (u64)r1 * 4ull;
+#line 11 "parallel.go"
+	r19 = r10; r20 = r11;
+#line 10 "parallel.go"
+	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
 b27: // head (checked)
-	r17 = r2 < r3;
-	if (!r17) goto b25;
-	r18 = r2;
-	r21 = (float)r18;
-	r22 = r21 * 0x1p-01f;
-	if ((u64)r18 >= (u64)r20) { qd_site = 0; qd_x = r18; qd_y = r20; goto qd_fault; }
-	r23 = r101;
-	*(float *)r23 = r22;
-	r2 = (u64)r2 + (u64)r1;
-	r101 = r101 + r102 * 1;
-	goto b27;
+#line 10 "parallel.go"
+	r17 = r2 < r3; if (!r17) goto b25; r18 = r2;
+	r21 = (float)r18; r22 = r21 * 0x1p-01f; if ((u64)r18 >= (u64)r20) { qd_site = 0; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
+#line 10 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -180,118 +114,52 @@ extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r101 = 0, *r105 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p2;
-	r11 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r26 = r11;
-	r27 = (u64)r26;
-	r28 = r2;
-	r29 = (u64)r28;
-	r30 = r29 < r27;
-	r31 = (u64)r3;
-	r32 = r31 + 4611686018427387904ull;
-	r33 = r32 <= 9223372036854775808ull;
-	r34 = r31 - 1ull;
-	r35 = (u64)r2;
-	r36 = r34 - r35;
-	r37 = r27 - 1ull;
-	r38 = r37 - r29;
-	r39 = r36 <= r38;
-	if (!r30) goto b26;
-	if (!r33) goto b26;
-	if (!r39) goto b26;
-	r40 = (u64)r1 * 3ull;
-	r87 = (u64)r1 * 4ull;
-	r44 = r31;
-	r46 = (u64)r40;
-	r50 = r10;
-	r89 = r87;
-	r92 = (u64)r1 * 8ull;
-	r95 = (u64)r1 * 12ull;
-	r103 = r2;
-	r104 = r103;
-	r105 = r50 + r104 * 4;
-	r106 = (u64)r87 * 4ull;
+#line 15 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p2; r11 = p3;
+#line 15 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27; r31 = (u64)r3; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38; if (!r30) goto b26; if (!r33) goto b26; if (!r39) goto b26; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40;
+	r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+#line 15 "parallel.go"
+	r104 = r103; r105 = r50 + r104 * 4; r106 = (u64)r87 * 4ull;
 b5: // grid unrolled guard
-	r41 = r2 < r3;
-	if (!r41) goto b25;
-	r45 = (u64)r2;
-	r42 = r44 - r45;
-	r43 = r42 > r46;
-	if (!r43) goto b20;
-	r47 = r2;
-	r49 = r47;
-	r52 = (float)r49;
-	r53 = r52 + 0x1p+00f;
-	r54 = r105;
-	*(float *)r54 = r53;
-	r66 = (u64)r47 + (u64)r1;
+#line 15 "parallel.go"
+	r41 = r2 < r3; if (!r41) goto b25; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b20; r47 = r2; r49 = r47;
+	r52 = (float)r49; r53 = r52 + 0x1p+00f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
+#line 15 "parallel.go"
 	r58 = r66;
-	r61 = (float)r58;
-	r62 = r61 + 0x1p+00f;
-	r88 = r54;
-	r90 = r88 + r89 * 1;
-	r63 = r90;
-	*(float *)r63 = r62;
-	r76 = (u64)r66 + (u64)r1;
+	r61 = (float)r58; r62 = r61 + 0x1p+00f; r88 = r54; r90 = r88 + r89 * 1; r63 = r90; *(float *)r63 = r62; r76 = (u64)r66 + (u64)r1;
+#line 15 "parallel.go"
 	r68 = r76;
-	r71 = (float)r68;
-	r72 = r71 + 0x1p+00f;
-	r91 = r54;
-	r93 = r91 + r92 * 1;
-	r73 = r93;
-	*(float *)r73 = r72;
-	r86 = (u64)r76 + (u64)r1;
+	r71 = (float)r68; r72 = r71 + 0x1p+00f; r91 = r54; r93 = r91 + r92 * 1; r73 = r93; *(float *)r73 = r72; r86 = (u64)r76 + (u64)r1;
+#line 15 "parallel.go"
 	r78 = r86;
-	r81 = (float)r78;
-	r82 = r81 + 0x1p+00f;
-	r94 = r54;
-	r96 = r94 + r95 * 1;
-	r83 = r96;
-	*(float *)r83 = r82;
-	r2 = (u64)r2 + (u64)r87;
-	r105 = r105 + r106 * 1;
-	goto b5;
+	r81 = (float)r78; r82 = r81 + 0x1p+00f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r106 * 1; goto b5;
 b20: // preheader
+#line 16 "parallel.go"
 	r7 = r10;
-	r97 = r2;
-	r98 = r7 + r97 * 4;
-	r99 = r87;
+#line 15 "parallel.go"
+	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
 b21: // head
-	r5 = r2 < r3;
-	if (!r5) goto b25;
-	r6 = r2;
-	r12 = (float)r6;
-	r13 = r12 + 0x1p+00f;
-	r14 = r98;
-	*(float *)r14 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r98 = r98 + r99 * 1;
-	goto b21;
+#line 15 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b25; r6 = r2;
+	r12 = (float)r6; r13 = r12 + 0x1p+00f; r14 = r98; *(float *)r14 = r13;
+#line 15 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b21;
 b25: // exit
+#line 15 "parallel.go"
 	return;
 b26: // preheader
-	r19 = r10;
-	r20 = r11;
-	r100 = r2;
-	r101 = r19 + r100 * 4;
-	r102 = (u64)r1 * 4ull;
+#line 16 "parallel.go"
+	r19 = r10; r20 = r11;
+#line 15 "parallel.go"
+	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
 b27: // head (checked)
-	r17 = r2 < r3;
-	if (!r17) goto b25;
-	r18 = r2;
-	r21 = (float)r18;
-	r22 = r21 + 0x1p+00f;
-	if ((u64)r18 >= (u64)r20) { qd_site = 1; qd_x = r18; qd_y = r20; goto qd_fault; }
-	r23 = r101;
-	*(float *)r23 = r22;
-	r2 = (u64)r2 + (u64)r1;
-	r101 = r101 + r102 * 1;
-	goto b27;
+#line 15 "parallel.go"
+	r17 = r2 < r3; if (!r17) goto b25; r18 = r2;
+	r21 = (float)r18; r22 = r21 + 0x1p+00f; if ((u64)r18 >= (u64)r20) { qd_site = 1; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
+#line 15 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -327,118 +195,43 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r116 = 0, *r120 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p2;
-	r11 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r28 = r11;
-	r29 = (u64)r28;
-	r30 = r2;
-	r31 = (u64)r30;
-	r32 = r31 < r29;
-	r33 = (u64)r3;
-	r34 = r33 + 4611686018427387904ull;
-	r35 = r34 <= 9223372036854775808ull;
-	r36 = r33 - 1ull;
-	r37 = (u64)r2;
-	r38 = r36 - r37;
-	r39 = r29 - 1ull;
-	r40 = r39 - r31;
-	r41 = r38 <= r40;
-	if (!r32) goto b17;
-	if (!r35) goto b17;
-	if (!r41) goto b17;
-	r42 = (u64)r1 * 3ull;
-	r93 = (u64)r1 * 4ull;
-	r46 = r33;
-	r48 = (u64)r42;
-	r52 = r10;
-	r95 = r93;
-	r101 = (u64)r1 * 8ull;
-	r107 = (u64)r1 * 12ull;
-	r118 = r2;
-	r119 = r118;
-	r120 = r52 + r119 * 4;
-	r121 = (u64)r93 * 4ull;
+#line 18 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p2; r11 = p3;
+#line 18 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29; r33 = (u64)r3; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40; if (!r32) goto b17; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42;
+	r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+#line 18 "parallel.go"
+	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
 b5: // grid unrolled guard
-	r43 = r2 < r3;
-	if (!r43) goto b16;
-	r47 = (u64)r2;
-	r44 = r46 - r47;
-	r45 = r44 > r48;
-	if (!r45) goto b12;
-	r54 = r120;
-	r55 = *(float *)r54;
-	r56 = r55 * 0x1p+01f;
-	r57 = r54;
-	*(float *)r57 = r56;
-	r94 = r54;
-	r96 = r94 + r95 * 1;
-	r64 = r96;
-	r65 = *(float *)r64;
-	r66 = r65 * 0x1p+01f;
-	r99 = r96;
-	r67 = r99;
-	*(float *)r67 = r66;
-	r100 = r54;
-	r102 = r100 + r101 * 1;
-	r75 = r102;
-	r76 = *(float *)r75;
-	r77 = r76 * 0x1p+01f;
-	r105 = r102;
-	r78 = r105;
-	*(float *)r78 = r77;
-	r106 = r54;
-	r108 = r106 + r107 * 1;
-	r86 = r108;
-	r87 = *(float *)r86;
-	r88 = r87 * 0x1p+01f;
-	r111 = r108;
-	r89 = r111;
-	*(float *)r89 = r88;
-	r2 = (u64)r2 + (u64)r93;
-	r120 = r120 + r121 * 1;
-	goto b5;
+#line 18 "parallel.go"
+	r43 = r2 < r3; if (!r43) goto b16; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b12;
+	r54 = r120; r55 = *(float *)r54; r56 = r55 * 0x1p+01f; r57 = r54; *(float *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(float *)r64; r66 = r65 * 0x1p+01f; r99 = r96; r67 = r99; *(float *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(float *)r75; r77 = r76 * 0x1p+01f; r105 = r102; r78 = r105; *(float *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(float *)r86; r88 = r87 * 0x1p+01f; r111 = r108; r89 = r111; *(float *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r121 * 1; goto b5;
 b12: // preheader
+#line 19 "parallel.go"
 	r7 = r10;
-	r112 = r2;
-	r113 = r7 + r112 * 4;
-	r114 = r93;
+#line 18 "parallel.go"
+	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
 b13: // head
-	r5 = r2 < r3;
-	if (!r5) goto b16;
-	r12 = r113;
-	r13 = *(float *)r12;
-	r14 = r13 * 0x1p+01f;
-	r15 = r12;
-	*(float *)r15 = r14;
-	r2 = (u64)r2 + (u64)r1;
-	r113 = r113 + r114 * 1;
-	goto b13;
+#line 18 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b16;
+	r12 = r113; r13 = *(float *)r12; r14 = r13 * 0x1p+01f; r15 = r12; *(float *)r15 = r14;
+#line 18 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b13;
 b16: // exit
+#line 18 "parallel.go"
 	return;
 b17: // preheader
-	r20 = r10;
-	r21 = r11;
-	r115 = r2;
-	r116 = r20 + r115 * 4;
-	r117 = (u64)r1 * 4ull;
+#line 19 "parallel.go"
+	r20 = r10; r21 = r11;
+#line 18 "parallel.go"
+	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
 b18: // head (checked)
-	r18 = r2 < r3;
-	if (!r18) goto b16;
-	r19 = r2;
-	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; }
-	r22 = r116;
-	r23 = *(float *)r22;
-	r24 = r23 * 0x1p+01f;
-	r25 = r22;
-	*(float *)r25 = r24;
-	r2 = (u64)r2 + (u64)r1;
-	r116 = r116 + r117 * 1;
-	goto b18;
+#line 18 "parallel.go"
+	r18 = r2 < r3; if (!r18) goto b16; r19 = r2;
+	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(float *)r22; r24 = r23 * 0x1p+01f; r25 = r22; *(float *)r25 = r24;
+#line 18 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -481,182 +274,43 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r170 = 0, *r173 = 0, *r175 = 0, *r176 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p0;
-	r11 = p1;
-	r17 = p2;
-	r18 = p3;
-	r23 = p4;
-	r24 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r41 = r11;
-	r42 = (u64)r41;
-	r43 = r2;
-	r44 = (u64)r43;
-	r45 = r44 < r42;
-	r46 = (u64)r3;
-	r47 = r46 + 4611686018427387904ull;
-	r48 = r47 <= 9223372036854775808ull;
-	r49 = r46 - 1ull;
-	r50 = (u64)r2;
-	r51 = r49 - r50;
-	r52 = r42 - 1ull;
-	r53 = r52 - r44;
-	r54 = r51 <= r53;
-	r55 = r18;
-	r56 = (u64)r55;
-	r57 = r44 < r56;
-	r58 = r56 - 1ull;
-	r59 = r58 - r44;
-	r60 = r51 <= r59;
-	r61 = (u64)r24;
-	r62 = r44 < r61;
-	r63 = r61 - 1ull;
-	r64 = r63 - r44;
-	r65 = r51 <= r64;
-	if (!r45) goto b21;
-	if (!r48) goto b21;
-	if (!r54) goto b21;
-	if (!r57) goto b21;
-	if (!r60) goto b21;
-	if (!r62) goto b21;
-	if (!r65) goto b21;
-	r66 = (u64)r1 * 3ull;
-	r133 = (u64)r1 * 4ull;
-	r70 = r46;
-	r72 = (u64)r66;
-	r76 = r10;
-	r80 = r17;
-	r135 = r133;
-	r138 = r133;
-	r141 = r133;
-	r144 = (u64)r1 * 8ull;
-	r147 = r144;
-	r150 = r144;
-	r153 = (u64)r1 * 12ull;
-	r156 = r153;
-	r159 = r153;
-	r171 = r2;
-	r172 = r171;
-	r173 = r76 + r172 * 4;
-	r174 = (u64)r133 * 4ull;
-	r175 = r80 + r172 * 4;
-	r176 = r23 + r172 * 4;
+#line 22 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p0; r11 = p1; r17 = p2; r18 = p3; r23 = p4; r24 = p5;
+#line 22 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r41 = r11; r42 = (u64)r41; r43 = r2; r44 = (u64)r43; r45 = r44 < r42; r46 = (u64)r3; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; r49 = r46 - 1ull; r50 = (u64)r2; r51 = r49 - r50; r52 = r42 - 1ull; r53 = r52 - r44; r54 = r51 <= r53; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; if (!r45) goto b21; if (!r48) goto b21; if (!r54) goto b21; if (!r57) goto b21; if (!r60) goto b21; if (!r62) goto b21; if (!r65) goto b21; r66 = (u64)r1 * 3ull; r133 = (u64)r1 * 4ull; r70 = r46; r72 = (u64)r66;
+	r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
+#line 22 "parallel.go"
+	r172 = r171; r173 = r76 + r172 * 4; r174 = (u64)r133 * 4ull; r175 = r80 + r172 * 4; r176 = r23 + r172 * 4;
 b9: // grid unrolled guard
-	r67 = r2 < r3;
-	if (!r67) goto b20;
-	r71 = (u64)r2;
-	r68 = r70 - r71;
-	r69 = r68 > r72;
-	if (!r69) goto b16;
-	r78 = r173;
-	r79 = *(float *)r78;
-	r82 = r175;
-	r83 = *(float *)r82;
-	r84 = r79 + r83;
-	r85 = r176;
-	*(float *)r85 = r84;
-	r134 = r78;
-	r136 = r134 + r135 * 1;
-	r92 = r136;
-	r93 = *(float *)r92;
-	r137 = r82;
-	r139 = r137 + r138 * 1;
-	r96 = r139;
-	r97 = *(float *)r96;
-	r98 = r93 + r97;
-	r140 = r85;
-	r142 = r140 + r141 * 1;
-	r99 = r142;
-	*(float *)r99 = r98;
-	r143 = r78;
-	r145 = r143 + r144 * 1;
-	r107 = r145;
-	r108 = *(float *)r107;
-	r146 = r82;
-	r148 = r146 + r147 * 1;
-	r111 = r148;
-	r112 = *(float *)r111;
-	r113 = r108 + r112;
-	r149 = r85;
-	r151 = r149 + r150 * 1;
-	r114 = r151;
-	*(float *)r114 = r113;
-	r152 = r78;
-	r154 = r152 + r153 * 1;
-	r122 = r154;
-	r123 = *(float *)r122;
-	r155 = r82;
-	r157 = r155 + r156 * 1;
-	r126 = r157;
-	r127 = *(float *)r126;
-	r128 = r123 + r127;
-	r158 = r85;
-	r160 = r158 + r159 * 1;
-	r129 = r160;
-	*(float *)r129 = r128;
-	r2 = (u64)r2 + (u64)r133;
-	r173 = r173 + r174 * 1;
-	r175 = r175 + r174 * 1;
-	r176 = r176 + r174 * 1;
-	goto b9;
+#line 22 "parallel.go"
+	r67 = r2 < r3; if (!r67) goto b20; r71 = (u64)r2; r68 = r70 - r71; r69 = r68 > r72; if (!r69) goto b16;
+	r78 = r173; r79 = *(float *)r78; r82 = r175; r83 = *(float *)r82; r84 = r79 + r83; r85 = r176; *(float *)r85 = r84; r134 = r78; r136 = r134 + r135 * 1; r92 = r136; r93 = *(float *)r92; r137 = r82; r139 = r137 + r138 * 1; r96 = r139; r97 = *(float *)r96; r98 = r93 + r97; r140 = r85; r142 = r140 + r141 * 1; r99 = r142; *(float *)r99 = r98; r143 = r78; r145 = r143 + r144 * 1; r107 = r145; r108 = *(float *)r107; r146 = r82; r148 = r146 + r147 * 1; r111 = r148; r112 = *(float *)r111; r113 = r108 + r112; r149 = r85; r151 = r149 + r150 * 1; r114 = r151; *(float *)r114 = r113; r152 = r78; r154 = r152 + r153 * 1; r122 = r154; r123 = *(float *)r122; r155 = r82; r157 = r155 + r156 * 1; r126 = r157; r127 = *(float *)r126; r128 = r123 + r127; r158 = r85; r160 = r158 + r159 * 1; r129 = r160; *(float *)r129 = r128; r2 = (u64)r2 + (u64)r133; r173 = r173 + r174 * 1; r175 = r175 + r174 * 1; r176 = r176 + r174 * 1; goto b9;
 b16: // preheader
-	r7 = r10;
-	r14 = r17;
-	r161 = r2;
-	r162 = r7 + r161 * 4;
-	r163 = r133;
-	r164 = r14 + r161 * 4;
-	r165 = r23 + r161 * 4;
+#line 23 "parallel.go"
+	r7 = r10; r14 = r17;
+#line 22 "parallel.go"
+	r161 = r2; r162 = r7 + r161 * 4; r163 = r133; r164 = r14 + r161 * 4; r165 = r23 + r161 * 4;
 b17: // head
-	r5 = r2 < r3;
-	if (!r5) goto b20;
-	r12 = r162;
-	r13 = *(float *)r12;
-	r19 = r164;
-	r20 = *(float *)r19;
-	r21 = r13 + r20;
-	r22 = r165;
-	*(float *)r22 = r21;
-	r2 = (u64)r2 + (u64)r1;
-	r162 = r162 + r163 * 1;
-	r164 = r164 + r163 * 1;
-	r165 = r165 + r163 * 1;
-	goto b17;
+#line 22 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b20;
+	r12 = r162; r13 = *(float *)r12; r19 = r164; r20 = *(float *)r19; r21 = r13 + r20; r22 = r165; *(float *)r22 = r21;
+#line 22 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; r164 = r164 + r163 * 1; r165 = r165 + r163 * 1; goto b17;
 b20: // exit
+#line 22 "parallel.go"
 	return;
 b21: // preheader
-	r29 = r10;
-	r30 = r11;
-	r33 = r17;
-	r34 = r18;
-	r166 = r2;
-	r167 = r29 + r166 * 4;
-	r168 = (u64)r1 * 4ull;
-	r169 = r33 + r166 * 4;
-	r170 = r23 + r166 * 4;
+#line 23 "parallel.go"
+	r29 = r10; r30 = r11; r33 = r17; r34 = r18;
+#line 22 "parallel.go"
+	r166 = r2; r167 = r29 + r166 * 4; r168 = (u64)r1 * 4ull; r169 = r33 + r166 * 4; r170 = r23 + r166 * 4;
 b22: // head (checked)
-	r27 = r2 < r3;
-	if (!r27) goto b20;
-	r28 = r2;
-	if ((u64)r28 >= (u64)r30) { qd_site = 3; qd_x = r28; qd_y = r30; goto qd_fault; }
-	r31 = r167;
-	r32 = *(float *)r31;
-	if ((u64)r28 >= (u64)r34) { qd_site = 4; qd_x = r28; qd_y = r34; goto qd_fault; }
-	r35 = r169;
-	r36 = *(float *)r35;
-	r37 = r32 + r36;
-	if ((u64)r28 >= (u64)r24) { qd_site = 5; qd_x = r28; qd_y = r24; goto qd_fault; }
-	r38 = r170;
-	*(float *)r38 = r37;
-	r2 = (u64)r2 + (u64)r1;
-	r167 = r167 + r168 * 1;
-	r169 = r169 + r168 * 1;
-	r170 = r170 + r168 * 1;
-	goto b22;
+#line 22 "parallel.go"
+	r27 = r2 < r3; if (!r27) goto b20; r28 = r2;
+	if ((u64)r28 >= (u64)r30) { qd_site = 3; qd_x = r28; qd_y = r30; goto qd_fault; } r31 = r167; r32 = *(float *)r31; if ((u64)r28 >= (u64)r34) { qd_site = 4; qd_x = r28; qd_y = r34; goto qd_fault; } r35 = r169; r36 = *(float *)r35; r37 = r32 + r36; if ((u64)r28 >= (u64)r24) { qd_site = 5; qd_x = r28; qd_y = r24; goto qd_fault; } r38 = r170; *(float *)r38 = r37;
+#line 22 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r167 = r167 + r168 * 1; r169 = r169 + r168 * 1; r170 = r170 + r168 * 1; goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -689,112 +343,52 @@ extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r95 = 0, *r99 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p0;
-	r11 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r24 = r11;
-	r25 = (u64)r24;
-	r26 = r2;
-	r27 = (u64)r26;
-	r28 = r27 < r25;
-	r29 = (u64)r3;
-	r30 = r29 + 4611686018427387904ull;
-	r31 = r30 <= 9223372036854775808ull;
-	r32 = r29 - 1ull;
-	r33 = (u64)r2;
-	r34 = r32 - r33;
-	r35 = r25 - 1ull;
-	r36 = r35 - r27;
-	r37 = r34 <= r36;
-	if (!r28) goto b26;
-	if (!r31) goto b26;
-	if (!r37) goto b26;
-	r38 = (u64)r1 * 3ull;
-	r81 = (u64)r1 * 4ull;
-	r42 = r29;
-	r44 = (u64)r38;
-	r48 = r10;
-	r83 = r81;
-	r86 = (u64)r1 * 8ull;
-	r89 = (u64)r1 * 12ull;
-	r97 = r2;
-	r98 = r97;
-	r99 = r48 + r98 * 4;
-	r100 = (u64)r81 * 4ull;
+#line 33 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p0; r11 = p1;
+#line 33 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r24 = r11; r25 = (u64)r24; r26 = r2; r27 = (u64)r26; r28 = r27 < r25; r29 = (u64)r3; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; r32 = r29 - 1ull; r33 = (u64)r2; r34 = r32 - r33; r35 = r25 - 1ull; r36 = r35 - r27; r37 = r34 <= r36; if (!r28) goto b26; if (!r31) goto b26; if (!r37) goto b26; r38 = (u64)r1 * 3ull; r81 = (u64)r1 * 4ull; r42 = r29; r44 = (u64)r38;
+	r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
+#line 33 "parallel.go"
+	r98 = r97; r99 = r48 + r98 * 4; r100 = (u64)r81 * 4ull;
 b5: // grid unrolled guard
-	r39 = r2 < r3;
-	if (!r39) goto b25;
-	r43 = (u64)r2;
-	r40 = r42 - r43;
-	r41 = r40 > r44;
-	if (!r41) goto b20;
-	r45 = r2;
-	r47 = r45;
-	r50 = (i32)r47;
-	r51 = r99;
-	*(i32 *)r51 = r50;
-	r62 = (u64)r45 + (u64)r1;
+#line 33 "parallel.go"
+	r39 = r2 < r3; if (!r39) goto b25; r43 = (u64)r2; r40 = r42 - r43; r41 = r40 > r44; if (!r41) goto b20; r45 = r2; r47 = r45;
+	r50 = (i32)r47; r51 = r99; *(i32 *)r51 = r50; r62 = (u64)r45 + (u64)r1;
+#line 33 "parallel.go"
 	r55 = r62;
-	r58 = (i32)r55;
-	r82 = r51;
-	r84 = r82 + r83 * 1;
-	r59 = r84;
-	*(i32 *)r59 = r58;
-	r71 = (u64)r62 + (u64)r1;
+	r58 = (i32)r55; r82 = r51; r84 = r82 + r83 * 1; r59 = r84; *(i32 *)r59 = r58; r71 = (u64)r62 + (u64)r1;
+#line 33 "parallel.go"
 	r64 = r71;
-	r67 = (i32)r64;
-	r85 = r51;
-	r87 = r85 + r86 * 1;
-	r68 = r87;
-	*(i32 *)r68 = r67;
-	r80 = (u64)r71 + (u64)r1;
+	r67 = (i32)r64; r85 = r51; r87 = r85 + r86 * 1; r68 = r87; *(i32 *)r68 = r67; r80 = (u64)r71 + (u64)r1;
+#line 33 "parallel.go"
 	r73 = r80;
-	r76 = (i32)r73;
-	r88 = r51;
-	r90 = r88 + r89 * 1;
-	r77 = r90;
-	*(i32 *)r77 = r76;
-	r2 = (u64)r2 + (u64)r81;
-	r99 = r99 + r100 * 1;
-	goto b5;
+	r76 = (i32)r73; r88 = r51; r90 = r88 + r89 * 1; r77 = r90; *(i32 *)r77 = r76; r2 = (u64)r2 + (u64)r81; r99 = r99 + r100 * 1; goto b5;
 b20: // preheader
+#line 34 "parallel.go"
 	r7 = r10;
-	r91 = r2;
-	r92 = r7 + r91 * 4;
-	r93 = r81;
+#line 33 "parallel.go"
+	r91 = r2; r92 = r7 + r91 * 4; r93 = r81;
 b21: // head
-	r5 = r2 < r3;
-	if (!r5) goto b25;
-	r6 = r2;
-	r12 = (i32)r6;
-	r13 = r92;
-	*(i32 *)r13 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	r92 = r92 + r93 * 1;
-	goto b21;
+#line 33 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b25; r6 = r2;
+	r12 = (i32)r6; r13 = r92; *(i32 *)r13 = r12;
+#line 33 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b21;
 b25: // exit
+#line 33 "parallel.go"
 	return;
 b26: // preheader
-	r18 = r10;
-	r19 = r11;
-	r94 = r2;
-	r95 = r18 + r94 * 4;
-	r96 = (u64)r1 * 4ull;
+#line 34 "parallel.go"
+	r18 = r10; r19 = r11;
+#line 33 "parallel.go"
+	r94 = r2; r95 = r18 + r94 * 4; r96 = (u64)r1 * 4ull;
 b27: // head (checked)
-	r16 = r2 < r3;
-	if (!r16) goto b25;
-	r17 = r2;
-	r20 = (i32)r17;
-	if ((u64)r17 >= (u64)r19) { qd_site = 0; qd_x = r17; qd_y = r19; goto qd_fault; }
-	r21 = r95;
-	*(i32 *)r21 = r20;
-	r2 = (u64)r2 + (u64)r1;
-	r95 = r95 + r96 * 1;
-	goto b27;
+#line 33 "parallel.go"
+	r16 = r2 < r3; if (!r16) goto b25; r17 = r2;
+	r20 = (i32)r17; if ((u64)r17 >= (u64)r19) { qd_site = 0; qd_x = r17; qd_y = r19; goto qd_fault; } r21 = r95; *(i32 *)r21 = r20;
+#line 33 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -814,14 +408,8 @@ extern "C" __global__ void Mixed_1(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r0 = 0, *r3 = 0, *r5 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r3 = p2;
-	r4 = p3;
-	r0 = r3;
-	r1 = r4;
-	if ((u64)0ll >= (u64)r1) { qd_site = 1; qd_x = 0ll; qd_y = r1; goto qd_fault; }
-	r5 = r0 + 0ll;
-	*(i32 *)r5 = 7;
-	return;
+#line 38 "parallel.go"
+	r3 = p2; r4 = p3; r0 = r3; r1 = r4; if ((u64)0ll >= (u64)r1) { qd_site = 1; qd_x = 0ll; qd_y = r1; goto qd_fault; } r5 = r0 + 0ll; *(i32 *)r5 = 7; return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -844,29 +432,8 @@ extern "C" __global__ void Mixed_2(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r20 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r3 = p4;
-	r4 = p5;
-	r8 = p0;
-	r9 = p1;
-	r15 = p2;
-	r16 = p3;
-	r0 = r3;
-	r1 = r4;
-	r5 = r8;
-	r6 = r9;
-	if ((u64)0ll >= (u64)r6) { qd_site = 2; qd_x = 0ll; qd_y = r6; goto qd_fault; }
-	r10 = r5 + 0ll;
-	r11 = *(i32 *)r10;
-	r12 = r15;
-	r13 = r16;
-	if ((u64)0ll >= (u64)r13) { qd_site = 3; qd_x = 0ll; qd_y = r13; goto qd_fault; }
-	r17 = r12 + 0ll;
-	r18 = *(i32 *)r17;
-	r19 = (u32)r11 + (u32)r18;
-	if ((u64)0ll >= (u64)r1) { qd_site = 4; qd_x = 0ll; qd_y = r1; goto qd_fault; }
-	r20 = r0 + 0ll;
-	*(i32 *)r20 = r19;
-	return;
+#line 40 "parallel.go"
+	r3 = p4; r4 = p5; r8 = p0; r9 = p1; r15 = p2; r16 = p3; r0 = r3; r1 = r4; r5 = r8; r6 = r9; if ((u64)0ll >= (u64)r6) { qd_site = 2; qd_x = 0ll; qd_y = r6; goto qd_fault; } r10 = r5 + 0ll; r11 = *(i32 *)r10; r12 = r15; r13 = r16; if ((u64)0ll >= (u64)r13) { qd_site = 3; qd_x = 0ll; qd_y = r13; goto qd_fault; } r17 = r12 + 0ll; r18 = *(i32 *)r17; r19 = (u32)r11 + (u32)r18; if ((u64)0ll >= (u64)r1) { qd_site = 4; qd_x = 0ll; qd_y = r1; goto qd_fault; } r20 = r0 + 0ll; *(i32 *)r20 = r19; return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -903,125 +470,43 @@ extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r122 = 0, *r125 = 0, *r129 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p2;
-	r11 = p3;
-	r15 = p4;
-	r16 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r35 = r16;
-	r36 = (u64)r35;
-	r37 = 0ull < r36;
-	r38 = r11;
-	r39 = (u64)r38;
-	r40 = r2;
-	r41 = (u64)r40;
-	r42 = r41 < r39;
-	r43 = (u64)r3;
-	r44 = r43 + 4611686018427387904ull;
-	r45 = r44 <= 9223372036854775808ull;
-	r46 = r43 - 1ull;
-	r47 = (u64)r2;
-	r48 = r46 - r47;
-	r49 = r39 - 1ull;
-	r50 = r49 - r41;
-	r51 = r48 <= r50;
-	if (!r37) goto b18;
-	if (!r42) goto b18;
-	if (!r45) goto b18;
-	if (!r51) goto b18;
-	r52 = (u64)r1 * 3ull;
-	r111 = (u64)r1 * 4ull;
-	r56 = r43;
-	r58 = (u64)r52;
-	r62 = r10;
-	r64 = r15;
-	r66 = r64 + 0ll;
-	r78 = r66;
-	r113 = r111;
-	r91 = r66;
-	r116 = (u64)r1 * 8ull;
-	r104 = r66;
-	r119 = (u64)r1 * 12ull;
-	r127 = r2;
-	r128 = r127;
-	r129 = r62 + r128 * 4;
-	r130 = (u64)r111 * 4ull;
+#line 42 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p2; r11 = p3; r15 = p4; r16 = p5;
+#line 42 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r35 = r16; r36 = (u64)r35; r37 = 0ull < r36; r38 = r11; r39 = (u64)r38; r40 = r2; r41 = (u64)r40; r42 = r41 < r39; r43 = (u64)r3; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50; if (!r37) goto b18; if (!r42) goto b18; if (!r45) goto b18; if (!r51) goto b18; r52 = (u64)r1 * 3ull; r111 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52;
+	r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
+#line 42 "parallel.go"
+	r128 = r127; r129 = r62 + r128 * 4; r130 = (u64)r111 * 4ull;
 b6: // grid unrolled guard
-	r53 = r2 < r3;
-	if (!r53) goto b17;
-	r57 = (u64)r2;
-	r54 = r56 - r57;
-	r55 = r54 > r58;
-	if (!r55) goto b13;
-	r67 = *(i32 *)r66;
-	r68 = (u32)r67 + 1u;
-	r69 = r129;
-	*(i32 *)r69 = r68;
-	r79 = *(i32 *)r78;
-	r80 = (u32)r79 + 1u;
-	r112 = r69;
-	r114 = r112 + r113 * 1;
-	r81 = r114;
-	*(i32 *)r81 = r80;
-	r92 = *(i32 *)r91;
-	r93 = (u32)r92 + 1u;
-	r115 = r69;
-	r117 = r115 + r116 * 1;
-	r94 = r117;
-	*(i32 *)r94 = r93;
-	r105 = *(i32 *)r104;
-	r106 = (u32)r105 + 1u;
-	r118 = r69;
-	r120 = r118 + r119 * 1;
-	r107 = r120;
-	*(i32 *)r107 = r106;
-	r2 = (u64)r2 + (u64)r111;
-	r129 = r129 + r130 * 1;
-	goto b6;
+#line 42 "parallel.go"
+	r53 = r2 < r3; if (!r53) goto b17; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b13;
+	r67 = *(i32 *)r66; r68 = (u32)r67 + 1u; r69 = r129; *(i32 *)r69 = r68; r79 = *(i32 *)r78; r80 = (u32)r79 + 1u; r112 = r69; r114 = r112 + r113 * 1; r81 = r114; *(i32 *)r81 = r80; r92 = *(i32 *)r91; r93 = (u32)r92 + 1u; r115 = r69; r117 = r115 + r116 * 1; r94 = r117; *(i32 *)r94 = r93; r105 = *(i32 *)r104; r106 = (u32)r105 + 1u; r118 = r69; r120 = r118 + r119 * 1; r107 = r120; *(i32 *)r107 = r106; r2 = (u64)r2 + (u64)r111; r129 = r129 + r130 * 1; goto b6;
 b13: // preheader
-	r7 = r10;
-	r17 = r66;
-	r121 = r2;
-	r122 = r7 + r121 * 4;
-	r123 = r111;
+#line 43 "parallel.go"
+	r7 = r10; r17 = r66;
+#line 42 "parallel.go"
+	r121 = r2; r122 = r7 + r121 * 4; r123 = r111;
 b14: // head
-	r5 = r2 < r3;
-	if (!r5) goto b17;
-	r18 = *(i32 *)r17;
-	r19 = (u32)r18 + 1u;
-	r20 = r122;
-	*(i32 *)r20 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	goto b14;
+#line 42 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b17;
+	r18 = *(i32 *)r17; r19 = (u32)r18 + 1u; r20 = r122; *(i32 *)r20 = r19;
+#line 42 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b14;
 b17: // exit
+#line 42 "parallel.go"
 	return;
 b18: // preheader
-	r25 = r10;
-	r26 = r11;
-	r27 = r15;
-	r28 = r16;
-	r29 = r27 + 0ll;
-	r124 = r2;
-	r125 = r25 + r124 * 4;
-	r126 = (u64)r1 * 4ull;
+#line 43 "parallel.go"
+	r25 = r10; r26 = r11; r27 = r15; r28 = r16; r29 = r27 + 0ll;
+#line 42 "parallel.go"
+	r124 = r2; r125 = r25 + r124 * 4; r126 = (u64)r1 * 4ull;
 b19: // head (checked)
-	r23 = r2 < r3;
-	if (!r23) goto b17;
-	r24 = r2;
-	if ((u64)0ll >= (u64)r28) { qd_site = 5; qd_x = 0ll; qd_y = r28; goto qd_fault; }
-	r30 = *(i32 *)r29;
-	r31 = (u32)r30 + 1u;
-	if ((u64)r24 >= (u64)r26) { qd_site = 6; qd_x = r24; qd_y = r26; goto qd_fault; }
-	r32 = r125;
-	*(i32 *)r32 = r31;
-	r2 = (u64)r2 + (u64)r1;
-	r125 = r125 + r126 * 1;
-	goto b19;
+#line 42 "parallel.go"
+	r23 = r2 < r3; if (!r23) goto b17; r24 = r2;
+	if ((u64)0ll >= (u64)r28) { qd_site = 5; qd_x = 0ll; qd_y = r28; goto qd_fault; } r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; if ((u64)r24 >= (u64)r26) { qd_site = 6; qd_x = r24; qd_y = r26; goto qd_fault; } r32 = r125; *(i32 *)r32 = r31;
+#line 42 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1057,118 +542,43 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r116 = 0, *r120 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p6;
-	r3 = r4;
-	r10 = p0;
-	r11 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r28 = r11;
-	r29 = (u64)r28;
-	r30 = r2;
-	r31 = (u64)r30;
-	r32 = r31 < r29;
-	r33 = (u64)r3;
-	r34 = r33 + 4611686018427387904ull;
-	r35 = r34 <= 9223372036854775808ull;
-	r36 = r33 - 1ull;
-	r37 = (u64)r2;
-	r38 = r36 - r37;
-	r39 = r29 - 1ull;
-	r40 = r39 - r31;
-	r41 = r38 <= r40;
-	if (!r32) goto b17;
-	if (!r35) goto b17;
-	if (!r41) goto b17;
-	r42 = (u64)r1 * 3ull;
-	r93 = (u64)r1 * 4ull;
-	r46 = r33;
-	r48 = (u64)r42;
-	r52 = r10;
-	r95 = r93;
-	r101 = (u64)r1 * 8ull;
-	r107 = (u64)r1 * 12ull;
-	r118 = r2;
-	r119 = r118;
-	r120 = r52 + r119 * 4;
-	r121 = (u64)r93 * 4ull;
+#line 47 "parallel.go"
+	r4 = p6; r3 = r4;
+	r10 = p0; r11 = p1;
+#line 47 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29; r33 = (u64)r3; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40; if (!r32) goto b17; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42;
+	r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+#line 47 "parallel.go"
+	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
 b5: // grid unrolled guard
-	r43 = r2 < r3;
-	if (!r43) goto b16;
-	r47 = (u64)r2;
-	r44 = r46 - r47;
-	r45 = r44 > r48;
-	if (!r45) goto b12;
-	r54 = r120;
-	r55 = *(i32 *)r54;
-	r56 = (u32)r55 + 2u;
-	r57 = r54;
-	*(i32 *)r57 = r56;
-	r94 = r54;
-	r96 = r94 + r95 * 1;
-	r64 = r96;
-	r65 = *(i32 *)r64;
-	r66 = (u32)r65 + 2u;
-	r99 = r96;
-	r67 = r99;
-	*(i32 *)r67 = r66;
-	r100 = r54;
-	r102 = r100 + r101 * 1;
-	r75 = r102;
-	r76 = *(i32 *)r75;
-	r77 = (u32)r76 + 2u;
-	r105 = r102;
-	r78 = r105;
-	*(i32 *)r78 = r77;
-	r106 = r54;
-	r108 = r106 + r107 * 1;
-	r86 = r108;
-	r87 = *(i32 *)r86;
-	r88 = (u32)r87 + 2u;
-	r111 = r108;
-	r89 = r111;
-	*(i32 *)r89 = r88;
-	r2 = (u64)r2 + (u64)r93;
-	r120 = r120 + r121 * 1;
-	goto b5;
+#line 47 "parallel.go"
+	r43 = r2 < r3; if (!r43) goto b16; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b12;
+	r54 = r120; r55 = *(i32 *)r54; r56 = (u32)r55 + 2u; r57 = r54; *(i32 *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(i32 *)r64; r66 = (u32)r65 + 2u; r99 = r96; r67 = r99; *(i32 *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(i32 *)r75; r77 = (u32)r76 + 2u; r105 = r102; r78 = r105; *(i32 *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(i32 *)r86; r88 = (u32)r87 + 2u; r111 = r108; r89 = r111; *(i32 *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r121 * 1; goto b5;
 b12: // preheader
+#line 48 "parallel.go"
 	r7 = r10;
-	r112 = r2;
-	r113 = r7 + r112 * 4;
-	r114 = r93;
+#line 47 "parallel.go"
+	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
 b13: // head
-	r5 = r2 < r3;
-	if (!r5) goto b16;
-	r12 = r113;
-	r13 = *(i32 *)r12;
-	r14 = (u32)r13 + 2u;
-	r15 = r12;
-	*(i32 *)r15 = r14;
-	r2 = (u64)r2 + (u64)r1;
-	r113 = r113 + r114 * 1;
-	goto b13;
+#line 47 "parallel.go"
+	r5 = r2 < r3; if (!r5) goto b16;
+	r12 = r113; r13 = *(i32 *)r12; r14 = (u32)r13 + 2u; r15 = r12; *(i32 *)r15 = r14;
+#line 47 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b13;
 b16: // exit
+#line 47 "parallel.go"
 	return;
 b17: // preheader
-	r20 = r10;
-	r21 = r11;
-	r115 = r2;
-	r116 = r20 + r115 * 4;
-	r117 = (u64)r1 * 4ull;
+#line 48 "parallel.go"
+	r20 = r10; r21 = r11;
+#line 47 "parallel.go"
+	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
 b18: // head (checked)
-	r18 = r2 < r3;
-	if (!r18) goto b16;
-	r19 = r2;
-	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; }
-	r22 = r116;
-	r23 = *(i32 *)r22;
-	r24 = (u32)r23 + 2u;
-	r25 = r22;
-	*(i32 *)r25 = r24;
-	r2 = (u64)r2 + (u64)r1;
-	r116 = r116 + r117 * 1;
-	goto b18;
+#line 47 "parallel.go"
+	r18 = r2 < r3; if (!r18) goto b16; r19 = r2;
+	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(i32 *)r22; r24 = (u32)r23 + 2u; r25 = r22; *(i32 *)r25 = r24;
+#line 47 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -32,198 +32,72 @@ extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	float r79 = 0, r83 = 0, r87 = 0;
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
 	char *r65 = 0, *r66 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
+#line 8 "reduce.go"
+	r5 = p0; r6 = p1; r4 = r6;
 	r61 = p4;
-	r0 = (-0x0p+00f);
-	r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r2 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r1 + (u64)(-1ll);
-	r9 = (u64)r4;
-	r12 = (u64)r2;
-	r13 = r12 * 3ull;
+#line 8 "reduce.go"
+	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
 b2: // unrolled head
-	r7 = (u64)r3 + 1ull;
-	r8 = r7 < r4;
-	if (!r8) goto b25;
-	r10 = (u64)r7;
-	r11 = r9 - r10;
-	r14 = r11 > r13;
-	if (!r14) goto b20;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
+#line 8 "reduce.go"
+	r7 = (u64)r3 + 1ull; r8 = r7 < r4; if (!r8) goto b25; r10 = (u64)r7; r11 = r9 - r10; r14 = r11 > r13; if (!r14) goto b20; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4;
+	r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20;
+#line 8 "reduce.go"
 	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	goto b2;
+	r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; goto b2;
 b20: // index
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	if (!r17) goto b25;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r21 = (u64)r3 + 1ull;
-	r22 = r21 < r4;
-	if (r22) goto b20;
+#line 9 "reduce.go"
+	r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; if (!r17) goto b25; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r21 = (u64)r3 + 1ull; r22 = r21 < r4; if (r22) goto b20;
 b25: // exit
-	r23 = (i64)(threadIdx.x % warpSize);
-	r24 = (i64)(threadIdx.x / warpSize);
-	r40 = r24 == 0ll;
-	r25 = (i64)warpSize;
-	r26 = (u64)r24 * (u64)r25;
-	r27 = (i64)blockDim.x;
-	r28 = (u64)r27 - (u64)r26;
-	r29 = r28 < r25 ? r28 : r25;
-	r30 = r25 >> 1;
+#line 9 "reduce.go"
+	r23 = (i64)(threadIdx.x % warpSize); r24 = (i64)(threadIdx.x / warpSize); r40 = r24 == 0ll; r25 = (i64)warpSize; r26 = (u64)r24 * (u64)r25; r27 = (i64)blockDim.x; r28 = (u64)r27 - (u64)r26; r29 = r28 < r25 ? r28 : r25; r30 = r25 >> 1;
 b26: // reduction shuffle
-	r31 = qd_shfl_down(r0, (u32)r30);
-	r32 = (u64)r23 + (u64)r30;
-	r33 = r32 < r29;
-	if (!r33) goto b28;
-	r0 = r0 + r31;
+#line 9 "reduce.go"
+	r31 = qd_shfl_down(r0, (u32)r30); r32 = (u64)r23 + (u64)r30; r33 = r32 < r29; if (!r33) goto b28; r0 = r0 + r31;
 b28: // reduction next
-	r30 = r30 >> 1;
-	r34 = r30 != 0ll;
-	if (!r34) goto b38;
-	r67 = qd_shfl_down(r0, (u32)r30);
-	r68 = (u64)r23 + (u64)r30;
-	r69 = r68 < r29;
-	if (!r69) goto b31;
-	r0 = r0 + r67;
+#line 9 "reduce.go"
+	r30 = r30 >> 1; r34 = r30 != 0ll; if (!r34) goto b38; r67 = qd_shfl_down(r0, (u32)r30); r68 = (u64)r23 + (u64)r30; r69 = r68 < r29; if (!r69) goto b31; r0 = r0 + r67;
 b31: // reduction next (unrolled 1)
-	r30 = r30 >> 1;
-	r70 = r30 != 0ll;
-	if (!r70) goto b38;
-	r71 = qd_shfl_down(r0, (u32)r30);
-	r72 = (u64)r23 + (u64)r30;
-	r73 = r72 < r29;
-	if (!r73) goto b34;
-	r0 = r0 + r71;
+#line 9 "reduce.go"
+	r30 = r30 >> 1; r70 = r30 != 0ll; if (!r70) goto b38; r71 = qd_shfl_down(r0, (u32)r30); r72 = (u64)r23 + (u64)r30; r73 = r72 < r29; if (!r73) goto b34; r0 = r0 + r71;
 b34: // reduction next (unrolled 2)
-	r30 = r30 >> 1;
-	r74 = r30 != 0ll;
-	if (!r74) goto b38;
-	r75 = qd_shfl_down(r0, (u32)r30);
-	r76 = (u64)r23 + (u64)r30;
-	r77 = r76 < r29;
-	if (!r77) goto b37;
-	r0 = r0 + r75;
+#line 9 "reduce.go"
+	r30 = r30 >> 1; r74 = r30 != 0ll; if (!r74) goto b38; r75 = qd_shfl_down(r0, (u32)r30); r76 = (u64)r23 + (u64)r30; r77 = r76 < r29; if (!r77) goto b37; r0 = r0 + r75;
 b37: // reduction next (unrolled 3)
-	r30 = r30 >> 1;
-	r78 = r30 != 0ll;
-	if (r78) goto b26;
+#line 9 "reduce.go"
+	r30 = r30 >> 1; r78 = r30 != 0ll; if (r78) goto b26;
 b38: // reduction shuffled
-	r35 = r23 == 0ll;
-	if (!r35) goto b40;
-	r36 = (char *)qvar_reduce0;
-	r37 = r24;
-	r38 = r37;
-	r39 = r36 + r38 * 8;
-	*(float *)r39 = r0;
+#line 9 "reduce.go"
+	r35 = r23 == 0ll; if (!r35) goto b40; r36 = (char *)qvar_reduce0; r37 = r24; r38 = r37; r39 = r36 + r38 * 8; *(float *)r39 = r0;
 b40: // reduction barrier
-	__syncthreads();
-	if (!r40) goto b59;
-	r41 = (u64)r23 * (u64)r25;
-	r42 = (i64)blockDim.x;
-	r43 = r41 < r42;
-	if (!r43) goto b60;
-	r44 = (char *)qvar_reduce0;
-	r45 = r23;
-	r46 = r45;
-	r47 = r44 + r46 * 8;
-	r0 = *(float *)r47;
+#line 9 "reduce.go"
+	__syncthreads(); if (!r40) goto b59; r41 = (u64)r23 * (u64)r25; r42 = (i64)blockDim.x; r43 = r41 < r42; if (!r43) goto b60; r44 = (char *)qvar_reduce0; r45 = r23; r46 = r45; r47 = r44 + r46 * 8; r0 = *(float *)r47;
 b43: // reduction warps
-	r48 = r26;
-	r49 = (i64)blockDim.x;
-	r50 = (u64)r49 - (u64)r48;
-	r51 = r50 < r25 ? r50 : r25;
-	r52 = r25 >> 1;
+#line 9 "reduce.go"
+	r48 = r26; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r25 ? r50 : r25; r52 = r25 >> 1;
 b44: // reduction shuffle
-	r53 = qd_shfl_down(r0, (u32)r52);
-	r54 = (u64)r23 + (u64)r52;
-	r55 = r54 < r51;
-	if (!r55) goto b46;
-	r0 = r0 + r53;
+#line 9 "reduce.go"
+	r53 = qd_shfl_down(r0, (u32)r52); r54 = (u64)r23 + (u64)r52; r55 = r54 < r51; if (!r55) goto b46; r0 = r0 + r53;
 b46: // reduction next
-	r52 = r52 >> 1;
-	r56 = r52 != 0ll;
-	if (!r56) goto b56;
-	r79 = qd_shfl_down(r0, (u32)r52);
-	r80 = (u64)r23 + (u64)r52;
-	r81 = r80 < r51;
-	if (!r81) goto b49;
-	r0 = r0 + r79;
+#line 9 "reduce.go"
+	r52 = r52 >> 1; r56 = r52 != 0ll; if (!r56) goto b56; r79 = qd_shfl_down(r0, (u32)r52); r80 = (u64)r23 + (u64)r52; r81 = r80 < r51; if (!r81) goto b49; r0 = r0 + r79;
 b49: // reduction next (unrolled 1)
-	r52 = r52 >> 1;
-	r82 = r52 != 0ll;
-	if (!r82) goto b56;
-	r83 = qd_shfl_down(r0, (u32)r52);
-	r84 = (u64)r23 + (u64)r52;
-	r85 = r84 < r51;
-	if (!r85) goto b52;
-	r0 = r0 + r83;
+#line 9 "reduce.go"
+	r52 = r52 >> 1; r82 = r52 != 0ll; if (!r82) goto b56; r83 = qd_shfl_down(r0, (u32)r52); r84 = (u64)r23 + (u64)r52; r85 = r84 < r51; if (!r85) goto b52; r0 = r0 + r83;
 b52: // reduction next (unrolled 2)
-	r52 = r52 >> 1;
-	r86 = r52 != 0ll;
-	if (!r86) goto b56;
-	r87 = qd_shfl_down(r0, (u32)r52);
-	r88 = (u64)r23 + (u64)r52;
-	r89 = r88 < r51;
-	if (!r89) goto b55;
-	r0 = r0 + r87;
+#line 9 "reduce.go"
+	r52 = r52 >> 1; r86 = r52 != 0ll; if (!r86) goto b56; r87 = qd_shfl_down(r0, (u32)r52); r88 = (u64)r23 + (u64)r52; r89 = r88 < r51; if (!r89) goto b55; r0 = r0 + r87;
 b55: // reduction next (unrolled 3)
-	r52 = r52 >> 1;
-	r90 = r52 != 0ll;
-	if (r90) goto b44;
+#line 9 "reduce.go"
+	r52 = r52 >> 1; r90 = r52 != 0ll; if (r90) goto b44;
 b56: // reduction shuffled
-	r57 = r35;
-	if (!r57) goto b59;
-	r58 = (i64)blockIdx.x;
-	r63 = r58 == 0ll;
-	r66 = r61 + r58 * 8;
-	r62 = r66 + 16ll;
-	*(float *)r62 = r0;
-	if (!r63) goto b59;
-	r64 = (i64)gridDim.x;
-	r65 = r61 + 8ll;
-	*(i64 *)r65 = r64;
+#line 9 "reduce.go"
+	r57 = r35; if (!r57) goto b59; r58 = (i64)blockIdx.x; r63 = r58 == 0ll; r66 = r61 + r58 * 8; r62 = r66 + 16ll; *(float *)r62 = r0; if (!r63) goto b59; r64 = (i64)gridDim.x; r65 = r61 + 8ll; *(i64 *)r65 = r64;
 b59: // reduction done
+#line 9 "reduce.go"
 	return;
 b60: // reduction none
-	r0 = (-0x0p+00f);
-	goto b43;
+#line 9 "reduce.go"
+	r0 = (-0x0p+00f); goto b43;
 }
 
 // Task 1 of kernel Sum(x []f32, out []f32), parallel.
@@ -241,170 +115,62 @@ extern "C" __global__ void Sum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	float r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0;
 	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
 	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
-	r0 = p4;
-	r1 = r0 + 8ll;
-	r2 = *(i64 *)r1;
-	r3 = (i64)threadIdx.x;
-	r4 = (i64)blockDim.x;
-	r5 = (-0x0p+00f);
-	r49 = r3;
-	r50 = r0 + r49 * 8;
-	r51 = (u64)r4 * 8ull;
+#line 8 "reduce.go"
+	r0 = p4; r1 = r0 + 8ll; r2 = *(i64 *)r1; r3 = (i64)threadIdx.x; r4 = (i64)blockDim.x; r5 = (-0x0p+00f); r49 = r3; r50 = r0 + r49 * 8; r51 = (u64)r4 * 8ull;
 b2: // combine head
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r48 = r50;
-	r9 = r48 + 16ll;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r52 = r3 < r2;
-	if (!r52) goto b10;
-	r55 = r50;
-	r53 = r55 + 16ll;
-	r54 = *(float *)r53;
-	r5 = r5 + r54;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r56 = r3 < r2;
-	if (!r56) goto b10;
-	r59 = r50;
-	r57 = r59 + 16ll;
-	r58 = *(float *)r57;
-	r5 = r5 + r58;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r60 = r3 < r2;
-	if (!r60) goto b10;
-	r63 = r50;
-	r61 = r63 + 16ll;
-	r62 = *(float *)r61;
-	r5 = r5 + r62;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	goto b2;
+#line 8 "reduce.go"
+	r6 = r3 < r2; if (!r6) goto b10; r48 = r50; r9 = r48 + 16ll; r10 = *(float *)r9; r5 = r5 + r10; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r52 = r3 < r2; if (!r52) goto b10; r55 = r50; r53 = r55 + 16ll; r54 = *(float *)r53; r5 = r5 + r54; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r56 = r3 < r2; if (!r56) goto b10; r59 = r50; r57 = r59 + 16ll; r58 = *(float *)r57; r5 = r5 + r58; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r60 = r3 < r2; if (!r60) goto b10; r63 = r50; r61 = r63 + 16ll; r62 = *(float *)r61; r5 = r5 + r62; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; goto b2;
 b10: // combine done
-	r11 = (i64)(threadIdx.x % warpSize);
-	r12 = (i64)(threadIdx.x / warpSize);
-	r28 = r12 == 0ll;
-	r13 = (i64)warpSize;
-	r14 = (u64)r12 * (u64)r13;
-	r15 = (i64)blockDim.x;
-	r16 = (u64)r15 - (u64)r14;
-	r17 = r16 < r13 ? r16 : r13;
-	r18 = r13 >> 1;
+#line 8 "reduce.go"
+	r11 = (i64)(threadIdx.x % warpSize); r12 = (i64)(threadIdx.x / warpSize); r28 = r12 == 0ll; r13 = (i64)warpSize; r14 = (u64)r12 * (u64)r13; r15 = (i64)blockDim.x; r16 = (u64)r15 - (u64)r14; r17 = r16 < r13 ? r16 : r13; r18 = r13 >> 1;
 b11: // reduction shuffle
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b13;
-	r5 = r5 + r19;
+#line 8 "reduce.go"
+	r19 = qd_shfl_down(r5, (u32)r18); r20 = (u64)r11 + (u64)r18; r21 = r20 < r17; if (!r21) goto b13; r5 = r5 + r19;
 b13: // reduction next
-	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (!r22) goto b23;
-	r64 = qd_shfl_down(r5, (u32)r18);
-	r65 = (u64)r11 + (u64)r18;
-	r66 = r65 < r17;
-	if (!r66) goto b16;
-	r5 = r5 + r64;
+#line 8 "reduce.go"
+	r18 = r18 >> 1; r22 = r18 != 0ll; if (!r22) goto b23; r64 = qd_shfl_down(r5, (u32)r18); r65 = (u64)r11 + (u64)r18; r66 = r65 < r17; if (!r66) goto b16; r5 = r5 + r64;
 b16: // reduction next (unrolled 1)
-	r18 = r18 >> 1;
-	r67 = r18 != 0ll;
-	if (!r67) goto b23;
-	r68 = qd_shfl_down(r5, (u32)r18);
-	r69 = (u64)r11 + (u64)r18;
-	r70 = r69 < r17;
-	if (!r70) goto b19;
-	r5 = r5 + r68;
+#line 8 "reduce.go"
+	r18 = r18 >> 1; r67 = r18 != 0ll; if (!r67) goto b23; r68 = qd_shfl_down(r5, (u32)r18); r69 = (u64)r11 + (u64)r18; r70 = r69 < r17; if (!r70) goto b19; r5 = r5 + r68;
 b19: // reduction next (unrolled 2)
-	r18 = r18 >> 1;
-	r71 = r18 != 0ll;
-	if (!r71) goto b23;
-	r72 = qd_shfl_down(r5, (u32)r18);
-	r73 = (u64)r11 + (u64)r18;
-	r74 = r73 < r17;
-	if (!r74) goto b22;
-	r5 = r5 + r72;
+#line 8 "reduce.go"
+	r18 = r18 >> 1; r71 = r18 != 0ll; if (!r71) goto b23; r72 = qd_shfl_down(r5, (u32)r18); r73 = (u64)r11 + (u64)r18; r74 = r73 < r17; if (!r74) goto b22; r5 = r5 + r72;
 b22: // reduction next (unrolled 3)
-	r18 = r18 >> 1;
-	r75 = r18 != 0ll;
-	if (r75) goto b11;
+#line 8 "reduce.go"
+	r18 = r18 >> 1; r75 = r18 != 0ll; if (r75) goto b11;
 b23: // reduction shuffled
-	r23 = r11 == 0ll;
-	if (!r23) goto b25;
-	r24 = (char *)qvar_reduce0;
-	r25 = r12;
-	r26 = r25;
-	r27 = r24 + r26 * 8;
-	*(float *)r27 = r5;
+#line 8 "reduce.go"
+	r23 = r11 == 0ll; if (!r23) goto b25; r24 = (char *)qvar_reduce0; r25 = r12; r26 = r25; r27 = r24 + r26 * 8; *(float *)r27 = r5;
 b25: // reduction barrier
-	__syncthreads();
-	if (!r28) goto b43;
-	r29 = (u64)r11 * (u64)r13;
-	r30 = (i64)blockDim.x;
-	r31 = r29 < r30;
-	if (!r31) goto b44;
-	r32 = (char *)qvar_reduce0;
-	r33 = r11;
-	r34 = r33;
-	r35 = r32 + r34 * 8;
-	r5 = *(float *)r35;
+#line 8 "reduce.go"
+	__syncthreads(); if (!r28) goto b43; r29 = (u64)r11 * (u64)r13; r30 = (i64)blockDim.x; r31 = r29 < r30; if (!r31) goto b44; r32 = (char *)qvar_reduce0; r33 = r11; r34 = r33; r35 = r32 + r34 * 8; r5 = *(float *)r35;
 b28: // reduction warps
-	r36 = r14;
-	r37 = (i64)blockDim.x;
-	r38 = (u64)r37 - (u64)r36;
-	r39 = r38 < r13 ? r38 : r13;
-	r40 = r13 >> 1;
+#line 8 "reduce.go"
+	r36 = r14; r37 = (i64)blockDim.x; r38 = (u64)r37 - (u64)r36; r39 = r38 < r13 ? r38 : r13; r40 = r13 >> 1;
 b29: // reduction shuffle
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b31;
-	r5 = r5 + r41;
+#line 8 "reduce.go"
+	r41 = qd_shfl_down(r5, (u32)r40); r42 = (u64)r11 + (u64)r40; r43 = r42 < r39; if (!r43) goto b31; r5 = r5 + r41;
 b31: // reduction next
-	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (!r44) goto b41;
-	r76 = qd_shfl_down(r5, (u32)r40);
-	r77 = (u64)r11 + (u64)r40;
-	r78 = r77 < r39;
-	if (!r78) goto b34;
-	r5 = r5 + r76;
+#line 8 "reduce.go"
+	r40 = r40 >> 1; r44 = r40 != 0ll; if (!r44) goto b41; r76 = qd_shfl_down(r5, (u32)r40); r77 = (u64)r11 + (u64)r40; r78 = r77 < r39; if (!r78) goto b34; r5 = r5 + r76;
 b34: // reduction next (unrolled 1)
-	r40 = r40 >> 1;
-	r79 = r40 != 0ll;
-	if (!r79) goto b41;
-	r80 = qd_shfl_down(r5, (u32)r40);
-	r81 = (u64)r11 + (u64)r40;
-	r82 = r81 < r39;
-	if (!r82) goto b37;
-	r5 = r5 + r80;
+#line 8 "reduce.go"
+	r40 = r40 >> 1; r79 = r40 != 0ll; if (!r79) goto b41; r80 = qd_shfl_down(r5, (u32)r40); r81 = (u64)r11 + (u64)r40; r82 = r81 < r39; if (!r82) goto b37; r5 = r5 + r80;
 b37: // reduction next (unrolled 2)
-	r40 = r40 >> 1;
-	r83 = r40 != 0ll;
-	if (!r83) goto b41;
-	r84 = qd_shfl_down(r5, (u32)r40);
-	r85 = (u64)r11 + (u64)r40;
-	r86 = r85 < r39;
-	if (!r86) goto b40;
-	r5 = r5 + r84;
+#line 8 "reduce.go"
+	r40 = r40 >> 1; r83 = r40 != 0ll; if (!r83) goto b41; r84 = qd_shfl_down(r5, (u32)r40); r85 = (u64)r11 + (u64)r40; r86 = r85 < r39; if (!r86) goto b40; r5 = r5 + r84;
 b40: // reduction next (unrolled 3)
-	r40 = r40 >> 1;
-	r87 = r40 != 0ll;
-	if (r87) goto b29;
+#line 8 "reduce.go"
+	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
-	r45 = r23;
-	if (!r45) goto b43;
-	r46 = r5 + 0x0p+00f;
-	r47 = r0 + 0ll;
-	*(float *)r47 = r46;
+#line 8 "reduce.go"
+	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
 b43: // exit
+#line 8 "reduce.go"
 	return;
 b44: // reduction none
-	r5 = (-0x0p+00f);
-	goto b28;
+#line 8 "reduce.go"
+	r5 = (-0x0p+00f); goto b28;
 }
 
 // Task 2 of kernel Sum(x []f32, out []f32), serial.
@@ -414,15 +180,8 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	char *r0 = 0, *r1 = 0, *r3 = 0, *r4 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p2;
-	r2 = p3;
-	r3 = p4;
-	r4 = r3 + 0ll;
-	r5 = *(float *)r4;
-	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
-	r0 = r1 + 0ll;
-	*(float *)r0 = r5;
-	return;
+#line 11 "reduce.go"
+	r1 = p2; r2 = p3; r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = r5; return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -458,259 +217,90 @@ extern "C" __global__ void Range_0(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	char *r82 = 0, *r83 = 0, *r84 = 0, *r85 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 20 "reduce.go"
 	r5 = p2;
-	r15 = p0;
-	r16 = p1;
+	r15 = p0; r16 = p1;
 	r73 = p6;
-	r0 = 2147483647;
-	r1 = (-2147483647 - 1);
-	r2 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r3 = (i64)((u64)gridDim.x * blockDim.x);
-	r4 = r2;
-	r7 = (u64)r5;
-	r10 = (u64)r3;
-	r11 = r10 * 3ull;
+#line 20 "reduce.go"
+	r0 = 2147483647; r1 = (-2147483647 - 1); r2 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r3 = (i64)((u64)gridDim.x * blockDim.x); r4 = r2; r7 = (u64)r5; r10 = (u64)r3; r11 = r10 * 3ull;
 b2: // unrolled head
-	r6 = r4 < r5;
-	if (!r6) goto b21;
-	r8 = (u64)r4;
-	r9 = r7 - r8;
-	r12 = r9 > r11;
-	if (!r12) goto b16;
-	r13 = r4;
-	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r15 + r13 * 4;
-	r17 = *(i32 *)r14;
-	r18 = r0 < r17 ? r0 : r17;
-	r19 = r15 + r13 * 4;
-	r20 = *(i32 *)r19;
-	r21 = r1 > r20 ? r1 : r20;
-	r22 = (u64)r13 + 1ull;
-	r23 = r22 < r5;
-	r0 = r18;
-	r1 = r21;
+#line 20 "reduce.go"
+	r6 = r4 < r5; if (!r6) goto b21; r8 = (u64)r4; r9 = r7 - r8; r12 = r9 > r11; if (!r12) goto b16; r13 = r4;
+	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 4; r17 = *(i32 *)r14; r18 = r0 < r17 ? r0 : r17;
+	r19 = r15 + r13 * 4; r20 = *(i32 *)r19; r21 = r1 > r20 ? r1 : r20; r22 = (u64)r13 + 1ull; r23 = r22 < r5; r0 = r18; r1 = r21;
+#line 20 "reduce.go"
 	r4 = (u64)r4 + (u64)r3;
+#line 22 "reduce.go"
 	r13 = r4;
-	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r15 + r13 * 4;
-	r17 = *(i32 *)r14;
-	r18 = r0 < r17 ? r0 : r17;
-	r19 = r15 + r13 * 4;
-	r20 = *(i32 *)r19;
-	r21 = r1 > r20 ? r1 : r20;
-	r22 = (u64)r13 + 1ull;
-	r23 = r22 < r5;
-	r0 = r18;
-	r1 = r21;
-	r4 = (u64)r4 + (u64)r3;
-	r13 = r4;
-	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r15 + r13 * 4;
-	r17 = *(i32 *)r14;
-	r18 = r0 < r17 ? r0 : r17;
-	r19 = r15 + r13 * 4;
-	r20 = *(i32 *)r19;
-	r21 = r1 > r20 ? r1 : r20;
-	r22 = (u64)r13 + 1ull;
-	r23 = r22 < r5;
-	r0 = r18;
-	r1 = r21;
-	r4 = (u64)r4 + (u64)r3;
-	r13 = r4;
-	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r15 + r13 * 4;
-	r17 = *(i32 *)r14;
-	r18 = r0 < r17 ? r0 : r17;
-	r19 = r15 + r13 * 4;
-	r20 = *(i32 *)r19;
-	r21 = r1 > r20 ? r1 : r20;
-	r22 = (u64)r13 + 1ull;
-	r23 = r22 < r5;
-	r0 = r18;
-	r1 = r21;
-	r4 = (u64)r4 + (u64)r3;
-	goto b2;
+#line 21 "reduce.go"
+	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 4; r17 = *(i32 *)r14; r18 = r0 < r17 ? r0 : r17;
+	r19 = r15 + r13 * 4; r20 = *(i32 *)r19; r21 = r1 > r20 ? r1 : r20; r22 = (u64)r13 + 1ull; r23 = r22 < r5; r0 = r18; r1 = r21; r4 = (u64)r4 + (u64)r3; r13 = r4;
+#line 21 "reduce.go"
+	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 4; r17 = *(i32 *)r14; r18 = r0 < r17 ? r0 : r17;
+	r19 = r15 + r13 * 4; r20 = *(i32 *)r19; r21 = r1 > r20 ? r1 : r20; r22 = (u64)r13 + 1ull; r23 = r22 < r5; r0 = r18; r1 = r21; r4 = (u64)r4 + (u64)r3; r13 = r4;
+#line 21 "reduce.go"
+	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 4; r17 = *(i32 *)r14; r18 = r0 < r17 ? r0 : r17;
+	r19 = r15 + r13 * 4; r20 = *(i32 *)r19; r21 = r1 > r20 ? r1 : r20; r22 = (u64)r13 + 1ull; r23 = r22 < r5; r0 = r18; r1 = r21; r4 = (u64)r4 + (u64)r3; goto b2;
 b16: // index
+#line 22 "reduce.go"
 	r13 = r4;
-	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r15 + r13 * 4;
-	r17 = *(i32 *)r14;
-	r18 = r0 < r17 ? r0 : r17;
-	r19 = r15 + r13 * 4;
-	r20 = *(i32 *)r19;
-	r21 = r1 > r20 ? r1 : r20;
-	r22 = (u64)r13 + 1ull;
-	r23 = r22 < r5;
-	if (!r23) goto b57;
-	r0 = r18;
-	r1 = r21;
-	r4 = (u64)r4 + (u64)r3;
-	r24 = r4 < r5;
-	if (r24) goto b16;
+#line 21 "reduce.go"
+	if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 4; r17 = *(i32 *)r14; r18 = r0 < r17 ? r0 : r17;
+	r19 = r15 + r13 * 4; r20 = *(i32 *)r19; r21 = r1 > r20 ? r1 : r20; r22 = (u64)r13 + 1ull; r23 = r22 < r5; if (!r23) goto b57; r0 = r18; r1 = r21; r4 = (u64)r4 + (u64)r3; r24 = r4 < r5; if (r24) goto b16;
 b21: // exit
-	r25 = (i64)(threadIdx.x % warpSize);
-	r26 = (i64)(threadIdx.x / warpSize);
-	r47 = r26 == 0ll;
-	r27 = (i64)warpSize;
-	r28 = (u64)r26 * (u64)r27;
-	r29 = (i64)blockDim.x;
-	r30 = (u64)r29 - (u64)r28;
-	r31 = r30 < r27 ? r30 : r27;
-	r32 = r27 >> 1;
+#line 22 "reduce.go"
+	r25 = (i64)(threadIdx.x % warpSize); r26 = (i64)(threadIdx.x / warpSize); r47 = r26 == 0ll; r27 = (i64)warpSize; r28 = (u64)r26 * (u64)r27; r29 = (i64)blockDim.x; r30 = (u64)r29 - (u64)r28; r31 = r30 < r27 ? r30 : r27; r32 = r27 >> 1;
 b22: // reduction shuffle
-	r33 = qd_shfl_down(r0, (u32)r32);
-	r34 = qd_shfl_down(r1, (u32)r32);
-	r35 = (u64)r25 + (u64)r32;
-	r36 = r35 < r31;
-	if (!r36) goto b24;
-	r0 = r0 < r33 ? r0 : r33;
-	r1 = r1 > r34 ? r1 : r34;
+#line 22 "reduce.go"
+	r33 = qd_shfl_down(r0, (u32)r32); r34 = qd_shfl_down(r1, (u32)r32); r35 = (u64)r25 + (u64)r32; r36 = r35 < r31; if (!r36) goto b24; r0 = r0 < r33 ? r0 : r33; r1 = r1 > r34 ? r1 : r34;
 b24: // reduction next
-	r32 = r32 >> 1;
-	r37 = r32 != 0ll;
-	if (!r37) goto b34;
-	r86 = qd_shfl_down(r0, (u32)r32);
-	r87 = qd_shfl_down(r1, (u32)r32);
-	r88 = (u64)r25 + (u64)r32;
-	r89 = r88 < r31;
-	if (!r89) goto b27;
-	r0 = r0 < r86 ? r0 : r86;
-	r1 = r1 > r87 ? r1 : r87;
+#line 22 "reduce.go"
+	r32 = r32 >> 1; r37 = r32 != 0ll; if (!r37) goto b34; r86 = qd_shfl_down(r0, (u32)r32); r87 = qd_shfl_down(r1, (u32)r32); r88 = (u64)r25 + (u64)r32; r89 = r88 < r31; if (!r89) goto b27; r0 = r0 < r86 ? r0 : r86; r1 = r1 > r87 ? r1 : r87;
 b27: // reduction next (unrolled 1)
-	r32 = r32 >> 1;
-	r90 = r32 != 0ll;
-	if (!r90) goto b34;
-	r91 = qd_shfl_down(r0, (u32)r32);
-	r92 = qd_shfl_down(r1, (u32)r32);
-	r93 = (u64)r25 + (u64)r32;
-	r94 = r93 < r31;
-	if (!r94) goto b30;
-	r0 = r0 < r91 ? r0 : r91;
-	r1 = r1 > r92 ? r1 : r92;
+#line 22 "reduce.go"
+	r32 = r32 >> 1; r90 = r32 != 0ll; if (!r90) goto b34; r91 = qd_shfl_down(r0, (u32)r32); r92 = qd_shfl_down(r1, (u32)r32); r93 = (u64)r25 + (u64)r32; r94 = r93 < r31; if (!r94) goto b30; r0 = r0 < r91 ? r0 : r91; r1 = r1 > r92 ? r1 : r92;
 b30: // reduction next (unrolled 2)
-	r32 = r32 >> 1;
-	r95 = r32 != 0ll;
-	if (!r95) goto b34;
-	r96 = qd_shfl_down(r0, (u32)r32);
-	r97 = qd_shfl_down(r1, (u32)r32);
-	r98 = (u64)r25 + (u64)r32;
-	r99 = r98 < r31;
-	if (!r99) goto b33;
-	r0 = r0 < r96 ? r0 : r96;
-	r1 = r1 > r97 ? r1 : r97;
+#line 22 "reduce.go"
+	r32 = r32 >> 1; r95 = r32 != 0ll; if (!r95) goto b34; r96 = qd_shfl_down(r0, (u32)r32); r97 = qd_shfl_down(r1, (u32)r32); r98 = (u64)r25 + (u64)r32; r99 = r98 < r31; if (!r99) goto b33; r0 = r0 < r96 ? r0 : r96; r1 = r1 > r97 ? r1 : r97;
 b33: // reduction next (unrolled 3)
-	r32 = r32 >> 1;
-	r100 = r32 != 0ll;
-	if (r100) goto b22;
+#line 22 "reduce.go"
+	r32 = r32 >> 1; r100 = r32 != 0ll; if (r100) goto b22;
 b34: // reduction shuffled
-	r38 = r25 == 0ll;
-	if (!r38) goto b36;
-	r39 = (char *)qvar_reduce0;
-	r40 = (u64)r26 * 2ull;
-	r41 = r40;
-	r42 = r39 + r41 * 8;
-	*(i32 *)r42 = r0;
-	r43 = (char *)qvar_reduce0;
-	r44 = r40;
-	r82 = r43 + r44 * 8;
-	r46 = r82 + 8ll;
-	*(i32 *)r46 = r1;
+#line 22 "reduce.go"
+	r38 = r25 == 0ll; if (!r38) goto b36; r39 = (char *)qvar_reduce0; r40 = (u64)r26 * 2ull; r41 = r40; r42 = r39 + r41 * 8; *(i32 *)r42 = r0; r43 = (char *)qvar_reduce0; r44 = r40; r82 = r43 + r44 * 8; r46 = r82 + 8ll; *(i32 *)r46 = r1;
 b36: // reduction barrier
-	__syncthreads();
-	if (!r47) goto b55;
-	r48 = (u64)r25 * (u64)r27;
-	r49 = (i64)blockDim.x;
-	r50 = r48 < r49;
-	if (!r50) goto b56;
-	r51 = (char *)qvar_reduce0;
-	r52 = (u64)r25 * 2ull;
-	r53 = r52;
-	r54 = r51 + r53 * 8;
-	r0 = *(i32 *)r54;
-	r55 = (char *)qvar_reduce0;
-	r56 = r52;
-	r83 = r55 + r56 * 8;
-	r58 = r83 + 8ll;
-	r1 = *(i32 *)r58;
+#line 22 "reduce.go"
+	__syncthreads(); if (!r47) goto b55; r48 = (u64)r25 * (u64)r27; r49 = (i64)blockDim.x; r50 = r48 < r49; if (!r50) goto b56; r51 = (char *)qvar_reduce0; r52 = (u64)r25 * 2ull; r53 = r52; r54 = r51 + r53 * 8; r0 = *(i32 *)r54; r55 = (char *)qvar_reduce0; r56 = r52; r83 = r55 + r56 * 8; r58 = r83 + 8ll; r1 = *(i32 *)r58;
 b39: // reduction warps
-	r59 = r28;
-	r60 = (i64)blockDim.x;
-	r61 = (u64)r60 - (u64)r59;
-	r62 = r61 < r27 ? r61 : r27;
-	r63 = r27 >> 1;
+#line 22 "reduce.go"
+	r59 = r28; r60 = (i64)blockDim.x; r61 = (u64)r60 - (u64)r59; r62 = r61 < r27 ? r61 : r27; r63 = r27 >> 1;
 b40: // reduction shuffle
-	r64 = qd_shfl_down(r0, (u32)r63);
-	r65 = qd_shfl_down(r1, (u32)r63);
-	r66 = (u64)r25 + (u64)r63;
-	r67 = r66 < r62;
-	if (!r67) goto b42;
-	r0 = r0 < r64 ? r0 : r64;
-	r1 = r1 > r65 ? r1 : r65;
+#line 22 "reduce.go"
+	r64 = qd_shfl_down(r0, (u32)r63); r65 = qd_shfl_down(r1, (u32)r63); r66 = (u64)r25 + (u64)r63; r67 = r66 < r62; if (!r67) goto b42; r0 = r0 < r64 ? r0 : r64; r1 = r1 > r65 ? r1 : r65;
 b42: // reduction next
-	r63 = r63 >> 1;
-	r68 = r63 != 0ll;
-	if (!r68) goto b52;
-	r101 = qd_shfl_down(r0, (u32)r63);
-	r102 = qd_shfl_down(r1, (u32)r63);
-	r103 = (u64)r25 + (u64)r63;
-	r104 = r103 < r62;
-	if (!r104) goto b45;
-	r0 = r0 < r101 ? r0 : r101;
-	r1 = r1 > r102 ? r1 : r102;
+#line 22 "reduce.go"
+	r63 = r63 >> 1; r68 = r63 != 0ll; if (!r68) goto b52; r101 = qd_shfl_down(r0, (u32)r63); r102 = qd_shfl_down(r1, (u32)r63); r103 = (u64)r25 + (u64)r63; r104 = r103 < r62; if (!r104) goto b45; r0 = r0 < r101 ? r0 : r101; r1 = r1 > r102 ? r1 : r102;
 b45: // reduction next (unrolled 1)
-	r63 = r63 >> 1;
-	r105 = r63 != 0ll;
-	if (!r105) goto b52;
-	r106 = qd_shfl_down(r0, (u32)r63);
-	r107 = qd_shfl_down(r1, (u32)r63);
-	r108 = (u64)r25 + (u64)r63;
-	r109 = r108 < r62;
-	if (!r109) goto b48;
-	r0 = r0 < r106 ? r0 : r106;
-	r1 = r1 > r107 ? r1 : r107;
+#line 22 "reduce.go"
+	r63 = r63 >> 1; r105 = r63 != 0ll; if (!r105) goto b52; r106 = qd_shfl_down(r0, (u32)r63); r107 = qd_shfl_down(r1, (u32)r63); r108 = (u64)r25 + (u64)r63; r109 = r108 < r62; if (!r109) goto b48; r0 = r0 < r106 ? r0 : r106; r1 = r1 > r107 ? r1 : r107;
 b48: // reduction next (unrolled 2)
-	r63 = r63 >> 1;
-	r110 = r63 != 0ll;
-	if (!r110) goto b52;
-	r111 = qd_shfl_down(r0, (u32)r63);
-	r112 = qd_shfl_down(r1, (u32)r63);
-	r113 = (u64)r25 + (u64)r63;
-	r114 = r113 < r62;
-	if (!r114) goto b51;
-	r0 = r0 < r111 ? r0 : r111;
-	r1 = r1 > r112 ? r1 : r112;
+#line 22 "reduce.go"
+	r63 = r63 >> 1; r110 = r63 != 0ll; if (!r110) goto b52; r111 = qd_shfl_down(r0, (u32)r63); r112 = qd_shfl_down(r1, (u32)r63); r113 = (u64)r25 + (u64)r63; r114 = r113 < r62; if (!r114) goto b51; r0 = r0 < r111 ? r0 : r111; r1 = r1 > r112 ? r1 : r112;
 b51: // reduction next (unrolled 3)
-	r63 = r63 >> 1;
-	r115 = r63 != 0ll;
-	if (r115) goto b40;
+#line 22 "reduce.go"
+	r63 = r63 >> 1; r115 = r63 != 0ll; if (r115) goto b40;
 b52: // reduction shuffled
-	r69 = r38;
-	if (!r69) goto b55;
-	r70 = (i64)blockIdx.x;
-	r78 = r70 == 0ll;
-	r71 = (u64)r70 * 2ull;
-	r84 = r73 + r71 * 8;
-	r74 = r84 + 32ll;
-	*(i32 *)r74 = r0;
-	r85 = r84;
-	r77 = r85 + 40ll;
-	*(i32 *)r77 = r1;
-	if (!r78) goto b55;
-	r79 = (i64)gridDim.x;
-	r80 = r73 + 8ll;
-	*(i64 *)r80 = r79;
-	r81 = r73 + 24ll;
-	*(i64 *)r81 = r79;
+#line 22 "reduce.go"
+	r69 = r38; if (!r69) goto b55; r70 = (i64)blockIdx.x; r78 = r70 == 0ll; r71 = (u64)r70 * 2ull; r84 = r73 + r71 * 8; r74 = r84 + 32ll; *(i32 *)r74 = r0; r85 = r84; r77 = r85 + 40ll; *(i32 *)r77 = r1; if (!r78) goto b55; r79 = (i64)gridDim.x; r80 = r73 + 8ll; *(i64 *)r80 = r79; r81 = r73 + 24ll; *(i64 *)r81 = r79;
 b55: // reduction done
+#line 22 "reduce.go"
 	return;
 b56: // reduction none
-	r0 = 2147483647;
-	r1 = (-2147483647 - 1);
-	goto b39;
+#line 22 "reduce.go"
+	r0 = 2147483647; r1 = (-2147483647 - 1); goto b39;
 b57: // edge 1→2
-	r0 = r18;
-	r1 = r21;
-	goto b21;
+#line 22 "reduce.go"
+	r0 = r18; r1 = r21; goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -744,226 +334,62 @@ extern "C" __global__ void Range_1(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	char *r43 = 0, *r46 = 0, *r47 = 0, *r50 = 0, *r63 = 0, *r65 = 0, *r66 = 0, *r67 = 0;
 	char *r68 = 0, *r69 = 0, *r71 = 0, *r75 = 0, *r79 = 0, *r81 = 0, *r83 = 0, *r84 = 0;
 	char *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r98 = 0;
-	r0 = p3;
-	r1 = p6;
-	r2 = r1 + 8ll;
-	r3 = *(i64 *)r2;
-	r4 = (i64)threadIdx.x;
-	r5 = (i64)blockDim.x;
-	r6 = 2147483647;
-	r7 = (-2147483647 - 1);
-	r70 = (u64)r4 * 2ull;
-	r71 = r1 + r70 * 8;
-	r72 = (u64)r5 * 2ull;
-	r73 = (u64)r72 * 8ull;
-	r74 = (u64)r4 * 2ull;
-	r75 = r1 + r74 * 8;
-	r77 = r73;
+#line 20 "reduce.go"
+	r0 = p3; r1 = p6; r2 = r1 + 8ll; r3 = *(i64 *)r2; r4 = (i64)threadIdx.x; r5 = (i64)blockDim.x; r6 = 2147483647; r7 = (-2147483647 - 1); r70 = (u64)r4 * 2ull; r71 = r1 + r70 * 8; r72 = (u64)r5 * 2ull; r73 = (u64)r72 * 8ull; r74 = (u64)r4 * 2ull; r75 = r1 + r74 * 8; r77 = r73;
 b2: // combine head
-	r8 = r4 < r3;
-	if (!r8) goto b10;
-	r66 = r71;
-	r11 = r66 + 32ll;
-	r12 = *(i32 *)r11;
-	r6 = r6 < r12 ? r6 : r12;
-	r67 = r75;
-	r15 = r67 + 40ll;
-	r16 = *(i32 *)r15;
-	r7 = r7 > r16 ? r7 : r16;
-	r4 = (u64)r4 + (u64)r5;
-	r71 = r71 + r73 * 1;
-	r75 = r75 + r77 * 1;
-	r78 = r4 < r3;
-	if (!r78) goto b10;
-	r83 = r71;
-	r79 = r83 + 32ll;
-	r80 = *(i32 *)r79;
-	r6 = r6 < r80 ? r6 : r80;
-	r84 = r75;
-	r81 = r84 + 40ll;
-	r82 = *(i32 *)r81;
-	r7 = r7 > r82 ? r7 : r82;
-	r4 = (u64)r4 + (u64)r5;
-	r71 = r71 + r73 * 1;
-	r75 = r75 + r77 * 1;
-	r85 = r4 < r3;
-	if (!r85) goto b10;
-	r90 = r71;
-	r86 = r90 + 32ll;
-	r87 = *(i32 *)r86;
-	r6 = r6 < r87 ? r6 : r87;
-	r91 = r75;
-	r88 = r91 + 40ll;
-	r89 = *(i32 *)r88;
-	r7 = r7 > r89 ? r7 : r89;
-	r4 = (u64)r4 + (u64)r5;
-	r71 = r71 + r73 * 1;
-	r75 = r75 + r77 * 1;
-	r92 = r4 < r3;
-	if (!r92) goto b10;
-	r97 = r71;
-	r93 = r97 + 32ll;
-	r94 = *(i32 *)r93;
-	r6 = r6 < r94 ? r6 : r94;
-	r98 = r75;
-	r95 = r98 + 40ll;
-	r96 = *(i32 *)r95;
-	r7 = r7 > r96 ? r7 : r96;
-	r4 = (u64)r4 + (u64)r5;
-	r71 = r71 + r73 * 1;
-	r75 = r75 + r77 * 1;
-	goto b2;
+#line 20 "reduce.go"
+	r8 = r4 < r3; if (!r8) goto b10; r66 = r71; r11 = r66 + 32ll; r12 = *(i32 *)r11; r6 = r6 < r12 ? r6 : r12; r67 = r75; r15 = r67 + 40ll; r16 = *(i32 *)r15; r7 = r7 > r16 ? r7 : r16; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; r78 = r4 < r3; if (!r78) goto b10; r83 = r71; r79 = r83 + 32ll; r80 = *(i32 *)r79; r6 = r6 < r80 ? r6 : r80; r84 = r75; r81 = r84 + 40ll; r82 = *(i32 *)r81; r7 = r7 > r82 ? r7 : r82; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; r85 = r4 < r3; if (!r85) goto b10; r90 = r71; r86 = r90 + 32ll; r87 = *(i32 *)r86; r6 = r6 < r87 ? r6 : r87; r91 = r75; r88 = r91 + 40ll; r89 = *(i32 *)r88; r7 = r7 > r89 ? r7 : r89; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; r92 = r4 < r3; if (!r92) goto b10; r97 = r71; r93 = r97 + 32ll; r94 = *(i32 *)r93; r6 = r6 < r94 ? r6 : r94; r98 = r75; r95 = r98 + 40ll; r96 = *(i32 *)r95; r7 = r7 > r96 ? r7 : r96; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; goto b2;
 b10: // combine done
-	r17 = (i64)(threadIdx.x % warpSize);
-	r18 = (i64)(threadIdx.x / warpSize);
-	r39 = r18 == 0ll;
-	r19 = (i64)warpSize;
-	r20 = (u64)r18 * (u64)r19;
-	r21 = (i64)blockDim.x;
-	r22 = (u64)r21 - (u64)r20;
-	r23 = r22 < r19 ? r22 : r19;
-	r24 = r19 >> 1;
+#line 20 "reduce.go"
+	r17 = (i64)(threadIdx.x % warpSize); r18 = (i64)(threadIdx.x / warpSize); r39 = r18 == 0ll; r19 = (i64)warpSize; r20 = (u64)r18 * (u64)r19; r21 = (i64)blockDim.x; r22 = (u64)r21 - (u64)r20; r23 = r22 < r19 ? r22 : r19; r24 = r19 >> 1;
 b11: // reduction shuffle
-	r25 = qd_shfl_down(r6, (u32)r24);
-	r26 = qd_shfl_down(r7, (u32)r24);
-	r27 = (u64)r17 + (u64)r24;
-	r28 = r27 < r23;
-	if (!r28) goto b13;
-	r6 = r6 < r25 ? r6 : r25;
-	r7 = r7 > r26 ? r7 : r26;
+#line 20 "reduce.go"
+	r25 = qd_shfl_down(r6, (u32)r24); r26 = qd_shfl_down(r7, (u32)r24); r27 = (u64)r17 + (u64)r24; r28 = r27 < r23; if (!r28) goto b13; r6 = r6 < r25 ? r6 : r25; r7 = r7 > r26 ? r7 : r26;
 b13: // reduction next
-	r24 = r24 >> 1;
-	r29 = r24 != 0ll;
-	if (!r29) goto b23;
-	r99 = qd_shfl_down(r6, (u32)r24);
-	r100 = qd_shfl_down(r7, (u32)r24);
-	r101 = (u64)r17 + (u64)r24;
-	r102 = r101 < r23;
-	if (!r102) goto b16;
-	r6 = r6 < r99 ? r6 : r99;
-	r7 = r7 > r100 ? r7 : r100;
+#line 20 "reduce.go"
+	r24 = r24 >> 1; r29 = r24 != 0ll; if (!r29) goto b23; r99 = qd_shfl_down(r6, (u32)r24); r100 = qd_shfl_down(r7, (u32)r24); r101 = (u64)r17 + (u64)r24; r102 = r101 < r23; if (!r102) goto b16; r6 = r6 < r99 ? r6 : r99; r7 = r7 > r100 ? r7 : r100;
 b16: // reduction next (unrolled 1)
-	r24 = r24 >> 1;
-	r103 = r24 != 0ll;
-	if (!r103) goto b23;
-	r104 = qd_shfl_down(r6, (u32)r24);
-	r105 = qd_shfl_down(r7, (u32)r24);
-	r106 = (u64)r17 + (u64)r24;
-	r107 = r106 < r23;
-	if (!r107) goto b19;
-	r6 = r6 < r104 ? r6 : r104;
-	r7 = r7 > r105 ? r7 : r105;
+#line 20 "reduce.go"
+	r24 = r24 >> 1; r103 = r24 != 0ll; if (!r103) goto b23; r104 = qd_shfl_down(r6, (u32)r24); r105 = qd_shfl_down(r7, (u32)r24); r106 = (u64)r17 + (u64)r24; r107 = r106 < r23; if (!r107) goto b19; r6 = r6 < r104 ? r6 : r104; r7 = r7 > r105 ? r7 : r105;
 b19: // reduction next (unrolled 2)
-	r24 = r24 >> 1;
-	r108 = r24 != 0ll;
-	if (!r108) goto b23;
-	r109 = qd_shfl_down(r6, (u32)r24);
-	r110 = qd_shfl_down(r7, (u32)r24);
-	r111 = (u64)r17 + (u64)r24;
-	r112 = r111 < r23;
-	if (!r112) goto b22;
-	r6 = r6 < r109 ? r6 : r109;
-	r7 = r7 > r110 ? r7 : r110;
+#line 20 "reduce.go"
+	r24 = r24 >> 1; r108 = r24 != 0ll; if (!r108) goto b23; r109 = qd_shfl_down(r6, (u32)r24); r110 = qd_shfl_down(r7, (u32)r24); r111 = (u64)r17 + (u64)r24; r112 = r111 < r23; if (!r112) goto b22; r6 = r6 < r109 ? r6 : r109; r7 = r7 > r110 ? r7 : r110;
 b22: // reduction next (unrolled 3)
-	r24 = r24 >> 1;
-	r113 = r24 != 0ll;
-	if (r113) goto b11;
+#line 20 "reduce.go"
+	r24 = r24 >> 1; r113 = r24 != 0ll; if (r113) goto b11;
 b23: // reduction shuffled
-	r30 = r17 == 0ll;
-	if (!r30) goto b25;
-	r31 = (char *)qvar_reduce0;
-	r32 = (u64)r18 * 2ull;
-	r33 = r32;
-	r34 = r31 + r33 * 8;
-	*(i32 *)r34 = r6;
-	r35 = (char *)qvar_reduce0;
-	r36 = r32;
-	r68 = r35 + r36 * 8;
-	r38 = r68 + 8ll;
-	*(i32 *)r38 = r7;
+#line 20 "reduce.go"
+	r30 = r17 == 0ll; if (!r30) goto b25; r31 = (char *)qvar_reduce0; r32 = (u64)r18 * 2ull; r33 = r32; r34 = r31 + r33 * 8; *(i32 *)r34 = r6; r35 = (char *)qvar_reduce0; r36 = r32; r68 = r35 + r36 * 8; r38 = r68 + 8ll; *(i32 *)r38 = r7;
 b25: // reduction barrier
-	__syncthreads();
-	if (!r39) goto b43;
-	r40 = (u64)r17 * (u64)r19;
-	r41 = (i64)blockDim.x;
-	r42 = r40 < r41;
-	if (!r42) goto b44;
-	r43 = (char *)qvar_reduce0;
-	r44 = (u64)r17 * 2ull;
-	r45 = r44;
-	r46 = r43 + r45 * 8;
-	r6 = *(i32 *)r46;
-	r47 = (char *)qvar_reduce0;
-	r48 = r44;
-	r69 = r47 + r48 * 8;
-	r50 = r69 + 8ll;
-	r7 = *(i32 *)r50;
+#line 20 "reduce.go"
+	__syncthreads(); if (!r39) goto b43; r40 = (u64)r17 * (u64)r19; r41 = (i64)blockDim.x; r42 = r40 < r41; if (!r42) goto b44; r43 = (char *)qvar_reduce0; r44 = (u64)r17 * 2ull; r45 = r44; r46 = r43 + r45 * 8; r6 = *(i32 *)r46; r47 = (char *)qvar_reduce0; r48 = r44; r69 = r47 + r48 * 8; r50 = r69 + 8ll; r7 = *(i32 *)r50;
 b28: // reduction warps
-	r51 = r20;
-	r52 = (i64)blockDim.x;
-	r53 = (u64)r52 - (u64)r51;
-	r54 = r53 < r19 ? r53 : r19;
-	r55 = r19 >> 1;
+#line 20 "reduce.go"
+	r51 = r20; r52 = (i64)blockDim.x; r53 = (u64)r52 - (u64)r51; r54 = r53 < r19 ? r53 : r19; r55 = r19 >> 1;
 b29: // reduction shuffle
-	r56 = qd_shfl_down(r6, (u32)r55);
-	r57 = qd_shfl_down(r7, (u32)r55);
-	r58 = (u64)r17 + (u64)r55;
-	r59 = r58 < r54;
-	if (!r59) goto b31;
-	r6 = r6 < r56 ? r6 : r56;
-	r7 = r7 > r57 ? r7 : r57;
+#line 20 "reduce.go"
+	r56 = qd_shfl_down(r6, (u32)r55); r57 = qd_shfl_down(r7, (u32)r55); r58 = (u64)r17 + (u64)r55; r59 = r58 < r54; if (!r59) goto b31; r6 = r6 < r56 ? r6 : r56; r7 = r7 > r57 ? r7 : r57;
 b31: // reduction next
-	r55 = r55 >> 1;
-	r60 = r55 != 0ll;
-	if (!r60) goto b41;
-	r114 = qd_shfl_down(r6, (u32)r55);
-	r115 = qd_shfl_down(r7, (u32)r55);
-	r116 = (u64)r17 + (u64)r55;
-	r117 = r116 < r54;
-	if (!r117) goto b34;
-	r6 = r6 < r114 ? r6 : r114;
-	r7 = r7 > r115 ? r7 : r115;
+#line 20 "reduce.go"
+	r55 = r55 >> 1; r60 = r55 != 0ll; if (!r60) goto b41; r114 = qd_shfl_down(r6, (u32)r55); r115 = qd_shfl_down(r7, (u32)r55); r116 = (u64)r17 + (u64)r55; r117 = r116 < r54; if (!r117) goto b34; r6 = r6 < r114 ? r6 : r114; r7 = r7 > r115 ? r7 : r115;
 b34: // reduction next (unrolled 1)
-	r55 = r55 >> 1;
-	r118 = r55 != 0ll;
-	if (!r118) goto b41;
-	r119 = qd_shfl_down(r6, (u32)r55);
-	r120 = qd_shfl_down(r7, (u32)r55);
-	r121 = (u64)r17 + (u64)r55;
-	r122 = r121 < r54;
-	if (!r122) goto b37;
-	r6 = r6 < r119 ? r6 : r119;
-	r7 = r7 > r120 ? r7 : r120;
+#line 20 "reduce.go"
+	r55 = r55 >> 1; r118 = r55 != 0ll; if (!r118) goto b41; r119 = qd_shfl_down(r6, (u32)r55); r120 = qd_shfl_down(r7, (u32)r55); r121 = (u64)r17 + (u64)r55; r122 = r121 < r54; if (!r122) goto b37; r6 = r6 < r119 ? r6 : r119; r7 = r7 > r120 ? r7 : r120;
 b37: // reduction next (unrolled 2)
-	r55 = r55 >> 1;
-	r123 = r55 != 0ll;
-	if (!r123) goto b41;
-	r124 = qd_shfl_down(r6, (u32)r55);
-	r125 = qd_shfl_down(r7, (u32)r55);
-	r126 = (u64)r17 + (u64)r55;
-	r127 = r126 < r54;
-	if (!r127) goto b40;
-	r6 = r6 < r124 ? r6 : r124;
-	r7 = r7 > r125 ? r7 : r125;
+#line 20 "reduce.go"
+	r55 = r55 >> 1; r123 = r55 != 0ll; if (!r123) goto b41; r124 = qd_shfl_down(r6, (u32)r55); r125 = qd_shfl_down(r7, (u32)r55); r126 = (u64)r17 + (u64)r55; r127 = r126 < r54; if (!r127) goto b40; r6 = r6 < r124 ? r6 : r124; r7 = r7 > r125 ? r7 : r125;
 b40: // reduction next (unrolled 3)
-	r55 = r55 >> 1;
-	r128 = r55 != 0ll;
-	if (r128) goto b29;
+#line 20 "reduce.go"
+	r55 = r55 >> 1; r128 = r55 != 0ll; if (r128) goto b29;
 b41: // reduction shuffled
-	r61 = r30;
-	if (!r61) goto b43;
-	r62 = r0 < r6 ? r0 : r6;
-	r63 = r1 + 0ll;
-	*(i32 *)r63 = r62;
-	r64 = r0 > r7 ? r0 : r7;
-	r65 = r1 + 16ll;
-	*(i32 *)r65 = r64;
+#line 20 "reduce.go"
+	r61 = r30; if (!r61) goto b43; r62 = r0 < r6 ? r0 : r6; r63 = r1 + 0ll; *(i32 *)r63 = r62; r64 = r0 > r7 ? r0 : r7; r65 = r1 + 16ll; *(i32 *)r65 = r64;
 b43: // exit
+#line 20 "reduce.go"
 	return;
 b44: // reduction none
-	r6 = 2147483647;
-	r7 = (-2147483647 - 1);
-	goto b28;
+#line 20 "reduce.go"
+	r6 = 2147483647; r7 = (-2147483647 - 1); goto b28;
 }
 
 // Task 2 of kernel Range(x []i32, n i64, floor i32, out []i32), parallel.
@@ -973,31 +399,21 @@ extern "C" __global__ void Range_2(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r19 = 0, r21 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r15 = 0, *r17 = 0, *r18 = 0, *r20 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p6;
-	r13 = r12 + 16ll;
-	r14 = *(i32 *)r13;
-	r15 = r12 + 0ll;
-	r16 = *(i32 *)r15;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
+#line 24 "reduce.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p6; r13 = r12 + 16ll; r14 = *(i32 *)r13; r15 = r12 + 0ll; r16 = *(i32 *)r15;
+#line 24 "reduce.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 	r11 = (u32)r14 - (u32)r16;
-	r19 = r2;
-	r20 = r4 + r19 * 4;
-	r21 = (u64)r1 * 4ull;
+#line 24 "reduce.go"
+	r19 = r2; r20 = r4 + r19 * 4; r21 = (u64)r1 * 4ull;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b5;
-	r18 = r20;
-	r17 = r18 + 4ll;
-	*(i32 *)r17 = r11;
-	r2 = (u64)r2 + (u64)r1;
-	r20 = r20 + r21 * 1;
-	goto b2;
+#line 24 "reduce.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b5;
+	r18 = r20; r17 = r18 + 4ll; *(i32 *)r17 = r11;
+#line 24 "reduce.go"
+	r2 = (u64)r2 + (u64)r1; r20 = r20 + r21 * 1; goto b2;
 b5: // exit
+#line 24 "reduce.go"
 	return;
 }

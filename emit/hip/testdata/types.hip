@@ -42,119 +42,55 @@ extern "C" __global__ void Move_0(char *p0, i64 p1, float p2) {
 	char *r67 = 0, *r68 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r83 = 0, *r84 = 0, *r86 = 0;
 	char *r89 = 0, *r92 = 0, *r95 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0, *r102 = 0;
 	char *r103 = 0, *r105 = 0, *r107 = 0, *r110 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 17 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 20 "types.go"
 	r14 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r22 = (u64)r1 * 3ull;
-	r94 = (u64)r1 * 4ull;
-	r27 = (u64)r3;
-	r29 = (u64)r22;
-	r98 = (u64)r1 * 24ull;
-	r101 = (u64)r1 * 48ull;
-	r104 = (u64)r1 * 72ull;
-	r109 = r2;
-	r110 = r4 + r109 * 24;
-	r111 = (u64)r94 * 24ull;
+#line 17 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r94 = (u64)r1 * 4ull; r27 = (u64)r3; r29 = (u64)r22;
+	r98 = (u64)r1 * 24ull; r101 = (u64)r1 * 48ull; r104 = (u64)r1 * 72ull; r109 = r2; r110 = r4 + r109 * 24; r111 = (u64)r94 * 24ull;
 b2: // grid unrolled guard
-	r23 = (u64)r2 + 1ull;
-	r24 = r23 < r3;
-	if (!r24) goto b18;
-	r28 = (u64)r23;
-	r25 = r27 - r28;
-	r26 = r25 > r29;
-	if (!r26) goto b13;
-	r96 = r110;
-	r36 = r96 + 24ll;
-	r37 = r36 + 16ll;
-	r38 = *(bool *)r37;
-	if (!r38) goto b6;
-	r39 = r36 + 4ll;
-	r40 = *(float *)r39;
-	r41 = r40 * r14;
-	r42 = r36 + 0ll;
-	r43 = *(float *)r42;
-	r44 = r43 + r41;
-	r45 = r42;
-	*(float *)r45 = r44;
+#line 18 "types.go"
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b18; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b13; r96 = r110; r36 = r96 + 24ll;
+	r37 = r36 + 16ll; r38 = *(bool *)r37; if (!r38) goto b6;
+#line 11 "types.go"
+	r39 = r36 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r36 + 0ll; r43 = *(float *)r42; r44 = r43 + r41; r45 = r42; *(float *)r45 = r44;
 b6: // rangeindex.body (grid unrolled 1)
-	r97 = r96;
-	r99 = r97 + r98 * 1;
-	r51 = r99 + 24ll;
-	r52 = r51 + 16ll;
-	r53 = *(bool *)r52;
-	if (!r53) goto b8;
-	r54 = r51 + 4ll;
-	r55 = *(float *)r54;
-	r56 = r55 * r14;
-	r57 = r51 + 0ll;
-	r58 = *(float *)r57;
-	r59 = r58 + r56;
-	r60 = r57;
-	*(float *)r60 = r59;
+#line 18 "types.go"
+	r97 = r96; r99 = r97 + r98 * 1; r51 = r99 + 24ll;
+	r52 = r51 + 16ll; r53 = *(bool *)r52; if (!r53) goto b8;
+#line 11 "types.go"
+	r54 = r51 + 4ll; r55 = *(float *)r54; r56 = r55 * r14; r57 = r51 + 0ll; r58 = *(float *)r57; r59 = r58 + r56; r60 = r57; *(float *)r60 = r59;
 b8: // rangeindex.body (grid unrolled 2)
-	r100 = r96;
-	r102 = r100 + r101 * 1;
-	r67 = r102 + 24ll;
-	r68 = r67 + 16ll;
-	r69 = *(bool *)r68;
-	if (!r69) goto b10;
-	r70 = r67 + 4ll;
-	r71 = *(float *)r70;
-	r72 = r71 * r14;
-	r73 = r67 + 0ll;
-	r74 = *(float *)r73;
-	r75 = r74 + r72;
-	r76 = r73;
-	*(float *)r76 = r75;
+#line 18 "types.go"
+	r100 = r96; r102 = r100 + r101 * 1; r67 = r102 + 24ll;
+	r68 = r67 + 16ll; r69 = *(bool *)r68; if (!r69) goto b10;
+#line 11 "types.go"
+	r70 = r67 + 4ll; r71 = *(float *)r70; r72 = r71 * r14; r73 = r67 + 0ll; r74 = *(float *)r73; r75 = r74 + r72; r76 = r73; *(float *)r76 = r75;
 b10: // rangeindex.body (grid unrolled 3)
-	r103 = r96;
-	r105 = r103 + r104 * 1;
-	r83 = r105 + 24ll;
-	r84 = r83 + 16ll;
-	r85 = *(bool *)r84;
-	if (!r85) goto b12;
-	r86 = r83 + 4ll;
-	r87 = *(float *)r86;
-	r88 = r87 * r14;
-	r89 = r83 + 0ll;
-	r90 = *(float *)r89;
-	r91 = r90 + r88;
-	r92 = r89;
-	*(float *)r92 = r91;
+#line 18 "types.go"
+	r103 = r96; r105 = r103 + r104 * 1; r83 = r105 + 24ll;
+	r84 = r83 + 16ll; r85 = *(bool *)r84; if (!r85) goto b12;
+#line 11 "types.go"
+	r86 = r83 + 4ll; r87 = *(float *)r86; r88 = r87 * r14; r89 = r83 + 0ll; r90 = *(float *)r89; r91 = r90 + r88; r92 = r89; *(float *)r92 = r91;
 b12: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r94;
-	r110 = r110 + r111 * 1;
-	goto b2;
+#line 11 "types.go"
+	r2 = (u64)r2 + (u64)r94; r110 = r110 + r111 * 1; goto b2;
 b13: // preheader
-	r106 = r2;
-	r107 = r4 + r106 * 24;
-	r108 = r98;
+#line 17 "types.go"
+	r106 = r2; r107 = r4 + r106 * 24; r108 = r98;
 b14: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b18;
-	r95 = r107;
-	r11 = r95 + 24ll;
-	r12 = r11 + 16ll;
-	r13 = *(bool *)r12;
-	if (!r13) goto b17;
-	r15 = r11 + 4ll;
-	r16 = *(float *)r15;
-	r17 = r16 * r14;
-	r18 = r11 + 0ll;
-	r19 = *(float *)r18;
-	r20 = r19 + r17;
-	r21 = r18;
-	*(float *)r21 = r20;
+#line 17 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18;
+	r95 = r107; r11 = r95 + 24ll;
+	r12 = r11 + 16ll; r13 = *(bool *)r12; if (!r13) goto b17;
+#line 11 "types.go"
+	r15 = r11 + 4ll; r16 = *(float *)r15; r17 = r16 * r14; r18 = r11 + 0ll; r19 = *(float *)r18; r20 = r19 + r17; r21 = r18; *(float *)r21 = r20;
 b17: // latch
-	r2 = (u64)r2 + (u64)r1;
-	r107 = r107 + r108 * 1;
-	goto b14;
+#line 17 "types.go"
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b14;
 b18: // exit
+#line 17 "types.go"
 	return;
 }
 
@@ -179,143 +115,37 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r109 = 0, *r110 = 0, *r111 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
-	r17 = p0;
-	r18 = p1;
+#line 34 "types.go"
+	r4 = p2; r5 = p3; r3 = r5;
+	r17 = p0; r18 = p1;
 	r34 = (char *)qdata_weights;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r94 = (u64)r18;
-	r95 = r2;
-	r96 = (u64)r95 + 1ull;
-	r97 = (u64)r96;
-	r98 = r97 < r94;
-	r99 = (u64)r3;
-	r100 = r99 + 18446744073709551615ull;
-	r101 = r100 + 4611686018427387904ull;
-	r102 = r101 <= 9223372036854775808ull;
-	r103 = r100 - 1ull;
-	r104 = (u64)r2;
-	r105 = r103 - r104;
-	r106 = r94 - 1ull;
-	r107 = r106 - r97;
-	r108 = r105 <= r107;
-	if (!r98) goto b11;
-	if (!r102) goto b11;
-	if (!r108) goto b11;
-	r22 = r18;
-	r23 = (u64)r22 - 1ull;
-	r113 = r2;
-	r114 = r17 + r113 * 4;
-	r115 = (u64)r1 * 4ull;
-	r116 = r4 + r113 * 4;
+#line 34 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r94 = (u64)r18; r95 = r2; r96 = (u64)r95 + 1ull; r97 = (u64)r96; r98 = r97 < r94; r99 = (u64)r3; r100 = r99 + 18446744073709551615ull; r101 = r100 + 4611686018427387904ull; r102 = r101 <= 9223372036854775808ull; r103 = r100 - 1ull; r104 = (u64)r2; r105 = r103 - r104; r106 = r94 - 1ull; r107 = r106 - r97; r108 = r105 <= r107; if (!r98) goto b11; if (!r102) goto b11; if (!r108) goto b11;
+	r22 = r18; r23 = (u64)r22 - 1ull;
+#line 34 "types.go"
+	r113 = r2; r114 = r17 + r113 * 4; r115 = (u64)r1 * 4ull; r116 = r4 + r113 * 4;
 b5: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b10;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r52 = 0x0p+00f;
-	r53 = 0x0p+00f;
-	r54 = 0x0p+00f;
-	r55 = 0x0p+00f;
-	r109 = r114;
-	r16 = r109 + 4ll;
-	r19 = *(float *)r16;
-	r54 = r19;
-	r21 = (u64)r9 + 1ull;
-	r24 = r21 < r23 ? r21 : r23;
-	if ((u64)r24 >= (u64)r18) { qd_site = 1; qd_x = r24; qd_y = r18; goto qd_fault; }
-	r25 = r17 + r24 * 4;
-	r26 = *(float *)r25;
-	r55 = r26;
-	r27 = r54;
-	r52 = r27;
-	r30 = r55;
-	r53 = r30;
-	r32 = r52;
-	r36 = r32 * 0x1.8p-02f;
-	r38 = r53;
-	r41 = r38 * 0x1.8p-02f;
-	r42 = r36 + r41;
-	r46 = r42 * 0x1p+01f;
-	r56 = r9 >> 63;
-	r57 = r56 & 3ll;
-	r58 = (u64)r9 + (u64)r57;
-	r59 = r58 >> 2;
-	r60 = (u64)r59 * 4ull;
-	r61 = (u64)r9 - (u64)r60;
-	r47 = r61;
-	r48 = r34 + r47 * 4;
-	r49 = *(float *)r48;
-	r50 = r46 + r49;
-	r110 = r116;
-	r51 = r110 + 4ll;
-	*(float *)r51 = r50;
-	r2 = (u64)r2 + (u64)r1;
-	r114 = r114 + r115 * 1;
-	r116 = r116 + r115 * 1;
-	goto b5;
+#line 34 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b10; r8 = r2; r9 = (u64)r8 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r109 = r114; r16 = r109 + 4ll; r19 = *(float *)r16; r54 = r19; r21 = (u64)r9 + 1ull; r24 = r21 < r23 ? r21 : r23; if ((u64)r24 >= (u64)r18) { qd_site = 1; qd_x = r24; qd_y = r18; goto qd_fault; } r25 = r17 + r24 * 4; r26 = *(float *)r25; r55 = r26; r27 = r54; r52 = r27; r30 = r55; r53 = r30;
+	r32 = r52; r36 = r32 * 0x1.8p-02f; r38 = r53; r41 = r38 * 0x1.8p-02f; r42 = r36 + r41; r46 = r42 * 0x1p+01f; r56 = r9 >> 63; r57 = r56 & 3ll; r58 = (u64)r9 + (u64)r57; r59 = r58 >> 2; r60 = (u64)r59 * 4ull; r61 = (u64)r9 - (u64)r60; r47 = r61; r48 = r34 + r47 * 4; r49 = *(float *)r48; r50 = r46 + r49; r110 = r116; r51 = r110 + 4ll; *(float *)r51 = r50;
+#line 34 "types.go"
+	r2 = (u64)r2 + (u64)r1; r114 = r114 + r115 * 1; r116 = r116 + r115 * 1; goto b5;
 b10: // exit
+#line 34 "types.go"
 	return;
 b11: // preheader
-	r70 = r18;
-	r71 = (u64)r70 - 1ull;
-	r117 = r2;
-	r118 = r17 + r117 * 4;
-	r119 = (u64)r1 * 4ull;
-	r120 = r4 + r117 * 4;
+#line 35 "types.go"
+	r70 = r18; r71 = (u64)r70 - 1ull;
+#line 34 "types.go"
+	r117 = r2; r118 = r17 + r117 * 4; r119 = (u64)r1 * 4ull; r120 = r4 + r117 * 4;
 b12: // head (checked)
-	r62 = (u64)r2 + 1ull;
-	r63 = r62 < r3;
-	if (!r63) goto b10;
-	r64 = r2;
-	r65 = (u64)r64 + 1ull;
-	r52 = 0x0p+00f;
-	r53 = 0x0p+00f;
-	r54 = 0x0p+00f;
-	r55 = 0x0p+00f;
-	if ((u64)r65 >= (u64)r18) { qd_site = 0; qd_x = r65; qd_y = r18; goto qd_fault; }
-	r111 = r118;
-	r67 = r111 + 4ll;
-	r68 = *(float *)r67;
-	r54 = r68;
-	r69 = (u64)r65 + 1ull;
-	r72 = r69 < r71 ? r69 : r71;
-	if ((u64)r72 >= (u64)r18) { qd_site = 1; qd_x = r72; qd_y = r18; goto qd_fault; }
-	r73 = r17 + r72 * 4;
-	r74 = *(float *)r73;
-	r55 = r74;
-	r75 = r54;
-	r52 = r75;
-	r76 = r55;
-	r53 = r76;
-	r77 = r52;
-	r78 = r77 * 0x1.8p-02f;
-	r79 = r53;
-	r80 = r79 * 0x1.8p-02f;
-	r81 = r78 + r80;
-	r82 = r81 * 0x1p+01f;
-	r88 = r65 >> 63;
-	r89 = r88 & 3ll;
-	r90 = (u64)r65 + (u64)r89;
-	r91 = r90 >> 2;
-	r92 = (u64)r91 * 4ull;
-	r93 = (u64)r65 - (u64)r92;
-	r83 = r93;
-	r84 = r34 + r83 * 4;
-	r85 = *(float *)r84;
-	r86 = r82 + r85;
-	r112 = r120;
-	r87 = r112 + 4ll;
-	*(float *)r87 = r86;
-	r2 = (u64)r2 + (u64)r1;
-	r118 = r118 + r119 * 1;
-	r120 = r120 + r119 * 1;
-	goto b12;
+#line 34 "types.go"
+	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b10; r64 = r2; r65 = (u64)r64 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; if ((u64)r65 >= (u64)r18) { qd_site = 0; qd_x = r65; qd_y = r18; goto qd_fault; } r111 = r118; r67 = r111 + 4ll; r68 = *(float *)r67; r54 = r68; r69 = (u64)r65 + 1ull; r72 = r69 < r71 ? r69 : r71; if ((u64)r72 >= (u64)r18) { qd_site = 1; qd_x = r72; qd_y = r18; goto qd_fault; } r73 = r17 + r72 * 4; r74 = *(float *)r73; r55 = r74; r75 = r54; r52 = r75; r76 = r55; r53 = r76;
+	r77 = r52; r78 = r77 * 0x1.8p-02f; r79 = r53; r80 = r79 * 0x1.8p-02f; r81 = r78 + r80; r82 = r81 * 0x1p+01f; r88 = r65 >> 63; r89 = r88 & 3ll; r90 = (u64)r65 + (u64)r89; r91 = r90 >> 2; r92 = (u64)r91 * 4ull; r93 = (u64)r65 - (u64)r92; r83 = r93; r84 = r34 + r83 * 4; r85 = *(float *)r84; r86 = r82 + r85; r112 = r120; r87 = r112 + 4ll; *(float *)r87 = r86;
+#line 34 "types.go"
+	r2 = (u64)r2 + (u64)r1; r118 = r118 + r119 * 1; r120 = r120 + r119 * 1; goto b12;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -372,396 +202,107 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r265 = 0, *r266 = 0, *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0, *r274 = 0, *r276 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r12 = p2;
-	r13 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r248 = (u64)r13;
-	r249 = r2;
-	r250 = (u64)r249 + 1ull;
-	r251 = (u64)r250;
-	r252 = r251 < r248;
-	r253 = (u64)r3;
-	r254 = r253 + 18446744073709551615ull;
-	r255 = r254 + 4611686018427387904ull;
-	r256 = r255 <= 9223372036854775808ull;
-	r257 = r254 - 1ull;
-	r258 = (u64)r2;
-	r259 = r257 - r258;
-	r260 = r248 - 1ull;
-	r261 = r260 - r251;
-	r262 = r259 <= r261;
-	if (!r252) goto b35;
-	if (!r256) goto b35;
-	if (!r262) goto b35;
-	r269 = r2;
-	r270 = r12 + r269 * 8;
-	r271 = (u64)r1 * 8ull;
-	r272 = r4 + r269 * 8;
+#line 44 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+	r12 = p2; r13 = p3;
+#line 44 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r248 = (u64)r13; r249 = r2; r250 = (u64)r249 + 1ull; r251 = (u64)r250; r252 = r251 < r248; r253 = (u64)r3; r254 = r253 + 18446744073709551615ull; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; r257 = r254 - 1ull; r258 = (u64)r2; r259 = r257 - r258; r260 = r248 - 1ull; r261 = r260 - r251; r262 = r259 <= r261; if (!r252) goto b35; if (!r256) goto b35; if (!r262) goto b35; r269 = r2; r270 = r12 + r269 * 8; r271 = (u64)r1 * 8ull; r272 = r4 + r269 * 8;
 b5: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b34;
-	r263 = r270;
-	r11 = r263 + 8ll;
-	r14 = *(float *)r11;
-	r16 = r11 + 4ll;
-	r15 = *(float *)r16;
-	r264 = r272;
-	r17 = r264 + 8ll;
-	r18 = *(float *)r17;
-	r20 = r17 + 4ll;
-	r19 = *(float *)r20;
-	r23 = (double)r18;
-	r24 = (double)r14;
-	r25 = (double)r19;
-	r26 = (double)r15;
-	r29 = fabs(r24);
-	r30 = fabs(r26);
-	r31 = r29 >= r30;
-	if (!r31) goto b33;
-	r32 = r26 / r24;
-	r33 = r32 * r26;
-	r34 = r24 + r33;
-	r35 = r25 * r32;
-	r36 = r23 + r35;
-	r37 = r36 / r34;
-	r27 = r37;
-	r38 = r23 * r32;
-	r39 = r25 - r38;
-	r40 = r39 / r34;
-	r28 = r40;
+#line 44 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34;
+	r263 = r270; r11 = r263 + 8ll; r14 = *(float *)r11; r16 = r11 + 4ll; r15 = *(float *)r16; r264 = r272; r17 = r264 + 8ll; r18 = *(float *)r17; r20 = r17 + 4ll; r19 = *(float *)r20; r23 = (double)r18; r24 = (double)r14; r25 = (double)r19; r26 = (double)r15; r29 = fabs(r24); r30 = fabs(r26); r31 = r29 >= r30; if (!r31) goto b33; r32 = r26 / r24; r33 = r32 * r26; r34 = r24 + r33; r35 = r25 * r32; r36 = r23 + r35; r37 = r36 / r34; r27 = r37; r38 = r23 * r32; r39 = r25 - r38; r40 = r39 / r34; r28 = r40;
 b8: // cdiv.smith
-	r50 = r27 != r27;
-	r51 = r28 != r28;
-	r52 = r50 & r51;
-	if (!r52) goto b11;
-	r53 = r24 == 0x0p+00;
-	r54 = r26 == 0x0p+00;
-	r55 = r53 & r54;
-	r56 = r23 == r23;
-	r57 = r25 == r25;
-	r58 = r56 | r57;
-	r59 = r55 & r58;
-	if (!r59) goto b13;
-	r60 = 0x1p+00 / r24;
-	r61 = r60 * r23;
-	r27 = r61;
-	r62 = r60 * r25;
-	r28 = r62;
+#line 45 "types.go"
+	r50 = r27 != r27; r51 = r28 != r28; r52 = r50 & r51; if (!r52) goto b11; r53 = r24 == 0x0p+00; r54 = r26 == 0x0p+00; r55 = r53 & r54; r56 = r23 == r23; r57 = r25 == r25; r58 = r56 | r57; r59 = r55 & r58; if (!r59) goto b13; r60 = 0x1p+00 / r24; r61 = r60 * r23; r27 = r61; r62 = r60 * r25; r28 = r62;
 b11: // cdiv.done
-	r21 = (float)r27;
-	r22 = (float)r28;
-	r129 = r17;
-	*(float *)r129 = r21;
-	r130 = r20;
-	*(float *)r130 = r22;
-	r2 = (u64)r2 + (u64)r1;
-	r270 = r270 + r271 * 1;
-	r272 = r272 + r271 * 1;
-	goto b5;
+#line 45 "types.go"
+	r21 = (float)r27; r22 = (float)r28; r129 = r17; *(float *)r129 = r21; r130 = r20; *(float *)r130 = r22;
+#line 44 "types.go"
+	r2 = (u64)r2 + (u64)r1; r270 = r270 + r271 * 1; r272 = r272 + r271 * 1; goto b5;
 b13: // cdiv.notzero
-	r63 = fabs(r23);
-	r64 = r63 == __longlong_as_double(0x7ff0000000000000ll);
-	r65 = fabs(r25);
-	r66 = r65 == __longlong_as_double(0x7ff0000000000000ll);
-	r67 = r64 | r66;
-	r68 = r29;
-	r69 = r68 < __longlong_as_double(0x7ff0000000000000ll);
-	r70 = r30;
-	r71 = r70 < __longlong_as_double(0x7ff0000000000000ll);
-	r72 = r69 & r71;
-	r73 = r67 & r72;
-	if (!r73) goto b23;
-	r74 = 0x0p+00;
-	r76 = r64;
-	if (!r76) goto b16;
-	r74 = 0x1p+00;
+#line 45 "types.go"
+	r63 = fabs(r23); r64 = r63 == __longlong_as_double(0x7ff0000000000000ll); r65 = fabs(r25); r66 = r65 == __longlong_as_double(0x7ff0000000000000ll); r67 = r64 | r66; r68 = r29; r69 = r68 < __longlong_as_double(0x7ff0000000000000ll); r70 = r30; r71 = r70 < __longlong_as_double(0x7ff0000000000000ll); r72 = r69 & r71; r73 = r67 & r72; if (!r73) goto b23; r74 = 0x0p+00; r76 = r64; if (!r76) goto b16; r74 = 0x1p+00;
 b16: // inf2one.sign
-	r77 = (char *)qvar_bits;
-	*(double *)r77 = r23;
-	r78 = *(i64 *)r77;
-	r79 = r78 < 0ll;
-	if (!r79) goto b18;
-	r80 = -r74;
-	r74 = r80;
+#line 45 "types.go"
+	r77 = (char *)qvar_bits; *(double *)r77 = r23; r78 = *(i64 *)r77; r79 = r78 < 0ll; if (!r79) goto b18; r80 = -r74; r74 = r80;
 b18: // inf2one.done
-	r81 = 0x0p+00;
-	r83 = r66;
-	if (!r83) goto b20;
-	r81 = 0x1p+00;
+#line 45 "types.go"
+	r81 = 0x0p+00; r83 = r66; if (!r83) goto b20; r81 = 0x1p+00;
 b20: // inf2one.sign
-	r84 = (char *)qvar_bits;
-	*(double *)r84 = r25;
-	r85 = *(i64 *)r84;
-	r86 = r85 < 0ll;
-	if (!r86) goto b22;
-	r87 = -r81;
-	r81 = r87;
+#line 45 "types.go"
+	r84 = (char *)qvar_bits; *(double *)r84 = r25; r85 = *(i64 *)r84; r86 = r85 < 0ll; if (!r86) goto b22; r87 = -r81; r81 = r87;
 b22: // inf2one.done
-	r88 = r74 * r24;
-	r89 = r81 * r26;
-	r90 = r88 + r89;
-	r91 = r90 * __longlong_as_double(0x7ff0000000000000ll);
-	r27 = r91;
-	r92 = r81 * r24;
-	r93 = r74 * r26;
-	r94 = r92 - r93;
-	r95 = r94 * __longlong_as_double(0x7ff0000000000000ll);
-	r28 = r95;
-	goto b11;
+#line 45 "types.go"
+	r88 = r74 * r24; r89 = r81 * r26; r90 = r88 + r89; r91 = r90 * __longlong_as_double(0x7ff0000000000000ll); r27 = r91; r92 = r81 * r24; r93 = r74 * r26; r94 = r92 - r93; r95 = r94 * __longlong_as_double(0x7ff0000000000000ll); r28 = r95; goto b11;
 b23: // cdiv.notinfn
-	r96 = r29;
-	r97 = r96 == __longlong_as_double(0x7ff0000000000000ll);
-	r98 = r30;
-	r99 = r98 == __longlong_as_double(0x7ff0000000000000ll);
-	r100 = r97 | r99;
-	r101 = r63;
-	r102 = r101 < __longlong_as_double(0x7ff0000000000000ll);
-	r103 = r65;
-	r104 = r103 < __longlong_as_double(0x7ff0000000000000ll);
-	r105 = r102 & r104;
-	r106 = r100 & r105;
-	if (!r106) goto b11;
-	r107 = 0x0p+00;
-	r109 = r97;
-	if (!r109) goto b26;
-	r107 = 0x1p+00;
+#line 45 "types.go"
+	r96 = r29; r97 = r96 == __longlong_as_double(0x7ff0000000000000ll); r98 = r30; r99 = r98 == __longlong_as_double(0x7ff0000000000000ll); r100 = r97 | r99; r101 = r63; r102 = r101 < __longlong_as_double(0x7ff0000000000000ll); r103 = r65; r104 = r103 < __longlong_as_double(0x7ff0000000000000ll); r105 = r102 & r104; r106 = r100 & r105; if (!r106) goto b11; r107 = 0x0p+00; r109 = r97; if (!r109) goto b26; r107 = 0x1p+00;
 b26: // inf2one.sign
-	r110 = (char *)qvar_bits;
-	*(double *)r110 = r24;
-	r111 = *(i64 *)r110;
-	r112 = r111 < 0ll;
-	if (!r112) goto b28;
-	r113 = -r107;
-	r107 = r113;
+#line 45 "types.go"
+	r110 = (char *)qvar_bits; *(double *)r110 = r24; r111 = *(i64 *)r110; r112 = r111 < 0ll; if (!r112) goto b28; r113 = -r107; r107 = r113;
 b28: // inf2one.done
-	r114 = 0x0p+00;
-	r116 = r99;
-	if (!r116) goto b30;
-	r114 = 0x1p+00;
+#line 45 "types.go"
+	r114 = 0x0p+00; r116 = r99; if (!r116) goto b30; r114 = 0x1p+00;
 b30: // inf2one.sign
-	r117 = (char *)qvar_bits;
-	*(double *)r117 = r26;
-	r118 = *(i64 *)r117;
-	r119 = r118 < 0ll;
-	if (!r119) goto b32;
-	r120 = -r114;
-	r114 = r120;
+#line 45 "types.go"
+	r117 = (char *)qvar_bits; *(double *)r117 = r26; r118 = *(i64 *)r117; r119 = r118 < 0ll; if (!r119) goto b32; r120 = -r114; r114 = r120;
 b32: // inf2one.done
-	r121 = r23 * r107;
-	r122 = r25 * r114;
-	r123 = r121 + r122;
-	r124 = r123 * 0x0p+00;
-	r27 = r124;
-	r125 = r25 * r107;
-	r126 = r23 * r114;
-	r127 = r125 - r126;
-	r128 = r127 * 0x0p+00;
-	r28 = r128;
-	goto b11;
+#line 45 "types.go"
+	r121 = r23 * r107; r122 = r25 * r114; r123 = r121 + r122; r124 = r123 * 0x0p+00; r27 = r124; r125 = r25 * r107; r126 = r23 * r114; r127 = r125 - r126; r128 = r127 * 0x0p+00; r28 = r128; goto b11;
 b33: // cdiv.imag
-	r41 = r24 / r26;
-	r42 = r41 * r24;
-	r43 = r26 + r42;
-	r44 = r23 * r41;
-	r45 = r44 + r25;
-	r46 = r45 / r43;
-	r27 = r46;
-	r47 = r25 * r41;
-	r48 = r47 - r23;
-	r49 = r48 / r43;
-	r28 = r49;
-	goto b8;
+#line 45 "types.go"
+	r41 = r24 / r26; r42 = r41 * r24; r43 = r26 + r42; r44 = r23 * r41; r45 = r44 + r25; r46 = r45 / r43; r27 = r46; r47 = r25 * r41; r48 = r47 - r23; r49 = r48 / r43; r28 = r49; goto b8;
 b34: // exit
+#line 45 "types.go"
 	return;
 b35: // preheader
-	r273 = r2;
-	r274 = r12 + r273 * 8;
-	r275 = (u64)r1 * 8ull;
-	r276 = r4 + r273 * 8;
+#line 44 "types.go"
+	r273 = r2; r274 = r12 + r273 * 8; r275 = (u64)r1 * 8ull; r276 = r4 + r273 * 8;
 b36: // head (checked)
-	r131 = (u64)r2 + 1ull;
-	r132 = r131 < r3;
-	if (!r132) goto b34;
-	r133 = r2;
-	r134 = (u64)r133 + 1ull;
-	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; }
-	r266 = r274;
-	r136 = r266 + 8ll;
-	r137 = *(float *)r136;
-	r139 = r136 + 4ll;
-	r138 = *(float *)r139;
-	r267 = r276;
-	r140 = r267 + 8ll;
-	r141 = *(float *)r140;
-	r143 = r140 + 4ll;
-	r142 = *(float *)r143;
-	r146 = (double)r141;
-	r147 = (double)r137;
-	r148 = (double)r142;
-	r149 = (double)r138;
-	r150 = fabs(r147);
-	r151 = fabs(r149);
-	r152 = r150 >= r151;
-	if (!r152) goto b66;
-	r153 = r149 / r147;
-	r154 = r153 * r149;
-	r155 = r147 + r154;
-	r156 = r148 * r153;
-	r157 = r146 + r156;
-	r158 = r157 / r155;
-	r27 = r158;
-	r159 = r146 * r153;
-	r160 = r148 - r159;
-	r161 = r160 / r155;
-	r28 = r161;
+#line 44 "types.go"
+	r131 = (u64)r2 + 1ull; r132 = r131 < r3; if (!r132) goto b34; r133 = r2; r134 = (u64)r133 + 1ull;
+	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r266 = r274; r136 = r266 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r267 = r276; r140 = r267 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b66; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
 b41: // cdiv.smith (checked)
-	r171 = r27 != r27;
-	r172 = r28 != r28;
-	r173 = r171 & r172;
-	if (!r173) goto b44;
-	r174 = r147 == 0x0p+00;
-	r175 = r149 == 0x0p+00;
-	r176 = r174 & r175;
-	r177 = r146 == r146;
-	r178 = r148 == r148;
-	r179 = r177 | r178;
-	r180 = r176 & r179;
-	if (!r180) goto b46;
-	r181 = 0x1p+00 / r147;
-	r182 = r181 * r146;
-	r27 = r182;
-	r183 = r181 * r148;
-	r28 = r183;
+#line 45 "types.go"
+	r171 = r27 != r27; r172 = r28 != r28; r173 = r171 & r172; if (!r173) goto b44; r174 = r147 == 0x0p+00; r175 = r149 == 0x0p+00; r176 = r174 & r175; r177 = r146 == r146; r178 = r148 == r148; r179 = r177 | r178; r180 = r176 & r179; if (!r180) goto b46; r181 = 0x1p+00 / r147; r182 = r181 * r146; r27 = r182; r183 = r181 * r148; r28 = r183;
 b44: // cdiv.done (checked)
-	r144 = (float)r27;
-	r145 = (float)r28;
-	r246 = r140;
-	*(float *)r246 = r144;
-	r247 = r143;
-	*(float *)r247 = r145;
-	r2 = (u64)r2 + (u64)r1;
-	r274 = r274 + r275 * 1;
-	r276 = r276 + r275 * 1;
-	goto b36;
+#line 45 "types.go"
+	r144 = (float)r27; r145 = (float)r28; r246 = r140; *(float *)r246 = r144; r247 = r143; *(float *)r247 = r145;
+#line 44 "types.go"
+	r2 = (u64)r2 + (u64)r1; r274 = r274 + r275 * 1; r276 = r276 + r275 * 1; goto b36;
 b46: // cdiv.notzero (checked)
-	r184 = fabs(r146);
-	r185 = r184 == __longlong_as_double(0x7ff0000000000000ll);
-	r186 = fabs(r148);
-	r187 = r186 == __longlong_as_double(0x7ff0000000000000ll);
-	r188 = r185 | r187;
-	r189 = r150;
-	r190 = r189 < __longlong_as_double(0x7ff0000000000000ll);
-	r191 = r151;
-	r192 = r191 < __longlong_as_double(0x7ff0000000000000ll);
-	r193 = r190 & r192;
-	r194 = r188 & r193;
-	if (!r194) goto b56;
-	r74 = 0x0p+00;
-	r196 = r185;
-	if (!r196) goto b49;
-	r74 = 0x1p+00;
+#line 45 "types.go"
+	r184 = fabs(r146); r185 = r184 == __longlong_as_double(0x7ff0000000000000ll); r186 = fabs(r148); r187 = r186 == __longlong_as_double(0x7ff0000000000000ll); r188 = r185 | r187; r189 = r150; r190 = r189 < __longlong_as_double(0x7ff0000000000000ll); r191 = r151; r192 = r191 < __longlong_as_double(0x7ff0000000000000ll); r193 = r190 & r192; r194 = r188 & r193; if (!r194) goto b56; r74 = 0x0p+00; r196 = r185; if (!r196) goto b49; r74 = 0x1p+00;
 b49: // inf2one.sign (checked)
-	r197 = (char *)qvar_bits;
-	*(double *)r197 = r146;
-	r198 = *(i64 *)r197;
-	r199 = r198 < 0ll;
-	if (!r199) goto b51;
-	r200 = -r74;
-	r74 = r200;
+#line 45 "types.go"
+	r197 = (char *)qvar_bits; *(double *)r197 = r146; r198 = *(i64 *)r197; r199 = r198 < 0ll; if (!r199) goto b51; r200 = -r74; r74 = r200;
 b51: // inf2one.done (checked)
-	r81 = 0x0p+00;
-	r202 = r187;
-	if (!r202) goto b53;
-	r81 = 0x1p+00;
+#line 45 "types.go"
+	r81 = 0x0p+00; r202 = r187; if (!r202) goto b53; r81 = 0x1p+00;
 b53: // inf2one.sign (checked)
-	r203 = (char *)qvar_bits;
-	*(double *)r203 = r148;
-	r204 = *(i64 *)r203;
-	r205 = r204 < 0ll;
-	if (!r205) goto b55;
-	r206 = -r81;
-	r81 = r206;
+#line 45 "types.go"
+	r203 = (char *)qvar_bits; *(double *)r203 = r148; r204 = *(i64 *)r203; r205 = r204 < 0ll; if (!r205) goto b55; r206 = -r81; r81 = r206;
 b55: // inf2one.done (checked)
-	r207 = r74 * r147;
-	r208 = r81 * r149;
-	r209 = r207 + r208;
-	r210 = r209 * __longlong_as_double(0x7ff0000000000000ll);
-	r27 = r210;
-	r211 = r81 * r147;
-	r212 = r74 * r149;
-	r213 = r211 - r212;
-	r214 = r213 * __longlong_as_double(0x7ff0000000000000ll);
-	r28 = r214;
-	goto b44;
+#line 45 "types.go"
+	r207 = r74 * r147; r208 = r81 * r149; r209 = r207 + r208; r210 = r209 * __longlong_as_double(0x7ff0000000000000ll); r27 = r210; r211 = r81 * r147; r212 = r74 * r149; r213 = r211 - r212; r214 = r213 * __longlong_as_double(0x7ff0000000000000ll); r28 = r214; goto b44;
 b56: // cdiv.notinfn (checked)
-	r215 = r150;
-	r216 = r215 == __longlong_as_double(0x7ff0000000000000ll);
-	r217 = r151;
-	r218 = r217 == __longlong_as_double(0x7ff0000000000000ll);
-	r219 = r216 | r218;
-	r220 = r184;
-	r221 = r220 < __longlong_as_double(0x7ff0000000000000ll);
-	r222 = r186;
-	r223 = r222 < __longlong_as_double(0x7ff0000000000000ll);
-	r224 = r221 & r223;
-	r225 = r219 & r224;
-	if (!r225) goto b44;
-	r107 = 0x0p+00;
-	r227 = r216;
-	if (!r227) goto b59;
-	r107 = 0x1p+00;
+#line 45 "types.go"
+	r215 = r150; r216 = r215 == __longlong_as_double(0x7ff0000000000000ll); r217 = r151; r218 = r217 == __longlong_as_double(0x7ff0000000000000ll); r219 = r216 | r218; r220 = r184; r221 = r220 < __longlong_as_double(0x7ff0000000000000ll); r222 = r186; r223 = r222 < __longlong_as_double(0x7ff0000000000000ll); r224 = r221 & r223; r225 = r219 & r224; if (!r225) goto b44; r107 = 0x0p+00; r227 = r216; if (!r227) goto b59; r107 = 0x1p+00;
 b59: // inf2one.sign (checked)
-	r228 = (char *)qvar_bits;
-	*(double *)r228 = r147;
-	r229 = *(i64 *)r228;
-	r230 = r229 < 0ll;
-	if (!r230) goto b61;
-	r231 = -r107;
-	r107 = r231;
+#line 45 "types.go"
+	r228 = (char *)qvar_bits; *(double *)r228 = r147; r229 = *(i64 *)r228; r230 = r229 < 0ll; if (!r230) goto b61; r231 = -r107; r107 = r231;
 b61: // inf2one.done (checked)
-	r114 = 0x0p+00;
-	r233 = r218;
-	if (!r233) goto b63;
-	r114 = 0x1p+00;
+#line 45 "types.go"
+	r114 = 0x0p+00; r233 = r218; if (!r233) goto b63; r114 = 0x1p+00;
 b63: // inf2one.sign (checked)
-	r234 = (char *)qvar_bits;
-	*(double *)r234 = r149;
-	r235 = *(i64 *)r234;
-	r236 = r235 < 0ll;
-	if (!r236) goto b65;
-	r237 = -r114;
-	r114 = r237;
+#line 45 "types.go"
+	r234 = (char *)qvar_bits; *(double *)r234 = r149; r235 = *(i64 *)r234; r236 = r235 < 0ll; if (!r236) goto b65; r237 = -r114; r114 = r237;
 b65: // inf2one.done (checked)
-	r238 = r146 * r107;
-	r239 = r148 * r114;
-	r240 = r238 + r239;
-	r241 = r240 * 0x0p+00;
-	r27 = r241;
-	r242 = r148 * r107;
-	r243 = r146 * r114;
-	r244 = r242 - r243;
-	r245 = r244 * 0x0p+00;
-	r28 = r245;
-	goto b44;
+#line 45 "types.go"
+	r238 = r146 * r107; r239 = r148 * r114; r240 = r238 + r239; r241 = r240 * 0x0p+00; r27 = r241; r242 = r148 * r107; r243 = r146 * r114; r244 = r242 - r243; r245 = r244 * 0x0p+00; r28 = r245; goto b44;
 b66: // cdiv.imag (checked)
-	r162 = r147 / r149;
-	r163 = r162 * r147;
-	r164 = r149 + r163;
-	r165 = r146 * r162;
-	r166 = r165 + r148;
-	r167 = r166 / r164;
-	r27 = r167;
-	r168 = r148 * r162;
-	r169 = r168 - r146;
-	r170 = r169 / r164;
-	r28 = r170;
-	goto b41;
+#line 45 "types.go"
+	r162 = r147 / r149; r163 = r162 * r147; r164 = r149 + r163; r165 = r146 * r162; r166 = r165 + r148; r167 = r166 / r164; r27 = r167; r168 = r148 * r162; r169 = r168 - r146; r170 = r169 / r164; r28 = r170; goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -789,86 +330,41 @@ extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 	char *r30 = 0, *r31 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r0 = p3;
-	r4 = p2;
-	r31 = p0;
-	r32 = p1;
-	r1 = r0 > 0ll;
-	if (!r1) goto b16;
-	r2 = (u64)r0;
-	r3 = r2;
-	r5 = r4 > 0ll;
-	if (!r5) goto b16;
-	r6 = (u64)r4;
-	r7 = r6;
-	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r9 = (u64)r8;
-	r10 = (i64)((u64)gridDim.x * blockDim.x);
-	r11 = (u64)r10;
-	r38 = r9 | r7;
-	r39 = r38 >> 32;
-	r40 = (u32)r39;
-	r41 = r40 == 0u;
-	if (!r41) goto b18;
-	r42 = (u32)r9;
-	r43 = (u32)r7;
-	r44 = qd_div_u32(r42, r43);
-	r37 = (u64)r44;
+#line 53 "types.go"
+	r0 = p3; r4 = p2;
+#line 55 "types.go"
+	r31 = p0; r32 = p1;
+#line 53 "types.go"
+	r1 = r0 > 0ll; if (!r1) goto b16; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b16; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r38 = r9 | r7; r39 = r38 >> 32; r40 = (u32)r39; r41 = r40 == 0u; if (!r41) goto b18; r42 = (u32)r9; r43 = (u32)r7; r44 = qd_div_u32(r42, r43); r37 = (u64)r44;
 b5: // setup
-	r13 = r37;
-	r14 = r13 * r7;
-	r12 = r9 - r14;
-	r46 = r11 | r7;
-	r47 = r46 >> 32;
-	r48 = (u32)r47;
-	r49 = r48 == 0u;
-	if (!r49) goto b17;
-	r50 = (u32)r11;
-	r51 = (u32)r7;
-	r52 = qd_div_u32(r50, r51);
-	r45 = (u64)r52;
+#line 53 "types.go"
+	r13 = r37; r14 = r13 * r7; r12 = r9 - r14; r46 = r11 | r7; r47 = r46 >> 32; r48 = (u32)r47; r49 = r48 == 0u; if (!r49) goto b17; r50 = (u32)r11; r51 = (u32)r7; r52 = qd_div_u32(r50, r51); r45 = (u64)r52;
 b7: // setup
-	r15 = r45;
-	r16 = r15 * r7;
-	r17 = r11 - r16;
-	r18 = r13;
-	r25 = r5;
+#line 53 "types.go"
+	r15 = r45; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r25 = r5;
 b8: // head
-	r19 = r18 < r3;
-	if (!r19) goto b16;
-	r20 = r18;
-	r21 = (i64)r20;
-	r22 = r12;
-	r23 = (i64)r22;
-	if (!r25) goto b15;
-	r26 = (u64)r21 * (u64)r4;
-	r27 = (u64)r26 + (u64)r23;
-	r28 = r23 ^ r21;
-	r29 = (u8)r28;
-	if ((u64)r27 >= (u64)r32) { qd_site = 0; qd_x = r27; qd_y = r32; goto qd_fault; }
-	r30 = r31 + r27 * 1;
-	*(u8 *)r30 = r29;
+#line 53 "types.go"
+	r19 = r18 < r3; if (!r19) goto b16; r20 = r18; r21 = (i64)r20; r22 = r12; r23 = (i64)r22; if (!r25) goto b15;
+#line 55 "types.go"
+	r26 = (u64)r21 * (u64)r4; r27 = (u64)r26 + (u64)r23; r28 = r23 ^ r21; r29 = (u8)r28; if ((u64)r27 >= (u64)r32) { qd_site = 0; qd_x = r27; qd_y = r32; goto qd_fault; } r30 = r31 + r27 * 1; *(u8 *)r30 = r29;
 b12: // latch
-	r12 = r12 + r17;
-	r24 = r12 >= r7;
-	if (!r24) goto b14;
-	r12 = r12 - r7;
-	r18 = r18 + 1ull;
+#line 53 "types.go"
+	r12 = r12 + r17; r24 = r12 >= r7; if (!r24) goto b14; r12 = r12 - r7; r18 = r18 + 1ull;
 b14: // stepped
-	r18 = r18 + r15;
-	goto b8;
+#line 53 "types.go"
+	r18 = r18 + r15; goto b8;
 b15: // rangeint.done
-	r35 = (u64)r21 + 1ull;
-	r36 = r35 < r0;
-	if (r36) goto b12;
+#line 55 "types.go"
+	r35 = (u64)r21 + 1ull; r36 = r35 < r0; if (r36) goto b12;
 b16: // exit
+#line 55 "types.go"
 	return;
 b17: // divide in 64 bits
-	r45 = qd_div_u64(r11, r7);
-	goto b7;
+#line 53 "types.go"
+	r45 = qd_div_u64(r11, r7); goto b7;
 b18: // divide in 64 bits
-	r37 = qd_div_u64(r9, r7);
-	goto b5;
+#line 53 "types.go"
+	r37 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -896,95 +392,43 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r1 = 0, *r6 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r39 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p2;
-	r2 = p3;
-	r0 = r2;
-	r6 = p4;
-	r7 = p5;
-	r39 = p0;
-	r40 = p1;
-	r3 = r0 > 0ll;
-	if (!r3) goto b16;
-	r4 = (u64)r0;
-	r5 = r4;
-	r8 = r7;
-	r9 = r8 > 0ll;
-	if (!r9) goto b16;
-	r10 = (u64)r8;
-	r11 = r10;
-	r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r13 = (u64)r12;
-	r14 = (i64)((u64)gridDim.x * blockDim.x);
-	r15 = (u64)r14;
-	r46 = r13 | r11;
-	r47 = r46 >> 32;
-	r48 = (u32)r47;
-	r49 = r48 == 0u;
-	if (!r49) goto b18;
-	r50 = (u32)r13;
-	r51 = (u32)r11;
-	r52 = qd_div_u32(r50, r51);
-	r45 = (u64)r52;
+#line 65 "types.go"
+	r1 = p2; r2 = p3; r0 = r2; r6 = p4; r7 = p5;
+#line 67 "types.go"
+	r39 = p0; r40 = p1;
+#line 65 "types.go"
+	r3 = r0 > 0ll; if (!r3) goto b16; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b16; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r46 = r13 | r11; r47 = r46 >> 32; r48 = (u32)r47; r49 = r48 == 0u; if (!r49) goto b18; r50 = (u32)r13; r51 = (u32)r11; r52 = qd_div_u32(r50, r51); r45 = (u64)r52;
 b5: // setup
-	r17 = r45;
-	r18 = r17 * r11;
-	r16 = r13 - r18;
-	r54 = r15 | r11;
-	r55 = r54 >> 32;
-	r56 = (u32)r55;
-	r57 = r56 == 0u;
-	if (!r57) goto b17;
-	r58 = (u32)r15;
-	r59 = (u32)r11;
-	r60 = qd_div_u32(r58, r59);
-	r53 = (u64)r60;
+#line 65 "types.go"
+	r17 = r45; r18 = r17 * r11; r16 = r13 - r18; r54 = r15 | r11; r55 = r54 >> 32; r56 = (u32)r55; r57 = r56 == 0u; if (!r57) goto b17; r58 = (u32)r15; r59 = (u32)r11; r60 = qd_div_u32(r58, r59); r53 = (u64)r60;
 b7: // setup
-	r19 = r53;
-	r20 = r19 * r11;
-	r21 = r15 - r20;
-	r22 = r17;
+#line 65 "types.go"
+	r19 = r53; r20 = r19 * r11; r21 = r15 - r20; r22 = r17;
+#line 67 "types.go"
 	r30 = r7;
 b8: // head
-	r23 = r22 < r5;
-	if (!r23) goto b16;
-	r24 = r22;
-	r25 = (i64)r24;
-	r26 = r16;
-	r27 = (i64)r26;
-	r8 = r7;
-	r29 = r8 > 0ll;
-	if (!r29) goto b15;
-	r31 = (u64)r25 * (u64)r30;
-	r32 = (u64)r31 + (u64)r27;
-	r33 = r1 + r25 * 4;
-	r34 = *(float *)r33;
-	r35 = r6 + r27 * 4;
-	r36 = *(float *)r35;
-	r37 = r34 * r36;
-	if ((u64)r32 >= (u64)r40) { qd_site = 0; qd_x = r32; qd_y = r40; goto qd_fault; }
-	r38 = r39 + r32 * 4;
-	*(float *)r38 = r37;
+#line 65 "types.go"
+	r23 = r22 < r5; if (!r23) goto b16; r24 = r22; r25 = (i64)r24; r26 = r16; r27 = (i64)r26;
+	r8 = r7; r29 = r8 > 0ll; if (!r29) goto b15;
+	r31 = (u64)r25 * (u64)r30; r32 = (u64)r31 + (u64)r27; r33 = r1 + r25 * 4; r34 = *(float *)r33; r35 = r6 + r27 * 4; r36 = *(float *)r35; r37 = r34 * r36; if ((u64)r32 >= (u64)r40) { qd_site = 0; qd_x = r32; qd_y = r40; goto qd_fault; } r38 = r39 + r32 * 4; *(float *)r38 = r37;
 b12: // latch
-	r16 = r16 + r21;
-	r28 = r16 >= r11;
-	if (!r28) goto b14;
-	r16 = r16 - r11;
-	r22 = r22 + 1ull;
+#line 65 "types.go"
+	r16 = r16 + r21; r28 = r16 >= r11; if (!r28) goto b14; r16 = r16 - r11; r22 = r22 + 1ull;
 b14: // stepped
-	r22 = r22 + r19;
-	goto b8;
+#line 65 "types.go"
+	r22 = r22 + r19; goto b8;
 b15: // rangeint.done
-	r43 = (u64)r25 + 1ull;
-	r44 = r43 < r0;
-	if (r44) goto b12;
+#line 67 "types.go"
+	r43 = (u64)r25 + 1ull; r44 = r43 < r0; if (r44) goto b12;
 b16: // exit
+#line 67 "types.go"
 	return;
 b17: // divide in 64 bits
-	r53 = qd_div_u64(r15, r11);
-	goto b7;
+#line 65 "types.go"
+	r53 = qd_div_u64(r15, r11); goto b7;
 b18: // divide in 64 bits
-	r45 = qd_div_u64(r13, r11);
-	goto b5;
+#line 65 "types.go"
+	r45 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1021,224 +465,97 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	char *r74 = 0, *r82 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p3;
-	r5 = p2;
-	r64 = p6;
-	r74 = p0;
-	r75 = p1;
-	r0 = (-0x0p+00f);
-	r2 = r1 > 0ll;
-	if (!r2) goto b21;
-	r3 = (u64)r1;
-	r4 = r3;
-	r6 = r5 > 0ll;
-	if (!r6) goto b21;
-	r7 = (u64)r5;
-	r8 = r7;
-	r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r10 = (u64)r9;
-	r11 = (i64)((u64)gridDim.x * blockDim.x);
-	r12 = (u64)r11;
-	r84 = r10 | r8;
-	r85 = r84 >> 32;
-	r86 = (u32)r85;
-	r87 = r86 == 0u;
-	if (!r87) goto b58;
-	r88 = (u32)r10;
-	r89 = (u32)r8;
-	r90 = qd_div_u32(r88, r89);
-	r83 = (u64)r90;
+#line 78 "types.go"
+	r1 = p3; r5 = p2; r64 = p6;
+#line 80 "types.go"
+	r74 = p0; r75 = p1;
+#line 78 "types.go"
+	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b21; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b21; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r84 = r10 | r8; r85 = r84 >> 32; r86 = (u32)r85; r87 = r86 == 0u; if (!r87) goto b58; r88 = (u32)r10; r89 = (u32)r8; r90 = qd_div_u32(r88, r89); r83 = (u64)r90;
 b5: // setup
-	r14 = r83;
-	r15 = r14 * r8;
-	r13 = r10 - r15;
-	r92 = r12 | r8;
-	r93 = r92 >> 32;
-	r94 = (u32)r93;
-	r95 = r94 == 0u;
-	if (!r95) goto b57;
-	r96 = (u32)r12;
-	r97 = (u32)r8;
-	r98 = qd_div_u32(r96, r97);
-	r91 = (u64)r98;
+#line 78 "types.go"
+	r14 = r83; r15 = r14 * r8; r13 = r10 - r15; r92 = r12 | r8; r93 = r92 >> 32; r94 = (u32)r93; r95 = r94 == 0u; if (!r95) goto b57; r96 = (u32)r12; r97 = (u32)r8; r98 = qd_div_u32(r96, r97); r91 = (u64)r98;
 b7: // setup
-	r16 = r91;
-	r17 = r16 * r8;
-	r18 = r12 - r17;
-	r19 = r14;
-	r69 = r6;
+#line 78 "types.go"
+	r16 = r91; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r69 = r6;
 b8: // head
-	r20 = r19 < r4;
-	if (!r20) goto b21;
-	r21 = r19;
-	r22 = (i64)r21;
-	r23 = r13;
-	r24 = (i64)r23;
-	if (!r69) goto b17;
-	r71 = (u64)r22 * (u64)r5;
-	r72 = (u64)r71 + (u64)r24;
-	if ((u64)r72 >= (u64)r75) { qd_site = 0; qd_x = r72; qd_y = r75; goto qd_fault; }
-	r73 = r74 + r72 * 4;
-	r76 = *(float *)r73;
-	r77 = r0 + r76;
-	r78 = (u64)r24 + 1ull;
-	r79 = r78 < r5;
-	if (!r79) goto b16;
-	r0 = r77;
+#line 78 "types.go"
+	r20 = r19 < r4; if (!r20) goto b21; r21 = r19; r22 = (i64)r21; r23 = r13; r24 = (i64)r23; if (!r69) goto b17;
+#line 80 "types.go"
+	r71 = (u64)r22 * (u64)r5; r72 = (u64)r71 + (u64)r24; if ((u64)r72 >= (u64)r75) { qd_site = 0; qd_x = r72; qd_y = r75; goto qd_fault; } r73 = r74 + r72 * 4; r76 = *(float *)r73; r77 = r0 + r76; r78 = (u64)r24 + 1ull; r79 = r78 < r5; if (!r79) goto b16; r0 = r77;
 b13: // latch
-	r13 = r13 + r18;
-	r25 = r13 >= r8;
-	if (!r25) goto b15;
-	r13 = r13 - r8;
-	r19 = r19 + 1ull;
+#line 78 "types.go"
+	r13 = r13 + r18; r25 = r13 >= r8; if (!r25) goto b15; r13 = r13 - r8; r19 = r19 + 1ull;
 b15: // stepped
-	r19 = r19 + r16;
-	goto b8;
+#line 78 "types.go"
+	r19 = r19 + r16; goto b8;
 b16: // edge 3→4
-	r0 = r77;
-	goto b13;
+#line 80 "types.go"
+	r0 = r77; goto b13;
 b17: // edge 1→4
+#line 78 "types.go"
 	r70 = r0;
-	r80 = (u64)r22 + 1ull;
-	r81 = r80 < r1;
-	if (!r81) goto b20;
-	r0 = r70;
-	goto b13;
+#line 80 "types.go"
+	r80 = (u64)r22 + 1ull; r81 = r80 < r1; if (!r81) goto b20; r0 = r70; goto b13;
 b20: // edge 4→2
+#line 80 "types.go"
 	r0 = r70;
 b21: // exit
-	r26 = (i64)(threadIdx.x % warpSize);
-	r27 = (i64)(threadIdx.x / warpSize);
-	r43 = r27 == 0ll;
-	r28 = (i64)warpSize;
-	r29 = (u64)r27 * (u64)r28;
-	r30 = (i64)blockDim.x;
-	r31 = (u64)r30 - (u64)r29;
-	r32 = r31 < r28 ? r31 : r28;
-	r33 = r28 >> 1;
+#line 78 "types.go"
+	r26 = (i64)(threadIdx.x % warpSize); r27 = (i64)(threadIdx.x / warpSize); r43 = r27 == 0ll; r28 = (i64)warpSize; r29 = (u64)r27 * (u64)r28; r30 = (i64)blockDim.x; r31 = (u64)r30 - (u64)r29; r32 = r31 < r28 ? r31 : r28; r33 = r28 >> 1;
 b22: // reduction shuffle
-	r34 = qd_shfl_down(r0, (u32)r33);
-	r35 = (u64)r26 + (u64)r33;
-	r36 = r35 < r32;
-	if (!r36) goto b24;
-	r0 = r0 + r34;
+#line 78 "types.go"
+	r34 = qd_shfl_down(r0, (u32)r33); r35 = (u64)r26 + (u64)r33; r36 = r35 < r32; if (!r36) goto b24; r0 = r0 + r34;
 b24: // reduction next
-	r33 = r33 >> 1;
-	r37 = r33 != 0ll;
-	if (!r37) goto b34;
-	r99 = qd_shfl_down(r0, (u32)r33);
-	r100 = (u64)r26 + (u64)r33;
-	r101 = r100 < r32;
-	if (!r101) goto b27;
-	r0 = r0 + r99;
+#line 78 "types.go"
+	r33 = r33 >> 1; r37 = r33 != 0ll; if (!r37) goto b34; r99 = qd_shfl_down(r0, (u32)r33); r100 = (u64)r26 + (u64)r33; r101 = r100 < r32; if (!r101) goto b27; r0 = r0 + r99;
 b27: // reduction next (unrolled 1)
-	r33 = r33 >> 1;
-	r102 = r33 != 0ll;
-	if (!r102) goto b34;
-	r103 = qd_shfl_down(r0, (u32)r33);
-	r104 = (u64)r26 + (u64)r33;
-	r105 = r104 < r32;
-	if (!r105) goto b30;
-	r0 = r0 + r103;
+#line 78 "types.go"
+	r33 = r33 >> 1; r102 = r33 != 0ll; if (!r102) goto b34; r103 = qd_shfl_down(r0, (u32)r33); r104 = (u64)r26 + (u64)r33; r105 = r104 < r32; if (!r105) goto b30; r0 = r0 + r103;
 b30: // reduction next (unrolled 2)
-	r33 = r33 >> 1;
-	r106 = r33 != 0ll;
-	if (!r106) goto b34;
-	r107 = qd_shfl_down(r0, (u32)r33);
-	r108 = (u64)r26 + (u64)r33;
-	r109 = r108 < r32;
-	if (!r109) goto b33;
-	r0 = r0 + r107;
+#line 78 "types.go"
+	r33 = r33 >> 1; r106 = r33 != 0ll; if (!r106) goto b34; r107 = qd_shfl_down(r0, (u32)r33); r108 = (u64)r26 + (u64)r33; r109 = r108 < r32; if (!r109) goto b33; r0 = r0 + r107;
 b33: // reduction next (unrolled 3)
-	r33 = r33 >> 1;
-	r110 = r33 != 0ll;
-	if (r110) goto b22;
+#line 78 "types.go"
+	r33 = r33 >> 1; r110 = r33 != 0ll; if (r110) goto b22;
 b34: // reduction shuffled
-	r38 = r26 == 0ll;
-	if (!r38) goto b36;
-	r39 = (char *)qvar_reduce0;
-	r40 = r27;
-	r41 = r40;
-	r42 = r39 + r41 * 8;
-	*(float *)r42 = r0;
+#line 78 "types.go"
+	r38 = r26 == 0ll; if (!r38) goto b36; r39 = (char *)qvar_reduce0; r40 = r27; r41 = r40; r42 = r39 + r41 * 8; *(float *)r42 = r0;
 b36: // reduction barrier
-	__syncthreads();
-	if (!r43) goto b55;
-	r44 = (u64)r26 * (u64)r28;
-	r45 = (i64)blockDim.x;
-	r46 = r44 < r45;
-	if (!r46) goto b56;
-	r47 = (char *)qvar_reduce0;
-	r48 = r26;
-	r49 = r48;
-	r50 = r47 + r49 * 8;
-	r0 = *(float *)r50;
+#line 78 "types.go"
+	__syncthreads(); if (!r43) goto b55; r44 = (u64)r26 * (u64)r28; r45 = (i64)blockDim.x; r46 = r44 < r45; if (!r46) goto b56; r47 = (char *)qvar_reduce0; r48 = r26; r49 = r48; r50 = r47 + r49 * 8; r0 = *(float *)r50;
 b39: // reduction warps
-	r51 = r29;
-	r52 = (i64)blockDim.x;
-	r53 = (u64)r52 - (u64)r51;
-	r54 = r53 < r28 ? r53 : r28;
-	r55 = r28 >> 1;
+#line 78 "types.go"
+	r51 = r29; r52 = (i64)blockDim.x; r53 = (u64)r52 - (u64)r51; r54 = r53 < r28 ? r53 : r28; r55 = r28 >> 1;
 b40: // reduction shuffle
-	r56 = qd_shfl_down(r0, (u32)r55);
-	r57 = (u64)r26 + (u64)r55;
-	r58 = r57 < r54;
-	if (!r58) goto b42;
-	r0 = r0 + r56;
+#line 78 "types.go"
+	r56 = qd_shfl_down(r0, (u32)r55); r57 = (u64)r26 + (u64)r55; r58 = r57 < r54; if (!r58) goto b42; r0 = r0 + r56;
 b42: // reduction next
-	r55 = r55 >> 1;
-	r59 = r55 != 0ll;
-	if (!r59) goto b52;
-	r111 = qd_shfl_down(r0, (u32)r55);
-	r112 = (u64)r26 + (u64)r55;
-	r113 = r112 < r54;
-	if (!r113) goto b45;
-	r0 = r0 + r111;
+#line 78 "types.go"
+	r55 = r55 >> 1; r59 = r55 != 0ll; if (!r59) goto b52; r111 = qd_shfl_down(r0, (u32)r55); r112 = (u64)r26 + (u64)r55; r113 = r112 < r54; if (!r113) goto b45; r0 = r0 + r111;
 b45: // reduction next (unrolled 1)
-	r55 = r55 >> 1;
-	r114 = r55 != 0ll;
-	if (!r114) goto b52;
-	r115 = qd_shfl_down(r0, (u32)r55);
-	r116 = (u64)r26 + (u64)r55;
-	r117 = r116 < r54;
-	if (!r117) goto b48;
-	r0 = r0 + r115;
+#line 78 "types.go"
+	r55 = r55 >> 1; r114 = r55 != 0ll; if (!r114) goto b52; r115 = qd_shfl_down(r0, (u32)r55); r116 = (u64)r26 + (u64)r55; r117 = r116 < r54; if (!r117) goto b48; r0 = r0 + r115;
 b48: // reduction next (unrolled 2)
-	r55 = r55 >> 1;
-	r118 = r55 != 0ll;
-	if (!r118) goto b52;
-	r119 = qd_shfl_down(r0, (u32)r55);
-	r120 = (u64)r26 + (u64)r55;
-	r121 = r120 < r54;
-	if (!r121) goto b51;
-	r0 = r0 + r119;
+#line 78 "types.go"
+	r55 = r55 >> 1; r118 = r55 != 0ll; if (!r118) goto b52; r119 = qd_shfl_down(r0, (u32)r55); r120 = (u64)r26 + (u64)r55; r121 = r120 < r54; if (!r121) goto b51; r0 = r0 + r119;
 b51: // reduction next (unrolled 3)
-	r55 = r55 >> 1;
-	r122 = r55 != 0ll;
-	if (r122) goto b40;
+#line 78 "types.go"
+	r55 = r55 >> 1; r122 = r55 != 0ll; if (r122) goto b40;
 b52: // reduction shuffled
-	r60 = r38;
-	if (!r60) goto b55;
-	r61 = (i64)blockIdx.x;
-	r66 = r61 == 0ll;
-	r82 = r64 + r61 * 8;
-	r65 = r82 + 16ll;
-	*(float *)r65 = r0;
-	if (!r66) goto b55;
-	r67 = (i64)gridDim.x;
-	r68 = r64 + 8ll;
-	*(i64 *)r68 = r67;
+#line 78 "types.go"
+	r60 = r38; if (!r60) goto b55; r61 = (i64)blockIdx.x; r66 = r61 == 0ll; r82 = r64 + r61 * 8; r65 = r82 + 16ll; *(float *)r65 = r0; if (!r66) goto b55; r67 = (i64)gridDim.x; r68 = r64 + 8ll; *(i64 *)r68 = r67;
 b55: // reduction done
+#line 78 "types.go"
 	return;
 b56: // reduction none
-	r0 = (-0x0p+00f);
-	goto b39;
+#line 78 "types.go"
+	r0 = (-0x0p+00f); goto b39;
 b57: // divide in 64 bits
-	r91 = qd_div_u64(r12, r8);
-	goto b7;
+#line 78 "types.go"
+	r91 = qd_div_u64(r12, r8); goto b7;
 b58: // divide in 64 bits
-	r83 = qd_div_u64(r10, r8);
-	goto b5;
+#line 78 "types.go"
+	r83 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1267,170 +584,62 @@ extern "C" __global__ void NestSum_1(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	float r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0;
 	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
 	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
-	r0 = p6;
-	r1 = r0 + 8ll;
-	r2 = *(i64 *)r1;
-	r3 = (i64)threadIdx.x;
-	r4 = (i64)blockDim.x;
-	r5 = (-0x0p+00f);
-	r49 = r3;
-	r50 = r0 + r49 * 8;
-	r51 = (u64)r4 * 8ull;
+#line 78 "types.go"
+	r0 = p6; r1 = r0 + 8ll; r2 = *(i64 *)r1; r3 = (i64)threadIdx.x; r4 = (i64)blockDim.x; r5 = (-0x0p+00f); r49 = r3; r50 = r0 + r49 * 8; r51 = (u64)r4 * 8ull;
 b2: // combine head
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r48 = r50;
-	r9 = r48 + 16ll;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r52 = r3 < r2;
-	if (!r52) goto b10;
-	r55 = r50;
-	r53 = r55 + 16ll;
-	r54 = *(float *)r53;
-	r5 = r5 + r54;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r56 = r3 < r2;
-	if (!r56) goto b10;
-	r59 = r50;
-	r57 = r59 + 16ll;
-	r58 = *(float *)r57;
-	r5 = r5 + r58;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r60 = r3 < r2;
-	if (!r60) goto b10;
-	r63 = r50;
-	r61 = r63 + 16ll;
-	r62 = *(float *)r61;
-	r5 = r5 + r62;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	goto b2;
+#line 78 "types.go"
+	r6 = r3 < r2; if (!r6) goto b10; r48 = r50; r9 = r48 + 16ll; r10 = *(float *)r9; r5 = r5 + r10; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r52 = r3 < r2; if (!r52) goto b10; r55 = r50; r53 = r55 + 16ll; r54 = *(float *)r53; r5 = r5 + r54; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r56 = r3 < r2; if (!r56) goto b10; r59 = r50; r57 = r59 + 16ll; r58 = *(float *)r57; r5 = r5 + r58; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r60 = r3 < r2; if (!r60) goto b10; r63 = r50; r61 = r63 + 16ll; r62 = *(float *)r61; r5 = r5 + r62; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; goto b2;
 b10: // combine done
-	r11 = (i64)(threadIdx.x % warpSize);
-	r12 = (i64)(threadIdx.x / warpSize);
-	r28 = r12 == 0ll;
-	r13 = (i64)warpSize;
-	r14 = (u64)r12 * (u64)r13;
-	r15 = (i64)blockDim.x;
-	r16 = (u64)r15 - (u64)r14;
-	r17 = r16 < r13 ? r16 : r13;
-	r18 = r13 >> 1;
+#line 78 "types.go"
+	r11 = (i64)(threadIdx.x % warpSize); r12 = (i64)(threadIdx.x / warpSize); r28 = r12 == 0ll; r13 = (i64)warpSize; r14 = (u64)r12 * (u64)r13; r15 = (i64)blockDim.x; r16 = (u64)r15 - (u64)r14; r17 = r16 < r13 ? r16 : r13; r18 = r13 >> 1;
 b11: // reduction shuffle
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b13;
-	r5 = r5 + r19;
+#line 78 "types.go"
+	r19 = qd_shfl_down(r5, (u32)r18); r20 = (u64)r11 + (u64)r18; r21 = r20 < r17; if (!r21) goto b13; r5 = r5 + r19;
 b13: // reduction next
-	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (!r22) goto b23;
-	r64 = qd_shfl_down(r5, (u32)r18);
-	r65 = (u64)r11 + (u64)r18;
-	r66 = r65 < r17;
-	if (!r66) goto b16;
-	r5 = r5 + r64;
+#line 78 "types.go"
+	r18 = r18 >> 1; r22 = r18 != 0ll; if (!r22) goto b23; r64 = qd_shfl_down(r5, (u32)r18); r65 = (u64)r11 + (u64)r18; r66 = r65 < r17; if (!r66) goto b16; r5 = r5 + r64;
 b16: // reduction next (unrolled 1)
-	r18 = r18 >> 1;
-	r67 = r18 != 0ll;
-	if (!r67) goto b23;
-	r68 = qd_shfl_down(r5, (u32)r18);
-	r69 = (u64)r11 + (u64)r18;
-	r70 = r69 < r17;
-	if (!r70) goto b19;
-	r5 = r5 + r68;
+#line 78 "types.go"
+	r18 = r18 >> 1; r67 = r18 != 0ll; if (!r67) goto b23; r68 = qd_shfl_down(r5, (u32)r18); r69 = (u64)r11 + (u64)r18; r70 = r69 < r17; if (!r70) goto b19; r5 = r5 + r68;
 b19: // reduction next (unrolled 2)
-	r18 = r18 >> 1;
-	r71 = r18 != 0ll;
-	if (!r71) goto b23;
-	r72 = qd_shfl_down(r5, (u32)r18);
-	r73 = (u64)r11 + (u64)r18;
-	r74 = r73 < r17;
-	if (!r74) goto b22;
-	r5 = r5 + r72;
+#line 78 "types.go"
+	r18 = r18 >> 1; r71 = r18 != 0ll; if (!r71) goto b23; r72 = qd_shfl_down(r5, (u32)r18); r73 = (u64)r11 + (u64)r18; r74 = r73 < r17; if (!r74) goto b22; r5 = r5 + r72;
 b22: // reduction next (unrolled 3)
-	r18 = r18 >> 1;
-	r75 = r18 != 0ll;
-	if (r75) goto b11;
+#line 78 "types.go"
+	r18 = r18 >> 1; r75 = r18 != 0ll; if (r75) goto b11;
 b23: // reduction shuffled
-	r23 = r11 == 0ll;
-	if (!r23) goto b25;
-	r24 = (char *)qvar_reduce0;
-	r25 = r12;
-	r26 = r25;
-	r27 = r24 + r26 * 8;
-	*(float *)r27 = r5;
+#line 78 "types.go"
+	r23 = r11 == 0ll; if (!r23) goto b25; r24 = (char *)qvar_reduce0; r25 = r12; r26 = r25; r27 = r24 + r26 * 8; *(float *)r27 = r5;
 b25: // reduction barrier
-	__syncthreads();
-	if (!r28) goto b43;
-	r29 = (u64)r11 * (u64)r13;
-	r30 = (i64)blockDim.x;
-	r31 = r29 < r30;
-	if (!r31) goto b44;
-	r32 = (char *)qvar_reduce0;
-	r33 = r11;
-	r34 = r33;
-	r35 = r32 + r34 * 8;
-	r5 = *(float *)r35;
+#line 78 "types.go"
+	__syncthreads(); if (!r28) goto b43; r29 = (u64)r11 * (u64)r13; r30 = (i64)blockDim.x; r31 = r29 < r30; if (!r31) goto b44; r32 = (char *)qvar_reduce0; r33 = r11; r34 = r33; r35 = r32 + r34 * 8; r5 = *(float *)r35;
 b28: // reduction warps
-	r36 = r14;
-	r37 = (i64)blockDim.x;
-	r38 = (u64)r37 - (u64)r36;
-	r39 = r38 < r13 ? r38 : r13;
-	r40 = r13 >> 1;
+#line 78 "types.go"
+	r36 = r14; r37 = (i64)blockDim.x; r38 = (u64)r37 - (u64)r36; r39 = r38 < r13 ? r38 : r13; r40 = r13 >> 1;
 b29: // reduction shuffle
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b31;
-	r5 = r5 + r41;
+#line 78 "types.go"
+	r41 = qd_shfl_down(r5, (u32)r40); r42 = (u64)r11 + (u64)r40; r43 = r42 < r39; if (!r43) goto b31; r5 = r5 + r41;
 b31: // reduction next
-	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (!r44) goto b41;
-	r76 = qd_shfl_down(r5, (u32)r40);
-	r77 = (u64)r11 + (u64)r40;
-	r78 = r77 < r39;
-	if (!r78) goto b34;
-	r5 = r5 + r76;
+#line 78 "types.go"
+	r40 = r40 >> 1; r44 = r40 != 0ll; if (!r44) goto b41; r76 = qd_shfl_down(r5, (u32)r40); r77 = (u64)r11 + (u64)r40; r78 = r77 < r39; if (!r78) goto b34; r5 = r5 + r76;
 b34: // reduction next (unrolled 1)
-	r40 = r40 >> 1;
-	r79 = r40 != 0ll;
-	if (!r79) goto b41;
-	r80 = qd_shfl_down(r5, (u32)r40);
-	r81 = (u64)r11 + (u64)r40;
-	r82 = r81 < r39;
-	if (!r82) goto b37;
-	r5 = r5 + r80;
+#line 78 "types.go"
+	r40 = r40 >> 1; r79 = r40 != 0ll; if (!r79) goto b41; r80 = qd_shfl_down(r5, (u32)r40); r81 = (u64)r11 + (u64)r40; r82 = r81 < r39; if (!r82) goto b37; r5 = r5 + r80;
 b37: // reduction next (unrolled 2)
-	r40 = r40 >> 1;
-	r83 = r40 != 0ll;
-	if (!r83) goto b41;
-	r84 = qd_shfl_down(r5, (u32)r40);
-	r85 = (u64)r11 + (u64)r40;
-	r86 = r85 < r39;
-	if (!r86) goto b40;
-	r5 = r5 + r84;
+#line 78 "types.go"
+	r40 = r40 >> 1; r83 = r40 != 0ll; if (!r83) goto b41; r84 = qd_shfl_down(r5, (u32)r40); r85 = (u64)r11 + (u64)r40; r86 = r85 < r39; if (!r86) goto b40; r5 = r5 + r84;
 b40: // reduction next (unrolled 3)
-	r40 = r40 >> 1;
-	r87 = r40 != 0ll;
-	if (r87) goto b29;
+#line 78 "types.go"
+	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
-	r45 = r23;
-	if (!r45) goto b43;
-	r46 = r5 + 0x0p+00f;
-	r47 = r0 + 0ll;
-	*(float *)r47 = r46;
+#line 78 "types.go"
+	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
 b43: // exit
+#line 78 "types.go"
 	return;
 b44: // reduction none
-	r5 = (-0x0p+00f);
-	goto b28;
+#line 78 "types.go"
+	r5 = (-0x0p+00f); goto b28;
 }
 
 // Task 2 of kernel NestSum(pix []f32, w i64, h i64, out []f32), serial.
@@ -1440,16 +649,14 @@ extern "C" __global__ void NestSum_2(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	char *r1 = 0, *r2 = 0, *r4 = 0, *r5 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 77 "types.go"
 	r1 = p6;
-	r5 = p4;
-	r6 = p5;
-	r2 = r1 + 0ll;
-	r3 = *(float *)r2;
-	r0 = r3;
-	if ((u64)0ll >= (u64)r6) { qd_site = 1; qd_x = 0ll; qd_y = r6; goto qd_fault; }
-	r4 = r5 + 0ll;
-	*(float *)r4 = r0;
-	return;
+#line 83 "types.go"
+	r5 = p4; r6 = p5;
+#line 77 "types.go"
+	r2 = r1 + 0ll; r3 = *(float *)r2; r0 = r3;
+#line 83 "types.go"
+	if ((u64)0ll >= (u64)r6) { qd_site = 1; qd_x = 0ll; qd_y = r6; goto qd_fault; } r4 = r5 + 0ll; *(float *)r4 = r0; return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1491,183 +698,40 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r156 = 0, *r158 = 0, *r160 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r34 = p2;
-	r35 = p3;
-	r39 = (char *)qdata_weights;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r132 = (u64)r35;
-	r133 = r2;
-	r134 = (u64)r133 + 1ull;
-	r135 = (u64)r134;
-	r136 = r135 < r132;
-	r137 = (u64)r3;
-	r138 = r137 + 18446744073709551615ull;
-	r139 = r138 + 4611686018427387904ull;
-	r140 = r139 <= 9223372036854775808ull;
-	r141 = r138 - 1ull;
-	r142 = (u64)r2;
-	r143 = r141 - r142;
-	r144 = r132 - 1ull;
-	r145 = r144 - r135;
-	r146 = r143 <= r145;
-	if (!r136) goto b21;
-	if (!r140) goto b21;
-	if (!r146) goto b21;
-	r153 = r2;
-	r154 = r34 + r153 * 4;
-	r155 = (u64)r1 * 4ull;
-	r156 = r4 + r153 * 4;
+#line 92 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 94 "types.go"
+	r34 = p2; r35 = p3; r39 = (char *)qdata_weights;
+#line 92 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r132 = (u64)r35; r133 = r2; r134 = (u64)r133 + 1ull; r135 = (u64)r134; r136 = r135 < r132; r137 = (u64)r3; r138 = r137 + 18446744073709551615ull; r139 = r138 + 4611686018427387904ull; r140 = r139 <= 9223372036854775808ull; r141 = r138 - 1ull; r142 = (u64)r2; r143 = r141 - r142; r144 = r132 - 1ull; r145 = r144 - r135; r146 = r143 <= r145; if (!r136) goto b21; if (!r140) goto b21; if (!r146) goto b21; r153 = r2; r154 = r34 + r153 * 4; r155 = (u64)r1 * 4ull; r156 = r4 + r153 * 4;
 b5: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b20;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = (char *)qvar_taps;
-	*(float *)r11 = 0x0p+00f;
-	r12 = r11 + 4ll;
-	*(float *)r12 = 0x0p+00f;
-	r13 = r11 + 8ll;
-	*(float *)r13 = 0x0p+00f;
-	r14 = r11 + 12ll;
-	*(float *)r14 = 0x0p+00f;
-	*(float *)r11 = 0x1p+00f;
-	r25 = r12;
-	*(float *)r25 = 0x1p+01f;
-	r28 = r13;
-	*(float *)r28 = 0x1.8p+01f;
-	r31 = r14;
-	*(float *)r31 = 0x1p+02f;
-	r147 = r154;
-	r33 = r147 + 4ll;
-	r36 = *(i32 *)r33;
-	r37 = r36 & 3;
-	r40 = (i64)r37;
-	r38 = r39 + r40 * 4;
-	r41 = *(float *)r38;
-	r82 = r9 >> 63;
-	r83 = r82 & 3ll;
-	r84 = (u64)r9 + (u64)r83;
-	r85 = r84 >> 2;
-	r86 = (u64)r85 * 4ull;
-	r87 = (u64)r9 - (u64)r86;
-	r42 = r87;
-	r43 = r11 + r42 * 4;
-	r44 = *(float *)r43;
-	r45 = r41 + r44;
-	r47 = r45;
-	r50 = r11 + 0ll;
-	r51 = *(float *)r50;
-	r52 = r47 + r51;
-	r47 = r52;
-	r66 = r11 + 4ll;
-	r67 = *(float *)r66;
-	r52 = r47 + r67;
-	r47 = r52;
-	r70 = r11 + 8ll;
-	r71 = *(float *)r70;
-	r52 = r47 + r71;
-	r47 = r52;
-	r74 = r11 + 12ll;
-	r75 = *(float *)r74;
-	r52 = r47 + r75;
-	r49 = r52;
-	r55 = r33;
-	r56 = *(i32 *)r55;
-	r58 = (i64)r56;
-	if ((u64)r58 >= (u64)4ll) { qd_site = 2; qd_x = r58; qd_y = 4ll; goto qd_fault; }
-	r57 = r39 + r58 * 4;
-	r59 = *(float *)r57;
-	r60 = r49 * r59;
-	r149 = r156;
-	r61 = r149 + 4ll;
-	*(float *)r61 = r60;
-	r2 = (u64)r2 + (u64)r1;
-	r154 = r154 + r155 * 1;
-	r156 = r156 + r155 * 1;
-	goto b5;
+#line 92 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2; r9 = (u64)r8 + 1ull;
+	r11 = (char *)qvar_taps; *(float *)r11 = 0x0p+00f; r12 = r11 + 4ll; *(float *)r12 = 0x0p+00f; r13 = r11 + 8ll; *(float *)r13 = 0x0p+00f; r14 = r11 + 12ll; *(float *)r14 = 0x0p+00f; *(float *)r11 = 0x1p+00f; r25 = r12; *(float *)r25 = 0x1p+01f; r28 = r13; *(float *)r28 = 0x1.8p+01f; r31 = r14; *(float *)r31 = 0x1p+02f;
+	r147 = r154; r33 = r147 + 4ll; r36 = *(i32 *)r33; r37 = r36 & 3; r40 = (i64)r37; r38 = r39 + r40 * 4; r41 = *(float *)r38; r82 = r9 >> 63; r83 = r82 & 3ll; r84 = (u64)r9 + (u64)r83; r85 = r84 >> 2; r86 = (u64)r85 * 4ull; r87 = (u64)r9 - (u64)r86; r42 = r87; r43 = r11 + r42 * 4; r44 = *(float *)r43; r45 = r41 + r44; r47 = r45;
+#line 96 "types.go"
+	r50 = r11 + 0ll; r51 = *(float *)r50; r52 = r47 + r51; r47 = r52; r66 = r11 + 4ll; r67 = *(float *)r66; r52 = r47 + r67; r47 = r52; r70 = r11 + 8ll; r71 = *(float *)r70; r52 = r47 + r71; r47 = r52; r74 = r11 + 12ll; r75 = *(float *)r74; r52 = r47 + r75; r49 = r52;
+#line 98 "types.go"
+	r55 = r33; r56 = *(i32 *)r55; r58 = (i64)r56; if ((u64)r58 >= (u64)4ll) { qd_site = 2; qd_x = r58; qd_y = 4ll; goto qd_fault; } r57 = r39 + r58 * 4; r59 = *(float *)r57; r60 = r49 * r59; r149 = r156; r61 = r149 + 4ll; *(float *)r61 = r60;
+#line 92 "types.go"
+	r2 = (u64)r2 + (u64)r1; r154 = r154 + r155 * 1; r156 = r156 + r155 * 1; goto b5;
 b20: // exit
+#line 92 "types.go"
 	return;
 b21: // preheader
-	r157 = r2;
-	r158 = r34 + r157 * 4;
-	r159 = (u64)r1 * 4ull;
-	r160 = r4 + r157 * 4;
+#line 92 "types.go"
+	r157 = r2; r158 = r34 + r157 * 4; r159 = (u64)r1 * 4ull; r160 = r4 + r157 * 4;
 b22: // head (checked)
-	r88 = (u64)r2 + 1ull;
-	r89 = r88 < r3;
-	if (!r89) goto b20;
-	r90 = r2;
-	r91 = (u64)r90 + 1ull;
-	r93 = (char *)qvar_taps;
-	*(float *)r93 = 0x0p+00f;
-	r94 = r93 + 4ll;
-	*(float *)r94 = 0x0p+00f;
-	r95 = r93 + 8ll;
-	*(float *)r95 = 0x0p+00f;
-	r96 = r93 + 12ll;
-	*(float *)r96 = 0x0p+00f;
-	*(float *)r93 = 0x1p+00f;
-	r97 = r94;
-	*(float *)r97 = 0x1p+01f;
-	r98 = r95;
-	*(float *)r98 = 0x1.8p+01f;
-	r99 = r96;
-	*(float *)r99 = 0x1p+02f;
-	if ((u64)r91 >= (u64)r35) { qd_site = 0; qd_x = r91; qd_y = r35; goto qd_fault; }
-	r150 = r158;
-	r100 = r150 + 4ll;
-	r101 = *(i32 *)r100;
-	r102 = r101 & 3;
-	r104 = (i64)r102;
-	r103 = r39 + r104 * 4;
-	r105 = *(float *)r103;
-	r126 = r91 >> 63;
-	r127 = r126 & 3ll;
-	r128 = (u64)r91 + (u64)r127;
-	r129 = r128 >> 2;
-	r130 = (u64)r129 * 4ull;
-	r131 = (u64)r91 - (u64)r130;
-	r106 = r131;
-	r107 = r93 + r106 * 4;
-	r108 = *(float *)r107;
-	r109 = r105 + r108;
-	r47 = r109;
-	r111 = r93 + 0ll;
-	r112 = *(float *)r111;
-	r52 = r47 + r112;
-	r47 = r52;
-	r120 = r93 + 4ll;
-	r121 = *(float *)r120;
-	r52 = r47 + r121;
-	r47 = r52;
-	r122 = r93 + 8ll;
-	r123 = *(float *)r122;
-	r52 = r47 + r123;
-	r47 = r52;
-	r124 = r93 + 12ll;
-	r125 = *(float *)r124;
-	r52 = r47 + r125;
-	r110 = r52;
-	r113 = r100;
-	r114 = *(i32 *)r113;
-	r116 = (i64)r114;
-	if ((u64)r116 >= (u64)4ll) { qd_site = 2; qd_x = r116; qd_y = 4ll; goto qd_fault; }
-	r115 = r39 + r116 * 4;
-	r117 = *(float *)r115;
-	r118 = r110 * r117;
-	r152 = r160;
-	r119 = r152 + 4ll;
-	*(float *)r119 = r118;
-	r2 = (u64)r2 + (u64)r1;
-	r158 = r158 + r159 * 1;
-	r160 = r160 + r159 * 1;
-	goto b22;
+#line 92 "types.go"
+	r88 = (u64)r2 + 1ull; r89 = r88 < r3; if (!r89) goto b20; r90 = r2; r91 = (u64)r90 + 1ull;
+	r93 = (char *)qvar_taps; *(float *)r93 = 0x0p+00f; r94 = r93 + 4ll; *(float *)r94 = 0x0p+00f; r95 = r93 + 8ll; *(float *)r95 = 0x0p+00f; r96 = r93 + 12ll; *(float *)r96 = 0x0p+00f; *(float *)r93 = 0x1p+00f; r97 = r94; *(float *)r97 = 0x1p+01f; r98 = r95; *(float *)r98 = 0x1.8p+01f; r99 = r96; *(float *)r99 = 0x1p+02f;
+	if ((u64)r91 >= (u64)r35) { qd_site = 0; qd_x = r91; qd_y = r35; goto qd_fault; } r150 = r158; r100 = r150 + 4ll; r101 = *(i32 *)r100; r102 = r101 & 3; r104 = (i64)r102; r103 = r39 + r104 * 4; r105 = *(float *)r103; r126 = r91 >> 63; r127 = r126 & 3ll; r128 = (u64)r91 + (u64)r127; r129 = r128 >> 2; r130 = (u64)r129 * 4ull; r131 = (u64)r91 - (u64)r130; r106 = r131; r107 = r93 + r106 * 4; r108 = *(float *)r107; r109 = r105 + r108; r47 = r109;
+#line 96 "types.go"
+	r111 = r93 + 0ll; r112 = *(float *)r111; r52 = r47 + r112; r47 = r52; r120 = r93 + 4ll; r121 = *(float *)r120; r52 = r47 + r121; r47 = r52; r122 = r93 + 8ll; r123 = *(float *)r122; r52 = r47 + r123; r47 = r52; r124 = r93 + 12ll; r125 = *(float *)r124; r52 = r47 + r125; r110 = r52;
+#line 98 "types.go"
+	r113 = r100; r114 = *(i32 *)r113; r116 = (i64)r114; if ((u64)r116 >= (u64)4ll) { qd_site = 2; qd_x = r116; qd_y = 4ll; goto qd_fault; } r115 = r39 + r116 * 4; r117 = *(float *)r115; r118 = r110 * r117; r152 = r160; r119 = r152 + 4ll; *(float *)r119 = r118;
+#line 92 "types.go"
+	r2 = (u64)r2 + (u64)r1; r158 = r158 + r159 * 1; r160 = r160 + r159 * 1; goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -93,9 +93,19 @@ func fact(n int32) int32 {
 	return n * fact(n-1) // want `recursive call of fact: kernels cannot recurse; use a loop`
 }
 
+type withSlice struct {
+	N    int
+	Data []float32
+}
+
 //qd:kernel
-func StructParam(p pair, a []int32) { // want `kernel parameter p has type pair: kernel parameters must be slices, numbers or bool; pass a struct, array or complex value in a slice of one element`
-	a[0] = p.a
+func SliceInStruct(p withSlice, a []float32) { // want `kernel parameter p has type withSlice, and p.Data has type \[\]float32: a struct or array parameter is passed by value and may hold only numbers, bools, and structs and arrays of these; pass a slice, pointer or string as a parameter of its own, and complex numbers as their real and imaginary parts`
+	a[0] = p.Data[0]
+}
+
+//qd:kernel
+func ComplexInArray(p [2]complex64, a []complex64) { // want `kernel parameter p has type \[2\]complex64, and p\[0\] has type complex64: a struct or array parameter`
+	a[0] = p[0]
 }
 
 //qd:kernel
@@ -167,4 +177,23 @@ func AtomicOnLocal(a []int32) {
 	n := int32(0) // want `variable n is updated with an atomic, but local variables belong to one thread and need none; atomics update slice elements, as atomic.AddInt32\(&s\[i\], 1\)`
 	atomic.AddInt32(&n, 1)
 	a[0] = n
+}
+
+type params struct {
+	N     int
+	Scale [4]float32
+}
+
+// ParamsFromSlice copies its parameters out of a slice for two launches,
+// which cannot load them again: a struct parameter is the way.
+//
+//qd:kernel
+func ParamsFromSlice(ps []params, x, y []float32) {
+	p := ps[0]           // want `local variable p is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is built from a value that depends on memory \(such as a slice element\) or on control flow, which a later launch cannot compute again: declare it inside each loop that uses it, or build it once, in straight-line code, from parameters and constants \(a struct or array parameter is passed by value\)`
+	for i := range p.N { // want `this value is computed by an earlier top-level statement`
+		y[i] = x[i] * p.Scale[i%4]
+	}
+	for i := range p.N { // want `this value is computed by an earlier top-level statement`
+		x[i] = p.Scale[i%4]
+	}
 }

@@ -87,3 +87,22 @@ func Library(f []float64, u []uint64, n int) {
 		u[i], _ = bits.Div64(hi%7, lo, 7)
 	}
 }
+
+type saxpyParams struct {
+	A     float32
+	N     int
+	Scale [4]float32
+}
+
+// StructParams reads a struct parameter, indexed by a variable, in two
+// top-level loops, each a launch of its own.
+//
+//qd:kernel
+func StructParams(p saxpyParams, x, y []float32) {
+	for i := range p.N {
+		y[i] = p.A*x[i]*p.Scale[i%4] + y[i]
+	}
+	for i := range p.N {
+		x[i] = p.Scale[i%4]
+	}
+}

@@ -36,7 +36,7 @@ func NestedPointer(os []Outer) { // want `kernel parameter os has type \[\]Outer
 }
 
 //qd:kernel
-func ComplexParam(out []complex128, c complex128) { // want `kernel parameter c has type complex128: kernel parameters must be slices, numbers or bool; pass a struct, array or complex value in a slice of one element`
+func ComplexParam(out []complex128, c complex128) { // want `kernel parameter c has type complex128: kernel parameters must be slices, numbers, bools, or structs and arrays of numbers and bools; pass a complex value as its real and imaginary parts, or in a slice of one element`
 	for i := range out {
 		out[i] = c
 	}
