@@ -13,7 +13,7 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// TestGolden checks the kernels of testdata/*.ir, IR as lowering leaves
+// TestGolden checks the kernels of testdata/*.check, IR as lowering leaves
 // it, and compares the diagnostics and launch conditions with the golden
 // file X.out. Each file begins with the description of its parallel
 // loops, one line per fact, before the kernel's printed form:
@@ -24,7 +24,7 @@ import (
 //
 // where T is the task's index and A a register (r5) or a constant.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.ir"))
+	files, err := filepath.Glob(filepath.Join("testdata", "*.check"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata: %v", err)
 	}
@@ -35,7 +35,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			k, loops := parseCase(t, string(text))
-			golden.Check(t, strings.TrimSuffix(path, ".ir")+".out", checkAll(k, loops))
+			golden.Check(t, strings.TrimSuffix(path, ".check")+".out", checkAll(k, loops))
 		})
 	}
 }
@@ -162,7 +162,7 @@ func (s *irSource) Where(pos token.Pos) string {
 // TestPositioned checks that a conflict whose access has no position in
 // the source is reported at its task's loop, not at no position at all.
 func TestPositioned(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("testdata", "prefixsum.ir"))
+	text, err := os.ReadFile(filepath.Join("testdata", "prefixsum.check"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 // Package qd turns ordinary Go functions into GPU kernels.
 //
 // Mark a function with a //qd:kernel line in its doc comment and run
-// go generate with qdgen in the package:
+// qdgen, a tool of your module (docs/own-module.md): go tool qdgen ./...
+// for every package of the module at once, or go generate with
 //
-//	//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//	//go:generate go tool qdgen
 //
 //	//qd:kernel
 //	func Saxpy(a float32, x, y []float32, n int) {
