@@ -15,7 +15,8 @@ import (
 // is lost: positions, and the types of registers that no instruction
 // mentions. Each register's type is the result type of the instructions
 // that define it, which must agree; a register used but never defined is an
-// error. Errors are "line:col: message". Parse does not run Check, so that
+// error. Lines of comment before the first kernel are skipped. Errors are
+// "line:col: message". Parse does not run Check, so that
 // tests of the checker can start from text too.
 func Parse(text string) (kernels []*Kernel, err error) {
 	p := &parser{}
@@ -31,6 +32,9 @@ func Parse(text string) (kernels []*Kernel, err error) {
 			kernels, err = nil, b.err
 		}
 	}()
+	for p.skipBlank() && len(p.lines[p.next].words) == 0 {
+		p.next++ // a comment before the first kernel, such as a file's header
+	}
 	for p.skipBlank() {
 		kernels = append(kernels, p.kernel())
 	}

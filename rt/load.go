@@ -328,7 +328,23 @@ func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (I
 	for i, k := range accepts {
 		want[i] = k.String()
 	}
-	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)", ErrNoImage, list(have), b, list(want), arch)
+	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)%s", ErrNoImage, list(have), b, list(want), arch, missingBackend(images, accepts))
+}
+
+// missingBackend explains a generated module (one with IR) that lacks the
+// source image a driver compiles: qdgen ran with -backends leaving out
+// that backend.
+func missingBackend(images []Image, accepts []ImageKind) string {
+	if !slices.ContainsFunc(images, func(img Image) bool { return img.Kind == ImageIR }) {
+		return ""
+	}
+	for _, kind := range accepts {
+		if kind == ImagePTX || kind == ImageHIP {
+			name := strings.ToLower(kind.String())
+			return fmt.Sprintf("; qdgen generated it without the %s backend: run qdgen with %s among -backends", name, name)
+		}
+	}
+	return ""
 }
 
 func list(names []string) string {

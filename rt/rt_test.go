@@ -226,6 +226,13 @@ func TestChooseImage(t *testing.T) {
 	if !errors.Is(err, ErrNoImage) || !strings.Contains(err.Error(), "the module has HSACO for gfx90a, the hip driver loads HSACO, HIP (GPU gfx942:sramecc+:xnack-)") {
 		t.Errorf("no image for the target: %v", err)
 	}
+
+	// A module qdgen made with -backends=ptx, loaded by the HIP driver.
+	ptxOnly := []Image{{Kind: ImagePTX, Data: "ptx"}, {Kind: ImageIR, Data: "ir"}}
+	_, err = chooseImage(ptxOnly, HIP, hipImageKinds, "gfx90a")
+	if !errors.Is(err, ErrNoImage) || !strings.HasSuffix(err.Error(), "qdgen generated it without the hip backend: run qdgen with hip among -backends") {
+		t.Errorf("a module without the HIP backend: %v", err)
+	}
 }
 
 // TestBlockSizeLimits checks block sizes against the device's warp size

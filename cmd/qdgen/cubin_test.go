@@ -42,11 +42,14 @@ func TestCubin(t *testing.T) {
 		"Data: qdPTX",
 		`Data: qdCubin_sm_80,`, `Arch: "sm_80"`,
 		`Data: qdCubin_sm_90,`, `Arch: "sm_90"`,
-		`const qdCubin_sm_80 = "\x7fELF`,
+		"//go:embed qd_gen.sm_80.cubin\nvar qdCubin_sm_80 string",
 	} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the generated file lacks %s", want)
 		}
+	}
+	if code, err := os.ReadFile(filepath.Join(dir, "k", "qd_gen.sm_80.cubin")); err != nil || !strings.HasPrefix(string(code), "\x7fELF") {
+		t.Errorf("the cubin file: %v", err)
 	}
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = dir

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -14,6 +13,8 @@ import (
 	"github.com/qdgo/qd/analyzer"
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
+	"github.com/qdgo/qd/internal/genhash"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/rt"
 	"golang.org/x/tools/go/packages"
@@ -32,12 +33,16 @@ type generator struct {
 	// which hipcc builds from the HIP source.
 	hipTargets []string
 	hipcc      string
-	dir        string    // directory the patterns are relative to; "" for the current one
-	stderr     io.Writer // diagnostics; os.Stderr when nil
+	// backends make the images (-backends); all of emit.Backends when nil.
+	backends []emit.Backend
+	dir      string    // directory the patterns are relative to; "" for the current one
+	stderr   io.Writer // diagnostics; os.Stderr when nil
 
 	wd      string          // the absolute directory messages' paths are relative to
 	overlay map[string]bool // files loaded as skeletons, not from disk
 	printed map[string]bool // package errors printed, once each
+	id      string          // this qdgen's identity (current.go), once computed
+	loaded  bool            // whether the run loaded packages, which tests check
 }
 
 // errFailed marks a package whose failure was reported already.
@@ -53,8 +58,15 @@ func (g *generator) run(patterns []string) error {
 	if err := checkOutputName(g.output); err != nil {
 		return err
 	}
+	if g.backends == nil {
+		g.backends = emit.Backends
+	}
+	if g.upToDate(patterns) {
+		return nil
+	}
 	g.wd, _ = filepath.Abs(g.dir)
 	g.printed = make(map[string]bool)
+	g.loaded = true
 	pkgs, err := g.load(patterns)
 	if err != nil {
 		return err
@@ -100,7 +112,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		defer func() { g.reportNotes(p.Fset, notes) }()
 	}
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, cfg)
-	stubs := stubPackage(p, decls, g.output, g.binaryImages())
+	stubs := g.stubPackage(p, decls)
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs), decls)...)
 	}
@@ -112,7 +124,13 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	if len(decls) == 0 {
 		return g.noKernels(path)
 	}
-	src, outs, err := compile(stubs, kernels, g.binaries())
+	dir := filepath.Dir(path)
+	sources, err := genhash.Sources(dir, g.output)
+	if err != nil {
+		return fmt.Errorf("qdgen: %s: %v", p.PkgPath, err)
+	}
+	stubs.Inputs = genhash.Line(sources)
+	files, outs, err := g.compile(stubs, kernels)
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
@@ -122,14 +140,12 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		return fmt.Errorf("qdgen: %s: %v", p.PkgPath, err)
 	}
 	if g.check {
-		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, src) {
-			return fmt.Errorf("qdgen: %s is not current; run go generate", g.rel(path))
-		}
-		return nil
+		return g.checkFiles(dir, files)
 	}
-	if err := g.write(path, src); err != nil {
+	if err := g.writeFiles(dir, files); err != nil {
 		return err
 	}
+	g.saveStamp(dir)
 	if g.dump != "" {
 		if err := g.writeDump(p, outs); err != nil {
 			return fmt.Errorf("qdgen: %v", err)
@@ -141,15 +157,21 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 // noKernels handles the generated file of a package without kernels: it
 // has none, or only the placeholder a run under go generate leaves.
 func (g *generator) noKernels(path string) error {
+	dir := filepath.Dir(path)
 	switch {
-	case !isGenerated(path):
-		return nil
-	case g.check && !isPlaceholder(path):
+	case g.check && isGenerated(path) && !isPlaceholder(path):
 		return fmt.Errorf("qdgen: %s: package has no kernels; remove it", g.rel(path))
 	case g.check:
+		if stale := g.staleImages(dir, nil); len(stale) > 0 {
+			return fmt.Errorf("qdgen: %s: package has no kernels; remove it", g.rel(stale[0]))
+		}
 		return nil
+	case isGenerated(path):
+		if err := g.remove(path); err != nil {
+			return err
+		}
 	}
-	return g.remove(path)
+	return g.removeStaleImages(dir, nil)
 }
 
 // binaries builds the cubins -cubin asks for and the code objects
@@ -182,26 +204,32 @@ func (g *generator) binaryImages() []rt.Image {
 	return images
 }
 
-// writeDump writes each backend's image of the package and the IR it was
-// emitted from, after the backend's passes, to the dump directory.
+// writeDump writes each backend's image of the package to the dump
+// directory (package.ptx, package.hip, package.ir), and the IR it was
+// emitted from, after the backend's passes, where it differs from the IR
+// image (package.ptx.ir): one file per distinct content.
 func (g *generator) writeDump(p *packages.Package, outs []*emit.Output) error {
 	if err := os.MkdirAll(g.dump, 0o755); err != nil {
 		return err
 	}
 	base := filepath.Join(g.dump, strings.NewReplacer("/", "_", ".", "_").Replace(p.PkgPath))
+	var irImage string
 	for _, out := range outs {
-		var text strings.Builder
-		for i, k := range out.Kernels {
-			if i > 0 {
-				text.WriteString("\n")
-			}
-			text.WriteString(k.String())
+		if out.Image.Kind == rt.ImageIR {
+			irImage = out.Image.Data
 		}
+	}
+	for _, out := range outs {
 		name := base + "." + out.Backend.Name
 		if err := writeIfChanged(name, []byte(out.Image.Data)); err != nil {
 			return err
 		}
-		if err := writeIfChanged(name+".ir", []byte(text.String())); err != nil {
+		text := ir.FormatKernels(out.Kernels)
+		if out.Image.Kind == rt.ImageIR || emit.IRHeader+text == irImage {
+			os.Remove(name + ".ir") // left by an earlier run
+			continue
+		}
+		if err := writeIfChanged(name+".ir", []byte(text)); err != nil {
 			return err
 		}
 	}

@@ -41,7 +41,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 		path := g.outputPath(p)
 		switch decls := lower.KernelDecls(p.Syntax); {
 		case len(decls) > 0 && p.Types != nil:
-			if src, err := gostub.Skeleton(stubPackage(p, decls, g.output, g.binaryImages())); err == nil {
+			if src, err := gostub.Skeleton(g.stubPackage(p, decls)); err == nil {
 				overlay[path] = src
 			}
 		case isGenerated(path):

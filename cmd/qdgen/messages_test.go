@@ -63,7 +63,7 @@ func TestQuietAndVerbose(t *testing.T) {
 		t.Errorf("-v of a current file printed %q", out)
 	}
 	os.WriteFile(filepath.Join(dir, "k", "k.go"), []byte("package k\n"), 0o644)
-	if out, _ := run(t, dir, "-v"); out != "qdgen: removed k/qd_gen.go\n" {
+	if out, _ := run(t, dir, "-v"); out != "qdgen: removed k/qd_gen.go\nqdgen: removed k/qd_gen.hip\nqdgen: removed k/qd_gen.ir\nqdgen: removed k/qd_gen.ptx\n" {
 		t.Errorf("-v printed %q", out)
 	}
 }

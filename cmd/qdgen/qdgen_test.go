@@ -65,6 +65,13 @@ func use(dev *rt.Device, x *rt.Buffer[float32]) error {
 
 func run(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
+	out, _, err := runGenerator(t, dir, args...)
+	return out, err
+}
+
+// runGenerator runs qdgen as run does, and returns the generator too.
+func runGenerator(t *testing.T, dir string, args ...string) (string, *generator, error) {
+	t.Helper()
 	var stderr bytes.Buffer
 	g := &generator{output: "qd_gen.go", dir: dir, stderr: &stderr}
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -80,6 +87,12 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 			g.hipTargets = strings.Split(args[1], ",")
 			g.hipcc, _ = hip.Compiler()
 			args = args[1:]
+		case "-backends":
+			var err error
+			if g.backends, err = chooseBackends(args[1]); err != nil {
+				t.Fatal(err)
+			}
+			args = args[1:]
 		}
 		args = args[1:]
 	}
@@ -87,7 +100,7 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 		args = []string{"./..."}
 	}
 	err := g.run(args)
-	return stderr.String(), err
+	return stderr.String(), g, err
 }
 
 func TestGenerateDeterministic(t *testing.T) {
@@ -203,12 +216,16 @@ func TestDump(t *testing.T) {
 	if !strings.Contains(string(text), ".visible .entry Scale_0(") || !strings.Contains(string(text), ".target sm_70") {
 		t.Errorf("unexpected PTX:\n%s", text)
 	}
-	text, err = os.ReadFile(filepath.Join(dump, "example_com_m_k.ptx.ir"))
+	text, err = os.ReadFile(filepath.Join(dump, "example_com_m_k.ir"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(text), "kernel Scale(a f32, x []f32)\n") || !strings.Contains(string(text), "task Scale_0 parallel") {
+	if !strings.Contains(string(text), "\nkernel Scale(a f32, x []f32)\n") || !strings.Contains(string(text), "task Scale_0 parallel") {
 		t.Errorf("unexpected IR:\n%s", text)
+	}
+	// The backends' IR is the IR image's: one file holds it.
+	if names, _ := filepath.Glob(filepath.Join(dump, "*")); len(names) != 3 {
+		t.Errorf("dump files %v, want the PTX, the HIP and the IR", names)
 	}
 	text, err = os.ReadFile(filepath.Join(dump, "example_com_m_k.hip"))
 	if err != nil || !strings.Contains(string(text), `extern "C" __global__ void Scale_0(float p0, char *p1, i64 p2)`) {
@@ -234,10 +251,13 @@ func TestHIPArch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`, `const qdHSACO_gfx90a = "\x7fELF`} {
+	for _, want := range []string{`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`, "//go:embed qd_gen.gfx90a.hsaco\nvar qdHSACO_gfx90a string"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the generated file lacks %s", want)
 		}
+	}
+	if code, err := os.ReadFile(filepath.Join(dir, "k", "qd_gen.gfx90a.hsaco")); err != nil || !strings.HasPrefix(string(code), "\x7fELF") {
+		t.Errorf("the code object file: %v", err)
 	}
 	if out, err := run(t, dir, "-check", "-hip-arch", "gfx90a"); err != nil {
 		t.Errorf("-check with the same targets: %v\n%s", err, out)

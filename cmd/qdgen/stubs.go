@@ -19,8 +19,9 @@ import (
 // as far as the source tells: enough for its skeleton and its names. The
 // file carries the binaries (their kinds and architectures) beside the
 // backends' images.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string, binaries []rt.Image) *gostub.Package {
-	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
+func (g *generator) stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gostub.Package {
+	output := g.output
+	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name, Output: output}
 	if p.Types != nil {
 		for _, name := range p.Types.Scope().Names() {
 			if !inFile(p, p.Types.Scope().Lookup(name).Pos(), output) {
@@ -36,26 +37,26 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string, bina
 			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos()), Doc: d.Doc.Text()})
 		}
 	}
-	for _, b := range emit.Backends {
+	for _, b := range g.backends {
 		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
 	}
-	sp.Images = append(sp.Images, binaries...)
+	sp.Images = append(sp.Images, g.binaryImages()...)
 	return sp
 }
 
-// compile compiles the kernels with every backend and returns the
-// generated file that carries the images; binaries, if not nil, makes
-// binary code of a backend's image: cubins of the PTX, AMD code objects
-// of the HIP source.
-func compile(stubs *gostub.Package, kernels []*ir.Kernel, binaries func(rt.Image) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
-	outs, err := emit.CompileAll(emit.Backends, kernels)
+// compile compiles the kernels with the chosen backends and returns the
+// package's generated files: an image file of each backend's image and of
+// each binary made of it (-cubin, -hip-arch), then the Go file that embeds
+// them.
+func (g *generator) compile(stubs *gostub.Package, kernels []*ir.Kernel) ([]genFile, []*emit.Output, error) {
+	outs, err := emit.CompileAll(g.backends, kernels)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := addOutputs(stubs, outs); err != nil {
 		return nil, nil, err
 	}
-	if binaries != nil {
+	if binaries := g.binaries(); binaries != nil {
 		for _, out := range outs {
 			images, err := binaries(out.Image)
 			if err != nil {
@@ -65,7 +66,14 @@ func compile(stubs *gostub.Package, kernels []*ir.Kernel, binaries func(rt.Image
 		}
 	}
 	src, err := gostub.File(stubs)
-	return src, outs, err
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []genFile
+	for _, img := range stubs.Images {
+		files = append(files, genFile{gostub.ImageFile(g.output, img), []byte(img.Data)})
+	}
+	return append(files, genFile{g.output, src}), outs, nil
 }
 
 // addOutputs completes sp with what the backends compiled: the images,

@@ -1,15 +1,17 @@
-// Command qdvet reports misuse of qd in //qd:kernel functions: everything
-// that cannot run on a GPU, with its position and what to do instead.
+// Command qdvet is go vet with qd's checks added: go vet's own analyzers,
+// the misuse of qd in //qd:kernel functions (everything that cannot run on
+// a GPU, with its position and what to do instead), and generated files
+// that are not current for their package's sources.
 //
-// Run it alone, or as a vet tool:
+// Run it alone, or as go vet's tool, which then loses none of its own
+// checks:
 //
 //	qdvet ./...
-//	go vet -vettool=$(which qdvet) ./...
+//	go vet -vettool=$(go tool -n qdvet) ./...
 package main
 
 import (
-	"github.com/qdgo/qd/analyzer"
-	"golang.org/x/tools/go/analysis/singlechecker"
+	"golang.org/x/tools/go/analysis/multichecker"
 )
 
-func main() { singlechecker.Main(analyzer.Analyzer) }
+func main() { multichecker.Main(analyzers()...) }

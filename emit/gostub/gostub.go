@@ -39,6 +39,19 @@ type Package struct {
 	// Declared lists the package-level names the package declares outside
 	// the generated file, which the file's own names keep apart from.
 	Declared []string
+	// Inputs is a comment line that records what the file was made from
+	// (genhash.Line), written under the header of the generated file.
+	Inputs string
+	// Output is the name of the generated Go file, which the image files
+	// are named after; qd_gen.go when empty.
+	Output string
+}
+
+func (p *Package) output() string {
+	if p.Output == "" {
+		return "qd_gen.go"
+	}
+	return p.Output
 }
 
 // Kernel is one kernel of a package.
@@ -78,15 +91,25 @@ func Names(p *Package) []string {
 func render(p *Package, form form) ([]byte, error) {
 	f := jen.NewFilePathName(p.Path, p.Name)
 	f.HeaderComment(Header[len("// "):])
+	if form == full && p.Inputs != "" {
+		f.HeaderComment(p.Inputs)
+	}
 	f.HeaderComment("//go:build !" + BuildTag)
 	if n := fileNames(p); n.rt == "rt" {
 		f.ImportName(rtPath, "rt")
 	} else {
 		f.ImportAlias(rtPath, n.rt) // the package declares rt itself
 	}
+	if form == full && len(p.Images) > 0 {
+		f.Anon("embed")
+	}
 	for _, d := range surface(p) {
 		for _, line := range d.doc {
 			f.Comment(line)
+		}
+		if form == full && d.directive != "" {
+			f.Comment("//")
+			f.Comment(d.directive)
 		}
 		f.Add(d.head.Add(d.rest(form)))
 	}

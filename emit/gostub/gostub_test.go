@@ -141,17 +141,39 @@ func TestSurface(t *testing.T) {
 	}
 }
 
-// TestBinaryImage checks that an image Go cannot hold in a raw string
-// literal is written as an interpreted one.
-func TestBinaryImage(t *testing.T) {
+// TestImageFiles checks that the generated file embeds each image from
+// the file named after it, and that the skeleton, written while those
+// files may be missing, embeds nothing.
+func TestImageFiles(t *testing.T) {
 	p := testPackage(t)
-	p.Images[0].Data = "\x7fELF\x00\r`\xff"
+	p.Output = "kernels_gen.go"
 	file, err := File(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(file, []byte(`const qdPTX = "\x7fELF\x00\r`+"`"+`\xff"`)) {
-		t.Errorf("binary image:\n%s", file)
+	for _, want := range []string{"import (\n\t_ \"embed\"", "//\n//go:embed kernels_gen.ptx\nvar qdPTX string\n"} {
+		if !bytes.Contains(file, []byte(want)) {
+			t.Errorf("missing %q in\n%s", want, file)
+		}
+	}
+	skel, err := Skeleton(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(skel, []byte("embed")) {
+		t.Errorf("the skeleton embeds:\n%s", skel)
+	}
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"qd_gen.ptx", true}, {"qd_gen.hip", true}, {"qd_gen.ir", true}, {"qd_gen.sm_80.cubin", true},
+		{"qd_gen.gfx90a.hsaco", true}, {"qd_gen.go", false}, {"qd_gen.cubin", false}, {"qd_gen.x.ptx", false},
+		{"other.ptx", false}, {"qd_gen.a.b.cubin", false},
+	} {
+		if got := IsImageFile("qd_gen.go", c.name); got != c.want {
+			t.Errorf("IsImageFile(%s) = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 
@@ -167,7 +189,7 @@ func TestDocComment(t *testing.T) {
 	}
 }
 
-// TestTargetImages checks that AMD code objects each get a constant named
+// TestTargetImages checks that AMD code objects each get a variable named
 // after their target, feature flags included, and carry the target.
 func TestTargetImages(t *testing.T) {
 	p := testPackage(t)
@@ -181,8 +203,8 @@ func TestTargetImages(t *testing.T) {
 	for _, want := range []string{
 		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`,
 		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx942_sramecc_on_xnack_off, Arch: "gfx942:sramecc+:xnack-"}`,
-		"// qdHSACO_gfx942_sramecc_on_xnack_off is the HSACO for gfx942:sramecc+:xnack- of this package's kernels.",
-		`const qdHSACO_gfx90a = "\x7fELF\x00a"`,
+		"// qdHSACO_gfx942_sramecc_on_xnack_off is the HSACO for gfx942:sramecc+:xnack- of this package's kernels, from qd_gen.gfx942_sramecc_on_xnack_off.hsaco.",
+		"//go:embed qd_gen.gfx90a.hsaco\nvar qdHSACO_gfx90a string",
 	} {
 		if !bytes.Contains(file, []byte(want)) {
 			t.Errorf("missing %s in\n%s", want, file)

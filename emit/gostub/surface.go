@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/qdgo/qd/internal/ptxsum"
@@ -31,6 +30,9 @@ type decl struct {
 	body func() jen.Code
 	// standIn is what follows head in the skeleton.
 	standIn jen.Code
+	// directive follows the doc comment in the generated file only: the
+	// skeleton stands in while the files it names may be missing.
+	directive string
 }
 
 func (d *decl) rest(f form) jen.Code {
@@ -99,12 +101,14 @@ func surface(p *Package) []decl {
 		if img.Arch != "" {
 			what += " for " + img.Arch
 		}
+		file := ImageFile(p.output(), img)
 		decls = append(decls, decl{
-			name:    imageConst(img),
-			doc:     []string{fmt.Sprintf("%s is the %s of this package's kernels.", imageConst(img), what)},
-			head:    jen.Const().Id(imageConst(img)),
-			body:    func() jen.Code { return jen.Op("=").Add(stringCode(img.Data)) },
-			standIn: jen.Op("=").Lit(""),
+			name:      imageConst(img),
+			doc:       []string{fmt.Sprintf("%s is the %s of this package's kernels, from %s.", imageConst(img), what, file)},
+			directive: "//go:embed " + file,
+			head:      jen.Var().Id(imageConst(img)),
+			body:      func() jen.Code { return jen.String() },
+			standIn:   jen.String(),
 		})
 	}
 	return decls
@@ -113,7 +117,7 @@ func surface(p *Package) []decl {
 // standInBody is the body of every function in the skeleton.
 var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
 
-// imageConst names the constant that holds an image: qd, its kind, and
+// imageConst names the variable that holds an image: qd, its kind, and
 // for binary code its architecture, as in qdCubin_sm_80, or
 // qdHSACO_gfx942_sramecc_on_xnack_off for "gfx942:sramecc+:xnack-".
 func imageConst(img rt.Image) string {
@@ -172,15 +176,6 @@ func loadBody(n names) jen.Code {
 			jen.Id(n.mod): jen.Id("mod"),
 		}), jen.Nil()),
 	)
-}
-
-// stringCode writes s as a raw string literal where Go keeps it as it is,
-// and as an interpreted one otherwise (binary images).
-func stringCode(s string) jen.Code {
-	if utf8.ValidString(s) && !strings.ContainsAny(s, "`\r\x00\ufeff") {
-		return jen.Id("`" + s + "`")
-	}
-	return jen.Lit(s)
 }
 
 // declaredAt is the file and line the stub's comment names.
