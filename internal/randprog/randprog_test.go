@@ -19,9 +19,10 @@ var long = flag.Bool("long", false, "run 10,000 random programs (as many as the 
 // a diagnostic without a position, and every accepted kernel must compute
 // what Go computes. Rejections with positioned diagnostics are counted.
 //
-// By default it runs 100 programs. -long (or QD_LONG=1) runs 10,000, in
-// chunks of 1,000, starting no chunk that the test's deadline leaves no
-// time for; all of them need about an hour on two cores:
+// By default it runs 100 programs (about 30 s of CPU time). -long (or
+// QD_LONG=1) runs 10,000, in chunks of 1,000, starting no chunk that the
+// test's deadline leaves no time for; all of them need about 50 minutes of
+// CPU time, so give no deadline:
 //
 //	go test ./internal/randprog/ -long -timeout 0 -v
 //
