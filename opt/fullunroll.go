@@ -1,6 +1,9 @@
 package opt
 
-import "github.com/qdgo/qd/ir"
+import (
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
+)
 
 // Loops with a constant trip count at most this are unrolled fully when
 // the copies stay under fullUnrollMaxInstrs instructions.
@@ -19,13 +22,12 @@ const (
 func FullyUnrollLoops(t *ir.Task) {
 	for range 4 {
 		changed := false
-		dom := t.Dominators()
 		for _, lp := range innermostLoops(t) {
-			c, ok := countedLoop(t, lp, dom)
+			c, ok := countedLoop(analysis.New(t), lp)
 			if !ok || !c.bound.Imm || lp.usesThreadCount(t) {
 				continue
 			}
-			init, ok := initialValue(t, lp, c.index)
+			init, ok := c.start()
 			if !ok {
 				continue
 			}
@@ -48,42 +50,6 @@ func FullyUnrollLoops(t *ir.Task) {
 		PropagateConstants(t)
 		SimplifyCFG(t)
 	}
-}
-
-// initialValue finds the constant the loop's index holds on entry: the
-// last assignment to it in the loop's only predecessor outside it, or in
-// the blocks leading to that one without a choice of path.
-func initialValue(t *ir.Task, lp *irLoop, index ir.Reg) (uint64, bool) {
-	entry := -1
-	for _, p := range t.Preds()[lp.header] {
-		if !lp.has(p) {
-			if entry >= 0 {
-				return 0, false
-			}
-			entry = p
-		}
-	}
-	if entry < 0 {
-		return 0, false
-	}
-	// Up a chain of blocks with one predecessor each, such as a preheader.
-	preds := t.Preds()
-	for range 8 {
-		instrs := t.Blocks[entry].Instrs
-		for i := len(instrs) - 1; i >= 0; i-- {
-			if x := instrs[i]; x.Dst == index {
-				if x.Op == ir.OpMove && x.Args[0].Imm {
-					return x.Args[0].Bits, true
-				}
-				return 0, false
-			}
-		}
-		if len(preds[entry]) != 1 || lp.has(preds[entry][0]) {
-			return 0, false
-		}
-		entry = preds[entry][0]
-	}
-	return 0, false
 }
 
 // tripCount is how many times i < bound holds for i = init, init+1, ...;

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // NarrowCounters counts a 64-bit loop index in 32 bits where its range
@@ -16,13 +17,12 @@ import (
 // nothing does (strength reduction has turned its element addresses into
 // stepping pointers), it is removed as dead code.
 func NarrowCounters(t *ir.Task) {
-	dom := t.Dominators()
 	for _, lp := range t.Loops() {
-		narrowLoop(t, &irLoop{Loop: lp, header: lp.Header, blocks: lp.Blocks()}, dom)
+		narrowLoop(t, &irLoop{Loop: lp, header: lp.Header, blocks: lp.Blocks()})
 	}
 }
 
-func narrowLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) {
+func narrowLoop(t *ir.Task, lp *irLoop) {
 	head := t.Blocks[lp.header]
 	if head.Term.Kind != ir.Branch || head.Term.Cond.Imm || lp.has(head.Term.Succs[1]) || len(lp.Latches) != 1 {
 		return
@@ -38,28 +38,22 @@ func narrowLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) {
 		return
 	}
 	k := test.Args[0].Reg
-	c, ok := countedLoop(t, lp, dom)
+	an := analysis.New(t)
+	c, ok := countedLoop(an, lp)
 	if !ok || c.index != k || c.slack != 0 {
 		return
 	}
-	start, ok := initialValue(t, lp, k)
-	if !ok || int64(start) < math.MinInt32 || int64(start) > math.MaxInt32 {
+	start, ok := c.start()
+	entries := an.Entries(an.LoopAt(lp.header))
+	if !ok || int64(start) < math.MinInt32 || int64(start) > math.MaxInt32 || len(entries) != 1 {
 		return
 	}
-	// The increment: k = move s, s = add k, 1, in the latch (countedLoop
-	// found it there, assigned once in the loop).
+	// The increment: k = move s, s = add k, 1, in the latch, where
+	// countedLoop found it.
 	latch := t.Blocks[lp.Latches[0]]
-	at := -1
-	for i, x := range latch.Instrs {
-		if x.Dst == k && x.Op == ir.OpMove {
-			at = i
-		}
-	}
-	if at < 0 {
-		return
-	}
+	at := c.iv.Update.At
 	k32, next := t.NewReg(ir.Int32), t.NewReg(ir.Int32)
-	entry := t.Blocks[entryBlock(t, lp)]
+	entry := t.Blocks[entries[0]]
 	entry.Instrs = append(entry.Instrs, ir.Instr{Op: ir.OpMove, Type: ir.Int32, Dst: k32, Args: []ir.Arg{ir.Imm(ir.Int32, start)}})
 	*test = ir.Instr{Op: ir.OpLt, Type: ir.Int32, Dst: test.Dst, Args: []ir.Arg{ir.R(k32), ir.Imm(ir.Int32, test.Args[1].Bits)}, Pos: test.Pos}
 	step := []ir.Instr{
@@ -68,15 +62,4 @@ func narrowLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) {
 		{Op: ir.OpConvert, Type: ir.Int64, From: ir.Int32, Dst: k, Args: []ir.Arg{ir.R(k32)}, Pos: latch.Instrs[at].Pos},
 	}
 	latch.Instrs = append(latch.Instrs[:at], append(step, latch.Instrs[at+1:]...)...)
-}
-
-// entryBlock is the loop's only predecessor outside it, which
-// initialValue found.
-func entryBlock(t *ir.Task, lp *irLoop) int {
-	for _, p := range t.Preds()[lp.header] {
-		if !lp.has(p) {
-			return p
-		}
-	}
-	return -1
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // Loops at most this big are unrolled, unrollFactor times.
@@ -29,13 +30,14 @@ const (
 // alone: its iterations are whole loop bodies already.
 func UnrollLoops(t *ir.Task) {
 	loops := innermostLoops(t)
-	dom := t.Dominators()
+	var an *analysis.Analysis
 	for _, lp := range loops {
 		size := lp.size(t)
 		if size > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) || lp.checks(t) {
 			continue
 		}
-		if c, ok := countedLoop(t, lp, dom); ok {
+		an = analysis.New(t) // the last loop's unrolling changed the task
+		if c, ok := countedLoop(an, lp); ok {
 			factor := unrollFactor
 			if size <= smallBodyInstrs {
 				factor = smallBodyFactor
@@ -162,74 +164,41 @@ type counted struct {
 	bound ir.Arg
 	tests map[int]bool // blocks whose branch is an index test
 	slack int64        // 1 if a test compares i+1, else 0
+	iv    *analysis.IndVar
 }
 
-// countedLoop recognizes a counted loop in the IR: the index register is
-// assigned once in the loop, on the back edge, from i+1 computed once in
-// the loop; each index test is "x < bound" with x either i or that i+1,
-// computed before the test; the bound is not assigned in the loop. Other
+// countedLoop reads a counted loop from the analysis: an induction
+// variable of step 1 that the loop's only latch, ending in a jump,
+// assigns from i+1 computed in the loop ("t = add i, 1; i = move t"),
+// and its index tests "x < bound" (or "x <= c" for a constant c) with x
+// either i or that i+1, which stay in the loop when they hold. Other
 // exits (break) may exist and are kept.
-func countedLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) (counted, bool) {
+func countedLoop(an *analysis.Analysis, lp *irLoop) (counted, bool) {
 	var c counted
-	defs := map[ir.Reg][]struct {
-		block, at int
-	}{}
-	for _, b := range lp.blocks {
-		for j, in := range t.Blocks[b].Instrs {
-			for _, d := range in.Defs() {
-				defs[d] = append(defs[d], struct{ block, at int }{b, j})
-			}
-		}
-	}
-	instr := func(r ir.Reg) (*ir.Instr, int, int, bool) {
-		d := defs[r]
-		if len(d) != 1 {
-			return nil, 0, 0, false
-		}
-		return &t.Blocks[d[0].block].Instrs[d[0].at], d[0].block, d[0].at, true
-	}
-	// The back edge and the index it advances.
-	var latch = -1
-	for _, b := range lp.blocks {
-		for _, s := range t.Blocks[b].Term.Successors() {
-			if s == lp.header {
-				if latch >= 0 {
-					return c, false
-				}
-				latch = b
-			}
-		}
-	}
-	if latch < 0 || t.Blocks[latch].Term.Kind != ir.Jump {
+	l := an.LoopAt(lp.header)
+	if l == nil || len(l.Latches) != 1 || an.Task.Blocks[l.Latches[0]].Term.Kind != ir.Jump {
 		return c, false
 	}
-	var next ir.Reg = ir.NoReg
-	nextBlock, nextAt := -1, -1
-	for _, in := range t.Blocks[latch].Instrs {
-		if in.Op != ir.OpMove || in.Args[0].Imm || !in.Type.IsInteger() {
+	latch := l.Latches[0]
+	for _, iv := range l.IndVars {
+		step, ok := iv.Step.IsConst()
+		if !ok || step != 1 || iv.Update.Block != latch || iv.Sum == iv.Update {
 			continue
 		}
-		add, b, at, ok := instr(in.Args[0].Reg)
-		if !ok || add.Op != ir.OpAdd || add.Type != in.Type || len(defs[in.Dst]) != 1 {
-			continue
-		}
-		if add.Args[0] == ir.R(in.Dst) && add.Args[1] == ir.Imm(in.Type, 1) || add.Args[1] == ir.R(in.Dst) && add.Args[0] == ir.Imm(in.Type, 1) {
-			c.index, c.typ, next, nextBlock, nextAt = in.Dst, in.Type, add.Dst, b, at
-			break
+		if c.iv == nil || iv.Update.At < c.iv.Update.At {
+			c.iv = iv
 		}
 	}
-	if next == ir.NoReg {
+	if c.iv == nil {
 		return c, false
 	}
-	// The index tests.
+	c.index, c.typ = c.iv.Reg, c.iv.Type
+	next := an.Instr(c.iv.Sum).Dst
 	c.tests = map[int]bool{}
-	for _, b := range lp.blocks {
-		term := t.Blocks[b].Term
-		if term.Kind != ir.Branch || lp.has(term.Succs[1]) || !lp.has(term.Succs[0]) || term.Cond.Imm {
-			continue
-		}
-		cmp, cb, cat, ok := instr(term.Cond.Reg)
-		if !ok || cmp.Type != c.typ || cmp.Args[0].Imm {
+	for _, test := range c.iv.Tests {
+		term := an.Task.Blocks[test.Block].Term
+		cmp := an.Instr(test.Compare)
+		if !l.Has(term.Succs[0]) || cmp.Type != c.typ || cmp.Args[0] != ir.R(c.index) && cmp.Args[0] != ir.R(next) {
 			continue
 		}
 		bound := cmp.Args[1]
@@ -240,23 +209,25 @@ func countedLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) (counted, bool) {
 		default:
 			continue
 		}
-		if !bound.Imm && len(defs[bound.Reg]) > 0 {
-			continue // the bound changes in the loop
-		}
-		switch x := cmp.Args[0].Reg; {
-		case x == c.index:
-		case x == next && (nextBlock == cb && nextAt < cat || nextBlock != cb && dom[cb].Has(nextBlock)):
+		if cmp.Args[0] == ir.R(next) {
 			c.slack = 1
-		default:
-			continue
 		}
 		if len(c.tests) > 0 && bound != c.bound {
 			return c, false
 		}
 		c.bound = bound
-		c.tests[b] = true
+		c.tests[test.Block] = true
 	}
 	return c, len(c.tests) > 0
+}
+
+// start returns the constant the counter holds on entry to the loop.
+func (c *counted) start() (uint64, bool) {
+	if !c.iv.StartKnown {
+		return 0, false
+	}
+	v, ok := c.iv.Start.IsConst()
+	return uint64(v), ok
 }
 
 // unrollCounted unrolls a counted loop factor times with one guard per
