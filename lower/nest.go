@@ -180,36 +180,52 @@ func (l *lowerer) effectFree(v ssa.Value) bool {
 
 // buildNestOrLoop builds the task of a loop nest as one parallel loop,
 // unless iterations of an inner level would touch the same elements: that
-// level's loop then runs serially inside each iteration of the outer one,
-// as it does in Go.
+// level's loop then runs serially inside each iteration of the levels
+// outside it, which still share one index space, as it does in Go. The
+// k loop of c[i*n+j] += a[i*n+k]*b[k*n+j] runs serially in each (i, j).
+// A nest with reductions keeps only its outer level parallel.
 func (l *lowerer) buildNestOrLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	serial := l.taskSerial
-	t := l.buildNest(fn, pl)
-	l.assignSpaces(t)
-	if l.cfg.SkipDependenceCheck || len(l.diags) > 0 || !l.innerConflicts(t) {
-		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
-		return t
+	for {
+		t := l.buildNest(fn, pl)
+		l.assignSpaces(t)
+		level := 0
+		if !l.cfg.SkipDependenceCheck && len(l.diags) == 0 {
+			level = l.firstConflict(t)
+		}
+		if level == 0 {
+			l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
+			return t
+		}
+		l.note(pl.inner[level-1].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
+		delete(l.loopIndexes, t)
+		delete(l.nestIndexes, t)
+		l.taskSerial = serial
+		if len(pl.reductions) > 0 {
+			level = 1
+		}
+		pl.inner = pl.inner[:level-1]
+		if len(pl.inner) == 0 {
+			return l.buildLoop(fn, pl)
+		}
 	}
-	l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
-	delete(l.loopIndexes, t)
-	delete(l.nestIndexes, t)
-	pl.inner = nil
-	l.taskSerial = serial
-	return l.buildLoop(fn, pl)
 }
 
-// innerConflicts reports whether the dependence check finds iterations of
-// an inner level of the nest task t that conflict, without reporting them.
-func (l *lowerer) innerConflicts(t *ir.Task) bool {
+// firstConflict returns the outermost inner level of the nest task t
+// (1 for the loop inside the top-level one) whose iterations the
+// dependence check finds to conflict, without reporting them; 0 if none.
+func (l *lowerer) firstConflict(t *ir.Task) int {
 	savedDiags, savedSeen := l.diags, l.seen
-	l.diags, l.seen = nil, nil
-	for _, lp := range l.nestIndexes[t][1:] {
+	defer func() { l.diags, l.seen = savedDiags, savedSeen }()
+	for k, lp := range l.nestIndexes[t][1:] {
+		l.diags, l.seen = nil, nil
 		ix := newIndexer(l.k, t, lp)
 		l.checkLoop(ix, ix.accesses())
+		if len(l.diags) > 0 {
+			return k + 1
+		}
 	}
-	found := len(l.diags) > 0
-	l.diags, l.seen = savedDiags, savedSeen
-	return found
+	return 0
 }
 
 // buildNest builds the parallel task of a loop nest: the levels' indices

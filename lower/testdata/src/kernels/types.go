@@ -83,6 +83,21 @@ func NestSum(pix []float32, w, h int, out []float32) {
 	out[0] = sum
 }
 
+// MatAcc sums a matrix product in its output: the k loop writes the same
+// element in each of its iterations, so it runs serially in each (i, j),
+// and i and j still run as one parallel loop.
+//
+//qd:kernel
+func MatAcc(c, a, b []float32, n int) {
+	for i := range n {
+		for j := range n {
+			for k := range n {
+				c[i*n+j] += a[i*n+k] * b[k*n+j]
+			}
+		}
+	}
+}
+
 // Lookup indexes a local array and a table by variables: an index is
 // checked against the array's length unless a loop's test, a remainder or
 // a mask keeps it in range.
