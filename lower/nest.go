@@ -316,12 +316,29 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		step = ir.R(qs)
 	}
 	tb.jump(head)
-	more := tb.op(ir.OpLt, u, ir.R(idx[0]), counts[0])
-	head.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{index.Index, exit.Index}}
+	// The head tests every level's offset against its count, which only
+	// the outer one can fail: the tests that the inner ones pass tell the
+	// range analysis (ir/analysis) that each offset is in [0, count), and
+	// with that each index in its level's range, which decides the checks
+	// of the nest before it (opt.HoistChecks). Each test reads a copy of
+	// the offset that the iteration does not change.
+	tb.cur = head
+	at := make([]ir.Reg, len(levels))
+	for k := range levels {
+		at[k] = tb.op(ir.OpMove, u, ir.R(idx[k]))
+	}
+	for k := len(levels) - 1; k >= 0; k-- {
+		more := tb.op(ir.OpLt, u, ir.R(at[k]), counts[k])
+		next := index
+		if k > 0 {
+			next = t.NewBlock("head")
+		}
+		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{next.Index, exit.Index}}
+		tb.cur = next
+	}
 
-	tb.cur = index
 	for k, lv := range levels {
-		v := tb.op(ir.OpAdd, u, firsts[k], ir.R(idx[k]))
+		v := tb.op(ir.OpAdd, u, firsts[k], ir.R(at[k]))
 		tb.convertInto(f.regsFor(lv.phi)[0], ir.R(v), u)
 	}
 	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}

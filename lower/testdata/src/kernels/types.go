@@ -98,6 +98,19 @@ func MatAcc(c, a, b []float32, n int) {
 	}
 }
 
+// NestStencil is a 5-point stencil over the interior of a w×h grid as a
+// loop nest: the head of the nest tests each level's offset, which bounds
+// y and x for the checks (opt.HoistChecks).
+//
+//qd:kernel
+func NestStencil(out, in []float32, w, h int) {
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			out[y*w+x] = in[y*w+x-1] + in[y*w+x+1] + in[(y-1)*w+x] + in[(y+1)*w+x]
+		}
+	}
+}
+
 // Lookup indexes a local array and a table by variables: an index is
 // checked against the array's length unless a loop's test, a remainder or
 // a mask keeps it in range.
