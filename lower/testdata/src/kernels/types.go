@@ -111,6 +111,20 @@ func NestStencil(out, in []float32, w, h int) {
 	}
 }
 
+// TriRows sums the first i+1 elements of row i: the loop's test is k <= i,
+// which decides its checks before it as k < i+1 would (opt.HoistChecks).
+//
+//qd:kernel
+func TriRows(out, a []float32, n int) {
+	for i := range n {
+		var sum float32
+		for k := 0; k <= i; k++ {
+			sum += a[i*n+k]
+		}
+		out[i] = sum
+	}
+}
+
 // Lookup indexes a local array and a table by variables: an index is
 // checked against the array's length unless a loop's test, a remainder or
 // a mask keeps it in range.
