@@ -13,10 +13,21 @@ type span struct{ lo, hi *expr }
 // under which the bounds hold: that what is added or multiplied is not
 // negative and that the bounds do not overflow.
 func (lv *loopValues) spanOf(v *expr, need *[]*expr) span {
-	if s := lv.structuralSpan(v, need); s.lo != nil && s.hi != nil {
+	s := lv.structuralSpan(v, need)
+	if s.lo != nil && s.hi != nil {
 		return s
 	}
-	return lv.analysed(v)
+	// What the structure leaves unknown, ranges may bound: a max(e, 0)
+	// keeps its lower bound 0 either way.
+	if a := lv.analysed(v); a.lo != nil {
+		if s.lo == nil {
+			s.lo = a.lo
+		}
+		if s.hi == nil {
+			s.hi = a.hi
+		}
+	}
+	return s
 }
 
 // structuralSpan bounds v through its operation and its operands' spans.
