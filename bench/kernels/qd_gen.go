@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "8633e77487fecbe1fc0b4d64eeebc77e400f4268cb01706acc0b8c36a18af1d4"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "32f543b05fd6ebf153f9c9b0931399fa69434348fff7141fdd9b98c6c7a5946a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "053750c9c3cba2330c2a66e12d9f7f5a60b0b899c3d3d27152955c6d9020d226"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "4702924bae70c0bbd1ade0f6dd7168f929a2ff79308ece608c92abab982fb106"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -11229,31 +11229,31 @@ $Lexit:
 	.param .u64 Shade2D_0_param_6
 )
 {
-	.reg .pred %p<57>;
+	.reg .pred %p<106>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<60>;
+	.reg .b32 %r<109>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<55>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<37>;
+	.reg .f32 %f<66>;
 
 $L_0:
 	ld.param.s64 %rd0, [Shade2D_0_param_5];
 	ld.param.s64 %rd4, [Shade2D_0_param_4];
-	ld.param.u64 %rd29, [Shade2D_0_param_2];
-	cvta.to.global.u64 %rd29, %rd29;
-	ld.param.u64 %rd30, [Shade2D_0_param_3];
-	ld.param.u64 %rd38, [Shade2D_0_param_0];
-	cvta.to.global.u64 %rd38, %rd38;
-	ld.param.u64 %rd39, [Shade2D_0_param_1];
+	ld.param.u64 %rd32, [Shade2D_0_param_2];
+	cvta.to.global.u64 %rd32, %rd32;
+	ld.param.u64 %rd33, [Shade2D_0_param_3];
+	ld.param.u64 %rd41, [Shade2D_0_param_0];
+	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Shade2D_0_param_1];
 $L_1:
 	setp.gt.s64 %p1, %rd0, 0;
-	@!%p1 bra $L_16;
+	@!%p1 bra $L_25;
 $L_2:
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd3, %rd2;
 	setp.gt.s64 %p5, %rd4, 0;
-	@!%p5 bra $L_16;
+	@!%p5 bra $L_25;
 $L_3:
 	mov.b64 %rd6, %rd4;
 	mov.b64 %rd7, %rd6;
@@ -11268,93 +11268,178 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd10, %rt3, %rt4;
 	mov.b64 %rd11, %rd10;
-	or.b64 %rd45, %rd9, %rd7;
-	shr.u64 %rd46, %rd45, 32;
-	cvt.u32.u64 %r47, %rd46;
-	setp.eq.u32 %p48, %r47, 0;
-	@!%p48 bra $L_18;
+	or.b64 %rd94, %rd9, %rd7;
+	shr.u64 %rd95, %rd94, 32;
+	cvt.u32.u64 %r96, %rd95;
+	setp.eq.u32 %p97, %r96, 0;
+	@!%p97 bra $L_37;
 $L_4:
-	cvt.u32.u64 %r49, %rd9;
-	cvt.u32.u64 %r50, %rd7;
-	div.u32 %r51, %r49, %r50;
-	cvt.u64.u32 %rd44, %r51;
+	cvt.u32.u64 %r98, %rd9;
+	cvt.u32.u64 %r99, %rd7;
+	div.u32 %r100, %r98, %r99;
+	cvt.u64.u32 %rd93, %r100;
 $L_5:
-	mov.b64 %rd13, %rd44;
+	mov.b64 %rd13, %rd93;
 	mul.lo.u64 %rd14, %rd13, %rd7;
 	sub.u64 %rd12, %rd9, %rd14;
-	or.b64 %rd53, %rd11, %rd7;
-	shr.u64 %rd54, %rd53, 32;
-	cvt.u32.u64 %r55, %rd54;
-	setp.eq.u32 %p56, %r55, 0;
-	@!%p56 bra $L_17;
+	or.b64 %rd102, %rd11, %rd7;
+	shr.u64 %rd103, %rd102, 32;
+	cvt.u32.u64 %r104, %rd103;
+	setp.eq.u32 %p105, %r104, 0;
+	@!%p105 bra $L_36;
 $L_6:
-	cvt.u32.u64 %r57, %rd11;
-	cvt.u32.u64 %r58, %rd7;
-	div.u32 %r59, %r57, %r58;
-	cvt.u64.u32 %rd52, %r59;
+	cvt.u32.u64 %r106, %rd11;
+	cvt.u32.u64 %r107, %rd7;
+	div.u32 %r108, %r106, %r107;
+	cvt.u64.u32 %rd101, %r108;
 $L_7:
-	mov.b64 %rd15, %rd52;
+	mov.b64 %rd15, %rd101;
 	mul.lo.u64 %rd16, %rd15, %rd7;
 	sub.u64 %rd17, %rd11, %rd16;
 	mov.b64 %rd18, %rd13;
-	mov.pred %p25, %p5;
+	mov.b64 %rd69, %rd33;
+	setp.ge.s64 %p70, %rd4, 0;
+	ld.param.s64 %rd72, [Shade2D_0_param_5];
+	add.s64 %rd73, %rd72, -1;
+	mul.lo.s64 %rd74, %rd73, %rd4;
+	setp.ge.s64 %p75, %rd74, 0;
+	mov.b64 %rd76, %rd73;
+	mov.b64 %rd77, %rd6;
+	mul.hi.u64 %rd78, %rd76, %rd77;
+	setp.eq.u64 %p79, %rd78, 0;
+	mov.pred %p81, 1;
+	ld.param.s64 %rd82, [Shade2D_0_param_4];
+	add.s64 %rd83, %rd82, -1;
+	add.s64 %rd84, %rd74, %rd83;
+	setp.ge.s64 %p85, %rd84, 0;
+	mov.pred %p88, 1;
+	mov.b64 %rd89, %rd84;
+	setp.lt.u64 %p90, %rd89, %rd69;
+	mov.b64 %rd91, %rd42;
+	setp.lt.u64 %p92, %rd89, %rd91;
+	@!%p70 bra $L_26;
 $L_8:
-	setp.lt.u64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_16;
+	@!%p75 bra $L_26;
 $L_9:
-	mov.b64 %rd20, %rd18;
-	mov.b64 %rd21, %rd20;
-	mov.b64 %rd22, %rd12;
-	mov.b64 %rd23, %rd22;
+	@!%p79 bra $L_26;
 $L_10:
-	@!%p25 bra $L_15;
+	@!%p81 bra $L_26;
 $L_11:
-	mul.lo.s64 %rd26, %rd21, %rd4;
-	add.s64 %rd27, %rd26, %rd23;
-	setp.ge.u64 %pt0, %rd27, %rd30;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd28, %rd27, 4, %rd29;
-	ld.global.f32 %f31, [%rd28];
-	mul.rn.f32 %f32, %f31, 0f3F000000;
-	mul.lo.s64 %rd33, %rd23, 3;
-	add.s64 %rd34, %rd33, %rd21;
-	cvt.rn.f32.s64 %f35, %rd34;
-	add.rn.f32 %f36, %f32, %f35;
-	setp.ge.u64 %pt1, %rd27, %rd39;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd37, %rd27, 4, %rd38;
-	st.global.f32 [%rd37], %f36;
+	@!%p85 bra $L_26;
 $L_12:
-	add.u64 %rd12, %rd12, %rd17;
-	setp.ge.u64 %p24, %rd12, %rd7;
-	@!%p24 bra $L_14;
+	@!%p88 bra $L_26;
 $L_13:
+	@!%p90 bra $L_26;
+$L_14:
+	@!%p92 bra $L_26;
+$L_15:
+	mov.pred %p28, %p5;
+$L_16:
+	mov.b64 %rd19, %rd18;
+	mov.b64 %rd20, %rd12;
+	setp.lt.u64 %p21, %rd20, %rd7;
+	@!%p21 bra $L_25;
+$L_17:
+	setp.lt.u64 %p22, %rd19, %rd3;
+	@!%p22 bra $L_25;
+$L_18:
+	mov.b64 %rd23, %rd19;
+	mov.b64 %rd24, %rd23;
+	mov.b64 %rd25, %rd20;
+	mov.b64 %rd26, %rd25;
+$L_19:
+	@!%p28 bra $L_24;
+$L_20:
+	mul.lo.s64 %rd29, %rd24, %rd4;
+	add.s64 %rd30, %rd29, %rd26;
+	mad.lo.s64 %rd31, %rd30, 4, %rd32;
+	ld.global.f32 %f34, [%rd31];
+	mul.rn.f32 %f35, %f34, 0f3F000000;
+	mul.lo.s64 %rd36, %rd26, 3;
+	add.s64 %rd37, %rd36, %rd24;
+	cvt.rn.f32.s64 %f38, %rd37;
+	add.rn.f32 %f39, %f35, %f38;
+	mad.lo.s64 %rd40, %rd30, 4, %rd41;
+	st.global.f32 [%rd40], %f39;
+$L_21:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p27, %rd12, %rd7;
+	@!%p27 bra $L_23;
+$L_22:
 	sub.u64 %rd12, %rd12, %rd7;
 	add.u64 %rd18, %rd18, 1;
-$L_14:
+$L_23:
 	add.u64 %rd18, %rd18, %rd15;
-	bra.uni $L_8;
-$L_15:
-	add.s64 %rd42, %rd21, 1;
-	setp.lt.s64 %p43, %rd42, %rd0;
-	@%p43 bra $L_12;
-$L_16:
+	bra.uni $L_16;
+$L_24:
+	add.s64 %rd45, %rd24, 1;
+	setp.lt.s64 %p46, %rd45, %rd0;
+	@%p46 bra $L_21;
+$L_25:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd52, %rd11, %rd7;
+$L_26:
+	mov.pred %p56, %p5;
+$L_27:
+	mov.b64 %rd47, %rd18;
+	mov.b64 %rd48, %rd12;
+	setp.lt.u64 %p49, %rd48, %rd7;
+	@!%p49 bra $L_25;
+$L_28:
+	setp.lt.u64 %p50, %rd47, %rd3;
+	@!%p50 bra $L_25;
+$L_29:
+	mov.b64 %rd51, %rd47;
+	mov.b64 %rd52, %rd51;
+	mov.b64 %rd53, %rd48;
+	mov.b64 %rd54, %rd53;
+$L_30:
+	@!%p56 bra $L_35;
+$L_31:
+	mul.lo.s64 %rd57, %rd52, %rd4;
+	add.s64 %rd58, %rd57, %rd54;
+	setp.ge.u64 %pt0, %rd58, %rd33;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd59, %rd58, 4, %rd32;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f60, 0f3F000000;
+	mul.lo.s64 %rd62, %rd54, 3;
+	add.s64 %rd63, %rd62, %rd52;
+	cvt.rn.f32.s64 %f64, %rd63;
+	add.rn.f32 %f65, %f61, %f64;
+	setp.ge.u64 %pt1, %rd58, %rd42;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd66, %rd58, 4, %rd41;
+	st.global.f32 [%rd66], %f65;
+$L_32:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p55, %rd12, %rd7;
+	@!%p55 bra $L_34;
+$L_33:
+	sub.u64 %rd12, %rd12, %rd7;
+	add.u64 %rd18, %rd18, 1;
+$L_34:
+	add.u64 %rd18, %rd18, %rd15;
+	bra.uni $L_27;
+$L_35:
+	add.s64 %rd67, %rd52, 1;
+	setp.lt.s64 %p68, %rd67, %rd0;
+	@%p68 bra $L_32;
+	bra.uni $L_25;
+$L_36:
+	div.u64 %rd101, %rd11, %rd7;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd44, %rd9, %rd7;
+$L_37:
+	div.u64 %rd93, %rd9, %rd7;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd27;
-	mov.b64 %rdt2, %rd30;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd33;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd27;
-	mov.b64 %rdt2, %rd39;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd42;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Shade2D_0_param_6];
@@ -20064,105 +20149,181 @@ b13: // exit
 
 // Task 0 of kernel Shade2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r48 = 0;
-	bool r56 = 0;
-	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
-	i64 r30 = 0, r33 = 0, r34 = 0, r39 = 0, r40 = 0, r42 = 0;
-	u32 r47 = 0, r49 = 0, r50 = 0, r51 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r44 = 0, r46 = 0;
+	bool r49 = 0, r50 = 0, r55 = 0, r56 = 0, r68 = 0, r70 = 0, r71 = 0, r75 = 0;
+	bool r79 = 0, r81 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r97 = 0, r105 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
+	i64 r33 = 0, r36 = 0, r37 = 0, r42 = 0, r43 = 0, r45 = 0, r52 = 0, r54 = 0;
+	i64 r57 = 0, r58 = 0, r62 = 0, r63 = 0, r67 = 0, r72 = 0, r73 = 0, r74 = 0;
+	i64 r80 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
+	u32 r96 = 0, r98 = 0, r99 = 0, r100 = 0, r104 = 0, r106 = 0, r107 = 0, r108 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
-	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r44 = 0;
-	u64 r45 = 0, r46 = 0, r52 = 0, r53 = 0, r54 = 0;
-	float r31 = 0, r32 = 0, r35 = 0, r36 = 0;
-	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r47 = 0, r48 = 0, r51 = 0, r53 = 0, r69 = 0, r76 = 0, r77 = 0;
+	u64 r78 = 0, r87 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r95 = 0, r101 = 0;
+	u64 r102 = 0, r103 = 0;
+	float r34 = 0, r35 = 0, r38 = 0, r39 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0;
+	char *r31 = 0, *r32 = 0, *r40 = 0, *r41 = 0, *r59 = 0, *r66 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p5;
 	r4 = p4;
-	r29 = p2;
-	r30 = p3;
-	r38 = p0;
-	r39 = p1;
+	r32 = p2;
+	r33 = p3;
+	r41 = p0;
+	r42 = p1;
 	r1 = r0 > 0ll;
-	if (!r1) goto b16;
+	if (!r1) goto b25;
 	r2 = (u64)r0;
 	r3 = r2;
 	r5 = r4 > 0ll;
-	if (!r5) goto b16;
+	if (!r5) goto b25;
 	r6 = (u64)r4;
 	r7 = r6;
 	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r9 = (u64)r8;
 	r10 = (i64)((u64)gridDim.x * blockDim.x);
 	r11 = (u64)r10;
-	r45 = r9 | r7;
-	r46 = r45 >> 32;
-	r47 = (u32)r46;
-	r48 = r47 == 0u;
-	if (!r48) goto b18;
-	r49 = (u32)r9;
-	r50 = (u32)r7;
-	r51 = qd_div_u32(r49, r50);
-	r44 = (u64)r51;
+	r94 = r9 | r7;
+	r95 = r94 >> 32;
+	r96 = (u32)r95;
+	r97 = r96 == 0u;
+	if (!r97) goto b37;
+	r98 = (u32)r9;
+	r99 = (u32)r7;
+	r100 = qd_div_u32(r98, r99);
+	r93 = (u64)r100;
 b5: // setup
-	r13 = r44;
+	r13 = r93;
 	r14 = r13 * r7;
 	r12 = r9 - r14;
-	r53 = r11 | r7;
-	r54 = r53 >> 32;
-	r55 = (u32)r54;
-	r56 = r55 == 0u;
-	if (!r56) goto b17;
-	r57 = (u32)r11;
-	r58 = (u32)r7;
-	r59 = qd_div_u32(r57, r58);
-	r52 = (u64)r59;
+	r102 = r11 | r7;
+	r103 = r102 >> 32;
+	r104 = (u32)r103;
+	r105 = r104 == 0u;
+	if (!r105) goto b36;
+	r106 = (u32)r11;
+	r107 = (u32)r7;
+	r108 = qd_div_u32(r106, r107);
+	r101 = (u64)r108;
 b7: // setup
-	r15 = r52;
+	r15 = r101;
 	r16 = r15 * r7;
 	r17 = r11 - r16;
 	r18 = r13;
-	r25 = r5;
-b8: // head
-	r19 = r18 < r3;
-	if (!r19) goto b16;
-	r20 = r18;
-	r21 = (i64)r20;
-	r22 = r12;
-	r23 = (i64)r22;
-	if (!r25) goto b15;
-	r26 = (u64)r21 * (u64)r4;
-	r27 = (u64)r26 + (u64)r23;
-	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; }
-	r28 = r29 + r27 * 4;
-	r31 = *(float *)r28;
-	r32 = r31 * 0x1p-01f;
-	r33 = (u64)r23 * 3ull;
-	r34 = (u64)r33 + (u64)r21;
-	r35 = (float)r34;
-	r36 = r32 + r35;
-	if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; }
-	r37 = r38 + r27 * 4;
-	*(float *)r37 = r36;
-b12: // latch
+	r69 = (u64)r33;
+	r70 = r4 >= 0ll;
+	r72 = p5;
+	r73 = (u64)r72 + (u64)(-1ll);
+	r74 = (u64)r73 * (u64)r4;
+	r75 = r74 >= 0ll;
+	r76 = (u64)r73;
+	r77 = r6;
+	r78 = __umul64hi(r76, r77);
+	r79 = r78 == 0ull;
+	r81 = true;
+	r82 = p4;
+	r83 = (u64)r82 + (u64)(-1ll);
+	r84 = (u64)r74 + (u64)r83;
+	r85 = r84 >= 0ll;
+	r88 = true;
+	r89 = (u64)r84;
+	r90 = r89 < r69;
+	r91 = (u64)r42;
+	r92 = r89 < r91;
+	if (!r70) goto b26;
+	if (!r75) goto b26;
+	if (!r79) goto b26;
+	if (!r81) goto b26;
+	if (!r85) goto b26;
+	if (!r88) goto b26;
+	if (!r90) goto b26;
+	if (!r92) goto b26;
+	r28 = r5;
+b16: // head
+	r19 = r18;
+	r20 = r12;
+	r21 = r20 < r7;
+	if (!r21) goto b25;
+	r22 = r19 < r3;
+	if (!r22) goto b25;
+	r23 = r19;
+	r24 = (i64)r23;
+	r25 = r20;
+	r26 = (i64)r25;
+	if (!r28) goto b24;
+	r29 = (u64)r24 * (u64)r4;
+	r30 = (u64)r29 + (u64)r26;
+	r31 = r32 + r30 * 4;
+	r34 = *(float *)r31;
+	r35 = r34 * 0x1p-01f;
+	r36 = (u64)r26 * 3ull;
+	r37 = (u64)r36 + (u64)r24;
+	r38 = (float)r37;
+	r39 = r35 + r38;
+	r40 = r41 + r30 * 4;
+	*(float *)r40 = r39;
+b21: // latch
 	r12 = r12 + r17;
-	r24 = r12 >= r7;
-	if (!r24) goto b14;
+	r27 = r12 >= r7;
+	if (!r27) goto b23;
 	r12 = r12 - r7;
 	r18 = r18 + 1ull;
-b14: // stepped
+b23: // stepped
 	r18 = r18 + r15;
-	goto b8;
-b15: // rangeint.done
-	r42 = (u64)r21 + 1ull;
-	r43 = r42 < r0;
-	if (r43) goto b12;
-b16: // exit
+	goto b16;
+b24: // rangeint.done
+	r45 = (u64)r24 + 1ull;
+	r46 = r45 < r0;
+	if (r46) goto b21;
+b25: // exit
 	return;
-b17: // divide in 64 bits
-	r52 = qd_div_u64(r11, r7);
+b26: // preheader
+	r56 = r5;
+b27: // head (checked if)
+	r47 = r18;
+	r48 = r12;
+	r49 = r48 < r7;
+	if (!r49) goto b25;
+	r50 = r47 < r3;
+	if (!r50) goto b25;
+	r51 = r47;
+	r52 = (i64)r51;
+	r53 = r48;
+	r54 = (i64)r53;
+	if (!r56) goto b35;
+	r57 = (u64)r52 * (u64)r4;
+	r58 = (u64)r57 + (u64)r54;
+	if ((u64)r58 >= (u64)r33) { qd_site = 0; qd_x = r58; qd_y = r33; goto qd_fault; }
+	r59 = r32 + r58 * 4;
+	r60 = *(float *)r59;
+	r61 = r60 * 0x1p-01f;
+	r62 = (u64)r54 * 3ull;
+	r63 = (u64)r62 + (u64)r52;
+	r64 = (float)r63;
+	r65 = r61 + r64;
+	if ((u64)r58 >= (u64)r42) { qd_site = 1; qd_x = r58; qd_y = r42; goto qd_fault; }
+	r66 = r41 + r58 * 4;
+	*(float *)r66 = r65;
+b32: // latch (checked if)
+	r12 = r12 + r17;
+	r55 = r12 >= r7;
+	if (!r55) goto b34;
+	r12 = r12 - r7;
+	r18 = r18 + 1ull;
+b34: // stepped (checked if)
+	r18 = r18 + r15;
+	goto b27;
+b35: // rangeint.done (checked if)
+	r67 = (u64)r52 + 1ull;
+	r68 = r67 < r0;
+	if (r68) goto b32;
+	goto b25;
+b36: // divide in 64 bits
+	r101 = qd_div_u64(r11, r7);
 	goto b7;
-b18: // divide in 64 bits
-	r44 = qd_div_u64(r9, r7);
+b37: // divide in 64 bits
+	r93 = qd_div_u64(r9, r7);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -29720,19 +29881,19 @@ task Shade2D_0 parallel count=(mul.i64 (min.i64 (max.i64 (param h) 0) 2097152) (
 b0: # entry
 	r0 = param.i64 h
 	r4 = param.i64 w
-	r29 = base in
-	r30 = len in
-	r38 = base out
-	r39 = len out
+	r32 = base in
+	r33 = len in
+	r41 = base out
+	r42 = len out
 	jump b1
 b1: # setup
 	r1 = gt.i64 r0, 0
-	branch r1, b2, b16
+	branch r1, b2, b25
 b2: # setup
 	r2 = convert.u64.i64 r0
 	r3 = move.u64 r2
 	r5 = gt.i64 r4, 0
-	branch r5, b3, b16
+	branch r5, b3, b25
 b3: # setup
 	r6 = convert.u64.i64 r4
 	r7 = move.u64 r6
@@ -29740,87 +29901,175 @@ b3: # setup
 	r9 = convert.u64.i64 r8
 	r10 = threadcount
 	r11 = convert.u64.i64 r10
-	r45 = or.u64 r9, r7
-	r46 = shr.u64.u32 r45, 32
-	r47 = convert.u32.u64 r46
-	r48 = eq.u32 r47, 0
-	branch r48, b4, b18
+	r94 = or.u64 r9, r7
+	r95 = shr.u64.u32 r94, 32
+	r96 = convert.u32.u64 r95
+	r97 = eq.u32 r96, 0
+	branch r97, b4, b37
 b4: # divide in 32 bits
-	r49 = convert.u32.u64 r9
-	r50 = convert.u32.u64 r7
-	r51 = div.u32 r49, r50
-	r44 = convert.u64.u32 r51
+	r98 = convert.u32.u64 r9
+	r99 = convert.u32.u64 r7
+	r100 = div.u32 r98, r99
+	r93 = convert.u64.u32 r100
 	jump b5
 b5: # setup
-	r13 = move.u64 r44
+	r13 = move.u64 r93
 	r14 = mul.u64 r13, r7
 	r12 = sub.u64 r9, r14
-	r53 = or.u64 r11, r7
-	r54 = shr.u64.u32 r53, 32
-	r55 = convert.u32.u64 r54
-	r56 = eq.u32 r55, 0
-	branch r56, b6, b17
+	r102 = or.u64 r11, r7
+	r103 = shr.u64.u32 r102, 32
+	r104 = convert.u32.u64 r103
+	r105 = eq.u32 r104, 0
+	branch r105, b6, b36
 b6: # divide in 32 bits
-	r57 = convert.u32.u64 r11
-	r58 = convert.u32.u64 r7
-	r59 = div.u32 r57, r58
-	r52 = convert.u64.u32 r59
+	r106 = convert.u32.u64 r11
+	r107 = convert.u32.u64 r7
+	r108 = div.u32 r106, r107
+	r101 = convert.u64.u32 r108
 	jump b7
 b7: # setup
-	r15 = move.u64 r52
+	r15 = move.u64 r101
 	r16 = mul.u64 r15, r7
 	r17 = sub.u64 r11, r16
 	r18 = move.u64 r13
-	r25 = move.bool r5
-	jump b8
-b8: # head
-	r19 = lt.u64 r18, r3
-	branch r19, b9, b16
-b9: # index
-	r20 = move.u64 r18
-	r21 = convert.i64.u64 r20
-	r22 = move.u64 r12
-	r23 = convert.i64.u64 r22
-	jump b10
-b10: # rangeint.body
-	branch r25, b11, b15
-b11: # rangeint.body
-	r26 = mul.i64 r21, r4
-	r27 = add.i64 r26, r23
-	checkindex r27, r30, site 0
-	r28 = elemaddr r29, r27, 4
-	r31 = load.f32 r28
-	r32 = mul.f32 r31, 0.5
-	r33 = mul.i64 r23, 3
-	r34 = add.i64 r33, r21
-	r35 = convert.f32.i64 r34
-	r36 = add.f32 r32, r35
-	checkindex r27, r39, site 1
-	r37 = elemaddr r38, r27, 4
-	store.f32 r37, r36
-	jump b12
-b12: # latch
+	r69 = convert.u64.i64 r33
+	r70 = ge.i64 r4, 0
+	r72 = param.i64 h
+	r73 = add.i64 r72, -1
+	r74 = mul.i64 r73, r4
+	r75 = ge.i64 r74, 0
+	r76 = convert.u64.i64 r73
+	r77 = move.u64 r6
+	r78 = mulhi.u64 r76, r77
+	r79 = eq.u64 r78, 0
+	r81 = move.bool true
+	r82 = param.i64 w
+	r83 = add.i64 r82, -1
+	r84 = add.i64 r74, r83
+	r85 = ge.i64 r84, 0
+	r88 = move.bool true
+	r89 = convert.u64.i64 r84
+	r90 = lt.u64 r89, r69
+	r91 = convert.u64.i64 r42
+	r92 = lt.u64 r89, r91
+	branch r70, b8, b26
+b8: # checks
+	branch r75, b9, b26
+b9: # checks
+	branch r79, b10, b26
+b10: # checks
+	branch r81, b11, b26
+b11: # checks
+	branch r85, b12, b26
+b12: # checks
+	branch r88, b13, b26
+b13: # checks
+	branch r90, b14, b26
+b14: # checks
+	branch r92, b15, b26
+b15: # preheader
+	r28 = move.bool r5
+	jump b16
+b16: # head
+	r19 = move.u64 r18
+	r20 = move.u64 r12
+	r21 = lt.u64 r20, r7
+	branch r21, b17, b25
+b17: # head
+	r22 = lt.u64 r19, r3
+	branch r22, b18, b25
+b18: # index
+	r23 = move.u64 r19
+	r24 = convert.i64.u64 r23
+	r25 = move.u64 r20
+	r26 = convert.i64.u64 r25
+	jump b19
+b19: # rangeint.body
+	branch r28, b20, b24
+b20: # rangeint.body
+	r29 = mul.i64 r24, r4
+	r30 = add.i64 r29, r26
+	r31 = elemaddr r32, r30, 4
+	r34 = load.f32 r31
+	r35 = mul.f32 r34, 0.5
+	r36 = mul.i64 r26, 3
+	r37 = add.i64 r36, r24
+	r38 = convert.f32.i64 r37
+	r39 = add.f32 r35, r38
+	r40 = elemaddr r41, r30, 4
+	store.f32 r40, r39
+	jump b21
+b21: # latch
 	r12 = add.u64 r12, r17
-	r24 = ge.u64 r12, r7
-	branch r24, b13, b14
-b13: # carry
+	r27 = ge.u64 r12, r7
+	branch r27, b22, b23
+b22: # carry
 	r12 = sub.u64 r12, r7
 	r18 = add.u64 r18, 1
-	jump b14
-b14: # stepped
+	jump b23
+b23: # stepped
 	r18 = add.u64 r18, r15
-	jump b8
-b15: # rangeint.done
-	r42 = add.i64 r21, 1
-	r43 = lt.i64 r42, r0
-	branch r43, b12, b16
-b16: # exit
+	jump b16
+b24: # rangeint.done
+	r45 = add.i64 r24, 1
+	r46 = lt.i64 r45, r0
+	branch r46, b21, b25
+b25: # exit
 	return
-b17: # divide in 64 bits
-	r52 = div.u64 r11, r7
+b26: # preheader
+	r56 = move.bool r5
+	jump b27
+b27: # head (checked if)
+	r47 = move.u64 r18
+	r48 = move.u64 r12
+	r49 = lt.u64 r48, r7
+	branch r49, b28, b25
+b28: # head (checked if)
+	r50 = lt.u64 r47, r3
+	branch r50, b29, b25
+b29: # index (checked if)
+	r51 = move.u64 r47
+	r52 = convert.i64.u64 r51
+	r53 = move.u64 r48
+	r54 = convert.i64.u64 r53
+	jump b30
+b30: # rangeint.body (checked if)
+	branch r56, b31, b35
+b31: # rangeint.body (checked if)
+	r57 = mul.i64 r52, r4
+	r58 = add.i64 r57, r54
+	checkindex r58, r33, site 0
+	r59 = elemaddr r32, r58, 4
+	r60 = load.f32 r59
+	r61 = mul.f32 r60, 0.5
+	r62 = mul.i64 r54, 3
+	r63 = add.i64 r62, r52
+	r64 = convert.f32.i64 r63
+	r65 = add.f32 r61, r64
+	checkindex r58, r42, site 1
+	r66 = elemaddr r41, r58, 4
+	store.f32 r66, r65
+	jump b32
+b32: # latch (checked if)
+	r12 = add.u64 r12, r17
+	r55 = ge.u64 r12, r7
+	branch r55, b33, b34
+b33: # carry (checked if)
+	r12 = sub.u64 r12, r7
+	r18 = add.u64 r18, 1
+	jump b34
+b34: # stepped (checked if)
+	r18 = add.u64 r18, r15
+	jump b27
+b35: # rangeint.done (checked if)
+	r67 = add.i64 r52, 1
+	r68 = lt.i64 r67, r0
+	branch r68, b32, b25
+b36: # divide in 64 bits
+	r101 = div.u64 r11, r7
 	jump b7
-b18: # divide in 64 bits
-	r44 = div.u64 r9, r7
+b37: # divide in 64 bits
+	r93 = div.u64 r9, r7
 	jump b5
 
 kernel Shade1D(out []f32, in []f32, w i64)

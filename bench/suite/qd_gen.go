@@ -7,32 +7,32 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "10e24ea0a29fbe882983392230ce4297c4c89aedad1575b4c4b22faa1dfff8e1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "74b4c4bd52b208e2567d394fddb904cb717c62527889448a93194de57d297c87"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1ad915d283c5d54a8cb017cf05346db4c2a93ae4d372a9e0c7f5235c647dc8f7"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "220fa2caedeb2cb3b3c1b01fb06a32f6282f0a66089cd8ce04a278509227399a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:17:12",
+			Pos:  "kernels.go:18:12",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:17:17",
+			Pos:  "kernels.go:18:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:19:19",
+			Pos:  "kernels.go:20:19",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:19:34",
+			Pos:  "kernels.go:20:34",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:19:42",
+			Pos:  "kernels.go:20:42",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:19:50",
+			Pos:  "kernels.go:20:50",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:19:58",
+			Pos:  "kernels.go:20:58",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:21:15",
+			Pos:  "kernels.go:22:15",
 		}},
 		Name: "Stencil2D",
 		Tasks: []rt.TaskSpec{{
@@ -42,37 +42,37 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:31:15",
+			Pos:  "kernels.go:32:15",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:31:21",
+			Pos:  "kernels.go:32:21",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:31:24",
+			Pos:  "kernels.go:32:24",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:31:29",
+			Pos:  "kernels.go:32:29",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:15",
+			Pos:  "kernels.go:35:15",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:25",
+			Pos:  "kernels.go:35:25",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:35",
+			Pos:  "kernels.go:35:35",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:45",
+			Pos:  "kernels.go:35:45",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:55",
+			Pos:  "kernels.go:35:55",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:69",
+			Pos:  "kernels.go:35:69",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:34:85",
+			Pos:  "kernels.go:35:85",
 		}},
 		Name: "Stencil3D",
 		Tasks: []rt.TaskSpec{{
@@ -82,19 +82,19 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:46:12",
+			Pos:  "kernels.go:47:12",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:46:17",
+			Pos:  "kernels.go:47:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:49:12",
+			Pos:  "kernels.go:50:12",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:49:23",
+			Pos:  "kernels.go:50:23",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:51:4",
+			Pos:  "kernels.go:52:4",
 		}},
 		Name: "Matmul",
 		Tasks: []rt.TaskSpec{{
@@ -104,13 +104,13 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:60:12",
+			Pos:  "kernels.go:61:12",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:60:17",
+			Pos:  "kernels.go:61:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:66:18",
+			Pos:  "kernels.go:67:18",
 		}},
 		Name: "Blur",
 		Tasks: []rt.TaskSpec{{
@@ -120,13 +120,13 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:78:10",
+			Pos:  "kernels.go:79:10",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:81:11",
+			Pos:  "kernels.go:82:11",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:82:4",
+			Pos:  "kernels.go:83:4",
 		}},
 		Name: "DigitSum",
 		Tasks: []rt.TaskSpec{{
@@ -136,7 +136,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:94:12",
+			Pos:  "kernels.go:95:12",
 		}},
 		Name: "Options",
 		Tasks: []rt.TaskSpec{{
@@ -146,25 +146,25 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:110:19",
+			Pos:  "kernels.go:111:19",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:110:26",
+			Pos:  "kernels.go:111:26",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:110:33",
+			Pos:  "kernels.go:111:33",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:113:30",
+			Pos:  "kernels.go:114:30",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:113:40",
+			Pos:  "kernels.go:114:40",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:121:12",
+			Pos:  "kernels.go:122:12",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:121:19",
+			Pos:  "kernels.go:122:19",
 		}},
 		Name: "NBody",
 		Tasks: []rt.TaskSpec{{
@@ -174,10 +174,10 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:130:29",
+			Pos:  "kernels.go:131:29",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:131:29",
+			Pos:  "kernels.go:132:29",
 		}},
 		Name: "Mandelbrot64",
 		Tasks: []rt.TaskSpec{{
@@ -187,10 +187,10 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:151:29",
+			Pos:  "kernels.go:152:29",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:152:29",
+			Pos:  "kernels.go:153:29",
 		}},
 		Name: "Mandelbrot32",
 		Tasks: []rt.TaskSpec{{
@@ -200,7 +200,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:172:13",
+			Pos:  "kernels.go:173:13",
 		}},
 		Name: "Xorshift",
 		Tasks: []rt.TaskSpec{{
@@ -210,13 +210,13 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultSliceAcap,
-			Pos:  "kernels.go:188:11",
+			Pos:  "kernels.go:189:11",
 		}, {
 			Kind: rt.FaultSliceB,
-			Pos:  "kernels.go:188:11",
+			Pos:  "kernels.go:189:11",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:190:21",
+			Pos:  "kernels.go:191:21",
 		}},
 		Name: "MatVec",
 		Tasks: []rt.TaskSpec{{
@@ -226,7 +226,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:201:13",
+			Pos:  "kernels.go:202:13",
 		}},
 		Name: "Daxpy",
 		Tasks: []rt.TaskSpec{{
@@ -236,7 +236,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:210:12",
+			Pos:  "kernels.go:211:12",
 		}},
 		Name: "Hash",
 		Tasks: []rt.TaskSpec{{
@@ -246,13 +246,13 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:227:12",
+			Pos:  "kernels.go:228:12",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "kernels.go:227:17",
+			Pos:  "kernels.go:228:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:228:14",
+			Pos:  "kernels.go:229:14",
 		}},
 		Name: "Transpose",
 		Tasks: []rt.TaskSpec{{
@@ -623,7 +623,7 @@ func (k *Kernels) Device() *rt.Device {
 
 // Stencil2D is a 5-point Jacobi step on a w×h grid; the border is copied.
 //
-// Stencil2D launches kernel Stencil2D (kernels.go:15) after the work already launched on
+// Stencil2D launches kernel Stencil2D (kernels.go:16) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
@@ -651,7 +651,7 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 
 // Stencil3D is a 7-point Laplacian on a w×h×d grid; the border is zero.
 //
-// Stencil3D launches kernel Stencil3D (kernels.go:29) after the work already launched on
+// Stencil3D launches kernel Stencil3D (kernels.go:30) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, d int, qdOpts ...rt.LaunchOption) error {
@@ -680,7 +680,7 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 
 // Matmul is the naive n×n matrix product c = a·b, one output per thread.
 //
-// Matmul launches kernel Matmul (kernels.go:44) after the work already launched on
+// Matmul launches kernel Matmul (kernels.go:45) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
@@ -708,7 +708,7 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 
 // Blur is a 3×3 box blur of an 8-bit w×h image, clamping at the edges.
 //
-// Blur launches kernel Blur (kernels.go:58) after the work already launched on
+// Blur launches kernel Blur (kernels.go:59) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h int, qdOpts ...rt.LaunchOption) error {
@@ -736,7 +736,7 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 
 // DigitSum sums the digits of each value in a base known only at run time.
 //
-// DigitSum launches kernel DigitSum (kernels.go:76) after the work already launched on
+// DigitSum launches kernel DigitSum (kernels.go:77) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, qdOpts ...rt.LaunchOption) error {
@@ -764,7 +764,7 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 // Options prices a call on each spot price as the mean payoff over a
 // small fixed ladder of scenarios, with divisions by constants.
 //
-// Options launches kernel Options (kernels.go:92) after the work already launched on
+// Options launches kernel Options (kernels.go:93) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], strike float32, qdOpts ...rt.LaunchOption) error {
@@ -792,7 +792,7 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 // NBody computes the softened gravitational acceleration on each of n
 // bodies from all the others, in float32.
 //
-// NBody launches kernel NBody (kernels.go:108) after the work already launched on
+// NBody launches kernel NBody (kernels.go:109) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt.Buffer[float32], px *rt.Buffer[float32], py *rt.Buffer[float32], pz *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
@@ -822,7 +822,7 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 
 // Mandelbrot64 is the escape count of each pixel of a w×h image, in float64.
 //
-// Mandelbrot64 launches kernel Mandelbrot64 (kernels.go:128) after the work already launched on
+// Mandelbrot64 launches kernel Mandelbrot64 (kernels.go:129) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter int32, qdOpts ...rt.LaunchOption) error {
@@ -850,7 +850,7 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 
 // Mandelbrot32 is Mandelbrot64 in float32.
 //
-// Mandelbrot32 launches kernel Mandelbrot32 (kernels.go:149) after the work already launched on
+// Mandelbrot32 launches kernel Mandelbrot32 (kernels.go:150) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter int32, qdOpts ...rt.LaunchOption) error {
@@ -878,7 +878,7 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 
 // Xorshift runs rounds of the xorshift32 generator from each seed.
 //
-// Xorshift launches kernel Xorshift (kernels.go:170) after the work already launched on
+// Xorshift launches kernel Xorshift (kernels.go:171) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], rounds int, qdOpts ...rt.LaunchOption) error {
@@ -905,7 +905,7 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 
 // MatVec is the product y = A·x of an m×n row-major matrix and a vector.
 //
-// MatVec launches kernel MatVec (kernels.go:185) after the work already launched on
+// MatVec launches kernel MatVec (kernels.go:186) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
@@ -933,7 +933,7 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 
 // Daxpy is y = a·x + y in float64.
 //
-// Daxpy launches kernel Daxpy (kernels.go:199) after the work already launched on
+// Daxpy launches kernel Daxpy (kernels.go:200) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
@@ -960,7 +960,7 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 
 // Hash mixes each key through rounds of the splitmix64 finalizer.
 //
-// Hash launches kernel Hash (kernels.go:208) after the work already launched on
+// Hash launches kernel Hash (kernels.go:209) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds int, qdOpts ...rt.LaunchOption) error {
@@ -988,7 +988,7 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 // Transpose writes the transpose of an h×w matrix of float64, through
 // index arithmetic in both directions.
 //
-// Transpose launches kernel Transpose (kernels.go:225) after the work already launched on
+// Transpose launches kernel Transpose (kernels.go:226) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w int, h int, qdOpts ...rt.LaunchOption) error {
@@ -1289,7 +1289,7 @@ func (qdk *Kernels) MatmulAcc(c *rt.Buffer[float32], a *rt.Buffer[float32], b *r
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, b)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
-	qdCounts := [1]int64{int64(n)}
+	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max(int64(n), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
@@ -8667,33 +8667,33 @@ $Lexit:
 	.param .u64 Conv2D_0_param_6
 )
 {
-	.reg .pred %p<122>;
+	.reg .pred %p<311>;
 	.reg .pred %pt<12>;
-	.reg .b32 %r<125>;
+	.reg .b32 %r<314>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<120>;
+	.reg .b64 %rd<309>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<98>;
+	.reg .f32 %f<184>;
 
 $L_0:
 	ld.param.s64 %rd0, [Conv2D_0_param_5];
 	ld.param.s64 %rd5, [Conv2D_0_param_4];
-	ld.param.u64 %rd36, [Conv2D_0_param_2];
-	cvta.to.global.u64 %rd36, %rd36;
-	ld.param.u64 %rd37, [Conv2D_0_param_3];
-	ld.param.u64 %rd99, [Conv2D_0_param_0];
-	cvta.to.global.u64 %rd99, %rd99;
-	ld.param.u64 %rd100, [Conv2D_0_param_1];
+	ld.param.u64 %rd39, [Conv2D_0_param_2];
+	cvta.to.global.u64 %rd39, %rd39;
+	ld.param.u64 %rd40, [Conv2D_0_param_3];
+	ld.param.u64 %rd102, [Conv2D_0_param_0];
+	cvta.to.global.u64 %rd102, %rd102;
+	ld.param.u64 %rd103, [Conv2D_0_param_1];
 $L_1:
 	sub.s64 %rd1, %rd0, 1;
 	setp.gt.s64 %p2, %rd1, 1;
-	@!%p2 bra $L_16;
+	@!%p2 bra $L_56;
 $L_2:
 	mov.b64 %rd3, %rd1;
 	sub.u64 %rd4, %rd3, 1;
 	sub.s64 %rd6, %rd5, 1;
 	setp.gt.s64 %p7, %rd6, 1;
-	@!%p7 bra $L_16;
+	@!%p7 bra $L_56;
 $L_3:
 	mov.b64 %rd8, %rd6;
 	sub.u64 %rd9, %rd8, 1;
@@ -8708,203 +8708,459 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd12, %rt3, %rt4;
 	mov.b64 %rd13, %rd12;
-	or.b64 %rd110, %rd11, %rd9;
-	shr.u64 %rd111, %rd110, 32;
-	cvt.u32.u64 %r112, %rd111;
-	setp.eq.u32 %p113, %r112, 0;
-	@!%p113 bra $L_18;
+	or.b64 %rd299, %rd11, %rd9;
+	shr.u64 %rd300, %rd299, 32;
+	cvt.u32.u64 %r301, %rd300;
+	setp.eq.u32 %p302, %r301, 0;
+	@!%p302 bra $L_67;
 $L_4:
-	cvt.u32.u64 %r114, %rd11;
-	cvt.u32.u64 %r115, %rd9;
-	div.u32 %r116, %r114, %r115;
-	cvt.u64.u32 %rd109, %r116;
+	cvt.u32.u64 %r303, %rd11;
+	cvt.u32.u64 %r304, %rd9;
+	div.u32 %r305, %r303, %r304;
+	cvt.u64.u32 %rd298, %r305;
 $L_5:
-	mov.b64 %rd15, %rd109;
+	mov.b64 %rd15, %rd298;
 	mul.lo.u64 %rd16, %rd15, %rd9;
 	sub.u64 %rd14, %rd11, %rd16;
-	or.b64 %rd118, %rd13, %rd9;
-	shr.u64 %rd119, %rd118, 32;
-	cvt.u32.u64 %r120, %rd119;
-	setp.eq.u32 %p121, %r120, 0;
-	@!%p121 bra $L_17;
+	or.b64 %rd307, %rd13, %rd9;
+	shr.u64 %rd308, %rd307, 32;
+	cvt.u32.u64 %r309, %rd308;
+	setp.eq.u32 %p310, %r309, 0;
+	@!%p310 bra $L_66;
 $L_6:
-	cvt.u32.u64 %r122, %rd13;
-	cvt.u32.u64 %r123, %rd9;
-	div.u32 %r124, %r122, %r123;
-	cvt.u64.u32 %rd117, %r124;
+	cvt.u32.u64 %r311, %rd13;
+	cvt.u32.u64 %r312, %rd9;
+	div.u32 %r313, %r311, %r312;
+	cvt.u64.u32 %rd306, %r313;
 $L_7:
-	mov.b64 %rd17, %rd117;
+	mov.b64 %rd17, %rd306;
 	mul.lo.u64 %rd18, %rd17, %rd9;
 	sub.u64 %rd19, %rd13, %rd18;
 	mov.b64 %rd20, %rd15;
+	mov.b64 %rd185, %rd40;
+	setp.ge.s64 %p187, %rd5, 0;
+	ld.param.s64 %rd190, [Conv2D_0_param_5];
+	add.s64 %rd191, %rd190, -2;
+	sub.s64 %rd192, %rd191, 1;
+	mul.lo.s64 %rd193, %rd192, %rd5;
+	setp.ge.s64 %p194, %rd193, 0;
+	mov.b64 %rd195, %rd192;
+	mov.b64 %rd196, %rd5;
+	mul.hi.u64 %rd197, %rd195, %rd196;
+	setp.eq.u64 %p198, %rd197, 0;
+	mov.pred %p200, 1;
+	ld.param.s64 %rd201, [Conv2D_0_param_4];
+	add.s64 %rd202, %rd201, -2;
+	add.s64 %rd203, %rd193, %rd202;
+	setp.ge.s64 %p204, %rd203, 0;
+	mov.pred %p206, 1;
+	mov.pred %p209, 1;
+	sub.s64 %rd210, %rd203, 1;
+	mov.b64 %rd211, %rd210;
+	setp.lt.u64 %p212, %rd211, %rd185;
+	mov.pred %p214, 1;
+	mov.b64 %rd215, %rd203;
+	setp.lt.u64 %p216, %rd215, %rd185;
+	add.s64 %rd217, %rd203, 1;
+	setp.ge.s64 %p218, %rd217, 0;
+	mov.pred %p221, 1;
+	mov.b64 %rd222, %rd217;
+	setp.lt.u64 %p223, %rd222, %rd185;
+	mul.lo.s64 %rd224, %rd191, %rd5;
+	setp.ge.s64 %p225, %rd224, 0;
+	mov.b64 %rd226, %rd191;
+	mul.hi.u64 %rd227, %rd226, %rd196;
+	setp.eq.u64 %p228, %rd227, 0;
+	mov.b64 %rd229, %rd5;
+	mov.pred %p230, %p187;
+	add.s64 %rd231, %rd224, %rd202;
+	setp.ge.s64 %p232, %rd231, 0;
+	add.s64 %rd233, %rd229, 1;
+	setp.ge.s64 %p234, %rd233, 0;
+	sub.s64 %rd235, %rd233, 1;
+	mov.b64 %rd236, %rd235;
+	setp.lt.u64 %p237, %rd236, 9223372036854775808U;
+	sub.s64 %rd238, %rd231, 1;
+	mov.b64 %rd239, %rd238;
+	setp.lt.u64 %p240, %rd239, %rd185;
+	mov.b64 %rd241, %rd233;
+	setp.lt.u64 %p242, %rd241, 9223372036854775808U;
+	mov.b64 %rd243, %rd231;
+	setp.lt.u64 %p244, %rd243, %rd185;
+	add.s64 %rd245, %rd231, 1;
+	setp.ge.s64 %p246, %rd245, 0;
+	add.s64 %rd247, %rd233, 1;
+	mov.b64 %rd248, %rd247;
+	setp.lt.u64 %p249, %rd248, 9223372036854775808U;
+	mov.b64 %rd250, %rd245;
+	setp.lt.u64 %p251, %rd250, %rd185;
+	add.s64 %rd252, %rd191, 1;
+	setp.ge.s64 %p253, %rd252, 0;
+	mul.lo.s64 %rd256, %rd252, %rd5;
+	setp.ge.s64 %p257, %rd256, 0;
+	mov.b64 %rd258, %rd252;
+	mul.hi.u64 %rd259, %rd258, %rd196;
+	setp.eq.u64 %p260, %rd259, 0;
+	mul.lo.s64 %rd261, %rd5, 2;
+	setp.ge.s64 %p262, %rd261, 0;
+	add.s64 %rd263, %rd256, %rd202;
+	setp.ge.s64 %p264, %rd263, 0;
+	add.s64 %rd265, %rd261, 1;
+	setp.ge.s64 %p266, %rd265, 0;
+	sub.s64 %rd267, %rd265, 1;
+	mov.b64 %rd268, %rd267;
+	setp.lt.u64 %p269, %rd268, 9223372036854775808U;
+	sub.s64 %rd270, %rd263, 1;
+	mov.b64 %rd271, %rd270;
+	setp.lt.u64 %p272, %rd271, %rd185;
+	mov.b64 %rd273, %rd265;
+	setp.lt.u64 %p274, %rd273, 9223372036854775808U;
+	mov.b64 %rd275, %rd263;
+	setp.lt.u64 %p276, %rd275, %rd185;
+	add.s64 %rd277, %rd263, 1;
+	setp.ge.s64 %p278, %rd277, 0;
+	add.s64 %rd279, %rd265, 1;
+	mov.b64 %rd280, %rd279;
+	setp.lt.u64 %p281, %rd280, 9223372036854775808U;
+	mov.b64 %rd282, %rd277;
+	setp.lt.u64 %p283, %rd282, %rd185;
+	mov.b64 %rd284, %rd103;
+	setp.lt.u64 %p285, %rd243, %rd284;
 $L_8:
-	setp.lt.u64 %p21, %rd20, %rd4;
-	@!%p21 bra $L_16;
+	@!%p187 bra $L_57;
 $L_9:
-	add.u64 %rd22, %rd20, 1;
-	mov.b64 %rd23, %rd22;
-	add.u64 %rd24, %rd14, 1;
-	mov.b64 %rd25, %rd24;
+	@!%p194 bra $L_57;
 $L_10:
-	sub.s64 %rd1, %rd0, 1;
-	setp.lt.s64 %p27, %rd23, %rd1;
-	@!%p27 bra $L_16;
+	@!%p198 bra $L_57;
 $L_11:
-	sub.s64 %rd6, %rd5, 1;
-	setp.lt.s64 %p28, %rd25, %rd6;
-	@!%p28 bra $L_13;
+	@!%p200 bra $L_57;
 $L_12:
-	mul.lo.s64 %rd29, %rd23, %rd5;
-	add.s64 %rd30, %rd29, %rd25;
-	sub.s64 %rd31, %rd23, 1;
-	mul.lo.s64 %rd32, %rd31, %rd5;
-	add.s64 %rd33, %rd32, %rd25;
-	sub.s64 %rd34, %rd33, 1;
-	setp.ge.u64 %pt0, %rd34, %rd37;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd103, %rd33, 4, %rd36;
-	add.s64 %rd35, %rd103, -4;
-	ld.global.f32 %f38, [%rd35];
-	mul.rn.f32 %f39, %f38, 0f3E4CCCCD;
-	mov.b64 %rd42, %rd33;
-	setp.ge.u64 %pt1, %rd42, %rd37;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd43, %rd103;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f44, 0f3F000000;
-	add.rn.f32 %f46, %f39, %f45;
-	mov.b64 %rd49, %rd33;
-	add.s64 %rd50, %rd49, 1;
-	setp.ge.u64 %pt2, %rd50, %rd37;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd104, %rd103;
-	add.s64 %rd51, %rd104, 4;
-	ld.global.f32 %f52, [%rd51];
-	mul.rn.f32 %f53, %f52, 0f3F4CCCCD;
-	sub.rn.f32 %f54, %f46, %f53;
-	mov.b64 %rd56, %rd30;
-	sub.s64 %rd57, %rd56, 1;
-	setp.ge.u64 %pt3, %rd57, %rd37;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd105, %rd56, 4, %rd36;
-	add.s64 %rd58, %rd105, -4;
-	ld.global.f32 %f59, [%rd58];
-	mul.rn.f32 %f60, %f59, 0f3E99999A;
-	sub.rn.f32 %f61, %f54, %f60;
-	mov.b64 %rd63, %rd30;
-	setp.ge.u64 %pt4, %rd63, %rd37;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd64, %rd105;
-	ld.global.f32 %f65, [%rd64];
-	mul.rn.f32 %f66, %f65, 0f3F19999A;
-	add.rn.f32 %f67, %f61, %f66;
-	mov.b64 %rd69, %rd30;
-	add.s64 %rd70, %rd69, 1;
-	setp.ge.u64 %pt5, %rd70, %rd37;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd106, %rd105;
-	add.s64 %rd71, %rd106, 4;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f72, 0f3F666666;
-	sub.rn.f32 %f74, %f67, %f73;
-	add.s64 %rd75, %rd23, 1;
-	mul.lo.s64 %rd76, %rd75, %rd5;
-	add.s64 %rd77, %rd76, %rd25;
-	sub.s64 %rd78, %rd77, 1;
-	setp.ge.u64 %pt6, %rd78, %rd37;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd107, %rd77, 4, %rd36;
-	add.s64 %rd79, %rd107, -4;
-	ld.global.f32 %f80, [%rd79];
-	mul.rn.f32 %f81, %f80, 0f3ECCCCCD;
-	add.rn.f32 %f82, %f74, %f81;
-	mov.b64 %rd85, %rd77;
-	setp.ge.u64 %pt7, %rd85, %rd37;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd86, %rd107;
-	ld.global.f32 %f87, [%rd86];
-	mul.rn.f32 %f88, %f87, 0f3F333333;
-	add.rn.f32 %f89, %f82, %f88;
-	mov.b64 %rd92, %rd77;
-	add.s64 %rd93, %rd92, 1;
-	setp.ge.u64 %pt8, %rd93, %rd37;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd108, %rd107;
-	add.s64 %rd94, %rd108, 4;
-	ld.global.f32 %f95, [%rd94];
-	mul.rn.f32 %f96, %f95, 0f3DCCCCCD;
-	add.rn.f32 %f97, %f89, %f96;
-	setp.ge.u64 %pt9, %rd30, %rd100;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd98, %rd30, 4, %rd99;
-	st.global.f32 [%rd98], %f97;
+	@!%p204 bra $L_57;
 $L_13:
-	add.u64 %rd14, %rd14, %rd19;
-	setp.ge.u64 %p26, %rd14, %rd9;
-	@!%p26 bra $L_15;
+	@!%p206 bra $L_57;
 $L_14:
+	@!%p209 bra $L_57;
+$L_15:
+	@!%p212 bra $L_57;
+$L_16:
+	@!%p214 bra $L_57;
+$L_17:
+	@!%p216 bra $L_57;
+$L_18:
+	@!%p218 bra $L_57;
+$L_19:
+	@!%p221 bra $L_57;
+$L_20:
+	@!%p223 bra $L_57;
+$L_21:
+	@!%p225 bra $L_57;
+$L_22:
+	@!%p228 bra $L_57;
+$L_23:
+	@!%p230 bra $L_57;
+$L_24:
+	@!%p232 bra $L_57;
+$L_25:
+	@!%p234 bra $L_57;
+$L_26:
+	@!%p237 bra $L_57;
+$L_27:
+	@!%p240 bra $L_57;
+$L_28:
+	@!%p242 bra $L_57;
+$L_29:
+	@!%p244 bra $L_57;
+$L_30:
+	@!%p246 bra $L_57;
+$L_31:
+	@!%p249 bra $L_57;
+$L_32:
+	@!%p251 bra $L_57;
+$L_33:
+	@!%p253 bra $L_57;
+$L_34:
+	@!%p257 bra $L_57;
+$L_35:
+	@!%p260 bra $L_57;
+$L_36:
+	@!%p262 bra $L_57;
+$L_37:
+	@!%p264 bra $L_57;
+$L_38:
+	@!%p266 bra $L_57;
+$L_39:
+	@!%p269 bra $L_57;
+$L_40:
+	@!%p272 bra $L_57;
+$L_41:
+	@!%p274 bra $L_57;
+$L_42:
+	@!%p276 bra $L_57;
+$L_43:
+	@!%p278 bra $L_57;
+$L_44:
+	@!%p281 bra $L_57;
+$L_45:
+	@!%p283 bra $L_57;
+$L_46:
+	@!%p285 bra $L_57;
+$L_47:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd14;
+	setp.lt.u64 %p23, %rd22, %rd9;
+	@!%p23 bra $L_56;
+$L_48:
+	setp.lt.u64 %p24, %rd21, %rd4;
+	@!%p24 bra $L_56;
+$L_49:
+	add.u64 %rd25, %rd21, 1;
+	mov.b64 %rd26, %rd25;
+	add.u64 %rd27, %rd22, 1;
+	mov.b64 %rd28, %rd27;
+$L_50:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p30, %rd26, %rd1;
+	@!%p30 bra $L_56;
+$L_51:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p31, %rd28, %rd6;
+	@!%p31 bra $L_53;
+$L_52:
+	mul.lo.s64 %rd32, %rd26, %rd5;
+	add.s64 %rd33, %rd32, %rd28;
+	sub.s64 %rd34, %rd26, 1;
+	mul.lo.s64 %rd35, %rd34, %rd5;
+	add.s64 %rd36, %rd35, %rd28;
+	mad.lo.s64 %rd286, %rd36, 4, %rd39;
+	add.s64 %rd38, %rd286, -4;
+	ld.global.f32 %f41, [%rd38];
+	mul.rn.f32 %f42, %f41, 0f3E4CCCCD;
+	mov.b64 %rd46, %rd286;
+	ld.global.f32 %f47, [%rd46];
+	mul.rn.f32 %f48, %f47, 0f3F000000;
+	add.rn.f32 %f49, %f42, %f48;
+	mov.b64 %rd287, %rd286;
+	add.s64 %rd54, %rd287, 4;
+	ld.global.f32 %f55, [%rd54];
+	mul.rn.f32 %f56, %f55, 0f3F4CCCCD;
+	sub.rn.f32 %f57, %f49, %f56;
+	mov.b64 %rd59, %rd33;
+	mad.lo.s64 %rd288, %rd59, 4, %rd39;
+	add.s64 %rd61, %rd288, -4;
+	ld.global.f32 %f62, [%rd61];
+	mul.rn.f32 %f63, %f62, 0f3E99999A;
+	sub.rn.f32 %f64, %f57, %f63;
+	mov.b64 %rd67, %rd288;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, 0f3F19999A;
+	add.rn.f32 %f70, %f64, %f69;
+	mov.b64 %rd289, %rd288;
+	add.s64 %rd74, %rd289, 4;
+	ld.global.f32 %f75, [%rd74];
+	mul.rn.f32 %f76, %f75, 0f3F666666;
+	sub.rn.f32 %f77, %f70, %f76;
+	add.s64 %rd78, %rd26, 1;
+	mul.lo.s64 %rd79, %rd78, %rd5;
+	add.s64 %rd80, %rd79, %rd28;
+	mad.lo.s64 %rd290, %rd80, 4, %rd39;
+	add.s64 %rd82, %rd290, -4;
+	ld.global.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, 0f3ECCCCCD;
+	add.rn.f32 %f85, %f77, %f84;
+	mov.b64 %rd89, %rd290;
+	ld.global.f32 %f90, [%rd89];
+	mul.rn.f32 %f91, %f90, 0f3F333333;
+	add.rn.f32 %f92, %f85, %f91;
+	mov.b64 %rd291, %rd290;
+	add.s64 %rd97, %rd291, 4;
+	ld.global.f32 %f98, [%rd97];
+	mul.rn.f32 %f99, %f98, 0f3DCCCCCD;
+	add.rn.f32 %f100, %f92, %f99;
+	mad.lo.s64 %rd101, %rd33, 4, %rd102;
+	st.global.f32 [%rd101], %f100;
+$L_53:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p29, %rd14, %rd9;
+	@!%p29 bra $L_55;
+$L_54:
 	sub.u64 %rd14, %rd14, %rd9;
 	add.u64 %rd20, %rd20, 1;
-$L_15:
+$L_55:
 	add.u64 %rd20, %rd20, %rd17;
-	bra.uni $L_8;
-$L_16:
+	bra.uni $L_47;
+$L_56:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd117, %rd13, %rd9;
+$L_57:
+	mov.b64 %rd106, %rd20;
+	mov.b64 %rd107, %rd14;
+	setp.lt.u64 %p108, %rd107, %rd9;
+	@!%p108 bra $L_56;
+$L_58:
+	setp.lt.u64 %p109, %rd106, %rd4;
+	@!%p109 bra $L_56;
+$L_59:
+	add.u64 %rd110, %rd106, 1;
+	mov.b64 %rd111, %rd110;
+	add.u64 %rd112, %rd107, 1;
+	mov.b64 %rd113, %rd112;
+$L_60:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p115, %rd111, %rd1;
+	@!%p115 bra $L_56;
+$L_61:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p116, %rd113, %rd6;
+	@!%p116 bra $L_63;
+$L_62:
+	mul.lo.s64 %rd117, %rd111, %rd5;
+	add.s64 %rd118, %rd117, %rd113;
+	sub.s64 %rd119, %rd111, 1;
+	mul.lo.s64 %rd120, %rd119, %rd5;
+	add.s64 %rd121, %rd120, %rd113;
+	sub.s64 %rd122, %rd121, 1;
+	setp.ge.u64 %pt0, %rd122, %rd40;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd292, %rd121, 4, %rd39;
+	add.s64 %rd123, %rd292, -4;
+	ld.global.f32 %f124, [%rd123];
+	mul.rn.f32 %f125, %f124, 0f3E4CCCCD;
+	mov.b64 %rd128, %rd121;
+	setp.ge.u64 %pt1, %rd128, %rd40;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd129, %rd292;
+	ld.global.f32 %f130, [%rd129];
+	mul.rn.f32 %f131, %f130, 0f3F000000;
+	add.rn.f32 %f132, %f125, %f131;
+	mov.b64 %rd135, %rd121;
+	add.s64 %rd136, %rd135, 1;
+	setp.ge.u64 %pt2, %rd136, %rd40;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd293, %rd292;
+	add.s64 %rd137, %rd293, 4;
+	ld.global.f32 %f138, [%rd137];
+	mul.rn.f32 %f139, %f138, 0f3F4CCCCD;
+	sub.rn.f32 %f140, %f132, %f139;
+	mov.b64 %rd142, %rd118;
+	sub.s64 %rd143, %rd142, 1;
+	setp.ge.u64 %pt3, %rd143, %rd40;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd294, %rd142, 4, %rd39;
+	add.s64 %rd144, %rd294, -4;
+	ld.global.f32 %f145, [%rd144];
+	mul.rn.f32 %f146, %f145, 0f3E99999A;
+	sub.rn.f32 %f147, %f140, %f146;
+	mov.b64 %rd149, %rd118;
+	setp.ge.u64 %pt4, %rd149, %rd40;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd150, %rd294;
+	ld.global.f32 %f151, [%rd150];
+	mul.rn.f32 %f152, %f151, 0f3F19999A;
+	add.rn.f32 %f153, %f147, %f152;
+	mov.b64 %rd155, %rd118;
+	add.s64 %rd156, %rd155, 1;
+	setp.ge.u64 %pt5, %rd156, %rd40;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd295, %rd294;
+	add.s64 %rd157, %rd295, 4;
+	ld.global.f32 %f158, [%rd157];
+	mul.rn.f32 %f159, %f158, 0f3F666666;
+	sub.rn.f32 %f160, %f153, %f159;
+	add.s64 %rd161, %rd111, 1;
+	mul.lo.s64 %rd162, %rd161, %rd5;
+	add.s64 %rd163, %rd162, %rd113;
+	sub.s64 %rd164, %rd163, 1;
+	setp.ge.u64 %pt6, %rd164, %rd40;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd296, %rd163, 4, %rd39;
+	add.s64 %rd165, %rd296, -4;
+	ld.global.f32 %f166, [%rd165];
+	mul.rn.f32 %f167, %f166, 0f3ECCCCCD;
+	add.rn.f32 %f168, %f160, %f167;
+	mov.b64 %rd171, %rd163;
+	setp.ge.u64 %pt7, %rd171, %rd40;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd172, %rd296;
+	ld.global.f32 %f173, [%rd172];
+	mul.rn.f32 %f174, %f173, 0f3F333333;
+	add.rn.f32 %f175, %f168, %f174;
+	mov.b64 %rd178, %rd163;
+	add.s64 %rd179, %rd178, 1;
+	setp.ge.u64 %pt8, %rd179, %rd40;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd297, %rd296;
+	add.s64 %rd180, %rd297, 4;
+	ld.global.f32 %f181, [%rd180];
+	mul.rn.f32 %f182, %f181, 0f3DCCCCCD;
+	add.rn.f32 %f183, %f175, %f182;
+	setp.ge.u64 %pt9, %rd118, %rd103;
+	@%pt9 bra $Lfault_9;
+	mad.lo.s64 %rd184, %rd118, 4, %rd102;
+	st.global.f32 [%rd184], %f183;
+$L_63:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p114, %rd14, %rd9;
+	@!%p114 bra $L_65;
+$L_64:
+	sub.u64 %rd14, %rd14, %rd9;
+	add.u64 %rd20, %rd20, 1;
+$L_65:
+	add.u64 %rd20, %rd20, %rd17;
+	bra.uni $L_57;
+$L_66:
+	div.u64 %rd306, %rd13, %rd9;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd109, %rd11, %rd9;
+$L_67:
+	div.u64 %rd298, %rd11, %rd9;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd34;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd122;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd128;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd50;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd136;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd57;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd63;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd149;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd156;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd78;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd164;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd85;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd171;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd93;
-	mov.b64 %rdt2, %rd37;
+	mov.b64 %rdt1, %rd179;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd30;
-	mov.b64 %rdt2, %rd100;
+	mov.b64 %rdt1, %rd118;
+	mov.b64 %rdt2, %rd103;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Conv2D_0_param_6];
@@ -8939,40 +9195,40 @@ $Lexit:
 	.param .u64 Conv3D_0_param_7
 )
 {
-	.reg .pred %p<201>;
+	.reg .pred %p<549>;
 	.reg .pred %pt<14>;
-	.reg .b32 %r<204>;
+	.reg .b32 %r<552>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<199>;
+	.reg .b64 %rd<547>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<161>;
+	.reg .f32 %f<302>;
 
 $L_0:
 	ld.param.s64 %rd0, [Conv3D_0_param_6];
 	ld.param.s64 %rd5, [Conv3D_0_param_5];
 	ld.param.s64 %rd10, [Conv3D_0_param_4];
-	ld.param.u64 %rd57, [Conv3D_0_param_2];
-	cvta.to.global.u64 %rd57, %rd57;
-	ld.param.u64 %rd58, [Conv3D_0_param_3];
-	ld.param.u64 %rd162, [Conv3D_0_param_0];
-	cvta.to.global.u64 %rd162, %rd162;
-	ld.param.u64 %rd163, [Conv3D_0_param_1];
+	ld.param.u64 %rd62, [Conv3D_0_param_2];
+	cvta.to.global.u64 %rd62, %rd62;
+	ld.param.u64 %rd63, [Conv3D_0_param_3];
+	ld.param.u64 %rd167, [Conv3D_0_param_0];
+	cvta.to.global.u64 %rd167, %rd167;
+	ld.param.u64 %rd168, [Conv3D_0_param_1];
 $L_1:
 	sub.s64 %rd1, %rd0, 1;
 	setp.gt.s64 %p2, %rd1, 1;
-	@!%p2 bra $L_24;
+	@!%p2 bra $L_110;
 $L_2:
 	mov.b64 %rd3, %rd1;
 	sub.u64 %rd4, %rd3, 1;
 	sub.s64 %rd6, %rd5, 1;
 	setp.gt.s64 %p7, %rd6, 1;
-	@!%p7 bra $L_24;
+	@!%p7 bra $L_110;
 $L_3:
 	mov.b64 %rd8, %rd6;
 	sub.u64 %rd9, %rd8, 1;
 	sub.s64 %rd11, %rd10, 1;
 	setp.gt.s64 %p12, %rd11, 1;
-	@!%p12 bra $L_24;
+	@!%p12 bra $L_110;
 $L_4:
 	mov.b64 %rd13, %rd11;
 	sub.u64 %rd14, %rd13, 1;
@@ -8987,293 +9243,792 @@ $L_4:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd17, %rt3, %rt4;
 	mov.b64 %rd18, %rd17;
-	or.b64 %rd173, %rd16, %rd14;
-	shr.u64 %rd174, %rd173, 32;
-	cvt.u32.u64 %r175, %rd174;
-	setp.eq.u32 %p176, %r175, 0;
-	@!%p176 bra $L_28;
+	or.b64 %rd521, %rd16, %rd14;
+	shr.u64 %rd522, %rd521, 32;
+	cvt.u32.u64 %r523, %rd522;
+	setp.eq.u32 %p524, %r523, 0;
+	@!%p524 bra $L_127;
 $L_5:
-	cvt.u32.u64 %r177, %rd16;
-	cvt.u32.u64 %r178, %rd14;
-	div.u32 %r179, %r177, %r178;
-	cvt.u64.u32 %rd172, %r179;
+	cvt.u32.u64 %r525, %rd16;
+	cvt.u32.u64 %r526, %rd14;
+	div.u32 %r527, %r525, %r526;
+	cvt.u64.u32 %rd520, %r527;
 $L_6:
-	mov.b64 %rd20, %rd172;
+	mov.b64 %rd20, %rd520;
 	mul.lo.u64 %rd21, %rd20, %rd14;
 	sub.u64 %rd19, %rd16, %rd21;
-	or.b64 %rd181, %rd18, %rd14;
-	shr.u64 %rd182, %rd181, 32;
-	cvt.u32.u64 %r183, %rd182;
-	setp.eq.u32 %p184, %r183, 0;
-	@!%p184 bra $L_27;
+	or.b64 %rd529, %rd18, %rd14;
+	shr.u64 %rd530, %rd529, 32;
+	cvt.u32.u64 %r531, %rd530;
+	setp.eq.u32 %p532, %r531, 0;
+	@!%p532 bra $L_126;
 $L_7:
-	cvt.u32.u64 %r185, %rd18;
-	cvt.u32.u64 %r186, %rd14;
-	div.u32 %r187, %r185, %r186;
-	cvt.u64.u32 %rd180, %r187;
+	cvt.u32.u64 %r533, %rd18;
+	cvt.u32.u64 %r534, %rd14;
+	div.u32 %r535, %r533, %r534;
+	cvt.u64.u32 %rd528, %r535;
 $L_8:
-	mov.b64 %rd22, %rd180;
+	mov.b64 %rd22, %rd528;
 	mul.lo.u64 %rd23, %rd22, %rd14;
 	sub.u64 %rd24, %rd18, %rd23;
-	or.b64 %rd189, %rd20, %rd9;
-	shr.u64 %rd190, %rd189, 32;
-	cvt.u32.u64 %r191, %rd190;
-	setp.eq.u32 %p192, %r191, 0;
-	@!%p192 bra $L_26;
+	or.b64 %rd537, %rd20, %rd9;
+	shr.u64 %rd538, %rd537, 32;
+	cvt.u32.u64 %r539, %rd538;
+	setp.eq.u32 %p540, %r539, 0;
+	@!%p540 bra $L_125;
 $L_9:
-	cvt.u32.u64 %r193, %rd20;
-	cvt.u32.u64 %r194, %rd9;
-	div.u32 %r195, %r193, %r194;
-	cvt.u64.u32 %rd188, %r195;
+	cvt.u32.u64 %r541, %rd20;
+	cvt.u32.u64 %r542, %rd9;
+	div.u32 %r543, %r541, %r542;
+	cvt.u64.u32 %rd536, %r543;
 $L_10:
-	mov.b64 %rd26, %rd188;
+	mov.b64 %rd26, %rd536;
 	mul.lo.u64 %rd27, %rd26, %rd9;
 	sub.u64 %rd25, %rd20, %rd27;
-	or.b64 %rd197, %rd22, %rd9;
-	shr.u64 %rd198, %rd197, 32;
-	cvt.u32.u64 %r199, %rd198;
-	setp.eq.u32 %p200, %r199, 0;
-	@!%p200 bra $L_25;
+	or.b64 %rd545, %rd22, %rd9;
+	shr.u64 %rd546, %rd545, 32;
+	cvt.u32.u64 %r547, %rd546;
+	setp.eq.u32 %p548, %r547, 0;
+	@!%p548 bra $L_124;
 $L_11:
-	cvt.u32.u64 %r201, %rd22;
-	cvt.u32.u64 %r202, %rd9;
-	div.u32 %r203, %r201, %r202;
-	cvt.u64.u32 %rd196, %r203;
+	cvt.u32.u64 %r549, %rd22;
+	cvt.u32.u64 %r550, %rd9;
+	div.u32 %r551, %r549, %r550;
+	cvt.u64.u32 %rd544, %r551;
 $L_12:
-	mov.b64 %rd28, %rd196;
+	mov.b64 %rd28, %rd544;
 	mul.lo.u64 %rd29, %rd28, %rd9;
 	sub.u64 %rd30, %rd22, %rd29;
 	mov.b64 %rd31, %rd26;
+	mov.b64 %rd303, %rd63;
+	setp.ge.s64 %p305, %rd5, 0;
+	ld.param.s64 %rd308, [Conv3D_0_param_6];
+	add.s64 %rd309, %rd308, -2;
+	sub.s64 %rd310, %rd309, 1;
+	mul.lo.s64 %rd311, %rd310, %rd5;
+	setp.ge.s64 %p312, %rd311, 0;
+	mov.b64 %rd313, %rd310;
+	mov.b64 %rd314, %rd5;
+	mul.hi.u64 %rd315, %rd313, %rd314;
+	setp.eq.u64 %p316, %rd315, 0;
+	mov.pred %p318, 1;
+	ld.param.s64 %rd319, [Conv3D_0_param_5];
+	add.s64 %rd320, %rd319, -2;
+	add.s64 %rd321, %rd311, %rd320;
+	setp.ge.s64 %p322, %rd321, 0;
+	mov.pred %p324, 1;
+	setp.ge.s64 %p325, %rd10, 0;
+	mov.pred %p327, 1;
+	sub.s64 %rd328, %rd321, 1;
+	mul.lo.s64 %rd329, %rd328, %rd10;
+	setp.ge.s64 %p330, %rd329, 0;
+	mov.b64 %rd331, %rd328;
+	mov.b64 %rd332, %rd10;
+	mul.hi.u64 %rd333, %rd331, %rd332;
+	setp.eq.u64 %p334, %rd333, 0;
+	mov.pred %p336, 1;
+	ld.param.s64 %rd337, [Conv3D_0_param_4];
+	add.s64 %rd338, %rd337, -2;
+	add.s64 %rd339, %rd329, %rd338;
+	setp.ge.s64 %p340, %rd339, 0;
+	mov.pred %p342, 1;
+	mov.pred %p345, 1;
+	sub.s64 %rd346, %rd339, 1;
+	mov.b64 %rd347, %rd346;
+	setp.lt.u64 %p348, %rd347, %rd303;
+	add.s64 %rd349, %rd309, 1;
+	setp.ge.s64 %p350, %rd349, 0;
+	mul.lo.s64 %rd353, %rd349, %rd5;
+	setp.ge.s64 %p354, %rd353, 0;
+	mov.b64 %rd355, %rd349;
+	mul.hi.u64 %rd356, %rd355, %rd314;
+	setp.eq.u64 %p357, %rd356, 0;
+	mul.lo.s64 %rd358, %rd5, 2;
+	setp.ge.s64 %p359, %rd358, 0;
+	add.s64 %rd360, %rd353, %rd320;
+	setp.ge.s64 %p361, %rd360, 0;
+	add.s64 %rd362, %rd358, 1;
+	setp.ge.s64 %p363, %rd362, 0;
+	sub.s64 %rd364, %rd362, 1;
+	setp.ge.s64 %p365, %rd364, 0;
+	sub.s64 %rd366, %rd360, 1;
+	mul.lo.s64 %rd367, %rd366, %rd10;
+	setp.ge.s64 %p368, %rd367, 0;
+	mov.b64 %rd369, %rd366;
+	mul.hi.u64 %rd370, %rd369, %rd332;
+	setp.eq.u64 %p371, %rd370, 0;
+	mul.lo.s64 %rd372, %rd364, %rd10;
+	setp.ge.s64 %p373, %rd372, 0;
+	add.s64 %rd374, %rd367, %rd338;
+	setp.ge.s64 %p375, %rd374, 0;
+	add.s64 %rd376, %rd372, 1;
+	setp.ge.s64 %p377, %rd376, 0;
+	sub.s64 %rd378, %rd376, 1;
+	mov.b64 %rd379, %rd378;
+	setp.lt.u64 %p380, %rd379, 9223372036854775808U;
+	sub.s64 %rd381, %rd374, 1;
+	mov.b64 %rd382, %rd381;
+	setp.lt.u64 %p383, %rd382, %rd303;
+	mov.pred %p385, 1;
+	mov.b64 %rd386, %rd339;
+	setp.lt.u64 %p387, %rd386, %rd303;
+	mov.b64 %rd388, %rd376;
+	setp.lt.u64 %p389, %rd388, 9223372036854775808U;
+	mov.b64 %rd390, %rd374;
+	setp.lt.u64 %p391, %rd390, %rd303;
+	add.s64 %rd392, %rd339, 1;
+	setp.ge.s64 %p393, %rd392, 0;
+	mov.pred %p396, 1;
+	mov.b64 %rd397, %rd392;
+	setp.lt.u64 %p398, %rd397, %rd303;
+	add.s64 %rd399, %rd374, 1;
+	setp.ge.s64 %p400, %rd399, 0;
+	add.s64 %rd401, %rd376, 1;
+	mov.b64 %rd402, %rd401;
+	setp.lt.u64 %p403, %rd402, 9223372036854775808U;
+	mov.b64 %rd404, %rd399;
+	setp.lt.u64 %p405, %rd404, %rd303;
+	mul.lo.s64 %rd406, %rd309, %rd5;
+	setp.ge.s64 %p407, %rd406, 0;
+	mov.b64 %rd408, %rd309;
+	mul.hi.u64 %rd409, %rd408, %rd314;
+	setp.eq.u64 %p410, %rd409, 0;
+	mov.b64 %rd411, %rd5;
+	mov.pred %p412, %p305;
+	add.s64 %rd413, %rd406, %rd320;
+	setp.ge.s64 %p414, %rd413, 0;
+	add.s64 %rd415, %rd411, 1;
+	setp.ge.s64 %p416, %rd415, 0;
+	sub.s64 %rd417, %rd415, 1;
+	setp.ge.s64 %p418, %rd417, 0;
+	sub.s64 %rd419, %rd413, 1;
+	mul.lo.s64 %rd420, %rd419, %rd10;
+	setp.ge.s64 %p421, %rd420, 0;
+	mov.b64 %rd422, %rd419;
+	mul.hi.u64 %rd423, %rd422, %rd332;
+	setp.eq.u64 %p424, %rd423, 0;
+	mul.lo.s64 %rd425, %rd417, %rd10;
+	setp.ge.s64 %p426, %rd425, 0;
+	add.s64 %rd427, %rd420, %rd338;
+	setp.ge.s64 %p428, %rd427, 0;
+	add.s64 %rd429, %rd425, 1;
+	mov.b64 %rd430, %rd429;
+	setp.lt.u64 %p431, %rd430, 9223372036854775808U;
+	mov.b64 %rd432, %rd427;
+	setp.lt.u64 %p433, %rd432, %rd303;
+	mul.lo.s64 %rd434, %rd413, %rd10;
+	setp.ge.s64 %p435, %rd434, 0;
+	mov.b64 %rd436, %rd413;
+	mul.hi.u64 %rd437, %rd436, %rd332;
+	setp.eq.u64 %p438, %rd437, 0;
+	mul.lo.s64 %rd439, %rd415, %rd10;
+	setp.ge.s64 %p440, %rd439, 0;
+	add.s64 %rd441, %rd434, %rd338;
+	setp.ge.s64 %p442, %rd441, 0;
+	add.s64 %rd443, %rd439, 1;
+	mov.b64 %rd444, %rd443;
+	setp.lt.u64 %p445, %rd444, 9223372036854775808U;
+	mov.b64 %rd446, %rd441;
+	setp.lt.u64 %p447, %rd446, %rd303;
+	add.s64 %rd448, %rd413, 1;
+	setp.ge.s64 %p449, %rd448, 0;
+	add.s64 %rd450, %rd415, 1;
+	setp.ge.s64 %p451, %rd450, 0;
+	mul.lo.s64 %rd452, %rd448, %rd10;
+	setp.ge.s64 %p453, %rd452, 0;
+	mov.b64 %rd454, %rd448;
+	mul.hi.u64 %rd455, %rd454, %rd332;
+	setp.eq.u64 %p456, %rd455, 0;
+	mul.lo.s64 %rd457, %rd450, %rd10;
+	setp.ge.s64 %p458, %rd457, 0;
+	add.s64 %rd459, %rd452, %rd338;
+	setp.ge.s64 %p460, %rd459, 0;
+	add.s64 %rd461, %rd457, 1;
+	mov.b64 %rd462, %rd461;
+	setp.lt.u64 %p463, %rd462, 9223372036854775808U;
+	mov.b64 %rd464, %rd459;
+	setp.lt.u64 %p465, %rd464, %rd303;
+	mul.lo.s64 %rd466, %rd321, %rd10;
+	setp.ge.s64 %p467, %rd466, 0;
+	mov.b64 %rd468, %rd321;
+	mul.hi.u64 %rd469, %rd468, %rd332;
+	setp.eq.u64 %p470, %rd469, 0;
+	mov.b64 %rd471, %rd10;
+	mov.pred %p472, %p325;
+	add.s64 %rd473, %rd466, %rd338;
+	setp.ge.s64 %p474, %rd473, 0;
+	add.s64 %rd475, %rd471, 1;
+	setp.ge.s64 %p476, %rd475, 0;
+	add.s64 %rd477, %rd473, 1;
+	setp.ge.s64 %p478, %rd477, 0;
+	add.s64 %rd479, %rd475, 1;
+	mov.b64 %rd480, %rd479;
+	setp.lt.u64 %p481, %rd480, 9223372036854775808U;
+	mov.b64 %rd482, %rd477;
+	setp.lt.u64 %p483, %rd482, %rd303;
+	add.s64 %rd484, %rd360, 1;
+	setp.ge.s64 %p485, %rd484, 0;
+	add.s64 %rd486, %rd362, 1;
+	setp.ge.s64 %p487, %rd486, 0;
+	mul.lo.s64 %rd488, %rd484, %rd10;
+	setp.ge.s64 %p489, %rd488, 0;
+	mov.b64 %rd490, %rd484;
+	mul.hi.u64 %rd491, %rd490, %rd332;
+	setp.eq.u64 %p492, %rd491, 0;
+	mul.lo.s64 %rd493, %rd486, %rd10;
+	setp.ge.s64 %p494, %rd493, 0;
+	add.s64 %rd495, %rd488, %rd338;
+	setp.ge.s64 %p496, %rd495, 0;
+	add.s64 %rd497, %rd493, 1;
+	setp.ge.s64 %p498, %rd497, 0;
+	add.s64 %rd499, %rd495, 1;
+	setp.ge.s64 %p500, %rd499, 0;
+	add.s64 %rd501, %rd497, 1;
+	mov.b64 %rd502, %rd501;
+	setp.lt.u64 %p503, %rd502, 9223372036854775808U;
+	mov.b64 %rd504, %rd499;
+	setp.lt.u64 %p505, %rd504, %rd303;
+	mov.b64 %rd506, %rd168;
+	setp.lt.u64 %p507, %rd446, %rd506;
 $L_13:
-	setp.lt.u64 %p32, %rd31, %rd4;
-	@!%p32 bra $L_24;
+	@!%p305 bra $L_111;
 $L_14:
-	add.u64 %rd33, %rd31, 1;
-	mov.b64 %rd34, %rd33;
-	add.u64 %rd35, %rd25, 1;
-	mov.b64 %rd36, %rd35;
-	add.u64 %rd37, %rd19, 1;
-	mov.b64 %rd38, %rd37;
+	@!%p312 bra $L_111;
 $L_15:
-	sub.s64 %rd1, %rd0, 1;
-	setp.lt.s64 %p41, %rd34, %rd1;
-	@!%p41 bra $L_24;
+	@!%p316 bra $L_111;
 $L_16:
-	sub.s64 %rd6, %rd5, 1;
-	setp.lt.s64 %p42, %rd36, %rd6;
-	@!%p42 bra $L_19;
+	@!%p318 bra $L_111;
 $L_17:
-	sub.s64 %rd11, %rd10, 1;
-	setp.lt.s64 %p44, %rd38, %rd11;
-	@!%p44 bra $L_19;
+	@!%p322 bra $L_111;
 $L_18:
-	mul.lo.s64 %rd45, %rd34, %rd5;
-	add.s64 %rd46, %rd45, %rd36;
-	mul.lo.s64 %rd47, %rd46, %rd10;
-	add.s64 %rd48, %rd47, %rd38;
-	sub.s64 %rd49, %rd34, 1;
-	mul.lo.s64 %rd50, %rd49, %rd5;
-	add.s64 %rd51, %rd50, %rd36;
-	sub.s64 %rd52, %rd51, 1;
-	mul.lo.s64 %rd53, %rd52, %rd10;
-	add.s64 %rd54, %rd53, %rd38;
-	sub.s64 %rd55, %rd54, 1;
-	setp.ge.u64 %pt0, %rd55, %rd58;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd166, %rd54, 4, %rd57;
-	add.s64 %rd56, %rd166, -4;
-	ld.global.f32 %f59, [%rd56];
-	mul.rn.f32 %f60, %f59, 0f40000000;
-	add.s64 %rd61, %rd34, 1;
-	mul.lo.s64 %rd62, %rd61, %rd5;
-	add.s64 %rd63, %rd62, %rd36;
-	sub.s64 %rd64, %rd63, 1;
-	mul.lo.s64 %rd65, %rd64, %rd10;
-	add.s64 %rd66, %rd65, %rd38;
-	sub.s64 %rd67, %rd66, 1;
-	setp.ge.u64 %pt1, %rd67, %rd58;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd167, %rd66, 4, %rd57;
-	add.s64 %rd68, %rd167, -4;
-	ld.global.f32 %f69, [%rd68];
-	mul.rn.f32 %f70, %f69, 0f40800000;
-	add.rn.f32 %f71, %f60, %f70;
-	mov.b64 %rd77, %rd54;
-	setp.ge.u64 %pt2, %rd77, %rd58;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd78, %rd166;
-	ld.global.f32 %f79, [%rd78];
-	mul.rn.f32 %f80, %f79, 0f40A00000;
-	add.rn.f32 %f81, %f71, %f80;
-	mov.b64 %rd87, %rd66;
-	setp.ge.u64 %pt3, %rd87, %rd58;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd88, %rd167;
-	ld.global.f32 %f89, [%rd88];
-	mul.rn.f32 %f90, %f89, 0f40E00000;
-	add.rn.f32 %f91, %f81, %f90;
-	mov.b64 %rd97, %rd54;
-	add.s64 %rd98, %rd97, 1;
-	setp.ge.u64 %pt4, %rd98, %rd58;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd168, %rd166;
-	add.s64 %rd99, %rd168, 4;
-	ld.global.f32 %f100, [%rd99];
-	mul.rn.f32 %f101, %f100, 0f41000000;
-	sub.rn.f32 %f102, %f91, %f101;
-	mov.b64 %rd108, %rd66;
-	add.s64 %rd109, %rd108, 1;
-	setp.ge.u64 %pt5, %rd109, %rd58;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd169, %rd167;
-	add.s64 %rd110, %rd169, 4;
-	ld.global.f32 %f111, [%rd110];
-	mul.rn.f32 %f112, %f111, 0f41200000;
-	add.rn.f32 %f113, %f102, %f112;
-	mov.b64 %rd115, %rd46;
-	sub.s64 %rd116, %rd115, 1;
-	mul.lo.s64 %rd117, %rd116, %rd10;
-	add.s64 %rd118, %rd117, %rd38;
-	setp.ge.u64 %pt6, %rd118, %rd58;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd119, %rd118, 4, %rd57;
-	ld.global.f32 %f120, [%rd119];
-	mul.rn.f32 %f121, %f120, 0f40400000;
-	sub.rn.f32 %f122, %f113, %f121;
-	mov.b64 %rd126, %rd48;
-	setp.ge.u64 %pt7, %rd126, %rd58;
-	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd127, %rd126, 4, %rd57;
-	ld.global.f32 %f128, [%rd127];
-	mul.rn.f32 %f129, %f128, 0f40C00000;
-	add.rn.f32 %f130, %f122, %f129;
-	mov.b64 %rd132, %rd46;
-	add.s64 %rd133, %rd132, 1;
-	mul.lo.s64 %rd134, %rd133, %rd10;
-	add.s64 %rd135, %rd134, %rd38;
-	setp.ge.u64 %pt8, %rd135, %rd58;
-	@%pt8 bra $Lfault_8;
-	mad.lo.s64 %rd136, %rd135, 4, %rd57;
-	ld.global.f32 %f137, [%rd136];
-	mul.rn.f32 %f138, %f137, 0f41100000;
-	sub.rn.f32 %f139, %f130, %f138;
-	mov.b64 %rd142, %rd51;
-	mul.lo.s64 %rd143, %rd142, %rd10;
-	add.s64 %rd144, %rd143, %rd38;
-	add.s64 %rd145, %rd144, 1;
-	setp.ge.u64 %pt9, %rd145, %rd58;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd170, %rd144, 4, %rd57;
-	add.s64 %rd146, %rd170, 4;
-	ld.global.f32 %f147, [%rd146];
-	mul.rn.f32 %f148, %f147, 0f40000000;
-	add.rn.f32 %f149, %f139, %f148;
-	mov.b64 %rd152, %rd63;
-	add.s64 %rd153, %rd152, 1;
-	mul.lo.s64 %rd154, %rd153, %rd10;
-	add.s64 %rd155, %rd154, %rd38;
-	add.s64 %rd156, %rd155, 1;
-	setp.ge.u64 %pt10, %rd156, %rd58;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd171, %rd155, 4, %rd57;
-	add.s64 %rd157, %rd171, 4;
-	ld.global.f32 %f158, [%rd157];
-	mul.rn.f32 %f159, %f158, 0f40800000;
-	add.rn.f32 %f160, %f149, %f159;
-	setp.ge.u64 %pt11, %rd48, %rd163;
-	@%pt11 bra $Lfault_11;
-	mad.lo.s64 %rd161, %rd48, 4, %rd162;
-	st.global.f32 [%rd161], %f160;
+	@!%p324 bra $L_111;
 $L_19:
-	add.u64 %rd19, %rd19, %rd24;
-	setp.ge.u64 %p39, %rd19, %rd14;
-	@!%p39 bra $L_21;
+	@!%p325 bra $L_111;
 $L_20:
+	@!%p327 bra $L_111;
+$L_21:
+	@!%p330 bra $L_111;
+$L_22:
+	@!%p334 bra $L_111;
+$L_23:
+	@!%p336 bra $L_111;
+$L_24:
+	@!%p340 bra $L_111;
+$L_25:
+	@!%p342 bra $L_111;
+$L_26:
+	@!%p345 bra $L_111;
+$L_27:
+	@!%p348 bra $L_111;
+$L_28:
+	@!%p350 bra $L_111;
+$L_29:
+	@!%p354 bra $L_111;
+$L_30:
+	@!%p357 bra $L_111;
+$L_31:
+	@!%p359 bra $L_111;
+$L_32:
+	@!%p361 bra $L_111;
+$L_33:
+	@!%p363 bra $L_111;
+$L_34:
+	@!%p365 bra $L_111;
+$L_35:
+	@!%p368 bra $L_111;
+$L_36:
+	@!%p371 bra $L_111;
+$L_37:
+	@!%p373 bra $L_111;
+$L_38:
+	@!%p375 bra $L_111;
+$L_39:
+	@!%p377 bra $L_111;
+$L_40:
+	@!%p380 bra $L_111;
+$L_41:
+	@!%p383 bra $L_111;
+$L_42:
+	@!%p385 bra $L_111;
+$L_43:
+	@!%p387 bra $L_111;
+$L_44:
+	@!%p389 bra $L_111;
+$L_45:
+	@!%p391 bra $L_111;
+$L_46:
+	@!%p393 bra $L_111;
+$L_47:
+	@!%p396 bra $L_111;
+$L_48:
+	@!%p398 bra $L_111;
+$L_49:
+	@!%p400 bra $L_111;
+$L_50:
+	@!%p403 bra $L_111;
+$L_51:
+	@!%p405 bra $L_111;
+$L_52:
+	@!%p407 bra $L_111;
+$L_53:
+	@!%p410 bra $L_111;
+$L_54:
+	@!%p412 bra $L_111;
+$L_55:
+	@!%p414 bra $L_111;
+$L_56:
+	@!%p416 bra $L_111;
+$L_57:
+	@!%p418 bra $L_111;
+$L_58:
+	@!%p421 bra $L_111;
+$L_59:
+	@!%p424 bra $L_111;
+$L_60:
+	@!%p426 bra $L_111;
+$L_61:
+	@!%p428 bra $L_111;
+$L_62:
+	@!%p431 bra $L_111;
+$L_63:
+	@!%p433 bra $L_111;
+$L_64:
+	@!%p435 bra $L_111;
+$L_65:
+	@!%p438 bra $L_111;
+$L_66:
+	@!%p440 bra $L_111;
+$L_67:
+	@!%p442 bra $L_111;
+$L_68:
+	@!%p445 bra $L_111;
+$L_69:
+	@!%p447 bra $L_111;
+$L_70:
+	@!%p449 bra $L_111;
+$L_71:
+	@!%p451 bra $L_111;
+$L_72:
+	@!%p453 bra $L_111;
+$L_73:
+	@!%p456 bra $L_111;
+$L_74:
+	@!%p458 bra $L_111;
+$L_75:
+	@!%p460 bra $L_111;
+$L_76:
+	@!%p463 bra $L_111;
+$L_77:
+	@!%p465 bra $L_111;
+$L_78:
+	@!%p467 bra $L_111;
+$L_79:
+	@!%p470 bra $L_111;
+$L_80:
+	@!%p472 bra $L_111;
+$L_81:
+	@!%p474 bra $L_111;
+$L_82:
+	@!%p476 bra $L_111;
+$L_83:
+	@!%p478 bra $L_111;
+$L_84:
+	@!%p481 bra $L_111;
+$L_85:
+	@!%p483 bra $L_111;
+$L_86:
+	@!%p485 bra $L_111;
+$L_87:
+	@!%p487 bra $L_111;
+$L_88:
+	@!%p489 bra $L_111;
+$L_89:
+	@!%p492 bra $L_111;
+$L_90:
+	@!%p494 bra $L_111;
+$L_91:
+	@!%p496 bra $L_111;
+$L_92:
+	@!%p498 bra $L_111;
+$L_93:
+	@!%p500 bra $L_111;
+$L_94:
+	@!%p503 bra $L_111;
+$L_95:
+	@!%p505 bra $L_111;
+$L_96:
+	@!%p507 bra $L_111;
+$L_97:
+	mov.b64 %rd32, %rd31;
+	mov.b64 %rd33, %rd25;
+	mov.b64 %rd34, %rd19;
+	setp.lt.u64 %p35, %rd34, %rd14;
+	@!%p35 bra $L_110;
+$L_98:
+	setp.lt.u64 %p36, %rd33, %rd9;
+	@!%p36 bra $L_110;
+$L_99:
+	setp.lt.u64 %p37, %rd32, %rd4;
+	@!%p37 bra $L_110;
+$L_100:
+	add.u64 %rd38, %rd32, 1;
+	mov.b64 %rd39, %rd38;
+	add.u64 %rd40, %rd33, 1;
+	mov.b64 %rd41, %rd40;
+	add.u64 %rd42, %rd34, 1;
+	mov.b64 %rd43, %rd42;
+$L_101:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p46, %rd39, %rd1;
+	@!%p46 bra $L_110;
+$L_102:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p47, %rd41, %rd6;
+	@!%p47 bra $L_105;
+$L_103:
+	sub.s64 %rd11, %rd10, 1;
+	setp.lt.s64 %p49, %rd43, %rd11;
+	@!%p49 bra $L_105;
+$L_104:
+	mul.lo.s64 %rd50, %rd39, %rd5;
+	add.s64 %rd51, %rd50, %rd41;
+	mul.lo.s64 %rd52, %rd51, %rd10;
+	add.s64 %rd53, %rd52, %rd43;
+	sub.s64 %rd54, %rd39, 1;
+	mul.lo.s64 %rd55, %rd54, %rd5;
+	add.s64 %rd56, %rd55, %rd41;
+	sub.s64 %rd57, %rd56, 1;
+	mul.lo.s64 %rd58, %rd57, %rd10;
+	add.s64 %rd59, %rd58, %rd43;
+	mad.lo.s64 %rd508, %rd59, 4, %rd62;
+	add.s64 %rd61, %rd508, -4;
+	ld.global.f32 %f64, [%rd61];
+	mul.rn.f32 %f65, %f64, 0f40000000;
+	add.s64 %rd66, %rd39, 1;
+	mul.lo.s64 %rd67, %rd66, %rd5;
+	add.s64 %rd68, %rd67, %rd41;
+	sub.s64 %rd69, %rd68, 1;
+	mul.lo.s64 %rd70, %rd69, %rd10;
+	add.s64 %rd71, %rd70, %rd43;
+	mad.lo.s64 %rd509, %rd71, 4, %rd62;
+	add.s64 %rd73, %rd509, -4;
+	ld.global.f32 %f74, [%rd73];
+	mul.rn.f32 %f75, %f74, 0f40800000;
+	add.rn.f32 %f76, %f65, %f75;
+	mov.b64 %rd83, %rd508;
+	ld.global.f32 %f84, [%rd83];
+	mul.rn.f32 %f85, %f84, 0f40A00000;
+	add.rn.f32 %f86, %f76, %f85;
+	mov.b64 %rd93, %rd509;
+	ld.global.f32 %f94, [%rd93];
+	mul.rn.f32 %f95, %f94, 0f40E00000;
+	add.rn.f32 %f96, %f86, %f95;
+	mov.b64 %rd510, %rd508;
+	add.s64 %rd104, %rd510, 4;
+	ld.global.f32 %f105, [%rd104];
+	mul.rn.f32 %f106, %f105, 0f41000000;
+	sub.rn.f32 %f107, %f96, %f106;
+	mov.b64 %rd511, %rd509;
+	add.s64 %rd115, %rd511, 4;
+	ld.global.f32 %f116, [%rd115];
+	mul.rn.f32 %f117, %f116, 0f41200000;
+	add.rn.f32 %f118, %f107, %f117;
+	mov.b64 %rd120, %rd51;
+	sub.s64 %rd121, %rd120, 1;
+	mul.lo.s64 %rd122, %rd121, %rd10;
+	add.s64 %rd123, %rd122, %rd43;
+	mad.lo.s64 %rd124, %rd123, 4, %rd62;
+	ld.global.f32 %f125, [%rd124];
+	mul.rn.f32 %f126, %f125, 0f40400000;
+	sub.rn.f32 %f127, %f118, %f126;
+	mov.b64 %rd131, %rd53;
+	mad.lo.s64 %rd132, %rd131, 4, %rd62;
+	ld.global.f32 %f133, [%rd132];
+	mul.rn.f32 %f134, %f133, 0f40C00000;
+	add.rn.f32 %f135, %f127, %f134;
+	mov.b64 %rd137, %rd51;
+	add.s64 %rd138, %rd137, 1;
+	mul.lo.s64 %rd139, %rd138, %rd10;
+	add.s64 %rd140, %rd139, %rd43;
+	mad.lo.s64 %rd141, %rd140, 4, %rd62;
+	ld.global.f32 %f142, [%rd141];
+	mul.rn.f32 %f143, %f142, 0f41100000;
+	sub.rn.f32 %f144, %f135, %f143;
+	mov.b64 %rd147, %rd56;
+	mul.lo.s64 %rd148, %rd147, %rd10;
+	add.s64 %rd149, %rd148, %rd43;
+	mad.lo.s64 %rd512, %rd149, 4, %rd62;
+	add.s64 %rd151, %rd512, 4;
+	ld.global.f32 %f152, [%rd151];
+	mul.rn.f32 %f153, %f152, 0f40000000;
+	add.rn.f32 %f154, %f144, %f153;
+	mov.b64 %rd157, %rd68;
+	add.s64 %rd158, %rd157, 1;
+	mul.lo.s64 %rd159, %rd158, %rd10;
+	add.s64 %rd160, %rd159, %rd43;
+	mad.lo.s64 %rd513, %rd160, 4, %rd62;
+	add.s64 %rd162, %rd513, 4;
+	ld.global.f32 %f163, [%rd162];
+	mul.rn.f32 %f164, %f163, 0f40800000;
+	add.rn.f32 %f165, %f154, %f164;
+	mad.lo.s64 %rd166, %rd53, 4, %rd167;
+	st.global.f32 [%rd166], %f165;
+$L_105:
+	add.u64 %rd19, %rd19, %rd24;
+	setp.ge.u64 %p44, %rd19, %rd14;
+	@!%p44 bra $L_107;
+$L_106:
 	sub.u64 %rd19, %rd19, %rd14;
 	add.u64 %rd25, %rd25, 1;
-$L_21:
+$L_107:
 	add.u64 %rd25, %rd25, %rd30;
-	setp.ge.u64 %p40, %rd25, %rd9;
-	@!%p40 bra $L_23;
-$L_22:
+	setp.ge.u64 %p45, %rd25, %rd9;
+	@!%p45 bra $L_109;
+$L_108:
 	sub.u64 %rd25, %rd25, %rd9;
 	add.u64 %rd31, %rd31, 1;
-$L_23:
+$L_109:
 	add.u64 %rd31, %rd31, %rd28;
-	bra.uni $L_13;
-$L_24:
+	bra.uni $L_97;
+$L_110:
 	bra.uni $Lexit;
-$L_25:
-	div.u64 %rd196, %rd22, %rd9;
+$L_111:
+	mov.b64 %rd171, %rd31;
+	mov.b64 %rd172, %rd25;
+	mov.b64 %rd173, %rd19;
+	setp.lt.u64 %p174, %rd173, %rd14;
+	@!%p174 bra $L_110;
+$L_112:
+	setp.lt.u64 %p175, %rd172, %rd9;
+	@!%p175 bra $L_110;
+$L_113:
+	setp.lt.u64 %p176, %rd171, %rd4;
+	@!%p176 bra $L_110;
+$L_114:
+	add.u64 %rd177, %rd171, 1;
+	mov.b64 %rd178, %rd177;
+	add.u64 %rd179, %rd172, 1;
+	mov.b64 %rd180, %rd179;
+	add.u64 %rd181, %rd173, 1;
+	mov.b64 %rd182, %rd181;
+$L_115:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p185, %rd178, %rd1;
+	@!%p185 bra $L_110;
+$L_116:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p186, %rd180, %rd6;
+	@!%p186 bra $L_119;
+$L_117:
+	sub.s64 %rd11, %rd10, 1;
+	setp.lt.s64 %p187, %rd182, %rd11;
+	@!%p187 bra $L_119;
+$L_118:
+	mul.lo.s64 %rd188, %rd178, %rd5;
+	add.s64 %rd189, %rd188, %rd180;
+	mul.lo.s64 %rd190, %rd189, %rd10;
+	add.s64 %rd191, %rd190, %rd182;
+	sub.s64 %rd192, %rd178, 1;
+	mul.lo.s64 %rd193, %rd192, %rd5;
+	add.s64 %rd194, %rd193, %rd180;
+	sub.s64 %rd195, %rd194, 1;
+	mul.lo.s64 %rd196, %rd195, %rd10;
+	add.s64 %rd197, %rd196, %rd182;
+	sub.s64 %rd198, %rd197, 1;
+	setp.ge.u64 %pt0, %rd198, %rd63;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd514, %rd197, 4, %rd62;
+	add.s64 %rd199, %rd514, -4;
+	ld.global.f32 %f200, [%rd199];
+	mul.rn.f32 %f201, %f200, 0f40000000;
+	add.s64 %rd202, %rd178, 1;
+	mul.lo.s64 %rd203, %rd202, %rd5;
+	add.s64 %rd204, %rd203, %rd180;
+	sub.s64 %rd205, %rd204, 1;
+	mul.lo.s64 %rd206, %rd205, %rd10;
+	add.s64 %rd207, %rd206, %rd182;
+	sub.s64 %rd208, %rd207, 1;
+	setp.ge.u64 %pt1, %rd208, %rd63;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd515, %rd207, 4, %rd62;
+	add.s64 %rd209, %rd515, -4;
+	ld.global.f32 %f210, [%rd209];
+	mul.rn.f32 %f211, %f210, 0f40800000;
+	add.rn.f32 %f212, %f201, %f211;
+	mov.b64 %rd218, %rd197;
+	setp.ge.u64 %pt2, %rd218, %rd63;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd219, %rd514;
+	ld.global.f32 %f220, [%rd219];
+	mul.rn.f32 %f221, %f220, 0f40A00000;
+	add.rn.f32 %f222, %f212, %f221;
+	mov.b64 %rd228, %rd207;
+	setp.ge.u64 %pt3, %rd228, %rd63;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd229, %rd515;
+	ld.global.f32 %f230, [%rd229];
+	mul.rn.f32 %f231, %f230, 0f40E00000;
+	add.rn.f32 %f232, %f222, %f231;
+	mov.b64 %rd238, %rd197;
+	add.s64 %rd239, %rd238, 1;
+	setp.ge.u64 %pt4, %rd239, %rd63;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd516, %rd514;
+	add.s64 %rd240, %rd516, 4;
+	ld.global.f32 %f241, [%rd240];
+	mul.rn.f32 %f242, %f241, 0f41000000;
+	sub.rn.f32 %f243, %f232, %f242;
+	mov.b64 %rd249, %rd207;
+	add.s64 %rd250, %rd249, 1;
+	setp.ge.u64 %pt5, %rd250, %rd63;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd517, %rd515;
+	add.s64 %rd251, %rd517, 4;
+	ld.global.f32 %f252, [%rd251];
+	mul.rn.f32 %f253, %f252, 0f41200000;
+	add.rn.f32 %f254, %f243, %f253;
+	mov.b64 %rd256, %rd189;
+	sub.s64 %rd257, %rd256, 1;
+	mul.lo.s64 %rd258, %rd257, %rd10;
+	add.s64 %rd259, %rd258, %rd182;
+	setp.ge.u64 %pt6, %rd259, %rd63;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd260, %rd259, 4, %rd62;
+	ld.global.f32 %f261, [%rd260];
+	mul.rn.f32 %f262, %f261, 0f40400000;
+	sub.rn.f32 %f263, %f254, %f262;
+	mov.b64 %rd267, %rd191;
+	setp.ge.u64 %pt7, %rd267, %rd63;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd268, %rd267, 4, %rd62;
+	ld.global.f32 %f269, [%rd268];
+	mul.rn.f32 %f270, %f269, 0f40C00000;
+	add.rn.f32 %f271, %f263, %f270;
+	mov.b64 %rd273, %rd189;
+	add.s64 %rd274, %rd273, 1;
+	mul.lo.s64 %rd275, %rd274, %rd10;
+	add.s64 %rd276, %rd275, %rd182;
+	setp.ge.u64 %pt8, %rd276, %rd63;
+	@%pt8 bra $Lfault_8;
+	mad.lo.s64 %rd277, %rd276, 4, %rd62;
+	ld.global.f32 %f278, [%rd277];
+	mul.rn.f32 %f279, %f278, 0f41100000;
+	sub.rn.f32 %f280, %f271, %f279;
+	mov.b64 %rd283, %rd194;
+	mul.lo.s64 %rd284, %rd283, %rd10;
+	add.s64 %rd285, %rd284, %rd182;
+	add.s64 %rd286, %rd285, 1;
+	setp.ge.u64 %pt9, %rd286, %rd63;
+	@%pt9 bra $Lfault_9;
+	mad.lo.s64 %rd518, %rd285, 4, %rd62;
+	add.s64 %rd287, %rd518, 4;
+	ld.global.f32 %f288, [%rd287];
+	mul.rn.f32 %f289, %f288, 0f40000000;
+	add.rn.f32 %f290, %f280, %f289;
+	mov.b64 %rd293, %rd204;
+	add.s64 %rd294, %rd293, 1;
+	mul.lo.s64 %rd295, %rd294, %rd10;
+	add.s64 %rd296, %rd295, %rd182;
+	add.s64 %rd297, %rd296, 1;
+	setp.ge.u64 %pt10, %rd297, %rd63;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd519, %rd296, 4, %rd62;
+	add.s64 %rd298, %rd519, 4;
+	ld.global.f32 %f299, [%rd298];
+	mul.rn.f32 %f300, %f299, 0f40800000;
+	add.rn.f32 %f301, %f290, %f300;
+	setp.ge.u64 %pt11, %rd191, %rd168;
+	@%pt11 bra $Lfault_11;
+	mad.lo.s64 %rd302, %rd191, 4, %rd167;
+	st.global.f32 [%rd302], %f301;
+$L_119:
+	add.u64 %rd19, %rd19, %rd24;
+	setp.ge.u64 %p183, %rd19, %rd14;
+	@!%p183 bra $L_121;
+$L_120:
+	sub.u64 %rd19, %rd19, %rd14;
+	add.u64 %rd25, %rd25, 1;
+$L_121:
+	add.u64 %rd25, %rd25, %rd30;
+	setp.ge.u64 %p184, %rd25, %rd9;
+	@!%p184 bra $L_123;
+$L_122:
+	sub.u64 %rd25, %rd25, %rd9;
+	add.u64 %rd31, %rd31, 1;
+$L_123:
+	add.u64 %rd31, %rd31, %rd28;
+	bra.uni $L_111;
+$L_124:
+	div.u64 %rd544, %rd22, %rd9;
 	bra.uni $L_12;
-$L_26:
-	div.u64 %rd188, %rd20, %rd9;
+$L_125:
+	div.u64 %rd536, %rd20, %rd9;
 	bra.uni $L_10;
-$L_27:
-	div.u64 %rd180, %rd18, %rd14;
+$L_126:
+	div.u64 %rd528, %rd18, %rd14;
 	bra.uni $L_8;
-$L_28:
-	div.u64 %rd172, %rd16, %rd14;
+$L_127:
+	div.u64 %rd520, %rd16, %rd14;
 	bra.uni $L_6;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd55;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd198;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd67;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd208;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd77;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd218;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd87;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd228;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd98;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd239;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd109;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd250;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd118;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd259;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd126;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd267;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd135;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd276;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd145;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd286;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_10:
 	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd156;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd297;
+	mov.b64 %rdt2, %rd63;
 	bra.uni $Lfault;
 $Lfault_11:
 	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, %rd48;
-	mov.b64 %rdt2, %rd163;
+	mov.b64 %rdt1, %rd191;
+	mov.b64 %rdt2, %rd168;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Conv3D_0_param_7];
@@ -9307,33 +10062,33 @@ $Lexit:
 	.param .u64 Stencil5_0_param_6
 )
 {
-	.reg .pred %p<84>;
+	.reg .pred %p<207>;
 	.reg .pred %pt<8>;
-	.reg .b32 %r<87>;
+	.reg .b32 %r<210>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<82>;
+	.reg .b64 %rd<205>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<64>;
+	.reg .f32 %f<116>;
 
 $L_0:
 	ld.param.s64 %rd0, [Stencil5_0_param_5];
 	ld.param.s64 %rd5, [Stencil5_0_param_4];
-	ld.param.u64 %rd32, [Stencil5_0_param_2];
-	cvta.to.global.u64 %rd32, %rd32;
-	ld.param.u64 %rd33, [Stencil5_0_param_3];
-	ld.param.u64 %rd65, [Stencil5_0_param_0];
-	cvta.to.global.u64 %rd65, %rd65;
-	ld.param.u64 %rd66, [Stencil5_0_param_1];
+	ld.param.u64 %rd35, [Stencil5_0_param_2];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Stencil5_0_param_3];
+	ld.param.u64 %rd68, [Stencil5_0_param_0];
+	cvta.to.global.u64 %rd68, %rd68;
+	ld.param.u64 %rd69, [Stencil5_0_param_1];
 $L_1:
 	sub.s64 %rd1, %rd0, 1;
 	setp.gt.s64 %p2, %rd1, 1;
-	@!%p2 bra $L_16;
+	@!%p2 bra $L_43;
 $L_2:
 	mov.b64 %rd3, %rd1;
 	sub.u64 %rd4, %rd3, 1;
 	sub.s64 %rd6, %rd5, 1;
 	setp.gt.s64 %p7, %rd6, 1;
-	@!%p7 bra $L_16;
+	@!%p7 bra $L_43;
 $L_3:
 	mov.b64 %rd8, %rd6;
 	sub.u64 %rd9, %rd8, 1;
@@ -9348,145 +10103,330 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd12, %rt3, %rt4;
 	mov.b64 %rd13, %rd12;
-	or.b64 %rd72, %rd11, %rd9;
-	shr.u64 %rd73, %rd72, 32;
-	cvt.u32.u64 %r74, %rd73;
-	setp.eq.u32 %p75, %r74, 0;
-	@!%p75 bra $L_18;
+	or.b64 %rd195, %rd11, %rd9;
+	shr.u64 %rd196, %rd195, 32;
+	cvt.u32.u64 %r197, %rd196;
+	setp.eq.u32 %p198, %r197, 0;
+	@!%p198 bra $L_54;
 $L_4:
-	cvt.u32.u64 %r76, %rd11;
-	cvt.u32.u64 %r77, %rd9;
-	div.u32 %r78, %r76, %r77;
-	cvt.u64.u32 %rd71, %r78;
+	cvt.u32.u64 %r199, %rd11;
+	cvt.u32.u64 %r200, %rd9;
+	div.u32 %r201, %r199, %r200;
+	cvt.u64.u32 %rd194, %r201;
 $L_5:
-	mov.b64 %rd15, %rd71;
+	mov.b64 %rd15, %rd194;
 	mul.lo.u64 %rd16, %rd15, %rd9;
 	sub.u64 %rd14, %rd11, %rd16;
-	or.b64 %rd80, %rd13, %rd9;
-	shr.u64 %rd81, %rd80, 32;
-	cvt.u32.u64 %r82, %rd81;
-	setp.eq.u32 %p83, %r82, 0;
-	@!%p83 bra $L_17;
+	or.b64 %rd203, %rd13, %rd9;
+	shr.u64 %rd204, %rd203, 32;
+	cvt.u32.u64 %r205, %rd204;
+	setp.eq.u32 %p206, %r205, 0;
+	@!%p206 bra $L_53;
 $L_6:
-	cvt.u32.u64 %r84, %rd13;
-	cvt.u32.u64 %r85, %rd9;
-	div.u32 %r86, %r84, %r85;
-	cvt.u64.u32 %rd79, %r86;
+	cvt.u32.u64 %r207, %rd13;
+	cvt.u32.u64 %r208, %rd9;
+	div.u32 %r209, %r207, %r208;
+	cvt.u64.u32 %rd202, %r209;
 $L_7:
-	mov.b64 %rd17, %rd79;
+	mov.b64 %rd17, %rd202;
 	mul.lo.u64 %rd18, %rd17, %rd9;
 	sub.u64 %rd19, %rd13, %rd18;
 	mov.b64 %rd20, %rd15;
+	mov.b64 %rd117, %rd36;
+	setp.ge.s64 %p118, %rd5, 0;
+	ld.param.s64 %rd120, [Stencil5_0_param_5];
+	add.s64 %rd121, %rd120, -2;
+	mul.lo.s64 %rd122, %rd121, %rd5;
+	setp.ge.s64 %p123, %rd122, 0;
+	mov.b64 %rd124, %rd121;
+	mov.b64 %rd125, %rd5;
+	mul.hi.u64 %rd126, %rd124, %rd125;
+	setp.eq.u64 %p127, %rd126, 0;
+	mov.b64 %rd128, %rd5;
+	mov.pred %p129, %p118;
+	ld.param.s64 %rd130, [Stencil5_0_param_4];
+	add.s64 %rd131, %rd130, -2;
+	add.s64 %rd132, %rd122, %rd131;
+	setp.ge.s64 %p133, %rd132, 0;
+	add.s64 %rd134, %rd128, 1;
+	mov.b64 %rd135, %rd134;
+	setp.lt.u64 %p136, %rd135, 9223372036854775808U;
+	mov.b64 %rd137, %rd132;
+	setp.lt.u64 %p138, %rd137, %rd117;
+	setp.ge.s64 %p139, %rd134, 0;
+	sub.s64 %rd140, %rd134, 1;
+	mov.b64 %rd141, %rd140;
+	setp.lt.u64 %p142, %rd141, 9223372036854775808U;
+	sub.s64 %rd143, %rd132, 1;
+	mov.b64 %rd144, %rd143;
+	setp.lt.u64 %p145, %rd144, %rd117;
+	add.s64 %rd146, %rd132, 1;
+	setp.ge.s64 %p147, %rd146, 0;
+	add.s64 %rd148, %rd134, 1;
+	mov.b64 %rd149, %rd148;
+	setp.lt.u64 %p150, %rd149, 9223372036854775808U;
+	mov.b64 %rd151, %rd146;
+	setp.lt.u64 %p152, %rd151, %rd117;
+	sub.s64 %rd155, %rd121, 1;
+	mul.lo.s64 %rd156, %rd155, %rd5;
+	setp.ge.s64 %p157, %rd156, 0;
+	mov.b64 %rd158, %rd155;
+	mul.hi.u64 %rd159, %rd158, %rd125;
+	setp.eq.u64 %p160, %rd159, 0;
+	mov.pred %p162, 1;
+	add.s64 %rd163, %rd156, %rd131;
+	setp.ge.s64 %p164, %rd163, 0;
+	mov.pred %p167, 1;
+	mov.b64 %rd168, %rd163;
+	setp.lt.u64 %p169, %rd168, %rd117;
+	add.s64 %rd170, %rd121, 1;
+	setp.ge.s64 %p171, %rd170, 0;
+	mul.lo.s64 %rd174, %rd170, %rd5;
+	setp.ge.s64 %p175, %rd174, 0;
+	mov.b64 %rd176, %rd170;
+	mul.hi.u64 %rd177, %rd176, %rd125;
+	setp.eq.u64 %p178, %rd177, 0;
+	mul.lo.s64 %rd179, %rd5, 2;
+	setp.ge.s64 %p180, %rd179, 0;
+	add.s64 %rd181, %rd174, %rd131;
+	setp.ge.s64 %p182, %rd181, 0;
+	add.s64 %rd183, %rd179, 1;
+	mov.b64 %rd184, %rd183;
+	setp.lt.u64 %p185, %rd184, 9223372036854775808U;
+	mov.b64 %rd186, %rd181;
+	setp.lt.u64 %p187, %rd186, %rd117;
+	mov.b64 %rd188, %rd69;
+	setp.lt.u64 %p189, %rd137, %rd188;
+	@!%p118 bra $L_44;
 $L_8:
-	setp.lt.u64 %p21, %rd20, %rd4;
-	@!%p21 bra $L_16;
+	@!%p123 bra $L_44;
 $L_9:
-	add.u64 %rd22, %rd20, 1;
-	mov.b64 %rd23, %rd22;
-	add.u64 %rd24, %rd14, 1;
-	mov.b64 %rd25, %rd24;
+	@!%p127 bra $L_44;
 $L_10:
-	sub.s64 %rd1, %rd0, 1;
-	setp.lt.s64 %p27, %rd23, %rd1;
-	@!%p27 bra $L_16;
+	@!%p129 bra $L_44;
 $L_11:
-	sub.s64 %rd6, %rd5, 1;
-	setp.lt.s64 %p28, %rd25, %rd6;
-	@!%p28 bra $L_13;
+	@!%p133 bra $L_44;
 $L_12:
-	mul.lo.s64 %rd29, %rd23, %rd5;
-	add.s64 %rd30, %rd29, %rd25;
-	setp.ge.u64 %pt0, %rd30, %rd33;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd31, %rd30, 4, %rd32;
-	ld.global.f32 %f34, [%rd31];
-	mov.b64 %rd36, %rd30;
-	mov.b64 %rd38, %rd30;
-	sub.s64 %rd39, %rd38, 1;
-	setp.ge.u64 %pt1, %rd39, %rd33;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd69, %rd31;
-	add.s64 %rd40, %rd69, -4;
-	ld.global.f32 %f41, [%rd40];
-	mov.b64 %rd43, %rd30;
-	add.s64 %rd44, %rd43, 1;
-	setp.ge.u64 %pt2, %rd44, %rd33;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd70, %rd31;
-	add.s64 %rd45, %rd70, 4;
-	ld.global.f32 %f46, [%rd45];
-	add.rn.f32 %f47, %f41, %f46;
-	sub.s64 %rd48, %rd23, 1;
-	mul.lo.s64 %rd49, %rd48, %rd5;
-	add.s64 %rd50, %rd49, %rd25;
-	setp.ge.u64 %pt3, %rd50, %rd33;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd51, %rd50, 4, %rd32;
-	ld.global.f32 %f52, [%rd51];
-	add.rn.f32 %f53, %f47, %f52;
-	add.s64 %rd54, %rd23, 1;
-	mul.lo.s64 %rd55, %rd54, %rd5;
-	add.s64 %rd56, %rd55, %rd25;
-	setp.ge.u64 %pt4, %rd56, %rd33;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd57, %rd56, 4, %rd32;
-	ld.global.f32 %f58, [%rd57];
-	add.rn.f32 %f59, %f53, %f58;
-	mul.rn.f32 %f60, %f34, 0f40800000;
-	sub.rn.f32 %f61, %f59, %f60;
-	mul.rn.f32 %f62, %f61, 0f3E4CCCCD;
-	add.rn.f32 %f63, %f34, %f62;
-	setp.ge.u64 %pt5, %rd36, %rd66;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd64, %rd36, 4, %rd65;
-	st.global.f32 [%rd64], %f63;
+	@!%p136 bra $L_44;
 $L_13:
-	add.u64 %rd14, %rd14, %rd19;
-	setp.ge.u64 %p26, %rd14, %rd9;
-	@!%p26 bra $L_15;
+	@!%p138 bra $L_44;
 $L_14:
+	@!%p139 bra $L_44;
+$L_15:
+	@!%p142 bra $L_44;
+$L_16:
+	@!%p145 bra $L_44;
+$L_17:
+	@!%p147 bra $L_44;
+$L_18:
+	@!%p150 bra $L_44;
+$L_19:
+	@!%p152 bra $L_44;
+$L_20:
+	@!%p157 bra $L_44;
+$L_21:
+	@!%p160 bra $L_44;
+$L_22:
+	@!%p162 bra $L_44;
+$L_23:
+	@!%p164 bra $L_44;
+$L_24:
+	@!%p167 bra $L_44;
+$L_25:
+	@!%p169 bra $L_44;
+$L_26:
+	@!%p171 bra $L_44;
+$L_27:
+	@!%p175 bra $L_44;
+$L_28:
+	@!%p178 bra $L_44;
+$L_29:
+	@!%p180 bra $L_44;
+$L_30:
+	@!%p182 bra $L_44;
+$L_31:
+	@!%p185 bra $L_44;
+$L_32:
+	@!%p187 bra $L_44;
+$L_33:
+	@!%p189 bra $L_44;
+$L_34:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd14;
+	setp.lt.u64 %p23, %rd22, %rd9;
+	@!%p23 bra $L_43;
+$L_35:
+	setp.lt.u64 %p24, %rd21, %rd4;
+	@!%p24 bra $L_43;
+$L_36:
+	add.u64 %rd25, %rd21, 1;
+	mov.b64 %rd26, %rd25;
+	add.u64 %rd27, %rd22, 1;
+	mov.b64 %rd28, %rd27;
+$L_37:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p30, %rd26, %rd1;
+	@!%p30 bra $L_43;
+$L_38:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p31, %rd28, %rd6;
+	@!%p31 bra $L_40;
+$L_39:
+	mul.lo.s64 %rd32, %rd26, %rd5;
+	add.s64 %rd33, %rd32, %rd28;
+	mad.lo.s64 %rd34, %rd33, 4, %rd35;
+	ld.global.f32 %f37, [%rd34];
+	mov.b64 %rd39, %rd33;
+	mov.b64 %rd190, %rd34;
+	add.s64 %rd43, %rd190, -4;
+	ld.global.f32 %f44, [%rd43];
+	mov.b64 %rd191, %rd34;
+	add.s64 %rd48, %rd191, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f44, %f49;
+	sub.s64 %rd51, %rd26, 1;
+	mul.lo.s64 %rd52, %rd51, %rd5;
+	add.s64 %rd53, %rd52, %rd28;
+	mad.lo.s64 %rd54, %rd53, 4, %rd35;
+	ld.global.f32 %f55, [%rd54];
+	add.rn.f32 %f56, %f50, %f55;
+	add.s64 %rd57, %rd26, 1;
+	mul.lo.s64 %rd58, %rd57, %rd5;
+	add.s64 %rd59, %rd58, %rd28;
+	mad.lo.s64 %rd60, %rd59, 4, %rd35;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f56, %f61;
+	mul.rn.f32 %f63, %f37, 0f40800000;
+	sub.rn.f32 %f64, %f62, %f63;
+	mul.rn.f32 %f65, %f64, 0f3E4CCCCD;
+	add.rn.f32 %f66, %f37, %f65;
+	mad.lo.s64 %rd67, %rd39, 4, %rd68;
+	st.global.f32 [%rd67], %f66;
+$L_40:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p29, %rd14, %rd9;
+	@!%p29 bra $L_42;
+$L_41:
 	sub.u64 %rd14, %rd14, %rd9;
 	add.u64 %rd20, %rd20, 1;
-$L_15:
+$L_42:
 	add.u64 %rd20, %rd20, %rd17;
-	bra.uni $L_8;
-$L_16:
+	bra.uni $L_34;
+$L_43:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd79, %rd13, %rd9;
+$L_44:
+	mov.b64 %rd72, %rd20;
+	mov.b64 %rd73, %rd14;
+	setp.lt.u64 %p74, %rd73, %rd9;
+	@!%p74 bra $L_43;
+$L_45:
+	setp.lt.u64 %p75, %rd72, %rd4;
+	@!%p75 bra $L_43;
+$L_46:
+	add.u64 %rd76, %rd72, 1;
+	mov.b64 %rd77, %rd76;
+	add.u64 %rd78, %rd73, 1;
+	mov.b64 %rd79, %rd78;
+$L_47:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p81, %rd77, %rd1;
+	@!%p81 bra $L_43;
+$L_48:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p82, %rd79, %rd6;
+	@!%p82 bra $L_50;
+$L_49:
+	mul.lo.s64 %rd83, %rd77, %rd5;
+	add.s64 %rd84, %rd83, %rd79;
+	setp.ge.u64 %pt0, %rd84, %rd36;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd85, %rd84, 4, %rd35;
+	ld.global.f32 %f86, [%rd85];
+	mov.b64 %rd88, %rd84;
+	mov.b64 %rd90, %rd84;
+	sub.s64 %rd91, %rd90, 1;
+	setp.ge.u64 %pt1, %rd91, %rd36;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd192, %rd85;
+	add.s64 %rd92, %rd192, -4;
+	ld.global.f32 %f93, [%rd92];
+	mov.b64 %rd95, %rd84;
+	add.s64 %rd96, %rd95, 1;
+	setp.ge.u64 %pt2, %rd96, %rd36;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd193, %rd85;
+	add.s64 %rd97, %rd193, 4;
+	ld.global.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f93, %f98;
+	sub.s64 %rd100, %rd77, 1;
+	mul.lo.s64 %rd101, %rd100, %rd5;
+	add.s64 %rd102, %rd101, %rd79;
+	setp.ge.u64 %pt3, %rd102, %rd36;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd103, %rd102, 4, %rd35;
+	ld.global.f32 %f104, [%rd103];
+	add.rn.f32 %f105, %f99, %f104;
+	add.s64 %rd106, %rd77, 1;
+	mul.lo.s64 %rd107, %rd106, %rd5;
+	add.s64 %rd108, %rd107, %rd79;
+	setp.ge.u64 %pt4, %rd108, %rd36;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd109, %rd108, 4, %rd35;
+	ld.global.f32 %f110, [%rd109];
+	add.rn.f32 %f111, %f105, %f110;
+	mul.rn.f32 %f112, %f86, 0f40800000;
+	sub.rn.f32 %f113, %f111, %f112;
+	mul.rn.f32 %f114, %f113, 0f3E4CCCCD;
+	add.rn.f32 %f115, %f86, %f114;
+	setp.ge.u64 %pt5, %rd88, %rd69;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd116, %rd88, 4, %rd68;
+	st.global.f32 [%rd116], %f115;
+$L_50:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p80, %rd14, %rd9;
+	@!%p80 bra $L_52;
+$L_51:
+	sub.u64 %rd14, %rd14, %rd9;
+	add.u64 %rd20, %rd20, 1;
+$L_52:
+	add.u64 %rd20, %rd20, %rd17;
+	bra.uni $L_44;
+$L_53:
+	div.u64 %rd202, %rd13, %rd9;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd71, %rd11, %rd9;
+$L_54:
+	div.u64 %rd194, %rd11, %rd9;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd30;
-	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt1, %rd84;
+	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd39;
-	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt1, %rd91;
+	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt1, %rd96;
+	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd50;
-	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt1, %rd102;
+	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd36;
-	mov.b64 %rdt2, %rd66;
+	mov.b64 %rdt1, %rd88;
+	mov.b64 %rdt2, %rd69;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Stencil5_0_param_6];
@@ -9520,33 +10460,33 @@ $Lexit:
 	.param .u64 Stencil9_0_param_6
 )
 {
-	.reg .pred %p<116>;
+	.reg .pred %p<299>;
 	.reg .pred %pt<12>;
-	.reg .b32 %r<119>;
+	.reg .b32 %r<302>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<114>;
+	.reg .b64 %rd<297>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<92>;
+	.reg .f32 %f<172>;
 
 $L_0:
 	ld.param.s64 %rd0, [Stencil9_0_param_5];
 	ld.param.s64 %rd5, [Stencil9_0_param_4];
-	ld.param.u64 %rd34, [Stencil9_0_param_2];
-	cvta.to.global.u64 %rd34, %rd34;
-	ld.param.u64 %rd35, [Stencil9_0_param_3];
-	ld.param.u64 %rd93, [Stencil9_0_param_0];
-	cvta.to.global.u64 %rd93, %rd93;
-	ld.param.u64 %rd94, [Stencil9_0_param_1];
+	ld.param.u64 %rd37, [Stencil9_0_param_2];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Stencil9_0_param_3];
+	ld.param.u64 %rd96, [Stencil9_0_param_0];
+	cvta.to.global.u64 %rd96, %rd96;
+	ld.param.u64 %rd97, [Stencil9_0_param_1];
 $L_1:
 	sub.s64 %rd1, %rd0, 1;
 	setp.gt.s64 %p2, %rd1, 1;
-	@!%p2 bra $L_16;
+	@!%p2 bra $L_56;
 $L_2:
 	mov.b64 %rd3, %rd1;
 	sub.u64 %rd4, %rd3, 1;
 	sub.s64 %rd6, %rd5, 1;
 	setp.gt.s64 %p7, %rd6, 1;
-	@!%p7 bra $L_16;
+	@!%p7 bra $L_56;
 $L_3:
 	mov.b64 %rd8, %rd6;
 	sub.u64 %rd9, %rd8, 1;
@@ -9561,197 +10501,447 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd12, %rt3, %rt4;
 	mov.b64 %rd13, %rd12;
-	or.b64 %rd104, %rd11, %rd9;
-	shr.u64 %rd105, %rd104, 32;
-	cvt.u32.u64 %r106, %rd105;
-	setp.eq.u32 %p107, %r106, 0;
-	@!%p107 bra $L_18;
+	or.b64 %rd287, %rd11, %rd9;
+	shr.u64 %rd288, %rd287, 32;
+	cvt.u32.u64 %r289, %rd288;
+	setp.eq.u32 %p290, %r289, 0;
+	@!%p290 bra $L_67;
 $L_4:
-	cvt.u32.u64 %r108, %rd11;
-	cvt.u32.u64 %r109, %rd9;
-	div.u32 %r110, %r108, %r109;
-	cvt.u64.u32 %rd103, %r110;
+	cvt.u32.u64 %r291, %rd11;
+	cvt.u32.u64 %r292, %rd9;
+	div.u32 %r293, %r291, %r292;
+	cvt.u64.u32 %rd286, %r293;
 $L_5:
-	mov.b64 %rd15, %rd103;
+	mov.b64 %rd15, %rd286;
 	mul.lo.u64 %rd16, %rd15, %rd9;
 	sub.u64 %rd14, %rd11, %rd16;
-	or.b64 %rd112, %rd13, %rd9;
-	shr.u64 %rd113, %rd112, 32;
-	cvt.u32.u64 %r114, %rd113;
-	setp.eq.u32 %p115, %r114, 0;
-	@!%p115 bra $L_17;
+	or.b64 %rd295, %rd13, %rd9;
+	shr.u64 %rd296, %rd295, 32;
+	cvt.u32.u64 %r297, %rd296;
+	setp.eq.u32 %p298, %r297, 0;
+	@!%p298 bra $L_66;
 $L_6:
-	cvt.u32.u64 %r116, %rd13;
-	cvt.u32.u64 %r117, %rd9;
-	div.u32 %r118, %r116, %r117;
-	cvt.u64.u32 %rd111, %r118;
+	cvt.u32.u64 %r299, %rd13;
+	cvt.u32.u64 %r300, %rd9;
+	div.u32 %r301, %r299, %r300;
+	cvt.u64.u32 %rd294, %r301;
 $L_7:
-	mov.b64 %rd17, %rd111;
+	mov.b64 %rd17, %rd294;
 	mul.lo.u64 %rd18, %rd17, %rd9;
 	sub.u64 %rd19, %rd13, %rd18;
 	mov.b64 %rd20, %rd15;
+	mov.b64 %rd173, %rd38;
+	setp.ge.s64 %p175, %rd5, 0;
+	ld.param.s64 %rd178, [Stencil9_0_param_5];
+	add.s64 %rd179, %rd178, -2;
+	sub.s64 %rd180, %rd179, 1;
+	mul.lo.s64 %rd181, %rd180, %rd5;
+	setp.ge.s64 %p182, %rd181, 0;
+	mov.b64 %rd183, %rd180;
+	mov.b64 %rd184, %rd5;
+	mul.hi.u64 %rd185, %rd183, %rd184;
+	setp.eq.u64 %p186, %rd185, 0;
+	mov.pred %p188, 1;
+	ld.param.s64 %rd189, [Stencil9_0_param_4];
+	add.s64 %rd190, %rd189, -2;
+	add.s64 %rd191, %rd181, %rd190;
+	setp.ge.s64 %p192, %rd191, 0;
+	mov.pred %p194, 1;
+	mov.pred %p197, 1;
+	sub.s64 %rd198, %rd191, 1;
+	mov.b64 %rd199, %rd198;
+	setp.lt.u64 %p200, %rd199, %rd173;
+	add.s64 %rd201, %rd191, 1;
+	setp.ge.s64 %p202, %rd201, 0;
+	mov.pred %p205, 1;
+	mov.b64 %rd206, %rd201;
+	setp.lt.u64 %p207, %rd206, %rd173;
+	add.s64 %rd208, %rd179, 1;
+	setp.ge.s64 %p209, %rd208, 0;
+	mul.lo.s64 %rd212, %rd208, %rd5;
+	setp.ge.s64 %p213, %rd212, 0;
+	mov.b64 %rd214, %rd208;
+	mul.hi.u64 %rd215, %rd214, %rd184;
+	setp.eq.u64 %p216, %rd215, 0;
+	mul.lo.s64 %rd217, %rd5, 2;
+	setp.ge.s64 %p218, %rd217, 0;
+	add.s64 %rd219, %rd212, %rd190;
+	setp.ge.s64 %p220, %rd219, 0;
+	add.s64 %rd221, %rd217, 1;
+	setp.ge.s64 %p222, %rd221, 0;
+	sub.s64 %rd223, %rd221, 1;
+	mov.b64 %rd224, %rd223;
+	setp.lt.u64 %p225, %rd224, 9223372036854775808U;
+	sub.s64 %rd226, %rd219, 1;
+	mov.b64 %rd227, %rd226;
+	setp.lt.u64 %p228, %rd227, %rd173;
+	add.s64 %rd229, %rd219, 1;
+	setp.ge.s64 %p230, %rd229, 0;
+	add.s64 %rd231, %rd221, 1;
+	mov.b64 %rd232, %rd231;
+	setp.lt.u64 %p233, %rd232, 9223372036854775808U;
+	mov.b64 %rd234, %rd229;
+	setp.lt.u64 %p235, %rd234, %rd173;
+	mov.pred %p237, 1;
+	mov.b64 %rd238, %rd191;
+	setp.lt.u64 %p239, %rd238, %rd173;
+	mul.lo.s64 %rd240, %rd179, %rd5;
+	setp.ge.s64 %p241, %rd240, 0;
+	mov.b64 %rd242, %rd179;
+	mul.hi.u64 %rd243, %rd242, %rd184;
+	setp.eq.u64 %p244, %rd243, 0;
+	mov.b64 %rd245, %rd5;
+	mov.pred %p246, %p175;
+	add.s64 %rd247, %rd240, %rd190;
+	setp.ge.s64 %p248, %rd247, 0;
+	add.s64 %rd249, %rd245, 1;
+	setp.ge.s64 %p250, %rd249, 0;
+	sub.s64 %rd251, %rd249, 1;
+	mov.b64 %rd252, %rd251;
+	setp.lt.u64 %p253, %rd252, 9223372036854775808U;
+	sub.s64 %rd254, %rd247, 1;
+	mov.b64 %rd255, %rd254;
+	setp.lt.u64 %p256, %rd255, %rd173;
+	add.s64 %rd257, %rd247, 1;
+	setp.ge.s64 %p258, %rd257, 0;
+	add.s64 %rd259, %rd249, 1;
+	mov.b64 %rd260, %rd259;
+	setp.lt.u64 %p261, %rd260, 9223372036854775808U;
+	mov.b64 %rd262, %rd257;
+	setp.lt.u64 %p263, %rd262, %rd173;
+	mov.b64 %rd264, %rd221;
+	setp.lt.u64 %p265, %rd264, 9223372036854775808U;
+	mov.b64 %rd266, %rd219;
+	setp.lt.u64 %p267, %rd266, %rd173;
+	mov.b64 %rd268, %rd249;
+	setp.lt.u64 %p269, %rd268, 9223372036854775808U;
+	mov.b64 %rd270, %rd247;
+	setp.lt.u64 %p271, %rd270, %rd173;
+	mov.b64 %rd272, %rd97;
+	setp.lt.u64 %p273, %rd270, %rd272;
 $L_8:
-	setp.lt.u64 %p21, %rd20, %rd4;
-	@!%p21 bra $L_16;
+	@!%p175 bra $L_57;
 $L_9:
-	add.u64 %rd22, %rd20, 1;
-	mov.b64 %rd23, %rd22;
-	add.u64 %rd24, %rd14, 1;
-	mov.b64 %rd25, %rd24;
+	@!%p182 bra $L_57;
 $L_10:
-	sub.s64 %rd1, %rd0, 1;
-	setp.lt.s64 %p27, %rd23, %rd1;
-	@!%p27 bra $L_16;
+	@!%p186 bra $L_57;
 $L_11:
-	sub.s64 %rd6, %rd5, 1;
-	setp.lt.s64 %p28, %rd25, %rd6;
-	@!%p28 bra $L_13;
+	@!%p188 bra $L_57;
 $L_12:
-	sub.s64 %rd29, %rd23, 1;
-	mul.lo.s64 %rd30, %rd29, %rd5;
-	add.s64 %rd31, %rd30, %rd25;
-	sub.s64 %rd32, %rd31, 1;
-	setp.ge.u64 %pt0, %rd32, %rd35;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd97, %rd31, 4, %rd34;
-	add.s64 %rd33, %rd97, -4;
-	ld.global.f32 %f36, [%rd33];
-	mov.b64 %rd39, %rd31;
-	add.s64 %rd40, %rd39, 1;
-	setp.ge.u64 %pt1, %rd40, %rd35;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd98, %rd97;
-	add.s64 %rd41, %rd98, 4;
-	ld.global.f32 %f42, [%rd41];
-	add.rn.f32 %f43, %f36, %f42;
-	add.s64 %rd44, %rd23, 1;
-	mul.lo.s64 %rd45, %rd44, %rd5;
-	add.s64 %rd46, %rd45, %rd25;
-	sub.s64 %rd47, %rd46, 1;
-	setp.ge.u64 %pt2, %rd47, %rd35;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd99, %rd46, 4, %rd34;
-	add.s64 %rd48, %rd99, -4;
-	ld.global.f32 %f49, [%rd48];
-	add.rn.f32 %f50, %f43, %f49;
-	mov.b64 %rd53, %rd46;
-	add.s64 %rd54, %rd53, 1;
-	setp.ge.u64 %pt3, %rd54, %rd35;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd100, %rd99;
-	add.s64 %rd55, %rd100, 4;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f50, %f56;
-	mov.b64 %rd60, %rd31;
-	setp.ge.u64 %pt4, %rd60, %rd35;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd61, %rd97;
-	ld.global.f32 %f62, [%rd61];
-	mul.lo.s64 %rd63, %rd23, %rd5;
-	add.s64 %rd64, %rd63, %rd25;
-	sub.s64 %rd65, %rd64, 1;
-	setp.ge.u64 %pt5, %rd65, %rd35;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd101, %rd64, 4, %rd34;
-	add.s64 %rd66, %rd101, -4;
-	ld.global.f32 %f67, [%rd66];
-	add.rn.f32 %f68, %f62, %f67;
-	mov.b64 %rd70, %rd64;
-	add.s64 %rd71, %rd70, 1;
-	setp.ge.u64 %pt6, %rd71, %rd35;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd102, %rd101;
-	add.s64 %rd72, %rd102, 4;
-	ld.global.f32 %f73, [%rd72];
-	add.rn.f32 %f74, %f68, %f73;
-	mov.b64 %rd77, %rd46;
-	setp.ge.u64 %pt7, %rd77, %rd35;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd78, %rd99;
-	ld.global.f32 %f79, [%rd78];
-	add.rn.f32 %f80, %f74, %f79;
-	mov.b64 %rd82, %rd64;
-	mul.rn.f32 %f83, %f80, 0f40000000;
-	add.rn.f32 %f84, %f57, %f83;
-	mov.b64 %rd86, %rd64;
-	setp.ge.u64 %pt8, %rd86, %rd35;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd87, %rd101;
-	ld.global.f32 %f88, [%rd87];
-	mul.rn.f32 %f89, %f88, 0f40800000;
-	add.rn.f32 %f90, %f84, %f89;
-	mul.rn.f32 %f91, %f90, 0f3D800000;
-	setp.ge.u64 %pt9, %rd82, %rd94;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd92, %rd82, 4, %rd93;
-	st.global.f32 [%rd92], %f91;
+	@!%p192 bra $L_57;
 $L_13:
-	add.u64 %rd14, %rd14, %rd19;
-	setp.ge.u64 %p26, %rd14, %rd9;
-	@!%p26 bra $L_15;
+	@!%p194 bra $L_57;
 $L_14:
+	@!%p197 bra $L_57;
+$L_15:
+	@!%p200 bra $L_57;
+$L_16:
+	@!%p202 bra $L_57;
+$L_17:
+	@!%p205 bra $L_57;
+$L_18:
+	@!%p207 bra $L_57;
+$L_19:
+	@!%p209 bra $L_57;
+$L_20:
+	@!%p213 bra $L_57;
+$L_21:
+	@!%p216 bra $L_57;
+$L_22:
+	@!%p218 bra $L_57;
+$L_23:
+	@!%p220 bra $L_57;
+$L_24:
+	@!%p222 bra $L_57;
+$L_25:
+	@!%p225 bra $L_57;
+$L_26:
+	@!%p228 bra $L_57;
+$L_27:
+	@!%p230 bra $L_57;
+$L_28:
+	@!%p233 bra $L_57;
+$L_29:
+	@!%p235 bra $L_57;
+$L_30:
+	@!%p237 bra $L_57;
+$L_31:
+	@!%p239 bra $L_57;
+$L_32:
+	@!%p241 bra $L_57;
+$L_33:
+	@!%p244 bra $L_57;
+$L_34:
+	@!%p246 bra $L_57;
+$L_35:
+	@!%p248 bra $L_57;
+$L_36:
+	@!%p250 bra $L_57;
+$L_37:
+	@!%p253 bra $L_57;
+$L_38:
+	@!%p256 bra $L_57;
+$L_39:
+	@!%p258 bra $L_57;
+$L_40:
+	@!%p261 bra $L_57;
+$L_41:
+	@!%p263 bra $L_57;
+$L_42:
+	@!%p265 bra $L_57;
+$L_43:
+	@!%p267 bra $L_57;
+$L_44:
+	@!%p269 bra $L_57;
+$L_45:
+	@!%p271 bra $L_57;
+$L_46:
+	@!%p273 bra $L_57;
+$L_47:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd14;
+	setp.lt.u64 %p23, %rd22, %rd9;
+	@!%p23 bra $L_56;
+$L_48:
+	setp.lt.u64 %p24, %rd21, %rd4;
+	@!%p24 bra $L_56;
+$L_49:
+	add.u64 %rd25, %rd21, 1;
+	mov.b64 %rd26, %rd25;
+	add.u64 %rd27, %rd22, 1;
+	mov.b64 %rd28, %rd27;
+$L_50:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p30, %rd26, %rd1;
+	@!%p30 bra $L_56;
+$L_51:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p31, %rd28, %rd6;
+	@!%p31 bra $L_53;
+$L_52:
+	sub.s64 %rd32, %rd26, 1;
+	mul.lo.s64 %rd33, %rd32, %rd5;
+	add.s64 %rd34, %rd33, %rd28;
+	mad.lo.s64 %rd274, %rd34, 4, %rd37;
+	add.s64 %rd36, %rd274, -4;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd275, %rd274;
+	add.s64 %rd44, %rd275, 4;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f39, %f45;
+	add.s64 %rd47, %rd26, 1;
+	mul.lo.s64 %rd48, %rd47, %rd5;
+	add.s64 %rd49, %rd48, %rd28;
+	mad.lo.s64 %rd276, %rd49, 4, %rd37;
+	add.s64 %rd51, %rd276, -4;
+	ld.global.f32 %f52, [%rd51];
+	add.rn.f32 %f53, %f46, %f52;
+	mov.b64 %rd277, %rd276;
+	add.s64 %rd58, %rd277, 4;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f53, %f59;
+	mov.b64 %rd64, %rd274;
+	ld.global.f32 %f65, [%rd64];
+	mul.lo.s64 %rd66, %rd26, %rd5;
+	add.s64 %rd67, %rd66, %rd28;
+	mad.lo.s64 %rd278, %rd67, 4, %rd37;
+	add.s64 %rd69, %rd278, -4;
+	ld.global.f32 %f70, [%rd69];
+	add.rn.f32 %f71, %f65, %f70;
+	mov.b64 %rd279, %rd278;
+	add.s64 %rd75, %rd279, 4;
+	ld.global.f32 %f76, [%rd75];
+	add.rn.f32 %f77, %f71, %f76;
+	mov.b64 %rd81, %rd276;
+	ld.global.f32 %f82, [%rd81];
+	add.rn.f32 %f83, %f77, %f82;
+	mov.b64 %rd85, %rd67;
+	mul.rn.f32 %f86, %f83, 0f40000000;
+	add.rn.f32 %f87, %f60, %f86;
+	mov.b64 %rd90, %rd278;
+	ld.global.f32 %f91, [%rd90];
+	mul.rn.f32 %f92, %f91, 0f40800000;
+	add.rn.f32 %f93, %f87, %f92;
+	mul.rn.f32 %f94, %f93, 0f3D800000;
+	mad.lo.s64 %rd95, %rd85, 4, %rd96;
+	st.global.f32 [%rd95], %f94;
+$L_53:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p29, %rd14, %rd9;
+	@!%p29 bra $L_55;
+$L_54:
 	sub.u64 %rd14, %rd14, %rd9;
 	add.u64 %rd20, %rd20, 1;
-$L_15:
+$L_55:
 	add.u64 %rd20, %rd20, %rd17;
-	bra.uni $L_8;
-$L_16:
+	bra.uni $L_47;
+$L_56:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd111, %rd13, %rd9;
+$L_57:
+	mov.b64 %rd100, %rd20;
+	mov.b64 %rd101, %rd14;
+	setp.lt.u64 %p102, %rd101, %rd9;
+	@!%p102 bra $L_56;
+$L_58:
+	setp.lt.u64 %p103, %rd100, %rd4;
+	@!%p103 bra $L_56;
+$L_59:
+	add.u64 %rd104, %rd100, 1;
+	mov.b64 %rd105, %rd104;
+	add.u64 %rd106, %rd101, 1;
+	mov.b64 %rd107, %rd106;
+$L_60:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p109, %rd105, %rd1;
+	@!%p109 bra $L_56;
+$L_61:
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p110, %rd107, %rd6;
+	@!%p110 bra $L_63;
+$L_62:
+	sub.s64 %rd111, %rd105, 1;
+	mul.lo.s64 %rd112, %rd111, %rd5;
+	add.s64 %rd113, %rd112, %rd107;
+	sub.s64 %rd114, %rd113, 1;
+	setp.ge.u64 %pt0, %rd114, %rd38;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd280, %rd113, 4, %rd37;
+	add.s64 %rd115, %rd280, -4;
+	ld.global.f32 %f116, [%rd115];
+	mov.b64 %rd119, %rd113;
+	add.s64 %rd120, %rd119, 1;
+	setp.ge.u64 %pt1, %rd120, %rd38;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd281, %rd280;
+	add.s64 %rd121, %rd281, 4;
+	ld.global.f32 %f122, [%rd121];
+	add.rn.f32 %f123, %f116, %f122;
+	add.s64 %rd124, %rd105, 1;
+	mul.lo.s64 %rd125, %rd124, %rd5;
+	add.s64 %rd126, %rd125, %rd107;
+	sub.s64 %rd127, %rd126, 1;
+	setp.ge.u64 %pt2, %rd127, %rd38;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd282, %rd126, 4, %rd37;
+	add.s64 %rd128, %rd282, -4;
+	ld.global.f32 %f129, [%rd128];
+	add.rn.f32 %f130, %f123, %f129;
+	mov.b64 %rd133, %rd126;
+	add.s64 %rd134, %rd133, 1;
+	setp.ge.u64 %pt3, %rd134, %rd38;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd283, %rd282;
+	add.s64 %rd135, %rd283, 4;
+	ld.global.f32 %f136, [%rd135];
+	add.rn.f32 %f137, %f130, %f136;
+	mov.b64 %rd140, %rd113;
+	setp.ge.u64 %pt4, %rd140, %rd38;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd141, %rd280;
+	ld.global.f32 %f142, [%rd141];
+	mul.lo.s64 %rd143, %rd105, %rd5;
+	add.s64 %rd144, %rd143, %rd107;
+	sub.s64 %rd145, %rd144, 1;
+	setp.ge.u64 %pt5, %rd145, %rd38;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd284, %rd144, 4, %rd37;
+	add.s64 %rd146, %rd284, -4;
+	ld.global.f32 %f147, [%rd146];
+	add.rn.f32 %f148, %f142, %f147;
+	mov.b64 %rd150, %rd144;
+	add.s64 %rd151, %rd150, 1;
+	setp.ge.u64 %pt6, %rd151, %rd38;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd285, %rd284;
+	add.s64 %rd152, %rd285, 4;
+	ld.global.f32 %f153, [%rd152];
+	add.rn.f32 %f154, %f148, %f153;
+	mov.b64 %rd157, %rd126;
+	setp.ge.u64 %pt7, %rd157, %rd38;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd158, %rd282;
+	ld.global.f32 %f159, [%rd158];
+	add.rn.f32 %f160, %f154, %f159;
+	mov.b64 %rd162, %rd144;
+	mul.rn.f32 %f163, %f160, 0f40000000;
+	add.rn.f32 %f164, %f137, %f163;
+	mov.b64 %rd166, %rd144;
+	setp.ge.u64 %pt8, %rd166, %rd38;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd167, %rd284;
+	ld.global.f32 %f168, [%rd167];
+	mul.rn.f32 %f169, %f168, 0f40800000;
+	add.rn.f32 %f170, %f164, %f169;
+	mul.rn.f32 %f171, %f170, 0f3D800000;
+	setp.ge.u64 %pt9, %rd162, %rd97;
+	@%pt9 bra $Lfault_9;
+	mad.lo.s64 %rd172, %rd162, 4, %rd96;
+	st.global.f32 [%rd172], %f171;
+$L_63:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p108, %rd14, %rd9;
+	@!%p108 bra $L_65;
+$L_64:
+	sub.u64 %rd14, %rd14, %rd9;
+	add.u64 %rd20, %rd20, 1;
+$L_65:
+	add.u64 %rd20, %rd20, %rd17;
+	bra.uni $L_57;
+$L_66:
+	div.u64 %rd294, %rd13, %rd9;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd103, %rd11, %rd9;
+$L_67:
+	div.u64 %rd286, %rd11, %rd9;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd32;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd114;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd40;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd120;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd47;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd127;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd54;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd134;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd60;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd140;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd65;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd145;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd151;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd77;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd157;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd86;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd166;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd82;
-	mov.b64 %rdt2, %rd94;
+	mov.b64 %rdt1, %rd162;
+	mov.b64 %rdt2, %rd97;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Stencil9_0_param_6];
@@ -9784,32 +10974,32 @@ $Lexit:
 	.param .u64 JacobiStep_0_param_5
 )
 {
-	.reg .pred %p<81>;
+	.reg .pred %p<200>;
 	.reg .pred %pt<8>;
-	.reg .b32 %r<84>;
+	.reg .b32 %r<203>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<79>;
+	.reg .b64 %rd<198>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<61>;
+	.reg .f32 %f<111>;
 
 $L_0:
 	ld.param.s64 %rd0, [JacobiStep_0_param_4];
-	ld.param.u64 %rd33, [JacobiStep_0_param_2];
-	cvta.to.global.u64 %rd33, %rd33;
-	ld.param.u64 %rd34, [JacobiStep_0_param_3];
-	ld.param.u64 %rd62, [JacobiStep_0_param_0];
-	cvta.to.global.u64 %rd62, %rd62;
-	ld.param.u64 %rd63, [JacobiStep_0_param_1];
+	ld.param.u64 %rd36, [JacobiStep_0_param_2];
+	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [JacobiStep_0_param_3];
+	ld.param.u64 %rd65, [JacobiStep_0_param_0];
+	cvta.to.global.u64 %rd65, %rd65;
+	ld.param.u64 %rd66, [JacobiStep_0_param_1];
 $L_1:
 	sub.s64 %rd1, %rd0, 1;
 	setp.gt.s64 %p2, %rd1, 1;
-	@!%p2 bra $L_16;
+	@!%p2 bra $L_43;
 $L_2:
 	mov.b64 %rd3, %rd1;
 	sub.u64 %rd4, %rd3, 1;
 	sub.s64 %rd5, %rd0, 1;
 	setp.gt.s64 %p6, %rd5, 1;
-	@!%p6 bra $L_16;
+	@!%p6 bra $L_43;
 $L_3:
 	mov.b64 %rd7, %rd5;
 	sub.u64 %rd8, %rd7, 1;
@@ -9824,143 +11014,324 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd11, %rt3, %rt4;
 	mov.b64 %rd12, %rd11;
-	or.b64 %rd69, %rd10, %rd8;
-	shr.u64 %rd70, %rd69, 32;
-	cvt.u32.u64 %r71, %rd70;
-	setp.eq.u32 %p72, %r71, 0;
-	@!%p72 bra $L_18;
+	or.b64 %rd188, %rd10, %rd8;
+	shr.u64 %rd189, %rd188, 32;
+	cvt.u32.u64 %r190, %rd189;
+	setp.eq.u32 %p191, %r190, 0;
+	@!%p191 bra $L_54;
 $L_4:
-	cvt.u32.u64 %r73, %rd10;
-	cvt.u32.u64 %r74, %rd8;
-	div.u32 %r75, %r73, %r74;
-	cvt.u64.u32 %rd68, %r75;
+	cvt.u32.u64 %r192, %rd10;
+	cvt.u32.u64 %r193, %rd8;
+	div.u32 %r194, %r192, %r193;
+	cvt.u64.u32 %rd187, %r194;
 $L_5:
-	mov.b64 %rd14, %rd68;
+	mov.b64 %rd14, %rd187;
 	mul.lo.u64 %rd15, %rd14, %rd8;
 	sub.u64 %rd13, %rd10, %rd15;
-	or.b64 %rd77, %rd12, %rd8;
-	shr.u64 %rd78, %rd77, 32;
-	cvt.u32.u64 %r79, %rd78;
-	setp.eq.u32 %p80, %r79, 0;
-	@!%p80 bra $L_17;
+	or.b64 %rd196, %rd12, %rd8;
+	shr.u64 %rd197, %rd196, 32;
+	cvt.u32.u64 %r198, %rd197;
+	setp.eq.u32 %p199, %r198, 0;
+	@!%p199 bra $L_53;
 $L_6:
-	cvt.u32.u64 %r81, %rd12;
-	cvt.u32.u64 %r82, %rd8;
-	div.u32 %r83, %r81, %r82;
-	cvt.u64.u32 %rd76, %r83;
+	cvt.u32.u64 %r200, %rd12;
+	cvt.u32.u64 %r201, %rd8;
+	div.u32 %r202, %r200, %r201;
+	cvt.u64.u32 %rd195, %r202;
 $L_7:
-	mov.b64 %rd16, %rd76;
+	mov.b64 %rd16, %rd195;
 	mul.lo.u64 %rd17, %rd16, %rd8;
 	sub.u64 %rd18, %rd12, %rd17;
 	mov.b64 %rd19, %rd14;
+	mov.b64 %rd112, %rd37;
+	setp.ge.s64 %p113, %rd0, 0;
+	ld.param.s64 %rd115, [JacobiStep_0_param_4];
+	add.s64 %rd116, %rd115, -2;
+	mul.lo.s64 %rd117, %rd116, %rd0;
+	setp.ge.s64 %p118, %rd117, 0;
+	mov.b64 %rd119, %rd116;
+	mov.b64 %rd120, %rd0;
+	mul.hi.u64 %rd121, %rd119, %rd120;
+	setp.eq.u64 %p122, %rd121, 0;
+	mov.b64 %rd123, %rd0;
+	mov.pred %p124, %p113;
+	add.s64 %rd125, %rd117, %rd116;
+	setp.ge.s64 %p126, %rd125, 0;
+	add.s64 %rd127, %rd123, 1;
+	mov.b64 %rd128, %rd127;
+	setp.lt.u64 %p129, %rd128, 9223372036854775808U;
+	mov.b64 %rd130, %rd125;
+	setp.lt.u64 %p131, %rd130, %rd112;
+	setp.ge.s64 %p132, %rd127, 0;
+	sub.s64 %rd133, %rd127, 1;
+	mov.b64 %rd134, %rd133;
+	setp.lt.u64 %p135, %rd134, 9223372036854775808U;
+	sub.s64 %rd136, %rd125, 1;
+	mov.b64 %rd137, %rd136;
+	setp.lt.u64 %p138, %rd137, %rd112;
+	add.s64 %rd139, %rd125, 1;
+	setp.ge.s64 %p140, %rd139, 0;
+	add.s64 %rd141, %rd127, 1;
+	mov.b64 %rd142, %rd141;
+	setp.lt.u64 %p143, %rd142, 9223372036854775808U;
+	mov.b64 %rd144, %rd139;
+	setp.lt.u64 %p145, %rd144, %rd112;
+	add.s64 %rd146, %rd116, 1;
+	setp.ge.s64 %p147, %rd146, 0;
+	mul.lo.s64 %rd150, %rd146, %rd0;
+	setp.ge.s64 %p151, %rd150, 0;
+	mov.b64 %rd152, %rd146;
+	mul.hi.u64 %rd153, %rd152, %rd120;
+	setp.eq.u64 %p154, %rd153, 0;
+	mul.lo.s64 %rd155, %rd0, 2;
+	setp.ge.s64 %p156, %rd155, 0;
+	add.s64 %rd157, %rd150, %rd116;
+	setp.ge.s64 %p158, %rd157, 0;
+	add.s64 %rd159, %rd155, 1;
+	mov.b64 %rd160, %rd159;
+	setp.lt.u64 %p161, %rd160, 9223372036854775808U;
+	mov.b64 %rd162, %rd157;
+	setp.lt.u64 %p163, %rd162, %rd112;
+	sub.s64 %rd166, %rd116, 1;
+	mul.lo.s64 %rd167, %rd166, %rd0;
+	setp.ge.s64 %p168, %rd167, 0;
+	mov.b64 %rd169, %rd166;
+	mul.hi.u64 %rd170, %rd169, %rd120;
+	setp.eq.u64 %p171, %rd170, 0;
+	mov.pred %p173, 1;
+	add.s64 %rd174, %rd167, %rd116;
+	setp.ge.s64 %p175, %rd174, 0;
+	mov.pred %p178, 1;
+	mov.b64 %rd179, %rd174;
+	setp.lt.u64 %p180, %rd179, %rd112;
+	mov.b64 %rd181, %rd66;
+	setp.lt.u64 %p182, %rd130, %rd181;
+	@!%p113 bra $L_44;
 $L_8:
-	setp.lt.u64 %p20, %rd19, %rd4;
-	@!%p20 bra $L_16;
+	@!%p118 bra $L_44;
 $L_9:
-	add.u64 %rd21, %rd19, 1;
-	mov.b64 %rd22, %rd21;
-	add.u64 %rd23, %rd13, 1;
-	mov.b64 %rd24, %rd23;
+	@!%p122 bra $L_44;
 $L_10:
-	sub.s64 %rd1, %rd0, 1;
-	setp.lt.s64 %p26, %rd22, %rd1;
-	@!%p26 bra $L_16;
+	@!%p124 bra $L_44;
 $L_11:
-	sub.s64 %rd5, %rd0, 1;
-	setp.lt.s64 %p27, %rd24, %rd5;
-	@!%p27 bra $L_13;
+	@!%p126 bra $L_44;
 $L_12:
-	mul.lo.s64 %rd28, %rd22, %rd0;
-	add.s64 %rd29, %rd28, %rd24;
-	mov.b64 %rd31, %rd29;
-	setp.ge.u64 %pt0, %rd31, %rd34;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd32, %rd31, 4, %rd33;
-	ld.global.f32 %f35, [%rd32];
-	mov.b64 %rd37, %rd29;
-	sub.s64 %rd38, %rd37, 1;
-	setp.ge.u64 %pt1, %rd38, %rd34;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd66, %rd32;
-	add.s64 %rd39, %rd66, -4;
-	ld.global.f32 %f40, [%rd39];
-	add.rn.f32 %f41, %f35, %f40;
-	mov.b64 %rd43, %rd29;
-	add.s64 %rd44, %rd43, 1;
-	setp.ge.u64 %pt2, %rd44, %rd34;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd67, %rd32;
-	add.s64 %rd45, %rd67, 4;
-	ld.global.f32 %f46, [%rd45];
-	add.rn.f32 %f47, %f41, %f46;
-	add.s64 %rd48, %rd22, 1;
-	mul.lo.s64 %rd49, %rd48, %rd0;
-	add.s64 %rd50, %rd49, %rd24;
-	setp.ge.u64 %pt3, %rd50, %rd34;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd51, %rd50, 4, %rd33;
-	ld.global.f32 %f52, [%rd51];
-	add.rn.f32 %f53, %f47, %f52;
-	sub.s64 %rd54, %rd22, 1;
-	mul.lo.s64 %rd55, %rd54, %rd0;
-	add.s64 %rd56, %rd55, %rd24;
-	setp.ge.u64 %pt4, %rd56, %rd34;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd57, %rd56, 4, %rd33;
-	ld.global.f32 %f58, [%rd57];
-	add.rn.f32 %f59, %f53, %f58;
-	mul.rn.f32 %f60, %f59, 0f3E4CCCCD;
-	setp.ge.u64 %pt5, %rd29, %rd63;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd61, %rd29, 4, %rd62;
-	st.global.f32 [%rd61], %f60;
+	@!%p129 bra $L_44;
 $L_13:
-	add.u64 %rd13, %rd13, %rd18;
-	setp.ge.u64 %p25, %rd13, %rd8;
-	@!%p25 bra $L_15;
+	@!%p131 bra $L_44;
 $L_14:
+	@!%p132 bra $L_44;
+$L_15:
+	@!%p135 bra $L_44;
+$L_16:
+	@!%p138 bra $L_44;
+$L_17:
+	@!%p140 bra $L_44;
+$L_18:
+	@!%p143 bra $L_44;
+$L_19:
+	@!%p145 bra $L_44;
+$L_20:
+	@!%p147 bra $L_44;
+$L_21:
+	@!%p151 bra $L_44;
+$L_22:
+	@!%p154 bra $L_44;
+$L_23:
+	@!%p156 bra $L_44;
+$L_24:
+	@!%p158 bra $L_44;
+$L_25:
+	@!%p161 bra $L_44;
+$L_26:
+	@!%p163 bra $L_44;
+$L_27:
+	@!%p168 bra $L_44;
+$L_28:
+	@!%p171 bra $L_44;
+$L_29:
+	@!%p173 bra $L_44;
+$L_30:
+	@!%p175 bra $L_44;
+$L_31:
+	@!%p178 bra $L_44;
+$L_32:
+	@!%p180 bra $L_44;
+$L_33:
+	@!%p182 bra $L_44;
+$L_34:
+	mov.b64 %rd20, %rd19;
+	mov.b64 %rd21, %rd13;
+	setp.lt.u64 %p22, %rd21, %rd8;
+	@!%p22 bra $L_43;
+$L_35:
+	setp.lt.u64 %p23, %rd20, %rd4;
+	@!%p23 bra $L_43;
+$L_36:
+	add.u64 %rd24, %rd20, 1;
+	mov.b64 %rd25, %rd24;
+	add.u64 %rd26, %rd21, 1;
+	mov.b64 %rd27, %rd26;
+$L_37:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p29, %rd25, %rd1;
+	@!%p29 bra $L_43;
+$L_38:
+	sub.s64 %rd5, %rd0, 1;
+	setp.lt.s64 %p30, %rd27, %rd5;
+	@!%p30 bra $L_40;
+$L_39:
+	mul.lo.s64 %rd31, %rd25, %rd0;
+	add.s64 %rd32, %rd31, %rd27;
+	mov.b64 %rd34, %rd32;
+	mad.lo.s64 %rd35, %rd34, 4, %rd36;
+	ld.global.f32 %f38, [%rd35];
+	mov.b64 %rd183, %rd35;
+	add.s64 %rd42, %rd183, -4;
+	ld.global.f32 %f43, [%rd42];
+	add.rn.f32 %f44, %f38, %f43;
+	mov.b64 %rd184, %rd35;
+	add.s64 %rd48, %rd184, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f44, %f49;
+	add.s64 %rd51, %rd25, 1;
+	mul.lo.s64 %rd52, %rd51, %rd0;
+	add.s64 %rd53, %rd52, %rd27;
+	mad.lo.s64 %rd54, %rd53, 4, %rd36;
+	ld.global.f32 %f55, [%rd54];
+	add.rn.f32 %f56, %f50, %f55;
+	sub.s64 %rd57, %rd25, 1;
+	mul.lo.s64 %rd58, %rd57, %rd0;
+	add.s64 %rd59, %rd58, %rd27;
+	mad.lo.s64 %rd60, %rd59, 4, %rd36;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f56, %f61;
+	mul.rn.f32 %f63, %f62, 0f3E4CCCCD;
+	mad.lo.s64 %rd64, %rd32, 4, %rd65;
+	st.global.f32 [%rd64], %f63;
+$L_40:
+	add.u64 %rd13, %rd13, %rd18;
+	setp.ge.u64 %p28, %rd13, %rd8;
+	@!%p28 bra $L_42;
+$L_41:
 	sub.u64 %rd13, %rd13, %rd8;
 	add.u64 %rd19, %rd19, 1;
-$L_15:
+$L_42:
 	add.u64 %rd19, %rd19, %rd16;
-	bra.uni $L_8;
-$L_16:
+	bra.uni $L_34;
+$L_43:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd76, %rd12, %rd8;
+$L_44:
+	mov.b64 %rd69, %rd19;
+	mov.b64 %rd70, %rd13;
+	setp.lt.u64 %p71, %rd70, %rd8;
+	@!%p71 bra $L_43;
+$L_45:
+	setp.lt.u64 %p72, %rd69, %rd4;
+	@!%p72 bra $L_43;
+$L_46:
+	add.u64 %rd73, %rd69, 1;
+	mov.b64 %rd74, %rd73;
+	add.u64 %rd75, %rd70, 1;
+	mov.b64 %rd76, %rd75;
+$L_47:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p78, %rd74, %rd1;
+	@!%p78 bra $L_43;
+$L_48:
+	sub.s64 %rd5, %rd0, 1;
+	setp.lt.s64 %p79, %rd76, %rd5;
+	@!%p79 bra $L_50;
+$L_49:
+	mul.lo.s64 %rd80, %rd74, %rd0;
+	add.s64 %rd81, %rd80, %rd76;
+	mov.b64 %rd83, %rd81;
+	setp.ge.u64 %pt0, %rd83, %rd37;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd84, %rd83, 4, %rd36;
+	ld.global.f32 %f85, [%rd84];
+	mov.b64 %rd87, %rd81;
+	sub.s64 %rd88, %rd87, 1;
+	setp.ge.u64 %pt1, %rd88, %rd37;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd185, %rd84;
+	add.s64 %rd89, %rd185, -4;
+	ld.global.f32 %f90, [%rd89];
+	add.rn.f32 %f91, %f85, %f90;
+	mov.b64 %rd93, %rd81;
+	add.s64 %rd94, %rd93, 1;
+	setp.ge.u64 %pt2, %rd94, %rd37;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd186, %rd84;
+	add.s64 %rd95, %rd186, 4;
+	ld.global.f32 %f96, [%rd95];
+	add.rn.f32 %f97, %f91, %f96;
+	add.s64 %rd98, %rd74, 1;
+	mul.lo.s64 %rd99, %rd98, %rd0;
+	add.s64 %rd100, %rd99, %rd76;
+	setp.ge.u64 %pt3, %rd100, %rd37;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd101, %rd100, 4, %rd36;
+	ld.global.f32 %f102, [%rd101];
+	add.rn.f32 %f103, %f97, %f102;
+	sub.s64 %rd104, %rd74, 1;
+	mul.lo.s64 %rd105, %rd104, %rd0;
+	add.s64 %rd106, %rd105, %rd76;
+	setp.ge.u64 %pt4, %rd106, %rd37;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd107, %rd106, 4, %rd36;
+	ld.global.f32 %f108, [%rd107];
+	add.rn.f32 %f109, %f103, %f108;
+	mul.rn.f32 %f110, %f109, 0f3E4CCCCD;
+	setp.ge.u64 %pt5, %rd81, %rd66;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd111, %rd81, 4, %rd65;
+	st.global.f32 [%rd111], %f110;
+$L_50:
+	add.u64 %rd13, %rd13, %rd18;
+	setp.ge.u64 %p77, %rd13, %rd8;
+	@!%p77 bra $L_52;
+$L_51:
+	sub.u64 %rd13, %rd13, %rd8;
+	add.u64 %rd19, %rd19, 1;
+$L_52:
+	add.u64 %rd19, %rd19, %rd16;
+	bra.uni $L_44;
+$L_53:
+	div.u64 %rd195, %rd12, %rd8;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd68, %rd10, %rd8;
+$L_54:
+	div.u64 %rd187, %rd10, %rd8;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd88;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd94;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd50;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd100;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd63;
+	mov.b64 %rdt1, %rd81;
+	mov.b64 %rdt2, %rd66;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [JacobiStep_0_param_5];
@@ -9993,32 +11364,32 @@ $Lexit:
 	.param .u64 JacobiCopy_0_param_5
 )
 {
-	.reg .pred %p<54>;
+	.reg .pred %p<97>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<57>;
+	.reg .b32 %r<100>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<52>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<36>;
+	.reg .f32 %f<61>;
 
 $L_0:
 	ld.param.s64 %rd0, [JacobiCopy_0_param_4];
-	ld.param.u64 %rd33, [JacobiCopy_0_param_2];
-	cvta.to.global.u64 %rd33, %rd33;
-	ld.param.u64 %rd34, [JacobiCopy_0_param_3];
-	ld.param.u64 %rd37, [JacobiCopy_0_param_0];
-	cvta.to.global.u64 %rd37, %rd37;
-	ld.param.u64 %rd38, [JacobiCopy_0_param_1];
+	ld.param.u64 %rd36, [JacobiCopy_0_param_2];
+	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [JacobiCopy_0_param_3];
+	ld.param.u64 %rd40, [JacobiCopy_0_param_0];
+	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd41, [JacobiCopy_0_param_1];
 $L_1:
 	sub.s64 %rd1, %rd0, 1;
 	setp.gt.s64 %p2, %rd1, 1;
-	@!%p2 bra $L_16;
+	@!%p2 bra $L_24;
 $L_2:
 	mov.b64 %rd3, %rd1;
 	sub.u64 %rd4, %rd3, 1;
 	sub.s64 %rd5, %rd0, 1;
 	setp.gt.s64 %p6, %rd5, 1;
-	@!%p6 bra $L_16;
+	@!%p6 bra $L_24;
 $L_3:
 	mov.b64 %rd7, %rd5;
 	sub.u64 %rd8, %rd7, 1;
@@ -10033,90 +11404,170 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd11, %rt3, %rt4;
 	mov.b64 %rd12, %rd11;
-	or.b64 %rd42, %rd10, %rd8;
-	shr.u64 %rd43, %rd42, 32;
-	cvt.u32.u64 %r44, %rd43;
-	setp.eq.u32 %p45, %r44, 0;
-	@!%p45 bra $L_18;
+	or.b64 %rd85, %rd10, %rd8;
+	shr.u64 %rd86, %rd85, 32;
+	cvt.u32.u64 %r87, %rd86;
+	setp.eq.u32 %p88, %r87, 0;
+	@!%p88 bra $L_35;
 $L_4:
-	cvt.u32.u64 %r46, %rd10;
-	cvt.u32.u64 %r47, %rd8;
-	div.u32 %r48, %r46, %r47;
-	cvt.u64.u32 %rd41, %r48;
+	cvt.u32.u64 %r89, %rd10;
+	cvt.u32.u64 %r90, %rd8;
+	div.u32 %r91, %r89, %r90;
+	cvt.u64.u32 %rd84, %r91;
 $L_5:
-	mov.b64 %rd14, %rd41;
+	mov.b64 %rd14, %rd84;
 	mul.lo.u64 %rd15, %rd14, %rd8;
 	sub.u64 %rd13, %rd10, %rd15;
-	or.b64 %rd50, %rd12, %rd8;
-	shr.u64 %rd51, %rd50, 32;
-	cvt.u32.u64 %r52, %rd51;
-	setp.eq.u32 %p53, %r52, 0;
-	@!%p53 bra $L_17;
+	or.b64 %rd93, %rd12, %rd8;
+	shr.u64 %rd94, %rd93, 32;
+	cvt.u32.u64 %r95, %rd94;
+	setp.eq.u32 %p96, %r95, 0;
+	@!%p96 bra $L_34;
 $L_6:
-	cvt.u32.u64 %r54, %rd12;
-	cvt.u32.u64 %r55, %rd8;
-	div.u32 %r56, %r54, %r55;
-	cvt.u64.u32 %rd49, %r56;
+	cvt.u32.u64 %r97, %rd12;
+	cvt.u32.u64 %r98, %rd8;
+	div.u32 %r99, %r97, %r98;
+	cvt.u64.u32 %rd92, %r99;
 $L_7:
-	mov.b64 %rd16, %rd49;
+	mov.b64 %rd16, %rd92;
 	mul.lo.u64 %rd17, %rd16, %rd8;
 	sub.u64 %rd18, %rd12, %rd17;
 	mov.b64 %rd19, %rd14;
+	mov.b64 %rd62, %rd37;
+	setp.ge.s64 %p63, %rd0, 0;
+	ld.param.s64 %rd65, [JacobiCopy_0_param_4];
+	add.s64 %rd66, %rd65, -2;
+	mul.lo.s64 %rd67, %rd66, %rd0;
+	setp.ge.s64 %p68, %rd67, 0;
+	mov.b64 %rd69, %rd66;
+	mov.b64 %rd70, %rd0;
+	mul.hi.u64 %rd71, %rd69, %rd70;
+	setp.eq.u64 %p72, %rd71, 0;
+	mov.b64 %rd73, %rd0;
+	mov.pred %p74, %p63;
+	add.s64 %rd75, %rd67, %rd66;
+	setp.ge.s64 %p76, %rd75, 0;
+	add.s64 %rd77, %rd73, 1;
+	mov.b64 %rd78, %rd77;
+	setp.lt.u64 %p79, %rd78, 9223372036854775808U;
+	mov.b64 %rd80, %rd75;
+	setp.lt.u64 %p81, %rd80, %rd62;
+	mov.b64 %rd82, %rd41;
+	setp.lt.u64 %p83, %rd80, %rd82;
+	@!%p63 bra $L_25;
 $L_8:
-	setp.lt.u64 %p20, %rd19, %rd4;
-	@!%p20 bra $L_16;
+	@!%p68 bra $L_25;
 $L_9:
-	add.u64 %rd21, %rd19, 1;
-	mov.b64 %rd22, %rd21;
-	add.u64 %rd23, %rd13, 1;
-	mov.b64 %rd24, %rd23;
+	@!%p72 bra $L_25;
 $L_10:
-	sub.s64 %rd1, %rd0, 1;
-	setp.lt.s64 %p26, %rd22, %rd1;
-	@!%p26 bra $L_16;
+	@!%p74 bra $L_25;
 $L_11:
-	sub.s64 %rd5, %rd0, 1;
-	setp.lt.s64 %p27, %rd24, %rd5;
-	@!%p27 bra $L_13;
+	@!%p76 bra $L_25;
 $L_12:
-	mul.lo.s64 %rd28, %rd22, %rd0;
-	add.s64 %rd29, %rd28, %rd24;
-	mov.b64 %rd31, %rd29;
-	setp.ge.u64 %pt0, %rd31, %rd34;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd32, %rd31, 4, %rd33;
-	ld.global.f32 %f35, [%rd32];
-	setp.ge.u64 %pt1, %rd29, %rd38;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd36, %rd29, 4, %rd37;
-	st.global.f32 [%rd36], %f35;
+	@!%p79 bra $L_25;
 $L_13:
-	add.u64 %rd13, %rd13, %rd18;
-	setp.ge.u64 %p25, %rd13, %rd8;
-	@!%p25 bra $L_15;
+	@!%p81 bra $L_25;
 $L_14:
+	@!%p83 bra $L_25;
+$L_15:
+	mov.b64 %rd20, %rd19;
+	mov.b64 %rd21, %rd13;
+	setp.lt.u64 %p22, %rd21, %rd8;
+	@!%p22 bra $L_24;
+$L_16:
+	setp.lt.u64 %p23, %rd20, %rd4;
+	@!%p23 bra $L_24;
+$L_17:
+	add.u64 %rd24, %rd20, 1;
+	mov.b64 %rd25, %rd24;
+	add.u64 %rd26, %rd21, 1;
+	mov.b64 %rd27, %rd26;
+$L_18:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p29, %rd25, %rd1;
+	@!%p29 bra $L_24;
+$L_19:
+	sub.s64 %rd5, %rd0, 1;
+	setp.lt.s64 %p30, %rd27, %rd5;
+	@!%p30 bra $L_21;
+$L_20:
+	mul.lo.s64 %rd31, %rd25, %rd0;
+	add.s64 %rd32, %rd31, %rd27;
+	mov.b64 %rd34, %rd32;
+	mad.lo.s64 %rd35, %rd34, 4, %rd36;
+	ld.global.f32 %f38, [%rd35];
+	mad.lo.s64 %rd39, %rd32, 4, %rd40;
+	st.global.f32 [%rd39], %f38;
+$L_21:
+	add.u64 %rd13, %rd13, %rd18;
+	setp.ge.u64 %p28, %rd13, %rd8;
+	@!%p28 bra $L_23;
+$L_22:
 	sub.u64 %rd13, %rd13, %rd8;
 	add.u64 %rd19, %rd19, 1;
-$L_15:
+$L_23:
 	add.u64 %rd19, %rd19, %rd16;
-	bra.uni $L_8;
-$L_16:
+	bra.uni $L_15;
+$L_24:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd49, %rd12, %rd8;
+$L_25:
+	mov.b64 %rd44, %rd19;
+	mov.b64 %rd45, %rd13;
+	setp.lt.u64 %p46, %rd45, %rd8;
+	@!%p46 bra $L_24;
+$L_26:
+	setp.lt.u64 %p47, %rd44, %rd4;
+	@!%p47 bra $L_24;
+$L_27:
+	add.u64 %rd48, %rd44, 1;
+	mov.b64 %rd49, %rd48;
+	add.u64 %rd50, %rd45, 1;
+	mov.b64 %rd51, %rd50;
+$L_28:
+	sub.s64 %rd1, %rd0, 1;
+	setp.lt.s64 %p53, %rd49, %rd1;
+	@!%p53 bra $L_24;
+$L_29:
+	sub.s64 %rd5, %rd0, 1;
+	setp.lt.s64 %p54, %rd51, %rd5;
+	@!%p54 bra $L_31;
+$L_30:
+	mul.lo.s64 %rd55, %rd49, %rd0;
+	add.s64 %rd56, %rd55, %rd51;
+	mov.b64 %rd58, %rd56;
+	setp.ge.u64 %pt0, %rd58, %rd37;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd59, %rd58, 4, %rd36;
+	ld.global.f32 %f60, [%rd59];
+	setp.ge.u64 %pt1, %rd56, %rd41;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd61, %rd56, 4, %rd40;
+	st.global.f32 [%rd61], %f60;
+$L_31:
+	add.u64 %rd13, %rd13, %rd18;
+	setp.ge.u64 %p52, %rd13, %rd8;
+	@!%p52 bra $L_33;
+$L_32:
+	sub.u64 %rd13, %rd13, %rd8;
+	add.u64 %rd19, %rd19, 1;
+$L_33:
+	add.u64 %rd19, %rd19, %rd16;
+	bra.uni $L_25;
+$L_34:
+	div.u64 %rd92, %rd12, %rd8;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd41, %rd10, %rd8;
+$L_35:
+	div.u64 %rd84, %rd10, %rd8;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd38;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd41;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [JacobiCopy_0_param_5];
@@ -10151,32 +11602,32 @@ $Lexit:
 	.param .u64 FDTDEy_0_param_7
 )
 {
-	.reg .pred %p<67>;
+	.reg .pred %p<146>;
 	.reg .pred %pt<6>;
-	.reg .b32 %r<70>;
+	.reg .b32 %r<149>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<65>;
+	.reg .b64 %rd<144>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<53>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.s64 %rd0, [FDTDEy_0_param_4];
 	ld.param.s64 %rd4, [FDTDEy_0_param_5];
-	ld.param.u64 %rd30, [FDTDEy_0_param_0];
-	cvta.to.global.u64 %rd30, %rd30;
-	ld.param.u64 %rd31, [FDTDEy_0_param_1];
-	ld.param.f32 %f32, [FDTDEy_0_param_6];
-	ld.param.u64 %rd40, [FDTDEy_0_param_2];
-	cvta.to.global.u64 %rd40, %rd40;
-	ld.param.u64 %rd41, [FDTDEy_0_param_3];
+	ld.param.u64 %rd33, [FDTDEy_0_param_0];
+	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [FDTDEy_0_param_1];
+	ld.param.f32 %f35, [FDTDEy_0_param_6];
+	ld.param.u64 %rd43, [FDTDEy_0_param_2];
+	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd44, [FDTDEy_0_param_3];
 $L_1:
 	setp.gt.s64 %p1, %rd0, 0;
-	@!%p1 bra $L_18;
+	@!%p1 bra $L_27;
 $L_2:
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd3, %rd2;
 	setp.gt.s64 %p5, %rd4, 0;
-	@!%p5 bra $L_18;
+	@!%p5 bra $L_27;
 $L_3:
 	mov.b64 %rd6, %rd4;
 	mov.b64 %rd7, %rd6;
@@ -10191,120 +11642,157 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd10, %rt3, %rt4;
 	mov.b64 %rd11, %rd10;
-	or.b64 %rd55, %rd9, %rd7;
-	shr.u64 %rd56, %rd55, 32;
-	cvt.u32.u64 %r57, %rd56;
-	setp.eq.u32 %p58, %r57, 0;
-	@!%p58 bra $L_20;
+	or.b64 %rd134, %rd9, %rd7;
+	shr.u64 %rd135, %rd134, 32;
+	cvt.u32.u64 %r136, %rd135;
+	setp.eq.u32 %p137, %r136, 0;
+	@!%p137 bra $L_29;
 $L_4:
-	cvt.u32.u64 %r59, %rd9;
-	cvt.u32.u64 %r60, %rd7;
-	div.u32 %r61, %r59, %r60;
-	cvt.u64.u32 %rd54, %r61;
+	cvt.u32.u64 %r138, %rd9;
+	cvt.u32.u64 %r139, %rd7;
+	div.u32 %r140, %r138, %r139;
+	cvt.u64.u32 %rd133, %r140;
 $L_5:
-	mov.b64 %rd13, %rd54;
+	mov.b64 %rd13, %rd133;
 	mul.lo.u64 %rd14, %rd13, %rd7;
 	sub.u64 %rd12, %rd9, %rd14;
-	or.b64 %rd63, %rd11, %rd7;
-	shr.u64 %rd64, %rd63, 32;
-	cvt.u32.u64 %r65, %rd64;
-	setp.eq.u32 %p66, %r65, 0;
-	@!%p66 bra $L_19;
+	or.b64 %rd142, %rd11, %rd7;
+	shr.u64 %rd143, %rd142, 32;
+	cvt.u32.u64 %r144, %rd143;
+	setp.eq.u32 %p145, %r144, 0;
+	@!%p145 bra $L_28;
 $L_6:
-	cvt.u32.u64 %r67, %rd11;
-	cvt.u32.u64 %r68, %rd7;
-	div.u32 %r69, %r67, %r68;
-	cvt.u64.u32 %rd62, %r69;
+	cvt.u32.u64 %r146, %rd11;
+	cvt.u32.u64 %r147, %rd7;
+	div.u32 %r148, %r146, %r147;
+	cvt.u64.u32 %rd141, %r148;
 $L_7:
-	mov.b64 %rd15, %rd62;
+	mov.b64 %rd15, %rd141;
 	mul.lo.u64 %rd16, %rd15, %rd7;
 	sub.u64 %rd17, %rd11, %rd16;
 	mov.b64 %rd18, %rd13;
-	mov.pred %p25, %p5;
+	mov.b64 %rd88, %rd34;
+	ld.param.s64 %rd90, [FDTDEy_0_param_5];
+	add.s64 %rd91, %rd90, -1;
+	mov.b64 %rd92, %rd91;
+	setp.lt.u64 %p93, %rd92, %rd88;
+	setp.ge.s64 %p95, %rd4, 0;
+	ld.param.s64 %rd97, [FDTDEy_0_param_4];
+	add.s64 %rd98, %rd97, -1;
+	mul.lo.s64 %rd99, %rd98, %rd4;
+	setp.ge.s64 %p100, %rd99, 0;
+	mov.b64 %rd101, %rd98;
+	mov.b64 %rd102, %rd6;
+	mul.hi.u64 %rd103, %rd101, %rd102;
+	setp.eq.u64 %p104, %rd103, 0;
+	mov.pred %p106, 1;
+	add.s64 %rd107, %rd99, %rd91;
+	setp.ge.s64 %p108, %rd107, 0;
+	mov.pred %p111, 1;
 $L_8:
-	setp.lt.u64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_18;
+	@!%p93 bra $L_15;
 $L_9:
-	mov.b64 %rd20, %rd18;
-	mov.b64 %rd21, %rd20;
-	mov.b64 %rd22, %rd12;
-	mov.b64 %rd23, %rd22;
+	@!%p95 bra $L_15;
 $L_10:
-	@!%p25 bra $L_17;
+	@!%p100 bra $L_15;
 $L_11:
-	setp.eq.s64 %p26, %rd21, 0;
-	@!%p26 bra $L_16;
+	@!%p104 bra $L_15;
 $L_12:
-	setp.ge.u64 %pt0, %rd23, %rd31;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd29, %rd23, 4, %rd30;
-	st.global.f32 [%rd29], %f32;
+	@!%p106 bra $L_15;
 $L_13:
-	add.u64 %rd12, %rd12, %rd17;
-	setp.ge.u64 %p24, %rd12, %rd7;
-	@!%p24 bra $L_15;
+	@!%p108 bra $L_15;
 $L_14:
+$L_15:
+	mov.pred %p66, %p5;
+$L_16:
+	mov.b64 %rd57, %rd18;
+	mov.b64 %rd58, %rd12;
+	setp.lt.u64 %p59, %rd58, %rd7;
+	@!%p59 bra $L_27;
+$L_17:
+	setp.lt.u64 %p60, %rd57, %rd3;
+	@!%p60 bra $L_27;
+$L_18:
+	mov.b64 %rd61, %rd57;
+	mov.b64 %rd62, %rd61;
+	mov.b64 %rd63, %rd58;
+	mov.b64 %rd64, %rd63;
+$L_19:
+	@!%p66 bra $L_26;
+$L_20:
+	setp.eq.s64 %p67, %rd62, 0;
+	@!%p67 bra $L_25;
+$L_21:
+	setp.ge.u64 %pt0, %rd64, %rd34;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd70, %rd64, 4, %rd33;
+	st.global.f32 [%rd70], %f35;
+$L_22:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p65, %rd12, %rd7;
+	@!%p65 bra $L_24;
+$L_23:
 	sub.u64 %rd12, %rd12, %rd7;
 	add.u64 %rd18, %rd18, 1;
-$L_15:
+$L_24:
 	add.u64 %rd18, %rd18, %rd15;
-	bra.uni $L_8;
-$L_16:
-	mul.lo.s64 %rd35, %rd21, %rd4;
-	add.s64 %rd36, %rd35, %rd23;
-	mov.b64 %rd38, %rd36;
-	setp.ge.u64 %pt1, %rd38, %rd41;
+	bra.uni $L_16;
+$L_25:
+	mul.lo.s64 %rd71, %rd62, %rd4;
+	add.s64 %rd72, %rd71, %rd64;
+	mov.b64 %rd74, %rd72;
+	setp.ge.u64 %pt1, %rd74, %rd44;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd39, %rd38, 4, %rd40;
-	ld.global.f32 %f42, [%rd39];
-	sub.s64 %rd43, %rd21, 1;
-	mul.lo.s64 %rd44, %rd43, %rd4;
-	add.s64 %rd45, %rd44, %rd23;
-	setp.ge.u64 %pt2, %rd45, %rd41;
+	mad.lo.s64 %rd75, %rd74, 4, %rd43;
+	ld.global.f32 %f76, [%rd75];
+	sub.s64 %rd77, %rd62, 1;
+	mul.lo.s64 %rd78, %rd77, %rd4;
+	add.s64 %rd79, %rd78, %rd64;
+	setp.ge.u64 %pt2, %rd79, %rd44;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd46, %rd45, 4, %rd40;
-	ld.global.f32 %f47, [%rd46];
-	sub.rn.f32 %f48, %f42, %f47;
-	mul.rn.f32 %f49, %f48, 0f3F000000;
-	setp.ge.u64 %pt3, %rd36, %rd31;
+	mad.lo.s64 %rd80, %rd79, 4, %rd43;
+	ld.global.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f76, %f81;
+	mul.rn.f32 %f83, %f82, 0f3F000000;
+	setp.ge.u64 %pt3, %rd72, %rd34;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd50, %rd36, 4, %rd30;
-	ld.global.f32 %f51, [%rd50];
-	sub.rn.f32 %f52, %f51, %f49;
-	mov.b64 %rd53, %rd50;
-	st.global.f32 [%rd53], %f52;
-	bra.uni $L_13;
-$L_17:
-	add.s64 %rd27, %rd21, 1;
-	setp.lt.s64 %p28, %rd27, %rd0;
-	@%p28 bra $L_13;
-$L_18:
+	mad.lo.s64 %rd84, %rd72, 4, %rd33;
+	ld.global.f32 %f85, [%rd84];
+	sub.rn.f32 %f86, %f85, %f83;
+	mov.b64 %rd87, %rd84;
+	st.global.f32 [%rd87], %f86;
+	bra.uni $L_22;
+$L_26:
+	add.s64 %rd68, %rd62, 1;
+	setp.lt.s64 %p69, %rd68, %rd0;
+	@%p69 bra $L_22;
+$L_27:
 	bra.uni $Lexit;
-$L_19:
-	div.u64 %rd62, %rd11, %rd7;
+$L_28:
+	div.u64 %rd141, %rd11, %rd7;
 	bra.uni $L_7;
-$L_20:
-	div.u64 %rd54, %rd9, %rd7;
+$L_29:
+	div.u64 %rd133, %rd9, %rd7;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd31;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd34;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd41;
+	mov.b64 %rdt1, %rd74;
+	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd45;
-	mov.b64 %rdt2, %rd41;
+	mov.b64 %rdt1, %rd79;
+	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd36;
-	mov.b64 %rdt2, %rd31;
+	mov.b64 %rdt1, %rd72;
+	mov.b64 %rdt2, %rd34;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [FDTDEy_0_param_7];
@@ -10338,31 +11826,31 @@ $Lexit:
 	.param .u64 FDTDEx_0_param_6
 )
 {
-	.reg .pred %p<64>;
+	.reg .pred %p<127>;
 	.reg .pred %pt<5>;
-	.reg .b32 %r<67>;
+	.reg .b32 %r<130>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<62>;
+	.reg .b64 %rd<125>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<46>;
+	.reg .f32 %f<79>;
 
 $L_0:
 	ld.param.s64 %rd0, [FDTDEx_0_param_4];
 	ld.param.s64 %rd4, [FDTDEx_0_param_5];
-	ld.param.u64 %rd31, [FDTDEx_0_param_2];
-	cvta.to.global.u64 %rd31, %rd31;
-	ld.param.u64 %rd32, [FDTDEx_0_param_3];
-	ld.param.u64 %rd42, [FDTDEx_0_param_0];
-	cvta.to.global.u64 %rd42, %rd42;
-	ld.param.u64 %rd43, [FDTDEx_0_param_1];
+	ld.param.u64 %rd34, [FDTDEx_0_param_2];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [FDTDEx_0_param_3];
+	ld.param.u64 %rd45, [FDTDEx_0_param_0];
+	cvta.to.global.u64 %rd45, %rd45;
+	ld.param.u64 %rd46, [FDTDEx_0_param_1];
 $L_1:
 	setp.gt.s64 %p1, %rd0, 0;
-	@!%p1 bra $L_15;
+	@!%p1 bra $L_26;
 $L_2:
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd3, %rd2;
 	setp.gt.s64 %p5, %rd4, 1;
-	@!%p5 bra $L_15;
+	@!%p5 bra $L_26;
 $L_3:
 	mov.b64 %rd6, %rd4;
 	sub.u64 %rd7, %rd6, 1;
@@ -10377,102 +11865,195 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd10, %rt3, %rt4;
 	mov.b64 %rd11, %rd10;
-	or.b64 %rd52, %rd9, %rd7;
-	shr.u64 %rd53, %rd52, 32;
-	cvt.u32.u64 %r54, %rd53;
-	setp.eq.u32 %p55, %r54, 0;
-	@!%p55 bra $L_17;
+	or.b64 %rd115, %rd9, %rd7;
+	shr.u64 %rd116, %rd115, 32;
+	cvt.u32.u64 %r117, %rd116;
+	setp.eq.u32 %p118, %r117, 0;
+	@!%p118 bra $L_36;
 $L_4:
-	cvt.u32.u64 %r56, %rd9;
-	cvt.u32.u64 %r57, %rd7;
-	div.u32 %r58, %r56, %r57;
-	cvt.u64.u32 %rd51, %r58;
+	cvt.u32.u64 %r119, %rd9;
+	cvt.u32.u64 %r120, %rd7;
+	div.u32 %r121, %r119, %r120;
+	cvt.u64.u32 %rd114, %r121;
 $L_5:
-	mov.b64 %rd13, %rd51;
+	mov.b64 %rd13, %rd114;
 	mul.lo.u64 %rd14, %rd13, %rd7;
 	sub.u64 %rd12, %rd9, %rd14;
-	or.b64 %rd60, %rd11, %rd7;
-	shr.u64 %rd61, %rd60, 32;
-	cvt.u32.u64 %r62, %rd61;
-	setp.eq.u32 %p63, %r62, 0;
-	@!%p63 bra $L_16;
+	or.b64 %rd123, %rd11, %rd7;
+	shr.u64 %rd124, %rd123, 32;
+	cvt.u32.u64 %r125, %rd124;
+	setp.eq.u32 %p126, %r125, 0;
+	@!%p126 bra $L_35;
 $L_6:
-	cvt.u32.u64 %r64, %rd11;
-	cvt.u32.u64 %r65, %rd7;
-	div.u32 %r66, %r64, %r65;
-	cvt.u64.u32 %rd59, %r66;
+	cvt.u32.u64 %r127, %rd11;
+	cvt.u32.u64 %r128, %rd7;
+	div.u32 %r129, %r127, %r128;
+	cvt.u64.u32 %rd122, %r129;
 $L_7:
-	mov.b64 %rd15, %rd59;
+	mov.b64 %rd15, %rd122;
 	mul.lo.u64 %rd16, %rd15, %rd7;
 	sub.u64 %rd17, %rd11, %rd16;
 	mov.b64 %rd18, %rd13;
+	mov.b64 %rd80, %rd35;
+	setp.ge.s64 %p81, %rd4, 0;
+	ld.param.s64 %rd83, [FDTDEx_0_param_4];
+	add.s64 %rd84, %rd83, -1;
+	mul.lo.s64 %rd85, %rd84, %rd4;
+	setp.ge.s64 %p86, %rd85, 0;
+	mov.b64 %rd87, %rd84;
+	mov.b64 %rd88, %rd6;
+	mul.hi.u64 %rd89, %rd87, %rd88;
+	setp.eq.u64 %p90, %rd89, 0;
+	mov.pred %p92, 1;
+	ld.param.s64 %rd94, [FDTDEx_0_param_5];
+	add.s64 %rd95, %rd94, -1;
+	add.s64 %rd96, %rd85, %rd95;
+	setp.ge.s64 %p97, %rd96, 0;
+	mov.pred %p100, 1;
+	mov.b64 %rd101, %rd96;
+	setp.lt.u64 %p102, %rd101, %rd80;
+	mov.pred %p103, 1;
+	mov.pred %p106, 1;
+	sub.s64 %rd107, %rd96, 1;
+	mov.b64 %rd108, %rd107;
+	setp.lt.u64 %p109, %rd108, %rd80;
+	mov.b64 %rd110, %rd46;
+	setp.lt.u64 %p111, %rd101, %rd110;
+	@!%p81 bra $L_27;
 $L_8:
-	setp.lt.u64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_15;
+	@!%p86 bra $L_27;
 $L_9:
-	mov.b64 %rd20, %rd18;
-	mov.b64 %rd21, %rd20;
-	add.u64 %rd22, %rd12, 1;
-	mov.b64 %rd23, %rd22;
+	@!%p90 bra $L_27;
 $L_10:
-	setp.lt.s64 %p25, %rd23, %rd4;
-	@!%p25 bra $L_12;
+	@!%p92 bra $L_27;
 $L_11:
-	mul.lo.s64 %rd26, %rd21, %rd4;
-	add.s64 %rd27, %rd26, %rd23;
-	mov.b64 %rd29, %rd27;
-	setp.ge.u64 %pt0, %rd29, %rd32;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd30, %rd29, 4, %rd31;
-	ld.global.f32 %f33, [%rd30];
-	mov.b64 %rd35, %rd27;
-	sub.s64 %rd36, %rd35, 1;
-	setp.ge.u64 %pt1, %rd36, %rd32;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd50, %rd30;
-	add.s64 %rd37, %rd50, -4;
-	ld.global.f32 %f38, [%rd37];
-	sub.rn.f32 %f39, %f33, %f38;
-	mul.rn.f32 %f40, %f39, 0f3F000000;
-	setp.ge.u64 %pt2, %rd27, %rd43;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd41, %rd27, 4, %rd42;
-	ld.global.f32 %f44, [%rd41];
-	sub.rn.f32 %f45, %f44, %f40;
-	mov.b64 %rd46, %rd41;
-	st.global.f32 [%rd46], %f45;
+	@!%p97 bra $L_27;
 $L_12:
-	add.u64 %rd12, %rd12, %rd17;
-	setp.ge.u64 %p24, %rd12, %rd7;
-	@!%p24 bra $L_14;
+	@!%p100 bra $L_27;
 $L_13:
+	@!%p102 bra $L_27;
+$L_14:
+	@!%p103 bra $L_27;
+$L_15:
+	@!%p106 bra $L_27;
+$L_16:
+	@!%p109 bra $L_27;
+$L_17:
+	@!%p111 bra $L_27;
+$L_18:
+	mov.b64 %rd19, %rd18;
+	mov.b64 %rd20, %rd12;
+	setp.lt.u64 %p21, %rd20, %rd7;
+	@!%p21 bra $L_26;
+$L_19:
+	setp.lt.u64 %p22, %rd19, %rd3;
+	@!%p22 bra $L_26;
+$L_20:
+	mov.b64 %rd23, %rd19;
+	mov.b64 %rd24, %rd23;
+	add.u64 %rd25, %rd20, 1;
+	mov.b64 %rd26, %rd25;
+$L_21:
+	setp.lt.s64 %p28, %rd26, %rd4;
+	@!%p28 bra $L_23;
+$L_22:
+	mul.lo.s64 %rd29, %rd24, %rd4;
+	add.s64 %rd30, %rd29, %rd26;
+	mov.b64 %rd32, %rd30;
+	mad.lo.s64 %rd33, %rd32, 4, %rd34;
+	ld.global.f32 %f36, [%rd33];
+	mov.b64 %rd112, %rd33;
+	add.s64 %rd40, %rd112, -4;
+	ld.global.f32 %f41, [%rd40];
+	sub.rn.f32 %f42, %f36, %f41;
+	mul.rn.f32 %f43, %f42, 0f3F000000;
+	mad.lo.s64 %rd44, %rd30, 4, %rd45;
+	ld.global.f32 %f47, [%rd44];
+	sub.rn.f32 %f48, %f47, %f43;
+	mov.b64 %rd49, %rd44;
+	st.global.f32 [%rd49], %f48;
+$L_23:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p27, %rd12, %rd7;
+	@!%p27 bra $L_25;
+$L_24:
 	sub.u64 %rd12, %rd12, %rd7;
 	add.u64 %rd18, %rd18, 1;
-$L_14:
+$L_25:
 	add.u64 %rd18, %rd18, %rd15;
-	bra.uni $L_8;
-$L_15:
+	bra.uni $L_18;
+$L_26:
 	bra.uni $Lexit;
-$L_16:
-	div.u64 %rd59, %rd11, %rd7;
+$L_27:
+	mov.b64 %rd53, %rd18;
+	mov.b64 %rd54, %rd12;
+	setp.lt.u64 %p55, %rd54, %rd7;
+	@!%p55 bra $L_26;
+$L_28:
+	setp.lt.u64 %p56, %rd53, %rd3;
+	@!%p56 bra $L_26;
+$L_29:
+	mov.b64 %rd57, %rd53;
+	mov.b64 %rd58, %rd57;
+	add.u64 %rd59, %rd54, 1;
+	mov.b64 %rd60, %rd59;
+$L_30:
+	setp.lt.s64 %p62, %rd60, %rd4;
+	@!%p62 bra $L_32;
+$L_31:
+	mul.lo.s64 %rd63, %rd58, %rd4;
+	add.s64 %rd64, %rd63, %rd60;
+	mov.b64 %rd66, %rd64;
+	setp.ge.u64 %pt0, %rd66, %rd35;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd67, %rd66, 4, %rd34;
+	ld.global.f32 %f68, [%rd67];
+	mov.b64 %rd70, %rd64;
+	sub.s64 %rd71, %rd70, 1;
+	setp.ge.u64 %pt1, %rd71, %rd35;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd113, %rd67;
+	add.s64 %rd72, %rd113, -4;
+	ld.global.f32 %f73, [%rd72];
+	sub.rn.f32 %f74, %f68, %f73;
+	mul.rn.f32 %f75, %f74, 0f3F000000;
+	setp.ge.u64 %pt2, %rd64, %rd46;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd76, %rd64, 4, %rd45;
+	ld.global.f32 %f77, [%rd76];
+	sub.rn.f32 %f78, %f77, %f75;
+	mov.b64 %rd79, %rd76;
+	st.global.f32 [%rd79], %f78;
+$L_32:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p61, %rd12, %rd7;
+	@!%p61 bra $L_34;
+$L_33:
+	sub.u64 %rd12, %rd12, %rd7;
+	add.u64 %rd18, %rd18, 1;
+$L_34:
+	add.u64 %rd18, %rd18, %rd15;
+	bra.uni $L_27;
+$L_35:
+	div.u64 %rd122, %rd11, %rd7;
 	bra.uni $L_7;
-$L_17:
-	div.u64 %rd51, %rd9, %rd7;
+$L_36:
+	div.u64 %rd114, %rd9, %rd7;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd32;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd35;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd36;
-	mov.b64 %rdt2, %rd32;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd35;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd27;
-	mov.b64 %rdt2, %rd43;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd46;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [FDTDEx_0_param_6];
@@ -10508,36 +12089,36 @@ $Lexit:
 	.param .u64 FDTDHz_0_param_8
 )
 {
-	.reg .pred %p<80>;
+	.reg .pred %p<176>;
 	.reg .pred %pt<7>;
-	.reg .b32 %r<83>;
+	.reg .b32 %r<179>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<78>;
+	.reg .b64 %rd<174>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<61>;
+	.reg .f32 %f<106>;
 
 $L_0:
 	ld.param.s64 %rd1, [FDTDHz_0_param_6];
 	sub.s64 %rd0, %rd1, 1;
 	ld.param.s64 %rd5, [FDTDHz_0_param_7];
-	ld.param.u64 %rd34, [FDTDHz_0_param_2];
-	cvta.to.global.u64 %rd34, %rd34;
-	ld.param.u64 %rd35, [FDTDHz_0_param_3];
-	ld.param.u64 %rd46, [FDTDHz_0_param_4];
-	cvta.to.global.u64 %rd46, %rd46;
-	ld.param.u64 %rd47, [FDTDHz_0_param_5];
-	ld.param.u64 %rd57, [FDTDHz_0_param_0];
-	cvta.to.global.u64 %rd57, %rd57;
-	ld.param.u64 %rd58, [FDTDHz_0_param_1];
+	ld.param.u64 %rd37, [FDTDHz_0_param_2];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [FDTDHz_0_param_3];
+	ld.param.u64 %rd49, [FDTDHz_0_param_4];
+	cvta.to.global.u64 %rd49, %rd49;
+	ld.param.u64 %rd50, [FDTDHz_0_param_5];
+	ld.param.u64 %rd60, [FDTDHz_0_param_0];
+	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [FDTDHz_0_param_1];
 $L_1:
 	setp.gt.s64 %p2, %rd0, 0;
-	@!%p2 bra $L_16;
+	@!%p2 bra $L_36;
 $L_2:
 	mov.b64 %rd3, %rd0;
 	mov.b64 %rd4, %rd3;
 	sub.s64 %rd6, %rd5, 1;
 	setp.gt.s64 %p7, %rd6, 0;
-	@!%p7 bra $L_16;
+	@!%p7 bra $L_36;
 $L_3:
 	mov.b64 %rd8, %rd6;
 	mov.b64 %rd9, %rd8;
@@ -10552,131 +12133,275 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd12, %rt3, %rt4;
 	mov.b64 %rd13, %rd12;
-	or.b64 %rd68, %rd11, %rd9;
-	shr.u64 %rd69, %rd68, 32;
-	cvt.u32.u64 %r70, %rd69;
-	setp.eq.u32 %p71, %r70, 0;
-	@!%p71 bra $L_18;
+	or.b64 %rd164, %rd11, %rd9;
+	shr.u64 %rd165, %rd164, 32;
+	cvt.u32.u64 %r166, %rd165;
+	setp.eq.u32 %p167, %r166, 0;
+	@!%p167 bra $L_47;
 $L_4:
-	cvt.u32.u64 %r72, %rd11;
-	cvt.u32.u64 %r73, %rd9;
-	div.u32 %r74, %r72, %r73;
-	cvt.u64.u32 %rd67, %r74;
+	cvt.u32.u64 %r168, %rd11;
+	cvt.u32.u64 %r169, %rd9;
+	div.u32 %r170, %r168, %r169;
+	cvt.u64.u32 %rd163, %r170;
 $L_5:
-	mov.b64 %rd15, %rd67;
+	mov.b64 %rd15, %rd163;
 	mul.lo.u64 %rd16, %rd15, %rd9;
 	sub.u64 %rd14, %rd11, %rd16;
-	or.b64 %rd76, %rd13, %rd9;
-	shr.u64 %rd77, %rd76, 32;
-	cvt.u32.u64 %r78, %rd77;
-	setp.eq.u32 %p79, %r78, 0;
-	@!%p79 bra $L_17;
+	or.b64 %rd172, %rd13, %rd9;
+	shr.u64 %rd173, %rd172, 32;
+	cvt.u32.u64 %r174, %rd173;
+	setp.eq.u32 %p175, %r174, 0;
+	@!%p175 bra $L_46;
 $L_6:
-	cvt.u32.u64 %r80, %rd13;
-	cvt.u32.u64 %r81, %rd9;
-	div.u32 %r82, %r80, %r81;
-	cvt.u64.u32 %rd75, %r82;
+	cvt.u32.u64 %r176, %rd13;
+	cvt.u32.u64 %r177, %rd9;
+	div.u32 %r178, %r176, %r177;
+	cvt.u64.u32 %rd171, %r178;
 $L_7:
-	mov.b64 %rd17, %rd75;
+	mov.b64 %rd17, %rd171;
 	mul.lo.u64 %rd18, %rd17, %rd9;
 	sub.u64 %rd19, %rd13, %rd18;
 	mov.b64 %rd20, %rd15;
+	mov.b64 %rd109, %rd38;
+	setp.ge.s64 %p110, %rd5, 0;
+	ld.param.s64 %rd112, [FDTDHz_0_param_6];
+	add.s64 %rd113, %rd112, -2;
+	mul.lo.s64 %rd114, %rd113, %rd5;
+	setp.ge.s64 %p115, %rd114, 0;
+	mov.b64 %rd116, %rd113;
+	mov.b64 %rd117, %rd5;
+	mul.hi.u64 %rd118, %rd116, %rd117;
+	setp.eq.u64 %p119, %rd118, 0;
+	mov.pred %p121, 1;
+	ld.param.s64 %rd122, [FDTDHz_0_param_7];
+	add.s64 %rd123, %rd122, -2;
+	add.s64 %rd124, %rd114, %rd123;
+	setp.ge.s64 %p125, %rd124, 0;
+	mov.pred %p127, 1;
+	add.s64 %rd128, %rd124, 1;
+	setp.ge.s64 %p129, %rd128, 0;
+	mov.pred %p132, 1;
+	mov.b64 %rd133, %rd128;
+	setp.lt.u64 %p134, %rd133, %rd109;
+	mov.pred %p136, 1;
+	mov.b64 %rd137, %rd124;
+	setp.lt.u64 %p138, %rd137, %rd109;
+	mov.b64 %rd139, %rd50;
+	add.s64 %rd140, %rd113, 1;
+	setp.ge.s64 %p141, %rd140, 0;
+	mul.lo.s64 %rd144, %rd140, %rd5;
+	setp.ge.s64 %p145, %rd144, 0;
+	mov.b64 %rd146, %rd140;
+	mul.hi.u64 %rd147, %rd146, %rd117;
+	setp.eq.u64 %p148, %rd147, 0;
+	mov.pred %p150, %p110;
+	add.s64 %rd151, %rd144, %rd123;
+	setp.ge.s64 %p152, %rd151, 0;
+	mov.b64 %rd154, %rd117;
+	setp.lt.u64 %p155, %rd154, 9223372036854775808U;
+	mov.b64 %rd156, %rd151;
+	setp.lt.u64 %p157, %rd156, %rd139;
+	setp.lt.u64 %p158, %rd137, %rd139;
+	mov.b64 %rd159, %rd61;
+	setp.lt.u64 %p160, %rd137, %rd159;
+	@!%p110 bra $L_37;
 $L_8:
-	setp.lt.u64 %p21, %rd20, %rd4;
-	@!%p21 bra $L_16;
+	@!%p115 bra $L_37;
 $L_9:
-	mov.b64 %rd22, %rd20;
-	mov.b64 %rd23, %rd22;
-	mov.b64 %rd24, %rd14;
-	mov.b64 %rd25, %rd24;
+	@!%p119 bra $L_37;
 $L_10:
-	sub.s64 %rd6, %rd5, 1;
-	setp.gt.s64 %p27, %rd6, 0;
-	@!%p27 bra $L_15;
+	@!%p121 bra $L_37;
 $L_11:
-	mul.lo.s64 %rd28, %rd23, %rd5;
-	add.s64 %rd29, %rd28, %rd25;
-	mov.b64 %rd31, %rd29;
-	add.s64 %rd32, %rd31, 1;
-	setp.ge.u64 %pt0, %rd32, %rd35;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd66, %rd31, 4, %rd34;
-	add.s64 %rd33, %rd66, 4;
-	ld.global.f32 %f36, [%rd33];
-	mov.b64 %rd38, %rd29;
-	setp.ge.u64 %pt1, %rd38, %rd35;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd39, %rd66;
-	ld.global.f32 %f40, [%rd39];
-	sub.rn.f32 %f41, %f36, %f40;
-	add.s64 %rd42, %rd23, 1;
-	mul.lo.s64 %rd43, %rd42, %rd5;
-	add.s64 %rd44, %rd43, %rd25;
-	setp.ge.u64 %pt2, %rd44, %rd47;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd45, %rd44, 4, %rd46;
-	ld.global.f32 %f48, [%rd45];
-	add.rn.f32 %f49, %f41, %f48;
-	mov.b64 %rd51, %rd29;
-	setp.ge.u64 %pt3, %rd51, %rd47;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd52, %rd51, 4, %rd46;
-	ld.global.f32 %f53, [%rd52];
-	sub.rn.f32 %f54, %f49, %f53;
-	mul.rn.f32 %f55, %f54, 0f3F333333;
-	setp.ge.u64 %pt4, %rd29, %rd58;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd56, %rd29, 4, %rd57;
-	ld.global.f32 %f59, [%rd56];
-	sub.rn.f32 %f60, %f59, %f55;
-	mov.b64 %rd61, %rd56;
-	st.global.f32 [%rd61], %f60;
+	@!%p125 bra $L_37;
 $L_12:
-	add.u64 %rd14, %rd14, %rd19;
-	setp.ge.u64 %p26, %rd14, %rd9;
-	@!%p26 bra $L_14;
+	@!%p127 bra $L_37;
 $L_13:
+	@!%p129 bra $L_37;
+$L_14:
+	@!%p132 bra $L_37;
+$L_15:
+	@!%p134 bra $L_37;
+$L_16:
+	@!%p136 bra $L_37;
+$L_17:
+	@!%p138 bra $L_37;
+$L_18:
+	@!%p141 bra $L_37;
+$L_19:
+	@!%p145 bra $L_37;
+$L_20:
+	@!%p148 bra $L_37;
+$L_21:
+	@!%p150 bra $L_37;
+$L_22:
+	@!%p152 bra $L_37;
+$L_23:
+	@!%p155 bra $L_37;
+$L_24:
+	@!%p157 bra $L_37;
+$L_25:
+	@!%p158 bra $L_37;
+$L_26:
+	@!%p160 bra $L_37;
+$L_27:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd14;
+	setp.lt.u64 %p23, %rd22, %rd9;
+	@!%p23 bra $L_36;
+$L_28:
+	setp.lt.u64 %p24, %rd21, %rd4;
+	@!%p24 bra $L_36;
+$L_29:
+	mov.b64 %rd25, %rd21;
+	mov.b64 %rd26, %rd25;
+	mov.b64 %rd27, %rd22;
+	mov.b64 %rd28, %rd27;
+$L_30:
+	sub.s64 %rd6, %rd5, 1;
+	setp.gt.s64 %p30, %rd6, 0;
+	@!%p30 bra $L_35;
+$L_31:
+	mul.lo.s64 %rd31, %rd26, %rd5;
+	add.s64 %rd32, %rd31, %rd28;
+	mov.b64 %rd34, %rd32;
+	mad.lo.s64 %rd161, %rd34, 4, %rd37;
+	add.s64 %rd36, %rd161, 4;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd161;
+	ld.global.f32 %f43, [%rd42];
+	sub.rn.f32 %f44, %f39, %f43;
+	add.s64 %rd45, %rd26, 1;
+	mul.lo.s64 %rd46, %rd45, %rd5;
+	add.s64 %rd47, %rd46, %rd28;
+	mad.lo.s64 %rd48, %rd47, 4, %rd49;
+	ld.global.f32 %f51, [%rd48];
+	add.rn.f32 %f52, %f44, %f51;
+	mov.b64 %rd54, %rd32;
+	mad.lo.s64 %rd55, %rd54, 4, %rd49;
+	ld.global.f32 %f56, [%rd55];
+	sub.rn.f32 %f57, %f52, %f56;
+	mul.rn.f32 %f58, %f57, 0f3F333333;
+	mad.lo.s64 %rd59, %rd32, 4, %rd60;
+	ld.global.f32 %f62, [%rd59];
+	sub.rn.f32 %f63, %f62, %f58;
+	mov.b64 %rd64, %rd59;
+	st.global.f32 [%rd64], %f63;
+$L_32:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p29, %rd14, %rd9;
+	@!%p29 bra $L_34;
+$L_33:
 	sub.u64 %rd14, %rd14, %rd9;
 	add.u64 %rd20, %rd20, 1;
-$L_14:
+$L_34:
 	add.u64 %rd20, %rd20, %rd17;
-	bra.uni $L_8;
-$L_15:
-	add.s64 %rd64, %rd23, 1;
-	setp.lt.s64 %p65, %rd64, %rd0;
-	@%p65 bra $L_12;
-$L_16:
+	bra.uni $L_27;
+$L_35:
+	add.s64 %rd67, %rd26, 1;
+	setp.lt.s64 %p68, %rd67, %rd0;
+	@%p68 bra $L_32;
+$L_36:
 	bra.uni $Lexit;
-$L_17:
-	div.u64 %rd75, %rd13, %rd9;
+$L_37:
+	mov.b64 %rd69, %rd20;
+	mov.b64 %rd70, %rd14;
+	setp.lt.u64 %p71, %rd70, %rd9;
+	@!%p71 bra $L_36;
+$L_38:
+	setp.lt.u64 %p72, %rd69, %rd4;
+	@!%p72 bra $L_36;
+$L_39:
+	mov.b64 %rd73, %rd69;
+	mov.b64 %rd74, %rd73;
+	mov.b64 %rd75, %rd70;
+	mov.b64 %rd76, %rd75;
+$L_40:
+	sub.s64 %rd6, %rd5, 1;
+	setp.gt.s64 %p78, %rd6, 0;
+	@!%p78 bra $L_45;
+$L_41:
+	mul.lo.s64 %rd79, %rd74, %rd5;
+	add.s64 %rd80, %rd79, %rd76;
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd83, %rd82, 1;
+	setp.ge.u64 %pt0, %rd83, %rd38;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd162, %rd82, 4, %rd37;
+	add.s64 %rd84, %rd162, 4;
+	ld.global.f32 %f85, [%rd84];
+	mov.b64 %rd87, %rd80;
+	setp.ge.u64 %pt1, %rd87, %rd38;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd88, %rd162;
+	ld.global.f32 %f89, [%rd88];
+	sub.rn.f32 %f90, %f85, %f89;
+	add.s64 %rd91, %rd74, 1;
+	mul.lo.s64 %rd92, %rd91, %rd5;
+	add.s64 %rd93, %rd92, %rd76;
+	setp.ge.u64 %pt2, %rd93, %rd50;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd94, %rd93, 4, %rd49;
+	ld.global.f32 %f95, [%rd94];
+	add.rn.f32 %f96, %f90, %f95;
+	mov.b64 %rd98, %rd80;
+	setp.ge.u64 %pt3, %rd98, %rd50;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd99, %rd98, 4, %rd49;
+	ld.global.f32 %f100, [%rd99];
+	sub.rn.f32 %f101, %f96, %f100;
+	mul.rn.f32 %f102, %f101, 0f3F333333;
+	setp.ge.u64 %pt4, %rd80, %rd61;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd103, %rd80, 4, %rd60;
+	ld.global.f32 %f104, [%rd103];
+	sub.rn.f32 %f105, %f104, %f102;
+	mov.b64 %rd106, %rd103;
+	st.global.f32 [%rd106], %f105;
+$L_42:
+	add.u64 %rd14, %rd14, %rd19;
+	setp.ge.u64 %p77, %rd14, %rd9;
+	@!%p77 bra $L_44;
+$L_43:
+	sub.u64 %rd14, %rd14, %rd9;
+	add.u64 %rd20, %rd20, 1;
+$L_44:
+	add.u64 %rd20, %rd20, %rd17;
+	bra.uni $L_37;
+$L_45:
+	add.s64 %rd107, %rd74, 1;
+	setp.lt.s64 %p108, %rd107, %rd0;
+	@%p108 bra $L_42;
+	bra.uni $L_36;
+$L_46:
+	div.u64 %rd171, %rd13, %rd9;
 	bra.uni $L_7;
-$L_18:
-	div.u64 %rd67, %rd11, %rd9;
+$L_47:
+	div.u64 %rd163, %rd11, %rd9;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd32;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd47;
+	mov.b64 %rdt1, %rd93;
+	mov.b64 %rdt2, %rd50;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd51;
-	mov.b64 %rdt2, %rd47;
+	mov.b64 %rdt1, %rd98;
+	mov.b64 %rdt2, %rd50;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd58;
+	mov.b64 %rdt1, %rd80;
+	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [FDTDHz_0_param_8];
@@ -10711,380 +12436,478 @@ $Lexit:
 	.param .u64 MatmulAcc_0_param_7
 )
 {
-	.reg .pred %p<145>;
+	.reg .pred %p<197>;
 	.reg .pred %pt<7>;
+	.reg .b32 %r<194>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<144>;
+	.reg .b64 %rd<196>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<85>;
+	.reg .f32 %f<121>;
 
 $L_0:
-	ld.param.s64 %rd3, [MatmulAcc_0_param_6];
-	ld.param.u64 %rd17, [MatmulAcc_0_param_2];
-	cvta.to.global.u64 %rd17, %rd17;
-	ld.param.u64 %rd18, [MatmulAcc_0_param_3];
-	ld.param.u64 %rd23, [MatmulAcc_0_param_4];
-	cvta.to.global.u64 %rd23, %rd23;
-	ld.param.u64 %rd24, [MatmulAcc_0_param_5];
-	ld.param.u64 %rd28, [MatmulAcc_0_param_0];
-	cvta.to.global.u64 %rd28, %rd28;
-	ld.param.u64 %rd29, [MatmulAcc_0_param_1];
+	ld.param.s64 %rd0, [MatmulAcc_0_param_6];
+	ld.param.u64 %rd37, [MatmulAcc_0_param_2];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [MatmulAcc_0_param_3];
+	ld.param.u64 %rd43, [MatmulAcc_0_param_4];
+	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd44, [MatmulAcc_0_param_5];
+	ld.param.u64 %rd48, [MatmulAcc_0_param_0];
+	cvta.to.global.u64 %rd48, %rd48;
+	ld.param.u64 %rd49, [MatmulAcc_0_param_1];
 $L_1:
+	setp.gt.s64 %p1, %rd0, 0;
+	@!%p1 bra $L_54;
+$L_2:
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd3, %rd2;
+	mov.pred %p4, %p1;
+	@!%p4 bra $L_54;
+$L_3:
+	mov.b64 %rd5, %rd2;
+	mov.b64 %rd6, %rd5;
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
+	mul.wide.u32 %rd7, %rt0, %rt1;
 	cvt.u64.u32 %rdt0, %rt2;
-	add.s64 %rd0, %rd0, %rdt0;
+	add.s64 %rd7, %rd7, %rdt0;
+	mov.b64 %rd8, %rd7;
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
-	mov.b64 %rd2, %rd0;
-	setp.gt.s64 %p6, %rd3, 0;
-	mov.b64 %rd57, %rd29;
-	mov.b64 %rd62, %rd3;
-	add.u64 %rd63, %rd62, 4611686018427387904;
-	setp.le.u64 %p64, %rd63, 9223372036854775808U;
-	sub.u64 %rd65, %rd62, 1;
-	sub.u64 %rd68, %rd57, 1;
-	mov.pred %p37, %p6;
-	mov.pred %p8, %p6;
-	mov.b64 %rd88, %rd18;
-	mov.pred %p95, %p64;
-	mov.b64 %rd96, %rd65;
-	sub.u64 %rd99, %rd88, 1;
-	mov.b64 %rd102, %rd24;
-	sub.u64 %rd107, %rd102, 1;
-	mov.b64 %rd67, %rd65;
-	mov.b64 %rd98, %rd96;
-	mov.b64 %rd110, %rd3;
-	mov.b64 %rd123, %rd3;
-	mov.b64 %rd124, %rd123;
-	mul.lo.s64 %rd125, %rd124, 4;
-	mov.b64 %rd141, %rd125;
-	mov.b64 %rd133, %rd125;
-$L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_50;
-$L_3:
-	mov.b64 %rd5, %rd2;
+	mul.wide.u32 %rd9, %rt3, %rt4;
+	mov.b64 %rd10, %rd9;
+	or.b64 %rd179, %rd8, %rd6;
+	shr.u64 %rd180, %rd179, 32;
+	cvt.u32.u64 %r181, %rd180;
+	setp.eq.u32 %p182, %r181, 0;
+	@!%p182 bra $L_69;
 $L_4:
-	@!%p6 bra $L_39;
+	cvt.u32.u64 %r183, %rd8;
+	cvt.u32.u64 %r184, %rd6;
+	div.u32 %r185, %r183, %r184;
+	cvt.u64.u32 %rd178, %r185;
 $L_5:
-	mov.b64 %rd7, 0;
-	mul.lo.s64 %rd58, %rd5, %rd3;
-	mov.b64 %rd59, %rd58;
-	mov.b64 %rd60, %rd59;
-	setp.lt.u64 %p61, %rd60, %rd57;
-	sub.u64 %rd69, %rd68, %rd60;
-	setp.le.u64 %p70, %rd67, %rd69;
-	@!%p61 bra $L_43;
+	mov.b64 %rd12, %rd178;
+	mul.lo.u64 %rd13, %rd12, %rd6;
+	sub.u64 %rd11, %rd8, %rd13;
+	or.b64 %rd187, %rd10, %rd6;
+	shr.u64 %rd188, %rd187, 32;
+	cvt.u32.u64 %r189, %rd188;
+	setp.eq.u32 %p190, %r189, 0;
+	@!%p190 bra $L_68;
 $L_6:
-	@!%p64 bra $L_43;
+	cvt.u32.u64 %r191, %rd10;
+	cvt.u32.u64 %r192, %rd6;
+	div.u32 %r193, %r191, %r192;
+	cvt.u64.u32 %rd186, %r193;
 $L_7:
-	@!%p70 bra $L_43;
+	mov.b64 %rd14, %rd186;
+	mul.lo.u64 %rd15, %rd14, %rd6;
+	sub.u64 %rd16, %rd10, %rd15;
+	mov.b64 %rd17, %rd12;
+	mov.b64 %rd87, %rd49;
+	setp.ge.s64 %p88, %rd0, 0;
+	ld.param.s64 %rd90, [MatmulAcc_0_param_6];
+	add.s64 %rd91, %rd90, -1;
+	mul.lo.s64 %rd92, %rd91, %rd0;
+	setp.ge.s64 %p93, %rd92, 0;
+	mov.b64 %rd94, %rd91;
+	mov.b64 %rd95, %rd2;
+	mul.hi.u64 %rd96, %rd94, %rd95;
+	setp.eq.u64 %p97, %rd96, 0;
+	mov.pred %p99, 1;
+	add.s64 %rd100, %rd92, %rd91;
+	setp.ge.s64 %p101, %rd100, 0;
+	mov.pred %p104, 1;
+	mov.b64 %rd105, %rd100;
+	setp.lt.u64 %p106, %rd105, %rd87;
+	@!%p88 bra $L_55;
 $L_8:
-	mov.b64 %rd12, %rd58;
-	mov.b64 %rd14, %rd58;
-	mov.b64 %rd71, %rd58;
-	mov.b64 %rd73, %rd58;
-	mov.b64 %rd91, %rd60;
-	setp.lt.u64 %p92, %rd91, %rd88;
-	sub.u64 %rd100, %rd99, %rd91;
-	setp.le.u64 %p101, %rd98, %rd100;
-	mov.b64 %rd118, %rd14;
-	mov.b64 %rd134, %rd73;
+	@!%p93 bra $L_55;
 $L_9:
-	@!%p8 bra $L_37;
+	@!%p97 bra $L_55;
 $L_10:
-	mov.b64 %rd9, 0;
-	mov.b64 %rd104, %rd7;
-	mov.b64 %rd105, %rd104;
-	setp.lt.u64 %p106, %rd105, %rd102;
-	sub.u64 %rd108, %rd107, %rd105;
-	add.s64 %rd111, %rd110, %rd7;
-	mov.b64 %rd112, %rd111;
-	sub.u64 %rd113, %rd112, %rd105;
-	mul.hi.u64 %rd114, %rd113, %rd98;
-	setp.eq.u64 %p115, %rd114, 0;
-	mul.lo.u64 %rd116, %rd113, %rd98;
-	setp.le.u64 %p117, %rd116, %rd108;
-	@!%p92 bra $L_40;
+	@!%p99 bra $L_55;
 $L_11:
-	@!%p95 bra $L_40;
+	@!%p101 bra $L_55;
 $L_12:
-	@!%p101 bra $L_40;
+	@!%p104 bra $L_55;
 $L_13:
-	@!%p106 bra $L_40;
+	@!%p106 bra $L_55;
 $L_14:
-	@!%p115 bra $L_40;
+	mov.pred %p27, %p1;
+	mov.pred %p28, %p1;
+	mov.b64 %rd124, %rd38;
+	mov.b64 %rd129, %rd2;
+	add.u64 %rd130, %rd129, 4611686018427387904;
+	setp.le.u64 %p131, %rd130, 9223372036854775808U;
+	sub.u64 %rd132, %rd129, 1;
+	sub.u64 %rd135, %rd124, 1;
+	mov.b64 %rd138, %rd44;
+	sub.u64 %rd143, %rd138, 1;
+	mov.b64 %rd134, %rd132;
+	mov.b64 %rd146, %rd0;
+	mov.b64 %rd159, %rd0;
+	mov.b64 %rd160, %rd159;
+	mul.lo.s64 %rd161, %rd160, 4;
+	mov.b64 %rd177, %rd161;
 $L_15:
-	@!%p117 bra $L_40;
+	mov.b64 %rd18, %rd17;
+	mov.b64 %rd19, %rd11;
+	setp.lt.u64 %p20, %rd19, %rd6;
+	@!%p20 bra $L_54;
 $L_16:
-	add.s64 %rd13, %rd12, %rd7;
-	mad.lo.s64 %rd27, %rd13, 4, %rd28;
-	mov.b64 %rd32, %rd27;
-	mad.lo.s64 %rd119, %rd118, 4, %rd17;
-	mov.b64 %rd121, %rd7;
-	mad.lo.s64 %rd122, %rd121, 4, %rd23;
+	setp.lt.u64 %p21, %rd18, %rd3;
+	@!%p21 bra $L_54;
 $L_17:
-	max.s64 %rd142, %rd3, -9223372036854775800;
-	sub.s64 %rd143, %rd142, 8;
+	mov.b64 %rd22, %rd18;
+	mov.b64 %rd23, %rd22;
+	mov.b64 %rd24, %rd19;
+	mov.b64 %rd25, %rd24;
 $L_18:
-	setp.lt.s64 %p144, %rd9, %rd143;
-	@!%p144 bra $L_35;
+	@!%p27 bra $L_53;
 $L_19:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
+	@!%p28 bra $L_47;
 $L_20:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
+	mov.b64 %rd29, 0;
+	mul.lo.s64 %rd125, %rd23, %rd0;
+	mov.b64 %rd126, %rd125;
+	mov.b64 %rd127, %rd126;
+	setp.lt.u64 %p128, %rd127, %rd124;
+	sub.u64 %rd136, %rd135, %rd127;
+	setp.le.u64 %p137, %rd134, %rd136;
+	mov.b64 %rd140, %rd25;
+	mov.b64 %rd141, %rd140;
+	setp.lt.u64 %p142, %rd141, %rd138;
+	sub.u64 %rd144, %rd143, %rd141;
+	add.s64 %rd147, %rd146, %rd25;
+	mov.b64 %rd148, %rd147;
+	sub.u64 %rd149, %rd148, %rd141;
+	mul.hi.u64 %rd150, %rd149, %rd134;
+	setp.eq.u64 %p151, %rd150, 0;
+	mul.lo.u64 %rd152, %rd149, %rd134;
+	setp.le.u64 %p153, %rd152, %rd144;
+	@!%p128 bra $L_50;
 $L_21:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
+	@!%p131 bra $L_50;
 $L_22:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
+	@!%p137 bra $L_50;
 $L_23:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
+	@!%p142 bra $L_50;
 $L_24:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
+	@!%p151 bra $L_50;
 $L_25:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
+	@!%p153 bra $L_50;
 $L_26:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
+	mov.b64 %rd32, %rd125;
+	add.s64 %rd33, %rd32, %rd25;
+	mov.b64 %rd34, %rd125;
+	mad.lo.s64 %rd47, %rd33, 4, %rd48;
+	mov.b64 %rd52, %rd47;
+	mov.b64 %rd154, %rd34;
+	mad.lo.s64 %rd155, %rd154, 4, %rd37;
+	mov.b64 %rd157, %rd25;
+	mad.lo.s64 %rd158, %rd157, 4, %rd43;
 $L_27:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
+	max.s64 %rd194, %rd0, -9223372036854775800;
+	sub.s64 %rd195, %rd194, 8;
 $L_28:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
+	setp.lt.s64 %p196, %rd29, %rd195;
+	@!%p196 bra $L_45;
 $L_29:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
-$L_30:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
-$L_31:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
-$L_32:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
-$L_33:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
-$L_34:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
-	bra.uni $L_18;
-$L_35:
-	mov.b64 %rd16, %rd119;
-	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd22, %rd122;
-	ld.global.f32 %f25, [%rd22];
-	mul.rn.f32 %f26, %f19, %f25;
-	ld.global.f32 %f30, [%rd27];
-	add.rn.f32 %f31, %f30, %f26;
-	st.global.f32 [%rd32], %f31;
-	add.s64 %rd33, %rd9, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
-	@!%p34 bra $L_37;
-$L_36:
-	mov.b64 %rd9, %rd33;
-	add.s64 %rd119, %rd119, 4;
-	add.s64 %rd122, %rd122, %rd125;
-	bra.uni $L_35;
-$L_37:
-	add.s64 %rd35, %rd7, 1;
-	setp.lt.s64 %p36, %rd35, %rd3;
-	@!%p36 bra $L_39;
-$L_38:
-	mov.b64 %rd7, %rd35;
-	bra.uni $L_9;
-$L_39:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_40:
-	add.s64 %rd72, %rd71, %rd7;
-	mad.lo.s64 %rd82, %rd72, 4, %rd28;
-	mov.b64 %rd85, %rd82;
-	mad.lo.s64 %rd135, %rd134, 4, %rd17;
-	mov.b64 %rd137, %rd7;
-	mad.lo.s64 %rd138, %rd137, 4, %rd23;
-$L_41:
-	add.s64 %rd74, %rd73, %rd9;
-	setp.ge.u64 %pt0, %rd74, %rd18;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd75, %rd135;
-	ld.global.f32 %f76, [%rd75];
-	mul.lo.s64 %rd77, %rd9, %rd3;
-	add.s64 %rd78, %rd77, %rd7;
-	setp.ge.u64 %pt1, %rd78, %rd24;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd79, %rd138;
-	ld.global.f32 %f80, [%rd79];
-	mul.rn.f32 %f81, %f76, %f80;
-	ld.global.f32 %f83, [%rd82];
-	add.rn.f32 %f84, %f83, %f81;
-	st.global.f32 [%rd85], %f84;
-	add.s64 %rd86, %rd9, 1;
-	setp.lt.s64 %p87, %rd86, %rd3;
-	@!%p87 bra $L_37;
-$L_42:
-	mov.b64 %rd9, %rd86;
-	add.s64 %rd135, %rd135, 4;
-	add.s64 %rd138, %rd138, %rd141;
-	bra.uni $L_41;
-$L_43:
-	mov.b64 %rd38, %rd58;
-	mov.b64 %rd40, %rd58;
-	mov.b64 %rd126, %rd40;
-$L_44:
-	@!%p37 bra $L_48;
-$L_45:
-	mov.b64 %rd9, 0;
-	add.s64 %rd39, %rd38, %rd7;
-	mad.lo.s64 %rd49, %rd39, 4, %rd28;
-	mov.b64 %rd52, %rd49;
-	mad.lo.s64 %rd127, %rd126, 4, %rd17;
-	mov.b64 %rd129, %rd7;
-	mad.lo.s64 %rd130, %rd129, 4, %rd23;
-$L_46:
-	add.s64 %rd41, %rd40, %rd9;
-	setp.ge.u64 %pt2, %rd41, %rd18;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd42, %rd127;
-	ld.global.f32 %f43, [%rd42];
-	mul.lo.s64 %rd44, %rd9, %rd3;
-	add.s64 %rd45, %rd44, %rd7;
-	setp.ge.u64 %pt3, %rd45, %rd24;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd46, %rd130;
-	ld.global.f32 %f47, [%rd46];
-	mul.rn.f32 %f48, %f43, %f47;
-	setp.ge.u64 %pt4, %rd39, %rd29;
-	@%pt4 bra $Lfault_4;
-	ld.global.f32 %f50, [%rd49];
-	add.rn.f32 %f51, %f50, %f48;
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
 	st.global.f32 [%rd52], %f51;
-	add.s64 %rd53, %rd9, 1;
-	setp.lt.s64 %p54, %rd53, %rd3;
-	@!%p54 bra $L_48;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_30:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_31:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_32:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_33:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_34:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_35:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_36:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_37:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_38:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_39:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_40:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_41:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_42:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+$L_43:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+$L_44:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+	bra.uni $L_28;
+$L_45:
+	mov.b64 %rd36, %rd155;
+	ld.global.f32 %f39, [%rd36];
+	mov.b64 %rd42, %rd158;
+	ld.global.f32 %f45, [%rd42];
+	mul.rn.f32 %f46, %f39, %f45;
+	ld.global.f32 %f50, [%rd47];
+	add.rn.f32 %f51, %f50, %f46;
+	st.global.f32 [%rd52], %f51;
+	add.s64 %rd53, %rd29, 1;
+	setp.lt.s64 %p54, %rd53, %rd0;
+	@!%p54 bra $L_47;
+$L_46:
+	mov.b64 %rd29, %rd53;
+	add.s64 %rd155, %rd155, 4;
+	add.s64 %rd158, %rd158, %rd161;
+	bra.uni $L_45;
 $L_47:
-	mov.b64 %rd9, %rd53;
-	add.s64 %rd127, %rd127, 4;
-	add.s64 %rd130, %rd130, %rd133;
-	bra.uni $L_46;
+	add.u64 %rd11, %rd11, %rd16;
+	setp.ge.u64 %p26, %rd11, %rd6;
+	@!%p26 bra $L_49;
 $L_48:
-	add.s64 %rd55, %rd7, 1;
-	setp.lt.s64 %p56, %rd55, %rd3;
-	@!%p56 bra $L_39;
+	sub.u64 %rd11, %rd11, %rd6;
+	add.u64 %rd17, %rd17, 1;
 $L_49:
-	mov.b64 %rd7, %rd55;
-	bra.uni $L_44;
+	add.u64 %rd17, %rd17, %rd14;
+	bra.uni $L_15;
 $L_50:
+	mov.b64 %rd107, %rd125;
+	add.s64 %rd108, %rd107, %rd25;
+	mov.b64 %rd109, %rd125;
+	mad.lo.s64 %rd118, %rd108, 4, %rd48;
+	mov.b64 %rd121, %rd118;
+	mov.b64 %rd170, %rd109;
+	mad.lo.s64 %rd171, %rd170, 4, %rd37;
+	mov.b64 %rd173, %rd25;
+	mad.lo.s64 %rd174, %rd173, 4, %rd43;
+$L_51:
+	add.s64 %rd110, %rd109, %rd29;
+	setp.ge.u64 %pt0, %rd110, %rd38;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd111, %rd171;
+	ld.global.f32 %f112, [%rd111];
+	mul.lo.s64 %rd113, %rd29, %rd0;
+	add.s64 %rd114, %rd113, %rd25;
+	setp.ge.u64 %pt1, %rd114, %rd44;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd115, %rd174;
+	ld.global.f32 %f116, [%rd115];
+	mul.rn.f32 %f117, %f112, %f116;
+	ld.global.f32 %f119, [%rd118];
+	add.rn.f32 %f120, %f119, %f117;
+	st.global.f32 [%rd121], %f120;
+	add.s64 %rd122, %rd29, 1;
+	setp.lt.s64 %p123, %rd122, %rd0;
+	@!%p123 bra $L_47;
+$L_52:
+	mov.b64 %rd29, %rd122;
+	add.s64 %rd171, %rd171, 4;
+	add.s64 %rd174, %rd174, %rd177;
+	bra.uni $L_51;
+$L_53:
+	add.s64 %rd30, %rd23, 1;
+	setp.lt.s64 %p31, %rd30, %rd0;
+	@%p31 bra $L_47;
+$L_54:
 	bra.uni $Lexit;
+$L_55:
+	mov.pred %p66, %p1;
+	mov.pred %p67, %p1;
+	mov.b64 %rd167, %rd0;
+	mov.b64 %rd168, %rd167;
+	mul.lo.s64 %rd169, %rd168, 4;
+$L_56:
+	mov.b64 %rd57, %rd17;
+	mov.b64 %rd58, %rd11;
+	setp.lt.u64 %p59, %rd58, %rd6;
+	@!%p59 bra $L_54;
+$L_57:
+	setp.lt.u64 %p60, %rd57, %rd3;
+	@!%p60 bra $L_54;
+$L_58:
+	mov.b64 %rd61, %rd57;
+	mov.b64 %rd62, %rd61;
+	mov.b64 %rd63, %rd58;
+	mov.b64 %rd64, %rd63;
+$L_59:
+	@!%p66 bra $L_67;
+$L_60:
+	@!%p67 bra $L_64;
+$L_61:
+	mov.b64 %rd29, 0;
+	mul.lo.s64 %rd70, %rd62, %rd0;
+	add.s64 %rd71, %rd70, %rd64;
+	mov.b64 %rd72, %rd70;
+	mad.lo.s64 %rd81, %rd71, 4, %rd48;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd162, %rd72;
+	mad.lo.s64 %rd163, %rd162, 4, %rd37;
+	mov.b64 %rd165, %rd64;
+	mad.lo.s64 %rd166, %rd165, 4, %rd43;
+$L_62:
+	add.s64 %rd73, %rd72, %rd29;
+	setp.ge.u64 %pt2, %rd73, %rd38;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd74, %rd163;
+	ld.global.f32 %f75, [%rd74];
+	mul.lo.s64 %rd76, %rd29, %rd0;
+	add.s64 %rd77, %rd76, %rd64;
+	setp.ge.u64 %pt3, %rd77, %rd44;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd78, %rd166;
+	ld.global.f32 %f79, [%rd78];
+	mul.rn.f32 %f80, %f75, %f79;
+	setp.ge.u64 %pt4, %rd71, %rd49;
+	@%pt4 bra $Lfault_4;
+	ld.global.f32 %f82, [%rd81];
+	add.rn.f32 %f83, %f82, %f80;
+	st.global.f32 [%rd84], %f83;
+	add.s64 %rd85, %rd29, 1;
+	setp.lt.s64 %p86, %rd85, %rd0;
+	@!%p86 bra $L_64;
+$L_63:
+	mov.b64 %rd29, %rd85;
+	add.s64 %rd163, %rd163, 4;
+	add.s64 %rd166, %rd166, %rd169;
+	bra.uni $L_62;
+$L_64:
+	add.u64 %rd11, %rd11, %rd16;
+	setp.ge.u64 %p65, %rd11, %rd6;
+	@!%p65 bra $L_66;
+$L_65:
+	sub.u64 %rd11, %rd11, %rd6;
+	add.u64 %rd17, %rd17, 1;
+$L_66:
+	add.u64 %rd17, %rd17, %rd14;
+	bra.uni $L_56;
+$L_67:
+	add.s64 %rd68, %rd62, 1;
+	setp.lt.s64 %p69, %rd68, %rd0;
+	@%p69 bra $L_64;
+	bra.uni $L_54;
+$L_68:
+	div.u64 %rd186, %rd10, %rd6;
+	bra.uni $L_7;
+$L_69:
+	div.u64 %rd178, %rd8, %rd6;
+	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd74;
-	mov.b64 %rdt2, %rd18;
+	mov.b64 %rdt1, %rd110;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd78;
-	mov.b64 %rdt2, %rd24;
+	mov.b64 %rdt1, %rd114;
+	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd41;
-	mov.b64 %rdt2, %rd18;
+	mov.b64 %rdt1, %rd73;
+	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd45;
-	mov.b64 %rdt2, %rd24;
+	mov.b64 %rdt1, %rd77;
+	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd39;
-	mov.b64 %rdt2, %rd29;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd49;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [MatmulAcc_0_param_7];
@@ -11121,35 +12944,35 @@ $Lexit:
 	.param .u64 Gemm_0_param_9
 )
 {
-	.reg .pred %p<150>;
-	.reg .pred %pt<6>;
-	.reg .b32 %r<147>;
+	.reg .pred %p<214>;
+	.reg .pred %pt<8>;
+	.reg .b32 %r<211>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<149>;
+	.reg .b64 %rd<213>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<78>;
+	.reg .f32 %f<138>;
 
 $L_0:
 	ld.param.s64 %rd0, [Gemm_0_param_6];
-	ld.param.u64 %rd28, [Gemm_0_param_0];
-	cvta.to.global.u64 %rd28, %rd28;
-	ld.param.u64 %rd29, [Gemm_0_param_1];
-	ld.param.f32 %f32, [Gemm_0_param_8];
-	ld.param.u64 %rd43, [Gemm_0_param_2];
-	cvta.to.global.u64 %rd43, %rd43;
-	ld.param.u64 %rd44, [Gemm_0_param_3];
-	ld.param.f32 %f47, [Gemm_0_param_7];
-	ld.param.u64 %rd51, [Gemm_0_param_4];
-	cvta.to.global.u64 %rd51, %rd51;
-	ld.param.u64 %rd52, [Gemm_0_param_5];
+	ld.param.u64 %rd31, [Gemm_0_param_0];
+	cvta.to.global.u64 %rd31, %rd31;
+	ld.param.u64 %rd32, [Gemm_0_param_1];
+	ld.param.f32 %f35, [Gemm_0_param_8];
+	ld.param.u64 %rd46, [Gemm_0_param_2];
+	cvta.to.global.u64 %rd46, %rd46;
+	ld.param.u64 %rd47, [Gemm_0_param_3];
+	ld.param.f32 %f50, [Gemm_0_param_7];
+	ld.param.u64 %rd54, [Gemm_0_param_4];
+	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd55, [Gemm_0_param_5];
 $L_1:
 	setp.gt.s64 %p1, %rd0, 0;
-	@!%p1 bra $L_47;
+	@!%p1 bra $L_54;
 $L_2:
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd3, %rd2;
 	mov.pred %p4, %p1;
-	@!%p4 bra $L_47;
+	@!%p4 bra $L_54;
 $L_3:
 	mov.b64 %rd5, %rd2;
 	mov.b64 %rd6, %rd5;
@@ -11164,346 +12987,464 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd9, %rt3, %rt4;
 	mov.b64 %rd10, %rd9;
-	or.b64 %rd132, %rd8, %rd6;
-	shr.u64 %rd133, %rd132, 32;
-	cvt.u32.u64 %r134, %rd133;
-	setp.eq.u32 %p135, %r134, 0;
-	@!%p135 bra $L_49;
+	or.b64 %rd196, %rd8, %rd6;
+	shr.u64 %rd197, %rd196, 32;
+	cvt.u32.u64 %r198, %rd197;
+	setp.eq.u32 %p199, %r198, 0;
+	@!%p199 bra $L_69;
 $L_4:
-	cvt.u32.u64 %r136, %rd8;
-	cvt.u32.u64 %r137, %rd6;
-	div.u32 %r138, %r136, %r137;
-	cvt.u64.u32 %rd131, %r138;
+	cvt.u32.u64 %r200, %rd8;
+	cvt.u32.u64 %r201, %rd6;
+	div.u32 %r202, %r200, %r201;
+	cvt.u64.u32 %rd195, %r202;
 $L_5:
-	mov.b64 %rd12, %rd131;
+	mov.b64 %rd12, %rd195;
 	mul.lo.u64 %rd13, %rd12, %rd6;
 	sub.u64 %rd11, %rd8, %rd13;
-	or.b64 %rd140, %rd10, %rd6;
-	shr.u64 %rd141, %rd140, 32;
-	cvt.u32.u64 %r142, %rd141;
-	setp.eq.u32 %p143, %r142, 0;
-	@!%p143 bra $L_48;
+	or.b64 %rd204, %rd10, %rd6;
+	shr.u64 %rd205, %rd204, 32;
+	cvt.u32.u64 %r206, %rd205;
+	setp.eq.u32 %p207, %r206, 0;
+	@!%p207 bra $L_68;
 $L_6:
-	cvt.u32.u64 %r144, %rd10;
-	cvt.u32.u64 %r145, %rd6;
-	div.u32 %r146, %r144, %r145;
-	cvt.u64.u32 %rd139, %r146;
+	cvt.u32.u64 %r208, %rd10;
+	cvt.u32.u64 %r209, %rd6;
+	div.u32 %r210, %r208, %r209;
+	cvt.u64.u32 %rd203, %r210;
 $L_7:
-	mov.b64 %rd14, %rd139;
+	mov.b64 %rd14, %rd203;
 	mul.lo.u64 %rd15, %rd14, %rd6;
 	sub.u64 %rd16, %rd10, %rd15;
 	mov.b64 %rd17, %rd12;
-	mov.pred %p24, %p1;
-	mov.pred %p34, %p1;
-	mov.b64 %rd81, %rd44;
-	mov.b64 %rd86, %rd2;
-	add.u64 %rd87, %rd86, 4611686018427387904;
-	setp.le.u64 %p88, %rd87, 9223372036854775808U;
-	sub.u64 %rd89, %rd86, 1;
-	sub.u64 %rd92, %rd81, 1;
-	mov.b64 %rd95, %rd52;
-	sub.u64 %rd100, %rd95, 1;
-	mov.b64 %rd111, %rd29;
-	mov.b64 %rd91, %rd89;
-	mov.b64 %rd103, %rd0;
-	mov.b64 %rd120, %rd0;
-	mov.b64 %rd121, %rd120;
-	mul.lo.s64 %rd122, %rd121, 4;
-	mov.b64 %rd130, %rd122;
+	mov.b64 %rd103, %rd32;
+	setp.ge.s64 %p104, %rd0, 0;
+	ld.param.s64 %rd106, [Gemm_0_param_6];
+	add.s64 %rd107, %rd106, -1;
+	mul.lo.s64 %rd108, %rd107, %rd0;
+	setp.ge.s64 %p109, %rd108, 0;
+	mov.b64 %rd110, %rd107;
+	mov.b64 %rd111, %rd2;
+	mul.hi.u64 %rd112, %rd110, %rd111;
+	setp.eq.u64 %p113, %rd112, 0;
+	mov.pred %p115, 1;
+	add.s64 %rd116, %rd108, %rd107;
+	setp.ge.s64 %p117, %rd116, 0;
+	mov.pred %p120, 1;
+	mov.b64 %rd121, %rd116;
+	setp.lt.u64 %p122, %rd121, %rd103;
+	@!%p104 bra $L_55;
 $L_8:
-	setp.lt.u64 %p18, %rd17, %rd3;
-	@!%p18 bra $L_47;
+	@!%p109 bra $L_55;
 $L_9:
-	mov.b64 %rd19, %rd17;
-	mov.b64 %rd20, %rd19;
-	mov.b64 %rd21, %rd11;
-	mov.b64 %rd22, %rd21;
+	@!%p113 bra $L_55;
 $L_10:
-	@!%p24 bra $L_46;
+	@!%p115 bra $L_55;
 $L_11:
-	mul.lo.s64 %rd25, %rd20, %rd0;
-	add.s64 %rd26, %rd25, %rd22;
-	setp.ge.u64 %pt0, %rd26, %rd29;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd27, %rd26, 4, %rd28;
-	ld.global.f32 %f30, [%rd27];
-	mul.rn.f32 %f31, %f30, %f32;
-	mov.b64 %rd33, %rd27;
-	st.global.f32 [%rd33], %f31;
-	@!%p34 bra $L_40;
+	@!%p117 bra $L_55;
 $L_12:
-	mov.b64 %rd35, 0;
-	mov.b64 %rd82, %rd25;
-	mov.b64 %rd83, %rd82;
-	mov.b64 %rd84, %rd83;
-	setp.lt.u64 %p85, %rd84, %rd81;
-	sub.u64 %rd93, %rd92, %rd84;
-	setp.le.u64 %p94, %rd91, %rd93;
-	mov.b64 %rd97, %rd22;
-	mov.b64 %rd98, %rd97;
-	setp.lt.u64 %p99, %rd98, %rd95;
-	sub.u64 %rd101, %rd100, %rd98;
-	add.s64 %rd104, %rd103, %rd22;
-	mov.b64 %rd105, %rd104;
-	sub.u64 %rd106, %rd105, %rd98;
-	mul.hi.u64 %rd107, %rd106, %rd91;
-	setp.eq.u64 %p108, %rd107, 0;
-	mul.lo.u64 %rd109, %rd106, %rd91;
-	setp.le.u64 %p110, %rd109, %rd101;
-	mov.b64 %rd112, %rd26;
-	mov.b64 %rd113, %rd112;
-	setp.lt.u64 %p114, %rd113, %rd111;
-	@!%p85 bra $L_43;
+	@!%p120 bra $L_55;
 $L_13:
-	@!%p88 bra $L_43;
+	@!%p122 bra $L_55;
 $L_14:
-	@!%p94 bra $L_43;
+	mov.pred %p27, %p1;
+	mov.pred %p37, %p1;
+	mov.b64 %rd141, %rd47;
+	mov.b64 %rd146, %rd2;
+	add.u64 %rd147, %rd146, 4611686018427387904;
+	setp.le.u64 %p148, %rd147, 9223372036854775808U;
+	sub.u64 %rd149, %rd146, 1;
+	sub.u64 %rd152, %rd141, 1;
+	mov.b64 %rd155, %rd55;
+	sub.u64 %rd160, %rd155, 1;
+	mov.b64 %rd151, %rd149;
+	mov.b64 %rd163, %rd0;
+	mov.b64 %rd176, %rd0;
+	mov.b64 %rd177, %rd176;
+	mul.lo.s64 %rd178, %rd177, 4;
+	mov.b64 %rd194, %rd178;
 $L_15:
-	@!%p99 bra $L_43;
+	mov.b64 %rd18, %rd17;
+	mov.b64 %rd19, %rd11;
+	setp.lt.u64 %p20, %rd19, %rd6;
+	@!%p20 bra $L_54;
 $L_16:
-	@!%p108 bra $L_43;
+	setp.lt.u64 %p21, %rd18, %rd3;
+	@!%p21 bra $L_54;
 $L_17:
-	@!%p110 bra $L_43;
+	mov.b64 %rd22, %rd18;
+	mov.b64 %rd23, %rd22;
+	mov.b64 %rd24, %rd19;
+	mov.b64 %rd25, %rd24;
 $L_18:
-	@!%p114 bra $L_43;
+	@!%p27 bra $L_53;
 $L_19:
-	mov.b64 %rd40, %rd25;
-	mov.b64 %rd55, %rd27;
-	mov.b64 %rd58, %rd27;
-	mov.b64 %rd115, %rd40;
-	mad.lo.s64 %rd116, %rd115, 4, %rd43;
-	mov.b64 %rd118, %rd22;
-	mad.lo.s64 %rd119, %rd118, 4, %rd51;
+	mul.lo.s64 %rd28, %rd23, %rd0;
+	add.s64 %rd29, %rd28, %rd25;
+	mad.lo.s64 %rd30, %rd29, 4, %rd31;
+	ld.global.f32 %f33, [%rd30];
+	mul.rn.f32 %f34, %f33, %f35;
+	mov.b64 %rd36, %rd30;
+	st.global.f32 [%rd36], %f34;
+	@!%p37 bra $L_47;
 $L_20:
-	max.s64 %rd147, %rd0, -9223372036854775800;
-	sub.s64 %rd148, %rd147, 8;
+	mov.b64 %rd38, 0;
+	mov.b64 %rd142, %rd28;
+	mov.b64 %rd143, %rd142;
+	mov.b64 %rd144, %rd143;
+	setp.lt.u64 %p145, %rd144, %rd141;
+	sub.u64 %rd153, %rd152, %rd144;
+	setp.le.u64 %p154, %rd151, %rd153;
+	mov.b64 %rd157, %rd25;
+	mov.b64 %rd158, %rd157;
+	setp.lt.u64 %p159, %rd158, %rd155;
+	sub.u64 %rd161, %rd160, %rd158;
+	add.s64 %rd164, %rd163, %rd25;
+	mov.b64 %rd165, %rd164;
+	sub.u64 %rd166, %rd165, %rd158;
+	mul.hi.u64 %rd167, %rd166, %rd151;
+	setp.eq.u64 %p168, %rd167, 0;
+	mul.lo.u64 %rd169, %rd166, %rd151;
+	setp.le.u64 %p170, %rd169, %rd161;
+	@!%p145 bra $L_50;
 $L_21:
-	setp.lt.s64 %p149, %rd35, %rd148;
-	@!%p149 bra $L_38;
+	@!%p148 bra $L_50;
 $L_22:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	@!%p154 bra $L_50;
 $L_23:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	@!%p159 bra $L_50;
 $L_24:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	@!%p168 bra $L_50;
 $L_25:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	@!%p170 bra $L_50;
 $L_26:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	mov.b64 %rd43, %rd28;
+	mov.b64 %rd58, %rd30;
+	mov.b64 %rd61, %rd30;
+	mov.b64 %rd171, %rd43;
+	mad.lo.s64 %rd172, %rd171, 4, %rd46;
+	mov.b64 %rd174, %rd25;
+	mad.lo.s64 %rd175, %rd174, 4, %rd54;
 $L_27:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	max.s64 %rd211, %rd0, -9223372036854775800;
+	sub.s64 %rd212, %rd211, 8;
 $L_28:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	setp.lt.s64 %p213, %rd38, %rd212;
+	@!%p213 bra $L_45;
 $L_29:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
 $L_30:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
 $L_31:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
 $L_32:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
 $L_33:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
 $L_34:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
 $L_35:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
 $L_36:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
 $L_37:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
-	bra.uni $L_21;
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
 $L_38:
-	mov.b64 %rd42, %rd116;
-	ld.global.f32 %f45, [%rd42];
-	mul.rn.f32 %f46, %f47, %f45;
-	mov.b64 %rd50, %rd119;
-	ld.global.f32 %f53, [%rd50];
-	mul.rn.f32 %f54, %f46, %f53;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f56, %f54;
-	st.global.f32 [%rd58], %f57;
-	add.s64 %rd59, %rd35, 1;
-	setp.lt.s64 %p60, %rd59, %rd0;
-	@!%p60 bra $L_40;
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
 $L_39:
-	mov.b64 %rd35, %rd59;
-	add.s64 %rd116, %rd116, 4;
-	add.s64 %rd119, %rd119, %rd122;
-	bra.uni $L_38;
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
 $L_40:
-	add.u64 %rd11, %rd11, %rd16;
-	setp.ge.u64 %p23, %rd11, %rd6;
-	@!%p23 bra $L_42;
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
 $L_41:
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
+$L_42:
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
+$L_43:
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
+$L_44:
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
+	bra.uni $L_28;
+$L_45:
+	mov.b64 %rd45, %rd172;
+	ld.global.f32 %f48, [%rd45];
+	mul.rn.f32 %f49, %f50, %f48;
+	mov.b64 %rd53, %rd175;
+	ld.global.f32 %f56, [%rd53];
+	mul.rn.f32 %f57, %f49, %f56;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, %f57;
+	st.global.f32 [%rd61], %f60;
+	add.s64 %rd62, %rd38, 1;
+	setp.lt.s64 %p63, %rd62, %rd0;
+	@!%p63 bra $L_47;
+$L_46:
+	mov.b64 %rd38, %rd62;
+	add.s64 %rd172, %rd172, 4;
+	add.s64 %rd175, %rd175, %rd178;
+	bra.uni $L_45;
+$L_47:
+	add.u64 %rd11, %rd11, %rd16;
+	setp.ge.u64 %p26, %rd11, %rd6;
+	@!%p26 bra $L_49;
+$L_48:
 	sub.u64 %rd11, %rd11, %rd6;
 	add.u64 %rd17, %rd17, 1;
-$L_42:
-	add.u64 %rd17, %rd17, %rd14;
-	bra.uni $L_8;
-$L_43:
-	mov.b64 %rd64, %rd26;
-	mov.b64 %rd65, %rd25;
-	mov.b64 %rd75, %rd27;
-	mov.b64 %rd78, %rd27;
-	mov.b64 %rd123, %rd65;
-	mad.lo.s64 %rd124, %rd123, 4, %rd43;
-	mov.b64 %rd126, %rd22;
-	mad.lo.s64 %rd127, %rd126, 4, %rd51;
-$L_44:
-	add.s64 %rd66, %rd65, %rd35;
-	setp.ge.u64 %pt1, %rd66, %rd44;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd67, %rd124;
-	ld.global.f32 %f68, [%rd67];
-	mul.rn.f32 %f69, %f47, %f68;
-	mul.lo.s64 %rd70, %rd35, %rd0;
-	add.s64 %rd71, %rd70, %rd22;
-	setp.ge.u64 %pt2, %rd71, %rd52;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd72, %rd127;
-	ld.global.f32 %f73, [%rd72];
-	mul.rn.f32 %f74, %f69, %f73;
-	setp.ge.u64 %pt3, %rd64, %rd29;
-	@%pt3 bra $Lfault_3;
-	ld.global.f32 %f76, [%rd75];
-	add.rn.f32 %f77, %f76, %f74;
-	st.global.f32 [%rd78], %f77;
-	add.s64 %rd79, %rd35, 1;
-	setp.lt.s64 %p80, %rd79, %rd0;
-	@!%p80 bra $L_40;
-$L_45:
-	mov.b64 %rd35, %rd79;
-	add.s64 %rd124, %rd124, 4;
-	add.s64 %rd127, %rd127, %rd130;
-	bra.uni $L_44;
-$L_46:
-	add.s64 %rd36, %rd20, 1;
-	setp.lt.s64 %p37, %rd36, %rd0;
-	@%p37 bra $L_40;
-$L_47:
-	bra.uni $Lexit;
-$L_48:
-	div.u64 %rd139, %rd10, %rd6;
-	bra.uni $L_7;
 $L_49:
-	div.u64 %rd131, %rd8, %rd6;
+	add.u64 %rd17, %rd17, %rd14;
+	bra.uni $L_15;
+$L_50:
+	mov.b64 %rd125, %rd28;
+	mov.b64 %rd135, %rd30;
+	mov.b64 %rd138, %rd30;
+	mov.b64 %rd187, %rd125;
+	mad.lo.s64 %rd188, %rd187, 4, %rd46;
+	mov.b64 %rd190, %rd25;
+	mad.lo.s64 %rd191, %rd190, 4, %rd54;
+$L_51:
+	add.s64 %rd126, %rd125, %rd38;
+	setp.ge.u64 %pt0, %rd126, %rd47;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd127, %rd188;
+	ld.global.f32 %f128, [%rd127];
+	mul.rn.f32 %f129, %f50, %f128;
+	mul.lo.s64 %rd130, %rd38, %rd0;
+	add.s64 %rd131, %rd130, %rd25;
+	setp.ge.u64 %pt1, %rd131, %rd55;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd132, %rd191;
+	ld.global.f32 %f133, [%rd132];
+	mul.rn.f32 %f134, %f129, %f133;
+	ld.global.f32 %f136, [%rd135];
+	add.rn.f32 %f137, %f136, %f134;
+	st.global.f32 [%rd138], %f137;
+	add.s64 %rd139, %rd38, 1;
+	setp.lt.s64 %p140, %rd139, %rd0;
+	@!%p140 bra $L_47;
+$L_52:
+	mov.b64 %rd38, %rd139;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd191, %rd191, %rd194;
+	bra.uni $L_51;
+$L_53:
+	add.s64 %rd39, %rd23, 1;
+	setp.lt.s64 %p40, %rd39, %rd0;
+	@%p40 bra $L_47;
+$L_54:
+	bra.uni $Lexit;
+$L_55:
+	mov.pred %p75, %p1;
+	mov.pred %p82, %p1;
+	mov.b64 %rd184, %rd0;
+	mov.b64 %rd185, %rd184;
+	mul.lo.s64 %rd186, %rd185, 4;
+$L_56:
+	mov.b64 %rd66, %rd17;
+	mov.b64 %rd67, %rd11;
+	setp.lt.u64 %p68, %rd67, %rd6;
+	@!%p68 bra $L_54;
+$L_57:
+	setp.lt.u64 %p69, %rd66, %rd3;
+	@!%p69 bra $L_54;
+$L_58:
+	mov.b64 %rd70, %rd66;
+	mov.b64 %rd71, %rd70;
+	mov.b64 %rd72, %rd67;
+	mov.b64 %rd73, %rd72;
+$L_59:
+	@!%p75 bra $L_67;
+$L_60:
+	mul.lo.s64 %rd76, %rd71, %rd0;
+	add.s64 %rd77, %rd76, %rd73;
+	setp.ge.u64 %pt2, %rd77, %rd32;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd78, %rd77, 4, %rd31;
+	ld.global.f32 %f79, [%rd78];
+	mul.rn.f32 %f80, %f79, %f35;
+	mov.b64 %rd81, %rd78;
+	st.global.f32 [%rd81], %f80;
+	@!%p82 bra $L_64;
+$L_61:
+	mov.b64 %rd38, 0;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd87, %rd76;
+	mov.b64 %rd97, %rd78;
+	mov.b64 %rd100, %rd78;
+	mov.b64 %rd179, %rd87;
+	mad.lo.s64 %rd180, %rd179, 4, %rd46;
+	mov.b64 %rd182, %rd73;
+	mad.lo.s64 %rd183, %rd182, 4, %rd54;
+$L_62:
+	add.s64 %rd88, %rd87, %rd38;
+	setp.ge.u64 %pt3, %rd88, %rd47;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd89, %rd180;
+	ld.global.f32 %f90, [%rd89];
+	mul.rn.f32 %f91, %f50, %f90;
+	mul.lo.s64 %rd92, %rd38, %rd0;
+	add.s64 %rd93, %rd92, %rd73;
+	setp.ge.u64 %pt4, %rd93, %rd55;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd94, %rd183;
+	ld.global.f32 %f95, [%rd94];
+	mul.rn.f32 %f96, %f91, %f95;
+	setp.ge.u64 %pt5, %rd86, %rd32;
+	@%pt5 bra $Lfault_5;
+	ld.global.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f98, %f96;
+	st.global.f32 [%rd100], %f99;
+	add.s64 %rd101, %rd38, 1;
+	setp.lt.s64 %p102, %rd101, %rd0;
+	@!%p102 bra $L_64;
+$L_63:
+	mov.b64 %rd38, %rd101;
+	add.s64 %rd180, %rd180, 4;
+	add.s64 %rd183, %rd183, %rd186;
+	bra.uni $L_62;
+$L_64:
+	add.u64 %rd11, %rd11, %rd16;
+	setp.ge.u64 %p74, %rd11, %rd6;
+	@!%p74 bra $L_66;
+$L_65:
+	sub.u64 %rd11, %rd11, %rd6;
+	add.u64 %rd17, %rd17, 1;
+$L_66:
+	add.u64 %rd17, %rd17, %rd14;
+	bra.uni $L_56;
+$L_67:
+	add.s64 %rd83, %rd71, 1;
+	setp.lt.s64 %p84, %rd83, %rd0;
+	@%p84 bra $L_64;
+	bra.uni $L_54;
+$L_68:
+	div.u64 %rd203, %rd10, %rd6;
+	bra.uni $L_7;
+$L_69:
+	div.u64 %rd195, %rd8, %rd6;
 	bra.uni $L_5;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd26;
-	mov.b64 %rdt2, %rd29;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd126;
+	mov.b64 %rdt2, %rd47;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd44;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd131;
+	mov.b64 %rdt2, %rd55;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd52;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd77;
+	mov.b64 %rdt2, %rd32;
 	bra.uni $Lfault;
 $Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd88;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd93;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_5:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd64;
-	mov.b64 %rdt2, %rd29;
+	mov.b64 %rdt1, %rd86;
+	mov.b64 %rdt2, %rd32;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Gemm_0_param_9];
@@ -11511,8 +13452,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
 	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -11522,8 +13463,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt5, %rt9, 0;
-	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt7, %rt9, 0;
+	@%pt7 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -11538,33 +13479,33 @@ $Lexit:
 	.param .u64 TriMul_0_param_7
 )
 {
-	.reg .pred %p<73>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<76>;
+	.reg .pred %p<202>;
+	.reg .pred %pt<7>;
+	.reg .b32 %r<185>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<71>;
+	.reg .b64 %rd<209>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<44>;
+	.reg .f32 %f<208>;
 
 $L_0:
 	ld.param.s64 %rd0, [TriMul_0_param_6];
-	ld.param.u64 %rd33, [TriMul_0_param_2];
-	cvta.to.global.u64 %rd33, %rd33;
-	ld.param.u64 %rd34, [TriMul_0_param_3];
-	ld.param.u64 %rd39, [TriMul_0_param_4];
-	cvta.to.global.u64 %rd39, %rd39;
-	ld.param.u64 %rd40, [TriMul_0_param_5];
-	ld.param.u64 %rd48, [TriMul_0_param_0];
-	cvta.to.global.u64 %rd48, %rd48;
-	ld.param.u64 %rd49, [TriMul_0_param_1];
+	ld.param.u64 %rd36, [TriMul_0_param_2];
+	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [TriMul_0_param_3];
+	ld.param.u64 %rd42, [TriMul_0_param_4];
+	cvta.to.global.u64 %rd42, %rd42;
+	ld.param.u64 %rd43, [TriMul_0_param_5];
+	ld.param.u64 %rd51, [TriMul_0_param_0];
+	cvta.to.global.u64 %rd51, %rd51;
+	ld.param.u64 %rd52, [TriMul_0_param_1];
 $L_1:
 	setp.gt.s64 %p1, %rd0, 0;
-	@!%p1 bra $L_19;
+	@!%p1 bra $L_42;
 $L_2:
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd3, %rd2;
 	mov.pred %p4, %p1;
-	@!%p4 bra $L_19;
+	@!%p4 bra $L_42;
 $L_3:
 	mov.b64 %rd5, %rd2;
 	mov.b64 %rd6, %rd5;
@@ -11579,123 +13520,347 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd9, %rt3, %rt4;
 	mov.b64 %rd10, %rd9;
-	or.b64 %rd61, %rd8, %rd6;
-	shr.u64 %rd62, %rd61, 32;
-	cvt.u32.u64 %r63, %rd62;
-	setp.eq.u32 %p64, %r63, 0;
-	@!%p64 bra $L_21;
+	or.b64 %rd170, %rd8, %rd6;
+	shr.u64 %rd171, %rd170, 32;
+	cvt.u32.u64 %r172, %rd171;
+	setp.eq.u32 %p173, %r172, 0;
+	@!%p173 bra $L_57;
 $L_4:
-	cvt.u32.u64 %r65, %rd8;
-	cvt.u32.u64 %r66, %rd6;
-	div.u32 %r67, %r65, %r66;
-	cvt.u64.u32 %rd60, %r67;
+	cvt.u32.u64 %r174, %rd8;
+	cvt.u32.u64 %r175, %rd6;
+	div.u32 %r176, %r174, %r175;
+	cvt.u64.u32 %rd169, %r176;
 $L_5:
-	mov.b64 %rd12, %rd60;
+	mov.b64 %rd12, %rd169;
 	mul.lo.u64 %rd13, %rd12, %rd6;
 	sub.u64 %rd11, %rd8, %rd13;
-	or.b64 %rd69, %rd10, %rd6;
-	shr.u64 %rd70, %rd69, 32;
-	cvt.u32.u64 %r71, %rd70;
-	setp.eq.u32 %p72, %r71, 0;
-	@!%p72 bra $L_20;
+	or.b64 %rd178, %rd10, %rd6;
+	shr.u64 %rd179, %rd178, 32;
+	cvt.u32.u64 %r180, %rd179;
+	setp.eq.u32 %p181, %r180, 0;
+	@!%p181 bra $L_56;
 $L_6:
-	cvt.u32.u64 %r73, %rd10;
-	cvt.u32.u64 %r74, %rd6;
-	div.u32 %r75, %r73, %r74;
-	cvt.u64.u32 %rd68, %r75;
+	cvt.u32.u64 %r182, %rd10;
+	cvt.u32.u64 %r183, %rd6;
+	div.u32 %r184, %r182, %r183;
+	cvt.u64.u32 %rd177, %r184;
 $L_7:
-	mov.b64 %rd14, %rd68;
+	mov.b64 %rd14, %rd177;
 	mul.lo.u64 %rd15, %rd14, %rd6;
 	sub.u64 %rd16, %rd10, %rd15;
 	mov.b64 %rd17, %rd12;
-	mov.pred %p24, %p1;
-	mov.b64 %rd57, %rd0;
-	mov.b64 %rd58, %rd57;
-	mul.lo.s64 %rd59, %rd58, 4;
+	mov.b64 %rd82, %rd52;
+	setp.ge.s64 %p83, %rd0, 0;
+	ld.param.s64 %rd85, [TriMul_0_param_6];
+	add.s64 %rd86, %rd85, -1;
+	mul.lo.s64 %rd87, %rd86, %rd0;
+	setp.ge.s64 %p88, %rd87, 0;
+	mov.b64 %rd89, %rd86;
+	mov.b64 %rd90, %rd2;
+	mul.hi.u64 %rd91, %rd89, %rd90;
+	setp.eq.u64 %p92, %rd91, 0;
+	mov.pred %p94, 1;
+	add.s64 %rd95, %rd87, %rd86;
+	setp.ge.s64 %p96, %rd95, 0;
+	mov.pred %p99, 1;
+	mov.b64 %rd100, %rd95;
+	setp.lt.u64 %p101, %rd100, %rd82;
+	@!%p83 bra $L_43;
 $L_8:
-	setp.lt.u64 %p18, %rd17, %rd3;
-	@!%p18 bra $L_19;
+	@!%p88 bra $L_43;
 $L_9:
-	mov.b64 %rd19, %rd17;
-	mov.b64 %rd20, %rd19;
-	mov.b64 %rd21, %rd11;
-	mov.b64 %rd22, %rd21;
+	@!%p92 bra $L_43;
 $L_10:
-	@!%p24 bra $L_18;
+	@!%p94 bra $L_43;
 $L_11:
-	mov.f32 %f25, 0f00000000;
-	mov.b64 %rd26, 0;
-	mul.lo.s64 %rd30, %rd20, %rd0;
-	mov.b64 %rd52, %rd30;
-	mad.lo.s64 %rd53, %rd52, 4, %rd33;
-	mov.b64 %rd55, %rd22;
-	mad.lo.s64 %rd56, %rd55, 4, %rd39;
+	@!%p96 bra $L_43;
 $L_12:
-	setp.le.s64 %p29, %rd26, %rd20;
-	@!%p29 bra $L_14;
+	@!%p99 bra $L_43;
 $L_13:
-	add.s64 %rd31, %rd30, %rd26;
-	setp.ge.u64 %pt0, %rd31, %rd34;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd32, %rd53;
-	ld.global.f32 %f35, [%rd32];
-	mul.lo.s64 %rd36, %rd26, %rd0;
-	add.s64 %rd37, %rd36, %rd22;
-	setp.ge.u64 %pt1, %rd37, %rd40;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd38, %rd56;
-	ld.global.f32 %f41, [%rd38];
-	mul.rn.f32 %f42, %f35, %f41;
-	add.rn.f32 %f43, %f25, %f42;
-	add.s64 %rd44, %rd26, 1;
-	mov.f32 %f25, %f43;
-	mov.b64 %rd26, %rd44;
-	add.s64 %rd53, %rd53, 4;
-	add.s64 %rd56, %rd56, %rd59;
-	bra.uni $L_12;
+	@!%p101 bra $L_43;
 $L_14:
-	mov.b64 %rd45, %rd30;
-	add.s64 %rd46, %rd45, %rd22;
-	setp.ge.u64 %pt2, %rd46, %rd49;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd47, %rd46, 4, %rd48;
-	st.global.f32 [%rd47], %f25;
+	mov.pred %p27, %p1;
+	mov.b64 %rd114, %rd37;
+	sub.u64 %rd126, %rd114, 1;
+	mov.b64 %rd129, %rd43;
+	sub.u64 %rd134, %rd129, 1;
+	mov.b64 %rd137, %rd0;
+	mov.b64 %rd150, %rd0;
+	mov.b64 %rd151, %rd150;
+	mul.lo.s64 %rd152, %rd151, 4;
+	mov.b64 %rd168, %rd152;
 $L_15:
-	add.u64 %rd11, %rd11, %rd16;
-	setp.ge.u64 %p23, %rd11, %rd6;
-	@!%p23 bra $L_17;
+	mov.b64 %rd18, %rd17;
+	mov.b64 %rd19, %rd11;
+	setp.lt.u64 %p20, %rd19, %rd6;
+	@!%p20 bra $L_42;
 $L_16:
+	setp.lt.u64 %p21, %rd18, %rd3;
+	@!%p21 bra $L_42;
+$L_17:
+	mov.b64 %rd22, %rd18;
+	mov.b64 %rd23, %rd22;
+	mov.b64 %rd24, %rd19;
+	mov.b64 %rd25, %rd24;
+$L_18:
+	@!%p27 bra $L_41;
+$L_19:
+	mov.f32 %f28, 0f00000000;
+	mov.b64 %rd29, 0;
+	mul.lo.s64 %rd115, %rd23, %rd0;
+	mov.b64 %rd116, %rd115;
+	mov.b64 %rd117, %rd116;
+	setp.lt.u64 %p118, %rd117, %rd114;
+	mov.b64 %rd119, %rd23;
+	add.u64 %rd120, %rd119, 1;
+	add.u64 %rd121, %rd120, 4611686018427387904;
+	setp.le.u64 %p122, %rd121, 9223372036854775808U;
+	sub.u64 %rd123, %rd120, 1;
+	mov.b64 %rd125, %rd123;
+	sub.u64 %rd127, %rd126, %rd117;
+	setp.le.u64 %p128, %rd125, %rd127;
+	mov.b64 %rd131, %rd25;
+	mov.b64 %rd132, %rd131;
+	setp.lt.u64 %p133, %rd132, %rd129;
+	sub.u64 %rd135, %rd134, %rd132;
+	add.s64 %rd138, %rd137, %rd25;
+	mov.b64 %rd139, %rd138;
+	sub.u64 %rd140, %rd139, %rd132;
+	mul.hi.u64 %rd141, %rd140, %rd125;
+	setp.eq.u64 %p142, %rd141, 0;
+	mul.lo.u64 %rd143, %rd140, %rd125;
+	setp.le.u64 %p144, %rd143, %rd135;
+	@!%p118 bra $L_38;
+$L_20:
+	@!%p122 bra $L_38;
+$L_21:
+	@!%p128 bra $L_38;
+$L_22:
+	@!%p133 bra $L_38;
+$L_23:
+	@!%p142 bra $L_38;
+$L_24:
+	@!%p144 bra $L_38;
+$L_25:
+	mov.b64 %rd33, %rd115;
+	mov.b64 %rd145, %rd33;
+	mad.lo.s64 %rd146, %rd145, 4, %rd36;
+	mov.b64 %rd148, %rd25;
+	mad.lo.s64 %rd149, %rd148, 4, %rd42;
+$L_26:
+	setp.le.s64 %p32, %rd29, %rd23;
+	@!%p32 bra $L_34;
+$L_27:
+	mov.b64 %rd35, %rd146;
+	ld.global.f32 %f38, [%rd35];
+	mov.b64 %rd41, %rd149;
+	ld.global.f32 %f44, [%rd41];
+	mul.rn.f32 %f45, %f38, %f44;
+	add.rn.f32 %f46, %f28, %f45;
+	add.s64 %rd47, %rd29, 1;
+	mov.f32 %f28, %f46;
+	mov.b64 %rd29, %rd47;
+	add.s64 %rd146, %rd146, 4;
+	add.s64 %rd149, %rd149, %rd152;
+$L_28:
+	setp.le.s64 %p185, %rd29, %rd23;
+	@!%p185 bra $L_34;
+$L_29:
+	mov.b64 %rd186, %rd146;
+	ld.global.f32 %f187, [%rd186];
+	mov.b64 %rd188, %rd149;
+	ld.global.f32 %f189, [%rd188];
+	mul.rn.f32 %f190, %f187, %f189;
+	add.rn.f32 %f191, %f28, %f190;
+	add.s64 %rd192, %rd29, 1;
+	mov.f32 %f28, %f191;
+	mov.b64 %rd29, %rd192;
+	add.s64 %rd146, %rd146, 4;
+	add.s64 %rd149, %rd149, %rd152;
+$L_30:
+	setp.le.s64 %p193, %rd29, %rd23;
+	@!%p193 bra $L_34;
+$L_31:
+	mov.b64 %rd194, %rd146;
+	ld.global.f32 %f195, [%rd194];
+	mov.b64 %rd196, %rd149;
+	ld.global.f32 %f197, [%rd196];
+	mul.rn.f32 %f198, %f195, %f197;
+	add.rn.f32 %f199, %f28, %f198;
+	add.s64 %rd200, %rd29, 1;
+	mov.f32 %f28, %f199;
+	mov.b64 %rd29, %rd200;
+	add.s64 %rd146, %rd146, 4;
+	add.s64 %rd149, %rd149, %rd152;
+$L_32:
+	setp.le.s64 %p201, %rd29, %rd23;
+	@!%p201 bra $L_34;
+$L_33:
+	mov.b64 %rd202, %rd146;
+	ld.global.f32 %f203, [%rd202];
+	mov.b64 %rd204, %rd149;
+	ld.global.f32 %f205, [%rd204];
+	mul.rn.f32 %f206, %f203, %f205;
+	add.rn.f32 %f207, %f28, %f206;
+	add.s64 %rd208, %rd29, 1;
+	mov.f32 %f28, %f207;
+	mov.b64 %rd29, %rd208;
+	add.s64 %rd146, %rd146, 4;
+	add.s64 %rd149, %rd149, %rd152;
+	bra.uni $L_26;
+$L_34:
+	mov.b64 %rd48, %rd115;
+	add.s64 %rd49, %rd48, %rd25;
+	mad.lo.s64 %rd50, %rd49, 4, %rd51;
+	st.global.f32 [%rd50], %f28;
+$L_35:
+	add.u64 %rd11, %rd11, %rd16;
+	setp.ge.u64 %p26, %rd11, %rd6;
+	@!%p26 bra $L_37;
+$L_36:
 	sub.u64 %rd11, %rd11, %rd6;
 	add.u64 %rd17, %rd17, 1;
-$L_17:
+$L_37:
 	add.u64 %rd17, %rd17, %rd14;
-	bra.uni $L_8;
-$L_18:
-	add.s64 %rd27, %rd20, 1;
-	setp.lt.s64 %p28, %rd27, %rd0;
-	@%p28 bra $L_15;
-$L_19:
+	bra.uni $L_15;
+$L_38:
+	mov.b64 %rd103, %rd115;
+	mov.b64 %rd161, %rd103;
+	mad.lo.s64 %rd162, %rd161, 4, %rd36;
+	mov.b64 %rd164, %rd25;
+	mad.lo.s64 %rd165, %rd164, 4, %rd42;
+$L_39:
+	setp.le.s64 %p102, %rd29, %rd23;
+	@!%p102 bra $L_34;
+$L_40:
+	add.s64 %rd104, %rd103, %rd29;
+	setp.ge.u64 %pt0, %rd104, %rd37;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd105, %rd162;
+	ld.global.f32 %f106, [%rd105];
+	mul.lo.s64 %rd107, %rd29, %rd0;
+	add.s64 %rd108, %rd107, %rd25;
+	setp.ge.u64 %pt1, %rd108, %rd43;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd109, %rd165;
+	ld.global.f32 %f110, [%rd109];
+	mul.rn.f32 %f111, %f106, %f110;
+	add.rn.f32 %f112, %f28, %f111;
+	add.s64 %rd113, %rd29, 1;
+	mov.f32 %f28, %f112;
+	mov.b64 %rd29, %rd113;
+	add.s64 %rd162, %rd162, 4;
+	add.s64 %rd165, %rd165, %rd168;
+	bra.uni $L_39;
+$L_41:
+	add.s64 %rd30, %rd23, 1;
+	setp.lt.s64 %p31, %rd30, %rd0;
+	@%p31 bra $L_35;
+$L_42:
 	bra.uni $Lexit;
-$L_20:
-	div.u64 %rd68, %rd10, %rd6;
+$L_43:
+	mov.pred %p64, %p1;
+	mov.b64 %rd158, %rd0;
+	mov.b64 %rd159, %rd158;
+	mul.lo.s64 %rd160, %rd159, 4;
+$L_44:
+	mov.b64 %rd55, %rd17;
+	mov.b64 %rd56, %rd11;
+	setp.lt.u64 %p57, %rd56, %rd6;
+	@!%p57 bra $L_42;
+$L_45:
+	setp.lt.u64 %p58, %rd55, %rd3;
+	@!%p58 bra $L_42;
+$L_46:
+	mov.b64 %rd59, %rd55;
+	mov.b64 %rd60, %rd59;
+	mov.b64 %rd61, %rd56;
+	mov.b64 %rd62, %rd61;
+$L_47:
+	@!%p64 bra $L_55;
+$L_48:
+	mov.f32 %f28, 0f00000000;
+	mov.b64 %rd29, 0;
+	mul.lo.s64 %rd68, %rd60, %rd0;
+	mov.b64 %rd153, %rd68;
+	mad.lo.s64 %rd154, %rd153, 4, %rd36;
+	mov.b64 %rd156, %rd62;
+	mad.lo.s64 %rd157, %rd156, 4, %rd42;
+$L_49:
+	setp.le.s64 %p67, %rd29, %rd60;
+	@!%p67 bra $L_51;
+$L_50:
+	add.s64 %rd69, %rd68, %rd29;
+	setp.ge.u64 %pt2, %rd69, %rd37;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd70, %rd154;
+	ld.global.f32 %f71, [%rd70];
+	mul.lo.s64 %rd72, %rd29, %rd0;
+	add.s64 %rd73, %rd72, %rd62;
+	setp.ge.u64 %pt3, %rd73, %rd43;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd74, %rd157;
+	ld.global.f32 %f75, [%rd74];
+	mul.rn.f32 %f76, %f71, %f75;
+	add.rn.f32 %f77, %f28, %f76;
+	add.s64 %rd78, %rd29, 1;
+	mov.f32 %f28, %f77;
+	mov.b64 %rd29, %rd78;
+	add.s64 %rd154, %rd154, 4;
+	add.s64 %rd157, %rd157, %rd160;
+	bra.uni $L_49;
+$L_51:
+	mov.b64 %rd79, %rd68;
+	add.s64 %rd80, %rd79, %rd62;
+	setp.ge.u64 %pt4, %rd80, %rd52;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd81, %rd80, 4, %rd51;
+	st.global.f32 [%rd81], %f28;
+$L_52:
+	add.u64 %rd11, %rd11, %rd16;
+	setp.ge.u64 %p63, %rd11, %rd6;
+	@!%p63 bra $L_54;
+$L_53:
+	sub.u64 %rd11, %rd11, %rd6;
+	add.u64 %rd17, %rd17, 1;
+$L_54:
+	add.u64 %rd17, %rd17, %rd14;
+	bra.uni $L_44;
+$L_55:
+	add.s64 %rd65, %rd60, 1;
+	setp.lt.s64 %p66, %rd65, %rd0;
+	@%p66 bra $L_52;
+	bra.uni $L_42;
+$L_56:
+	div.u64 %rd177, %rd10, %rd6;
 	bra.uni $L_7;
-$L_21:
-	div.u64 %rd60, %rd8, %rd6;
+$L_57:
+	div.u64 %rd169, %rd8, %rd6;
 	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd34;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd37;
-	mov.b64 %rdt2, %rd40;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd43;
 	bra.uni $Lfault;
 $Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd69;
+	mov.b64 %rdt2, %rd37;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd73;
+	mov.b64 %rdt2, %rd43;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd46;
-	mov.b64 %rdt2, %rd49;
+	mov.b64 %rdt1, %rd80;
+	mov.b64 %rdt2, %rd52;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [TriMul_0_param_7];
@@ -11703,8 +13868,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -11714,8 +13879,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt4, %rt9, 0;
-	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt6, %rt9, 0;
+	@%pt6 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -11975,10 +14140,10 @@ $Lexit:
 	.param .u64 ColNorm_0_param_7
 )
 {
-	.reg .pred %p<90>;
+	.reg .pred %p<78>;
 	.reg .pred %pt<5>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<89>;
+	.reg .b64 %rd<77>;
 	.reg .b64 %rdt<3>;
 	.reg .f32 %f<39>;
 	.reg .f64 %fd<26>;
@@ -12034,20 +14199,16 @@ $L_7:
 	mov.b64 %rd66, %rd2;
 	mov.b64 %rd67, %rd66;
 	mul.lo.s64 %rd68, %rd67, 4;
-	mov.b64 %rd70, %rd1;
-	mad.lo.s64 %rd71, %rd70, 4, %rd5;
-	mov.b64 %rd74, %rd68;
 $L_8:
-	max.s64 %rd87, %rd7, -9223372036854775800;
-	sub.s64 %rd88, %rd87, 8;
+	max.s64 %rd75, %rd7, -9223372036854775800;
+	sub.s64 %rd76, %rd75, 8;
 $L_9:
-	setp.lt.s64 %p89, %rd10, %rd88;
-	@!%p89 bra $L_26;
+	setp.lt.s64 %p77, %rd10, %rd76;
+	@!%p77 bra $L_26;
 $L_10:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12056,12 +14217,10 @@ $L_11:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_12:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12070,12 +14229,10 @@ $L_13:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_14:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12084,12 +14241,10 @@ $L_15:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_16:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12098,12 +14253,10 @@ $L_17:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_18:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12112,12 +14265,10 @@ $L_19:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_20:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12126,12 +14277,10 @@ $L_21:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_22:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12140,12 +14289,10 @@ $L_23:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 $L_24:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12154,13 +14301,11 @@ $L_25:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 	bra.uni $L_9;
 $L_26:
 	mov.b64 %rd14, %rd65;
 	ld.global.f32 %f15, [%rd14];
-	mov.b64 %rd18, %rd71;
-	ld.global.f32 %f19, [%rd18];
+	mov.f32 %f19, %f15;
 	mul.rn.f32 %f20, %f15, %f19;
 	add.rn.f32 %f21, %f9, %f20;
 	add.s64 %rd22, %rd10, 1;
@@ -12170,7 +14315,6 @@ $L_27:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd22;
 	add.s64 %rd65, %rd65, %rd68;
-	add.s64 %rd71, %rd71, %rd74;
 	bra.uni $L_26;
 $L_28:
 	mov.f32 %f11, %f21;
@@ -12184,27 +14328,22 @@ $L_30:
 	st.global.f32 [%rd27], %f4;
 	bra.uni $Lexit;
 $L_31:
-	mov.b64 %rd76, %rd1;
-	mad.lo.s64 %rd77, %rd76, 4, %rd5;
-	mov.b64 %rd78, %rd2;
-	mov.b64 %rd79, %rd78;
-	mul.lo.s64 %rd80, %rd79, 4;
-	mov.b64 %rd82, %rd1;
-	mad.lo.s64 %rd83, %rd82, 4, %rd5;
-	mov.b64 %rd86, %rd80;
+	mov.b64 %rd70, %rd1;
+	mad.lo.s64 %rd71, %rd70, 4, %rd5;
+	mov.b64 %rd72, %rd2;
+	mov.b64 %rd73, %rd72;
+	mul.lo.s64 %rd74, %rd73, 4;
 $L_32:
 	mul.lo.s64 %rd30, %rd10, %rd2;
 	add.s64 %rd31, %rd30, %rd1;
 	setp.ge.u64 %pt1, %rd31, %rd6;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd32, %rd77;
+	mov.b64 %rd32, %rd71;
 	ld.global.f32 %f33, [%rd32];
-	mul.lo.s64 %rd34, %rd10, %rd2;
-	add.s64 %rd35, %rd34, %rd1;
+	mov.b64 %rd35, %rd31;
 	setp.ge.u64 %pt2, %rd35, %rd6;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd36, %rd83;
-	ld.global.f32 %f37, [%rd36];
+	mov.f32 %f37, %f33;
 	mul.rn.f32 %f38, %f33, %f37;
 	add.rn.f32 %f21, %f9, %f38;
 	add.s64 %rd39, %rd10, 1;
@@ -12213,8 +14352,7 @@ $L_32:
 $L_33:
 	mov.f32 %f9, %f21;
 	mov.b64 %rd10, %rd39;
-	add.s64 %rd77, %rd77, %rd80;
-	add.s64 %rd83, %rd83, %rd86;
+	add.s64 %rd71, %rd71, %rd74;
 	bra.uni $L_32;
 $L_34:
 	mov.f32 %f11, 0f00000000;
@@ -12265,10 +14403,10 @@ $Lexit:
 	.param .u64 ColNorms_0_param_5
 )
 {
-	.reg .pred %p<95>;
+	.reg .pred %p<83>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<94>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<44>;
 	.reg .f64 %fd<31>;
@@ -12307,8 +14445,6 @@ $L_1:
 	mov.b64 %rd72, %rd71;
 	mul.lo.s64 %rd73, %rd72, 4;
 	mov.b64 %rd79, %rd73;
-	mov.b64 %rd85, %rd73;
-	mov.b64 %rd91, %rd73;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_38;
@@ -12340,19 +14476,16 @@ $L_8:
 $L_9:
 	mov.b64 %rd69, %rd7;
 	mad.lo.s64 %rd70, %rd69, 4, %rd10;
-	mov.b64 %rd75, %rd7;
-	mad.lo.s64 %rd76, %rd75, 4, %rd10;
 $L_10:
-	max.s64 %rd92, %rd12, -9223372036854775800;
-	sub.s64 %rd93, %rd92, 8;
+	max.s64 %rd80, %rd12, -9223372036854775800;
+	sub.s64 %rd81, %rd80, 8;
 $L_11:
-	setp.lt.s64 %p94, %rd15, %rd93;
-	@!%p94 bra $L_28;
+	setp.lt.s64 %p82, %rd15, %rd81;
+	@!%p82 bra $L_28;
 $L_12:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12361,12 +14494,10 @@ $L_13:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_14:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12375,12 +14506,10 @@ $L_15:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_16:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12389,12 +14518,10 @@ $L_17:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_18:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12403,12 +14530,10 @@ $L_19:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_20:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12417,12 +14542,10 @@ $L_21:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_22:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12431,12 +14554,10 @@ $L_23:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_24:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12445,12 +14566,10 @@ $L_25:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 $L_26:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12459,13 +14578,11 @@ $L_27:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 	bra.uni $L_11;
 $L_28:
 	mov.b64 %rd19, %rd70;
 	ld.global.f32 %f20, [%rd19];
-	mov.b64 %rd23, %rd76;
-	ld.global.f32 %f24, [%rd23];
+	mov.f32 %f24, %f20;
 	mul.rn.f32 %f25, %f20, %f24;
 	add.rn.f32 %f26, %f14, %f25;
 	add.s64 %rd27, %rd15, 1;
@@ -12475,7 +14592,6 @@ $L_29:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd27;
 	add.s64 %rd70, %rd70, %rd73;
-	add.s64 %rd76, %rd76, %rd79;
 	bra.uni $L_28;
 $L_30:
 	mov.f32 %f16, %f26;
@@ -12489,23 +14605,19 @@ $L_33:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_34:
-	mov.b64 %rd81, %rd7;
-	mad.lo.s64 %rd82, %rd81, 4, %rd10;
-	mov.b64 %rd87, %rd7;
-	mad.lo.s64 %rd88, %rd87, 4, %rd10;
+	mov.b64 %rd75, %rd7;
+	mad.lo.s64 %rd76, %rd75, 4, %rd10;
 $L_35:
 	mul.lo.s64 %rd35, %rd15, %rd8;
 	add.s64 %rd36, %rd35, %rd7;
 	setp.ge.u64 %pt0, %rd36, %rd11;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd37, %rd82;
+	mov.b64 %rd37, %rd76;
 	ld.global.f32 %f38, [%rd37];
-	mul.lo.s64 %rd39, %rd15, %rd8;
-	add.s64 %rd40, %rd39, %rd7;
+	mov.b64 %rd40, %rd36;
 	setp.ge.u64 %pt1, %rd40, %rd11;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd41, %rd88;
-	ld.global.f32 %f42, [%rd41];
+	mov.f32 %f42, %f38;
 	mul.rn.f32 %f43, %f38, %f42;
 	add.rn.f32 %f26, %f14, %f43;
 	add.s64 %rd44, %rd15, 1;
@@ -12514,8 +14626,7 @@ $L_35:
 $L_36:
 	mov.f32 %f14, %f26;
 	mov.b64 %rd15, %rd44;
-	add.s64 %rd82, %rd82, %rd85;
-	add.s64 %rd88, %rd88, %rd91;
+	add.s64 %rd76, %rd76, %rd79;
 	bra.uni $L_35;
 $L_37:
 	mov.f32 %f16, 0f00000000;
@@ -18558,176 +20669,409 @@ qd_fault: {
 
 // Task 0 of kernel Conv2D(b []f32, a []f32, w i64, h i64), parallel.
 extern "C" __global__ void Conv2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r2 = 0, r7 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r113 = 0, r121 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r23 = 0, r25 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r37 = 0, r40 = 0;
-	i64 r41 = 0, r42 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0;
-	i64 r57 = 0, r62 = 0, r63 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0, r76 = 0;
-	i64 r77 = 0, r78 = 0, r83 = 0, r84 = 0, r85 = 0, r90 = 0, r91 = 0, r92 = 0;
-	i64 r93 = 0, r100 = 0, r101 = 0, r102 = 0;
-	u32 r112 = 0, r114 = 0, r115 = 0, r116 = 0, r120 = 0, r122 = 0, r123 = 0, r124 = 0;
+	bool r2 = 0, r7 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0, r31 = 0, r108 = 0;
+	bool r109 = 0, r114 = 0, r115 = 0, r116 = 0, r186 = 0, r187 = 0, r189 = 0, r194 = 0;
+	bool r198 = 0, r200 = 0, r204 = 0, r206 = 0, r209 = 0, r212 = 0, r214 = 0, r216 = 0;
+	bool r218 = 0, r221 = 0, r223 = 0, r225 = 0, r228 = 0, r230 = 0, r232 = 0, r234 = 0;
+	bool r237 = 0, r240 = 0, r242 = 0, r244 = 0, r246 = 0, r249 = 0, r251 = 0, r253 = 0;
+	bool r255 = 0, r257 = 0, r260 = 0, r262 = 0, r264 = 0, r266 = 0, r269 = 0, r272 = 0;
+	bool r274 = 0, r276 = 0, r278 = 0, r281 = 0, r283 = 0, r285 = 0, r302 = 0, r310 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r40 = 0, r43 = 0;
+	i64 r44 = 0, r45 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r58 = 0, r59 = 0;
+	i64 r60 = 0, r65 = 0, r66 = 0, r71 = 0, r72 = 0, r73 = 0, r78 = 0, r79 = 0;
+	i64 r80 = 0, r81 = 0, r86 = 0, r87 = 0, r88 = 0, r93 = 0, r94 = 0, r95 = 0;
+	i64 r96 = 0, r103 = 0, r104 = 0, r105 = 0, r111 = 0, r113 = 0, r117 = 0, r118 = 0;
+	i64 r119 = 0, r120 = 0, r121 = 0, r122 = 0, r126 = 0, r127 = 0, r128 = 0, r133 = 0;
+	i64 r134 = 0, r135 = 0, r136 = 0, r141 = 0, r142 = 0, r143 = 0, r148 = 0, r149 = 0;
+	i64 r154 = 0, r155 = 0, r156 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r169 = 0;
+	i64 r170 = 0, r171 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r188 = 0, r190 = 0;
+	i64 r191 = 0, r192 = 0, r193 = 0, r199 = 0, r201 = 0, r202 = 0, r203 = 0, r205 = 0;
+	i64 r207 = 0, r210 = 0, r217 = 0, r219 = 0, r224 = 0, r229 = 0, r231 = 0, r233 = 0;
+	i64 r235 = 0, r238 = 0, r245 = 0, r247 = 0, r252 = 0, r254 = 0, r256 = 0, r261 = 0;
+	i64 r263 = 0, r265 = 0, r267 = 0, r270 = 0, r277 = 0, r279 = 0;
+	u32 r301 = 0, r303 = 0, r304 = 0, r305 = 0, r309 = 0, r311 = 0, r312 = 0, r313 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0, r109 = 0;
-	u64 r110 = 0, r111 = 0, r117 = 0, r118 = 0, r119 = 0;
-	float r38 = 0, r39 = 0, r44 = 0, r45 = 0, r46 = 0, r52 = 0, r53 = 0, r54 = 0;
-	float r59 = 0, r60 = 0, r61 = 0, r65 = 0, r66 = 0, r67 = 0, r72 = 0, r73 = 0;
-	float r74 = 0, r80 = 0, r81 = 0, r82 = 0, r87 = 0, r88 = 0, r89 = 0, r95 = 0;
-	float r96 = 0, r97 = 0;
-	char *r35 = 0, *r36 = 0, *r43 = 0, *r51 = 0, *r58 = 0, *r64 = 0, *r71 = 0, *r79 = 0;
-	char *r86 = 0, *r94 = 0, *r98 = 0, *r99 = 0, *r103 = 0, *r104 = 0, *r105 = 0, *r106 = 0;
-	char *r107 = 0, *r108 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
+	u64 r27 = 0, r106 = 0, r107 = 0, r110 = 0, r112 = 0, r185 = 0, r195 = 0, r196 = 0;
+	u64 r197 = 0, r208 = 0, r211 = 0, r213 = 0, r215 = 0, r220 = 0, r222 = 0, r226 = 0;
+	u64 r227 = 0, r236 = 0, r239 = 0, r241 = 0, r243 = 0, r248 = 0, r250 = 0, r258 = 0;
+	u64 r259 = 0, r268 = 0, r271 = 0, r273 = 0, r275 = 0, r280 = 0, r282 = 0, r284 = 0;
+	u64 r298 = 0, r299 = 0, r300 = 0, r306 = 0, r307 = 0, r308 = 0;
+	float r41 = 0, r42 = 0, r47 = 0, r48 = 0, r49 = 0, r55 = 0, r56 = 0, r57 = 0;
+	float r62 = 0, r63 = 0, r64 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0, r76 = 0;
+	float r77 = 0, r83 = 0, r84 = 0, r85 = 0, r90 = 0, r91 = 0, r92 = 0, r98 = 0;
+	float r99 = 0, r100 = 0, r124 = 0, r125 = 0, r130 = 0, r131 = 0, r132 = 0, r138 = 0;
+	float r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0, r151 = 0, r152 = 0, r153 = 0;
+	float r158 = 0, r159 = 0, r160 = 0, r166 = 0, r167 = 0, r168 = 0, r173 = 0, r174 = 0;
+	float r175 = 0, r181 = 0, r182 = 0, r183 = 0;
+	char *r38 = 0, *r39 = 0, *r46 = 0, *r54 = 0, *r61 = 0, *r67 = 0, *r74 = 0, *r82 = 0;
+	char *r89 = 0, *r97 = 0, *r101 = 0, *r102 = 0, *r123 = 0, *r129 = 0, *r137 = 0, *r144 = 0;
+	char *r150 = 0, *r157 = 0, *r165 = 0, *r172 = 0, *r180 = 0, *r184 = 0, *r286 = 0, *r287 = 0;
+	char *r288 = 0, *r289 = 0, *r290 = 0, *r291 = 0, *r292 = 0, *r293 = 0, *r294 = 0, *r295 = 0;
+	char *r296 = 0, *r297 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p5;
 	r5 = p4;
-	r36 = p2;
-	r37 = p3;
-	r99 = p0;
-	r100 = p1;
+	r39 = p2;
+	r40 = p3;
+	r102 = p0;
+	r103 = p1;
 	r1 = (u64)r0 - 1ull;
 	r2 = r1 > 1ll;
-	if (!r2) goto b16;
+	if (!r2) goto b56;
 	r3 = (u64)r1;
 	r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 	r7 = r6 > 1ll;
-	if (!r7) goto b16;
+	if (!r7) goto b56;
 	r8 = (u64)r6;
 	r9 = r8 - 1ull;
 	r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r11 = (u64)r10;
 	r12 = (i64)((u64)gridDim.x * blockDim.x);
 	r13 = (u64)r12;
-	r110 = r11 | r9;
-	r111 = r110 >> 32;
-	r112 = (u32)r111;
-	r113 = r112 == 0u;
-	if (!r113) goto b18;
-	r114 = (u32)r11;
-	r115 = (u32)r9;
-	r116 = qd_div_u32(r114, r115);
-	r109 = (u64)r116;
+	r299 = r11 | r9;
+	r300 = r299 >> 32;
+	r301 = (u32)r300;
+	r302 = r301 == 0u;
+	if (!r302) goto b67;
+	r303 = (u32)r11;
+	r304 = (u32)r9;
+	r305 = qd_div_u32(r303, r304);
+	r298 = (u64)r305;
 b5: // setup
-	r15 = r109;
+	r15 = r298;
 	r16 = r15 * r9;
 	r14 = r11 - r16;
-	r118 = r13 | r9;
-	r119 = r118 >> 32;
-	r120 = (u32)r119;
-	r121 = r120 == 0u;
-	if (!r121) goto b17;
-	r122 = (u32)r13;
-	r123 = (u32)r9;
-	r124 = qd_div_u32(r122, r123);
-	r117 = (u64)r124;
+	r307 = r13 | r9;
+	r308 = r307 >> 32;
+	r309 = (u32)r308;
+	r310 = r309 == 0u;
+	if (!r310) goto b66;
+	r311 = (u32)r13;
+	r312 = (u32)r9;
+	r313 = qd_div_u32(r311, r312);
+	r306 = (u64)r313;
 b7: // setup
-	r17 = r117;
+	r17 = r306;
 	r18 = r17 * r9;
 	r19 = r13 - r18;
 	r20 = r15;
-b8: // head
-	r21 = r20 < r4;
-	if (!r21) goto b16;
-	r22 = r20 + 1ull;
-	r23 = (i64)r22;
-	r24 = r14 + 1ull;
-	r25 = (i64)r24;
+	r185 = (u64)r40;
+	r187 = r5 >= 0ll;
+	r190 = p5;
+	r191 = (u64)r190 + (u64)(-2ll);
+	r192 = (u64)r191 - 1ull;
+	r193 = (u64)r192 * (u64)r5;
+	r194 = r193 >= 0ll;
+	r195 = (u64)r192;
+	r196 = (u64)r5;
+	r197 = __umul64hi(r195, r196);
+	r198 = r197 == 0ull;
+	r200 = true;
+	r201 = p4;
+	r202 = (u64)r201 + (u64)(-2ll);
+	r203 = (u64)r193 + (u64)r202;
+	r204 = r203 >= 0ll;
+	r206 = true;
+	r209 = true;
+	r210 = (u64)r203 - 1ull;
+	r211 = (u64)r210;
+	r212 = r211 < r185;
+	r214 = true;
+	r215 = (u64)r203;
+	r216 = r215 < r185;
+	r217 = (u64)r203 + 1ull;
+	r218 = r217 >= 0ll;
+	r221 = true;
+	r222 = (u64)r217;
+	r223 = r222 < r185;
+	r224 = (u64)r191 * (u64)r5;
+	r225 = r224 >= 0ll;
+	r226 = (u64)r191;
+	r227 = __umul64hi(r226, r196);
+	r228 = r227 == 0ull;
+	r229 = r5;
+	r230 = r187;
+	r231 = (u64)r224 + (u64)r202;
+	r232 = r231 >= 0ll;
+	r233 = (u64)r229 + 1ull;
+	r234 = r233 >= 0ll;
+	r235 = (u64)r233 - 1ull;
+	r236 = (u64)r235;
+	r237 = r236 < 9223372036854775808ull;
+	r238 = (u64)r231 - 1ull;
+	r239 = (u64)r238;
+	r240 = r239 < r185;
+	r241 = (u64)r233;
+	r242 = r241 < 9223372036854775808ull;
+	r243 = (u64)r231;
+	r244 = r243 < r185;
+	r245 = (u64)r231 + 1ull;
+	r246 = r245 >= 0ll;
+	r247 = (u64)r233 + 1ull;
+	r248 = (u64)r247;
+	r249 = r248 < 9223372036854775808ull;
+	r250 = (u64)r245;
+	r251 = r250 < r185;
+	r252 = (u64)r191 + 1ull;
+	r253 = r252 >= 0ll;
+	r256 = (u64)r252 * (u64)r5;
+	r257 = r256 >= 0ll;
+	r258 = (u64)r252;
+	r259 = __umul64hi(r258, r196);
+	r260 = r259 == 0ull;
+	r261 = (u64)r5 * 2ull;
+	r262 = r261 >= 0ll;
+	r263 = (u64)r256 + (u64)r202;
+	r264 = r263 >= 0ll;
+	r265 = (u64)r261 + 1ull;
+	r266 = r265 >= 0ll;
+	r267 = (u64)r265 - 1ull;
+	r268 = (u64)r267;
+	r269 = r268 < 9223372036854775808ull;
+	r270 = (u64)r263 - 1ull;
+	r271 = (u64)r270;
+	r272 = r271 < r185;
+	r273 = (u64)r265;
+	r274 = r273 < 9223372036854775808ull;
+	r275 = (u64)r263;
+	r276 = r275 < r185;
+	r277 = (u64)r263 + 1ull;
+	r278 = r277 >= 0ll;
+	r279 = (u64)r265 + 1ull;
+	r280 = (u64)r279;
+	r281 = r280 < 9223372036854775808ull;
+	r282 = (u64)r277;
+	r283 = r282 < r185;
+	r284 = (u64)r103;
+	r285 = r243 < r284;
+	if (!r187) goto b57;
+	if (!r194) goto b57;
+	if (!r198) goto b57;
+	if (!r200) goto b57;
+	if (!r204) goto b57;
+	if (!r206) goto b57;
+	if (!r209) goto b57;
+	if (!r212) goto b57;
+	if (!r214) goto b57;
+	if (!r216) goto b57;
+	if (!r218) goto b57;
+	if (!r221) goto b57;
+	if (!r223) goto b57;
+	if (!r225) goto b57;
+	if (!r228) goto b57;
+	if (!r230) goto b57;
+	if (!r232) goto b57;
+	if (!r234) goto b57;
+	if (!r237) goto b57;
+	if (!r240) goto b57;
+	if (!r242) goto b57;
+	if (!r244) goto b57;
+	if (!r246) goto b57;
+	if (!r249) goto b57;
+	if (!r251) goto b57;
+	if (!r253) goto b57;
+	if (!r257) goto b57;
+	if (!r260) goto b57;
+	if (!r262) goto b57;
+	if (!r264) goto b57;
+	if (!r266) goto b57;
+	if (!r269) goto b57;
+	if (!r272) goto b57;
+	if (!r274) goto b57;
+	if (!r276) goto b57;
+	if (!r278) goto b57;
+	if (!r281) goto b57;
+	if (!r283) goto b57;
+	if (!r285) goto b57;
+b47: // head
+	r21 = r20;
+	r22 = r14;
+	r23 = r22 < r9;
+	if (!r23) goto b56;
+	r24 = r21 < r4;
+	if (!r24) goto b56;
+	r25 = r21 + 1ull;
+	r26 = (i64)r25;
+	r27 = r22 + 1ull;
+	r28 = (i64)r27;
 	r1 = (u64)r0 - 1ull;
-	r27 = r23 < r1;
-	if (!r27) goto b16;
+	r30 = r26 < r1;
+	if (!r30) goto b56;
 	r6 = (u64)r5 - 1ull;
-	r28 = r25 < r6;
-	if (!r28) goto b13;
-	r29 = (u64)r23 * (u64)r5;
-	r30 = (u64)r29 + (u64)r25;
-	r31 = (u64)r23 - 1ull;
-	r32 = (u64)r31 * (u64)r5;
-	r33 = (u64)r32 + (u64)r25;
-	r34 = (u64)r33 - 1ull;
-	if ((u64)r34 >= (u64)r37) { qd_site = 0; qd_x = r34; qd_y = r37; goto qd_fault; }
-	r103 = r36 + r33 * 4;
-	r35 = r103 + -4ll;
-	r38 = *(float *)r35;
-	r39 = r38 * 0x1.99999ap-03f;
-	r42 = r33;
-	if ((u64)r42 >= (u64)r37) { qd_site = 1; qd_x = r42; qd_y = r37; goto qd_fault; }
-	r43 = r103;
-	r44 = *(float *)r43;
-	r45 = r44 * 0x1p-01f;
-	r46 = r39 + r45;
-	r49 = r33;
-	r50 = (u64)r49 + 1ull;
-	if ((u64)r50 >= (u64)r37) { qd_site = 2; qd_x = r50; qd_y = r37; goto qd_fault; }
-	r104 = r103;
-	r51 = r104 + 4ll;
-	r52 = *(float *)r51;
-	r53 = r52 * 0x1.99999ap-01f;
-	r54 = r46 - r53;
-	r56 = r30;
-	r57 = (u64)r56 - 1ull;
-	if ((u64)r57 >= (u64)r37) { qd_site = 3; qd_x = r57; qd_y = r37; goto qd_fault; }
-	r105 = r36 + r56 * 4;
-	r58 = r105 + -4ll;
-	r59 = *(float *)r58;
-	r60 = r59 * 0x1.333334p-02f;
-	r61 = r54 - r60;
-	r63 = r30;
-	if ((u64)r63 >= (u64)r37) { qd_site = 4; qd_x = r63; qd_y = r37; goto qd_fault; }
-	r64 = r105;
-	r65 = *(float *)r64;
-	r66 = r65 * 0x1.333334p-01f;
-	r67 = r61 + r66;
-	r69 = r30;
-	r70 = (u64)r69 + 1ull;
-	if ((u64)r70 >= (u64)r37) { qd_site = 5; qd_x = r70; qd_y = r37; goto qd_fault; }
-	r106 = r105;
-	r71 = r106 + 4ll;
-	r72 = *(float *)r71;
-	r73 = r72 * 0x1.ccccccp-01f;
-	r74 = r67 - r73;
-	r75 = (u64)r23 + 1ull;
-	r76 = (u64)r75 * (u64)r5;
-	r77 = (u64)r76 + (u64)r25;
-	r78 = (u64)r77 - 1ull;
-	if ((u64)r78 >= (u64)r37) { qd_site = 6; qd_x = r78; qd_y = r37; goto qd_fault; }
-	r107 = r36 + r77 * 4;
-	r79 = r107 + -4ll;
-	r80 = *(float *)r79;
-	r81 = r80 * 0x1.99999ap-02f;
-	r82 = r74 + r81;
-	r85 = r77;
-	if ((u64)r85 >= (u64)r37) { qd_site = 7; qd_x = r85; qd_y = r37; goto qd_fault; }
-	r86 = r107;
-	r87 = *(float *)r86;
-	r88 = r87 * 0x1.666666p-01f;
-	r89 = r82 + r88;
-	r92 = r77;
-	r93 = (u64)r92 + 1ull;
-	if ((u64)r93 >= (u64)r37) { qd_site = 8; qd_x = r93; qd_y = r37; goto qd_fault; }
-	r108 = r107;
-	r94 = r108 + 4ll;
-	r95 = *(float *)r94;
-	r96 = r95 * 0x1.99999ap-04f;
-	r97 = r89 + r96;
-	if ((u64)r30 >= (u64)r100) { qd_site = 9; qd_x = r30; qd_y = r100; goto qd_fault; }
-	r98 = r99 + r30 * 4;
-	*(float *)r98 = r97;
-b13: // latch
+	r31 = r28 < r6;
+	if (!r31) goto b53;
+	r32 = (u64)r26 * (u64)r5;
+	r33 = (u64)r32 + (u64)r28;
+	r34 = (u64)r26 - 1ull;
+	r35 = (u64)r34 * (u64)r5;
+	r36 = (u64)r35 + (u64)r28;
+	r286 = r39 + r36 * 4;
+	r38 = r286 + -4ll;
+	r41 = *(float *)r38;
+	r42 = r41 * 0x1.99999ap-03f;
+	r46 = r286;
+	r47 = *(float *)r46;
+	r48 = r47 * 0x1p-01f;
+	r49 = r42 + r48;
+	r287 = r286;
+	r54 = r287 + 4ll;
+	r55 = *(float *)r54;
+	r56 = r55 * 0x1.99999ap-01f;
+	r57 = r49 - r56;
+	r59 = r33;
+	r288 = r39 + r59 * 4;
+	r61 = r288 + -4ll;
+	r62 = *(float *)r61;
+	r63 = r62 * 0x1.333334p-02f;
+	r64 = r57 - r63;
+	r67 = r288;
+	r68 = *(float *)r67;
+	r69 = r68 * 0x1.333334p-01f;
+	r70 = r64 + r69;
+	r289 = r288;
+	r74 = r289 + 4ll;
+	r75 = *(float *)r74;
+	r76 = r75 * 0x1.ccccccp-01f;
+	r77 = r70 - r76;
+	r78 = (u64)r26 + 1ull;
+	r79 = (u64)r78 * (u64)r5;
+	r80 = (u64)r79 + (u64)r28;
+	r290 = r39 + r80 * 4;
+	r82 = r290 + -4ll;
+	r83 = *(float *)r82;
+	r84 = r83 * 0x1.99999ap-02f;
+	r85 = r77 + r84;
+	r89 = r290;
+	r90 = *(float *)r89;
+	r91 = r90 * 0x1.666666p-01f;
+	r92 = r85 + r91;
+	r291 = r290;
+	r97 = r291 + 4ll;
+	r98 = *(float *)r97;
+	r99 = r98 * 0x1.99999ap-04f;
+	r100 = r92 + r99;
+	r101 = r102 + r33 * 4;
+	*(float *)r101 = r100;
+b53: // latch
 	r14 = r14 + r19;
-	r26 = r14 >= r9;
-	if (!r26) goto b15;
+	r29 = r14 >= r9;
+	if (!r29) goto b55;
 	r14 = r14 - r9;
 	r20 = r20 + 1ull;
-b15: // stepped
+b55: // stepped
 	r20 = r20 + r17;
-	goto b8;
-b16: // exit
+	goto b47;
+b56: // exit
 	return;
-b17: // divide in 64 bits
-	r117 = qd_div_u64(r13, r9);
+b57: // head (checked if)
+	r106 = r20;
+	r107 = r14;
+	r108 = r107 < r9;
+	if (!r108) goto b56;
+	r109 = r106 < r4;
+	if (!r109) goto b56;
+	r110 = r106 + 1ull;
+	r111 = (i64)r110;
+	r112 = r107 + 1ull;
+	r113 = (i64)r112;
+	r1 = (u64)r0 - 1ull;
+	r115 = r111 < r1;
+	if (!r115) goto b56;
+	r6 = (u64)r5 - 1ull;
+	r116 = r113 < r6;
+	if (!r116) goto b63;
+	r117 = (u64)r111 * (u64)r5;
+	r118 = (u64)r117 + (u64)r113;
+	r119 = (u64)r111 - 1ull;
+	r120 = (u64)r119 * (u64)r5;
+	r121 = (u64)r120 + (u64)r113;
+	r122 = (u64)r121 - 1ull;
+	if ((u64)r122 >= (u64)r40) { qd_site = 0; qd_x = r122; qd_y = r40; goto qd_fault; }
+	r292 = r39 + r121 * 4;
+	r123 = r292 + -4ll;
+	r124 = *(float *)r123;
+	r125 = r124 * 0x1.99999ap-03f;
+	r128 = r121;
+	if ((u64)r128 >= (u64)r40) { qd_site = 1; qd_x = r128; qd_y = r40; goto qd_fault; }
+	r129 = r292;
+	r130 = *(float *)r129;
+	r131 = r130 * 0x1p-01f;
+	r132 = r125 + r131;
+	r135 = r121;
+	r136 = (u64)r135 + 1ull;
+	if ((u64)r136 >= (u64)r40) { qd_site = 2; qd_x = r136; qd_y = r40; goto qd_fault; }
+	r293 = r292;
+	r137 = r293 + 4ll;
+	r138 = *(float *)r137;
+	r139 = r138 * 0x1.99999ap-01f;
+	r140 = r132 - r139;
+	r142 = r118;
+	r143 = (u64)r142 - 1ull;
+	if ((u64)r143 >= (u64)r40) { qd_site = 3; qd_x = r143; qd_y = r40; goto qd_fault; }
+	r294 = r39 + r142 * 4;
+	r144 = r294 + -4ll;
+	r145 = *(float *)r144;
+	r146 = r145 * 0x1.333334p-02f;
+	r147 = r140 - r146;
+	r149 = r118;
+	if ((u64)r149 >= (u64)r40) { qd_site = 4; qd_x = r149; qd_y = r40; goto qd_fault; }
+	r150 = r294;
+	r151 = *(float *)r150;
+	r152 = r151 * 0x1.333334p-01f;
+	r153 = r147 + r152;
+	r155 = r118;
+	r156 = (u64)r155 + 1ull;
+	if ((u64)r156 >= (u64)r40) { qd_site = 5; qd_x = r156; qd_y = r40; goto qd_fault; }
+	r295 = r294;
+	r157 = r295 + 4ll;
+	r158 = *(float *)r157;
+	r159 = r158 * 0x1.ccccccp-01f;
+	r160 = r153 - r159;
+	r161 = (u64)r111 + 1ull;
+	r162 = (u64)r161 * (u64)r5;
+	r163 = (u64)r162 + (u64)r113;
+	r164 = (u64)r163 - 1ull;
+	if ((u64)r164 >= (u64)r40) { qd_site = 6; qd_x = r164; qd_y = r40; goto qd_fault; }
+	r296 = r39 + r163 * 4;
+	r165 = r296 + -4ll;
+	r166 = *(float *)r165;
+	r167 = r166 * 0x1.99999ap-02f;
+	r168 = r160 + r167;
+	r171 = r163;
+	if ((u64)r171 >= (u64)r40) { qd_site = 7; qd_x = r171; qd_y = r40; goto qd_fault; }
+	r172 = r296;
+	r173 = *(float *)r172;
+	r174 = r173 * 0x1.666666p-01f;
+	r175 = r168 + r174;
+	r178 = r163;
+	r179 = (u64)r178 + 1ull;
+	if ((u64)r179 >= (u64)r40) { qd_site = 8; qd_x = r179; qd_y = r40; goto qd_fault; }
+	r297 = r296;
+	r180 = r297 + 4ll;
+	r181 = *(float *)r180;
+	r182 = r181 * 0x1.99999ap-04f;
+	r183 = r175 + r182;
+	if ((u64)r118 >= (u64)r103) { qd_site = 9; qd_x = r118; qd_y = r103; goto qd_fault; }
+	r184 = r102 + r118 * 4;
+	*(float *)r184 = r183;
+b63: // latch (checked if)
+	r14 = r14 + r19;
+	r114 = r14 >= r9;
+	if (!r114) goto b65;
+	r14 = r14 - r9;
+	r20 = r20 + 1ull;
+b65: // stepped (checked if)
+	r20 = r20 + r17;
+	goto b57;
+b66: // divide in 64 bits
+	r306 = qd_div_u64(r13, r9);
 	goto b7;
-b18: // divide in 64 bits
-	r109 = qd_div_u64(r11, r9);
+b67: // divide in 64 bits
+	r298 = qd_div_u64(r11, r9);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -18744,265 +21088,713 @@ qd_fault: {
 
 // Task 0 of kernel Conv3D(b []f32, a []f32, w i64, h i64, d i64), parallel.
 extern "C" __global__ void Conv3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
-	bool r2 = 0, r7 = 0, r12 = 0, r32 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
-	bool r44 = 0, r176 = 0, r184 = 0, r192 = 0, r200 = 0;
+	bool r2 = 0, r7 = 0, r12 = 0, r35 = 0, r36 = 0, r37 = 0, r44 = 0, r45 = 0;
+	bool r46 = 0, r47 = 0, r49 = 0, r174 = 0, r175 = 0, r176 = 0, r183 = 0, r184 = 0;
+	bool r185 = 0, r186 = 0, r187 = 0, r304 = 0, r305 = 0, r307 = 0, r312 = 0, r316 = 0;
+	bool r318 = 0, r322 = 0, r324 = 0, r325 = 0, r327 = 0, r330 = 0, r334 = 0, r336 = 0;
+	bool r340 = 0, r342 = 0, r345 = 0, r348 = 0, r350 = 0, r352 = 0, r354 = 0, r357 = 0;
+	bool r359 = 0, r361 = 0, r363 = 0, r365 = 0, r368 = 0, r371 = 0, r373 = 0, r375 = 0;
+	bool r377 = 0, r380 = 0, r383 = 0, r385 = 0, r387 = 0, r389 = 0, r391 = 0, r393 = 0;
+	bool r396 = 0, r398 = 0, r400 = 0, r403 = 0, r405 = 0, r407 = 0, r410 = 0, r412 = 0;
+	bool r414 = 0, r416 = 0, r418 = 0, r421 = 0, r424 = 0, r426 = 0, r428 = 0, r431 = 0;
+	bool r433 = 0, r435 = 0, r438 = 0, r440 = 0, r442 = 0, r445 = 0, r447 = 0, r449 = 0;
+	bool r451 = 0, r453 = 0, r456 = 0, r458 = 0, r460 = 0, r463 = 0, r465 = 0, r467 = 0;
+	bool r470 = 0, r472 = 0, r474 = 0, r476 = 0, r478 = 0, r481 = 0, r483 = 0, r485 = 0;
+	bool r487 = 0, r489 = 0, r492 = 0, r494 = 0, r496 = 0, r498 = 0, r500 = 0, r503 = 0;
+	bool r505 = 0, r507 = 0, r524 = 0, r532 = 0, r540 = 0, r548 = 0;
 	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r11 = 0, r15 = 0, r17 = 0;
-	i64 r34 = 0, r36 = 0, r38 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0;
-	i64 r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r58 = 0;
-	i64 r61 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r72 = 0;
-	i64 r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r82 = 0, r83 = 0, r84 = 0;
-	i64 r85 = 0, r86 = 0, r87 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0;
-	i64 r97 = 0, r98 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
-	i64 r109 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0, r123 = 0, r124 = 0;
-	i64 r125 = 0, r126 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r140 = 0;
-	i64 r141 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0, r150 = 0, r151 = 0, r152 = 0;
-	i64 r153 = 0, r154 = 0, r155 = 0, r156 = 0, r163 = 0, r164 = 0, r165 = 0;
-	u32 r175 = 0, r177 = 0, r178 = 0, r179 = 0, r183 = 0, r185 = 0, r186 = 0, r187 = 0;
-	u32 r191 = 0, r193 = 0, r194 = 0, r195 = 0, r199 = 0, r201 = 0, r202 = 0, r203 = 0;
+	i64 r39 = 0, r41 = 0, r43 = 0, r48 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0;
+	i64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r63 = 0;
+	i64 r66 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r77 = 0;
+	i64 r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r87 = 0, r88 = 0, r89 = 0;
+	i64 r90 = 0, r91 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0;
+	i64 r102 = 0, r103 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0;
+	i64 r114 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r128 = 0, r129 = 0;
+	i64 r130 = 0, r131 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r145 = 0;
+	i64 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r155 = 0, r156 = 0, r157 = 0;
+	i64 r158 = 0, r159 = 0, r160 = 0, r161 = 0, r168 = 0, r169 = 0, r170 = 0, r178 = 0;
+	i64 r180 = 0, r182 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0;
+	i64 r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r202 = 0, r203 = 0, r204 = 0;
+	i64 r205 = 0, r206 = 0, r207 = 0, r208 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0;
+	i64 r217 = 0, r218 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
+	i64 r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r244 = 0;
+	i64 r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r255 = 0, r256 = 0;
+	i64 r257 = 0, r258 = 0, r259 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r272 = 0;
+	i64 r273 = 0, r274 = 0, r275 = 0, r276 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
+	i64 r285 = 0, r286 = 0, r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0;
+	i64 r297 = 0, r306 = 0, r308 = 0, r309 = 0, r310 = 0, r311 = 0, r317 = 0, r319 = 0;
+	i64 r320 = 0, r321 = 0, r323 = 0, r326 = 0, r328 = 0, r329 = 0, r335 = 0, r337 = 0;
+	i64 r338 = 0, r339 = 0, r341 = 0, r343 = 0, r346 = 0, r349 = 0, r351 = 0, r353 = 0;
+	i64 r358 = 0, r360 = 0, r362 = 0, r364 = 0, r366 = 0, r367 = 0, r372 = 0, r374 = 0;
+	i64 r376 = 0, r378 = 0, r381 = 0, r392 = 0, r394 = 0, r399 = 0, r401 = 0, r406 = 0;
+	i64 r411 = 0, r413 = 0, r415 = 0, r417 = 0, r419 = 0, r420 = 0, r425 = 0, r427 = 0;
+	i64 r429 = 0, r434 = 0, r439 = 0, r441 = 0, r443 = 0, r448 = 0, r450 = 0, r452 = 0;
+	i64 r457 = 0, r459 = 0, r461 = 0, r466 = 0, r471 = 0, r473 = 0, r475 = 0, r477 = 0;
+	i64 r479 = 0, r484 = 0, r486 = 0, r488 = 0, r493 = 0, r495 = 0, r497 = 0, r499 = 0;
+	i64 r501 = 0;
+	u32 r523 = 0, r525 = 0, r526 = 0, r527 = 0, r531 = 0, r533 = 0, r534 = 0, r535 = 0;
+	u32 r539 = 0, r541 = 0, r542 = 0, r543 = 0, r547 = 0, r549 = 0, r550 = 0, r551 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r13 = 0, r14 = 0, r16 = 0, r18 = 0;
 	u64 r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0;
-	u64 r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r33 = 0, r35 = 0, r37 = 0;
-	u64 r172 = 0, r173 = 0, r174 = 0, r180 = 0, r181 = 0, r182 = 0, r188 = 0, r189 = 0;
-	u64 r190 = 0, r196 = 0, r197 = 0, r198 = 0;
-	float r59 = 0, r60 = 0, r69 = 0, r70 = 0, r71 = 0, r79 = 0, r80 = 0, r81 = 0;
-	float r89 = 0, r90 = 0, r91 = 0, r100 = 0, r101 = 0, r102 = 0, r111 = 0, r112 = 0;
-	float r113 = 0, r120 = 0, r121 = 0, r122 = 0, r128 = 0, r129 = 0, r130 = 0, r137 = 0;
-	float r138 = 0, r139 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0;
-	char *r56 = 0, *r57 = 0, *r68 = 0, *r78 = 0, *r88 = 0, *r99 = 0, *r110 = 0, *r119 = 0;
-	char *r127 = 0, *r136 = 0, *r146 = 0, *r157 = 0, *r161 = 0, *r162 = 0, *r166 = 0, *r167 = 0;
-	char *r168 = 0, *r169 = 0, *r170 = 0, *r171 = 0;
+	u64 r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
+	u64 r38 = 0, r40 = 0, r42 = 0, r171 = 0, r172 = 0, r173 = 0, r177 = 0, r179 = 0;
+	u64 r181 = 0, r303 = 0, r313 = 0, r314 = 0, r315 = 0, r331 = 0, r332 = 0, r333 = 0;
+	u64 r344 = 0, r347 = 0, r355 = 0, r356 = 0, r369 = 0, r370 = 0, r379 = 0, r382 = 0;
+	u64 r384 = 0, r386 = 0, r388 = 0, r390 = 0, r395 = 0, r397 = 0, r402 = 0, r404 = 0;
+	u64 r408 = 0, r409 = 0, r422 = 0, r423 = 0, r430 = 0, r432 = 0, r436 = 0, r437 = 0;
+	u64 r444 = 0, r446 = 0, r454 = 0, r455 = 0, r462 = 0, r464 = 0, r468 = 0, r469 = 0;
+	u64 r480 = 0, r482 = 0, r490 = 0, r491 = 0, r502 = 0, r504 = 0, r506 = 0, r520 = 0;
+	u64 r521 = 0, r522 = 0, r528 = 0, r529 = 0, r530 = 0, r536 = 0, r537 = 0, r538 = 0;
+	u64 r544 = 0, r545 = 0, r546 = 0;
+	float r64 = 0, r65 = 0, r74 = 0, r75 = 0, r76 = 0, r84 = 0, r85 = 0, r86 = 0;
+	float r94 = 0, r95 = 0, r96 = 0, r105 = 0, r106 = 0, r107 = 0, r116 = 0, r117 = 0;
+	float r118 = 0, r125 = 0, r126 = 0, r127 = 0, r133 = 0, r134 = 0, r135 = 0, r142 = 0;
+	float r143 = 0, r144 = 0, r152 = 0, r153 = 0, r154 = 0, r163 = 0, r164 = 0, r165 = 0;
+	float r200 = 0, r201 = 0, r210 = 0, r211 = 0, r212 = 0, r220 = 0, r221 = 0, r222 = 0;
+	float r230 = 0, r231 = 0, r232 = 0, r241 = 0, r242 = 0, r243 = 0, r252 = 0, r253 = 0;
+	float r254 = 0, r261 = 0, r262 = 0, r263 = 0, r269 = 0, r270 = 0, r271 = 0, r278 = 0;
+	float r279 = 0, r280 = 0, r288 = 0, r289 = 0, r290 = 0, r299 = 0, r300 = 0, r301 = 0;
+	char *r61 = 0, *r62 = 0, *r73 = 0, *r83 = 0, *r93 = 0, *r104 = 0, *r115 = 0, *r124 = 0;
+	char *r132 = 0, *r141 = 0, *r151 = 0, *r162 = 0, *r166 = 0, *r167 = 0, *r199 = 0, *r209 = 0;
+	char *r219 = 0, *r229 = 0, *r240 = 0, *r251 = 0, *r260 = 0, *r268 = 0, *r277 = 0, *r287 = 0;
+	char *r298 = 0, *r302 = 0, *r508 = 0, *r509 = 0, *r510 = 0, *r511 = 0, *r512 = 0, *r513 = 0;
+	char *r514 = 0, *r515 = 0, *r516 = 0, *r517 = 0, *r518 = 0, *r519 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p6;
 	r5 = p5;
 	r10 = p4;
-	r57 = p2;
-	r58 = p3;
-	r162 = p0;
-	r163 = p1;
+	r62 = p2;
+	r63 = p3;
+	r167 = p0;
+	r168 = p1;
 	r1 = (u64)r0 - 1ull;
 	r2 = r1 > 1ll;
-	if (!r2) goto b24;
+	if (!r2) goto b110;
 	r3 = (u64)r1;
 	r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 	r7 = r6 > 1ll;
-	if (!r7) goto b24;
+	if (!r7) goto b110;
 	r8 = (u64)r6;
 	r9 = r8 - 1ull;
 	r11 = (u64)r10 - 1ull;
 	r12 = r11 > 1ll;
-	if (!r12) goto b24;
+	if (!r12) goto b110;
 	r13 = (u64)r11;
 	r14 = r13 - 1ull;
 	r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r16 = (u64)r15;
 	r17 = (i64)((u64)gridDim.x * blockDim.x);
 	r18 = (u64)r17;
-	r173 = r16 | r14;
-	r174 = r173 >> 32;
-	r175 = (u32)r174;
-	r176 = r175 == 0u;
-	if (!r176) goto b28;
-	r177 = (u32)r16;
-	r178 = (u32)r14;
-	r179 = qd_div_u32(r177, r178);
-	r172 = (u64)r179;
+	r521 = r16 | r14;
+	r522 = r521 >> 32;
+	r523 = (u32)r522;
+	r524 = r523 == 0u;
+	if (!r524) goto b127;
+	r525 = (u32)r16;
+	r526 = (u32)r14;
+	r527 = qd_div_u32(r525, r526);
+	r520 = (u64)r527;
 b6: // setup
-	r20 = r172;
+	r20 = r520;
 	r21 = r20 * r14;
 	r19 = r16 - r21;
-	r181 = r18 | r14;
-	r182 = r181 >> 32;
-	r183 = (u32)r182;
-	r184 = r183 == 0u;
-	if (!r184) goto b27;
-	r185 = (u32)r18;
-	r186 = (u32)r14;
-	r187 = qd_div_u32(r185, r186);
-	r180 = (u64)r187;
+	r529 = r18 | r14;
+	r530 = r529 >> 32;
+	r531 = (u32)r530;
+	r532 = r531 == 0u;
+	if (!r532) goto b126;
+	r533 = (u32)r18;
+	r534 = (u32)r14;
+	r535 = qd_div_u32(r533, r534);
+	r528 = (u64)r535;
 b8: // setup
-	r22 = r180;
+	r22 = r528;
 	r23 = r22 * r14;
 	r24 = r18 - r23;
-	r189 = r20 | r9;
-	r190 = r189 >> 32;
-	r191 = (u32)r190;
-	r192 = r191 == 0u;
-	if (!r192) goto b26;
-	r193 = (u32)r20;
-	r194 = (u32)r9;
-	r195 = qd_div_u32(r193, r194);
-	r188 = (u64)r195;
+	r537 = r20 | r9;
+	r538 = r537 >> 32;
+	r539 = (u32)r538;
+	r540 = r539 == 0u;
+	if (!r540) goto b125;
+	r541 = (u32)r20;
+	r542 = (u32)r9;
+	r543 = qd_div_u32(r541, r542);
+	r536 = (u64)r543;
 b10: // setup
-	r26 = r188;
+	r26 = r536;
 	r27 = r26 * r9;
 	r25 = r20 - r27;
-	r197 = r22 | r9;
-	r198 = r197 >> 32;
-	r199 = (u32)r198;
-	r200 = r199 == 0u;
-	if (!r200) goto b25;
-	r201 = (u32)r22;
-	r202 = (u32)r9;
-	r203 = qd_div_u32(r201, r202);
-	r196 = (u64)r203;
+	r545 = r22 | r9;
+	r546 = r545 >> 32;
+	r547 = (u32)r546;
+	r548 = r547 == 0u;
+	if (!r548) goto b124;
+	r549 = (u32)r22;
+	r550 = (u32)r9;
+	r551 = qd_div_u32(r549, r550);
+	r544 = (u64)r551;
 b12: // setup
-	r28 = r196;
+	r28 = r544;
 	r29 = r28 * r9;
 	r30 = r22 - r29;
 	r31 = r26;
-b13: // head
-	r32 = r31 < r4;
-	if (!r32) goto b24;
-	r33 = r31 + 1ull;
-	r34 = (i64)r33;
-	r35 = r25 + 1ull;
-	r36 = (i64)r35;
-	r37 = r19 + 1ull;
-	r38 = (i64)r37;
+	r303 = (u64)r63;
+	r305 = r5 >= 0ll;
+	r308 = p6;
+	r309 = (u64)r308 + (u64)(-2ll);
+	r310 = (u64)r309 - 1ull;
+	r311 = (u64)r310 * (u64)r5;
+	r312 = r311 >= 0ll;
+	r313 = (u64)r310;
+	r314 = (u64)r5;
+	r315 = __umul64hi(r313, r314);
+	r316 = r315 == 0ull;
+	r318 = true;
+	r319 = p5;
+	r320 = (u64)r319 + (u64)(-2ll);
+	r321 = (u64)r311 + (u64)r320;
+	r322 = r321 >= 0ll;
+	r324 = true;
+	r325 = r10 >= 0ll;
+	r327 = true;
+	r328 = (u64)r321 - 1ull;
+	r329 = (u64)r328 * (u64)r10;
+	r330 = r329 >= 0ll;
+	r331 = (u64)r328;
+	r332 = (u64)r10;
+	r333 = __umul64hi(r331, r332);
+	r334 = r333 == 0ull;
+	r336 = true;
+	r337 = p4;
+	r338 = (u64)r337 + (u64)(-2ll);
+	r339 = (u64)r329 + (u64)r338;
+	r340 = r339 >= 0ll;
+	r342 = true;
+	r345 = true;
+	r346 = (u64)r339 - 1ull;
+	r347 = (u64)r346;
+	r348 = r347 < r303;
+	r349 = (u64)r309 + 1ull;
+	r350 = r349 >= 0ll;
+	r353 = (u64)r349 * (u64)r5;
+	r354 = r353 >= 0ll;
+	r355 = (u64)r349;
+	r356 = __umul64hi(r355, r314);
+	r357 = r356 == 0ull;
+	r358 = (u64)r5 * 2ull;
+	r359 = r358 >= 0ll;
+	r360 = (u64)r353 + (u64)r320;
+	r361 = r360 >= 0ll;
+	r362 = (u64)r358 + 1ull;
+	r363 = r362 >= 0ll;
+	r364 = (u64)r362 - 1ull;
+	r365 = r364 >= 0ll;
+	r366 = (u64)r360 - 1ull;
+	r367 = (u64)r366 * (u64)r10;
+	r368 = r367 >= 0ll;
+	r369 = (u64)r366;
+	r370 = __umul64hi(r369, r332);
+	r371 = r370 == 0ull;
+	r372 = (u64)r364 * (u64)r10;
+	r373 = r372 >= 0ll;
+	r374 = (u64)r367 + (u64)r338;
+	r375 = r374 >= 0ll;
+	r376 = (u64)r372 + 1ull;
+	r377 = r376 >= 0ll;
+	r378 = (u64)r376 - 1ull;
+	r379 = (u64)r378;
+	r380 = r379 < 9223372036854775808ull;
+	r381 = (u64)r374 - 1ull;
+	r382 = (u64)r381;
+	r383 = r382 < r303;
+	r385 = true;
+	r386 = (u64)r339;
+	r387 = r386 < r303;
+	r388 = (u64)r376;
+	r389 = r388 < 9223372036854775808ull;
+	r390 = (u64)r374;
+	r391 = r390 < r303;
+	r392 = (u64)r339 + 1ull;
+	r393 = r392 >= 0ll;
+	r396 = true;
+	r397 = (u64)r392;
+	r398 = r397 < r303;
+	r399 = (u64)r374 + 1ull;
+	r400 = r399 >= 0ll;
+	r401 = (u64)r376 + 1ull;
+	r402 = (u64)r401;
+	r403 = r402 < 9223372036854775808ull;
+	r404 = (u64)r399;
+	r405 = r404 < r303;
+	r406 = (u64)r309 * (u64)r5;
+	r407 = r406 >= 0ll;
+	r408 = (u64)r309;
+	r409 = __umul64hi(r408, r314);
+	r410 = r409 == 0ull;
+	r411 = r5;
+	r412 = r305;
+	r413 = (u64)r406 + (u64)r320;
+	r414 = r413 >= 0ll;
+	r415 = (u64)r411 + 1ull;
+	r416 = r415 >= 0ll;
+	r417 = (u64)r415 - 1ull;
+	r418 = r417 >= 0ll;
+	r419 = (u64)r413 - 1ull;
+	r420 = (u64)r419 * (u64)r10;
+	r421 = r420 >= 0ll;
+	r422 = (u64)r419;
+	r423 = __umul64hi(r422, r332);
+	r424 = r423 == 0ull;
+	r425 = (u64)r417 * (u64)r10;
+	r426 = r425 >= 0ll;
+	r427 = (u64)r420 + (u64)r338;
+	r428 = r427 >= 0ll;
+	r429 = (u64)r425 + 1ull;
+	r430 = (u64)r429;
+	r431 = r430 < 9223372036854775808ull;
+	r432 = (u64)r427;
+	r433 = r432 < r303;
+	r434 = (u64)r413 * (u64)r10;
+	r435 = r434 >= 0ll;
+	r436 = (u64)r413;
+	r437 = __umul64hi(r436, r332);
+	r438 = r437 == 0ull;
+	r439 = (u64)r415 * (u64)r10;
+	r440 = r439 >= 0ll;
+	r441 = (u64)r434 + (u64)r338;
+	r442 = r441 >= 0ll;
+	r443 = (u64)r439 + 1ull;
+	r444 = (u64)r443;
+	r445 = r444 < 9223372036854775808ull;
+	r446 = (u64)r441;
+	r447 = r446 < r303;
+	r448 = (u64)r413 + 1ull;
+	r449 = r448 >= 0ll;
+	r450 = (u64)r415 + 1ull;
+	r451 = r450 >= 0ll;
+	r452 = (u64)r448 * (u64)r10;
+	r453 = r452 >= 0ll;
+	r454 = (u64)r448;
+	r455 = __umul64hi(r454, r332);
+	r456 = r455 == 0ull;
+	r457 = (u64)r450 * (u64)r10;
+	r458 = r457 >= 0ll;
+	r459 = (u64)r452 + (u64)r338;
+	r460 = r459 >= 0ll;
+	r461 = (u64)r457 + 1ull;
+	r462 = (u64)r461;
+	r463 = r462 < 9223372036854775808ull;
+	r464 = (u64)r459;
+	r465 = r464 < r303;
+	r466 = (u64)r321 * (u64)r10;
+	r467 = r466 >= 0ll;
+	r468 = (u64)r321;
+	r469 = __umul64hi(r468, r332);
+	r470 = r469 == 0ull;
+	r471 = r10;
+	r472 = r325;
+	r473 = (u64)r466 + (u64)r338;
+	r474 = r473 >= 0ll;
+	r475 = (u64)r471 + 1ull;
+	r476 = r475 >= 0ll;
+	r477 = (u64)r473 + 1ull;
+	r478 = r477 >= 0ll;
+	r479 = (u64)r475 + 1ull;
+	r480 = (u64)r479;
+	r481 = r480 < 9223372036854775808ull;
+	r482 = (u64)r477;
+	r483 = r482 < r303;
+	r484 = (u64)r360 + 1ull;
+	r485 = r484 >= 0ll;
+	r486 = (u64)r362 + 1ull;
+	r487 = r486 >= 0ll;
+	r488 = (u64)r484 * (u64)r10;
+	r489 = r488 >= 0ll;
+	r490 = (u64)r484;
+	r491 = __umul64hi(r490, r332);
+	r492 = r491 == 0ull;
+	r493 = (u64)r486 * (u64)r10;
+	r494 = r493 >= 0ll;
+	r495 = (u64)r488 + (u64)r338;
+	r496 = r495 >= 0ll;
+	r497 = (u64)r493 + 1ull;
+	r498 = r497 >= 0ll;
+	r499 = (u64)r495 + 1ull;
+	r500 = r499 >= 0ll;
+	r501 = (u64)r497 + 1ull;
+	r502 = (u64)r501;
+	r503 = r502 < 9223372036854775808ull;
+	r504 = (u64)r499;
+	r505 = r504 < r303;
+	r506 = (u64)r168;
+	r507 = r446 < r506;
+	if (!r305) goto b111;
+	if (!r312) goto b111;
+	if (!r316) goto b111;
+	if (!r318) goto b111;
+	if (!r322) goto b111;
+	if (!r324) goto b111;
+	if (!r325) goto b111;
+	if (!r327) goto b111;
+	if (!r330) goto b111;
+	if (!r334) goto b111;
+	if (!r336) goto b111;
+	if (!r340) goto b111;
+	if (!r342) goto b111;
+	if (!r345) goto b111;
+	if (!r348) goto b111;
+	if (!r350) goto b111;
+	if (!r354) goto b111;
+	if (!r357) goto b111;
+	if (!r359) goto b111;
+	if (!r361) goto b111;
+	if (!r363) goto b111;
+	if (!r365) goto b111;
+	if (!r368) goto b111;
+	if (!r371) goto b111;
+	if (!r373) goto b111;
+	if (!r375) goto b111;
+	if (!r377) goto b111;
+	if (!r380) goto b111;
+	if (!r383) goto b111;
+	if (!r385) goto b111;
+	if (!r387) goto b111;
+	if (!r389) goto b111;
+	if (!r391) goto b111;
+	if (!r393) goto b111;
+	if (!r396) goto b111;
+	if (!r398) goto b111;
+	if (!r400) goto b111;
+	if (!r403) goto b111;
+	if (!r405) goto b111;
+	if (!r407) goto b111;
+	if (!r410) goto b111;
+	if (!r412) goto b111;
+	if (!r414) goto b111;
+	if (!r416) goto b111;
+	if (!r418) goto b111;
+	if (!r421) goto b111;
+	if (!r424) goto b111;
+	if (!r426) goto b111;
+	if (!r428) goto b111;
+	if (!r431) goto b111;
+	if (!r433) goto b111;
+	if (!r435) goto b111;
+	if (!r438) goto b111;
+	if (!r440) goto b111;
+	if (!r442) goto b111;
+	if (!r445) goto b111;
+	if (!r447) goto b111;
+	if (!r449) goto b111;
+	if (!r451) goto b111;
+	if (!r453) goto b111;
+	if (!r456) goto b111;
+	if (!r458) goto b111;
+	if (!r460) goto b111;
+	if (!r463) goto b111;
+	if (!r465) goto b111;
+	if (!r467) goto b111;
+	if (!r470) goto b111;
+	if (!r472) goto b111;
+	if (!r474) goto b111;
+	if (!r476) goto b111;
+	if (!r478) goto b111;
+	if (!r481) goto b111;
+	if (!r483) goto b111;
+	if (!r485) goto b111;
+	if (!r487) goto b111;
+	if (!r489) goto b111;
+	if (!r492) goto b111;
+	if (!r494) goto b111;
+	if (!r496) goto b111;
+	if (!r498) goto b111;
+	if (!r500) goto b111;
+	if (!r503) goto b111;
+	if (!r505) goto b111;
+	if (!r507) goto b111;
+b97: // head
+	r32 = r31;
+	r33 = r25;
+	r34 = r19;
+	r35 = r34 < r14;
+	if (!r35) goto b110;
+	r36 = r33 < r9;
+	if (!r36) goto b110;
+	r37 = r32 < r4;
+	if (!r37) goto b110;
+	r38 = r32 + 1ull;
+	r39 = (i64)r38;
+	r40 = r33 + 1ull;
+	r41 = (i64)r40;
+	r42 = r34 + 1ull;
+	r43 = (i64)r42;
 	r1 = (u64)r0 - 1ull;
-	r41 = r34 < r1;
-	if (!r41) goto b24;
+	r46 = r39 < r1;
+	if (!r46) goto b110;
 	r6 = (u64)r5 - 1ull;
-	r42 = r36 < r6;
-	if (!r42) goto b19;
+	r47 = r41 < r6;
+	if (!r47) goto b105;
 	r11 = (u64)r10 - 1ull;
-	r44 = r38 < r11;
-	if (!r44) goto b19;
-	r45 = (u64)r34 * (u64)r5;
-	r46 = (u64)r45 + (u64)r36;
-	r47 = (u64)r46 * (u64)r10;
-	r48 = (u64)r47 + (u64)r38;
-	r49 = (u64)r34 - 1ull;
-	r50 = (u64)r49 * (u64)r5;
-	r51 = (u64)r50 + (u64)r36;
-	r52 = (u64)r51 - 1ull;
-	r53 = (u64)r52 * (u64)r10;
-	r54 = (u64)r53 + (u64)r38;
-	r55 = (u64)r54 - 1ull;
-	if ((u64)r55 >= (u64)r58) { qd_site = 0; qd_x = r55; qd_y = r58; goto qd_fault; }
-	r166 = r57 + r54 * 4;
-	r56 = r166 + -4ll;
-	r59 = *(float *)r56;
-	r60 = r59 * 0x1p+01f;
-	r61 = (u64)r34 + 1ull;
-	r62 = (u64)r61 * (u64)r5;
-	r63 = (u64)r62 + (u64)r36;
-	r64 = (u64)r63 - 1ull;
-	r65 = (u64)r64 * (u64)r10;
-	r66 = (u64)r65 + (u64)r38;
-	r67 = (u64)r66 - 1ull;
-	if ((u64)r67 >= (u64)r58) { qd_site = 1; qd_x = r67; qd_y = r58; goto qd_fault; }
-	r167 = r57 + r66 * 4;
-	r68 = r167 + -4ll;
-	r69 = *(float *)r68;
-	r70 = r69 * 0x1p+02f;
-	r71 = r60 + r70;
-	r77 = r54;
-	if ((u64)r77 >= (u64)r58) { qd_site = 2; qd_x = r77; qd_y = r58; goto qd_fault; }
-	r78 = r166;
-	r79 = *(float *)r78;
-	r80 = r79 * 0x1.4p+02f;
-	r81 = r71 + r80;
-	r87 = r66;
-	if ((u64)r87 >= (u64)r58) { qd_site = 3; qd_x = r87; qd_y = r58; goto qd_fault; }
-	r88 = r167;
-	r89 = *(float *)r88;
-	r90 = r89 * 0x1.cp+02f;
-	r91 = r81 + r90;
-	r97 = r54;
-	r98 = (u64)r97 + 1ull;
-	if ((u64)r98 >= (u64)r58) { qd_site = 4; qd_x = r98; qd_y = r58; goto qd_fault; }
-	r168 = r166;
-	r99 = r168 + 4ll;
-	r100 = *(float *)r99;
-	r101 = r100 * 0x1p+03f;
-	r102 = r91 - r101;
-	r108 = r66;
-	r109 = (u64)r108 + 1ull;
-	if ((u64)r109 >= (u64)r58) { qd_site = 5; qd_x = r109; qd_y = r58; goto qd_fault; }
-	r169 = r167;
-	r110 = r169 + 4ll;
-	r111 = *(float *)r110;
-	r112 = r111 * 0x1.4p+03f;
-	r113 = r102 + r112;
-	r115 = r46;
-	r116 = (u64)r115 - 1ull;
-	r117 = (u64)r116 * (u64)r10;
-	r118 = (u64)r117 + (u64)r38;
-	if ((u64)r118 >= (u64)r58) { qd_site = 6; qd_x = r118; qd_y = r58; goto qd_fault; }
-	r119 = r57 + r118 * 4;
-	r120 = *(float *)r119;
-	r121 = r120 * 0x1.8p+01f;
-	r122 = r113 - r121;
-	r126 = r48;
-	if ((u64)r126 >= (u64)r58) { qd_site = 7; qd_x = r126; qd_y = r58; goto qd_fault; }
-	r127 = r57 + r126 * 4;
-	r128 = *(float *)r127;
-	r129 = r128 * 0x1.8p+02f;
-	r130 = r122 + r129;
-	r132 = r46;
-	r133 = (u64)r132 + 1ull;
-	r134 = (u64)r133 * (u64)r10;
-	r135 = (u64)r134 + (u64)r38;
-	if ((u64)r135 >= (u64)r58) { qd_site = 8; qd_x = r135; qd_y = r58; goto qd_fault; }
-	r136 = r57 + r135 * 4;
-	r137 = *(float *)r136;
-	r138 = r137 * 0x1.2p+03f;
-	r139 = r130 - r138;
-	r142 = r51;
-	r143 = (u64)r142 * (u64)r10;
-	r144 = (u64)r143 + (u64)r38;
-	r145 = (u64)r144 + 1ull;
-	if ((u64)r145 >= (u64)r58) { qd_site = 9; qd_x = r145; qd_y = r58; goto qd_fault; }
-	r170 = r57 + r144 * 4;
-	r146 = r170 + 4ll;
-	r147 = *(float *)r146;
-	r148 = r147 * 0x1p+01f;
-	r149 = r139 + r148;
-	r152 = r63;
-	r153 = (u64)r152 + 1ull;
-	r154 = (u64)r153 * (u64)r10;
-	r155 = (u64)r154 + (u64)r38;
-	r156 = (u64)r155 + 1ull;
-	if ((u64)r156 >= (u64)r58) { qd_site = 10; qd_x = r156; qd_y = r58; goto qd_fault; }
-	r171 = r57 + r155 * 4;
-	r157 = r171 + 4ll;
-	r158 = *(float *)r157;
-	r159 = r158 * 0x1p+02f;
-	r160 = r149 + r159;
-	if ((u64)r48 >= (u64)r163) { qd_site = 11; qd_x = r48; qd_y = r163; goto qd_fault; }
-	r161 = r162 + r48 * 4;
-	*(float *)r161 = r160;
-b19: // latch
+	r49 = r43 < r11;
+	if (!r49) goto b105;
+	r50 = (u64)r39 * (u64)r5;
+	r51 = (u64)r50 + (u64)r41;
+	r52 = (u64)r51 * (u64)r10;
+	r53 = (u64)r52 + (u64)r43;
+	r54 = (u64)r39 - 1ull;
+	r55 = (u64)r54 * (u64)r5;
+	r56 = (u64)r55 + (u64)r41;
+	r57 = (u64)r56 - 1ull;
+	r58 = (u64)r57 * (u64)r10;
+	r59 = (u64)r58 + (u64)r43;
+	r508 = r62 + r59 * 4;
+	r61 = r508 + -4ll;
+	r64 = *(float *)r61;
+	r65 = r64 * 0x1p+01f;
+	r66 = (u64)r39 + 1ull;
+	r67 = (u64)r66 * (u64)r5;
+	r68 = (u64)r67 + (u64)r41;
+	r69 = (u64)r68 - 1ull;
+	r70 = (u64)r69 * (u64)r10;
+	r71 = (u64)r70 + (u64)r43;
+	r509 = r62 + r71 * 4;
+	r73 = r509 + -4ll;
+	r74 = *(float *)r73;
+	r75 = r74 * 0x1p+02f;
+	r76 = r65 + r75;
+	r83 = r508;
+	r84 = *(float *)r83;
+	r85 = r84 * 0x1.4p+02f;
+	r86 = r76 + r85;
+	r93 = r509;
+	r94 = *(float *)r93;
+	r95 = r94 * 0x1.cp+02f;
+	r96 = r86 + r95;
+	r510 = r508;
+	r104 = r510 + 4ll;
+	r105 = *(float *)r104;
+	r106 = r105 * 0x1p+03f;
+	r107 = r96 - r106;
+	r511 = r509;
+	r115 = r511 + 4ll;
+	r116 = *(float *)r115;
+	r117 = r116 * 0x1.4p+03f;
+	r118 = r107 + r117;
+	r120 = r51;
+	r121 = (u64)r120 - 1ull;
+	r122 = (u64)r121 * (u64)r10;
+	r123 = (u64)r122 + (u64)r43;
+	r124 = r62 + r123 * 4;
+	r125 = *(float *)r124;
+	r126 = r125 * 0x1.8p+01f;
+	r127 = r118 - r126;
+	r131 = r53;
+	r132 = r62 + r131 * 4;
+	r133 = *(float *)r132;
+	r134 = r133 * 0x1.8p+02f;
+	r135 = r127 + r134;
+	r137 = r51;
+	r138 = (u64)r137 + 1ull;
+	r139 = (u64)r138 * (u64)r10;
+	r140 = (u64)r139 + (u64)r43;
+	r141 = r62 + r140 * 4;
+	r142 = *(float *)r141;
+	r143 = r142 * 0x1.2p+03f;
+	r144 = r135 - r143;
+	r147 = r56;
+	r148 = (u64)r147 * (u64)r10;
+	r149 = (u64)r148 + (u64)r43;
+	r512 = r62 + r149 * 4;
+	r151 = r512 + 4ll;
+	r152 = *(float *)r151;
+	r153 = r152 * 0x1p+01f;
+	r154 = r144 + r153;
+	r157 = r68;
+	r158 = (u64)r157 + 1ull;
+	r159 = (u64)r158 * (u64)r10;
+	r160 = (u64)r159 + (u64)r43;
+	r513 = r62 + r160 * 4;
+	r162 = r513 + 4ll;
+	r163 = *(float *)r162;
+	r164 = r163 * 0x1p+02f;
+	r165 = r154 + r164;
+	r166 = r167 + r53 * 4;
+	*(float *)r166 = r165;
+b105: // latch
 	r19 = r19 + r24;
-	r39 = r19 >= r14;
-	if (!r39) goto b21;
+	r44 = r19 >= r14;
+	if (!r44) goto b107;
 	r19 = r19 - r14;
 	r25 = r25 + 1ull;
-b21: // stepped
+b107: // stepped
 	r25 = r25 + r30;
-	r40 = r25 >= r9;
-	if (!r40) goto b23;
+	r45 = r25 >= r9;
+	if (!r45) goto b109;
 	r25 = r25 - r9;
 	r31 = r31 + 1ull;
-b23: // stepped
+b109: // stepped
 	r31 = r31 + r28;
-	goto b13;
-b24: // exit
+	goto b97;
+b110: // exit
 	return;
-b25: // divide in 64 bits
-	r196 = qd_div_u64(r22, r9);
+b111: // head (checked if)
+	r171 = r31;
+	r172 = r25;
+	r173 = r19;
+	r174 = r173 < r14;
+	if (!r174) goto b110;
+	r175 = r172 < r9;
+	if (!r175) goto b110;
+	r176 = r171 < r4;
+	if (!r176) goto b110;
+	r177 = r171 + 1ull;
+	r178 = (i64)r177;
+	r179 = r172 + 1ull;
+	r180 = (i64)r179;
+	r181 = r173 + 1ull;
+	r182 = (i64)r181;
+	r1 = (u64)r0 - 1ull;
+	r185 = r178 < r1;
+	if (!r185) goto b110;
+	r6 = (u64)r5 - 1ull;
+	r186 = r180 < r6;
+	if (!r186) goto b119;
+	r11 = (u64)r10 - 1ull;
+	r187 = r182 < r11;
+	if (!r187) goto b119;
+	r188 = (u64)r178 * (u64)r5;
+	r189 = (u64)r188 + (u64)r180;
+	r190 = (u64)r189 * (u64)r10;
+	r191 = (u64)r190 + (u64)r182;
+	r192 = (u64)r178 - 1ull;
+	r193 = (u64)r192 * (u64)r5;
+	r194 = (u64)r193 + (u64)r180;
+	r195 = (u64)r194 - 1ull;
+	r196 = (u64)r195 * (u64)r10;
+	r197 = (u64)r196 + (u64)r182;
+	r198 = (u64)r197 - 1ull;
+	if ((u64)r198 >= (u64)r63) { qd_site = 0; qd_x = r198; qd_y = r63; goto qd_fault; }
+	r514 = r62 + r197 * 4;
+	r199 = r514 + -4ll;
+	r200 = *(float *)r199;
+	r201 = r200 * 0x1p+01f;
+	r202 = (u64)r178 + 1ull;
+	r203 = (u64)r202 * (u64)r5;
+	r204 = (u64)r203 + (u64)r180;
+	r205 = (u64)r204 - 1ull;
+	r206 = (u64)r205 * (u64)r10;
+	r207 = (u64)r206 + (u64)r182;
+	r208 = (u64)r207 - 1ull;
+	if ((u64)r208 >= (u64)r63) { qd_site = 1; qd_x = r208; qd_y = r63; goto qd_fault; }
+	r515 = r62 + r207 * 4;
+	r209 = r515 + -4ll;
+	r210 = *(float *)r209;
+	r211 = r210 * 0x1p+02f;
+	r212 = r201 + r211;
+	r218 = r197;
+	if ((u64)r218 >= (u64)r63) { qd_site = 2; qd_x = r218; qd_y = r63; goto qd_fault; }
+	r219 = r514;
+	r220 = *(float *)r219;
+	r221 = r220 * 0x1.4p+02f;
+	r222 = r212 + r221;
+	r228 = r207;
+	if ((u64)r228 >= (u64)r63) { qd_site = 3; qd_x = r228; qd_y = r63; goto qd_fault; }
+	r229 = r515;
+	r230 = *(float *)r229;
+	r231 = r230 * 0x1.cp+02f;
+	r232 = r222 + r231;
+	r238 = r197;
+	r239 = (u64)r238 + 1ull;
+	if ((u64)r239 >= (u64)r63) { qd_site = 4; qd_x = r239; qd_y = r63; goto qd_fault; }
+	r516 = r514;
+	r240 = r516 + 4ll;
+	r241 = *(float *)r240;
+	r242 = r241 * 0x1p+03f;
+	r243 = r232 - r242;
+	r249 = r207;
+	r250 = (u64)r249 + 1ull;
+	if ((u64)r250 >= (u64)r63) { qd_site = 5; qd_x = r250; qd_y = r63; goto qd_fault; }
+	r517 = r515;
+	r251 = r517 + 4ll;
+	r252 = *(float *)r251;
+	r253 = r252 * 0x1.4p+03f;
+	r254 = r243 + r253;
+	r256 = r189;
+	r257 = (u64)r256 - 1ull;
+	r258 = (u64)r257 * (u64)r10;
+	r259 = (u64)r258 + (u64)r182;
+	if ((u64)r259 >= (u64)r63) { qd_site = 6; qd_x = r259; qd_y = r63; goto qd_fault; }
+	r260 = r62 + r259 * 4;
+	r261 = *(float *)r260;
+	r262 = r261 * 0x1.8p+01f;
+	r263 = r254 - r262;
+	r267 = r191;
+	if ((u64)r267 >= (u64)r63) { qd_site = 7; qd_x = r267; qd_y = r63; goto qd_fault; }
+	r268 = r62 + r267 * 4;
+	r269 = *(float *)r268;
+	r270 = r269 * 0x1.8p+02f;
+	r271 = r263 + r270;
+	r273 = r189;
+	r274 = (u64)r273 + 1ull;
+	r275 = (u64)r274 * (u64)r10;
+	r276 = (u64)r275 + (u64)r182;
+	if ((u64)r276 >= (u64)r63) { qd_site = 8; qd_x = r276; qd_y = r63; goto qd_fault; }
+	r277 = r62 + r276 * 4;
+	r278 = *(float *)r277;
+	r279 = r278 * 0x1.2p+03f;
+	r280 = r271 - r279;
+	r283 = r194;
+	r284 = (u64)r283 * (u64)r10;
+	r285 = (u64)r284 + (u64)r182;
+	r286 = (u64)r285 + 1ull;
+	if ((u64)r286 >= (u64)r63) { qd_site = 9; qd_x = r286; qd_y = r63; goto qd_fault; }
+	r518 = r62 + r285 * 4;
+	r287 = r518 + 4ll;
+	r288 = *(float *)r287;
+	r289 = r288 * 0x1p+01f;
+	r290 = r280 + r289;
+	r293 = r204;
+	r294 = (u64)r293 + 1ull;
+	r295 = (u64)r294 * (u64)r10;
+	r296 = (u64)r295 + (u64)r182;
+	r297 = (u64)r296 + 1ull;
+	if ((u64)r297 >= (u64)r63) { qd_site = 10; qd_x = r297; qd_y = r63; goto qd_fault; }
+	r519 = r62 + r296 * 4;
+	r298 = r519 + 4ll;
+	r299 = *(float *)r298;
+	r300 = r299 * 0x1p+02f;
+	r301 = r290 + r300;
+	if ((u64)r191 >= (u64)r168) { qd_site = 11; qd_x = r191; qd_y = r168; goto qd_fault; }
+	r302 = r167 + r191 * 4;
+	*(float *)r302 = r301;
+b119: // latch (checked if)
+	r19 = r19 + r24;
+	r183 = r19 >= r14;
+	if (!r183) goto b121;
+	r19 = r19 - r14;
+	r25 = r25 + 1ull;
+b121: // stepped (checked if)
+	r25 = r25 + r30;
+	r184 = r25 >= r9;
+	if (!r184) goto b123;
+	r25 = r25 - r9;
+	r31 = r31 + 1ull;
+b123: // stepped (checked if)
+	r31 = r31 + r28;
+	goto b111;
+b124: // divide in 64 bits
+	r544 = qd_div_u64(r22, r9);
 	goto b12;
-b26: // divide in 64 bits
-	r188 = qd_div_u64(r20, r9);
+b125: // divide in 64 bits
+	r536 = qd_div_u64(r20, r9);
 	goto b10;
-b27: // divide in 64 bits
-	r180 = qd_div_u64(r18, r14);
+b126: // divide in 64 bits
+	r528 = qd_div_u64(r18, r14);
 	goto b8;
-b28: // divide in 64 bits
-	r172 = qd_div_u64(r16, r14);
+b127: // divide in 64 bits
+	r520 = qd_div_u64(r16, r14);
 	goto b6;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -19019,137 +21811,304 @@ qd_fault: {
 
 // Task 0 of kernel Stencil5(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Stencil5_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r2 = 0, r7 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r75 = 0, r83 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r23 = 0, r25 = 0;
-	i64 r29 = 0, r30 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	i64 r42 = 0, r43 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r54 = 0, r55 = 0;
-	i64 r56 = 0, r66 = 0, r67 = 0, r68 = 0;
-	u32 r74 = 0, r76 = 0, r77 = 0, r78 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0;
+	bool r2 = 0, r7 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0, r31 = 0, r74 = 0;
+	bool r75 = 0, r80 = 0, r81 = 0, r82 = 0, r118 = 0, r119 = 0, r123 = 0, r127 = 0;
+	bool r129 = 0, r133 = 0, r136 = 0, r138 = 0, r139 = 0, r142 = 0, r145 = 0, r147 = 0;
+	bool r150 = 0, r152 = 0, r154 = 0, r157 = 0, r160 = 0, r162 = 0, r164 = 0, r167 = 0;
+	bool r169 = 0, r171 = 0, r173 = 0, r175 = 0, r178 = 0, r180 = 0, r182 = 0, r185 = 0;
+	bool r187 = 0, r189 = 0, r198 = 0, r206 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
+	i64 r32 = 0, r33 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
+	i64 r45 = 0, r46 = 0, r47 = 0, r51 = 0, r52 = 0, r53 = 0, r57 = 0, r58 = 0;
+	i64 r59 = 0, r69 = 0, r70 = 0, r71 = 0, r77 = 0, r79 = 0, r83 = 0, r84 = 0;
+	i64 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r94 = 0, r95 = 0, r96 = 0;
+	i64 r100 = 0, r101 = 0, r102 = 0, r106 = 0, r107 = 0, r108 = 0, r120 = 0, r121 = 0;
+	i64 r122 = 0, r128 = 0, r130 = 0, r131 = 0, r132 = 0, r134 = 0, r140 = 0, r143 = 0;
+	i64 r146 = 0, r148 = 0, r153 = 0, r155 = 0, r156 = 0, r161 = 0, r163 = 0, r165 = 0;
+	i64 r170 = 0, r172 = 0, r174 = 0, r179 = 0, r181 = 0, r183 = 0;
+	u32 r197 = 0, r199 = 0, r200 = 0, r201 = 0, r205 = 0, r207 = 0, r208 = 0, r209 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0, r71 = 0;
-	u64 r72 = 0, r73 = 0, r79 = 0, r80 = 0, r81 = 0;
-	float r34 = 0, r41 = 0, r46 = 0, r47 = 0, r52 = 0, r53 = 0, r58 = 0, r59 = 0;
-	float r60 = 0, r61 = 0, r62 = 0, r63 = 0;
-	char *r31 = 0, *r32 = 0, *r40 = 0, *r45 = 0, *r51 = 0, *r57 = 0, *r64 = 0, *r65 = 0;
-	char *r69 = 0, *r70 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
+	u64 r27 = 0, r72 = 0, r73 = 0, r76 = 0, r78 = 0, r117 = 0, r124 = 0, r125 = 0;
+	u64 r126 = 0, r135 = 0, r137 = 0, r141 = 0, r144 = 0, r149 = 0, r151 = 0, r158 = 0;
+	u64 r159 = 0, r166 = 0, r168 = 0, r176 = 0, r177 = 0, r184 = 0, r186 = 0, r188 = 0;
+	u64 r194 = 0, r195 = 0, r196 = 0, r202 = 0, r203 = 0, r204 = 0;
+	float r37 = 0, r44 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0, r61 = 0, r62 = 0;
+	float r63 = 0, r64 = 0, r65 = 0, r66 = 0, r86 = 0, r93 = 0, r98 = 0, r99 = 0;
+	float r104 = 0, r105 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0;
+	char *r34 = 0, *r35 = 0, *r43 = 0, *r48 = 0, *r54 = 0, *r60 = 0, *r67 = 0, *r68 = 0;
+	char *r85 = 0, *r92 = 0, *r97 = 0, *r103 = 0, *r109 = 0, *r116 = 0, *r190 = 0, *r191 = 0;
+	char *r192 = 0, *r193 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p5;
 	r5 = p4;
-	r32 = p2;
-	r33 = p3;
-	r65 = p0;
-	r66 = p1;
+	r35 = p2;
+	r36 = p3;
+	r68 = p0;
+	r69 = p1;
 	r1 = (u64)r0 - 1ull;
 	r2 = r1 > 1ll;
-	if (!r2) goto b16;
+	if (!r2) goto b43;
 	r3 = (u64)r1;
 	r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 	r7 = r6 > 1ll;
-	if (!r7) goto b16;
+	if (!r7) goto b43;
 	r8 = (u64)r6;
 	r9 = r8 - 1ull;
 	r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r11 = (u64)r10;
 	r12 = (i64)((u64)gridDim.x * blockDim.x);
 	r13 = (u64)r12;
-	r72 = r11 | r9;
-	r73 = r72 >> 32;
-	r74 = (u32)r73;
-	r75 = r74 == 0u;
-	if (!r75) goto b18;
-	r76 = (u32)r11;
-	r77 = (u32)r9;
-	r78 = qd_div_u32(r76, r77);
-	r71 = (u64)r78;
+	r195 = r11 | r9;
+	r196 = r195 >> 32;
+	r197 = (u32)r196;
+	r198 = r197 == 0u;
+	if (!r198) goto b54;
+	r199 = (u32)r11;
+	r200 = (u32)r9;
+	r201 = qd_div_u32(r199, r200);
+	r194 = (u64)r201;
 b5: // setup
-	r15 = r71;
+	r15 = r194;
 	r16 = r15 * r9;
 	r14 = r11 - r16;
-	r80 = r13 | r9;
-	r81 = r80 >> 32;
-	r82 = (u32)r81;
-	r83 = r82 == 0u;
-	if (!r83) goto b17;
-	r84 = (u32)r13;
-	r85 = (u32)r9;
-	r86 = qd_div_u32(r84, r85);
-	r79 = (u64)r86;
+	r203 = r13 | r9;
+	r204 = r203 >> 32;
+	r205 = (u32)r204;
+	r206 = r205 == 0u;
+	if (!r206) goto b53;
+	r207 = (u32)r13;
+	r208 = (u32)r9;
+	r209 = qd_div_u32(r207, r208);
+	r202 = (u64)r209;
 b7: // setup
-	r17 = r79;
+	r17 = r202;
 	r18 = r17 * r9;
 	r19 = r13 - r18;
 	r20 = r15;
-b8: // head
-	r21 = r20 < r4;
-	if (!r21) goto b16;
-	r22 = r20 + 1ull;
-	r23 = (i64)r22;
-	r24 = r14 + 1ull;
-	r25 = (i64)r24;
+	r117 = (u64)r36;
+	r118 = r5 >= 0ll;
+	r120 = p5;
+	r121 = (u64)r120 + (u64)(-2ll);
+	r122 = (u64)r121 * (u64)r5;
+	r123 = r122 >= 0ll;
+	r124 = (u64)r121;
+	r125 = (u64)r5;
+	r126 = __umul64hi(r124, r125);
+	r127 = r126 == 0ull;
+	r128 = r5;
+	r129 = r118;
+	r130 = p4;
+	r131 = (u64)r130 + (u64)(-2ll);
+	r132 = (u64)r122 + (u64)r131;
+	r133 = r132 >= 0ll;
+	r134 = (u64)r128 + 1ull;
+	r135 = (u64)r134;
+	r136 = r135 < 9223372036854775808ull;
+	r137 = (u64)r132;
+	r138 = r137 < r117;
+	r139 = r134 >= 0ll;
+	r140 = (u64)r134 - 1ull;
+	r141 = (u64)r140;
+	r142 = r141 < 9223372036854775808ull;
+	r143 = (u64)r132 - 1ull;
+	r144 = (u64)r143;
+	r145 = r144 < r117;
+	r146 = (u64)r132 + 1ull;
+	r147 = r146 >= 0ll;
+	r148 = (u64)r134 + 1ull;
+	r149 = (u64)r148;
+	r150 = r149 < 9223372036854775808ull;
+	r151 = (u64)r146;
+	r152 = r151 < r117;
+	r155 = (u64)r121 - 1ull;
+	r156 = (u64)r155 * (u64)r5;
+	r157 = r156 >= 0ll;
+	r158 = (u64)r155;
+	r159 = __umul64hi(r158, r125);
+	r160 = r159 == 0ull;
+	r162 = true;
+	r163 = (u64)r156 + (u64)r131;
+	r164 = r163 >= 0ll;
+	r167 = true;
+	r168 = (u64)r163;
+	r169 = r168 < r117;
+	r170 = (u64)r121 + 1ull;
+	r171 = r170 >= 0ll;
+	r174 = (u64)r170 * (u64)r5;
+	r175 = r174 >= 0ll;
+	r176 = (u64)r170;
+	r177 = __umul64hi(r176, r125);
+	r178 = r177 == 0ull;
+	r179 = (u64)r5 * 2ull;
+	r180 = r179 >= 0ll;
+	r181 = (u64)r174 + (u64)r131;
+	r182 = r181 >= 0ll;
+	r183 = (u64)r179 + 1ull;
+	r184 = (u64)r183;
+	r185 = r184 < 9223372036854775808ull;
+	r186 = (u64)r181;
+	r187 = r186 < r117;
+	r188 = (u64)r69;
+	r189 = r137 < r188;
+	if (!r118) goto b44;
+	if (!r123) goto b44;
+	if (!r127) goto b44;
+	if (!r129) goto b44;
+	if (!r133) goto b44;
+	if (!r136) goto b44;
+	if (!r138) goto b44;
+	if (!r139) goto b44;
+	if (!r142) goto b44;
+	if (!r145) goto b44;
+	if (!r147) goto b44;
+	if (!r150) goto b44;
+	if (!r152) goto b44;
+	if (!r157) goto b44;
+	if (!r160) goto b44;
+	if (!r162) goto b44;
+	if (!r164) goto b44;
+	if (!r167) goto b44;
+	if (!r169) goto b44;
+	if (!r171) goto b44;
+	if (!r175) goto b44;
+	if (!r178) goto b44;
+	if (!r180) goto b44;
+	if (!r182) goto b44;
+	if (!r185) goto b44;
+	if (!r187) goto b44;
+	if (!r189) goto b44;
+b34: // head
+	r21 = r20;
+	r22 = r14;
+	r23 = r22 < r9;
+	if (!r23) goto b43;
+	r24 = r21 < r4;
+	if (!r24) goto b43;
+	r25 = r21 + 1ull;
+	r26 = (i64)r25;
+	r27 = r22 + 1ull;
+	r28 = (i64)r27;
 	r1 = (u64)r0 - 1ull;
-	r27 = r23 < r1;
-	if (!r27) goto b16;
+	r30 = r26 < r1;
+	if (!r30) goto b43;
 	r6 = (u64)r5 - 1ull;
-	r28 = r25 < r6;
-	if (!r28) goto b13;
-	r29 = (u64)r23 * (u64)r5;
-	r30 = (u64)r29 + (u64)r25;
-	if ((u64)r30 >= (u64)r33) { qd_site = 0; qd_x = r30; qd_y = r33; goto qd_fault; }
-	r31 = r32 + r30 * 4;
-	r34 = *(float *)r31;
-	r36 = r30;
-	r38 = r30;
-	r39 = (u64)r38 - 1ull;
-	if ((u64)r39 >= (u64)r33) { qd_site = 1; qd_x = r39; qd_y = r33; goto qd_fault; }
-	r69 = r31;
-	r40 = r69 + -4ll;
-	r41 = *(float *)r40;
-	r43 = r30;
-	r44 = (u64)r43 + 1ull;
-	if ((u64)r44 >= (u64)r33) { qd_site = 2; qd_x = r44; qd_y = r33; goto qd_fault; }
-	r70 = r31;
-	r45 = r70 + 4ll;
-	r46 = *(float *)r45;
-	r47 = r41 + r46;
-	r48 = (u64)r23 - 1ull;
-	r49 = (u64)r48 * (u64)r5;
-	r50 = (u64)r49 + (u64)r25;
-	if ((u64)r50 >= (u64)r33) { qd_site = 3; qd_x = r50; qd_y = r33; goto qd_fault; }
-	r51 = r32 + r50 * 4;
-	r52 = *(float *)r51;
-	r53 = r47 + r52;
-	r54 = (u64)r23 + 1ull;
-	r55 = (u64)r54 * (u64)r5;
-	r56 = (u64)r55 + (u64)r25;
-	if ((u64)r56 >= (u64)r33) { qd_site = 4; qd_x = r56; qd_y = r33; goto qd_fault; }
-	r57 = r32 + r56 * 4;
-	r58 = *(float *)r57;
-	r59 = r53 + r58;
-	r60 = r34 * 0x1p+02f;
-	r61 = r59 - r60;
-	r62 = r61 * 0x1.99999ap-03f;
-	r63 = r34 + r62;
-	if ((u64)r36 >= (u64)r66) { qd_site = 5; qd_x = r36; qd_y = r66; goto qd_fault; }
-	r64 = r65 + r36 * 4;
-	*(float *)r64 = r63;
-b13: // latch
+	r31 = r28 < r6;
+	if (!r31) goto b40;
+	r32 = (u64)r26 * (u64)r5;
+	r33 = (u64)r32 + (u64)r28;
+	r34 = r35 + r33 * 4;
+	r37 = *(float *)r34;
+	r39 = r33;
+	r190 = r34;
+	r43 = r190 + -4ll;
+	r44 = *(float *)r43;
+	r191 = r34;
+	r48 = r191 + 4ll;
+	r49 = *(float *)r48;
+	r50 = r44 + r49;
+	r51 = (u64)r26 - 1ull;
+	r52 = (u64)r51 * (u64)r5;
+	r53 = (u64)r52 + (u64)r28;
+	r54 = r35 + r53 * 4;
+	r55 = *(float *)r54;
+	r56 = r50 + r55;
+	r57 = (u64)r26 + 1ull;
+	r58 = (u64)r57 * (u64)r5;
+	r59 = (u64)r58 + (u64)r28;
+	r60 = r35 + r59 * 4;
+	r61 = *(float *)r60;
+	r62 = r56 + r61;
+	r63 = r37 * 0x1p+02f;
+	r64 = r62 - r63;
+	r65 = r64 * 0x1.99999ap-03f;
+	r66 = r37 + r65;
+	r67 = r68 + r39 * 4;
+	*(float *)r67 = r66;
+b40: // latch
 	r14 = r14 + r19;
-	r26 = r14 >= r9;
-	if (!r26) goto b15;
+	r29 = r14 >= r9;
+	if (!r29) goto b42;
 	r14 = r14 - r9;
 	r20 = r20 + 1ull;
-b15: // stepped
+b42: // stepped
 	r20 = r20 + r17;
-	goto b8;
-b16: // exit
+	goto b34;
+b43: // exit
 	return;
-b17: // divide in 64 bits
-	r79 = qd_div_u64(r13, r9);
+b44: // head (checked if)
+	r72 = r20;
+	r73 = r14;
+	r74 = r73 < r9;
+	if (!r74) goto b43;
+	r75 = r72 < r4;
+	if (!r75) goto b43;
+	r76 = r72 + 1ull;
+	r77 = (i64)r76;
+	r78 = r73 + 1ull;
+	r79 = (i64)r78;
+	r1 = (u64)r0 - 1ull;
+	r81 = r77 < r1;
+	if (!r81) goto b43;
+	r6 = (u64)r5 - 1ull;
+	r82 = r79 < r6;
+	if (!r82) goto b50;
+	r83 = (u64)r77 * (u64)r5;
+	r84 = (u64)r83 + (u64)r79;
+	if ((u64)r84 >= (u64)r36) { qd_site = 0; qd_x = r84; qd_y = r36; goto qd_fault; }
+	r85 = r35 + r84 * 4;
+	r86 = *(float *)r85;
+	r88 = r84;
+	r90 = r84;
+	r91 = (u64)r90 - 1ull;
+	if ((u64)r91 >= (u64)r36) { qd_site = 1; qd_x = r91; qd_y = r36; goto qd_fault; }
+	r192 = r85;
+	r92 = r192 + -4ll;
+	r93 = *(float *)r92;
+	r95 = r84;
+	r96 = (u64)r95 + 1ull;
+	if ((u64)r96 >= (u64)r36) { qd_site = 2; qd_x = r96; qd_y = r36; goto qd_fault; }
+	r193 = r85;
+	r97 = r193 + 4ll;
+	r98 = *(float *)r97;
+	r99 = r93 + r98;
+	r100 = (u64)r77 - 1ull;
+	r101 = (u64)r100 * (u64)r5;
+	r102 = (u64)r101 + (u64)r79;
+	if ((u64)r102 >= (u64)r36) { qd_site = 3; qd_x = r102; qd_y = r36; goto qd_fault; }
+	r103 = r35 + r102 * 4;
+	r104 = *(float *)r103;
+	r105 = r99 + r104;
+	r106 = (u64)r77 + 1ull;
+	r107 = (u64)r106 * (u64)r5;
+	r108 = (u64)r107 + (u64)r79;
+	if ((u64)r108 >= (u64)r36) { qd_site = 4; qd_x = r108; qd_y = r36; goto qd_fault; }
+	r109 = r35 + r108 * 4;
+	r110 = *(float *)r109;
+	r111 = r105 + r110;
+	r112 = r86 * 0x1p+02f;
+	r113 = r111 - r112;
+	r114 = r113 * 0x1.99999ap-03f;
+	r115 = r86 + r114;
+	if ((u64)r88 >= (u64)r69) { qd_site = 5; qd_x = r88; qd_y = r69; goto qd_fault; }
+	r116 = r68 + r88 * 4;
+	*(float *)r116 = r115;
+b50: // latch (checked if)
+	r14 = r14 + r19;
+	r80 = r14 >= r9;
+	if (!r80) goto b52;
+	r14 = r14 - r9;
+	r20 = r20 + 1ull;
+b52: // stepped (checked if)
+	r20 = r20 + r17;
+	goto b44;
+b53: // divide in 64 bits
+	r202 = qd_div_u64(r13, r9);
 	goto b7;
-b18: // divide in 64 bits
-	r71 = qd_div_u64(r11, r9);
+b54: // divide in 64 bits
+	r194 = qd_div_u64(r11, r9);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -19166,169 +22125,395 @@ qd_fault: {
 
 // Task 0 of kernel Stencil9(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Stencil9_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r2 = 0, r7 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r107 = 0, r115 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r23 = 0, r25 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0;
-	i64 r40 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r51 = 0, r52 = 0, r53 = 0;
-	i64 r54 = 0, r58 = 0, r59 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0, r69 = 0;
-	i64 r70 = 0, r71 = 0, r75 = 0, r76 = 0, r77 = 0, r81 = 0, r82 = 0, r85 = 0;
-	i64 r86 = 0, r94 = 0, r95 = 0, r96 = 0;
-	u32 r106 = 0, r108 = 0, r109 = 0, r110 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0;
+	bool r2 = 0, r7 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0, r31 = 0, r102 = 0;
+	bool r103 = 0, r108 = 0, r109 = 0, r110 = 0, r174 = 0, r175 = 0, r177 = 0, r182 = 0;
+	bool r186 = 0, r188 = 0, r192 = 0, r194 = 0, r197 = 0, r200 = 0, r202 = 0, r205 = 0;
+	bool r207 = 0, r209 = 0, r211 = 0, r213 = 0, r216 = 0, r218 = 0, r220 = 0, r222 = 0;
+	bool r225 = 0, r228 = 0, r230 = 0, r233 = 0, r235 = 0, r237 = 0, r239 = 0, r241 = 0;
+	bool r244 = 0, r246 = 0, r248 = 0, r250 = 0, r253 = 0, r256 = 0, r258 = 0, r261 = 0;
+	bool r263 = 0, r265 = 0, r267 = 0, r269 = 0, r271 = 0, r273 = 0, r290 = 0, r298 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0;
+	i64 r43 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r54 = 0, r55 = 0, r56 = 0;
+	i64 r57 = 0, r61 = 0, r62 = 0, r63 = 0, r66 = 0, r67 = 0, r68 = 0, r72 = 0;
+	i64 r73 = 0, r74 = 0, r78 = 0, r79 = 0, r80 = 0, r84 = 0, r85 = 0, r88 = 0;
+	i64 r89 = 0, r97 = 0, r98 = 0, r99 = 0, r105 = 0, r107 = 0, r111 = 0, r112 = 0;
+	i64 r113 = 0, r114 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r124 = 0, r125 = 0;
+	i64 r126 = 0, r127 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r138 = 0, r139 = 0;
+	i64 r140 = 0, r143 = 0, r144 = 0, r145 = 0, r149 = 0, r150 = 0, r151 = 0, r155 = 0;
+	i64 r156 = 0, r157 = 0, r161 = 0, r162 = 0, r165 = 0, r166 = 0, r176 = 0, r178 = 0;
+	i64 r179 = 0, r180 = 0, r181 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0, r193 = 0;
+	i64 r195 = 0, r198 = 0, r201 = 0, r203 = 0, r208 = 0, r210 = 0, r212 = 0, r217 = 0;
+	i64 r219 = 0, r221 = 0, r223 = 0, r226 = 0, r229 = 0, r231 = 0, r240 = 0, r245 = 0;
+	i64 r247 = 0, r249 = 0, r251 = 0, r254 = 0, r257 = 0, r259 = 0;
+	u32 r289 = 0, r291 = 0, r292 = 0, r293 = 0, r297 = 0, r299 = 0, r300 = 0, r301 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0, r103 = 0;
-	u64 r104 = 0, r105 = 0, r111 = 0, r112 = 0, r113 = 0;
-	float r36 = 0, r42 = 0, r43 = 0, r49 = 0, r50 = 0, r56 = 0, r57 = 0, r62 = 0;
-	float r67 = 0, r68 = 0, r73 = 0, r74 = 0, r79 = 0, r80 = 0, r83 = 0, r84 = 0;
-	float r88 = 0, r89 = 0, r90 = 0, r91 = 0;
-	char *r33 = 0, *r34 = 0, *r41 = 0, *r48 = 0, *r55 = 0, *r61 = 0, *r66 = 0, *r72 = 0;
-	char *r78 = 0, *r87 = 0, *r92 = 0, *r93 = 0, *r97 = 0, *r98 = 0, *r99 = 0, *r100 = 0;
-	char *r101 = 0, *r102 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
+	u64 r27 = 0, r100 = 0, r101 = 0, r104 = 0, r106 = 0, r173 = 0, r183 = 0, r184 = 0;
+	u64 r185 = 0, r196 = 0, r199 = 0, r204 = 0, r206 = 0, r214 = 0, r215 = 0, r224 = 0;
+	u64 r227 = 0, r232 = 0, r234 = 0, r236 = 0, r238 = 0, r242 = 0, r243 = 0, r252 = 0;
+	u64 r255 = 0, r260 = 0, r262 = 0, r264 = 0, r266 = 0, r268 = 0, r270 = 0, r272 = 0;
+	u64 r286 = 0, r287 = 0, r288 = 0, r294 = 0, r295 = 0, r296 = 0;
+	float r39 = 0, r45 = 0, r46 = 0, r52 = 0, r53 = 0, r59 = 0, r60 = 0, r65 = 0;
+	float r70 = 0, r71 = 0, r76 = 0, r77 = 0, r82 = 0, r83 = 0, r86 = 0, r87 = 0;
+	float r91 = 0, r92 = 0, r93 = 0, r94 = 0, r116 = 0, r122 = 0, r123 = 0, r129 = 0;
+	float r130 = 0, r136 = 0, r137 = 0, r142 = 0, r147 = 0, r148 = 0, r153 = 0, r154 = 0;
+	float r159 = 0, r160 = 0, r163 = 0, r164 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0;
+	char *r36 = 0, *r37 = 0, *r44 = 0, *r51 = 0, *r58 = 0, *r64 = 0, *r69 = 0, *r75 = 0;
+	char *r81 = 0, *r90 = 0, *r95 = 0, *r96 = 0, *r115 = 0, *r121 = 0, *r128 = 0, *r135 = 0;
+	char *r141 = 0, *r146 = 0, *r152 = 0, *r158 = 0, *r167 = 0, *r172 = 0, *r274 = 0, *r275 = 0;
+	char *r276 = 0, *r277 = 0, *r278 = 0, *r279 = 0, *r280 = 0, *r281 = 0, *r282 = 0, *r283 = 0;
+	char *r284 = 0, *r285 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p5;
 	r5 = p4;
-	r34 = p2;
-	r35 = p3;
-	r93 = p0;
-	r94 = p1;
+	r37 = p2;
+	r38 = p3;
+	r96 = p0;
+	r97 = p1;
 	r1 = (u64)r0 - 1ull;
 	r2 = r1 > 1ll;
-	if (!r2) goto b16;
+	if (!r2) goto b56;
 	r3 = (u64)r1;
 	r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 	r7 = r6 > 1ll;
-	if (!r7) goto b16;
+	if (!r7) goto b56;
 	r8 = (u64)r6;
 	r9 = r8 - 1ull;
 	r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r11 = (u64)r10;
 	r12 = (i64)((u64)gridDim.x * blockDim.x);
 	r13 = (u64)r12;
-	r104 = r11 | r9;
-	r105 = r104 >> 32;
-	r106 = (u32)r105;
-	r107 = r106 == 0u;
-	if (!r107) goto b18;
-	r108 = (u32)r11;
-	r109 = (u32)r9;
-	r110 = qd_div_u32(r108, r109);
-	r103 = (u64)r110;
+	r287 = r11 | r9;
+	r288 = r287 >> 32;
+	r289 = (u32)r288;
+	r290 = r289 == 0u;
+	if (!r290) goto b67;
+	r291 = (u32)r11;
+	r292 = (u32)r9;
+	r293 = qd_div_u32(r291, r292);
+	r286 = (u64)r293;
 b5: // setup
-	r15 = r103;
+	r15 = r286;
 	r16 = r15 * r9;
 	r14 = r11 - r16;
-	r112 = r13 | r9;
-	r113 = r112 >> 32;
-	r114 = (u32)r113;
-	r115 = r114 == 0u;
-	if (!r115) goto b17;
-	r116 = (u32)r13;
-	r117 = (u32)r9;
-	r118 = qd_div_u32(r116, r117);
-	r111 = (u64)r118;
+	r295 = r13 | r9;
+	r296 = r295 >> 32;
+	r297 = (u32)r296;
+	r298 = r297 == 0u;
+	if (!r298) goto b66;
+	r299 = (u32)r13;
+	r300 = (u32)r9;
+	r301 = qd_div_u32(r299, r300);
+	r294 = (u64)r301;
 b7: // setup
-	r17 = r111;
+	r17 = r294;
 	r18 = r17 * r9;
 	r19 = r13 - r18;
 	r20 = r15;
-b8: // head
-	r21 = r20 < r4;
-	if (!r21) goto b16;
-	r22 = r20 + 1ull;
-	r23 = (i64)r22;
-	r24 = r14 + 1ull;
-	r25 = (i64)r24;
+	r173 = (u64)r38;
+	r175 = r5 >= 0ll;
+	r178 = p5;
+	r179 = (u64)r178 + (u64)(-2ll);
+	r180 = (u64)r179 - 1ull;
+	r181 = (u64)r180 * (u64)r5;
+	r182 = r181 >= 0ll;
+	r183 = (u64)r180;
+	r184 = (u64)r5;
+	r185 = __umul64hi(r183, r184);
+	r186 = r185 == 0ull;
+	r188 = true;
+	r189 = p4;
+	r190 = (u64)r189 + (u64)(-2ll);
+	r191 = (u64)r181 + (u64)r190;
+	r192 = r191 >= 0ll;
+	r194 = true;
+	r197 = true;
+	r198 = (u64)r191 - 1ull;
+	r199 = (u64)r198;
+	r200 = r199 < r173;
+	r201 = (u64)r191 + 1ull;
+	r202 = r201 >= 0ll;
+	r205 = true;
+	r206 = (u64)r201;
+	r207 = r206 < r173;
+	r208 = (u64)r179 + 1ull;
+	r209 = r208 >= 0ll;
+	r212 = (u64)r208 * (u64)r5;
+	r213 = r212 >= 0ll;
+	r214 = (u64)r208;
+	r215 = __umul64hi(r214, r184);
+	r216 = r215 == 0ull;
+	r217 = (u64)r5 * 2ull;
+	r218 = r217 >= 0ll;
+	r219 = (u64)r212 + (u64)r190;
+	r220 = r219 >= 0ll;
+	r221 = (u64)r217 + 1ull;
+	r222 = r221 >= 0ll;
+	r223 = (u64)r221 - 1ull;
+	r224 = (u64)r223;
+	r225 = r224 < 9223372036854775808ull;
+	r226 = (u64)r219 - 1ull;
+	r227 = (u64)r226;
+	r228 = r227 < r173;
+	r229 = (u64)r219 + 1ull;
+	r230 = r229 >= 0ll;
+	r231 = (u64)r221 + 1ull;
+	r232 = (u64)r231;
+	r233 = r232 < 9223372036854775808ull;
+	r234 = (u64)r229;
+	r235 = r234 < r173;
+	r237 = true;
+	r238 = (u64)r191;
+	r239 = r238 < r173;
+	r240 = (u64)r179 * (u64)r5;
+	r241 = r240 >= 0ll;
+	r242 = (u64)r179;
+	r243 = __umul64hi(r242, r184);
+	r244 = r243 == 0ull;
+	r245 = r5;
+	r246 = r175;
+	r247 = (u64)r240 + (u64)r190;
+	r248 = r247 >= 0ll;
+	r249 = (u64)r245 + 1ull;
+	r250 = r249 >= 0ll;
+	r251 = (u64)r249 - 1ull;
+	r252 = (u64)r251;
+	r253 = r252 < 9223372036854775808ull;
+	r254 = (u64)r247 - 1ull;
+	r255 = (u64)r254;
+	r256 = r255 < r173;
+	r257 = (u64)r247 + 1ull;
+	r258 = r257 >= 0ll;
+	r259 = (u64)r249 + 1ull;
+	r260 = (u64)r259;
+	r261 = r260 < 9223372036854775808ull;
+	r262 = (u64)r257;
+	r263 = r262 < r173;
+	r264 = (u64)r221;
+	r265 = r264 < 9223372036854775808ull;
+	r266 = (u64)r219;
+	r267 = r266 < r173;
+	r268 = (u64)r249;
+	r269 = r268 < 9223372036854775808ull;
+	r270 = (u64)r247;
+	r271 = r270 < r173;
+	r272 = (u64)r97;
+	r273 = r270 < r272;
+	if (!r175) goto b57;
+	if (!r182) goto b57;
+	if (!r186) goto b57;
+	if (!r188) goto b57;
+	if (!r192) goto b57;
+	if (!r194) goto b57;
+	if (!r197) goto b57;
+	if (!r200) goto b57;
+	if (!r202) goto b57;
+	if (!r205) goto b57;
+	if (!r207) goto b57;
+	if (!r209) goto b57;
+	if (!r213) goto b57;
+	if (!r216) goto b57;
+	if (!r218) goto b57;
+	if (!r220) goto b57;
+	if (!r222) goto b57;
+	if (!r225) goto b57;
+	if (!r228) goto b57;
+	if (!r230) goto b57;
+	if (!r233) goto b57;
+	if (!r235) goto b57;
+	if (!r237) goto b57;
+	if (!r239) goto b57;
+	if (!r241) goto b57;
+	if (!r244) goto b57;
+	if (!r246) goto b57;
+	if (!r248) goto b57;
+	if (!r250) goto b57;
+	if (!r253) goto b57;
+	if (!r256) goto b57;
+	if (!r258) goto b57;
+	if (!r261) goto b57;
+	if (!r263) goto b57;
+	if (!r265) goto b57;
+	if (!r267) goto b57;
+	if (!r269) goto b57;
+	if (!r271) goto b57;
+	if (!r273) goto b57;
+b47: // head
+	r21 = r20;
+	r22 = r14;
+	r23 = r22 < r9;
+	if (!r23) goto b56;
+	r24 = r21 < r4;
+	if (!r24) goto b56;
+	r25 = r21 + 1ull;
+	r26 = (i64)r25;
+	r27 = r22 + 1ull;
+	r28 = (i64)r27;
 	r1 = (u64)r0 - 1ull;
-	r27 = r23 < r1;
-	if (!r27) goto b16;
+	r30 = r26 < r1;
+	if (!r30) goto b56;
 	r6 = (u64)r5 - 1ull;
-	r28 = r25 < r6;
-	if (!r28) goto b13;
-	r29 = (u64)r23 - 1ull;
-	r30 = (u64)r29 * (u64)r5;
-	r31 = (u64)r30 + (u64)r25;
-	r32 = (u64)r31 - 1ull;
-	if ((u64)r32 >= (u64)r35) { qd_site = 0; qd_x = r32; qd_y = r35; goto qd_fault; }
-	r97 = r34 + r31 * 4;
-	r33 = r97 + -4ll;
-	r36 = *(float *)r33;
-	r39 = r31;
-	r40 = (u64)r39 + 1ull;
-	if ((u64)r40 >= (u64)r35) { qd_site = 1; qd_x = r40; qd_y = r35; goto qd_fault; }
-	r98 = r97;
-	r41 = r98 + 4ll;
-	r42 = *(float *)r41;
-	r43 = r36 + r42;
-	r44 = (u64)r23 + 1ull;
-	r45 = (u64)r44 * (u64)r5;
-	r46 = (u64)r45 + (u64)r25;
-	r47 = (u64)r46 - 1ull;
-	if ((u64)r47 >= (u64)r35) { qd_site = 2; qd_x = r47; qd_y = r35; goto qd_fault; }
-	r99 = r34 + r46 * 4;
-	r48 = r99 + -4ll;
-	r49 = *(float *)r48;
-	r50 = r43 + r49;
-	r53 = r46;
-	r54 = (u64)r53 + 1ull;
-	if ((u64)r54 >= (u64)r35) { qd_site = 3; qd_x = r54; qd_y = r35; goto qd_fault; }
-	r100 = r99;
-	r55 = r100 + 4ll;
-	r56 = *(float *)r55;
-	r57 = r50 + r56;
-	r60 = r31;
-	if ((u64)r60 >= (u64)r35) { qd_site = 4; qd_x = r60; qd_y = r35; goto qd_fault; }
-	r61 = r97;
-	r62 = *(float *)r61;
-	r63 = (u64)r23 * (u64)r5;
-	r64 = (u64)r63 + (u64)r25;
-	r65 = (u64)r64 - 1ull;
-	if ((u64)r65 >= (u64)r35) { qd_site = 5; qd_x = r65; qd_y = r35; goto qd_fault; }
-	r101 = r34 + r64 * 4;
-	r66 = r101 + -4ll;
-	r67 = *(float *)r66;
-	r68 = r62 + r67;
-	r70 = r64;
-	r71 = (u64)r70 + 1ull;
-	if ((u64)r71 >= (u64)r35) { qd_site = 6; qd_x = r71; qd_y = r35; goto qd_fault; }
-	r102 = r101;
-	r72 = r102 + 4ll;
-	r73 = *(float *)r72;
-	r74 = r68 + r73;
-	r77 = r46;
-	if ((u64)r77 >= (u64)r35) { qd_site = 7; qd_x = r77; qd_y = r35; goto qd_fault; }
-	r78 = r99;
-	r79 = *(float *)r78;
-	r80 = r74 + r79;
-	r82 = r64;
-	r83 = r80 * 0x1p+01f;
-	r84 = r57 + r83;
-	r86 = r64;
-	if ((u64)r86 >= (u64)r35) { qd_site = 8; qd_x = r86; qd_y = r35; goto qd_fault; }
-	r87 = r101;
-	r88 = *(float *)r87;
-	r89 = r88 * 0x1p+02f;
-	r90 = r84 + r89;
-	r91 = r90 * 0x1p-04f;
-	if ((u64)r82 >= (u64)r94) { qd_site = 9; qd_x = r82; qd_y = r94; goto qd_fault; }
-	r92 = r93 + r82 * 4;
-	*(float *)r92 = r91;
-b13: // latch
+	r31 = r28 < r6;
+	if (!r31) goto b53;
+	r32 = (u64)r26 - 1ull;
+	r33 = (u64)r32 * (u64)r5;
+	r34 = (u64)r33 + (u64)r28;
+	r274 = r37 + r34 * 4;
+	r36 = r274 + -4ll;
+	r39 = *(float *)r36;
+	r275 = r274;
+	r44 = r275 + 4ll;
+	r45 = *(float *)r44;
+	r46 = r39 + r45;
+	r47 = (u64)r26 + 1ull;
+	r48 = (u64)r47 * (u64)r5;
+	r49 = (u64)r48 + (u64)r28;
+	r276 = r37 + r49 * 4;
+	r51 = r276 + -4ll;
+	r52 = *(float *)r51;
+	r53 = r46 + r52;
+	r277 = r276;
+	r58 = r277 + 4ll;
+	r59 = *(float *)r58;
+	r60 = r53 + r59;
+	r64 = r274;
+	r65 = *(float *)r64;
+	r66 = (u64)r26 * (u64)r5;
+	r67 = (u64)r66 + (u64)r28;
+	r278 = r37 + r67 * 4;
+	r69 = r278 + -4ll;
+	r70 = *(float *)r69;
+	r71 = r65 + r70;
+	r279 = r278;
+	r75 = r279 + 4ll;
+	r76 = *(float *)r75;
+	r77 = r71 + r76;
+	r81 = r276;
+	r82 = *(float *)r81;
+	r83 = r77 + r82;
+	r85 = r67;
+	r86 = r83 * 0x1p+01f;
+	r87 = r60 + r86;
+	r90 = r278;
+	r91 = *(float *)r90;
+	r92 = r91 * 0x1p+02f;
+	r93 = r87 + r92;
+	r94 = r93 * 0x1p-04f;
+	r95 = r96 + r85 * 4;
+	*(float *)r95 = r94;
+b53: // latch
 	r14 = r14 + r19;
-	r26 = r14 >= r9;
-	if (!r26) goto b15;
+	r29 = r14 >= r9;
+	if (!r29) goto b55;
 	r14 = r14 - r9;
 	r20 = r20 + 1ull;
-b15: // stepped
+b55: // stepped
 	r20 = r20 + r17;
-	goto b8;
-b16: // exit
+	goto b47;
+b56: // exit
 	return;
-b17: // divide in 64 bits
-	r111 = qd_div_u64(r13, r9);
+b57: // head (checked if)
+	r100 = r20;
+	r101 = r14;
+	r102 = r101 < r9;
+	if (!r102) goto b56;
+	r103 = r100 < r4;
+	if (!r103) goto b56;
+	r104 = r100 + 1ull;
+	r105 = (i64)r104;
+	r106 = r101 + 1ull;
+	r107 = (i64)r106;
+	r1 = (u64)r0 - 1ull;
+	r109 = r105 < r1;
+	if (!r109) goto b56;
+	r6 = (u64)r5 - 1ull;
+	r110 = r107 < r6;
+	if (!r110) goto b63;
+	r111 = (u64)r105 - 1ull;
+	r112 = (u64)r111 * (u64)r5;
+	r113 = (u64)r112 + (u64)r107;
+	r114 = (u64)r113 - 1ull;
+	if ((u64)r114 >= (u64)r38) { qd_site = 0; qd_x = r114; qd_y = r38; goto qd_fault; }
+	r280 = r37 + r113 * 4;
+	r115 = r280 + -4ll;
+	r116 = *(float *)r115;
+	r119 = r113;
+	r120 = (u64)r119 + 1ull;
+	if ((u64)r120 >= (u64)r38) { qd_site = 1; qd_x = r120; qd_y = r38; goto qd_fault; }
+	r281 = r280;
+	r121 = r281 + 4ll;
+	r122 = *(float *)r121;
+	r123 = r116 + r122;
+	r124 = (u64)r105 + 1ull;
+	r125 = (u64)r124 * (u64)r5;
+	r126 = (u64)r125 + (u64)r107;
+	r127 = (u64)r126 - 1ull;
+	if ((u64)r127 >= (u64)r38) { qd_site = 2; qd_x = r127; qd_y = r38; goto qd_fault; }
+	r282 = r37 + r126 * 4;
+	r128 = r282 + -4ll;
+	r129 = *(float *)r128;
+	r130 = r123 + r129;
+	r133 = r126;
+	r134 = (u64)r133 + 1ull;
+	if ((u64)r134 >= (u64)r38) { qd_site = 3; qd_x = r134; qd_y = r38; goto qd_fault; }
+	r283 = r282;
+	r135 = r283 + 4ll;
+	r136 = *(float *)r135;
+	r137 = r130 + r136;
+	r140 = r113;
+	if ((u64)r140 >= (u64)r38) { qd_site = 4; qd_x = r140; qd_y = r38; goto qd_fault; }
+	r141 = r280;
+	r142 = *(float *)r141;
+	r143 = (u64)r105 * (u64)r5;
+	r144 = (u64)r143 + (u64)r107;
+	r145 = (u64)r144 - 1ull;
+	if ((u64)r145 >= (u64)r38) { qd_site = 5; qd_x = r145; qd_y = r38; goto qd_fault; }
+	r284 = r37 + r144 * 4;
+	r146 = r284 + -4ll;
+	r147 = *(float *)r146;
+	r148 = r142 + r147;
+	r150 = r144;
+	r151 = (u64)r150 + 1ull;
+	if ((u64)r151 >= (u64)r38) { qd_site = 6; qd_x = r151; qd_y = r38; goto qd_fault; }
+	r285 = r284;
+	r152 = r285 + 4ll;
+	r153 = *(float *)r152;
+	r154 = r148 + r153;
+	r157 = r126;
+	if ((u64)r157 >= (u64)r38) { qd_site = 7; qd_x = r157; qd_y = r38; goto qd_fault; }
+	r158 = r282;
+	r159 = *(float *)r158;
+	r160 = r154 + r159;
+	r162 = r144;
+	r163 = r160 * 0x1p+01f;
+	r164 = r137 + r163;
+	r166 = r144;
+	if ((u64)r166 >= (u64)r38) { qd_site = 8; qd_x = r166; qd_y = r38; goto qd_fault; }
+	r167 = r284;
+	r168 = *(float *)r167;
+	r169 = r168 * 0x1p+02f;
+	r170 = r164 + r169;
+	r171 = r170 * 0x1p-04f;
+	if ((u64)r162 >= (u64)r97) { qd_site = 9; qd_x = r162; qd_y = r97; goto qd_fault; }
+	r172 = r96 + r162 * 4;
+	*(float *)r172 = r171;
+b63: // latch (checked if)
+	r14 = r14 + r19;
+	r108 = r14 >= r9;
+	if (!r108) goto b65;
+	r14 = r14 - r9;
+	r20 = r20 + 1ull;
+b65: // stepped (checked if)
+	r20 = r20 + r17;
+	goto b57;
+b66: // divide in 64 bits
+	r294 = qd_div_u64(r13, r9);
 	goto b7;
-b18: // divide in 64 bits
-	r103 = qd_div_u64(r11, r9);
+b67: // divide in 64 bits
+	r286 = qd_div_u64(r11, r9);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -19345,134 +22530,297 @@ qd_fault: {
 
 // Task 0 of kernel JacobiStep(b []f32, a []f32, n i64), parallel.
 extern "C" __global__ void JacobiStep_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r2 = 0, r6 = 0, r20 = 0, r25 = 0, r26 = 0, r27 = 0, r72 = 0, r80 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r9 = 0, r11 = 0, r22 = 0, r24 = 0, r28 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r42 = 0;
-	i64 r43 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r54 = 0, r55 = 0, r56 = 0;
-	i64 r63 = 0, r64 = 0, r65 = 0;
-	u32 r71 = 0, r73 = 0, r74 = 0, r75 = 0, r79 = 0, r81 = 0, r82 = 0, r83 = 0;
+	bool r2 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r29 = 0, r30 = 0, r71 = 0;
+	bool r72 = 0, r77 = 0, r78 = 0, r79 = 0, r113 = 0, r114 = 0, r118 = 0, r122 = 0;
+	bool r124 = 0, r126 = 0, r129 = 0, r131 = 0, r132 = 0, r135 = 0, r138 = 0, r140 = 0;
+	bool r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0, r154 = 0, r156 = 0, r158 = 0;
+	bool r161 = 0, r163 = 0, r165 = 0, r168 = 0, r171 = 0, r173 = 0, r175 = 0, r178 = 0;
+	bool r180 = 0, r182 = 0, r191 = 0, r199 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r31 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r45 = 0;
+	i64 r46 = 0, r47 = 0, r51 = 0, r52 = 0, r53 = 0, r57 = 0, r58 = 0, r59 = 0;
+	i64 r66 = 0, r67 = 0, r68 = 0, r74 = 0, r76 = 0, r80 = 0, r81 = 0, r82 = 0;
+	i64 r83 = 0, r86 = 0, r87 = 0, r88 = 0, r92 = 0, r93 = 0, r94 = 0, r98 = 0;
+	i64 r99 = 0, r100 = 0, r104 = 0, r105 = 0, r106 = 0, r115 = 0, r116 = 0, r117 = 0;
+	i64 r123 = 0, r125 = 0, r127 = 0, r133 = 0, r136 = 0, r139 = 0, r141 = 0, r146 = 0;
+	i64 r148 = 0, r150 = 0, r155 = 0, r157 = 0, r159 = 0, r164 = 0, r166 = 0, r167 = 0;
+	i64 r172 = 0, r174 = 0, r176 = 0;
+	u32 r190 = 0, r192 = 0, r193 = 0, r194 = 0, r198 = 0, r200 = 0, r201 = 0, r202 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
-	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r23 = 0, r68 = 0;
-	u64 r69 = 0, r70 = 0, r76 = 0, r77 = 0, r78 = 0;
-	float r35 = 0, r40 = 0, r41 = 0, r46 = 0, r47 = 0, r52 = 0, r53 = 0, r58 = 0;
-	float r59 = 0, r60 = 0;
-	char *r32 = 0, *r33 = 0, *r39 = 0, *r45 = 0, *r51 = 0, *r57 = 0, *r61 = 0, *r62 = 0;
-	char *r66 = 0, *r67 = 0;
+	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
+	u64 r26 = 0, r69 = 0, r70 = 0, r73 = 0, r75 = 0, r112 = 0, r119 = 0, r120 = 0;
+	u64 r121 = 0, r128 = 0, r130 = 0, r134 = 0, r137 = 0, r142 = 0, r144 = 0, r152 = 0;
+	u64 r153 = 0, r160 = 0, r162 = 0, r169 = 0, r170 = 0, r177 = 0, r179 = 0, r181 = 0;
+	u64 r187 = 0, r188 = 0, r189 = 0, r195 = 0, r196 = 0, r197 = 0;
+	float r38 = 0, r43 = 0, r44 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0, r61 = 0;
+	float r62 = 0, r63 = 0, r85 = 0, r90 = 0, r91 = 0, r96 = 0, r97 = 0, r102 = 0;
+	float r103 = 0, r108 = 0, r109 = 0, r110 = 0;
+	char *r35 = 0, *r36 = 0, *r42 = 0, *r48 = 0, *r54 = 0, *r60 = 0, *r64 = 0, *r65 = 0;
+	char *r84 = 0, *r89 = 0, *r95 = 0, *r101 = 0, *r107 = 0, *r111 = 0, *r183 = 0, *r184 = 0;
+	char *r185 = 0, *r186 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p4;
-	r33 = p2;
-	r34 = p3;
-	r62 = p0;
-	r63 = p1;
+	r36 = p2;
+	r37 = p3;
+	r65 = p0;
+	r66 = p1;
 	r1 = (u64)r0 - 1ull;
 	r2 = r1 > 1ll;
-	if (!r2) goto b16;
+	if (!r2) goto b43;
 	r3 = (u64)r1;
 	r4 = r3 - 1ull;
 	r5 = (u64)r0 - 1ull;
 	r6 = r5 > 1ll;
-	if (!r6) goto b16;
+	if (!r6) goto b43;
 	r7 = (u64)r5;
 	r8 = r7 - 1ull;
 	r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r10 = (u64)r9;
 	r11 = (i64)((u64)gridDim.x * blockDim.x);
 	r12 = (u64)r11;
-	r69 = r10 | r8;
-	r70 = r69 >> 32;
-	r71 = (u32)r70;
-	r72 = r71 == 0u;
-	if (!r72) goto b18;
-	r73 = (u32)r10;
-	r74 = (u32)r8;
-	r75 = qd_div_u32(r73, r74);
-	r68 = (u64)r75;
+	r188 = r10 | r8;
+	r189 = r188 >> 32;
+	r190 = (u32)r189;
+	r191 = r190 == 0u;
+	if (!r191) goto b54;
+	r192 = (u32)r10;
+	r193 = (u32)r8;
+	r194 = qd_div_u32(r192, r193);
+	r187 = (u64)r194;
 b5: // setup
-	r14 = r68;
+	r14 = r187;
 	r15 = r14 * r8;
 	r13 = r10 - r15;
-	r77 = r12 | r8;
-	r78 = r77 >> 32;
-	r79 = (u32)r78;
-	r80 = r79 == 0u;
-	if (!r80) goto b17;
-	r81 = (u32)r12;
-	r82 = (u32)r8;
-	r83 = qd_div_u32(r81, r82);
-	r76 = (u64)r83;
+	r196 = r12 | r8;
+	r197 = r196 >> 32;
+	r198 = (u32)r197;
+	r199 = r198 == 0u;
+	if (!r199) goto b53;
+	r200 = (u32)r12;
+	r201 = (u32)r8;
+	r202 = qd_div_u32(r200, r201);
+	r195 = (u64)r202;
 b7: // setup
-	r16 = r76;
+	r16 = r195;
 	r17 = r16 * r8;
 	r18 = r12 - r17;
 	r19 = r14;
-b8: // head
-	r20 = r19 < r4;
-	if (!r20) goto b16;
-	r21 = r19 + 1ull;
-	r22 = (i64)r21;
-	r23 = r13 + 1ull;
-	r24 = (i64)r23;
+	r112 = (u64)r37;
+	r113 = r0 >= 0ll;
+	r115 = p4;
+	r116 = (u64)r115 + (u64)(-2ll);
+	r117 = (u64)r116 * (u64)r0;
+	r118 = r117 >= 0ll;
+	r119 = (u64)r116;
+	r120 = (u64)r0;
+	r121 = __umul64hi(r119, r120);
+	r122 = r121 == 0ull;
+	r123 = r0;
+	r124 = r113;
+	r125 = (u64)r117 + (u64)r116;
+	r126 = r125 >= 0ll;
+	r127 = (u64)r123 + 1ull;
+	r128 = (u64)r127;
+	r129 = r128 < 9223372036854775808ull;
+	r130 = (u64)r125;
+	r131 = r130 < r112;
+	r132 = r127 >= 0ll;
+	r133 = (u64)r127 - 1ull;
+	r134 = (u64)r133;
+	r135 = r134 < 9223372036854775808ull;
+	r136 = (u64)r125 - 1ull;
+	r137 = (u64)r136;
+	r138 = r137 < r112;
+	r139 = (u64)r125 + 1ull;
+	r140 = r139 >= 0ll;
+	r141 = (u64)r127 + 1ull;
+	r142 = (u64)r141;
+	r143 = r142 < 9223372036854775808ull;
+	r144 = (u64)r139;
+	r145 = r144 < r112;
+	r146 = (u64)r116 + 1ull;
+	r147 = r146 >= 0ll;
+	r150 = (u64)r146 * (u64)r0;
+	r151 = r150 >= 0ll;
+	r152 = (u64)r146;
+	r153 = __umul64hi(r152, r120);
+	r154 = r153 == 0ull;
+	r155 = (u64)r0 * 2ull;
+	r156 = r155 >= 0ll;
+	r157 = (u64)r150 + (u64)r116;
+	r158 = r157 >= 0ll;
+	r159 = (u64)r155 + 1ull;
+	r160 = (u64)r159;
+	r161 = r160 < 9223372036854775808ull;
+	r162 = (u64)r157;
+	r163 = r162 < r112;
+	r166 = (u64)r116 - 1ull;
+	r167 = (u64)r166 * (u64)r0;
+	r168 = r167 >= 0ll;
+	r169 = (u64)r166;
+	r170 = __umul64hi(r169, r120);
+	r171 = r170 == 0ull;
+	r173 = true;
+	r174 = (u64)r167 + (u64)r116;
+	r175 = r174 >= 0ll;
+	r178 = true;
+	r179 = (u64)r174;
+	r180 = r179 < r112;
+	r181 = (u64)r66;
+	r182 = r130 < r181;
+	if (!r113) goto b44;
+	if (!r118) goto b44;
+	if (!r122) goto b44;
+	if (!r124) goto b44;
+	if (!r126) goto b44;
+	if (!r129) goto b44;
+	if (!r131) goto b44;
+	if (!r132) goto b44;
+	if (!r135) goto b44;
+	if (!r138) goto b44;
+	if (!r140) goto b44;
+	if (!r143) goto b44;
+	if (!r145) goto b44;
+	if (!r147) goto b44;
+	if (!r151) goto b44;
+	if (!r154) goto b44;
+	if (!r156) goto b44;
+	if (!r158) goto b44;
+	if (!r161) goto b44;
+	if (!r163) goto b44;
+	if (!r168) goto b44;
+	if (!r171) goto b44;
+	if (!r173) goto b44;
+	if (!r175) goto b44;
+	if (!r178) goto b44;
+	if (!r180) goto b44;
+	if (!r182) goto b44;
+b34: // head
+	r20 = r19;
+	r21 = r13;
+	r22 = r21 < r8;
+	if (!r22) goto b43;
+	r23 = r20 < r4;
+	if (!r23) goto b43;
+	r24 = r20 + 1ull;
+	r25 = (i64)r24;
+	r26 = r21 + 1ull;
+	r27 = (i64)r26;
 	r1 = (u64)r0 - 1ull;
-	r26 = r22 < r1;
-	if (!r26) goto b16;
+	r29 = r25 < r1;
+	if (!r29) goto b43;
 	r5 = (u64)r0 - 1ull;
-	r27 = r24 < r5;
-	if (!r27) goto b13;
-	r28 = (u64)r22 * (u64)r0;
-	r29 = (u64)r28 + (u64)r24;
-	r31 = r29;
-	if ((u64)r31 >= (u64)r34) { qd_site = 0; qd_x = r31; qd_y = r34; goto qd_fault; }
-	r32 = r33 + r31 * 4;
-	r35 = *(float *)r32;
-	r37 = r29;
-	r38 = (u64)r37 - 1ull;
-	if ((u64)r38 >= (u64)r34) { qd_site = 1; qd_x = r38; qd_y = r34; goto qd_fault; }
-	r66 = r32;
-	r39 = r66 + -4ll;
-	r40 = *(float *)r39;
-	r41 = r35 + r40;
-	r43 = r29;
-	r44 = (u64)r43 + 1ull;
-	if ((u64)r44 >= (u64)r34) { qd_site = 2; qd_x = r44; qd_y = r34; goto qd_fault; }
-	r67 = r32;
-	r45 = r67 + 4ll;
-	r46 = *(float *)r45;
-	r47 = r41 + r46;
-	r48 = (u64)r22 + 1ull;
-	r49 = (u64)r48 * (u64)r0;
-	r50 = (u64)r49 + (u64)r24;
-	if ((u64)r50 >= (u64)r34) { qd_site = 3; qd_x = r50; qd_y = r34; goto qd_fault; }
-	r51 = r33 + r50 * 4;
-	r52 = *(float *)r51;
-	r53 = r47 + r52;
-	r54 = (u64)r22 - 1ull;
-	r55 = (u64)r54 * (u64)r0;
-	r56 = (u64)r55 + (u64)r24;
-	if ((u64)r56 >= (u64)r34) { qd_site = 4; qd_x = r56; qd_y = r34; goto qd_fault; }
-	r57 = r33 + r56 * 4;
-	r58 = *(float *)r57;
-	r59 = r53 + r58;
-	r60 = r59 * 0x1.99999ap-03f;
-	if ((u64)r29 >= (u64)r63) { qd_site = 5; qd_x = r29; qd_y = r63; goto qd_fault; }
-	r61 = r62 + r29 * 4;
-	*(float *)r61 = r60;
-b13: // latch
+	r30 = r27 < r5;
+	if (!r30) goto b40;
+	r31 = (u64)r25 * (u64)r0;
+	r32 = (u64)r31 + (u64)r27;
+	r34 = r32;
+	r35 = r36 + r34 * 4;
+	r38 = *(float *)r35;
+	r183 = r35;
+	r42 = r183 + -4ll;
+	r43 = *(float *)r42;
+	r44 = r38 + r43;
+	r184 = r35;
+	r48 = r184 + 4ll;
+	r49 = *(float *)r48;
+	r50 = r44 + r49;
+	r51 = (u64)r25 + 1ull;
+	r52 = (u64)r51 * (u64)r0;
+	r53 = (u64)r52 + (u64)r27;
+	r54 = r36 + r53 * 4;
+	r55 = *(float *)r54;
+	r56 = r50 + r55;
+	r57 = (u64)r25 - 1ull;
+	r58 = (u64)r57 * (u64)r0;
+	r59 = (u64)r58 + (u64)r27;
+	r60 = r36 + r59 * 4;
+	r61 = *(float *)r60;
+	r62 = r56 + r61;
+	r63 = r62 * 0x1.99999ap-03f;
+	r64 = r65 + r32 * 4;
+	*(float *)r64 = r63;
+b40: // latch
 	r13 = r13 + r18;
-	r25 = r13 >= r8;
-	if (!r25) goto b15;
+	r28 = r13 >= r8;
+	if (!r28) goto b42;
 	r13 = r13 - r8;
 	r19 = r19 + 1ull;
-b15: // stepped
+b42: // stepped
 	r19 = r19 + r16;
-	goto b8;
-b16: // exit
+	goto b34;
+b43: // exit
 	return;
-b17: // divide in 64 bits
-	r76 = qd_div_u64(r12, r8);
+b44: // head (checked if)
+	r69 = r19;
+	r70 = r13;
+	r71 = r70 < r8;
+	if (!r71) goto b43;
+	r72 = r69 < r4;
+	if (!r72) goto b43;
+	r73 = r69 + 1ull;
+	r74 = (i64)r73;
+	r75 = r70 + 1ull;
+	r76 = (i64)r75;
+	r1 = (u64)r0 - 1ull;
+	r78 = r74 < r1;
+	if (!r78) goto b43;
+	r5 = (u64)r0 - 1ull;
+	r79 = r76 < r5;
+	if (!r79) goto b50;
+	r80 = (u64)r74 * (u64)r0;
+	r81 = (u64)r80 + (u64)r76;
+	r83 = r81;
+	if ((u64)r83 >= (u64)r37) { qd_site = 0; qd_x = r83; qd_y = r37; goto qd_fault; }
+	r84 = r36 + r83 * 4;
+	r85 = *(float *)r84;
+	r87 = r81;
+	r88 = (u64)r87 - 1ull;
+	if ((u64)r88 >= (u64)r37) { qd_site = 1; qd_x = r88; qd_y = r37; goto qd_fault; }
+	r185 = r84;
+	r89 = r185 + -4ll;
+	r90 = *(float *)r89;
+	r91 = r85 + r90;
+	r93 = r81;
+	r94 = (u64)r93 + 1ull;
+	if ((u64)r94 >= (u64)r37) { qd_site = 2; qd_x = r94; qd_y = r37; goto qd_fault; }
+	r186 = r84;
+	r95 = r186 + 4ll;
+	r96 = *(float *)r95;
+	r97 = r91 + r96;
+	r98 = (u64)r74 + 1ull;
+	r99 = (u64)r98 * (u64)r0;
+	r100 = (u64)r99 + (u64)r76;
+	if ((u64)r100 >= (u64)r37) { qd_site = 3; qd_x = r100; qd_y = r37; goto qd_fault; }
+	r101 = r36 + r100 * 4;
+	r102 = *(float *)r101;
+	r103 = r97 + r102;
+	r104 = (u64)r74 - 1ull;
+	r105 = (u64)r104 * (u64)r0;
+	r106 = (u64)r105 + (u64)r76;
+	if ((u64)r106 >= (u64)r37) { qd_site = 4; qd_x = r106; qd_y = r37; goto qd_fault; }
+	r107 = r36 + r106 * 4;
+	r108 = *(float *)r107;
+	r109 = r103 + r108;
+	r110 = r109 * 0x1.99999ap-03f;
+	if ((u64)r81 >= (u64)r66) { qd_site = 5; qd_x = r81; qd_y = r66; goto qd_fault; }
+	r111 = r65 + r81 * 4;
+	*(float *)r111 = r110;
+b50: // latch (checked if)
+	r13 = r13 + r18;
+	r77 = r13 >= r8;
+	if (!r77) goto b52;
+	r13 = r13 - r8;
+	r19 = r19 + 1ull;
+b52: // stepped (checked if)
+	r19 = r19 + r16;
+	goto b44;
+b53: // divide in 64 bits
+	r195 = qd_div_u64(r12, r8);
 	goto b7;
-b18: // divide in 64 bits
-	r68 = qd_div_u64(r10, r8);
+b54: // divide in 64 bits
+	r187 = qd_div_u64(r10, r8);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -19489,101 +22837,173 @@ qd_fault: {
 
 // Task 0 of kernel JacobiCopy(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void JacobiCopy_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r2 = 0, r6 = 0, r20 = 0, r25 = 0, r26 = 0, r27 = 0, r45 = 0, r53 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r9 = 0, r11 = 0, r22 = 0, r24 = 0, r28 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r34 = 0, r38 = 0, r39 = 0, r40 = 0;
-	u32 r44 = 0, r46 = 0, r47 = 0, r48 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0;
+	bool r2 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r29 = 0, r30 = 0, r46 = 0;
+	bool r47 = 0, r52 = 0, r53 = 0, r54 = 0, r63 = 0, r64 = 0, r68 = 0, r72 = 0;
+	bool r74 = 0, r76 = 0, r79 = 0, r81 = 0, r83 = 0, r88 = 0, r96 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r31 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r37 = 0, r41 = 0, r42 = 0, r43 = 0, r49 = 0;
+	i64 r51 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r65 = 0, r66 = 0, r67 = 0;
+	i64 r73 = 0, r75 = 0, r77 = 0;
+	u32 r87 = 0, r89 = 0, r90 = 0, r91 = 0, r95 = 0, r97 = 0, r98 = 0, r99 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
-	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r23 = 0, r41 = 0;
-	u64 r42 = 0, r43 = 0, r49 = 0, r50 = 0, r51 = 0;
-	float r35 = 0;
-	char *r32 = 0, *r33 = 0, *r36 = 0, *r37 = 0;
+	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
+	u64 r26 = 0, r44 = 0, r45 = 0, r48 = 0, r50 = 0, r62 = 0, r69 = 0, r70 = 0;
+	u64 r71 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0, r92 = 0;
+	u64 r93 = 0, r94 = 0;
+	float r38 = 0, r60 = 0;
+	char *r35 = 0, *r36 = 0, *r39 = 0, *r40 = 0, *r59 = 0, *r61 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p4;
-	r33 = p2;
-	r34 = p3;
-	r37 = p0;
-	r38 = p1;
+	r36 = p2;
+	r37 = p3;
+	r40 = p0;
+	r41 = p1;
 	r1 = (u64)r0 - 1ull;
 	r2 = r1 > 1ll;
-	if (!r2) goto b16;
+	if (!r2) goto b24;
 	r3 = (u64)r1;
 	r4 = r3 - 1ull;
 	r5 = (u64)r0 - 1ull;
 	r6 = r5 > 1ll;
-	if (!r6) goto b16;
+	if (!r6) goto b24;
 	r7 = (u64)r5;
 	r8 = r7 - 1ull;
 	r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r10 = (u64)r9;
 	r11 = (i64)((u64)gridDim.x * blockDim.x);
 	r12 = (u64)r11;
-	r42 = r10 | r8;
-	r43 = r42 >> 32;
-	r44 = (u32)r43;
-	r45 = r44 == 0u;
-	if (!r45) goto b18;
-	r46 = (u32)r10;
-	r47 = (u32)r8;
-	r48 = qd_div_u32(r46, r47);
-	r41 = (u64)r48;
+	r85 = r10 | r8;
+	r86 = r85 >> 32;
+	r87 = (u32)r86;
+	r88 = r87 == 0u;
+	if (!r88) goto b35;
+	r89 = (u32)r10;
+	r90 = (u32)r8;
+	r91 = qd_div_u32(r89, r90);
+	r84 = (u64)r91;
 b5: // setup
-	r14 = r41;
+	r14 = r84;
 	r15 = r14 * r8;
 	r13 = r10 - r15;
-	r50 = r12 | r8;
-	r51 = r50 >> 32;
-	r52 = (u32)r51;
-	r53 = r52 == 0u;
-	if (!r53) goto b17;
-	r54 = (u32)r12;
-	r55 = (u32)r8;
-	r56 = qd_div_u32(r54, r55);
-	r49 = (u64)r56;
+	r93 = r12 | r8;
+	r94 = r93 >> 32;
+	r95 = (u32)r94;
+	r96 = r95 == 0u;
+	if (!r96) goto b34;
+	r97 = (u32)r12;
+	r98 = (u32)r8;
+	r99 = qd_div_u32(r97, r98);
+	r92 = (u64)r99;
 b7: // setup
-	r16 = r49;
+	r16 = r92;
 	r17 = r16 * r8;
 	r18 = r12 - r17;
 	r19 = r14;
-b8: // head
-	r20 = r19 < r4;
-	if (!r20) goto b16;
-	r21 = r19 + 1ull;
-	r22 = (i64)r21;
-	r23 = r13 + 1ull;
-	r24 = (i64)r23;
+	r62 = (u64)r37;
+	r63 = r0 >= 0ll;
+	r65 = p4;
+	r66 = (u64)r65 + (u64)(-2ll);
+	r67 = (u64)r66 * (u64)r0;
+	r68 = r67 >= 0ll;
+	r69 = (u64)r66;
+	r70 = (u64)r0;
+	r71 = __umul64hi(r69, r70);
+	r72 = r71 == 0ull;
+	r73 = r0;
+	r74 = r63;
+	r75 = (u64)r67 + (u64)r66;
+	r76 = r75 >= 0ll;
+	r77 = (u64)r73 + 1ull;
+	r78 = (u64)r77;
+	r79 = r78 < 9223372036854775808ull;
+	r80 = (u64)r75;
+	r81 = r80 < r62;
+	r82 = (u64)r41;
+	r83 = r80 < r82;
+	if (!r63) goto b25;
+	if (!r68) goto b25;
+	if (!r72) goto b25;
+	if (!r74) goto b25;
+	if (!r76) goto b25;
+	if (!r79) goto b25;
+	if (!r81) goto b25;
+	if (!r83) goto b25;
+b15: // head
+	r20 = r19;
+	r21 = r13;
+	r22 = r21 < r8;
+	if (!r22) goto b24;
+	r23 = r20 < r4;
+	if (!r23) goto b24;
+	r24 = r20 + 1ull;
+	r25 = (i64)r24;
+	r26 = r21 + 1ull;
+	r27 = (i64)r26;
 	r1 = (u64)r0 - 1ull;
-	r26 = r22 < r1;
-	if (!r26) goto b16;
+	r29 = r25 < r1;
+	if (!r29) goto b24;
 	r5 = (u64)r0 - 1ull;
-	r27 = r24 < r5;
-	if (!r27) goto b13;
-	r28 = (u64)r22 * (u64)r0;
-	r29 = (u64)r28 + (u64)r24;
-	r31 = r29;
-	if ((u64)r31 >= (u64)r34) { qd_site = 0; qd_x = r31; qd_y = r34; goto qd_fault; }
-	r32 = r33 + r31 * 4;
-	r35 = *(float *)r32;
-	if ((u64)r29 >= (u64)r38) { qd_site = 1; qd_x = r29; qd_y = r38; goto qd_fault; }
-	r36 = r37 + r29 * 4;
-	*(float *)r36 = r35;
-b13: // latch
+	r30 = r27 < r5;
+	if (!r30) goto b21;
+	r31 = (u64)r25 * (u64)r0;
+	r32 = (u64)r31 + (u64)r27;
+	r34 = r32;
+	r35 = r36 + r34 * 4;
+	r38 = *(float *)r35;
+	r39 = r40 + r32 * 4;
+	*(float *)r39 = r38;
+b21: // latch
 	r13 = r13 + r18;
-	r25 = r13 >= r8;
-	if (!r25) goto b15;
+	r28 = r13 >= r8;
+	if (!r28) goto b23;
 	r13 = r13 - r8;
 	r19 = r19 + 1ull;
-b15: // stepped
+b23: // stepped
 	r19 = r19 + r16;
-	goto b8;
-b16: // exit
+	goto b15;
+b24: // exit
 	return;
-b17: // divide in 64 bits
-	r49 = qd_div_u64(r12, r8);
+b25: // head (checked if)
+	r44 = r19;
+	r45 = r13;
+	r46 = r45 < r8;
+	if (!r46) goto b24;
+	r47 = r44 < r4;
+	if (!r47) goto b24;
+	r48 = r44 + 1ull;
+	r49 = (i64)r48;
+	r50 = r45 + 1ull;
+	r51 = (i64)r50;
+	r1 = (u64)r0 - 1ull;
+	r53 = r49 < r1;
+	if (!r53) goto b24;
+	r5 = (u64)r0 - 1ull;
+	r54 = r51 < r5;
+	if (!r54) goto b31;
+	r55 = (u64)r49 * (u64)r0;
+	r56 = (u64)r55 + (u64)r51;
+	r58 = r56;
+	if ((u64)r58 >= (u64)r37) { qd_site = 0; qd_x = r58; qd_y = r37; goto qd_fault; }
+	r59 = r36 + r58 * 4;
+	r60 = *(float *)r59;
+	if ((u64)r56 >= (u64)r41) { qd_site = 1; qd_x = r56; qd_y = r41; goto qd_fault; }
+	r61 = r40 + r56 * 4;
+	*(float *)r61 = r60;
+b31: // latch (checked if)
+	r13 = r13 + r18;
+	r52 = r13 >= r8;
+	if (!r52) goto b33;
+	r13 = r13 - r8;
+	r19 = r19 + 1ull;
+b33: // stepped (checked if)
+	r19 = r19 + r16;
+	goto b25;
+b34: // divide in 64 bits
+	r92 = qd_div_u64(r12, r8);
 	goto b7;
-b18: // divide in 64 bits
-	r41 = qd_div_u64(r10, r8);
+b35: // divide in 64 bits
+	r84 = qd_div_u64(r10, r8);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -19600,121 +23020,160 @@ qd_fault: {
 
 // Task 0 of kernel FDTDEy(ey []f32, hz []f32, nx i64, ny i64, source f32), parallel.
 extern "C" __global__ void FDTDEy_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, float p6, char *p7) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r26 = 0, r28 = 0, r34 = 0;
-	bool r58 = 0, r66 = 0;
-	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r27 = 0, r31 = 0;
-	i64 r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r41 = 0, r43 = 0, r44 = 0;
-	i64 r45 = 0;
-	u32 r57 = 0, r59 = 0, r60 = 0, r61 = 0, r65 = 0, r67 = 0, r68 = 0, r69 = 0;
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r29 = 0, r31 = 0;
+	bool r37 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0, r89 = 0;
+	bool r93 = 0, r95 = 0, r96 = 0, r100 = 0, r104 = 0, r106 = 0, r108 = 0, r111 = 0;
+	bool r113 = 0, r114 = 0, r116 = 0, r119 = 0, r122 = 0, r124 = 0, r126 = 0, r129 = 0;
+	bool r131 = 0, r132 = 0, r137 = 0, r145 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r30 = 0, r34 = 0;
+	i64 r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0;
+	i64 r48 = 0, r62 = 0, r64 = 0, r68 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
+	i64 r77 = 0, r78 = 0, r79 = 0, r90 = 0, r91 = 0, r97 = 0, r98 = 0, r99 = 0;
+	i64 r105 = 0, r107 = 0, r109 = 0, r115 = 0, r117 = 0, r118 = 0, r123 = 0, r125 = 0;
+	i64 r127 = 0;
+	u32 r136 = 0, r138 = 0, r139 = 0, r140 = 0, r144 = 0, r146 = 0, r147 = 0, r148 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
-	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r54 = 0;
-	u64 r55 = 0, r56 = 0, r62 = 0, r63 = 0, r64 = 0;
-	float r32 = 0, r42 = 0, r47 = 0, r48 = 0, r49 = 0, r51 = 0, r52 = 0;
-	char *r29 = 0, *r30 = 0, *r39 = 0, *r40 = 0, *r46 = 0, *r50 = 0, *r53 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r88 = 0, r92 = 0, r94 = 0;
+	u64 r101 = 0, r102 = 0, r103 = 0, r110 = 0, r112 = 0, r120 = 0, r121 = 0, r128 = 0;
+	u64 r130 = 0, r133 = 0, r134 = 0, r135 = 0, r141 = 0, r142 = 0, r143 = 0;
+	float r35 = 0, r45 = 0, r50 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0, r76 = 0;
+	float r81 = 0, r82 = 0, r83 = 0, r85 = 0, r86 = 0;
+	char *r32 = 0, *r33 = 0, *r42 = 0, *r43 = 0, *r49 = 0, *r53 = 0, *r56 = 0, *r70 = 0;
+	char *r75 = 0, *r80 = 0, *r84 = 0, *r87 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p4;
 	r4 = p5;
-	r30 = p0;
-	r31 = p1;
-	r32 = p6;
-	r40 = p2;
-	r41 = p3;
+	r33 = p0;
+	r34 = p1;
+	r35 = p6;
+	r43 = p2;
+	r44 = p3;
 	r1 = r0 > 0ll;
-	if (!r1) goto b18;
+	if (!r1) goto b27;
 	r2 = (u64)r0;
 	r3 = r2;
 	r5 = r4 > 0ll;
-	if (!r5) goto b18;
+	if (!r5) goto b27;
 	r6 = (u64)r4;
 	r7 = r6;
 	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r9 = (u64)r8;
 	r10 = (i64)((u64)gridDim.x * blockDim.x);
 	r11 = (u64)r10;
-	r55 = r9 | r7;
-	r56 = r55 >> 32;
-	r57 = (u32)r56;
-	r58 = r57 == 0u;
-	if (!r58) goto b20;
-	r59 = (u32)r9;
-	r60 = (u32)r7;
-	r61 = qd_div_u32(r59, r60);
-	r54 = (u64)r61;
+	r134 = r9 | r7;
+	r135 = r134 >> 32;
+	r136 = (u32)r135;
+	r137 = r136 == 0u;
+	if (!r137) goto b29;
+	r138 = (u32)r9;
+	r139 = (u32)r7;
+	r140 = qd_div_u32(r138, r139);
+	r133 = (u64)r140;
 b5: // setup
-	r13 = r54;
+	r13 = r133;
 	r14 = r13 * r7;
 	r12 = r9 - r14;
-	r63 = r11 | r7;
-	r64 = r63 >> 32;
-	r65 = (u32)r64;
-	r66 = r65 == 0u;
-	if (!r66) goto b19;
-	r67 = (u32)r11;
-	r68 = (u32)r7;
-	r69 = qd_div_u32(r67, r68);
-	r62 = (u64)r69;
+	r142 = r11 | r7;
+	r143 = r142 >> 32;
+	r144 = (u32)r143;
+	r145 = r144 == 0u;
+	if (!r145) goto b28;
+	r146 = (u32)r11;
+	r147 = (u32)r7;
+	r148 = qd_div_u32(r146, r147);
+	r141 = (u64)r148;
 b7: // setup
-	r15 = r62;
+	r15 = r141;
 	r16 = r15 * r7;
 	r17 = r11 - r16;
 	r18 = r13;
-	r25 = r5;
-b8: // head
-	r19 = r18 < r3;
-	if (!r19) goto b18;
-	r20 = r18;
-	r21 = (i64)r20;
-	r22 = r12;
-	r23 = (i64)r22;
-	if (!r25) goto b17;
-	r26 = r21 == 0ll;
-	if (!r26) goto b16;
-	if ((u64)r23 >= (u64)r31) { qd_site = 0; qd_x = r23; qd_y = r31; goto qd_fault; }
-	r29 = r30 + r23 * 4;
-	*(float *)r29 = r32;
-b13: // latch
+	r88 = (u64)r34;
+	r90 = p5;
+	r91 = (u64)r90 + (u64)(-1ll);
+	r92 = (u64)r91;
+	r93 = r92 < r88;
+	r95 = r4 >= 0ll;
+	r97 = p4;
+	r98 = (u64)r97 + (u64)(-1ll);
+	r99 = (u64)r98 * (u64)r4;
+	r100 = r99 >= 0ll;
+	r101 = (u64)r98;
+	r102 = r6;
+	r103 = __umul64hi(r101, r102);
+	r104 = r103 == 0ull;
+	r106 = true;
+	r107 = (u64)r99 + (u64)r91;
+	r108 = r107 >= 0ll;
+	r111 = true;
+	if (!r93) goto b15;
+	if (!r95) goto b15;
+	if (!r100) goto b15;
+	if (!r104) goto b15;
+	if (!r106) goto b15;
+	if (!r108) goto b15;
+b15: // preheader
+	r66 = r5;
+b16: // head (checked if)
+	r57 = r18;
+	r58 = r12;
+	r59 = r58 < r7;
+	if (!r59) goto b27;
+	r60 = r57 < r3;
+	if (!r60) goto b27;
+	r61 = r57;
+	r62 = (i64)r61;
+	r63 = r58;
+	r64 = (i64)r63;
+	if (!r66) goto b26;
+	r67 = r62 == 0ll;
+	if (!r67) goto b25;
+	if ((u64)r64 >= (u64)r34) { qd_site = 0; qd_x = r64; qd_y = r34; goto qd_fault; }
+	r70 = r33 + r64 * 4;
+	*(float *)r70 = r35;
+b22: // latch (checked if)
 	r12 = r12 + r17;
-	r24 = r12 >= r7;
-	if (!r24) goto b15;
+	r65 = r12 >= r7;
+	if (!r65) goto b24;
 	r12 = r12 - r7;
 	r18 = r18 + 1ull;
-b15: // stepped
+b24: // stepped (checked if)
 	r18 = r18 + r15;
-	goto b8;
-b16: // if.else
-	r35 = (u64)r21 * (u64)r4;
-	r36 = (u64)r35 + (u64)r23;
-	r38 = r36;
-	if ((u64)r38 >= (u64)r41) { qd_site = 1; qd_x = r38; qd_y = r41; goto qd_fault; }
-	r39 = r40 + r38 * 4;
-	r42 = *(float *)r39;
-	r43 = (u64)r21 - 1ull;
-	r44 = (u64)r43 * (u64)r4;
-	r45 = (u64)r44 + (u64)r23;
-	if ((u64)r45 >= (u64)r41) { qd_site = 2; qd_x = r45; qd_y = r41; goto qd_fault; }
-	r46 = r40 + r45 * 4;
-	r47 = *(float *)r46;
-	r48 = r42 - r47;
-	r49 = r48 * 0x1p-01f;
-	if ((u64)r36 >= (u64)r31) { qd_site = 3; qd_x = r36; qd_y = r31; goto qd_fault; }
-	r50 = r30 + r36 * 4;
-	r51 = *(float *)r50;
-	r52 = r51 - r49;
-	r53 = r50;
-	*(float *)r53 = r52;
-	goto b13;
-b17: // rangeint.done
-	r27 = (u64)r21 + 1ull;
-	r28 = r27 < r0;
-	if (r28) goto b13;
-b18: // exit
+	goto b16;
+b25: // if.else (checked if)
+	r71 = (u64)r62 * (u64)r4;
+	r72 = (u64)r71 + (u64)r64;
+	r74 = r72;
+	if ((u64)r74 >= (u64)r44) { qd_site = 1; qd_x = r74; qd_y = r44; goto qd_fault; }
+	r75 = r43 + r74 * 4;
+	r76 = *(float *)r75;
+	r77 = (u64)r62 - 1ull;
+	r78 = (u64)r77 * (u64)r4;
+	r79 = (u64)r78 + (u64)r64;
+	if ((u64)r79 >= (u64)r44) { qd_site = 2; qd_x = r79; qd_y = r44; goto qd_fault; }
+	r80 = r43 + r79 * 4;
+	r81 = *(float *)r80;
+	r82 = r76 - r81;
+	r83 = r82 * 0x1p-01f;
+	if ((u64)r72 >= (u64)r34) { qd_site = 3; qd_x = r72; qd_y = r34; goto qd_fault; }
+	r84 = r33 + r72 * 4;
+	r85 = *(float *)r84;
+	r86 = r85 - r83;
+	r87 = r84;
+	*(float *)r87 = r86;
+	goto b22;
+b26: // rangeint.done (checked if)
+	r68 = (u64)r62 + 1ull;
+	r69 = r68 < r0;
+	if (r69) goto b22;
+b27: // exit
 	return;
-b19: // divide in 64 bits
-	r62 = qd_div_u64(r11, r7);
+b28: // divide in 64 bits
+	r141 = qd_div_u64(r11, r7);
 	goto b7;
-b20: // divide in 64 bits
-	r54 = qd_div_u64(r9, r7);
+b29: // divide in 64 bits
+	r133 = qd_div_u64(r9, r7);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -19731,108 +23190,194 @@ qd_fault: {
 
 // Task 0 of kernel FDTDEx(ex []f32, hz []f32, nx i64, ny i64), parallel.
 extern "C" __global__ void FDTDEx_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r49 = 0, r55 = 0, r63 = 0;
-	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
-	i64 r28 = 0, r29 = 0, r32 = 0, r34 = 0, r35 = 0, r36 = 0, r43 = 0, r47 = 0;
-	i64 r48 = 0;
-	u32 r54 = 0, r56 = 0, r57 = 0, r58 = 0, r62 = 0, r64 = 0, r65 = 0, r66 = 0;
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r52 = 0, r55 = 0;
+	bool r56 = 0, r61 = 0, r62 = 0, r81 = 0, r82 = 0, r86 = 0, r90 = 0, r92 = 0;
+	bool r93 = 0, r97 = 0, r100 = 0, r102 = 0, r103 = 0, r106 = 0, r109 = 0, r111 = 0;
+	bool r118 = 0, r126 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
+	i64 r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r46 = 0, r50 = 0;
+	i64 r51 = 0, r58 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r69 = 0;
+	i64 r70 = 0, r71 = 0, r83 = 0, r84 = 0, r85 = 0, r91 = 0, r94 = 0, r95 = 0;
+	i64 r96 = 0, r98 = 0, r104 = 0, r107 = 0;
+	u32 r117 = 0, r119 = 0, r120 = 0, r121 = 0, r125 = 0, r127 = 0, r128 = 0, r129 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
-	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r51 = 0;
-	u64 r52 = 0, r53 = 0, r59 = 0, r60 = 0, r61 = 0;
-	float r33 = 0, r38 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0;
-	char *r30 = 0, *r31 = 0, *r37 = 0, *r41 = 0, *r42 = 0, *r46 = 0, *r50 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r53 = 0, r54 = 0, r57 = 0, r59 = 0, r80 = 0, r87 = 0, r88 = 0;
+	u64 r89 = 0, r99 = 0, r101 = 0, r105 = 0, r108 = 0, r110 = 0, r114 = 0, r115 = 0;
+	u64 r116 = 0, r122 = 0, r123 = 0, r124 = 0;
+	float r36 = 0, r41 = 0, r42 = 0, r43 = 0, r47 = 0, r48 = 0, r68 = 0, r73 = 0;
+	float r74 = 0, r75 = 0, r77 = 0, r78 = 0;
+	char *r33 = 0, *r34 = 0, *r40 = 0, *r44 = 0, *r45 = 0, *r49 = 0, *r67 = 0, *r72 = 0;
+	char *r76 = 0, *r79 = 0, *r112 = 0, *r113 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p4;
 	r4 = p5;
-	r31 = p2;
-	r32 = p3;
-	r42 = p0;
-	r43 = p1;
+	r34 = p2;
+	r35 = p3;
+	r45 = p0;
+	r46 = p1;
 	r1 = r0 > 0ll;
-	if (!r1) goto b15;
+	if (!r1) goto b26;
 	r2 = (u64)r0;
 	r3 = r2;
 	r5 = r4 > 1ll;
-	if (!r5) goto b15;
+	if (!r5) goto b26;
 	r6 = (u64)r4;
 	r7 = r6 - 1ull;
 	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r9 = (u64)r8;
 	r10 = (i64)((u64)gridDim.x * blockDim.x);
 	r11 = (u64)r10;
-	r52 = r9 | r7;
-	r53 = r52 >> 32;
-	r54 = (u32)r53;
-	r55 = r54 == 0u;
-	if (!r55) goto b17;
-	r56 = (u32)r9;
-	r57 = (u32)r7;
-	r58 = qd_div_u32(r56, r57);
-	r51 = (u64)r58;
+	r115 = r9 | r7;
+	r116 = r115 >> 32;
+	r117 = (u32)r116;
+	r118 = r117 == 0u;
+	if (!r118) goto b36;
+	r119 = (u32)r9;
+	r120 = (u32)r7;
+	r121 = qd_div_u32(r119, r120);
+	r114 = (u64)r121;
 b5: // setup
-	r13 = r51;
+	r13 = r114;
 	r14 = r13 * r7;
 	r12 = r9 - r14;
-	r60 = r11 | r7;
-	r61 = r60 >> 32;
-	r62 = (u32)r61;
-	r63 = r62 == 0u;
-	if (!r63) goto b16;
-	r64 = (u32)r11;
-	r65 = (u32)r7;
-	r66 = qd_div_u32(r64, r65);
-	r59 = (u64)r66;
+	r123 = r11 | r7;
+	r124 = r123 >> 32;
+	r125 = (u32)r124;
+	r126 = r125 == 0u;
+	if (!r126) goto b35;
+	r127 = (u32)r11;
+	r128 = (u32)r7;
+	r129 = qd_div_u32(r127, r128);
+	r122 = (u64)r129;
 b7: // setup
-	r15 = r59;
+	r15 = r122;
 	r16 = r15 * r7;
 	r17 = r11 - r16;
 	r18 = r13;
-b8: // head
-	r19 = r18 < r3;
-	if (!r19) goto b15;
-	r20 = r18;
-	r21 = (i64)r20;
-	r22 = r12 + 1ull;
-	r23 = (i64)r22;
-	r25 = r23 < r4;
-	if (!r25) goto b12;
-	r26 = (u64)r21 * (u64)r4;
-	r27 = (u64)r26 + (u64)r23;
-	r29 = r27;
-	if ((u64)r29 >= (u64)r32) { qd_site = 0; qd_x = r29; qd_y = r32; goto qd_fault; }
-	r30 = r31 + r29 * 4;
-	r33 = *(float *)r30;
-	r35 = r27;
-	r36 = (u64)r35 - 1ull;
-	if ((u64)r36 >= (u64)r32) { qd_site = 1; qd_x = r36; qd_y = r32; goto qd_fault; }
-	r50 = r30;
-	r37 = r50 + -4ll;
-	r38 = *(float *)r37;
-	r39 = r33 - r38;
-	r40 = r39 * 0x1p-01f;
-	if ((u64)r27 >= (u64)r43) { qd_site = 2; qd_x = r27; qd_y = r43; goto qd_fault; }
-	r41 = r42 + r27 * 4;
-	r44 = *(float *)r41;
-	r45 = r44 - r40;
-	r46 = r41;
-	*(float *)r46 = r45;
-b12: // latch
+	r80 = (u64)r35;
+	r81 = r4 >= 0ll;
+	r83 = p4;
+	r84 = (u64)r83 + (u64)(-1ll);
+	r85 = (u64)r84 * (u64)r4;
+	r86 = r85 >= 0ll;
+	r87 = (u64)r84;
+	r88 = r6;
+	r89 = __umul64hi(r87, r88);
+	r90 = r89 == 0ull;
+	r92 = true;
+	r94 = p5;
+	r95 = (u64)r94 + (u64)(-1ll);
+	r96 = (u64)r85 + (u64)r95;
+	r97 = r96 >= 0ll;
+	r100 = true;
+	r101 = (u64)r96;
+	r102 = r101 < r80;
+	r103 = true;
+	r106 = true;
+	r107 = (u64)r96 - 1ull;
+	r108 = (u64)r107;
+	r109 = r108 < r80;
+	r110 = (u64)r46;
+	r111 = r101 < r110;
+	if (!r81) goto b27;
+	if (!r86) goto b27;
+	if (!r90) goto b27;
+	if (!r92) goto b27;
+	if (!r97) goto b27;
+	if (!r100) goto b27;
+	if (!r102) goto b27;
+	if (!r103) goto b27;
+	if (!r106) goto b27;
+	if (!r109) goto b27;
+	if (!r111) goto b27;
+b18: // head
+	r19 = r18;
+	r20 = r12;
+	r21 = r20 < r7;
+	if (!r21) goto b26;
+	r22 = r19 < r3;
+	if (!r22) goto b26;
+	r23 = r19;
+	r24 = (i64)r23;
+	r25 = r20 + 1ull;
+	r26 = (i64)r25;
+	r28 = r26 < r4;
+	if (!r28) goto b23;
+	r29 = (u64)r24 * (u64)r4;
+	r30 = (u64)r29 + (u64)r26;
+	r32 = r30;
+	r33 = r34 + r32 * 4;
+	r36 = *(float *)r33;
+	r112 = r33;
+	r40 = r112 + -4ll;
+	r41 = *(float *)r40;
+	r42 = r36 - r41;
+	r43 = r42 * 0x1p-01f;
+	r44 = r45 + r30 * 4;
+	r47 = *(float *)r44;
+	r48 = r47 - r43;
+	r49 = r44;
+	*(float *)r49 = r48;
+b23: // latch
 	r12 = r12 + r17;
-	r24 = r12 >= r7;
-	if (!r24) goto b14;
+	r27 = r12 >= r7;
+	if (!r27) goto b25;
 	r12 = r12 - r7;
 	r18 = r18 + 1ull;
-b14: // stepped
+b25: // stepped
 	r18 = r18 + r15;
-	goto b8;
-b15: // exit
+	goto b18;
+b26: // exit
 	return;
-b16: // divide in 64 bits
-	r59 = qd_div_u64(r11, r7);
+b27: // head (checked if)
+	r53 = r18;
+	r54 = r12;
+	r55 = r54 < r7;
+	if (!r55) goto b26;
+	r56 = r53 < r3;
+	if (!r56) goto b26;
+	r57 = r53;
+	r58 = (i64)r57;
+	r59 = r54 + 1ull;
+	r60 = (i64)r59;
+	r62 = r60 < r4;
+	if (!r62) goto b32;
+	r63 = (u64)r58 * (u64)r4;
+	r64 = (u64)r63 + (u64)r60;
+	r66 = r64;
+	if ((u64)r66 >= (u64)r35) { qd_site = 0; qd_x = r66; qd_y = r35; goto qd_fault; }
+	r67 = r34 + r66 * 4;
+	r68 = *(float *)r67;
+	r70 = r64;
+	r71 = (u64)r70 - 1ull;
+	if ((u64)r71 >= (u64)r35) { qd_site = 1; qd_x = r71; qd_y = r35; goto qd_fault; }
+	r113 = r67;
+	r72 = r113 + -4ll;
+	r73 = *(float *)r72;
+	r74 = r68 - r73;
+	r75 = r74 * 0x1p-01f;
+	if ((u64)r64 >= (u64)r46) { qd_site = 2; qd_x = r64; qd_y = r46; goto qd_fault; }
+	r76 = r45 + r64 * 4;
+	r77 = *(float *)r76;
+	r78 = r77 - r75;
+	r79 = r76;
+	*(float *)r79 = r78;
+b32: // latch (checked if)
+	r12 = r12 + r17;
+	r61 = r12 >= r7;
+	if (!r61) goto b34;
+	r12 = r12 - r7;
+	r18 = r18 + 1ull;
+b34: // stepped (checked if)
+	r18 = r18 + r15;
+	goto b27;
+b35: // divide in 64 bits
+	r122 = qd_div_u64(r11, r7);
 	goto b7;
-b17: // divide in 64 bits
-	r51 = qd_div_u64(r9, r7);
+b36: // divide in 64 bits
+	r114 = qd_div_u64(r9, r7);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -19849,133 +23394,263 @@ qd_fault: {
 
 // Task 0 of kernel FDTDHz(hz []f32, ex []f32, ey []f32, nx i64, ny i64), parallel.
 extern "C" __global__ void FDTDHz_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, i64 p7, char *p8) {
-	bool r2 = 0, r7 = 0, r21 = 0, r26 = 0, r27 = 0, r63 = 0, r65 = 0, r71 = 0;
-	bool r79 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r23 = 0, r25 = 0;
-	i64 r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0;
-	i64 r42 = 0, r43 = 0, r44 = 0, r47 = 0, r50 = 0, r51 = 0, r58 = 0, r62 = 0;
-	i64 r64 = 0;
-	u32 r70 = 0, r72 = 0, r73 = 0, r74 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0;
+	bool r2 = 0, r7 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0, r66 = 0, r68 = 0;
+	bool r71 = 0, r72 = 0, r77 = 0, r78 = 0, r108 = 0, r110 = 0, r111 = 0, r115 = 0;
+	bool r119 = 0, r121 = 0, r125 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0, r136 = 0;
+	bool r138 = 0, r141 = 0, r143 = 0, r145 = 0, r148 = 0, r150 = 0, r152 = 0, r155 = 0;
+	bool r157 = 0, r158 = 0, r160 = 0, r167 = 0, r175 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
+	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0;
+	i64 r45 = 0, r46 = 0, r47 = 0, r50 = 0, r53 = 0, r54 = 0, r61 = 0, r65 = 0;
+	i64 r67 = 0, r74 = 0, r76 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0;
+	i64 r86 = 0, r87 = 0, r91 = 0, r92 = 0, r93 = 0, r97 = 0, r98 = 0, r107 = 0;
+	i64 r112 = 0, r113 = 0, r114 = 0, r120 = 0, r122 = 0, r123 = 0, r124 = 0, r126 = 0;
+	i64 r128 = 0, r130 = 0, r140 = 0, r142 = 0, r144 = 0, r149 = 0, r151 = 0, r153 = 0;
+	u32 r166 = 0, r168 = 0, r169 = 0, r170 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0, r67 = 0;
-	u64 r68 = 0, r69 = 0, r75 = 0, r76 = 0, r77 = 0;
-	float r36 = 0, r40 = 0, r41 = 0, r48 = 0, r49 = 0, r53 = 0, r54 = 0, r55 = 0;
-	float r59 = 0, r60 = 0;
-	char *r33 = 0, *r34 = 0, *r39 = 0, *r45 = 0, *r46 = 0, *r52 = 0, *r56 = 0, *r57 = 0;
-	char *r61 = 0, *r66 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
+	u64 r27 = 0, r69 = 0, r70 = 0, r73 = 0, r75 = 0, r109 = 0, r116 = 0, r117 = 0;
+	u64 r118 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r146 = 0, r147 = 0;
+	u64 r154 = 0, r156 = 0, r159 = 0, r163 = 0, r164 = 0, r165 = 0, r171 = 0, r172 = 0;
+	u64 r173 = 0;
+	float r39 = 0, r43 = 0, r44 = 0, r51 = 0, r52 = 0, r56 = 0, r57 = 0, r58 = 0;
+	float r62 = 0, r63 = 0, r85 = 0, r89 = 0, r90 = 0, r95 = 0, r96 = 0, r100 = 0;
+	float r101 = 0, r102 = 0, r104 = 0, r105 = 0;
+	char *r36 = 0, *r37 = 0, *r42 = 0, *r48 = 0, *r49 = 0, *r55 = 0, *r59 = 0, *r60 = 0;
+	char *r64 = 0, *r84 = 0, *r88 = 0, *r94 = 0, *r99 = 0, *r103 = 0, *r106 = 0, *r161 = 0;
+	char *r162 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r1 = p6;
 	r0 = (u64)r1 - 1ull;
 	r5 = p7;
-	r34 = p2;
-	r35 = p3;
-	r46 = p4;
-	r47 = p5;
-	r57 = p0;
-	r58 = p1;
+	r37 = p2;
+	r38 = p3;
+	r49 = p4;
+	r50 = p5;
+	r60 = p0;
+	r61 = p1;
 	r2 = r0 > 0ll;
-	if (!r2) goto b16;
+	if (!r2) goto b36;
 	r3 = (u64)r0;
 	r4 = r3;
 	r6 = (u64)r5 - 1ull;
 	r7 = r6 > 0ll;
-	if (!r7) goto b16;
+	if (!r7) goto b36;
 	r8 = (u64)r6;
 	r9 = r8;
 	r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r11 = (u64)r10;
 	r12 = (i64)((u64)gridDim.x * blockDim.x);
 	r13 = (u64)r12;
-	r68 = r11 | r9;
-	r69 = r68 >> 32;
-	r70 = (u32)r69;
-	r71 = r70 == 0u;
-	if (!r71) goto b18;
-	r72 = (u32)r11;
-	r73 = (u32)r9;
-	r74 = qd_div_u32(r72, r73);
-	r67 = (u64)r74;
+	r164 = r11 | r9;
+	r165 = r164 >> 32;
+	r166 = (u32)r165;
+	r167 = r166 == 0u;
+	if (!r167) goto b47;
+	r168 = (u32)r11;
+	r169 = (u32)r9;
+	r170 = qd_div_u32(r168, r169);
+	r163 = (u64)r170;
 b5: // setup
-	r15 = r67;
+	r15 = r163;
 	r16 = r15 * r9;
 	r14 = r11 - r16;
-	r76 = r13 | r9;
-	r77 = r76 >> 32;
-	r78 = (u32)r77;
-	r79 = r78 == 0u;
-	if (!r79) goto b17;
-	r80 = (u32)r13;
-	r81 = (u32)r9;
-	r82 = qd_div_u32(r80, r81);
-	r75 = (u64)r82;
+	r172 = r13 | r9;
+	r173 = r172 >> 32;
+	r174 = (u32)r173;
+	r175 = r174 == 0u;
+	if (!r175) goto b46;
+	r176 = (u32)r13;
+	r177 = (u32)r9;
+	r178 = qd_div_u32(r176, r177);
+	r171 = (u64)r178;
 b7: // setup
-	r17 = r75;
+	r17 = r171;
 	r18 = r17 * r9;
 	r19 = r13 - r18;
 	r20 = r15;
-b8: // head
-	r21 = r20 < r4;
-	if (!r21) goto b16;
-	r22 = r20;
-	r23 = (i64)r22;
-	r24 = r14;
-	r25 = (i64)r24;
+	r109 = (u64)r38;
+	r110 = r5 >= 0ll;
+	r112 = p6;
+	r113 = (u64)r112 + (u64)(-2ll);
+	r114 = (u64)r113 * (u64)r5;
+	r115 = r114 >= 0ll;
+	r116 = (u64)r113;
+	r117 = (u64)r5;
+	r118 = __umul64hi(r116, r117);
+	r119 = r118 == 0ull;
+	r121 = true;
+	r122 = p7;
+	r123 = (u64)r122 + (u64)(-2ll);
+	r124 = (u64)r114 + (u64)r123;
+	r125 = r124 >= 0ll;
+	r127 = true;
+	r128 = (u64)r124 + 1ull;
+	r129 = r128 >= 0ll;
+	r132 = true;
+	r133 = (u64)r128;
+	r134 = r133 < r109;
+	r136 = true;
+	r137 = (u64)r124;
+	r138 = r137 < r109;
+	r139 = (u64)r50;
+	r140 = (u64)r113 + 1ull;
+	r141 = r140 >= 0ll;
+	r144 = (u64)r140 * (u64)r5;
+	r145 = r144 >= 0ll;
+	r146 = (u64)r140;
+	r147 = __umul64hi(r146, r117);
+	r148 = r147 == 0ull;
+	r150 = r110;
+	r151 = (u64)r144 + (u64)r123;
+	r152 = r151 >= 0ll;
+	r154 = r117;
+	r155 = r154 < 9223372036854775808ull;
+	r156 = (u64)r151;
+	r157 = r156 < r139;
+	r158 = r137 < r139;
+	r159 = (u64)r61;
+	r160 = r137 < r159;
+	if (!r110) goto b37;
+	if (!r115) goto b37;
+	if (!r119) goto b37;
+	if (!r121) goto b37;
+	if (!r125) goto b37;
+	if (!r127) goto b37;
+	if (!r129) goto b37;
+	if (!r132) goto b37;
+	if (!r134) goto b37;
+	if (!r136) goto b37;
+	if (!r138) goto b37;
+	if (!r141) goto b37;
+	if (!r145) goto b37;
+	if (!r148) goto b37;
+	if (!r150) goto b37;
+	if (!r152) goto b37;
+	if (!r155) goto b37;
+	if (!r157) goto b37;
+	if (!r158) goto b37;
+	if (!r160) goto b37;
+b27: // head
+	r21 = r20;
+	r22 = r14;
+	r23 = r22 < r9;
+	if (!r23) goto b36;
+	r24 = r21 < r4;
+	if (!r24) goto b36;
+	r25 = r21;
+	r26 = (i64)r25;
+	r27 = r22;
+	r28 = (i64)r27;
 	r6 = (u64)r5 - 1ull;
-	r27 = r6 > 0ll;
-	if (!r27) goto b15;
-	r28 = (u64)r23 * (u64)r5;
-	r29 = (u64)r28 + (u64)r25;
-	r31 = r29;
-	r32 = (u64)r31 + 1ull;
-	if ((u64)r32 >= (u64)r35) { qd_site = 0; qd_x = r32; qd_y = r35; goto qd_fault; }
-	r66 = r34 + r31 * 4;
-	r33 = r66 + 4ll;
-	r36 = *(float *)r33;
-	r38 = r29;
-	if ((u64)r38 >= (u64)r35) { qd_site = 1; qd_x = r38; qd_y = r35; goto qd_fault; }
-	r39 = r66;
-	r40 = *(float *)r39;
-	r41 = r36 - r40;
-	r42 = (u64)r23 + 1ull;
-	r43 = (u64)r42 * (u64)r5;
-	r44 = (u64)r43 + (u64)r25;
-	if ((u64)r44 >= (u64)r47) { qd_site = 2; qd_x = r44; qd_y = r47; goto qd_fault; }
-	r45 = r46 + r44 * 4;
-	r48 = *(float *)r45;
-	r49 = r41 + r48;
-	r51 = r29;
-	if ((u64)r51 >= (u64)r47) { qd_site = 3; qd_x = r51; qd_y = r47; goto qd_fault; }
-	r52 = r46 + r51 * 4;
-	r53 = *(float *)r52;
-	r54 = r49 - r53;
-	r55 = r54 * 0x1.666666p-01f;
-	if ((u64)r29 >= (u64)r58) { qd_site = 4; qd_x = r29; qd_y = r58; goto qd_fault; }
-	r56 = r57 + r29 * 4;
-	r59 = *(float *)r56;
-	r60 = r59 - r55;
-	r61 = r56;
-	*(float *)r61 = r60;
-b12: // latch
+	r30 = r6 > 0ll;
+	if (!r30) goto b35;
+	r31 = (u64)r26 * (u64)r5;
+	r32 = (u64)r31 + (u64)r28;
+	r34 = r32;
+	r161 = r37 + r34 * 4;
+	r36 = r161 + 4ll;
+	r39 = *(float *)r36;
+	r42 = r161;
+	r43 = *(float *)r42;
+	r44 = r39 - r43;
+	r45 = (u64)r26 + 1ull;
+	r46 = (u64)r45 * (u64)r5;
+	r47 = (u64)r46 + (u64)r28;
+	r48 = r49 + r47 * 4;
+	r51 = *(float *)r48;
+	r52 = r44 + r51;
+	r54 = r32;
+	r55 = r49 + r54 * 4;
+	r56 = *(float *)r55;
+	r57 = r52 - r56;
+	r58 = r57 * 0x1.666666p-01f;
+	r59 = r60 + r32 * 4;
+	r62 = *(float *)r59;
+	r63 = r62 - r58;
+	r64 = r59;
+	*(float *)r64 = r63;
+b32: // latch
 	r14 = r14 + r19;
-	r26 = r14 >= r9;
-	if (!r26) goto b14;
+	r29 = r14 >= r9;
+	if (!r29) goto b34;
 	r14 = r14 - r9;
 	r20 = r20 + 1ull;
-b14: // stepped
+b34: // stepped
 	r20 = r20 + r17;
-	goto b8;
-b15: // rangeint.done
-	r64 = (u64)r23 + 1ull;
-	r65 = r64 < r0;
-	if (r65) goto b12;
-b16: // exit
+	goto b27;
+b35: // rangeint.done
+	r67 = (u64)r26 + 1ull;
+	r68 = r67 < r0;
+	if (r68) goto b32;
+b36: // exit
 	return;
-b17: // divide in 64 bits
-	r75 = qd_div_u64(r13, r9);
+b37: // head (checked if)
+	r69 = r20;
+	r70 = r14;
+	r71 = r70 < r9;
+	if (!r71) goto b36;
+	r72 = r69 < r4;
+	if (!r72) goto b36;
+	r73 = r69;
+	r74 = (i64)r73;
+	r75 = r70;
+	r76 = (i64)r75;
+	r6 = (u64)r5 - 1ull;
+	r78 = r6 > 0ll;
+	if (!r78) goto b45;
+	r79 = (u64)r74 * (u64)r5;
+	r80 = (u64)r79 + (u64)r76;
+	r82 = r80;
+	r83 = (u64)r82 + 1ull;
+	if ((u64)r83 >= (u64)r38) { qd_site = 0; qd_x = r83; qd_y = r38; goto qd_fault; }
+	r162 = r37 + r82 * 4;
+	r84 = r162 + 4ll;
+	r85 = *(float *)r84;
+	r87 = r80;
+	if ((u64)r87 >= (u64)r38) { qd_site = 1; qd_x = r87; qd_y = r38; goto qd_fault; }
+	r88 = r162;
+	r89 = *(float *)r88;
+	r90 = r85 - r89;
+	r91 = (u64)r74 + 1ull;
+	r92 = (u64)r91 * (u64)r5;
+	r93 = (u64)r92 + (u64)r76;
+	if ((u64)r93 >= (u64)r50) { qd_site = 2; qd_x = r93; qd_y = r50; goto qd_fault; }
+	r94 = r49 + r93 * 4;
+	r95 = *(float *)r94;
+	r96 = r90 + r95;
+	r98 = r80;
+	if ((u64)r98 >= (u64)r50) { qd_site = 3; qd_x = r98; qd_y = r50; goto qd_fault; }
+	r99 = r49 + r98 * 4;
+	r100 = *(float *)r99;
+	r101 = r96 - r100;
+	r102 = r101 * 0x1.666666p-01f;
+	if ((u64)r80 >= (u64)r61) { qd_site = 4; qd_x = r80; qd_y = r61; goto qd_fault; }
+	r103 = r60 + r80 * 4;
+	r104 = *(float *)r103;
+	r105 = r104 - r102;
+	r106 = r103;
+	*(float *)r106 = r105;
+b42: // latch (checked if)
+	r14 = r14 + r19;
+	r77 = r14 >= r9;
+	if (!r77) goto b44;
+	r14 = r14 - r9;
+	r20 = r20 + 1ull;
+b44: // stepped (checked if)
+	r20 = r20 + r17;
+	goto b37;
+b45: // rangeint.done (checked if)
+	r107 = (u64)r74 + 1ull;
+	r108 = r107 < r0;
+	if (r108) goto b42;
+	goto b36;
+b46: // divide in 64 bits
+	r171 = qd_div_u64(r13, r9);
 	goto b7;
-b18: // divide in 64 bits
-	r67 = qd_div_u64(r11, r9);
+b47: // divide in 64 bits
+	r163 = qd_div_u64(r11, r9);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
@@ -19992,318 +23667,409 @@ qd_fault: {
 
 // Task 0 of kernel MatmulAcc(c []f32, a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r4 = 0, r6 = 0, r8 = 0, r11 = 0, r34 = 0, r36 = 0, r37 = 0, r54 = 0;
-	bool r56 = 0, r61 = 0, r64 = 0, r70 = 0, r87 = 0, r92 = 0, r95 = 0, r101 = 0;
-	bool r106 = 0, r115 = 0, r117 = 0, r144 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0;
-	i64 r29 = 0, r33 = 0, r35 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r44 = 0;
-	i64 r45 = 0, r53 = 0, r55 = 0, r58 = 0, r59 = 0, r71 = 0, r72 = 0, r73 = 0;
-	i64 r74 = 0, r77 = 0, r78 = 0, r86 = 0, r89 = 0, r90 = 0, r103 = 0, r104 = 0;
-	i64 r109 = 0, r110 = 0, r111 = 0, r118 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0;
-	i64 r125 = 0, r126 = 0, r128 = 0, r129 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0;
-	i64 r136 = 0, r137 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
-	u64 r57 = 0, r60 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
-	u64 r69 = 0, r88 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
-	u64 r99 = 0, r100 = 0, r102 = 0, r105 = 0, r107 = 0, r108 = 0, r112 = 0, r113 = 0;
-	u64 r114 = 0, r116 = 0;
-	float r19 = 0, r25 = 0, r26 = 0, r30 = 0, r31 = 0, r43 = 0, r47 = 0, r48 = 0;
-	float r50 = 0, r51 = 0, r76 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0;
-	char *r16 = 0, *r17 = 0, *r22 = 0, *r23 = 0, *r27 = 0, *r28 = 0, *r32 = 0, *r42 = 0;
-	char *r46 = 0, *r49 = 0, *r52 = 0, *r75 = 0, *r79 = 0, *r82 = 0, *r85 = 0, *r119 = 0;
-	char *r122 = 0, *r127 = 0, *r130 = 0, *r135 = 0, *r138 = 0;
+	bool r1 = 0, r4 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r31 = 0;
+	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
+	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
+	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
+	bool r182 = 0, r190 = 0, r196 = 0;
+	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
+	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
+	i64 r73 = 0, r76 = 0, r77 = 0, r85 = 0, r90 = 0, r91 = 0, r92 = 0, r98 = 0;
+	i64 r100 = 0, r102 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r113 = 0, r114 = 0;
+	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
+	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
+	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
+	i64 r176 = 0, r177 = 0, r194 = 0, r195 = 0;
+	u32 r181 = 0, r183 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0;
+	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
+	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r87 = 0, r94 = 0, r95 = 0;
+	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
+	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
+	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r178 = 0, r179 = 0, r180 = 0, r186 = 0;
+	u64 r187 = 0, r188 = 0;
+	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0;
+	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
+	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r3 = p6;
-	r17 = p2;
-	r18 = p3;
-	r23 = p4;
-	r24 = p5;
-	r28 = p0;
-	r29 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r6 = r3 > 0ll;
-	r57 = (u64)r29;
-	r62 = (u64)r3;
-	r63 = r62 + 4611686018427387904ull;
-	r64 = r63 <= 9223372036854775808ull;
-	r65 = r62 - 1ull;
-	r68 = r57 - 1ull;
-	r37 = r6;
-	r8 = r6;
-	r88 = (u64)r18;
-	r95 = r64;
-	r96 = r65;
-	r99 = r88 - 1ull;
-	r102 = (u64)r24;
-	r107 = r102 - 1ull;
-	r67 = r65;
-	r98 = r96;
-	r110 = r3;
-	r123 = r3;
-	r124 = r123;
-	r125 = (u64)r124 * 4ull;
-	r141 = r125;
-	r133 = r125;
-b2: // head
-	r4 = r2 < r3;
-	if (!r4) goto b50;
+	r0 = p6;
+	r37 = p2;
+	r38 = p3;
+	r43 = p4;
+	r44 = p5;
+	r48 = p0;
+	r49 = p1;
+	r1 = r0 > 0ll;
+	if (!r1) goto b54;
+	r2 = (u64)r0;
+	r3 = r2;
+	r4 = r1;
+	if (!r4) goto b54;
 	r5 = r2;
-	if (!r6) goto b39;
-	r7 = 0ll;
-	r58 = (u64)r5 * (u64)r3;
-	r59 = r58;
-	r60 = (u64)r59;
-	r61 = r60 < r57;
-	r69 = r68 - r60;
-	r70 = r67 <= r69;
-	if (!r61) goto b43;
-	if (!r64) goto b43;
-	if (!r70) goto b43;
-	r12 = r58;
-	r14 = r58;
-	r71 = r58;
-	r73 = r58;
-	r91 = r60;
-	r92 = r91 < r88;
-	r100 = r99 - r91;
-	r101 = r98 <= r100;
-	r118 = r14;
-	r134 = r73;
-b9: // rangeint.body
-	if (!r8) goto b37;
-	r9 = 0ll;
-	r104 = r7;
-	r105 = (u64)r104;
-	r106 = r105 < r102;
-	r108 = r107 - r105;
-	r111 = (u64)r110 + (u64)r7;
-	r112 = (u64)r111;
-	r113 = r112 - r105;
-	r114 = __umul64hi(r113, r98);
-	r115 = r114 == 0ull;
-	r116 = r113 * r98;
-	r117 = r116 <= r108;
-	if (!r92) goto b40;
-	if (!r95) goto b40;
-	if (!r101) goto b40;
-	if (!r106) goto b40;
-	if (!r115) goto b40;
-	if (!r117) goto b40;
-	r13 = (u64)r12 + (u64)r7;
-	r27 = r28 + r13 * 4;
-	r32 = r27;
-	r119 = r17 + r118 * 4;
-	r121 = r7;
-	r122 = r23 + r121 * 4;
-	r142 = r3 > (-9223372036854775800ll) ? r3 : (-9223372036854775800ll);
-	r143 = (u64)r142 - 8ull;
-b18: // unroll guard
-	r144 = r9 < r143;
-	if (!r144) goto b35;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	goto b18;
-b35: // rangeint.body
-	r16 = r119;
-	r19 = *(float *)r16;
-	r22 = r122;
-	r25 = *(float *)r22;
-	r26 = r19 * r25;
-	r30 = *(float *)r27;
-	r31 = r30 + r26;
-	*(float *)r32 = r31;
-	r33 = (u64)r9 + 1ull;
-	r34 = r33 < r3;
-	if (!r34) goto b37;
-	r9 = r33;
-	r119 = r119 + 4ll;
-	r122 = r122 + r125 * 1;
-	goto b35;
-b37: // rangeint.done
-	r35 = (u64)r7 + 1ull;
-	r36 = r35 < r3;
-	if (!r36) goto b39;
-	r7 = r35;
-	goto b9;
-b39: // latch
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b40: // preheader
-	r72 = (u64)r71 + (u64)r7;
-	r82 = r28 + r72 * 4;
-	r85 = r82;
-	r135 = r17 + r134 * 4;
-	r137 = r7;
-	r138 = r23 + r137 * 4;
-b41: // rangeint.body (checked)
-	r74 = (u64)r73 + (u64)r9;
-	if ((u64)r74 >= (u64)r18) { qd_site = 0; qd_x = r74; qd_y = r18; goto qd_fault; }
-	r75 = r135;
-	r76 = *(float *)r75;
-	r77 = (u64)r9 * (u64)r3;
-	r78 = (u64)r77 + (u64)r7;
-	if ((u64)r78 >= (u64)r24) { qd_site = 1; qd_x = r78; qd_y = r24; goto qd_fault; }
-	r79 = r138;
-	r80 = *(float *)r79;
-	r81 = r76 * r80;
-	r83 = *(float *)r82;
-	r84 = r83 + r81;
-	*(float *)r85 = r84;
-	r86 = (u64)r9 + 1ull;
-	r87 = r86 < r3;
-	if (!r87) goto b37;
-	r9 = r86;
-	r135 = r135 + 4ll;
-	r138 = r138 + r141 * 1;
-	goto b41;
-b43: // preheader
-	r38 = r58;
-	r40 = r58;
-	r126 = r40;
-b44: // rangeint.body (checked if)
-	if (!r37) goto b48;
-	r9 = 0ll;
-	r39 = (u64)r38 + (u64)r7;
-	r49 = r28 + r39 * 4;
-	r52 = r49;
-	r127 = r17 + r126 * 4;
-	r129 = r7;
-	r130 = r23 + r129 * 4;
-b46: // rangeint.body (checked if)
-	r41 = (u64)r40 + (u64)r9;
-	if ((u64)r41 >= (u64)r18) { qd_site = 0; qd_x = r41; qd_y = r18; goto qd_fault; }
-	r42 = r127;
-	r43 = *(float *)r42;
-	r44 = (u64)r9 * (u64)r3;
-	r45 = (u64)r44 + (u64)r7;
-	if ((u64)r45 >= (u64)r24) { qd_site = 1; qd_x = r45; qd_y = r24; goto qd_fault; }
-	r46 = r130;
-	r47 = *(float *)r46;
-	r48 = r43 * r47;
-	if ((u64)r39 >= (u64)r29) { qd_site = 2; qd_x = r39; qd_y = r29; goto qd_fault; }
-	r50 = *(float *)r49;
-	r51 = r50 + r48;
+	r6 = r5;
+	r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r8 = (u64)r7;
+	r9 = (i64)((u64)gridDim.x * blockDim.x);
+	r10 = (u64)r9;
+	r179 = r8 | r6;
+	r180 = r179 >> 32;
+	r181 = (u32)r180;
+	r182 = r181 == 0u;
+	if (!r182) goto b69;
+	r183 = (u32)r8;
+	r184 = (u32)r6;
+	r185 = qd_div_u32(r183, r184);
+	r178 = (u64)r185;
+b5: // setup
+	r12 = r178;
+	r13 = r12 * r6;
+	r11 = r8 - r13;
+	r187 = r10 | r6;
+	r188 = r187 >> 32;
+	r189 = (u32)r188;
+	r190 = r189 == 0u;
+	if (!r190) goto b68;
+	r191 = (u32)r10;
+	r192 = (u32)r6;
+	r193 = qd_div_u32(r191, r192);
+	r186 = (u64)r193;
+b7: // setup
+	r14 = r186;
+	r15 = r14 * r6;
+	r16 = r10 - r15;
+	r17 = r12;
+	r87 = (u64)r49;
+	r88 = r0 >= 0ll;
+	r90 = p6;
+	r91 = (u64)r90 + (u64)(-1ll);
+	r92 = (u64)r91 * (u64)r0;
+	r93 = r92 >= 0ll;
+	r94 = (u64)r91;
+	r95 = r2;
+	r96 = __umul64hi(r94, r95);
+	r97 = r96 == 0ull;
+	r99 = true;
+	r100 = (u64)r92 + (u64)r91;
+	r101 = r100 >= 0ll;
+	r104 = true;
+	r105 = (u64)r100;
+	r106 = r105 < r87;
+	if (!r88) goto b55;
+	if (!r93) goto b55;
+	if (!r97) goto b55;
+	if (!r99) goto b55;
+	if (!r101) goto b55;
+	if (!r104) goto b55;
+	if (!r106) goto b55;
+	r27 = r1;
+	r28 = r1;
+	r124 = (u64)r38;
+	r129 = r2;
+	r130 = r129 + 4611686018427387904ull;
+	r131 = r130 <= 9223372036854775808ull;
+	r132 = r129 - 1ull;
+	r135 = r124 - 1ull;
+	r138 = (u64)r44;
+	r143 = r138 - 1ull;
+	r134 = r132;
+	r146 = r0;
+	r159 = r0;
+	r160 = r159;
+	r161 = (u64)r160 * 4ull;
+	r177 = r161;
+b15: // head
+	r18 = r17;
+	r19 = r11;
+	r20 = r19 < r6;
+	if (!r20) goto b54;
+	r21 = r18 < r3;
+	if (!r21) goto b54;
+	r22 = r18;
+	r23 = (i64)r22;
+	r24 = r19;
+	r25 = (i64)r24;
+	if (!r27) goto b53;
+	if (!r28) goto b47;
+	r29 = 0ll;
+	r125 = (u64)r23 * (u64)r0;
+	r126 = r125;
+	r127 = (u64)r126;
+	r128 = r127 < r124;
+	r136 = r135 - r127;
+	r137 = r134 <= r136;
+	r140 = r25;
+	r141 = (u64)r140;
+	r142 = r141 < r138;
+	r144 = r143 - r141;
+	r147 = (u64)r146 + (u64)r25;
+	r148 = (u64)r147;
+	r149 = r148 - r141;
+	r150 = __umul64hi(r149, r134);
+	r151 = r150 == 0ull;
+	r152 = r149 * r134;
+	r153 = r152 <= r144;
+	if (!r128) goto b50;
+	if (!r131) goto b50;
+	if (!r137) goto b50;
+	if (!r142) goto b50;
+	if (!r151) goto b50;
+	if (!r153) goto b50;
+	r32 = r125;
+	r33 = (u64)r32 + (u64)r25;
+	r34 = r125;
+	r47 = r48 + r33 * 4;
+	r52 = r47;
+	r154 = r34;
+	r155 = r37 + r154 * 4;
+	r157 = r25;
+	r158 = r43 + r157 * 4;
+	r194 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll);
+	r195 = (u64)r194 - 8ull;
+b28: // unroll guard
+	r196 = r29 < r195;
+	if (!r196) goto b45;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
 	*(float *)r52 = r51;
-	r53 = (u64)r9 + 1ull;
-	r54 = r53 < r3;
-	if (!r54) goto b48;
-	r9 = r53;
-	r127 = r127 + 4ll;
-	r130 = r130 + r133 * 1;
-	goto b46;
-b48: // rangeint.done (checked if)
-	r55 = (u64)r7 + 1ull;
-	r56 = r55 < r3;
-	if (!r56) goto b39;
-	r7 = r55;
-	goto b44;
-b50: // exit
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	goto b28;
+b45: // rangeint.body
+	r36 = r155;
+	r39 = *(float *)r36;
+	r42 = r158;
+	r45 = *(float *)r42;
+	r46 = r39 * r45;
+	r50 = *(float *)r47;
+	r51 = r50 + r46;
+	*(float *)r52 = r51;
+	r53 = (u64)r29 + 1ull;
+	r54 = r53 < r0;
+	if (!r54) goto b47;
+	r29 = r53;
+	r155 = r155 + 4ll;
+	r158 = r158 + r161 * 1;
+	goto b45;
+b47: // latch
+	r11 = r11 + r16;
+	r26 = r11 >= r6;
+	if (!r26) goto b49;
+	r11 = r11 - r6;
+	r17 = r17 + 1ull;
+b49: // stepped
+	r17 = r17 + r14;
+	goto b15;
+b50: // preheader
+	r107 = r125;
+	r108 = (u64)r107 + (u64)r25;
+	r109 = r125;
+	r118 = r48 + r108 * 4;
+	r121 = r118;
+	r170 = r109;
+	r171 = r37 + r170 * 4;
+	r173 = r25;
+	r174 = r43 + r173 * 4;
+b51: // rangeint.body (checked)
+	r110 = (u64)r109 + (u64)r29;
+	if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; }
+	r111 = r171;
+	r112 = *(float *)r111;
+	r113 = (u64)r29 * (u64)r0;
+	r114 = (u64)r113 + (u64)r25;
+	if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; }
+	r115 = r174;
+	r116 = *(float *)r115;
+	r117 = r112 * r116;
+	r119 = *(float *)r118;
+	r120 = r119 + r117;
+	*(float *)r121 = r120;
+	r122 = (u64)r29 + 1ull;
+	r123 = r122 < r0;
+	if (!r123) goto b47;
+	r29 = r122;
+	r171 = r171 + 4ll;
+	r174 = r174 + r177 * 1;
+	goto b51;
+b53: // rangeint.done
+	r30 = (u64)r23 + 1ull;
+	r31 = r30 < r0;
+	if (r31) goto b47;
+b54: // exit
 	return;
+b55: // preheader
+	r66 = r1;
+	r67 = r1;
+	r167 = r0;
+	r168 = r167;
+	r169 = (u64)r168 * 4ull;
+b56: // head (checked if)
+	r57 = r17;
+	r58 = r11;
+	r59 = r58 < r6;
+	if (!r59) goto b54;
+	r60 = r57 < r3;
+	if (!r60) goto b54;
+	r61 = r57;
+	r62 = (i64)r61;
+	r63 = r58;
+	r64 = (i64)r63;
+	if (!r66) goto b67;
+	if (!r67) goto b64;
+	r29 = 0ll;
+	r70 = (u64)r62 * (u64)r0;
+	r71 = (u64)r70 + (u64)r64;
+	r72 = r70;
+	r81 = r48 + r71 * 4;
+	r84 = r81;
+	r162 = r72;
+	r163 = r37 + r162 * 4;
+	r165 = r64;
+	r166 = r43 + r165 * 4;
+b62: // rangeint.body (checked if)
+	r73 = (u64)r72 + (u64)r29;
+	if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; }
+	r74 = r163;
+	r75 = *(float *)r74;
+	r76 = (u64)r29 * (u64)r0;
+	r77 = (u64)r76 + (u64)r64;
+	if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; }
+	r78 = r166;
+	r79 = *(float *)r78;
+	r80 = r75 * r79;
+	if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; }
+	r82 = *(float *)r81;
+	r83 = r82 + r80;
+	*(float *)r84 = r83;
+	r85 = (u64)r29 + 1ull;
+	r86 = r85 < r0;
+	if (!r86) goto b64;
+	r29 = r85;
+	r163 = r163 + 4ll;
+	r166 = r166 + r169 * 1;
+	goto b62;
+b64: // latch (checked if)
+	r11 = r11 + r16;
+	r65 = r11 >= r6;
+	if (!r65) goto b66;
+	r11 = r11 - r6;
+	r17 = r17 + 1ull;
+b66: // stepped (checked if)
+	r17 = r17 + r14;
+	goto b56;
+b67: // rangeint.done (checked if)
+	r68 = (u64)r62 + 1ull;
+	r69 = r68 < r0;
+	if (r69) goto b64;
+	goto b54;
+b68: // divide in 64 bits
+	r186 = qd_div_u64(r10, r6);
+	goto b7;
+b69: // divide in 64 bits
+	r178 = qd_div_u64(r8, r6);
+	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -20319,333 +24085,433 @@ qd_fault: {
 
 // Task 0 of kernel Gemm(c []f32, a []f32, b []f32, n i64, alpha f32, beta f32), parallel.
 extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, float p7, float p8, char *p9) {
-	bool r1 = 0, r4 = 0, r18 = 0, r23 = 0, r24 = 0, r34 = 0, r37 = 0, r60 = 0;
-	bool r62 = 0, r80 = 0, r85 = 0, r88 = 0, r94 = 0, r99 = 0, r108 = 0, r110 = 0;
-	bool r114 = 0, r135 = 0, r143 = 0, r149 = 0;
-	i64 r0 = 0, r7 = 0, r9 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r29 = 0;
-	i64 r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r44 = 0, r48 = 0;
-	i64 r49 = 0, r52 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
-	i64 r70 = 0, r71 = 0, r79 = 0, r82 = 0, r83 = 0, r96 = 0, r97 = 0, r102 = 0;
-	i64 r103 = 0, r104 = 0, r112 = 0, r115 = 0, r117 = 0, r118 = 0, r120 = 0, r121 = 0;
-	i64 r122 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0, r129 = 0, r130 = 0, r147 = 0;
-	i64 r148 = 0;
-	u32 r134 = 0, r136 = 0, r137 = 0, r138 = 0, r142 = 0, r144 = 0, r145 = 0, r146 = 0;
+	bool r1 = 0, r4 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r37 = 0, r40 = 0;
+	bool r63 = 0, r65 = 0, r68 = 0, r69 = 0, r74 = 0, r75 = 0, r82 = 0, r84 = 0;
+	bool r102 = 0, r104 = 0, r105 = 0, r109 = 0, r113 = 0, r115 = 0, r117 = 0, r120 = 0;
+	bool r122 = 0, r140 = 0, r145 = 0, r148 = 0, r154 = 0, r159 = 0, r168 = 0, r170 = 0;
+	bool r199 = 0, r207 = 0, r213 = 0;
+	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0;
+	i64 r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r47 = 0, r51 = 0;
+	i64 r52 = 0, r55 = 0, r62 = 0, r64 = 0, r71 = 0, r73 = 0, r76 = 0, r77 = 0;
+	i64 r83 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r92 = 0, r93 = 0, r101 = 0;
+	i64 r106 = 0, r107 = 0, r108 = 0, r114 = 0, r116 = 0, r118 = 0, r123 = 0, r124 = 0;
+	i64 r125 = 0, r126 = 0, r130 = 0, r131 = 0, r139 = 0, r142 = 0, r143 = 0, r156 = 0;
+	i64 r157 = 0, r162 = 0, r163 = 0, r164 = 0, r171 = 0, r173 = 0, r174 = 0, r176 = 0;
+	i64 r177 = 0, r178 = 0, r179 = 0, r181 = 0, r182 = 0, r184 = 0, r185 = 0, r186 = 0;
+	i64 r187 = 0, r189 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r211 = 0, r212 = 0;
+	u32 r198 = 0, r200 = 0, r201 = 0, r202 = 0, r206 = 0, r208 = 0, r209 = 0, r210 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
-	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r21 = 0, r81 = 0;
-	u64 r84 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
-	u64 r95 = 0, r98 = 0, r100 = 0, r101 = 0, r105 = 0, r106 = 0, r107 = 0, r109 = 0;
-	u64 r111 = 0, r113 = 0, r131 = 0, r132 = 0, r133 = 0, r139 = 0, r140 = 0, r141 = 0;
-	float r30 = 0, r31 = 0, r32 = 0, r45 = 0, r46 = 0, r47 = 0, r53 = 0, r54 = 0;
-	float r56 = 0, r57 = 0, r68 = 0, r69 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0;
-	char *r27 = 0, *r28 = 0, *r33 = 0, *r42 = 0, *r43 = 0, *r50 = 0, *r51 = 0, *r55 = 0;
-	char *r58 = 0, *r67 = 0, *r72 = 0, *r75 = 0, *r78 = 0, *r116 = 0, *r119 = 0, *r124 = 0;
-	char *r127 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
+	u64 r24 = 0, r66 = 0, r67 = 0, r70 = 0, r72 = 0, r103 = 0, r110 = 0, r111 = 0;
+	u64 r112 = 0, r119 = 0, r121 = 0, r141 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0;
+	u64 r150 = 0, r151 = 0, r152 = 0, r153 = 0, r155 = 0, r158 = 0, r160 = 0, r161 = 0;
+	u64 r165 = 0, r166 = 0, r167 = 0, r169 = 0, r195 = 0, r196 = 0, r197 = 0, r203 = 0;
+	u64 r204 = 0, r205 = 0;
+	float r33 = 0, r34 = 0, r35 = 0, r48 = 0, r49 = 0, r50 = 0, r56 = 0, r57 = 0;
+	float r59 = 0, r60 = 0, r79 = 0, r80 = 0, r90 = 0, r91 = 0, r95 = 0, r96 = 0;
+	float r98 = 0, r99 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r136 = 0, r137 = 0;
+	char *r30 = 0, *r31 = 0, *r36 = 0, *r45 = 0, *r46 = 0, *r53 = 0, *r54 = 0, *r58 = 0;
+	char *r61 = 0, *r78 = 0, *r81 = 0, *r89 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r127 = 0;
+	char *r132 = 0, *r135 = 0, *r138 = 0, *r172 = 0, *r175 = 0, *r180 = 0, *r183 = 0, *r188 = 0;
+	char *r191 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p6;
-	r28 = p0;
-	r29 = p1;
-	r32 = p8;
-	r43 = p2;
-	r44 = p3;
-	r47 = p7;
-	r51 = p4;
-	r52 = p5;
+	r31 = p0;
+	r32 = p1;
+	r35 = p8;
+	r46 = p2;
+	r47 = p3;
+	r50 = p7;
+	r54 = p4;
+	r55 = p5;
 	r1 = r0 > 0ll;
-	if (!r1) goto b47;
+	if (!r1) goto b54;
 	r2 = (u64)r0;
 	r3 = r2;
 	r4 = r1;
-	if (!r4) goto b47;
+	if (!r4) goto b54;
 	r5 = r2;
 	r6 = r5;
 	r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r8 = (u64)r7;
 	r9 = (i64)((u64)gridDim.x * blockDim.x);
 	r10 = (u64)r9;
-	r132 = r8 | r6;
-	r133 = r132 >> 32;
-	r134 = (u32)r133;
-	r135 = r134 == 0u;
-	if (!r135) goto b49;
-	r136 = (u32)r8;
-	r137 = (u32)r6;
-	r138 = qd_div_u32(r136, r137);
-	r131 = (u64)r138;
+	r196 = r8 | r6;
+	r197 = r196 >> 32;
+	r198 = (u32)r197;
+	r199 = r198 == 0u;
+	if (!r199) goto b69;
+	r200 = (u32)r8;
+	r201 = (u32)r6;
+	r202 = qd_div_u32(r200, r201);
+	r195 = (u64)r202;
 b5: // setup
-	r12 = r131;
+	r12 = r195;
 	r13 = r12 * r6;
 	r11 = r8 - r13;
-	r140 = r10 | r6;
-	r141 = r140 >> 32;
-	r142 = (u32)r141;
-	r143 = r142 == 0u;
-	if (!r143) goto b48;
-	r144 = (u32)r10;
-	r145 = (u32)r6;
-	r146 = qd_div_u32(r144, r145);
-	r139 = (u64)r146;
+	r204 = r10 | r6;
+	r205 = r204 >> 32;
+	r206 = (u32)r205;
+	r207 = r206 == 0u;
+	if (!r207) goto b68;
+	r208 = (u32)r10;
+	r209 = (u32)r6;
+	r210 = qd_div_u32(r208, r209);
+	r203 = (u64)r210;
 b7: // setup
-	r14 = r139;
+	r14 = r203;
 	r15 = r14 * r6;
 	r16 = r10 - r15;
 	r17 = r12;
-	r24 = r1;
-	r34 = r1;
-	r81 = (u64)r44;
-	r86 = r2;
-	r87 = r86 + 4611686018427387904ull;
-	r88 = r87 <= 9223372036854775808ull;
-	r89 = r86 - 1ull;
-	r92 = r81 - 1ull;
-	r95 = (u64)r52;
-	r100 = r95 - 1ull;
-	r111 = (u64)r29;
-	r91 = r89;
-	r103 = r0;
-	r120 = r0;
-	r121 = r120;
-	r122 = (u64)r121 * 4ull;
-	r130 = r122;
-b8: // head
-	r18 = r17 < r3;
-	if (!r18) goto b47;
-	r19 = r17;
-	r20 = (i64)r19;
-	r21 = r11;
-	r22 = (i64)r21;
-	if (!r24) goto b46;
-	r25 = (u64)r20 * (u64)r0;
-	r26 = (u64)r25 + (u64)r22;
-	if ((u64)r26 >= (u64)r29) { qd_site = 0; qd_x = r26; qd_y = r29; goto qd_fault; }
-	r27 = r28 + r26 * 4;
-	r30 = *(float *)r27;
-	r31 = r30 * r32;
-	r33 = r27;
-	*(float *)r33 = r31;
-	if (!r34) goto b40;
-	r35 = 0ll;
-	r82 = r25;
-	r83 = r82;
-	r84 = (u64)r83;
-	r85 = r84 < r81;
-	r93 = r92 - r84;
-	r94 = r91 <= r93;
-	r97 = r22;
-	r98 = (u64)r97;
-	r99 = r98 < r95;
-	r101 = r100 - r98;
-	r104 = (u64)r103 + (u64)r22;
-	r105 = (u64)r104;
-	r106 = r105 - r98;
-	r107 = __umul64hi(r106, r91);
-	r108 = r107 == 0ull;
-	r109 = r106 * r91;
-	r110 = r109 <= r101;
-	r112 = r26;
-	r113 = (u64)r112;
-	r114 = r113 < r111;
-	if (!r85) goto b43;
-	if (!r88) goto b43;
-	if (!r94) goto b43;
-	if (!r99) goto b43;
-	if (!r108) goto b43;
-	if (!r110) goto b43;
-	if (!r114) goto b43;
-	r40 = r25;
-	r55 = r27;
-	r58 = r27;
-	r115 = r40;
-	r116 = r43 + r115 * 4;
-	r118 = r22;
-	r119 = r51 + r118 * 4;
-	r147 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll);
-	r148 = (u64)r147 - 8ull;
-b21: // unroll guard
-	r149 = r35 < r148;
-	if (!r149) goto b38;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	goto b21;
-b38: // rangeint.body
-	r42 = r116;
-	r45 = *(float *)r42;
-	r46 = r47 * r45;
-	r50 = r119;
-	r53 = *(float *)r50;
-	r54 = r46 * r53;
-	r56 = *(float *)r55;
-	r57 = r56 + r54;
-	*(float *)r58 = r57;
-	r59 = (u64)r35 + 1ull;
-	r60 = r59 < r0;
-	if (!r60) goto b40;
-	r35 = r59;
-	r116 = r116 + 4ll;
-	r119 = r119 + r122 * 1;
-	goto b38;
-b40: // latch
+	r103 = (u64)r32;
+	r104 = r0 >= 0ll;
+	r106 = p6;
+	r107 = (u64)r106 + (u64)(-1ll);
+	r108 = (u64)r107 * (u64)r0;
+	r109 = r108 >= 0ll;
+	r110 = (u64)r107;
+	r111 = r2;
+	r112 = __umul64hi(r110, r111);
+	r113 = r112 == 0ull;
+	r115 = true;
+	r116 = (u64)r108 + (u64)r107;
+	r117 = r116 >= 0ll;
+	r120 = true;
+	r121 = (u64)r116;
+	r122 = r121 < r103;
+	if (!r104) goto b55;
+	if (!r109) goto b55;
+	if (!r113) goto b55;
+	if (!r115) goto b55;
+	if (!r117) goto b55;
+	if (!r120) goto b55;
+	if (!r122) goto b55;
+	r27 = r1;
+	r37 = r1;
+	r141 = (u64)r47;
+	r146 = r2;
+	r147 = r146 + 4611686018427387904ull;
+	r148 = r147 <= 9223372036854775808ull;
+	r149 = r146 - 1ull;
+	r152 = r141 - 1ull;
+	r155 = (u64)r55;
+	r160 = r155 - 1ull;
+	r151 = r149;
+	r163 = r0;
+	r176 = r0;
+	r177 = r176;
+	r178 = (u64)r177 * 4ull;
+	r194 = r178;
+b15: // head
+	r18 = r17;
+	r19 = r11;
+	r20 = r19 < r6;
+	if (!r20) goto b54;
+	r21 = r18 < r3;
+	if (!r21) goto b54;
+	r22 = r18;
+	r23 = (i64)r22;
+	r24 = r19;
+	r25 = (i64)r24;
+	if (!r27) goto b53;
+	r28 = (u64)r23 * (u64)r0;
+	r29 = (u64)r28 + (u64)r25;
+	r30 = r31 + r29 * 4;
+	r33 = *(float *)r30;
+	r34 = r33 * r35;
+	r36 = r30;
+	*(float *)r36 = r34;
+	if (!r37) goto b47;
+	r38 = 0ll;
+	r142 = r28;
+	r143 = r142;
+	r144 = (u64)r143;
+	r145 = r144 < r141;
+	r153 = r152 - r144;
+	r154 = r151 <= r153;
+	r157 = r25;
+	r158 = (u64)r157;
+	r159 = r158 < r155;
+	r161 = r160 - r158;
+	r164 = (u64)r163 + (u64)r25;
+	r165 = (u64)r164;
+	r166 = r165 - r158;
+	r167 = __umul64hi(r166, r151);
+	r168 = r167 == 0ull;
+	r169 = r166 * r151;
+	r170 = r169 <= r161;
+	if (!r145) goto b50;
+	if (!r148) goto b50;
+	if (!r154) goto b50;
+	if (!r159) goto b50;
+	if (!r168) goto b50;
+	if (!r170) goto b50;
+	r43 = r28;
+	r58 = r30;
+	r61 = r30;
+	r171 = r43;
+	r172 = r46 + r171 * 4;
+	r174 = r25;
+	r175 = r54 + r174 * 4;
+	r211 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll);
+	r212 = (u64)r211 - 8ull;
+b28: // unroll guard
+	r213 = r38 < r212;
+	if (!r213) goto b45;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	goto b28;
+b45: // rangeint.body
+	r45 = r172;
+	r48 = *(float *)r45;
+	r49 = r50 * r48;
+	r53 = r175;
+	r56 = *(float *)r53;
+	r57 = r49 * r56;
+	r59 = *(float *)r58;
+	r60 = r59 + r57;
+	*(float *)r61 = r60;
+	r62 = (u64)r38 + 1ull;
+	r63 = r62 < r0;
+	if (!r63) goto b47;
+	r38 = r62;
+	r172 = r172 + 4ll;
+	r175 = r175 + r178 * 1;
+	goto b45;
+b47: // latch
 	r11 = r11 + r16;
-	r23 = r11 >= r6;
-	if (!r23) goto b42;
+	r26 = r11 >= r6;
+	if (!r26) goto b49;
 	r11 = r11 - r6;
 	r17 = r17 + 1ull;
-b42: // stepped
+b49: // stepped
 	r17 = r17 + r14;
-	goto b8;
-b43: // preheader
-	r64 = r26;
-	r65 = r25;
-	r75 = r27;
-	r78 = r27;
-	r123 = r65;
-	r124 = r43 + r123 * 4;
-	r126 = r22;
-	r127 = r51 + r126 * 4;
-b44: // rangeint.body (checked)
-	r66 = (u64)r65 + (u64)r35;
-	if ((u64)r66 >= (u64)r44) { qd_site = 1; qd_x = r66; qd_y = r44; goto qd_fault; }
-	r67 = r124;
-	r68 = *(float *)r67;
-	r69 = r47 * r68;
-	r70 = (u64)r35 * (u64)r0;
-	r71 = (u64)r70 + (u64)r22;
-	if ((u64)r71 >= (u64)r52) { qd_site = 2; qd_x = r71; qd_y = r52; goto qd_fault; }
-	r72 = r127;
-	r73 = *(float *)r72;
-	r74 = r69 * r73;
-	if ((u64)r64 >= (u64)r29) { qd_site = 3; qd_x = r64; qd_y = r29; goto qd_fault; }
-	r76 = *(float *)r75;
-	r77 = r76 + r74;
-	*(float *)r78 = r77;
-	r79 = (u64)r35 + 1ull;
-	r80 = r79 < r0;
-	if (!r80) goto b40;
-	r35 = r79;
-	r124 = r124 + 4ll;
-	r127 = r127 + r130 * 1;
-	goto b44;
-b46: // rangeint.done
-	r36 = (u64)r20 + 1ull;
-	r37 = r36 < r0;
-	if (r37) goto b40;
-b47: // exit
+	goto b15;
+b50: // preheader
+	r125 = r28;
+	r135 = r30;
+	r138 = r30;
+	r187 = r125;
+	r188 = r46 + r187 * 4;
+	r190 = r25;
+	r191 = r54 + r190 * 4;
+b51: // rangeint.body (checked)
+	r126 = (u64)r125 + (u64)r38;
+	if ((u64)r126 >= (u64)r47) { qd_site = 1; qd_x = r126; qd_y = r47; goto qd_fault; }
+	r127 = r188;
+	r128 = *(float *)r127;
+	r129 = r50 * r128;
+	r130 = (u64)r38 * (u64)r0;
+	r131 = (u64)r130 + (u64)r25;
+	if ((u64)r131 >= (u64)r55) { qd_site = 2; qd_x = r131; qd_y = r55; goto qd_fault; }
+	r132 = r191;
+	r133 = *(float *)r132;
+	r134 = r129 * r133;
+	r136 = *(float *)r135;
+	r137 = r136 + r134;
+	*(float *)r138 = r137;
+	r139 = (u64)r38 + 1ull;
+	r140 = r139 < r0;
+	if (!r140) goto b47;
+	r38 = r139;
+	r188 = r188 + 4ll;
+	r191 = r191 + r194 * 1;
+	goto b51;
+b53: // rangeint.done
+	r39 = (u64)r23 + 1ull;
+	r40 = r39 < r0;
+	if (r40) goto b47;
+b54: // exit
 	return;
-b48: // divide in 64 bits
-	r139 = qd_div_u64(r10, r6);
+b55: // preheader
+	r75 = r1;
+	r82 = r1;
+	r184 = r0;
+	r185 = r184;
+	r186 = (u64)r185 * 4ull;
+b56: // head (checked if)
+	r66 = r17;
+	r67 = r11;
+	r68 = r67 < r6;
+	if (!r68) goto b54;
+	r69 = r66 < r3;
+	if (!r69) goto b54;
+	r70 = r66;
+	r71 = (i64)r70;
+	r72 = r67;
+	r73 = (i64)r72;
+	if (!r75) goto b67;
+	r76 = (u64)r71 * (u64)r0;
+	r77 = (u64)r76 + (u64)r73;
+	if ((u64)r77 >= (u64)r32) { qd_site = 0; qd_x = r77; qd_y = r32; goto qd_fault; }
+	r78 = r31 + r77 * 4;
+	r79 = *(float *)r78;
+	r80 = r79 * r35;
+	r81 = r78;
+	*(float *)r81 = r80;
+	if (!r82) goto b64;
+	r38 = 0ll;
+	r86 = r77;
+	r87 = r76;
+	r97 = r78;
+	r100 = r78;
+	r179 = r87;
+	r180 = r46 + r179 * 4;
+	r182 = r73;
+	r183 = r54 + r182 * 4;
+b62: // rangeint.body (checked if)
+	r88 = (u64)r87 + (u64)r38;
+	if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; }
+	r89 = r180;
+	r90 = *(float *)r89;
+	r91 = r50 * r90;
+	r92 = (u64)r38 * (u64)r0;
+	r93 = (u64)r92 + (u64)r73;
+	if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; }
+	r94 = r183;
+	r95 = *(float *)r94;
+	r96 = r91 * r95;
+	if ((u64)r86 >= (u64)r32) { qd_site = 3; qd_x = r86; qd_y = r32; goto qd_fault; }
+	r98 = *(float *)r97;
+	r99 = r98 + r96;
+	*(float *)r100 = r99;
+	r101 = (u64)r38 + 1ull;
+	r102 = r101 < r0;
+	if (!r102) goto b64;
+	r38 = r101;
+	r180 = r180 + 4ll;
+	r183 = r183 + r186 * 1;
+	goto b62;
+b64: // latch (checked if)
+	r11 = r11 + r16;
+	r74 = r11 >= r6;
+	if (!r74) goto b66;
+	r11 = r11 - r6;
+	r17 = r17 + 1ull;
+b66: // stepped (checked if)
+	r17 = r17 + r14;
+	goto b56;
+b67: // rangeint.done (checked if)
+	r83 = (u64)r71 + 1ull;
+	r84 = r83 < r0;
+	if (r84) goto b64;
+	goto b54;
+b68: // divide in 64 bits
+	r203 = qd_div_u64(r10, r6);
 	goto b7;
-b49: // divide in 64 bits
-	r131 = qd_div_u64(r8, r6);
+b69: // divide in 64 bits
+	r195 = qd_div_u64(r8, r6);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
@@ -20662,130 +24528,333 @@ qd_fault: {
 
 // Task 0 of kernel TriMul(c []f32, l []f32, b []f32, n i64), parallel.
 extern "C" __global__ void TriMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r1 = 0, r4 = 0, r18 = 0, r23 = 0, r24 = 0, r28 = 0, r29 = 0, r51 = 0;
-	bool r64 = 0, r72 = 0;
-	i64 r0 = 0, r7 = 0, r9 = 0, r20 = 0, r22 = 0, r26 = 0, r27 = 0, r30 = 0;
-	i64 r31 = 0, r34 = 0, r36 = 0, r37 = 0, r40 = 0, r44 = 0, r45 = 0, r46 = 0;
-	i64 r49 = 0, r50 = 0, r52 = 0, r54 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
-	u32 r63 = 0, r65 = 0, r66 = 0, r67 = 0, r71 = 0, r73 = 0, r74 = 0, r75 = 0;
+	bool r1 = 0, r4 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r31 = 0, r32 = 0;
+	bool r54 = 0, r57 = 0, r58 = 0, r63 = 0, r64 = 0, r66 = 0, r67 = 0, r83 = 0;
+	bool r84 = 0, r88 = 0, r92 = 0, r94 = 0, r96 = 0, r99 = 0, r101 = 0, r102 = 0;
+	bool r118 = 0, r122 = 0, r128 = 0, r133 = 0, r142 = 0, r144 = 0, r173 = 0, r181 = 0;
+	bool r185 = 0, r193 = 0, r201 = 0;
+	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r33 = 0;
+	i64 r34 = 0, r37 = 0, r39 = 0, r40 = 0, r43 = 0, r47 = 0, r48 = 0, r49 = 0;
+	i64 r52 = 0, r53 = 0, r60 = 0, r62 = 0, r65 = 0, r68 = 0, r69 = 0, r72 = 0;
+	i64 r73 = 0, r78 = 0, r79 = 0, r80 = 0, r85 = 0, r86 = 0, r87 = 0, r93 = 0;
+	i64 r95 = 0, r97 = 0, r103 = 0, r104 = 0, r107 = 0, r108 = 0, r113 = 0, r115 = 0;
+	i64 r116 = 0, r130 = 0, r131 = 0, r136 = 0, r137 = 0, r138 = 0, r145 = 0, r147 = 0;
+	i64 r148 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0, r155 = 0, r156 = 0, r158 = 0;
+	i64 r159 = 0, r160 = 0, r161 = 0, r163 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0;
+	i64 r192 = 0, r200 = 0, r208 = 0;
+	u32 r172 = 0, r174 = 0, r175 = 0, r176 = 0, r180 = 0, r182 = 0, r183 = 0, r184 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
-	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r21 = 0, r60 = 0;
-	u64 r61 = 0, r62 = 0, r68 = 0, r69 = 0, r70 = 0;
-	float r25 = 0, r35 = 0, r41 = 0, r42 = 0, r43 = 0;
-	char *r32 = 0, *r33 = 0, *r38 = 0, *r39 = 0, *r47 = 0, *r48 = 0, *r53 = 0, *r56 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
+	u64 r24 = 0, r55 = 0, r56 = 0, r59 = 0, r61 = 0, r82 = 0, r89 = 0, r90 = 0;
+	u64 r91 = 0, r98 = 0, r100 = 0, r114 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0;
+	u64 r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0;
+	u64 r135 = 0, r139 = 0, r140 = 0, r141 = 0, r143 = 0, r169 = 0, r170 = 0, r171 = 0;
+	u64 r177 = 0, r178 = 0, r179 = 0;
+	float r28 = 0, r38 = 0, r44 = 0, r45 = 0, r46 = 0, r71 = 0, r75 = 0, r76 = 0;
+	float r77 = 0, r106 = 0, r110 = 0, r111 = 0, r112 = 0, r187 = 0, r189 = 0, r190 = 0;
+	float r191 = 0, r195 = 0, r197 = 0, r198 = 0, r199 = 0, r203 = 0, r205 = 0, r206 = 0;
+	float r207 = 0;
+	char *r35 = 0, *r36 = 0, *r41 = 0, *r42 = 0, *r50 = 0, *r51 = 0, *r70 = 0, *r74 = 0;
+	char *r81 = 0, *r105 = 0, *r109 = 0, *r146 = 0, *r149 = 0, *r154 = 0, *r157 = 0, *r162 = 0;
+	char *r165 = 0, *r186 = 0, *r188 = 0, *r194 = 0, *r196 = 0, *r202 = 0, *r204 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r0 = p6;
-	r33 = p2;
-	r34 = p3;
-	r39 = p4;
-	r40 = p5;
-	r48 = p0;
-	r49 = p1;
+	r36 = p2;
+	r37 = p3;
+	r42 = p4;
+	r43 = p5;
+	r51 = p0;
+	r52 = p1;
 	r1 = r0 > 0ll;
-	if (!r1) goto b19;
+	if (!r1) goto b42;
 	r2 = (u64)r0;
 	r3 = r2;
 	r4 = r1;
-	if (!r4) goto b19;
+	if (!r4) goto b42;
 	r5 = r2;
 	r6 = r5;
 	r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r8 = (u64)r7;
 	r9 = (i64)((u64)gridDim.x * blockDim.x);
 	r10 = (u64)r9;
-	r61 = r8 | r6;
-	r62 = r61 >> 32;
-	r63 = (u32)r62;
-	r64 = r63 == 0u;
-	if (!r64) goto b21;
-	r65 = (u32)r8;
-	r66 = (u32)r6;
-	r67 = qd_div_u32(r65, r66);
-	r60 = (u64)r67;
+	r170 = r8 | r6;
+	r171 = r170 >> 32;
+	r172 = (u32)r171;
+	r173 = r172 == 0u;
+	if (!r173) goto b57;
+	r174 = (u32)r8;
+	r175 = (u32)r6;
+	r176 = qd_div_u32(r174, r175);
+	r169 = (u64)r176;
 b5: // setup
-	r12 = r60;
+	r12 = r169;
 	r13 = r12 * r6;
 	r11 = r8 - r13;
-	r69 = r10 | r6;
-	r70 = r69 >> 32;
-	r71 = (u32)r70;
-	r72 = r71 == 0u;
-	if (!r72) goto b20;
-	r73 = (u32)r10;
-	r74 = (u32)r6;
-	r75 = qd_div_u32(r73, r74);
-	r68 = (u64)r75;
+	r178 = r10 | r6;
+	r179 = r178 >> 32;
+	r180 = (u32)r179;
+	r181 = r180 == 0u;
+	if (!r181) goto b56;
+	r182 = (u32)r10;
+	r183 = (u32)r6;
+	r184 = qd_div_u32(r182, r183);
+	r177 = (u64)r184;
 b7: // setup
-	r14 = r68;
+	r14 = r177;
 	r15 = r14 * r6;
 	r16 = r10 - r15;
 	r17 = r12;
-	r24 = r1;
-	r57 = r0;
-	r58 = r57;
-	r59 = (u64)r58 * 4ull;
-b8: // head
-	r18 = r17 < r3;
-	if (!r18) goto b19;
-	r19 = r17;
-	r20 = (i64)r19;
-	r21 = r11;
-	r22 = (i64)r21;
-	if (!r24) goto b18;
-	r25 = 0x0p+00f;
-	r26 = 0ll;
-	r30 = (u64)r20 * (u64)r0;
-	r52 = r30;
-	r53 = r33 + r52 * 4;
-	r55 = r22;
-	r56 = r39 + r55 * 4;
-b12: // for.loop
-	r29 = r26 <= r20;
-	if (!r29) goto b14;
-	r31 = (u64)r30 + (u64)r26;
-	if ((u64)r31 >= (u64)r34) { qd_site = 0; qd_x = r31; qd_y = r34; goto qd_fault; }
-	r32 = r53;
-	r35 = *(float *)r32;
-	r36 = (u64)r26 * (u64)r0;
-	r37 = (u64)r36 + (u64)r22;
-	if ((u64)r37 >= (u64)r40) { qd_site = 1; qd_x = r37; qd_y = r40; goto qd_fault; }
-	r38 = r56;
-	r41 = *(float *)r38;
-	r42 = r35 * r41;
-	r43 = r25 + r42;
-	r44 = (u64)r26 + 1ull;
-	r25 = r43;
-	r26 = r44;
-	r53 = r53 + 4ll;
-	r56 = r56 + r59 * 1;
-	goto b12;
-b14: // for.done
-	r45 = r30;
-	r46 = (u64)r45 + (u64)r22;
-	if ((u64)r46 >= (u64)r49) { qd_site = 2; qd_x = r46; qd_y = r49; goto qd_fault; }
-	r47 = r48 + r46 * 4;
-	*(float *)r47 = r25;
-b15: // latch
+	r82 = (u64)r52;
+	r83 = r0 >= 0ll;
+	r85 = p6;
+	r86 = (u64)r85 + (u64)(-1ll);
+	r87 = (u64)r86 * (u64)r0;
+	r88 = r87 >= 0ll;
+	r89 = (u64)r86;
+	r90 = r2;
+	r91 = __umul64hi(r89, r90);
+	r92 = r91 == 0ull;
+	r94 = true;
+	r95 = (u64)r87 + (u64)r86;
+	r96 = r95 >= 0ll;
+	r99 = true;
+	r100 = (u64)r95;
+	r101 = r100 < r82;
+	if (!r83) goto b43;
+	if (!r88) goto b43;
+	if (!r92) goto b43;
+	if (!r94) goto b43;
+	if (!r96) goto b43;
+	if (!r99) goto b43;
+	if (!r101) goto b43;
+	r27 = r1;
+	r114 = (u64)r37;
+	r126 = r114 - 1ull;
+	r129 = (u64)r43;
+	r134 = r129 - 1ull;
+	r137 = r0;
+	r150 = r0;
+	r151 = r150;
+	r152 = (u64)r151 * 4ull;
+	r168 = r152;
+b15: // head
+	r18 = r17;
+	r19 = r11;
+	r20 = r19 < r6;
+	if (!r20) goto b42;
+	r21 = r18 < r3;
+	if (!r21) goto b42;
+	r22 = r18;
+	r23 = (i64)r22;
+	r24 = r19;
+	r25 = (i64)r24;
+	if (!r27) goto b41;
+	r28 = 0x0p+00f;
+	r29 = 0ll;
+	r115 = (u64)r23 * (u64)r0;
+	r116 = r115;
+	r117 = (u64)r116;
+	r118 = r117 < r114;
+	r119 = (u64)r23;
+	r120 = r119 + 1ull;
+	r121 = r120 + 4611686018427387904ull;
+	r122 = r121 <= 9223372036854775808ull;
+	r123 = r120 - 1ull;
+	r125 = r123;
+	r127 = r126 - r117;
+	r128 = r125 <= r127;
+	r131 = r25;
+	r132 = (u64)r131;
+	r133 = r132 < r129;
+	r135 = r134 - r132;
+	r138 = (u64)r137 + (u64)r25;
+	r139 = (u64)r138;
+	r140 = r139 - r132;
+	r141 = __umul64hi(r140, r125);
+	r142 = r141 == 0ull;
+	r143 = r140 * r125;
+	r144 = r143 <= r135;
+	if (!r118) goto b38;
+	if (!r122) goto b38;
+	if (!r128) goto b38;
+	if (!r133) goto b38;
+	if (!r142) goto b38;
+	if (!r144) goto b38;
+	r33 = r115;
+	r145 = r33;
+	r146 = r36 + r145 * 4;
+	r148 = r25;
+	r149 = r42 + r148 * 4;
+b26: // for.loop
+	r32 = r29 <= r23;
+	if (!r32) goto b34;
+	r35 = r146;
+	r38 = *(float *)r35;
+	r41 = r149;
+	r44 = *(float *)r41;
+	r45 = r38 * r44;
+	r46 = r28 + r45;
+	r47 = (u64)r29 + 1ull;
+	r28 = r46;
+	r29 = r47;
+	r146 = r146 + 4ll;
+	r149 = r149 + r152 * 1;
+	r185 = r29 <= r23;
+	if (!r185) goto b34;
+	r186 = r146;
+	r187 = *(float *)r186;
+	r188 = r149;
+	r189 = *(float *)r188;
+	r190 = r187 * r189;
+	r191 = r28 + r190;
+	r192 = (u64)r29 + 1ull;
+	r28 = r191;
+	r29 = r192;
+	r146 = r146 + 4ll;
+	r149 = r149 + r152 * 1;
+	r193 = r29 <= r23;
+	if (!r193) goto b34;
+	r194 = r146;
+	r195 = *(float *)r194;
+	r196 = r149;
+	r197 = *(float *)r196;
+	r198 = r195 * r197;
+	r199 = r28 + r198;
+	r200 = (u64)r29 + 1ull;
+	r28 = r199;
+	r29 = r200;
+	r146 = r146 + 4ll;
+	r149 = r149 + r152 * 1;
+	r201 = r29 <= r23;
+	if (!r201) goto b34;
+	r202 = r146;
+	r203 = *(float *)r202;
+	r204 = r149;
+	r205 = *(float *)r204;
+	r206 = r203 * r205;
+	r207 = r28 + r206;
+	r208 = (u64)r29 + 1ull;
+	r28 = r207;
+	r29 = r208;
+	r146 = r146 + 4ll;
+	r149 = r149 + r152 * 1;
+	goto b26;
+b34: // for.done
+	r48 = r115;
+	r49 = (u64)r48 + (u64)r25;
+	r50 = r51 + r49 * 4;
+	*(float *)r50 = r28;
+b35: // latch
 	r11 = r11 + r16;
-	r23 = r11 >= r6;
-	if (!r23) goto b17;
+	r26 = r11 >= r6;
+	if (!r26) goto b37;
 	r11 = r11 - r6;
 	r17 = r17 + 1ull;
-b17: // stepped
+b37: // stepped
 	r17 = r17 + r14;
-	goto b8;
-b18: // rangeint.done
-	r27 = (u64)r20 + 1ull;
-	r28 = r27 < r0;
-	if (r28) goto b15;
-b19: // exit
+	goto b15;
+b38: // preheader
+	r103 = r115;
+	r161 = r103;
+	r162 = r36 + r161 * 4;
+	r164 = r25;
+	r165 = r42 + r164 * 4;
+b39: // for.loop (checked)
+	r102 = r29 <= r23;
+	if (!r102) goto b34;
+	r104 = (u64)r103 + (u64)r29;
+	if ((u64)r104 >= (u64)r37) { qd_site = 0; qd_x = r104; qd_y = r37; goto qd_fault; }
+	r105 = r162;
+	r106 = *(float *)r105;
+	r107 = (u64)r29 * (u64)r0;
+	r108 = (u64)r107 + (u64)r25;
+	if ((u64)r108 >= (u64)r43) { qd_site = 1; qd_x = r108; qd_y = r43; goto qd_fault; }
+	r109 = r165;
+	r110 = *(float *)r109;
+	r111 = r106 * r110;
+	r112 = r28 + r111;
+	r113 = (u64)r29 + 1ull;
+	r28 = r112;
+	r29 = r113;
+	r162 = r162 + 4ll;
+	r165 = r165 + r168 * 1;
+	goto b39;
+b41: // rangeint.done
+	r30 = (u64)r23 + 1ull;
+	r31 = r30 < r0;
+	if (r31) goto b35;
+b42: // exit
 	return;
-b20: // divide in 64 bits
-	r68 = qd_div_u64(r10, r6);
+b43: // preheader
+	r64 = r1;
+	r158 = r0;
+	r159 = r158;
+	r160 = (u64)r159 * 4ull;
+b44: // head (checked if)
+	r55 = r17;
+	r56 = r11;
+	r57 = r56 < r6;
+	if (!r57) goto b42;
+	r58 = r55 < r3;
+	if (!r58) goto b42;
+	r59 = r55;
+	r60 = (i64)r59;
+	r61 = r56;
+	r62 = (i64)r61;
+	if (!r64) goto b55;
+	r28 = 0x0p+00f;
+	r29 = 0ll;
+	r68 = (u64)r60 * (u64)r0;
+	r153 = r68;
+	r154 = r36 + r153 * 4;
+	r156 = r62;
+	r157 = r42 + r156 * 4;
+b49: // for.loop (checked if)
+	r67 = r29 <= r60;
+	if (!r67) goto b51;
+	r69 = (u64)r68 + (u64)r29;
+	if ((u64)r69 >= (u64)r37) { qd_site = 0; qd_x = r69; qd_y = r37; goto qd_fault; }
+	r70 = r154;
+	r71 = *(float *)r70;
+	r72 = (u64)r29 * (u64)r0;
+	r73 = (u64)r72 + (u64)r62;
+	if ((u64)r73 >= (u64)r43) { qd_site = 1; qd_x = r73; qd_y = r43; goto qd_fault; }
+	r74 = r157;
+	r75 = *(float *)r74;
+	r76 = r71 * r75;
+	r77 = r28 + r76;
+	r78 = (u64)r29 + 1ull;
+	r28 = r77;
+	r29 = r78;
+	r154 = r154 + 4ll;
+	r157 = r157 + r160 * 1;
+	goto b49;
+b51: // for.done (checked if)
+	r79 = r68;
+	r80 = (u64)r79 + (u64)r62;
+	if ((u64)r80 >= (u64)r52) { qd_site = 2; qd_x = r80; qd_y = r52; goto qd_fault; }
+	r81 = r51 + r80 * 4;
+	*(float *)r81 = r28;
+b52: // latch (checked if)
+	r11 = r11 + r16;
+	r63 = r11 >= r6;
+	if (!r63) goto b54;
+	r11 = r11 - r6;
+	r17 = r17 + 1ull;
+b54: // stepped (checked if)
+	r17 = r17 + r14;
+	goto b44;
+b55: // rangeint.done (checked if)
+	r65 = (u64)r60 + 1ull;
+	r66 = r65 < r0;
+	if (r66) goto b52;
+	goto b42;
+b56: // divide in 64 bits
+	r177 = qd_div_u64(r10, r6);
 	goto b7;
-b21: // divide in 64 bits
-	r60 = qd_div_u64(r8, r6);
+b57: // divide in 64 bits
+	r169 = qd_div_u64(r8, r6);
 	goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -20972,20 +25041,19 @@ qd_fault: {
 
 // Task 0 of kernel ColNorm(r []f32, a []f32, k i64, rows i64, cols i64), serial.
 extern "C" __global__ void ColNorm_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
-	bool r8 = 0, r23 = 0, r40 = 0, r45 = 0, r48 = 0, r60 = 0, r62 = 0, r89 = 0;
+	bool r8 = 0, r23 = 0, r40 = 0, r45 = 0, r48 = 0, r60 = 0, r62 = 0, r77 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r6 = 0, r7 = 0, r10 = 0, r12 = 0;
 	i64 r13 = 0, r16 = 0, r17 = 0, r22 = 0, r29 = 0, r30 = 0, r31 = 0, r34 = 0;
 	i64 r35 = 0, r39 = 0, r42 = 0, r43 = 0, r54 = 0, r55 = 0, r56 = 0, r63 = 0;
 	i64 r64 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r72 = 0, r73 = 0;
-	i64 r74 = 0, r75 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0;
-	i64 r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0;
+	i64 r74 = 0, r75 = 0, r76 = 0;
 	u64 r41 = 0, r44 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u64 r53 = 0, r57 = 0, r58 = 0, r59 = 0, r61 = 0;
 	float r4 = 0, r9 = 0, r11 = 0, r15 = 0, r19 = 0, r20 = 0, r21 = 0, r26 = 0;
 	float r33 = 0, r37 = 0, r38 = 0;
 	double r24 = 0, r25 = 0;
 	char *r5 = 0, *r14 = 0, *r18 = 0, *r27 = 0, *r28 = 0, *r32 = 0, *r36 = 0, *r65 = 0;
-	char *r71 = 0, *r77 = 0, *r83 = 0;
+	char *r71 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r1 = p4;
@@ -21029,18 +25097,14 @@ extern "C" __global__ void ColNorm_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r66 = r2;
 	r67 = r66;
 	r68 = (u64)r67 * 4ull;
-	r70 = r1;
-	r71 = r5 + r70 * 4;
-	r74 = r68;
-	r87 = r7 > (-9223372036854775800ll) ? r7 : (-9223372036854775800ll);
-	r88 = (u64)r87 - 8ull;
+	r75 = r7 > (-9223372036854775800ll) ? r7 : (-9223372036854775800ll);
+	r76 = (u64)r75 - 8ull;
 b9: // unroll guard
-	r89 = r10 < r88;
-	if (!r89) goto b26;
+	r77 = r10 < r76;
+	if (!r77) goto b26;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21048,11 +25112,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21060,11 +25122,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21072,11 +25132,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21084,11 +25142,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21096,11 +25152,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21108,11 +25162,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21120,11 +25172,9 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21132,13 +25182,11 @@ b9: // unroll guard
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	goto b9;
 b26: // colNorm.rangeint.body
 	r14 = r65;
 	r15 = *(float *)r14;
-	r18 = r71;
-	r19 = *(float *)r18;
+	r19 = r15;
 	r20 = r15 * r19;
 	r21 = r9 + r20;
 	r22 = (u64)r10 + 1ull;
@@ -21147,7 +25195,6 @@ b26: // colNorm.rangeint.body
 	r9 = r21;
 	r10 = r22;
 	r65 = r65 + r68 * 1;
-	r71 = r71 + r74 * 1;
 	goto b26;
 b28: // edge 1→2
 	r11 = r21;
@@ -21159,25 +25206,20 @@ b29: // colNorm.rangeint.done
 	*(float *)r27 = r4;
 	return;
 b31: // preheader
-	r76 = r1;
-	r77 = r5 + r76 * 4;
-	r78 = r2;
-	r79 = r78;
-	r80 = (u64)r79 * 4ull;
-	r82 = r1;
-	r83 = r5 + r82 * 4;
-	r86 = r80;
+	r70 = r1;
+	r71 = r5 + r70 * 4;
+	r72 = r2;
+	r73 = r72;
+	r74 = (u64)r73 * 4ull;
 b32: // colNorm.rangeint.body (checked)
 	r30 = (u64)r10 * (u64)r2;
 	r31 = (u64)r30 + (u64)r1;
 	if ((u64)r31 >= (u64)r6) { qd_site = 0; qd_x = r31; qd_y = r6; goto qd_fault; }
-	r32 = r77;
+	r32 = r71;
 	r33 = *(float *)r32;
-	r34 = (u64)r10 * (u64)r2;
-	r35 = (u64)r34 + (u64)r1;
+	r35 = r31;
 	if ((u64)r35 >= (u64)r6) { qd_site = 1; qd_x = r35; qd_y = r6; goto qd_fault; }
-	r36 = r83;
-	r37 = *(float *)r36;
+	r37 = r33;
 	r38 = r33 * r37;
 	r21 = r9 + r38;
 	r39 = (u64)r10 + 1ull;
@@ -21185,8 +25227,7 @@ b32: // colNorm.rangeint.body (checked)
 	if (!r40) goto b28;
 	r9 = r21;
 	r10 = r39;
-	r77 = r77 + r80 * 1;
-	r83 = r83 + r86 * 1;
+	r71 = r71 + r74 * 1;
 	goto b32;
 b34: // edge 0→2
 	r11 = 0x0p+00f;
@@ -21207,20 +25248,19 @@ qd_fault: {
 // Task 0 of kernel ColNorms(norms []f32, a []f32, rows i64), parallel.
 extern "C" __global__ void ColNorms_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r6 = 0, r13 = 0, r28 = 0, r34 = 0, r45 = 0, r50 = 0, r53 = 0, r65 = 0;
-	bool r67 = 0, r94 = 0;
+	bool r67 = 0, r82 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r11 = 0;
 	i64 r12 = 0, r15 = 0, r17 = 0, r18 = 0, r21 = 0, r22 = 0, r27 = 0, r33 = 0;
 	i64 r35 = 0, r36 = 0, r39 = 0, r40 = 0, r44 = 0, r47 = 0, r48 = 0, r59 = 0;
 	i64 r60 = 0, r61 = 0, r68 = 0, r69 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
-	i64 r75 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0;
-	i64 r85 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
+	i64 r75 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0;
 	u64 r46 = 0, r49 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
 	u64 r58 = 0, r62 = 0, r63 = 0, r64 = 0, r66 = 0;
 	float r9 = 0, r14 = 0, r16 = 0, r20 = 0, r24 = 0, r25 = 0, r26 = 0, r31 = 0;
 	float r38 = 0, r42 = 0, r43 = 0;
 	double r29 = 0, r30 = 0;
 	char *r4 = 0, *r10 = 0, *r19 = 0, *r23 = 0, *r32 = 0, *r37 = 0, *r41 = 0, *r70 = 0;
-	char *r76 = 0, *r82 = 0, *r88 = 0;
+	char *r76 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -21246,8 +25286,6 @@ extern "C" __global__ void ColNorms_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r72 = r71;
 	r73 = (u64)r72 * 4ull;
 	r79 = r73;
-	r85 = r73;
-	r91 = r73;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b38;
@@ -21272,17 +25310,14 @@ b2: // head
 	if (!r67) goto b34;
 	r69 = r7;
 	r70 = r10 + r69 * 4;
-	r75 = r7;
-	r76 = r10 + r75 * 4;
-	r92 = r12 > (-9223372036854775800ll) ? r12 : (-9223372036854775800ll);
-	r93 = (u64)r92 - 8ull;
+	r80 = r12 > (-9223372036854775800ll) ? r12 : (-9223372036854775800ll);
+	r81 = (u64)r80 - 8ull;
 b11: // unroll guard
-	r94 = r15 < r93;
-	if (!r94) goto b28;
+	r82 = r15 < r81;
+	if (!r82) goto b28;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21290,11 +25325,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21302,11 +25335,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21314,11 +25345,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21326,11 +25355,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21338,11 +25365,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21350,11 +25375,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21362,11 +25385,9 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21374,13 +25395,11 @@ b11: // unroll guard
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	goto b11;
 b28: // colNorm.rangeint.body
 	r19 = r70;
 	r20 = *(float *)r19;
-	r23 = r76;
-	r24 = *(float *)r23;
+	r24 = r20;
 	r25 = r20 * r24;
 	r26 = r14 + r25;
 	r27 = (u64)r15 + 1ull;
@@ -21389,7 +25408,6 @@ b28: // colNorm.rangeint.body
 	r14 = r26;
 	r15 = r27;
 	r70 = r70 + r73 * 1;
-	r76 = r76 + r79 * 1;
 	goto b28;
 b30: // edge 1→2
 	r16 = r26;
@@ -21401,21 +25419,17 @@ b31: // colNorm.rangeint.done
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b34: // preheader
-	r81 = r7;
-	r82 = r10 + r81 * 4;
-	r87 = r7;
-	r88 = r10 + r87 * 4;
+	r75 = r7;
+	r76 = r10 + r75 * 4;
 b35: // colNorm.rangeint.body (checked)
 	r35 = (u64)r15 * (u64)r8;
 	r36 = (u64)r35 + (u64)r7;
 	if ((u64)r36 >= (u64)r11) { qd_site = 0; qd_x = r36; qd_y = r11; goto qd_fault; }
-	r37 = r82;
+	r37 = r76;
 	r38 = *(float *)r37;
-	r39 = (u64)r15 * (u64)r8;
-	r40 = (u64)r39 + (u64)r7;
+	r40 = r36;
 	if ((u64)r40 >= (u64)r11) { qd_site = 1; qd_x = r40; qd_y = r11; goto qd_fault; }
-	r41 = r88;
-	r42 = *(float *)r41;
+	r42 = r38;
 	r43 = r38 * r42;
 	r26 = r14 + r43;
 	r44 = (u64)r15 + 1ull;
@@ -21423,8 +25437,7 @@ b35: // colNorm.rangeint.body (checked)
 	if (!r45) goto b30;
 	r14 = r26;
 	r15 = r44;
-	r82 = r82 + r85 * 1;
-	r88 = r88 + r91 * 1;
+	r76 = r76 + r79 * 1;
 	goto b35;
 b37: // edge 0→2
 	r16 = 0x0p+00f;
@@ -21447,14 +25460,14 @@ qd_fault: {
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Stencil2D(out []f32, in []f32, w i64, h i64)
-site 0 divide kernels.go:17:12
-site 1 divide kernels.go:17:17
-site 2 index kernels.go:19:19
-site 3 index kernels.go:19:34
-site 4 index kernels.go:19:42
-site 5 index kernels.go:19:50
-site 6 index kernels.go:19:58
-site 7 index kernels.go:21:15
+site 0 divide kernels.go:18:12
+site 1 divide kernels.go:18:17
+site 2 index kernels.go:20:19
+site 3 index kernels.go:20:34
+site 4 index kernels.go:20:42
+site 5 index kernels.go:20:50
+site 6 index kernels.go:20:58
+site 7 index kernels.go:22:15
 
 task Stencil2D_0 parallel count=(len out) maxregs=32
 b0: # entry
@@ -22212,17 +26225,17 @@ b92: # exit
 	return
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
-site 0 divide kernels.go:31:15
-site 1 divide kernels.go:31:21
-site 2 divide kernels.go:31:24
-site 3 divide kernels.go:31:29
-site 4 index kernels.go:34:15
-site 5 index kernels.go:34:25
-site 6 index kernels.go:34:35
-site 7 index kernels.go:34:45
-site 8 index kernels.go:34:55
-site 9 index kernels.go:34:69
-site 10 index kernels.go:34:85
+site 0 divide kernels.go:32:15
+site 1 divide kernels.go:32:21
+site 2 divide kernels.go:32:24
+site 3 divide kernels.go:32:29
+site 4 index kernels.go:35:15
+site 5 index kernels.go:35:25
+site 6 index kernels.go:35:35
+site 7 index kernels.go:35:45
+site 8 index kernels.go:35:55
+site 9 index kernels.go:35:69
+site 10 index kernels.go:35:85
 
 task Stencil3D_0 parallel count=(len out) maxregs=32
 b0: # entry
@@ -23516,11 +27529,11 @@ b152: # exit
 	return
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
-site 0 divide kernels.go:46:12
-site 1 divide kernels.go:46:17
-site 2 index kernels.go:49:12
-site 3 index kernels.go:49:23
-site 4 index kernels.go:51:4
+site 0 divide kernels.go:47:12
+site 1 divide kernels.go:47:17
+site 2 index kernels.go:50:12
+site 3 index kernels.go:50:23
+site 4 index kernels.go:52:4
 
 task Matmul_0 parallel count=(mul.i64 (param n) (param n))
 b0: # entry
@@ -23922,9 +27935,9 @@ b54: # divide in 64 bits
 	jump b49
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
-site 0 divide kernels.go:60:12
-site 1 divide kernels.go:60:17
-site 2 index kernels.go:66:18
+site 0 divide kernels.go:61:12
+site 1 divide kernels.go:61:17
+site 2 index kernels.go:67:18
 
 task Blur_0 parallel count=(len out)
 b0: # entry
@@ -24379,9 +28392,9 @@ b59: # divide in 64 bits
 	jump b41
 
 kernel DigitSum(out []i64, in []i64, base i64)
-site 0 index kernels.go:78:10
-site 1 divide kernels.go:81:11
-site 2 divide kernels.go:82:4
+site 0 index kernels.go:79:10
+site 1 divide kernels.go:82:11
+site 2 divide kernels.go:83:4
 
 task DigitSum_0 parallel count=(len out)
 b0: # entry
@@ -24545,7 +28558,7 @@ b27: # latch (checked)
 	jump b18
 
 kernel Options(out []f32, spot []f32, strike f32)
-site 0 index kernels.go:94:12
+site 0 index kernels.go:95:12
 
 task Options_0 parallel count=(len out) maxregs=32
 b0: # entry
@@ -25064,13 +29077,13 @@ b75: # latch (checked)
 	jump b63
 
 kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
-site 0 index kernels.go:110:19
-site 1 index kernels.go:110:26
-site 2 index kernels.go:110:33
-site 3 index kernels.go:113:30
-site 4 index kernels.go:113:40
-site 5 index kernels.go:121:12
-site 6 index kernels.go:121:19
+site 0 index kernels.go:111:19
+site 1 index kernels.go:111:26
+site 2 index kernels.go:111:33
+site 3 index kernels.go:114:30
+site 4 index kernels.go:114:40
+site 5 index kernels.go:122:12
+site 6 index kernels.go:122:19
 
 task NBody_0 parallel count=(len ax)
 b0: # entry
@@ -25558,8 +29571,8 @@ b52: # edge 1→4 (checked)
 	jump b50
 
 kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32)
-site 0 divide kernels.go:130:29
-site 1 divide kernels.go:131:29
+site 0 divide kernels.go:131:29
+site 1 divide kernels.go:132:29
 
 task Mandelbrot64_0 parallel count=(len counts)
 b0: # entry
@@ -26079,8 +30092,8 @@ b78: # divide in 64 bits
 	jump b46
 
 kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32)
-site 0 divide kernels.go:151:29
-site 1 divide kernels.go:152:29
+site 0 divide kernels.go:152:29
+site 1 divide kernels.go:153:29
 
 task Mandelbrot32_0 parallel count=(len counts)
 b0: # entry
@@ -26600,7 +30613,7 @@ b78: # divide in 64 bits
 	jump b46
 
 kernel Xorshift(out []u32, seeds []u32, rounds i64)
-site 0 index kernels.go:172:13
+site 0 index kernels.go:173:13
 
 task Xorshift_0 parallel count=(len out)
 b0: # entry
@@ -26944,9 +30957,9 @@ b54: # latch (checked)
 	jump b30
 
 kernel MatVec(y []f32, a []f32, x []f32, n i64)
-site 0 sliceacap kernels.go:188:11
-site 1 sliceb kernels.go:188:11
-site 2 index kernels.go:190:21
+site 0 sliceacap kernels.go:189:11
+site 1 sliceb kernels.go:189:11
+site 2 index kernels.go:191:21
 
 task MatVec_0 parallel count=(len y)
 b0: # entry
@@ -27184,7 +31197,7 @@ b33: # exit
 	return
 
 kernel Daxpy(a f64, x []f64, y []f64)
-site 0 index kernels.go:201:13
+site 0 index kernels.go:202:13
 
 task Daxpy_0 parallel count=(len y) maxregs=32
 b0: # entry
@@ -27358,7 +31371,7 @@ b21: # latch (checked)
 	jump b18
 
 kernel Hash(out []u64, keys []u64, rounds i64)
-site 0 index kernels.go:210:12
+site 0 index kernels.go:211:12
 
 task Hash_0 parallel count=(len out)
 b0: # entry
@@ -27754,9 +31767,9 @@ b54: # latch (checked)
 	jump b30
 
 kernel Transpose(out []f64, in []f64, w i64, h i64)
-site 0 divide kernels.go:227:12
-site 1 divide kernels.go:227:17
-site 2 index kernels.go:228:14
+site 0 divide kernels.go:228:12
+site 1 divide kernels.go:228:17
+site 2 index kernels.go:229:14
 
 task Transpose_0 parallel count=(len out)
 b0: # entry
@@ -27906,21 +31919,21 @@ task Conv2D_0 parallel count=(mul.i64 (min.i64 (max.i64 (sub.i64 (sub.i64 (param
 b0: # entry
 	r0 = param.i64 h
 	r5 = param.i64 w
-	r36 = base a
-	r37 = len a
-	r99 = base b
-	r100 = len b
+	r39 = base a
+	r40 = len a
+	r102 = base b
+	r103 = len b
 	jump b1
 b1: # setup
 	r1 = sub.i64 r0, 1
 	r2 = gt.i64 r1, 1
-	branch r2, b2, b16
+	branch r2, b2, b56
 b2: # setup
 	r3 = convert.u64.i64 r1
 	r4 = sub.u64 r3, 1
 	r6 = sub.i64 r5, 1
 	r7 = gt.i64 r6, 1
-	branch r7, b3, b16
+	branch r7, b3, b56
 b3: # setup
 	r8 = convert.u64.i64 r6
 	r9 = sub.u64 r8, 1
@@ -27928,149 +31941,408 @@ b3: # setup
 	r11 = convert.u64.i64 r10
 	r12 = threadcount
 	r13 = convert.u64.i64 r12
-	r110 = or.u64 r11, r9
-	r111 = shr.u64.u32 r110, 32
-	r112 = convert.u32.u64 r111
-	r113 = eq.u32 r112, 0
-	branch r113, b4, b18
+	r299 = or.u64 r11, r9
+	r300 = shr.u64.u32 r299, 32
+	r301 = convert.u32.u64 r300
+	r302 = eq.u32 r301, 0
+	branch r302, b4, b67
 b4: # divide in 32 bits
-	r114 = convert.u32.u64 r11
-	r115 = convert.u32.u64 r9
-	r116 = div.u32 r114, r115
-	r109 = convert.u64.u32 r116
+	r303 = convert.u32.u64 r11
+	r304 = convert.u32.u64 r9
+	r305 = div.u32 r303, r304
+	r298 = convert.u64.u32 r305
 	jump b5
 b5: # setup
-	r15 = move.u64 r109
+	r15 = move.u64 r298
 	r16 = mul.u64 r15, r9
 	r14 = sub.u64 r11, r16
-	r118 = or.u64 r13, r9
-	r119 = shr.u64.u32 r118, 32
-	r120 = convert.u32.u64 r119
-	r121 = eq.u32 r120, 0
-	branch r121, b6, b17
+	r307 = or.u64 r13, r9
+	r308 = shr.u64.u32 r307, 32
+	r309 = convert.u32.u64 r308
+	r310 = eq.u32 r309, 0
+	branch r310, b6, b66
 b6: # divide in 32 bits
-	r122 = convert.u32.u64 r13
-	r123 = convert.u32.u64 r9
-	r124 = div.u32 r122, r123
-	r117 = convert.u64.u32 r124
+	r311 = convert.u32.u64 r13
+	r312 = convert.u32.u64 r9
+	r313 = div.u32 r311, r312
+	r306 = convert.u64.u32 r313
 	jump b7
 b7: # setup
-	r17 = move.u64 r117
+	r17 = move.u64 r306
 	r18 = mul.u64 r17, r9
 	r19 = sub.u64 r13, r18
 	r20 = move.u64 r15
+	r185 = convert.u64.i64 r40
+	r187 = ge.i64 r5, 0
+	r190 = param.i64 h
+	r191 = add.i64 r190, -2
+	r192 = sub.i64 r191, 1
+	r193 = mul.i64 r192, r5
+	r194 = ge.i64 r193, 0
+	r195 = convert.u64.i64 r192
+	r196 = convert.u64.i64 r5
+	r197 = mulhi.u64 r195, r196
+	r198 = eq.u64 r197, 0
+	r200 = move.bool true
+	r201 = param.i64 w
+	r202 = add.i64 r201, -2
+	r203 = add.i64 r193, r202
+	r204 = ge.i64 r203, 0
+	r206 = move.bool true
+	r209 = move.bool true
+	r210 = sub.i64 r203, 1
+	r211 = convert.u64.i64 r210
+	r212 = lt.u64 r211, r185
+	r214 = move.bool true
+	r215 = convert.u64.i64 r203
+	r216 = lt.u64 r215, r185
+	r217 = add.i64 r203, 1
+	r218 = ge.i64 r217, 0
+	r221 = move.bool true
+	r222 = convert.u64.i64 r217
+	r223 = lt.u64 r222, r185
+	r224 = mul.i64 r191, r5
+	r225 = ge.i64 r224, 0
+	r226 = convert.u64.i64 r191
+	r227 = mulhi.u64 r226, r196
+	r228 = eq.u64 r227, 0
+	r229 = move.i64 r5
+	r230 = move.bool r187
+	r231 = add.i64 r224, r202
+	r232 = ge.i64 r231, 0
+	r233 = add.i64 r229, 1
+	r234 = ge.i64 r233, 0
+	r235 = sub.i64 r233, 1
+	r236 = convert.u64.i64 r235
+	r237 = lt.u64 r236, 9223372036854775808
+	r238 = sub.i64 r231, 1
+	r239 = convert.u64.i64 r238
+	r240 = lt.u64 r239, r185
+	r241 = convert.u64.i64 r233
+	r242 = lt.u64 r241, 9223372036854775808
+	r243 = convert.u64.i64 r231
+	r244 = lt.u64 r243, r185
+	r245 = add.i64 r231, 1
+	r246 = ge.i64 r245, 0
+	r247 = add.i64 r233, 1
+	r248 = convert.u64.i64 r247
+	r249 = lt.u64 r248, 9223372036854775808
+	r250 = convert.u64.i64 r245
+	r251 = lt.u64 r250, r185
+	r252 = add.i64 r191, 1
+	r253 = ge.i64 r252, 0
+	r256 = mul.i64 r252, r5
+	r257 = ge.i64 r256, 0
+	r258 = convert.u64.i64 r252
+	r259 = mulhi.u64 r258, r196
+	r260 = eq.u64 r259, 0
+	r261 = mul.i64 r5, 2
+	r262 = ge.i64 r261, 0
+	r263 = add.i64 r256, r202
+	r264 = ge.i64 r263, 0
+	r265 = add.i64 r261, 1
+	r266 = ge.i64 r265, 0
+	r267 = sub.i64 r265, 1
+	r268 = convert.u64.i64 r267
+	r269 = lt.u64 r268, 9223372036854775808
+	r270 = sub.i64 r263, 1
+	r271 = convert.u64.i64 r270
+	r272 = lt.u64 r271, r185
+	r273 = convert.u64.i64 r265
+	r274 = lt.u64 r273, 9223372036854775808
+	r275 = convert.u64.i64 r263
+	r276 = lt.u64 r275, r185
+	r277 = add.i64 r263, 1
+	r278 = ge.i64 r277, 0
+	r279 = add.i64 r265, 1
+	r280 = convert.u64.i64 r279
+	r281 = lt.u64 r280, 9223372036854775808
+	r282 = convert.u64.i64 r277
+	r283 = lt.u64 r282, r185
+	r284 = convert.u64.i64 r103
+	r285 = lt.u64 r243, r284
 	jump b8
-b8: # head
-	r21 = lt.u64 r20, r4
-	branch r21, b9, b16
-b9: # index
-	r22 = add.u64 r20, 1
-	r23 = convert.i64.u64 r22
-	r24 = add.u64 r14, 1
-	r25 = convert.i64.u64 r24
-	jump b10
-b10: # for.loop
+b8: # checks
+	branch r187, b9, b57
+b9: # checks
+	branch r194, b10, b57
+b10: # checks
+	branch r198, b11, b57
+b11: # checks
+	branch r200, b12, b57
+b12: # checks
+	branch r204, b13, b57
+b13: # checks
+	branch r206, b14, b57
+b14: # checks
+	branch r209, b15, b57
+b15: # checks
+	branch r212, b16, b57
+b16: # checks
+	branch r214, b17, b57
+b17: # checks
+	branch r216, b18, b57
+b18: # checks
+	branch r218, b19, b57
+b19: # checks
+	branch r221, b20, b57
+b20: # checks
+	branch r223, b21, b57
+b21: # checks
+	branch r225, b22, b57
+b22: # checks
+	branch r228, b23, b57
+b23: # checks
+	branch r230, b24, b57
+b24: # checks
+	branch r232, b25, b57
+b25: # checks
+	branch r234, b26, b57
+b26: # checks
+	branch r237, b27, b57
+b27: # checks
+	branch r240, b28, b57
+b28: # checks
+	branch r242, b29, b57
+b29: # checks
+	branch r244, b30, b57
+b30: # checks
+	branch r246, b31, b57
+b31: # checks
+	branch r249, b32, b57
+b32: # checks
+	branch r251, b33, b57
+b33: # checks
+	branch r253, b34, b57
+b34: # checks
+	branch r257, b35, b57
+b35: # checks
+	branch r260, b36, b57
+b36: # checks
+	branch r262, b37, b57
+b37: # checks
+	branch r264, b38, b57
+b38: # checks
+	branch r266, b39, b57
+b39: # checks
+	branch r269, b40, b57
+b40: # checks
+	branch r272, b41, b57
+b41: # checks
+	branch r274, b42, b57
+b42: # checks
+	branch r276, b43, b57
+b43: # checks
+	branch r278, b44, b57
+b44: # checks
+	branch r281, b45, b57
+b45: # checks
+	branch r283, b46, b57
+b46: # checks
+	branch r285, b47, b57
+b47: # head
+	r21 = move.u64 r20
+	r22 = move.u64 r14
+	r23 = lt.u64 r22, r9
+	branch r23, b48, b56
+b48: # head
+	r24 = lt.u64 r21, r4
+	branch r24, b49, b56
+b49: # index
+	r25 = add.u64 r21, 1
+	r26 = convert.i64.u64 r25
+	r27 = add.u64 r22, 1
+	r28 = convert.i64.u64 r27
+	jump b50
+b50: # for.loop
 	r1 = sub.i64 r0, 1
-	r27 = lt.i64 r23, r1
-	branch r27, b11, b16
-b11: # for.loop
+	r30 = lt.i64 r26, r1
+	branch r30, b51, b56
+b51: # for.loop
 	r6 = sub.i64 r5, 1
-	r28 = lt.i64 r25, r6
-	branch r28, b12, b13
-b12: # for.body
-	r29 = mul.i64 r23, r5
-	r30 = add.i64 r29, r25
-	r31 = sub.i64 r23, 1
-	r32 = mul.i64 r31, r5
-	r33 = add.i64 r32, r25
-	r34 = sub.i64 r33, 1
-	checkindex r34, r37, site 0
-	r103 = elemaddr r36, r33, 4
-	r35 = elemaddr r103, -1, 4
-	r38 = load.f32 r35
-	r39 = mul.f32 r38, 0.2
-	r42 = move.i64 r33
-	checkindex r42, r37, site 1
-	r43 = move.ptr r103
-	r44 = load.f32 r43
-	r45 = mul.f32 r44, 0.5
-	r46 = add.f32 r39, r45
-	r49 = move.i64 r33
-	r50 = add.i64 r49, 1
-	checkindex r50, r37, site 2
-	r104 = move.ptr r103
-	r51 = elemaddr r104, 1, 4
-	r52 = load.f32 r51
-	r53 = mul.f32 r52, 0.8
-	r54 = sub.f32 r46, r53
-	r56 = move.i64 r30
-	r57 = sub.i64 r56, 1
-	checkindex r57, r37, site 3
-	r105 = elemaddr r36, r56, 4
-	r58 = elemaddr r105, -1, 4
-	r59 = load.f32 r58
-	r60 = mul.f32 r59, 0.3
-	r61 = sub.f32 r54, r60
-	r63 = move.i64 r30
-	checkindex r63, r37, site 4
-	r64 = move.ptr r105
-	r65 = load.f32 r64
-	r66 = mul.f32 r65, 0.6
-	r67 = add.f32 r61, r66
-	r69 = move.i64 r30
-	r70 = add.i64 r69, 1
-	checkindex r70, r37, site 5
-	r106 = move.ptr r105
-	r71 = elemaddr r106, 1, 4
-	r72 = load.f32 r71
-	r73 = mul.f32 r72, 0.9
-	r74 = sub.f32 r67, r73
-	r75 = add.i64 r23, 1
-	r76 = mul.i64 r75, r5
-	r77 = add.i64 r76, r25
-	r78 = sub.i64 r77, 1
-	checkindex r78, r37, site 6
-	r107 = elemaddr r36, r77, 4
-	r79 = elemaddr r107, -1, 4
-	r80 = load.f32 r79
-	r81 = mul.f32 r80, 0.4
-	r82 = add.f32 r74, r81
-	r85 = move.i64 r77
-	checkindex r85, r37, site 7
-	r86 = move.ptr r107
-	r87 = load.f32 r86
-	r88 = mul.f32 r87, 0.7
-	r89 = add.f32 r82, r88
-	r92 = move.i64 r77
-	r93 = add.i64 r92, 1
-	checkindex r93, r37, site 8
-	r108 = move.ptr r107
-	r94 = elemaddr r108, 1, 4
-	r95 = load.f32 r94
-	r96 = mul.f32 r95, 0.1
-	r97 = add.f32 r89, r96
-	checkindex r30, r100, site 9
-	r98 = elemaddr r99, r30, 4
-	store.f32 r98, r97
-	jump b13
-b13: # latch
+	r31 = lt.i64 r28, r6
+	branch r31, b52, b53
+b52: # for.body
+	r32 = mul.i64 r26, r5
+	r33 = add.i64 r32, r28
+	r34 = sub.i64 r26, 1
+	r35 = mul.i64 r34, r5
+	r36 = add.i64 r35, r28
+	r286 = elemaddr r39, r36, 4
+	r38 = elemaddr r286, -1, 4
+	r41 = load.f32 r38
+	r42 = mul.f32 r41, 0.2
+	r46 = move.ptr r286
+	r47 = load.f32 r46
+	r48 = mul.f32 r47, 0.5
+	r49 = add.f32 r42, r48
+	r287 = move.ptr r286
+	r54 = elemaddr r287, 1, 4
+	r55 = load.f32 r54
+	r56 = mul.f32 r55, 0.8
+	r57 = sub.f32 r49, r56
+	r59 = move.i64 r33
+	r288 = elemaddr r39, r59, 4
+	r61 = elemaddr r288, -1, 4
+	r62 = load.f32 r61
+	r63 = mul.f32 r62, 0.3
+	r64 = sub.f32 r57, r63
+	r67 = move.ptr r288
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, 0.6
+	r70 = add.f32 r64, r69
+	r289 = move.ptr r288
+	r74 = elemaddr r289, 1, 4
+	r75 = load.f32 r74
+	r76 = mul.f32 r75, 0.9
+	r77 = sub.f32 r70, r76
+	r78 = add.i64 r26, 1
+	r79 = mul.i64 r78, r5
+	r80 = add.i64 r79, r28
+	r290 = elemaddr r39, r80, 4
+	r82 = elemaddr r290, -1, 4
+	r83 = load.f32 r82
+	r84 = mul.f32 r83, 0.4
+	r85 = add.f32 r77, r84
+	r89 = move.ptr r290
+	r90 = load.f32 r89
+	r91 = mul.f32 r90, 0.7
+	r92 = add.f32 r85, r91
+	r291 = move.ptr r290
+	r97 = elemaddr r291, 1, 4
+	r98 = load.f32 r97
+	r99 = mul.f32 r98, 0.1
+	r100 = add.f32 r92, r99
+	r101 = elemaddr r102, r33, 4
+	store.f32 r101, r100
+	jump b53
+b53: # latch
 	r14 = add.u64 r14, r19
-	r26 = ge.u64 r14, r9
-	branch r26, b14, b15
-b14: # carry
+	r29 = ge.u64 r14, r9
+	branch r29, b54, b55
+b54: # carry
 	r14 = sub.u64 r14, r9
 	r20 = add.u64 r20, 1
-	jump b15
-b15: # stepped
+	jump b55
+b55: # stepped
 	r20 = add.u64 r20, r17
-	jump b8
-b16: # exit
+	jump b47
+b56: # exit
 	return
-b17: # divide in 64 bits
-	r117 = div.u64 r13, r9
+b57: # head (checked if)
+	r106 = move.u64 r20
+	r107 = move.u64 r14
+	r108 = lt.u64 r107, r9
+	branch r108, b58, b56
+b58: # head (checked if)
+	r109 = lt.u64 r106, r4
+	branch r109, b59, b56
+b59: # index (checked if)
+	r110 = add.u64 r106, 1
+	r111 = convert.i64.u64 r110
+	r112 = add.u64 r107, 1
+	r113 = convert.i64.u64 r112
+	jump b60
+b60: # for.loop (checked if)
+	r1 = sub.i64 r0, 1
+	r115 = lt.i64 r111, r1
+	branch r115, b61, b56
+b61: # for.loop (checked if)
+	r6 = sub.i64 r5, 1
+	r116 = lt.i64 r113, r6
+	branch r116, b62, b63
+b62: # for.body (checked if)
+	r117 = mul.i64 r111, r5
+	r118 = add.i64 r117, r113
+	r119 = sub.i64 r111, 1
+	r120 = mul.i64 r119, r5
+	r121 = add.i64 r120, r113
+	r122 = sub.i64 r121, 1
+	checkindex r122, r40, site 0
+	r292 = elemaddr r39, r121, 4
+	r123 = elemaddr r292, -1, 4
+	r124 = load.f32 r123
+	r125 = mul.f32 r124, 0.2
+	r128 = move.i64 r121
+	checkindex r128, r40, site 1
+	r129 = move.ptr r292
+	r130 = load.f32 r129
+	r131 = mul.f32 r130, 0.5
+	r132 = add.f32 r125, r131
+	r135 = move.i64 r121
+	r136 = add.i64 r135, 1
+	checkindex r136, r40, site 2
+	r293 = move.ptr r292
+	r137 = elemaddr r293, 1, 4
+	r138 = load.f32 r137
+	r139 = mul.f32 r138, 0.8
+	r140 = sub.f32 r132, r139
+	r142 = move.i64 r118
+	r143 = sub.i64 r142, 1
+	checkindex r143, r40, site 3
+	r294 = elemaddr r39, r142, 4
+	r144 = elemaddr r294, -1, 4
+	r145 = load.f32 r144
+	r146 = mul.f32 r145, 0.3
+	r147 = sub.f32 r140, r146
+	r149 = move.i64 r118
+	checkindex r149, r40, site 4
+	r150 = move.ptr r294
+	r151 = load.f32 r150
+	r152 = mul.f32 r151, 0.6
+	r153 = add.f32 r147, r152
+	r155 = move.i64 r118
+	r156 = add.i64 r155, 1
+	checkindex r156, r40, site 5
+	r295 = move.ptr r294
+	r157 = elemaddr r295, 1, 4
+	r158 = load.f32 r157
+	r159 = mul.f32 r158, 0.9
+	r160 = sub.f32 r153, r159
+	r161 = add.i64 r111, 1
+	r162 = mul.i64 r161, r5
+	r163 = add.i64 r162, r113
+	r164 = sub.i64 r163, 1
+	checkindex r164, r40, site 6
+	r296 = elemaddr r39, r163, 4
+	r165 = elemaddr r296, -1, 4
+	r166 = load.f32 r165
+	r167 = mul.f32 r166, 0.4
+	r168 = add.f32 r160, r167
+	r171 = move.i64 r163
+	checkindex r171, r40, site 7
+	r172 = move.ptr r296
+	r173 = load.f32 r172
+	r174 = mul.f32 r173, 0.7
+	r175 = add.f32 r168, r174
+	r178 = move.i64 r163
+	r179 = add.i64 r178, 1
+	checkindex r179, r40, site 8
+	r297 = move.ptr r296
+	r180 = elemaddr r297, 1, 4
+	r181 = load.f32 r180
+	r182 = mul.f32 r181, 0.1
+	r183 = add.f32 r175, r182
+	checkindex r118, r103, site 9
+	r184 = elemaddr r102, r118, 4
+	store.f32 r184, r183
+	jump b63
+b63: # latch (checked if)
+	r14 = add.u64 r14, r19
+	r114 = ge.u64 r14, r9
+	branch r114, b64, b65
+b64: # carry (checked if)
+	r14 = sub.u64 r14, r9
+	r20 = add.u64 r20, 1
+	jump b65
+b65: # stepped (checked if)
+	r20 = add.u64 r20, r17
+	jump b57
+b66: # divide in 64 bits
+	r306 = div.u64 r13, r9
 	jump b7
-b18: # divide in 64 bits
-	r109 = div.u64 r11, r9
+b67: # divide in 64 bits
+	r298 = div.u64 r11, r9
 	jump b5
 
 kernel Conv3D(b []f32, a []f32, w i64, h i64, d i64)
@@ -28092,27 +32364,27 @@ b0: # entry
 	r0 = param.i64 d
 	r5 = param.i64 h
 	r10 = param.i64 w
-	r57 = base a
-	r58 = len a
-	r162 = base b
-	r163 = len b
+	r62 = base a
+	r63 = len a
+	r167 = base b
+	r168 = len b
 	jump b1
 b1: # setup
 	r1 = sub.i64 r0, 1
 	r2 = gt.i64 r1, 1
-	branch r2, b2, b24
+	branch r2, b2, b110
 b2: # setup
 	r3 = convert.u64.i64 r1
 	r4 = sub.u64 r3, 1
 	r6 = sub.i64 r5, 1
 	r7 = gt.i64 r6, 1
-	branch r7, b3, b24
+	branch r7, b3, b110
 b3: # setup
 	r8 = convert.u64.i64 r6
 	r9 = sub.u64 r8, 1
 	r11 = sub.i64 r10, 1
 	r12 = gt.i64 r11, 1
-	branch r12, b4, b24
+	branch r12, b4, b110
 b4: # setup
 	r13 = convert.u64.i64 r11
 	r14 = sub.u64 r13, 1
@@ -28120,230 +32392,733 @@ b4: # setup
 	r16 = convert.u64.i64 r15
 	r17 = threadcount
 	r18 = convert.u64.i64 r17
-	r173 = or.u64 r16, r14
-	r174 = shr.u64.u32 r173, 32
-	r175 = convert.u32.u64 r174
-	r176 = eq.u32 r175, 0
-	branch r176, b5, b28
+	r521 = or.u64 r16, r14
+	r522 = shr.u64.u32 r521, 32
+	r523 = convert.u32.u64 r522
+	r524 = eq.u32 r523, 0
+	branch r524, b5, b127
 b5: # divide in 32 bits
-	r177 = convert.u32.u64 r16
-	r178 = convert.u32.u64 r14
-	r179 = div.u32 r177, r178
-	r172 = convert.u64.u32 r179
+	r525 = convert.u32.u64 r16
+	r526 = convert.u32.u64 r14
+	r527 = div.u32 r525, r526
+	r520 = convert.u64.u32 r527
 	jump b6
 b6: # setup
-	r20 = move.u64 r172
+	r20 = move.u64 r520
 	r21 = mul.u64 r20, r14
 	r19 = sub.u64 r16, r21
-	r181 = or.u64 r18, r14
-	r182 = shr.u64.u32 r181, 32
-	r183 = convert.u32.u64 r182
-	r184 = eq.u32 r183, 0
-	branch r184, b7, b27
+	r529 = or.u64 r18, r14
+	r530 = shr.u64.u32 r529, 32
+	r531 = convert.u32.u64 r530
+	r532 = eq.u32 r531, 0
+	branch r532, b7, b126
 b7: # divide in 32 bits
-	r185 = convert.u32.u64 r18
-	r186 = convert.u32.u64 r14
-	r187 = div.u32 r185, r186
-	r180 = convert.u64.u32 r187
+	r533 = convert.u32.u64 r18
+	r534 = convert.u32.u64 r14
+	r535 = div.u32 r533, r534
+	r528 = convert.u64.u32 r535
 	jump b8
 b8: # setup
-	r22 = move.u64 r180
+	r22 = move.u64 r528
 	r23 = mul.u64 r22, r14
 	r24 = sub.u64 r18, r23
-	r189 = or.u64 r20, r9
-	r190 = shr.u64.u32 r189, 32
-	r191 = convert.u32.u64 r190
-	r192 = eq.u32 r191, 0
-	branch r192, b9, b26
+	r537 = or.u64 r20, r9
+	r538 = shr.u64.u32 r537, 32
+	r539 = convert.u32.u64 r538
+	r540 = eq.u32 r539, 0
+	branch r540, b9, b125
 b9: # divide in 32 bits
-	r193 = convert.u32.u64 r20
-	r194 = convert.u32.u64 r9
-	r195 = div.u32 r193, r194
-	r188 = convert.u64.u32 r195
+	r541 = convert.u32.u64 r20
+	r542 = convert.u32.u64 r9
+	r543 = div.u32 r541, r542
+	r536 = convert.u64.u32 r543
 	jump b10
 b10: # setup
-	r26 = move.u64 r188
+	r26 = move.u64 r536
 	r27 = mul.u64 r26, r9
 	r25 = sub.u64 r20, r27
-	r197 = or.u64 r22, r9
-	r198 = shr.u64.u32 r197, 32
-	r199 = convert.u32.u64 r198
-	r200 = eq.u32 r199, 0
-	branch r200, b11, b25
+	r545 = or.u64 r22, r9
+	r546 = shr.u64.u32 r545, 32
+	r547 = convert.u32.u64 r546
+	r548 = eq.u32 r547, 0
+	branch r548, b11, b124
 b11: # divide in 32 bits
-	r201 = convert.u32.u64 r22
-	r202 = convert.u32.u64 r9
-	r203 = div.u32 r201, r202
-	r196 = convert.u64.u32 r203
+	r549 = convert.u32.u64 r22
+	r550 = convert.u32.u64 r9
+	r551 = div.u32 r549, r550
+	r544 = convert.u64.u32 r551
 	jump b12
 b12: # setup
-	r28 = move.u64 r196
+	r28 = move.u64 r544
 	r29 = mul.u64 r28, r9
 	r30 = sub.u64 r22, r29
 	r31 = move.u64 r26
+	r303 = convert.u64.i64 r63
+	r305 = ge.i64 r5, 0
+	r308 = param.i64 d
+	r309 = add.i64 r308, -2
+	r310 = sub.i64 r309, 1
+	r311 = mul.i64 r310, r5
+	r312 = ge.i64 r311, 0
+	r313 = convert.u64.i64 r310
+	r314 = convert.u64.i64 r5
+	r315 = mulhi.u64 r313, r314
+	r316 = eq.u64 r315, 0
+	r318 = move.bool true
+	r319 = param.i64 h
+	r320 = add.i64 r319, -2
+	r321 = add.i64 r311, r320
+	r322 = ge.i64 r321, 0
+	r324 = move.bool true
+	r325 = ge.i64 r10, 0
+	r327 = move.bool true
+	r328 = sub.i64 r321, 1
+	r329 = mul.i64 r328, r10
+	r330 = ge.i64 r329, 0
+	r331 = convert.u64.i64 r328
+	r332 = convert.u64.i64 r10
+	r333 = mulhi.u64 r331, r332
+	r334 = eq.u64 r333, 0
+	r336 = move.bool true
+	r337 = param.i64 w
+	r338 = add.i64 r337, -2
+	r339 = add.i64 r329, r338
+	r340 = ge.i64 r339, 0
+	r342 = move.bool true
+	r345 = move.bool true
+	r346 = sub.i64 r339, 1
+	r347 = convert.u64.i64 r346
+	r348 = lt.u64 r347, r303
+	r349 = add.i64 r309, 1
+	r350 = ge.i64 r349, 0
+	r353 = mul.i64 r349, r5
+	r354 = ge.i64 r353, 0
+	r355 = convert.u64.i64 r349
+	r356 = mulhi.u64 r355, r314
+	r357 = eq.u64 r356, 0
+	r358 = mul.i64 r5, 2
+	r359 = ge.i64 r358, 0
+	r360 = add.i64 r353, r320
+	r361 = ge.i64 r360, 0
+	r362 = add.i64 r358, 1
+	r363 = ge.i64 r362, 0
+	r364 = sub.i64 r362, 1
+	r365 = ge.i64 r364, 0
+	r366 = sub.i64 r360, 1
+	r367 = mul.i64 r366, r10
+	r368 = ge.i64 r367, 0
+	r369 = convert.u64.i64 r366
+	r370 = mulhi.u64 r369, r332
+	r371 = eq.u64 r370, 0
+	r372 = mul.i64 r364, r10
+	r373 = ge.i64 r372, 0
+	r374 = add.i64 r367, r338
+	r375 = ge.i64 r374, 0
+	r376 = add.i64 r372, 1
+	r377 = ge.i64 r376, 0
+	r378 = sub.i64 r376, 1
+	r379 = convert.u64.i64 r378
+	r380 = lt.u64 r379, 9223372036854775808
+	r381 = sub.i64 r374, 1
+	r382 = convert.u64.i64 r381
+	r383 = lt.u64 r382, r303
+	r385 = move.bool true
+	r386 = convert.u64.i64 r339
+	r387 = lt.u64 r386, r303
+	r388 = convert.u64.i64 r376
+	r389 = lt.u64 r388, 9223372036854775808
+	r390 = convert.u64.i64 r374
+	r391 = lt.u64 r390, r303
+	r392 = add.i64 r339, 1
+	r393 = ge.i64 r392, 0
+	r396 = move.bool true
+	r397 = convert.u64.i64 r392
+	r398 = lt.u64 r397, r303
+	r399 = add.i64 r374, 1
+	r400 = ge.i64 r399, 0
+	r401 = add.i64 r376, 1
+	r402 = convert.u64.i64 r401
+	r403 = lt.u64 r402, 9223372036854775808
+	r404 = convert.u64.i64 r399
+	r405 = lt.u64 r404, r303
+	r406 = mul.i64 r309, r5
+	r407 = ge.i64 r406, 0
+	r408 = convert.u64.i64 r309
+	r409 = mulhi.u64 r408, r314
+	r410 = eq.u64 r409, 0
+	r411 = move.i64 r5
+	r412 = move.bool r305
+	r413 = add.i64 r406, r320
+	r414 = ge.i64 r413, 0
+	r415 = add.i64 r411, 1
+	r416 = ge.i64 r415, 0
+	r417 = sub.i64 r415, 1
+	r418 = ge.i64 r417, 0
+	r419 = sub.i64 r413, 1
+	r420 = mul.i64 r419, r10
+	r421 = ge.i64 r420, 0
+	r422 = convert.u64.i64 r419
+	r423 = mulhi.u64 r422, r332
+	r424 = eq.u64 r423, 0
+	r425 = mul.i64 r417, r10
+	r426 = ge.i64 r425, 0
+	r427 = add.i64 r420, r338
+	r428 = ge.i64 r427, 0
+	r429 = add.i64 r425, 1
+	r430 = convert.u64.i64 r429
+	r431 = lt.u64 r430, 9223372036854775808
+	r432 = convert.u64.i64 r427
+	r433 = lt.u64 r432, r303
+	r434 = mul.i64 r413, r10
+	r435 = ge.i64 r434, 0
+	r436 = convert.u64.i64 r413
+	r437 = mulhi.u64 r436, r332
+	r438 = eq.u64 r437, 0
+	r439 = mul.i64 r415, r10
+	r440 = ge.i64 r439, 0
+	r441 = add.i64 r434, r338
+	r442 = ge.i64 r441, 0
+	r443 = add.i64 r439, 1
+	r444 = convert.u64.i64 r443
+	r445 = lt.u64 r444, 9223372036854775808
+	r446 = convert.u64.i64 r441
+	r447 = lt.u64 r446, r303
+	r448 = add.i64 r413, 1
+	r449 = ge.i64 r448, 0
+	r450 = add.i64 r415, 1
+	r451 = ge.i64 r450, 0
+	r452 = mul.i64 r448, r10
+	r453 = ge.i64 r452, 0
+	r454 = convert.u64.i64 r448
+	r455 = mulhi.u64 r454, r332
+	r456 = eq.u64 r455, 0
+	r457 = mul.i64 r450, r10
+	r458 = ge.i64 r457, 0
+	r459 = add.i64 r452, r338
+	r460 = ge.i64 r459, 0
+	r461 = add.i64 r457, 1
+	r462 = convert.u64.i64 r461
+	r463 = lt.u64 r462, 9223372036854775808
+	r464 = convert.u64.i64 r459
+	r465 = lt.u64 r464, r303
+	r466 = mul.i64 r321, r10
+	r467 = ge.i64 r466, 0
+	r468 = convert.u64.i64 r321
+	r469 = mulhi.u64 r468, r332
+	r470 = eq.u64 r469, 0
+	r471 = move.i64 r10
+	r472 = move.bool r325
+	r473 = add.i64 r466, r338
+	r474 = ge.i64 r473, 0
+	r475 = add.i64 r471, 1
+	r476 = ge.i64 r475, 0
+	r477 = add.i64 r473, 1
+	r478 = ge.i64 r477, 0
+	r479 = add.i64 r475, 1
+	r480 = convert.u64.i64 r479
+	r481 = lt.u64 r480, 9223372036854775808
+	r482 = convert.u64.i64 r477
+	r483 = lt.u64 r482, r303
+	r484 = add.i64 r360, 1
+	r485 = ge.i64 r484, 0
+	r486 = add.i64 r362, 1
+	r487 = ge.i64 r486, 0
+	r488 = mul.i64 r484, r10
+	r489 = ge.i64 r488, 0
+	r490 = convert.u64.i64 r484
+	r491 = mulhi.u64 r490, r332
+	r492 = eq.u64 r491, 0
+	r493 = mul.i64 r486, r10
+	r494 = ge.i64 r493, 0
+	r495 = add.i64 r488, r338
+	r496 = ge.i64 r495, 0
+	r497 = add.i64 r493, 1
+	r498 = ge.i64 r497, 0
+	r499 = add.i64 r495, 1
+	r500 = ge.i64 r499, 0
+	r501 = add.i64 r497, 1
+	r502 = convert.u64.i64 r501
+	r503 = lt.u64 r502, 9223372036854775808
+	r504 = convert.u64.i64 r499
+	r505 = lt.u64 r504, r303
+	r506 = convert.u64.i64 r168
+	r507 = lt.u64 r446, r506
 	jump b13
-b13: # head
-	r32 = lt.u64 r31, r4
-	branch r32, b14, b24
-b14: # index
-	r33 = add.u64 r31, 1
-	r34 = convert.i64.u64 r33
-	r35 = add.u64 r25, 1
-	r36 = convert.i64.u64 r35
-	r37 = add.u64 r19, 1
-	r38 = convert.i64.u64 r37
-	jump b15
-b15: # for.loop
+b13: # checks
+	branch r305, b14, b111
+b14: # checks
+	branch r312, b15, b111
+b15: # checks
+	branch r316, b16, b111
+b16: # checks
+	branch r318, b17, b111
+b17: # checks
+	branch r322, b18, b111
+b18: # checks
+	branch r324, b19, b111
+b19: # checks
+	branch r325, b20, b111
+b20: # checks
+	branch r327, b21, b111
+b21: # checks
+	branch r330, b22, b111
+b22: # checks
+	branch r334, b23, b111
+b23: # checks
+	branch r336, b24, b111
+b24: # checks
+	branch r340, b25, b111
+b25: # checks
+	branch r342, b26, b111
+b26: # checks
+	branch r345, b27, b111
+b27: # checks
+	branch r348, b28, b111
+b28: # checks
+	branch r350, b29, b111
+b29: # checks
+	branch r354, b30, b111
+b30: # checks
+	branch r357, b31, b111
+b31: # checks
+	branch r359, b32, b111
+b32: # checks
+	branch r361, b33, b111
+b33: # checks
+	branch r363, b34, b111
+b34: # checks
+	branch r365, b35, b111
+b35: # checks
+	branch r368, b36, b111
+b36: # checks
+	branch r371, b37, b111
+b37: # checks
+	branch r373, b38, b111
+b38: # checks
+	branch r375, b39, b111
+b39: # checks
+	branch r377, b40, b111
+b40: # checks
+	branch r380, b41, b111
+b41: # checks
+	branch r383, b42, b111
+b42: # checks
+	branch r385, b43, b111
+b43: # checks
+	branch r387, b44, b111
+b44: # checks
+	branch r389, b45, b111
+b45: # checks
+	branch r391, b46, b111
+b46: # checks
+	branch r393, b47, b111
+b47: # checks
+	branch r396, b48, b111
+b48: # checks
+	branch r398, b49, b111
+b49: # checks
+	branch r400, b50, b111
+b50: # checks
+	branch r403, b51, b111
+b51: # checks
+	branch r405, b52, b111
+b52: # checks
+	branch r407, b53, b111
+b53: # checks
+	branch r410, b54, b111
+b54: # checks
+	branch r412, b55, b111
+b55: # checks
+	branch r414, b56, b111
+b56: # checks
+	branch r416, b57, b111
+b57: # checks
+	branch r418, b58, b111
+b58: # checks
+	branch r421, b59, b111
+b59: # checks
+	branch r424, b60, b111
+b60: # checks
+	branch r426, b61, b111
+b61: # checks
+	branch r428, b62, b111
+b62: # checks
+	branch r431, b63, b111
+b63: # checks
+	branch r433, b64, b111
+b64: # checks
+	branch r435, b65, b111
+b65: # checks
+	branch r438, b66, b111
+b66: # checks
+	branch r440, b67, b111
+b67: # checks
+	branch r442, b68, b111
+b68: # checks
+	branch r445, b69, b111
+b69: # checks
+	branch r447, b70, b111
+b70: # checks
+	branch r449, b71, b111
+b71: # checks
+	branch r451, b72, b111
+b72: # checks
+	branch r453, b73, b111
+b73: # checks
+	branch r456, b74, b111
+b74: # checks
+	branch r458, b75, b111
+b75: # checks
+	branch r460, b76, b111
+b76: # checks
+	branch r463, b77, b111
+b77: # checks
+	branch r465, b78, b111
+b78: # checks
+	branch r467, b79, b111
+b79: # checks
+	branch r470, b80, b111
+b80: # checks
+	branch r472, b81, b111
+b81: # checks
+	branch r474, b82, b111
+b82: # checks
+	branch r476, b83, b111
+b83: # checks
+	branch r478, b84, b111
+b84: # checks
+	branch r481, b85, b111
+b85: # checks
+	branch r483, b86, b111
+b86: # checks
+	branch r485, b87, b111
+b87: # checks
+	branch r487, b88, b111
+b88: # checks
+	branch r489, b89, b111
+b89: # checks
+	branch r492, b90, b111
+b90: # checks
+	branch r494, b91, b111
+b91: # checks
+	branch r496, b92, b111
+b92: # checks
+	branch r498, b93, b111
+b93: # checks
+	branch r500, b94, b111
+b94: # checks
+	branch r503, b95, b111
+b95: # checks
+	branch r505, b96, b111
+b96: # checks
+	branch r507, b97, b111
+b97: # head
+	r32 = move.u64 r31
+	r33 = move.u64 r25
+	r34 = move.u64 r19
+	r35 = lt.u64 r34, r14
+	branch r35, b98, b110
+b98: # head
+	r36 = lt.u64 r33, r9
+	branch r36, b99, b110
+b99: # head
+	r37 = lt.u64 r32, r4
+	branch r37, b100, b110
+b100: # index
+	r38 = add.u64 r32, 1
+	r39 = convert.i64.u64 r38
+	r40 = add.u64 r33, 1
+	r41 = convert.i64.u64 r40
+	r42 = add.u64 r34, 1
+	r43 = convert.i64.u64 r42
+	jump b101
+b101: # for.loop
 	r1 = sub.i64 r0, 1
-	r41 = lt.i64 r34, r1
-	branch r41, b16, b24
-b16: # for.loop
+	r46 = lt.i64 r39, r1
+	branch r46, b102, b110
+b102: # for.loop
 	r6 = sub.i64 r5, 1
-	r42 = lt.i64 r36, r6
-	branch r42, b17, b19
-b17: # for.loop
+	r47 = lt.i64 r41, r6
+	branch r47, b103, b105
+b103: # for.loop
 	r11 = sub.i64 r10, 1
-	r44 = lt.i64 r38, r11
-	branch r44, b18, b19
-b18: # for.body
-	r45 = mul.i64 r34, r5
-	r46 = add.i64 r45, r36
-	r47 = mul.i64 r46, r10
-	r48 = add.i64 r47, r38
-	r49 = sub.i64 r34, 1
-	r50 = mul.i64 r49, r5
-	r51 = add.i64 r50, r36
-	r52 = sub.i64 r51, 1
-	r53 = mul.i64 r52, r10
-	r54 = add.i64 r53, r38
-	r55 = sub.i64 r54, 1
-	checkindex r55, r58, site 0
-	r166 = elemaddr r57, r54, 4
-	r56 = elemaddr r166, -1, 4
-	r59 = load.f32 r56
-	r60 = mul.f32 r59, 2.0
-	r61 = add.i64 r34, 1
-	r62 = mul.i64 r61, r5
-	r63 = add.i64 r62, r36
-	r64 = sub.i64 r63, 1
-	r65 = mul.i64 r64, r10
-	r66 = add.i64 r65, r38
-	r67 = sub.i64 r66, 1
-	checkindex r67, r58, site 1
-	r167 = elemaddr r57, r66, 4
-	r68 = elemaddr r167, -1, 4
-	r69 = load.f32 r68
-	r70 = mul.f32 r69, 4.0
-	r71 = add.f32 r60, r70
-	r77 = move.i64 r54
-	checkindex r77, r58, site 2
-	r78 = move.ptr r166
-	r79 = load.f32 r78
-	r80 = mul.f32 r79, 5.0
-	r81 = add.f32 r71, r80
-	r87 = move.i64 r66
-	checkindex r87, r58, site 3
-	r88 = move.ptr r167
-	r89 = load.f32 r88
-	r90 = mul.f32 r89, 7.0
-	r91 = add.f32 r81, r90
-	r97 = move.i64 r54
-	r98 = add.i64 r97, 1
-	checkindex r98, r58, site 4
-	r168 = move.ptr r166
-	r99 = elemaddr r168, 1, 4
-	r100 = load.f32 r99
-	r101 = mul.f32 r100, 8.0
-	r102 = sub.f32 r91, r101
-	r108 = move.i64 r66
-	r109 = add.i64 r108, 1
-	checkindex r109, r58, site 5
-	r169 = move.ptr r167
-	r110 = elemaddr r169, 1, 4
-	r111 = load.f32 r110
-	r112 = mul.f32 r111, 10.0
-	r113 = add.f32 r102, r112
-	r115 = move.i64 r46
-	r116 = sub.i64 r115, 1
-	r117 = mul.i64 r116, r10
-	r118 = add.i64 r117, r38
-	checkindex r118, r58, site 6
-	r119 = elemaddr r57, r118, 4
-	r120 = load.f32 r119
-	r121 = mul.f32 r120, 3.0
-	r122 = sub.f32 r113, r121
-	r126 = move.i64 r48
-	checkindex r126, r58, site 7
-	r127 = elemaddr r57, r126, 4
-	r128 = load.f32 r127
-	r129 = mul.f32 r128, 6.0
-	r130 = add.f32 r122, r129
-	r132 = move.i64 r46
-	r133 = add.i64 r132, 1
-	r134 = mul.i64 r133, r10
-	r135 = add.i64 r134, r38
-	checkindex r135, r58, site 8
-	r136 = elemaddr r57, r135, 4
-	r137 = load.f32 r136
-	r138 = mul.f32 r137, 9.0
-	r139 = sub.f32 r130, r138
-	r142 = move.i64 r51
-	r143 = mul.i64 r142, r10
-	r144 = add.i64 r143, r38
-	r145 = add.i64 r144, 1
-	checkindex r145, r58, site 9
-	r170 = elemaddr r57, r144, 4
-	r146 = elemaddr r170, 1, 4
-	r147 = load.f32 r146
-	r148 = mul.f32 r147, 2.0
-	r149 = add.f32 r139, r148
-	r152 = move.i64 r63
-	r153 = add.i64 r152, 1
-	r154 = mul.i64 r153, r10
-	r155 = add.i64 r154, r38
-	r156 = add.i64 r155, 1
-	checkindex r156, r58, site 10
-	r171 = elemaddr r57, r155, 4
-	r157 = elemaddr r171, 1, 4
-	r158 = load.f32 r157
-	r159 = mul.f32 r158, 4.0
-	r160 = add.f32 r149, r159
-	checkindex r48, r163, site 11
-	r161 = elemaddr r162, r48, 4
-	store.f32 r161, r160
-	jump b19
-b19: # latch
+	r49 = lt.i64 r43, r11
+	branch r49, b104, b105
+b104: # for.body
+	r50 = mul.i64 r39, r5
+	r51 = add.i64 r50, r41
+	r52 = mul.i64 r51, r10
+	r53 = add.i64 r52, r43
+	r54 = sub.i64 r39, 1
+	r55 = mul.i64 r54, r5
+	r56 = add.i64 r55, r41
+	r57 = sub.i64 r56, 1
+	r58 = mul.i64 r57, r10
+	r59 = add.i64 r58, r43
+	r508 = elemaddr r62, r59, 4
+	r61 = elemaddr r508, -1, 4
+	r64 = load.f32 r61
+	r65 = mul.f32 r64, 2.0
+	r66 = add.i64 r39, 1
+	r67 = mul.i64 r66, r5
+	r68 = add.i64 r67, r41
+	r69 = sub.i64 r68, 1
+	r70 = mul.i64 r69, r10
+	r71 = add.i64 r70, r43
+	r509 = elemaddr r62, r71, 4
+	r73 = elemaddr r509, -1, 4
+	r74 = load.f32 r73
+	r75 = mul.f32 r74, 4.0
+	r76 = add.f32 r65, r75
+	r83 = move.ptr r508
+	r84 = load.f32 r83
+	r85 = mul.f32 r84, 5.0
+	r86 = add.f32 r76, r85
+	r93 = move.ptr r509
+	r94 = load.f32 r93
+	r95 = mul.f32 r94, 7.0
+	r96 = add.f32 r86, r95
+	r510 = move.ptr r508
+	r104 = elemaddr r510, 1, 4
+	r105 = load.f32 r104
+	r106 = mul.f32 r105, 8.0
+	r107 = sub.f32 r96, r106
+	r511 = move.ptr r509
+	r115 = elemaddr r511, 1, 4
+	r116 = load.f32 r115
+	r117 = mul.f32 r116, 10.0
+	r118 = add.f32 r107, r117
+	r120 = move.i64 r51
+	r121 = sub.i64 r120, 1
+	r122 = mul.i64 r121, r10
+	r123 = add.i64 r122, r43
+	r124 = elemaddr r62, r123, 4
+	r125 = load.f32 r124
+	r126 = mul.f32 r125, 3.0
+	r127 = sub.f32 r118, r126
+	r131 = move.i64 r53
+	r132 = elemaddr r62, r131, 4
+	r133 = load.f32 r132
+	r134 = mul.f32 r133, 6.0
+	r135 = add.f32 r127, r134
+	r137 = move.i64 r51
+	r138 = add.i64 r137, 1
+	r139 = mul.i64 r138, r10
+	r140 = add.i64 r139, r43
+	r141 = elemaddr r62, r140, 4
+	r142 = load.f32 r141
+	r143 = mul.f32 r142, 9.0
+	r144 = sub.f32 r135, r143
+	r147 = move.i64 r56
+	r148 = mul.i64 r147, r10
+	r149 = add.i64 r148, r43
+	r512 = elemaddr r62, r149, 4
+	r151 = elemaddr r512, 1, 4
+	r152 = load.f32 r151
+	r153 = mul.f32 r152, 2.0
+	r154 = add.f32 r144, r153
+	r157 = move.i64 r68
+	r158 = add.i64 r157, 1
+	r159 = mul.i64 r158, r10
+	r160 = add.i64 r159, r43
+	r513 = elemaddr r62, r160, 4
+	r162 = elemaddr r513, 1, 4
+	r163 = load.f32 r162
+	r164 = mul.f32 r163, 4.0
+	r165 = add.f32 r154, r164
+	r166 = elemaddr r167, r53, 4
+	store.f32 r166, r165
+	jump b105
+b105: # latch
 	r19 = add.u64 r19, r24
-	r39 = ge.u64 r19, r14
-	branch r39, b20, b21
-b20: # carry
+	r44 = ge.u64 r19, r14
+	branch r44, b106, b107
+b106: # carry
 	r19 = sub.u64 r19, r14
 	r25 = add.u64 r25, 1
-	jump b21
-b21: # stepped
+	jump b107
+b107: # stepped
 	r25 = add.u64 r25, r30
-	r40 = ge.u64 r25, r9
-	branch r40, b22, b23
-b22: # carry
+	r45 = ge.u64 r25, r9
+	branch r45, b108, b109
+b108: # carry
 	r25 = sub.u64 r25, r9
 	r31 = add.u64 r31, 1
-	jump b23
-b23: # stepped
+	jump b109
+b109: # stepped
 	r31 = add.u64 r31, r28
-	jump b13
-b24: # exit
+	jump b97
+b110: # exit
 	return
-b25: # divide in 64 bits
-	r196 = div.u64 r22, r9
+b111: # head (checked if)
+	r171 = move.u64 r31
+	r172 = move.u64 r25
+	r173 = move.u64 r19
+	r174 = lt.u64 r173, r14
+	branch r174, b112, b110
+b112: # head (checked if)
+	r175 = lt.u64 r172, r9
+	branch r175, b113, b110
+b113: # head (checked if)
+	r176 = lt.u64 r171, r4
+	branch r176, b114, b110
+b114: # index (checked if)
+	r177 = add.u64 r171, 1
+	r178 = convert.i64.u64 r177
+	r179 = add.u64 r172, 1
+	r180 = convert.i64.u64 r179
+	r181 = add.u64 r173, 1
+	r182 = convert.i64.u64 r181
+	jump b115
+b115: # for.loop (checked if)
+	r1 = sub.i64 r0, 1
+	r185 = lt.i64 r178, r1
+	branch r185, b116, b110
+b116: # for.loop (checked if)
+	r6 = sub.i64 r5, 1
+	r186 = lt.i64 r180, r6
+	branch r186, b117, b119
+b117: # for.loop (checked if)
+	r11 = sub.i64 r10, 1
+	r187 = lt.i64 r182, r11
+	branch r187, b118, b119
+b118: # for.body (checked if)
+	r188 = mul.i64 r178, r5
+	r189 = add.i64 r188, r180
+	r190 = mul.i64 r189, r10
+	r191 = add.i64 r190, r182
+	r192 = sub.i64 r178, 1
+	r193 = mul.i64 r192, r5
+	r194 = add.i64 r193, r180
+	r195 = sub.i64 r194, 1
+	r196 = mul.i64 r195, r10
+	r197 = add.i64 r196, r182
+	r198 = sub.i64 r197, 1
+	checkindex r198, r63, site 0
+	r514 = elemaddr r62, r197, 4
+	r199 = elemaddr r514, -1, 4
+	r200 = load.f32 r199
+	r201 = mul.f32 r200, 2.0
+	r202 = add.i64 r178, 1
+	r203 = mul.i64 r202, r5
+	r204 = add.i64 r203, r180
+	r205 = sub.i64 r204, 1
+	r206 = mul.i64 r205, r10
+	r207 = add.i64 r206, r182
+	r208 = sub.i64 r207, 1
+	checkindex r208, r63, site 1
+	r515 = elemaddr r62, r207, 4
+	r209 = elemaddr r515, -1, 4
+	r210 = load.f32 r209
+	r211 = mul.f32 r210, 4.0
+	r212 = add.f32 r201, r211
+	r218 = move.i64 r197
+	checkindex r218, r63, site 2
+	r219 = move.ptr r514
+	r220 = load.f32 r219
+	r221 = mul.f32 r220, 5.0
+	r222 = add.f32 r212, r221
+	r228 = move.i64 r207
+	checkindex r228, r63, site 3
+	r229 = move.ptr r515
+	r230 = load.f32 r229
+	r231 = mul.f32 r230, 7.0
+	r232 = add.f32 r222, r231
+	r238 = move.i64 r197
+	r239 = add.i64 r238, 1
+	checkindex r239, r63, site 4
+	r516 = move.ptr r514
+	r240 = elemaddr r516, 1, 4
+	r241 = load.f32 r240
+	r242 = mul.f32 r241, 8.0
+	r243 = sub.f32 r232, r242
+	r249 = move.i64 r207
+	r250 = add.i64 r249, 1
+	checkindex r250, r63, site 5
+	r517 = move.ptr r515
+	r251 = elemaddr r517, 1, 4
+	r252 = load.f32 r251
+	r253 = mul.f32 r252, 10.0
+	r254 = add.f32 r243, r253
+	r256 = move.i64 r189
+	r257 = sub.i64 r256, 1
+	r258 = mul.i64 r257, r10
+	r259 = add.i64 r258, r182
+	checkindex r259, r63, site 6
+	r260 = elemaddr r62, r259, 4
+	r261 = load.f32 r260
+	r262 = mul.f32 r261, 3.0
+	r263 = sub.f32 r254, r262
+	r267 = move.i64 r191
+	checkindex r267, r63, site 7
+	r268 = elemaddr r62, r267, 4
+	r269 = load.f32 r268
+	r270 = mul.f32 r269, 6.0
+	r271 = add.f32 r263, r270
+	r273 = move.i64 r189
+	r274 = add.i64 r273, 1
+	r275 = mul.i64 r274, r10
+	r276 = add.i64 r275, r182
+	checkindex r276, r63, site 8
+	r277 = elemaddr r62, r276, 4
+	r278 = load.f32 r277
+	r279 = mul.f32 r278, 9.0
+	r280 = sub.f32 r271, r279
+	r283 = move.i64 r194
+	r284 = mul.i64 r283, r10
+	r285 = add.i64 r284, r182
+	r286 = add.i64 r285, 1
+	checkindex r286, r63, site 9
+	r518 = elemaddr r62, r285, 4
+	r287 = elemaddr r518, 1, 4
+	r288 = load.f32 r287
+	r289 = mul.f32 r288, 2.0
+	r290 = add.f32 r280, r289
+	r293 = move.i64 r204
+	r294 = add.i64 r293, 1
+	r295 = mul.i64 r294, r10
+	r296 = add.i64 r295, r182
+	r297 = add.i64 r296, 1
+	checkindex r297, r63, site 10
+	r519 = elemaddr r62, r296, 4
+	r298 = elemaddr r519, 1, 4
+	r299 = load.f32 r298
+	r300 = mul.f32 r299, 4.0
+	r301 = add.f32 r290, r300
+	checkindex r191, r168, site 11
+	r302 = elemaddr r167, r191, 4
+	store.f32 r302, r301
+	jump b119
+b119: # latch (checked if)
+	r19 = add.u64 r19, r24
+	r183 = ge.u64 r19, r14
+	branch r183, b120, b121
+b120: # carry (checked if)
+	r19 = sub.u64 r19, r14
+	r25 = add.u64 r25, 1
+	jump b121
+b121: # stepped (checked if)
+	r25 = add.u64 r25, r30
+	r184 = ge.u64 r25, r9
+	branch r184, b122, b123
+b122: # carry (checked if)
+	r25 = sub.u64 r25, r9
+	r31 = add.u64 r31, 1
+	jump b123
+b123: # stepped (checked if)
+	r31 = add.u64 r31, r28
+	jump b111
+b124: # divide in 64 bits
+	r544 = div.u64 r22, r9
 	jump b12
-b26: # divide in 64 bits
-	r188 = div.u64 r20, r9
+b125: # divide in 64 bits
+	r536 = div.u64 r20, r9
 	jump b10
-b27: # divide in 64 bits
-	r180 = div.u64 r18, r14
+b126: # divide in 64 bits
+	r528 = div.u64 r18, r14
 	jump b8
-b28: # divide in 64 bits
-	r172 = div.u64 r16, r14
+b127: # divide in 64 bits
+	r520 = div.u64 r16, r14
 	jump b6
 
 kernel Stencil5(out []f32, in []f32, w i64, h i64)
@@ -28358,21 +33133,21 @@ task Stencil5_0 parallel count=(mul.i64 (min.i64 (max.i64 (sub.i64 (sub.i64 (par
 b0: # entry
 	r0 = param.i64 h
 	r5 = param.i64 w
-	r32 = base in
-	r33 = len in
-	r65 = base out
-	r66 = len out
+	r35 = base in
+	r36 = len in
+	r68 = base out
+	r69 = len out
 	jump b1
 b1: # setup
 	r1 = sub.i64 r0, 1
 	r2 = gt.i64 r1, 1
-	branch r2, b2, b16
+	branch r2, b2, b43
 b2: # setup
 	r3 = convert.u64.i64 r1
 	r4 = sub.u64 r3, 1
 	r6 = sub.i64 r5, 1
 	r7 = gt.i64 r6, 1
-	branch r7, b3, b16
+	branch r7, b3, b43
 b3: # setup
 	r8 = convert.u64.i64 r6
 	r9 = sub.u64 r8, 1
@@ -28380,115 +33155,302 @@ b3: # setup
 	r11 = convert.u64.i64 r10
 	r12 = threadcount
 	r13 = convert.u64.i64 r12
-	r72 = or.u64 r11, r9
-	r73 = shr.u64.u32 r72, 32
-	r74 = convert.u32.u64 r73
-	r75 = eq.u32 r74, 0
-	branch r75, b4, b18
+	r195 = or.u64 r11, r9
+	r196 = shr.u64.u32 r195, 32
+	r197 = convert.u32.u64 r196
+	r198 = eq.u32 r197, 0
+	branch r198, b4, b54
 b4: # divide in 32 bits
-	r76 = convert.u32.u64 r11
-	r77 = convert.u32.u64 r9
-	r78 = div.u32 r76, r77
-	r71 = convert.u64.u32 r78
+	r199 = convert.u32.u64 r11
+	r200 = convert.u32.u64 r9
+	r201 = div.u32 r199, r200
+	r194 = convert.u64.u32 r201
 	jump b5
 b5: # setup
-	r15 = move.u64 r71
+	r15 = move.u64 r194
 	r16 = mul.u64 r15, r9
 	r14 = sub.u64 r11, r16
-	r80 = or.u64 r13, r9
-	r81 = shr.u64.u32 r80, 32
-	r82 = convert.u32.u64 r81
-	r83 = eq.u32 r82, 0
-	branch r83, b6, b17
+	r203 = or.u64 r13, r9
+	r204 = shr.u64.u32 r203, 32
+	r205 = convert.u32.u64 r204
+	r206 = eq.u32 r205, 0
+	branch r206, b6, b53
 b6: # divide in 32 bits
-	r84 = convert.u32.u64 r13
-	r85 = convert.u32.u64 r9
-	r86 = div.u32 r84, r85
-	r79 = convert.u64.u32 r86
+	r207 = convert.u32.u64 r13
+	r208 = convert.u32.u64 r9
+	r209 = div.u32 r207, r208
+	r202 = convert.u64.u32 r209
 	jump b7
 b7: # setup
-	r17 = move.u64 r79
+	r17 = move.u64 r202
 	r18 = mul.u64 r17, r9
 	r19 = sub.u64 r13, r18
 	r20 = move.u64 r15
-	jump b8
-b8: # head
-	r21 = lt.u64 r20, r4
-	branch r21, b9, b16
-b9: # index
-	r22 = add.u64 r20, 1
-	r23 = convert.i64.u64 r22
-	r24 = add.u64 r14, 1
-	r25 = convert.i64.u64 r24
-	jump b10
-b10: # for.loop
+	r117 = convert.u64.i64 r36
+	r118 = ge.i64 r5, 0
+	r120 = param.i64 h
+	r121 = add.i64 r120, -2
+	r122 = mul.i64 r121, r5
+	r123 = ge.i64 r122, 0
+	r124 = convert.u64.i64 r121
+	r125 = convert.u64.i64 r5
+	r126 = mulhi.u64 r124, r125
+	r127 = eq.u64 r126, 0
+	r128 = move.i64 r5
+	r129 = move.bool r118
+	r130 = param.i64 w
+	r131 = add.i64 r130, -2
+	r132 = add.i64 r122, r131
+	r133 = ge.i64 r132, 0
+	r134 = add.i64 r128, 1
+	r135 = convert.u64.i64 r134
+	r136 = lt.u64 r135, 9223372036854775808
+	r137 = convert.u64.i64 r132
+	r138 = lt.u64 r137, r117
+	r139 = ge.i64 r134, 0
+	r140 = sub.i64 r134, 1
+	r141 = convert.u64.i64 r140
+	r142 = lt.u64 r141, 9223372036854775808
+	r143 = sub.i64 r132, 1
+	r144 = convert.u64.i64 r143
+	r145 = lt.u64 r144, r117
+	r146 = add.i64 r132, 1
+	r147 = ge.i64 r146, 0
+	r148 = add.i64 r134, 1
+	r149 = convert.u64.i64 r148
+	r150 = lt.u64 r149, 9223372036854775808
+	r151 = convert.u64.i64 r146
+	r152 = lt.u64 r151, r117
+	r155 = sub.i64 r121, 1
+	r156 = mul.i64 r155, r5
+	r157 = ge.i64 r156, 0
+	r158 = convert.u64.i64 r155
+	r159 = mulhi.u64 r158, r125
+	r160 = eq.u64 r159, 0
+	r162 = move.bool true
+	r163 = add.i64 r156, r131
+	r164 = ge.i64 r163, 0
+	r167 = move.bool true
+	r168 = convert.u64.i64 r163
+	r169 = lt.u64 r168, r117
+	r170 = add.i64 r121, 1
+	r171 = ge.i64 r170, 0
+	r174 = mul.i64 r170, r5
+	r175 = ge.i64 r174, 0
+	r176 = convert.u64.i64 r170
+	r177 = mulhi.u64 r176, r125
+	r178 = eq.u64 r177, 0
+	r179 = mul.i64 r5, 2
+	r180 = ge.i64 r179, 0
+	r181 = add.i64 r174, r131
+	r182 = ge.i64 r181, 0
+	r183 = add.i64 r179, 1
+	r184 = convert.u64.i64 r183
+	r185 = lt.u64 r184, 9223372036854775808
+	r186 = convert.u64.i64 r181
+	r187 = lt.u64 r186, r117
+	r188 = convert.u64.i64 r69
+	r189 = lt.u64 r137, r188
+	branch r118, b8, b44
+b8: # checks
+	branch r123, b9, b44
+b9: # checks
+	branch r127, b10, b44
+b10: # checks
+	branch r129, b11, b44
+b11: # checks
+	branch r133, b12, b44
+b12: # checks
+	branch r136, b13, b44
+b13: # checks
+	branch r138, b14, b44
+b14: # checks
+	branch r139, b15, b44
+b15: # checks
+	branch r142, b16, b44
+b16: # checks
+	branch r145, b17, b44
+b17: # checks
+	branch r147, b18, b44
+b18: # checks
+	branch r150, b19, b44
+b19: # checks
+	branch r152, b20, b44
+b20: # checks
+	branch r157, b21, b44
+b21: # checks
+	branch r160, b22, b44
+b22: # checks
+	branch r162, b23, b44
+b23: # checks
+	branch r164, b24, b44
+b24: # checks
+	branch r167, b25, b44
+b25: # checks
+	branch r169, b26, b44
+b26: # checks
+	branch r171, b27, b44
+b27: # checks
+	branch r175, b28, b44
+b28: # checks
+	branch r178, b29, b44
+b29: # checks
+	branch r180, b30, b44
+b30: # checks
+	branch r182, b31, b44
+b31: # checks
+	branch r185, b32, b44
+b32: # checks
+	branch r187, b33, b44
+b33: # checks
+	branch r189, b34, b44
+b34: # head
+	r21 = move.u64 r20
+	r22 = move.u64 r14
+	r23 = lt.u64 r22, r9
+	branch r23, b35, b43
+b35: # head
+	r24 = lt.u64 r21, r4
+	branch r24, b36, b43
+b36: # index
+	r25 = add.u64 r21, 1
+	r26 = convert.i64.u64 r25
+	r27 = add.u64 r22, 1
+	r28 = convert.i64.u64 r27
+	jump b37
+b37: # for.loop
 	r1 = sub.i64 r0, 1
-	r27 = lt.i64 r23, r1
-	branch r27, b11, b16
-b11: # for.loop
+	r30 = lt.i64 r26, r1
+	branch r30, b38, b43
+b38: # for.loop
 	r6 = sub.i64 r5, 1
-	r28 = lt.i64 r25, r6
-	branch r28, b12, b13
-b12: # for.body
-	r29 = mul.i64 r23, r5
-	r30 = add.i64 r29, r25
-	checkindex r30, r33, site 0
-	r31 = elemaddr r32, r30, 4
-	r34 = load.f32 r31
-	r36 = move.i64 r30
-	r38 = move.i64 r30
-	r39 = sub.i64 r38, 1
-	checkindex r39, r33, site 1
-	r69 = move.ptr r31
-	r40 = elemaddr r69, -1, 4
-	r41 = load.f32 r40
-	r43 = move.i64 r30
-	r44 = add.i64 r43, 1
-	checkindex r44, r33, site 2
-	r70 = move.ptr r31
-	r45 = elemaddr r70, 1, 4
-	r46 = load.f32 r45
-	r47 = add.f32 r41, r46
-	r48 = sub.i64 r23, 1
-	r49 = mul.i64 r48, r5
-	r50 = add.i64 r49, r25
-	checkindex r50, r33, site 3
-	r51 = elemaddr r32, r50, 4
-	r52 = load.f32 r51
-	r53 = add.f32 r47, r52
-	r54 = add.i64 r23, 1
-	r55 = mul.i64 r54, r5
-	r56 = add.i64 r55, r25
-	checkindex r56, r33, site 4
-	r57 = elemaddr r32, r56, 4
-	r58 = load.f32 r57
-	r59 = add.f32 r53, r58
-	r60 = mul.f32 r34, 4.0
-	r61 = sub.f32 r59, r60
-	r62 = mul.f32 r61, 0.2
-	r63 = add.f32 r34, r62
-	checkindex r36, r66, site 5
-	r64 = elemaddr r65, r36, 4
-	store.f32 r64, r63
-	jump b13
-b13: # latch
+	r31 = lt.i64 r28, r6
+	branch r31, b39, b40
+b39: # for.body
+	r32 = mul.i64 r26, r5
+	r33 = add.i64 r32, r28
+	r34 = elemaddr r35, r33, 4
+	r37 = load.f32 r34
+	r39 = move.i64 r33
+	r190 = move.ptr r34
+	r43 = elemaddr r190, -1, 4
+	r44 = load.f32 r43
+	r191 = move.ptr r34
+	r48 = elemaddr r191, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r44, r49
+	r51 = sub.i64 r26, 1
+	r52 = mul.i64 r51, r5
+	r53 = add.i64 r52, r28
+	r54 = elemaddr r35, r53, 4
+	r55 = load.f32 r54
+	r56 = add.f32 r50, r55
+	r57 = add.i64 r26, 1
+	r58 = mul.i64 r57, r5
+	r59 = add.i64 r58, r28
+	r60 = elemaddr r35, r59, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r56, r61
+	r63 = mul.f32 r37, 4.0
+	r64 = sub.f32 r62, r63
+	r65 = mul.f32 r64, 0.2
+	r66 = add.f32 r37, r65
+	r67 = elemaddr r68, r39, 4
+	store.f32 r67, r66
+	jump b40
+b40: # latch
 	r14 = add.u64 r14, r19
-	r26 = ge.u64 r14, r9
-	branch r26, b14, b15
-b14: # carry
+	r29 = ge.u64 r14, r9
+	branch r29, b41, b42
+b41: # carry
 	r14 = sub.u64 r14, r9
 	r20 = add.u64 r20, 1
-	jump b15
-b15: # stepped
+	jump b42
+b42: # stepped
 	r20 = add.u64 r20, r17
-	jump b8
-b16: # exit
+	jump b34
+b43: # exit
 	return
-b17: # divide in 64 bits
-	r79 = div.u64 r13, r9
+b44: # head (checked if)
+	r72 = move.u64 r20
+	r73 = move.u64 r14
+	r74 = lt.u64 r73, r9
+	branch r74, b45, b43
+b45: # head (checked if)
+	r75 = lt.u64 r72, r4
+	branch r75, b46, b43
+b46: # index (checked if)
+	r76 = add.u64 r72, 1
+	r77 = convert.i64.u64 r76
+	r78 = add.u64 r73, 1
+	r79 = convert.i64.u64 r78
+	jump b47
+b47: # for.loop (checked if)
+	r1 = sub.i64 r0, 1
+	r81 = lt.i64 r77, r1
+	branch r81, b48, b43
+b48: # for.loop (checked if)
+	r6 = sub.i64 r5, 1
+	r82 = lt.i64 r79, r6
+	branch r82, b49, b50
+b49: # for.body (checked if)
+	r83 = mul.i64 r77, r5
+	r84 = add.i64 r83, r79
+	checkindex r84, r36, site 0
+	r85 = elemaddr r35, r84, 4
+	r86 = load.f32 r85
+	r88 = move.i64 r84
+	r90 = move.i64 r84
+	r91 = sub.i64 r90, 1
+	checkindex r91, r36, site 1
+	r192 = move.ptr r85
+	r92 = elemaddr r192, -1, 4
+	r93 = load.f32 r92
+	r95 = move.i64 r84
+	r96 = add.i64 r95, 1
+	checkindex r96, r36, site 2
+	r193 = move.ptr r85
+	r97 = elemaddr r193, 1, 4
+	r98 = load.f32 r97
+	r99 = add.f32 r93, r98
+	r100 = sub.i64 r77, 1
+	r101 = mul.i64 r100, r5
+	r102 = add.i64 r101, r79
+	checkindex r102, r36, site 3
+	r103 = elemaddr r35, r102, 4
+	r104 = load.f32 r103
+	r105 = add.f32 r99, r104
+	r106 = add.i64 r77, 1
+	r107 = mul.i64 r106, r5
+	r108 = add.i64 r107, r79
+	checkindex r108, r36, site 4
+	r109 = elemaddr r35, r108, 4
+	r110 = load.f32 r109
+	r111 = add.f32 r105, r110
+	r112 = mul.f32 r86, 4.0
+	r113 = sub.f32 r111, r112
+	r114 = mul.f32 r113, 0.2
+	r115 = add.f32 r86, r114
+	checkindex r88, r69, site 5
+	r116 = elemaddr r68, r88, 4
+	store.f32 r116, r115
+	jump b50
+b50: # latch (checked if)
+	r14 = add.u64 r14, r19
+	r80 = ge.u64 r14, r9
+	branch r80, b51, b52
+b51: # carry (checked if)
+	r14 = sub.u64 r14, r9
+	r20 = add.u64 r20, 1
+	jump b52
+b52: # stepped (checked if)
+	r20 = add.u64 r20, r17
+	jump b44
+b53: # divide in 64 bits
+	r202 = div.u64 r13, r9
 	jump b7
-b18: # divide in 64 bits
-	r71 = div.u64 r11, r9
+b54: # divide in 64 bits
+	r194 = div.u64 r11, r9
 	jump b5
 
 kernel Stencil9(out []f32, in []f32, w i64, h i64)
@@ -28507,21 +33469,21 @@ task Stencil9_0 parallel count=(mul.i64 (min.i64 (max.i64 (sub.i64 (sub.i64 (par
 b0: # entry
 	r0 = param.i64 h
 	r5 = param.i64 w
-	r34 = base in
-	r35 = len in
-	r93 = base out
-	r94 = len out
+	r37 = base in
+	r38 = len in
+	r96 = base out
+	r97 = len out
 	jump b1
 b1: # setup
 	r1 = sub.i64 r0, 1
 	r2 = gt.i64 r1, 1
-	branch r2, b2, b16
+	branch r2, b2, b56
 b2: # setup
 	r3 = convert.u64.i64 r1
 	r4 = sub.u64 r3, 1
 	r6 = sub.i64 r5, 1
 	r7 = gt.i64 r6, 1
-	branch r7, b3, b16
+	branch r7, b3, b56
 b3: # setup
 	r8 = convert.u64.i64 r6
 	r9 = sub.u64 r8, 1
@@ -28529,143 +33491,396 @@ b3: # setup
 	r11 = convert.u64.i64 r10
 	r12 = threadcount
 	r13 = convert.u64.i64 r12
-	r104 = or.u64 r11, r9
-	r105 = shr.u64.u32 r104, 32
-	r106 = convert.u32.u64 r105
-	r107 = eq.u32 r106, 0
-	branch r107, b4, b18
+	r287 = or.u64 r11, r9
+	r288 = shr.u64.u32 r287, 32
+	r289 = convert.u32.u64 r288
+	r290 = eq.u32 r289, 0
+	branch r290, b4, b67
 b4: # divide in 32 bits
-	r108 = convert.u32.u64 r11
-	r109 = convert.u32.u64 r9
-	r110 = div.u32 r108, r109
-	r103 = convert.u64.u32 r110
+	r291 = convert.u32.u64 r11
+	r292 = convert.u32.u64 r9
+	r293 = div.u32 r291, r292
+	r286 = convert.u64.u32 r293
 	jump b5
 b5: # setup
-	r15 = move.u64 r103
+	r15 = move.u64 r286
 	r16 = mul.u64 r15, r9
 	r14 = sub.u64 r11, r16
-	r112 = or.u64 r13, r9
-	r113 = shr.u64.u32 r112, 32
-	r114 = convert.u32.u64 r113
-	r115 = eq.u32 r114, 0
-	branch r115, b6, b17
+	r295 = or.u64 r13, r9
+	r296 = shr.u64.u32 r295, 32
+	r297 = convert.u32.u64 r296
+	r298 = eq.u32 r297, 0
+	branch r298, b6, b66
 b6: # divide in 32 bits
-	r116 = convert.u32.u64 r13
-	r117 = convert.u32.u64 r9
-	r118 = div.u32 r116, r117
-	r111 = convert.u64.u32 r118
+	r299 = convert.u32.u64 r13
+	r300 = convert.u32.u64 r9
+	r301 = div.u32 r299, r300
+	r294 = convert.u64.u32 r301
 	jump b7
 b7: # setup
-	r17 = move.u64 r111
+	r17 = move.u64 r294
 	r18 = mul.u64 r17, r9
 	r19 = sub.u64 r13, r18
 	r20 = move.u64 r15
+	r173 = convert.u64.i64 r38
+	r175 = ge.i64 r5, 0
+	r178 = param.i64 h
+	r179 = add.i64 r178, -2
+	r180 = sub.i64 r179, 1
+	r181 = mul.i64 r180, r5
+	r182 = ge.i64 r181, 0
+	r183 = convert.u64.i64 r180
+	r184 = convert.u64.i64 r5
+	r185 = mulhi.u64 r183, r184
+	r186 = eq.u64 r185, 0
+	r188 = move.bool true
+	r189 = param.i64 w
+	r190 = add.i64 r189, -2
+	r191 = add.i64 r181, r190
+	r192 = ge.i64 r191, 0
+	r194 = move.bool true
+	r197 = move.bool true
+	r198 = sub.i64 r191, 1
+	r199 = convert.u64.i64 r198
+	r200 = lt.u64 r199, r173
+	r201 = add.i64 r191, 1
+	r202 = ge.i64 r201, 0
+	r205 = move.bool true
+	r206 = convert.u64.i64 r201
+	r207 = lt.u64 r206, r173
+	r208 = add.i64 r179, 1
+	r209 = ge.i64 r208, 0
+	r212 = mul.i64 r208, r5
+	r213 = ge.i64 r212, 0
+	r214 = convert.u64.i64 r208
+	r215 = mulhi.u64 r214, r184
+	r216 = eq.u64 r215, 0
+	r217 = mul.i64 r5, 2
+	r218 = ge.i64 r217, 0
+	r219 = add.i64 r212, r190
+	r220 = ge.i64 r219, 0
+	r221 = add.i64 r217, 1
+	r222 = ge.i64 r221, 0
+	r223 = sub.i64 r221, 1
+	r224 = convert.u64.i64 r223
+	r225 = lt.u64 r224, 9223372036854775808
+	r226 = sub.i64 r219, 1
+	r227 = convert.u64.i64 r226
+	r228 = lt.u64 r227, r173
+	r229 = add.i64 r219, 1
+	r230 = ge.i64 r229, 0
+	r231 = add.i64 r221, 1
+	r232 = convert.u64.i64 r231
+	r233 = lt.u64 r232, 9223372036854775808
+	r234 = convert.u64.i64 r229
+	r235 = lt.u64 r234, r173
+	r237 = move.bool true
+	r238 = convert.u64.i64 r191
+	r239 = lt.u64 r238, r173
+	r240 = mul.i64 r179, r5
+	r241 = ge.i64 r240, 0
+	r242 = convert.u64.i64 r179
+	r243 = mulhi.u64 r242, r184
+	r244 = eq.u64 r243, 0
+	r245 = move.i64 r5
+	r246 = move.bool r175
+	r247 = add.i64 r240, r190
+	r248 = ge.i64 r247, 0
+	r249 = add.i64 r245, 1
+	r250 = ge.i64 r249, 0
+	r251 = sub.i64 r249, 1
+	r252 = convert.u64.i64 r251
+	r253 = lt.u64 r252, 9223372036854775808
+	r254 = sub.i64 r247, 1
+	r255 = convert.u64.i64 r254
+	r256 = lt.u64 r255, r173
+	r257 = add.i64 r247, 1
+	r258 = ge.i64 r257, 0
+	r259 = add.i64 r249, 1
+	r260 = convert.u64.i64 r259
+	r261 = lt.u64 r260, 9223372036854775808
+	r262 = convert.u64.i64 r257
+	r263 = lt.u64 r262, r173
+	r264 = convert.u64.i64 r221
+	r265 = lt.u64 r264, 9223372036854775808
+	r266 = convert.u64.i64 r219
+	r267 = lt.u64 r266, r173
+	r268 = convert.u64.i64 r249
+	r269 = lt.u64 r268, 9223372036854775808
+	r270 = convert.u64.i64 r247
+	r271 = lt.u64 r270, r173
+	r272 = convert.u64.i64 r97
+	r273 = lt.u64 r270, r272
 	jump b8
-b8: # head
-	r21 = lt.u64 r20, r4
-	branch r21, b9, b16
-b9: # index
-	r22 = add.u64 r20, 1
-	r23 = convert.i64.u64 r22
-	r24 = add.u64 r14, 1
-	r25 = convert.i64.u64 r24
-	jump b10
-b10: # for.loop
+b8: # checks
+	branch r175, b9, b57
+b9: # checks
+	branch r182, b10, b57
+b10: # checks
+	branch r186, b11, b57
+b11: # checks
+	branch r188, b12, b57
+b12: # checks
+	branch r192, b13, b57
+b13: # checks
+	branch r194, b14, b57
+b14: # checks
+	branch r197, b15, b57
+b15: # checks
+	branch r200, b16, b57
+b16: # checks
+	branch r202, b17, b57
+b17: # checks
+	branch r205, b18, b57
+b18: # checks
+	branch r207, b19, b57
+b19: # checks
+	branch r209, b20, b57
+b20: # checks
+	branch r213, b21, b57
+b21: # checks
+	branch r216, b22, b57
+b22: # checks
+	branch r218, b23, b57
+b23: # checks
+	branch r220, b24, b57
+b24: # checks
+	branch r222, b25, b57
+b25: # checks
+	branch r225, b26, b57
+b26: # checks
+	branch r228, b27, b57
+b27: # checks
+	branch r230, b28, b57
+b28: # checks
+	branch r233, b29, b57
+b29: # checks
+	branch r235, b30, b57
+b30: # checks
+	branch r237, b31, b57
+b31: # checks
+	branch r239, b32, b57
+b32: # checks
+	branch r241, b33, b57
+b33: # checks
+	branch r244, b34, b57
+b34: # checks
+	branch r246, b35, b57
+b35: # checks
+	branch r248, b36, b57
+b36: # checks
+	branch r250, b37, b57
+b37: # checks
+	branch r253, b38, b57
+b38: # checks
+	branch r256, b39, b57
+b39: # checks
+	branch r258, b40, b57
+b40: # checks
+	branch r261, b41, b57
+b41: # checks
+	branch r263, b42, b57
+b42: # checks
+	branch r265, b43, b57
+b43: # checks
+	branch r267, b44, b57
+b44: # checks
+	branch r269, b45, b57
+b45: # checks
+	branch r271, b46, b57
+b46: # checks
+	branch r273, b47, b57
+b47: # head
+	r21 = move.u64 r20
+	r22 = move.u64 r14
+	r23 = lt.u64 r22, r9
+	branch r23, b48, b56
+b48: # head
+	r24 = lt.u64 r21, r4
+	branch r24, b49, b56
+b49: # index
+	r25 = add.u64 r21, 1
+	r26 = convert.i64.u64 r25
+	r27 = add.u64 r22, 1
+	r28 = convert.i64.u64 r27
+	jump b50
+b50: # for.loop
 	r1 = sub.i64 r0, 1
-	r27 = lt.i64 r23, r1
-	branch r27, b11, b16
-b11: # for.loop
+	r30 = lt.i64 r26, r1
+	branch r30, b51, b56
+b51: # for.loop
 	r6 = sub.i64 r5, 1
-	r28 = lt.i64 r25, r6
-	branch r28, b12, b13
-b12: # for.body
-	r29 = sub.i64 r23, 1
-	r30 = mul.i64 r29, r5
-	r31 = add.i64 r30, r25
-	r32 = sub.i64 r31, 1
-	checkindex r32, r35, site 0
-	r97 = elemaddr r34, r31, 4
-	r33 = elemaddr r97, -1, 4
-	r36 = load.f32 r33
-	r39 = move.i64 r31
-	r40 = add.i64 r39, 1
-	checkindex r40, r35, site 1
-	r98 = move.ptr r97
-	r41 = elemaddr r98, 1, 4
-	r42 = load.f32 r41
-	r43 = add.f32 r36, r42
-	r44 = add.i64 r23, 1
-	r45 = mul.i64 r44, r5
-	r46 = add.i64 r45, r25
-	r47 = sub.i64 r46, 1
-	checkindex r47, r35, site 2
-	r99 = elemaddr r34, r46, 4
-	r48 = elemaddr r99, -1, 4
-	r49 = load.f32 r48
-	r50 = add.f32 r43, r49
-	r53 = move.i64 r46
-	r54 = add.i64 r53, 1
-	checkindex r54, r35, site 3
-	r100 = move.ptr r99
-	r55 = elemaddr r100, 1, 4
-	r56 = load.f32 r55
-	r57 = add.f32 r50, r56
-	r60 = move.i64 r31
-	checkindex r60, r35, site 4
-	r61 = move.ptr r97
-	r62 = load.f32 r61
-	r63 = mul.i64 r23, r5
-	r64 = add.i64 r63, r25
-	r65 = sub.i64 r64, 1
-	checkindex r65, r35, site 5
-	r101 = elemaddr r34, r64, 4
-	r66 = elemaddr r101, -1, 4
-	r67 = load.f32 r66
-	r68 = add.f32 r62, r67
-	r70 = move.i64 r64
-	r71 = add.i64 r70, 1
-	checkindex r71, r35, site 6
-	r102 = move.ptr r101
-	r72 = elemaddr r102, 1, 4
-	r73 = load.f32 r72
-	r74 = add.f32 r68, r73
-	r77 = move.i64 r46
-	checkindex r77, r35, site 7
-	r78 = move.ptr r99
-	r79 = load.f32 r78
-	r80 = add.f32 r74, r79
-	r82 = move.i64 r64
-	r83 = mul.f32 r80, 2.0
-	r84 = add.f32 r57, r83
-	r86 = move.i64 r64
-	checkindex r86, r35, site 8
-	r87 = move.ptr r101
-	r88 = load.f32 r87
-	r89 = mul.f32 r88, 4.0
-	r90 = add.f32 r84, r89
-	r91 = mul.f32 r90, 0.0625
-	checkindex r82, r94, site 9
-	r92 = elemaddr r93, r82, 4
-	store.f32 r92, r91
-	jump b13
-b13: # latch
+	r31 = lt.i64 r28, r6
+	branch r31, b52, b53
+b52: # for.body
+	r32 = sub.i64 r26, 1
+	r33 = mul.i64 r32, r5
+	r34 = add.i64 r33, r28
+	r274 = elemaddr r37, r34, 4
+	r36 = elemaddr r274, -1, 4
+	r39 = load.f32 r36
+	r275 = move.ptr r274
+	r44 = elemaddr r275, 1, 4
+	r45 = load.f32 r44
+	r46 = add.f32 r39, r45
+	r47 = add.i64 r26, 1
+	r48 = mul.i64 r47, r5
+	r49 = add.i64 r48, r28
+	r276 = elemaddr r37, r49, 4
+	r51 = elemaddr r276, -1, 4
+	r52 = load.f32 r51
+	r53 = add.f32 r46, r52
+	r277 = move.ptr r276
+	r58 = elemaddr r277, 1, 4
+	r59 = load.f32 r58
+	r60 = add.f32 r53, r59
+	r64 = move.ptr r274
+	r65 = load.f32 r64
+	r66 = mul.i64 r26, r5
+	r67 = add.i64 r66, r28
+	r278 = elemaddr r37, r67, 4
+	r69 = elemaddr r278, -1, 4
+	r70 = load.f32 r69
+	r71 = add.f32 r65, r70
+	r279 = move.ptr r278
+	r75 = elemaddr r279, 1, 4
+	r76 = load.f32 r75
+	r77 = add.f32 r71, r76
+	r81 = move.ptr r276
+	r82 = load.f32 r81
+	r83 = add.f32 r77, r82
+	r85 = move.i64 r67
+	r86 = mul.f32 r83, 2.0
+	r87 = add.f32 r60, r86
+	r90 = move.ptr r278
+	r91 = load.f32 r90
+	r92 = mul.f32 r91, 4.0
+	r93 = add.f32 r87, r92
+	r94 = mul.f32 r93, 0.0625
+	r95 = elemaddr r96, r85, 4
+	store.f32 r95, r94
+	jump b53
+b53: # latch
 	r14 = add.u64 r14, r19
-	r26 = ge.u64 r14, r9
-	branch r26, b14, b15
-b14: # carry
+	r29 = ge.u64 r14, r9
+	branch r29, b54, b55
+b54: # carry
 	r14 = sub.u64 r14, r9
 	r20 = add.u64 r20, 1
-	jump b15
-b15: # stepped
+	jump b55
+b55: # stepped
 	r20 = add.u64 r20, r17
-	jump b8
-b16: # exit
+	jump b47
+b56: # exit
 	return
-b17: # divide in 64 bits
-	r111 = div.u64 r13, r9
+b57: # head (checked if)
+	r100 = move.u64 r20
+	r101 = move.u64 r14
+	r102 = lt.u64 r101, r9
+	branch r102, b58, b56
+b58: # head (checked if)
+	r103 = lt.u64 r100, r4
+	branch r103, b59, b56
+b59: # index (checked if)
+	r104 = add.u64 r100, 1
+	r105 = convert.i64.u64 r104
+	r106 = add.u64 r101, 1
+	r107 = convert.i64.u64 r106
+	jump b60
+b60: # for.loop (checked if)
+	r1 = sub.i64 r0, 1
+	r109 = lt.i64 r105, r1
+	branch r109, b61, b56
+b61: # for.loop (checked if)
+	r6 = sub.i64 r5, 1
+	r110 = lt.i64 r107, r6
+	branch r110, b62, b63
+b62: # for.body (checked if)
+	r111 = sub.i64 r105, 1
+	r112 = mul.i64 r111, r5
+	r113 = add.i64 r112, r107
+	r114 = sub.i64 r113, 1
+	checkindex r114, r38, site 0
+	r280 = elemaddr r37, r113, 4
+	r115 = elemaddr r280, -1, 4
+	r116 = load.f32 r115
+	r119 = move.i64 r113
+	r120 = add.i64 r119, 1
+	checkindex r120, r38, site 1
+	r281 = move.ptr r280
+	r121 = elemaddr r281, 1, 4
+	r122 = load.f32 r121
+	r123 = add.f32 r116, r122
+	r124 = add.i64 r105, 1
+	r125 = mul.i64 r124, r5
+	r126 = add.i64 r125, r107
+	r127 = sub.i64 r126, 1
+	checkindex r127, r38, site 2
+	r282 = elemaddr r37, r126, 4
+	r128 = elemaddr r282, -1, 4
+	r129 = load.f32 r128
+	r130 = add.f32 r123, r129
+	r133 = move.i64 r126
+	r134 = add.i64 r133, 1
+	checkindex r134, r38, site 3
+	r283 = move.ptr r282
+	r135 = elemaddr r283, 1, 4
+	r136 = load.f32 r135
+	r137 = add.f32 r130, r136
+	r140 = move.i64 r113
+	checkindex r140, r38, site 4
+	r141 = move.ptr r280
+	r142 = load.f32 r141
+	r143 = mul.i64 r105, r5
+	r144 = add.i64 r143, r107
+	r145 = sub.i64 r144, 1
+	checkindex r145, r38, site 5
+	r284 = elemaddr r37, r144, 4
+	r146 = elemaddr r284, -1, 4
+	r147 = load.f32 r146
+	r148 = add.f32 r142, r147
+	r150 = move.i64 r144
+	r151 = add.i64 r150, 1
+	checkindex r151, r38, site 6
+	r285 = move.ptr r284
+	r152 = elemaddr r285, 1, 4
+	r153 = load.f32 r152
+	r154 = add.f32 r148, r153
+	r157 = move.i64 r126
+	checkindex r157, r38, site 7
+	r158 = move.ptr r282
+	r159 = load.f32 r158
+	r160 = add.f32 r154, r159
+	r162 = move.i64 r144
+	r163 = mul.f32 r160, 2.0
+	r164 = add.f32 r137, r163
+	r166 = move.i64 r144
+	checkindex r166, r38, site 8
+	r167 = move.ptr r284
+	r168 = load.f32 r167
+	r169 = mul.f32 r168, 4.0
+	r170 = add.f32 r164, r169
+	r171 = mul.f32 r170, 0.0625
+	checkindex r162, r97, site 9
+	r172 = elemaddr r96, r162, 4
+	store.f32 r172, r171
+	jump b63
+b63: # latch (checked if)
+	r14 = add.u64 r14, r19
+	r108 = ge.u64 r14, r9
+	branch r108, b64, b65
+b64: # carry (checked if)
+	r14 = sub.u64 r14, r9
+	r20 = add.u64 r20, 1
+	jump b65
+b65: # stepped (checked if)
+	r20 = add.u64 r20, r17
+	jump b57
+b66: # divide in 64 bits
+	r294 = div.u64 r13, r9
 	jump b7
-b18: # divide in 64 bits
-	r103 = div.u64 r11, r9
+b67: # divide in 64 bits
+	r286 = div.u64 r11, r9
 	jump b5
 
 kernel JacobiStep(b []f32, a []f32, n i64)
@@ -28679,21 +33894,21 @@ site 5 index nests.go:77:5
 task JacobiStep_0 parallel count=(mul.i64 (min.i64 (max.i64 (sub.i64 (sub.i64 (param n) 1) 1) 0) 2097152) (min.i64 (max.i64 (sub.i64 (sub.i64 (param n) 1) 1) 0) 2097152))
 b0: # entry
 	r0 = param.i64 n
-	r33 = base a
-	r34 = len a
-	r62 = base b
-	r63 = len b
+	r36 = base a
+	r37 = len a
+	r65 = base b
+	r66 = len b
 	jump b1
 b1: # setup
 	r1 = sub.i64 r0, 1
 	r2 = gt.i64 r1, 1
-	branch r2, b2, b16
+	branch r2, b2, b43
 b2: # setup
 	r3 = convert.u64.i64 r1
 	r4 = sub.u64 r3, 1
 	r5 = sub.i64 r0, 1
 	r6 = gt.i64 r5, 1
-	branch r6, b3, b16
+	branch r6, b3, b43
 b3: # setup
 	r7 = convert.u64.i64 r5
 	r8 = sub.u64 r7, 1
@@ -28701,113 +33916,296 @@ b3: # setup
 	r10 = convert.u64.i64 r9
 	r11 = threadcount
 	r12 = convert.u64.i64 r11
-	r69 = or.u64 r10, r8
-	r70 = shr.u64.u32 r69, 32
-	r71 = convert.u32.u64 r70
-	r72 = eq.u32 r71, 0
-	branch r72, b4, b18
+	r188 = or.u64 r10, r8
+	r189 = shr.u64.u32 r188, 32
+	r190 = convert.u32.u64 r189
+	r191 = eq.u32 r190, 0
+	branch r191, b4, b54
 b4: # divide in 32 bits
-	r73 = convert.u32.u64 r10
-	r74 = convert.u32.u64 r8
-	r75 = div.u32 r73, r74
-	r68 = convert.u64.u32 r75
+	r192 = convert.u32.u64 r10
+	r193 = convert.u32.u64 r8
+	r194 = div.u32 r192, r193
+	r187 = convert.u64.u32 r194
 	jump b5
 b5: # setup
-	r14 = move.u64 r68
+	r14 = move.u64 r187
 	r15 = mul.u64 r14, r8
 	r13 = sub.u64 r10, r15
-	r77 = or.u64 r12, r8
-	r78 = shr.u64.u32 r77, 32
-	r79 = convert.u32.u64 r78
-	r80 = eq.u32 r79, 0
-	branch r80, b6, b17
+	r196 = or.u64 r12, r8
+	r197 = shr.u64.u32 r196, 32
+	r198 = convert.u32.u64 r197
+	r199 = eq.u32 r198, 0
+	branch r199, b6, b53
 b6: # divide in 32 bits
-	r81 = convert.u32.u64 r12
-	r82 = convert.u32.u64 r8
-	r83 = div.u32 r81, r82
-	r76 = convert.u64.u32 r83
+	r200 = convert.u32.u64 r12
+	r201 = convert.u32.u64 r8
+	r202 = div.u32 r200, r201
+	r195 = convert.u64.u32 r202
 	jump b7
 b7: # setup
-	r16 = move.u64 r76
+	r16 = move.u64 r195
 	r17 = mul.u64 r16, r8
 	r18 = sub.u64 r12, r17
 	r19 = move.u64 r14
-	jump b8
-b8: # head
-	r20 = lt.u64 r19, r4
-	branch r20, b9, b16
-b9: # index
-	r21 = add.u64 r19, 1
-	r22 = convert.i64.u64 r21
-	r23 = add.u64 r13, 1
-	r24 = convert.i64.u64 r23
-	jump b10
-b10: # for.loop
+	r112 = convert.u64.i64 r37
+	r113 = ge.i64 r0, 0
+	r115 = param.i64 n
+	r116 = add.i64 r115, -2
+	r117 = mul.i64 r116, r0
+	r118 = ge.i64 r117, 0
+	r119 = convert.u64.i64 r116
+	r120 = convert.u64.i64 r0
+	r121 = mulhi.u64 r119, r120
+	r122 = eq.u64 r121, 0
+	r123 = move.i64 r0
+	r124 = move.bool r113
+	r125 = add.i64 r117, r116
+	r126 = ge.i64 r125, 0
+	r127 = add.i64 r123, 1
+	r128 = convert.u64.i64 r127
+	r129 = lt.u64 r128, 9223372036854775808
+	r130 = convert.u64.i64 r125
+	r131 = lt.u64 r130, r112
+	r132 = ge.i64 r127, 0
+	r133 = sub.i64 r127, 1
+	r134 = convert.u64.i64 r133
+	r135 = lt.u64 r134, 9223372036854775808
+	r136 = sub.i64 r125, 1
+	r137 = convert.u64.i64 r136
+	r138 = lt.u64 r137, r112
+	r139 = add.i64 r125, 1
+	r140 = ge.i64 r139, 0
+	r141 = add.i64 r127, 1
+	r142 = convert.u64.i64 r141
+	r143 = lt.u64 r142, 9223372036854775808
+	r144 = convert.u64.i64 r139
+	r145 = lt.u64 r144, r112
+	r146 = add.i64 r116, 1
+	r147 = ge.i64 r146, 0
+	r150 = mul.i64 r146, r0
+	r151 = ge.i64 r150, 0
+	r152 = convert.u64.i64 r146
+	r153 = mulhi.u64 r152, r120
+	r154 = eq.u64 r153, 0
+	r155 = mul.i64 r0, 2
+	r156 = ge.i64 r155, 0
+	r157 = add.i64 r150, r116
+	r158 = ge.i64 r157, 0
+	r159 = add.i64 r155, 1
+	r160 = convert.u64.i64 r159
+	r161 = lt.u64 r160, 9223372036854775808
+	r162 = convert.u64.i64 r157
+	r163 = lt.u64 r162, r112
+	r166 = sub.i64 r116, 1
+	r167 = mul.i64 r166, r0
+	r168 = ge.i64 r167, 0
+	r169 = convert.u64.i64 r166
+	r170 = mulhi.u64 r169, r120
+	r171 = eq.u64 r170, 0
+	r173 = move.bool true
+	r174 = add.i64 r167, r116
+	r175 = ge.i64 r174, 0
+	r178 = move.bool true
+	r179 = convert.u64.i64 r174
+	r180 = lt.u64 r179, r112
+	r181 = convert.u64.i64 r66
+	r182 = lt.u64 r130, r181
+	branch r113, b8, b44
+b8: # checks
+	branch r118, b9, b44
+b9: # checks
+	branch r122, b10, b44
+b10: # checks
+	branch r124, b11, b44
+b11: # checks
+	branch r126, b12, b44
+b12: # checks
+	branch r129, b13, b44
+b13: # checks
+	branch r131, b14, b44
+b14: # checks
+	branch r132, b15, b44
+b15: # checks
+	branch r135, b16, b44
+b16: # checks
+	branch r138, b17, b44
+b17: # checks
+	branch r140, b18, b44
+b18: # checks
+	branch r143, b19, b44
+b19: # checks
+	branch r145, b20, b44
+b20: # checks
+	branch r147, b21, b44
+b21: # checks
+	branch r151, b22, b44
+b22: # checks
+	branch r154, b23, b44
+b23: # checks
+	branch r156, b24, b44
+b24: # checks
+	branch r158, b25, b44
+b25: # checks
+	branch r161, b26, b44
+b26: # checks
+	branch r163, b27, b44
+b27: # checks
+	branch r168, b28, b44
+b28: # checks
+	branch r171, b29, b44
+b29: # checks
+	branch r173, b30, b44
+b30: # checks
+	branch r175, b31, b44
+b31: # checks
+	branch r178, b32, b44
+b32: # checks
+	branch r180, b33, b44
+b33: # checks
+	branch r182, b34, b44
+b34: # head
+	r20 = move.u64 r19
+	r21 = move.u64 r13
+	r22 = lt.u64 r21, r8
+	branch r22, b35, b43
+b35: # head
+	r23 = lt.u64 r20, r4
+	branch r23, b36, b43
+b36: # index
+	r24 = add.u64 r20, 1
+	r25 = convert.i64.u64 r24
+	r26 = add.u64 r21, 1
+	r27 = convert.i64.u64 r26
+	jump b37
+b37: # for.loop
 	r1 = sub.i64 r0, 1
-	r26 = lt.i64 r22, r1
-	branch r26, b11, b16
-b11: # for.loop
+	r29 = lt.i64 r25, r1
+	branch r29, b38, b43
+b38: # for.loop
 	r5 = sub.i64 r0, 1
-	r27 = lt.i64 r24, r5
-	branch r27, b12, b13
-b12: # for.body
-	r28 = mul.i64 r22, r0
-	r29 = add.i64 r28, r24
-	r31 = move.i64 r29
-	checkindex r31, r34, site 0
-	r32 = elemaddr r33, r31, 4
-	r35 = load.f32 r32
-	r37 = move.i64 r29
-	r38 = sub.i64 r37, 1
-	checkindex r38, r34, site 1
-	r66 = move.ptr r32
-	r39 = elemaddr r66, -1, 4
-	r40 = load.f32 r39
-	r41 = add.f32 r35, r40
-	r43 = move.i64 r29
-	r44 = add.i64 r43, 1
-	checkindex r44, r34, site 2
-	r67 = move.ptr r32
-	r45 = elemaddr r67, 1, 4
-	r46 = load.f32 r45
-	r47 = add.f32 r41, r46
-	r48 = add.i64 r22, 1
-	r49 = mul.i64 r48, r0
-	r50 = add.i64 r49, r24
-	checkindex r50, r34, site 3
-	r51 = elemaddr r33, r50, 4
-	r52 = load.f32 r51
-	r53 = add.f32 r47, r52
-	r54 = sub.i64 r22, 1
-	r55 = mul.i64 r54, r0
-	r56 = add.i64 r55, r24
-	checkindex r56, r34, site 4
-	r57 = elemaddr r33, r56, 4
-	r58 = load.f32 r57
-	r59 = add.f32 r53, r58
-	r60 = mul.f32 r59, 0.2
-	checkindex r29, r63, site 5
-	r61 = elemaddr r62, r29, 4
-	store.f32 r61, r60
-	jump b13
-b13: # latch
+	r30 = lt.i64 r27, r5
+	branch r30, b39, b40
+b39: # for.body
+	r31 = mul.i64 r25, r0
+	r32 = add.i64 r31, r27
+	r34 = move.i64 r32
+	r35 = elemaddr r36, r34, 4
+	r38 = load.f32 r35
+	r183 = move.ptr r35
+	r42 = elemaddr r183, -1, 4
+	r43 = load.f32 r42
+	r44 = add.f32 r38, r43
+	r184 = move.ptr r35
+	r48 = elemaddr r184, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r44, r49
+	r51 = add.i64 r25, 1
+	r52 = mul.i64 r51, r0
+	r53 = add.i64 r52, r27
+	r54 = elemaddr r36, r53, 4
+	r55 = load.f32 r54
+	r56 = add.f32 r50, r55
+	r57 = sub.i64 r25, 1
+	r58 = mul.i64 r57, r0
+	r59 = add.i64 r58, r27
+	r60 = elemaddr r36, r59, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r56, r61
+	r63 = mul.f32 r62, 0.2
+	r64 = elemaddr r65, r32, 4
+	store.f32 r64, r63
+	jump b40
+b40: # latch
 	r13 = add.u64 r13, r18
-	r25 = ge.u64 r13, r8
-	branch r25, b14, b15
-b14: # carry
+	r28 = ge.u64 r13, r8
+	branch r28, b41, b42
+b41: # carry
 	r13 = sub.u64 r13, r8
 	r19 = add.u64 r19, 1
-	jump b15
-b15: # stepped
+	jump b42
+b42: # stepped
 	r19 = add.u64 r19, r16
-	jump b8
-b16: # exit
+	jump b34
+b43: # exit
 	return
-b17: # divide in 64 bits
-	r76 = div.u64 r12, r8
+b44: # head (checked if)
+	r69 = move.u64 r19
+	r70 = move.u64 r13
+	r71 = lt.u64 r70, r8
+	branch r71, b45, b43
+b45: # head (checked if)
+	r72 = lt.u64 r69, r4
+	branch r72, b46, b43
+b46: # index (checked if)
+	r73 = add.u64 r69, 1
+	r74 = convert.i64.u64 r73
+	r75 = add.u64 r70, 1
+	r76 = convert.i64.u64 r75
+	jump b47
+b47: # for.loop (checked if)
+	r1 = sub.i64 r0, 1
+	r78 = lt.i64 r74, r1
+	branch r78, b48, b43
+b48: # for.loop (checked if)
+	r5 = sub.i64 r0, 1
+	r79 = lt.i64 r76, r5
+	branch r79, b49, b50
+b49: # for.body (checked if)
+	r80 = mul.i64 r74, r0
+	r81 = add.i64 r80, r76
+	r83 = move.i64 r81
+	checkindex r83, r37, site 0
+	r84 = elemaddr r36, r83, 4
+	r85 = load.f32 r84
+	r87 = move.i64 r81
+	r88 = sub.i64 r87, 1
+	checkindex r88, r37, site 1
+	r185 = move.ptr r84
+	r89 = elemaddr r185, -1, 4
+	r90 = load.f32 r89
+	r91 = add.f32 r85, r90
+	r93 = move.i64 r81
+	r94 = add.i64 r93, 1
+	checkindex r94, r37, site 2
+	r186 = move.ptr r84
+	r95 = elemaddr r186, 1, 4
+	r96 = load.f32 r95
+	r97 = add.f32 r91, r96
+	r98 = add.i64 r74, 1
+	r99 = mul.i64 r98, r0
+	r100 = add.i64 r99, r76
+	checkindex r100, r37, site 3
+	r101 = elemaddr r36, r100, 4
+	r102 = load.f32 r101
+	r103 = add.f32 r97, r102
+	r104 = sub.i64 r74, 1
+	r105 = mul.i64 r104, r0
+	r106 = add.i64 r105, r76
+	checkindex r106, r37, site 4
+	r107 = elemaddr r36, r106, 4
+	r108 = load.f32 r107
+	r109 = add.f32 r103, r108
+	r110 = mul.f32 r109, 0.2
+	checkindex r81, r66, site 5
+	r111 = elemaddr r65, r81, 4
+	store.f32 r111, r110
+	jump b50
+b50: # latch (checked if)
+	r13 = add.u64 r13, r18
+	r77 = ge.u64 r13, r8
+	branch r77, b51, b52
+b51: # carry (checked if)
+	r13 = sub.u64 r13, r8
+	r19 = add.u64 r19, 1
+	jump b52
+b52: # stepped (checked if)
+	r19 = add.u64 r19, r16
+	jump b44
+b53: # divide in 64 bits
+	r195 = div.u64 r12, r8
 	jump b7
-b18: # divide in 64 bits
-	r68 = div.u64 r10, r8
+b54: # divide in 64 bits
+	r187 = div.u64 r10, r8
 	jump b5
 
 kernel JacobiCopy(a []f32, b []f32, n i64)
@@ -28817,21 +34215,21 @@ site 1 index nests.go:88:5
 task JacobiCopy_0 parallel count=(mul.i64 (min.i64 (max.i64 (sub.i64 (sub.i64 (param n) 1) 1) 0) 2097152) (min.i64 (max.i64 (sub.i64 (sub.i64 (param n) 1) 1) 0) 2097152))
 b0: # entry
 	r0 = param.i64 n
-	r33 = base b
-	r34 = len b
-	r37 = base a
-	r38 = len a
+	r36 = base b
+	r37 = len b
+	r40 = base a
+	r41 = len a
 	jump b1
 b1: # setup
 	r1 = sub.i64 r0, 1
 	r2 = gt.i64 r1, 1
-	branch r2, b2, b16
+	branch r2, b2, b24
 b2: # setup
 	r3 = convert.u64.i64 r1
 	r4 = sub.u64 r3, 1
 	r5 = sub.i64 r0, 1
 	r6 = gt.i64 r5, 1
-	branch r6, b3, b16
+	branch r6, b3, b24
 b3: # setup
 	r7 = convert.u64.i64 r5
 	r8 = sub.u64 r7, 1
@@ -28839,84 +34237,166 @@ b3: # setup
 	r10 = convert.u64.i64 r9
 	r11 = threadcount
 	r12 = convert.u64.i64 r11
-	r42 = or.u64 r10, r8
-	r43 = shr.u64.u32 r42, 32
-	r44 = convert.u32.u64 r43
-	r45 = eq.u32 r44, 0
-	branch r45, b4, b18
+	r85 = or.u64 r10, r8
+	r86 = shr.u64.u32 r85, 32
+	r87 = convert.u32.u64 r86
+	r88 = eq.u32 r87, 0
+	branch r88, b4, b35
 b4: # divide in 32 bits
-	r46 = convert.u32.u64 r10
-	r47 = convert.u32.u64 r8
-	r48 = div.u32 r46, r47
-	r41 = convert.u64.u32 r48
+	r89 = convert.u32.u64 r10
+	r90 = convert.u32.u64 r8
+	r91 = div.u32 r89, r90
+	r84 = convert.u64.u32 r91
 	jump b5
 b5: # setup
-	r14 = move.u64 r41
+	r14 = move.u64 r84
 	r15 = mul.u64 r14, r8
 	r13 = sub.u64 r10, r15
-	r50 = or.u64 r12, r8
-	r51 = shr.u64.u32 r50, 32
-	r52 = convert.u32.u64 r51
-	r53 = eq.u32 r52, 0
-	branch r53, b6, b17
+	r93 = or.u64 r12, r8
+	r94 = shr.u64.u32 r93, 32
+	r95 = convert.u32.u64 r94
+	r96 = eq.u32 r95, 0
+	branch r96, b6, b34
 b6: # divide in 32 bits
-	r54 = convert.u32.u64 r12
-	r55 = convert.u32.u64 r8
-	r56 = div.u32 r54, r55
-	r49 = convert.u64.u32 r56
+	r97 = convert.u32.u64 r12
+	r98 = convert.u32.u64 r8
+	r99 = div.u32 r97, r98
+	r92 = convert.u64.u32 r99
 	jump b7
 b7: # setup
-	r16 = move.u64 r49
+	r16 = move.u64 r92
 	r17 = mul.u64 r16, r8
 	r18 = sub.u64 r12, r17
 	r19 = move.u64 r14
-	jump b8
-b8: # head
-	r20 = lt.u64 r19, r4
-	branch r20, b9, b16
-b9: # index
-	r21 = add.u64 r19, 1
-	r22 = convert.i64.u64 r21
-	r23 = add.u64 r13, 1
-	r24 = convert.i64.u64 r23
-	jump b10
-b10: # for.loop
+	r62 = convert.u64.i64 r37
+	r63 = ge.i64 r0, 0
+	r65 = param.i64 n
+	r66 = add.i64 r65, -2
+	r67 = mul.i64 r66, r0
+	r68 = ge.i64 r67, 0
+	r69 = convert.u64.i64 r66
+	r70 = convert.u64.i64 r0
+	r71 = mulhi.u64 r69, r70
+	r72 = eq.u64 r71, 0
+	r73 = move.i64 r0
+	r74 = move.bool r63
+	r75 = add.i64 r67, r66
+	r76 = ge.i64 r75, 0
+	r77 = add.i64 r73, 1
+	r78 = convert.u64.i64 r77
+	r79 = lt.u64 r78, 9223372036854775808
+	r80 = convert.u64.i64 r75
+	r81 = lt.u64 r80, r62
+	r82 = convert.u64.i64 r41
+	r83 = lt.u64 r80, r82
+	branch r63, b8, b25
+b8: # checks
+	branch r68, b9, b25
+b9: # checks
+	branch r72, b10, b25
+b10: # checks
+	branch r74, b11, b25
+b11: # checks
+	branch r76, b12, b25
+b12: # checks
+	branch r79, b13, b25
+b13: # checks
+	branch r81, b14, b25
+b14: # checks
+	branch r83, b15, b25
+b15: # head
+	r20 = move.u64 r19
+	r21 = move.u64 r13
+	r22 = lt.u64 r21, r8
+	branch r22, b16, b24
+b16: # head
+	r23 = lt.u64 r20, r4
+	branch r23, b17, b24
+b17: # index
+	r24 = add.u64 r20, 1
+	r25 = convert.i64.u64 r24
+	r26 = add.u64 r21, 1
+	r27 = convert.i64.u64 r26
+	jump b18
+b18: # for.loop
 	r1 = sub.i64 r0, 1
-	r26 = lt.i64 r22, r1
-	branch r26, b11, b16
-b11: # for.loop
+	r29 = lt.i64 r25, r1
+	branch r29, b19, b24
+b19: # for.loop
 	r5 = sub.i64 r0, 1
-	r27 = lt.i64 r24, r5
-	branch r27, b12, b13
-b12: # for.body
-	r28 = mul.i64 r22, r0
-	r29 = add.i64 r28, r24
-	r31 = move.i64 r29
-	checkindex r31, r34, site 0
-	r32 = elemaddr r33, r31, 4
-	r35 = load.f32 r32
-	checkindex r29, r38, site 1
-	r36 = elemaddr r37, r29, 4
-	store.f32 r36, r35
-	jump b13
-b13: # latch
+	r30 = lt.i64 r27, r5
+	branch r30, b20, b21
+b20: # for.body
+	r31 = mul.i64 r25, r0
+	r32 = add.i64 r31, r27
+	r34 = move.i64 r32
+	r35 = elemaddr r36, r34, 4
+	r38 = load.f32 r35
+	r39 = elemaddr r40, r32, 4
+	store.f32 r39, r38
+	jump b21
+b21: # latch
 	r13 = add.u64 r13, r18
-	r25 = ge.u64 r13, r8
-	branch r25, b14, b15
-b14: # carry
+	r28 = ge.u64 r13, r8
+	branch r28, b22, b23
+b22: # carry
 	r13 = sub.u64 r13, r8
 	r19 = add.u64 r19, 1
-	jump b15
-b15: # stepped
+	jump b23
+b23: # stepped
 	r19 = add.u64 r19, r16
-	jump b8
-b16: # exit
+	jump b15
+b24: # exit
 	return
-b17: # divide in 64 bits
-	r49 = div.u64 r12, r8
+b25: # head (checked if)
+	r44 = move.u64 r19
+	r45 = move.u64 r13
+	r46 = lt.u64 r45, r8
+	branch r46, b26, b24
+b26: # head (checked if)
+	r47 = lt.u64 r44, r4
+	branch r47, b27, b24
+b27: # index (checked if)
+	r48 = add.u64 r44, 1
+	r49 = convert.i64.u64 r48
+	r50 = add.u64 r45, 1
+	r51 = convert.i64.u64 r50
+	jump b28
+b28: # for.loop (checked if)
+	r1 = sub.i64 r0, 1
+	r53 = lt.i64 r49, r1
+	branch r53, b29, b24
+b29: # for.loop (checked if)
+	r5 = sub.i64 r0, 1
+	r54 = lt.i64 r51, r5
+	branch r54, b30, b31
+b30: # for.body (checked if)
+	r55 = mul.i64 r49, r0
+	r56 = add.i64 r55, r51
+	r58 = move.i64 r56
+	checkindex r58, r37, site 0
+	r59 = elemaddr r36, r58, 4
+	r60 = load.f32 r59
+	checkindex r56, r41, site 1
+	r61 = elemaddr r40, r56, 4
+	store.f32 r61, r60
+	jump b31
+b31: # latch (checked if)
+	r13 = add.u64 r13, r18
+	r52 = ge.u64 r13, r8
+	branch r52, b32, b33
+b32: # carry (checked if)
+	r13 = sub.u64 r13, r8
+	r19 = add.u64 r19, 1
+	jump b33
+b33: # stepped (checked if)
+	r19 = add.u64 r19, r16
+	jump b25
+b34: # divide in 64 bits
+	r92 = div.u64 r12, r8
 	jump b7
-b18: # divide in 64 bits
-	r41 = div.u64 r10, r8
+b35: # divide in 64 bits
+	r84 = div.u64 r10, r8
 	jump b5
 
 kernel FDTDEy(ey []f32, hz []f32, nx i64, ny i64, source f32)
@@ -28929,20 +34409,20 @@ task FDTDEy_0 parallel count=(mul.i64 (min.i64 (max.i64 (param nx) 0) 2097152) (
 b0: # entry
 	r0 = param.i64 nx
 	r4 = param.i64 ny
-	r30 = base ey
-	r31 = len ey
-	r32 = param.f32 source
-	r40 = base hz
-	r41 = len hz
+	r33 = base ey
+	r34 = len ey
+	r35 = param.f32 source
+	r43 = base hz
+	r44 = len hz
 	jump b1
 b1: # setup
 	r1 = gt.i64 r0, 0
-	branch r1, b2, b18
+	branch r1, b2, b27
 b2: # setup
 	r2 = convert.u64.i64 r0
 	r3 = move.u64 r2
 	r5 = gt.i64 r4, 0
-	branch r5, b3, b18
+	branch r5, b3, b27
 b3: # setup
 	r6 = convert.u64.i64 r4
 	r7 = move.u64 r6
@@ -28950,102 +34430,141 @@ b3: # setup
 	r9 = convert.u64.i64 r8
 	r10 = threadcount
 	r11 = convert.u64.i64 r10
-	r55 = or.u64 r9, r7
-	r56 = shr.u64.u32 r55, 32
-	r57 = convert.u32.u64 r56
-	r58 = eq.u32 r57, 0
-	branch r58, b4, b20
+	r134 = or.u64 r9, r7
+	r135 = shr.u64.u32 r134, 32
+	r136 = convert.u32.u64 r135
+	r137 = eq.u32 r136, 0
+	branch r137, b4, b29
 b4: # divide in 32 bits
-	r59 = convert.u32.u64 r9
-	r60 = convert.u32.u64 r7
-	r61 = div.u32 r59, r60
-	r54 = convert.u64.u32 r61
+	r138 = convert.u32.u64 r9
+	r139 = convert.u32.u64 r7
+	r140 = div.u32 r138, r139
+	r133 = convert.u64.u32 r140
 	jump b5
 b5: # setup
-	r13 = move.u64 r54
+	r13 = move.u64 r133
 	r14 = mul.u64 r13, r7
 	r12 = sub.u64 r9, r14
-	r63 = or.u64 r11, r7
-	r64 = shr.u64.u32 r63, 32
-	r65 = convert.u32.u64 r64
-	r66 = eq.u32 r65, 0
-	branch r66, b6, b19
+	r142 = or.u64 r11, r7
+	r143 = shr.u64.u32 r142, 32
+	r144 = convert.u32.u64 r143
+	r145 = eq.u32 r144, 0
+	branch r145, b6, b28
 b6: # divide in 32 bits
-	r67 = convert.u32.u64 r11
-	r68 = convert.u32.u64 r7
-	r69 = div.u32 r67, r68
-	r62 = convert.u64.u32 r69
+	r146 = convert.u32.u64 r11
+	r147 = convert.u32.u64 r7
+	r148 = div.u32 r146, r147
+	r141 = convert.u64.u32 r148
 	jump b7
 b7: # setup
-	r15 = move.u64 r62
+	r15 = move.u64 r141
 	r16 = mul.u64 r15, r7
 	r17 = sub.u64 r11, r16
 	r18 = move.u64 r13
-	r25 = move.bool r5
+	r88 = convert.u64.i64 r34
+	r90 = param.i64 ny
+	r91 = add.i64 r90, -1
+	r92 = convert.u64.i64 r91
+	r93 = lt.u64 r92, r88
+	r95 = ge.i64 r4, 0
+	r97 = param.i64 nx
+	r98 = add.i64 r97, -1
+	r99 = mul.i64 r98, r4
+	r100 = ge.i64 r99, 0
+	r101 = convert.u64.i64 r98
+	r102 = move.u64 r6
+	r103 = mulhi.u64 r101, r102
+	r104 = eq.u64 r103, 0
+	r106 = move.bool true
+	r107 = add.i64 r99, r91
+	r108 = ge.i64 r107, 0
+	r111 = move.bool true
 	jump b8
-b8: # head
-	r19 = lt.u64 r18, r3
-	branch r19, b9, b18
-b9: # index
-	r20 = move.u64 r18
-	r21 = convert.i64.u64 r20
-	r22 = move.u64 r12
-	r23 = convert.i64.u64 r22
-	jump b10
-b10: # rangeint.body
-	branch r25, b11, b17
-b11: # rangeint.body
-	r26 = eq.i64 r21, 0
-	branch r26, b12, b16
-b12: # if.then
-	checkindex r23, r31, site 0
-	r29 = elemaddr r30, r23, 4
-	store.f32 r29, r32
-	jump b13
-b13: # latch
+b8: # checks
+	branch r93, b9, b15
+b9: # checks
+	branch r95, b10, b15
+b10: # checks
+	branch r100, b11, b15
+b11: # checks
+	branch r104, b12, b15
+b12: # checks
+	branch r106, b13, b15
+b13: # checks
+	branch r108, b14, b15
+b14: # checks
+	jump b15
+b15: # preheader
+	r66 = move.bool r5
+	jump b16
+b16: # head (checked if)
+	r57 = move.u64 r18
+	r58 = move.u64 r12
+	r59 = lt.u64 r58, r7
+	branch r59, b17, b27
+b17: # head (checked if)
+	r60 = lt.u64 r57, r3
+	branch r60, b18, b27
+b18: # index (checked if)
+	r61 = move.u64 r57
+	r62 = convert.i64.u64 r61
+	r63 = move.u64 r58
+	r64 = convert.i64.u64 r63
+	jump b19
+b19: # rangeint.body (checked if)
+	branch r66, b20, b26
+b20: # rangeint.body (checked if)
+	r67 = eq.i64 r62, 0
+	branch r67, b21, b25
+b21: # if.then (checked if)
+	checkindex r64, r34, site 0
+	r70 = elemaddr r33, r64, 4
+	store.f32 r70, r35
+	jump b22
+b22: # latch (checked if)
 	r12 = add.u64 r12, r17
-	r24 = ge.u64 r12, r7
-	branch r24, b14, b15
-b14: # carry
+	r65 = ge.u64 r12, r7
+	branch r65, b23, b24
+b23: # carry (checked if)
 	r12 = sub.u64 r12, r7
 	r18 = add.u64 r18, 1
-	jump b15
-b15: # stepped
+	jump b24
+b24: # stepped (checked if)
 	r18 = add.u64 r18, r15
-	jump b8
-b16: # if.else
-	r35 = mul.i64 r21, r4
-	r36 = add.i64 r35, r23
-	r38 = move.i64 r36
-	checkindex r38, r41, site 1
-	r39 = elemaddr r40, r38, 4
-	r42 = load.f32 r39
-	r43 = sub.i64 r21, 1
-	r44 = mul.i64 r43, r4
-	r45 = add.i64 r44, r23
-	checkindex r45, r41, site 2
-	r46 = elemaddr r40, r45, 4
-	r47 = load.f32 r46
-	r48 = sub.f32 r42, r47
-	r49 = mul.f32 r48, 0.5
-	checkindex r36, r31, site 3
-	r50 = elemaddr r30, r36, 4
-	r51 = load.f32 r50
-	r52 = sub.f32 r51, r49
-	r53 = move.ptr r50
-	store.f32 r53, r52
-	jump b13
-b17: # rangeint.done
-	r27 = add.i64 r21, 1
-	r28 = lt.i64 r27, r0
-	branch r28, b13, b18
-b18: # exit
+	jump b16
+b25: # if.else (checked if)
+	r71 = mul.i64 r62, r4
+	r72 = add.i64 r71, r64
+	r74 = move.i64 r72
+	checkindex r74, r44, site 1
+	r75 = elemaddr r43, r74, 4
+	r76 = load.f32 r75
+	r77 = sub.i64 r62, 1
+	r78 = mul.i64 r77, r4
+	r79 = add.i64 r78, r64
+	checkindex r79, r44, site 2
+	r80 = elemaddr r43, r79, 4
+	r81 = load.f32 r80
+	r82 = sub.f32 r76, r81
+	r83 = mul.f32 r82, 0.5
+	checkindex r72, r34, site 3
+	r84 = elemaddr r33, r72, 4
+	r85 = load.f32 r84
+	r86 = sub.f32 r85, r83
+	r87 = move.ptr r84
+	store.f32 r87, r86
+	jump b22
+b26: # rangeint.done (checked if)
+	r68 = add.i64 r62, 1
+	r69 = lt.i64 r68, r0
+	branch r69, b22, b27
+b27: # exit
 	return
-b19: # divide in 64 bits
-	r62 = div.u64 r11, r7
+b28: # divide in 64 bits
+	r141 = div.u64 r11, r7
 	jump b7
-b20: # divide in 64 bits
-	r54 = div.u64 r9, r7
+b29: # divide in 64 bits
+	r133 = div.u64 r9, r7
 	jump b5
 
 kernel FDTDEx(ex []f32, hz []f32, nx i64, ny i64)
@@ -29057,19 +34576,19 @@ task FDTDEx_0 parallel count=(mul.i64 (min.i64 (max.i64 (param nx) 0) 2097152) (
 b0: # entry
 	r0 = param.i64 nx
 	r4 = param.i64 ny
-	r31 = base hz
-	r32 = len hz
-	r42 = base ex
-	r43 = len ex
+	r34 = base hz
+	r35 = len hz
+	r45 = base ex
+	r46 = len ex
 	jump b1
 b1: # setup
 	r1 = gt.i64 r0, 0
-	branch r1, b2, b15
+	branch r1, b2, b26
 b2: # setup
 	r2 = convert.u64.i64 r0
 	r3 = move.u64 r2
 	r5 = gt.i64 r4, 1
-	branch r5, b3, b15
+	branch r5, b3, b26
 b3: # setup
 	r6 = convert.u64.i64 r4
 	r7 = sub.u64 r6, 1
@@ -29077,90 +34596,185 @@ b3: # setup
 	r9 = convert.u64.i64 r8
 	r10 = threadcount
 	r11 = convert.u64.i64 r10
-	r52 = or.u64 r9, r7
-	r53 = shr.u64.u32 r52, 32
-	r54 = convert.u32.u64 r53
-	r55 = eq.u32 r54, 0
-	branch r55, b4, b17
+	r115 = or.u64 r9, r7
+	r116 = shr.u64.u32 r115, 32
+	r117 = convert.u32.u64 r116
+	r118 = eq.u32 r117, 0
+	branch r118, b4, b36
 b4: # divide in 32 bits
-	r56 = convert.u32.u64 r9
-	r57 = convert.u32.u64 r7
-	r58 = div.u32 r56, r57
-	r51 = convert.u64.u32 r58
+	r119 = convert.u32.u64 r9
+	r120 = convert.u32.u64 r7
+	r121 = div.u32 r119, r120
+	r114 = convert.u64.u32 r121
 	jump b5
 b5: # setup
-	r13 = move.u64 r51
+	r13 = move.u64 r114
 	r14 = mul.u64 r13, r7
 	r12 = sub.u64 r9, r14
-	r60 = or.u64 r11, r7
-	r61 = shr.u64.u32 r60, 32
-	r62 = convert.u32.u64 r61
-	r63 = eq.u32 r62, 0
-	branch r63, b6, b16
+	r123 = or.u64 r11, r7
+	r124 = shr.u64.u32 r123, 32
+	r125 = convert.u32.u64 r124
+	r126 = eq.u32 r125, 0
+	branch r126, b6, b35
 b6: # divide in 32 bits
-	r64 = convert.u32.u64 r11
-	r65 = convert.u32.u64 r7
-	r66 = div.u32 r64, r65
-	r59 = convert.u64.u32 r66
+	r127 = convert.u32.u64 r11
+	r128 = convert.u32.u64 r7
+	r129 = div.u32 r127, r128
+	r122 = convert.u64.u32 r129
 	jump b7
 b7: # setup
-	r15 = move.u64 r59
+	r15 = move.u64 r122
 	r16 = mul.u64 r15, r7
 	r17 = sub.u64 r11, r16
 	r18 = move.u64 r13
-	jump b8
-b8: # head
-	r19 = lt.u64 r18, r3
-	branch r19, b9, b15
-b9: # index
-	r20 = move.u64 r18
-	r21 = convert.i64.u64 r20
-	r22 = add.u64 r12, 1
-	r23 = convert.i64.u64 r22
-	jump b10
-b10: # for.loop
-	r25 = lt.i64 r23, r4
-	branch r25, b11, b12
-b11: # for.body
-	r26 = mul.i64 r21, r4
-	r27 = add.i64 r26, r23
-	r29 = move.i64 r27
-	checkindex r29, r32, site 0
-	r30 = elemaddr r31, r29, 4
-	r33 = load.f32 r30
-	r35 = move.i64 r27
-	r36 = sub.i64 r35, 1
-	checkindex r36, r32, site 1
-	r50 = move.ptr r30
-	r37 = elemaddr r50, -1, 4
-	r38 = load.f32 r37
-	r39 = sub.f32 r33, r38
-	r40 = mul.f32 r39, 0.5
-	checkindex r27, r43, site 2
-	r41 = elemaddr r42, r27, 4
-	r44 = load.f32 r41
-	r45 = sub.f32 r44, r40
-	r46 = move.ptr r41
-	store.f32 r46, r45
-	jump b12
-b12: # latch
+	r80 = convert.u64.i64 r35
+	r81 = ge.i64 r4, 0
+	r83 = param.i64 nx
+	r84 = add.i64 r83, -1
+	r85 = mul.i64 r84, r4
+	r86 = ge.i64 r85, 0
+	r87 = convert.u64.i64 r84
+	r88 = move.u64 r6
+	r89 = mulhi.u64 r87, r88
+	r90 = eq.u64 r89, 0
+	r92 = move.bool true
+	r94 = param.i64 ny
+	r95 = add.i64 r94, -1
+	r96 = add.i64 r85, r95
+	r97 = ge.i64 r96, 0
+	r100 = move.bool true
+	r101 = convert.u64.i64 r96
+	r102 = lt.u64 r101, r80
+	r103 = move.bool true
+	r106 = move.bool true
+	r107 = sub.i64 r96, 1
+	r108 = convert.u64.i64 r107
+	r109 = lt.u64 r108, r80
+	r110 = convert.u64.i64 r46
+	r111 = lt.u64 r101, r110
+	branch r81, b8, b27
+b8: # checks
+	branch r86, b9, b27
+b9: # checks
+	branch r90, b10, b27
+b10: # checks
+	branch r92, b11, b27
+b11: # checks
+	branch r97, b12, b27
+b12: # checks
+	branch r100, b13, b27
+b13: # checks
+	branch r102, b14, b27
+b14: # checks
+	branch r103, b15, b27
+b15: # checks
+	branch r106, b16, b27
+b16: # checks
+	branch r109, b17, b27
+b17: # checks
+	branch r111, b18, b27
+b18: # head
+	r19 = move.u64 r18
+	r20 = move.u64 r12
+	r21 = lt.u64 r20, r7
+	branch r21, b19, b26
+b19: # head
+	r22 = lt.u64 r19, r3
+	branch r22, b20, b26
+b20: # index
+	r23 = move.u64 r19
+	r24 = convert.i64.u64 r23
+	r25 = add.u64 r20, 1
+	r26 = convert.i64.u64 r25
+	jump b21
+b21: # for.loop
+	r28 = lt.i64 r26, r4
+	branch r28, b22, b23
+b22: # for.body
+	r29 = mul.i64 r24, r4
+	r30 = add.i64 r29, r26
+	r32 = move.i64 r30
+	r33 = elemaddr r34, r32, 4
+	r36 = load.f32 r33
+	r112 = move.ptr r33
+	r40 = elemaddr r112, -1, 4
+	r41 = load.f32 r40
+	r42 = sub.f32 r36, r41
+	r43 = mul.f32 r42, 0.5
+	r44 = elemaddr r45, r30, 4
+	r47 = load.f32 r44
+	r48 = sub.f32 r47, r43
+	r49 = move.ptr r44
+	store.f32 r49, r48
+	jump b23
+b23: # latch
 	r12 = add.u64 r12, r17
-	r24 = ge.u64 r12, r7
-	branch r24, b13, b14
-b13: # carry
+	r27 = ge.u64 r12, r7
+	branch r27, b24, b25
+b24: # carry
 	r12 = sub.u64 r12, r7
 	r18 = add.u64 r18, 1
-	jump b14
-b14: # stepped
+	jump b25
+b25: # stepped
 	r18 = add.u64 r18, r15
-	jump b8
-b15: # exit
+	jump b18
+b26: # exit
 	return
-b16: # divide in 64 bits
-	r59 = div.u64 r11, r7
+b27: # head (checked if)
+	r53 = move.u64 r18
+	r54 = move.u64 r12
+	r55 = lt.u64 r54, r7
+	branch r55, b28, b26
+b28: # head (checked if)
+	r56 = lt.u64 r53, r3
+	branch r56, b29, b26
+b29: # index (checked if)
+	r57 = move.u64 r53
+	r58 = convert.i64.u64 r57
+	r59 = add.u64 r54, 1
+	r60 = convert.i64.u64 r59
+	jump b30
+b30: # for.loop (checked if)
+	r62 = lt.i64 r60, r4
+	branch r62, b31, b32
+b31: # for.body (checked if)
+	r63 = mul.i64 r58, r4
+	r64 = add.i64 r63, r60
+	r66 = move.i64 r64
+	checkindex r66, r35, site 0
+	r67 = elemaddr r34, r66, 4
+	r68 = load.f32 r67
+	r70 = move.i64 r64
+	r71 = sub.i64 r70, 1
+	checkindex r71, r35, site 1
+	r113 = move.ptr r67
+	r72 = elemaddr r113, -1, 4
+	r73 = load.f32 r72
+	r74 = sub.f32 r68, r73
+	r75 = mul.f32 r74, 0.5
+	checkindex r64, r46, site 2
+	r76 = elemaddr r45, r64, 4
+	r77 = load.f32 r76
+	r78 = sub.f32 r77, r75
+	r79 = move.ptr r76
+	store.f32 r79, r78
+	jump b32
+b32: # latch (checked if)
+	r12 = add.u64 r12, r17
+	r61 = ge.u64 r12, r7
+	branch r61, b33, b34
+b33: # carry (checked if)
+	r12 = sub.u64 r12, r7
+	r18 = add.u64 r18, 1
+	jump b34
+b34: # stepped (checked if)
+	r18 = add.u64 r18, r15
+	jump b27
+b35: # divide in 64 bits
+	r122 = div.u64 r11, r7
 	jump b7
-b17: # divide in 64 bits
-	r51 = div.u64 r9, r7
+b36: # divide in 64 bits
+	r114 = div.u64 r9, r7
 	jump b5
 
 kernel FDTDHz(hz []f32, ex []f32, ey []f32, nx i64, ny i64)
@@ -29175,22 +34789,22 @@ b0: # entry
 	r1 = param.i64 nx
 	r0 = sub.i64 r1, 1
 	r5 = param.i64 ny
-	r34 = base ex
-	r35 = len ex
-	r46 = base ey
-	r47 = len ey
-	r57 = base hz
-	r58 = len hz
+	r37 = base ex
+	r38 = len ex
+	r49 = base ey
+	r50 = len ey
+	r60 = base hz
+	r61 = len hz
 	jump b1
 b1: # setup
 	r2 = gt.i64 r0, 0
-	branch r2, b2, b16
+	branch r2, b2, b36
 b2: # setup
 	r3 = convert.u64.i64 r0
 	r4 = move.u64 r3
 	r6 = sub.i64 r5, 1
 	r7 = gt.i64 r6, 0
-	branch r7, b3, b16
+	branch r7, b3, b36
 b3: # setup
 	r8 = convert.u64.i64 r6
 	r9 = move.u64 r8
@@ -29198,107 +34812,252 @@ b3: # setup
 	r11 = convert.u64.i64 r10
 	r12 = threadcount
 	r13 = convert.u64.i64 r12
-	r68 = or.u64 r11, r9
-	r69 = shr.u64.u32 r68, 32
-	r70 = convert.u32.u64 r69
-	r71 = eq.u32 r70, 0
-	branch r71, b4, b18
+	r164 = or.u64 r11, r9
+	r165 = shr.u64.u32 r164, 32
+	r166 = convert.u32.u64 r165
+	r167 = eq.u32 r166, 0
+	branch r167, b4, b47
 b4: # divide in 32 bits
-	r72 = convert.u32.u64 r11
-	r73 = convert.u32.u64 r9
-	r74 = div.u32 r72, r73
-	r67 = convert.u64.u32 r74
+	r168 = convert.u32.u64 r11
+	r169 = convert.u32.u64 r9
+	r170 = div.u32 r168, r169
+	r163 = convert.u64.u32 r170
 	jump b5
 b5: # setup
-	r15 = move.u64 r67
+	r15 = move.u64 r163
 	r16 = mul.u64 r15, r9
 	r14 = sub.u64 r11, r16
-	r76 = or.u64 r13, r9
-	r77 = shr.u64.u32 r76, 32
-	r78 = convert.u32.u64 r77
-	r79 = eq.u32 r78, 0
-	branch r79, b6, b17
+	r172 = or.u64 r13, r9
+	r173 = shr.u64.u32 r172, 32
+	r174 = convert.u32.u64 r173
+	r175 = eq.u32 r174, 0
+	branch r175, b6, b46
 b6: # divide in 32 bits
-	r80 = convert.u32.u64 r13
-	r81 = convert.u32.u64 r9
-	r82 = div.u32 r80, r81
-	r75 = convert.u64.u32 r82
+	r176 = convert.u32.u64 r13
+	r177 = convert.u32.u64 r9
+	r178 = div.u32 r176, r177
+	r171 = convert.u64.u32 r178
 	jump b7
 b7: # setup
-	r17 = move.u64 r75
+	r17 = move.u64 r171
 	r18 = mul.u64 r17, r9
 	r19 = sub.u64 r13, r18
 	r20 = move.u64 r15
-	jump b8
-b8: # head
-	r21 = lt.u64 r20, r4
-	branch r21, b9, b16
-b9: # index
-	r22 = move.u64 r20
-	r23 = convert.i64.u64 r22
-	r24 = move.u64 r14
-	r25 = convert.i64.u64 r24
-	jump b10
-b10: # rangeint.body
+	r109 = convert.u64.i64 r38
+	r110 = ge.i64 r5, 0
+	r112 = param.i64 nx
+	r113 = add.i64 r112, -2
+	r114 = mul.i64 r113, r5
+	r115 = ge.i64 r114, 0
+	r116 = convert.u64.i64 r113
+	r117 = convert.u64.i64 r5
+	r118 = mulhi.u64 r116, r117
+	r119 = eq.u64 r118, 0
+	r121 = move.bool true
+	r122 = param.i64 ny
+	r123 = add.i64 r122, -2
+	r124 = add.i64 r114, r123
+	r125 = ge.i64 r124, 0
+	r127 = move.bool true
+	r128 = add.i64 r124, 1
+	r129 = ge.i64 r128, 0
+	r132 = move.bool true
+	r133 = convert.u64.i64 r128
+	r134 = lt.u64 r133, r109
+	r136 = move.bool true
+	r137 = convert.u64.i64 r124
+	r138 = lt.u64 r137, r109
+	r139 = convert.u64.i64 r50
+	r140 = add.i64 r113, 1
+	r141 = ge.i64 r140, 0
+	r144 = mul.i64 r140, r5
+	r145 = ge.i64 r144, 0
+	r146 = convert.u64.i64 r140
+	r147 = mulhi.u64 r146, r117
+	r148 = eq.u64 r147, 0
+	r150 = move.bool r110
+	r151 = add.i64 r144, r123
+	r152 = ge.i64 r151, 0
+	r154 = move.u64 r117
+	r155 = lt.u64 r154, 9223372036854775808
+	r156 = convert.u64.i64 r151
+	r157 = lt.u64 r156, r139
+	r158 = lt.u64 r137, r139
+	r159 = convert.u64.i64 r61
+	r160 = lt.u64 r137, r159
+	branch r110, b8, b37
+b8: # checks
+	branch r115, b9, b37
+b9: # checks
+	branch r119, b10, b37
+b10: # checks
+	branch r121, b11, b37
+b11: # checks
+	branch r125, b12, b37
+b12: # checks
+	branch r127, b13, b37
+b13: # checks
+	branch r129, b14, b37
+b14: # checks
+	branch r132, b15, b37
+b15: # checks
+	branch r134, b16, b37
+b16: # checks
+	branch r136, b17, b37
+b17: # checks
+	branch r138, b18, b37
+b18: # checks
+	branch r141, b19, b37
+b19: # checks
+	branch r145, b20, b37
+b20: # checks
+	branch r148, b21, b37
+b21: # checks
+	branch r150, b22, b37
+b22: # checks
+	branch r152, b23, b37
+b23: # checks
+	branch r155, b24, b37
+b24: # checks
+	branch r157, b25, b37
+b25: # checks
+	branch r158, b26, b37
+b26: # checks
+	branch r160, b27, b37
+b27: # head
+	r21 = move.u64 r20
+	r22 = move.u64 r14
+	r23 = lt.u64 r22, r9
+	branch r23, b28, b36
+b28: # head
+	r24 = lt.u64 r21, r4
+	branch r24, b29, b36
+b29: # index
+	r25 = move.u64 r21
+	r26 = convert.i64.u64 r25
+	r27 = move.u64 r22
+	r28 = convert.i64.u64 r27
+	jump b30
+b30: # rangeint.body
 	r6 = sub.i64 r5, 1
-	r27 = gt.i64 r6, 0
-	branch r27, b11, b15
-b11: # rangeint.body
-	r28 = mul.i64 r23, r5
-	r29 = add.i64 r28, r25
-	r31 = move.i64 r29
-	r32 = add.i64 r31, 1
-	checkindex r32, r35, site 0
-	r66 = elemaddr r34, r31, 4
-	r33 = elemaddr r66, 1, 4
-	r36 = load.f32 r33
-	r38 = move.i64 r29
-	checkindex r38, r35, site 1
-	r39 = move.ptr r66
-	r40 = load.f32 r39
-	r41 = sub.f32 r36, r40
-	r42 = add.i64 r23, 1
-	r43 = mul.i64 r42, r5
-	r44 = add.i64 r43, r25
-	checkindex r44, r47, site 2
-	r45 = elemaddr r46, r44, 4
-	r48 = load.f32 r45
-	r49 = add.f32 r41, r48
-	r51 = move.i64 r29
-	checkindex r51, r47, site 3
-	r52 = elemaddr r46, r51, 4
-	r53 = load.f32 r52
-	r54 = sub.f32 r49, r53
-	r55 = mul.f32 r54, 0.7
-	checkindex r29, r58, site 4
-	r56 = elemaddr r57, r29, 4
-	r59 = load.f32 r56
-	r60 = sub.f32 r59, r55
-	r61 = move.ptr r56
-	store.f32 r61, r60
-	jump b12
-b12: # latch
+	r30 = gt.i64 r6, 0
+	branch r30, b31, b35
+b31: # rangeint.body
+	r31 = mul.i64 r26, r5
+	r32 = add.i64 r31, r28
+	r34 = move.i64 r32
+	r161 = elemaddr r37, r34, 4
+	r36 = elemaddr r161, 1, 4
+	r39 = load.f32 r36
+	r42 = move.ptr r161
+	r43 = load.f32 r42
+	r44 = sub.f32 r39, r43
+	r45 = add.i64 r26, 1
+	r46 = mul.i64 r45, r5
+	r47 = add.i64 r46, r28
+	r48 = elemaddr r49, r47, 4
+	r51 = load.f32 r48
+	r52 = add.f32 r44, r51
+	r54 = move.i64 r32
+	r55 = elemaddr r49, r54, 4
+	r56 = load.f32 r55
+	r57 = sub.f32 r52, r56
+	r58 = mul.f32 r57, 0.7
+	r59 = elemaddr r60, r32, 4
+	r62 = load.f32 r59
+	r63 = sub.f32 r62, r58
+	r64 = move.ptr r59
+	store.f32 r64, r63
+	jump b32
+b32: # latch
 	r14 = add.u64 r14, r19
-	r26 = ge.u64 r14, r9
-	branch r26, b13, b14
-b13: # carry
+	r29 = ge.u64 r14, r9
+	branch r29, b33, b34
+b33: # carry
 	r14 = sub.u64 r14, r9
 	r20 = add.u64 r20, 1
-	jump b14
-b14: # stepped
+	jump b34
+b34: # stepped
 	r20 = add.u64 r20, r17
-	jump b8
-b15: # rangeint.done
-	r64 = add.i64 r23, 1
-	r65 = lt.i64 r64, r0
-	branch r65, b12, b16
-b16: # exit
+	jump b27
+b35: # rangeint.done
+	r67 = add.i64 r26, 1
+	r68 = lt.i64 r67, r0
+	branch r68, b32, b36
+b36: # exit
 	return
-b17: # divide in 64 bits
-	r75 = div.u64 r13, r9
+b37: # head (checked if)
+	r69 = move.u64 r20
+	r70 = move.u64 r14
+	r71 = lt.u64 r70, r9
+	branch r71, b38, b36
+b38: # head (checked if)
+	r72 = lt.u64 r69, r4
+	branch r72, b39, b36
+b39: # index (checked if)
+	r73 = move.u64 r69
+	r74 = convert.i64.u64 r73
+	r75 = move.u64 r70
+	r76 = convert.i64.u64 r75
+	jump b40
+b40: # rangeint.body (checked if)
+	r6 = sub.i64 r5, 1
+	r78 = gt.i64 r6, 0
+	branch r78, b41, b45
+b41: # rangeint.body (checked if)
+	r79 = mul.i64 r74, r5
+	r80 = add.i64 r79, r76
+	r82 = move.i64 r80
+	r83 = add.i64 r82, 1
+	checkindex r83, r38, site 0
+	r162 = elemaddr r37, r82, 4
+	r84 = elemaddr r162, 1, 4
+	r85 = load.f32 r84
+	r87 = move.i64 r80
+	checkindex r87, r38, site 1
+	r88 = move.ptr r162
+	r89 = load.f32 r88
+	r90 = sub.f32 r85, r89
+	r91 = add.i64 r74, 1
+	r92 = mul.i64 r91, r5
+	r93 = add.i64 r92, r76
+	checkindex r93, r50, site 2
+	r94 = elemaddr r49, r93, 4
+	r95 = load.f32 r94
+	r96 = add.f32 r90, r95
+	r98 = move.i64 r80
+	checkindex r98, r50, site 3
+	r99 = elemaddr r49, r98, 4
+	r100 = load.f32 r99
+	r101 = sub.f32 r96, r100
+	r102 = mul.f32 r101, 0.7
+	checkindex r80, r61, site 4
+	r103 = elemaddr r60, r80, 4
+	r104 = load.f32 r103
+	r105 = sub.f32 r104, r102
+	r106 = move.ptr r103
+	store.f32 r106, r105
+	jump b42
+b42: # latch (checked if)
+	r14 = add.u64 r14, r19
+	r77 = ge.u64 r14, r9
+	branch r77, b43, b44
+b43: # carry (checked if)
+	r14 = sub.u64 r14, r9
+	r20 = add.u64 r20, 1
+	jump b44
+b44: # stepped (checked if)
+	r20 = add.u64 r20, r17
+	jump b37
+b45: # rangeint.done (checked if)
+	r107 = add.i64 r74, 1
+	r108 = lt.i64 r107, r0
+	branch r108, b42, b36
+b46: # divide in 64 bits
+	r171 = div.u64 r13, r9
 	jump b7
-b18: # divide in 64 bits
-	r67 = div.u64 r11, r9
+b47: # divide in 64 bits
+	r163 = div.u64 r11, r9
 	jump b5
 
 kernel MatmulAcc(c []f32, a []f32, b []f32, n i64)
@@ -29306,359 +35065,459 @@ site 0 index nests.go:140:18
 site 1 index nests.go:140:29
 site 2 index nests.go:140:6
 
-task MatmulAcc_0 parallel count=(param n)
+task MatmulAcc_0 parallel count=(mul.i64 (min.i64 (max.i64 (param n) 0) 2097152) (min.i64 (max.i64 (param n) 0) 2097152))
 b0: # entry
-	r3 = param.i64 n
-	r17 = base a
-	r18 = len a
-	r23 = base b
-	r24 = len b
-	r28 = base c
-	r29 = len c
+	r0 = param.i64 n
+	r37 = base a
+	r38 = len a
+	r43 = base b
+	r44 = len b
+	r48 = base c
+	r49 = len c
 	jump b1
 b1: # setup
-	r0 = threadindex
-	r1 = threadcount
-	r2 = move.i64 r0
-	r6 = gt.i64 r3, 0
-	r57 = convert.u64.i64 r29
-	r62 = convert.u64.i64 r3
-	r63 = add.u64 r62, 4611686018427387904
-	r64 = le.u64 r63, 9223372036854775808
-	r65 = sub.u64 r62, 1
-	r68 = sub.u64 r57, 1
-	r37 = move.bool r6
-	r8 = move.bool r6
-	r88 = convert.u64.i64 r18
-	r95 = move.bool r64
-	r96 = move.u64 r65
-	r99 = sub.u64 r88, 1
-	r102 = convert.u64.i64 r24
-	r107 = sub.u64 r102, 1
-	r67 = move.u64 r65
-	r98 = move.u64 r96
-	r110 = move.i64 r3
-	r123 = move.i64 r3
-	r124 = move.i64 r123
-	r125 = mul.i64 r124, 4
-	r141 = move.i64 r125
-	r133 = move.i64 r125
-	jump b2
-b2: # head
-	r4 = lt.i64 r2, r3
-	branch r4, b3, b50
-b3: # index
-	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	branch r6, b5, b39
-b5: # edge 1→3
-	r7 = move.i64 0
-	r58 = mul.i64 r5, r3
-	r59 = move.i64 r58
-	r60 = convert.u64.i64 r59
-	r61 = lt.u64 r60, r57
-	r69 = sub.u64 r68, r60
-	r70 = le.u64 r67, r69
-	branch r61, b6, b43
-b6: # checks
-	branch r64, b7, b43
-b7: # checks
-	branch r70, b8, b43
-b8: # preheader
-	r12 = move.i64 r58
-	r14 = move.i64 r58
-	r71 = move.i64 r58
-	r73 = move.i64 r58
-	r91 = move.u64 r60
-	r92 = lt.u64 r91, r88
-	r100 = sub.u64 r99, r91
-	r101 = le.u64 r98, r100
-	r118 = move.i64 r14
-	r134 = move.i64 r73
-	jump b9
-b9: # rangeint.body
-	branch r8, b10, b37
-b10: # edge 3→5
-	r9 = move.i64 0
-	r104 = move.i64 r7
-	r105 = convert.u64.i64 r104
-	r106 = lt.u64 r105, r102
-	r108 = sub.u64 r107, r105
-	r111 = add.i64 r110, r7
-	r112 = convert.u64.i64 r111
-	r113 = sub.u64 r112, r105
-	r114 = mulhi.u64 r113, r98
-	r115 = eq.u64 r114, 0
-	r116 = mul.u64 r113, r98
-	r117 = le.u64 r116, r108
-	branch r92, b11, b40
+	r1 = gt.i64 r0, 0
+	branch r1, b2, b54
+b2: # setup
+	r2 = convert.u64.i64 r0
+	r3 = move.u64 r2
+	r4 = move.bool r1
+	branch r4, b3, b54
+b3: # setup
+	r5 = move.u64 r2
+	r6 = move.u64 r5
+	r7 = threadindex
+	r8 = convert.u64.i64 r7
+	r9 = threadcount
+	r10 = convert.u64.i64 r9
+	r179 = or.u64 r8, r6
+	r180 = shr.u64.u32 r179, 32
+	r181 = convert.u32.u64 r180
+	r182 = eq.u32 r181, 0
+	branch r182, b4, b69
+b4: # divide in 32 bits
+	r183 = convert.u32.u64 r8
+	r184 = convert.u32.u64 r6
+	r185 = div.u32 r183, r184
+	r178 = convert.u64.u32 r185
+	jump b5
+b5: # setup
+	r12 = move.u64 r178
+	r13 = mul.u64 r12, r6
+	r11 = sub.u64 r8, r13
+	r187 = or.u64 r10, r6
+	r188 = shr.u64.u32 r187, 32
+	r189 = convert.u32.u64 r188
+	r190 = eq.u32 r189, 0
+	branch r190, b6, b68
+b6: # divide in 32 bits
+	r191 = convert.u32.u64 r10
+	r192 = convert.u32.u64 r6
+	r193 = div.u32 r191, r192
+	r186 = convert.u64.u32 r193
+	jump b7
+b7: # setup
+	r14 = move.u64 r186
+	r15 = mul.u64 r14, r6
+	r16 = sub.u64 r10, r15
+	r17 = move.u64 r12
+	r87 = convert.u64.i64 r49
+	r88 = ge.i64 r0, 0
+	r90 = param.i64 n
+	r91 = add.i64 r90, -1
+	r92 = mul.i64 r91, r0
+	r93 = ge.i64 r92, 0
+	r94 = convert.u64.i64 r91
+	r95 = move.u64 r2
+	r96 = mulhi.u64 r94, r95
+	r97 = eq.u64 r96, 0
+	r99 = move.bool true
+	r100 = add.i64 r92, r91
+	r101 = ge.i64 r100, 0
+	r104 = move.bool true
+	r105 = convert.u64.i64 r100
+	r106 = lt.u64 r105, r87
+	branch r88, b8, b55
+b8: # checks
+	branch r93, b9, b55
+b9: # checks
+	branch r97, b10, b55
+b10: # checks
+	branch r99, b11, b55
 b11: # checks
-	branch r95, b12, b40
+	branch r101, b12, b55
 b12: # checks
-	branch r101, b13, b40
+	branch r104, b13, b55
 b13: # checks
-	branch r106, b14, b40
-b14: # checks
-	branch r115, b15, b40
-b15: # checks
-	branch r117, b16, b40
-b16: # preheader
-	r13 = add.i64 r12, r7
-	r27 = elemaddr r28, r13, 4
-	r32 = move.ptr r27
-	r119 = elemaddr r17, r118, 4
-	r121 = move.i64 r7
-	r122 = elemaddr r23, r121, 4
-	jump b17
-b17: # unroll setup
-	r142 = max.i64 r3, -9223372036854775800
-	r143 = sub.i64 r142, 8
+	branch r106, b14, b55
+b14: # preheader
+	r27 = move.bool r1
+	r28 = move.bool r1
+	r124 = convert.u64.i64 r38
+	r129 = move.u64 r2
+	r130 = add.u64 r129, 4611686018427387904
+	r131 = le.u64 r130, 9223372036854775808
+	r132 = sub.u64 r129, 1
+	r135 = sub.u64 r124, 1
+	r138 = convert.u64.i64 r44
+	r143 = sub.u64 r138, 1
+	r134 = move.u64 r132
+	r146 = move.i64 r0
+	r159 = move.i64 r0
+	r160 = move.i64 r159
+	r161 = mul.i64 r160, 4
+	r177 = move.i64 r161
+	jump b15
+b15: # head
+	r18 = move.u64 r17
+	r19 = move.u64 r11
+	r20 = lt.u64 r19, r6
+	branch r20, b16, b54
+b16: # head
+	r21 = lt.u64 r18, r3
+	branch r21, b17, b54
+b17: # index
+	r22 = move.u64 r18
+	r23 = convert.i64.u64 r22
+	r24 = move.u64 r19
+	r25 = convert.i64.u64 r24
 	jump b18
-b18: # unroll guard
-	r144 = lt.i64 r9, r143
-	branch r144, b19, b35
-b19: # rangeint.body (unrolled 0)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b20
-b20: # edge 5→5 (unrolled 0)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b21
-b21: # rangeint.body (unrolled 1)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b22
-b22: # edge 5→5 (unrolled 1)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b23
-b23: # rangeint.body (unrolled 2)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b24
-b24: # edge 5→5 (unrolled 2)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b25
-b25: # rangeint.body (unrolled 3)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b26
-b26: # edge 5→5 (unrolled 3)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
+b18: # rangeint.body
+	branch r27, b19, b53
+b19: # rangeint.body
+	branch r28, b20, b47
+b20: # edge 3→5
+	r29 = move.i64 0
+	r125 = mul.i64 r23, r0
+	r126 = move.i64 r125
+	r127 = convert.u64.i64 r126
+	r128 = lt.u64 r127, r124
+	r136 = sub.u64 r135, r127
+	r137 = le.u64 r134, r136
+	r140 = move.i64 r25
+	r141 = convert.u64.i64 r140
+	r142 = lt.u64 r141, r138
+	r144 = sub.u64 r143, r141
+	r147 = add.i64 r146, r25
+	r148 = convert.u64.i64 r147
+	r149 = sub.u64 r148, r141
+	r150 = mulhi.u64 r149, r134
+	r151 = eq.u64 r150, 0
+	r152 = mul.u64 r149, r134
+	r153 = le.u64 r152, r144
+	branch r128, b21, b50
+b21: # checks
+	branch r131, b22, b50
+b22: # checks
+	branch r137, b23, b50
+b23: # checks
+	branch r142, b24, b50
+b24: # checks
+	branch r151, b25, b50
+b25: # checks
+	branch r153, b26, b50
+b26: # preheader
+	r32 = move.i64 r125
+	r33 = add.i64 r32, r25
+	r34 = move.i64 r125
+	r47 = elemaddr r48, r33, 4
+	r52 = move.ptr r47
+	r154 = move.i64 r34
+	r155 = elemaddr r37, r154, 4
+	r157 = move.i64 r25
+	r158 = elemaddr r43, r157, 4
 	jump b27
-b27: # rangeint.body (unrolled 4)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
+b27: # unroll setup
+	r194 = max.i64 r0, -9223372036854775800
+	r195 = sub.i64 r194, 8
 	jump b28
-b28: # edge 5→5 (unrolled 4)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b29
-b29: # rangeint.body (unrolled 5)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b30
-b30: # edge 5→5 (unrolled 5)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b31
-b31: # rangeint.body (unrolled 6)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b32
-b32: # edge 5→5 (unrolled 6)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b33
-b33: # rangeint.body (unrolled 7)
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	jump b34
-b34: # edge 5→5 (unrolled 7)
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b18
-b35: # rangeint.body
-	r16 = move.ptr r119
-	r19 = load.f32 r16
-	r22 = move.ptr r122
-	r25 = load.f32 r22
-	r26 = mul.f32 r19, r25
-	r30 = load.f32 r27
-	r31 = add.f32 r30, r26
-	store.f32 r32, r31
-	r33 = add.i64 r9, 1
-	r34 = lt.i64 r33, r3
-	branch r34, b36, b37
-b36: # edge 5→5
-	r9 = move.i64 r33
-	r119 = elemaddr r119, 1, 4
-	r122 = elemaddr r122, r125, 1
-	jump b35
-b37: # rangeint.done
-	r35 = add.i64 r7, 1
-	r36 = lt.i64 r35, r3
-	branch r36, b38, b39
-b38: # edge 6→3
-	r7 = move.i64 r35
-	jump b9
-b39: # latch
-	r2 = add.i64 r2, r1
-	jump b2
-b40: # preheader
-	r72 = add.i64 r71, r7
-	r82 = elemaddr r28, r72, 4
-	r85 = move.ptr r82
-	r135 = elemaddr r17, r134, 4
-	r137 = move.i64 r7
-	r138 = elemaddr r23, r137, 4
-	jump b41
-b41: # rangeint.body (checked)
-	r74 = add.i64 r73, r9
-	checkindex r74, r18, site 0
-	r75 = move.ptr r135
-	r76 = load.f32 r75
-	r77 = mul.i64 r9, r3
-	r78 = add.i64 r77, r7
-	checkindex r78, r24, site 1
-	r79 = move.ptr r138
-	r80 = load.f32 r79
-	r81 = mul.f32 r76, r80
-	r83 = load.f32 r82
-	r84 = add.f32 r83, r81
-	store.f32 r85, r84
-	r86 = add.i64 r9, 1
-	r87 = lt.i64 r86, r3
-	branch r87, b42, b37
-b42: # edge 5→5 (checked)
-	r9 = move.i64 r86
-	r135 = elemaddr r135, 1, 4
-	r138 = elemaddr r138, r141, 1
-	jump b41
-b43: # preheader
-	r38 = move.i64 r58
-	r40 = move.i64 r58
-	r126 = move.i64 r40
-	jump b44
-b44: # rangeint.body (checked if)
-	branch r37, b45, b48
-b45: # edge 3→5 (checked if)
-	r9 = move.i64 0
-	r39 = add.i64 r38, r7
-	r49 = elemaddr r28, r39, 4
-	r52 = move.ptr r49
-	r127 = elemaddr r17, r126, 4
-	r129 = move.i64 r7
-	r130 = elemaddr r23, r129, 4
-	jump b46
-b46: # rangeint.body (checked if)
-	r41 = add.i64 r40, r9
-	checkindex r41, r18, site 0
-	r42 = move.ptr r127
-	r43 = load.f32 r42
-	r44 = mul.i64 r9, r3
-	r45 = add.i64 r44, r7
-	checkindex r45, r24, site 1
-	r46 = move.ptr r130
-	r47 = load.f32 r46
-	r48 = mul.f32 r43, r47
-	checkindex r39, r29, site 2
-	r50 = load.f32 r49
-	r51 = add.f32 r50, r48
+b28: # unroll guard
+	r196 = lt.i64 r29, r195
+	branch r196, b29, b45
+b29: # rangeint.body (unrolled 0)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
 	store.f32 r52, r51
-	r53 = add.i64 r9, 1
-	r54 = lt.i64 r53, r3
-	branch r54, b47, b48
-b47: # edge 5→5 (checked if)
-	r9 = move.i64 r53
-	r127 = elemaddr r127, 1, 4
-	r130 = elemaddr r130, r133, 1
-	jump b46
-b48: # rangeint.done (checked if)
-	r55 = add.i64 r7, 1
-	r56 = lt.i64 r55, r3
-	branch r56, b49, b39
-b49: # edge 6→3 (checked if)
-	r7 = move.i64 r55
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b30
+b30: # edge 5→5 (unrolled 0)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b31
+b31: # rangeint.body (unrolled 1)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b32
+b32: # edge 5→5 (unrolled 1)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b33
+b33: # rangeint.body (unrolled 2)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b34
+b34: # edge 5→5 (unrolled 2)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b35
+b35: # rangeint.body (unrolled 3)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b36
+b36: # edge 5→5 (unrolled 3)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b37
+b37: # rangeint.body (unrolled 4)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b38
+b38: # edge 5→5 (unrolled 4)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b39
+b39: # rangeint.body (unrolled 5)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b40
+b40: # edge 5→5 (unrolled 5)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b41
+b41: # rangeint.body (unrolled 6)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	jump b42
+b42: # edge 5→5 (unrolled 6)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b43
+b43: # rangeint.body (unrolled 7)
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
 	jump b44
-b50: # exit
+b44: # edge 5→5 (unrolled 7)
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b28
+b45: # rangeint.body
+	r36 = move.ptr r155
+	r39 = load.f32 r36
+	r42 = move.ptr r158
+	r45 = load.f32 r42
+	r46 = mul.f32 r39, r45
+	r50 = load.f32 r47
+	r51 = add.f32 r50, r46
+	store.f32 r52, r51
+	r53 = add.i64 r29, 1
+	r54 = lt.i64 r53, r0
+	branch r54, b46, b47
+b46: # edge 5→5
+	r29 = move.i64 r53
+	r155 = elemaddr r155, 1, 4
+	r158 = elemaddr r158, r161, 1
+	jump b45
+b47: # latch
+	r11 = add.u64 r11, r16
+	r26 = ge.u64 r11, r6
+	branch r26, b48, b49
+b48: # carry
+	r11 = sub.u64 r11, r6
+	r17 = add.u64 r17, 1
+	jump b49
+b49: # stepped
+	r17 = add.u64 r17, r14
+	jump b15
+b50: # preheader
+	r107 = move.i64 r125
+	r108 = add.i64 r107, r25
+	r109 = move.i64 r125
+	r118 = elemaddr r48, r108, 4
+	r121 = move.ptr r118
+	r170 = move.i64 r109
+	r171 = elemaddr r37, r170, 4
+	r173 = move.i64 r25
+	r174 = elemaddr r43, r173, 4
+	jump b51
+b51: # rangeint.body (checked)
+	r110 = add.i64 r109, r29
+	checkindex r110, r38, site 0
+	r111 = move.ptr r171
+	r112 = load.f32 r111
+	r113 = mul.i64 r29, r0
+	r114 = add.i64 r113, r25
+	checkindex r114, r44, site 1
+	r115 = move.ptr r174
+	r116 = load.f32 r115
+	r117 = mul.f32 r112, r116
+	r119 = load.f32 r118
+	r120 = add.f32 r119, r117
+	store.f32 r121, r120
+	r122 = add.i64 r29, 1
+	r123 = lt.i64 r122, r0
+	branch r123, b52, b47
+b52: # edge 5→5 (checked)
+	r29 = move.i64 r122
+	r171 = elemaddr r171, 1, 4
+	r174 = elemaddr r174, r177, 1
+	jump b51
+b53: # rangeint.done
+	r30 = add.i64 r23, 1
+	r31 = lt.i64 r30, r0
+	branch r31, b47, b54
+b54: # exit
 	return
+b55: # preheader
+	r66 = move.bool r1
+	r67 = move.bool r1
+	r167 = move.i64 r0
+	r168 = move.i64 r167
+	r169 = mul.i64 r168, 4
+	jump b56
+b56: # head (checked if)
+	r57 = move.u64 r17
+	r58 = move.u64 r11
+	r59 = lt.u64 r58, r6
+	branch r59, b57, b54
+b57: # head (checked if)
+	r60 = lt.u64 r57, r3
+	branch r60, b58, b54
+b58: # index (checked if)
+	r61 = move.u64 r57
+	r62 = convert.i64.u64 r61
+	r63 = move.u64 r58
+	r64 = convert.i64.u64 r63
+	jump b59
+b59: # rangeint.body (checked if)
+	branch r66, b60, b67
+b60: # rangeint.body (checked if)
+	branch r67, b61, b64
+b61: # edge 3→5 (checked if)
+	r29 = move.i64 0
+	r70 = mul.i64 r62, r0
+	r71 = add.i64 r70, r64
+	r72 = move.i64 r70
+	r81 = elemaddr r48, r71, 4
+	r84 = move.ptr r81
+	r162 = move.i64 r72
+	r163 = elemaddr r37, r162, 4
+	r165 = move.i64 r64
+	r166 = elemaddr r43, r165, 4
+	jump b62
+b62: # rangeint.body (checked if)
+	r73 = add.i64 r72, r29
+	checkindex r73, r38, site 0
+	r74 = move.ptr r163
+	r75 = load.f32 r74
+	r76 = mul.i64 r29, r0
+	r77 = add.i64 r76, r64
+	checkindex r77, r44, site 1
+	r78 = move.ptr r166
+	r79 = load.f32 r78
+	r80 = mul.f32 r75, r79
+	checkindex r71, r49, site 2
+	r82 = load.f32 r81
+	r83 = add.f32 r82, r80
+	store.f32 r84, r83
+	r85 = add.i64 r29, 1
+	r86 = lt.i64 r85, r0
+	branch r86, b63, b64
+b63: # edge 5→5 (checked if)
+	r29 = move.i64 r85
+	r163 = elemaddr r163, 1, 4
+	r166 = elemaddr r166, r169, 1
+	jump b62
+b64: # latch (checked if)
+	r11 = add.u64 r11, r16
+	r65 = ge.u64 r11, r6
+	branch r65, b65, b66
+b65: # carry (checked if)
+	r11 = sub.u64 r11, r6
+	r17 = add.u64 r17, 1
+	jump b66
+b66: # stepped (checked if)
+	r17 = add.u64 r17, r14
+	jump b56
+b67: # rangeint.done (checked if)
+	r68 = add.i64 r62, 1
+	r69 = lt.i64 r68, r0
+	branch r69, b64, b54
+b68: # divide in 64 bits
+	r186 = div.u64 r10, r6
+	jump b7
+b69: # divide in 64 bits
+	r178 = div.u64 r8, r6
+	jump b5
 
 kernel Gemm(c []f32, a []f32, b []f32, n i64, alpha f32, beta f32)
 site 0 index nests.go:152:5
@@ -29669,23 +35528,23 @@ site 3 index nests.go:154:6
 task Gemm_0 parallel count=(mul.i64 (min.i64 (max.i64 (param n) 0) 2097152) (min.i64 (max.i64 (param n) 0) 2097152))
 b0: # entry
 	r0 = param.i64 n
-	r28 = base c
-	r29 = len c
-	r32 = param.f32 beta
-	r43 = base a
-	r44 = len a
-	r47 = param.f32 alpha
-	r51 = base b
-	r52 = len b
+	r31 = base c
+	r32 = len c
+	r35 = param.f32 beta
+	r46 = base a
+	r47 = len a
+	r50 = param.f32 alpha
+	r54 = base b
+	r55 = len b
 	jump b1
 b1: # setup
 	r1 = gt.i64 r0, 0
-	branch r1, b2, b47
+	branch r1, b2, b54
 b2: # setup
 	r2 = convert.u64.i64 r0
 	r3 = move.u64 r2
 	r4 = move.bool r1
-	branch r4, b3, b47
+	branch r4, b3, b54
 b3: # setup
 	r5 = move.u64 r2
 	r6 = move.u64 r5
@@ -29693,345 +35552,454 @@ b3: # setup
 	r8 = convert.u64.i64 r7
 	r9 = threadcount
 	r10 = convert.u64.i64 r9
-	r132 = or.u64 r8, r6
-	r133 = shr.u64.u32 r132, 32
-	r134 = convert.u32.u64 r133
-	r135 = eq.u32 r134, 0
-	branch r135, b4, b49
+	r196 = or.u64 r8, r6
+	r197 = shr.u64.u32 r196, 32
+	r198 = convert.u32.u64 r197
+	r199 = eq.u32 r198, 0
+	branch r199, b4, b69
 b4: # divide in 32 bits
-	r136 = convert.u32.u64 r8
-	r137 = convert.u32.u64 r6
-	r138 = div.u32 r136, r137
-	r131 = convert.u64.u32 r138
+	r200 = convert.u32.u64 r8
+	r201 = convert.u32.u64 r6
+	r202 = div.u32 r200, r201
+	r195 = convert.u64.u32 r202
 	jump b5
 b5: # setup
-	r12 = move.u64 r131
+	r12 = move.u64 r195
 	r13 = mul.u64 r12, r6
 	r11 = sub.u64 r8, r13
-	r140 = or.u64 r10, r6
-	r141 = shr.u64.u32 r140, 32
-	r142 = convert.u32.u64 r141
-	r143 = eq.u32 r142, 0
-	branch r143, b6, b48
+	r204 = or.u64 r10, r6
+	r205 = shr.u64.u32 r204, 32
+	r206 = convert.u32.u64 r205
+	r207 = eq.u32 r206, 0
+	branch r207, b6, b68
 b6: # divide in 32 bits
-	r144 = convert.u32.u64 r10
-	r145 = convert.u32.u64 r6
-	r146 = div.u32 r144, r145
-	r139 = convert.u64.u32 r146
+	r208 = convert.u32.u64 r10
+	r209 = convert.u32.u64 r6
+	r210 = div.u32 r208, r209
+	r203 = convert.u64.u32 r210
 	jump b7
 b7: # setup
-	r14 = move.u64 r139
+	r14 = move.u64 r203
 	r15 = mul.u64 r14, r6
 	r16 = sub.u64 r10, r15
 	r17 = move.u64 r12
-	r24 = move.bool r1
-	r34 = move.bool r1
-	r81 = convert.u64.i64 r44
-	r86 = move.u64 r2
-	r87 = add.u64 r86, 4611686018427387904
-	r88 = le.u64 r87, 9223372036854775808
-	r89 = sub.u64 r86, 1
-	r92 = sub.u64 r81, 1
-	r95 = convert.u64.i64 r52
-	r100 = sub.u64 r95, 1
-	r111 = convert.u64.i64 r29
-	r91 = move.u64 r89
-	r103 = move.i64 r0
-	r120 = move.i64 r0
-	r121 = move.i64 r120
-	r122 = mul.i64 r121, 4
-	r130 = move.i64 r122
-	jump b8
-b8: # head
-	r18 = lt.u64 r17, r3
-	branch r18, b9, b47
-b9: # index
-	r19 = move.u64 r17
-	r20 = convert.i64.u64 r19
-	r21 = move.u64 r11
-	r22 = convert.i64.u64 r21
-	jump b10
-b10: # rangeint.body
-	branch r24, b11, b46
-b11: # rangeint.body
-	r25 = mul.i64 r20, r0
-	r26 = add.i64 r25, r22
-	checkindex r26, r29, site 0
-	r27 = elemaddr r28, r26, 4
-	r30 = load.f32 r27
-	r31 = mul.f32 r30, r32
-	r33 = move.ptr r27
-	store.f32 r33, r31
-	branch r34, b12, b40
-b12: # edge 3→5
-	r35 = move.i64 0
-	r82 = move.i64 r25
-	r83 = move.i64 r82
-	r84 = convert.u64.i64 r83
-	r85 = lt.u64 r84, r81
-	r93 = sub.u64 r92, r84
-	r94 = le.u64 r91, r93
-	r97 = move.i64 r22
-	r98 = convert.u64.i64 r97
-	r99 = lt.u64 r98, r95
-	r101 = sub.u64 r100, r98
-	r104 = add.i64 r103, r22
-	r105 = convert.u64.i64 r104
-	r106 = sub.u64 r105, r98
-	r107 = mulhi.u64 r106, r91
-	r108 = eq.u64 r107, 0
-	r109 = mul.u64 r106, r91
-	r110 = le.u64 r109, r101
-	r112 = move.i64 r26
-	r113 = convert.u64.i64 r112
-	r114 = lt.u64 r113, r111
-	branch r85, b13, b43
+	r103 = convert.u64.i64 r32
+	r104 = ge.i64 r0, 0
+	r106 = param.i64 n
+	r107 = add.i64 r106, -1
+	r108 = mul.i64 r107, r0
+	r109 = ge.i64 r108, 0
+	r110 = convert.u64.i64 r107
+	r111 = move.u64 r2
+	r112 = mulhi.u64 r110, r111
+	r113 = eq.u64 r112, 0
+	r115 = move.bool true
+	r116 = add.i64 r108, r107
+	r117 = ge.i64 r116, 0
+	r120 = move.bool true
+	r121 = convert.u64.i64 r116
+	r122 = lt.u64 r121, r103
+	branch r104, b8, b55
+b8: # checks
+	branch r109, b9, b55
+b9: # checks
+	branch r113, b10, b55
+b10: # checks
+	branch r115, b11, b55
+b11: # checks
+	branch r117, b12, b55
+b12: # checks
+	branch r120, b13, b55
 b13: # checks
-	branch r88, b14, b43
-b14: # checks
-	branch r94, b15, b43
-b15: # checks
-	branch r99, b16, b43
-b16: # checks
-	branch r108, b17, b43
-b17: # checks
-	branch r110, b18, b43
-b18: # checks
-	branch r114, b19, b43
-b19: # preheader
-	r40 = move.i64 r25
-	r55 = move.ptr r27
-	r58 = move.ptr r27
-	r115 = move.i64 r40
-	r116 = elemaddr r43, r115, 4
-	r118 = move.i64 r22
-	r119 = elemaddr r51, r118, 4
-	jump b20
-b20: # unroll setup
-	r147 = max.i64 r0, -9223372036854775800
-	r148 = sub.i64 r147, 8
-	jump b21
-b21: # unroll guard
-	r149 = lt.i64 r35, r148
-	branch r149, b22, b38
-b22: # rangeint.body (unrolled 0)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
-	jump b23
-b23: # edge 5→5 (unrolled 0)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b24
-b24: # rangeint.body (unrolled 1)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
-	jump b25
-b25: # edge 5→5 (unrolled 1)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b26
-b26: # rangeint.body (unrolled 2)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
+	branch r122, b14, b55
+b14: # preheader
+	r27 = move.bool r1
+	r37 = move.bool r1
+	r141 = convert.u64.i64 r47
+	r146 = move.u64 r2
+	r147 = add.u64 r146, 4611686018427387904
+	r148 = le.u64 r147, 9223372036854775808
+	r149 = sub.u64 r146, 1
+	r152 = sub.u64 r141, 1
+	r155 = convert.u64.i64 r55
+	r160 = sub.u64 r155, 1
+	r151 = move.u64 r149
+	r163 = move.i64 r0
+	r176 = move.i64 r0
+	r177 = move.i64 r176
+	r178 = mul.i64 r177, 4
+	r194 = move.i64 r178
+	jump b15
+b15: # head
+	r18 = move.u64 r17
+	r19 = move.u64 r11
+	r20 = lt.u64 r19, r6
+	branch r20, b16, b54
+b16: # head
+	r21 = lt.u64 r18, r3
+	branch r21, b17, b54
+b17: # index
+	r22 = move.u64 r18
+	r23 = convert.i64.u64 r22
+	r24 = move.u64 r19
+	r25 = convert.i64.u64 r24
+	jump b18
+b18: # rangeint.body
+	branch r27, b19, b53
+b19: # rangeint.body
+	r28 = mul.i64 r23, r0
+	r29 = add.i64 r28, r25
+	r30 = elemaddr r31, r29, 4
+	r33 = load.f32 r30
+	r34 = mul.f32 r33, r35
+	r36 = move.ptr r30
+	store.f32 r36, r34
+	branch r37, b20, b47
+b20: # edge 3→5
+	r38 = move.i64 0
+	r142 = move.i64 r28
+	r143 = move.i64 r142
+	r144 = convert.u64.i64 r143
+	r145 = lt.u64 r144, r141
+	r153 = sub.u64 r152, r144
+	r154 = le.u64 r151, r153
+	r157 = move.i64 r25
+	r158 = convert.u64.i64 r157
+	r159 = lt.u64 r158, r155
+	r161 = sub.u64 r160, r158
+	r164 = add.i64 r163, r25
+	r165 = convert.u64.i64 r164
+	r166 = sub.u64 r165, r158
+	r167 = mulhi.u64 r166, r151
+	r168 = eq.u64 r167, 0
+	r169 = mul.u64 r166, r151
+	r170 = le.u64 r169, r161
+	branch r145, b21, b50
+b21: # checks
+	branch r148, b22, b50
+b22: # checks
+	branch r154, b23, b50
+b23: # checks
+	branch r159, b24, b50
+b24: # checks
+	branch r168, b25, b50
+b25: # checks
+	branch r170, b26, b50
+b26: # preheader
+	r43 = move.i64 r28
+	r58 = move.ptr r30
+	r61 = move.ptr r30
+	r171 = move.i64 r43
+	r172 = elemaddr r46, r171, 4
+	r174 = move.i64 r25
+	r175 = elemaddr r54, r174, 4
 	jump b27
-b27: # edge 5→5 (unrolled 2)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
+b27: # unroll setup
+	r211 = max.i64 r0, -9223372036854775800
+	r212 = sub.i64 r211, 8
 	jump b28
-b28: # rangeint.body (unrolled 3)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
-	jump b29
-b29: # edge 5→5 (unrolled 3)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
+b28: # unroll guard
+	r213 = lt.i64 r38, r212
+	branch r213, b29, b45
+b29: # rangeint.body (unrolled 0)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
 	jump b30
-b30: # rangeint.body (unrolled 4)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
+b30: # edge 5→5 (unrolled 0)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
 	jump b31
-b31: # edge 5→5 (unrolled 4)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
+b31: # rangeint.body (unrolled 1)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
 	jump b32
-b32: # rangeint.body (unrolled 5)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
+b32: # edge 5→5 (unrolled 1)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
 	jump b33
-b33: # edge 5→5 (unrolled 5)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
+b33: # rangeint.body (unrolled 2)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
 	jump b34
-b34: # rangeint.body (unrolled 6)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
+b34: # edge 5→5 (unrolled 2)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
 	jump b35
-b35: # edge 5→5 (unrolled 6)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
+b35: # rangeint.body (unrolled 3)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
 	jump b36
-b36: # rangeint.body (unrolled 7)
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
+b36: # edge 5→5 (unrolled 3)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
 	jump b37
-b37: # edge 5→5 (unrolled 7)
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
-	jump b21
-b38: # rangeint.body
-	r42 = move.ptr r116
-	r45 = load.f32 r42
-	r46 = mul.f32 r47, r45
-	r50 = move.ptr r119
-	r53 = load.f32 r50
-	r54 = mul.f32 r46, r53
-	r56 = load.f32 r55
-	r57 = add.f32 r56, r54
-	store.f32 r58, r57
-	r59 = add.i64 r35, 1
-	r60 = lt.i64 r59, r0
-	branch r60, b39, b40
-b39: # edge 5→5
-	r35 = move.i64 r59
-	r116 = elemaddr r116, 1, 4
-	r119 = elemaddr r119, r122, 1
+b37: # rangeint.body (unrolled 4)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
 	jump b38
-b40: # latch
+b38: # edge 5→5 (unrolled 4)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
+	jump b39
+b39: # rangeint.body (unrolled 5)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
+	jump b40
+b40: # edge 5→5 (unrolled 5)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
+	jump b41
+b41: # rangeint.body (unrolled 6)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
+	jump b42
+b42: # edge 5→5 (unrolled 6)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
+	jump b43
+b43: # rangeint.body (unrolled 7)
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
+	jump b44
+b44: # edge 5→5 (unrolled 7)
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
+	jump b28
+b45: # rangeint.body
+	r45 = move.ptr r172
+	r48 = load.f32 r45
+	r49 = mul.f32 r50, r48
+	r53 = move.ptr r175
+	r56 = load.f32 r53
+	r57 = mul.f32 r49, r56
+	r59 = load.f32 r58
+	r60 = add.f32 r59, r57
+	store.f32 r61, r60
+	r62 = add.i64 r38, 1
+	r63 = lt.i64 r62, r0
+	branch r63, b46, b47
+b46: # edge 5→5
+	r38 = move.i64 r62
+	r172 = elemaddr r172, 1, 4
+	r175 = elemaddr r175, r178, 1
+	jump b45
+b47: # latch
 	r11 = add.u64 r11, r16
-	r23 = ge.u64 r11, r6
-	branch r23, b41, b42
-b41: # carry
+	r26 = ge.u64 r11, r6
+	branch r26, b48, b49
+b48: # carry
 	r11 = sub.u64 r11, r6
 	r17 = add.u64 r17, 1
-	jump b42
-b42: # stepped
+	jump b49
+b49: # stepped
 	r17 = add.u64 r17, r14
-	jump b8
-b43: # preheader
-	r64 = move.i64 r26
-	r65 = move.i64 r25
-	r75 = move.ptr r27
-	r78 = move.ptr r27
-	r123 = move.i64 r65
-	r124 = elemaddr r43, r123, 4
-	r126 = move.i64 r22
-	r127 = elemaddr r51, r126, 4
-	jump b44
-b44: # rangeint.body (checked)
-	r66 = add.i64 r65, r35
-	checkindex r66, r44, site 1
-	r67 = move.ptr r124
-	r68 = load.f32 r67
-	r69 = mul.f32 r47, r68
-	r70 = mul.i64 r35, r0
-	r71 = add.i64 r70, r22
-	checkindex r71, r52, site 2
-	r72 = move.ptr r127
-	r73 = load.f32 r72
-	r74 = mul.f32 r69, r73
-	checkindex r64, r29, site 3
-	r76 = load.f32 r75
-	r77 = add.f32 r76, r74
-	store.f32 r78, r77
-	r79 = add.i64 r35, 1
-	r80 = lt.i64 r79, r0
-	branch r80, b45, b40
-b45: # edge 5→5 (checked)
-	r35 = move.i64 r79
-	r124 = elemaddr r124, 1, 4
-	r127 = elemaddr r127, r130, 1
-	jump b44
-b46: # rangeint.done
-	r36 = add.i64 r20, 1
-	r37 = lt.i64 r36, r0
-	branch r37, b40, b47
-b47: # exit
+	jump b15
+b50: # preheader
+	r125 = move.i64 r28
+	r135 = move.ptr r30
+	r138 = move.ptr r30
+	r187 = move.i64 r125
+	r188 = elemaddr r46, r187, 4
+	r190 = move.i64 r25
+	r191 = elemaddr r54, r190, 4
+	jump b51
+b51: # rangeint.body (checked)
+	r126 = add.i64 r125, r38
+	checkindex r126, r47, site 1
+	r127 = move.ptr r188
+	r128 = load.f32 r127
+	r129 = mul.f32 r50, r128
+	r130 = mul.i64 r38, r0
+	r131 = add.i64 r130, r25
+	checkindex r131, r55, site 2
+	r132 = move.ptr r191
+	r133 = load.f32 r132
+	r134 = mul.f32 r129, r133
+	r136 = load.f32 r135
+	r137 = add.f32 r136, r134
+	store.f32 r138, r137
+	r139 = add.i64 r38, 1
+	r140 = lt.i64 r139, r0
+	branch r140, b52, b47
+b52: # edge 5→5 (checked)
+	r38 = move.i64 r139
+	r188 = elemaddr r188, 1, 4
+	r191 = elemaddr r191, r194, 1
+	jump b51
+b53: # rangeint.done
+	r39 = add.i64 r23, 1
+	r40 = lt.i64 r39, r0
+	branch r40, b47, b54
+b54: # exit
 	return
-b48: # divide in 64 bits
-	r139 = div.u64 r10, r6
+b55: # preheader
+	r75 = move.bool r1
+	r82 = move.bool r1
+	r184 = move.i64 r0
+	r185 = move.i64 r184
+	r186 = mul.i64 r185, 4
+	jump b56
+b56: # head (checked if)
+	r66 = move.u64 r17
+	r67 = move.u64 r11
+	r68 = lt.u64 r67, r6
+	branch r68, b57, b54
+b57: # head (checked if)
+	r69 = lt.u64 r66, r3
+	branch r69, b58, b54
+b58: # index (checked if)
+	r70 = move.u64 r66
+	r71 = convert.i64.u64 r70
+	r72 = move.u64 r67
+	r73 = convert.i64.u64 r72
+	jump b59
+b59: # rangeint.body (checked if)
+	branch r75, b60, b67
+b60: # rangeint.body (checked if)
+	r76 = mul.i64 r71, r0
+	r77 = add.i64 r76, r73
+	checkindex r77, r32, site 0
+	r78 = elemaddr r31, r77, 4
+	r79 = load.f32 r78
+	r80 = mul.f32 r79, r35
+	r81 = move.ptr r78
+	store.f32 r81, r80
+	branch r82, b61, b64
+b61: # edge 3→5 (checked if)
+	r38 = move.i64 0
+	r86 = move.i64 r77
+	r87 = move.i64 r76
+	r97 = move.ptr r78
+	r100 = move.ptr r78
+	r179 = move.i64 r87
+	r180 = elemaddr r46, r179, 4
+	r182 = move.i64 r73
+	r183 = elemaddr r54, r182, 4
+	jump b62
+b62: # rangeint.body (checked if)
+	r88 = add.i64 r87, r38
+	checkindex r88, r47, site 1
+	r89 = move.ptr r180
+	r90 = load.f32 r89
+	r91 = mul.f32 r50, r90
+	r92 = mul.i64 r38, r0
+	r93 = add.i64 r92, r73
+	checkindex r93, r55, site 2
+	r94 = move.ptr r183
+	r95 = load.f32 r94
+	r96 = mul.f32 r91, r95
+	checkindex r86, r32, site 3
+	r98 = load.f32 r97
+	r99 = add.f32 r98, r96
+	store.f32 r100, r99
+	r101 = add.i64 r38, 1
+	r102 = lt.i64 r101, r0
+	branch r102, b63, b64
+b63: # edge 5→5 (checked if)
+	r38 = move.i64 r101
+	r180 = elemaddr r180, 1, 4
+	r183 = elemaddr r183, r186, 1
+	jump b62
+b64: # latch (checked if)
+	r11 = add.u64 r11, r16
+	r74 = ge.u64 r11, r6
+	branch r74, b65, b66
+b65: # carry (checked if)
+	r11 = sub.u64 r11, r6
+	r17 = add.u64 r17, 1
+	jump b66
+b66: # stepped (checked if)
+	r17 = add.u64 r17, r14
+	jump b56
+b67: # rangeint.done (checked if)
+	r83 = add.i64 r71, 1
+	r84 = lt.i64 r83, r0
+	branch r84, b64, b54
+b68: # divide in 64 bits
+	r203 = div.u64 r10, r6
 	jump b7
-b49: # divide in 64 bits
-	r131 = div.u64 r8, r6
+b69: # divide in 64 bits
+	r195 = div.u64 r8, r6
 	jump b5
 
 kernel TriMul(c []f32, l []f32, b []f32, n i64)
@@ -30042,21 +36010,21 @@ site 2 index nests.go:171:5
 task TriMul_0 parallel count=(mul.i64 (min.i64 (max.i64 (param n) 0) 2097152) (min.i64 (max.i64 (param n) 0) 2097152))
 b0: # entry
 	r0 = param.i64 n
-	r33 = base l
-	r34 = len l
-	r39 = base b
-	r40 = len b
-	r48 = base c
-	r49 = len c
+	r36 = base l
+	r37 = len l
+	r42 = base b
+	r43 = len b
+	r51 = base c
+	r52 = len c
 	jump b1
 b1: # setup
 	r1 = gt.i64 r0, 0
-	branch r1, b2, b19
+	branch r1, b2, b42
 b2: # setup
 	r2 = convert.u64.i64 r0
 	r3 = move.u64 r2
 	r4 = move.bool r1
-	branch r4, b3, b19
+	branch r4, b3, b42
 b3: # setup
 	r5 = move.u64 r2
 	r6 = move.u64 r5
@@ -30064,112 +36032,332 @@ b3: # setup
 	r8 = convert.u64.i64 r7
 	r9 = threadcount
 	r10 = convert.u64.i64 r9
-	r61 = or.u64 r8, r6
-	r62 = shr.u64.u32 r61, 32
-	r63 = convert.u32.u64 r62
-	r64 = eq.u32 r63, 0
-	branch r64, b4, b21
+	r170 = or.u64 r8, r6
+	r171 = shr.u64.u32 r170, 32
+	r172 = convert.u32.u64 r171
+	r173 = eq.u32 r172, 0
+	branch r173, b4, b57
 b4: # divide in 32 bits
-	r65 = convert.u32.u64 r8
-	r66 = convert.u32.u64 r6
-	r67 = div.u32 r65, r66
-	r60 = convert.u64.u32 r67
+	r174 = convert.u32.u64 r8
+	r175 = convert.u32.u64 r6
+	r176 = div.u32 r174, r175
+	r169 = convert.u64.u32 r176
 	jump b5
 b5: # setup
-	r12 = move.u64 r60
+	r12 = move.u64 r169
 	r13 = mul.u64 r12, r6
 	r11 = sub.u64 r8, r13
-	r69 = or.u64 r10, r6
-	r70 = shr.u64.u32 r69, 32
-	r71 = convert.u32.u64 r70
-	r72 = eq.u32 r71, 0
-	branch r72, b6, b20
+	r178 = or.u64 r10, r6
+	r179 = shr.u64.u32 r178, 32
+	r180 = convert.u32.u64 r179
+	r181 = eq.u32 r180, 0
+	branch r181, b6, b56
 b6: # divide in 32 bits
-	r73 = convert.u32.u64 r10
-	r74 = convert.u32.u64 r6
-	r75 = div.u32 r73, r74
-	r68 = convert.u64.u32 r75
+	r182 = convert.u32.u64 r10
+	r183 = convert.u32.u64 r6
+	r184 = div.u32 r182, r183
+	r177 = convert.u64.u32 r184
 	jump b7
 b7: # setup
-	r14 = move.u64 r68
+	r14 = move.u64 r177
 	r15 = mul.u64 r14, r6
 	r16 = sub.u64 r10, r15
 	r17 = move.u64 r12
-	r24 = move.bool r1
-	r57 = move.i64 r0
-	r58 = move.i64 r57
-	r59 = mul.i64 r58, 4
-	jump b8
-b8: # head
-	r18 = lt.u64 r17, r3
-	branch r18, b9, b19
-b9: # index
-	r19 = move.u64 r17
-	r20 = convert.i64.u64 r19
-	r21 = move.u64 r11
-	r22 = convert.i64.u64 r21
-	jump b10
-b10: # rangeint.body
-	branch r24, b11, b18
-b11: # rangeint.body
-	r25 = move.f32 0.0
-	r26 = move.i64 0
-	r30 = mul.i64 r20, r0
-	r52 = move.i64 r30
-	r53 = elemaddr r33, r52, 4
-	r55 = move.i64 r22
-	r56 = elemaddr r39, r55, 4
-	jump b12
-b12: # for.loop
-	r29 = le.i64 r26, r20
-	branch r29, b13, b14
-b13: # for.body
-	r31 = add.i64 r30, r26
-	checkindex r31, r34, site 0
-	r32 = move.ptr r53
-	r35 = load.f32 r32
-	r36 = mul.i64 r26, r0
-	r37 = add.i64 r36, r22
-	checkindex r37, r40, site 1
-	r38 = move.ptr r56
-	r41 = load.f32 r38
-	r42 = mul.f32 r35, r41
-	r43 = add.f32 r25, r42
-	r44 = add.i64 r26, 1
-	r25 = move.f32 r43
-	r26 = move.i64 r44
-	r53 = elemaddr r53, 1, 4
-	r56 = elemaddr r56, r59, 1
-	jump b12
-b14: # for.done
-	r45 = move.i64 r30
-	r46 = add.i64 r45, r22
-	checkindex r46, r49, site 2
-	r47 = elemaddr r48, r46, 4
-	store.f32 r47, r25
+	r82 = convert.u64.i64 r52
+	r83 = ge.i64 r0, 0
+	r85 = param.i64 n
+	r86 = add.i64 r85, -1
+	r87 = mul.i64 r86, r0
+	r88 = ge.i64 r87, 0
+	r89 = convert.u64.i64 r86
+	r90 = move.u64 r2
+	r91 = mulhi.u64 r89, r90
+	r92 = eq.u64 r91, 0
+	r94 = move.bool true
+	r95 = add.i64 r87, r86
+	r96 = ge.i64 r95, 0
+	r99 = move.bool true
+	r100 = convert.u64.i64 r95
+	r101 = lt.u64 r100, r82
+	branch r83, b8, b43
+b8: # checks
+	branch r88, b9, b43
+b9: # checks
+	branch r92, b10, b43
+b10: # checks
+	branch r94, b11, b43
+b11: # checks
+	branch r96, b12, b43
+b12: # checks
+	branch r99, b13, b43
+b13: # checks
+	branch r101, b14, b43
+b14: # preheader
+	r27 = move.bool r1
+	r114 = convert.u64.i64 r37
+	r126 = sub.u64 r114, 1
+	r129 = convert.u64.i64 r43
+	r134 = sub.u64 r129, 1
+	r137 = move.i64 r0
+	r150 = move.i64 r0
+	r151 = move.i64 r150
+	r152 = mul.i64 r151, 4
+	r168 = move.i64 r152
 	jump b15
-b15: # latch
+b15: # head
+	r18 = move.u64 r17
+	r19 = move.u64 r11
+	r20 = lt.u64 r19, r6
+	branch r20, b16, b42
+b16: # head
+	r21 = lt.u64 r18, r3
+	branch r21, b17, b42
+b17: # index
+	r22 = move.u64 r18
+	r23 = convert.i64.u64 r22
+	r24 = move.u64 r19
+	r25 = convert.i64.u64 r24
+	jump b18
+b18: # rangeint.body
+	branch r27, b19, b41
+b19: # rangeint.body
+	r28 = move.f32 0.0
+	r29 = move.i64 0
+	r115 = mul.i64 r23, r0
+	r116 = move.i64 r115
+	r117 = convert.u64.i64 r116
+	r118 = lt.u64 r117, r114
+	r119 = convert.u64.i64 r23
+	r120 = add.u64 r119, 1
+	r121 = add.u64 r120, 4611686018427387904
+	r122 = le.u64 r121, 9223372036854775808
+	r123 = sub.u64 r120, 1
+	r125 = move.u64 r123
+	r127 = sub.u64 r126, r117
+	r128 = le.u64 r125, r127
+	r131 = move.i64 r25
+	r132 = convert.u64.i64 r131
+	r133 = lt.u64 r132, r129
+	r135 = sub.u64 r134, r132
+	r138 = add.i64 r137, r25
+	r139 = convert.u64.i64 r138
+	r140 = sub.u64 r139, r132
+	r141 = mulhi.u64 r140, r125
+	r142 = eq.u64 r141, 0
+	r143 = mul.u64 r140, r125
+	r144 = le.u64 r143, r135
+	branch r118, b20, b38
+b20: # checks
+	branch r122, b21, b38
+b21: # checks
+	branch r128, b22, b38
+b22: # checks
+	branch r133, b23, b38
+b23: # checks
+	branch r142, b24, b38
+b24: # checks
+	branch r144, b25, b38
+b25: # preheader
+	r33 = move.i64 r115
+	r145 = move.i64 r33
+	r146 = elemaddr r36, r145, 4
+	r148 = move.i64 r25
+	r149 = elemaddr r42, r148, 4
+	jump b26
+b26: # for.loop
+	r32 = le.i64 r29, r23
+	branch r32, b27, b34
+b27: # for.body
+	r35 = move.ptr r146
+	r38 = load.f32 r35
+	r41 = move.ptr r149
+	r44 = load.f32 r41
+	r45 = mul.f32 r38, r44
+	r46 = add.f32 r28, r45
+	r47 = add.i64 r29, 1
+	r28 = move.f32 r46
+	r29 = move.i64 r47
+	r146 = elemaddr r146, 1, 4
+	r149 = elemaddr r149, r152, 1
+	jump b28
+b28: # for.loop (unrolled 1)
+	r185 = le.i64 r29, r23
+	branch r185, b29, b34
+b29: # for.body (unrolled 1)
+	r186 = move.ptr r146
+	r187 = load.f32 r186
+	r188 = move.ptr r149
+	r189 = load.f32 r188
+	r190 = mul.f32 r187, r189
+	r191 = add.f32 r28, r190
+	r192 = add.i64 r29, 1
+	r28 = move.f32 r191
+	r29 = move.i64 r192
+	r146 = elemaddr r146, 1, 4
+	r149 = elemaddr r149, r152, 1
+	jump b30
+b30: # for.loop (unrolled 2)
+	r193 = le.i64 r29, r23
+	branch r193, b31, b34
+b31: # for.body (unrolled 2)
+	r194 = move.ptr r146
+	r195 = load.f32 r194
+	r196 = move.ptr r149
+	r197 = load.f32 r196
+	r198 = mul.f32 r195, r197
+	r199 = add.f32 r28, r198
+	r200 = add.i64 r29, 1
+	r28 = move.f32 r199
+	r29 = move.i64 r200
+	r146 = elemaddr r146, 1, 4
+	r149 = elemaddr r149, r152, 1
+	jump b32
+b32: # for.loop (unrolled 3)
+	r201 = le.i64 r29, r23
+	branch r201, b33, b34
+b33: # for.body (unrolled 3)
+	r202 = move.ptr r146
+	r203 = load.f32 r202
+	r204 = move.ptr r149
+	r205 = load.f32 r204
+	r206 = mul.f32 r203, r205
+	r207 = add.f32 r28, r206
+	r208 = add.i64 r29, 1
+	r28 = move.f32 r207
+	r29 = move.i64 r208
+	r146 = elemaddr r146, 1, 4
+	r149 = elemaddr r149, r152, 1
+	jump b26
+b34: # for.done
+	r48 = move.i64 r115
+	r49 = add.i64 r48, r25
+	r50 = elemaddr r51, r49, 4
+	store.f32 r50, r28
+	jump b35
+b35: # latch
 	r11 = add.u64 r11, r16
-	r23 = ge.u64 r11, r6
-	branch r23, b16, b17
-b16: # carry
+	r26 = ge.u64 r11, r6
+	branch r26, b36, b37
+b36: # carry
 	r11 = sub.u64 r11, r6
 	r17 = add.u64 r17, 1
-	jump b17
-b17: # stepped
+	jump b37
+b37: # stepped
 	r17 = add.u64 r17, r14
-	jump b8
-b18: # rangeint.done
-	r27 = add.i64 r20, 1
-	r28 = lt.i64 r27, r0
-	branch r28, b15, b19
-b19: # exit
+	jump b15
+b38: # preheader
+	r103 = move.i64 r115
+	r161 = move.i64 r103
+	r162 = elemaddr r36, r161, 4
+	r164 = move.i64 r25
+	r165 = elemaddr r42, r164, 4
+	jump b39
+b39: # for.loop (checked)
+	r102 = le.i64 r29, r23
+	branch r102, b40, b34
+b40: # for.body (checked)
+	r104 = add.i64 r103, r29
+	checkindex r104, r37, site 0
+	r105 = move.ptr r162
+	r106 = load.f32 r105
+	r107 = mul.i64 r29, r0
+	r108 = add.i64 r107, r25
+	checkindex r108, r43, site 1
+	r109 = move.ptr r165
+	r110 = load.f32 r109
+	r111 = mul.f32 r106, r110
+	r112 = add.f32 r28, r111
+	r113 = add.i64 r29, 1
+	r28 = move.f32 r112
+	r29 = move.i64 r113
+	r162 = elemaddr r162, 1, 4
+	r165 = elemaddr r165, r168, 1
+	jump b39
+b41: # rangeint.done
+	r30 = add.i64 r23, 1
+	r31 = lt.i64 r30, r0
+	branch r31, b35, b42
+b42: # exit
 	return
-b20: # divide in 64 bits
-	r68 = div.u64 r10, r6
+b43: # preheader
+	r64 = move.bool r1
+	r158 = move.i64 r0
+	r159 = move.i64 r158
+	r160 = mul.i64 r159, 4
+	jump b44
+b44: # head (checked if)
+	r55 = move.u64 r17
+	r56 = move.u64 r11
+	r57 = lt.u64 r56, r6
+	branch r57, b45, b42
+b45: # head (checked if)
+	r58 = lt.u64 r55, r3
+	branch r58, b46, b42
+b46: # index (checked if)
+	r59 = move.u64 r55
+	r60 = convert.i64.u64 r59
+	r61 = move.u64 r56
+	r62 = convert.i64.u64 r61
+	jump b47
+b47: # rangeint.body (checked if)
+	branch r64, b48, b55
+b48: # rangeint.body (checked if)
+	r28 = move.f32 0.0
+	r29 = move.i64 0
+	r68 = mul.i64 r60, r0
+	r153 = move.i64 r68
+	r154 = elemaddr r36, r153, 4
+	r156 = move.i64 r62
+	r157 = elemaddr r42, r156, 4
+	jump b49
+b49: # for.loop (checked if)
+	r67 = le.i64 r29, r60
+	branch r67, b50, b51
+b50: # for.body (checked if)
+	r69 = add.i64 r68, r29
+	checkindex r69, r37, site 0
+	r70 = move.ptr r154
+	r71 = load.f32 r70
+	r72 = mul.i64 r29, r0
+	r73 = add.i64 r72, r62
+	checkindex r73, r43, site 1
+	r74 = move.ptr r157
+	r75 = load.f32 r74
+	r76 = mul.f32 r71, r75
+	r77 = add.f32 r28, r76
+	r78 = add.i64 r29, 1
+	r28 = move.f32 r77
+	r29 = move.i64 r78
+	r154 = elemaddr r154, 1, 4
+	r157 = elemaddr r157, r160, 1
+	jump b49
+b51: # for.done (checked if)
+	r79 = move.i64 r68
+	r80 = add.i64 r79, r62
+	checkindex r80, r52, site 2
+	r81 = elemaddr r51, r80, 4
+	store.f32 r81, r28
+	jump b52
+b52: # latch (checked if)
+	r11 = add.u64 r11, r16
+	r63 = ge.u64 r11, r6
+	branch r63, b53, b54
+b53: # carry (checked if)
+	r11 = sub.u64 r11, r6
+	r17 = add.u64 r17, 1
+	jump b54
+b54: # stepped (checked if)
+	r17 = add.u64 r17, r14
+	jump b44
+b55: # rangeint.done (checked if)
+	r65 = add.i64 r60, 1
+	r66 = lt.i64 r65, r0
+	branch r66, b52, b42
+b56: # divide in 64 bits
+	r177 = div.u64 r10, r6
 	jump b7
-b21: # divide in 64 bits
-	r60 = div.u64 r8, r6
+b57: # divide in 64 bits
+	r169 = div.u64 r8, r6
 	jump b5
 
 kernel SymvLower(y []f32, a []f32, x []f32, n i64)
@@ -30407,22 +36595,18 @@ b7: # preheader
 	r66 = move.i64 r2
 	r67 = move.i64 r66
 	r68 = mul.i64 r67, 4
-	r70 = move.i64 r1
-	r71 = elemaddr r5, r70, 4
-	r74 = move.i64 r68
 	jump b8
 b8: # unroll setup
-	r87 = max.i64 r7, -9223372036854775800
-	r88 = sub.i64 r87, 8
+	r75 = max.i64 r7, -9223372036854775800
+	r76 = sub.i64 r75, 8
 	jump b9
 b9: # unroll guard
-	r89 = lt.i64 r10, r88
-	branch r89, b10, b26
+	r77 = lt.i64 r10, r76
+	branch r77, b10, b26
 b10: # colNorm.rangeint.body (unrolled 0)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30432,13 +36616,11 @@ b11: # edge 1→1 (unrolled 0)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b12
 b12: # colNorm.rangeint.body (unrolled 1)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30448,13 +36630,11 @@ b13: # edge 1→1 (unrolled 1)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b14
 b14: # colNorm.rangeint.body (unrolled 2)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30464,13 +36644,11 @@ b15: # edge 1→1 (unrolled 2)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b16
 b16: # colNorm.rangeint.body (unrolled 3)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30480,13 +36658,11 @@ b17: # edge 1→1 (unrolled 3)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b18
 b18: # colNorm.rangeint.body (unrolled 4)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30496,13 +36672,11 @@ b19: # edge 1→1 (unrolled 4)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b20
 b20: # colNorm.rangeint.body (unrolled 5)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30512,13 +36686,11 @@ b21: # edge 1→1 (unrolled 5)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b22
 b22: # colNorm.rangeint.body (unrolled 6)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30528,13 +36700,11 @@ b23: # edge 1→1 (unrolled 6)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b24
 b24: # colNorm.rangeint.body (unrolled 7)
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30544,13 +36714,11 @@ b25: # edge 1→1 (unrolled 7)
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b9
 b26: # colNorm.rangeint.body
 	r14 = move.ptr r65
 	r15 = load.f32 r14
-	r18 = move.ptr r71
-	r19 = load.f32 r18
+	r19 = move.f32 r15
 	r20 = mul.f32 r15, r19
 	r21 = add.f32 r9, r20
 	r22 = add.i64 r10, 1
@@ -30560,7 +36728,6 @@ b27: # edge 1→1
 	r9 = move.f32 r21
 	r10 = move.i64 r22
 	r65 = elemaddr r65, r68, 1
-	r71 = elemaddr r71, r74, 1
 	jump b26
 b28: # edge 1→2
 	r11 = move.f32 r21
@@ -30575,26 +36742,21 @@ b30: # colNorm.return
 	store.f32 r27, r4
 	return
 b31: # preheader
-	r76 = move.i64 r1
-	r77 = elemaddr r5, r76, 4
-	r78 = move.i64 r2
-	r79 = move.i64 r78
-	r80 = mul.i64 r79, 4
-	r82 = move.i64 r1
-	r83 = elemaddr r5, r82, 4
-	r86 = move.i64 r80
+	r70 = move.i64 r1
+	r71 = elemaddr r5, r70, 4
+	r72 = move.i64 r2
+	r73 = move.i64 r72
+	r74 = mul.i64 r73, 4
 	jump b32
 b32: # colNorm.rangeint.body (checked)
 	r30 = mul.i64 r10, r2
 	r31 = add.i64 r30, r1
 	checkindex r31, r6, site 0
-	r32 = move.ptr r77
+	r32 = move.ptr r71
 	r33 = load.f32 r32
-	r34 = mul.i64 r10, r2
-	r35 = add.i64 r34, r1
+	r35 = move.i64 r31
 	checkindex r35, r6, site 1
-	r36 = move.ptr r83
-	r37 = load.f32 r36
+	r37 = move.f32 r33
 	r38 = mul.f32 r33, r37
 	r21 = add.f32 r9, r38
 	r39 = add.i64 r10, 1
@@ -30603,8 +36765,7 @@ b32: # colNorm.rangeint.body (checked)
 b33: # edge 1→1 (checked)
 	r9 = move.f32 r21
 	r10 = move.i64 r39
-	r77 = elemaddr r77, r80, 1
-	r83 = elemaddr r83, r86, 1
+	r71 = elemaddr r71, r74, 1
 	jump b32
 b34: # edge 0→2
 	r11 = move.f32 0.0
@@ -30641,8 +36802,6 @@ b1: # setup
 	r72 = move.i64 r71
 	r73 = mul.i64 r72, 4
 	r79 = move.i64 r73
-	r85 = move.i64 r73
-	r91 = move.i64 r73
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -30676,21 +36835,18 @@ b8: # checks
 b9: # preheader
 	r69 = move.i64 r7
 	r70 = elemaddr r10, r69, 4
-	r75 = move.i64 r7
-	r76 = elemaddr r10, r75, 4
 	jump b10
 b10: # unroll setup
-	r92 = max.i64 r12, -9223372036854775800
-	r93 = sub.i64 r92, 8
+	r80 = max.i64 r12, -9223372036854775800
+	r81 = sub.i64 r80, 8
 	jump b11
 b11: # unroll guard
-	r94 = lt.i64 r15, r93
-	branch r94, b12, b28
+	r82 = lt.i64 r15, r81
+	branch r82, b12, b28
 b12: # colNorm.rangeint.body (unrolled 0)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30700,13 +36856,11 @@ b13: # edge 1→1 (unrolled 0)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b14
 b14: # colNorm.rangeint.body (unrolled 1)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30716,13 +36870,11 @@ b15: # edge 1→1 (unrolled 1)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b16
 b16: # colNorm.rangeint.body (unrolled 2)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30732,13 +36884,11 @@ b17: # edge 1→1 (unrolled 2)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b18
 b18: # colNorm.rangeint.body (unrolled 3)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30748,13 +36898,11 @@ b19: # edge 1→1 (unrolled 3)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b20
 b20: # colNorm.rangeint.body (unrolled 4)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30764,13 +36912,11 @@ b21: # edge 1→1 (unrolled 4)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b22
 b22: # colNorm.rangeint.body (unrolled 5)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30780,13 +36926,11 @@ b23: # edge 1→1 (unrolled 5)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b24
 b24: # colNorm.rangeint.body (unrolled 6)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30796,13 +36940,11 @@ b25: # edge 1→1 (unrolled 6)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b26
 b26: # colNorm.rangeint.body (unrolled 7)
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30812,13 +36954,11 @@ b27: # edge 1→1 (unrolled 7)
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b11
 b28: # colNorm.rangeint.body
 	r19 = move.ptr r70
 	r20 = load.f32 r19
-	r23 = move.ptr r76
-	r24 = load.f32 r23
+	r24 = move.f32 r20
 	r25 = mul.f32 r20, r24
 	r26 = add.f32 r14, r25
 	r27 = add.i64 r15, 1
@@ -30828,7 +36968,6 @@ b29: # edge 1→1
 	r14 = move.f32 r26
 	r15 = move.i64 r27
 	r70 = elemaddr r70, r73, 1
-	r76 = elemaddr r76, r79, 1
 	jump b28
 b30: # edge 1→2
 	r16 = move.f32 r26
@@ -30845,22 +36984,18 @@ b33: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b34: # preheader
-	r81 = move.i64 r7
-	r82 = elemaddr r10, r81, 4
-	r87 = move.i64 r7
-	r88 = elemaddr r10, r87, 4
+	r75 = move.i64 r7
+	r76 = elemaddr r10, r75, 4
 	jump b35
 b35: # colNorm.rangeint.body (checked)
 	r35 = mul.i64 r15, r8
 	r36 = add.i64 r35, r7
 	checkindex r36, r11, site 0
-	r37 = move.ptr r82
+	r37 = move.ptr r76
 	r38 = load.f32 r37
-	r39 = mul.i64 r15, r8
-	r40 = add.i64 r39, r7
+	r40 = move.i64 r36
 	checkindex r40, r11, site 1
-	r41 = move.ptr r88
-	r42 = load.f32 r41
+	r42 = move.f32 r38
 	r43 = mul.f32 r38, r42
 	r26 = add.f32 r14, r43
 	r44 = add.i64 r15, 1
@@ -30869,8 +37004,7 @@ b35: # colNorm.rangeint.body (checked)
 b36: # edge 1→1 (checked)
 	r14 = move.f32 r26
 	r15 = move.i64 r44
-	r82 = elemaddr r82, r85, 1
-	r88 = elemaddr r88, r91, 1
+	r76 = elemaddr r76, r79, 1
 	jump b35
 b37: # edge 0→2
 	r16 = move.f32 0.0
