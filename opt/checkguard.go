@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -30,9 +31,16 @@ func (g *guard) emit(op ir.Op, typ ir.Type, args ...ir.Arg) ir.Arg {
 	return ir.R(in.Dst)
 }
 
-// require adds the condition op(x, y) on unsigned 64-bit integers.
+// require adds the condition op(x, y) on unsigned 64-bit integers, once:
+// the bounds of a nest's checks share most of their conditions.
 func (g *guard) require(op ir.Op, x, y ir.Arg) {
-	g.conds = append(g.conds, g.emit(op, ir.Uint64, x, y).Reg)
+	key := fmt.Sprintf("require %v %v %v", op, x, y)
+	if _, ok := g.values[key]; ok {
+		return
+	}
+	c := g.emit(op, ir.Uint64, x, y)
+	g.values[key] = c
+	g.conds = append(g.conds, c.Reg)
 }
 
 func word(x uint64) ir.Arg { return ir.Imm(ir.Uint64, x) }
@@ -91,7 +99,9 @@ func (g *guard) decide(c hoistedCheck) {
 	if c.bounds != nil {
 		// 0 ≤ lo and hi < length, where the conditions of the bounds hold.
 		for _, n := range c.needs {
-			g.conds = append(g.conds, g.compute(n, first, "first").Reg)
+			if r := g.compute(n, first, "first").Reg; !slices.Contains(g.conds, r) {
+				g.conds = append(g.conds, r)
+			}
 		}
 		g.require(ir.OpLt, g.unsigned(g.compute(c.bounds.lo, first, "first")), word(1<<63))
 		g.require(ir.OpLt, g.unsigned(g.compute(c.bounds.hi, first, "first")), length)

@@ -13,10 +13,12 @@ import (
 // the same address earlier in the same block, with no write to memory
 // between, is shared too: go/ssa loads x[i] twice for x[i]*x[i], and
 // another thread may not write it meanwhile, which the analyzer's check of
-// conflicting iterations rules out. Both results
-// and all register operands must be assigned once, by instructions that
-// dominate their reads, so that equal names are equal values; commutative
-// operations match with their operands in either order.
+// conflicting iterations rules out. Both results must be assigned once;
+// so must their register operands, by instructions that dominate their
+// reads, so that equal names are equal values, or else the two must be in
+// one block with no assignment of the operand between them, as the two
+// i*n+k of a[i*n+k]*a[i*n+k] in a loop over k. Commutative operations
+// match with their operands in either order.
 func EliminateCommonSubexpressions(t *ir.Task) {
 	defs := defSites(t)
 	dom := t.Dominators()
@@ -29,15 +31,31 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 	source := copySource(t, defs, single)
 	for _, bi := range reversePostorder(t) {
 		b := t.Blocks[bi]
-		writes := 0 // the memory writes so far in b, which end what loads can share
+		writes := 0                  // the memory writes so far in b, which end what loads can share
+		assigned := map[ir.Reg]int{} // assignments so far in b of registers assigned more than once
+		name := func(a ir.Arg) ir.Arg {
+			if a.Imm || single[a.Reg] {
+				return source(a)
+			}
+			return a
+		}
+		local := func(a ir.Arg) string {
+			if a.Imm || single[a.Reg] {
+				return ""
+			}
+			return fmt.Sprintf(" r%d@b%d.%d", a.Reg, bi, assigned[a.Reg])
+		}
 		for i := range b.Instrs {
 			x := &b.Instrs[i]
 			if info := x.Op.Info(); info.Memory.Writes() || info.SideEffects && !info.Checks {
 				writes++
 			}
-			key, ok := expressionKey(x, single, source)
+			key, ok := expressionKey(x, single, name, local)
 			if x.Op == ir.OpLoad {
-				key, ok = loadKey(x, single, source, bi, writes)
+				key, ok = loadKey(x, single, name, local, bi, writes)
+			}
+			if x.Dst != ir.NoReg && !single[x.Dst] {
+				assigned[x.Dst]++
 			}
 			if !ok {
 				continue
@@ -60,19 +78,16 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 
 // expressionKey names what a pure instruction computes, when it may be
 // shared.
-func expressionKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg) (string, bool) {
+func expressionKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg, local func(ir.Arg) string) (string, bool) {
 	info := x.Op.Info()
 	if !info.Pure || x.Op == ir.OpMove || x.Op == ir.OpConst || x.Dst == ir.NoReg || !single[x.Dst] {
 		return "", false
 	}
-	args := slices.Clone(x.Args)
-	for j, a := range args {
-		if !a.Imm && !single[a.Reg] {
-			return "", false
-		}
-		args[j] = source(a)
+	args := make([]string, len(x.Args))
+	for j, a := range x.Args {
+		args[j] = fmt.Sprint(source(a)) + local(a)
 	}
-	if info.Commutative && len(args) == 2 && fmt.Sprint(args[0]) > fmt.Sprint(args[1]) {
+	if info.Commutative && len(args) == 2 && args[0] > args[1] {
 		args[0], args[1] = args[1], args[0]
 	}
 	return fmt.Sprint(x.Op, x.Type, x.From, x.Aux, args), true
@@ -100,11 +115,11 @@ func reversePostorder(t *ir.Task) []int {
 
 // loadKey names a load, which may share the result of the same load
 // earlier in block b after the same number of memory writes.
-func loadKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg, b, writes int) (string, bool) {
-	if x.Dst == ir.NoReg || !single[x.Dst] || !x.Args[0].Imm && !single[x.Args[0].Reg] {
+func loadKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg, local func(ir.Arg) string, b, writes int) (string, bool) {
+	if x.Dst == ir.NoReg || !single[x.Dst] {
 		return "", false
 	}
-	return fmt.Sprint("load", x.Type, x.Space, source(x.Args[0]), b, writes), true
+	return fmt.Sprint("load", x.Type, x.Space, source(x.Args[0]), local(x.Args[0]), b, writes), true
 }
 
 // copySource returns, for an operand, the operand it is a copy of: a move

@@ -205,7 +205,8 @@ type exitTest struct {
 }
 
 // exitTests finds the tests of the counter against an invariant bound
-// that every iteration which goes on to the next runs.
+// that every iteration which goes on to the next runs: <, and <= read as
+// < with the offset one less.
 func (lv *loopValues) exitTests() []exitTest {
 	if lv.counter == ir.NoReg {
 		return nil
@@ -218,11 +219,11 @@ func (lv *loopValues) exitTests() []exitTest {
 			continue
 		}
 		c := lv.resolve(term.Cond, site{bi, len(b.Instrs)})
-		if c.typ != ir.Int64 || c.op != ir.OpLt && c.op != ir.OpGt {
+		if c.typ != ir.Int64 || c.op != ir.OpLt && c.op != ir.OpGt && c.op != ir.OpLe && c.op != ir.OpGe {
 			continue
 		}
 		x, bound := c.args[0], c.args[1]
-		if c.op == ir.OpGt {
+		if c.op == ir.OpGt || c.op == ir.OpGe {
 			x, bound = bound, x
 		}
 		form, ok := affineOf(x)
@@ -232,7 +233,11 @@ func (lv *loopValues) exitTests() []exitTest {
 		if a, ok := form.coef.constant(); !ok || a != 1 {
 			continue
 		}
-		if offset, ok := form.base.constant(); ok && offset+1<<32 <= 1<<33 {
+		offset, ok := form.base.constant()
+		if c.op == ir.OpLe || c.op == ir.OpGe {
+			offset-- // counter+offset <= bound: counter+offset-1 < bound, as k <= i is k < i+1
+		}
+		if ok && offset+1<<32 <= 1<<33 {
 			tests = append(tests, exitTest{block: bi, stay: term.Succs[0], offset: offset, bound: bound})
 		}
 	}

@@ -29,6 +29,10 @@ type expr struct {
 	variant  bool   // depends on the counter
 	opaque   bool   // holds an unknown leaf: it cannot be computed elsewhere
 	constant bool   // an immediate
+	// origin is the instruction that assigned the value, when it is the
+	// only assignment of its register in the loop: ir/analysis bounds the
+	// value there (spanOf).
+	origin *site
 }
 
 // loopValues resolves the registers read in one loop.
@@ -44,6 +48,7 @@ type loopValues struct {
 	memo    map[site]*expr
 	busy    map[site]bool
 	unknown int
+	facts   *analysis.Analysis // made when first asked for (analysed)
 }
 
 // newLoopValues takes lp's counter from ir/analysis: a 64-bit induction
@@ -143,6 +148,11 @@ func (lv *loopValues) resolve(a ir.Arg, p site) *expr {
 			return lv.opaque()
 		}
 	}
+	if len(defs) > 1 && v.origin != nil {
+		copied := *v
+		copied.origin = nil
+		return &copied
+	}
 	return v
 }
 
@@ -172,6 +182,7 @@ func (lv *loopValues) assigned(d site) *expr {
 	default:
 		v = lv.opaque()
 	}
+	v.origin = &d
 	lv.memo[d] = v
 	return v
 }

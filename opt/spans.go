@@ -13,17 +13,47 @@ type span struct{ lo, hi *expr }
 // under which the bounds hold: that what is added or multiplied is not
 // negative and that the bounds do not overflow.
 func (lv *loopValues) spanOf(v *expr, need *[]*expr) span {
+	s := lv.structuralSpan(v, need)
+	if s.lo != nil && s.hi != nil {
+		return s
+	}
+	// What the structure leaves unknown, ranges may bound: a max(e, 0)
+	// keeps its lower bound 0 either way.
+	if a := lv.analysed(v); a.lo != nil {
+		if s.lo == nil {
+			s.lo = a.lo
+		}
+		if s.hi == nil {
+			s.hi = a.hi
+		}
+	}
+	return s
+}
+
+// structuralSpan bounds v through its operation and its operands' spans.
+func (lv *loopValues) structuralSpan(v *expr, need *[]*expr) span {
 	if v.invariant() {
 		return span{v, v}
 	}
 	if v.op == ir.OpInvalid || v.typ != ir.Int64 || len(v.args) != 2 {
-		return span{}
+		return lv.analysed(v)
 	}
 	a, b := v.args[0], v.args[1]
 	if !a.invariant() && b.invariant() && v.op != ir.OpSub {
 		a, b = b, a // the invariant operand first
 	}
 	switch v.op {
+	case ir.OpSub:
+		if !b.invariant() {
+			return span{}
+		}
+		s := lv.spanOf(a, need)
+		if s.lo == nil || s.hi == nil {
+			return span{}
+		}
+		// Neither a nor b negative: the differences cannot overflow.
+		*need = append(*need, lv.notNegative(s.lo), lv.notNegative(b))
+		return span{lv.node(ir.OpSub, ir.Int64, ir.Invalid, 0, s.lo, b), lv.node(ir.OpSub, ir.Int64, ir.Invalid, 0, s.hi, b)}
 	case ir.OpMax, ir.OpMin:
 		if !a.invariant() {
 			return span{}
@@ -34,6 +64,20 @@ func (lv *loopValues) spanOf(v *expr, need *[]*expr) span {
 		}
 		return span{lv.either(ir.OpMin, s.lo, a, nil), lv.either(ir.OpMin, s.hi, a, a)}
 	case ir.OpAdd:
+		if c := a.leaf; a.constant && c.Imm {
+			// An index plus a constant, as x-1: only the sum's overflow
+			// upwards needs a condition.
+			s := lv.spanOf(b, need)
+			if s.lo == nil || s.hi == nil {
+				return span{}
+			}
+			lo, hi := lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, s.lo, a), lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, s.hi, a)
+			*need = append(*need, lv.notNegative(s.lo))
+			if int64(c.Bits) > 0 {
+				*need = append(*need, lv.notNegative(hi))
+			}
+			return span{lo, hi}
+		}
 		sa, sb := lv.spanOf(a, need), lv.spanOf(b, need)
 		if sa.lo == nil || sa.hi == nil || sb.lo == nil || sb.hi == nil {
 			return span{}

@@ -14,7 +14,7 @@ func cases(dev *rt.Device, ks *suite.Kernels) []benchCase {
 	u64 := func(seed uint64) func(uint64) float64 { return func(i uint64) float64 { return suite.Unit64(seed, i) } }
 	var cs []benchCase
 	add := func(name string, launch func() error, sum func() (uint64, error)) {
-		cs = append(cs, benchCase{name, launch, sum})
+		cs = append(cs, benchCase{"suite", name, launch, sum})
 	}
 	{
 		w, h := 4096, 4096
@@ -94,7 +94,7 @@ func cases(dev *rt.Device, ks *suite.Kernels) []benchCase {
 		in, out := upload(dev, suite.Fill(w*h, u64(17))), zeros[float64](dev, w*h)
 		add("Transpose", func() error { return ks.Transpose(out, in, w, h) }, sum(out))
 	}
-	return cs
+	return append(cs, nestCases(dev, ks)...)
 }
 
 func upload[T rt.Number](dev *rt.Device, s []T) *rt.Buffer[T] {

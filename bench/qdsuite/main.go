@@ -1,11 +1,11 @@
 // Command qdsuite times the kernels of bench/suite through their generated
-// stubs, runs the same kernels in CUDA C (bench/baseline/suite.cu built
-// with nvcc -O3, and again with --fmad=false) and prints one table: each
-// kernel's median time in qd and in both builds, the ratios, and whether
-// qd's output has the checksum of the --fmad=false build, whose floating
-// point is Go's. bench/suite/run.sh builds everything and runs it.
+// stubs, runs the same kernels in CUDA C (bench/baseline/suite.cu and
+// nests.cu built with nvcc -O3, and again with --fmad=false) and prints one
+// table: each kernel's median time in qd and in both builds, the ratios,
+// and whether qd's output has the checksum of the --fmad=false build, whose
+// floating point is Go's. bench/suite/run.sh builds everything and runs it.
 //
-//	qdsuite -nvcc /tmp/suite -nofma /tmp/suite-nofma
+//	qdsuite -nvcc /tmp/suite,/tmp/nests -nofma /tmp/suite-nofma,/tmp/nests-nofma
 //
 // With -backend cpu it runs the Go functions, which gives the checksums
 // every GPU build must reproduce (slowly: the sizes are a GPU's).
@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"math"
 	"os/exec"
 	"regexp"
@@ -30,8 +31,8 @@ import (
 )
 
 func main() {
-	nvcc := flag.String("nvcc", "", "bench/baseline/suite.cu built with nvcc -O3")
-	nofma := flag.String("nofma", "", "bench/baseline/suite.cu built with nvcc -O3 --fmad=false")
+	nvcc := flag.String("nvcc", "", "bench/baseline/suite.cu and nests.cu built with nvcc -O3 (comma-separated)")
+	nofma := flag.String("nofma", "", "the same built with nvcc -O3 --fmad=false (comma-separated)")
 	reps := flag.Int("reps", 10, "timed launches per kernel, after one for the checksum")
 	backend := flag.String("backend", "cuda", "cuda or cpu")
 	only := flag.String("run", "", "run only the kernels matching this regular expression")
@@ -53,6 +54,7 @@ func main() {
 	fmt.Println("date:", time.Now().UTC().Format("2006-01-02"))
 	ours := map[string]result{}
 	var names []string
+	suites := map[string]string{}
 	for _, c := range cases(dev, ks) {
 		if !filter.MatchString(c.name) {
 			continue
@@ -63,9 +65,10 @@ func main() {
 		}
 		ours[c.name] = r
 		names = append(names, c.name)
+		suites[c.name] = c.suite
 	}
-	withFMA, noFMA := baseline(*nvcc, *reps), baseline(*nofma, *reps)
-	table(names, ours, withFMA, noFMA)
+	withFMA, noFMA := baselines(*nvcc, *reps), baselines(*nofma, *reps)
+	table(names, suites, filter, ours, withFMA, noFMA)
 }
 
 // result is one kernel's median time and output checksum.
@@ -75,8 +78,10 @@ type result struct {
 }
 
 // benchCase is one kernel with its inputs uploaded: launch runs it once,
-// sum reads its output back and hashes it.
+// sum reads its output back and hashes it. suite names the group whose
+// geometric mean it counts in.
 type benchCase struct {
+	suite  string
 	name   string
 	launch func() error
 	sum    func() (uint64, error)
@@ -128,11 +133,22 @@ func measure(dev *rt.Device, c benchCase, reps int) (result, error) {
 	return result{ms: ms[len(ms)/2], sum: sum}, nil
 }
 
-// baseline runs a build of suite.cu and reads its "name ms checksum" lines.
-func baseline(path string, reps int) map[string]result {
-	if path == "" {
+// baselines runs each of the comma-separated builds and merges their
+// results.
+func baselines(paths string, reps int) map[string]result {
+	if paths == "" {
 		return nil
 	}
+	results := map[string]result{}
+	for _, path := range strings.Split(paths, ",") {
+		maps.Copy(results, baseline(path, reps))
+	}
+	return results
+}
+
+// baseline runs a build of suite.cu or nests.cu and reads its "name ms
+// checksum" lines.
+func baseline(path string, reps int) map[string]result {
 	out, err := exec.Command(path, strconv.Itoa(reps)).Output()
 	if err != nil {
 		log.Fatalf("%s: %v\n%s", path, err, out)
@@ -154,10 +170,14 @@ func baseline(path string, reps int) map[string]result {
 }
 
 // table prints the comparison and the summary the suite's goal is stated
-// in: the geometric mean of qd / nvcc --fmad=false and the worst kernel.
-func table(names []string, ours, withFMA, noFMA map[string]result) {
+// in: the geometric mean of qd / nvcc --fmad=false and the worst kernel,
+// for each suite and for all together. Kernels that only the baselines
+// ran (qd rejects them today) are listed last.
+func table(names []string, suites map[string]string, filter *regexp.Regexp, ours, withFMA, noFMA map[string]result) {
 	fmt.Printf("%-14s %10s %10s %14s %9s %15s  %s\n", "kernel", "qd ms", "nvcc ms", "nvcc-nofma ms", "qd/nvcc", "qd/nvcc-nofma", "checksum")
-	logSum, n, worst, worstName, mismatches := 0.0, 0, 0.0, "", 0
+	all, mismatches := &summary{}, 0
+	bySuite := map[string]*summary{}
+	var order []string
 	for _, name := range names {
 		q := ours[name]
 		f, hasF := withFMA[name]
@@ -179,20 +199,52 @@ func table(names []string, ours, withFMA, noFMA map[string]result) {
 				status += ", nvcc's FMA differs"
 			}
 			if nf.ms > 0 {
-				r := q.ms / nf.ms
-				logSum += math.Log(r)
-				n++
-				if r > worst {
-					worst, worstName = r, name
+				s := bySuite[suites[name]]
+				if s == nil {
+					s = &summary{}
+					bySuite[suites[name]] = s
+					order = append(order, suites[name])
 				}
+				s.add(name, q.ms/nf.ms)
+				all.add(name, q.ms/nf.ms)
 			}
 		}
 		fmt.Printf("%-14s %10.4f %10s %14s %9s %15s  %s\n", name, q.ms, msOf(f, hasF), msOf(nf, hasNF), ratio(f, hasF), ratio(nf, hasNF), status)
 	}
-	if n > 0 {
-		fmt.Printf("geometric mean qd/nvcc-nofma: %.3f (goal <= 1.03); worst: %s %.3f (goal <= 1.15); checksum mismatches: %d\n",
-			math.Exp(logSum/float64(n)), worstName, worst, mismatches)
+	for _, name := range slices.Sorted(maps.Keys(noFMA)) {
+		if _, ran := ours[name]; !ran && filter.MatchString(name) {
+			fmt.Printf("%-14s %10s %10s %14.4f %9s %15s  %s\n", name, "rejected", "-", noFMA[name].ms, "-", "-", "qd rejects this kernel")
+		}
 	}
+	for _, name := range order {
+		bySuite[name].print(name)
+	}
+	if len(order) > 1 {
+		all.print("all")
+	}
+	if all.n > 0 {
+		fmt.Printf("checksum mismatches: %d\n", mismatches)
+	}
+}
+
+// summary accumulates the ratios of one group of kernels.
+type summary struct {
+	logSum, worst float64
+	n             int
+	worstName     string
+}
+
+func (s *summary) add(name string, ratio float64) {
+	s.logSum += math.Log(ratio)
+	s.n++
+	if ratio > s.worst {
+		s.worst, s.worstName = ratio, name
+	}
+}
+
+func (s *summary) print(group string) {
+	fmt.Printf("%s: geometric mean qd/nvcc-nofma %.3f (goal <= 1.03); worst %s %.3f (goal <= 1.15)\n",
+		group, math.Exp(s.logSum/float64(s.n)), s.worstName, s.worst)
 }
 
 func msOf(r result, ok bool) string {

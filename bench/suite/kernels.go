@@ -1,8 +1,9 @@
 // Package suite holds realistic benchmark kernels: stencils, matrix
-// products, image filters, integer and float loops. bench/baseline/suite.cu
-// has the same algorithms in CUDA C, with the same types (Go's int is
-// int64 there) and the same grid-stride launch shape, and bench/qdsuite
-// times both and compares their checksums.
+// products, image filters, integer and float loops (kernels.go), and loop
+// nests as a Go programmer first writes them (nests.go).
+// bench/baseline/suite.cu and nests.cu have the same algorithms in CUDA C
+// as a CUDA programmer writes them, with 32-bit int indices and 2-D
+// blocks, and bench/qdsuite times both and compares their checksums.
 package suite
 
 import "math"

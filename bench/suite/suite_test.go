@@ -58,6 +58,23 @@ var cases = []suiteCase{
 	{"Transpose", Transpose, func(r *rand.Rand) []any {
 		return []any{make([]float64, w*h), Fill(w*h, func(uint64) float64 { return r.NormFloat64() }), w, h}
 	}},
+	{"Conv2D", Conv2D, func(r *rand.Rand) []any { return []any{make([]float32, w*h), f32s(r, w*h), w, h} }},
+	{"Conv3D", Conv3D, func(r *rand.Rand) []any { return []any{make([]float32, w*h*d), f32s(r, w*h*d), w, h, d} }},
+	{"Stencil5", Stencil5, func(r *rand.Rand) []any { return []any{make([]float32, w*h), f32s(r, w*h), w, h} }},
+	{"Stencil9", Stencil9, func(r *rand.Rand) []any { return []any{make([]float32, w*h), f32s(r, w*h), w, h} }},
+	{"JacobiStep", JacobiStep, func(r *rand.Rand) []any { return []any{make([]float32, w*w), f32s(r, w*w), w} }},
+	{"JacobiCopy", JacobiCopy, func(r *rand.Rand) []any { return []any{f32s(r, w*w), f32s(r, w*w), w} }},
+	{"FDTDEy", FDTDEy, func(r *rand.Rand) []any { return []any{f32s(r, w*h), f32s(r, w*h), h, w, float32(0.25)} }},
+	{"FDTDEx", FDTDEx, func(r *rand.Rand) []any { return []any{f32s(r, w*h), f32s(r, w*h), h, w} }},
+	{"FDTDHz", FDTDHz, func(r *rand.Rand) []any { return []any{f32s(r, w*h), f32s(r, w*h), f32s(r, w*h), h, w} }},
+	{"MatmulAcc", MatmulAcc, func(r *rand.Rand) []any { return []any{f32s(r, 19*19), f32s(r, 19*19), f32s(r, 19*19), 19} }},
+	{"Gemm", Gemm, func(r *rand.Rand) []any {
+		return []any{f32s(r, 19*19), f32s(r, 19*19), f32s(r, 19*19), 19, float32(1.5), float32(0.5)}
+	}},
+	{"TriMul", TriMul, func(r *rand.Rand) []any { return []any{make([]float32, 19*19), f32s(r, 19*19), f32s(r, 19*19), 19} }},
+	{"SymvLower", SymvLower, func(r *rand.Rand) []any { return []any{make([]float32, w), f32s(r, w*w), f32s(r, w), w} }},
+	{"ColNorm", ColNorm, func(r *rand.Rand) []any { return []any{make([]float32, w*h), f32s(r, w*h), 5, w, h} }},
+	{"ColNorms", ColNorms, func(r *rand.Rand) []any { return []any{make([]float32, h), f32s(r, w*h), w} }},
 }
 
 // TestSuiteInterpreted runs the optimized IR of every benchmark kernel on

@@ -79,12 +79,32 @@ func (a *Analysis) branchFacts(d, s int) []Fact {
 	cmp := a.Instr(reach[0])
 	f, ok := a.compareFact(cmp, reach[0], d)
 	if !ok {
+		if term.Succs[0] == s {
+			return a.unsignedFacts(cmp, reach[0], d)
+		}
 		return nil
 	}
 	if term.Succs[1] == s {
 		f = f.negate()
 	}
 	return []Fact{f}
+}
+
+// unsignedFacts is what a 64-bit unsigned x < y or x <= y proves where it
+// holds, when only y is known not to be negative: x is below y as an
+// unsigned number, so below 2^63 too, and the signed comparison agrees.
+// The index of a collapsed loop nest is such an x, tested against its
+// level's count.
+func (a *Analysis) unsignedFacts(cmp *ir.Instr, c Site, from int) []Fact {
+	if cmp.Op != ir.OpLt && cmp.Op != ir.OpLe || !cmp.Type.IsUnsigned() || cmp.Type.Size() != 8 {
+		return nil
+	}
+	x, ok1 := a.AffineOf(cmp.Args[0], c)
+	y, ok2 := a.AffineOf(cmp.Args[1], c)
+	if !ok1 || !ok2 || a.numeric(y, c, true).lo < 0 {
+		return nil
+	}
+	return []Fact{{Op: cmp.Op, X: x, Y: y, From: from}, {Op: ir.OpLe, X: Constant(0), Y: x, From: from}}
 }
 
 // compareFact reads a comparison instruction at site c as a fact.

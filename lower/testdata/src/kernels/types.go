@@ -83,6 +83,48 @@ func NestSum(pix []float32, w, h int, out []float32) {
 	out[0] = sum
 }
 
+// MatAcc sums a matrix product in its output: the k loop writes the same
+// element in each of its iterations, so it runs serially in each (i, j),
+// and i and j still run as one parallel loop.
+//
+//qd:kernel
+func MatAcc(c, a, b []float32, n int) {
+	for i := range n {
+		for j := range n {
+			for k := range n {
+				c[i*n+j] += a[i*n+k] * b[k*n+j]
+			}
+		}
+	}
+}
+
+// NestStencil is a 5-point stencil over the interior of a w×h grid as a
+// loop nest: the head of the nest tests each level's offset, which bounds
+// y and x for the checks (opt.HoistChecks).
+//
+//qd:kernel
+func NestStencil(out, in []float32, w, h int) {
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			out[y*w+x] = in[y*w+x-1] + in[y*w+x+1] + in[(y-1)*w+x] + in[(y+1)*w+x]
+		}
+	}
+}
+
+// TriRows sums the first i+1 elements of row i: the loop's test is k <= i,
+// which decides its checks before it as k < i+1 would (opt.HoistChecks).
+//
+//qd:kernel
+func TriRows(out, a []float32, n int) {
+	for i := range n {
+		var sum float32
+		for k := 0; k <= i; k++ {
+			sum += a[i*n+k]
+		}
+		out[i] = sum
+	}
+}
+
 // Lookup indexes a local array and a table by variables: an index is
 // checked against the array's length unless a loop's test, a remainder or
 // a mask keeps it in range.

@@ -1,0 +1,101 @@
+package opt
+
+import (
+	"math"
+
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
+)
+
+// analysed bounds a value the loop computes by what ir/analysis proves
+// where it is assigned: the comparisons that dominate it bound it by
+// expressions of parameters and lengths, which the loop does not change.
+// The indices of a collapsed loop nest are bounded so, by the tests of
+// each level's offset against its count (lower/nest.go): y in [1, h-2]
+// for a level for y := 1; y < h-1; y++, whatever iterations the thread
+// runs.
+func (lv *loopValues) analysed(v *expr) span {
+	if v.origin == nil || v.typ != ir.Int64 && !v.unknown {
+		return span{}
+	}
+	in := lv.instr(*v.origin)
+	if in.Dst == ir.NoReg || lv.t.Regs[in.Dst] != ir.Int64 {
+		return span{}
+	}
+	if lv.facts == nil {
+		lv.facts = analysis.New(lv.t)
+	}
+	r := lv.facts.RangeOf(ir.R(in.Dst), analysis.Site{Block: v.origin.block, At: v.origin.at + 1})
+	// A numeric bound serves where it can pass the test before the loop,
+	// which wants every bound of an index at least 0 and below 2^63.
+	lo := lv.firstBound(r.Lower, r.Min, r.Min >= 0)
+	hi := lv.firstBound(r.Upper, r.Max, r.Max >= 0 && r.Max < math.MaxInt64)
+	if lo == nil || hi == nil {
+		return span{}
+	}
+	return span{lo, hi}
+}
+
+// firstBound is the first of the symbolic bounds that can be computed
+// before the loop, or else the numeric one if it serves.
+func (lv *loopValues) firstBound(bounds []analysis.Affine, numeric int64, serves bool) *expr {
+	for _, f := range bounds {
+		if e := lv.formExpr(f); e != nil {
+			return e
+		}
+	}
+	if !serves {
+		return nil
+	}
+	return lv.constantOf(ir.Int64, uint64(numeric))
+}
+
+// formExpr is the expression of an affine form of 64-bit parameters and
+// lengths, computed with the IR's wrapping arithmetic as the form is;
+// nil for a form of anything else.
+func (lv *loopValues) formExpr(f analysis.Affine) *expr {
+	var sum *expr
+	for _, term := range f.Terms {
+		var product *expr
+		for _, x := range term.Factors {
+			var atom *expr
+			switch {
+			case x.Kind == analysis.Param && lv.paramType(x.Index) == ir.Int64:
+				atom = lv.node(ir.OpParam, ir.Int64, ir.Invalid, int64(x.Index))
+			case x.Kind == analysis.Len:
+				atom = lv.node(ir.OpParamLen, ir.Int64, ir.Invalid, int64(x.Index))
+			default:
+				return nil
+			}
+			product = lv.combine(ir.OpMul, product, atom)
+		}
+		if term.Coeff != 1 {
+			product = lv.combine(ir.OpMul, product, lv.constantOf(ir.Int64, uint64(term.Coeff)))
+		}
+		sum = lv.combine(ir.OpAdd, sum, product)
+	}
+	if sum == nil || f.Const != 0 {
+		sum = lv.combine(ir.OpAdd, sum, lv.constantOf(ir.Int64, uint64(f.Const)))
+	}
+	return sum
+}
+
+// combine is x op y, or y where x is nil.
+func (lv *loopValues) combine(op ir.Op, x, y *expr) *expr {
+	if x == nil {
+		return y
+	}
+	return lv.node(op, ir.Int64, ir.Invalid, 0, x, y)
+}
+
+// paramType is the type the task reads scalar parameter i as.
+func (lv *loopValues) paramType(i int) ir.Type {
+	for _, b := range lv.t.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op == ir.OpParam && int(in.Aux) == i {
+				return in.Type
+			}
+		}
+	}
+	return ir.Invalid
+}
