@@ -69,8 +69,8 @@ func Broadcast[T rt.Element](c *Comm, send, recv *rt.Buffer[T], root int, s *rt.
 	if err := prepare(c, name, s, send, recv); err != nil {
 		return err
 	}
-	if root < 0 || root >= c.Size() {
-		return opError(c, name, fmt.Errorf("root %d of %d ranks", root, c.Size()))
+	if err := checkRoot(c, root); err != nil {
+		return opError(c, name, err)
 	}
 	out, err := collective(c, callOf[T](name, recv.Len(), root, Sum), send.CPUSlice(), func(all [][]T) [][]T {
 		return repeat(all[root], len(all))
