@@ -3,6 +3,7 @@ package nccl
 import (
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/qdgo/qd/rt"
 )
@@ -51,15 +52,13 @@ func AllReduce[T rt.Number](c *Comm, send, recv *rt.Buffer[T], op Op, s *rt.Stre
 	if send.Len() != recv.Len() {
 		return opError(c, name, fmt.Errorf("send has %d elements, recv %d", send.Len(), recv.Len()))
 	}
-	out, err := collective(c, callOf[T](name, send.Len(), 0, op), send.CPUSlice(), func(all [][]T) [][]T {
-		r := reduce(all, op)
-		return repeat(r, len(all))
+	return run(c, name, s, send, func() error {
+		out, err := collective(c, callOf[T](name, send.Len(), 0, op), send.CPUSlice(), func(all [][]T) [][]T {
+			return repeat(reduce(all, op), len(all))
+		})
+		copy(recv.CPUSlice(), out)
+		return err
 	})
-	if err != nil {
-		return opError(c, name, err)
-	}
-	copy(recv.CPUSlice(), out)
-	return nil
 }
 
 // Broadcast copies send of rank root into recv of every rank; send is
@@ -72,14 +71,13 @@ func Broadcast[T rt.Element](c *Comm, send, recv *rt.Buffer[T], root int, s *rt.
 	if err := checkRoot(c, root); err != nil {
 		return opError(c, name, err)
 	}
-	out, err := collective(c, callOf[T](name, recv.Len(), root, Sum), send.CPUSlice(), func(all [][]T) [][]T {
-		return repeat(all[root], len(all))
+	return run(c, name, s, recv, func() error {
+		out, err := collective(c, callOf[T](name, recv.Len(), root, Sum), send.CPUSlice(), func(all [][]T) [][]T {
+			return repeat(all[root], len(all))
+		})
+		copy(recv.CPUSlice(), out)
+		return err
 	})
-	if err != nil {
-		return opError(c, name, err)
-	}
-	copy(recv.CPUSlice(), out)
-	return nil
 }
 
 // Send sends buf to rank peer, whose Recv of the same length and element
@@ -92,9 +90,11 @@ func Send[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 	if peer < 0 || peer >= c.Size() || peer == c.rank {
 		return opError(c, name, fmt.Errorf("peer %d: want another rank of %d", peer, c.Size()))
 	}
-	data := append([]T(nil), buf.CPUSlice()...)
-	c.hub.send(c.rank, peer, message{call: callOf[T]("send", buf.Len(), c.rank, Sum), data: data})
-	return nil
+	return run(c, name, s, buf, func() error {
+		data := append([]T(nil), buf.CPUSlice()...)
+		c.hub.send(c.rank, peer, message{call: callOf[T]("send", buf.Len(), c.rank, Sum), data: data})
+		return nil
+	})
 }
 
 // Recv receives into buf what rank peer sends with Send.
@@ -106,18 +106,27 @@ func Recv[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 	if peer < 0 || peer >= c.Size() || peer == c.rank {
 		return opError(c, name, fmt.Errorf("peer %d: want another rank of %d", peer, c.Size()))
 	}
-	m, err := c.hub.recv(c.rank, peer, c.timeout, "send to rank "+fmt.Sprint(c.rank))
-	if err == nil {
-		err = m.err
-	}
-	if want := callOf[T]("send", buf.Len(), peer, Sum); err == nil && m.call != want {
-		err = fmt.Errorf("rank %d called %v, rank %d receives %d×%s from it", peer, m.call, c.rank, want.n, want.elem)
-	}
-	if err != nil {
-		return opError(c, name, err)
-	}
-	copy(buf.CPUSlice(), m.data.([]T))
-	return nil
+	return run(c, name, s, buf, func() error {
+		m, err := c.hub.recv(c.rank, peer, c.timeout, "send to rank "+fmt.Sprint(c.rank))
+		if err == nil {
+			err = m.err
+		}
+		if want := callOf[T]("send", buf.Len(), peer, Sum); err == nil && m.call != want {
+			err = fmt.Errorf("rank %d called %v, rank %d receives %d×%s from it", peer, m.call, c.rank, want.n, want.elem)
+		}
+		if err == nil {
+			copy(buf.CPUSlice(), m.data.([]T))
+		}
+		return err
+	})
+}
+
+// run runs a checked call on stream s of the rank's device, where traces
+// show it, moving buf's bytes.
+func run[T rt.Element](c *Comm, name string, s *rt.Stream, buf *rt.Buffer[T], work func() error) error {
+	bytes := int64(buf.Len()) * int64(unsafe.Sizeof(*new(T)))
+	err := c.dev.QueueForeign(s, "collective", name, bytes, func(uintptr) error { return work() })
+	return opError(c, name, err)
 }
 
 // prepare checks a call's communicator, stream and buffers.

@@ -20,18 +20,17 @@ func Reduce[T rt.Number](c *Comm, send, recv *rt.Buffer[T], op Op, root int, s *
 	if op < Sum || op > Avg {
 		return opError(c, name, fmt.Errorf("unknown reduction %v", op))
 	}
-	out, err := collective(c, callOf[T](name, send.Len(), root, op), send.CPUSlice(), func(all [][]T) [][]T {
-		outs := make([][]T, len(all))
-		outs[root] = reduce(all, op)
-		return outs
+	return run(c, name, s, send, func() error {
+		out, err := collective(c, callOf[T](name, send.Len(), root, op), send.CPUSlice(), func(all [][]T) [][]T {
+			outs := make([][]T, len(all))
+			outs[root] = reduce(all, op)
+			return outs
+		})
+		if c.rank == root {
+			copy(recv.CPUSlice(), out)
+		}
+		return err
 	})
-	if err != nil {
-		return opError(c, name, err)
-	}
-	if c.rank == root {
-		copy(recv.CPUSlice(), out)
-	}
-	return nil
 }
 
 // AllGather concatenates send of every rank, in rank order, into recv of
@@ -44,14 +43,13 @@ func AllGather[T rt.Element](c *Comm, send, recv *rt.Buffer[T], s *rt.Stream) er
 	if recv.Len() != send.Len()*c.Size() {
 		return opError(c, name, fmt.Errorf("recv has %d elements, want %d ranks × %d", recv.Len(), c.Size(), send.Len()))
 	}
-	out, err := collective(c, callOf[T](name, send.Len(), 0, Sum), send.CPUSlice(), func(all [][]T) [][]T {
-		return repeat(slices.Concat(all...), len(all))
+	return run(c, name, s, recv, func() error {
+		out, err := collective(c, callOf[T](name, send.Len(), 0, Sum), send.CPUSlice(), func(all [][]T) [][]T {
+			return repeat(slices.Concat(all...), len(all))
+		})
+		copy(recv.CPUSlice(), out)
+		return err
 	})
-	if err != nil {
-		return opError(c, name, err)
-	}
-	copy(recv.CPUSlice(), out)
-	return nil
 }
 
 // ReduceScatter reduces send of every rank with op and leaves block r of
@@ -69,19 +67,18 @@ func ReduceScatter[T rt.Number](c *Comm, send, recv *rt.Buffer[T], op Op, s *rt.
 		return opError(c, name, fmt.Errorf("unknown reduction %v", op))
 	}
 	n := recv.Len()
-	out, err := collective(c, callOf[T](name, n, 0, op), send.CPUSlice(), func(all [][]T) [][]T {
-		r := reduce(all, op)
-		outs := make([][]T, len(all))
-		for i := range outs {
-			outs[i] = r[i*n : (i+1)*n]
-		}
-		return outs
+	return run(c, name, s, send, func() error {
+		out, err := collective(c, callOf[T](name, n, 0, op), send.CPUSlice(), func(all [][]T) [][]T {
+			r := reduce(all, op)
+			outs := make([][]T, len(all))
+			for i := range outs {
+				outs[i] = r[i*n : (i+1)*n]
+			}
+			return outs
+		})
+		copy(recv.CPUSlice(), out)
+		return err
 	})
-	if err != nil {
-		return opError(c, name, err)
-	}
-	copy(recv.CPUSlice(), out)
-	return nil
 }
 
 func checkRoot(c *Comm, root int) error {
