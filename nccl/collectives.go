@@ -92,8 +92,7 @@ func Send[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 	}
 	return run(c, name, s, buf, func() error {
 		data := append([]T(nil), buf.CPUSlice()...)
-		c.hub.send(c.rank, peer, message{call: callOf[T]("send", buf.Len(), c.rank, Sum), data: data})
-		return nil
+		return c.net.send(c.rank, peer, message{call: callOf[T]("send", buf.Len(), c.rank, Sum), data: data})
 	})
 }
 
@@ -107,7 +106,7 @@ func Recv[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 		return opError(c, name, fmt.Errorf("peer %d: want another rank of %d", peer, c.Size()))
 	}
 	return run(c, name, s, buf, func() error {
-		m, err := c.hub.recv(c.rank, peer, c.timeout, "send to rank "+fmt.Sprint(c.rank))
+		m, err := c.net.recv(c.rank, peer, c.timeout, "send to rank "+fmt.Sprint(c.rank))
 		if err == nil {
 			err = m.err
 		}
@@ -124,6 +123,7 @@ func Recv[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 // run runs a checked call on stream s of the rank's device, where traces
 // show it, moving buf's bytes.
 func run[T rt.Element](c *Comm, name string, s *rt.Stream, buf *rt.Buffer[T], work func() error) error {
+	registerWire[T]()
 	bytes := int64(buf.Len()) * int64(unsafe.Sizeof(*new(T)))
 	err := c.dev.QueueForeign(s, "collective", name, bytes, func(uintptr) error { return work() })
 	return opError(c, name, err)
@@ -148,9 +148,11 @@ func callOf[T any](name string, n, root int, op Op) call {
 // 0, which checks that all made the same call, computes each rank's
 // result with results, and hands it back.
 func collective[T any](c *Comm, cl call, mine []T, results func(all [][]T) [][]T) ([]T, error) {
-	h := c.hub
+	h := c.net
 	if c.rank != 0 {
-		h.send(c.rank, 0, message{call: cl, data: append([]T(nil), mine...)})
+		if err := h.send(c.rank, 0, message{call: cl, data: append([]T(nil), mine...)}); err != nil {
+			return nil, err
+		}
 		// Rank 0 reports ranks that do not arrive within the timeout;
 		// waiting twice as long leaves it the time to.
 		m, err := h.recv(c.rank, 0, 2*c.timeout, cl.name)
@@ -162,24 +164,27 @@ func collective[T any](c *Comm, cl call, mine []T, results func(all [][]T) [][]T
 		}
 		return m.data.([]T), nil
 	}
-	all := make([][]T, h.size)
+	all := make([][]T, h.size())
 	all[0] = mine
-	for r := 1; r < h.size; r++ {
+	for r := 1; r < h.size(); r++ {
 		m, err := h.recv(0, r, c.timeout, cl.name)
 		if err == nil && m.call != cl {
 			err = fmt.Errorf("rank %d called %v, rank 0 called %v", r, m.call, cl)
 		}
 		if err != nil {
-			for other := 1; other < h.size; other++ {
-				h.send(0, other, message{err: err})
+			for other := 1; other < h.size(); other++ {
+				h.send(0, other, message{err: err}) // best effort: err is returned here
+
 			}
 			return nil, err
 		}
 		all[r] = m.data.([]T)
 	}
 	out := results(all)
-	for r := 1; r < h.size; r++ {
-		h.send(0, r, message{call: cl, data: out[r]})
+	for r := 1; r < h.size(); r++ {
+		if err := h.send(0, r, message{call: cl, data: out[r]}); err != nil {
+			return nil, err
+		}
 	}
 	return out[0], nil
 }

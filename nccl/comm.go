@@ -2,10 +2,13 @@
 // sends) between the devices of a qd program, one communicator per
 // device.
 //
-// This version implements the communicator of the CPU backend: its ranks
-// are goroutines of one process, each driving one of the CPU backend's
-// pretend devices (rt.OpenAll with QD_CPU_DEVICES), so that the logic of a
-// program split across devices runs and is tested without GPUs. Every
+// This version implements the communicator of the CPU backend, so that the
+// logic of a program split across devices runs and is tested without
+// GPUs. Its ranks are goroutines of one process, each driving one of the
+// CPU backend's pretend devices (InitAll, with rt.OpenAll and
+// QD_CPU_DEVICES), or processes connected over TCP (InitFromEnv, reading
+// the variables torchrun and cmd/qdrun set: RANK, WORLD_SIZE,
+// MASTER_ADDR, MASTER_PORT). Every
 // rendezvous has a timeout: a rank that never arrives is an error naming
 // it, and ranks calling different collectives get an error saying which
 // called what. Reductions are made in rank order, so results are the same
@@ -35,7 +38,7 @@ const DefaultTimeout = 60 * time.Second
 type Comm struct {
 	dev     *rt.Device
 	rank    int
-	hub     *hub
+	net     transport
 	timeout time.Duration
 	closed  atomic.Bool
 }
@@ -54,12 +57,7 @@ func InitAll(devs []*rt.Device, opts ...Option) ([]*Comm, error) {
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("%s: no devices", op)
 	}
-	timeout := DefaultTimeout
-	for _, o := range opts {
-		if o.timeout > 0 {
-			timeout = o.timeout
-		}
-	}
+	timeout := timeoutOf(opts)
 	seen := map[*rt.Device]bool{}
 	for i, d := range devs {
 		if !d.IsCPU() {
@@ -73,7 +71,7 @@ func InitAll(devs []*rt.Device, opts ...Option) ([]*Comm, error) {
 	h := newHub(len(devs))
 	comms := make([]*Comm, len(devs))
 	for i, d := range devs {
-		comms[i] = &Comm{dev: d, rank: i, hub: h, timeout: timeout}
+		comms[i] = &Comm{dev: d, rank: i, net: h, timeout: timeout}
 	}
 	return comms, nil
 }
@@ -82,15 +80,17 @@ func InitAll(devs []*rt.Device, opts ...Option) ([]*Comm, error) {
 func (c *Comm) Rank() int { return c.rank }
 
 // Size returns the number of ranks.
-func (c *Comm) Size() int { return c.hub.size }
+func (c *Comm) Size() int { return c.net.size() }
 
 // Device returns the device of the communicator's rank.
 func (c *Comm) Device() *rt.Device { return c.dev }
 
 // Close ends the communicator's use; closing twice is harmless.
 func (c *Comm) Close() error {
-	c.closed.Store(true)
-	return nil
+	if c.closed.Swap(true) {
+		return nil
+	}
+	return c.net.close()
 }
 
 // check is the error of using c for op with buf, if it may not be used.

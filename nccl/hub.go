@@ -5,11 +5,22 @@ import (
 	"time"
 )
 
+// transport carries messages between the ranks of a group: hub between
+// goroutines of one process, tcpTransport between processes. send never
+// waits for the receiver; recv waits up to timeout and names the rank that
+// did not arrive.
+type transport interface {
+	size() int
+	send(from, to int, m message) error
+	recv(to, from int, timeout time.Duration, what string) (message, error)
+	close() error
+}
+
 // hub connects the ranks of a group in one process: a mailbox for each
 // ordered pair of ranks, into which the sender puts messages without
 // waiting, so that a rank may send to its neighbours before it receives.
 type hub struct {
-	size  int
+	ranks int
 	boxes [][]chan message // boxes[to][from]
 }
 
@@ -39,7 +50,7 @@ func (c call) String() string {
 const mailboxDepth = 64
 
 func newHub(size int) *hub {
-	h := &hub{size: size, boxes: make([][]chan message, size)}
+	h := &hub{ranks: size, boxes: make([][]chan message, size)}
 	for to := range h.boxes {
 		h.boxes[to] = make([]chan message, size)
 		for from := range h.boxes[to] {
@@ -49,15 +60,26 @@ func newHub(size int) *hub {
 	return h
 }
 
-func (h *hub) send(from, to int, m message) { h.boxes[to][from] <- m }
+func (h *hub) size() int    { return h.ranks }
+func (h *hub) close() error { return nil }
+
+func (h *hub) send(from, to int, m message) error {
+	h.boxes[to][from] <- m
+	return nil
+}
 
 // recv waits up to timeout for a message from rank from; the error names
 // the rank that did not arrive.
 func (h *hub) recv(to, from int, timeout time.Duration, what string) (message, error) {
+	return receive(h.boxes[to][from], from, timeout, what)
+}
+
+// receive waits up to timeout for a message from rank from on box.
+func receive(box chan message, from int, timeout time.Duration, what string) (message, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case m := <-h.boxes[to][from]:
+	case m := <-box:
 		return m, nil
 	case <-t.C:
 		return message{}, fmt.Errorf("rank %d did not take part in %s within %v", from, what, timeout)
