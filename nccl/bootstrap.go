@@ -78,7 +78,11 @@ func InitFromEnv(dev *rt.Device, opts ...Option) (*Comm, error) {
 func InitRank(dev *rt.Device, rank, size int, master string, opts ...Option) (*Comm, error) {
 	timeout := timeoutOf(opts)
 	if !dev.IsCPU() {
-		return nil, fmt.Errorf("nccl: init rank %d: %v; this build's communicators run on the CPU backend only", rank, dev)
+		g, err := initRankOnGPU(dev, rank, size, master, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("nccl: init rank %d of %d: %w", rank, size, err)
+		}
+		return &Comm{dev: dev, rank: rank, size: size, gpu: g, timeout: timeout}, nil
 	}
 	var conns []*peerConn
 	var err error
@@ -90,7 +94,7 @@ func InitRank(dev *rt.Device, rank, size int, master string, opts ...Option) (*C
 	if err != nil {
 		return nil, fmt.Errorf("nccl: init rank %d of %d: %w", rank, size, err)
 	}
-	return &Comm{dev: dev, rank: rank, net: newTCPTransport(rank, size, conns), timeout: timeout}, nil
+	return &Comm{dev: dev, rank: rank, size: size, net: newTCPTransport(rank, size, conns), timeout: timeout}, nil
 }
 
 func timeoutOf(opts []Option) time.Duration {
@@ -171,4 +175,43 @@ func closeAll(conns []*peerConn) {
 	for _, p := range slices.DeleteFunc(slices.Clone(conns), func(p *peerConn) bool { return p == nil }) {
 		p.c.Close()
 	}
+}
+
+// initRankOnGPU makes an NCCL communicator: rank 0 makes NCCL's unique id
+// and hands it to the other ranks over the bootstrap's connections.
+func initRankOnGPU(dev *rt.Device, rank, size int, master string, timeout time.Duration) (*gpuComm, error) {
+	lib, err := loadLibrary(dev.Backend())
+	if err != nil {
+		return nil, err
+	}
+	var id uniqueID
+	if rank == 0 {
+		if id, err = newUniqueID(lib); err != nil {
+			return nil, err
+		}
+		conns, err := serve(master, size, timeout)
+		if err != nil {
+			return nil, err
+		}
+		defer closeAll(conns)
+		for r, p := range conns {
+			if p == nil {
+				continue
+			}
+			if err := p.write(id); err != nil {
+				return nil, fmt.Errorf("sending NCCL's id to rank %d: %w", r, err)
+			}
+		}
+	} else {
+		conns, err := join(master, rank, size, timeout)
+		if err != nil {
+			return nil, err
+		}
+		defer closeAll(conns)
+		conns[0].c.SetDeadline(time.Now().Add(timeout))
+		if err := conns[0].dec.Decode(&id); err != nil {
+			return nil, fmt.Errorf("receiving NCCL's id from rank 0 within %v: %w", timeout, err)
+		}
+	}
+	return initRankGPU(lib, dev, id, rank, size)
 }

@@ -52,6 +52,9 @@ func AllReduce[T rt.Number](c *Comm, send, recv *rt.Buffer[T], op Op, s *rt.Stre
 	if send.Len() != recv.Len() {
 		return opError(c, name, fmt.Errorf("send has %d elements, recv %d", send.Len(), recv.Len()))
 	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "AllReduce", s, send.Len(), gpuCall{send: send.DevicePointer(), recv: recv.DevicePointer(), n: send.Len(), op: ncclOps[op]})
+	}
 	return run(c, name, s, send, func() error {
 		out, err := collective(c, callOf[T](name, send.Len(), 0, op), send.CPUSlice(), func(all [][]T) [][]T {
 			return repeat(reduce(all, op), len(all))
@@ -70,6 +73,9 @@ func Broadcast[T rt.Element](c *Comm, send, recv *rt.Buffer[T], root int, s *rt.
 	}
 	if err := checkRoot(c, root); err != nil {
 		return opError(c, name, err)
+	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "Broadcast", s, recv.Len(), gpuCall{send: send.DevicePointer(), recv: recv.DevicePointer(), n: recv.Len(), root: root})
 	}
 	return run(c, name, s, recv, func() error {
 		out, err := collective(c, callOf[T](name, recv.Len(), root, Sum), send.CPUSlice(), func(all [][]T) [][]T {
@@ -90,6 +96,9 @@ func Send[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 	if peer < 0 || peer >= c.Size() || peer == c.rank {
 		return opError(c, name, fmt.Errorf("peer %d: want another rank of %d", peer, c.Size()))
 	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "Send", s, buf.Len(), gpuCall{send: buf.DevicePointer(), n: buf.Len(), root: peer})
+	}
 	return run(c, name, s, buf, func() error {
 		data := append([]T(nil), buf.CPUSlice()...)
 		return c.net.send(c.rank, peer, message{call: callOf[T]("send", buf.Len(), c.rank, Sum), data: data})
@@ -104,6 +113,9 @@ func Recv[T rt.Element](c *Comm, buf *rt.Buffer[T], peer int, s *rt.Stream) erro
 	}
 	if peer < 0 || peer >= c.Size() || peer == c.rank {
 		return opError(c, name, fmt.Errorf("peer %d: want another rank of %d", peer, c.Size()))
+	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "Recv", s, buf.Len(), gpuCall{recv: buf.DevicePointer(), n: buf.Len(), root: peer})
 	}
 	return run(c, name, s, buf, func() error {
 		m, err := c.net.recv(c.rank, peer, c.timeout, "send to rank "+fmt.Sprint(c.rank))
@@ -126,6 +138,17 @@ func run[T rt.Element](c *Comm, name string, s *rt.Stream, buf *rt.Buffer[T], wo
 	registerWire[T]()
 	bytes := int64(buf.Len()) * int64(unsafe.Sizeof(*new(T)))
 	err := c.dev.QueueForeign(s, "collective", name, bytes, func(uintptr) error { return work() })
+	return opError(c, name, err)
+}
+
+// runGPU queues NCCL's call of the collective name on stream s.
+func runGPU[T rt.Element](c *Comm, name, call string, s *rt.Stream, n int, a gpuCall) error {
+	dt, err := dataType[T]()
+	if err == nil {
+		a.dtype = dt
+		bytes := int64(n) * int64(unsafe.Sizeof(*new(T)))
+		err = c.dev.QueueForeign(s, "collective", name, bytes, func(h uintptr) error { return c.gpu.run(call, a, h) })
+	}
 	return opError(c, name, err)
 }
 

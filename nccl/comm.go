@@ -2,7 +2,9 @@
 // sends) between the devices of a qd program, one communicator per
 // device.
 //
-// This version implements the communicator of the CPU backend, so that the
+// On GPUs the collectives are NCCL's, from libnccl.so.2 (RCCL's librccl.so
+// on AMD GPUs), loaded at run time, queued on qd streams. On the CPU
+// backend a communicator of qd's own runs the same calls, so that the
 // logic of a program split across devices runs and is tested without
 // GPUs. Its ranks are goroutines of one process, each driving one of the
 // CPU backend's pretend devices (InitAll, with rt.OpenAll and
@@ -38,7 +40,9 @@ const DefaultTimeout = 60 * time.Second
 type Comm struct {
 	dev     *rt.Device
 	rank    int
-	net     transport
+	size    int
+	net     transport // the CPU backend's
+	gpu     *gpuComm  // NCCL's, on a GPU
 	timeout time.Duration
 	closed  atomic.Bool
 }
@@ -51,7 +55,8 @@ type Option struct{ timeout time.Duration }
 func WithTimeout(d time.Duration) Option { return Option{timeout: d} }
 
 // InitAll makes one communicator for each device, all of one group, rank
-// i for devs[i]. The devices must be distinct devices of the CPU backend.
+// i for devs[i]: on GPUs with ncclCommInitAll. The devices must be
+// distinct devices of one backend.
 func InitAll(devs []*rt.Device, opts ...Option) ([]*Comm, error) {
 	const op = "nccl: init all"
 	if len(devs) == 0 {
@@ -60,18 +65,29 @@ func InitAll(devs []*rt.Device, opts ...Option) ([]*Comm, error) {
 	timeout := timeoutOf(opts)
 	seen := map[*rt.Device]bool{}
 	for i, d := range devs {
-		if !d.IsCPU() {
-			return nil, fmt.Errorf("%s: rank %d is on %v; this build's communicators run on the CPU backend only", op, i, d)
+		if d.Backend() != devs[0].Backend() {
+			return nil, fmt.Errorf("%s: rank %d is on %v, rank 0 on %v; all ranks need one backend", op, i, d, devs[0])
 		}
 		if seen[d] {
 			return nil, fmt.Errorf("%s: rank %d's device %v is another rank's too; give each rank its own device", op, i, d)
 		}
 		seen[d] = true
 	}
+	if !devs[0].IsCPU() {
+		gpus, err := initAllGPU(devs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		comms := make([]*Comm, len(devs))
+		for i, d := range devs {
+			comms[i] = &Comm{dev: d, rank: i, gpu: gpus[i], timeout: timeout, size: len(devs)}
+		}
+		return comms, nil
+	}
 	h := newHub(len(devs))
 	comms := make([]*Comm, len(devs))
 	for i, d := range devs {
-		comms[i] = &Comm{dev: d, rank: i, net: h, timeout: timeout}
+		comms[i] = &Comm{dev: d, rank: i, net: h, timeout: timeout, size: len(devs)}
 	}
 	return comms, nil
 }
@@ -80,7 +96,7 @@ func InitAll(devs []*rt.Device, opts ...Option) ([]*Comm, error) {
 func (c *Comm) Rank() int { return c.rank }
 
 // Size returns the number of ranks.
-func (c *Comm) Size() int { return c.net.size() }
+func (c *Comm) Size() int { return c.size }
 
 // Device returns the device of the communicator's rank.
 func (c *Comm) Device() *rt.Device { return c.dev }
@@ -89,6 +105,9 @@ func (c *Comm) Device() *rt.Device { return c.dev }
 func (c *Comm) Close() error {
 	if c.closed.Swap(true) {
 		return nil
+	}
+	if c.gpu != nil {
+		return c.gpu.close()
 	}
 	return c.net.close()
 }

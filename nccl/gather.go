@@ -20,6 +20,9 @@ func Reduce[T rt.Number](c *Comm, send, recv *rt.Buffer[T], op Op, root int, s *
 	if op < Sum || op > Avg {
 		return opError(c, name, fmt.Errorf("unknown reduction %v", op))
 	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "Reduce", s, send.Len(), gpuCall{send: send.DevicePointer(), recv: recv.DevicePointer(), n: send.Len(), op: ncclOps[op], root: root})
+	}
 	return run(c, name, s, send, func() error {
 		out, err := collective(c, callOf[T](name, send.Len(), root, op), send.CPUSlice(), func(all [][]T) [][]T {
 			outs := make([][]T, len(all))
@@ -43,6 +46,9 @@ func AllGather[T rt.Element](c *Comm, send, recv *rt.Buffer[T], s *rt.Stream) er
 	if recv.Len() != send.Len()*c.Size() {
 		return opError(c, name, fmt.Errorf("recv has %d elements, want %d ranks × %d", recv.Len(), c.Size(), send.Len()))
 	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "AllGather", s, recv.Len(), gpuCall{send: send.DevicePointer(), recv: recv.DevicePointer(), n: send.Len()})
+	}
 	return run(c, name, s, recv, func() error {
 		out, err := collective(c, callOf[T](name, send.Len(), 0, Sum), send.CPUSlice(), func(all [][]T) [][]T {
 			return repeat(slices.Concat(all...), len(all))
@@ -65,6 +71,9 @@ func ReduceScatter[T rt.Number](c *Comm, send, recv *rt.Buffer[T], op Op, s *rt.
 	}
 	if op < Sum || op > Avg {
 		return opError(c, name, fmt.Errorf("unknown reduction %v", op))
+	}
+	if c.gpu != nil {
+		return runGPU[T](c, name, "ReduceScatter", s, send.Len(), gpuCall{send: send.DevicePointer(), recv: recv.DevicePointer(), n: recv.Len(), op: ncclOps[op]})
 	}
 	n := recv.Len()
 	return run(c, name, s, send, func() error {

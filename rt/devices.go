@@ -126,3 +126,18 @@ func CloseAll(devs []*Device) error {
 
 // Index returns the device's index among the devices of its backend.
 func (d *Device) Index() int { return d.index }
+
+// MakeCurrent makes d the current device of the calling thread, for
+// libraries that act on the current device, such as NCCL's
+// ncclCommInitRank. The caller must hold its goroutine on its thread
+// (runtime.LockOSThread) until the library's call returns. It does
+// nothing on the CPU.
+func (d *Device) MakeCurrent() error {
+	if err := d.check(); err != nil {
+		return opError("make device current", err)
+	}
+	if c, ok := d.drv.(interface{ makeCurrent() error }); ok {
+		return opError("make device current", c.makeCurrent())
+	}
+	return nil
+}
