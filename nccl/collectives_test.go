@@ -118,10 +118,13 @@ func TestBroadcastAndSendRecv(t *testing.T) {
 		// previous one's.
 		mine, _ := rt.FromSlice(c.Device(), []int32{int32(c.Rank() * 100)})
 		from, _ := rt.Alloc[int32](c.Device(), 1)
-		if err := Send(c, mine, (c.Rank()+1)%size, nil); err != nil {
-			return err
-		}
-		if err := Recv(c, from, (c.Rank()+size-1)%size, nil); err != nil {
+		err = c.Group(func() error {
+			if err := Send(c, mine, (c.Rank()+1)%size, nil); err != nil {
+				return err
+			}
+			return Recv(c, from, (c.Rank()+size-1)%size, nil)
+		})
+		if err != nil {
 			return err
 		}
 		x, _ := b.Read()

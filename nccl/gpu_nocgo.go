@@ -28,3 +28,6 @@ func (g *gpuComm) run(string, gpuCall, uintptr) error  { return errNoCgo }
 func initRankGPU(*library, *rt.Device, uniqueID, int, int) (*gpuComm, error) {
 	return nil, errNoCgo
 }
+
+func (g *gpuComm) groupStart() error { return errNoCgo }
+func (g *gpuComm) groupEnd() error   { return errNoCgo }

@@ -158,7 +158,7 @@ func (r *rank) step() error {
 	if err := r.computed.Wait(r.halo); err != nil {
 		return err
 	}
-	if err := r.exchange(); err != nil {
+	if err := r.c.Group(r.exchange); err != nil {
 		return err
 	}
 	if err := r.exchanged.Record(r.halo); err != nil {
