@@ -37,15 +37,20 @@ const (
 	cuMemoryPoolsSupported   = 115
 )
 
-func openCUDA(index int) (driver, error) {
+// loadCUDA loads the CUDA driver library once.
+func loadCUDA() (*C.struct_qd_api, error) {
 	cudaOnce.Do(func() {
 		cudaAPI, cudaErr = openAPI(false, []string{"libcuda.so.1"})
 		if cudaErr != nil {
 			cudaErr = fmt.Errorf("%w: %w", ErrNoDevice, cudaErr)
 		}
 	})
-	if cudaErr != nil {
-		return nil, cudaErr
+	return cudaAPI, cudaErr
+}
+
+func openCUDA(index int) (driver, error) {
+	if _, err := loadCUDA(); err != nil {
+		return nil, err
 	}
 	d := &cudaDriver{gpuDriver{api: cudaAPI}}
 	if err := d.open(index, CUDA); err != nil {

@@ -21,7 +21,8 @@
 //
 // The environment variable QD_BACKEND (cpu, cuda, hip, gpu or auto; gpu
 // requires a GPU of any backend) and QD_DEVICE (a device index) choose the
-// device Open returns; QD_TRACE names a file
+// device Open returns; QD_CPU_DEVICES sets how many pretend devices the
+// CPU backend has (devices.go); QD_TRACE names a file
 // that a trace of the device's work is written to when it closes;
 // QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
 // QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
@@ -167,7 +168,9 @@ func Open(opts ...Option) (*Device, error) {
 	var d *Device
 	switch backend {
 	case CPU:
-		d = openCPU()
+		if d, err = openCPUDevice(index); err != nil {
+			return nil, err
+		}
 	case CUDA, HIP:
 		if d, err = openGPU(backend, index); err != nil {
 			return nil, err
@@ -303,6 +306,9 @@ func (d *Device) Name() string { return d.name }
 func (d *Device) String() string {
 	if d.backend == CPU && d.noGPU != nil {
 		return fmt.Sprintf("cpu (no GPU: %v)", d.noGPU)
+	}
+	if d.backend == CPU && d.index > 0 {
+		return fmt.Sprintf("cpu device %d", d.index)
 	}
 	if d.backend == CPU {
 		return "cpu"

@@ -118,10 +118,17 @@ func (e *Event) Record(s *Stream) error {
 // Wait makes stream s wait, on the GPU, until the event is reached: work
 // queued on s afterwards starts only then. The host does not block. A nil
 // stream is the default stream.
+//
+// s may be a stream of another device of the same backend: that device's
+// work queued on s afterwards then waits for this device's work, which is
+// how work is ordered across devices.
 func (e *Event) Wait(s *Stream) error {
 	const op = "wait for event"
 	if err := e.usable(op); err != nil {
 		return err
+	}
+	if s != nil && s.dev != e.dev {
+		return e.waitOnPeer(s)
 	}
 	h, err := s.use(e.dev)
 	if err != nil {
@@ -215,4 +222,29 @@ func (e *Event) release() error {
 		return nil
 	}
 	return e.dev.destroyDriverEvent(e.handle)
+}
+
+// waitOnPeer is Wait on a stream of another device.
+func (e *Event) waitOnPeer(s *Stream) error {
+	const op = "wait for event of another device"
+	if s.dev.backend != e.dev.backend {
+		return opError(op, fmt.Errorf("%w: an event of a %s device on a stream of a %s device", ErrWrongDevice, e.dev.backend, s.dev.backend))
+	}
+	if e.rec != nil || s.recording() {
+		return opError(op, fmt.Errorf("events cannot order recorded work across devices: %w", ErrRecording))
+	}
+	if err := s.dev.check(); err != nil {
+		return opError(op, err)
+	}
+	h, err := s.use(s.dev)
+	if err != nil {
+		return opError(op, err)
+	}
+	if s.dev.drv != nil {
+		err = s.dev.drv.waitEvent(h, e.handle)
+	}
+	if tr := s.dev.tracer.Load(); tr != nil && err == nil {
+		tr.point(TraceEvent{Kind: "wait", Name: "event of " + e.dev.String(), Stream: s.laneName()}, h)
+	}
+	return opError(op, err)
 }

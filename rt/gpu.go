@@ -432,3 +432,12 @@ func (g *gpuDriver) benchUse(n int) { C.qd_bench_use(g.api, g.ctx, C.int(n)) }
 func (g *gpuDriver) benchRecord(ev, s uintptr, n int) {
 	C.qd_bench_record(g.api, g.ctx, C.uintptr_t(ev), C.uintptr_t(s), C.int(n))
 }
+
+// makeCurrent makes the device's context current on the calling thread.
+func (g *gpuDriver) makeCurrent() error {
+	call := C.int(C.QD_CALL_CtxSetCurrent)
+	if g.api.hip != 0 {
+		call = C.QD_CALL_SetDevice
+	}
+	return g.check(call, C.qd_use(g.api, g.ctx))
+}

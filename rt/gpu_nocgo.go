@@ -24,3 +24,5 @@ func (g *gpuDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintp
 
 func (g *gpuDriver) fork(ev, from uintptr, streams []uintptr) error     { return ErrNoDevice }
 func (g *gpuDriver) join(events, streams []uintptr, into uintptr) error { return ErrNoDevice }
+
+func gpuDeviceCount(b Backend) (int, error) { return 0, errNoCgo }

@@ -87,15 +87,20 @@ const (
 	hipWarpSize               = 87
 )
 
-func openHIP(index int) (driver, error) {
+// loadHIP loads the HIP runtime library once.
+func loadHIP() (*C.struct_qd_api, error) {
 	hipOnce.Do(func() {
 		hipAPI, hipErr = openAPI(true, hipLibraries())
 		if hipErr != nil {
 			hipErr = fmt.Errorf("%w: %w", ErrNoDevice, hipErr)
 		}
 	})
-	if hipErr != nil {
-		return nil, hipErr
+	return hipAPI, hipErr
+}
+
+func openHIP(index int) (driver, error) {
+	if _, err := loadHIP(); err != nil {
+		return nil, err
 	}
 	d := &hipDriver{gpuDriver: gpuDriver{api: hipAPI}}
 	if err := d.open(index, HIP); err != nil {

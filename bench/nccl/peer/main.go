@@ -1,0 +1,50 @@
+// Command peer measures copies between two devices with rt.CopyPeer, in
+// GB/s, for comparison with cudaMemcpyPeerAsync (peer.cu).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/qdgo/qd/rt"
+)
+
+func main() {
+	mib := flag.Int("mib", 1024, "MiB per copy")
+	reps := flag.Int("reps", 10, "copies timed")
+	flag.Parse()
+	log.SetFlags(0)
+	devs, err := rt.OpenAll()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.CloseAll(devs)
+	if len(devs) < 2 {
+		log.Fatalf("needs 2 devices, have %d", len(devs))
+	}
+	n := *mib << 20 / 4
+	src, err := rt.Alloc[float32](devs[0], n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	dst, err := rt.Alloc[float32](devs[1], n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := rt.CopyPeer(dst, src, nil); err != nil { // warm up
+		log.Fatal(err)
+	}
+	start := time.Now()
+	for range *reps {
+		if err := rt.CopyPeer(dst, src, nil); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := devs[1].Synchronize(); err != nil {
+		log.Fatal(err)
+	}
+	secs := time.Since(start).Seconds()
+	fmt.Printf("qd CopyPeer %d MiB: %.1f GB/s\n", *mib, float64(*reps)*float64(n*4)/secs/1e9)
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/qdgo/qd/nccl"
+	"github.com/qdgo/qd/rt"
+)
+
+// problem is a grid ny rows by nx columns, held at 1 along its top row and
+// at 0 along its other edges, relaxed for steps Jacobi steps.
+type problem struct{ nx, ny, steps int }
+
+// solution is the grid after the steps, and the largest change of a point
+// at each step.
+type solution struct {
+	grid      []float32
+	residuals []float32
+}
+
+// solve splits the rows of the grid between the communicators' devices,
+// one goroutine per rank, and gathers the result.
+func solve(p problem, comms []*nccl.Comm) (solution, error) {
+	n := len(comms)
+	if p.ny%n != 0 || p.ny/n < 2 {
+		return solution{}, fmt.Errorf("%d rows do not split into %d parts of at least 2", p.ny, n)
+	}
+	parts := make([][]float32, n)
+	var residuals []float32
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, c := range comms {
+		wg.Go(func() {
+			var res []float32
+			parts[i], res, errs[i] = solveRank(p, c)
+			if i == 0 {
+				residuals = res
+			}
+		})
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			return solution{}, fmt.Errorf("rank %d: %w", r, err)
+		}
+	}
+	return solution{grid: slices.Concat(parts...), residuals: residuals}, nil
+}
+
+// rank is one rank's part of the grid: rows rows of the grid, as local
+// rows 1 to rows of u and next, between ghost rows 0 and rows+1 that hold
+// the neighbours' edge rows.
+type rank struct {
+	p        problem
+	c        *nccl.Comm
+	ks       *Kernels
+	rows     int
+	u, next  *rt.Buffer[float32]
+	change   *rt.Buffer[float32]
+	residual *rt.Buffer[float32]
+	// compute runs the updates, halo the exchange of edge rows, at the
+	// same time; the events order one after the other.
+	compute, halo       *rt.Stream
+	computed, exchanged *rt.Event
+}
+
+func solveRank(p problem, c *nccl.Comm) ([]float32, []float32, error) {
+	r, err := newRank(p, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	residuals := make([]float32, p.steps)
+	host := make([]float32, 1)
+	for step := range p.steps {
+		if err := r.step(); err != nil {
+			return nil, nil, fmt.Errorf("step %d: %w", step, err)
+		}
+		if err := r.residual.CopyToAsync(host, r.compute); err != nil {
+			return nil, nil, err
+		}
+		residuals[step] = host[0]
+		r.u, r.next = r.next, r.u
+	}
+	if err := r.compute.Synchronize(); err != nil {
+		return nil, nil, err
+	}
+	all, err := r.u.Read()
+	if err != nil {
+		return nil, nil, err
+	}
+	return all[p.nx : (r.rows+1)*p.nx], residuals, nil
+}
+
+func newRank(p problem, c *nccl.Comm) (*rank, error) {
+	dev := c.Device()
+	ks, err := Load(dev)
+	if err != nil {
+		return nil, err
+	}
+	r := &rank{p: p, c: c, ks: ks, rows: p.ny / c.Size()}
+	start := make([]float32, (r.rows+2)*p.nx)
+	if c.Rank() == 0 {
+		for x := range p.nx {
+			start[p.nx+x] = 1 // the top row of the grid
+		}
+	}
+	if r.u, err = rt.FromSlice(dev, start); err != nil {
+		return nil, err
+	}
+	if r.next, err = rt.FromSlice(dev, start); err != nil {
+		return nil, err
+	}
+	if r.change, err = rt.Alloc[float32](dev, r.rows); err != nil {
+		return nil, err
+	}
+	if r.residual, err = rt.Alloc[float32](dev, 1); err != nil {
+		return nil, err
+	}
+	if r.compute, err = dev.NewStream(); err != nil {
+		return nil, err
+	}
+	if r.halo, err = dev.NewStream(); err != nil {
+		return nil, err
+	}
+	if r.computed, err = dev.NewEvent(); err != nil {
+		return nil, err
+	}
+	r.exchanged, err = dev.NewEvent()
+	return r, err
+}
+
+// updated is the local rows [lo, hi) whose points change: all but the
+// grid's top and bottom rows.
+func (r *rank) updated() (lo, hi int) {
+	lo, hi = 1, r.rows+1
+	if r.c.Rank() == 0 {
+		lo++
+	}
+	if r.c.Rank() == r.c.Size()-1 {
+		hi--
+	}
+	return lo, hi
+}
+
+// step is one Jacobi step: the edge rows go to the neighbours on the halo
+// stream while the rows that need no halo are updated on the compute
+// stream; then the edge rows are updated, and the largest change of all
+// ranks is reduced into residual.
+func (r *rank) step() error {
+	nx := r.p.nx
+	lo, hi := r.updated()
+	inner := rt.OnStream(r.compute)
+	if err := r.computed.Record(r.compute); err != nil {
+		return err
+	}
+	if err := r.computed.Wait(r.halo); err != nil {
+		return err
+	}
+	if err := r.c.Group(r.exchange); err != nil {
+		return err
+	}
+	if err := r.exchanged.Record(r.halo); err != nil {
+		return err
+	}
+	if a, b := max(lo, 2), min(hi, r.rows); a < b {
+		if err := r.ks.JacobiRows(r.u, r.next, nx, a, b, inner); err != nil {
+			return err
+		}
+	}
+	if err := r.exchanged.Wait(r.compute); err != nil {
+		return err
+	}
+	// The edge rows, which read the ghost rows (rows is at least 2).
+	for _, row := range []int{1, r.rows} {
+		if row >= lo && row < hi {
+			if err := r.ks.JacobiRows(r.u, r.next, nx, row, row+1, inner); err != nil {
+				return err
+			}
+		}
+	}
+	if err := r.ks.RowChange(r.u, r.next, r.change, nx, lo, hi, inner); err != nil {
+		return err
+	}
+	if err := r.ks.MaxOf(r.change, r.residual, hi-lo, inner); err != nil {
+		return err
+	}
+	return nccl.AllReduce(r.c, r.residual, r.residual, nccl.Max, r.compute)
+}
+
+// exchange sends the first and last rows of the rank's part to its
+// neighbours and receives theirs into the ghost rows, on the halo stream.
+func (r *rank) exchange() error {
+	nx, me, n := r.p.nx, r.c.Rank(), r.c.Size()
+	row := func(i int) *rt.Buffer[float32] { return r.u.Slice(i*nx, (i+1)*nx) }
+	if me > 0 {
+		if err := nccl.Send(r.c, row(1), me-1, r.halo); err != nil {
+			return err
+		}
+	}
+	if me < n-1 {
+		if err := nccl.Send(r.c, row(r.rows), me+1, r.halo); err != nil {
+			return err
+		}
+	}
+	if me > 0 {
+		if err := nccl.Recv(r.c, row(0), me-1, r.halo); err != nil {
+			return err
+		}
+	}
+	if me < n-1 {
+		if err := nccl.Recv(r.c, row(r.rows+1), me+1, r.halo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
