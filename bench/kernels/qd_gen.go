@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d125a858b4fe6c9afc75dfcb6e2f1bbc7170149b94a2418a55fffc736dd1bcaa"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "4f4e58c91793f046c92e3e7d3ee2f36955c87cf56abfc912dd657ba16bd02bf7"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b792a3363a58435f3dcdf24d7d1b03c65766e510d740e1f5196c82e2125deb2a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "63b933aa79a7d63ebc5884a5f10754e9d53bd008a4bead6be37e4af2f05df7ee"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

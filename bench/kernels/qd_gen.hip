@@ -60,84 +60,29 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r14 = p2;
-	r15 = p3;
-	r19 = p0;
-	r20 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r32 = (u64)r20;
-	r33 = r2;
-	r34 = (u64)r33 + 1ull;
-	r35 = (u64)r34;
-	r36 = r35 < r32;
-	r37 = (u64)r3;
-	r38 = r37 + 18446744073709551615ull;
-	r39 = r38 + 4611686018427387904ull;
-	r40 = r39 <= 9223372036854775808ull;
-	r41 = r38 - 1ull;
-	r42 = (u64)r2;
-	r43 = r41 - r42;
-	r44 = r32 - 1ull;
-	r45 = r44 - r35;
-	r46 = r43 <= r45;
-	if (!r36) goto b9;
-	if (!r40) goto b9;
-	if (!r46) goto b9;
-	r51 = r2;
-	r52 = r4 + r51 * 4;
-	r53 = (u64)r1 * 4ull;
-	r54 = r19 + r51 * 4;
+#line 12 "checks.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r14 = p2; r15 = p3; r19 = p0; r20 = p1;
+#line 12 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r20; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; if (!r36) goto b9; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 4; r53 = (u64)r1 * 4ull; r54 = r19 + r51 * 4;
 b5: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b8;
-	r47 = r52;
-	r11 = r47 + 4ll;
-	r12 = *(i32 *)r11;
-	r16 = (i64)r12;
-	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
-	r13 = r14 + r16 * 4;
-	r17 = *(float *)r13;
-	r48 = r54;
-	r18 = r48 + 4ll;
-	*(float *)r18 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	r52 = r52 + r53 * 1;
-	r54 = r54 + r53 * 1;
-	goto b5;
+#line 12 "checks.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r47 = r52; r11 = r47 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; } r13 = r14 + r16 * 4; r17 = *(float *)r13; r48 = r54; r18 = r48 + 4ll; *(float *)r18 = r17;
+#line 12 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r52 = r52 + r53 * 1; r54 = r54 + r53 * 1; goto b5;
 b8: // exit
+#line 12 "checks.go"
 	return;
 b9: // preheader
-	r55 = r2;
-	r56 = r4 + r55 * 4;
-	r57 = (u64)r1 * 4ull;
-	r58 = r19 + r55 * 4;
+#line 12 "checks.go"
+	r55 = r2; r56 = r4 + r55 * 4; r57 = (u64)r1 * 4ull; r58 = r19 + r55 * 4;
 b10: // head (checked)
-	r21 = (u64)r2 + 1ull;
-	r22 = r21 < r3;
-	if (!r22) goto b8;
-	r23 = r2;
-	r24 = (u64)r23 + 1ull;
-	r49 = r56;
-	r26 = r49 + 4ll;
-	r27 = *(i32 *)r26;
-	r29 = (i64)r27;
-	if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; }
-	r28 = r14 + r29 * 4;
-	r30 = *(float *)r28;
-	if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; }
-	r50 = r58;
-	r31 = r50 + 4ll;
-	*(float *)r31 = r30;
-	r2 = (u64)r2 + (u64)r1;
-	r56 = r56 + r57 * 1;
-	r58 = r58 + r57 * 1;
-	goto b10;
+#line 12 "checks.go"
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b8; r23 = r2; r24 = (u64)r23 + 1ull;
+	r49 = r56; r26 = r49 + 4ll; r27 = *(i32 *)r26; r29 = (i64)r27; if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; } r28 = r14 + r29 * 4; r30 = *(float *)r28; if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; } r50 = r58; r31 = r50 + 4ll; *(float *)r31 = r30;
+#line 12 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b10;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -169,105 +114,26 @@ extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3,
 	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
 	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
 	char *r97 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r107 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r14 = p2;
-	r19 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r21 = (u64)r1 * 3ull;
-	r77 = (u64)r1 * 4ull;
-	r26 = (u64)r3;
-	r28 = (u64)r21;
-	r83 = r77;
-	r86 = r77;
-	r89 = (u64)r1 * 8ull;
-	r92 = r89;
-	r95 = (u64)r1 * 12ull;
-	r98 = r95;
-	r104 = r2;
-	r105 = r4 + r104 * 4;
-	r106 = (u64)r77 * 4ull;
-	r107 = r19 + r104 * 4;
+#line 21 "checks.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r14 = p2; r19 = p0;
+#line 21 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r21 = (u64)r1 * 3ull; r77 = (u64)r1 * 4ull; r26 = (u64)r3; r28 = (u64)r21;
+	r83 = r77; r86 = r77; r89 = (u64)r1 * 8ull; r92 = r89; r95 = (u64)r1 * 12ull; r98 = r95; r104 = r2; r105 = r4 + r104 * 4; r106 = (u64)r77 * 4ull; r107 = r19 + r104 * 4;
 b2: // grid unrolled guard
-	r22 = (u64)r2 + 1ull;
-	r23 = r22 < r3;
-	if (!r23) goto b13;
-	r27 = (u64)r22;
-	r24 = r26 - r27;
-	r25 = r24 > r28;
-	if (!r25) goto b9;
-	r80 = r105;
-	r35 = r80 + 4ll;
-	r36 = *(i32 *)r35;
-	r38 = (i64)r36;
-	r37 = r14 + r38 * 4;
-	r39 = *(float *)r37;
-	r81 = r107;
-	r40 = r81 + 4ll;
-	*(float *)r40 = r39;
-	r82 = r80;
-	r84 = r82 + r83 * 1;
-	r46 = r84 + 4ll;
-	r47 = *(i32 *)r46;
-	r49 = (i64)r47;
-	r48 = r14 + r49 * 4;
-	r50 = *(float *)r48;
-	r85 = r81;
-	r87 = r85 + r86 * 1;
-	r51 = r87 + 4ll;
-	*(float *)r51 = r50;
-	r88 = r80;
-	r90 = r88 + r89 * 1;
-	r58 = r90 + 4ll;
-	r59 = *(i32 *)r58;
-	r61 = (i64)r59;
-	r60 = r14 + r61 * 4;
-	r62 = *(float *)r60;
-	r91 = r81;
-	r93 = r91 + r92 * 1;
-	r63 = r93 + 4ll;
-	*(float *)r63 = r62;
-	r94 = r80;
-	r96 = r94 + r95 * 1;
-	r70 = r96 + 4ll;
-	r71 = *(i32 *)r70;
-	r73 = (i64)r71;
-	r72 = r14 + r73 * 4;
-	r74 = *(float *)r72;
-	r97 = r81;
-	r99 = r97 + r98 * 1;
-	r75 = r99 + 4ll;
-	*(float *)r75 = r74;
-	r2 = (u64)r2 + (u64)r77;
-	r105 = r105 + r106 * 1;
-	r107 = r107 + r106 * 1;
-	goto b2;
+#line 22 "checks.go"
+	r22 = (u64)r2 + 1ull; r23 = r22 < r3; if (!r23) goto b13; r27 = (u64)r22; r24 = r26 - r27; r25 = r24 > r28; if (!r25) goto b9; r80 = r105; r35 = r80 + 4ll; r36 = *(i32 *)r35; r38 = (i64)r36; r37 = r14 + r38 * 4; r39 = *(float *)r37; r81 = r107; r40 = r81 + 4ll; *(float *)r40 = r39; r82 = r80; r84 = r82 + r83 * 1; r46 = r84 + 4ll; r47 = *(i32 *)r46; r49 = (i64)r47; r48 = r14 + r49 * 4; r50 = *(float *)r48; r85 = r81; r87 = r85 + r86 * 1; r51 = r87 + 4ll; *(float *)r51 = r50; r88 = r80; r90 = r88 + r89 * 1; r58 = r90 + 4ll; r59 = *(i32 *)r58; r61 = (i64)r59; r60 = r14 + r61 * 4; r62 = *(float *)r60; r91 = r81; r93 = r91 + r92 * 1; r63 = r93 + 4ll; *(float *)r63 = r62; r94 = r80; r96 = r94 + r95 * 1; r70 = r96 + 4ll; r71 = *(i32 *)r70; r73 = (i64)r71; r72 = r14 + r73 * 4; r74 = *(float *)r72; r97 = r81; r99 = r97 + r98 * 1; r75 = r99 + 4ll; *(float *)r75 = r74; r2 = (u64)r2 + (u64)r77; r105 = r105 + r106 * 1; r107 = r107 + r106 * 1; goto b2;
 b9: // preheader
-	r100 = r2;
-	r101 = r4 + r100 * 4;
-	r102 = r77;
-	r103 = r19 + r100 * 4;
+#line 21 "checks.go"
+	r100 = r2; r101 = r4 + r100 * 4; r102 = r77; r103 = r19 + r100 * 4;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r78 = r101;
-	r11 = r78 + 4ll;
-	r12 = *(i32 *)r11;
-	r16 = (i64)r12;
-	r13 = r14 + r16 * 4;
-	r17 = *(float *)r13;
-	r79 = r103;
-	r18 = r79 + 4ll;
-	*(float *)r18 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	r101 = r101 + r102 * 1;
-	r103 = r103 + r102 * 1;
-	goto b10;
+#line 21 "checks.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r78 = r101; r11 = r78 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; r13 = r14 + r16 * 4; r17 = *(float *)r13; r79 = r103; r18 = r79 + 4ll; *(float *)r18 = r17;
+#line 21 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; r103 = r103 + r102 * 1; goto b10;
 b13: // exit
+#line 21 "checks.go"
 	return;
 }
 
@@ -292,166 +158,41 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r2 = p4;
-	r4 = p2;
-	r5 = p3;
-	r32 = p0;
-	r33 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r2 + (u64)r0;
-	r59 = (u64)r5;
-	r60 = r3;
-	r61 = (u64)r60 - (u64)r2;
-	r62 = (u64)r61;
-	r63 = r62 < r59;
-	r64 = r5;
-	r65 = (u64)r64 - (u64)r2;
-	r66 = (u64)r65;
-	r67 = r66 + 4611686018427387904ull;
-	r68 = r67 <= 9223372036854775808ull;
-	r69 = r66 - 1ull;
-	r70 = (u64)r3;
-	r71 = r69 - r70;
-	r72 = r59 - 1ull;
-	r73 = r72 - r62;
-	r74 = r71 <= r73;
-	r75 = (u64)r60 - 1ull;
-	r76 = (u64)r75;
-	r77 = r76 < r59;
-	r78 = r72;
-	r79 = r78 - r76;
-	r80 = r71 <= r79;
-	r81 = (u64)r60 + 1ull;
-	r82 = (u64)r81;
-	r83 = r82 < r59;
-	r84 = r72;
-	r85 = r84 - r82;
-	r86 = r71 <= r85;
-	r87 = (u64)r60 + (u64)r2;
-	r88 = (u64)r87;
-	r89 = r88 < r59;
-	r90 = r72;
-	r91 = r90 - r88;
-	r92 = r71 <= r91;
-	r93 = (u64)r33;
-	r94 = (u64)r60;
-	r95 = r94 < r93;
-	r96 = r93 - 1ull;
-	r97 = r96 - r94;
-	r98 = r71 <= r97;
-	if (!r63) goto b20;
-	if (!r68) goto b20;
-	if (!r74) goto b20;
-	if (!r77) goto b20;
-	if (!r80) goto b20;
-	if (!r83) goto b20;
-	if (!r86) goto b20;
-	if (!r89) goto b20;
-	if (!r92) goto b20;
-	if (!r95) goto b20;
-	if (!r98) goto b20;
-	r100 = (u64)r2 * (u64)(-4ll);
-	r105 = (u64)r2 * 4ull;
-	r115 = r3;
-	r116 = r4 + r115 * 4;
-	r117 = (u64)r1 * 4ull;
-	r118 = r32 + r115 * 4;
+#line 31 "checks.go"
+	r2 = p4; r4 = p2; r5 = p3;
+	r32 = p0; r33 = p1;
+#line 31 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2 + (u64)r0; r59 = (u64)r5; r60 = r3; r61 = (u64)r60 - (u64)r2; r62 = (u64)r61; r63 = r62 < r59; r64 = r5; r65 = (u64)r64 - (u64)r2; r66 = (u64)r65; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; r69 = r66 - 1ull; r70 = (u64)r3; r71 = r69 - r70; r72 = r59 - 1ull; r73 = r72 - r62; r74 = r71 <= r73; r75 = (u64)r60 - 1ull; r76 = (u64)r75; r77 = r76 < r59; r78 = r72; r79 = r78 - r76; r80 = r71 <= r79; r81 = (u64)r60 + 1ull; r82 = (u64)r81; r83 = r82 < r59; r84 = r72; r85 = r84 - r82; r86 = r71 <= r85; r87 = (u64)r60 + (u64)r2; r88 = (u64)r87; r89 = r88 < r59; r90 = r72; r91 = r90 - r88; r92 = r71 <= r91; r93 = (u64)r33; r94 = (u64)r60; r95 = r94 < r93; r96 = r93 - 1ull; r97 = r96 - r94; r98 = r71 <= r97; if (!r63) goto b19; if (!r68) goto b19; if (!r74) goto b19; if (!r77) goto b19; if (!r80) goto b19; if (!r83) goto b19; if (!r86) goto b19; if (!r89) goto b19; if (!r92) goto b19; if (!r95) goto b19; if (!r98) goto b19;
+#line 46 "checks.go"
+	r100 = (u64)r2 * (u64)(-4ll); r105 = (u64)r2 * 4ull;
+#line 31 "checks.go"
+	r115 = r3; r116 = r4 + r115 * 4; r117 = (u64)r1 * 4ull; r118 = r32 + r115 * 4;
 b13: // head
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r8 = r3 < r7;
-	if (!r8) goto b19;
-	r9 = r3;
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r10 = r9 < r7;
-	if (!r10) goto b19;
-	r99 = r116;
-	r101 = r99 + r100 * 1;
-	r13 = r101;
-	r14 = *(float *)r13;
-	r102 = r99;
-	r16 = r102 + -4ll;
-	r17 = *(float *)r16;
-	r18 = r14 + r17;
-	r19 = r99;
-	r20 = *(float *)r19;
-	r21 = r18 + r20;
-	r103 = r99;
-	r23 = r103 + 4ll;
-	r24 = *(float *)r23;
-	r25 = r21 + r24;
-	r104 = r99;
-	r106 = r104 + r105 * 1;
-	r27 = r106;
-	r28 = *(float *)r27;
-	r29 = r25 + r28;
-	r30 = r29 * 0x1.99999ap-03f;
-	r11 = r30;
-	r31 = r118;
-	*(float *)r31 = r11;
-	r3 = (u64)r3 + (u64)r1;
-	r116 = r116 + r117 * 1;
-	r118 = r118 + r117 * 1;
-	goto b13;
-b19: // exit
+#line 31 "checks.go"
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b18; r6 = r5; r7 = (u64)r6 - (u64)r2;
+#line 46 "checks.go"
+	r99 = r116; r101 = r99 + r100 * 1; r13 = r101; r14 = *(float *)r13; r102 = r99; r16 = r102 + -4ll; r17 = *(float *)r16; r18 = r14 + r17; r19 = r99; r20 = *(float *)r19; r21 = r18 + r20; r103 = r99; r23 = r103 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r104 = r99; r106 = r104 + r105 * 1; r27 = r106; r28 = *(float *)r27; r29 = r25 + r28; r30 = r29 * 0x1.99999ap-03f; r11 = r30;
+#line 32 "checks.go"
+	r31 = r118; *(float *)r31 = r11;
+#line 31 "checks.go"
+	r3 = (u64)r3 + (u64)r1; r116 = r116 + r117 * 1; r118 = r118 + r117 * 1; goto b13;
+b18: // exit
+#line 31 "checks.go"
 	return;
-b20: // preheader
-	r108 = (u64)r2 * (u64)(-4ll);
-	r113 = (u64)r2 * 4ull;
-	r119 = r3;
-	r120 = r4 + r119 * 4;
-	r121 = (u64)r1 * 4ull;
-	r122 = r32 + r119 * 4;
-b21: // head (checked)
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r35 = r3 < r7;
-	if (!r35) goto b19;
-	r36 = r3;
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r37 = r36 < r7;
-	if (!r37) goto b19;
-	r39 = (u64)r36 - (u64)r2;
-	if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; }
-	r107 = r120;
-	r109 = r107 + r108 * 1;
-	r40 = r109;
-	r41 = *(float *)r40;
-	r42 = (u64)r36 - 1ull;
-	if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; }
-	r110 = r107;
-	r43 = r110 + -4ll;
-	r44 = *(float *)r43;
-	r45 = r41 + r44;
-	if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; }
-	r46 = r107;
-	r47 = *(float *)r46;
-	r48 = r45 + r47;
-	r49 = (u64)r36 + 1ull;
-	if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; }
-	r111 = r107;
-	r50 = r111 + 4ll;
-	r51 = *(float *)r50;
-	r52 = r48 + r51;
-	r53 = (u64)r36 + (u64)r2;
-	if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; }
-	r112 = r107;
-	r114 = r112 + r113 * 1;
-	r54 = r114;
-	r55 = *(float *)r54;
-	r56 = r52 + r55;
-	r57 = r56 * 0x1.99999ap-03f;
-	r38 = r57;
-	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; }
-	r58 = r122;
-	*(float *)r58 = r38;
-	r3 = (u64)r3 + (u64)r1;
-	r120 = r120 + r121 * 1;
-	r122 = r122 + r121 * 1;
-	goto b21;
+b19: // preheader
+#line 46 "checks.go"
+	r108 = (u64)r2 * (u64)(-4ll); r113 = (u64)r2 * 4ull;
+#line 31 "checks.go"
+	r119 = r3; r120 = r4 + r119 * 4; r121 = (u64)r1 * 4ull; r122 = r32 + r119 * 4;
+b20: // head (checked)
+#line 31 "checks.go"
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r35 = r3 < r7; if (!r35) goto b18; r36 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
+#line 46 "checks.go"
+	r39 = (u64)r36 - (u64)r2; if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; } r107 = r120; r109 = r107 + r108 * 1; r40 = r109; r41 = *(float *)r40; r42 = (u64)r36 - 1ull; if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; } r110 = r107; r43 = r110 + -4ll; r44 = *(float *)r43; r45 = r41 + r44; if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; } r46 = r107; r47 = *(float *)r46; r48 = r45 + r47; r49 = (u64)r36 + 1ull; if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; } r111 = r107; r50 = r111 + 4ll; r51 = *(float *)r50; r52 = r48 + r51; r53 = (u64)r36 + (u64)r2; if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; } r112 = r107; r114 = r112 + r113 * 1; r54 = r114; r55 = *(float *)r54; r56 = r52 + r55; r57 = r56 * 0x1.99999ap-03f; r38 = r57;
+#line 32 "checks.go"
+	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; } r58 = r122; *(float *)r58 = r38;
+#line 31 "checks.go"
+	r3 = (u64)r3 + (u64)r1; r120 = r120 + r121 * 1; r122 = r122 + r121 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -475,58 +216,26 @@ extern "C" __global__ void StencilUnchecked_0(char *p0, i64 p1, char *p2, i64 p3
 	float r28 = 0, r29 = 0, r30 = 0;
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
 	char *r35 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0;
-	r2 = p4;
-	r4 = p2;
-	r5 = p3;
+#line 40 "checks.go"
+	r2 = p4; r4 = p2; r5 = p3;
 	r32 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r2 + (u64)r0;
-	r36 = (u64)r2 * (u64)(-4ll);
-	r41 = (u64)r2 * 4ull;
-	r43 = r3;
-	r44 = r4 + r43 * 4;
-	r45 = (u64)r1 * 4ull;
-	r46 = r32 + r43 * 4;
+#line 40 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2 + (u64)r0;
+#line 46 "checks.go"
+	r36 = (u64)r2 * (u64)(-4ll); r41 = (u64)r2 * 4ull;
+#line 40 "checks.go"
+	r43 = r3; r44 = r4 + r43 * 4; r45 = (u64)r1 * 4ull; r46 = r32 + r43 * 4;
 b2: // head
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r8 = r3 < r7;
-	if (!r8) goto b8;
-	r9 = r3;
-	r6 = r5;
-	r7 = (u64)r6 - (u64)r2;
-	r10 = r9 < r7;
-	if (!r10) goto b8;
-	r35 = r44;
-	r37 = r35 + r36 * 1;
-	r13 = r37;
-	r14 = *(float *)r13;
-	r38 = r35;
-	r16 = r38 + -4ll;
-	r17 = *(float *)r16;
-	r18 = r14 + r17;
-	r19 = r35;
-	r20 = *(float *)r19;
-	r21 = r18 + r20;
-	r39 = r35;
-	r23 = r39 + 4ll;
-	r24 = *(float *)r23;
-	r25 = r21 + r24;
-	r40 = r35;
-	r42 = r40 + r41 * 1;
-	r27 = r42;
-	r28 = *(float *)r27;
-	r29 = r25 + r28;
-	r30 = r29 * 0x1.99999ap-03f;
-	r11 = r30;
-	r31 = r46;
-	*(float *)r31 = r11;
-	r3 = (u64)r3 + (u64)r1;
-	r44 = r44 + r45 * 1;
-	r46 = r46 + r45 * 1;
-	goto b2;
-b8: // exit
+#line 40 "checks.go"
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b7; r6 = r5; r7 = (u64)r6 - (u64)r2;
+#line 46 "checks.go"
+	r35 = r44; r37 = r35 + r36 * 1; r13 = r37; r14 = *(float *)r13; r38 = r35; r16 = r38 + -4ll; r17 = *(float *)r16; r18 = r14 + r17; r19 = r35; r20 = *(float *)r19; r21 = r18 + r20; r39 = r35; r23 = r39 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r40 = r35; r42 = r40 + r41 * 1; r27 = r42; r28 = *(float *)r27; r29 = r25 + r28; r30 = r29 * 0x1.99999ap-03f; r11 = r30;
+#line 41 "checks.go"
+	r31 = r46; *(float *)r31 = r11;
+#line 40 "checks.go"
+	r3 = (u64)r3 + (u64)r1; r44 = r44 + r45 * 1; r46 = r46 + r45 * 1; goto b2;
+b7: // exit
+#line 40 "checks.go"
 	return;
 }
 
@@ -548,107 +257,29 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
 	char *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0;
 	char *r99 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r109 = 0, *r111 = 0;
+#line 53 "checks.go"
 	r3 = p5;
-	r7 = p1;
-	r11 = p0;
-	r13 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r75 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r77 = r75;
-	r80 = r75;
-	r86 = (u64)r1 * 8ull;
-	r89 = r86;
-	r95 = (u64)r1 * 12ull;
-	r98 = r95;
-	r107 = r2;
-	r108 = r107;
-	r109 = r7 + r108 * 4;
-	r110 = (u64)r75 * 4ull;
-	r111 = r13 + r108 * 4;
+	r7 = p1; r11 = p0; r13 = p3;
+#line 53 "checks.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r20 = (u64)r1 * 3ull; r75 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+	r77 = r75; r80 = r75; r86 = (u64)r1 * 8ull; r89 = r86; r95 = (u64)r1 * 12ull; r98 = r95; r107 = r2;
+#line 53 "checks.go"
+	r108 = r107; r109 = r7 + r108 * 4; r110 = (u64)r75 * 4ull; r111 = r13 + r108 * 4;
 b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b13;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b9;
-	r30 = r109;
-	r31 = *(float *)r30;
-	r32 = r11 * r31;
-	r33 = r111;
-	r34 = *(float *)r33;
-	r35 = r32 + r34;
-	r36 = r33;
-	*(float *)r36 = r35;
-	r76 = r30;
-	r78 = r76 + r77 * 1;
-	r41 = r78;
-	r42 = *(float *)r41;
-	r43 = r11 * r42;
-	r79 = r33;
-	r81 = r79 + r80 * 1;
-	r44 = r81;
-	r45 = *(float *)r44;
-	r46 = r43 + r45;
-	r84 = r81;
-	r47 = r84;
-	*(float *)r47 = r46;
-	r85 = r30;
-	r87 = r85 + r86 * 1;
-	r53 = r87;
-	r54 = *(float *)r53;
-	r55 = r11 * r54;
-	r88 = r33;
-	r90 = r88 + r89 * 1;
-	r56 = r90;
-	r57 = *(float *)r56;
-	r58 = r55 + r57;
-	r93 = r90;
-	r59 = r93;
-	*(float *)r59 = r58;
-	r94 = r30;
-	r96 = r94 + r95 * 1;
-	r65 = r96;
-	r66 = *(float *)r65;
-	r67 = r11 * r66;
-	r97 = r33;
-	r99 = r97 + r98 * 1;
-	r68 = r99;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r102 = r99;
-	r71 = r102;
-	*(float *)r71 = r70;
-	r2 = (u64)r2 + (u64)r75;
-	r109 = r109 + r110 * 1;
-	r111 = r111 + r110 * 1;
-	goto b2;
+#line 53 "checks.go"
+	r21 = r2 < r3; if (!r21) goto b13; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b9;
+	r30 = r109; r31 = *(float *)r30; r32 = r11 * r31; r33 = r111; r34 = *(float *)r33; r35 = r32 + r34; r36 = r33; *(float *)r36 = r35; r76 = r30; r78 = r76 + r77 * 1; r41 = r78; r42 = *(float *)r41; r43 = r11 * r42; r79 = r33; r81 = r79 + r80 * 1; r44 = r81; r45 = *(float *)r44; r46 = r43 + r45; r84 = r81; r47 = r84; *(float *)r47 = r46; r85 = r30; r87 = r85 + r86 * 1; r53 = r87; r54 = *(float *)r53; r55 = r11 * r54; r88 = r33; r90 = r88 + r89 * 1; r56 = r90; r57 = *(float *)r56; r58 = r55 + r57; r93 = r90; r59 = r93; *(float *)r59 = r58; r94 = r30; r96 = r94 + r95 * 1; r65 = r96; r66 = *(float *)r65; r67 = r11 * r66; r97 = r33; r99 = r97 + r98 * 1; r68 = r99; r69 = *(float *)r68; r70 = r67 + r69; r102 = r99; r71 = r102; *(float *)r71 = r70; r2 = (u64)r2 + (u64)r75; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b2;
 b9: // preheader
-	r103 = r2;
-	r104 = r7 + r103 * 4;
-	r105 = r75;
-	r106 = r13 + r103 * 4;
+#line 53 "checks.go"
+	r103 = r2; r104 = r7 + r103 * 4; r105 = r75; r106 = r13 + r103 * 4;
 b10: // head
-	r4 = r2 < r3;
-	if (!r4) goto b13;
-	r6 = r104;
-	r9 = *(float *)r6;
-	r10 = r11 * r9;
-	r12 = r106;
-	r15 = *(float *)r12;
-	r16 = r10 + r15;
-	r17 = r12;
-	*(float *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r104 = r104 + r105 * 1;
-	r106 = r106 + r105 * 1;
-	goto b10;
+#line 53 "checks.go"
+	r4 = r2 < r3; if (!r4) goto b13;
+	r6 = r104; r9 = *(float *)r6; r10 = r11 * r9; r12 = r106; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+#line 53 "checks.go"
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; r106 = r106 + r105 * 1; goto b10;
 b13: // exit
+#line 53 "checks.go"
 	return;
 }
 
@@ -664,83 +295,70 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r7 = 0, *r8 = 0, *r15 = 0, *r31 = 0, *r37 = 0, *r44 = 0, *r51 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 17 "kernels.go"
 	r3 = p2;
-	r8 = p0;
-	r9 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r18 = (u64)r9;
-	r19 = 0ull < r18;
-	if (!r19) goto b29;
-	r20 = (u64)r1 * 3ull;
-	r55 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r31 = r8 + 0ll;
-	r37 = r31;
-	r44 = r31;
-	r51 = r31;
+#line 19 "kernels.go"
+	r8 = p0; r9 = p1;
+#line 17 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r18 = (u64)r9; r19 = 0ull < r18; if (!r19) goto b29; r20 = (u64)r1 * 3ull; r55 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+#line 19 "kernels.go"
+	r31 = r8 + 0ll; r37 = r31; r44 = r31; r51 = r31;
 b3: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b28;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b22;
-	r27 = r2;
+#line 19 "kernels.go"
+	r21 = r2 < r3; if (!r21) goto b28; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b22; r27 = r2;
+#line 17 "kernels.go"
 	r29 = r27;
-	r30 = r29 < 0ll;
-	if (!r30) goto b9;
+	r30 = r29 < 0ll; if (!r30) goto b9;
 	*(i32 *)r31 = 1;
 b9: // grid unrolled 1
+#line 19 "kernels.go"
 	r40 = (u64)r27 + (u64)r1;
+#line 17 "kernels.go"
 	r35 = r40;
-	r36 = r35 < 0ll;
-	if (!r36) goto b13;
+	r36 = r35 < 0ll; if (!r36) goto b13;
 	*(i32 *)r37 = 1;
 b13: // grid unrolled 2
+#line 19 "kernels.go"
 	r47 = (u64)r40 + (u64)r1;
+#line 17 "kernels.go"
 	r42 = r47;
-	r43 = r42 < 0ll;
-	if (!r43) goto b17;
+	r43 = r42 < 0ll; if (!r43) goto b17;
 	*(i32 *)r44 = 1;
 b17: // grid unrolled 3
+#line 19 "kernels.go"
 	r54 = (u64)r47 + (u64)r1;
+#line 17 "kernels.go"
 	r49 = r54;
-	r50 = r49 < 0ll;
-	if (!r50) goto b21;
+	r50 = r49 < 0ll; if (!r50) goto b21;
 	*(i32 *)r51 = 1;
 b21: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r55;
-	goto b3;
+#line 19 "kernels.go"
+	r2 = (u64)r2 + (u64)r55; goto b3;
 b22: // preheader
+#line 19 "kernels.go"
 	r7 = r31;
 b23: // head
-	r4 = r2 < r3;
-	if (!r4) goto b28;
-	r5 = r2;
-	r6 = r5 < 0ll;
-	if (!r6) goto b27;
+#line 17 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b28; r5 = r2;
+	r6 = r5 < 0ll; if (!r6) goto b27;
 	*(i32 *)r7 = 1;
 b27: // latch
-	r2 = (u64)r2 + (u64)r1;
-	goto b23;
+#line 17 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b23;
 b28: // exit
+#line 17 "kernels.go"
 	return;
 b29: // preheader
+#line 19 "kernels.go"
 	r15 = r8 + 0ll;
 b30: // head (checked if)
-	r12 = r2 < r3;
-	if (!r12) goto b28;
-	r13 = r2;
-	r14 = r13 < 0ll;
-	if (!r14) goto b34;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	*(i32 *)r15 = 1;
+#line 17 "kernels.go"
+	r12 = r2 < r3; if (!r12) goto b28; r13 = r2;
+	r14 = r13 < 0ll; if (!r14) goto b34;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; } *(i32 *)r15 = 1;
 b34: // latch (checked if)
-	r2 = (u64)r2 + (u64)r1;
-	goto b30;
+#line 17 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -779,156 +397,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 28 "kernels.go"
 	r3 = p5;
-	r7 = p1;
-	r8 = p2;
-	r11 = p0;
-	r13 = p3;
-	r14 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r31 = (u64)r8;
-	r32 = r2;
-	r33 = (u64)r32;
-	r34 = r33 < r31;
-	r35 = (u64)r3;
-	r36 = r35 + 4611686018427387904ull;
-	r37 = r36 <= 9223372036854775808ull;
-	r38 = r35 - 1ull;
-	r39 = (u64)r2;
-	r40 = r38 - r39;
-	r41 = r31 - 1ull;
-	r42 = r41 - r33;
-	r43 = r40 <= r42;
-	r44 = (u64)r14;
-	r45 = r33 < r44;
-	r46 = r44 - 1ull;
-	r47 = r46 - r33;
-	r48 = r40 <= r47;
-	if (!r34) goto b19;
-	if (!r37) goto b19;
-	if (!r43) goto b19;
-	if (!r45) goto b19;
-	if (!r48) goto b19;
-	r49 = (u64)r1 * 3ull;
-	r104 = (u64)r1 * 4ull;
-	r53 = r35;
-	r55 = (u64)r49;
-	r106 = r104;
-	r109 = r104;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r124 = (u64)r1 * 12ull;
-	r127 = r124;
-	r140 = r2;
-	r141 = r140;
-	r142 = r7 + r141 * 4;
-	r143 = (u64)r104 * 4ull;
-	r144 = r13 + r141 * 4;
+	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+#line 28 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
+	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+#line 28 "kernels.go"
+	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
-	r50 = r2 < r3;
-	if (!r50) goto b18;
-	r54 = (u64)r2;
-	r51 = r53 - r54;
-	r52 = r51 > r55;
-	if (!r52) goto b14;
-	r59 = r142;
-	r60 = *(float *)r59;
-	r61 = r11 * r60;
-	r62 = r144;
-	r63 = *(float *)r62;
-	r64 = r61 + r63;
-	r65 = r62;
-	*(float *)r65 = r64;
-	r105 = r59;
-	r107 = r105 + r106 * 1;
-	r70 = r107;
-	r71 = *(float *)r70;
-	r72 = r11 * r71;
-	r108 = r62;
-	r110 = r108 + r109 * 1;
-	r73 = r110;
-	r74 = *(float *)r73;
-	r75 = r72 + r74;
-	r113 = r110;
-	r76 = r113;
-	*(float *)r76 = r75;
-	r114 = r59;
-	r116 = r114 + r115 * 1;
-	r82 = r116;
-	r83 = *(float *)r82;
-	r84 = r11 * r83;
-	r117 = r62;
-	r119 = r117 + r118 * 1;
-	r85 = r119;
-	r86 = *(float *)r85;
-	r87 = r84 + r86;
-	r122 = r119;
-	r88 = r122;
-	*(float *)r88 = r87;
-	r123 = r59;
-	r125 = r123 + r124 * 1;
-	r94 = r125;
-	r95 = *(float *)r94;
-	r96 = r11 * r95;
-	r126 = r62;
-	r128 = r126 + r127 * 1;
-	r97 = r128;
-	r98 = *(float *)r97;
-	r99 = r96 + r98;
-	r131 = r128;
-	r100 = r131;
-	*(float *)r100 = r99;
-	r2 = (u64)r2 + (u64)r104;
-	r142 = r142 + r143 * 1;
-	r144 = r144 + r143 * 1;
-	goto b7;
+#line 28 "kernels.go"
+	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
+	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
 b14: // preheader
-	r132 = r2;
-	r133 = r7 + r132 * 4;
-	r134 = r104;
-	r135 = r13 + r132 * 4;
+#line 28 "kernels.go"
+	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
 b15: // head
-	r4 = r2 < r3;
-	if (!r4) goto b18;
-	r6 = r133;
-	r9 = *(float *)r6;
-	r10 = r11 * r9;
-	r12 = r135;
-	r15 = *(float *)r12;
-	r16 = r10 + r15;
-	r17 = r12;
-	*(float *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r133 = r133 + r134 * 1;
-	r135 = r135 + r134 * 1;
-	goto b15;
+#line 28 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b18;
+	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+#line 28 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
 b18: // exit
+#line 28 "kernels.go"
 	return;
 b19: // preheader
-	r136 = r2;
-	r137 = r7 + r136 * 4;
-	r138 = (u64)r1 * 4ull;
-	r139 = r13 + r136 * 4;
+#line 28 "kernels.go"
+	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
 b20: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b18;
-	r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r137;
-	r23 = *(float *)r22;
-	r24 = r11 * r23;
-	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
-	r25 = r139;
-	r26 = *(float *)r25;
-	r27 = r24 + r26;
-	r28 = r25;
-	*(float *)r28 = r27;
-	r2 = (u64)r2 + (u64)r1;
-	r137 = r137 + r138 * 1;
-	r139 = r139 + r138 * 1;
-	goto b20;
+#line 28 "kernels.go"
+	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 28 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -951,186 +452,37 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	i64 r32 = 0;
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 37 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r10 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 37 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r9 = r10 > 0ll;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b30;
-	r7 = r2;
-	r8 = r7;
-	if (!r9) goto b29;
-	r11 = r8;
-	r12 = 0ll;
-	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
-	r32 = (u64)r31 - 8ull;
+#line 37 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
+	r8 = r7; if (!r9) goto b29; r11 = r8; r12 = 0ll; r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r32 = (u64)r31 - 8ull;
 b7: // unroll guard
-	r33 = r12 < r32;
-	if (!r33) goto b24;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	goto b7;
+#line 38 "kernels.go"
+	r33 = r12 < r32; if (!r33) goto b24;
+#line 40 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; goto b7;
 b24: // rangeint.body
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	if (!r18) goto b26;
-	r11 = r16;
-	r12 = r17;
-	goto b24;
+#line 40 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; if (!r18) goto b26; r11 = r16; r12 = r17; goto b24;
 b26: // edge 3→4
+#line 40 "kernels.go"
 	r13 = r16;
 b27: // rangeint.done
-	r19 = r4 + r7 * 8;
-	*(i64 *)r19 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 42 "kernels.go"
+	r19 = r4 + r7 * 8; *(i64 *)r19 = r13;
+#line 37 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r13 = r8;
-	goto b27;
+#line 38 "kernels.go"
+	r13 = r8; goto b27;
 b30: // exit
+#line 38 "kernels.go"
 	return;
 }
 
@@ -1143,189 +495,37 @@ extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p0;
-	r8 = p1;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p4;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p4; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -1338,189 +538,37 @@ extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p2;
-	r8 = p3;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p4;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p4; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -1533,186 +581,37 @@ extern "C" __global__ void TwoSpinsSerial_0(char *p0, i64 p1, char *p2, i64 p3, 
 	i64 r32 = 0;
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 69 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r10 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 69 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r9 = r10 > 0ll;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b30;
-	r7 = r2;
-	r8 = r7;
-	if (!r9) goto b29;
-	r11 = r8;
-	r12 = 0ll;
-	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
-	r32 = (u64)r31 - 8ull;
+#line 69 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
+	r8 = r7; if (!r9) goto b29; r11 = r8; r12 = 0ll; r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r32 = (u64)r31 - 8ull;
 b7: // unroll guard
-	r33 = r12 < r32;
-	if (!r33) goto b24;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	goto b7;
+#line 70 "kernels.go"
+	r33 = r12 < r32; if (!r33) goto b24;
+#line 72 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; goto b7;
 b24: // rangeint.body
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	if (!r18) goto b26;
-	r11 = r16;
-	r12 = r17;
-	goto b24;
+#line 72 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; if (!r18) goto b26; r11 = r16; r12 = r17; goto b24;
 b26: // edge 3→4
+#line 72 "kernels.go"
 	r13 = r16;
 b27: // rangeint.done
-	r19 = r4 + r7 * 8;
-	*(i64 *)r19 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 74 "kernels.go"
+	r19 = r4 + r7 * 8; *(i64 *)r19 = r13;
+#line 69 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r13 = r8;
-	goto b27;
+#line 70 "kernels.go"
+	r13 = r8; goto b27;
 b30: // exit
+#line 70 "kernels.go"
 	return;
 }
 
@@ -1725,186 +624,37 @@ extern "C" __global__ void TwoSpinsSerial_1(char *p0, i64 p1, char *p2, i64 p3, 
 	i64 r32 = 0;
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 76 "kernels.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r10 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 76 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r9 = r10 > 0ll;
 b2: // head
-	r6 = r2 < r3;
-	if (!r6) goto b30;
-	r7 = r2;
-	r8 = r7;
-	if (!r9) goto b29;
-	r11 = r8;
-	r12 = 0ll;
-	r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll);
-	r32 = (u64)r31 - 8ull;
+#line 76 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
+	r8 = r7; if (!r9) goto b29; r11 = r8; r12 = 0ll; r31 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r32 = (u64)r31 - 8ull;
 b7: // unroll guard
-	r33 = r12 < r32;
-	if (!r33) goto b24;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	r11 = r16;
-	r12 = r17;
-	goto b7;
+#line 77 "kernels.go"
+	r33 = r12 < r32; if (!r33) goto b24;
+#line 79 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; r11 = r16; r12 = r17; goto b7;
 b24: // rangeint.body
-	r14 = (u64)r11 * 1664525ull;
-	r15 = (u64)r14 + 1013904223ull;
-	r22 = __mul64hi(r15, (-9223372032559808509ll));
-	r23 = (u64)r22 + (u64)r15;
-	r24 = (u64)r23;
-	r25 = r24 >> 63;
-	r26 = r23 >> 30;
-	r27 = (i64)r25;
-	r28 = (u64)r26 + (u64)r27;
-	r29 = (u64)r28 * 2147483647ull;
-	r30 = (u64)r15 - (u64)r29;
-	r16 = r30;
-	r17 = (u64)r12 + 1ull;
-	r18 = r17 < r10;
-	if (!r18) goto b26;
-	r11 = r16;
-	r12 = r17;
-	goto b24;
+#line 79 "kernels.go"
+	r14 = (u64)r11 * 1664525ull; r15 = (u64)r14 + 1013904223ull; r22 = __mul64hi(r15, (-9223372032559808509ll)); r23 = (u64)r22 + (u64)r15; r24 = (u64)r23; r25 = r24 >> 63; r26 = r23 >> 30; r27 = (i64)r25; r28 = (u64)r26 + (u64)r27; r29 = (u64)r28 * 2147483647ull; r30 = (u64)r15 - (u64)r29; r16 = r30; r17 = (u64)r12 + 1ull; r18 = r17 < r10; if (!r18) goto b26; r11 = r16; r12 = r17; goto b24;
 b26: // edge 7→8
+#line 79 "kernels.go"
 	r13 = r16;
 b27: // rangeint.done
-	r19 = r4 + r7 * 8;
-	*(i64 *)r19 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 81 "kernels.go"
+	r19 = r4 + r7 * 8; *(i64 *)r19 = r13;
+#line 76 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 5→8
-	r13 = r8;
-	goto b27;
+#line 77 "kernels.go"
+	r13 = r8; goto b27;
 b30: // exit
+#line 77 "kernels.go"
 	return;
 }
 
@@ -1917,189 +667,37 @@ extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p0;
-	r8 = p1;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -2112,189 +710,37 @@ extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p2;
-	r8 = p3;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -2307,189 +753,37 @@ extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p4;
-	r8 = p5;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -2502,189 +796,37 @@ extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p6;
-	r8 = p7;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -2697,189 +839,37 @@ extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p8;
-	r8 = p9;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p8; r8 = p9; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -2892,189 +882,37 @@ extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p10;
-	r8 = p11;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p10; r8 = p11; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -3087,189 +925,37 @@ extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p12;
-	r8 = p13;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p12; r8 = p13; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -3282,189 +968,37 @@ extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
-	r7 = p14;
-	r8 = p15;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r14 = p16;
-	r13 = r14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 48 "kernels.go"
+	r7 = p14; r8 = p15; r4 = r7; r5 = r8; r3 = r5;
+	r14 = p16; r13 = r14;
+#line 48 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r12 = r13 > 0ll;
 b2: // head
-	r9 = r2 < r3;
-	if (!r9) goto b30;
-	r10 = r2;
-	r11 = r10;
-	if (!r12) goto b29;
-	r15 = r11;
-	r16 = 0ll;
-	r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll);
-	r36 = (u64)r35 - 8ull;
+#line 48 "kernels.go"
+	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
+	r11 = r10; if (!r12) goto b29; r15 = r11; r16 = 0ll; r35 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r36 = (u64)r35 - 8ull;
 b7: // unroll guard
-	r37 = r16 < r36;
-	if (!r37) goto b24;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	r15 = r20;
-	r16 = r21;
-	goto b7;
+#line 49 "kernels.go"
+	r37 = r16 < r36; if (!r37) goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; r15 = r20; r16 = r21; goto b7;
 b24: // rangeint.body
-	r18 = (u64)r15 * 1664525ull;
-	r19 = (u64)r18 + 1013904223ull;
-	r26 = __mul64hi(r19, (-9223372032559808509ll));
-	r27 = (u64)r26 + (u64)r19;
-	r28 = (u64)r27;
-	r29 = r28 >> 63;
-	r30 = r27 >> 30;
-	r31 = (i64)r29;
-	r32 = (u64)r30 + (u64)r31;
-	r33 = (u64)r32 * 2147483647ull;
-	r34 = (u64)r19 - (u64)r33;
-	r20 = r34;
-	r21 = (u64)r16 + 1ull;
-	r22 = r21 < r13;
-	if (!r22) goto b26;
-	r15 = r20;
-	r16 = r21;
-	goto b24;
+#line 51 "kernels.go"
+	r18 = (u64)r15 * 1664525ull; r19 = (u64)r18 + 1013904223ull; r26 = __mul64hi(r19, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r19; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r19 - (u64)r33; r20 = r34; r21 = (u64)r16 + 1ull; r22 = r21 < r13; if (!r22) goto b26; r15 = r20; r16 = r21; goto b24;
 b26: // edge 3→4
+#line 51 "kernels.go"
 	r17 = r20;
 b27: // rangeint.done
-	r23 = r4 + r10 * 8;
-	*(i64 *)r23 = r17;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 53 "kernels.go"
+	r23 = r4 + r10 * 8; *(i64 *)r23 = r17;
+#line 48 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b29: // edge 1→4
-	r17 = r11;
-	goto b27;
+#line 49 "kernels.go"
+	r17 = r11; goto b27;
 b30: // exit
+#line 49 "kernels.go"
 	return;
 }
 
@@ -3484,80 +1018,23 @@ extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p0;
-	r8 = p1;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -3577,80 +1054,23 @@ extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p2;
-	r8 = p3;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -3670,80 +1090,23 @@ extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p4;
-	r8 = p5;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -3763,80 +1126,23 @@ extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
-	r7 = p6;
-	r8 = p7;
-	r4 = r7;
-	r5 = r8;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r18 = (u64)r1 * 3ull;
-	r66 = (u64)r1 * 4ull;
-	r23 = (u64)r3;
-	r25 = (u64)r18;
-	r72 = r66;
-	r78 = (u64)r1 * 8ull;
-	r84 = (u64)r1 * 12ull;
-	r92 = r2;
-	r93 = r4 + r92 * 4;
-	r94 = (u64)r66 * 4ull;
+#line 115 "kernels.go"
+	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-	r19 = (u64)r2 + 1ull;
-	r20 = r19 < r3;
-	if (!r20) goto b13;
-	r24 = (u64)r19;
-	r21 = r23 - r24;
-	r22 = r21 > r25;
-	if (!r22) goto b9;
-	r69 = r93;
-	r32 = r69 + 4ll;
-	r33 = *(i32 *)r32;
-	r34 = (u32)r33 + 1u;
-	r35 = r32;
-	*(i32 *)r35 = r34;
-	r71 = r69;
-	r73 = r71 + r72 * 1;
-	r41 = r73 + 4ll;
-	r42 = *(i32 *)r41;
-	r43 = (u32)r42 + 1u;
-	r44 = r41;
-	*(i32 *)r44 = r43;
-	r77 = r69;
-	r79 = r77 + r78 * 1;
-	r51 = r79 + 4ll;
-	r52 = *(i32 *)r51;
-	r53 = (u32)r52 + 1u;
-	r54 = r51;
-	*(i32 *)r54 = r53;
-	r83 = r69;
-	r85 = r83 + r84 * 1;
-	r61 = r85 + 4ll;
-	r62 = *(i32 *)r61;
-	r63 = (u32)r62 + 1u;
-	r64 = r61;
-	*(i32 *)r64 = r63;
-	r2 = (u64)r2 + (u64)r66;
-	r93 = r93 + r94 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = r66;
+#line 115 "kernels.go"
+	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
 b10: // head
-	r9 = (u64)r2 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b13;
-	r67 = r90;
-	r14 = r67 + 4ll;
-	r15 = *(i32 *)r14;
-	r16 = (u32)r15 + 1u;
-	r17 = r14;
-	*(i32 *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
+	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -3856,78 +1162,23 @@ extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
 	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
 	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
 	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r15 = (u64)r1 * 3ull;
-	r63 = (u64)r1 * 4ull;
-	r20 = (u64)r3;
-	r22 = (u64)r15;
-	r69 = r63;
-	r75 = (u64)r1 * 8ull;
-	r81 = (u64)r1 * 12ull;
-	r89 = r2;
-	r90 = r4 + r89 * 4;
-	r91 = (u64)r63 * 4ull;
+#line 115 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r20 = (u64)r3; r22 = (u64)r15;
+	r69 = r63; r75 = (u64)r1 * 8ull; r81 = (u64)r1 * 12ull; r89 = r2; r90 = r4 + r89 * 4; r91 = (u64)r63 * 4ull;
 b2: // grid unrolled guard
-	r16 = (u64)r2 + 1ull;
-	r17 = r16 < r3;
-	if (!r17) goto b13;
-	r21 = (u64)r16;
-	r18 = r20 - r21;
-	r19 = r18 > r22;
-	if (!r19) goto b9;
-	r66 = r90;
-	r29 = r66 + 4ll;
-	r30 = *(i32 *)r29;
-	r31 = (u32)r30 + 1u;
-	r32 = r29;
-	*(i32 *)r32 = r31;
-	r68 = r66;
-	r70 = r68 + r69 * 1;
-	r38 = r70 + 4ll;
-	r39 = *(i32 *)r38;
-	r40 = (u32)r39 + 1u;
-	r41 = r38;
-	*(i32 *)r41 = r40;
-	r74 = r66;
-	r76 = r74 + r75 * 1;
-	r48 = r76 + 4ll;
-	r49 = *(i32 *)r48;
-	r50 = (u32)r49 + 1u;
-	r51 = r48;
-	*(i32 *)r51 = r50;
-	r80 = r66;
-	r82 = r80 + r81 * 1;
-	r58 = r82 + 4ll;
-	r59 = *(i32 *)r58;
-	r60 = (u32)r59 + 1u;
-	r61 = r58;
-	*(i32 *)r61 = r60;
-	r2 = (u64)r2 + (u64)r63;
-	r90 = r90 + r91 * 1;
-	goto b2;
+#line 116 "kernels.go"
+	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r66 = r90; r29 = r66 + 4ll; r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; r32 = r29; *(i32 *)r32 = r31; r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 4ll; r39 = *(i32 *)r38; r40 = (u32)r39 + 1u; r41 = r38; *(i32 *)r41 = r40; r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 4ll; r49 = *(i32 *)r48; r50 = (u32)r49 + 1u; r51 = r48; *(i32 *)r51 = r50; r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 4ll; r59 = *(i32 *)r58; r60 = (u32)r59 + 1u; r61 = r58; *(i32 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
 b9: // preheader
-	r86 = r2;
-	r87 = r4 + r86 * 4;
-	r88 = r63;
+#line 115 "kernels.go"
+	r86 = r2; r87 = r4 + r86 * 4; r88 = r63;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r64 = r87;
-	r11 = r64 + 4ll;
-	r12 = *(i32 *)r11;
-	r13 = (u32)r12 + 1u;
-	r14 = r11;
-	*(i32 *)r14 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r87 = r87 + r88 * 1;
-	goto b10;
+#line 115 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r64 = r87; r11 = r64 + 4ll; r12 = *(i32 *)r11; r13 = (u32)r12 + 1u; r14 = r11; *(i32 *)r14 = r13;
+#line 115 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r87 = r87 + r88 * 1; goto b10;
 b13: // exit
+#line 115 "kernels.go"
 	return;
 }
 
@@ -3947,79 +1198,26 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
 	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
 	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 124 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r14 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r16 = (u64)r1 * 3ull;
-	r64 = (u64)r1 * 4ull;
-	r21 = (u64)r3;
-	r23 = (u64)r16;
-	r70 = r64;
-	r76 = (u64)r1 * 8ull;
-	r82 = (u64)r1 * 12ull;
-	r90 = r2;
-	r91 = r4 + r90 * 4;
-	r92 = (u64)r64 * 4ull;
+#line 124 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r16 = (u64)r1 * 3ull; r64 = (u64)r1 * 4ull; r21 = (u64)r3; r23 = (u64)r16;
+	r70 = r64; r76 = (u64)r1 * 8ull; r82 = (u64)r1 * 12ull; r90 = r2; r91 = r4 + r90 * 4; r92 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
-	r17 = (u64)r2 + 1ull;
-	r18 = r17 < r3;
-	if (!r18) goto b13;
-	r22 = (u64)r17;
-	r19 = r21 - r22;
-	r20 = r19 > r23;
-	if (!r20) goto b9;
-	r67 = r91;
-	r30 = r67 + 4ll;
-	r31 = *(float *)r30;
-	r32 = r31 * r14;
-	r33 = r30;
-	*(float *)r33 = r32;
-	r69 = r67;
-	r71 = r69 + r70 * 1;
-	r39 = r71 + 4ll;
-	r40 = *(float *)r39;
-	r41 = r40 * r14;
-	r42 = r39;
-	*(float *)r42 = r41;
-	r75 = r67;
-	r77 = r75 + r76 * 1;
-	r49 = r77 + 4ll;
-	r50 = *(float *)r49;
-	r51 = r50 * r14;
-	r52 = r49;
-	*(float *)r52 = r51;
-	r81 = r67;
-	r83 = r81 + r82 * 1;
-	r59 = r83 + 4ll;
-	r60 = *(float *)r59;
-	r61 = r60 * r14;
-	r62 = r59;
-	*(float *)r62 = r61;
-	r2 = (u64)r2 + (u64)r64;
-	r91 = r91 + r92 * 1;
-	goto b2;
+#line 125 "kernels.go"
+	r17 = (u64)r2 + 1ull; r18 = r17 < r3; if (!r18) goto b13; r22 = (u64)r17; r19 = r21 - r22; r20 = r19 > r23; if (!r20) goto b9; r67 = r91; r30 = r67 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r69 = r67; r71 = r69 + r70 * 1; r39 = r71 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r75 = r67; r77 = r75 + r76 * 1; r49 = r77 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r81 = r67; r83 = r81 + r82 * 1; r59 = r83 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r91 = r91 + r92 * 1; goto b2;
 b9: // preheader
-	r87 = r2;
-	r88 = r4 + r87 * 4;
-	r89 = r64;
+#line 124 "kernels.go"
+	r87 = r2; r88 = r4 + r87 * 4; r89 = r64;
 b10: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r65 = r88;
-	r11 = r65 + 4ll;
-	r12 = *(float *)r11;
-	r13 = r12 * r14;
-	r15 = r11;
-	*(float *)r15 = r13;
-	r2 = (u64)r2 + (u64)r1;
-	r88 = r88 + r89 * 1;
-	goto b10;
+#line 124 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
+	r65 = r88; r11 = r65 + 4ll; r12 = *(float *)r11; r13 = r12 * r14; r15 = r11; *(float *)r15 = r13;
+#line 124 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r88 = r88 + r89 * 1; goto b10;
 b13: // exit
+#line 124 "kernels.go"
 	return;
 }
 
@@ -4051,177 +1249,36 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	char *r159 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p0;
-	r13 = p1;
-	r16 = p2;
-	r17 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r32 = (u64)r13;
-	r33 = r2;
-	r34 = (u64)r33 + 1ull;
-	r35 = (u64)r34;
-	r36 = r35 < r32;
-	r37 = (u64)r3;
-	r38 = r37 + 18446744073709551615ull;
-	r39 = r38 + 4611686018427387904ull;
-	r40 = r39 <= 9223372036854775808ull;
-	r41 = r38 - 1ull;
-	r42 = (u64)r2;
-	r43 = r41 - r42;
-	r44 = r32 - 1ull;
-	r45 = r44 - r35;
-	r46 = r43 <= r45;
-	r47 = (u64)r17;
-	r48 = r35 < r47;
-	r49 = r47 - 1ull;
-	r50 = r49 - r35;
-	r51 = r43 <= r50;
-	if (!r36) goto b19;
-	if (!r40) goto b19;
-	if (!r46) goto b19;
-	if (!r48) goto b19;
-	if (!r51) goto b19;
-	r52 = (u64)r1 * 3ull;
-	r108 = (u64)r1 * 4ull;
-	r57 = r37;
-	r59 = (u64)r52;
-	r119 = r108;
-	r122 = r108;
-	r125 = r108;
-	r128 = (u64)r1 * 8ull;
-	r131 = r128;
-	r134 = r128;
-	r137 = (u64)r1 * 12ull;
-	r140 = r137;
-	r143 = r137;
-	r155 = r2;
-	r156 = r12 + r155 * 4;
-	r157 = (u64)r108 * 4ull;
-	r158 = r16 + r155 * 4;
-	r159 = r4 + r155 * 4;
+#line 133 "kernels.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p0; r13 = p1; r16 = p2; r17 = p3;
+#line 133 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r13; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; if (!r36) goto b19; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
+	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r157 = (u64)r108 * 4ull; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4;
 b7: // grid unrolled guard
-	r53 = (u64)r2 + 1ull;
-	r54 = r53 < r3;
-	if (!r54) goto b18;
-	r58 = (u64)r53;
-	r55 = r57 - r58;
-	r56 = r55 > r59;
-	if (!r56) goto b14;
-	r115 = r156;
-	r66 = r115 + 4ll;
-	r67 = *(float *)r66;
-	r116 = r158;
-	r68 = r116 + 4ll;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r117 = r159;
-	r71 = r117 + 4ll;
-	*(float *)r71 = r70;
-	r118 = r115;
-	r120 = r118 + r119 * 1;
-	r77 = r120 + 4ll;
-	r78 = *(float *)r77;
-	r121 = r116;
-	r123 = r121 + r122 * 1;
-	r79 = r123 + 4ll;
-	r80 = *(float *)r79;
-	r81 = r78 + r80;
-	r124 = r117;
-	r126 = r124 + r125 * 1;
-	r82 = r126 + 4ll;
-	*(float *)r82 = r81;
-	r127 = r115;
-	r129 = r127 + r128 * 1;
-	r89 = r129 + 4ll;
-	r90 = *(float *)r89;
-	r130 = r116;
-	r132 = r130 + r131 * 1;
-	r91 = r132 + 4ll;
-	r92 = *(float *)r91;
-	r93 = r90 + r92;
-	r133 = r117;
-	r135 = r133 + r134 * 1;
-	r94 = r135 + 4ll;
-	*(float *)r94 = r93;
-	r136 = r115;
-	r138 = r136 + r137 * 1;
-	r101 = r138 + 4ll;
-	r102 = *(float *)r101;
-	r139 = r116;
-	r141 = r139 + r140 * 1;
-	r103 = r141 + 4ll;
-	r104 = *(float *)r103;
-	r105 = r102 + r104;
-	r142 = r117;
-	r144 = r142 + r143 * 1;
-	r106 = r144 + 4ll;
-	*(float *)r106 = r105;
-	r2 = (u64)r2 + (u64)r108;
-	r156 = r156 + r157 * 1;
-	r158 = r158 + r157 * 1;
-	r159 = r159 + r157 * 1;
-	goto b7;
+#line 134 "kernels.go"
+	r53 = (u64)r2 + 1ull; r54 = r53 < r3; if (!r54) goto b18; r58 = (u64)r53; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b14; r115 = r156; r66 = r115 + 4ll; r67 = *(float *)r66; r116 = r158; r68 = r116 + 4ll; r69 = *(float *)r68; r70 = r67 + r69; r117 = r159; r71 = r117 + 4ll; *(float *)r71 = r70; r118 = r115; r120 = r118 + r119 * 1; r77 = r120 + 4ll; r78 = *(float *)r77; r121 = r116; r123 = r121 + r122 * 1; r79 = r123 + 4ll; r80 = *(float *)r79; r81 = r78 + r80; r124 = r117; r126 = r124 + r125 * 1; r82 = r126 + 4ll; *(float *)r82 = r81; r127 = r115; r129 = r127 + r128 * 1; r89 = r129 + 4ll; r90 = *(float *)r89; r130 = r116; r132 = r130 + r131 * 1; r91 = r132 + 4ll; r92 = *(float *)r91; r93 = r90 + r92; r133 = r117; r135 = r133 + r134 * 1; r94 = r135 + 4ll; *(float *)r94 = r93; r136 = r115; r138 = r136 + r137 * 1; r101 = r138 + 4ll; r102 = *(float *)r101; r139 = r116; r141 = r139 + r140 * 1; r103 = r141 + 4ll; r104 = *(float *)r103; r105 = r102 + r104; r142 = r117; r144 = r142 + r143 * 1; r106 = r144 + 4ll; *(float *)r106 = r105; r2 = (u64)r2 + (u64)r108; r156 = r156 + r157 * 1; r158 = r158 + r157 * 1; r159 = r159 + r157 * 1; goto b7;
 b14: // preheader
-	r145 = r2;
-	r146 = r12 + r145 * 4;
-	r147 = r108;
-	r148 = r16 + r145 * 4;
-	r149 = r4 + r145 * 4;
+#line 133 "kernels.go"
+	r145 = r2; r146 = r12 + r145 * 4; r147 = r108; r148 = r16 + r145 * 4; r149 = r4 + r145 * 4;
 b15: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b18;
-	r109 = r146;
-	r11 = r109 + 4ll;
-	r14 = *(float *)r11;
-	r110 = r148;
-	r15 = r110 + 4ll;
-	r18 = *(float *)r15;
-	r19 = r14 + r18;
-	r111 = r149;
-	r20 = r111 + 4ll;
-	*(float *)r20 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	r146 = r146 + r147 * 1;
-	r148 = r148 + r147 * 1;
-	r149 = r149 + r147 * 1;
-	goto b15;
+#line 133 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18;
+	r109 = r146; r11 = r109 + 4ll; r14 = *(float *)r11; r110 = r148; r15 = r110 + 4ll; r18 = *(float *)r15; r19 = r14 + r18; r111 = r149; r20 = r111 + 4ll; *(float *)r20 = r19;
+#line 133 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; r149 = r149 + r147 * 1; goto b15;
 b18: // exit
+#line 133 "kernels.go"
 	return;
 b19: // preheader
-	r150 = r2;
-	r151 = r12 + r150 * 4;
-	r152 = (u64)r1 * 4ull;
-	r153 = r16 + r150 * 4;
-	r154 = r4 + r150 * 4;
+#line 133 "kernels.go"
+	r150 = r2; r151 = r12 + r150 * 4; r152 = (u64)r1 * 4ull; r153 = r16 + r150 * 4; r154 = r4 + r150 * 4;
 b20: // head (checked)
-	r21 = (u64)r2 + 1ull;
-	r22 = r21 < r3;
-	if (!r22) goto b18;
-	r23 = r2;
-	r24 = (u64)r23 + 1ull;
-	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; }
-	r112 = r151;
-	r26 = r112 + 4ll;
-	r27 = *(float *)r26;
-	if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; }
-	r113 = r153;
-	r28 = r113 + 4ll;
-	r29 = *(float *)r28;
-	r30 = r27 + r29;
-	r114 = r154;
-	r31 = r114 + 4ll;
-	*(float *)r31 = r30;
-	r2 = (u64)r2 + (u64)r1;
-	r151 = r151 + r152 * 1;
-	r153 = r153 + r152 * 1;
-	r154 = r154 + r152 * 1;
-	goto b20;
+#line 133 "kernels.go"
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b18; r23 = r2; r24 = (u64)r23 + 1ull;
+	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; } r112 = r151; r26 = r112 + 4ll; r27 = *(float *)r26; if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; } r113 = r153; r28 = r113 + 4ll; r29 = *(float *)r28; r30 = r27 + r29; r114 = r154; r31 = r114 + 4ll; *(float *)r31 = r30;
+#line 133 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r151 = r151 + r152 * 1; r153 = r153 + r152 * 1; r154 = r154 + r152 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4291,109 +1348,47 @@ b2: // each
 	goto b2;
 b10: // each done
 	__syncthreads();
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 142 "kernels.go"
+	r4 = p0; r5 = p1; r3 = r5;
 	r15 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r45 = (u64)r15;
-	r46 = r45 > 255ull;
-	if (!r46) goto b35;
-	r49 = r2;
-	r50 = r4 + r49 * 1;
-	r51 = r1;
+#line 142 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r45 = (u64)r15; r46 = r45 > 255ull; if (!r46) goto b35; r49 = r2; r50 = r4 + r49 * 1; r51 = r1;
 b14: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b17;
-	r47 = r50;
-	r11 = r47 + 1ll;
-	r12 = *(u8 *)r11;
-	r16 = (i64)r12;
-	r13 = r21 + r16 * 4;
-	r18 = atomicAdd((u32 *)r13, 1u);
-	r2 = (u64)r2 + (u64)r1;
-	r50 = r50 + r51 * 1;
-	goto b14;
+#line 142 "kernels.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17; r47 = r50; r11 = r47 + 1ll; r12 = *(u8 *)r11;
+	r16 = (i64)r12; r13 = r21 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
+#line 142 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r50 = r50 + r51 * 1; goto b14;
 b17: // add the private copies
-	__syncthreads();
-	r27 = p2;
-	r28 = r19;
-	r54 = r21 + r28 * 4;
-	r55 = r53;
-	r56 = r27 + r28 * 4;
+#line 142 "kernels.go"
+	__syncthreads(); r27 = p2; r28 = r19; r54 = r21 + r28 * 4; r55 = r53; r56 = r27 + r28 * 4;
 b18: // each
-	r29 = r28 < r23;
-	if (!r29) goto b34;
-	r30 = r54;
-	r31 = *(u32 *)r30;
-	r32 = r31 != 0u;
-	if (!r32) goto b21;
-	r33 = r56;
-	r34 = atomicAdd((u32 *)r33, r31);
+#line 142 "kernels.go"
+	r29 = r28 < r23; if (!r29) goto b34; r30 = r54; r31 = *(u32 *)r30; r32 = r31 != 0u; if (!r32) goto b21; r33 = r56; r34 = atomicAdd((u32 *)r33, r31);
 b21: // next element
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	r66 = r28 < r23;
-	if (!r66) goto b34;
-	r67 = r54;
-	r68 = *(u32 *)r67;
-	r69 = r68 != 0u;
-	if (!r69) goto b25;
-	r70 = r56;
-	r71 = atomicAdd((u32 *)r70, r68);
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r66 = r28 < r23; if (!r66) goto b34; r67 = r54; r68 = *(u32 *)r67; r69 = r68 != 0u; if (!r69) goto b25; r70 = r56; r71 = atomicAdd((u32 *)r70, r68);
 b25: // next element (unrolled 1)
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	r72 = r28 < r23;
-	if (!r72) goto b34;
-	r73 = r54;
-	r74 = *(u32 *)r73;
-	r75 = r74 != 0u;
-	if (!r75) goto b29;
-	r76 = r56;
-	r77 = atomicAdd((u32 *)r76, r74);
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r72 = r28 < r23; if (!r72) goto b34; r73 = r54; r74 = *(u32 *)r73; r75 = r74 != 0u; if (!r75) goto b29; r76 = r56; r77 = atomicAdd((u32 *)r76, r74);
 b29: // next element (unrolled 2)
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	r78 = r28 < r23;
-	if (!r78) goto b34;
-	r79 = r54;
-	r80 = *(u32 *)r79;
-	r81 = r80 != 0u;
-	if (!r81) goto b33;
-	r82 = r56;
-	r83 = atomicAdd((u32 *)r82, r80);
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r78 = r28 < r23; if (!r78) goto b34; r79 = r54; r80 = *(u32 *)r79; r81 = r80 != 0u; if (!r81) goto b33; r82 = r56; r83 = atomicAdd((u32 *)r82, r80);
 b33: // next element (unrolled 3)
-	r28 = (u64)r28 + (u64)r20;
-	r54 = r54 + r55 * 1;
-	r56 = r56 + r55 * 1;
-	goto b18;
+#line 142 "kernels.go"
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; goto b18;
 b34: // each done
+#line 142 "kernels.go"
 	return;
 b35: // preheader
-	r57 = r2;
-	r58 = r4 + r57 * 1;
-	r59 = r1;
+#line 142 "kernels.go"
+	r57 = r2; r58 = r4 + r57 * 1; r59 = r1;
 b36: // head (checked)
-	r35 = (u64)r2 + 1ull;
-	r36 = r35 < r3;
-	if (!r36) goto b17;
-	r48 = r58;
-	r40 = r48 + 1ll;
-	r41 = *(u8 *)r40;
-	r43 = (i64)r41;
-	if ((u64)r43 >= (u64)r15) { qd_site = 0; qd_x = r43; qd_y = r15; goto qd_fault; }
-	r42 = r21 + r43 * 4;
-	r44 = atomicAdd((u32 *)r42, 1u);
-	r2 = (u64)r2 + (u64)r1;
-	r58 = r58 + r59 * 1;
-	goto b36;
+#line 142 "kernels.go"
+	r35 = (u64)r2 + 1ull; r36 = r35 < r3; if (!r36) goto b17; r48 = r58; r40 = r48 + 1ll; r41 = *(u8 *)r40;
+	r43 = (i64)r41; if ((u64)r43 >= (u64)r15) { qd_site = 0; qd_x = r43; qd_y = r15; goto qd_fault; } r42 = r21 + r43 * 4; r44 = atomicAdd((u32 *)r42, 1u);
+#line 142 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r58 = r58 + r59 * 1; goto b36;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4425,119 +1420,47 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	double r85 = 0, r86 = 0, r87 = 0;
 	char *r4 = 0, *r21 = 0, *r44 = 0, *r58 = 0, *r73 = 0, *r88 = 0, *r91 = 0, *r92 = 0;
 	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r106 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
-	r17 = p3;
-	r18 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r22 = (u64)r1 * 3ull;
-	r90 = (u64)r1 * 4ull;
-	r27 = (u64)r3;
-	r29 = (u64)r22;
-	r41 = r17 - r18;
-	r55 = r41;
-	r94 = (u64)r1 * 8ull;
-	r70 = r41;
-	r97 = (u64)r1 * 16ull;
-	r85 = r41;
-	r100 = (u64)r1 * 24ull;
-	r105 = r2;
-	r106 = r4 + r105 * 8;
-	r107 = (u64)r90 * 8ull;
+#line 15 "math.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 17 "math.go"
+	r17 = p3; r18 = p2;
+#line 15 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r90 = (u64)r1 * 4ull; r27 = (u64)r3; r29 = (u64)r22;
+#line 17 "math.go"
+	r41 = r17 - r18; r55 = r41; r94 = (u64)r1 * 8ull; r70 = r41; r97 = (u64)r1 * 16ull; r85 = r41; r100 = (u64)r1 * 24ull; r105 = r2; r106 = r4 + r105 * 8; r107 = (u64)r90 * 8ull;
 b2: // grid unrolled guard
-	r23 = (u64)r2 + 1ull;
-	r24 = r23 < r3;
-	if (!r24) goto b27;
-	r28 = (u64)r23;
-	r25 = r27 - r28;
-	r26 = r25 > r29;
-	if (!r26) goto b21;
-	r30 = r2;
-	r33 = r30;
-	r34 = (u64)r33 + 1ull;
-	r36 = (u64)r34;
-	r37 = r36 * 11400714819323198485ull;
-	r38 = r37 >> 11;
-	r39 = (double)r38;
-	r40 = r39 * 0x1p-53;
-	r42 = r41 * r40;
-	r43 = r18 + r42;
-	r92 = r106;
-	r44 = r92 + 8ll;
-	*(double *)r44 = r43;
-	r59 = (u64)r30 + (u64)r1;
-	r47 = r59;
-	r48 = (u64)r47 + 1ull;
-	r50 = (u64)r48;
-	r51 = r50 * 11400714819323198485ull;
-	r52 = r51 >> 11;
-	r53 = (double)r52;
-	r54 = r53 * 0x1p-53;
-	r56 = r55 * r54;
-	r57 = r18 + r56;
-	r93 = r92;
-	r95 = r93 + r94 * 1;
-	r58 = r95 + 8ll;
-	*(double *)r58 = r57;
-	r74 = (u64)r59 + (u64)r1;
-	r62 = r74;
-	r63 = (u64)r62 + 1ull;
-	r65 = (u64)r63;
-	r66 = r65 * 11400714819323198485ull;
-	r67 = r66 >> 11;
-	r68 = (double)r67;
-	r69 = r68 * 0x1p-53;
-	r71 = r70 * r69;
-	r72 = r18 + r71;
-	r96 = r92;
-	r98 = r96 + r97 * 1;
-	r73 = r98 + 8ll;
-	*(double *)r73 = r72;
-	r89 = (u64)r74 + (u64)r1;
-	r77 = r89;
-	r78 = (u64)r77 + 1ull;
-	r80 = (u64)r78;
-	r81 = r80 * 11400714819323198485ull;
-	r82 = r81 >> 11;
-	r83 = (double)r82;
-	r84 = r83 * 0x1p-53;
-	r86 = r85 * r84;
-	r87 = r18 + r86;
-	r99 = r92;
-	r101 = r99 + r100 * 1;
-	r88 = r101 + 8ll;
-	*(double *)r88 = r87;
-	r2 = (u64)r2 + (u64)r90;
-	r106 = r106 + r107 * 1;
-	goto b2;
+#line 17 "math.go"
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b27; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b21; r30 = r2;
+#line 15 "math.go"
+	r33 = r30; r34 = (u64)r33 + 1ull;
+	r36 = (u64)r34; r37 = r36 * 11400714819323198485ull; r38 = r37 >> 11; r39 = (double)r38; r40 = r39 * 0x1p-53;
+	r42 = r41 * r40; r43 = r18 + r42; r92 = r106; r44 = r92 + 8ll; *(double *)r44 = r43; r59 = (u64)r30 + (u64)r1;
+#line 15 "math.go"
+	r47 = r59; r48 = (u64)r47 + 1ull;
+	r50 = (u64)r48; r51 = r50 * 11400714819323198485ull; r52 = r51 >> 11; r53 = (double)r52; r54 = r53 * 0x1p-53;
+	r56 = r55 * r54; r57 = r18 + r56; r93 = r92; r95 = r93 + r94 * 1; r58 = r95 + 8ll; *(double *)r58 = r57; r74 = (u64)r59 + (u64)r1;
+#line 15 "math.go"
+	r62 = r74; r63 = (u64)r62 + 1ull;
+	r65 = (u64)r63; r66 = r65 * 11400714819323198485ull; r67 = r66 >> 11; r68 = (double)r67; r69 = r68 * 0x1p-53;
+	r71 = r70 * r69; r72 = r18 + r71; r96 = r92; r98 = r96 + r97 * 1; r73 = r98 + 8ll; *(double *)r73 = r72; r89 = (u64)r74 + (u64)r1;
+#line 15 "math.go"
+	r77 = r89; r78 = (u64)r77 + 1ull;
+	r80 = (u64)r78; r81 = r80 * 11400714819323198485ull; r82 = r81 >> 11; r83 = (double)r82; r84 = r83 * 0x1p-53;
+	r86 = r85 * r84; r87 = r18 + r86; r99 = r92; r101 = r99 + r100 * 1; r88 = r101 + 8ll; *(double *)r88 = r87; r2 = (u64)r2 + (u64)r90; r106 = r106 + r107 * 1; goto b2;
 b21: // preheader
+#line 17 "math.go"
 	r16 = r41;
-	r102 = r2;
-	r103 = r4 + r102 * 8;
-	r104 = r94;
+#line 15 "math.go"
+	r102 = r2; r103 = r4 + r102 * 8; r104 = r94;
 b22: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = (u64)r9;
-	r12 = r11 * 11400714819323198485ull;
-	r13 = r12 >> 11;
-	r14 = (double)r13;
-	r15 = r14 * 0x1p-53;
-	r19 = r16 * r15;
-	r20 = r18 + r19;
-	r91 = r103;
-	r21 = r91 + 8ll;
-	*(double *)r21 = r20;
-	r2 = (u64)r2 + (u64)r1;
-	r103 = r103 + r104 * 1;
-	goto b22;
+#line 15 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull;
+	r11 = (u64)r9; r12 = r11 * 11400714819323198485ull; r13 = r12 >> 11; r14 = (double)r13; r15 = r14 * 0x1p-53;
+	r19 = r16 * r15; r20 = r18 + r19; r91 = r103; r21 = r91 + 8ll; *(double *)r21 = r20;
+#line 15 "math.go"
+	r2 = (u64)r2 + (u64)r1; r103 = r103 + r104 * 1; goto b22;
 b27: // exit
+#line 15 "math.go"
 	return;
 }
 
@@ -4555,64 +1478,52 @@ extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r62 = 0, r63 = 0;
 	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 23 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r78 = r2;
-	r79 = r12 + r78 * 8;
-	r80 = (u64)r1 * 8ull;
-	r81 = r4 + r78 * 8;
+#line 23 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r78 = r2; r79 = r12 + r78 * 8; r80 = (u64)r1 * 8ull; r81 = r4 + r78 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b26;
-	r76 = r79;
-	r11 = r76 + 8ll;
-	r14 = *(double *)r11;
+#line 23 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26;
+	r76 = r79; r11 = r76 + 8ll; r14 = *(double *)r11;
+#line 19 "exp.go"
 	r17 = (u64)__double_as_longlong(r14);
+#line 21 "exp.go"
 	r20 = r17 == 18442240474082181120ull;
-	r18 = r17 & ~9223372036854775808ull;
-	r19 = r18 >= 9218868437227405312ull;
-	if (!r19) goto b11;
-	if (!r20) goto b10;
+#line 20 "exp.go"
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 >= 9218868437227405312ull; if (!r19) goto b11; if (!r20) goto b10;
+#line 26 "exp.go"
 	r16 = 0x0p+00;
 b7: // Exp.return
+#line 27 "bits.go"
 	r15 = r16;
-	r77 = r81;
-	r75 = r77 + 8ll;
-	*(double *)r75 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r79 = r79 + r80 * 1;
-	r81 = r81 + r80 * 1;
-	goto b2;
+#line 24 "math.go"
+	r77 = r81; r75 = r77 + 8ll; *(double *)r75 = r15;
+#line 23 "math.go"
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; r81 = r81 + r80 * 1; goto b2;
 b10: // Exp.if.done
-	r16 = r14;
-	goto b7;
+#line 26 "exp.go"
+	r16 = r14; goto b7;
 b11: // Exp.if.done
-	r21 = r14 > 0x1.62e42fefa39efp+09;
-	if (!r21) goto b13;
-	r16 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b7;
+#line 26 "exp.go"
+	r21 = r14 > 0x1.62e42fefa39efp+09; if (!r21) goto b13;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
 b13: // Exp.if.done
+#line 29 "exp.go"
 	r27 = r14 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
 	r29 = rint(r27);
-	r30 = r29 >= (-0x1p+31);
-	if (!r30) goto b25;
-	r32 = r29 <= 0x1.fffffffcp+30;
-	if (!r32) goto b25;
-	r31 = qd_f64_to_i32(r29);
-	r28 = r31;
+	r30 = r29 >= (-0x1p+31); if (!r30) goto b25; r32 = r29 <= 0x1.fffffffcp+30; if (!r32) goto b25;
+	r31 = qd_f64_to_i32(r29); r28 = r31;
 b17: // roundToInt32.return
+#line 30 "exp.go"
 	r33 = (double)r28;
-	r34 = -r33;
-	r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
-	r36 = r34;
-	r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
+	r34 = -r33; r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
+	r36 = r34; r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
 	r38 = r37 * 0x1p-04;
+#line 35 "exp.go"
 	r39 = fma(0x1.a01a01a01a01ap-16, r38, 0x1.a01a01a01a01ap-13);
 	r40 = fma(r39, r38, 0x1.6c16c16c16c17p-10);
 	r41 = fma(r40, r38, 0x1.1111111111111p-07);
@@ -4621,49 +1532,35 @@ b17: // roundToInt32.return
 	r44 = fma(r43, r38, 0x1p-01);
 	r45 = fma(r44, r38, 0x1p+00);
 	r46 = r38 * r45;
-	r47 = r46 + 0x1p+01;
-	r48 = r46 * r47;
-	r49 = r48 + 0x1p+01;
-	r50 = r48 * r49;
-	r51 = r50 + 0x1p+01;
-	r52 = r50 * r51;
-	r53 = r52 + 0x1p+01;
-	r54 = fma(r52, r53, 0x1p+00);
+	r47 = r46 + 0x1p+01; r48 = r46 * r47;
+	r49 = r48 + 0x1p+01; r50 = r48 * r49;
+	r51 = r50 + 0x1p+01; r52 = r50 * r51;
+	r53 = r52 + 0x1p+01; r54 = fma(r52, r53, 0x1p+00);
+#line 48 "exp.go"
 	r55 = (u32)r28 + 1023u;
-	r56 = r55 <= 0;
-	if (!r56) goto b22;
-	r57 = r55 < (-52);
-	if (!r57) goto b20;
-	r16 = 0x0p+00;
-	goto b7;
+	r56 = r55 <= 0; if (!r56) goto b22;
+	r57 = r55 < (-52); if (!r57) goto b20;
+#line 55 "exp.go"
+	r16 = 0x0p+00; goto b7;
 b20: // Exp.if.done
-	r65 = (u32)r55 + 1022u;
-	r66 = (u64)r65;
-	r67 = r66 << 52;
-	r68 = __longlong_as_double((i64)r67);
-	r69 = r54 * r68;
-	r58 = r69;
-	r59 = 1;
+#line 53 "exp.go"
+	r65 = (u32)r55 + 1022u; r66 = (u64)r65; r67 = r66 << 52; r68 = __longlong_as_double((i64)r67); r69 = r54 * r68; r58 = r69; r59 = 1;
 b21: // Exp.if.done
-	r60 = (u64)r59;
-	r61 = r60 << 52;
-	r62 = __longlong_as_double((i64)r61);
-	r63 = r58 * r62;
-	r16 = r63;
-	goto b7;
+#line 58 "exp.go"
+	r60 = (u64)r59; r61 = r60 << 52; r62 = __longlong_as_double((i64)r61); r63 = r58 * r62; r16 = r63; goto b7;
 b22: // Exp.if.else
-	r64 = r55 >= 2047;
-	if (!r64) goto b24;
-	r16 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b7;
+#line 55 "exp.go"
+	r64 = r55 >= 2047; if (!r64) goto b24;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
 b24: // edge 9→8
-	r58 = r54;
-	r59 = r55;
-	goto b21;
+#line 55 "exp.go"
+	r58 = r54; r59 = r55; goto b21;
 b25: // roundToInt32.if.done
-	r28 = (-2147483647 - 1);
-	goto b17;
+#line 66 "exp.go"
+	r28 = (-2147483647 - 1); goto b17;
 b26: // exit
+#line 66 "exp.go"
 	return;
 }
 
@@ -4681,100 +1578,61 @@ extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
 	double r70 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 30 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r74 = r2;
-	r75 = r12 + r74 * 8;
-	r76 = (u64)r1 * 8ull;
-	r77 = r4 + r74 * 8;
+#line 30 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r74 = r2; r75 = r12 + r74 * 8; r76 = (u64)r1 * 8ull; r77 = r4 + r74 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b17;
-	r72 = r75;
-	r11 = r72 + 8ll;
-	r14 = *(double *)r11;
+#line 30 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17;
+	r72 = r75; r11 = r72 + 8ll; r14 = *(double *)r11;
+#line 24 "log.go"
 	r17 = (u64)__double_as_longlong(r14);
-	r18 = r17 & ~9223372036854775808ull;
-	r19 = r18 == 0ull;
-	if (!r19) goto b9;
+#line 26 "log.go"
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 == 0ull; if (!r19) goto b9;
+#line 27 "bits.go"
 	r16 = __longlong_as_double(0xfff0000000000000ll);
 b6: // Log.return
+#line 47 "log.go"
 	r15 = r16;
-	r73 = r77;
-	r71 = r73 + 8ll;
-	*(double *)r71 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r75 = r75 + r76 * 1;
-	r77 = r77 + r76 * 1;
-	goto b2;
+#line 31 "math.go"
+	r73 = r77; r71 = r73 + 8ll; *(double *)r71 = r15;
+#line 30 "math.go"
+	r2 = (u64)r2 + (u64)r1; r75 = r75 + r76 * 1; r77 = r77 + r76 * 1; goto b2;
 b9: // Log.switch.next
-	r27 = (i64)r17;
-	r28 = r27 < 0ll;
-	if (!r28) goto b11;
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b6;
+#line 28 "log.go"
+	r27 = (i64)r17; r28 = r27 < 0ll; if (!r28) goto b11;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
 b11: // Log.switch.next
-	r29 = r17 >= 9218868437227405312ull;
-	if (!r29) goto b13;
-	r16 = r14;
-	goto b6;
+#line 30 "log.go"
+	r29 = r17 >= 9218868437227405312ull; if (!r29) goto b13;
+#line 28 "log.go"
+	r16 = r14; goto b6;
 b13: // Log.switch.next
-	r30 = r17 & 4503599627370495ull;
-	r31 = r30 | 4602678819172646912ull;
-	r32 = __longlong_as_double((i64)r31);
-	r33 = r17 >> 52;
-	r34 = r33 & 2047ull;
-	r35 = (i32)r34;
-	r36 = (u32)r35 - 1022u;
-	r37 = (double)r36;
-	r38 = r32 <= 0x1.6a09e667f3bcdp-01;
-	if (!r38) goto b16;
+#line 33 "log.go"
+	r30 = r17 & 4503599627370495ull; r31 = r30 | 4602678819172646912ull; r32 = __longlong_as_double((i64)r31);
+	r33 = r17 >> 52; r34 = r33 & 2047ull; r35 = (i32)r34; r36 = (u32)r35 - 1022u; r37 = (double)r36;
+	r38 = r32 <= 0x1.6a09e667f3bcdp-01; if (!r38) goto b16;
 	r41 = r37 - 0x1p+00;
-	r42 = r32 * 0x1p+01;
-	r39 = r42;
-	r40 = r41;
+	r42 = r32 * 0x1p+01; r39 = r42; r40 = r41;
 b15: // Log.if.done
+#line 39 "log.go"
 	r43 = r39 - 0x1p+00;
-	r44 = r43 + 0x1p+01;
-	r45 = r43 / r44;
+	r44 = r43 + 0x1p+01; r45 = r43 / r44;
 	r46 = r45 * r45;
 	r47 = r46 * r46;
-	r48 = r47 * 0x1.2f112df3e5244p-03;
-	r49 = r48 + 0x1.7466496cb03dep-03;
-	r50 = r49 * r47;
-	r51 = r50 + 0x1.2492494229359p-02;
-	r52 = r51 * r47;
-	r53 = r52 + 0x1.5555555555593p-01;
-	r54 = r46 * r53;
-	r55 = r47 * 0x1.39a09d078c69fp-03;
-	r56 = r55 + 0x1.c71c51d8e78afp-03;
-	r57 = r56 * r47;
-	r58 = r57 + 0x1.999999997fa04p-02;
-	r59 = r47 * r58;
+	r48 = r47 * 0x1.2f112df3e5244p-03; r49 = r48 + 0x1.7466496cb03dep-03; r50 = r49 * r47; r51 = r50 + 0x1.2492494229359p-02; r52 = r51 * r47; r53 = r52 + 0x1.5555555555593p-01; r54 = r46 * r53;
+	r55 = r47 * 0x1.39a09d078c69fp-03; r56 = r55 + 0x1.c71c51d8e78afp-03; r57 = r56 * r47; r58 = r57 + 0x1.999999997fa04p-02; r59 = r47 * r58;
 	r60 = r54 + r59;
-	r61 = r43 * 0x1p-01;
-	r62 = r61 * r43;
-	r63 = r40 * 0x1.62e42feep-01;
-	r64 = r62 + r60;
-	r65 = r45 * r64;
-	r66 = r40 * 0x1.a39ef35793c76p-33;
-	r67 = r65 + r66;
-	r68 = r62 - r67;
-	r69 = r68 - r43;
-	r70 = r63 - r69;
-	r16 = r70;
-	goto b6;
+	r61 = r43 * 0x1p-01; r62 = r61 * r43;
+	r63 = r40 * 0x1.62e42feep-01; r64 = r62 + r60; r65 = r45 * r64; r66 = r40 * 0x1.a39ef35793c76p-33; r67 = r65 + r66; r68 = r62 - r67; r69 = r68 - r43; r70 = r63 - r69; r16 = r70; goto b6;
 b16: // edge 6→8
-	r39 = r32;
-	r40 = r37;
-	goto b15;
+#line 35 "log.go"
+	r39 = r32; r40 = r37; goto b15;
 b17: // exit
+#line 35 "log.go"
 	return;
 }
 
@@ -4842,548 +1700,383 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	double r443 = 0, r446 = 0, r454 = 0, r456 = 0, r459 = 0, r467 = 0, r469 = 0, r472 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r432 = 0, *r433 = 0, *r434 = 0;
 	char *r435 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p0;
-	r16 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
+#line 37 "math.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p0; r16 = p2;
+#line 37 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b210;
-	r8 = r2;
-	r433 = r12 + r8 * 8;
-	r11 = r433 + 8ll;
-	r14 = *(double *)r11;
-	r434 = r16 + r8 * 8;
-	r15 = r434 + 8ll;
-	r18 = *(double *)r15;
-	r20 = r14;
-	r21 = r18;
+#line 37 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b210; r8 = r2;
+	r433 = r12 + r8 * 8; r11 = r433 + 8ll; r14 = *(double *)r11; r434 = r16 + r8 * 8; r15 = r434 + 8ll; r18 = *(double *)r15; r20 = r14; r21 = r18;
 b5: // Pow.if.done
-	r23 = r20;
-	r24 = r21;
+#line 52 "pow.go"
+	r23 = r20; r24 = r21;
+#line 111 "pow.go"
 	r178 = r24 > 0x0p+00;
+#line 161 "pow.go"
 	r352 = r24 < 0x0p+00;
-	r25 = r24 == 0x0p+00;
-	if (!r25) goto b11;
+#line 57 "pow.go"
+	r25 = r24 == 0x0p+00; if (!r25) goto b11;
 b7: // pow.switch.body
+#line 102 "pow.go"
 	r22 = 0x1p+00;
 b8: // pow.return
+#line 50 "ldexp.go"
 	r19 = r22;
-	r435 = r4 + r8 * 8;
-	r432 = r435 + 8ll;
-	*(double *)r432 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 38 "math.go"
+	r435 = r4 + r8 * 8; r432 = r435 + 8ll; *(double *)r432 = r19;
+#line 37 "math.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b11: // pow.cond.false
-	r42 = r23 == 0x1p+00;
-	if (r42) goto b7;
-	r41 = r24 == 0x1p+00;
-	if (!r41) goto b14;
-	r22 = r23;
-	goto b8;
+#line 57 "pow.go"
+	r42 = r23 == 0x1p+00; if (r42) goto b7;
+#line 59 "pow.go"
+	r41 = r24 == 0x1p+00; if (!r41) goto b14;
+#line 102 "pow.go"
+	r22 = r23; goto b8;
 b14: // IsNaN.entry
-	r46 = r23 != r23;
-	r45 = r46;
-	if (!r45) goto b17;
+#line 39 "bits.go"
+	r46 = r23 != r23; r45 = r46; if (!r45) goto b17;
 b16: // NaN.return
-	r22 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b8;
+#line 31 "bits.go"
+	r22 = __longlong_as_double(0x7ff8000000000001ll); goto b8;
 b17: // IsNaN.entry
-	r50 = r24 != r24;
-	r49 = r50;
-	if (r49) goto b16;
-	r48 = r23 == 0x0p+00;
-	if (!r48) goto b184;
-	r47 = r24 < 0x0p+00;
-	if (!r47) goto b35;
-	r61 = (u64)__double_as_longlong(r23);
-	r62 = (i64)r61;
-	r63 = r62 < 0ll;
-	r60 = r63;
-	if (!r60) goto b27;
-	r80 = fabs(r24);
-	r81 = r80 >= 0x1p+53;
-	if (!r81) goto b28;
-	r79 = false;
+#line 39 "bits.go"
+	r50 = r24 != r24; r49 = r50; if (r49) goto b16;
+#line 63 "pow.go"
+	r48 = r23 == 0x0p+00; if (!r48) goto b184;
+#line 65 "pow.go"
+	r47 = r24 < 0x0p+00; if (!r47) goto b35;
+#line 9 "signbit.go"
+	r61 = (u64)__double_as_longlong(r23); r62 = (i64)r61; r63 = r62 < 0ll; r60 = r63; if (!r60) goto b27;
+#line 8 "pow.go"
+	r80 = fabs(r24); r81 = r80 >= 0x1p+53; if (!r81) goto b28; r79 = false;
 b25: // isOddInt.return
+#line 8 "pow.go"
 	if (!r79) goto b27;
-	r22 = __longlong_as_double(0xfff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0xfff0000000000000ll); goto b8;
 b27: // Inf.return
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b28: // Modf.entry
+#line 15 "modf.go"
 	r84 = trunc(r24);
 	r85 = r24 - r84;
-	r87 = (u64)__double_as_longlong(r85);
-	r88 = r87 & ~9223372036854775808ull;
-	r89 = (u64)__double_as_longlong(r24);
-	r90 = r89 & 9223372036854775808ull;
-	r91 = r88 | r90;
-	r92 = __longlong_as_double((i64)r91);
-	r86 = r92;
-	r82 = r84;
-	r83 = r86;
-	r93 = r82;
-	r94 = r83;
-	r95 = r94 == 0x0p+00;
-	if (!r95) goto b34;
-	r97 = qd_f64_to_i64(r93);
-	r98 = r97 & 1ll;
-	r99 = r98 == 1ll;
-	r96 = r99;
+#line 11 "copysign.go"
+	r87 = (u64)__double_as_longlong(r85); r88 = r87 & ~9223372036854775808ull; r89 = (u64)__double_as_longlong(r24); r90 = r89 & 9223372036854775808ull; r91 = r88 | r90; r92 = __longlong_as_double((i64)r91); r86 = r92; r82 = r84; r83 = r86; r93 = r82; r94 = r83;
+#line 18 "pow.go"
+	r95 = r94 == 0x0p+00; if (!r95) goto b34; r97 = qd_f64_to_i64(r93); r98 = r97 & 1ll; r99 = r98 == 1ll; r96 = r99;
 b33: // isOddInt.binop.done
-	r79 = r96;
-	goto b25;
+#line 18 "pow.go"
+	r79 = r96; goto b25;
 b34: // edge 2→4
-	r96 = false;
-	goto b33;
+#line 18 "pow.go"
+	r96 = false; goto b33;
 b35: // pow.switch.next
-	r68 = r24 > 0x0p+00;
-	if (!r68) goto b50;
-	r65 = (u64)__double_as_longlong(r23);
-	r66 = (i64)r65;
-	r67 = r66 < 0ll;
-	r64 = r67;
-	if (!r64) goto b42;
-	r101 = fabs(r24);
-	r102 = r101 >= 0x1p+53;
-	if (!r102) goto b43;
-	r100 = false;
+#line 70 "pow.go"
+	r68 = r24 > 0x0p+00; if (!r68) goto b50;
+#line 9 "signbit.go"
+	r65 = (u64)__double_as_longlong(r23); r66 = (i64)r65; r67 = r66 < 0ll; r64 = r67; if (!r64) goto b42;
+#line 8 "pow.go"
+	r101 = fabs(r24); r102 = r101 >= 0x1p+53; if (!r102) goto b43; r100 = false;
 b40: // isOddInt.return
+#line 8 "pow.go"
 	if (!r100) goto b42;
-	r22 = r23;
-	goto b8;
+#line 18 "pow.go"
+	r22 = r23; goto b8;
 b42: // pow.if.done
-	r22 = 0x0p+00;
-	goto b8;
+#line 18 "pow.go"
+	r22 = 0x0p+00; goto b8;
 b43: // Modf.entry
+#line 15 "modf.go"
 	r105 = trunc(r24);
 	r106 = r24 - r105;
-	r108 = (u64)__double_as_longlong(r106);
-	r109 = r108 & ~9223372036854775808ull;
-	r110 = (u64)__double_as_longlong(r24);
-	r111 = r110 & 9223372036854775808ull;
-	r112 = r109 | r111;
-	r113 = __longlong_as_double((i64)r112);
-	r107 = r113;
-	r103 = r105;
-	r104 = r107;
-	r114 = r103;
-	r115 = r104;
-	r116 = r115 == 0x0p+00;
-	if (!r116) goto b49;
-	r118 = qd_f64_to_i64(r114);
-	r119 = r118 & 1ll;
-	r120 = r119 == 1ll;
-	r117 = r120;
+#line 11 "copysign.go"
+	r108 = (u64)__double_as_longlong(r106); r109 = r108 & ~9223372036854775808ull; r110 = (u64)__double_as_longlong(r24); r111 = r110 & 9223372036854775808ull; r112 = r109 | r111; r113 = __longlong_as_double((i64)r112); r107 = r113; r103 = r105; r104 = r107; r114 = r103; r115 = r104;
+#line 18 "pow.go"
+	r116 = r115 == 0x0p+00; if (!r116) goto b49; r118 = qd_f64_to_i64(r114); r119 = r118 & 1ll; r120 = r119 == 1ll; r117 = r120;
 b48: // isOddInt.binop.done
-	r100 = r117;
-	goto b40;
+#line 18 "pow.go"
+	r100 = r117; goto b40;
 b49: // edge 2→4
-	r117 = false;
-	goto b48;
+#line 18 "pow.go"
+	r117 = false; goto b48;
 b50: // pow.switch.done
+#line 101 "pow.go"
 	r26 = fabs(r24);
+#line 15 "modf.go"
 	r29 = trunc(r26);
 	r30 = r26 - r29;
-	r32 = (u64)__double_as_longlong(r30);
-	r33 = r32 & ~9223372036854775808ull;
-	r34 = (u64)__double_as_longlong(r26);
-	r35 = r34 & 9223372036854775808ull;
-	r36 = r33 | r35;
-	r37 = __longlong_as_double((i64)r36);
-	r31 = r37;
-	r27 = r29;
-	r28 = r31;
-	r38 = r27;
-	r39 = r28;
-	r40 = r39 != 0x0p+00;
-	if (!r40) goto b57;
-	r171 = r23 < 0x0p+00;
-	if (!r171) goto b57;
-	r22 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b8;
+#line 11 "copysign.go"
+	r32 = (u64)__double_as_longlong(r30); r33 = r32 & ~9223372036854775808ull; r34 = (u64)__double_as_longlong(r26); r35 = r34 & 9223372036854775808ull; r36 = r33 | r35; r37 = __longlong_as_double((i64)r36); r31 = r37; r27 = r29; r28 = r31; r38 = r27; r39 = r28;
+#line 102 "pow.go"
+	r40 = r39 != 0x0p+00; if (!r40) goto b57; r171 = r23 < 0x0p+00; if (!r171) goto b57;
+#line 31 "bits.go"
+	r22 = __longlong_as_double(0x7ff8000000000001ll); goto b8;
 b57: // pow.if.done
-	r170 = r38 >= 0x1p+63;
-	if (!r170) goto b63;
-	r172 = r23 == (-0x1p+00);
-	if (!r172) goto b60;
-	r22 = 0x1p+00;
-	goto b8;
+#line 105 "pow.go"
+	r170 = r38 >= 0x1p+63; if (!r170) goto b63;
+#line 109 "pow.go"
+	r172 = r23 == (-0x1p+00); if (!r172) goto b60;
+#line 123 "pow.go"
+	r22 = 0x1p+00; goto b8;
 b60: // pow.switch.next
-	r176 = fabs(r23);
-	r177 = r176 < 0x1p+00;
-	r179 = r177 == r178;
-	if (!r179) goto b62;
-	r22 = 0x0p+00;
-	goto b8;
+#line 111 "pow.go"
+	r176 = fabs(r23); r177 = r176 < 0x1p+00; r179 = r177 == r178; if (!r179) goto b62;
+#line 123 "pow.go"
+	r22 = 0x0p+00; goto b8;
 b62: // Inf.return
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b63: // pow.if.done
-	r173 = r40;
-	if (!r173) goto b183;
-	r185 = r39 > 0x1p-01;
-	if (!r185) goto b182;
+#line 123 "pow.go"
+	r173 = r40; if (!r173) goto b183;
+	r185 = r39 > 0x1p-01; if (!r185) goto b182;
 	r230 = r39 - 0x1p+00;
-	r231 = r38 + 0x1p+00;
-	r186 = r231;
-	r187 = r230;
+	r231 = r38 + 0x1p+00; r186 = r231; r187 = r230;
 b66: // Log.entry
+#line 24 "log.go"
 	r234 = (u64)__double_as_longlong(r23);
-	r235 = r234 & ~9223372036854775808ull;
-	r236 = r235 == 0ull;
-	if (!r236) goto b174;
+#line 26 "log.go"
+	r235 = r234 & ~9223372036854775808ull; r236 = r235 == 0ull; if (!r236) goto b174;
+#line 27 "bits.go"
 	r233 = __longlong_as_double(0xfff0000000000000ll);
 b68: // Log.return
+#line 47 "log.go"
 	r232 = r233;
+#line 128 "pow.go"
 	r288 = r187 * r232;
+#line 19 "exp.go"
 	r291 = (u64)__double_as_longlong(r288);
+#line 21 "exp.go"
 	r294 = r291 == 18442240474082181120ull;
-	r292 = r291 & ~9223372036854775808ull;
-	r293 = r292 >= 9218868437227405312ull;
-	if (!r293) goto b159;
-	if (!r294) goto b158;
+#line 20 "exp.go"
+	r292 = r291 & ~9223372036854775808ull; r293 = r292 >= 9218868437227405312ull; if (!r293) goto b159; if (!r294) goto b158;
+#line 26 "exp.go"
 	r290 = 0x0p+00;
 b73: // Exp.return
-	r289 = r290;
-	r174 = r186;
-	r175 = r289;
+#line 27 "bits.go"
+	r289 = r290; r174 = r186; r175 = r289;
 b75: // frexp.entry
-	r192 = r48;
-	if (!r192) goto b148;
-	r190 = r23;
-	r191 = 0ll;
+#line 27 "frexp.go"
+	r192 = r48; if (!r192) goto b148; r190 = r23; r191 = 0ll;
 b77: // frexp.return
-	r220 = r190;
-	r221 = r191;
-	r188 = r220;
-	r189 = r221;
-	r222 = r188;
-	r223 = r189;
-	r224 = qd_f64_to_i64(r174);
-	r225 = r175;
-	r226 = 0ll;
-	r227 = r222;
-	r228 = r223;
-	r229 = r224;
+#line 39 "bits.go"
+	r220 = r190; r221 = r191; r188 = r220; r189 = r221; r222 = r188; r223 = r189;
+#line 136 "pow.go"
+	r224 = qd_f64_to_i64(r174); r225 = r175; r226 = 0ll; r227 = r222; r228 = r223; r229 = r224;
 b79: // pow.for.loop
-	r349 = r229 != 0ll;
-	if (!r349) goto b141;
-	r351 = r228 < (-4096ll);
-	if (!r351) goto b109;
+#line 136 "pow.go"
+	r349 = r229 != 0ll; if (!r349) goto b141;
+	r351 = r228 < (-4096ll); if (!r351) goto b109;
 b81: // pow.if.then
-	r355 = (u64)r226 + (u64)r228;
-	r350 = r355;
+#line 143 "pow.go"
+	r355 = (u64)r226 + (u64)r228; r350 = r355;
 b82: // pow.for.done
+#line 143 "pow.go"
 	if (!r352) goto b108;
+#line 162 "pow.go"
 	r371 = 0x1p+00 / r225;
-	r372 = -(u64)r350;
-	r353 = r371;
-	r354 = r372;
+	r372 = -(u64)r350; r353 = r371; r354 = r372;
 b84: // ldexp.entry
-	r375 = r353 == 0x0p+00;
-	if (!r375) goto b88;
-	r374 = r353;
+#line 25 "ldexp.go"
+	r375 = r353 == 0x0p+00; if (!r375) goto b88; r374 = r353;
 b86: // ldexp.return
-	r373 = r374;
-	r22 = r373;
-	goto b8;
+#line 50 "ldexp.go"
+	r373 = r374; r22 = r373; goto b8;
 b88: // IsInf.if.then
-	r379 = fabs(r353);
-	r380 = r379;
-	r381 = r380 > 0x1.fffffffffffffp+1023;
-	r376 = r381;
-	if (!r376) goto b92;
+#line 52 "bits.go"
+	r379 = fabs(r353); r380 = r379;
+#line 56 "bits.go"
+	r381 = r380 > 0x1.fffffffffffffp+1023; r376 = r381; if (!r376) goto b92;
 b91: // ldexp.switch.body
-	r374 = r353;
-	goto b86;
+#line 25 "ldexp.go"
+	r374 = r353; goto b86;
 b92: // IsNaN.entry
-	r400 = r353 != r353;
-	r399 = r400;
-	if (r399) goto b91;
-	r386 = fabs(r353);
-	r387 = r386 < 0x1p-1022;
-	if (!r387) goto b107;
-	r388 = r353 * 0x1p+52;
-	r384 = r388;
-	r385 = (-52ll);
+#line 39 "bits.go"
+	r400 = r353 != r353; r399 = r400; if (r399) goto b91;
+#line 63 "bits.go"
+	r386 = fabs(r353); r387 = r386 < 0x1p-1022; if (!r387) goto b107;
+	r388 = r353 * 0x1p+52; r384 = r388; r385 = (-52ll);
 b96: // normalize.return
+#line 64 "bits.go"
 	r389 = r384;
+#line 38 "ldexp.go"
 	r410 = r389 < 0x0p+00;
+#line 64 "bits.go"
 	r390 = r385;
+#line 31 "ldexp.go"
 	r391 = (u64)r354 + (u64)r390;
 	r392 = (u64)__double_as_longlong(r389);
-	r393 = r392 >> 52;
-	r394 = (i64)r393;
-	r395 = r394 & 2047ll;
-	r396 = (u64)r395 - 1023ull;
-	r397 = (u64)r391 + (u64)r396;
-	r398 = r397 < (-1075ll);
-	if (!r398) goto b99;
-	r405 = r392;
-	r406 = r405 & 9223372036854775808ull;
-	r407 = r406;
-	r408 = __longlong_as_double((i64)r407);
-	r401 = r408;
-	r374 = r401;
-	goto b86;
+	r393 = r392 >> 52; r394 = (i64)r393; r395 = r394 & 2047ll; r396 = (u64)r395 - 1023ull; r397 = (u64)r391 + (u64)r396;
+	r398 = r397 < (-1075ll); if (!r398) goto b99;
+#line 11 "copysign.go"
+	r405 = r392; r406 = r405 & 9223372036854775808ull; r407 = r406; r408 = __longlong_as_double((i64)r407); r401 = r408; r374 = r401; goto b86;
 b99: // ldexp.if.done
-	r409 = r397 > 1023ll;
-	if (!r409) goto b103;
-	if (!r410) goto b102;
-	r374 = __longlong_as_double(0xfff0000000000000ll);
-	goto b86;
+#line 37 "ldexp.go"
+	r409 = r397 > 1023ll; if (!r409) goto b103; if (!r410) goto b102;
+#line 27 "bits.go"
+	r374 = __longlong_as_double(0xfff0000000000000ll); goto b86;
 b102: // Inf.return
-	r374 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b86;
+#line 27 "bits.go"
+	r374 = __longlong_as_double(0x7ff0000000000000ll); goto b86;
 b103: // ldexp.if.done
-	r411 = r397 < (-1022ll);
-	if (!r411) goto b106;
-	r424 = (u64)r397 + 53ull;
-	r412 = r424;
-	r413 = 0x1p-53;
+#line 44 "ldexp.go"
+	r411 = r397 < (-1022ll); if (!r411) goto b106;
+	r424 = (u64)r397 + 53ull; r412 = r424; r413 = 0x1p-53;
 b105: // ldexp.if.done
+#line 48 "ldexp.go"
 	r425 = r392 & ~9218868437227405312ull;
-	r426 = (u64)r412 + 1023ull;
-	r427 = (u64)r426;
-	r428 = r427 << 52;
-	r429 = r425 | r428;
-	r430 = __longlong_as_double((i64)r429);
-	r431 = r413 * r430;
-	r374 = r431;
-	goto b86;
+	r426 = (u64)r412 + 1023ull; r427 = (u64)r426; r428 = r427 << 52; r429 = r425 | r428;
+	r430 = __longlong_as_double((i64)r429); r431 = r413 * r430; r374 = r431; goto b86;
 b106: // edge 9→13
-	r412 = r397;
-	r413 = 0x1p+00;
-	goto b105;
+#line 44 "ldexp.go"
+	r412 = r397; r413 = 0x1p+00; goto b105;
 b107: // normalize.if.done
-	r384 = r353;
-	r385 = 0ll;
-	goto b96;
+#line 64 "bits.go"
+	r384 = r353; r385 = 0ll; goto b96;
 b108: // edge 52→61
-	r353 = r225;
-	r354 = r350;
-	goto b84;
+#line 161 "pow.go"
+	r353 = r225; r354 = r350; goto b84;
 b109: // pow.cond.false
-	r360 = r228 > 4096ll;
-	if (r360) goto b81;
-	r356 = r229 & 1ll;
-	r357 = r356 == 1ll;
-	if (!r357) goto b147;
+#line 137 "pow.go"
+	r360 = r228 > 4096ll; if (r360) goto b81;
+#line 146 "pow.go"
+	r356 = r229 & 1ll; r357 = r356 == 1ll; if (!r357) goto b147;
 	r361 = r225 * r227;
-	r362 = (u64)r226 + (u64)r228;
-	r358 = r361;
-	r359 = r362;
+	r362 = (u64)r226 + (u64)r228; r358 = r361; r359 = r362;
 b112: // pow.if.done
+#line 150 "pow.go"
 	r363 = r227 * r227;
 	r364 = (u64)r228 << 1;
-	r365 = r363 < 0x1p-01;
-	if (!r365) goto b146;
+	r365 = r363 < 0x1p-01; if (!r365) goto b146;
 	r368 = r363 + r363;
-	r369 = (u64)r364 - 1ull;
-	r366 = r368;
-	r367 = r369;
+	r369 = (u64)r364 - 1ull; r366 = r368; r367 = r369;
 b114: // pow.if.done
-	r370 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r370;
-	r436 = r229 != 0ll;
-	if (!r436) goto b141;
-	r437 = r228 < (-4096ll);
-	if (r437) goto b81;
-	r440 = r228 > 4096ll;
-	if (r440) goto b81;
-	r438 = r229 & 1ll;
-	r439 = r438 == 1ll;
-	if (!r439) goto b145;
+#line 136 "pow.go"
+	r370 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r370; r436 = r229 != 0ll; if (!r436) goto b141;
+	r437 = r228 < (-4096ll); if (r437) goto b81; r440 = r228 > 4096ll; if (r440) goto b81;
+#line 146 "pow.go"
+	r438 = r229 & 1ll; r439 = r438 == 1ll; if (!r439) goto b145;
 	r441 = r225 * r227;
-	r442 = (u64)r226 + (u64)r228;
-	r358 = r441;
-	r359 = r442;
+	r442 = (u64)r226 + (u64)r228; r358 = r441; r359 = r442;
 b120: // pow.if.done (unrolled 1)
+#line 150 "pow.go"
 	r443 = r227 * r227;
 	r444 = (u64)r228 << 1;
-	r445 = r443 < 0x1p-01;
-	if (!r445) goto b144;
+	r445 = r443 < 0x1p-01; if (!r445) goto b144;
 	r446 = r443 + r443;
-	r447 = (u64)r444 - 1ull;
-	r366 = r446;
-	r367 = r447;
+	r447 = (u64)r444 - 1ull; r366 = r446; r367 = r447;
 b122: // pow.if.done (unrolled 1)
-	r448 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r448;
-	r449 = r229 != 0ll;
-	if (!r449) goto b141;
-	r450 = r228 < (-4096ll);
-	if (r450) goto b81;
-	r453 = r228 > 4096ll;
-	if (r453) goto b81;
-	r451 = r229 & 1ll;
-	r452 = r451 == 1ll;
-	if (!r452) goto b143;
+#line 136 "pow.go"
+	r448 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r448; r449 = r229 != 0ll; if (!r449) goto b141;
+	r450 = r228 < (-4096ll); if (r450) goto b81; r453 = r228 > 4096ll; if (r453) goto b81;
+#line 146 "pow.go"
+	r451 = r229 & 1ll; r452 = r451 == 1ll; if (!r452) goto b143;
 	r454 = r225 * r227;
-	r455 = (u64)r226 + (u64)r228;
-	r358 = r454;
-	r359 = r455;
+	r455 = (u64)r226 + (u64)r228; r358 = r454; r359 = r455;
 b128: // pow.if.done (unrolled 2)
+#line 150 "pow.go"
 	r456 = r227 * r227;
 	r457 = (u64)r228 << 1;
-	r458 = r456 < 0x1p-01;
-	if (!r458) goto b142;
+	r458 = r456 < 0x1p-01; if (!r458) goto b142;
 	r459 = r456 + r456;
-	r460 = (u64)r457 - 1ull;
-	r366 = r459;
-	r367 = r460;
+	r460 = (u64)r457 - 1ull; r366 = r459; r367 = r460;
 b130: // pow.if.done (unrolled 2)
-	r461 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r461;
-	r462 = r229 != 0ll;
-	if (!r462) goto b141;
-	r463 = r228 < (-4096ll);
-	if (r463) goto b81;
-	r466 = r228 > 4096ll;
-	if (r466) goto b81;
-	r464 = r229 & 1ll;
-	r465 = r464 == 1ll;
-	if (!r465) goto b140;
+#line 136 "pow.go"
+	r461 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r461; r462 = r229 != 0ll; if (!r462) goto b141;
+	r463 = r228 < (-4096ll); if (r463) goto b81; r466 = r228 > 4096ll; if (r466) goto b81;
+#line 146 "pow.go"
+	r464 = r229 & 1ll; r465 = r464 == 1ll; if (!r465) goto b140;
 	r467 = r225 * r227;
-	r468 = (u64)r226 + (u64)r228;
-	r358 = r467;
-	r359 = r468;
+	r468 = (u64)r226 + (u64)r228; r358 = r467; r359 = r468;
 b136: // pow.if.done (unrolled 3)
+#line 150 "pow.go"
 	r469 = r227 * r227;
 	r470 = (u64)r228 << 1;
-	r471 = r469 < 0x1p-01;
-	if (!r471) goto b139;
+	r471 = r469 < 0x1p-01; if (!r471) goto b139;
 	r472 = r469 + r469;
-	r473 = (u64)r470 - 1ull;
-	r366 = r472;
-	r367 = r473;
+	r473 = (u64)r470 - 1ull; r366 = r472; r367 = r473;
 b138: // pow.if.done (unrolled 3)
-	r474 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r474;
-	goto b79;
+#line 136 "pow.go"
+	r474 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r474; goto b79;
 b139: // edge 57→59 (unrolled 3)
-	r366 = r469;
-	r367 = r470;
-	goto b138;
+#line 152 "pow.go"
+	r366 = r469; r367 = r470; goto b138;
 b140: // edge 54→57 (unrolled 3)
-	r358 = r225;
-	r359 = r226;
-	goto b136;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b136;
 b141: // edge 50→52
-	r350 = r226;
-	goto b82;
+#line 136 "pow.go"
+	r350 = r226; goto b82;
 b142: // edge 57→59 (unrolled 2)
-	r366 = r456;
-	r367 = r457;
-	goto b130;
+#line 152 "pow.go"
+	r366 = r456; r367 = r457; goto b130;
 b143: // edge 54→57 (unrolled 2)
-	r358 = r225;
-	r359 = r226;
-	goto b128;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b128;
 b144: // edge 57→59 (unrolled 1)
-	r366 = r443;
-	r367 = r444;
-	goto b122;
+#line 152 "pow.go"
+	r366 = r443; r367 = r444; goto b122;
 b145: // edge 54→57 (unrolled 1)
-	r358 = r225;
-	r359 = r226;
-	goto b120;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b120;
 b146: // edge 57→59
-	r366 = r363;
-	r367 = r364;
-	goto b114;
+#line 152 "pow.go"
+	r366 = r363; r367 = r364; goto b114;
 b147: // edge 54→57
-	r358 = r225;
-	r359 = r226;
-	goto b112;
+#line 146 "pow.go"
+	r358 = r225; r359 = r226; goto b112;
 b148: // IsInf.if.then
-	r196 = fabs(r23);
-	r197 = r196;
-	r198 = r197 > 0x1.fffffffffffffp+1023;
-	r193 = r198;
-	if (!r193) goto b152;
+#line 52 "bits.go"
+	r196 = fabs(r23); r197 = r196;
+#line 56 "bits.go"
+	r198 = r197 > 0x1.fffffffffffffp+1023; r193 = r198; if (!r193) goto b152;
 b151: // frexp.switch.body
-	r190 = r23;
-	r191 = 0ll;
-	goto b77;
+#line 27 "frexp.go"
+	r190 = r23; r191 = 0ll; goto b77;
 b152: // IsNaN.entry
-	r219 = r46;
-	r218 = r219;
-	if (r218) goto b151;
-	r203 = r196;
-	r204 = r203 < 0x1p-1022;
-	if (!r204) goto b157;
-	r205 = r23 * 0x1p+52;
-	r201 = r205;
-	r202 = (-52ll);
+#line 39 "bits.go"
+	r219 = r46; r218 = r219; if (r218) goto b151;
+#line 63 "bits.go"
+	r203 = r196; r204 = r203 < 0x1p-1022; if (!r204) goto b157;
+	r205 = r23 * 0x1p+52; r201 = r205; r202 = (-52ll);
 b156: // normalize.return
-	r206 = r201;
-	r207 = r202;
+#line 64 "bits.go"
+	r206 = r201; r207 = r202;
+#line 33 "frexp.go"
 	r208 = (u64)__double_as_longlong(r206);
-	r209 = r208 >> 52;
-	r210 = r209 & 2047ull;
-	r211 = (i64)r210;
-	r212 = (u64)r211 - 1023ull;
-	r213 = (u64)r212 + 1ull;
-	r214 = (u64)r207 + (u64)r213;
+	r209 = r208 >> 52; r210 = r209 & 2047ull; r211 = (i64)r210; r212 = (u64)r211 - 1023ull; r213 = (u64)r212 + 1ull; r214 = (u64)r207 + (u64)r213;
 	r215 = r208 & ~9218868437227405312ull;
 	r216 = r215 | 4602678819172646912ull;
-	r217 = __longlong_as_double((i64)r216);
-	r190 = r217;
-	r191 = r214;
-	goto b77;
+	r217 = __longlong_as_double((i64)r216); r190 = r217; r191 = r214; goto b77;
 b157: // normalize.if.done
-	r201 = r23;
-	r202 = 0ll;
-	goto b156;
+#line 64 "bits.go"
+	r201 = r23; r202 = 0ll; goto b156;
 b158: // Exp.if.done
-	r290 = r288;
-	goto b73;
+#line 26 "exp.go"
+	r290 = r288; goto b73;
 b159: // Exp.if.done
-	r295 = r288 > 0x1.62e42fefa39efp+09;
-	if (!r295) goto b161;
-	r290 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b73;
+#line 26 "exp.go"
+	r295 = r288 > 0x1.62e42fefa39efp+09; if (!r295) goto b161;
+#line 27 "bits.go"
+	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b73;
 b161: // Exp.if.done
+#line 29 "exp.go"
 	r301 = r288 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
 	r303 = rint(r301);
-	r304 = r303 >= (-0x1p+31);
-	if (!r304) goto b173;
-	r306 = r303 <= 0x1.fffffffcp+30;
-	if (!r306) goto b173;
-	r305 = qd_f64_to_i32(r303);
-	r302 = r305;
+	r304 = r303 >= (-0x1p+31); if (!r304) goto b173; r306 = r303 <= 0x1.fffffffcp+30; if (!r306) goto b173;
+	r305 = qd_f64_to_i32(r303); r302 = r305;
 b165: // roundToInt32.return
+#line 30 "exp.go"
 	r307 = (double)r302;
-	r308 = -r307;
-	r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
-	r310 = r308;
-	r311 = fma(r310, 0x1.3de6af278ece6p-42, r309);
+	r308 = -r307; r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
+	r310 = r308; r311 = fma(r310, 0x1.3de6af278ece6p-42, r309);
 	r312 = r311 * 0x1p-04;
+#line 35 "exp.go"
 	r313 = fma(0x1.a01a01a01a01ap-16, r312, 0x1.a01a01a01a01ap-13);
 	r314 = fma(r313, r312, 0x1.6c16c16c16c17p-10);
 	r315 = fma(r314, r312, 0x1.1111111111111p-07);
@@ -5392,180 +2085,122 @@ b165: // roundToInt32.return
 	r318 = fma(r317, r312, 0x1p-01);
 	r319 = fma(r318, r312, 0x1p+00);
 	r320 = r312 * r319;
-	r321 = r320 + 0x1p+01;
-	r322 = r320 * r321;
-	r323 = r322 + 0x1p+01;
-	r324 = r322 * r323;
-	r325 = r324 + 0x1p+01;
-	r326 = r324 * r325;
-	r327 = r326 + 0x1p+01;
-	r328 = fma(r326, r327, 0x1p+00);
+	r321 = r320 + 0x1p+01; r322 = r320 * r321;
+	r323 = r322 + 0x1p+01; r324 = r322 * r323;
+	r325 = r324 + 0x1p+01; r326 = r324 * r325;
+	r327 = r326 + 0x1p+01; r328 = fma(r326, r327, 0x1p+00);
+#line 48 "exp.go"
 	r329 = (u32)r302 + 1023u;
-	r330 = r329 <= 0;
-	if (!r330) goto b170;
-	r331 = r329 < (-52);
-	if (!r331) goto b168;
-	r290 = 0x0p+00;
-	goto b73;
+	r330 = r329 <= 0; if (!r330) goto b170;
+	r331 = r329 < (-52); if (!r331) goto b168;
+#line 55 "exp.go"
+	r290 = 0x0p+00; goto b73;
 b168: // Exp.if.done
-	r339 = (u32)r329 + 1022u;
-	r340 = (u64)r339;
-	r341 = r340 << 52;
-	r342 = __longlong_as_double((i64)r341);
-	r343 = r328 * r342;
-	r332 = r343;
-	r333 = 1;
+#line 53 "exp.go"
+	r339 = (u32)r329 + 1022u; r340 = (u64)r339; r341 = r340 << 52; r342 = __longlong_as_double((i64)r341); r343 = r328 * r342; r332 = r343; r333 = 1;
 b169: // Exp.if.done
-	r334 = (u64)r333;
-	r335 = r334 << 52;
-	r336 = __longlong_as_double((i64)r335);
-	r337 = r332 * r336;
-	r290 = r337;
-	goto b73;
+#line 58 "exp.go"
+	r334 = (u64)r333; r335 = r334 << 52; r336 = __longlong_as_double((i64)r335); r337 = r332 * r336; r290 = r337; goto b73;
 b170: // Exp.if.else
-	r338 = r329 >= 2047;
-	if (!r338) goto b172;
-	r290 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b73;
+#line 55 "exp.go"
+	r338 = r329 >= 2047; if (!r338) goto b172;
+#line 27 "bits.go"
+	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b73;
 b172: // edge 9→8
-	r332 = r328;
-	r333 = r329;
-	goto b169;
+#line 55 "exp.go"
+	r332 = r328; r333 = r329; goto b169;
 b173: // roundToInt32.if.done
-	r302 = (-2147483647 - 1);
-	goto b165;
+#line 66 "exp.go"
+	r302 = (-2147483647 - 1); goto b165;
 b174: // Log.switch.next
-	r244 = (i64)r234;
-	r245 = r244 < 0ll;
-	if (!r245) goto b176;
-	r233 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b68;
+#line 28 "log.go"
+	r244 = (i64)r234; r245 = r244 < 0ll; if (!r245) goto b176;
+#line 31 "bits.go"
+	r233 = __longlong_as_double(0x7ff8000000000001ll); goto b68;
 b176: // Log.switch.next
-	r246 = r234 >= 9218868437227405312ull;
-	if (!r246) goto b178;
-	r233 = r23;
-	goto b68;
+#line 30 "log.go"
+	r246 = r234 >= 9218868437227405312ull; if (!r246) goto b178;
+#line 28 "log.go"
+	r233 = r23; goto b68;
 b178: // Log.switch.next
-	r247 = r234 & 4503599627370495ull;
-	r248 = r247 | 4602678819172646912ull;
-	r249 = __longlong_as_double((i64)r248);
-	r250 = r234 >> 52;
-	r251 = r250 & 2047ull;
-	r252 = (i32)r251;
-	r253 = (u32)r252 - 1022u;
-	r254 = (double)r253;
-	r255 = r249 <= 0x1.6a09e667f3bcdp-01;
-	if (!r255) goto b181;
+#line 33 "log.go"
+	r247 = r234 & 4503599627370495ull; r248 = r247 | 4602678819172646912ull; r249 = __longlong_as_double((i64)r248);
+	r250 = r234 >> 52; r251 = r250 & 2047ull; r252 = (i32)r251; r253 = (u32)r252 - 1022u; r254 = (double)r253;
+	r255 = r249 <= 0x1.6a09e667f3bcdp-01; if (!r255) goto b181;
 	r258 = r254 - 0x1p+00;
-	r259 = r249 * 0x1p+01;
-	r256 = r259;
-	r257 = r258;
+	r259 = r249 * 0x1p+01; r256 = r259; r257 = r258;
 b180: // Log.if.done
+#line 39 "log.go"
 	r260 = r256 - 0x1p+00;
-	r261 = r260 + 0x1p+01;
-	r262 = r260 / r261;
+	r261 = r260 + 0x1p+01; r262 = r260 / r261;
 	r263 = r262 * r262;
 	r264 = r263 * r263;
-	r265 = r264 * 0x1.2f112df3e5244p-03;
-	r266 = r265 + 0x1.7466496cb03dep-03;
-	r267 = r266 * r264;
-	r268 = r267 + 0x1.2492494229359p-02;
-	r269 = r268 * r264;
-	r270 = r269 + 0x1.5555555555593p-01;
-	r271 = r263 * r270;
-	r272 = r264 * 0x1.39a09d078c69fp-03;
-	r273 = r272 + 0x1.c71c51d8e78afp-03;
-	r274 = r273 * r264;
-	r275 = r274 + 0x1.999999997fa04p-02;
-	r276 = r264 * r275;
+	r265 = r264 * 0x1.2f112df3e5244p-03; r266 = r265 + 0x1.7466496cb03dep-03; r267 = r266 * r264; r268 = r267 + 0x1.2492494229359p-02; r269 = r268 * r264; r270 = r269 + 0x1.5555555555593p-01; r271 = r263 * r270;
+	r272 = r264 * 0x1.39a09d078c69fp-03; r273 = r272 + 0x1.c71c51d8e78afp-03; r274 = r273 * r264; r275 = r274 + 0x1.999999997fa04p-02; r276 = r264 * r275;
 	r277 = r271 + r276;
-	r278 = r260 * 0x1p-01;
-	r279 = r278 * r260;
-	r280 = r257 * 0x1.62e42feep-01;
-	r281 = r279 + r277;
-	r282 = r262 * r281;
-	r283 = r257 * 0x1.a39ef35793c76p-33;
-	r284 = r282 + r283;
-	r285 = r279 - r284;
-	r286 = r285 - r260;
-	r287 = r280 - r286;
-	r233 = r287;
-	goto b68;
+	r278 = r260 * 0x1p-01; r279 = r278 * r260;
+	r280 = r257 * 0x1.62e42feep-01; r281 = r279 + r277; r282 = r262 * r281; r283 = r257 * 0x1.a39ef35793c76p-33; r284 = r282 + r283; r285 = r279 - r284; r286 = r285 - r260; r287 = r280 - r286; r233 = r287; goto b68;
 b181: // edge 6→8
-	r256 = r249;
-	r257 = r254;
-	goto b180;
+#line 35 "log.go"
+	r256 = r249; r257 = r254; goto b180;
 b182: // edge 46→49
-	r186 = r38;
-	r187 = r39;
-	goto b66;
+#line 124 "pow.go"
+	r186 = r38; r187 = r39; goto b66;
 b183: // edge 41→47
-	r174 = r38;
-	r175 = 0x1p+00;
-	goto b75;
+#line 123 "pow.go"
+	r174 = r38; r175 = 0x1p+00; goto b75;
 b184: // IsInf.if.then
-	r55 = fabs(r24);
-	r56 = r55;
-	r57 = r56 > 0x1.fffffffffffffp+1023;
-	r52 = r57;
-	if (!r52) goto b195;
-	r51 = r23 == (-0x1p+00);
-	if (!r51) goto b189;
-	r22 = 0x1p+00;
-	goto b8;
+#line 52 "bits.go"
+	r55 = fabs(r24); r56 = r55;
+#line 56 "bits.go"
+	r57 = r56 > 0x1.fffffffffffffp+1023; r52 = r57; if (!r52) goto b195;
+#line 78 "pow.go"
+	r51 = r23 == (-0x1p+00); if (!r51) goto b189;
+#line 54 "bits.go"
+	r22 = 0x1p+00; goto b8;
 b189: // pow.switch.next
-	r137 = fabs(r23);
-	r138 = r137 < 0x1p+00;
+#line 80 "pow.go"
+	r137 = fabs(r23); r138 = r137 < 0x1p+00;
+#line 53 "bits.go"
 	r143 = r24;
-	r144 = r143 > 0x1.fffffffffffffp+1023;
-	r139 = r144;
-	r147 = r138 == r139;
-	if (!r147) goto b194;
-	r22 = 0x0p+00;
-	goto b8;
+#line 56 "bits.go"
+	r144 = r143 > 0x1.fffffffffffffp+1023; r139 = r144;
+#line 80 "pow.go"
+	r147 = r138 == r139; if (!r147) goto b194;
+#line 54 "bits.go"
+	r22 = 0x0p+00; goto b8;
 b194: // Inf.return
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b195: // IsInf.if.then
-	r132 = fabs(r23);
-	r133 = r132;
-	r134 = r133 > 0x1.fffffffffffffp+1023;
-	r129 = r134;
-	if (!r129) goto b206;
-	r128 = -r23;
-	r125 = r128;
-	r126 = r125 > 0x1.fffffffffffffp+1023;
-	r121 = r126;
-	if (!r121) goto b202;
-	r155 = 0x1p+00 / r23;
-	r156 = -r24;
-	r20 = r155;
-	r21 = r156;
-	goto b5;
+#line 52 "bits.go"
+	r132 = fabs(r23); r133 = r132;
+#line 56 "bits.go"
+	r134 = r133 > 0x1.fffffffffffffp+1023; r129 = r134; if (!r129) goto b206;
+#line 54 "bits.go"
+	r128 = -r23; r125 = r128;
+#line 56 "bits.go"
+	r126 = r125 > 0x1.fffffffffffffp+1023; r121 = r126; if (!r121) goto b202;
+#line 87 "pow.go"
+	r155 = 0x1p+00 / r23; r156 = -r24; r20 = r155; r21 = r156; goto b5;
 b202: // pow.if.done
-	r158 = r24 < 0x0p+00;
-	if (!r158) goto b204;
-	r22 = 0x0p+00;
-	goto b8;
+#line 90 "pow.go"
+	r158 = r24 < 0x0p+00; if (!r158) goto b204; r22 = 0x0p+00; goto b8;
 b204: // pow.switch.next
-	r164 = r24 > 0x0p+00;
-	if (!r164) goto b50;
-	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b8;
+#line 92 "pow.go"
+	r164 = r24 > 0x0p+00; if (!r164) goto b50;
+#line 27 "bits.go"
+	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
 b206: // pow.switch.next
-	r154 = r24 == 0x1p-01;
-	if (!r154) goto b208;
-	r153 = sqrt(r23);
-	r22 = r153;
-	goto b8;
+#line 95 "pow.go"
+	r154 = r24 == 0x1p-01; if (!r154) goto b208;
+	r153 = sqrt(r23); r22 = r153; goto b8;
 b208: // pow.switch.next
-	r167 = r24 == (-0x1p-01);
-	if (!r167) goto b50;
-	r165 = sqrt(r23);
-	r166 = 0x1p+00 / r165;
-	r22 = r166;
-	goto b8;
+#line 97 "pow.go"
+	r167 = r24 == (-0x1p-01); if (!r167) goto b50;
+	r165 = sqrt(r23); r166 = 0x1p+00 / r165; r22 = r166; goto b8;
 b210: // exit
+#line 98 "pow.go"
 	return;
 }
 
@@ -5604,265 +2239,147 @@ extern "C" __global__ void Sin_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r77 = 0, *r82 = 0, *r179 = 0, *r180 = 0, *r183 = 0, *r187 = 0, *r191 = 0, *r195 = 0;
 	char *r199 = 0, *r207 = 0, *r208 = 0, *r211 = 0, *r215 = 0, *r219 = 0, *r223 = 0, *r227 = 0;
 	char *r234 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r244 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 44 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
+#line 46 "trig_reduce.go"
 	r53 = (char *)qdata_mPi4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r241 = r2;
-	r242 = r12 + r241 * 8;
-	r243 = (u64)r1 * 8ull;
-	r244 = r4 + r241 * 8;
+#line 44 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r241 = r2; r242 = r12 + r241 * 8; r243 = (u64)r1 * 8ull; r244 = r4 + r241 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b45;
-	r239 = r242;
-	r11 = r239 + 8ll;
-	r14 = *(double *)r11;
-	r17 = r14 == 0x0p+00;
-	if (!r17) goto b9;
+#line 44 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b45;
+	r239 = r242; r11 = r239 + 8ll; r14 = *(double *)r11;
+#line 200 "sin.go"
+	r17 = r14 == 0x0p+00; if (!r17) goto b9;
 b5: // sin.switch.body
+#line 200 "sin.go"
 	r16 = r14;
 b6: // sin.return
+#line 241 "sin.go"
 	r15 = r16;
-	r240 = r244;
-	r234 = r240 + 8ll;
-	*(double *)r234 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r242 = r242 + r243 * 1;
-	r244 = r244 + r243 * 1;
-	goto b2;
+#line 45 "math.go"
+	r240 = r244; r234 = r240 + 8ll; *(double *)r234 = r15;
+#line 44 "math.go"
+	r2 = (u64)r2 + (u64)r1; r242 = r242 + r243 * 1; r244 = r244 + r243 * 1; goto b2;
 b9: // IsNaN.entry
-	r29 = r14 != r14;
-	r28 = r29;
-	if (r28) goto b5;
-	r23 = fabs(r14);
-	r24 = r23;
-	r25 = r24 > 0x1.fffffffffffffp+1023;
-	r20 = r25;
-	if (!r20) goto b15;
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b6;
+#line 39 "bits.go"
+	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
+#line 52 "bits.go"
+	r23 = fabs(r14); r24 = r23;
+#line 56 "bits.go"
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
 b15: // sin.switch.next
-	r30 = r14 < 0x0p+00;
-	if (!r30) goto b44;
-	r33 = -r14;
-	r31 = r33;
-	r32 = true;
+#line 208 "sin.go"
+	r30 = r14 < 0x0p+00; if (!r30) goto b44;
+	r33 = -r14; r31 = r33; r32 = true;
 b17: // sin.if.done
-	r34 = r31 >= 0x1p+29;
-	if (!r34) goto b40;
-	r37 = r31 < 0x1.921fb54442d18p-01;
-	if (!r37) goto b32;
-	r35 = 0ull;
-	r36 = r31;
+#line 215 "sin.go"
+	r34 = r31 >= 0x1p+29; if (!r34) goto b40;
+#line 33 "trig_reduce.go"
+	r37 = r31 < 0x1.921fb54442d18p-01; if (!r37) goto b32; r35 = 0ull; r36 = r31;
 b20: // trigReduce.return
-	r149 = r35;
-	r150 = r36;
-	r151 = r149;
-	r152 = r150;
+#line 74 "trig_reduce.go"
+	r149 = r35; r150 = r36; r151 = r149; r152 = r150;
 b21: // sin.if.done
-	r153 = r151 > 3ull;
-	if (!r153) goto b31;
+#line 230 "sin.go"
+	r153 = r151 > 3ull; if (!r153) goto b31;
 	r172 = !r32;
-	r173 = r151 - 4ull;
-	r154 = r172;
-	r155 = r173;
+	r173 = r151 - 4ull; r154 = r172; r155 = r173;
 b23: // sin.if.done
+#line 234 "sin.go"
 	r174 = r152 * r152;
-	r175 = r155 == 1ull;
-	if (!r175) goto b29;
+	r175 = r155 == 1ull; if (!r175) goto b29;
 b24: // sin.if.then
-	r176 = r174 * 0x1p-01;
-	r177 = 0x1p+00 - r176;
-	r178 = r174 * r174;
-	r182 = r174 * (-0x1.8fa49a0861a9bp-37);
-	r185 = r182 + 0x1.1ee9d7b4e3f05p-29;
-	r186 = r185 * r174;
-	r189 = r186 + (-0x1.27e4f7eac4bc6p-22);
-	r190 = r189 * r174;
-	r193 = r190 + 0x1.a01a019c844f5p-16;
-	r194 = r193 * r174;
-	r197 = r194 + (-0x1.6c16c16c14f91p-10);
-	r198 = r197 * r174;
-	r201 = r198 + 0x1.555555555554bp-05;
-	r202 = r178 * r201;
-	r203 = r177 + r202;
-	r204 = r203;
+#line 236 "sin.go"
+	r176 = r174 * 0x1p-01; r177 = 0x1p+00 - r176; r178 = r174 * r174; r182 = r174 * (-0x1.8fa49a0861a9bp-37); r185 = r182 + 0x1.1ee9d7b4e3f05p-29; r186 = r185 * r174; r189 = r186 + (-0x1.27e4f7eac4bc6p-22); r190 = r189 * r174; r193 = r190 + 0x1.a01a019c844f5p-16; r194 = r193 * r174; r197 = r194 + (-0x1.6c16c16c14f91p-10); r198 = r197 * r174; r201 = r198 + 0x1.555555555554bp-05; r202 = r178 * r201; r203 = r177 + r202; r204 = r203;
 b25: // sin.if.done
+#line 236 "sin.go"
 	if (!r154) goto b28;
-	r233 = -r204;
-	r205 = r233;
+#line 241 "sin.go"
+	r233 = -r204; r205 = r233;
 b27: // sin.if.done
-	r16 = r205;
-	goto b6;
+#line 241 "sin.go"
+	r16 = r205; goto b6;
 b28: // edge 16→20
-	r205 = r204;
-	goto b27;
+#line 236 "sin.go"
+	r205 = r204; goto b27;
 b29: // sin.cond.false
-	r232 = r155 == 2ull;
-	if (r232) goto b24;
-	r206 = r152 * r174;
-	r210 = r174 * 0x1.5d8fd1fd19ccdp-33;
-	r213 = r210 + (-0x1.ae5e5a9291f5dp-26);
-	r214 = r213 * r174;
-	r217 = r214 + 0x1.71de3567d48a1p-19;
-	r218 = r217 * r174;
-	r221 = r218 + (-0x1.a01a019bfdf03p-13);
-	r222 = r221 * r174;
-	r225 = r222 + 0x1.111111110f7dp-07;
-	r226 = r225 * r174;
-	r229 = r226 + (-0x1.5555555555548p-03);
-	r230 = r206 * r229;
-	r231 = r152 + r230;
-	r204 = r231;
-	goto b25;
+#line 235 "sin.go"
+	r232 = r155 == 2ull; if (r232) goto b24;
+#line 238 "sin.go"
+	r206 = r152 * r174; r210 = r174 * 0x1.5d8fd1fd19ccdp-33; r213 = r210 + (-0x1.ae5e5a9291f5dp-26); r214 = r213 * r174; r217 = r214 + 0x1.71de3567d48a1p-19; r218 = r217 * r174; r221 = r218 + (-0x1.a01a019bfdf03p-13); r222 = r221 * r174; r225 = r222 + 0x1.111111110f7dp-07; r226 = r225 * r174; r229 = r226 + (-0x1.5555555555548p-03); r230 = r206 * r229; r231 = r152 + r230; r204 = r231; goto b25;
 b31: // edge 9→14
-	r154 = r32;
-	r155 = r151;
-	goto b23;
+#line 230 "sin.go"
+	r154 = r32; r155 = r151; goto b23;
 b32: // trigReduce.if.done
+#line 38 "trig_reduce.go"
 	r38 = (u64)__double_as_longlong(r31);
-	r39 = r38 >> 52;
-	r40 = r39 & 2047ull;
-	r41 = (i64)r40;
-	r42 = (u64)r41 - 1023ull;
-	r43 = (u64)r42 - 52ull;
+	r39 = r38 >> 52; r40 = r39 & 2047ull; r41 = (i64)r40; r42 = (u64)r41 - 1023ull; r43 = (u64)r42 - 52ull;
 	r44 = r38 & ~9218868437227405312ull;
 	r45 = r44 | 4503599627370496ull;
-	r46 = (u64)r43 + 61ull;
-	r47 = (u64)r46;
-	r235 = r47 >> 6;
-	r48 = r235;
-	r50 = r47;
-	r236 = r235;
-	r237 = r236 * 64ull;
-	r238 = r50 - r237;
-	r51 = r238;
-	r54 = (i64)r48;
-	r52 = r53 + r54 * 8;
-	r55 = *(u64 *)r52;
-	r56 = qd_shl_u64(r55, r51);
-	r57 = r48 + 1ull;
-	r59 = (i64)r57;
-	r58 = r53 + r59 * 8;
-	r60 = *(u64 *)r58;
-	r61 = 64ull - r51;
-	r62 = qd_shr_u64(r60, r61);
-	r63 = r56 | r62;
-	r67 = r60;
-	r68 = qd_shl_u64(r67, r51);
-	r69 = r48 + 2ull;
-	r71 = (i64)r69;
-	r70 = r53 + r71 * 8;
-	r72 = *(u64 *)r70;
-	r73 = r61;
-	r74 = qd_shr_u64(r72, r73);
-	r75 = r68 | r74;
-	r79 = r72;
-	r80 = qd_shl_u64(r79, r51);
-	r81 = r48 + 3ull;
-	r83 = (i64)r81;
-	r82 = r53 + r83 * 8;
-	r84 = *(u64 *)r82;
-	r85 = r61;
-	r86 = qd_shr_u64(r84, r85);
-	r87 = r80 | r86;
-	r88 = __umul64hi(r87, r45);
-	r90 = r88;
-	r92 = __umul64hi(r75, r45);
-	r93 = r75 * r45;
-	r94 = r92;
-	r95 = r93;
+#line 45 "trig_reduce.go"
+	r46 = (u64)r43 + 61ull; r47 = (u64)r46; r235 = r47 >> 6; r48 = r235; r50 = r47; r236 = r235; r237 = r236 * 64ull; r238 = r50 - r237; r51 = r238;
+	r54 = (i64)r48; r52 = r53 + r54 * 8; r55 = *(u64 *)r52; r56 = qd_shl_u64(r55, r51); r57 = r48 + 1ull; r59 = (i64)r57; r58 = r53 + r59 * 8; r60 = *(u64 *)r58; r61 = 64ull - r51; r62 = qd_shr_u64(r60, r61); r63 = r56 | r62;
+	r67 = r60; r68 = qd_shl_u64(r67, r51); r69 = r48 + 2ull; r71 = (i64)r69; r70 = r53 + r71 * 8; r72 = *(u64 *)r70; r73 = r61; r74 = qd_shr_u64(r72, r73); r75 = r68 | r74;
+	r79 = r72; r80 = qd_shl_u64(r79, r51); r81 = r48 + 3ull; r83 = (i64)r81; r82 = r53 + r83 * 8; r84 = *(u64 *)r82; r85 = r61; r86 = qd_shr_u64(r84, r85); r87 = r80 | r86;
+#line 50 "trig_reduce.go"
+	r88 = __umul64hi(r87, r45); r90 = r88;
+	r92 = __umul64hi(r75, r45); r93 = r75 * r45; r94 = r92; r95 = r93;
 	r96 = r63 * r45;
-	r100 = r95 + r90;
-	r101 = r100;
-	r102 = r95 & r90;
-	r103 = r95 | r90;
-	r104 = r103 & ~r101;
-	r105 = r102 | r104;
-	r106 = r105 >> 63;
-	r97 = r101;
-	r98 = r106;
-	r107 = r97;
-	r108 = r98;
-	r111 = r96 + r94;
-	r112 = r111 + r108;
-	r109 = r112;
-	r118 = r109;
+#line 387 "bits.go"
+	r100 = r95 + r90; r101 = r100;
+#line 391 "bits.go"
+	r102 = r95 & r90; r103 = r95 | r90; r104 = r103 & ~r101; r105 = r102 | r104; r106 = r105 >> 63; r97 = r101; r98 = r106; r107 = r97; r108 = r98;
+#line 387 "bits.go"
+	r111 = r96 + r94; r112 = r111 + r108;
+#line 391 "bits.go"
+	r109 = r112; r118 = r109;
+#line 56 "trig_reduce.go"
 	r120 = r118 >> 61;
-	r121 = r118 << 3;
-	r122 = r107 >> 61;
-	r123 = r121 | r122;
-	r125 = __clzll(r123);
-	r126 = (i64)r125;
-	r124 = r126;
-	r127 = (u64)r124;
-	r128 = r127 + 1ull;
-	r129 = 1023ull - r128;
-	r130 = r129;
-	r131 = r128;
-	r132 = qd_shl_u64(r123, r131);
-	r133 = r128;
-	r134 = 64ull - r133;
-	r135 = qd_shr_u64(r107, r134);
-	r136 = r132 | r135;
+#line 58 "trig_reduce.go"
+	r121 = r118 << 3; r122 = r107 >> 61; r123 = r121 | r122;
+	r125 = __clzll(r123); r126 = (i64)r125; r124 = r126; r127 = (u64)r124;
+	r128 = r127 + 1ull; r129 = 1023ull - r128; r130 = r129;
+#line 62 "trig_reduce.go"
+	r131 = r128; r132 = qd_shl_u64(r123, r131); r133 = r128; r134 = 64ull - r133; r135 = qd_shr_u64(r107, r134); r136 = r132 | r135;
 	r137 = r136 >> 12;
-	r138 = r130 << 52;
-	r139 = r137 | r138;
+#line 65 "trig_reduce.go"
+	r138 = r130 << 52; r139 = r137 | r138;
 	r140 = __longlong_as_double((i64)r139);
-	r141 = r120 & 1ull;
-	r142 = r141 == 1ull;
-	if (!r142) goto b39;
+#line 68 "trig_reduce.go"
+	r141 = r120 & 1ull; r142 = r141 == 1ull; if (!r142) goto b39;
 	r145 = r120 + 1ull;
 	r146 = r145 & 7ull;
-	r147 = r140 - 0x1p+00;
-	r143 = r146;
-	r144 = r147;
+	r147 = r140 - 0x1p+00; r143 = r146; r144 = r147;
 b38: // trigReduce.if.done
-	r148 = r144 * 0x1.921fb54442d18p-01;
-	r35 = r143;
-	r36 = r148;
-	goto b20;
+#line 74 "trig_reduce.go"
+	r148 = r144 * 0x1.921fb54442d18p-01; r35 = r143; r36 = r148; goto b20;
 b39: // edge 2→4
-	r143 = r120;
-	r144 = r140;
-	goto b38;
+#line 68 "trig_reduce.go"
+	r143 = r120; r144 = r140; goto b38;
 b40: // sin.if.else
-	r156 = r31 * 0x1.45f306dc9c883p+00;
-	r157 = qd_f64_to_u64(r156);
+#line 218 "sin.go"
+	r156 = r31 * 0x1.45f306dc9c883p+00; r157 = qd_f64_to_u64(r156);
 	r158 = (double)r157;
-	r159 = r157 & 1ull;
-	r160 = r159 == 1ull;
-	if (!r160) goto b43;
+#line 222 "sin.go"
+	r159 = r157 & 1ull; r160 = r159 == 1ull; if (!r160) goto b43;
 	r163 = r157 + 1ull;
-	r164 = r158 + 0x1p+00;
-	r161 = r163;
-	r162 = r164;
+	r164 = r158 + 0x1p+00; r161 = r163; r162 = r164;
 b42: // sin.if.done
+#line 226 "sin.go"
 	r165 = r161 & 7ull;
-	r166 = r162 * 0x1.921fb4p-01;
-	r167 = r31 - r166;
-	r168 = r162 * 0x1.4442dp-25;
-	r169 = r167 - r168;
-	r170 = r162 * 0x1.8469898cc517p-49;
-	r171 = r169 - r170;
-	r151 = r165;
-	r152 = r171;
-	goto b21;
+	r166 = r162 * 0x1.921fb4p-01; r167 = r31 - r166; r168 = r162 * 0x1.4442dp-25; r169 = r167 - r168; r170 = r162 * 0x1.8469898cc517p-49; r171 = r169 - r170; r151 = r165; r152 = r171; goto b21;
 b43: // edge 10→12
-	r161 = r157;
-	r162 = r158;
-	goto b42;
+#line 222 "sin.go"
+	r161 = r157; r162 = r158; goto b42;
 b44: // edge 5→7
-	r31 = r14;
-	r32 = false;
-	goto b17;
+#line 208 "sin.go"
+	r31 = r14; r32 = false; goto b17;
 b45: // exit
+#line 208 "sin.go"
 	return;
 }
 
@@ -5901,258 +2418,144 @@ extern "C" __global__ void Cos_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r73 = 0, *r78 = 0, *r176 = 0, *r177 = 0, *r180 = 0, *r184 = 0, *r188 = 0, *r192 = 0;
 	char *r196 = 0, *r206 = 0, *r207 = 0, *r210 = 0, *r214 = 0, *r218 = 0, *r222 = 0, *r226 = 0;
 	char *r233 = 0, *r238 = 0, *r239 = 0, *r241 = 0, *r243 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 51 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
+#line 46 "trig_reduce.go"
 	r49 = (char *)qdata_mPi4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r240 = r2;
-	r241 = r12 + r240 * 8;
-	r242 = (u64)r1 * 8ull;
-	r243 = r4 + r240 * 8;
+#line 51 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r240 = r2; r241 = r12 + r240 * 8; r242 = (u64)r1 * 8ull; r243 = r4 + r240 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b43;
-	r238 = r241;
-	r11 = r238 + 8ll;
-	r14 = *(double *)r11;
-	r18 = r14 != r14;
-	r17 = r18;
-	if (!r17) goto b10;
+#line 51 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b43;
+	r238 = r241; r11 = r238 + 8ll; r14 = *(double *)r11;
+#line 39 "bits.go"
+	r18 = r14 != r14; r17 = r18; if (!r17) goto b10;
 b6: // NaN.return
+#line 31 "bits.go"
 	r16 = __longlong_as_double(0x7ff8000000000001ll);
 b7: // cos.return
+#line 173 "sin.go"
 	r15 = r16;
-	r239 = r243;
-	r233 = r239 + 8ll;
-	*(double *)r233 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r241 = r241 + r242 * 1;
-	r243 = r243 + r242 * 1;
-	goto b2;
+#line 52 "math.go"
+	r239 = r243; r233 = r239 + 8ll; *(double *)r233 = r15;
+#line 51 "math.go"
+	r2 = (u64)r2 + (u64)r1; r241 = r241 + r242 * 1; r243 = r243 + r242 * 1; goto b2;
 b10: // IsInf.if.then
-	r26 = fabs(r14);
-	r27 = r26;
-	r28 = r27 > 0x1.fffffffffffffp+1023;
-	r23 = r28;
-	if (r23) goto b6;
+#line 52 "bits.go"
+	r26 = fabs(r14); r27 = r26;
+#line 56 "bits.go"
+	r28 = r27 > 0x1.fffffffffffffp+1023; r23 = r28; if (r23) goto b6;
+#line 139 "sin.go"
 	r21 = r26;
-	r22 = r21 >= 0x1p+29;
-	if (!r22) goto b39;
-	r33 = r21 < 0x1.921fb54442d18p-01;
-	if (!r33) goto b31;
-	r31 = 0ull;
-	r32 = r21;
+#line 143 "sin.go"
+	r22 = r21 >= 0x1p+29; if (!r22) goto b39;
+#line 33 "trig_reduce.go"
+	r33 = r21 < 0x1.921fb54442d18p-01; if (!r33) goto b31; r31 = 0ull; r32 = r21;
 b16: // trigReduce.return
-	r145 = r31;
-	r146 = r32;
-	r147 = r145;
-	r148 = r146;
+#line 74 "trig_reduce.go"
+	r145 = r31; r146 = r32; r147 = r145; r148 = r146;
 b17: // cos.if.done
-	r149 = r147 > 3ull;
-	if (!r149) goto b30;
+#line 158 "sin.go"
+	r149 = r147 > 3ull; if (!r149) goto b30;
 	r168 = r147 - 4ull;
-	r150 = true;
-	r151 = r168;
+	r150 = true; r151 = r168;
 b19: // cos.if.done
-	r170 = r151 > 1ull;
-	if (!r170) goto b29;
-	r172 = !r150;
-	r171 = r172;
+#line 162 "sin.go"
+	r170 = r151 > 1ull; if (!r170) goto b29;
+	r172 = !r150; r171 = r172;
 b21: // cos.if.done
+#line 166 "sin.go"
 	r173 = r148 * r148;
-	r174 = r151 == 1ull;
-	if (!r174) goto b27;
+	r174 = r151 == 1ull; if (!r174) goto b27;
 b22: // cos.if.then
-	r175 = r148 * r173;
-	r179 = r173 * 0x1.5d8fd1fd19ccdp-33;
-	r182 = r179 + (-0x1.ae5e5a9291f5dp-26);
-	r183 = r182 * r173;
-	r186 = r183 + 0x1.71de3567d48a1p-19;
-	r187 = r186 * r173;
-	r190 = r187 + (-0x1.a01a019bfdf03p-13);
-	r191 = r190 * r173;
-	r194 = r191 + 0x1.111111110f7dp-07;
-	r195 = r194 * r173;
-	r198 = r195 + (-0x1.5555555555548p-03);
-	r199 = r175 * r198;
-	r200 = r148 + r199;
-	r201 = r200;
+#line 168 "sin.go"
+	r175 = r148 * r173; r179 = r173 * 0x1.5d8fd1fd19ccdp-33; r182 = r179 + (-0x1.ae5e5a9291f5dp-26); r183 = r182 * r173; r186 = r183 + 0x1.71de3567d48a1p-19; r187 = r186 * r173; r190 = r187 + (-0x1.a01a019bfdf03p-13); r191 = r190 * r173; r194 = r191 + 0x1.111111110f7dp-07; r195 = r194 * r173; r198 = r195 + (-0x1.5555555555548p-03); r199 = r175 * r198; r200 = r148 + r199; r201 = r200;
 b23: // cos.if.done
+#line 168 "sin.go"
 	if (!r171) goto b26;
-	r232 = -r201;
-	r202 = r232;
+#line 173 "sin.go"
+	r232 = -r201; r202 = r232;
 b25: // cos.if.done
-	r16 = r202;
-	goto b7;
+#line 173 "sin.go"
+	r16 = r202; goto b7;
 b26: // edge 14→18
-	r202 = r201;
-	goto b25;
+#line 168 "sin.go"
+	r202 = r201; goto b25;
 b27: // cos.cond.false
-	r231 = r151 == 2ull;
-	if (r231) goto b22;
-	r203 = r173 * 0x1p-01;
-	r204 = 0x1p+00 - r203;
-	r205 = r173 * r173;
-	r209 = r173 * (-0x1.8fa49a0861a9bp-37);
-	r212 = r209 + 0x1.1ee9d7b4e3f05p-29;
-	r213 = r212 * r173;
-	r216 = r213 + (-0x1.27e4f7eac4bc6p-22);
-	r217 = r216 * r173;
-	r220 = r217 + 0x1.a01a019c844f5p-16;
-	r221 = r220 * r173;
-	r224 = r221 + (-0x1.6c16c16c14f91p-10);
-	r225 = r224 * r173;
-	r228 = r225 + 0x1.555555555554bp-05;
-	r229 = r205 * r228;
-	r230 = r204 + r229;
-	r201 = r230;
-	goto b23;
+#line 167 "sin.go"
+	r231 = r151 == 2ull; if (r231) goto b22;
+#line 170 "sin.go"
+	r203 = r173 * 0x1p-01; r204 = 0x1p+00 - r203; r205 = r173 * r173; r209 = r173 * (-0x1.8fa49a0861a9bp-37); r212 = r209 + 0x1.1ee9d7b4e3f05p-29; r213 = r212 * r173; r216 = r213 + (-0x1.27e4f7eac4bc6p-22); r217 = r216 * r173; r220 = r217 + 0x1.a01a019c844f5p-16; r221 = r220 * r173; r224 = r221 + (-0x1.6c16c16c14f91p-10); r225 = r224 * r173; r228 = r225 + 0x1.555555555554bp-05; r229 = r205 * r228; r230 = r204 + r229; r201 = r230; goto b23;
 b29: // edge 10→12
-	r171 = r150;
-	goto b21;
+#line 162 "sin.go"
+	r171 = r150; goto b21;
 b30: // edge 5→10
-	r150 = false;
-	r151 = r147;
-	goto b19;
+#line 158 "sin.go"
+	r150 = false; r151 = r147; goto b19;
 b31: // trigReduce.if.done
+#line 38 "trig_reduce.go"
 	r34 = (u64)__double_as_longlong(r21);
-	r35 = r34 >> 52;
-	r36 = r35 & 2047ull;
-	r37 = (i64)r36;
-	r38 = (u64)r37 - 1023ull;
-	r39 = (u64)r38 - 52ull;
+	r35 = r34 >> 52; r36 = r35 & 2047ull; r37 = (i64)r36; r38 = (u64)r37 - 1023ull; r39 = (u64)r38 - 52ull;
 	r40 = r34 & ~9218868437227405312ull;
 	r41 = r40 | 4503599627370496ull;
-	r42 = (u64)r39 + 61ull;
-	r43 = (u64)r42;
-	r234 = r43 >> 6;
-	r44 = r234;
-	r46 = r43;
-	r235 = r234;
-	r236 = r235 * 64ull;
-	r237 = r46 - r236;
-	r47 = r237;
-	r50 = (i64)r44;
-	r48 = r49 + r50 * 8;
-	r51 = *(u64 *)r48;
-	r52 = qd_shl_u64(r51, r47);
-	r53 = r44 + 1ull;
-	r55 = (i64)r53;
-	r54 = r49 + r55 * 8;
-	r56 = *(u64 *)r54;
-	r57 = 64ull - r47;
-	r58 = qd_shr_u64(r56, r57);
-	r59 = r52 | r58;
-	r63 = r56;
-	r64 = qd_shl_u64(r63, r47);
-	r65 = r44 + 2ull;
-	r67 = (i64)r65;
-	r66 = r49 + r67 * 8;
-	r68 = *(u64 *)r66;
-	r69 = r57;
-	r70 = qd_shr_u64(r68, r69);
-	r71 = r64 | r70;
-	r75 = r68;
-	r76 = qd_shl_u64(r75, r47);
-	r77 = r44 + 3ull;
-	r79 = (i64)r77;
-	r78 = r49 + r79 * 8;
-	r80 = *(u64 *)r78;
-	r81 = r57;
-	r82 = qd_shr_u64(r80, r81);
-	r83 = r76 | r82;
-	r84 = __umul64hi(r83, r41);
-	r86 = r84;
-	r88 = __umul64hi(r71, r41);
-	r89 = r71 * r41;
-	r90 = r88;
-	r91 = r89;
+#line 45 "trig_reduce.go"
+	r42 = (u64)r39 + 61ull; r43 = (u64)r42; r234 = r43 >> 6; r44 = r234; r46 = r43; r235 = r234; r236 = r235 * 64ull; r237 = r46 - r236; r47 = r237;
+	r50 = (i64)r44; r48 = r49 + r50 * 8; r51 = *(u64 *)r48; r52 = qd_shl_u64(r51, r47); r53 = r44 + 1ull; r55 = (i64)r53; r54 = r49 + r55 * 8; r56 = *(u64 *)r54; r57 = 64ull - r47; r58 = qd_shr_u64(r56, r57); r59 = r52 | r58;
+	r63 = r56; r64 = qd_shl_u64(r63, r47); r65 = r44 + 2ull; r67 = (i64)r65; r66 = r49 + r67 * 8; r68 = *(u64 *)r66; r69 = r57; r70 = qd_shr_u64(r68, r69); r71 = r64 | r70;
+	r75 = r68; r76 = qd_shl_u64(r75, r47); r77 = r44 + 3ull; r79 = (i64)r77; r78 = r49 + r79 * 8; r80 = *(u64 *)r78; r81 = r57; r82 = qd_shr_u64(r80, r81); r83 = r76 | r82;
+#line 50 "trig_reduce.go"
+	r84 = __umul64hi(r83, r41); r86 = r84;
+	r88 = __umul64hi(r71, r41); r89 = r71 * r41; r90 = r88; r91 = r89;
 	r92 = r59 * r41;
-	r96 = r91 + r86;
-	r97 = r96;
-	r98 = r91 & r86;
-	r99 = r91 | r86;
-	r100 = r99 & ~r97;
-	r101 = r98 | r100;
-	r102 = r101 >> 63;
-	r93 = r97;
-	r94 = r102;
-	r103 = r93;
-	r104 = r94;
-	r107 = r92 + r90;
-	r108 = r107 + r104;
-	r105 = r108;
-	r114 = r105;
+#line 387 "bits.go"
+	r96 = r91 + r86; r97 = r96;
+#line 391 "bits.go"
+	r98 = r91 & r86; r99 = r91 | r86; r100 = r99 & ~r97; r101 = r98 | r100; r102 = r101 >> 63; r93 = r97; r94 = r102; r103 = r93; r104 = r94;
+#line 387 "bits.go"
+	r107 = r92 + r90; r108 = r107 + r104;
+#line 391 "bits.go"
+	r105 = r108; r114 = r105;
+#line 56 "trig_reduce.go"
 	r116 = r114 >> 61;
-	r117 = r114 << 3;
-	r118 = r103 >> 61;
-	r119 = r117 | r118;
-	r121 = __clzll(r119);
-	r122 = (i64)r121;
-	r120 = r122;
-	r123 = (u64)r120;
-	r124 = r123 + 1ull;
-	r125 = 1023ull - r124;
-	r126 = r125;
-	r127 = r124;
-	r128 = qd_shl_u64(r119, r127);
-	r129 = r124;
-	r130 = 64ull - r129;
-	r131 = qd_shr_u64(r103, r130);
-	r132 = r128 | r131;
+#line 58 "trig_reduce.go"
+	r117 = r114 << 3; r118 = r103 >> 61; r119 = r117 | r118;
+	r121 = __clzll(r119); r122 = (i64)r121; r120 = r122; r123 = (u64)r120;
+	r124 = r123 + 1ull; r125 = 1023ull - r124; r126 = r125;
+#line 62 "trig_reduce.go"
+	r127 = r124; r128 = qd_shl_u64(r119, r127); r129 = r124; r130 = 64ull - r129; r131 = qd_shr_u64(r103, r130); r132 = r128 | r131;
 	r133 = r132 >> 12;
-	r134 = r126 << 52;
-	r135 = r133 | r134;
+#line 65 "trig_reduce.go"
+	r134 = r126 << 52; r135 = r133 | r134;
 	r136 = __longlong_as_double((i64)r135);
-	r137 = r116 & 1ull;
-	r138 = r137 == 1ull;
-	if (!r138) goto b38;
+#line 68 "trig_reduce.go"
+	r137 = r116 & 1ull; r138 = r137 == 1ull; if (!r138) goto b38;
 	r141 = r116 + 1ull;
 	r142 = r141 & 7ull;
-	r143 = r136 - 0x1p+00;
-	r139 = r142;
-	r140 = r143;
+	r143 = r136 - 0x1p+00; r139 = r142; r140 = r143;
 b37: // trigReduce.if.done
-	r144 = r140 * 0x1.921fb54442d18p-01;
-	r31 = r139;
-	r32 = r144;
-	goto b16;
+#line 74 "trig_reduce.go"
+	r144 = r140 * 0x1.921fb54442d18p-01; r31 = r139; r32 = r144; goto b16;
 b38: // edge 2→4
-	r139 = r116;
-	r140 = r136;
-	goto b37;
+#line 68 "trig_reduce.go"
+	r139 = r116; r140 = r136; goto b37;
 b39: // cos.if.else
-	r152 = r21 * 0x1.45f306dc9c883p+00;
-	r153 = qd_f64_to_u64(r152);
+#line 146 "sin.go"
+	r152 = r21 * 0x1.45f306dc9c883p+00; r153 = qd_f64_to_u64(r152);
 	r154 = (double)r153;
-	r155 = r153 & 1ull;
-	r156 = r155 == 1ull;
-	if (!r156) goto b42;
+#line 150 "sin.go"
+	r155 = r153 & 1ull; r156 = r155 == 1ull; if (!r156) goto b42;
 	r159 = r153 + 1ull;
-	r160 = r154 + 0x1p+00;
-	r157 = r159;
-	r158 = r160;
+	r160 = r154 + 0x1p+00; r157 = r159; r158 = r160;
 b41: // cos.if.done
+#line 154 "sin.go"
 	r161 = r157 & 7ull;
-	r162 = r158 * 0x1.921fb4p-01;
-	r163 = r21 - r162;
-	r164 = r158 * 0x1.4442dp-25;
-	r165 = r163 - r164;
-	r166 = r158 * 0x1.8469898cc517p-49;
-	r167 = r165 - r166;
-	r147 = r161;
-	r148 = r167;
-	goto b17;
+	r162 = r158 * 0x1.921fb4p-01; r163 = r21 - r162; r164 = r158 * 0x1.4442dp-25; r165 = r163 - r164; r166 = r158 * 0x1.8469898cc517p-49; r167 = r165 - r166; r147 = r161; r148 = r167; goto b17;
 b42: // edge 6→8
-	r157 = r153;
-	r158 = r154;
-	goto b41;
+#line 150 "sin.go"
+	r157 = r153; r158 = r154; goto b41;
 b43: // exit
+#line 150 "sin.go"
 	return;
 }
 
@@ -6188,246 +2591,142 @@ extern "C" __global__ void Tan_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r52 = 0, *r53 = 0, *r58 = 0, *r65 = 0, *r70 = 0;
 	char *r77 = 0, *r82 = 0, *r170 = 0, *r171 = 0, *r174 = 0, *r178 = 0, *r182 = 0, *r183 = 0;
 	char *r187 = 0, *r191 = 0, *r195 = 0, *r208 = 0, *r213 = 0, *r214 = 0, *r216 = 0, *r218 = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = r5;
+#line 58 "math.go"
+	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
+#line 46 "trig_reduce.go"
 	r53 = (char *)qdata_mPi4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r215 = r2;
-	r216 = r12 + r215 * 8;
-	r217 = (u64)r1 * 8ull;
-	r218 = r4 + r215 * 8;
+#line 58 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r215 = r2; r216 = r12 + r215 * 8; r217 = (u64)r1 * 8ull; r218 = r4 + r215 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b44;
-	r213 = r216;
-	r11 = r213 + 8ll;
-	r14 = *(double *)r11;
-	r17 = r14 == 0x0p+00;
-	if (!r17) goto b9;
+#line 58 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b44;
+	r213 = r216; r11 = r213 + 8ll; r14 = *(double *)r11;
+#line 98 "tan.go"
+	r17 = r14 == 0x0p+00; if (!r17) goto b9;
 b5: // tan.switch.body
+#line 98 "tan.go"
 	r16 = r14;
 b6: // tan.return
+#line 137 "tan.go"
 	r15 = r16;
-	r214 = r218;
-	r208 = r214 + 8ll;
-	*(double *)r208 = r15;
-	r2 = (u64)r2 + (u64)r1;
-	r216 = r216 + r217 * 1;
-	r218 = r218 + r217 * 1;
-	goto b2;
+#line 59 "math.go"
+	r214 = r218; r208 = r214 + 8ll; *(double *)r208 = r15;
+#line 58 "math.go"
+	r2 = (u64)r2 + (u64)r1; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; goto b2;
 b9: // IsNaN.entry
-	r29 = r14 != r14;
-	r28 = r29;
-	if (r28) goto b5;
-	r23 = fabs(r14);
-	r24 = r23;
-	r25 = r24 > 0x1.fffffffffffffp+1023;
-	r20 = r25;
-	if (!r20) goto b15;
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b6;
+#line 39 "bits.go"
+	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
+#line 52 "bits.go"
+	r23 = fabs(r14); r24 = r23;
+#line 56 "bits.go"
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
 b15: // tan.switch.next
-	r30 = r14 < 0x0p+00;
-	if (!r30) goto b43;
-	r33 = -r14;
-	r31 = r33;
-	r32 = true;
+#line 106 "tan.go"
+	r30 = r14 < 0x0p+00; if (!r30) goto b43;
+	r33 = -r14; r31 = r33; r32 = true;
 b17: // tan.if.done
-	r34 = r31 >= 0x1p+29;
-	if (!r34) goto b39;
-	r37 = r31 < 0x1.921fb54442d18p-01;
-	if (!r37) goto b31;
-	r35 = 0ull;
-	r36 = r31;
+#line 112 "tan.go"
+	r34 = r31 >= 0x1p+29; if (!r34) goto b39;
+#line 33 "trig_reduce.go"
+	r37 = r31 < 0x1.921fb54442d18p-01; if (!r37) goto b31; r35 = 0ull; r36 = r31;
 b20: // trigReduce.return
-	r149 = r35;
-	r150 = r36;
-	r151 = r149;
-	r152 = r150;
+#line 74 "trig_reduce.go"
+	r149 = r35; r150 = r36; r151 = r149; r152 = r150;
 b21: // tan.if.done
+#line 126 "tan.go"
 	r153 = r152 * r152;
-	r154 = r153 > 0x1.6849b86a12b9bp-47;
-	if (!r154) goto b30;
-	r173 = r153 * (-0x1.992d8d24f3f38p+13);
-	r176 = r173 + 0x1.199eca5fc9dddp+20;
-	r177 = r176 * r153;
-	r180 = r177 + (-0x1.11fead3299176p+24);
-	r181 = r153 * r180;
-	r185 = r153 + 0x1.ab8a5eeb36572p+13;
-	r186 = r185 * r153;
-	r189 = r186 + (-0x1.427bc582abc96p+20);
-	r190 = r189 * r153;
-	r193 = r190 + 0x1.7d98fc2ead8efp+24;
-	r194 = r193 * r153;
-	r197 = r194 + (-0x1.9afe03cbe5a31p+25);
-	r198 = r181 / r197;
-	r199 = r152 * r198;
-	r200 = r152 + r199;
-	r201 = r200;
+#line 128 "tan.go"
+	r154 = r153 > 0x1.6849b86a12b9bp-47; if (!r154) goto b30;
+	r173 = r153 * (-0x1.992d8d24f3f38p+13); r176 = r173 + 0x1.199eca5fc9dddp+20; r177 = r176 * r153; r180 = r177 + (-0x1.11fead3299176p+24); r181 = r153 * r180; r185 = r153 + 0x1.ab8a5eeb36572p+13; r186 = r185 * r153; r189 = r186 + (-0x1.427bc582abc96p+20); r190 = r189 * r153; r193 = r190 + 0x1.7d98fc2ead8efp+24; r194 = r193 * r153; r197 = r194 + (-0x1.9afe03cbe5a31p+25); r198 = r181 / r197; r199 = r152 * r198; r200 = r152 + r199; r201 = r200;
 b23: // tan.if.done
-	r202 = r151 & 2ull;
-	r203 = r202 == 2ull;
-	if (!r203) goto b29;
-	r205 = (-0x1p+00) / r201;
-	r204 = r205;
+#line 133 "tan.go"
+	r202 = r151 & 2ull; r203 = r202 == 2ull; if (!r203) goto b29;
+	r205 = (-0x1p+00) / r201; r204 = r205;
 b25: // tan.if.done
+#line 134 "tan.go"
 	if (!r32) goto b28;
-	r207 = -r204;
-	r206 = r207;
+#line 137 "tan.go"
+	r207 = -r204; r206 = r207;
 b27: // tan.if.done
-	r16 = r206;
-	goto b6;
+#line 137 "tan.go"
+	r16 = r206; goto b6;
 b28: // edge 17→19
-	r206 = r204;
-	goto b27;
+#line 134 "tan.go"
+	r206 = r204; goto b27;
 b29: // edge 14→17
-	r204 = r201;
-	goto b25;
+#line 133 "tan.go"
+	r204 = r201; goto b25;
 b30: // tan.if.else
-	r201 = r152;
-	goto b23;
+#line 133 "tan.go"
+	r201 = r152; goto b23;
 b31: // trigReduce.if.done
+#line 38 "trig_reduce.go"
 	r38 = (u64)__double_as_longlong(r31);
-	r39 = r38 >> 52;
-	r40 = r39 & 2047ull;
-	r41 = (i64)r40;
-	r42 = (u64)r41 - 1023ull;
-	r43 = (u64)r42 - 52ull;
+	r39 = r38 >> 52; r40 = r39 & 2047ull; r41 = (i64)r40; r42 = (u64)r41 - 1023ull; r43 = (u64)r42 - 52ull;
 	r44 = r38 & ~9218868437227405312ull;
 	r45 = r44 | 4503599627370496ull;
-	r46 = (u64)r43 + 61ull;
-	r47 = (u64)r46;
-	r209 = r47 >> 6;
-	r48 = r209;
-	r50 = r47;
-	r210 = r209;
-	r211 = r210 * 64ull;
-	r212 = r50 - r211;
-	r51 = r212;
-	r54 = (i64)r48;
-	r52 = r53 + r54 * 8;
-	r55 = *(u64 *)r52;
-	r56 = qd_shl_u64(r55, r51);
-	r57 = r48 + 1ull;
-	r59 = (i64)r57;
-	r58 = r53 + r59 * 8;
-	r60 = *(u64 *)r58;
-	r61 = 64ull - r51;
-	r62 = qd_shr_u64(r60, r61);
-	r63 = r56 | r62;
-	r67 = r60;
-	r68 = qd_shl_u64(r67, r51);
-	r69 = r48 + 2ull;
-	r71 = (i64)r69;
-	r70 = r53 + r71 * 8;
-	r72 = *(u64 *)r70;
-	r73 = r61;
-	r74 = qd_shr_u64(r72, r73);
-	r75 = r68 | r74;
-	r79 = r72;
-	r80 = qd_shl_u64(r79, r51);
-	r81 = r48 + 3ull;
-	r83 = (i64)r81;
-	r82 = r53 + r83 * 8;
-	r84 = *(u64 *)r82;
-	r85 = r61;
-	r86 = qd_shr_u64(r84, r85);
-	r87 = r80 | r86;
-	r88 = __umul64hi(r87, r45);
-	r90 = r88;
-	r92 = __umul64hi(r75, r45);
-	r93 = r75 * r45;
-	r94 = r92;
-	r95 = r93;
+#line 45 "trig_reduce.go"
+	r46 = (u64)r43 + 61ull; r47 = (u64)r46; r209 = r47 >> 6; r48 = r209; r50 = r47; r210 = r209; r211 = r210 * 64ull; r212 = r50 - r211; r51 = r212;
+	r54 = (i64)r48; r52 = r53 + r54 * 8; r55 = *(u64 *)r52; r56 = qd_shl_u64(r55, r51); r57 = r48 + 1ull; r59 = (i64)r57; r58 = r53 + r59 * 8; r60 = *(u64 *)r58; r61 = 64ull - r51; r62 = qd_shr_u64(r60, r61); r63 = r56 | r62;
+	r67 = r60; r68 = qd_shl_u64(r67, r51); r69 = r48 + 2ull; r71 = (i64)r69; r70 = r53 + r71 * 8; r72 = *(u64 *)r70; r73 = r61; r74 = qd_shr_u64(r72, r73); r75 = r68 | r74;
+	r79 = r72; r80 = qd_shl_u64(r79, r51); r81 = r48 + 3ull; r83 = (i64)r81; r82 = r53 + r83 * 8; r84 = *(u64 *)r82; r85 = r61; r86 = qd_shr_u64(r84, r85); r87 = r80 | r86;
+#line 50 "trig_reduce.go"
+	r88 = __umul64hi(r87, r45); r90 = r88;
+	r92 = __umul64hi(r75, r45); r93 = r75 * r45; r94 = r92; r95 = r93;
 	r96 = r63 * r45;
-	r100 = r95 + r90;
-	r101 = r100;
-	r102 = r95 & r90;
-	r103 = r95 | r90;
-	r104 = r103 & ~r101;
-	r105 = r102 | r104;
-	r106 = r105 >> 63;
-	r97 = r101;
-	r98 = r106;
-	r107 = r97;
-	r108 = r98;
-	r111 = r96 + r94;
-	r112 = r111 + r108;
-	r109 = r112;
-	r118 = r109;
+#line 387 "bits.go"
+	r100 = r95 + r90; r101 = r100;
+#line 391 "bits.go"
+	r102 = r95 & r90; r103 = r95 | r90; r104 = r103 & ~r101; r105 = r102 | r104; r106 = r105 >> 63; r97 = r101; r98 = r106; r107 = r97; r108 = r98;
+#line 387 "bits.go"
+	r111 = r96 + r94; r112 = r111 + r108;
+#line 391 "bits.go"
+	r109 = r112; r118 = r109;
+#line 56 "trig_reduce.go"
 	r120 = r118 >> 61;
-	r121 = r118 << 3;
-	r122 = r107 >> 61;
-	r123 = r121 | r122;
-	r125 = __clzll(r123);
-	r126 = (i64)r125;
-	r124 = r126;
-	r127 = (u64)r124;
-	r128 = r127 + 1ull;
-	r129 = 1023ull - r128;
-	r130 = r129;
-	r131 = r128;
-	r132 = qd_shl_u64(r123, r131);
-	r133 = r128;
-	r134 = 64ull - r133;
-	r135 = qd_shr_u64(r107, r134);
-	r136 = r132 | r135;
+#line 58 "trig_reduce.go"
+	r121 = r118 << 3; r122 = r107 >> 61; r123 = r121 | r122;
+	r125 = __clzll(r123); r126 = (i64)r125; r124 = r126; r127 = (u64)r124;
+	r128 = r127 + 1ull; r129 = 1023ull - r128; r130 = r129;
+#line 62 "trig_reduce.go"
+	r131 = r128; r132 = qd_shl_u64(r123, r131); r133 = r128; r134 = 64ull - r133; r135 = qd_shr_u64(r107, r134); r136 = r132 | r135;
 	r137 = r136 >> 12;
-	r138 = r130 << 52;
-	r139 = r137 | r138;
+#line 65 "trig_reduce.go"
+	r138 = r130 << 52; r139 = r137 | r138;
 	r140 = __longlong_as_double((i64)r139);
-	r141 = r120 & 1ull;
-	r142 = r141 == 1ull;
-	if (!r142) goto b38;
+#line 68 "trig_reduce.go"
+	r141 = r120 & 1ull; r142 = r141 == 1ull; if (!r142) goto b38;
 	r145 = r120 + 1ull;
 	r146 = r145 & 7ull;
-	r147 = r140 - 0x1p+00;
-	r143 = r146;
-	r144 = r147;
+	r147 = r140 - 0x1p+00; r143 = r146; r144 = r147;
 b37: // trigReduce.if.done
-	r148 = r144 * 0x1.921fb54442d18p-01;
-	r35 = r143;
-	r36 = r148;
-	goto b20;
+#line 74 "trig_reduce.go"
+	r148 = r144 * 0x1.921fb54442d18p-01; r35 = r143; r36 = r148; goto b20;
 b38: // edge 2→4
-	r143 = r120;
-	r144 = r140;
-	goto b37;
+#line 68 "trig_reduce.go"
+	r143 = r120; r144 = r140; goto b37;
 b39: // tan.if.else
-	r155 = r31 * 0x1.45f306dc9c883p+00;
-	r156 = qd_f64_to_u64(r155);
+#line 115 "tan.go"
+	r155 = r31 * 0x1.45f306dc9c883p+00; r156 = qd_f64_to_u64(r155);
 	r157 = (double)r156;
-	r158 = r156 & 1ull;
-	r159 = r158 == 1ull;
-	if (!r159) goto b42;
+#line 119 "tan.go"
+	r158 = r156 & 1ull; r159 = r158 == 1ull; if (!r159) goto b42;
 	r162 = r156 + 1ull;
-	r163 = r157 + 0x1p+00;
-	r160 = r162;
-	r161 = r163;
+	r163 = r157 + 0x1p+00; r160 = r162; r161 = r163;
 b41: // tan.if.done
-	r164 = r161 * 0x1.921fb4p-01;
-	r165 = r31 - r164;
-	r166 = r161 * 0x1.4442dp-25;
-	r167 = r165 - r166;
-	r168 = r161 * 0x1.8469898cc517p-49;
-	r169 = r167 - r168;
-	r151 = r160;
-	r152 = r169;
-	goto b21;
+#line 124 "tan.go"
+	r164 = r161 * 0x1.921fb4p-01; r165 = r31 - r164; r166 = r161 * 0x1.4442dp-25; r167 = r165 - r166; r168 = r161 * 0x1.8469898cc517p-49; r169 = r167 - r168; r151 = r160; r152 = r169; goto b21;
 b42: // edge 10→12
-	r160 = r156;
-	r161 = r157;
-	goto b41;
+#line 119 "tan.go"
+	r160 = r156; r161 = r157; goto b41;
 b43: // edge 5→7
-	r31 = r14;
-	r32 = false;
-	goto b17;
+#line 106 "tan.go"
+	r31 = r14; r32 = false; goto b17;
 b44: // exit
+#line 106 "tan.go"
 	return;
 }
 
@@ -6475,357 +2774,164 @@ extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	double r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r309 = 0, *r310 = 0, *r311 = 0;
 	char *r312 = 0, *r314 = 0, *r316 = 0, *r317 = 0;
-	r4 = p4;
-	r5 = p5;
-	r3 = r5;
-	r12 = p0;
-	r16 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r313 = r2;
-	r314 = r12 + r313 * 8;
-	r315 = (u64)r1 * 8ull;
-	r316 = r16 + r313 * 8;
-	r317 = r4 + r313 * 8;
+#line 65 "math.go"
+	r4 = p4; r5 = p5; r3 = r5;
+	r12 = p0; r16 = p2;
+#line 65 "math.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r313 = r2; r314 = r12 + r313 * 8; r315 = (u64)r1 * 8ull; r316 = r16 + r313 * 8; r317 = r4 + r313 * 8;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b81;
-	r310 = r314;
-	r11 = r310 + 8ll;
-	r14 = *(double *)r11;
-	r311 = r316;
-	r15 = r311 + 8ll;
-	r18 = *(double *)r15;
+#line 65 "math.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b81;
+	r310 = r314; r11 = r310 + 8ll; r14 = *(double *)r11; r311 = r316; r15 = r311 + 8ll; r18 = *(double *)r15;
+#line 70 "atan2.go"
 	r305 = r18 < 0x0p+00;
-	r22 = r14 != r14;
-	r21 = r22;
-	if (!r21) goto b10;
+#line 39 "bits.go"
+	r22 = r14 != r14; r21 = r22; if (!r21) goto b10;
 b6: // NaN.return
+#line 31 "bits.go"
 	r20 = __longlong_as_double(0x7ff8000000000001ll);
 b7: // atan2.return
+#line 74 "atan2.go"
 	r19 = r20;
-	r312 = r317;
-	r309 = r312 + 8ll;
-	*(double *)r309 = r19;
-	r2 = (u64)r2 + (u64)r1;
-	r314 = r314 + r315 * 1;
-	r316 = r316 + r315 * 1;
-	r317 = r317 + r315 * 1;
-	goto b2;
+#line 66 "math.go"
+	r312 = r317; r309 = r312 + 8ll; *(double *)r309 = r19;
+#line 65 "math.go"
+	r2 = (u64)r2 + (u64)r1; r314 = r314 + r315 * 1; r316 = r316 + r315 * 1; r317 = r317 + r315 * 1; goto b2;
 b10: // IsNaN.entry
-	r28 = r18 != r18;
-	r27 = r28;
-	if (r27) goto b6;
-	r26 = r14 == 0x0p+00;
-	if (!r26) goto b20;
-	r25 = r18 >= 0x0p+00;
-	if (!r25) goto b16;
-	r55 = (u64)__double_as_longlong(r18);
-	r56 = (i64)r55;
-	r57 = r56 < 0ll;
-	r54 = r57;
-	if (!r54) goto b18;
+#line 39 "bits.go"
+	r28 = r18 != r18; r27 = r28; if (r27) goto b6;
+#line 42 "atan2.go"
+	r26 = r14 == 0x0p+00; if (!r26) goto b20;
+	r25 = r18 >= 0x0p+00; if (!r25) goto b16;
+#line 9 "signbit.go"
+	r55 = (u64)__double_as_longlong(r18); r56 = (i64)r55; r57 = r56 < 0ll; r54 = r57; if (!r54) goto b18;
 b16: // Copysign.entry
-	r50 = (u64)__double_as_longlong(r14);
-	r51 = r50 & 9223372036854775808ull;
-	r52 = r51 | 4614256656552045848ull;
-	r53 = __longlong_as_double((i64)r52);
-	r46 = r53;
-	r20 = r46;
-	goto b7;
+#line 11 "copysign.go"
+	r50 = (u64)__double_as_longlong(r14); r51 = r50 & 9223372036854775808ull; r52 = r51 | 4614256656552045848ull; r53 = __longlong_as_double((i64)r52); r46 = r53; r20 = r46; goto b7;
 b18: // Copysign.entry
-	r42 = (u64)__double_as_longlong(r14);
-	r43 = r42 & 9223372036854775808ull;
-	r44 = r43;
-	r45 = __longlong_as_double((i64)r44);
-	r38 = r45;
-	r20 = r38;
-	goto b7;
+#line 11 "copysign.go"
+	r42 = (u64)__double_as_longlong(r14); r43 = r42 & 9223372036854775808ull; r44 = r43; r45 = __longlong_as_double((i64)r44); r38 = r45; r20 = r38; goto b7;
 b20: // atan2.switch.next
-	r37 = r18 == 0x0p+00;
-	if (!r37) goto b23;
-	r33 = (u64)__double_as_longlong(r14);
-	r34 = r33 & 9223372036854775808ull;
-	r35 = r34 | 4609753056924675352ull;
-	r36 = __longlong_as_double((i64)r35);
-	r29 = r36;
-	r20 = r29;
-	goto b7;
+#line 47 "atan2.go"
+	r37 = r18 == 0x0p+00; if (!r37) goto b23;
+#line 11 "copysign.go"
+	r33 = (u64)__double_as_longlong(r14); r34 = r33 & 9223372036854775808ull; r35 = r34 | 4609753056924675352ull; r36 = __longlong_as_double((i64)r35); r29 = r36; r20 = r29; goto b7;
 b23: // IsInf.if.then
-	r69 = fabs(r18);
-	r70 = r69;
-	r71 = r70 > 0x1.fffffffffffffp+1023;
-	r66 = r71;
-	if (!r66) goto b43;
+#line 52 "bits.go"
+	r69 = fabs(r18); r70 = r69;
+#line 56 "bits.go"
+	r71 = r70 > 0x1.fffffffffffffp+1023; r66 = r71; if (!r66) goto b43;
+#line 53 "bits.go"
 	r62 = r18;
-	r63 = r62 > 0x1.fffffffffffffp+1023;
-	r58 = r63;
-	if (!r58) goto b36;
-	r93 = fabs(r14);
-	r94 = r93;
-	r95 = r94 > 0x1.fffffffffffffp+1023;
-	r90 = r95;
-	if (!r90) goto b34;
-	r110 = (u64)__double_as_longlong(r14);
-	r111 = r110 & 9223372036854775808ull;
-	r112 = r111 | 4605249457297304856ull;
-	r113 = __longlong_as_double((i64)r112);
-	r106 = r113;
-	r20 = r106;
-	goto b7;
+#line 56 "bits.go"
+	r63 = r62 > 0x1.fffffffffffffp+1023; r58 = r63; if (!r58) goto b36;
+#line 52 "bits.go"
+	r93 = fabs(r14); r94 = r93;
+#line 56 "bits.go"
+	r95 = r94 > 0x1.fffffffffffffp+1023; r90 = r95; if (!r90) goto b34;
+#line 11 "copysign.go"
+	r110 = (u64)__double_as_longlong(r14); r111 = r110 & 9223372036854775808ull; r112 = r111 | 4605249457297304856ull; r113 = __longlong_as_double((i64)r112); r106 = r113; r20 = r106; goto b7;
 b34: // Copysign.entry
-	r118 = (u64)__double_as_longlong(r14);
-	r119 = r118 & 9223372036854775808ull;
-	r120 = r119;
-	r121 = __longlong_as_double((i64)r120);
-	r114 = r121;
-	r20 = r114;
-	goto b7;
+#line 11 "copysign.go"
+	r118 = (u64)__double_as_longlong(r14); r119 = r118 & 9223372036854775808ull; r120 = r119; r121 = __longlong_as_double((i64)r120); r114 = r121; r20 = r114; goto b7;
 b36: // IsInf.if.then
-	r101 = fabs(r14);
-	r102 = r101;
-	r103 = r102 > 0x1.fffffffffffffp+1023;
-	r98 = r103;
-	if (!r98) goto b41;
-	r126 = (u64)__double_as_longlong(r14);
-	r127 = r126 & 9223372036854775808ull;
-	r128 = r127 | 4612488097114038738ull;
-	r129 = __longlong_as_double((i64)r128);
-	r122 = r129;
-	r20 = r122;
-	goto b7;
+#line 52 "bits.go"
+	r101 = fabs(r14); r102 = r101;
+#line 56 "bits.go"
+	r103 = r102 > 0x1.fffffffffffffp+1023; r98 = r103; if (!r98) goto b41;
+#line 11 "copysign.go"
+	r126 = (u64)__double_as_longlong(r14); r127 = r126 & 9223372036854775808ull; r128 = r127 | 4612488097114038738ull; r129 = __longlong_as_double((i64)r128); r122 = r129; r20 = r122; goto b7;
 b41: // Copysign.entry
-	r134 = (u64)__double_as_longlong(r14);
-	r135 = r134 & 9223372036854775808ull;
-	r136 = r135 | 4614256656552045848ull;
-	r137 = __longlong_as_double((i64)r136);
-	r130 = r137;
-	r20 = r130;
-	goto b7;
+#line 11 "copysign.go"
+	r134 = (u64)__double_as_longlong(r14); r135 = r134 & 9223372036854775808ull; r136 = r135 | 4614256656552045848ull; r137 = __longlong_as_double((i64)r136); r130 = r137; r20 = r130; goto b7;
 b43: // IsInf.if.then
-	r85 = fabs(r14);
-	r86 = r85;
-	r87 = r86 > 0x1.fffffffffffffp+1023;
-	r82 = r87;
-	if (!r82) goto b48;
-	r78 = (u64)__double_as_longlong(r14);
-	r79 = r78 & 9223372036854775808ull;
-	r80 = r79 | 4609753056924675352ull;
-	r81 = __longlong_as_double((i64)r80);
-	r74 = r81;
-	r20 = r74;
-	goto b7;
+#line 52 "bits.go"
+	r85 = fabs(r14); r86 = r85;
+#line 56 "bits.go"
+	r87 = r86 > 0x1.fffffffffffffp+1023; r82 = r87; if (!r82) goto b48;
+#line 11 "copysign.go"
+	r78 = (u64)__double_as_longlong(r14); r79 = r78 & 9223372036854775808ull; r80 = r79 | 4609753056924675352ull; r81 = __longlong_as_double((i64)r80); r74 = r81; r20 = r74; goto b7;
 b48: // atan2.switch.next
+#line 69 "atan2.go"
 	r138 = r14 / r18;
-	r141 = r138 == 0x0p+00;
-	if (!r141) goto b57;
-	r140 = r138;
+#line 104 "atan.go"
+	r141 = r138 == 0x0p+00; if (!r141) goto b57; r140 = r138;
 b51: // atan.return
-	r139 = r140;
-	if (!r305) goto b56;
-	r306 = r139 <= 0x0p+00;
-	if (!r306) goto b55;
-	r307 = r139 + 0x1.921fb54442d18p+01;
-	r20 = r307;
-	goto b7;
+#line 110 "atan.go"
+	r139 = r140; if (!r305) goto b56;
+#line 71 "atan2.go"
+	r306 = r139 <= 0x0p+00; if (!r306) goto b55;
+	r307 = r139 + 0x1.921fb54442d18p+01; r20 = r307; goto b7;
 b55: // atan2.if.done
-	r308 = r139 - 0x1.921fb54442d18p+01;
-	r20 = r308;
-	goto b7;
+#line 74 "atan2.go"
+	r308 = r139 - 0x1.921fb54442d18p+01; r20 = r308; goto b7;
 b56: // atan2.if.done
-	r20 = r139;
-	goto b7;
+#line 71 "atan2.go"
+	r20 = r139; goto b7;
 b57: // atan.if.done
-	r142 = r138 > 0x0p+00;
-	if (!r142) goto b69;
-	r144 = r138 <= 0x1.51eb851eb851fp-01;
-	if (!r144) goto b62;
+#line 107 "atan.go"
+	r142 = r138 > 0x0p+00; if (!r142) goto b69;
+#line 81 "atan.go"
+	r144 = r138 <= 0x1.51eb851eb851fp-01; if (!r144) goto b62;
+#line 68 "atan.go"
 	r146 = r138 * r138;
-	r147 = r146 * (-0x1.c007fa1f72594p-01);
-	r148 = r147 + (-0x1.028545b6b807ap+04);
-	r149 = r148 * r146;
-	r150 = r149 + (-0x1.2c08c36880273p+06);
-	r151 = r150 * r146;
-	r152 = r151 + (-0x1.eb8bf2d05ba25p+06);
-	r153 = r152 * r146;
-	r154 = r153 + (-0x1.03669fd28ec8ep+06);
-	r155 = r146 * r154;
-	r156 = r146 + 0x1.8dbc45b14603cp+04;
-	r157 = r156 * r146;
-	r158 = r157 + 0x1.4a0dd43b8fa25p+07;
-	r159 = r158 * r146;
-	r160 = r159 + 0x1.b0e18d2e2be3bp+08;
-	r161 = r160 * r146;
-	r162 = r161 + 0x1.e563f13b049eap+08;
-	r163 = r162 * r146;
-	r164 = r163 + 0x1.8519efbbd62ecp+07;
-	r165 = r155 / r164;
-	r166 = r138 * r165;
-	r167 = r166 + r138;
-	r145 = r167;
-	r143 = r145;
+	r147 = r146 * (-0x1.c007fa1f72594p-01); r148 = r147 + (-0x1.028545b6b807ap+04); r149 = r148 * r146; r150 = r149 + (-0x1.2c08c36880273p+06); r151 = r150 * r146; r152 = r151 + (-0x1.eb8bf2d05ba25p+06); r153 = r152 * r146; r154 = r153 + (-0x1.03669fd28ec8ep+06); r155 = r146 * r154; r156 = r146 + 0x1.8dbc45b14603cp+04; r157 = r156 * r146; r158 = r157 + 0x1.4a0dd43b8fa25p+07; r159 = r158 * r146; r160 = r159 + 0x1.b0e18d2e2be3bp+08; r161 = r160 * r146; r162 = r161 + 0x1.e563f13b049eap+08; r163 = r162 * r146; r164 = r163 + 0x1.8519efbbd62ecp+07; r165 = r155 / r164;
+	r166 = r138 * r165; r167 = r166 + r138; r145 = r167; r143 = r145;
 b61: // satan.return
-	r140 = r143;
-	goto b51;
+#line 87 "atan.go"
+	r140 = r143; goto b51;
 b62: // satan.if.done
-	r168 = r138 > 0x1.3504f333f9de6p+01;
-	if (!r168) goto b66;
+#line 84 "atan.go"
+	r168 = r138 > 0x1.3504f333f9de6p+01; if (!r168) goto b66;
 	r169 = 0x1p+00 / r138;
+#line 68 "atan.go"
 	r171 = r169 * r169;
-	r172 = r171 * (-0x1.c007fa1f72594p-01);
-	r173 = r172 + (-0x1.028545b6b807ap+04);
-	r174 = r173 * r171;
-	r175 = r174 + (-0x1.2c08c36880273p+06);
-	r176 = r175 * r171;
-	r177 = r176 + (-0x1.eb8bf2d05ba25p+06);
-	r178 = r177 * r171;
-	r179 = r178 + (-0x1.03669fd28ec8ep+06);
-	r180 = r171 * r179;
-	r181 = r171 + 0x1.8dbc45b14603cp+04;
-	r182 = r181 * r171;
-	r183 = r182 + 0x1.4a0dd43b8fa25p+07;
-	r184 = r183 * r171;
-	r185 = r184 + 0x1.b0e18d2e2be3bp+08;
-	r186 = r185 * r171;
-	r187 = r186 + 0x1.e563f13b049eap+08;
-	r188 = r187 * r171;
-	r189 = r188 + 0x1.8519efbbd62ecp+07;
-	r190 = r180 / r189;
-	r191 = r169 * r190;
-	r192 = r191 + r169;
-	r170 = r192;
-	r193 = 0x1.921fb54442d18p+00 - r170;
-	r194 = r193 + 0x1.1a62633145c07p-54;
-	r143 = r194;
-	goto b61;
+	r172 = r171 * (-0x1.c007fa1f72594p-01); r173 = r172 + (-0x1.028545b6b807ap+04); r174 = r173 * r171; r175 = r174 + (-0x1.2c08c36880273p+06); r176 = r175 * r171; r177 = r176 + (-0x1.eb8bf2d05ba25p+06); r178 = r177 * r171; r179 = r178 + (-0x1.03669fd28ec8ep+06); r180 = r171 * r179; r181 = r171 + 0x1.8dbc45b14603cp+04; r182 = r181 * r171; r183 = r182 + 0x1.4a0dd43b8fa25p+07; r184 = r183 * r171; r185 = r184 + 0x1.b0e18d2e2be3bp+08; r186 = r185 * r171; r187 = r186 + 0x1.e563f13b049eap+08; r188 = r187 * r171; r189 = r188 + 0x1.8519efbbd62ecp+07; r190 = r180 / r189;
+	r191 = r169 * r190; r192 = r191 + r169; r170 = r192;
+#line 85 "atan.go"
+	r193 = 0x1.921fb54442d18p+00 - r170; r194 = r193 + 0x1.1a62633145c07p-54; r143 = r194; goto b61;
 b66: // satan.if.done
-	r195 = r138 - 0x1p+00;
-	r196 = r138 + 0x1p+00;
-	r197 = r195 / r196;
+#line 87 "atan.go"
+	r195 = r138 - 0x1p+00; r196 = r138 + 0x1p+00; r197 = r195 / r196;
+#line 68 "atan.go"
 	r199 = r197 * r197;
-	r200 = r199 * (-0x1.c007fa1f72594p-01);
-	r201 = r200 + (-0x1.028545b6b807ap+04);
-	r202 = r201 * r199;
-	r203 = r202 + (-0x1.2c08c36880273p+06);
-	r204 = r203 * r199;
-	r205 = r204 + (-0x1.eb8bf2d05ba25p+06);
-	r206 = r205 * r199;
-	r207 = r206 + (-0x1.03669fd28ec8ep+06);
-	r208 = r199 * r207;
-	r209 = r199 + 0x1.8dbc45b14603cp+04;
-	r210 = r209 * r199;
-	r211 = r210 + 0x1.4a0dd43b8fa25p+07;
-	r212 = r211 * r199;
-	r213 = r212 + 0x1.b0e18d2e2be3bp+08;
-	r214 = r213 * r199;
-	r215 = r214 + 0x1.e563f13b049eap+08;
-	r216 = r215 * r199;
-	r217 = r216 + 0x1.8519efbbd62ecp+07;
-	r218 = r208 / r217;
-	r219 = r197 * r218;
-	r220 = r219 + r197;
-	r198 = r220;
-	r221 = r198 + 0x1.921fb54442d18p-01;
-	r222 = r221 + 0x1.1a62633145c07p-55;
-	r143 = r222;
-	goto b61;
+	r200 = r199 * (-0x1.c007fa1f72594p-01); r201 = r200 + (-0x1.028545b6b807ap+04); r202 = r201 * r199; r203 = r202 + (-0x1.2c08c36880273p+06); r204 = r203 * r199; r205 = r204 + (-0x1.eb8bf2d05ba25p+06); r206 = r205 * r199; r207 = r206 + (-0x1.03669fd28ec8ep+06); r208 = r199 * r207; r209 = r199 + 0x1.8dbc45b14603cp+04; r210 = r209 * r199; r211 = r210 + 0x1.4a0dd43b8fa25p+07; r212 = r211 * r199; r213 = r212 + 0x1.b0e18d2e2be3bp+08; r214 = r213 * r199; r215 = r214 + 0x1.e563f13b049eap+08; r216 = r215 * r199; r217 = r216 + 0x1.8519efbbd62ecp+07; r218 = r208 / r217;
+	r219 = r197 * r218; r220 = r219 + r197; r198 = r220;
+#line 87 "atan.go"
+	r221 = r198 + 0x1.921fb54442d18p-01; r222 = r221 + 0x1.1a62633145c07p-55; r143 = r222; goto b61;
 b69: // atan.if.done
+#line 110 "atan.go"
 	r223 = -r138;
-	r225 = r223 <= 0x1.51eb851eb851fp-01;
-	if (!r225) goto b74;
+#line 81 "atan.go"
+	r225 = r223 <= 0x1.51eb851eb851fp-01; if (!r225) goto b74;
+#line 68 "atan.go"
 	r227 = r223 * r223;
-	r228 = r227 * (-0x1.c007fa1f72594p-01);
-	r229 = r228 + (-0x1.028545b6b807ap+04);
-	r230 = r229 * r227;
-	r231 = r230 + (-0x1.2c08c36880273p+06);
-	r232 = r231 * r227;
-	r233 = r232 + (-0x1.eb8bf2d05ba25p+06);
-	r234 = r233 * r227;
-	r235 = r234 + (-0x1.03669fd28ec8ep+06);
-	r236 = r227 * r235;
-	r237 = r227 + 0x1.8dbc45b14603cp+04;
-	r238 = r237 * r227;
-	r239 = r238 + 0x1.4a0dd43b8fa25p+07;
-	r240 = r239 * r227;
-	r241 = r240 + 0x1.b0e18d2e2be3bp+08;
-	r242 = r241 * r227;
-	r243 = r242 + 0x1.e563f13b049eap+08;
-	r244 = r243 * r227;
-	r245 = r244 + 0x1.8519efbbd62ecp+07;
-	r246 = r236 / r245;
-	r247 = r223 * r246;
-	r248 = r247 + r223;
-	r226 = r248;
-	r224 = r226;
+	r228 = r227 * (-0x1.c007fa1f72594p-01); r229 = r228 + (-0x1.028545b6b807ap+04); r230 = r229 * r227; r231 = r230 + (-0x1.2c08c36880273p+06); r232 = r231 * r227; r233 = r232 + (-0x1.eb8bf2d05ba25p+06); r234 = r233 * r227; r235 = r234 + (-0x1.03669fd28ec8ep+06); r236 = r227 * r235; r237 = r227 + 0x1.8dbc45b14603cp+04; r238 = r237 * r227; r239 = r238 + 0x1.4a0dd43b8fa25p+07; r240 = r239 * r227; r241 = r240 + 0x1.b0e18d2e2be3bp+08; r242 = r241 * r227; r243 = r242 + 0x1.e563f13b049eap+08; r244 = r243 * r227; r245 = r244 + 0x1.8519efbbd62ecp+07; r246 = r236 / r245;
+	r247 = r223 * r246; r248 = r247 + r223; r226 = r248; r224 = r226;
 b73: // satan.return
-	r304 = -r224;
-	r140 = r304;
-	goto b51;
+#line 110 "atan.go"
+	r304 = -r224; r140 = r304; goto b51;
 b74: // satan.if.done
-	r249 = r223 > 0x1.3504f333f9de6p+01;
-	if (!r249) goto b78;
+#line 84 "atan.go"
+	r249 = r223 > 0x1.3504f333f9de6p+01; if (!r249) goto b78;
 	r250 = 0x1p+00 / r223;
+#line 68 "atan.go"
 	r252 = r250 * r250;
-	r253 = r252 * (-0x1.c007fa1f72594p-01);
-	r254 = r253 + (-0x1.028545b6b807ap+04);
-	r255 = r254 * r252;
-	r256 = r255 + (-0x1.2c08c36880273p+06);
-	r257 = r256 * r252;
-	r258 = r257 + (-0x1.eb8bf2d05ba25p+06);
-	r259 = r258 * r252;
-	r260 = r259 + (-0x1.03669fd28ec8ep+06);
-	r261 = r252 * r260;
-	r262 = r252 + 0x1.8dbc45b14603cp+04;
-	r263 = r262 * r252;
-	r264 = r263 + 0x1.4a0dd43b8fa25p+07;
-	r265 = r264 * r252;
-	r266 = r265 + 0x1.b0e18d2e2be3bp+08;
-	r267 = r266 * r252;
-	r268 = r267 + 0x1.e563f13b049eap+08;
-	r269 = r268 * r252;
-	r270 = r269 + 0x1.8519efbbd62ecp+07;
-	r271 = r261 / r270;
-	r272 = r250 * r271;
-	r273 = r272 + r250;
-	r251 = r273;
-	r274 = 0x1.921fb54442d18p+00 - r251;
-	r275 = r274 + 0x1.1a62633145c07p-54;
-	r224 = r275;
-	goto b73;
+	r253 = r252 * (-0x1.c007fa1f72594p-01); r254 = r253 + (-0x1.028545b6b807ap+04); r255 = r254 * r252; r256 = r255 + (-0x1.2c08c36880273p+06); r257 = r256 * r252; r258 = r257 + (-0x1.eb8bf2d05ba25p+06); r259 = r258 * r252; r260 = r259 + (-0x1.03669fd28ec8ep+06); r261 = r252 * r260; r262 = r252 + 0x1.8dbc45b14603cp+04; r263 = r262 * r252; r264 = r263 + 0x1.4a0dd43b8fa25p+07; r265 = r264 * r252; r266 = r265 + 0x1.b0e18d2e2be3bp+08; r267 = r266 * r252; r268 = r267 + 0x1.e563f13b049eap+08; r269 = r268 * r252; r270 = r269 + 0x1.8519efbbd62ecp+07; r271 = r261 / r270;
+	r272 = r250 * r271; r273 = r272 + r250; r251 = r273;
+#line 85 "atan.go"
+	r274 = 0x1.921fb54442d18p+00 - r251; r275 = r274 + 0x1.1a62633145c07p-54; r224 = r275; goto b73;
 b78: // satan.if.done
-	r276 = r223 - 0x1p+00;
-	r277 = r223 + 0x1p+00;
-	r278 = r276 / r277;
+#line 87 "atan.go"
+	r276 = r223 - 0x1p+00; r277 = r223 + 0x1p+00; r278 = r276 / r277;
+#line 68 "atan.go"
 	r280 = r278 * r278;
-	r281 = r280 * (-0x1.c007fa1f72594p-01);
-	r282 = r281 + (-0x1.028545b6b807ap+04);
-	r283 = r282 * r280;
-	r284 = r283 + (-0x1.2c08c36880273p+06);
-	r285 = r284 * r280;
-	r286 = r285 + (-0x1.eb8bf2d05ba25p+06);
-	r287 = r286 * r280;
-	r288 = r287 + (-0x1.03669fd28ec8ep+06);
-	r289 = r280 * r288;
-	r290 = r280 + 0x1.8dbc45b14603cp+04;
-	r291 = r290 * r280;
-	r292 = r291 + 0x1.4a0dd43b8fa25p+07;
-	r293 = r292 * r280;
-	r294 = r293 + 0x1.b0e18d2e2be3bp+08;
-	r295 = r294 * r280;
-	r296 = r295 + 0x1.e563f13b049eap+08;
-	r297 = r296 * r280;
-	r298 = r297 + 0x1.8519efbbd62ecp+07;
-	r299 = r289 / r298;
-	r300 = r278 * r299;
-	r301 = r300 + r278;
-	r279 = r301;
-	r302 = r279 + 0x1.921fb54442d18p-01;
-	r303 = r302 + 0x1.1a62633145c07p-55;
-	r224 = r303;
-	goto b73;
+	r281 = r280 * (-0x1.c007fa1f72594p-01); r282 = r281 + (-0x1.028545b6b807ap+04); r283 = r282 * r280; r284 = r283 + (-0x1.2c08c36880273p+06); r285 = r284 * r280; r286 = r285 + (-0x1.eb8bf2d05ba25p+06); r287 = r286 * r280; r288 = r287 + (-0x1.03669fd28ec8ep+06); r289 = r280 * r288; r290 = r280 + 0x1.8dbc45b14603cp+04; r291 = r290 * r280; r292 = r291 + 0x1.4a0dd43b8fa25p+07; r293 = r292 * r280; r294 = r293 + 0x1.b0e18d2e2be3bp+08; r295 = r294 * r280; r296 = r295 + 0x1.e563f13b049eap+08; r297 = r296 * r280; r298 = r297 + 0x1.8519efbbd62ecp+07; r299 = r289 / r298;
+	r300 = r278 * r299; r301 = r300 + r278; r279 = r301;
+#line 87 "atan.go"
+	r302 = r279 + 0x1.921fb54442d18p-01; r303 = r302 + 0x1.1a62633145c07p-55; r224 = r303; goto b73;
 b81: // exit
+#line 87 "atan.go"
 	return;
 }
 
@@ -6846,198 +2952,72 @@ extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	float r79 = 0, r83 = 0, r87 = 0;
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
 	char *r65 = 0, *r66 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
+#line 9 "reduce.go"
+	r5 = p0; r6 = p1; r4 = r6;
 	r61 = p4;
-	r0 = (-0x0p+00f);
-	r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r2 = (i64)((u64)gridDim.x * blockDim.x);
-	r3 = (u64)r1 + (u64)(-1ll);
-	r9 = (u64)r4;
-	r12 = (u64)r2;
-	r13 = r12 * 3ull;
+#line 9 "reduce.go"
+	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
 b2: // unrolled head
-	r7 = (u64)r3 + 1ull;
-	r8 = r7 < r4;
-	if (!r8) goto b25;
-	r10 = (u64)r7;
-	r11 = r9 - r10;
-	r14 = r11 > r13;
-	if (!r14) goto b20;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
+#line 9 "reduce.go"
+	r7 = (u64)r3 + 1ull; r8 = r7 < r4; if (!r8) goto b25; r10 = (u64)r7; r11 = r9 - r10; r14 = r11 > r13; if (!r14) goto b20; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4;
+	r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20;
+#line 9 "reduce.go"
 	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	goto b2;
+	r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; goto b2;
 b20: // index
-	r15 = r3;
-	r16 = (u64)r15 + 1ull;
-	r17 = r16 < r4;
-	if (!r17) goto b25;
-	r18 = r5 + r16 * 4;
-	r19 = *(float *)r18;
-	r20 = r0 + r19;
-	r0 = r20;
-	r3 = (u64)r3 + (u64)r2;
-	r21 = (u64)r3 + 1ull;
-	r22 = r21 < r4;
-	if (r22) goto b20;
+#line 10 "reduce.go"
+	r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4; if (!r17) goto b25; r18 = r5 + r16 * 4; r19 = *(float *)r18; r20 = r0 + r19; r0 = r20; r3 = (u64)r3 + (u64)r2; r21 = (u64)r3 + 1ull; r22 = r21 < r4; if (r22) goto b20;
 b25: // exit
-	r23 = (i64)(threadIdx.x % warpSize);
-	r24 = (i64)(threadIdx.x / warpSize);
-	r40 = r24 == 0ll;
-	r25 = (i64)warpSize;
-	r26 = (u64)r24 * (u64)r25;
-	r27 = (i64)blockDim.x;
-	r28 = (u64)r27 - (u64)r26;
-	r29 = r28 < r25 ? r28 : r25;
-	r30 = r25 >> 1;
+#line 10 "reduce.go"
+	r23 = (i64)(threadIdx.x % warpSize); r24 = (i64)(threadIdx.x / warpSize); r40 = r24 == 0ll; r25 = (i64)warpSize; r26 = (u64)r24 * (u64)r25; r27 = (i64)blockDim.x; r28 = (u64)r27 - (u64)r26; r29 = r28 < r25 ? r28 : r25; r30 = r25 >> 1;
 b26: // reduction shuffle
-	r31 = qd_shfl_down(r0, (u32)r30);
-	r32 = (u64)r23 + (u64)r30;
-	r33 = r32 < r29;
-	if (!r33) goto b28;
-	r0 = r0 + r31;
+#line 10 "reduce.go"
+	r31 = qd_shfl_down(r0, (u32)r30); r32 = (u64)r23 + (u64)r30; r33 = r32 < r29; if (!r33) goto b28; r0 = r0 + r31;
 b28: // reduction next
-	r30 = r30 >> 1;
-	r34 = r30 != 0ll;
-	if (!r34) goto b38;
-	r67 = qd_shfl_down(r0, (u32)r30);
-	r68 = (u64)r23 + (u64)r30;
-	r69 = r68 < r29;
-	if (!r69) goto b31;
-	r0 = r0 + r67;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r34 = r30 != 0ll; if (!r34) goto b38; r67 = qd_shfl_down(r0, (u32)r30); r68 = (u64)r23 + (u64)r30; r69 = r68 < r29; if (!r69) goto b31; r0 = r0 + r67;
 b31: // reduction next (unrolled 1)
-	r30 = r30 >> 1;
-	r70 = r30 != 0ll;
-	if (!r70) goto b38;
-	r71 = qd_shfl_down(r0, (u32)r30);
-	r72 = (u64)r23 + (u64)r30;
-	r73 = r72 < r29;
-	if (!r73) goto b34;
-	r0 = r0 + r71;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r70 = r30 != 0ll; if (!r70) goto b38; r71 = qd_shfl_down(r0, (u32)r30); r72 = (u64)r23 + (u64)r30; r73 = r72 < r29; if (!r73) goto b34; r0 = r0 + r71;
 b34: // reduction next (unrolled 2)
-	r30 = r30 >> 1;
-	r74 = r30 != 0ll;
-	if (!r74) goto b38;
-	r75 = qd_shfl_down(r0, (u32)r30);
-	r76 = (u64)r23 + (u64)r30;
-	r77 = r76 < r29;
-	if (!r77) goto b37;
-	r0 = r0 + r75;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r74 = r30 != 0ll; if (!r74) goto b38; r75 = qd_shfl_down(r0, (u32)r30); r76 = (u64)r23 + (u64)r30; r77 = r76 < r29; if (!r77) goto b37; r0 = r0 + r75;
 b37: // reduction next (unrolled 3)
-	r30 = r30 >> 1;
-	r78 = r30 != 0ll;
-	if (r78) goto b26;
+#line 10 "reduce.go"
+	r30 = r30 >> 1; r78 = r30 != 0ll; if (r78) goto b26;
 b38: // reduction shuffled
-	r35 = r23 == 0ll;
-	if (!r35) goto b40;
-	r36 = (char *)qvar_reduce0;
-	r37 = r24;
-	r38 = r37;
-	r39 = r36 + r38 * 8;
-	*(float *)r39 = r0;
+#line 10 "reduce.go"
+	r35 = r23 == 0ll; if (!r35) goto b40; r36 = (char *)qvar_reduce0; r37 = r24; r38 = r37; r39 = r36 + r38 * 8; *(float *)r39 = r0;
 b40: // reduction barrier
-	__syncthreads();
-	if (!r40) goto b59;
-	r41 = (u64)r23 * (u64)r25;
-	r42 = (i64)blockDim.x;
-	r43 = r41 < r42;
-	if (!r43) goto b60;
-	r44 = (char *)qvar_reduce0;
-	r45 = r23;
-	r46 = r45;
-	r47 = r44 + r46 * 8;
-	r0 = *(float *)r47;
+#line 10 "reduce.go"
+	__syncthreads(); if (!r40) goto b59; r41 = (u64)r23 * (u64)r25; r42 = (i64)blockDim.x; r43 = r41 < r42; if (!r43) goto b60; r44 = (char *)qvar_reduce0; r45 = r23; r46 = r45; r47 = r44 + r46 * 8; r0 = *(float *)r47;
 b43: // reduction warps
-	r48 = r26;
-	r49 = (i64)blockDim.x;
-	r50 = (u64)r49 - (u64)r48;
-	r51 = r50 < r25 ? r50 : r25;
-	r52 = r25 >> 1;
+#line 10 "reduce.go"
+	r48 = r26; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r25 ? r50 : r25; r52 = r25 >> 1;
 b44: // reduction shuffle
-	r53 = qd_shfl_down(r0, (u32)r52);
-	r54 = (u64)r23 + (u64)r52;
-	r55 = r54 < r51;
-	if (!r55) goto b46;
-	r0 = r0 + r53;
+#line 10 "reduce.go"
+	r53 = qd_shfl_down(r0, (u32)r52); r54 = (u64)r23 + (u64)r52; r55 = r54 < r51; if (!r55) goto b46; r0 = r0 + r53;
 b46: // reduction next
-	r52 = r52 >> 1;
-	r56 = r52 != 0ll;
-	if (!r56) goto b56;
-	r79 = qd_shfl_down(r0, (u32)r52);
-	r80 = (u64)r23 + (u64)r52;
-	r81 = r80 < r51;
-	if (!r81) goto b49;
-	r0 = r0 + r79;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r56 = r52 != 0ll; if (!r56) goto b56; r79 = qd_shfl_down(r0, (u32)r52); r80 = (u64)r23 + (u64)r52; r81 = r80 < r51; if (!r81) goto b49; r0 = r0 + r79;
 b49: // reduction next (unrolled 1)
-	r52 = r52 >> 1;
-	r82 = r52 != 0ll;
-	if (!r82) goto b56;
-	r83 = qd_shfl_down(r0, (u32)r52);
-	r84 = (u64)r23 + (u64)r52;
-	r85 = r84 < r51;
-	if (!r85) goto b52;
-	r0 = r0 + r83;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r82 = r52 != 0ll; if (!r82) goto b56; r83 = qd_shfl_down(r0, (u32)r52); r84 = (u64)r23 + (u64)r52; r85 = r84 < r51; if (!r85) goto b52; r0 = r0 + r83;
 b52: // reduction next (unrolled 2)
-	r52 = r52 >> 1;
-	r86 = r52 != 0ll;
-	if (!r86) goto b56;
-	r87 = qd_shfl_down(r0, (u32)r52);
-	r88 = (u64)r23 + (u64)r52;
-	r89 = r88 < r51;
-	if (!r89) goto b55;
-	r0 = r0 + r87;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r86 = r52 != 0ll; if (!r86) goto b56; r87 = qd_shfl_down(r0, (u32)r52); r88 = (u64)r23 + (u64)r52; r89 = r88 < r51; if (!r89) goto b55; r0 = r0 + r87;
 b55: // reduction next (unrolled 3)
-	r52 = r52 >> 1;
-	r90 = r52 != 0ll;
-	if (r90) goto b44;
+#line 10 "reduce.go"
+	r52 = r52 >> 1; r90 = r52 != 0ll; if (r90) goto b44;
 b56: // reduction shuffled
-	r57 = r35;
-	if (!r57) goto b59;
-	r58 = (i64)blockIdx.x;
-	r63 = r58 == 0ll;
-	r66 = r61 + r58 * 8;
-	r62 = r66 + 16ll;
-	*(float *)r62 = r0;
-	if (!r63) goto b59;
-	r64 = (i64)gridDim.x;
-	r65 = r61 + 8ll;
-	*(i64 *)r65 = r64;
+#line 10 "reduce.go"
+	r57 = r35; if (!r57) goto b59; r58 = (i64)blockIdx.x; r63 = r58 == 0ll; r66 = r61 + r58 * 8; r62 = r66 + 16ll; *(float *)r62 = r0; if (!r63) goto b59; r64 = (i64)gridDim.x; r65 = r61 + 8ll; *(i64 *)r65 = r64;
 b59: // reduction done
+#line 10 "reduce.go"
 	return;
 b60: // reduction none
-	r0 = (-0x0p+00f);
-	goto b43;
+#line 10 "reduce.go"
+	r0 = (-0x0p+00f); goto b43;
 }
 
 // Task 1 of kernel Sum(x []f32, out []f32), parallel.
@@ -7055,170 +3035,62 @@ extern "C" __global__ void Sum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	float r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0;
 	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
 	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
-	r0 = p4;
-	r1 = r0 + 8ll;
-	r2 = *(i64 *)r1;
-	r3 = (i64)threadIdx.x;
-	r4 = (i64)blockDim.x;
-	r5 = (-0x0p+00f);
-	r49 = r3;
-	r50 = r0 + r49 * 8;
-	r51 = (u64)r4 * 8ull;
+#line 9 "reduce.go"
+	r0 = p4; r1 = r0 + 8ll; r2 = *(i64 *)r1; r3 = (i64)threadIdx.x; r4 = (i64)blockDim.x; r5 = (-0x0p+00f); r49 = r3; r50 = r0 + r49 * 8; r51 = (u64)r4 * 8ull;
 b2: // combine head
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r48 = r50;
-	r9 = r48 + 16ll;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r52 = r3 < r2;
-	if (!r52) goto b10;
-	r55 = r50;
-	r53 = r55 + 16ll;
-	r54 = *(float *)r53;
-	r5 = r5 + r54;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r56 = r3 < r2;
-	if (!r56) goto b10;
-	r59 = r50;
-	r57 = r59 + 16ll;
-	r58 = *(float *)r57;
-	r5 = r5 + r58;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	r60 = r3 < r2;
-	if (!r60) goto b10;
-	r63 = r50;
-	r61 = r63 + 16ll;
-	r62 = *(float *)r61;
-	r5 = r5 + r62;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 1;
-	goto b2;
+#line 9 "reduce.go"
+	r6 = r3 < r2; if (!r6) goto b10; r48 = r50; r9 = r48 + 16ll; r10 = *(float *)r9; r5 = r5 + r10; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r52 = r3 < r2; if (!r52) goto b10; r55 = r50; r53 = r55 + 16ll; r54 = *(float *)r53; r5 = r5 + r54; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r56 = r3 < r2; if (!r56) goto b10; r59 = r50; r57 = r59 + 16ll; r58 = *(float *)r57; r5 = r5 + r58; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r60 = r3 < r2; if (!r60) goto b10; r63 = r50; r61 = r63 + 16ll; r62 = *(float *)r61; r5 = r5 + r62; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; goto b2;
 b10: // combine done
-	r11 = (i64)(threadIdx.x % warpSize);
-	r12 = (i64)(threadIdx.x / warpSize);
-	r28 = r12 == 0ll;
-	r13 = (i64)warpSize;
-	r14 = (u64)r12 * (u64)r13;
-	r15 = (i64)blockDim.x;
-	r16 = (u64)r15 - (u64)r14;
-	r17 = r16 < r13 ? r16 : r13;
-	r18 = r13 >> 1;
+#line 9 "reduce.go"
+	r11 = (i64)(threadIdx.x % warpSize); r12 = (i64)(threadIdx.x / warpSize); r28 = r12 == 0ll; r13 = (i64)warpSize; r14 = (u64)r12 * (u64)r13; r15 = (i64)blockDim.x; r16 = (u64)r15 - (u64)r14; r17 = r16 < r13 ? r16 : r13; r18 = r13 >> 1;
 b11: // reduction shuffle
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b13;
-	r5 = r5 + r19;
+#line 9 "reduce.go"
+	r19 = qd_shfl_down(r5, (u32)r18); r20 = (u64)r11 + (u64)r18; r21 = r20 < r17; if (!r21) goto b13; r5 = r5 + r19;
 b13: // reduction next
-	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (!r22) goto b23;
-	r64 = qd_shfl_down(r5, (u32)r18);
-	r65 = (u64)r11 + (u64)r18;
-	r66 = r65 < r17;
-	if (!r66) goto b16;
-	r5 = r5 + r64;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r22 = r18 != 0ll; if (!r22) goto b23; r64 = qd_shfl_down(r5, (u32)r18); r65 = (u64)r11 + (u64)r18; r66 = r65 < r17; if (!r66) goto b16; r5 = r5 + r64;
 b16: // reduction next (unrolled 1)
-	r18 = r18 >> 1;
-	r67 = r18 != 0ll;
-	if (!r67) goto b23;
-	r68 = qd_shfl_down(r5, (u32)r18);
-	r69 = (u64)r11 + (u64)r18;
-	r70 = r69 < r17;
-	if (!r70) goto b19;
-	r5 = r5 + r68;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r67 = r18 != 0ll; if (!r67) goto b23; r68 = qd_shfl_down(r5, (u32)r18); r69 = (u64)r11 + (u64)r18; r70 = r69 < r17; if (!r70) goto b19; r5 = r5 + r68;
 b19: // reduction next (unrolled 2)
-	r18 = r18 >> 1;
-	r71 = r18 != 0ll;
-	if (!r71) goto b23;
-	r72 = qd_shfl_down(r5, (u32)r18);
-	r73 = (u64)r11 + (u64)r18;
-	r74 = r73 < r17;
-	if (!r74) goto b22;
-	r5 = r5 + r72;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r71 = r18 != 0ll; if (!r71) goto b23; r72 = qd_shfl_down(r5, (u32)r18); r73 = (u64)r11 + (u64)r18; r74 = r73 < r17; if (!r74) goto b22; r5 = r5 + r72;
 b22: // reduction next (unrolled 3)
-	r18 = r18 >> 1;
-	r75 = r18 != 0ll;
-	if (r75) goto b11;
+#line 9 "reduce.go"
+	r18 = r18 >> 1; r75 = r18 != 0ll; if (r75) goto b11;
 b23: // reduction shuffled
-	r23 = r11 == 0ll;
-	if (!r23) goto b25;
-	r24 = (char *)qvar_reduce0;
-	r25 = r12;
-	r26 = r25;
-	r27 = r24 + r26 * 8;
-	*(float *)r27 = r5;
+#line 9 "reduce.go"
+	r23 = r11 == 0ll; if (!r23) goto b25; r24 = (char *)qvar_reduce0; r25 = r12; r26 = r25; r27 = r24 + r26 * 8; *(float *)r27 = r5;
 b25: // reduction barrier
-	__syncthreads();
-	if (!r28) goto b43;
-	r29 = (u64)r11 * (u64)r13;
-	r30 = (i64)blockDim.x;
-	r31 = r29 < r30;
-	if (!r31) goto b44;
-	r32 = (char *)qvar_reduce0;
-	r33 = r11;
-	r34 = r33;
-	r35 = r32 + r34 * 8;
-	r5 = *(float *)r35;
+#line 9 "reduce.go"
+	__syncthreads(); if (!r28) goto b43; r29 = (u64)r11 * (u64)r13; r30 = (i64)blockDim.x; r31 = r29 < r30; if (!r31) goto b44; r32 = (char *)qvar_reduce0; r33 = r11; r34 = r33; r35 = r32 + r34 * 8; r5 = *(float *)r35;
 b28: // reduction warps
-	r36 = r14;
-	r37 = (i64)blockDim.x;
-	r38 = (u64)r37 - (u64)r36;
-	r39 = r38 < r13 ? r38 : r13;
-	r40 = r13 >> 1;
+#line 9 "reduce.go"
+	r36 = r14; r37 = (i64)blockDim.x; r38 = (u64)r37 - (u64)r36; r39 = r38 < r13 ? r38 : r13; r40 = r13 >> 1;
 b29: // reduction shuffle
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b31;
-	r5 = r5 + r41;
+#line 9 "reduce.go"
+	r41 = qd_shfl_down(r5, (u32)r40); r42 = (u64)r11 + (u64)r40; r43 = r42 < r39; if (!r43) goto b31; r5 = r5 + r41;
 b31: // reduction next
-	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (!r44) goto b41;
-	r76 = qd_shfl_down(r5, (u32)r40);
-	r77 = (u64)r11 + (u64)r40;
-	r78 = r77 < r39;
-	if (!r78) goto b34;
-	r5 = r5 + r76;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r44 = r40 != 0ll; if (!r44) goto b41; r76 = qd_shfl_down(r5, (u32)r40); r77 = (u64)r11 + (u64)r40; r78 = r77 < r39; if (!r78) goto b34; r5 = r5 + r76;
 b34: // reduction next (unrolled 1)
-	r40 = r40 >> 1;
-	r79 = r40 != 0ll;
-	if (!r79) goto b41;
-	r80 = qd_shfl_down(r5, (u32)r40);
-	r81 = (u64)r11 + (u64)r40;
-	r82 = r81 < r39;
-	if (!r82) goto b37;
-	r5 = r5 + r80;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r79 = r40 != 0ll; if (!r79) goto b41; r80 = qd_shfl_down(r5, (u32)r40); r81 = (u64)r11 + (u64)r40; r82 = r81 < r39; if (!r82) goto b37; r5 = r5 + r80;
 b37: // reduction next (unrolled 2)
-	r40 = r40 >> 1;
-	r83 = r40 != 0ll;
-	if (!r83) goto b41;
-	r84 = qd_shfl_down(r5, (u32)r40);
-	r85 = (u64)r11 + (u64)r40;
-	r86 = r85 < r39;
-	if (!r86) goto b40;
-	r5 = r5 + r84;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r83 = r40 != 0ll; if (!r83) goto b41; r84 = qd_shfl_down(r5, (u32)r40); r85 = (u64)r11 + (u64)r40; r86 = r85 < r39; if (!r86) goto b40; r5 = r5 + r84;
 b40: // reduction next (unrolled 3)
-	r40 = r40 >> 1;
-	r87 = r40 != 0ll;
-	if (r87) goto b29;
+#line 9 "reduce.go"
+	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
-	r45 = r23;
-	if (!r45) goto b43;
-	r46 = r5 + 0x0p+00f;
-	r47 = r0 + 0ll;
-	*(float *)r47 = r46;
+#line 9 "reduce.go"
+	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
 b43: // exit
+#line 9 "reduce.go"
 	return;
 b44: // reduction none
-	r5 = (-0x0p+00f);
-	goto b28;
+#line 9 "reduce.go"
+	r5 = (-0x0p+00f); goto b28;
 }
 
 // Task 2 of kernel Sum(x []f32, out []f32), serial.
@@ -7228,15 +3100,8 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	char *r0 = 0, *r1 = 0, *r3 = 0, *r4 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r1 = p2;
-	r2 = p3;
-	r3 = p4;
-	r4 = r3 + 0ll;
-	r5 = *(float *)r4;
-	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
-	r0 = r1 + 0ll;
-	*(float *)r0 = r5;
-	return;
+#line 12 "reduce.go"
+	r1 = p2; r2 = p3; r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = r5; return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7293,248 +3158,51 @@ extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
 	char *r227 = 0, *r228 = 0, *r229 = 0, *r230 = 0, *r231 = 0, *r232 = 0, *r233 = 0, *r235 = 0;
 	char *r238 = 0, *r239 = 0, *r241 = 0, *r244 = 0, *r245 = 0, *r247 = 0, *r253 = 0, *r254 = 0;
 	char *r255 = 0, *r256 = 0, *r257 = 0, *r303 = 0, *r304 = 0, *r305 = 0, *r307 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 32 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 37 "types.go"
 	r100 = p3;
+#line 40 "types.go"
 	r190 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
+#line 32 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 	r18 = r5;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b20;
-	r8 = r2;
-	r303 = r4 + r8 * 28;
-	r11 = r303 + 28ll;
-	r12 = r11 + 0ll;
-	r13 = *(float *)r12;
-	r16 = r12 + 4ll;
-	r14 = *(float *)r16;
-	r17 = r12 + 8ll;
-	r15 = *(float *)r17;
-	r19 = 0x0p+00f;
-	r20 = 0x0p+00f;
-	r21 = 0x0p+00f;
-	r22 = (-1ll);
-	r307 = r4 + 0ll;
+#line 32 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2;
+	r303 = r4 + r8 * 28; r11 = r303 + 28ll; r12 = r11 + 0ll; r13 = *(float *)r12; r16 = r12 + 4ll; r14 = *(float *)r16; r17 = r12 + 8ll; r15 = *(float *)r17; r19 = 0x0p+00f; r20 = 0x0p+00f; r21 = 0x0p+00f; r22 = (-1ll); r307 = r4 + 0ll;
 b5: // rangeindex.loop
-	r23 = (u64)r22 + 1ull;
-	r24 = r23 < r18;
-	if (!r24) goto b15;
-	r25 = r307;
-	r26 = r25 + 0ll;
-	r27 = *(float *)r26;
-	r30 = r26 + 4ll;
-	r28 = *(float *)r30;
-	r31 = r26 + 8ll;
-	r29 = *(float *)r31;
-	r258 = 0x0p+00f;
-	r259 = 0x0p+00f;
-	r260 = 0x0p+00f;
-	r258 = r27;
-	r259 = r28;
-	r260 = r29;
-	r261 = 0x0p+00f;
-	r262 = 0x0p+00f;
-	r263 = 0x0p+00f;
-	r261 = r13;
-	r262 = r14;
-	r263 = r15;
-	r264 = 0x0p+00f;
-	r265 = 0x0p+00f;
-	r266 = 0x0p+00f;
-	r50 = r258;
-	r52 = r261;
-	r53 = r50 - r52;
-	r264 = r53;
-	r56 = r259;
-	r58 = r262;
-	r59 = r56 - r58;
-	r265 = r59;
-	r62 = r260;
-	r64 = r263;
-	r65 = r62 - r64;
-	r266 = r65;
-	r66 = r264;
-	r67 = r265;
-	r68 = r266;
-	r32 = r66;
-	r33 = r67;
-	r34 = r68;
-	r267 = 0x0p+00f;
-	r268 = 0x0p+00f;
-	r269 = 0x0p+00f;
-	r267 = r32;
-	r268 = r33;
-	r269 = r34;
-	r270 = 0x0p+00f;
-	r271 = 0x0p+00f;
-	r272 = 0x0p+00f;
-	r270 = r32;
-	r271 = r33;
-	r272 = r34;
-	r83 = r267;
-	r85 = r270;
-	r86 = r83 * r85;
-	r88 = r268;
-	r90 = r271;
-	r91 = r88 * r90;
-	r92 = r86 + r91;
-	r94 = r269;
-	r96 = r272;
-	r97 = r94 * r96;
-	r98 = r92 + r97;
-	r71 = r98;
+#line 33 "types.go"
+	r23 = (u64)r22 + 1ull; r24 = r23 < r18; if (!r24) goto b15;
+#line 36 "types.go"
+	r25 = r307; r26 = r25 + 0ll; r27 = *(float *)r26; r30 = r26 + 4ll; r28 = *(float *)r30; r31 = r26 + 8ll; r29 = *(float *)r31;
+#line 14 "types.go"
+	r258 = 0x0p+00f; r259 = 0x0p+00f; r260 = 0x0p+00f; r258 = r27; r259 = r28; r260 = r29; r261 = 0x0p+00f; r262 = 0x0p+00f; r263 = 0x0p+00f; r261 = r13; r262 = r14; r263 = r15; r264 = 0x0p+00f; r265 = 0x0p+00f; r266 = 0x0p+00f; r50 = r258; r52 = r261; r53 = r50 - r52; r264 = r53; r56 = r259; r58 = r262; r59 = r56 - r58; r265 = r59; r62 = r260; r64 = r263; r65 = r62 - r64; r266 = r65; r66 = r264; r67 = r265; r68 = r266; r32 = r66; r33 = r67; r34 = r68;
+#line 16 "types.go"
+	r267 = 0x0p+00f; r268 = 0x0p+00f; r269 = 0x0p+00f; r267 = r32; r268 = r33; r269 = r34; r270 = 0x0p+00f; r271 = 0x0p+00f; r272 = 0x0p+00f; r270 = r32; r271 = r33; r272 = r34; r83 = r267; r85 = r270; r86 = r83 * r85; r88 = r268; r90 = r271; r91 = r88 * r90; r92 = r86 + r91; r94 = r269; r96 = r272; r97 = r94 * r96; r98 = r92 + r97; r71 = r98;
+#line 37 "types.go"
 	r99 = r71 + r100;
-	r104 = sqrtf(r99);
-	r105 = 0x1p+00f / r104;
-	r101 = r105;
-	r106 = r25;
-	r107 = r106 + 24ll;
-	r108 = *(float *)r107;
-	r109 = r108 * r101;
-	r110 = r109 * r101;
-	r111 = r110 * r101;
-	r273 = 0x0p+00f;
-	r274 = 0x0p+00f;
-	r275 = 0x0p+00f;
-	r273 = r32;
-	r274 = r33;
-	r275 = r34;
-	r276 = 0x0p+00f;
-	r277 = 0x0p+00f;
-	r278 = 0x0p+00f;
-	r125 = r273;
-	r126 = r125 * r111;
-	r276 = r126;
-	r129 = r274;
-	r130 = r129 * r111;
-	r277 = r130;
-	r133 = r275;
-	r134 = r133 * r111;
-	r278 = r134;
-	r135 = r276;
-	r136 = r277;
-	r137 = r278;
-	r112 = r135;
-	r113 = r136;
-	r114 = r137;
-	r279 = 0x0p+00f;
-	r280 = 0x0p+00f;
-	r281 = 0x0p+00f;
-	r279 = r19;
-	r280 = r20;
-	r281 = r21;
-	r282 = 0x0p+00f;
-	r283 = 0x0p+00f;
-	r284 = 0x0p+00f;
-	r282 = r112;
-	r283 = r113;
-	r284 = r114;
-	r285 = 0x0p+00f;
-	r286 = 0x0p+00f;
-	r287 = 0x0p+00f;
-	r158 = r279;
-	r160 = r282;
-	r161 = r158 + r160;
-	r285 = r161;
-	r164 = r280;
-	r166 = r283;
-	r167 = r164 + r166;
-	r286 = r167;
-	r170 = r281;
-	r172 = r284;
-	r173 = r170 + r172;
-	r287 = r173;
-	r174 = r285;
-	r175 = r286;
-	r176 = r287;
-	r140 = r174;
-	r141 = r175;
-	r142 = r176;
-	r19 = r140;
-	r20 = r141;
-	r21 = r142;
-	r22 = r23;
-	r307 = r307 + 28ll;
-	goto b5;
+#line 19 "types.go"
+	r104 = sqrtf(r99); r105 = 0x1p+00f / r104; r101 = r105;
+#line 38 "types.go"
+	r106 = r25; r107 = r106 + 24ll; r108 = *(float *)r107; r109 = r108 * r101; r110 = r109 * r101; r111 = r110 * r101;
+#line 15 "types.go"
+	r273 = 0x0p+00f; r274 = 0x0p+00f; r275 = 0x0p+00f; r273 = r32; r274 = r33; r275 = r34; r276 = 0x0p+00f; r277 = 0x0p+00f; r278 = 0x0p+00f; r125 = r273; r126 = r125 * r111; r276 = r126; r129 = r274; r130 = r129 * r111; r277 = r130; r133 = r275; r134 = r133 * r111; r278 = r134; r135 = r276; r136 = r277; r137 = r278; r112 = r135; r113 = r136; r114 = r137;
+#line 13 "types.go"
+	r279 = 0x0p+00f; r280 = 0x0p+00f; r281 = 0x0p+00f; r279 = r19; r280 = r20; r281 = r21; r282 = 0x0p+00f; r283 = 0x0p+00f; r284 = 0x0p+00f; r282 = r112; r283 = r113; r284 = r114; r285 = 0x0p+00f; r286 = 0x0p+00f; r287 = 0x0p+00f; r158 = r279; r160 = r282; r161 = r158 + r160; r285 = r161; r164 = r280; r166 = r283; r167 = r164 + r166; r286 = r167; r170 = r281; r172 = r284; r173 = r170 + r172; r287 = r173; r174 = r285; r175 = r286; r176 = r287; r140 = r174; r141 = r175; r142 = r176; r19 = r140; r20 = r141; r21 = r142; r22 = r23; r307 = r307 + 28ll; goto b5;
 b15: // rangeindex.done
-	r180 = r11;
-	r181 = r180 + 12ll;
-	r182 = *(float *)r181;
-	r185 = r181 + 4ll;
-	r183 = *(float *)r185;
-	r186 = r181 + 8ll;
-	r184 = *(float *)r186;
-	r288 = 0x0p+00f;
-	r289 = 0x0p+00f;
-	r290 = 0x0p+00f;
-	r288 = r19;
-	r289 = r20;
-	r290 = r21;
-	r291 = 0x0p+00f;
-	r292 = 0x0p+00f;
-	r293 = 0x0p+00f;
-	r201 = r288;
-	r202 = r201 * r190;
-	r291 = r202;
-	r205 = r289;
-	r206 = r205 * r190;
-	r292 = r206;
-	r209 = r290;
-	r210 = r209 * r190;
-	r293 = r210;
-	r211 = r291;
-	r212 = r292;
-	r213 = r293;
-	r187 = r211;
-	r188 = r212;
-	r189 = r213;
-	r294 = 0x0p+00f;
-	r295 = 0x0p+00f;
-	r296 = 0x0p+00f;
-	r294 = r182;
-	r295 = r183;
-	r296 = r184;
-	r297 = 0x0p+00f;
-	r298 = 0x0p+00f;
-	r299 = 0x0p+00f;
-	r297 = r187;
-	r298 = r188;
-	r299 = r189;
-	r300 = 0x0p+00f;
-	r301 = 0x0p+00f;
-	r302 = 0x0p+00f;
-	r234 = r294;
-	r236 = r297;
-	r237 = r234 + r236;
-	r300 = r237;
-	r240 = r295;
-	r242 = r298;
-	r243 = r240 + r242;
-	r301 = r243;
-	r246 = r296;
-	r248 = r299;
-	r249 = r246 + r248;
-	r302 = r249;
-	r250 = r300;
-	r251 = r301;
-	r252 = r302;
-	r216 = r250;
-	r217 = r251;
-	r218 = r252;
-	r255 = r181;
-	*(float *)r255 = r216;
-	r256 = r185;
-	*(float *)r256 = r217;
-	r257 = r186;
-	*(float *)r257 = r218;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 40 "types.go"
+	r180 = r11; r181 = r180 + 12ll; r182 = *(float *)r181; r185 = r181 + 4ll; r183 = *(float *)r185; r186 = r181 + 8ll; r184 = *(float *)r186;
+#line 15 "types.go"
+	r288 = 0x0p+00f; r289 = 0x0p+00f; r290 = 0x0p+00f; r288 = r19; r289 = r20; r290 = r21; r291 = 0x0p+00f; r292 = 0x0p+00f; r293 = 0x0p+00f; r201 = r288; r202 = r201 * r190; r291 = r202; r205 = r289; r206 = r205 * r190; r292 = r206; r209 = r290; r210 = r209 * r190; r293 = r210; r211 = r291; r212 = r292; r213 = r293; r187 = r211; r188 = r212; r189 = r213;
+#line 13 "types.go"
+	r294 = 0x0p+00f; r295 = 0x0p+00f; r296 = 0x0p+00f; r294 = r182; r295 = r183; r296 = r184; r297 = 0x0p+00f; r298 = 0x0p+00f; r299 = 0x0p+00f; r297 = r187; r298 = r188; r299 = r189; r300 = 0x0p+00f; r301 = 0x0p+00f; r302 = 0x0p+00f; r234 = r294; r236 = r297; r237 = r234 + r236; r300 = r237; r240 = r295; r242 = r298; r243 = r240 + r242; r301 = r243; r246 = r296; r248 = r299; r249 = r246 + r248; r302 = r249; r250 = r300; r251 = r301; r252 = r302; r216 = r250; r217 = r251; r218 = r252;
+#line 40 "types.go"
+	r255 = r181; *(float *)r255 = r216; r256 = r185; *(float *)r256 = r217; r257 = r186; *(float *)r257 = r218;
+#line 32 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b20: // exit
+#line 32 "types.go"
 	return;
 }
 
@@ -7557,101 +3225,27 @@ extern "C" __global__ void NBodyAoS_1(char *p0, i64 p1, float p2, float p3) {
 	char *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0, *r72 = 0;
 	char *r75 = 0, *r76 = 0, *r78 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r90 = 0, *r91 = 0;
 	char *r92 = 0, *r93 = 0, *r94 = 0, *r110 = 0, *r112 = 0;
-	r4 = p0;
-	r5 = p1;
-	r3 = r5;
+#line 42 "types.go"
+	r4 = p0; r5 = p1; r3 = r5;
+#line 44 "types.go"
 	r27 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + (u64)(-1ll);
-	r111 = r2;
-	r112 = r4 + r111 * 28;
-	r113 = (u64)r1 * 28ull;
+#line 42 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r111 = r2; r112 = r4 + r111 * 28; r113 = (u64)r1 * 28ull;
 b2: // head
-	r6 = (u64)r2 + 1ull;
-	r7 = r6 < r3;
-	if (!r7) goto b8;
-	r110 = r112;
-	r11 = r110 + 28ll;
-	r12 = r11 + 0ll;
-	r13 = *(float *)r12;
-	r16 = r12 + 4ll;
-	r14 = *(float *)r16;
-	r17 = r12 + 8ll;
-	r15 = *(float *)r17;
-	r18 = r11 + 12ll;
-	r19 = *(float *)r18;
-	r22 = r18 + 4ll;
-	r20 = *(float *)r22;
-	r23 = r18 + 8ll;
-	r21 = *(float *)r23;
-	r95 = 0x0p+00f;
-	r96 = 0x0p+00f;
-	r97 = 0x0p+00f;
-	r95 = r19;
-	r96 = r20;
-	r97 = r21;
-	r98 = 0x0p+00f;
-	r99 = 0x0p+00f;
-	r100 = 0x0p+00f;
-	r38 = r95;
-	r39 = r38 * r27;
-	r98 = r39;
-	r42 = r96;
-	r43 = r42 * r27;
-	r99 = r43;
-	r46 = r97;
-	r47 = r46 * r27;
-	r100 = r47;
-	r48 = r98;
-	r49 = r99;
-	r50 = r100;
-	r24 = r48;
-	r25 = r49;
-	r26 = r50;
-	r101 = 0x0p+00f;
-	r102 = 0x0p+00f;
-	r103 = 0x0p+00f;
-	r101 = r13;
-	r102 = r14;
-	r103 = r15;
-	r104 = 0x0p+00f;
-	r105 = 0x0p+00f;
-	r106 = 0x0p+00f;
-	r104 = r24;
-	r105 = r25;
-	r106 = r26;
-	r107 = 0x0p+00f;
-	r108 = 0x0p+00f;
-	r109 = 0x0p+00f;
-	r71 = r101;
-	r73 = r104;
-	r74 = r71 + r73;
-	r107 = r74;
-	r77 = r102;
-	r79 = r105;
-	r80 = r77 + r79;
-	r108 = r80;
-	r83 = r103;
-	r85 = r106;
-	r86 = r83 + r85;
-	r109 = r86;
-	r87 = r107;
-	r88 = r108;
-	r89 = r109;
-	r53 = r87;
-	r54 = r88;
-	r55 = r89;
-	r92 = r12;
-	*(float *)r92 = r53;
-	r93 = r16;
-	*(float *)r93 = r54;
-	r94 = r17;
-	*(float *)r94 = r55;
-	r2 = (u64)r2 + (u64)r1;
-	r112 = r112 + r113 * 1;
-	goto b2;
+#line 42 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r110 = r112; r11 = r110 + 28ll;
+	r12 = r11 + 0ll; r13 = *(float *)r12; r16 = r12 + 4ll; r14 = *(float *)r16; r17 = r12 + 8ll; r15 = *(float *)r17; r18 = r11 + 12ll; r19 = *(float *)r18; r22 = r18 + 4ll; r20 = *(float *)r22; r23 = r18 + 8ll; r21 = *(float *)r23;
+#line 15 "types.go"
+	r95 = 0x0p+00f; r96 = 0x0p+00f; r97 = 0x0p+00f; r95 = r19; r96 = r20; r97 = r21; r98 = 0x0p+00f; r99 = 0x0p+00f; r100 = 0x0p+00f; r38 = r95; r39 = r38 * r27; r98 = r39; r42 = r96; r43 = r42 * r27; r99 = r43; r46 = r97; r47 = r46 * r27; r100 = r47; r48 = r98; r49 = r99; r50 = r100; r24 = r48; r25 = r49; r26 = r50;
+#line 13 "types.go"
+	r101 = 0x0p+00f; r102 = 0x0p+00f; r103 = 0x0p+00f; r101 = r13; r102 = r14; r103 = r15; r104 = 0x0p+00f; r105 = 0x0p+00f; r106 = 0x0p+00f; r104 = r24; r105 = r25; r106 = r26; r107 = 0x0p+00f; r108 = 0x0p+00f; r109 = 0x0p+00f; r71 = r101; r73 = r104; r74 = r71 + r73; r107 = r74; r77 = r102; r79 = r105; r80 = r77 + r79; r108 = r80; r83 = r103; r85 = r106; r86 = r83 + r85; r109 = r86; r87 = r107; r88 = r108; r89 = r109; r53 = r87; r54 = r88; r55 = r89;
+#line 44 "types.go"
+	r92 = r12; *(float *)r92 = r53; r93 = r16; *(float *)r93 = r54; r94 = r17; *(float *)r94 = r55;
+#line 42 "types.go"
+	r2 = (u64)r2 + (u64)r1; r112 = r112 + r113 * 1; goto b2;
 b8: // exit
+#line 42 "types.go"
 	return;
 }
 
@@ -7672,293 +3266,93 @@ extern "C" __global__ void NBodySoA_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r5 = 0, *r8 = 0, *r12 = 0, *r16 = 0, *r20 = 0, *r24 = 0, *r28 = 0, *r32 = 0;
 	char *r34 = 0, *r36 = 0, *r46 = 0, *r49 = 0, *r52 = 0, *r67 = 0, *r80 = 0, *r85 = 0;
 	char *r89 = 0, *r93 = 0, *r94 = 0, *r95 = 0, *r98 = 0, *r99 = 0, *r100 = 0, *r101 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r8 = p2;
-	r9 = p3;
-	r7 = r9;
+#line 53 "types.go"
+	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9;
+#line 52 "types.go"
 	r10 = r4 < r7 ? r4 : r7;
-	r12 = p4;
-	r13 = p5;
-	r11 = r13;
+	r12 = p4; r13 = p5; r11 = r13;
+#line 52 "types.go"
 	r14 = r10 < r11 ? r10 : r11;
-	r16 = p6;
-	r17 = p7;
-	r15 = r17;
+	r16 = p6; r17 = p7; r15 = r17;
+#line 52 "types.go"
 	r18 = r14 < r15 ? r14 : r15;
-	r20 = p8;
-	r21 = p9;
-	r19 = r21;
+	r20 = p8; r21 = p9; r19 = r21;
+#line 52 "types.go"
 	r22 = r18 < r19 ? r18 : r19;
-	r24 = p10;
-	r25 = p11;
-	r23 = r25;
+	r24 = p10; r25 = p11; r23 = r25;
+#line 52 "types.go"
 	r26 = r22 < r23 ? r22 : r23;
-	r28 = p12;
-	r29 = p13;
-	r27 = r29;
+	r28 = p12; r29 = p13; r27 = r29;
+#line 52 "types.go"
 	r3 = r26 < r27 ? r26 : r27;
+#line 58 "types.go"
 	r61 = p15;
+#line 62 "types.go"
 	r83 = p14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
+#line 53 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r38 = r3 > 0ll;
 b2: // head
-	r30 = r2 < r3;
-	if (!r30) goto b32;
-	r31 = r2;
-	r32 = r5 + r31 * 4;
-	r33 = *(float *)r32;
-	r34 = r8 + r31 * 4;
-	r35 = *(float *)r34;
-	r36 = r12 + r31 * 4;
-	r37 = *(float *)r36;
-	if (!r38) goto b31;
-	r39 = 0x0p+00f;
-	r40 = 0x0p+00f;
-	r41 = 0x0p+00f;
-	r42 = 0ll;
-	r98 = r5 + 0ll;
-	r99 = r8 + 0ll;
-	r100 = r12 + 0ll;
-	r101 = r28 + 0ll;
-	r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll);
-	r103 = (u64)r102 - 4ull;
+#line 53 "types.go"
+	r30 = r2 < r3; if (!r30) goto b32; r31 = r2;
+	r32 = r5 + r31 * 4; r33 = *(float *)r32; r34 = r8 + r31 * 4; r35 = *(float *)r34; r36 = r12 + r31 * 4; r37 = *(float *)r36; if (!r38) goto b31; r39 = 0x0p+00f; r40 = 0x0p+00f; r41 = 0x0p+00f; r42 = 0ll; r98 = r5 + 0ll; r99 = r8 + 0ll; r100 = r12 + 0ll; r101 = r28 + 0ll; r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll); r103 = (u64)r102 - 4ull;
 b7: // unroll guard
-	r104 = r42 < r103;
-	if (!r104) goto b24;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	goto b7;
+#line 54 "types.go"
+	r104 = r42 < r103; if (!r104) goto b24;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll; goto b7;
 b24: // rangeint.body
-	r46 = r98;
-	r47 = *(float *)r46;
-	r48 = r47 - r33;
-	r49 = r99;
-	r50 = *(float *)r49;
-	r51 = r50 - r35;
-	r52 = r100;
-	r53 = *(float *)r52;
-	r54 = r53 - r37;
-	r55 = r48 * r48;
-	r56 = r51 * r51;
-	r57 = r55 + r56;
-	r58 = r54 * r54;
-	r59 = r57 + r58;
-	r60 = r59 + r61;
-	r65 = sqrtf(r60);
-	r66 = 0x1p+00f / r65;
-	r62 = r66;
-	r67 = r101;
-	r68 = *(float *)r67;
-	r69 = r68 * r62;
-	r70 = r69 * r62;
-	r71 = r70 * r62;
-	r72 = r48 * r71;
-	r73 = r39 + r72;
-	r74 = r51 * r71;
-	r75 = r40 + r74;
-	r76 = r54 * r71;
-	r77 = r41 + r76;
-	r78 = (u64)r42 + 1ull;
-	r79 = r78 < r3;
-	if (!r79) goto b28;
-	r39 = r73;
-	r40 = r75;
-	r41 = r77;
-	r42 = r78;
-	r98 = r98 + 4ll;
-	r99 = r99 + 4ll;
-	r100 = r100 + 4ll;
-	r101 = r101 + 4ll;
-	goto b24;
+#line 57 "types.go"
+	r46 = r98; r47 = *(float *)r46; r48 = r47 - r33; r49 = r99; r50 = *(float *)r49; r51 = r50 - r35; r52 = r100; r53 = *(float *)r52; r54 = r53 - r37;
+	r55 = r48 * r48; r56 = r51 * r51; r57 = r55 + r56; r58 = r54 * r54; r59 = r57 + r58; r60 = r59 + r61;
+#line 19 "types.go"
+	r65 = sqrtf(r60); r66 = 0x1p+00f / r65; r62 = r66;
+#line 59 "types.go"
+	r67 = r101; r68 = *(float *)r67; r69 = r68 * r62; r70 = r69 * r62; r71 = r70 * r62;
+	r72 = r48 * r71; r73 = r39 + r72; r74 = r51 * r71; r75 = r40 + r74; r76 = r54 * r71; r77 = r41 + r76; r78 = (u64)r42 + 1ull; r79 = r78 < r3; if (!r79) goto b28; r39 = r73; r40 = r75; r41 = r77; r42 = r78; r98 = r98 + 4ll; r99 = r99 + 4ll; r100 = r100 + 4ll; r101 = r101 + 4ll; goto b24;
 b28: // edge 3→4
-	r43 = r73;
-	r44 = r75;
-	r45 = r77;
+#line 60 "types.go"
+	r43 = r73; r44 = r75; r45 = r77;
 b29: // rangeint.done
-	r80 = r16 + r31 * 4;
-	r81 = *(float *)r80;
-	r82 = r43 * r83;
-	r84 = r81 + r82;
-	r85 = r20 + r31 * 4;
-	r86 = *(float *)r85;
-	r87 = r44 * r83;
-	r88 = r86 + r87;
-	r89 = r24 + r31 * 4;
-	r90 = *(float *)r89;
-	r91 = r45 * r83;
-	r92 = r90 + r91;
-	r93 = r80;
-	*(float *)r93 = r84;
-	r94 = r85;
-	*(float *)r94 = r88;
-	r95 = r89;
-	*(float *)r95 = r92;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 62 "types.go"
+	r80 = r16 + r31 * 4; r81 = *(float *)r80; r82 = r43 * r83; r84 = r81 + r82; r85 = r20 + r31 * 4; r86 = *(float *)r85; r87 = r44 * r83; r88 = r86 + r87; r89 = r24 + r31 * 4; r90 = *(float *)r89; r91 = r45 * r83; r92 = r90 + r91; r93 = r80; *(float *)r93 = r84; r94 = r85; *(float *)r94 = r88; r95 = r89; *(float *)r95 = r92;
+#line 53 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b31: // edge 1→4
-	r43 = 0x0p+00f;
-	r44 = 0x0p+00f;
-	r45 = 0x0p+00f;
-	goto b29;
+#line 54 "types.go"
+	r43 = 0x0p+00f; r44 = 0x0p+00f; r45 = 0x0p+00f; goto b29;
 b32: // exit
+#line 54 "types.go"
 	return;
 }
 
@@ -7999,268 +3393,52 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
 	char *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0, *r256 = 0;
 	char *r259 = 0, *r261 = 0, *r262 = 0, *r263 = 0, *r264 = 0, *r265 = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r8 = p2;
-	r9 = p3;
-	r7 = r9;
+#line 64 "types.go"
+	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9;
+#line 52 "types.go"
 	r10 = r4 < r7 ? r4 : r7;
-	r12 = p4;
-	r13 = p5;
-	r11 = r13;
+#line 64 "types.go"
+	r12 = p4; r13 = p5; r11 = r13;
+#line 52 "types.go"
 	r14 = r10 < r11 ? r10 : r11;
-	r16 = p6;
-	r17 = p7;
-	r15 = r17;
+#line 64 "types.go"
+	r16 = p6; r17 = p7; r15 = r17;
+#line 52 "types.go"
 	r18 = r14 < r15 ? r14 : r15;
-	r20 = p8;
-	r21 = p9;
-	r19 = r21;
+#line 64 "types.go"
+	r20 = p8; r21 = p9; r19 = r21;
+#line 52 "types.go"
 	r22 = r18 < r19 ? r18 : r19;
-	r24 = p10;
-	r25 = p11;
-	r23 = r25;
+#line 64 "types.go"
+	r24 = p10; r25 = p11; r23 = r25;
+#line 52 "types.go"
 	r26 = r22 < r23 ? r22 : r23;
-	r29 = p13;
-	r27 = r29;
+#line 64 "types.go"
+	r29 = p13; r27 = r29;
+#line 52 "types.go"
 	r3 = r26 < r27 ? r26 : r27;
+#line 65 "types.go"
 	r37 = p14;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r56 = (u64)r1 * 3ull;
-	r167 = (u64)r1 * 4ull;
-	r60 = (u64)r3;
-	r62 = (u64)r56;
-	r169 = r167;
-	r172 = r167;
-	r175 = r167;
-	r178 = r167;
-	r181 = r167;
-	r184 = r167;
-	r196 = (u64)r1 * 8ull;
-	r199 = r196;
-	r202 = r196;
-	r205 = r196;
-	r208 = r196;
-	r211 = r196;
-	r223 = (u64)r1 * 12ull;
-	r226 = r223;
-	r229 = r223;
-	r232 = r223;
-	r235 = r223;
-	r238 = r223;
-	r257 = r2;
-	r258 = r257;
-	r259 = r5 + r258 * 4;
-	r260 = (u64)r167 * 4ull;
-	r261 = r16 + r258 * 4;
-	r262 = r8 + r258 * 4;
-	r263 = r20 + r258 * 4;
-	r264 = r12 + r258 * 4;
-	r265 = r24 + r258 * 4;
+#line 64 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r56 = (u64)r1 * 3ull; r167 = (u64)r1 * 4ull; r60 = (u64)r3; r62 = (u64)r56;
+	r169 = r167; r172 = r167; r175 = r167; r178 = r167; r181 = r167; r184 = r167; r196 = (u64)r1 * 8ull; r199 = r196; r202 = r196; r205 = r196; r208 = r196; r211 = r196; r223 = (u64)r1 * 12ull; r226 = r223; r229 = r223; r232 = r223; r235 = r223; r238 = r223; r257 = r2;
+#line 64 "types.go"
+	r258 = r257; r259 = r5 + r258 * 4; r260 = (u64)r167 * 4ull; r261 = r16 + r258 * 4; r262 = r8 + r258 * 4; r263 = r20 + r258 * 4; r264 = r12 + r258 * 4; r265 = r24 + r258 * 4;
 b2: // grid unrolled guard
-	r57 = r2 < r3;
-	if (!r57) goto b13;
-	r61 = (u64)r2;
-	r58 = r60 - r61;
-	r59 = r58 > r62;
-	if (!r59) goto b9;
-	r66 = r259;
-	r67 = *(float *)r66;
-	r68 = r261;
-	r69 = *(float *)r68;
-	r70 = r69 * r37;
-	r71 = r67 + r70;
-	r72 = r262;
-	r73 = *(float *)r72;
-	r74 = r263;
-	r75 = *(float *)r74;
-	r76 = r75 * r37;
-	r77 = r73 + r76;
-	r78 = r264;
-	r79 = *(float *)r78;
-	r80 = r265;
-	r81 = *(float *)r80;
-	r82 = r81 * r37;
-	r83 = r79 + r82;
-	r84 = r66;
-	*(float *)r84 = r71;
-	r85 = r72;
-	*(float *)r85 = r77;
-	r86 = r78;
-	*(float *)r86 = r83;
-	r168 = r66;
-	r170 = r168 + r169 * 1;
-	r91 = r170;
-	r92 = *(float *)r91;
-	r171 = r68;
-	r173 = r171 + r172 * 1;
-	r93 = r173;
-	r94 = *(float *)r93;
-	r95 = r94 * r37;
-	r96 = r92 + r95;
-	r174 = r72;
-	r176 = r174 + r175 * 1;
-	r97 = r176;
-	r98 = *(float *)r97;
-	r177 = r74;
-	r179 = r177 + r178 * 1;
-	r99 = r179;
-	r100 = *(float *)r99;
-	r101 = r100 * r37;
-	r102 = r98 + r101;
-	r180 = r78;
-	r182 = r180 + r181 * 1;
-	r103 = r182;
-	r104 = *(float *)r103;
-	r183 = r80;
-	r185 = r183 + r184 * 1;
-	r105 = r185;
-	r106 = *(float *)r105;
-	r107 = r106 * r37;
-	r108 = r104 + r107;
-	r188 = r170;
-	r109 = r188;
-	*(float *)r109 = r96;
-	r191 = r176;
-	r110 = r191;
-	*(float *)r110 = r102;
-	r194 = r182;
-	r111 = r194;
-	*(float *)r111 = r108;
-	r195 = r66;
-	r197 = r195 + r196 * 1;
-	r117 = r197;
-	r118 = *(float *)r117;
-	r198 = r68;
-	r200 = r198 + r199 * 1;
-	r119 = r200;
-	r120 = *(float *)r119;
-	r121 = r120 * r37;
-	r122 = r118 + r121;
-	r201 = r72;
-	r203 = r201 + r202 * 1;
-	r123 = r203;
-	r124 = *(float *)r123;
-	r204 = r74;
-	r206 = r204 + r205 * 1;
-	r125 = r206;
-	r126 = *(float *)r125;
-	r127 = r126 * r37;
-	r128 = r124 + r127;
-	r207 = r78;
-	r209 = r207 + r208 * 1;
-	r129 = r209;
-	r130 = *(float *)r129;
-	r210 = r80;
-	r212 = r210 + r211 * 1;
-	r131 = r212;
-	r132 = *(float *)r131;
-	r133 = r132 * r37;
-	r134 = r130 + r133;
-	r215 = r197;
-	r135 = r215;
-	*(float *)r135 = r122;
-	r218 = r203;
-	r136 = r218;
-	*(float *)r136 = r128;
-	r221 = r209;
-	r137 = r221;
-	*(float *)r137 = r134;
-	r222 = r66;
-	r224 = r222 + r223 * 1;
-	r143 = r224;
-	r144 = *(float *)r143;
-	r225 = r68;
-	r227 = r225 + r226 * 1;
-	r145 = r227;
-	r146 = *(float *)r145;
-	r147 = r146 * r37;
-	r148 = r144 + r147;
-	r228 = r72;
-	r230 = r228 + r229 * 1;
-	r149 = r230;
-	r150 = *(float *)r149;
-	r231 = r74;
-	r233 = r231 + r232 * 1;
-	r151 = r233;
-	r152 = *(float *)r151;
-	r153 = r152 * r37;
-	r154 = r150 + r153;
-	r234 = r78;
-	r236 = r234 + r235 * 1;
-	r155 = r236;
-	r156 = *(float *)r155;
-	r237 = r80;
-	r239 = r237 + r238 * 1;
-	r157 = r239;
-	r158 = *(float *)r157;
-	r159 = r158 * r37;
-	r160 = r156 + r159;
-	r242 = r224;
-	r161 = r242;
-	*(float *)r161 = r148;
-	r245 = r230;
-	r162 = r245;
-	*(float *)r162 = r154;
-	r248 = r236;
-	r163 = r248;
-	*(float *)r163 = r160;
-	r2 = (u64)r2 + (u64)r167;
-	r259 = r259 + r260 * 1;
-	r261 = r261 + r260 * 1;
-	r262 = r262 + r260 * 1;
-	r263 = r263 + r260 * 1;
-	r264 = r264 + r260 * 1;
-	r265 = r265 + r260 * 1;
-	goto b2;
+#line 64 "types.go"
+	r57 = r2 < r3; if (!r57) goto b13; r61 = (u64)r2; r58 = r60 - r61; r59 = r58 > r62; if (!r59) goto b9;
+	r66 = r259; r67 = *(float *)r66; r68 = r261; r69 = *(float *)r68; r70 = r69 * r37; r71 = r67 + r70; r72 = r262; r73 = *(float *)r72; r74 = r263; r75 = *(float *)r74; r76 = r75 * r37; r77 = r73 + r76; r78 = r264; r79 = *(float *)r78; r80 = r265; r81 = *(float *)r80; r82 = r81 * r37; r83 = r79 + r82; r84 = r66; *(float *)r84 = r71; r85 = r72; *(float *)r85 = r77; r86 = r78; *(float *)r86 = r83; r168 = r66; r170 = r168 + r169 * 1; r91 = r170; r92 = *(float *)r91; r171 = r68; r173 = r171 + r172 * 1; r93 = r173; r94 = *(float *)r93; r95 = r94 * r37; r96 = r92 + r95; r174 = r72; r176 = r174 + r175 * 1; r97 = r176; r98 = *(float *)r97; r177 = r74; r179 = r177 + r178 * 1; r99 = r179; r100 = *(float *)r99; r101 = r100 * r37; r102 = r98 + r101; r180 = r78; r182 = r180 + r181 * 1; r103 = r182; r104 = *(float *)r103; r183 = r80; r185 = r183 + r184 * 1; r105 = r185; r106 = *(float *)r105; r107 = r106 * r37; r108 = r104 + r107; r188 = r170; r109 = r188; *(float *)r109 = r96; r191 = r176; r110 = r191; *(float *)r110 = r102; r194 = r182; r111 = r194; *(float *)r111 = r108; r195 = r66; r197 = r195 + r196 * 1; r117 = r197; r118 = *(float *)r117; r198 = r68; r200 = r198 + r199 * 1; r119 = r200; r120 = *(float *)r119; r121 = r120 * r37; r122 = r118 + r121; r201 = r72; r203 = r201 + r202 * 1; r123 = r203; r124 = *(float *)r123; r204 = r74; r206 = r204 + r205 * 1; r125 = r206; r126 = *(float *)r125; r127 = r126 * r37; r128 = r124 + r127; r207 = r78; r209 = r207 + r208 * 1; r129 = r209; r130 = *(float *)r129; r210 = r80; r212 = r210 + r211 * 1; r131 = r212; r132 = *(float *)r131; r133 = r132 * r37; r134 = r130 + r133; r215 = r197; r135 = r215; *(float *)r135 = r122; r218 = r203; r136 = r218; *(float *)r136 = r128; r221 = r209; r137 = r221; *(float *)r137 = r134; r222 = r66; r224 = r222 + r223 * 1; r143 = r224; r144 = *(float *)r143; r225 = r68; r227 = r225 + r226 * 1; r145 = r227; r146 = *(float *)r145; r147 = r146 * r37; r148 = r144 + r147; r228 = r72; r230 = r228 + r229 * 1; r149 = r230; r150 = *(float *)r149; r231 = r74; r233 = r231 + r232 * 1; r151 = r233; r152 = *(float *)r151; r153 = r152 * r37; r154 = r150 + r153; r234 = r78; r236 = r234 + r235 * 1; r155 = r236; r156 = *(float *)r155; r237 = r80; r239 = r237 + r238 * 1; r157 = r239; r158 = *(float *)r157; r159 = r158 * r37; r160 = r156 + r159; r242 = r224; r161 = r242; *(float *)r161 = r148; r245 = r230; r162 = r245; *(float *)r162 = r154; r248 = r236; r163 = r248; *(float *)r163 = r160; r2 = (u64)r2 + (u64)r167; r259 = r259 + r260 * 1; r261 = r261 + r260 * 1; r262 = r262 + r260 * 1; r263 = r263 + r260 * 1; r264 = r264 + r260 * 1; r265 = r265 + r260 * 1; goto b2;
 b9: // preheader
-	r249 = r2;
-	r250 = r5 + r249 * 4;
-	r251 = r167;
-	r252 = r16 + r249 * 4;
-	r253 = r8 + r249 * 4;
-	r254 = r20 + r249 * 4;
-	r255 = r12 + r249 * 4;
-	r256 = r24 + r249 * 4;
+#line 64 "types.go"
+	r249 = r2; r250 = r5 + r249 * 4; r251 = r167; r252 = r16 + r249 * 4; r253 = r8 + r249 * 4; r254 = r20 + r249 * 4; r255 = r12 + r249 * 4; r256 = r24 + r249 * 4;
 b10: // head
-	r30 = r2 < r3;
-	if (!r30) goto b13;
-	r32 = r250;
-	r33 = *(float *)r32;
-	r34 = r252;
-	r35 = *(float *)r34;
-	r36 = r35 * r37;
-	r38 = r33 + r36;
-	r39 = r253;
-	r40 = *(float *)r39;
-	r41 = r254;
-	r42 = *(float *)r41;
-	r43 = r42 * r37;
-	r44 = r40 + r43;
-	r45 = r255;
-	r46 = *(float *)r45;
-	r47 = r256;
-	r48 = *(float *)r47;
-	r49 = r48 * r37;
-	r50 = r46 + r49;
-	r51 = r32;
-	*(float *)r51 = r38;
-	r52 = r39;
-	*(float *)r52 = r44;
-	r53 = r45;
-	*(float *)r53 = r50;
-	r2 = (u64)r2 + (u64)r1;
-	r250 = r250 + r251 * 1;
-	r252 = r252 + r251 * 1;
-	r253 = r253 + r251 * 1;
-	r254 = r254 + r251 * 1;
-	r255 = r255 + r251 * 1;
-	r256 = r256 + r251 * 1;
-	goto b10;
+#line 64 "types.go"
+	r30 = r2 < r3; if (!r30) goto b13;
+	r32 = r250; r33 = *(float *)r32; r34 = r252; r35 = *(float *)r34; r36 = r35 * r37; r38 = r33 + r36; r39 = r253; r40 = *(float *)r39; r41 = r254; r42 = *(float *)r41; r43 = r42 * r37; r44 = r40 + r43; r45 = r255; r46 = *(float *)r45; r47 = r256; r48 = *(float *)r47; r49 = r48 * r37; r50 = r46 + r49; r51 = r32; *(float *)r51 = r38; r52 = r39; *(float *)r52 = r44; r53 = r45; *(float *)r53 = r50;
+#line 64 "types.go"
+	r2 = (u64)r2 + (u64)r1; r250 = r250 + r251 * 1; r252 = r252 + r251 * 1; r253 = r253 + r251 * 1; r254 = r254 + r251 * 1; r255 = r255 + r251 * 1; r256 = r256 + r251 * 1; goto b10;
 b13: // exit
+#line 64 "types.go"
 	return;
 }
 
@@ -8278,94 +3456,42 @@ extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r0 = p5;
-	r4 = p4;
-	r29 = p2;
-	r30 = p3;
-	r38 = p0;
-	r39 = p1;
-	r1 = r0 > 0ll;
-	if (!r1) goto b16;
-	r2 = (u64)r0;
-	r3 = r2;
-	r5 = r4 > 0ll;
-	if (!r5) goto b16;
-	r6 = (u64)r4;
-	r7 = r6;
-	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r9 = (u64)r8;
-	r10 = (i64)((u64)gridDim.x * blockDim.x);
-	r11 = (u64)r10;
-	r45 = r9 | r7;
-	r46 = r45 >> 32;
-	r47 = (u32)r46;
-	r48 = r47 == 0u;
-	if (!r48) goto b18;
-	r49 = (u32)r9;
-	r50 = (u32)r7;
-	r51 = qd_div_u32(r49, r50);
-	r44 = (u64)r51;
+#line 74 "types.go"
+	r0 = p5; r4 = p4;
+#line 77 "types.go"
+	r29 = p2; r30 = p3; r38 = p0; r39 = p1;
+#line 74 "types.go"
+	r1 = r0 > 0ll; if (!r1) goto b16; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b16; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r45 = r9 | r7; r46 = r45 >> 32; r47 = (u32)r46; r48 = r47 == 0u; if (!r48) goto b18; r49 = (u32)r9; r50 = (u32)r7; r51 = qd_div_u32(r49, r50); r44 = (u64)r51;
 b5: // setup
-	r13 = r44;
-	r14 = r13 * r7;
-	r12 = r9 - r14;
-	r53 = r11 | r7;
-	r54 = r53 >> 32;
-	r55 = (u32)r54;
-	r56 = r55 == 0u;
-	if (!r56) goto b17;
-	r57 = (u32)r11;
-	r58 = (u32)r7;
-	r59 = qd_div_u32(r57, r58);
-	r52 = (u64)r59;
+#line 74 "types.go"
+	r13 = r44; r14 = r13 * r7; r12 = r9 - r14; r53 = r11 | r7; r54 = r53 >> 32; r55 = (u32)r54; r56 = r55 == 0u; if (!r56) goto b17; r57 = (u32)r11; r58 = (u32)r7; r59 = qd_div_u32(r57, r58); r52 = (u64)r59;
 b7: // setup
-	r15 = r52;
-	r16 = r15 * r7;
-	r17 = r11 - r16;
-	r18 = r13;
-	r25 = r5;
+#line 74 "types.go"
+	r15 = r52; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r25 = r5;
 b8: // head
-	r19 = r18 < r3;
-	if (!r19) goto b16;
-	r20 = r18;
-	r21 = (i64)r20;
-	r22 = r12;
-	r23 = (i64)r22;
-	if (!r25) goto b15;
-	r26 = (u64)r21 * (u64)r4;
-	r27 = (u64)r26 + (u64)r23;
-	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; }
-	r28 = r29 + r27 * 4;
-	r31 = *(float *)r28;
-	r32 = r31 * 0x1p-01f;
-	r33 = (u64)r23 * 3ull;
-	r34 = (u64)r33 + (u64)r21;
-	r35 = (float)r34;
-	r36 = r32 + r35;
-	if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; }
-	r37 = r38 + r27 * 4;
-	*(float *)r37 = r36;
+#line 74 "types.go"
+	r19 = r18 < r3; if (!r19) goto b16; r20 = r18; r21 = (i64)r20; r22 = r12; r23 = (i64)r22; if (!r25) goto b15;
+#line 76 "types.go"
+	r26 = (u64)r21 * (u64)r4; r27 = (u64)r26 + (u64)r23;
+	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; } r28 = r29 + r27 * 4; r31 = *(float *)r28; r32 = r31 * 0x1p-01f; r33 = (u64)r23 * 3ull; r34 = (u64)r33 + (u64)r21; r35 = (float)r34; r36 = r32 + r35; if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; } r37 = r38 + r27 * 4; *(float *)r37 = r36;
 b12: // latch
-	r12 = r12 + r17;
-	r24 = r12 >= r7;
-	if (!r24) goto b14;
-	r12 = r12 - r7;
-	r18 = r18 + 1ull;
+#line 74 "types.go"
+	r12 = r12 + r17; r24 = r12 >= r7; if (!r24) goto b14; r12 = r12 - r7; r18 = r18 + 1ull;
 b14: // stepped
-	r18 = r18 + r15;
-	goto b8;
+#line 74 "types.go"
+	r18 = r18 + r15; goto b8;
 b15: // rangeint.done
-	r42 = (u64)r21 + 1ull;
-	r43 = r42 < r0;
-	if (r43) goto b12;
+#line 77 "types.go"
+	r42 = (u64)r21 + 1ull; r43 = r42 < r0; if (r43) goto b12;
 b16: // exit
+#line 77 "types.go"
 	return;
 b17: // divide in 64 bits
-	r52 = qd_div_u64(r11, r7);
-	goto b7;
+#line 74 "types.go"
+	r52 = qd_div_u64(r11, r7); goto b7;
 b18: // divide in 64 bits
-	r44 = qd_div_u64(r9, r7);
-	goto b5;
+#line 74 "types.go"
+	r44 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8419,320 +3545,91 @@ extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r123 = 0, *r125 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r136 = 0, *r138 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r8 = p2;
-	r9 = p3;
-	r7 = r9;
-	r3 = r4 < r7 ? r4 : r7;
+#line 86 "types.go"
+	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9; r3 = r4 < r7 ? r4 : r7;
 	r13 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r39 = r13 != 0ll;
-	if (!r39) goto b39;
-	r40 = (u64)r1 * 3ull;
-	r107 = (u64)r1 * 4ull;
-	r44 = (u64)r3;
-	r46 = (u64)r40;
-	r109 = r107;
-	r112 = r107;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r121 = (u64)r1 * 12ull;
-	r124 = r121;
-	r134 = r2;
-	r135 = r134;
-	r136 = r8 + r135 * 4;
-	r137 = (u64)r107 * 4ull;
-	r138 = r5 + r135 * 4;
-	r212 = (u64)r13;
-	r198 = r212;
-	r184 = r212;
-	r170 = r212;
-	r176 = (u32)r13;
-	r190 = r176;
-	r204 = r176;
-	r218 = r176;
-	r223 = r176 > 1u ? r176 : 1u;
-	r224 = qd_div_u32(4294967295u, r223);
+#line 86 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r39 = r13 != 0ll; if (!r39) goto b39; r40 = (u64)r1 * 3ull; r107 = (u64)r1 * 4ull; r44 = (u64)r3; r46 = (u64)r40;
+#line 88 "types.go"
+	r109 = r107; r112 = r107; r115 = (u64)r1 * 8ull; r118 = r115; r121 = (u64)r1 * 12ull; r124 = r121; r134 = r2;
+#line 86 "types.go"
+	r135 = r134; r136 = r8 + r135 * 4; r137 = (u64)r107 * 4ull; r138 = r5 + r135 * 4; r212 = (u64)r13; r198 = r212; r184 = r212; r170 = r212; r176 = (u32)r13; r190 = r176; r204 = r176; r218 = r176; r223 = r176 > 1u ? r176 : 1u; r224 = qd_div_u32(4294967295u, r223);
 b3: // grid unrolled guard
-	r41 = r2 < r3;
-	if (!r41) goto b38;
-	r45 = (u64)r2;
-	r42 = r44 - r45;
-	r43 = r42 > r46;
-	if (!r43) goto b30;
-	r47 = r2;
-	r49 = r47;
-	r211 = (u64)r49;
-	r213 = r211 | r212;
-	r214 = r213 >> 32;
-	r215 = (u32)r214;
-	r216 = r215 == 0u;
-	if (!r216) goto b29;
-	r217 = (u32)r49;
-	r246 = __umulhi(r217, r224);
-	r247 = r246 * r218;
-	r248 = r217 - r247;
-	r249 = r248 - r218;
-	r250 = r248 < r249 ? r248 : r249;
-	r251 = r248 - r250;
-	r252 = r251 < 1u ? r251 : 1u;
-	r219 = r246 + r252;
-	r220 = r250;
-	r209 = (i64)r219;
-	r210 = (i64)r220;
+#line 86 "types.go"
+	r41 = r2 < r3; if (!r41) goto b38; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b30; r47 = r2; r49 = r47; r211 = (u64)r49; r213 = r211 | r212; r214 = r213 >> 32; r215 = (u32)r214; r216 = r215 == 0u; if (!r216) goto b29; r217 = (u32)r49; r246 = __umulhi(r217, r224); r247 = r246 * r218; r248 = r217 - r247; r249 = r248 - r218; r250 = r248 < r249 ? r248 : r249; r251 = r248 - r250; r252 = r251 < 1u ? r251 : 1u;
+	r219 = r246 + r252; r220 = r250; r209 = (i64)r219; r210 = (i64)r220;
 b9: // rangeint.body (grid unrolled 0)
-	r50 = r209;
-	r51 = r210;
-	r52 = r136;
-	r53 = *(float *)r52;
-	r54 = r53 * 0x1p-01f;
-	r55 = (u64)r51 * 3ull;
-	r56 = (u64)r55 + (u64)r50;
-	r57 = (float)r56;
-	r58 = r54 + r57;
-	r59 = r138;
-	*(float *)r59 = r58;
-	r76 = (u64)r47 + (u64)r1;
-	r63 = r76;
-	r197 = (u64)r63;
-	r199 = r197 | r198;
-	r200 = r199 >> 32;
-	r201 = (u32)r200;
-	r202 = r201 == 0u;
-	if (!r202) goto b28;
-	r203 = (u32)r63;
-	r239 = __umulhi(r203, r224);
-	r240 = r239 * r204;
-	r241 = r203 - r240;
-	r242 = r241 - r204;
-	r243 = r241 < r242 ? r241 : r242;
-	r244 = r241 - r243;
-	r245 = r244 < 1u ? r244 : 1u;
-	r205 = r239 + r245;
-	r206 = r243;
-	r195 = (i64)r205;
-	r196 = (i64)r206;
+#line 87 "types.go"
+	r50 = r209; r51 = r210;
+	r52 = r136; r53 = *(float *)r52; r54 = r53 * 0x1p-01f; r55 = (u64)r51 * 3ull; r56 = (u64)r55 + (u64)r50; r57 = (float)r56; r58 = r54 + r57; r59 = r138; *(float *)r59 = r58; r76 = (u64)r47 + (u64)r1;
+#line 86 "types.go"
+	r63 = r76; r197 = (u64)r63; r199 = r197 | r198; r200 = r199 >> 32; r201 = (u32)r200; r202 = r201 == 0u; if (!r202) goto b28; r203 = (u32)r63; r239 = __umulhi(r203, r224); r240 = r239 * r204; r241 = r203 - r240; r242 = r241 - r204; r243 = r241 < r242 ? r241 : r242; r244 = r241 - r243; r245 = r244 < 1u ? r244 : 1u;
+	r205 = r239 + r245; r206 = r243; r195 = (i64)r205; r196 = (i64)r206;
 b14: // rangeint.body (grid unrolled 1)
-	r64 = r195;
-	r65 = r196;
-	r108 = r52;
-	r110 = r108 + r109 * 1;
-	r66 = r110;
-	r67 = *(float *)r66;
-	r68 = r67 * 0x1p-01f;
-	r69 = (u64)r65 * 3ull;
-	r70 = (u64)r69 + (u64)r64;
-	r71 = (float)r70;
-	r72 = r68 + r71;
-	r111 = r59;
-	r113 = r111 + r112 * 1;
-	r73 = r113;
-	*(float *)r73 = r72;
-	r91 = (u64)r76 + (u64)r1;
-	r78 = r91;
-	r183 = (u64)r78;
-	r185 = r183 | r184;
-	r186 = r185 >> 32;
-	r187 = (u32)r186;
-	r188 = r187 == 0u;
-	if (!r188) goto b27;
-	r189 = (u32)r78;
-	r232 = __umulhi(r189, r224);
-	r233 = r232 * r190;
-	r234 = r189 - r233;
-	r235 = r234 - r190;
-	r236 = r234 < r235 ? r234 : r235;
-	r237 = r234 - r236;
-	r238 = r237 < 1u ? r237 : 1u;
-	r191 = r232 + r238;
-	r192 = r236;
-	r181 = (i64)r191;
-	r182 = (i64)r192;
+#line 87 "types.go"
+	r64 = r195; r65 = r196;
+	r108 = r52; r110 = r108 + r109 * 1; r66 = r110; r67 = *(float *)r66; r68 = r67 * 0x1p-01f; r69 = (u64)r65 * 3ull; r70 = (u64)r69 + (u64)r64; r71 = (float)r70; r72 = r68 + r71; r111 = r59; r113 = r111 + r112 * 1; r73 = r113; *(float *)r73 = r72; r91 = (u64)r76 + (u64)r1;
+#line 86 "types.go"
+	r78 = r91; r183 = (u64)r78; r185 = r183 | r184; r186 = r185 >> 32; r187 = (u32)r186; r188 = r187 == 0u; if (!r188) goto b27; r189 = (u32)r78; r232 = __umulhi(r189, r224); r233 = r232 * r190; r234 = r189 - r233; r235 = r234 - r190; r236 = r234 < r235 ? r234 : r235; r237 = r234 - r236; r238 = r237 < 1u ? r237 : 1u;
+	r191 = r232 + r238; r192 = r236; r181 = (i64)r191; r182 = (i64)r192;
 b19: // rangeint.body (grid unrolled 2)
-	r79 = r181;
-	r80 = r182;
-	r114 = r52;
-	r116 = r114 + r115 * 1;
-	r81 = r116;
-	r82 = *(float *)r81;
-	r83 = r82 * 0x1p-01f;
-	r84 = (u64)r80 * 3ull;
-	r85 = (u64)r84 + (u64)r79;
-	r86 = (float)r85;
-	r87 = r83 + r86;
-	r117 = r59;
-	r119 = r117 + r118 * 1;
-	r88 = r119;
-	*(float *)r88 = r87;
-	r106 = (u64)r91 + (u64)r1;
-	r93 = r106;
-	r169 = (u64)r93;
-	r171 = r169 | r170;
-	r172 = r171 >> 32;
-	r173 = (u32)r172;
-	r174 = r173 == 0u;
-	if (!r174) goto b26;
-	r175 = (u32)r93;
-	r225 = __umulhi(r175, r224);
-	r226 = r225 * r176;
-	r227 = r175 - r226;
-	r228 = r227 - r176;
-	r229 = r227 < r228 ? r227 : r228;
-	r230 = r227 - r229;
-	r231 = r230 < 1u ? r230 : 1u;
-	r177 = r225 + r231;
-	r178 = r229;
-	r167 = (i64)r177;
-	r168 = (i64)r178;
+#line 87 "types.go"
+	r79 = r181; r80 = r182;
+	r114 = r52; r116 = r114 + r115 * 1; r81 = r116; r82 = *(float *)r81; r83 = r82 * 0x1p-01f; r84 = (u64)r80 * 3ull; r85 = (u64)r84 + (u64)r79; r86 = (float)r85; r87 = r83 + r86; r117 = r59; r119 = r117 + r118 * 1; r88 = r119; *(float *)r88 = r87; r106 = (u64)r91 + (u64)r1;
+#line 86 "types.go"
+	r93 = r106; r169 = (u64)r93; r171 = r169 | r170; r172 = r171 >> 32; r173 = (u32)r172; r174 = r173 == 0u; if (!r174) goto b26; r175 = (u32)r93; r225 = __umulhi(r175, r224); r226 = r225 * r176; r227 = r175 - r226; r228 = r227 - r176; r229 = r227 < r228 ? r227 : r228; r230 = r227 - r229; r231 = r230 < 1u ? r230 : 1u;
+	r177 = r225 + r231; r178 = r229; r167 = (i64)r177; r168 = (i64)r178;
 b24: // rangeint.body (grid unrolled 3)
-	r94 = r167;
-	r95 = r168;
-	r120 = r52;
-	r122 = r120 + r121 * 1;
-	r96 = r122;
-	r97 = *(float *)r96;
-	r98 = r97 * 0x1p-01f;
-	r99 = (u64)r95 * 3ull;
-	r100 = (u64)r99 + (u64)r94;
-	r101 = (float)r100;
-	r102 = r98 + r101;
-	r123 = r59;
-	r125 = r123 + r124 * 1;
-	r103 = r125;
-	*(float *)r103 = r102;
-	r2 = (u64)r2 + (u64)r107;
-	r136 = r136 + r137 * 1;
-	r138 = r138 + r137 * 1;
-	goto b3;
+#line 87 "types.go"
+	r94 = r167; r95 = r168;
+	r120 = r52; r122 = r120 + r121 * 1; r96 = r122; r97 = *(float *)r96; r98 = r97 * 0x1p-01f; r99 = (u64)r95 * 3ull; r100 = (u64)r99 + (u64)r94; r101 = (float)r100; r102 = r98 + r101; r123 = r59; r125 = r123 + r124 * 1; r103 = r125; *(float *)r103 = r102; r2 = (u64)r2 + (u64)r107; r136 = r136 + r137 * 1; r138 = r138 + r137 * 1; goto b3;
 b26: // divide in 64 bits
-	r167 = qd_div_i64(r93, r13);
-	r180 = (u64)r167 * (u64)r13;
-	r168 = (u64)r93 - (u64)r180;
-	goto b24;
+#line 87 "types.go"
+	r167 = qd_div_i64(r93, r13); r180 = (u64)r167 * (u64)r13; r168 = (u64)r93 - (u64)r180; goto b24;
 b27: // divide in 64 bits
-	r181 = qd_div_i64(r78, r13);
-	r194 = (u64)r181 * (u64)r13;
-	r182 = (u64)r78 - (u64)r194;
-	goto b19;
+#line 87 "types.go"
+	r181 = qd_div_i64(r78, r13); r194 = (u64)r181 * (u64)r13; r182 = (u64)r78 - (u64)r194; goto b19;
 b28: // divide in 64 bits
-	r195 = qd_div_i64(r63, r13);
-	r208 = (u64)r195 * (u64)r13;
-	r196 = (u64)r63 - (u64)r208;
-	goto b14;
+#line 87 "types.go"
+	r195 = qd_div_i64(r63, r13); r208 = (u64)r195 * (u64)r13; r196 = (u64)r63 - (u64)r208; goto b14;
 b29: // divide in 64 bits
-	r209 = qd_div_i64(r49, r13);
-	r222 = (u64)r209 * (u64)r13;
-	r210 = (u64)r49 - (u64)r222;
-	goto b9;
+#line 87 "types.go"
+	r209 = qd_div_i64(r49, r13); r222 = (u64)r209 * (u64)r13; r210 = (u64)r49 - (u64)r222; goto b9;
 b30: // preheader
-	r126 = r2;
-	r127 = r8 + r126 * 4;
-	r128 = r107;
-	r129 = r5 + r126 * 4;
-	r156 = r212;
-	r162 = r176;
+#line 86 "types.go"
+	r126 = r2; r127 = r8 + r126 * 4; r128 = r107; r129 = r5 + r126 * 4; r156 = r212; r162 = r176;
 b31: // head
-	r10 = r2 < r3;
-	if (!r10) goto b38;
-	r11 = r2;
-	r155 = (u64)r11;
-	r157 = r155 | r156;
-	r158 = r157 >> 32;
-	r159 = (u32)r158;
-	r160 = r159 == 0u;
-	if (!r160) goto b37;
-	r161 = (u32)r11;
-	r253 = __umulhi(r161, r224);
-	r254 = r253 * r162;
-	r255 = r161 - r254;
-	r256 = r255 - r162;
-	r257 = r255 < r256 ? r255 : r256;
-	r258 = r255 - r257;
-	r259 = r258 < 1u ? r258 : 1u;
-	r163 = r253 + r259;
-	r164 = r257;
-	r153 = (i64)r163;
-	r154 = (i64)r164;
+#line 86 "types.go"
+	r10 = r2 < r3; if (!r10) goto b38; r11 = r2; r155 = (u64)r11; r157 = r155 | r156; r158 = r157 >> 32; r159 = (u32)r158; r160 = r159 == 0u; if (!r160) goto b37; r161 = (u32)r11; r253 = __umulhi(r161, r224); r254 = r253 * r162; r255 = r161 - r254; r256 = r255 - r162; r257 = r255 < r256 ? r255 : r256; r258 = r255 - r257; r259 = r258 < 1u ? r258 : 1u;
+	r163 = r253 + r259; r164 = r257; r153 = (i64)r163; r154 = (i64)r164;
 b35: // rangeint.body
-	r12 = r153;
-	r14 = r154;
-	r15 = r127;
-	r16 = *(float *)r15;
-	r17 = r16 * 0x1p-01f;
-	r18 = (u64)r14 * 3ull;
-	r19 = (u64)r18 + (u64)r12;
-	r20 = (float)r19;
-	r21 = r17 + r20;
-	r22 = r129;
-	*(float *)r22 = r21;
-	r2 = (u64)r2 + (u64)r1;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
-	goto b31;
+#line 87 "types.go"
+	r12 = r153; r14 = r154;
+	r15 = r127; r16 = *(float *)r15; r17 = r16 * 0x1p-01f; r18 = (u64)r14 * 3ull; r19 = (u64)r18 + (u64)r12; r20 = (float)r19; r21 = r17 + r20; r22 = r129; *(float *)r22 = r21;
+#line 86 "types.go"
+	r2 = (u64)r2 + (u64)r1; r127 = r127 + r128 * 1; r129 = r129 + r128 * 1; goto b31;
 b37: // divide in 64 bits
-	r153 = qd_div_i64(r11, r13);
-	r166 = (u64)r153 * (u64)r13;
-	r154 = (u64)r11 - (u64)r166;
-	goto b35;
+#line 87 "types.go"
+	r153 = qd_div_i64(r11, r13); r166 = (u64)r153 * (u64)r13; r154 = (u64)r11 - (u64)r166; goto b35;
 b38: // exit
+#line 87 "types.go"
 	return;
 b39: // preheader
-	r130 = r2;
-	r131 = r8 + r130 * 4;
-	r132 = (u64)r1 * 4ull;
-	r133 = r5 + r130 * 4;
-	r142 = (u64)r13;
-	r148 = (u32)r13;
-	r260 = r148 > 1u ? r148 : 1u;
-	r261 = qd_div_u32(4294967295u, r260);
+#line 86 "types.go"
+	r130 = r2; r131 = r8 + r130 * 4; r132 = (u64)r1 * 4ull; r133 = r5 + r130 * 4; r142 = (u64)r13; r148 = (u32)r13; r260 = r148 > 1u ? r148 : 1u; r261 = qd_div_u32(4294967295u, r260);
 b40: // head (checked if)
-	r25 = r2 < r3;
-	if (!r25) goto b38;
-	r26 = r2;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r141 = (u64)r26;
-	r143 = r141 | r142;
-	r144 = r143 >> 32;
-	r145 = (u32)r144;
-	r146 = r145 == 0u;
-	if (!r146) goto b46;
-	r147 = (u32)r26;
-	r262 = __umulhi(r147, r261);
-	r263 = r262 * r148;
-	r264 = r147 - r263;
-	r265 = r264 - r148;
-	r266 = r264 < r265 ? r264 : r265;
-	r267 = r264 - r266;
-	r268 = r267 < 1u ? r267 : 1u;
-	r149 = r262 + r268;
-	r150 = r266;
-	r139 = (i64)r149;
-	r140 = (i64)r150;
+#line 86 "types.go"
+	r25 = r2 < r3; if (!r25) goto b38; r26 = r2;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r141 = (u64)r26; r143 = r141 | r142; r144 = r143 >> 32; r145 = (u32)r144; r146 = r145 == 0u; if (!r146) goto b46; r147 = (u32)r26; r262 = __umulhi(r147, r261); r263 = r262 * r148; r264 = r147 - r263; r265 = r264 - r148; r266 = r264 < r265 ? r264 : r265; r267 = r264 - r266; r268 = r267 < 1u ? r267 : 1u; r149 = r262 + r268; r150 = r266; r139 = (i64)r149; r140 = (i64)r150;
 b44: // rangeint.body (checked if)
-	r27 = r139;
-	r28 = r140;
-	r29 = r131;
-	r30 = *(float *)r29;
-	r31 = r30 * 0x1p-01f;
-	r32 = (u64)r28 * 3ull;
-	r33 = (u64)r32 + (u64)r27;
-	r34 = (float)r33;
-	r35 = r31 + r34;
-	r36 = r133;
-	*(float *)r36 = r35;
-	r2 = (u64)r2 + (u64)r1;
-	r131 = r131 + r132 * 1;
-	r133 = r133 + r132 * 1;
-	goto b40;
+#line 87 "types.go"
+	r27 = r139; r28 = r140;
+	r29 = r131; r30 = *(float *)r29; r31 = r30 * 0x1p-01f; r32 = (u64)r28 * 3ull; r33 = (u64)r32 + (u64)r27; r34 = (float)r33; r35 = r31 + r34; r36 = r133; *(float *)r36 = r35;
+#line 86 "types.go"
+	r2 = (u64)r2 + (u64)r1; r131 = r131 + r132 * 1; r133 = r133 + r132 * 1; goto b40;
 b46: // divide in 64 bits
-	r139 = qd_div_i64(r26, r13);
-	r152 = (u64)r139 * (u64)r13;
-	r140 = (u64)r26 - (u64)r152;
-	goto b44;
+#line 87 "types.go"
+	r139 = qd_div_i64(r26, r13); r152 = (u64)r139 * (u64)r13; r140 = (u64)r26 - (u64)r152; goto b44;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

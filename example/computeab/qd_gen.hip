@@ -31,213 +31,58 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r7 = 0, *r10 = 0, *r24 = 0, *r38 = 0, *r49 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r3 = r4;
-	r10 = p0;
-	r11 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r61 = r11;
-	r62 = (u64)r61;
-	r63 = r2;
-	r64 = (u64)r63;
-	r65 = r64 < r62;
-	r66 = (u64)r3;
-	r67 = r66 + 4611686018427387904ull;
-	r68 = r67 <= 9223372036854775808ull;
-	r69 = r66 - 1ull;
-	r70 = (u64)r2;
-	r71 = r69 - r70;
-	r72 = r62 - 1ull;
-	r73 = r72 - r64;
-	r74 = r71 <= r73;
-	if (!r65) goto b34;
-	if (!r68) goto b34;
-	if (!r74) goto b34;
+#line 13 "kernels.go"
+	r4 = p4; r3 = r4;
+	r10 = p0; r11 = p1;
+#line 13 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r61 = r11; r62 = (u64)r61; r63 = r2; r64 = (u64)r63; r65 = r64 < r62; r66 = (u64)r3; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; r69 = r66 - 1ull; r70 = (u64)r2; r71 = r69 - r70; r72 = r62 - 1ull; r73 = r72 - r64; r74 = r71 <= r73; if (!r65) goto b34; if (!r68) goto b34; if (!r74) goto b34;
 	r7 = r10;
 b5: // head
-	r5 = r2 < r3;
-	if (!r5) goto b33;
-	r6 = r2;
-	r27 = __mul64hi(r6, (-9002011107970261188ll));
-	r28 = (u64)r27 + (u64)r6;
-	r29 = (u64)r28;
-	r30 = r29 >> 63;
-	r31 = r28 >> 9;
-	r32 = (i64)r30;
-	r33 = (u64)r31 + (u64)r32;
-	r34 = (u64)r33 * 1000ull;
-	r35 = (u64)r6 - (u64)r34;
-	r13 = r35;
-	r14 = (float)r13;
-	r15 = r14 * 0x1p-01f;
-	r17 = r15;
-	r18 = 0ll;
-	r75 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r76 = (u64)r75 - 8ull;
+#line 13 "kernels.go"
+	r5 = r2 < r3; if (!r5) goto b33; r6 = r2; r27 = __mul64hi(r6, (-9002011107970261188ll)); r28 = (u64)r27 + (u64)r6; r29 = (u64)r28; r30 = r29 >> 63; r31 = r28 >> 9; r32 = (i64)r30; r33 = (u64)r31 + (u64)r32; r34 = (u64)r33 * 1000ull; r35 = (u64)r6 - (u64)r34;
+#line 48 "kernels.go"
+	r13 = r35; r14 = (float)r13; r15 = r14 * 0x1p-01f; r17 = r15; r18 = 0ll; r75 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r76 = (u64)r75 - 8ull;
 b10: // unroll guard
-	r77 = r18 < r76;
-	if (!r77) goto b27;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	r17 = r21;
-	r18 = r22;
-	goto b10;
+#line 48 "kernels.go"
+	r77 = r18 < r76; if (!r77) goto b27;
+#line 50 "kernels.go"
+	r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; goto b10;
 b27: // computeA.rangeint.body
-	r20 = r17 * 0x1.ff7ceep-01f;
-	r21 = r20 + 0x1p-02f;
-	r22 = (u64)r18 + 1ull;
-	r23 = r22 < 64ll;
-	if (!r23) goto b29;
-	r17 = r21;
-	r18 = r22;
-	goto b27;
+#line 50 "kernels.go"
+	r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; if (!r23) goto b29; r17 = r21; r18 = r22; goto b27;
 b29: // edge 1→2
-	r19 = r21;
-	r12 = r19;
-	r24 = r7 + r6 * 4;
-	*(float *)r24 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	goto b5;
+#line 50 "kernels.go"
+	r19 = r21; r12 = r19;
+#line 14 "kernels.go"
+	r24 = r7 + r6 * 4; *(float *)r24 = r12;
+#line 13 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b5;
 b33: // exit
+#line 13 "kernels.go"
 	return;
 b34: // preheader
-	r38 = r10;
-	r39 = r11;
+#line 14 "kernels.go"
+	r38 = r10; r39 = r11;
 b35: // head (checked)
-	r36 = r2 < r3;
-	if (!r36) goto b33;
-	r37 = r2;
-	r52 = __mul64hi(r37, (-9002011107970261188ll));
-	r53 = (u64)r52 + (u64)r37;
-	r54 = (u64)r53;
-	r55 = r54 >> 63;
-	r56 = r53 >> 9;
-	r57 = (i64)r55;
-	r58 = (u64)r56 + (u64)r57;
-	r59 = (u64)r58 * 1000ull;
-	r60 = (u64)r37 - (u64)r59;
-	r41 = r60;
-	r42 = (float)r41;
-	r43 = r42 * 0x1p-01f;
-	r17 = r43;
-	r18 = 0ll;
-	r78 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r79 = (u64)r78 - 8ull;
+#line 13 "kernels.go"
+	r36 = r2 < r3; if (!r36) goto b33; r37 = r2; r52 = __mul64hi(r37, (-9002011107970261188ll)); r53 = (u64)r52 + (u64)r37; r54 = (u64)r53; r55 = r54 >> 63; r56 = r53 >> 9; r57 = (i64)r55; r58 = (u64)r56 + (u64)r57; r59 = (u64)r58 * 1000ull; r60 = (u64)r37 - (u64)r59;
+#line 48 "kernels.go"
+	r41 = r60; r42 = (float)r41; r43 = r42 * 0x1p-01f; r17 = r43; r18 = 0ll; r78 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r79 = (u64)r78 - 8ull;
 b40: // unroll guard
-	r80 = r18 < r79;
-	if (!r80) goto b57;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	r17 = r46;
-	r18 = r47;
-	goto b40;
+#line 48 "kernels.go"
+	r80 = r18 < r79; if (!r80) goto b57;
+#line 50 "kernels.go"
+	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; goto b40;
 b57: // computeA.rangeint.body (checked)
-	r45 = r17 * 0x1.ff7ceep-01f;
-	r46 = r45 + 0x1p-02f;
-	r47 = (u64)r18 + 1ull;
-	r48 = r47 < 64ll;
-	if (!r48) goto b59;
-	r17 = r46;
-	r18 = r47;
-	goto b57;
+#line 50 "kernels.go"
+	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; if (!r48) goto b59; r17 = r46; r18 = r47; goto b57;
 b59: // edge 1→2 (checked)
-	r44 = r46;
-	r40 = r44;
-	if ((u64)r37 >= (u64)r39) { qd_site = 0; qd_x = r37; qd_y = r39; goto qd_fault; }
-	r49 = r38 + r37 * 4;
-	*(float *)r49 = r40;
-	r2 = (u64)r2 + (u64)r1;
-	goto b35;
+#line 50 "kernels.go"
+	r44 = r46; r40 = r44;
+#line 14 "kernels.go"
+	if ((u64)r37 >= (u64)r39) { qd_site = 0; qd_x = r37; qd_y = r39; goto qd_fault; } r49 = r38 + r37 * 4; *(float *)r49 = r40;
+#line 13 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -267,247 +112,58 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r7 = 0, *r10 = 0, *r25 = 0, *r39 = 0, *r51 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p4;
-	r3 = r4;
-	r10 = p2;
-	r11 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r63 = r11;
-	r64 = (u64)r63;
-	r65 = r2;
-	r66 = (u64)r65;
-	r67 = r66 < r64;
-	r68 = (u64)r3;
-	r69 = r68 + 4611686018427387904ull;
-	r70 = r69 <= 9223372036854775808ull;
-	r71 = r68 - 1ull;
-	r72 = (u64)r2;
-	r73 = r71 - r72;
-	r74 = r64 - 1ull;
-	r75 = r74 - r66;
-	r76 = r73 <= r75;
-	if (!r67) goto b34;
-	if (!r70) goto b34;
-	if (!r76) goto b34;
+#line 18 "kernels.go"
+	r4 = p4; r3 = r4;
+	r10 = p2; r11 = p3;
+#line 18 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r63 = r11; r64 = (u64)r63; r65 = r2; r66 = (u64)r65; r67 = r66 < r64; r68 = (u64)r3; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; r71 = r68 - 1ull; r72 = (u64)r2; r73 = r71 - r72; r74 = r64 - 1ull; r75 = r74 - r66; r76 = r73 <= r75; if (!r67) goto b34; if (!r70) goto b34; if (!r76) goto b34;
 	r7 = r10;
 b5: // head
-	r5 = r2 < r3;
-	if (!r5) goto b33;
-	r6 = r2;
-	r28 = __mul64hi(r6, (-6291360591419602545ll));
-	r29 = (u64)r28 + (u64)r6;
-	r30 = (u64)r29;
-	r31 = r30 >> 63;
-	r32 = r29 >> 9;
-	r33 = (i64)r31;
-	r34 = (u64)r32 + (u64)r33;
-	r35 = (u64)r34 * 777ull;
-	r36 = (u64)r6 - (u64)r35;
-	r13 = r36;
-	r14 = (float)r13;
-	r16 = r14;
-	r17 = 0ll;
-	r77 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r78 = (u64)r77 - 8ull;
+#line 18 "kernels.go"
+	r5 = r2 < r3; if (!r5) goto b33; r6 = r2; r28 = __mul64hi(r6, (-6291360591419602545ll)); r29 = (u64)r28 + (u64)r6; r30 = (u64)r29; r31 = r30 >> 63; r32 = r29 >> 9; r33 = (i64)r31; r34 = (u64)r32 + (u64)r33; r35 = (u64)r34 * 777ull; r36 = (u64)r6 - (u64)r35;
+#line 56 "kernels.go"
+	r13 = r36; r14 = (float)r13; r16 = r14; r17 = 0ll; r77 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r78 = (u64)r77 - 8ull;
 b10: // unroll guard
-	r79 = r17 < r78;
-	if (!r79) goto b27;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	r16 = r22;
-	r17 = r23;
-	goto b10;
+#line 56 "kernels.go"
+	r79 = r17 < r78; if (!r79) goto b27;
+#line 58 "kernels.go"
+	r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; goto b10;
 b27: // computeB.rangeint.body
-	r19 = r16 * r16;
-	r20 = r16 + 0x1p+00f;
-	r21 = r19 / r20;
-	r22 = r21 + 0x1p+00f;
-	r23 = (u64)r17 + 1ull;
-	r24 = r23 < 64ll;
-	if (!r24) goto b29;
-	r16 = r22;
-	r17 = r23;
-	goto b27;
+#line 58 "kernels.go"
+	r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; if (!r24) goto b29; r16 = r22; r17 = r23; goto b27;
 b29: // edge 1→2
-	r18 = r22;
-	r12 = r18;
-	r25 = r7 + r6 * 4;
-	*(float *)r25 = r12;
-	r2 = (u64)r2 + (u64)r1;
-	goto b5;
+#line 58 "kernels.go"
+	r18 = r22; r12 = r18;
+#line 19 "kernels.go"
+	r25 = r7 + r6 * 4; *(float *)r25 = r12;
+#line 18 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b5;
 b33: // exit
+#line 18 "kernels.go"
 	return;
 b34: // preheader
-	r39 = r10;
-	r40 = r11;
+#line 19 "kernels.go"
+	r39 = r10; r40 = r11;
 b35: // head (checked)
-	r37 = r2 < r3;
-	if (!r37) goto b33;
-	r38 = r2;
-	r54 = __mul64hi(r38, (-6291360591419602545ll));
-	r55 = (u64)r54 + (u64)r38;
-	r56 = (u64)r55;
-	r57 = r56 >> 63;
-	r58 = r55 >> 9;
-	r59 = (i64)r57;
-	r60 = (u64)r58 + (u64)r59;
-	r61 = (u64)r60 * 777ull;
-	r62 = (u64)r38 - (u64)r61;
-	r42 = r62;
-	r43 = (float)r42;
-	r16 = r43;
-	r17 = 0ll;
-	r80 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r81 = (u64)r80 - 8ull;
+#line 18 "kernels.go"
+	r37 = r2 < r3; if (!r37) goto b33; r38 = r2; r54 = __mul64hi(r38, (-6291360591419602545ll)); r55 = (u64)r54 + (u64)r38; r56 = (u64)r55; r57 = r56 >> 63; r58 = r55 >> 9; r59 = (i64)r57; r60 = (u64)r58 + (u64)r59; r61 = (u64)r60 * 777ull; r62 = (u64)r38 - (u64)r61;
+#line 56 "kernels.go"
+	r42 = r62; r43 = (float)r42; r16 = r43; r17 = 0ll; r80 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r81 = (u64)r80 - 8ull;
 b40: // unroll guard
-	r82 = r17 < r81;
-	if (!r82) goto b57;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	r16 = r48;
-	r17 = r49;
-	goto b40;
+#line 56 "kernels.go"
+	r82 = r17 < r81; if (!r82) goto b57;
+#line 58 "kernels.go"
+	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; goto b40;
 b57: // computeB.rangeint.body (checked)
-	r45 = r16 * r16;
-	r46 = r16 + 0x1p+00f;
-	r47 = r45 / r46;
-	r48 = r47 + 0x1p+00f;
-	r49 = (u64)r17 + 1ull;
-	r50 = r49 < 64ll;
-	if (!r50) goto b59;
-	r16 = r48;
-	r17 = r49;
-	goto b57;
+#line 58 "kernels.go"
+	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; if (!r50) goto b59; r16 = r48; r17 = r49; goto b57;
 b59: // edge 1→2 (checked)
-	r44 = r48;
-	r41 = r44;
-	if ((u64)r38 >= (u64)r40) { qd_site = 1; qd_x = r38; qd_y = r40; goto qd_fault; }
-	r51 = r39 + r38 * 4;
-	*(float *)r51 = r41;
-	r2 = (u64)r2 + (u64)r1;
-	goto b35;
+#line 58 "kernels.go"
+	r44 = r48; r41 = r44;
+#line 19 "kernels.go"
+	if ((u64)r38 >= (u64)r40) { qd_site = 1; qd_x = r38; qd_y = r40; goto qd_fault; } r51 = r39 + r38 * 4; *(float *)r51 = r41;
+#line 18 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -537,207 +193,54 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	char *r18 = 0, *r19 = 0, *r43 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 29 "kernels.go"
 	r3 = p4;
-	r19 = p0;
-	r20 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r55 = (u64)r20;
-	r56 = r2;
-	r57 = (u64)r56;
-	r58 = r57 < r55;
-	r59 = (u64)r3;
-	r60 = r59 + 4611686018427387904ull;
-	r61 = r60 <= 9223372036854775808ull;
-	r62 = r59 - 1ull;
-	r63 = (u64)r2;
-	r64 = r62 - r63;
-	r65 = r55 - 1ull;
-	r66 = r65 - r57;
-	r67 = r64 <= r66;
-	if (!r58) goto b33;
-	if (!r61) goto b33;
-	if (!r67) goto b33;
+	r19 = p0; r20 = p1;
+#line 29 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r55 = (u64)r20; r56 = r2; r57 = (u64)r56; r58 = r57 < r55; r59 = (u64)r3; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; r62 = r59 - 1ull; r63 = (u64)r2; r64 = r62 - r63; r65 = r55 - 1ull; r66 = r65 - r57; r67 = r64 <= r66; if (!r58) goto b33; if (!r61) goto b33; if (!r67) goto b33;
 b4: // head
-	r4 = r2 < r3;
-	if (!r4) goto b32;
-	r5 = r2;
-	r23 = __mul64hi(r5, (-9002011107970261188ll));
-	r24 = (u64)r23 + (u64)r5;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 9;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 1000ull;
-	r31 = (u64)r5 - (u64)r30;
-	r7 = r31;
-	r8 = (float)r7;
-	r9 = r8 * 0x1p-01f;
-	r11 = r9;
-	r12 = 0ll;
-	r68 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r69 = (u64)r68 - 8ull;
+#line 29 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b32; r5 = r2; r23 = __mul64hi(r5, (-9002011107970261188ll)); r24 = (u64)r23 + (u64)r5; r25 = (u64)r24; r26 = r25 >> 63; r27 = r24 >> 9; r28 = (i64)r26; r29 = (u64)r27 + (u64)r28; r30 = (u64)r29 * 1000ull; r31 = (u64)r5 - (u64)r30;
+#line 48 "kernels.go"
+	r7 = r31; r8 = (float)r7; r9 = r8 * 0x1p-01f; r11 = r9; r12 = 0ll; r68 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r69 = (u64)r68 - 8ull;
 b9: // unroll guard
-	r70 = r12 < r69;
-	if (!r70) goto b26;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	r11 = r15;
-	r12 = r16;
-	goto b9;
+#line 48 "kernels.go"
+	r70 = r12 < r69; if (!r70) goto b26;
+#line 50 "kernels.go"
+	r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; goto b9;
 b26: // computeA.rangeint.body
-	r14 = r11 * 0x1.ff7ceep-01f;
-	r15 = r14 + 0x1p-02f;
-	r16 = (u64)r12 + 1ull;
-	r17 = r16 < 64ll;
-	if (!r17) goto b28;
-	r11 = r15;
-	r12 = r16;
-	goto b26;
+#line 50 "kernels.go"
+	r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; if (!r17) goto b28; r11 = r15; r12 = r16; goto b26;
 b28: // edge 1→2
-	r13 = r15;
-	r6 = r13;
-	r18 = r19 + r5 * 4;
-	*(float *)r18 = r6;
-	r2 = (u64)r2 + (u64)r1;
-	goto b4;
+#line 50 "kernels.go"
+	r13 = r15; r6 = r13;
+#line 30 "kernels.go"
+	r18 = r19 + r5 * 4; *(float *)r18 = r6;
+#line 29 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b4;
 b32: // exit
+#line 29 "kernels.go"
 	return;
 b33: // head (checked)
-	r32 = r2 < r3;
-	if (!r32) goto b32;
-	r33 = r2;
-	r46 = __mul64hi(r33, (-9002011107970261188ll));
-	r47 = (u64)r46 + (u64)r33;
-	r48 = (u64)r47;
-	r49 = r48 >> 63;
-	r50 = r47 >> 9;
-	r51 = (i64)r49;
-	r52 = (u64)r50 + (u64)r51;
-	r53 = (u64)r52 * 1000ull;
-	r54 = (u64)r33 - (u64)r53;
-	r35 = r54;
-	r36 = (float)r35;
-	r37 = r36 * 0x1p-01f;
-	r11 = r37;
-	r12 = 0ll;
-	r71 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r72 = (u64)r71 - 8ull;
+#line 29 "kernels.go"
+	r32 = r2 < r3; if (!r32) goto b32; r33 = r2; r46 = __mul64hi(r33, (-9002011107970261188ll)); r47 = (u64)r46 + (u64)r33; r48 = (u64)r47; r49 = r48 >> 63; r50 = r47 >> 9; r51 = (i64)r49; r52 = (u64)r50 + (u64)r51; r53 = (u64)r52 * 1000ull; r54 = (u64)r33 - (u64)r53;
+#line 48 "kernels.go"
+	r35 = r54; r36 = (float)r35; r37 = r36 * 0x1p-01f; r11 = r37; r12 = 0ll; r71 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r72 = (u64)r71 - 8ull;
 b38: // unroll guard
-	r73 = r12 < r72;
-	if (!r73) goto b55;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	r11 = r40;
-	r12 = r41;
-	goto b38;
+#line 48 "kernels.go"
+	r73 = r12 < r72; if (!r73) goto b55;
+#line 50 "kernels.go"
+	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; goto b38;
 b55: // computeA.rangeint.body (checked)
-	r39 = r11 * 0x1.ff7ceep-01f;
-	r40 = r39 + 0x1p-02f;
-	r41 = (u64)r12 + 1ull;
-	r42 = r41 < 64ll;
-	if (!r42) goto b57;
-	r11 = r40;
-	r12 = r41;
-	goto b55;
+#line 50 "kernels.go"
+	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; if (!r42) goto b57; r11 = r40; r12 = r41; goto b55;
 b57: // edge 1→2 (checked)
-	r38 = r40;
-	r34 = r38;
-	if ((u64)r33 >= (u64)r20) { qd_site = 0; qd_x = r33; qd_y = r20; goto qd_fault; }
-	r43 = r19 + r33 * 4;
-	*(float *)r43 = r34;
-	r2 = (u64)r2 + (u64)r1;
-	goto b33;
+#line 50 "kernels.go"
+	r38 = r40; r34 = r38;
+#line 30 "kernels.go"
+	if ((u64)r33 >= (u64)r20) { qd_site = 0; qd_x = r33; qd_y = r20; goto qd_fault; } r43 = r19 + r33 * 4; *(float *)r43 = r34;
+#line 29 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b33;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -767,241 +270,54 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	char *r19 = 0, *r20 = 0, *r45 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 32 "kernels.go"
 	r3 = p4;
-	r20 = p2;
-	r21 = p3;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r57 = (u64)r21;
-	r58 = r2;
-	r59 = (u64)r58;
-	r60 = r59 < r57;
-	r61 = (u64)r3;
-	r62 = r61 + 4611686018427387904ull;
-	r63 = r62 <= 9223372036854775808ull;
-	r64 = r61 - 1ull;
-	r65 = (u64)r2;
-	r66 = r64 - r65;
-	r67 = r57 - 1ull;
-	r68 = r67 - r59;
-	r69 = r66 <= r68;
-	if (!r60) goto b33;
-	if (!r63) goto b33;
-	if (!r69) goto b33;
+	r20 = p2; r21 = p3;
+#line 32 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r57 = (u64)r21; r58 = r2; r59 = (u64)r58; r60 = r59 < r57; r61 = (u64)r3; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; r64 = r61 - 1ull; r65 = (u64)r2; r66 = r64 - r65; r67 = r57 - 1ull; r68 = r67 - r59; r69 = r66 <= r68; if (!r60) goto b33; if (!r63) goto b33; if (!r69) goto b33;
 b4: // head
-	r4 = r2 < r3;
-	if (!r4) goto b32;
-	r5 = r2;
-	r24 = __mul64hi(r5, (-6291360591419602545ll));
-	r25 = (u64)r24 + (u64)r5;
-	r26 = (u64)r25;
-	r27 = r26 >> 63;
-	r28 = r25 >> 9;
-	r29 = (i64)r27;
-	r30 = (u64)r28 + (u64)r29;
-	r31 = (u64)r30 * 777ull;
-	r32 = (u64)r5 - (u64)r31;
-	r7 = r32;
-	r8 = (float)r7;
-	r10 = r8;
-	r11 = 0ll;
-	r70 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r71 = (u64)r70 - 8ull;
+#line 32 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b32; r5 = r2; r24 = __mul64hi(r5, (-6291360591419602545ll)); r25 = (u64)r24 + (u64)r5; r26 = (u64)r25; r27 = r26 >> 63; r28 = r25 >> 9; r29 = (i64)r27; r30 = (u64)r28 + (u64)r29; r31 = (u64)r30 * 777ull; r32 = (u64)r5 - (u64)r31;
+#line 56 "kernels.go"
+	r7 = r32; r8 = (float)r7; r10 = r8; r11 = 0ll; r70 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r71 = (u64)r70 - 8ull;
 b9: // unroll guard
-	r72 = r11 < r71;
-	if (!r72) goto b26;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	r10 = r16;
-	r11 = r17;
-	goto b9;
+#line 56 "kernels.go"
+	r72 = r11 < r71; if (!r72) goto b26;
+#line 58 "kernels.go"
+	r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; goto b9;
 b26: // computeB.rangeint.body
-	r13 = r10 * r10;
-	r14 = r10 + 0x1p+00f;
-	r15 = r13 / r14;
-	r16 = r15 + 0x1p+00f;
-	r17 = (u64)r11 + 1ull;
-	r18 = r17 < 64ll;
-	if (!r18) goto b28;
-	r10 = r16;
-	r11 = r17;
-	goto b26;
+#line 58 "kernels.go"
+	r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; if (!r18) goto b28; r10 = r16; r11 = r17; goto b26;
 b28: // edge 1→2
-	r12 = r16;
-	r6 = r12;
-	r19 = r20 + r5 * 4;
-	*(float *)r19 = r6;
-	r2 = (u64)r2 + (u64)r1;
-	goto b4;
+#line 58 "kernels.go"
+	r12 = r16; r6 = r12;
+#line 33 "kernels.go"
+	r19 = r20 + r5 * 4; *(float *)r19 = r6;
+#line 32 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b4;
 b32: // exit
+#line 32 "kernels.go"
 	return;
 b33: // head (checked)
-	r33 = r2 < r3;
-	if (!r33) goto b32;
-	r34 = r2;
-	r48 = __mul64hi(r34, (-6291360591419602545ll));
-	r49 = (u64)r48 + (u64)r34;
-	r50 = (u64)r49;
-	r51 = r50 >> 63;
-	r52 = r49 >> 9;
-	r53 = (i64)r51;
-	r54 = (u64)r52 + (u64)r53;
-	r55 = (u64)r54 * 777ull;
-	r56 = (u64)r34 - (u64)r55;
-	r36 = r56;
-	r37 = (float)r36;
-	r10 = r37;
-	r11 = 0ll;
-	r73 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll);
-	r74 = (u64)r73 - 8ull;
+#line 32 "kernels.go"
+	r33 = r2 < r3; if (!r33) goto b32; r34 = r2; r48 = __mul64hi(r34, (-6291360591419602545ll)); r49 = (u64)r48 + (u64)r34; r50 = (u64)r49; r51 = r50 >> 63; r52 = r49 >> 9; r53 = (i64)r51; r54 = (u64)r52 + (u64)r53; r55 = (u64)r54 * 777ull; r56 = (u64)r34 - (u64)r55;
+#line 56 "kernels.go"
+	r36 = r56; r37 = (float)r36; r10 = r37; r11 = 0ll; r73 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r74 = (u64)r73 - 8ull;
 b38: // unroll guard
-	r75 = r11 < r74;
-	if (!r75) goto b55;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	r10 = r42;
-	r11 = r43;
-	goto b38;
+#line 56 "kernels.go"
+	r75 = r11 < r74; if (!r75) goto b55;
+#line 58 "kernels.go"
+	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; goto b38;
 b55: // computeB.rangeint.body (checked)
-	r39 = r10 * r10;
-	r40 = r10 + 0x1p+00f;
-	r41 = r39 / r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = (u64)r11 + 1ull;
-	r44 = r43 < 64ll;
-	if (!r44) goto b57;
-	r10 = r42;
-	r11 = r43;
-	goto b55;
+#line 58 "kernels.go"
+	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; if (!r44) goto b57; r10 = r42; r11 = r43; goto b55;
 b57: // edge 1→2 (checked)
-	r38 = r42;
-	r35 = r38;
-	if ((u64)r34 >= (u64)r21) { qd_site = 1; qd_x = r34; qd_y = r21; goto qd_fault; }
-	r45 = r20 + r34 * 4;
-	*(float *)r45 = r35;
-	r2 = (u64)r2 + (u64)r1;
-	goto b33;
+#line 58 "kernels.go"
+	r38 = r42; r35 = r38;
+#line 33 "kernels.go"
+	if ((u64)r34 >= (u64)r21) { qd_site = 1; qd_x = r34; qd_y = r21; goto qd_fault; } r45 = r20 + r34 * 4; *(float *)r45 = r35;
+#line 32 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b33;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1040,171 +356,39 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	char *r135 = 0, *r136 = 0, *r138 = 0, *r140 = 0, *r141 = 0, *r144 = 0, *r146 = 0, *r147 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 41 "kernels.go"
 	r3 = p6;
-	r7 = p0;
-	r8 = p1;
-	r11 = p2;
-	r12 = p3;
-	r16 = p4;
-	r17 = p5;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r30 = (u64)r8;
-	r31 = r2;
-	r32 = (u64)r31;
-	r33 = r32 < r30;
-	r34 = (u64)r3;
-	r35 = r34 + 4611686018427387904ull;
-	r36 = r35 <= 9223372036854775808ull;
-	r37 = r34 - 1ull;
-	r38 = (u64)r2;
-	r39 = r37 - r38;
-	r40 = r30 - 1ull;
-	r41 = r40 - r32;
-	r42 = r39 <= r41;
-	r43 = (u64)r12;
-	r44 = r32 < r43;
-	r45 = r43 - 1ull;
-	r46 = r45 - r32;
-	r47 = r39 <= r46;
-	r48 = (u64)r17;
-	r49 = r32 < r48;
-	r50 = r48 - 1ull;
-	r51 = r50 - r32;
-	r52 = r39 <= r51;
-	if (!r33) goto b21;
-	if (!r36) goto b21;
-	if (!r42) goto b21;
-	if (!r44) goto b21;
-	if (!r47) goto b21;
-	if (!r49) goto b21;
-	if (!r52) goto b21;
-	r53 = (u64)r1 * 3ull;
-	r104 = (u64)r1 * 4ull;
-	r57 = r34;
-	r59 = (u64)r53;
-	r106 = r104;
-	r109 = r104;
-	r112 = r104;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r121 = r115;
-	r124 = (u64)r1 * 12ull;
-	r127 = r124;
-	r130 = r124;
-	r142 = r2;
-	r143 = r142;
-	r144 = r7 + r143 * 4;
-	r145 = (u64)r104 * 4ull;
-	r146 = r11 + r143 * 4;
-	r147 = r16 + r143 * 4;
+	r7 = p0; r8 = p1; r11 = p2; r12 = p3; r16 = p4; r17 = p5;
+#line 41 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r30 = (u64)r8; r31 = r2; r32 = (u64)r31; r33 = r32 < r30; r34 = (u64)r3; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r30 - 1ull; r41 = r40 - r32; r42 = r39 <= r41; r43 = (u64)r12; r44 = r32 < r43; r45 = r43 - 1ull; r46 = r45 - r32; r47 = r39 <= r46; r48 = (u64)r17; r49 = r32 < r48; r50 = r48 - 1ull; r51 = r50 - r32; r52 = r39 <= r51; if (!r33) goto b21; if (!r36) goto b21; if (!r42) goto b21; if (!r44) goto b21; if (!r47) goto b21; if (!r49) goto b21; if (!r52) goto b21; r53 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r57 = r34; r59 = (u64)r53;
+	r106 = r104; r109 = r104; r112 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r121 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r130 = r124; r142 = r2;
+#line 41 "kernels.go"
+	r143 = r142; r144 = r7 + r143 * 4; r145 = (u64)r104 * 4ull; r146 = r11 + r143 * 4; r147 = r16 + r143 * 4;
 b9: // grid unrolled guard
-	r54 = r2 < r3;
-	if (!r54) goto b20;
-	r58 = (u64)r2;
-	r55 = r57 - r58;
-	r56 = r55 > r59;
-	if (!r56) goto b16;
-	r63 = r144;
-	r64 = *(float *)r63;
-	r65 = r146;
-	r66 = *(float *)r65;
-	r67 = r64 + r66;
-	r68 = r147;
-	*(float *)r68 = r67;
-	r105 = r63;
-	r107 = r105 + r106 * 1;
-	r73 = r107;
-	r74 = *(float *)r73;
-	r108 = r65;
-	r110 = r108 + r109 * 1;
-	r75 = r110;
-	r76 = *(float *)r75;
-	r77 = r74 + r76;
-	r111 = r68;
-	r113 = r111 + r112 * 1;
-	r78 = r113;
-	*(float *)r78 = r77;
-	r114 = r63;
-	r116 = r114 + r115 * 1;
-	r84 = r116;
-	r85 = *(float *)r84;
-	r117 = r65;
-	r119 = r117 + r118 * 1;
-	r86 = r119;
-	r87 = *(float *)r86;
-	r88 = r85 + r87;
-	r120 = r68;
-	r122 = r120 + r121 * 1;
-	r89 = r122;
-	*(float *)r89 = r88;
-	r123 = r63;
-	r125 = r123 + r124 * 1;
-	r95 = r125;
-	r96 = *(float *)r95;
-	r126 = r65;
-	r128 = r126 + r127 * 1;
-	r97 = r128;
-	r98 = *(float *)r97;
-	r99 = r96 + r98;
-	r129 = r68;
-	r131 = r129 + r130 * 1;
-	r100 = r131;
-	*(float *)r100 = r99;
-	r2 = (u64)r2 + (u64)r104;
-	r144 = r144 + r145 * 1;
-	r146 = r146 + r145 * 1;
-	r147 = r147 + r145 * 1;
-	goto b9;
+#line 41 "kernels.go"
+	r54 = r2 < r3; if (!r54) goto b20; r58 = (u64)r2; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b16;
+	r63 = r144; r64 = *(float *)r63; r65 = r146; r66 = *(float *)r65; r67 = r64 + r66; r68 = r147; *(float *)r68 = r67; r105 = r63; r107 = r105 + r106 * 1; r73 = r107; r74 = *(float *)r73; r108 = r65; r110 = r108 + r109 * 1; r75 = r110; r76 = *(float *)r75; r77 = r74 + r76; r111 = r68; r113 = r111 + r112 * 1; r78 = r113; *(float *)r78 = r77; r114 = r63; r116 = r114 + r115 * 1; r84 = r116; r85 = *(float *)r84; r117 = r65; r119 = r117 + r118 * 1; r86 = r119; r87 = *(float *)r86; r88 = r85 + r87; r120 = r68; r122 = r120 + r121 * 1; r89 = r122; *(float *)r89 = r88; r123 = r63; r125 = r123 + r124 * 1; r95 = r125; r96 = *(float *)r95; r126 = r65; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r129 = r68; r131 = r129 + r130 * 1; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r144 = r144 + r145 * 1; r146 = r146 + r145 * 1; r147 = r147 + r145 * 1; goto b9;
 b16: // preheader
-	r132 = r2;
-	r133 = r7 + r132 * 4;
-	r134 = r104;
-	r135 = r11 + r132 * 4;
-	r136 = r16 + r132 * 4;
+#line 41 "kernels.go"
+	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r11 + r132 * 4; r136 = r16 + r132 * 4;
 b17: // head
-	r4 = r2 < r3;
-	if (!r4) goto b20;
-	r6 = r133;
-	r9 = *(float *)r6;
-	r10 = r135;
-	r13 = *(float *)r10;
-	r14 = r9 + r13;
-	r15 = r136;
-	*(float *)r15 = r14;
-	r2 = (u64)r2 + (u64)r1;
-	r133 = r133 + r134 * 1;
-	r135 = r135 + r134 * 1;
-	r136 = r136 + r134 * 1;
-	goto b17;
+#line 41 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b20;
+	r6 = r133; r9 = *(float *)r6; r10 = r135; r13 = *(float *)r10; r14 = r9 + r13; r15 = r136; *(float *)r15 = r14;
+#line 41 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; r136 = r136 + r134 * 1; goto b17;
 b20: // exit
+#line 41 "kernels.go"
 	return;
 b21: // preheader
-	r137 = r2;
-	r138 = r7 + r137 * 4;
-	r139 = (u64)r1 * 4ull;
-	r140 = r11 + r137 * 4;
-	r141 = r16 + r137 * 4;
+#line 41 "kernels.go"
+	r137 = r2; r138 = r7 + r137 * 4; r139 = (u64)r1 * 4ull; r140 = r11 + r137 * 4; r141 = r16 + r137 * 4;
 b22: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b20;
-	r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r138;
-	r23 = *(float *)r22;
-	if ((u64)r21 >= (u64)r12) { qd_site = 1; qd_x = r21; qd_y = r12; goto qd_fault; }
-	r24 = r140;
-	r25 = *(float *)r24;
-	r26 = r23 + r25;
-	if ((u64)r21 >= (u64)r17) { qd_site = 2; qd_x = r21; qd_y = r17; goto qd_fault; }
-	r27 = r141;
-	*(float *)r27 = r26;
-	r2 = (u64)r2 + (u64)r1;
-	r138 = r138 + r139 * 1;
-	r140 = r140 + r139 * 1;
-	r141 = r141 + r139 * 1;
-	goto b22;
+#line 41 "kernels.go"
+	r20 = r2 < r3; if (!r20) goto b20; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r138; r23 = *(float *)r22; if ((u64)r21 >= (u64)r12) { qd_site = 1; qd_x = r21; qd_y = r12; goto qd_fault; } r24 = r140; r25 = *(float *)r24; r26 = r23 + r25; if ((u64)r21 >= (u64)r17) { qd_site = 2; qd_x = r21; qd_y = r17; goto qd_fault; } r27 = r141; *(float *)r27 = r26;
+#line 41 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; r140 = r140 + r139 * 1; r141 = r141 + r139 * 1; goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

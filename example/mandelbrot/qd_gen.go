@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "ece963e47dac7ba6c679000f1db9308006f09cb87debc0800f3c2f8014077ea4"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "71071bef8b1902d2568e7c9c489a72b1a02d28bcadc41efc2b1fb49d923470c3"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1a8827c37f2b63cdca96789c17c39beb6321e8887bd795e7406d4cf171d35e81"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "86ba97cd6ee7d8d76371434235244c7311ada0d469d1466f6c17faf2a5de8dcb"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,

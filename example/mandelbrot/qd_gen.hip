@@ -44,450 +44,216 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	char *r42 = 0, *r43 = 0, *r74 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r4 = p2;
-	r5 = p3;
-	r3 = (u64)r4 * (u64)r5;
-	r11 = p6;
-	r12 = p4;
-	r19 = p7;
-	r20 = p5;
-	r27 = p8;
-	r43 = p0;
-	r44 = p1;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r77 = (u64)r44;
-	r78 = r2;
-	r79 = (u64)r78;
-	r80 = r79 < r77;
-	r81 = (u64)r3;
-	r82 = r81 + 4611686018427387904ull;
-	r83 = r82 <= 9223372036854775808ull;
-	r84 = r81 - 1ull;
-	r85 = (u64)r2;
-	r86 = r84 - r85;
-	r87 = r77 - 1ull;
-	r88 = r87 - r79;
-	r89 = r86 <= r88;
-	r90 = r4 != 0ll;
-	if (!r80) goto b47;
-	if (!r83) goto b47;
-	if (!r89) goto b47;
-	if (!r90) goto b47;
-	r10 = r11 - r12;
-	r15 = (double)r4;
-	r18 = r19 - r20;
-	r23 = (double)r5;
-	r108 = (u64)r4;
-	r114 = (u32)r4;
-	r119 = r114 > 1u ? r114 : 1u;
-	r120 = qd_div_u32(4294967295u, r119);
+#line 11 "kernels.go"
+	r4 = p2; r5 = p3; r3 = (u64)r4 * (u64)r5;
+#line 13 "kernels.go"
+	r11 = p6; r12 = p4;
+	r19 = p7; r20 = p5;
+	r27 = p8; r43 = p0; r44 = p1;
+#line 11 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r77 = (u64)r44; r78 = r2; r79 = (u64)r78; r80 = r79 < r77; r81 = (u64)r3; r82 = r81 + 4611686018427387904ull; r83 = r82 <= 9223372036854775808ull; r84 = r81 - 1ull; r85 = (u64)r2; r86 = r84 - r85; r87 = r77 - 1ull; r88 = r87 - r79; r89 = r86 <= r88; r90 = r4 != 0ll; if (!r80) goto b47; if (!r83) goto b47; if (!r89) goto b47; if (!r90) goto b47;
+#line 13 "kernels.go"
+	r10 = r11 - r12; r15 = (double)r4;
+	r18 = r19 - r20; r23 = (double)r5; r108 = (u64)r4; r114 = (u32)r4; r119 = r114 > 1u ? r114 : 1u; r120 = qd_div_u32(4294967295u, r119);
 b6: // head
-	r6 = r2 < r3;
-	if (!r6) goto b46;
-	r7 = r2;
-	r107 = (u64)r7;
-	r109 = r107 | r108;
-	r110 = r109 >> 32;
-	r111 = (u32)r110;
-	r112 = r111 == 0u;
-	if (!r112) goto b45;
-	r113 = (u32)r7;
-	r121 = __umulhi(r113, r120);
-	r122 = r121 * r114;
-	r123 = r113 - r122;
-	r124 = r123 - r114;
-	r125 = r123 < r124 ? r123 : r124;
-	r126 = r123 - r125;
-	r127 = r126 < 1u ? r126 : 1u;
-	r115 = r121 + r127;
-	r116 = r125;
-	r105 = (i64)r115;
-	r106 = (i64)r116;
+#line 11 "kernels.go"
+	r6 = r2 < r3; if (!r6) goto b46; r7 = r2; r107 = (u64)r7; r109 = r107 | r108; r110 = r109 >> 32; r111 = (u32)r110; r112 = r111 == 0u; if (!r112) goto b45; r113 = (u32)r7; r121 = __umulhi(r113, r120); r122 = r121 * r114; r123 = r113 - r122; r124 = r123 - r114; r125 = r123 < r124 ? r123 : r124; r126 = r123 - r125; r127 = r126 < 1u ? r126 : 1u;
+	r115 = r121 + r127; r116 = r125; r105 = (i64)r115; r106 = (i64)r116;
 b10: // rangeint.body
-	r8 = r106;
-	r9 = r105;
-	r13 = (double)r8;
-	r14 = r10 * r13;
-	r16 = r14 / r15;
-	r17 = r12 + r16;
-	r21 = (double)r9;
-	r22 = r18 * r21;
-	r24 = r22 / r23;
-	r25 = r20 + r24;
-	r28 = 0x0p+00;
-	r29 = 0x0p+00;
-	r30 = 0;
-	r137 = r27 > (-2147483641) ? r27 : (-2147483641);
-	r138 = (u32)r137 - 7u;
+#line 12 "kernels.go"
+	r8 = r106; r9 = r105;
+	r13 = (double)r8; r14 = r10 * r13; r16 = r14 / r15; r17 = r12 + r16;
+	r21 = (double)r9; r22 = r18 * r21; r24 = r22 / r23; r25 = r20 + r24;
+	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r137 = r27 > (-2147483641) ? r27 : (-2147483641); r138 = (u32)r137 - 7u;
 b13: // unroll guard
-	r139 = r30 < r138;
-	if (!r139) goto b41;
+#line 15 "kernels.go"
+	r139 = r30 < r138; if (!r139) goto b41;
+#line 22 "kernels.go"
 	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (!r35) goto b19;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (!r35) goto b19;
 b16: // escape.if.then
+#line 24 "kernels.go"
 	r26 = r30;
 b17: // escape.return
-	r42 = r43 + r7 * 4;
-	*(i32 *)r42 = r26;
-	r2 = (u64)r2 + (u64)r1;
-	goto b6;
+#line 15 "kernels.go"
+	r42 = r43 + r7 * 4; *(i32 *)r42 = r26;
+#line 11 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b6;
 b19: // escape.if.done (unrolled 0)
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	r31 = r30 < r27;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	goto b13;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; goto b13;
 b41: // escape.for.loop
-	r31 = r30 < r27;
-	if (!r31) goto b44;
-	r32 = r28 * r28;
-	r33 = r29 * r29;
-	r34 = r32 + r33;
-	r35 = r34 > 0x1p+02;
-	if (r35) goto b16;
-	r36 = r28 * 0x1p+01;
-	r37 = r36 * r29;
-	r38 = r37 + r25;
-	r39 = r32 - r33;
-	r40 = r39 + r17;
-	r41 = (u32)r30 + 1u;
-	r28 = r40;
-	r29 = r38;
-	r30 = r41;
-	goto b41;
+#line 22 "kernels.go"
+	r31 = r30 < r27; if (!r31) goto b44;
+	r32 = r28 * r28; r33 = r29 * r29;
+	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
+#line 27 "kernels.go"
+	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
+	r39 = r32 - r33; r40 = r39 + r17;
+#line 22 "kernels.go"
+	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; goto b41;
 b44: // escape.for.done
-	r26 = r27;
-	goto b17;
+#line 24 "kernels.go"
+	r26 = r27; goto b17;
 b45: // divide in 64 bits
-	r105 = qd_div_i64(r7, r4);
-	r118 = (u64)r105 * (u64)r4;
-	r106 = (u64)r7 - (u64)r118;
-	goto b10;
+#line 12 "kernels.go"
+	r105 = qd_div_i64(r7, r4); r118 = (u64)r105 * (u64)r4; r106 = (u64)r7 - (u64)r118; goto b10;
 b46: // exit
+#line 12 "kernels.go"
 	return;
 b47: // preheader
-	r51 = r11 - r12;
-	r54 = (double)r4;
-	r57 = r19 - r20;
-	r60 = (double)r5;
-	r94 = (u64)r4;
-	r100 = (u32)r4;
-	r128 = r100 > 1u ? r100 : 1u;
-	r129 = qd_div_u32(4294967295u, r128);
+#line 13 "kernels.go"
+	r51 = r11 - r12; r54 = (double)r4;
+	r57 = r19 - r20; r60 = (double)r5; r94 = (u64)r4; r100 = (u32)r4; r128 = r100 > 1u ? r100 : 1u; r129 = qd_div_u32(4294967295u, r128);
 b48: // head (checked)
-	r47 = r2 < r3;
-	if (!r47) goto b46;
-	r48 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r93 = (u64)r48;
-	r95 = r93 | r94;
-	r96 = r95 >> 32;
-	r97 = (u32)r96;
-	r98 = r97 == 0u;
-	if (!r98) goto b87;
-	r99 = (u32)r48;
-	r130 = __umulhi(r99, r129);
-	r131 = r130 * r100;
-	r132 = r99 - r131;
-	r133 = r132 - r100;
-	r134 = r132 < r133 ? r132 : r133;
-	r135 = r132 - r134;
-	r136 = r135 < 1u ? r135 : 1u;
-	r101 = r130 + r136;
-	r102 = r134;
-	r91 = (i64)r101;
-	r92 = (i64)r102;
+#line 11 "kernels.go"
+	r47 = r2 < r3; if (!r47) goto b46; r48 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r93 = (u64)r48; r95 = r93 | r94; r96 = r95 >> 32; r97 = (u32)r96; r98 = r97 == 0u; if (!r98) goto b87; r99 = (u32)r48; r130 = __umulhi(r99, r129); r131 = r130 * r100; r132 = r99 - r131; r133 = r132 - r100; r134 = r132 < r133 ? r132 : r133; r135 = r132 - r134; r136 = r135 < 1u ? r135 : 1u; r101 = r130 + r136; r102 = r134; r91 = (i64)r101; r92 = (i64)r102;
 b52: // rangeint.body (checked)
-	r49 = r92;
-	r50 = r91;
-	r52 = (double)r49;
-	r53 = r51 * r52;
-	r55 = r53 / r54;
-	r56 = r12 + r55;
-	r58 = (double)r50;
-	r59 = r57 * r58;
-	r61 = r59 / r60;
-	r62 = r20 + r61;
-	r28 = 0x0p+00;
-	r29 = 0x0p+00;
-	r30 = 0;
-	r140 = r27 > (-2147483641) ? r27 : (-2147483641);
-	r141 = (u32)r140 - 7u;
+#line 12 "kernels.go"
+	r49 = r92; r50 = r91;
+	r52 = (double)r49; r53 = r51 * r52; r55 = r53 / r54; r56 = r12 + r55;
+	r58 = (double)r50; r59 = r57 * r58; r61 = r59 / r60; r62 = r20 + r61;
+	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r140 = r27 > (-2147483641) ? r27 : (-2147483641); r141 = (u32)r140 - 7u;
 b55: // unroll guard
-	r142 = r30 < r141;
-	if (!r142) goto b83;
+#line 15 "kernels.go"
+	r142 = r30 < r141; if (!r142) goto b83;
+#line 22 "kernels.go"
 	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (!r67) goto b61;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (!r67) goto b61;
 b58: // escape.if.then (checked)
+#line 24 "kernels.go"
 	r26 = r30;
 b59: // escape.return (checked)
-	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; }
-	r74 = r43 + r48 * 4;
-	*(i32 *)r74 = r26;
-	r2 = (u64)r2 + (u64)r1;
-	goto b48;
+#line 15 "kernels.go"
+	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; } r74 = r43 + r48 * 4; *(i32 *)r74 = r26;
+#line 11 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b48;
 b61: // escape.if.done (checked) (unrolled 0)
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	r63 = r30 < r27;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	goto b55;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; r63 = r30 < r27;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; goto b55;
 b83: // escape.for.loop (checked)
-	r63 = r30 < r27;
-	if (!r63) goto b86;
-	r64 = r28 * r28;
-	r65 = r29 * r29;
-	r66 = r64 + r65;
-	r67 = r66 > 0x1p+02;
-	if (r67) goto b58;
-	r68 = r28 * 0x1p+01;
-	r69 = r68 * r29;
-	r70 = r69 + r62;
-	r71 = r64 - r65;
-	r72 = r71 + r56;
-	r73 = (u32)r30 + 1u;
-	r28 = r72;
-	r29 = r70;
-	r30 = r73;
-	goto b83;
+#line 22 "kernels.go"
+	r63 = r30 < r27; if (!r63) goto b86;
+	r64 = r28 * r28; r65 = r29 * r29;
+	r66 = r64 + r65; r67 = r66 > 0x1p+02; if (r67) goto b58;
+#line 27 "kernels.go"
+	r68 = r28 * 0x1p+01; r69 = r68 * r29; r70 = r69 + r62;
+	r71 = r64 - r65; r72 = r71 + r56;
+#line 22 "kernels.go"
+	r73 = (u32)r30 + 1u; r28 = r72; r29 = r70; r30 = r73; goto b83;
 b86: // escape.for.done (checked)
-	r26 = r27;
-	goto b59;
+#line 24 "kernels.go"
+	r26 = r27; goto b59;
 b87: // divide in 64 bits
-	r91 = qd_div_i64(r48, r4);
-	r104 = (u64)r91 * (u64)r4;
-	r92 = (u64)r48 - (u64)r104;
-	goto b52;
+#line 12 "kernels.go"
+	r91 = qd_div_i64(r48, r4); r104 = (u64)r91 * (u64)r4; r92 = (u64)r48 - (u64)r104; goto b52;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

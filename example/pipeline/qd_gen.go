@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "cb25cc9679cde86046e0ae8a989d5045f3f330090146663a3b12e6f6f46055a5"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2cf55ab9edac97acfebf90f86167019a06fc640a9e95a2820598c07e94b5ba90"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "5e0f5e96a84e354ec96f346143a0775a37588d7ed48ba2eb89da2954f4c2c7d2"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "328ccc36a74000c129a4ae2c9d2b52c05d10065bbb8949c8eb4ed38ab54a258e"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1465f80c839a4e601d983b22bdc3567366d57604a8cfd9750f4124472cf57d9b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "309423ec90e7e011f9a52b80140f229a300736c35c06edc40f6eb936e1a04a36"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "54dd7457033879106c64ab5a36d9b7547d7f3bd871033c7c97558a067e3c0b15"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1b61b28de033987d3493a65de0fa41eb69da99cfad50f2bbc8587d6edd26b4b5"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -40,156 +40,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+#line 9 "kernels.go"
 	r3 = p5;
-	r7 = p1;
-	r8 = p2;
-	r11 = p0;
-	r13 = p3;
-	r14 = p4;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r31 = (u64)r8;
-	r32 = r2;
-	r33 = (u64)r32;
-	r34 = r33 < r31;
-	r35 = (u64)r3;
-	r36 = r35 + 4611686018427387904ull;
-	r37 = r36 <= 9223372036854775808ull;
-	r38 = r35 - 1ull;
-	r39 = (u64)r2;
-	r40 = r38 - r39;
-	r41 = r31 - 1ull;
-	r42 = r41 - r33;
-	r43 = r40 <= r42;
-	r44 = (u64)r14;
-	r45 = r33 < r44;
-	r46 = r44 - 1ull;
-	r47 = r46 - r33;
-	r48 = r40 <= r47;
-	if (!r34) goto b19;
-	if (!r37) goto b19;
-	if (!r43) goto b19;
-	if (!r45) goto b19;
-	if (!r48) goto b19;
-	r49 = (u64)r1 * 3ull;
-	r104 = (u64)r1 * 4ull;
-	r53 = r35;
-	r55 = (u64)r49;
-	r106 = r104;
-	r109 = r104;
-	r115 = (u64)r1 * 8ull;
-	r118 = r115;
-	r124 = (u64)r1 * 12ull;
-	r127 = r124;
-	r140 = r2;
-	r141 = r140;
-	r142 = r7 + r141 * 4;
-	r143 = (u64)r104 * 4ull;
-	r144 = r13 + r141 * 4;
+	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+#line 9 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
+	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+#line 9 "kernels.go"
+	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
-	r50 = r2 < r3;
-	if (!r50) goto b18;
-	r54 = (u64)r2;
-	r51 = r53 - r54;
-	r52 = r51 > r55;
-	if (!r52) goto b14;
-	r59 = r142;
-	r60 = *(float *)r59;
-	r61 = r11 * r60;
-	r62 = r144;
-	r63 = *(float *)r62;
-	r64 = r61 + r63;
-	r65 = r62;
-	*(float *)r65 = r64;
-	r105 = r59;
-	r107 = r105 + r106 * 1;
-	r70 = r107;
-	r71 = *(float *)r70;
-	r72 = r11 * r71;
-	r108 = r62;
-	r110 = r108 + r109 * 1;
-	r73 = r110;
-	r74 = *(float *)r73;
-	r75 = r72 + r74;
-	r113 = r110;
-	r76 = r113;
-	*(float *)r76 = r75;
-	r114 = r59;
-	r116 = r114 + r115 * 1;
-	r82 = r116;
-	r83 = *(float *)r82;
-	r84 = r11 * r83;
-	r117 = r62;
-	r119 = r117 + r118 * 1;
-	r85 = r119;
-	r86 = *(float *)r85;
-	r87 = r84 + r86;
-	r122 = r119;
-	r88 = r122;
-	*(float *)r88 = r87;
-	r123 = r59;
-	r125 = r123 + r124 * 1;
-	r94 = r125;
-	r95 = *(float *)r94;
-	r96 = r11 * r95;
-	r126 = r62;
-	r128 = r126 + r127 * 1;
-	r97 = r128;
-	r98 = *(float *)r97;
-	r99 = r96 + r98;
-	r131 = r128;
-	r100 = r131;
-	*(float *)r100 = r99;
-	r2 = (u64)r2 + (u64)r104;
-	r142 = r142 + r143 * 1;
-	r144 = r144 + r143 * 1;
-	goto b7;
+#line 9 "kernels.go"
+	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
+	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
 b14: // preheader
-	r132 = r2;
-	r133 = r7 + r132 * 4;
-	r134 = r104;
-	r135 = r13 + r132 * 4;
+#line 9 "kernels.go"
+	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
 b15: // head
-	r4 = r2 < r3;
-	if (!r4) goto b18;
-	r6 = r133;
-	r9 = *(float *)r6;
-	r10 = r11 * r9;
-	r12 = r135;
-	r15 = *(float *)r12;
-	r16 = r10 + r15;
-	r17 = r12;
-	*(float *)r17 = r16;
-	r2 = (u64)r2 + (u64)r1;
-	r133 = r133 + r134 * 1;
-	r135 = r135 + r134 * 1;
-	goto b15;
+#line 9 "kernels.go"
+	r4 = r2 < r3; if (!r4) goto b18;
+	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+#line 9 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
 b18: // exit
+#line 9 "kernels.go"
 	return;
 b19: // preheader
-	r136 = r2;
-	r137 = r7 + r136 * 4;
-	r138 = (u64)r1 * 4ull;
-	r139 = r13 + r136 * 4;
+#line 9 "kernels.go"
+	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
 b20: // head (checked)
-	r20 = r2 < r3;
-	if (!r20) goto b18;
-	r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r137;
-	r23 = *(float *)r22;
-	r24 = r11 * r23;
-	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
-	r25 = r139;
-	r26 = *(float *)r25;
-	r27 = r24 + r26;
-	r28 = r25;
-	*(float *)r28 = r27;
-	r2 = (u64)r2 + (u64)r1;
-	r137 = r137 + r138 * 1;
-	r139 = r139 + r138 * 1;
-	goto b20;
+#line 9 "kernels.go"
+	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 9 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e964f28e6e97f70dbb9156ceb333e9f534706b8d7e502254603916b09ae8a282"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2751363a684d3ae05ba7d25c1e3e9a239d060e0260458e41cfd016b733ec7aac"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e7a90938b5929b61a3f5957bcba36d7a4cb152dc2843b386a2ad544f6858d9a1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "b83f0c4fd09a9fc364ba25f69ed97ab355b9865562ec61fe73e71bfb1fd036ab"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

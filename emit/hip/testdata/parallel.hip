@@ -601,44 +601,23 @@ extern "C" __global__ void Stride_0(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r5 = 0, *r11 = 0, *r14 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r5 = p0;
-	r6 = p1;
-	r4 = r6;
-	r20 = r4 >> 63;
-	r21 = r20 & 3ll;
-	r22 = (u64)r4 + (u64)r21;
-	r23 = r22 >> 2;
-	r3 = r23;
+#line 59 "parallel.go"
+	r5 = p0; r6 = p1; r4 = r6; r20 = r4 >> 63; r21 = r20 & 3ll; r22 = (u64)r4 + (u64)r21; r23 = r22 >> 2; r3 = r23;
 	r10 = p2;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
-	r19 = r0 == 0ll;
-	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = r0;
-	r17 = p2;
-	r18 = r17 != 0ll;
-	if (!r18) goto b7;
+#line 59 "parallel.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r19 = r0 == 0ll; r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r17 = p2; r18 = r17 != 0ll; if (!r18) goto b7;
 b2: // head
-	r7 = r2 < r3;
-	if (!r7) goto b6;
-	r8 = r2;
-	r9 = (u64)r8 * (u64)r10;
-	if ((u64)r9 >= (u64)r6) { qd_site = 0; qd_x = r9; qd_y = r6; goto qd_fault; }
-	r11 = r5 + r9 * 4;
-	r12 = *(float *)r11;
-	r13 = r12 * 0x1p+01f;
-	r14 = r11;
-	*(float *)r14 = r13;
-	r15 = (u64)r8 + 1ull;
-	r16 = r15 < r3;
-	if (!r16) goto b6;
-	r2 = (u64)r2 + (u64)r1;
-	goto b2;
+#line 59 "parallel.go"
+	r7 = r2 < r3; if (!r7) goto b6; r8 = r2;
+	r9 = (u64)r8 * (u64)r10; if ((u64)r9 >= (u64)r6) { qd_site = 0; qd_x = r9; qd_y = r6; goto qd_fault; } r11 = r5 + r9 * 4; r12 = *(float *)r11; r13 = r12 * 0x1p+01f; r14 = r11; *(float *)r14 = r13; r15 = (u64)r8 + 1ull; r16 = r15 < r3; if (!r16) goto b6;
+#line 59 "parallel.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
 b6: // exit
+#line 59 "parallel.go"
 	return;
 b7: // serial version
-	if (!r19) goto b6;
-	r1 = 1ll;
-	goto b2;
+#line 59 "parallel.go"
+	if (!r19) goto b6; r1 = 1ll; goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -318,27 +318,27 @@ qd_fault: {
 extern "C" __global__ void Range_1(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i64 p5, char *p6, char *p7) {
 	__shared__ u8 qvar_reduce0[512] __attribute__((aligned(8)));
 	bool r8 = 0, r28 = 0, r29 = 0, r30 = 0, r39 = 0, r42 = 0, r59 = 0, r60 = 0;
-	bool r61 = 0, r78 = 0, r85 = 0, r92 = 0, r102 = 0, r103 = 0, r107 = 0, r108 = 0;
-	bool r112 = 0, r113 = 0, r117 = 0, r118 = 0, r122 = 0, r123 = 0, r127 = 0, r128 = 0;
+	bool r61 = 0, r74 = 0, r81 = 0, r88 = 0, r98 = 0, r99 = 0, r103 = 0, r104 = 0;
+	bool r108 = 0, r109 = 0, r113 = 0, r114 = 0, r118 = 0, r119 = 0, r123 = 0, r124 = 0;
 	i32 r0 = 0, r6 = 0, r7 = 0, r12 = 0, r16 = 0, r25 = 0, r26 = 0, r56 = 0;
-	i32 r57 = 0, r62 = 0, r64 = 0, r80 = 0, r82 = 0, r87 = 0, r89 = 0, r94 = 0;
-	i32 r96 = 0, r99 = 0, r100 = 0, r104 = 0, r105 = 0, r109 = 0, r110 = 0, r114 = 0;
-	i32 r115 = 0, r119 = 0, r120 = 0, r124 = 0, r125 = 0;
+	i32 r57 = 0, r62 = 0, r64 = 0, r76 = 0, r78 = 0, r83 = 0, r85 = 0, r90 = 0;
+	i32 r92 = 0, r95 = 0, r96 = 0, r100 = 0, r101 = 0, r105 = 0, r106 = 0, r110 = 0;
+	i32 r111 = 0, r115 = 0, r116 = 0, r120 = 0, r121 = 0;
 	i64 r3 = 0, r4 = 0, r5 = 0, r9 = 0, r10 = 0, r13 = 0, r14 = 0, r17 = 0;
 	i64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
 	i64 r32 = 0, r33 = 0, r36 = 0, r37 = 0, r40 = 0, r41 = 0, r44 = 0, r45 = 0;
 	i64 r48 = 0, r49 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r58 = 0;
-	i64 r70 = 0, r72 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r101 = 0, r106 = 0;
-	i64 r111 = 0, r116 = 0, r121 = 0, r126 = 0;
+	i64 r70 = 0, r72 = 0, r73 = 0, r97 = 0, r102 = 0, r107 = 0, r112 = 0, r117 = 0;
+	i64 r122 = 0;
 	char *r1 = 0, *r2 = 0, *r11 = 0, *r15 = 0, *r31 = 0, *r34 = 0, *r35 = 0, *r38 = 0;
 	char *r43 = 0, *r46 = 0, *r47 = 0, *r50 = 0, *r63 = 0, *r65 = 0, *r66 = 0, *r67 = 0;
-	char *r68 = 0, *r69 = 0, *r71 = 0, *r75 = 0, *r79 = 0, *r81 = 0, *r83 = 0, *r84 = 0;
-	char *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r98 = 0;
+	char *r68 = 0, *r69 = 0, *r71 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0;
 #line 20 "reduce.go"
-	r0 = p3; r1 = p6; r2 = r1 + 8ll; r3 = *(i64 *)r2; r4 = (i64)threadIdx.x; r5 = (i64)blockDim.x; r6 = 2147483647; r7 = (-2147483647 - 1); r70 = (u64)r4 * 2ull; r71 = r1 + r70 * 8; r72 = (u64)r5 * 2ull; r73 = (u64)r72 * 8ull; r74 = (u64)r4 * 2ull; r75 = r1 + r74 * 8; r77 = r73;
+	r0 = p3; r1 = p6; r2 = r1 + 8ll; r3 = *(i64 *)r2; r4 = (i64)threadIdx.x; r5 = (i64)blockDim.x; r6 = 2147483647; r7 = (-2147483647 - 1); r70 = (u64)r4 * 2ull; r71 = r1 + r70 * 8; r72 = (u64)r5 * 2ull; r73 = (u64)r72 * 8ull;
 b2: // combine head
 #line 20 "reduce.go"
-	r8 = r4 < r3; if (!r8) goto b10; r66 = r71; r11 = r66 + 32ll; r12 = *(i32 *)r11; r6 = r6 < r12 ? r6 : r12; r67 = r75; r15 = r67 + 40ll; r16 = *(i32 *)r15; r7 = r7 > r16 ? r7 : r16; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; r78 = r4 < r3; if (!r78) goto b10; r83 = r71; r79 = r83 + 32ll; r80 = *(i32 *)r79; r6 = r6 < r80 ? r6 : r80; r84 = r75; r81 = r84 + 40ll; r82 = *(i32 *)r81; r7 = r7 > r82 ? r7 : r82; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; r85 = r4 < r3; if (!r85) goto b10; r90 = r71; r86 = r90 + 32ll; r87 = *(i32 *)r86; r6 = r6 < r87 ? r6 : r87; r91 = r75; r88 = r91 + 40ll; r89 = *(i32 *)r88; r7 = r7 > r89 ? r7 : r89; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; r92 = r4 < r3; if (!r92) goto b10; r97 = r71; r93 = r97 + 32ll; r94 = *(i32 *)r93; r6 = r6 < r94 ? r6 : r94; r98 = r75; r95 = r98 + 40ll; r96 = *(i32 *)r95; r7 = r7 > r96 ? r7 : r96; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r75 = r75 + r77 * 1; goto b2;
+	r8 = r4 < r3; if (!r8) goto b10; r66 = r71; r11 = r66 + 32ll; r12 = *(i32 *)r11; r6 = r6 < r12 ? r6 : r12; r67 = r66; r15 = r67 + 40ll; r16 = *(i32 *)r15; r7 = r7 > r16 ? r7 : r16; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r74 = r4 < r3; if (!r74) goto b10; r79 = r71; r75 = r79 + 32ll; r76 = *(i32 *)r75; r6 = r6 < r76 ? r6 : r76; r80 = r79; r77 = r80 + 40ll; r78 = *(i32 *)r77; r7 = r7 > r78 ? r7 : r78; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r81 = r4 < r3; if (!r81) goto b10; r86 = r71; r82 = r86 + 32ll; r83 = *(i32 *)r82; r6 = r6 < r83 ? r6 : r83; r87 = r86; r84 = r87 + 40ll; r85 = *(i32 *)r84; r7 = r7 > r85 ? r7 : r85; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r88 = r4 < r3; if (!r88) goto b10; r93 = r71; r89 = r93 + 32ll; r90 = *(i32 *)r89; r6 = r6 < r90 ? r6 : r90; r94 = r93; r91 = r94 + 40ll; r92 = *(i32 *)r91; r7 = r7 > r92 ? r7 : r92; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; goto b2;
 b10: // combine done
 #line 20 "reduce.go"
 	r17 = (i64)(threadIdx.x % warpSize); r18 = (i64)(threadIdx.x / warpSize); r39 = r18 == 0ll; r19 = (i64)warpSize; r20 = (u64)r18 * (u64)r19; r21 = (i64)blockDim.x; r22 = (u64)r21 - (u64)r20; r23 = r22 < r19 ? r22 : r19; r24 = r19 >> 1;
@@ -347,16 +347,16 @@ b11: // reduction shuffle
 	r25 = qd_shfl_down(r6, (u32)r24); r26 = qd_shfl_down(r7, (u32)r24); r27 = (u64)r17 + (u64)r24; r28 = r27 < r23; if (!r28) goto b13; r6 = r6 < r25 ? r6 : r25; r7 = r7 > r26 ? r7 : r26;
 b13: // reduction next
 #line 20 "reduce.go"
-	r24 = r24 >> 1; r29 = r24 != 0ll; if (!r29) goto b23; r99 = qd_shfl_down(r6, (u32)r24); r100 = qd_shfl_down(r7, (u32)r24); r101 = (u64)r17 + (u64)r24; r102 = r101 < r23; if (!r102) goto b16; r6 = r6 < r99 ? r6 : r99; r7 = r7 > r100 ? r7 : r100;
+	r24 = r24 >> 1; r29 = r24 != 0ll; if (!r29) goto b23; r95 = qd_shfl_down(r6, (u32)r24); r96 = qd_shfl_down(r7, (u32)r24); r97 = (u64)r17 + (u64)r24; r98 = r97 < r23; if (!r98) goto b16; r6 = r6 < r95 ? r6 : r95; r7 = r7 > r96 ? r7 : r96;
 b16: // reduction next (unrolled 1)
 #line 20 "reduce.go"
-	r24 = r24 >> 1; r103 = r24 != 0ll; if (!r103) goto b23; r104 = qd_shfl_down(r6, (u32)r24); r105 = qd_shfl_down(r7, (u32)r24); r106 = (u64)r17 + (u64)r24; r107 = r106 < r23; if (!r107) goto b19; r6 = r6 < r104 ? r6 : r104; r7 = r7 > r105 ? r7 : r105;
+	r24 = r24 >> 1; r99 = r24 != 0ll; if (!r99) goto b23; r100 = qd_shfl_down(r6, (u32)r24); r101 = qd_shfl_down(r7, (u32)r24); r102 = (u64)r17 + (u64)r24; r103 = r102 < r23; if (!r103) goto b19; r6 = r6 < r100 ? r6 : r100; r7 = r7 > r101 ? r7 : r101;
 b19: // reduction next (unrolled 2)
 #line 20 "reduce.go"
-	r24 = r24 >> 1; r108 = r24 != 0ll; if (!r108) goto b23; r109 = qd_shfl_down(r6, (u32)r24); r110 = qd_shfl_down(r7, (u32)r24); r111 = (u64)r17 + (u64)r24; r112 = r111 < r23; if (!r112) goto b22; r6 = r6 < r109 ? r6 : r109; r7 = r7 > r110 ? r7 : r110;
+	r24 = r24 >> 1; r104 = r24 != 0ll; if (!r104) goto b23; r105 = qd_shfl_down(r6, (u32)r24); r106 = qd_shfl_down(r7, (u32)r24); r107 = (u64)r17 + (u64)r24; r108 = r107 < r23; if (!r108) goto b22; r6 = r6 < r105 ? r6 : r105; r7 = r7 > r106 ? r7 : r106;
 b22: // reduction next (unrolled 3)
 #line 20 "reduce.go"
-	r24 = r24 >> 1; r113 = r24 != 0ll; if (r113) goto b11;
+	r24 = r24 >> 1; r109 = r24 != 0ll; if (r109) goto b11;
 b23: // reduction shuffled
 #line 20 "reduce.go"
 	r30 = r17 == 0ll; if (!r30) goto b25; r31 = (char *)qvar_reduce0; r32 = (u64)r18 * 2ull; r33 = r32; r34 = r31 + r33 * 8; *(i32 *)r34 = r6; r35 = (char *)qvar_reduce0; r36 = r32; r68 = r35 + r36 * 8; r38 = r68 + 8ll; *(i32 *)r38 = r7;
@@ -371,16 +371,16 @@ b29: // reduction shuffle
 	r56 = qd_shfl_down(r6, (u32)r55); r57 = qd_shfl_down(r7, (u32)r55); r58 = (u64)r17 + (u64)r55; r59 = r58 < r54; if (!r59) goto b31; r6 = r6 < r56 ? r6 : r56; r7 = r7 > r57 ? r7 : r57;
 b31: // reduction next
 #line 20 "reduce.go"
-	r55 = r55 >> 1; r60 = r55 != 0ll; if (!r60) goto b41; r114 = qd_shfl_down(r6, (u32)r55); r115 = qd_shfl_down(r7, (u32)r55); r116 = (u64)r17 + (u64)r55; r117 = r116 < r54; if (!r117) goto b34; r6 = r6 < r114 ? r6 : r114; r7 = r7 > r115 ? r7 : r115;
+	r55 = r55 >> 1; r60 = r55 != 0ll; if (!r60) goto b41; r110 = qd_shfl_down(r6, (u32)r55); r111 = qd_shfl_down(r7, (u32)r55); r112 = (u64)r17 + (u64)r55; r113 = r112 < r54; if (!r113) goto b34; r6 = r6 < r110 ? r6 : r110; r7 = r7 > r111 ? r7 : r111;
 b34: // reduction next (unrolled 1)
 #line 20 "reduce.go"
-	r55 = r55 >> 1; r118 = r55 != 0ll; if (!r118) goto b41; r119 = qd_shfl_down(r6, (u32)r55); r120 = qd_shfl_down(r7, (u32)r55); r121 = (u64)r17 + (u64)r55; r122 = r121 < r54; if (!r122) goto b37; r6 = r6 < r119 ? r6 : r119; r7 = r7 > r120 ? r7 : r120;
+	r55 = r55 >> 1; r114 = r55 != 0ll; if (!r114) goto b41; r115 = qd_shfl_down(r6, (u32)r55); r116 = qd_shfl_down(r7, (u32)r55); r117 = (u64)r17 + (u64)r55; r118 = r117 < r54; if (!r118) goto b37; r6 = r6 < r115 ? r6 : r115; r7 = r7 > r116 ? r7 : r116;
 b37: // reduction next (unrolled 2)
 #line 20 "reduce.go"
-	r55 = r55 >> 1; r123 = r55 != 0ll; if (!r123) goto b41; r124 = qd_shfl_down(r6, (u32)r55); r125 = qd_shfl_down(r7, (u32)r55); r126 = (u64)r17 + (u64)r55; r127 = r126 < r54; if (!r127) goto b40; r6 = r6 < r124 ? r6 : r124; r7 = r7 > r125 ? r7 : r125;
+	r55 = r55 >> 1; r119 = r55 != 0ll; if (!r119) goto b41; r120 = qd_shfl_down(r6, (u32)r55); r121 = qd_shfl_down(r7, (u32)r55); r122 = (u64)r17 + (u64)r55; r123 = r122 < r54; if (!r123) goto b40; r6 = r6 < r120 ? r6 : r120; r7 = r7 > r121 ? r7 : r121;
 b40: // reduction next (unrolled 3)
 #line 20 "reduce.go"
-	r55 = r55 >> 1; r128 = r55 != 0ll; if (r128) goto b29;
+	r55 = r55 >> 1; r124 = r55 != 0ll; if (r124) goto b29;
 b41: // reduction shuffled
 #line 20 "reduce.go"
 	r61 = r30; if (!r61) goto b43; r62 = r0 < r6 ? r0 : r6; r63 = r1 + 0ll; *(i32 *)r63 = r62; r64 = r0 > r7 ? r0 : r7; r65 = r1 + 16ll; *(i32 *)r65 = r64;

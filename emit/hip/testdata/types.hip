@@ -96,23 +96,45 @@ b18: // exit
 
 // Task 0 of kernel Filter(in []f32, out []f32), parallel.
 extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r7 = 0, r10 = 0, r63 = 0, r66 = 0, r98 = 0, r102 = 0, r108 = 0;
+	bool r7 = 0, r10 = 0, r63 = 0, r66 = 0, r98 = 0, r102 = 0, r108 = 0, r109 = 0;
+	bool r113 = 0, r119 = 0, r122 = 0, r125 = 0, r127 = 0, r133 = 0, r136 = 0, r165 = 0;
+	bool r168 = 0, r198 = 0, r201 = 0, r231 = 0, r234 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r18 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r47 = 0, r56 = 0, r57 = 0;
 	i64 r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r64 = 0, r65 = 0, r69 = 0;
 	i64 r70 = 0, r71 = 0, r72 = 0, r83 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0;
-	i64 r92 = 0, r93 = 0, r95 = 0, r96 = 0, r113 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r92 = 0, r93 = 0, r95 = 0, r96 = 0, r110 = 0, r111 = 0, r112 = 0, r114 = 0;
+	i64 r115 = 0, r116 = 0, r117 = 0, r120 = 0, r123 = 0, r124 = 0, r131 = 0, r132 = 0;
+	i64 r134 = 0, r135 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r153 = 0, r158 = 0;
+	i64 r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r166 = 0, r167 = 0;
+	i64 r171 = 0, r172 = 0, r173 = 0, r174 = 0, r185 = 0, r190 = 0, r191 = 0, r192 = 0;
+	i64 r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r199 = 0, r200 = 0, r204 = 0;
+	i64 r205 = 0, r206 = 0, r207 = 0, r218 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0;
+	i64 r227 = 0, r228 = 0, r229 = 0, r230 = 0, r232 = 0, r233 = 0, r237 = 0, r238 = 0;
+	i64 r239 = 0, r240 = 0, r251 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0;
+	i64 r261 = 0, r262 = 0, r263 = 0, r271 = 0, r274 = 0, r277 = 0, r280 = 0, r283 = 0;
+	i64 r286 = 0, r288 = 0, r290 = 0, r292 = 0, r294 = 0, r296 = 0, r298 = 0;
 	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0;
-	u64 r106 = 0, r107 = 0;
+	u64 r106 = 0, r107 = 0, r118 = 0, r121 = 0, r126 = 0, r128 = 0, r129 = 0, r130 = 0;
 	float r19 = 0, r26 = 0, r27 = 0, r30 = 0, r32 = 0, r35 = 0, r36 = 0, r38 = 0;
 	float r40 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0, r49 = 0, r50 = 0, r52 = 0;
 	float r53 = 0, r54 = 0, r55 = 0, r68 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
-	float r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0;
+	float r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r138 = 0;
+	float r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
+	float r152 = 0, r155 = 0, r156 = 0, r170 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0;
+	float r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r187 = 0, r188 = 0, r203 = 0;
+	float r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0;
+	float r217 = 0, r220 = 0, r221 = 0, r236 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0;
+	float r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r253 = 0, r254 = 0;
 	double r43 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r13 = 0, *r14 = 0, *r15 = 0, *r16 = 0, *r17 = 0;
 	char *r20 = 0, *r25 = 0, *r28 = 0, *r29 = 0, *r31 = 0, *r33 = 0, *r34 = 0, *r37 = 0;
 	char *r39 = 0, *r44 = 0, *r48 = 0, *r51 = 0, *r67 = 0, *r73 = 0, *r84 = 0, *r87 = 0;
-	char *r109 = 0, *r110 = 0, *r111 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0;
+	char *r137 = 0, *r143 = 0, *r154 = 0, *r157 = 0, *r169 = 0, *r175 = 0, *r186 = 0, *r189 = 0;
+	char *r202 = 0, *r208 = 0, *r219 = 0, *r222 = 0, *r235 = 0, *r241 = 0, *r252 = 0, *r255 = 0;
+	char *r264 = 0, *r265 = 0, *r266 = 0, *r267 = 0, *r268 = 0, *r269 = 0, *r270 = 0, *r272 = 0;
+	char *r273 = 0, *r275 = 0, *r276 = 0, *r278 = 0, *r279 = 0, *r281 = 0, *r282 = 0, *r284 = 0;
+	char *r285 = 0, *r287 = 0, *r289 = 0, *r291 = 0, *r293 = 0, *r295 = 0, *r297 = 0, *r299 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 34 "types.go"
@@ -120,32 +142,61 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r17 = p0; r18 = p1;
 	r34 = (char *)qdata_weights;
 #line 34 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r94 = (u64)r18; r95 = r2; r96 = (u64)r95 + 1ull; r97 = (u64)r96; r98 = r97 < r94; r99 = (u64)r3; r100 = r99 + 18446744073709551615ull; r101 = r100 + 4611686018427387904ull; r102 = r101 <= 9223372036854775808ull; r103 = r100 - 1ull; r104 = (u64)r2; r105 = r103 - r104; r106 = r94 - 1ull; r107 = r106 - r97; r108 = r105 <= r107; if (!r98) goto b11; if (!r102) goto b11; if (!r108) goto b11;
-	r22 = r18; r23 = (u64)r22 - 1ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r94 = (u64)r18; r95 = r2; r96 = (u64)r95 + 1ull; r97 = (u64)r96; r98 = r97 < r94; r99 = (u64)r3; r100 = r99 + 18446744073709551615ull; r101 = r100 + 4611686018427387904ull; r102 = r101 <= 9223372036854775808ull; r103 = r100 - 1ull; r104 = (u64)r2; r105 = r103 - r104; r106 = r94 - 1ull; r107 = r106 - r97; r108 = r105 <= r107; r110 = p3; r111 = (u64)r110 + (u64)(-1ll); r112 = (u64)r111 + 1ull; r113 = r112 >= 0ll; r115 = r18; r116 = (u64)r115 - 1ull; r117 = r116 < 1ll ? r116 : 1ll; r118 = (u64)r117; r119 = r118 < 9223372036854775808ull; r120 = r112 < r116 ? r112 : r116; r121 = (u64)r120; r122 = r121 < r94; if (!r98) goto b34; if (!r102) goto b34; if (!r108) goto b34; if (!r113) goto b34; if (!r119) goto b34; if (!r122) goto b34; r123 = (u64)r1 * 3ull; r263 = (u64)r1 * 4ull; r128 = r99; r130 = (u64)r123;
+	r141 = r116; r271 = r263; r173 = r116;
+	r274 = r263;
+#line 35 "types.go"
+	r277 = (u64)r1 * 8ull; r206 = r116;
+	r280 = r277;
+#line 35 "types.go"
+	r283 = (u64)r1 * 12ull; r239 = r116;
+	r286 = r283; r296 = r2; r297 = r17 + r296 * 4; r298 = (u64)r263 * 4ull; r299 = r4 + r296 * 4;
+b8: // grid unrolled guard
+#line 36 "types.go"
+	r124 = (u64)r2 + 1ull; r125 = r124 < r3; if (!r125) goto b33; r129 = (u64)r124; r126 = r128 - r129; r127 = r126 > r130; if (!r127) goto b27; r131 = r2;
 #line 34 "types.go"
-	r113 = r2; r114 = r17 + r113 * 4; r115 = (u64)r1 * 4ull; r116 = r4 + r113 * 4;
-b5: // head
+	r134 = r131; r135 = (u64)r134 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r268 = r297; r137 = r268 + 4ll; r138 = *(float *)r137; r54 = r138; r139 = (u64)r135 + 1ull; r142 = r139 < r141 ? r139 : r141; r143 = r17 + r142 * 4; r144 = *(float *)r143; r55 = r144; r145 = r54; r52 = r145; r146 = r55; r53 = r146;
+	r147 = r52; r148 = r147 * 0x1.8p-02f; r149 = r53; r150 = r149 * 0x1.8p-02f; r151 = r148 + r150; r152 = r151 * 0x1p+01f; r158 = r135 >> 63; r159 = r158 & 3ll; r160 = (u64)r135 + (u64)r159; r161 = r160 >> 2; r162 = (u64)r161 * 4ull; r163 = (u64)r135 - (u64)r162; r153 = r163; r154 = r34 + r153 * 4; r155 = *(float *)r154; r156 = r152 + r155; r269 = r299; r157 = r269 + 4ll; *(float *)r157 = r156; r196 = (u64)r131 + (u64)r1;
 #line 34 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b10; r8 = r2; r9 = (u64)r8 + 1ull;
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r109 = r114; r16 = r109 + 4ll; r19 = *(float *)r16; r54 = r19; r21 = (u64)r9 + 1ull; r24 = r21 < r23 ? r21 : r23; if ((u64)r24 >= (u64)r18) { qd_site = 1; qd_x = r24; qd_y = r18; goto qd_fault; } r25 = r17 + r24 * 4; r26 = *(float *)r25; r55 = r26; r27 = r54; r52 = r27; r30 = r55; r53 = r30;
-	r32 = r52; r36 = r32 * 0x1.8p-02f; r38 = r53; r41 = r38 * 0x1.8p-02f; r42 = r36 + r41; r46 = r42 * 0x1p+01f; r56 = r9 >> 63; r57 = r56 & 3ll; r58 = (u64)r9 + (u64)r57; r59 = r58 >> 2; r60 = (u64)r59 * 4ull; r61 = (u64)r9 - (u64)r60; r47 = r61; r48 = r34 + r47 * 4; r49 = *(float *)r48; r50 = r46 + r49; r110 = r116; r51 = r110 + 4ll; *(float *)r51 = r50;
+	r166 = r196; r167 = (u64)r166 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r270 = r268; r272 = r270 + r271 * 1; r169 = r272 + 4ll; r170 = *(float *)r169; r54 = r170; r171 = (u64)r167 + 1ull; r174 = r171 < r173 ? r171 : r173; r175 = r17 + r174 * 4; r176 = *(float *)r175; r55 = r176; r177 = r54; r52 = r177; r178 = r55; r53 = r178;
+	r179 = r52; r180 = r179 * 0x1.8p-02f; r181 = r53; r182 = r181 * 0x1.8p-02f; r183 = r180 + r182; r184 = r183 * 0x1p+01f; r190 = r167 >> 63; r191 = r190 & 3ll; r192 = (u64)r167 + (u64)r191; r193 = r192 >> 2; r194 = (u64)r193 * 4ull; r195 = (u64)r167 - (u64)r194; r185 = r195; r186 = r34 + r185 * 4; r187 = *(float *)r186; r188 = r184 + r187; r273 = r269; r275 = r273 + r274 * 1; r189 = r275 + 4ll; *(float *)r189 = r188; r229 = (u64)r196 + (u64)r1;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r114 = r114 + r115 * 1; r116 = r116 + r115 * 1; goto b5;
-b10: // exit
+	r199 = r229; r200 = (u64)r199 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r276 = r268; r278 = r276 + r277 * 1; r202 = r278 + 4ll; r203 = *(float *)r202; r54 = r203; r204 = (u64)r200 + 1ull; r207 = r204 < r206 ? r204 : r206; r208 = r17 + r207 * 4; r209 = *(float *)r208; r55 = r209; r210 = r54; r52 = r210; r211 = r55; r53 = r211;
+	r212 = r52; r213 = r212 * 0x1.8p-02f; r214 = r53; r215 = r214 * 0x1.8p-02f; r216 = r213 + r215; r217 = r216 * 0x1p+01f; r223 = r200 >> 63; r224 = r223 & 3ll; r225 = (u64)r200 + (u64)r224; r226 = r225 >> 2; r227 = (u64)r226 * 4ull; r228 = (u64)r200 - (u64)r227; r218 = r228; r219 = r34 + r218 * 4; r220 = *(float *)r219; r221 = r217 + r220; r279 = r269; r281 = r279 + r280 * 1; r222 = r281 + 4ll; *(float *)r222 = r221; r262 = (u64)r229 + (u64)r1;
+#line 34 "types.go"
+	r232 = r262; r233 = (u64)r232 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r282 = r268; r284 = r282 + r283 * 1; r235 = r284 + 4ll; r236 = *(float *)r235; r54 = r236; r237 = (u64)r233 + 1ull; r240 = r237 < r239 ? r237 : r239; r241 = r17 + r240 * 4; r242 = *(float *)r241; r55 = r242; r243 = r54; r52 = r243; r244 = r55; r53 = r244;
+	r245 = r52; r246 = r245 * 0x1.8p-02f; r247 = r53; r248 = r247 * 0x1.8p-02f; r249 = r246 + r248; r250 = r249 * 0x1p+01f; r256 = r233 >> 63; r257 = r256 & 3ll; r258 = (u64)r233 + (u64)r257; r259 = r258 >> 2; r260 = (u64)r259 * 4ull; r261 = (u64)r233 - (u64)r260; r251 = r261; r252 = r34 + r251 * 4; r253 = *(float *)r252; r254 = r250 + r253; r285 = r269; r287 = r285 + r286 * 1; r255 = r287 + 4ll; *(float *)r255 = r254; r2 = (u64)r2 + (u64)r263; r297 = r297 + r298 * 1; r299 = r299 + r298 * 1; goto b8;
+b27: // preheader
+#line 35 "types.go"
+	r23 = r116;
+#line 34 "types.go"
+	r288 = r2; r289 = r17 + r288 * 4; r290 = r263; r291 = r4 + r288 * 4;
+b28: // head
+#line 34 "types.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33; r8 = r2; r9 = (u64)r8 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r264 = r289; r16 = r264 + 4ll; r19 = *(float *)r16; r54 = r19; r21 = (u64)r9 + 1ull; r24 = r21 < r23 ? r21 : r23; r25 = r17 + r24 * 4; r26 = *(float *)r25; r55 = r26; r27 = r54; r52 = r27; r30 = r55; r53 = r30;
+	r32 = r52; r36 = r32 * 0x1.8p-02f; r38 = r53; r41 = r38 * 0x1.8p-02f; r42 = r36 + r41; r46 = r42 * 0x1p+01f; r56 = r9 >> 63; r57 = r56 & 3ll; r58 = (u64)r9 + (u64)r57; r59 = r58 >> 2; r60 = (u64)r59 * 4ull; r61 = (u64)r9 - (u64)r60; r47 = r61; r48 = r34 + r47 * 4; r49 = *(float *)r48; r50 = r46 + r49; r265 = r291; r51 = r265 + 4ll; *(float *)r51 = r50;
+#line 34 "types.go"
+	r2 = (u64)r2 + (u64)r1; r289 = r289 + r290 * 1; r291 = r291 + r290 * 1; goto b28;
+b33: // exit
 #line 34 "types.go"
 	return;
-b11: // preheader
+b34: // preheader
 #line 35 "types.go"
-	r70 = r18; r71 = (u64)r70 - 1ull;
+	r71 = r116;
 #line 34 "types.go"
-	r117 = r2; r118 = r17 + r117 * 4; r119 = (u64)r1 * 4ull; r120 = r4 + r117 * 4;
-b12: // head (checked)
+	r292 = r2; r293 = r17 + r292 * 4; r294 = (u64)r1 * 4ull; r295 = r4 + r292 * 4;
+b35: // head (checked)
 #line 34 "types.go"
-	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b10; r64 = r2; r65 = (u64)r64 + 1ull;
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; if ((u64)r65 >= (u64)r18) { qd_site = 0; qd_x = r65; qd_y = r18; goto qd_fault; } r111 = r118; r67 = r111 + 4ll; r68 = *(float *)r67; r54 = r68; r69 = (u64)r65 + 1ull; r72 = r69 < r71 ? r69 : r71; if ((u64)r72 >= (u64)r18) { qd_site = 1; qd_x = r72; qd_y = r18; goto qd_fault; } r73 = r17 + r72 * 4; r74 = *(float *)r73; r55 = r74; r75 = r54; r52 = r75; r76 = r55; r53 = r76;
-	r77 = r52; r78 = r77 * 0x1.8p-02f; r79 = r53; r80 = r79 * 0x1.8p-02f; r81 = r78 + r80; r82 = r81 * 0x1p+01f; r88 = r65 >> 63; r89 = r88 & 3ll; r90 = (u64)r65 + (u64)r89; r91 = r90 >> 2; r92 = (u64)r91 * 4ull; r93 = (u64)r65 - (u64)r92; r83 = r93; r84 = r34 + r83 * 4; r85 = *(float *)r84; r86 = r82 + r85; r112 = r120; r87 = r112 + 4ll; *(float *)r87 = r86;
+	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b33; r64 = r2; r65 = (u64)r64 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; if ((u64)r65 >= (u64)r18) { qd_site = 0; qd_x = r65; qd_y = r18; goto qd_fault; } r266 = r293; r67 = r266 + 4ll; r68 = *(float *)r67; r54 = r68; r69 = (u64)r65 + 1ull; r72 = r69 < r71 ? r69 : r71; if ((u64)r72 >= (u64)r18) { qd_site = 1; qd_x = r72; qd_y = r18; goto qd_fault; } r73 = r17 + r72 * 4; r74 = *(float *)r73; r55 = r74; r75 = r54; r52 = r75; r76 = r55; r53 = r76;
+	r77 = r52; r78 = r77 * 0x1.8p-02f; r79 = r53; r80 = r79 * 0x1.8p-02f; r81 = r78 + r80; r82 = r81 * 0x1p+01f; r88 = r65 >> 63; r89 = r88 & 3ll; r90 = (u64)r65 + (u64)r89; r91 = r90 >> 2; r92 = (u64)r91 * 4ull; r93 = (u64)r65 - (u64)r92; r83 = r93; r84 = r34 + r83 * 4; r85 = *(float *)r84; r86 = r82 + r85; r267 = r295; r87 = r267 + 4ll; *(float *)r87 = r86;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r118 = r118 + r119 * 1; r120 = r120 + r119 * 1; goto b12;
+	r2 = (u64)r2 + (u64)r1; r293 = r293 + r294 * 1; r295 = r295 + r294 * 1; goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -670,6 +721,253 @@ qd_fault: {
 }
 }
 
+// Task 0 of kernel MatAcc(c []f32, a []f32, b []f32, n i64), parallel.
+extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r4 = 0, r6 = 0, r8 = 0, r11 = 0, r34 = 0, r36 = 0, r37 = 0, r54 = 0;
+	bool r56 = 0, r61 = 0, r64 = 0, r70 = 0, r87 = 0, r92 = 0, r95 = 0, r101 = 0;
+	bool r106 = 0, r115 = 0, r117 = 0, r144 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
+	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0;
+	i64 r29 = 0, r33 = 0, r35 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r44 = 0;
+	i64 r45 = 0, r53 = 0, r55 = 0, r58 = 0, r59 = 0, r71 = 0, r72 = 0, r73 = 0;
+	i64 r74 = 0, r77 = 0, r78 = 0, r86 = 0, r89 = 0, r90 = 0, r103 = 0, r104 = 0;
+	i64 r109 = 0, r110 = 0, r111 = 0, r118 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0;
+	i64 r125 = 0, r126 = 0, r128 = 0, r129 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0;
+	i64 r136 = 0, r137 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
+	u64 r57 = 0, r60 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	u64 r69 = 0, r88 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
+	u64 r99 = 0, r100 = 0, r102 = 0, r105 = 0, r107 = 0, r108 = 0, r112 = 0, r113 = 0;
+	u64 r114 = 0, r116 = 0;
+	float r19 = 0, r25 = 0, r26 = 0, r30 = 0, r31 = 0, r43 = 0, r47 = 0, r48 = 0;
+	float r50 = 0, r51 = 0, r76 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0;
+	char *r16 = 0, *r17 = 0, *r22 = 0, *r23 = 0, *r27 = 0, *r28 = 0, *r32 = 0, *r42 = 0;
+	char *r46 = 0, *r49 = 0, *r52 = 0, *r75 = 0, *r79 = 0, *r82 = 0, *r85 = 0, *r119 = 0;
+	char *r122 = 0, *r127 = 0, *r130 = 0, *r135 = 0, *r138 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 92 "types.go"
+	r3 = p6;
+#line 95 "types.go"
+	r17 = p2; r18 = p3; r23 = p4; r24 = p5; r28 = p0; r29 = p1;
+#line 92 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r6 = r3 > 0ll; r57 = (u64)r29; r62 = (u64)r3; r63 = r62 + 4611686018427387904ull; r64 = r63 <= 9223372036854775808ull; r65 = r62 - 1ull; r68 = r57 - 1ull; r37 = r6; r8 = r6; r88 = (u64)r18; r95 = r64; r96 = r65; r99 = r88 - 1ull; r102 = (u64)r24; r107 = r102 - 1ull; r67 = r65; r98 = r96; r110 = r3; r123 = r3; r124 = r123; r125 = (u64)r124 * 4ull; r141 = r125; r133 = r125;
+b2: // head
+#line 92 "types.go"
+	r4 = r2 < r3; if (!r4) goto b50; r5 = r2; if (!r6) goto b39; r7 = 0ll; r58 = (u64)r5 * (u64)r3; r59 = r58; r60 = (u64)r59; r61 = r60 < r57; r69 = r68 - r60; r70 = r67 <= r69; if (!r61) goto b43; if (!r64) goto b43; if (!r70) goto b43;
+#line 95 "types.go"
+	r12 = r58; r14 = r58; r71 = r58; r73 = r58; r91 = r60; r92 = r91 < r88; r100 = r99 - r91; r101 = r98 <= r100; r118 = r14; r134 = r73;
+b9: // rangeint.body
+#line 95 "types.go"
+	if (!r8) goto b37;
+#line 92 "types.go"
+	r9 = 0ll; r104 = r7; r105 = (u64)r104; r106 = r105 < r102; r108 = r107 - r105; r111 = (u64)r110 + (u64)r7; r112 = (u64)r111; r113 = r112 - r105; r114 = __umul64hi(r113, r98); r115 = r114 == 0ull; r116 = r113 * r98; r117 = r116 <= r108; if (!r92) goto b40; if (!r95) goto b40; if (!r101) goto b40; if (!r106) goto b40; if (!r115) goto b40; if (!r117) goto b40;
+#line 95 "types.go"
+	r13 = (u64)r12 + (u64)r7; r27 = r28 + r13 * 4; r32 = r27; r119 = r17 + r118 * 4; r121 = r7; r122 = r23 + r121 * 4; r142 = r3 > (-9223372036854775800ll) ? r3 : (-9223372036854775800ll); r143 = (u64)r142 - 8ull;
+b18: // unroll guard
+#line 95 "types.go"
+	r144 = r9 < r143; if (!r144) goto b35; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; goto b18;
+b35: // rangeint.body
+#line 95 "types.go"
+	r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; if (!r34) goto b37; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; goto b35;
+b37: // rangeint.done
+#line 95 "types.go"
+	r35 = (u64)r7 + 1ull; r36 = r35 < r3; if (!r36) goto b39; r7 = r35; goto b9;
+b39: // latch
+#line 92 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
+b40: // preheader
+#line 95 "types.go"
+	r72 = (u64)r71 + (u64)r7; r82 = r28 + r72 * 4; r85 = r82; r135 = r17 + r134 * 4; r137 = r7; r138 = r23 + r137 * 4;
+b41: // rangeint.body (checked)
+#line 95 "types.go"
+	r74 = (u64)r73 + (u64)r9; if ((u64)r74 >= (u64)r18) { qd_site = 0; qd_x = r74; qd_y = r18; goto qd_fault; } r75 = r135; r76 = *(float *)r75; r77 = (u64)r9 * (u64)r3; r78 = (u64)r77 + (u64)r7; if ((u64)r78 >= (u64)r24) { qd_site = 1; qd_x = r78; qd_y = r24; goto qd_fault; } r79 = r138; r80 = *(float *)r79; r81 = r76 * r80; r83 = *(float *)r82; r84 = r83 + r81; *(float *)r85 = r84; r86 = (u64)r9 + 1ull; r87 = r86 < r3; if (!r87) goto b37; r9 = r86; r135 = r135 + 4ll; r138 = r138 + r141 * 1; goto b41;
+b43: // preheader
+#line 95 "types.go"
+	r38 = r58; r40 = r58; r126 = r40;
+b44: // rangeint.body (checked if)
+#line 95 "types.go"
+	if (!r37) goto b48;
+#line 92 "types.go"
+	r9 = 0ll;
+#line 95 "types.go"
+	r39 = (u64)r38 + (u64)r7; r49 = r28 + r39 * 4; r52 = r49; r127 = r17 + r126 * 4; r129 = r7; r130 = r23 + r129 * 4;
+b46: // rangeint.body (checked if)
+#line 95 "types.go"
+	r41 = (u64)r40 + (u64)r9; if ((u64)r41 >= (u64)r18) { qd_site = 0; qd_x = r41; qd_y = r18; goto qd_fault; } r42 = r127; r43 = *(float *)r42; r44 = (u64)r9 * (u64)r3; r45 = (u64)r44 + (u64)r7; if ((u64)r45 >= (u64)r24) { qd_site = 1; qd_x = r45; qd_y = r24; goto qd_fault; } r46 = r130; r47 = *(float *)r46; r48 = r43 * r47; if ((u64)r39 >= (u64)r29) { qd_site = 2; qd_x = r39; qd_y = r29; goto qd_fault; } r50 = *(float *)r49; r51 = r50 + r48; *(float *)r52 = r51; r53 = (u64)r9 + 1ull; r54 = r53 < r3; if (!r54) goto b48; r9 = r53; r127 = r127 + 4ll; r130 = r130 + r133 * 1; goto b46;
+b48: // rangeint.done (checked if)
+#line 95 "types.go"
+	r55 = (u64)r7 + 1ull; r56 = r55 < r3; if (!r56) goto b39; r7 = r55; goto b44;
+b50: // exit
+#line 95 "types.go"
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 393216u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel NestStencil(out []f32, in []f32, w i64, h i64), parallel.
+extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r2 = 0, r7 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r67 = 0, r75 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r23 = 0, r25 = 0;
+	i64 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r36 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r44 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r52 = 0, r58 = 0;
+	i64 r59 = 0, r60 = 0;
+	u32 r66 = 0, r68 = 0, r69 = 0, r70 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0;
+	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0, r63 = 0;
+	u64 r64 = 0, r65 = 0, r71 = 0, r72 = 0, r73 = 0;
+	float r37 = 0, r42 = 0, r43 = 0, r48 = 0, r49 = 0, r54 = 0, r55 = 0;
+	char *r34 = 0, *r35 = 0, *r41 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r57 = 0, *r61 = 0;
+	char *r62 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 107 "types.go"
+	r0 = p5; r5 = p4;
+#line 109 "types.go"
+	r35 = p2; r36 = p3; r57 = p0; r58 = p1;
+#line 107 "types.go"
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b16; r3 = (u64)r1; r4 = r3 - 1ull;
+	r6 = (u64)r5 - 1ull;
+#line 107 "types.go"
+	r7 = r6 > 1ll; if (!r7) goto b16; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r64 = r11 | r9; r65 = r64 >> 32; r66 = (u32)r65; r67 = r66 == 0u; if (!r67) goto b18; r68 = (u32)r11; r69 = (u32)r9; r70 = qd_div_u32(r68, r69); r63 = (u64)r70;
+b5: // setup
+#line 107 "types.go"
+	r15 = r63; r16 = r15 * r9; r14 = r11 - r16; r72 = r13 | r9; r73 = r72 >> 32; r74 = (u32)r73; r75 = r74 == 0u; if (!r75) goto b17; r76 = (u32)r13; r77 = (u32)r9; r78 = qd_div_u32(r76, r77); r71 = (u64)r78;
+b7: // setup
+#line 107 "types.go"
+	r17 = r71; r18 = r17 * r9; r19 = r13 - r18; r20 = r15;
+b8: // head
+#line 107 "types.go"
+	r21 = r20 < r4; if (!r21) goto b16; r22 = r20 + 1ull; r23 = (i64)r22; r24 = r14 + 1ull; r25 = (i64)r24; r1 = (u64)r0 - 1ull; r27 = r23 < r1; if (!r27) goto b16;
+	r6 = (u64)r5 - 1ull; r28 = r25 < r6; if (!r28) goto b13;
+	r29 = (u64)r23 * (u64)r5; r30 = (u64)r29 + (u64)r25; r32 = r30; r33 = (u64)r32 - 1ull; if ((u64)r33 >= (u64)r36) { qd_site = 0; qd_x = r33; qd_y = r36; goto qd_fault; } r61 = r35 + r32 * 4; r34 = r61 + -4ll; r37 = *(float *)r34; r39 = r30; r40 = (u64)r39 + 1ull; if ((u64)r40 >= (u64)r36) { qd_site = 1; qd_x = r40; qd_y = r36; goto qd_fault; } r62 = r61; r41 = r62 + 4ll; r42 = *(float *)r41; r43 = r37 + r42; r44 = (u64)r23 - 1ull; r45 = (u64)r44 * (u64)r5; r46 = (u64)r45 + (u64)r25; if ((u64)r46 >= (u64)r36) { qd_site = 2; qd_x = r46; qd_y = r36; goto qd_fault; } r47 = r35 + r46 * 4; r48 = *(float *)r47; r49 = r43 + r48; r50 = (u64)r23 + 1ull; r51 = (u64)r50 * (u64)r5; r52 = (u64)r51 + (u64)r25; if ((u64)r52 >= (u64)r36) { qd_site = 3; qd_x = r52; qd_y = r36; goto qd_fault; } r53 = r35 + r52 * 4; r54 = *(float *)r53; r55 = r49 + r54; if ((u64)r30 >= (u64)r58) { qd_site = 4; qd_x = r30; qd_y = r58; goto qd_fault; } r56 = r57 + r30 * 4; *(float *)r56 = r55;
+b13: // latch
+#line 107 "types.go"
+	r14 = r14 + r19; r26 = r14 >= r9; if (!r26) goto b15; r14 = r14 - r9; r20 = r20 + 1ull;
+b15: // stepped
+#line 107 "types.go"
+	r20 = r20 + r17; goto b8;
+b16: // exit
+#line 107 "types.go"
+	return;
+b17: // divide in 64 bits
+#line 107 "types.go"
+	r71 = qd_div_u64(r13, r9); goto b7;
+b18: // divide in 64 bits
+#line 107 "types.go"
+	r63 = qd_div_u64(r11, r9); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 458752u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel TriRows(out []f32, a []f32, n i64), parallel.
+extern "C" __global__ void TriRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r4 = 0, r8 = 0, r21 = 0, r22 = 0, r24 = 0, r33 = 0, r37 = 0, r40 = 0;
+	bool r46 = 0, r47 = 0, r58 = 0, r62 = 0, r68 = 0, r75 = 0, r80 = 0, r85 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
+	i64 r13 = 0, r16 = 0, r19 = 0, r20 = 0, r23 = 0, r25 = 0, r26 = 0, r30 = 0;
+	i64 r32 = 0, r35 = 0, r48 = 0, r49 = 0, r53 = 0, r55 = 0, r56 = 0, r69 = 0;
+	i64 r71 = 0, r73 = 0, r79 = 0, r84 = 0, r89 = 0;
+	u64 r34 = 0, r36 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
+	u64 r45 = 0, r54 = 0, r57 = 0, r59 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0;
+	u64 r65 = 0, r66 = 0, r67 = 0;
+	float r6 = 0, r14 = 0, r15 = 0, r28 = 0, r29 = 0, r51 = 0, r52 = 0, r77 = 0;
+	float r78 = 0, r82 = 0, r83 = 0, r87 = 0, r88 = 0;
+	char *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r27 = 0, *r31 = 0, *r50 = 0, *r70 = 0;
+	char *r72 = 0, *r74 = 0, *r76 = 0, *r81 = 0, *r86 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 119 "types.go"
+	r3 = p4;
+#line 122 "types.go"
+	r12 = p2; r13 = p3;
+#line 124 "types.go"
+	r18 = p0; r19 = p1;
+#line 119 "types.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r34 = (u64)r19; r35 = r2; r36 = (u64)r35; r37 = r36 < r34; r38 = (u64)r3; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r34 - 1ull; r45 = r44 - r36; r46 = r43 <= r45; if (!r37) goto b25; if (!r40) goto b25; if (!r46) goto b25; r54 = (u64)r13; r66 = r54 - 1ull;
+b5: // head
+#line 119 "types.go"
+	r4 = r2 < r3; if (!r4) goto b24; r5 = r2; r6 = 0x0p+00f; r7 = 0ll; r55 = (u64)r5 * (u64)r3; r56 = r55; r57 = (u64)r56; r58 = r57 < r54; r59 = (u64)r5; r60 = r59 + 1ull; r61 = r60 + 4611686018427387904ull; r62 = r61 <= 9223372036854775808ull; r63 = r60 - 1ull; r65 = r63; r67 = r66 - r57; r68 = r65 <= r67; if (!r58) goto b21; if (!r62) goto b21; if (!r68) goto b21;
+#line 122 "types.go"
+	r9 = r55; r69 = r9; r70 = r12 + r69 * 4;
+b11: // for.loop
+#line 121 "types.go"
+	r8 = r7 <= r5; if (!r8) goto b19;
+	r11 = r70; r14 = *(float *)r11; r15 = r6 + r14;
+#line 121 "types.go"
+	r16 = (u64)r7 + 1ull; r6 = r15; r7 = r16; r70 = r70 + 4ll; r75 = r7 <= r5; if (!r75) goto b19;
+	r76 = r70; r77 = *(float *)r76; r78 = r6 + r77;
+#line 121 "types.go"
+	r79 = (u64)r7 + 1ull; r6 = r78; r7 = r79; r70 = r70 + 4ll; r80 = r7 <= r5; if (!r80) goto b19;
+	r81 = r70; r82 = *(float *)r81; r83 = r6 + r82;
+#line 121 "types.go"
+	r84 = (u64)r7 + 1ull; r6 = r83; r7 = r84; r70 = r70 + 4ll; r85 = r7 <= r5; if (!r85) goto b19;
+	r86 = r70; r87 = *(float *)r86; r88 = r6 + r87;
+#line 121 "types.go"
+	r89 = (u64)r7 + 1ull; r6 = r88; r7 = r89; r70 = r70 + 4ll; goto b11;
+b19: // for.done
+#line 124 "types.go"
+	r17 = r18 + r5 * 4; *(float *)r17 = r6;
+#line 119 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b5;
+b21: // preheader
+#line 122 "types.go"
+	r48 = r55; r73 = r48; r74 = r12 + r73 * 4;
+b22: // for.loop (checked)
+#line 121 "types.go"
+	r47 = r7 <= r5; if (!r47) goto b19;
+	r49 = (u64)r48 + (u64)r7; if ((u64)r49 >= (u64)r13) { qd_site = 0; qd_x = r49; qd_y = r13; goto qd_fault; } r50 = r74; r51 = *(float *)r50; r52 = r6 + r51;
+#line 121 "types.go"
+	r53 = (u64)r7 + 1ull; r6 = r52; r7 = r53; r74 = r74 + 4ll; goto b22;
+b24: // exit
+#line 121 "types.go"
+	return;
+b25: // head (checked)
+#line 119 "types.go"
+	r22 = r2 < r3; if (!r22) goto b24; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
+#line 122 "types.go"
+	r25 = (u64)r23 * (u64)r3; r71 = r25; r72 = r12 + r71 * 4;
+b28: // for.loop (checked)
+#line 121 "types.go"
+	r24 = r7 <= r23; if (!r24) goto b30;
+	r26 = (u64)r25 + (u64)r7; if ((u64)r26 >= (u64)r13) { qd_site = 0; qd_x = r26; qd_y = r13; goto qd_fault; } r27 = r72; r28 = *(float *)r27; r29 = r6 + r28;
+#line 121 "types.go"
+	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b28;
+b30: // for.done (checked)
+#line 124 "types.go"
+	if ((u64)r23 >= (u64)r19) { qd_site = 1; qd_x = r23; qd_y = r19; goto qd_fault; } r31 = r18 + r23 * 4; *(float *)r31 = r6;
+#line 119 "types.go"
+	r2 = (u64)r2 + (u64)r1; goto b25;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 524288u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
 // Task 0 of kernel Lookup(out []f32, idx []i32), parallel.
 extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_taps[16] __attribute__((aligned(4)));
@@ -698,44 +996,44 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r156 = 0, *r158 = 0, *r160 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 92 "types.go"
+#line 134 "types.go"
 	r4 = p0; r5 = p1; r3 = r5;
-#line 94 "types.go"
+#line 136 "types.go"
 	r34 = p2; r35 = p3; r39 = (char *)qdata_weights;
-#line 92 "types.go"
+#line 134 "types.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r132 = (u64)r35; r133 = r2; r134 = (u64)r133 + 1ull; r135 = (u64)r134; r136 = r135 < r132; r137 = (u64)r3; r138 = r137 + 18446744073709551615ull; r139 = r138 + 4611686018427387904ull; r140 = r139 <= 9223372036854775808ull; r141 = r138 - 1ull; r142 = (u64)r2; r143 = r141 - r142; r144 = r132 - 1ull; r145 = r144 - r135; r146 = r143 <= r145; if (!r136) goto b21; if (!r140) goto b21; if (!r146) goto b21; r153 = r2; r154 = r34 + r153 * 4; r155 = (u64)r1 * 4ull; r156 = r4 + r153 * 4;
 b5: // head
-#line 92 "types.go"
+#line 134 "types.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2; r9 = (u64)r8 + 1ull;
 	r11 = (char *)qvar_taps; *(float *)r11 = 0x0p+00f; r12 = r11 + 4ll; *(float *)r12 = 0x0p+00f; r13 = r11 + 8ll; *(float *)r13 = 0x0p+00f; r14 = r11 + 12ll; *(float *)r14 = 0x0p+00f; *(float *)r11 = 0x1p+00f; r25 = r12; *(float *)r25 = 0x1p+01f; r28 = r13; *(float *)r28 = 0x1.8p+01f; r31 = r14; *(float *)r31 = 0x1p+02f;
 	r147 = r154; r33 = r147 + 4ll; r36 = *(i32 *)r33; r37 = r36 & 3; r40 = (i64)r37; r38 = r39 + r40 * 4; r41 = *(float *)r38; r82 = r9 >> 63; r83 = r82 & 3ll; r84 = (u64)r9 + (u64)r83; r85 = r84 >> 2; r86 = (u64)r85 * 4ull; r87 = (u64)r9 - (u64)r86; r42 = r87; r43 = r11 + r42 * 4; r44 = *(float *)r43; r45 = r41 + r44; r47 = r45;
-#line 96 "types.go"
+#line 138 "types.go"
 	r50 = r11 + 0ll; r51 = *(float *)r50; r52 = r47 + r51; r47 = r52; r66 = r11 + 4ll; r67 = *(float *)r66; r52 = r47 + r67; r47 = r52; r70 = r11 + 8ll; r71 = *(float *)r70; r52 = r47 + r71; r47 = r52; r74 = r11 + 12ll; r75 = *(float *)r74; r52 = r47 + r75; r49 = r52;
-#line 98 "types.go"
+#line 140 "types.go"
 	r55 = r33; r56 = *(i32 *)r55; r58 = (i64)r56; if ((u64)r58 >= (u64)4ll) { qd_site = 2; qd_x = r58; qd_y = 4ll; goto qd_fault; } r57 = r39 + r58 * 4; r59 = *(float *)r57; r60 = r49 * r59; r149 = r156; r61 = r149 + 4ll; *(float *)r61 = r60;
-#line 92 "types.go"
+#line 134 "types.go"
 	r2 = (u64)r2 + (u64)r1; r154 = r154 + r155 * 1; r156 = r156 + r155 * 1; goto b5;
 b20: // exit
-#line 92 "types.go"
+#line 134 "types.go"
 	return;
 b21: // preheader
-#line 92 "types.go"
+#line 134 "types.go"
 	r157 = r2; r158 = r34 + r157 * 4; r159 = (u64)r1 * 4ull; r160 = r4 + r157 * 4;
 b22: // head (checked)
-#line 92 "types.go"
+#line 134 "types.go"
 	r88 = (u64)r2 + 1ull; r89 = r88 < r3; if (!r89) goto b20; r90 = r2; r91 = (u64)r90 + 1ull;
 	r93 = (char *)qvar_taps; *(float *)r93 = 0x0p+00f; r94 = r93 + 4ll; *(float *)r94 = 0x0p+00f; r95 = r93 + 8ll; *(float *)r95 = 0x0p+00f; r96 = r93 + 12ll; *(float *)r96 = 0x0p+00f; *(float *)r93 = 0x1p+00f; r97 = r94; *(float *)r97 = 0x1p+01f; r98 = r95; *(float *)r98 = 0x1.8p+01f; r99 = r96; *(float *)r99 = 0x1p+02f;
 	if ((u64)r91 >= (u64)r35) { qd_site = 0; qd_x = r91; qd_y = r35; goto qd_fault; } r150 = r158; r100 = r150 + 4ll; r101 = *(i32 *)r100; r102 = r101 & 3; r104 = (i64)r102; r103 = r39 + r104 * 4; r105 = *(float *)r103; r126 = r91 >> 63; r127 = r126 & 3ll; r128 = (u64)r91 + (u64)r127; r129 = r128 >> 2; r130 = (u64)r129 * 4ull; r131 = (u64)r91 - (u64)r130; r106 = r131; r107 = r93 + r106 * 4; r108 = *(float *)r107; r109 = r105 + r108; r47 = r109;
-#line 96 "types.go"
+#line 138 "types.go"
 	r111 = r93 + 0ll; r112 = *(float *)r111; r52 = r47 + r112; r47 = r52; r120 = r93 + 4ll; r121 = *(float *)r120; r52 = r47 + r121; r47 = r52; r122 = r93 + 8ll; r123 = *(float *)r122; r52 = r47 + r123; r47 = r52; r124 = r93 + 12ll; r125 = *(float *)r124; r52 = r47 + r125; r110 = r52;
-#line 98 "types.go"
+#line 140 "types.go"
 	r113 = r100; r114 = *(i32 *)r113; r116 = (i64)r114; if ((u64)r116 >= (u64)4ll) { qd_site = 2; qd_x = r116; qd_y = 4ll; goto qd_fault; } r115 = r39 + r116 * 4; r117 = *(float *)r115; r118 = r110 * r117; r152 = r160; r119 = r152 + 4ll; *(float *)r119 = r118;
-#line 92 "types.go"
+#line 134 "types.go"
 	r2 = (u64)r2 + (u64)r1; r158 = r158 + r159 * 1; r160 = r160 + r159 * 1; goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 393216u;
+	rec[2] = 589824u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
