@@ -181,43 +181,54 @@ func (l *lowerer) effectFree(v ssa.Value) bool {
 
 // buildNestOrLoop builds the task of a loop nest as one parallel loop,
 // unless iterations of an inner level would touch the same elements: that
-// level's loop then runs serially inside each iteration of the outer one,
-// as it does in Go.
+// level's loop then runs serially inside each iteration of the levels
+// outside it, which still share one index space, as it does in Go. The
+// k loop of c[i*n+j] += a[i*n+k]*b[k*n+j] runs serially in each (i, j).
+// A nest with reductions keeps only its outer level parallel.
 func (l *lowerer) buildNestOrLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	serial := l.taskSerial
-	t := l.buildNest(fn, pl)
-	l.assignSpaces(t)
-	if l.cfg.SkipDependenceCheck || len(l.diags) > 0 {
-		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
-		return t
-	}
-	switch {
-	case l.innerConflicts(t):
-		l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
-	case check.NeedsConditions(l.k, t, l.nestIndexes[t][0]):
-		// Only a flat loop has a serial version (version.go).
-		l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: the outer loop's iterations touch distinct elements only for some values of the parameters, which the kernel tests at launch")
-	default:
-		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
-		return t
-	}
-	delete(l.loopIndexes, t)
-	delete(l.nestIndexes, t)
-	pl.inner = nil
-	l.taskSerial = serial
-	return l.buildLoop(fn, pl)
-}
-
-// innerConflicts reports whether the dependence check finds iterations of
-// an inner level of the nest task t that conflict, without reporting them.
-func (l *lowerer) innerConflicts(t *ir.Task) bool {
-	l.diags, l.seen = nil, nil
-	for _, lp := range l.nestIndexes[t][1:] {
-		if check.Conflicts(l.k, t, lp) {
-			return true
+	for {
+		t := l.buildNest(fn, pl)
+		l.assignSpaces(t)
+		if l.cfg.SkipDependenceCheck || len(l.diags) > 0 {
+			l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
+			return t
+		}
+		level := l.firstConflict(t)
+		switch {
+		case level > 0:
+			l.note(pl.inner[level-1].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
+		case check.NeedsConditions(l.k, t, l.nestIndexes[t][0]):
+			// Only a flat loop has a serial version (version.go).
+			l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: the outer loop's iterations touch distinct elements only for some values of the parameters, which the kernel tests at launch")
+			level = 1
+		default:
+			l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
+			return t
+		}
+		delete(l.loopIndexes, t)
+		delete(l.nestIndexes, t)
+		l.taskSerial = serial
+		if len(pl.reductions) > 0 {
+			level = 1
+		}
+		pl.inner = pl.inner[:level-1]
+		if len(pl.inner) == 0 {
+			return l.buildLoop(fn, pl)
 		}
 	}
-	return false
+}
+
+// firstConflict returns the outermost inner level of the nest task t
+// (1 for the loop inside the top-level one) whose iterations the
+// dependence check finds to conflict, without reporting them; 0 if none.
+func (l *lowerer) firstConflict(t *ir.Task) int {
+	for k, lp := range l.nestIndexes[t][1:] {
+		if check.Conflicts(l.k, t, lp) {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // buildNest builds the parallel task of a loop nest: the levels' indices
@@ -308,12 +319,29 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		step = ir.R(qs)
 	}
 	tb.jump(head)
-	more := tb.op(ir.OpLt, u, ir.R(idx[0]), counts[0])
-	head.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{index.Index, exit.Index}}
+	// The head tests every level's offset against its count, which only
+	// the outer one can fail: the tests that the inner ones pass tell the
+	// range analysis (ir/analysis) that each offset is in [0, count), and
+	// with that each index in its level's range, which decides the checks
+	// of the nest before it (opt.HoistChecks). Each test reads a copy of
+	// the offset that the iteration does not change.
+	tb.cur = head
+	at := make([]ir.Reg, len(levels))
+	for k := range levels {
+		at[k] = tb.op(ir.OpMove, u, ir.R(idx[k]))
+	}
+	for k := len(levels) - 1; k >= 0; k-- {
+		more := tb.op(ir.OpLt, u, ir.R(at[k]), counts[k])
+		next := index
+		if k > 0 {
+			next = t.NewBlock("head")
+		}
+		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{next.Index, exit.Index}}
+		tb.cur = next
+	}
 
-	tb.cur = index
 	for k, lv := range levels {
-		v := tb.op(ir.OpAdd, u, firsts[k], ir.R(idx[k]))
+		v := tb.op(ir.OpAdd, u, firsts[k], ir.R(at[k]))
 		tb.convertInto(f.regsFor(lv.phi)[0], ir.R(v), u)
 	}
 	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}

@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b792a3363a58435f3dcdf24d7d1b03c65766e510d740e1f5196c82e2125deb2a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "63b933aa79a7d63ebc5884a5f10754e9d53bd008a4bead6be37e4af2f05df7ee"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "dd2a41663cf766c9f511672e9aa3cfb659f2f188e67423e135f3996475b5c3e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "828f03c5f072128eae0f4f401ceb1b7241b59a66f7bdbea36b7707a52762d9bb"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

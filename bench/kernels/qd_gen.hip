@@ -3444,54 +3444,77 @@ b13: // exit
 
 // Task 0 of kernel Shade2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r48 = 0;
-	bool r56 = 0;
-	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
-	i64 r30 = 0, r33 = 0, r34 = 0, r39 = 0, r40 = 0, r42 = 0;
-	u32 r47 = 0, r49 = 0, r50 = 0, r51 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r44 = 0, r46 = 0;
+	bool r49 = 0, r50 = 0, r55 = 0, r56 = 0, r68 = 0, r70 = 0, r71 = 0, r75 = 0;
+	bool r79 = 0, r81 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r97 = 0, r105 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
+	i64 r33 = 0, r36 = 0, r37 = 0, r42 = 0, r43 = 0, r45 = 0, r52 = 0, r54 = 0;
+	i64 r57 = 0, r58 = 0, r62 = 0, r63 = 0, r67 = 0, r72 = 0, r73 = 0, r74 = 0;
+	i64 r80 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
+	u32 r96 = 0, r98 = 0, r99 = 0, r100 = 0, r104 = 0, r106 = 0, r107 = 0, r108 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
-	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r44 = 0;
-	u64 r45 = 0, r46 = 0, r52 = 0, r53 = 0, r54 = 0;
-	float r31 = 0, r32 = 0, r35 = 0, r36 = 0;
-	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r47 = 0, r48 = 0, r51 = 0, r53 = 0, r69 = 0, r76 = 0, r77 = 0;
+	u64 r78 = 0, r87 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r95 = 0, r101 = 0;
+	u64 r102 = 0, r103 = 0;
+	float r34 = 0, r35 = 0, r38 = 0, r39 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0;
+	char *r31 = 0, *r32 = 0, *r40 = 0, *r41 = 0, *r59 = 0, *r66 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 74 "types.go"
 	r0 = p5; r4 = p4;
 #line 77 "types.go"
-	r29 = p2; r30 = p3; r38 = p0; r39 = p1;
+	r32 = p2; r33 = p3; r41 = p0; r42 = p1;
 #line 74 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b16; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b16; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r45 = r9 | r7; r46 = r45 >> 32; r47 = (u32)r46; r48 = r47 == 0u; if (!r48) goto b18; r49 = (u32)r9; r50 = (u32)r7; r51 = qd_div_u32(r49, r50); r44 = (u64)r51;
+	r1 = r0 > 0ll; if (!r1) goto b25; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b25; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r94 = r9 | r7; r95 = r94 >> 32; r96 = (u32)r95; r97 = r96 == 0u; if (!r97) goto b37; r98 = (u32)r9; r99 = (u32)r7; r100 = qd_div_u32(r98, r99); r93 = (u64)r100;
 b5: // setup
 #line 74 "types.go"
-	r13 = r44; r14 = r13 * r7; r12 = r9 - r14; r53 = r11 | r7; r54 = r53 >> 32; r55 = (u32)r54; r56 = r55 == 0u; if (!r56) goto b17; r57 = (u32)r11; r58 = (u32)r7; r59 = qd_div_u32(r57, r58); r52 = (u64)r59;
+	r13 = r93; r14 = r13 * r7; r12 = r9 - r14; r102 = r11 | r7; r103 = r102 >> 32; r104 = (u32)r103; r105 = r104 == 0u; if (!r105) goto b36; r106 = (u32)r11; r107 = (u32)r7; r108 = qd_div_u32(r106, r107); r101 = (u64)r108;
 b7: // setup
 #line 74 "types.go"
-	r15 = r52; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r25 = r5;
-b8: // head
+	r15 = r101; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r69 = (u64)r33; r70 = r4 >= 0ll; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r76 = (u64)r73; r77 = r6; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; r81 = true; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; r88 = true; r89 = (u64)r84; r90 = r89 < r69; r91 = (u64)r42; r92 = r89 < r91; if (!r70) goto b26; if (!r75) goto b26; if (!r79) goto b26; if (!r81) goto b26; if (!r85) goto b26; if (!r88) goto b26; if (!r90) goto b26; if (!r92) goto b26; r28 = r5;
+b16: // head
 #line 74 "types.go"
-	r19 = r18 < r3; if (!r19) goto b16; r20 = r18; r21 = (i64)r20; r22 = r12; r23 = (i64)r22; if (!r25) goto b15;
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b25; r22 = r19 < r3; if (!r22) goto b25; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25; if (!r28) goto b24;
 #line 76 "types.go"
-	r26 = (u64)r21 * (u64)r4; r27 = (u64)r26 + (u64)r23;
-	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; } r28 = r29 + r27 * 4; r31 = *(float *)r28; r32 = r31 * 0x1p-01f; r33 = (u64)r23 * 3ull; r34 = (u64)r33 + (u64)r21; r35 = (float)r34; r36 = r32 + r35; if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; } r37 = r38 + r27 * 4; *(float *)r37 = r36;
-b12: // latch
+	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26;
+	r31 = r32 + r30 * 4; r34 = *(float *)r31; r35 = r34 * 0x1p-01f; r36 = (u64)r26 * 3ull; r37 = (u64)r36 + (u64)r24; r38 = (float)r37; r39 = r35 + r38; r40 = r41 + r30 * 4; *(float *)r40 = r39;
+b21: // latch
 #line 74 "types.go"
-	r12 = r12 + r17; r24 = r12 >= r7; if (!r24) goto b14; r12 = r12 - r7; r18 = r18 + 1ull;
-b14: // stepped
+	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b23; r12 = r12 - r7; r18 = r18 + 1ull;
+b23: // stepped
 #line 74 "types.go"
-	r18 = r18 + r15; goto b8;
-b15: // rangeint.done
+	r18 = r18 + r15; goto b16;
+b24: // rangeint.done
 #line 77 "types.go"
-	r42 = (u64)r21 + 1ull; r43 = r42 < r0; if (r43) goto b12;
-b16: // exit
+	r45 = (u64)r24 + 1ull; r46 = r45 < r0; if (r46) goto b21;
+b25: // exit
 #line 77 "types.go"
 	return;
-b17: // divide in 64 bits
+b26: // preheader
 #line 74 "types.go"
-	r52 = qd_div_u64(r11, r7); goto b7;
-b18: // divide in 64 bits
+	r56 = r5;
+b27: // head (checked if)
 #line 74 "types.go"
-	r44 = qd_div_u64(r9, r7); goto b5;
+	r47 = r18; r48 = r12; r49 = r48 < r7; if (!r49) goto b25; r50 = r47 < r3; if (!r50) goto b25; r51 = r47; r52 = (i64)r51; r53 = r48; r54 = (i64)r53; if (!r56) goto b35;
+#line 76 "types.go"
+	r57 = (u64)r52 * (u64)r4; r58 = (u64)r57 + (u64)r54;
+	if ((u64)r58 >= (u64)r33) { qd_site = 0; qd_x = r58; qd_y = r33; goto qd_fault; } r59 = r32 + r58 * 4; r60 = *(float *)r59; r61 = r60 * 0x1p-01f; r62 = (u64)r54 * 3ull; r63 = (u64)r62 + (u64)r52; r64 = (float)r63; r65 = r61 + r64; if ((u64)r58 >= (u64)r42) { qd_site = 1; qd_x = r58; qd_y = r42; goto qd_fault; } r66 = r41 + r58 * 4; *(float *)r66 = r65;
+b32: // latch (checked if)
+#line 74 "types.go"
+	r12 = r12 + r17; r55 = r12 >= r7; if (!r55) goto b34; r12 = r12 - r7; r18 = r18 + 1ull;
+b34: // stepped (checked if)
+#line 74 "types.go"
+	r18 = r18 + r15; goto b27;
+b35: // rangeint.done (checked if)
+#line 77 "types.go"
+	r67 = (u64)r52 + 1ull; r68 = r67 < r0; if (r68) goto b32; goto b25;
+b36: // divide in 64 bits
+#line 74 "types.go"
+	r101 = qd_div_u64(r11, r7); goto b7;
+b37: // divide in 64 bits
+#line 74 "types.go"
+	r93 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

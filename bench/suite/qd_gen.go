@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "80f77a19771cc35f0f199898779a925997f6442afeb8974d81694892489b8d9d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a6f74c52c0cf4d21c9ae3c47ed85e08d5869ec6de3ddf4faea8f476da5ae11de"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98967a8a999eed9141eb37bbb90cb87b06e852ab4153ec249bdbeecc82f42778"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "550bdce7b4bf42599458889461c5712426b8fa8ecae5b0a3d3f9fc24cdd2c3d3"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -1293,7 +1293,7 @@ func (qdk *Kernels) MatmulAcc(c *rt.Buffer[float32], a *rt.Buffer[float32], b *r
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, b)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
-	qdCounts := [1]int64{int64(n)}
+	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max(int64(n), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {

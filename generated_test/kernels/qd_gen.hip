@@ -15934,55 +15934,78 @@ qd_fault: {
 
 // Task 0 of kernel Outer(out []f32, a []f32, b []f32), parallel.
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r3 = 0, r9 = 0, r23 = 0, r28 = 0, r29 = 0, r42 = 0, r44 = 0, r49 = 0;
-	bool r57 = 0;
-	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r25 = 0, r27 = 0;
-	i64 r30 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r43 = 0;
-	u32 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0;
+	bool r3 = 0, r9 = 0, r25 = 0, r26 = 0, r31 = 0, r32 = 0, r45 = 0, r47 = 0;
+	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r68 = 0, r71 = 0, r72 = 0, r76 = 0;
+	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r96 = 0, r104 = 0;
+	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r43 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0;
+	i64 r58 = 0, r59 = 0, r60 = 0, r67 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0;
+	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0;
+	u32 r95 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
-	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r26 = 0, r45 = 0;
-	u64 r46 = 0, r47 = 0, r53 = 0, r54 = 0, r55 = 0;
-	float r34 = 0, r36 = 0, r37 = 0;
-	char *r1 = 0, *r6 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r39 = 0;
+	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
+	u64 r29 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r69 = 0, r77 = 0, r78 = 0;
+	u64 r79 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r100 = 0, r101 = 0;
+	u64 r102 = 0;
+	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0;
+	char *r1 = 0, *r6 = 0, *r36 = 0, *r38 = 0, *r41 = 0, *r42 = 0, *r61 = 0, *r63 = 0;
+	char *r66 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 80 "faults.go"
 	r1 = p2; r2 = p3; r0 = r2; r6 = p4; r7 = p5;
 #line 82 "faults.go"
-	r39 = p0; r40 = p1;
+	r42 = p0; r43 = p1;
 #line 80 "faults.go"
-	r3 = r0 > 0ll; if (!r3) goto b16; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b16; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r46 = r13 | r11; r47 = r46 >> 32; r48 = (u32)r47; r49 = r48 == 0u; if (!r49) goto b18; r50 = (u32)r13; r51 = (u32)r11; r52 = qd_div_u32(r50, r51); r45 = (u64)r52;
+	r3 = r0 > 0ll; if (!r3) goto b24; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
 b5: // setup
 #line 80 "faults.go"
-	r17 = r45; r18 = r17 * r11; r16 = r13 - r18; r54 = r15 | r11; r55 = r54 >> 32; r56 = (u32)r55; r57 = r56 == 0u; if (!r57) goto b17; r58 = (u32)r15; r59 = (u32)r11; r60 = qd_div_u32(r58, r59); r53 = (u64)r60;
+	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
 b7: // setup
 #line 80 "faults.go"
-	r19 = r53; r20 = r19 * r11; r21 = r15 - r20; r22 = r17;
+	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b25; if (!r76) goto b25; if (!r80) goto b25; if (!r82) goto b25; if (!r86) goto b25; if (!r89) goto b25; if (!r91) goto b25;
 #line 82 "faults.go"
-	r30 = r7;
-b8: // head
+	r33 = r7;
+b15: // head
 #line 80 "faults.go"
-	r23 = r22 < r5; if (!r23) goto b16; r24 = r22; r25 = (i64)r24; r26 = r16; r27 = (i64)r26;
-	r8 = r7; r29 = r8 > 0ll; if (!r29) goto b15;
-	r31 = (u64)r25 * (u64)r30; r32 = (u64)r31 + (u64)r27; r33 = r1 + r25 * 4; r34 = *(float *)r33; r35 = r6 + r27 * 4; r36 = *(float *)r35; r37 = r34 * r36; if ((u64)r32 >= (u64)r40) { qd_site = 0; qd_x = r32; qd_y = r40; goto qd_fault; } r38 = r39 + r32 * 4; *(float *)r38 = r37;
-b12: // latch
+	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b24; r26 = r23 < r5; if (!r26) goto b24; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
+	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b23;
+	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
+b20: // latch
 #line 80 "faults.go"
-	r16 = r16 + r21; r28 = r16 >= r11; if (!r28) goto b14; r16 = r16 - r11; r22 = r22 + 1ull;
-b14: // stepped
+	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b22; r16 = r16 - r11; r22 = r22 + 1ull;
+b22: // stepped
 #line 80 "faults.go"
-	r22 = r22 + r19; goto b8;
-b15: // rangeint.done
+	r22 = r22 + r19; goto b15;
+b23: // rangeint.done
 #line 82 "faults.go"
-	r43 = (u64)r25 + 1ull; r44 = r43 < r0; if (r44) goto b12;
-b16: // exit
+	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b20;
+b24: // exit
 #line 82 "faults.go"
 	return;
-b17: // divide in 64 bits
+b25: // preheader
+#line 82 "faults.go"
+	r58 = r7;
+b26: // head (checked if)
 #line 80 "faults.go"
-	r53 = qd_div_u64(r15, r11); goto b7;
-b18: // divide in 64 bits
+	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b24; r51 = r48 < r5; if (!r51) goto b24; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
+	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b34;
+	r59 = (u64)r53 * (u64)r58; r60 = (u64)r59 + (u64)r55; r61 = r1 + r53 * 4; r62 = *(float *)r61; r63 = r6 + r55 * 4; r64 = *(float *)r63; r65 = r62 * r64; if ((u64)r60 >= (u64)r43) { qd_site = 0; qd_x = r60; qd_y = r43; goto qd_fault; } r66 = r42 + r60 * 4; *(float *)r66 = r65;
+b31: // latch (checked if)
 #line 80 "faults.go"
-	r45 = qd_div_u64(r13, r11); goto b5;
+	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b33; r16 = r16 - r11; r22 = r22 + 1ull;
+b33: // stepped (checked if)
+#line 80 "faults.go"
+	r22 = r22 + r19; goto b26;
+b34: // rangeint.done (checked if)
+#line 82 "faults.go"
+	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b31; goto b24;
+b35: // divide in 64 bits
+#line 80 "faults.go"
+	r100 = qd_div_u64(r15, r11); goto b7;
+b36: // divide in 64 bits
+#line 80 "faults.go"
+	r92 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -16473,63 +16496,88 @@ qd_fault: {
 
 // Task 1 of kernel RowWindows(out []f64, in []f64, w i64, stride i64, off i64), parallel.
 extern "C" __global__ void RowWindows_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r8 = 0, r22 = 0, r27 = 0, r28 = 0, r42 = 0, r44 = 0, r49 = 0;
-	bool r57 = 0, r67 = 0;
-	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0, r11 = 0, r13 = 0, r24 = 0, r26 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r36 = 0, r38 = 0, r39 = 0;
-	i64 r41 = 0, r43 = 0, r61 = 0;
-	u32 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0;
-	u32 r66 = 0, r68 = 0, r69 = 0, r70 = 0;
+	bool r5 = 0, r8 = 0, r24 = 0, r25 = 0, r30 = 0, r31 = 0, r45 = 0, r47 = 0;
+	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r67 = 0, r69 = 0, r70 = 0, r72 = 0;
+	bool r76 = 0, r78 = 0, r82 = 0, r83 = 0, r85 = 0, r87 = 0, r90 = 0, r92 = 0;
+	bool r94 = 0, r96 = 0, r99 = 0, r101 = 0, r103 = 0, r106 = 0, r108 = 0, r113 = 0;
+	bool r121 = 0, r131 = 0;
+	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0, r11 = 0, r13 = 0, r27 = 0, r29 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0;
+	i64 r44 = 0, r46 = 0, r53 = 0, r55 = 0, r58 = 0, r59 = 0, r60 = 0, r63 = 0;
+	i64 r64 = 0, r66 = 0, r71 = 0, r77 = 0, r79 = 0, r80 = 0, r81 = 0, r84 = 0;
+	i64 r86 = 0, r88 = 0, r95 = 0, r100 = 0, r102 = 0, r104 = 0, r125 = 0;
+	u32 r112 = 0, r114 = 0, r115 = 0, r116 = 0, r120 = 0, r122 = 0, r123 = 0, r124 = 0;
+	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0;
 	u64 r6 = 0, r7 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0;
-	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r45 = 0;
-	u64 r46 = 0, r47 = 0, r53 = 0, r54 = 0, r55 = 0, r62 = 0, r63 = 0, r64 = 0;
-	u64 r65 = 0;
-	double r37 = 0;
-	char *r2 = 0, *r34 = 0, *r35 = 0, *r40 = 0;
+	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r26 = 0;
+	u64 r28 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r68 = 0, r73 = 0, r74 = 0;
+	u64 r75 = 0, r89 = 0, r91 = 0, r93 = 0, r97 = 0, r98 = 0, r105 = 0, r107 = 0;
+	u64 r109 = 0, r110 = 0, r111 = 0, r117 = 0, r118 = 0, r119 = 0, r126 = 0, r127 = 0;
+	u64 r128 = 0, r129 = 0;
+	double r40 = 0, r62 = 0;
+	char *r2 = 0, *r37 = 0, *r38 = 0, *r43 = 0, *r61 = 0, *r65 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "hoisted.go"
-	r2 = p0; r3 = p1; r1 = r3; r4 = p4; if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r62 = (u64)r1; r63 = (u64)r4; r64 = r62 | r63; r65 = r64 >> 32; r66 = (u32)r65; r67 = r66 == 0u; if (!r67) goto b21; r68 = (u32)r1; r69 = (u32)r4; r70 = qd_div_u32(r68, r69); r61 = (i64)r70;
+	r2 = p0; r3 = p1; r1 = r3; r4 = p4; if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r126 = (u64)r1; r127 = (u64)r4; r128 = r126 | r127; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b49; r132 = (u32)r1; r133 = (u32)r4; r134 = qd_div_u32(r132, r133); r125 = (i64)r134;
 b2: // entry
 #line 47 "hoisted.go"
-	r0 = r61;
+	r0 = r125;
 #line 49 "hoisted.go"
-	r30 = p5; r33 = p6; r35 = p2; r36 = p3;
+	r33 = p5; r36 = p6; r38 = p2; r39 = p3;
 #line 47 "hoisted.go"
-	r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b18; r9 = r63; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r46 = r12 | r10; r47 = r46 >> 32; r48 = (u32)r47; r49 = r48 == 0u; if (!r49) goto b20; r50 = (u32)r12; r51 = (u32)r10; r52 = qd_div_u32(r50, r51); r45 = (u64)r52;
+	r5 = r0 > 0ll; if (!r5) goto b36; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b36; r9 = r127; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r110 = r12 | r10; r111 = r110 >> 32; r112 = (u32)r111; r113 = r112 == 0u; if (!r113) goto b48; r114 = (u32)r12; r115 = (u32)r10; r116 = qd_div_u32(r114, r115); r109 = (u64)r116;
 b7: // setup
 #line 47 "hoisted.go"
-	r16 = r45; r17 = r16 * r10; r15 = r12 - r17; r54 = r14 | r10; r55 = r54 >> 32; r56 = (u32)r55; r57 = r56 == 0u; if (!r57) goto b19; r58 = (u32)r14; r59 = (u32)r10; r60 = qd_div_u32(r58, r59); r53 = (u64)r60;
+	r16 = r109; r17 = r16 * r10; r15 = r12 - r17; r118 = r14 | r10; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b47; r122 = (u32)r14; r123 = (u32)r10; r124 = qd_div_u32(r122, r123); r117 = (u64)r124;
 b9: // setup
 #line 47 "hoisted.go"
-	r18 = r53; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r28 = r8;
-b10: // head
+	r18 = r117; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r68 = (u64)r39; r69 = r33 >= 0ll; r71 = (u64)r33 * 9223372036854775806ull; r72 = r71 >= 0ll; r74 = (u64)r33; r75 = __umul64hi(r74, 9223372036854775806ull); r76 = r75 == 0ull; r78 = true; r79 = p4; r80 = (u64)r79 + (u64)(-1ll); r81 = (u64)r71 + (u64)r80; r82 = r81 >= 0ll; r83 = r36 >= 0ll; r85 = true; r86 = (u64)r36 + (u64)r81; r87 = r86 >= 0ll; r88 = r36; r89 = (u64)r88; r90 = r89 < 9223372036854775808ull; r91 = (u64)r86; r92 = r91 < r68; r93 = r126; r94 = r4 >= 0ll; r95 = (u64)r4 * 9223372036854775806ull; r96 = r95 >= 0ll; r97 = r9; r98 = __umul64hi(r97, 9223372036854775806ull); r99 = r98 == 0ull; r101 = true; r102 = (u64)r95 + (u64)r80; r103 = r102 >= 0ll; r106 = true; r107 = (u64)r102; r108 = r107 < r93; if (!r69) goto b37; if (!r72) goto b37; if (!r76) goto b37; if (!r78) goto b37; if (!r82) goto b37; if (!r83) goto b37; if (!r85) goto b37; if (!r87) goto b37; if (!r90) goto b37; if (!r92) goto b37; if (!r94) goto b37; if (!r96) goto b37; if (!r99) goto b37; if (!r101) goto b37; if (!r103) goto b37; if (!r106) goto b37; if (!r108) goto b37; r31 = r8;
+b27: // head
 #line 47 "hoisted.go"
-	r22 = r21 < r7; if (!r22) goto b18; r23 = r21; r24 = (i64)r23; r25 = r15; r26 = (i64)r25; if (!r28) goto b17;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b36; r25 = r22 < r7; if (!r25) goto b36; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r31) goto b35;
 #line 49 "hoisted.go"
-	r29 = (u64)r24 * (u64)r30; r31 = (u64)r29 + (u64)r26; r32 = (u64)r31 + (u64)r33; if ((u64)r32 >= (u64)r36) { qd_site = 1; qd_x = r32; qd_y = r36; goto qd_fault; } r34 = r35 + r32 * 8; r37 = *(double *)r34;
-	r38 = (u64)r24 * (u64)r4; r39 = (u64)r38 + (u64)r26; if ((u64)r39 >= (u64)r3) { qd_site = 2; qd_x = r39; qd_y = r3; goto qd_fault; } r40 = r2 + r39 * 8; *(double *)r40 = r37;
-b14: // latch
+	r32 = (u64)r27 * (u64)r33; r34 = (u64)r32 + (u64)r29; r35 = (u64)r34 + (u64)r36; r37 = r38 + r35 * 8; r40 = *(double *)r37;
+	r41 = (u64)r27 * (u64)r4; r42 = (u64)r41 + (u64)r29; r43 = r2 + r42 * 8; *(double *)r43 = r40;
+b32: // latch
 #line 47 "hoisted.go"
-	r15 = r15 + r20; r27 = r15 >= r10; if (!r27) goto b16; r15 = r15 - r10; r21 = r21 + 1ull;
-b16: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b34; r15 = r15 - r10; r21 = r21 + 1ull;
+b34: // stepped
 #line 47 "hoisted.go"
-	r21 = r21 + r18; goto b10;
-b17: // rangeint.done
+	r21 = r21 + r18; goto b27;
+b35: // rangeint.done
 #line 50 "hoisted.go"
-	r43 = (u64)r24 + 1ull; r44 = r43 < r0; if (r44) goto b14;
-b18: // exit
+	r46 = (u64)r27 + 1ull; r47 = r46 < r0; if (r47) goto b32;
+b36: // exit
 #line 50 "hoisted.go"
 	return;
-b19: // divide in 64 bits
+b37: // preheader
 #line 47 "hoisted.go"
-	r53 = qd_div_u64(r14, r10); goto b9;
-b20: // divide in 64 bits
+	r57 = r8;
+b38: // head (checked if)
 #line 47 "hoisted.go"
-	r45 = qd_div_u64(r12, r10); goto b7;
-b21: // divide in 64 bits
+	r48 = r21; r49 = r15; r50 = r49 < r10; if (!r50) goto b36; r51 = r48 < r7; if (!r51) goto b36; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54; if (!r57) goto b46;
+#line 49 "hoisted.go"
+	r58 = (u64)r53 * (u64)r33; r59 = (u64)r58 + (u64)r55; r60 = (u64)r59 + (u64)r36; if ((u64)r60 >= (u64)r39) { qd_site = 1; qd_x = r60; qd_y = r39; goto qd_fault; } r61 = r38 + r60 * 8; r62 = *(double *)r61;
+	r63 = (u64)r53 * (u64)r4; r64 = (u64)r63 + (u64)r55; if ((u64)r64 >= (u64)r3) { qd_site = 2; qd_x = r64; qd_y = r3; goto qd_fault; } r65 = r2 + r64 * 8; *(double *)r65 = r62;
+b43: // latch (checked if)
 #line 47 "hoisted.go"
-	r61 = qd_div_i64(r1, r4); goto b2;
+	r15 = r15 + r20; r56 = r15 >= r10; if (!r56) goto b45; r15 = r15 - r10; r21 = r21 + 1ull;
+b45: // stepped (checked if)
+#line 47 "hoisted.go"
+	r21 = r21 + r18; goto b38;
+b46: // rangeint.done (checked if)
+#line 50 "hoisted.go"
+	r66 = (u64)r53 + 1ull; r67 = r66 < r0; if (r67) goto b43; goto b36;
+b47: // divide in 64 bits
+#line 47 "hoisted.go"
+	r117 = qd_div_u64(r14, r10); goto b9;
+b48: // divide in 64 bits
+#line 47 "hoisted.go"
+	r109 = qd_div_u64(r12, r10); goto b7;
+b49: // divide in 64 bits
+#line 47 "hoisted.go"
+	r125 = qd_div_i64(r1, r4); goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -21735,60 +21783,80 @@ qd_fault: {
 
 // Task 1 of kernel Grid2D(out []f32, w i64), parallel.
 extern "C" __global__ void Grid2D_1(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r5 = 0, r8 = 0, r22 = 0, r27 = 0, r28 = 0, r37 = 0, r39 = 0, r44 = 0;
-	bool r52 = 0, r62 = 0;
-	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0, r11 = 0, r13 = 0, r24 = 0, r26 = 0;
-	i64 r29 = 0, r30 = 0, r36 = 0, r38 = 0, r56 = 0;
-	u32 r43 = 0, r45 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
-	u32 r61 = 0, r63 = 0, r64 = 0, r65 = 0;
+	bool r5 = 0, r8 = 0, r24 = 0, r25 = 0, r30 = 0, r31 = 0, r40 = 0, r42 = 0;
+	bool r45 = 0, r46 = 0, r51 = 0, r52 = 0, r61 = 0, r63 = 0, r64 = 0, r66 = 0;
+	bool r70 = 0, r72 = 0, r76 = 0, r79 = 0, r81 = 0, r86 = 0, r94 = 0, r104 = 0;
+	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0, r11 = 0, r13 = 0, r27 = 0, r29 = 0;
+	i64 r32 = 0, r33 = 0, r39 = 0, r41 = 0, r48 = 0, r50 = 0, r53 = 0, r54 = 0;
+	i64 r60 = 0, r65 = 0, r71 = 0, r73 = 0, r74 = 0, r75 = 0, r77 = 0, r98 = 0;
+	u32 r85 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0, r95 = 0, r96 = 0, r97 = 0;
+	u32 r103 = 0, r105 = 0, r106 = 0, r107 = 0;
 	u64 r6 = 0, r7 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0;
-	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r40 = 0;
-	u64 r41 = 0, r42 = 0, r48 = 0, r49 = 0, r50 = 0, r57 = 0, r58 = 0, r59 = 0;
-	u64 r60 = 0;
-	float r31 = 0, r32 = 0, r33 = 0, r34 = 0;
-	char *r2 = 0, *r35 = 0;
+	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r26 = 0;
+	u64 r28 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0, r62 = 0, r67 = 0, r68 = 0;
+	u64 r69 = 0, r78 = 0, r80 = 0, r82 = 0, r83 = 0, r84 = 0, r90 = 0, r91 = 0;
+	u64 r92 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
+	float r34 = 0, r35 = 0, r36 = 0, r37 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
+	char *r2 = 0, *r38 = 0, *r59 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 11 "nest.go"
 	r2 = p0; r3 = p1; r1 = r3; r4 = p2;
 #line 10 "nest.go"
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r57 = (u64)r1; r58 = (u64)r4; r59 = r57 | r58; r60 = r59 >> 32; r61 = (u32)r60; r62 = r61 == 0u; if (!r62) goto b21; r63 = (u32)r1; r64 = (u32)r4; r65 = qd_div_u32(r63, r64); r56 = (i64)r65;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r99 = (u64)r1; r100 = (u64)r4; r101 = r99 | r100; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b39; r105 = (u32)r1; r106 = (u32)r4; r107 = qd_div_u32(r105, r106); r98 = (i64)r107;
 b2: // entry
 #line 10 "nest.go"
-	r0 = r56;
-	r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b18; r9 = r58; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r41 = r12 | r10; r42 = r41 >> 32; r43 = (u32)r42; r44 = r43 == 0u; if (!r44) goto b20; r45 = (u32)r12; r46 = (u32)r10; r47 = qd_div_u32(r45, r46); r40 = (u64)r47;
+	r0 = r98;
+	r5 = r0 > 0ll; if (!r5) goto b26; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b26; r9 = r100; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r83 = r12 | r10; r84 = r83 >> 32; r85 = (u32)r84; r86 = r85 == 0u; if (!r86) goto b38; r87 = (u32)r12; r88 = (u32)r10; r89 = qd_div_u32(r87, r88); r82 = (u64)r89;
 b7: // setup
 #line 11 "nest.go"
-	r16 = r40; r17 = r16 * r10; r15 = r12 - r17; r49 = r14 | r10; r50 = r49 >> 32; r51 = (u32)r50; r52 = r51 == 0u; if (!r52) goto b19; r53 = (u32)r14; r54 = (u32)r10; r55 = qd_div_u32(r53, r54); r48 = (u64)r55;
+	r16 = r82; r17 = r16 * r10; r15 = r12 - r17; r91 = r14 | r10; r92 = r91 >> 32; r93 = (u32)r92; r94 = r93 == 0u; if (!r94) goto b37; r95 = (u32)r14; r96 = (u32)r10; r97 = qd_div_u32(r95, r96); r90 = (u64)r97;
 b9: // setup
 #line 11 "nest.go"
-	r18 = r48; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r28 = r8;
-b10: // head
+	r18 = r90; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r62 = r99; r63 = r4 >= 0ll; r65 = (u64)r4 * 9223372036854775806ull; r66 = r65 >= 0ll; r68 = r9; r69 = __umul64hi(r68, 9223372036854775806ull); r70 = r69 == 0ull; r72 = true; r73 = p2; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r65 + (u64)r74; r76 = r75 >= 0ll; r79 = true; r80 = (u64)r75; r81 = r80 < r62; if (!r63) goto b27; if (!r66) goto b27; if (!r70) goto b27; if (!r72) goto b27; if (!r76) goto b27; if (!r79) goto b27; if (!r81) goto b27; r31 = r8;
+b17: // head
 #line 11 "nest.go"
-	r22 = r21 < r7; if (!r22) goto b18; r23 = r21; r24 = (i64)r23; r25 = r15; r26 = (i64)r25; if (!r28) goto b17;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b26; r25 = r22 < r7; if (!r25) goto b26; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r31) goto b25;
 #line 13 "nest.go"
-	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = (float)r26; r32 = (float)r24; r33 = r32 * 0x1p+01f; r34 = r31 - r33; if ((u64)r30 >= (u64)r3) { qd_site = 1; qd_x = r30; qd_y = r3; goto qd_fault; } r35 = r2 + r30 * 4; *(float *)r35 = r34;
-b14: // latch
+	r32 = (u64)r27 * (u64)r4; r33 = (u64)r32 + (u64)r29; r34 = (float)r29; r35 = (float)r27; r36 = r35 * 0x1p+01f; r37 = r34 - r36; r38 = r2 + r33 * 4; *(float *)r38 = r37;
+b22: // latch
 #line 11 "nest.go"
-	r15 = r15 + r20; r27 = r15 >= r10; if (!r27) goto b16; r15 = r15 - r10; r21 = r21 + 1ull;
-b16: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b24; r15 = r15 - r10; r21 = r21 + 1ull;
+b24: // stepped
 #line 11 "nest.go"
-	r21 = r21 + r18; goto b10;
-b17: // rangeint.done
+	r21 = r21 + r18; goto b17;
+b25: // rangeint.done
 #line 13 "nest.go"
-	r38 = (u64)r24 + 1ull; r39 = r38 < r0; if (r39) goto b14;
-b18: // exit
+	r41 = (u64)r27 + 1ull; r42 = r41 < r0; if (r42) goto b22;
+b26: // exit
 #line 13 "nest.go"
 	return;
-b19: // divide in 64 bits
+b27: // preheader
 #line 11 "nest.go"
-	r48 = qd_div_u64(r14, r10); goto b9;
-b20: // divide in 64 bits
+	r52 = r8;
+b28: // head (checked if)
 #line 11 "nest.go"
-	r40 = qd_div_u64(r12, r10); goto b7;
-b21: // divide in 64 bits
+	r43 = r21; r44 = r15; r45 = r44 < r10; if (!r45) goto b26; r46 = r43 < r7; if (!r46) goto b26; r47 = r43; r48 = (i64)r47; r49 = r44; r50 = (i64)r49; if (!r52) goto b36;
+#line 13 "nest.go"
+	r53 = (u64)r48 * (u64)r4; r54 = (u64)r53 + (u64)r50; r55 = (float)r50; r56 = (float)r48; r57 = r56 * 0x1p+01f; r58 = r55 - r57; if ((u64)r54 >= (u64)r3) { qd_site = 1; qd_x = r54; qd_y = r3; goto qd_fault; } r59 = r2 + r54 * 4; *(float *)r59 = r58;
+b33: // latch (checked if)
+#line 11 "nest.go"
+	r15 = r15 + r20; r51 = r15 >= r10; if (!r51) goto b35; r15 = r15 - r10; r21 = r21 + 1ull;
+b35: // stepped (checked if)
+#line 11 "nest.go"
+	r21 = r21 + r18; goto b28;
+b36: // rangeint.done (checked if)
+#line 13 "nest.go"
+	r60 = (u64)r48 + 1ull; r61 = r60 < r0; if (r61) goto b33; goto b26;
+b37: // divide in 64 bits
+#line 11 "nest.go"
+	r90 = qd_div_u64(r14, r10); goto b9;
+b38: // divide in 64 bits
+#line 11 "nest.go"
+	r82 = qd_div_u64(r12, r10); goto b7;
+b39: // divide in 64 bits
 #line 10 "nest.go"
-	r56 = qd_div_i64(r1, r4); goto b2;
+	r98 = qd_div_i64(r1, r4); goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -21825,19 +21893,23 @@ qd_fault: {
 
 // Task 1 of kernel Rows(out []f64, in []f64, w i64, s f64), parallel.
 extern "C" __global__ void Rows_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, double p5, char *p6) {
-	bool r9 = 0, r12 = 0, r26 = 0, r31 = 0, r32 = 0, r34 = 0, r54 = 0, r62 = 0;
-	bool r72 = 0;
+	bool r9 = 0, r12 = 0, r28 = 0, r29 = 0, r34 = 0, r35 = 0, r37 = 0, r55 = 0;
+	bool r56 = 0, r61 = 0, r62 = 0, r64 = 0, r78 = 0, r79 = 0, r81 = 0, r85 = 0;
+	bool r87 = 0, r91 = 0, r94 = 0, r96 = 0, r98 = 0, r103 = 0, r111 = 0, r121 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0, r15 = 0;
-	i64 r17 = 0, r28 = 0, r30 = 0, r33 = 0, r35 = 0, r36 = 0, r41 = 0, r48 = 0;
-	i64 r49 = 0, r66 = 0;
-	u32 r53 = 0, r55 = 0, r56 = 0, r57 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0;
-	u32 r71 = 0, r73 = 0, r74 = 0, r75 = 0;
+	i64 r17 = 0, r31 = 0, r33 = 0, r36 = 0, r38 = 0, r39 = 0, r44 = 0, r51 = 0;
+	i64 r52 = 0, r58 = 0, r60 = 0, r63 = 0, r65 = 0, r66 = 0, r70 = 0, r80 = 0;
+	i64 r86 = 0, r88 = 0, r89 = 0, r90 = 0, r92 = 0, r115 = 0;
+	u32 r102 = 0, r104 = 0, r105 = 0, r106 = 0, r110 = 0, r112 = 0, r113 = 0, r114 = 0;
+	u32 r120 = 0, r122 = 0, r123 = 0, r124 = 0;
 	u64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r18 = 0, r19 = 0, r20 = 0;
-	u64 r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r27 = 0, r29 = 0, r50 = 0;
-	u64 r51 = 0, r52 = 0, r58 = 0, r59 = 0, r60 = 0, r67 = 0, r68 = 0, r69 = 0;
-	u64 r70 = 0;
-	double r38 = 0, r39 = 0, r40 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0;
-	char *r3 = 0, *r6 = 0, *r37 = 0, *r44 = 0, *r47 = 0;
+	u64 r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r30 = 0;
+	u64 r32 = 0, r53 = 0, r54 = 0, r57 = 0, r59 = 0, r77 = 0, r82 = 0, r83 = 0;
+	u64 r84 = 0, r93 = 0, r95 = 0, r97 = 0, r99 = 0, r100 = 0, r101 = 0, r107 = 0;
+	u64 r108 = 0, r109 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0;
+	double r41 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r68 = 0;
+	double r69 = 0, r71 = 0, r72 = 0, r74 = 0, r75 = 0;
+	char *r3 = 0, *r6 = 0, *r40 = 0, *r47 = 0, *r50 = 0, *r67 = 0, *r73 = 0, *r76 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 24 "nest.go"
@@ -21846,44 +21918,56 @@ extern "C" __global__ void Rows_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, do
 	r1 = r2 < r5 ? r2 : r5;
 	r8 = p4;
 #line 23 "nest.go"
-	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r67 = (u64)r1; r68 = (u64)r8; r69 = r67 | r68; r70 = r69 >> 32; r71 = (u32)r70; r72 = r71 == 0u; if (!r72) goto b22; r73 = (u32)r1; r74 = (u32)r8; r75 = qd_div_u32(r73, r74); r66 = (i64)r75;
+	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r116 = (u64)r1; r117 = (u64)r8; r118 = r116 | r117; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b40; r122 = (u32)r1; r123 = (u32)r8; r124 = qd_div_u32(r122, r123); r115 = (i64)r124;
 b2: // entry
 #line 23 "nest.go"
-	r0 = r66;
+	r0 = r115;
 #line 27 "nest.go"
-	r40 = p5;
+	r43 = p5;
 #line 24 "nest.go"
-	r9 = r0 > 0ll; if (!r9) goto b19; r10 = (u64)r0; r11 = r10; r12 = r8 > 0ll; if (!r12) goto b19; r13 = r68; r14 = r13; r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r16 = (u64)r15; r17 = (i64)((u64)gridDim.x * blockDim.x); r18 = (u64)r17; r51 = r16 | r14; r52 = r51 >> 32; r53 = (u32)r52; r54 = r53 == 0u; if (!r54) goto b21; r55 = (u32)r16; r56 = (u32)r14; r57 = qd_div_u32(r55, r56); r50 = (u64)r57;
+	r9 = r0 > 0ll; if (!r9) goto b27; r10 = (u64)r0; r11 = r10; r12 = r8 > 0ll; if (!r12) goto b27; r13 = r117; r14 = r13; r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r16 = (u64)r15; r17 = (i64)((u64)gridDim.x * blockDim.x); r18 = (u64)r17; r100 = r16 | r14; r101 = r100 >> 32; r102 = (u32)r101; r103 = r102 == 0u; if (!r103) goto b39; r104 = (u32)r16; r105 = (u32)r14; r106 = qd_div_u32(r104, r105); r99 = (u64)r106;
 b7: // setup
 #line 24 "nest.go"
-	r20 = r50; r21 = r20 * r14; r19 = r16 - r21; r59 = r18 | r14; r60 = r59 >> 32; r61 = (u32)r60; r62 = r61 == 0u; if (!r62) goto b20; r63 = (u32)r18; r64 = (u32)r14; r65 = qd_div_u32(r63, r64); r58 = (u64)r65;
+	r20 = r99; r21 = r20 * r14; r19 = r16 - r21; r108 = r18 | r14; r109 = r108 >> 32; r110 = (u32)r109; r111 = r110 == 0u; if (!r111) goto b38; r112 = (u32)r18; r113 = (u32)r14; r114 = qd_div_u32(r112, r113); r107 = (u64)r114;
 b9: // setup
 #line 24 "nest.go"
-	r22 = r58; r23 = r22 * r14; r24 = r18 - r23; r25 = r20;
-b10: // head
+	r22 = r107; r23 = r22 * r14; r24 = r18 - r23; r25 = r20; r77 = (u64)r7; r78 = r8 >= 0ll; r80 = (u64)r8 * 9223372036854775806ull; r81 = r80 >= 0ll; r83 = r13; r84 = __umul64hi(r83, 9223372036854775806ull); r85 = r84 == 0ull; r87 = true; r88 = p4; r89 = (u64)r88 + (u64)(-1ll); r90 = (u64)r80 + (u64)r89; r91 = r90 >= 0ll; r94 = true; r95 = (u64)r90; r96 = r95 < r77; r97 = (u64)r4; r98 = r95 < r97; if (!r78) goto b28; if (!r81) goto b28; if (!r85) goto b28; if (!r87) goto b28; if (!r91) goto b28; if (!r94) goto b28; if (!r96) goto b28; if (!r98) goto b28;
+b17: // head
 #line 24 "nest.go"
-	r26 = r25 < r11; if (!r26) goto b19; r27 = r25; r28 = (i64)r27; r29 = r19; r30 = (i64)r29; r32 = r28 < r0; if (!r32) goto b19;
-	r33 = (u64)r28 * (u64)r8;
-	r34 = r30 < r8; if (!r34) goto b16;
-	r35 = (u64)r33 + (u64)r30; r36 = r35; if ((u64)r36 >= (u64)r7) { qd_site = 1; qd_x = r36; qd_y = r7; goto qd_fault; } r37 = r6 + r36 * 8; r38 = *(double *)r37; r39 = r38 * r40; r41 = (u64)r28 + 1ull; r42 = (double)r41; r43 = r39 * r42; if ((u64)r35 >= (u64)r4) { qd_site = 2; qd_x = r35; qd_y = r4; goto qd_fault; } r44 = r3 + r35 * 8; r45 = *(double *)r44; r46 = r45 + r43; r47 = r44; *(double *)r47 = r46;
-b16: // latch
+	r26 = r25; r27 = r19; r28 = r27 < r14; if (!r28) goto b27; r29 = r26 < r11; if (!r29) goto b27; r30 = r26; r31 = (i64)r30; r32 = r27; r33 = (i64)r32; r35 = r31 < r0; if (!r35) goto b27;
+	r36 = (u64)r31 * (u64)r8;
+	r37 = r33 < r8; if (!r37) goto b24;
+	r38 = (u64)r36 + (u64)r33; r39 = r38; r40 = r6 + r39 * 8; r41 = *(double *)r40; r42 = r41 * r43; r44 = (u64)r31 + 1ull; r45 = (double)r44; r46 = r42 * r45; r47 = r3 + r38 * 8; r48 = *(double *)r47; r49 = r48 + r46; r50 = r47; *(double *)r50 = r49;
+b24: // latch
 #line 24 "nest.go"
-	r19 = r19 + r24; r31 = r19 >= r14; if (!r31) goto b18; r19 = r19 - r14; r25 = r25 + 1ull;
-b18: // stepped
+	r19 = r19 + r24; r34 = r19 >= r14; if (!r34) goto b26; r19 = r19 - r14; r25 = r25 + 1ull;
+b26: // stepped
 #line 24 "nest.go"
-	r25 = r25 + r22; goto b10;
-b19: // exit
+	r25 = r25 + r22; goto b17;
+b27: // exit
 #line 24 "nest.go"
 	return;
-b20: // divide in 64 bits
+b28: // head (checked if)
 #line 24 "nest.go"
-	r58 = qd_div_u64(r18, r14); goto b9;
-b21: // divide in 64 bits
+	r53 = r25; r54 = r19; r55 = r54 < r14; if (!r55) goto b27; r56 = r53 < r11; if (!r56) goto b27; r57 = r53; r58 = (i64)r57; r59 = r54; r60 = (i64)r59; r62 = r58 < r0; if (!r62) goto b27;
+	r63 = (u64)r58 * (u64)r8;
+	r64 = r60 < r8; if (!r64) goto b35;
+	r65 = (u64)r63 + (u64)r60; r66 = r65; if ((u64)r66 >= (u64)r7) { qd_site = 1; qd_x = r66; qd_y = r7; goto qd_fault; } r67 = r6 + r66 * 8; r68 = *(double *)r67; r69 = r68 * r43; r70 = (u64)r58 + 1ull; r71 = (double)r70; r72 = r69 * r71; if ((u64)r65 >= (u64)r4) { qd_site = 2; qd_x = r65; qd_y = r4; goto qd_fault; } r73 = r3 + r65 * 8; r74 = *(double *)r73; r75 = r74 + r72; r76 = r73; *(double *)r76 = r75;
+b35: // latch (checked if)
 #line 24 "nest.go"
-	r50 = qd_div_u64(r16, r14); goto b7;
-b22: // divide in 64 bits
+	r19 = r19 + r24; r61 = r19 >= r14; if (!r61) goto b37; r19 = r19 - r14; r25 = r25 + 1ull;
+b37: // stepped (checked if)
+#line 24 "nest.go"
+	r25 = r25 + r22; goto b28;
+b38: // divide in 64 bits
+#line 24 "nest.go"
+	r107 = qd_div_u64(r18, r14); goto b9;
+b39: // divide in 64 bits
+#line 24 "nest.go"
+	r99 = qd_div_u64(r16, r14); goto b7;
+b40: // divide in 64 bits
 #line 23 "nest.go"
-	r66 = qd_div_i64(r1, r8); goto b2;
+	r115 = qd_div_i64(r1, r8); goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -21921,26 +22005,27 @@ qd_fault: {
 
 // Task 1 of kernel Volume(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Volume_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r12 = 0, r16 = 0, r20 = 0, r40 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0;
-	bool r52 = 0, r107 = 0, r115 = 0, r123 = 0, r131 = 0, r141 = 0;
+	bool r12 = 0, r16 = 0, r20 = 0, r43 = 0, r44 = 0, r45 = 0, r52 = 0, r53 = 0;
+	bool r54 = 0, r55 = 0, r57 = 0, r112 = 0, r120 = 0, r128 = 0, r136 = 0, r146 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r10 = 0, r11 = 0, r15 = 0, r19 = 0, r23 = 0, r25 = 0, r42 = 0, r44 = 0;
-	i64 r46 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r60 = 0;
-	i64 r64 = 0, r68 = 0, r72 = 0, r73 = 0, r77 = 0, r78 = 0, r87 = 0, r88 = 0;
-	i64 r92 = 0, r95 = 0, r98 = 0, r101 = 0, r135 = 0;
-	u32 r106 = 0, r108 = 0, r109 = 0, r110 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0;
-	u32 r122 = 0, r124 = 0, r125 = 0, r126 = 0, r130 = 0, r132 = 0, r133 = 0, r134 = 0;
-	u32 r140 = 0, r142 = 0, r143 = 0, r144 = 0;
+	i64 r10 = 0, r11 = 0, r15 = 0, r19 = 0, r23 = 0, r25 = 0, r47 = 0, r49 = 0;
+	i64 r51 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r65 = 0;
+	i64 r69 = 0, r73 = 0, r77 = 0, r78 = 0, r82 = 0, r83 = 0, r92 = 0, r93 = 0;
+	i64 r97 = 0, r100 = 0, r103 = 0, r106 = 0, r140 = 0;
+	u32 r111 = 0, r113 = 0, r114 = 0, r115 = 0, r119 = 0, r121 = 0, r122 = 0, r123 = 0;
+	u32 r127 = 0, r129 = 0, r130 = 0, r131 = 0, r135 = 0, r137 = 0, r138 = 0, r139 = 0;
+	u32 r145 = 0, r147 = 0, r148 = 0, r149 = 0;
 	u64 r13 = 0, r14 = 0, r17 = 0, r18 = 0, r21 = 0, r22 = 0, r24 = 0, r26 = 0;
 	u64 r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
-	u64 r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r43 = 0, r45 = 0;
-	u64 r103 = 0, r104 = 0, r105 = 0, r111 = 0, r112 = 0, r113 = 0, r119 = 0, r120 = 0;
-	u64 r121 = 0, r127 = 0, r128 = 0, r129 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0;
-	float r59 = 0, r62 = 0, r63 = 0, r66 = 0, r67 = 0, r70 = 0, r71 = 0, r75 = 0;
-	float r76 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0, r85 = 0;
-	char *r3 = 0, *r6 = 0, *r58 = 0, *r61 = 0, *r65 = 0, *r69 = 0, *r74 = 0, *r79 = 0;
-	char *r82 = 0, *r86 = 0, *r89 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
-	char *r97 = 0, *r99 = 0, *r100 = 0, *r102 = 0;
+	u64 r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
+	u64 r46 = 0, r48 = 0, r50 = 0, r108 = 0, r109 = 0, r110 = 0, r116 = 0, r117 = 0;
+	u64 r118 = 0, r124 = 0, r125 = 0, r126 = 0, r132 = 0, r133 = 0, r134 = 0, r141 = 0;
+	u64 r142 = 0, r143 = 0, r144 = 0;
+	float r64 = 0, r67 = 0, r68 = 0, r71 = 0, r72 = 0, r75 = 0, r76 = 0, r80 = 0;
+	float r81 = 0, r85 = 0, r86 = 0, r88 = 0, r89 = 0, r90 = 0;
+	char *r3 = 0, *r6 = 0, *r63 = 0, *r66 = 0, *r70 = 0, *r74 = 0, *r79 = 0, *r84 = 0;
+	char *r87 = 0, *r91 = 0, *r94 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0;
+	char *r102 = 0, *r104 = 0, *r105 = 0, *r107 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 38 "nest.go"
@@ -21949,66 +22034,66 @@ extern "C" __global__ void Volume_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 	r1 = r2 < r5 ? r2 : r5;
 	r9 = p4; r10 = p5;
 #line 37 "nest.go"
-	r8 = (u64)r9 * (u64)r10; if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r136 = (u64)r1; r137 = (u64)r8; r138 = r136 | r137; r139 = r138 >> 32; r140 = (u32)r139; r141 = r140 == 0u; if (!r141) goto b31; r142 = (u32)r1; r143 = (u32)r8; r144 = qd_div_u32(r142, r143); r135 = (i64)r144;
+	r8 = (u64)r9 * (u64)r10; if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r141 = (u64)r1; r142 = (u64)r8; r143 = r141 | r142; r144 = r143 >> 32; r145 = (u32)r144; r146 = r145 == 0u; if (!r146) goto b33; r147 = (u32)r1; r148 = (u32)r8; r149 = qd_div_u32(r147, r148); r140 = (i64)r149;
 b2: // entry
 #line 37 "nest.go"
-	r0 = r135;
-	r11 = (u64)r0 - 1ull; r12 = r11 > 1ll; if (!r12) goto b26; r13 = (u64)r11; r14 = r13 - 1ull;
+	r0 = r140;
+	r11 = (u64)r0 - 1ull; r12 = r11 > 1ll; if (!r12) goto b28; r13 = (u64)r11; r14 = r13 - 1ull;
 	r15 = (u64)r10 - 1ull;
 #line 38 "nest.go"
-	r16 = r15 > 1ll; if (!r16) goto b26; r17 = (u64)r15; r18 = r17 - 1ull;
+	r16 = r15 > 1ll; if (!r16) goto b28; r17 = (u64)r15; r18 = r17 - 1ull;
 #line 40 "nest.go"
 	r19 = (u64)r9 - 1ull;
 #line 38 "nest.go"
-	r20 = r19 > 1ll; if (!r20) goto b26; r21 = (u64)r19; r22 = r21 - 1ull; r23 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r24 = (u64)r23; r25 = (i64)((u64)gridDim.x * blockDim.x); r26 = (u64)r25; r104 = r24 | r22; r105 = r104 >> 32; r106 = (u32)r105; r107 = r106 == 0u; if (!r107) goto b30; r108 = (u32)r24; r109 = (u32)r22; r110 = qd_div_u32(r108, r109); r103 = (u64)r110;
+	r20 = r19 > 1ll; if (!r20) goto b28; r21 = (u64)r19; r22 = r21 - 1ull; r23 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r24 = (u64)r23; r25 = (i64)((u64)gridDim.x * blockDim.x); r26 = (u64)r25; r109 = r24 | r22; r110 = r109 >> 32; r111 = (u32)r110; r112 = r111 == 0u; if (!r112) goto b32; r113 = (u32)r24; r114 = (u32)r22; r115 = qd_div_u32(r113, r114); r108 = (u64)r115;
 b8: // setup
 #line 38 "nest.go"
-	r28 = r103; r29 = r28 * r22; r27 = r24 - r29; r112 = r26 | r22; r113 = r112 >> 32; r114 = (u32)r113; r115 = r114 == 0u; if (!r115) goto b29; r116 = (u32)r26; r117 = (u32)r22; r118 = qd_div_u32(r116, r117); r111 = (u64)r118;
+	r28 = r108; r29 = r28 * r22; r27 = r24 - r29; r117 = r26 | r22; r118 = r117 >> 32; r119 = (u32)r118; r120 = r119 == 0u; if (!r120) goto b31; r121 = (u32)r26; r122 = (u32)r22; r123 = qd_div_u32(r121, r122); r116 = (u64)r123;
 b10: // setup
 #line 38 "nest.go"
-	r30 = r111; r31 = r30 * r22; r32 = r26 - r31; r120 = r28 | r18; r121 = r120 >> 32; r122 = (u32)r121; r123 = r122 == 0u; if (!r123) goto b28; r124 = (u32)r28; r125 = (u32)r18; r126 = qd_div_u32(r124, r125); r119 = (u64)r126;
+	r30 = r116; r31 = r30 * r22; r32 = r26 - r31; r125 = r28 | r18; r126 = r125 >> 32; r127 = (u32)r126; r128 = r127 == 0u; if (!r128) goto b30; r129 = (u32)r28; r130 = (u32)r18; r131 = qd_div_u32(r129, r130); r124 = (u64)r131;
 b12: // setup
 #line 38 "nest.go"
-	r34 = r119; r35 = r34 * r18; r33 = r28 - r35; r128 = r30 | r18; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b27; r132 = (u32)r30; r133 = (u32)r18; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r34 = r124; r35 = r34 * r18; r33 = r28 - r35; r133 = r30 | r18; r134 = r133 >> 32; r135 = (u32)r134; r136 = r135 == 0u; if (!r136) goto b29; r137 = (u32)r30; r138 = (u32)r18; r139 = qd_div_u32(r137, r138); r132 = (u64)r139;
 b14: // setup
 #line 38 "nest.go"
-	r36 = r127; r37 = r36 * r18; r38 = r30 - r37; r39 = r34;
+	r36 = r132; r37 = r36 * r18; r38 = r30 - r37; r39 = r34;
 #line 42 "nest.go"
-	r92 = (u64)r9 * (u64)(-4ll); r95 = (u64)r9 * 4ull; r72 = r8; r98 = (u64)r72 * (u64)(-4ll); r77 = r8; r101 = (u64)r77 * 4ull;
+	r97 = (u64)r9 * (u64)(-4ll); r100 = (u64)r9 * 4ull; r77 = r8; r103 = (u64)r77 * (u64)(-4ll); r82 = r8; r106 = (u64)r82 * 4ull;
 b15: // head
 #line 38 "nest.go"
-	r40 = r39 < r14; if (!r40) goto b26; r41 = r39 + 1ull; r42 = (i64)r41; r43 = r33 + 1ull; r44 = (i64)r43; r45 = r27 + 1ull; r46 = (i64)r45; r11 = (u64)r0 - 1ull; r49 = r42 < r11; if (!r49) goto b26;
-	r15 = (u64)r10 - 1ull; r50 = r44 < r15; if (!r50) goto b21;
-	r19 = (u64)r9 - 1ull; r52 = r46 < r19; if (!r52) goto b21;
-	r53 = (u64)r42 * (u64)r10; r54 = (u64)r53 + (u64)r44; r55 = (u64)r54 * (u64)r9; r56 = (u64)r55 + (u64)r46;
-	r57 = (u64)r56 - 1ull; if ((u64)r57 >= (u64)r7) { qd_site = 1; qd_x = r57; qd_y = r7; goto qd_fault; } r89 = r6 + r56 * 4; r58 = r89 + -4ll; r59 = *(float *)r58; r60 = (u64)r56 + 1ull; if ((u64)r60 >= (u64)r7) { qd_site = 2; qd_x = r60; qd_y = r7; goto qd_fault; } r90 = r89; r61 = r90 + 4ll; r62 = *(float *)r61; r63 = r59 + r62; r64 = (u64)r56 - (u64)r9; if ((u64)r64 >= (u64)r7) { qd_site = 3; qd_x = r64; qd_y = r7; goto qd_fault; } r91 = r89; r93 = r91 + r92 * 1; r65 = r93; r66 = *(float *)r65; r67 = r63 + r66; r68 = (u64)r56 + (u64)r9; if ((u64)r68 >= (u64)r7) { qd_site = 4; qd_x = r68; qd_y = r7; goto qd_fault; } r94 = r89; r96 = r94 + r95 * 1; r69 = r96; r70 = *(float *)r69; r71 = r67 + r70; r73 = (u64)r56 - (u64)r72; if ((u64)r73 >= (u64)r7) { qd_site = 5; qd_x = r73; qd_y = r7; goto qd_fault; } r97 = r89; r99 = r97 + r98 * 1; r74 = r99; r75 = *(float *)r74; r76 = r71 + r75; r78 = (u64)r56 + (u64)r77; if ((u64)r78 >= (u64)r7) { qd_site = 6; qd_x = r78; qd_y = r7; goto qd_fault; } r100 = r89; r102 = r100 + r101 * 1; r79 = r102; r80 = *(float *)r79; r81 = r76 + r80; if ((u64)r56 >= (u64)r7) { qd_site = 7; qd_x = r56; qd_y = r7; goto qd_fault; } r82 = r89; r83 = *(float *)r82; r84 = r83 * 0x1.8p+02f; r85 = r81 - r84; if ((u64)r56 >= (u64)r4) { qd_site = 8; qd_x = r56; qd_y = r4; goto qd_fault; } r86 = r3 + r56 * 4; *(float *)r86 = r85;
-b21: // latch
+	r40 = r39; r41 = r33; r42 = r27; r43 = r42 < r22; if (!r43) goto b28; r44 = r41 < r18; if (!r44) goto b28; r45 = r40 < r14; if (!r45) goto b28; r46 = r40 + 1ull; r47 = (i64)r46; r48 = r41 + 1ull; r49 = (i64)r48; r50 = r42 + 1ull; r51 = (i64)r50; r11 = (u64)r0 - 1ull; r54 = r47 < r11; if (!r54) goto b28;
+	r15 = (u64)r10 - 1ull; r55 = r49 < r15; if (!r55) goto b23;
+	r19 = (u64)r9 - 1ull; r57 = r51 < r19; if (!r57) goto b23;
+	r58 = (u64)r47 * (u64)r10; r59 = (u64)r58 + (u64)r49; r60 = (u64)r59 * (u64)r9; r61 = (u64)r60 + (u64)r51;
+	r62 = (u64)r61 - 1ull; if ((u64)r62 >= (u64)r7) { qd_site = 1; qd_x = r62; qd_y = r7; goto qd_fault; } r94 = r6 + r61 * 4; r63 = r94 + -4ll; r64 = *(float *)r63; r65 = (u64)r61 + 1ull; if ((u64)r65 >= (u64)r7) { qd_site = 2; qd_x = r65; qd_y = r7; goto qd_fault; } r95 = r94; r66 = r95 + 4ll; r67 = *(float *)r66; r68 = r64 + r67; r69 = (u64)r61 - (u64)r9; if ((u64)r69 >= (u64)r7) { qd_site = 3; qd_x = r69; qd_y = r7; goto qd_fault; } r96 = r94; r98 = r96 + r97 * 1; r70 = r98; r71 = *(float *)r70; r72 = r68 + r71; r73 = (u64)r61 + (u64)r9; if ((u64)r73 >= (u64)r7) { qd_site = 4; qd_x = r73; qd_y = r7; goto qd_fault; } r99 = r94; r101 = r99 + r100 * 1; r74 = r101; r75 = *(float *)r74; r76 = r72 + r75; r78 = (u64)r61 - (u64)r77; if ((u64)r78 >= (u64)r7) { qd_site = 5; qd_x = r78; qd_y = r7; goto qd_fault; } r102 = r94; r104 = r102 + r103 * 1; r79 = r104; r80 = *(float *)r79; r81 = r76 + r80; r83 = (u64)r61 + (u64)r82; if ((u64)r83 >= (u64)r7) { qd_site = 6; qd_x = r83; qd_y = r7; goto qd_fault; } r105 = r94; r107 = r105 + r106 * 1; r84 = r107; r85 = *(float *)r84; r86 = r81 + r85; if ((u64)r61 >= (u64)r7) { qd_site = 7; qd_x = r61; qd_y = r7; goto qd_fault; } r87 = r94; r88 = *(float *)r87; r89 = r88 * 0x1.8p+02f; r90 = r86 - r89; if ((u64)r61 >= (u64)r4) { qd_site = 8; qd_x = r61; qd_y = r4; goto qd_fault; } r91 = r3 + r61 * 4; *(float *)r91 = r90;
+b23: // latch
 #line 38 "nest.go"
-	r27 = r27 + r32; r47 = r27 >= r22; if (!r47) goto b23; r27 = r27 - r22; r33 = r33 + 1ull;
-b23: // stepped
-#line 38 "nest.go"
-	r33 = r33 + r38; r48 = r33 >= r18; if (!r48) goto b25; r33 = r33 - r18; r39 = r39 + 1ull;
+	r27 = r27 + r32; r52 = r27 >= r22; if (!r52) goto b25; r27 = r27 - r22; r33 = r33 + 1ull;
 b25: // stepped
 #line 38 "nest.go"
+	r33 = r33 + r38; r53 = r33 >= r18; if (!r53) goto b27; r33 = r33 - r18; r39 = r39 + 1ull;
+b27: // stepped
+#line 38 "nest.go"
 	r39 = r39 + r36; goto b15;
-b26: // exit
+b28: // exit
 #line 38 "nest.go"
 	return;
-b27: // divide in 64 bits
-#line 38 "nest.go"
-	r127 = qd_div_u64(r30, r18); goto b14;
-b28: // divide in 64 bits
-#line 38 "nest.go"
-	r119 = qd_div_u64(r28, r18); goto b12;
 b29: // divide in 64 bits
 #line 38 "nest.go"
-	r111 = qd_div_u64(r26, r22); goto b10;
+	r132 = qd_div_u64(r30, r18); goto b14;
 b30: // divide in 64 bits
 #line 38 "nest.go"
-	r103 = qd_div_u64(r24, r22); goto b8;
+	r124 = qd_div_u64(r28, r18); goto b12;
 b31: // divide in 64 bits
+#line 38 "nest.go"
+	r116 = qd_div_u64(r26, r22); goto b10;
+b32: // divide in 64 bits
+#line 38 "nest.go"
+	r108 = qd_div_u64(r24, r22); goto b8;
+b33: // divide in 64 bits
 #line 37 "nest.go"
-	r135 = qd_div_i64(r1, r8); goto b2;
+	r140 = qd_div_i64(r1, r8); goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -22024,88 +22109,89 @@ qd_fault: {
 
 // Task 0 of kernel NarrowIndices(out []i64, nx u8, lo i16), parallel.
 extern "C" __global__ void NarrowIndices_0(char *p0, i64 p1, u8 p2, i16 p3, char *p4) {
-	bool r10 = 0, r14 = 0, r27 = 0, r32 = 0, r33 = 0, r34 = 0, r49 = 0, r54 = 0;
-	bool r55 = 0, r56 = 0, r71 = 0, r78 = 0, r88 = 0, r96 = 0, r104 = 0, r114 = 0;
-	i32 r7 = 0, r8 = 0, r29 = 0, r35 = 0, r48 = 0, r51 = 0, r57 = 0;
+	bool r10 = 0, r14 = 0, r29 = 0, r30 = 0, r35 = 0, r36 = 0, r37 = 0, r54 = 0;
+	bool r55 = 0, r60 = 0, r61 = 0, r62 = 0, r77 = 0, r84 = 0, r94 = 0, r102 = 0;
+	bool r110 = 0, r120 = 0;
+	i32 r7 = 0, r8 = 0, r32 = 0, r38 = 0, r51 = 0, r57 = 0, r63 = 0;
 	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r9 = 0, r16 = 0, r18 = 0;
-	i64 r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0;
-	i64 r44 = 0, r45 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0;
-	i64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r72 = 0, r82 = 0;
-	i64 r108 = 0;
-	u8 r3 = 0, r31 = 0, r47 = 0, r53 = 0;
-	u32 r77 = 0, r79 = 0, r80 = 0, r81 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0;
-	u32 r95 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0;
-	u32 r113 = 0, r115 = 0, r116 = 0, r117 = 0;
+	i64 r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	i64 r47 = 0, r48 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
+	i64 r70 = 0, r71 = 0, r72 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0, r88 = 0;
+	i64 r114 = 0;
+	u8 r3 = 0, r34 = 0, r50 = 0, r59 = 0;
+	u32 r83 = 0, r85 = 0, r86 = 0, r87 = 0, r93 = 0, r95 = 0, r96 = 0, r97 = 0;
+	u32 r101 = 0, r103 = 0, r104 = 0, r105 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0;
+	u32 r119 = 0, r121 = 0, r122 = 0, r123 = 0;
 	u64 r11 = 0, r12 = 0, r13 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r21 = 0;
-	u64 r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r28 = 0, r30 = 0, r50 = 0;
-	u64 r52 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r83 = 0, r84 = 0, r85 = 0;
-	u64 r86 = 0, r92 = 0, r93 = 0, r94 = 0, r100 = 0, r101 = 0, r102 = 0, r109 = 0;
-	u64 r110 = 0, r111 = 0, r112 = 0;
-	char *r0 = 0, *r46 = 0, *r68 = 0;
+	u64 r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r31 = 0;
+	u64 r33 = 0, r52 = 0, r53 = 0, r56 = 0, r58 = 0, r79 = 0, r80 = 0, r81 = 0;
+	u64 r82 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r98 = 0, r99 = 0, r100 = 0;
+	u64 r106 = 0, r107 = 0, r108 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
+	char *r0 = 0, *r49 = 0, *r74 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 53 "nest.go"
-	r0 = p0; r1 = p1; r3 = p2; r2 = r1; r4 = (i64)r3; r5 = (u64)r4 + 1ull; if (r5 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r109 = (u64)r2; r110 = (u64)r5; r111 = r109 | r110; r112 = r111 >> 32; r113 = (u32)r112; r114 = r113 == 0u; if (!r114) goto b37; r115 = (u32)r2; r116 = (u32)r5; r117 = qd_div_u32(r115, r116); r108 = (i64)r117;
+	r0 = p0; r1 = p1; r3 = p2; r2 = r1; r4 = (i64)r3; r5 = (u64)r4 + 1ull; if (r5 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r115 = (u64)r2; r116 = (u64)r5; r117 = r115 | r116; r118 = r117 >> 32; r119 = (u32)r118; r120 = r119 == 0u; if (!r120) goto b39; r121 = (u32)r2; r122 = (u32)r5; r123 = qd_div_u32(r121, r122); r114 = (i64)r123;
 b3: // setup
 #line 53 "nest.go"
-	r6 = r108; r7 = (i32)r6; r8 = (u32)r7 - 3u; r9 = (i64)r8; r10 = r9 > (-3ll); if (!r10) goto b21; r11 = (u64)r9; r12 = r11 - 18446744073709551613ull; r13 = (u64)r3; r14 = r13 > 0ull; if (!r14) goto b21; r15 = r13; r16 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r17 = (u64)r16; r18 = (i64)((u64)gridDim.x * blockDim.x); r19 = (u64)r18; r93 = r17 | r15; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r17; r98 = (u32)r15; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r6 = r114; r7 = (i32)r6; r8 = (u32)r7 - 3u; r9 = (i64)r8; r10 = r9 > (-3ll); if (!r10) goto b22; r11 = (u64)r9; r12 = r11 - 18446744073709551613ull; r13 = (u64)r3; r14 = r13 > 0ull; if (!r14) goto b22; r15 = r13; r16 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r17 = (u64)r16; r18 = (i64)((u64)gridDim.x * blockDim.x); r19 = (u64)r18; r99 = r17 | r15; r100 = r99 >> 32; r101 = (u32)r100; r102 = r101 == 0u; if (!r102) goto b38; r103 = (u32)r17; r104 = (u32)r15; r105 = qd_div_u32(r103, r104); r98 = (u64)r105;
 b7: // setup
 #line 53 "nest.go"
-	r21 = r92; r22 = r21 * r15; r20 = r17 - r22; r101 = r19 | r15; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r19; r106 = (u32)r15; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
+	r21 = r98; r22 = r21 * r15; r20 = r17 - r22; r107 = r19 | r15; r108 = r107 >> 32; r109 = (u32)r108; r110 = r109 == 0u; if (!r110) goto b37; r111 = (u32)r19; r112 = (u32)r15; r113 = qd_div_u32(r111, r112); r106 = (u64)r113;
 b9: // setup
 #line 53 "nest.go"
-	r23 = r100; r24 = r23 * r15; r25 = r19 - r24; r26 = r21; r69 = (i64)r3; r70 = (u64)r69 + 1ull; r71 = r70 != 0ll; if (!r71) goto b23;
+	r23 = r106; r24 = r23 * r15; r25 = r19 - r24; r26 = r21; r75 = (i64)r3; r76 = (u64)r75 + 1ull; r77 = r76 != 0ll; if (!r77) goto b24;
 #line 55 "nest.go"
-	r38 = r70;
+	r41 = r76;
 b11: // head
 #line 53 "nest.go"
-	r27 = r26 < r12; if (!r27) goto b21; r28 = r26 + 18446744073709551613ull; r29 = (i32)r28; r30 = r20; r31 = (u8)r30; r2 = r1; r4 = (i64)r3; r5 = (u64)r4 + 1ull; r83 = (u64)r2; r84 = (u64)r5; r85 = r83 | r84; r86 = r85 >> 32; r87 = (u32)r86; r88 = r87 == 0u; if (!r88) goto b22; r89 = (u32)r2; r90 = (u32)r5; r91 = qd_div_u32(r89, r90); r82 = (i64)r91;
-b15: // for.loop
+	r27 = r26; r28 = r20; r29 = r28 < r15; if (!r29) goto b22; r30 = r27 < r12; if (!r30) goto b22; r31 = r27 + 18446744073709551613ull; r32 = (i32)r31; r33 = r28; r34 = (u8)r33; r2 = r1; r4 = (i64)r3; r5 = (u64)r4 + 1ull; r89 = (u64)r2; r90 = (u64)r5; r91 = r89 | r90; r92 = r91 >> 32; r93 = (u32)r92; r94 = r93 == 0u; if (!r94) goto b23; r95 = (u32)r2; r96 = (u32)r5; r97 = qd_div_u32(r95, r96); r88 = (i64)r97;
+b16: // for.loop
 #line 53 "nest.go"
-	r6 = r82; r7 = (i32)r6; r8 = (u32)r7 - 3u; r33 = r29 < r8; if (!r33) goto b21;
-	r34 = r31 < r3; if (!r34) goto b18;
-	r35 = (u32)r29 + 3u; r36 = (i64)r35; r39 = (u64)r36 * (u64)r38; r40 = (i64)r31; r41 = (u64)r39 + (u64)r40; r42 = (i64)r29; r43 = (u64)r42 * 1000ull; r44 = r40; r45 = (u64)r43 + (u64)r44; if ((u64)r41 >= (u64)r1) { qd_site = 1; qd_x = r41; qd_y = r1; goto qd_fault; } r46 = r0 + r41 * 8; *(i64 *)r46 = r45;
-b18: // latch
+	r6 = r88; r7 = (i32)r6; r8 = (u32)r7 - 3u; r36 = r32 < r8; if (!r36) goto b22;
+	r37 = r34 < r3; if (!r37) goto b19;
+	r38 = (u32)r32 + 3u; r39 = (i64)r38; r42 = (u64)r39 * (u64)r41; r43 = (i64)r34; r44 = (u64)r42 + (u64)r43; r45 = (i64)r32; r46 = (u64)r45 * 1000ull; r47 = r43; r48 = (u64)r46 + (u64)r47; if ((u64)r44 >= (u64)r1) { qd_site = 1; qd_x = r44; qd_y = r1; goto qd_fault; } r49 = r0 + r44 * 8; *(i64 *)r49 = r48;
+b19: // latch
 #line 53 "nest.go"
-	r20 = r20 + r25; r32 = r20 >= r15; if (!r32) goto b20; r20 = r20 - r15; r26 = r26 + 1ull;
-b20: // stepped
+	r20 = r20 + r25; r35 = r20 >= r15; if (!r35) goto b21; r20 = r20 - r15; r26 = r26 + 1ull;
+b21: // stepped
 #line 53 "nest.go"
 	r26 = r26 + r23; goto b11;
-b21: // exit
+b22: // exit
 #line 53 "nest.go"
 	return;
-b22: // divide in 64 bits
+b23: // divide in 64 bits
 #line 53 "nest.go"
-	r82 = qd_div_i64(r2, r5); goto b15;
-b23: // preheader
+	r88 = qd_div_i64(r2, r5); goto b16;
+b24: // preheader
 #line 55 "nest.go"
-	r60 = r70;
-b24: // head (checked if)
+	r66 = r76;
+b25: // head (checked if)
 #line 53 "nest.go"
-	r49 = r26 < r12; if (!r49) goto b21; r50 = r26 + 18446744073709551613ull; r51 = (i32)r50; r52 = r20; r53 = (u8)r52; r2 = r1; r4 = (i64)r3; r5 = (u64)r4 + 1ull; if (r5 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r73 = (u64)r2; r74 = (u64)r5; r75 = r73 | r74; r76 = r75 >> 32; r77 = (u32)r76; r78 = r77 == 0u; if (!r78) goto b34; r79 = (u32)r2; r80 = (u32)r5; r81 = qd_div_u32(r79, r80); r72 = (i64)r81;
-b28: // for.loop (checked if)
+	r52 = r26; r53 = r20; r54 = r53 < r15; if (!r54) goto b22; r55 = r52 < r12; if (!r55) goto b22; r56 = r52 + 18446744073709551613ull; r57 = (i32)r56; r58 = r53; r59 = (u8)r58; r2 = r1; r4 = (i64)r3; r5 = (u64)r4 + 1ull; if (r5 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r79 = (u64)r2; r80 = (u64)r5; r81 = r79 | r80; r82 = r81 >> 32; r83 = (u32)r82; r84 = r83 == 0u; if (!r84) goto b36; r85 = (u32)r2; r86 = (u32)r5; r87 = qd_div_u32(r85, r86); r78 = (i64)r87;
+b30: // for.loop (checked if)
 #line 53 "nest.go"
-	r6 = r72; r7 = (i32)r6; r8 = (u32)r7 - 3u; r55 = r51 < r8; if (!r55) goto b21;
-	r56 = r53 < r3; if (!r56) goto b31;
-	r57 = (u32)r51 + 3u; r58 = (i64)r57; r61 = (u64)r58 * (u64)r60; r62 = (i64)r53; r63 = (u64)r61 + (u64)r62; r64 = (i64)r51; r65 = (u64)r64 * 1000ull; r66 = r62; r67 = (u64)r65 + (u64)r66; if ((u64)r63 >= (u64)r1) { qd_site = 1; qd_x = r63; qd_y = r1; goto qd_fault; } r68 = r0 + r63 * 8; *(i64 *)r68 = r67;
-b31: // latch (checked if)
+	r6 = r78; r7 = (i32)r6; r8 = (u32)r7 - 3u; r61 = r57 < r8; if (!r61) goto b22;
+	r62 = r59 < r3; if (!r62) goto b33;
+	r63 = (u32)r57 + 3u; r64 = (i64)r63; r67 = (u64)r64 * (u64)r66; r68 = (i64)r59; r69 = (u64)r67 + (u64)r68; r70 = (i64)r57; r71 = (u64)r70 * 1000ull; r72 = r68; r73 = (u64)r71 + (u64)r72; if ((u64)r69 >= (u64)r1) { qd_site = 1; qd_x = r69; qd_y = r1; goto qd_fault; } r74 = r0 + r69 * 8; *(i64 *)r74 = r73;
+b33: // latch (checked if)
 #line 53 "nest.go"
-	r20 = r20 + r25; r54 = r20 >= r15; if (!r54) goto b33; r20 = r20 - r15; r26 = r26 + 1ull;
-b33: // stepped (checked if)
+	r20 = r20 + r25; r60 = r20 >= r15; if (!r60) goto b35; r20 = r20 - r15; r26 = r26 + 1ull;
+b35: // stepped (checked if)
 #line 53 "nest.go"
-	r26 = r26 + r23; goto b24;
-b34: // divide in 64 bits
-#line 53 "nest.go"
-	r72 = qd_div_i64(r2, r5); goto b28;
-b35: // divide in 64 bits
-#line 53 "nest.go"
-	r100 = qd_div_u64(r19, r15); goto b9;
+	r26 = r26 + r23; goto b25;
 b36: // divide in 64 bits
 #line 53 "nest.go"
-	r92 = qd_div_u64(r17, r15); goto b7;
+	r78 = qd_div_i64(r2, r5); goto b30;
 b37: // divide in 64 bits
 #line 53 "nest.go"
-	r108 = qd_div_i64(r2, r5); goto b3;
+	r106 = qd_div_u64(r19, r15); goto b9;
+b38: // divide in 64 bits
+#line 53 "nest.go"
+	r98 = qd_div_u64(r17, r15); goto b7;
+b39: // divide in 64 bits
+#line 53 "nest.go"
+	r114 = qd_div_i64(r2, r5); goto b3;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -22121,38 +22207,39 @@ qd_fault: {
 
 // Task 1 of kernel NarrowIndices(out []i64, nx u8, lo i16), parallel.
 extern "C" __global__ void NarrowIndices_1(char *p0, i64 p1, u8 p2, i16 p3, char *p4) {
-	bool r4 = 0, r9 = 0, r22 = 0, r27 = 0, r28 = 0, r29 = 0, r37 = 0, r45 = 0;
-	i16 r0 = 0, r2 = 0, r24 = 0, r30 = 0, r38 = 0;
-	i64 r1 = 0, r3 = 0, r11 = 0, r13 = 0, r26 = 0, r31 = 0, r32 = 0, r33 = 0;
-	i64 r34 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0, r44 = 0;
+	bool r4 = 0, r9 = 0, r24 = 0, r25 = 0, r30 = 0, r31 = 0, r32 = 0, r40 = 0;
+	bool r48 = 0;
+	i16 r0 = 0, r2 = 0, r27 = 0, r33 = 0, r41 = 0;
+	i64 r1 = 0, r3 = 0, r11 = 0, r13 = 0, r29 = 0, r34 = 0, r35 = 0, r36 = 0;
+	i64 r37 = 0, r39 = 0, r42 = 0, r44 = 0, r45 = 0, r47 = 0;
 	u64 r5 = 0, r6 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0;
-	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0;
-	u64 r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0;
-	u64 r54 = 0, r55 = 0;
-	char *r35 = 0, *r40 = 0, *r43 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	u64 r26 = 0, r28 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0;
+	u64 r55 = 0, r56 = 0, r57 = 0, r58 = 0;
+	char *r38 = 0, *r43 = 0, *r46 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 58 "nest.go"
 	r0 = p3;
 #line 60 "nest.go"
-	r35 = p0; r36 = p1;
+	r38 = p0; r39 = p1;
 #line 58 "nest.go"
-	r1 = (i64)r0; r2 = (u32)r0 + 2u; r3 = (i64)r2; r4 = r1 < r3; if (!r4) goto b12; r5 = (u64)r1; r6 = (u64)r3; r7 = r5; r8 = r6 - r7; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r46 = __umul64hi(r12, 6148914691236517206ull); r47 = r12 - r46; r48 = r47 >> 1; r49 = r48 + r46; r50 = r49 >> 1; r16 = r50; r17 = r16 * 3ull; r15 = r12 - r17; r51 = __umul64hi(r14, 6148914691236517206ull); r52 = r14 - r51; r53 = r52 >> 1; r54 = r53 + r51; r55 = r54 >> 1; r18 = r55; r19 = r18 * 3ull; r20 = r14 - r19; r21 = r16;
+	r1 = (i64)r0; r2 = (u32)r0 + 2u; r3 = (i64)r2; r4 = r1 < r3; if (!r4) goto b13; r5 = (u64)r1; r6 = (u64)r3; r7 = r5; r8 = r6 - r7; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r49 = __umul64hi(r12, 6148914691236517206ull); r50 = r12 - r49; r51 = r50 >> 1; r52 = r51 + r49; r53 = r52 >> 1; r16 = r53; r17 = r16 * 3ull; r15 = r12 - r17; r54 = __umul64hi(r14, 6148914691236517206ull); r55 = r14 - r54; r56 = r55 >> 1; r57 = r56 + r54; r58 = r57 >> 1; r18 = r58; r19 = r18 * 3ull; r20 = r14 - r19; r21 = r16;
 #line 60 "nest.go"
-	r34 = r36;
+	r37 = r39;
 b4: // head
 #line 58 "nest.go"
-	r22 = r21 < r8; if (!r22) goto b12; r23 = r5 + r21; r24 = (i16)r23; r25 = r15; r26 = (i64)r25; r2 = (u32)r0 + 2u; r28 = r24 < r2; if (!r28) goto b12;
+	r22 = r21; r23 = r15; r24 = r23 < 3ull; if (!r24) goto b13; r25 = r22 < r8; if (!r25) goto b13; r26 = r5 + r22; r27 = (i16)r26; r28 = r23; r29 = (i64)r28; r2 = (u32)r0 + 2u; r31 = r27 < r2; if (!r31) goto b13;
 #line 60 "nest.go"
-	r30 = (u32)r24 - (u32)r0; r31 = (i64)r30; r32 = (u64)r31 * 3ull; r33 = (u64)r32 + (u64)r26; r37 = r33 < r34; if (!r37) goto b9;
-	r39 = (i64)r24; if ((u64)r33 >= (u64)r36) { qd_site = 2; qd_x = r33; qd_y = r36; goto qd_fault; } r40 = r35 + r33 * 8; r41 = *(i64 *)r40; r42 = (u64)r41 + (u64)r39; r43 = r40; *(i64 *)r43 = r42;
-b9: // latch
+	r33 = (u32)r27 - (u32)r0; r34 = (i64)r33; r35 = (u64)r34 * 3ull; r36 = (u64)r35 + (u64)r29; r40 = r36 < r37; if (!r40) goto b10;
+	r42 = (i64)r27; if ((u64)r36 >= (u64)r39) { qd_site = 2; qd_x = r36; qd_y = r39; goto qd_fault; } r43 = r38 + r36 * 8; r44 = *(i64 *)r43; r45 = (u64)r44 + (u64)r42; r46 = r43; *(i64 *)r46 = r45;
+b10: // latch
 #line 58 "nest.go"
-	r15 = r15 + r20; r27 = r15 >= 3ull; if (!r27) goto b11; r15 = r15 - 3ull; r21 = r21 + 1ull;
-b11: // stepped
+	r15 = r15 + r20; r30 = r15 >= 3ull; if (!r30) goto b12; r15 = r15 - 3ull; r21 = r21 + 1ull;
+b12: // stepped
 #line 58 "nest.go"
 	r21 = r21 + r18; goto b4;
-b12: // exit
+b13: // exit
 #line 58 "nest.go"
 	return;
 qd_fault: {
@@ -22405,60 +22492,82 @@ qd_fault: {
 
 // Task 2 of kernel HelperLoops(out []f32, w i64, v f32), parallel.
 extern "C" __global__ void HelperLoops_2(char *p0, i64 p1, i64 p2, float p3, char *p4) {
-	bool r5 = 0, r8 = 0, r22 = 0, r27 = 0, r28 = 0, r40 = 0, r42 = 0, r47 = 0;
-	bool r55 = 0, r65 = 0;
-	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0, r11 = 0, r13 = 0, r24 = 0, r26 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r39 = 0, r41 = 0, r59 = 0;
-	u32 r46 = 0, r48 = 0, r49 = 0, r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0;
-	u32 r64 = 0, r66 = 0, r67 = 0, r68 = 0;
+	bool r5 = 0, r8 = 0, r24 = 0, r25 = 0, r30 = 0, r31 = 0, r43 = 0, r45 = 0;
+	bool r48 = 0, r49 = 0, r54 = 0, r55 = 0, r66 = 0, r68 = 0, r69 = 0, r71 = 0;
+	bool r75 = 0, r77 = 0, r81 = 0, r84 = 0, r86 = 0, r91 = 0, r99 = 0, r109 = 0;
+	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0, r11 = 0, r13 = 0, r27 = 0, r29 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r42 = 0, r44 = 0, r51 = 0, r53 = 0, r56 = 0;
+	i64 r57 = 0, r58 = 0, r65 = 0, r70 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0;
+	i64 r82 = 0, r103 = 0;
+	u32 r90 = 0, r92 = 0, r93 = 0, r94 = 0, r98 = 0, r100 = 0, r101 = 0, r102 = 0;
+	u32 r108 = 0, r110 = 0, r111 = 0, r112 = 0;
 	u64 r6 = 0, r7 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0;
-	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r43 = 0;
-	u64 r44 = 0, r45 = 0, r51 = 0, r52 = 0, r53 = 0, r60 = 0, r61 = 0, r62 = 0;
-	u64 r63 = 0;
-	float r32 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0;
-	char *r2 = 0, *r35 = 0, *r38 = 0;
+	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r26 = 0;
+	u64 r28 = 0, r46 = 0, r47 = 0, r50 = 0, r52 = 0, r67 = 0, r72 = 0, r73 = 0;
+	u64 r74 = 0, r83 = 0, r85 = 0, r87 = 0, r88 = 0, r89 = 0, r95 = 0, r96 = 0;
+	u64 r97 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0;
+	float r35 = 0, r36 = 0, r37 = 0, r39 = 0, r40 = 0, r59 = 0, r60 = 0, r62 = 0;
+	float r63 = 0;
+	char *r2 = 0, *r38 = 0, *r41 = 0, *r61 = 0, *r64 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 105 "nest.go"
 	r2 = p0; r3 = p1; r1 = r3; r4 = p2;
 #line 104 "nest.go"
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r60 = (u64)r1; r61 = (u64)r4; r62 = r60 | r61; r63 = r62 >> 32; r64 = (u32)r63; r65 = r64 == 0u; if (!r65) goto b21; r66 = (u32)r1; r67 = (u32)r4; r68 = qd_div_u32(r66, r67); r59 = (i64)r68;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r104 = (u64)r1; r105 = (u64)r4; r106 = r104 | r105; r107 = r106 >> 32; r108 = (u32)r107; r109 = r108 == 0u; if (!r109) goto b39; r110 = (u32)r1; r111 = (u32)r4; r112 = qd_div_u32(r110, r111); r103 = (i64)r112;
 b2: // entry
 #line 104 "nest.go"
-	r0 = r59;
-	r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b18; r9 = r61; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r44 = r12 | r10; r45 = r44 >> 32; r46 = (u32)r45; r47 = r46 == 0u; if (!r47) goto b20; r48 = (u32)r12; r49 = (u32)r10; r50 = qd_div_u32(r48, r49); r43 = (u64)r50;
+	r0 = r103;
+	r5 = r0 > 0ll; if (!r5) goto b26; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b26; r9 = r105; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r88 = r12 | r10; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b38; r92 = (u32)r12; r93 = (u32)r10; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
 b7: // setup
 #line 105 "nest.go"
-	r16 = r43; r17 = r16 * r10; r15 = r12 - r17; r52 = r14 | r10; r53 = r52 >> 32; r54 = (u32)r53; r55 = r54 == 0u; if (!r55) goto b19; r56 = (u32)r14; r57 = (u32)r10; r58 = qd_div_u32(r56, r57); r51 = (u64)r58;
+	r16 = r87; r17 = r16 * r10; r15 = r12 - r17; r96 = r14 | r10; r97 = r96 >> 32; r98 = (u32)r97; r99 = r98 == 0u; if (!r99) goto b37; r100 = (u32)r14; r101 = (u32)r10; r102 = qd_div_u32(r100, r101); r95 = (u64)r102;
 b9: // setup
 #line 105 "nest.go"
-	r18 = r51; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r28 = r8;
-b10: // head
+	r18 = r95; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r67 = r104; r68 = r4 >= 0ll; r70 = (u64)r4 * 9223372036854775806ull; r71 = r70 >= 0ll; r73 = r9; r74 = __umul64hi(r73, 9223372036854775806ull); r75 = r74 == 0ull; r77 = true; r78 = p2; r79 = (u64)r78 + (u64)(-1ll); r80 = (u64)r70 + (u64)r79; r81 = r80 >= 0ll; r84 = true; r85 = (u64)r80; r86 = r85 < r67; if (!r68) goto b27; if (!r71) goto b27; if (!r75) goto b27; if (!r77) goto b27; if (!r81) goto b27; if (!r84) goto b27; if (!r86) goto b27; r31 = r8;
+b17: // head
 #line 105 "nest.go"
-	r22 = r21 < r7; if (!r22) goto b18; r23 = r21; r24 = (i64)r23; r25 = r15; r26 = (i64)r25; if (!r28) goto b17;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b26; r25 = r22 < r7; if (!r25) goto b26; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r31) goto b25;
 #line 107 "nest.go"
-	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = (u64)r26 + 1ull; r32 = (float)r31; r33 = r32 * 0x1p+01f; if ((u64)r30 >= (u64)r3) { qd_site = 1; qd_x = r30; qd_y = r3; goto qd_fault; } r35 = r2 + r30 * 4; r36 = *(float *)r35; r37 = r36 * r33; r38 = r35; *(float *)r38 = r37;
-b14: // latch
+	r32 = (u64)r27 * (u64)r4; r33 = (u64)r32 + (u64)r29; r34 = (u64)r29 + 1ull; r35 = (float)r34; r36 = r35 * 0x1p+01f; r38 = r2 + r33 * 4; r39 = *(float *)r38; r40 = r39 * r36; r41 = r38; *(float *)r41 = r40;
+b22: // latch
 #line 105 "nest.go"
-	r15 = r15 + r20; r27 = r15 >= r10; if (!r27) goto b16; r15 = r15 - r10; r21 = r21 + 1ull;
-b16: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b24; r15 = r15 - r10; r21 = r21 + 1ull;
+b24: // stepped
 #line 105 "nest.go"
-	r21 = r21 + r18; goto b10;
-b17: // rangeint.done
+	r21 = r21 + r18; goto b17;
+b25: // rangeint.done
 #line 107 "nest.go"
-	r41 = (u64)r24 + 1ull; r42 = r41 < r0; if (r42) goto b14;
-b18: // exit
+	r44 = (u64)r27 + 1ull; r45 = r44 < r0; if (r45) goto b22;
+b26: // exit
 #line 107 "nest.go"
 	return;
-b19: // divide in 64 bits
+b27: // preheader
 #line 105 "nest.go"
-	r51 = qd_div_u64(r14, r10); goto b9;
-b20: // divide in 64 bits
+	r55 = r8;
+b28: // head (checked if)
 #line 105 "nest.go"
-	r43 = qd_div_u64(r12, r10); goto b7;
-b21: // divide in 64 bits
+	r46 = r21; r47 = r15; r48 = r47 < r10; if (!r48) goto b26; r49 = r46 < r7; if (!r49) goto b26; r50 = r46; r51 = (i64)r50; r52 = r47; r53 = (i64)r52; if (!r55) goto b36;
+#line 107 "nest.go"
+	r56 = (u64)r51 * (u64)r4; r57 = (u64)r56 + (u64)r53; r58 = (u64)r53 + 1ull; r59 = (float)r58; r60 = r59 * 0x1p+01f; if ((u64)r57 >= (u64)r3) { qd_site = 1; qd_x = r57; qd_y = r3; goto qd_fault; } r61 = r2 + r57 * 4; r62 = *(float *)r61; r63 = r62 * r60; r64 = r61; *(float *)r64 = r63;
+b33: // latch (checked if)
+#line 105 "nest.go"
+	r15 = r15 + r20; r54 = r15 >= r10; if (!r54) goto b35; r15 = r15 - r10; r21 = r21 + 1ull;
+b35: // stepped (checked if)
+#line 105 "nest.go"
+	r21 = r21 + r18; goto b28;
+b36: // rangeint.done (checked if)
+#line 107 "nest.go"
+	r65 = (u64)r51 + 1ull; r66 = r65 < r0; if (r66) goto b33; goto b26;
+b37: // divide in 64 bits
+#line 105 "nest.go"
+	r95 = qd_div_u64(r14, r10); goto b9;
+b38: // divide in 64 bits
+#line 105 "nest.go"
+	r87 = qd_div_u64(r12, r10); goto b7;
+b39: // divide in 64 bits
 #line 104 "nest.go"
-	r59 = qd_div_i64(r1, r4); goto b2;
+	r103 = qd_div_i64(r1, r4); goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28301,102 +28410,102 @@ qd_fault: {
 extern "C" __global__ void QuadSums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[512] __attribute__((aligned(8)));
 	u8 qvar_weights[32] __attribute__((aligned(8)));
-	bool r6 = 0, r10 = 0, r23 = 0, r28 = 0, r40 = 0, r41 = 0, r42 = 0, r51 = 0;
-	bool r54 = 0, r71 = 0, r72 = 0, r73 = 0, r82 = 0, r87 = 0, r88 = 0, r124 = 0;
-	bool r140 = 0, r141 = 0, r145 = 0, r146 = 0, r150 = 0, r151 = 0, r155 = 0, r156 = 0;
-	bool r160 = 0, r161 = 0, r165 = 0, r166 = 0;
-	i32 r1 = 0, r38 = 0, r69 = 0, r91 = 0, r121 = 0, r122 = 0, r138 = 0, r143 = 0;
-	i32 r148 = 0, r153 = 0, r158 = 0, r163 = 0;
-	i64 r0 = 0, r2 = 0, r4 = 0, r5 = 0, r12 = 0, r14 = 0, r25 = 0, r27 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0;
-	i64 r37 = 0, r39 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r52 = 0, r53 = 0;
-	i64 r56 = 0, r57 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
-	i64 r67 = 0, r68 = 0, r70 = 0, r74 = 0, r75 = 0, r76 = 0, r79 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r92 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r116 = 0;
-	i64 r117 = 0, r118 = 0, r123 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0, r137 = 0;
-	i64 r139 = 0, r142 = 0, r144 = 0, r147 = 0, r149 = 0, r152 = 0, r154 = 0, r157 = 0;
-	i64 r159 = 0, r162 = 0, r164 = 0;
+	bool r6 = 0, r10 = 0, r25 = 0, r26 = 0, r31 = 0, r43 = 0, r44 = 0, r45 = 0;
+	bool r54 = 0, r57 = 0, r74 = 0, r75 = 0, r76 = 0, r85 = 0, r90 = 0, r91 = 0;
+	bool r127 = 0, r143 = 0, r144 = 0, r148 = 0, r149 = 0, r153 = 0, r154 = 0, r158 = 0;
+	bool r159 = 0, r163 = 0, r164 = 0, r168 = 0, r169 = 0;
+	i32 r1 = 0, r41 = 0, r72 = 0, r94 = 0, r124 = 0, r125 = 0, r141 = 0, r146 = 0;
+	i32 r151 = 0, r156 = 0, r161 = 0, r166 = 0;
+	i64 r0 = 0, r2 = 0, r4 = 0, r5 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r42 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r55 = 0, r56 = 0;
+	i64 r59 = 0, r60 = 0, r63 = 0, r64 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
+	i64 r70 = 0, r71 = 0, r73 = 0, r77 = 0, r78 = 0, r79 = 0, r82 = 0, r83 = 0;
+	i64 r86 = 0, r89 = 0, r95 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r119 = 0;
+	i64 r120 = 0, r121 = 0, r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r140 = 0;
+	i64 r142 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0, r155 = 0, r157 = 0, r160 = 0;
+	i64 r162 = 0, r165 = 0, r167 = 0;
 	u64 r7 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
-	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r26 = 0, r129 = 0;
-	u64 r130 = 0;
-	char *r3 = 0, *r43 = 0, *r46 = 0, *r47 = 0, *r50 = 0, *r55 = 0, *r58 = 0, *r59 = 0;
-	char *r62 = 0, *r77 = 0, *r78 = 0, *r81 = 0, *r84 = 0, *r85 = 0, *r89 = 0, *r90 = 0;
-	char *r93 = 0, *r94 = 0, *r95 = 0, *r96 = 0, *r97 = 0, *r98 = 0, *r99 = 0, *r100 = 0;
-	char *r101 = 0, *r102 = 0, *r103 = 0, *r104 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
-	char *r111 = 0, *r113 = 0, *r114 = 0, *r119 = 0, *r120 = 0, *r131 = 0, *r132 = 0, *r133 = 0;
-	char *r134 = 0, *r135 = 0, *r136 = 0;
+	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
+	u64 r29 = 0, r132 = 0, r133 = 0;
+	char *r3 = 0, *r46 = 0, *r49 = 0, *r50 = 0, *r53 = 0, *r58 = 0, *r61 = 0, *r62 = 0;
+	char *r65 = 0, *r80 = 0, *r81 = 0, *r84 = 0, *r87 = 0, *r88 = 0, *r92 = 0, *r93 = 0;
+	char *r96 = 0, *r97 = 0, *r98 = 0, *r99 = 0, *r100 = 0, *r101 = 0, *r102 = 0, *r103 = 0;
+	char *r104 = 0, *r105 = 0, *r106 = 0, *r107 = 0, *r108 = 0, *r110 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r117 = 0, *r122 = 0, *r123 = 0, *r134 = 0, *r135 = 0, *r136 = 0;
+	char *r137 = 0, *r138 = 0, *r139 = 0;
 #line 40 "reducetypes.go"
-	r3 = p0; r4 = p1; r2 = r4; r77 = p4;
+	r3 = p0; r4 = p1; r2 = r4; r80 = p4;
 #line 37 "reducetypes.go"
-	r94 = (char *)qvar_weights; *(i64 *)r94 = 0ll; r95 = r94 + 8ll; *(i64 *)r95 = 0ll; r96 = r94 + 16ll; *(i64 *)r96 = 0ll; r97 = r94 + 24ll; *(i64 *)r97 = 0ll; *(i64 *)r94 = 1ll; r108 = r95; *(i64 *)r108 = (-2ll); r111 = r96; *(i64 *)r111 = 3ll; r114 = r97; *(i64 *)r114 = (-4ll);
+	r97 = (char *)qvar_weights; *(i64 *)r97 = 0ll; r98 = r97 + 8ll; *(i64 *)r98 = 0ll; r99 = r97 + 16ll; *(i64 *)r99 = 0ll; r100 = r97 + 24ll; *(i64 *)r100 = 0ll; *(i64 *)r97 = 1ll; r111 = r98; *(i64 *)r111 = (-2ll); r114 = r99; *(i64 *)r114 = 3ll; r117 = r100; *(i64 *)r117 = (-4ll);
 #line 40 "reducetypes.go"
-	r0 = 0ll; r1 = (-2147483647 - 1); r6 = 0ll < r2; if (!r6) goto b13; r7 = (u64)r2; r9 = r7; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r129 = r13 >> 2; r17 = r129; r18 = r17 * 4ull; r16 = r13 - r18; r130 = r15 >> 2; r19 = r130; r20 = r19 * 4ull; r21 = r15 - r20; r22 = r17;
+	r0 = 0ll; r1 = (-2147483647 - 1); r6 = 0ll < r2; if (!r6) goto b14; r7 = (u64)r2; r9 = r7; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r132 = r13 >> 2; r17 = r132; r18 = r17 * 4ull; r16 = r13 - r18; r133 = r15 >> 2; r19 = r133; r20 = r19 * 4ull; r21 = r15 - r20; r22 = r17;
 b4: // head
 #line 40 "reducetypes.go"
-	r23 = r22 < r9; if (!r23) goto b13; r24 = r22 + 18446744073709551615ull; r25 = (i64)r24; r26 = r16; r27 = (i64)r26; r86 = (u64)r25 + 1ull; r87 = r86 < r2; if (!r87) goto b13;
+	r23 = r22; r24 = r16; r25 = r24 < 4ull; if (!r25) goto b14; r26 = r23 < r9; if (!r26) goto b14; r27 = r23 + 18446744073709551615ull; r28 = (i64)r27; r29 = r24; r30 = (i64)r29; r89 = (u64)r28 + 1ull; r90 = r89 < r2; if (!r90) goto b14;
 #line 42 "reducetypes.go"
-	r131 = r3 + r25 * 16; r89 = r131 + 16ll; r90 = r89 + r27 * 4; r91 = *(i32 *)r90; r92 = (i64)r91; r93 = r94 + r27 * 8; r116 = *(i64 *)r93; r117 = (u64)r92 * (u64)r116; r118 = (u64)r0 + (u64)r117;
-	r121 = r91; r122 = r1 > r121 ? r1 : r121; r123 = (u64)r27 + 1ull; r124 = r123 < 4ll; if (!r124) goto b12; r0 = r118; r1 = r122;
-b9: // latch
+	r134 = r3 + r28 * 16; r92 = r134 + 16ll; r93 = r92 + r30 * 4; r94 = *(i32 *)r93; r95 = (i64)r94; r96 = r97 + r30 * 8; r119 = *(i64 *)r96; r120 = (u64)r95 * (u64)r119; r121 = (u64)r0 + (u64)r120;
+	r124 = r94; r125 = r1 > r124 ? r1 : r124; r126 = (u64)r30 + 1ull; r127 = r126 < 4ll; if (!r127) goto b13; r0 = r121; r1 = r125;
+b10: // latch
 #line 40 "reducetypes.go"
-	r16 = r16 + r21; r28 = r16 >= 4ull; if (!r28) goto b11; r16 = r16 - 4ull; r22 = r22 + 1ull;
-b11: // stepped
+	r16 = r16 + r21; r31 = r16 >= 4ull; if (!r31) goto b12; r16 = r16 - 4ull; r22 = r22 + 1ull;
+b12: // stepped
 #line 40 "reducetypes.go"
 	r22 = r22 + r19; goto b4;
-b12: // edge 4→1
+b13: // edge 4→1
 #line 43 "reducetypes.go"
-	r0 = r118; r1 = r122; goto b9;
-b13: // exit
+	r0 = r121; r1 = r125; goto b10;
+b14: // exit
 #line 40 "reducetypes.go"
-	r29 = (i64)(threadIdx.x % warpSize); r30 = (i64)(threadIdx.x / warpSize); r51 = r30 == 0ll; r31 = (i64)warpSize; r32 = (u64)r30 * (u64)r31; r33 = (i64)blockDim.x; r34 = (u64)r33 - (u64)r32; r35 = r34 < r31 ? r34 : r31; r36 = r31 >> 1;
-b14: // reduction shuffle
+	r32 = (i64)(threadIdx.x % warpSize); r33 = (i64)(threadIdx.x / warpSize); r54 = r33 == 0ll; r34 = (i64)warpSize; r35 = (u64)r33 * (u64)r34; r36 = (i64)blockDim.x; r37 = (u64)r36 - (u64)r35; r38 = r37 < r34 ? r37 : r34; r39 = r34 >> 1;
+b15: // reduction shuffle
 #line 40 "reducetypes.go"
-	r37 = qd_shfl_down(r0, (u32)r36); r38 = qd_shfl_down(r1, (u32)r36); r39 = (u64)r29 + (u64)r36; r40 = r39 < r35; if (!r40) goto b16; r0 = (u64)r0 + (u64)r37; r1 = r1 > r38 ? r1 : r38;
-b16: // reduction next
+	r40 = qd_shfl_down(r0, (u32)r39); r41 = qd_shfl_down(r1, (u32)r39); r42 = (u64)r32 + (u64)r39; r43 = r42 < r38; if (!r43) goto b17; r0 = (u64)r0 + (u64)r40; r1 = r1 > r41 ? r1 : r41;
+b17: // reduction next
 #line 40 "reducetypes.go"
-	r36 = r36 >> 1; r41 = r36 != 0ll; if (!r41) goto b26; r137 = qd_shfl_down(r0, (u32)r36); r138 = qd_shfl_down(r1, (u32)r36); r139 = (u64)r29 + (u64)r36; r140 = r139 < r35; if (!r140) goto b19; r0 = (u64)r0 + (u64)r137; r1 = r1 > r138 ? r1 : r138;
-b19: // reduction next (unrolled 1)
+	r39 = r39 >> 1; r44 = r39 != 0ll; if (!r44) goto b27; r140 = qd_shfl_down(r0, (u32)r39); r141 = qd_shfl_down(r1, (u32)r39); r142 = (u64)r32 + (u64)r39; r143 = r142 < r38; if (!r143) goto b20; r0 = (u64)r0 + (u64)r140; r1 = r1 > r141 ? r1 : r141;
+b20: // reduction next (unrolled 1)
 #line 40 "reducetypes.go"
-	r36 = r36 >> 1; r141 = r36 != 0ll; if (!r141) goto b26; r142 = qd_shfl_down(r0, (u32)r36); r143 = qd_shfl_down(r1, (u32)r36); r144 = (u64)r29 + (u64)r36; r145 = r144 < r35; if (!r145) goto b22; r0 = (u64)r0 + (u64)r142; r1 = r1 > r143 ? r1 : r143;
-b22: // reduction next (unrolled 2)
+	r39 = r39 >> 1; r144 = r39 != 0ll; if (!r144) goto b27; r145 = qd_shfl_down(r0, (u32)r39); r146 = qd_shfl_down(r1, (u32)r39); r147 = (u64)r32 + (u64)r39; r148 = r147 < r38; if (!r148) goto b23; r0 = (u64)r0 + (u64)r145; r1 = r1 > r146 ? r1 : r146;
+b23: // reduction next (unrolled 2)
 #line 40 "reducetypes.go"
-	r36 = r36 >> 1; r146 = r36 != 0ll; if (!r146) goto b26; r147 = qd_shfl_down(r0, (u32)r36); r148 = qd_shfl_down(r1, (u32)r36); r149 = (u64)r29 + (u64)r36; r150 = r149 < r35; if (!r150) goto b25; r0 = (u64)r0 + (u64)r147; r1 = r1 > r148 ? r1 : r148;
-b25: // reduction next (unrolled 3)
+	r39 = r39 >> 1; r149 = r39 != 0ll; if (!r149) goto b27; r150 = qd_shfl_down(r0, (u32)r39); r151 = qd_shfl_down(r1, (u32)r39); r152 = (u64)r32 + (u64)r39; r153 = r152 < r38; if (!r153) goto b26; r0 = (u64)r0 + (u64)r150; r1 = r1 > r151 ? r1 : r151;
+b26: // reduction next (unrolled 3)
 #line 40 "reducetypes.go"
-	r36 = r36 >> 1; r151 = r36 != 0ll; if (r151) goto b14;
-b26: // reduction shuffled
+	r39 = r39 >> 1; r154 = r39 != 0ll; if (r154) goto b15;
+b27: // reduction shuffled
 #line 40 "reducetypes.go"
-	r42 = r29 == 0ll; if (!r42) goto b28; r43 = (char *)qvar_reduce0; r44 = (u64)r30 * 2ull; r45 = r44; r46 = r43 + r45 * 8; *(i64 *)r46 = r0; r47 = (char *)qvar_reduce0; r48 = r44; r133 = r47 + r48 * 8; r50 = r133 + 8ll; *(i32 *)r50 = r1;
-b28: // reduction barrier
+	r45 = r32 == 0ll; if (!r45) goto b29; r46 = (char *)qvar_reduce0; r47 = (u64)r33 * 2ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r136 = r50 + r51 * 8; r53 = r136 + 8ll; *(i32 *)r53 = r1;
+b29: // reduction barrier
 #line 40 "reducetypes.go"
-	__syncthreads(); if (!r51) goto b47; r52 = (u64)r29 * (u64)r31; r53 = (i64)blockDim.x; r54 = r52 < r53; if (!r54) goto b48; r55 = (char *)qvar_reduce0; r56 = (u64)r29 * 2ull; r57 = r56; r58 = r55 + r57 * 8; r0 = *(i64 *)r58; r59 = (char *)qvar_reduce0; r60 = r56; r134 = r59 + r60 * 8; r62 = r134 + 8ll; r1 = *(i32 *)r62;
-b31: // reduction warps
+	__syncthreads(); if (!r54) goto b48; r55 = (u64)r32 * (u64)r34; r56 = (i64)blockDim.x; r57 = r55 < r56; if (!r57) goto b49; r58 = (char *)qvar_reduce0; r59 = (u64)r32 * 2ull; r60 = r59; r61 = r58 + r60 * 8; r0 = *(i64 *)r61; r62 = (char *)qvar_reduce0; r63 = r59; r137 = r62 + r63 * 8; r65 = r137 + 8ll; r1 = *(i32 *)r65;
+b32: // reduction warps
 #line 40 "reducetypes.go"
-	r63 = r32; r64 = (i64)blockDim.x; r65 = (u64)r64 - (u64)r63; r66 = r65 < r31 ? r65 : r31; r67 = r31 >> 1;
-b32: // reduction shuffle
+	r66 = r35; r67 = (i64)blockDim.x; r68 = (u64)r67 - (u64)r66; r69 = r68 < r34 ? r68 : r34; r70 = r34 >> 1;
+b33: // reduction shuffle
 #line 40 "reducetypes.go"
-	r68 = qd_shfl_down(r0, (u32)r67); r69 = qd_shfl_down(r1, (u32)r67); r70 = (u64)r29 + (u64)r67; r71 = r70 < r66; if (!r71) goto b34; r0 = (u64)r0 + (u64)r68; r1 = r1 > r69 ? r1 : r69;
-b34: // reduction next
+	r71 = qd_shfl_down(r0, (u32)r70); r72 = qd_shfl_down(r1, (u32)r70); r73 = (u64)r32 + (u64)r70; r74 = r73 < r69; if (!r74) goto b35; r0 = (u64)r0 + (u64)r71; r1 = r1 > r72 ? r1 : r72;
+b35: // reduction next
 #line 40 "reducetypes.go"
-	r67 = r67 >> 1; r72 = r67 != 0ll; if (!r72) goto b44; r152 = qd_shfl_down(r0, (u32)r67); r153 = qd_shfl_down(r1, (u32)r67); r154 = (u64)r29 + (u64)r67; r155 = r154 < r66; if (!r155) goto b37; r0 = (u64)r0 + (u64)r152; r1 = r1 > r153 ? r1 : r153;
-b37: // reduction next (unrolled 1)
+	r70 = r70 >> 1; r75 = r70 != 0ll; if (!r75) goto b45; r155 = qd_shfl_down(r0, (u32)r70); r156 = qd_shfl_down(r1, (u32)r70); r157 = (u64)r32 + (u64)r70; r158 = r157 < r69; if (!r158) goto b38; r0 = (u64)r0 + (u64)r155; r1 = r1 > r156 ? r1 : r156;
+b38: // reduction next (unrolled 1)
 #line 40 "reducetypes.go"
-	r67 = r67 >> 1; r156 = r67 != 0ll; if (!r156) goto b44; r157 = qd_shfl_down(r0, (u32)r67); r158 = qd_shfl_down(r1, (u32)r67); r159 = (u64)r29 + (u64)r67; r160 = r159 < r66; if (!r160) goto b40; r0 = (u64)r0 + (u64)r157; r1 = r1 > r158 ? r1 : r158;
-b40: // reduction next (unrolled 2)
+	r70 = r70 >> 1; r159 = r70 != 0ll; if (!r159) goto b45; r160 = qd_shfl_down(r0, (u32)r70); r161 = qd_shfl_down(r1, (u32)r70); r162 = (u64)r32 + (u64)r70; r163 = r162 < r69; if (!r163) goto b41; r0 = (u64)r0 + (u64)r160; r1 = r1 > r161 ? r1 : r161;
+b41: // reduction next (unrolled 2)
 #line 40 "reducetypes.go"
-	r67 = r67 >> 1; r161 = r67 != 0ll; if (!r161) goto b44; r162 = qd_shfl_down(r0, (u32)r67); r163 = qd_shfl_down(r1, (u32)r67); r164 = (u64)r29 + (u64)r67; r165 = r164 < r66; if (!r165) goto b43; r0 = (u64)r0 + (u64)r162; r1 = r1 > r163 ? r1 : r163;
-b43: // reduction next (unrolled 3)
+	r70 = r70 >> 1; r164 = r70 != 0ll; if (!r164) goto b45; r165 = qd_shfl_down(r0, (u32)r70); r166 = qd_shfl_down(r1, (u32)r70); r167 = (u64)r32 + (u64)r70; r168 = r167 < r69; if (!r168) goto b44; r0 = (u64)r0 + (u64)r165; r1 = r1 > r166 ? r1 : r166;
+b44: // reduction next (unrolled 3)
 #line 40 "reducetypes.go"
-	r67 = r67 >> 1; r166 = r67 != 0ll; if (r166) goto b32;
-b44: // reduction shuffled
+	r70 = r70 >> 1; r169 = r70 != 0ll; if (r169) goto b33;
+b45: // reduction shuffled
 #line 40 "reducetypes.go"
-	r73 = r42; if (!r73) goto b47; r74 = (i64)blockIdx.x; r82 = r74 == 0ll; r75 = (u64)r74 * 2ull; r135 = r77 + r75 * 8; r78 = r135 + 32ll; *(i64 *)r78 = r0; r136 = r135; r81 = r136 + 40ll; *(i32 *)r81 = r1; if (!r82) goto b47; r83 = (i64)gridDim.x; r84 = r77 + 8ll; *(i64 *)r84 = r83; r85 = r77 + 24ll; *(i64 *)r85 = r83;
-b47: // reduction done
+	r76 = r45; if (!r76) goto b48; r77 = (i64)blockIdx.x; r85 = r77 == 0ll; r78 = (u64)r77 * 2ull; r138 = r80 + r78 * 8; r81 = r138 + 32ll; *(i64 *)r81 = r0; r139 = r138; r84 = r139 + 40ll; *(i32 *)r84 = r1; if (!r85) goto b48; r86 = (i64)gridDim.x; r87 = r80 + 8ll; *(i64 *)r87 = r86; r88 = r80 + 24ll; *(i64 *)r88 = r86;
+b48: // reduction done
 #line 40 "reducetypes.go"
 	return;
-b48: // reduction none
+b49: // reduction none
 #line 40 "reducetypes.go"
-	r0 = 0ll; r1 = (-2147483647 - 1); goto b31;
+	r0 = 0ll; r1 = (-2147483647 - 1); goto b32;
 }
 
 // Task 1 of kernel QuadSums(qs []16, out []i64), parallel.
@@ -28501,132 +28610,169 @@ qd_fault: {
 // Task 0 of kernel ImageStats(pix []u8, w i64, h i64, out []i64), parallel.
 extern "C" __global__ void ImageStats_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4, i64 p5, char *p6, char *p7) {
 	__shared__ u8 qvar_reduce0[768] __attribute__((aligned(8)));
-	bool r4 = 0, r8 = 0, r22 = 0, r27 = 0, r40 = 0, r41 = 0, r42 = 0, r55 = 0;
-	bool r58 = 0, r80 = 0, r81 = 0, r82 = 0, r94 = 0, r99 = 0, r111 = 0, r114 = 0;
-	bool r118 = 0, r130 = 0, r138 = 0, r146 = 0, r147 = 0, r152 = 0, r153 = 0, r158 = 0;
-	bool r159 = 0, r164 = 0, r165 = 0, r170 = 0, r171 = 0, r176 = 0, r177 = 0;
-	i64 r0 = 0, r1 = 0, r3 = 0, r7 = 0, r11 = 0, r13 = 0, r24 = 0, r26 = 0;
-	i64 r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
-	i64 r36 = 0, r37 = 0, r39 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r52 = 0;
-	i64 r53 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0, r68 = 0;
-	i64 r69 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
-	i64 r79 = 0, r83 = 0, r84 = 0, r85 = 0, r88 = 0, r89 = 0, r91 = 0, r92 = 0;
-	i64 r95 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r107 = 0, r109 = 0, r110 = 0;
-	i64 r112 = 0, r113 = 0, r115 = 0, r117 = 0, r142 = 0, r143 = 0, r145 = 0, r148 = 0;
-	i64 r149 = 0, r151 = 0, r154 = 0, r155 = 0, r157 = 0, r160 = 0, r161 = 0, r163 = 0;
-	i64 r166 = 0, r167 = 0, r169 = 0, r172 = 0, r173 = 0, r175 = 0;
-	u8 r2 = 0, r38 = 0, r78 = 0, r102 = 0, r108 = 0, r116 = 0, r144 = 0, r150 = 0;
-	u8 r156 = 0, r162 = 0, r168 = 0, r174 = 0;
-	u32 r129 = 0, r131 = 0, r132 = 0, r133 = 0, r137 = 0, r139 = 0, r140 = 0, r141 = 0;
+	bool r4 = 0, r8 = 0, r24 = 0, r25 = 0, r30 = 0, r43 = 0, r44 = 0, r45 = 0;
+	bool r58 = 0, r61 = 0, r83 = 0, r84 = 0, r85 = 0, r97 = 0, r102 = 0, r114 = 0;
+	bool r117 = 0, r121 = 0, r124 = 0, r125 = 0, r130 = 0, r131 = 0, r138 = 0, r140 = 0;
+	bool r144 = 0, r146 = 0, r147 = 0, r151 = 0, r155 = 0, r157 = 0, r161 = 0, r164 = 0;
+	bool r166 = 0, r178 = 0, r186 = 0, r194 = 0, r195 = 0, r200 = 0, r201 = 0, r206 = 0;
+	bool r207 = 0, r212 = 0, r213 = 0, r218 = 0, r219 = 0, r224 = 0, r225 = 0;
+	i64 r0 = 0, r1 = 0, r3 = 0, r7 = 0, r11 = 0, r13 = 0, r27 = 0, r29 = 0;
+	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	i64 r39 = 0, r40 = 0, r42 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r55 = 0;
+	i64 r56 = 0, r59 = 0, r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r71 = 0;
+	i64 r72 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0;
+	i64 r82 = 0, r86 = 0, r87 = 0, r88 = 0, r91 = 0, r92 = 0, r94 = 0, r95 = 0;
+	i64 r98 = 0, r103 = 0, r104 = 0, r106 = 0, r107 = 0, r110 = 0, r112 = 0, r113 = 0;
+	i64 r115 = 0, r116 = 0, r118 = 0, r120 = 0, r127 = 0, r129 = 0, r132 = 0, r133 = 0;
+	i64 r136 = 0, r137 = 0, r139 = 0, r141 = 0, r143 = 0, r148 = 0, r149 = 0, r150 = 0;
+	i64 r156 = 0, r158 = 0, r159 = 0, r160 = 0, r162 = 0, r190 = 0, r191 = 0, r193 = 0;
+	i64 r196 = 0, r197 = 0, r199 = 0, r202 = 0, r203 = 0, r205 = 0, r208 = 0, r209 = 0;
+	i64 r211 = 0, r214 = 0, r215 = 0, r217 = 0, r220 = 0, r221 = 0, r223 = 0;
+	u8 r2 = 0, r41 = 0, r81 = 0, r105 = 0, r111 = 0, r119 = 0, r135 = 0, r142 = 0;
+	u8 r192 = 0, r198 = 0, r204 = 0, r210 = 0, r216 = 0, r222 = 0;
+	u32 r177 = 0, r179 = 0, r180 = 0, r181 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
 	u64 r5 = 0, r6 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0;
-	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r126 = 0;
-	u64 r127 = 0, r128 = 0, r134 = 0, r135 = 0, r136 = 0;
-	char *r43 = 0, *r46 = 0, *r47 = 0, *r50 = 0, *r51 = 0, *r54 = 0, *r59 = 0, *r62 = 0;
-	char *r63 = 0, *r66 = 0, *r67 = 0, *r70 = 0, *r86 = 0, *r87 = 0, *r90 = 0, *r93 = 0;
-	char *r96 = 0, *r97 = 0, *r98 = 0, *r105 = 0, *r106 = 0, *r119 = 0, *r120 = 0, *r121 = 0;
-	char *r122 = 0, *r123 = 0, *r124 = 0, *r125 = 0;
+	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r26 = 0;
+	u64 r28 = 0, r122 = 0, r123 = 0, r126 = 0, r128 = 0, r145 = 0, r152 = 0, r153 = 0;
+	u64 r154 = 0, r163 = 0, r165 = 0, r174 = 0, r175 = 0, r176 = 0, r182 = 0, r183 = 0;
+	u64 r184 = 0;
+	char *r46 = 0, *r49 = 0, *r50 = 0, *r53 = 0, *r54 = 0, *r57 = 0, *r62 = 0, *r65 = 0;
+	char *r66 = 0, *r69 = 0, *r70 = 0, *r73 = 0, *r89 = 0, *r90 = 0, *r93 = 0, *r96 = 0;
+	char *r99 = 0, *r100 = 0, *r101 = 0, *r108 = 0, *r109 = 0, *r134 = 0, *r167 = 0, *r168 = 0;
+	char *r169 = 0, *r170 = 0, *r171 = 0, *r172 = 0, *r173 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 56 "reducetypes.go"
-	r3 = p3; r7 = p2; r86 = p6;
+	r3 = p3; r7 = p2; r89 = p6;
 #line 58 "reducetypes.go"
-	r106 = p0; r107 = p1;
+	r109 = p0; r110 = p1;
 #line 56 "reducetypes.go"
-	r0 = 0ll; r1 = 0ll; r2 = 255; r4 = r3 > 0ll; if (!r4) goto b24; r5 = (u64)r3; r6 = r5; r8 = r7 > 0ll; if (!r8) goto b24; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r127 = r12 | r10; r128 = r127 >> 32; r129 = (u32)r128; r130 = r129 == 0u; if (!r130) goto b61; r131 = (u32)r12; r132 = (u32)r10; r133 = qd_div_u32(r131, r132); r126 = (u64)r133;
+	r0 = 0ll; r1 = 0ll; r2 = 255; r4 = r3 > 0ll; if (!r4) goto b32; r5 = (u64)r3; r6 = r5; r8 = r7 > 0ll; if (!r8) goto b32; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r175 = r12 | r10; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b86; r179 = (u32)r12; r180 = (u32)r10; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
 b5: // setup
 #line 56 "reducetypes.go"
-	r16 = r126; r17 = r16 * r10; r15 = r12 - r17; r135 = r14 | r10; r136 = r135 >> 32; r137 = (u32)r136; r138 = r137 == 0u; if (!r138) goto b60; r139 = (u32)r14; r140 = (u32)r10; r141 = qd_div_u32(r139, r140); r134 = (u64)r141;
+	r16 = r174; r17 = r16 * r10; r15 = r12 - r17; r183 = r14 | r10; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b85; r187 = (u32)r14; r188 = (u32)r10; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
 b7: // setup
 #line 56 "reducetypes.go"
-	r18 = r134; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r99 = r8;
-b8: // head
+	r18 = r182; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r145 = (u64)r110; r146 = r7 >= 0ll; r148 = p3; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149 * (u64)r7; r151 = r150 >= 0ll; r152 = (u64)r149; r153 = r9; r154 = __umul64hi(r152, r153); r155 = r154 == 0ull; r157 = true; r158 = p2; r159 = (u64)r158 + (u64)(-1ll); r160 = (u64)r150 + (u64)r159; r161 = r160 >= 0ll; r164 = true; r165 = (u64)r160; r166 = r165 < r145; if (!r146) goto b68; if (!r151) goto b68; if (!r155) goto b68; if (!r157) goto b68; if (!r161) goto b68; if (!r164) goto b68; if (!r166) goto b68; r102 = r8;
+b15: // head
 #line 56 "reducetypes.go"
-	r22 = r21 < r6; if (!r22) goto b24; r23 = r21; r24 = (i64)r23; r25 = r15; r26 = (i64)r25; if (!r99) goto b20;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b32; r25 = r22 < r6; if (!r25) goto b32; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r102) goto b28;
 #line 58 "reducetypes.go"
-	r103 = (u64)r24 * (u64)r7; r104 = (u64)r103 + (u64)r26; if ((u64)r104 >= (u64)r107) { qd_site = 0; qd_x = r104; qd_y = r107; goto qd_fault; } r105 = r106 + r104 * 1; r108 = *(u8 *)r105;
-	r109 = (i64)r108; r110 = (u64)r0 + (u64)r109;
-	r111 = r108 > 200; if (!r111) goto b19;
-	r115 = (u64)r1 + 1ull; r112 = r115;
-b13: // if.done
+	r106 = (u64)r27 * (u64)r7; r107 = (u64)r106 + (u64)r29; r108 = r109 + r107 * 1; r111 = *(u8 *)r108;
+	r112 = (i64)r111; r113 = (u64)r0 + (u64)r112;
+	r114 = r111 > 200; if (!r114) goto b27;
+	r118 = (u64)r1 + 1ull; r115 = r118;
+b21: // if.done
 #line 63 "reducetypes.go"
-	r116 = r2 < r108 ? r2 : r108; r117 = (u64)r26 + 1ull; r118 = r117 < r7; if (!r118) goto b18; r0 = r110; r1 = r112; r2 = r116;
-b15: // latch
+	r119 = r2 < r111 ? r2 : r111; r120 = (u64)r29 + 1ull; r121 = r120 < r7; if (!r121) goto b26; r0 = r113; r1 = r115; r2 = r119;
+b23: // latch
 #line 56 "reducetypes.go"
-	r15 = r15 + r20; r27 = r15 >= r10; if (!r27) goto b17; r15 = r15 - r10; r21 = r21 + 1ull;
-b17: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b25; r15 = r15 - r10; r21 = r21 + 1ull;
+b25: // stepped
 #line 56 "reducetypes.go"
-	r21 = r21 + r18; goto b8;
-b18: // edge 6→4
+	r21 = r21 + r18; goto b15;
+b26: // edge 6→4
 #line 63 "reducetypes.go"
-	r0 = r110; r1 = r112; r2 = r116; goto b15;
-b19: // edge 3→6
+	r0 = r113; r1 = r115; r2 = r119; goto b23;
+b27: // edge 3→6
 #line 60 "reducetypes.go"
-	r112 = r1; goto b13;
-b20: // edge 1→4
+	r115 = r1; goto b21;
+b28: // edge 1→4
 #line 56 "reducetypes.go"
-	r100 = r0; r101 = r1; r102 = r2;
+	r103 = r0; r104 = r1; r105 = r2;
 #line 60 "reducetypes.go"
-	r113 = (u64)r24 + 1ull; r114 = r113 < r3; if (!r114) goto b23; r0 = r100; r1 = r101; r2 = r102; goto b15;
-b23: // edge 4→2
+	r116 = (u64)r27 + 1ull; r117 = r116 < r3; if (!r117) goto b31; r0 = r103; r1 = r104; r2 = r105; goto b23;
+b31: // edge 4→2
 #line 60 "reducetypes.go"
-	r0 = r100; r1 = r101; r2 = r102;
-b24: // exit
+	r0 = r103; r1 = r104; r2 = r105;
+b32: // exit
 #line 56 "reducetypes.go"
-	r28 = (i64)(threadIdx.x % warpSize); r29 = (i64)(threadIdx.x / warpSize); r55 = r29 == 0ll; r30 = (i64)warpSize; r31 = (u64)r29 * (u64)r30; r32 = (i64)blockDim.x; r33 = (u64)r32 - (u64)r31; r34 = r33 < r30 ? r33 : r30; r35 = r30 >> 1;
-b25: // reduction shuffle
+	r31 = (i64)(threadIdx.x % warpSize); r32 = (i64)(threadIdx.x / warpSize); r58 = r32 == 0ll; r33 = (i64)warpSize; r34 = (u64)r32 * (u64)r33; r35 = (i64)blockDim.x; r36 = (u64)r35 - (u64)r34; r37 = r36 < r33 ? r36 : r33; r38 = r33 >> 1;
+b33: // reduction shuffle
 #line 56 "reducetypes.go"
-	r36 = qd_shfl_down(r0, (u32)r35); r37 = qd_shfl_down(r1, (u32)r35); r38 = qd_shfl_down((u32)r2, (u32)r35); r39 = (u64)r28 + (u64)r35; r40 = r39 < r34; if (!r40) goto b27; r0 = (u64)r0 + (u64)r36; r1 = (u64)r1 + (u64)r37; r2 = r2 < r38 ? r2 : r38;
-b27: // reduction next
+	r39 = qd_shfl_down(r0, (u32)r38); r40 = qd_shfl_down(r1, (u32)r38); r41 = qd_shfl_down((u32)r2, (u32)r38); r42 = (u64)r31 + (u64)r38; r43 = r42 < r37; if (!r43) goto b35; r0 = (u64)r0 + (u64)r39; r1 = (u64)r1 + (u64)r40; r2 = r2 < r41 ? r2 : r41;
+b35: // reduction next
 #line 56 "reducetypes.go"
-	r35 = r35 >> 1; r41 = r35 != 0ll; if (!r41) goto b37; r142 = qd_shfl_down(r0, (u32)r35); r143 = qd_shfl_down(r1, (u32)r35); r144 = qd_shfl_down((u32)r2, (u32)r35); r145 = (u64)r28 + (u64)r35; r146 = r145 < r34; if (!r146) goto b30; r0 = (u64)r0 + (u64)r142; r1 = (u64)r1 + (u64)r143; r2 = r2 < r144 ? r2 : r144;
-b30: // reduction next (unrolled 1)
+	r38 = r38 >> 1; r44 = r38 != 0ll; if (!r44) goto b45; r190 = qd_shfl_down(r0, (u32)r38); r191 = qd_shfl_down(r1, (u32)r38); r192 = qd_shfl_down((u32)r2, (u32)r38); r193 = (u64)r31 + (u64)r38; r194 = r193 < r37; if (!r194) goto b38; r0 = (u64)r0 + (u64)r190; r1 = (u64)r1 + (u64)r191; r2 = r2 < r192 ? r2 : r192;
+b38: // reduction next (unrolled 1)
 #line 56 "reducetypes.go"
-	r35 = r35 >> 1; r147 = r35 != 0ll; if (!r147) goto b37; r148 = qd_shfl_down(r0, (u32)r35); r149 = qd_shfl_down(r1, (u32)r35); r150 = qd_shfl_down((u32)r2, (u32)r35); r151 = (u64)r28 + (u64)r35; r152 = r151 < r34; if (!r152) goto b33; r0 = (u64)r0 + (u64)r148; r1 = (u64)r1 + (u64)r149; r2 = r2 < r150 ? r2 : r150;
-b33: // reduction next (unrolled 2)
+	r38 = r38 >> 1; r195 = r38 != 0ll; if (!r195) goto b45; r196 = qd_shfl_down(r0, (u32)r38); r197 = qd_shfl_down(r1, (u32)r38); r198 = qd_shfl_down((u32)r2, (u32)r38); r199 = (u64)r31 + (u64)r38; r200 = r199 < r37; if (!r200) goto b41; r0 = (u64)r0 + (u64)r196; r1 = (u64)r1 + (u64)r197; r2 = r2 < r198 ? r2 : r198;
+b41: // reduction next (unrolled 2)
 #line 56 "reducetypes.go"
-	r35 = r35 >> 1; r153 = r35 != 0ll; if (!r153) goto b37; r154 = qd_shfl_down(r0, (u32)r35); r155 = qd_shfl_down(r1, (u32)r35); r156 = qd_shfl_down((u32)r2, (u32)r35); r157 = (u64)r28 + (u64)r35; r158 = r157 < r34; if (!r158) goto b36; r0 = (u64)r0 + (u64)r154; r1 = (u64)r1 + (u64)r155; r2 = r2 < r156 ? r2 : r156;
-b36: // reduction next (unrolled 3)
+	r38 = r38 >> 1; r201 = r38 != 0ll; if (!r201) goto b45; r202 = qd_shfl_down(r0, (u32)r38); r203 = qd_shfl_down(r1, (u32)r38); r204 = qd_shfl_down((u32)r2, (u32)r38); r205 = (u64)r31 + (u64)r38; r206 = r205 < r37; if (!r206) goto b44; r0 = (u64)r0 + (u64)r202; r1 = (u64)r1 + (u64)r203; r2 = r2 < r204 ? r2 : r204;
+b44: // reduction next (unrolled 3)
 #line 56 "reducetypes.go"
-	r35 = r35 >> 1; r159 = r35 != 0ll; if (r159) goto b25;
-b37: // reduction shuffled
+	r38 = r38 >> 1; r207 = r38 != 0ll; if (r207) goto b33;
+b45: // reduction shuffled
 #line 56 "reducetypes.go"
-	r42 = r28 == 0ll; if (!r42) goto b39; r43 = (char *)qvar_reduce0; r44 = (u64)r29 * 3ull; r45 = r44; r46 = r43 + r45 * 8; *(i64 *)r46 = r0; r47 = (char *)qvar_reduce0; r48 = r44; r119 = r47 + r48 * 8; r50 = r119 + 8ll; *(i64 *)r50 = r1; r51 = (char *)qvar_reduce0; r52 = r44; r120 = r51 + r52 * 8; r54 = r120 + 16ll; *(u8 *)r54 = r2;
-b39: // reduction barrier
+	r45 = r31 == 0ll; if (!r45) goto b47; r46 = (char *)qvar_reduce0; r47 = (u64)r32 * 3ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r167 = r50 + r51 * 8; r53 = r167 + 8ll; *(i64 *)r53 = r1; r54 = (char *)qvar_reduce0; r55 = r47; r168 = r54 + r55 * 8; r57 = r168 + 16ll; *(u8 *)r57 = r2;
+b47: // reduction barrier
 #line 56 "reducetypes.go"
-	__syncthreads(); if (!r55) goto b58; r56 = (u64)r28 * (u64)r30; r57 = (i64)blockDim.x; r58 = r56 < r57; if (!r58) goto b59; r59 = (char *)qvar_reduce0; r60 = (u64)r28 * 3ull; r61 = r60; r62 = r59 + r61 * 8; r0 = *(i64 *)r62; r63 = (char *)qvar_reduce0; r64 = r60; r121 = r63 + r64 * 8; r66 = r121 + 8ll; r1 = *(i64 *)r66; r67 = (char *)qvar_reduce0; r68 = r60; r122 = r67 + r68 * 8; r70 = r122 + 16ll; r2 = *(u8 *)r70;
-b42: // reduction warps
+	__syncthreads(); if (!r58) goto b66; r59 = (u64)r31 * (u64)r33; r60 = (i64)blockDim.x; r61 = r59 < r60; if (!r61) goto b67; r62 = (char *)qvar_reduce0; r63 = (u64)r31 * 3ull; r64 = r63; r65 = r62 + r64 * 8; r0 = *(i64 *)r65; r66 = (char *)qvar_reduce0; r67 = r63; r169 = r66 + r67 * 8; r69 = r169 + 8ll; r1 = *(i64 *)r69; r70 = (char *)qvar_reduce0; r71 = r63; r170 = r70 + r71 * 8; r73 = r170 + 16ll; r2 = *(u8 *)r73;
+b50: // reduction warps
 #line 56 "reducetypes.go"
-	r71 = r31; r72 = (i64)blockDim.x; r73 = (u64)r72 - (u64)r71; r74 = r73 < r30 ? r73 : r30; r75 = r30 >> 1;
-b43: // reduction shuffle
+	r74 = r34; r75 = (i64)blockDim.x; r76 = (u64)r75 - (u64)r74; r77 = r76 < r33 ? r76 : r33; r78 = r33 >> 1;
+b51: // reduction shuffle
 #line 56 "reducetypes.go"
-	r76 = qd_shfl_down(r0, (u32)r75); r77 = qd_shfl_down(r1, (u32)r75); r78 = qd_shfl_down((u32)r2, (u32)r75); r79 = (u64)r28 + (u64)r75; r80 = r79 < r74; if (!r80) goto b45; r0 = (u64)r0 + (u64)r76; r1 = (u64)r1 + (u64)r77; r2 = r2 < r78 ? r2 : r78;
-b45: // reduction next
+	r79 = qd_shfl_down(r0, (u32)r78); r80 = qd_shfl_down(r1, (u32)r78); r81 = qd_shfl_down((u32)r2, (u32)r78); r82 = (u64)r31 + (u64)r78; r83 = r82 < r77; if (!r83) goto b53; r0 = (u64)r0 + (u64)r79; r1 = (u64)r1 + (u64)r80; r2 = r2 < r81 ? r2 : r81;
+b53: // reduction next
 #line 56 "reducetypes.go"
-	r75 = r75 >> 1; r81 = r75 != 0ll; if (!r81) goto b55; r160 = qd_shfl_down(r0, (u32)r75); r161 = qd_shfl_down(r1, (u32)r75); r162 = qd_shfl_down((u32)r2, (u32)r75); r163 = (u64)r28 + (u64)r75; r164 = r163 < r74; if (!r164) goto b48; r0 = (u64)r0 + (u64)r160; r1 = (u64)r1 + (u64)r161; r2 = r2 < r162 ? r2 : r162;
-b48: // reduction next (unrolled 1)
+	r78 = r78 >> 1; r84 = r78 != 0ll; if (!r84) goto b63; r208 = qd_shfl_down(r0, (u32)r78); r209 = qd_shfl_down(r1, (u32)r78); r210 = qd_shfl_down((u32)r2, (u32)r78); r211 = (u64)r31 + (u64)r78; r212 = r211 < r77; if (!r212) goto b56; r0 = (u64)r0 + (u64)r208; r1 = (u64)r1 + (u64)r209; r2 = r2 < r210 ? r2 : r210;
+b56: // reduction next (unrolled 1)
 #line 56 "reducetypes.go"
-	r75 = r75 >> 1; r165 = r75 != 0ll; if (!r165) goto b55; r166 = qd_shfl_down(r0, (u32)r75); r167 = qd_shfl_down(r1, (u32)r75); r168 = qd_shfl_down((u32)r2, (u32)r75); r169 = (u64)r28 + (u64)r75; r170 = r169 < r74; if (!r170) goto b51; r0 = (u64)r0 + (u64)r166; r1 = (u64)r1 + (u64)r167; r2 = r2 < r168 ? r2 : r168;
-b51: // reduction next (unrolled 2)
+	r78 = r78 >> 1; r213 = r78 != 0ll; if (!r213) goto b63; r214 = qd_shfl_down(r0, (u32)r78); r215 = qd_shfl_down(r1, (u32)r78); r216 = qd_shfl_down((u32)r2, (u32)r78); r217 = (u64)r31 + (u64)r78; r218 = r217 < r77; if (!r218) goto b59; r0 = (u64)r0 + (u64)r214; r1 = (u64)r1 + (u64)r215; r2 = r2 < r216 ? r2 : r216;
+b59: // reduction next (unrolled 2)
 #line 56 "reducetypes.go"
-	r75 = r75 >> 1; r171 = r75 != 0ll; if (!r171) goto b55; r172 = qd_shfl_down(r0, (u32)r75); r173 = qd_shfl_down(r1, (u32)r75); r174 = qd_shfl_down((u32)r2, (u32)r75); r175 = (u64)r28 + (u64)r75; r176 = r175 < r74; if (!r176) goto b54; r0 = (u64)r0 + (u64)r172; r1 = (u64)r1 + (u64)r173; r2 = r2 < r174 ? r2 : r174;
-b54: // reduction next (unrolled 3)
+	r78 = r78 >> 1; r219 = r78 != 0ll; if (!r219) goto b63; r220 = qd_shfl_down(r0, (u32)r78); r221 = qd_shfl_down(r1, (u32)r78); r222 = qd_shfl_down((u32)r2, (u32)r78); r223 = (u64)r31 + (u64)r78; r224 = r223 < r77; if (!r224) goto b62; r0 = (u64)r0 + (u64)r220; r1 = (u64)r1 + (u64)r221; r2 = r2 < r222 ? r2 : r222;
+b62: // reduction next (unrolled 3)
 #line 56 "reducetypes.go"
-	r75 = r75 >> 1; r177 = r75 != 0ll; if (r177) goto b43;
-b55: // reduction shuffled
+	r78 = r78 >> 1; r225 = r78 != 0ll; if (r225) goto b51;
+b63: // reduction shuffled
 #line 56 "reducetypes.go"
-	r82 = r42; if (!r82) goto b58; r83 = (i64)blockIdx.x; r94 = r83 == 0ll; r84 = (u64)r83 * 3ull; r123 = r86 + r84 * 8; r87 = r123 + 48ll; *(i64 *)r87 = r0; r124 = r123; r90 = r124 + 56ll; *(i64 *)r90 = r1; r125 = r123; r93 = r125 + 64ll; *(u8 *)r93 = r2; if (!r94) goto b58; r95 = (i64)gridDim.x; r96 = r86 + 8ll; *(i64 *)r96 = r95; r97 = r86 + 24ll; *(i64 *)r97 = r95; r98 = r86 + 40ll; *(i64 *)r98 = r95;
-b58: // reduction done
+	r85 = r45; if (!r85) goto b66; r86 = (i64)blockIdx.x; r97 = r86 == 0ll; r87 = (u64)r86 * 3ull; r171 = r89 + r87 * 8; r90 = r171 + 48ll; *(i64 *)r90 = r0; r172 = r171; r93 = r172 + 56ll; *(i64 *)r93 = r1; r173 = r171; r96 = r173 + 64ll; *(u8 *)r96 = r2; if (!r97) goto b66; r98 = (i64)gridDim.x; r99 = r89 + 8ll; *(i64 *)r99 = r98; r100 = r89 + 24ll; *(i64 *)r100 = r98; r101 = r89 + 40ll; *(i64 *)r101 = r98;
+b66: // reduction done
 #line 56 "reducetypes.go"
 	return;
-b59: // reduction none
+b67: // reduction none
 #line 56 "reducetypes.go"
-	r0 = 0ll; r1 = 0ll; r2 = 255; goto b42;
-b60: // divide in 64 bits
+	r0 = 0ll; r1 = 0ll; r2 = 255; goto b50;
+b68: // preheader
 #line 56 "reducetypes.go"
-	r134 = qd_div_u64(r14, r10); goto b7;
-b61: // divide in 64 bits
+	r131 = r8;
+b69: // head (checked if)
 #line 56 "reducetypes.go"
-	r126 = qd_div_u64(r12, r10); goto b5;
+	r122 = r21; r123 = r15; r124 = r123 < r10; if (!r124) goto b32; r125 = r122 < r6; if (!r125) goto b32; r126 = r122; r127 = (i64)r126; r128 = r123; r129 = (i64)r128; if (!r131) goto b82;
+#line 58 "reducetypes.go"
+	r132 = (u64)r127 * (u64)r7; r133 = (u64)r132 + (u64)r129; if ((u64)r133 >= (u64)r110) { qd_site = 0; qd_x = r133; qd_y = r110; goto qd_fault; } r134 = r109 + r133 * 1; r135 = *(u8 *)r134;
+	r136 = (i64)r135; r137 = (u64)r0 + (u64)r136;
+	r138 = r135 > 200; if (!r138) goto b81;
+	r141 = (u64)r1 + 1ull; r115 = r141;
+b75: // if.done (checked if)
+#line 63 "reducetypes.go"
+	r142 = r2 < r135 ? r2 : r135; r143 = (u64)r129 + 1ull; r144 = r143 < r7; if (!r144) goto b80; r0 = r137; r1 = r115; r2 = r142;
+b77: // latch (checked if)
+#line 56 "reducetypes.go"
+	r15 = r15 + r20; r130 = r15 >= r10; if (!r130) goto b79; r15 = r15 - r10; r21 = r21 + 1ull;
+b79: // stepped (checked if)
+#line 56 "reducetypes.go"
+	r21 = r21 + r18; goto b69;
+b80: // edge 6→4 (checked if)
+#line 63 "reducetypes.go"
+	r0 = r137; r1 = r115; r2 = r142; goto b77;
+b81: // edge 3→6 (checked if)
+#line 60 "reducetypes.go"
+	r115 = r1; goto b75;
+b82: // edge 1→4 (checked if)
+#line 56 "reducetypes.go"
+	r103 = r0; r104 = r1; r105 = r2;
+#line 60 "reducetypes.go"
+	r139 = (u64)r127 + 1ull; r140 = r139 < r3; if (!r140) goto b31; r0 = r103; r1 = r104; r2 = r105; goto b77;
+b85: // divide in 64 bits
+#line 56 "reducetypes.go"
+	r182 = qd_div_u64(r14, r10); goto b7;
+b86: // divide in 64 bits
+#line 56 "reducetypes.go"
+	r174 = qd_div_u64(r12, r10); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28753,148 +28899,189 @@ qd_fault: {
 // Task 0 of kernel Normalize(vox []f64, w i64, h i64, d i64, out []f64), parallel.
 extern "C" __global__ void Normalize_0(char *p0, i64 p1, i64 p2, i64 p3, i64 p4, char *p5, i64 p6, char *p7, char *p8) {
 	__shared__ u8 qvar_reduce0[512] __attribute__((aligned(8)));
-	bool r3 = 0, r7 = 0, r11 = 0, r31 = 0, r38 = 0, r39 = 0, r51 = 0, r52 = 0;
-	bool r53 = 0, r62 = 0, r65 = 0, r82 = 0, r83 = 0, r84 = 0, r93 = 0, r97 = 0;
-	bool r100 = 0, r104 = 0, r117 = 0, r119 = 0, r128 = 0, r136 = 0, r144 = 0, r152 = 0;
-	bool r159 = 0, r160 = 0, r164 = 0, r165 = 0, r169 = 0, r170 = 0, r174 = 0, r175 = 0;
-	bool r179 = 0, r180 = 0, r184 = 0, r185 = 0;
-	i64 r2 = 0, r6 = 0, r10 = 0, r14 = 0, r16 = 0, r33 = 0, r35 = 0, r37 = 0;
-	i64 r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0;
-	i64 r50 = 0, r55 = 0, r56 = 0, r59 = 0, r60 = 0, r63 = 0, r64 = 0, r67 = 0;
-	i64 r68 = 0, r71 = 0, r72 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0;
-	i64 r81 = 0, r85 = 0, r86 = 0, r87 = 0, r90 = 0, r91 = 0, r94 = 0, r103 = 0;
-	i64 r105 = 0, r106 = 0, r107 = 0, r108 = 0, r111 = 0, r116 = 0, r118 = 0, r158 = 0;
-	i64 r163 = 0, r168 = 0, r173 = 0, r178 = 0, r183 = 0;
-	u32 r127 = 0, r129 = 0, r130 = 0, r131 = 0, r135 = 0, r137 = 0, r138 = 0, r139 = 0;
-	u32 r143 = 0, r145 = 0, r146 = 0, r147 = 0, r151 = 0, r153 = 0, r154 = 0, r155 = 0;
+	bool r3 = 0, r7 = 0, r11 = 0, r34 = 0, r35 = 0, r36 = 0, r43 = 0, r44 = 0;
+	bool r56 = 0, r57 = 0, r58 = 0, r67 = 0, r70 = 0, r87 = 0, r88 = 0, r89 = 0;
+	bool r98 = 0, r102 = 0, r105 = 0, r109 = 0, r122 = 0, r124 = 0, r128 = 0, r129 = 0;
+	bool r130 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r144 = 0, r155 = 0, r157 = 0;
+	bool r159 = 0, r160 = 0, r164 = 0, r168 = 0, r170 = 0, r174 = 0, r175 = 0, r177 = 0;
+	bool r179 = 0, r183 = 0, r185 = 0, r189 = 0, r192 = 0, r194 = 0, r203 = 0, r211 = 0;
+	bool r219 = 0, r227 = 0, r234 = 0, r235 = 0, r239 = 0, r240 = 0, r244 = 0, r245 = 0;
+	bool r249 = 0, r250 = 0, r254 = 0, r255 = 0, r259 = 0, r260 = 0;
+	i64 r2 = 0, r6 = 0, r10 = 0, r14 = 0, r16 = 0, r38 = 0, r40 = 0, r42 = 0;
+	i64 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
+	i64 r55 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0, r68 = 0, r69 = 0, r72 = 0;
+	i64 r73 = 0, r76 = 0, r77 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0;
+	i64 r86 = 0, r90 = 0, r91 = 0, r92 = 0, r95 = 0, r96 = 0, r99 = 0, r108 = 0;
+	i64 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r116 = 0, r121 = 0, r123 = 0, r132 = 0;
+	i64 r134 = 0, r136 = 0, r143 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r154 = 0;
+	i64 r156 = 0, r161 = 0, r162 = 0, r163 = 0, r169 = 0, r171 = 0, r172 = 0, r173 = 0;
+	i64 r176 = 0, r178 = 0, r184 = 0, r186 = 0, r187 = 0, r188 = 0, r190 = 0, r233 = 0;
+	i64 r238 = 0, r243 = 0, r248 = 0, r253 = 0, r258 = 0;
+	u32 r202 = 0, r204 = 0, r205 = 0, r206 = 0, r210 = 0, r212 = 0, r213 = 0, r214 = 0;
+	u32 r218 = 0, r220 = 0, r221 = 0, r222 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0;
 	u64 r4 = 0, r5 = 0, r8 = 0, r9 = 0, r12 = 0, r13 = 0, r15 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
-	u64 r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0;
-	u64 r124 = 0, r125 = 0, r126 = 0, r132 = 0, r133 = 0, r134 = 0, r140 = 0, r141 = 0;
-	u64 r142 = 0, r148 = 0, r149 = 0, r150 = 0;
-	double r0 = 0, r1 = 0, r48 = 0, r49 = 0, r79 = 0, r80 = 0, r98 = 0, r99 = 0;
-	double r101 = 0, r102 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r156 = 0, r157 = 0;
-	double r161 = 0, r162 = 0, r166 = 0, r167 = 0, r171 = 0, r172 = 0, r176 = 0, r177 = 0;
-	double r181 = 0, r182 = 0;
-	char *r54 = 0, *r57 = 0, *r58 = 0, *r61 = 0, *r66 = 0, *r69 = 0, *r70 = 0, *r73 = 0;
-	char *r88 = 0, *r89 = 0, *r92 = 0, *r95 = 0, *r96 = 0, *r109 = 0, *r110 = 0, *r120 = 0;
-	char *r121 = 0, *r122 = 0, *r123 = 0;
+	u64 r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0;
+	u64 r37 = 0, r39 = 0, r41 = 0, r125 = 0, r126 = 0, r127 = 0, r131 = 0, r133 = 0;
+	u64 r135 = 0, r158 = 0, r165 = 0, r166 = 0, r167 = 0, r180 = 0, r181 = 0, r182 = 0;
+	u64 r191 = 0, r193 = 0, r199 = 0, r200 = 0, r201 = 0, r207 = 0, r208 = 0, r209 = 0;
+	u64 r215 = 0, r216 = 0, r217 = 0, r223 = 0, r224 = 0, r225 = 0;
+	double r0 = 0, r1 = 0, r53 = 0, r54 = 0, r84 = 0, r85 = 0, r103 = 0, r104 = 0;
+	double r106 = 0, r107 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r141 = 0, r142 = 0;
+	double r150 = 0, r151 = 0, r152 = 0, r153 = 0, r231 = 0, r232 = 0, r236 = 0, r237 = 0;
+	double r241 = 0, r242 = 0, r246 = 0, r247 = 0, r251 = 0, r252 = 0, r256 = 0, r257 = 0;
+	char *r59 = 0, *r62 = 0, *r63 = 0, *r66 = 0, *r71 = 0, *r74 = 0, *r75 = 0, *r78 = 0;
+	char *r93 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r101 = 0, *r114 = 0, *r115 = 0, *r149 = 0;
+	char *r195 = 0, *r196 = 0, *r197 = 0, *r198 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 76 "reducetypes.go"
-	r2 = p4; r6 = p3; r10 = p2; r88 = p7;
+	r2 = p4; r6 = p3; r10 = p2; r93 = p7;
 #line 79 "reducetypes.go"
-	r110 = p0; r111 = p1;
+	r115 = p0; r116 = p1;
 #line 76 "reducetypes.go"
-	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); r3 = r2 > 0ll; if (!r3) goto b33; r4 = (u64)r2; r5 = r4; r7 = r6 > 0ll; if (!r7) goto b33; r8 = (u64)r6; r9 = r8; r11 = r10 > 0ll; if (!r11) goto b33; r12 = (u64)r10; r13 = r12; r14 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r15 = (u64)r14; r16 = (i64)((u64)gridDim.x * blockDim.x); r17 = (u64)r16; r125 = r15 | r13; r126 = r125 >> 32; r127 = (u32)r126; r128 = r127 == 0u; if (!r128) goto b72; r129 = (u32)r15; r130 = (u32)r13; r131 = qd_div_u32(r129, r130); r124 = (u64)r131;
+	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); r3 = r2 > 0ll; if (!r3) goto b48; r4 = (u64)r2; r5 = r4; r7 = r6 > 0ll; if (!r7) goto b48; r8 = (u64)r6; r9 = r8; r11 = r10 > 0ll; if (!r11) goto b48; r12 = (u64)r10; r13 = r12; r14 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r15 = (u64)r14; r16 = (i64)((u64)gridDim.x * blockDim.x); r17 = (u64)r16; r200 = r15 | r13; r201 = r200 >> 32; r202 = (u32)r201; r203 = r202 == 0u; if (!r203) goto b109; r204 = (u32)r15; r205 = (u32)r13; r206 = qd_div_u32(r204, r205); r199 = (u64)r206;
 b6: // setup
 #line 76 "reducetypes.go"
-	r19 = r124; r20 = r19 * r13; r18 = r15 - r20; r133 = r17 | r13; r134 = r133 >> 32; r135 = (u32)r134; r136 = r135 == 0u; if (!r136) goto b71; r137 = (u32)r17; r138 = (u32)r13; r139 = qd_div_u32(r137, r138); r132 = (u64)r139;
+	r19 = r199; r20 = r19 * r13; r18 = r15 - r20; r208 = r17 | r13; r209 = r208 >> 32; r210 = (u32)r209; r211 = r210 == 0u; if (!r211) goto b108; r212 = (u32)r17; r213 = (u32)r13; r214 = qd_div_u32(r212, r213); r207 = (u64)r214;
 b8: // setup
 #line 76 "reducetypes.go"
-	r21 = r132; r22 = r21 * r13; r23 = r17 - r22; r141 = r19 | r9; r142 = r141 >> 32; r143 = (u32)r142; r144 = r143 == 0u; if (!r144) goto b70; r145 = (u32)r19; r146 = (u32)r9; r147 = qd_div_u32(r145, r146); r140 = (u64)r147;
+	r21 = r207; r22 = r21 * r13; r23 = r17 - r22; r216 = r19 | r9; r217 = r216 >> 32; r218 = (u32)r217; r219 = r218 == 0u; if (!r219) goto b107; r220 = (u32)r19; r221 = (u32)r9; r222 = qd_div_u32(r220, r221); r215 = (u64)r222;
 b10: // setup
 #line 76 "reducetypes.go"
-	r25 = r140; r26 = r25 * r9; r24 = r19 - r26; r149 = r21 | r9; r150 = r149 >> 32; r151 = (u32)r150; r152 = r151 == 0u; if (!r152) goto b69; r153 = (u32)r21; r154 = (u32)r9; r155 = qd_div_u32(r153, r154); r148 = (u64)r155;
+	r25 = r215; r26 = r25 * r9; r24 = r19 - r26; r224 = r21 | r9; r225 = r224 >> 32; r226 = (u32)r225; r227 = r226 == 0u; if (!r227) goto b106; r228 = (u32)r21; r229 = (u32)r9; r230 = qd_div_u32(r228, r229); r223 = (u64)r230;
 b12: // setup
 #line 76 "reducetypes.go"
-	r27 = r148; r28 = r27 * r9; r29 = r21 - r28; r30 = r25; r97 = r7; r100 = r11;
-b13: // head
+	r27 = r223; r28 = r27 * r9; r29 = r21 - r28; r30 = r25; r158 = (u64)r116; r159 = r6 >= 0ll; r161 = p4; r162 = (u64)r161 + (u64)(-1ll); r163 = (u64)r162 * (u64)r6; r164 = r163 >= 0ll; r165 = (u64)r162; r166 = r8; r167 = __umul64hi(r165, r166); r168 = r167 == 0ull; r170 = true; r171 = p3; r172 = (u64)r171 + (u64)(-1ll); r173 = (u64)r163 + (u64)r172; r174 = r173 >= 0ll; r175 = r10 >= 0ll; r177 = true; r178 = (u64)r173 * (u64)r10; r179 = r178 >= 0ll; r180 = (u64)r173; r181 = r12; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; r185 = true; r186 = p2; r187 = (u64)r186 + (u64)(-1ll); r188 = (u64)r178 + (u64)r187; r189 = r188 >= 0ll; r192 = true; r193 = (u64)r188; r194 = r193 < r158; if (!r159) goto b84; if (!r164) goto b84; if (!r168) goto b84; if (!r170) goto b84; if (!r174) goto b84; if (!r175) goto b84; if (!r177) goto b84; if (!r179) goto b84; if (!r183) goto b84; if (!r185) goto b84; if (!r189) goto b84; if (!r192) goto b84; if (!r194) goto b84; r102 = r7; r105 = r11;
+b26: // head
 #line 76 "reducetypes.go"
-	r31 = r30 < r5; if (!r31) goto b33; r32 = r30; r33 = (i64)r32; r34 = r24; r35 = (i64)r34; r36 = r18; r37 = (i64)r36; if (!r97) goto b29; if (!r100) goto b25;
+	r31 = r30; r32 = r24; r33 = r18; r34 = r33 < r13; if (!r34) goto b48; r35 = r32 < r9; if (!r35) goto b48; r36 = r31 < r5; if (!r36) goto b48; r37 = r31; r38 = (i64)r37; r39 = r32; r40 = (i64)r39; r41 = r33; r42 = (i64)r41; if (!r102) goto b44; if (!r105) goto b40;
 #line 79 "reducetypes.go"
-	r105 = (u64)r33 * (u64)r6; r106 = (u64)r105 + (u64)r35; r107 = (u64)r106 * (u64)r10; r108 = (u64)r107 + (u64)r37; if ((u64)r108 >= (u64)r111) { qd_site = 0; qd_x = r108; qd_y = r111; goto qd_fault; } r109 = r110 + r108 * 8; r112 = *(double *)r109;
-	r113 = r0 + r112;
-	r114 = fabs(r112); r115 = qd_max_f64(r1, r114); r116 = (u64)r37 + 1ull; r117 = r116 < r10; if (!r117) goto b24; r0 = r113; r1 = r115;
-b19: // latch
+	r110 = (u64)r38 * (u64)r6; r111 = (u64)r110 + (u64)r40; r112 = (u64)r111 * (u64)r10; r113 = (u64)r112 + (u64)r42; r114 = r115 + r113 * 8; r117 = *(double *)r114;
+	r118 = r0 + r117;
+	r119 = fabs(r117); r120 = qd_max_f64(r1, r119); r121 = (u64)r42 + 1ull; r122 = r121 < r10; if (!r122) goto b39; r0 = r118; r1 = r120;
+b34: // latch
 #line 76 "reducetypes.go"
-	r18 = r18 + r23; r38 = r18 >= r13; if (!r38) goto b21; r18 = r18 - r13; r24 = r24 + 1ull;
-b21: // stepped
+	r18 = r18 + r23; r43 = r18 >= r13; if (!r43) goto b36; r18 = r18 - r13; r24 = r24 + 1ull;
+b36: // stepped
 #line 76 "reducetypes.go"
-	r24 = r24 + r29; r39 = r24 >= r9; if (!r39) goto b23; r24 = r24 - r9; r30 = r30 + 1ull;
-b23: // stepped
+	r24 = r24 + r29; r44 = r24 >= r9; if (!r44) goto b38; r24 = r24 - r9; r30 = r30 + 1ull;
+b38: // stepped
 #line 76 "reducetypes.go"
-	r30 = r30 + r27; goto b13;
-b24: // edge 5→6
+	r30 = r30 + r27; goto b26;
+b39: // edge 5→6
 #line 81 "reducetypes.go"
-	r0 = r113; r1 = r115; goto b19;
-b25: // edge 3→6
+	r0 = r118; r1 = r120; goto b34;
+b40: // edge 3→6
 #line 76 "reducetypes.go"
-	r101 = r0; r102 = r1;
+	r106 = r0; r107 = r1;
 #line 81 "reducetypes.go"
-	r118 = (u64)r35 + 1ull; r119 = r118 < r6; if (!r119) goto b28; r0 = r101; r1 = r102; goto b19;
-b28: // edge 6→4
+	r123 = (u64)r40 + 1ull; r124 = r123 < r6; if (!r124) goto b43; r0 = r106; r1 = r107; goto b34;
+b43: // edge 6→4
 #line 81 "reducetypes.go"
-	r0 = r101; r1 = r102; goto b19;
-b29: // edge 1→4
+	r0 = r106; r1 = r107; goto b34;
+b44: // edge 1→4
 #line 76 "reducetypes.go"
-	r98 = r0; r99 = r1; r103 = (u64)r33 + 1ull; r104 = r103 < r2; if (!r104) goto b32; r0 = r98; r1 = r99; goto b19;
-b32: // edge 4→2
+	r103 = r0; r104 = r1; r108 = (u64)r38 + 1ull; r109 = r108 < r2; if (!r109) goto b47; r0 = r103; r1 = r104; goto b34;
+b47: // edge 4→2
 #line 76 "reducetypes.go"
-	r0 = r98; r1 = r99;
-b33: // exit
+	r0 = r103; r1 = r104;
+b48: // exit
 #line 76 "reducetypes.go"
-	r40 = (i64)(threadIdx.x % warpSize); r41 = (i64)(threadIdx.x / warpSize); r62 = r41 == 0ll; r42 = (i64)warpSize; r43 = (u64)r41 * (u64)r42; r44 = (i64)blockDim.x; r45 = (u64)r44 - (u64)r43; r46 = r45 < r42 ? r45 : r42; r47 = r42 >> 1;
-b34: // reduction shuffle
+	r45 = (i64)(threadIdx.x % warpSize); r46 = (i64)(threadIdx.x / warpSize); r67 = r46 == 0ll; r47 = (i64)warpSize; r48 = (u64)r46 * (u64)r47; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r47 ? r50 : r47; r52 = r47 >> 1;
+b49: // reduction shuffle
 #line 76 "reducetypes.go"
-	r48 = qd_shfl_down(r0, (u32)r47); r49 = qd_shfl_down(r1, (u32)r47); r50 = (u64)r40 + (u64)r47; r51 = r50 < r46; if (!r51) goto b36; r0 = r0 + r48; r1 = qd_max_f64(r1, r49);
-b36: // reduction next
+	r53 = qd_shfl_down(r0, (u32)r52); r54 = qd_shfl_down(r1, (u32)r52); r55 = (u64)r45 + (u64)r52; r56 = r55 < r51; if (!r56) goto b51; r0 = r0 + r53; r1 = qd_max_f64(r1, r54);
+b51: // reduction next
 #line 76 "reducetypes.go"
-	r47 = r47 >> 1; r52 = r47 != 0ll; if (!r52) goto b46; r156 = qd_shfl_down(r0, (u32)r47); r157 = qd_shfl_down(r1, (u32)r47); r158 = (u64)r40 + (u64)r47; r159 = r158 < r46; if (!r159) goto b39; r0 = r0 + r156; r1 = qd_max_f64(r1, r157);
-b39: // reduction next (unrolled 1)
+	r52 = r52 >> 1; r57 = r52 != 0ll; if (!r57) goto b61; r231 = qd_shfl_down(r0, (u32)r52); r232 = qd_shfl_down(r1, (u32)r52); r233 = (u64)r45 + (u64)r52; r234 = r233 < r51; if (!r234) goto b54; r0 = r0 + r231; r1 = qd_max_f64(r1, r232);
+b54: // reduction next (unrolled 1)
 #line 76 "reducetypes.go"
-	r47 = r47 >> 1; r160 = r47 != 0ll; if (!r160) goto b46; r161 = qd_shfl_down(r0, (u32)r47); r162 = qd_shfl_down(r1, (u32)r47); r163 = (u64)r40 + (u64)r47; r164 = r163 < r46; if (!r164) goto b42; r0 = r0 + r161; r1 = qd_max_f64(r1, r162);
-b42: // reduction next (unrolled 2)
+	r52 = r52 >> 1; r235 = r52 != 0ll; if (!r235) goto b61; r236 = qd_shfl_down(r0, (u32)r52); r237 = qd_shfl_down(r1, (u32)r52); r238 = (u64)r45 + (u64)r52; r239 = r238 < r51; if (!r239) goto b57; r0 = r0 + r236; r1 = qd_max_f64(r1, r237);
+b57: // reduction next (unrolled 2)
 #line 76 "reducetypes.go"
-	r47 = r47 >> 1; r165 = r47 != 0ll; if (!r165) goto b46; r166 = qd_shfl_down(r0, (u32)r47); r167 = qd_shfl_down(r1, (u32)r47); r168 = (u64)r40 + (u64)r47; r169 = r168 < r46; if (!r169) goto b45; r0 = r0 + r166; r1 = qd_max_f64(r1, r167);
-b45: // reduction next (unrolled 3)
+	r52 = r52 >> 1; r240 = r52 != 0ll; if (!r240) goto b61; r241 = qd_shfl_down(r0, (u32)r52); r242 = qd_shfl_down(r1, (u32)r52); r243 = (u64)r45 + (u64)r52; r244 = r243 < r51; if (!r244) goto b60; r0 = r0 + r241; r1 = qd_max_f64(r1, r242);
+b60: // reduction next (unrolled 3)
 #line 76 "reducetypes.go"
-	r47 = r47 >> 1; r170 = r47 != 0ll; if (r170) goto b34;
-b46: // reduction shuffled
+	r52 = r52 >> 1; r245 = r52 != 0ll; if (r245) goto b49;
+b61: // reduction shuffled
 #line 76 "reducetypes.go"
-	r53 = r40 == 0ll; if (!r53) goto b48; r54 = (char *)qvar_reduce0; r55 = (u64)r41 * 2ull; r56 = r55; r57 = r54 + r56 * 8; *(double *)r57 = r0; r58 = (char *)qvar_reduce0; r59 = r55; r120 = r58 + r59 * 8; r61 = r120 + 8ll; *(double *)r61 = r1;
-b48: // reduction barrier
+	r58 = r45 == 0ll; if (!r58) goto b63; r59 = (char *)qvar_reduce0; r60 = (u64)r46 * 2ull; r61 = r60; r62 = r59 + r61 * 8; *(double *)r62 = r0; r63 = (char *)qvar_reduce0; r64 = r60; r195 = r63 + r64 * 8; r66 = r195 + 8ll; *(double *)r66 = r1;
+b63: // reduction barrier
 #line 76 "reducetypes.go"
-	__syncthreads(); if (!r62) goto b67; r63 = (u64)r40 * (u64)r42; r64 = (i64)blockDim.x; r65 = r63 < r64; if (!r65) goto b68; r66 = (char *)qvar_reduce0; r67 = (u64)r40 * 2ull; r68 = r67; r69 = r66 + r68 * 8; r0 = *(double *)r69; r70 = (char *)qvar_reduce0; r71 = r67; r121 = r70 + r71 * 8; r73 = r121 + 8ll; r1 = *(double *)r73;
-b51: // reduction warps
+	__syncthreads(); if (!r67) goto b82; r68 = (u64)r45 * (u64)r47; r69 = (i64)blockDim.x; r70 = r68 < r69; if (!r70) goto b83; r71 = (char *)qvar_reduce0; r72 = (u64)r45 * 2ull; r73 = r72; r74 = r71 + r73 * 8; r0 = *(double *)r74; r75 = (char *)qvar_reduce0; r76 = r72; r196 = r75 + r76 * 8; r78 = r196 + 8ll; r1 = *(double *)r78;
+b66: // reduction warps
 #line 76 "reducetypes.go"
-	r74 = r43; r75 = (i64)blockDim.x; r76 = (u64)r75 - (u64)r74; r77 = r76 < r42 ? r76 : r42; r78 = r42 >> 1;
-b52: // reduction shuffle
+	r79 = r48; r80 = (i64)blockDim.x; r81 = (u64)r80 - (u64)r79; r82 = r81 < r47 ? r81 : r47; r83 = r47 >> 1;
+b67: // reduction shuffle
 #line 76 "reducetypes.go"
-	r79 = qd_shfl_down(r0, (u32)r78); r80 = qd_shfl_down(r1, (u32)r78); r81 = (u64)r40 + (u64)r78; r82 = r81 < r77; if (!r82) goto b54; r0 = r0 + r79; r1 = qd_max_f64(r1, r80);
-b54: // reduction next
+	r84 = qd_shfl_down(r0, (u32)r83); r85 = qd_shfl_down(r1, (u32)r83); r86 = (u64)r45 + (u64)r83; r87 = r86 < r82; if (!r87) goto b69; r0 = r0 + r84; r1 = qd_max_f64(r1, r85);
+b69: // reduction next
 #line 76 "reducetypes.go"
-	r78 = r78 >> 1; r83 = r78 != 0ll; if (!r83) goto b64; r171 = qd_shfl_down(r0, (u32)r78); r172 = qd_shfl_down(r1, (u32)r78); r173 = (u64)r40 + (u64)r78; r174 = r173 < r77; if (!r174) goto b57; r0 = r0 + r171; r1 = qd_max_f64(r1, r172);
-b57: // reduction next (unrolled 1)
+	r83 = r83 >> 1; r88 = r83 != 0ll; if (!r88) goto b79; r246 = qd_shfl_down(r0, (u32)r83); r247 = qd_shfl_down(r1, (u32)r83); r248 = (u64)r45 + (u64)r83; r249 = r248 < r82; if (!r249) goto b72; r0 = r0 + r246; r1 = qd_max_f64(r1, r247);
+b72: // reduction next (unrolled 1)
 #line 76 "reducetypes.go"
-	r78 = r78 >> 1; r175 = r78 != 0ll; if (!r175) goto b64; r176 = qd_shfl_down(r0, (u32)r78); r177 = qd_shfl_down(r1, (u32)r78); r178 = (u64)r40 + (u64)r78; r179 = r178 < r77; if (!r179) goto b60; r0 = r0 + r176; r1 = qd_max_f64(r1, r177);
-b60: // reduction next (unrolled 2)
+	r83 = r83 >> 1; r250 = r83 != 0ll; if (!r250) goto b79; r251 = qd_shfl_down(r0, (u32)r83); r252 = qd_shfl_down(r1, (u32)r83); r253 = (u64)r45 + (u64)r83; r254 = r253 < r82; if (!r254) goto b75; r0 = r0 + r251; r1 = qd_max_f64(r1, r252);
+b75: // reduction next (unrolled 2)
 #line 76 "reducetypes.go"
-	r78 = r78 >> 1; r180 = r78 != 0ll; if (!r180) goto b64; r181 = qd_shfl_down(r0, (u32)r78); r182 = qd_shfl_down(r1, (u32)r78); r183 = (u64)r40 + (u64)r78; r184 = r183 < r77; if (!r184) goto b63; r0 = r0 + r181; r1 = qd_max_f64(r1, r182);
-b63: // reduction next (unrolled 3)
+	r83 = r83 >> 1; r255 = r83 != 0ll; if (!r255) goto b79; r256 = qd_shfl_down(r0, (u32)r83); r257 = qd_shfl_down(r1, (u32)r83); r258 = (u64)r45 + (u64)r83; r259 = r258 < r82; if (!r259) goto b78; r0 = r0 + r256; r1 = qd_max_f64(r1, r257);
+b78: // reduction next (unrolled 3)
 #line 76 "reducetypes.go"
-	r78 = r78 >> 1; r185 = r78 != 0ll; if (r185) goto b52;
-b64: // reduction shuffled
+	r83 = r83 >> 1; r260 = r83 != 0ll; if (r260) goto b67;
+b79: // reduction shuffled
 #line 76 "reducetypes.go"
-	r84 = r53; if (!r84) goto b67; r85 = (i64)blockIdx.x; r93 = r85 == 0ll; r86 = (u64)r85 * 2ull; r122 = r88 + r86 * 8; r89 = r122 + 32ll; *(double *)r89 = r0; r123 = r122; r92 = r123 + 40ll; *(double *)r92 = r1; if (!r93) goto b67; r94 = (i64)gridDim.x; r95 = r88 + 8ll; *(i64 *)r95 = r94; r96 = r88 + 24ll; *(i64 *)r96 = r94;
-b67: // reduction done
+	r89 = r58; if (!r89) goto b82; r90 = (i64)blockIdx.x; r98 = r90 == 0ll; r91 = (u64)r90 * 2ull; r197 = r93 + r91 * 8; r94 = r197 + 32ll; *(double *)r94 = r0; r198 = r197; r97 = r198 + 40ll; *(double *)r97 = r1; if (!r98) goto b82; r99 = (i64)gridDim.x; r100 = r93 + 8ll; *(i64 *)r100 = r99; r101 = r93 + 24ll; *(i64 *)r101 = r99;
+b82: // reduction done
 #line 76 "reducetypes.go"
 	return;
-b68: // reduction none
+b83: // reduction none
 #line 76 "reducetypes.go"
-	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); goto b51;
-b69: // divide in 64 bits
+	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); goto b66;
+b84: // preheader
 #line 76 "reducetypes.go"
-	r148 = qd_div_u64(r21, r9); goto b12;
-b70: // divide in 64 bits
+	r139 = r7; r140 = r11;
+b85: // head (checked if)
 #line 76 "reducetypes.go"
-	r140 = qd_div_u64(r19, r9); goto b10;
-b71: // divide in 64 bits
+	r125 = r30; r126 = r24; r127 = r18; r128 = r127 < r13; if (!r128) goto b48; r129 = r126 < r9; if (!r129) goto b48; r130 = r125 < r5; if (!r130) goto b48; r131 = r125; r132 = (i64)r131; r133 = r126; r134 = (i64)r133; r135 = r127; r136 = (i64)r135; if (!r139) goto b103; if (!r140) goto b99;
+#line 79 "reducetypes.go"
+	r145 = (u64)r132 * (u64)r6; r146 = (u64)r145 + (u64)r134; r147 = (u64)r146 * (u64)r10; r148 = (u64)r147 + (u64)r136; if ((u64)r148 >= (u64)r116) { qd_site = 0; qd_x = r148; qd_y = r116; goto qd_fault; } r149 = r115 + r148 * 8; r150 = *(double *)r149;
+	r151 = r0 + r150;
+	r152 = fabs(r150); r153 = qd_max_f64(r1, r152); r154 = (u64)r136 + 1ull; r155 = r154 < r10; if (!r155) goto b98; r0 = r151; r1 = r153;
+b93: // latch (checked if)
 #line 76 "reducetypes.go"
-	r132 = qd_div_u64(r17, r13); goto b8;
-b72: // divide in 64 bits
+	r18 = r18 + r23; r137 = r18 >= r13; if (!r137) goto b95; r18 = r18 - r13; r24 = r24 + 1ull;
+b95: // stepped (checked if)
 #line 76 "reducetypes.go"
-	r124 = qd_div_u64(r15, r13); goto b6;
+	r24 = r24 + r29; r138 = r24 >= r9; if (!r138) goto b97; r24 = r24 - r9; r30 = r30 + 1ull;
+b97: // stepped (checked if)
+#line 76 "reducetypes.go"
+	r30 = r30 + r27; goto b85;
+b98: // edge 5→6 (checked if)
+#line 81 "reducetypes.go"
+	r0 = r151; r1 = r153; goto b93;
+b99: // edge 3→6 (checked if)
+#line 76 "reducetypes.go"
+	r141 = r0; r142 = r1;
+#line 81 "reducetypes.go"
+	r156 = (u64)r134 + 1ull; r157 = r156 < r6; if (!r157) goto b102; r0 = r141; r1 = r142; goto b93;
+b102: // edge 6→4 (checked if)
+#line 81 "reducetypes.go"
+	r0 = r141; r1 = r142; goto b93;
+b103: // edge 1→4 (checked if)
+#line 76 "reducetypes.go"
+	r103 = r0; r104 = r1; r143 = (u64)r132 + 1ull; r144 = r143 < r2; if (!r144) goto b47; r0 = r103; r1 = r104; goto b93;
+b106: // divide in 64 bits
+#line 76 "reducetypes.go"
+	r223 = qd_div_u64(r21, r9); goto b12;
+b107: // divide in 64 bits
+#line 76 "reducetypes.go"
+	r215 = qd_div_u64(r19, r9); goto b10;
+b108: // divide in 64 bits
+#line 76 "reducetypes.go"
+	r207 = qd_div_u64(r17, r13); goto b8;
+b109: // divide in 64 bits
+#line 76 "reducetypes.go"
+	r199 = qd_div_u64(r15, r13); goto b6;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28988,71 +29175,99 @@ b44: // reduction none
 
 // Task 2 of kernel Normalize(vox []f64, w i64, h i64, d i64, out []f64), parallel.
 extern "C" __global__ void Normalize_2(char *p0, i64 p1, i64 p2, i64 p3, i64 p4, char *p5, i64 p6, char *p7, char *p8) {
-	bool r1 = 0, r5 = 0, r9 = 0, r29 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	bool r41 = 0, r56 = 0, r58 = 0, r63 = 0, r71 = 0, r79 = 0, r87 = 0;
-	i64 r0 = 0, r4 = 0, r8 = 0, r12 = 0, r14 = 0, r31 = 0, r33 = 0, r35 = 0;
-	i64 r40 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r48 = 0, r55 = 0, r57 = 0;
-	u32 r62 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r72 = 0, r73 = 0, r74 = 0;
-	u32 r78 = 0, r80 = 0, r81 = 0, r82 = 0, r86 = 0, r88 = 0, r89 = 0, r90 = 0;
+	bool r1 = 0, r5 = 0, r9 = 0, r32 = 0, r33 = 0, r34 = 0, r41 = 0, r42 = 0;
+	bool r43 = 0, r44 = 0, r46 = 0, r61 = 0, r63 = 0, r67 = 0, r68 = 0, r69 = 0;
+	bool r76 = 0, r77 = 0, r78 = 0, r79 = 0, r81 = 0, r91 = 0, r92 = 0, r96 = 0;
+	bool r100 = 0, r102 = 0, r106 = 0, r107 = 0, r109 = 0, r111 = 0, r115 = 0, r117 = 0;
+	bool r121 = 0, r124 = 0, r126 = 0, r131 = 0, r139 = 0, r147 = 0, r155 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r12 = 0, r14 = 0, r36 = 0, r38 = 0, r40 = 0;
+	i64 r45 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r53 = 0, r60 = 0, r62 = 0;
+	i64 r71 = 0, r73 = 0, r75 = 0, r80 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
+	i64 r93 = 0, r94 = 0, r95 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0, r108 = 0;
+	i64 r110 = 0, r116 = 0, r118 = 0, r119 = 0, r120 = 0, r122 = 0;
+	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
+	u32 r146 = 0, r148 = 0, r149 = 0, r150 = 0, r154 = 0, r156 = 0, r157 = 0, r158 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0;
 	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
-	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0;
-	u64 r59 = 0, r60 = 0, r61 = 0, r67 = 0, r68 = 0, r69 = 0, r75 = 0, r76 = 0;
-	u64 r77 = 0, r83 = 0, r84 = 0, r85 = 0;
-	double r49 = 0, r50 = 0, r53 = 0;
-	char *r46 = 0, *r47 = 0, *r51 = 0, *r52 = 0, *r54 = 0;
+	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
+	u64 r35 = 0, r37 = 0, r39 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r72 = 0;
+	u64 r74 = 0, r90 = 0, r97 = 0, r98 = 0, r99 = 0, r112 = 0, r113 = 0, r114 = 0;
+	u64 r123 = 0, r125 = 0, r127 = 0, r128 = 0, r129 = 0, r135 = 0, r136 = 0, r137 = 0;
+	u64 r143 = 0, r144 = 0, r145 = 0, r151 = 0, r152 = 0, r153 = 0;
+	double r54 = 0, r55 = 0, r58 = 0, r87 = 0, r88 = 0;
+	char *r51 = 0, *r52 = 0, *r56 = 0, *r57 = 0, *r59 = 0, *r86 = 0, *r89 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 85 "reducetypes.go"
 	r0 = p4; r4 = p3; r8 = p2;
 #line 88 "reducetypes.go"
-	r47 = p0; r48 = p1; r51 = p7; r52 = r51 + 16ll; r53 = *(double *)r52;
+	r52 = p0; r53 = p1; r56 = p7; r57 = r56 + 16ll; r58 = *(double *)r57;
 #line 85 "reducetypes.go"
-	r1 = r0 > 0ll; if (!r1) goto b24; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b24; r6 = (u64)r4; r7 = r6; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r60 = r13 | r11; r61 = r60 >> 32; r62 = (u32)r61; r63 = r62 == 0u; if (!r63) goto b28; r64 = (u32)r13; r65 = (u32)r11; r66 = qd_div_u32(r64, r65); r59 = (u64)r66;
+	r1 = r0 > 0ll; if (!r1) goto b39; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b39; r6 = (u64)r4; r7 = r6; r9 = r8 > 0ll; if (!r9) goto b39; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r128 = r13 | r11; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b57; r132 = (u32)r13; r133 = (u32)r11; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
 b6: // setup
 #line 85 "reducetypes.go"
-	r17 = r59; r18 = r17 * r11; r16 = r13 - r18; r68 = r15 | r11; r69 = r68 >> 32; r70 = (u32)r69; r71 = r70 == 0u; if (!r71) goto b27; r72 = (u32)r15; r73 = (u32)r11; r74 = qd_div_u32(r72, r73); r67 = (u64)r74;
+	r17 = r127; r18 = r17 * r11; r16 = r13 - r18; r136 = r15 | r11; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b56; r140 = (u32)r15; r141 = (u32)r11; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
 b8: // setup
 #line 85 "reducetypes.go"
-	r19 = r67; r20 = r19 * r11; r21 = r15 - r20; r76 = r17 | r7; r77 = r76 >> 32; r78 = (u32)r77; r79 = r78 == 0u; if (!r79) goto b26; r80 = (u32)r17; r81 = (u32)r7; r82 = qd_div_u32(r80, r81); r75 = (u64)r82;
+	r19 = r135; r20 = r19 * r11; r21 = r15 - r20; r144 = r17 | r7; r145 = r144 >> 32; r146 = (u32)r145; r147 = r146 == 0u; if (!r147) goto b55; r148 = (u32)r17; r149 = (u32)r7; r150 = qd_div_u32(r148, r149); r143 = (u64)r150;
 b10: // setup
 #line 85 "reducetypes.go"
-	r23 = r75; r24 = r23 * r7; r22 = r17 - r24; r84 = r19 | r7; r85 = r84 >> 32; r86 = (u32)r85; r87 = r86 == 0u; if (!r87) goto b25; r88 = (u32)r19; r89 = (u32)r7; r90 = qd_div_u32(r88, r89); r83 = (u64)r90;
+	r23 = r143; r24 = r23 * r7; r22 = r17 - r24; r152 = r19 | r7; r153 = r152 >> 32; r154 = (u32)r153; r155 = r154 == 0u; if (!r155) goto b54; r156 = (u32)r19; r157 = (u32)r7; r158 = qd_div_u32(r156, r157); r151 = (u64)r158;
 b12: // setup
 #line 85 "reducetypes.go"
-	r25 = r83; r26 = r25 * r7; r27 = r19 - r26; r28 = r23; r38 = r5; r39 = r9;
-b13: // head
+	r25 = r151; r26 = r25 * r7; r27 = r19 - r26; r28 = r23; r90 = (u64)r53; r91 = r4 >= 0ll; r93 = p4; r94 = (u64)r93 + (u64)(-1ll); r95 = (u64)r94 * (u64)r4; r96 = r95 >= 0ll; r97 = (u64)r94; r98 = r6; r99 = __umul64hi(r97, r98); r100 = r99 == 0ull; r102 = true; r103 = p3; r104 = (u64)r103 + (u64)(-1ll); r105 = (u64)r95 + (u64)r104; r106 = r105 >= 0ll; r107 = r8 >= 0ll; r109 = true; r110 = (u64)r105 * (u64)r8; r111 = r110 >= 0ll; r112 = (u64)r105; r113 = r10; r114 = __umul64hi(r112, r113); r115 = r114 == 0ull; r117 = true; r118 = p2; r119 = (u64)r118 + (u64)(-1ll); r120 = (u64)r110 + (u64)r119; r121 = r120 >= 0ll; r124 = true; r125 = (u64)r120; r126 = r125 < r90; if (!r91) goto b40; if (!r96) goto b40; if (!r100) goto b40; if (!r102) goto b40; if (!r106) goto b40; if (!r107) goto b40; if (!r109) goto b40; if (!r111) goto b40; if (!r115) goto b40; if (!r117) goto b40; if (!r121) goto b40; if (!r124) goto b40; if (!r126) goto b40; r43 = r5; r44 = r9;
+b26: // head
 #line 85 "reducetypes.go"
-	r29 = r28 < r3; if (!r29) goto b24; r30 = r28; r31 = (i64)r30; r32 = r22; r33 = (i64)r32; r34 = r16; r35 = (i64)r34; if (!r38) goto b23; if (!r39) goto b18;
+	r29 = r28; r30 = r22; r31 = r16; r32 = r31 < r11; if (!r32) goto b39; r33 = r30 < r7; if (!r33) goto b39; r34 = r29 < r3; if (!r34) goto b39; r35 = r29; r36 = (i64)r35; r37 = r30; r38 = (i64)r37; r39 = r31; r40 = (i64)r39; if (!r43) goto b38; if (!r44) goto b33;
 #line 88 "reducetypes.go"
-	r42 = (u64)r31 * (u64)r4; r43 = (u64)r42 + (u64)r33; r44 = (u64)r43 * (u64)r8; r45 = (u64)r44 + (u64)r35; if ((u64)r45 >= (u64)r48) { qd_site = 1; qd_x = r45; qd_y = r48; goto qd_fault; } r46 = r47 + r45 * 8; r49 = *(double *)r46; r50 = r49 / r53; r54 = r46; *(double *)r54 = r50;
-b18: // latch
+	r47 = (u64)r36 * (u64)r4; r48 = (u64)r47 + (u64)r38; r49 = (u64)r48 * (u64)r8; r50 = (u64)r49 + (u64)r40; r51 = r52 + r50 * 8; r54 = *(double *)r51; r55 = r54 / r58; r59 = r51; *(double *)r59 = r55;
+b33: // latch
 #line 85 "reducetypes.go"
-	r16 = r16 + r21; r36 = r16 >= r11; if (!r36) goto b20; r16 = r16 - r11; r22 = r22 + 1ull;
-b20: // stepped
+	r16 = r16 + r21; r41 = r16 >= r11; if (!r41) goto b35; r16 = r16 - r11; r22 = r22 + 1ull;
+b35: // stepped
 #line 85 "reducetypes.go"
-	r22 = r22 + r27; r37 = r22 >= r7; if (!r37) goto b22; r22 = r22 - r7; r28 = r28 + 1ull;
-b22: // stepped
+	r22 = r22 + r27; r42 = r22 >= r7; if (!r42) goto b37; r22 = r22 - r7; r28 = r28 + 1ull;
+b37: // stepped
 #line 85 "reducetypes.go"
-	r28 = r28 + r25; goto b13;
-b23: // rangeint.done
+	r28 = r28 + r25; goto b26;
+b38: // rangeint.done
 #line 85 "reducetypes.go"
-	r40 = (u64)r31 + 1ull; r41 = r40 < r0; if (r41) goto b18;
-b24: // exit
+	r45 = (u64)r36 + 1ull; r46 = r45 < r0; if (r46) goto b33;
+b39: // exit
 #line 85 "reducetypes.go"
 	return;
-b25: // divide in 64 bits
+b40: // preheader
 #line 85 "reducetypes.go"
-	r83 = qd_div_u64(r19, r7); goto b12;
-b26: // divide in 64 bits
+	r78 = r5; r79 = r9;
+b41: // head (checked if)
 #line 85 "reducetypes.go"
-	r75 = qd_div_u64(r17, r7); goto b10;
-b27: // divide in 64 bits
+	r64 = r28; r65 = r22; r66 = r16; r67 = r66 < r11; if (!r67) goto b39; r68 = r65 < r7; if (!r68) goto b39; r69 = r64 < r3; if (!r69) goto b39; r70 = r64; r71 = (i64)r70; r72 = r65; r73 = (i64)r72; r74 = r66; r75 = (i64)r74; if (!r78) goto b53; if (!r79) goto b48;
+#line 88 "reducetypes.go"
+	r82 = (u64)r71 * (u64)r4; r83 = (u64)r82 + (u64)r73; r84 = (u64)r83 * (u64)r8; r85 = (u64)r84 + (u64)r75; if ((u64)r85 >= (u64)r53) { qd_site = 1; qd_x = r85; qd_y = r53; goto qd_fault; } r86 = r52 + r85 * 8; r87 = *(double *)r86; r88 = r87 / r58; r89 = r86; *(double *)r89 = r88;
+b48: // latch (checked if)
 #line 85 "reducetypes.go"
-	r67 = qd_div_u64(r15, r11); goto b8;
-b28: // divide in 64 bits
+	r16 = r16 + r21; r76 = r16 >= r11; if (!r76) goto b50; r16 = r16 - r11; r22 = r22 + 1ull;
+b50: // stepped (checked if)
 #line 85 "reducetypes.go"
-	r59 = qd_div_u64(r13, r11); goto b6;
+	r22 = r22 + r27; r77 = r22 >= r7; if (!r77) goto b52; r22 = r22 - r7; r28 = r28 + 1ull;
+b52: // stepped (checked if)
+#line 85 "reducetypes.go"
+	r28 = r28 + r25; goto b41;
+b53: // rangeint.done (checked if)
+#line 85 "reducetypes.go"
+	r80 = (u64)r71 + 1ull; r81 = r80 < r0; if (r81) goto b48; goto b39;
+b54: // divide in 64 bits
+#line 85 "reducetypes.go"
+	r151 = qd_div_u64(r19, r7); goto b12;
+b55: // divide in 64 bits
+#line 85 "reducetypes.go"
+	r143 = qd_div_u64(r17, r7); goto b10;
+b56: // divide in 64 bits
+#line 85 "reducetypes.go"
+	r135 = qd_div_u64(r15, r11); goto b8;
+b57: // divide in 64 bits
+#line 85 "reducetypes.go"
+	r127 = qd_div_u64(r13, r11); goto b6;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -369,53 +369,75 @@ qd_fault: {
 
 // Task 0 of kernel Image(pix []u8, w i64, h i64), parallel.
 extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r34 = 0, r36 = 0, r41 = 0;
-	bool r49 = 0;
-	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
-	i64 r28 = 0, r32 = 0, r33 = 0, r35 = 0;
-	u8 r29 = 0;
-	u32 r40 = 0, r42 = 0, r43 = 0, r44 = 0, r48 = 0, r50 = 0, r51 = 0, r52 = 0;
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r37 = 0, r39 = 0;
+	bool r42 = 0, r43 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r59 = 0, r63 = 0;
+	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r83 = 0, r91 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
+	i64 r31 = 0, r35 = 0, r36 = 0, r38 = 0, r45 = 0, r47 = 0, r50 = 0, r51 = 0;
+	i64 r52 = 0, r55 = 0, r60 = 0, r61 = 0, r62 = 0, r68 = 0, r70 = 0, r71 = 0;
+	i64 r72 = 0, r74 = 0;
+	u8 r32 = 0, r53 = 0;
+	u32 r82 = 0, r84 = 0, r85 = 0, r86 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
-	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r37 = 0;
-	u64 r38 = 0, r39 = 0, r45 = 0, r46 = 0, r47 = 0;
-	char *r30 = 0, *r31 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r40 = 0, r41 = 0, r44 = 0, r46 = 0, r57 = 0, r64 = 0, r65 = 0;
+	u64 r66 = 0, r75 = 0, r77 = 0, r79 = 0, r80 = 0, r81 = 0, r87 = 0, r88 = 0;
+	u64 r89 = 0;
+	char *r33 = 0, *r34 = 0, *r54 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 53 "types.go"
 	r0 = p3; r4 = p2;
 #line 55 "types.go"
-	r31 = p0; r32 = p1;
+	r34 = p0; r35 = p1;
 #line 53 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b16; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b16; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r38 = r9 | r7; r39 = r38 >> 32; r40 = (u32)r39; r41 = r40 == 0u; if (!r41) goto b18; r42 = (u32)r9; r43 = (u32)r7; r44 = qd_div_u32(r42, r43); r37 = (u64)r44;
+	r1 = r0 > 0ll; if (!r1) goto b24; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b24; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b36; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
 b5: // setup
 #line 53 "types.go"
-	r13 = r37; r14 = r13 * r7; r12 = r9 - r14; r46 = r11 | r7; r47 = r46 >> 32; r48 = (u32)r47; r49 = r48 == 0u; if (!r49) goto b17; r50 = (u32)r11; r51 = (u32)r7; r52 = qd_div_u32(r50, r51); r45 = (u64)r52;
+	r13 = r79; r14 = r13 * r7; r12 = r9 - r14; r88 = r11 | r7; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b35; r92 = (u32)r11; r93 = (u32)r7; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
 b7: // setup
 #line 53 "types.go"
-	r15 = r45; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r25 = r5;
-b8: // head
+	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r57 = (u64)r35; r58 = r4 >= 0ll; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r64 = (u64)r61; r65 = r6; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; r69 = true; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r57; if (!r58) goto b25; if (!r63) goto b25; if (!r67) goto b25; if (!r69) goto b25; if (!r73) goto b25; if (!r76) goto b25; if (!r78) goto b25; r28 = r5;
+b15: // head
 #line 53 "types.go"
-	r19 = r18 < r3; if (!r19) goto b16; r20 = r18; r21 = (i64)r20; r22 = r12; r23 = (i64)r22; if (!r25) goto b15;
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b24; r22 = r19 < r3; if (!r22) goto b24; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25; if (!r28) goto b23;
 #line 55 "types.go"
-	r26 = (u64)r21 * (u64)r4; r27 = (u64)r26 + (u64)r23; r28 = r23 ^ r21; r29 = (u8)r28; if ((u64)r27 >= (u64)r32) { qd_site = 0; qd_x = r27; qd_y = r32; goto qd_fault; } r30 = r31 + r27 * 1; *(u8 *)r30 = r29;
-b12: // latch
+	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = r26 ^ r24; r32 = (u8)r31; r33 = r34 + r30 * 1; *(u8 *)r33 = r32;
+b20: // latch
 #line 53 "types.go"
-	r12 = r12 + r17; r24 = r12 >= r7; if (!r24) goto b14; r12 = r12 - r7; r18 = r18 + 1ull;
-b14: // stepped
+	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b22; r12 = r12 - r7; r18 = r18 + 1ull;
+b22: // stepped
 #line 53 "types.go"
-	r18 = r18 + r15; goto b8;
-b15: // rangeint.done
+	r18 = r18 + r15; goto b15;
+b23: // rangeint.done
 #line 55 "types.go"
-	r35 = (u64)r21 + 1ull; r36 = r35 < r0; if (r36) goto b12;
-b16: // exit
+	r38 = (u64)r24 + 1ull; r39 = r38 < r0; if (r39) goto b20;
+b24: // exit
 #line 55 "types.go"
 	return;
-b17: // divide in 64 bits
+b25: // preheader
 #line 53 "types.go"
-	r45 = qd_div_u64(r11, r7); goto b7;
-b18: // divide in 64 bits
+	r49 = r5;
+b26: // head (checked if)
 #line 53 "types.go"
-	r37 = qd_div_u64(r9, r7); goto b5;
+	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b24; r43 = r40 < r3; if (!r43) goto b24; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46; if (!r49) goto b34;
+#line 55 "types.go"
+	r50 = (u64)r45 * (u64)r4; r51 = (u64)r50 + (u64)r47; r52 = r47 ^ r45; r53 = (u8)r52; if ((u64)r51 >= (u64)r35) { qd_site = 0; qd_x = r51; qd_y = r35; goto qd_fault; } r54 = r34 + r51 * 1; *(u8 *)r54 = r53;
+b31: // latch (checked if)
+#line 53 "types.go"
+	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b33; r12 = r12 - r7; r18 = r18 + 1ull;
+b33: // stepped (checked if)
+#line 53 "types.go"
+	r18 = r18 + r15; goto b26;
+b34: // rangeint.done (checked if)
+#line 55 "types.go"
+	r55 = (u64)r45 + 1ull; r56 = r55 < r0; if (r56) goto b31; goto b24;
+b35: // divide in 64 bits
+#line 53 "types.go"
+	r87 = qd_div_u64(r11, r7); goto b7;
+b36: // divide in 64 bits
+#line 53 "types.go"
+	r79 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -431,55 +453,78 @@ qd_fault: {
 
 // Task 0 of kernel Outer(out []f32, a []f32, b []f32), parallel.
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r3 = 0, r9 = 0, r23 = 0, r28 = 0, r29 = 0, r42 = 0, r44 = 0, r49 = 0;
-	bool r57 = 0;
-	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r25 = 0, r27 = 0;
-	i64 r30 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r43 = 0;
-	u32 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0;
+	bool r3 = 0, r9 = 0, r25 = 0, r26 = 0, r31 = 0, r32 = 0, r45 = 0, r47 = 0;
+	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r68 = 0, r71 = 0, r72 = 0, r76 = 0;
+	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r96 = 0, r104 = 0;
+	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r43 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0;
+	i64 r58 = 0, r59 = 0, r60 = 0, r67 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0;
+	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0;
+	u32 r95 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
-	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r26 = 0, r45 = 0;
-	u64 r46 = 0, r47 = 0, r53 = 0, r54 = 0, r55 = 0;
-	float r34 = 0, r36 = 0, r37 = 0;
-	char *r1 = 0, *r6 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r39 = 0;
+	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
+	u64 r29 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r69 = 0, r77 = 0, r78 = 0;
+	u64 r79 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r100 = 0, r101 = 0;
+	u64 r102 = 0;
+	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0;
+	char *r1 = 0, *r6 = 0, *r36 = 0, *r38 = 0, *r41 = 0, *r42 = 0, *r61 = 0, *r63 = 0;
+	char *r66 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 65 "types.go"
 	r1 = p2; r2 = p3; r0 = r2; r6 = p4; r7 = p5;
 #line 67 "types.go"
-	r39 = p0; r40 = p1;
+	r42 = p0; r43 = p1;
 #line 65 "types.go"
-	r3 = r0 > 0ll; if (!r3) goto b16; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b16; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r46 = r13 | r11; r47 = r46 >> 32; r48 = (u32)r47; r49 = r48 == 0u; if (!r49) goto b18; r50 = (u32)r13; r51 = (u32)r11; r52 = qd_div_u32(r50, r51); r45 = (u64)r52;
+	r3 = r0 > 0ll; if (!r3) goto b24; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
 b5: // setup
 #line 65 "types.go"
-	r17 = r45; r18 = r17 * r11; r16 = r13 - r18; r54 = r15 | r11; r55 = r54 >> 32; r56 = (u32)r55; r57 = r56 == 0u; if (!r57) goto b17; r58 = (u32)r15; r59 = (u32)r11; r60 = qd_div_u32(r58, r59); r53 = (u64)r60;
+	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
 b7: // setup
 #line 65 "types.go"
-	r19 = r53; r20 = r19 * r11; r21 = r15 - r20; r22 = r17;
+	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b25; if (!r76) goto b25; if (!r80) goto b25; if (!r82) goto b25; if (!r86) goto b25; if (!r89) goto b25; if (!r91) goto b25;
 #line 67 "types.go"
-	r30 = r7;
-b8: // head
+	r33 = r7;
+b15: // head
 #line 65 "types.go"
-	r23 = r22 < r5; if (!r23) goto b16; r24 = r22; r25 = (i64)r24; r26 = r16; r27 = (i64)r26;
-	r8 = r7; r29 = r8 > 0ll; if (!r29) goto b15;
-	r31 = (u64)r25 * (u64)r30; r32 = (u64)r31 + (u64)r27; r33 = r1 + r25 * 4; r34 = *(float *)r33; r35 = r6 + r27 * 4; r36 = *(float *)r35; r37 = r34 * r36; if ((u64)r32 >= (u64)r40) { qd_site = 0; qd_x = r32; qd_y = r40; goto qd_fault; } r38 = r39 + r32 * 4; *(float *)r38 = r37;
-b12: // latch
+	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b24; r26 = r23 < r5; if (!r26) goto b24; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
+	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b23;
+	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
+b20: // latch
 #line 65 "types.go"
-	r16 = r16 + r21; r28 = r16 >= r11; if (!r28) goto b14; r16 = r16 - r11; r22 = r22 + 1ull;
-b14: // stepped
+	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b22; r16 = r16 - r11; r22 = r22 + 1ull;
+b22: // stepped
 #line 65 "types.go"
-	r22 = r22 + r19; goto b8;
-b15: // rangeint.done
+	r22 = r22 + r19; goto b15;
+b23: // rangeint.done
 #line 67 "types.go"
-	r43 = (u64)r25 + 1ull; r44 = r43 < r0; if (r44) goto b12;
-b16: // exit
+	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b20;
+b24: // exit
 #line 67 "types.go"
 	return;
-b17: // divide in 64 bits
+b25: // preheader
+#line 67 "types.go"
+	r58 = r7;
+b26: // head (checked if)
 #line 65 "types.go"
-	r53 = qd_div_u64(r15, r11); goto b7;
-b18: // divide in 64 bits
+	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b24; r51 = r48 < r5; if (!r51) goto b24; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
+	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b34;
+	r59 = (u64)r53 * (u64)r58; r60 = (u64)r59 + (u64)r55; r61 = r1 + r53 * 4; r62 = *(float *)r61; r63 = r6 + r55 * 4; r64 = *(float *)r63; r65 = r62 * r64; if ((u64)r60 >= (u64)r43) { qd_site = 0; qd_x = r60; qd_y = r43; goto qd_fault; } r66 = r42 + r60 * 4; *(float *)r66 = r65;
+b31: // latch (checked if)
 #line 65 "types.go"
-	r45 = qd_div_u64(r13, r11); goto b5;
+	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b33; r16 = r16 - r11; r22 = r22 + 1ull;
+b33: // stepped (checked if)
+#line 65 "types.go"
+	r22 = r22 + r19; goto b26;
+b34: // rangeint.done (checked if)
+#line 67 "types.go"
+	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b31; goto b24;
+b35: // divide in 64 bits
+#line 65 "types.go"
+	r100 = qd_div_u64(r15, r11); goto b7;
+b36: // divide in 64 bits
+#line 65 "types.go"
+	r92 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -496,117 +541,144 @@ qd_fault: {
 // Task 0 of kernel NestSum(pix []f32, w i64, h i64, out []f32), parallel.
 extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4, i64 p5, char *p6, char *p7) {
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
-	bool r2 = 0, r6 = 0, r20 = 0, r25 = 0, r36 = 0, r37 = 0, r38 = 0, r43 = 0;
-	bool r46 = 0, r58 = 0, r59 = 0, r60 = 0, r66 = 0, r69 = 0, r79 = 0, r81 = 0;
-	bool r87 = 0, r95 = 0, r101 = 0, r102 = 0, r105 = 0, r106 = 0, r109 = 0, r110 = 0;
-	bool r113 = 0, r114 = 0, r117 = 0, r118 = 0, r121 = 0, r122 = 0;
-	i64 r1 = 0, r5 = 0, r9 = 0, r11 = 0, r22 = 0, r24 = 0, r26 = 0, r27 = 0;
-	i64 r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r35 = 0, r40 = 0;
-	i64 r41 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r51 = 0, r52 = 0, r53 = 0;
-	i64 r54 = 0, r55 = 0, r57 = 0, r61 = 0, r62 = 0, r63 = 0, r67 = 0, r71 = 0;
-	i64 r72 = 0, r75 = 0, r78 = 0, r80 = 0, r100 = 0, r104 = 0, r108 = 0, r112 = 0;
-	i64 r116 = 0, r120 = 0;
-	u32 r86 = 0, r88 = 0, r89 = 0, r90 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
+	bool r2 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r39 = 0, r40 = 0, r41 = 0;
+	bool r46 = 0, r49 = 0, r61 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r82 = 0;
+	bool r84 = 0, r87 = 0, r88 = 0, r93 = 0, r94 = 0, r101 = 0, r103 = 0, r105 = 0;
+	bool r106 = 0, r110 = 0, r114 = 0, r116 = 0, r120 = 0, r123 = 0, r125 = 0, r131 = 0;
+	bool r139 = 0, r145 = 0, r146 = 0, r149 = 0, r150 = 0, r153 = 0, r154 = 0, r157 = 0;
+	bool r158 = 0, r161 = 0, r162 = 0, r165 = 0, r166 = 0;
+	i64 r1 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
+	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r38 = 0, r43 = 0;
+	i64 r44 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0;
+	i64 r57 = 0, r58 = 0, r60 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r74 = 0;
+	i64 r75 = 0, r78 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r95 = 0, r96 = 0;
+	i64 r100 = 0, r102 = 0, r107 = 0, r108 = 0, r109 = 0, r115 = 0, r117 = 0, r118 = 0;
+	i64 r119 = 0, r121 = 0, r144 = 0, r148 = 0, r152 = 0, r156 = 0, r160 = 0, r164 = 0;
+	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
-	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r23 = 0, r83 = 0;
-	u64 r84 = 0, r85 = 0, r91 = 0, r92 = 0, r93 = 0;
-	float r0 = 0, r34 = 0, r56 = 0, r70 = 0, r76 = 0, r77 = 0, r99 = 0, r103 = 0;
-	float r107 = 0, r111 = 0, r115 = 0, r119 = 0;
-	char *r39 = 0, *r42 = 0, *r47 = 0, *r50 = 0, *r64 = 0, *r65 = 0, *r68 = 0, *r73 = 0;
-	char *r74 = 0, *r82 = 0;
+	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
+	u64 r26 = 0, r85 = 0, r86 = 0, r89 = 0, r91 = 0, r104 = 0, r111 = 0, r112 = 0;
+	u64 r113 = 0, r122 = 0, r124 = 0, r127 = 0, r128 = 0, r129 = 0, r135 = 0, r136 = 0;
+	u64 r137 = 0;
+	float r0 = 0, r37 = 0, r59 = 0, r73 = 0, r79 = 0, r80 = 0, r98 = 0, r99 = 0;
+	float r143 = 0, r147 = 0, r151 = 0, r155 = 0, r159 = 0, r163 = 0;
+	char *r42 = 0, *r45 = 0, *r50 = 0, *r53 = 0, *r67 = 0, *r68 = 0, *r71 = 0, *r76 = 0;
+	char *r77 = 0, *r97 = 0, *r126 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 78 "types.go"
-	r1 = p3; r5 = p2; r64 = p6;
+	r1 = p3; r5 = p2; r67 = p6;
 #line 80 "types.go"
-	r74 = p0; r75 = p1;
+	r77 = p0; r78 = p1;
 #line 78 "types.go"
-	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b21; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b21; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r84 = r10 | r8; r85 = r84 >> 32; r86 = (u32)r85; r87 = r86 == 0u; if (!r87) goto b58; r88 = (u32)r10; r89 = (u32)r8; r90 = qd_div_u32(r88, r89); r83 = (u64)r90;
+	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b29; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b29; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b80; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
 b5: // setup
 #line 78 "types.go"
-	r14 = r83; r15 = r14 * r8; r13 = r10 - r15; r92 = r12 | r8; r93 = r92 >> 32; r94 = (u32)r93; r95 = r94 == 0u; if (!r95) goto b57; r96 = (u32)r12; r97 = (u32)r8; r98 = qd_div_u32(r96, r97); r91 = (u64)r98;
+	r14 = r127; r15 = r14 * r8; r13 = r10 - r15; r136 = r12 | r8; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b79; r140 = (u32)r12; r141 = (u32)r8; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
 b7: // setup
 #line 78 "types.go"
-	r16 = r91; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r69 = r6;
-b8: // head
+	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r104 = (u64)r78; r105 = r5 >= 0ll; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r111 = (u64)r108; r112 = r7; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; r116 = true; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; r123 = true; r124 = (u64)r119; r125 = r124 < r104; if (!r105) goto b65; if (!r110) goto b65; if (!r114) goto b65; if (!r116) goto b65; if (!r120) goto b65; if (!r123) goto b65; if (!r125) goto b65; r72 = r6;
+b15: // head
 #line 78 "types.go"
-	r20 = r19 < r4; if (!r20) goto b21; r21 = r19; r22 = (i64)r21; r23 = r13; r24 = (i64)r23; if (!r69) goto b17;
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b29; r23 = r20 < r4; if (!r23) goto b29; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26; if (!r72) goto b25;
 #line 80 "types.go"
-	r71 = (u64)r22 * (u64)r5; r72 = (u64)r71 + (u64)r24; if ((u64)r72 >= (u64)r75) { qd_site = 0; qd_x = r72; qd_y = r75; goto qd_fault; } r73 = r74 + r72 * 4; r76 = *(float *)r73; r77 = r0 + r76; r78 = (u64)r24 + 1ull; r79 = r78 < r5; if (!r79) goto b16; r0 = r77;
-b13: // latch
+	r74 = (u64)r25 * (u64)r5; r75 = (u64)r74 + (u64)r27; r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r0 + r79; r81 = (u64)r27 + 1ull; r82 = r81 < r5; if (!r82) goto b24; r0 = r80;
+b21: // latch
 #line 78 "types.go"
-	r13 = r13 + r18; r25 = r13 >= r8; if (!r25) goto b15; r13 = r13 - r8; r19 = r19 + 1ull;
-b15: // stepped
+	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b23; r13 = r13 - r8; r19 = r19 + 1ull;
+b23: // stepped
 #line 78 "types.go"
-	r19 = r19 + r16; goto b8;
-b16: // edge 3→4
+	r19 = r19 + r16; goto b15;
+b24: // edge 3→4
 #line 80 "types.go"
-	r0 = r77; goto b13;
-b17: // edge 1→4
+	r0 = r80; goto b21;
+b25: // edge 1→4
 #line 78 "types.go"
-	r70 = r0;
+	r73 = r0;
 #line 80 "types.go"
-	r80 = (u64)r22 + 1ull; r81 = r80 < r1; if (!r81) goto b20; r0 = r70; goto b13;
-b20: // edge 4→2
+	r83 = (u64)r25 + 1ull; r84 = r83 < r1; if (!r84) goto b28; r0 = r73; goto b21;
+b28: // edge 4→2
 #line 80 "types.go"
-	r0 = r70;
-b21: // exit
+	r0 = r73;
+b29: // exit
 #line 78 "types.go"
-	r26 = (i64)(threadIdx.x % warpSize); r27 = (i64)(threadIdx.x / warpSize); r43 = r27 == 0ll; r28 = (i64)warpSize; r29 = (u64)r27 * (u64)r28; r30 = (i64)blockDim.x; r31 = (u64)r30 - (u64)r29; r32 = r31 < r28 ? r31 : r28; r33 = r28 >> 1;
-b22: // reduction shuffle
+	r29 = (i64)(threadIdx.x % warpSize); r30 = (i64)(threadIdx.x / warpSize); r46 = r30 == 0ll; r31 = (i64)warpSize; r32 = (u64)r30 * (u64)r31; r33 = (i64)blockDim.x; r34 = (u64)r33 - (u64)r32; r35 = r34 < r31 ? r34 : r31; r36 = r31 >> 1;
+b30: // reduction shuffle
 #line 78 "types.go"
-	r34 = qd_shfl_down(r0, (u32)r33); r35 = (u64)r26 + (u64)r33; r36 = r35 < r32; if (!r36) goto b24; r0 = r0 + r34;
-b24: // reduction next
+	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b32; r0 = r0 + r37;
+b32: // reduction next
 #line 78 "types.go"
-	r33 = r33 >> 1; r37 = r33 != 0ll; if (!r37) goto b34; r99 = qd_shfl_down(r0, (u32)r33); r100 = (u64)r26 + (u64)r33; r101 = r100 < r32; if (!r101) goto b27; r0 = r0 + r99;
-b27: // reduction next (unrolled 1)
+	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b42; r143 = qd_shfl_down(r0, (u32)r36); r144 = (u64)r29 + (u64)r36; r145 = r144 < r35; if (!r145) goto b35; r0 = r0 + r143;
+b35: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r33 = r33 >> 1; r102 = r33 != 0ll; if (!r102) goto b34; r103 = qd_shfl_down(r0, (u32)r33); r104 = (u64)r26 + (u64)r33; r105 = r104 < r32; if (!r105) goto b30; r0 = r0 + r103;
-b30: // reduction next (unrolled 2)
+	r36 = r36 >> 1; r146 = r36 != 0ll; if (!r146) goto b42; r147 = qd_shfl_down(r0, (u32)r36); r148 = (u64)r29 + (u64)r36; r149 = r148 < r35; if (!r149) goto b38; r0 = r0 + r147;
+b38: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r33 = r33 >> 1; r106 = r33 != 0ll; if (!r106) goto b34; r107 = qd_shfl_down(r0, (u32)r33); r108 = (u64)r26 + (u64)r33; r109 = r108 < r32; if (!r109) goto b33; r0 = r0 + r107;
-b33: // reduction next (unrolled 3)
+	r36 = r36 >> 1; r150 = r36 != 0ll; if (!r150) goto b42; r151 = qd_shfl_down(r0, (u32)r36); r152 = (u64)r29 + (u64)r36; r153 = r152 < r35; if (!r153) goto b41; r0 = r0 + r151;
+b41: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r33 = r33 >> 1; r110 = r33 != 0ll; if (r110) goto b22;
-b34: // reduction shuffled
+	r36 = r36 >> 1; r154 = r36 != 0ll; if (r154) goto b30;
+b42: // reduction shuffled
 #line 78 "types.go"
-	r38 = r26 == 0ll; if (!r38) goto b36; r39 = (char *)qvar_reduce0; r40 = r27; r41 = r40; r42 = r39 + r41 * 8; *(float *)r42 = r0;
-b36: // reduction barrier
+	r41 = r29 == 0ll; if (!r41) goto b44; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
+b44: // reduction barrier
 #line 78 "types.go"
-	__syncthreads(); if (!r43) goto b55; r44 = (u64)r26 * (u64)r28; r45 = (i64)blockDim.x; r46 = r44 < r45; if (!r46) goto b56; r47 = (char *)qvar_reduce0; r48 = r26; r49 = r48; r50 = r47 + r49 * 8; r0 = *(float *)r50;
-b39: // reduction warps
+	__syncthreads(); if (!r46) goto b63; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b64; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
+b47: // reduction warps
 #line 78 "types.go"
-	r51 = r29; r52 = (i64)blockDim.x; r53 = (u64)r52 - (u64)r51; r54 = r53 < r28 ? r53 : r28; r55 = r28 >> 1;
-b40: // reduction shuffle
+	r54 = r32; r55 = (i64)blockDim.x; r56 = (u64)r55 - (u64)r54; r57 = r56 < r31 ? r56 : r31; r58 = r31 >> 1;
+b48: // reduction shuffle
 #line 78 "types.go"
-	r56 = qd_shfl_down(r0, (u32)r55); r57 = (u64)r26 + (u64)r55; r58 = r57 < r54; if (!r58) goto b42; r0 = r0 + r56;
-b42: // reduction next
+	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b50; r0 = r0 + r59;
+b50: // reduction next
 #line 78 "types.go"
-	r55 = r55 >> 1; r59 = r55 != 0ll; if (!r59) goto b52; r111 = qd_shfl_down(r0, (u32)r55); r112 = (u64)r26 + (u64)r55; r113 = r112 < r54; if (!r113) goto b45; r0 = r0 + r111;
-b45: // reduction next (unrolled 1)
+	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b60; r155 = qd_shfl_down(r0, (u32)r58); r156 = (u64)r29 + (u64)r58; r157 = r156 < r57; if (!r157) goto b53; r0 = r0 + r155;
+b53: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r55 = r55 >> 1; r114 = r55 != 0ll; if (!r114) goto b52; r115 = qd_shfl_down(r0, (u32)r55); r116 = (u64)r26 + (u64)r55; r117 = r116 < r54; if (!r117) goto b48; r0 = r0 + r115;
-b48: // reduction next (unrolled 2)
+	r58 = r58 >> 1; r158 = r58 != 0ll; if (!r158) goto b60; r159 = qd_shfl_down(r0, (u32)r58); r160 = (u64)r29 + (u64)r58; r161 = r160 < r57; if (!r161) goto b56; r0 = r0 + r159;
+b56: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r55 = r55 >> 1; r118 = r55 != 0ll; if (!r118) goto b52; r119 = qd_shfl_down(r0, (u32)r55); r120 = (u64)r26 + (u64)r55; r121 = r120 < r54; if (!r121) goto b51; r0 = r0 + r119;
-b51: // reduction next (unrolled 3)
+	r58 = r58 >> 1; r162 = r58 != 0ll; if (!r162) goto b60; r163 = qd_shfl_down(r0, (u32)r58); r164 = (u64)r29 + (u64)r58; r165 = r164 < r57; if (!r165) goto b59; r0 = r0 + r163;
+b59: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r55 = r55 >> 1; r122 = r55 != 0ll; if (r122) goto b40;
-b52: // reduction shuffled
+	r58 = r58 >> 1; r166 = r58 != 0ll; if (r166) goto b48;
+b60: // reduction shuffled
 #line 78 "types.go"
-	r60 = r38; if (!r60) goto b55; r61 = (i64)blockIdx.x; r66 = r61 == 0ll; r82 = r64 + r61 * 8; r65 = r82 + 16ll; *(float *)r65 = r0; if (!r66) goto b55; r67 = (i64)gridDim.x; r68 = r64 + 8ll; *(i64 *)r68 = r67;
-b55: // reduction done
+	r63 = r41; if (!r63) goto b63; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b63; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
+b63: // reduction done
 #line 78 "types.go"
 	return;
-b56: // reduction none
+b64: // reduction none
 #line 78 "types.go"
-	r0 = (-0x0p+00f); goto b39;
-b57: // divide in 64 bits
+	r0 = (-0x0p+00f); goto b47;
+b65: // preheader
 #line 78 "types.go"
-	r91 = qd_div_u64(r12, r8); goto b7;
-b58: // divide in 64 bits
+	r94 = r6;
+b66: // head (checked if)
 #line 78 "types.go"
-	r83 = qd_div_u64(r10, r8); goto b5;
+	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b29; r88 = r85 < r4; if (!r88) goto b29; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91; if (!r94) goto b76;
+#line 80 "types.go"
+	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b75; r0 = r99;
+b72: // latch (checked if)
+#line 78 "types.go"
+	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b74; r13 = r13 - r8; r19 = r19 + 1ull;
+b74: // stepped (checked if)
+#line 78 "types.go"
+	r19 = r19 + r16; goto b66;
+b75: // edge 3→4 (checked if)
+#line 80 "types.go"
+	r0 = r99; goto b72;
+b76: // edge 1→4 (checked if)
+#line 78 "types.go"
+	r73 = r0;
+#line 80 "types.go"
+	r102 = (u64)r90 + 1ull; r103 = r102 < r1; if (!r103) goto b28; r0 = r73; goto b72;
+b79: // divide in 64 bits
+#line 78 "types.go"
+	r135 = qd_div_u64(r12, r8); goto b7;
+b80: // divide in 64 bits
+#line 78 "types.go"
+	r127 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -723,83 +795,102 @@ qd_fault: {
 
 // Task 0 of kernel MatAcc(c []f32, a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r4 = 0, r6 = 0, r8 = 0, r11 = 0, r34 = 0, r36 = 0, r37 = 0, r54 = 0;
-	bool r56 = 0, r61 = 0, r64 = 0, r70 = 0, r87 = 0, r92 = 0, r95 = 0, r101 = 0;
-	bool r106 = 0, r115 = 0, r117 = 0, r144 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0;
-	i64 r29 = 0, r33 = 0, r35 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r44 = 0;
-	i64 r45 = 0, r53 = 0, r55 = 0, r58 = 0, r59 = 0, r71 = 0, r72 = 0, r73 = 0;
-	i64 r74 = 0, r77 = 0, r78 = 0, r86 = 0, r89 = 0, r90 = 0, r103 = 0, r104 = 0;
-	i64 r109 = 0, r110 = 0, r111 = 0, r118 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0;
-	i64 r125 = 0, r126 = 0, r128 = 0, r129 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0;
-	i64 r136 = 0, r137 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
-	u64 r57 = 0, r60 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
-	u64 r69 = 0, r88 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
-	u64 r99 = 0, r100 = 0, r102 = 0, r105 = 0, r107 = 0, r108 = 0, r112 = 0, r113 = 0;
-	u64 r114 = 0, r116 = 0;
-	float r19 = 0, r25 = 0, r26 = 0, r30 = 0, r31 = 0, r43 = 0, r47 = 0, r48 = 0;
-	float r50 = 0, r51 = 0, r76 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0;
-	char *r16 = 0, *r17 = 0, *r22 = 0, *r23 = 0, *r27 = 0, *r28 = 0, *r32 = 0, *r42 = 0;
-	char *r46 = 0, *r49 = 0, *r52 = 0, *r75 = 0, *r79 = 0, *r82 = 0, *r85 = 0, *r119 = 0;
-	char *r122 = 0, *r127 = 0, *r130 = 0, *r135 = 0, *r138 = 0;
+	bool r1 = 0, r4 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r31 = 0;
+	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
+	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
+	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
+	bool r182 = 0, r190 = 0, r196 = 0;
+	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
+	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
+	i64 r73 = 0, r76 = 0, r77 = 0, r85 = 0, r90 = 0, r91 = 0, r92 = 0, r98 = 0;
+	i64 r100 = 0, r102 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r113 = 0, r114 = 0;
+	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
+	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
+	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
+	i64 r176 = 0, r177 = 0, r194 = 0, r195 = 0;
+	u32 r181 = 0, r183 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0;
+	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
+	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r87 = 0, r94 = 0, r95 = 0;
+	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
+	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
+	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r178 = 0, r179 = 0, r180 = 0, r186 = 0;
+	u64 r187 = 0, r188 = 0;
+	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0;
+	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
+	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 92 "types.go"
-	r3 = p6;
+	r0 = p6;
 #line 95 "types.go"
-	r17 = p2; r18 = p3; r23 = p4; r24 = p5; r28 = p0; r29 = p1;
+	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1;
 #line 92 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r6 = r3 > 0ll; r57 = (u64)r29; r62 = (u64)r3; r63 = r62 + 4611686018427387904ull; r64 = r63 <= 9223372036854775808ull; r65 = r62 - 1ull; r68 = r57 - 1ull; r37 = r6; r8 = r6; r88 = (u64)r18; r95 = r64; r96 = r65; r99 = r88 - 1ull; r102 = (u64)r24; r107 = r102 - 1ull; r67 = r65; r98 = r96; r110 = r3; r123 = r3; r124 = r123; r125 = (u64)r124 * 4ull; r141 = r125; r133 = r125;
-b2: // head
+	r1 = r0 > 0ll; if (!r1) goto b54; r2 = (u64)r0; r3 = r2; r4 = r1; if (!r4) goto b54; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b69; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+b5: // setup
 #line 92 "types.go"
-	r4 = r2 < r3; if (!r4) goto b50; r5 = r2; if (!r6) goto b39; r7 = 0ll; r58 = (u64)r5 * (u64)r3; r59 = r58; r60 = (u64)r59; r61 = r60 < r57; r69 = r68 - r60; r70 = r67 <= r69; if (!r61) goto b43; if (!r64) goto b43; if (!r70) goto b43;
-#line 95 "types.go"
-	r12 = r58; r14 = r58; r71 = r58; r73 = r58; r91 = r60; r92 = r91 < r88; r100 = r99 - r91; r101 = r98 <= r100; r118 = r14; r134 = r73;
-b9: // rangeint.body
-#line 95 "types.go"
-	if (!r8) goto b37;
+	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b68; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+b7: // setup
 #line 92 "types.go"
-	r9 = 0ll; r104 = r7; r105 = (u64)r104; r106 = r105 < r102; r108 = r107 - r105; r111 = (u64)r110 + (u64)r7; r112 = (u64)r111; r113 = r112 - r105; r114 = __umul64hi(r113, r98); r115 = r114 == 0ull; r116 = r113 * r98; r117 = r116 <= r108; if (!r92) goto b40; if (!r95) goto b40; if (!r101) goto b40; if (!r106) goto b40; if (!r115) goto b40; if (!r117) goto b40;
-#line 95 "types.go"
-	r13 = (u64)r12 + (u64)r7; r27 = r28 + r13 * 4; r32 = r27; r119 = r17 + r118 * 4; r121 = r7; r122 = r23 + r121 * 4; r142 = r3 > (-9223372036854775800ll) ? r3 : (-9223372036854775800ll); r143 = (u64)r142 - 8ull;
-b18: // unroll guard
-#line 95 "types.go"
-	r144 = r9 < r143; if (!r144) goto b35; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; goto b18;
-b35: // rangeint.body
-#line 95 "types.go"
-	r16 = r119; r19 = *(float *)r16; r22 = r122; r25 = *(float *)r22; r26 = r19 * r25; r30 = *(float *)r27; r31 = r30 + r26; *(float *)r32 = r31; r33 = (u64)r9 + 1ull; r34 = r33 < r3; if (!r34) goto b37; r9 = r33; r119 = r119 + 4ll; r122 = r122 + r125 * 1; goto b35;
-b37: // rangeint.done
-#line 95 "types.go"
-	r35 = (u64)r7 + 1ull; r36 = r35 < r3; if (!r36) goto b39; r7 = r35; goto b9;
-b39: // latch
+	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r88 = r0 >= 0ll; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r2; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r99 = true; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r88) goto b55; if (!r93) goto b55; if (!r97) goto b55; if (!r99) goto b55; if (!r101) goto b55; if (!r104) goto b55; if (!r106) goto b55; r27 = r1; r28 = r1; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r134 = r132; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
+b15: // head
 #line 92 "types.go"
-	r2 = (u64)r2 + (u64)r1; goto b2;
-b40: // preheader
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b54; r21 = r18 < r3; if (!r21) goto b54; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; if (!r27) goto b53; if (!r28) goto b47; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b50; if (!r131) goto b50; if (!r137) goto b50; if (!r142) goto b50; if (!r151) goto b50; if (!r153) goto b50;
 #line 95 "types.go"
-	r72 = (u64)r71 + (u64)r7; r82 = r28 + r72 * 4; r85 = r82; r135 = r17 + r134 * 4; r137 = r7; r138 = r23 + r137 * 4;
-b41: // rangeint.body (checked)
+	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r125; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; r194 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r195 = (u64)r194 - 8ull;
+b28: // unroll guard
 #line 95 "types.go"
-	r74 = (u64)r73 + (u64)r9; if ((u64)r74 >= (u64)r18) { qd_site = 0; qd_x = r74; qd_y = r18; goto qd_fault; } r75 = r135; r76 = *(float *)r75; r77 = (u64)r9 * (u64)r3; r78 = (u64)r77 + (u64)r7; if ((u64)r78 >= (u64)r24) { qd_site = 1; qd_x = r78; qd_y = r24; goto qd_fault; } r79 = r138; r80 = *(float *)r79; r81 = r76 * r80; r83 = *(float *)r82; r84 = r83 + r81; *(float *)r85 = r84; r86 = (u64)r9 + 1ull; r87 = r86 < r3; if (!r87) goto b37; r9 = r86; r135 = r135 + 4ll; r138 = r138 + r141 * 1; goto b41;
-b43: // preheader
+	r196 = r29 < r195; if (!r196) goto b45; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b28;
+b45: // rangeint.body
 #line 95 "types.go"
-	r38 = r58; r40 = r58; r126 = r40;
-b44: // rangeint.body (checked if)
-#line 95 "types.go"
-	if (!r37) goto b48;
+	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b47; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b45;
+b47: // latch
 #line 92 "types.go"
-	r9 = 0ll;
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
+b49: // stepped
+#line 92 "types.go"
+	r17 = r17 + r14; goto b15;
+b50: // preheader
 #line 95 "types.go"
-	r39 = (u64)r38 + (u64)r7; r49 = r28 + r39 * 4; r52 = r49; r127 = r17 + r126 * 4; r129 = r7; r130 = r23 + r129 * 4;
-b46: // rangeint.body (checked if)
+	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r125; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
+b51: // rangeint.body (checked)
 #line 95 "types.go"
-	r41 = (u64)r40 + (u64)r9; if ((u64)r41 >= (u64)r18) { qd_site = 0; qd_x = r41; qd_y = r18; goto qd_fault; } r42 = r127; r43 = *(float *)r42; r44 = (u64)r9 * (u64)r3; r45 = (u64)r44 + (u64)r7; if ((u64)r45 >= (u64)r24) { qd_site = 1; qd_x = r45; qd_y = r24; goto qd_fault; } r46 = r130; r47 = *(float *)r46; r48 = r43 * r47; if ((u64)r39 >= (u64)r29) { qd_site = 2; qd_x = r39; qd_y = r29; goto qd_fault; } r50 = *(float *)r49; r51 = r50 + r48; *(float *)r52 = r51; r53 = (u64)r9 + 1ull; r54 = r53 < r3; if (!r54) goto b48; r9 = r53; r127 = r127 + 4ll; r130 = r130 + r133 * 1; goto b46;
-b48: // rangeint.done (checked if)
-#line 95 "types.go"
-	r55 = (u64)r7 + 1ull; r56 = r55 < r3; if (!r56) goto b39; r7 = r55; goto b44;
-b50: // exit
-#line 95 "types.go"
+	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b47; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b51;
+b53: // rangeint.done
+#line 92 "types.go"
+	r30 = (u64)r23 + 1ull; r31 = r30 < r0; if (r31) goto b47;
+b54: // exit
+#line 92 "types.go"
 	return;
+b55: // preheader
+#line 92 "types.go"
+	r66 = r1; r67 = r1; r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
+b56: // head (checked if)
+#line 92 "types.go"
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b54; r60 = r57 < r3; if (!r60) goto b54; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; if (!r66) goto b67; if (!r67) goto b64; r29 = 0ll;
+#line 95 "types.go"
+	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
+b62: // rangeint.body (checked if)
+#line 95 "types.go"
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b64; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b62;
+b64: // latch (checked if)
+#line 92 "types.go"
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b66; r11 = r11 - r6; r17 = r17 + 1ull;
+b66: // stepped (checked if)
+#line 92 "types.go"
+	r17 = r17 + r14; goto b56;
+b67: // rangeint.done (checked if)
+#line 92 "types.go"
+	r68 = (u64)r62 + 1ull; r69 = r68 < r0; if (r69) goto b64; goto b54;
+b68: // divide in 64 bits
+#line 92 "types.go"
+	r186 = qd_div_u64(r10, r6); goto b7;
+b69: // divide in 64 bits
+#line 92 "types.go"
+	r178 = qd_div_u64(r8, r6); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -815,55 +906,80 @@ qd_fault: {
 
 // Task 0 of kernel NestStencil(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r2 = 0, r7 = 0, r21 = 0, r26 = 0, r27 = 0, r28 = 0, r67 = 0, r75 = 0;
-	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r23 = 0, r25 = 0;
-	i64 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r36 = 0, r38 = 0, r39 = 0;
-	i64 r40 = 0, r44 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r52 = 0, r58 = 0;
-	i64 r59 = 0, r60 = 0;
-	u32 r66 = 0, r68 = 0, r69 = 0, r70 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0;
+	bool r2 = 0, r7 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0, r31 = 0, r66 = 0;
+	bool r67 = 0, r72 = 0, r73 = 0, r74 = 0, r102 = 0, r103 = 0, r107 = 0, r111 = 0;
+	bool r113 = 0, r117 = 0, r119 = 0, r122 = 0, r125 = 0, r127 = 0, r130 = 0, r132 = 0;
+	bool r134 = 0, r137 = 0, r140 = 0, r142 = 0, r144 = 0, r147 = 0, r149 = 0, r151 = 0;
+	bool r153 = 0, r155 = 0, r158 = 0, r160 = 0, r162 = 0, r165 = 0, r167 = 0, r170 = 0;
+	bool r172 = 0, r181 = 0, r189 = 0;
+	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0;
+	i64 r43 = 0, r47 = 0, r48 = 0, r49 = 0, r53 = 0, r54 = 0, r55 = 0, r61 = 0;
+	i64 r62 = 0, r63 = 0, r69 = 0, r71 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0;
+	i64 r79 = 0, r82 = 0, r83 = 0, r84 = 0, r88 = 0, r89 = 0, r90 = 0, r94 = 0;
+	i64 r95 = 0, r96 = 0, r104 = 0, r105 = 0, r106 = 0, r112 = 0, r114 = 0, r115 = 0;
+	i64 r116 = 0, r118 = 0, r120 = 0, r123 = 0, r126 = 0, r128 = 0, r133 = 0, r135 = 0;
+	i64 r136 = 0, r141 = 0, r143 = 0, r145 = 0, r150 = 0, r152 = 0, r154 = 0, r159 = 0;
+	i64 r161 = 0, r163 = 0;
+	u32 r180 = 0, r182 = 0, r183 = 0, r184 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0, r63 = 0;
-	u64 r64 = 0, r65 = 0, r71 = 0, r72 = 0, r73 = 0;
-	float r37 = 0, r42 = 0, r43 = 0, r48 = 0, r49 = 0, r54 = 0, r55 = 0;
-	char *r34 = 0, *r35 = 0, *r41 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r57 = 0, *r61 = 0;
-	char *r62 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
+	u64 r27 = 0, r64 = 0, r65 = 0, r68 = 0, r70 = 0, r101 = 0, r108 = 0, r109 = 0;
+	u64 r110 = 0, r121 = 0, r124 = 0, r129 = 0, r131 = 0, r138 = 0, r139 = 0, r146 = 0;
+	u64 r148 = 0, r156 = 0, r157 = 0, r164 = 0, r166 = 0, r168 = 0, r169 = 0, r171 = 0;
+	u64 r177 = 0, r178 = 0, r179 = 0, r185 = 0, r186 = 0, r187 = 0;
+	float r40 = 0, r45 = 0, r46 = 0, r51 = 0, r52 = 0, r57 = 0, r58 = 0, r81 = 0;
+	float r86 = 0, r87 = 0, r92 = 0, r93 = 0, r98 = 0, r99 = 0;
+	char *r37 = 0, *r38 = 0, *r44 = 0, *r50 = 0, *r56 = 0, *r59 = 0, *r60 = 0, *r80 = 0;
+	char *r85 = 0, *r91 = 0, *r97 = 0, *r100 = 0, *r173 = 0, *r174 = 0, *r175 = 0, *r176 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 107 "types.go"
 	r0 = p5; r5 = p4;
 #line 109 "types.go"
-	r35 = p2; r36 = p3; r57 = p0; r58 = p1;
+	r38 = p2; r39 = p3; r60 = p0; r61 = p1;
 #line 107 "types.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b16; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b42; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 107 "types.go"
-	r7 = r6 > 1ll; if (!r7) goto b16; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r64 = r11 | r9; r65 = r64 >> 32; r66 = (u32)r65; r67 = r66 == 0u; if (!r67) goto b18; r68 = (u32)r11; r69 = (u32)r9; r70 = qd_div_u32(r68, r69); r63 = (u64)r70;
+	r7 = r6 > 1ll; if (!r7) goto b42; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r178 = r11 | r9; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b53; r182 = (u32)r11; r183 = (u32)r9; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
 b5: // setup
 #line 107 "types.go"
-	r15 = r63; r16 = r15 * r9; r14 = r11 - r16; r72 = r13 | r9; r73 = r72 >> 32; r74 = (u32)r73; r75 = r74 == 0u; if (!r75) goto b17; r76 = (u32)r13; r77 = (u32)r9; r78 = qd_div_u32(r76, r77); r71 = (u64)r78;
+	r15 = r177; r16 = r15 * r9; r14 = r11 - r16; r186 = r13 | r9; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b52; r190 = (u32)r13; r191 = (u32)r9; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
 b7: // setup
 #line 107 "types.go"
-	r17 = r71; r18 = r17 * r9; r19 = r13 - r18; r20 = r15;
-b8: // head
+	r17 = r185; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r102 = r5 >= 0ll; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r113 = r102; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r119 = r118 >= 0ll; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r127 = r126 >= 0ll; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r142 = true; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r151 = r150 >= 0ll; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r102) goto b43; if (!r107) goto b43; if (!r111) goto b43; if (!r113) goto b43; if (!r117) goto b43; if (!r119) goto b43; if (!r122) goto b43; if (!r125) goto b43; if (!r127) goto b43; if (!r130) goto b43; if (!r132) goto b43; if (!r137) goto b43; if (!r140) goto b43; if (!r142) goto b43; if (!r144) goto b43; if (!r147) goto b43; if (!r149) goto b43; if (!r151) goto b43; if (!r155) goto b43; if (!r158) goto b43; if (!r160) goto b43; if (!r162) goto b43; if (!r165) goto b43; if (!r167) goto b43; if (!r170) goto b43; if (!r172) goto b43;
+b33: // head
 #line 107 "types.go"
-	r21 = r20 < r4; if (!r21) goto b16; r22 = r20 + 1ull; r23 = (i64)r22; r24 = r14 + 1ull; r25 = (i64)r24; r1 = (u64)r0 - 1ull; r27 = r23 < r1; if (!r27) goto b16;
-	r6 = (u64)r5 - 1ull; r28 = r25 < r6; if (!r28) goto b13;
-	r29 = (u64)r23 * (u64)r5; r30 = (u64)r29 + (u64)r25; r32 = r30; r33 = (u64)r32 - 1ull; if ((u64)r33 >= (u64)r36) { qd_site = 0; qd_x = r33; qd_y = r36; goto qd_fault; } r61 = r35 + r32 * 4; r34 = r61 + -4ll; r37 = *(float *)r34; r39 = r30; r40 = (u64)r39 + 1ull; if ((u64)r40 >= (u64)r36) { qd_site = 1; qd_x = r40; qd_y = r36; goto qd_fault; } r62 = r61; r41 = r62 + 4ll; r42 = *(float *)r41; r43 = r37 + r42; r44 = (u64)r23 - 1ull; r45 = (u64)r44 * (u64)r5; r46 = (u64)r45 + (u64)r25; if ((u64)r46 >= (u64)r36) { qd_site = 2; qd_x = r46; qd_y = r36; goto qd_fault; } r47 = r35 + r46 * 4; r48 = *(float *)r47; r49 = r43 + r48; r50 = (u64)r23 + 1ull; r51 = (u64)r50 * (u64)r5; r52 = (u64)r51 + (u64)r25; if ((u64)r52 >= (u64)r36) { qd_site = 3; qd_x = r52; qd_y = r36; goto qd_fault; } r53 = r35 + r52 * 4; r54 = *(float *)r53; r55 = r49 + r54; if ((u64)r30 >= (u64)r58) { qd_site = 4; qd_x = r30; qd_y = r58; goto qd_fault; } r56 = r57 + r30 * 4; *(float *)r56 = r55;
-b13: // latch
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b42; r24 = r21 < r4; if (!r24) goto b42; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b42;
+	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b39;
+	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28; r35 = r33; r173 = r38 + r35 * 4; r37 = r173 + -4ll; r40 = *(float *)r37; r174 = r173; r44 = r174 + 4ll; r45 = *(float *)r44; r46 = r40 + r45; r47 = (u64)r26 - 1ull; r48 = (u64)r47 * (u64)r5; r49 = (u64)r48 + (u64)r28; r50 = r38 + r49 * 4; r51 = *(float *)r50; r52 = r46 + r51; r53 = (u64)r26 + 1ull; r54 = (u64)r53 * (u64)r5; r55 = (u64)r54 + (u64)r28; r56 = r38 + r55 * 4; r57 = *(float *)r56; r58 = r52 + r57; r59 = r60 + r33 * 4; *(float *)r59 = r58;
+b39: // latch
 #line 107 "types.go"
-	r14 = r14 + r19; r26 = r14 >= r9; if (!r26) goto b15; r14 = r14 - r9; r20 = r20 + 1ull;
-b15: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b41; r14 = r14 - r9; r20 = r20 + 1ull;
+b41: // stepped
 #line 107 "types.go"
-	r20 = r20 + r17; goto b8;
-b16: // exit
+	r20 = r20 + r17; goto b33;
+b42: // exit
 #line 107 "types.go"
 	return;
-b17: // divide in 64 bits
+b43: // head (checked if)
 #line 107 "types.go"
-	r71 = qd_div_u64(r13, r9); goto b7;
-b18: // divide in 64 bits
+	r64 = r20; r65 = r14; r66 = r65 < r9; if (!r66) goto b42; r67 = r64 < r4; if (!r67) goto b42; r68 = r64 + 1ull; r69 = (i64)r68; r70 = r65 + 1ull; r71 = (i64)r70; r1 = (u64)r0 - 1ull; r73 = r69 < r1; if (!r73) goto b42;
+	r6 = (u64)r5 - 1ull; r74 = r71 < r6; if (!r74) goto b49;
+	r75 = (u64)r69 * (u64)r5; r76 = (u64)r75 + (u64)r71; r78 = r76; r79 = (u64)r78 - 1ull; if ((u64)r79 >= (u64)r39) { qd_site = 0; qd_x = r79; qd_y = r39; goto qd_fault; } r175 = r38 + r78 * 4; r80 = r175 + -4ll; r81 = *(float *)r80; r83 = r76; r84 = (u64)r83 + 1ull; if ((u64)r84 >= (u64)r39) { qd_site = 1; qd_x = r84; qd_y = r39; goto qd_fault; } r176 = r175; r85 = r176 + 4ll; r86 = *(float *)r85; r87 = r81 + r86; r88 = (u64)r69 - 1ull; r89 = (u64)r88 * (u64)r5; r90 = (u64)r89 + (u64)r71; if ((u64)r90 >= (u64)r39) { qd_site = 2; qd_x = r90; qd_y = r39; goto qd_fault; } r91 = r38 + r90 * 4; r92 = *(float *)r91; r93 = r87 + r92; r94 = (u64)r69 + 1ull; r95 = (u64)r94 * (u64)r5; r96 = (u64)r95 + (u64)r71; if ((u64)r96 >= (u64)r39) { qd_site = 3; qd_x = r96; qd_y = r39; goto qd_fault; } r97 = r38 + r96 * 4; r98 = *(float *)r97; r99 = r93 + r98; if ((u64)r76 >= (u64)r61) { qd_site = 4; qd_x = r76; qd_y = r61; goto qd_fault; } r100 = r60 + r76 * 4; *(float *)r100 = r99;
+b49: // latch (checked if)
 #line 107 "types.go"
-	r63 = qd_div_u64(r11, r9); goto b5;
+	r14 = r14 + r19; r72 = r14 >= r9; if (!r72) goto b51; r14 = r14 - r9; r20 = r20 + 1ull;
+b51: // stepped (checked if)
+#line 107 "types.go"
+	r20 = r20 + r17; goto b43;
+b52: // divide in 64 bits
+#line 107 "types.go"
+	r185 = qd_div_u64(r13, r9); goto b7;
+b53: // divide in 64 bits
+#line 107 "types.go"
+	r177 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
