@@ -38,14 +38,18 @@ func CodeObject(hipcc, source, target string) ([]byte, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	src, out := filepath.Join(dir, "module.hip"), filepath.Join(dir, "module.co")
-	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "module.hip"), []byte(source), 0o644); err != nil {
 		return nil, err
 	}
+	// Relative names and a fixed compilation directory keep the temporary
+	// directory out of the line tables, so the same source always gives
+	// the same bytes.
 	cmd := exec.Command(hipcc, "-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output",
-		"--offload-arch="+target, "-O3", "-ffp-contract=off", "-gline-tables-only", "-c", src, "-o", out)
+		"--offload-arch="+target, "-O3", "-ffp-contract=off", "-gline-tables-only",
+		"-fdebug-compilation-dir=.", "-ffile-prefix-map="+dir+"=.", "-c", "module.hip", "-o", "module.co")
+	cmd.Dir = dir
 	if log, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s --offload-arch=%s: %v\n%s", filepath.Base(hipcc), target, err, strings.TrimSpace(string(log)))
 	}
-	return os.ReadFile(out)
+	return os.ReadFile(filepath.Join(dir, "module.co"))
 }
