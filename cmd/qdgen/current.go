@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/qdgo/qd/emit/gostub"
@@ -87,27 +86,13 @@ func (g *generator) stamp(dir string) (string, bool) {
 	if sources, err := genhash.Sources(dir, g.output); err != nil || sources != recorded {
 		return "", false
 	}
-	entries, err := os.ReadDir(dir)
+	files, err := genhash.Files(dir, func(e os.DirEntry) bool {
+		return e.Name() == g.output || gostub.IsImageFile(g.output, e.Name())
+	})
 	if err != nil {
 		return "", false
 	}
-	var names []string
-	for _, e := range entries {
-		if e.Name() == g.output || gostub.IsImageFile(g.output, e.Name()) {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	h := sha256.New()
-	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return "", false
-		}
-		fmt.Fprintf(h, "%s %d\n", name, len(data))
-		h.Write(data)
-	}
-	return fmt.Sprintf("qdgen %s\nsources %s\nfiles %s\n", id, recorded, hex.EncodeToString(h.Sum(nil))), true
+	return fmt.Sprintf("qdgen %s\nsources %s\nfiles %s\n", id, recorded, files), true
 }
 
 // stampPath is the file of dir's stamp in the user's cache, or "".

@@ -29,14 +29,20 @@ const Prefix = "// Sources: "
 // Sources returns the sum of the sources of the package in dir whose
 // generated file is named output.
 func Sources(dir, output string) (string, error) {
+	return Files(dir, func(e os.DirEntry) bool { return isSource(e.Name(), output) && e.Type().IsRegular() })
+}
+
+// Files hashes the names, lengths and contents of the files of dir that
+// keep selects, in name order.
+func Files(dir string, keep func(os.DirEntry) bool) (string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return "", err
 	}
 	var names []string
 	for _, e := range entries {
-		if name := e.Name(); isSource(name, output) && e.Type().IsRegular() {
-			names = append(names, name)
+		if keep(e) {
+			names = append(names, e.Name())
 		}
 	}
 	slices.Sort(names)
