@@ -248,7 +248,10 @@ func (ix *indexer) counter(r ir.Reg) (form, bool) {
 		}
 		step, ok := iv.Step.IsConst()
 		exit := iv.Exit
-		if !ok || step != 1 || exit == nil || exit.Op != ir.OpLt || !exit.Type.IsInteger() {
+		// j < bound, or j <= bound where the counter cannot wrap: then
+		// it stays below bound+1.
+		if !ok || step != 1 || exit == nil || !exit.Type.IsInteger() ||
+			exit.Op != ir.OpLt && (exit.Op != ir.OpLe || !iv.NoWrap) {
 			return nil, false
 		}
 		if offset, ok := exit.ConstOffset(); !ok || offset != 0 && offset != 1 {
@@ -269,6 +272,9 @@ func (ix *indexer) counter(r ir.Reg) (form, bool) {
 			}
 		}
 		bound := ix.formOfArg(exit.BoundArg, exit.Type)
+		if exit.Op == ir.OpLe {
+			bound = bound.add(constForm(1))
+		}
 		init := ix.formOfInstr(r, outside[0].in)
 		if init.has(func(s string) bool { return ix.definedIn(s, lp) }) {
 			return nil, false

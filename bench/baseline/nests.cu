@@ -105,7 +105,6 @@ __global__ void SymvLower(float *__restrict__ y, const float *__restrict__ a, co
   y[i] = sum;
 }
 
-// SyrkLower is rejected by qd today (bench/suite/testdata/pending).
 __global__ void SyrkLower(float *__restrict__ c, const float *__restrict__ a, int n, int m, float alpha, float beta) {
   int j = COLUMN, i = ROW;
   if (i >= n || j > i) return;

@@ -45,10 +45,11 @@ func nestCases(dev *rt.Device, ks *suite.Kernels) []benchCase {
 		n := 1024
 		a, b := upload(dev, suite.Fill(n*n, u32(27))), upload(dev, suite.Fill(n*n, u32(28)))
 		c0 := suite.Fill(n*n, u32(29))
-		c1, c2, c3 := upload(dev, c0), upload(dev, c0), zeros[float32](dev, n*n)
+		c1, c2, c3, c4 := upload(dev, c0), upload(dev, c0), zeros[float32](dev, n*n), upload(dev, c0)
 		add("MatmulAcc", func() error { return ks.MatmulAcc(c1, a, b, n) }, sum(c1))
 		add("Gemm", func() error { return ks.Gemm(c2, a, b, n, 1.5, 0.5) }, sum(c2))
 		add("TriMul", func() error { return ks.TriMul(c3, a, b, n) }, sum(c3))
+		add("SyrkLower", func() error { return ks.SyrkLower(c4, a, n, n, 1.5, 0.5) }, sum(c4))
 	}
 	{
 		n := 8192

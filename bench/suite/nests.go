@@ -173,6 +173,21 @@ func TriMul(c, l, b []float32, n int) {
 	}
 }
 
+// SyrkLower is the lower triangle of c = alpha·a·aᵀ + beta·c, for an n×m
+// a, summed in c: row i of c belongs to iteration i alone, since j <= i < n.
+//
+//qd:kernel
+func SyrkLower(c, a []float32, n, m int, alpha, beta float32) {
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			c[i*n+j] *= beta
+			for k := range m {
+				c[i*n+j] += alpha * a[i*m+k] * a[j*m+k]
+			}
+		}
+	}
+}
+
 // SymvLower is y = a·x for a symmetric n×n a of which only the lower
 // triangle is read.
 //

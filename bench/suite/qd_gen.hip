@@ -3989,6 +3989,103 @@ qd_fault: {
 }
 }
 
+// Task 0 of kernel SyrkLower(c []f32, a []f32, n i64, m i64, alpha f32, beta f32), parallel.
+extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, float p6, float p7, char *p8) {
+	bool r4 = 0, r7 = 0, r17 = 0, r21 = 0, r42 = 0, r44 = 0, r51 = 0, r69 = 0;
+	bool r75 = 0, r79 = 0, r85 = 0, r103 = 0, r108 = 0, r111 = 0, r117 = 0, r121 = 0;
+	bool r124 = 0, r139 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r12 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
+	i64 r28 = 0, r32 = 0, r33 = 0, r41 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0;
+	i64 r53 = 0, r54 = 0, r55 = 0, r59 = 0, r60 = 0, r68 = 0, r70 = 0, r72 = 0;
+	i64 r73 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0, r94 = 0, r102 = 0;
+	i64 r105 = 0, r106 = 0, r118 = 0, r119 = 0, r125 = 0, r127 = 0, r129 = 0, r131 = 0;
+	i64 r133 = 0, r135 = 0, r137 = 0, r138 = 0;
+	u64 r71 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0;
+	u64 r83 = 0, r84 = 0, r104 = 0, r107 = 0, r109 = 0, r110 = 0, r112 = 0, r113 = 0;
+	u64 r114 = 0, r115 = 0, r116 = 0, r120 = 0, r122 = 0, r123 = 0;
+	float r13 = 0, r14 = 0, r15 = 0, r29 = 0, r30 = 0, r31 = 0, r35 = 0, r36 = 0;
+	float r38 = 0, r39 = 0, r48 = 0, r49 = 0, r57 = 0, r58 = 0, r62 = 0, r63 = 0;
+	float r65 = 0, r66 = 0, r91 = 0, r92 = 0, r96 = 0, r97 = 0, r99 = 0, r100 = 0;
+	char *r10 = 0, *r11 = 0, *r16 = 0, *r26 = 0, *r27 = 0, *r34 = 0, *r37 = 0, *r40 = 0;
+	char *r47 = 0, *r50 = 0, *r56 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r90 = 0, *r95 = 0;
+	char *r98 = 0, *r101 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r134 = 0, *r136 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 181 "nests.go"
+	r3 = p4;
+#line 183 "nests.go"
+	r11 = p0; r12 = p1; r15 = p7; r18 = p5;
+#line 185 "nests.go"
+	r27 = p2; r28 = p3; r31 = p6;
+#line 181 "nests.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r71 = (u64)r12; r83 = r71 - 1ull;
+#line 183 "nests.go"
+	r51 = r18 > 0ll; r17 = r51; r104 = (u64)r28; r109 = (u64)r18; r110 = r109 + 4611686018427387904ull; r111 = r110 <= 9223372036854775808ull; r112 = r109 - 1ull; r115 = r104 - 1ull; r122 = r115; r114 = r112;
+b2: // head
+#line 181 "nests.go"
+	r4 = r2 < r3; if (!r4) goto b48; r5 = r2; r6 = 0ll; r72 = (u64)r5 * (u64)r3; r73 = r72; r74 = (u64)r73; r75 = r74 < r71; r76 = (u64)r5; r77 = r76 + 1ull; r78 = r77 + 4611686018427387904ull; r79 = r78 <= 9223372036854775808ull; r80 = r77 - 1ull; r82 = r80; r84 = r83 - r74; r85 = r82 <= r84; if (!r75) goto b41; if (!r79) goto b41; if (!r85) goto b41;
+#line 183 "nests.go"
+	r8 = r72; r105 = (u64)r5 * (u64)r18;
+#line 185 "nests.go"
+	r22 = r72; r24 = r105; r86 = r72; r88 = r105; r106 = r105; r107 = (u64)r106; r108 = r107 < r104; r116 = r115 - r107; r117 = r114 <= r116; r125 = r24; r133 = r88;
+b8: // for.loop
+#line 182 "nests.go"
+	r7 = r6 <= r5; if (!r7) goto b40;
+	r9 = (u64)r8 + (u64)r6; r10 = r11 + r9 * 4; r13 = *(float *)r10; r14 = r13 * r15; r16 = r10; *(float *)r16 = r14; if (!r17) goto b36; r19 = 0ll; r118 = (u64)r6 * (u64)r18; r119 = r118; r120 = (u64)r119; r121 = r120 < r104; r123 = r122 - r120; r124 = r114 <= r123; if (!r108) goto b37; if (!r111) goto b37; if (!r117) goto b37; if (!r121) goto b37; if (!r124) goto b37;
+#line 185 "nests.go"
+	r23 = (u64)r22 + (u64)r6; r32 = (u64)r6 * (u64)r18; r37 = r11 + r23 * 4; r40 = r37; r126 = r27 + r125 * 4; r127 = r32; r128 = r27 + r127 * 4; r137 = r18 > (-9223372036854775800ll) ? r18 : (-9223372036854775800ll); r138 = (u64)r137 - 8ull;
+b17: // unroll guard
+#line 185 "nests.go"
+	r139 = r19 < r138; if (!r139) goto b34; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b17;
+b34: // rangeint.body
+#line 185 "nests.go"
+	r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; if (!r42) goto b36; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b34;
+b36: // rangeint.done
+#line 182 "nests.go"
+	r43 = (u64)r6 + 1ull; r6 = r43; goto b8;
+b37: // preheader
+#line 185 "nests.go"
+	r87 = (u64)r86 + (u64)r6; r93 = (u64)r6 * (u64)r18; r98 = r11 + r87 * 4; r101 = r98; r134 = r27 + r133 * 4; r135 = r93; r136 = r27 + r135 * 4;
+b38: // rangeint.body (checked)
+#line 185 "nests.go"
+	r89 = (u64)r88 + (u64)r19; if ((u64)r89 >= (u64)r28) { qd_site = 1; qd_x = r89; qd_y = r28; goto qd_fault; } r90 = r134; r91 = *(float *)r90; r92 = r31 * r91; r94 = (u64)r93 + (u64)r19; if ((u64)r94 >= (u64)r28) { qd_site = 2; qd_x = r94; qd_y = r28; goto qd_fault; } r95 = r136; r96 = *(float *)r95; r97 = r92 * r96; r99 = *(float *)r98; r100 = r99 + r97; *(float *)r101 = r100; r102 = (u64)r19 + 1ull; r103 = r102 < r18; if (!r103) goto b36; r19 = r102; r134 = r134 + 4ll; r136 = r136 + 4ll; goto b38;
+b40: // latch
+#line 181 "nests.go"
+	r2 = (u64)r2 + (u64)r1; goto b2;
+b41: // preheader
+#line 183 "nests.go"
+	r45 = r72;
+#line 185 "nests.go"
+	r52 = r72; r54 = (u64)r5 * (u64)r18; r129 = r54;
+b42: // for.loop (checked)
+#line 182 "nests.go"
+	r44 = r6 <= r5; if (!r44) goto b40;
+	r46 = (u64)r45 + (u64)r6; if ((u64)r46 >= (u64)r12) { qd_site = 0; qd_x = r46; qd_y = r12; goto qd_fault; } r47 = r11 + r46 * 4; r48 = *(float *)r47; r49 = r48 * r15; r50 = r47; *(float *)r50 = r49; if (!r51) goto b47; r19 = 0ll;
+#line 185 "nests.go"
+	r53 = (u64)r52 + (u64)r6; r59 = (u64)r6 * (u64)r18; r64 = r11 + r53 * 4; r67 = r64; r130 = r27 + r129 * 4; r131 = r59; r132 = r27 + r131 * 4;
+b45: // rangeint.body (checked)
+#line 185 "nests.go"
+	r55 = (u64)r54 + (u64)r19; if ((u64)r55 >= (u64)r28) { qd_site = 1; qd_x = r55; qd_y = r28; goto qd_fault; } r56 = r130; r57 = *(float *)r56; r58 = r31 * r57; r60 = (u64)r59 + (u64)r19; if ((u64)r60 >= (u64)r28) { qd_site = 2; qd_x = r60; qd_y = r28; goto qd_fault; } r61 = r132; r62 = *(float *)r61; r63 = r58 * r62; r65 = *(float *)r64; r66 = r65 + r63; *(float *)r67 = r66; r68 = (u64)r19 + 1ull; r69 = r68 < r18; if (!r69) goto b47; r19 = r68; r130 = r130 + 4ll; r132 = r132 + 4ll; goto b45;
+b47: // rangeint.done (checked)
+#line 182 "nests.go"
+	r70 = (u64)r6 + 1ull; r6 = r70; goto b42;
+b48: // exit
+#line 182 "nests.go"
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1703936u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
 // Task 0 of kernel SymvLower(y []f32, a []f32, x []f32, n i64), parallel.
 extern "C" __global__ void SymvLower_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r4 = 0, r6 = 0, r25 = 0, r30 = 0, r31 = 0, r33 = 0, r45 = 0, r48 = 0;
@@ -4006,64 +4103,64 @@ extern "C" __global__ void SymvLower_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	char *r46 = 0, *r66 = 0, *r68 = 0, *r84 = 0, *r85 = 0, *r86 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r3 = p6;
-#line 184 "nests.go"
+#line 199 "nests.go"
 	r15 = p2; r16 = p3; r19 = p4; r20 = p5;
-#line 186 "nests.go"
+#line 201 "nests.go"
 	r27 = p0; r28 = p1;
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r49 = (u64)r28; r50 = r2; r51 = (u64)r50; r52 = r51 < r49; r53 = (u64)r3; r54 = r53 + 4611686018427387904ull; r55 = r54 <= 9223372036854775808ull; r56 = r53 - 1ull; r57 = (u64)r2; r58 = r56 - r57; r59 = r49 - 1ull; r60 = r59 - r51; r61 = r58 <= r60; if (!r52) goto b22; if (!r55) goto b22; if (!r61) goto b22; r6 = r3 > 0ll; r73 = (u64)r20; r75 = 0ull < r73; r78 = r55; r79 = r56; r81 = r73 - 1ull; r80 = r79; r82 = r81; r83 = r80 <= r82;
 b5: // head
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r4 = r2 < r3; if (!r4) goto b21; r5 = r2; if (!r6) goto b20; r7 = 0x0p+00f; r8 = 0ll; if (!r75) goto b17; if (!r78) goto b17; if (!r83) goto b17; r84 = r19 + 0ll;
 b12: // rangeint.body
-#line 184 "nests.go"
+#line 199 "nests.go"
 	r10 = r5 > r8 ? r5 : r8; r11 = (u64)r10 * (u64)r3; r12 = r5 < r8 ? r5 : r8; r13 = (u64)r11 + (u64)r12; if ((u64)r13 >= (u64)r16) { qd_site = 0; qd_x = r13; qd_y = r16; goto qd_fault; } r14 = r15 + r13 * 4; r17 = *(float *)r14; r18 = r84; r21 = *(float *)r18; r22 = r17 * r21; r23 = r7 + r22; r24 = (u64)r8 + 1ull; r25 = r24 < r3; if (!r25) goto b14; r7 = r23; r8 = r24; r84 = r84 + 4ll; goto b12;
 b14: // edge 3→4
-#line 184 "nests.go"
+#line 199 "nests.go"
 	r9 = r23;
 b15: // rangeint.done
-#line 186 "nests.go"
+#line 201 "nests.go"
 	r26 = r27 + r5 * 4; *(float *)r26 = r9;
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r2 = (u64)r2 + (u64)r1; goto b5;
 b17: // preheader
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r86 = r19 + 0ll;
 b18: // rangeint.body (checked)
-#line 184 "nests.go"
+#line 199 "nests.go"
 	r62 = r5 > r8 ? r5 : r8; r63 = (u64)r62 * (u64)r3; r64 = r5 < r8 ? r5 : r8; r65 = (u64)r63 + (u64)r64; if ((u64)r65 >= (u64)r16) { qd_site = 0; qd_x = r65; qd_y = r16; goto qd_fault; } r66 = r15 + r65 * 4; r67 = *(float *)r66; if ((u64)r8 >= (u64)r20) { qd_site = 1; qd_x = r8; qd_y = r20; goto qd_fault; } r68 = r86; r69 = *(float *)r68; r70 = r67 * r69; r23 = r7 + r70; r71 = (u64)r8 + 1ull; r72 = r71 < r3; if (!r72) goto b14; r7 = r23; r8 = r71; r86 = r86 + 4ll; goto b18;
 b20: // edge 1→4
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r9 = 0x0p+00f; goto b15;
 b21: // exit
-#line 181 "nests.go"
+#line 196 "nests.go"
 	return;
 b22: // preheader
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r33 = r3 > 0ll;
 b23: // head (checked)
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r31 = r2 < r3; if (!r31) goto b21; r32 = r2; if (!r33) goto b32; r7 = 0x0p+00f; r8 = 0ll; r85 = r19 + 0ll;
 b27: // rangeint.body (checked)
-#line 184 "nests.go"
+#line 199 "nests.go"
 	r34 = r32 > r8 ? r32 : r8; r35 = (u64)r34 * (u64)r3; r36 = r32 < r8 ? r32 : r8; r37 = (u64)r35 + (u64)r36; if ((u64)r37 >= (u64)r16) { qd_site = 0; qd_x = r37; qd_y = r16; goto qd_fault; } r38 = r15 + r37 * 4; r39 = *(float *)r38; if ((u64)r8 >= (u64)r20) { qd_site = 1; qd_x = r8; qd_y = r20; goto qd_fault; } r40 = r85; r41 = *(float *)r40; r42 = r39 * r41; r43 = r7 + r42; r44 = (u64)r8 + 1ull; r45 = r44 < r3; if (!r45) goto b29; r7 = r43; r8 = r44; r85 = r85 + 4ll; goto b27;
 b29: // edge 3→4 (checked)
-#line 184 "nests.go"
+#line 199 "nests.go"
 	r9 = r43;
 b30: // rangeint.done (checked)
-#line 186 "nests.go"
+#line 201 "nests.go"
 	if ((u64)r32 >= (u64)r28) { qd_site = 2; qd_x = r32; qd_y = r28; goto qd_fault; } r46 = r27 + r32 * 4; *(float *)r46 = r9;
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r2 = (u64)r2 + (u64)r1; goto b23;
 b32: // edge 1→4 (checked)
-#line 181 "nests.go"
+#line 196 "nests.go"
 	r9 = 0x0p+00f; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1703936u;
+	rec[2] = 1769472u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -4090,37 +4187,37 @@ extern "C" __global__ void ColNorm_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	char *r71 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 204 "nests.go"
+#line 219 "nests.go"
 	r1 = p4; r2 = p6; r5 = p2; r6 = p3; r7 = p5; r28 = p0; r29 = p1; r0 = (u64)r1 * (u64)r2; r3 = (u64)r0 + (u64)r1; r8 = r7 > 0ll; if (!r8) goto b34; r9 = 0x0p+00f; r10 = 0ll; r41 = (u64)r6; r43 = r1; r44 = (u64)r43; r45 = r44 < r41; r46 = (u64)r7; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; r49 = r46 - 1ull; r51 = r49; r52 = r41 - 1ull; r53 = r52 - r44; r55 = r2; r56 = (u64)r55 + (u64)r1; r57 = (u64)r56; r58 = r57 - r44; r59 = __umul64hi(r58, r51); r60 = r59 == 0ull; r61 = r58 * r51; r62 = r61 <= r53; if (!r45) goto b31; if (!r48) goto b31; if (!r60) goto b31; if (!r62) goto b31;
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r64 = r1; r65 = r5 + r64 * 4; r66 = r2; r67 = r66; r68 = (u64)r67 * 4ull; r75 = r7 > (-9223372036854775800ll) ? r7 : (-9223372036854775800ll); r76 = (u64)r75 - 8ull;
 b9: // unroll guard
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r77 = r10 < r76; if (!r77) goto b26; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; goto b9;
 b26: // colNorm.rangeint.body
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r14 = r65; r15 = *(float *)r14; r19 = r15; r20 = r15 * r19; r21 = r9 + r20; r22 = (u64)r10 + 1ull; r23 = r22 < r7; if (!r23) goto b28; r9 = r21; r10 = r22; r65 = r65 + r68 * 1; goto b26;
 b28: // edge 1→2
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r11 = r21;
 b29: // colNorm.rangeint.done
-#line 196 "nests.go"
+#line 211 "nests.go"
 	r26 = sqrtf(r11); r4 = r26;
-#line 204 "nests.go"
+#line 219 "nests.go"
 	if ((u64)r3 >= (u64)r29) { qd_site = 2; qd_x = r3; qd_y = r29; goto qd_fault; } r27 = r28 + r3 * 4; *(float *)r27 = r4; return;
 b31: // preheader
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r70 = r1; r71 = r5 + r70 * 4; r72 = r2; r73 = r72; r74 = (u64)r73 * 4ull;
 b32: // colNorm.rangeint.body (checked)
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r30 = (u64)r10 * (u64)r2; r31 = (u64)r30 + (u64)r1; if ((u64)r31 >= (u64)r6) { qd_site = 0; qd_x = r31; qd_y = r6; goto qd_fault; } r32 = r71; r33 = *(float *)r32; r35 = r31; if ((u64)r35 >= (u64)r6) { qd_site = 1; qd_x = r35; qd_y = r6; goto qd_fault; } r37 = r33; r38 = r33 * r37; r21 = r9 + r38; r39 = (u64)r10 + 1ull; r40 = r39 < r7; if (!r40) goto b28; r9 = r21; r10 = r39; r71 = r71 + r74 * 1; goto b32;
 b34: // edge 0→2
-#line 204 "nests.go"
+#line 219 "nests.go"
 	r11 = 0x0p+00f; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1769472u;
+	rec[2] = 1835008u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -4148,50 +4245,50 @@ extern "C" __global__ void ColNorms_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	char *r76 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 211 "nests.go"
+#line 226 "nests.go"
 	r4 = p0; r5 = p1; r3 = r5;
 	r10 = p2; r11 = p3; r12 = p4;
-#line 211 "nests.go"
+#line 226 "nests.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 	r8 = r5; r13 = r12 > 0ll; r46 = (u64)r11; r51 = (u64)r12; r52 = r51 + 4611686018427387904ull; r53 = r52 <= 9223372036854775808ull; r54 = r51 - 1ull; r57 = r46 - 1ull; r56 = r54; r60 = r8; r71 = r8; r72 = r71; r73 = (u64)r72 * 4ull; r79 = r73;
 b2: // head
-#line 211 "nests.go"
+#line 226 "nests.go"
 	r6 = r2 < r3; if (!r6) goto b38; r7 = r2; if (!r13) goto b37;
 	r14 = 0x0p+00f; r15 = 0ll; r48 = r7; r49 = (u64)r48; r50 = r49 < r46; r58 = r57 - r49; r61 = (u64)r60 + (u64)r7; r62 = (u64)r61; r63 = r62 - r49; r64 = __umul64hi(r63, r56); r65 = r64 == 0ull; r66 = r63 * r56; r67 = r66 <= r58; if (!r50) goto b34; if (!r53) goto b34; if (!r65) goto b34; if (!r67) goto b34;
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r69 = r7; r70 = r10 + r69 * 4; r80 = r12 > (-9223372036854775800ll) ? r12 : (-9223372036854775800ll); r81 = (u64)r80 - 8ull;
 b11: // unroll guard
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r82 = r15 < r81; if (!r82) goto b28; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; goto b11;
 b28: // colNorm.rangeint.body
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; if (!r28) goto b30; r14 = r26; r15 = r27; r70 = r70 + r73 * 1; goto b28;
 b30: // edge 1→2
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r16 = r26;
 b31: // colNorm.rangeint.done
-#line 196 "nests.go"
-	r31 = sqrtf(r16); r9 = r31;
-#line 212 "nests.go"
-	r32 = r4 + r7 * 4; *(float *)r32 = r9;
 #line 211 "nests.go"
+	r31 = sqrtf(r16); r9 = r31;
+#line 227 "nests.go"
+	r32 = r4 + r7 * 4; *(float *)r32 = r9;
+#line 226 "nests.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
 b34: // preheader
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r75 = r7; r76 = r10 + r75 * 4;
 b35: // colNorm.rangeint.body (checked)
-#line 194 "nests.go"
+#line 209 "nests.go"
 	r35 = (u64)r15 * (u64)r8; r36 = (u64)r35 + (u64)r7; if ((u64)r36 >= (u64)r11) { qd_site = 0; qd_x = r36; qd_y = r11; goto qd_fault; } r37 = r76; r38 = *(float *)r37; r40 = r36; if ((u64)r40 >= (u64)r11) { qd_site = 1; qd_x = r40; qd_y = r11; goto qd_fault; } r42 = r38; r43 = r38 * r42; r26 = r14 + r43; r44 = (u64)r15 + 1ull; r45 = r44 < r12; if (!r45) goto b30; r14 = r26; r15 = r44; r76 = r76 + r79 * 1; goto b35;
 b37: // edge 0→2
-#line 212 "nests.go"
+#line 227 "nests.go"
 	r16 = 0x0p+00f; goto b31;
 b38: // exit
-#line 212 "nests.go"
+#line 227 "nests.go"
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1835008u;
+	rec[2] = 1900544u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;

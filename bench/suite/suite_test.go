@@ -72,6 +72,9 @@ var cases = []suiteCase{
 		return []any{f32s(r, 19*19), f32s(r, 19*19), f32s(r, 19*19), 19, float32(1.5), float32(0.5)}
 	}},
 	{"TriMul", TriMul, func(r *rand.Rand) []any { return []any{make([]float32, 19*19), f32s(r, 19*19), f32s(r, 19*19), 19} }},
+	{"SyrkLower", SyrkLower, func(r *rand.Rand) []any {
+		return []any{f32s(r, 19*19), f32s(r, 19*23), 19, 23, float32(1.5), float32(0.5)}
+	}},
 	{"SymvLower", SymvLower, func(r *rand.Rand) []any { return []any{make([]float32, w), f32s(r, w*w), f32s(r, w), w} }},
 	{"ColNorm", ColNorm, func(r *rand.Rand) []any { return []any{make([]float32, w*h), f32s(r, w*h), 5, w, h} }},
 	{"ColNorms", ColNorms, func(r *rand.Rand) []any { return []any{make([]float32, h), f32s(r, w*h), w} }},

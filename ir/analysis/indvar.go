@@ -342,7 +342,10 @@ func (a *Analysis) findTrip(iv *IndVar) {
 	if iv.Type.IsUnsigned() && iv.Type.Size() == 8 {
 		limit = interval{0, limit.hi}
 	}
-	bound := a.numeric(e.Bound.Sub(e.Offset), at, false)
+	// The bound is read under the branches that lead to the header: in
+	// for j := 0; j <= i; j++ inside i < n, i is below n, so j+1 cannot
+	// wrap.
+	bound := a.numeric(e.Bound.Sub(e.Offset), at, true)
 	step := a.numeric(iv.Step, at, false)
 	start := a.numeric(iv.Start, at, true)
 	if start.lo < limit.lo || start.hi > limit.hi {
