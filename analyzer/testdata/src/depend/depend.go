@@ -365,6 +365,20 @@ func LowerTriangle(s []float64, m int) {
 	}
 }
 
+// The lower triangle with its diagonal, summed in place as a symmetric
+// rank-k update does: j2 <= j1 < m keeps row j1 to iteration j1.
+//
+//qd:kernel
+func LowerTriangleDiagonal(s, a []float32, m, k int) {
+	for j1 := range m {
+		for j2 := 0; j2 <= j1; j2++ {
+			for l := range k {
+				s[j1*m+j2] += a[j1*k+l] * a[j2*k+l]
+			}
+		}
+	}
+}
+
 // A bitonic sort's stage: iteration i owns the pair i, i^j when i^j > i.
 //
 //qd:kernel
