@@ -128,11 +128,34 @@ func TestCopyPeerGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	direct, err := EnablePeerAccess(devs[0], devs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("copies between %v and %v are direct: %v", devs[0], devs[1], direct)
 	if err := CopyPeer(dst, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := dst.Read()
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("after CopyPeer the destination differs (%v)", err)
+	}
+	// Back, on a stream of the destination, into a cleared buffer.
+	s, err := devs[0].NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Memset(0, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyPeer(src, dst, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = src.Read()
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("after CopyPeer back on a stream the destination differs (%v)", err)
 	}
 }
