@@ -2,7 +2,9 @@ package rt
 
 import (
 	"errors"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,11 +113,14 @@ func TestCopyPeerGPU(t *testing.T) {
 	if err != nil || n < 2 {
 		t.Skipf("needs 2 %s devices: have %d (%v)", gpuBackend(), n, err)
 	}
-	devs, err := OpenAll(WithBackend(gpuBackend()))
+	all, err := OpenAll(WithBackend(gpuBackend()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer CloseAll(devs)
+	defer CloseAll(all)
+	// Devices 0 and 1; under a launcher, the rank's and the next.
+	local, _ := strconv.Atoi(os.Getenv("LOCAL_RANK"))
+	devs := []*Device{all[local%n], all[(local+1)%n]}
 	want := make([]int32, 1<<20)
 	for i := range want {
 		want[i] = int32(i * 7)
