@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,14 +64,26 @@ func (d *Device) StopTrace() (*Trace, error) {
 func (d *Device) traceOff() bool { return d.tracer.Load() == nil }
 
 // startTraceFromEnv starts a trace when QD_TRACE names a file; Close then
-// writes the trace there.
+// writes the trace there, with the traces of the process's other devices
+// (writeProcessTrace). In a group of processes (qdrun), "{rank}" in the
+// name stands for the process's RANK, so that each writes its own file.
 func (d *Device) startTraceFromEnv() {
-	if d.tracePath = os.Getenv("QD_TRACE"); d.tracePath != "" {
+	if d.tracePath = tracePathFromEnv(); d.tracePath != "" {
 		if err := d.StartTrace(); err != nil {
 			fmt.Fprintln(os.Stderr, "qd: QD_TRACE:", err)
 			d.tracePath = ""
 		}
 	}
+}
+
+// tracePathFromEnv is QD_TRACE with "{rank}" replaced by RANK (0 unless
+// set).
+func tracePathFromEnv() string {
+	rank := os.Getenv("RANK")
+	if rank == "" {
+		rank = "0"
+	}
+	return strings.ReplaceAll(os.Getenv("QD_TRACE"), "{rank}", rank)
 }
 
 // writeEnvTrace ends the trace QD_TRACE started and writes it.

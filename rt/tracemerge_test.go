@@ -130,3 +130,17 @@ func TestMergeTracesShiftsTimes(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", back, m)
 	}
 }
+
+// In a group of processes each writes its own trace: "{rank}" in QD_TRACE
+// is the process's RANK.
+func TestTracePathOfRank(t *testing.T) {
+	t.Setenv("QD_TRACE", "/tmp/trace-{rank}.json")
+	t.Setenv("RANK", "3")
+	if got := tracePathFromEnv(); got != "/tmp/trace-3.json" {
+		t.Errorf("QD_TRACE of rank 3 = %q", got)
+	}
+	t.Setenv("RANK", "")
+	if got := tracePathFromEnv(); got != "/tmp/trace-0.json" {
+		t.Errorf("QD_TRACE without RANK = %q", got)
+	}
+}
