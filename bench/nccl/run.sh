@@ -12,7 +12,8 @@
 # It measures qd on the machine's N GPUs beside its baselines, in one run:
 #   a  all-reduce of 1 GiB float32, bus bandwidth: qd's nccl package in one
 #      process driving N GPUs and in N processes through qdrun, and
-#      PyTorch's all-reduce (allreduce.py);
+#      PyTorch's all-reduce (allreduce.py), and NCCL's all_reduce_perf
+#      where it is on the PATH;
 #   b  copies between GPU 0 and GPU 1: qd's rt.CopyPeer and
 #      cudaMemcpyPeerAsync (peer.cu), GB/s;
 #   c  the Jacobi example's weak scaling on 1..N GPUs, with efficiency, and
@@ -101,6 +102,10 @@ if want a; then
 	step "a: qd all-reduce 1 GiB, one process, $n GPUs" 240 "$bin/allreduce"
 	step "a: qd all-reduce 1 GiB, $n processes (qdrun)" 240 "$bin/qdrun" -n "$n" "$bin/allreduce"
 	step "a: torch all-reduce 1 GiB, $n processes" 300 "${torchrun[@]}" --standalone --nproc-per-node "$n" "$here/allreduce.py"
+	# NCCL's own test program, where the machine has it (nccl-tests).
+	if command -v all_reduce_perf >/dev/null; then
+		step "a: nccl-tests all_reduce_perf 1 GiB, $n GPUs" 240 all_reduce_perf -b 1G -e 1G -d float -g "$n" -w 5 -n 20
+	fi
 fi
 
 if want b; then
