@@ -158,3 +158,31 @@ func TestCopyPeerFakeTraced(t *testing.T) {
 		t.Errorf("the trace has no copy from device 0: %+v", tr.Events)
 	}
 }
+
+// Copies both ways at once from several goroutines enable peer access
+// once and share the pair's events safely (go test -race).
+func TestCopyPeerFakeConcurrent(t *testing.T) {
+	a, b, fa, fb := openFakePair(t, nil)
+	src, dst := peerBuffers(t, a, b, fa, fb)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			if i%2 == 0 {
+				errs <- CopyPeer(dst, src, nil)
+			} else {
+				errs <- CopyPeer(src, dst, nil)
+			}
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if fa.peer.enabled != 1 || fb.peer.enabled != 1 {
+		t.Errorf("peer access enabled %d and %d times, want once each way", fa.peer.enabled, fb.peer.enabled)
+	}
+	if n := len(slices.DeleteFunc(append(fa.takeLog(), fb.takeLog()...), func(l string) bool { return !strings.HasPrefix(l, "copy from peer") })); n != 8 {
+		t.Errorf("%d direct copies, want 8", n)
+	}
+}
