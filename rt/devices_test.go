@@ -2,7 +2,9 @@ package rt
 
 import (
 	"errors"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,11 +113,14 @@ func TestCopyPeerGPU(t *testing.T) {
 	if err != nil || n < 2 {
 		t.Skipf("needs 2 %s devices: have %d (%v)", gpuBackend(), n, err)
 	}
-	devs, err := OpenAll(WithBackend(gpuBackend()))
+	all, err := OpenAll(WithBackend(gpuBackend()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer CloseAll(devs)
+	defer CloseAll(all)
+	// Devices 0 and 1; under a launcher, the rank's and the next.
+	local, _ := strconv.Atoi(os.Getenv("LOCAL_RANK"))
+	devs := []*Device{all[local%n], all[(local+1)%n]}
 	want := make([]int32, 1<<20)
 	for i := range want {
 		want[i] = int32(i * 7)
@@ -128,11 +133,34 @@ func TestCopyPeerGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	direct, err := EnablePeerAccess(devs[0], devs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("copies between %v and %v are direct: %v", devs[0], devs[1], direct)
 	if err := CopyPeer(dst, src, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := dst.Read()
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("after CopyPeer the destination differs (%v)", err)
+	}
+	// Back, on a stream of the destination, into a cleared buffer.
+	s, err := devs[0].NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Memset(0, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyPeer(src, dst, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = src.Read()
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("after CopyPeer back on a stream the destination differs (%v)", err)
 	}
 }

@@ -244,7 +244,7 @@ func (e *Event) waitOnPeer(s *Stream) error {
 		err = s.dev.drv.waitEvent(h, e.handle)
 	}
 	if tr := s.dev.tracer.Load(); tr != nil && err == nil {
-		tr.point(TraceEvent{Kind: "wait", Name: "event of " + e.dev.String(), Stream: s.laneName()}, h)
+		tr.point(TraceEvent{Kind: "wait", Name: "event of " + e.dev.String(), Stream: s.laneName(), Flow: e.flow.Load(), FlowEnd: true}, h)
 	}
 	return opError(op, err)
 }

@@ -39,6 +39,8 @@ type fakeDriver struct {
 	// active is how many blocks of each entry a multiprocessor holds at
 	// once (activeBlocks), by the entry's name.
 	active map[string]int
+	// peer answers for copies between fake devices (fakedriver_peer.go).
+	peer fakePeer
 	// quiet makes the calls that queue work, and those that create and
 	// destroy streams, events and memory, do nothing but count, for
 	// measuring what the shared code costs and allocates.

@@ -61,6 +61,12 @@ typedef struct {
 	unsigned char reserved[64];
 } qd_mem_pool_props;
 
+// CUmemAccessDesc: a device (location type 1) and its access to a pool.
+typedef struct {
+	int locationType, locationId;
+	int flags;
+} qd_mem_access_desc;
+
 // QD_CALLS lists every call: its name in the table, its CUDA and its HIP
 // symbol (NULL where one API has no such call), its result and its
 // parameters. The parameters are written in types both APIs pass the same
@@ -164,7 +170,12 @@ typedef struct {
 	X(LinkDestroy, "cuLinkDestroy", NULL, NULL, qd_result, (void *))                                       \
 	X(MemAllocAsync, "cuMemAllocAsync", NULL, NULL, qd_result, (uintptr_t *, size_t, void *)) /* benchmarks */ \
 	X(OccupancyMaxActiveBlocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL,                        \
-		"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", qd_result, (int *, void *, int, size_t))
+		"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", qd_result, (int *, void *, int, size_t))  \
+	X(DeviceCanAccessPeer, "cuDeviceCanAccessPeer", NULL, "hipDeviceCanAccessPeer", qd_result, (int *, int, int)) \
+	X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", NULL, "hipDeviceEnablePeerAccess", qd_result, (void *, unsigned)) \
+	X(MemcpyPeerAsync, "cuMemcpyPeerAsync", NULL, "hipMemcpyPeerAsync", qd_result,                         \
+		(uintptr_t, void *, uintptr_t, void *, size_t, void *))                                        \
+	X(MemPoolSetAccess, "cuMemPoolSetAccess", NULL, NULL, qd_result, (void *, const qd_mem_access_desc *, size_t))
 
 #define QD_CALL_INDEX(field, cuda, hip, result, params) QD_CALL_##field,
 #define QD_OPTIONAL_INDEX(field, cuda, older, hip, result, params) QD_CALL_##field,

@@ -8,10 +8,14 @@ import "fmt"
 // stream before it; work of src's device on other streams must be ordered
 // before it with an event that src's default stream waits for.
 //
-// On the CPU backend's pretend devices it copies at once. Between GPUs it
-// is staged through host memory: the data is read from src's device, then
-// written to dst on s, and CopyPeer returns when the data is in dst.
-// Buffers of two backends cannot be copied between.
+// Between GPUs that can reach each other's memory (EnablePeerAccess, which
+// CopyPeer calls once per pair) the copy is queued on s and CopyPeer
+// returns at once; work queued on src's default stream afterwards waits
+// for it, so src may be changed or freed there. Between GPUs that cannot,
+// it is staged through host memory: the data is read from src's device,
+// then written to dst on s, and CopyPeer returns when the data is in dst.
+// On the CPU backend's pretend devices it copies at once. Buffers of two
+// backends cannot be copied between.
 func CopyPeer[T Element](dst, src *Buffer[T], s *Stream) error {
 	const op = "copy between devices"
 	if err := src.usable(); err != nil {
@@ -34,6 +38,17 @@ func CopyPeer[T Element](dst, src *Buffer[T], s *Stream) error {
 	}
 	if dst.dev.drv == nil {
 		return dst.CopyFromAsync(src.host, s)
+	}
+	direct, err := EnablePeerAccess(dst.dev, src.dev)
+	if err != nil {
+		return opError(op, err)
+	}
+	if direct {
+		h, err := dst.prepare(src.n, "source", s)
+		if err != nil || dst.n == 0 {
+			return opError(op, err)
+		}
+		return opError(op, linkOf(dst.dev, src.dev).copyDirect(dst.dev, src.dev, dst, src, dst.ptr, src.ptr, dst.bytes(), s, h))
 	}
 	staged := make([]T, src.n)
 	if err := src.CopyTo(staged); err != nil {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -284,10 +285,15 @@ func gpuBackend() Backend {
 }
 
 // gpu opens the GPU backend under test or skips the test on a machine
-// without it.
+// without it. Under a launcher (qdrun -n N ./rt.test) each process tests
+// the GPU of its LOCAL_RANK.
 func gpu(t testing.TB) *Device {
 	t.Helper()
-	d, err := Open(WithBackend(gpuBackend()))
+	opts := []Option{WithBackend(gpuBackend())}
+	if local, err := strconv.Atoi(os.Getenv("LOCAL_RANK")); err == nil {
+		opts = append(opts, WithDevice(local))
+	}
+	d, err := Open(opts...)
 	if errors.Is(err, ErrNoDevice) {
 		t.Skipf("no %s device: %v", gpuBackend(), err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,14 +64,26 @@ func (d *Device) StopTrace() (*Trace, error) {
 func (d *Device) traceOff() bool { return d.tracer.Load() == nil }
 
 // startTraceFromEnv starts a trace when QD_TRACE names a file; Close then
-// writes the trace there.
+// writes the trace there, with the traces of the process's other devices
+// (writeProcessTrace). In a group of processes (qdrun), "{rank}" in the
+// name stands for the process's RANK, so that each writes its own file.
 func (d *Device) startTraceFromEnv() {
-	if d.tracePath = os.Getenv("QD_TRACE"); d.tracePath != "" {
+	if d.tracePath = tracePathFromEnv(); d.tracePath != "" {
 		if err := d.StartTrace(); err != nil {
 			fmt.Fprintln(os.Stderr, "qd: QD_TRACE:", err)
 			d.tracePath = ""
 		}
 	}
+}
+
+// tracePathFromEnv is QD_TRACE with "{rank}" replaced by RANK (0 unless
+// set).
+func tracePathFromEnv() string {
+	rank := os.Getenv("RANK")
+	if rank == "" {
+		rank = "0"
+	}
+	return strings.ReplaceAll(os.Getenv("QD_TRACE"), "{rank}", rank)
 }
 
 // writeEnvTrace ends the trace QD_TRACE started and writes it.
@@ -80,7 +93,7 @@ func (d *Device) writeEnvTrace() {
 	}
 	tr, err := d.StopTrace()
 	if err == nil {
-		err = tr.WriteFile(d.tracePath)
+		err = writeProcessTrace(d.tracePath, tr)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "qd: QD_TRACE:", err)
@@ -98,7 +111,6 @@ type tracer struct {
 	free   []uintptr // timing events to reuse
 	used   []uintptr
 	spans  []span
-	flows  atomic.Uint64
 	driver error // the first driver error while tracing
 }
 
@@ -161,13 +173,18 @@ func (t *tracer) point(ev TraceEvent, stream uintptr) {
 	t.mu.Unlock()
 }
 
-// flow returns a new number for an arrow between two instants.
-func (t *tracer) flow() uint64 { return t.flows.Add(1) }
+// flow returns a new number for an arrow between two instants. Numbers
+// are unique in the process, so that arrows between devices (an event of
+// one waited for on a stream of another) stay apart when their traces are
+// merged.
+func (t *tracer) flow() uint64 { return traceFlows.Add(1) }
+
+var traceFlows atomic.Uint64
 
 // finish waits for the device, reads every stamp's time and releases the
 // trace's events.
 func (t *tracer) finish() (*Trace, error) {
-	tr := &Trace{Device: t.dev.String()}
+	tr := &Trace{Device: t.dev.String(), Start: t.start.Round(0).UTC()}
 	var err error
 	if t.dev.drv != nil {
 		err = t.dev.drv.synchronizeAll()

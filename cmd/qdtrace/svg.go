@@ -33,7 +33,8 @@ var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#
 type timeline struct {
 	tr       *rt.Trace
 	events   []rt.TraceEvent // those in the window
-	lanes    []string
+	lanes    []string        // by TraceEvent.Lane
+	devices  []string        // each lane's device, in a trace of several
 	from, to time.Duration
 	width    int      // of the time area
 	title    []string // lines of the title, wrapped to the picture's width
@@ -60,8 +61,9 @@ func layout(tr *rt.Trace, o options) *timeline {
 			continue
 		}
 		t.events = append(t.events, e)
-		if !slices.Contains(t.lanes, e.Stream) {
-			t.lanes = append(t.lanes, e.Stream)
+		if !slices.Contains(t.lanes, e.Lane()) {
+			t.lanes = append(t.lanes, e.Lane())
+			t.devices = append(t.devices, e.Device)
 		}
 		if e.Kind == "kernel" {
 			if _, ok := t.colours[e.Name]; !ok {
@@ -70,10 +72,23 @@ func layout(tr *rt.Trace, o options) *timeline {
 			}
 		}
 	}
-	// The default stream first, then the others as they appeared.
-	slices.SortStableFunc(t.lanes, func(a, b string) int {
-		return boolInt(b == "default stream") - boolInt(a == "default stream")
+	// Each device's lanes together, in the order of the devices' names;
+	// of each, the default stream first, then the others as they appeared.
+	order := make([]int, len(t.lanes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		if c := strings.Compare(t.devices[i], t.devices[j]); c != 0 {
+			return c
+		}
+		return boolInt(isDefault(t.lanes[j])) - boolInt(isDefault(t.lanes[i]))
 	})
+	lanes, devices := t.lanes, t.devices
+	t.lanes, t.devices = nil, nil
+	for _, i := range order {
+		t.lanes, t.devices = append(t.lanes, lanes[i]), append(t.devices, devices[i])
+	}
 	if t.to <= t.from {
 		t.to = t.from + time.Microsecond
 	}
@@ -176,7 +191,7 @@ func render(w io.Writer, tr *rt.Trace, o options) error {
 		if i%2 == 1 {
 			fmt.Fprintf(b, `<rect class="lane" x="0" y="%.1f" width="%d" height="%d" fill="#f4f4f4"/>`+"\n", y, total, laneHeight)
 		}
-		fmt.Fprintf(b, `<text class="lane-name" x="4" y="%.1f">%s</text>`+"\n", y+laneHeight/2+4, esc(lane))
+		fmt.Fprintf(b, `<text class="lane-name" x="4" y="%.1f">%s</text>`+"\n", y+laneHeight/2+4, esc(laneLabel(lane, t.devices[i])))
 	}
 	for _, e := range t.events {
 		if !e.Instant() {
@@ -186,7 +201,7 @@ func render(w io.Writer, tr *rt.Trace, o options) error {
 	t.flows(b)
 	for _, e := range t.events {
 		if e.Instant() {
-			x, y := t.x(e.Start), t.y(e.Stream)
+			x, y := t.x(e.Start), t.y(e.Lane())
 			fmt.Fprintf(b, `<line class="%s" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black" stroke-width="1.5"><title>%s</title></line>`+"\n",
 				e.Kind, x, y+2, x, y+laneHeight-2, esc(fmt.Sprintf("%s %s at %v", e.Kind, e.Name, e.Start)))
 		}
@@ -199,7 +214,7 @@ func render(w io.Writer, tr *rt.Trace, o options) error {
 // bar draws one operation.
 func (t *timeline) bar(b io.Writer, e rt.TraceEvent) {
 	x0, x1 := t.x(max(e.Start, t.from)), t.x(min(e.End, t.to))
-	y := t.y(e.Stream) + (laneHeight-barHeight)/2
+	y := t.y(e.Lane()) + (laneHeight-barHeight)/2
 	fill, stroke := "#bbbbbb", "none"
 	switch e.Kind {
 	case "kernel":
@@ -248,7 +263,7 @@ func (t *timeline) flows(b io.Writer) {
 			continue
 		}
 		fmt.Fprintf(b, `<line class="flow" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#555" stroke-width="1" marker-end="url(#arrow)"/>`+"\n",
-			t.x(s.Start), t.y(s.Stream)+laneHeight/2, t.x(e.Start), t.y(e.Stream)+laneHeight/2)
+			t.x(s.Start), t.y(s.Lane())+laneHeight/2, t.x(e.Start), t.y(e.Lane())+laneHeight/2)
 	}
 }
 
@@ -295,4 +310,19 @@ func esc(s string) string {
 	var sb strings.Builder
 	xml.EscapeText(&sb, []byte(s))
 	return sb.String()
+}
+
+// isDefault reports whether a lane is a device's default stream.
+func isDefault(lane string) bool { return strings.HasSuffix(lane, "default stream") }
+
+// laneLabel is a lane's name beside it: the stream, after its device's
+// short name ("cuda 1" for "cuda device 1 (NVIDIA H100 …)") in a trace of
+// several.
+func laneLabel(lane, device string) string {
+	if device == "" {
+		return lane
+	}
+	short, _, _ := strings.Cut(device, " (")
+	short = strings.Replace(short, " device ", " ", 1)
+	return short + ": " + strings.TrimPrefix(lane, device+": ")
 }

@@ -216,3 +216,41 @@ func attr(t *testing.T, e element, name string) float64 {
 	}
 	return v
 }
+
+// TestRenderDevices draws a trace of two devices: each device's lanes
+// together, named by the device's short name, and the arrow of an event
+// of one waited for on the other between them.
+func TestRenderDevices(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := &rt.Trace{Device: "cuda device 0 (H100, sm_90, 132 SMs)", Start: t0, Events: []rt.TraceEvent{
+		{Kind: "kernel", Name: "Step", Stream: "stream 1", Start: 1 * us, End: 9 * us},
+		{Kind: "kernel", Name: "Step", Stream: "default stream", Start: 1 * us, End: 9 * us},
+		{Kind: "record", Name: "event", Stream: "default stream", Start: 9 * us, End: 9 * us, Flow: 7},
+	}}
+	b := &rt.Trace{Device: "cuda device 1 (H100, sm_90, 132 SMs)", Start: t0.Add(2 * us), Events: []rt.TraceEvent{
+		{Kind: "kernel", Name: "Step", Stream: "default stream", Start: 1 * us, End: 9 * us},
+		{Kind: "wait", Name: "event", Stream: "stream 1", Start: 10 * us, End: 10 * us, Flow: 7, FlowEnd: true},
+	}}
+	var buf bytes.Buffer
+	if err := render(&buf, rt.MergeTraces(b, a), options{width: 800}); err != nil {
+		t.Fatal(err)
+	}
+	els := parse(t, buf.Bytes())
+	var lanes []string
+	for _, e := range byClass(els, "text", "lane-name") {
+		lanes = append(lanes, strings.TrimSpace(e.text))
+	}
+	if got, want := strings.Join(lanes, ", "), "cuda 0: default stream, cuda 0: stream 1, cuda 1: default stream, cuda 1: stream 1"; got != want {
+		t.Errorf("lanes %s, want %s", got, want)
+	}
+	ys := map[string]bool{}
+	for _, k := range byClass(els, "rect", "kernel") {
+		ys[k.attrs["y"]] = true
+	}
+	if len(ys) != 3 {
+		t.Errorf("3 kernels on %d lanes, want 3", len(ys))
+	}
+	if n := len(byClass(els, "line", "flow")); n != 1 {
+		t.Errorf("%d arrows, want 1 from device 0 to device 1", n)
+	}
+}

@@ -63,3 +63,86 @@ func TestSplitEqualsOneDevice(t *testing.T) {
 		})
 	}
 }
+
+// Reading the residual every 5 steps stops the solve at the first read
+// at most tol, on every rank at the same step, with the grid of that step.
+func TestStopsAtTolerance(t *testing.T) {
+	t.Setenv("QD_CPU_DEVICES", "2")
+	p := problem{nx: 16, ny: 8, steps: 200, every: 5}
+	full := oracle(p)
+	p.tol = full.residuals[42] // first read at or below: step 45
+	stop := 0
+	for s := p.every; s < p.steps; s += p.every {
+		if full.residuals[s-1] <= p.tol {
+			stop = s
+			break
+		}
+	}
+	if stop == 0 || stop == p.steps {
+		t.Fatalf("bad test: no stop before %d steps", p.steps)
+	}
+	want := oracle(problem{nx: p.nx, ny: p.ny, steps: stop})
+	devs, err := rt.OpenAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.CloseAll(devs)
+	comms, err := nccl.InitAll(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := solve(p, comms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.residuals) != stop || !slices.Equal(got.residuals, want.residuals) || !slices.Equal(got.grid, want.grid) {
+		t.Errorf("stopped after %d steps, want %d, with the host's grid and residuals", len(got.residuals), stop)
+	}
+}
+
+// The host reads nothing from a device during the steps: a trace of each
+// device shows two copies to the host, the residuals and the grid at the
+// end, and the halo exchange on a stream of its own.
+func TestNoHostCopyEachStep(t *testing.T) {
+	t.Setenv("QD_CPU_DEVICES", "2")
+	p := problem{nx: 16, ny: 8, steps: 30}
+	devs, err := rt.OpenAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.CloseAll(devs)
+	comms, err := nccl.InitAll(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devs {
+		if err := d.StartTrace(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := solve(p, comms); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devs {
+		tr, err := d.StopTrace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies := 0
+		lanes := map[string]string{}
+		for _, e := range tr.Events {
+			if e.Kind == "copy" && e.Name == "copy from device" {
+				copies++
+			}
+			if e.Kind == "kernel" || e.Kind == "collective" {
+				lanes[e.Name] = e.Stream
+			}
+		}
+		if copies != 2 {
+			t.Errorf("%v: %d copies to the host in %d steps, want 2", d, copies, p.steps)
+		}
+		if lanes["JacobiRows"] == "" || lanes["send"] == "" || lanes["JacobiRows"] == lanes["send"] {
+			t.Errorf("%v: kernels and halo sends on lanes %v, want two streams", d, lanes)
+		}
+	}
+}

@@ -2,22 +2,29 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"sync"
+	"time"
 
 	"github.com/qdgo/qd/nccl"
 	"github.com/qdgo/qd/rt"
 )
 
 // problem is a grid ny rows by nx columns, held at 1 along its top row and
-// at 0 along its other edges, relaxed for steps Jacobi steps.
-type problem struct{ nx, ny, steps int }
+// at 0 along its other edges, relaxed for steps Jacobi steps. Every every
+// steps (0: never) the residual is read on the host, and the solve stops
+// once it is at most tol.
+type problem struct {
+	nx, ny, steps int
+	every         int
+	tol           float32
+}
 
-// solution is the grid after the steps, and the largest change of a point
-// at each step.
+// solution is the grid after the steps, the largest change of a point at
+// each step, and how long the steps took on the slowest rank.
 type solution struct {
 	grid      []float32
 	residuals []float32
+	elapsed   time.Duration
 }
 
 // solve splits the rows of the grid between the communicators' devices,
@@ -27,18 +34,11 @@ func solve(p problem, comms []*nccl.Comm) (solution, error) {
 	if p.ny%n != 0 || p.ny/n < 2 {
 		return solution{}, fmt.Errorf("%d rows do not split into %d parts of at least 2", p.ny, n)
 	}
-	parts := make([][]float32, n)
-	var residuals []float32
+	parts := make([]solution, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i, c := range comms {
-		wg.Go(func() {
-			var res []float32
-			parts[i], res, errs[i] = solveRank(p, c)
-			if i == 0 {
-				residuals = res
-			}
-		})
+		wg.Go(func() { parts[i], errs[i] = solveRank(p, c) })
 	}
 	wg.Wait()
 	for r, err := range errs {
@@ -46,51 +46,93 @@ func solve(p problem, comms []*nccl.Comm) (solution, error) {
 			return solution{}, fmt.Errorf("rank %d: %w", r, err)
 		}
 	}
-	return solution{grid: slices.Concat(parts...), residuals: residuals}, nil
+	sol := solution{residuals: parts[0].residuals}
+	for _, part := range parts {
+		sol.grid = append(sol.grid, part.grid...)
+		sol.elapsed = max(sol.elapsed, part.elapsed)
+	}
+	return sol, nil
 }
 
 // rank is one rank's part of the grid: rows rows of the grid, as local
 // rows 1 to rows of u and next, between ghost rows 0 and rows+1 that hold
 // the neighbours' edge rows.
 type rank struct {
-	p        problem
-	c        *nccl.Comm
-	ks       *Kernels
-	rows     int
-	u, next  *rt.Buffer[float32]
-	change   *rt.Buffer[float32]
-	residual *rt.Buffer[float32]
+	p       problem
+	c       *nccl.Comm
+	ks      *Kernels
+	rows    int
+	u, next *rt.Buffer[float32]
+	change  *rt.Buffer[float32]
+	history *rt.Buffer[float32] // the residual of each step
 	// compute runs the updates, halo the exchange of edge rows, at the
 	// same time; the events order one after the other.
 	compute, halo       *rt.Stream
 	computed, exchanged *rt.Event
 }
 
-func solveRank(p problem, c *nccl.Comm) ([]float32, []float32, error) {
+// solveRank runs the steps of one rank. The residual of each step stays on
+// the device, in history, all-reduced there: the host reads it only every
+// p.every steps and once at the end, so that no step waits for the host.
+func solveRank(p problem, c *nccl.Comm) (solution, error) {
 	r, err := newRank(p, c)
 	if err != nil {
-		return nil, nil, err
+		return solution{}, err
 	}
-	residuals := make([]float32, p.steps)
+	if err := r.warmUp(); err != nil {
+		return solution{}, fmt.Errorf("warming up: %w", err)
+	}
+	start := time.Now()
+	done := p.steps
 	host := make([]float32, 1)
 	for step := range p.steps {
-		if err := r.step(); err != nil {
-			return nil, nil, fmt.Errorf("step %d: %w", step, err)
+		if err := r.step(step); err != nil {
+			return solution{}, fmt.Errorf("step %d: %w", step, err)
 		}
-		if err := r.residual.CopyToAsync(host, r.compute); err != nil {
-			return nil, nil, err
-		}
-		residuals[step] = host[0]
 		r.u, r.next = r.next, r.u
+		if p.every > 0 && (step+1)%p.every == 0 && step+1 < p.steps {
+			// Every rank reads the same all-reduced residual, so all
+			// stop at the same step.
+			if err := r.history.Slice(step, step+1).CopyToAsync(host, r.compute); err != nil {
+				return solution{}, err
+			}
+			if host[0] <= p.tol {
+				done = step + 1
+				break
+			}
+		}
+	}
+	residuals := make([]float32, done)
+	if err := r.history.Slice(0, done).CopyToAsync(residuals, r.compute); err != nil {
+		return solution{}, err
 	}
 	if err := r.compute.Synchronize(); err != nil {
-		return nil, nil, err
+		return solution{}, err
 	}
+	elapsed := time.Since(start)
 	all, err := r.u.Read()
 	if err != nil {
-		return nil, nil, err
+		return solution{}, err
 	}
-	return all[p.nx : (r.rows+1)*p.nx], residuals, nil
+	return solution{grid: all[p.nx : (r.rows+1)*p.nx], residuals: residuals, elapsed: elapsed}, nil
+}
+
+// warmUp makes the first exchange and all-reduce, which set up the
+// communicator's connections, before the steps are timed. Neither changes
+// the result: the ghost rows get the rows step 0 sends them again, and
+// step 0 overwrites the residual.
+func (r *rank) warmUp() error {
+	if err := r.c.Group(r.exchange); err != nil {
+		return err
+	}
+	slot := r.history.Slice(0, 1)
+	if err := nccl.AllReduce(r.c, slot, slot, nccl.Max, r.compute); err != nil {
+		return err
+	}
+	if err := r.halo.Synchronize(); err != nil {
+		return err
+	}
+	return r.compute.Synchronize()
 }
 
 func newRank(p problem, c *nccl.Comm) (*rank, error) {
@@ -115,7 +157,7 @@ func newRank(p problem, c *nccl.Comm) (*rank, error) {
 	if r.change, err = rt.Alloc[float32](dev, r.rows); err != nil {
 		return nil, err
 	}
-	if r.residual, err = rt.Alloc[float32](dev, 1); err != nil {
+	if r.history, err = rt.Alloc[float32](dev, p.steps); err != nil {
 		return nil, err
 	}
 	if r.compute, err = dev.NewStream(); err != nil {
@@ -147,8 +189,8 @@ func (r *rank) updated() (lo, hi int) {
 // step is one Jacobi step: the edge rows go to the neighbours on the halo
 // stream while the rows that need no halo are updated on the compute
 // stream; then the edge rows are updated, and the largest change of all
-// ranks is reduced into residual.
-func (r *rank) step() error {
+// ranks is reduced into the step's element of history, on the device.
+func (r *rank) step(step int) error {
 	nx := r.p.nx
 	lo, hi := r.updated()
 	inner := rt.OnStream(r.compute)
@@ -183,10 +225,11 @@ func (r *rank) step() error {
 	if err := r.ks.RowChange(r.u, r.next, r.change, nx, lo, hi, inner); err != nil {
 		return err
 	}
-	if err := r.ks.MaxOf(r.change, r.residual, hi-lo, inner); err != nil {
+	residual := r.history.Slice(step, step+1)
+	if err := r.ks.MaxOf(r.change, residual, hi-lo, inner); err != nil {
 		return err
 	}
-	return nccl.AllReduce(r.c, r.residual, r.residual, nccl.Max, r.compute)
+	return nccl.AllReduce(r.c, residual, residual, nccl.Max, r.compute)
 }
 
 // exchange sends the first and last rows of the rank's part to its
