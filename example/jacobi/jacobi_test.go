@@ -146,3 +146,66 @@ func TestNoHostCopyEachStep(t *testing.T) {
 		}
 	}
 }
+
+// Parts of more rows than a chunk reduce the residual in two levels,
+// chunks then their maxima, to the host's value.
+func TestResidualOfManyChunks(t *testing.T) {
+	t.Setenv("QD_CPU_DEVICES", "2")
+	p := problem{nx: 8, ny: 2*3*chunk + 10, steps: 6}
+	want := oracle(p)
+	devs, err := rt.OpenAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.CloseAll(devs)
+	comms, err := nccl.InitAll(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := solve(p, comms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.residuals, want.residuals) || !slices.Equal(got.grid, want.grid) {
+		t.Errorf("residuals %v, want %v", got.residuals, want.residuals)
+	}
+}
+
+// ChunkMax then MaxOf find the largest value wherever it is, on the device
+// Open gives (a GPU where there is one), as MaxOf alone does in Go.
+func TestChunkMaxThenMaxOf(t *testing.T) {
+	dev, err := rt.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	ks, err := Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5*chunk + 3
+	for _, at := range []int{0, chunk - 1, 2*chunk + 7, n - 1} {
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32(i%13) / 16
+		}
+		xs[at] = 3.5
+		want := make([]float32, 1)
+		MaxOf(xs, want, n)
+		in, err := rt.FromSlice(dev, xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, _ := rt.Alloc[float32](dev, (n+chunk-1)/chunk)
+		out, _ := rt.Alloc[float32](dev, 1)
+		if err := ks.ChunkMax(in, part, n, chunk); err != nil {
+			t.Fatal(err)
+		}
+		if err := ks.MaxOf(part, out, (n+chunk-1)/chunk); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := out.Read(); err != nil || got[0] != want[0] {
+			t.Errorf("largest at %d: %v (%v), want %v", at, got, err, want[0])
+		}
+	}
+}

@@ -36,6 +36,28 @@ func RowChange(u, next, change []float32, nx, lo, hi int) {
 	}
 }
 
+// ChunkMax sets part[i] to the largest of the n values of xs in chunk i,
+// xs[i*chunk] up to chunk values on: the first level of the residual's
+// reduction, a thread per chunk, so that MaxOf then reads one value per
+// chunk rather than one per row.
+//
+//qd:kernel
+func ChunkMax(xs, part []float32, n, chunk int) {
+	for i := range (n + chunk - 1) / chunk {
+		end := (i + 1) * chunk
+		if end > n {
+			end = n
+		}
+		m := float32(0)
+		for j := i * chunk; j < end; j++ {
+			if xs[j] > m {
+				m = xs[j]
+			}
+		}
+		part[i] = m
+	}
+}
+
 // MaxOf sets out[0] to the largest of the n values of xs. The largest
 // value does not depend on the order it is found in, so the residual is
 // the same however the grid is split.
