@@ -23,7 +23,8 @@
 // requires a GPU of any backend) and QD_DEVICE (a device index) choose the
 // device Open returns; QD_CPU_DEVICES sets how many pretend devices the
 // CPU backend has (devices.go); QD_TRACE names a file
-// that a trace of the device's work is written to when it closes;
+// that a trace of the device's work is written to when it closes, with
+// those of the process's other devices ("{rank}" in it is RANK);
 // QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
 // QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
 // stream-ordered memory.
