@@ -296,6 +296,244 @@ qd_fault: {
 }
 }
 
+// Task 0 of kernel ChunkMax(xs []f32, part []f32, n i64, chunk i64), serial.
+extern "C" __global__ void ChunkMax_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r5 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 46 "kernels.go"
+	r2 = p5; if (r2 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131072u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 1 of kernel ChunkMax(xs []f32, part []f32, n i64, chunk i64), parallel.
+extern "C" __global__ void ChunkMax_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r8 = 0, r12 = 0, r17 = 0, r22 = 0, r28 = 0, r32 = 0, r36 = 0, r38 = 0;
+	bool r41 = 0, r44 = 0, r51 = 0, r54 = 0, r60 = 0, r61 = 0, r64 = 0, r70 = 0;
+	bool r73 = 0, r78 = 0, r79 = 0, r82 = 0, r86 = 0, r89 = 0, r94 = 0, r96 = 0;
+	bool r112 = 0, r118 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0;
+	i64 r9 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r20 = 0, r26 = 0;
+	i64 r27 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r43 = 0, r47 = 0;
+	i64 r49 = 0, r67 = 0, r85 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0;
+	i64 r106 = 0, r116 = 0, r117 = 0;
+	u32 r111 = 0, r113 = 0, r114 = 0, r115 = 0;
+	u64 r48 = 0, r50 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
+	u64 r59 = 0, r68 = 0, r69 = 0, r71 = 0, r72 = 0, r74 = 0, r75 = 0, r76 = 0;
+	u64 r77 = 0, r93 = 0, r95 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
+	float r15 = 0, r21 = 0, r23 = 0, r30 = 0, r40 = 0, r46 = 0, r63 = 0, r66 = 0;
+	float r81 = 0, r84 = 0, r88 = 0, r91 = 0;
+	char *r18 = 0, *r19 = 0, *r24 = 0, *r25 = 0, *r29 = 0, *r39 = 0, *r42 = 0, *r45 = 0;
+	char *r62 = 0, *r65 = 0, *r80 = 0, *r83 = 0, *r87 = 0, *r90 = 0, *r101 = 0, *r102 = 0;
+	char *r103 = 0, *r104 = 0, *r105 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 46 "kernels.go"
+	r6 = p4; r7 = p5; r5 = (u64)r6 + (u64)r7; r4 = (u64)r5 - 1ull; if (r7 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r107 = (u64)r4; r108 = (u64)r7; r109 = r107 | r108; r110 = r109 >> 32; r111 = (u32)r110; r112 = r111 == 0u; if (!r112) goto b99; r113 = (u32)r4; r114 = (u32)r7; r115 = qd_div_u32(r113, r114); r106 = (i64)r115;
+b2: // entry
+#line 46 "kernels.go"
+	r3 = r106;
+#line 53 "kernels.go"
+	r19 = p0; r20 = p1;
+#line 57 "kernels.go"
+	r25 = p2; r26 = p3;
+#line 46 "kernels.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r48 = (u64)r26; r49 = r2; r50 = (u64)r49; r51 = r50 < r48; r52 = (u64)r3; r53 = r52 + 4611686018427387904ull; r54 = r53 <= 9223372036854775808ull; r55 = r52 - 1ull; r56 = (u64)r2; r57 = r55 - r56; r58 = r48 - 1ull; r59 = r58 - r50; r60 = r57 <= r59; if (!r51) goto b86; if (!r54) goto b86; if (!r60) goto b86; r68 = (u64)r20; r76 = r68 - 1ull; r95 = r68; r96 = r95 <= 2305843009213693952ull; r98 = r20;
+b7: // head
+#line 46 "kernels.go"
+	r8 = r2 < r3; if (!r8) goto b85; r9 = r2;
+	r10 = (u64)r9 + 1ull; r11 = (u64)r10 * (u64)r7;
+	r12 = r11 > r6; if (!r12) goto b84; r13 = r6;
+b11: // if.done
+#line 52 "kernels.go"
+	r14 = (u64)r9 * (u64)r7; r15 = 0x0p+00f; r16 = r14; r69 = (u64)r16; r70 = r69 < r68; r71 = (u64)r13; r72 = r71 + 4611686018427387904ull; r73 = r72 <= 9223372036854775808ull; r74 = r71 - 1ull; r75 = r74 - r69; r77 = r76 - r69; r78 = r75 <= r77; if (!r70) goto b78; if (!r73) goto b78; if (!r78) goto b78; r99 = r13 < 0ll ? r13 : 0ll; r100 = r13 < r98 ? r13 : r98; if (!r96) goto b70; r105 = r19 + r16 * 4;
+b17: // for.loop (checked if, before)
+#line 52 "kernels.go"
+	r86 = r16 < r99; if (!r86) goto b22;
+	r87 = r105; r88 = *(float *)r87; r89 = r88 > r15; if (!r89) goto b21;
+	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r90 = r105; r91 = *(float *)r90; r23 = r91;
+b20: // if.done (checked if, before)
+#line 52 "kernels.go"
+	r92 = (u64)r16 + 1ull; r15 = r23; r16 = r92; r105 = r105 + 4ll; goto b17;
+b21: // edge 6→9 (checked if, before)
+#line 53 "kernels.go"
+	r23 = r15; goto b20;
+b22: // preheader
+#line 53 "kernels.go"
+	r101 = r19 + r16 * 4; r116 = r100 > (-9223372036854775801ll) ? r100 : (-9223372036854775801ll); r117 = (u64)r116 - 7ull;
+b24: // unroll guard
+#line 53 "kernels.go"
+	r118 = r16 < r117; if (!r118) goto b65;
+#line 52 "kernels.go"
+	r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b64;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b28: // if.done (unrolled 0)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b63;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b32: // if.done (unrolled 1)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b62;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b36: // if.done (unrolled 2)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b61;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b40: // if.done (unrolled 3)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b60;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b44: // if.done (unrolled 4)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b59;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b48: // if.done (unrolled 5)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b58;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b52: // if.done (unrolled 6)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b57;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b56: // if.done (unrolled 7)
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; goto b24;
+b57: // edge 6→9 (unrolled 7)
+#line 53 "kernels.go"
+	r23 = r15; goto b56;
+b58: // edge 6→9 (unrolled 6)
+#line 53 "kernels.go"
+	r23 = r15; goto b52;
+b59: // edge 6→9 (unrolled 5)
+#line 53 "kernels.go"
+	r23 = r15; goto b48;
+b60: // edge 6→9 (unrolled 4)
+#line 53 "kernels.go"
+	r23 = r15; goto b44;
+b61: // edge 6→9 (unrolled 3)
+#line 53 "kernels.go"
+	r23 = r15; goto b40;
+b62: // edge 6→9 (unrolled 2)
+#line 53 "kernels.go"
+	r23 = r15; goto b36;
+b63: // edge 6→9 (unrolled 1)
+#line 53 "kernels.go"
+	r23 = r15; goto b32;
+b64: // edge 6→9 (unrolled 0)
+#line 53 "kernels.go"
+	r23 = r15; goto b28;
+b65: // for.loop
+#line 52 "kernels.go"
+	r17 = r16 < r100; if (!r17) goto b70;
+	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b69;
+	r29 = r101; r30 = *(float *)r29; r23 = r30;
+b68: // if.done
+#line 52 "kernels.go"
+	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; goto b65;
+b69: // edge 6→9
+#line 53 "kernels.go"
+	r23 = r15; goto b68;
+b70: // preheader
+#line 53 "kernels.go"
+	r104 = r19 + r16 * 4;
+b71: // for.loop (checked if, after)
+#line 52 "kernels.go"
+	r79 = r16 < r13; if (!r79) goto b76;
+	r80 = r104; r81 = *(float *)r80; r82 = r81 > r15; if (!r82) goto b75;
+	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r83 = r104; r84 = *(float *)r83; r23 = r84;
+b74: // if.done (checked if, after)
+#line 52 "kernels.go"
+	r85 = (u64)r16 + 1ull; r15 = r23; r16 = r85; r104 = r104 + 4ll; goto b71;
+b75: // edge 6→9 (checked if, after)
+#line 53 "kernels.go"
+	r23 = r15; goto b74;
+b76: // for.done
+#line 57 "kernels.go"
+	r24 = r25 + r9 * 4; *(float *)r24 = r15;
+#line 46 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b7;
+b78: // preheader
+#line 46 "kernels.go"
+	r103 = r19 + r16 * 4;
+b79: // for.loop (checked)
+#line 52 "kernels.go"
+	r61 = r16 < r13; if (!r61) goto b76;
+	if ((u64)r16 >= (u64)r20) { qd_site = 1; qd_x = r16; qd_y = r20; goto qd_fault; } r62 = r103; r63 = *(float *)r62; r64 = r63 > r15; if (!r64) goto b83;
+	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r65 = r103; r66 = *(float *)r65; r23 = r66;
+b82: // if.done (checked)
+#line 52 "kernels.go"
+	r67 = (u64)r16 + 1ull; r15 = r23; r16 = r67; r103 = r103 + 4ll; goto b79;
+b83: // edge 6→9 (checked)
+#line 53 "kernels.go"
+	r23 = r15; goto b82;
+b84: // edge 1→4
+#line 48 "kernels.go"
+	r13 = r11; goto b11;
+b85: // exit
+#line 48 "kernels.go"
+	return;
+b86: // head (checked)
+#line 46 "kernels.go"
+	r32 = r2 < r3; if (!r32) goto b85; r33 = r2;
+	r34 = (u64)r33 + 1ull; r35 = (u64)r34 * (u64)r7;
+	r36 = r35 > r6; if (!r36) goto b98; r13 = r6;
+b90: // if.done (checked)
+#line 52 "kernels.go"
+	r37 = (u64)r33 * (u64)r7; r15 = 0x0p+00f; r16 = r37; r102 = r19 + r16 * 4;
+b91: // for.loop (checked)
+#line 52 "kernels.go"
+	r38 = r16 < r13; if (!r38) goto b96;
+	if ((u64)r16 >= (u64)r20) { qd_site = 1; qd_x = r16; qd_y = r20; goto qd_fault; } r39 = r102; r40 = *(float *)r39; r41 = r40 > r15; if (!r41) goto b95;
+	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r45 = r102; r46 = *(float *)r45; r23 = r46;
+b94: // if.done (checked)
+#line 52 "kernels.go"
+	r47 = (u64)r16 + 1ull; r15 = r23; r16 = r47; r102 = r102 + 4ll; goto b91;
+b95: // edge 6→9 (checked)
+#line 53 "kernels.go"
+	r23 = r15; goto b94;
+b96: // for.done (checked)
+#line 57 "kernels.go"
+	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; } r42 = r25 + r33 * 4; *(float *)r42 = r15;
+#line 46 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; goto b86;
+b98: // edge 1→4 (checked)
+#line 48 "kernels.go"
+	r13 = r35; goto b90;
+b99: // divide in 64 bits
+#line 46 "kernels.go"
+	r106 = qd_div_i64(r4, r7); goto b2;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131073u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
 // Task 0 of kernel MaxOf(xs []f32, out []f32, n i64), parallel.
 extern "C" __global__ void MaxOf_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r3 = 0, r7 = 0, r13 = 0, r19 = 0, r23 = 0, r25 = 0, r28 = 0, r31 = 0;
@@ -313,174 +551,174 @@ extern "C" __global__ void MaxOf_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, c
 	char *r79 = 0, *r80 = 0, *r81 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r8 = p4;
 	r10 = p0; r11 = p1;
-#line 52 "kernels.go"
+#line 74 "kernels.go"
 	r16 = p2; r17 = p3;
-#line 45 "kernels.go"
+#line 67 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r35 = (u64)r17; r36 = 0ull < r35; if (!r36) goto b77; r44 = (u64)r11; r46 = 0ull < r44; r47 = (u64)r8; r48 = r47 + 4611686018427387904ull; r49 = r48 <= 9223372036854775808ull; r50 = r47 - 1ull; r52 = r44 - 1ull;
-#line 52 "kernels.go"
+#line 74 "kernels.go"
 	r15 = r16 + 0ll; r71 = r44; r72 = r71 <= 2305843009213693952ull; r74 = r11; r75 = r8 < 0ll ? r8 : 0ll; r76 = r8 < r74 ? r8 : r74; r51 = r50; r53 = r52; r54 = r51 <= r53;
 b3: // head
-#line 45 "kernels.go"
+#line 67 "kernels.go"
 	r3 = r2 < 1ll; if (!r3) goto b76; r5 = 0x0p+00f; r6 = 0ll; if (!r46) goto b70; if (!r49) goto b70; if (!r54) goto b70; if (!r72) goto b62; r81 = r10 + 0ll;
 b9: // for.loop (checked if, before)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r62 = r6 < r75; if (!r62) goto b14;
 	r63 = r81; r64 = *(float *)r63; r65 = r64 > r5; if (!r65) goto b13;
 	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r66 = r81; r67 = *(float *)r66; r14 = r67;
 b12: // if.done (checked if, before)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r68 = (u64)r6 + 1ull; r5 = r14; r6 = r68; r81 = r81 + 4ll; goto b9;
 b13: // edge 4→7 (checked if, before)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b12;
 b14: // preheader
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r77 = r10 + r6 * 4; r82 = r76 > (-9223372036854775801ll) ? r76 : (-9223372036854775801ll); r83 = (u64)r82 - 7ull;
 b16: // unroll guard
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r84 = r6 < r83; if (!r84) goto b57;
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b56;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b20: // if.done (unrolled 0)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b55;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b24: // if.done (unrolled 1)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b54;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b28: // if.done (unrolled 2)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b53;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b32: // if.done (unrolled 3)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b52;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b36: // if.done (unrolled 4)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b51;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b40: // if.done (unrolled 5)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b50;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b44: // if.done (unrolled 6)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b49;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b48: // if.done (unrolled 7)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; goto b16;
 b49: // edge 4→7 (unrolled 7)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b48;
 b50: // edge 4→7 (unrolled 6)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b44;
 b51: // edge 4→7 (unrolled 5)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b40;
 b52: // edge 4→7 (unrolled 4)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b36;
 b53: // edge 4→7 (unrolled 3)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b32;
 b54: // edge 4→7 (unrolled 2)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b28;
 b55: // edge 4→7 (unrolled 1)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b24;
 b56: // edge 4→7 (unrolled 0)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b20;
 b57: // for.loop
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r7 = r6 < r76; if (!r7) goto b62;
 	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b61;
 	r20 = r77; r21 = *(float *)r20; r14 = r21;
 b60: // if.done
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; goto b57;
 b61: // edge 4→7
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b60;
 b62: // preheader
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r80 = r10 + r6 * 4;
 b63: // for.loop (checked if, after)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r55 = r6 < r8; if (!r55) goto b68;
 	r56 = r80; r57 = *(float *)r56; r58 = r57 > r5; if (!r58) goto b67;
 	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r59 = r80; r60 = *(float *)r59; r14 = r60;
 b66: // if.done (checked if, after)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r61 = (u64)r6 + 1ull; r5 = r14; r6 = r61; r80 = r80 + 4ll; goto b63;
 b67: // edge 4→7 (checked if, after)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b66;
 b68: // for.done
-#line 52 "kernels.go"
+#line 74 "kernels.go"
 	*(float *)r15 = r5;
-#line 45 "kernels.go"
+#line 67 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b3;
 b70: // preheader
-#line 45 "kernels.go"
+#line 67 "kernels.go"
 	r79 = r10 + 0ll;
 b71: // for.loop (checked)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r37 = r6 < r8; if (!r37) goto b68;
 	if ((u64)r6 >= (u64)r11) { qd_site = 0; qd_x = r6; qd_y = r11; goto qd_fault; } r38 = r79; r39 = *(float *)r38; r40 = r39 > r5; if (!r40) goto b75;
 	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r41 = r79; r42 = *(float *)r41; r14 = r42;
 b74: // if.done (checked)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r43 = (u64)r6 + 1ull; r5 = r14; r6 = r43; r79 = r79 + 4ll; goto b71;
 b75: // edge 4→7 (checked)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b74;
 b76: // exit
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	return;
 b77: // preheader
-#line 52 "kernels.go"
+#line 74 "kernels.go"
 	r29 = r16 + 0ll;
 b78: // head (checked)
-#line 45 "kernels.go"
+#line 67 "kernels.go"
 	r23 = r2 < 1ll; if (!r23) goto b76; r5 = 0x0p+00f; r6 = 0ll; r78 = r10 + 0ll;
 b80: // for.loop (checked)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r25 = r6 < r8; if (!r25) goto b85;
 	if ((u64)r6 >= (u64)r11) { qd_site = 0; qd_x = r6; qd_y = r11; goto qd_fault; } r26 = r78; r27 = *(float *)r26; r28 = r27 > r5; if (!r28) goto b84;
 	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r32 = r78; r33 = *(float *)r32; r14 = r33;
 b83: // if.done (checked)
-#line 47 "kernels.go"
+#line 69 "kernels.go"
 	r34 = (u64)r6 + 1ull; r5 = r14; r6 = r34; r78 = r78 + 4ll; goto b80;
 b84: // edge 4→7 (checked)
-#line 48 "kernels.go"
+#line 70 "kernels.go"
 	r14 = r5; goto b83;
 b85: // for.done (checked)
-#line 52 "kernels.go"
+#line 74 "kernels.go"
 	if ((u64)0ll >= (u64)r17) { qd_site = 1; qd_x = 0ll; qd_y = r17; goto qd_fault; } *(float *)r29 = r5;
-#line 45 "kernels.go"
+#line 67 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b78;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 131072u;
+	rec[2] = 196608u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
