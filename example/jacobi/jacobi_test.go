@@ -17,13 +17,11 @@ func oracle(p problem) solution {
 		u[x] = 1
 	}
 	next := slices.Clone(u)
-	change := make([]float32, p.ny)
 	out := make([]float32, 1)
 	var residuals []float32
 	for range p.steps {
 		JacobiRows(u, next, p.nx, 1, p.ny-1)
-		RowChange(u, next, change, p.nx, 1, p.ny-1)
-		MaxOf(change, out, p.ny-2)
+		Change(u, next, out, p.nx, 1, p.ny-1)
 		residuals = append(residuals, out[0])
 		u, next = next, u
 	}
@@ -147,33 +145,10 @@ func TestNoHostCopyEachStep(t *testing.T) {
 	}
 }
 
-// Parts of more rows than a chunk reduce the residual in two levels,
-// chunks then their maxima, to the host's value.
-func TestResidualOfManyChunks(t *testing.T) {
-	t.Setenv("QD_CPU_DEVICES", "2")
-	p := problem{nx: 8, ny: 2*3*chunk + 10, steps: 6}
-	want := oracle(p)
-	devs, err := rt.OpenAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.CloseAll(devs)
-	comms, err := nccl.InitAll(devs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := solve(p, comms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got.residuals, want.residuals) || !slices.Equal(got.grid, want.grid) {
-		t.Errorf("residuals %v, want %v", got.residuals, want.residuals)
-	}
-}
-
-// ChunkMax then MaxOf find the largest value wherever it is, on the device
-// Open gives (a GPU where there is one), as MaxOf alone does in Go.
-func TestChunkMaxThenMaxOf(t *testing.T) {
+// Change finds the largest change wherever it is, with either sign, on
+// the device Open gives (a GPU where there is one), as the Go function
+// does.
+func TestChangeFindsTheLargest(t *testing.T) {
 	dev, err := rt.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -183,29 +158,29 @@ func TestChunkMaxThenMaxOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 5*chunk + 3
-	for _, at := range []int{0, chunk - 1, 2*chunk + 7, n - 1} {
-		xs := make([]float32, n)
-		for i := range xs {
-			xs[i] = float32(i%13) / 16
-		}
-		xs[at] = 3.5
-		want := make([]float32, 1)
-		MaxOf(xs, want, n)
-		in, err := rt.FromSlice(dev, xs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		part, _ := rt.Alloc[float32](dev, (n+chunk-1)/chunk)
-		out, _ := rt.Alloc[float32](dev, 1)
-		if err := ks.ChunkMax(in, part, n, chunk); err != nil {
-			t.Fatal(err)
-		}
-		if err := ks.MaxOf(part, out, (n+chunk-1)/chunk); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := out.Read(); err != nil || got[0] != want[0] {
-			t.Errorf("largest at %d: %v (%v), want %v", at, got, err, want[0])
+	const nx, ny = 37, 300
+	for _, at := range []int{nx + 1, 5*nx + 17, (ny-2)*nx + nx - 2} {
+		for _, sign := range []float32{1, -1} {
+			u, next := make([]float32, nx*ny), make([]float32, nx*ny)
+			for i := range u {
+				u[i] = float32(i%13) / 16
+				next[i] = u[i] + float32(i%7)/64
+			}
+			next[at] = u[at] + sign*3.5
+			want := make([]float32, 1)
+			Change(u, next, want, nx, 1, ny-1)
+			if want[0] != 3.5 {
+				t.Fatalf("Go's Change = %v, want 3.5", want[0])
+			}
+			du, _ := rt.FromSlice(dev, u)
+			dn, _ := rt.FromSlice(dev, next)
+			out, _ := rt.Alloc[float32](dev, 1)
+			if err := ks.Change(du, dn, out, nx, 1, ny-1); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := out.Read(); err != nil || got[0] != want[0] {
+				t.Errorf("largest change %v at %d: %v (%v), want %v", sign*3.5, at, got, err, want[0])
+			}
 		}
 	}
 }

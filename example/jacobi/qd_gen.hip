@@ -17,6 +17,12 @@ static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / 
 
 static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
 
+static __device__ inline float qd_max_f32(float x, float y) {
+	if (x != x || y != y) return x + y;
+	if (x == y) return __uint_as_float((u32)__float_as_uint(x) & (u32)__float_as_uint(y)); // the sign of zeros
+	return x > y ? x : y;
+}
+
 __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel JacobiRows(u []f32, next []f32, nx i64, lo i64, hi i64), parallel.
@@ -96,195 +102,250 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel RowChange(u []f32, next []f32, change []f32, nx i64, lo i64, hi i64), parallel.
-extern "C" __global__ void RowChange_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, i64 p7, i64 p8, char *p9) {
-	bool r6 = 0, r12 = 0, r25 = 0, r31 = 0, r33 = 0, r36 = 0, r39 = 0, r48 = 0;
-	bool r51 = 0, r53 = 0, r58 = 0, r61 = 0, r67 = 0, r69 = 0, r78 = 0, r80 = 0;
-	bool r87 = 0, r91 = 0, r97 = 0, r99 = 0, r102 = 0, r114 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r9 = 0;
-	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r18 = 0, r22 = 0, r29 = 0;
-	i64 r30 = 0, r35 = 0, r37 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r50 = 0;
-	i64 r54 = 0, r56 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0, r81 = 0, r83 = 0;
-	i64 r84 = 0, r85 = 0, r88 = 0, r103 = 0, r106 = 0, r109 = 0, r112 = 0, r113 = 0;
-	u64 r55 = 0, r57 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0;
-	u64 r66 = 0, r82 = 0, r86 = 0, r89 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0;
-	u64 r95 = 0, r96 = 0, r98 = 0, r100 = 0, r101 = 0;
-	float r8 = 0, r19 = 0, r23 = 0, r24 = 0, r26 = 0, r32 = 0, r34 = 0, r44 = 0;
-	float r46 = 0, r47 = 0, r52 = 0, r74 = 0, r76 = 0, r77 = 0, r79 = 0;
-	char *r16 = 0, *r17 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r43 = 0, *r45 = 0;
-	char *r49 = 0, *r73 = 0, *r75 = 0, *r104 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
-	char *r111 = 0;
+// Task 0 of kernel Change(u []f32, next []f32, out []f32, nx i64, lo i64, hi i64), parallel.
+extern "C" __global__ void Change_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, i64 p7, i64 p8, char *p9, char *p10) {
+	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
+	bool r10 = 0, r16 = 0, r37 = 0, r41 = 0, r52 = 0, r53 = 0, r54 = 0, r59 = 0;
+	bool r62 = 0, r74 = 0, r75 = 0, r76 = 0, r82 = 0, r86 = 0, r92 = 0, r97 = 0;
+	bool r98 = 0, r100 = 0, r109 = 0, r123 = 0, r137 = 0, r151 = 0, r165 = 0, r179 = 0;
+	bool r193 = 0, r207 = 0, r221 = 0, r235 = 0, r322 = 0, r323 = 0, r326 = 0, r327 = 0;
+	bool r330 = 0, r331 = 0, r334 = 0, r335 = 0, r338 = 0, r339 = 0, r342 = 0, r343 = 0;
+	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0;
+	i64 r9 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	i64 r26 = 0, r30 = 0, r36 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	i64 r47 = 0, r48 = 0, r49 = 0, r51 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0;
+	i64 r64 = 0, r65 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0;
+	i64 r77 = 0, r78 = 0, r79 = 0, r83 = 0, r102 = 0, r103 = 0, r115 = 0, r116 = 0;
+	i64 r117 = 0, r129 = 0, r130 = 0, r131 = 0, r143 = 0, r144 = 0, r145 = 0, r157 = 0;
+	i64 r158 = 0, r159 = 0, r171 = 0, r172 = 0, r173 = 0, r185 = 0, r186 = 0, r187 = 0;
+	i64 r199 = 0, r200 = 0, r201 = 0, r213 = 0, r214 = 0, r215 = 0, r227 = 0, r228 = 0;
+	i64 r229 = 0, r241 = 0, r321 = 0, r325 = 0, r329 = 0, r333 = 0, r337 = 0, r341 = 0;
+	u32 r108 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r122 = 0, r124 = 0;
+	u32 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r136 = 0, r138 = 0, r139 = 0, r140 = 0;
+	u32 r141 = 0, r142 = 0, r150 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
+	u32 r164 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r178 = 0, r180 = 0;
+	u32 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r192 = 0, r194 = 0, r195 = 0, r196 = 0;
+	u32 r197 = 0, r198 = 0, r206 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0;
+	u32 r220 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r234 = 0, r236 = 0;
+	u32 r237 = 0, r238 = 0, r239 = 0, r240 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0;
+	u32 r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0;
+	u32 r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0;
+	u32 r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0;
+	u32 r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0;
+	u32 r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r285 = 0;
+	u32 r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r293 = 0;
+	u32 r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r301 = 0;
+	u32 r302 = 0, r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0;
+	u32 r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0, r315 = 0, r316 = 0, r317 = 0;
+	u32 r318 = 0, r319 = 0;
+	u64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r87 = 0, r88 = 0, r89 = 0;
+	u64 r90 = 0, r91 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r118 = 0, r119 = 0;
+	u64 r120 = 0, r121 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r146 = 0, r147 = 0;
+	u64 r148 = 0, r149 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r174 = 0, r175 = 0;
+	u64 r176 = 0, r177 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r202 = 0, r203 = 0;
+	u64 r204 = 0, r205 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r230 = 0, r231 = 0;
+	u64 r232 = 0, r233 = 0;
+	float r0 = 0, r27 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r38 = 0;
+	float r39 = 0, r40 = 0, r50 = 0, r72 = 0, r85 = 0, r93 = 0, r94 = 0, r95 = 0;
+	float r96 = 0, r99 = 0, r320 = 0, r324 = 0, r328 = 0, r332 = 0, r336 = 0, r340 = 0;
+	char *r24 = 0, *r25 = 0, *r28 = 0, *r29 = 0, *r55 = 0, *r58 = 0, *r63 = 0, *r66 = 0;
+	char *r80 = 0, *r81 = 0, *r84 = 0, *r101 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 23 "kernels.go"
-	r4 = p8; r5 = p7; r3 = (u64)r4 - (u64)r5;
-#line 25 "kernels.go"
-	r11 = p6;
 #line 27 "kernels.go"
-	r17 = p2; r18 = p3; r21 = p0; r22 = p1;
-#line 35 "kernels.go"
-	r28 = p4; r29 = p5;
-#line 23 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r55 = (u64)r29; r56 = r2; r57 = (u64)r56; r58 = r57 < r55; r59 = (u64)r3; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; r62 = r59 - 1ull; r63 = (u64)r2; r64 = r62 - r63; r65 = r55 - 1ull; r66 = r65 - r57; r67 = r64 <= r66; if (!r58) goto b67; if (!r61) goto b67; if (!r67) goto b67; r82 = (u64)r18; r88 = (u64)r11 - 1ull; r89 = (u64)r88; r90 = r89 + 4611686018427387904ull; r91 = r90 <= 9223372036854775808ull; r92 = r89 - 1ull; r95 = r82 - 1ull; r98 = (u64)r22; r100 = r98 - 1ull;
+	r6 = p8; r7 = p7; r5 = (u64)r6 - (u64)r7; r9 = p6;
 #line 25 "kernels.go"
-	r10 = r88; r68 = r88; r94 = r92 - 1ull;
-b5: // head
-#line 23 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b66; r7 = r2; r8 = 0x0p+00f; r9 = 1ll; r83 = (u64)r5 + (u64)r7; r84 = (u64)r83 * (u64)r11; r85 = (u64)r84 + 1ull; r86 = (u64)r85; r87 = r86 < r82; r96 = r95 - r86; r97 = r94 <= r96; r99 = r86 < r98; r101 = r100 - r86; r102 = r94 <= r101; if (!r87) goto b57; if (!r91) goto b57; if (!r97) goto b57; if (!r99) goto b57; if (!r102) goto b57;
-#line 26 "kernels.go"
-	r103 = r85; r104 = r17 + r103 * 4; r105 = r21 + r103 * 4; r112 = r10 > (-9223372036854775805ll) ? r10 : (-9223372036854775805ll); r113 = (u64)r112 - 3ull;
-b14: // unroll guard
-#line 26 "kernels.go"
-	r114 = r9 < r113; if (!r114) goto b47;
-#line 25 "kernels.go"
-	r12 = r9 < r10;
+	r8 = (u64)r9 - 2ull;
 #line 27 "kernels.go"
-	r16 = r104; r19 = *(float *)r16; r20 = r105; r23 = *(float *)r20; r24 = r19 - r23;
-	r25 = r24 < 0x0p+00f; if (!r25) goto b46;
-	r32 = -r24; r26 = r32;
-b18: // if.done (unrolled 0)
-#line 31 "kernels.go"
-	r33 = r26 > r8; if (!r33) goto b45; r34 = r26;
-b20: // if.done (unrolled 0)
-#line 25 "kernels.go"
-	r35 = (u64)r9 + 1ull; r8 = r34; r9 = r35; r104 = r104 + 4ll; r105 = r105 + 4ll; r12 = r9 < r10;
+	r4 = (u64)r5 * (u64)r8;
+#line 29 "kernels.go"
+	r25 = p2; r26 = p3; r29 = p0; r30 = p1;
+	r80 = p9;
 #line 27 "kernels.go"
-	r16 = r104; r19 = *(float *)r16; r20 = r105; r23 = *(float *)r20; r24 = r19 - r23;
-	r25 = r24 < 0x0p+00f; if (!r25) goto b44;
-	r32 = -r24; r26 = r32;
-b24: // if.done (unrolled 1)
-#line 31 "kernels.go"
-	r33 = r26 > r8; if (!r33) goto b43; r34 = r26;
-b26: // if.done (unrolled 1)
-#line 25 "kernels.go"
-	r35 = (u64)r9 + 1ull; r8 = r34; r9 = r35; r104 = r104 + 4ll; r105 = r105 + 4ll; r12 = r9 < r10;
+	r0 = __uint_as_float(0xff800000u); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = r1; r97 = r8 != 0ll; if (!r97) goto b85; r11 = (u64)r4; r14 = (u64)r2; r15 = r14 * 3ull; r231 = (u64)r8; r217 = r231; r203 = r231; r189 = r231; r195 = (u32)r8; r209 = r195; r223 = r195; r237 = r195; r242 = r195 > 1u ? r195 : 1u; r243 = qd_div_u32(4294967295u, r242);
+b3: // unrolled head
 #line 27 "kernels.go"
-	r16 = r104; r19 = *(float *)r16; r20 = r105; r23 = *(float *)r20; r24 = r19 - r23;
-	r25 = r24 < 0x0p+00f; if (!r25) goto b42;
-	r32 = -r24; r26 = r32;
-b30: // if.done (unrolled 2)
-#line 31 "kernels.go"
-	r33 = r26 > r8; if (!r33) goto b41; r34 = r26;
-b32: // if.done (unrolled 2)
-#line 25 "kernels.go"
-	r35 = (u64)r9 + 1ull; r8 = r34; r9 = r35; r104 = r104 + 4ll; r105 = r105 + 4ll; r12 = r9 < r10;
+	r10 = r3 < r4; if (!r10) goto b38; r12 = (u64)r3; r13 = r11 - r12; r16 = r13 > r15; if (!r16) goto b29; r17 = r3; r230 = (u64)r17; r232 = r230 | r231; r233 = r232 >> 32; r234 = (u32)r233; r235 = r234 == 0u; if (!r235) goto b28; r236 = (u32)r17; r265 = __umulhi(r236, r243); r266 = r265 * r237; r267 = r236 - r266; r268 = r267 - r237; r269 = r267 < r268 ? r267 : r268; r270 = r267 - r269; r271 = r270 < 1u ? r270 : 1u;
+	r238 = r265 + r271; r239 = r269; r228 = (i64)r238; r229 = (i64)r239;
+b8: // rangeint.body (unrolled 0)
+#line 28 "kernels.go"
+	r18 = r228; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r229; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r35 = qd_max_f32(r0, r32); r34 = qd_max_f32(r35, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34;
 #line 27 "kernels.go"
-	r16 = r104; r19 = *(float *)r16; r20 = r105; r23 = *(float *)r20; r24 = r19 - r23;
-	r25 = r24 < 0x0p+00f; if (!r25) goto b40;
-	r32 = -r24; r26 = r32;
-b36: // if.done (unrolled 3)
-#line 31 "kernels.go"
-	r33 = r26 > r8; if (!r33) goto b39; r34 = r26;
-b38: // if.done (unrolled 3)
-#line 25 "kernels.go"
-	r35 = (u64)r9 + 1ull; r8 = r34; r9 = r35; r104 = r104 + 4ll; r105 = r105 + 4ll; goto b14;
-b39: // edge 7→9 (unrolled 3)
-#line 31 "kernels.go"
-	r34 = r8; goto b38;
-b40: // edge 4→7 (unrolled 3)
+	r3 = (u64)r3 + (u64)r2;
+#line 30 "kernels.go"
+	r17 = r3; r216 = (u64)r17; r218 = r216 | r217; r219 = r218 >> 32; r220 = (u32)r219; r221 = r220 == 0u; if (!r221) goto b27; r222 = (u32)r17; r258 = __umulhi(r222, r243); r259 = r258 * r223; r260 = r222 - r259; r261 = r260 - r223; r262 = r260 < r261 ? r260 : r261; r263 = r260 - r262; r264 = r263 < 1u ? r263 : 1u;
 #line 28 "kernels.go"
-	r26 = r24; goto b36;
-b41: // edge 7→9 (unrolled 2)
-#line 31 "kernels.go"
-	r34 = r8; goto b32;
-b42: // edge 4→7 (unrolled 2)
+	r224 = r258 + r264; r225 = r262; r214 = (i64)r224; r215 = (i64)r225;
+b13: // rangeint.body (unrolled 1)
 #line 28 "kernels.go"
-	r26 = r24; goto b30;
-b43: // edge 7→9 (unrolled 1)
-#line 31 "kernels.go"
-	r34 = r8; goto b26;
-b44: // edge 4→7 (unrolled 1)
+	r18 = r214; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r215; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r38 = qd_max_f32(r0, r32); r34 = qd_max_f32(r38, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r202 = (u64)r17; r204 = r202 | r203; r205 = r204 >> 32; r206 = (u32)r205; r207 = r206 == 0u; if (!r207) goto b26; r208 = (u32)r17; r251 = __umulhi(r208, r243); r252 = r251 * r209; r253 = r208 - r252; r254 = r253 - r209; r255 = r253 < r254 ? r253 : r254; r256 = r253 - r255; r257 = r256 < 1u ? r256 : 1u;
 #line 28 "kernels.go"
-	r26 = r24; goto b24;
-b45: // edge 7→9 (unrolled 0)
-#line 31 "kernels.go"
-	r34 = r8; goto b20;
-b46: // edge 4→7 (unrolled 0)
+	r210 = r251 + r257; r211 = r255; r200 = (i64)r210; r201 = (i64)r211;
+b18: // rangeint.body (unrolled 2)
 #line 28 "kernels.go"
-	r26 = r24; goto b18;
-b47: // for.loop
-#line 25 "kernels.go"
-	r12 = r9 < r10; if (!r12) goto b55;
-#line 27 "kernels.go"
-	r16 = r104; r19 = *(float *)r16; r20 = r105; r23 = *(float *)r20; r24 = r19 - r23;
-	r25 = r24 < 0x0p+00f; if (!r25) goto b54;
-	r32 = -r24; r26 = r32;
-b50: // if.done
-#line 31 "kernels.go"
-	r33 = r26 > r8; if (!r33) goto b53; r34 = r26;
-b52: // if.done
-#line 25 "kernels.go"
-	r35 = (u64)r9 + 1ull; r8 = r34; r9 = r35; r104 = r104 + 4ll; r105 = r105 + 4ll; goto b47;
-b53: // edge 7→9
-#line 31 "kernels.go"
-	r34 = r8; goto b52;
-b54: // edge 4→7
+	r18 = r200; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r201; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r39 = qd_max_f32(r0, r32); r34 = qd_max_f32(r39, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r188 = (u64)r17; r190 = r188 | r189; r191 = r190 >> 32; r192 = (u32)r191; r193 = r192 == 0u; if (!r193) goto b25; r194 = (u32)r17; r244 = __umulhi(r194, r243); r245 = r244 * r195; r246 = r194 - r245; r247 = r246 - r195; r248 = r246 < r247 ? r246 : r247; r249 = r246 - r248; r250 = r249 < 1u ? r249 : 1u;
 #line 28 "kernels.go"
-	r26 = r24; goto b50;
-b55: // for.done
-#line 35 "kernels.go"
-	r27 = r28 + r7 * 4; *(float *)r27 = r8;
-#line 23 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b5;
-b57: // preheader
-#line 26 "kernels.go"
-	r71 = r84; r109 = r85; r110 = r17 + r109 * 4; r111 = r21 + r109 * 4;
-b58: // for.loop (checked)
-#line 25 "kernels.go"
-	r69 = r9 < r68; if (!r69) goto b55;
-	r72 = (u64)r71 + (u64)r9;
-	if ((u64)r72 >= (u64)r18) { qd_site = 0; qd_x = r72; qd_y = r18; goto qd_fault; } r73 = r110; r74 = *(float *)r73; if ((u64)r72 >= (u64)r22) { qd_site = 1; qd_x = r72; qd_y = r22; goto qd_fault; } r75 = r111; r76 = *(float *)r75; r77 = r74 - r76;
-	r78 = r77 < 0x0p+00f; if (!r78) goto b65;
-	r79 = -r77; r26 = r79;
-b61: // if.done (checked)
-#line 31 "kernels.go"
-	r80 = r26 > r8; if (!r80) goto b64; r34 = r26;
-b63: // if.done (checked)
-#line 25 "kernels.go"
-	r81 = (u64)r9 + 1ull; r8 = r34; r9 = r81; r110 = r110 + 4ll; r111 = r111 + 4ll; goto b58;
-b64: // edge 7→9 (checked)
-#line 31 "kernels.go"
-	r34 = r8; goto b63;
-b65: // edge 4→7 (checked)
+	r196 = r244 + r250; r197 = r248; r186 = (i64)r196; r187 = (i64)r197;
+b23: // rangeint.body (unrolled 3)
 #line 28 "kernels.go"
-	r26 = r77; goto b61;
-b66: // exit
+	r18 = r186; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r187; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r40 = qd_max_f32(r0, r32); r34 = qd_max_f32(r40, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; goto b3;
+b25: // divide in 64 bits
 #line 28 "kernels.go"
+	r186 = qd_div_i64(r17, r8); r199 = (u64)r186 * (u64)r8; r187 = (u64)r17 - (u64)r199; goto b23;
+b26: // divide in 64 bits
+#line 28 "kernels.go"
+	r200 = qd_div_i64(r17, r8); r213 = (u64)r200 * (u64)r8; r201 = (u64)r17 - (u64)r213; goto b18;
+b27: // divide in 64 bits
+#line 28 "kernels.go"
+	r214 = qd_div_i64(r17, r8); r227 = (u64)r214 * (u64)r8; r215 = (u64)r17 - (u64)r227; goto b13;
+b28: // divide in 64 bits
+#line 28 "kernels.go"
+	r228 = qd_div_i64(r17, r8); r241 = (u64)r228 * (u64)r8; r229 = (u64)r17 - (u64)r241; goto b8;
+b29: // preheader
+#line 28 "kernels.go"
+	r100 = r97; if (!r100) goto b76; r175 = (u64)r8; r181 = (u32)r8; r272 = r181 > 1u ? r181 : 1u; r273 = qd_div_u32(4294967295u, r272);
+b31: // index
+#line 30 "kernels.go"
+	r17 = r3; r174 = (u64)r17; r176 = r174 | r175; r177 = r176 >> 32; r178 = (u32)r177; r179 = r178 == 0u; if (!r179) goto b75; r180 = (u32)r17; r274 = __umulhi(r180, r273); r275 = r274 * r181; r276 = r180 - r275; r277 = r276 - r181; r278 = r276 < r277 ? r276 : r277; r279 = r276 - r278; r280 = r279 < 1u ? r279 : 1u;
+#line 28 "kernels.go"
+	r182 = r274 + r280; r183 = r278; r172 = (i64)r182; r173 = (i64)r183;
+b34: // rangeint.body
+#line 28 "kernels.go"
+	r18 = r172; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r173; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r85 = qd_max_f32(r0, r32); r34 = qd_max_f32(r85, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; if (!r37) goto b74; r0 = r34; r3 = (u64)r3 + (u64)r2; r41 = r3 < r4; if (r41) goto b31;
+b38: // exit
+#line 30 "kernels.go"
+	r42 = (i64)(threadIdx.x % warpSize); r43 = (i64)(threadIdx.x / warpSize); r59 = r43 == 0ll; r44 = (i64)warpSize; r45 = (u64)r43 * (u64)r44; r46 = (i64)blockDim.x; r47 = (u64)r46 - (u64)r45; r48 = r47 < r44 ? r47 : r44; r49 = r44 >> 1;
+b39: // reduction shuffle
+#line 30 "kernels.go"
+	r50 = qd_shfl_down(r0, (u32)r49); r51 = (u64)r42 + (u64)r49; r52 = r51 < r48; if (!r52) goto b41; r0 = qd_max_f32(r0, r50);
+b41: // reduction next
+#line 30 "kernels.go"
+	r49 = r49 >> 1; r53 = r49 != 0ll; if (!r53) goto b51; r320 = qd_shfl_down(r0, (u32)r49); r321 = (u64)r42 + (u64)r49; r322 = r321 < r48; if (!r322) goto b44; r0 = qd_max_f32(r0, r320);
+b44: // reduction next (unrolled 1)
+#line 30 "kernels.go"
+	r49 = r49 >> 1; r323 = r49 != 0ll; if (!r323) goto b51; r324 = qd_shfl_down(r0, (u32)r49); r325 = (u64)r42 + (u64)r49; r326 = r325 < r48; if (!r326) goto b47; r0 = qd_max_f32(r0, r324);
+b47: // reduction next (unrolled 2)
+#line 30 "kernels.go"
+	r49 = r49 >> 1; r327 = r49 != 0ll; if (!r327) goto b51; r328 = qd_shfl_down(r0, (u32)r49); r329 = (u64)r42 + (u64)r49; r330 = r329 < r48; if (!r330) goto b50; r0 = qd_max_f32(r0, r328);
+b50: // reduction next (unrolled 3)
+#line 30 "kernels.go"
+	r49 = r49 >> 1; r331 = r49 != 0ll; if (r331) goto b39;
+b51: // reduction shuffled
+#line 30 "kernels.go"
+	r54 = r42 == 0ll; if (!r54) goto b53; r55 = (char *)qvar_reduce0; r56 = r43; r57 = r56; r58 = r55 + r57 * 8; *(float *)r58 = r0;
+b53: // reduction barrier
+#line 30 "kernels.go"
+	__syncthreads(); if (!r59) goto b72; r60 = (u64)r42 * (u64)r44; r61 = (i64)blockDim.x; r62 = r60 < r61; if (!r62) goto b73; r63 = (char *)qvar_reduce0; r64 = r42; r65 = r64; r66 = r63 + r65 * 8; r0 = *(float *)r66;
+b56: // reduction warps
+#line 30 "kernels.go"
+	r67 = r45; r68 = (i64)blockDim.x; r69 = (u64)r68 - (u64)r67; r70 = r69 < r44 ? r69 : r44; r71 = r44 >> 1;
+b57: // reduction shuffle
+#line 30 "kernels.go"
+	r72 = qd_shfl_down(r0, (u32)r71); r73 = (u64)r42 + (u64)r71; r74 = r73 < r70; if (!r74) goto b59; r0 = qd_max_f32(r0, r72);
+b59: // reduction next
+#line 30 "kernels.go"
+	r71 = r71 >> 1; r75 = r71 != 0ll; if (!r75) goto b69; r332 = qd_shfl_down(r0, (u32)r71); r333 = (u64)r42 + (u64)r71; r334 = r333 < r70; if (!r334) goto b62; r0 = qd_max_f32(r0, r332);
+b62: // reduction next (unrolled 1)
+#line 30 "kernels.go"
+	r71 = r71 >> 1; r335 = r71 != 0ll; if (!r335) goto b69; r336 = qd_shfl_down(r0, (u32)r71); r337 = (u64)r42 + (u64)r71; r338 = r337 < r70; if (!r338) goto b65; r0 = qd_max_f32(r0, r336);
+b65: // reduction next (unrolled 2)
+#line 30 "kernels.go"
+	r71 = r71 >> 1; r339 = r71 != 0ll; if (!r339) goto b69; r340 = qd_shfl_down(r0, (u32)r71); r341 = (u64)r42 + (u64)r71; r342 = r341 < r70; if (!r342) goto b68; r0 = qd_max_f32(r0, r340);
+b68: // reduction next (unrolled 3)
+#line 30 "kernels.go"
+	r71 = r71 >> 1; r343 = r71 != 0ll; if (r343) goto b57;
+b69: // reduction shuffled
+#line 30 "kernels.go"
+	r76 = r54; if (!r76) goto b72; r77 = (i64)blockIdx.x; r82 = r77 == 0ll; r101 = r80 + r77 * 8; r81 = r101 + 16ll; *(float *)r81 = r0; if (!r82) goto b72; r83 = (i64)gridDim.x; r84 = r80 + 8ll; *(i64 *)r84 = r83;
+b72: // reduction done
+#line 30 "kernels.go"
 	return;
-b67: // preheader
-#line 25 "kernels.go"
-	r38 = (u64)r11 - 1ull;
-b68: // head (checked)
-#line 23 "kernels.go"
-	r36 = r2 < r3; if (!r36) goto b66; r37 = r2; r8 = 0x0p+00f; r9 = 1ll;
-#line 26 "kernels.go"
-	r40 = (u64)r5 + (u64)r37; r41 = (u64)r40 * (u64)r11; r106 = (u64)r41 + 1ull; r107 = r17 + r106 * 4; r108 = r21 + r106 * 4;
-b71: // for.loop (checked)
-#line 25 "kernels.go"
-	r39 = r9 < r38; if (!r39) goto b79;
-	r42 = (u64)r41 + (u64)r9;
-	if ((u64)r42 >= (u64)r18) { qd_site = 0; qd_x = r42; qd_y = r18; goto qd_fault; } r43 = r107; r44 = *(float *)r43; if ((u64)r42 >= (u64)r22) { qd_site = 1; qd_x = r42; qd_y = r22; goto qd_fault; } r45 = r108; r46 = *(float *)r45; r47 = r44 - r46;
-	r48 = r47 < 0x0p+00f; if (!r48) goto b78;
-	r52 = -r47; r26 = r52;
-b74: // if.done (checked)
-#line 31 "kernels.go"
-	r53 = r26 > r8; if (!r53) goto b77; r34 = r26;
-b76: // if.done (checked)
-#line 25 "kernels.go"
-	r54 = (u64)r9 + 1ull; r8 = r34; r9 = r54; r107 = r107 + 4ll; r108 = r108 + 4ll; goto b71;
-b77: // edge 7→9 (checked)
-#line 31 "kernels.go"
-	r34 = r8; goto b76;
-b78: // edge 4→7 (checked)
+b73: // reduction none
+#line 30 "kernels.go"
+	r0 = __uint_as_float(0xff800000u); goto b56;
+b74: // edge 1→2
+#line 30 "kernels.go"
+	r0 = r34; goto b38;
+b75: // divide in 64 bits
 #line 28 "kernels.go"
-	r26 = r47; goto b74;
-b79: // for.done (checked)
-#line 35 "kernels.go"
-	if ((u64)r37 >= (u64)r29) { qd_site = 2; qd_x = r37; qd_y = r29; goto qd_fault; } r49 = r28 + r37 * 4; *(float *)r49 = r8;
-#line 23 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b68;
+	r172 = qd_div_i64(r17, r8); r185 = (u64)r172 * (u64)r8; r173 = (u64)r17 - (u64)r185; goto b34;
+b76: // preheader
+#line 28 "kernels.go"
+	r161 = (u64)r8; r167 = (u32)r8; r281 = r167 > 1u ? r167 : 1u; r282 = qd_div_u32(4294967295u, r281);
+b77: // index (checked if)
+#line 30 "kernels.go"
+	r17 = r3;
+#line 28 "kernels.go"
+	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r160 = (u64)r17; r162 = r160 | r161; r163 = r162 >> 32; r164 = (u32)r163; r165 = r164 == 0u; if (!r165) goto b84; r166 = (u32)r17; r283 = __umulhi(r166, r282); r284 = r283 * r167; r285 = r166 - r284; r286 = r285 - r167; r287 = r285 < r286 ? r285 : r286; r288 = r285 - r287; r289 = r288 < 1u ? r288 : 1u; r168 = r283 + r289; r169 = r287; r158 = (i64)r168; r159 = (i64)r169;
+b80: // rangeint.body (checked if)
+#line 28 "kernels.go"
+	r18 = r158; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r159; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r99 = qd_max_f32(r0, r32); r34 = qd_max_f32(r99, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; if (!r37) goto b74; r0 = r34; r3 = (u64)r3 + (u64)r2; r98 = r3 < r4; if (r98) goto b77; goto b38;
+b84: // divide in 64 bits
+#line 28 "kernels.go"
+	r158 = qd_div_i64(r17, r8); r171 = (u64)r158 * (u64)r8; r159 = (u64)r17 - (u64)r171; goto b80;
+b85: // preheader
+#line 27 "kernels.go"
+	r87 = (u64)r4; r90 = (u64)r2; r91 = r90 * 3ull; r147 = (u64)r8; r133 = r147; r119 = r147; r105 = r147; r111 = (u32)r8; r125 = r111; r139 = r111; r153 = r111; r290 = r111 > 1u ? r111 : 1u; r291 = qd_div_u32(4294967295u, r290);
+b86: // unrolled head (checked if)
+#line 27 "kernels.go"
+	r86 = r3 < r4; if (!r86) goto b38; r88 = (u64)r3; r89 = r87 - r88; r92 = r89 > r91; if (!r92) goto b29; r17 = r3;
+	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r146 = (u64)r17; r148 = r146 | r147; r149 = r148 >> 32; r150 = (u32)r149; r151 = r150 == 0u; if (!r151) goto b111; r152 = (u32)r17; r313 = __umulhi(r152, r291); r314 = r313 * r153; r315 = r152 - r314; r316 = r315 - r153; r317 = r315 < r316 ? r315 : r316; r318 = r315 - r317; r319 = r318 < 1u ? r318 : 1u; r154 = r313 + r319; r155 = r317; r144 = (i64)r154; r145 = (i64)r155;
+b91: // rangeint.body (unrolled 0) (checked if)
+#line 28 "kernels.go"
+	r18 = r144; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r145; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r93 = qd_max_f32(r0, r32); r34 = qd_max_f32(r93, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34;
+#line 27 "kernels.go"
+	r3 = (u64)r3 + (u64)r2;
+#line 30 "kernels.go"
+	r17 = r3; r132 = (u64)r17; r134 = r132 | r133; r135 = r134 >> 32; r136 = (u32)r135; r137 = r136 == 0u; if (!r137) goto b110; r138 = (u32)r17; r306 = __umulhi(r138, r291); r307 = r306 * r139; r308 = r138 - r307; r309 = r308 - r139; r310 = r308 < r309 ? r308 : r309; r311 = r308 - r310; r312 = r311 < 1u ? r311 : 1u;
+#line 28 "kernels.go"
+	r140 = r306 + r312; r141 = r310; r130 = (i64)r140; r131 = (i64)r141;
+b96: // rangeint.body (unrolled 1) (checked if)
+#line 28 "kernels.go"
+	r18 = r130; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r131; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r94 = qd_max_f32(r0, r32); r34 = qd_max_f32(r94, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r118 = (u64)r17; r120 = r118 | r119; r121 = r120 >> 32; r122 = (u32)r121; r123 = r122 == 0u; if (!r123) goto b109; r124 = (u32)r17; r299 = __umulhi(r124, r291); r300 = r299 * r125; r301 = r124 - r300; r302 = r301 - r125; r303 = r301 < r302 ? r301 : r302; r304 = r301 - r303; r305 = r304 < 1u ? r304 : 1u;
+#line 28 "kernels.go"
+	r126 = r299 + r305; r127 = r303; r116 = (i64)r126; r117 = (i64)r127;
+b101: // rangeint.body (unrolled 2) (checked if)
+#line 28 "kernels.go"
+	r18 = r116; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r117; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r95 = qd_max_f32(r0, r32); r34 = qd_max_f32(r95, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r104 = (u64)r17; r106 = r104 | r105; r107 = r106 >> 32; r108 = (u32)r107; r109 = r108 == 0u; if (!r109) goto b108; r110 = (u32)r17; r292 = __umulhi(r110, r291); r293 = r292 * r111; r294 = r110 - r293; r295 = r294 - r111; r296 = r294 < r295 ? r294 : r295; r297 = r294 - r296; r298 = r297 < 1u ? r297 : 1u;
+#line 28 "kernels.go"
+	r112 = r292 + r298; r113 = r296; r102 = (i64)r112; r103 = (i64)r113;
+b106: // rangeint.body (unrolled 3) (checked if)
+#line 28 "kernels.go"
+	r18 = r102; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r103; r23 = (u64)r21 + (u64)r22;
+	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
+	r33 = -r32; r96 = qd_max_f32(r0, r32); r34 = qd_max_f32(r96, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; goto b86;
+b108: // divide in 64 bits
+#line 28 "kernels.go"
+	r102 = qd_div_i64(r17, r8); r115 = (u64)r102 * (u64)r8; r103 = (u64)r17 - (u64)r115; goto b106;
+b109: // divide in 64 bits
+#line 28 "kernels.go"
+	r116 = qd_div_i64(r17, r8); r129 = (u64)r116 * (u64)r8; r117 = (u64)r17 - (u64)r129; goto b101;
+b110: // divide in 64 bits
+#line 28 "kernels.go"
+	r130 = qd_div_i64(r17, r8); r143 = (u64)r130 * (u64)r8; r131 = (u64)r17 - (u64)r143; goto b96;
+b111: // divide in 64 bits
+#line 28 "kernels.go"
+	r144 = qd_div_i64(r17, r8); r157 = (u64)r144 * (u64)r8; r145 = (u64)r17 - (u64)r157; goto b91;
 qd_fault: {
-	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
+	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
 	rec[2] = 65536u;
 	rec[3] = qd_site;
@@ -296,429 +357,98 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel ChunkMax(xs []f32, part []f32, n i64, chunk i64), serial.
-extern "C" __global__ void ChunkMax_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r5 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0;
-	u32 qd_site = 0;
-	i64 qd_x = 0, qd_y = 0;
-#line 46 "kernels.go"
-	r2 = p5; if (r2 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } return;
-qd_fault: {
-	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
-	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 131072u;
-	rec[3] = qd_site;
-	*(i64 *)(rec + 4) = qd_x;
-	*(i64 *)(rec + 6) = qd_y;
-	__threadfence_system();
-	*(volatile u32 *)(rec + 1) = ack + 1;
+// Task 1 of kernel Change(u []f32, next []f32, out []f32, nx i64, lo i64, hi i64), parallel.
+extern "C" __global__ void Change_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, i64 p7, i64 p8, char *p9, char *p10) {
+	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
+	bool r6 = 0, r21 = 0, r22 = 0, r23 = 0, r28 = 0, r31 = 0, r43 = 0, r44 = 0;
+	bool r45 = 0, r52 = 0, r56 = 0, r60 = 0, r66 = 0, r67 = 0, r70 = 0, r71 = 0;
+	bool r74 = 0, r75 = 0, r78 = 0, r79 = 0, r82 = 0, r83 = 0, r86 = 0, r87 = 0;
+	i64 r2 = 0, r3 = 0, r4 = 0, r7 = 0, r8 = 0, r11 = 0, r12 = 0, r13 = 0;
+	i64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r25 = 0, r26 = 0;
+	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r42 = 0, r49 = 0, r51 = 0, r65 = 0, r69 = 0, r73 = 0, r77 = 0;
+	i64 r81 = 0, r85 = 0;
+	float r5 = 0, r10 = 0, r19 = 0, r41 = 0, r46 = 0, r54 = 0, r58 = 0, r62 = 0;
+	float r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0;
+	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
+	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
+#line 27 "kernels.go"
+	r0 = p9; r1 = r0 + 8ll; r2 = *(i64 *)r1; r3 = (i64)threadIdx.x; r4 = (i64)blockDim.x; r5 = __uint_as_float(0xff800000u); r49 = r3; r50 = r0 + r49 * 8; r51 = (u64)r4 * 8ull;
+b2: // combine head
+#line 27 "kernels.go"
+	r6 = r3 < r2; if (!r6) goto b10; r48 = r50; r9 = r48 + 16ll; r10 = *(float *)r9; r5 = qd_max_f32(r5, r10); r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r52 = r3 < r2; if (!r52) goto b10; r55 = r50; r53 = r55 + 16ll; r54 = *(float *)r53; r5 = qd_max_f32(r5, r54); r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r56 = r3 < r2; if (!r56) goto b10; r59 = r50; r57 = r59 + 16ll; r58 = *(float *)r57; r5 = qd_max_f32(r5, r58); r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r60 = r3 < r2; if (!r60) goto b10; r63 = r50; r61 = r63 + 16ll; r62 = *(float *)r61; r5 = qd_max_f32(r5, r62); r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; goto b2;
+b10: // combine done
+#line 27 "kernels.go"
+	r11 = (i64)(threadIdx.x % warpSize); r12 = (i64)(threadIdx.x / warpSize); r28 = r12 == 0ll; r13 = (i64)warpSize; r14 = (u64)r12 * (u64)r13; r15 = (i64)blockDim.x; r16 = (u64)r15 - (u64)r14; r17 = r16 < r13 ? r16 : r13; r18 = r13 >> 1;
+b11: // reduction shuffle
+#line 27 "kernels.go"
+	r19 = qd_shfl_down(r5, (u32)r18); r20 = (u64)r11 + (u64)r18; r21 = r20 < r17; if (!r21) goto b13; r5 = qd_max_f32(r5, r19);
+b13: // reduction next
+#line 27 "kernels.go"
+	r18 = r18 >> 1; r22 = r18 != 0ll; if (!r22) goto b23; r64 = qd_shfl_down(r5, (u32)r18); r65 = (u64)r11 + (u64)r18; r66 = r65 < r17; if (!r66) goto b16; r5 = qd_max_f32(r5, r64);
+b16: // reduction next (unrolled 1)
+#line 27 "kernels.go"
+	r18 = r18 >> 1; r67 = r18 != 0ll; if (!r67) goto b23; r68 = qd_shfl_down(r5, (u32)r18); r69 = (u64)r11 + (u64)r18; r70 = r69 < r17; if (!r70) goto b19; r5 = qd_max_f32(r5, r68);
+b19: // reduction next (unrolled 2)
+#line 27 "kernels.go"
+	r18 = r18 >> 1; r71 = r18 != 0ll; if (!r71) goto b23; r72 = qd_shfl_down(r5, (u32)r18); r73 = (u64)r11 + (u64)r18; r74 = r73 < r17; if (!r74) goto b22; r5 = qd_max_f32(r5, r72);
+b22: // reduction next (unrolled 3)
+#line 27 "kernels.go"
+	r18 = r18 >> 1; r75 = r18 != 0ll; if (r75) goto b11;
+b23: // reduction shuffled
+#line 27 "kernels.go"
+	r23 = r11 == 0ll; if (!r23) goto b25; r24 = (char *)qvar_reduce0; r25 = r12; r26 = r25; r27 = r24 + r26 * 8; *(float *)r27 = r5;
+b25: // reduction barrier
+#line 27 "kernels.go"
+	__syncthreads(); if (!r28) goto b43; r29 = (u64)r11 * (u64)r13; r30 = (i64)blockDim.x; r31 = r29 < r30; if (!r31) goto b44; r32 = (char *)qvar_reduce0; r33 = r11; r34 = r33; r35 = r32 + r34 * 8; r5 = *(float *)r35;
+b28: // reduction warps
+#line 27 "kernels.go"
+	r36 = r14; r37 = (i64)blockDim.x; r38 = (u64)r37 - (u64)r36; r39 = r38 < r13 ? r38 : r13; r40 = r13 >> 1;
+b29: // reduction shuffle
+#line 27 "kernels.go"
+	r41 = qd_shfl_down(r5, (u32)r40); r42 = (u64)r11 + (u64)r40; r43 = r42 < r39; if (!r43) goto b31; r5 = qd_max_f32(r5, r41);
+b31: // reduction next
+#line 27 "kernels.go"
+	r40 = r40 >> 1; r44 = r40 != 0ll; if (!r44) goto b41; r76 = qd_shfl_down(r5, (u32)r40); r77 = (u64)r11 + (u64)r40; r78 = r77 < r39; if (!r78) goto b34; r5 = qd_max_f32(r5, r76);
+b34: // reduction next (unrolled 1)
+#line 27 "kernels.go"
+	r40 = r40 >> 1; r79 = r40 != 0ll; if (!r79) goto b41; r80 = qd_shfl_down(r5, (u32)r40); r81 = (u64)r11 + (u64)r40; r82 = r81 < r39; if (!r82) goto b37; r5 = qd_max_f32(r5, r80);
+b37: // reduction next (unrolled 2)
+#line 27 "kernels.go"
+	r40 = r40 >> 1; r83 = r40 != 0ll; if (!r83) goto b41; r84 = qd_shfl_down(r5, (u32)r40); r85 = (u64)r11 + (u64)r40; r86 = r85 < r39; if (!r86) goto b40; r5 = qd_max_f32(r5, r84);
+b40: // reduction next (unrolled 3)
+#line 27 "kernels.go"
+	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
+b41: // reduction shuffled
+#line 27 "kernels.go"
+	r45 = r23; if (!r45) goto b43; r46 = qd_max_f32(r5, 0x0p+00f); r47 = r0 + 0ll; *(float *)r47 = r46;
+b43: // exit
+#line 27 "kernels.go"
 	return;
-}
-}
-
-// Task 1 of kernel ChunkMax(xs []f32, part []f32, n i64, chunk i64), parallel.
-extern "C" __global__ void ChunkMax_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r8 = 0, r12 = 0, r17 = 0, r22 = 0, r28 = 0, r32 = 0, r36 = 0, r38 = 0;
-	bool r41 = 0, r44 = 0, r51 = 0, r54 = 0, r60 = 0, r61 = 0, r64 = 0, r70 = 0;
-	bool r73 = 0, r78 = 0, r79 = 0, r82 = 0, r86 = 0, r89 = 0, r94 = 0, r96 = 0;
-	bool r112 = 0, r118 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0;
-	i64 r9 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r20 = 0, r26 = 0;
-	i64 r27 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r43 = 0, r47 = 0;
-	i64 r49 = 0, r67 = 0, r85 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0;
-	i64 r106 = 0, r116 = 0, r117 = 0;
-	u32 r111 = 0, r113 = 0, r114 = 0, r115 = 0;
-	u64 r48 = 0, r50 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
-	u64 r59 = 0, r68 = 0, r69 = 0, r71 = 0, r72 = 0, r74 = 0, r75 = 0, r76 = 0;
-	u64 r77 = 0, r93 = 0, r95 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
-	float r15 = 0, r21 = 0, r23 = 0, r30 = 0, r40 = 0, r46 = 0, r63 = 0, r66 = 0;
-	float r81 = 0, r84 = 0, r88 = 0, r91 = 0;
-	char *r18 = 0, *r19 = 0, *r24 = 0, *r25 = 0, *r29 = 0, *r39 = 0, *r42 = 0, *r45 = 0;
-	char *r62 = 0, *r65 = 0, *r80 = 0, *r83 = 0, *r87 = 0, *r90 = 0, *r101 = 0, *r102 = 0;
-	char *r103 = 0, *r104 = 0, *r105 = 0;
-	u32 qd_site = 0;
-	i64 qd_x = 0, qd_y = 0;
-#line 46 "kernels.go"
-	r6 = p4; r7 = p5; r5 = (u64)r6 + (u64)r7; r4 = (u64)r5 - 1ull; if (r7 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r107 = (u64)r4; r108 = (u64)r7; r109 = r107 | r108; r110 = r109 >> 32; r111 = (u32)r110; r112 = r111 == 0u; if (!r112) goto b99; r113 = (u32)r4; r114 = (u32)r7; r115 = qd_div_u32(r113, r114); r106 = (i64)r115;
-b2: // entry
-#line 46 "kernels.go"
-	r3 = r106;
-#line 53 "kernels.go"
-	r19 = p0; r20 = p1;
-#line 57 "kernels.go"
-	r25 = p2; r26 = p3;
-#line 46 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r48 = (u64)r26; r49 = r2; r50 = (u64)r49; r51 = r50 < r48; r52 = (u64)r3; r53 = r52 + 4611686018427387904ull; r54 = r53 <= 9223372036854775808ull; r55 = r52 - 1ull; r56 = (u64)r2; r57 = r55 - r56; r58 = r48 - 1ull; r59 = r58 - r50; r60 = r57 <= r59; if (!r51) goto b86; if (!r54) goto b86; if (!r60) goto b86; r68 = (u64)r20; r76 = r68 - 1ull; r95 = r68; r96 = r95 <= 2305843009213693952ull; r98 = r20;
-b7: // head
-#line 46 "kernels.go"
-	r8 = r2 < r3; if (!r8) goto b85; r9 = r2;
-	r10 = (u64)r9 + 1ull; r11 = (u64)r10 * (u64)r7;
-	r12 = r11 > r6; if (!r12) goto b84; r13 = r6;
-b11: // if.done
-#line 52 "kernels.go"
-	r14 = (u64)r9 * (u64)r7; r15 = 0x0p+00f; r16 = r14; r69 = (u64)r16; r70 = r69 < r68; r71 = (u64)r13; r72 = r71 + 4611686018427387904ull; r73 = r72 <= 9223372036854775808ull; r74 = r71 - 1ull; r75 = r74 - r69; r77 = r76 - r69; r78 = r75 <= r77; if (!r70) goto b78; if (!r73) goto b78; if (!r78) goto b78; r99 = r13 < 0ll ? r13 : 0ll; r100 = r13 < r98 ? r13 : r98; if (!r96) goto b70; r105 = r19 + r16 * 4;
-b17: // for.loop (checked if, before)
-#line 52 "kernels.go"
-	r86 = r16 < r99; if (!r86) goto b22;
-	r87 = r105; r88 = *(float *)r87; r89 = r88 > r15; if (!r89) goto b21;
-	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r90 = r105; r91 = *(float *)r90; r23 = r91;
-b20: // if.done (checked if, before)
-#line 52 "kernels.go"
-	r92 = (u64)r16 + 1ull; r15 = r23; r16 = r92; r105 = r105 + 4ll; goto b17;
-b21: // edge 6→9 (checked if, before)
-#line 53 "kernels.go"
-	r23 = r15; goto b20;
-b22: // preheader
-#line 53 "kernels.go"
-	r101 = r19 + r16 * 4; r116 = r100 > (-9223372036854775801ll) ? r100 : (-9223372036854775801ll); r117 = (u64)r116 - 7ull;
-b24: // unroll guard
-#line 53 "kernels.go"
-	r118 = r16 < r117; if (!r118) goto b65;
-#line 52 "kernels.go"
-	r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b64;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b28: // if.done (unrolled 0)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b63;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b32: // if.done (unrolled 1)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b62;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b36: // if.done (unrolled 2)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b61;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b40: // if.done (unrolled 3)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b60;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b44: // if.done (unrolled 4)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b59;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b48: // if.done (unrolled 5)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b58;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b52: // if.done (unrolled 6)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; r17 = r16 < r100;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b57;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b56: // if.done (unrolled 7)
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; goto b24;
-b57: // edge 6→9 (unrolled 7)
-#line 53 "kernels.go"
-	r23 = r15; goto b56;
-b58: // edge 6→9 (unrolled 6)
-#line 53 "kernels.go"
-	r23 = r15; goto b52;
-b59: // edge 6→9 (unrolled 5)
-#line 53 "kernels.go"
-	r23 = r15; goto b48;
-b60: // edge 6→9 (unrolled 4)
-#line 53 "kernels.go"
-	r23 = r15; goto b44;
-b61: // edge 6→9 (unrolled 3)
-#line 53 "kernels.go"
-	r23 = r15; goto b40;
-b62: // edge 6→9 (unrolled 2)
-#line 53 "kernels.go"
-	r23 = r15; goto b36;
-b63: // edge 6→9 (unrolled 1)
-#line 53 "kernels.go"
-	r23 = r15; goto b32;
-b64: // edge 6→9 (unrolled 0)
-#line 53 "kernels.go"
-	r23 = r15; goto b28;
-b65: // for.loop
-#line 52 "kernels.go"
-	r17 = r16 < r100; if (!r17) goto b70;
-	r18 = r101; r21 = *(float *)r18; r22 = r21 > r15; if (!r22) goto b69;
-	r29 = r101; r30 = *(float *)r29; r23 = r30;
-b68: // if.done
-#line 52 "kernels.go"
-	r31 = (u64)r16 + 1ull; r15 = r23; r16 = r31; r101 = r101 + 4ll; goto b65;
-b69: // edge 6→9
-#line 53 "kernels.go"
-	r23 = r15; goto b68;
-b70: // preheader
-#line 53 "kernels.go"
-	r104 = r19 + r16 * 4;
-b71: // for.loop (checked if, after)
-#line 52 "kernels.go"
-	r79 = r16 < r13; if (!r79) goto b76;
-	r80 = r104; r81 = *(float *)r80; r82 = r81 > r15; if (!r82) goto b75;
-	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r83 = r104; r84 = *(float *)r83; r23 = r84;
-b74: // if.done (checked if, after)
-#line 52 "kernels.go"
-	r85 = (u64)r16 + 1ull; r15 = r23; r16 = r85; r104 = r104 + 4ll; goto b71;
-b75: // edge 6→9 (checked if, after)
-#line 53 "kernels.go"
-	r23 = r15; goto b74;
-b76: // for.done
-#line 57 "kernels.go"
-	r24 = r25 + r9 * 4; *(float *)r24 = r15;
-#line 46 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b7;
-b78: // preheader
-#line 46 "kernels.go"
-	r103 = r19 + r16 * 4;
-b79: // for.loop (checked)
-#line 52 "kernels.go"
-	r61 = r16 < r13; if (!r61) goto b76;
-	if ((u64)r16 >= (u64)r20) { qd_site = 1; qd_x = r16; qd_y = r20; goto qd_fault; } r62 = r103; r63 = *(float *)r62; r64 = r63 > r15; if (!r64) goto b83;
-	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r65 = r103; r66 = *(float *)r65; r23 = r66;
-b82: // if.done (checked)
-#line 52 "kernels.go"
-	r67 = (u64)r16 + 1ull; r15 = r23; r16 = r67; r103 = r103 + 4ll; goto b79;
-b83: // edge 6→9 (checked)
-#line 53 "kernels.go"
-	r23 = r15; goto b82;
-b84: // edge 1→4
-#line 48 "kernels.go"
-	r13 = r11; goto b11;
-b85: // exit
-#line 48 "kernels.go"
-	return;
-b86: // head (checked)
-#line 46 "kernels.go"
-	r32 = r2 < r3; if (!r32) goto b85; r33 = r2;
-	r34 = (u64)r33 + 1ull; r35 = (u64)r34 * (u64)r7;
-	r36 = r35 > r6; if (!r36) goto b98; r13 = r6;
-b90: // if.done (checked)
-#line 52 "kernels.go"
-	r37 = (u64)r33 * (u64)r7; r15 = 0x0p+00f; r16 = r37; r102 = r19 + r16 * 4;
-b91: // for.loop (checked)
-#line 52 "kernels.go"
-	r38 = r16 < r13; if (!r38) goto b96;
-	if ((u64)r16 >= (u64)r20) { qd_site = 1; qd_x = r16; qd_y = r20; goto qd_fault; } r39 = r102; r40 = *(float *)r39; r41 = r40 > r15; if (!r41) goto b95;
-	if ((u64)r16 >= (u64)r20) { qd_site = 3; qd_x = r16; qd_y = r20; goto qd_fault; } r45 = r102; r46 = *(float *)r45; r23 = r46;
-b94: // if.done (checked)
-#line 52 "kernels.go"
-	r47 = (u64)r16 + 1ull; r15 = r23; r16 = r47; r102 = r102 + 4ll; goto b91;
-b95: // edge 6→9 (checked)
-#line 53 "kernels.go"
-	r23 = r15; goto b94;
-b96: // for.done (checked)
-#line 57 "kernels.go"
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; } r42 = r25 + r33 * 4; *(float *)r42 = r15;
-#line 46 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b86;
-b98: // edge 1→4 (checked)
-#line 48 "kernels.go"
-	r13 = r35; goto b90;
-b99: // divide in 64 bits
-#line 46 "kernels.go"
-	r106 = qd_div_i64(r4, r7); goto b2;
-qd_fault: {
-	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
-	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 131073u;
-	rec[3] = qd_site;
-	*(i64 *)(rec + 4) = qd_x;
-	*(i64 *)(rec + 6) = qd_y;
-	__threadfence_system();
-	*(volatile u32 *)(rec + 1) = ack + 1;
-	return;
-}
+b44: // reduction none
+#line 27 "kernels.go"
+	r5 = __uint_as_float(0xff800000u); goto b28;
 }
 
-// Task 0 of kernel MaxOf(xs []f32, out []f32, n i64), parallel.
-extern "C" __global__ void MaxOf_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r3 = 0, r7 = 0, r13 = 0, r19 = 0, r23 = 0, r25 = 0, r28 = 0, r31 = 0;
-	bool r36 = 0, r37 = 0, r40 = 0, r46 = 0, r49 = 0, r54 = 0, r55 = 0, r58 = 0;
-	bool r62 = 0, r65 = 0, r70 = 0, r72 = 0, r84 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r6 = 0, r8 = 0, r11 = 0, r17 = 0;
-	i64 r18 = 0, r22 = 0, r24 = 0, r30 = 0, r34 = 0, r43 = 0, r61 = 0, r68 = 0;
-	i64 r73 = 0, r74 = 0, r75 = 0, r76 = 0, r82 = 0, r83 = 0;
-	u64 r35 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0, r50 = 0, r51 = 0, r52 = 0;
-	u64 r53 = 0, r69 = 0, r71 = 0;
-	float r5 = 0, r12 = 0, r14 = 0, r21 = 0, r27 = 0, r33 = 0, r39 = 0, r42 = 0;
-	float r57 = 0, r60 = 0, r64 = 0, r67 = 0;
-	char *r9 = 0, *r10 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r26 = 0, *r29 = 0, *r32 = 0;
-	char *r38 = 0, *r41 = 0, *r56 = 0, *r59 = 0, *r63 = 0, *r66 = 0, *r77 = 0, *r78 = 0;
-	char *r79 = 0, *r80 = 0, *r81 = 0;
+// Task 2 of kernel Change(u []f32, next []f32, out []f32, nx i64, lo i64, hi i64), serial.
+extern "C" __global__ void Change_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, i64 p7, i64 p8, char *p9, char *p10) {
+	i64 r6 = 0;
+	float r0 = 0, r3 = 0;
+	char *r1 = 0, *r2 = 0, *r4 = 0, *r5 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 69 "kernels.go"
-	r8 = p4;
-	r10 = p0; r11 = p1;
-#line 74 "kernels.go"
-	r16 = p2; r17 = p3;
-#line 67 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r35 = (u64)r17; r36 = 0ull < r35; if (!r36) goto b77; r44 = (u64)r11; r46 = 0ull < r44; r47 = (u64)r8; r48 = r47 + 4611686018427387904ull; r49 = r48 <= 9223372036854775808ull; r50 = r47 - 1ull; r52 = r44 - 1ull;
-#line 74 "kernels.go"
-	r15 = r16 + 0ll; r71 = r44; r72 = r71 <= 2305843009213693952ull; r74 = r11; r75 = r8 < 0ll ? r8 : 0ll; r76 = r8 < r74 ? r8 : r74; r51 = r50; r53 = r52; r54 = r51 <= r53;
-b3: // head
-#line 67 "kernels.go"
-	r3 = r2 < 1ll; if (!r3) goto b76; r5 = 0x0p+00f; r6 = 0ll; if (!r46) goto b70; if (!r49) goto b70; if (!r54) goto b70; if (!r72) goto b62; r81 = r10 + 0ll;
-b9: // for.loop (checked if, before)
-#line 69 "kernels.go"
-	r62 = r6 < r75; if (!r62) goto b14;
-	r63 = r81; r64 = *(float *)r63; r65 = r64 > r5; if (!r65) goto b13;
-	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r66 = r81; r67 = *(float *)r66; r14 = r67;
-b12: // if.done (checked if, before)
-#line 69 "kernels.go"
-	r68 = (u64)r6 + 1ull; r5 = r14; r6 = r68; r81 = r81 + 4ll; goto b9;
-b13: // edge 4→7 (checked if, before)
-#line 70 "kernels.go"
-	r14 = r5; goto b12;
-b14: // preheader
-#line 70 "kernels.go"
-	r77 = r10 + r6 * 4; r82 = r76 > (-9223372036854775801ll) ? r76 : (-9223372036854775801ll); r83 = (u64)r82 - 7ull;
-b16: // unroll guard
-#line 70 "kernels.go"
-	r84 = r6 < r83; if (!r84) goto b57;
-#line 69 "kernels.go"
-	r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b56;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b20: // if.done (unrolled 0)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b55;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b24: // if.done (unrolled 1)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b54;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b28: // if.done (unrolled 2)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b53;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b32: // if.done (unrolled 3)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b52;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b36: // if.done (unrolled 4)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b51;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b40: // if.done (unrolled 5)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b50;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b44: // if.done (unrolled 6)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; r7 = r6 < r76;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b49;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b48: // if.done (unrolled 7)
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; goto b16;
-b49: // edge 4→7 (unrolled 7)
-#line 70 "kernels.go"
-	r14 = r5; goto b48;
-b50: // edge 4→7 (unrolled 6)
-#line 70 "kernels.go"
-	r14 = r5; goto b44;
-b51: // edge 4→7 (unrolled 5)
-#line 70 "kernels.go"
-	r14 = r5; goto b40;
-b52: // edge 4→7 (unrolled 4)
-#line 70 "kernels.go"
-	r14 = r5; goto b36;
-b53: // edge 4→7 (unrolled 3)
-#line 70 "kernels.go"
-	r14 = r5; goto b32;
-b54: // edge 4→7 (unrolled 2)
-#line 70 "kernels.go"
-	r14 = r5; goto b28;
-b55: // edge 4→7 (unrolled 1)
-#line 70 "kernels.go"
-	r14 = r5; goto b24;
-b56: // edge 4→7 (unrolled 0)
-#line 70 "kernels.go"
-	r14 = r5; goto b20;
-b57: // for.loop
-#line 69 "kernels.go"
-	r7 = r6 < r76; if (!r7) goto b62;
-	r9 = r77; r12 = *(float *)r9; r13 = r12 > r5; if (!r13) goto b61;
-	r20 = r77; r21 = *(float *)r20; r14 = r21;
-b60: // if.done
-#line 69 "kernels.go"
-	r22 = (u64)r6 + 1ull; r5 = r14; r6 = r22; r77 = r77 + 4ll; goto b57;
-b61: // edge 4→7
-#line 70 "kernels.go"
-	r14 = r5; goto b60;
-b62: // preheader
-#line 70 "kernels.go"
-	r80 = r10 + r6 * 4;
-b63: // for.loop (checked if, after)
-#line 69 "kernels.go"
-	r55 = r6 < r8; if (!r55) goto b68;
-	r56 = r80; r57 = *(float *)r56; r58 = r57 > r5; if (!r58) goto b67;
-	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r59 = r80; r60 = *(float *)r59; r14 = r60;
-b66: // if.done (checked if, after)
-#line 69 "kernels.go"
-	r61 = (u64)r6 + 1ull; r5 = r14; r6 = r61; r80 = r80 + 4ll; goto b63;
-b67: // edge 4→7 (checked if, after)
-#line 70 "kernels.go"
-	r14 = r5; goto b66;
-b68: // for.done
-#line 74 "kernels.go"
-	*(float *)r15 = r5;
-#line 67 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b3;
-b70: // preheader
-#line 67 "kernels.go"
-	r79 = r10 + 0ll;
-b71: // for.loop (checked)
-#line 69 "kernels.go"
-	r37 = r6 < r8; if (!r37) goto b68;
-	if ((u64)r6 >= (u64)r11) { qd_site = 0; qd_x = r6; qd_y = r11; goto qd_fault; } r38 = r79; r39 = *(float *)r38; r40 = r39 > r5; if (!r40) goto b75;
-	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r41 = r79; r42 = *(float *)r41; r14 = r42;
-b74: // if.done (checked)
-#line 69 "kernels.go"
-	r43 = (u64)r6 + 1ull; r5 = r14; r6 = r43; r79 = r79 + 4ll; goto b71;
-b75: // edge 4→7 (checked)
-#line 70 "kernels.go"
-	r14 = r5; goto b74;
-b76: // exit
-#line 70 "kernels.go"
-	return;
-b77: // preheader
-#line 74 "kernels.go"
-	r29 = r16 + 0ll;
-b78: // head (checked)
-#line 67 "kernels.go"
-	r23 = r2 < 1ll; if (!r23) goto b76; r5 = 0x0p+00f; r6 = 0ll; r78 = r10 + 0ll;
-b80: // for.loop (checked)
-#line 69 "kernels.go"
-	r25 = r6 < r8; if (!r25) goto b85;
-	if ((u64)r6 >= (u64)r11) { qd_site = 0; qd_x = r6; qd_y = r11; goto qd_fault; } r26 = r78; r27 = *(float *)r26; r28 = r27 > r5; if (!r28) goto b84;
-	if ((u64)r6 >= (u64)r11) { qd_site = 2; qd_x = r6; qd_y = r11; goto qd_fault; } r32 = r78; r33 = *(float *)r32; r14 = r33;
-b83: // if.done (checked)
-#line 69 "kernels.go"
-	r34 = (u64)r6 + 1ull; r5 = r14; r6 = r34; r78 = r78 + 4ll; goto b80;
-b84: // edge 4→7 (checked)
-#line 70 "kernels.go"
-	r14 = r5; goto b83;
-b85: // for.done (checked)
-#line 74 "kernels.go"
-	if ((u64)0ll >= (u64)r17) { qd_site = 1; qd_x = 0ll; qd_y = r17; goto qd_fault; } *(float *)r29 = r5;
-#line 67 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b78;
+#line 26 "kernels.go"
+	r1 = p9;
+#line 32 "kernels.go"
+	r5 = p4; r6 = p5;
+#line 26 "kernels.go"
+	r2 = r1 + 0ll; r3 = *(float *)r2; r0 = r3;
+#line 32 "kernels.go"
+	if ((u64)0ll >= (u64)r6) { qd_site = 4; qd_x = 0ll; qd_y = r6; goto qd_fault; } r4 = r5 + 0ll; *(float *)r4 = r0; return;
 qd_fault: {
-	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 196608u;
+	rec[2] = 65538u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;

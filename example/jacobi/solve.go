@@ -63,8 +63,6 @@ type rank struct {
 	ks      *Kernels
 	rows    int
 	u, next *rt.Buffer[float32]
-	change  *rt.Buffer[float32]
-	part    *rt.Buffer[float32] // the largest change of each chunk of rows
 	history *rt.Buffer[float32] // the residual of each step
 	// compute runs the updates, halo the exchange of edge rows, at the
 	// same time; the events order one after the other.
@@ -155,12 +153,6 @@ func newRank(p problem, c *nccl.Comm) (*rank, error) {
 	if r.next, err = rt.FromSlice(dev, start); err != nil {
 		return nil, err
 	}
-	if r.change, err = rt.Alloc[float32](dev, r.rows); err != nil {
-		return nil, err
-	}
-	if r.part, err = rt.Alloc[float32](dev, (r.rows+chunk-1)/chunk); err != nil {
-		return nil, err
-	}
 	if r.history, err = rt.Alloc[float32](dev, p.steps); err != nil {
 		return nil, err
 	}
@@ -176,9 +168,6 @@ func newRank(p problem, c *nccl.Comm) (*rank, error) {
 	r.exchanged, err = dev.NewEvent()
 	return r, err
 }
-
-// chunk is how many rows' changes ChunkMax reduces in one thread.
-const chunk = 64
 
 // updated is the local rows [lo, hi) whose points change: all but the
 // grid's top and bottom rows.
@@ -229,16 +218,8 @@ func (r *rank) step(step int) error {
 			}
 		}
 	}
-	if err := r.ks.RowChange(r.u, r.next, r.change, nx, lo, hi, inner); err != nil {
-		return err
-	}
-	// The largest change in two levels, by chunks of rows, then of the
-	// chunks: the largest value is the same in any order.
-	if err := r.ks.ChunkMax(r.change, r.part, hi-lo, chunk, inner); err != nil {
-		return err
-	}
 	residual := r.history.Slice(step, step+1)
-	if err := r.ks.MaxOf(r.part, residual, (hi-lo+chunk-1)/chunk, inner); err != nil {
+	if err := r.ks.Change(r.u, r.next, residual, nx, lo, hi, inner); err != nil {
 		return err
 	}
 	return nccl.AllReduce(r.c, residual, residual, nccl.Max, r.compute)
