@@ -27,6 +27,8 @@ func (l *lowerer) lowerBody() {
 			t = l.buildNestOrLoop(p.fn, p.loop)
 		case p.kind == ir.Parallel:
 			t = l.buildLoop(p.fn, p.loop)
+		case p.kind == ir.BlockLevel:
+			t = l.buildBlocks(p.fn, p.loop, p.nest)
 		default:
 			t = l.buildSegment(p.fn, p)
 		}

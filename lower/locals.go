@@ -73,6 +73,10 @@ func (f *frame) alloc(v *ssa.Alloc) {
 		f.errorf(v.Pos(), "local variable %s of type %s is not supported in kernels: %v", v.Comment, elem, err)
 		return
 	}
+	if f.tb.l.sharedAllocs[v] {
+		f.sharedAlloc(v, elem)
+		return
+	}
 	if updatedAtomically(v) {
 		f.errorf(v.Pos(), "%s", atomicOnLocal("variable "+v.Comment))
 		return

@@ -92,9 +92,13 @@ type KernelSpec struct {
 // Tasks of a qd.StreamParallel block have the block's number (1, 2, ...)
 // and its group's; consecutive tasks of one group run forked from the
 // launching stream, each block on a stream of its own, and join it again.
+//
+// A block-level task (a kernel's qd.Blocks loop) has Threads, the threads
+// of each of its blocks, and its count is its number of blocks.
 type TaskSpec struct {
 	Entry    string
 	Parallel bool
+	Threads  int
 	Block    int
 	Group    int
 }

@@ -291,7 +291,11 @@ func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string,
 // taskGrid is the grid of task i of kernel with count iterations (one
 // thread for a serial task), or false when it has none.
 func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
-	if !m.spec.Kernels[kernel].Tasks[i].Parallel {
+	t := &m.spec.Kernels[kernel].Tasks[i]
+	if t.Threads > 0 {
+		return m.dev.blocksGrid(count, t.Threads)
+	}
+	if !t.Parallel {
 		return 1, 1, true
 	}
 	return m.dev.gridFor(count, cfg, m.fulls[kernel][i])
@@ -332,6 +336,21 @@ func (d *Device) gridFor(count int64, cfg launchSettings, taskFull int64) (grid,
 		blocks = (count-1)/int64(block) + 1
 	}
 	return uint32(min(blocks, full)), block, true
+}
+
+// blocksGrid sizes the grid of a block-level task with count blocks of
+// threads each: one GPU block per block of the task, as many as a grid
+// may have. The task's blocks stride over the rest, and over all of them
+// when the host cannot count them.
+func (d *Device) blocksGrid(count int64, threads int) (grid, block uint32, ok bool) {
+	const maxGrid = 1<<31 - 1
+	switch {
+	case count == UnknownCount:
+		return uint32(d.fullGrid(uint32(threads))), uint32(threads), true
+	case count <= 0:
+		return 0, 0, false
+	}
+	return uint32(min(count, maxGrid)), uint32(threads), true
 }
 
 // fullGrid is the number of blocks of block threads in a few waves of the

@@ -1,0 +1,120 @@
+// Package blocks holds block-level kernels for the end-to-end tests: loops
+// over qd.Blocks whose thread loops share memory and wait for each other,
+// each compared with its Go function.
+package blocks
+
+//go:generate go tool qdgen
+
+import "github.com/qdgo/qd"
+
+// tile is the side of Transpose's tiles and of Stencil's blocks.
+const tile = 16
+
+// Transpose writes the transpose of the h×w matrix in into out (w×h),
+// through a shared tile, so that both the reads and the writes of a warp
+// touch neighbouring elements. The tile has a column more than it needs,
+// so that a warp reading a column of it reads different banks.
+//
+//qd:kernel
+func Transpose(out, in []float32, w, h int) {
+	for by := range qd.Blocks((h + tile - 1) / tile) {
+		for bx := range qd.Blocks((w + tile - 1) / tile) {
+			var t [tile][tile + 1]float32
+			for ty := range qd.Threads(tile) {
+				for tx := range qd.Threads(tile) {
+					y, x := by*tile+ty, bx*tile+tx
+					if y < h && x < w {
+						t[ty][tx] = in[y*w+x]
+					}
+				}
+			}
+			for ty := range qd.Threads(tile) {
+				for tx := range qd.Threads(tile) {
+					y, x := bx*tile+ty, by*tile+tx // out's row and column
+					if y < w && x < h {
+						out[y*h+x] = t[tx][ty]
+					}
+				}
+			}
+		}
+	}
+}
+
+// Stencil averages each element of in with its four neighbours into out,
+// the h×w matrices' borders copied. Each block loads its tile and the
+// halo around it into shared memory once.
+//
+//qd:kernel
+func Stencil(out, in []float32, w, h int) {
+	for by := range qd.Blocks((h + tile - 1) / tile) {
+		for bx := range qd.Blocks((w + tile - 1) / tile) {
+			var s [tile + 2][tile + 2]float32
+			for i := range qd.Threads(tile * tile) {
+				// (tile+2)² halo cells, loaded by tile² threads in turns.
+				for c := i; c < (tile+2)*(tile+2); c += tile * tile {
+					y, x := by*tile+c/(tile+2)-1, bx*tile+c%(tile+2)-1
+					if y >= 0 && y < h && x >= 0 && x < w {
+						s[c/(tile+2)][c%(tile+2)] = in[y*w+x]
+					}
+				}
+			}
+			for ty := range qd.Threads(tile) {
+				for tx := range qd.Threads(tile) {
+					y, x := by*tile+ty, bx*tile+tx
+					switch {
+					case y >= h || x >= w:
+					case y == 0 || x == 0 || y == h-1 || x == w-1:
+						out[y*w+x] = in[y*w+x]
+					default:
+						c := s[ty+1][tx+1] + s[ty][tx+1] + s[ty+2][tx+1] + s[ty+1][tx] + s[ty+1][tx+2]
+						out[y*w+x] = c / 5
+					}
+				}
+			}
+		}
+	}
+}
+
+// Reverse reverses each block of 128 elements of x through shared memory,
+// with a thread loop of fewer threads than the block has.
+//
+//qd:kernel
+func Reverse(x []int32) {
+	const n = 128
+	for b := range qd.Blocks(len(x) / n) {
+		var v [n]int32
+		for t := range qd.Threads(n) {
+			v[t] = x[b*n+t]
+		}
+		for t := range qd.Threads(n / 2) {
+			v[t], v[n-1-t] = v[n-1-t], v[t]
+		}
+		for t := range qd.Threads(n) {
+			x[b*n+t] = v[t]
+		}
+	}
+}
+
+// Sums writes the sum of each block of 64 elements of x into sums, by a
+// tree of pairwise sums in shared memory: a serial loop of thread loops.
+//
+//qd:kernel
+func Sums(sums []int64, x []int64) {
+	const n = 64
+	for b := range qd.Blocks(min(len(x)/n, len(sums))) {
+		var v [n]int64
+		for t := range qd.Threads(n) {
+			v[t] = x[b*n+t]
+		}
+		for half := n / 2; half > 0; half /= 2 {
+			for t := range qd.Threads(n) {
+				if t < half {
+					v[t] += v[t+half]
+				}
+			}
+		}
+		for t := range qd.Threads(1) {
+			sums[b+t] = v[0]
+		}
+	}
+}

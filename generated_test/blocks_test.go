@@ -1,0 +1,79 @@
+package generated_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/qdgo/qd/generated_test/blocks"
+	"github.com/qdgo/qd/internal/iterations"
+	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/rt"
+)
+
+// blockCases are the block-level kernels, with matrices of n elements
+// about square.
+var blockCases = []kernelCase{
+	{"Transpose", blocks.Transpose, matrixArgs},
+	{"Stencil", blocks.Stencil, matrixArgs},
+	{"Reverse", blocks.Reverse, nil},
+	{"Sums", blocks.Sums, nil},
+}
+
+// matrixArgs draws out and in of n elements and a width that does not
+// divide the tiles.
+func matrixArgs(r *rand.Rand, n int) []any {
+	w := 1 + r.IntN(40)
+	h := n / w
+	out, in := make([]float32, w*h), make([]float32, w*h)
+	for i := range in {
+		in[i] = r.Float32()*8 - 4
+	}
+	return []any{out, in, w, h}
+}
+
+// TestBlocksInterpreted runs the block-level kernels on the IR
+// interpreter, each block's threads taking turns between barriers, and
+// compares with their Go functions.
+func TestBlocksInterpreted(t *testing.T) {
+	interpretCases(t, loadKernelsFrom(t, "blocks", &lower.Config{}), blockCases, []int{1, 300, 4099})
+}
+
+// runBlockCases runs the block-level kernels on dev through their stubs.
+func runBlockCases(t *testing.T, dev *rt.Device) {
+	ks, err := blocks.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runLoaded(t, dev, ks, blockCases, []int{1, 300, 4099})
+}
+
+// TestBlocksCPU runs the block-level kernels' stubs on the CPU, which runs
+// their Go functions.
+func TestBlocksCPU(t *testing.T) {
+	dev, err := rt.Open(rt.WithBackend(rt.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	runBlockCases(t, dev)
+}
+
+// TestBlocksConcurrent runs the block-level kernels in the CPU's race
+// mode: their IR, each block's threads as goroutines between barriers.
+func TestBlocksConcurrent(t *testing.T) {
+	iterations.SetConcurrent(true)
+	defer iterations.SetConcurrent(false)
+	dev, err := rt.Open(rt.WithBackend(rt.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	runBlockCases(t, dev)
+}
+
+// TestBlocksGPU runs the block-level kernels on the GPU.
+func TestBlocksGPU(t *testing.T) {
+	dev := openGPU(t)
+	defer dev.Close()
+	runBlockCases(t, dev)
+}
