@@ -12,6 +12,7 @@
 # run, from the repository root there,
 #
 #	bash bench/blocks/run.sh [-reps 10]
+#	bash bench/blocks/run.sh sanitize   # racecheck and synccheck instead
 #
 # It builds bench/blocks/blocks.cu twice with nvcc -O3 (--fmad=false,
 # which computes Go's float results, and nvcc's default, with fused
@@ -26,6 +27,20 @@ if command -v go >/dev/null; then
     ./example/stencil ./example/histogram ./bench/blocks
 fi
 mkdir -p "$bin"
+if [ "${1:-}" = sanitize ]; then
+  # Each example at a small size under compute-sanitizer's race and
+  # barrier checks; any hazard it reports fails the run.
+  status=0
+  for tool in racecheck synccheck; do
+    for ex in "sgemm -n 256" "transpose -height 100 -width 70" "scan -n 100000" \
+      "stencil -nx 300 -ny 200" "histogram -n 100000 -blocks 16"; do
+      set -- $ex
+      echo "== $tool $ex"
+      compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/$1" "${@:2}" -reps 1 || status=1
+    done
+  done
+  exit $status
+fi
 nvcc -O3 -arch=native --fmad=false -o "$bin/blocks-cuda" bench/blocks/blocks.cu -lcublas
 nvcc -O3 -arch=native -o "$bin/blocks-cuda-fma" bench/blocks/blocks.cu -lcublas
 "$bin/blocks" -bin "$bin" -cuda "$bin/blocks-cuda" -cuda-fma "$bin/blocks-cuda-fma" "$@"
