@@ -55,7 +55,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 	}
 	f.assume = func(iff *ssa.If) (int, bool) { return 0, pretests[iff] }
 	f.redirect = bn.redirect(latch, exit)
-	l.sharedAllocs = bn.shared
+	l.sharedAllocs, l.threadAllocs, l.threadOwn = bn.shared, bn.perThread, bn.own
 
 	tb.cur = setup
 	ranges := make([]levelRange, len(bn.levels))
@@ -100,7 +100,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 			f.lowerBlock(b)
 		}
 	}
-	l.sharedAllocs = nil
+	l.sharedAllocs, l.threadAllocs, l.threadOwn = nil, nil, nil
 	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
 	if len(bn.levels) == 1 {
 		t.Count = l.loopCount(pl)

@@ -182,6 +182,8 @@ type lowerer struct {
 	// task being built.
 	markers      map[*ssa.Call]bool
 	sharedAllocs map[*ssa.Alloc]bool
+	threadAllocs map[*ssa.Alloc]types.Type
+	threadOwn    map[*ssa.IndexAddr]bool
 }
 
 type diagKey struct {
