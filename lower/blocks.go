@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 
 	"github.com/qdgo/qd/ir"
@@ -180,9 +181,12 @@ func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *bloc
 	for _, tl := range bn.threads {
 		bn.size = max(bn.size, tl.threads())
 	}
-	if len(bn.threads) == 0 {
+	if len(bn.threads) == 0 && !slices.ContainsFunc(inside, func(m marked) bool { return m.name == "Threads" }) {
 		l.errorf(pl.pos, "this qd.Blocks loop has no thread loop: its blocks' threads run only in loops over qd.Threads(n) in its body (for t := range qd.Threads(256) { ... })")
 		return nil
+	}
+	if len(bn.threads) == 0 {
+		return nil // reported
 	}
 	if bn.size > ir.MaxBlockThreads {
 		l.errorf(pl.pos, "the thread loops of this qd.Blocks loop run %d threads a block, more than the %d a GPU block can have: use fewer threads, each doing more of the work", bn.size, ir.MaxBlockThreads)
