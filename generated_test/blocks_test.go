@@ -1,6 +1,7 @@
 package generated_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -17,6 +18,20 @@ var blockCases = []kernelCase{
 	{"Stencil", blocks.Stencil, matrixArgs},
 	{"Reverse", blocks.Reverse, nil},
 	{"Sums", blocks.Sums, nil},
+	{"MatMul", blocks.MatMul, matMulArgs},
+}
+
+// matMulArgs draws n×n matrices of at most len elements.
+func matMulArgs(r *rand.Rand, size int) []any {
+	n := int(math.Sqrt(float64(size)))
+	m := func() []float32 {
+		x := make([]float32, n*n)
+		for i := range x {
+			x[i] = r.Float32()*2 - 1
+		}
+		return x
+	}
+	return []any{make([]float32, n*n), m(), m(), n}
 }
 
 // matrixArgs draws out and in of n elements and a width that does not

@@ -55,7 +55,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 	}
 	f.assume = func(iff *ssa.If) (int, bool) { return 0, pretests[iff] }
 	f.redirect = bn.redirect(latch, exit)
-	l.sharedAllocs = bn.shared
+	l.sharedAllocs, l.threadAllocs, l.threadOwn = bn.shared, bn.perThread, bn.own
 
 	tb.cur = setup
 	ranges := make([]levelRange, len(bn.levels))
@@ -100,7 +100,10 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 			f.lowerBlock(b)
 		}
 	}
-	l.sharedAllocs = nil
+	l.sharedAllocs, l.threadAllocs, l.threadOwn = nil, nil, nil
+	if n := t.SharedBytes(); n > ir.MaxSharedBytes {
+		l.errorf(pl.pos, "the variables of this qd.Blocks loop's body take %d bytes of shared memory, more than the %d bytes a block may have on every GPU: use smaller tiles, or keep per-thread values in arrays indexed only by the thread index (acc[t]), which live in registers", n, ir.MaxSharedBytes)
+	}
 	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
 	if len(bn.levels) == 1 {
 		t.Count = l.loopCount(pl)
@@ -121,7 +124,47 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 		}
 	}
 	l.loopIndexes[t] = ixs[0]
+	for _, tl := range bn.threads {
+		l.threadIndexes[t] = append(l.threadIndexes[t], f.threadIndexes(tl, bn, ranges)...)
+	}
 	return t
+}
+
+// threadIndexes describes the thread loop tl to the dependence check
+// (check.ThreadLoops): one loop per level, whose blocks are those between
+// its start and its end, in which the indices of the qd.Blocks loop are
+// the same for every thread.
+func (f *frame) threadIndexes(tl *threadLoop, bn *blockNest, ranges []levelRange) []*check.Loop {
+	t := f.tb.t
+	within := make([]bool, len(t.Blocks))
+	stack := []int{tl.start.Index}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if within[b] || b == tl.end.Index {
+			continue
+		}
+		within[b] = true
+		stack = append(stack, t.Blocks[b].Term.Successors()...)
+	}
+	var loops []*check.Loop
+	for k, lv := range tl.levels {
+		lp := &check.Loop{Index: f.regsFor(lv.phi)[0], Init: ir.Imm(ir.Int64, 0), Bound: ir.Imm(ir.Int64, uint64(tl.extents[k])), Wide: ir.Int64,
+			Fixed: map[ir.Reg]bool{}, Counters: map[ir.Reg]check.Counter{}, Within: within}
+		for _, r := range ranges {
+			lp.Fixed[r.reg] = true
+		}
+		for j, other := range tl.levels {
+			switch {
+			case j < k:
+				lp.Fixed[f.regsFor(other.phi)[0]] = true
+			case j > k:
+				lp.Counters[f.regsFor(other.phi)[0]] = check.Counter{Init: ir.Imm(ir.Int64, 0), Wide: ir.Int64, Count: ir.Imm(ir.Uint64, uint64(tl.extents[j]))}
+			}
+		}
+		loops = append(loops, lp)
+	}
+	return loops
 }
 
 // redirect sends the edges that the task's own blocks handle: those that

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
+	"go/types"
+	"slices"
 	"sort"
 
 	"github.com/qdgo/qd/ir"
@@ -73,8 +75,12 @@ type blockNest struct {
 	threads []*threadLoop
 	size    int64 // threads per block: the most a thread loop runs
 	// shared holds the variables of the body outside thread loops, which
-	// live in shared memory.
-	shared map[*ssa.Alloc]bool
+	// live in shared memory; perThread those of them that are per-thread
+	// values (blockthread.go), with the type of a thread's part, and own
+	// the element addresses that are a thread's part.
+	shared    map[*ssa.Alloc]bool
+	perThread map[*ssa.Alloc]types.Type
+	own       map[*ssa.IndexAddr]bool
 }
 
 // inThreadLoop reports whether b is in one of the nest's thread loops.
@@ -127,7 +133,8 @@ func loopMarker(lp *loop, fn *ssa.Function) (*ssa.Call, string) {
 // planBlocks describes the qd.Blocks loop pl, the top-level statement
 // stmt, and its body, reporting what a block-level kernel cannot have.
 func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *blockNest {
-	bn := &blockNest{levels: []*parLoop{pl}, shared: map[*ssa.Alloc]bool{}}
+	bn := &blockNest{levels: []*parLoop{pl}, shared: map[*ssa.Alloc]bool{},
+		perThread: map[*ssa.Alloc]types.Type{}, own: map[*ssa.IndexAddr]bool{}}
 	if len(pl.reductions) > 0 {
 		l.errorf(pl.pos, "a qd.Blocks loop cannot combine a variable over its blocks (a reduction): blocks run at the same time; combine within a block with qd.Sum, and across blocks with an atomic (qd.AtomicAdd) or a second kernel")
 		return nil
@@ -174,9 +181,12 @@ func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *bloc
 	for _, tl := range bn.threads {
 		bn.size = max(bn.size, tl.threads())
 	}
-	if len(bn.threads) == 0 {
+	if len(bn.threads) == 0 && !slices.ContainsFunc(inside, func(m marked) bool { return m.name == "Threads" }) {
 		l.errorf(pl.pos, "this qd.Blocks loop has no thread loop: its blocks' threads run only in loops over qd.Threads(n) in its body (for t := range qd.Threads(256) { ... })")
 		return nil
+	}
+	if len(bn.threads) == 0 {
+		return nil // reported
 	}
 	if bn.size > ir.MaxBlockThreads {
 		l.errorf(pl.pos, "the thread loops of this qd.Blocks loop run %d threads a block, more than the %d a GPU block can have: use fewer threads, each doing more of the work", bn.size, ir.MaxBlockThreads)
@@ -247,7 +257,11 @@ func (l *lowerer) planBlockBody(fn *ssa.Function, bn *blockNest) {
 		for _, instr := range b.Instrs {
 			switch in := instr.(type) {
 			case *ssa.Alloc:
-				if !in.Heap {
+				switch {
+				case in.Heap:
+				case bn.isPerThread(in, bn.own):
+					bn.perThread[in] = bn.threadElem(in, bn.own)
+				default:
 					bn.shared[in] = true
 				}
 			case *ssa.Store:

@@ -182,6 +182,11 @@ type lowerer struct {
 	// task being built.
 	markers      map[*ssa.Call]bool
 	sharedAllocs map[*ssa.Alloc]bool
+	threadAllocs map[*ssa.Alloc]types.Type
+	threadOwn    map[*ssa.IndexAddr]bool
+	// threadIndexes describes the thread loops of each block-level task
+	// for the dependence check.
+	threadIndexes map[*ir.Task][]*check.Loop
 }
 
 type diagKey struct {
@@ -257,7 +262,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
 		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*check.Loop), nestIndexes: make(map[*ir.Task][]*check.Loop),
-		serialSwitches: make(map[*ir.Task]*serialSwitch), markers: make(map[*ssa.Call]bool)}
+		serialSwitches: make(map[*ir.Task]*serialSwitch), markers: make(map[*ssa.Call]bool),
+		threadIndexes: make(map[*ir.Task][]*check.Loop)}
 }
 
 // kernel lowers l.fn.

@@ -118,3 +118,59 @@ func Sums(sums []int64, x []int64) {
 		}
 	}
 }
+
+// MatMul sets c = a×b for n×n matrices, a block of threads computing a
+// 32×32 tile of c, each of its 8×8 threads a 4×4 part of it in its own
+// registers (acc), from 32×8 and 8×32 tiles of a and b in shared memory.
+//
+//qd:kernel
+func MatMul(c, a, b []float32, n int) {
+	const bs, ts, ks = 32, 4, 8 // the tile of a block, of a thread, and the step along k
+	for by := range qd.Blocks((n + bs - 1) / bs) {
+		for bx := range qd.Blocks((n + bs - 1) / bs) {
+			var at [ks][bs]float32 // a's tile, transposed
+			var bt [ks][bs]float32
+			var acc [bs / ts][bs / ts][ts][ts]float32
+			for k0 := 0; k0 < n; k0 += ks {
+				for t := range qd.Threads(bs / ts * bs / ts) {
+					for e := t; e < bs*ks; e += bs / ts * bs / ts {
+						r, k := e/ks, e%ks
+						var v float32
+						if by*bs+r < n && k0+k < n {
+							v = a[(by*bs+r)*n+k0+k]
+						}
+						at[k][r] = v
+						k, col := e/bs, e%bs
+						var w float32
+						if k0+k < n && bx*bs+col < n {
+							w = b[(k0+k)*n+bx*bs+col]
+						}
+						bt[k][col] = w
+					}
+				}
+				for ty := range qd.Threads(bs / ts) {
+					for tx := range qd.Threads(bs / ts) {
+						for k := range ks {
+							for i := range ts {
+								for j := range ts {
+									acc[ty][tx][i][j] += at[k][ty*ts+i] * bt[k][tx*ts+j]
+								}
+							}
+						}
+					}
+				}
+			}
+			for ty := range qd.Threads(bs / ts) {
+				for tx := range qd.Threads(bs / ts) {
+					for i := range ts {
+						for j := range ts {
+							if r, col := by*bs+ty*ts+i, bx*bs+tx*ts+j; r < n && col < n {
+								c[r*n+col] = acc[ty][tx][i][j]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
