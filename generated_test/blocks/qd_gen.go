@@ -34,9 +34,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "Transpose",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Transpose_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "Transpose_0",
+			Parallel:    false,
+			SharedBytes: 1088,
+			Threads:     256,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -90,9 +91,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "Stencil",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Stencil_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "Stencil_0",
+			Parallel:    false,
+			SharedBytes: 1296,
+			Threads:     256,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -122,9 +124,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "Reverse",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Reverse_0",
-			Parallel: false,
-			Threads:  128,
+			Entry:       "Reverse_0",
+			Parallel:    false,
+			SharedBytes: 512,
+			Threads:     128,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -145,9 +148,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "Sums",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Sums_0",
-			Parallel: false,
-			Threads:  64,
+			Entry:       "Sums_0",
+			Parallel:    false,
+			SharedBytes: 512,
+			Threads:     64,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -180,9 +184,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "MatMul",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "MatMul_0",
-			Parallel: false,
-			Threads:  64,
+			Entry:       "MatMul_0",
+			Parallel:    false,
+			SharedBytes: 2048,
+			Threads:     64,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -203,9 +208,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "BlockScan",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "BlockScan_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "BlockScan_0",
+			Parallel:    false,
+			SharedBytes: 1152,
+			Threads:     256,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -223,9 +229,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "Exclusive",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Exclusive_0",
-			Parallel: false,
-			Threads:  128,
+			Entry:       "Exclusive_0",
+			Parallel:    false,
+			SharedBytes: 800,
+			Threads:     128,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -240,9 +247,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "WideSums",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "WideSums_0",
-			Parallel: false,
-			Threads:  96,
+			Entry:       "WideSums_0",
+			Parallel:    false,
+			SharedBytes: 2528,
+			Threads:     96,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/blocks",
