@@ -19,6 +19,9 @@ var blockCases = []kernelCase{
 	{"Reverse", blocks.Reverse, nil},
 	{"Sums", blocks.Sums, nil},
 	{"MatMul", blocks.MatMul, matMulArgs},
+	{"BlockScan", blocks.BlockScan, nil},
+	{"Exclusive", blocks.Exclusive, nil},
+	{"WideSums", blocks.WideSums, nil},
 }
 
 // matMulArgs draws n×n matrices of at most len elements.

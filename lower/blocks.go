@@ -258,15 +258,41 @@ func (l *lowerer) planBlockBody(fn *ssa.Function, bn *blockNest) {
 			switch in := instr.(type) {
 			case *ssa.Alloc:
 				switch {
+				case in.Heap && collectedOnly(in):
+					bn.shared[in] = true // its address goes to collectives only
 				case in.Heap:
 				case bn.isPerThread(in, bn.own):
 					bn.perThread[in] = bn.threadElem(in, bn.own)
 				default:
 					bn.shared[in] = true
 				}
+			case *ssa.Call:
+				if collectiveCallee(in) != "" {
+					l.collectives[in] = true
+				}
 			case *ssa.Store:
 				l.errorf(in.Pos(), "this statement writes memory in a qd.Blocks loop but outside its thread loops, where every thread of the block would run it: write in a thread loop (for t := range qd.Threads(1) { ... } has one thread do it)")
 			}
 		}
 	}
+}
+
+// collectedOnly reports whether the address of v goes nowhere but to
+// element addresses and to block collectives (qd.Sum(v[:])), which go/ssa
+// counts as an escape to the heap.
+func collectedOnly(v *ssa.Alloc) bool {
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.IndexAddr, *ssa.DebugRef:
+		case *ssa.Slice:
+			for _, u := range *r.Referrers() {
+				if call, ok := u.(*ssa.Call); !ok || collectiveCallee(call) == "" {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -30,8 +30,8 @@ func (f *frame) callMessage(v *ssa.Call) string {
 	if _, ok, msg := atomicCallee(callee); ok {
 		return msg
 	}
-	if _, marker := blockMarker(v); marker != "" {
-		return "" // placed or reported by blockMarker
+	if _, marker := blockMarker(v); marker != "" || collectiveCallee(v) != "" {
+		return "" // placed or reported where it is lowered
 	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
 		if callee.Name() != "StreamParallel" {
@@ -62,6 +62,10 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 	}
 	if _, marker := blockMarker(v); marker != "" {
 		f.blockMarker(v, marker, dst)
+		return
+	}
+	if name := collectiveCallee(v); name != "" {
+		f.collective(v, name, dst)
 		return
 	}
 	callee := common.StaticCallee()

@@ -184,6 +184,7 @@ type lowerer struct {
 	sharedAllocs map[*ssa.Alloc]bool
 	threadAllocs map[*ssa.Alloc]types.Type
 	threadOwn    map[*ssa.IndexAddr]bool
+	collectives  map[*ssa.Call]bool // the block collectives placed in a qd.Blocks loop's body
 	// threadIndexes describes the thread loops of each block-level task
 	// for the dependence check.
 	threadIndexes map[*ir.Task][]*check.Loop
@@ -262,7 +263,7 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
 		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*check.Loop), nestIndexes: make(map[*ir.Task][]*check.Loop),
-		serialSwitches: make(map[*ir.Task]*serialSwitch), markers: make(map[*ssa.Call]bool),
+		serialSwitches: make(map[*ir.Task]*serialSwitch), markers: make(map[*ssa.Call]bool), collectives: make(map[*ssa.Call]bool),
 		threadIndexes: make(map[*ir.Task][]*check.Loop)}
 }
 

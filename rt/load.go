@@ -95,12 +95,16 @@ type KernelSpec struct {
 //
 // A block-level task (a kernel's qd.Blocks loop) has Threads, the threads
 // of each of its blocks, and its count is its number of blocks.
+//
+// SharedBytes is the static shared memory a block of the task declares,
+// which launches check against the device's limit.
 type TaskSpec struct {
-	Entry    string
-	Parallel bool
-	Threads  int
-	Block    int
-	Group    int
+	Entry       string
+	Parallel    bool
+	Threads     int
+	SharedBytes int
+	Block       int
+	Group       int
 }
 
 // Module is a ModuleSpec loaded on a device. It is safe for use by many

@@ -31,6 +31,9 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err := m.kernelReady(kernel); err != nil {
 		return opError("launch "+l.k.Name, err)
 	}
+	if err := m.sharedFits(kernel); err != nil {
+		return opError("launch "+l.k.Name, err)
+	}
 	end := len(args)
 	if len(l.k.Faults) > 0 {
 		end -= 8
@@ -336,6 +339,19 @@ func (d *Device) gridFor(count int64, cfg launchSettings, taskFull int64) (grid,
 		blocks = (count-1)/int64(block) + 1
 	}
 	return uint32(min(blocks, full)), block, true
+}
+
+// sharedFits reports an error when a task of kernel declares more shared
+// memory than a block of the device may have. qdgen keeps every kernel
+// within what all GPUs allow, so only a device below that fails.
+func (m *Module) sharedFits(kernel int) error {
+	limit := m.dev.attrs.maxSharedPerBlock
+	for _, t := range m.spec.Kernels[kernel].Tasks {
+		if limit > 0 && t.SharedBytes > limit {
+			return fmt.Errorf("task %s needs %d bytes of shared memory a block, more than the %d bytes of %s", t.Entry, t.SharedBytes, limit, m.dev)
+		}
+	}
+	return nil
 }
 
 // blocksGrid sizes the grid of a block-level task with count blocks of

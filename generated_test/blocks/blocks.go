@@ -174,3 +174,65 @@ func MatMul(c, a, b []float32, n int) {
 		}
 	}
 }
+
+// BlockScan replaces each block of 256 elements of x by its prefix sums,
+// and writes the sum of those into totals.
+//
+//qd:kernel
+func BlockScan(x, totals []int32) {
+	const n = 256
+	for b := range qd.Blocks(min(len(x)/n, len(totals))) {
+		var v [n]int32
+		for t := range qd.Threads(n) {
+			v[t] = x[b*n+t]
+		}
+		qd.InclusiveScan(v[:])
+		s := qd.Sum(v[:])
+		for t := range qd.Threads(n) {
+			x[b*n+t] = v[t]
+		}
+		for t := range qd.Threads(1) {
+			totals[b+t] = s
+		}
+	}
+}
+
+// Exclusive adds to each element of a block of 100 of x the sum of those
+// before it and of the whole block, on blocks of 128 threads.
+//
+//qd:kernel
+func Exclusive(x []int64) {
+	const n = 100
+	for b := range qd.Blocks(len(x) / n) {
+		var v [n]int64
+		for t := range qd.Threads(128) {
+			if t < n {
+				v[t] = x[b*n+t]
+			}
+		}
+		total := qd.ExclusiveScan(v[:])
+		for t := range qd.Threads(n) {
+			x[b*n+t] = v[t] + total
+		}
+	}
+}
+
+// WideSums writes the sum of each block of 600 elements of x into sums,
+// on blocks of 96 threads, each adding several elements.
+//
+//qd:kernel
+func WideSums(sums, x []int32) {
+	const n = 600
+	for b := range qd.Blocks(min(len(x)/n, len(sums))) {
+		var v [n]int32
+		for t := range qd.Threads(96) {
+			for i := t; i < n; i += 96 {
+				v[i] = x[b*n+i]
+			}
+		}
+		s := qd.Sum(v[:])
+		for t := range qd.Threads(1) {
+			sums[b+t] = s
+		}
+	}
+}

@@ -17,6 +17,8 @@ static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / 
 
 static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / y; }
 
+static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
+
 __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Transpose(out []f32, in []f32, w i64, h i64), blocks.
@@ -766,6 +768,448 @@ qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
 	rec[2] = 262144u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel BlockScan(x []i32, totals []i32), blocks.
+extern "C" __global__ void BlockScan_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+	__shared__ u8 qvar_v[1024] __attribute__((aligned(4)));
+	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
+	bool r9 = 0, r16 = 0, r25 = 0, r30 = 0, r37 = 0, r42 = 0, r44 = 0, r45 = 0;
+	bool r54 = 0, r55 = 0, r64 = 0, r65 = 0, r74 = 0, r75 = 0, r84 = 0, r85 = 0;
+	bool r94 = 0, r95 = 0, r104 = 0, r105 = 0, r114 = 0, r115 = 0, r131 = 0, r136 = 0;
+	bool r139 = 0, r143 = 0, r148 = 0, r152 = 0, r159 = 0, r161 = 0, r165 = 0, r167 = 0;
+	bool r186 = 0, r190 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r201 = 0, r202 = 0;
+	bool r205 = 0, r208 = 0;
+	i32 r34 = 0, r43 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r58 = 0, r60 = 0;
+	i32 r61 = 0, r63 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0, r78 = 0, r80 = 0;
+	i32 r81 = 0, r83 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0, r98 = 0, r100 = 0;
+	i32 r101 = 0, r103 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0, r118 = 0, r120 = 0;
+	i32 r121 = 0, r124 = 0, r128 = 0, r130 = 0, r133 = 0, r137 = 0, r146 = 0, r150 = 0;
+	i32 r156 = 0, r191 = 0, r195 = 0, r199 = 0, r204 = 0, r207 = 0, r210 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
+	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
+	i64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0, r40 = 0, r41 = 0;
+	i64 r46 = 0, r56 = 0, r66 = 0, r76 = 0, r86 = 0, r96 = 0, r106 = 0, r116 = 0;
+	i64 r126 = 0, r127 = 0, r129 = 0, r134 = 0, r135 = 0, r138 = 0, r141 = 0, r142 = 0;
+	i64 r145 = 0, r147 = 0, r151 = 0, r153 = 0, r154 = 0, r158 = 0, r160 = 0, r162 = 0;
+	i64 r164 = 0, r166 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r181 = 0, r192 = 0;
+	i64 r196 = 0, r200 = 0;
+	u32 r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r182 = 0, r183 = 0, r184 = 0;
+	char *r4 = 0, *r7 = 0, *r26 = 0, *r28 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r47 = 0;
+	char *r49 = 0, *r52 = 0, *r57 = 0, *r59 = 0, *r62 = 0, *r67 = 0, *r69 = 0, *r72 = 0;
+	char *r77 = 0, *r79 = 0, *r82 = 0, *r87 = 0, *r89 = 0, *r92 = 0, *r97 = 0, *r99 = 0;
+	char *r102 = 0, *r107 = 0, *r109 = 0, *r112 = 0, *r117 = 0, *r119 = 0, *r122 = 0, *r123 = 0;
+	char *r125 = 0, *r132 = 0, *r140 = 0, *r144 = 0, *r149 = 0, *r155 = 0, *r157 = 0, *r163 = 0;
+	char *r172 = 0, *r173 = 0, *r174 = 0, *r175 = 0, *r176 = 0, *r177 = 0, *r178 = 0, *r179 = 0;
+	char *r180 = 0, *r203 = 0, *r206 = 0, *r209 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 184 "blocks.go"
+	r4 = p0; r5 = p1; r3 = r5; r168 = r3 >> 63; r169 = r168 & 255ll; r170 = (u64)r3 + (u64)r169; r171 = r170 >> 8; r2 = r171; r7 = p2; r8 = p3; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b82; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r187 = (u32)255ll;
+b3: // head
+#line 184 "blocks.go"
+	r16 = r12 < r11; if (!r16) goto b82; r17 = r12; r18 = (i64)r17;
+	r26 = (char *)qvar_v; r27 = (i64)threadIdx.x; r28 = r26 + r27 * 4; *(u32 *)r28 = 0u; __syncthreads();
+#line 184 "blocks.go"
+	r19 = (i64)threadIdx.x; r20 = r19;
+#line 187 "blocks.go"
+	r31 = (u64)r18 * 256ull; r32 = (u64)r31 + (u64)r20; if ((u64)r32 >= (u64)r5) { qd_site = 0; qd_x = r32; qd_y = r5; goto qd_fault; } r33 = r4 + r32 * 4; r34 = *(i32 *)r33; if ((u64)r20 >= (u64)256ll) { qd_site = 1; qd_x = r20; qd_y = 256ll; goto qd_fault; } r35 = r26 + r20 * 4; *(i32 *)r35 = r34;
+#line 184 "blocks.go"
+	__syncthreads();
+#line 189 "blocks.go"
+	r41 = (i64)threadIdx.x; r42 = r41 < 256ll; r43 = 0; r44 = r41 >= 1ll; r45 = r42 & r44; if (!r45) goto b11; r172 = r26 + r41 * 4; r47 = r172 + -4ll; r48 = *(i32 *)r47; r43 = r48;
+b11: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r45) goto b13; r49 = r26 + r41 * 4; r50 = *(i32 *)r49; r51 = (u32)r50 + (u32)r43; r52 = r49; *(i32 *)r52 = r51;
+b13: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r53 = 0; r54 = r41 >= 2ll; r55 = r42 & r54; if (!r55) goto b15; r173 = r26 + r41 * 4; r57 = r173 + -8ll; r58 = *(i32 *)r57; r53 = r58;
+b15: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r55) goto b17; r59 = r26 + r41 * 4; r60 = *(i32 *)r59; r61 = (u32)r60 + (u32)r53; r62 = r59; *(i32 *)r62 = r61;
+b17: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r63 = 0; r64 = r41 >= 4ll; r65 = r42 & r64; if (!r65) goto b19; r174 = r26 + r41 * 4; r67 = r174 + -16ll; r68 = *(i32 *)r67; r63 = r68;
+b19: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r65) goto b21; r69 = r26 + r41 * 4; r70 = *(i32 *)r69; r71 = (u32)r70 + (u32)r63; r72 = r69; *(i32 *)r72 = r71;
+b21: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r73 = 0; r74 = r41 >= 8ll; r75 = r42 & r74; if (!r75) goto b23; r175 = r26 + r41 * 4; r77 = r175 + -32ll; r78 = *(i32 *)r77; r73 = r78;
+b23: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r75) goto b25; r79 = r26 + r41 * 4; r80 = *(i32 *)r79; r81 = (u32)r80 + (u32)r73; r82 = r79; *(i32 *)r82 = r81;
+b25: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r83 = 0; r84 = r41 >= 16ll; r85 = r42 & r84; if (!r85) goto b27; r176 = r26 + r41 * 4; r87 = r176 + -64ll; r88 = *(i32 *)r87; r83 = r88;
+b27: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r85) goto b29; r89 = r26 + r41 * 4; r90 = *(i32 *)r89; r91 = (u32)r90 + (u32)r83; r92 = r89; *(i32 *)r92 = r91;
+b29: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r93 = 0; r94 = r41 >= 32ll; r95 = r42 & r94; if (!r95) goto b31; r177 = r26 + r41 * 4; r97 = r177 + -128ll; r98 = *(i32 *)r97; r93 = r98;
+b31: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r95) goto b33; r99 = r26 + r41 * 4; r100 = *(i32 *)r99; r101 = (u32)r100 + (u32)r93; r102 = r99; *(i32 *)r102 = r101;
+b33: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r103 = 0; r104 = r41 >= 64ll; r105 = r42 & r104; if (!r105) goto b35; r178 = r26 + r41 * 4; r107 = r178 + -256ll; r108 = *(i32 *)r107; r103 = r108;
+b35: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r105) goto b37; r109 = r26 + r41 * 4; r110 = *(i32 *)r109; r111 = (u32)r110 + (u32)r103; r112 = r109; *(i32 *)r112 = r111;
+b37: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); r113 = 0; r114 = r41 >= 128ll; r115 = r42 & r114; if (!r115) goto b39; r179 = r26 + r41 * 4; r117 = r179 + -512ll; r118 = *(i32 *)r117; r113 = r118;
+b39: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r115) goto b41; r119 = r26 + r41 * 4; r120 = *(i32 *)r119; r121 = (u32)r120 + (u32)r113; r122 = r119; *(i32 *)r122 = r121;
+b41: // scan.written
+#line 189 "blocks.go"
+	__syncthreads(); __syncthreads();
+	r129 = (i64)threadIdx.x; r130 = 0; r131 = r129 < 256ll; if (!r131) goto b43; r132 = r26 + r129 * 4; r133 = *(i32 *)r132; r130 = r133;
+b43: // sum.loaded
+#line 190 "blocks.go"
+	r134 = (i64)warpSize; r135 = r134 >> 1;
+b44: // sum.shuffle
+#line 190 "blocks.go"
+	r136 = r135 > 0ll; if (!r136) goto b60; r137 = qd_shfl_down(r130, (u32)r135); r138 = (u64)r129 + (u64)r135; r139 = r138 < 256ll; if (!r139) goto b47; r130 = (u32)r130 + (u32)r137;
+b47: // sum.step
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r190 = r135 > 0ll; if (!r190) goto b60; r191 = qd_shfl_down(r130, (u32)r135); r192 = (u64)r129 + (u64)r135; r193 = r192 < 256ll; if (!r193) goto b51; r130 = (u32)r130 + (u32)r191;
+b51: // sum.step (unrolled 1)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r194 = r135 > 0ll; if (!r194) goto b60; r195 = qd_shfl_down(r130, (u32)r135); r196 = (u64)r129 + (u64)r135; r197 = r196 < 256ll; if (!r197) goto b55; r130 = (u32)r130 + (u32)r195;
+b55: // sum.step (unrolled 2)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r198 = r135 > 0ll; if (!r198) goto b60; r199 = qd_shfl_down(r130, (u32)r135); r200 = (u64)r129 + (u64)r135; r201 = r200 < 256ll; if (!r201) goto b59; r130 = (u32)r130 + (u32)r199;
+b59: // sum.step (unrolled 3)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; goto b44;
+b60: // sum.warps
+#line 190 "blocks.go"
+	r140 = (char *)qvar_warpsums_1; r141 = (i64)(threadIdx.x % warpSize); r143 = r141 == 0ll; r142 = (i64)(threadIdx.x / warpSize); if (!r143) goto b62; r144 = r140 + r142 * 4; *(i32 *)r144 = r130;
+b62: // sum.written
+#line 190 "blocks.go"
+	__syncthreads(); r182 = (u64)r134; r183 = 255ull | r182; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b83; r188 = (u32)r134; r189 = qd_div_u32(r187, r188); r181 = (i64)r189;
+b64: // sum.written
+#line 190 "blocks.go"
+	r145 = r181; r146 = 0; r147 = 0ll; r180 = r140 + 0ll;
+b65: // sum.total
+#line 190 "blocks.go"
+	r148 = r147 <= r145; if (!r148) goto b73; r149 = r180; r150 = *(i32 *)r149; r146 = (u32)r146 + (u32)r150; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; r202 = r147 <= r145; if (!r202) goto b73; r203 = r180; r204 = *(i32 *)r203; r146 = (u32)r146 + (u32)r204; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; r205 = r147 <= r145; if (!r205) goto b73; r206 = r180; r207 = *(i32 *)r206; r146 = (u32)r146 + (u32)r207; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; r208 = r147 <= r145; if (!r208) goto b73; r209 = r180; r210 = *(i32 *)r209; r146 = (u32)r146 + (u32)r210; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; goto b65;
+b73: // sum.done
+#line 190 "blocks.go"
+	__syncthreads(); r128 = r146;
+#line 184 "blocks.go"
+	r21 = (i64)threadIdx.x; r22 = r21;
+#line 192 "blocks.go"
+	r153 = r31; r154 = (u64)r153 + (u64)r22; if ((u64)r22 >= (u64)256ll) { qd_site = 2; qd_x = r22; qd_y = 256ll; goto qd_fault; } r155 = r26 + r22 * 4; r156 = *(i32 *)r155; if ((u64)r154 >= (u64)r5) { qd_site = 3; qd_x = r154; qd_y = r5; goto qd_fault; } r157 = r4 + r154 * 4; *(i32 *)r157 = r156;
+#line 184 "blocks.go"
+	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b79;
+#line 195 "blocks.go"
+	r162 = (u64)r18 + (u64)r24; if ((u64)r162 >= (u64)r8) { qd_site = 4; qd_x = r162; qd_y = r8; goto qd_fault; } r163 = r7 + r162 * 4; *(i32 *)r163 = r128;
+b79: // barrier
+#line 184 "blocks.go"
+	__syncthreads();
+#line 195 "blocks.go"
+	r166 = (u64)r18 + 1ull; r167 = r166 < r0; if (!r167) goto b82;
+#line 184 "blocks.go"
+	r12 = r12 + r15; goto b3;
+b82: // exit
+#line 184 "blocks.go"
+	return;
+b83: // divide in 64 bits
+#line 190 "blocks.go"
+	r181 = qd_div_i64(255ll, r134); goto b64;
+qd_fault: {
+	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 327680u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Exclusive(x []i64), blocks.
+extern "C" __global__ void Exclusive_0(char *p0, i64 p1, char *p2) {
+	__shared__ u8 qvar_v[800] __attribute__((aligned(8)));
+	bool r5 = 0, r12 = 0, r19 = 0, r22 = 0, r25 = 0, r26 = 0, r32 = 0, r34 = 0;
+	bool r35 = 0, r44 = 0, r45 = 0, r54 = 0, r55 = 0, r64 = 0, r65 = 0, r74 = 0;
+	bool r75 = 0, r84 = 0, r85 = 0, r94 = 0, r95 = 0, r106 = 0, r107 = 0, r113 = 0;
+	bool r120 = 0, r128 = 0, r130 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
+	i64 r16 = 0, r17 = 0, r18 = 0, r21 = 0, r24 = 0, r28 = 0, r29 = 0, r30 = 0;
+	i64 r31 = 0, r33 = 0, r36 = 0, r38 = 0, r40 = 0, r41 = 0, r43 = 0, r46 = 0;
+	i64 r48 = 0, r50 = 0, r51 = 0, r53 = 0, r56 = 0, r58 = 0, r60 = 0, r61 = 0;
+	i64 r63 = 0, r66 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0, r76 = 0, r78 = 0;
+	i64 r80 = 0, r81 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0;
+	i64 r96 = 0, r98 = 0, r100 = 0, r101 = 0, r104 = 0, r105 = 0, r108 = 0, r110 = 0;
+	i64 r112 = 0, r114 = 0, r115 = 0, r117 = 0, r119 = 0, r121 = 0, r122 = 0, r124 = 0;
+	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r135 = 0, r136 = 0, r137 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r133 = 0, r134 = 0;
+	char *r3 = 0, *r20 = 0, *r23 = 0, *r27 = 0, *r37 = 0, *r39 = 0, *r42 = 0, *r47 = 0;
+	char *r49 = 0, *r52 = 0, *r57 = 0, *r59 = 0, *r62 = 0, *r67 = 0, *r69 = 0, *r72 = 0;
+	char *r77 = 0, *r79 = 0, *r82 = 0, *r87 = 0, *r89 = 0, *r92 = 0, *r97 = 0, *r99 = 0;
+	char *r102 = 0, *r103 = 0, *r109 = 0, *r111 = 0, *r116 = 0, *r118 = 0, *r123 = 0, *r126 = 0;
+	char *r138 = 0, *r139 = 0, *r140 = 0, *r141 = 0, *r142 = 0, *r143 = 0, *r144 = 0, *r145 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 206 "blocks.go"
+	r3 = p0; r4 = p1; r2 = r4; r131 = __mul64hi(r2, (-6640827866535438581ll)); r132 = (u64)r131 + (u64)r2; r133 = (u64)r132; r134 = r133 >> 63; r135 = r132 >> 6; r136 = (i64)r134; r137 = (u64)r135 + (u64)r136; r1 = r137; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b50; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10;
+b3: // head
+#line 206 "blocks.go"
+	r12 = r8 < r7; if (!r12) goto b50; r13 = r8; r14 = (i64)r13;
+	r20 = (char *)qvar_v; r21 = (i64)threadIdx.x; r22 = r21 < 100ll; if (!r22) goto b7; r23 = r20 + r21 * 8; *(u64 *)r23 = 0ull;
+b7: // zeroed
+#line 207 "blocks.go"
+	__syncthreads();
+#line 206 "blocks.go"
+	r15 = (i64)threadIdx.x; r16 = r15;
+#line 209 "blocks.go"
+	r26 = r16 < 100ll; if (!r26) goto b11;
+	r114 = (u64)r14 * 100ull; r115 = (u64)r114 + (u64)r16; if ((u64)r115 >= (u64)r4) { qd_site = 0; qd_x = r115; qd_y = r4; goto qd_fault; } r116 = r3 + r115 * 8; r117 = *(i64 *)r116; if ((u64)r16 >= (u64)100ll) { qd_site = 1; qd_x = r16; qd_y = 100ll; goto qd_fault; } r118 = r20 + r16 * 8; *(i64 *)r118 = r117;
+b11: // barrier
+#line 206 "blocks.go"
+	__syncthreads();
+#line 213 "blocks.go"
+	r31 = (i64)threadIdx.x; r32 = r31 < 100ll; r33 = 0ll; r34 = r31 >= 1ll; r35 = r32 & r34; if (!r35) goto b14; r138 = r20 + r31 * 8; r37 = r138 + -8ll; r38 = *(i64 *)r37; r33 = r38;
+b14: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r35) goto b16; r39 = r20 + r31 * 8; r40 = *(i64 *)r39; r41 = (u64)r40 + (u64)r33; r42 = r39; *(i64 *)r42 = r41;
+b16: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r43 = 0ll; r44 = r31 >= 2ll; r45 = r32 & r44; if (!r45) goto b18; r139 = r20 + r31 * 8; r47 = r139 + -16ll; r48 = *(i64 *)r47; r43 = r48;
+b18: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r45) goto b20; r49 = r20 + r31 * 8; r50 = *(i64 *)r49; r51 = (u64)r50 + (u64)r43; r52 = r49; *(i64 *)r52 = r51;
+b20: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r53 = 0ll; r54 = r31 >= 4ll; r55 = r32 & r54; if (!r55) goto b22; r140 = r20 + r31 * 8; r57 = r140 + -32ll; r58 = *(i64 *)r57; r53 = r58;
+b22: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r55) goto b24; r59 = r20 + r31 * 8; r60 = *(i64 *)r59; r61 = (u64)r60 + (u64)r53; r62 = r59; *(i64 *)r62 = r61;
+b24: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r63 = 0ll; r64 = r31 >= 8ll; r65 = r32 & r64; if (!r65) goto b26; r141 = r20 + r31 * 8; r67 = r141 + -64ll; r68 = *(i64 *)r67; r63 = r68;
+b26: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r65) goto b28; r69 = r20 + r31 * 8; r70 = *(i64 *)r69; r71 = (u64)r70 + (u64)r63; r72 = r69; *(i64 *)r72 = r71;
+b28: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r73 = 0ll; r74 = r31 >= 16ll; r75 = r32 & r74; if (!r75) goto b30; r142 = r20 + r31 * 8; r77 = r142 + -128ll; r78 = *(i64 *)r77; r73 = r78;
+b30: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r75) goto b32; r79 = r20 + r31 * 8; r80 = *(i64 *)r79; r81 = (u64)r80 + (u64)r73; r82 = r79; *(i64 *)r82 = r81;
+b32: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r83 = 0ll; r84 = r31 >= 32ll; r85 = r32 & r84; if (!r85) goto b34; r143 = r20 + r31 * 8; r87 = r143 + -256ll; r88 = *(i64 *)r87; r83 = r88;
+b34: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r85) goto b36; r89 = r20 + r31 * 8; r90 = *(i64 *)r89; r91 = (u64)r90 + (u64)r83; r92 = r89; *(i64 *)r92 = r91;
+b36: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r93 = 0ll; r94 = r31 >= 64ll; r95 = r32 & r94; if (!r95) goto b38; r144 = r20 + r31 * 8; r97 = r144 + -512ll; r98 = *(i64 *)r97; r93 = r98;
+b38: // scan.readdone
+#line 213 "blocks.go"
+	__syncthreads(); if (!r95) goto b40; r99 = r20 + r31 * 8; r100 = *(i64 *)r99; r101 = (u64)r100 + (u64)r93; r102 = r99; *(i64 *)r102 = r101;
+b40: // scan.written
+#line 213 "blocks.go"
+	__syncthreads(); r103 = r20 + 792ll; r104 = *(i64 *)r103; r105 = 0ll; r106 = r31 > 0ll; r107 = r32 & r106; if (!r107) goto b42; r145 = r20 + r31 * 8; r109 = r145 + -8ll; r110 = *(i64 *)r109; r105 = r110;
+b42: // scan.shifted
+#line 213 "blocks.go"
+	__syncthreads(); if (!r32) goto b44; r111 = r20 + r31 * 8; *(i64 *)r111 = r105;
+b44: // scan.stored
+#line 213 "blocks.go"
+	__syncthreads(); r30 = r104;
+#line 206 "blocks.go"
+	r17 = (i64)threadIdx.x; r19 = r17 < 100ll; r18 = r17; if (!r19) goto b47;
+#line 215 "blocks.go"
+	r121 = (u64)r14 * 100ull; r122 = (u64)r121 + (u64)r18; if ((u64)r18 >= (u64)100ll) { qd_site = 2; qd_x = r18; qd_y = 100ll; goto qd_fault; } r123 = r20 + r18 * 8; r124 = *(i64 *)r123; r125 = (u64)r124 + (u64)r30; if ((u64)r122 >= (u64)r4) { qd_site = 3; qd_x = r122; qd_y = r4; goto qd_fault; } r126 = r3 + r122 * 8; *(i64 *)r126 = r125;
+b47: // barrier
+#line 206 "blocks.go"
+	__syncthreads();
+#line 215 "blocks.go"
+	r129 = (u64)r14 + 1ull; r130 = r129 < r0; if (!r130) goto b50;
+#line 206 "blocks.go"
+	r8 = r8 + r11; goto b3;
+b50: // exit
+#line 206 "blocks.go"
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 393216u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel WideSums(sums []i32, x []i32), blocks.
+extern "C" __global__ void WideSums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+	__shared__ u8 qvar_v[2400] __attribute__((aligned(4)));
+	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
+	bool r9 = 0, r16 = 0, r23 = 0, r38 = 0, r41 = 0, r49 = 0, r53 = 0, r57 = 0;
+	bool r61 = 0, r65 = 0, r69 = 0, r73 = 0, r78 = 0, r81 = 0, r85 = 0, r90 = 0;
+	bool r94 = 0, r95 = 0, r103 = 0, r107 = 0, r109 = 0, r117 = 0, r128 = 0, r130 = 0;
+	bool r136 = 0, r137 = 0, r140 = 0, r165 = 0, r169 = 0, r174 = 0, r179 = 0, r184 = 0;
+	bool r187 = 0, r188 = 0, r191 = 0, r192 = 0, r195 = 0, r196 = 0, r199 = 0, r202 = 0;
+	i32 r46 = 0, r48 = 0, r51 = 0, r55 = 0, r59 = 0, r63 = 0, r67 = 0, r71 = 0;
+	i32 r75 = 0, r79 = 0, r88 = 0, r92 = 0, r99 = 0, r121 = 0, r171 = 0, r176 = 0;
+	i32 r181 = 0, r185 = 0, r189 = 0, r193 = 0, r198 = 0, r201 = 0, r204 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
+	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0, r27 = 0;
+	i64 r29 = 0, r31 = 0, r33 = 0, r35 = 0, r37 = 0, r40 = 0, r42 = 0, r44 = 0;
+	i64 r45 = 0, r47 = 0, r52 = 0, r56 = 0, r60 = 0, r64 = 0, r68 = 0, r72 = 0;
+	i64 r76 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r87 = 0, r89 = 0, r93 = 0;
+	i64 r96 = 0, r97 = 0, r101 = 0, r102 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0;
+	i64 r111 = 0, r114 = 0, r115 = 0, r116 = 0, r118 = 0, r119 = 0, r123 = 0, r125 = 0;
+	i64 r126 = 0, r153 = 0, r157 = 0, r160 = 0, r173 = 0, r178 = 0, r183 = 0, r186 = 0;
+	i64 r190 = 0, r194 = 0;
+	u32 r164 = 0, r166 = 0, r167 = 0, r168 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r112 = 0, r113 = 0, r124 = 0;
+	u64 r127 = 0, r129 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r138 = 0;
+	u64 r139 = 0, r161 = 0, r162 = 0, r163 = 0;
+	char *r4 = 0, *r7 = 0, *r24 = 0, *r26 = 0, *r28 = 0, *r30 = 0, *r32 = 0, *r34 = 0;
+	char *r36 = 0, *r39 = 0, *r43 = 0, *r50 = 0, *r54 = 0, *r58 = 0, *r62 = 0, *r66 = 0;
+	char *r70 = 0, *r74 = 0, *r82 = 0, *r86 = 0, *r91 = 0, *r98 = 0, *r100 = 0, *r105 = 0;
+	char *r120 = 0, *r122 = 0, *r141 = 0, *r142 = 0, *r143 = 0, *r144 = 0, *r145 = 0, *r146 = 0;
+	char *r147 = 0, *r148 = 0, *r149 = 0, *r150 = 0, *r151 = 0, *r152 = 0, *r154 = 0, *r155 = 0;
+	char *r156 = 0, *r158 = 0, *r159 = 0, *r170 = 0, *r172 = 0, *r175 = 0, *r177 = 0, *r180 = 0;
+	char *r182 = 0, *r197 = 0, *r200 = 0, *r203 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 226 "blocks.go"
+	r4 = p2; r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b73; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r124 = (u64)r5; r134 = r124 - 1ull; r166 = (u32)95ll;
+b3: // head
+#line 226 "blocks.go"
+	r16 = r12 < r11; if (!r16) goto b73; r17 = r12; r18 = (i64)r17;
+	r24 = (char *)qvar_v; r25 = (i64)threadIdx.x; r26 = r24 + r25 * 4; *(u32 *)r26 = 0u; r141 = r26; r28 = r141 + 384ll; *(u32 *)r28 = 0u; r142 = r26; r30 = r142 + 768ll; *(u32 *)r30 = 0u; r143 = r26; r32 = r143 + 1152ll; *(u32 *)r32 = 0u; r144 = r26; r34 = r144 + 1536ll; *(u32 *)r34 = 0u; r145 = r26; r36 = r145 + 1920ll; *(u32 *)r36 = 0u; r37 = (u64)r25 + 576ull; r38 = r37 < 600ll; if (!r38) goto b7; r146 = r26; r39 = r146 + 2304ll; *(u32 *)r39 = 0u;
+b7: // zeroed
+#line 227 "blocks.go"
+	__syncthreads();
+#line 226 "blocks.go"
+	r19 = (i64)threadIdx.x; r20 = r19;
+#line 228 "blocks.go"
+	r42 = r20; r125 = (u64)r18 * 600ull; r126 = (u64)r125 + (u64)r42; r127 = (u64)r126; r128 = r127 < r124; r132 = (u64)r42; r137 = r132 < 600ull; r133 = 599ull - r132; r135 = r134 - r127; r136 = r133 <= r135; r139 = r133; r140 = r133 <= r139; if (!r128) goto b75; if (!r136) goto b75; if (!r137) goto b75; if (!r140) goto b75;
+#line 230 "blocks.go"
+	r96 = r125; r153 = (u64)r96 + (u64)r42; r154 = r4 + r153 * 4; r155 = r24 + r42 * 4;
+b14: // for.loop
+#line 229 "blocks.go"
+	r95 = r42 < 600ll; if (!r95) goto b22;
+	r98 = r154; r99 = *(i32 *)r98; r100 = r155; *(i32 *)r100 = r99;
+#line 229 "blocks.go"
+	r101 = (u64)r42 + 96ull; r42 = r101; r154 = r154 + 384ll; r155 = r155 + 384ll; r169 = r42 < 600ll; if (!r169) goto b22;
+	r170 = r154; r171 = *(i32 *)r170; r172 = r155; *(i32 *)r172 = r171;
+#line 229 "blocks.go"
+	r173 = (u64)r42 + 96ull; r42 = r173; r154 = r154 + 384ll; r155 = r155 + 384ll; r174 = r42 < 600ll; if (!r174) goto b22;
+	r175 = r154; r176 = *(i32 *)r175; r177 = r155; *(i32 *)r177 = r176;
+#line 229 "blocks.go"
+	r178 = (u64)r42 + 96ull; r42 = r178; r154 = r154 + 384ll; r155 = r155 + 384ll; r179 = r42 < 600ll; if (!r179) goto b22;
+	r180 = r154; r181 = *(i32 *)r180; r182 = r155; *(i32 *)r182 = r181;
+#line 229 "blocks.go"
+	r183 = (u64)r42 + 96ull; r42 = r183; r154 = r154 + 384ll; r155 = r155 + 384ll; goto b14;
+b22: // barrier
+#line 226 "blocks.go"
+	__syncthreads();
+#line 233 "blocks.go"
+	r47 = (i64)threadIdx.x; r48 = 0; r49 = r47 < 600ll; if (!r49) goto b25; r50 = r24 + r47 * 4; r51 = *(i32 *)r50; r48 = r51;
+b25: // sum.loaded
+#line 233 "blocks.go"
+	r52 = (u64)r47 + 96ull; r53 = r52 < 600ll; if (!r53) goto b27; r147 = r24 + r47 * 4; r54 = r147 + 384ll; r55 = *(i32 *)r54; r48 = (u32)r48 + (u32)r55;
+b27: // sum.loaded
+#line 233 "blocks.go"
+	r56 = (u64)r47 + 192ull; r57 = r56 < 600ll; if (!r57) goto b29; r148 = r24 + r47 * 4; r58 = r148 + 768ll; r59 = *(i32 *)r58; r48 = (u32)r48 + (u32)r59;
+b29: // sum.loaded
+#line 233 "blocks.go"
+	r60 = (u64)r47 + 288ull; r61 = r60 < 600ll; if (!r61) goto b31; r149 = r24 + r47 * 4; r62 = r149 + 1152ll; r63 = *(i32 *)r62; r48 = (u32)r48 + (u32)r63;
+b31: // sum.loaded
+#line 233 "blocks.go"
+	r64 = (u64)r47 + 384ull; r65 = r64 < 600ll; if (!r65) goto b33; r150 = r24 + r47 * 4; r66 = r150 + 1536ll; r67 = *(i32 *)r66; r48 = (u32)r48 + (u32)r67;
+b33: // sum.loaded
+#line 233 "blocks.go"
+	r68 = (u64)r47 + 480ull; r69 = r68 < 600ll; if (!r69) goto b35; r151 = r24 + r47 * 4; r70 = r151 + 1920ll; r71 = *(i32 *)r70; r48 = (u32)r48 + (u32)r71;
+b35: // sum.loaded
+#line 233 "blocks.go"
+	r72 = (u64)r47 + 576ull; r73 = r72 < 600ll; if (!r73) goto b37; r152 = r24 + r47 * 4; r74 = r152 + 2304ll; r75 = *(i32 *)r74; r48 = (u32)r48 + (u32)r75;
+b37: // sum.loaded
+#line 233 "blocks.go"
+	r76 = (i64)warpSize; r77 = r76 >> 1;
+b38: // sum.shuffle
+#line 233 "blocks.go"
+	r78 = r77 > 0ll; if (!r78) goto b54; r79 = qd_shfl_down(r48, (u32)r77); r80 = (u64)r47 + (u64)r77; r81 = r80 < 96ll; if (!r81) goto b41; r48 = (u32)r48 + (u32)r79;
+b41: // sum.step
+#line 233 "blocks.go"
+	r77 = r77 >> 1; r184 = r77 > 0ll; if (!r184) goto b54; r185 = qd_shfl_down(r48, (u32)r77); r186 = (u64)r47 + (u64)r77; r187 = r186 < 96ll; if (!r187) goto b45; r48 = (u32)r48 + (u32)r185;
+b45: // sum.step (unrolled 1)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; r188 = r77 > 0ll; if (!r188) goto b54; r189 = qd_shfl_down(r48, (u32)r77); r190 = (u64)r47 + (u64)r77; r191 = r190 < 96ll; if (!r191) goto b49; r48 = (u32)r48 + (u32)r189;
+b49: // sum.step (unrolled 2)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; r192 = r77 > 0ll; if (!r192) goto b54; r193 = qd_shfl_down(r48, (u32)r77); r194 = (u64)r47 + (u64)r77; r195 = r194 < 96ll; if (!r195) goto b53; r48 = (u32)r48 + (u32)r193;
+b53: // sum.step (unrolled 3)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; goto b38;
+b54: // sum.warps
+#line 233 "blocks.go"
+	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b56; r86 = r82 + r84 * 4; *(i32 *)r86 = r48;
+b56: // sum.written
+#line 233 "blocks.go"
+	__syncthreads(); r161 = (u64)r76; r162 = 95ull | r161; r163 = r162 >> 32; r164 = (u32)r163; r165 = r164 == 0u; if (!r165) goto b74; r167 = (u32)r76; r168 = qd_div_u32(r166, r167); r160 = (i64)r168;
+b58: // sum.written
+#line 233 "blocks.go"
+	r87 = r160; r88 = 0; r89 = 0ll; r156 = r82 + 0ll;
+b59: // sum.total
+#line 233 "blocks.go"
+	r90 = r89 <= r87; if (!r90) goto b67; r91 = r156; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; r196 = r89 <= r87; if (!r196) goto b67; r197 = r156; r198 = *(i32 *)r197; r88 = (u32)r88 + (u32)r198; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; r199 = r89 <= r87; if (!r199) goto b67; r200 = r156; r201 = *(i32 *)r200; r88 = (u32)r88 + (u32)r201; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; r202 = r89 <= r87; if (!r202) goto b67; r203 = r156; r204 = *(i32 *)r203; r88 = (u32)r88 + (u32)r204; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; goto b59;
+b67: // sum.done
+#line 233 "blocks.go"
+	__syncthreads(); r46 = r88;
+#line 226 "blocks.go"
+	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21; if (!r23) goto b70;
+#line 235 "blocks.go"
+	r104 = (u64)r18 + (u64)r22; if ((u64)r104 >= (u64)r8) { qd_site = 2; qd_x = r104; qd_y = r8; goto qd_fault; } r105 = r7 + r104 * 4; *(i32 *)r105 = r46;
+b70: // barrier
+#line 226 "blocks.go"
+	__syncthreads();
+#line 235 "blocks.go"
+	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b73;
+#line 226 "blocks.go"
+	r12 = r12 + r15; goto b3;
+b73: // exit
+#line 226 "blocks.go"
+	return;
+b74: // divide in 64 bits
+#line 233 "blocks.go"
+	r160 = qd_div_i64(95ll, r76); goto b58;
+b75: // preheader
+#line 230 "blocks.go"
+	r118 = r125; r157 = (u64)r118 + (u64)r42; r158 = r4 + r157 * 4; r159 = r24 + r42 * 4;
+b76: // for.loop (checked)
+#line 229 "blocks.go"
+	r117 = r42 < 600ll; if (!r117) goto b22;
+	r119 = (u64)r118 + (u64)r42; if ((u64)r119 >= (u64)r5) { qd_site = 0; qd_x = r119; qd_y = r5; goto qd_fault; } r120 = r158; r121 = *(i32 *)r120; if ((u64)r42 >= (u64)600ll) { qd_site = 1; qd_x = r42; qd_y = 600ll; goto qd_fault; } r122 = r159; *(i32 *)r122 = r121;
+#line 229 "blocks.go"
+	r123 = (u64)r42 + 96ull; r42 = r123; r158 = r158 + 384ll; r159 = r159 + 384ll; goto b76;
+qd_fault: {
+	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 458752u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;

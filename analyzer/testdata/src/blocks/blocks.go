@@ -129,3 +129,23 @@ func Carried(out, in []float32) {
 		}
 	}
 }
+
+//qd:kernel
+func Collectives(out []int32) {
+	for b := range qd.Blocks(len(out) / 64) {
+		var v [64]int32
+		for t := range qd.Threads(64) {
+			v[t] = out[b*64+t]
+			_ = qd.Sum(v[:]) // want `qd.Sum in a kernel is a step of a whole block: call it in the body of a qd.Blocks loop, outside its thread loops`
+		}
+		qd.InclusiveScan(v[:])
+		for t := range qd.Threads(64) {
+			out[b*64+t] = v[t]
+		}
+	}
+}
+
+//qd:kernel
+func SumOutside(out []int32) {
+	out[0] = qd.Sum(out) // want `qd.Sum in a kernel is a step of a whole block`
+}
