@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "62c04272d585ba93453b7a89ea13450386bc33544d7337aec983a0457c4ddf4c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "3b9f0b7dd8653317cab3e18046ffddec28afb541db4184ae757df783712c922d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c334f17e0e7b48908532217d98ee31e50e2de82e0c7205325655f4c84f8e0e9b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d66050908cefcc5dc6b645c37379ce8697abc7aaea84b295a76efb7a03bbea95"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -39,19 +39,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:52:22",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:56:12",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:66:55",
-		}, {
-			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:66:8",
 		}},
 		Name: "Sgemm",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Sgemm_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "Sgemm_0",
+			Parallel:    false,
+			SharedBytes: 8320,
+			Threads:     256,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -80,19 +75,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:52:22",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:56:12",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:66:55",
-		}, {
-			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:66:8",
 		}},
 		Name: "SgemmFMA",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "SgemmFMA_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "SgemmFMA_0",
+			Parallel:    false,
+			SharedBytes: 8320,
+			Threads:     256,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/example/sgemm",

@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1264347a60b6b8ecde0e5646d959e353a8c7c51f648c2d0ad542fb8b2247087c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1e1c821bb2e9d5e34baa0cc2dd2d553aaaa03b2d635f1e9beff6e3d10dc5e7fb"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "cbcafe9699e1e09a0572af5ade00607e065246f088740391896911cccbe74bf5"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "f6dc2b9d2723fa7391164f253a1e5b55369052bbc5f01cadd6b33f957fa0c6d6"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -58,9 +58,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "StencilHalo",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "StencilHalo_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "StencilHalo_0",
+			Parallel:    false,
+			SharedBytes: 4624,
+			Threads:     256,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{

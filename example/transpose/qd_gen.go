@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "3e059d942d875f08d53f514e45a9025d277f1693b75a9af14ddecff8c4dfc53e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "9228d9fa1a7e7442ea4086af1b0668f815d2f233b551d02c69e1ff1813640119"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "fd81d6256dcf90d8303db2ff8c8495f4c98d1cc9227433f59c62551a5788c313"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "c2890c72db3d27469c27c8aaaba62233b62ce3fe6591a459f6c8c75fe3baac5c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -34,9 +34,10 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Name: "Transpose",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Transpose_0",
-			Parallel: false,
-			Threads:  256,
+			Entry:       "Transpose_0",
+			Parallel:    false,
+			SharedBytes: 4224,
+			Threads:     256,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/example/transpose",

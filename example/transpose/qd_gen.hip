@@ -20,16 +20,15 @@ static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / 
 __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Transpose(in []f32, out []f32, height i64, width i64), blocks.
-extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	__shared__ u8 qvar_tile[4224] __attribute__((aligned(4)));
 	bool r5 = 0, r13 = 0, r21 = 0, r39 = 0, r50 = 0, r53 = 0, r55 = 0, r57 = 0;
 	bool r59 = 0, r62 = 0, r63 = 0, r69 = 0, r71 = 0, r82 = 0, r84 = 0, r86 = 0;
-	bool r89 = 0, r90 = 0, r96 = 0, r98 = 0, r109 = 0, r142 = 0, r148 = 0, r157 = 0;
-	bool r158 = 0, r164 = 0, r173 = 0, r183 = 0, r185 = 0, r198 = 0, r200 = 0, r202 = 0;
-	bool r206 = 0, r207 = 0, r212 = 0, r218 = 0, r227 = 0, r228 = 0, r234 = 0, r243 = 0;
-	bool r245 = 0, r255 = 0, r257 = 0, r270 = 0, r272 = 0, r276 = 0, r277 = 0, r344 = 0;
-	bool r357 = 0, r359 = 0, r365 = 0, r367 = 0, r373 = 0, r375 = 0, r381 = 0, r383 = 0;
-	bool r388 = 0, r390 = 0, r395 = 0, r397 = 0;
+	bool r89 = 0, r90 = 0, r96 = 0, r98 = 0, r109 = 0, r142 = 0, r170 = 0, r172 = 0;
+	bool r178 = 0, r187 = 0, r188 = 0, r194 = 0, r203 = 0, r228 = 0, r229 = 0, r230 = 0;
+	bool r231 = 0, r237 = 0, r246 = 0, r256 = 0, r258 = 0, r271 = 0, r273 = 0, r275 = 0;
+	bool r276 = 0, r282 = 0, r291 = 0, r293 = 0, r303 = 0, r305 = 0, r318 = 0, r320 = 0;
+	bool r387 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r10 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -41,40 +40,41 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0;
 	i64 r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0;
 	i64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
-	i64 r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r143 = 0, r144 = 0, r145 = 0;
-	i64 r146 = 0, r147 = 0, r149 = 0, r151 = 0, r152 = 0, r156 = 0, r159 = 0, r160 = 0;
-	i64 r161 = 0, r162 = 0, r163 = 0, r165 = 0, r167 = 0, r168 = 0, r172 = 0, r175 = 0;
-	i64 r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0, r191 = 0, r192 = 0;
-	i64 r193 = 0, r194 = 0, r203 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r213 = 0;
-	i64 r214 = 0, r215 = 0, r216 = 0, r217 = 0, r219 = 0, r220 = 0, r222 = 0, r226 = 0;
-	i64 r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r235 = 0, r236 = 0, r238 = 0;
-	i64 r242 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0;
-	i64 r263 = 0, r264 = 0, r265 = 0, r266 = 0, r273 = 0, r278 = 0, r279 = 0, r280 = 0;
-	i64 r281 = 0, r286 = 0, r288 = 0, r289 = 0, r290 = 0, r292 = 0, r293 = 0, r294 = 0;
-	i64 r295 = 0, r297 = 0, r298 = 0, r299 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0;
-	i64 r306 = 0, r307 = 0, r308 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r315 = 0;
-	i64 r316 = 0, r317 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0, r324 = 0, r325 = 0;
-	i64 r326 = 0, r328 = 0, r329 = 0, r330 = 0, r331 = 0, r333 = 0, r334 = 0, r335 = 0;
-	i64 r337 = 0, r338 = 0, r339 = 0, r358 = 0, r364 = 0, r366 = 0, r372 = 0, r374 = 0;
-	i64 r380 = 0, r382 = 0, r387 = 0, r389 = 0, r394 = 0, r396 = 0, r401 = 0;
-	u32 r343 = 0, r345 = 0, r346 = 0, r347 = 0, r348 = 0, r349 = 0, r350 = 0, r351 = 0;
-	u32 r352 = 0, r353 = 0, r354 = 0, r355 = 0, r356 = 0;
+	i64 r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r147 = 0, r149 = 0, r150 = 0;
+	i64 r151 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0;
+	i64 r159 = 0, r161 = 0, r163 = 0, r165 = 0, r167 = 0, r169 = 0, r173 = 0, r174 = 0;
+	i64 r175 = 0, r176 = 0, r177 = 0, r179 = 0, r181 = 0, r182 = 0, r186 = 0, r189 = 0;
+	i64 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r195 = 0, r196 = 0, r198 = 0, r202 = 0;
+	i64 r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0;
+	i64 r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0;
+	i64 r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
+	i64 r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r238 = 0, r240 = 0, r241 = 0;
+	i64 r245 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0;
+	i64 r264 = 0, r265 = 0, r266 = 0, r267 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0;
+	i64 r281 = 0, r283 = 0, r284 = 0, r286 = 0, r290 = 0, r295 = 0, r296 = 0, r297 = 0;
+	i64 r298 = 0, r299 = 0, r300 = 0, r301 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0;
+	i64 r329 = 0, r331 = 0, r332 = 0, r333 = 0, r335 = 0, r336 = 0, r337 = 0, r338 = 0;
+	i64 r340 = 0, r341 = 0, r342 = 0, r344 = 0, r345 = 0, r346 = 0, r347 = 0, r349 = 0;
+	i64 r350 = 0, r351 = 0, r353 = 0, r354 = 0, r355 = 0, r356 = 0, r358 = 0, r359 = 0;
+	i64 r360 = 0, r362 = 0, r363 = 0, r364 = 0, r365 = 0, r367 = 0, r368 = 0, r369 = 0;
+	i64 r371 = 0, r372 = 0, r373 = 0, r374 = 0, r376 = 0, r377 = 0, r378 = 0, r380 = 0;
+	i64 r381 = 0, r382 = 0;
+	u32 r386 = 0, r388 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0, r393 = 0, r394 = 0;
+	u32 r395 = 0, r396 = 0, r397 = 0, r398 = 0, r399 = 0;
 	u64 r6 = 0, r7 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0, r22 = 0;
-	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r174 = 0, r182 = 0, r184 = 0, r186 = 0;
-	u64 r187 = 0, r188 = 0, r189 = 0, r190 = 0, r195 = 0, r196 = 0, r197 = 0, r199 = 0;
-	u64 r201 = 0, r204 = 0, r205 = 0, r244 = 0, r246 = 0, r254 = 0, r256 = 0, r258 = 0;
-	u64 r259 = 0, r260 = 0, r261 = 0, r262 = 0, r267 = 0, r268 = 0, r269 = 0, r271 = 0;
-	u64 r274 = 0, r275 = 0, r340 = 0, r341 = 0, r342 = 0;
-	float r79 = 0, r104 = 0, r154 = 0, r170 = 0, r224 = 0, r240 = 0, r362 = 0, r370 = 0;
-	float r378 = 0, r385 = 0, r392 = 0, r399 = 0;
+	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0;
+	u64 r148 = 0, r247 = 0, r255 = 0, r257 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0;
+	u64 r263 = 0, r268 = 0, r269 = 0, r270 = 0, r272 = 0, r274 = 0, r292 = 0, r294 = 0;
+	u64 r302 = 0, r304 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0, r315 = 0;
+	u64 r316 = 0, r317 = 0, r319 = 0, r383 = 0, r384 = 0, r385 = 0;
+	float r79 = 0, r104 = 0, r184 = 0, r200 = 0, r243 = 0, r288 = 0;
 	char *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r73 = 0, *r76 = 0;
-	char *r77 = 0, *r80 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r150 = 0, *r153 = 0;
-	char *r155 = 0, *r166 = 0, *r169 = 0, *r171 = 0, *r221 = 0, *r223 = 0, *r225 = 0, *r237 = 0;
-	char *r239 = 0, *r241 = 0, *r282 = 0, *r283 = 0, *r284 = 0, *r285 = 0, *r287 = 0, *r291 = 0;
-	char *r296 = 0, *r300 = 0, *r305 = 0, *r309 = 0, *r314 = 0, *r318 = 0, *r323 = 0, *r327 = 0;
-	char *r332 = 0, *r336 = 0, *r360 = 0, *r361 = 0, *r363 = 0, *r368 = 0, *r369 = 0, *r371 = 0;
-	char *r376 = 0, *r377 = 0, *r379 = 0, *r384 = 0, *r386 = 0, *r391 = 0, *r393 = 0, *r398 = 0;
-	char *r400 = 0;
+	char *r77 = 0, *r80 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r160 = 0, *r162 = 0;
+	char *r164 = 0, *r166 = 0, *r168 = 0, *r171 = 0, *r180 = 0, *r183 = 0, *r185 = 0, *r197 = 0;
+	char *r199 = 0, *r201 = 0, *r239 = 0, *r242 = 0, *r244 = 0, *r285 = 0, *r287 = 0, *r289 = 0;
+	char *r321 = 0, *r322 = 0, *r323 = 0, *r324 = 0, *r325 = 0, *r326 = 0, *r327 = 0, *r328 = 0;
+	char *r330 = 0, *r334 = 0, *r339 = 0, *r343 = 0, *r348 = 0, *r352 = 0, *r357 = 0, *r361 = 0;
+	char *r366 = 0, *r370 = 0, *r375 = 0, *r379 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 23 "kernels.go"
@@ -84,171 +84,71 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 #line 41 "kernels.go"
 	r106 = p2; r107 = p3;
 #line 23 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b94; r6 = (u64)r0; r7 = r6;
+	r5 = r0 > 0ll; if (!r5) goto b30; r6 = (u64)r0; r7 = r6;
 	r9 = (u64)r8 + 32ull; r10 = (u64)r9 - 1ull; r114 = r10 >> 63; r115 = r114 & 31ll; r116 = (u64)r10 + (u64)r115; r117 = r116 >> 5; r11 = r117;
 #line 23 "kernels.go"
-	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b94; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r174 = (u64)r78; r189 = r174 - 1ull; r246 = (u64)r107; r261 = r246 - 1ull; r319 = (u64)r8 * 8ull; r320 = r319; r321 = (u64)r320 * 4ull; r294 = r321; r312 = r321; r337 = (u64)r4 * 8ull; r338 = r337; r339 = (u64)r338 * 4ull; r303 = r339; r330 = r339; r346 = (u32)r15; r348 = r346 > 1u ? r346 : 1u; r349 = qd_div_u32(4294967295u, r348);
-b4: // head
+	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b30; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r353 = (u64)r8 * 8ull; r354 = r353; r355 = (u64)r354 * 4ull; r362 = (u64)r4 * 8ull; r363 = r362; r364 = (u64)r363 * 4ull; r389 = (u32)r15; r391 = r389 > 1u ? r389 : 1u; r392 = qd_div_u32(4294967295u, r391);
+b4: // head (checked if)
 #line 23 "kernels.go"
-	r21 = r17 < r16; if (!r21) goto b94; r341 = r17 | r15; r342 = r341 >> 32; r343 = (u32)r342; r344 = r343 == 0u; if (!r344) goto b93; r345 = (u32)r17; r350 = __umulhi(r345, r349); r351 = r350 * r346; r352 = r345 - r351; r353 = r352 - r346; r354 = r352 < r353 ? r352 : r353; r355 = r352 - r354; r356 = r355 < 1u ? r355 : 1u; r347 = r350 + r356; r340 = (u64)r347;
-b7: // index
+	r142 = r17 < r16; if (!r142) goto b30; r384 = r17 | r15; r385 = r384 >> 32; r386 = (u32)r385; r387 = r386 == 0u; if (!r387) goto b29; r388 = (u32)r17; r393 = __umulhi(r388, r392); r394 = r393 * r389; r395 = r388 - r394; r396 = r395 - r389; r397 = r395 < r396 ? r395 : r396; r398 = r395 - r397; r399 = r398 < 1u ? r398 : 1u; r390 = r393 + r399; r383 = (u64)r390;
+b7: // index (checked if)
 #line 23 "kernels.go"
-	r22 = r340; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
-	r9 = (u64)r8 + 32ull; r10 = (u64)r9 - 1ull; r118 = r10 >> 63; r119 = r118 & 31ll; r120 = (u64)r10 + (u64)r119; r121 = r120 >> 5; r11 = r121; r12 = r11;
-	r40 = (char *)qvar_tile; r41 = (i64)threadIdx.x; r42 = r40 + r41 * 4; *(u32 *)r42 = 0u; r282 = r42; r44 = r282 + 1024ll; *(u32 *)r44 = 0u; r283 = r42; r46 = r283 + 2048ll; *(u32 *)r46 = 0u; r284 = r42; r48 = r284 + 3072ll; *(u32 *)r48 = 0u; r49 = (u64)r41 + 1024ull; r50 = r49 < 1056ll; if (!r50) goto b11; r285 = r42; r51 = r285 + 4096ll; *(u32 *)r51 = 0u;
-b11: // zeroed
+	r143 = r383; r144 = r143 * r15; r145 = r17 - r144; r146 = r145; r147 = (i64)r146; r148 = r143; r149 = (i64)r148;
+	r9 = (u64)r8 + 32ull; r10 = (u64)r9 - 1ull; r204 = r10 >> 63; r205 = r204 & 31ll; r206 = (u64)r10 + (u64)r205; r207 = r206 >> 5; r11 = r207; r12 = r11;
+	r160 = (char *)qvar_tile; r161 = (i64)threadIdx.x; r162 = r160 + r161 * 4; *(u32 *)r162 = 0u; r325 = r162; r164 = r325 + 1024ll; *(u32 *)r164 = 0u; r326 = r162; r166 = r326 + 2048ll; *(u32 *)r166 = 0u; r327 = r162; r168 = r327 + 3072ll; *(u32 *)r168 = 0u; r169 = (u64)r161 + 1024ull; r170 = r169 < 1056ll; if (!r170) goto b11; r328 = r162; r171 = r328 + 4096ll; *(u32 *)r171 = 0u;
+b11: // zeroed (checked if)
 #line 25 "kernels.go"
 	__syncthreads();
 #line 23 "kernels.go"
-	r29 = (i64)threadIdx.x; r122 = r29 >> 63; r123 = r122 & 31ll; r124 = (u64)r29 + (u64)r123; r125 = r124 >> 5; r30 = r125; r129 = r125; r130 = (u64)r129 * 32ull; r131 = (u64)r29 - (u64)r130; r31 = r131; r32 = r31; r33 = r30;
+	r150 = (i64)threadIdx.x; r208 = r150 >> 63; r209 = r208 & 31ll; r210 = (u64)r150 + (u64)r209; r211 = r210 >> 5; r151 = r211; r215 = r211; r216 = (u64)r215 * 32ull; r217 = (u64)r150 - (u64)r216; r152 = r217; r153 = r152; r154 = r151;
 #line 36 "kernels.go"
-	r60 = 0ll; r175 = (u64)r28 * 32ull; r176 = (u64)r175 + (u64)r33; r177 = r176; r178 = (u64)r177 * (u64)r8; r179 = (u64)r26 * 32ull; r180 = (u64)r179 + (u64)r32; r181 = (u64)r178 + (u64)r180; r182 = (u64)r181; r183 = r182 < r174; r190 = r189 - r182; r192 = (u64)r176 + 1ull; r193 = (u64)r192 * (u64)r8; r194 = (u64)r193 + (u64)r180; r195 = (u64)r194; r196 = r195 - r182; r197 = __umul64hi(r196, 31ull); r198 = r197 == 0ull; r199 = r196 * 31ull; r200 = r199 <= r190; r201 = (u64)r32; r202 = r201 < 33ull; r203 = r33; r204 = (u64)r203; r205 = r204 + 2305843009213693952ull; r206 = r205 <= 4611686018427387904ull; r208 = -(u64)r203; r209 = 32ull - (u64)r203; r210 = r208 < 32ll ? r208 : 32ll; r211 = r209 < 32ll ? r209 : 32ll; if (!r183) goto b45; if (!r198) goto b45; if (!r200) goto b45; if (!r202) goto b45; if (!r206) goto b45;
+	r60 = 0ll;
 #line 29 "kernels.go"
-	r160 = r176; r163 = r180;
-	r173 = r163 < r8;
-	r313 = r33; r314 = r40 + r313 * 132; r317 = r181; r318 = r77 + r317 * 4;
-b19: // for.loop (checked if, before)
-#line 28 "kernels.go"
-	r158 = r60 < r210; if (!r158) goto b24;
-	r161 = (u64)r160 + (u64)r60;
-	r164 = r161 < r4; if (!r164) goto b23; if (!r173) goto b23;
-	r165 = (u64)r33 + (u64)r60; if ((u64)r165 >= (u64)32ll) { qd_site = 0; qd_x = r165; qd_y = 32ll; goto qd_fault; } r166 = r314; r167 = (u64)r161 * (u64)r8; r168 = (u64)r167 + (u64)r163; if ((u64)r168 >= (u64)r78) { qd_site = 1; qd_x = r168; qd_y = r78; goto qd_fault; } r169 = r318; r170 = *(float *)r169; if ((u64)r32 >= (u64)33ll) { qd_site = 2; qd_x = r32; qd_y = 33ll; goto qd_fault; } r171 = r166 + r32 * 4; *(float *)r171 = r170;
-b23: // if.done (checked if, before)
-#line 28 "kernels.go"
-	r172 = (u64)r60 + 8ull; r60 = r172; r314 = r314 + 1056ll; r318 = r318 + r321 * 1; goto b19;
-b24: // preheader
+	r173 = (u64)r149 * 32ull; r174 = (u64)r173 + (u64)r154; r176 = (u64)r147 * 32ull; r177 = (u64)r176 + (u64)r153;
+	r187 = r177 < r8;
+	r347 = r154; r348 = r160 + r347 * 132;
 #line 29 "kernels.go"
-	r65 = r176; r68 = r180;
-	r82 = r173;
-	r286 = (u64)r33 + (u64)r60; r287 = r40 + r286 * 132;
-#line 29 "kernels.go"
-	r288 = (u64)r65 + (u64)r60;
+	r349 = r174;
 #line 31 "kernels.go"
-	r289 = (u64)r288 * (u64)r8; r290 = (u64)r289 + (u64)r68; r291 = r77 + r290 * 4;
-b25: // for.loop
+	r350 = (u64)r349 * (u64)r8; r351 = (u64)r350 + (u64)r177; r352 = r77 + r351 * 4;
+b14: // for.loop (checked if)
 #line 28 "kernels.go"
-	r63 = r60 < r211; if (!r63) goto b45;
-	r66 = (u64)r65 + (u64)r60;
-	r69 = r66 < r4; if (!r69) goto b29; if (!r82) goto b29;
-	r73 = r287; r76 = r291; r79 = *(float *)r76; r80 = r73 + r32 * 4; *(float *)r80 = r79;
-b29: // if.done
+	r172 = r60 < 32ll; if (!r172) goto b19;
+	r175 = (u64)r174 + (u64)r60;
+	r178 = r175 < r4; if (!r178) goto b18; if (!r187) goto b18;
+	r179 = (u64)r154 + (u64)r60; if ((u64)r179 >= (u64)32ll) { qd_site = 0; qd_x = r179; qd_y = 32ll; goto qd_fault; } r180 = r348; r181 = (u64)r175 * (u64)r8; r182 = (u64)r181 + (u64)r177; if ((u64)r182 >= (u64)r78) { qd_site = 1; qd_x = r182; qd_y = r78; goto qd_fault; } r183 = r352; r184 = *(float *)r183; if ((u64)r153 >= (u64)33ll) { qd_site = 2; qd_x = r153; qd_y = 33ll; goto qd_fault; } r185 = r180 + r153 * 4; *(float *)r185 = r184;
+b18: // if.done (checked if)
 #line 28 "kernels.go"
-	r81 = (u64)r60 + 8ull; r60 = r81; r287 = r287 + 1056ll; r291 = r291 + r294 * 1; r357 = r60 < r211; if (!r357) goto b45;
-	r358 = (u64)r65 + (u64)r60;
-	r359 = r358 < r4; if (!r359) goto b34; if (!r82) goto b34;
-	r360 = r287; r361 = r291; r362 = *(float *)r361; r363 = r360 + r32 * 4; *(float *)r363 = r362;
-b34: // if.done (unrolled 1)
-#line 28 "kernels.go"
-	r364 = (u64)r60 + 8ull; r60 = r364; r287 = r287 + 1056ll; r291 = r291 + r294 * 1; r365 = r60 < r211; if (!r365) goto b45;
-	r366 = (u64)r65 + (u64)r60;
-	r367 = r366 < r4; if (!r367) goto b39; if (!r82) goto b39;
-	r368 = r287; r369 = r291; r370 = *(float *)r369; r371 = r368 + r32 * 4; *(float *)r371 = r370;
-b39: // if.done (unrolled 2)
-#line 28 "kernels.go"
-	r372 = (u64)r60 + 8ull; r60 = r372; r287 = r287 + 1056ll; r291 = r291 + r294 * 1; r373 = r60 < r211; if (!r373) goto b45;
-	r374 = (u64)r65 + (u64)r60;
-	r375 = r374 < r4; if (!r375) goto b44; if (!r82) goto b44;
-	r376 = r287; r377 = r291; r378 = *(float *)r377; r379 = r376 + r32 * 4; *(float *)r379 = r378;
-b44: // if.done (unrolled 3)
-#line 28 "kernels.go"
-	r380 = (u64)r60 + 8ull; r60 = r380; r287 = r287 + 1056ll; r291 = r291 + r294 * 1; goto b25;
-b45: // preheader
-#line 29 "kernels.go"
-	r144 = r176; r147 = r180;
-	r157 = r147 < r8;
-	r304 = (u64)r33 + (u64)r60; r305 = r40 + r304 * 132;
-#line 29 "kernels.go"
-	r306 = (u64)r144 + (u64)r60;
-#line 31 "kernels.go"
-	r307 = (u64)r306 * (u64)r8; r308 = (u64)r307 + (u64)r147; r309 = r77 + r308 * 4;
-b46: // for.loop (checked if, after)
-#line 28 "kernels.go"
-	r142 = r60 < 32ll; if (!r142) goto b51;
-	r145 = (u64)r144 + (u64)r60;
-	r148 = r145 < r4; if (!r148) goto b50; if (!r157) goto b50;
-	r149 = (u64)r33 + (u64)r60; if ((u64)r149 >= (u64)32ll) { qd_site = 0; qd_x = r149; qd_y = 32ll; goto qd_fault; } r150 = r305; r151 = (u64)r145 * (u64)r8; r152 = (u64)r151 + (u64)r147; if ((u64)r152 >= (u64)r78) { qd_site = 1; qd_x = r152; qd_y = r78; goto qd_fault; } r153 = r309; r154 = *(float *)r153; if ((u64)r32 >= (u64)33ll) { qd_site = 2; qd_x = r32; qd_y = 33ll; goto qd_fault; } r155 = r150 + r32 * 4; *(float *)r155 = r154;
-b50: // if.done (checked if, after)
-#line 28 "kernels.go"
-	r156 = (u64)r60 + 8ull; r60 = r156; r305 = r305 + 1056ll; r309 = r309 + r312 * 1; goto b46;
-b51: // barrier
+	r186 = (u64)r60 + 8ull; r60 = r186; r348 = r348 + 1056ll; r352 = r352 + r355 * 1; goto b14;
+b19: // barrier (checked if)
 #line 23 "kernels.go"
-	__syncthreads(); r34 = (i64)threadIdx.x; r132 = r34 >> 63; r133 = r132 & 31ll; r134 = (u64)r34 + (u64)r133; r135 = r134 >> 5; r35 = r135; r139 = r135; r140 = (u64)r139 * 32ull; r141 = (u64)r34 - (u64)r140; r36 = r141; r37 = r36; r38 = r35;
+	__syncthreads(); r155 = (i64)threadIdx.x; r218 = r155 >> 63; r219 = r218 & 31ll; r220 = (u64)r155 + (u64)r219; r221 = r220 >> 5; r156 = r221; r225 = r221; r226 = (u64)r225 * 32ull; r227 = (u64)r155 - (u64)r226; r157 = r227; r158 = r157; r159 = r156;
 #line 37 "kernels.go"
-	r87 = 0ll; r244 = (u64)r37; r245 = r244 < 32ull; r247 = r179; r248 = (u64)r247 + (u64)r38; r249 = r248; r250 = (u64)r249 * (u64)r4; r251 = r175; r252 = (u64)r251 + (u64)r37; r253 = (u64)r250 + (u64)r252; r254 = (u64)r253; r255 = r254 < r246; r262 = r261 - r254; r264 = (u64)r248 + 1ull; r265 = (u64)r264 * (u64)r4; r266 = (u64)r265 + (u64)r252; r267 = (u64)r266; r268 = r267 - r254; r269 = __umul64hi(r268, 31ull); r270 = r269 == 0ull; r271 = r268 * 31ull; r272 = r271 <= r262; r273 = r38; r274 = (u64)r273; r275 = r274 + 2305843009213693952ull; r276 = r275 <= 4611686018427387904ull; r278 = -(u64)r273; r279 = 33ull - (u64)r273; r280 = r278 < 32ll ? r278 : 32ll; r281 = r279 < 32ll ? r279 : 32ll; if (!r245) goto b85; if (!r255) goto b85; if (!r270) goto b85; if (!r272) goto b85; if (!r276) goto b85;
+	r87 = 0ll;
 #line 39 "kernels.go"
-	r230 = r248; r233 = r252;
-	r243 = r233 < r4;
-	r237 = r40 + r37 * 132; r331 = r38; r332 = r237 + r331 * 4; r335 = r253; r336 = r106 + r335 * 4;
-b59: // for.loop (checked if, before)
-#line 38 "kernels.go"
-	r228 = r87 < r280; if (!r228) goto b64;
-	r231 = (u64)r230 + (u64)r87;
-	r234 = r231 < r8; if (!r234) goto b63; if (!r243) goto b63;
-	r235 = (u64)r231 * (u64)r4; r236 = (u64)r235 + (u64)r233; if ((u64)r37 >= (u64)32ll) { qd_site = 3; qd_x = r37; qd_y = 32ll; goto qd_fault; } r238 = (u64)r38 + (u64)r87; if ((u64)r238 >= (u64)33ll) { qd_site = 4; qd_x = r238; qd_y = 33ll; goto qd_fault; } r239 = r332; r240 = *(float *)r239; if ((u64)r236 >= (u64)r107) { qd_site = 5; qd_x = r236; qd_y = r107; goto qd_fault; } r241 = r336; *(float *)r241 = r240;
-b63: // if.done (checked if, before)
-#line 38 "kernels.go"
-	r242 = (u64)r87 + 8ull; r87 = r242; r332 = r332 + 32ll; r336 = r336 + r339 * 1; goto b59;
-b64: // preheader
+	r189 = r176; r190 = (u64)r189 + (u64)r159; r192 = r173; r193 = (u64)r192 + (u64)r158;
+	r203 = r193 < r4;
+	r197 = r160 + r158 * 132; r356 = r159; r357 = r197 + r356 * 4;
 #line 39 "kernels.go"
-	r92 = r248; r95 = r252;
-	r109 = r243;
-	r101 = r237; r295 = (u64)r38 + (u64)r87; r296 = r101 + r295 * 4;
-#line 39 "kernels.go"
-	r297 = (u64)r92 + (u64)r87;
+	r358 = r190;
 #line 41 "kernels.go"
-	r298 = (u64)r297 * (u64)r4; r299 = (u64)r298 + (u64)r95; r300 = r106 + r299 * 4;
-b65: // for.loop
+	r359 = (u64)r358 * (u64)r4; r360 = (u64)r359 + (u64)r193; r361 = r106 + r360 * 4;
+b22: // for.loop (checked if)
 #line 38 "kernels.go"
-	r90 = r87 < r281; if (!r90) goto b85;
-	r93 = (u64)r92 + (u64)r87;
-	r96 = r93 < r8; if (!r96) goto b69; if (!r109) goto b69;
-	r103 = r296; r104 = *(float *)r103; r105 = r300; *(float *)r105 = r104;
-b69: // if.done
+	r188 = r87 < 32ll; if (!r188) goto b27;
+	r191 = (u64)r190 + (u64)r87;
+	r194 = r191 < r8; if (!r194) goto b26; if (!r203) goto b26;
+	r195 = (u64)r191 * (u64)r4; r196 = (u64)r195 + (u64)r193; if ((u64)r158 >= (u64)32ll) { qd_site = 3; qd_x = r158; qd_y = 32ll; goto qd_fault; } r198 = (u64)r159 + (u64)r87; if ((u64)r198 >= (u64)33ll) { qd_site = 4; qd_x = r198; qd_y = 33ll; goto qd_fault; } r199 = r357; r200 = *(float *)r199; if ((u64)r196 >= (u64)r107) { qd_site = 5; qd_x = r196; qd_y = r107; goto qd_fault; } r201 = r361; *(float *)r201 = r200;
+b26: // if.done (checked if)
 #line 38 "kernels.go"
-	r108 = (u64)r87 + 8ull; r87 = r108; r296 = r296 + 32ll; r300 = r300 + r303 * 1; r381 = r87 < r281; if (!r381) goto b85;
-	r382 = (u64)r92 + (u64)r87;
-	r383 = r382 < r8; if (!r383) goto b74; if (!r109) goto b74;
-	r384 = r296; r385 = *(float *)r384; r386 = r300; *(float *)r386 = r385;
-b74: // if.done (unrolled 1)
-#line 38 "kernels.go"
-	r387 = (u64)r87 + 8ull; r87 = r387; r296 = r296 + 32ll; r300 = r300 + r303 * 1; r388 = r87 < r281; if (!r388) goto b85;
-	r389 = (u64)r92 + (u64)r87;
-	r390 = r389 < r8; if (!r390) goto b79; if (!r109) goto b79;
-	r391 = r296; r392 = *(float *)r391; r393 = r300; *(float *)r393 = r392;
-b79: // if.done (unrolled 2)
-#line 38 "kernels.go"
-	r394 = (u64)r87 + 8ull; r87 = r394; r296 = r296 + 32ll; r300 = r300 + r303 * 1; r395 = r87 < r281; if (!r395) goto b85;
-	r396 = (u64)r92 + (u64)r87;
-	r397 = r396 < r8; if (!r397) goto b84; if (!r109) goto b84;
-	r398 = r296; r399 = *(float *)r398; r400 = r300; *(float *)r400 = r399;
-b84: // if.done (unrolled 3)
-#line 38 "kernels.go"
-	r401 = (u64)r87 + 8ull; r87 = r401; r296 = r296 + 32ll; r300 = r300 + r303 * 1; goto b65;
-b85: // preheader
-#line 39 "kernels.go"
-	r214 = r248; r217 = r252;
-	r227 = r217 < r4;
-	r221 = r40 + r37 * 132; r322 = (u64)r38 + (u64)r87; r323 = r221 + r322 * 4;
-#line 39 "kernels.go"
-	r324 = (u64)r214 + (u64)r87;
-#line 41 "kernels.go"
-	r325 = (u64)r324 * (u64)r4; r326 = (u64)r325 + (u64)r217; r327 = r106 + r326 * 4;
-b86: // for.loop (checked if, after)
-#line 38 "kernels.go"
-	r212 = r87 < 32ll; if (!r212) goto b91;
-	r215 = (u64)r214 + (u64)r87;
-	r218 = r215 < r8; if (!r218) goto b90; if (!r227) goto b90;
-	r219 = (u64)r215 * (u64)r4; r220 = (u64)r219 + (u64)r217; if ((u64)r37 >= (u64)32ll) { qd_site = 3; qd_x = r37; qd_y = 32ll; goto qd_fault; } r222 = (u64)r38 + (u64)r87; if ((u64)r222 >= (u64)33ll) { qd_site = 4; qd_x = r222; qd_y = 33ll; goto qd_fault; } r223 = r323; r224 = *(float *)r223; if ((u64)r220 >= (u64)r107) { qd_site = 5; qd_x = r220; qd_y = r107; goto qd_fault; } r225 = r327; *(float *)r225 = r224;
-b90: // if.done (checked if, after)
-#line 38 "kernels.go"
-	r226 = (u64)r87 + 8ull; r87 = r226; r323 = r323 + 32ll; r327 = r327 + r330 * 1; goto b86;
-b91: // barrier
+	r202 = (u64)r87 + 8ull; r87 = r202; r357 = r357 + 32ll; r361 = r361 + r364 * 1; goto b22;
+b27: // barrier (checked if)
 #line 23 "kernels.go"
 	__syncthreads(); r17 = r17 + r20; goto b4;
-b93: // divide in 64 bits
+b29: // divide in 64 bits
 #line 23 "kernels.go"
-	r340 = qd_div_u64(r17, r15); goto b7;
-b94: // exit
+	r383 = qd_div_u64(r17, r15); goto b7;
+b30: // exit
 #line 23 "kernels.go"
 	return;
 qd_fault: {
