@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"maps"
 	"os"
@@ -91,14 +92,11 @@ func main() {
 	for _, ex := range examples {
 		args := append(ex.args, "-reps", fmt.Sprint(*reps))
 		out, err := run(filepath.Join(*bin, ex.name), args...)
-		for _, m := range qdLine.FindAllStringSubmatch(out, -1) {
-			if v, perr := strconv.ParseFloat(m[2], 64); perr == nil {
-				times["qd"][m[1]] = v
-			}
-		}
+		found := qdTimes(out)
+		maps.Copy(times["qd"], found)
 		if err != nil {
-			for _, m := range qdLine.FindAllStringSubmatch(out, -1) {
-				failed[m[1]] = ex.name + " failed"
+			for name := range found {
+				failed[name] = ex.name + " failed"
 			}
 			failed[ex.name] = err.Error()
 			fmt.Fprintf(os.Stderr, "blocks: %s: %v\n%s", ex.name, err, out)
@@ -118,23 +116,47 @@ func main() {
 			failed[source] = err.Error()
 			fmt.Fprintf(os.Stderr, "blocks: %s: %v\n%s", path, err, out)
 		}
-		sc := bufio.NewScanner(strings.NewReader(out))
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) >= 2 && f[0] == "device" {
-				fmt.Println("device:", strings.Join(f[1:], " "))
-			} else if len(f) >= 2 {
-				if v, perr := strconv.ParseFloat(f[1], 64); perr == nil {
-					times[source][f[0]] = v
-				}
-			}
+		found, device := baselineTimes(out)
+		maps.Copy(times[source], found)
+		if device != "" && source == "cuda" {
+			fmt.Println("device:", device)
 		}
 	}
-	table(times, failed)
+	table(os.Stdout, times, failed)
 }
 
 // qdLine is an example's line of timing.
 var qdLine = regexp.MustCompile(`(?m)^(\w+): ([0-9.]+) ms per run`)
+
+// qdTimes reads the kernels' times from an example's output.
+func qdTimes(out string) map[string]float64 {
+	times := map[string]float64{}
+	for _, m := range qdLine.FindAllStringSubmatch(out, -1) {
+		if v, err := strconv.ParseFloat(m[2], 64); err == nil {
+			times[m[1]] = v
+		}
+	}
+	return times
+}
+
+// baselineTimes reads the times and the device from the CUDA program's
+// output: lines "name ms checksum" and "device name".
+func baselineTimes(out string) (times map[string]float64, device string) {
+	times = map[string]float64{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) >= 2 && f[0] == "device":
+			device = strings.Join(f[1:], " ")
+		case len(f) >= 2:
+			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+				times[f[0]] = v
+			}
+		}
+	}
+	return times, device
+}
 
 // run runs a program and returns what it printed.
 func run(path string, args ...string) (string, error) {
@@ -146,8 +168,8 @@ func run(path string, args ...string) (string, error) {
 }
 
 // table prints the table, then what failed.
-func table(times map[string]map[string]float64, failed map[string]string) {
-	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
+func table(out io.Writer, times map[string]map[string]float64, failed map[string]string) {
+	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "kernel\tqd ms\tbaseline ms\tratio\tqd GB/s\tbaseline GB/s\t")
 	for _, r := range rows {
 		q, okq := times["qd"][r.qd]
@@ -171,8 +193,8 @@ func table(times map[string]map[string]float64, failed map[string]string) {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.label, cell(q, okq), cell(b, okb), ratio, gbps(q, okq), gbps(b, okb))
 	}
 	w.Flush()
-	fmt.Println("ratio: the baseline's time over qd's; above 1, qd is faster")
+	fmt.Fprintln(out, "ratio: the baseline's time over qd's; above 1, qd is faster")
 	for _, what := range slices.Sorted(maps.Keys(failed)) {
-		fmt.Printf("%s: %s\n", what, failed[what])
+		fmt.Fprintf(out, "%s: %s\n", what, failed[what])
 	}
 }
