@@ -74,8 +74,8 @@ func Sgemm(a, b, c []float32, m, n, k int) {
 // SgemmFMA is Sgemm with fused multiply-adds (the fma option): each
 // acc += a·b is one instruction, rounded once, as in cuBLAS, where Sgemm
 // rounds the product and the sum apiece, as Go on amd64 does. Its
-// elements differ from Go's in the last bits, within the bound its test
-// states.
+// elements differ from Go's in the last bits, within the bound near
+// (main.go) states.
 //
 //qd:kernel fma
 func SgemmFMA(a, b, c []float32, m, n, k int) {
