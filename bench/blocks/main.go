@@ -9,9 +9,9 @@
 //	blocks -bin bench/blocks/bin -cuda bench/blocks/bin/blocks-cuda
 //
 // The examples check their results against Go as they run; one that
-// finds a mismatch fails, and its rows say so. The examples time the mean
-// of their runs after a first one, by the host's clock around a device
-// synchronization; the CUDA program the median of its runs, by events.
+// finds a mismatch fails, and its rows say so. Both sides time by the
+// GPU's events: the examples the mean of their runs after a first one,
+// the CUDA program the median of its runs after a first one.
 package main
 
 import (
@@ -83,7 +83,7 @@ func main() {
 	bin := flag.String("bin", "bench/blocks/bin", "folder of the example programs")
 	cuda := flag.String("cuda", "", "the CUDA program, built with --fmad=false")
 	cudaFMA := flag.String("cuda-fma", "", "the CUDA program built with nvcc's default, fmad on (optional)")
-	reps := flag.Int("reps", 10, "timed runs of each kernel")
+	reps := flag.Int("reps", 20, "timed runs of each kernel")
 	flag.Parse()
 	log.SetFlags(0)
 

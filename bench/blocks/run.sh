@@ -11,7 +11,7 @@
 # then carry the repository (with bench/blocks/bin) to the GPU machine and
 # run, from the repository root there,
 #
-#	bash bench/blocks/run.sh [-reps 10]
+#	bash bench/blocks/run.sh [-reps 20]
 #	bash bench/blocks/run.sh sanitize   # racecheck and synccheck instead
 #
 # It builds bench/blocks/blocks.cu twice with nvcc -O3 (--fmad=false,

@@ -150,25 +150,49 @@ func random(n int, seed uint64) []float32 {
 }
 
 // timed runs f once to warm up, then reps times, and returns the time of
-// one run.
+// one run: by the GPU's clock, between events recorded around the runs,
+// or by the host's on the CPU, whose events record no time.
 func timed(dev *rt.Device, reps int, f func() error) (time.Duration, error) {
 	reps = max(reps, 1)
+	start, err := dev.NewEvent(rt.WithTiming())
+	if err != nil {
+		return 0, err
+	}
+	defer start.Close()
+	end, err := dev.NewEvent(rt.WithTiming())
+	if err != nil {
+		return 0, err
+	}
+	defer end.Close()
 	if err := f(); err != nil {
 		return 0, err
 	}
 	if err := dev.Synchronize(); err != nil {
 		return 0, err
 	}
-	start := time.Now()
+	host := time.Now()
+	if err := start.Record(nil); err != nil {
+		return 0, err
+	}
 	for range reps {
 		if err := f(); err != nil {
 			return 0, err
 		}
 	}
+	if err := end.Record(nil); err != nil {
+		return 0, err
+	}
 	if err := dev.Synchronize(); err != nil {
 		return 0, err
 	}
-	return time.Since(start) / time.Duration(reps), nil
+	elapsed, err := rt.ElapsedTime(start, end)
+	if err != nil {
+		return 0, err
+	}
+	if elapsed == 0 {
+		elapsed = time.Since(host)
+	}
+	return elapsed / time.Duration(reps), nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
