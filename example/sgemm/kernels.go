@@ -32,38 +32,42 @@ func Sgemm(a, b, c []float32, m, n, k int) {
 			// two threads in one bank.
 			var as [depth][tile + 4]float32
 			var bs [depth][tile]float32
-			var acc [threads][per][per]float32
+			var acc [side][side][per][per]float32 // each thread's own: registers
 			for k0 := 0; k0 < k; k0 += depth {
-				for t := range qd.Threads(threads) {
-					for l := range tile * depth / threads {
-						e := l*threads + t
-						row, col := e/depth, e%depth
-						as[col][row] = a[(by*tile+row)*k+k0+col]
-						row, col = e/tile, e%tile
-						bs[row][col] = b[(k0+row)*n+bx*tile+col]
+				for ty := range qd.Threads(side) {
+					for tx := range qd.Threads(side) {
+						for l := range tile * depth / threads {
+							e := l*threads + ty*side + tx
+							row, col := e/depth, e%depth
+							as[col][row] = a[(by*tile+row)*k+k0+col]
+							row, col = e/tile, e%tile
+							bs[row][col] = b[(k0+row)*n+bx*tile+col]
+						}
 					}
 				}
-				for t := range qd.Threads(threads) {
-					ty, tx := t/side, t%side
-					for kk := range depth {
-						var ra, rb [per]float32
-						for i := range per {
-							ra[i] = as[kk][ty+i*side]
-							rb[i] = bs[kk][tx+i*side]
-						}
-						for i := range per {
-							for j := range per {
-								acc[t][i][j] += ra[i] * rb[j]
+				for ty := range qd.Threads(side) {
+					for tx := range qd.Threads(side) {
+						for kk := range depth {
+							var ra, rb [per]float32
+							for i := range per {
+								ra[i] = as[kk][ty+i*side]
+								rb[i] = bs[kk][tx+i*side]
+							}
+							for i := range per {
+								for j := range per {
+									acc[ty][tx][i][j] += ra[i] * rb[j]
+								}
 							}
 						}
 					}
 				}
 			}
-			for t := range qd.Threads(threads) {
-				ty, tx := t/side, t%side
-				for i := range per {
-					for j := range per {
-						c[(by*tile+ty+i*side)*n+bx*tile+tx+j*side] = acc[t][i][j]
+			for ty := range qd.Threads(side) {
+				for tx := range qd.Threads(side) {
+					for i := range per {
+						for j := range per {
+							c[(by*tile+ty+i*side)*n+bx*tile+tx+j*side] = acc[ty][tx][i][j]
+						}
 					}
 				}
 			}
