@@ -30,7 +30,8 @@ static const int histN = 1 << 28;      // histogram: n bytes
 static const int histBlocks = 1024;    // histogram: blocks of 256 threads
 
 // ---- SGEMM: 128×128 tiles of c per block, 8-deep slabs of a and b in
-// shared memory, 8×8 sums per thread at rows ty+16i, columns tx+16j.
+// shared memory, 16×16 threads, 8×8 sums per thread at rows ty+16i,
+// columns tx+16j.
 #define TILE 128
 #define DEPTH 8
 #define PER 8
@@ -47,7 +48,7 @@ __global__ void __launch_bounds__(THREADS)
   for (int i = 0; i < PER; i++)
 #pragma unroll
     for (int j = 0; j < PER; j++) acc[i][j] = 0;
-  int t = threadIdx.x, ty = t / SIDE, tx = t % SIDE;
+  int tx = threadIdx.x, ty = threadIdx.y, t = ty * SIDE + tx;
   int by = blockIdx.y, bx = blockIdx.x;
   for (int k0 = 0; k0 < k; k0 += DEPTH) {
 #pragma unroll
@@ -87,7 +88,7 @@ static void sgemm() {
   float *a = upload(fill<float>(nn, [](size_t i) { return 2 * unit32(1, i) - 1; }));
   float *b = upload(fill<float>(nn, [](size_t i) { return 2 * unit32(2, i) - 1; }));
   float *c = zeros<float>(nn);
-  run("sgemm_tiled", [&] { sgemm_tiled<<<dim3(n / TILE, n / TILE), THREADS>>>(a, b, c, n, n, n); },
+  run("sgemm_tiled", [&] { sgemm_tiled<<<dim3(n / TILE, n / TILE), dim3(SIDE, SIDE)>>>(a, b, c, n, n, n); },
       [&] { return fnv(c, nn); });
 
   // cuBLAS is column-major: c (row-major) = a·b is cᵀ = bᵀ·aᵀ there.
