@@ -42,10 +42,10 @@ func StencilHalo(in, out []float32, nx, ny int) {
 			}
 			for ty := range qd.Threads(rows) {
 				for tx := range qd.Threads(side) {
-					for j := 0; j < side; j += rows {
-						y, x := by*side+ty+j, bx*side+tx
+					for j := range side / rows {
+						y, x := by*side+ty+j*rows, bx*side+tx
 						if y >= 1 && y < ny-1 && x >= 1 && x < nx-1 {
-							r, c := ty+j+1, tx+1
+							r, c := ty+j*rows+1, tx+1
 							out[y*nx+x] = point(tile[r][c], tile[r-1][c], tile[r+1][c], tile[r][c-1], tile[r][c+1])
 						}
 					}

@@ -25,20 +25,22 @@ func Transpose(in, out []float32, height, width int) {
 			var tile [side][side + 1]float32
 			for ty := range qd.Threads(rows) {
 				for tx := range qd.Threads(side) {
-					for j := 0; j < side; j += rows {
-						y, x := by*side+ty+j, bx*side+tx
+					for j := range side / rows {
+						r := ty + j*rows
+						y, x := by*side+r, bx*side+tx
 						if y < height && x < width {
-							tile[ty+j][tx] = in[y*width+x]
+							tile[r][tx] = in[y*width+x]
 						}
 					}
 				}
 			}
 			for ty := range qd.Threads(rows) {
 				for tx := range qd.Threads(side) {
-					for j := 0; j < side; j += rows {
-						y, x := bx*side+ty+j, by*side+tx
+					for j := range side / rows {
+						r := ty + j*rows
+						y, x := bx*side+r, by*side+tx
 						if y < width && x < height {
-							out[y*height+x] = tile[tx][ty+j]
+							out[y*height+x] = tile[tx][r]
 						}
 					}
 				}
