@@ -7,6 +7,7 @@ import (
 
 	"github.com/qdgo/qd/generated_test/blocks"
 	"github.com/qdgo/qd/internal/iterations"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/rt"
 )
@@ -54,6 +55,31 @@ func matrixArgs(r *rand.Rand, n int) []any {
 // compares with their Go functions.
 func TestBlocksInterpreted(t *testing.T) {
 	interpretCases(t, loadKernelsFrom(t, "blocks", &lower.Config{}), blockCases, []int{1, 300, 4099})
+}
+
+// TestBlocksInterpretedWave64 runs the block-level kernels on the IR
+// interpreter with warps of 64 threads, as AMD's data-centre GPUs run
+// them, and several blocks, which stride over the kernels' blocks.
+func TestBlocksInterpretedWave64(t *testing.T) {
+	kernels := loadKernelsFrom(t, "blocks", &lower.Config{})
+	for _, c := range blockCases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(len(c.name)), 3))
+			for _, n := range []int{300, 4099} {
+				args := drawArgs(c, r, n)
+				want := cloneArgs(args)
+				if err := callGo(c.fn, want); err != nil {
+					t.Fatalf("the Go function failed: %v", err)
+				}
+				got := cloneArgs(args)
+				ip := &ir.Interp{Threads: 3 * 1024, WarpSize: 64, StepLimit: 1 << 28}
+				if err := interpretOn(ip, kernels[c.name], got); err != nil {
+					t.Fatalf("n=%d: %v", n, err)
+				}
+				compareArgs(t, c.name, want, got)
+			}
+		})
+	}
 }
 
 // runBlockCases runs the block-level kernels on dev through their stubs.
