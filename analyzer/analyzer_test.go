@@ -106,3 +106,10 @@ func TestReductions(t *testing.T) {
 func TestDependences(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "depend")
 }
+
+// TestBlocks checks the rules of block-level kernels: where qd.Blocks and
+// qd.Threads loops may be, what their bodies may hold, and conflicts
+// between the threads of a thread loop.
+func TestBlocks(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "blocks")
+}

@@ -37,6 +37,9 @@ type Loop struct {
 	// check may then accept iterations that are distinct under such a
 	// condition (Result.Conditions).
 	Versioned bool
+	// Within, for a thread loop of a block-level task (ThreadLoops),
+	// marks the task's blocks that run its iterations.
+	Within []bool
 }
 
 func (lp *Loop) counter(r ir.Reg) (Counter, bool) {

@@ -142,6 +142,12 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 // interpretGrid runs k on a grid of threads in blocks of blockSize (0: one
 // block).
 func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
+	return interpretOn(&ir.Interp{Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28}, k, args) // math.Mod loops once per bit of exponent difference
+}
+
+// interpretOn runs k on args with ip, whose memory it sets, writing
+// results back into args' slices.
+func interpretOn(ip *ir.Interp, k *ir.Kernel, args []any) error {
 	args = kerneltest.FlatArgs(args) // the slices stay the caller's
 	heap := &ir.Heap{}
 	vals := &ir.Values{
@@ -160,7 +166,7 @@ func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
 		}
 		vals.Scalar[i], _ = ir.Bits(a)
 	}
-	ip := &ir.Interp{Mem: heap, Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28} // math.Mod loops once per bit of exponent difference
+	ip.Mem = heap
 	if err := ip.Run(k, vals); err != nil {
 		return err
 	}

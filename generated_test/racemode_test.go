@@ -27,7 +27,8 @@ func TestRaceModeFindsConflictsConcurrent(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		racy bool
-	}{{"Sum", true}, {"Histogram", true}, {"PrefixSum", true}, {"Scale", false}} {
+	}{{"Sum", true}, {"Histogram", true}, {"PrefixSum", true}, {"Scale", false},
+		{"ThreadWrite", true}, {"SharedWrite", true}, {"Reversed", false}} {
 		t.Run(c.name, func(t *testing.T) {
 			k := kernels[c.name]
 			if k == nil {
@@ -96,7 +97,7 @@ func TestRaceModeChild(t *testing.T) {
 	counts := make([]int64, len(k.Tasks))
 	for i, task := range k.Tasks {
 		counts[i] = 1
-		if task.Kind == ir.Parallel {
+		if task.Kind == ir.Parallel || task.Kind == ir.BlockLevel {
 			counts[i] = int64(task.Count.Eval(func(int) uint64 { return 0 }, func(p int) int64 { return lens[p] }))
 		}
 	}

@@ -186,7 +186,7 @@ func (t *Task) Needed() bool {
 		return true
 	}
 	loops := t.Loops()
-	if t.Kind == Parallel {
+	if t.Kind == Parallel || t.Kind == BlockLevel {
 		return len(loops) > 1
 	}
 	return len(loops) > 0

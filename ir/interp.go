@@ -59,6 +59,9 @@ type Interp struct {
 	// reductions, which interpreters running parts of one launch share;
 	// when 0, each Run and RunThread allocates its own.
 	Scratch uint64
+	// ConcurrentThreads runs the threads of a block as goroutines between
+	// barriers, for the race detector to see what two of them touch.
+	ConcurrentThreads bool
 
 	mu   sync.Mutex
 	data map[*Kernel][]uint64 // the addresses of each kernel's tables
@@ -91,6 +94,10 @@ func (ip *Interp) dataAddrs(k *Kernel) ([]uint64, error) {
 // geometry returns the grid of a task: its number of blocks and threads
 // per block.
 func (ip *Interp) geometry(t *Task) (blocks, size int) {
+	if t.Kind == BlockLevel {
+		// The task's code strides over its blocks: any grid runs it.
+		return max(ip.Threads/max(t.Threads, 1), 1), t.Threads
+	}
 	if t.Kind != Parallel {
 		return 1, 1
 	}
@@ -112,6 +119,7 @@ type launch struct {
 	args    *Values
 	data    []uint64
 	scratch uint64
+	mu      sync.Mutex // guards fault
 	fault   *Fault
 }
 
@@ -159,6 +167,25 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 		run.scratch = ip.Mem.Alloc(k.ScratchFixed() + int(count)*k.ScratchPerBlock())
 	}
 	if err := ip.runBlock(run, t, int(tid), int(count), 1); err != nil {
+		return err
+	}
+	if run.fault != nil {
+		return run.fault
+	}
+	return nil
+}
+
+// RunBlock executes block b of a grid of blocks of a BlockLevel task t,
+// its threads taking turns between barriers as Run's do, or running at
+// the same time when ConcurrentThreads is set. A failed check ends its
+// thread and is returned as a *Fault.
+func (ip *Interp) RunBlock(k *Kernel, t *Task, args *Values, b, blocks int64) error {
+	data, err := ip.dataAddrs(k)
+	if err != nil {
+		return err
+	}
+	run := &launch{k: k, args: args, data: data, scratch: ip.Scratch}
+	if err := ip.runBlock(run, t, int(b), int(blocks), t.Threads); err != nil {
 		return err
 	}
 	if run.fault != nil {
@@ -220,18 +247,49 @@ func (ip *Interp) runBlock(run *launch, t *Task, b, blocks, size int) error {
 		warp = 32
 	}
 	for {
-		for i, th := range threads {
-			if th.state != running {
-				continue
-			}
-			if err := ip.exec(run, t, th); err != nil {
-				return fmt.Errorf("thread %d: %w", i, err)
-			}
+		if err := ip.step(run, t, threads); err != nil {
+			return err
 		}
 		if done, err := release(threads, warp); done || err != nil {
 			return err
 		}
 	}
+}
+
+// step runs each running thread of a block until it ends or waits.
+func (ip *Interp) step(run *launch, t *Task, threads []*thread) error {
+	if ip.ConcurrentThreads {
+		return ip.stepConcurrently(run, t, threads)
+	}
+	for i, th := range threads {
+		if th.state != running {
+			continue
+		}
+		if err := ip.exec(run, t, th); err != nil {
+			return fmt.Errorf("thread %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// stepConcurrently runs step's threads as goroutines.
+func (ip *Interp) stepConcurrently(run *launch, t *Task, threads []*thread) error {
+	errs := make([]error, len(threads))
+	var wg sync.WaitGroup
+	for i, th := range threads {
+		if th.state != running {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ip.exec(run, t, th); err != nil {
+				errs[i] = fmt.Errorf("thread %d: %w", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // release lets waiting threads go on once every thread they wait for has
@@ -358,9 +416,11 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 					vs[j] = val(a)
 				}
 				if failed, x, y := Failed(in, vs); failed {
+					run.mu.Lock() // threads may run at the same time (ConcurrentThreads)
 					if run.fault == nil {
 						run.fault = &Fault{Task: t.Name, Site: run.k.Sites[in.Aux], X: x, Y: y}
 					}
+					run.mu.Unlock()
 					th.state, th.failed = ended, true
 					return nil
 				}

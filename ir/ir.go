@@ -340,6 +340,11 @@ const (
 	// Function tasks are device functions that other tasks call (OpCall);
 	// they are never launched. They are the kernel's Funcs.
 	Function
+	// BlockLevel tasks run a kernel's qd.Blocks loop: a grid of blocks of
+	// Task.Threads threads each, which stride over the loop's iterations
+	// one block at a time, so that the threads of a block share its
+	// shared variables and wait for each other at barriers.
+	BlockLevel
 )
 
 func (k TaskKind) String() string {
@@ -348,6 +353,8 @@ func (k TaskKind) String() string {
 		return "parallel"
 	case Function:
 		return "func"
+	case BlockLevel:
+		return "blocks"
 	}
 	return "serial"
 }
@@ -368,6 +375,10 @@ type Task struct {
 	// MaxRegs, when not 0, is the most registers a thread of the task may
 	// use, so that a multiprocessor holds as many of its threads as it can.
 	MaxRegs int
+	// Threads is the number of threads in each block of a BlockLevel
+	// task, which its code is written for; its Count is then its number
+	// of blocks (iterations of its qd.Blocks loop).
+	Threads int
 	Pos     token.Pos // the loop or first statement the task comes from
 	Regs    []Type    // the type of each register
 	Vars    []Var     // the task's local and shared memory

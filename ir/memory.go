@@ -37,6 +37,27 @@ func spaceByName(name string) (Space, bool) {
 	return Global, false
 }
 
+// MaxBlockThreads is the most threads a block of a BlockLevel task may
+// have: what every GPU qd targets allows.
+const MaxBlockThreads = 1024
+
+// MaxSharedBytes is the most shared memory a task may declare: the static
+// shared memory every target allows a block (48 KiB on NVIDIA's GPUs; AMD's
+// allow 64 KiB).
+const MaxSharedBytes = 48 << 10
+
+// SharedBytes is the shared memory t declares, its variables laid out in
+// order, each at its alignment.
+func (t *Task) SharedBytes() int {
+	n := 0
+	for _, v := range t.Vars {
+		if v.Space == Shared {
+			n = (n+v.Align-1)/v.Align*v.Align + v.Size
+		}
+	}
+	return n
+}
+
 // Var is memory a task declares in shared or local space, such as a
 // thread's array that is indexed by a variable, or a block's partial
 // results: "var acc shared 1024 align 8". Its contents are undefined at

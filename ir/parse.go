@@ -247,13 +247,15 @@ func (p *parser) task(k *Kernel) *Task {
 	c := p.line("a task")
 	c.expect("task")
 	t := &Task{Name: c.next("a task name").text}
-	switch kind := c.next(`"serial" or "parallel"`); kind.text {
+	switch kind := c.next(`"serial", "parallel" or "blocks"`); kind.text {
 	case "serial":
 		t.Kind = Serial
 	case "parallel":
 		t.Kind = Parallel
+	case "blocks":
+		t.Kind = BlockLevel
 	default:
-		c.failAt(kind, `expected "serial" or "parallel", found %q`, kind.text)
+		c.failAt(kind, `expected "serial", "parallel" or "blocks", found %q`, kind.text)
 	}
 	if c.peek() == "count" {
 		c.expect("count")
@@ -272,6 +274,11 @@ func (p *parser) task(k *Kernel) *Task {
 		c.expect("maxregs")
 		c.expect("=")
 		t.MaxRegs = c.int("a register count")
+	}
+	if c.peek() == "threads" {
+		c.expect("threads")
+		c.expect("=")
+		t.Threads = c.int("a block size")
 	}
 	c.done()
 	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}

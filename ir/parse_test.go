@@ -155,7 +155,7 @@ func TestParseErrors(t *testing.T) {
 		{"kernel K()\n\nfunc F() ()\nb0:\n\treturn\n\ntask K_0 serial\nb0:\n\tr0 = call F()\n\treturn\n", `9:12: F has 0 results, not 1`},
 		{"kernel K()\n\ntask K_0 serial\nb0:\n\tcall G()\n\treturn\n", `5:7: kernel K has no function G before this`},
 		{"kernel K()\n\nfunc F(r0 i64) ()\nb0:\n\treturn\n\ntask K_0 serial\nb0:\n\tcall F(1.5)\n\treturn\n", `9:9: expected a register or an immediate of type i64, found "1.5"`},
-		{"kernel K()\n\ntask K_0 sometimes\n", `3:10: expected "serial" or "parallel", found "sometimes"`},
+		{"kernel K()\n\ntask K_0 sometimes\n", `3:10: expected "serial", "parallel" or "blocks", found "sometimes"`},
 		{"kernel K(n i64)\n\ntask K_0 parallel count=(lt.i64 (param n) 1)\n", `3:26: lt is not allowed in a host expression`},
 		{"kernel K(n i64)\n\ntask K_0 parallel count=(len n)\n", `3:26: len needs a slice parameter`},
 		{"kernel K()\n\ntask K_0 serial\nb1:\n", `4:1: expected block label b0, found "b1"`},

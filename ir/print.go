@@ -70,6 +70,9 @@ func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
 		if t.MaxRegs != 0 {
 			fmt.Fprintf(b, " maxregs=%d", t.MaxRegs)
 		}
+		if t.Threads != 0 {
+			fmt.Fprintf(b, " threads=%d", t.Threads)
+		}
 		b.WriteString("\n")
 	}
 	for _, v := range t.Vars {

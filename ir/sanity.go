@@ -76,6 +76,12 @@ func (k *Kernel) CheckTask(t *Task) error {
 	if err := k.checkMemory(t); err != nil {
 		return err
 	}
+	switch {
+	case t.Kind == BlockLevel && (t.Threads < 1 || t.Threads > MaxBlockThreads):
+		return fmt.Errorf("a blocks task of %d threads a block, not 1 to %d", t.Threads, MaxBlockThreads)
+	case t.Kind != BlockLevel && t.Threads != 0:
+		return fmt.Errorf("a %s task with threads=%d", t.Kind, t.Threads)
+	}
 	defined := make([]bool, len(t.Regs))
 	define := func(r Reg) {
 		if r >= 0 && int(r) < len(defined) {
@@ -130,7 +136,7 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("%s of type %s", in.Op, in.Type)
 	case info.From != 0 && !info.From.Has(in.From):
 		return fmt.Errorf("%s from type %s", in.Op, in.From)
-	case info.Parallel && t.Kind != Parallel:
+	case info.Parallel && t.Kind != Parallel && t.Kind != BlockLevel:
 		return fmt.Errorf("%s in a %s task", in.Op, t.Kind)
 	case t.Kind == Function && !inFunctions(in.Op):
 		return fmt.Errorf("%s in a device function, which sees only its arguments", in.Op)

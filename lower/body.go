@@ -27,6 +27,8 @@ func (l *lowerer) lowerBody() {
 			t = l.buildNestOrLoop(p.fn, p.loop)
 		case p.kind == ir.Parallel:
 			t = l.buildLoop(p.fn, p.loop)
+		case p.kind == ir.BlockLevel:
+			t = l.buildBlocks(p.fn, p.loop, p.nest)
 		default:
 			t = l.buildSegment(p.fn, p)
 		}
@@ -48,6 +50,9 @@ func (l *lowerer) lowerBody() {
 			l.errorf(d.Pos, "%s", d.Message)
 		}
 		for _, t := range l.k.Tasks {
+			for _, d := range check.ThreadLoops(l.k, t, l.threadIndexes[t], l) {
+				l.errorf(d.Pos, "%s", strings.ReplaceAll(d.Message, "parallel loop", "thread loop"))
+			}
 			if conds := deps.Conditions[t]; len(conds) > 0 {
 				l.serialSwitches[t].insert(t, conds)
 				var texts []string

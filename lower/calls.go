@@ -30,6 +30,9 @@ func (f *frame) callMessage(v *ssa.Call) string {
 	if _, ok, msg := atomicCallee(callee); ok {
 		return msg
 	}
+	if _, marker := blockMarker(v); marker != "" || collectiveCallee(v) != "" {
+		return "" // placed or reported where it is lowered
+	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
 		if callee.Name() != "StreamParallel" {
 			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
@@ -55,6 +58,14 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 	common := v.Common()
 	if b, ok := common.Value.(*ssa.Builtin); ok {
 		f.builtin(v, b.Name(), common.Args, dst)
+		return
+	}
+	if _, marker := blockMarker(v); marker != "" {
+		f.blockMarker(v, marker, dst)
+		return
+	}
+	if name := collectiveCallee(v); name != "" {
+		f.collective(v, name, dst)
 		return
 	}
 	callee := common.StaticCallee()

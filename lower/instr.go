@@ -319,6 +319,10 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 			tb.move(dst[i], args[i])
 		}
 	case *ssa.IndexAddr:
+		if l := f.tb.l; l.threadOwn[v] {
+			tb.move(dst[0], f.arg(v.X)) // a thread's own part of a per-thread variable
+			return
+		}
 		f.indexAddr(v, dst)
 	case *ssa.FieldAddr:
 		f.fieldAddr(v, dst)

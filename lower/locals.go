@@ -73,6 +73,14 @@ func (f *frame) alloc(v *ssa.Alloc) {
 		f.errorf(v.Pos(), "local variable %s of type %s is not supported in kernels: %v", v.Comment, elem, err)
 		return
 	}
+	if own, ok := f.tb.l.threadAllocs[v]; ok {
+		f.threadAlloc(v, own)
+		return
+	}
+	if f.tb.l.sharedAllocs[v] {
+		f.sharedAlloc(v, elem)
+		return
+	}
 	if updatedAtomically(v) {
 		f.errorf(v.Pos(), "%s", atomicOnLocal("variable "+v.Comment))
 		return

@@ -177,6 +177,17 @@ type lowerer struct {
 	// running on one thread (version.go).
 	serialSwitches map[*ir.Task]*serialSwitch // each level of a loop nest's task
 	syntax         []ast.Node
+	// Block-level kernels (blocks.go): the qd.Blocks and qd.Threads calls
+	// that bound loops planned as such, and the shared variables of the
+	// task being built.
+	markers      map[*ssa.Call]bool
+	sharedAllocs map[*ssa.Alloc]bool
+	threadAllocs map[*ssa.Alloc]types.Type
+	threadOwn    map[*ssa.IndexAddr]bool
+	collectives  map[*ssa.Call]bool // the block collectives placed in a qd.Blocks loop's body
+	// threadIndexes describes the thread loops of each block-level task
+	// for the dependence check.
+	threadIndexes map[*ir.Task][]*check.Loop
 }
 
 type diagKey struct {
@@ -252,7 +263,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
 		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*check.Loop), nestIndexes: make(map[*ir.Task][]*check.Loop),
-		serialSwitches: make(map[*ir.Task]*serialSwitch)}
+		serialSwitches: make(map[*ir.Task]*serialSwitch), markers: make(map[*ssa.Call]bool), collectives: make(map[*ssa.Call]bool),
+		threadIndexes: make(map[*ir.Task][]*check.Loop)}
 }
 
 // kernel lowers l.fn.

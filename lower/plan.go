@@ -13,7 +13,8 @@ import (
 // parallel loop, or a serial segment of blocks between loops.
 type taskPlan struct {
 	kind ir.TaskKind
-	loop *parLoop      // parallel tasks
+	loop *parLoop      // parallel and block-level tasks
+	nest *blockNest    // block-level tasks
 	fn   *ssa.Function // the kernel, or a qd.StreamParallel block's function
 
 	// Serial tasks: the segment's blocks, its entry first. The task starts
@@ -156,6 +157,7 @@ func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 	}
 	stmts := bodyStmts(fn)
 	var loops []*parLoop
+	nests := map[*parLoop]*blockNest{}
 	for _, lp := range outermostLoops(fn) {
 		stmt := topLevelLoopStmt(lp, fn, stmts)
 		if stmt == nil {
@@ -163,6 +165,13 @@ func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 			continue
 		}
 		if pl := l.recognizeLoop(fn, lp, stmt); pl != nil {
+			if _, marker := blockMarker(pl.bound); marker == "Blocks" {
+				if bn := l.planBlocks(fn, pl, stmt); bn != nil {
+					nests[pl] = bn
+					loops = append(loops, pl)
+				}
+				continue
+			}
 			pl.inner = l.nestedLevels(fn, pl, stmt)
 			loops = append(loops, pl)
 		}
@@ -187,7 +196,11 @@ func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 	start := fn.Blocks[0]
 	for _, pl := range loops {
 		plans = append(plans, l.segments(fn, start, 0, pl.pre, len(pl.pre.Instrs)-1, inLoop, streamBlock)...)
-		plans = append(plans, &taskPlan{kind: ir.Parallel, loop: pl, fn: fn, pos: pl.pos, streamBlock: streamBlock})
+		p := &taskPlan{kind: ir.Parallel, loop: pl, fn: fn, pos: pl.pos, streamBlock: streamBlock}
+		if bn := nests[pl]; bn != nil {
+			p.kind, p.nest = ir.BlockLevel, bn
+		}
+		plans = append(plans, p)
 		start = pl.exit
 	}
 	plans = append(plans, l.segments(fn, start, 0, nil, 0, inLoop, streamBlock)...)

@@ -77,6 +77,9 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 		return v.Op != token.ARROW && operandsPure(v)
 	case *ssa.Call:
 		common := v.Common()
+		if _, marker := blockMarker(v); marker != "" {
+			return l.isPure(common.Args[0])
+		}
 		if common.IsInvoke() || !operandsPure(v) {
 			return false
 		}
@@ -241,6 +244,9 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 	case *ssa.ChangeType:
 		return hostConvert(l.hostExpr(v.X), t)
 	case *ssa.Call:
+		if _, marker := blockMarker(v); marker != "" {
+			return l.hostExpr(v.Call.Args[0])
+		}
 		common := v.Common()
 		b, ok := common.Value.(*ssa.Builtin)
 		if !ok {

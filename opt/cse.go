@@ -31,7 +31,10 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 	source := copySource(t, defs, single)
 	for _, bi := range reversePostorder(t) {
 		b := t.Blocks[bi]
-		writes := 0                  // the memory writes so far in b, which end what loads can share
+		// The memory writes so far in b, which end what loads can share: a
+		// thread's local memory is written only by its stores, which no
+		// other space's loads see.
+		writes, localWrites := 0, 0
 		assigned := map[ir.Reg]int{} // assignments so far in b of registers assigned more than once
 		name := func(a ir.Arg) ir.Arg {
 			if a.Imm || single[a.Reg] {
@@ -47,11 +50,17 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 		}
 		for i := range b.Instrs {
 			x := &b.Instrs[i]
-			if info := x.Op.Info(); info.Memory.Writes() || info.SideEffects && !info.Checks {
+			switch info := x.Op.Info(); {
+			case x.Op == ir.OpStore && x.Space == ir.Local:
+				localWrites++
+			case info.Memory.Writes() || info.SideEffects && !info.Checks:
 				writes++
 			}
 			key, ok := expressionKey(x, single, name, local)
-			if x.Op == ir.OpLoad {
+			switch {
+			case x.Op == ir.OpLoad && x.Space == ir.Local:
+				key, ok = loadKey(x, single, name, local, bi, localWrites)
+			case x.Op == ir.OpLoad:
 				key, ok = loadKey(x, single, name, local, bi, writes)
 			}
 			if x.Dst != ir.NoReg && !single[x.Dst] {

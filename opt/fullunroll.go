@@ -10,6 +10,12 @@ import (
 const (
 	fullUnrollMaxTrips  = 16
 	fullUnrollMaxInstrs = 320
+	// In a block-level task, a loop that indexes a thread's local
+	// variable may grow to blockUnrollMaxInstrs: unrolled, its indices
+	// are constants and the variable moves to registers (PromoteLocals),
+	// which is what a register-blocked matrix product's accumulators
+	// need, as nvcc's #pragma unroll gives them.
+	blockUnrollMaxInstrs = 2400
 )
 
 // FullyUnrollLoops replaces the innermost loops that run a small constant
@@ -38,7 +44,11 @@ func FullyUnrollLoops(t *ir.Task) {
 			if c.slack != 0 && trips >= 0 {
 				trips++
 			}
-			if trips < 0 || trips > fullUnrollMaxTrips || lp.size(t)*(int(trips)+1) > fullUnrollMaxInstrs {
+			budget := fullUnrollMaxInstrs
+			if t.Kind == ir.BlockLevel && lp.indexesLocal(t) {
+				budget = blockUnrollMaxInstrs
+			}
+			if trips < 0 || trips > fullUnrollMaxTrips || lp.size(t)*(int(trips)+1) > budget {
 				continue
 			}
 			unroll(t, lp, int(trips)+1)
@@ -63,4 +73,17 @@ func tripCount(typ ir.Type, init, bound uint64) int64 {
 		}
 	}
 	return -1
+}
+
+// indexesLocal reports whether the loop loads or stores a thread's local
+// memory.
+func (lp *irLoop) indexesLocal(t *ir.Task) bool {
+	for _, b := range lp.blocks {
+		for _, in := range t.Blocks[b].Instrs {
+			if (in.Op == ir.OpLoad || in.Op == ir.OpStore) && in.Space == ir.Local {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -96,6 +96,10 @@ func provenIndices(t *ir.Task) map[site]bool {
 			if r.Min < 0 || an.FormRange(length, at).Min < 0 {
 				continue
 			}
+			if n, ok := length.IsConst(); ok && r.Max < n {
+				proven[site{bi, i}] = true // a thread's index in its block of n threads
+				continue
+			}
 			for _, u := range r.Upper {
 				if c, ok := u.Sub(length).IsConst(); ok && c < 0 {
 					proven[site{bi, i}] = true

@@ -28,13 +28,14 @@ type cudaDriver struct{ gpuDriver }
 
 // CUDA's numbers for the device attributes qd reads.
 const (
-	cuMaxThreadsPerBlock     = 1
-	cuWarpSize               = 10
-	cuMultiprocessorCount    = 16
-	cuMaxThreadsPerMultiproc = 39
-	cuComputeCapabilityMajor = 75
-	cuComputeCapabilityMinor = 76
-	cuMemoryPoolsSupported   = 115
+	cuMaxThreadsPerBlock      = 1
+	cuWarpSize                = 10
+	cuMultiprocessorCount     = 16
+	cuMaxThreadsPerMultiproc  = 39
+	cuMaxSharedMemoryPerBlock = 8
+	cuComputeCapabilityMajor  = 75
+	cuComputeCapabilityMinor  = 76
+	cuMemoryPoolsSupported    = 115
 )
 
 // loadCUDA loads the CUDA driver library once.
@@ -63,6 +64,7 @@ func openCUDA(index int) (driver, error) {
 		maxThreadsPerBlock: d.attribute(cuMaxThreadsPerBlock),
 		warpSize:           d.attribute(cuWarpSize),
 		streamQueues:       cudaMaxConnections(),
+		maxSharedPerBlock:  d.attribute(cuMaxSharedMemoryPerBlock),
 	}
 	d.openFeatures(d.attribute(cuMemoryPoolsSupported) != 0)
 	return d, nil

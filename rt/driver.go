@@ -189,4 +189,7 @@ type deviceAttributes struct {
 	// streamQueues is how many streams the device runs at once, the
 	// default size of the stream pool.
 	streamQueues int
+	// maxSharedPerBlock is the static shared memory a block may have, in
+	// bytes; 0 where unknown.
+	maxSharedPerBlock int
 }

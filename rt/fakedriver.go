@@ -135,7 +135,7 @@ func (f *fakeDriver) takeLog() []string {
 
 func (f *fakeDriver) deviceName() string { return "fake" }
 func (f *fakeDriver) attributes() deviceAttributes {
-	return deviceAttributes{arch: "sm_80", multiprocessors: 4, maxThreadsPerSM: 2048, maxThreadsPerBlock: 1024, warpSize: 32, streamQueues: 4}
+	return deviceAttributes{arch: "sm_80", multiprocessors: 4, maxThreadsPerSM: 2048, maxThreadsPerBlock: 1024, warpSize: 32, streamQueues: 4, maxSharedPerBlock: 48 << 10}
 }
 func (f *fakeDriver) imageKinds() []ImageKind  { return cudaImageKindsFake }
 func (f *fakeDriver) driverVersion() int       { return 12080 }

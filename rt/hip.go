@@ -85,6 +85,7 @@ const (
 	hipMaxThreadsPerMultiproc = 57
 	hipMultiprocessorCount    = 63
 	hipWarpSize               = 87
+	hipMaxSharedPerBlock      = 74
 )
 
 // loadHIP loads the HIP runtime library once.
@@ -117,6 +118,7 @@ func openHIP(index int) (driver, error) {
 		maxThreadsPerBlock: d.attribute(hipMaxThreadsPerBlock),
 		warpSize:           d.attribute(hipWarpSize),
 		streamQueues:       hipHardwareQueues(),
+		maxSharedPerBlock:  d.attribute(hipMaxSharedPerBlock),
 	}
 	d.runtime = d.driverVersion()
 	return d, nil

@@ -92,11 +92,19 @@ type KernelSpec struct {
 // Tasks of a qd.StreamParallel block have the block's number (1, 2, ...)
 // and its group's; consecutive tasks of one group run forked from the
 // launching stream, each block on a stream of its own, and join it again.
+//
+// A block-level task (a kernel's qd.Blocks loop) has Threads, the threads
+// of each of its blocks, and its count is its number of blocks.
+//
+// SharedBytes is the static shared memory a block of the task declares,
+// which launches check against the device's limit.
 type TaskSpec struct {
-	Entry    string
-	Parallel bool
-	Block    int
-	Group    int
+	Entry       string
+	Parallel    bool
+	Threads     int
+	SharedBytes int
+	Block       int
+	Group       int
 }
 
 // Module is a ModuleSpec loaded on a device. It is safe for use by many

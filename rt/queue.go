@@ -31,6 +31,9 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err := m.kernelReady(kernel); err != nil {
 		return opError("launch "+l.k.Name, err)
 	}
+	if err := m.sharedFits(kernel); err != nil {
+		return opError("launch "+l.k.Name, err)
+	}
 	end := len(args)
 	if len(l.k.Faults) > 0 {
 		end -= 8
@@ -291,7 +294,11 @@ func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string,
 // taskGrid is the grid of task i of kernel with count iterations (one
 // thread for a serial task), or false when it has none.
 func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
-	if !m.spec.Kernels[kernel].Tasks[i].Parallel {
+	t := &m.spec.Kernels[kernel].Tasks[i]
+	if t.Threads > 0 {
+		return m.dev.blocksGrid(count, t.Threads)
+	}
+	if !t.Parallel {
 		return 1, 1, true
 	}
 	return m.dev.gridFor(count, cfg, m.fulls[kernel][i])
@@ -332,6 +339,34 @@ func (d *Device) gridFor(count int64, cfg launchSettings, taskFull int64) (grid,
 		blocks = (count-1)/int64(block) + 1
 	}
 	return uint32(min(blocks, full)), block, true
+}
+
+// sharedFits reports an error when a task of kernel declares more shared
+// memory than a block of the device may have. qdgen keeps every kernel
+// within what all GPUs allow, so only a device below that fails.
+func (m *Module) sharedFits(kernel int) error {
+	limit := m.dev.attrs.maxSharedPerBlock
+	for _, t := range m.spec.Kernels[kernel].Tasks {
+		if limit > 0 && t.SharedBytes > limit {
+			return fmt.Errorf("task %s needs %d bytes of shared memory a block, more than the %d bytes of %s", t.Entry, t.SharedBytes, limit, m.dev)
+		}
+	}
+	return nil
+}
+
+// blocksGrid sizes the grid of a block-level task with count blocks of
+// threads each: one GPU block per block of the task, as many as a grid
+// may have. The task's blocks stride over the rest, and over all of them
+// when the host cannot count them.
+func (d *Device) blocksGrid(count int64, threads int) (grid, block uint32, ok bool) {
+	const maxGrid = 1<<31 - 1
+	switch {
+	case count == UnknownCount:
+		return uint32(d.fullGrid(uint32(threads))), uint32(threads), true
+	case count <= 0:
+		return 0, 0, false
+	}
+	return uint32(min(count, maxGrid)), uint32(threads), true
 }
 
 // fullGrid is the number of blocks of block threads in a few waves of the

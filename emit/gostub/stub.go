@@ -141,13 +141,13 @@ func (s *stub) body() jen.Code {
 	var counts []jen.Code
 	for _, t := range k.Tasks {
 		switch {
-		case t.Kind == ir.Parallel && t.Count != nil && t.Count.Op == ir.OpSub && t.Count.Type == ir.Int64:
+		case (t.Kind == ir.Parallel || t.Kind == ir.BlockLevel) && t.Count != nil && t.Count.Op == ir.OpSub && t.Count.Type == ir.Int64:
 			// end - start, which wraps around when the loop runs more than
 			// 2^63 iterations: rt.Iterations counts them without wrapping.
 			counts = append(counts, jen.Qual(rtPath, "Iterations").Call(s.expr(t.Count.Args[1]), s.expr(t.Count.Args[0])))
-		case t.Kind == ir.Parallel && t.Count != nil:
+		case (t.Kind == ir.Parallel || t.Kind == ir.BlockLevel) && t.Count != nil:
 			counts = append(counts, s.expr(t.Count))
-		case t.Kind == ir.Parallel:
+		case t.Kind == ir.Parallel || t.Kind == ir.BlockLevel:
 			counts = append(counts, jen.Qual(rtPath, "UnknownCount"))
 		default:
 			counts = append(counts, jen.Lit(1))
@@ -182,6 +182,12 @@ func kernelSpec(k *Kernel) jen.Dict {
 		task := jen.Dict{
 			jen.Id("Entry"):    jen.Lit(t.Name),
 			jen.Id("Parallel"): jen.Lit(t.Kind == ir.Parallel),
+		}
+		if t.Threads > 0 {
+			task[jen.Id("Threads")] = jen.Lit(t.Threads)
+		}
+		if n := t.SharedBytes(); t.Kind == ir.BlockLevel && n > 0 {
+			task[jen.Id("SharedBytes")] = jen.Lit(n)
 		}
 		if t.StreamBlock > 0 {
 			task[jen.Id("Block")] = jen.Lit(t.StreamBlock)

@@ -135,7 +135,13 @@ type function struct {
 
 func (f *function) write(b *strings.Builder) {
 	fmt.Fprintf(b, "// Task %d of kernel %s, %s.\n", f.index, f.signature(), f.t.Kind)
-	fmt.Fprintf(b, "extern \"C\" __global__ void %s(", f.t.Name)
+	bounds := ""
+	if f.t.Threads != 0 {
+		// Launched with exactly this block: the compiler may give each
+		// thread the registers a block of this size leaves.
+		bounds = fmt.Sprintf("__launch_bounds__(%d) ", f.t.Threads)
+	}
+	fmt.Fprintf(b, "extern \"C\" __global__ void %s%s(", bounds, f.t.Name)
 	for i, s := range f.slots {
 		if i > 0 {
 			b.WriteString(", ")

@@ -145,6 +145,11 @@ func (e *entry) write(b *strings.Builder) {
 		if e.t.MaxRegs != 0 {
 			fmt.Fprintf(b, ".maxnreg %d\n", e.t.MaxRegs)
 		}
+		if e.t.Threads != 0 {
+			// Launched with exactly this block: ptxas may give each
+			// thread the registers a block of this size leaves.
+			fmt.Fprintf(b, ".reqntid %d, 1, 1\n", e.t.Threads)
+		}
 	}
 	b.WriteString("{\n")
 	for _, v := range e.t.Vars {

@@ -126,6 +126,9 @@ func (r *run) task(t int) error {
 	if task.Kind == ir.Serial {
 		return r.threads(task, []int64{0}, 1)
 	}
+	if task.Kind == ir.BlockLevel {
+		return r.blocks(t)
+	}
 	threads := int64(unknownThreads)
 	if c := r.counts[t]; c != UnknownCount {
 		if c <= 0 {

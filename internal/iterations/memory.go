@@ -2,6 +2,8 @@ package iterations
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/qdgo/qd/internal/atomics"
@@ -29,27 +31,44 @@ const regionShift = 40
 
 // memory is the ir.Memory of one goroutine: the slice arguments, which
 // every goroutine of a run shares, then the regions it allocated itself.
+// The threads of a block run as goroutines of their own over the block's
+// memory (ir.Interp.ConcurrentThreads), where a call of a device function
+// allocates its variables: own is replaced, never changed, under mu.
 type memory struct {
 	regions []region // shared; never appended to
-	own     []region
+	mu      sync.Mutex
+	own     atomic.Pointer[[]region]
 }
 
 func (m *memory) Alloc(n int) uint64 {
 	b := make([]byte, max(n, 1))
-	m.own = append(m.own, region{data: unsafe.Pointer(&b[0]), size: uint64(n), own: b})
-	return uint64(len(m.regions)+len(m.own)) << regionShift
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var own []region
+	if old := m.own.Load(); old != nil {
+		own = *old // appending writes past every length readers hold
+	}
+	own = append(own, region{data: unsafe.Pointer(&b[0]), size: uint64(n), own: b})
+	m.own.Store(&own)
+	return uint64(len(m.regions)+len(own)) << regionShift
 }
 
 // at returns the memory of an access of size bytes at addr.
 func (m *memory) at(addr uint64, size int) (unsafe.Pointer, error) {
 	i := int(addr>>regionShift) - 1
 	off := addr & (1<<regionShift - 1)
+	var own []region
+	if i >= len(m.regions) {
+		if p := m.own.Load(); p != nil {
+			own = *p
+		}
+	}
 	var r *region
 	switch {
 	case i >= 0 && i < len(m.regions):
 		r = &m.regions[i]
-	case i >= len(m.regions) && i < len(m.regions)+len(m.own):
-		r = &m.own[i-len(m.regions)]
+	case i >= len(m.regions) && i < len(m.regions)+len(own):
+		r = &own[i-len(m.regions)]
 	default:
 		return nil, fmt.Errorf("access of %d bytes at %#x is outside every buffer", size, addr)
 	}

@@ -356,6 +356,14 @@ func (a *Analysis) opRange(in *ir.Instr, d Site) interval {
 	}
 	constArg := func(i int) (int64, bool) { return a.constOf(in.Args[i], d) }
 	switch in.Op {
+	case ir.OpBlockThread, ir.OpLane, ir.OpWarpIndex:
+		// A block-level task's blocks have its Threads threads; any
+		// block has at most ir.MaxBlockThreads.
+		threads := int64(ir.MaxBlockThreads)
+		if a.Task.Kind == ir.BlockLevel && a.Task.Threads > 0 {
+			threads = int64(a.Task.Threads)
+		}
+		return interval{0, threads - 1}
 	case ir.OpAnd:
 		x, y := arg(0), arg(1)
 		switch {

@@ -3,6 +3,8 @@
 // show that the CPU race mode finds the conflicts under go test -race.
 package racy
 
+import "github.com/qdgo/qd"
+
 //qd:kernel
 func Sum(out, x []float32) {
 	for i := range x {
@@ -30,5 +32,46 @@ func PrefixSum(x []float32) {
 func Scale(out, x []float32) {
 	for i := range x {
 		out[i] = x[i] * 2
+	}
+}
+
+// ThreadWrite's threads all write one element of out in one thread loop.
+//
+//qd:kernel
+func ThreadWrite(out, x []float32) {
+	for b := range qd.Blocks(len(x) / 64) {
+		for t := range qd.Threads(64) {
+			out[b] = x[b*64+t]
+		}
+	}
+}
+
+// SharedWrite's threads all write one element of a block's shared array.
+//
+//qd:kernel
+func SharedWrite(out, x []float32) {
+	for b := range qd.Blocks(len(x) / 64) {
+		var s [64]float32
+		for t := range qd.Threads(64) {
+			s[0] = x[b*64+t]
+		}
+		for t := range qd.Threads(64) {
+			out[b*64+t] = s[0]
+		}
+	}
+}
+
+// Reversed is race-free: its thread loops are ordered by their barrier.
+//
+//qd:kernel
+func Reversed(out, x []float32) {
+	for b := range qd.Blocks(len(x) / 64) {
+		var s [64]float32
+		for t := range qd.Threads(64) {
+			s[t] = x[b*64+t]
+		}
+		for t := range qd.Threads(64) {
+			out[b*64+t] = s[63-t]
+		}
 	}
 }

@@ -71,6 +71,7 @@ hip_error hipDeviceGetAttribute(int *v, int attr, int dev) {
 	case 57: *v = 2048; return 0; // max threads per multiprocessor
 	case 63: *v = 104; return 0;  // multiprocessors
 	case 87: *v = 64; return 0;   // wave size
+	case 74: *v = 65536; return 0; // shared memory per block
 	}
 	return hipErrorInvalidValue;
 }

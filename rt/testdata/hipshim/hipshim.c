@@ -217,6 +217,7 @@ hip_error hipDeviceGetAttribute(int *v, int attr, int dev) {
 	case 57: cu = 39; break; // max threads per multiprocessor
 	case 63: cu = 16; break; // multiprocessors
 	case 87: cu = 10; break; // warp size
+	case 74: cu = 8; break;  // shared memory per block
 	case 23: cu = 75; break; // compute capability major
 	case 61: cu = 76; break; // compute capability minor
 	default: return hipErrorInvalidValue;

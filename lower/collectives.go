@@ -1,0 +1,229 @@
+package lower
+
+import (
+	"fmt"
+	"go/types"
+
+	"github.com/qdgo/qd/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// This file lowers the block collectives, qd.Sum, qd.InclusiveScan and
+// qd.ExclusiveScan, called in a qd.Blocks loop's body on a shared array:
+// statements the block's threads run together. Sum adds within each warp
+// by shuffles and then the warps' sums, which every thread reads in the
+// same order, so all get the same total; the scans double the distance
+// they add over in steps between barriers, one element per thread.
+
+// collectiveCallee reports whether call calls one of the collectives, and
+// which.
+func collectiveCallee(call *ssa.Call) string {
+	callee := call.Common().StaticCallee()
+	if callee == nil {
+		return ""
+	}
+	if o := callee.Origin(); o != nil {
+		callee = o
+	}
+	if callee.Pkg == nil || callee.Pkg.Pkg.Path() != QDPath {
+		return ""
+	}
+	switch callee.Name() {
+	case "Sum", "InclusiveScan", "ExclusiveScan":
+		return callee.Name()
+	}
+	return ""
+}
+
+// collectiveArray returns the shared array a collective's argument slices
+// whole (v[:]), its element type and its length.
+func (f *frame) collectiveArray(call *ssa.Call) (ssa.Value, ir.Type, int64, bool) {
+	s, ok := call.Call.Args[0].(*ssa.Slice)
+	if !ok || s.Low != nil || s.High != nil || s.Max != nil {
+		return nil, ir.Invalid, 0, false
+	}
+	alloc, ok := s.X.(*ssa.Alloc)
+	if !ok || !f.tb.l.sharedAllocs[alloc] {
+		return nil, ir.Invalid, 0, false
+	}
+	arr, ok := alloc.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Array)
+	if !ok {
+		return nil, ir.Invalid, 0, false
+	}
+	et, ok := basicType(arr.Elem())
+	return alloc, et, arr.Len(), ok
+}
+
+// collective lowers a call of a collective in a qd.Blocks loop's body.
+func (f *frame) collective(call *ssa.Call, name string, dst []ir.Reg) {
+	if !f.tb.l.collectives[call] {
+		f.errorf(call.Pos(), "qd.%s in a kernel is a step of a whole block: call it in the body of a qd.Blocks loop, outside its thread loops, on a variable of the body (qd.%s(v[:]) with var v [256]int32)", name, name)
+		return
+	}
+	alloc, et, n, ok := f.collectiveArray(call)
+	if !ok {
+		f.errorf(call.Pos(), "qd.%s in a qd.Blocks loop works on a whole array variable of the loop's body, in shared memory: qd.%s(v[:]) with var v [256]int32 declared in the body", name, name)
+		return
+	}
+	size := int64(f.tb.t.Threads)
+	base := f.regs(alloc)[0]
+	switch name {
+	case "Sum":
+		f.tb.move(dst[0], ir.R(f.blockSum(base, et, n, size)))
+	default:
+		if n > size {
+			f.errorf(call.Pos(), "qd.%s in a qd.Blocks loop scans one element per thread, but the array has %d elements and the block %d threads: use an array of at most as many elements as threads", name, n, size)
+			return
+		}
+		total := f.blockScan(base, et, n, name == "ExclusiveScan")
+		if len(dst) > 0 && dst[0] != ir.NoReg {
+			f.tb.move(dst[0], ir.R(total))
+		}
+	}
+}
+
+// blockSum adds the n elements of type et at base, a shared array, on a
+// block of size threads, and returns the total, which every thread gets.
+func (f *frame) blockSum(base ir.Reg, et ir.Type, n, size int64) ir.Reg {
+	tb := f.tb
+	thread := ir.R(tb.op(ir.OpBlockThread, ir.Int64))
+	acc := tb.t.NewReg(et)
+	tb.move(acc, ir.Imm(et, 0))
+	// Each thread's partial sum of the elements thread, thread+size, ...
+	for first := int64(0); first < n; first += size {
+		i := thread
+		if first > 0 {
+			i = ir.R(tb.op(ir.OpAdd, ir.Int64, thread, ir.Imm(ir.Int64, uint64(first))))
+		}
+		add, next := tb.t.NewBlock("sum.load"), tb.t.NewBlock("sum.loaded")
+		tb.branch(tb.op(ir.OpLt, ir.Int64, i, ir.Imm(ir.Int64, uint64(n))), add, next)
+		tb.cur = add
+		x := f.loadShared(base, i, et)
+		tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: acc, Args: []ir.Arg{ir.R(acc), ir.R(x)}})
+		tb.jump(next)
+	}
+	// The warp's sum, in its lane 0: lane l adds lane l+d's for d = warp/2,
+	// ..., 1, where that lane is a thread of the block.
+	warp := ir.R(tb.op(ir.OpWarpSize, ir.Int64))
+	d := tb.t.NewReg(ir.Int64)
+	tb.emit(ir.Instr{Op: ir.OpShr, Type: ir.Int64, From: ir.Int64, Dst: d, Args: []ir.Arg{warp, ir.Imm(ir.Int64, 1)}})
+	head, body, done := tb.t.NewBlock("sum.shuffle"), tb.t.NewBlock("sum.add"), tb.t.NewBlock("sum.warps")
+	tb.jump(head)
+	tb.branch(tb.op(ir.OpGt, ir.Int64, ir.R(d), ir.Imm(ir.Int64, 0)), body, done)
+	tb.cur = body
+	other := tb.op(ir.OpShuffleDown, et, ir.R(acc), ir.R(d))
+	inBlock := tb.op(ir.OpLt, ir.Int64, ir.R(tb.op(ir.OpAdd, ir.Int64, thread, ir.R(d))), ir.Imm(ir.Int64, uint64(size)))
+	add, next := tb.t.NewBlock("sum.other"), tb.t.NewBlock("sum.step")
+	tb.branch(inBlock, add, next)
+	tb.cur = add
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: acc, Args: []ir.Arg{ir.R(acc), ir.R(other)}})
+	tb.jump(next)
+	tb.emit(ir.Instr{Op: ir.OpShr, Type: ir.Int64, From: ir.Int64, Dst: d, Args: []ir.Arg{ir.R(d), ir.Imm(ir.Int64, 1)}})
+	tb.jump(head)
+	tb.cur = done
+	// Lane 0 of each warp writes the warp's sum; every thread adds them.
+	sums := f.warpSums(et)
+	lane := tb.op(ir.OpLane, ir.Int64)
+	warpIndex := ir.R(tb.op(ir.OpWarpIndex, ir.Int64))
+	write, written := tb.t.NewBlock("sum.write"), tb.t.NewBlock("sum.written")
+	tb.branch(tb.op(ir.OpEq, ir.Int64, ir.R(lane), ir.Imm(ir.Int64, 0)), write, written)
+	tb.cur = write
+	f.storeShared(sums, warpIndex, et, ir.R(acc))
+	tb.jump(written)
+	tb.emit(ir.Instr{Op: ir.OpBarrier})
+	warps := tb.op(ir.OpDiv, ir.Int64, ir.Imm(ir.Int64, uint64(size-1)), warp)
+	total := tb.t.NewReg(et)
+	tb.move(total, ir.Imm(et, 0))
+	w := tb.t.NewReg(ir.Int64)
+	tb.move(w, ir.Imm(ir.Int64, 0))
+	whead, wbody, wdone := tb.t.NewBlock("sum.total"), tb.t.NewBlock("sum.warp"), tb.t.NewBlock("sum.done")
+	tb.jump(whead)
+	tb.branch(tb.op(ir.OpLe, ir.Int64, ir.R(w), ir.R(warps)), wbody, wdone)
+	tb.cur = wbody
+	x := f.loadShared(sums, ir.R(w), et)
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: total, Args: []ir.Arg{ir.R(total), ir.R(x)}})
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: ir.Int64, Dst: w, Args: []ir.Arg{ir.R(w), ir.Imm(ir.Int64, 1)}})
+	tb.jump(whead)
+	tb.cur = wdone
+	tb.emit(ir.Instr{Op: ir.OpBarrier}) // before the warps' sums are written again
+	return total
+}
+
+// blockScan replaces the n elements at base, a shared array of a block
+// of at least n threads, by their inclusive (or exclusive) prefix sums,
+// and returns the sum of all of them.
+func (f *frame) blockScan(base ir.Reg, et ir.Type, n int64, exclusive bool) ir.Reg {
+	tb := f.tb
+	thread := ir.R(tb.op(ir.OpBlockThread, ir.Int64))
+	mine := tb.op(ir.OpLt, ir.Int64, thread, ir.Imm(ir.Int64, uint64(n)))
+	for d := int64(1); d < n; d *= 2 {
+		// Thread t reads v[t-d] before any thread writes, then adds it.
+		x := tb.t.NewReg(et)
+		tb.move(x, ir.Imm(et, 0))
+		read, readDone := tb.t.NewBlock("scan.read"), tb.t.NewBlock("scan.readdone")
+		has := tb.op(ir.OpAnd, ir.Bool, ir.R(mine), ir.R(tb.op(ir.OpGe, ir.Int64, thread, ir.Imm(ir.Int64, uint64(d)))))
+		tb.branch(has, read, readDone)
+		tb.cur = read
+		tb.move(x, ir.R(f.loadShared(base, ir.R(tb.op(ir.OpSub, ir.Int64, thread, ir.Imm(ir.Int64, uint64(d)))), et)))
+		tb.jump(readDone)
+		tb.emit(ir.Instr{Op: ir.OpBarrier})
+		write, written := tb.t.NewBlock("scan.write"), tb.t.NewBlock("scan.written")
+		tb.branch(has, write, written)
+		tb.cur = write
+		sum := tb.op(ir.OpAdd, et, ir.R(f.loadShared(base, thread, et)), ir.R(x))
+		f.storeShared(base, thread, et, ir.R(sum))
+		tb.jump(written)
+		tb.emit(ir.Instr{Op: ir.OpBarrier})
+	}
+	total := f.loadShared(base, ir.Imm(ir.Int64, uint64(n-1)), et)
+	if !exclusive {
+		tb.emit(ir.Instr{Op: ir.OpBarrier})
+		return total
+	}
+	// Shift by one: thread t takes v[t-1], thread 0 zero.
+	x := tb.t.NewReg(et)
+	tb.move(x, ir.Imm(et, 0))
+	read, readDone := tb.t.NewBlock("scan.shift"), tb.t.NewBlock("scan.shifted")
+	has := tb.op(ir.OpAnd, ir.Bool, ir.R(mine), ir.R(tb.op(ir.OpGt, ir.Int64, thread, ir.Imm(ir.Int64, 0))))
+	tb.branch(has, read, readDone)
+	tb.cur = read
+	tb.move(x, ir.R(f.loadShared(base, ir.R(tb.op(ir.OpSub, ir.Int64, thread, ir.Imm(ir.Int64, 1))), et)))
+	tb.jump(readDone)
+	tb.emit(ir.Instr{Op: ir.OpBarrier})
+	write, written := tb.t.NewBlock("scan.store"), tb.t.NewBlock("scan.stored")
+	tb.branch(mine, write, written)
+	tb.cur = write
+	f.storeShared(base, thread, et, ir.R(x))
+	tb.jump(written)
+	tb.emit(ir.Instr{Op: ir.OpBarrier})
+	return total
+}
+
+// warpSums declares the shared array where each warp of a block leaves
+// its sum: 32 elements, enough for 1024 threads in warps of 32.
+func (f *frame) warpSums(et ir.Type) ir.Reg {
+	tb := f.tb
+	// Go names have no $, so the name is the task's own.
+	name := fmt.Sprintf("warpsums_%d", len(tb.t.Vars))
+	tb.t.Vars = append(tb.t.Vars, ir.Var{Name: name, Space: ir.Shared, Size: 32 * et.Size(), Align: et.Size()})
+	r := tb.t.NewReg(ir.Ptr)
+	tb.emit(ir.Instr{Op: ir.OpAddr, Type: ir.Ptr, Dst: r, Aux: int64(len(tb.t.Vars) - 1)})
+	return r
+}
+
+// loadShared loads element i of type et of the shared array at base.
+func (f *frame) loadShared(base ir.Reg, i ir.Arg, et ir.Type) ir.Reg {
+	tb := f.tb
+	at := tb.t.NewReg(ir.Ptr)
+	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: at, Args: []ir.Arg{ir.R(base), i}, Aux: int64(et.Size())})
+	return tb.op(ir.OpLoad, et, ir.R(at))
+}
+
+// storeShared stores x as element i of type et of the shared array at
+// base.
+func (f *frame) storeShared(base ir.Reg, i ir.Arg, et ir.Type, x ir.Arg) {
+	tb := f.tb
+	at := tb.t.NewReg(ir.Ptr)
+	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: at, Args: []ir.Arg{ir.R(base), i}, Aux: int64(et.Size())})
+	tb.emit(ir.Instr{Op: ir.OpStore, Type: et, Args: []ir.Arg{ir.R(at), x}})
+}
