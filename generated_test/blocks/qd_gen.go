@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "19fb54adf9f6d161566f25c91dc41fad51063588c806c5fa33c0bcde333ffdfe"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "819b0c8f96aed62eddc61d91bc711e3fbb2bd6bd56fbc2f74f2d8a4c91d4cd99"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "ac2d1b50dc39f4bf699dd88b6e74e9278b3c3aa90abc3ae8fea987e4a6f3bee3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42a52071ab160c85dddd9c344b6ff0de0f16439f1442b7c1256dc4fa2816c5bb"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -22,7 +22,7 @@ static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y ==
 __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Transpose(out []f32, in []f32, w i64, h i64), blocks.
-extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	__shared__ u8 qvar_t[1088] __attribute__((aligned(4)));
 	bool r5 = 0, r13 = 0, r21 = 0, r39 = 0, r44 = 0, r47 = 0, r49 = 0, r51 = 0;
 	bool r53 = 0, r58 = 0, r60 = 0, r70 = 0, r71 = 0, r73 = 0, r75 = 0, r80 = 0;
@@ -74,14 +74,14 @@ b11: // zeroed
 #line 25 "blocks.go"
 	r54 = (u64)r28 * 16ull; r55 = (u64)r54 + (u64)r33; r56 = (u64)r26 * 16ull; r57 = (u64)r56 + (u64)r32;
 	r58 = r55 < r4; if (!r58) goto b16; r71 = r57 < r8; if (!r71) goto b16;
-	if ((u64)r33 >= (u64)16ll) { qd_site = 0; qd_x = r33; qd_y = 16ll; goto qd_fault; } r61 = r40 + r33 * 68; r62 = (u64)r55 * (u64)r8; r63 = (u64)r62 + (u64)r57; if ((u64)r63 >= (u64)r66) { qd_site = 1; qd_x = r63; qd_y = r66; goto qd_fault; } r64 = r65 + r63 * 4; r67 = *(float *)r64; if ((u64)r32 >= (u64)17ll) { qd_site = 2; qd_x = r32; qd_y = 17ll; goto qd_fault; } r68 = r61 + r32 * 4; *(float *)r68 = r67;
+	r61 = r40 + r33 * 68; r62 = (u64)r55 * (u64)r8; r63 = (u64)r62 + (u64)r57; if ((u64)r63 >= (u64)r66) { qd_site = 1; qd_x = r63; qd_y = r66; goto qd_fault; } r64 = r65 + r63 * 4; r67 = *(float *)r64; if ((u64)r32 >= (u64)17ll) { qd_site = 2; qd_x = r32; qd_y = 17ll; goto qd_fault; } r68 = r61 + r32 * 4; *(float *)r68 = r67;
 b16: // barrier
 #line 20 "blocks.go"
 	__syncthreads(); r34 = (i64)threadIdx.x; r116 = r34 >> 63; r117 = r116 & 15ll; r118 = (u64)r34 + (u64)r117; r119 = r118 >> 4; r35 = r119; r123 = r119; r124 = (u64)r123 * 16ull; r125 = (u64)r34 - (u64)r124; r36 = r125; r37 = r36; r38 = r35;
 #line 33 "blocks.go"
 	r76 = r56; r77 = (u64)r76 + (u64)r38; r78 = r54; r79 = (u64)r78 + (u64)r37;
 	r80 = r77 < r8; if (!r80) goto b21; r93 = r79 < r4; if (!r93) goto b21;
-	r83 = (u64)r77 * (u64)r4; r84 = (u64)r83 + (u64)r79; if ((u64)r37 >= (u64)16ll) { qd_site = 3; qd_x = r37; qd_y = 16ll; goto qd_fault; } r85 = r40 + r37 * 68; if ((u64)r38 >= (u64)17ll) { qd_site = 4; qd_x = r38; qd_y = 17ll; goto qd_fault; } r86 = r85 + r38 * 4; r87 = *(float *)r86; if ((u64)r84 >= (u64)r90) { qd_site = 5; qd_x = r84; qd_y = r90; goto qd_fault; } r88 = r89 + r84 * 4; *(float *)r88 = r87;
+	r83 = (u64)r77 * (u64)r4; r84 = (u64)r83 + (u64)r79; if ((u64)r37 >= (u64)16ll) { qd_site = 3; qd_x = r37; qd_y = 16ll; goto qd_fault; } r85 = r40 + r37 * 68; r86 = r85 + r38 * 4; r87 = *(float *)r86; if ((u64)r84 >= (u64)r90) { qd_site = 5; qd_x = r84; qd_y = r90; goto qd_fault; } r88 = r89 + r84 * 4; *(float *)r88 = r87;
 b21: // barrier
 #line 20 "blocks.go"
 	__syncthreads(); r17 = r17 + r20; goto b4;
@@ -105,7 +105,7 @@ qd_fault: {
 }
 
 // Task 0 of kernel Stencil(out []f32, in []f32, w i64, h i64), blocks.
-extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+extern "C" __global__ void __launch_bounds__(256) Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	__shared__ u8 qvar_s[1296] __attribute__((aligned(4)));
 	bool r5 = 0, r13 = 0, r21 = 0, r36 = 0, r41 = 0, r44 = 0, r46 = 0, r49 = 0;
 	bool r50 = 0, r59 = 0, r61 = 0, r73 = 0, r74 = 0, r75 = 0, r77 = 0, r79 = 0;
@@ -199,7 +199,7 @@ b29: // cond.false
 #line 66 "blocks.go"
 	r135 = r83 == 0ll; if (r135) goto b28; r134 = r81 == r133; if (r134) goto b28; r132 = r83 == r131; if (r132) goto b28;
 #line 69 "blocks.go"
-	r100 = (u64)r35 + 1ull; if ((u64)r100 >= (u64)18ll) { qd_site = 5; qd_x = r100; qd_y = 18ll; goto qd_fault; } r191 = r37 + r183 * 72; r101 = r191 + 72ll; r102 = (u64)r34 + 1ull; if ((u64)r102 >= (u64)18ll) { qd_site = 6; qd_x = r102; qd_y = 18ll; goto qd_fault; } r192 = r101 + r189 * 4; r103 = r192 + 4ll; r104 = *(float *)r103; if ((u64)r35 >= (u64)18ll) { qd_site = 7; qd_x = r35; qd_y = 18ll; goto qd_fault; } r105 = r191; r106 = r102; if ((u64)r106 >= (u64)18ll) { qd_site = 8; qd_x = r106; qd_y = 18ll; goto qd_fault; } r193 = r105 + r189 * 4; r107 = r193 + 4ll; r108 = *(float *)r107; r109 = r104 + r108; r110 = (u64)r35 + 2ull; if ((u64)r110 >= (u64)18ll) { qd_site = 9; qd_x = r110; qd_y = 18ll; goto qd_fault; } r194 = r191; r111 = r194 + 144ll; r112 = r102; if ((u64)r112 >= (u64)18ll) { qd_site = 10; qd_x = r112; qd_y = 18ll; goto qd_fault; } r195 = r111 + r189 * 4; r113 = r195 + 4ll; r114 = *(float *)r113; r115 = r109 + r114; r116 = r100; if ((u64)r116 >= (u64)18ll) { qd_site = 11; qd_x = r116; qd_y = 18ll; goto qd_fault; } if ((u64)r34 >= (u64)18ll) { qd_site = 12; qd_x = r34; qd_y = 18ll; goto qd_fault; } r118 = r192; r119 = *(float *)r118; r120 = r115 + r119; r121 = r100; if ((u64)r121 >= (u64)18ll) { qd_site = 13; qd_x = r121; qd_y = 18ll; goto qd_fault; } r123 = (u64)r34 + 2ull; if ((u64)r123 >= (u64)18ll) { qd_site = 14; qd_x = r123; qd_y = 18ll; goto qd_fault; } r198 = r192; r124 = r198 + 8ll; r125 = *(float *)r124; r126 = r120 + r125;
+	r191 = r37 + r183 * 72; r101 = r191 + 72ll; r102 = (u64)r34 + 1ull; if ((u64)r102 >= (u64)18ll) { qd_site = 6; qd_x = r102; qd_y = 18ll; goto qd_fault; } r192 = r101 + r189 * 4; r103 = r192 + 4ll; r104 = *(float *)r103; r105 = r191; r106 = r102; if ((u64)r106 >= (u64)18ll) { qd_site = 8; qd_x = r106; qd_y = 18ll; goto qd_fault; } r193 = r105 + r189 * 4; r107 = r193 + 4ll; r108 = *(float *)r107; r109 = r104 + r108; r194 = r191; r111 = r194 + 144ll; r112 = r102; if ((u64)r112 >= (u64)18ll) { qd_site = 10; qd_x = r112; qd_y = 18ll; goto qd_fault; } r195 = r111 + r189 * 4; r113 = r195 + 4ll; r114 = *(float *)r113; r115 = r109 + r114; if ((u64)r34 >= (u64)18ll) { qd_site = 12; qd_x = r34; qd_y = 18ll; goto qd_fault; } r118 = r192; r119 = *(float *)r118; r120 = r115 + r119; r123 = (u64)r34 + 2ull; if ((u64)r123 >= (u64)18ll) { qd_site = 14; qd_x = r123; qd_y = 18ll; goto qd_fault; } r198 = r192; r124 = r198 + 8ll; r125 = *(float *)r124; r126 = r120 + r125;
 	r127 = (u64)r81 * (u64)r8; r128 = (u64)r127 + (u64)r83; r129 = r126 / 0x1.4p+02f; if ((u64)r128 >= (u64)r97) { qd_site = 15; qd_x = r128; qd_y = r97; goto qd_fault; } r130 = r96 + r128 * 4; *(float *)r130 = r129; goto b24;
 b33: // divide in 64 bits
 #line 49 "blocks.go"
@@ -221,48 +221,77 @@ qd_fault: {
 }
 
 // Task 0 of kernel Reverse(x []i32), blocks.
-extern "C" __global__ void Reverse_0(char *p0, i64 p1, char *p2) {
+extern "C" __global__ void __launch_bounds__(128) Reverse_0(char *p0, i64 p1, char *p2) {
 	__shared__ u8 qvar_v[512] __attribute__((aligned(4)));
 	bool r5 = 0, r12 = 0, r19 = 0, r26 = 0, r33 = 0, r35 = 0, r45 = 0, r47 = 0;
-	bool r54 = 0, r56 = 0;
-	i32 r30 = 0, r39 = 0, r41 = 0, r51 = 0;
+	bool r54 = 0, r56 = 0, r61 = 0, r68 = 0, r93 = 0, r95 = 0, r96 = 0, r98 = 0;
+	bool r102 = 0, r104 = 0, r106 = 0, r109 = 0, r111 = 0;
+	i32 r30 = 0, r39 = 0, r41 = 0, r51 = 0, r77 = 0, r82 = 0, r84 = 0, r90 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
 	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r27 = 0;
 	i64 r28 = 0, r32 = 0, r34 = 0, r36 = 0, r37 = 0, r44 = 0, r46 = 0, r48 = 0;
-	i64 r49 = 0, r53 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0;
+	i64 r49 = 0, r53 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r63 = 0;
+	i64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r72 = 0, r74 = 0;
+	i64 r75 = 0, r79 = 0, r80 = 0, r87 = 0, r88 = 0, r92 = 0, r97 = 0, r103 = 0;
+	i64 r105 = 0, r107 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r62 = 0, r94 = 0, r99 = 0;
+	u64 r100 = 0, r101 = 0, r108 = 0, r110 = 0;
 	char *r3 = 0, *r22 = 0, *r24 = 0, *r29 = 0, *r31 = 0, *r38 = 0, *r40 = 0, *r42 = 0;
-	char *r43 = 0, *r50 = 0, *r52 = 0;
+	char *r43 = 0, *r50 = 0, *r52 = 0, *r71 = 0, *r73 = 0, *r76 = 0, *r78 = 0, *r81 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r89 = 0, *r91 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 84 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r57 = r2 >> 63; r58 = r57 & 127ll; r59 = (u64)r2 + (u64)r58; r60 = r59 >> 7; r1 = r60; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b17; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10;
-b3: // head
+	r3 = p0; r4 = p1; r2 = r4; r57 = r2 >> 63; r58 = r57 & 127ll; r59 = (u64)r2 + (u64)r58; r60 = r59 >> 7; r1 = r60; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r94 = (u64)r4; r111 = 281474976710655ull < r94; if (!r111) goto b19;
+b4: // head
 #line 84 "blocks.go"
-	r12 = r8 < r7; if (!r12) goto b17; r13 = r8; r14 = (i64)r13;
+	r12 = r8 < r7; if (!r12) goto b18; r13 = r8; r14 = (i64)r13;
 	r22 = (char *)qvar_v; r23 = (i64)threadIdx.x; r24 = r22 + r23 * 4; *(u32 *)r24 = 0u; __syncthreads();
 #line 84 "blocks.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 87 "blocks.go"
-	r27 = (u64)r14 * 128ull; r28 = (u64)r27 + (u64)r16; if ((u64)r28 >= (u64)r4) { qd_site = 0; qd_x = r28; qd_y = r4; goto qd_fault; } r29 = r3 + r28 * 4; r30 = *(i32 *)r29; if ((u64)r16 >= (u64)128ll) { qd_site = 1; qd_x = r16; qd_y = 128ll; goto qd_fault; } r31 = r22 + r16 * 4; *(i32 *)r31 = r30;
+	r27 = (u64)r14 * 128ull; r28 = (u64)r27 + (u64)r16; r29 = r3 + r28 * 4; r30 = *(i32 *)r29; r31 = r22 + r16 * 4; *(i32 *)r31 = r30;
 #line 84 "blocks.go"
-	__syncthreads(); r17 = (i64)threadIdx.x; r19 = r17 < 64ll; r18 = r17; if (!r19) goto b11;
+	__syncthreads(); r17 = (i64)threadIdx.x; r19 = r17 < 64ll; r18 = r17; if (!r19) goto b12;
 #line 90 "blocks.go"
-	r36 = 127ull - (u64)r18; r37 = r36; if ((u64)r37 >= (u64)128ll) { qd_site = 2; qd_x = r37; qd_y = 128ll; goto qd_fault; } r38 = r22 + r37 * 4; r39 = *(i32 *)r38; if ((u64)r18 >= (u64)128ll) { qd_site = 3; qd_x = r18; qd_y = 128ll; goto qd_fault; } r40 = r22 + r18 * 4; r41 = *(i32 *)r40; r42 = r40; *(i32 *)r42 = r39; if ((u64)r36 >= (u64)128ll) { qd_site = 5; qd_x = r36; qd_y = 128ll; goto qd_fault; } r43 = r38; *(i32 *)r43 = r41;
-b11: // barrier
+	r36 = 127ull - (u64)r18; r37 = r36; r38 = r22 + r37 * 4; r39 = *(i32 *)r38; r40 = r22 + r18 * 4; r41 = *(i32 *)r40; r42 = r40; *(i32 *)r42 = r39; r43 = r38; *(i32 *)r43 = r41;
+b12: // barrier
 #line 84 "blocks.go"
 	__syncthreads(); r20 = (i64)threadIdx.x; r21 = r20;
 #line 93 "blocks.go"
-	r48 = r27; r49 = (u64)r48 + (u64)r21; if ((u64)r21 >= (u64)128ll) { qd_site = 6; qd_x = r21; qd_y = 128ll; goto qd_fault; } r50 = r22 + r21 * 4; r51 = *(i32 *)r50; if ((u64)r49 >= (u64)r4) { qd_site = 7; qd_x = r49; qd_y = r4; goto qd_fault; } r52 = r3 + r49 * 4; *(i32 *)r52 = r51;
+	r48 = r27; r49 = (u64)r48 + (u64)r21; r50 = r22 + r21 * 4; r51 = *(i32 *)r50; r52 = r3 + r49 * 4; *(i32 *)r52 = r51;
 #line 84 "blocks.go"
 	__syncthreads();
 #line 93 "blocks.go"
-	r55 = (u64)r14 + 1ull; r56 = r55 < r0; if (!r56) goto b17;
+	r55 = (u64)r14 + 1ull; r56 = r55 < r0; if (!r56) goto b18;
 #line 84 "blocks.go"
-	r8 = r8 + r11; goto b3;
-b17: // exit
+	r8 = r8 + r11; goto b4;
+b18: // exit
 #line 84 "blocks.go"
 	return;
+b19: // head (checked)
+#line 84 "blocks.go"
+	r61 = r8 < r7; if (!r61) goto b18; r62 = r8; r63 = (i64)r62;
+	r71 = (char *)qvar_v; r72 = (i64)threadIdx.x; r73 = r71 + r72 * 4; *(u32 *)r73 = 0u; __syncthreads();
+#line 84 "blocks.go"
+	r64 = (i64)threadIdx.x; r65 = r64;
+#line 87 "blocks.go"
+	r74 = (u64)r63 * 128ull; r75 = (u64)r74 + (u64)r65; if ((u64)r75 >= (u64)r4) { qd_site = 0; qd_x = r75; qd_y = r4; goto qd_fault; } r76 = r3 + r75 * 4; r77 = *(i32 *)r76; r78 = r71 + r65 * 4; *(i32 *)r78 = r77;
+#line 84 "blocks.go"
+	__syncthreads(); r66 = (i64)threadIdx.x; r68 = r66 < 64ll; r67 = r66; if (!r68) goto b27;
+#line 90 "blocks.go"
+	r79 = 127ull - (u64)r67; r80 = r79; r81 = r71 + r80 * 4; r82 = *(i32 *)r81; r83 = r71 + r67 * 4; r84 = *(i32 *)r83; r85 = r83; *(i32 *)r85 = r82; r86 = r81; *(i32 *)r86 = r84;
+b27: // barrier (checked)
+#line 84 "blocks.go"
+	__syncthreads(); r69 = (i64)threadIdx.x; r70 = r69;
+#line 93 "blocks.go"
+	r87 = r74; r88 = (u64)r87 + (u64)r70; r89 = r71 + r70 * 4; r90 = *(i32 *)r89; if ((u64)r88 >= (u64)r4) { qd_site = 7; qd_x = r88; qd_y = r4; goto qd_fault; } r91 = r3 + r88 * 4; *(i32 *)r91 = r90;
+#line 84 "blocks.go"
+	__syncthreads();
+#line 93 "blocks.go"
+	r92 = (u64)r63 + 1ull; r93 = r92 < r0; if (!r93) goto b18;
+#line 84 "blocks.go"
+	r8 = r8 + r11; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -277,63 +306,149 @@ qd_fault: {
 }
 
 // Task 0 of kernel Sums(sums []i64, x []i64), blocks.
-extern "C" __global__ void Sums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+extern "C" __global__ void __launch_bounds__(64) Sums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_v[512] __attribute__((aligned(8)));
 	bool r9 = 0, r16 = 0, r25 = 0, r30 = 0, r37 = 0, r39 = 0, r41 = 0, r43 = 0;
-	bool r44 = 0, r54 = 0, r60 = 0, r62 = 0;
+	bool r44 = 0, r54 = 0, r60 = 0, r62 = 0, r71 = 0, r80 = 0, r89 = 0, r90 = 0;
+	bool r104 = 0, r110 = 0, r111 = 0, r113 = 0, r117 = 0, r119 = 0, r121 = 0, r124 = 0;
+	bool r126 = 0, r127 = 0, r136 = 0, r145 = 0, r146 = 0, r160 = 0, r166 = 0, r168 = 0;
+	bool r171 = 0, r173 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
 	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
 	i64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
 	i64 r42 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r55 = 0;
 	i64 r57 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0;
-	i64 r68 = 0, r69 = 0, r70 = 0;
-	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0;
+	i64 r68 = 0, r69 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
+	i64 r78 = 0, r79 = 0, r82 = 0, r84 = 0, r85 = 0, r87 = 0, r91 = 0, r92 = 0;
+	i64 r94 = 0, r96 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0;
+	i64 r107 = 0, r108 = 0, r112 = 0, r118 = 0, r120 = 0, r122 = 0, r129 = 0, r130 = 0;
+	i64 r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r138 = 0, r140 = 0, r141 = 0;
+	i64 r143 = 0, r147 = 0, r148 = 0, r150 = 0, r152 = 0, r153 = 0, r155 = 0, r157 = 0;
+	i64 r159 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r167 = 0, r169 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r72 = 0, r109 = 0, r114 = 0;
+	u64 r115 = 0, r116 = 0, r123 = 0, r125 = 0, r128 = 0, r165 = 0, r170 = 0, r172 = 0;
 	char *r4 = 0, *r7 = 0, *r26 = 0, *r28 = 0, *r33 = 0, *r35 = 0, *r47 = 0, *r49 = 0;
-	char *r52 = 0, *r56 = 0, *r58 = 0;
+	char *r52 = 0, *r56 = 0, *r58 = 0, *r81 = 0, *r83 = 0, *r86 = 0, *r88 = 0, *r93 = 0;
+	char *r95 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
+	char *r149 = 0, *r151 = 0, *r154 = 0, *r156 = 0, *r158 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 104 "blocks.go"
-	r4 = p2; r5 = p3; r3 = r5; r63 = r3 >> 63; r64 = r63 & 63ll; r65 = (u64)r3 + (u64)r64; r66 = r65 >> 6; r2 = r66; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b21; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14;
-b3: // head
+	r4 = p2; r5 = p3; r3 = r5; r63 = r3 >> 63; r64 = r63 & 63ll; r65 = (u64)r3 + (u64)r64; r66 = r65 >> 6; r2 = r66; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b24; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r109 = (u64)r5; r126 = 281474976710655ull < r109; if (!r126) goto b43; r165 = (u64)r8; r173 = 4398046511166ull < r165; if (!r173) goto b25;
+b6: // head
 #line 104 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b21; r17 = r12; r18 = (i64)r17;
+	r16 = r12 < r11; if (!r16) goto b24; r17 = r12; r18 = (i64)r17;
 	r26 = (char *)qvar_v; r27 = (i64)threadIdx.x; r28 = r26 + r27 * 8; *(u64 *)r28 = 0ull; __syncthreads();
 #line 104 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 107 "blocks.go"
-	r31 = (u64)r18 * 64ull; r32 = (u64)r31 + (u64)r20; if ((u64)r32 >= (u64)r5) { qd_site = 0; qd_x = r32; qd_y = r5; goto qd_fault; } r33 = r4 + r32 * 8; r34 = *(i64 *)r33; if ((u64)r20 >= (u64)64ll) { qd_site = 1; qd_x = r20; qd_y = 64ll; goto qd_fault; } r35 = r26 + r20 * 8; *(i64 *)r35 = r34;
+	r31 = (u64)r18 * 64ull; r32 = (u64)r31 + (u64)r20; r33 = r4 + r32 * 8; r34 = *(i64 *)r33; r35 = r26 + r20 * 8; *(i64 *)r35 = r34;
 #line 104 "blocks.go"
 	__syncthreads();
 #line 107 "blocks.go"
 	r38 = 32ll;
-b10: // for.loop
+b13: // for.loop
 #line 109 "blocks.go"
-	r39 = r38 > 0ll; if (!r39) goto b16;
+	r39 = r38 > 0ll; if (!r39) goto b19;
 #line 104 "blocks.go"
 	r21 = (i64)threadIdx.x; r22 = r21;
 #line 111 "blocks.go"
-	r44 = r22 < r38; if (!r44) goto b14;
-	r46 = (u64)r22 + (u64)r38; if ((u64)r46 >= (u64)64ll) { qd_site = 2; qd_x = r46; qd_y = 64ll; goto qd_fault; } r47 = r26 + r46 * 8; r48 = *(i64 *)r47; if ((u64)r22 >= (u64)64ll) { qd_site = 3; qd_x = r22; qd_y = 64ll; goto qd_fault; } r49 = r26 + r22 * 8; r50 = *(i64 *)r49; r51 = (u64)r50 + (u64)r48; r52 = r49; *(i64 *)r52 = r51;
-b14: // barrier
+	r44 = r22 < r38; if (!r44) goto b17;
+	r46 = (u64)r22 + (u64)r38; if ((u64)r46 >= (u64)64ll) { qd_site = 2; qd_x = r46; qd_y = 64ll; goto qd_fault; } r47 = r26 + r46 * 8; r48 = *(i64 *)r47; r49 = r26 + r22 * 8; r50 = *(i64 *)r49; r51 = (u64)r50 + (u64)r48; r52 = r49; *(i64 *)r52 = r51;
+b17: // barrier
 #line 104 "blocks.go"
 	__syncthreads(); r67 = r38 >> 63; r68 = r67 & 1ll; r69 = (u64)r38 + (u64)r68; r70 = r69 >> 1;
 #line 109 "blocks.go"
-	r45 = r70; r38 = r45; goto b10;
-b16: // threads
+	r45 = r70; r38 = r45; goto b13;
+b19: // threads
 #line 104 "blocks.go"
-	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b18;
+	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b21;
 #line 117 "blocks.go"
-	r55 = (u64)r18 + (u64)r24; r56 = r26 + 0ll; r57 = *(i64 *)r56; if ((u64)r55 >= (u64)r8) { qd_site = 4; qd_x = r55; qd_y = r8; goto qd_fault; } r58 = r7 + r55 * 8; *(i64 *)r58 = r57;
-b18: // barrier
+	r55 = (u64)r18 + (u64)r24; r56 = r26 + 0ll; r57 = *(i64 *)r56; r58 = r7 + r55 * 8; *(i64 *)r58 = r57;
+b21: // barrier
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r61 = (u64)r18 + 1ull; r62 = r61 < r0; if (!r62) goto b21;
+	r61 = (u64)r18 + 1ull; r62 = r61 < r0; if (!r62) goto b24;
 #line 104 "blocks.go"
-	r12 = r12 + r15; goto b3;
-b21: // exit
+	r12 = r12 + r15; goto b6;
+b24: // exit
 #line 104 "blocks.go"
 	return;
+b25: // head (checked if)
+#line 104 "blocks.go"
+	r127 = r12 < r11; if (!r127) goto b24; r128 = r12; r129 = (i64)r128;
+	r137 = (char *)qvar_v; r138 = (i64)threadIdx.x; r139 = r137 + r138 * 8; *(u64 *)r139 = 0ull; __syncthreads();
+#line 104 "blocks.go"
+	r130 = (i64)threadIdx.x; r131 = r130;
+#line 107 "blocks.go"
+	r140 = (u64)r129 * 64ull; r141 = (u64)r140 + (u64)r131; r142 = r4 + r141 * 8; r143 = *(i64 *)r142; r144 = r137 + r131 * 8; *(i64 *)r144 = r143;
+#line 104 "blocks.go"
+	__syncthreads();
+#line 107 "blocks.go"
+	r38 = 32ll;
+b32: // for.loop (checked if)
+#line 109 "blocks.go"
+	r145 = r38 > 0ll; if (!r145) goto b38;
+#line 104 "blocks.go"
+	r132 = (i64)threadIdx.x; r133 = r132;
+#line 111 "blocks.go"
+	r146 = r133 < r38; if (!r146) goto b36;
+	r148 = (u64)r133 + (u64)r38; if ((u64)r148 >= (u64)64ll) { qd_site = 2; qd_x = r148; qd_y = 64ll; goto qd_fault; } r149 = r137 + r148 * 8; r150 = *(i64 *)r149; r151 = r137 + r133 * 8; r152 = *(i64 *)r151; r153 = (u64)r152 + (u64)r150; r154 = r151; *(i64 *)r154 = r153;
+b36: // barrier (checked if)
+#line 104 "blocks.go"
+	__syncthreads(); r161 = r38 >> 63; r162 = r161 & 1ll; r163 = (u64)r38 + (u64)r162; r164 = r163 >> 1;
+#line 109 "blocks.go"
+	r147 = r164; r38 = r147; goto b32;
+b38: // threads (checked if)
+#line 104 "blocks.go"
+	r134 = (i64)threadIdx.x; r136 = r134 < 1ll; r135 = r134; if (!r136) goto b40;
+#line 117 "blocks.go"
+	r155 = (u64)r129 + (u64)r135; r156 = r137 + 0ll; r157 = *(i64 *)r156; if ((u64)r155 >= (u64)r8) { qd_site = 4; qd_x = r155; qd_y = r8; goto qd_fault; } r158 = r7 + r155 * 8; *(i64 *)r158 = r157;
+b40: // barrier (checked if)
+#line 104 "blocks.go"
+	__syncthreads();
+#line 117 "blocks.go"
+	r159 = (u64)r129 + 1ull; r160 = r159 < r0; if (!r160) goto b24;
+#line 104 "blocks.go"
+	r12 = r12 + r15; goto b25;
+b43: // head (checked)
+#line 104 "blocks.go"
+	r71 = r12 < r11; if (!r71) goto b24; r72 = r12; r73 = (i64)r72;
+	r81 = (char *)qvar_v; r82 = (i64)threadIdx.x; r83 = r81 + r82 * 8; *(u64 *)r83 = 0ull; __syncthreads();
+#line 104 "blocks.go"
+	r74 = (i64)threadIdx.x; r75 = r74;
+#line 107 "blocks.go"
+	r84 = (u64)r73 * 64ull; r85 = (u64)r84 + (u64)r75; if ((u64)r85 >= (u64)r5) { qd_site = 0; qd_x = r85; qd_y = r5; goto qd_fault; } r86 = r4 + r85 * 8; r87 = *(i64 *)r86; r88 = r81 + r75 * 8; *(i64 *)r88 = r87;
+#line 104 "blocks.go"
+	__syncthreads();
+#line 107 "blocks.go"
+	r38 = 32ll;
+b50: // for.loop (checked)
+#line 109 "blocks.go"
+	r89 = r38 > 0ll; if (!r89) goto b56;
+#line 104 "blocks.go"
+	r76 = (i64)threadIdx.x; r77 = r76;
+#line 111 "blocks.go"
+	r90 = r77 < r38; if (!r90) goto b54;
+	r92 = (u64)r77 + (u64)r38; if ((u64)r92 >= (u64)64ll) { qd_site = 2; qd_x = r92; qd_y = 64ll; goto qd_fault; } r93 = r81 + r92 * 8; r94 = *(i64 *)r93; r95 = r81 + r77 * 8; r96 = *(i64 *)r95; r97 = (u64)r96 + (u64)r94; r98 = r95; *(i64 *)r98 = r97;
+b54: // barrier (checked)
+#line 104 "blocks.go"
+	__syncthreads(); r105 = r38 >> 63; r106 = r105 & 1ll; r107 = (u64)r38 + (u64)r106; r108 = r107 >> 1;
+#line 109 "blocks.go"
+	r91 = r108; r38 = r91; goto b50;
+b56: // threads (checked)
+#line 104 "blocks.go"
+	r78 = (i64)threadIdx.x; r80 = r78 < 1ll; r79 = r78; if (!r80) goto b58;
+#line 117 "blocks.go"
+	r99 = (u64)r73 + (u64)r79; r100 = r81 + 0ll; r101 = *(i64 *)r100; if ((u64)r99 >= (u64)r8) { qd_site = 4; qd_x = r99; qd_y = r8; goto qd_fault; } r102 = r7 + r99 * 8; *(i64 *)r102 = r101;
+b58: // barrier (checked)
+#line 104 "blocks.go"
+	__syncthreads();
+#line 117 "blocks.go"
+	r103 = (u64)r73 + 1ull; r104 = r103 < r0; if (!r104) goto b24;
+#line 104 "blocks.go"
+	r12 = r12 + r15; goto b43;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -348,7 +463,7 @@ qd_fault: {
 }
 
 // Task 0 of kernel MatMul(c []f32, a []f32, b []f32, n i64), blocks.
-extern "C" __global__ void MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	__shared__ u8 qvar_at[1024] __attribute__((aligned(4)));
 	__shared__ u8 qvar_bt[1024] __attribute__((aligned(4)));
 	bool r5 = 0, r12 = 0, r20 = 0, r40 = 0, r77 = 0, r78 = 0, r80 = 0, r82 = 0;
@@ -372,9 +487,9 @@ extern "C" __global__ void MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r1271 = 0, r1276 = 0, r1441 = 0, r1446 = 0, r1455 = 0, r1460 = 0, r1469 = 0, r1474 = 0;
 	bool r1483 = 0, r1488 = 0, r1497 = 0, r1502 = 0, r1511 = 0, r1516 = 0, r1525 = 0, r1530 = 0;
 	bool r1539 = 0, r1544 = 0, r1553 = 0, r1558 = 0, r1567 = 0, r1572 = 0, r1581 = 0, r1586 = 0;
-	bool r1595 = 0, r1600 = 0, r1645 = 0, r1647 = 0, r1650 = 0, r1652 = 0, r1654 = 0, r1657 = 0;
-	bool r1659 = 0, r1661 = 0, r1664 = 0, r1666 = 0, r1667 = 0, r1669 = 0, r1672 = 0, r1674 = 0;
-	bool r1675 = 0, r1677 = 0, r1680 = 0, r1682 = 0, r1684 = 0, r1896 = 0, r1900 = 0, r1995 = 0;
+	bool r1595 = 0, r1600 = 0, r1645 = 0, r1647 = 0, r1650 = 0, r1652 = 0, r1653 = 0, r1655 = 0;
+	bool r1658 = 0, r1660 = 0, r1661 = 0, r1663 = 0, r1666 = 0, r1668 = 0, r1670 = 0, r1882 = 0;
+	bool r1977 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r10 = 0;
 	i64 r11 = 0, r17 = 0, r18 = 0, r25 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -473,23 +588,22 @@ extern "C" __global__ void MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r1616 = 0, r1617 = 0, r1618 = 0, r1619 = 0, r1620 = 0, r1621 = 0, r1622 = 0, r1623 = 0;
 	i64 r1624 = 0, r1625 = 0, r1626 = 0, r1627 = 0, r1628 = 0, r1629 = 0, r1630 = 0, r1631 = 0;
 	i64 r1632 = 0, r1633 = 0, r1634 = 0, r1635 = 0, r1636 = 0, r1637 = 0, r1638 = 0, r1639 = 0;
-	i64 r1640 = 0, r1641 = 0, r1642 = 0, r1643 = 0, r1644 = 0, r1646 = 0, r1648 = 0, r1653 = 0;
-	i64 r1655 = 0, r1660 = 0, r1662 = 0, r1668 = 0, r1670 = 0, r1676 = 0, r1678 = 0, r1683 = 0;
-	i64 r1686 = 0, r1687 = 0, r1691 = 0, r1692 = 0, r1699 = 0, r1700 = 0, r1704 = 0, r1705 = 0;
-	i64 r1712 = 0, r1713 = 0, r1717 = 0, r1718 = 0, r1725 = 0, r1726 = 0, r1730 = 0, r1731 = 0;
-	i64 r1738 = 0, r1739 = 0, r1743 = 0, r1744 = 0, r1751 = 0, r1752 = 0, r1756 = 0, r1757 = 0;
-	i64 r1764 = 0, r1765 = 0, r1769 = 0, r1770 = 0, r1777 = 0, r1778 = 0, r1782 = 0, r1783 = 0;
-	i64 r1790 = 0, r1791 = 0, r1795 = 0, r1796 = 0, r1803 = 0, r1804 = 0, r1808 = 0, r1809 = 0;
-	i64 r1816 = 0, r1817 = 0, r1821 = 0, r1822 = 0, r1829 = 0, r1830 = 0, r1834 = 0, r1835 = 0;
-	i64 r1842 = 0, r1843 = 0, r1847 = 0, r1848 = 0, r1855 = 0, r1856 = 0, r1860 = 0, r1861 = 0;
-	i64 r1868 = 0, r1869 = 0, r1873 = 0, r1874 = 0, r1881 = 0, r1882 = 0, r1886 = 0, r1887 = 0;
-	i64 r1893 = 0, r1894 = 0, r1897 = 0, r1898 = 0;
-	u32 r1994 = 0, r1996 = 0, r1997 = 0, r1998 = 0, r1999 = 0, r2000 = 0, r2001 = 0, r2002 = 0;
-	u32 r2003 = 0, r2004 = 0, r2005 = 0, r2006 = 0, r2007 = 0;
+	i64 r1640 = 0, r1641 = 0, r1642 = 0, r1643 = 0, r1644 = 0, r1646 = 0, r1648 = 0, r1654 = 0;
+	i64 r1656 = 0, r1662 = 0, r1664 = 0, r1669 = 0, r1672 = 0, r1673 = 0, r1677 = 0, r1678 = 0;
+	i64 r1685 = 0, r1686 = 0, r1690 = 0, r1691 = 0, r1698 = 0, r1699 = 0, r1703 = 0, r1704 = 0;
+	i64 r1711 = 0, r1712 = 0, r1716 = 0, r1717 = 0, r1724 = 0, r1725 = 0, r1729 = 0, r1730 = 0;
+	i64 r1737 = 0, r1738 = 0, r1742 = 0, r1743 = 0, r1750 = 0, r1751 = 0, r1755 = 0, r1756 = 0;
+	i64 r1763 = 0, r1764 = 0, r1768 = 0, r1769 = 0, r1776 = 0, r1777 = 0, r1781 = 0, r1782 = 0;
+	i64 r1789 = 0, r1790 = 0, r1794 = 0, r1795 = 0, r1802 = 0, r1803 = 0, r1807 = 0, r1808 = 0;
+	i64 r1815 = 0, r1816 = 0, r1820 = 0, r1821 = 0, r1828 = 0, r1829 = 0, r1833 = 0, r1834 = 0;
+	i64 r1841 = 0, r1842 = 0, r1846 = 0, r1847 = 0, r1854 = 0, r1855 = 0, r1859 = 0, r1860 = 0;
+	i64 r1867 = 0, r1868 = 0, r1872 = 0, r1873 = 0, r1879 = 0, r1880 = 0;
+	u32 r1976 = 0, r1978 = 0, r1979 = 0, r1980 = 0, r1981 = 0, r1982 = 0, r1983 = 0, r1984 = 0;
+	u32 r1985 = 0, r1986 = 0, r1987 = 0, r1988 = 0, r1989 = 0;
 	u64 r6 = 0, r7 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r19 = 0, r21 = 0;
 	u64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r1094 = 0, r1095 = 0, r1096 = 0, r1097 = 0;
-	u64 r1099 = 0, r1649 = 0, r1651 = 0, r1656 = 0, r1658 = 0, r1663 = 0, r1665 = 0, r1671 = 0;
-	u64 r1673 = 0, r1679 = 0, r1681 = 0, r1895 = 0, r1899 = 0, r1991 = 0, r1992 = 0, r1993 = 0;
+	u64 r1099 = 0, r1649 = 0, r1651 = 0, r1657 = 0, r1659 = 0, r1665 = 0, r1667 = 0, r1881 = 0;
+	u64 r1973 = 0, r1974 = 0, r1975 = 0;
 	float r92 = 0, r103 = 0, r110 = 0, r121 = 0, r150 = 0, r155 = 0, r156 = 0, r158 = 0;
 	float r159 = 0, r194 = 0, r208 = 0, r213 = 0, r214 = 0, r216 = 0, r217 = 0, r228 = 0;
 	float r233 = 0, r234 = 0, r236 = 0, r237 = 0, r248 = 0, r253 = 0, r254 = 0, r256 = 0;
@@ -520,17 +634,17 @@ extern "C" __global__ void MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	float r1393 = 0, r1398 = 0, r1403 = 0, r1404 = 0, r1405 = 0, r1406 = 0, r1411 = 0, r1416 = 0;
 	float r1417 = 0, r1418 = 0, r1419 = 0, r1424 = 0, r1429 = 0, r1430 = 0, r1431 = 0, r1432 = 0;
 	float r1444 = 0, r1458 = 0, r1472 = 0, r1486 = 0, r1500 = 0, r1514 = 0, r1528 = 0, r1542 = 0;
-	float r1556 = 0, r1570 = 0, r1584 = 0, r1598 = 0, r1689 = 0, r1694 = 0, r1695 = 0, r1696 = 0;
-	float r1697 = 0, r1702 = 0, r1707 = 0, r1708 = 0, r1709 = 0, r1710 = 0, r1715 = 0, r1720 = 0;
-	float r1721 = 0, r1722 = 0, r1723 = 0, r1728 = 0, r1733 = 0, r1734 = 0, r1735 = 0, r1736 = 0;
-	float r1741 = 0, r1746 = 0, r1747 = 0, r1748 = 0, r1749 = 0, r1754 = 0, r1759 = 0, r1760 = 0;
-	float r1761 = 0, r1762 = 0, r1767 = 0, r1772 = 0, r1773 = 0, r1774 = 0, r1775 = 0, r1780 = 0;
-	float r1785 = 0, r1786 = 0, r1787 = 0, r1788 = 0, r1793 = 0, r1798 = 0, r1799 = 0, r1800 = 0;
-	float r1801 = 0, r1806 = 0, r1811 = 0, r1812 = 0, r1813 = 0, r1814 = 0, r1819 = 0, r1824 = 0;
-	float r1825 = 0, r1826 = 0, r1827 = 0, r1832 = 0, r1837 = 0, r1838 = 0, r1839 = 0, r1840 = 0;
-	float r1845 = 0, r1850 = 0, r1851 = 0, r1852 = 0, r1853 = 0, r1858 = 0, r1863 = 0, r1864 = 0;
-	float r1865 = 0, r1866 = 0, r1871 = 0, r1876 = 0, r1877 = 0, r1878 = 0, r1879 = 0, r1884 = 0;
-	float r1889 = 0, r1890 = 0, r1891 = 0, r1892 = 0;
+	float r1556 = 0, r1570 = 0, r1584 = 0, r1598 = 0, r1675 = 0, r1680 = 0, r1681 = 0, r1682 = 0;
+	float r1683 = 0, r1688 = 0, r1693 = 0, r1694 = 0, r1695 = 0, r1696 = 0, r1701 = 0, r1706 = 0;
+	float r1707 = 0, r1708 = 0, r1709 = 0, r1714 = 0, r1719 = 0, r1720 = 0, r1721 = 0, r1722 = 0;
+	float r1727 = 0, r1732 = 0, r1733 = 0, r1734 = 0, r1735 = 0, r1740 = 0, r1745 = 0, r1746 = 0;
+	float r1747 = 0, r1748 = 0, r1753 = 0, r1758 = 0, r1759 = 0, r1760 = 0, r1761 = 0, r1766 = 0;
+	float r1771 = 0, r1772 = 0, r1773 = 0, r1774 = 0, r1779 = 0, r1784 = 0, r1785 = 0, r1786 = 0;
+	float r1787 = 0, r1792 = 0, r1797 = 0, r1798 = 0, r1799 = 0, r1800 = 0, r1805 = 0, r1810 = 0;
+	float r1811 = 0, r1812 = 0, r1813 = 0, r1818 = 0, r1823 = 0, r1824 = 0, r1825 = 0, r1826 = 0;
+	float r1831 = 0, r1836 = 0, r1837 = 0, r1838 = 0, r1839 = 0, r1844 = 0, r1849 = 0, r1850 = 0;
+	float r1851 = 0, r1852 = 0, r1857 = 0, r1862 = 0, r1863 = 0, r1864 = 0, r1865 = 0, r1870 = 0;
+	float r1875 = 0, r1876 = 0, r1877 = 0, r1878 = 0;
 	char *r41 = 0, *r43 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r50 = 0, *r52 = 0, *r54 = 0;
 	char *r56 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r62 = 0, *r63 = 0, *r64 = 0;
 	char *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0, *r71 = 0, *r72 = 0;
@@ -584,26 +698,26 @@ extern "C" __global__ void MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r1389 = 0, *r1394 = 0, *r1397 = 0, *r1399 = 0, *r1402 = 0, *r1407 = 0, *r1410 = 0, *r1412 = 0;
 	char *r1415 = 0, *r1420 = 0, *r1423 = 0, *r1425 = 0, *r1428 = 0, *r1445 = 0, *r1459 = 0, *r1473 = 0;
 	char *r1487 = 0, *r1501 = 0, *r1515 = 0, *r1529 = 0, *r1543 = 0, *r1557 = 0, *r1571 = 0, *r1585 = 0;
-	char *r1599 = 0, *r1685 = 0, *r1688 = 0, *r1690 = 0, *r1693 = 0, *r1698 = 0, *r1701 = 0, *r1703 = 0;
-	char *r1706 = 0, *r1711 = 0, *r1714 = 0, *r1716 = 0, *r1719 = 0, *r1724 = 0, *r1727 = 0, *r1729 = 0;
-	char *r1732 = 0, *r1737 = 0, *r1740 = 0, *r1742 = 0, *r1745 = 0, *r1750 = 0, *r1753 = 0, *r1755 = 0;
-	char *r1758 = 0, *r1763 = 0, *r1766 = 0, *r1768 = 0, *r1771 = 0, *r1776 = 0, *r1779 = 0, *r1781 = 0;
-	char *r1784 = 0, *r1789 = 0, *r1792 = 0, *r1794 = 0, *r1797 = 0, *r1802 = 0, *r1805 = 0, *r1807 = 0;
-	char *r1810 = 0, *r1815 = 0, *r1818 = 0, *r1820 = 0, *r1823 = 0, *r1828 = 0, *r1831 = 0, *r1833 = 0;
-	char *r1836 = 0, *r1841 = 0, *r1844 = 0, *r1846 = 0, *r1849 = 0, *r1854 = 0, *r1857 = 0, *r1859 = 0;
-	char *r1862 = 0, *r1867 = 0, *r1870 = 0, *r1872 = 0, *r1875 = 0, *r1880 = 0, *r1883 = 0, *r1885 = 0;
-	char *r1888 = 0, *r1901 = 0, *r1902 = 0, *r1903 = 0, *r1904 = 0, *r1905 = 0, *r1906 = 0, *r1907 = 0;
-	char *r1908 = 0, *r1909 = 0, *r1910 = 0, *r1911 = 0, *r1912 = 0, *r1913 = 0, *r1914 = 0, *r1915 = 0;
-	char *r1916 = 0, *r1917 = 0, *r1918 = 0, *r1919 = 0, *r1920 = 0, *r1921 = 0, *r1922 = 0, *r1923 = 0;
-	char *r1924 = 0, *r1925 = 0, *r1926 = 0, *r1927 = 0, *r1928 = 0, *r1929 = 0, *r1930 = 0, *r1931 = 0;
-	char *r1932 = 0, *r1933 = 0, *r1934 = 0, *r1935 = 0, *r1936 = 0, *r1937 = 0, *r1938 = 0, *r1939 = 0;
-	char *r1940 = 0, *r1941 = 0, *r1942 = 0, *r1943 = 0, *r1944 = 0, *r1945 = 0, *r1946 = 0, *r1947 = 0;
-	char *r1948 = 0, *r1949 = 0, *r1950 = 0, *r1951 = 0, *r1952 = 0, *r1953 = 0, *r1954 = 0, *r1955 = 0;
-	char *r1956 = 0, *r1957 = 0, *r1958 = 0, *r1959 = 0, *r1960 = 0, *r1961 = 0, *r1962 = 0, *r1963 = 0;
-	char *r1964 = 0, *r1965 = 0, *r1966 = 0, *r1967 = 0, *r1968 = 0, *r1969 = 0, *r1970 = 0, *r1971 = 0;
-	char *r1972 = 0, *r1973 = 0, *r1974 = 0, *r1975 = 0, *r1976 = 0, *r1977 = 0, *r1978 = 0, *r1979 = 0;
-	char *r1980 = 0, *r1981 = 0, *r1982 = 0, *r1983 = 0, *r1984 = 0, *r1985 = 0, *r1986 = 0, *r1987 = 0;
-	char *r1988 = 0, *r1989 = 0, *r1990 = 0;
+	char *r1599 = 0, *r1671 = 0, *r1674 = 0, *r1676 = 0, *r1679 = 0, *r1684 = 0, *r1687 = 0, *r1689 = 0;
+	char *r1692 = 0, *r1697 = 0, *r1700 = 0, *r1702 = 0, *r1705 = 0, *r1710 = 0, *r1713 = 0, *r1715 = 0;
+	char *r1718 = 0, *r1723 = 0, *r1726 = 0, *r1728 = 0, *r1731 = 0, *r1736 = 0, *r1739 = 0, *r1741 = 0;
+	char *r1744 = 0, *r1749 = 0, *r1752 = 0, *r1754 = 0, *r1757 = 0, *r1762 = 0, *r1765 = 0, *r1767 = 0;
+	char *r1770 = 0, *r1775 = 0, *r1778 = 0, *r1780 = 0, *r1783 = 0, *r1788 = 0, *r1791 = 0, *r1793 = 0;
+	char *r1796 = 0, *r1801 = 0, *r1804 = 0, *r1806 = 0, *r1809 = 0, *r1814 = 0, *r1817 = 0, *r1819 = 0;
+	char *r1822 = 0, *r1827 = 0, *r1830 = 0, *r1832 = 0, *r1835 = 0, *r1840 = 0, *r1843 = 0, *r1845 = 0;
+	char *r1848 = 0, *r1853 = 0, *r1856 = 0, *r1858 = 0, *r1861 = 0, *r1866 = 0, *r1869 = 0, *r1871 = 0;
+	char *r1874 = 0, *r1883 = 0, *r1884 = 0, *r1885 = 0, *r1886 = 0, *r1887 = 0, *r1888 = 0, *r1889 = 0;
+	char *r1890 = 0, *r1891 = 0, *r1892 = 0, *r1893 = 0, *r1894 = 0, *r1895 = 0, *r1896 = 0, *r1897 = 0;
+	char *r1898 = 0, *r1899 = 0, *r1900 = 0, *r1901 = 0, *r1902 = 0, *r1903 = 0, *r1904 = 0, *r1905 = 0;
+	char *r1906 = 0, *r1907 = 0, *r1908 = 0, *r1909 = 0, *r1910 = 0, *r1911 = 0, *r1912 = 0, *r1913 = 0;
+	char *r1914 = 0, *r1915 = 0, *r1916 = 0, *r1917 = 0, *r1918 = 0, *r1919 = 0, *r1920 = 0, *r1921 = 0;
+	char *r1922 = 0, *r1923 = 0, *r1924 = 0, *r1925 = 0, *r1926 = 0, *r1927 = 0, *r1928 = 0, *r1929 = 0;
+	char *r1930 = 0, *r1931 = 0, *r1932 = 0, *r1933 = 0, *r1934 = 0, *r1935 = 0, *r1936 = 0, *r1937 = 0;
+	char *r1938 = 0, *r1939 = 0, *r1940 = 0, *r1941 = 0, *r1942 = 0, *r1943 = 0, *r1944 = 0, *r1945 = 0;
+	char *r1946 = 0, *r1947 = 0, *r1948 = 0, *r1949 = 0, *r1950 = 0, *r1951 = 0, *r1952 = 0, *r1953 = 0;
+	char *r1954 = 0, *r1955 = 0, *r1956 = 0, *r1957 = 0, *r1958 = 0, *r1959 = 0, *r1960 = 0, *r1961 = 0;
+	char *r1962 = 0, *r1963 = 0, *r1964 = 0, *r1965 = 0, *r1966 = 0, *r1967 = 0, *r1968 = 0, *r1969 = 0;
+	char *r1970 = 0, *r1971 = 0, *r1972 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 129 "blocks.go"
@@ -618,16 +732,16 @@ extern "C" __global__ void MatMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = r0 > 0ll; if (!r5) goto b100; r6 = (u64)r0; r7 = r6;
 	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1045 = r9 >> 63; r1046 = r1045 & 31ll; r1047 = (u64)r9 + (u64)r1046; r1048 = r1047 >> 5; r10 = r1048;
 #line 129 "blocks.go"
-	r11 = r10; r12 = r11 > 0ll; if (!r12) goto b100; r13 = (u64)r11; r14 = r13; r15 = r7 * r14; r17 = (i64)blockIdx.x; r16 = (u64)r17; r18 = (i64)gridDim.x; r19 = (u64)r18; r1997 = (u32)r14; r1999 = r1997 > 1u ? r1997 : 1u; r2000 = qd_div_u32(4294967295u, r1999);
+	r11 = r10; r12 = r11 > 0ll; if (!r12) goto b100; r13 = (u64)r11; r14 = r13; r15 = r7 * r14; r17 = (i64)blockIdx.x; r16 = (u64)r17; r18 = (i64)gridDim.x; r19 = (u64)r18; r1979 = (u32)r14; r1981 = r1979 > 1u ? r1979 : 1u; r1982 = qd_div_u32(4294967295u, r1981);
 b4: // head (checked if)
 #line 129 "blocks.go"
-	r1093 = r16 < r15; if (!r1093) goto b100; r1992 = r16 | r14; r1993 = r1992 >> 32; r1994 = (u32)r1993; r1995 = r1994 == 0u; if (!r1995) goto b99; r1996 = (u32)r16; r2001 = __umulhi(r1996, r2000); r2002 = r2001 * r1997; r2003 = r1996 - r2002; r2004 = r2003 - r1997; r2005 = r2003 < r2004 ? r2003 : r2004; r2006 = r2003 - r2005; r2007 = r2006 < 1u ? r2006 : 1u; r1998 = r2001 + r2007; r1991 = (u64)r1998;
+	r1093 = r16 < r15; if (!r1093) goto b100; r1974 = r16 | r14; r1975 = r1974 >> 32; r1976 = (u32)r1975; r1977 = r1976 == 0u; if (!r1977) goto b99; r1978 = (u32)r16; r1983 = __umulhi(r1978, r1982); r1984 = r1983 * r1979; r1985 = r1978 - r1984; r1986 = r1985 - r1979; r1987 = r1985 < r1986 ? r1985 : r1986; r1988 = r1985 - r1987; r1989 = r1988 < 1u ? r1988 : 1u; r1980 = r1983 + r1989; r1973 = (u64)r1980;
 b7: // index (checked if)
 #line 129 "blocks.go"
-	r1094 = r1991; r1095 = r1094 * r14; r1096 = r16 - r1095; r1097 = r1096; r1098 = (i64)r1097; r1099 = r1094; r1100 = (i64)r1099;
+	r1094 = r1973; r1095 = r1094 * r14; r1096 = r16 - r1095; r1097 = r1096; r1098 = (i64)r1097; r1099 = r1094; r1100 = (i64)r1099;
 	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1601 = r9 >> 63; r1602 = r1601 & 31ll; r1603 = (u64)r9 + (u64)r1602; r1604 = r1603 >> 5; r10 = r1604; r11 = r10;
-	r1113 = (char *)qvar_at; r1114 = (i64)threadIdx.x; r1115 = r1113 + r1114 * 4; *(u32 *)r1115 = 0u; r1931 = r1115; r1117 = r1931 + 256ll; *(u32 *)r1117 = 0u; r1932 = r1115; r1119 = r1932 + 512ll; *(u32 *)r1119 = 0u; r1933 = r1115; r1121 = r1933 + 768ll; *(u32 *)r1121 = 0u; __syncthreads();
-	r1122 = (char *)qvar_bt; r1123 = (i64)threadIdx.x; r1124 = r1122 + r1123 * 4; *(u32 *)r1124 = 0u; r1934 = r1124; r1126 = r1934 + 256ll; *(u32 *)r1126 = 0u; r1935 = r1124; r1128 = r1935 + 512ll; *(u32 *)r1128 = 0u; r1936 = r1124; r1130 = r1936 + 768ll; *(u32 *)r1130 = 0u; __syncthreads();
+	r1113 = (char *)qvar_at; r1114 = (i64)threadIdx.x; r1115 = r1113 + r1114 * 4; *(u32 *)r1115 = 0u; r1913 = r1115; r1117 = r1913 + 256ll; *(u32 *)r1117 = 0u; r1914 = r1115; r1119 = r1914 + 512ll; *(u32 *)r1119 = 0u; r1915 = r1115; r1121 = r1915 + 768ll; *(u32 *)r1121 = 0u; __syncthreads();
+	r1122 = (char *)qvar_bt; r1123 = (i64)threadIdx.x; r1124 = r1122 + r1123 * 4; *(u32 *)r1124 = 0u; r1916 = r1124; r1126 = r1916 + 256ll; *(u32 *)r1126 = 0u; r1917 = r1124; r1128 = r1917 + 512ll; *(u32 *)r1128 = 0u; r1918 = r1124; r1130 = r1918 + 768ll; *(u32 *)r1130 = 0u; __syncthreads();
 	r1025 = 0x0p+00f; r1026 = 0x0p+00f; r1027 = 0x0p+00f; r1028 = 0x0p+00f; r1029 = 0x0p+00f; r1030 = 0x0p+00f; r1031 = 0x0p+00f; r1032 = 0x0p+00f; r1033 = 0x0p+00f; r1034 = 0x0p+00f; r1035 = 0x0p+00f; r1036 = 0x0p+00f; r1037 = 0x0p+00f; r1038 = 0x0p+00f; r1039 = 0x0p+00f; r1040 = 0x0p+00f; r75 = 0ll;
 #line 139 "blocks.go"
 	r1135 = (u64)r1100 * 32ull;
@@ -650,14 +764,14 @@ b13: // for.loop (checked if)
 	r1139 = r1136; r1140 = (u64)r1139 * (u64)r4; r1141 = (u64)r1140 + (u64)r75; r1142 = (u64)r1141 + (u64)r1134; if ((u64)r1142 >= (u64)r102) { qd_site = 0; qd_x = r1142; qd_y = r102; goto qd_fault; } r1143 = r101 + r1142 * 4; r1144 = *(float *)r1143; r92 = r1144;
 b17: // if.done (checked if)
 #line 142 "blocks.go"
-	if ((u64)r1134 >= (u64)8ll) { qd_site = 1; qd_x = r1134; qd_y = 8ll; goto qd_fault; } r1145 = r1113 + r1134 * 128; if ((u64)r1133 >= (u64)32ll) { qd_site = 2; qd_x = r1133; qd_y = 32ll; goto qd_fault; } r1146 = r1145 + r1133 * 4; *(float *)r1146 = r92; r1615 = r83 >> 63; r1616 = r1615 & 31ll; r1617 = (u64)r83 + (u64)r1616; r1618 = r1617 >> 5;
+	if ((u64)r1134 >= (u64)8ll) { qd_site = 1; qd_x = r1134; qd_y = 8ll; goto qd_fault; } r1145 = r1113 + r1134 * 128; r1146 = r1145 + r1133 * 4; *(float *)r1146 = r92; r1615 = r83 >> 63; r1616 = r1615 & 31ll; r1617 = (u64)r83 + (u64)r1616; r1618 = r1617 >> 5;
 	r1147 = r1618; r1622 = r1618; r1623 = (u64)r1622 * 32ull; r1624 = (u64)r83 - (u64)r1623; r1148 = r1624;
 #line 145 "blocks.go"
 	r1149 = (u64)r75 + (u64)r1147; r1150 = r1149 < r4; if (!r1150) goto b22; r1164 = (u64)r1163 + (u64)r1148; r1165 = r1164 < r4; if (!r1165) goto b21;
 	r1153 = (u64)r75 + (u64)r1147; r1154 = (u64)r1153 * (u64)r4; r1156 = (u64)r1154 + (u64)r1155; r1157 = (u64)r1156 + (u64)r1148; if ((u64)r1157 >= (u64)r120) { qd_site = 3; qd_x = r1157; qd_y = r120; goto qd_fault; } r1158 = r119 + r1157 * 4; r1159 = *(float *)r1158; r110 = r1159;
 b20: // if.done (checked if)
 #line 148 "blocks.go"
-	if ((u64)r1147 >= (u64)8ll) { qd_site = 4; qd_x = r1147; qd_y = 8ll; goto qd_fault; } r1160 = r1122 + r1147 * 128; if ((u64)r1148 >= (u64)32ll) { qd_site = 5; qd_x = r1148; qd_y = 32ll; goto qd_fault; } r1161 = r1160 + r1148 * 4; *(float *)r1161 = r110;
+	r1160 = r1122 + r1147 * 128; if ((u64)r1148 >= (u64)32ll) { qd_site = 5; qd_x = r1148; qd_y = 32ll; goto qd_fault; } r1161 = r1160 + r1148 * 4; *(float *)r1161 = r110;
 #line 136 "blocks.go"
 	r1162 = (u64)r83 + 64ull; r83 = r1162; goto b13;
 b21: // edge 18→17 (checked if)
@@ -678,12 +792,12 @@ b25: // barrier (checked if)
 #line 134 "blocks.go"
 	r132 = 0ll;
 #line 156 "blocks.go"
-	r1170 = (u64)r1107 * 4ull; r1171 = r1170; r1175 = (u64)r1106 * 4ull; r1176 = r1175; r1197 = r1170; r1198 = r1197; r1202 = r1175; r1203 = (u64)r1202 + 1ull; r1210 = r1170; r1211 = r1210; r1215 = r1175; r1216 = (u64)r1215 + 2ull; r1223 = r1170; r1224 = r1223; r1228 = r1175; r1229 = (u64)r1228 + 3ull; r1278 = r1170; r1279 = (u64)r1278 + 1ull; r1283 = r1175; r1284 = r1283; r1291 = r1170; r1296 = r1175; r1304 = r1170; r1309 = r1175; r1317 = r1170; r1322 = r1175; r1330 = r1170; r1331 = (u64)r1330 + 2ull; r1335 = r1175; r1336 = r1335; r1343 = r1170; r1348 = r1175; r1356 = r1170; r1361 = r1175; r1369 = r1170; r1374 = r1175; r1382 = r1170; r1383 = (u64)r1382 + 3ull; r1387 = r1175; r1388 = r1387; r1395 = r1170; r1400 = r1175; r1408 = r1170; r1413 = r1175; r1421 = r1170; r1426 = r1175; r1987 = r1113 + 0ll; r1988 = r1122 + 0ll;
+	r1170 = (u64)r1107 * 4ull; r1171 = r1170; r1175 = (u64)r1106 * 4ull; r1176 = r1175; r1197 = r1170; r1198 = r1197; r1202 = r1175; r1203 = (u64)r1202 + 1ull; r1210 = r1170; r1211 = r1210; r1215 = r1175; r1216 = (u64)r1215 + 2ull; r1223 = r1170; r1224 = r1223; r1228 = r1175; r1229 = (u64)r1228 + 3ull; r1278 = r1170; r1283 = r1175; r1284 = r1283; r1291 = r1170; r1296 = r1175; r1304 = r1170; r1309 = r1175; r1317 = r1170; r1322 = r1175; r1330 = r1170; r1335 = r1175; r1336 = r1335; r1343 = r1170; r1348 = r1175; r1356 = r1170; r1361 = r1175; r1369 = r1170; r1374 = r1175; r1382 = r1170; r1387 = r1175; r1388 = r1387; r1395 = r1170; r1400 = r1175; r1408 = r1170; r1413 = r1175; r1421 = r1170; r1426 = r1175; r1969 = r1113 + 0ll; r1970 = r1122 + 0ll;
 b28: // rangeint.body (checked if)
 #line 156 "blocks.go"
-	r1169 = r1987; if ((u64)r1171 >= (u64)32ll) { qd_site = 6; qd_x = r1171; qd_y = 32ll; goto qd_fault; } r1172 = r1169 + r1171 * 4; r1173 = *(float *)r1172; r1174 = r1988; if ((u64)r1176 >= (u64)32ll) { qd_site = 7; qd_x = r1176; qd_y = 32ll; goto qd_fault; } r1177 = r1174 + r1176 * 4; r1178 = *(float *)r1177; r1179 = r1173 * r1178; r1180 = r1025; r1181 = r1180 + r1179; r1025 = r1181; r1196 = r1987; r1199 = r1196 + r1198 * 4; r1200 = *(float *)r1199; r1201 = r1988; if ((u64)r1203 >= (u64)32ll) { qd_site = 7; qd_x = r1203; qd_y = 32ll; goto qd_fault; } r1937 = r1201 + r1202 * 4; r1204 = r1937 + 4ll; r1205 = *(float *)r1204; r1206 = r1200 * r1205; r1207 = r1026; r1208 = r1207 + r1206; r1026 = r1208; r1209 = r1987; r1212 = r1209 + r1211 * 4; r1213 = *(float *)r1212; r1214 = r1988; if ((u64)r1216 >= (u64)32ll) { qd_site = 7; qd_x = r1216; qd_y = 32ll; goto qd_fault; } r1938 = r1214 + r1215 * 4; r1217 = r1938 + 8ll; r1218 = *(float *)r1217; r1219 = r1213 * r1218; r1220 = r1027; r1221 = r1220 + r1219; r1027 = r1221; r1222 = r1987; r1225 = r1222 + r1224 * 4; r1226 = *(float *)r1225; r1227 = r1988; if ((u64)r1229 >= (u64)32ll) { qd_site = 7; qd_x = r1229; qd_y = 32ll; goto qd_fault; } r1939 = r1227 + r1228 * 4; r1230 = r1939 + 12ll; r1231 = *(float *)r1230; r1232 = r1226 * r1231; r1233 = r1028; r1234 = r1233 + r1232; r1028 = r1234; r1277 = r1987; if ((u64)r1279 >= (u64)32ll) { qd_site = 6; qd_x = r1279; qd_y = 32ll; goto qd_fault; } r1940 = r1277 + r1278 * 4; r1280 = r1940 + 4ll; r1281 = *(float *)r1280; r1282 = r1988; r1285 = r1282 + r1284 * 4; r1286 = *(float *)r1285; r1287 = r1281 * r1286; r1288 = r1029; r1289 = r1288 + r1287; r1029 = r1289; r1290 = r1987; r1941 = r1290 + r1291 * 4; r1293 = r1941 + 4ll; r1294 = *(float *)r1293; r1295 = r1988; r1942 = r1295 + r1296 * 4; r1298 = r1942 + 4ll; r1299 = *(float *)r1298; r1300 = r1294 * r1299; r1301 = r1030; r1302 = r1301 + r1300; r1030 = r1302; r1303 = r1987; r1943 = r1303 + r1304 * 4; r1306 = r1943 + 4ll; r1307 = *(float *)r1306; r1308 = r1988; r1944 = r1308 + r1309 * 4; r1311 = r1944 + 8ll; r1312 = *(float *)r1311; r1313 = r1307 * r1312; r1314 = r1031; r1315 = r1314 + r1313; r1031 = r1315; r1316 = r1987; r1945 = r1316 + r1317 * 4; r1319 = r1945 + 4ll; r1320 = *(float *)r1319; r1321 = r1988; r1946 = r1321 + r1322 * 4; r1324 = r1946 + 12ll; r1325 = *(float *)r1324; r1326 = r1320 * r1325; r1327 = r1032; r1328 = r1327 + r1326; r1032 = r1328; r1329 = r1987; if ((u64)r1331 >= (u64)32ll) { qd_site = 6; qd_x = r1331; qd_y = 32ll; goto qd_fault; } r1947 = r1329 + r1330 * 4; r1332 = r1947 + 8ll; r1333 = *(float *)r1332; r1334 = r1988; r1337 = r1334 + r1336 * 4; r1338 = *(float *)r1337; r1339 = r1333 * r1338; r1340 = r1033; r1341 = r1340 + r1339; r1033 = r1341; r1342 = r1987; r1948 = r1342 + r1343 * 4; r1345 = r1948 + 8ll; r1346 = *(float *)r1345; r1347 = r1988; r1949 = r1347 + r1348 * 4; r1350 = r1949 + 4ll; r1351 = *(float *)r1350; r1352 = r1346 * r1351; r1353 = r1034; r1354 = r1353 + r1352; r1034 = r1354; r1355 = r1987; r1950 = r1355 + r1356 * 4; r1358 = r1950 + 8ll; r1359 = *(float *)r1358; r1360 = r1988; r1951 = r1360 + r1361 * 4; r1363 = r1951 + 8ll; r1364 = *(float *)r1363; r1365 = r1359 * r1364; r1366 = r1035; r1367 = r1366 + r1365; r1035 = r1367; r1368 = r1987; r1952 = r1368 + r1369 * 4; r1371 = r1952 + 8ll; r1372 = *(float *)r1371; r1373 = r1988; r1953 = r1373 + r1374 * 4; r1376 = r1953 + 12ll; r1377 = *(float *)r1376; r1378 = r1372 * r1377; r1379 = r1036; r1380 = r1379 + r1378; r1036 = r1380; r1381 = r1987; if ((u64)r1383 >= (u64)32ll) { qd_site = 6; qd_x = r1383; qd_y = 32ll; goto qd_fault; } r1954 = r1381 + r1382 * 4; r1384 = r1954 + 12ll; r1385 = *(float *)r1384; r1386 = r1988; r1389 = r1386 + r1388 * 4; r1390 = *(float *)r1389; r1391 = r1385 * r1390; r1392 = r1037; r1393 = r1392 + r1391; r1037 = r1393; r1394 = r1987; r1955 = r1394 + r1395 * 4; r1397 = r1955 + 12ll; r1398 = *(float *)r1397; r1399 = r1988; r1956 = r1399 + r1400 * 4; r1402 = r1956 + 4ll; r1403 = *(float *)r1402; r1404 = r1398 * r1403; r1405 = r1038; r1406 = r1405 + r1404; r1038 = r1406; r1407 = r1987; r1957 = r1407 + r1408 * 4; r1410 = r1957 + 12ll; r1411 = *(float *)r1410; r1412 = r1988; r1958 = r1412 + r1413 * 4; r1415 = r1958 + 8ll; r1416 = *(float *)r1415; r1417 = r1411 * r1416; r1418 = r1039; r1419 = r1418 + r1417; r1039 = r1419; r1420 = r1987; r1959 = r1420 + r1421 * 4; r1423 = r1959 + 12ll; r1424 = *(float *)r1423; r1425 = r1988; r1960 = r1425 + r1426 * 4; r1428 = r1960 + 12ll; r1429 = *(float *)r1428; r1430 = r1424 * r1429; r1431 = r1040; r1432 = r1431 + r1430; r1040 = r1432;
+	r1169 = r1969; r1172 = r1169 + r1171 * 4; r1173 = *(float *)r1172; r1174 = r1970; if ((u64)r1176 >= (u64)32ll) { qd_site = 7; qd_x = r1176; qd_y = 32ll; goto qd_fault; } r1177 = r1174 + r1176 * 4; r1178 = *(float *)r1177; r1179 = r1173 * r1178; r1180 = r1025; r1181 = r1180 + r1179; r1025 = r1181; r1196 = r1969; r1199 = r1196 + r1198 * 4; r1200 = *(float *)r1199; r1201 = r1970; if ((u64)r1203 >= (u64)32ll) { qd_site = 7; qd_x = r1203; qd_y = 32ll; goto qd_fault; } r1919 = r1201 + r1202 * 4; r1204 = r1919 + 4ll; r1205 = *(float *)r1204; r1206 = r1200 * r1205; r1207 = r1026; r1208 = r1207 + r1206; r1026 = r1208; r1209 = r1969; r1212 = r1209 + r1211 * 4; r1213 = *(float *)r1212; r1214 = r1970; if ((u64)r1216 >= (u64)32ll) { qd_site = 7; qd_x = r1216; qd_y = 32ll; goto qd_fault; } r1920 = r1214 + r1215 * 4; r1217 = r1920 + 8ll; r1218 = *(float *)r1217; r1219 = r1213 * r1218; r1220 = r1027; r1221 = r1220 + r1219; r1027 = r1221; r1222 = r1969; r1225 = r1222 + r1224 * 4; r1226 = *(float *)r1225; r1227 = r1970; if ((u64)r1229 >= (u64)32ll) { qd_site = 7; qd_x = r1229; qd_y = 32ll; goto qd_fault; } r1921 = r1227 + r1228 * 4; r1230 = r1921 + 12ll; r1231 = *(float *)r1230; r1232 = r1226 * r1231; r1233 = r1028; r1234 = r1233 + r1232; r1028 = r1234; r1277 = r1969; r1922 = r1277 + r1278 * 4; r1280 = r1922 + 4ll; r1281 = *(float *)r1280; r1282 = r1970; r1285 = r1282 + r1284 * 4; r1286 = *(float *)r1285; r1287 = r1281 * r1286; r1288 = r1029; r1289 = r1288 + r1287; r1029 = r1289; r1290 = r1969; r1923 = r1290 + r1291 * 4; r1293 = r1923 + 4ll; r1294 = *(float *)r1293; r1295 = r1970; r1924 = r1295 + r1296 * 4; r1298 = r1924 + 4ll; r1299 = *(float *)r1298; r1300 = r1294 * r1299; r1301 = r1030; r1302 = r1301 + r1300; r1030 = r1302; r1303 = r1969; r1925 = r1303 + r1304 * 4; r1306 = r1925 + 4ll; r1307 = *(float *)r1306; r1308 = r1970; r1926 = r1308 + r1309 * 4; r1311 = r1926 + 8ll; r1312 = *(float *)r1311; r1313 = r1307 * r1312; r1314 = r1031; r1315 = r1314 + r1313; r1031 = r1315; r1316 = r1969; r1927 = r1316 + r1317 * 4; r1319 = r1927 + 4ll; r1320 = *(float *)r1319; r1321 = r1970; r1928 = r1321 + r1322 * 4; r1324 = r1928 + 12ll; r1325 = *(float *)r1324; r1326 = r1320 * r1325; r1327 = r1032; r1328 = r1327 + r1326; r1032 = r1328; r1329 = r1969; r1929 = r1329 + r1330 * 4; r1332 = r1929 + 8ll; r1333 = *(float *)r1332; r1334 = r1970; r1337 = r1334 + r1336 * 4; r1338 = *(float *)r1337; r1339 = r1333 * r1338; r1340 = r1033; r1341 = r1340 + r1339; r1033 = r1341; r1342 = r1969; r1930 = r1342 + r1343 * 4; r1345 = r1930 + 8ll; r1346 = *(float *)r1345; r1347 = r1970; r1931 = r1347 + r1348 * 4; r1350 = r1931 + 4ll; r1351 = *(float *)r1350; r1352 = r1346 * r1351; r1353 = r1034; r1354 = r1353 + r1352; r1034 = r1354; r1355 = r1969; r1932 = r1355 + r1356 * 4; r1358 = r1932 + 8ll; r1359 = *(float *)r1358; r1360 = r1970; r1933 = r1360 + r1361 * 4; r1363 = r1933 + 8ll; r1364 = *(float *)r1363; r1365 = r1359 * r1364; r1366 = r1035; r1367 = r1366 + r1365; r1035 = r1367; r1368 = r1969; r1934 = r1368 + r1369 * 4; r1371 = r1934 + 8ll; r1372 = *(float *)r1371; r1373 = r1970; r1935 = r1373 + r1374 * 4; r1376 = r1935 + 12ll; r1377 = *(float *)r1376; r1378 = r1372 * r1377; r1379 = r1036; r1380 = r1379 + r1378; r1036 = r1380; r1381 = r1969; r1936 = r1381 + r1382 * 4; r1384 = r1936 + 12ll; r1385 = *(float *)r1384; r1386 = r1970; r1389 = r1386 + r1388 * 4; r1390 = *(float *)r1389; r1391 = r1385 * r1390; r1392 = r1037; r1393 = r1392 + r1391; r1037 = r1393; r1394 = r1969; r1937 = r1394 + r1395 * 4; r1397 = r1937 + 12ll; r1398 = *(float *)r1397; r1399 = r1970; r1938 = r1399 + r1400 * 4; r1402 = r1938 + 4ll; r1403 = *(float *)r1402; r1404 = r1398 * r1403; r1405 = r1038; r1406 = r1405 + r1404; r1038 = r1406; r1407 = r1969; r1939 = r1407 + r1408 * 4; r1410 = r1939 + 12ll; r1411 = *(float *)r1410; r1412 = r1970; r1940 = r1412 + r1413 * 4; r1415 = r1940 + 8ll; r1416 = *(float *)r1415; r1417 = r1411 * r1416; r1418 = r1039; r1419 = r1418 + r1417; r1039 = r1419; r1420 = r1969; r1941 = r1420 + r1421 * 4; r1423 = r1941 + 12ll; r1424 = *(float *)r1423; r1425 = r1970; r1942 = r1425 + r1426 * 4; r1428 = r1942 + 12ll; r1429 = *(float *)r1428; r1430 = r1424 * r1429; r1431 = r1040; r1432 = r1431 + r1430; r1040 = r1432;
 #line 134 "blocks.go"
-	r1167 = (u64)r132 + 1ull; r1168 = r1167 < 8ll; if (!r1168) goto b46; r132 = r1167; r1987 = r1987 + 128ll; r1988 = r1988 + 128ll; goto b28;
+	r1167 = (u64)r132 + 1ull; r1168 = r1167 < 8ll; if (!r1168) goto b46; r132 = r1167; r1969 = r1969 + 128ll; r1970 = r1970 + 128ll; goto b28;
 b46: // barrier (checked if)
 #line 129 "blocks.go"
 	__syncthreads();
@@ -760,7 +874,7 @@ b97: // barrier (checked if)
 	__syncthreads(); r16 = r16 + r19; goto b4;
 b99: // divide in 64 bits
 #line 129 "blocks.go"
-	r1991 = qd_div_u64(r16, r14); goto b7;
+	r1973 = qd_div_u64(r16, r14); goto b7;
 b100: // exit
 #line 129 "blocks.go"
 	return;
@@ -778,157 +892,431 @@ qd_fault: {
 }
 
 // Task 0 of kernel BlockScan(x []i32, totals []i32), blocks.
-extern "C" __global__ void BlockScan_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+extern "C" __global__ void __launch_bounds__(256) BlockScan_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_v[1024] __attribute__((aligned(4)));
 	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
 	bool r9 = 0, r16 = 0, r25 = 0, r30 = 0, r37 = 0, r42 = 0, r44 = 0, r45 = 0;
 	bool r54 = 0, r55 = 0, r64 = 0, r65 = 0, r74 = 0, r75 = 0, r84 = 0, r85 = 0;
 	bool r94 = 0, r95 = 0, r104 = 0, r105 = 0, r114 = 0, r115 = 0, r131 = 0, r136 = 0;
 	bool r139 = 0, r143 = 0, r148 = 0, r152 = 0, r159 = 0, r161 = 0, r165 = 0, r167 = 0;
-	bool r186 = 0, r190 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r201 = 0, r202 = 0;
-	bool r205 = 0, r208 = 0;
+	bool r172 = 0, r181 = 0, r191 = 0, r192 = 0, r193 = 0, r201 = 0, r202 = 0, r210 = 0;
+	bool r211 = 0, r219 = 0, r220 = 0, r228 = 0, r229 = 0, r237 = 0, r238 = 0, r246 = 0;
+	bool r247 = 0, r255 = 0, r256 = 0, r266 = 0, r270 = 0, r273 = 0, r277 = 0, r280 = 0;
+	bool r291 = 0, r293 = 0, r294 = 0, r296 = 0, r300 = 0, r302 = 0, r304 = 0, r307 = 0;
+	bool r309 = 0, r310 = 0, r319 = 0, r329 = 0, r330 = 0, r331 = 0, r339 = 0, r340 = 0;
+	bool r348 = 0, r349 = 0, r357 = 0, r358 = 0, r366 = 0, r367 = 0, r375 = 0, r376 = 0;
+	bool r384 = 0, r385 = 0, r393 = 0, r394 = 0, r404 = 0, r408 = 0, r411 = 0, r415 = 0;
+	bool r418 = 0, r429 = 0, r431 = 0, r433 = 0, r436 = 0, r438 = 0, r471 = 0, r480 = 0;
+	bool r489 = 0, r493 = 0, r496 = 0, r497 = 0, r500 = 0, r501 = 0, r504 = 0, r505 = 0;
+	bool r508 = 0, r511 = 0, r514 = 0, r517 = 0, r518 = 0, r521 = 0, r522 = 0, r525 = 0;
+	bool r526 = 0, r529 = 0, r532 = 0, r535 = 0, r538 = 0, r539 = 0, r542 = 0, r543 = 0;
+	bool r546 = 0, r547 = 0, r550 = 0, r553 = 0;
 	i32 r34 = 0, r43 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r58 = 0, r60 = 0;
 	i32 r61 = 0, r63 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0, r78 = 0, r80 = 0;
 	i32 r81 = 0, r83 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0, r98 = 0, r100 = 0;
 	i32 r101 = 0, r103 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0, r118 = 0, r120 = 0;
 	i32 r121 = 0, r124 = 0, r128 = 0, r130 = 0, r133 = 0, r137 = 0, r146 = 0, r150 = 0;
-	i32 r156 = 0, r191 = 0, r195 = 0, r199 = 0, r204 = 0, r207 = 0, r210 = 0;
+	i32 r156 = 0, r188 = 0, r196 = 0, r198 = 0, r199 = 0, r205 = 0, r207 = 0, r208 = 0;
+	i32 r214 = 0, r216 = 0, r217 = 0, r223 = 0, r225 = 0, r226 = 0, r232 = 0, r234 = 0;
+	i32 r235 = 0, r241 = 0, r243 = 0, r244 = 0, r250 = 0, r252 = 0, r253 = 0, r259 = 0;
+	i32 r261 = 0, r262 = 0, r264 = 0, r268 = 0, r271 = 0, r282 = 0, r286 = 0, r326 = 0;
+	i32 r334 = 0, r336 = 0, r337 = 0, r343 = 0, r345 = 0, r346 = 0, r352 = 0, r354 = 0;
+	i32 r355 = 0, r361 = 0, r363 = 0, r364 = 0, r370 = 0, r372 = 0, r373 = 0, r379 = 0;
+	i32 r381 = 0, r382 = 0, r388 = 0, r390 = 0, r391 = 0, r397 = 0, r399 = 0, r400 = 0;
+	i32 r402 = 0, r406 = 0, r409 = 0, r420 = 0, r424 = 0, r494 = 0, r498 = 0, r502 = 0;
+	i32 r507 = 0, r510 = 0, r513 = 0, r515 = 0, r519 = 0, r523 = 0, r528 = 0, r531 = 0;
+	i32 r534 = 0, r536 = 0, r540 = 0, r544 = 0, r549 = 0, r552 = 0, r555 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
 	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
 	i64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0, r40 = 0, r41 = 0;
 	i64 r46 = 0, r56 = 0, r66 = 0, r76 = 0, r86 = 0, r96 = 0, r106 = 0, r116 = 0;
 	i64 r126 = 0, r127 = 0, r129 = 0, r134 = 0, r135 = 0, r138 = 0, r141 = 0, r142 = 0;
 	i64 r145 = 0, r147 = 0, r151 = 0, r153 = 0, r154 = 0, r158 = 0, r160 = 0, r162 = 0;
-	i64 r164 = 0, r166 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r181 = 0, r192 = 0;
-	i64 r196 = 0, r200 = 0;
-	u32 r185 = 0, r187 = 0, r188 = 0, r189 = 0;
-	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r182 = 0, r183 = 0, r184 = 0;
+	i64 r164 = 0, r166 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r174 = 0, r175 = 0;
+	i64 r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r183 = 0, r185 = 0, r186 = 0;
+	i64 r190 = 0, r194 = 0, r203 = 0, r212 = 0, r221 = 0, r230 = 0, r239 = 0, r248 = 0;
+	i64 r257 = 0, r265 = 0, r269 = 0, r272 = 0, r275 = 0, r276 = 0, r279 = 0, r283 = 0;
+	i64 r284 = 0, r288 = 0, r290 = 0, r295 = 0, r301 = 0, r303 = 0, r305 = 0, r312 = 0;
+	i64 r313 = 0, r314 = 0, r315 = 0, r316 = 0, r317 = 0, r318 = 0, r321 = 0, r323 = 0;
+	i64 r324 = 0, r328 = 0, r332 = 0, r341 = 0, r350 = 0, r359 = 0, r368 = 0, r377 = 0;
+	i64 r386 = 0, r395 = 0, r403 = 0, r407 = 0, r410 = 0, r413 = 0, r414 = 0, r417 = 0;
+	i64 r421 = 0, r422 = 0, r426 = 0, r428 = 0, r432 = 0, r434 = 0, r466 = 0, r475 = 0;
+	i64 r484 = 0, r495 = 0, r499 = 0, r503 = 0, r516 = 0, r520 = 0, r524 = 0, r537 = 0;
+	i64 r541 = 0, r545 = 0;
+	u32 r470 = 0, r472 = 0, r473 = 0, r474 = 0, r479 = 0, r481 = 0, r482 = 0, r483 = 0;
+	u32 r488 = 0, r490 = 0, r491 = 0, r492 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r173 = 0, r292 = 0, r297 = 0;
+	u64 r298 = 0, r299 = 0, r306 = 0, r308 = 0, r311 = 0, r430 = 0, r435 = 0, r437 = 0;
+	u64 r467 = 0, r468 = 0, r469 = 0, r476 = 0, r477 = 0, r478 = 0, r485 = 0, r486 = 0;
+	u64 r487 = 0;
 	char *r4 = 0, *r7 = 0, *r26 = 0, *r28 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r47 = 0;
 	char *r49 = 0, *r52 = 0, *r57 = 0, *r59 = 0, *r62 = 0, *r67 = 0, *r69 = 0, *r72 = 0;
 	char *r77 = 0, *r79 = 0, *r82 = 0, *r87 = 0, *r89 = 0, *r92 = 0, *r97 = 0, *r99 = 0;
 	char *r102 = 0, *r107 = 0, *r109 = 0, *r112 = 0, *r117 = 0, *r119 = 0, *r122 = 0, *r123 = 0;
 	char *r125 = 0, *r132 = 0, *r140 = 0, *r144 = 0, *r149 = 0, *r155 = 0, *r157 = 0, *r163 = 0;
-	char *r172 = 0, *r173 = 0, *r174 = 0, *r175 = 0, *r176 = 0, *r177 = 0, *r178 = 0, *r179 = 0;
-	char *r180 = 0, *r203 = 0, *r206 = 0, *r209 = 0;
+	char *r182 = 0, *r184 = 0, *r187 = 0, *r189 = 0, *r195 = 0, *r197 = 0, *r200 = 0, *r204 = 0;
+	char *r206 = 0, *r209 = 0, *r213 = 0, *r215 = 0, *r218 = 0, *r222 = 0, *r224 = 0, *r227 = 0;
+	char *r231 = 0, *r233 = 0, *r236 = 0, *r240 = 0, *r242 = 0, *r245 = 0, *r249 = 0, *r251 = 0;
+	char *r254 = 0, *r258 = 0, *r260 = 0, *r263 = 0, *r267 = 0, *r274 = 0, *r278 = 0, *r281 = 0;
+	char *r285 = 0, *r287 = 0, *r289 = 0, *r320 = 0, *r322 = 0, *r325 = 0, *r327 = 0, *r333 = 0;
+	char *r335 = 0, *r338 = 0, *r342 = 0, *r344 = 0, *r347 = 0, *r351 = 0, *r353 = 0, *r356 = 0;
+	char *r360 = 0, *r362 = 0, *r365 = 0, *r369 = 0, *r371 = 0, *r374 = 0, *r378 = 0, *r380 = 0;
+	char *r383 = 0, *r387 = 0, *r389 = 0, *r392 = 0, *r396 = 0, *r398 = 0, *r401 = 0, *r405 = 0;
+	char *r412 = 0, *r416 = 0, *r419 = 0, *r423 = 0, *r425 = 0, *r427 = 0, *r439 = 0, *r440 = 0;
+	char *r441 = 0, *r442 = 0, *r443 = 0, *r444 = 0, *r445 = 0, *r446 = 0, *r447 = 0, *r448 = 0;
+	char *r449 = 0, *r450 = 0, *r451 = 0, *r452 = 0, *r453 = 0, *r454 = 0, *r455 = 0, *r456 = 0;
+	char *r457 = 0, *r458 = 0, *r459 = 0, *r460 = 0, *r461 = 0, *r462 = 0, *r463 = 0, *r464 = 0;
+	char *r465 = 0, *r506 = 0, *r509 = 0, *r512 = 0, *r527 = 0, *r530 = 0, *r533 = 0, *r548 = 0;
+	char *r551 = 0, *r554 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 184 "blocks.go"
-	r4 = p0; r5 = p1; r3 = r5; r168 = r3 >> 63; r169 = r168 & 255ll; r170 = (u64)r3 + (u64)r169; r171 = r170 >> 8; r2 = r171; r7 = p2; r8 = p3; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b82; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r187 = (u32)255ll;
-b3: // head
+	r4 = p0; r5 = p1; r3 = r5; r168 = r3 >> 63; r169 = r168 & 255ll; r170 = (u64)r3 + (u64)r169; r171 = r170 >> 8; r2 = r171; r7 = p2; r8 = p3; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b86; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r292 = (u64)r5; r309 = 281474976710655ull < r292; if (!r309) goto b169; r430 = (u64)r8; r438 = 1099511628030ull < r430; if (!r438) goto b88; r490 = (u32)255ll;
+b7: // head
 #line 184 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b82; r17 = r12; r18 = (i64)r17;
+	r16 = r12 < r11; if (!r16) goto b86; r17 = r12; r18 = (i64)r17;
 	r26 = (char *)qvar_v; r27 = (i64)threadIdx.x; r28 = r26 + r27 * 4; *(u32 *)r28 = 0u; __syncthreads();
 #line 184 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 187 "blocks.go"
-	r31 = (u64)r18 * 256ull; r32 = (u64)r31 + (u64)r20; if ((u64)r32 >= (u64)r5) { qd_site = 0; qd_x = r32; qd_y = r5; goto qd_fault; } r33 = r4 + r32 * 4; r34 = *(i32 *)r33; if ((u64)r20 >= (u64)256ll) { qd_site = 1; qd_x = r20; qd_y = 256ll; goto qd_fault; } r35 = r26 + r20 * 4; *(i32 *)r35 = r34;
+	r31 = (u64)r18 * 256ull; r32 = (u64)r31 + (u64)r20; r33 = r4 + r32 * 4; r34 = *(i32 *)r33; r35 = r26 + r20 * 4; *(i32 *)r35 = r34;
 #line 184 "blocks.go"
 	__syncthreads();
 #line 189 "blocks.go"
-	r41 = (i64)threadIdx.x; r42 = r41 < 256ll; r43 = 0; r44 = r41 >= 1ll; r45 = r42 & r44; if (!r45) goto b11; r172 = r26 + r41 * 4; r47 = r172 + -4ll; r48 = *(i32 *)r47; r43 = r48;
-b11: // scan.readdone
-#line 189 "blocks.go"
-	__syncthreads(); if (!r45) goto b13; r49 = r26 + r41 * 4; r50 = *(i32 *)r49; r51 = (u32)r50 + (u32)r43; r52 = r49; *(i32 *)r52 = r51;
-b13: // scan.written
-#line 189 "blocks.go"
-	__syncthreads(); r53 = 0; r54 = r41 >= 2ll; r55 = r42 & r54; if (!r55) goto b15; r173 = r26 + r41 * 4; r57 = r173 + -8ll; r58 = *(i32 *)r57; r53 = r58;
+	r41 = (i64)threadIdx.x; r42 = r41 < 256ll; r43 = 0; r44 = r41 >= 1ll; r45 = r42 & r44; if (!r45) goto b15; r439 = r26 + r41 * 4; r47 = r439 + -4ll; r48 = *(i32 *)r47; r43 = r48;
 b15: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r55) goto b17; r59 = r26 + r41 * 4; r60 = *(i32 *)r59; r61 = (u32)r60 + (u32)r53; r62 = r59; *(i32 *)r62 = r61;
+	__syncthreads(); if (!r45) goto b17; r49 = r26 + r41 * 4; r50 = *(i32 *)r49; r51 = (u32)r50 + (u32)r43; r52 = r49; *(i32 *)r52 = r51;
 b17: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r63 = 0; r64 = r41 >= 4ll; r65 = r42 & r64; if (!r65) goto b19; r174 = r26 + r41 * 4; r67 = r174 + -16ll; r68 = *(i32 *)r67; r63 = r68;
+	__syncthreads(); r53 = 0; r54 = r41 >= 2ll; r55 = r42 & r54; if (!r55) goto b19; r440 = r26 + r41 * 4; r57 = r440 + -8ll; r58 = *(i32 *)r57; r53 = r58;
 b19: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r65) goto b21; r69 = r26 + r41 * 4; r70 = *(i32 *)r69; r71 = (u32)r70 + (u32)r63; r72 = r69; *(i32 *)r72 = r71;
+	__syncthreads(); if (!r55) goto b21; r59 = r26 + r41 * 4; r60 = *(i32 *)r59; r61 = (u32)r60 + (u32)r53; r62 = r59; *(i32 *)r62 = r61;
 b21: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r73 = 0; r74 = r41 >= 8ll; r75 = r42 & r74; if (!r75) goto b23; r175 = r26 + r41 * 4; r77 = r175 + -32ll; r78 = *(i32 *)r77; r73 = r78;
+	__syncthreads(); r63 = 0; r64 = r41 >= 4ll; r65 = r42 & r64; if (!r65) goto b23; r441 = r26 + r41 * 4; r67 = r441 + -16ll; r68 = *(i32 *)r67; r63 = r68;
 b23: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r75) goto b25; r79 = r26 + r41 * 4; r80 = *(i32 *)r79; r81 = (u32)r80 + (u32)r73; r82 = r79; *(i32 *)r82 = r81;
+	__syncthreads(); if (!r65) goto b25; r69 = r26 + r41 * 4; r70 = *(i32 *)r69; r71 = (u32)r70 + (u32)r63; r72 = r69; *(i32 *)r72 = r71;
 b25: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r83 = 0; r84 = r41 >= 16ll; r85 = r42 & r84; if (!r85) goto b27; r176 = r26 + r41 * 4; r87 = r176 + -64ll; r88 = *(i32 *)r87; r83 = r88;
+	__syncthreads(); r73 = 0; r74 = r41 >= 8ll; r75 = r42 & r74; if (!r75) goto b27; r442 = r26 + r41 * 4; r77 = r442 + -32ll; r78 = *(i32 *)r77; r73 = r78;
 b27: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r85) goto b29; r89 = r26 + r41 * 4; r90 = *(i32 *)r89; r91 = (u32)r90 + (u32)r83; r92 = r89; *(i32 *)r92 = r91;
+	__syncthreads(); if (!r75) goto b29; r79 = r26 + r41 * 4; r80 = *(i32 *)r79; r81 = (u32)r80 + (u32)r73; r82 = r79; *(i32 *)r82 = r81;
 b29: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r93 = 0; r94 = r41 >= 32ll; r95 = r42 & r94; if (!r95) goto b31; r177 = r26 + r41 * 4; r97 = r177 + -128ll; r98 = *(i32 *)r97; r93 = r98;
+	__syncthreads(); r83 = 0; r84 = r41 >= 16ll; r85 = r42 & r84; if (!r85) goto b31; r443 = r26 + r41 * 4; r87 = r443 + -64ll; r88 = *(i32 *)r87; r83 = r88;
 b31: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r95) goto b33; r99 = r26 + r41 * 4; r100 = *(i32 *)r99; r101 = (u32)r100 + (u32)r93; r102 = r99; *(i32 *)r102 = r101;
+	__syncthreads(); if (!r85) goto b33; r89 = r26 + r41 * 4; r90 = *(i32 *)r89; r91 = (u32)r90 + (u32)r83; r92 = r89; *(i32 *)r92 = r91;
 b33: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r103 = 0; r104 = r41 >= 64ll; r105 = r42 & r104; if (!r105) goto b35; r178 = r26 + r41 * 4; r107 = r178 + -256ll; r108 = *(i32 *)r107; r103 = r108;
+	__syncthreads(); r93 = 0; r94 = r41 >= 32ll; r95 = r42 & r94; if (!r95) goto b35; r444 = r26 + r41 * 4; r97 = r444 + -128ll; r98 = *(i32 *)r97; r93 = r98;
 b35: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r105) goto b37; r109 = r26 + r41 * 4; r110 = *(i32 *)r109; r111 = (u32)r110 + (u32)r103; r112 = r109; *(i32 *)r112 = r111;
+	__syncthreads(); if (!r95) goto b37; r99 = r26 + r41 * 4; r100 = *(i32 *)r99; r101 = (u32)r100 + (u32)r93; r102 = r99; *(i32 *)r102 = r101;
 b37: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r113 = 0; r114 = r41 >= 128ll; r115 = r42 & r114; if (!r115) goto b39; r179 = r26 + r41 * 4; r117 = r179 + -512ll; r118 = *(i32 *)r117; r113 = r118;
+	__syncthreads(); r103 = 0; r104 = r41 >= 64ll; r105 = r42 & r104; if (!r105) goto b39; r445 = r26 + r41 * 4; r107 = r445 + -256ll; r108 = *(i32 *)r107; r103 = r108;
 b39: // scan.readdone
 #line 189 "blocks.go"
-	__syncthreads(); if (!r115) goto b41; r119 = r26 + r41 * 4; r120 = *(i32 *)r119; r121 = (u32)r120 + (u32)r113; r122 = r119; *(i32 *)r122 = r121;
+	__syncthreads(); if (!r105) goto b41; r109 = r26 + r41 * 4; r110 = *(i32 *)r109; r111 = (u32)r110 + (u32)r103; r112 = r109; *(i32 *)r112 = r111;
 b41: // scan.written
 #line 189 "blocks.go"
+	__syncthreads(); r113 = 0; r114 = r41 >= 128ll; r115 = r42 & r114; if (!r115) goto b43; r446 = r26 + r41 * 4; r117 = r446 + -512ll; r118 = *(i32 *)r117; r113 = r118;
+b43: // scan.readdone
+#line 189 "blocks.go"
+	__syncthreads(); if (!r115) goto b45; r119 = r26 + r41 * 4; r120 = *(i32 *)r119; r121 = (u32)r120 + (u32)r113; r122 = r119; *(i32 *)r122 = r121;
+b45: // scan.written
+#line 189 "blocks.go"
 	__syncthreads(); __syncthreads();
-	r129 = (i64)threadIdx.x; r130 = 0; r131 = r129 < 256ll; if (!r131) goto b43; r132 = r26 + r129 * 4; r133 = *(i32 *)r132; r130 = r133;
-b43: // sum.loaded
+	r129 = (i64)threadIdx.x; r130 = 0; r131 = r129 < 256ll; if (!r131) goto b47; r132 = r26 + r129 * 4; r133 = *(i32 *)r132; r130 = r133;
+b47: // sum.loaded
 #line 190 "blocks.go"
 	r134 = (i64)warpSize; r135 = r134 >> 1;
-b44: // sum.shuffle
+b48: // sum.shuffle
 #line 190 "blocks.go"
-	r136 = r135 > 0ll; if (!r136) goto b60; r137 = qd_shfl_down(r130, (u32)r135); r138 = (u64)r129 + (u64)r135; r139 = r138 < 256ll; if (!r139) goto b47; r130 = (u32)r130 + (u32)r137;
-b47: // sum.step
+	r136 = r135 > 0ll; if (!r136) goto b64; r137 = qd_shfl_down(r130, (u32)r135); r138 = (u64)r129 + (u64)r135; r139 = r138 < 256ll; if (!r139) goto b51; r130 = (u32)r130 + (u32)r137;
+b51: // sum.step
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r190 = r135 > 0ll; if (!r190) goto b60; r191 = qd_shfl_down(r130, (u32)r135); r192 = (u64)r129 + (u64)r135; r193 = r192 < 256ll; if (!r193) goto b51; r130 = (u32)r130 + (u32)r191;
-b51: // sum.step (unrolled 1)
+	r135 = r135 >> 1; r493 = r135 > 0ll; if (!r493) goto b64; r494 = qd_shfl_down(r130, (u32)r135); r495 = (u64)r129 + (u64)r135; r496 = r495 < 256ll; if (!r496) goto b55; r130 = (u32)r130 + (u32)r494;
+b55: // sum.step (unrolled 1)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r194 = r135 > 0ll; if (!r194) goto b60; r195 = qd_shfl_down(r130, (u32)r135); r196 = (u64)r129 + (u64)r135; r197 = r196 < 256ll; if (!r197) goto b55; r130 = (u32)r130 + (u32)r195;
-b55: // sum.step (unrolled 2)
+	r135 = r135 >> 1; r497 = r135 > 0ll; if (!r497) goto b64; r498 = qd_shfl_down(r130, (u32)r135); r499 = (u64)r129 + (u64)r135; r500 = r499 < 256ll; if (!r500) goto b59; r130 = (u32)r130 + (u32)r498;
+b59: // sum.step (unrolled 2)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r198 = r135 > 0ll; if (!r198) goto b60; r199 = qd_shfl_down(r130, (u32)r135); r200 = (u64)r129 + (u64)r135; r201 = r200 < 256ll; if (!r201) goto b59; r130 = (u32)r130 + (u32)r199;
-b59: // sum.step (unrolled 3)
+	r135 = r135 >> 1; r501 = r135 > 0ll; if (!r501) goto b64; r502 = qd_shfl_down(r130, (u32)r135); r503 = (u64)r129 + (u64)r135; r504 = r503 < 256ll; if (!r504) goto b63; r130 = (u32)r130 + (u32)r502;
+b63: // sum.step (unrolled 3)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; goto b44;
-b60: // sum.warps
+	r135 = r135 >> 1; goto b48;
+b64: // sum.warps
 #line 190 "blocks.go"
-	r140 = (char *)qvar_warpsums_1; r141 = (i64)(threadIdx.x % warpSize); r143 = r141 == 0ll; r142 = (i64)(threadIdx.x / warpSize); if (!r143) goto b62; r144 = r140 + r142 * 4; *(i32 *)r144 = r130;
-b62: // sum.written
+	r140 = (char *)qvar_warpsums_1; r141 = (i64)(threadIdx.x % warpSize); r143 = r141 == 0ll; r142 = (i64)(threadIdx.x / warpSize); if (!r143) goto b66; r144 = r140 + r142 * 4; *(i32 *)r144 = r130;
+b66: // sum.written
 #line 190 "blocks.go"
-	__syncthreads(); r182 = (u64)r134; r183 = 255ull | r182; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b83; r188 = (u32)r134; r189 = qd_div_u32(r187, r188); r181 = (i64)r189;
-b64: // sum.written
+	__syncthreads(); r485 = (u64)r134; r486 = 255ull | r485; r487 = r486 >> 32; r488 = (u32)r487; r489 = r488 == 0u; if (!r489) goto b87; r491 = (u32)r134; r492 = qd_div_u32(r490, r491); r484 = (i64)r492;
+b68: // sum.written
 #line 190 "blocks.go"
-	r145 = r181; r146 = 0; r147 = 0ll; r180 = r140 + 0ll;
-b65: // sum.total
+	r145 = r484; r146 = 0; r147 = 0ll; r463 = r140 + 0ll;
+b69: // sum.total
 #line 190 "blocks.go"
-	r148 = r147 <= r145; if (!r148) goto b73; r149 = r180; r150 = *(i32 *)r149; r146 = (u32)r146 + (u32)r150; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; r202 = r147 <= r145; if (!r202) goto b73; r203 = r180; r204 = *(i32 *)r203; r146 = (u32)r146 + (u32)r204; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; r205 = r147 <= r145; if (!r205) goto b73; r206 = r180; r207 = *(i32 *)r206; r146 = (u32)r146 + (u32)r207; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; r208 = r147 <= r145; if (!r208) goto b73; r209 = r180; r210 = *(i32 *)r209; r146 = (u32)r146 + (u32)r210; r147 = (u64)r147 + 1ull; r180 = r180 + 4ll; goto b65;
-b73: // sum.done
+	r148 = r147 <= r145; if (!r148) goto b77; r149 = r463; r150 = *(i32 *)r149; r146 = (u32)r146 + (u32)r150; r147 = (u64)r147 + 1ull; r463 = r463 + 4ll; r505 = r147 <= r145; if (!r505) goto b77; r506 = r463; r507 = *(i32 *)r506; r146 = (u32)r146 + (u32)r507; r147 = (u64)r147 + 1ull; r463 = r463 + 4ll; r508 = r147 <= r145; if (!r508) goto b77; r509 = r463; r510 = *(i32 *)r509; r146 = (u32)r146 + (u32)r510; r147 = (u64)r147 + 1ull; r463 = r463 + 4ll; r511 = r147 <= r145; if (!r511) goto b77; r512 = r463; r513 = *(i32 *)r512; r146 = (u32)r146 + (u32)r513; r147 = (u64)r147 + 1ull; r463 = r463 + 4ll; goto b69;
+b77: // sum.done
 #line 190 "blocks.go"
 	__syncthreads(); r128 = r146;
 #line 184 "blocks.go"
 	r21 = (i64)threadIdx.x; r22 = r21;
 #line 192 "blocks.go"
-	r153 = r31; r154 = (u64)r153 + (u64)r22; if ((u64)r22 >= (u64)256ll) { qd_site = 2; qd_x = r22; qd_y = 256ll; goto qd_fault; } r155 = r26 + r22 * 4; r156 = *(i32 *)r155; if ((u64)r154 >= (u64)r5) { qd_site = 3; qd_x = r154; qd_y = r5; goto qd_fault; } r157 = r4 + r154 * 4; *(i32 *)r157 = r156;
+	r153 = r31; r154 = (u64)r153 + (u64)r22; r155 = r26 + r22 * 4; r156 = *(i32 *)r155; r157 = r4 + r154 * 4; *(i32 *)r157 = r156;
 #line 184 "blocks.go"
-	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b79;
+	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b83;
 #line 195 "blocks.go"
-	r162 = (u64)r18 + (u64)r24; if ((u64)r162 >= (u64)r8) { qd_site = 4; qd_x = r162; qd_y = r8; goto qd_fault; } r163 = r7 + r162 * 4; *(i32 *)r163 = r128;
-b79: // barrier
+	r162 = (u64)r18 + (u64)r24; r163 = r7 + r162 * 4; *(i32 *)r163 = r128;
+b83: // barrier
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r166 = (u64)r18 + 1ull; r167 = r166 < r0; if (!r167) goto b82;
+	r166 = (u64)r18 + 1ull; r167 = r166 < r0; if (!r167) goto b86;
 #line 184 "blocks.go"
-	r12 = r12 + r15; goto b3;
-b82: // exit
+	r12 = r12 + r15; goto b7;
+b86: // exit
 #line 184 "blocks.go"
 	return;
-b83: // divide in 64 bits
+b87: // divide in 64 bits
 #line 190 "blocks.go"
-	r181 = qd_div_i64(255ll, r134); goto b64;
+	r484 = qd_div_i64(255ll, r134); goto b68;
+b88: // preheader
+#line 190 "blocks.go"
+	r481 = (u32)255ll;
+b89: // head (checked if)
+#line 184 "blocks.go"
+	r310 = r12 < r11; if (!r310) goto b86; r311 = r12; r312 = (i64)r311;
+	r320 = (char *)qvar_v; r321 = (i64)threadIdx.x; r322 = r320 + r321 * 4; *(u32 *)r322 = 0u; __syncthreads();
+#line 184 "blocks.go"
+	r313 = (i64)threadIdx.x; r314 = r313;
+#line 187 "blocks.go"
+	r323 = (u64)r312 * 256ull; r324 = (u64)r323 + (u64)r314; r325 = r4 + r324 * 4; r326 = *(i32 *)r325; r327 = r320 + r314 * 4; *(i32 *)r327 = r326;
+#line 184 "blocks.go"
+	__syncthreads();
+#line 189 "blocks.go"
+	r328 = (i64)threadIdx.x; r329 = r328 < 256ll; r43 = 0; r330 = r328 >= 1ll; r331 = r329 & r330; if (!r331) goto b97; r455 = r320 + r328 * 4; r333 = r455 + -4ll; r334 = *(i32 *)r333; r43 = r334;
+b97: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r331) goto b99; r335 = r320 + r328 * 4; r336 = *(i32 *)r335; r337 = (u32)r336 + (u32)r43; r338 = r335; *(i32 *)r338 = r337;
+b99: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r53 = 0; r339 = r328 >= 2ll; r340 = r329 & r339; if (!r340) goto b101; r456 = r320 + r328 * 4; r342 = r456 + -8ll; r343 = *(i32 *)r342; r53 = r343;
+b101: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r340) goto b103; r344 = r320 + r328 * 4; r345 = *(i32 *)r344; r346 = (u32)r345 + (u32)r53; r347 = r344; *(i32 *)r347 = r346;
+b103: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r63 = 0; r348 = r328 >= 4ll; r349 = r329 & r348; if (!r349) goto b105; r457 = r320 + r328 * 4; r351 = r457 + -16ll; r352 = *(i32 *)r351; r63 = r352;
+b105: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r349) goto b107; r353 = r320 + r328 * 4; r354 = *(i32 *)r353; r355 = (u32)r354 + (u32)r63; r356 = r353; *(i32 *)r356 = r355;
+b107: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r73 = 0; r357 = r328 >= 8ll; r358 = r329 & r357; if (!r358) goto b109; r458 = r320 + r328 * 4; r360 = r458 + -32ll; r361 = *(i32 *)r360; r73 = r361;
+b109: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r358) goto b111; r362 = r320 + r328 * 4; r363 = *(i32 *)r362; r364 = (u32)r363 + (u32)r73; r365 = r362; *(i32 *)r365 = r364;
+b111: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r83 = 0; r366 = r328 >= 16ll; r367 = r329 & r366; if (!r367) goto b113; r459 = r320 + r328 * 4; r369 = r459 + -64ll; r370 = *(i32 *)r369; r83 = r370;
+b113: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r367) goto b115; r371 = r320 + r328 * 4; r372 = *(i32 *)r371; r373 = (u32)r372 + (u32)r83; r374 = r371; *(i32 *)r374 = r373;
+b115: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r93 = 0; r375 = r328 >= 32ll; r376 = r329 & r375; if (!r376) goto b117; r460 = r320 + r328 * 4; r378 = r460 + -128ll; r379 = *(i32 *)r378; r93 = r379;
+b117: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r376) goto b119; r380 = r320 + r328 * 4; r381 = *(i32 *)r380; r382 = (u32)r381 + (u32)r93; r383 = r380; *(i32 *)r383 = r382;
+b119: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r103 = 0; r384 = r328 >= 64ll; r385 = r329 & r384; if (!r385) goto b121; r461 = r320 + r328 * 4; r387 = r461 + -256ll; r388 = *(i32 *)r387; r103 = r388;
+b121: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r385) goto b123; r389 = r320 + r328 * 4; r390 = *(i32 *)r389; r391 = (u32)r390 + (u32)r103; r392 = r389; *(i32 *)r392 = r391;
+b123: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); r113 = 0; r393 = r328 >= 128ll; r394 = r329 & r393; if (!r394) goto b125; r462 = r320 + r328 * 4; r396 = r462 + -512ll; r397 = *(i32 *)r396; r113 = r397;
+b125: // scan.readdone (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r394) goto b127; r398 = r320 + r328 * 4; r399 = *(i32 *)r398; r400 = (u32)r399 + (u32)r113; r401 = r398; *(i32 *)r401 = r400;
+b127: // scan.written (checked if)
+#line 189 "blocks.go"
+	__syncthreads(); __syncthreads();
+	r403 = (i64)threadIdx.x; r130 = 0; r404 = r403 < 256ll; if (!r404) goto b129; r405 = r320 + r403 * 4; r406 = *(i32 *)r405; r130 = r406;
+b129: // sum.loaded (checked if)
+#line 190 "blocks.go"
+	r407 = (i64)warpSize; r135 = r407 >> 1;
+b130: // sum.shuffle (checked if)
+#line 190 "blocks.go"
+	r408 = r135 > 0ll; if (!r408) goto b146; r409 = qd_shfl_down(r130, (u32)r135); r410 = (u64)r403 + (u64)r135; r411 = r410 < 256ll; if (!r411) goto b133; r130 = (u32)r130 + (u32)r409;
+b133: // sum.step (checked if)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r514 = r135 > 0ll; if (!r514) goto b146; r515 = qd_shfl_down(r130, (u32)r135); r516 = (u64)r403 + (u64)r135; r517 = r516 < 256ll; if (!r517) goto b137; r130 = (u32)r130 + (u32)r515;
+b137: // sum.step (checked if) (unrolled 1)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r518 = r135 > 0ll; if (!r518) goto b146; r519 = qd_shfl_down(r130, (u32)r135); r520 = (u64)r403 + (u64)r135; r521 = r520 < 256ll; if (!r521) goto b141; r130 = (u32)r130 + (u32)r519;
+b141: // sum.step (checked if) (unrolled 2)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r522 = r135 > 0ll; if (!r522) goto b146; r523 = qd_shfl_down(r130, (u32)r135); r524 = (u64)r403 + (u64)r135; r525 = r524 < 256ll; if (!r525) goto b145; r130 = (u32)r130 + (u32)r523;
+b145: // sum.step (checked if) (unrolled 3)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; goto b130;
+b146: // sum.warps (checked if)
+#line 190 "blocks.go"
+	r412 = (char *)qvar_warpsums_1; r413 = (i64)(threadIdx.x % warpSize); r415 = r413 == 0ll; r414 = (i64)(threadIdx.x / warpSize); if (!r415) goto b148; r416 = r412 + r414 * 4; *(i32 *)r416 = r130;
+b148: // sum.written (checked if)
+#line 190 "blocks.go"
+	__syncthreads(); r476 = (u64)r407; r477 = 255ull | r476; r478 = r477 >> 32; r479 = (u32)r478; r480 = r479 == 0u; if (!r480) goto b168; r482 = (u32)r407; r483 = qd_div_u32(r481, r482); r475 = (i64)r483;
+b150: // sum.written (checked if)
+#line 190 "blocks.go"
+	r417 = r475; r146 = 0; r147 = 0ll; r465 = r412 + 0ll;
+b151: // sum.total (checked if)
+#line 190 "blocks.go"
+	r418 = r147 <= r417; if (!r418) goto b159; r419 = r465; r420 = *(i32 *)r419; r146 = (u32)r146 + (u32)r420; r147 = (u64)r147 + 1ull; r465 = r465 + 4ll; r526 = r147 <= r417; if (!r526) goto b159; r527 = r465; r528 = *(i32 *)r527; r146 = (u32)r146 + (u32)r528; r147 = (u64)r147 + 1ull; r465 = r465 + 4ll; r529 = r147 <= r417; if (!r529) goto b159; r530 = r465; r531 = *(i32 *)r530; r146 = (u32)r146 + (u32)r531; r147 = (u64)r147 + 1ull; r465 = r465 + 4ll; r532 = r147 <= r417; if (!r532) goto b159; r533 = r465; r534 = *(i32 *)r533; r146 = (u32)r146 + (u32)r534; r147 = (u64)r147 + 1ull; r465 = r465 + 4ll; goto b151;
+b159: // sum.done (checked if)
+#line 190 "blocks.go"
+	__syncthreads(); r402 = r146;
+#line 184 "blocks.go"
+	r315 = (i64)threadIdx.x; r316 = r315;
+#line 192 "blocks.go"
+	r421 = r323; r422 = (u64)r421 + (u64)r316; r423 = r320 + r316 * 4; r424 = *(i32 *)r423; r425 = r4 + r422 * 4; *(i32 *)r425 = r424;
+#line 184 "blocks.go"
+	__syncthreads(); r317 = (i64)threadIdx.x; r319 = r317 < 1ll; r318 = r317; if (!r319) goto b165;
+#line 195 "blocks.go"
+	r426 = (u64)r312 + (u64)r318; if ((u64)r426 >= (u64)r8) { qd_site = 4; qd_x = r426; qd_y = r8; goto qd_fault; } r427 = r7 + r426 * 4; *(i32 *)r427 = r402;
+b165: // barrier (checked if)
+#line 184 "blocks.go"
+	__syncthreads();
+#line 195 "blocks.go"
+	r428 = (u64)r312 + 1ull; r429 = r428 < r0; if (!r429) goto b86;
+#line 184 "blocks.go"
+	r12 = r12 + r15; goto b89;
+b168: // divide in 64 bits
+#line 190 "blocks.go"
+	r475 = qd_div_i64(255ll, r407); goto b150;
+b169: // preheader
+#line 190 "blocks.go"
+	r472 = (u32)255ll;
+b170: // head (checked)
+#line 184 "blocks.go"
+	r172 = r12 < r11; if (!r172) goto b86; r173 = r12; r174 = (i64)r173;
+	r182 = (char *)qvar_v; r183 = (i64)threadIdx.x; r184 = r182 + r183 * 4; *(u32 *)r184 = 0u; __syncthreads();
+#line 184 "blocks.go"
+	r175 = (i64)threadIdx.x; r176 = r175;
+#line 187 "blocks.go"
+	r185 = (u64)r174 * 256ull; r186 = (u64)r185 + (u64)r176; if ((u64)r186 >= (u64)r5) { qd_site = 0; qd_x = r186; qd_y = r5; goto qd_fault; } r187 = r4 + r186 * 4; r188 = *(i32 *)r187; r189 = r182 + r176 * 4; *(i32 *)r189 = r188;
+#line 184 "blocks.go"
+	__syncthreads();
+#line 189 "blocks.go"
+	r190 = (i64)threadIdx.x; r191 = r190 < 256ll; r43 = 0; r192 = r190 >= 1ll; r193 = r191 & r192; if (!r193) goto b178; r447 = r182 + r190 * 4; r195 = r447 + -4ll; r196 = *(i32 *)r195; r43 = r196;
+b178: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r193) goto b180; r197 = r182 + r190 * 4; r198 = *(i32 *)r197; r199 = (u32)r198 + (u32)r43; r200 = r197; *(i32 *)r200 = r199;
+b180: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r53 = 0; r201 = r190 >= 2ll; r202 = r191 & r201; if (!r202) goto b182; r448 = r182 + r190 * 4; r204 = r448 + -8ll; r205 = *(i32 *)r204; r53 = r205;
+b182: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r202) goto b184; r206 = r182 + r190 * 4; r207 = *(i32 *)r206; r208 = (u32)r207 + (u32)r53; r209 = r206; *(i32 *)r209 = r208;
+b184: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r63 = 0; r210 = r190 >= 4ll; r211 = r191 & r210; if (!r211) goto b186; r449 = r182 + r190 * 4; r213 = r449 + -16ll; r214 = *(i32 *)r213; r63 = r214;
+b186: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r211) goto b188; r215 = r182 + r190 * 4; r216 = *(i32 *)r215; r217 = (u32)r216 + (u32)r63; r218 = r215; *(i32 *)r218 = r217;
+b188: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r73 = 0; r219 = r190 >= 8ll; r220 = r191 & r219; if (!r220) goto b190; r450 = r182 + r190 * 4; r222 = r450 + -32ll; r223 = *(i32 *)r222; r73 = r223;
+b190: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r220) goto b192; r224 = r182 + r190 * 4; r225 = *(i32 *)r224; r226 = (u32)r225 + (u32)r73; r227 = r224; *(i32 *)r227 = r226;
+b192: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r83 = 0; r228 = r190 >= 16ll; r229 = r191 & r228; if (!r229) goto b194; r451 = r182 + r190 * 4; r231 = r451 + -64ll; r232 = *(i32 *)r231; r83 = r232;
+b194: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r229) goto b196; r233 = r182 + r190 * 4; r234 = *(i32 *)r233; r235 = (u32)r234 + (u32)r83; r236 = r233; *(i32 *)r236 = r235;
+b196: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r93 = 0; r237 = r190 >= 32ll; r238 = r191 & r237; if (!r238) goto b198; r452 = r182 + r190 * 4; r240 = r452 + -128ll; r241 = *(i32 *)r240; r93 = r241;
+b198: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r238) goto b200; r242 = r182 + r190 * 4; r243 = *(i32 *)r242; r244 = (u32)r243 + (u32)r93; r245 = r242; *(i32 *)r245 = r244;
+b200: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r103 = 0; r246 = r190 >= 64ll; r247 = r191 & r246; if (!r247) goto b202; r453 = r182 + r190 * 4; r249 = r453 + -256ll; r250 = *(i32 *)r249; r103 = r250;
+b202: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r247) goto b204; r251 = r182 + r190 * 4; r252 = *(i32 *)r251; r253 = (u32)r252 + (u32)r103; r254 = r251; *(i32 *)r254 = r253;
+b204: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); r113 = 0; r255 = r190 >= 128ll; r256 = r191 & r255; if (!r256) goto b206; r454 = r182 + r190 * 4; r258 = r454 + -512ll; r259 = *(i32 *)r258; r113 = r259;
+b206: // scan.readdone (checked)
+#line 189 "blocks.go"
+	__syncthreads(); if (!r256) goto b208; r260 = r182 + r190 * 4; r261 = *(i32 *)r260; r262 = (u32)r261 + (u32)r113; r263 = r260; *(i32 *)r263 = r262;
+b208: // scan.written (checked)
+#line 189 "blocks.go"
+	__syncthreads(); __syncthreads();
+	r265 = (i64)threadIdx.x; r130 = 0; r266 = r265 < 256ll; if (!r266) goto b210; r267 = r182 + r265 * 4; r268 = *(i32 *)r267; r130 = r268;
+b210: // sum.loaded (checked)
+#line 190 "blocks.go"
+	r269 = (i64)warpSize; r135 = r269 >> 1;
+b211: // sum.shuffle (checked)
+#line 190 "blocks.go"
+	r270 = r135 > 0ll; if (!r270) goto b227; r271 = qd_shfl_down(r130, (u32)r135); r272 = (u64)r265 + (u64)r135; r273 = r272 < 256ll; if (!r273) goto b214; r130 = (u32)r130 + (u32)r271;
+b214: // sum.step (checked)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r535 = r135 > 0ll; if (!r535) goto b227; r536 = qd_shfl_down(r130, (u32)r135); r537 = (u64)r265 + (u64)r135; r538 = r537 < 256ll; if (!r538) goto b218; r130 = (u32)r130 + (u32)r536;
+b218: // sum.step (checked) (unrolled 1)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r539 = r135 > 0ll; if (!r539) goto b227; r540 = qd_shfl_down(r130, (u32)r135); r541 = (u64)r265 + (u64)r135; r542 = r541 < 256ll; if (!r542) goto b222; r130 = (u32)r130 + (u32)r540;
+b222: // sum.step (checked) (unrolled 2)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; r543 = r135 > 0ll; if (!r543) goto b227; r544 = qd_shfl_down(r130, (u32)r135); r545 = (u64)r265 + (u64)r135; r546 = r545 < 256ll; if (!r546) goto b226; r130 = (u32)r130 + (u32)r544;
+b226: // sum.step (checked) (unrolled 3)
+#line 190 "blocks.go"
+	r135 = r135 >> 1; goto b211;
+b227: // sum.warps (checked)
+#line 190 "blocks.go"
+	r274 = (char *)qvar_warpsums_1; r275 = (i64)(threadIdx.x % warpSize); r277 = r275 == 0ll; r276 = (i64)(threadIdx.x / warpSize); if (!r277) goto b229; r278 = r274 + r276 * 4; *(i32 *)r278 = r130;
+b229: // sum.written (checked)
+#line 190 "blocks.go"
+	__syncthreads(); r467 = (u64)r269; r468 = 255ull | r467; r469 = r468 >> 32; r470 = (u32)r469; r471 = r470 == 0u; if (!r471) goto b249; r473 = (u32)r269; r474 = qd_div_u32(r472, r473); r466 = (i64)r474;
+b231: // sum.written (checked)
+#line 190 "blocks.go"
+	r279 = r466; r146 = 0; r147 = 0ll; r464 = r274 + 0ll;
+b232: // sum.total (checked)
+#line 190 "blocks.go"
+	r280 = r147 <= r279; if (!r280) goto b240; r281 = r464; r282 = *(i32 *)r281; r146 = (u32)r146 + (u32)r282; r147 = (u64)r147 + 1ull; r464 = r464 + 4ll; r547 = r147 <= r279; if (!r547) goto b240; r548 = r464; r549 = *(i32 *)r548; r146 = (u32)r146 + (u32)r549; r147 = (u64)r147 + 1ull; r464 = r464 + 4ll; r550 = r147 <= r279; if (!r550) goto b240; r551 = r464; r552 = *(i32 *)r551; r146 = (u32)r146 + (u32)r552; r147 = (u64)r147 + 1ull; r464 = r464 + 4ll; r553 = r147 <= r279; if (!r553) goto b240; r554 = r464; r555 = *(i32 *)r554; r146 = (u32)r146 + (u32)r555; r147 = (u64)r147 + 1ull; r464 = r464 + 4ll; goto b232;
+b240: // sum.done (checked)
+#line 190 "blocks.go"
+	__syncthreads(); r264 = r146;
+#line 184 "blocks.go"
+	r177 = (i64)threadIdx.x; r178 = r177;
+#line 192 "blocks.go"
+	r283 = r185; r284 = (u64)r283 + (u64)r178; r285 = r182 + r178 * 4; r286 = *(i32 *)r285; if ((u64)r284 >= (u64)r5) { qd_site = 3; qd_x = r284; qd_y = r5; goto qd_fault; } r287 = r4 + r284 * 4; *(i32 *)r287 = r286;
+#line 184 "blocks.go"
+	__syncthreads(); r179 = (i64)threadIdx.x; r181 = r179 < 1ll; r180 = r179; if (!r181) goto b246;
+#line 195 "blocks.go"
+	r288 = (u64)r174 + (u64)r180; if ((u64)r288 >= (u64)r8) { qd_site = 4; qd_x = r288; qd_y = r8; goto qd_fault; } r289 = r7 + r288 * 4; *(i32 *)r289 = r264;
+b246: // barrier (checked)
+#line 184 "blocks.go"
+	__syncthreads();
+#line 195 "blocks.go"
+	r290 = (u64)r174 + 1ull; r291 = r290 < r0; if (!r291) goto b86;
+#line 184 "blocks.go"
+	r12 = r12 + r15; goto b170;
+b249: // divide in 64 bits
+#line 190 "blocks.go"
+	r466 = qd_div_i64(255ll, r269); goto b231;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -943,7 +1331,7 @@ qd_fault: {
 }
 
 // Task 0 of kernel Exclusive(x []i64), blocks.
-extern "C" __global__ void Exclusive_0(char *p0, i64 p1, char *p2) {
+extern "C" __global__ void __launch_bounds__(128) Exclusive_0(char *p0, i64 p1, char *p2) {
 	__shared__ u8 qvar_v[800] __attribute__((aligned(8)));
 	bool r5 = 0, r12 = 0, r19 = 0, r22 = 0, r25 = 0, r26 = 0, r32 = 0, r34 = 0;
 	bool r35 = 0, r44 = 0, r45 = 0, r54 = 0, r55 = 0, r64 = 0, r65 = 0, r74 = 0;
@@ -979,7 +1367,7 @@ b7: // zeroed
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 209 "blocks.go"
 	r26 = r16 < 100ll; if (!r26) goto b11;
-	r114 = (u64)r14 * 100ull; r115 = (u64)r114 + (u64)r16; if ((u64)r115 >= (u64)r4) { qd_site = 0; qd_x = r115; qd_y = r4; goto qd_fault; } r116 = r3 + r115 * 8; r117 = *(i64 *)r116; if ((u64)r16 >= (u64)100ll) { qd_site = 1; qd_x = r16; qd_y = 100ll; goto qd_fault; } r118 = r20 + r16 * 8; *(i64 *)r118 = r117;
+	r114 = (u64)r14 * 100ull; r115 = (u64)r114 + (u64)r16; if ((u64)r115 >= (u64)r4) { qd_site = 0; qd_x = r115; qd_y = r4; goto qd_fault; } r116 = r3 + r115 * 8; r117 = *(i64 *)r116; r118 = r20 + r16 * 8; *(i64 *)r118 = r117;
 b11: // barrier
 #line 206 "blocks.go"
 	__syncthreads();
@@ -1036,7 +1424,7 @@ b44: // scan.stored
 #line 206 "blocks.go"
 	r17 = (i64)threadIdx.x; r19 = r17 < 100ll; r18 = r17; if (!r19) goto b47;
 #line 215 "blocks.go"
-	r121 = (u64)r14 * 100ull; r122 = (u64)r121 + (u64)r18; if ((u64)r18 >= (u64)100ll) { qd_site = 2; qd_x = r18; qd_y = 100ll; goto qd_fault; } r123 = r20 + r18 * 8; r124 = *(i64 *)r123; r125 = (u64)r124 + (u64)r30; if ((u64)r122 >= (u64)r4) { qd_site = 3; qd_x = r122; qd_y = r4; goto qd_fault; } r126 = r3 + r122 * 8; *(i64 *)r126 = r125;
+	r121 = (u64)r14 * 100ull; r122 = (u64)r121 + (u64)r18; r123 = r20 + r18 * 8; r124 = *(i64 *)r123; r125 = (u64)r124 + (u64)r30; if ((u64)r122 >= (u64)r4) { qd_site = 3; qd_x = r122; qd_y = r4; goto qd_fault; } r126 = r3 + r122 * 8; *(i64 *)r126 = r125;
 b47: // barrier
 #line 206 "blocks.go"
 	__syncthreads();
@@ -1061,151 +1449,260 @@ qd_fault: {
 }
 
 // Task 0 of kernel WideSums(sums []i32, x []i32), blocks.
-extern "C" __global__ void WideSums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+extern "C" __global__ void __launch_bounds__(96) WideSums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_v[2400] __attribute__((aligned(4)));
 	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
 	bool r9 = 0, r16 = 0, r23 = 0, r38 = 0, r41 = 0, r49 = 0, r53 = 0, r57 = 0;
 	bool r61 = 0, r65 = 0, r69 = 0, r73 = 0, r78 = 0, r81 = 0, r85 = 0, r90 = 0;
-	bool r94 = 0, r95 = 0, r103 = 0, r107 = 0, r109 = 0, r117 = 0, r128 = 0, r130 = 0;
-	bool r136 = 0, r137 = 0, r140 = 0, r165 = 0, r169 = 0, r174 = 0, r179 = 0, r184 = 0;
-	bool r187 = 0, r188 = 0, r191 = 0, r192 = 0, r195 = 0, r196 = 0, r199 = 0, r202 = 0;
+	bool r94 = 0, r95 = 0, r103 = 0, r107 = 0, r109 = 0, r117 = 0, r124 = 0, r139 = 0;
+	bool r143 = 0, r147 = 0, r151 = 0, r155 = 0, r159 = 0, r163 = 0, r167 = 0, r171 = 0;
+	bool r174 = 0, r178 = 0, r181 = 0, r184 = 0, r194 = 0, r196 = 0, r197 = 0, r199 = 0;
+	bool r203 = 0, r204 = 0, r205 = 0, r208 = 0, r211 = 0, r213 = 0, r214 = 0, r222 = 0;
+	bool r224 = 0, r229 = 0, r270 = 0, r279 = 0, r283 = 0, r288 = 0, r293 = 0, r298 = 0;
+	bool r301 = 0, r302 = 0, r305 = 0, r306 = 0, r309 = 0, r310 = 0, r313 = 0, r316 = 0;
+	bool r319 = 0, r322 = 0, r323 = 0, r326 = 0, r327 = 0, r330 = 0, r331 = 0, r334 = 0;
+	bool r337 = 0;
 	i32 r46 = 0, r48 = 0, r51 = 0, r55 = 0, r59 = 0, r63 = 0, r67 = 0, r71 = 0;
-	i32 r75 = 0, r79 = 0, r88 = 0, r92 = 0, r99 = 0, r121 = 0, r171 = 0, r176 = 0;
-	i32 r181 = 0, r185 = 0, r189 = 0, r193 = 0, r198 = 0, r201 = 0, r204 = 0;
+	i32 r75 = 0, r79 = 0, r88 = 0, r92 = 0, r99 = 0, r141 = 0, r145 = 0, r149 = 0;
+	i32 r153 = 0, r157 = 0, r161 = 0, r165 = 0, r169 = 0, r172 = 0, r183 = 0, r188 = 0;
+	i32 r218 = 0, r285 = 0, r290 = 0, r295 = 0, r299 = 0, r303 = 0, r307 = 0, r312 = 0;
+	i32 r315 = 0, r318 = 0, r320 = 0, r324 = 0, r328 = 0, r333 = 0, r336 = 0, r339 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
 	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0, r27 = 0;
 	i64 r29 = 0, r31 = 0, r33 = 0, r35 = 0, r37 = 0, r40 = 0, r42 = 0, r44 = 0;
 	i64 r45 = 0, r47 = 0, r52 = 0, r56 = 0, r60 = 0, r64 = 0, r68 = 0, r72 = 0;
 	i64 r76 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r87 = 0, r89 = 0, r93 = 0;
 	i64 r96 = 0, r97 = 0, r101 = 0, r102 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0;
-	i64 r111 = 0, r114 = 0, r115 = 0, r116 = 0, r118 = 0, r119 = 0, r123 = 0, r125 = 0;
-	i64 r126 = 0, r153 = 0, r157 = 0, r160 = 0, r173 = 0, r178 = 0, r183 = 0, r186 = 0;
-	i64 r190 = 0, r194 = 0;
-	u32 r164 = 0, r166 = 0, r167 = 0, r168 = 0;
-	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r112 = 0, r113 = 0, r124 = 0;
-	u64 r127 = 0, r129 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r138 = 0;
-	u64 r139 = 0, r161 = 0, r162 = 0, r163 = 0;
+	i64 r111 = 0, r114 = 0, r115 = 0, r116 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0;
+	i64 r123 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0;
+	i64 r142 = 0, r146 = 0, r150 = 0, r154 = 0, r158 = 0, r162 = 0, r166 = 0, r170 = 0;
+	i64 r173 = 0, r176 = 0, r177 = 0, r180 = 0, r185 = 0, r186 = 0, r190 = 0, r191 = 0;
+	i64 r193 = 0, r198 = 0, r207 = 0, r209 = 0, r215 = 0, r216 = 0, r220 = 0, r254 = 0;
+	i64 r258 = 0, r262 = 0, r265 = 0, r274 = 0, r287 = 0, r292 = 0, r297 = 0, r300 = 0;
+	i64 r304 = 0, r308 = 0, r321 = 0, r325 = 0, r329 = 0;
+	u32 r269 = 0, r271 = 0, r272 = 0, r273 = 0, r278 = 0, r280 = 0, r281 = 0, r282 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r112 = 0, r113 = 0, r118 = 0;
+	u64 r195 = 0, r200 = 0, r201 = 0, r202 = 0, r206 = 0, r210 = 0, r212 = 0, r221 = 0;
+	u64 r223 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r266 = 0, r267 = 0, r268 = 0;
+	u64 r275 = 0, r276 = 0, r277 = 0;
 	char *r4 = 0, *r7 = 0, *r24 = 0, *r26 = 0, *r28 = 0, *r30 = 0, *r32 = 0, *r34 = 0;
 	char *r36 = 0, *r39 = 0, *r43 = 0, *r50 = 0, *r54 = 0, *r58 = 0, *r62 = 0, *r66 = 0;
 	char *r70 = 0, *r74 = 0, *r82 = 0, *r86 = 0, *r91 = 0, *r98 = 0, *r100 = 0, *r105 = 0;
-	char *r120 = 0, *r122 = 0, *r141 = 0, *r142 = 0, *r143 = 0, *r144 = 0, *r145 = 0, *r146 = 0;
-	char *r147 = 0, *r148 = 0, *r149 = 0, *r150 = 0, *r151 = 0, *r152 = 0, *r154 = 0, *r155 = 0;
-	char *r156 = 0, *r158 = 0, *r159 = 0, *r170 = 0, *r172 = 0, *r175 = 0, *r177 = 0, *r180 = 0;
-	char *r182 = 0, *r197 = 0, *r200 = 0, *r203 = 0;
+	char *r125 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r137 = 0, *r140 = 0;
+	char *r144 = 0, *r148 = 0, *r152 = 0, *r156 = 0, *r160 = 0, *r164 = 0, *r168 = 0, *r175 = 0;
+	char *r179 = 0, *r182 = 0, *r187 = 0, *r189 = 0, *r192 = 0, *r217 = 0, *r219 = 0, *r230 = 0;
+	char *r231 = 0, *r232 = 0, *r233 = 0, *r234 = 0, *r235 = 0, *r236 = 0, *r237 = 0, *r238 = 0;
+	char *r239 = 0, *r240 = 0, *r241 = 0, *r242 = 0, *r243 = 0, *r244 = 0, *r245 = 0, *r246 = 0;
+	char *r247 = 0, *r248 = 0, *r249 = 0, *r250 = 0, *r251 = 0, *r252 = 0, *r253 = 0, *r255 = 0;
+	char *r256 = 0, *r257 = 0, *r259 = 0, *r260 = 0, *r261 = 0, *r263 = 0, *r264 = 0, *r284 = 0;
+	char *r286 = 0, *r289 = 0, *r291 = 0, *r294 = 0, *r296 = 0, *r311 = 0, *r314 = 0, *r317 = 0;
+	char *r332 = 0, *r335 = 0, *r338 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 226 "blocks.go"
-	r4 = p2; r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b73; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r124 = (u64)r5; r134 = r124 - 1ull; r166 = (u32)95ll;
-b3: // head
+	r4 = p2; r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b74; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r195 = (u64)r5; r205 = 168884986026393599ull < r195; r206 = (u64)r8; r213 = 281474976710750ull < r206; if (!r205) goto b79; if (!r213) goto b79; r280 = (u32)95ll;
+b6: // head
 #line 226 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b73; r17 = r12; r18 = (i64)r17;
-	r24 = (char *)qvar_v; r25 = (i64)threadIdx.x; r26 = r24 + r25 * 4; *(u32 *)r26 = 0u; r141 = r26; r28 = r141 + 384ll; *(u32 *)r28 = 0u; r142 = r26; r30 = r142 + 768ll; *(u32 *)r30 = 0u; r143 = r26; r32 = r143 + 1152ll; *(u32 *)r32 = 0u; r144 = r26; r34 = r144 + 1536ll; *(u32 *)r34 = 0u; r145 = r26; r36 = r145 + 1920ll; *(u32 *)r36 = 0u; r37 = (u64)r25 + 576ull; r38 = r37 < 600ll; if (!r38) goto b7; r146 = r26; r39 = r146 + 2304ll; *(u32 *)r39 = 0u;
-b7: // zeroed
+	r16 = r12 < r11; if (!r16) goto b74; r17 = r12; r18 = (i64)r17;
+	r24 = (char *)qvar_v; r25 = (i64)threadIdx.x; r26 = r24 + r25 * 4; *(u32 *)r26 = 0u; r230 = r26; r28 = r230 + 384ll; *(u32 *)r28 = 0u; r231 = r26; r30 = r231 + 768ll; *(u32 *)r30 = 0u; r232 = r26; r32 = r232 + 1152ll; *(u32 *)r32 = 0u; r233 = r26; r34 = r233 + 1536ll; *(u32 *)r34 = 0u; r234 = r26; r36 = r234 + 1920ll; *(u32 *)r36 = 0u; r37 = (u64)r25 + 576ull; r38 = r37 < 600ll; if (!r38) goto b10; r235 = r26; r39 = r235 + 2304ll; *(u32 *)r39 = 0u;
+b10: // zeroed
 #line 227 "blocks.go"
 	__syncthreads();
 #line 226 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 228 "blocks.go"
-	r42 = r20; r125 = (u64)r18 * 600ull; r126 = (u64)r125 + (u64)r42; r127 = (u64)r126; r128 = r127 < r124; r132 = (u64)r42; r137 = r132 < 600ull; r133 = 599ull - r132; r135 = r134 - r127; r136 = r133 <= r135; r139 = r133; r140 = r133 <= r139; if (!r128) goto b75; if (!r136) goto b75; if (!r137) goto b75; if (!r140) goto b75;
+	r42 = r20; r221 = (u64)r42; r222 = r221 < 600ull; r226 = 599ull - r221; r228 = r226; r229 = r226 <= r228; if (!r222) goto b76; if (!r229) goto b76;
 #line 230 "blocks.go"
-	r96 = r125; r153 = (u64)r96 + (u64)r42; r154 = r4 + r153 * 4; r155 = r24 + r42 * 4;
-b14: // for.loop
+	r96 = (u64)r18 * 600ull; r254 = (u64)r96 + (u64)r42; r255 = r4 + r254 * 4; r256 = r24 + r42 * 4;
+b15: // for.loop
 #line 229 "blocks.go"
-	r95 = r42 < 600ll; if (!r95) goto b22;
-	r98 = r154; r99 = *(i32 *)r98; r100 = r155; *(i32 *)r100 = r99;
+	r95 = r42 < 600ll; if (!r95) goto b23;
+	r98 = r255; r99 = *(i32 *)r98; r100 = r256; *(i32 *)r100 = r99;
 #line 229 "blocks.go"
-	r101 = (u64)r42 + 96ull; r42 = r101; r154 = r154 + 384ll; r155 = r155 + 384ll; r169 = r42 < 600ll; if (!r169) goto b22;
-	r170 = r154; r171 = *(i32 *)r170; r172 = r155; *(i32 *)r172 = r171;
+	r101 = (u64)r42 + 96ull; r42 = r101; r255 = r255 + 384ll; r256 = r256 + 384ll; r283 = r42 < 600ll; if (!r283) goto b23;
+	r284 = r255; r285 = *(i32 *)r284; r286 = r256; *(i32 *)r286 = r285;
 #line 229 "blocks.go"
-	r173 = (u64)r42 + 96ull; r42 = r173; r154 = r154 + 384ll; r155 = r155 + 384ll; r174 = r42 < 600ll; if (!r174) goto b22;
-	r175 = r154; r176 = *(i32 *)r175; r177 = r155; *(i32 *)r177 = r176;
+	r287 = (u64)r42 + 96ull; r42 = r287; r255 = r255 + 384ll; r256 = r256 + 384ll; r288 = r42 < 600ll; if (!r288) goto b23;
+	r289 = r255; r290 = *(i32 *)r289; r291 = r256; *(i32 *)r291 = r290;
 #line 229 "blocks.go"
-	r178 = (u64)r42 + 96ull; r42 = r178; r154 = r154 + 384ll; r155 = r155 + 384ll; r179 = r42 < 600ll; if (!r179) goto b22;
-	r180 = r154; r181 = *(i32 *)r180; r182 = r155; *(i32 *)r182 = r181;
+	r292 = (u64)r42 + 96ull; r42 = r292; r255 = r255 + 384ll; r256 = r256 + 384ll; r293 = r42 < 600ll; if (!r293) goto b23;
+	r294 = r255; r295 = *(i32 *)r294; r296 = r256; *(i32 *)r296 = r295;
 #line 229 "blocks.go"
-	r183 = (u64)r42 + 96ull; r42 = r183; r154 = r154 + 384ll; r155 = r155 + 384ll; goto b14;
-b22: // barrier
+	r297 = (u64)r42 + 96ull; r42 = r297; r255 = r255 + 384ll; r256 = r256 + 384ll; goto b15;
+b23: // barrier
 #line 226 "blocks.go"
 	__syncthreads();
 #line 233 "blocks.go"
-	r47 = (i64)threadIdx.x; r48 = 0; r49 = r47 < 600ll; if (!r49) goto b25; r50 = r24 + r47 * 4; r51 = *(i32 *)r50; r48 = r51;
-b25: // sum.loaded
+	r47 = (i64)threadIdx.x; r48 = 0; r49 = r47 < 600ll; if (!r49) goto b26; r50 = r24 + r47 * 4; r51 = *(i32 *)r50; r48 = r51;
+b26: // sum.loaded
 #line 233 "blocks.go"
-	r52 = (u64)r47 + 96ull; r53 = r52 < 600ll; if (!r53) goto b27; r147 = r24 + r47 * 4; r54 = r147 + 384ll; r55 = *(i32 *)r54; r48 = (u32)r48 + (u32)r55;
-b27: // sum.loaded
+	r52 = (u64)r47 + 96ull; r53 = r52 < 600ll; if (!r53) goto b28; r236 = r24 + r47 * 4; r54 = r236 + 384ll; r55 = *(i32 *)r54; r48 = (u32)r48 + (u32)r55;
+b28: // sum.loaded
 #line 233 "blocks.go"
-	r56 = (u64)r47 + 192ull; r57 = r56 < 600ll; if (!r57) goto b29; r148 = r24 + r47 * 4; r58 = r148 + 768ll; r59 = *(i32 *)r58; r48 = (u32)r48 + (u32)r59;
-b29: // sum.loaded
+	r56 = (u64)r47 + 192ull; r57 = r56 < 600ll; if (!r57) goto b30; r237 = r24 + r47 * 4; r58 = r237 + 768ll; r59 = *(i32 *)r58; r48 = (u32)r48 + (u32)r59;
+b30: // sum.loaded
 #line 233 "blocks.go"
-	r60 = (u64)r47 + 288ull; r61 = r60 < 600ll; if (!r61) goto b31; r149 = r24 + r47 * 4; r62 = r149 + 1152ll; r63 = *(i32 *)r62; r48 = (u32)r48 + (u32)r63;
-b31: // sum.loaded
+	r60 = (u64)r47 + 288ull; r61 = r60 < 600ll; if (!r61) goto b32; r238 = r24 + r47 * 4; r62 = r238 + 1152ll; r63 = *(i32 *)r62; r48 = (u32)r48 + (u32)r63;
+b32: // sum.loaded
 #line 233 "blocks.go"
-	r64 = (u64)r47 + 384ull; r65 = r64 < 600ll; if (!r65) goto b33; r150 = r24 + r47 * 4; r66 = r150 + 1536ll; r67 = *(i32 *)r66; r48 = (u32)r48 + (u32)r67;
-b33: // sum.loaded
+	r64 = (u64)r47 + 384ull; r65 = r64 < 600ll; if (!r65) goto b34; r239 = r24 + r47 * 4; r66 = r239 + 1536ll; r67 = *(i32 *)r66; r48 = (u32)r48 + (u32)r67;
+b34: // sum.loaded
 #line 233 "blocks.go"
-	r68 = (u64)r47 + 480ull; r69 = r68 < 600ll; if (!r69) goto b35; r151 = r24 + r47 * 4; r70 = r151 + 1920ll; r71 = *(i32 *)r70; r48 = (u32)r48 + (u32)r71;
-b35: // sum.loaded
+	r68 = (u64)r47 + 480ull; r69 = r68 < 600ll; if (!r69) goto b36; r240 = r24 + r47 * 4; r70 = r240 + 1920ll; r71 = *(i32 *)r70; r48 = (u32)r48 + (u32)r71;
+b36: // sum.loaded
 #line 233 "blocks.go"
-	r72 = (u64)r47 + 576ull; r73 = r72 < 600ll; if (!r73) goto b37; r152 = r24 + r47 * 4; r74 = r152 + 2304ll; r75 = *(i32 *)r74; r48 = (u32)r48 + (u32)r75;
-b37: // sum.loaded
+	r72 = (u64)r47 + 576ull; r73 = r72 < 600ll; if (!r73) goto b38; r241 = r24 + r47 * 4; r74 = r241 + 2304ll; r75 = *(i32 *)r74; r48 = (u32)r48 + (u32)r75;
+b38: // sum.loaded
 #line 233 "blocks.go"
 	r76 = (i64)warpSize; r77 = r76 >> 1;
-b38: // sum.shuffle
+b39: // sum.shuffle
 #line 233 "blocks.go"
-	r78 = r77 > 0ll; if (!r78) goto b54; r79 = qd_shfl_down(r48, (u32)r77); r80 = (u64)r47 + (u64)r77; r81 = r80 < 96ll; if (!r81) goto b41; r48 = (u32)r48 + (u32)r79;
-b41: // sum.step
+	r78 = r77 > 0ll; if (!r78) goto b55; r79 = qd_shfl_down(r48, (u32)r77); r80 = (u64)r47 + (u64)r77; r81 = r80 < 96ll; if (!r81) goto b42; r48 = (u32)r48 + (u32)r79;
+b42: // sum.step
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r184 = r77 > 0ll; if (!r184) goto b54; r185 = qd_shfl_down(r48, (u32)r77); r186 = (u64)r47 + (u64)r77; r187 = r186 < 96ll; if (!r187) goto b45; r48 = (u32)r48 + (u32)r185;
-b45: // sum.step (unrolled 1)
+	r77 = r77 >> 1; r298 = r77 > 0ll; if (!r298) goto b55; r299 = qd_shfl_down(r48, (u32)r77); r300 = (u64)r47 + (u64)r77; r301 = r300 < 96ll; if (!r301) goto b46; r48 = (u32)r48 + (u32)r299;
+b46: // sum.step (unrolled 1)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r188 = r77 > 0ll; if (!r188) goto b54; r189 = qd_shfl_down(r48, (u32)r77); r190 = (u64)r47 + (u64)r77; r191 = r190 < 96ll; if (!r191) goto b49; r48 = (u32)r48 + (u32)r189;
-b49: // sum.step (unrolled 2)
+	r77 = r77 >> 1; r302 = r77 > 0ll; if (!r302) goto b55; r303 = qd_shfl_down(r48, (u32)r77); r304 = (u64)r47 + (u64)r77; r305 = r304 < 96ll; if (!r305) goto b50; r48 = (u32)r48 + (u32)r303;
+b50: // sum.step (unrolled 2)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r192 = r77 > 0ll; if (!r192) goto b54; r193 = qd_shfl_down(r48, (u32)r77); r194 = (u64)r47 + (u64)r77; r195 = r194 < 96ll; if (!r195) goto b53; r48 = (u32)r48 + (u32)r193;
-b53: // sum.step (unrolled 3)
+	r77 = r77 >> 1; r306 = r77 > 0ll; if (!r306) goto b55; r307 = qd_shfl_down(r48, (u32)r77); r308 = (u64)r47 + (u64)r77; r309 = r308 < 96ll; if (!r309) goto b54; r48 = (u32)r48 + (u32)r307;
+b54: // sum.step (unrolled 3)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; goto b38;
-b54: // sum.warps
+	r77 = r77 >> 1; goto b39;
+b55: // sum.warps
 #line 233 "blocks.go"
-	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b56; r86 = r82 + r84 * 4; *(i32 *)r86 = r48;
-b56: // sum.written
+	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b57; r86 = r82 + r84 * 4; *(i32 *)r86 = r48;
+b57: // sum.written
 #line 233 "blocks.go"
-	__syncthreads(); r161 = (u64)r76; r162 = 95ull | r161; r163 = r162 >> 32; r164 = (u32)r163; r165 = r164 == 0u; if (!r165) goto b74; r167 = (u32)r76; r168 = qd_div_u32(r166, r167); r160 = (i64)r168;
-b58: // sum.written
+	__syncthreads(); r275 = (u64)r76; r276 = 95ull | r275; r277 = r276 >> 32; r278 = (u32)r277; r279 = r278 == 0u; if (!r279) goto b75; r281 = (u32)r76; r282 = qd_div_u32(r280, r281); r274 = (i64)r282;
+b59: // sum.written
 #line 233 "blocks.go"
-	r87 = r160; r88 = 0; r89 = 0ll; r156 = r82 + 0ll;
-b59: // sum.total
+	r87 = r274; r88 = 0; r89 = 0ll; r257 = r82 + 0ll;
+b60: // sum.total
 #line 233 "blocks.go"
-	r90 = r89 <= r87; if (!r90) goto b67; r91 = r156; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; r196 = r89 <= r87; if (!r196) goto b67; r197 = r156; r198 = *(i32 *)r197; r88 = (u32)r88 + (u32)r198; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; r199 = r89 <= r87; if (!r199) goto b67; r200 = r156; r201 = *(i32 *)r200; r88 = (u32)r88 + (u32)r201; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; r202 = r89 <= r87; if (!r202) goto b67; r203 = r156; r204 = *(i32 *)r203; r88 = (u32)r88 + (u32)r204; r89 = (u64)r89 + 1ull; r156 = r156 + 4ll; goto b59;
-b67: // sum.done
+	r90 = r89 <= r87; if (!r90) goto b68; r91 = r257; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r310 = r89 <= r87; if (!r310) goto b68; r311 = r257; r312 = *(i32 *)r311; r88 = (u32)r88 + (u32)r312; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r313 = r89 <= r87; if (!r313) goto b68; r314 = r257; r315 = *(i32 *)r314; r88 = (u32)r88 + (u32)r315; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r316 = r89 <= r87; if (!r316) goto b68; r317 = r257; r318 = *(i32 *)r317; r88 = (u32)r88 + (u32)r318; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; goto b60;
+b68: // sum.done
 #line 233 "blocks.go"
 	__syncthreads(); r46 = r88;
 #line 226 "blocks.go"
-	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21; if (!r23) goto b70;
+	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21; if (!r23) goto b71;
 #line 235 "blocks.go"
-	r104 = (u64)r18 + (u64)r22; if ((u64)r104 >= (u64)r8) { qd_site = 2; qd_x = r104; qd_y = r8; goto qd_fault; } r105 = r7 + r104 * 4; *(i32 *)r105 = r46;
-b70: // barrier
+	r104 = (u64)r18 + (u64)r22; r105 = r7 + r104 * 4; *(i32 *)r105 = r46;
+b71: // barrier
 #line 226 "blocks.go"
 	__syncthreads();
 #line 235 "blocks.go"
-	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b73;
+	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b74;
 #line 226 "blocks.go"
-	r12 = r12 + r15; goto b3;
-b73: // exit
+	r12 = r12 + r15; goto b6;
+b74: // exit
 #line 226 "blocks.go"
 	return;
-b74: // divide in 64 bits
+b75: // divide in 64 bits
 #line 233 "blocks.go"
-	r160 = qd_div_i64(95ll, r76); goto b58;
-b75: // preheader
+	r274 = qd_div_i64(95ll, r76); goto b59;
+b76: // preheader
 #line 230 "blocks.go"
-	r118 = r125; r157 = (u64)r118 + (u64)r42; r158 = r4 + r157 * 4; r159 = r24 + r42 * 4;
-b76: // for.loop (checked)
+	r215 = (u64)r18 * 600ull; r262 = (u64)r215 + (u64)r42; r263 = r4 + r262 * 4; r264 = r24 + r42 * 4;
+b77: // for.loop (checked)
 #line 229 "blocks.go"
-	r117 = r42 < 600ll; if (!r117) goto b22;
-	r119 = (u64)r118 + (u64)r42; if ((u64)r119 >= (u64)r5) { qd_site = 0; qd_x = r119; qd_y = r5; goto qd_fault; } r120 = r158; r121 = *(i32 *)r120; if ((u64)r42 >= (u64)600ll) { qd_site = 1; qd_x = r42; qd_y = 600ll; goto qd_fault; } r122 = r159; *(i32 *)r122 = r121;
+	r214 = r42 < 600ll; if (!r214) goto b23;
+	r217 = r263; r218 = *(i32 *)r217; if ((u64)r42 >= (u64)600ll) { qd_site = 1; qd_x = r42; qd_y = 600ll; goto qd_fault; } r219 = r264; *(i32 *)r219 = r218;
 #line 229 "blocks.go"
-	r123 = (u64)r42 + 96ull; r42 = r123; r158 = r158 + 384ll; r159 = r159 + 384ll; goto b76;
+	r220 = (u64)r42 + 96ull; r42 = r220; r263 = r263 + 384ll; r264 = r264 + 384ll; goto b77;
+b79: // preheader
+#line 229 "blocks.go"
+	r271 = (u32)95ll;
+b80: // head (checked if)
+#line 226 "blocks.go"
+	r117 = r12 < r11; if (!r117) goto b74; r118 = r12; r119 = (i64)r118;
+	r125 = (char *)qvar_v; r126 = (i64)threadIdx.x; r127 = r125 + r126 * 4; *(u32 *)r127 = 0u; r242 = r127; r129 = r242 + 384ll; *(u32 *)r129 = 0u; r243 = r127; r131 = r243 + 768ll; *(u32 *)r131 = 0u; r244 = r127; r133 = r244 + 1152ll; *(u32 *)r133 = 0u; r245 = r127; r135 = r245 + 1536ll; *(u32 *)r135 = 0u; r246 = r127; r137 = r246 + 1920ll; *(u32 *)r137 = 0u; r138 = (u64)r126 + 576ull; r139 = r138 < 600ll; if (!r139) goto b84; r247 = r127; r140 = r247 + 2304ll; *(u32 *)r140 = 0u;
+b84: // zeroed (checked if)
+#line 227 "blocks.go"
+	__syncthreads();
+#line 226 "blocks.go"
+	r120 = (i64)threadIdx.x; r121 = r120;
+#line 228 "blocks.go"
+	r42 = r121;
+#line 230 "blocks.go"
+	r185 = (u64)r119 * 600ull; r258 = (u64)r185 + (u64)r42; r259 = r4 + r258 * 4; r260 = r125 + r42 * 4;
+b87: // for.loop (checked if)
+#line 229 "blocks.go"
+	r184 = r42 < 600ll; if (!r184) goto b89;
+	r186 = (u64)r185 + (u64)r42; if ((u64)r186 >= (u64)r5) { qd_site = 0; qd_x = r186; qd_y = r5; goto qd_fault; } r187 = r259; r188 = *(i32 *)r187; if ((u64)r42 >= (u64)600ll) { qd_site = 1; qd_x = r42; qd_y = 600ll; goto qd_fault; } r189 = r260; *(i32 *)r189 = r188;
+#line 229 "blocks.go"
+	r190 = (u64)r42 + 96ull; r42 = r190; r259 = r259 + 384ll; r260 = r260 + 384ll; goto b87;
+b89: // barrier (checked if)
+#line 226 "blocks.go"
+	__syncthreads();
+#line 233 "blocks.go"
+	r142 = (i64)threadIdx.x; r48 = 0; r143 = r142 < 600ll; if (!r143) goto b92; r144 = r125 + r142 * 4; r145 = *(i32 *)r144; r48 = r145;
+b92: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r146 = (u64)r142 + 96ull; r147 = r146 < 600ll; if (!r147) goto b94; r248 = r125 + r142 * 4; r148 = r248 + 384ll; r149 = *(i32 *)r148; r48 = (u32)r48 + (u32)r149;
+b94: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r150 = (u64)r142 + 192ull; r151 = r150 < 600ll; if (!r151) goto b96; r249 = r125 + r142 * 4; r152 = r249 + 768ll; r153 = *(i32 *)r152; r48 = (u32)r48 + (u32)r153;
+b96: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r154 = (u64)r142 + 288ull; r155 = r154 < 600ll; if (!r155) goto b98; r250 = r125 + r142 * 4; r156 = r250 + 1152ll; r157 = *(i32 *)r156; r48 = (u32)r48 + (u32)r157;
+b98: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r158 = (u64)r142 + 384ull; r159 = r158 < 600ll; if (!r159) goto b100; r251 = r125 + r142 * 4; r160 = r251 + 1536ll; r161 = *(i32 *)r160; r48 = (u32)r48 + (u32)r161;
+b100: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r162 = (u64)r142 + 480ull; r163 = r162 < 600ll; if (!r163) goto b102; r252 = r125 + r142 * 4; r164 = r252 + 1920ll; r165 = *(i32 *)r164; r48 = (u32)r48 + (u32)r165;
+b102: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r166 = (u64)r142 + 576ull; r167 = r166 < 600ll; if (!r167) goto b104; r253 = r125 + r142 * 4; r168 = r253 + 2304ll; r169 = *(i32 *)r168; r48 = (u32)r48 + (u32)r169;
+b104: // sum.loaded (checked if)
+#line 233 "blocks.go"
+	r170 = (i64)warpSize; r77 = r170 >> 1;
+b105: // sum.shuffle (checked if)
+#line 233 "blocks.go"
+	r171 = r77 > 0ll; if (!r171) goto b121; r172 = qd_shfl_down(r48, (u32)r77); r173 = (u64)r142 + (u64)r77; r174 = r173 < 96ll; if (!r174) goto b108; r48 = (u32)r48 + (u32)r172;
+b108: // sum.step (checked if)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; r319 = r77 > 0ll; if (!r319) goto b121; r320 = qd_shfl_down(r48, (u32)r77); r321 = (u64)r142 + (u64)r77; r322 = r321 < 96ll; if (!r322) goto b112; r48 = (u32)r48 + (u32)r320;
+b112: // sum.step (checked if) (unrolled 1)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; r323 = r77 > 0ll; if (!r323) goto b121; r324 = qd_shfl_down(r48, (u32)r77); r325 = (u64)r142 + (u64)r77; r326 = r325 < 96ll; if (!r326) goto b116; r48 = (u32)r48 + (u32)r324;
+b116: // sum.step (checked if) (unrolled 2)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; r327 = r77 > 0ll; if (!r327) goto b121; r328 = qd_shfl_down(r48, (u32)r77); r329 = (u64)r142 + (u64)r77; r330 = r329 < 96ll; if (!r330) goto b120; r48 = (u32)r48 + (u32)r328;
+b120: // sum.step (checked if) (unrolled 3)
+#line 233 "blocks.go"
+	r77 = r77 >> 1; goto b105;
+b121: // sum.warps (checked if)
+#line 233 "blocks.go"
+	r175 = (char *)qvar_warpsums_1; r176 = (i64)(threadIdx.x % warpSize); r178 = r176 == 0ll; r177 = (i64)(threadIdx.x / warpSize); if (!r178) goto b123; r179 = r175 + r177 * 4; *(i32 *)r179 = r48;
+b123: // sum.written (checked if)
+#line 233 "blocks.go"
+	__syncthreads(); r266 = (u64)r170; r267 = 95ull | r266; r268 = r267 >> 32; r269 = (u32)r268; r270 = r269 == 0u; if (!r270) goto b140; r272 = (u32)r170; r273 = qd_div_u32(r271, r272); r265 = (i64)r273;
+b125: // sum.written (checked if)
+#line 233 "blocks.go"
+	r180 = r265; r88 = 0; r89 = 0ll; r261 = r175 + 0ll;
+b126: // sum.total (checked if)
+#line 233 "blocks.go"
+	r181 = r89 <= r180; if (!r181) goto b134; r182 = r261; r183 = *(i32 *)r182; r88 = (u32)r88 + (u32)r183; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r331 = r89 <= r180; if (!r331) goto b134; r332 = r261; r333 = *(i32 *)r332; r88 = (u32)r88 + (u32)r333; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r334 = r89 <= r180; if (!r334) goto b134; r335 = r261; r336 = *(i32 *)r335; r88 = (u32)r88 + (u32)r336; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r337 = r89 <= r180; if (!r337) goto b134; r338 = r261; r339 = *(i32 *)r338; r88 = (u32)r88 + (u32)r339; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; goto b126;
+b134: // sum.done (checked if)
+#line 233 "blocks.go"
+	__syncthreads(); r141 = r88;
+#line 226 "blocks.go"
+	r122 = (i64)threadIdx.x; r124 = r122 < 1ll; r123 = r122; if (!r124) goto b137;
+#line 235 "blocks.go"
+	r191 = (u64)r119 + (u64)r123; if ((u64)r191 >= (u64)r8) { qd_site = 2; qd_x = r191; qd_y = r8; goto qd_fault; } r192 = r7 + r191 * 4; *(i32 *)r192 = r141;
+b137: // barrier (checked if)
+#line 226 "blocks.go"
+	__syncthreads();
+#line 235 "blocks.go"
+	r193 = (u64)r119 + 1ull; r194 = r193 < r0; if (!r194) goto b74;
+#line 226 "blocks.go"
+	r12 = r12 + r15; goto b80;
+b140: // divide in 64 bits
+#line 233 "blocks.go"
+	r265 = qd_div_i64(95ll, r170); goto b125;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
