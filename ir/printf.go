@@ -165,6 +165,31 @@ func (c Conv) CVerb(t Type) string {
 	return spec + string(c.Verb)
 }
 
+// CArgTypes gives the type each operand is passed to C's printf as, after
+// C's promotions: a 64-bit integer as itself, %c's operand and smaller
+// integers as a 32-bit one of the same signedness (registers hold them
+// extended already), a float as f64, and a bool as the address (ptr) of
+// the string "true" or "false".
+func (p *Print) CArgTypes() []Type {
+	convs, _ := p.Convs()
+	types := make([]Type, len(p.Types))
+	for i, t := range p.Types {
+		switch {
+		case t == Bool:
+			types[i] = Ptr
+		case t.IsFloat():
+			types[i] = Float64
+		case t.Size() == 8 && (i >= len(convs) || convs[i].Verb != 'c'):
+			types[i] = t
+		case t.IsSigned():
+			types[i] = Int32
+		default:
+			types[i] = Uint32
+		}
+	}
+	return types
+}
+
 // CFormat is the format as C's printf reads it, for operands of the
 // Print's types.
 func (p *Print) CFormat() string {
