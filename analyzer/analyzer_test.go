@@ -106,3 +106,9 @@ func TestReductions(t *testing.T) {
 func TestDependences(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "depend")
 }
+
+// TestPrint checks that kernels may print what device printf writes as Go
+// does, and the diagnostic of every verb and operand it cannot.
+func TestPrint(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "print")
+}

@@ -2,6 +2,7 @@ package generated_test
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os/exec"
 	"reflect"
@@ -142,6 +143,12 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 // interpretGrid runs k on a grid of threads in blocks of blockSize (0: one
 // block).
 func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
+	return interpretGridTo(k, args, threads, blockSize, nil)
+}
+
+// interpretGridTo is interpretGrid with the kernel's prints written to
+// out (nil: standard output).
+func interpretGridTo(k *ir.Kernel, args []any, threads, blockSize int, out io.Writer) error {
 	args = kerneltest.FlatArgs(args) // the slices stay the caller's
 	heap := &ir.Heap{}
 	vals := &ir.Values{
@@ -160,7 +167,7 @@ func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
 		}
 		vals.Scalar[i], _ = ir.Bits(a)
 	}
-	ip := &ir.Interp{Mem: heap, Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28} // math.Mod loops once per bit of exponent difference
+	ip := &ir.Interp{Mem: heap, Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28, Out: out} // math.Mod loops once per bit of exponent difference
 	if err := ip.Run(k, vals); err != nil {
 		return err
 	}

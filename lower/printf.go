@@ -235,7 +235,7 @@ func fmtPrintf(format string, values []ssa.Value) (*printPlan, string) {
 			continue
 		}
 		if verb == '*' || verb == '[' {
-			return nil, fmt.Sprintf("fmt.Printf's %s%c in a kernel: widths and argument indexes must be written in the format", spec, verb)
+			return nil, fmt.Sprintf("fmt.Printf's %s%c in a kernel: widths and argument indexes must be written in the format, not taken from the arguments", spec, verb)
 		}
 		if n >= len(values) {
 			return nil, fmt.Sprintf("fmt.Printf format %q has more verbs than arguments", format)
@@ -288,6 +288,10 @@ func printfVerb(p *printPlan, spec string, verb byte, x ssa.Value) string {
 			if t.IsSigned() {
 				return fmt.Sprintf("fmt.Printf's %s of a signed integer is not supported in kernels: Go writes a minus sign where device printf writes the two's complement; convert the value to an unsigned type (uint32(x))", full)
 			}
+			if verb == 'o' {
+				return printfConv(p, spec, flags, "-0#", verb, x, t)
+			}
+			// C's %#x writes 0 as 0, Go's as 0x0.
 			return printfConv(p, spec, flags, "-0", verb, x, t)
 		case 'c':
 			return printfConv(p, spec, flags, "-", 'c', x, t)
