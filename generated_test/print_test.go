@@ -14,6 +14,7 @@ import (
 
 	"github.com/qdgo/qd/generated_test/kernels"
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/rt"
 )
 
 // printArgs draws the arguments of kernels.Prints for n elements: signed
@@ -148,37 +149,60 @@ func TestPrintsInterpreted(t *testing.T) {
 func TestPrintsGPU(t *testing.T) {
 	dev := openGPU(t)
 	defer dev.Close()
-	ks, err := kernels.Load(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(20, 2))
 	for _, n := range []int{1, 7, 1000} { // within the driver's printf buffer, 1 MiB by default
-		args := printArgs(r, n)
-		want := goPrints(t, args)
-		stubArgs, read, free, err := upload(dev, args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, stderr, err := capture(t, func() error {
-			if err := callStub(ks, "Prints", stubArgs); err != nil {
-				return err
-			}
-			if err := dev.Synchronize(); err != nil {
-				return err
-			}
-			_, err := read()
-			return err
-		})
-		free()
-		if err != nil {
-			t.Fatalf("n=%d: %v", n, err)
-		}
+		want, stdout, stderr := stubPrints(t, dev, n)
 		if stderr != "" {
 			t.Errorf("n=%d: the GPU run wrote to standard error: %q", n, stderr)
 		}
 		comparePrinted(t, want, sortedLines(stdout))
 	}
+}
+
+// TestPrintsCPU checks that the CPU backend prints what Go prints, where
+// Go prints it: its stub runs the Go function.
+func TestPrintsCPU(t *testing.T) {
+	dev, err := rt.Open(rt.WithBackend(rt.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	want, stdout, stderr := stubPrints(t, dev, 300)
+	if !strings.Contains(stderr, "\ni 1 a ") || !strings.Contains(stdout, "|end|") {
+		t.Errorf("println did not write to standard error or fmt.Printf not to standard output:\n%s\n%s", stdout, stderr)
+	}
+	comparePrinted(t, want, sortedLines(stdout, stderr))
+}
+
+// stubPrints runs kernels.Prints on n elements through its stub on dev,
+// and returns the lines Go prints and what the run wrote to standard
+// output and error.
+func stubPrints(t *testing.T, dev *rt.Device, n int) (want []string, stdout, stderr string) {
+	t.Helper()
+	ks, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := printArgs(rand.New(rand.NewPCG(20, uint64(n))), n)
+	want = goPrints(t, args)
+	stubArgs, read, free, err := upload(dev, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free()
+	stdout, stderr, err = capture(t, func() error {
+		if err := callStub(ks, "Prints", stubArgs); err != nil {
+			return err
+		}
+		if err := dev.Synchronize(); err != nil {
+			return err
+		}
+		_, err := read()
+		return err
+	})
+	if err != nil {
+		t.Fatalf("n=%d: %v", n, err)
+	}
+	return want, stdout, stderr
 }
 
 // interpretTo is interpret with the prints written to out.
