@@ -275,3 +275,86 @@ qd_fault: {
 	return;
 }
 }
+
+// Task 0 of kernel PrintHelper(a []u16), serial.
+extern "C" __global__ void PrintHelper_0(char *p0, i64 p1) {
+	i64 r0 = 0, r2 = 0;
+	char *r1 = 0;
+#line 45 "print.go"
+	printf("start\n");
+	printf("\n"); return;
+}
+
+// Task 1 of kernel PrintHelper(a []u16), parallel.
+extern "C" __global__ void PrintHelper_1(char *p0, i64 p1) {
+	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r18 = 0, r24 = 0, r27 = 0, r30 = 0;
+	bool r32 = 0, r35 = 0, r38 = 0, r41 = 0, r44 = 0, r47 = 0, r50 = 0, r53 = 0;
+	bool r56 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r14 = 0, r15 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r31 = 0, r33 = 0;
+	i64 r34 = 0, r39 = 0, r40 = 0, r42 = 0, r43 = 0, r48 = 0, r49 = 0, r51 = 0;
+	i64 r52 = 0, r57 = 0, r58 = 0, r62 = 0, r65 = 0, r68 = 0, r70 = 0, r72 = 0;
+	i64 r73 = 0, r75 = 0;
+	u16 r12 = 0, r29 = 0, r37 = 0, r46 = 0, r55 = 0;
+	u64 r17 = 0, r19 = 0, r20 = 0, r21 = 0;
+	char *r4 = 0, *r11 = 0, *r28 = 0, *r36 = 0, *r45 = 0, *r54 = 0, *r59 = 0, *r60 = 0;
+	char *r61 = 0, *r63 = 0, *r64 = 0, *r66 = 0, *r67 = 0, *r69 = 0, *r71 = 0, *r74 = 0;
+#line 47 "print.go"
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r14 = (u64)r1 * 3ull; r58 = (u64)r1 * 4ull; r19 = (u64)r3; r21 = (u64)r14;
+	r62 = (u64)r1 * 2ull; r65 = r58; r68 = (u64)r1 * 6ull; r73 = r2; r74 = r4 + r73 * 2; r75 = (u64)r58 * 2ull;
+b2: // grid unrolled guard
+#line 48 "print.go"
+	r15 = (u64)r2 + 1ull; r16 = r15 < r3; if (!r16) goto b37; r20 = (u64)r15; r17 = r19 - r20; r18 = r17 > r21; if (!r18) goto b29; r22 = r2;
+#line 47 "print.go"
+	r25 = r22; r26 = (u64)r25 + 1ull;
+	r60 = r74; r28 = r60 + 2ll; r29 = *(u16 *)r28;
+#line 53 "print.go"
+	r30 = r29 > 100; if (!r30) goto b10;
+	printf("%lld: %#o %c\n", (long long)r26, (unsigned)r29, (unsigned)r29);
+b10: // grid unrolled 1
+#line 54 "print.go"
+	r39 = (u64)r22 + (u64)r1;
+#line 47 "print.go"
+	r33 = r39; r34 = (u64)r33 + 1ull;
+	r61 = r60; r63 = r61 + r62 * 1; r36 = r63 + 2ll; r37 = *(u16 *)r36;
+#line 53 "print.go"
+	r38 = r37 > 100; if (!r38) goto b16;
+	printf("%lld: %#o %c\n", (long long)r34, (unsigned)r37, (unsigned)r37);
+b16: // grid unrolled 2
+#line 54 "print.go"
+	r48 = (u64)r39 + (u64)r1;
+#line 47 "print.go"
+	r42 = r48; r43 = (u64)r42 + 1ull;
+	r64 = r60; r66 = r64 + r65 * 1; r45 = r66 + 2ll; r46 = *(u16 *)r45;
+#line 53 "print.go"
+	r47 = r46 > 100; if (!r47) goto b22;
+	printf("%lld: %#o %c\n", (long long)r43, (unsigned)r46, (unsigned)r46);
+b22: // grid unrolled 3
+#line 54 "print.go"
+	r57 = (u64)r48 + (u64)r1;
+#line 47 "print.go"
+	r51 = r57; r52 = (u64)r51 + 1ull;
+	r67 = r60; r69 = r67 + r68 * 1; r54 = r69 + 2ll; r55 = *(u16 *)r54;
+#line 53 "print.go"
+	r56 = r55 > 100; if (!r56) goto b28;
+	printf("%lld: %#o %c\n", (long long)r52, (unsigned)r55, (unsigned)r55);
+b28: // latch (grid unrolled 3)
+#line 54 "print.go"
+	r2 = (u64)r2 + (u64)r58; r74 = r74 + r75 * 1; goto b2;
+b29: // preheader
+#line 47 "print.go"
+	r70 = r2; r71 = r4 + r70 * 2; r72 = r62;
+b30: // head
+#line 47 "print.go"
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b37; r8 = r2; r9 = (u64)r8 + 1ull;
+	r59 = r71; r11 = r59 + 2ll; r12 = *(u16 *)r11;
+#line 53 "print.go"
+	r13 = r12 > 100; if (!r13) goto b36;
+	printf("%lld: %#o %c\n", (long long)r9, (unsigned)r12, (unsigned)r12);
+b36: // latch
+#line 47 "print.go"
+	r2 = (u64)r2 + (u64)r1; r71 = r71 + r72 * 1; goto b30;
+b37: // exit
+#line 47 "print.go"
+	return;
+}

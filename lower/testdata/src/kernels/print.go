@@ -36,3 +36,21 @@ func Println(a []int64, n int) {
 		fmt.Println("a", i, a[i], a[i] < 0, 1.5)
 	}
 }
+
+// PrintHelper prints from a helper, with no operands and without a
+// newline of its own.
+//
+//qd:kernel
+func PrintHelper(a []uint16) {
+	fmt.Printf("start\n")
+	println()
+	for i := range a {
+		report(i, a[i])
+	}
+}
+
+func report(i int, v uint16) {
+	if v > 100 {
+		fmt.Printf("%d: %#o %c\n", i, v, v)
+	}
+}
