@@ -35,6 +35,12 @@ func fmtPrint(v *ssa.Call) (*printPlan, string) {
 	if !ok {
 		return nil, fmt.Sprintf("fmt.%s in a kernel needs its arguments listed in the call, not a slice passed with ...", name)
 	}
+	for _, x := range values {
+		if m := fmtMethod(x.Type()); m != "" {
+			return nil, fmt.Sprintf("fmt.%s of a %s is not supported in kernels: fmt calls its %s method, which device printf cannot; print %s(x)",
+				name, x.Type(), m, x.Type().Underlying())
+		}
+	}
 	if name == "Println" {
 		return fmtPrintln(values)
 	}
@@ -43,6 +49,18 @@ func fmtPrint(v *ssa.Call) (*printPlan, string) {
 		return nil, "fmt.Printf's format must be a constant string in kernels: device printf needs it at compile time"
 	}
 	return fmtPrintf(constant.StringVal(c.Value), values)
+}
+
+// fmtMethod returns the name of a method of t that fmt calls to print a
+// value of type t, or "".
+func fmtMethod(t types.Type) string {
+	methods := types.NewMethodSet(t)
+	for _, name := range []string{"Format", "GoString", "Error", "String"} {
+		if methods.Lookup(nil, name) != nil {
+			return name
+		}
+	}
+	return ""
 }
 
 // varargValues returns the values passed as the variadic arguments of a

@@ -83,3 +83,14 @@ func Sprintf(a []int32) {
 func FloatPrintlnFmt(f []float64) {
 	fmt.Println(f[0]) // want `^fmt.Println of a float64 that is not constant is not supported in kernels`
 }
+
+// Level has a String method, which fmt calls and print does not.
+type Level int32
+
+func (l Level) String() string { return "level" } // want String:"not callable from kernels: String returns .string."
+
+//qd:kernel
+func Stringer(a []Level) {
+	println(a[0])
+	fmt.Printf("%d\n", a[0]) // want `^fmt.Printf of a print.Level is not supported in kernels: fmt calls its String method, which device printf cannot; print int32\(x\)`
+}
