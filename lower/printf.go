@@ -298,10 +298,17 @@ func printfVerb(p *printPlan, spec string, verb byte, x ssa.Value) string {
 		return printfConv(p, spec, flags, "-", 't', x, t)
 	case t.IsInteger():
 		switch verb {
-		case 'd':
-			return printfConv(p, spec, flags, "-+ 0", 'd', x, t)
-		case 'v': // %+v is %v for numbers
-			return printfConv(p, spec, flags, "- 0", 'd', x, t)
+		case 'd', 'v':
+			// %+v is %v for numbers; C's printf writes no sign of an
+			// unsigned value, where Go's + and space flags do.
+			allowed := "-+ 0"
+			switch {
+			case t.IsUnsigned():
+				allowed = "-0"
+			case verb == 'v':
+				allowed = "- 0"
+			}
+			return printfConv(p, spec, flags, allowed, 'd', x, t)
 		case 'x', 'X', 'o':
 			if t.IsSigned() {
 				return fmt.Sprintf("fmt.Printf's %s of a signed integer is not supported in kernels: Go writes a minus sign where device printf writes the two's complement; convert the value to an unsigned type (uint32(x))", full)

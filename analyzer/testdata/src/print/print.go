@@ -94,3 +94,8 @@ func Stringer(a []Level) {
 	println(a[0])
 	fmt.Printf("%d\n", a[0]) // want `^fmt.Printf of a print.Level is not supported in kernels: fmt calls its String method, which device printf cannot; print int32\(x\)`
 }
+
+//qd:kernel
+func UnsignedPlus(a []uint32) {
+	fmt.Printf("%+d\n", a[0]) // want `^fmt.Printf's flag '\+' in %\+d is not supported in kernels: device printf writes it otherwise than Go`
+}
