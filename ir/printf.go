@@ -15,8 +15,8 @@ import (
 // conversion. It is printed in the kernel's header as
 // `format 0 i32 f64 = "x=%d %e\n"`.
 //
-// The conversions, each "%[flags][width][.precision]verb" with flags of
-// "-+ #0" (fewer for some verbs, Conv.fits):
+// The conversions, each "%[flags][width][.precision]verb" with the flags
+// C's printf and Go's fmt write alike (Conv.fits):
 //
 //	%d %x %X %o %c  an integer; %d is signed or unsigned as its type,
 //	                %x %X %o print the bits of its C promotion (32 bits, or
@@ -120,12 +120,24 @@ func (p *Print) check() error {
 	return nil
 }
 
+// fits checks a conversion of an operand of type t: its verb, and its
+// flags, which are those C's printf and Go's fmt write alike (a + or space
+// flag writes a sign in Go where C writes none, # writes 0 as 0x0 in Go).
 func (c Conv) fits(t Type) error {
 	var ok bool
-	flags := "-+ #0"
+	flags := "-0"
 	switch c.Verb {
-	case 'd', 'x', 'X', 'o', 'c':
+	case 'd':
 		ok = Integers.Has(t)
+		if t.IsSigned() {
+			flags = "-+ 0"
+		}
+	case 'x', 'X':
+		ok = Integers.Has(t)
+	case 'o':
+		ok, flags = Integers.Has(t), "-0#"
+	case 'c':
+		ok, flags = Integers.Has(t), "-"
 	case 'e', 'E', 'f':
 		ok, flags = Floats.Has(t), "-+ 0"
 	case 't':
@@ -241,7 +253,7 @@ func (c Conv) render(t Type, bits uint64) string {
 		}
 		return fmt.Sprintf(spec+string(c.Verb), v)
 	case 'c':
-		return fmt.Sprintf(strings.ReplaceAll(spec, "0", "")+"s", string([]byte{byte(bits)}))
+		return fmt.Sprintf(Conv{Flags: c.Flags, Width: c.Width, Prec: -1}.Spec()+"s", string([]byte{byte(bits)}))
 	case 'd':
 		if t.IsSigned() {
 			return fmt.Sprintf(spec+"d", int64(t.Normalize(bits)))
