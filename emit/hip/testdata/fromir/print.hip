@@ -19,7 +19,7 @@ static __device__ void qdfn0x0(u8 a0, u64 a1) {
 	u64 r1 = 0;
 	r0 = a0;
 	r1 = a1;
-	printf("%c \"%#llx\" 100%%\t\?\n", (unsigned)r0, (unsigned long long)r1);
+	printf("%c \"%#llo\" 100%%\t\?\n", (unsigned)r0, (unsigned long long)r1);
 	return;
 }
 
