@@ -113,3 +113,9 @@ func TestDependences(t *testing.T) {
 func TestBlocks(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "blocks")
 }
+
+// TestPrint checks that kernels may print what device printf writes as Go
+// does, and the diagnostic of every verb and operand it cannot.
+func TestPrint(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "print")
+}

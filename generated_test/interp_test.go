@@ -2,6 +2,7 @@ package generated_test
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os/exec"
 	"reflect"
@@ -142,7 +143,13 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 // interpretGrid runs k on a grid of threads in blocks of blockSize (0: one
 // block).
 func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
-	return interpretOn(&ir.Interp{Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28}, k, args) // math.Mod loops once per bit of exponent difference
+	return interpretGridTo(k, args, threads, blockSize, nil)
+}
+
+// interpretGridTo is interpretGrid with the kernel's prints written to
+// out (nil: standard output).
+func interpretGridTo(k *ir.Kernel, args []any, threads, blockSize int, out io.Writer) error {
+	return interpretOn(&ir.Interp{Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28, Out: out}, k, args) // math.Mod loops once per bit of exponent difference
 }
 
 // interpretOn runs k on args with ip, whose memory it sets, writing

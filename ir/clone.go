@@ -15,6 +15,10 @@ func (k *Kernel) Clone() *Kernel {
 	for i := range c.Data {
 		c.Data[i].Bytes = slices.Clone(c.Data[i].Bytes)
 	}
+	c.Prints = slices.Clone(k.Prints)
+	for i := range c.Prints {
+		c.Prints[i].Types = slices.Clone(c.Prints[i].Types)
+	}
 	c.Tasks = slices.Clone(k.Tasks)
 	for i, t := range c.Tasks {
 		c.Tasks[i] = t.clone()

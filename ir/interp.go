@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"sync"
 )
 
@@ -62,6 +64,9 @@ type Interp struct {
 	// ConcurrentThreads runs the threads of a block as goroutines between
 	// barriers, for the race detector to see what two of them touch.
 	ConcurrentThreads bool
+	// Out receives what print instructions write, a whole print at a
+	// time; nil means os.Stdout, where device printf writes.
+	Out io.Writer
 
 	mu   sync.Mutex
 	data map[*Kernel][]uint64 // the addresses of each kernel's tables
@@ -430,6 +435,8 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 				if done, err = ip.call(run, th, in, val); done {
 					return nil // a check in the callee failed
 				}
+			case OpPrint:
+				err = ip.print(run.k, in, val)
 			case OpLoad:
 				r, err = ip.Mem.Load(val(in.Args[0]), in.Type)
 			case OpStore:
@@ -467,6 +474,21 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 		}
 		th.i = 0
 	}
+}
+
+// print writes the format of a print instruction with its operands.
+func (ip *Interp) print(k *Kernel, in *Instr, val func(Arg) uint64) error {
+	args := make([]uint64, len(in.Args))
+	for i, a := range in.Args {
+		args[i] = val(a)
+	}
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	out := ip.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	return k.Prints[in.Aux].Write(out, args)
 }
 
 // call runs the callee of in to its end, on registers and local variables

@@ -242,6 +242,12 @@ const (
 	// OpAtomicStore writes the element; it has no result: "atomstore.u32 r1, r2".
 	OpAtomicStore
 
+	// OpPrint writes the kernel's format Kernel.Prints[Aux] with its
+	// operands, as device printf does, one whole line per thread whose
+	// order among threads is not defined: "print r1, r2, format 0". Its
+	// operands have the format's types and stay registers, as a call's do.
+	OpPrint
+
 	numOps
 )
 
@@ -454,6 +460,8 @@ type Kernel struct {
 	// Funcs are the device functions the tasks call, each listed after
 	// the functions it calls.
 	Funcs []*Task
+	// Prints are the formats the kernel's print instructions write.
+	Prints []Print
 	// FMA marks a kernel whose float multiplies and adds may be fused into
 	// one rounding (//qd:kernel fma), as the Go specification allows: its
 	// results may then differ from Go's on amd64 in the last bits. The

@@ -123,6 +123,7 @@ const (
 	DataIndex           // the index of a kernel's constant table, printed as its name
 	SiteIndex           // the index of a kernel's fault site, printed as "site N" after the operands
 	FuncIndex           // the index of a function of the kernel, printed as its name
+	FormatIndex         // the index of a kernel's print format, printed as "format N" after the operands
 )
 
 // MemoryEffect is how an op touches device memory.
@@ -246,6 +247,9 @@ var opTable = [numOps]OpInfo{
 	// A call's operands and results are its callee's parameters and
 	// results (Kernel.ArgTypes), and its effects on memory the callee's.
 	OpCall: {Name: "call", Result: NoResult, Aux: FuncIndex, SideEffects: true},
+
+	// A print's operands are its format's (Kernel.ArgTypes).
+	OpPrint: {Name: "print", Result: NoResult, Aux: FormatIndex, SideEffects: true},
 }
 
 // Info returns the op's row of the op table; an op out of range gets the
@@ -287,8 +291,14 @@ var opsByName = func() map[string]Op {
 func (in *Instr) ResultType() Type { return in.Op.Info().Result.Of(in) }
 
 // ArgTypes lists the type of each operand the instruction expects: for a
-// call, its callee's parameter types.
+// call, its callee's parameter types; for a print, its format's.
 func (k *Kernel) ArgTypes(in *Instr) []Type {
+	if in.Op == OpPrint {
+		if in.Aux >= 0 && int(in.Aux) < len(k.Prints) {
+			return k.Prints[in.Aux].Types
+		}
+		return nil
+	}
 	if in.Op != OpCall {
 		return in.ArgTypes()
 	}

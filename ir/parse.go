@@ -180,6 +180,9 @@ func (p *parser) kernel() *Kernel {
 	for p.peek() == "site" {
 		k.Sites = append(k.Sites, p.site(len(k.Sites)))
 	}
+	for p.peek() == "format" {
+		k.Prints = append(k.Prints, p.format(len(k.Prints)))
+	}
 	for p.peek() == "func" {
 		k.Funcs = append(k.Funcs, p.function(k))
 	}
@@ -241,6 +244,28 @@ func (p *parser) site(n int) Site {
 	s.Col = c.int("a column")
 	c.done()
 	return s
+}
+
+// format reads the line of print format number n: `format 0 i32 f64 =
+// "x=%d %e\n"`.
+func (p *parser) format(n int) Print {
+	c := p.line("a format")
+	c.expect("format")
+	if at := c.i; c.int("a format number") != n {
+		c.failAt(c.ln.words[at], "expected format %d", n)
+	}
+	var pr Print
+	for c.peek() != "=" {
+		pr.Types = append(pr.Types, c.typ(c.next("a type or =")))
+	}
+	c.expect("=")
+	tok := c.next("a quoted format")
+	var err error
+	if pr.Format, err = strconv.Unquote(tok.text); err != nil || tok.text[0] != '"' {
+		c.failAt(tok, "expected a quoted format, found %s", tok.text)
+	}
+	c.done()
+	return pr
 }
 
 func (p *parser) task(k *Kernel) *Task {

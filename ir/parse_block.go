@@ -89,6 +89,8 @@ func (tp *taskParser) instr(c *cursor) Instr {
 		if in.Aux < 0 {
 			c.failAt(tok, "task %s has no variable %s", tp.t.Name, tok.text)
 		}
+	case FormatIndex:
+		tp.printArgs(c, &in)
 	case DataIndex:
 		tok := c.next("a table name")
 		in.Aux = -1
@@ -119,6 +121,30 @@ func (tp *taskParser) instr(c *cursor) Instr {
 	}
 	c.done()
 	return in
+}
+
+// printArgs reads the operands and the format of a print: "r1, r2,
+// format 0", or "format 0" without operands.
+func (tp *taskParser) printArgs(c *cursor, in *Instr) {
+	var toks []word
+	for c.peek() != "format" {
+		toks = append(toks, c.next("a register or format"))
+		c.expect(",")
+	}
+	c.expect("format")
+	at := c.i
+	in.Aux = int64(c.int("a format number"))
+	if in.Aux < 0 || int(in.Aux) >= len(tp.k.Prints) {
+		c.failAt(c.ln.words[at], "kernel %s has no format %d", tp.k.Name, in.Aux)
+	}
+	for _, tok := range toks {
+		if !isNumbered(tok.text, 'r') {
+			c.failAt(tok, "expected a register, found %q: a print's operands are registers", tok.text)
+		}
+		r := c.reg(tok)
+		tp.uses = append(tp.uses, regUse{r, c.at(tok)})
+		in.Args = append(in.Args, R(r))
+	}
 }
 
 // isCall reports whether the line is a call: "call F(...)" or

@@ -28,6 +28,13 @@ func lex(num int, text string) srcLine {
 		switch c := text[i]; {
 		case c == ' ' || c == '\t' || c == '\r':
 			i++
+		case c == '"':
+			q, err := strconv.QuotedPrefix(text[i:])
+			if err != nil {
+				q = text[i:] // the parser reports it
+			}
+			l.words = append(l.words, word{q, i + 1})
+			i += len(q)
 		case c == '#':
 			l.comment = &word{strings.TrimPrefix(text[i+1:], " "), i + 1}
 			return l

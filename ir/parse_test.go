@@ -1,6 +1,7 @@
 package ir_test
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func TestEveryOp(t *testing.T) {
 				t.Errorf("kernel %s does not print back as it was read:\n%s", k.Name, golden.Diff(text, got))
 			}
 			heap := &ir.Heap{}
-			if err := (&ir.Interp{Mem: heap, Threads: 1}).Run(ks[0], irtest.Values(heap)); err != nil {
+			if err := (&ir.Interp{Mem: heap, Threads: 1, Out: io.Discard}).Run(ks[0], irtest.Values(heap)); err != nil {
 				t.Errorf("kernel %s: %v", k.Name, err)
 			}
 		}

@@ -49,6 +49,13 @@ func (k *Kernel) String() string {
 	for i, s := range k.Sites {
 		fmt.Fprintf(&b, "site %d %s\n", i, s)
 	}
+	for i, p := range k.Prints {
+		fmt.Fprintf(&b, "format %d", i)
+		for _, t := range p.Types {
+			fmt.Fprintf(&b, " %s", t)
+		}
+		fmt.Fprintf(&b, " = %s\n", strconv.Quote(p.Format))
+	}
 	for _, t := range k.Bodies() {
 		b.WriteString("\n")
 		k.writeTask(&b, t)
@@ -159,6 +166,11 @@ func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 		fmt.Fprintf(&b, ", %d", in.Aux)
 	case SiteIndex:
 		fmt.Fprintf(&b, ", site %d", in.Aux)
+	case FormatIndex:
+		if len(in.Args) > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " format %d", in.Aux)
 	}
 	return b.String()
 }

@@ -18,6 +18,11 @@ func (k *Kernel) Check() error {
 	if err := k.checkSites(); err != nil {
 		return err
 	}
+	for i := range k.Prints {
+		if err := k.Prints[i].check(); err != nil {
+			return fmt.Errorf("format %d: %w", i, err)
+		}
+	}
 	for i, f := range k.Funcs {
 		if f.Kind != Function {
 			return fmt.Errorf("function %s: kind %s", f.Name, f.Kind)
@@ -194,6 +199,15 @@ func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 	case DataIndex:
 		if in.Aux < 0 || int(in.Aux) >= len(k.Data) {
 			return fmt.Errorf("no table %d", in.Aux)
+		}
+	case FormatIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(k.Prints) {
+			return fmt.Errorf("no format %d", in.Aux)
+		}
+		for _, a := range in.Args {
+			if a.Imm {
+				return fmt.Errorf("an immediate operand: a print's operands are registers")
+			}
 		}
 	case SiteIndex:
 		if in.Aux < 0 || int(in.Aux) >= len(k.Sites) {

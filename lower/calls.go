@@ -33,6 +33,10 @@ func (f *frame) callMessage(v *ssa.Call) string {
 	if _, marker := blockMarker(v); marker != "" || collectiveCallee(v) != "" {
 		return "" // placed or reported where it is lowered
 	}
+	if fmtPrintCallee(callee) {
+		_, msg := fmtPrint(v)
+		return msg
+	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
 		if callee.Name() != "StreamParallel" {
 			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
@@ -285,7 +289,8 @@ func builtinMessage(name string, args []ssa.Value) string {
 	case "copy":
 		return "copy is not supported in kernels: copy the elements by index in a loop"
 	case "print", "println":
-		return "printing is not supported in kernels: write values into a slice and print them on the host"
+		_, msg := printBuiltin(name, args)
+		return msg
 	case "ssa:wrapnilchk":
 		return "method values are not supported in kernels: call the method directly"
 	}
@@ -312,6 +317,10 @@ func (f *frame) builtin(v *ssa.Call, name string, args []ssa.Value, dst []ir.Reg
 	case "complex":
 		tb.move(dst[0], f.arg(args[0]))
 		tb.move(dst[1], f.arg(args[1]))
+	case "print", "println":
+		if p, msg := printBuiltin(name, args); msg == "" {
+			f.emitPrint(v, p)
+		}
 	case "min", "max":
 		t, ok := basicType(v.Type())
 		if !ok || t == ir.Bool {

@@ -28,6 +28,9 @@ func (f *frame) instr(instr ssa.Instruction) {
 	if isValue && f.inLibrary() && onlyPanicked(v) {
 		return // the value of a library's panic (libraryPanic)
 	}
+	if fmtArgsPart(instr) {
+		return // the print reads the arguments itself
+	}
 	before := len(l.diags)
 	defer func() {
 		if isValue && len(l.diags) > before {
@@ -47,6 +50,12 @@ func (f *frame) instr(instr ssa.Instruction) {
 		return
 	}
 	if !f.checkGlobals(instr) {
+		return
+	}
+	if c, ok := instr.(*ssa.Call); ok && fmtPrintCallee(c.Common().StaticCallee()) {
+		if p, msg := fmtPrint(c); msg == "" {
+			f.emitPrint(c, p)
+		}
 		return
 	}
 	switch in := instr.(type) {
@@ -198,7 +207,7 @@ func (f *frame) varargsCallFails(v *ssa.Alloc) bool {
 }
 
 // operandTyped are the builtins kernels support for some operands.
-var operandTyped = map[string]bool{"len": true, "cap": true, "min": true, "max": true}
+var operandTyped = map[string]bool{"len": true, "cap": true, "min": true, "max": true, "print": true, "println": true}
 
 // rangeFuncYield is what go/ssa calls the function it makes of the body of
 // a range over a function.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,8 @@ import (
 
 // TestPassesKeepResults runs the input of every pass golden through the
 // IR interpreter before and after its pass, on random arguments, and
-// requires the same memory afterwards, bit for bit: each pass's
+// requires the same memory afterwards, bit for bit, and the same lines
+// printed: each pass's
 // transformations are checked on many inputs, not only printed.
 func TestPassesKeepResults(t *testing.T) {
 	inputs, _ := filepath.Glob(filepath.Join("testdata", "*", "*.ir"))
@@ -90,10 +92,15 @@ func checkEquivalent(t *testing.T, path string, p Pipeline) {
 				t.Fatalf("kernel %s: the input runs, the output fails: %v", before[k].Name, err)
 			}
 			for i := range want {
-				if !bytes.Equal(want[i], got[i]) {
-					t.Fatalf("kernel %s, draw %d: parameter %s differs after the pass:\nwant %v\ngot  %v",
-						before[k].Name, draw, before[k].Params[i].Name, want[i], got[i])
+				if bytes.Equal(want[i], got[i]) {
+					continue
 				}
+				if i == len(before[k].Params) {
+					t.Fatalf("kernel %s, draw %d: what it prints differs after the pass:\nwant %q\ngot  %q",
+						before[k].Name, draw, want[i], got[i])
+				}
+				t.Fatalf("kernel %s, draw %d: parameter %s differs after the pass:\nwant %v\ngot  %v",
+					before[k].Name, draw, before[k].Params[i].Name, want[i], got[i])
 			}
 			compared++
 		}
@@ -168,15 +175,20 @@ func runKernel(k *ir.Kernel, args testArgs, threads int) ([][]byte, error) {
 			vals.Len[i] = int64(len(args.slices[i]) / p.Type.Size())
 		}
 	}
-	ip := &ir.Interp{Mem: heap, Threads: threads, StepLimit: 1 << 16}
+	var printed strings.Builder
+	ip := &ir.Interp{Mem: heap, Threads: threads, StepLimit: 1 << 16, Out: &printed}
 	if err := ip.Run(k, vals); err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(k.Params))
+	out := make([][]byte, len(k.Params), len(k.Params)+1)
 	for i, p := range k.Params {
 		if p.Slice {
 			out[i] = append([]byte(nil), heap.Bytes(vals.Base[i])...)
 		}
 	}
-	return out, nil
+	// What the kernel prints, last, its lines sorted: threads print in no
+	// defined order.
+	lines := strings.SplitAfter(printed.String(), "\n")
+	slices.Sort(lines)
+	return append(out, []byte(strings.Join(lines, ""))), nil
 }

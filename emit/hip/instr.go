@@ -135,6 +135,8 @@ func (f *function) instr(in *ir.Instr) {
 		f.line("*(%s *)%s = %s;", cType(t), a(0), a(1))
 	case ir.OpCall:
 		f.call(in)
+	case ir.OpPrint:
+		f.print(in)
 	case ir.OpAddr:
 		f.set(in, "(char *)"+varSymbol(f.t.Vars[in.Aux]))
 	case ir.OpDataAddr:

@@ -154,6 +154,8 @@ func (e *entry) instr(in *ir.Instr) {
 		e.check(in)
 	case ir.OpCall:
 		e.call(in)
+	case ir.OpPrint:
+		e.print(in)
 	default:
 		if in.Op.Info().Atomic {
 			e.atomic(in, d)

@@ -34,16 +34,17 @@ func Module(kernels []*ir.Kernel) string {
 	tables := declareTables(&b, kernels)
 	declareClaim(&b, kernels)
 	declareExitSink(&b, kernels)
+	formats := declarePrints(&b, kernels)
 	for ki, k := range kernels {
 		slots, _ := k.ArgSlots()
 		for _, f := range k.Funcs {
 			b.WriteString("\n")
-			e := &entry{k: k, t: f, slots: slots, tables: tables[k], files: files}
+			e := &entry{k: k, t: f, slots: slots, tables: tables[k], formats: formats[k], files: files}
 			e.write(&b)
 		}
 		for ti, t := range k.Tasks {
 			b.WriteString("\n")
-			e := &entry{k: k, t: t, slots: slots, tables: tables[k], files: files, where: ki<<16 | ti}
+			e := &entry{k: k, t: t, slots: slots, tables: tables[k], formats: formats[k], files: files, where: ki<<16 | ti}
 			e.write(&b)
 		}
 	}
@@ -107,11 +108,15 @@ type entry struct {
 	k      *ir.Kernel
 	t      *ir.Task
 	tables []string // the symbols of k's tables
-	slots  []ir.ArgSlot
-	body   strings.Builder
-	temps  [numClasses]int
-	maxReg [numClasses]int
-	calls  int // calls written so far, to name their parameters
+	// formats are the symbols of k's print formats; prints counts the
+	// prints written so far, to name their variables.
+	formats []string
+	prints  int
+	slots   []ir.ArgSlot
+	body    strings.Builder
+	temps   [numClasses]int
+	maxReg  [numClasses]int
+	calls   int // calls written so far, to name their parameters
 	// Fault paths, written after the body: where identifies the entry in
 	// a fault record (the kernel's index in the module and the task's),
 	// faults holds each check's path and fault the registers they fill.

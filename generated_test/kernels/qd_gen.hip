@@ -24635,6 +24635,84 @@ b27: // exit
 	return;
 }
 
+// Task 0 of kernel Prints(a []i32, u []u64, f []f64, n i64), parallel.
+extern "C" __global__ void Prints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r4 = 0, r12 = 0, r40 = 0, r43 = 0, r50 = 0, r52 = 0, r68 = 0, r74 = 0;
+	bool r98 = 0, r101 = 0, r108 = 0, r110 = 0, r129 = 0, r132 = 0, r138 = 0, r140 = 0;
+	bool r143 = 0, r145 = 0, r148 = 0;
+	i32 r9 = 0, r11 = 0, r18 = 0, r20 = 0, r30 = 0, r35 = 0, r38 = 0, r39 = 0;
+	i32 r49 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r71 = 0;
+	i32 r73 = 0, r78 = 0, r80 = 0, r88 = 0, r93 = 0, r96 = 0, r97 = 0, r107 = 0;
+	i32 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r15 = 0, r23 = 0;
+	i64 r44 = 0, r45 = 0, r51 = 0, r59 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0;
+	i64 r66 = 0, r67 = 0, r69 = 0, r102 = 0, r103 = 0, r109 = 0, r117 = 0, r118 = 0;
+	i64 r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r127 = 0, r149 = 0, r151 = 0;
+	i64 r153 = 0, r155 = 0, r157 = 0, r159 = 0;
+	u16 r36 = 0, r94 = 0;
+	u32 r31 = 0, r89 = 0;
+	u64 r16 = 0, r33 = 0, r47 = 0, r61 = 0, r62 = 0, r76 = 0, r91 = 0, r105 = 0;
+	u64 r119 = 0, r120 = 0, r126 = 0, r128 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0;
+	u64 r135 = 0, r136 = 0, r137 = 0, r139 = 0, r141 = 0, r142 = 0, r144 = 0, r146 = 0;
+	u64 r147 = 0;
+	double r24 = 0, r26 = 0, r28 = 0, r42 = 0, r82 = 0, r84 = 0, r86 = 0, r100 = 0;
+	char *r6 = 0, *r7 = 0, *r10 = 0, *r13 = 0, *r14 = 0, *r17 = 0, *r19 = 0, *r21 = 0;
+	char *r22 = 0, *r25 = 0, *r27 = 0, *r29 = 0, *r32 = 0, *r34 = 0, *r37 = 0, *r41 = 0;
+	char *r46 = 0, *r48 = 0, *r70 = 0, *r72 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
+	char *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0, *r92 = 0, *r95 = 0, *r99 = 0, *r104 = 0;
+	char *r106 = 0, *r150 = 0, *r152 = 0, *r154 = 0, *r156 = 0, *r158 = 0, *r160 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 11 "print.go"
+	r3 = p6;
+	r7 = p0; r8 = p1; r14 = p2; r15 = p3;
+#line 14 "print.go"
+	r22 = p4; r23 = p5;
+#line 11 "print.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r126 = (u64)r8; r127 = r2; r128 = (u64)r127; r129 = r128 < r126; r130 = (u64)r3; r131 = r130 + 4611686018427387904ull; r132 = r131 <= 9223372036854775808ull; r133 = r130 - 1ull; r134 = (u64)r2; r135 = r133 - r134; r136 = r126 - 1ull; r137 = r136 - r128; r138 = r135 <= r137; r139 = (u64)r15; r140 = r128 < r139; r141 = r139 - 1ull; r142 = r141 - r128; r143 = r135 <= r142; r144 = (u64)r23; r145 = r128 < r144; r146 = r144 - 1ull; r147 = r146 - r128; r148 = r135 <= r147; if (!r129) goto b14; if (!r132) goto b14; if (!r138) goto b14; if (!r140) goto b14; if (!r143) goto b14; if (!r145) goto b14; if (!r148) goto b14; r149 = r2; r150 = r7 + r149 * 4; r151 = (u64)r1 * 4ull; r152 = r14 + r149 * 8; r153 = (u64)r1 * 8ull; r154 = r22 + r149 * 8;
+b9: // head
+#line 11 "print.go"
+	r4 = r2 < r3; if (!r4) goto b13; r5 = r2;
+	r6 = r150; r9 = *(i32 *)r6; r11 = r9; r12 = r11 > 0; r13 = r152; r16 = *(u64 *)r13; printf("i %lld a %d %s u %llu 0.25\n", (long long)r5, (int)r9, (r12 ? "true" : "false"), (unsigned long long)r16);
+#line 14 "print.go"
+	r17 = r6; r18 = *(i32 *)r17; r20 = r18; r21 = r154; r24 = *(double *)r21; r26 = r24; r28 = r24; r30 = r18; r31 = (u32)r30; r32 = r13; r33 = *(u64 *)r32; r35 = r18; r36 = (u16)r35; r38 = r18; r53 = r38 >> 31; r54 = r53 & 1; r55 = (u32)r38 + (u32)r54; r56 = r55 >> 1; r57 = (u32)r56 * 2u; r58 = (u32)r38 - (u32)r57; r39 = r58; r40 = r39 == 0; r42 = r24; r43 = r42 < 0x0p+00; r59 = __mul64hi(r5, (-7094901566811366006ll)); r60 = (u64)r59 + (u64)r5; r61 = (u64)r60; r62 = r61 >> 63; r63 = r60 >> 4; r64 = (i64)r62; r65 = (u64)r63 + (u64)r64; r66 = (u64)r65 * 26ull; r67 = (u64)r5 - (u64)r66; r44 = r67; r45 = (u64)r44 + 97ull;
+#line 13 "print.go"
+	printf("%3lld|%-6d|%+d|%08.3f|%+.4e|%12.3E|%x|%llX|%#o|%s|%-6s|%c|end|100.0%%\n", (long long)r5, (int)r18, (int)r20, (double)r24, (double)r26, (double)r28, (unsigned)r31, (unsigned long long)r33, (unsigned)r36, (r40 ? "true" : "false"), (r43 ? "true" : "false"), (int)r45);
+#line 15 "print.go"
+	r46 = r13; r47 = *(u64 *)r46; r48 = r6; r49 = *(i32 *)r48; r50 = r49 < 0; printf("%lld %llu %s x\n", (long long)r5, (unsigned long long)r47, (r50 ? "true" : "false"));
+#line 11 "print.go"
+	r2 = (u64)r2 + (u64)r1; r150 = r150 + r151 * 1; r152 = r152 + r153 * 1; r154 = r154 + r153 * 1; goto b9;
+b13: // exit
+#line 11 "print.go"
+	return;
+b14: // preheader
+#line 11 "print.go"
+	r155 = r2; r156 = r7 + r155 * 4; r157 = (u64)r1 * 4ull; r158 = r14 + r155 * 8; r159 = (u64)r1 * 8ull; r160 = r22 + r155 * 8;
+b15: // head (checked)
+#line 11 "print.go"
+	r68 = r2 < r3; if (!r68) goto b13; r69 = r2;
+	if ((u64)r69 >= (u64)r8) { qd_site = 0; qd_x = r69; qd_y = r8; goto qd_fault; } r70 = r156; r71 = *(i32 *)r70; r73 = r71; r74 = r73 > 0; if ((u64)r69 >= (u64)r15) { qd_site = 2; qd_x = r69; qd_y = r15; goto qd_fault; } r75 = r158; r76 = *(u64 *)r75; printf("i %lld a %d %s u %llu 0.25\n", (long long)r69, (int)r71, (r74 ? "true" : "false"), (unsigned long long)r76);
+#line 14 "print.go"
+	r77 = r70; r78 = *(i32 *)r77; r80 = r78; if ((u64)r69 >= (u64)r23) { qd_site = 5; qd_x = r69; qd_y = r23; goto qd_fault; } r81 = r160; r82 = *(double *)r81; r84 = r82; r86 = r82; r88 = r78; r89 = (u32)r88; r90 = r75; r91 = *(u64 *)r90; r93 = r78; r94 = (u16)r93; r96 = r78; r111 = r96 >> 31; r112 = r111 & 1; r113 = (u32)r96 + (u32)r112; r114 = r113 >> 1; r115 = (u32)r114 * 2u; r116 = (u32)r96 - (u32)r115; r97 = r116; r98 = r97 == 0; r100 = r82; r101 = r100 < 0x0p+00; r117 = __mul64hi(r69, (-7094901566811366006ll)); r118 = (u64)r117 + (u64)r69; r119 = (u64)r118; r120 = r119 >> 63; r121 = r118 >> 4; r122 = (i64)r120; r123 = (u64)r121 + (u64)r122; r124 = (u64)r123 * 26ull; r125 = (u64)r69 - (u64)r124; r102 = r125; r103 = (u64)r102 + 97ull;
+#line 13 "print.go"
+	printf("%3lld|%-6d|%+d|%08.3f|%+.4e|%12.3E|%x|%llX|%#o|%s|%-6s|%c|end|100.0%%\n", (long long)r69, (int)r78, (int)r80, (double)r82, (double)r84, (double)r86, (unsigned)r89, (unsigned long long)r91, (unsigned)r94, (r98 ? "true" : "false"), (r101 ? "true" : "false"), (int)r103);
+#line 15 "print.go"
+	r104 = r75; r105 = *(u64 *)r104; r106 = r70; r107 = *(i32 *)r106; r108 = r107 < 0; printf("%lld %llu %s x\n", (long long)r69, (unsigned long long)r105, (r108 ? "true" : "false"));
+#line 11 "print.go"
+	r2 = (u64)r2 + (u64)r1; r156 = r156 + r157 * 1; r158 = r158 + r159 * 1; r160 = r160 + r159 * 1; goto b15;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 6291456u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
 // Task 0 of kernel CountBytes(data []u8, bins []u32), parallel.
 extern "C" __global__ void CountBytes_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_private1[1024] __attribute__((aligned(4)));
@@ -24735,7 +24813,7 @@ b36: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6291456u;
+	rec[2] = 6356992u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24893,7 +24971,7 @@ b52: // head (global) (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6356992u;
+	rec[2] = 6422528u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25085,7 +25163,7 @@ b71: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6422528u;
+	rec[2] = 6488064u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25322,7 +25400,7 @@ b89: // head (global) (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6488064u;
+	rec[2] = 6553600u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25435,7 +25513,7 @@ b39: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6553600u;
+	rec[2] = 6619136u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25556,7 +25634,7 @@ b40: // latch (checked if)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6619136u;
+	rec[2] = 6684672u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25979,7 +26057,7 @@ b138: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6684672u;
+	rec[2] = 6750208u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26159,7 +26237,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6750210u;
+	rec[2] = 6815746u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26514,7 +26592,7 @@ extern "C" __global__ void IntStats_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6815746u;
+	rec[2] = 6881282u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26737,7 +26815,7 @@ b10: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6881282u;
+	rec[2] = 6946818u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26856,7 +26934,7 @@ b57: // edge 1→2
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6946816u;
+	rec[2] = 7012352u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26962,7 +27040,7 @@ extern "C" __global__ void FloatRange_2(char *p0, i64 p1, char *p2, i64 p3, i64 
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6946818u;
+	rec[2] = 7012354u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27048,7 +27126,7 @@ b34: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7012352u;
+	rec[2] = 7077888u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27227,7 +27305,7 @@ extern "C" __global__ void ChunkSums_3(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7012355u;
+	rec[2] = 7077891u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27408,7 +27486,7 @@ extern "C" __global__ void BlockSums_2(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7077890u;
+	rec[2] = 7143426u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27529,7 +27607,7 @@ b75: // unrolled head (checked if)
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7077891u;
+	rec[2] = 7143427u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27638,7 +27716,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7077893u;
+	rec[2] = 7143429u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27737,7 +27815,7 @@ b60: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7143424u;
+	rec[2] = 7208960u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27832,7 +27910,7 @@ extern "C" __global__ void Dot_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7143426u;
+	rec[2] = 7208962u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27946,7 +28024,7 @@ b60: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7208960u;
+	rec[2] = 7274496u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28041,7 +28119,7 @@ extern "C" __global__ void ScaleSum_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7208962u;
+	rec[2] = 7274498u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28396,7 +28474,7 @@ extern "C" __global__ void BodyStats_2(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7274498u;
+	rec[2] = 7340034u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28597,7 +28675,7 @@ extern "C" __global__ void QuadSums_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7340034u;
+	rec[2] = 7405570u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28776,7 +28854,7 @@ b86: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7405568u;
+	rec[2] = 7471104u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28886,7 +28964,7 @@ extern "C" __global__ void ImageStats_2(char *p0, i64 p1, i64 p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7405570u;
+	rec[2] = 7471106u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29085,7 +29163,7 @@ b109: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7471104u;
+	rec[2] = 7536640u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29271,7 +29349,7 @@ b57: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7471106u;
+	rec[2] = 7536642u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29293,7 +29371,7 @@ extern "C" __global__ void Normalize_3(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7471107u;
+	rec[2] = 7536643u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29501,7 +29579,7 @@ extern "C" __global__ void HelperCounts_2(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536642u;
+	rec[2] = 7602178u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29523,7 +29601,7 @@ extern "C" __global__ void HelperCounts_3(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536643u;
+	rec[2] = 7602179u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29547,7 +29625,7 @@ extern "C" __global__ void HelperCounts_4(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536644u;
+	rec[2] = 7602180u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29679,7 +29757,7 @@ b65: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536645u;
+	rec[2] = 7602181u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29777,7 +29855,7 @@ extern "C" __global__ void HelperCounts_7(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536647u;
+	rec[2] = 7602183u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29982,7 +30060,7 @@ b73: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7602176u;
+	rec[2] = 7667712u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -30207,7 +30285,7 @@ b26: // if.done (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7733248u;
+	rec[2] = 7798784u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -30360,7 +30438,7 @@ b45: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7798784u;
+	rec[2] = 7864320u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -30612,7 +30690,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7929856u;
+	rec[2] = 7995392u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -31187,7 +31265,7 @@ b46: // for.loop (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8192000u;
+	rec[2] = 8257536u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -31325,7 +31403,7 @@ b25: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8257536u;
+	rec[2] = 8323072u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -31679,7 +31757,7 @@ b68: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8454144u;
+	rec[2] = 8519680u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;

@@ -52,6 +52,9 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 	if in.Op == ir.OpCall {
 		return CallKernel(immediates)
 	}
+	if in.Op == ir.OpPrint {
+		return PrintKernel(immediates)
+	}
 	name := in.Op.String()
 	if in.Op.Info().Types != 0 {
 		name += "_" + in.Type.String()
@@ -158,6 +161,51 @@ func CallKernel(immediates bool) *ir.Kernel {
 	}
 	b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpCall, Dst: ir.NoReg, Aux: 1, Args: args,
 		Results: []ir.Reg{t.NewReg(ir.Int64), t.NewReg(ir.Bool)}})
+	b.Term = ir.Term{Kind: ir.Return}
+	k.Tasks = []*ir.Task{t}
+	return k
+}
+
+// PrintFormat is the format of PrintKernel, which has one conversion of
+// every verb.
+var PrintFormat = ir.Print{
+	Format: "%d|%5d|%x|%-4X|%#o|%c|%+.3e|%E|%8.2f|%t|%-6t|%%\n",
+	Types:  []ir.Type{ir.Int64, ir.Int8, ir.Uint32, ir.Uint64, ir.Uint16, ir.Uint8, ir.Float64, ir.Float32, ir.Float64, ir.Bool, ir.Bool},
+}
+
+// PrintOutput is what PrintKernel prints on one thread.
+const PrintOutput = "-7|   -7|7|7   |07|Q|-7.000e+00|7.000000E+00|   -7.00|true|false |%\n"
+
+// PrintKernel prints PrintFormat with operands made from 7 (and a Q for
+// %c) on every thread. A print's operands are registers even with immediates, which
+// only names the kernel apart.
+func PrintKernel(immediates bool) *ir.Kernel {
+	name := "print"
+	if immediates {
+		name += "_imm"
+	}
+	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "s", Slice: true, Type: ir.Int64}, {Name: "p", Type: ir.Int64}},
+		Prints: []ir.Print{PrintFormat}}
+	t := &ir.Task{Name: name + "_0", Kind: ir.Parallel}
+	b := t.NewBlock("entry")
+	var args []ir.Arg
+	for i, typ := range PrintFormat.Types {
+		var bits uint64
+		switch {
+		case typ == ir.Bool:
+			bits = uint64(i % 2) // true, then false
+		case i == 5:
+			bits = 'Q'
+		case typ.IsSigned() || typ.IsFloat() && i != 7:
+			bits, _ = ir.Fold(&ir.Instr{Op: ir.OpConvert, Type: typ, From: ir.Int64}, []uint64{uint64(1<<64 - 7)})
+		default:
+			bits, _ = ir.Fold(&ir.Instr{Op: ir.OpConvert, Type: typ, From: ir.Int64}, []uint64{7})
+		}
+		r := t.NewReg(typ)
+		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConst, Type: typ, Dst: r, Args: []ir.Arg{ir.Imm(typ, bits)}})
+		args = append(args, ir.R(r))
+	}
+	b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpPrint, Dst: ir.NoReg, Args: args})
 	b.Term = ir.Term{Kind: ir.Return}
 	k.Tasks = []*ir.Task{t}
 	return k

@@ -72,7 +72,7 @@ func Panics(a []int32) {
 
 //qd:kernel
 func Prints(a []int32) {
-	println(a[0]) // want `printing is not supported in kernels`
+	println(a) // want `println of slices of int32 is not supported in kernels`
 }
 
 //qd:kernel

@@ -52,7 +52,7 @@ func viaLiteral(x int32) int32 {
 func EveryCall(a []float64) {
 	for i := range a {
 		a[i] = math.Sin(math.Cos(float64(i))) + math.Tan(1)
-		fmt.Println(i)                               // want `fmt.Println is not supported in kernels: printing is not`
+		fmt.Println(a[i])                            // want `fmt.Println of a float64 that is not constant is not supported in kernels`
 		a[i] += float64(len(strings.Repeat("y", 2))) // want `strings.Repeat is not supported`
 	}
 }
