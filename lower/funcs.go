@@ -55,21 +55,27 @@ func (l *lowerer) mayCheck(fn *ssa.Function) bool {
 			case *ssa.BinOp:
 				_, constant := in.Y.(*ssa.Const)
 				c = c || (in.Op == token.QUO || in.Op == token.REM) && isIntegerType(in) && !constant
-			case *ssa.Slice, *ssa.Panic:
-				c = true // a library's panic is a fault (libraryPanic)
+			case *ssa.Slice:
+				c = true
+			case *ssa.Panic:
+				// A library's panic of a run-time error is a fault; its
+				// others cannot happen and end the thread (libraryPanic).
+				_, isFault := runtimeError(in.X)
+				c = c || isFault || !isLibraryPackage(fn)
 			case *ssa.IndexAddr:
-				// Only a constant index of an array needs no check.
+				// Only a constant index of an array needs no check, or
+				// any index of an array of a total library (checkArrayIndex).
 				_, constant := in.Index.(*ssa.Const)
 				_, array := in.X.Type().Underlying().(*types.Pointer)
-				c = c || !constant || !array
+				c = c || !array || !constant && !totalLibrary(fn)
 			case *ssa.Index: // of an array value, likewise
 				_, constant := in.Index.(*ssa.Const)
-				c = c || !constant
+				c = c || !constant && !totalLibrary(fn)
 			case *ssa.Call:
 				callee := in.Common().StaticCallee()
 				c = c || libraryChecks(callee)
-				if callee != nil && callee.Blocks == nil && isLibraryFunc(callee) {
-					callee.Pkg.Build() // built when first called, which may be later
+				if target, ok := l.libraryTarget(callee); ok {
+					callee = target // its port, built when first called; nil for an intrinsic
 				}
 				if callee != nil && callee.Blocks != nil {
 					c = c || l.mayCheck(callee)
@@ -148,6 +154,16 @@ func (l *lowerer) inlineSize(fn *ssa.Function) int {
 				continue
 			}
 			callee := call.Common().StaticCallee()
+			if target, ok := l.libraryTarget(callee); ok {
+				switch {
+				case target == nil: // an intrinsic, an instruction or a few
+				case l.libraryInlines(target):
+					n += l.inlineSize(target)
+				default:
+					n += callCost
+				}
+				continue
+			}
 			if callee == nil || callee.Blocks == nil {
 				continue
 			}
@@ -249,9 +265,13 @@ func (l *lowerer) funcName(fn *ssa.Function) string {
 	if fn.Origin() != nil {
 		base = fn.Origin().Name() // an instance of a generic function
 	}
-	name := ir.Symbol(l.k.Name) + "$" + ir.Symbol(base)
+	prefix := ir.Symbol(l.k.Name) + "$" + ir.Symbol(base)
+	if lib, ok := libraryFuncName(fn); ok {
+		prefix = lib
+	}
+	name := prefix
 	for i := 2; l.funcNames[name]; i++ {
-		name = fmt.Sprintf("%s$%s$%d", ir.Symbol(l.k.Name), ir.Symbol(base), i)
+		name = fmt.Sprintf("%s$%d", prefix, i)
 	}
 	if l.funcNames == nil {
 		l.funcNames = make(map[string]bool)
