@@ -10,7 +10,8 @@ import (
 )
 
 // Helpers are inlined while their code, with everything they inline in
-// turn, stays within inlineBudget go/ssa instructions, and so are helpers
+// turn, stays within inlineBudget go/ssa instructions (library functions
+// and qd/rand's by the rule of libfuncs.go), and so are helpers
 // called from one place only, which inlining does not copy; any other
 // that touches no memory becomes a device function of the kernel
 // (ir.Kernel.Funcs), lowered once and called. Inlining alone grows
@@ -30,6 +31,9 @@ const (
 // inlines reports whether calls of fn are inlined. A helper that may
 // recurse is, so that its tail calls become jumps (tailcall.go).
 func (l *lowerer) inlines(fn *ssa.Function) bool {
+	if isShared(fn) {
+		return l.libraryInlines(fn) || l.mayRecurse(fn)
+	}
 	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn) ||
 		!l.pureFunction(fn) || l.mayCheck(fn) || l.mayRecurse(fn)
 }
@@ -157,7 +161,7 @@ func (l *lowerer) inlineSize(fn *ssa.Function) int {
 			if target, ok := l.libraryTarget(callee); ok {
 				switch {
 				case target == nil: // an intrinsic, an instruction or a few
-				case l.libraryInlines(target):
+				case l.libraryInlines(target) || l.reaches(target, fn) || l.mayRecurse(target) && !isLibraryPackage(fn):
 					n += l.inlineSize(target)
 				default:
 					n += callCost
@@ -231,6 +235,7 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 	tb := l.builderFor(t)
 	g := tb.newFrame(fn, func(*ssa.BasicBlock) bool { return true })
 	g.isFunc, g.caller, g.callPos = true, caller, pos
+	g.ownParams = true // a tail call of fn in code it inlines jumps to its entry
 	for _, p := range fn.Params {
 		ts, _ := regTypes(p.Type())
 		var regs []ir.Reg
@@ -259,7 +264,9 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 }
 
 // funcName names the device function of fn after the kernel and fn,
-// with "$", which Go names lack, so that it is distinct from every task.
+// with "$", which Go names lack, so that it is distinct from every task;
+// a library function after its package and itself (math$Exp), the same
+// in every kernel of the module (libfuncs.go).
 func (l *lowerer) funcName(fn *ssa.Function) string {
 	base := fn.Name()
 	if fn.Origin() != nil {
