@@ -4,12 +4,14 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/qdgo/qd/generated_test/mathkernels"
 	"github.com/qdgo/qd/internal/testlong"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/rt"
 )
@@ -216,4 +218,32 @@ func runMath(t *testing.T, dev *rt.Device) {
 func TestMathInterpreted(t *testing.T) {
 	testlong.Skip(t, "lowering and interpreting the math kernels")
 	interpretCases(t, loadKernelsFrom(t, "mathkernels", &lower.Config{}), mathCases, []int{1, 300, 4099})
+}
+
+// TestMathImageInterpreted runs the math kernels of the IR image qdgen
+// wrote (qd_gen.ir), which the CPU race mode runs: its kernels call the
+// library functions they share as device functions, each printed once in
+// the image. Each result must equal Go's bit for bit.
+func TestMathImageInterpreted(t *testing.T) {
+	text, err := os.ReadFile("mathkernels/qd_gen.ir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := ir.Parse(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels := map[string]*ir.Kernel{}
+	calls := 0
+	for _, k := range ks {
+		if err := k.Check(); err != nil {
+			t.Fatalf("kernel %s: %v", k.Name, err)
+		}
+		kernels[k.Name] = k
+		calls += len(k.Funcs)
+	}
+	if calls == 0 {
+		t.Fatal("no kernel of the image has device functions")
+	}
+	interpretCases(t, kernels, mathCases, []int{1, 300})
 }

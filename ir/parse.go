@@ -56,6 +56,10 @@ func fail(at place, format string, args ...any) {
 type parser struct {
 	lines []srcLine
 	next  int // the index of the next line to read
+	// funcs holds the line each function read starts at, by the name of
+	// its kernel and its own (kernel + " " + name), for the functions
+	// printed as references to it (sharedFuncs).
+	funcs map[string]int
 }
 
 // skipBlank moves past blank lines and reports whether a line is left.
@@ -184,6 +188,10 @@ func (p *parser) kernel() *Kernel {
 		k.Prints = append(k.Prints, p.format(len(k.Prints)))
 	}
 	for p.peek() == "func" {
+		if l := &p.lines[p.next]; len(l.words) > 2 && l.words[2].text == "=" {
+			k.Funcs = append(k.Funcs, p.sharedFunction(k))
+			continue
+		}
 		k.Funcs = append(k.Funcs, p.function(k))
 	}
 	for p.peek() == "task" {
@@ -199,8 +207,16 @@ func (p *parser) kernel() *Kernel {
 // blocks.
 func (p *parser) function(k *Kernel) *Task {
 	c := p.line("a function")
+	start := p.next - 1
 	c.expect("func")
 	t := &Task{Name: c.next("a function name").text, Kind: Function}
+	if p.funcs == nil {
+		p.funcs = map[string]int{}
+	}
+	key := k.Name + " " + t.Name
+	if _, ok := p.funcs[key]; !ok {
+		p.funcs[key] = start
+	}
 	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
 	var types []Type
 	var toks []word
@@ -216,6 +232,26 @@ func (p *parser) function(k *Kernel) *Task {
 			c.failAt(toks[i], "result r%d is %s, but defined as %s at %s", r, types[i], d.typ, d.at)
 		}
 	}
+	return t
+}
+
+// sharedFunction reads "func NAME = KERNEL": the text of function NAME of
+// the earlier kernel KERNEL, read again for kernel k (sharedFuncs).
+func (p *parser) sharedFunction(k *Kernel) *Task {
+	c := p.line("a function")
+	c.expect("func")
+	name := c.next("a function name")
+	c.expect("=")
+	owner := c.next("a kernel name")
+	c.done()
+	start, ok := p.funcs[owner.text+" "+name.text]
+	if !ok {
+		c.failAt(owner, "no kernel %s before this has a function %s", owner.text, name.text)
+	}
+	next := p.next
+	p.next = start
+	t := p.function(k)
+	p.next = next
 	return t
 }
 

@@ -8,20 +8,38 @@ import (
 )
 
 // FormatKernels prints kernels one after the other, separated by blank
-// lines, as golden files hold them and Parse reads them.
+// lines, as golden files hold them and Parse reads them. A function whose
+// text is that of a function of the same name an earlier kernel printed
+// is printed as a reference to it (sharedFuncs).
 func FormatKernels(kernels []*Kernel) string {
 	var b strings.Builder
+	shared := &sharedFuncs{texts: map[string]string{}, owners: map[string]string{}}
 	for i, k := range kernels {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(k.String())
+		b.WriteString(k.format(shared))
 	}
 	return b.String()
 }
 
+// sharedFuncs holds the functions FormatKernels has printed, by name: the
+// text of each and the kernel that printed it. Kernels of one module call
+// the same library functions (math$Exp…), which "func math$Exp = Acos"
+// then prints once: Parse reads the text of kernel Acos's math$Exp again
+// in its place, where its calls and tables name the functions and tables
+// of the kernel it reads. The same text read in the same way is the same
+// function, so a reference needs nothing but equal text.
+type sharedFuncs struct {
+	texts, owners map[string]string
+}
+
 // String prints the whole kernel in the IR's text form.
-func (k *Kernel) String() string {
+func (k *Kernel) String() string { return k.format(nil) }
+
+// format prints the kernel, its functions shared with those printed
+// before when shared is not nil.
+func (k *Kernel) format(shared *sharedFuncs) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kernel %s(", k.Name)
 	for i := range k.Params {
@@ -58,7 +76,21 @@ func (k *Kernel) String() string {
 	}
 	for _, t := range k.Bodies() {
 		b.WriteString("\n")
-		k.writeTask(&b, t)
+		if t.Kind != Function || shared == nil {
+			k.writeTask(&b, t)
+			continue
+		}
+		var fb strings.Builder
+		k.writeTask(&fb, t)
+		text := fb.String()
+		switch prev, ok := shared.texts[t.Name]; {
+		case ok && prev == text:
+			fmt.Fprintf(&b, "func %s = %s\n", t.Name, shared.owners[t.Name])
+			continue
+		case !ok:
+			shared.texts[t.Name], shared.owners[t.Name] = text, k.Name
+		}
+		b.WriteString(text)
 	}
 	return b.String()
 }

@@ -210,9 +210,10 @@ func (f *frame) indexAddr(v *ssa.IndexAddr, dst []ir.Reg) {
 }
 
 // checkArrayIndex checks the index of an element of an array of type at,
-// unless Go's compiler has (a constant) or a loop's test keeps it in range.
+// unless Go's compiler has (a constant), a loop's test keeps it in range,
+// or the array is one of a total library's tables (totalLibrary).
 func (f *frame) checkArrayIndex(pos token.Pos, at *types.Array, index ssa.Value, idx ir.Arg, b *ssa.BasicBlock) {
-	if _, ok := index.(*ssa.Const); ok || f.inArray(index, b, at.Len()) {
+	if _, ok := index.(*ssa.Const); ok || f.inArray(index, b, at.Len()) || totalLibrary(f.fn) {
 		return
 	}
 	f.check(pos, fault.Index, index, idx, imm64(at.Len()))

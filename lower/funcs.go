@@ -10,7 +10,8 @@ import (
 )
 
 // Helpers are inlined while their code, with everything they inline in
-// turn, stays within inlineBudget go/ssa instructions, and so are helpers
+// turn, stays within inlineBudget go/ssa instructions (library functions
+// and qd/rand's by the rule of libfuncs.go), and so are helpers
 // called from one place only, which inlining does not copy; any other
 // that touches no memory becomes a device function of the kernel
 // (ir.Kernel.Funcs), lowered once and called. Inlining alone grows
@@ -30,6 +31,9 @@ const (
 // inlines reports whether calls of fn are inlined. A helper that may
 // recurse is, so that its tail calls become jumps (tailcall.go).
 func (l *lowerer) inlines(fn *ssa.Function) bool {
+	if isShared(fn) {
+		return l.libraryInlines(fn) || l.mayRecurse(fn)
+	}
 	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn) ||
 		!l.pureFunction(fn) || l.mayCheck(fn) || l.mayRecurse(fn)
 }
@@ -55,21 +59,27 @@ func (l *lowerer) mayCheck(fn *ssa.Function) bool {
 			case *ssa.BinOp:
 				_, constant := in.Y.(*ssa.Const)
 				c = c || (in.Op == token.QUO || in.Op == token.REM) && isIntegerType(in) && !constant
-			case *ssa.Slice, *ssa.Panic:
-				c = true // a library's panic is a fault (libraryPanic)
+			case *ssa.Slice:
+				c = true
+			case *ssa.Panic:
+				// A library's panic of a run-time error is a fault; its
+				// others cannot happen and end the thread (libraryPanic).
+				_, isFault := runtimeError(in.X)
+				c = c || isFault || !isLibraryPackage(fn)
 			case *ssa.IndexAddr:
-				// Only a constant index of an array needs no check.
+				// Only a constant index of an array needs no check, or
+				// any index of an array of a total library (checkArrayIndex).
 				_, constant := in.Index.(*ssa.Const)
 				_, array := in.X.Type().Underlying().(*types.Pointer)
-				c = c || !constant || !array
+				c = c || !array || !constant && !totalLibrary(fn)
 			case *ssa.Index: // of an array value, likewise
 				_, constant := in.Index.(*ssa.Const)
-				c = c || !constant
+				c = c || !constant && !totalLibrary(fn)
 			case *ssa.Call:
 				callee := in.Common().StaticCallee()
 				c = c || libraryChecks(callee)
-				if callee != nil && callee.Blocks == nil && isLibraryFunc(callee) {
-					callee.Pkg.Build() // built when first called, which may be later
+				if target, ok := l.libraryTarget(callee); ok {
+					callee = target // its port, built when first called; nil for an intrinsic
 				}
 				if callee != nil && callee.Blocks != nil {
 					c = c || l.mayCheck(callee)
@@ -148,6 +158,16 @@ func (l *lowerer) inlineSize(fn *ssa.Function) int {
 				continue
 			}
 			callee := call.Common().StaticCallee()
+			if target, ok := l.libraryTarget(callee); ok {
+				switch {
+				case target == nil: // an intrinsic, an instruction or a few
+				case l.libraryInlines(target) || l.reaches(target, fn) || l.mayRecurse(target) && !isLibraryPackage(fn):
+					n += l.inlineSize(target)
+				default:
+					n += callCost
+				}
+				continue
+			}
 			if callee == nil || callee.Blocks == nil {
 				continue
 			}
@@ -215,6 +235,7 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 	tb := l.builderFor(t)
 	g := tb.newFrame(fn, func(*ssa.BasicBlock) bool { return true })
 	g.isFunc, g.caller, g.callPos = true, caller, pos
+	g.ownParams = true // a tail call of fn in code it inlines jumps to its entry
 	for _, p := range fn.Params {
 		ts, _ := regTypes(p.Type())
 		var regs []ir.Reg
@@ -243,15 +264,21 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 }
 
 // funcName names the device function of fn after the kernel and fn,
-// with "$", which Go names lack, so that it is distinct from every task.
+// with "$", which Go names lack, so that it is distinct from every task;
+// a library function after its package and itself (math$Exp), the same
+// in every kernel of the module (libfuncs.go).
 func (l *lowerer) funcName(fn *ssa.Function) string {
 	base := fn.Name()
 	if fn.Origin() != nil {
 		base = fn.Origin().Name() // an instance of a generic function
 	}
-	name := ir.Symbol(l.k.Name) + "$" + ir.Symbol(base)
+	prefix := ir.Symbol(l.k.Name) + "$" + ir.Symbol(base)
+	if lib, ok := libraryFuncName(fn); ok {
+		prefix = lib
+	}
+	name := prefix
 	for i := 2; l.funcNames[name]; i++ {
-		name = fmt.Sprintf("%s$%s$%d", ir.Symbol(l.k.Name), ir.Symbol(base), i)
+		name = fmt.Sprintf("%s$%d", prefix, i)
 	}
 	if l.funcNames == nil {
 		l.funcNames = make(map[string]bool)

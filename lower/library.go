@@ -229,7 +229,11 @@ func (f *frame) libraryCall(callee *ssa.Function, lib libFunc, args []ssa.Value,
 	for _, a := range args {
 		regs = append(regs, f.regs(a))
 	}
-	f.inline(fn, regs, dst, site)
+	if f.tb.l.libraryInlines(fn) || f.recursesInto(fn) || f.inlinesRecursive(fn) {
+		f.inline(fn, regs, dst, site)
+		return
+	}
+	f.callFunction(fn, regs, dst, pos)
 }
 
 // portFunc finds the function a port names: a function of package

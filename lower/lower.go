@@ -142,6 +142,7 @@ type lowerer struct {
 	replayFailure string
 	// recursive is the memo of mayRecurse.
 	recursive map[*ssa.Function]bool
+	reach     map[[2]*ssa.Function]bool // reaches
 	// endless says of each function checked for loops that never end
 	// whether it has one.
 	endless map[*ssa.Function]bool

@@ -126,10 +126,16 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 				if !isLocal(in.Addr, fn) {
 					return false
 				}
-			case *ssa.Go, *ssa.Defer, *ssa.Panic:
+			case *ssa.Go, *ssa.Defer:
 				return false
+			case *ssa.Panic:
+				if !isLibraryPackage(fn) {
+					return false // a library's panic touches no memory (libraryPanic)
+				}
 			case *ssa.UnOp:
-				if in.Op == token.ARROW || in.Op == token.MUL && !isLocal(in.X, fn) && rootGlobal(in.X) == nil {
+				// A library reads only its own tables, which no kernel
+				// writes, through pointers that pick one (pzero of j0.go).
+				if in.Op == token.ARROW || in.Op == token.MUL && !isLocal(in.X, fn) && rootGlobal(in.X) == nil && !isLibraryPackage(fn) {
 					return false
 				}
 			case *ssa.Call:

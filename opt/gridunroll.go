@@ -53,7 +53,7 @@ func UnrollGridStride(t *ir.Task) {
 	for _, iv := range grid {
 		// Of a loop kept twice, with its checks and without, the copy
 		// with checks runs only in launches that fault.
-		if len(grid) > 1 && hasChecks(t, iv.Loop.Loop) {
+		if len(grid) > 1 && hasChecks(t, iv.Loop.Loop) || hasCalls(t, iv.Loop.Loop) {
 			continue
 		}
 		if g, ok := gridLoopOf(t, iv); ok {
@@ -79,6 +79,22 @@ func cooperates(t *ir.Task) bool {
 	for _, b := range t.Blocks {
 		for _, x := range b.Instrs {
 			if x.Op == ir.OpShuffleDown || x.Op == ir.OpScratch || x.Op == ir.OpBarrier {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasCalls reports whether the loop calls a device function, such as a
+// library function the kernels of a module share (math.Exp): its body is
+// the callee's too, larger than a body unrolled, and so it stays a loop
+// as it was when the callee was inlined. Registers kept to 32 across the
+// call would spill (math.Atan2's loop, unrolled, spilled 80 bytes).
+func hasCalls(t *ir.Task, lp *ir.Loop) bool {
+	for _, bi := range lp.Blocks() {
+		for _, x := range t.Blocks[bi].Instrs {
+			if x.Op == ir.OpCall {
 				return true
 			}
 		}

@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "dd2a41663cf766c9f511672e9aa3cfb659f2f188e67423e135f3996475b5c3e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "828f03c5f072128eae0f4f401ceb1b7241b59a66f7bdbea36b7707a52762d9bb"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "8db2322ab0beab1421e226b237ece0681380bbea6b4f7b789c36e35721633809"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "6debac4cf8912c17cab1ce9f182c3c02d34eb6dd4599a5f69a6357eb8b76039e"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -1464,175 +1464,188 @@ b27: // exit
 	return;
 }
 
+// Function amd64math$Exp.
+static __device__ void qdfn17x0(double a0, double *o0) {
+	bool r4 = 0, r5 = 0, r6 = 0, r9 = 0, r15 = 0, r17 = 0, r41 = 0, r42 = 0;
+	bool r49 = 0, r57 = 0;
+	i32 r13 = 0, r16 = 0, r40 = 0, r44 = 0, r50 = 0;
+	i64 r8 = 0, r56 = 0;
+	u64 r2 = 0, r3 = 0, r10 = 0, r45 = 0, r46 = 0, r51 = 0, r52 = 0, r58 = 0;
+	double r0 = 0, r1 = 0, r7 = 0, r11 = 0, r12 = 0, r14 = 0, r18 = 0, r19 = 0;
+	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0;
+	double r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
+	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r47 = 0, r48 = 0, r53 = 0;
+	double r54 = 0, r55 = 0, r59 = 0;
+	r0 = a0;
+#line 19 "exp.go"
+	r2 = (u64)__double_as_longlong(r0);
+#line 21 "exp.go"
+	r5 = r2 == 18442240474082181120ull;
+#line 20 "exp.go"
+	r3 = r2 & ~9223372036854775808ull; r4 = r3 >= 9218868437227405312ull; if (!r4) goto b5; if (!r5) goto b4;
+#line 26 "exp.go"
+	r1 = 0x0p+00; *o0 = r1; return;
+b4: // if.done
+#line 26 "exp.go"
+	r1 = r0; *o0 = r1; return;
+b5: // if.done
+#line 26 "exp.go"
+	r6 = r0 > 0x1.62e42fefa39efp+09; if (!r6) goto b7;
+#line 27 "bits.go"
+	r1 = __longlong_as_double(0x7ff0000000000000ll); *o0 = r1; return;
+b7: // if.done
+#line 29 "exp.go"
+	r12 = r0 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
+	r14 = rint(r12);
+	r15 = r14 >= (-0x1p+31); if (!r15) goto b19; r17 = r14 <= 0x1.fffffffcp+30; if (!r17) goto b19;
+	r16 = qd_f64_to_i32(r14); r13 = r16;
+b11: // roundToInt32.return
+#line 30 "exp.go"
+	r18 = (double)r13;
+	r19 = -r18; r20 = fma(r19, 0x1.62e42fefa3p-01, r0);
+	r21 = r19; r22 = fma(r21, 0x1.3de6af278ece6p-42, r20);
+	r23 = r22 * 0x1p-04;
+#line 35 "exp.go"
+	r24 = fma(0x1.a01a01a01a01ap-16, r23, 0x1.a01a01a01a01ap-13);
+	r25 = fma(r24, r23, 0x1.6c16c16c16c17p-10);
+	r26 = fma(r25, r23, 0x1.1111111111111p-07);
+	r27 = fma(r26, r23, 0x1.5555555555555p-05);
+	r28 = fma(r27, r23, 0x1.5555555555555p-03);
+	r29 = fma(r28, r23, 0x1p-01);
+	r30 = fma(r29, r23, 0x1p+00);
+	r31 = r23 * r30;
+	r32 = r31 + 0x1p+01; r33 = r31 * r32;
+	r34 = r33 + 0x1p+01; r35 = r33 * r34;
+	r36 = r35 + 0x1p+01; r37 = r35 * r36;
+	r38 = r37 + 0x1p+01; r39 = fma(r37, r38, 0x1p+00);
+#line 48 "exp.go"
+	r40 = (u32)r13 + 1023u;
+	r41 = r40 <= 0; if (!r41) goto b16;
+	r42 = r40 < (-52); if (!r42) goto b14;
+#line 55 "exp.go"
+	r1 = 0x0p+00; *o0 = r1; return;
+b14: // if.done
+#line 53 "exp.go"
+	r50 = (u32)r40 + 1022u; r51 = (u64)r50; r52 = r51 << 52; r53 = __longlong_as_double((i64)r52); r54 = r39 * r53; r43 = r54; r44 = 1;
+b15: // if.done
+#line 58 "exp.go"
+	r45 = (u64)r44; r46 = r45 << 52; r47 = __longlong_as_double((i64)r46); r48 = r43 * r47; r1 = r48; *o0 = r1; return;
+b16: // if.else
+#line 55 "exp.go"
+	r49 = r40 >= 2047; if (!r49) goto b18;
+#line 27 "bits.go"
+	r1 = __longlong_as_double(0x7ff0000000000000ll); *o0 = r1; return;
+b18: // edge 9→8
+#line 55 "exp.go"
+	r43 = r39; r44 = r40; goto b15;
+b19: // roundToInt32.if.done
+#line 66 "exp.go"
+	r13 = (-2147483647 - 1); goto b11;
+}
+
 // Task 0 of kernel Exp(x []f64, out []f64), parallel.
 extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0, r30 = 0, r32 = 0;
-	bool r56 = 0, r57 = 0, r64 = 0, r72 = 0;
-	i32 r28 = 0, r31 = 0, r55 = 0, r59 = 0, r65 = 0;
+	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r23 = 0, r71 = 0, r78 = 0, r80 = 0;
-	u64 r17 = 0, r18 = 0, r25 = 0, r60 = 0, r61 = 0, r66 = 0, r67 = 0, r73 = 0;
-	double r14 = 0, r15 = 0, r16 = 0, r22 = 0, r26 = 0, r27 = 0, r29 = 0, r33 = 0;
-	double r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
-	double r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
-	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r62 = 0, r63 = 0;
-	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
+	i64 r13 = 0, r20 = 0, r22 = 0;
+	double r14 = 0, r15 = 0, r16 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
 #line 23 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 23 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r78 = r2; r79 = r12 + r78 * 8; r80 = (u64)r1 * 8ull; r81 = r4 + r78 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
 b2: // head
 #line 23 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26;
-	r76 = r79; r11 = r76 + 8ll; r14 = *(double *)r11;
-#line 19 "exp.go"
-	r17 = (u64)__double_as_longlong(r14);
-#line 21 "exp.go"
-	r20 = r17 == 18442240474082181120ull;
-#line 20 "exp.go"
-	r18 = r17 & ~9223372036854775808ull; r19 = r18 >= 9218868437227405312ull; if (!r19) goto b11; if (!r20) goto b10;
-#line 26 "exp.go"
-	r16 = 0x0p+00;
-b7: // Exp.return
-#line 27 "bits.go"
-	r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
+	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
+#line 18 "exp.go"
+	qdfn17x0(r14, &r16); r15 = r16;
 #line 24 "math.go"
-	r77 = r81; r75 = r77 + 8ll; *(double *)r75 = r15;
+	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
 #line 23 "math.go"
-	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; r81 = r81 + r80 * 1; goto b2;
-b10: // Exp.if.done
-#line 26 "exp.go"
-	r16 = r14; goto b7;
-b11: // Exp.if.done
-#line 26 "exp.go"
-	r21 = r14 > 0x1.62e42fefa39efp+09; if (!r21) goto b13;
-#line 27 "bits.go"
-	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
-b13: // Exp.if.done
-#line 29 "exp.go"
-	r27 = r14 * 0x1.71547652b82fep+00;
-#line 64 "exp.go"
-	r29 = rint(r27);
-	r30 = r29 >= (-0x1p+31); if (!r30) goto b25; r32 = r29 <= 0x1.fffffffcp+30; if (!r32) goto b25;
-	r31 = qd_f64_to_i32(r29); r28 = r31;
-b17: // roundToInt32.return
-#line 30 "exp.go"
-	r33 = (double)r28;
-	r34 = -r33; r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
-	r36 = r34; r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
-	r38 = r37 * 0x1p-04;
-#line 35 "exp.go"
-	r39 = fma(0x1.a01a01a01a01ap-16, r38, 0x1.a01a01a01a01ap-13);
-	r40 = fma(r39, r38, 0x1.6c16c16c16c17p-10);
-	r41 = fma(r40, r38, 0x1.1111111111111p-07);
-	r42 = fma(r41, r38, 0x1.5555555555555p-05);
-	r43 = fma(r42, r38, 0x1.5555555555555p-03);
-	r44 = fma(r43, r38, 0x1p-01);
-	r45 = fma(r44, r38, 0x1p+00);
-	r46 = r38 * r45;
-	r47 = r46 + 0x1p+01; r48 = r46 * r47;
-	r49 = r48 + 0x1p+01; r50 = r48 * r49;
-	r51 = r50 + 0x1p+01; r52 = r50 * r51;
-	r53 = r52 + 0x1p+01; r54 = fma(r52, r53, 0x1p+00);
-#line 48 "exp.go"
-	r55 = (u32)r28 + 1023u;
-	r56 = r55 <= 0; if (!r56) goto b22;
-	r57 = r55 < (-52); if (!r57) goto b20;
-#line 55 "exp.go"
-	r16 = 0x0p+00; goto b7;
-b20: // Exp.if.done
-#line 53 "exp.go"
-	r65 = (u32)r55 + 1022u; r66 = (u64)r65; r67 = r66 << 52; r68 = __longlong_as_double((i64)r67); r69 = r54 * r68; r58 = r69; r59 = 1;
-b21: // Exp.if.done
-#line 58 "exp.go"
-	r60 = (u64)r59; r61 = r60 << 52; r62 = __longlong_as_double((i64)r61); r63 = r58 * r62; r16 = r63; goto b7;
-b22: // Exp.if.else
-#line 55 "exp.go"
-	r64 = r55 >= 2047; if (!r64) goto b24;
-#line 27 "bits.go"
-	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
-b24: // edge 9→8
-#line 55 "exp.go"
-	r58 = r54; r59 = r55; goto b21;
-b25: // roundToInt32.if.done
-#line 66 "exp.go"
-	r28 = (-2147483647 - 1); goto b17;
-b26: // exit
-#line 66 "exp.go"
+	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
+b7: // exit
+#line 23 "math.go"
 	return;
+}
+
+// Function amd64math$Log.
+static __device__ void qdfn18x0(double a0, double *o0) {
+	bool r4 = 0, r7 = 0, r13 = 0, r14 = 0, r23 = 0;
+	i32 r20 = 0, r21 = 0;
+	i64 r6 = 0, r12 = 0;
+	u64 r2 = 0, r3 = 0, r8 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0;
+	double r0 = 0, r1 = 0, r5 = 0, r9 = 0, r10 = 0, r11 = 0, r17 = 0, r22 = 0;
+	double r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
+	double r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
+	double r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0;
+	double r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
+	r0 = a0;
+#line 24 "log.go"
+	r2 = (u64)__double_as_longlong(r0);
+#line 26 "log.go"
+	r3 = r2 & ~9223372036854775808ull; r4 = r3 == 0ull; if (!r4) goto b3;
+#line 27 "bits.go"
+	r1 = __longlong_as_double(0xfff0000000000000ll); *o0 = r1; return;
+b3: // switch.next
+#line 28 "log.go"
+	r12 = (i64)r2; r13 = r12 < 0ll; if (!r13) goto b5;
+#line 31 "bits.go"
+	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
+b5: // switch.next
+#line 30 "log.go"
+	r14 = r2 >= 9218868437227405312ull; if (!r14) goto b7;
+#line 28 "log.go"
+	r1 = r0; *o0 = r1; return;
+b7: // switch.next
+#line 33 "log.go"
+	r15 = r2 & 4503599627370495ull; r16 = r15 | 4602678819172646912ull; r17 = __longlong_as_double((i64)r16);
+	r18 = r2 >> 52; r19 = r18 & 2047ull; r20 = (i32)r19; r21 = (u32)r20 - 1022u; r22 = (double)r21;
+	r23 = r17 <= 0x1.6a09e667f3bcdp-01; if (!r23) goto b10;
+	r26 = r22 - 0x1p+00;
+	r27 = r17 * 0x1p+01; r24 = r27; r25 = r26;
+b9: // if.done
+#line 39 "log.go"
+	r28 = r24 - 0x1p+00;
+	r29 = r28 + 0x1p+01; r30 = r28 / r29;
+	r31 = r30 * r30;
+	r32 = r31 * r31;
+	r33 = r32 * 0x1.2f112df3e5244p-03; r34 = r33 + 0x1.7466496cb03dep-03; r35 = r34 * r32; r36 = r35 + 0x1.2492494229359p-02; r37 = r36 * r32; r38 = r37 + 0x1.5555555555593p-01; r39 = r31 * r38;
+	r40 = r32 * 0x1.39a09d078c69fp-03; r41 = r40 + 0x1.c71c51d8e78afp-03; r42 = r41 * r32; r43 = r42 + 0x1.999999997fa04p-02; r44 = r32 * r43;
+	r45 = r39 + r44;
+	r46 = r28 * 0x1p-01; r47 = r46 * r28;
+	r48 = r25 * 0x1.62e42feep-01; r49 = r47 + r45; r50 = r30 * r49; r51 = r25 * 0x1.a39ef35793c76p-33; r52 = r50 + r51; r53 = r47 - r52; r54 = r53 - r28; r55 = r48 - r54; r1 = r55; *o0 = r1; return;
+b10: // edge 6→8
+#line 35 "log.go"
+	r24 = r17; r25 = r22; goto b9;
 }
 
 // Task 0 of kernel Log(x []f64, out []f64), parallel.
 extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0, r19 = 0, r22 = 0, r28 = 0, r29 = 0, r38 = 0;
-	i32 r35 = 0, r36 = 0;
+	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r21 = 0, r27 = 0, r74 = 0, r76 = 0;
-	u64 r17 = 0, r18 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0;
-	double r14 = 0, r15 = 0, r16 = 0, r20 = 0, r24 = 0, r25 = 0, r26 = 0, r32 = 0;
-	double r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
-	double r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0;
-	double r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
-	double r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
-	double r70 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
+	i64 r13 = 0, r20 = 0, r22 = 0;
+	double r14 = 0, r15 = 0, r16 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
 #line 30 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 30 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r74 = r2; r75 = r12 + r74 * 8; r76 = (u64)r1 * 8ull; r77 = r4 + r74 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
 b2: // head
 #line 30 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17;
-	r72 = r75; r11 = r72 + 8ll; r14 = *(double *)r11;
-#line 24 "log.go"
-	r17 = (u64)__double_as_longlong(r14);
-#line 26 "log.go"
-	r18 = r17 & ~9223372036854775808ull; r19 = r18 == 0ull; if (!r19) goto b9;
-#line 27 "bits.go"
-	r16 = __longlong_as_double(0xfff0000000000000ll);
-b6: // Log.return
-#line 47 "log.go"
-	r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
+	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
+#line 83 "log.go"
+	qdfn18x0(r14, &r16); r15 = r16;
 #line 31 "math.go"
-	r73 = r77; r71 = r73 + 8ll; *(double *)r71 = r15;
+	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
 #line 30 "math.go"
-	r2 = (u64)r2 + (u64)r1; r75 = r75 + r76 * 1; r77 = r77 + r76 * 1; goto b2;
-b9: // Log.switch.next
-#line 28 "log.go"
-	r27 = (i64)r17; r28 = r27 < 0ll; if (!r28) goto b11;
-#line 31 "bits.go"
-	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
-b11: // Log.switch.next
-#line 30 "log.go"
-	r29 = r17 >= 9218868437227405312ull; if (!r29) goto b13;
-#line 28 "log.go"
-	r16 = r14; goto b6;
-b13: // Log.switch.next
-#line 33 "log.go"
-	r30 = r17 & 4503599627370495ull; r31 = r30 | 4602678819172646912ull; r32 = __longlong_as_double((i64)r31);
-	r33 = r17 >> 52; r34 = r33 & 2047ull; r35 = (i32)r34; r36 = (u32)r35 - 1022u; r37 = (double)r36;
-	r38 = r32 <= 0x1.6a09e667f3bcdp-01; if (!r38) goto b16;
-	r41 = r37 - 0x1p+00;
-	r42 = r32 * 0x1p+01; r39 = r42; r40 = r41;
-b15: // Log.if.done
-#line 39 "log.go"
-	r43 = r39 - 0x1p+00;
-	r44 = r43 + 0x1p+01; r45 = r43 / r44;
-	r46 = r45 * r45;
-	r47 = r46 * r46;
-	r48 = r47 * 0x1.2f112df3e5244p-03; r49 = r48 + 0x1.7466496cb03dep-03; r50 = r49 * r47; r51 = r50 + 0x1.2492494229359p-02; r52 = r51 * r47; r53 = r52 + 0x1.5555555555593p-01; r54 = r46 * r53;
-	r55 = r47 * 0x1.39a09d078c69fp-03; r56 = r55 + 0x1.c71c51d8e78afp-03; r57 = r56 * r47; r58 = r57 + 0x1.999999997fa04p-02; r59 = r47 * r58;
-	r60 = r54 + r59;
-	r61 = r43 * 0x1p-01; r62 = r61 * r43;
-	r63 = r40 * 0x1.62e42feep-01; r64 = r62 + r60; r65 = r45 * r64; r66 = r40 * 0x1.a39ef35793c76p-33; r67 = r65 + r66; r68 = r62 - r67; r69 = r68 - r43; r70 = r63 - r69; r16 = r70; goto b6;
-b16: // edge 6→8
-#line 35 "log.go"
-	r39 = r32; r40 = r37; goto b15;
-b17: // exit
-#line 35 "log.go"
+	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
+b7: // exit
+#line 30 "math.go"
 	return;
 }
 
@@ -2204,734 +2217,592 @@ b210: // exit
 	return;
 }
 
+// Function math$trigReduce.
+static __device__ void qdfn20x0(double a0, u64 *o0, double *o1) {
+	bool r3 = 0, r108 = 0;
+	i64 r7 = 0, r8 = 0, r9 = 0, r12 = 0, r15 = 0, r20 = 0, r25 = 0, r32 = 0;
+	i64 r37 = 0, r44 = 0, r49 = 0, r90 = 0, r92 = 0;
+	u64 r1 = 0, r4 = 0, r5 = 0, r6 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0;
+	u64 r16 = 0, r17 = 0, r21 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r28 = 0;
+	u64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r38 = 0, r39 = 0, r40 = 0;
+	u64 r41 = 0, r42 = 0, r45 = 0, r46 = 0, r47 = 0, r50 = 0, r51 = 0, r52 = 0;
+	u64 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
+	u64 r61 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	u64 r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0;
+	u64 r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0;
+	u64 r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0;
+	u64 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
+	u64 r103 = 0, r104 = 0, r105 = 0, r107 = 0, r109 = 0, r111 = 0, r112 = 0, r115 = 0;
+	u64 r116 = 0, r117 = 0, r118 = 0;
+	double r0 = 0, r2 = 0, r106 = 0, r110 = 0, r113 = 0, r114 = 0;
+	char *r18 = 0, *r19 = 0, *r24 = 0, *r31 = 0, *r36 = 0, *r43 = 0, *r48 = 0;
+	r0 = a0;
+#line 46 "trig_reduce.go"
+	r19 = (char *)qdata_mPi4;
+#line 33 "trig_reduce.go"
+	r3 = r0 < 0x1.921fb54442d18p-01; if (!r3) goto b3; r1 = 0ull; r2 = r0; *o0 = r1; *o1 = r2; return;
+b3: // if.done
+#line 38 "trig_reduce.go"
+	r4 = (u64)__double_as_longlong(r0);
+	r5 = r4 >> 52; r6 = r5 & 2047ull; r7 = (i64)r6; r8 = (u64)r7 - 1023ull; r9 = (u64)r8 - 52ull;
+	r10 = r4 & ~9218868437227405312ull;
+	r11 = r10 | 4503599627370496ull;
+#line 45 "trig_reduce.go"
+	r12 = (u64)r9 + 61ull; r13 = (u64)r12; r115 = r13 >> 6; r14 = r115; r16 = r13; r116 = r115; r117 = r116 * 64ull; r118 = r16 - r117; r17 = r118;
+	r20 = (i64)r14; r18 = r19 + r20 * 8; r21 = *(u64 *)r18; r22 = qd_shl_u64(r21, r17); r23 = r14 + 1ull; r25 = (i64)r23; r24 = r19 + r25 * 8; r26 = *(u64 *)r24; r27 = 64ull - r17; r28 = qd_shr_u64(r26, r27); r29 = r22 | r28;
+	r33 = r26; r34 = qd_shl_u64(r33, r17); r35 = r14 + 2ull; r37 = (i64)r35; r36 = r19 + r37 * 8; r38 = *(u64 *)r36; r39 = r27; r40 = qd_shr_u64(r38, r39); r41 = r34 | r40;
+	r45 = r38; r46 = qd_shl_u64(r45, r17); r47 = r14 + 3ull; r49 = (i64)r47; r48 = r19 + r49 * 8; r50 = *(u64 *)r48; r51 = r27; r52 = qd_shr_u64(r50, r51); r53 = r46 | r52;
+#line 50 "trig_reduce.go"
+	r54 = __umul64hi(r53, r11); r56 = r54;
+	r58 = __umul64hi(r41, r11); r59 = r41 * r11; r60 = r58; r61 = r59;
+	r62 = r29 * r11;
+#line 387 "bits.go"
+	r66 = r61 + r56; r67 = r66;
+#line 391 "bits.go"
+	r68 = r61 & r56; r69 = r61 | r56; r70 = r69 & ~r67; r71 = r68 | r70; r72 = r71 >> 63; r63 = r67; r64 = r72; r73 = r63; r74 = r64;
+#line 387 "bits.go"
+	r77 = r62 + r60; r78 = r77 + r74;
+#line 391 "bits.go"
+	r75 = r78; r84 = r75;
+#line 56 "trig_reduce.go"
+	r86 = r84 >> 61;
+#line 58 "trig_reduce.go"
+	r87 = r84 << 3; r88 = r73 >> 61; r89 = r87 | r88;
+	r91 = __clzll(r89); r92 = (i64)r91; r90 = r92; r93 = (u64)r90;
+	r94 = r93 + 1ull; r95 = 1023ull - r94; r96 = r95;
+#line 62 "trig_reduce.go"
+	r97 = r94; r98 = qd_shl_u64(r89, r97); r99 = r94; r100 = 64ull - r99; r101 = qd_shr_u64(r73, r100); r102 = r98 | r101;
+	r103 = r102 >> 12;
+#line 65 "trig_reduce.go"
+	r104 = r96 << 52; r105 = r103 | r104;
+	r106 = __longlong_as_double((i64)r105);
+#line 68 "trig_reduce.go"
+	r107 = r86 & 1ull; r108 = r107 == 1ull; if (!r108) goto b10;
+	r111 = r86 + 1ull;
+	r112 = r111 & 7ull;
+	r113 = r106 - 0x1p+00; r109 = r112; r110 = r113;
+b9: // if.done
+#line 74 "trig_reduce.go"
+	r114 = r110 * 0x1.921fb54442d18p-01; r1 = r109; r2 = r114; *o0 = r1; *o1 = r2; return;
+b10: // edge 2→4
+#line 68 "trig_reduce.go"
+	r109 = r86; r110 = r106; goto b9;
+}
+
+// Function math$sin.
+static __device__ void qdfn20x1(double a0, double *o0) {
+	bool r2 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
+	bool r17 = 0, r19 = 0, r26 = 0, r27 = 0, r33 = 0, r45 = 0, r48 = 0, r105 = 0;
+	i64 r6 = 0;
+	u64 r20 = 0, r22 = 0, r24 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0;
+	u64 r38 = 0, r46 = 0;
+	double r0 = 0, r1 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r12 = 0, r16 = 0;
+	double r18 = 0, r21 = 0, r23 = 0, r25 = 0, r29 = 0, r31 = 0, r35 = 0, r37 = 0;
+	double r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0;
+	double r50 = 0, r51 = 0, r54 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r61 = 0;
+	double r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0;
+	double r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r82 = 0;
+	double r83 = 0, r85 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0, r93 = 0;
+	double r94 = 0, r95 = 0, r97 = 0, r98 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0;
+	double r104 = 0, r106 = 0;
+	char *r52 = 0, *r53 = 0, *r56 = 0, *r60 = 0, *r64 = 0, *r68 = 0, *r72 = 0, *r80 = 0;
+	char *r81 = 0, *r84 = 0, *r88 = 0, *r92 = 0, *r96 = 0, *r100 = 0;
+	r0 = a0;
+#line 200 "sin.go"
+	r2 = r0 == 0x0p+00; if (!r2) goto b3;
+b2: // switch.body
+#line 200 "sin.go"
+	r1 = r0; *o0 = r1; return;
+b3: // IsNaN.entry
+#line 39 "bits.go"
+	r14 = r0 != r0; r13 = r14; if (r13) goto b2;
+#line 52 "bits.go"
+	r8 = fabs(r0); r9 = r8;
+#line 56 "bits.go"
+	r10 = r9 > 0x1.fffffffffffffp+1023; r5 = r10; if (!r5) goto b9;
+#line 31 "bits.go"
+	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
+b9: // switch.next
+#line 208 "sin.go"
+	r15 = r0 < 0x0p+00; if (!r15) goto b28;
+	r18 = -r0; r16 = r18; r17 = true;
+b11: // if.done
+#line 215 "sin.go"
+	r19 = r16 >= 0x1p+29; if (!r19) goto b24;
+	qdfn20x0(r16, &r20, &r21); r22 = r20; r23 = r21; r24 = r22; r25 = r23;
+b13: // if.done
+#line 230 "sin.go"
+	r26 = r24 > 3ull; if (!r26) goto b23;
+	r45 = !r17;
+	r46 = r24 - 4ull; r27 = r45; r28 = r46;
+b15: // if.done
+#line 234 "sin.go"
+	r47 = r25 * r25;
+	r48 = r28 == 1ull; if (!r48) goto b21;
+b16: // if.then
+#line 236 "sin.go"
+	r49 = r47 * 0x1p-01; r50 = 0x1p+00 - r49; r51 = r47 * r47; r55 = r47 * (-0x1.8fa49a0861a9bp-37); r58 = r55 + 0x1.1ee9d7b4e3f05p-29; r59 = r58 * r47; r62 = r59 + (-0x1.27e4f7eac4bc6p-22); r63 = r62 * r47; r66 = r63 + 0x1.a01a019c844f5p-16; r67 = r66 * r47; r70 = r67 + (-0x1.6c16c16c14f91p-10); r71 = r70 * r47; r74 = r71 + 0x1.555555555554bp-05; r75 = r51 * r74; r76 = r50 + r75; r77 = r76;
+b17: // if.done
+#line 236 "sin.go"
+	if (!r27) goto b20;
+#line 241 "sin.go"
+	r106 = -r77; r78 = r106;
+b19: // if.done
+#line 241 "sin.go"
+	r1 = r78; *o0 = r1; return;
+b20: // edge 16→20
+#line 236 "sin.go"
+	r78 = r77; goto b19;
+b21: // cond.false
+#line 235 "sin.go"
+	r105 = r28 == 2ull; if (r105) goto b16;
+#line 238 "sin.go"
+	r79 = r25 * r47; r83 = r47 * 0x1.5d8fd1fd19ccdp-33; r86 = r83 + (-0x1.ae5e5a9291f5dp-26); r87 = r86 * r47; r90 = r87 + 0x1.71de3567d48a1p-19; r91 = r90 * r47; r94 = r91 + (-0x1.a01a019bfdf03p-13); r95 = r94 * r47; r98 = r95 + 0x1.111111110f7dp-07; r99 = r98 * r47; r102 = r99 + (-0x1.5555555555548p-03); r103 = r79 * r102; r104 = r25 + r103; r77 = r104; goto b17;
+b23: // edge 9→14
+#line 230 "sin.go"
+	r27 = r17; r28 = r24; goto b15;
+b24: // if.else
+#line 218 "sin.go"
+	r29 = r16 * 0x1.45f306dc9c883p+00; r30 = qd_f64_to_u64(r29);
+	r31 = (double)r30;
+#line 222 "sin.go"
+	r32 = r30 & 1ull; r33 = r32 == 1ull; if (!r33) goto b27;
+	r36 = r30 + 1ull;
+	r37 = r31 + 0x1p+00; r34 = r36; r35 = r37;
+b26: // if.done
+#line 226 "sin.go"
+	r38 = r34 & 7ull;
+	r39 = r35 * 0x1.921fb4p-01; r40 = r16 - r39; r41 = r35 * 0x1.4442dp-25; r42 = r40 - r41; r43 = r35 * 0x1.8469898cc517p-49; r44 = r42 - r43; r24 = r38; r25 = r44; goto b13;
+b27: // edge 10→12
+#line 222 "sin.go"
+	r34 = r30; r35 = r31; goto b26;
+b28: // edge 5→7
+#line 208 "sin.go"
+	r16 = r0; r17 = false; goto b11;
+}
+
 // Task 0 of kernel Sin(x []f64, out []f64), parallel.
 extern "C" __global__ void Sin_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r28 = 0;
-	bool r29 = 0, r30 = 0, r32 = 0, r34 = 0, r37 = 0, r142 = 0, r153 = 0, r154 = 0;
-	bool r160 = 0, r172 = 0, r175 = 0, r232 = 0;
+	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r21 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r49 = 0, r54 = 0;
-	i64 r59 = 0, r66 = 0, r71 = 0, r78 = 0, r83 = 0, r124 = 0, r126 = 0, r241 = 0;
-	i64 r243 = 0;
-	u64 r35 = 0, r38 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0;
-	u64 r50 = 0, r51 = 0, r55 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0;
-	u64 r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r72 = 0, r73 = 0, r74 = 0;
-	u64 r75 = 0, r76 = 0, r79 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r86 = 0;
-	u64 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
-	u64 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
-	u64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
-	u64 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
-	u64 r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0;
-	u64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
-	u64 r137 = 0, r138 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r146 = 0, r149 = 0;
-	u64 r151 = 0, r155 = 0, r157 = 0, r159 = 0, r161 = 0, r163 = 0, r165 = 0, r173 = 0;
-	u64 r235 = 0, r236 = 0, r237 = 0, r238 = 0;
-	double r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r23 = 0, r24 = 0, r27 = 0;
-	double r31 = 0, r33 = 0, r36 = 0, r140 = 0, r144 = 0, r147 = 0, r148 = 0, r150 = 0;
-	double r152 = 0, r156 = 0, r158 = 0, r162 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0;
-	double r169 = 0, r170 = 0, r171 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0, r181 = 0;
-	double r182 = 0, r184 = 0, r185 = 0, r186 = 0, r188 = 0, r189 = 0, r190 = 0, r192 = 0;
-	double r193 = 0, r194 = 0, r196 = 0, r197 = 0, r198 = 0, r200 = 0, r201 = 0, r202 = 0;
-	double r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r212 = 0, r213 = 0;
-	double r214 = 0, r216 = 0, r217 = 0, r218 = 0, r220 = 0, r221 = 0, r222 = 0, r224 = 0;
-	double r225 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r233 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r52 = 0, *r53 = 0, *r58 = 0, *r65 = 0, *r70 = 0;
-	char *r77 = 0, *r82 = 0, *r179 = 0, *r180 = 0, *r183 = 0, *r187 = 0, *r191 = 0, *r195 = 0;
-	char *r199 = 0, *r207 = 0, *r208 = 0, *r211 = 0, *r215 = 0, *r219 = 0, *r223 = 0, *r227 = 0;
-	char *r234 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r244 = 0;
+	i64 r13 = 0, r20 = 0, r22 = 0;
+	double r14 = 0, r15 = 0, r16 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
 #line 44 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-#line 46 "trig_reduce.go"
-	r53 = (char *)qdata_mPi4;
 #line 44 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r241 = r2; r242 = r12 + r241 * 8; r243 = (u64)r1 * 8ull; r244 = r4 + r241 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
 b2: // head
 #line 44 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b45;
-	r239 = r242; r11 = r239 + 8ll; r14 = *(double *)r11;
-#line 200 "sin.go"
-	r17 = r14 == 0x0p+00; if (!r17) goto b9;
-b5: // sin.switch.body
-#line 200 "sin.go"
-	r16 = r14;
-b6: // sin.return
-#line 241 "sin.go"
-	r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
+	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
+#line 189 "sin.go"
+	qdfn20x1(r14, &r16); r15 = r16;
 #line 45 "math.go"
-	r240 = r244; r234 = r240 + 8ll; *(double *)r234 = r15;
+	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
 #line 44 "math.go"
-	r2 = (u64)r2 + (u64)r1; r242 = r242 + r243 * 1; r244 = r244 + r243 * 1; goto b2;
-b9: // IsNaN.entry
-#line 39 "bits.go"
-	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
-#line 52 "bits.go"
-	r23 = fabs(r14); r24 = r23;
-#line 56 "bits.go"
-	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
-#line 31 "bits.go"
-	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
-b15: // sin.switch.next
-#line 208 "sin.go"
-	r30 = r14 < 0x0p+00; if (!r30) goto b44;
-	r33 = -r14; r31 = r33; r32 = true;
-b17: // sin.if.done
-#line 215 "sin.go"
-	r34 = r31 >= 0x1p+29; if (!r34) goto b40;
-#line 33 "trig_reduce.go"
-	r37 = r31 < 0x1.921fb54442d18p-01; if (!r37) goto b32; r35 = 0ull; r36 = r31;
-b20: // trigReduce.return
-#line 74 "trig_reduce.go"
-	r149 = r35; r150 = r36; r151 = r149; r152 = r150;
-b21: // sin.if.done
-#line 230 "sin.go"
-	r153 = r151 > 3ull; if (!r153) goto b31;
-	r172 = !r32;
-	r173 = r151 - 4ull; r154 = r172; r155 = r173;
-b23: // sin.if.done
-#line 234 "sin.go"
-	r174 = r152 * r152;
-	r175 = r155 == 1ull; if (!r175) goto b29;
-b24: // sin.if.then
-#line 236 "sin.go"
-	r176 = r174 * 0x1p-01; r177 = 0x1p+00 - r176; r178 = r174 * r174; r182 = r174 * (-0x1.8fa49a0861a9bp-37); r185 = r182 + 0x1.1ee9d7b4e3f05p-29; r186 = r185 * r174; r189 = r186 + (-0x1.27e4f7eac4bc6p-22); r190 = r189 * r174; r193 = r190 + 0x1.a01a019c844f5p-16; r194 = r193 * r174; r197 = r194 + (-0x1.6c16c16c14f91p-10); r198 = r197 * r174; r201 = r198 + 0x1.555555555554bp-05; r202 = r178 * r201; r203 = r177 + r202; r204 = r203;
-b25: // sin.if.done
-#line 236 "sin.go"
-	if (!r154) goto b28;
-#line 241 "sin.go"
-	r233 = -r204; r205 = r233;
-b27: // sin.if.done
-#line 241 "sin.go"
-	r16 = r205; goto b6;
-b28: // edge 16→20
-#line 236 "sin.go"
-	r205 = r204; goto b27;
-b29: // sin.cond.false
-#line 235 "sin.go"
-	r232 = r155 == 2ull; if (r232) goto b24;
-#line 238 "sin.go"
-	r206 = r152 * r174; r210 = r174 * 0x1.5d8fd1fd19ccdp-33; r213 = r210 + (-0x1.ae5e5a9291f5dp-26); r214 = r213 * r174; r217 = r214 + 0x1.71de3567d48a1p-19; r218 = r217 * r174; r221 = r218 + (-0x1.a01a019bfdf03p-13); r222 = r221 * r174; r225 = r222 + 0x1.111111110f7dp-07; r226 = r225 * r174; r229 = r226 + (-0x1.5555555555548p-03); r230 = r206 * r229; r231 = r152 + r230; r204 = r231; goto b25;
-b31: // edge 9→14
-#line 230 "sin.go"
-	r154 = r32; r155 = r151; goto b23;
-b32: // trigReduce.if.done
-#line 38 "trig_reduce.go"
-	r38 = (u64)__double_as_longlong(r31);
-	r39 = r38 >> 52; r40 = r39 & 2047ull; r41 = (i64)r40; r42 = (u64)r41 - 1023ull; r43 = (u64)r42 - 52ull;
-	r44 = r38 & ~9218868437227405312ull;
-	r45 = r44 | 4503599627370496ull;
-#line 45 "trig_reduce.go"
-	r46 = (u64)r43 + 61ull; r47 = (u64)r46; r235 = r47 >> 6; r48 = r235; r50 = r47; r236 = r235; r237 = r236 * 64ull; r238 = r50 - r237; r51 = r238;
-	r54 = (i64)r48; r52 = r53 + r54 * 8; r55 = *(u64 *)r52; r56 = qd_shl_u64(r55, r51); r57 = r48 + 1ull; r59 = (i64)r57; r58 = r53 + r59 * 8; r60 = *(u64 *)r58; r61 = 64ull - r51; r62 = qd_shr_u64(r60, r61); r63 = r56 | r62;
-	r67 = r60; r68 = qd_shl_u64(r67, r51); r69 = r48 + 2ull; r71 = (i64)r69; r70 = r53 + r71 * 8; r72 = *(u64 *)r70; r73 = r61; r74 = qd_shr_u64(r72, r73); r75 = r68 | r74;
-	r79 = r72; r80 = qd_shl_u64(r79, r51); r81 = r48 + 3ull; r83 = (i64)r81; r82 = r53 + r83 * 8; r84 = *(u64 *)r82; r85 = r61; r86 = qd_shr_u64(r84, r85); r87 = r80 | r86;
-#line 50 "trig_reduce.go"
-	r88 = __umul64hi(r87, r45); r90 = r88;
-	r92 = __umul64hi(r75, r45); r93 = r75 * r45; r94 = r92; r95 = r93;
-	r96 = r63 * r45;
-#line 387 "bits.go"
-	r100 = r95 + r90; r101 = r100;
-#line 391 "bits.go"
-	r102 = r95 & r90; r103 = r95 | r90; r104 = r103 & ~r101; r105 = r102 | r104; r106 = r105 >> 63; r97 = r101; r98 = r106; r107 = r97; r108 = r98;
-#line 387 "bits.go"
-	r111 = r96 + r94; r112 = r111 + r108;
-#line 391 "bits.go"
-	r109 = r112; r118 = r109;
-#line 56 "trig_reduce.go"
-	r120 = r118 >> 61;
-#line 58 "trig_reduce.go"
-	r121 = r118 << 3; r122 = r107 >> 61; r123 = r121 | r122;
-	r125 = __clzll(r123); r126 = (i64)r125; r124 = r126; r127 = (u64)r124;
-	r128 = r127 + 1ull; r129 = 1023ull - r128; r130 = r129;
-#line 62 "trig_reduce.go"
-	r131 = r128; r132 = qd_shl_u64(r123, r131); r133 = r128; r134 = 64ull - r133; r135 = qd_shr_u64(r107, r134); r136 = r132 | r135;
-	r137 = r136 >> 12;
-#line 65 "trig_reduce.go"
-	r138 = r130 << 52; r139 = r137 | r138;
-	r140 = __longlong_as_double((i64)r139);
-#line 68 "trig_reduce.go"
-	r141 = r120 & 1ull; r142 = r141 == 1ull; if (!r142) goto b39;
-	r145 = r120 + 1ull;
-	r146 = r145 & 7ull;
-	r147 = r140 - 0x1p+00; r143 = r146; r144 = r147;
-b38: // trigReduce.if.done
-#line 74 "trig_reduce.go"
-	r148 = r144 * 0x1.921fb54442d18p-01; r35 = r143; r36 = r148; goto b20;
-b39: // edge 2→4
-#line 68 "trig_reduce.go"
-	r143 = r120; r144 = r140; goto b38;
-b40: // sin.if.else
-#line 218 "sin.go"
-	r156 = r31 * 0x1.45f306dc9c883p+00; r157 = qd_f64_to_u64(r156);
-	r158 = (double)r157;
-#line 222 "sin.go"
-	r159 = r157 & 1ull; r160 = r159 == 1ull; if (!r160) goto b43;
-	r163 = r157 + 1ull;
-	r164 = r158 + 0x1p+00; r161 = r163; r162 = r164;
-b42: // sin.if.done
-#line 226 "sin.go"
-	r165 = r161 & 7ull;
-	r166 = r162 * 0x1.921fb4p-01; r167 = r31 - r166; r168 = r162 * 0x1.4442dp-25; r169 = r167 - r168; r170 = r162 * 0x1.8469898cc517p-49; r171 = r169 - r170; r151 = r165; r152 = r171; goto b21;
-b43: // edge 10→12
-#line 222 "sin.go"
-	r161 = r157; r162 = r158; goto b42;
-b44: // edge 5→7
-#line 208 "sin.go"
-	r31 = r14; r32 = false; goto b17;
-b45: // exit
-#line 208 "sin.go"
+	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
+b7: // exit
+#line 44 "math.go"
 	return;
+}
+
+// Function math$cos.
+static __device__ void qdfn21x1(double a0, double *o0) {
+	bool r2 = 0, r3 = 0, r7 = 0, r8 = 0, r10 = 0, r13 = 0, r14 = 0, r22 = 0;
+	bool r23 = 0, r29 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r47 = 0, r104 = 0;
+	i64 r9 = 0;
+	u64 r16 = 0, r18 = 0, r20 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0, r32 = 0;
+	u64 r34 = 0, r41 = 0;
+	double r0 = 0, r1 = 0, r4 = 0, r5 = 0, r6 = 0, r11 = 0, r12 = 0, r15 = 0;
+	double r17 = 0, r19 = 0, r21 = 0, r25 = 0, r27 = 0, r31 = 0, r33 = 0, r35 = 0;
+	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r46 = 0, r48 = 0, r51 = 0;
+	double r52 = 0, r54 = 0, r55 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0, r62 = 0;
+	double r63 = 0, r64 = 0, r66 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
+	double r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0;
+	double r84 = 0, r85 = 0, r86 = 0, r88 = 0, r89 = 0, r90 = 0, r92 = 0, r93 = 0;
+	double r94 = 0, r96 = 0, r97 = 0, r98 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0;
+	double r105 = 0;
+	char *r49 = 0, *r50 = 0, *r53 = 0, *r57 = 0, *r61 = 0, *r65 = 0, *r69 = 0, *r79 = 0;
+	char *r80 = 0, *r83 = 0, *r87 = 0, *r91 = 0, *r95 = 0, *r99 = 0;
+	r0 = a0;
+#line 39 "bits.go"
+	r3 = r0 != r0; r2 = r3; if (!r2) goto b4;
+b3: // NaN.return
+#line 31 "bits.go"
+	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
+b4: // IsInf.if.then
+#line 52 "bits.go"
+	r11 = fabs(r0); r12 = r11;
+#line 56 "bits.go"
+	r13 = r12 > 0x1.fffffffffffffp+1023; r8 = r13; if (r8) goto b3;
+#line 139 "sin.go"
+	r6 = fabs(r0);
+#line 143 "sin.go"
+	r7 = r6 >= 0x1p+29; if (!r7) goto b23;
+	qdfn20x0(r6, &r16, &r17); r18 = r16; r19 = r17; r20 = r18; r21 = r19;
+b9: // if.done
+#line 158 "sin.go"
+	r22 = r20 > 3ull; if (!r22) goto b22;
+	r41 = r20 - 4ull;
+	r23 = true; r24 = r41;
+b11: // if.done
+#line 162 "sin.go"
+	r43 = r24 > 1ull; if (!r43) goto b21;
+	r45 = !r23; r44 = r45;
+b13: // if.done
+#line 166 "sin.go"
+	r46 = r21 * r21;
+	r47 = r24 == 1ull; if (!r47) goto b19;
+b14: // if.then
+#line 168 "sin.go"
+	r48 = r21 * r46; r52 = r46 * 0x1.5d8fd1fd19ccdp-33; r55 = r52 + (-0x1.ae5e5a9291f5dp-26); r56 = r55 * r46; r59 = r56 + 0x1.71de3567d48a1p-19; r60 = r59 * r46; r63 = r60 + (-0x1.a01a019bfdf03p-13); r64 = r63 * r46; r67 = r64 + 0x1.111111110f7dp-07; r68 = r67 * r46; r71 = r68 + (-0x1.5555555555548p-03); r72 = r48 * r71; r73 = r21 + r72; r74 = r73;
+b15: // if.done
+#line 168 "sin.go"
+	if (!r44) goto b18;
+#line 173 "sin.go"
+	r105 = -r74; r75 = r105;
+b17: // if.done
+#line 173 "sin.go"
+	r1 = r75; *o0 = r1; return;
+b18: // edge 14→18
+#line 168 "sin.go"
+	r75 = r74; goto b17;
+b19: // cond.false
+#line 167 "sin.go"
+	r104 = r24 == 2ull; if (r104) goto b14;
+#line 170 "sin.go"
+	r76 = r46 * 0x1p-01; r77 = 0x1p+00 - r76; r78 = r46 * r46; r82 = r46 * (-0x1.8fa49a0861a9bp-37); r85 = r82 + 0x1.1ee9d7b4e3f05p-29; r86 = r85 * r46; r89 = r86 + (-0x1.27e4f7eac4bc6p-22); r90 = r89 * r46; r93 = r90 + 0x1.a01a019c844f5p-16; r94 = r93 * r46; r97 = r94 + (-0x1.6c16c16c14f91p-10); r98 = r97 * r46; r101 = r98 + 0x1.555555555554bp-05; r102 = r78 * r101; r103 = r77 + r102; r74 = r103; goto b15;
+b21: // edge 10→12
+#line 162 "sin.go"
+	r44 = r23; goto b13;
+b22: // edge 5→10
+#line 158 "sin.go"
+	r23 = false; r24 = r20; goto b11;
+b23: // if.else
+#line 146 "sin.go"
+	r25 = r6 * 0x1.45f306dc9c883p+00; r26 = qd_f64_to_u64(r25);
+	r27 = (double)r26;
+#line 150 "sin.go"
+	r28 = r26 & 1ull; r29 = r28 == 1ull; if (!r29) goto b26;
+	r32 = r26 + 1ull;
+	r33 = r27 + 0x1p+00; r30 = r32; r31 = r33;
+b25: // if.done
+#line 154 "sin.go"
+	r34 = r30 & 7ull;
+	r35 = r31 * 0x1.921fb4p-01; r36 = r6 - r35; r37 = r31 * 0x1.4442dp-25; r38 = r36 - r37; r39 = r31 * 0x1.8469898cc517p-49; r40 = r38 - r39; r20 = r34; r21 = r40; goto b9;
+b26: // edge 6→8
+#line 150 "sin.go"
+	r30 = r26; r31 = r27; goto b25;
 }
 
 // Task 0 of kernel Cos(x []f64, out []f64), parallel.
 extern "C" __global__ void Cos_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0, r17 = 0, r18 = 0, r22 = 0, r23 = 0, r25 = 0, r28 = 0;
-	bool r29 = 0, r33 = 0, r138 = 0, r149 = 0, r150 = 0, r156 = 0, r169 = 0, r170 = 0;
-	bool r171 = 0, r172 = 0, r174 = 0, r231 = 0;
+	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r24 = 0, r37 = 0, r38 = 0, r39 = 0, r42 = 0, r45 = 0, r50 = 0;
-	i64 r55 = 0, r62 = 0, r67 = 0, r74 = 0, r79 = 0, r120 = 0, r122 = 0, r240 = 0;
-	i64 r242 = 0;
-	u64 r31 = 0, r34 = 0, r35 = 0, r36 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0;
-	u64 r46 = 0, r47 = 0, r51 = 0, r52 = 0, r53 = 0, r56 = 0, r57 = 0, r58 = 0;
-	u64 r59 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0, r68 = 0, r69 = 0, r70 = 0;
-	u64 r71 = 0, r72 = 0, r75 = 0, r76 = 0, r77 = 0, r80 = 0, r81 = 0, r82 = 0;
-	u64 r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0;
-	u64 r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0;
-	u64 r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0;
-	u64 r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
-	u64 r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r124 = 0;
-	u64 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0;
-	u64 r133 = 0, r134 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0, r142 = 0, r145 = 0;
-	u64 r147 = 0, r151 = 0, r153 = 0, r155 = 0, r157 = 0, r159 = 0, r161 = 0, r168 = 0;
-	u64 r234 = 0, r235 = 0, r236 = 0, r237 = 0;
-	double r14 = 0, r15 = 0, r16 = 0, r19 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0;
-	double r30 = 0, r32 = 0, r136 = 0, r140 = 0, r143 = 0, r144 = 0, r146 = 0, r148 = 0;
-	double r152 = 0, r154 = 0, r158 = 0, r160 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0;
-	double r166 = 0, r167 = 0, r173 = 0, r175 = 0, r178 = 0, r179 = 0, r181 = 0, r182 = 0;
-	double r183 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0, r193 = 0;
-	double r194 = 0, r195 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0;
-	double r203 = 0, r204 = 0, r205 = 0, r208 = 0, r209 = 0, r211 = 0, r212 = 0, r213 = 0;
-	double r215 = 0, r216 = 0, r217 = 0, r219 = 0, r220 = 0, r221 = 0, r223 = 0, r224 = 0;
-	double r225 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r232 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r48 = 0, *r49 = 0, *r54 = 0, *r61 = 0, *r66 = 0;
-	char *r73 = 0, *r78 = 0, *r176 = 0, *r177 = 0, *r180 = 0, *r184 = 0, *r188 = 0, *r192 = 0;
-	char *r196 = 0, *r206 = 0, *r207 = 0, *r210 = 0, *r214 = 0, *r218 = 0, *r222 = 0, *r226 = 0;
-	char *r233 = 0, *r238 = 0, *r239 = 0, *r241 = 0, *r243 = 0;
+	i64 r13 = 0, r20 = 0, r22 = 0;
+	double r14 = 0, r15 = 0, r16 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
 #line 51 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-#line 46 "trig_reduce.go"
-	r49 = (char *)qdata_mPi4;
 #line 51 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r240 = r2; r241 = r12 + r240 * 8; r242 = (u64)r1 * 8ull; r243 = r4 + r240 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
 b2: // head
 #line 51 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b43;
-	r238 = r241; r11 = r238 + 8ll; r14 = *(double *)r11;
-#line 39 "bits.go"
-	r18 = r14 != r14; r17 = r18; if (!r17) goto b10;
-b6: // NaN.return
-#line 31 "bits.go"
-	r16 = __longlong_as_double(0x7ff8000000000001ll);
-b7: // cos.return
-#line 173 "sin.go"
-	r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
+	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
+#line 122 "sin.go"
+	qdfn21x1(r14, &r16); r15 = r16;
 #line 52 "math.go"
-	r239 = r243; r233 = r239 + 8ll; *(double *)r233 = r15;
+	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
 #line 51 "math.go"
-	r2 = (u64)r2 + (u64)r1; r241 = r241 + r242 * 1; r243 = r243 + r242 * 1; goto b2;
-b10: // IsInf.if.then
-#line 52 "bits.go"
-	r26 = fabs(r14); r27 = r26;
-#line 56 "bits.go"
-	r28 = r27 > 0x1.fffffffffffffp+1023; r23 = r28; if (r23) goto b6;
-#line 139 "sin.go"
-	r21 = r26;
-#line 143 "sin.go"
-	r22 = r21 >= 0x1p+29; if (!r22) goto b39;
-#line 33 "trig_reduce.go"
-	r33 = r21 < 0x1.921fb54442d18p-01; if (!r33) goto b31; r31 = 0ull; r32 = r21;
-b16: // trigReduce.return
-#line 74 "trig_reduce.go"
-	r145 = r31; r146 = r32; r147 = r145; r148 = r146;
-b17: // cos.if.done
-#line 158 "sin.go"
-	r149 = r147 > 3ull; if (!r149) goto b30;
-	r168 = r147 - 4ull;
-	r150 = true; r151 = r168;
-b19: // cos.if.done
-#line 162 "sin.go"
-	r170 = r151 > 1ull; if (!r170) goto b29;
-	r172 = !r150; r171 = r172;
-b21: // cos.if.done
-#line 166 "sin.go"
-	r173 = r148 * r148;
-	r174 = r151 == 1ull; if (!r174) goto b27;
-b22: // cos.if.then
-#line 168 "sin.go"
-	r175 = r148 * r173; r179 = r173 * 0x1.5d8fd1fd19ccdp-33; r182 = r179 + (-0x1.ae5e5a9291f5dp-26); r183 = r182 * r173; r186 = r183 + 0x1.71de3567d48a1p-19; r187 = r186 * r173; r190 = r187 + (-0x1.a01a019bfdf03p-13); r191 = r190 * r173; r194 = r191 + 0x1.111111110f7dp-07; r195 = r194 * r173; r198 = r195 + (-0x1.5555555555548p-03); r199 = r175 * r198; r200 = r148 + r199; r201 = r200;
-b23: // cos.if.done
-#line 168 "sin.go"
-	if (!r171) goto b26;
-#line 173 "sin.go"
-	r232 = -r201; r202 = r232;
-b25: // cos.if.done
-#line 173 "sin.go"
-	r16 = r202; goto b7;
-b26: // edge 14→18
-#line 168 "sin.go"
-	r202 = r201; goto b25;
-b27: // cos.cond.false
-#line 167 "sin.go"
-	r231 = r151 == 2ull; if (r231) goto b22;
-#line 170 "sin.go"
-	r203 = r173 * 0x1p-01; r204 = 0x1p+00 - r203; r205 = r173 * r173; r209 = r173 * (-0x1.8fa49a0861a9bp-37); r212 = r209 + 0x1.1ee9d7b4e3f05p-29; r213 = r212 * r173; r216 = r213 + (-0x1.27e4f7eac4bc6p-22); r217 = r216 * r173; r220 = r217 + 0x1.a01a019c844f5p-16; r221 = r220 * r173; r224 = r221 + (-0x1.6c16c16c14f91p-10); r225 = r224 * r173; r228 = r225 + 0x1.555555555554bp-05; r229 = r205 * r228; r230 = r204 + r229; r201 = r230; goto b23;
-b29: // edge 10→12
-#line 162 "sin.go"
-	r171 = r150; goto b21;
-b30: // edge 5→10
-#line 158 "sin.go"
-	r150 = false; r151 = r147; goto b19;
-b31: // trigReduce.if.done
-#line 38 "trig_reduce.go"
-	r34 = (u64)__double_as_longlong(r21);
-	r35 = r34 >> 52; r36 = r35 & 2047ull; r37 = (i64)r36; r38 = (u64)r37 - 1023ull; r39 = (u64)r38 - 52ull;
-	r40 = r34 & ~9218868437227405312ull;
-	r41 = r40 | 4503599627370496ull;
-#line 45 "trig_reduce.go"
-	r42 = (u64)r39 + 61ull; r43 = (u64)r42; r234 = r43 >> 6; r44 = r234; r46 = r43; r235 = r234; r236 = r235 * 64ull; r237 = r46 - r236; r47 = r237;
-	r50 = (i64)r44; r48 = r49 + r50 * 8; r51 = *(u64 *)r48; r52 = qd_shl_u64(r51, r47); r53 = r44 + 1ull; r55 = (i64)r53; r54 = r49 + r55 * 8; r56 = *(u64 *)r54; r57 = 64ull - r47; r58 = qd_shr_u64(r56, r57); r59 = r52 | r58;
-	r63 = r56; r64 = qd_shl_u64(r63, r47); r65 = r44 + 2ull; r67 = (i64)r65; r66 = r49 + r67 * 8; r68 = *(u64 *)r66; r69 = r57; r70 = qd_shr_u64(r68, r69); r71 = r64 | r70;
-	r75 = r68; r76 = qd_shl_u64(r75, r47); r77 = r44 + 3ull; r79 = (i64)r77; r78 = r49 + r79 * 8; r80 = *(u64 *)r78; r81 = r57; r82 = qd_shr_u64(r80, r81); r83 = r76 | r82;
-#line 50 "trig_reduce.go"
-	r84 = __umul64hi(r83, r41); r86 = r84;
-	r88 = __umul64hi(r71, r41); r89 = r71 * r41; r90 = r88; r91 = r89;
-	r92 = r59 * r41;
-#line 387 "bits.go"
-	r96 = r91 + r86; r97 = r96;
-#line 391 "bits.go"
-	r98 = r91 & r86; r99 = r91 | r86; r100 = r99 & ~r97; r101 = r98 | r100; r102 = r101 >> 63; r93 = r97; r94 = r102; r103 = r93; r104 = r94;
-#line 387 "bits.go"
-	r107 = r92 + r90; r108 = r107 + r104;
-#line 391 "bits.go"
-	r105 = r108; r114 = r105;
-#line 56 "trig_reduce.go"
-	r116 = r114 >> 61;
-#line 58 "trig_reduce.go"
-	r117 = r114 << 3; r118 = r103 >> 61; r119 = r117 | r118;
-	r121 = __clzll(r119); r122 = (i64)r121; r120 = r122; r123 = (u64)r120;
-	r124 = r123 + 1ull; r125 = 1023ull - r124; r126 = r125;
-#line 62 "trig_reduce.go"
-	r127 = r124; r128 = qd_shl_u64(r119, r127); r129 = r124; r130 = 64ull - r129; r131 = qd_shr_u64(r103, r130); r132 = r128 | r131;
-	r133 = r132 >> 12;
-#line 65 "trig_reduce.go"
-	r134 = r126 << 52; r135 = r133 | r134;
-	r136 = __longlong_as_double((i64)r135);
-#line 68 "trig_reduce.go"
-	r137 = r116 & 1ull; r138 = r137 == 1ull; if (!r138) goto b38;
-	r141 = r116 + 1ull;
-	r142 = r141 & 7ull;
-	r143 = r136 - 0x1p+00; r139 = r142; r140 = r143;
-b37: // trigReduce.if.done
-#line 74 "trig_reduce.go"
-	r144 = r140 * 0x1.921fb54442d18p-01; r31 = r139; r32 = r144; goto b16;
-b38: // edge 2→4
-#line 68 "trig_reduce.go"
-	r139 = r116; r140 = r136; goto b37;
-b39: // cos.if.else
-#line 146 "sin.go"
-	r152 = r21 * 0x1.45f306dc9c883p+00; r153 = qd_f64_to_u64(r152);
-	r154 = (double)r153;
-#line 150 "sin.go"
-	r155 = r153 & 1ull; r156 = r155 == 1ull; if (!r156) goto b42;
-	r159 = r153 + 1ull;
-	r160 = r154 + 0x1p+00; r157 = r159; r158 = r160;
-b41: // cos.if.done
-#line 154 "sin.go"
-	r161 = r157 & 7ull;
-	r162 = r158 * 0x1.921fb4p-01; r163 = r21 - r162; r164 = r158 * 0x1.4442dp-25; r165 = r163 - r164; r166 = r158 * 0x1.8469898cc517p-49; r167 = r165 - r166; r147 = r161; r148 = r167; goto b17;
-b42: // edge 6→8
-#line 150 "sin.go"
-	r157 = r153; r158 = r154; goto b41;
-b43: // exit
-#line 150 "sin.go"
+	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
+b7: // exit
+#line 51 "math.go"
 	return;
+}
+
+// Function math$tan.
+static __device__ void qdfn22x1(double a0, double *o0) {
+	bool r2 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
+	bool r17 = 0, r19 = 0, r27 = 0, r32 = 0, r76 = 0;
+	i64 r6 = 0;
+	u64 r20 = 0, r22 = 0, r24 = 0, r29 = 0, r31 = 0, r33 = 0, r35 = 0, r75 = 0;
+	double r0 = 0, r1 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r12 = 0, r16 = 0;
+	double r18 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r28 = 0, r30 = 0, r34 = 0;
+	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r45 = 0;
+	double r46 = 0, r48 = 0, r49 = 0, r50 = 0, r52 = 0, r53 = 0, r54 = 0, r57 = 0;
+	double r58 = 0, r59 = 0, r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0;
+	double r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r77 = 0, r78 = 0;
+	double r79 = 0, r80 = 0;
+	char *r43 = 0, *r44 = 0, *r47 = 0, *r51 = 0, *r55 = 0, *r56 = 0, *r60 = 0, *r64 = 0;
+	char *r68 = 0;
+	r0 = a0;
+#line 98 "tan.go"
+	r2 = r0 == 0x0p+00; if (!r2) goto b3;
+b2: // switch.body
+#line 98 "tan.go"
+	r1 = r0; *o0 = r1; return;
+b3: // IsNaN.entry
+#line 39 "bits.go"
+	r14 = r0 != r0; r13 = r14; if (r13) goto b2;
+#line 52 "bits.go"
+	r8 = fabs(r0); r9 = r8;
+#line 56 "bits.go"
+	r10 = r9 > 0x1.fffffffffffffp+1023; r5 = r10; if (!r5) goto b9;
+#line 31 "bits.go"
+	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
+b9: // switch.next
+#line 106 "tan.go"
+	r15 = r0 < 0x0p+00; if (!r15) goto b27;
+	r18 = -r0; r16 = r18; r17 = true;
+b11: // if.done
+#line 112 "tan.go"
+	r19 = r16 >= 0x1p+29; if (!r19) goto b23;
+	qdfn20x0(r16, &r20, &r21); r22 = r20; r23 = r21; r24 = r22; r25 = r23;
+b13: // if.done
+#line 126 "tan.go"
+	r26 = r25 * r25;
+#line 128 "tan.go"
+	r27 = r26 > 0x1.6849b86a12b9bp-47; if (!r27) goto b22;
+	r46 = r26 * (-0x1.992d8d24f3f38p+13); r49 = r46 + 0x1.199eca5fc9dddp+20; r50 = r49 * r26; r53 = r50 + (-0x1.11fead3299176p+24); r54 = r26 * r53; r58 = r26 + 0x1.ab8a5eeb36572p+13; r59 = r58 * r26; r62 = r59 + (-0x1.427bc582abc96p+20); r63 = r62 * r26; r66 = r63 + 0x1.7d98fc2ead8efp+24; r67 = r66 * r26; r70 = r67 + (-0x1.9afe03cbe5a31p+25); r71 = r54 / r70; r72 = r25 * r71; r73 = r25 + r72; r74 = r73;
+b15: // if.done
+#line 133 "tan.go"
+	r75 = r24 & 2ull; r76 = r75 == 2ull; if (!r76) goto b21;
+	r78 = (-0x1p+00) / r74; r77 = r78;
+b17: // if.done
+#line 134 "tan.go"
+	if (!r17) goto b20;
+#line 137 "tan.go"
+	r80 = -r77; r79 = r80;
+b19: // if.done
+#line 137 "tan.go"
+	r1 = r79; *o0 = r1; return;
+b20: // edge 17→19
+#line 134 "tan.go"
+	r79 = r77; goto b19;
+b21: // edge 14→17
+#line 133 "tan.go"
+	r77 = r74; goto b17;
+b22: // if.else
+#line 133 "tan.go"
+	r74 = r25; goto b15;
+b23: // if.else
+#line 115 "tan.go"
+	r28 = r16 * 0x1.45f306dc9c883p+00; r29 = qd_f64_to_u64(r28);
+	r30 = (double)r29;
+#line 119 "tan.go"
+	r31 = r29 & 1ull; r32 = r31 == 1ull; if (!r32) goto b26;
+	r35 = r29 + 1ull;
+	r36 = r30 + 0x1p+00; r33 = r35; r34 = r36;
+b25: // if.done
+#line 124 "tan.go"
+	r37 = r34 * 0x1.921fb4p-01; r38 = r16 - r37; r39 = r34 * 0x1.4442dp-25; r40 = r38 - r39; r41 = r34 * 0x1.8469898cc517p-49; r42 = r40 - r41; r24 = r33; r25 = r42; goto b13;
+b26: // edge 10→12
+#line 119 "tan.go"
+	r33 = r29; r34 = r30; goto b25;
+b27: // edge 5→7
+#line 106 "tan.go"
+	r16 = r0; r17 = false; goto b11;
 }
 
 // Task 0 of kernel Tan(x []f64, out []f64), parallel.
 extern "C" __global__ void Tan_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r28 = 0;
-	bool r29 = 0, r30 = 0, r32 = 0, r34 = 0, r37 = 0, r142 = 0, r154 = 0, r159 = 0;
-	bool r203 = 0;
+	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r21 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r49 = 0, r54 = 0;
-	i64 r59 = 0, r66 = 0, r71 = 0, r78 = 0, r83 = 0, r124 = 0, r126 = 0, r215 = 0;
-	i64 r217 = 0;
-	u64 r35 = 0, r38 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0;
-	u64 r50 = 0, r51 = 0, r55 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0;
-	u64 r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r72 = 0, r73 = 0, r74 = 0;
-	u64 r75 = 0, r76 = 0, r79 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r86 = 0;
-	u64 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
-	u64 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
-	u64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
-	u64 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
-	u64 r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0;
-	u64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
-	u64 r137 = 0, r138 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r146 = 0, r149 = 0;
-	u64 r151 = 0, r156 = 0, r158 = 0, r160 = 0, r162 = 0, r202 = 0, r209 = 0, r210 = 0;
-	u64 r211 = 0, r212 = 0;
-	double r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r23 = 0, r24 = 0, r27 = 0;
-	double r31 = 0, r33 = 0, r36 = 0, r140 = 0, r144 = 0, r147 = 0, r148 = 0, r150 = 0;
-	double r152 = 0, r153 = 0, r155 = 0, r157 = 0, r161 = 0, r163 = 0, r164 = 0, r165 = 0;
-	double r166 = 0, r167 = 0, r168 = 0, r169 = 0, r172 = 0, r173 = 0, r175 = 0, r176 = 0;
-	double r177 = 0, r179 = 0, r180 = 0, r181 = 0, r184 = 0, r185 = 0, r186 = 0, r188 = 0;
-	double r189 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0, r197 = 0, r198 = 0;
-	double r199 = 0, r200 = 0, r201 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r52 = 0, *r53 = 0, *r58 = 0, *r65 = 0, *r70 = 0;
-	char *r77 = 0, *r82 = 0, *r170 = 0, *r171 = 0, *r174 = 0, *r178 = 0, *r182 = 0, *r183 = 0;
-	char *r187 = 0, *r191 = 0, *r195 = 0, *r208 = 0, *r213 = 0, *r214 = 0, *r216 = 0, *r218 = 0;
+	i64 r13 = 0, r20 = 0, r22 = 0;
+	double r14 = 0, r15 = 0, r16 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
 #line 58 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
-#line 46 "trig_reduce.go"
-	r53 = (char *)qdata_mPi4;
 #line 58 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r215 = r2; r216 = r12 + r215 * 8; r217 = (u64)r1 * 8ull; r218 = r4 + r215 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
 b2: // head
 #line 58 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b44;
-	r213 = r216; r11 = r213 + 8ll; r14 = *(double *)r11;
-#line 98 "tan.go"
-	r17 = r14 == 0x0p+00; if (!r17) goto b9;
-b5: // tan.switch.body
-#line 98 "tan.go"
-	r16 = r14;
-b6: // tan.return
-#line 137 "tan.go"
-	r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
+	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
+#line 87 "tan.go"
+	qdfn22x1(r14, &r16); r15 = r16;
 #line 59 "math.go"
-	r214 = r218; r208 = r214 + 8ll; *(double *)r208 = r15;
+	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
 #line 58 "math.go"
-	r2 = (u64)r2 + (u64)r1; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; goto b2;
-b9: // IsNaN.entry
-#line 39 "bits.go"
-	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
-#line 52 "bits.go"
-	r23 = fabs(r14); r24 = r23;
-#line 56 "bits.go"
-	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
-#line 31 "bits.go"
-	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
-b15: // tan.switch.next
-#line 106 "tan.go"
-	r30 = r14 < 0x0p+00; if (!r30) goto b43;
-	r33 = -r14; r31 = r33; r32 = true;
-b17: // tan.if.done
-#line 112 "tan.go"
-	r34 = r31 >= 0x1p+29; if (!r34) goto b39;
-#line 33 "trig_reduce.go"
-	r37 = r31 < 0x1.921fb54442d18p-01; if (!r37) goto b31; r35 = 0ull; r36 = r31;
-b20: // trigReduce.return
-#line 74 "trig_reduce.go"
-	r149 = r35; r150 = r36; r151 = r149; r152 = r150;
-b21: // tan.if.done
-#line 126 "tan.go"
-	r153 = r152 * r152;
-#line 128 "tan.go"
-	r154 = r153 > 0x1.6849b86a12b9bp-47; if (!r154) goto b30;
-	r173 = r153 * (-0x1.992d8d24f3f38p+13); r176 = r173 + 0x1.199eca5fc9dddp+20; r177 = r176 * r153; r180 = r177 + (-0x1.11fead3299176p+24); r181 = r153 * r180; r185 = r153 + 0x1.ab8a5eeb36572p+13; r186 = r185 * r153; r189 = r186 + (-0x1.427bc582abc96p+20); r190 = r189 * r153; r193 = r190 + 0x1.7d98fc2ead8efp+24; r194 = r193 * r153; r197 = r194 + (-0x1.9afe03cbe5a31p+25); r198 = r181 / r197; r199 = r152 * r198; r200 = r152 + r199; r201 = r200;
-b23: // tan.if.done
-#line 133 "tan.go"
-	r202 = r151 & 2ull; r203 = r202 == 2ull; if (!r203) goto b29;
-	r205 = (-0x1p+00) / r201; r204 = r205;
-b25: // tan.if.done
-#line 134 "tan.go"
-	if (!r32) goto b28;
-#line 137 "tan.go"
-	r207 = -r204; r206 = r207;
-b27: // tan.if.done
-#line 137 "tan.go"
-	r16 = r206; goto b6;
-b28: // edge 17→19
-#line 134 "tan.go"
-	r206 = r204; goto b27;
-b29: // edge 14→17
-#line 133 "tan.go"
-	r204 = r201; goto b25;
-b30: // tan.if.else
-#line 133 "tan.go"
-	r201 = r152; goto b23;
-b31: // trigReduce.if.done
-#line 38 "trig_reduce.go"
-	r38 = (u64)__double_as_longlong(r31);
-	r39 = r38 >> 52; r40 = r39 & 2047ull; r41 = (i64)r40; r42 = (u64)r41 - 1023ull; r43 = (u64)r42 - 52ull;
-	r44 = r38 & ~9218868437227405312ull;
-	r45 = r44 | 4503599627370496ull;
-#line 45 "trig_reduce.go"
-	r46 = (u64)r43 + 61ull; r47 = (u64)r46; r209 = r47 >> 6; r48 = r209; r50 = r47; r210 = r209; r211 = r210 * 64ull; r212 = r50 - r211; r51 = r212;
-	r54 = (i64)r48; r52 = r53 + r54 * 8; r55 = *(u64 *)r52; r56 = qd_shl_u64(r55, r51); r57 = r48 + 1ull; r59 = (i64)r57; r58 = r53 + r59 * 8; r60 = *(u64 *)r58; r61 = 64ull - r51; r62 = qd_shr_u64(r60, r61); r63 = r56 | r62;
-	r67 = r60; r68 = qd_shl_u64(r67, r51); r69 = r48 + 2ull; r71 = (i64)r69; r70 = r53 + r71 * 8; r72 = *(u64 *)r70; r73 = r61; r74 = qd_shr_u64(r72, r73); r75 = r68 | r74;
-	r79 = r72; r80 = qd_shl_u64(r79, r51); r81 = r48 + 3ull; r83 = (i64)r81; r82 = r53 + r83 * 8; r84 = *(u64 *)r82; r85 = r61; r86 = qd_shr_u64(r84, r85); r87 = r80 | r86;
-#line 50 "trig_reduce.go"
-	r88 = __umul64hi(r87, r45); r90 = r88;
-	r92 = __umul64hi(r75, r45); r93 = r75 * r45; r94 = r92; r95 = r93;
-	r96 = r63 * r45;
-#line 387 "bits.go"
-	r100 = r95 + r90; r101 = r100;
-#line 391 "bits.go"
-	r102 = r95 & r90; r103 = r95 | r90; r104 = r103 & ~r101; r105 = r102 | r104; r106 = r105 >> 63; r97 = r101; r98 = r106; r107 = r97; r108 = r98;
-#line 387 "bits.go"
-	r111 = r96 + r94; r112 = r111 + r108;
-#line 391 "bits.go"
-	r109 = r112; r118 = r109;
-#line 56 "trig_reduce.go"
-	r120 = r118 >> 61;
-#line 58 "trig_reduce.go"
-	r121 = r118 << 3; r122 = r107 >> 61; r123 = r121 | r122;
-	r125 = __clzll(r123); r126 = (i64)r125; r124 = r126; r127 = (u64)r124;
-	r128 = r127 + 1ull; r129 = 1023ull - r128; r130 = r129;
-#line 62 "trig_reduce.go"
-	r131 = r128; r132 = qd_shl_u64(r123, r131); r133 = r128; r134 = 64ull - r133; r135 = qd_shr_u64(r107, r134); r136 = r132 | r135;
-	r137 = r136 >> 12;
-#line 65 "trig_reduce.go"
-	r138 = r130 << 52; r139 = r137 | r138;
-	r140 = __longlong_as_double((i64)r139);
-#line 68 "trig_reduce.go"
-	r141 = r120 & 1ull; r142 = r141 == 1ull; if (!r142) goto b38;
-	r145 = r120 + 1ull;
-	r146 = r145 & 7ull;
-	r147 = r140 - 0x1p+00; r143 = r146; r144 = r147;
-b37: // trigReduce.if.done
-#line 74 "trig_reduce.go"
-	r148 = r144 * 0x1.921fb54442d18p-01; r35 = r143; r36 = r148; goto b20;
-b38: // edge 2→4
-#line 68 "trig_reduce.go"
-	r143 = r120; r144 = r140; goto b37;
-b39: // tan.if.else
-#line 115 "tan.go"
-	r155 = r31 * 0x1.45f306dc9c883p+00; r156 = qd_f64_to_u64(r155);
-	r157 = (double)r156;
-#line 119 "tan.go"
-	r158 = r156 & 1ull; r159 = r158 == 1ull; if (!r159) goto b42;
-	r162 = r156 + 1ull;
-	r163 = r157 + 0x1p+00; r160 = r162; r161 = r163;
-b41: // tan.if.done
-#line 124 "tan.go"
-	r164 = r161 * 0x1.921fb4p-01; r165 = r31 - r164; r166 = r161 * 0x1.4442dp-25; r167 = r165 - r166; r168 = r161 * 0x1.8469898cc517p-49; r169 = r167 - r168; r151 = r160; r152 = r169; goto b21;
-b42: // edge 10→12
-#line 119 "tan.go"
-	r160 = r156; r161 = r157; goto b41;
-b43: // edge 5→7
-#line 106 "tan.go"
-	r31 = r14; r32 = false; goto b17;
-b44: // exit
-#line 106 "tan.go"
+	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
+b7: // exit
+#line 58 "math.go"
 	return;
+}
+
+// Function math$xatan.
+static __device__ void qdfn23x0(double a0, double *o0) {
+	double r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0;
+	double r8 = 0, r9 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0;
+	double r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	r0 = a0;
+#line 68 "atan.go"
+	r2 = r0 * r0;
+	r3 = r2 * (-0x1.c007fa1f72594p-01); r4 = r3 + (-0x1.028545b6b807ap+04); r5 = r4 * r2; r6 = r5 + (-0x1.2c08c36880273p+06); r7 = r6 * r2; r8 = r7 + (-0x1.eb8bf2d05ba25p+06); r9 = r8 * r2; r10 = r9 + (-0x1.03669fd28ec8ep+06); r11 = r2 * r10; r12 = r2 + 0x1.8dbc45b14603cp+04; r13 = r12 * r2; r14 = r13 + 0x1.4a0dd43b8fa25p+07; r15 = r14 * r2; r16 = r15 + 0x1.b0e18d2e2be3bp+08; r17 = r16 * r2; r18 = r17 + 0x1.e563f13b049eap+08; r19 = r18 * r2; r20 = r19 + 0x1.8519efbbd62ecp+07; r21 = r11 / r20;
+	r22 = r0 * r21; r23 = r22 + r0; r1 = r23; *o0 = r1; return;
+}
+
+// Function math$satan.
+static __device__ void qdfn23x1(double a0, double *o0) {
+	bool r2 = 0, r4 = 0;
+	double r0 = 0, r1 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0;
+	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0;
+	r0 = a0;
+#line 81 "atan.go"
+	r2 = r0 <= 0x1.51eb851eb851fp-01; if (!r2) goto b3;
+	qdfn23x0(r0, &r3); r1 = r3; *o0 = r1; return;
+b3: // if.done
+#line 84 "atan.go"
+	r4 = r0 > 0x1.3504f333f9de6p+01; if (!r4) goto b5;
+	r5 = 0x1p+00 / r0; qdfn23x0(r5, &r6); r7 = 0x1.921fb54442d18p+00 - r6; r8 = r7 + 0x1.1a62633145c07p-54; r1 = r8; *o0 = r1; return;
+b5: // if.done
+#line 87 "atan.go"
+	r9 = r0 - 0x1p+00; r10 = r0 + 0x1p+00; r11 = r9 / r10; qdfn23x0(r11, &r12); r13 = r12 + 0x1.921fb54442d18p-01; r14 = r13 + 0x1.1a62633145c07p-55; r1 = r14; *o0 = r1; return;
+}
+
+// Function math$Atan.
+static __device__ void qdfn23x2(double a0, double *o0) {
+	bool r4 = 0, r5 = 0;
+	double r0 = 0, r1 = 0, r2 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0;
+	r0 = a0;
+#line 104 "atan.go"
+	r4 = r0 == 0x0p+00; if (!r4) goto b4; r3 = r0;
+b3: // atan.return
+#line 110 "atan.go"
+	r1 = r3; *o0 = r1; return;
+b4: // atan.if.done
+#line 107 "atan.go"
+	r5 = r0 > 0x0p+00; if (!r5) goto b6;
+	qdfn23x1(r0, &r6); r3 = r6; goto b3;
+b6: // atan.if.done
+#line 110 "atan.go"
+	r7 = -r0; qdfn23x1(r7, &r8); r9 = -r8; r3 = r9; goto b3;
+}
+
+// Function math$atan2.
+static __device__ void qdfn23x3(double a0, double a1, double *o0) {
+	bool r3 = 0, r4 = 0, r7 = 0, r8 = 0, r9 = 0, r10 = 0, r19 = 0, r36 = 0;
+	bool r39 = 0, r40 = 0, r42 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r53 = 0;
+	bool r54 = 0, r64 = 0, r66 = 0, r69 = 0, r70 = 0, r72 = 0, r74 = 0, r77 = 0;
+	bool r78 = 0, r80 = 0, r82 = 0, r85 = 0, r86 = 0, r122 = 0, r123 = 0;
+	i64 r38 = 0, r41 = 0, r49 = 0, r65 = 0, r73 = 0, r81 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r22 = 0, r23 = 0, r24 = 0;
+	u64 r25 = 0, r26 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r37 = 0;
+	u64 r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r90 = 0, r91 = 0, r92 = 0;
+	u64 r93 = 0, r94 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r106 = 0;
+	u64 r107 = 0, r108 = 0, r109 = 0, r110 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0;
+	u64 r118 = 0;
+	double r0 = 0, r1 = 0, r2 = 0, r5 = 0, r6 = 0, r11 = 0, r12 = 0, r18 = 0;
+	double r20 = 0, r21 = 0, r27 = 0, r28 = 0, r29 = 0, r35 = 0, r43 = 0, r44 = 0;
+	double r47 = 0, r51 = 0, r52 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0, r67 = 0;
+	double r68 = 0, r71 = 0, r75 = 0, r76 = 0, r79 = 0, r83 = 0, r84 = 0, r87 = 0;
+	double r88 = 0, r89 = 0, r95 = 0, r96 = 0, r97 = 0, r103 = 0, r104 = 0, r105 = 0;
+	double r111 = 0, r112 = 0, r113 = 0, r119 = 0, r120 = 0, r121 = 0, r124 = 0, r125 = 0;
+	r0 = a0;
+	r1 = a1;
+#line 39 "bits.go"
+	r4 = r0 != r0; r3 = r4; if (!r3) goto b4;
+b3: // NaN.return
+#line 31 "bits.go"
+	r2 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r2; return;
+b4: // IsNaN.entry
+#line 39 "bits.go"
+	r10 = r1 != r1; r9 = r10; if (r9) goto b3;
+#line 42 "atan2.go"
+	r8 = r0 == 0x0p+00; if (!r8) goto b14;
+	r7 = r1 >= 0x0p+00; if (!r7) goto b10;
+#line 9 "signbit.go"
+	r37 = (u64)__double_as_longlong(r1); r38 = (i64)r37; r39 = r38 < 0ll; r36 = r39; if (!r36) goto b12;
+b10: // Copysign.entry
+#line 11 "copysign.go"
+	r32 = (u64)__double_as_longlong(r0); r33 = r32 & 9223372036854775808ull; r34 = r33 | 4614256656552045848ull; r35 = __longlong_as_double((i64)r34); r28 = r35; r2 = r28; *o0 = r2; return;
+b12: // Copysign.entry
+#line 11 "copysign.go"
+	r24 = (u64)__double_as_longlong(r0); r25 = r24 & 9223372036854775808ull; r26 = r25; r27 = __longlong_as_double((i64)r26); r20 = r27; r2 = r20; *o0 = r2; return;
+b14: // switch.next
+#line 47 "atan2.go"
+	r19 = r1 == 0x0p+00; if (!r19) goto b17;
+#line 11 "copysign.go"
+	r15 = (u64)__double_as_longlong(r0); r16 = r15 & 9223372036854775808ull; r17 = r16 | 4609753056924675352ull; r18 = __longlong_as_double((i64)r17); r11 = r18; r2 = r11; *o0 = r2; return;
+b17: // IsInf.if.then
+#line 52 "bits.go"
+	r51 = fabs(r1); r52 = r51;
+#line 56 "bits.go"
+	r53 = r52 > 0x1.fffffffffffffp+1023; r48 = r53; if (!r48) goto b37;
+#line 53 "bits.go"
+	r44 = r1;
+#line 56 "bits.go"
+	r45 = r44 > 0x1.fffffffffffffp+1023; r40 = r45; if (!r40) goto b30;
+#line 52 "bits.go"
+	r75 = fabs(r0); r76 = r75;
+#line 56 "bits.go"
+	r77 = r76 > 0x1.fffffffffffffp+1023; r72 = r77; if (!r72) goto b28;
+#line 11 "copysign.go"
+	r92 = (u64)__double_as_longlong(r0); r93 = r92 & 9223372036854775808ull; r94 = r93 | 4605249457297304856ull; r95 = __longlong_as_double((i64)r94); r88 = r95; r2 = r88; *o0 = r2; return;
+b28: // Copysign.entry
+#line 11 "copysign.go"
+	r100 = (u64)__double_as_longlong(r0); r101 = r100 & 9223372036854775808ull; r102 = r101; r103 = __longlong_as_double((i64)r102); r96 = r103; r2 = r96; *o0 = r2; return;
+b30: // IsInf.if.then
+#line 52 "bits.go"
+	r83 = fabs(r0); r84 = r83;
+#line 56 "bits.go"
+	r85 = r84 > 0x1.fffffffffffffp+1023; r80 = r85; if (!r80) goto b35;
+#line 11 "copysign.go"
+	r108 = (u64)__double_as_longlong(r0); r109 = r108 & 9223372036854775808ull; r110 = r109 | 4612488097114038738ull; r111 = __longlong_as_double((i64)r110); r104 = r111; r2 = r104; *o0 = r2; return;
+b35: // Copysign.entry
+#line 11 "copysign.go"
+	r116 = (u64)__double_as_longlong(r0); r117 = r116 & 9223372036854775808ull; r118 = r117 | 4614256656552045848ull; r119 = __longlong_as_double((i64)r118); r112 = r119; r2 = r112; *o0 = r2; return;
+b37: // IsInf.if.then
+#line 52 "bits.go"
+	r67 = fabs(r0); r68 = r67;
+#line 56 "bits.go"
+	r69 = r68 > 0x1.fffffffffffffp+1023; r64 = r69; if (!r64) goto b42;
+#line 11 "copysign.go"
+	r60 = (u64)__double_as_longlong(r0); r61 = r60 & 9223372036854775808ull; r62 = r61 | 4609753056924675352ull; r63 = __longlong_as_double((i64)r62); r56 = r63; r2 = r56; *o0 = r2; return;
+b42: // switch.next
+#line 69 "atan2.go"
+	r120 = r0 / r1; qdfn23x2(r120, &r121);
+	r122 = r1 < 0x0p+00; if (!r122) goto b46;
+	r123 = r121 <= 0x0p+00; if (!r123) goto b45;
+	r124 = r121 + 0x1.921fb54442d18p+01; r2 = r124; *o0 = r2; return;
+b45: // if.done
+#line 74 "atan2.go"
+	r125 = r121 - 0x1.921fb54442d18p+01; r2 = r125; *o0 = r2; return;
+b46: // if.done
+#line 71 "atan2.go"
+	r2 = r121; *o0 = r2; return;
 }
 
 // Task 0 of kernel Atan2(y []f64, x []f64, out []f64), parallel.
 extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
-	bool r7 = 0, r10 = 0, r21 = 0, r22 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0;
-	bool r37 = 0, r54 = 0, r57 = 0, r58 = 0, r60 = 0, r63 = 0, r64 = 0, r66 = 0;
-	bool r68 = 0, r71 = 0, r72 = 0, r82 = 0, r84 = 0, r87 = 0, r88 = 0, r90 = 0;
-	bool r92 = 0, r95 = 0, r96 = 0, r98 = 0, r100 = 0, r103 = 0, r104 = 0, r141 = 0;
-	bool r142 = 0, r144 = 0, r168 = 0, r225 = 0, r249 = 0, r305 = 0, r306 = 0;
+	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r17 = 0, r56 = 0, r59 = 0, r67 = 0, r83 = 0, r91 = 0, r99 = 0;
-	i64 r313 = 0, r315 = 0;
-	u64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0, r41 = 0, r42 = 0;
-	u64 r43 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r55 = 0;
-	u64 r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r108 = 0, r109 = 0, r110 = 0;
-	u64 r111 = 0, r112 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r124 = 0;
-	u64 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0;
-	u64 r136 = 0;
-	double r14 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0;
-	double r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r47 = 0, r53 = 0, r61 = 0;
-	double r62 = 0, r65 = 0, r69 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0, r81 = 0;
-	double r85 = 0, r86 = 0, r89 = 0, r93 = 0, r94 = 0, r97 = 0, r101 = 0, r102 = 0;
-	double r105 = 0, r106 = 0, r107 = 0, r113 = 0, r114 = 0, r115 = 0, r121 = 0, r122 = 0;
-	double r123 = 0, r129 = 0, r130 = 0, r131 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0;
-	double r143 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
-	double r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
-	double r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0;
-	double r169 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0;
-	double r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0;
-	double r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0;
-	double r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0;
-	double r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0;
-	double r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0;
-	double r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0;
-	double r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0;
-	double r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0;
-	double r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r250 = 0;
-	double r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0;
-	double r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
-	double r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0;
-	double r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0;
-	double r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0;
-	double r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0;
-	double r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r309 = 0, *r310 = 0, *r311 = 0;
-	char *r312 = 0, *r314 = 0, *r316 = 0, *r317 = 0;
+	i64 r13 = 0, r17 = 0, r25 = 0, r27 = 0;
+	double r14 = 0, r18 = 0, r19 = 0, r20 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r21 = 0, *r22 = 0, *r23 = 0;
+	char *r24 = 0, *r26 = 0, *r28 = 0, *r29 = 0;
 #line 65 "math.go"
 	r4 = p4; r5 = p5; r3 = r5;
 	r12 = p0; r16 = p2;
 #line 65 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r313 = r2; r314 = r12 + r313 * 8; r315 = (u64)r1 * 8ull; r316 = r16 + r313 * 8; r317 = r4 + r313 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r25 = r2; r26 = r12 + r25 * 8; r27 = (u64)r1 * 8ull; r28 = r16 + r25 * 8; r29 = r4 + r25 * 8;
 b2: // head
 #line 65 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b81;
-	r310 = r314; r11 = r310 + 8ll; r14 = *(double *)r11; r311 = r316; r15 = r311 + 8ll; r18 = *(double *)r15;
-#line 70 "atan2.go"
-	r305 = r18 < 0x0p+00;
-#line 39 "bits.go"
-	r22 = r14 != r14; r21 = r22; if (!r21) goto b10;
-b6: // NaN.return
-#line 31 "bits.go"
-	r20 = __longlong_as_double(0x7ff8000000000001ll);
-b7: // atan2.return
-#line 74 "atan2.go"
-	r19 = r20;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
+	r22 = r26; r11 = r22 + 8ll; r14 = *(double *)r11; r23 = r28; r15 = r23 + 8ll; r18 = *(double *)r15;
+#line 34 "atan2.go"
+	qdfn23x3(r14, r18, &r20); r19 = r20;
 #line 66 "math.go"
-	r312 = r317; r309 = r312 + 8ll; *(double *)r309 = r19;
+	r24 = r29; r21 = r24 + 8ll; *(double *)r21 = r19;
 #line 65 "math.go"
-	r2 = (u64)r2 + (u64)r1; r314 = r314 + r315 * 1; r316 = r316 + r315 * 1; r317 = r317 + r315 * 1; goto b2;
-b10: // IsNaN.entry
-#line 39 "bits.go"
-	r28 = r18 != r18; r27 = r28; if (r27) goto b6;
-#line 42 "atan2.go"
-	r26 = r14 == 0x0p+00; if (!r26) goto b20;
-	r25 = r18 >= 0x0p+00; if (!r25) goto b16;
-#line 9 "signbit.go"
-	r55 = (u64)__double_as_longlong(r18); r56 = (i64)r55; r57 = r56 < 0ll; r54 = r57; if (!r54) goto b18;
-b16: // Copysign.entry
-#line 11 "copysign.go"
-	r50 = (u64)__double_as_longlong(r14); r51 = r50 & 9223372036854775808ull; r52 = r51 | 4614256656552045848ull; r53 = __longlong_as_double((i64)r52); r46 = r53; r20 = r46; goto b7;
-b18: // Copysign.entry
-#line 11 "copysign.go"
-	r42 = (u64)__double_as_longlong(r14); r43 = r42 & 9223372036854775808ull; r44 = r43; r45 = __longlong_as_double((i64)r44); r38 = r45; r20 = r38; goto b7;
-b20: // atan2.switch.next
-#line 47 "atan2.go"
-	r37 = r18 == 0x0p+00; if (!r37) goto b23;
-#line 11 "copysign.go"
-	r33 = (u64)__double_as_longlong(r14); r34 = r33 & 9223372036854775808ull; r35 = r34 | 4609753056924675352ull; r36 = __longlong_as_double((i64)r35); r29 = r36; r20 = r29; goto b7;
-b23: // IsInf.if.then
-#line 52 "bits.go"
-	r69 = fabs(r18); r70 = r69;
-#line 56 "bits.go"
-	r71 = r70 > 0x1.fffffffffffffp+1023; r66 = r71; if (!r66) goto b43;
-#line 53 "bits.go"
-	r62 = r18;
-#line 56 "bits.go"
-	r63 = r62 > 0x1.fffffffffffffp+1023; r58 = r63; if (!r58) goto b36;
-#line 52 "bits.go"
-	r93 = fabs(r14); r94 = r93;
-#line 56 "bits.go"
-	r95 = r94 > 0x1.fffffffffffffp+1023; r90 = r95; if (!r90) goto b34;
-#line 11 "copysign.go"
-	r110 = (u64)__double_as_longlong(r14); r111 = r110 & 9223372036854775808ull; r112 = r111 | 4605249457297304856ull; r113 = __longlong_as_double((i64)r112); r106 = r113; r20 = r106; goto b7;
-b34: // Copysign.entry
-#line 11 "copysign.go"
-	r118 = (u64)__double_as_longlong(r14); r119 = r118 & 9223372036854775808ull; r120 = r119; r121 = __longlong_as_double((i64)r120); r114 = r121; r20 = r114; goto b7;
-b36: // IsInf.if.then
-#line 52 "bits.go"
-	r101 = fabs(r14); r102 = r101;
-#line 56 "bits.go"
-	r103 = r102 > 0x1.fffffffffffffp+1023; r98 = r103; if (!r98) goto b41;
-#line 11 "copysign.go"
-	r126 = (u64)__double_as_longlong(r14); r127 = r126 & 9223372036854775808ull; r128 = r127 | 4612488097114038738ull; r129 = __longlong_as_double((i64)r128); r122 = r129; r20 = r122; goto b7;
-b41: // Copysign.entry
-#line 11 "copysign.go"
-	r134 = (u64)__double_as_longlong(r14); r135 = r134 & 9223372036854775808ull; r136 = r135 | 4614256656552045848ull; r137 = __longlong_as_double((i64)r136); r130 = r137; r20 = r130; goto b7;
-b43: // IsInf.if.then
-#line 52 "bits.go"
-	r85 = fabs(r14); r86 = r85;
-#line 56 "bits.go"
-	r87 = r86 > 0x1.fffffffffffffp+1023; r82 = r87; if (!r82) goto b48;
-#line 11 "copysign.go"
-	r78 = (u64)__double_as_longlong(r14); r79 = r78 & 9223372036854775808ull; r80 = r79 | 4609753056924675352ull; r81 = __longlong_as_double((i64)r80); r74 = r81; r20 = r74; goto b7;
-b48: // atan2.switch.next
-#line 69 "atan2.go"
-	r138 = r14 / r18;
-#line 104 "atan.go"
-	r141 = r138 == 0x0p+00; if (!r141) goto b57; r140 = r138;
-b51: // atan.return
-#line 110 "atan.go"
-	r139 = r140; if (!r305) goto b56;
-#line 71 "atan2.go"
-	r306 = r139 <= 0x0p+00; if (!r306) goto b55;
-	r307 = r139 + 0x1.921fb54442d18p+01; r20 = r307; goto b7;
-b55: // atan2.if.done
-#line 74 "atan2.go"
-	r308 = r139 - 0x1.921fb54442d18p+01; r20 = r308; goto b7;
-b56: // atan2.if.done
-#line 71 "atan2.go"
-	r20 = r139; goto b7;
-b57: // atan.if.done
-#line 107 "atan.go"
-	r142 = r138 > 0x0p+00; if (!r142) goto b69;
-#line 81 "atan.go"
-	r144 = r138 <= 0x1.51eb851eb851fp-01; if (!r144) goto b62;
-#line 68 "atan.go"
-	r146 = r138 * r138;
-	r147 = r146 * (-0x1.c007fa1f72594p-01); r148 = r147 + (-0x1.028545b6b807ap+04); r149 = r148 * r146; r150 = r149 + (-0x1.2c08c36880273p+06); r151 = r150 * r146; r152 = r151 + (-0x1.eb8bf2d05ba25p+06); r153 = r152 * r146; r154 = r153 + (-0x1.03669fd28ec8ep+06); r155 = r146 * r154; r156 = r146 + 0x1.8dbc45b14603cp+04; r157 = r156 * r146; r158 = r157 + 0x1.4a0dd43b8fa25p+07; r159 = r158 * r146; r160 = r159 + 0x1.b0e18d2e2be3bp+08; r161 = r160 * r146; r162 = r161 + 0x1.e563f13b049eap+08; r163 = r162 * r146; r164 = r163 + 0x1.8519efbbd62ecp+07; r165 = r155 / r164;
-	r166 = r138 * r165; r167 = r166 + r138; r145 = r167; r143 = r145;
-b61: // satan.return
-#line 87 "atan.go"
-	r140 = r143; goto b51;
-b62: // satan.if.done
-#line 84 "atan.go"
-	r168 = r138 > 0x1.3504f333f9de6p+01; if (!r168) goto b66;
-	r169 = 0x1p+00 / r138;
-#line 68 "atan.go"
-	r171 = r169 * r169;
-	r172 = r171 * (-0x1.c007fa1f72594p-01); r173 = r172 + (-0x1.028545b6b807ap+04); r174 = r173 * r171; r175 = r174 + (-0x1.2c08c36880273p+06); r176 = r175 * r171; r177 = r176 + (-0x1.eb8bf2d05ba25p+06); r178 = r177 * r171; r179 = r178 + (-0x1.03669fd28ec8ep+06); r180 = r171 * r179; r181 = r171 + 0x1.8dbc45b14603cp+04; r182 = r181 * r171; r183 = r182 + 0x1.4a0dd43b8fa25p+07; r184 = r183 * r171; r185 = r184 + 0x1.b0e18d2e2be3bp+08; r186 = r185 * r171; r187 = r186 + 0x1.e563f13b049eap+08; r188 = r187 * r171; r189 = r188 + 0x1.8519efbbd62ecp+07; r190 = r180 / r189;
-	r191 = r169 * r190; r192 = r191 + r169; r170 = r192;
-#line 85 "atan.go"
-	r193 = 0x1.921fb54442d18p+00 - r170; r194 = r193 + 0x1.1a62633145c07p-54; r143 = r194; goto b61;
-b66: // satan.if.done
-#line 87 "atan.go"
-	r195 = r138 - 0x1p+00; r196 = r138 + 0x1p+00; r197 = r195 / r196;
-#line 68 "atan.go"
-	r199 = r197 * r197;
-	r200 = r199 * (-0x1.c007fa1f72594p-01); r201 = r200 + (-0x1.028545b6b807ap+04); r202 = r201 * r199; r203 = r202 + (-0x1.2c08c36880273p+06); r204 = r203 * r199; r205 = r204 + (-0x1.eb8bf2d05ba25p+06); r206 = r205 * r199; r207 = r206 + (-0x1.03669fd28ec8ep+06); r208 = r199 * r207; r209 = r199 + 0x1.8dbc45b14603cp+04; r210 = r209 * r199; r211 = r210 + 0x1.4a0dd43b8fa25p+07; r212 = r211 * r199; r213 = r212 + 0x1.b0e18d2e2be3bp+08; r214 = r213 * r199; r215 = r214 + 0x1.e563f13b049eap+08; r216 = r215 * r199; r217 = r216 + 0x1.8519efbbd62ecp+07; r218 = r208 / r217;
-	r219 = r197 * r218; r220 = r219 + r197; r198 = r220;
-#line 87 "atan.go"
-	r221 = r198 + 0x1.921fb54442d18p-01; r222 = r221 + 0x1.1a62633145c07p-55; r143 = r222; goto b61;
-b69: // atan.if.done
-#line 110 "atan.go"
-	r223 = -r138;
-#line 81 "atan.go"
-	r225 = r223 <= 0x1.51eb851eb851fp-01; if (!r225) goto b74;
-#line 68 "atan.go"
-	r227 = r223 * r223;
-	r228 = r227 * (-0x1.c007fa1f72594p-01); r229 = r228 + (-0x1.028545b6b807ap+04); r230 = r229 * r227; r231 = r230 + (-0x1.2c08c36880273p+06); r232 = r231 * r227; r233 = r232 + (-0x1.eb8bf2d05ba25p+06); r234 = r233 * r227; r235 = r234 + (-0x1.03669fd28ec8ep+06); r236 = r227 * r235; r237 = r227 + 0x1.8dbc45b14603cp+04; r238 = r237 * r227; r239 = r238 + 0x1.4a0dd43b8fa25p+07; r240 = r239 * r227; r241 = r240 + 0x1.b0e18d2e2be3bp+08; r242 = r241 * r227; r243 = r242 + 0x1.e563f13b049eap+08; r244 = r243 * r227; r245 = r244 + 0x1.8519efbbd62ecp+07; r246 = r236 / r245;
-	r247 = r223 * r246; r248 = r247 + r223; r226 = r248; r224 = r226;
-b73: // satan.return
-#line 110 "atan.go"
-	r304 = -r224; r140 = r304; goto b51;
-b74: // satan.if.done
-#line 84 "atan.go"
-	r249 = r223 > 0x1.3504f333f9de6p+01; if (!r249) goto b78;
-	r250 = 0x1p+00 / r223;
-#line 68 "atan.go"
-	r252 = r250 * r250;
-	r253 = r252 * (-0x1.c007fa1f72594p-01); r254 = r253 + (-0x1.028545b6b807ap+04); r255 = r254 * r252; r256 = r255 + (-0x1.2c08c36880273p+06); r257 = r256 * r252; r258 = r257 + (-0x1.eb8bf2d05ba25p+06); r259 = r258 * r252; r260 = r259 + (-0x1.03669fd28ec8ep+06); r261 = r252 * r260; r262 = r252 + 0x1.8dbc45b14603cp+04; r263 = r262 * r252; r264 = r263 + 0x1.4a0dd43b8fa25p+07; r265 = r264 * r252; r266 = r265 + 0x1.b0e18d2e2be3bp+08; r267 = r266 * r252; r268 = r267 + 0x1.e563f13b049eap+08; r269 = r268 * r252; r270 = r269 + 0x1.8519efbbd62ecp+07; r271 = r261 / r270;
-	r272 = r250 * r271; r273 = r272 + r250; r251 = r273;
-#line 85 "atan.go"
-	r274 = 0x1.921fb54442d18p+00 - r251; r275 = r274 + 0x1.1a62633145c07p-54; r224 = r275; goto b73;
-b78: // satan.if.done
-#line 87 "atan.go"
-	r276 = r223 - 0x1p+00; r277 = r223 + 0x1p+00; r278 = r276 / r277;
-#line 68 "atan.go"
-	r280 = r278 * r278;
-	r281 = r280 * (-0x1.c007fa1f72594p-01); r282 = r281 + (-0x1.028545b6b807ap+04); r283 = r282 * r280; r284 = r283 + (-0x1.2c08c36880273p+06); r285 = r284 * r280; r286 = r285 + (-0x1.eb8bf2d05ba25p+06); r287 = r286 * r280; r288 = r287 + (-0x1.03669fd28ec8ep+06); r289 = r280 * r288; r290 = r280 + 0x1.8dbc45b14603cp+04; r291 = r290 * r280; r292 = r291 + 0x1.4a0dd43b8fa25p+07; r293 = r292 * r280; r294 = r293 + 0x1.b0e18d2e2be3bp+08; r295 = r294 * r280; r296 = r295 + 0x1.e563f13b049eap+08; r297 = r296 * r280; r298 = r297 + 0x1.8519efbbd62ecp+07; r299 = r289 / r298;
-	r300 = r278 * r299; r301 = r300 + r278; r279 = r301;
-#line 87 "atan.go"
-	r302 = r279 + 0x1.921fb54442d18p-01; r303 = r302 + 0x1.1a62633145c07p-55; r224 = r303; goto b73;
-b81: // exit
-#line 87 "atan.go"
+	r2 = (u64)r2 + (u64)r1; r26 = r26 + r27 * 1; r28 = r28 + r27 * 1; r29 = r29 + r27 * 1; goto b2;
+b7: // exit
+#line 65 "math.go"
 	return;
 }
 

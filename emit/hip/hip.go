@@ -48,15 +48,14 @@ typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; 
 
 // Module returns the HIP C++ source of every task of the kernels.
 func Module(kernels []*ir.Kernel) string {
-	m := &module{helpers: map[string]string{}}
+	m := &module{helpers: map[string]string{}, funcSyms: map[*ir.Task]string{}, funcTexts: map[string]string{}}
 	var body strings.Builder
 	tables, symbols := ir.ModuleTables(kernels, "qdata_")
 	for ki, k := range kernels {
 		slots, _ := k.ArgSlots()
 		for i, t := range k.Funcs {
 			f := &function{m: m, k: k, t: t, index: i, slots: slots, tables: symbols[k], kernel: ki}
-			body.WriteString("\n")
-			f.writeFunc(&body)
+			m.writeFunc(&body, f)
 		}
 		for i, t := range k.Tasks {
 			f := &function{m: m, k: k, t: t, index: i, slots: slots, tables: symbols[k], kernel: ki, where: ki<<16 | i, checks: hasChecks(t)}
@@ -104,6 +103,10 @@ type module struct {
 	// order lists the helpers as they were first needed, which puts a
 	// helper's own helpers before it.
 	order []string
+	// funcSyms holds the symbol of each device function; funcTexts the
+	// symbol of each function text written (call.go).
+	funcSyms  map[*ir.Task]string
+	funcTexts map[string]string
 }
 
 // function writes one task as a __global__ function.

@@ -45,9 +45,9 @@ func resultLayout(types []ir.Type) (offsets []int, size int) {
 func (e *entry) funcHeader(b *strings.Builder) {
 	b.WriteString(".func ")
 	if _, size := resultLayout(e.t.ResultTypes()); size > 0 {
-		fmt.Fprintf(b, "(.param .align 8 .b8 %s_ret[%d]) ", e.t.Name, size)
+		fmt.Fprintf(b, "(.param .align 8 .b8 %s_ret[%d]) ", e.funcs.name(e.t), size)
 	}
-	fmt.Fprintf(b, "%s(", e.t.Name)
+	fmt.Fprintf(b, "%s(", e.funcs.name(e.t))
 	for i, t := range e.t.ParamTypes() {
 		if i > 0 {
 			b.WriteString(",")
@@ -68,7 +68,7 @@ func (e *entry) loadParams() {
 func (e *entry) storeResults() {
 	offsets, _ := resultLayout(e.t.ResultTypes())
 	for i, r := range e.t.Results {
-		e.toParam(fmt.Sprintf("%s_ret+%d", e.t.Name, offsets[i]), ir.R(r), e.t.Regs[r])
+		e.toParam(fmt.Sprintf("%s_ret+%d", e.funcs.name(e.t), offsets[i]), ir.R(r), e.t.Regs[r])
 	}
 }
 
@@ -93,7 +93,7 @@ func (e *entry) call(in *ir.Instr) {
 		e.emit(".param .align 8 .b8 %s[%d]", ret, size)
 		ret = "(" + ret + "), "
 	}
-	e.emit("call %s%s, (%s)", ret, f.Name, strings.Join(args, ", "))
+	e.emit("call %s%s, (%s)", ret, e.funcs.name(f), strings.Join(args, ", "))
 	for i, r := range in.Results {
 		e.fromParam(r, fmt.Sprintf("%s_ret+%d", name, offsets[i]))
 	}
@@ -121,4 +121,50 @@ func (e *entry) fromParam(r ir.Reg, param string) {
 	word := e.temp(ir.Uint32)
 	e.emit("ld.param.b32 %s, [%s]", word, param)
 	e.emit("setp.ne.u32 %s, %s, 0", e.reg(r), word)
+}
+
+// moduleFuncs writes each function of a module's kernels once. Functions
+// of library packages have the same name in every kernel that calls them
+// (lower), and the same text: a kernel's function whose text is that of
+// the function of its name written before is not written again, and the
+// kernel's calls call that one. One whose text differs (a kernel whose
+// fused multiply-adds change it) is written again under its name and
+// the kernel's number.
+type moduleFuncs struct {
+	names map[*ir.Task]string // the symbol of each function
+	texts map[string]string   // the text written under each symbol
+}
+
+// name returns the symbol of a function or task t.
+func (m *moduleFuncs) name(t *ir.Task) string {
+	if m == nil {
+		return t.Name
+	}
+	if name, ok := m.names[t]; ok {
+		return name
+	}
+	return t.Name
+}
+
+// write writes function f of kernel number ki, unless the same text is
+// written; entry makes the writer of f.
+func (m *moduleFuncs) write(b *strings.Builder, ki int, f *ir.Task, entry func() *entry) {
+	text := func(name string) string {
+		m.names[f] = name
+		var fb strings.Builder
+		fb.WriteString("\n")
+		entry().write(&fb)
+		return fb.String()
+	}
+	name := f.Name
+	t := text(name)
+	if prev, ok := m.texts[name]; ok {
+		if prev == t {
+			return
+		}
+		name = fmt.Sprintf("%s$k%d", f.Name, ki)
+		t = text(name)
+	}
+	m.texts[name] = t
+	b.WriteString(t)
 }

@@ -35,16 +35,17 @@ func Module(kernels []*ir.Kernel) string {
 	declareClaim(&b, kernels)
 	declareExitSink(&b, kernels)
 	formats := declarePrints(&b, kernels)
+	funcs := &moduleFuncs{names: map[*ir.Task]string{}, texts: map[string]string{}}
 	for ki, k := range kernels {
 		slots, _ := k.ArgSlots()
 		for _, f := range k.Funcs {
-			b.WriteString("\n")
-			e := &entry{k: k, t: f, slots: slots, tables: tables[k], formats: formats[k], files: files}
-			e.write(&b)
+			funcs.write(&b, ki, f, func() *entry {
+				return &entry{k: k, t: f, slots: slots, tables: tables[k], formats: formats[k], files: files, funcs: funcs}
+			})
 		}
 		for ti, t := range k.Tasks {
 			b.WriteString("\n")
-			e := &entry{k: k, t: t, slots: slots, tables: tables[k], formats: formats[k], files: files, where: ki<<16 | ti}
+			e := &entry{k: k, t: t, slots: slots, tables: tables[k], formats: formats[k], files: files, where: ki<<16 | ti, funcs: funcs}
 			e.write(&b)
 		}
 	}
@@ -129,17 +130,18 @@ type entry struct {
 	// .loc named (lines.go).
 	files map[string]int
 	loc   ir.Line
+	funcs *moduleFuncs
 }
 
 func (e *entry) paramName(slot int) string {
-	return fmt.Sprintf("%s_param_%d", e.t.Name, slot)
+	return fmt.Sprintf("%s_param_%d", e.funcs.name(e.t), slot)
 }
 
 func (e *entry) write(b *strings.Builder) {
 	if e.t.Kind == ir.Function {
 		e.funcHeader(b)
 	} else {
-		fmt.Fprintf(b, ".visible .entry %s(", e.t.Name)
+		fmt.Fprintf(b, ".visible .entry %s(", e.funcs.name(e.t))
 		for i, s := range e.slots {
 			if i > 0 {
 				b.WriteString(",")

@@ -457,3 +457,45 @@ func TestSuiteCodegen(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedLibraryFunction checks that the kernels of a module that call
+// math.Exp (Library and Exponential of the lowering's test kernels) call
+// one device function of the module, written once, and that ptxas, where
+// present, accepts the module.
+func TestSharedLibraryFunction(t *testing.T) {
+	var kernels []*ir.Kernel
+	for _, f := range lowertest.Load(t, kernelDirs[0]) {
+		if f.Name == "library" {
+			kernels = f.Kernels
+		}
+	}
+	module := ptx.Module(kernels)
+	if n := strings.Count(module, ") amd64math$Exp(\n"); n != 1 {
+		t.Errorf("the module defines amd64math$Exp %d times, want once", n)
+	}
+	for _, entry := range []string{"Library_0", "Exponential_0"} {
+		start := strings.Index(module, ".entry "+entry+"(")
+		if start < 0 {
+			t.Fatalf("no entry %s", entry)
+		}
+		body := module[start:]
+		if end := strings.Index(body[1:], "\n.visible .entry "); end >= 0 {
+			body = body[:end]
+		}
+		if !strings.Contains(body, "amd64math$Exp, (") {
+			t.Errorf("%s does not call amd64math$Exp", entry)
+		}
+	}
+	ptxas := findPtxas()
+	if ptxas == "" {
+		t.Skip("ptxas not found: set PTXAS or run .ci/ptxas")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "library.ptx")
+	if err := os.WriteFile(src, []byte(module), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(ptxas, "-arch=sm_90", src, "-o", filepath.Join(dir, "library.cubin")).CombinedOutput(); err != nil {
+		t.Fatalf("ptxas: %v\n%s", err, out)
+	}
+}

@@ -23,219 +23,155 @@ static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y ==
 
 __device__ u32 qd_fault_claim;
 
+// Function amd64math$Exp.
+static __device__ void qdfn0x0(double a0, double *o0) {
+	bool r4 = 0, r5 = 0, r6 = 0, r9 = 0, r15 = 0, r17 = 0, r41 = 0, r42 = 0;
+	bool r49 = 0, r57 = 0;
+	i32 r13 = 0, r16 = 0, r40 = 0, r44 = 0, r50 = 0;
+	i64 r8 = 0, r56 = 0;
+	u64 r2 = 0, r3 = 0, r10 = 0, r45 = 0, r46 = 0, r51 = 0, r52 = 0, r58 = 0;
+	double r0 = 0, r1 = 0, r7 = 0, r11 = 0, r12 = 0, r14 = 0, r18 = 0, r19 = 0;
+	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0;
+	double r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
+	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r47 = 0, r48 = 0, r53 = 0;
+	double r54 = 0, r55 = 0, r59 = 0;
+	r0 = a0;
+#line 19 "exp.go"
+	r2 = (u64)__double_as_longlong(r0);
+#line 21 "exp.go"
+	r5 = r2 == 18442240474082181120ull;
+#line 20 "exp.go"
+	r3 = r2 & ~9223372036854775808ull; r4 = r3 >= 9218868437227405312ull; if (!r4) goto b5; if (!r5) goto b4;
+#line 26 "exp.go"
+	r1 = 0x0p+00; *o0 = r1; return;
+b4: // if.done
+#line 26 "exp.go"
+	r1 = r0; *o0 = r1; return;
+b5: // if.done
+#line 26 "exp.go"
+	r6 = r0 > 0x1.62e42fefa39efp+09; if (!r6) goto b7;
+#line 27 "bits.go"
+	r1 = __longlong_as_double(0x7ff0000000000000ll); *o0 = r1; return;
+b7: // if.done
+#line 29 "exp.go"
+	r12 = r0 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
+	r14 = rint(r12);
+	r15 = r14 >= (-0x1p+31); if (!r15) goto b19; r17 = r14 <= 0x1.fffffffcp+30; if (!r17) goto b19;
+	r16 = qd_f64_to_i32(r14); r13 = r16;
+b11: // roundToInt32.return
+#line 30 "exp.go"
+	r18 = (double)r13;
+	r19 = -r18; r20 = fma(r19, 0x1.62e42fefa3p-01, r0);
+	r21 = r19; r22 = fma(r21, 0x1.3de6af278ece6p-42, r20);
+	r23 = r22 * 0x1p-04;
+#line 35 "exp.go"
+	r24 = fma(0x1.a01a01a01a01ap-16, r23, 0x1.a01a01a01a01ap-13);
+	r25 = fma(r24, r23, 0x1.6c16c16c16c17p-10);
+	r26 = fma(r25, r23, 0x1.1111111111111p-07);
+	r27 = fma(r26, r23, 0x1.5555555555555p-05);
+	r28 = fma(r27, r23, 0x1.5555555555555p-03);
+	r29 = fma(r28, r23, 0x1p-01);
+	r30 = fma(r29, r23, 0x1p+00);
+	r31 = r23 * r30;
+	r32 = r31 + 0x1p+01; r33 = r31 * r32;
+	r34 = r33 + 0x1p+01; r35 = r33 * r34;
+	r36 = r35 + 0x1p+01; r37 = r35 * r36;
+	r38 = r37 + 0x1p+01; r39 = fma(r37, r38, 0x1p+00);
+#line 48 "exp.go"
+	r40 = (u32)r13 + 1023u;
+	r41 = r40 <= 0; if (!r41) goto b16;
+	r42 = r40 < (-52); if (!r42) goto b14;
+#line 55 "exp.go"
+	r1 = 0x0p+00; *o0 = r1; return;
+b14: // if.done
+#line 53 "exp.go"
+	r50 = (u32)r40 + 1022u; r51 = (u64)r50; r52 = r51 << 52; r53 = __longlong_as_double((i64)r52); r54 = r39 * r53; r43 = r54; r44 = 1;
+b15: // if.done
+#line 58 "exp.go"
+	r45 = (u64)r44; r46 = r45 << 52; r47 = __longlong_as_double((i64)r46); r48 = r43 * r47; r1 = r48; *o0 = r1; return;
+b16: // if.else
+#line 55 "exp.go"
+	r49 = r40 >= 2047; if (!r49) goto b18;
+#line 27 "bits.go"
+	r1 = __longlong_as_double(0x7ff0000000000000ll); *o0 = r1; return;
+b18: // edge 9→8
+#line 55 "exp.go"
+	r43 = r39; r44 = r40; goto b15;
+b19: // roundToInt32.if.done
+#line 66 "exp.go"
+	r13 = (-2147483647 - 1); goto b11;
+}
+
 // Task 0 of kernel Library(x []f64, u []u32, n []i64), parallel.
 extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r6 = 0, r14 = 0, r15 = 0, r16 = 0, r19 = 0, r25 = 0, r27 = 0, r51 = 0;
-	bool r52 = 0, r59 = 0, r67 = 0, r115 = 0, r116 = 0, r123 = 0, r124 = 0, r125 = 0;
-	bool r128 = 0, r130 = 0, r154 = 0, r155 = 0, r160 = 0, r204 = 0, r208 = 0, r211 = 0;
-	bool r217 = 0, r219 = 0, r222 = 0;
-	i32 r23 = 0, r26 = 0, r50 = 0, r54 = 0, r60 = 0, r129 = 0, r153 = 0, r161 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r18 = 0, r66 = 0;
-	i64 r85 = 0, r95 = 0, r97 = 0, r100 = 0, r102 = 0, r103 = 0, r107 = 0, r109 = 0;
-	i64 r110 = 0, r113 = 0, r114 = 0, r117 = 0, r186 = 0, r188 = 0, r191 = 0, r193 = 0;
-	i64 r194 = 0, r198 = 0, r200 = 0, r201 = 0, r203 = 0, r206 = 0, r223 = 0, r225 = 0;
-	i64 r227 = 0, r229 = 0, r231 = 0, r233 = 0;
-	u32 r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0, r94 = 0, r96 = 0, r99 = 0;
-	u32 r101 = 0, r177 = 0, r178 = 0, r180 = 0, r181 = 0, r182 = 0, r185 = 0, r187 = 0;
-	u32 r190 = 0, r192 = 0;
-	u64 r12 = 0, r13 = 0, r20 = 0, r55 = 0, r56 = 0, r61 = 0, r62 = 0, r68 = 0;
-	u64 r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r106 = 0, r108 = 0, r121 = 0;
-	u64 r122 = 0, r156 = 0, r157 = 0, r162 = 0, r163 = 0, r170 = 0, r171 = 0, r172 = 0;
-	u64 r197 = 0, r199 = 0, r205 = 0, r207 = 0, r209 = 0, r210 = 0, r212 = 0, r213 = 0;
-	u64 r214 = 0, r215 = 0, r216 = 0, r218 = 0, r220 = 0, r221 = 0;
-	double r9 = 0, r10 = 0, r11 = 0, r17 = 0, r21 = 0, r22 = 0, r24 = 0, r28 = 0;
-	double r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0;
-	double r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
-	double r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r53 = 0, r57 = 0, r58 = 0;
-	double r63 = 0, r64 = 0, r65 = 0, r69 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
-	double r80 = 0, r81 = 0, r105 = 0, r119 = 0, r120 = 0, r126 = 0, r127 = 0, r131 = 0;
-	double r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0;
-	double r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0, r147 = 0;
-	double r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r158 = 0, r159 = 0, r164 = 0;
-	double r165 = 0, r167 = 0, r168 = 0, r169 = 0, r173 = 0, r174 = 0, r196 = 0;
-	char *r4 = 0, *r8 = 0, *r70 = 0, *r82 = 0, *r83 = 0, *r84 = 0, *r88 = 0, *r92 = 0;
-	char *r93 = 0, *r98 = 0, *r104 = 0, *r111 = 0, *r112 = 0, *r118 = 0, *r166 = 0, *r175 = 0;
-	char *r176 = 0, *r179 = 0, *r183 = 0, *r184 = 0, *r189 = 0, *r195 = 0, *r202 = 0, *r224 = 0;
-	char *r226 = 0, *r228 = 0, *r230 = 0, *r232 = 0, *r234 = 0;
+	bool r6 = 0, r57 = 0, r58 = 0, r102 = 0, r106 = 0, r109 = 0, r115 = 0, r117 = 0;
+	bool r120 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r27 = 0, r37 = 0;
+	i64 r39 = 0, r42 = 0, r44 = 0, r45 = 0, r49 = 0, r51 = 0, r52 = 0, r55 = 0;
+	i64 r56 = 0, r59 = 0, r84 = 0, r86 = 0, r89 = 0, r91 = 0, r92 = 0, r96 = 0;
+	i64 r98 = 0, r99 = 0, r101 = 0, r104 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0;
+	i64 r129 = 0, r131 = 0;
+	u32 r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r36 = 0, r38 = 0, r41 = 0;
+	u32 r43 = 0, r75 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r83 = 0, r85 = 0;
+	u32 r88 = 0, r90 = 0;
+	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r48 = 0, r50 = 0, r68 = 0;
+	u64 r69 = 0, r70 = 0, r95 = 0, r97 = 0, r103 = 0, r105 = 0, r107 = 0, r108 = 0;
+	u64 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0, r118 = 0, r119 = 0;
+	double r9 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r22 = 0;
+	double r23 = 0, r47 = 0, r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0;
+	double r71 = 0, r72 = 0, r94 = 0;
+	char *r4 = 0, *r8 = 0, *r12 = 0, *r24 = 0, *r25 = 0, *r26 = 0, *r30 = 0, *r34 = 0;
+	char *r35 = 0, *r40 = 0, *r46 = 0, *r53 = 0, *r54 = 0, *r60 = 0, *r64 = 0, *r73 = 0;
+	char *r74 = 0, *r77 = 0, *r81 = 0, *r82 = 0, *r87 = 0, *r93 = 0, *r100 = 0, *r122 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 13 "library.go"
 	r4 = p0; r5 = p1; r3 = r5;
 #line 15 "library.go"
-	r84 = p2; r85 = p3;
-	r112 = p4; r113 = p5;
+	r26 = p2; r27 = p3;
+	r54 = p4; r55 = p5;
 #line 13 "library.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r205 = (u64)r85; r206 = r2; r207 = (u64)r206; r208 = r207 < r205; r209 = (u64)r3; r210 = r209 + 4611686018427387904ull; r211 = r210 <= 9223372036854775808ull; r212 = r209 - 1ull; r213 = (u64)r2; r214 = r212 - r213; r215 = r205 - 1ull; r216 = r215 - r207; r217 = r214 <= r216; r218 = (u64)r113; r219 = r207 < r218; r220 = r218 - 1ull; r221 = r220 - r207; r222 = r214 <= r221; if (!r208) goto b34; if (!r211) goto b34; if (!r217) goto b34; if (!r219) goto b34; if (!r222) goto b34; r223 = r2; r224 = r4 + r223 * 8; r225 = (u64)r1 * 8ull; r226 = r84 + r223 * 4; r227 = (u64)r1 * 4ull; r228 = r112 + r223 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r103 = (u64)r27; r104 = r2; r105 = (u64)r104; r106 = r105 < r103; r107 = (u64)r3; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; r110 = r107 - 1ull; r111 = (u64)r2; r112 = r110 - r111; r113 = r103 - 1ull; r114 = r113 - r105; r115 = r112 <= r114; r116 = (u64)r55; r117 = r105 < r116; r118 = r116 - 1ull; r119 = r118 - r105; r120 = r112 <= r119; if (!r106) goto b15; if (!r109) goto b15; if (!r115) goto b15; if (!r117) goto b15; if (!r120) goto b15; r121 = r2; r122 = r4 + r121 * 8; r123 = (u64)r1 * 8ull; r124 = r26 + r121 * 4; r125 = (u64)r1 * 4ull; r126 = r54 + r121 * 8;
 b7: // head
 #line 13 "library.go"
-	r6 = r2 < r3; if (!r6) goto b33;
-	r8 = r224; r9 = *(double *)r8;
-#line 19 "exp.go"
-	r12 = (u64)__double_as_longlong(r9);
-#line 21 "exp.go"
-	r15 = r12 == 18442240474082181120ull;
-#line 20 "exp.go"
-	r13 = r12 & ~9223372036854775808ull; r14 = r13 >= 9218868437227405312ull; if (!r14) goto b18; if (!r15) goto b17;
-#line 26 "exp.go"
-	r11 = 0x0p+00;
-b12: // Exp.return
-#line 27 "bits.go"
-	r10 = r11;
+	r6 = r2 < r3; if (!r6) goto b14;
+	r8 = r122; r9 = *(double *)r8;
+#line 18 "exp.go"
+	qdfn0x0(r9, &r11); r10 = r11;
 #line 14 "library.go"
-	r70 = r8; r71 = *(double *)r70; r72 = rint(r71);
+	r12 = r8; r13 = *(double *)r12; r14 = rint(r13);
 #line 11 "copysign.go"
-	r75 = (u64)__double_as_longlong(r72); r76 = r75 & ~9223372036854775808ull; r79 = r76 | 9223372036854775808ull; r80 = __longlong_as_double((i64)r79); r73 = r80;
+	r17 = (u64)__double_as_longlong(r14); r18 = r17 & ~9223372036854775808ull; r21 = r18 | 9223372036854775808ull; r22 = __longlong_as_double((i64)r21); r15 = r22;
 #line 14 "library.go"
-	r81 = fma(r10, 0x1p+01, r73); r82 = r8; *(double *)r82 = r81;
-	r83 = r226; r86 = *(u32 *)r83; r87 = __byte_perm((u32)r86, 0, 0x0123); r89 = r86; r90 = __brev((u32)r89); r91 = r87 + r90; r92 = r83; *(u32 *)r92 = r91;
-	r93 = r83; r94 = *(u32 *)r93; r96 = __popc((u32)r94); r97 = (i64)r96; r95 = r97; r99 = r94; r101 = __clz((u32)r99); r102 = (i64)r101; r100 = 32ull - (u64)r102; r103 = (u64)r95 + (u64)r100; r104 = r8; r105 = *(double *)r104; r106 = (u64)__double_as_longlong(r105); r108 = r106 == 0 ? 64 : __ffsll(r106) - 1; r109 = (i64)r108; r107 = r109; r110 = (u64)r103 + (u64)r107; r111 = r228; *(i64 *)r111 = r110;
+	r23 = fma(r10, 0x1p+01, r15); r24 = r8; *(double *)r24 = r23;
+	r25 = r124; r28 = *(u32 *)r25; r29 = __byte_perm((u32)r28, 0, 0x0123); r31 = r28; r32 = __brev((u32)r31); r33 = r29 + r32; r34 = r25; *(u32 *)r34 = r33;
+	r35 = r25; r36 = *(u32 *)r35; r38 = __popc((u32)r36); r39 = (i64)r38; r37 = r39; r41 = r36; r43 = __clz((u32)r41); r44 = (i64)r43; r42 = 32ull - (u64)r44; r45 = (u64)r37 + (u64)r42; r46 = r8; r47 = *(double *)r46; r48 = (u64)__double_as_longlong(r47); r50 = r48 == 0 ? 64 : __ffsll(r48) - 1; r51 = (i64)r50; r49 = r51; r52 = (u64)r45 + (u64)r49; r53 = r126; *(i64 *)r53 = r52;
 #line 13 "library.go"
-	r2 = (u64)r2 + (u64)r1; r224 = r224 + r225 * 1; r226 = r226 + r227 * 1; r228 = r228 + r225 * 1; goto b7;
-b17: // Exp.if.done
-#line 26 "exp.go"
-	r11 = r9; goto b12;
-b18: // Exp.if.done
-#line 26 "exp.go"
-	r16 = r9 > 0x1.62e42fefa39efp+09; if (!r16) goto b20;
-#line 27 "bits.go"
-	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b12;
-b20: // Exp.if.done
-#line 29 "exp.go"
-	r22 = r9 * 0x1.71547652b82fep+00;
-#line 64 "exp.go"
-	r24 = rint(r22);
-	r25 = r24 >= (-0x1p+31); if (!r25) goto b32; r27 = r24 <= 0x1.fffffffcp+30; if (!r27) goto b32;
-	r26 = qd_f64_to_i32(r24); r23 = r26;
-b24: // roundToInt32.return
-#line 30 "exp.go"
-	r28 = (double)r23;
-	r29 = -r28; r30 = fma(r29, 0x1.62e42fefa3p-01, r9);
-	r31 = r29; r32 = fma(r31, 0x1.3de6af278ece6p-42, r30);
-	r33 = r32 * 0x1p-04;
-#line 35 "exp.go"
-	r34 = fma(0x1.a01a01a01a01ap-16, r33, 0x1.a01a01a01a01ap-13);
-	r35 = fma(r34, r33, 0x1.6c16c16c16c17p-10);
-	r36 = fma(r35, r33, 0x1.1111111111111p-07);
-	r37 = fma(r36, r33, 0x1.5555555555555p-05);
-	r38 = fma(r37, r33, 0x1.5555555555555p-03);
-	r39 = fma(r38, r33, 0x1p-01);
-	r40 = fma(r39, r33, 0x1p+00);
-	r41 = r33 * r40;
-	r42 = r41 + 0x1p+01; r43 = r41 * r42;
-	r44 = r43 + 0x1p+01; r45 = r43 * r44;
-	r46 = r45 + 0x1p+01; r47 = r45 * r46;
-	r48 = r47 + 0x1p+01; r49 = fma(r47, r48, 0x1p+00);
-#line 48 "exp.go"
-	r50 = (u32)r23 + 1023u;
-	r51 = r50 <= 0; if (!r51) goto b29;
-	r52 = r50 < (-52); if (!r52) goto b27;
-#line 55 "exp.go"
-	r11 = 0x0p+00; goto b12;
-b27: // Exp.if.done
-#line 53 "exp.go"
-	r60 = (u32)r50 + 1022u; r61 = (u64)r60; r62 = r61 << 52; r63 = __longlong_as_double((i64)r62); r64 = r49 * r63; r53 = r64; r54 = 1;
-b28: // Exp.if.done
-#line 58 "exp.go"
-	r55 = (u64)r54; r56 = r55 << 52; r57 = __longlong_as_double((i64)r56); r58 = r53 * r57; r11 = r58; goto b12;
-b29: // Exp.if.else
-#line 55 "exp.go"
-	r59 = r50 >= 2047; if (!r59) goto b31;
-#line 27 "bits.go"
-	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b12;
-b31: // edge 9→8
-#line 55 "exp.go"
-	r53 = r49; r54 = r50; goto b28;
-b32: // roundToInt32.if.done
-#line 66 "exp.go"
-	r23 = (-2147483647 - 1); goto b24;
-b33: // exit
-#line 66 "exp.go"
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; r124 = r124 + r125 * 1; r126 = r126 + r123 * 1; goto b7;
+b14: // exit
+#line 13 "library.go"
 	return;
-b34: // preheader
+b15: // preheader
 #line 13 "library.go"
-	r229 = r2; r230 = r4 + r229 * 8; r231 = (u64)r1 * 8ull; r232 = r84 + r229 * 4; r233 = (u64)r1 * 4ull; r234 = r112 + r229 * 8;
-b35: // head (checked)
+	r127 = r2; r128 = r4 + r127 * 8; r129 = (u64)r1 * 8ull; r130 = r26 + r127 * 4; r131 = (u64)r1 * 4ull; r132 = r54 + r127 * 8;
+b16: // head (checked)
 #line 13 "library.go"
-	r116 = r2 < r3; if (!r116) goto b33; r117 = r2;
-	r118 = r230; r119 = *(double *)r118;
-#line 19 "exp.go"
-	r121 = (u64)__double_as_longlong(r119);
-#line 21 "exp.go"
-	r124 = r121 == 18442240474082181120ull;
-#line 20 "exp.go"
-	r122 = r121 & ~9223372036854775808ull; r123 = r122 >= 9218868437227405312ull; if (!r123) goto b47; if (!r124) goto b46;
-#line 26 "exp.go"
-	r11 = 0x0p+00;
-b41: // Exp.return (checked)
-#line 27 "bits.go"
-	r120 = r11;
+	r58 = r2 < r3; if (!r58) goto b14; r59 = r2;
+	r60 = r128; r61 = *(double *)r60;
+#line 18 "exp.go"
+	qdfn0x0(r61, &r63); r62 = r63;
 #line 14 "library.go"
-	r166 = r118; r167 = *(double *)r166; r168 = rint(r167);
+	r64 = r60; r65 = *(double *)r64; r66 = rint(r65);
 #line 11 "copysign.go"
-	r170 = (u64)__double_as_longlong(r168); r171 = r170 & ~9223372036854775808ull; r172 = r171 | 9223372036854775808ull; r173 = __longlong_as_double((i64)r172); r169 = r173;
+	r68 = (u64)__double_as_longlong(r66); r69 = r68 & ~9223372036854775808ull; r70 = r69 | 9223372036854775808ull; r71 = __longlong_as_double((i64)r70); r67 = r71;
 #line 14 "library.go"
-	r174 = fma(r120, 0x1p+01, r169); r175 = r118; *(double *)r175 = r174;
-	if ((u64)r117 >= (u64)r85) { qd_site = 0; qd_x = r117; qd_y = r85; goto qd_fault; } r176 = r232; r177 = *(u32 *)r176; r178 = __byte_perm((u32)r177, 0, 0x0123); r180 = r177; r181 = __brev((u32)r180); r182 = r178 + r181; r183 = r176; *(u32 *)r183 = r182;
-	r184 = r176; r185 = *(u32 *)r184; r187 = __popc((u32)r185); r188 = (i64)r187; r186 = r188; r190 = r185; r192 = __clz((u32)r190); r193 = (i64)r192; r191 = 32ull - (u64)r193; r194 = (u64)r186 + (u64)r191; r195 = r118; r196 = *(double *)r195; r197 = (u64)__double_as_longlong(r196); r199 = r197 == 0 ? 64 : __ffsll(r197) - 1; r200 = (i64)r199; r198 = r200; r201 = (u64)r194 + (u64)r198; if ((u64)r117 >= (u64)r113) { qd_site = 5; qd_x = r117; qd_y = r113; goto qd_fault; } r202 = r234; *(i64 *)r202 = r201;
+	r72 = fma(r62, 0x1p+01, r67); r73 = r60; *(double *)r73 = r72;
+	if ((u64)r59 >= (u64)r27) { qd_site = 0; qd_x = r59; qd_y = r27; goto qd_fault; } r74 = r130; r75 = *(u32 *)r74; r76 = __byte_perm((u32)r75, 0, 0x0123); r78 = r75; r79 = __brev((u32)r78); r80 = r76 + r79; r81 = r74; *(u32 *)r81 = r80;
+	r82 = r74; r83 = *(u32 *)r82; r85 = __popc((u32)r83); r86 = (i64)r85; r84 = r86; r88 = r83; r90 = __clz((u32)r88); r91 = (i64)r90; r89 = 32ull - (u64)r91; r92 = (u64)r84 + (u64)r89; r93 = r60; r94 = *(double *)r93; r95 = (u64)__double_as_longlong(r94); r97 = r95 == 0 ? 64 : __ffsll(r95) - 1; r98 = (i64)r97; r96 = r98; r99 = (u64)r92 + (u64)r96; if ((u64)r59 >= (u64)r55) { qd_site = 5; qd_x = r59; qd_y = r55; goto qd_fault; } r100 = r132; *(i64 *)r100 = r99;
 #line 13 "library.go"
-	r2 = (u64)r2 + (u64)r1; r230 = r230 + r231 * 1; r232 = r232 + r233 * 1; r234 = r234 + r231 * 1; goto b35;
-b46: // Exp.if.done (checked)
-#line 26 "exp.go"
-	r11 = r119; goto b41;
-b47: // Exp.if.done (checked)
-#line 26 "exp.go"
-	r125 = r119 > 0x1.62e42fefa39efp+09; if (!r125) goto b49;
-#line 27 "bits.go"
-	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b41;
-b49: // Exp.if.done (checked)
-#line 29 "exp.go"
-	r126 = r119 * 0x1.71547652b82fep+00;
-#line 64 "exp.go"
-	r127 = rint(r126);
-	r128 = r127 >= (-0x1p+31); if (!r128) goto b61; r130 = r127 <= 0x1.fffffffcp+30; if (!r130) goto b61;
-	r129 = qd_f64_to_i32(r127); r23 = r129;
-b53: // roundToInt32.return (checked)
-#line 30 "exp.go"
-	r131 = (double)r23;
-	r132 = -r131; r133 = fma(r132, 0x1.62e42fefa3p-01, r119);
-	r134 = r132; r135 = fma(r134, 0x1.3de6af278ece6p-42, r133);
-	r136 = r135 * 0x1p-04;
-#line 35 "exp.go"
-	r137 = fma(0x1.a01a01a01a01ap-16, r136, 0x1.a01a01a01a01ap-13);
-	r138 = fma(r137, r136, 0x1.6c16c16c16c17p-10);
-	r139 = fma(r138, r136, 0x1.1111111111111p-07);
-	r140 = fma(r139, r136, 0x1.5555555555555p-05);
-	r141 = fma(r140, r136, 0x1.5555555555555p-03);
-	r142 = fma(r141, r136, 0x1p-01);
-	r143 = fma(r142, r136, 0x1p+00);
-	r144 = r136 * r143;
-	r145 = r144 + 0x1p+01; r146 = r144 * r145;
-	r147 = r146 + 0x1p+01; r148 = r146 * r147;
-	r149 = r148 + 0x1p+01; r150 = r148 * r149;
-	r151 = r150 + 0x1p+01; r152 = fma(r150, r151, 0x1p+00);
-#line 48 "exp.go"
-	r153 = (u32)r23 + 1023u;
-	r154 = r153 <= 0; if (!r154) goto b58;
-	r155 = r153 < (-52); if (!r155) goto b56;
-#line 55 "exp.go"
-	r11 = 0x0p+00; goto b41;
-b56: // Exp.if.done (checked)
-#line 53 "exp.go"
-	r161 = (u32)r153 + 1022u; r162 = (u64)r161; r163 = r162 << 52; r164 = __longlong_as_double((i64)r163); r165 = r152 * r164; r53 = r165; r54 = 1;
-b57: // Exp.if.done (checked)
-#line 58 "exp.go"
-	r156 = (u64)r54; r157 = r156 << 52; r158 = __longlong_as_double((i64)r157); r159 = r53 * r158; r11 = r159; goto b41;
-b58: // Exp.if.else (checked)
-#line 55 "exp.go"
-	r160 = r153 >= 2047; if (!r160) goto b60;
-#line 27 "bits.go"
-	r11 = __longlong_as_double(0x7ff0000000000000ll); goto b41;
-b60: // edge 9→8 (checked)
-#line 55 "exp.go"
-	r53 = r152; r54 = r153; goto b57;
-b61: // roundToInt32.if.done (checked)
-#line 66 "exp.go"
-	r23 = (-2147483647 - 1); goto b53;
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r131 * 1; r132 = r132 + r129 * 1; goto b16;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -317,6 +253,62 @@ qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
 	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Exponential(x []f64, y []f64), parallel.
+extern "C" __global__ void Exponential_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+	bool r6 = 0, r17 = 0, r18 = 0, r27 = 0, r31 = 0, r34 = 0, r40 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r16 = 0;
+	i64 r19 = 0, r26 = 0, r29 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0;
+	u64 r28 = 0, r30 = 0, r32 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	u64 r39 = 0;
+	double r11 = 0, r12 = 0, r13 = 0, r14 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r15 = 0, *r20 = 0, *r25 = 0, *r42 = 0, *r44 = 0;
+	char *r46 = 0, *r48 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 42 "library.go"
+	r4 = p2; r5 = p3; r3 = r5;
+	r9 = p0; r10 = p1;
+#line 42 "library.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r28 = (u64)r10; r29 = r2; r30 = (u64)r29; r31 = r30 < r28; r32 = (u64)r3; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; r35 = r32 - 1ull; r36 = (u64)r2; r37 = r35 - r36; r38 = r28 - 1ull; r39 = r38 - r30; r40 = r37 <= r39; if (!r31) goto b11; if (!r34) goto b11; if (!r40) goto b11; r41 = r2; r42 = r9 + r41 * 8; r43 = (u64)r1 * 8ull; r44 = r4 + r41 * 8;
+b5: // head
+#line 42 "library.go"
+	r6 = r2 < r3; if (!r6) goto b10;
+	r8 = r42; r11 = *(double *)r8;
+#line 18 "exp.go"
+	qdfn0x0(r11, &r13); r12 = r13;
+#line 43 "library.go"
+	r14 = r12 * 0x1p+01; r15 = r44; *(double *)r15 = r14;
+#line 42 "library.go"
+	r2 = (u64)r2 + (u64)r1; r42 = r42 + r43 * 1; r44 = r44 + r43 * 1; goto b5;
+b10: // exit
+#line 42 "library.go"
+	return;
+b11: // preheader
+#line 42 "library.go"
+	r45 = r2; r46 = r9 + r45 * 8; r47 = (u64)r1 * 8ull; r48 = r4 + r45 * 8;
+b12: // head (checked)
+#line 42 "library.go"
+	r18 = r2 < r3; if (!r18) goto b10; r19 = r2;
+	if ((u64)r19 >= (u64)r10) { qd_site = 0; qd_x = r19; qd_y = r10; goto qd_fault; } r20 = r46; r21 = *(double *)r20;
+#line 18 "exp.go"
+	qdfn0x0(r21, &r23); r22 = r23;
+#line 43 "library.go"
+	r24 = r22 * 0x1p+01; r25 = r48; *(double *)r25 = r24;
+#line 42 "library.go"
+	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; r48 = r48 + r47 * 1; goto b12;
+qd_fault: {
+	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131072u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;

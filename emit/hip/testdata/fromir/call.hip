@@ -17,12 +17,12 @@ static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y ==
 
 static __device__ inline i64 qd_rem_i64(i64 x, i64 y) { return y == 0 || y == -1 ? 0 : x % y; }
 
-// Function Calls$none of kernel Calls(a []i64, n i64).
+// Function Calls$none.
 static __device__ void qdfn0x0() {
 	return;
 }
 
-// Function Calls$divmod of kernel Calls(a []i64, n i64).
+// Function Calls$divmod.
 static __device__ void qdfn0x1(i64 a0, i64 a1, bool a2, i64 *o0, i64 *o1, bool *o2) {
 	bool r2 = 0;
 	i64 r0 = 0, r1 = 0, r3 = 0, r4 = 0;

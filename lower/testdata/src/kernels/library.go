@@ -33,3 +33,13 @@ func gcd(a, b int64) int64 {
 	}
 	return gcd(b, a%b)
 }
+
+// Exponential calls math.Exp as Library does: the two kernels call one
+// device function of the module.
+//
+//qd:kernel
+func Exponential(x, y []float64) {
+	for i := range len(y) {
+		y[i] = math.Exp(x[i]) * 2
+	}
+}
