@@ -106,7 +106,7 @@ type Device struct {
 	inUse sync.RWMutex
 
 	mu      sync.Mutex // guards modules, live and closing
-	modules map[*ModuleSpec]*Module
+	modules map[*moduleSpec]*module
 	live    []liveEntry // what Close frees (live.go)
 
 	// Counts of live driver objects, for leak checks.
@@ -245,7 +245,7 @@ var cpuAttributes = deviceAttributes{
 }
 
 func openCPU() *Device {
-	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module)}
+	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*moduleSpec]*module)}
 	d.defaultGrid = d.fullGrid(defaultBlockSize)
 	return d
 }
@@ -286,7 +286,7 @@ func newGPUDevice(b Backend, index int, drv driver) *Device {
 		drv:     drv,
 		attrs:   drv.attributes(),
 		name:    drv.deviceName(),
-		modules: make(map[*ModuleSpec]*Module),
+		modules: make(map[*moduleSpec]*module),
 	}
 	d.defaultGrid = d.fullGrid(defaultBlockSize)
 	return d

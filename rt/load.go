@@ -14,97 +14,13 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// ModuleSpec describes the kernels of one Go package as qdgen generated
-// them: device code, and the tasks each kernel launches.
-type ModuleSpec struct {
-	Package string // the Go package's import path
-	// Images holds the device code in each form qdgen emitted; Load uses
-	// the one the device's driver prefers.
-	Images  []Image
-	Kernels []KernelSpec
-}
-
-// An Image is a module's device code in one form.
-type Image struct {
-	Kind ImageKind
-	Data string
-	// Arch is the GPU architecture binary code was built for, such as
-	// "sm_80" or the AMD target "gfx942:sramecc+:xnack-"; empty for PTX
-	// and source, which the driver compiles for any.
-	Arch string
-	// Sum is the hex SHA-256 of PTX or source, which keys the module
-	// cache; qdgen writes it, so that loading need not compute it.
-	Sum string
-}
-
-// ImageKind is a form of device code. Each driver loads some kinds, in its
-// order of preference. Generated code names a kind by its constant, which
-// is Image followed by the kind's String.
-type ImageKind uint8
-
-const (
-	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
-	// the GPU at hand when the module is loaded.
-	ImagePTX ImageKind = iota + 1
-	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
-	// backend interprets in its race mode (RunIterationsConcurrently).
-	ImageIR
-	// ImageCubin is NVIDIA binary code for one architecture (Image.Arch),
-	// which loads without compiling on GPUs of the same major version and
-	// an equal or later minor one.
-	ImageCubin
-	// ImageHIP is HIP C++ source, which the HIP driver compiles with
-	// hiprtc for the GPU at hand, through the module cache.
-	ImageHIP
-	// ImageHSACO is an AMD GPU code object for one target (Image.Arch),
-	// which loads without compiling on GPUs of that target.
-	ImageHSACO
-)
-
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin", ImageHIP: "HIP", ImageHSACO: "HSACO"}
-
-func (k ImageKind) String() string {
-	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
-		return imageKindNames[k]
-	}
-	return fmt.Sprintf("ImageKind(%d)", int(k))
-}
-
-// KernelSpec describes one kernel.
-type KernelSpec struct {
-	Name  string
-	Tasks []TaskSpec
-	// Groups holds the number of qd.StreamParallel blocks in each group of
-	// the kernel, in order, for running them concurrently on the CPU.
-	Groups []int
-	// Faults lists the places where the kernel checks an index, a slice
-	// expression or a division; a kernel with any takes the address of its
-	// module's fault record as its last argument.
-	Faults []FaultSite
-	// A kernel with reductions takes the address of scratch memory as an
-	// argument, before the fault record's: ScratchFixed bytes, and
-	// ScratchPerBlock more for each block of the largest grid it runs.
-	ScratchFixed, ScratchPerBlock int
-}
-
-// TaskSpec describes one launch of a kernel: an entry point that runs on
-// one thread (serial) or on a grid whose threads share a loop (parallel).
-// Tasks of a qd.StreamParallel block have the block's number (1, 2, ...)
-// and its group's; consecutive tasks of one group run forked from the
-// launching stream, each block on a stream of its own, and join it again.
-type TaskSpec struct {
-	Entry    string
-	Parallel bool
-	Block    int
-	Group    int
-}
-
-// Module is a ModuleSpec loaded on a device. It is safe for use by many
-// goroutines at once.
-type Module struct {
+// module is a moduleSpec loaded on a device. It is safe for use by many
+// goroutines at once. Its exported methods are those rtimpl.Module lists,
+// which generated code calls.
+type module struct {
 	dev    *Device
-	spec   *ModuleSpec
-	kind   ImageKind // the kind of image it was loaded from; 0 on the CPU
+	spec   *moduleSpec
+	kind   imageKind // the kind of image it was loaded from; 0 on the CPU
 	handle uintptr
 	// entries holds, per kernel and task, the driver's function, looked
 	// up at the kernel's first launch (see kernelReady); resolved[k] is
@@ -130,12 +46,12 @@ type Module struct {
 	irErr     error
 }
 
-// Load loads the module of spec on d from the image its driver prefers,
+// load loads the module of spec on d from the image its driver prefers,
 // compiling the device code the first time; later calls return the same
-// Module. When the driver refuses a binary image, the image of the next
+// module. When the driver refuses a binary image, the image of the next
 // kind it takes is tried. A module without an image the driver loads is an
 // error wrapping ErrNoImage.
-func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
+func (d *Device) load(spec *moduleSpec) (*module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -146,7 +62,7 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 		return m, nil
 	}
 	start := time.Now()
-	m := &Module{dev: d, spec: spec, from: fromGo}
+	m := &module{dev: d, spec: spec, from: fromGo}
 	if d.drv != nil {
 		err := d.loadFirst(m, spec.Images)
 		if err != nil {
@@ -188,14 +104,14 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 func lazyLoading() bool { return os.Getenv("CUDA_MODULE_LOADING") != "EAGER" }
 
 // kernelReady looks up the functions of kernel's tasks, the first time.
-func (m *Module) kernelReady(kernel int) error {
+func (m *module) kernelReady(kernel int) error {
 	if m.resolved[kernel].Load() {
 		return nil
 	}
 	return m.resolveFirst(kernel)
 }
 
-func (m *Module) resolveFirst(kernel int) error {
+func (m *module) resolveFirst(kernel int) error {
 	m.resolving.Lock()
 	defer m.resolving.Unlock()
 	return m.resolve(kernel)
@@ -203,7 +119,7 @@ func (m *Module) resolveFirst(kernel int) error {
 
 // resolve looks up the functions of kernel's tasks unless that is done.
 // The caller holds m.resolving, or is Load.
-func (m *Module) resolve(kernel int) error {
+func (m *module) resolve(kernel int) error {
 	if m.resolved[kernel].Load() {
 		return nil
 	}
@@ -228,7 +144,7 @@ func (m *Module) resolve(kernel int) error {
 
 // loadFirst loads the first of the images, by the driver's order of
 // kinds, that the driver accepts, and notes in m what it loaded.
-func (d *Device) loadFirst(m *Module, images []Image) error {
+func (d *Device) loadFirst(m *module, images []codeImage) error {
 	var errs []error
 	for kinds := d.drv.imageKinds(); len(kinds) > 0; {
 		img, err := chooseImage(images, d.backend, kinds, d.attrs.arch)
@@ -251,7 +167,7 @@ func (d *Device) loadFirst(m *Module, images []Image) error {
 
 // prepare gives the module what its kernels need of the runtime: a fault
 // record when one checks something, scratch memory for reductions.
-func (m *Module) prepare() error {
+func (m *module) prepare() error {
 	m.scratch = make([]scratch, len(m.spec.Kernels))
 	for _, k := range m.spec.Kernels {
 		if len(k.Faults) == 0 || m.faults != nil {
@@ -267,7 +183,7 @@ func (m *Module) prepare() error {
 }
 
 // release frees the module's memory and unloads it from its device.
-func (m *Module) release() error {
+func (m *module) release() error {
 	var err error
 	for i := range m.scratch {
 		if e := m.scratch[i].release(m.dev); err == nil {
@@ -288,21 +204,21 @@ func (m *Module) release() error {
 }
 
 // Device returns the device the module is loaded on.
-func (m *Module) Device() *Device { return m.dev }
+func (m *module) Device() *Device { return m.dev }
 
 // ImageKind returns the kind of device code the module was loaded from,
-// such as ImagePTX; 0 on the CPU.
-func (m *Module) ImageKind() ImageKind { return m.kind }
+// such as imagePTX; 0 on the CPU.
+func (m *module) ImageKind() imageKind { return m.kind }
 
 // LoadedFrom says where the module's code came from when it was loaded
 // (an embedded cubin, the module cache, PTX compiled then, or the Go
 // functions on the CPU) and how long loading it took.
-func (m *Module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
+func (m *module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
 
 // chooseImage returns the first image of the kinds a driver accepts, in
 // the driver's order of preference; of binary images, the one built for
 // the latest architecture that runs on arch.
-func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (Image, error) {
+func chooseImage(images []codeImage, b Backend, accepts []imageKind, arch string) (codeImage, error) {
 	for _, kind := range accepts {
 		best := -1
 		for i, img := range images {
@@ -328,18 +244,18 @@ func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (I
 	for i, k := range accepts {
 		want[i] = k.String()
 	}
-	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)%s", ErrNoImage, list(have), b, list(want), arch, missingBackend(images, accepts))
+	return codeImage{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)%s", ErrNoImage, list(have), b, list(want), arch, missingBackend(images, accepts))
 }
 
 // missingBackend explains a generated module (one with IR) that lacks the
 // source image a driver compiles: qdgen ran with -backends leaving out
 // that backend.
-func missingBackend(images []Image, accepts []ImageKind) string {
-	if !slices.ContainsFunc(images, func(img Image) bool { return img.Kind == ImageIR }) {
+func missingBackend(images []codeImage, accepts []imageKind) string {
+	if !slices.ContainsFunc(images, func(img codeImage) bool { return img.Kind == imageIR }) {
 		return ""
 	}
 	for _, kind := range accepts {
-		if kind == ImagePTX || kind == ImageHIP {
+		if kind == imagePTX || kind == imageHIP {
 			name := strings.ToLower(kind.String())
 			return fmt.Sprintf("; qdgen generated it without the %s backend: run qdgen with %s among -backends", name, name)
 		}

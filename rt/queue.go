@@ -1,18 +1,22 @@
 package rt
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/qdgo/qd/rt/internal/stubabi"
+)
 
 // Launch runs kernel number kernel of the module: each task in order on the
 // stream the options name (the default stream without one), with the
 // packed arguments args. counts holds each parallel task's iteration count,
-// or UnknownCount; tasks with no iterations are not launched. A kernel with
+// or stubabi.UnknownCount; tasks with no iterations are not launched. A kernel with
 // qd.StreamParallel groups is replayed as a cached graph (kgraph.go) unless
 // the Eager option asks otherwise. On a stream of a recording the tasks
 // become nodes of the recording instead. Generated stubs call it.
 //
 // A fault a kernel of the device has recorded since the last operation
 // that observed one is returned first, and nothing is launched.
-func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
+func (m *module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	l := kernelLaunch{m: m, kernel: kernel, k: &m.spec.Kernels[kernel], counts: counts, args: args}
 	var err error
 	if l.cfg, err = launchConfig(m.dev, opts); err != nil {
@@ -34,7 +38,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	end := len(args)
 	if len(l.k.Faults) > 0 {
 		end -= 8
-		PutUint64(args, end, uint64(m.faults.dev))
+		stubabi.PutUint64(args, end, uint64(m.faults.dev))
 	}
 	if l.k.ScratchPerBlock > 0 {
 		return l.withScratch(end - 8)
@@ -48,9 +52,9 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 // kernelLaunch is one launch of a kernel while it is being queued: what each
 // step needs, passed along by one pointer.
 type kernelLaunch struct {
-	m      *Module
+	m      *module
 	kernel int
-	k      *KernelSpec
+	k      *kernelSpec
 	counts []int64
 	args   []byte
 	cfg    launchSettings
@@ -68,7 +72,7 @@ func (l *kernelLaunch) withScratch(at int) error {
 	if err != nil {
 		return opError("launch "+l.k.Name+": scratch memory", err)
 	}
-	PutUint64(l.args, at, uint64(s.ptr))
+	stubabi.PutUint64(l.args, at, uint64(s.ptr))
 	if recording {
 		return opError("launch "+l.k.Name, l.cfg.stream.rec.addKernel(l.m, l.kernel, l.counts, l.args, l.cfg))
 	}
@@ -290,7 +294,7 @@ func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string,
 
 // taskGrid is the grid of task i of kernel with count iterations (one
 // thread for a serial task), or false when it has none.
-func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
+func (m *module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
 	if !m.spec.Kernels[kernel].Tasks[i].Parallel {
 		return 1, 1, true
 	}
@@ -301,7 +305,7 @@ func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid,
 // thread strides over the iterations, so the grid need not cover them all:
 // it is capped at a few waves of the whole device. taskFull is that cap
 // for the task's own function at the default block size (see
-// Module.resolve), or 0 to use the device's: a function whose registers
+// module.resolve), or 0 to use the device's: a function whose registers
 // leave room for fewer blocks per multiprocessor than the device's
 // maximum then still gets whole waves, not a last one of a few blocks
 // that leaves most of the GPU idle while it runs.
@@ -319,7 +323,7 @@ func (d *Device) gridFor(count int64, cfg launchSettings, taskFull int64) (grid,
 	if cfg.gridSize > 0 {
 		full = int64(cfg.gridSize)
 	}
-	if count == UnknownCount {
+	if count == stubabi.UnknownCount {
 		return uint32(full), block, true
 	}
 	if count <= 0 {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/qdgo/qd/rt/internal/stubabi"
 )
 
 // Recorder collects work into a graph instead of running it; Device.Record
@@ -76,16 +78,17 @@ func (d *Device) record(fn func(r *Recorder) error) (*Recorder, error) {
 }
 
 // refer notes that the graph uses bufs.
-func (r *Recorder) refer(bufs []ArgBuffer) {
+func (r *Recorder) refer(bufs []stubabi.ArgBuffer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, b := range bufs {
-		r.refs[b.argGraphs()] = b
+		a := arg(b)
+		r.refs[a.argGraphs()] = a
 	}
 }
 
 // addKernel adds one launch of a kernel on a stream of the recording.
-func (r *Recorder) addKernel(m *Module, kernel int, counts []int64, args []byte, cfg launchSettings) error {
+func (r *Recorder) addKernel(m *module, kernel int, counts []int64, args []byte, cfg launchSettings) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := cfg.stream
