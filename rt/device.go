@@ -2,6 +2,11 @@
 // the host and device buffers, loads the modules qdgen generates and
 // launches their kernels.
 //
+// A program calls rt and the stubs qdgen writes for a package of kernels:
+// its Load(dev) and one method per kernel, which take *Buffer[T] for slice
+// parameters and LaunchOptions last. What those stubs call of the runtime
+// is package rtimpl, for generated code only.
+//
 // The backends share one API. CUDA is used when the NVIDIA driver library
 // (libcuda.so.1) can be loaded at run time, HIP when AMD's HIP runtime
 // (libamdhip64.so, from ROCm) can; nothing of either is needed to build.
