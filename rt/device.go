@@ -111,7 +111,7 @@ type Device struct {
 	inUse sync.RWMutex
 
 	mu      sync.Mutex // guards modules, live and closing
-	modules map[*moduleSpec]*module
+	modules map[*moduleSpec]*Module
 	live    []liveEntry // what Close frees (live.go)
 
 	// Counts of live driver objects, for leak checks.
@@ -250,7 +250,7 @@ var cpuAttributes = deviceAttributes{
 }
 
 func openCPU() *Device {
-	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*moduleSpec]*module)}
+	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*moduleSpec]*Module)}
 	d.defaultGrid = d.fullGrid(defaultBlockSize)
 	return d
 }
@@ -291,7 +291,7 @@ func newGPUDevice(b Backend, index int, drv driver) *Device {
 		drv:     drv,
 		attrs:   drv.attributes(),
 		name:    drv.deviceName(),
-		modules: make(map[*moduleSpec]*module),
+		modules: make(map[*moduleSpec]*Module),
 	}
 	d.defaultGrid = d.fullGrid(defaultBlockSize)
 	return d

@@ -89,7 +89,7 @@ const (
 
 // faultRecord is a module's record.
 type faultRecord struct {
-	m    *module
+	m    *Module
 	host unsafe.Pointer
 	dev  uintptr
 }
@@ -132,7 +132,7 @@ func (fs *faults) reserve(drv driver) error {
 }
 
 // add gives module m a cleared record and lists it.
-func (fs *faults) add(drv driver, m *module) (*faultRecord, error) {
+func (fs *faults) add(drv driver, m *Module) (*faultRecord, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if len(fs.spare) == 0 {

@@ -106,7 +106,7 @@ func sameParams(x, y *graphNode) bool {
 // left out. Blocks beyond the stream pool's size wait for the block that
 // the eager launch would have put on the same stream before them, so a
 // graph runs no more blocks at once than an eager launch does.
-func (m *module) appendKernel(p *graphPlan, kernel int, counts []int64, args []byte, cfg launchSettings, after []int32) []int32 {
+func (m *Module) appendKernel(p *graphPlan, kernel int, counts []int64, args []byte, cfg launchSettings, after []int32) []int32 {
 	k := &m.spec.Kernels[kernel]
 	frontier := after
 	for i := 0; i < len(k.Tasks); {
@@ -131,7 +131,7 @@ func (m *module) appendKernel(p *graphPlan, kernel int, counts []int64, args []b
 }
 
 // appendGroup adds tasks [i, j), one stream-parallel group, after fork.
-func (m *module) appendGroup(p *graphPlan, kernel, i, j int, counts []int64, args []byte, cfg launchSettings, fork []int32) []int32 {
+func (m *Module) appendGroup(p *graphPlan, kernel, i, j int, counts []int64, args []byte, cfg launchSettings, fork []int32) []int32 {
 	k := &m.spec.Kernels[kernel]
 	lanes := max(m.dev.pool.size, 1)
 	last := make([]int32, lanes) // per pool stream, its last node, or -1
@@ -168,7 +168,7 @@ func (m *module) appendGroup(p *graphPlan, kernel, i, j int, counts []int64, arg
 
 // taskNode is the kernel node of task i, or false when the task has no
 // iterations and is not launched.
-func (m *module) taskNode(kernel, i int, counts []int64, args []byte, cfg launchSettings) (graphNode, bool) {
+func (m *Module) taskNode(kernel, i int, counts []int64, args []byte, cfg launchSettings) (graphNode, bool) {
 	t := &m.spec.Kernels[kernel].Tasks[i]
 	grid, block, ok := m.taskGrid(kernel, i, counts[i], cfg)
 	if !ok {

@@ -67,7 +67,7 @@ type graphExec struct {
 }
 
 // useGraphs reports whether launches of kernel go through graphs.
-func (m *module) useGraphs(kernel int, cfg launchSettings) bool {
+func (m *Module) useGraphs(kernel int, cfg launchSettings) bool {
 	return m.graphs != nil && len(m.spec.Kernels[kernel].Groups) > 0 && !cfg.eager &&
 		len(m.spec.Kernels[kernel].Tasks) <= maxGraphTasks && m.dev.traceOff()
 }
@@ -75,7 +75,7 @@ func (m *module) useGraphs(kernel int, cfg launchSettings) bool {
 // launchGraph launches kernel as a graph, and reports false when the
 // launch should be eager instead: on the first launch of a shape, when a
 // graph could not be built, or when every executable graph is in use.
-func (m *module) launchGraph(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings) (bool, error) {
+func (m *Module) launchGraph(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings) (bool, error) {
 	k := &m.spec.Kernels[kernel]
 	var grids, blocks [maxGraphTasks]uint32
 	var mask uint64
@@ -115,7 +115,7 @@ func (m *module) launchGraph(kernel int, stream uintptr, counts []int64, args []
 
 // takeExec finds or builds the shape's graph and takes an idle executable
 // graph of it for one launch; nil means launch eagerly.
-func (m *module) takeExec(kg *kernelGraphs, kernel int, mask uint64, stream uintptr, counts []int64, args []byte, cfg launchSettings) (*graphExec, *shapeGraph) {
+func (m *Module) takeExec(kg *kernelGraphs, kernel int, mask uint64, stream uintptr, counts []int64, args []byte, cfg launchSettings) (*graphExec, *shapeGraph) {
 	kg.mu.Lock()
 	defer kg.mu.Unlock()
 	var sg *shapeGraph
@@ -170,7 +170,7 @@ func (m *module) takeExec(kg *kernelGraphs, kernel int, mask uint64, stream uint
 }
 
 // buildShape builds the graph of a shape from one launch's arguments.
-func (m *module) buildShape(sg *shapeGraph, kernel int, counts []int64, args []byte, cfg launchSettings) error {
+func (m *Module) buildShape(sg *shapeGraph, kernel int, counts []int64, args []byte, cfg launchSettings) error {
 	var p graphPlan
 	m.appendKernel(&p, kernel, counts, args, cfg, nil)
 	graph, nodes, err := realize(m.dev.drv, p.nodes)
@@ -188,7 +188,7 @@ func (m *module) buildShape(sg *shapeGraph, kernel int, counts []int64, args []b
 }
 
 // newExec instantiates the shape's graph once more.
-func (m *module) newExec(sg *shapeGraph) (*graphExec, error) {
+func (m *Module) newExec(sg *shapeGraph) (*graphExec, error) {
 	h, err := m.dev.drv.instantiateGraph(sg.graph)
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (m *module) newExec(sg *shapeGraph) (*graphExec, error) {
 }
 
 // releaseGraphs destroys the module's graphs; the device is idle.
-func (m *module) releaseGraphs() error {
+func (m *Module) releaseGraphs() error {
 	var err error
 	for i := range m.graphs {
 		kg := &m.graphs[i]

@@ -21,7 +21,7 @@ import (
 // kernel runs through its IR instead, on the launch's counts and packed
 // arguments and the buffers of its slice parameters, bufs. Generated
 // stubs call it.
-func (m *module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...stubabi.ArgBuffer) error {
+func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...stubabi.ArgBuffer) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -48,7 +48,7 @@ func (m *module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOp
 // RecordCPU adds a kernel's run on the CPU backend, with the arguments of
 // RunCPU, to the recording of the stream opts name, to be made on each
 // launch of its graph. Generated stubs call it.
-func (m *module) RecordCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...stubabi.ArgBuffer) error {
+func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...stubabi.ArgBuffer) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -68,7 +68,7 @@ func (m *module) RecordCPU(kernel int, counts []int64, args []byte, opts []Launc
 }
 
 // runCPU runs a kernel on the CPU backend, as RunCPU describes.
-func (m *module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []stubabi.ArgBuffer) (err error) {
+func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []stubabi.ArgBuffer) (err error) {
 	k := &m.spec.Kernels[kernel]
 	if err := m.dev.enter(); err != nil {
 		return opError("launch "+k.Name, err)
@@ -92,7 +92,7 @@ func (m *module) runCPU(kernel int, counts []int64, args []byte, run func(), buf
 
 // runIterations runs a kernel through its IR with each parallel loop's
 // iterations spread over goroutines.
-func (m *module) runIterations(kernel int, counts []int64, args []byte, bufs []stubabi.ArgBuffer) error {
+func (m *Module) runIterations(kernel int, counts []int64, args []byte, bufs []stubabi.ArgBuffer) error {
 	m.irOnce.Do(func() {
 		for _, img := range m.spec.Images {
 			if img.Kind == imageIR {

@@ -14,10 +14,16 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// module is a moduleSpec loaded on a device. It is safe for use by many
-// goroutines at once. Its exported methods are those rtimpl.Module lists,
-// which generated code calls.
-type module struct {
+// Module is a package's kernels loaded on a device, for the code qdgen
+// generates, which reaches it as rtimpl.Module; a program calls that
+// code's Load and launch methods instead. It is safe for use by many
+// goroutines at once.
+//
+// It is the one type of that interface in rt, because the launch stubs
+// call its methods directly: a call through an interface or a function
+// value would move the stub's packed arguments, and the closure that runs
+// the Go function on the CPU, to the heap on every launch.
+type Module struct {
 	dev    *Device
 	spec   *moduleSpec
 	kind   imageKind // the kind of image it was loaded from; 0 on the CPU
@@ -51,7 +57,7 @@ type module struct {
 // module. When the driver refuses a binary image, the image of the next
 // kind it takes is tried. A module without an image the driver loads is an
 // error wrapping ErrNoImage.
-func (d *Device) load(spec *moduleSpec) (*module, error) {
+func (d *Device) load(spec *moduleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -62,7 +68,7 @@ func (d *Device) load(spec *moduleSpec) (*module, error) {
 		return m, nil
 	}
 	start := time.Now()
-	m := &module{dev: d, spec: spec, from: fromGo}
+	m := &Module{dev: d, spec: spec, from: fromGo}
 	if d.drv != nil {
 		err := d.loadFirst(m, spec.Images)
 		if err != nil {
@@ -104,14 +110,14 @@ func (d *Device) load(spec *moduleSpec) (*module, error) {
 func lazyLoading() bool { return os.Getenv("CUDA_MODULE_LOADING") != "EAGER" }
 
 // kernelReady looks up the functions of kernel's tasks, the first time.
-func (m *module) kernelReady(kernel int) error {
+func (m *Module) kernelReady(kernel int) error {
 	if m.resolved[kernel].Load() {
 		return nil
 	}
 	return m.resolveFirst(kernel)
 }
 
-func (m *module) resolveFirst(kernel int) error {
+func (m *Module) resolveFirst(kernel int) error {
 	m.resolving.Lock()
 	defer m.resolving.Unlock()
 	return m.resolve(kernel)
@@ -119,7 +125,7 @@ func (m *module) resolveFirst(kernel int) error {
 
 // resolve looks up the functions of kernel's tasks unless that is done.
 // The caller holds m.resolving, or is Load.
-func (m *module) resolve(kernel int) error {
+func (m *Module) resolve(kernel int) error {
 	if m.resolved[kernel].Load() {
 		return nil
 	}
@@ -144,7 +150,7 @@ func (m *module) resolve(kernel int) error {
 
 // loadFirst loads the first of the images, by the driver's order of
 // kinds, that the driver accepts, and notes in m what it loaded.
-func (d *Device) loadFirst(m *module, images []codeImage) error {
+func (d *Device) loadFirst(m *Module, images []codeImage) error {
 	var errs []error
 	for kinds := d.drv.imageKinds(); len(kinds) > 0; {
 		img, err := chooseImage(images, d.backend, kinds, d.attrs.arch)
@@ -167,7 +173,7 @@ func (d *Device) loadFirst(m *module, images []codeImage) error {
 
 // prepare gives the module what its kernels need of the runtime: a fault
 // record when one checks something, scratch memory for reductions.
-func (m *module) prepare() error {
+func (m *Module) prepare() error {
 	m.scratch = make([]scratch, len(m.spec.Kernels))
 	for _, k := range m.spec.Kernels {
 		if len(k.Faults) == 0 || m.faults != nil {
@@ -183,7 +189,7 @@ func (m *module) prepare() error {
 }
 
 // release frees the module's memory and unloads it from its device.
-func (m *module) release() error {
+func (m *Module) release() error {
 	var err error
 	for i := range m.scratch {
 		if e := m.scratch[i].release(m.dev); err == nil {
@@ -204,16 +210,16 @@ func (m *module) release() error {
 }
 
 // Device returns the device the module is loaded on.
-func (m *module) Device() *Device { return m.dev }
+func (m *Module) Device() *Device { return m.dev }
 
 // ImageKind returns the kind of device code the module was loaded from,
 // such as imagePTX; 0 on the CPU.
-func (m *module) ImageKind() imageKind { return m.kind }
+func (m *Module) ImageKind() imageKind { return m.kind }
 
 // LoadedFrom says where the module's code came from when it was loaded
 // (an embedded cubin, the module cache, PTX compiled then, or the Go
 // functions on the CPU) and how long loading it took.
-func (m *module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
+func (m *Module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
 
 // chooseImage returns the first image of the kinds a driver accepts, in
 // the driver's order of preference; of binary images, the one built for

@@ -16,7 +16,7 @@ import (
 //
 // A fault a kernel of the device has recorded since the last operation
 // that observed one is returned first, and nothing is launched.
-func (m *module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
+func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	l := kernelLaunch{m: m, kernel: kernel, k: &m.spec.Kernels[kernel], counts: counts, args: args}
 	var err error
 	if l.cfg, err = launchConfig(m.dev, opts); err != nil {
@@ -52,7 +52,7 @@ func (m *module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 // kernelLaunch is one launch of a kernel while it is being queued: what each
 // step needs, passed along by one pointer.
 type kernelLaunch struct {
-	m      *module
+	m      *Module
 	kernel int
 	k      *kernelSpec
 	counts []int64
@@ -294,7 +294,7 @@ func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string,
 
 // taskGrid is the grid of task i of kernel with count iterations (one
 // thread for a serial task), or false when it has none.
-func (m *module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
+func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
 	if !m.spec.Kernels[kernel].Tasks[i].Parallel {
 		return 1, 1, true
 	}

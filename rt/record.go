@@ -88,7 +88,7 @@ func (r *Recorder) refer(bufs []stubabi.ArgBuffer) {
 }
 
 // addKernel adds one launch of a kernel on a stream of the recording.
-func (r *Recorder) addKernel(m *module, kernel int, counts []int64, args []byte, cfg launchSettings) error {
+func (r *Recorder) addKernel(m *Module, kernel int, counts []int64, args []byte, cfg launchSettings) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := cfg.stream

@@ -28,7 +28,7 @@ type scratch struct {
 
 // scratchBytes is the scratch memory a launch of kernel k with counts
 // needs: a partial result per block of its largest grid.
-func (m *module) scratchBytes(kernel int, counts []int64, cfg launchSettings) uintptr {
+func (m *Module) scratchBytes(kernel int, counts []int64, cfg launchSettings) uintptr {
 	k := &m.spec.Kernels[kernel]
 	blocks := uint32(1)
 	for i, t := range k.Tasks {

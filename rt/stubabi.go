@@ -8,8 +8,7 @@ import (
 
 // This file is rt's side of the interface of generated stubs, which reach
 // it through package rtimpl: the module description's types under names
-// of rt's own, and the methods of a module that rtimpl.Module lists. None
-// of it is in rt's documentation, which is the user's.
+// of rt's own, and the methods of Module that only they call.
 
 type (
 	moduleSpec = stubabi.ModuleSpec
@@ -51,7 +50,7 @@ func arg(b stubabi.ArgBuffer) argBuffer {
 // CheckDisjoint returns an error if two buffer arguments, which blocks of
 // one qd.StreamParallel group would write and read at the same time,
 // overlap in memory. Generated stubs call it before a launch.
-func (m *module) CheckDisjoint(kernel, name1 string, b1 stubabi.ArgBuffer, name2 string, b2 stubabi.ArgBuffer) error {
+func (m *Module) CheckDisjoint(kernel, name1 string, b1 stubabi.ArgBuffer, name2 string, b2 stubabi.ArgBuffer) error {
 	return checkDisjoint(kernel, name1, b1, name2, b2)
 }
 
@@ -69,7 +68,7 @@ func checkDisjoint(kernel, name1 string, b1 stubabi.ArgBuffer, name2 string, b2 
 // as used on the launch's stream (so that Free waits for it) or, on a
 // stream of a recording, as referred to by the recording. Generated stubs
 // call it.
-func (m *module) CheckBuffers(kernel string, opts []LaunchOption, bufs ...stubabi.ArgBuffer) error {
+func (m *Module) CheckBuffers(kernel string, opts []LaunchOption, bufs ...stubabi.ArgBuffer) error {
 	return checkBuffers(m.dev, kernel, opts, bufs)
 }
 
@@ -99,4 +98,4 @@ func checkBuffers(d *Device, kernel string, opts []LaunchOption, bufs []stubabi.
 // Recording reports whether opts launch on a stream of a recording, where
 // the CPU backend keeps the call for the graph's launches (RecordCPU)
 // instead of making it (RunCPU). Generated stubs call it.
-func (m *module) Recording(opts []LaunchOption) bool { return streamOption(opts).recording() }
+func (m *Module) Recording(opts []LaunchOption) bool { return streamOption(opts).recording() }

@@ -13,7 +13,6 @@ type (
 	TaskSpec   = stubabi.TaskSpec
 	FaultSite  = stubabi.FaultSite
 	ArgBuffer  = stubabi.ArgBuffer
-	Module     = module
 )
 
 const (

@@ -165,7 +165,7 @@ func moduleSpec(p *Package) jen.Dict {
 func kernelsType(n names) jen.Code {
 	return jen.Struct(
 		jen.Id(n.dev).Op("*").Qual(rtPath, "Device"),
-		jen.Id(n.mod).Qual(implPath, "Module"),
+		jen.Id(n.mod).Op("*").Qual(implPath, "Module"),
 	)
 }
 
