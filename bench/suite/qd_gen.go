@@ -7,13 +7,14 @@ package suite
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98967a8a999eed9141eb37bbb90cb87b06e852ab4153ec249bdbeecc82f42778"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "550bdce7b4bf42599458889461c5712426b8fa8ecae5b0a3d3f9fc24cdd2c3d3"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "98967a8a999eed9141eb37bbb90cb87b06e852ab4153ec249bdbeecc82f42778"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "550bdce7b4bf42599458889461c5712426b8fa8ecae5b0a3d3f9fc24cdd2c3d3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:18:12",
 		}, {
@@ -39,12 +40,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:22:15",
 		}},
 		Name: "Stencil2D",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Stencil2D_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:32:15",
 		}, {
@@ -79,12 +80,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:35:85",
 		}},
 		Name: "Stencil3D",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Stencil3D_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:47:12",
 		}, {
@@ -101,12 +102,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:52:4",
 		}},
 		Name: "Matmul",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Matmul_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:61:12",
 		}, {
@@ -117,12 +118,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:67:18",
 		}},
 		Name: "Blur",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Blur_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:79:10",
 		}, {
@@ -133,22 +134,22 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:83:4",
 		}},
 		Name: "DigitSum",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "DigitSum_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:95:12",
 		}},
 		Name: "Options",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Options_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:111:19",
 		}, {
@@ -171,12 +172,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:122:19",
 		}},
 		Name: "NBody",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "NBody_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:131:29",
 		}, {
@@ -184,12 +185,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:132:29",
 		}},
 		Name: "Mandelbrot64",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot64_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:152:29",
 		}, {
@@ -197,22 +198,22 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:153:29",
 		}},
 		Name: "Mandelbrot32",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot32_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:173:13",
 		}},
 		Name: "Xorshift",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Xorshift_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultSliceAcap,
 			Pos:  "kernels.go:189:11",
 		}, {
@@ -223,32 +224,32 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:191:21",
 		}},
 		Name: "MatVec",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "MatVec_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:202:13",
 		}},
 		Name: "Daxpy",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Daxpy_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:211:12",
 		}},
 		Name: "Hash",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Hash_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:228:12",
 		}, {
@@ -259,12 +260,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:229:14",
 		}},
 		Name: "Transpose",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Transpose_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:18:20",
 		}, {
@@ -296,12 +297,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:18:5",
 		}},
 		Name: "Conv2D",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Conv2D_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:33:25",
 		}, {
@@ -339,12 +340,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:33:6",
 		}},
 		Name: "Conv3D",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Conv3D_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:50:11",
 		}, {
@@ -364,12 +365,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:51:7",
 		}},
 		Name: "Stencil5",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Stencil5_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:63:17",
 		}, {
@@ -401,12 +402,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:65:7",
 		}},
 		Name: "Stencil9",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Stencil9_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:77:23",
 		}, {
@@ -426,12 +427,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:77:5",
 		}},
 		Name: "JacobiStep",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "JacobiStep_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:88:16",
 		}, {
@@ -439,12 +440,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:88:5",
 		}},
 		Name: "JacobiCopy",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "JacobiCopy_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:102:7",
 		}, {
@@ -458,12 +459,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:104:7",
 		}},
 		Name: "FDTDEy",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "FDTDEy_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:116:27",
 		}, {
@@ -474,12 +475,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:116:6",
 		}},
 		Name: "FDTDEx",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "FDTDEx_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:127:27",
 		}, {
@@ -496,12 +497,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:127:6",
 		}},
 		Name: "FDTDHz",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "FDTDHz_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:140:18",
 		}, {
@@ -512,12 +513,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:140:6",
 		}},
 		Name: "MatmulAcc",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "MatmulAcc_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:152:5",
 		}, {
@@ -531,12 +532,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:154:6",
 		}},
 		Name: "Gemm",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Gemm_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:169:13",
 		}, {
@@ -547,12 +548,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:171:5",
 		}},
 		Name: "TriMul",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "TriMul_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:184:12",
 		}, {
@@ -563,12 +564,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:186:4",
 		}},
 		Name: "SymvLower",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "SymvLower_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:194:11",
 		}, {
@@ -579,12 +580,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:204:3",
 		}},
 		Name: "ColNorm",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "ColNorm_0",
 			Parallel: false,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "nests.go:194:11",
 		}, {
@@ -592,7 +593,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "nests.go:194:25",
 		}},
 		Name: "ColNorms",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "ColNorms_0",
 			Parallel: true,
 		}},
@@ -604,13 +605,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -631,17 +632,17 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil2D", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Stencil2D", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Stencil2D(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -659,18 +660,18 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, d int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil3D", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Stencil3D", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
-	rt.PutUint64(qdArgs[:], 48, uint64(d))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(d))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Stencil3D(out.CPUSlice(), in.CPUSlice(), w, h, d)
 			}, out, in)
@@ -688,17 +689,17 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Matmul", qdOpts, c, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Matmul", qdOpts, c, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, c)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutBuffer(qdArgs[:], 32, b)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, c)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutBuffer(qdArgs[:], 32, b)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(int64(n) * int64(n))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Matmul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
 			}, c, a, b)
@@ -716,17 +717,17 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Blur", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Blur", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Blur(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -744,16 +745,16 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "DigitSum", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("DigitSum", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(base))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(base))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 				DigitSum(out.CPUSlice(), in.CPUSlice(), base)
 			}, out, in)
@@ -772,16 +773,16 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], strike float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Options", qdOpts, out, spot); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Options", qdOpts, out, spot); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, spot)
-	rt.PutFloat32(qdArgs[:], 32, float32(strike))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, spot)
+	rtimpl.PutFloat32(qdArgs[:], 32, float32(strike))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Options(out.CPUSlice(), spot.CPUSlice(), strike)
 			}, out, spot)
@@ -800,19 +801,19 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt.Buffer[float32], px *rt.Buffer[float32], py *rt.Buffer[float32], pz *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "NBody", qdOpts, ax, ay, az, px, py, pz); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("NBody", qdOpts, ax, ay, az, px, py, pz); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [104]byte
-	rt.PutBuffer(qdArgs[:], 0, ax)
-	rt.PutBuffer(qdArgs[:], 16, ay)
-	rt.PutBuffer(qdArgs[:], 32, az)
-	rt.PutBuffer(qdArgs[:], 48, px)
-	rt.PutBuffer(qdArgs[:], 64, py)
-	rt.PutBuffer(qdArgs[:], 80, pz)
+	rtimpl.PutBuffer(qdArgs[:], 0, ax)
+	rtimpl.PutBuffer(qdArgs[:], 16, ay)
+	rtimpl.PutBuffer(qdArgs[:], 32, az)
+	rtimpl.PutBuffer(qdArgs[:], 48, px)
+	rtimpl.PutBuffer(qdArgs[:], 64, py)
+	rtimpl.PutBuffer(qdArgs[:], 80, pz)
 	qdCounts := [1]int64{int64(ax.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NBody(ax.CPUSlice(), ay.CPUSlice(), az.CPUSlice(), px.CPUSlice(), py.CPUSlice(), pz.CPUSlice())
 			}, ax, ay, az, px, py, pz)
@@ -830,17 +831,17 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot64", qdOpts, counts); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Mandelbrot64", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, counts)
-	rt.PutUint64(qdArgs[:], 16, uint64(w))
-	rt.PutUint64(qdArgs[:], 24, uint64(h))
-	rt.PutUint32(qdArgs[:], 32, uint32(maxIter))
+	rtimpl.PutBuffer(qdArgs[:], 0, counts)
+	rtimpl.PutUint64(qdArgs[:], 16, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 24, uint64(h))
+	rtimpl.PutUint32(qdArgs[:], 32, uint32(maxIter))
 	qdCounts := [1]int64{int64(counts.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Mandelbrot64(counts.CPUSlice(), w, h, maxIter)
 			}, counts)
@@ -858,17 +859,17 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot32", qdOpts, counts); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Mandelbrot32", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, counts)
-	rt.PutUint64(qdArgs[:], 16, uint64(w))
-	rt.PutUint64(qdArgs[:], 24, uint64(h))
-	rt.PutUint32(qdArgs[:], 32, uint32(maxIter))
+	rtimpl.PutBuffer(qdArgs[:], 0, counts)
+	rtimpl.PutUint64(qdArgs[:], 16, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 24, uint64(h))
+	rtimpl.PutUint32(qdArgs[:], 32, uint32(maxIter))
 	qdCounts := [1]int64{int64(counts.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Mandelbrot32(counts.CPUSlice(), w, h, maxIter)
 			}, counts)
@@ -886,16 +887,16 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Xorshift", qdOpts, out, seeds); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Xorshift", qdOpts, out, seeds); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, seeds)
-	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, seeds)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Xorshift(out.CPUSlice(), seeds.CPUSlice(), rounds)
 			}, out, seeds)
@@ -913,17 +914,17 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MatVec", qdOpts, y, a, x); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("MatVec", qdOpts, y, a, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, y)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutBuffer(qdArgs[:], 32, x)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, y)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutBuffer(qdArgs[:], 32, x)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(y.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MatVec(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
 			}, y, a, x)
@@ -941,16 +942,16 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Daxpy", qdOpts, x, y); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Daxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutFloat64(qdArgs[:], 0, float64(a))
-	rt.PutBuffer(qdArgs[:], 8, x)
-	rt.PutBuffer(qdArgs[:], 24, y)
+	rtimpl.PutFloat64(qdArgs[:], 0, float64(a))
+	rtimpl.PutBuffer(qdArgs[:], 8, x)
+	rtimpl.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{int64(y.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Daxpy(a, x.CPUSlice(), y.CPUSlice())
 			}, x, y)
@@ -968,16 +969,16 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Hash", qdOpts, out, keys); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Hash", qdOpts, out, keys); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, keys)
-	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, keys)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Hash(out.CPUSlice(), keys.CPUSlice(), rounds)
 			}, out, keys)
@@ -996,17 +997,17 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Transpose", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -1025,17 +1026,17 @@ func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Conv2D(b *rt.Buffer[float32], a *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Conv2D", qdOpts, b, a); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Conv2D", qdOpts, b, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, b)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, b)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{(min(max(((int64(h)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(w)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conv2D(b.CPUSlice(), a.CPUSlice(), w, h)
 			}, b, a)
@@ -1054,18 +1055,18 @@ func (qdk *Kernels) Conv2D(b *rt.Buffer[float32], a *rt.Buffer[float32], w int, 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Conv3D(b *rt.Buffer[float32], a *rt.Buffer[float32], w int, h int, d int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Conv3D", qdOpts, b, a); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Conv3D", qdOpts, b, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, b)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
-	rt.PutUint64(qdArgs[:], 48, uint64(d))
+	rtimpl.PutBuffer(qdArgs[:], 0, b)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(d))
 	qdCounts := [1]int64{((min(max(((int64(d)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(h)-int64(1))-int64(1)), int64(0)), int64(2097152))) * min(max(((int64(w)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conv3D(b.CPUSlice(), a.CPUSlice(), w, h, d)
 			}, b, a)
@@ -1084,17 +1085,17 @@ func (qdk *Kernels) Conv3D(b *rt.Buffer[float32], a *rt.Buffer[float32], w int, 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil5(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil5", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Stencil5", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{(min(max(((int64(h)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(w)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Stencil5(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -1113,17 +1114,17 @@ func (qdk *Kernels) Stencil5(out *rt.Buffer[float32], in *rt.Buffer[float32], w 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil9(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil9", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Stencil9", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{(min(max(((int64(h)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(w)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Stencil9(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -1142,16 +1143,16 @@ func (qdk *Kernels) Stencil9(out *rt.Buffer[float32], in *rt.Buffer[float32], w 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) JacobiStep(b *rt.Buffer[float32], a *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "JacobiStep", qdOpts, b, a); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("JacobiStep", qdOpts, b, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, b)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, b)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [1]int64{(min(max(((int64(n)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(n)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				JacobiStep(b.CPUSlice(), a.CPUSlice(), n)
 			}, b, a)
@@ -1169,16 +1170,16 @@ func (qdk *Kernels) JacobiStep(b *rt.Buffer[float32], a *rt.Buffer[float32], n i
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) JacobiCopy(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "JacobiCopy", qdOpts, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("JacobiCopy", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [1]int64{(min(max(((int64(n)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(n)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				JacobiCopy(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
@@ -1198,18 +1199,18 @@ func (qdk *Kernels) JacobiCopy(a *rt.Buffer[float32], b *rt.Buffer[float32], n i
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FDTDEy(ey *rt.Buffer[float32], hz *rt.Buffer[float32], nx int, ny int, source float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FDTDEy", qdOpts, ey, hz); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("FDTDEy", qdOpts, ey, hz); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, ey)
-	rt.PutBuffer(qdArgs[:], 16, hz)
-	rt.PutUint64(qdArgs[:], 32, uint64(nx))
-	rt.PutUint64(qdArgs[:], 40, uint64(ny))
-	rt.PutFloat32(qdArgs[:], 48, float32(source))
+	rtimpl.PutBuffer(qdArgs[:], 0, ey)
+	rtimpl.PutBuffer(qdArgs[:], 16, hz)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(ny))
+	rtimpl.PutFloat32(qdArgs[:], 48, float32(source))
 	qdCounts := [1]int64{(min(max(int64(nx), int64(0)), int64(2097152)) * min(max(int64(ny), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FDTDEy(ey.CPUSlice(), hz.CPUSlice(), nx, ny, source)
 			}, ey, hz)
@@ -1227,17 +1228,17 @@ func (qdk *Kernels) FDTDEy(ey *rt.Buffer[float32], hz *rt.Buffer[float32], nx in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FDTDEx(ex *rt.Buffer[float32], hz *rt.Buffer[float32], nx int, ny int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FDTDEx", qdOpts, ex, hz); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("FDTDEx", qdOpts, ex, hz); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, ex)
-	rt.PutBuffer(qdArgs[:], 16, hz)
-	rt.PutUint64(qdArgs[:], 32, uint64(nx))
-	rt.PutUint64(qdArgs[:], 40, uint64(ny))
+	rtimpl.PutBuffer(qdArgs[:], 0, ex)
+	rtimpl.PutBuffer(qdArgs[:], 16, hz)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(ny))
 	qdCounts := [1]int64{(min(max(int64(nx), int64(0)), int64(2097152)) * min(max((int64(ny)-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FDTDEx(ex.CPUSlice(), hz.CPUSlice(), nx, ny)
 			}, ex, hz)
@@ -1255,18 +1256,18 @@ func (qdk *Kernels) FDTDEx(ex *rt.Buffer[float32], hz *rt.Buffer[float32], nx in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FDTDHz(hz *rt.Buffer[float32], ex *rt.Buffer[float32], ey *rt.Buffer[float32], nx int, ny int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FDTDHz", qdOpts, hz, ex, ey); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("FDTDHz", qdOpts, hz, ex, ey); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [72]byte
-	rt.PutBuffer(qdArgs[:], 0, hz)
-	rt.PutBuffer(qdArgs[:], 16, ex)
-	rt.PutBuffer(qdArgs[:], 32, ey)
-	rt.PutUint64(qdArgs[:], 48, uint64(nx))
-	rt.PutUint64(qdArgs[:], 56, uint64(ny))
+	rtimpl.PutBuffer(qdArgs[:], 0, hz)
+	rtimpl.PutBuffer(qdArgs[:], 16, ex)
+	rtimpl.PutBuffer(qdArgs[:], 32, ey)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 56, uint64(ny))
 	qdCounts := [1]int64{(min(max((int64(nx)-int64(1)), int64(0)), int64(2097152)) * min(max((int64(ny)-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FDTDHz(hz.CPUSlice(), ex.CPUSlice(), ey.CPUSlice(), nx, ny)
 			}, hz, ex, ey)
@@ -1285,17 +1286,17 @@ func (qdk *Kernels) FDTDHz(hz *rt.Buffer[float32], ex *rt.Buffer[float32], ey *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MatmulAcc(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MatmulAcc", qdOpts, c, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("MatmulAcc", qdOpts, c, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, c)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutBuffer(qdArgs[:], 32, b)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, c)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutBuffer(qdArgs[:], 32, b)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max(int64(n), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MatmulAcc(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
 			}, c, a, b)
@@ -1313,19 +1314,19 @@ func (qdk *Kernels) MatmulAcc(c *rt.Buffer[float32], a *rt.Buffer[float32], b *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Gemm(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], n int, alpha float32, beta float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Gemm", qdOpts, c, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Gemm", qdOpts, c, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [72]byte
-	rt.PutBuffer(qdArgs[:], 0, c)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutBuffer(qdArgs[:], 32, b)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
-	rt.PutFloat32(qdArgs[:], 56, float32(alpha))
-	rt.PutFloat32(qdArgs[:], 60, float32(beta))
+	rtimpl.PutBuffer(qdArgs[:], 0, c)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutBuffer(qdArgs[:], 32, b)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutFloat32(qdArgs[:], 56, float32(alpha))
+	rtimpl.PutFloat32(qdArgs[:], 60, float32(beta))
 	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max(int64(n), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Gemm(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n, alpha, beta)
 			}, c, a, b)
@@ -1344,17 +1345,17 @@ func (qdk *Kernels) Gemm(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buf
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TriMul(c *rt.Buffer[float32], l *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TriMul", qdOpts, c, l, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("TriMul", qdOpts, c, l, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, c)
-	rt.PutBuffer(qdArgs[:], 16, l)
-	rt.PutBuffer(qdArgs[:], 32, b)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, c)
+	rtimpl.PutBuffer(qdArgs[:], 16, l)
+	rtimpl.PutBuffer(qdArgs[:], 32, b)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max(int64(n), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TriMul(c.CPUSlice(), l.CPUSlice(), b.CPUSlice(), n)
 			}, c, l, b)
@@ -1373,17 +1374,17 @@ func (qdk *Kernels) TriMul(c *rt.Buffer[float32], l *rt.Buffer[float32], b *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) SymvLower(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "SymvLower", qdOpts, y, a, x); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("SymvLower", qdOpts, y, a, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, y)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutBuffer(qdArgs[:], 32, x)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, y)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutBuffer(qdArgs[:], 32, x)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SymvLower(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
 			}, y, a, x)
@@ -1402,18 +1403,18 @@ func (qdk *Kernels) SymvLower(y *rt.Buffer[float32], a *rt.Buffer[float32], x *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ColNorm(r *rt.Buffer[float32], a *rt.Buffer[float32], k int, rows int, cols int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ColNorm", qdOpts, r, a); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("ColNorm", qdOpts, r, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, r)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutUint64(qdArgs[:], 32, uint64(k))
-	rt.PutUint64(qdArgs[:], 40, uint64(rows))
-	rt.PutUint64(qdArgs[:], 48, uint64(cols))
+	rtimpl.PutBuffer(qdArgs[:], 0, r)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(k))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(rows))
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(cols))
 	qdCounts := [1]int64{1}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ColNorm(r.CPUSlice(), a.CPUSlice(), k, rows, cols)
 			}, r, a)
@@ -1431,16 +1432,16 @@ func (qdk *Kernels) ColNorm(r *rt.Buffer[float32], a *rt.Buffer[float32], k int,
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ColNorms(norms *rt.Buffer[float32], a *rt.Buffer[float32], rows int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ColNorms", qdOpts, norms, a); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("ColNorms", qdOpts, norms, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, norms)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutUint64(qdArgs[:], 32, uint64(rows))
+	rtimpl.PutBuffer(qdArgs[:], 0, norms)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(rows))
 	qdCounts := [1]int64{int64(norms.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ColNorms(norms.CPUSlice(), a.CPUSlice(), rows)
 			}, norms, a)

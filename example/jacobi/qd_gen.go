@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f175e3ea9fe227cbdaaeb5e65fe5ad69a22ec2c4ec405681decb92c1f34d9db0"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "357ccf33342d50f97b76a14d809f371131271f242c4931c4db0ea1494b2ded31"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f175e3ea9fe227cbdaaeb5e65fe5ad69a22ec2c4ec405681decb92c1f34d9db0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "357ccf33342d50f97b76a14d809f371131271f242c4931c4db0ea1494b2ded31"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:13:13",
 		}, {
@@ -36,12 +37,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:14:7",
 		}},
 		Name: "JacobiRows",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "JacobiRows_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:27:13",
 		}, {
@@ -52,12 +53,12 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:35:9",
 		}},
 		Name: "RowChange",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "RowChange_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:48:9",
 		}, {
@@ -68,7 +69,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:49:11",
 		}},
 		Name: "MaxOf",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "MaxOf_0",
 			Parallel: true,
 		}},
@@ -80,13 +81,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -109,18 +110,18 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) JacobiRows(u *rt.Buffer[float32], next *rt.Buffer[float32], nx int, lo int, hi int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "JacobiRows", qdOpts, u, next); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("JacobiRows", qdOpts, u, next); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, u)
-	rt.PutBuffer(qdArgs[:], 16, next)
-	rt.PutUint64(qdArgs[:], 32, uint64(nx))
-	rt.PutUint64(qdArgs[:], 40, uint64(lo))
-	rt.PutUint64(qdArgs[:], 48, uint64(hi))
+	rtimpl.PutBuffer(qdArgs[:], 0, u)
+	rtimpl.PutBuffer(qdArgs[:], 16, next)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(lo))
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(hi))
 	qdCounts := [1]int64{((int64(hi) - int64(lo)) * (int64(nx) - int64(2)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				JacobiRows(u.CPUSlice(), next.CPUSlice(), nx, lo, hi)
 			}, u, next)
@@ -139,19 +140,19 @@ func (qdk *Kernels) JacobiRows(u *rt.Buffer[float32], next *rt.Buffer[float32], 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) RowChange(u *rt.Buffer[float32], next *rt.Buffer[float32], change *rt.Buffer[float32], nx int, lo int, hi int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "RowChange", qdOpts, u, next, change); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("RowChange", qdOpts, u, next, change); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, u)
-	rt.PutBuffer(qdArgs[:], 16, next)
-	rt.PutBuffer(qdArgs[:], 32, change)
-	rt.PutUint64(qdArgs[:], 48, uint64(nx))
-	rt.PutUint64(qdArgs[:], 56, uint64(lo))
-	rt.PutUint64(qdArgs[:], 64, uint64(hi))
-	qdCounts := [1]int64{rt.Iterations(int64(lo), int64(hi))}
+	rtimpl.PutBuffer(qdArgs[:], 0, u)
+	rtimpl.PutBuffer(qdArgs[:], 16, next)
+	rtimpl.PutBuffer(qdArgs[:], 32, change)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 56, uint64(lo))
+	rtimpl.PutUint64(qdArgs[:], 64, uint64(hi))
+	qdCounts := [1]int64{rtimpl.Iterations(int64(lo), int64(hi))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RowChange(u.CPUSlice(), next.CPUSlice(), change.CPUSlice(), nx, lo, hi)
 			}, u, next, change)
@@ -171,16 +172,16 @@ func (qdk *Kernels) RowChange(u *rt.Buffer[float32], next *rt.Buffer[float32], c
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MaxOf(xs *rt.Buffer[float32], out *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MaxOf", qdOpts, xs, out); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("MaxOf", qdOpts, xs, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, xs)
-	rt.PutBuffer(qdArgs[:], 16, out)
-	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, xs)
+	rtimpl.PutBuffer(qdArgs[:], 16, out)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [1]int64{int64(1)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MaxOf(xs.CPUSlice(), out.CPUSlice(), n)
 			}, xs, out)
