@@ -13,7 +13,7 @@ import (
 	"github.com/qdgo/qd/emit/ptx"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/opt"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // A Backend compiles kernel IR into one kind of device code.
@@ -23,7 +23,7 @@ type Backend struct {
 	Name string
 	// Kind is the kind of image Emit returns; a runtime driver that loads
 	// it runs the kernels.
-	Kind rt.ImageKind
+	Kind rtimpl.ImageKind
 	// Pipeline holds the passes run, in order, on the backend's own copy
 	// of the IR before Emit.
 	Pipeline opt.Pipeline
@@ -33,10 +33,10 @@ type Backend struct {
 
 // Backends lists every backend, in the order of the images in a module.
 var Backends = []Backend{
-	{Name: "ptx", Kind: rt.ImagePTX, Pipeline: opt.Default, Emit: ptx.Module},
-	{Name: "hip", Kind: rt.ImageHIP, Pipeline: opt.Default, Emit: hip.Module},
+	{Name: "ptx", Kind: rtimpl.ImagePTX, Pipeline: opt.Default, Emit: ptx.Module},
+	{Name: "hip", Kind: rtimpl.ImageHIP, Pipeline: opt.Default, Emit: hip.Module},
 	// The IR itself, which the CPU backend's race mode interprets.
-	{Name: "ir", Kind: rt.ImageIR, Pipeline: opt.Default, Emit: irImage},
+	{Name: "ir", Kind: rtimpl.ImageIR, Pipeline: opt.Default, Emit: irImage},
 }
 
 // IRHeader starts the IR image, whose file is marked generated as the
@@ -49,7 +49,7 @@ func irImage(kernels []*ir.Kernel) string { return IRHeader + ir.FormatKernels(k
 type Output struct {
 	Backend *Backend
 	Kernels []*ir.Kernel // the backend's copy of the IR, after its pipeline
-	Image   rt.Image
+	Image   rtimpl.Image
 }
 
 // Compile runs the backend's pipeline over a copy of kernels, which it
@@ -78,7 +78,7 @@ func (b *Backend) optimize(kernels []*ir.Kernel) ([]*ir.Kernel, error) {
 // emit emits the image of kernels that went through the backend's
 // pipeline.
 func (b *Backend) emit(kernels []*ir.Kernel) *Output {
-	return &Output{Backend: b, Kernels: kernels, Image: rt.Image{Kind: b.Kind, Data: b.Emit(kernels)}}
+	return &Output{Backend: b, Kernels: kernels, Image: rtimpl.Image{Kind: b.Kind, Data: b.Emit(kernels)}}
 }
 
 func cloneKernels(ks []*ir.Kernel) []*ir.Kernel {

@@ -9,7 +9,7 @@ import (
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower/lowertest"
 	"github.com/qdgo/qd/opt"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 func testKernels(t *testing.T) []*ir.Kernel {
@@ -27,7 +27,7 @@ func TestCompileKeepsInput(t *testing.T) {
 	for _, k := range kernels {
 		before = append(before, k.String())
 	}
-	dropAll := Backend{Name: "none", Kind: rt.ImagePTX, Emit: func([]*ir.Kernel) string { return "" },
+	dropAll := Backend{Name: "none", Kind: rtimpl.ImagePTX, Emit: func([]*ir.Kernel) string { return "" },
 		Pipeline: opt.Pipeline{{Name: "dropall", Kernel: func(k *ir.Kernel) { k.Tasks = nil }}}}
 	if _, err := dropAll.Compile(kernels); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestCompileKeepsInput(t *testing.T) {
 // backends must agree on the launches.
 func TestAddBackend(t *testing.T) {
 	kernels := testKernels(t)
-	names := Backend{Name: "names", Kind: rt.ImagePTX, Pipeline: opt.Default, Emit: func(ks []*ir.Kernel) string {
+	names := Backend{Name: "names", Kind: rtimpl.ImagePTX, Pipeline: opt.Default, Emit: func(ks []*ir.Kernel) string {
 		var entries []string
 		for _, k := range ks {
 			for _, task := range k.Tasks {

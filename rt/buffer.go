@@ -228,9 +228,9 @@ func (b *Buffer[T]) release() error {
 	return b.dev.mem.deallocate(b.ptr, &b.uses)
 }
 
-// ArgBuffer is what launches need of a buffer; *Buffer[T] implements it for
+// argBuffer is what launches need of a buffer; *Buffer[T] implements it for
 // every T.
-type ArgBuffer interface {
+type argBuffer interface {
 	argLen() int
 	argSpan() (start, end uintptr)
 	argHost() unsafe.Pointer

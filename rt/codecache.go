@@ -20,10 +20,10 @@ type sourceCompiler interface {
 	sourceKey(sum string) string
 	compileSource(source string) ([]byte, error)
 	// binaryKind is the kind of image the binary code loads as.
-	binaryKind() ImageKind
+	binaryKind() imageKind
 }
 
-// How a module compiled from source was loaded, as Module.LoadedFrom
+// How a module compiled from source was loaded, as module.LoadedFrom
 // says.
 const (
 	fromSourceCache = "binary code from the module cache, compiled from source before"
@@ -34,9 +34,9 @@ const (
 // module cache: from an entry when the cache has an intact one the driver
 // accepts, else compiled and then written to the cache. A cache that cannot
 // be read or written costs a compilation, never a failure.
-func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error) {
+func (d *Device) loadSource(c sourceCompiler, img codeImage) (uintptr, string, error) {
 	load := func(code []byte) (uintptr, error) {
-		return d.drv.loadModule(Image{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: bytesString(code)})
+		return d.drv.loadModule(codeImage{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: bytesString(code)})
 	}
 	var path string
 	if dir := cacheDir(true); dir != "" {
@@ -59,9 +59,9 @@ func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error
 }
 
 // imageSum is the hex SHA-256 of an image's data that keys the module
-// cache: the one qdgen wrote (Image.Sum), so that loading hashes nothing,
+// cache: the one qdgen wrote (codeImage.Sum), so that loading hashes nothing,
 // or for an image written by hand computed now.
-func imageSum(img Image) string {
+func imageSum(img codeImage) string {
 	if img.Sum != "" {
 		return img.Sum
 	}

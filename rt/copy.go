@@ -62,7 +62,7 @@ func (b *Buffer[T]) toDevice(src []T, s *Stream, async bool) error {
 	}
 	p := unsafe.Pointer(unsafe.SliceData(src))
 	return opError(op, b.dev.transfer(&transfer{
-		name: op, s: s, handle: h, async: async, bufs: [2]ArgBuffer{b},
+		name: op, s: s, handle: h, async: async, bufs: [2]argBuffer{b},
 		node: graphNode{kind: nodeCopy, dstType: deviceMemory, srcType: hostMemory, dst: b.ptr, src: uintptr(p), bytes: b.bytes()},
 		host: p,
 		cpu:  func() { copy(b.host, src) },
@@ -88,7 +88,7 @@ func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
 	}
 	p := unsafe.Pointer(unsafe.SliceData(dst))
 	err = opError(op, b.dev.transfer(&transfer{
-		name: op, s: s, handle: h, async: async, bufs: [2]ArgBuffer{b},
+		name: op, s: s, handle: h, async: async, bufs: [2]argBuffer{b},
 		node: graphNode{kind: nodeCopy, dstType: hostMemory, srcType: deviceMemory, dst: uintptr(p), src: b.ptr, bytes: b.bytes()},
 		host: p,
 		cpu:  func() { copy(dst, b.host) },
@@ -114,7 +114,7 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T], s *Stream) error {
 		return opError(op, err)
 	}
 	return opError(op, b.dev.transfer(&transfer{
-		name: op, s: s, handle: h, async: true, bufs: [2]ArgBuffer{b, src},
+		name: op, s: s, handle: h, async: true, bufs: [2]argBuffer{b, src},
 		node: graphNode{kind: nodeCopy, dstType: deviceMemory, srcType: deviceMemory, dst: b.ptr, src: src.ptr, bytes: b.bytes()},
 		cpu:  func() { copy(b.host, src.host) },
 	}))
@@ -129,7 +129,7 @@ func (b *Buffer[T]) Memset(value byte, s *Stream) error {
 		return opError(op, err)
 	}
 	return opError(op, b.dev.transfer(&transfer{
-		name: op, s: s, handle: h, async: true, bufs: [2]ArgBuffer{b},
+		name: op, s: s, handle: h, async: true, bufs: [2]argBuffer{b},
 		node: graphNode{kind: nodeMemset, dstType: deviceMemory, dst: b.ptr, bytes: b.bytes(), value: value},
 		cpu: func() {
 			bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.host))), b.bytes())
@@ -146,7 +146,7 @@ type transfer struct {
 	s      *Stream
 	handle uintptr
 	async  bool
-	bufs   [2]ArgBuffer // the device buffers it uses
+	bufs   [2]argBuffer // the device buffers it uses
 	node   graphNode
 	host   unsafe.Pointer // the host memory of a copy to or from the host
 	cpu    func()         // the copy on the CPU backend

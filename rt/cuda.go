@@ -80,10 +80,10 @@ func cudaMaxConnections() int {
 	return 8
 }
 
-func (d *cudaDriver) imageKinds() []ImageKind { return cudaImageKinds }
+func (d *cudaDriver) imageKinds() []imageKind { return cudaImageKinds }
 
-func (d *cudaDriver) loadModule(img Image) (uintptr, error) {
-	if img.Kind == ImageCubin {
+func (d *cudaDriver) loadModule(img codeImage) (uintptr, error) {
+	if img.Kind == imageCubin {
 		return d.loadBinary(img.Data)
 	}
 	return d.loadCode([]byte(img.Data))

@@ -2,6 +2,11 @@
 // the host and device buffers, loads the modules qdgen generates and
 // launches their kernels.
 //
+// A program calls rt and the stubs qdgen writes for a package of kernels:
+// its Load(dev) and one method per kernel, which take *Buffer[T] for slice
+// parameters and LaunchOptions last. What those stubs call of the runtime
+// is package rtimpl, for generated code only.
+//
 // The backends share one API. CUDA is used when the NVIDIA driver library
 // (libcuda.so.1) can be loaded at run time, HIP when AMD's HIP runtime
 // (libamdhip64.so, from ROCm) can; nothing of either is needed to build.
@@ -107,7 +112,7 @@ type Device struct {
 	inUse sync.RWMutex
 
 	mu      sync.Mutex // guards modules, live and closing
-	modules map[*ModuleSpec]*Module
+	modules map[*moduleSpec]*Module
 	live    []liveEntry // what Close frees (live.go)
 
 	// Counts of live driver objects, for leak checks.
@@ -246,7 +251,7 @@ var cpuAttributes = deviceAttributes{
 }
 
 func openCPU() *Device {
-	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module)}
+	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*moduleSpec]*Module)}
 	d.defaultGrid = d.fullGrid(defaultBlockSize)
 	return d
 }
@@ -287,7 +292,7 @@ func newGPUDevice(b Backend, index int, drv driver) *Device {
 		drv:     drv,
 		attrs:   drv.attributes(),
 		name:    drv.deviceName(),
-		modules: make(map[*ModuleSpec]*Module),
+		modules: make(map[*moduleSpec]*Module),
 	}
 	d.defaultGrid = d.fullGrid(defaultBlockSize)
 	return d

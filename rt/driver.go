@@ -13,12 +13,12 @@ type driver interface {
 	attributes() deviceAttributes
 	// imageKinds lists the kinds of device code the driver loads, the one
 	// it prefers first.
-	imageKinds() []ImageKind
+	imageKinds() []imageKind
 	alloc(bytes uintptr) (uintptr, error)
 	free(ptr uintptr) error
 	copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error
 	copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error
-	loadModule(image Image) (uintptr, error)
+	loadModule(image codeImage) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)
 	// activeBlocks is how many blocks of block threads of the function fn
@@ -85,7 +85,7 @@ type driver interface {
 	freeAsync(ptr, s uintptr, streams, events []uintptr) error
 
 	// linkPTX compiles PTX into the device's binary code (a cubin), which
-	// loadModule loads as an ImageCubin.
+	// loadModule loads as an imageCubin.
 	linkPTX(ptx string) ([]byte, error)
 }
 
@@ -171,10 +171,10 @@ func joinOn(drv driver, events, streams []uintptr, into uintptr) error {
 
 // The kinds of device code each driver loads, the one it prefers first.
 var (
-	cudaImageKinds = []ImageKind{ImageCubin, ImagePTX}
+	cudaImageKinds = []imageKind{imageCubin, imagePTX}
 	// hipImageKinds: a code object built for the device's target, else
 	// the source, compiled for it.
-	hipImageKinds = []ImageKind{ImageHSACO, ImageHIP}
+	hipImageKinds = []imageKind{imageHSACO, imageHIP}
 )
 
 // deviceAttributes are the facts about a device that shared code needs.

@@ -8,10 +8,13 @@ import (
 
 // Element is the constraint of the elements of buffers: types whose values
 // are plain data (numbers, bools, complex numbers, and arrays and structs
-// of these), which kernels read in Go's own memory layout. A constraint
-// cannot exclude pointers, so Alloc and AllocHost check the type when they
-// make a buffer, and the qd analyzer checks it where code is compiled.
-type Element = any
+// of these), which kernels read in Go's own memory layout. All of these
+// are comparable, so the compiler rejects slices, maps and functions, and
+// arrays and structs that hold them. A constraint cannot exclude pointers,
+// strings, channels or interfaces, so Alloc and AllocHost check the type
+// when they make a buffer, and the qd analyzer (qdvet) checks it where
+// code is compiled.
+type Element interface{ comparable }
 
 // Number is the set of numeric types; buffers of them are the most common.
 type Number interface {

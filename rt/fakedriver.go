@@ -28,7 +28,7 @@ type fakeDriver struct {
 	clock  int                    // advances at each event record
 	times  map[uintptr]int        // when each event was last recorded
 	links  int                    // calls of linkPTX
-	loads  []ImageKind            // the images loadModule got
+	loads  []imageKind            // the images loadModule got
 	sizes  []uintptr              // the bytes of each allocation
 	// badCubin makes loadModule reject every cubin, as a driver rejects
 	// one built for another GPU.
@@ -137,11 +137,11 @@ func (f *fakeDriver) deviceName() string { return "fake" }
 func (f *fakeDriver) attributes() deviceAttributes {
 	return deviceAttributes{arch: "sm_80", multiprocessors: 4, maxThreadsPerSM: 2048, maxThreadsPerBlock: 1024, warpSize: 32, streamQueues: 4, maxSharedPerBlock: 48 << 10}
 }
-func (f *fakeDriver) imageKinds() []ImageKind  { return cudaImageKindsFake }
+func (f *fakeDriver) imageKinds() []imageKind  { return cudaImageKindsFake }
 func (f *fakeDriver) driverVersion() int       { return 12080 }
 func (f *fakeDriver) features() driverFeatures { return f.feat }
 
-var cudaImageKindsFake = []ImageKind{ImageCubin, ImagePTX}
+var cudaImageKindsFake = []imageKind{imageCubin, imagePTX}
 
 func (f *fakeDriver) alloc(bytes uintptr) (uintptr, error) {
 	f.calls.Add(1)
@@ -180,13 +180,13 @@ func (f *fakeDriver) linkPTX(ptx string) ([]byte, error) {
 	return []byte("cubin of " + ptx), nil
 }
 
-func (f *fakeDriver) loadModule(image Image) (uintptr, error) {
+func (f *fakeDriver) loadModule(image codeImage) (uintptr, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.loads = append(f.loads, image.Kind)
 	bad := f.badCubin
 	f.mu.Unlock()
-	if image.Kind == ImageCubin && (bad || !strings.HasPrefix(image.Data, "cubin of ")) {
+	if image.Kind == imageCubin && (bad || !strings.HasPrefix(image.Data, "cubin of ")) {
 		return 0, &DriverError{Call: "cuModuleLoadData", Code: 200, Name: "CUDA_ERROR_INVALID_IMAGE"}
 	}
 	return f.handle("module"), nil

@@ -71,15 +71,6 @@ func (f *Fault) RuntimeError() {}
 
 var _ runtime.Error = (*Fault)(nil)
 
-// FaultSite is a place in a kernel's source where a check may fail; the
-// generated code lists a kernel's sites, and its device code records the
-// number of the one that failed.
-type FaultSite struct {
-	Kind     FaultKind
-	Unsigned bool
-	Pos      string // "file.go:line:column"
-}
-
 // The record of a module's faults, in page-locked host memory that the
 // device writes over the bus (emit/ptx/fault.go writes the device's side):
 // the host sees a fault without copying anything. Words of 32 bits: the
@@ -248,7 +239,7 @@ func (d *Device) observe(err error) error {
 // cpuFault turns the panic of a kernel's Go function into the error a GPU
 // would report: a Fault for Go's run-time errors of indexing, slicing and
 // division, with the position of the check, or a KernelPanic.
-func cpuFault(k *KernelSpec, v any) error {
+func cpuFault(k *kernelSpec, v any) error {
 	re, ok := v.(runtime.Error)
 	if !ok {
 		return opError("run "+k.Name+" on the CPU", &KernelPanic{Value: v})
@@ -265,7 +256,7 @@ func cpuFault(k *KernelSpec, v any) error {
 // interpreted turns the error of a kernel run on the IR interpreter (the
 // CPU's race mode) into the error a GPU would report: a Fault for a check
 // that failed.
-func interpreted(k *KernelSpec, err error) error {
+func interpreted(k *kernelSpec, err error) error {
 	var f *ir.Fault
 	if errors.As(err, &f) {
 		return opError("kernel "+k.Name, &Fault{Kernel: k.Name, Task: f.Task, Kind: f.Site.Kind,
@@ -277,7 +268,7 @@ func interpreted(k *KernelSpec, err error) error {
 // panicPos finds where the kernel's Go function panicked, from the frames
 // of the goroutine's stack below the runtime's panic: "file.go:line", with
 // the column when one site of the kernel of that kind is on that line.
-func panicPos(k *KernelSpec, kind FaultKind) string {
+func panicPos(k *kernelSpec, kind FaultKind) string {
 	pcs := make([]uintptr, 64)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
 	panicking := false

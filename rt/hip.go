@@ -151,12 +151,12 @@ func hipHardwareQueues() int {
 	return 4
 }
 
-func (d *hipDriver) imageKinds() []ImageKind { return hipImageKinds }
+func (d *hipDriver) imageKinds() []imageKind { return hipImageKinds }
 
 // loadModule loads a code object; Device.loadImage compiles source with
 // compileSource first.
-func (d *hipDriver) loadModule(img Image) (uintptr, error) {
-	if img.Kind != ImageHSACO {
+func (d *hipDriver) loadModule(img codeImage) (uintptr, error) {
+	if img.Kind != imageHSACO {
 		return 0, fmt.Errorf("%w: the HIP driver loads %s only compiled", ErrNoImage, img.Kind)
 	}
 	return d.loadBinary(img.Data)
@@ -191,4 +191,4 @@ func (d *hipDriver) sourceKey(sum string) string {
 	return codeKey("hiprtc", sum, d.attrs.arch, version, d.options())
 }
 
-func (d *hipDriver) binaryKind() ImageKind { return ImageHSACO }
+func (d *hipDriver) binaryKind() imageKind { return imageHSACO }

@@ -8,6 +8,7 @@ import (
 	"github.com/qdgo/qd/internal/blocks"
 	"github.com/qdgo/qd/internal/iterations"
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/rt/internal/stubabi"
 )
 
 // RunCPU runs a kernel on the CPU backend: its Go function, run, turning
@@ -20,7 +21,7 @@ import (
 // kernel runs through its IR instead, on the launch's counts and packed
 // arguments and the buffers of its slice parameters, bufs. Generated
 // stubs call it.
-func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...ArgBuffer) error {
+func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...stubabi.ArgBuffer) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -44,15 +45,10 @@ func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOp
 	return err
 }
 
-// Recording reports whether opts launch on a stream of a recording, where
-// the CPU backend keeps the call for the graph's launches (RecordCPU)
-// instead of making it (RunCPU). Generated stubs call it.
-func Recording(opts []LaunchOption) bool { return streamOption(opts).recording() }
-
 // RecordCPU adds a kernel's run on the CPU backend, with the arguments of
 // RunCPU, to the recording of the stream opts name, to be made on each
 // launch of its graph. Generated stubs call it.
-func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...ArgBuffer) error {
+func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...stubabi.ArgBuffer) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -72,7 +68,7 @@ func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []Launc
 }
 
 // runCPU runs a kernel on the CPU backend, as RunCPU describes.
-func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []ArgBuffer) (err error) {
+func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []stubabi.ArgBuffer) (err error) {
 	k := &m.spec.Kernels[kernel]
 	if err := m.dev.enter(); err != nil {
 		return opError("launch "+k.Name, err)
@@ -96,10 +92,10 @@ func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), buf
 
 // runIterations runs a kernel through its IR with each parallel loop's
 // iterations spread over goroutines.
-func (m *Module) runIterations(kernel int, counts []int64, args []byte, bufs []ArgBuffer) error {
+func (m *Module) runIterations(kernel int, counts []int64, args []byte, bufs []stubabi.ArgBuffer) error {
 	m.irOnce.Do(func() {
 		for _, img := range m.spec.Images {
-			if img.Kind == ImageIR {
+			if img.Kind == imageIR {
 				m.irKernels, m.irErr = ir.Parse(img.Data)
 				return
 			}
@@ -114,7 +110,8 @@ func (m *Module) runIterations(kernel int, counts []int64, args []byte, bufs []A
 	}
 	hosts := make([]iterations.Buffer, len(bufs))
 	for i, b := range bufs {
-		hosts[i] = iterations.Buffer{Data: b.argHost(), Len: b.argLen()}
+		a := arg(b)
+		hosts[i] = iterations.Buffer{Data: a.argHost(), Len: a.argLen()}
 	}
 	// The stub's counts live on its stack; the interpreter keeps them.
 	return iterations.Run(m.irKernels[kernel], slices.Clone(counts), args, hosts, blocks.Concurrent())

@@ -14,105 +14,19 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// ModuleSpec describes the kernels of one Go package as qdgen generated
-// them: device code, and the tasks each kernel launches.
-type ModuleSpec struct {
-	Package string // the Go package's import path
-	// Images holds the device code in each form qdgen emitted; Load uses
-	// the one the device's driver prefers.
-	Images  []Image
-	Kernels []KernelSpec
-}
-
-// An Image is a module's device code in one form.
-type Image struct {
-	Kind ImageKind
-	Data string
-	// Arch is the GPU architecture binary code was built for, such as
-	// "sm_80" or the AMD target "gfx942:sramecc+:xnack-"; empty for PTX
-	// and source, which the driver compiles for any.
-	Arch string
-	// Sum is the hex SHA-256 of PTX or source, which keys the module
-	// cache; qdgen writes it, so that loading need not compute it.
-	Sum string
-}
-
-// ImageKind is a form of device code. Each driver loads some kinds, in its
-// order of preference. Generated code names a kind by its constant, which
-// is Image followed by the kind's String.
-type ImageKind uint8
-
-const (
-	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
-	// the GPU at hand when the module is loaded.
-	ImagePTX ImageKind = iota + 1
-	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
-	// backend interprets in its race mode (RunIterationsConcurrently).
-	ImageIR
-	// ImageCubin is NVIDIA binary code for one architecture (Image.Arch),
-	// which loads without compiling on GPUs of the same major version and
-	// an equal or later minor one.
-	ImageCubin
-	// ImageHIP is HIP C++ source, which the HIP driver compiles with
-	// hiprtc for the GPU at hand, through the module cache.
-	ImageHIP
-	// ImageHSACO is an AMD GPU code object for one target (Image.Arch),
-	// which loads without compiling on GPUs of that target.
-	ImageHSACO
-)
-
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin", ImageHIP: "HIP", ImageHSACO: "HSACO"}
-
-func (k ImageKind) String() string {
-	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
-		return imageKindNames[k]
-	}
-	return fmt.Sprintf("ImageKind(%d)", int(k))
-}
-
-// KernelSpec describes one kernel.
-type KernelSpec struct {
-	Name  string
-	Tasks []TaskSpec
-	// Groups holds the number of qd.StreamParallel blocks in each group of
-	// the kernel, in order, for running them concurrently on the CPU.
-	Groups []int
-	// Faults lists the places where the kernel checks an index, a slice
-	// expression or a division; a kernel with any takes the address of its
-	// module's fault record as its last argument.
-	Faults []FaultSite
-	// A kernel with reductions takes the address of scratch memory as an
-	// argument, before the fault record's: ScratchFixed bytes, and
-	// ScratchPerBlock more for each block of the largest grid it runs.
-	ScratchFixed, ScratchPerBlock int
-}
-
-// TaskSpec describes one launch of a kernel: an entry point that runs on
-// one thread (serial) or on a grid whose threads share a loop (parallel).
-// Tasks of a qd.StreamParallel block have the block's number (1, 2, ...)
-// and its group's; consecutive tasks of one group run forked from the
-// launching stream, each block on a stream of its own, and join it again.
-//
-// A block-level task (a kernel's qd.Blocks loop) has Threads, the threads
-// of each of its blocks, and its count is its number of blocks.
-//
-// SharedBytes is the static shared memory a block of the task declares,
-// which launches check against the device's limit.
-type TaskSpec struct {
-	Entry       string
-	Parallel    bool
-	Threads     int
-	SharedBytes int
-	Block       int
-	Group       int
-}
-
-// Module is a ModuleSpec loaded on a device. It is safe for use by many
+// Module is a package's kernels loaded on a device, for the code qdgen
+// generates, which reaches it as rtimpl.Module; a program calls that
+// code's Load and launch methods instead. It is safe for use by many
 // goroutines at once.
+//
+// It is the one type of that interface in rt, because the launch stubs
+// call its methods directly: a call through an interface or a function
+// value would move the stub's packed arguments, and the closure that runs
+// the Go function on the CPU, to the heap on every launch.
 type Module struct {
 	dev    *Device
-	spec   *ModuleSpec
-	kind   ImageKind // the kind of image it was loaded from; 0 on the CPU
+	spec   *moduleSpec
+	kind   imageKind // the kind of image it was loaded from; 0 on the CPU
 	handle uintptr
 	// entries holds, per kernel and task, the driver's function, looked
 	// up at the kernel's first launch (see kernelReady); resolved[k] is
@@ -138,12 +52,12 @@ type Module struct {
 	irErr     error
 }
 
-// Load loads the module of spec on d from the image its driver prefers,
+// load loads the module of spec on d from the image its driver prefers,
 // compiling the device code the first time; later calls return the same
-// Module. When the driver refuses a binary image, the image of the next
+// module. When the driver refuses a binary image, the image of the next
 // kind it takes is tried. A module without an image the driver loads is an
 // error wrapping ErrNoImage.
-func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
+func (d *Device) load(spec *moduleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -236,7 +150,7 @@ func (m *Module) resolve(kernel int) error {
 
 // loadFirst loads the first of the images, by the driver's order of
 // kinds, that the driver accepts, and notes in m what it loaded.
-func (d *Device) loadFirst(m *Module, images []Image) error {
+func (d *Device) loadFirst(m *Module, images []codeImage) error {
 	var errs []error
 	for kinds := d.drv.imageKinds(); len(kinds) > 0; {
 		img, err := chooseImage(images, d.backend, kinds, d.attrs.arch)
@@ -299,8 +213,8 @@ func (m *Module) release() error {
 func (m *Module) Device() *Device { return m.dev }
 
 // ImageKind returns the kind of device code the module was loaded from,
-// such as ImagePTX; 0 on the CPU.
-func (m *Module) ImageKind() ImageKind { return m.kind }
+// such as imagePTX; 0 on the CPU.
+func (m *Module) ImageKind() imageKind { return m.kind }
 
 // LoadedFrom says where the module's code came from when it was loaded
 // (an embedded cubin, the module cache, PTX compiled then, or the Go
@@ -310,7 +224,7 @@ func (m *Module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
 // chooseImage returns the first image of the kinds a driver accepts, in
 // the driver's order of preference; of binary images, the one built for
 // the latest architecture that runs on arch.
-func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (Image, error) {
+func chooseImage(images []codeImage, b Backend, accepts []imageKind, arch string) (codeImage, error) {
 	for _, kind := range accepts {
 		best := -1
 		for i, img := range images {
@@ -336,18 +250,18 @@ func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (I
 	for i, k := range accepts {
 		want[i] = k.String()
 	}
-	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)%s", ErrNoImage, list(have), b, list(want), arch, missingBackend(images, accepts))
+	return codeImage{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)%s", ErrNoImage, list(have), b, list(want), arch, missingBackend(images, accepts))
 }
 
 // missingBackend explains a generated module (one with IR) that lacks the
 // source image a driver compiles: qdgen ran with -backends leaving out
 // that backend.
-func missingBackend(images []Image, accepts []ImageKind) string {
-	if !slices.ContainsFunc(images, func(img Image) bool { return img.Kind == ImageIR }) {
+func missingBackend(images []codeImage, accepts []imageKind) string {
+	if !slices.ContainsFunc(images, func(img codeImage) bool { return img.Kind == imageIR }) {
 		return ""
 	}
 	for _, kind := range accepts {
-		if kind == ImagePTX || kind == ImageHIP {
+		if kind == imagePTX || kind == imageHIP {
 			name := strings.ToLower(kind.String())
 			return fmt.Sprintf("; qdgen generated it without the %s backend: run qdgen with %s among -backends", name, name)
 		}

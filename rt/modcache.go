@@ -23,7 +23,7 @@ import (
 // GPU's architecture and the driver's version, and written atomically (a
 // temporary file renamed into place), so concurrent processes never read
 // half an entry. qdgen writes the SHA-256 into the generated module
-// (Image.Sum), so that loading hashes nothing. Each entry carries its
+// (codeImage.Sum), so that loading hashes nothing. Each entry carries its
 // length and a CRC-32C of its contents, which the CPU computes at
 // several GB/s: a truncated or corrupt entry, or one the driver rejects,
 // is compiled and written again. Failing to write the cache is not an
@@ -67,7 +67,7 @@ func cacheDir(byDefault bool) string {
 
 // cubinPath is the cache entry of a PTX image compiled for arch by a
 // driver of the given version.
-func cubinPath(dir string, img Image, arch string, driverVersion int) string {
+func cubinPath(dir string, img codeImage, arch string, driverVersion int) string {
 	return filepath.Join(dir, fmt.Sprintf("%.32s-%d-%s-drv%d.cubin", imageSum(img), len(img.Data), arch, driverVersion))
 }
 
@@ -114,7 +114,7 @@ func writeCubin(path string, bin []byte) error {
 	return err
 }
 
-// How a module was loaded, as Module.LoadedFrom says.
+// How a module was loaded, as module.LoadedFrom says.
 const (
 	fromCache    = "cubin from the module cache"
 	fromLinker   = "PTX compiled by the driver's linker, now cached"
@@ -126,12 +126,12 @@ const (
 // loadImage loads a module's image, through the module cache when it is
 // PTX and the driver has a linker, or source the driver compiles. It
 // returns the module and where its code came from.
-func (d *Device) loadImage(img Image) (uintptr, string, error) {
+func (d *Device) loadImage(img codeImage) (uintptr, string, error) {
 	drv := d.drv
-	if c, ok := drv.(sourceCompiler); ok && img.Kind == ImageHIP {
+	if c, ok := drv.(sourceCompiler); ok && img.Kind == imageHIP {
 		return d.loadSource(c, img)
 	}
-	if img.Kind != ImagePTX {
+	if img.Kind != imagePTX {
 		h, err := drv.loadModule(img)
 		return h, fromEmbedded, err
 	}
@@ -142,14 +142,14 @@ func (d *Device) loadImage(img Image) (uintptr, string, error) {
 	}
 	path := cubinPath(dir, img, d.attrs.arch, drv.driverVersion())
 	if bin, ok := readCubin(path); ok {
-		if h, err := drv.loadModule(Image{Kind: ImageCubin, Data: bytesString(bin)}); err == nil {
+		if h, err := drv.loadModule(codeImage{Kind: imageCubin, Data: bytesString(bin)}); err == nil {
 			return h, fromCache, nil
 		}
 	}
 	bin, err := drv.linkPTX(img.Data)
 	if err == nil {
 		var h uintptr
-		if h, err = drv.loadModule(Image{Kind: ImageCubin, Data: bytesString(bin)}); err == nil {
+		if h, err = drv.loadModule(codeImage{Kind: imageCubin, Data: bytesString(bin)}); err == nil {
 			writeCubin(path, bin)
 			return h, fromLinker, nil
 		}

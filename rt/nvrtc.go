@@ -26,7 +26,7 @@ var (
 // The CUDA driver loads HIP source only, so that a module that fails to
 // compile fails its test rather than falling back to PTX.
 func init() {
-	cudaImageKinds = []ImageKind{ImageHIP}
+	cudaImageKinds = []imageKind{imageHIP}
 	symbol = noDollars
 }
 
@@ -77,4 +77,4 @@ func (d *cudaDriver) sourceKey(sum string) string {
 	return codeKey("nvrtc", sum, d.attrs.arch, version, d.options())
 }
 
-func (d *cudaDriver) binaryKind() ImageKind { return ImageCubin }
+func (d *cudaDriver) binaryKind() imageKind { return imageCubin }

@@ -137,7 +137,7 @@ func (d *Device) shortName() string { return fmt.Sprintf("%s device %d", d.backe
 // queued before it on src's default stream, and before the work queued
 // there after it, so that src is neither overwritten nor freed while it
 // is read.
-func (l *peerLink) copyDirect(d, sd *Device, dst, src ArgBuffer, dstPtr, srcPtr, bytes uintptr, s *Stream, h uintptr) error {
+func (l *peerLink) copyDirect(d, sd *Device, dst, src argBuffer, dstPtr, srcPtr, bytes uintptr, s *Stream, h uintptr) error {
 	for _, dev := range []*Device{d, sd} {
 		if err := dev.enter(); err != nil {
 			return err

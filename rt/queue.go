@@ -1,11 +1,15 @@
 package rt
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/qdgo/qd/rt/internal/stubabi"
+)
 
 // Launch runs kernel number kernel of the module: each task in order on the
 // stream the options name (the default stream without one), with the
 // packed arguments args. counts holds each parallel task's iteration count,
-// or UnknownCount; tasks with no iterations are not launched. A kernel with
+// or stubabi.UnknownCount; tasks with no iterations are not launched. A kernel with
 // qd.StreamParallel groups is replayed as a cached graph (kgraph.go) unless
 // the Eager option asks otherwise. On a stream of a recording the tasks
 // become nodes of the recording instead. Generated stubs call it.
@@ -37,7 +41,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	end := len(args)
 	if len(l.k.Faults) > 0 {
 		end -= 8
-		PutUint64(args, end, uint64(m.faults.dev))
+		stubabi.PutUint64(args, end, uint64(m.faults.dev))
 	}
 	if l.k.ScratchPerBlock > 0 {
 		return l.withScratch(end - 8)
@@ -53,7 +57,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 type kernelLaunch struct {
 	m      *Module
 	kernel int
-	k      *KernelSpec
+	k      *kernelSpec
 	counts []int64
 	args   []byte
 	cfg    launchSettings
@@ -71,7 +75,7 @@ func (l *kernelLaunch) withScratch(at int) error {
 	if err != nil {
 		return opError("launch "+l.k.Name+": scratch memory", err)
 	}
-	PutUint64(l.args, at, uint64(s.ptr))
+	stubabi.PutUint64(l.args, at, uint64(s.ptr))
 	if recording {
 		return opError("launch "+l.k.Name, l.cfg.stream.rec.addKernel(l.m, l.kernel, l.counts, l.args, l.cfg))
 	}
@@ -308,7 +312,7 @@ func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid,
 // thread strides over the iterations, so the grid need not cover them all:
 // it is capped at a few waves of the whole device. taskFull is that cap
 // for the task's own function at the default block size (see
-// Module.resolve), or 0 to use the device's: a function whose registers
+// module.resolve), or 0 to use the device's: a function whose registers
 // leave room for fewer blocks per multiprocessor than the device's
 // maximum then still gets whole waves, not a last one of a few blocks
 // that leaves most of the GPU idle while it runs.
@@ -326,7 +330,7 @@ func (d *Device) gridFor(count int64, cfg launchSettings, taskFull int64) (grid,
 	if cfg.gridSize > 0 {
 		full = int64(cfg.gridSize)
 	}
-	if count == UnknownCount {
+	if count == stubabi.UnknownCount {
 		return uint32(full), block, true
 	}
 	if count <= 0 {
@@ -361,7 +365,7 @@ func (m *Module) sharedFits(kernel int) error {
 func (d *Device) blocksGrid(count int64, threads int) (grid, block uint32, ok bool) {
 	const maxGrid = 1<<31 - 1
 	switch {
-	case count == UnknownCount:
+	case count == stubabi.UnknownCount:
 		return uint32(d.fullGrid(uint32(threads))), uint32(threads), true
 	case count <= 0:
 		return 0, 0, false

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/qdgo/qd/rt/internal/stubabi"
 )
 
 // Recorder collects work into a graph instead of running it; Device.Record
@@ -76,11 +78,12 @@ func (d *Device) record(fn func(r *Recorder) error) (*Recorder, error) {
 }
 
 // refer notes that the graph uses bufs.
-func (r *Recorder) refer(bufs []ArgBuffer) {
+func (r *Recorder) refer(bufs []stubabi.ArgBuffer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, b := range bufs {
-		r.refs[b.argGraphs()] = b
+		a := arg(b)
+		r.refs[a.argGraphs()] = a
 	}
 }
 

@@ -1,26 +1,62 @@
 package rt
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 
-	"github.com/qdgo/qd/internal/iterations"
+	"github.com/qdgo/qd/rt/internal/stubabi"
 )
 
-// This file is the interface of generated stubs: the functions and
-// constants here are called only by code that qdgen writes.
+// This file is rt's side of the interface of generated stubs, which reach
+// it through package rtimpl: the module description's types under names
+// of rt's own, and the methods of Module that only they call.
 
-// UnknownCount marks a parallel task whose iteration count the host cannot
-// compute; it is launched on a full grid.
-const UnknownCount = iterations.UnknownCount
+type (
+	moduleSpec = stubabi.ModuleSpec
+	codeImage  = stubabi.Image
+	imageKind  = stubabi.ImageKind
+	kernelSpec = stubabi.KernelSpec
+	taskSpec   = stubabi.TaskSpec
+	faultSite  = stubabi.FaultSite
+)
+
+const (
+	imagePTX   = stubabi.ImagePTX
+	imageIR    = stubabi.ImageIR
+	imageCubin = stubabi.ImageCubin
+	imageHIP   = stubabi.ImageHIP
+	imageHSACO = stubabi.ImageHSACO
+)
+
+func init() {
+	stubabi.Load = func(dev any, spec *moduleSpec) (any, error) {
+		m, err := dev.(*Device).load(spec)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+}
+
+// arg is the buffer a generated stub passed: an *Buffer[T], whose
+// methods the launch needs.
+func arg(b stubabi.ArgBuffer) argBuffer {
+	a, ok := b.(argBuffer)
+	if !ok {
+		panic(fmt.Sprintf("rt: a launch's buffer argument is a %T, not an *rt.Buffer", b))
+	}
+	return a
+}
 
 // CheckDisjoint returns an error if two buffer arguments, which blocks of
 // one qd.StreamParallel group would write and read at the same time,
 // overlap in memory. Generated stubs call it before a launch.
-func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffer) error {
-	s1, e1 := b1.argSpan()
-	s2, e2 := b2.argSpan()
+func (m *Module) CheckDisjoint(kernel, name1 string, b1 stubabi.ArgBuffer, name2 string, b2 stubabi.ArgBuffer) error {
+	return checkDisjoint(kernel, name1, b1, name2, b2)
+}
+
+func checkDisjoint(kernel, name1 string, b1 stubabi.ArgBuffer, name2 string, b2 stubabi.ArgBuffer) error {
+	s1, e1 := arg(b1).argSpan()
+	s2, e2 := arg(b2).argSpan()
 	if s1 < e2 && s2 < e1 {
 		return opError("launch "+kernel, fmt.Errorf("buffers %s and %s overlap, and the kernel's concurrent qd.StreamParallel blocks write one while reading or writing the other", name1, name2))
 	}
@@ -28,10 +64,15 @@ func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffe
 }
 
 // CheckBuffers verifies that every buffer argument of a launch with the
-// options opts can be used on d, and marks the buffers as used on the
-// launch's stream (so that Free waits for it) or, on a stream of a
-// recording, as referred to by the recording. Generated stubs call it.
-func CheckBuffers(d *Device, kernel string, opts []LaunchOption, bufs ...ArgBuffer) error {
+// options opts can be used on the module's device, and marks the buffers
+// as used on the launch's stream (so that Free waits for it) or, on a
+// stream of a recording, as referred to by the recording. Generated stubs
+// call it.
+func (m *Module) CheckBuffers(kernel string, opts []LaunchOption, bufs ...stubabi.ArgBuffer) error {
+	return checkBuffers(m.dev, kernel, opts, bufs)
+}
+
+func checkBuffers(d *Device, kernel string, opts []LaunchOption, bufs []stubabi.ArgBuffer) error {
 	if err := d.check(); err != nil {
 		return opError("launch "+kernel, err)
 	}
@@ -44,7 +85,7 @@ func CheckBuffers(d *Device, kernel string, opts []LaunchOption, bufs ...ArgBuff
 		use = defaultStream
 	}
 	for _, b := range bufs {
-		if err := b.argLaunch(d, use); err != nil {
+		if err := arg(b).argLaunch(d, use); err != nil {
 			return opError("launch "+kernel, err)
 		}
 	}
@@ -54,45 +95,7 @@ func CheckBuffers(d *Device, kernel string, opts []LaunchOption, bufs ...ArgBuff
 	return nil
 }
 
-// The Put functions write one argument into a packed argument buffer at
-// its offset, little-endian as the GPU reads it. Generated stubs call them.
-
-func PutBool(args []byte, off int, v bool) {
-	args[off] = 0
-	if v {
-		args[off] = 1
-	}
-}
-func PutUint8(args []byte, off int, v uint8)   { args[off] = v }
-func PutUint16(args []byte, off int, v uint16) { binary.LittleEndian.PutUint16(args[off:], v) }
-func PutUint32(args []byte, off int, v uint32) { binary.LittleEndian.PutUint32(args[off:], v) }
-func PutUint64(args []byte, off int, v uint64) { binary.LittleEndian.PutUint64(args[off:], v) }
-func PutFloat32(args []byte, off int, v float32) {
-	binary.LittleEndian.PutUint32(args[off:], math.Float32bits(v))
-}
-func PutFloat64(args []byte, off int, v float64) {
-	binary.LittleEndian.PutUint64(args[off:], math.Float64bits(v))
-}
-
-// PutBuffer writes a buffer argument: its device address, then its length.
-// It takes the buffer's own type, not an ArgBuffer, so that the call is
-// static.
-func PutBuffer[T Element](args []byte, off int, b *Buffer[T]) {
-	binary.LittleEndian.PutUint64(args[off:], uint64(b.ptr))
-	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.n))
-}
-
-// Iterations is the number of iterations of a loop from start up to end,
-// end - start, for a launch's count: 0 when end ≤ start, and
-// math.MaxInt64 when the difference does not fit in an int64 (a loop
-// from -2^62 to 2^62 runs that long, and its first iterations must run).
-func Iterations(start, end int64) int64 {
-	switch d := uint64(end) - uint64(start); {
-	case end <= start:
-		return 0
-	case d > math.MaxInt64:
-		return math.MaxInt64
-	default:
-		return int64(d)
-	}
-}
+// Recording reports whether opts launch on a stream of a recording, where
+// the CPU backend keeps the call for the graph's launches (RecordCPU)
+// instead of making it (RunCPU). Generated stubs call it.
+func (m *Module) Recording(opts []LaunchOption) bool { return streamOption(opts).recording() }

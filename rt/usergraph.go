@@ -199,7 +199,7 @@ func (g *Graph) Launch(s *Stream) error {
 			return opError(op, err)
 		}
 		for _, ref := range g.refs {
-			if b, ok := ref.(ArgBuffer); ok {
+			if b, ok := ref.(argBuffer); ok {
 				b.argUse(s)
 			}
 		}

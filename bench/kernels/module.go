@@ -1,7 +1,7 @@
 package kernels
 
-import "github.com/qdgo/qd/rt"
+import "github.com/qdgo/qd/rt/rtimpl"
 
 // Module returns the description of this package's device code, for
 // benchmarks of loading it.
-func Module() *rt.ModuleSpec { return qdModule }
+func Module() *rtimpl.ModuleSpec { return qdModule }

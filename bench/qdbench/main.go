@@ -29,6 +29,7 @@ import (
 
 	"github.com/qdgo/qd/bench/kernels"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 func main() {
@@ -228,7 +229,7 @@ func loadOnly() {
 	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
 	check(err)
 	defer dev.Close()
-	m, err := dev.Load(kernels.Module())
+	m, err := rtimpl.Load(dev, kernels.Module())
 	check(err)
 	from, took := m.LoadedFrom()
 	ks, err := kernels.Load(dev) // the same module

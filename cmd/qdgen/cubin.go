@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // With -cubin, qdgen also assembles each package's PTX for the listed
@@ -50,7 +50,7 @@ func findPtxas(flagValue string) (string, error) {
 
 // assemble builds one cubin of ptx for each architecture, keeping the line
 // information of its .loc directives.
-func assemble(ptxas, ptx string, archs []string) ([]rt.Image, error) {
+func assemble(ptxas, ptx string, archs []string) ([]rtimpl.Image, error) {
 	dir, err := os.MkdirTemp("", "qdgen-cubin")
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func assemble(ptxas, ptx string, archs []string) ([]rt.Image, error) {
 	if err := os.WriteFile(src, []byte(ptx), 0o644); err != nil {
 		return nil, err
 	}
-	var images []rt.Image
+	var images []rtimpl.Image
 	for _, arch := range archs {
 		out := filepath.Join(dir, arch+".cubin")
 		if msg, err := exec.Command(ptxas, "-arch="+arch, "-lineinfo", "-o", out, src).CombinedOutput(); err != nil {
@@ -70,7 +70,7 @@ func assemble(ptxas, ptx string, archs []string) ([]rt.Image, error) {
 		if err != nil {
 			return nil, err
 		}
-		images = append(images, rt.Image{Kind: rt.ImageCubin, Arch: arch, Data: string(bin)})
+		images = append(images, rtimpl.Image{Kind: rtimpl.ImageCubin, Arch: arch, Data: string(bin)})
 	}
 	return images, nil
 }

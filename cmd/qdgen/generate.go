@@ -16,7 +16,7 @@ import (
 	"github.com/qdgo/qd/internal/genhash"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -176,15 +176,15 @@ func (g *generator) noKernels(path string) error {
 
 // binaries builds the cubins -cubin asks for and the code objects
 // -hip-arch asks for, or is nil.
-func (g *generator) binaries() func(rt.Image) ([]rt.Image, error) {
+func (g *generator) binaries() func(rtimpl.Image) ([]rtimpl.Image, error) {
 	if len(g.cubins) == 0 && len(g.hipTargets) == 0 {
 		return nil
 	}
-	return func(img rt.Image) ([]rt.Image, error) {
+	return func(img rtimpl.Image) ([]rtimpl.Image, error) {
 		switch {
-		case img.Kind == rt.ImagePTX && len(g.cubins) > 0:
+		case img.Kind == rtimpl.ImagePTX && len(g.cubins) > 0:
 			return assemble(g.ptxas, img.Data, g.cubins)
-		case img.Kind == rt.ImageHIP && len(g.hipTargets) > 0:
+		case img.Kind == rtimpl.ImageHIP && len(g.hipTargets) > 0:
 			return codeObjects(g.hipcc, img.Data, g.hipTargets)
 		}
 		return nil, nil
@@ -193,13 +193,13 @@ func (g *generator) binaries() func(rt.Image) ([]rt.Image, error) {
 
 // binaryImages are the binary images the generated files carry, without
 // their code.
-func (g *generator) binaryImages() []rt.Image {
-	var images []rt.Image
+func (g *generator) binaryImages() []rtimpl.Image {
+	var images []rtimpl.Image
 	for _, arch := range g.cubins {
-		images = append(images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
+		images = append(images, rtimpl.Image{Kind: rtimpl.ImageCubin, Arch: arch})
 	}
 	for _, target := range g.hipTargets {
-		images = append(images, rt.Image{Kind: rt.ImageHSACO, Arch: target})
+		images = append(images, rtimpl.Image{Kind: rtimpl.ImageHSACO, Arch: target})
 	}
 	return images
 }
@@ -215,7 +215,7 @@ func (g *generator) writeDump(p *packages.Package, outs []*emit.Output) error {
 	base := filepath.Join(g.dump, strings.NewReplacer("/", "_", ".", "_").Replace(p.PkgPath))
 	var irImage string
 	for _, out := range outs {
-		if out.Image.Kind == rt.ImageIR {
+		if out.Image.Kind == rtimpl.ImageIR {
 			irImage = out.Image.Data
 		}
 	}
@@ -225,7 +225,7 @@ func (g *generator) writeDump(p *packages.Package, outs []*emit.Output) error {
 			return err
 		}
 		text := ir.FormatKernels(out.Kernels)
-		if out.Image.Kind == rt.ImageIR || emit.IRHeader+text == irImage {
+		if out.Image.Kind == rtimpl.ImageIR || emit.IRHeader+text == irImage {
 			os.Remove(name + ".ir") // left by an earlier run
 			continue
 		}

@@ -251,7 +251,7 @@ func TestHIPArch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`, "//go:embed qd_gen.gfx90a.hsaco\nvar qdHSACO_gfx90a string"} {
+	for _, want := range []string{`{Kind: rtimpl.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`, "//go:embed qd_gen.gfx90a.hsaco\nvar qdHSACO_gfx90a string"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the generated file lacks %s", want)
 		}

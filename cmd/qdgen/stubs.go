@@ -11,7 +11,7 @@ import (
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
 	"github.com/qdgo/qd/ir"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -38,7 +38,7 @@ func (g *generator) stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gos
 		}
 	}
 	for _, b := range g.backends {
-		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
+		sp.Images = append(sp.Images, rtimpl.Image{Kind: b.Kind})
 	}
 	sp.Images = append(sp.Images, g.binaryImages()...)
 	return sp

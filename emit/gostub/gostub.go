@@ -15,7 +15,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/qdgo/qd/ir"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // Header starts every generated file; tools replace or remove only files
@@ -28,6 +28,9 @@ const BuildTag = "qdgen"
 
 const rtPath = "github.com/qdgo/qd/rt"
 
+// implPath is the package of what only generated code calls.
+const implPath = "github.com/qdgo/qd/rt/rtimpl"
+
 // Package is what the generated file of one Go package is made from.
 type Package struct {
 	Path    string // import path
@@ -35,7 +38,7 @@ type Package struct {
 	Kernels []Kernel
 	// Images holds the device code, one image per backend. The skeleton
 	// needs only their kinds.
-	Images []rt.Image
+	Images []rtimpl.Image
 	// Declared lists the package-level names the package declares outside
 	// the generated file, which the file's own names keep apart from.
 	Declared []string
@@ -95,11 +98,9 @@ func render(p *Package, form form) ([]byte, error) {
 		f.HeaderComment(p.Inputs)
 	}
 	f.HeaderComment("//go:build !" + BuildTag)
-	if n := fileNames(p); n.rt == "rt" {
-		f.ImportName(rtPath, "rt")
-	} else {
-		f.ImportAlias(rtPath, n.rt) // the package declares rt itself
-	}
+	n := fileNames(p)
+	importAs(f, rtPath, "rt", n.rt)
+	importAs(f, implPath, "rtimpl", n.impl)
 	if form == full && len(p.Images) > 0 {
 		f.Anon("embed")
 	}
@@ -118,4 +119,14 @@ func render(p *Package, form form) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// importAs imports path under name, with an alias where the package
+// declares the package's own name itself.
+func importAs(f *jen.File, path, own, name string) {
+	if name == own {
+		f.ImportName(path, own)
+	} else {
+		f.ImportAlias(path, name)
+	}
 }

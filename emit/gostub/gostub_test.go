@@ -14,7 +14,7 @@ import (
 	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/internal/ptxsum"
 	"github.com/qdgo/qd/ir"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 const source = `package k
@@ -52,7 +52,7 @@ func testPackage(t *testing.T) *Package {
 		Path:    "example.com/k",
 		Name:    "k",
 		Kernels: []Kernel{{Func: fn, Pos: fset.Position(fn.Pos()), IR: k, Doc: "Scale multiplies x by a.\n\n\tx[i] *= a\n"}},
-		Images:  []rt.Image{{Kind: rt.ImagePTX, Data: ".version 7.0\n"}},
+		Images:  []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: ".version 7.0\n"}},
 	}
 }
 
@@ -194,15 +194,15 @@ func TestDocComment(t *testing.T) {
 func TestTargetImages(t *testing.T) {
 	p := testPackage(t)
 	p.Images = append(p.Images,
-		rt.Image{Kind: rt.ImageHSACO, Arch: "gfx90a", Data: "\x7fELF\x00a"},
-		rt.Image{Kind: rt.ImageHSACO, Arch: "gfx942:sramecc+:xnack-", Data: "\x7fELF\x00b"})
+		rtimpl.Image{Kind: rtimpl.ImageHSACO, Arch: "gfx90a", Data: "\x7fELF\x00a"},
+		rtimpl.Image{Kind: rtimpl.ImageHSACO, Arch: "gfx942:sramecc+:xnack-", Data: "\x7fELF\x00b"})
 	file, err := File(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`,
-		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx942_sramecc_on_xnack_off, Arch: "gfx942:sramecc+:xnack-"}`,
+		`{Kind: rtimpl.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`,
+		`{Kind: rtimpl.ImageHSACO, Data: qdHSACO_gfx942_sramecc_on_xnack_off, Arch: "gfx942:sramecc+:xnack-"}`,
 		"// qdHSACO_gfx942_sramecc_on_xnack_off is the HSACO for gfx942:sramecc+:xnack- of this package's kernels, from qd_gen.gfx942_sramecc_on_xnack_off.hsaco.",
 		"//go:embed qd_gen.gfx90a.hsaco\nvar qdHSACO_gfx90a string",
 	} {
@@ -229,7 +229,7 @@ func TestFaultKinds(t *testing.T) {
 // the IR, which is not cached, carries none.
 func TestImageSum(t *testing.T) {
 	p := testPackage(t)
-	p.Images = append(p.Images, rt.Image{Kind: rt.ImageHIP, Data: "extern \"C\" __global__ void k() {}\n"}, rt.Image{Kind: rt.ImageIR, Data: "ir"})
+	p.Images = append(p.Images, rtimpl.Image{Kind: rtimpl.ImageHIP, Data: "extern \"C\" __global__ void k() {}\n"}, rtimpl.Image{Kind: rtimpl.ImageIR, Data: "ir"})
 	file, err := File(p)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package gostub
 import (
 	"strings"
 
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // Each image is a file of its own beside the generated Go file, which
@@ -14,13 +14,13 @@ import (
 // qd_gen.gfx942_sramecc_on_xnack_off.hsaco.
 
 // imageExt is the file extension of each kind of image.
-var imageExt = map[rt.ImageKind]string{
-	rt.ImagePTX: "ptx", rt.ImageHIP: "hip", rt.ImageIR: "ir", rt.ImageCubin: "cubin", rt.ImageHSACO: "hsaco",
+var imageExt = map[rtimpl.ImageKind]string{
+	rtimpl.ImagePTX: "ptx", rtimpl.ImageHIP: "hip", rtimpl.ImageIR: "ir", rtimpl.ImageCubin: "cubin", rtimpl.ImageHSACO: "hsaco",
 }
 
 // ImageFile is the name of the file that holds img beside the generated
 // Go file named output.
-func ImageFile(output string, img rt.Image) string {
+func ImageFile(output string, img rtimpl.Image) string {
 	name := strings.TrimSuffix(output, ".go") + "."
 	if img.Arch != "" {
 		name += archIdent.Replace(img.Arch) + "."
@@ -38,7 +38,7 @@ func IsImageFile(output, name string) bool {
 	}
 	for kind, ext := range imageExt {
 		arch, ok := strings.CutSuffix(rest, "."+ext)
-		binary := kind == rt.ImageCubin || kind == rt.ImageHSACO
+		binary := kind == rtimpl.ImageCubin || kind == rtimpl.ImageHSACO
 		if rest == ext && !binary || ok && binary && arch != "" && !strings.Contains(arch, ".") {
 			return true
 		}

@@ -10,7 +10,7 @@ import (
 // the file declares at package level are checked against the package's
 // own (Names, and qdgen's diagnostics); every other name of the file is
 // chosen here to be apart from the names the code around it refers to:
-// the import name of rt apart from the package's declarations, the fields
+// the import names of rt and rtimpl apart from the package's declarations, the fields
 // of Kernels apart from its methods, and in each stub the receiver, the
 // parameters and the variables apart from each other and from the outer
 // names the stub refers to (predeclared identifiers, rt, the kernel's Go
@@ -23,6 +23,7 @@ var Methods = []string{"Device"}
 // names are the identifiers chosen for one package's generated file.
 type names struct {
 	rt       string // the import name of package rt
+	impl     string // the import name of package rtimpl
 	dev, mod string // the fields of Kernels
 }
 
@@ -34,6 +35,7 @@ func fileNames(p *Package) names {
 		}
 	}
 	n := names{rt: taken.fresh("rt")}
+	n.impl = taken.fresh("rtimpl")
 	fields := newScope(nil)
 	for _, m := range Methods {
 		fields.take(m)
@@ -80,6 +82,7 @@ type stubNames struct {
 func (s *stub) localNames(file names) stubNames {
 	outer := newScope(types.Universe.Names())
 	outer.take(file.rt)
+	outer.take(file.impl)
 	outer.take(s.k.Func.Name())
 	sig := s.sig()
 	for i := range sig.Params().Len() {

@@ -124,13 +124,13 @@ func (s *stub) body() jen.Code {
 	slots, size := k.ArgSlots()
 	var body []jen.Code
 	body = append(body,
-		jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckBuffers").Call(
-			append([]jen.Code{jen.Id(s.names.recv).Dot(s.file.dev), jen.Lit(name), jen.Id(s.names.opts)}, bufs...)...),
+		jen.If(jen.Id(s.names.err).Op(":=").Id(s.names.recv).Dot(s.file.mod).Dot("CheckBuffers").Call(
+			append([]jen.Code{jen.Lit(name), jen.Id(s.names.opts)}, bufs...)...),
 			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))),
 	)
 	for _, c := range k.Conflicts {
 		a, b := s.arg(c[0]), s.arg(c[1])
-		body = append(body, jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckDisjoint").Call(
+		body = append(body, jen.If(jen.Id(s.names.err).Op(":=").Id(s.names.recv).Dot(s.file.mod).Dot("CheckDisjoint").Call(
 			jen.Lit(name), jen.Lit(k.Params[c[0]].Name), a, jen.Lit(k.Params[c[1]].Name), b),
 			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))))
 	}
@@ -143,12 +143,12 @@ func (s *stub) body() jen.Code {
 		switch {
 		case (t.Kind == ir.Parallel || t.Kind == ir.BlockLevel) && t.Count != nil && t.Count.Op == ir.OpSub && t.Count.Type == ir.Int64:
 			// end - start, which wraps around when the loop runs more than
-			// 2^63 iterations: rt.Iterations counts them without wrapping.
-			counts = append(counts, jen.Qual(rtPath, "Iterations").Call(s.expr(t.Count.Args[1]), s.expr(t.Count.Args[0])))
+			// 2^63 iterations: rtimpl.Iterations counts them without wrapping.
+			counts = append(counts, jen.Qual(implPath, "Iterations").Call(s.expr(t.Count.Args[1]), s.expr(t.Count.Args[0])))
 		case (t.Kind == ir.Parallel || t.Kind == ir.BlockLevel) && t.Count != nil:
 			counts = append(counts, s.expr(t.Count))
 		case t.Kind == ir.Parallel || t.Kind == ir.BlockLevel:
-			counts = append(counts, jen.Qual(rtPath, "UnknownCount"))
+			counts = append(counts, jen.Qual(implPath, "UnknownCount"))
 		default:
 			counts = append(counts, jen.Lit(1))
 		}
@@ -167,7 +167,7 @@ func (s *stub) body() jen.Code {
 	body = append(body,
 		jen.Id(s.names.counts).Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
 		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
-			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id(s.names.opts))).Block(cpuCall("RecordCPU")),
+			jen.If(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Recording").Call(jen.Id(s.names.opts))).Block(cpuCall("RecordCPU")),
 			cpuCall("RunCPU")),
 		jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
 			jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))),
@@ -197,7 +197,7 @@ func kernelSpec(k *Kernel) jen.Dict {
 	}
 	spec := jen.Dict{
 		jen.Id("Name"):  jen.Lit(k.IR.Name),
-		jen.Id("Tasks"): jen.Index().Qual(rtPath, "TaskSpec").Values(tasks...),
+		jen.Id("Tasks"): jen.Index().Qual(implPath, "TaskSpec").Values(tasks...),
 	}
 	if len(k.IR.Groups) > 0 {
 		var groups []jen.Code
@@ -215,7 +215,7 @@ func kernelSpec(k *Kernel) jen.Dict {
 			}
 			sites = append(sites, jen.Values(site))
 		}
-		spec[jen.Id("Faults")] = jen.Index().Qual(rtPath, "FaultSite").Values(sites...)
+		spec[jen.Id("Faults")] = jen.Index().Qual(implPath, "FaultSite").Values(sites...)
 	}
 	if k.IR.Reductions > 0 {
 		spec[jen.Id("ScratchFixed")] = jen.Lit(k.IR.ScratchFixed())
@@ -241,7 +241,7 @@ func (s *stub) put(slot ir.ArgSlot) jen.Code {
 	args := jen.Id(s.names.args).Index(jen.Empty(), jen.Empty())
 	off := jen.Lit(slot.Offset)
 	if slot.Part == ir.SlotBase {
-		return jen.Qual(rtPath, "PutBuffer").Call(args, off, id)
+		return jen.Qual(implPath, "PutBuffer").Call(args, off, id)
 	}
 	var fn, conv string
 	switch slot.Type {
@@ -260,7 +260,7 @@ func (s *stub) put(slot ir.ArgSlot) jen.Code {
 	default:
 		fn, conv = "PutUint64", "uint64"
 	}
-	return jen.Qual(rtPath, fn).Call(args, off, jen.Id(conv).Call(id))
+	return jen.Qual(implPath, fn).Call(args, off, jen.Id(conv).Call(id))
 }
 
 // typeCode writes a Go type.

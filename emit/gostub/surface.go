@@ -7,7 +7,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/qdgo/qd/internal/ptxsum"
-	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // form is which of the two files a declaration is written for.
@@ -52,9 +52,9 @@ func surface(p *Package) []decl {
 			doc:  []string{"qdModule describes the device code of this package's kernels."},
 			head: jen.Var().Id("qdModule"),
 			body: func() jen.Code {
-				return jen.Op("=").Op("&").Qual(rtPath, "ModuleSpec").Values(moduleSpec(p))
+				return jen.Op("=").Op("&").Qual(implPath, "ModuleSpec").Values(moduleSpec(p))
 			},
-			standIn: jen.Op("*").Qual(rtPath, "ModuleSpec"),
+			standIn: jen.Op("*").Qual(implPath, "ModuleSpec"),
 		},
 		{
 			name: "Kernels",
@@ -120,7 +120,7 @@ var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
 // imageConst names the variable that holds an image: qd, its kind, and
 // for binary code its architecture, as in qdCubin_sm_80, or
 // qdHSACO_gfx942_sramecc_on_xnack_off for "gfx942:sramecc+:xnack-".
-func imageConst(img rt.Image) string {
+func imageConst(img rtimpl.Image) string {
 	if img.Arch != "" {
 		return "qd" + img.Kind.String() + "_" + archIdent.Replace(img.Arch)
 	}
@@ -130,9 +130,11 @@ func imageConst(img rt.Image) string {
 // archIdent spells the feature flags of AMD targets in a Go identifier.
 var archIdent = strings.NewReplacer(":", "_", "+", "_on", "-", "_off")
 
-// imageKindConst is the rt constant of an image kind: rt names each kind
-// Image followed by its String.
-func imageKindConst(kind rt.ImageKind) jen.Code { return jen.Qual(rtPath, "Image"+kind.String()) }
+// imageKindConst is the rtimpl constant of an image kind: rtimpl names
+// each kind Image followed by its String.
+func imageKindConst(kind rtimpl.ImageKind) jen.Code {
+	return jen.Qual(implPath, "Image"+kind.String())
+}
 
 func moduleSpec(p *Package) jen.Dict {
 	var images []jen.Code
@@ -144,7 +146,7 @@ func moduleSpec(p *Package) jen.Dict {
 		if img.Arch != "" {
 			fields = append(fields, jen.Id("Arch").Op(":").Lit(img.Arch))
 		}
-		if (img.Kind == rt.ImagePTX || img.Kind == rt.ImageHIP) && img.Data != "" {
+		if (img.Kind == rtimpl.ImagePTX || img.Kind == rtimpl.ImageHIP) && img.Data != "" {
 			fields = append(fields, jen.Id("Sum").Op(":").Lit(ptxsum.Of(img.Data)))
 		}
 		images = append(images, jen.Values(fields...))
@@ -155,21 +157,21 @@ func moduleSpec(p *Package) jen.Dict {
 	}
 	return jen.Dict{
 		jen.Id("Package"): jen.Lit(p.Path),
-		jen.Id("Images"):  jen.Index().Qual(rtPath, "Image").Values(images...),
-		jen.Id("Kernels"): jen.Index().Qual(rtPath, "KernelSpec").Values(kernels...),
+		jen.Id("Images"):  jen.Index().Qual(implPath, "Image").Values(images...),
+		jen.Id("Kernels"): jen.Index().Qual(implPath, "KernelSpec").Values(kernels...),
 	}
 }
 
 func kernelsType(n names) jen.Code {
 	return jen.Struct(
 		jen.Id(n.dev).Op("*").Qual(rtPath, "Device"),
-		jen.Id(n.mod).Op("*").Qual(rtPath, "Module"),
+		jen.Id(n.mod).Op("*").Qual(implPath, "Module"),
 	)
 }
 
 func loadBody(n names) jen.Code {
 	return jen.Block(
-		jen.List(jen.Id("mod"), jen.Err()).Op(":=").Id("dev").Dot("Load").Call(jen.Id("qdModule")),
+		jen.List(jen.Id("mod"), jen.Err()).Op(":=").Qual(implPath, "Load").Call(jen.Id("dev"), jen.Id("qdModule")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Kernels").Values(jen.Dict{
 			jen.Id(n.dev): jen.Id("dev"),

@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "382fa0e5d058def273582ed8e2c26c973bc4c04ae2a9461aa715c6d3dbaf99e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "3b402fdd400b1a6c62db4259856b1dfcef0ba6268b0537709db7173637a99daa"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "382fa0e5d058def273582ed8e2c26c973bc4c04ae2a9461aa715c6d3dbaf99e9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3b402fdd400b1a6c62db4259856b1dfcef0ba6268b0537709db7173637a99daa"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:14:5",
 		}, {
@@ -22,7 +23,7 @@ var qdModule = &rt.ModuleSpec{
 		}},
 		Groups: []int{2},
 		Name:   "ComputeAB",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Block:    1,
 			Entry:    "ComputeAB_0",
 			Group:    1,
@@ -34,7 +35,7 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:30:4",
 		}, {
@@ -42,7 +43,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:33:4",
 		}},
 		Name: "ComputeABSerial",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "ComputeABSerial_0",
 			Parallel: true,
 		}, {
@@ -50,7 +51,7 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:42:11",
 		}, {
@@ -61,7 +62,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:42:4",
 		}},
 		Name: "Combine",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Combine_0",
 			Parallel: true,
 		}},
@@ -73,13 +74,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -101,19 +102,19 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", qdOpts, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("ComputeAB", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
+	if qdErr := qdk.mod.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
@@ -132,16 +133,16 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeABSerial", qdOpts, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("ComputeABSerial", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
@@ -159,17 +160,17 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, c)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutBuffer(qdArgs[:], 32, c)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)

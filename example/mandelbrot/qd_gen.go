@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1a8827c37f2b63cdca96789c17c39beb6321e8887bd795e7406d4cf171d35e81"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "86ba97cd6ee7d8d76371434235244c7311ada0d469d1466f6c17faf2a5de8dcb"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1a8827c37f2b63cdca96789c17c39beb6321e8887bd795e7406d4cf171d35e81"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "86ba97cd6ee7d8d76371434235244c7311ada0d469d1466f6c17faf2a5de8dcb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
 			Pos:  "kernels.go:12:14",
 		}, {
@@ -24,7 +25,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:15:9",
 		}},
 		Name: "Mandelbrot",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot_0",
 			Parallel: true,
 		}},
@@ -36,13 +37,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -65,21 +66,21 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, x0 float64, y0 float64, x1 float64, y1 float64, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", qdOpts, counts); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Mandelbrot", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, counts)
-	rt.PutUint64(qdArgs[:], 16, uint64(width))
-	rt.PutUint64(qdArgs[:], 24, uint64(height))
-	rt.PutFloat64(qdArgs[:], 32, float64(x0))
-	rt.PutFloat64(qdArgs[:], 40, float64(y0))
-	rt.PutFloat64(qdArgs[:], 48, float64(x1))
-	rt.PutFloat64(qdArgs[:], 56, float64(y1))
-	rt.PutUint32(qdArgs[:], 64, uint32(maxIter))
+	rtimpl.PutBuffer(qdArgs[:], 0, counts)
+	rtimpl.PutUint64(qdArgs[:], 16, uint64(width))
+	rtimpl.PutUint64(qdArgs[:], 24, uint64(height))
+	rtimpl.PutFloat64(qdArgs[:], 32, float64(x0))
+	rtimpl.PutFloat64(qdArgs[:], 40, float64(y0))
+	rtimpl.PutFloat64(qdArgs[:], 48, float64(x1))
+	rtimpl.PutFloat64(qdArgs[:], 56, float64(y1))
+	rtimpl.PutUint32(qdArgs[:], 64, uint32(maxIter))
 	qdCounts := [1]int64{(int64(width) * int64(height))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
 			}, counts)

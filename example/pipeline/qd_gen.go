@@ -7,18 +7,19 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "5e0f5e96a84e354ec96f346143a0775a37588d7ed48ba2eb89da2954f4c2c7d2"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "328ccc36a74000c129a4ae2c9d2b52c05d10065bbb8949c8eb4ed38ab54a258e"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5e0f5e96a84e354ec96f346143a0775a37588d7ed48ba2eb89da2954f4c2c7d2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "328ccc36a74000c129a4ae2c9d2b52c05d10065bbb8949c8eb4ed38ab54a258e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:17:4",
 		}},
 		Name: "Transform",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Transform_0",
 			Parallel: true,
 		}},
@@ -30,13 +31,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -58,16 +59,16 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", qdOpts, x, y); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Transform", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, y)
-	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
+	rtimpl.PutBuffer(qdArgs[:], 0, x)
+	rtimpl.PutBuffer(qdArgs[:], 16, y)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Transform(x.CPUSlice(), y.CPUSlice(), rounds)
 			}, x, y)

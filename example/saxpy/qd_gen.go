@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "54dd7457033879106c64ab5a36d9b7547d7f3bd871033c7c97558a067e3c0b15"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1b61b28de033987d3493a65de0fa41eb69da99cfad50f2bbc8587d6edd26b4b5"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "54dd7457033879106c64ab5a36d9b7547d7f3bd871033c7c97558a067e3c0b15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1b61b28de033987d3493a65de0fa41eb69da99cfad50f2bbc8587d6edd26b4b5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:10:13",
 		}, {
@@ -24,7 +25,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:10:4",
 		}},
 		Name: "Saxpy",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Saxpy_0",
 			Parallel: true,
 		}},
@@ -36,13 +37,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -63,17 +64,17 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutFloat32(qdArgs[:], 0, float32(a))
-	rt.PutBuffer(qdArgs[:], 8, x)
-	rt.PutBuffer(qdArgs[:], 24, y)
-	rt.PutUint64(qdArgs[:], 40, uint64(n))
+	rtimpl.PutFloat32(qdArgs[:], 0, float32(a))
+	rtimpl.PutBuffer(qdArgs[:], 8, x)
+	rtimpl.PutBuffer(qdArgs[:], 24, y)
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 			}, x, y)

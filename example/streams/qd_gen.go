@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f28da122ca2d2415076da9f6fbbfbadc54734cfbf9f5c0c180be942b3ada9115"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d52cce1f1f96299b86673217e31be6c88d928052acebbe37c65afb51821ae187"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f28da122ca2d2415076da9f6fbbfbadc54734cfbf9f5c0c180be942b3ada9115"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d52cce1f1f96299b86673217e31be6c88d928052acebbe37c65afb51821ae187"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:10:11",
 		}, {
@@ -21,23 +22,23 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:10:18",
 		}},
 		Name: "Add",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Add_0",
 			Parallel: true,
 		}},
 	}, {
 		Name: "Produce",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Produce_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:35:11",
 		}},
 		Name: "Consume",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Consume_0",
 			Parallel: true,
 		}},
@@ -49,13 +50,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -76,16 +77,16 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, a, b, c); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Add", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, c)
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
@@ -103,16 +104,16 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", qdOpts, a); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Produce", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutFloat32(qdArgs[:], 16, float32(v))
-	rt.PutUint64(qdArgs[:], 24, uint64(delay))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutFloat32(qdArgs[:], 16, float32(v))
+	rtimpl.PutUint64(qdArgs[:], 24, uint64(delay))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Produce(a.CPUSlice(), v, delay)
 			}, a)
@@ -130,15 +131,15 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", qdOpts, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Consume", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [1]int64{int64(b.Len())}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Consume(a.CPUSlice(), b.CPUSlice())
 			}, a, b)

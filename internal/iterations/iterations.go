@@ -44,12 +44,12 @@ const (
 	// thread strides over several, as on a GPU.
 	maxThreads = 1 << 14
 	// unknownThreads is the grid of a loop whose iteration count the host
-	// cannot compute (rt.UnknownCount).
+	// cannot compute (rtimpl.UnknownCount).
 	unknownThreads = 64
 )
 
 // UnknownCount marks a parallel task whose iteration count the host
-// cannot compute; rt.UnknownCount is this value.
+// cannot compute; rtimpl.UnknownCount is this value.
 const UnknownCount = math.MinInt64
 
 // Run runs kernel k on the CPU: counts and args are what a GPU launch

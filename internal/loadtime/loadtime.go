@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 const childEnv = "QD_LOADTIME_CHILD"
@@ -32,7 +33,7 @@ type Load struct {
 // with CUDA_CACHE_DISABLE=1, logs both loads and checks that the second
 // came from the cache. Call it from a test whose name ends in GPU; it
 // skips without a GPU.
-func Check(t *testing.T, spec *rt.ModuleSpec) (first, second Load) {
+func Check(t *testing.T, spec *rtimpl.ModuleSpec) (first, second Load) {
 	if os.Getenv(childEnv) == "1" {
 		child(t, spec)
 		return
@@ -78,13 +79,13 @@ func run(t *testing.T, cacheDir string) Load {
 	return Load{}
 }
 
-func child(t *testing.T, spec *rt.ModuleSpec) {
+func child(t *testing.T, spec *rtimpl.ModuleSpec) {
 	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	m, err := dev.Load(spec)
+	m, err := rtimpl.Load(dev, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package ptxsum computes the sum that keys a module's PTX or source in
-// the runtime's module cache. qdgen writes it into each generated module (rt.Image.Sum),
+// the runtime's module cache. qdgen writes it into each generated module (rtimpl.Image.Sum),
 // so that loading a module hashes nothing; the runtime computes it for
 // modules written by hand.
 package ptxsum

@@ -120,7 +120,7 @@ var (
 	_ *rt.HostBuffer[[3]complex64]       // fine
 )
 
-func generic[T any](d *rt.Device) (*rt.Buffer[T], error) { return rt.Alloc[T](d, 1) }
+func generic[T rt.Element](d *rt.Device) (*rt.Buffer[T], error) { return rt.Alloc[T](d, 1) }
 
 //qd:kernel
 func SharedAccumulator(a []float32) {

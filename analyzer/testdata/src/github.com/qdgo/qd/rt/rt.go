@@ -5,7 +5,7 @@ package rt
 
 type Device struct{}
 
-type Element = any
+type Element interface{ comparable }
 
 type Buffer[T Element] struct{ host []T }
 
