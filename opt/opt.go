@@ -63,6 +63,8 @@ var Default = Pipeline{
 	{Name: "divrem", Task: FuseDivRem},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
+	// After the checks left loops and their addresses were hoisted.
+	{Name: "accumulators", Kernel: KeepAccumulatorsInRegisters},
 	{Name: "invdiv", Task: DivideByInvariants},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},
