@@ -51,6 +51,7 @@ var Default = Pipeline{
 	{Name: "privatize", Task: PrivatizeAtomics},
 	{Name: "hoistchecks", Task: HoistChecks},
 	{Name: "gridunroll", Task: UnrollGridStride},
+	{Name: "proventests", Task: RemoveProvenTests},
 	{Name: "offsets", Task: SplitAddressOffsets},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
