@@ -30,10 +30,14 @@ import (
 //
 // An element qualifies when its address does not change in the loop,
 // every access to it has the same type, one access and one store to it
-// come before every way out of an iteration that reaches the loop's exit
-// (so the loop reads and writes it anyway before it leaves, and loading it
-// before the loop and storing it after reads and writes nothing Go would
-// not), and it is the only thing the loop accesses of its slice. A loop
+// come before every way out of the loop (so the loop reads and writes it
+// anyway before it leaves, and loading it before the loop and storing it
+// after reads and writes nothing Go would not), and it is the only thing
+// the loop accesses of its slice. A loop whose header tests before the
+// body runs, for k := 0; k < K; k++, may run no iteration: when the
+// header computes only values, a copy of it before the loop goes on to
+// the load only if the body runs, and the accesses then need only come
+// before every way back to the header and every other way out. A loop
 // qualifies when it has no effects other than loads and stores: no index
 // checks (those are decided before the loop first, opt.HoistChecks, and a
 // fault must see the stores before it), atomics, barriers or calls.
@@ -67,6 +71,9 @@ type accumulatorLoop struct {
 	lp    *analysis.Loop
 	accs  []*accumulator
 	pairs [][2]int
+	// guarded: the loop's header tests whether to run the body, and a
+	// copy of it before the loop decides whether the elements are loaded.
+	guarded bool
 }
 
 func keepAccumulators(k *ir.Kernel, t *ir.Task) {
@@ -116,9 +123,21 @@ func findAccumulators(a *analysis.Analysis, lp *analysis.Loop) *accumulatorLoop 
 		}
 	}
 	roots := sliceRoots(t)
+	// The blocks an access must come before: every way out, or, where
+	// the header tests before the body and can be run once more before
+	// the loop (guarded), every way out but the header's and every way
+	// back to the header.
 	var exiting []int
 	for _, e := range lp.Exits {
-		exiting = append(exiting, e.From)
+		if !slices.Contains(exiting, e.From) {
+			exiting = append(exiting, e.From)
+		}
+	}
+	guarded := false
+	if slices.Contains(exiting, lp.Header) && repeatableTest(t, lp) {
+		guarded = true
+		exiting = slices.DeleteFunc(exiting, func(b int) bool { return b == lp.Header })
+		exiting = append(exiting, lp.Latches...)
 	}
 	beforeExits := func(s analysis.Site) bool {
 		for _, x := range exiting {
@@ -155,7 +174,7 @@ func findAccumulators(a *analysis.Analysis, lp *analysis.Loop) *accumulatorLoop 
 			accs = append(accs, c)
 		}
 	}
-	out := &accumulatorLoop{lp: lp}
+	out := &accumulatorLoop{lp: lp, guarded: guarded}
 	for _, c := range accs {
 		var others []int
 		ok := true
@@ -191,6 +210,32 @@ func findAccumulators(a *analysis.Analysis, lp *analysis.Loop) *accumulatorLoop 
 		return nil
 	}
 	return out
+}
+
+// repeatableTest reports whether lp's header only computes values and
+// branches to one block of the loop and one outside it, so that running
+// it once more before the loop changes nothing: none of its instructions
+// reads a register that it or a later one assigns.
+func repeatableTest(t *ir.Task, lp *analysis.Loop) bool {
+	h := t.Blocks[lp.Header]
+	if h.Term.Kind != ir.Branch || lp.Has(h.Term.Succs[0]) == lp.Has(h.Term.Succs[1]) {
+		return false
+	}
+	for i, in := range h.Instrs {
+		if !in.Op.Info().Pure {
+			return false
+		}
+		for _, later := range h.Instrs[i:] {
+			for _, d := range later.Defs() {
+				for _, arg := range in.Args {
+					if !arg.Imm && arg.Reg == d {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
 }
 
 // invariantAddress returns the register that first holds the address r
@@ -310,10 +355,28 @@ func (al *accumulatorLoop) apply(k *ir.Kernel, t *ir.Task, tests *launchTests) [
 		load.Instrs = append(load.Instrs, ir.Instr{Op: ir.OpLoad, Type: c.typ, Dst: c.reg, Args: []ir.Arg{ir.R(c.addr)}})
 	}
 	load.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{lp.Header}}
+	first := load.Index
+	if al.guarded {
+		// The header's test, run once before the loop: the elements are
+		// loaded only when the body runs at least once.
+		h := t.Blocks[lp.Header]
+		guard := t.NewBlock("accumulators' test")
+		guard.Instrs = slices.Clone(h.Instrs)
+		for i := range guard.Instrs {
+			guard.Instrs[i].Args = slices.Clone(guard.Instrs[i].Args)
+		}
+		guard.Term = h.Term
+		for j, s := range guard.Term.Successors() {
+			if s == lp.Header || lp.Has(s) {
+				guard.Term.Succs[j] = load.Index
+			}
+		}
+		first = guard.Index
+	}
 	if len(al.pairs) == 0 {
-		pre.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{load.Index}}
+		pre.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{first}}
 	} else {
-		pre.Term = ir.Term{Kind: ir.Branch, Cond: ok, Succs: [2]int{load.Index, copies[lp.Header]}}
+		pre.Term = ir.Term{Kind: ir.Branch, Cond: ok, Succs: [2]int{first, copies[lp.Header]}}
 	}
 	stores := map[analysis.Edge]int{}
 	for _, e := range exits {
