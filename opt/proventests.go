@@ -28,11 +28,15 @@ func RemoveProvenTests(t *ir.Task) {
 		if b.Term.Kind != ir.Branch || b.Term.Cond.Imm || b.Term.Succs[0] == b.Term.Succs[1] {
 			continue
 		}
-		defs := an.Reaching(b.Term.Cond.Reg, an.End(bi))
-		if len(defs) != 1 {
+		end := an.End(bi)
+		in, at := comparison(an, b.Term.Cond.Reg, end)
+		if in == nil {
 			continue
 		}
-		if in := an.Instr(defs[0]); in != nil && provenTrue(an, in, defs[0]) {
+		// The comparison is proven where it is computed, or at the branch
+		// when its operands still hold the same values there: the branch
+		// may be under tests that the comparison is not.
+		if provenTrue(an, in, at) || sameOperands(an, in, at, end) && provenTrue(an, in, end) {
 			proven = append(proven, bi)
 		}
 	}
@@ -40,6 +44,38 @@ func RemoveProvenTests(t *ir.Task) {
 		b := t.Blocks[bi]
 		b.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Term.Succs[0]}}
 	}
+}
+
+// comparison returns the instruction that computed what the boolean r
+// holds at s, through moves, and its site; nil if there is not one.
+func comparison(an *analysis.Analysis, r ir.Reg, s analysis.Site) (*ir.Instr, analysis.Site) {
+	for range 8 {
+		defs := an.Reaching(r, s)
+		if len(defs) != 1 {
+			return nil, s
+		}
+		in := an.Instr(defs[0])
+		if in == nil || in.Op != ir.OpMove || in.Args[0].Imm {
+			return in, defs[0]
+		}
+		r, s = in.Args[0].Reg, defs[0]
+	}
+	return nil, s
+}
+
+// sameOperands reports whether the registers that in reads at site at
+// hold the same assignments at site s.
+func sameOperands(an *analysis.Analysis, in *ir.Instr, at, s analysis.Site) bool {
+	for _, arg := range in.Args {
+		if arg.Imm {
+			continue
+		}
+		x, y := an.Reaching(arg.Reg, at), an.Reaching(arg.Reg, s)
+		if len(x) != 1 || len(y) != 1 || x[0] != y[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // provenTrue reports whether the comparison in, at s, always holds.
