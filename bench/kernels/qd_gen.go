@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "dd2a41663cf766c9f511672e9aa3cfb659f2f188e67423e135f3996475b5c3e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "828f03c5f072128eae0f4f401ceb1b7241b59a66f7bdbea36b7707a52762d9bb"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "5add9862296f986cff5117cef65e603b399b2383f936c801800cf6462d8a67c3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "fc66a8fe223b3e027d659a3a523e444631be5146862071f1b7f6060b9019408b"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

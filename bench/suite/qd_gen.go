@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98967a8a999eed9141eb37bbb90cb87b06e852ab4153ec249bdbeecc82f42778"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "550bdce7b4bf42599458889461c5712426b8fa8ecae5b0a3d3f9fc24cdd2c3d3"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1a3c99c87da259a89ae8b3ef165c8129f7fe761975e9af0274e5d586d6bb293e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d0540dd4912c282c49b103120f3c852c89ced8465a662048c56e41f9cdc44bad"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
