@@ -117,6 +117,10 @@ var cases = []kernelCase{
 	{name: "HelperLoops", fn: kernels.HelperLoops, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(30), float32(r.NormFloat64())}
 	}},
+	{name: "MatAcc", fn: kernels.MatAcc, args: func(r *rand.Rand, _ int) []any {
+		n, k := 1+r.IntN(9), r.IntN(7)
+		return []any{floats32(r, n*n), floats32(r, n*k), floats32(r, k*n), n, k}
+	}},
 	// The kernels of faults.go with arguments in range: their checks pass.
 	{name: "Tag", fn: kernels.Tag, args: func(r *rand.Rand, n int) []any {
 		return []any{bodies(r, n), permutation(r, n)}

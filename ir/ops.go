@@ -201,7 +201,7 @@ var opTable = [numOps]OpInfo{
 	OpRoundEven: {Name: "roundeven", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
 	OpFMA:       {Name: "fma", Types: Floats, Result: OfType, Operands: []TypeRule{OfType, OfType, OfType}, Pure: true},
 
-	OpBitcast: {Name: "bitcast", Types: Numeric, From: Numeric, Result: OfType, Operands: []TypeRule{OfFrom}, Pure: true, SameSize: true},
+	OpBitcast: {Name: "bitcast", Types: Numeric, From: Numeric | 1<<Ptr, Result: OfType, Operands: []TypeRule{OfFrom}, Pure: true, SameSize: true},
 
 	OpPopCount:      {Name: "popcount", Types: Unsigned, Result: OfType, Operands: oneOfType, Pure: true},
 	OpLeadingZeros:  {Name: "clz", Types: Unsigned, Result: OfType, Operands: oneOfType, Pure: true},

@@ -27,6 +27,20 @@ import (
 // threads take consecutive x, which keeps their memory accesses together;
 // and any shape of loop nest keeps every thread busy, which a 2-D grid of
 // fixed block shape would not for narrow or odd widths.
+//
+// Stepping costs the fewest instructions per iteration of the ways to
+// split the index. The grid is a few waves of the device (rt's gridFor),
+// so a thread of a large nest runs a few iterations, and each step is an
+// add, a compare and a rarely taken carry per inner level. Splitting
+// every iteration's index anew, even in 32 bits by a divisor known at
+// launch (a reciprocal, a high multiply and a correction), costs several
+// times that; a 2-D grid costs nothing per iteration but fixes the block's
+// shape. The two divisions of the setup, the thread's index and the grid
+// size by each inner count, run once per thread, in 32 bits when the
+// operands fit (opt.FuseDivRem), as they do below 2^32 iterations. The
+// head's tests of the offsets give the range analysis each level's
+// bounds, with which opt.HoistChecks decides the nest's checks before it
+// and opt.RemoveProvenTests drops the levels' own loop tests.
 
 // maxNest is the number of loops of a nest that can share one index space.
 const maxNest = 3

@@ -51,6 +51,7 @@ var Default = Pipeline{
 	{Name: "privatize", Task: PrivatizeAtomics},
 	{Name: "hoistchecks", Task: HoistChecks},
 	{Name: "gridunroll", Task: UnrollGridStride},
+	{Name: "proventests", Task: RemoveProvenTests},
 	{Name: "offsets", Task: SplitAddressOffsets},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
@@ -63,6 +64,8 @@ var Default = Pipeline{
 	{Name: "divrem", Task: FuseDivRem},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
+	// After the checks left loops and their addresses were hoisted.
+	{Name: "accumulators", Kernel: KeepAccumulatorsInRegisters},
 	{Name: "invdiv", Task: DivideByInvariants},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},

@@ -3162,11 +3162,10 @@ extern "C" __global__ void NBodySoA_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r83 = p14;
 #line 53 "types.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r38 = r3 > 0ll;
 b2: // head
 #line 53 "types.go"
-	r30 = r2 < r3; if (!r30) goto b32; r31 = r2;
-	r32 = r5 + r31 * 4; r33 = *(float *)r32; r34 = r8 + r31 * 4; r35 = *(float *)r34; r36 = r12 + r31 * 4; r37 = *(float *)r36; if (!r38) goto b31; r39 = 0x0p+00f; r40 = 0x0p+00f; r41 = 0x0p+00f; r42 = 0ll; r98 = r5 + 0ll; r99 = r8 + 0ll; r100 = r12 + 0ll; r101 = r28 + 0ll; r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll); r103 = (u64)r102 - 4ull;
+	r30 = r2 < r3; if (!r30) goto b31; r31 = r2;
+	r32 = r5 + r31 * 4; r33 = *(float *)r32; r34 = r8 + r31 * 4; r35 = *(float *)r34; r36 = r12 + r31 * 4; r37 = *(float *)r36; r39 = 0x0p+00f; r40 = 0x0p+00f; r41 = 0x0p+00f; r42 = 0ll; r98 = r5 + 0ll; r99 = r8 + 0ll; r100 = r12 + 0ll; r101 = r28 + 0ll; r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll); r103 = (u64)r102 - 4ull;
 b7: // unroll guard
 #line 54 "types.go"
 	r104 = r42 < r103; if (!r104) goto b24;
@@ -3214,16 +3213,12 @@ b24: // rangeint.body
 b28: // edge 3→4
 #line 60 "types.go"
 	r43 = r73; r44 = r75; r45 = r77;
-b29: // rangeint.done
 #line 62 "types.go"
 	r80 = r16 + r31 * 4; r81 = *(float *)r80; r82 = r43 * r83; r84 = r81 + r82; r85 = r20 + r31 * 4; r86 = *(float *)r85; r87 = r44 * r83; r88 = r86 + r87; r89 = r24 + r31 * 4; r90 = *(float *)r89; r91 = r45 * r83; r92 = r90 + r91; r93 = r80; *(float *)r93 = r84; r94 = r85; *(float *)r94 = r88; r95 = r89; *(float *)r95 = r92;
 #line 53 "types.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b31: // edge 1→4
-#line 54 "types.go"
-	r43 = 0x0p+00f; r44 = 0x0p+00f; r45 = 0x0p+00f; goto b29;
-b32: // exit
-#line 54 "types.go"
+b31: // exit
+#line 53 "types.go"
 	return;
 }
 
@@ -3337,53 +3332,42 @@ extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 77 "types.go"
 	r32 = p2; r33 = p3; r41 = p0; r42 = p1;
 #line 74 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b25; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b25; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r94 = r9 | r7; r95 = r94 >> 32; r96 = (u32)r95; r97 = r96 == 0u; if (!r97) goto b37; r98 = (u32)r9; r99 = (u32)r7; r100 = qd_div_u32(r98, r99); r93 = (u64)r100;
+	r1 = r0 > 0ll; if (!r1) goto b21; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b21; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r94 = r9 | r7; r95 = r94 >> 32; r96 = (u32)r95; r97 = r96 == 0u; if (!r97) goto b30; r98 = (u32)r9; r99 = (u32)r7; r100 = qd_div_u32(r98, r99); r93 = (u64)r100;
 b5: // setup
 #line 74 "types.go"
-	r13 = r93; r14 = r13 * r7; r12 = r9 - r14; r102 = r11 | r7; r103 = r102 >> 32; r104 = (u32)r103; r105 = r104 == 0u; if (!r105) goto b36; r106 = (u32)r11; r107 = (u32)r7; r108 = qd_div_u32(r106, r107); r101 = (u64)r108;
+	r13 = r93; r14 = r13 * r7; r12 = r9 - r14; r102 = r11 | r7; r103 = r102 >> 32; r104 = (u32)r103; r105 = r104 == 0u; if (!r105) goto b29; r106 = (u32)r11; r107 = (u32)r7; r108 = qd_div_u32(r106, r107); r101 = (u64)r108;
 b7: // setup
 #line 74 "types.go"
-	r15 = r101; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r69 = (u64)r33; r70 = r4 >= 0ll; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r76 = (u64)r73; r77 = r6; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; r81 = true; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; r88 = true; r89 = (u64)r84; r90 = r89 < r69; r91 = (u64)r42; r92 = r89 < r91; if (!r70) goto b26; if (!r75) goto b26; if (!r79) goto b26; if (!r81) goto b26; if (!r85) goto b26; if (!r88) goto b26; if (!r90) goto b26; if (!r92) goto b26; r28 = r5;
-b16: // head
+	r15 = r101; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r69 = (u64)r33; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r76 = (u64)r73; r77 = r6; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; r88 = true; r89 = (u64)r84; r90 = r89 < r69; r91 = (u64)r42; r92 = r89 < r91; if (!r75) goto b22; if (!r79) goto b22; if (!r85) goto b22; if (!r88) goto b22; if (!r90) goto b22; if (!r92) goto b22;
+b14: // head
 #line 74 "types.go"
-	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b25; r22 = r19 < r3; if (!r22) goto b25; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25; if (!r28) goto b24;
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b21; r22 = r19 < r3; if (!r22) goto b21; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25;
 #line 76 "types.go"
 	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26;
 	r31 = r32 + r30 * 4; r34 = *(float *)r31; r35 = r34 * 0x1p-01f; r36 = (u64)r26 * 3ull; r37 = (u64)r36 + (u64)r24; r38 = (float)r37; r39 = r35 + r38; r40 = r41 + r30 * 4; *(float *)r40 = r39;
-b21: // latch
 #line 74 "types.go"
-	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b23; r12 = r12 - r7; r18 = r18 + 1ull;
-b23: // stepped
+	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b20; r12 = r12 - r7; r18 = r18 + 1ull;
+b20: // stepped
 #line 74 "types.go"
-	r18 = r18 + r15; goto b16;
-b24: // rangeint.done
-#line 77 "types.go"
-	r45 = (u64)r24 + 1ull; r46 = r45 < r0; if (r46) goto b21;
-b25: // exit
-#line 77 "types.go"
+	r18 = r18 + r15; goto b14;
+b21: // exit
+#line 74 "types.go"
 	return;
-b26: // preheader
+b22: // head (checked if)
 #line 74 "types.go"
-	r56 = r5;
-b27: // head (checked if)
-#line 74 "types.go"
-	r47 = r18; r48 = r12; r49 = r48 < r7; if (!r49) goto b25; r50 = r47 < r3; if (!r50) goto b25; r51 = r47; r52 = (i64)r51; r53 = r48; r54 = (i64)r53; if (!r56) goto b35;
+	r47 = r18; r48 = r12; r49 = r48 < r7; if (!r49) goto b21; r50 = r47 < r3; if (!r50) goto b21; r51 = r47; r52 = (i64)r51; r53 = r48; r54 = (i64)r53;
 #line 76 "types.go"
 	r57 = (u64)r52 * (u64)r4; r58 = (u64)r57 + (u64)r54;
 	if ((u64)r58 >= (u64)r33) { qd_site = 0; qd_x = r58; qd_y = r33; goto qd_fault; } r59 = r32 + r58 * 4; r60 = *(float *)r59; r61 = r60 * 0x1p-01f; r62 = (u64)r54 * 3ull; r63 = (u64)r62 + (u64)r52; r64 = (float)r63; r65 = r61 + r64; if ((u64)r58 >= (u64)r42) { qd_site = 1; qd_x = r58; qd_y = r42; goto qd_fault; } r66 = r41 + r58 * 4; *(float *)r66 = r65;
-b32: // latch (checked if)
 #line 74 "types.go"
-	r12 = r12 + r17; r55 = r12 >= r7; if (!r55) goto b34; r12 = r12 - r7; r18 = r18 + 1ull;
-b34: // stepped (checked if)
+	r12 = r12 + r17; r55 = r12 >= r7; if (!r55) goto b28; r12 = r12 - r7; r18 = r18 + 1ull;
+b28: // stepped (checked if)
 #line 74 "types.go"
-	r18 = r18 + r15; goto b27;
-b35: // rangeint.done (checked if)
-#line 77 "types.go"
-	r67 = (u64)r52 + 1ull; r68 = r67 < r0; if (r68) goto b32; goto b25;
-b36: // divide in 64 bits
+	r18 = r18 + r15; goto b22;
+b29: // divide in 64 bits
 #line 74 "types.go"
 	r101 = qd_div_u64(r11, r7); goto b7;
-b37: // divide in 64 bits
+b30: // divide in 64 bits
 #line 74 "types.go"
 	r93 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {

@@ -925,7 +925,7 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 #line 67 "kernels.go"
 	r34 = p2; r35 = p3;
 #line 60 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r329 = (u64)r35; r330 = r9 >= 0ll; r331 = (u64)r17 - 1ull; r332 = r331 < 0ll ? r331 : 0ll; r333 = r332 >= 0ll; r334 = (u64)r331 * (u64)r9; r335 = r334 >= 0ll; r336 = (u64)r331; r337 = (u64)r9; r338 = __umul64hi(r336, r337); r339 = r338 == 0ull; r340 = (u64)r332 * (u64)r9; r341 = r340 >= 0ll; r342 = (u64)r9 - 1ull; r343 = r342 < 0ll ? r342 : 0ll; r344 = r343 >= 0ll; r345 = (u64)r334 + (u64)r342; r346 = r345 >= 0ll; r347 = (u64)r340 + (u64)r343; r348 = (u64)r347; r349 = r348 < 9223372036854775808ull; r350 = (u64)r345; r351 = r350 < r329; r352 = r9 != 0ll; if (!r330) goto b36; if (!r333) goto b36; if (!r335) goto b36; if (!r339) goto b36; if (!r341) goto b36; if (!r344) goto b36; if (!r346) goto b36; if (!r349) goto b36; if (!r351) goto b36; if (!r352) goto b36;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r329 = (u64)r35; r330 = r9 >= 0ll; r331 = (u64)r17 - 1ull; r332 = r331 < 0ll ? r331 : 0ll; r333 = r332 >= 0ll; r334 = (u64)r331 * (u64)r9; r335 = r334 >= 0ll; r336 = (u64)r331; r337 = (u64)r9; r338 = __umul64hi(r336, r337); r339 = r338 == 0ull; r340 = (u64)r332 * (u64)r9; r342 = (u64)r9 - 1ull; r343 = r342 < 0ll ? r342 : 0ll; r344 = r343 >= 0ll; r345 = (u64)r334 + (u64)r342; r346 = r345 >= 0ll; r347 = (u64)r340 + (u64)r343; r348 = (u64)r347; r349 = r348 < 9223372036854775808ull; r350 = (u64)r345; r351 = r350 < r329; r352 = r9 != 0ll; if (!r330) goto b35; if (!r333) goto b35; if (!r335) goto b35; if (!r339) goto b35; if (!r344) goto b35; if (!r346) goto b35; if (!r349) goto b35; if (!r351) goto b35; if (!r352) goto b35;
 #line 64 "kernels.go"
 	r16 = r331;
 #line 66 "kernels.go"
@@ -934,11 +934,11 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	r80 = r331; r123 = r331;
 #line 60 "kernels.go"
 	r353 = r2; r354 = r4 + r353 * 1; r355 = r1; r376 = r337; r382 = (u32)r9; r387 = r382 > 1u ? r382 : 1u; r388 = qd_div_u32(4294967295u, r387);
-b12: // head
+b11: // head
 #line 60 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b35; r7 = r2; r375 = (u64)r7; r377 = r375 | r376; r378 = r377 >> 32; r379 = (u32)r378; r380 = r379 == 0u; if (!r380) goto b34; r381 = (u32)r7; r389 = __umulhi(r381, r388); r390 = r389 * r382; r391 = r381 - r390; r392 = r391 - r382; r393 = r391 < r392 ? r391 : r392; r394 = r391 - r393; r395 = r394 < 1u ? r394 : 1u;
+	r6 = r2 < r3; if (!r6) goto b34; r7 = r2; r375 = (u64)r7; r377 = r375 | r376; r378 = r377 >> 32; r379 = (u32)r378; r380 = r379 == 0u; if (!r380) goto b33; r381 = (u32)r7; r389 = __umulhi(r381, r388); r390 = r389 * r382; r391 = r381 - r390; r392 = r391 - r382; r393 = r391 < r392 ? r391 : r392; r394 = r391 - r393; r395 = r394 < 1u ? r394 : 1u;
 	r383 = r389 + r395; r384 = r393; r373 = (i64)r383; r374 = (i64)r384;
-b16: // rangeint.body
+b15: // rangeint.body
 #line 61 "kernels.go"
 	r8 = r374; r10 = r373; r11 = 0ll;
 #line 64 "kernels.go"
@@ -993,14 +993,14 @@ b16: // rangeint.body
 #line 70 "kernels.go"
 	r21 = (i64)r211; r22 = (u8)r21; r23 = r354; *(u8 *)r23 = r22;
 #line 60 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r354 = r354 + r355 * 1; goto b12;
-b34: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r354 = r354 + r355 * 1; goto b11;
+b33: // divide in 64 bits
 #line 61 "kernels.go"
-	r373 = qd_div_i64(r7, r9); r386 = (u64)r373 * (u64)r9; r374 = (u64)r7 - (u64)r386; goto b16;
-b35: // exit
+	r373 = qd_div_i64(r7, r9); r386 = (u64)r373 * (u64)r9; r374 = (u64)r7 - (u64)r386; goto b15;
+b34: // exit
 #line 61 "kernels.go"
 	return;
-b36: // preheader
+b35: // preheader
 #line 64 "kernels.go"
 	r218 = r331;
 #line 66 "kernels.go"
@@ -1009,11 +1009,11 @@ b36: // preheader
 	r257 = r331; r291 = r331;
 #line 60 "kernels.go"
 	r356 = r2; r357 = r4 + r356 * 1; r358 = r1; r362 = r337; r368 = (u32)r9; r396 = r368 > 1u ? r368 : 1u; r397 = qd_div_u32(4294967295u, r396);
-b37: // head (checked)
+b36: // head (checked)
 #line 60 "kernels.go"
-	r212 = r2 < r3; if (!r212) goto b35; r213 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r361 = (u64)r213; r363 = r361 | r362; r364 = r363 >> 32; r365 = (u32)r364; r366 = r365 == 0u; if (!r366) goto b59; r367 = (u32)r213; r398 = __umulhi(r367, r397); r399 = r398 * r368; r400 = r367 - r399; r401 = r400 - r368; r402 = r400 < r401 ? r400 : r401; r403 = r400 - r402; r404 = r403 < 1u ? r403 : 1u; r369 = r398 + r404; r370 = r402; r359 = (i64)r369; r360 = (i64)r370;
-b41: // rangeint.body (checked)
+	r212 = r2 < r3; if (!r212) goto b34; r213 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r361 = (u64)r213; r363 = r361 | r362; r364 = r363 >> 32; r365 = (u32)r364; r366 = r365 == 0u; if (!r366) goto b58; r367 = (u32)r213; r398 = __umulhi(r367, r397); r399 = r398 * r368; r400 = r367 - r399; r401 = r400 - r368; r402 = r400 < r401 ? r400 : r401; r403 = r400 - r402; r404 = r403 < 1u ? r403 : 1u; r369 = r398 + r404; r370 = r402; r359 = (i64)r369; r360 = (i64)r370;
+b40: // rangeint.body (checked)
 #line 61 "kernels.go"
 	r214 = r360; r215 = r359; r11 = 0ll;
 #line 64 "kernels.go"
@@ -1068,10 +1068,10 @@ b41: // rangeint.body (checked)
 #line 70 "kernels.go"
 	r220 = (i64)r328; r221 = (u8)r220; r222 = r357; *(u8 *)r222 = r221;
 #line 60 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r357 = r357 + r358 * 1; goto b37;
-b59: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r357 = r357 + r358 * 1; goto b36;
+b58: // divide in 64 bits
 #line 61 "kernels.go"
-	r359 = qd_div_i64(r213, r9); r372 = (u64)r359 * (u64)r9; r360 = (u64)r213 - (u64)r372; goto b41;
+	r359 = qd_div_i64(r213, r9); r372 = (u64)r359 * (u64)r9; r360 = (u64)r213 - (u64)r372; goto b40;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1534,13 +1534,13 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 122 "kernels.go"
 	r60 = p2; r61 = p3; r63 = p4; r64 = p5;
 #line 110 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r109 = (u64)r10; r110 = r2; r111 = (u64)r110; r112 = r111 < r109; r113 = (u64)r3; r114 = r113 + 4611686018427387904ull; r115 = r114 <= 9223372036854775808ull; r116 = r113 - 1ull; r117 = (u64)r2; r118 = r116 - r117; r119 = r109 - 1ull; r120 = r119 - r111; r121 = r118 <= r120; r122 = (u64)r14; r123 = r111 < r122; r124 = r122 - 1ull; r125 = r124 - r111; r126 = r118 <= r125; r127 = (u64)r18; r128 = r111 < r127; r129 = r127 - 1ull; r130 = r129 - r111; r131 = r118 <= r130; r132 = (u64)r61; r133 = r111 < r132; r134 = r132 - 1ull; r135 = r134 - r111; r136 = r118 <= r135; r137 = (u64)r64; r138 = r111 < r137; r139 = r137 - 1ull; r140 = r139 - r111; r141 = r118 <= r140; if (!r112) goto b42; if (!r115) goto b42; if (!r121) goto b42; if (!r123) goto b42; if (!r126) goto b42; if (!r128) goto b42; if (!r131) goto b42; if (!r133) goto b42; if (!r136) goto b42; if (!r138) goto b42; if (!r141) goto b42;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r109 = (u64)r10; r110 = r2; r111 = (u64)r110; r112 = r111 < r109; r113 = (u64)r3; r114 = r113 + 4611686018427387904ull; r115 = r114 <= 9223372036854775808ull; r116 = r113 - 1ull; r117 = (u64)r2; r118 = r116 - r117; r119 = r109 - 1ull; r120 = r119 - r111; r121 = r118 <= r120; r122 = (u64)r14; r123 = r111 < r122; r124 = r122 - 1ull; r125 = r124 - r111; r126 = r118 <= r125; r127 = (u64)r18; r128 = r111 < r127; r129 = r127 - 1ull; r130 = r129 - r111; r131 = r118 <= r130; r132 = (u64)r61; r133 = r111 < r132; r134 = r132 - 1ull; r135 = r134 - r111; r136 = r118 <= r135; r137 = (u64)r64; r138 = r111 < r137; r139 = r137 - 1ull; r140 = r139 - r111; r141 = r118 <= r140; if (!r112) goto b41; if (!r115) goto b41; if (!r121) goto b41; if (!r123) goto b41; if (!r126) goto b41; if (!r128) goto b41; if (!r131) goto b41; if (!r133) goto b41; if (!r136) goto b41; if (!r138) goto b41; if (!r141) goto b41;
 #line 113 "kernels.go"
-	r20 = r10; r21 = r20 > 0ll; r166 = r122; r168 = 0ull < r166; r169 = r109; r170 = r169 + 4611686018427387904ull; r171 = r170 <= 9223372036854775808ull; r172 = r119; r174 = r124; r177 = r127; r178 = 0ull < r177; r179 = r129; r173 = r172; r175 = r174; r176 = r173 <= r175; r180 = r179; r181 = r173 <= r180;
+	r20 = r10; r166 = r122; r168 = 0ull < r166; r169 = r109; r170 = r169 + 4611686018427387904ull; r171 = r170 <= 9223372036854775808ull; r172 = r119; r173 = r172; r174 = r124; r175 = r174; r176 = r173 <= r175; r177 = r127; r178 = 0ull < r177; r179 = r129; r180 = r179; r181 = r173 <= r180;
 b13: // head
 #line 110 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b41; r7 = r2;
-	r8 = r9 + r7 * 4; r11 = *(float *)r8; r12 = r13 + r7 * 4; r15 = *(float *)r12; r16 = r17 + r7 * 4; r19 = *(float *)r16; if (!r21) goto b40;
+	r6 = r2 < r3; if (!r6) goto b40; r7 = r2;
+	r8 = r9 + r7 * 4; r11 = *(float *)r8; r12 = r13 + r7 * 4; r15 = *(float *)r12; r16 = r17 + r7 * 4; r19 = *(float *)r16;
 #line 113 "kernels.go"
 	r22 = 0x0p+00f; r23 = 0x0p+00f; r24 = 0x0p+00f; r25 = 0ll; if (!r168) goto b37; if (!r171) goto b37; if (!r176) goto b37; if (!r178) goto b37; if (!r181) goto b37; r182 = r9 + 0ll; r183 = r13 + 0ll; r184 = r17 + 0ll; r191 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll); r192 = (u64)r191 - 4ull;
 b23: // unroll guard
@@ -1589,7 +1589,6 @@ b32: // rangeint.body
 b34: // edge 3→4
 #line 120 "kernels.go"
 	r26 = r51; r27 = r53; r28 = r55;
-b35: // rangeint.done
 #line 122 "kernels.go"
 	r58 = r4 + r7 * 4; *(float *)r58 = r26; r59 = r60 + r7 * 4; *(float *)r59 = r27; r62 = r63 + r7 * 4; *(float *)r62 = r28;
 #line 110 "kernels.go"
@@ -1606,22 +1605,19 @@ b38: // rangeint.body (checked)
 	r161 = r144 * r160; r51 = r22 + r161;
 	r162 = r147 * r160; r53 = r23 + r162;
 	r163 = r150 * r160; r55 = r24 + r163; r164 = (u64)r25 + 1ull; r165 = r164 < r20; if (!r165) goto b34; r22 = r51; r23 = r53; r24 = r55; r25 = r164; r188 = r188 + 4ll; r189 = r189 + 4ll; r190 = r190 + 4ll; goto b38;
-b40: // edge 1→4
-#line 113 "kernels.go"
-	r26 = 0x0p+00f; r27 = 0x0p+00f; r28 = 0x0p+00f; goto b35;
-b41: // exit
-#line 113 "kernels.go"
+b40: // exit
+#line 120 "kernels.go"
 	return;
-b42: // preheader
+b41: // preheader
 #line 113 "kernels.go"
 	r75 = r10; r76 = r75 > 0ll;
-b43: // head (checked)
+b42: // head (checked)
 #line 110 "kernels.go"
-	r67 = r2 < r3; if (!r67) goto b41; r68 = r2;
-	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; } r69 = r9 + r68 * 4; r70 = *(float *)r69; if ((u64)r68 >= (u64)r14) { qd_site = 1; qd_x = r68; qd_y = r14; goto qd_fault; } r71 = r13 + r68 * 4; r72 = *(float *)r71; if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; } r73 = r17 + r68 * 4; r74 = *(float *)r73; if (!r76) goto b52;
+	r67 = r2 < r3; if (!r67) goto b40; r68 = r2;
+	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; } r69 = r9 + r68 * 4; r70 = *(float *)r69; if ((u64)r68 >= (u64)r14) { qd_site = 1; qd_x = r68; qd_y = r14; goto qd_fault; } r71 = r13 + r68 * 4; r72 = *(float *)r71; if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; } r73 = r17 + r68 * 4; r74 = *(float *)r73; if (!r76) goto b51;
 #line 113 "kernels.go"
 	r22 = 0x0p+00f; r23 = 0x0p+00f; r24 = 0x0p+00f; r25 = 0ll; r185 = r9 + 0ll; r186 = r13 + 0ll; r187 = r17 + 0ll;
-b47: // rangeint.body (checked)
+b46: // rangeint.body (checked)
 #line 114 "kernels.go"
 	r77 = r185; r78 = *(float *)r77; r79 = r78 - r70; if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; } r80 = r186; r81 = *(float *)r80; r82 = r81 - r72; if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; } r83 = r187; r84 = *(float *)r83; r85 = r84 - r74;
 	r86 = r79 * r79; r87 = r82 * r82; r88 = r86 + r87; r89 = r85 * r85; r90 = r88 + r89; r91 = r90 + 0x1.47ae14p-07f;
@@ -1629,18 +1625,18 @@ b47: // rangeint.body (checked)
 	r94 = r93 * r93; r95 = r94 * r93;
 	r96 = r79 * r95; r97 = r22 + r96;
 	r98 = r82 * r95; r99 = r23 + r98;
-	r100 = r85 * r95; r101 = r24 + r100; r102 = (u64)r25 + 1ull; r103 = r102 < r75; if (!r103) goto b49; r22 = r97; r23 = r99; r24 = r101; r25 = r102; r185 = r185 + 4ll; r186 = r186 + 4ll; r187 = r187 + 4ll; goto b47;
-b49: // edge 3→4 (checked)
+	r100 = r85 * r95; r101 = r24 + r100; r102 = (u64)r25 + 1ull; r103 = r102 < r75; if (!r103) goto b48; r22 = r97; r23 = r99; r24 = r101; r25 = r102; r185 = r185 + 4ll; r186 = r186 + 4ll; r187 = r187 + 4ll; goto b46;
+b48: // edge 3→4 (checked)
 #line 120 "kernels.go"
 	r26 = r97; r27 = r99; r28 = r101;
-b50: // rangeint.done (checked)
+b49: // rangeint.done (checked)
 #line 122 "kernels.go"
 	r104 = r4 + r68 * 4; *(float *)r104 = r26; if ((u64)r68 >= (u64)r61) { qd_site = 5; qd_x = r68; qd_y = r61; goto qd_fault; } r105 = r60 + r68 * 4; *(float *)r105 = r27; if ((u64)r68 >= (u64)r64) { qd_site = 6; qd_x = r68; qd_y = r64; goto qd_fault; } r106 = r63 + r68 * 4; *(float *)r106 = r28;
 #line 110 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b43;
-b52: // edge 1→4 (checked)
+	r2 = (u64)r2 + (u64)r1; goto b42;
+b51: // edge 1→4 (checked)
 #line 113 "kernels.go"
-	r26 = 0x0p+00f; r27 = 0x0p+00f; r28 = 0x0p+00f; goto b50;
+	r26 = 0x0p+00f; r27 = 0x0p+00f; r28 = 0x0p+00f; goto b49;
 qd_fault: {
 	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2725,20 +2721,20 @@ extern "C" __global__ void Conv2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 #line 18 "nests.go"
 	r39 = p2; r40 = p3; r102 = p0; r103 = p1;
 #line 16 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b56; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b44; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 16 "nests.go"
-	r7 = r6 > 1ll; if (!r7) goto b56; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r299 = r11 | r9; r300 = r299 >> 32; r301 = (u32)r300; r302 = r301 == 0u; if (!r302) goto b67; r303 = (u32)r11; r304 = (u32)r9; r305 = qd_div_u32(r303, r304); r298 = (u64)r305;
+	r7 = r6 > 1ll; if (!r7) goto b44; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r299 = r11 | r9; r300 = r299 >> 32; r301 = (u32)r300; r302 = r301 == 0u; if (!r302) goto b55; r303 = (u32)r11; r304 = (u32)r9; r305 = qd_div_u32(r303, r304); r298 = (u64)r305;
 b5: // setup
 #line 16 "nests.go"
-	r15 = r298; r16 = r15 * r9; r14 = r11 - r16; r307 = r13 | r9; r308 = r307 >> 32; r309 = (u32)r308; r310 = r309 == 0u; if (!r310) goto b66; r311 = (u32)r13; r312 = (u32)r9; r313 = qd_div_u32(r311, r312); r306 = (u64)r313;
+	r15 = r298; r16 = r15 * r9; r14 = r11 - r16; r307 = r13 | r9; r308 = r307 >> 32; r309 = (u32)r308; r310 = r309 == 0u; if (!r310) goto b54; r311 = (u32)r13; r312 = (u32)r9; r313 = qd_div_u32(r311, r312); r306 = (u64)r313;
 b7: // setup
 #line 16 "nests.go"
-	r17 = r306; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r185 = (u64)r40; r187 = r5 >= 0ll; r190 = p5; r191 = (u64)r190 + (u64)(-2ll); r192 = (u64)r191 - 1ull; r193 = (u64)r192 * (u64)r5; r194 = r193 >= 0ll; r195 = (u64)r192; r196 = (u64)r5; r197 = __umul64hi(r195, r196); r198 = r197 == 0ull; r200 = true; r201 = p4; r202 = (u64)r201 + (u64)(-2ll); r203 = (u64)r193 + (u64)r202; r204 = r203 >= 0ll; r206 = true; r209 = true; r210 = (u64)r203 - 1ull; r211 = (u64)r210; r212 = r211 < r185; r214 = true; r215 = (u64)r203; r216 = r215 < r185; r217 = (u64)r203 + 1ull; r218 = r217 >= 0ll; r221 = true; r222 = (u64)r217; r223 = r222 < r185; r224 = (u64)r191 * (u64)r5; r225 = r224 >= 0ll; r226 = (u64)r191; r227 = __umul64hi(r226, r196); r228 = r227 == 0ull; r229 = r5; r230 = r187; r231 = (u64)r224 + (u64)r202; r232 = r231 >= 0ll; r233 = (u64)r229 + 1ull; r234 = r233 >= 0ll; r235 = (u64)r233 - 1ull; r236 = (u64)r235; r237 = r236 < 9223372036854775808ull; r238 = (u64)r231 - 1ull; r239 = (u64)r238; r240 = r239 < r185; r241 = (u64)r233; r242 = r241 < 9223372036854775808ull; r243 = (u64)r231; r244 = r243 < r185; r245 = (u64)r231 + 1ull; r246 = r245 >= 0ll; r247 = (u64)r233 + 1ull; r248 = (u64)r247; r249 = r248 < 9223372036854775808ull; r250 = (u64)r245; r251 = r250 < r185; r252 = (u64)r191 + 1ull; r253 = r252 >= 0ll; r256 = (u64)r252 * (u64)r5; r257 = r256 >= 0ll; r258 = (u64)r252; r259 = __umul64hi(r258, r196); r260 = r259 == 0ull; r261 = (u64)r5 * 2ull; r262 = r261 >= 0ll; r263 = (u64)r256 + (u64)r202; r264 = r263 >= 0ll; r265 = (u64)r261 + 1ull; r266 = r265 >= 0ll; r267 = (u64)r265 - 1ull; r268 = (u64)r267; r269 = r268 < 9223372036854775808ull; r270 = (u64)r263 - 1ull; r271 = (u64)r270; r272 = r271 < r185; r273 = (u64)r265; r274 = r273 < 9223372036854775808ull; r275 = (u64)r263; r276 = r275 < r185; r277 = (u64)r263 + 1ull; r278 = r277 >= 0ll; r279 = (u64)r265 + 1ull; r280 = (u64)r279; r281 = r280 < 9223372036854775808ull; r282 = (u64)r277; r283 = r282 < r185; r284 = (u64)r103; r285 = r243 < r284; if (!r187) goto b57; if (!r194) goto b57; if (!r198) goto b57; if (!r200) goto b57; if (!r204) goto b57; if (!r206) goto b57; if (!r209) goto b57; if (!r212) goto b57; if (!r214) goto b57; if (!r216) goto b57; if (!r218) goto b57; if (!r221) goto b57; if (!r223) goto b57; if (!r225) goto b57; if (!r228) goto b57; if (!r230) goto b57; if (!r232) goto b57; if (!r234) goto b57; if (!r237) goto b57; if (!r240) goto b57; if (!r242) goto b57; if (!r244) goto b57; if (!r246) goto b57; if (!r249) goto b57; if (!r251) goto b57; if (!r253) goto b57; if (!r257) goto b57; if (!r260) goto b57; if (!r262) goto b57; if (!r264) goto b57; if (!r266) goto b57; if (!r269) goto b57; if (!r272) goto b57; if (!r274) goto b57; if (!r276) goto b57; if (!r278) goto b57; if (!r281) goto b57; if (!r283) goto b57; if (!r285) goto b57;
-b47: // head
+	r17 = r306; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r185 = (u64)r40; r190 = p5; r191 = (u64)r190 + (u64)(-2ll); r192 = (u64)r191 - 1ull; r193 = (u64)r192 * (u64)r5; r194 = r193 >= 0ll; r195 = (u64)r192; r196 = (u64)r5; r197 = __umul64hi(r195, r196); r198 = r197 == 0ull; r201 = p4; r202 = (u64)r201 + (u64)(-2ll); r203 = (u64)r193 + (u64)r202; r204 = r203 >= 0ll; r209 = true; r210 = (u64)r203 - 1ull; r211 = (u64)r210; r212 = r211 < r185; r214 = true; r215 = (u64)r203; r216 = r215 < r185; r217 = (u64)r203 + 1ull; r221 = true; r222 = (u64)r217; r223 = r222 < r185; r224 = (u64)r191 * (u64)r5; r226 = (u64)r191; r227 = __umul64hi(r226, r196); r228 = r227 == 0ull; r229 = r5; r231 = (u64)r224 + (u64)r202; r232 = r231 >= 0ll; r233 = (u64)r229 + 1ull; r235 = (u64)r233 - 1ull; r236 = (u64)r235; r237 = r236 < 9223372036854775808ull; r238 = (u64)r231 - 1ull; r239 = (u64)r238; r240 = r239 < r185; r241 = (u64)r233; r242 = r241 < 9223372036854775808ull; r243 = (u64)r231; r244 = r243 < r185; r245 = (u64)r231 + 1ull; r247 = (u64)r233 + 1ull; r248 = (u64)r247; r249 = r248 < 9223372036854775808ull; r250 = (u64)r245; r251 = r250 < r185; r252 = (u64)r191 + 1ull; r256 = (u64)r252 * (u64)r5; r258 = (u64)r252; r259 = __umul64hi(r258, r196); r260 = r259 == 0ull; r261 = (u64)r5 * 2ull; r262 = r261 >= 0ll; r263 = (u64)r256 + (u64)r202; r264 = r263 >= 0ll; r265 = (u64)r261 + 1ull; r267 = (u64)r265 - 1ull; r268 = (u64)r267; r269 = r268 < 9223372036854775808ull; r270 = (u64)r263 - 1ull; r271 = (u64)r270; r272 = r271 < r185; r273 = (u64)r265; r274 = r273 < 9223372036854775808ull; r275 = (u64)r263; r276 = r275 < r185; r277 = (u64)r263 + 1ull; r279 = (u64)r265 + 1ull; r280 = (u64)r279; r281 = r280 < 9223372036854775808ull; r282 = (u64)r277; r283 = r282 < r185; r284 = (u64)r103; r285 = r243 < r284; if (!r194) goto b45; if (!r198) goto b45; if (!r204) goto b45; if (!r209) goto b45; if (!r212) goto b45; if (!r214) goto b45; if (!r216) goto b45; if (!r221) goto b45; if (!r223) goto b45; if (!r228) goto b45; if (!r232) goto b45; if (!r237) goto b45; if (!r240) goto b45; if (!r242) goto b45; if (!r244) goto b45; if (!r249) goto b45; if (!r251) goto b45; if (!r260) goto b45; if (!r262) goto b45; if (!r264) goto b45; if (!r269) goto b45; if (!r272) goto b45; if (!r274) goto b45; if (!r276) goto b45; if (!r281) goto b45; if (!r283) goto b45; if (!r285) goto b45;
+b35: // head
 #line 16 "nests.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b56; r24 = r21 < r4; if (!r24) goto b56; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b56;
-	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b53;
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b44; r24 = r21 < r4; if (!r24) goto b44; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28; r34 = (u64)r26 - 1ull; r35 = (u64)r34 * (u64)r5; r36 = (u64)r35 + (u64)r28; r286 = r39 + r36 * 4; r38 = r286 + -4ll; r41 = *(float *)r38; r42 = r41 * 0x1.99999ap-03f; r46 = r286; r47 = *(float *)r46; r48 = r47 * 0x1p-01f; r49 = r42 + r48; r287 = r286; r54 = r287 + 4ll; r55 = *(float *)r54; r56 = r55 * 0x1.99999ap-01f; r57 = r49 - r56;
 	r59 = r33; r288 = r39 + r59 * 4; r61 = r288 + -4ll; r62 = *(float *)r61; r63 = r62 * 0x1.333334p-02f;
 #line 18 "nests.go"
@@ -2750,19 +2746,18 @@ b47: // head
 	r89 = r290; r90 = *(float *)r89; r91 = r90 * 0x1.666666p-01f; r92 = r85 + r91; r291 = r290; r97 = r291 + 4ll; r98 = *(float *)r97; r99 = r98 * 0x1.99999ap-04f; r100 = r92 + r99;
 #line 18 "nests.go"
 	r101 = r102 + r33 * 4; *(float *)r101 = r100;
-b53: // latch
 #line 16 "nests.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b55; r14 = r14 - r9; r20 = r20 + 1ull;
-b55: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b43; r14 = r14 - r9; r20 = r20 + 1ull;
+b43: // stepped
 #line 16 "nests.go"
-	r20 = r20 + r17; goto b47;
-b56: // exit
+	r20 = r20 + r17; goto b35;
+b44: // exit
 #line 16 "nests.go"
 	return;
-b57: // head (checked if)
+b45: // head (checked if)
 #line 16 "nests.go"
-	r106 = r20; r107 = r14; r108 = r107 < r9; if (!r108) goto b56; r109 = r106 < r4; if (!r109) goto b56; r110 = r106 + 1ull; r111 = (i64)r110; r112 = r107 + 1ull; r113 = (i64)r112; r1 = (u64)r0 - 1ull; r115 = r111 < r1; if (!r115) goto b56;
-	r6 = (u64)r5 - 1ull; r116 = r113 < r6; if (!r116) goto b63;
+	r106 = r20; r107 = r14; r108 = r107 < r9; if (!r108) goto b44; r109 = r106 < r4; if (!r109) goto b44; r110 = r106 + 1ull; r111 = (i64)r110; r112 = r107 + 1ull; r113 = (i64)r112; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r117 = (u64)r111 * (u64)r5; r118 = (u64)r117 + (u64)r113; r119 = (u64)r111 - 1ull; r120 = (u64)r119 * (u64)r5; r121 = (u64)r120 + (u64)r113; r122 = (u64)r121 - 1ull; if ((u64)r122 >= (u64)r40) { qd_site = 0; qd_x = r122; qd_y = r40; goto qd_fault; } r292 = r39 + r121 * 4; r123 = r292 + -4ll; r124 = *(float *)r123; r125 = r124 * 0x1.99999ap-03f; r128 = r121; if ((u64)r128 >= (u64)r40) { qd_site = 1; qd_x = r128; qd_y = r40; goto qd_fault; } r129 = r292; r130 = *(float *)r129; r131 = r130 * 0x1p-01f; r132 = r125 + r131; r135 = r121; r136 = (u64)r135 + 1ull; if ((u64)r136 >= (u64)r40) { qd_site = 2; qd_x = r136; qd_y = r40; goto qd_fault; } r293 = r292; r137 = r293 + 4ll; r138 = *(float *)r137; r139 = r138 * 0x1.99999ap-01f; r140 = r132 - r139;
 	r142 = r118; r143 = (u64)r142 - 1ull; if ((u64)r143 >= (u64)r40) { qd_site = 3; qd_x = r143; qd_y = r40; goto qd_fault; } r294 = r39 + r142 * 4; r144 = r294 + -4ll; r145 = *(float *)r144; r146 = r145 * 0x1.333334p-02f;
 #line 18 "nests.go"
@@ -2774,16 +2769,15 @@ b57: // head (checked if)
 	r171 = r163; if ((u64)r171 >= (u64)r40) { qd_site = 7; qd_x = r171; qd_y = r40; goto qd_fault; } r172 = r296; r173 = *(float *)r172; r174 = r173 * 0x1.666666p-01f; r175 = r168 + r174; r178 = r163; r179 = (u64)r178 + 1ull; if ((u64)r179 >= (u64)r40) { qd_site = 8; qd_x = r179; qd_y = r40; goto qd_fault; } r297 = r296; r180 = r297 + 4ll; r181 = *(float *)r180; r182 = r181 * 0x1.99999ap-04f; r183 = r175 + r182;
 #line 18 "nests.go"
 	if ((u64)r118 >= (u64)r103) { qd_site = 9; qd_x = r118; qd_y = r103; goto qd_fault; } r184 = r102 + r118 * 4; *(float *)r184 = r183;
-b63: // latch (checked if)
 #line 16 "nests.go"
-	r14 = r14 + r19; r114 = r14 >= r9; if (!r114) goto b65; r14 = r14 - r9; r20 = r20 + 1ull;
-b65: // stepped (checked if)
+	r14 = r14 + r19; r114 = r14 >= r9; if (!r114) goto b53; r14 = r14 - r9; r20 = r20 + 1ull;
+b53: // stepped (checked if)
 #line 16 "nests.go"
-	r20 = r20 + r17; goto b57;
-b66: // divide in 64 bits
+	r20 = r20 + r17; goto b45;
+b54: // divide in 64 bits
 #line 16 "nests.go"
 	r306 = qd_div_u64(r13, r9); goto b7;
-b67: // divide in 64 bits
+b55: // divide in 64 bits
 #line 16 "nests.go"
 	r298 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
@@ -2879,31 +2873,31 @@ extern "C" __global__ void Conv3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 #line 33 "nests.go"
 	r62 = p2; r63 = p3; r167 = p0; r168 = p1;
 #line 30 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b110; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b86; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 30 "nests.go"
-	r7 = r6 > 1ll; if (!r7) goto b110; r8 = (u64)r6; r9 = r8 - 1ull;
+	r7 = r6 > 1ll; if (!r7) goto b86; r8 = (u64)r6; r9 = r8 - 1ull;
 #line 32 "nests.go"
 	r11 = (u64)r10 - 1ull;
 #line 30 "nests.go"
-	r12 = r11 > 1ll; if (!r12) goto b110; r13 = (u64)r11; r14 = r13 - 1ull; r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r16 = (u64)r15; r17 = (i64)((u64)gridDim.x * blockDim.x); r18 = (u64)r17; r521 = r16 | r14; r522 = r521 >> 32; r523 = (u32)r522; r524 = r523 == 0u; if (!r524) goto b127; r525 = (u32)r16; r526 = (u32)r14; r527 = qd_div_u32(r525, r526); r520 = (u64)r527;
+	r12 = r11 > 1ll; if (!r12) goto b86; r13 = (u64)r11; r14 = r13 - 1ull; r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r16 = (u64)r15; r17 = (i64)((u64)gridDim.x * blockDim.x); r18 = (u64)r17; r521 = r16 | r14; r522 = r521 >> 32; r523 = (u32)r522; r524 = r523 == 0u; if (!r524) goto b103; r525 = (u32)r16; r526 = (u32)r14; r527 = qd_div_u32(r525, r526); r520 = (u64)r527;
 b6: // setup
 #line 30 "nests.go"
-	r20 = r520; r21 = r20 * r14; r19 = r16 - r21; r529 = r18 | r14; r530 = r529 >> 32; r531 = (u32)r530; r532 = r531 == 0u; if (!r532) goto b126; r533 = (u32)r18; r534 = (u32)r14; r535 = qd_div_u32(r533, r534); r528 = (u64)r535;
+	r20 = r520; r21 = r20 * r14; r19 = r16 - r21; r529 = r18 | r14; r530 = r529 >> 32; r531 = (u32)r530; r532 = r531 == 0u; if (!r532) goto b102; r533 = (u32)r18; r534 = (u32)r14; r535 = qd_div_u32(r533, r534); r528 = (u64)r535;
 b8: // setup
 #line 30 "nests.go"
-	r22 = r528; r23 = r22 * r14; r24 = r18 - r23; r537 = r20 | r9; r538 = r537 >> 32; r539 = (u32)r538; r540 = r539 == 0u; if (!r540) goto b125; r541 = (u32)r20; r542 = (u32)r9; r543 = qd_div_u32(r541, r542); r536 = (u64)r543;
+	r22 = r528; r23 = r22 * r14; r24 = r18 - r23; r537 = r20 | r9; r538 = r537 >> 32; r539 = (u32)r538; r540 = r539 == 0u; if (!r540) goto b101; r541 = (u32)r20; r542 = (u32)r9; r543 = qd_div_u32(r541, r542); r536 = (u64)r543;
 b10: // setup
 #line 30 "nests.go"
-	r26 = r536; r27 = r26 * r9; r25 = r20 - r27; r545 = r22 | r9; r546 = r545 >> 32; r547 = (u32)r546; r548 = r547 == 0u; if (!r548) goto b124; r549 = (u32)r22; r550 = (u32)r9; r551 = qd_div_u32(r549, r550); r544 = (u64)r551;
+	r26 = r536; r27 = r26 * r9; r25 = r20 - r27; r545 = r22 | r9; r546 = r545 >> 32; r547 = (u32)r546; r548 = r547 == 0u; if (!r548) goto b100; r549 = (u32)r22; r550 = (u32)r9; r551 = qd_div_u32(r549, r550); r544 = (u64)r551;
 b12: // setup
 #line 30 "nests.go"
-	r28 = r544; r29 = r28 * r9; r30 = r22 - r29; r31 = r26; r303 = (u64)r63; r305 = r5 >= 0ll; r308 = p6; r309 = (u64)r308 + (u64)(-2ll); r310 = (u64)r309 - 1ull; r311 = (u64)r310 * (u64)r5; r312 = r311 >= 0ll; r313 = (u64)r310; r314 = (u64)r5; r315 = __umul64hi(r313, r314); r316 = r315 == 0ull; r318 = true; r319 = p5; r320 = (u64)r319 + (u64)(-2ll); r321 = (u64)r311 + (u64)r320; r322 = r321 >= 0ll; r324 = true; r325 = r10 >= 0ll; r327 = true; r328 = (u64)r321 - 1ull; r329 = (u64)r328 * (u64)r10; r330 = r329 >= 0ll; r331 = (u64)r328; r332 = (u64)r10; r333 = __umul64hi(r331, r332); r334 = r333 == 0ull; r336 = true; r337 = p4; r338 = (u64)r337 + (u64)(-2ll); r339 = (u64)r329 + (u64)r338; r340 = r339 >= 0ll; r342 = true; r345 = true; r346 = (u64)r339 - 1ull; r347 = (u64)r346; r348 = r347 < r303; r349 = (u64)r309 + 1ull; r350 = r349 >= 0ll; r353 = (u64)r349 * (u64)r5; r354 = r353 >= 0ll; r355 = (u64)r349; r356 = __umul64hi(r355, r314); r357 = r356 == 0ull; r358 = (u64)r5 * 2ull; r359 = r358 >= 0ll; r360 = (u64)r353 + (u64)r320; r361 = r360 >= 0ll; r362 = (u64)r358 + 1ull; r363 = r362 >= 0ll; r364 = (u64)r362 - 1ull; r365 = r364 >= 0ll; r366 = (u64)r360 - 1ull; r367 = (u64)r366 * (u64)r10; r368 = r367 >= 0ll; r369 = (u64)r366; r370 = __umul64hi(r369, r332); r371 = r370 == 0ull; r372 = (u64)r364 * (u64)r10; r373 = r372 >= 0ll; r374 = (u64)r367 + (u64)r338; r375 = r374 >= 0ll; r376 = (u64)r372 + 1ull; r377 = r376 >= 0ll; r378 = (u64)r376 - 1ull; r379 = (u64)r378; r380 = r379 < 9223372036854775808ull; r381 = (u64)r374 - 1ull; r382 = (u64)r381; r383 = r382 < r303; r385 = true; r386 = (u64)r339; r387 = r386 < r303; r388 = (u64)r376; r389 = r388 < 9223372036854775808ull; r390 = (u64)r374; r391 = r390 < r303; r392 = (u64)r339 + 1ull; r393 = r392 >= 0ll; r396 = true; r397 = (u64)r392; r398 = r397 < r303; r399 = (u64)r374 + 1ull; r400 = r399 >= 0ll; r401 = (u64)r376 + 1ull; r402 = (u64)r401; r403 = r402 < 9223372036854775808ull; r404 = (u64)r399; r405 = r404 < r303; r406 = (u64)r309 * (u64)r5; r407 = r406 >= 0ll; r408 = (u64)r309; r409 = __umul64hi(r408, r314); r410 = r409 == 0ull; r411 = r5; r412 = r305; r413 = (u64)r406 + (u64)r320; r414 = r413 >= 0ll; r415 = (u64)r411 + 1ull; r416 = r415 >= 0ll; r417 = (u64)r415 - 1ull; r418 = r417 >= 0ll; r419 = (u64)r413 - 1ull; r420 = (u64)r419 * (u64)r10; r421 = r420 >= 0ll; r422 = (u64)r419; r423 = __umul64hi(r422, r332); r424 = r423 == 0ull; r425 = (u64)r417 * (u64)r10; r426 = r425 >= 0ll; r427 = (u64)r420 + (u64)r338; r428 = r427 >= 0ll; r429 = (u64)r425 + 1ull; r430 = (u64)r429; r431 = r430 < 9223372036854775808ull; r432 = (u64)r427; r433 = r432 < r303; r434 = (u64)r413 * (u64)r10; r435 = r434 >= 0ll; r436 = (u64)r413; r437 = __umul64hi(r436, r332); r438 = r437 == 0ull; r439 = (u64)r415 * (u64)r10; r440 = r439 >= 0ll; r441 = (u64)r434 + (u64)r338; r442 = r441 >= 0ll; r443 = (u64)r439 + 1ull; r444 = (u64)r443; r445 = r444 < 9223372036854775808ull; r446 = (u64)r441; r447 = r446 < r303; r448 = (u64)r413 + 1ull; r449 = r448 >= 0ll; r450 = (u64)r415 + 1ull; r451 = r450 >= 0ll; r452 = (u64)r448 * (u64)r10; r453 = r452 >= 0ll; r454 = (u64)r448; r455 = __umul64hi(r454, r332); r456 = r455 == 0ull; r457 = (u64)r450 * (u64)r10; r458 = r457 >= 0ll; r459 = (u64)r452 + (u64)r338; r460 = r459 >= 0ll; r461 = (u64)r457 + 1ull; r462 = (u64)r461; r463 = r462 < 9223372036854775808ull; r464 = (u64)r459; r465 = r464 < r303; r466 = (u64)r321 * (u64)r10; r467 = r466 >= 0ll; r468 = (u64)r321; r469 = __umul64hi(r468, r332); r470 = r469 == 0ull; r471 = r10; r472 = r325; r473 = (u64)r466 + (u64)r338; r474 = r473 >= 0ll; r475 = (u64)r471 + 1ull; r476 = r475 >= 0ll; r477 = (u64)r473 + 1ull; r478 = r477 >= 0ll; r479 = (u64)r475 + 1ull; r480 = (u64)r479; r481 = r480 < 9223372036854775808ull; r482 = (u64)r477; r483 = r482 < r303; r484 = (u64)r360 + 1ull; r485 = r484 >= 0ll; r486 = (u64)r362 + 1ull; r487 = r486 >= 0ll; r488 = (u64)r484 * (u64)r10; r489 = r488 >= 0ll; r490 = (u64)r484; r491 = __umul64hi(r490, r332); r492 = r491 == 0ull; r493 = (u64)r486 * (u64)r10; r494 = r493 >= 0ll; r495 = (u64)r488 + (u64)r338; r496 = r495 >= 0ll; r497 = (u64)r493 + 1ull; r498 = r497 >= 0ll; r499 = (u64)r495 + 1ull; r500 = r499 >= 0ll; r501 = (u64)r497 + 1ull; r502 = (u64)r501; r503 = r502 < 9223372036854775808ull; r504 = (u64)r499; r505 = r504 < r303; r506 = (u64)r168; r507 = r446 < r506; if (!r305) goto b111; if (!r312) goto b111; if (!r316) goto b111; if (!r318) goto b111; if (!r322) goto b111; if (!r324) goto b111; if (!r325) goto b111; if (!r327) goto b111; if (!r330) goto b111; if (!r334) goto b111; if (!r336) goto b111; if (!r340) goto b111; if (!r342) goto b111; if (!r345) goto b111; if (!r348) goto b111; if (!r350) goto b111; if (!r354) goto b111; if (!r357) goto b111; if (!r359) goto b111; if (!r361) goto b111; if (!r363) goto b111; if (!r365) goto b111; if (!r368) goto b111; if (!r371) goto b111; if (!r373) goto b111; if (!r375) goto b111; if (!r377) goto b111; if (!r380) goto b111; if (!r383) goto b111; if (!r385) goto b111; if (!r387) goto b111; if (!r389) goto b111; if (!r391) goto b111; if (!r393) goto b111; if (!r396) goto b111; if (!r398) goto b111; if (!r400) goto b111; if (!r403) goto b111; if (!r405) goto b111; if (!r407) goto b111; if (!r410) goto b111; if (!r412) goto b111; if (!r414) goto b111; if (!r416) goto b111; if (!r418) goto b111; if (!r421) goto b111; if (!r424) goto b111; if (!r426) goto b111; if (!r428) goto b111; if (!r431) goto b111; if (!r433) goto b111; if (!r435) goto b111; if (!r438) goto b111; if (!r440) goto b111; if (!r442) goto b111; if (!r445) goto b111; if (!r447) goto b111; if (!r449) goto b111; if (!r451) goto b111; if (!r453) goto b111; if (!r456) goto b111; if (!r458) goto b111; if (!r460) goto b111; if (!r463) goto b111; if (!r465) goto b111; if (!r467) goto b111; if (!r470) goto b111; if (!r472) goto b111; if (!r474) goto b111; if (!r476) goto b111; if (!r478) goto b111; if (!r481) goto b111; if (!r483) goto b111; if (!r485) goto b111; if (!r487) goto b111; if (!r489) goto b111; if (!r492) goto b111; if (!r494) goto b111; if (!r496) goto b111; if (!r498) goto b111; if (!r500) goto b111; if (!r503) goto b111; if (!r505) goto b111; if (!r507) goto b111;
-b97: // head
+	r28 = r544; r29 = r28 * r9; r30 = r22 - r29; r31 = r26; r303 = (u64)r63; r308 = p6; r309 = (u64)r308 + (u64)(-2ll); r310 = (u64)r309 - 1ull; r311 = (u64)r310 * (u64)r5; r312 = r311 >= 0ll; r313 = (u64)r310; r314 = (u64)r5; r315 = __umul64hi(r313, r314); r316 = r315 == 0ull; r319 = p5; r320 = (u64)r319 + (u64)(-2ll); r321 = (u64)r311 + (u64)r320; r322 = r321 >= 0ll; r328 = (u64)r321 - 1ull; r329 = (u64)r328 * (u64)r10; r330 = r329 >= 0ll; r331 = (u64)r328; r332 = (u64)r10; r333 = __umul64hi(r331, r332); r334 = r333 == 0ull; r337 = p4; r338 = (u64)r337 + (u64)(-2ll); r339 = (u64)r329 + (u64)r338; r340 = r339 >= 0ll; r345 = true; r346 = (u64)r339 - 1ull; r347 = (u64)r346; r348 = r347 < r303; r349 = (u64)r309 + 1ull; r353 = (u64)r349 * (u64)r5; r354 = r353 >= 0ll; r355 = (u64)r349; r356 = __umul64hi(r355, r314); r357 = r356 == 0ull; r358 = (u64)r5 * 2ull; r359 = r358 >= 0ll; r360 = (u64)r353 + (u64)r320; r361 = r360 >= 0ll; r362 = (u64)r358 + 1ull; r364 = (u64)r362 - 1ull; r366 = (u64)r360 - 1ull; r367 = (u64)r366 * (u64)r10; r368 = r367 >= 0ll; r369 = (u64)r366; r370 = __umul64hi(r369, r332); r371 = r370 == 0ull; r372 = (u64)r364 * (u64)r10; r373 = r372 >= 0ll; r374 = (u64)r367 + (u64)r338; r375 = r374 >= 0ll; r376 = (u64)r372 + 1ull; r378 = (u64)r376 - 1ull; r379 = (u64)r378; r380 = r379 < 9223372036854775808ull; r381 = (u64)r374 - 1ull; r382 = (u64)r381; r383 = r382 < r303; r385 = true; r386 = (u64)r339; r387 = r386 < r303; r388 = (u64)r376; r389 = r388 < 9223372036854775808ull; r390 = (u64)r374; r391 = r390 < r303; r392 = (u64)r339 + 1ull; r396 = true; r397 = (u64)r392; r398 = r397 < r303; r399 = (u64)r374 + 1ull; r401 = (u64)r376 + 1ull; r402 = (u64)r401; r403 = r402 < 9223372036854775808ull; r404 = (u64)r399; r405 = r404 < r303; r406 = (u64)r309 * (u64)r5; r407 = r406 >= 0ll; r408 = (u64)r309; r409 = __umul64hi(r408, r314); r410 = r409 == 0ull; r411 = r5; r413 = (u64)r406 + (u64)r320; r414 = r413 >= 0ll; r415 = (u64)r411 + 1ull; r417 = (u64)r415 - 1ull; r419 = (u64)r413 - 1ull; r420 = (u64)r419 * (u64)r10; r421 = r420 >= 0ll; r422 = (u64)r419; r423 = __umul64hi(r422, r332); r424 = r423 == 0ull; r425 = (u64)r417 * (u64)r10; r426 = r425 >= 0ll; r427 = (u64)r420 + (u64)r338; r428 = r427 >= 0ll; r429 = (u64)r425 + 1ull; r430 = (u64)r429; r431 = r430 < 9223372036854775808ull; r432 = (u64)r427; r433 = r432 < r303; r434 = (u64)r413 * (u64)r10; r436 = (u64)r413; r437 = __umul64hi(r436, r332); r438 = r437 == 0ull; r439 = (u64)r415 * (u64)r10; r440 = r439 >= 0ll; r441 = (u64)r434 + (u64)r338; r442 = r441 >= 0ll; r443 = (u64)r439 + 1ull; r444 = (u64)r443; r445 = r444 < 9223372036854775808ull; r446 = (u64)r441; r447 = r446 < r303; r448 = (u64)r413 + 1ull; r449 = r448 >= 0ll; r450 = (u64)r415 + 1ull; r452 = (u64)r448 * (u64)r10; r454 = (u64)r448; r455 = __umul64hi(r454, r332); r456 = r455 == 0ull; r457 = (u64)r450 * (u64)r10; r458 = r457 >= 0ll; r459 = (u64)r452 + (u64)r338; r460 = r459 >= 0ll; r461 = (u64)r457 + 1ull; r462 = (u64)r461; r463 = r462 < 9223372036854775808ull; r464 = (u64)r459; r465 = r464 < r303; r466 = (u64)r321 * (u64)r10; r467 = r466 >= 0ll; r468 = (u64)r321; r469 = __umul64hi(r468, r332); r470 = r469 == 0ull; r471 = r10; r473 = (u64)r466 + (u64)r338; r474 = r473 >= 0ll; r475 = (u64)r471 + 1ull; r477 = (u64)r473 + 1ull; r479 = (u64)r475 + 1ull; r480 = (u64)r479; r481 = r480 < 9223372036854775808ull; r482 = (u64)r477; r483 = r482 < r303; r484 = (u64)r360 + 1ull; r485 = r484 >= 0ll; r486 = (u64)r362 + 1ull; r487 = r486 >= 0ll; r488 = (u64)r484 * (u64)r10; r489 = r488 >= 0ll; r490 = (u64)r484; r491 = __umul64hi(r490, r332); r492 = r491 == 0ull; r493 = (u64)r486 * (u64)r10; r494 = r493 >= 0ll; r495 = (u64)r488 + (u64)r338; r496 = r495 >= 0ll; r497 = (u64)r493 + 1ull; r499 = (u64)r495 + 1ull; r501 = (u64)r497 + 1ull; r502 = (u64)r501; r503 = r502 < 9223372036854775808ull; r504 = (u64)r499; r505 = r504 < r303; r506 = (u64)r168; r507 = r446 < r506; if (!r312) goto b87; if (!r316) goto b87; if (!r322) goto b87; if (!r330) goto b87; if (!r334) goto b87; if (!r340) goto b87; if (!r345) goto b87; if (!r348) goto b87; if (!r354) goto b87; if (!r357) goto b87; if (!r359) goto b87; if (!r361) goto b87; if (!r368) goto b87; if (!r371) goto b87; if (!r373) goto b87; if (!r375) goto b87; if (!r380) goto b87; if (!r383) goto b87; if (!r385) goto b87; if (!r387) goto b87; if (!r389) goto b87; if (!r391) goto b87; if (!r396) goto b87; if (!r398) goto b87; if (!r403) goto b87; if (!r405) goto b87; if (!r407) goto b87; if (!r410) goto b87; if (!r414) goto b87; if (!r421) goto b87; if (!r424) goto b87; if (!r426) goto b87; if (!r428) goto b87; if (!r431) goto b87; if (!r433) goto b87; if (!r438) goto b87; if (!r440) goto b87; if (!r442) goto b87; if (!r445) goto b87; if (!r447) goto b87; if (!r449) goto b87; if (!r456) goto b87; if (!r458) goto b87; if (!r460) goto b87; if (!r463) goto b87; if (!r465) goto b87; if (!r467) goto b87; if (!r470) goto b87; if (!r474) goto b87; if (!r481) goto b87; if (!r483) goto b87; if (!r485) goto b87; if (!r487) goto b87; if (!r489) goto b87; if (!r492) goto b87; if (!r494) goto b87; if (!r496) goto b87; if (!r503) goto b87; if (!r505) goto b87; if (!r507) goto b87;
+b73: // head
 #line 30 "nests.go"
-	r32 = r31; r33 = r25; r34 = r19; r35 = r34 < r14; if (!r35) goto b110; r36 = r33 < r9; if (!r36) goto b110; r37 = r32 < r4; if (!r37) goto b110; r38 = r32 + 1ull; r39 = (i64)r38; r40 = r33 + 1ull; r41 = (i64)r40; r42 = r34 + 1ull; r43 = (i64)r42; r1 = (u64)r0 - 1ull; r46 = r39 < r1; if (!r46) goto b110;
-	r6 = (u64)r5 - 1ull; r47 = r41 < r6; if (!r47) goto b105;
-	r11 = (u64)r10 - 1ull; r49 = r43 < r11; if (!r49) goto b105;
+	r32 = r31; r33 = r25; r34 = r19; r35 = r34 < r14; if (!r35) goto b86; r36 = r33 < r9; if (!r36) goto b86; r37 = r32 < r4; if (!r37) goto b86; r38 = r32 + 1ull; r39 = (i64)r38; r40 = r33 + 1ull; r41 = (i64)r40; r42 = r34 + 1ull; r43 = (i64)r42; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
+	r11 = (u64)r10 - 1ull;
 	r50 = (u64)r39 * (u64)r5; r51 = (u64)r50 + (u64)r41; r52 = (u64)r51 * (u64)r10; r53 = (u64)r52 + (u64)r43; r54 = (u64)r39 - 1ull; r55 = (u64)r54 * (u64)r5; r56 = (u64)r55 + (u64)r41; r57 = (u64)r56 - 1ull; r58 = (u64)r57 * (u64)r10; r59 = (u64)r58 + (u64)r43; r508 = r62 + r59 * 4; r61 = r508 + -4ll; r64 = *(float *)r61; r65 = r64 * 0x1p+01f; r66 = (u64)r39 + 1ull; r67 = (u64)r66 * (u64)r5; r68 = (u64)r67 + (u64)r41; r69 = (u64)r68 - 1ull; r70 = (u64)r69 * (u64)r10; r71 = (u64)r70 + (u64)r43; r509 = r62 + r71 * 4; r73 = r509 + -4ll; r74 = *(float *)r73; r75 = r74 * 0x1p+02f; r76 = r65 + r75;
 	r83 = r508; r84 = *(float *)r83; r85 = r84 * 0x1.4p+02f;
 #line 33 "nests.go"
@@ -2923,23 +2917,22 @@ b97: // head
 	r157 = r68; r158 = (u64)r157 + 1ull; r159 = (u64)r158 * (u64)r10; r160 = (u64)r159 + (u64)r43; r513 = r62 + r160 * 4; r162 = r513 + 4ll; r163 = *(float *)r162; r164 = r163 * 0x1p+02f; r165 = r154 + r164;
 #line 33 "nests.go"
 	r166 = r167 + r53 * 4; *(float *)r166 = r165;
-b105: // latch
 #line 30 "nests.go"
-	r19 = r19 + r24; r44 = r19 >= r14; if (!r44) goto b107; r19 = r19 - r14; r25 = r25 + 1ull;
-b107: // stepped
+	r19 = r19 + r24; r44 = r19 >= r14; if (!r44) goto b83; r19 = r19 - r14; r25 = r25 + 1ull;
+b83: // stepped
 #line 30 "nests.go"
-	r25 = r25 + r30; r45 = r25 >= r9; if (!r45) goto b109; r25 = r25 - r9; r31 = r31 + 1ull;
-b109: // stepped
+	r25 = r25 + r30; r45 = r25 >= r9; if (!r45) goto b85; r25 = r25 - r9; r31 = r31 + 1ull;
+b85: // stepped
 #line 30 "nests.go"
-	r31 = r31 + r28; goto b97;
-b110: // exit
+	r31 = r31 + r28; goto b73;
+b86: // exit
 #line 30 "nests.go"
 	return;
-b111: // head (checked if)
+b87: // head (checked if)
 #line 30 "nests.go"
-	r171 = r31; r172 = r25; r173 = r19; r174 = r173 < r14; if (!r174) goto b110; r175 = r172 < r9; if (!r175) goto b110; r176 = r171 < r4; if (!r176) goto b110; r177 = r171 + 1ull; r178 = (i64)r177; r179 = r172 + 1ull; r180 = (i64)r179; r181 = r173 + 1ull; r182 = (i64)r181; r1 = (u64)r0 - 1ull; r185 = r178 < r1; if (!r185) goto b110;
-	r6 = (u64)r5 - 1ull; r186 = r180 < r6; if (!r186) goto b119;
-	r11 = (u64)r10 - 1ull; r187 = r182 < r11; if (!r187) goto b119;
+	r171 = r31; r172 = r25; r173 = r19; r174 = r173 < r14; if (!r174) goto b86; r175 = r172 < r9; if (!r175) goto b86; r176 = r171 < r4; if (!r176) goto b86; r177 = r171 + 1ull; r178 = (i64)r177; r179 = r172 + 1ull; r180 = (i64)r179; r181 = r173 + 1ull; r182 = (i64)r181; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
+	r11 = (u64)r10 - 1ull;
 	r188 = (u64)r178 * (u64)r5; r189 = (u64)r188 + (u64)r180; r190 = (u64)r189 * (u64)r10; r191 = (u64)r190 + (u64)r182; r192 = (u64)r178 - 1ull; r193 = (u64)r192 * (u64)r5; r194 = (u64)r193 + (u64)r180; r195 = (u64)r194 - 1ull; r196 = (u64)r195 * (u64)r10; r197 = (u64)r196 + (u64)r182; r198 = (u64)r197 - 1ull; if ((u64)r198 >= (u64)r63) { qd_site = 0; qd_x = r198; qd_y = r63; goto qd_fault; } r514 = r62 + r197 * 4; r199 = r514 + -4ll; r200 = *(float *)r199; r201 = r200 * 0x1p+01f; r202 = (u64)r178 + 1ull; r203 = (u64)r202 * (u64)r5; r204 = (u64)r203 + (u64)r180; r205 = (u64)r204 - 1ull; r206 = (u64)r205 * (u64)r10; r207 = (u64)r206 + (u64)r182; r208 = (u64)r207 - 1ull; if ((u64)r208 >= (u64)r63) { qd_site = 1; qd_x = r208; qd_y = r63; goto qd_fault; } r515 = r62 + r207 * 4; r209 = r515 + -4ll; r210 = *(float *)r209; r211 = r210 * 0x1p+02f; r212 = r201 + r211;
 	r218 = r197; if ((u64)r218 >= (u64)r63) { qd_site = 2; qd_x = r218; qd_y = r63; goto qd_fault; } r219 = r514; r220 = *(float *)r219; r221 = r220 * 0x1.4p+02f;
 #line 33 "nests.go"
@@ -2959,25 +2952,24 @@ b111: // head (checked if)
 	r293 = r204; r294 = (u64)r293 + 1ull; r295 = (u64)r294 * (u64)r10; r296 = (u64)r295 + (u64)r182; r297 = (u64)r296 + 1ull; if ((u64)r297 >= (u64)r63) { qd_site = 10; qd_x = r297; qd_y = r63; goto qd_fault; } r519 = r62 + r296 * 4; r298 = r519 + 4ll; r299 = *(float *)r298; r300 = r299 * 0x1p+02f; r301 = r290 + r300;
 #line 33 "nests.go"
 	if ((u64)r191 >= (u64)r168) { qd_site = 11; qd_x = r191; qd_y = r168; goto qd_fault; } r302 = r167 + r191 * 4; *(float *)r302 = r301;
-b119: // latch (checked if)
 #line 30 "nests.go"
-	r19 = r19 + r24; r183 = r19 >= r14; if (!r183) goto b121; r19 = r19 - r14; r25 = r25 + 1ull;
-b121: // stepped (checked if)
+	r19 = r19 + r24; r183 = r19 >= r14; if (!r183) goto b97; r19 = r19 - r14; r25 = r25 + 1ull;
+b97: // stepped (checked if)
 #line 30 "nests.go"
-	r25 = r25 + r30; r184 = r25 >= r9; if (!r184) goto b123; r25 = r25 - r9; r31 = r31 + 1ull;
-b123: // stepped (checked if)
+	r25 = r25 + r30; r184 = r25 >= r9; if (!r184) goto b99; r25 = r25 - r9; r31 = r31 + 1ull;
+b99: // stepped (checked if)
 #line 30 "nests.go"
-	r31 = r31 + r28; goto b111;
-b124: // divide in 64 bits
+	r31 = r31 + r28; goto b87;
+b100: // divide in 64 bits
 #line 30 "nests.go"
 	r544 = qd_div_u64(r22, r9); goto b12;
-b125: // divide in 64 bits
+b101: // divide in 64 bits
 #line 30 "nests.go"
 	r536 = qd_div_u64(r20, r9); goto b10;
-b126: // divide in 64 bits
+b102: // divide in 64 bits
 #line 30 "nests.go"
 	r528 = qd_div_u64(r18, r14); goto b8;
-b127: // divide in 64 bits
+b103: // divide in 64 bits
 #line 30 "nests.go"
 	r520 = qd_div_u64(r16, r14); goto b6;
 qd_fault: {
@@ -3031,47 +3023,45 @@ extern "C" __global__ void Stencil5_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r35 = p2; r36 = p3;
 	r68 = p0; r69 = p1;
 #line 48 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b43; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b38; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 48 "nests.go"
-	r7 = r6 > 1ll; if (!r7) goto b43; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r195 = r11 | r9; r196 = r195 >> 32; r197 = (u32)r196; r198 = r197 == 0u; if (!r198) goto b54; r199 = (u32)r11; r200 = (u32)r9; r201 = qd_div_u32(r199, r200); r194 = (u64)r201;
+	r7 = r6 > 1ll; if (!r7) goto b38; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r195 = r11 | r9; r196 = r195 >> 32; r197 = (u32)r196; r198 = r197 == 0u; if (!r198) goto b49; r199 = (u32)r11; r200 = (u32)r9; r201 = qd_div_u32(r199, r200); r194 = (u64)r201;
 b5: // setup
 #line 48 "nests.go"
-	r15 = r194; r16 = r15 * r9; r14 = r11 - r16; r203 = r13 | r9; r204 = r203 >> 32; r205 = (u32)r204; r206 = r205 == 0u; if (!r206) goto b53; r207 = (u32)r13; r208 = (u32)r9; r209 = qd_div_u32(r207, r208); r202 = (u64)r209;
+	r15 = r194; r16 = r15 * r9; r14 = r11 - r16; r203 = r13 | r9; r204 = r203 >> 32; r205 = (u32)r204; r206 = r205 == 0u; if (!r206) goto b48; r207 = (u32)r13; r208 = (u32)r9; r209 = qd_div_u32(r207, r208); r202 = (u64)r209;
 b7: // setup
 #line 48 "nests.go"
-	r17 = r202; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r117 = (u64)r36; r118 = r5 >= 0ll; r120 = p5; r121 = (u64)r120 + (u64)(-2ll); r122 = (u64)r121 * (u64)r5; r123 = r122 >= 0ll; r124 = (u64)r121; r125 = (u64)r5; r126 = __umul64hi(r124, r125); r127 = r126 == 0ull; r128 = r5; r129 = r118; r130 = p4; r131 = (u64)r130 + (u64)(-2ll); r132 = (u64)r122 + (u64)r131; r133 = r132 >= 0ll; r134 = (u64)r128 + 1ull; r135 = (u64)r134; r136 = r135 < 9223372036854775808ull; r137 = (u64)r132; r138 = r137 < r117; r139 = r134 >= 0ll; r140 = (u64)r134 - 1ull; r141 = (u64)r140; r142 = r141 < 9223372036854775808ull; r143 = (u64)r132 - 1ull; r144 = (u64)r143; r145 = r144 < r117; r146 = (u64)r132 + 1ull; r147 = r146 >= 0ll; r148 = (u64)r134 + 1ull; r149 = (u64)r148; r150 = r149 < 9223372036854775808ull; r151 = (u64)r146; r152 = r151 < r117; r155 = (u64)r121 - 1ull; r156 = (u64)r155 * (u64)r5; r157 = r156 >= 0ll; r158 = (u64)r155; r159 = __umul64hi(r158, r125); r160 = r159 == 0ull; r162 = true; r163 = (u64)r156 + (u64)r131; r164 = r163 >= 0ll; r167 = true; r168 = (u64)r163; r169 = r168 < r117; r170 = (u64)r121 + 1ull; r171 = r170 >= 0ll; r174 = (u64)r170 * (u64)r5; r175 = r174 >= 0ll; r176 = (u64)r170; r177 = __umul64hi(r176, r125); r178 = r177 == 0ull; r179 = (u64)r5 * 2ull; r180 = r179 >= 0ll; r181 = (u64)r174 + (u64)r131; r182 = r181 >= 0ll; r183 = (u64)r179 + 1ull; r184 = (u64)r183; r185 = r184 < 9223372036854775808ull; r186 = (u64)r181; r187 = r186 < r117; r188 = (u64)r69; r189 = r137 < r188; if (!r118) goto b44; if (!r123) goto b44; if (!r127) goto b44; if (!r129) goto b44; if (!r133) goto b44; if (!r136) goto b44; if (!r138) goto b44; if (!r139) goto b44; if (!r142) goto b44; if (!r145) goto b44; if (!r147) goto b44; if (!r150) goto b44; if (!r152) goto b44; if (!r157) goto b44; if (!r160) goto b44; if (!r162) goto b44; if (!r164) goto b44; if (!r167) goto b44; if (!r169) goto b44; if (!r171) goto b44; if (!r175) goto b44; if (!r178) goto b44; if (!r180) goto b44; if (!r182) goto b44; if (!r185) goto b44; if (!r187) goto b44; if (!r189) goto b44;
-b34: // head
+	r17 = r202; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r117 = (u64)r36; r120 = p5; r121 = (u64)r120 + (u64)(-2ll); r122 = (u64)r121 * (u64)r5; r123 = r122 >= 0ll; r124 = (u64)r121; r125 = (u64)r5; r126 = __umul64hi(r124, r125); r127 = r126 == 0ull; r128 = r5; r130 = p4; r131 = (u64)r130 + (u64)(-2ll); r132 = (u64)r122 + (u64)r131; r133 = r132 >= 0ll; r134 = (u64)r128 + 1ull; r135 = (u64)r134; r136 = r135 < 9223372036854775808ull; r137 = (u64)r132; r138 = r137 < r117; r140 = (u64)r134 - 1ull; r141 = (u64)r140; r142 = r141 < 9223372036854775808ull; r143 = (u64)r132 - 1ull; r144 = (u64)r143; r145 = r144 < r117; r146 = (u64)r132 + 1ull; r148 = (u64)r134 + 1ull; r149 = (u64)r148; r150 = r149 < 9223372036854775808ull; r151 = (u64)r146; r152 = r151 < r117; r155 = (u64)r121 - 1ull; r156 = (u64)r155 * (u64)r5; r157 = r156 >= 0ll; r158 = (u64)r155; r159 = __umul64hi(r158, r125); r160 = r159 == 0ull; r163 = (u64)r156 + (u64)r131; r164 = r163 >= 0ll; r167 = true; r168 = (u64)r163; r169 = r168 < r117; r170 = (u64)r121 + 1ull; r174 = (u64)r170 * (u64)r5; r175 = r174 >= 0ll; r176 = (u64)r170; r177 = __umul64hi(r176, r125); r178 = r177 == 0ull; r179 = (u64)r5 * 2ull; r180 = r179 >= 0ll; r181 = (u64)r174 + (u64)r131; r182 = r181 >= 0ll; r183 = (u64)r179 + 1ull; r184 = (u64)r183; r185 = r184 < 9223372036854775808ull; r186 = (u64)r181; r187 = r186 < r117; r188 = (u64)r69; r189 = r137 < r188; if (!r123) goto b39; if (!r127) goto b39; if (!r133) goto b39; if (!r136) goto b39; if (!r138) goto b39; if (!r142) goto b39; if (!r145) goto b39; if (!r150) goto b39; if (!r152) goto b39; if (!r157) goto b39; if (!r160) goto b39; if (!r164) goto b39; if (!r167) goto b39; if (!r169) goto b39; if (!r175) goto b39; if (!r178) goto b39; if (!r180) goto b39; if (!r182) goto b39; if (!r185) goto b39; if (!r187) goto b39; if (!r189) goto b39;
+b29: // head
 #line 48 "nests.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b43; r24 = r21 < r4; if (!r24) goto b43; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b43;
-	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b40;
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b38; r24 = r21 < r4; if (!r24) goto b38; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28; r34 = r35 + r33 * 4; r37 = *(float *)r34;
 	r39 = r33; r190 = r34; r43 = r190 + -4ll; r44 = *(float *)r43; r191 = r34; r48 = r191 + 4ll; r49 = *(float *)r48; r50 = r44 + r49; r51 = (u64)r26 - 1ull; r52 = (u64)r51 * (u64)r5; r53 = (u64)r52 + (u64)r28; r54 = r35 + r53 * 4; r55 = *(float *)r54; r56 = r50 + r55; r57 = (u64)r26 + 1ull; r58 = (u64)r57 * (u64)r5; r59 = (u64)r58 + (u64)r28; r60 = r35 + r59 * 4; r61 = *(float *)r60; r62 = r56 + r61; r63 = r37 * 0x1p+02f; r64 = r62 - r63; r65 = r64 * 0x1.99999ap-03f; r66 = r37 + r65; r67 = r68 + r39 * 4; *(float *)r67 = r66;
-b40: // latch
 #line 48 "nests.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b42; r14 = r14 - r9; r20 = r20 + 1ull;
-b42: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b37; r14 = r14 - r9; r20 = r20 + 1ull;
+b37: // stepped
 #line 48 "nests.go"
-	r20 = r20 + r17; goto b34;
-b43: // exit
+	r20 = r20 + r17; goto b29;
+b38: // exit
 #line 48 "nests.go"
 	return;
-b44: // head (checked if)
+b39: // head (checked if)
 #line 48 "nests.go"
-	r72 = r20; r73 = r14; r74 = r73 < r9; if (!r74) goto b43; r75 = r72 < r4; if (!r75) goto b43; r76 = r72 + 1ull; r77 = (i64)r76; r78 = r73 + 1ull; r79 = (i64)r78; r1 = (u64)r0 - 1ull; r81 = r77 < r1; if (!r81) goto b43;
-	r6 = (u64)r5 - 1ull; r82 = r79 < r6; if (!r82) goto b50;
+	r72 = r20; r73 = r14; r74 = r73 < r9; if (!r74) goto b38; r75 = r72 < r4; if (!r75) goto b38; r76 = r72 + 1ull; r77 = (i64)r76; r78 = r73 + 1ull; r79 = (i64)r78; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r83 = (u64)r77 * (u64)r5; r84 = (u64)r83 + (u64)r79; if ((u64)r84 >= (u64)r36) { qd_site = 0; qd_x = r84; qd_y = r36; goto qd_fault; } r85 = r35 + r84 * 4; r86 = *(float *)r85;
 	r88 = r84; r90 = r84; r91 = (u64)r90 - 1ull; if ((u64)r91 >= (u64)r36) { qd_site = 1; qd_x = r91; qd_y = r36; goto qd_fault; } r192 = r85; r92 = r192 + -4ll; r93 = *(float *)r92; r95 = r84; r96 = (u64)r95 + 1ull; if ((u64)r96 >= (u64)r36) { qd_site = 2; qd_x = r96; qd_y = r36; goto qd_fault; } r193 = r85; r97 = r193 + 4ll; r98 = *(float *)r97; r99 = r93 + r98; r100 = (u64)r77 - 1ull; r101 = (u64)r100 * (u64)r5; r102 = (u64)r101 + (u64)r79; if ((u64)r102 >= (u64)r36) { qd_site = 3; qd_x = r102; qd_y = r36; goto qd_fault; } r103 = r35 + r102 * 4; r104 = *(float *)r103; r105 = r99 + r104; r106 = (u64)r77 + 1ull; r107 = (u64)r106 * (u64)r5; r108 = (u64)r107 + (u64)r79; if ((u64)r108 >= (u64)r36) { qd_site = 4; qd_x = r108; qd_y = r36; goto qd_fault; } r109 = r35 + r108 * 4; r110 = *(float *)r109; r111 = r105 + r110; r112 = r86 * 0x1p+02f; r113 = r111 - r112; r114 = r113 * 0x1.99999ap-03f; r115 = r86 + r114; if ((u64)r88 >= (u64)r69) { qd_site = 5; qd_x = r88; qd_y = r69; goto qd_fault; } r116 = r68 + r88 * 4; *(float *)r116 = r115;
-b50: // latch (checked if)
 #line 48 "nests.go"
-	r14 = r14 + r19; r80 = r14 >= r9; if (!r80) goto b52; r14 = r14 - r9; r20 = r20 + 1ull;
-b52: // stepped (checked if)
+	r14 = r14 + r19; r80 = r14 >= r9; if (!r80) goto b47; r14 = r14 - r9; r20 = r20 + 1ull;
+b47: // stepped (checked if)
 #line 48 "nests.go"
-	r20 = r20 + r17; goto b44;
-b53: // divide in 64 bits
+	r20 = r20 + r17; goto b39;
+b48: // divide in 64 bits
 #line 48 "nests.go"
 	r202 = qd_div_u64(r13, r9); goto b7;
-b54: // divide in 64 bits
+b49: // divide in 64 bits
 #line 48 "nests.go"
 	r194 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
@@ -3137,49 +3127,47 @@ extern "C" __global__ void Stencil9_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 #line 65 "nests.go"
 	r96 = p0; r97 = p1;
 #line 61 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b56; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b45; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 61 "nests.go"
-	r7 = r6 > 1ll; if (!r7) goto b56; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r287 = r11 | r9; r288 = r287 >> 32; r289 = (u32)r288; r290 = r289 == 0u; if (!r290) goto b67; r291 = (u32)r11; r292 = (u32)r9; r293 = qd_div_u32(r291, r292); r286 = (u64)r293;
+	r7 = r6 > 1ll; if (!r7) goto b45; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r287 = r11 | r9; r288 = r287 >> 32; r289 = (u32)r288; r290 = r289 == 0u; if (!r290) goto b56; r291 = (u32)r11; r292 = (u32)r9; r293 = qd_div_u32(r291, r292); r286 = (u64)r293;
 b5: // setup
 #line 61 "nests.go"
-	r15 = r286; r16 = r15 * r9; r14 = r11 - r16; r295 = r13 | r9; r296 = r295 >> 32; r297 = (u32)r296; r298 = r297 == 0u; if (!r298) goto b66; r299 = (u32)r13; r300 = (u32)r9; r301 = qd_div_u32(r299, r300); r294 = (u64)r301;
+	r15 = r286; r16 = r15 * r9; r14 = r11 - r16; r295 = r13 | r9; r296 = r295 >> 32; r297 = (u32)r296; r298 = r297 == 0u; if (!r298) goto b55; r299 = (u32)r13; r300 = (u32)r9; r301 = qd_div_u32(r299, r300); r294 = (u64)r301;
 b7: // setup
 #line 61 "nests.go"
-	r17 = r294; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r173 = (u64)r38; r175 = r5 >= 0ll; r178 = p5; r179 = (u64)r178 + (u64)(-2ll); r180 = (u64)r179 - 1ull; r181 = (u64)r180 * (u64)r5; r182 = r181 >= 0ll; r183 = (u64)r180; r184 = (u64)r5; r185 = __umul64hi(r183, r184); r186 = r185 == 0ull; r188 = true; r189 = p4; r190 = (u64)r189 + (u64)(-2ll); r191 = (u64)r181 + (u64)r190; r192 = r191 >= 0ll; r194 = true; r197 = true; r198 = (u64)r191 - 1ull; r199 = (u64)r198; r200 = r199 < r173; r201 = (u64)r191 + 1ull; r202 = r201 >= 0ll; r205 = true; r206 = (u64)r201; r207 = r206 < r173; r208 = (u64)r179 + 1ull; r209 = r208 >= 0ll; r212 = (u64)r208 * (u64)r5; r213 = r212 >= 0ll; r214 = (u64)r208; r215 = __umul64hi(r214, r184); r216 = r215 == 0ull; r217 = (u64)r5 * 2ull; r218 = r217 >= 0ll; r219 = (u64)r212 + (u64)r190; r220 = r219 >= 0ll; r221 = (u64)r217 + 1ull; r222 = r221 >= 0ll; r223 = (u64)r221 - 1ull; r224 = (u64)r223; r225 = r224 < 9223372036854775808ull; r226 = (u64)r219 - 1ull; r227 = (u64)r226; r228 = r227 < r173; r229 = (u64)r219 + 1ull; r230 = r229 >= 0ll; r231 = (u64)r221 + 1ull; r232 = (u64)r231; r233 = r232 < 9223372036854775808ull; r234 = (u64)r229; r235 = r234 < r173; r237 = true; r238 = (u64)r191; r239 = r238 < r173; r240 = (u64)r179 * (u64)r5; r241 = r240 >= 0ll; r242 = (u64)r179; r243 = __umul64hi(r242, r184); r244 = r243 == 0ull; r245 = r5; r246 = r175; r247 = (u64)r240 + (u64)r190; r248 = r247 >= 0ll; r249 = (u64)r245 + 1ull; r250 = r249 >= 0ll; r251 = (u64)r249 - 1ull; r252 = (u64)r251; r253 = r252 < 9223372036854775808ull; r254 = (u64)r247 - 1ull; r255 = (u64)r254; r256 = r255 < r173; r257 = (u64)r247 + 1ull; r258 = r257 >= 0ll; r259 = (u64)r249 + 1ull; r260 = (u64)r259; r261 = r260 < 9223372036854775808ull; r262 = (u64)r257; r263 = r262 < r173; r264 = (u64)r221; r265 = r264 < 9223372036854775808ull; r266 = (u64)r219; r267 = r266 < r173; r268 = (u64)r249; r269 = r268 < 9223372036854775808ull; r270 = (u64)r247; r271 = r270 < r173; r272 = (u64)r97; r273 = r270 < r272; if (!r175) goto b57; if (!r182) goto b57; if (!r186) goto b57; if (!r188) goto b57; if (!r192) goto b57; if (!r194) goto b57; if (!r197) goto b57; if (!r200) goto b57; if (!r202) goto b57; if (!r205) goto b57; if (!r207) goto b57; if (!r209) goto b57; if (!r213) goto b57; if (!r216) goto b57; if (!r218) goto b57; if (!r220) goto b57; if (!r222) goto b57; if (!r225) goto b57; if (!r228) goto b57; if (!r230) goto b57; if (!r233) goto b57; if (!r235) goto b57; if (!r237) goto b57; if (!r239) goto b57; if (!r241) goto b57; if (!r244) goto b57; if (!r246) goto b57; if (!r248) goto b57; if (!r250) goto b57; if (!r253) goto b57; if (!r256) goto b57; if (!r258) goto b57; if (!r261) goto b57; if (!r263) goto b57; if (!r265) goto b57; if (!r267) goto b57; if (!r269) goto b57; if (!r271) goto b57; if (!r273) goto b57;
-b47: // head
+	r17 = r294; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r173 = (u64)r38; r178 = p5; r179 = (u64)r178 + (u64)(-2ll); r180 = (u64)r179 - 1ull; r181 = (u64)r180 * (u64)r5; r182 = r181 >= 0ll; r183 = (u64)r180; r184 = (u64)r5; r185 = __umul64hi(r183, r184); r186 = r185 == 0ull; r189 = p4; r190 = (u64)r189 + (u64)(-2ll); r191 = (u64)r181 + (u64)r190; r192 = r191 >= 0ll; r197 = true; r198 = (u64)r191 - 1ull; r199 = (u64)r198; r200 = r199 < r173; r201 = (u64)r191 + 1ull; r205 = true; r206 = (u64)r201; r207 = r206 < r173; r208 = (u64)r179 + 1ull; r212 = (u64)r208 * (u64)r5; r213 = r212 >= 0ll; r214 = (u64)r208; r215 = __umul64hi(r214, r184); r216 = r215 == 0ull; r217 = (u64)r5 * 2ull; r218 = r217 >= 0ll; r219 = (u64)r212 + (u64)r190; r220 = r219 >= 0ll; r221 = (u64)r217 + 1ull; r223 = (u64)r221 - 1ull; r224 = (u64)r223; r225 = r224 < 9223372036854775808ull; r226 = (u64)r219 - 1ull; r227 = (u64)r226; r228 = r227 < r173; r229 = (u64)r219 + 1ull; r231 = (u64)r221 + 1ull; r232 = (u64)r231; r233 = r232 < 9223372036854775808ull; r234 = (u64)r229; r235 = r234 < r173; r237 = true; r238 = (u64)r191; r239 = r238 < r173; r240 = (u64)r179 * (u64)r5; r242 = (u64)r179; r243 = __umul64hi(r242, r184); r244 = r243 == 0ull; r245 = r5; r247 = (u64)r240 + (u64)r190; r248 = r247 >= 0ll; r249 = (u64)r245 + 1ull; r251 = (u64)r249 - 1ull; r252 = (u64)r251; r253 = r252 < 9223372036854775808ull; r254 = (u64)r247 - 1ull; r255 = (u64)r254; r256 = r255 < r173; r257 = (u64)r247 + 1ull; r259 = (u64)r249 + 1ull; r260 = (u64)r259; r261 = r260 < 9223372036854775808ull; r262 = (u64)r257; r263 = r262 < r173; r264 = (u64)r221; r265 = r264 < 9223372036854775808ull; r266 = (u64)r219; r267 = r266 < r173; r268 = (u64)r249; r269 = r268 < 9223372036854775808ull; r270 = (u64)r247; r271 = r270 < r173; r272 = (u64)r97; r273 = r270 < r272; if (!r182) goto b46; if (!r186) goto b46; if (!r192) goto b46; if (!r197) goto b46; if (!r200) goto b46; if (!r205) goto b46; if (!r207) goto b46; if (!r213) goto b46; if (!r216) goto b46; if (!r218) goto b46; if (!r220) goto b46; if (!r225) goto b46; if (!r228) goto b46; if (!r233) goto b46; if (!r235) goto b46; if (!r237) goto b46; if (!r239) goto b46; if (!r244) goto b46; if (!r248) goto b46; if (!r253) goto b46; if (!r256) goto b46; if (!r261) goto b46; if (!r263) goto b46; if (!r265) goto b46; if (!r267) goto b46; if (!r269) goto b46; if (!r271) goto b46; if (!r273) goto b46;
+b36: // head
 #line 61 "nests.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b56; r24 = r21 < r4; if (!r24) goto b56; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b56;
-	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b53;
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b45; r24 = r21 < r4; if (!r24) goto b45; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r32 = (u64)r26 - 1ull; r33 = (u64)r32 * (u64)r5; r34 = (u64)r33 + (u64)r28; r274 = r37 + r34 * 4; r36 = r274 + -4ll; r39 = *(float *)r36; r275 = r274; r44 = r275 + 4ll; r45 = *(float *)r44; r46 = r39 + r45; r47 = (u64)r26 + 1ull; r48 = (u64)r47 * (u64)r5; r49 = (u64)r48 + (u64)r28; r276 = r37 + r49 * 4; r51 = r276 + -4ll; r52 = *(float *)r51; r53 = r46 + r52; r277 = r276; r58 = r277 + 4ll; r59 = *(float *)r58; r60 = r53 + r59;
 	r64 = r274; r65 = *(float *)r64; r66 = (u64)r26 * (u64)r5; r67 = (u64)r66 + (u64)r28; r278 = r37 + r67 * 4; r69 = r278 + -4ll; r70 = *(float *)r69; r71 = r65 + r70; r279 = r278; r75 = r279 + 4ll; r76 = *(float *)r75; r77 = r71 + r76; r81 = r276; r82 = *(float *)r81; r83 = r77 + r82;
 	r85 = r67; r86 = r83 * 0x1p+01f; r87 = r60 + r86; r90 = r278; r91 = *(float *)r90; r92 = r91 * 0x1p+02f; r93 = r87 + r92; r94 = r93 * 0x1p-04f; r95 = r96 + r85 * 4; *(float *)r95 = r94;
-b53: // latch
 #line 61 "nests.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b55; r14 = r14 - r9; r20 = r20 + 1ull;
-b55: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b44; r14 = r14 - r9; r20 = r20 + 1ull;
+b44: // stepped
 #line 61 "nests.go"
-	r20 = r20 + r17; goto b47;
-b56: // exit
+	r20 = r20 + r17; goto b36;
+b45: // exit
 #line 61 "nests.go"
 	return;
-b57: // head (checked if)
+b46: // head (checked if)
 #line 61 "nests.go"
-	r100 = r20; r101 = r14; r102 = r101 < r9; if (!r102) goto b56; r103 = r100 < r4; if (!r103) goto b56; r104 = r100 + 1ull; r105 = (i64)r104; r106 = r101 + 1ull; r107 = (i64)r106; r1 = (u64)r0 - 1ull; r109 = r105 < r1; if (!r109) goto b56;
-	r6 = (u64)r5 - 1ull; r110 = r107 < r6; if (!r110) goto b63;
+	r100 = r20; r101 = r14; r102 = r101 < r9; if (!r102) goto b45; r103 = r100 < r4; if (!r103) goto b45; r104 = r100 + 1ull; r105 = (i64)r104; r106 = r101 + 1ull; r107 = (i64)r106; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r111 = (u64)r105 - 1ull; r112 = (u64)r111 * (u64)r5; r113 = (u64)r112 + (u64)r107; r114 = (u64)r113 - 1ull; if ((u64)r114 >= (u64)r38) { qd_site = 0; qd_x = r114; qd_y = r38; goto qd_fault; } r280 = r37 + r113 * 4; r115 = r280 + -4ll; r116 = *(float *)r115; r119 = r113; r120 = (u64)r119 + 1ull; if ((u64)r120 >= (u64)r38) { qd_site = 1; qd_x = r120; qd_y = r38; goto qd_fault; } r281 = r280; r121 = r281 + 4ll; r122 = *(float *)r121; r123 = r116 + r122; r124 = (u64)r105 + 1ull; r125 = (u64)r124 * (u64)r5; r126 = (u64)r125 + (u64)r107; r127 = (u64)r126 - 1ull; if ((u64)r127 >= (u64)r38) { qd_site = 2; qd_x = r127; qd_y = r38; goto qd_fault; } r282 = r37 + r126 * 4; r128 = r282 + -4ll; r129 = *(float *)r128; r130 = r123 + r129; r133 = r126; r134 = (u64)r133 + 1ull; if ((u64)r134 >= (u64)r38) { qd_site = 3; qd_x = r134; qd_y = r38; goto qd_fault; } r283 = r282; r135 = r283 + 4ll; r136 = *(float *)r135; r137 = r130 + r136;
 	r140 = r113; if ((u64)r140 >= (u64)r38) { qd_site = 4; qd_x = r140; qd_y = r38; goto qd_fault; } r141 = r280; r142 = *(float *)r141; r143 = (u64)r105 * (u64)r5; r144 = (u64)r143 + (u64)r107; r145 = (u64)r144 - 1ull; if ((u64)r145 >= (u64)r38) { qd_site = 5; qd_x = r145; qd_y = r38; goto qd_fault; } r284 = r37 + r144 * 4; r146 = r284 + -4ll; r147 = *(float *)r146; r148 = r142 + r147; r150 = r144; r151 = (u64)r150 + 1ull; if ((u64)r151 >= (u64)r38) { qd_site = 6; qd_x = r151; qd_y = r38; goto qd_fault; } r285 = r284; r152 = r285 + 4ll; r153 = *(float *)r152; r154 = r148 + r153; r157 = r126; if ((u64)r157 >= (u64)r38) { qd_site = 7; qd_x = r157; qd_y = r38; goto qd_fault; } r158 = r282; r159 = *(float *)r158; r160 = r154 + r159;
 	r162 = r144; r163 = r160 * 0x1p+01f; r164 = r137 + r163; r166 = r144; if ((u64)r166 >= (u64)r38) { qd_site = 8; qd_x = r166; qd_y = r38; goto qd_fault; } r167 = r284; r168 = *(float *)r167; r169 = r168 * 0x1p+02f; r170 = r164 + r169; r171 = r170 * 0x1p-04f; if ((u64)r162 >= (u64)r97) { qd_site = 9; qd_x = r162; qd_y = r97; goto qd_fault; } r172 = r96 + r162 * 4; *(float *)r172 = r171;
-b63: // latch (checked if)
 #line 61 "nests.go"
-	r14 = r14 + r19; r108 = r14 >= r9; if (!r108) goto b65; r14 = r14 - r9; r20 = r20 + 1ull;
-b65: // stepped (checked if)
+	r14 = r14 + r19; r108 = r14 >= r9; if (!r108) goto b54; r14 = r14 - r9; r20 = r20 + 1ull;
+b54: // stepped (checked if)
 #line 61 "nests.go"
-	r20 = r20 + r17; goto b57;
-b66: // divide in 64 bits
+	r20 = r20 + r17; goto b46;
+b55: // divide in 64 bits
 #line 61 "nests.go"
 	r294 = qd_div_u64(r13, r9); goto b7;
-b67: // divide in 64 bits
+b56: // divide in 64 bits
 #line 61 "nests.go"
 	r286 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
@@ -3232,45 +3220,43 @@ extern "C" __global__ void JacobiStep_0(char *p0, i64 p1, char *p2, i64 p3, i64 
 #line 77 "nests.go"
 	r36 = p2; r37 = p3; r65 = p0; r66 = p1;
 #line 75 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b43; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull;
 	r5 = (u64)r0 - 1ull;
 #line 75 "nests.go"
-	r6 = r5 > 1ll; if (!r6) goto b43; r7 = (u64)r5; r8 = r7 - 1ull; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r188 = r10 | r8; r189 = r188 >> 32; r190 = (u32)r189; r191 = r190 == 0u; if (!r191) goto b54; r192 = (u32)r10; r193 = (u32)r8; r194 = qd_div_u32(r192, r193); r187 = (u64)r194;
+	r7 = (u64)r5; r8 = r7 - 1ull; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r188 = r10 | r8; r189 = r188 >> 32; r190 = (u32)r189; r191 = r190 == 0u; if (!r191) goto b48; r192 = (u32)r10; r193 = (u32)r8; r194 = qd_div_u32(r192, r193); r187 = (u64)r194;
 b5: // setup
 #line 75 "nests.go"
-	r14 = r187; r15 = r14 * r8; r13 = r10 - r15; r196 = r12 | r8; r197 = r196 >> 32; r198 = (u32)r197; r199 = r198 == 0u; if (!r199) goto b53; r200 = (u32)r12; r201 = (u32)r8; r202 = qd_div_u32(r200, r201); r195 = (u64)r202;
+	r14 = r187; r15 = r14 * r8; r13 = r10 - r15; r196 = r12 | r8; r197 = r196 >> 32; r198 = (u32)r197; r199 = r198 == 0u; if (!r199) goto b47; r200 = (u32)r12; r201 = (u32)r8; r202 = qd_div_u32(r200, r201); r195 = (u64)r202;
 b7: // setup
 #line 75 "nests.go"
-	r16 = r195; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r112 = (u64)r37; r113 = r0 >= 0ll; r115 = p4; r116 = (u64)r115 + (u64)(-2ll); r117 = (u64)r116 * (u64)r0; r118 = r117 >= 0ll; r119 = (u64)r116; r120 = (u64)r0; r121 = __umul64hi(r119, r120); r122 = r121 == 0ull; r123 = r0; r124 = r113; r125 = (u64)r117 + (u64)r116; r126 = r125 >= 0ll; r127 = (u64)r123 + 1ull; r128 = (u64)r127; r129 = r128 < 9223372036854775808ull; r130 = (u64)r125; r131 = r130 < r112; r132 = r127 >= 0ll; r133 = (u64)r127 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r125 - 1ull; r137 = (u64)r136; r138 = r137 < r112; r139 = (u64)r125 + 1ull; r140 = r139 >= 0ll; r141 = (u64)r127 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r112; r146 = (u64)r116 + 1ull; r147 = r146 >= 0ll; r150 = (u64)r146 * (u64)r0; r151 = r150 >= 0ll; r152 = (u64)r146; r153 = __umul64hi(r152, r120); r154 = r153 == 0ull; r155 = (u64)r0 * 2ull; r156 = r155 >= 0ll; r157 = (u64)r150 + (u64)r116; r158 = r157 >= 0ll; r159 = (u64)r155 + 1ull; r160 = (u64)r159; r161 = r160 < 9223372036854775808ull; r162 = (u64)r157; r163 = r162 < r112; r166 = (u64)r116 - 1ull; r167 = (u64)r166 * (u64)r0; r168 = r167 >= 0ll; r169 = (u64)r166; r170 = __umul64hi(r169, r120); r171 = r170 == 0ull; r173 = true; r174 = (u64)r167 + (u64)r116; r175 = r174 >= 0ll; r178 = true; r179 = (u64)r174; r180 = r179 < r112; r181 = (u64)r66; r182 = r130 < r181; if (!r113) goto b44; if (!r118) goto b44; if (!r122) goto b44; if (!r124) goto b44; if (!r126) goto b44; if (!r129) goto b44; if (!r131) goto b44; if (!r132) goto b44; if (!r135) goto b44; if (!r138) goto b44; if (!r140) goto b44; if (!r143) goto b44; if (!r145) goto b44; if (!r147) goto b44; if (!r151) goto b44; if (!r154) goto b44; if (!r156) goto b44; if (!r158) goto b44; if (!r161) goto b44; if (!r163) goto b44; if (!r168) goto b44; if (!r171) goto b44; if (!r173) goto b44; if (!r175) goto b44; if (!r178) goto b44; if (!r180) goto b44; if (!r182) goto b44;
-b34: // head
+	r16 = r195; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r112 = (u64)r37; r115 = p4; r116 = (u64)r115 + (u64)(-2ll); r117 = (u64)r116 * (u64)r0; r118 = r117 >= 0ll; r119 = (u64)r116; r120 = (u64)r0; r121 = __umul64hi(r119, r120); r122 = r121 == 0ull; r123 = r0; r125 = (u64)r117 + (u64)r116; r126 = r125 >= 0ll; r127 = (u64)r123 + 1ull; r128 = (u64)r127; r129 = r128 < 9223372036854775808ull; r130 = (u64)r125; r131 = r130 < r112; r133 = (u64)r127 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r125 - 1ull; r137 = (u64)r136; r138 = r137 < r112; r139 = (u64)r125 + 1ull; r141 = (u64)r127 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r112; r146 = (u64)r116 + 1ull; r150 = (u64)r146 * (u64)r0; r152 = (u64)r146; r153 = __umul64hi(r152, r120); r154 = r153 == 0ull; r155 = (u64)r0 * 2ull; r156 = r155 >= 0ll; r157 = (u64)r150 + (u64)r116; r158 = r157 >= 0ll; r159 = (u64)r155 + 1ull; r160 = (u64)r159; r161 = r160 < 9223372036854775808ull; r162 = (u64)r157; r163 = r162 < r112; r166 = (u64)r116 - 1ull; r167 = (u64)r166 * (u64)r0; r168 = r167 >= 0ll; r169 = (u64)r166; r170 = __umul64hi(r169, r120); r171 = r170 == 0ull; r174 = (u64)r167 + (u64)r116; r175 = r174 >= 0ll; r178 = true; r179 = (u64)r174; r180 = r179 < r112; r181 = (u64)r66; r182 = r130 < r181; if (!r118) goto b38; if (!r122) goto b38; if (!r126) goto b38; if (!r129) goto b38; if (!r131) goto b38; if (!r135) goto b38; if (!r138) goto b38; if (!r143) goto b38; if (!r145) goto b38; if (!r154) goto b38; if (!r156) goto b38; if (!r158) goto b38; if (!r161) goto b38; if (!r163) goto b38; if (!r168) goto b38; if (!r171) goto b38; if (!r175) goto b38; if (!r178) goto b38; if (!r180) goto b38; if (!r182) goto b38;
+b28: // head
 #line 75 "nests.go"
-	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b43; r23 = r20 < r4; if (!r23) goto b43; r24 = r20 + 1ull; r25 = (i64)r24; r26 = r21 + 1ull; r27 = (i64)r26; r1 = (u64)r0 - 1ull; r29 = r25 < r1; if (!r29) goto b43;
-	r5 = (u64)r0 - 1ull; r30 = r27 < r5; if (!r30) goto b40;
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b37; r23 = r20 < r4; if (!r23) goto b37; r24 = r20 + 1ull; r25 = (i64)r24; r26 = r21 + 1ull; r27 = (i64)r26; r1 = (u64)r0 - 1ull;
+	r5 = (u64)r0 - 1ull;
 	r31 = (u64)r25 * (u64)r0; r32 = (u64)r31 + (u64)r27; r34 = r32; r35 = r36 + r34 * 4; r38 = *(float *)r35; r183 = r35; r42 = r183 + -4ll; r43 = *(float *)r42; r44 = r38 + r43; r184 = r35; r48 = r184 + 4ll; r49 = *(float *)r48; r50 = r44 + r49; r51 = (u64)r25 + 1ull; r52 = (u64)r51 * (u64)r0; r53 = (u64)r52 + (u64)r27; r54 = r36 + r53 * 4; r55 = *(float *)r54; r56 = r50 + r55; r57 = (u64)r25 - 1ull; r58 = (u64)r57 * (u64)r0; r59 = (u64)r58 + (u64)r27; r60 = r36 + r59 * 4; r61 = *(float *)r60; r62 = r56 + r61; r63 = r62 * 0x1.99999ap-03f; r64 = r65 + r32 * 4; *(float *)r64 = r63;
-b40: // latch
 #line 75 "nests.go"
-	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b42; r13 = r13 - r8; r19 = r19 + 1ull;
-b42: // stepped
+	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b36; r13 = r13 - r8; r19 = r19 + 1ull;
+b36: // stepped
 #line 75 "nests.go"
-	r19 = r19 + r16; goto b34;
-b43: // exit
+	r19 = r19 + r16; goto b28;
+b37: // exit
 #line 75 "nests.go"
 	return;
-b44: // head (checked if)
+b38: // head (checked if)
 #line 75 "nests.go"
-	r69 = r19; r70 = r13; r71 = r70 < r8; if (!r71) goto b43; r72 = r69 < r4; if (!r72) goto b43; r73 = r69 + 1ull; r74 = (i64)r73; r75 = r70 + 1ull; r76 = (i64)r75; r1 = (u64)r0 - 1ull; r78 = r74 < r1; if (!r78) goto b43;
-	r5 = (u64)r0 - 1ull; r79 = r76 < r5; if (!r79) goto b50;
+	r69 = r19; r70 = r13; r71 = r70 < r8; if (!r71) goto b37; r72 = r69 < r4; if (!r72) goto b37; r73 = r69 + 1ull; r74 = (i64)r73; r75 = r70 + 1ull; r76 = (i64)r75; r1 = (u64)r0 - 1ull;
+	r5 = (u64)r0 - 1ull;
 	r80 = (u64)r74 * (u64)r0; r81 = (u64)r80 + (u64)r76; r83 = r81; if ((u64)r83 >= (u64)r37) { qd_site = 0; qd_x = r83; qd_y = r37; goto qd_fault; } r84 = r36 + r83 * 4; r85 = *(float *)r84; r87 = r81; r88 = (u64)r87 - 1ull; if ((u64)r88 >= (u64)r37) { qd_site = 1; qd_x = r88; qd_y = r37; goto qd_fault; } r185 = r84; r89 = r185 + -4ll; r90 = *(float *)r89; r91 = r85 + r90; r93 = r81; r94 = (u64)r93 + 1ull; if ((u64)r94 >= (u64)r37) { qd_site = 2; qd_x = r94; qd_y = r37; goto qd_fault; } r186 = r84; r95 = r186 + 4ll; r96 = *(float *)r95; r97 = r91 + r96; r98 = (u64)r74 + 1ull; r99 = (u64)r98 * (u64)r0; r100 = (u64)r99 + (u64)r76; if ((u64)r100 >= (u64)r37) { qd_site = 3; qd_x = r100; qd_y = r37; goto qd_fault; } r101 = r36 + r100 * 4; r102 = *(float *)r101; r103 = r97 + r102; r104 = (u64)r74 - 1ull; r105 = (u64)r104 * (u64)r0; r106 = (u64)r105 + (u64)r76; if ((u64)r106 >= (u64)r37) { qd_site = 4; qd_x = r106; qd_y = r37; goto qd_fault; } r107 = r36 + r106 * 4; r108 = *(float *)r107; r109 = r103 + r108; r110 = r109 * 0x1.99999ap-03f; if ((u64)r81 >= (u64)r66) { qd_site = 5; qd_x = r81; qd_y = r66; goto qd_fault; } r111 = r65 + r81 * 4; *(float *)r111 = r110;
-b50: // latch (checked if)
 #line 75 "nests.go"
-	r13 = r13 + r18; r77 = r13 >= r8; if (!r77) goto b52; r13 = r13 - r8; r19 = r19 + 1ull;
-b52: // stepped (checked if)
+	r13 = r13 + r18; r77 = r13 >= r8; if (!r77) goto b46; r13 = r13 - r8; r19 = r19 + 1ull;
+b46: // stepped (checked if)
 #line 75 "nests.go"
-	r19 = r19 + r16; goto b44;
-b53: // divide in 64 bits
+	r19 = r19 + r16; goto b38;
+b47: // divide in 64 bits
 #line 75 "nests.go"
 	r195 = qd_div_u64(r12, r8); goto b7;
-b54: // divide in 64 bits
+b48: // divide in 64 bits
 #line 75 "nests.go"
 	r187 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
@@ -3310,45 +3296,43 @@ extern "C" __global__ void JacobiCopy_0(char *p0, i64 p1, char *p2, i64 p3, i64 
 #line 88 "nests.go"
 	r36 = p2; r37 = p3; r40 = p0; r41 = p1;
 #line 86 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b24; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b23; r3 = (u64)r1; r4 = r3 - 1ull;
 	r5 = (u64)r0 - 1ull;
 #line 86 "nests.go"
-	r6 = r5 > 1ll; if (!r6) goto b24; r7 = (u64)r5; r8 = r7 - 1ull; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r85 = r10 | r8; r86 = r85 >> 32; r87 = (u32)r86; r88 = r87 == 0u; if (!r88) goto b35; r89 = (u32)r10; r90 = (u32)r8; r91 = qd_div_u32(r89, r90); r84 = (u64)r91;
+	r7 = (u64)r5; r8 = r7 - 1ull; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r85 = r10 | r8; r86 = r85 >> 32; r87 = (u32)r86; r88 = r87 == 0u; if (!r88) goto b34; r89 = (u32)r10; r90 = (u32)r8; r91 = qd_div_u32(r89, r90); r84 = (u64)r91;
 b5: // setup
 #line 86 "nests.go"
-	r14 = r84; r15 = r14 * r8; r13 = r10 - r15; r93 = r12 | r8; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b34; r97 = (u32)r12; r98 = (u32)r8; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r14 = r84; r15 = r14 * r8; r13 = r10 - r15; r93 = r12 | r8; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b33; r97 = (u32)r12; r98 = (u32)r8; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
 b7: // setup
 #line 86 "nests.go"
-	r16 = r92; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r62 = (u64)r37; r63 = r0 >= 0ll; r65 = p4; r66 = (u64)r65 + (u64)(-2ll); r67 = (u64)r66 * (u64)r0; r68 = r67 >= 0ll; r69 = (u64)r66; r70 = (u64)r0; r71 = __umul64hi(r69, r70); r72 = r71 == 0ull; r73 = r0; r74 = r63; r75 = (u64)r67 + (u64)r66; r76 = r75 >= 0ll; r77 = (u64)r73 + 1ull; r78 = (u64)r77; r79 = r78 < 9223372036854775808ull; r80 = (u64)r75; r81 = r80 < r62; r82 = (u64)r41; r83 = r80 < r82; if (!r63) goto b25; if (!r68) goto b25; if (!r72) goto b25; if (!r74) goto b25; if (!r76) goto b25; if (!r79) goto b25; if (!r81) goto b25; if (!r83) goto b25;
-b15: // head
+	r16 = r92; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r62 = (u64)r37; r65 = p4; r66 = (u64)r65 + (u64)(-2ll); r67 = (u64)r66 * (u64)r0; r68 = r67 >= 0ll; r69 = (u64)r66; r70 = (u64)r0; r71 = __umul64hi(r69, r70); r72 = r71 == 0ull; r73 = r0; r75 = (u64)r67 + (u64)r66; r76 = r75 >= 0ll; r77 = (u64)r73 + 1ull; r78 = (u64)r77; r79 = r78 < 9223372036854775808ull; r80 = (u64)r75; r81 = r80 < r62; r82 = (u64)r41; r83 = r80 < r82; if (!r68) goto b24; if (!r72) goto b24; if (!r76) goto b24; if (!r79) goto b24; if (!r81) goto b24; if (!r83) goto b24;
+b14: // head
 #line 86 "nests.go"
-	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b24; r23 = r20 < r4; if (!r23) goto b24; r24 = r20 + 1ull; r25 = (i64)r24; r26 = r21 + 1ull; r27 = (i64)r26; r1 = (u64)r0 - 1ull; r29 = r25 < r1; if (!r29) goto b24;
-	r5 = (u64)r0 - 1ull; r30 = r27 < r5; if (!r30) goto b21;
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b23; r23 = r20 < r4; if (!r23) goto b23; r24 = r20 + 1ull; r25 = (i64)r24; r26 = r21 + 1ull; r27 = (i64)r26; r1 = (u64)r0 - 1ull;
+	r5 = (u64)r0 - 1ull;
 	r31 = (u64)r25 * (u64)r0; r32 = (u64)r31 + (u64)r27; r34 = r32; r35 = r36 + r34 * 4; r38 = *(float *)r35; r39 = r40 + r32 * 4; *(float *)r39 = r38;
-b21: // latch
 #line 86 "nests.go"
-	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b23; r13 = r13 - r8; r19 = r19 + 1ull;
-b23: // stepped
+	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b22; r13 = r13 - r8; r19 = r19 + 1ull;
+b22: // stepped
 #line 86 "nests.go"
-	r19 = r19 + r16; goto b15;
-b24: // exit
+	r19 = r19 + r16; goto b14;
+b23: // exit
 #line 86 "nests.go"
 	return;
-b25: // head (checked if)
+b24: // head (checked if)
 #line 86 "nests.go"
-	r44 = r19; r45 = r13; r46 = r45 < r8; if (!r46) goto b24; r47 = r44 < r4; if (!r47) goto b24; r48 = r44 + 1ull; r49 = (i64)r48; r50 = r45 + 1ull; r51 = (i64)r50; r1 = (u64)r0 - 1ull; r53 = r49 < r1; if (!r53) goto b24;
-	r5 = (u64)r0 - 1ull; r54 = r51 < r5; if (!r54) goto b31;
+	r44 = r19; r45 = r13; r46 = r45 < r8; if (!r46) goto b23; r47 = r44 < r4; if (!r47) goto b23; r48 = r44 + 1ull; r49 = (i64)r48; r50 = r45 + 1ull; r51 = (i64)r50; r1 = (u64)r0 - 1ull;
+	r5 = (u64)r0 - 1ull;
 	r55 = (u64)r49 * (u64)r0; r56 = (u64)r55 + (u64)r51; r58 = r56; if ((u64)r58 >= (u64)r37) { qd_site = 0; qd_x = r58; qd_y = r37; goto qd_fault; } r59 = r36 + r58 * 4; r60 = *(float *)r59; if ((u64)r56 >= (u64)r41) { qd_site = 1; qd_x = r56; qd_y = r41; goto qd_fault; } r61 = r40 + r56 * 4; *(float *)r61 = r60;
-b31: // latch (checked if)
 #line 86 "nests.go"
-	r13 = r13 + r18; r52 = r13 >= r8; if (!r52) goto b33; r13 = r13 - r8; r19 = r19 + 1ull;
-b33: // stepped (checked if)
+	r13 = r13 + r18; r52 = r13 >= r8; if (!r52) goto b32; r13 = r13 - r8; r19 = r19 + 1ull;
+b32: // stepped (checked if)
 #line 86 "nests.go"
-	r19 = r19 + r16; goto b25;
-b34: // divide in 64 bits
+	r19 = r19 + r16; goto b24;
+b33: // divide in 64 bits
 #line 86 "nests.go"
 	r92 = qd_div_u64(r12, r8); goto b7;
-b35: // divide in 64 bits
+b34: // divide in 64 bits
 #line 86 "nests.go"
 	r84 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
@@ -3396,41 +3380,35 @@ extern "C" __global__ void FDTDEy_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 #line 104 "nests.go"
 	r43 = p2; r44 = p3;
 #line 99 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b27; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b27; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r134 = r9 | r7; r135 = r134 >> 32; r136 = (u32)r135; r137 = r136 == 0u; if (!r137) goto b29; r138 = (u32)r9; r139 = (u32)r7; r140 = qd_div_u32(r138, r139); r133 = (u64)r140;
+	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r134 = r9 | r7; r135 = r134 >> 32; r136 = (u32)r135; r137 = r136 == 0u; if (!r137) goto b24; r138 = (u32)r9; r139 = (u32)r7; r140 = qd_div_u32(r138, r139); r133 = (u64)r140;
 b5: // setup
 #line 99 "nests.go"
-	r13 = r133; r14 = r13 * r7; r12 = r9 - r14; r142 = r11 | r7; r143 = r142 >> 32; r144 = (u32)r143; r145 = r144 == 0u; if (!r145) goto b28; r146 = (u32)r11; r147 = (u32)r7; r148 = qd_div_u32(r146, r147); r141 = (u64)r148;
+	r13 = r133; r14 = r13 * r7; r12 = r9 - r14; r142 = r11 | r7; r143 = r142 >> 32; r144 = (u32)r143; r145 = r144 == 0u; if (!r145) goto b23; r146 = (u32)r11; r147 = (u32)r7; r148 = qd_div_u32(r146, r147); r141 = (u64)r148;
 b7: // setup
 #line 99 "nests.go"
-	r15 = r141; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r88 = (u64)r34; r90 = p5; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91; r93 = r92 < r88; r95 = r4 >= 0ll; r97 = p4; r98 = (u64)r97 + (u64)(-1ll); r99 = (u64)r98 * (u64)r4; r100 = r99 >= 0ll; r101 = (u64)r98; r102 = r6; r103 = __umul64hi(r101, r102); r104 = r103 == 0ull; r106 = true; r107 = (u64)r99 + (u64)r91; r108 = r107 >= 0ll; r111 = true; if (!r93) goto b15; if (!r95) goto b15; if (!r100) goto b15; if (!r104) goto b15; if (!r106) goto b15; if (!r108) goto b15;
-b15: // preheader
+	r15 = r141; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r88 = (u64)r34; r90 = p5; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91; r93 = r92 < r88; r97 = p4; r98 = (u64)r97 + (u64)(-1ll); r99 = (u64)r98 * (u64)r4; r100 = r99 >= 0ll; r101 = (u64)r98; r102 = r6; r103 = __umul64hi(r101, r102); r104 = r103 == 0ull; r107 = (u64)r99 + (u64)r91; r108 = r107 >= 0ll; r111 = true; if (!r93) goto b13; if (!r100) goto b13; if (!r104) goto b13; if (!r108) goto b13;
+b13: // head (checked if)
 #line 99 "nests.go"
-	r66 = r5;
-b16: // head (checked if)
-#line 99 "nests.go"
-	r57 = r18; r58 = r12; r59 = r58 < r7; if (!r59) goto b27; r60 = r57 < r3; if (!r60) goto b27; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; if (!r66) goto b26;
+	r57 = r18; r58 = r12; r59 = r58 < r7; if (!r59) goto b22; r60 = r57 < r3; if (!r60) goto b22; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63;
 #line 101 "nests.go"
-	r67 = r62 == 0ll; if (!r67) goto b25;
+	r67 = r62 == 0ll; if (!r67) goto b21;
 	if ((u64)r64 >= (u64)r34) { qd_site = 0; qd_x = r64; qd_y = r34; goto qd_fault; } r70 = r33 + r64 * 4; *(float *)r70 = r35;
-b22: // latch (checked if)
+b18: // latch (checked if)
 #line 99 "nests.go"
-	r12 = r12 + r17; r65 = r12 >= r7; if (!r65) goto b24; r12 = r12 - r7; r18 = r18 + 1ull;
-b24: // stepped (checked if)
+	r12 = r12 + r17; r65 = r12 >= r7; if (!r65) goto b20; r12 = r12 - r7; r18 = r18 + 1ull;
+b20: // stepped (checked if)
 #line 99 "nests.go"
-	r18 = r18 + r15; goto b16;
-b25: // if.else (checked if)
+	r18 = r18 + r15; goto b13;
+b21: // if.else (checked if)
 #line 104 "nests.go"
-	r71 = (u64)r62 * (u64)r4; r72 = (u64)r71 + (u64)r64; r74 = r72; if ((u64)r74 >= (u64)r44) { qd_site = 1; qd_x = r74; qd_y = r44; goto qd_fault; } r75 = r43 + r74 * 4; r76 = *(float *)r75; r77 = (u64)r62 - 1ull; r78 = (u64)r77 * (u64)r4; r79 = (u64)r78 + (u64)r64; if ((u64)r79 >= (u64)r44) { qd_site = 2; qd_x = r79; qd_y = r44; goto qd_fault; } r80 = r43 + r79 * 4; r81 = *(float *)r80; r82 = r76 - r81; r83 = r82 * 0x1p-01f; if ((u64)r72 >= (u64)r34) { qd_site = 3; qd_x = r72; qd_y = r34; goto qd_fault; } r84 = r33 + r72 * 4; r85 = *(float *)r84; r86 = r85 - r83; r87 = r84; *(float *)r87 = r86; goto b22;
-b26: // rangeint.done (checked if)
-#line 101 "nests.go"
-	r68 = (u64)r62 + 1ull; r69 = r68 < r0; if (r69) goto b22;
-b27: // exit
-#line 101 "nests.go"
+	r71 = (u64)r62 * (u64)r4; r72 = (u64)r71 + (u64)r64; r74 = r72; if ((u64)r74 >= (u64)r44) { qd_site = 1; qd_x = r74; qd_y = r44; goto qd_fault; } r75 = r43 + r74 * 4; r76 = *(float *)r75; r77 = (u64)r62 - 1ull; r78 = (u64)r77 * (u64)r4; r79 = (u64)r78 + (u64)r64; if ((u64)r79 >= (u64)r44) { qd_site = 2; qd_x = r79; qd_y = r44; goto qd_fault; } r80 = r43 + r79 * 4; r81 = *(float *)r80; r82 = r76 - r81; r83 = r82 * 0x1p-01f; if ((u64)r72 >= (u64)r34) { qd_site = 3; qd_x = r72; qd_y = r34; goto qd_fault; } r84 = r33 + r72 * 4; r85 = *(float *)r84; r86 = r85 - r83; r87 = r84; *(float *)r87 = r86; goto b18;
+b22: // exit
+#line 104 "nests.go"
 	return;
-b28: // divide in 64 bits
+b23: // divide in 64 bits
 #line 99 "nests.go"
 	r141 = qd_div_u64(r11, r7); goto b7;
-b29: // divide in 64 bits
+b24: // divide in 64 bits
 #line 99 "nests.go"
 	r133 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
@@ -3474,42 +3452,40 @@ extern "C" __global__ void FDTDEx_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 #line 116 "nests.go"
 	r34 = p2; r35 = p3; r45 = p0; r46 = p1;
 #line 114 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b26; r2 = (u64)r0; r3 = r2; r5 = r4 > 1ll; if (!r5) goto b26; r6 = (u64)r4; r7 = r6 - 1ull; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r115 = r9 | r7; r116 = r115 >> 32; r117 = (u32)r116; r118 = r117 == 0u; if (!r118) goto b36; r119 = (u32)r9; r120 = (u32)r7; r121 = qd_div_u32(r119, r120); r114 = (u64)r121;
+	r1 = r0 > 0ll; if (!r1) goto b23; r2 = (u64)r0; r3 = r2; r5 = r4 > 1ll; if (!r5) goto b23; r6 = (u64)r4; r7 = r6 - 1ull; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r115 = r9 | r7; r116 = r115 >> 32; r117 = (u32)r116; r118 = r117 == 0u; if (!r118) goto b32; r119 = (u32)r9; r120 = (u32)r7; r121 = qd_div_u32(r119, r120); r114 = (u64)r121;
 b5: // setup
 #line 114 "nests.go"
-	r13 = r114; r14 = r13 * r7; r12 = r9 - r14; r123 = r11 | r7; r124 = r123 >> 32; r125 = (u32)r124; r126 = r125 == 0u; if (!r126) goto b35; r127 = (u32)r11; r128 = (u32)r7; r129 = qd_div_u32(r127, r128); r122 = (u64)r129;
+	r13 = r114; r14 = r13 * r7; r12 = r9 - r14; r123 = r11 | r7; r124 = r123 >> 32; r125 = (u32)r124; r126 = r125 == 0u; if (!r126) goto b31; r127 = (u32)r11; r128 = (u32)r7; r129 = qd_div_u32(r127, r128); r122 = (u64)r129;
 b7: // setup
 #line 114 "nests.go"
-	r15 = r122; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r80 = (u64)r35; r81 = r4 >= 0ll; r83 = p4; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r84 * (u64)r4; r86 = r85 >= 0ll; r87 = (u64)r84; r88 = r6; r89 = __umul64hi(r87, r88); r90 = r89 == 0ull; r92 = true; r94 = p5; r95 = (u64)r94 + (u64)(-1ll); r96 = (u64)r85 + (u64)r95; r97 = r96 >= 0ll; r100 = true; r101 = (u64)r96; r102 = r101 < r80; r103 = true; r106 = true; r107 = (u64)r96 - 1ull; r108 = (u64)r107; r109 = r108 < r80; r110 = (u64)r46; r111 = r101 < r110; if (!r81) goto b27; if (!r86) goto b27; if (!r90) goto b27; if (!r92) goto b27; if (!r97) goto b27; if (!r100) goto b27; if (!r102) goto b27; if (!r103) goto b27; if (!r106) goto b27; if (!r109) goto b27; if (!r111) goto b27;
-b18: // head
+	r15 = r122; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r80 = (u64)r35; r83 = p4; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r84 * (u64)r4; r86 = r85 >= 0ll; r87 = (u64)r84; r88 = r6; r89 = __umul64hi(r87, r88); r90 = r89 == 0ull; r94 = p5; r95 = (u64)r94 + (u64)(-1ll); r96 = (u64)r85 + (u64)r95; r97 = r96 >= 0ll; r100 = true; r101 = (u64)r96; r102 = r101 < r80; r106 = true; r107 = (u64)r96 - 1ull; r108 = (u64)r107; r109 = r108 < r80; r110 = (u64)r46; r111 = r101 < r110; if (!r86) goto b24; if (!r90) goto b24; if (!r97) goto b24; if (!r100) goto b24; if (!r102) goto b24; if (!r106) goto b24; if (!r109) goto b24; if (!r111) goto b24;
+b16: // head
 #line 114 "nests.go"
-	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b26; r22 = r19 < r3; if (!r22) goto b26; r23 = r19; r24 = (i64)r23; r25 = r20 + 1ull; r26 = (i64)r25;
-	r28 = r26 < r4; if (!r28) goto b23;
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b23; r22 = r19 < r3; if (!r22) goto b23; r23 = r19; r24 = (i64)r23; r25 = r20 + 1ull; r26 = (i64)r25;
+#line 116 "nests.go"
 	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r32 = r30; r33 = r34 + r32 * 4; r36 = *(float *)r33; r112 = r33; r40 = r112 + -4ll; r41 = *(float *)r40; r42 = r36 - r41; r43 = r42 * 0x1p-01f; r44 = r45 + r30 * 4; r47 = *(float *)r44; r48 = r47 - r43; r49 = r44; *(float *)r49 = r48;
-b23: // latch
 #line 114 "nests.go"
-	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b25; r12 = r12 - r7; r18 = r18 + 1ull;
-b25: // stepped
+	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b22; r12 = r12 - r7; r18 = r18 + 1ull;
+b22: // stepped
 #line 114 "nests.go"
-	r18 = r18 + r15; goto b18;
-b26: // exit
+	r18 = r18 + r15; goto b16;
+b23: // exit
 #line 114 "nests.go"
 	return;
-b27: // head (checked if)
+b24: // head (checked if)
 #line 114 "nests.go"
-	r53 = r18; r54 = r12; r55 = r54 < r7; if (!r55) goto b26; r56 = r53 < r3; if (!r56) goto b26; r57 = r53; r58 = (i64)r57; r59 = r54 + 1ull; r60 = (i64)r59;
-	r62 = r60 < r4; if (!r62) goto b32;
+	r53 = r18; r54 = r12; r55 = r54 < r7; if (!r55) goto b23; r56 = r53 < r3; if (!r56) goto b23; r57 = r53; r58 = (i64)r57; r59 = r54 + 1ull; r60 = (i64)r59;
+#line 116 "nests.go"
 	r63 = (u64)r58 * (u64)r4; r64 = (u64)r63 + (u64)r60; r66 = r64; if ((u64)r66 >= (u64)r35) { qd_site = 0; qd_x = r66; qd_y = r35; goto qd_fault; } r67 = r34 + r66 * 4; r68 = *(float *)r67; r70 = r64; r71 = (u64)r70 - 1ull; if ((u64)r71 >= (u64)r35) { qd_site = 1; qd_x = r71; qd_y = r35; goto qd_fault; } r113 = r67; r72 = r113 + -4ll; r73 = *(float *)r72; r74 = r68 - r73; r75 = r74 * 0x1p-01f; if ((u64)r64 >= (u64)r46) { qd_site = 2; qd_x = r64; qd_y = r46; goto qd_fault; } r76 = r45 + r64 * 4; r77 = *(float *)r76; r78 = r77 - r75; r79 = r76; *(float *)r79 = r78;
-b32: // latch (checked if)
 #line 114 "nests.go"
-	r12 = r12 + r17; r61 = r12 >= r7; if (!r61) goto b34; r12 = r12 - r7; r18 = r18 + 1ull;
-b34: // stepped (checked if)
+	r12 = r12 + r17; r61 = r12 >= r7; if (!r61) goto b30; r12 = r12 - r7; r18 = r18 + 1ull;
+b30: // stepped (checked if)
 #line 114 "nests.go"
-	r18 = r18 + r15; goto b27;
-b35: // divide in 64 bits
+	r18 = r18 + r15; goto b24;
+b31: // divide in 64 bits
 #line 114 "nests.go"
 	r122 = qd_div_u64(r11, r7); goto b7;
-b36: // divide in 64 bits
+b32: // divide in 64 bits
 #line 114 "nests.go"
 	r114 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
@@ -3559,51 +3535,43 @@ extern "C" __global__ void FDTDHz_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 127 "nests.go"
 	r37 = p2; r38 = p3; r49 = p4; r50 = p5; r60 = p0; r61 = p1;
 #line 125 "nests.go"
-	r2 = r0 > 0ll; if (!r2) goto b36; r3 = (u64)r0; r4 = r3;
+	r2 = r0 > 0ll; if (!r2) goto b29; r3 = (u64)r0; r4 = r3;
 	r6 = (u64)r5 - 1ull;
 #line 125 "nests.go"
-	r7 = r6 > 0ll; if (!r7) goto b36; r8 = (u64)r6; r9 = r8; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r164 = r11 | r9; r165 = r164 >> 32; r166 = (u32)r165; r167 = r166 == 0u; if (!r167) goto b47; r168 = (u32)r11; r169 = (u32)r9; r170 = qd_div_u32(r168, r169); r163 = (u64)r170;
+	r7 = r6 > 0ll; if (!r7) goto b29; r8 = (u64)r6; r9 = r8; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r164 = r11 | r9; r165 = r164 >> 32; r166 = (u32)r165; r167 = r166 == 0u; if (!r167) goto b39; r168 = (u32)r11; r169 = (u32)r9; r170 = qd_div_u32(r168, r169); r163 = (u64)r170;
 b5: // setup
 #line 125 "nests.go"
-	r15 = r163; r16 = r15 * r9; r14 = r11 - r16; r172 = r13 | r9; r173 = r172 >> 32; r174 = (u32)r173; r175 = r174 == 0u; if (!r175) goto b46; r176 = (u32)r13; r177 = (u32)r9; r178 = qd_div_u32(r176, r177); r171 = (u64)r178;
+	r15 = r163; r16 = r15 * r9; r14 = r11 - r16; r172 = r13 | r9; r173 = r172 >> 32; r174 = (u32)r173; r175 = r174 == 0u; if (!r175) goto b38; r176 = (u32)r13; r177 = (u32)r9; r178 = qd_div_u32(r176, r177); r171 = (u64)r178;
 b7: // setup
 #line 125 "nests.go"
-	r17 = r171; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r109 = (u64)r38; r110 = r5 >= 0ll; r112 = p6; r113 = (u64)r112 + (u64)(-2ll); r114 = (u64)r113 * (u64)r5; r115 = r114 >= 0ll; r116 = (u64)r113; r117 = (u64)r5; r118 = __umul64hi(r116, r117); r119 = r118 == 0ull; r121 = true; r122 = p7; r123 = (u64)r122 + (u64)(-2ll); r124 = (u64)r114 + (u64)r123; r125 = r124 >= 0ll; r127 = true; r128 = (u64)r124 + 1ull; r129 = r128 >= 0ll; r132 = true; r133 = (u64)r128; r134 = r133 < r109; r136 = true; r137 = (u64)r124; r138 = r137 < r109; r139 = (u64)r50; r140 = (u64)r113 + 1ull; r141 = r140 >= 0ll; r144 = (u64)r140 * (u64)r5; r145 = r144 >= 0ll; r146 = (u64)r140; r147 = __umul64hi(r146, r117); r148 = r147 == 0ull; r150 = r110; r151 = (u64)r144 + (u64)r123; r152 = r151 >= 0ll; r154 = r117; r155 = r154 < 9223372036854775808ull; r156 = (u64)r151; r157 = r156 < r139; r158 = r137 < r139; r159 = (u64)r61; r160 = r137 < r159; if (!r110) goto b37; if (!r115) goto b37; if (!r119) goto b37; if (!r121) goto b37; if (!r125) goto b37; if (!r127) goto b37; if (!r129) goto b37; if (!r132) goto b37; if (!r134) goto b37; if (!r136) goto b37; if (!r138) goto b37; if (!r141) goto b37; if (!r145) goto b37; if (!r148) goto b37; if (!r150) goto b37; if (!r152) goto b37; if (!r155) goto b37; if (!r157) goto b37; if (!r158) goto b37; if (!r160) goto b37;
-b27: // head
+	r17 = r171; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r109 = (u64)r38; r112 = p6; r113 = (u64)r112 + (u64)(-2ll); r114 = (u64)r113 * (u64)r5; r115 = r114 >= 0ll; r116 = (u64)r113; r117 = (u64)r5; r118 = __umul64hi(r116, r117); r119 = r118 == 0ull; r122 = p7; r123 = (u64)r122 + (u64)(-2ll); r124 = (u64)r114 + (u64)r123; r125 = r124 >= 0ll; r128 = (u64)r124 + 1ull; r132 = true; r133 = (u64)r128; r134 = r133 < r109; r136 = true; r137 = (u64)r124; r138 = r137 < r109; r139 = (u64)r50; r140 = (u64)r113 + 1ull; r144 = (u64)r140 * (u64)r5; r146 = (u64)r140; r147 = __umul64hi(r146, r117); r148 = r147 == 0ull; r151 = (u64)r144 + (u64)r123; r152 = r151 >= 0ll; r154 = r117; r155 = r154 < 9223372036854775808ull; r156 = (u64)r151; r157 = r156 < r139; r158 = r137 < r139; r159 = (u64)r61; r160 = r137 < r159; if (!r115) goto b30; if (!r119) goto b30; if (!r125) goto b30; if (!r132) goto b30; if (!r134) goto b30; if (!r136) goto b30; if (!r138) goto b30; if (!r148) goto b30; if (!r152) goto b30; if (!r155) goto b30; if (!r157) goto b30; if (!r158) goto b30; if (!r160) goto b30;
+b21: // head
 #line 125 "nests.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b36; r24 = r21 < r4; if (!r24) goto b36; r25 = r21; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
-	r6 = (u64)r5 - 1ull; r30 = r6 > 0ll; if (!r30) goto b35;
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b29; r24 = r21 < r4; if (!r24) goto b29; r25 = r21; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
+	r6 = (u64)r5 - 1ull;
 	r31 = (u64)r26 * (u64)r5; r32 = (u64)r31 + (u64)r28; r34 = r32; r161 = r37 + r34 * 4; r36 = r161 + 4ll; r39 = *(float *)r36; r42 = r161; r43 = *(float *)r42; r44 = r39 - r43; r45 = (u64)r26 + 1ull; r46 = (u64)r45 * (u64)r5; r47 = (u64)r46 + (u64)r28; r48 = r49 + r47 * 4; r51 = *(float *)r48; r52 = r44 + r51; r54 = r32; r55 = r49 + r54 * 4; r56 = *(float *)r55; r57 = r52 - r56; r58 = r57 * 0x1.666666p-01f; r59 = r60 + r32 * 4; r62 = *(float *)r59; r63 = r62 - r58; r64 = r59; *(float *)r64 = r63;
-b32: // latch
 #line 125 "nests.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b34; r14 = r14 - r9; r20 = r20 + 1ull;
-b34: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b28; r14 = r14 - r9; r20 = r20 + 1ull;
+b28: // stepped
 #line 125 "nests.go"
-	r20 = r20 + r17; goto b27;
-b35: // rangeint.done
-#line 127 "nests.go"
-	r67 = (u64)r26 + 1ull; r68 = r67 < r0; if (r68) goto b32;
-b36: // exit
-#line 127 "nests.go"
+	r20 = r20 + r17; goto b21;
+b29: // exit
+#line 125 "nests.go"
 	return;
-b37: // head (checked if)
+b30: // head (checked if)
 #line 125 "nests.go"
-	r69 = r20; r70 = r14; r71 = r70 < r9; if (!r71) goto b36; r72 = r69 < r4; if (!r72) goto b36; r73 = r69; r74 = (i64)r73; r75 = r70; r76 = (i64)r75;
-	r6 = (u64)r5 - 1ull; r78 = r6 > 0ll; if (!r78) goto b45;
+	r69 = r20; r70 = r14; r71 = r70 < r9; if (!r71) goto b29; r72 = r69 < r4; if (!r72) goto b29; r73 = r69; r74 = (i64)r73; r75 = r70; r76 = (i64)r75;
+	r6 = (u64)r5 - 1ull;
 	r79 = (u64)r74 * (u64)r5; r80 = (u64)r79 + (u64)r76; r82 = r80; r83 = (u64)r82 + 1ull; if ((u64)r83 >= (u64)r38) { qd_site = 0; qd_x = r83; qd_y = r38; goto qd_fault; } r162 = r37 + r82 * 4; r84 = r162 + 4ll; r85 = *(float *)r84; r87 = r80; if ((u64)r87 >= (u64)r38) { qd_site = 1; qd_x = r87; qd_y = r38; goto qd_fault; } r88 = r162; r89 = *(float *)r88; r90 = r85 - r89; r91 = (u64)r74 + 1ull; r92 = (u64)r91 * (u64)r5; r93 = (u64)r92 + (u64)r76; if ((u64)r93 >= (u64)r50) { qd_site = 2; qd_x = r93; qd_y = r50; goto qd_fault; } r94 = r49 + r93 * 4; r95 = *(float *)r94; r96 = r90 + r95; r98 = r80; if ((u64)r98 >= (u64)r50) { qd_site = 3; qd_x = r98; qd_y = r50; goto qd_fault; } r99 = r49 + r98 * 4; r100 = *(float *)r99; r101 = r96 - r100; r102 = r101 * 0x1.666666p-01f; if ((u64)r80 >= (u64)r61) { qd_site = 4; qd_x = r80; qd_y = r61; goto qd_fault; } r103 = r60 + r80 * 4; r104 = *(float *)r103; r105 = r104 - r102; r106 = r103; *(float *)r106 = r105;
-b42: // latch (checked if)
 #line 125 "nests.go"
-	r14 = r14 + r19; r77 = r14 >= r9; if (!r77) goto b44; r14 = r14 - r9; r20 = r20 + 1ull;
-b44: // stepped (checked if)
+	r14 = r14 + r19; r77 = r14 >= r9; if (!r77) goto b37; r14 = r14 - r9; r20 = r20 + 1ull;
+b37: // stepped (checked if)
 #line 125 "nests.go"
-	r20 = r20 + r17; goto b37;
-b45: // rangeint.done (checked if)
-#line 127 "nests.go"
-	r107 = (u64)r74 + 1ull; r108 = r107 < r0; if (r108) goto b42; goto b36;
-b46: // divide in 64 bits
+	r20 = r20 + r17; goto b30;
+b38: // divide in 64 bits
 #line 125 "nests.go"
 	r171 = qd_div_u64(r13, r9); goto b7;
-b47: // divide in 64 bits
+b39: // divide in 64 bits
 #line 125 "nests.go"
 	r163 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
@@ -3625,7 +3593,8 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
 	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
 	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
-	bool r182 = 0, r190 = 0, r196 = 0;
+	bool r182 = 0, r190 = 0, r202 = 0, r213 = 0, r214 = 0, r215 = 0, r221 = 0, r222 = 0;
+	bool r223 = 0, r224 = 0, r228 = 0, r231 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
 	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
@@ -3634,7 +3603,8 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
 	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
 	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
-	i64 r176 = 0, r177 = 0, r194 = 0, r195 = 0;
+	i64 r176 = 0, r177 = 0, r201 = 0, r204 = 0, r209 = 0, r217 = 0, r226 = 0, r227 = 0;
+	i64 r229 = 0, r230 = 0;
 	u32 r181 = 0, r183 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
@@ -3642,79 +3612,89 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
 	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r178 = 0, r179 = 0, r180 = 0, r186 = 0;
-	u64 r187 = 0, r188 = 0;
+	u64 r187 = 0, r188 = 0, r206 = 0, r207 = 0, r211 = 0, r212 = 0, r219 = 0, r220 = 0;
 	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
-	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r195 = 0;
+	float r197 = 0, r198 = 0, r199 = 0, r200 = 0, r225 = 0;
 	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
 	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
-	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r194 = 0, *r196 = 0, *r203 = 0;
+	char *r205 = 0, *r208 = 0, *r210 = 0, *r216 = 0, *r218 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 137 "nests.go"
 	r0 = p6;
 #line 140 "nests.go"
-	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1;
+	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1; r203 = p0; r204 = p1; r205 = r203 + r204 * 4; r206 = (u64)r203; r207 = (u64)r205; r208 = p2; r209 = p3; r210 = r208 + r209 * 4; r211 = (u64)r208; r212 = (u64)r210; r213 = r207 <= r211; r214 = r212 <= r206; r215 = r213 | r214; r216 = p4; r217 = p5; r218 = r216 + r217 * 4; r219 = (u64)r216; r220 = (u64)r218; r221 = r207 <= r219; r222 = r220 <= r206; r223 = r221 | r222; r224 = r215 & r223;
 #line 137 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b54; r2 = (u64)r0; r3 = r2; r4 = r1; if (!r4) goto b54; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b69; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+	r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b84; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
 b5: // setup
 #line 137 "nests.go"
-	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b68; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b83; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
 b7: // setup
 #line 137 "nests.go"
-	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r88 = r0 >= 0ll; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r2; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r99 = true; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r88) goto b55; if (!r93) goto b55; if (!r97) goto b55; if (!r99) goto b55; if (!r101) goto b55; if (!r104) goto b55; if (!r106) goto b55; r27 = r1; r28 = r1; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r134 = r132; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
-b15: // head
+	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r5; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r93) goto b73; if (!r97) goto b73; if (!r101) goto b73; if (!r104) goto b73; if (!r106) goto b73; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
+b14: // head
 #line 137 "nests.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b54; r21 = r18 < r3; if (!r21) goto b54; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; if (!r27) goto b53; if (!r28) goto b47; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b50; if (!r131) goto b50; if (!r137) goto b50; if (!r142) goto b50; if (!r151) goto b50; if (!r153) goto b50;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b72; r21 = r18 < r3; if (!r21) goto b72; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b69; if (!r131) goto b69; if (!r137) goto b69; if (!r142) goto b69; if (!r151) goto b69; if (!r153) goto b69;
 #line 140 "nests.go"
-	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r125; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; r194 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r195 = (u64)r194 - 8ull;
-b28: // unroll guard
+	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b49; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
+b26: // unroll guard
 #line 140 "nests.go"
-	r196 = r29 < r195; if (!r196) goto b45; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b28;
-b45: // rangeint.body
+	r228 = r29 < r227; if (!r228) goto b43; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b26;
+b43: // rangeint.body
 #line 140 "nests.go"
-	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b47; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b45;
-b47: // latch
+	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b45; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b43;
+b45: // accumulators stored
+#line 140 "nests.go"
+	*(float *)r47 = r225;
+b46: // latch
 #line 137 "nests.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
-b49: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
+b48: // stepped
 #line 137 "nests.go"
-	r17 = r17 + r14; goto b15;
-b50: // preheader
+	r17 = r17 + r14; goto b14;
+b49: // unroll setup
+#line 137 "nests.go"
+	r229 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r230 = (u64)r229 - 8ull;
+b50: // unroll guard
+#line 137 "nests.go"
+	r231 = r29 < r230; if (!r231) goto b67;
 #line 140 "nests.go"
-	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r125; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
-b51: // rangeint.body (checked)
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b50;
+b67: // rangeint.body (slices overlap)
 #line 140 "nests.go"
-	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b47; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b51;
-b53: // rangeint.done
-#line 137 "nests.go"
-	r30 = (u64)r23 + 1ull; r31 = r30 < r0; if (r31) goto b47;
-b54: // exit
-#line 137 "nests.go"
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b46; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b67;
+b69: // preheader
+#line 140 "nests.go"
+	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r107; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
+b70: // rangeint.body (checked)
+#line 140 "nests.go"
+	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b46; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b70;
+b72: // exit
+#line 140 "nests.go"
 	return;
-b55: // preheader
+b73: // preheader
+#line 140 "nests.go"
+	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
+b74: // head (checked if)
 #line 137 "nests.go"
-	r66 = r1; r67 = r1; r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b56: // head (checked if)
-#line 137 "nests.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b54; r60 = r57 < r3; if (!r60) goto b54; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; if (!r66) goto b67; if (!r67) goto b64; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b72; r60 = r57 < r3; if (!r60) goto b72; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 140 "nests.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b62: // rangeint.body (checked if)
+b78: // rangeint.body (checked if)
 #line 140 "nests.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b64; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b62;
-b64: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b80; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b78;
+b80: // latch (checked if)
 #line 137 "nests.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b66; r11 = r11 - r6; r17 = r17 + 1ull;
-b66: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b82; r11 = r11 - r6; r17 = r17 + 1ull;
+b82: // stepped (checked if)
 #line 137 "nests.go"
-	r17 = r17 + r14; goto b56;
-b67: // rangeint.done (checked if)
-#line 137 "nests.go"
-	r68 = (u64)r62 + 1ull; r69 = r68 < r0; if (r69) goto b64; goto b54;
-b68: // divide in 64 bits
+	r17 = r17 + r14; goto b74;
+b83: // divide in 64 bits
 #line 137 "nests.go"
 	r186 = qd_div_u64(r10, r6); goto b7;
-b69: // divide in 64 bits
+b84: // divide in 64 bits
 #line 137 "nests.go"
 	r178 = qd_div_u64(r8, r6); goto b5;
 qd_fault: {
@@ -3736,7 +3716,8 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	bool r63 = 0, r65 = 0, r68 = 0, r69 = 0, r74 = 0, r75 = 0, r82 = 0, r84 = 0;
 	bool r102 = 0, r104 = 0, r105 = 0, r109 = 0, r113 = 0, r115 = 0, r117 = 0, r120 = 0;
 	bool r122 = 0, r140 = 0, r145 = 0, r148 = 0, r154 = 0, r159 = 0, r168 = 0, r170 = 0;
-	bool r199 = 0, r207 = 0, r213 = 0;
+	bool r199 = 0, r207 = 0, r220 = 0, r231 = 0, r232 = 0, r233 = 0, r239 = 0, r240 = 0;
+	bool r241 = 0, r242 = 0, r246 = 0, r249 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0;
 	i64 r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r47 = 0, r51 = 0;
 	i64 r52 = 0, r55 = 0, r62 = 0, r64 = 0, r71 = 0, r73 = 0, r76 = 0, r77 = 0;
@@ -3745,7 +3726,8 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	i64 r125 = 0, r126 = 0, r130 = 0, r131 = 0, r139 = 0, r142 = 0, r143 = 0, r156 = 0;
 	i64 r157 = 0, r162 = 0, r163 = 0, r164 = 0, r171 = 0, r173 = 0, r174 = 0, r176 = 0;
 	i64 r177 = 0, r178 = 0, r179 = 0, r181 = 0, r182 = 0, r184 = 0, r185 = 0, r186 = 0;
-	i64 r187 = 0, r189 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r211 = 0, r212 = 0;
+	i64 r187 = 0, r189 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r219 = 0, r222 = 0;
+	i64 r227 = 0, r235 = 0, r244 = 0, r245 = 0, r247 = 0, r248 = 0;
 	u32 r198 = 0, r200 = 0, r201 = 0, r202 = 0, r206 = 0, r208 = 0, r209 = 0, r210 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
@@ -3753,14 +3735,16 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	u64 r112 = 0, r119 = 0, r121 = 0, r141 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0;
 	u64 r150 = 0, r151 = 0, r152 = 0, r153 = 0, r155 = 0, r158 = 0, r160 = 0, r161 = 0;
 	u64 r165 = 0, r166 = 0, r167 = 0, r169 = 0, r195 = 0, r196 = 0, r197 = 0, r203 = 0;
-	u64 r204 = 0, r205 = 0;
+	u64 r204 = 0, r205 = 0, r224 = 0, r225 = 0, r229 = 0, r230 = 0, r237 = 0, r238 = 0;
 	float r33 = 0, r34 = 0, r35 = 0, r48 = 0, r49 = 0, r50 = 0, r56 = 0, r57 = 0;
 	float r59 = 0, r60 = 0, r79 = 0, r80 = 0, r90 = 0, r91 = 0, r95 = 0, r96 = 0;
 	float r98 = 0, r99 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r136 = 0, r137 = 0;
+	float r212 = 0, r213 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r243 = 0;
 	char *r30 = 0, *r31 = 0, *r36 = 0, *r45 = 0, *r46 = 0, *r53 = 0, *r54 = 0, *r58 = 0;
 	char *r61 = 0, *r78 = 0, *r81 = 0, *r89 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r127 = 0;
 	char *r132 = 0, *r135 = 0, *r138 = 0, *r172 = 0, *r175 = 0, *r180 = 0, *r183 = 0, *r188 = 0;
-	char *r191 = 0;
+	char *r191 = 0, *r211 = 0, *r214 = 0, *r221 = 0, *r223 = 0, *r226 = 0, *r228 = 0, *r234 = 0;
+	char *r236 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 150 "nests.go"
@@ -3768,76 +3752,80 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 #line 152 "nests.go"
 	r31 = p0; r32 = p1; r35 = p8;
 #line 154 "nests.go"
-	r46 = p2; r47 = p3; r50 = p7; r54 = p4; r55 = p5;
+	r46 = p2; r47 = p3; r50 = p7; r54 = p4; r55 = p5; r221 = p0; r222 = p1; r223 = r221 + r222 * 4; r224 = (u64)r221; r225 = (u64)r223; r226 = p2; r227 = p3; r228 = r226 + r227 * 4; r229 = (u64)r226; r230 = (u64)r228; r231 = r225 <= r229; r232 = r230 <= r224; r233 = r231 | r232; r234 = p4; r235 = p5; r236 = r234 + r235 * 4; r237 = (u64)r234; r238 = (u64)r236; r239 = r225 <= r237; r240 = r238 <= r224; r241 = r239 | r240; r242 = r233 & r241;
 #line 150 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b54; r2 = (u64)r0; r3 = r2; r4 = r1; if (!r4) goto b54; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r196 = r8 | r6; r197 = r196 >> 32; r198 = (u32)r197; r199 = r198 == 0u; if (!r199) goto b69; r200 = (u32)r8; r201 = (u32)r6; r202 = qd_div_u32(r200, r201); r195 = (u64)r202;
+	r1 = r0 > 0ll; if (!r1) goto b73; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r196 = r8 | r6; r197 = r196 >> 32; r198 = (u32)r197; r199 = r198 == 0u; if (!r199) goto b86; r200 = (u32)r8; r201 = (u32)r6; r202 = qd_div_u32(r200, r201); r195 = (u64)r202;
 b5: // setup
 #line 150 "nests.go"
-	r12 = r195; r13 = r12 * r6; r11 = r8 - r13; r204 = r10 | r6; r205 = r204 >> 32; r206 = (u32)r205; r207 = r206 == 0u; if (!r207) goto b68; r208 = (u32)r10; r209 = (u32)r6; r210 = qd_div_u32(r208, r209); r203 = (u64)r210;
+	r12 = r195; r13 = r12 * r6; r11 = r8 - r13; r204 = r10 | r6; r205 = r204 >> 32; r206 = (u32)r205; r207 = r206 == 0u; if (!r207) goto b85; r208 = (u32)r10; r209 = (u32)r6; r210 = qd_div_u32(r208, r209); r203 = (u64)r210;
 b7: // setup
 #line 150 "nests.go"
-	r14 = r203; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r103 = (u64)r32; r104 = r0 >= 0ll; r106 = p6; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r110 = (u64)r107; r111 = r2; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; r115 = true; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; r120 = true; r121 = (u64)r116; r122 = r121 < r103; if (!r104) goto b55; if (!r109) goto b55; if (!r113) goto b55; if (!r115) goto b55; if (!r117) goto b55; if (!r120) goto b55; if (!r122) goto b55; r27 = r1;
-#line 152 "nests.go"
-	r37 = r1; r141 = (u64)r47; r146 = r2; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r152 = r141 - 1ull; r155 = (u64)r55; r160 = r155 - 1ull; r151 = r149; r163 = r0; r176 = r0; r177 = r176; r178 = (u64)r177 * 4ull; r194 = r178;
-b15: // head
+	r14 = r203; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r103 = (u64)r32; r106 = p6; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r110 = (u64)r107; r111 = r5; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; r120 = true; r121 = (u64)r116; r122 = r121 < r103; if (!r109) goto b74; if (!r113) goto b74; if (!r117) goto b74; if (!r120) goto b74; if (!r122) goto b74; r141 = (u64)r47; r146 = r2; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r151 = r149; r152 = r141 - 1ull; r155 = (u64)r55; r160 = r155 - 1ull; r163 = r0; r176 = r0; r177 = r176; r178 = (u64)r177 * 4ull; r194 = r178;
+b14: // head
 #line 150 "nests.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b54; r21 = r18 < r3; if (!r21) goto b54; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; if (!r27) goto b53;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b73; r21 = r18 < r3; if (!r21) goto b73; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24;
 #line 152 "nests.go"
-	r28 = (u64)r23 * (u64)r0; r29 = (u64)r28 + (u64)r25; r30 = r31 + r29 * 4; r33 = *(float *)r30; r34 = r33 * r35; r36 = r30; *(float *)r36 = r34; if (!r37) goto b47; r38 = 0ll; r142 = r28; r143 = r142; r144 = (u64)r143; r145 = r144 < r141; r153 = r152 - r144; r154 = r151 <= r153; r157 = r25; r158 = (u64)r157; r159 = r158 < r155; r161 = r160 - r158; r164 = (u64)r163 + (u64)r25; r165 = (u64)r164; r166 = r165 - r158; r167 = __umul64hi(r166, r151); r168 = r167 == 0ull; r169 = r166 * r151; r170 = r169 <= r161; if (!r145) goto b50; if (!r148) goto b50; if (!r154) goto b50; if (!r159) goto b50; if (!r168) goto b50; if (!r170) goto b50;
+	r28 = (u64)r23 * (u64)r0; r29 = (u64)r28 + (u64)r25; r30 = r31 + r29 * 4; r33 = *(float *)r30; r34 = r33 * r35; r36 = r30; *(float *)r36 = r34; r38 = 0ll; r142 = r28; r143 = r142; r144 = (u64)r143; r145 = r144 < r141; r153 = r152 - r144; r154 = r151 <= r153; r157 = r25; r158 = (u64)r157; r159 = r158 < r155; r161 = r160 - r158; r164 = (u64)r163 + (u64)r25; r165 = (u64)r164; r166 = r165 - r158; r167 = __umul64hi(r166, r151); r168 = r167 == 0ull; r169 = r166 * r151; r170 = r169 <= r161; if (!r145) goto b70; if (!r148) goto b70; if (!r154) goto b70; if (!r159) goto b70; if (!r168) goto b70; if (!r170) goto b70;
 #line 154 "nests.go"
-	r43 = r28; r58 = r30; r61 = r30; r171 = r43; r172 = r46 + r171 * 4; r174 = r25; r175 = r54 + r174 * 4; r211 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r212 = (u64)r211 - 8ull;
-b28: // unroll guard
+	r41 = r28; r43 = r41; r58 = r30; r61 = r58; r171 = r43; r172 = r46 + r171 * 4; r174 = r25; r175 = r54 + r174 * 4; if (!r242) goto b50; r243 = *(float *)r30; r244 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r245 = (u64)r244 - 8ull;
+b27: // unroll guard
 #line 154 "nests.go"
-	r213 = r38 < r212; if (!r213) goto b45; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b28;
-b45: // rangeint.body
+	r246 = r38 < r245; if (!r246) goto b44; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b27;
+b44: // rangeint.body
 #line 154 "nests.go"
-	r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = *(float *)r58; r60 = r59 + r57; *(float *)r61 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; if (!r63) goto b47; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b45;
+	r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; if (!r63) goto b46; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b44;
+b46: // accumulators stored
+#line 154 "nests.go"
+	*(float *)r30 = r243;
 b47: // latch
 #line 150 "nests.go"
 	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
 b49: // stepped
 #line 150 "nests.go"
-	r17 = r17 + r14; goto b15;
-b50: // preheader
+	r17 = r17 + r14; goto b14;
+b50: // unroll setup
+#line 150 "nests.go"
+	r247 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r248 = (u64)r247 - 8ull;
+b51: // unroll guard
+#line 150 "nests.go"
+	r249 = r38 < r248; if (!r249) goto b68;
 #line 154 "nests.go"
-	r125 = r28; r135 = r30; r138 = r30; r187 = r125; r188 = r46 + r187 * 4; r190 = r25; r191 = r54 + r190 * 4;
-b51: // rangeint.body (checked)
+	r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b51;
+b68: // rangeint.body (slices overlap)
 #line 154 "nests.go"
-	r126 = (u64)r125 + (u64)r38; if ((u64)r126 >= (u64)r47) { qd_site = 1; qd_x = r126; qd_y = r47; goto qd_fault; } r127 = r188; r128 = *(float *)r127; r129 = r50 * r128; r130 = (u64)r38 * (u64)r0; r131 = (u64)r130 + (u64)r25; if ((u64)r131 >= (u64)r55) { qd_site = 2; qd_x = r131; qd_y = r55; goto qd_fault; } r132 = r191; r133 = *(float *)r132; r134 = r129 * r133; r136 = *(float *)r135; r137 = r136 + r134; *(float *)r138 = r137; r139 = (u64)r38 + 1ull; r140 = r139 < r0; if (!r140) goto b47; r38 = r139; r188 = r188 + 4ll; r191 = r191 + r194 * 1; goto b51;
-b53: // rangeint.done
-#line 152 "nests.go"
-	r39 = (u64)r23 + 1ull; r40 = r39 < r0; if (r40) goto b47;
-b54: // exit
-#line 152 "nests.go"
+	r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; if (!r220) goto b47; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b68;
+b70: // preheader
+#line 154 "nests.go"
+	r123 = r28; r125 = r123; r135 = r30; r138 = r135; r187 = r125; r188 = r46 + r187 * 4; r190 = r25; r191 = r54 + r190 * 4;
+b71: // rangeint.body (checked)
+#line 154 "nests.go"
+	r126 = (u64)r125 + (u64)r38; if ((u64)r126 >= (u64)r47) { qd_site = 1; qd_x = r126; qd_y = r47; goto qd_fault; } r127 = r188; r128 = *(float *)r127; r129 = r50 * r128; r130 = (u64)r38 * (u64)r0; r131 = (u64)r130 + (u64)r25; if ((u64)r131 >= (u64)r55) { qd_site = 2; qd_x = r131; qd_y = r55; goto qd_fault; } r132 = r191; r133 = *(float *)r132; r134 = r129 * r133; r136 = *(float *)r135; r137 = r136 + r134; *(float *)r138 = r137; r139 = (u64)r38 + 1ull; r140 = r139 < r0; if (!r140) goto b47; r38 = r139; r188 = r188 + 4ll; r191 = r191 + r194 * 1; goto b71;
+b73: // exit
+#line 154 "nests.go"
 	return;
-b55: // preheader
-#line 150 "nests.go"
-	r75 = r1;
-#line 152 "nests.go"
-	r82 = r1; r184 = r0; r185 = r184; r186 = (u64)r185 * 4ull;
-b56: // head (checked if)
-#line 150 "nests.go"
-	r66 = r17; r67 = r11; r68 = r67 < r6; if (!r68) goto b54; r69 = r66 < r3; if (!r69) goto b54; r70 = r66; r71 = (i64)r70; r72 = r67; r73 = (i64)r72; if (!r75) goto b67;
-#line 152 "nests.go"
-	r76 = (u64)r71 * (u64)r0; r77 = (u64)r76 + (u64)r73; if ((u64)r77 >= (u64)r32) { qd_site = 0; qd_x = r77; qd_y = r32; goto qd_fault; } r78 = r31 + r77 * 4; r79 = *(float *)r78; r80 = r79 * r35; r81 = r78; *(float *)r81 = r80; if (!r82) goto b64; r38 = 0ll;
+b74: // preheader
 #line 154 "nests.go"
-	r87 = r76; r97 = r78; r100 = r78; r179 = r87; r180 = r46 + r179 * 4; r182 = r73; r183 = r54 + r182 * 4;
-b62: // rangeint.body (checked if)
-#line 154 "nests.go"
-	r88 = (u64)r87 + (u64)r38; if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; } r89 = r180; r90 = *(float *)r89; r91 = r50 * r90; r92 = (u64)r38 * (u64)r0; r93 = (u64)r92 + (u64)r73; if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; } r94 = r183; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r38 + 1ull; r102 = r101 < r0; if (!r102) goto b64; r38 = r101; r180 = r180 + 4ll; r183 = r183 + r186 * 1; goto b62;
-b64: // latch (checked if)
+	r184 = r0; r185 = r184; r186 = (u64)r185 * 4ull;
+b75: // head (checked if)
 #line 150 "nests.go"
-	r11 = r11 + r16; r74 = r11 >= r6; if (!r74) goto b66; r11 = r11 - r6; r17 = r17 + 1ull;
-b66: // stepped (checked if)
-#line 150 "nests.go"
-	r17 = r17 + r14; goto b56;
-b67: // rangeint.done (checked if)
+	r66 = r17; r67 = r11; r68 = r67 < r6; if (!r68) goto b73; r69 = r66 < r3; if (!r69) goto b73; r70 = r66; r71 = (i64)r70; r72 = r67; r73 = (i64)r72;
 #line 152 "nests.go"
-	r83 = (u64)r71 + 1ull; r84 = r83 < r0; if (r84) goto b64; goto b54;
-b68: // divide in 64 bits
+	r76 = (u64)r71 * (u64)r0; r77 = (u64)r76 + (u64)r73; if ((u64)r77 >= (u64)r32) { qd_site = 0; qd_x = r77; qd_y = r32; goto qd_fault; } r78 = r31 + r77 * 4; r79 = *(float *)r78; r80 = r79 * r35; r81 = r78; *(float *)r81 = r80; r38 = 0ll;
+#line 154 "nests.go"
+	r85 = r76; r87 = r85; r97 = r78; r100 = r97; r179 = r87; r180 = r46 + r179 * 4; r182 = r73; r183 = r54 + r182 * 4;
+b80: // rangeint.body (checked if)
+#line 154 "nests.go"
+	r88 = (u64)r87 + (u64)r38; if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; } r89 = r180; r90 = *(float *)r89; r91 = r50 * r90; r92 = (u64)r38 * (u64)r0; r93 = (u64)r92 + (u64)r73; if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; } r94 = r183; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r38 + 1ull; r102 = r101 < r0; if (!r102) goto b82; r38 = r101; r180 = r180 + 4ll; r183 = r183 + r186 * 1; goto b80;
+b82: // latch (checked if)
+#line 150 "nests.go"
+	r11 = r11 + r16; r74 = r11 >= r6; if (!r74) goto b84; r11 = r11 - r6; r17 = r17 + 1ull;
+b84: // stepped (checked if)
+#line 150 "nests.go"
+	r17 = r17 + r14; goto b75;
+b85: // divide in 64 bits
 #line 150 "nests.go"
 	r203 = qd_div_u64(r10, r6); goto b7;
-b69: // divide in 64 bits
+b86: // divide in 64 bits
 #line 150 "nests.go"
 	r195 = qd_div_u64(r8, r6); goto b5;
 qd_fault: {
@@ -3893,87 +3881,79 @@ extern "C" __global__ void TriMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 171 "nests.go"
 	r51 = p0; r52 = p1;
 #line 165 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b42; r2 = (u64)r0; r3 = r2; r4 = r1; if (!r4) goto b42; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r170 = r8 | r6; r171 = r170 >> 32; r172 = (u32)r171; r173 = r172 == 0u; if (!r173) goto b57; r174 = (u32)r8; r175 = (u32)r6; r176 = qd_div_u32(r174, r175); r169 = (u64)r176;
+	r1 = r0 > 0ll; if (!r1) goto b39; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r170 = r8 | r6; r171 = r170 >> 32; r172 = (u32)r171; r173 = r172 == 0u; if (!r173) goto b52; r174 = (u32)r8; r175 = (u32)r6; r176 = qd_div_u32(r174, r175); r169 = (u64)r176;
 b5: // setup
 #line 165 "nests.go"
-	r12 = r169; r13 = r12 * r6; r11 = r8 - r13; r178 = r10 | r6; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b56; r182 = (u32)r10; r183 = (u32)r6; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+	r12 = r169; r13 = r12 * r6; r11 = r8 - r13; r178 = r10 | r6; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b51; r182 = (u32)r10; r183 = (u32)r6; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
 b7: // setup
 #line 165 "nests.go"
-	r14 = r177; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r82 = (u64)r52; r83 = r0 >= 0ll; r85 = p6; r86 = (u64)r85 + (u64)(-1ll); r87 = (u64)r86 * (u64)r0; r88 = r87 >= 0ll; r89 = (u64)r86; r90 = r2; r91 = __umul64hi(r89, r90); r92 = r91 == 0ull; r94 = true; r95 = (u64)r87 + (u64)r86; r96 = r95 >= 0ll; r99 = true; r100 = (u64)r95; r101 = r100 < r82; if (!r83) goto b43; if (!r88) goto b43; if (!r92) goto b43; if (!r94) goto b43; if (!r96) goto b43; if (!r99) goto b43; if (!r101) goto b43; r27 = r1; r114 = (u64)r37; r126 = r114 - 1ull; r129 = (u64)r43; r134 = r129 - 1ull; r137 = r0; r150 = r0; r151 = r150; r152 = (u64)r151 * 4ull; r168 = r152;
-b15: // head
+	r14 = r177; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r82 = (u64)r52; r85 = p6; r86 = (u64)r85 + (u64)(-1ll); r87 = (u64)r86 * (u64)r0; r88 = r87 >= 0ll; r89 = (u64)r86; r90 = r5; r91 = __umul64hi(r89, r90); r92 = r91 == 0ull; r95 = (u64)r87 + (u64)r86; r96 = r95 >= 0ll; r99 = true; r100 = (u64)r95; r101 = r100 < r82; if (!r88) goto b40; if (!r92) goto b40; if (!r96) goto b40; if (!r99) goto b40; if (!r101) goto b40; r114 = (u64)r37; r126 = r114 - 1ull; r129 = (u64)r43; r134 = r129 - 1ull; r137 = r0; r150 = r0; r151 = r150; r152 = (u64)r151 * 4ull; r168 = r152;
+b14: // head
 #line 165 "nests.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b42; r21 = r18 < r3; if (!r21) goto b42; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; if (!r27) goto b41; r28 = 0x0p+00f; r29 = 0ll; r115 = (u64)r23 * (u64)r0; r116 = r115; r117 = (u64)r116; r118 = r117 < r114; r119 = (u64)r23; r120 = r119 + 1ull; r121 = r120 + 4611686018427387904ull; r122 = r121 <= 9223372036854775808ull; r123 = r120 - 1ull; r125 = r123; r127 = r126 - r117; r128 = r125 <= r127; r131 = r25; r132 = (u64)r131; r133 = r132 < r129; r135 = r134 - r132; r138 = (u64)r137 + (u64)r25; r139 = (u64)r138; r140 = r139 - r132; r141 = __umul64hi(r140, r125); r142 = r141 == 0ull; r143 = r140 * r125; r144 = r143 <= r135; if (!r118) goto b38; if (!r122) goto b38; if (!r128) goto b38; if (!r133) goto b38; if (!r142) goto b38; if (!r144) goto b38;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b39; r21 = r18 < r3; if (!r21) goto b39; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r28 = 0x0p+00f; r29 = 0ll; r115 = (u64)r23 * (u64)r0; r116 = r115; r117 = (u64)r116; r118 = r117 < r114; r119 = (u64)r23; r120 = r119 + 1ull; r121 = r120 + 4611686018427387904ull; r122 = r121 <= 9223372036854775808ull; r123 = r120 - 1ull; r125 = r123; r127 = r126 - r117; r128 = r125 <= r127; r131 = r25; r132 = (u64)r131; r133 = r132 < r129; r135 = r134 - r132; r138 = (u64)r137 + (u64)r25; r139 = (u64)r138; r140 = r139 - r132; r141 = __umul64hi(r140, r125); r142 = r141 == 0ull; r143 = r140 * r125; r144 = r143 <= r135; if (!r118) goto b36; if (!r122) goto b36; if (!r128) goto b36; if (!r133) goto b36; if (!r142) goto b36; if (!r144) goto b36;
 #line 169 "nests.go"
 	r33 = r115; r145 = r33; r146 = r36 + r145 * 4; r148 = r25; r149 = r42 + r148 * 4;
-b26: // for.loop
+b24: // for.loop
 #line 168 "nests.go"
-	r32 = r29 <= r23; if (!r32) goto b34;
+	r32 = r29 <= r23; if (!r32) goto b32;
 	r35 = r146; r38 = *(float *)r35; r41 = r149; r44 = *(float *)r41; r45 = r38 * r44; r46 = r28 + r45;
 #line 168 "nests.go"
-	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r185 = r29 <= r23; if (!r185) goto b34;
+	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r185 = r29 <= r23; if (!r185) goto b32;
 	r186 = r146; r187 = *(float *)r186; r188 = r149; r189 = *(float *)r188; r190 = r187 * r189; r191 = r28 + r190;
 #line 168 "nests.go"
-	r192 = (u64)r29 + 1ull; r28 = r191; r29 = r192; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r193 = r29 <= r23; if (!r193) goto b34;
+	r192 = (u64)r29 + 1ull; r28 = r191; r29 = r192; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r193 = r29 <= r23; if (!r193) goto b32;
 	r194 = r146; r195 = *(float *)r194; r196 = r149; r197 = *(float *)r196; r198 = r195 * r197; r199 = r28 + r198;
 #line 168 "nests.go"
-	r200 = (u64)r29 + 1ull; r28 = r199; r29 = r200; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r201 = r29 <= r23; if (!r201) goto b34;
+	r200 = (u64)r29 + 1ull; r28 = r199; r29 = r200; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r201 = r29 <= r23; if (!r201) goto b32;
 	r202 = r146; r203 = *(float *)r202; r204 = r149; r205 = *(float *)r204; r206 = r203 * r205; r207 = r28 + r206;
 #line 168 "nests.go"
-	r208 = (u64)r29 + 1ull; r28 = r207; r29 = r208; r146 = r146 + 4ll; r149 = r149 + r152 * 1; goto b26;
-b34: // for.done
+	r208 = (u64)r29 + 1ull; r28 = r207; r29 = r208; r146 = r146 + 4ll; r149 = r149 + r152 * 1; goto b24;
+b32: // for.done
 #line 171 "nests.go"
 	r48 = r115; r49 = (u64)r48 + (u64)r25; r50 = r51 + r49 * 4; *(float *)r50 = r28;
-b35: // latch
 #line 165 "nests.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b37; r11 = r11 - r6; r17 = r17 + 1ull;
-b37: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b35; r11 = r11 - r6; r17 = r17 + 1ull;
+b35: // stepped
 #line 165 "nests.go"
-	r17 = r17 + r14; goto b15;
-b38: // preheader
+	r17 = r17 + r14; goto b14;
+b36: // preheader
 #line 169 "nests.go"
 	r103 = r115; r161 = r103; r162 = r36 + r161 * 4; r164 = r25; r165 = r42 + r164 * 4;
-b39: // for.loop (checked)
+b37: // for.loop (checked)
 #line 168 "nests.go"
-	r102 = r29 <= r23; if (!r102) goto b34;
+	r102 = r29 <= r23; if (!r102) goto b32;
 	r104 = (u64)r103 + (u64)r29; if ((u64)r104 >= (u64)r37) { qd_site = 0; qd_x = r104; qd_y = r37; goto qd_fault; } r105 = r162; r106 = *(float *)r105; r107 = (u64)r29 * (u64)r0; r108 = (u64)r107 + (u64)r25; if ((u64)r108 >= (u64)r43) { qd_site = 1; qd_x = r108; qd_y = r43; goto qd_fault; } r109 = r165; r110 = *(float *)r109; r111 = r106 * r110; r112 = r28 + r111;
 #line 168 "nests.go"
-	r113 = (u64)r29 + 1ull; r28 = r112; r29 = r113; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b39;
-b41: // rangeint.done
-#line 165 "nests.go"
-	r30 = (u64)r23 + 1ull; r31 = r30 < r0; if (r31) goto b35;
-b42: // exit
-#line 165 "nests.go"
+	r113 = (u64)r29 + 1ull; r28 = r112; r29 = r113; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b37;
+b39: // exit
+#line 168 "nests.go"
 	return;
-b43: // preheader
+b40: // preheader
+#line 168 "nests.go"
+	r158 = r0; r159 = r158; r160 = (u64)r159 * 4ull;
+b41: // head (checked if)
 #line 165 "nests.go"
-	r64 = r1; r158 = r0; r159 = r158; r160 = (u64)r159 * 4ull;
-b44: // head (checked if)
-#line 165 "nests.go"
-	r55 = r17; r56 = r11; r57 = r56 < r6; if (!r57) goto b42; r58 = r55 < r3; if (!r58) goto b42; r59 = r55; r60 = (i64)r59; r61 = r56; r62 = (i64)r61; if (!r64) goto b55; r28 = 0x0p+00f; r29 = 0ll;
+	r55 = r17; r56 = r11; r57 = r56 < r6; if (!r57) goto b39; r58 = r55 < r3; if (!r58) goto b39; r59 = r55; r60 = (i64)r59; r61 = r56; r62 = (i64)r61; r28 = 0x0p+00f; r29 = 0ll;
 #line 169 "nests.go"
 	r68 = (u64)r60 * (u64)r0; r153 = r68; r154 = r36 + r153 * 4; r156 = r62; r157 = r42 + r156 * 4;
-b49: // for.loop (checked if)
+b45: // for.loop (checked if)
 #line 168 "nests.go"
-	r67 = r29 <= r60; if (!r67) goto b51;
+	r67 = r29 <= r60; if (!r67) goto b47;
 	r69 = (u64)r68 + (u64)r29; if ((u64)r69 >= (u64)r37) { qd_site = 0; qd_x = r69; qd_y = r37; goto qd_fault; } r70 = r154; r71 = *(float *)r70; r72 = (u64)r29 * (u64)r0; r73 = (u64)r72 + (u64)r62; if ((u64)r73 >= (u64)r43) { qd_site = 1; qd_x = r73; qd_y = r43; goto qd_fault; } r74 = r157; r75 = *(float *)r74; r76 = r71 * r75; r77 = r28 + r76;
 #line 168 "nests.go"
-	r78 = (u64)r29 + 1ull; r28 = r77; r29 = r78; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b49;
-b51: // for.done (checked if)
+	r78 = (u64)r29 + 1ull; r28 = r77; r29 = r78; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b45;
+b47: // for.done (checked if)
 #line 171 "nests.go"
 	r79 = r68; r80 = (u64)r79 + (u64)r62; if ((u64)r80 >= (u64)r52) { qd_site = 2; qd_x = r80; qd_y = r52; goto qd_fault; } r81 = r51 + r80 * 4; *(float *)r81 = r28;
-b52: // latch (checked if)
 #line 165 "nests.go"
-	r11 = r11 + r16; r63 = r11 >= r6; if (!r63) goto b54; r11 = r11 - r6; r17 = r17 + 1ull;
-b54: // stepped (checked if)
+	r11 = r11 + r16; r63 = r11 >= r6; if (!r63) goto b50; r11 = r11 - r6; r17 = r17 + 1ull;
+b50: // stepped (checked if)
 #line 165 "nests.go"
-	r17 = r17 + r14; goto b44;
-b55: // rangeint.done (checked if)
-#line 165 "nests.go"
-	r65 = (u64)r60 + 1ull; r66 = r65 < r0; if (r66) goto b52; goto b42;
-b56: // divide in 64 bits
+	r17 = r17 + r14; goto b41;
+b51: // divide in 64 bits
 #line 165 "nests.go"
 	r177 = qd_div_u64(r10, r6); goto b7;
-b57: // divide in 64 bits
+b52: // divide in 64 bits
 #line 165 "nests.go"
 	r169 = qd_div_u64(r8, r6); goto b5;
 qd_fault: {

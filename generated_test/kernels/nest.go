@@ -141,3 +141,18 @@ func RowPrefix(a []float32, w int) {
 		}
 	}
 }
+
+// MatAcc sums products into c in memory, as the textbook loop does, with
+// a three-clause inner loop that may run no iteration (k = 0): the inner
+// loop keeps c[i*n+j] in a register where c overlaps neither a nor b.
+//
+//qd:kernel
+func MatAcc(c, a, b []float32, n, k int) {
+	for i := range n {
+		for j := range n {
+			for p := 0; p < k; p++ {
+				c[i*n+j] += float32(a[i*k+p] * b[p*n+j])
+			}
+		}
+	}
+}

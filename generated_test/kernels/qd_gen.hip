@@ -15283,30 +15283,30 @@ extern "C" __global__ void RuntimeStrideRows_0(char *p0, i64 p1, i64 p2, char *p
 #line 76 "depend.go"
 	r12 = p2;
 #line 74 "depend.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r30 = r0 == 0ll; r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r27 = p2; r28 = (u64)r27 + (u64)(-2ll); r29 = r28 > 0ll; if (!r29) goto b22;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r30 = r0 == 0ll; r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r27 = p2; r28 = (u64)r27 + (u64)(-2ll); r29 = r28 > 0ll; if (!r29) goto b20;
 b2: // preheader
 #line 74 "depend.go"
-	r111 = (u64)r6; r113 = p1; r114 = (u64)r113 + (u64)(-1ll); r115 = (u64)r114 + 1ull; r116 = r115 >= 0ll; r120 = (u64)r115; r121 = r120 < r111; r122 = (u64)r114 + 2ull; r123 = r122 >= 0ll; r127 = (u64)r122; r128 = r127 < r111; if (!r116) goto b15; if (!r121) goto b15; if (!r123) goto b15; if (!r128) goto b15;
-b7: // head
+	r111 = (u64)r6; r113 = p1; r114 = (u64)r113 + (u64)(-1ll); r115 = (u64)r114 + 1ull; r120 = (u64)r115; r121 = r120 < r111; r122 = (u64)r114 + 2ull; r127 = (u64)r122; r128 = r127 < r111; if (!r121) goto b13; if (!r128) goto b13;
+b5: // head
 #line 74 "depend.go"
-	r7 = r2 < r3; if (!r7) goto b14; r8 = r2;
+	r7 = r2 < r3; if (!r7) goto b12; r8 = r2;
 #line 76 "depend.go"
-	r11 = (u64)r8 * (u64)r12; r13 = r11; r14 = r11; r15 = r14; if ((u64)r15 >= (u64)r6) { qd_site = 0; qd_x = r15; qd_y = r6; goto qd_fault; } r16 = r5 + r15 * 4; r17 = *(float *)r16; r18 = r17 * 0x1.8p+01f; r19 = r8; r20 = (float)r19; r21 = r18 + r20; if ((u64)r13 >= (u64)r6) { qd_site = 1; qd_x = r13; qd_y = r6; goto qd_fault; } r22 = r16; *(float *)r22 = r21; r129 = r16; r35 = r129 + 4ll; r36 = *(float *)r35; r37 = r36 * 0x1.8p+01f; r38 = (u64)r8 - 1ull; r39 = (float)r38; r40 = r37 + r39; r41 = r35; *(float *)r41 = r40; r131 = r16; r48 = r131 + 8ll; r49 = *(float *)r48; r50 = r49 * 0x1.8p+01f; r51 = (u64)r8 - 2ull; r52 = (float)r51; r53 = r50 + r52; r54 = r48; *(float *)r54 = r53; r25 = (u64)r8 + 1ull; r26 = r25 < r3; if (!r26) goto b14;
+	r11 = (u64)r8 * (u64)r12; r13 = r11; r14 = r11; r15 = r14; if ((u64)r15 >= (u64)r6) { qd_site = 0; qd_x = r15; qd_y = r6; goto qd_fault; } r16 = r5 + r15 * 4; r17 = *(float *)r16; r18 = r17 * 0x1.8p+01f; r19 = r8; r20 = (float)r19; r21 = r18 + r20; if ((u64)r13 >= (u64)r6) { qd_site = 1; qd_x = r13; qd_y = r6; goto qd_fault; } r22 = r16; *(float *)r22 = r21; r129 = r16; r35 = r129 + 4ll; r36 = *(float *)r35; r37 = r36 * 0x1.8p+01f; r38 = (u64)r8 - 1ull; r39 = (float)r38; r40 = r37 + r39; r41 = r35; *(float *)r41 = r40; r131 = r16; r48 = r131 + 8ll; r49 = *(float *)r48; r50 = r49 * 0x1.8p+01f; r51 = (u64)r8 - 2ull; r52 = (float)r51; r53 = r50 + r52; r54 = r48; *(float *)r54 = r53; r25 = (u64)r8 + 1ull; r26 = r25 < r3; if (!r26) goto b12;
 #line 74 "depend.go"
-	r2 = (u64)r2 + (u64)r1; goto b7;
-b14: // exit
+	r2 = (u64)r2 + (u64)r1; goto b5;
+b12: // exit
 #line 74 "depend.go"
 	return;
-b15: // head (checked)
+b13: // head (checked)
 #line 74 "depend.go"
-	r74 = r2 < r3; if (!r74) goto b14; r75 = r2;
+	r74 = r2 < r3; if (!r74) goto b12; r75 = r2;
 #line 76 "depend.go"
-	r76 = (u64)r75 * (u64)r12; r77 = r76; r78 = r76; r79 = r78; if ((u64)r79 >= (u64)r6) { qd_site = 0; qd_x = r79; qd_y = r6; goto qd_fault; } r80 = r5 + r79 * 4; r81 = *(float *)r80; r82 = r81 * 0x1.8p+01f; r83 = r75; r84 = (float)r83; r85 = r82 + r84; if ((u64)r77 >= (u64)r6) { qd_site = 1; qd_x = r77; qd_y = r6; goto qd_fault; } r86 = r80; *(float *)r86 = r85; r89 = r76; r90 = (u64)r89 + 1ull; r92 = r90; if ((u64)r92 >= (u64)r6) { qd_site = 0; qd_x = r92; qd_y = r6; goto qd_fault; } r133 = r80; r93 = r133 + 4ll; r94 = *(float *)r93; r95 = r94 * 0x1.8p+01f; r96 = (u64)r75 - 1ull; r97 = (float)r96; r98 = r95 + r97; if ((u64)r90 >= (u64)r6) { qd_site = 1; qd_x = r90; qd_y = r6; goto qd_fault; } r99 = r93; *(float *)r99 = r98; r100 = r76; r101 = (u64)r100 + 2ull; r103 = r101; if ((u64)r103 >= (u64)r6) { qd_site = 0; qd_x = r103; qd_y = r6; goto qd_fault; } r135 = r80; r104 = r135 + 8ll; r105 = *(float *)r104; r106 = r105 * 0x1.8p+01f; r107 = (u64)r75 - 2ull; r108 = (float)r107; r109 = r106 + r108; if ((u64)r101 >= (u64)r6) { qd_site = 1; qd_x = r101; qd_y = r6; goto qd_fault; } r110 = r104; *(float *)r110 = r109; r87 = (u64)r75 + 1ull; r88 = r87 < r3; if (!r88) goto b14;
+	r76 = (u64)r75 * (u64)r12; r77 = r76; r78 = r76; r79 = r78; if ((u64)r79 >= (u64)r6) { qd_site = 0; qd_x = r79; qd_y = r6; goto qd_fault; } r80 = r5 + r79 * 4; r81 = *(float *)r80; r82 = r81 * 0x1.8p+01f; r83 = r75; r84 = (float)r83; r85 = r82 + r84; if ((u64)r77 >= (u64)r6) { qd_site = 1; qd_x = r77; qd_y = r6; goto qd_fault; } r86 = r80; *(float *)r86 = r85; r89 = r76; r90 = (u64)r89 + 1ull; r92 = r90; if ((u64)r92 >= (u64)r6) { qd_site = 0; qd_x = r92; qd_y = r6; goto qd_fault; } r133 = r80; r93 = r133 + 4ll; r94 = *(float *)r93; r95 = r94 * 0x1.8p+01f; r96 = (u64)r75 - 1ull; r97 = (float)r96; r98 = r95 + r97; if ((u64)r90 >= (u64)r6) { qd_site = 1; qd_x = r90; qd_y = r6; goto qd_fault; } r99 = r93; *(float *)r99 = r98; r100 = r76; r101 = (u64)r100 + 2ull; r103 = r101; if ((u64)r103 >= (u64)r6) { qd_site = 0; qd_x = r103; qd_y = r6; goto qd_fault; } r135 = r80; r104 = r135 + 8ll; r105 = *(float *)r104; r106 = r105 * 0x1.8p+01f; r107 = (u64)r75 - 2ull; r108 = (float)r107; r109 = r106 + r108; if ((u64)r101 >= (u64)r6) { qd_site = 1; qd_x = r101; qd_y = r6; goto qd_fault; } r110 = r104; *(float *)r110 = r109; r87 = (u64)r75 + 1ull; r88 = r87 < r3; if (!r88) goto b12;
 #line 74 "depend.go"
-	r2 = (u64)r2 + (u64)r1; goto b15;
-b22: // serial version
+	r2 = (u64)r2 + (u64)r1; goto b13;
+b20: // serial version
 #line 74 "depend.go"
-	if (!r30) goto b14; r1 = 1ll; goto b2;
+	if (!r30) goto b12; r1 = 1ll; goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -15773,53 +15773,45 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 82 "faults.go"
 	r42 = p0; r43 = p1;
 #line 80 "faults.go"
-	r3 = r0 > 0ll; if (!r3) goto b24; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r3 = r0 > 0ll; if (!r3) goto b22; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b33; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
 b5: // setup
 #line 80 "faults.go"
-	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
+	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b32; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
 b7: // setup
 #line 80 "faults.go"
-	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b25; if (!r76) goto b25; if (!r80) goto b25; if (!r82) goto b25; if (!r86) goto b25; if (!r89) goto b25; if (!r91) goto b25;
+	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r76) goto b23; if (!r80) goto b23; if (!r86) goto b23; if (!r89) goto b23; if (!r91) goto b23;
 #line 82 "faults.go"
 	r33 = r7;
-b15: // head
+b14: // head
 #line 80 "faults.go"
-	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b24; r26 = r23 < r5; if (!r26) goto b24; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
-	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b23;
+	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b22; r26 = r23 < r5; if (!r26) goto b22; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
+	r8 = r7;
 	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
-b20: // latch
 #line 80 "faults.go"
-	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b22; r16 = r16 - r11; r22 = r22 + 1ull;
-b22: // stepped
+	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b21; r16 = r16 - r11; r22 = r22 + 1ull;
+b21: // stepped
 #line 80 "faults.go"
-	r22 = r22 + r19; goto b15;
-b23: // rangeint.done
-#line 82 "faults.go"
-	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b20;
-b24: // exit
-#line 82 "faults.go"
+	r22 = r22 + r19; goto b14;
+b22: // exit
+#line 80 "faults.go"
 	return;
-b25: // preheader
+b23: // preheader
 #line 82 "faults.go"
 	r58 = r7;
-b26: // head (checked if)
+b24: // head (checked if)
 #line 80 "faults.go"
-	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b24; r51 = r48 < r5; if (!r51) goto b24; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
-	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b34;
+	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b22; r51 = r48 < r5; if (!r51) goto b22; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
+	r8 = r7;
 	r59 = (u64)r53 * (u64)r58; r60 = (u64)r59 + (u64)r55; r61 = r1 + r53 * 4; r62 = *(float *)r61; r63 = r6 + r55 * 4; r64 = *(float *)r63; r65 = r62 * r64; if ((u64)r60 >= (u64)r43) { qd_site = 0; qd_x = r60; qd_y = r43; goto qd_fault; } r66 = r42 + r60 * 4; *(float *)r66 = r65;
-b31: // latch (checked if)
 #line 80 "faults.go"
-	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b33; r16 = r16 - r11; r22 = r22 + 1ull;
-b33: // stepped (checked if)
+	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b31; r16 = r16 - r11; r22 = r22 + 1ull;
+b31: // stepped (checked if)
 #line 80 "faults.go"
-	r22 = r22 + r19; goto b26;
-b34: // rangeint.done (checked if)
-#line 82 "faults.go"
-	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b31; goto b24;
-b35: // divide in 64 bits
+	r22 = r22 + r19; goto b24;
+b32: // divide in 64 bits
 #line 80 "faults.go"
 	r100 = qd_div_u64(r15, r11); goto b7;
-b36: // divide in 64 bits
+b33: // divide in 64 bits
 #line 80 "faults.go"
 	r92 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
@@ -16335,63 +16327,52 @@ extern "C" __global__ void RowWindows_1(char *p0, i64 p1, char *p2, i64 p3, i64 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "hoisted.go"
-	r2 = p0; r3 = p1; r1 = r3; r4 = p4; if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r126 = (u64)r1; r127 = (u64)r4; r128 = r126 | r127; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b49; r132 = (u32)r1; r133 = (u32)r4; r134 = qd_div_u32(r132, r133); r125 = (i64)r134;
+	r2 = p0; r3 = p1; r1 = r3; r4 = p4; if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r126 = (u64)r1; r127 = (u64)r4; r128 = r126 | r127; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b39; r132 = (u32)r1; r133 = (u32)r4; r134 = qd_div_u32(r132, r133); r125 = (i64)r134;
 b2: // entry
 #line 47 "hoisted.go"
 	r0 = r125;
 #line 49 "hoisted.go"
 	r33 = p5; r36 = p6; r38 = p2; r39 = p3;
 #line 47 "hoisted.go"
-	r5 = r0 > 0ll; if (!r5) goto b36; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b36; r9 = r127; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r110 = r12 | r10; r111 = r110 >> 32; r112 = (u32)r111; r113 = r112 == 0u; if (!r113) goto b48; r114 = (u32)r12; r115 = (u32)r10; r116 = qd_div_u32(r114, r115); r109 = (u64)r116;
+	r5 = r0 > 0ll; if (!r5) goto b29; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b29; r9 = r127; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r110 = r12 | r10; r111 = r110 >> 32; r112 = (u32)r111; r113 = r112 == 0u; if (!r113) goto b38; r114 = (u32)r12; r115 = (u32)r10; r116 = qd_div_u32(r114, r115); r109 = (u64)r116;
 b7: // setup
 #line 47 "hoisted.go"
-	r16 = r109; r17 = r16 * r10; r15 = r12 - r17; r118 = r14 | r10; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b47; r122 = (u32)r14; r123 = (u32)r10; r124 = qd_div_u32(r122, r123); r117 = (u64)r124;
+	r16 = r109; r17 = r16 * r10; r15 = r12 - r17; r118 = r14 | r10; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b37; r122 = (u32)r14; r123 = (u32)r10; r124 = qd_div_u32(r122, r123); r117 = (u64)r124;
 b9: // setup
 #line 47 "hoisted.go"
-	r18 = r117; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r68 = (u64)r39; r69 = r33 >= 0ll; r71 = (u64)r33 * 9223372036854775806ull; r72 = r71 >= 0ll; r74 = (u64)r33; r75 = __umul64hi(r74, 9223372036854775806ull); r76 = r75 == 0ull; r78 = true; r79 = p4; r80 = (u64)r79 + (u64)(-1ll); r81 = (u64)r71 + (u64)r80; r82 = r81 >= 0ll; r83 = r36 >= 0ll; r85 = true; r86 = (u64)r36 + (u64)r81; r87 = r86 >= 0ll; r88 = r36; r89 = (u64)r88; r90 = r89 < 9223372036854775808ull; r91 = (u64)r86; r92 = r91 < r68; r93 = r126; r94 = r4 >= 0ll; r95 = (u64)r4 * 9223372036854775806ull; r96 = r95 >= 0ll; r97 = r9; r98 = __umul64hi(r97, 9223372036854775806ull); r99 = r98 == 0ull; r101 = true; r102 = (u64)r95 + (u64)r80; r103 = r102 >= 0ll; r106 = true; r107 = (u64)r102; r108 = r107 < r93; if (!r69) goto b37; if (!r72) goto b37; if (!r76) goto b37; if (!r78) goto b37; if (!r82) goto b37; if (!r83) goto b37; if (!r85) goto b37; if (!r87) goto b37; if (!r90) goto b37; if (!r92) goto b37; if (!r94) goto b37; if (!r96) goto b37; if (!r99) goto b37; if (!r101) goto b37; if (!r103) goto b37; if (!r106) goto b37; if (!r108) goto b37; r31 = r8;
-b27: // head
+	r18 = r117; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r68 = (u64)r39; r69 = r33 >= 0ll; r71 = (u64)r33 * 9223372036854775806ull; r72 = r71 >= 0ll; r74 = (u64)r33; r75 = __umul64hi(r74, 9223372036854775806ull); r76 = r75 == 0ull; r79 = p4; r80 = (u64)r79 + (u64)(-1ll); r81 = (u64)r71 + (u64)r80; r82 = r81 >= 0ll; r83 = r36 >= 0ll; r86 = (u64)r36 + (u64)r81; r87 = r86 >= 0ll; r88 = r36; r89 = (u64)r88; r90 = r89 < 9223372036854775808ull; r91 = (u64)r86; r92 = r91 < r68; r93 = r126; r95 = (u64)r4 * 9223372036854775806ull; r96 = r95 >= 0ll; r97 = r9; r98 = __umul64hi(r97, 9223372036854775806ull); r99 = r98 == 0ull; r102 = (u64)r95 + (u64)r80; r103 = r102 >= 0ll; r106 = true; r107 = (u64)r102; r108 = r107 < r93; if (!r69) goto b30; if (!r72) goto b30; if (!r76) goto b30; if (!r82) goto b30; if (!r83) goto b30; if (!r87) goto b30; if (!r90) goto b30; if (!r92) goto b30; if (!r96) goto b30; if (!r99) goto b30; if (!r103) goto b30; if (!r106) goto b30; if (!r108) goto b30;
+b22: // head
 #line 47 "hoisted.go"
-	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b36; r25 = r22 < r7; if (!r25) goto b36; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r31) goto b35;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b29; r25 = r22 < r7; if (!r25) goto b29; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28;
 #line 49 "hoisted.go"
 	r32 = (u64)r27 * (u64)r33; r34 = (u64)r32 + (u64)r29; r35 = (u64)r34 + (u64)r36; r37 = r38 + r35 * 8; r40 = *(double *)r37;
 	r41 = (u64)r27 * (u64)r4; r42 = (u64)r41 + (u64)r29; r43 = r2 + r42 * 8; *(double *)r43 = r40;
-b32: // latch
 #line 47 "hoisted.go"
-	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b34; r15 = r15 - r10; r21 = r21 + 1ull;
-b34: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b28; r15 = r15 - r10; r21 = r21 + 1ull;
+b28: // stepped
 #line 47 "hoisted.go"
-	r21 = r21 + r18; goto b27;
-b35: // rangeint.done
-#line 50 "hoisted.go"
-	r46 = (u64)r27 + 1ull; r47 = r46 < r0; if (r47) goto b32;
-b36: // exit
-#line 50 "hoisted.go"
+	r21 = r21 + r18; goto b22;
+b29: // exit
+#line 47 "hoisted.go"
 	return;
-b37: // preheader
+b30: // head (checked if)
 #line 47 "hoisted.go"
-	r57 = r8;
-b38: // head (checked if)
-#line 47 "hoisted.go"
-	r48 = r21; r49 = r15; r50 = r49 < r10; if (!r50) goto b36; r51 = r48 < r7; if (!r51) goto b36; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54; if (!r57) goto b46;
+	r48 = r21; r49 = r15; r50 = r49 < r10; if (!r50) goto b29; r51 = r48 < r7; if (!r51) goto b29; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
 #line 49 "hoisted.go"
 	r58 = (u64)r53 * (u64)r33; r59 = (u64)r58 + (u64)r55; r60 = (u64)r59 + (u64)r36; if ((u64)r60 >= (u64)r39) { qd_site = 1; qd_x = r60; qd_y = r39; goto qd_fault; } r61 = r38 + r60 * 8; r62 = *(double *)r61;
 	r63 = (u64)r53 * (u64)r4; r64 = (u64)r63 + (u64)r55; if ((u64)r64 >= (u64)r3) { qd_site = 2; qd_x = r64; qd_y = r3; goto qd_fault; } r65 = r2 + r64 * 8; *(double *)r65 = r62;
-b43: // latch (checked if)
 #line 47 "hoisted.go"
-	r15 = r15 + r20; r56 = r15 >= r10; if (!r56) goto b45; r15 = r15 - r10; r21 = r21 + 1ull;
-b45: // stepped (checked if)
+	r15 = r15 + r20; r56 = r15 >= r10; if (!r56) goto b36; r15 = r15 - r10; r21 = r21 + 1ull;
+b36: // stepped (checked if)
 #line 47 "hoisted.go"
-	r21 = r21 + r18; goto b38;
-b46: // rangeint.done (checked if)
-#line 50 "hoisted.go"
-	r66 = (u64)r53 + 1ull; r67 = r66 < r0; if (r67) goto b43; goto b36;
-b47: // divide in 64 bits
+	r21 = r21 + r18; goto b30;
+b37: // divide in 64 bits
 #line 47 "hoisted.go"
 	r117 = qd_div_u64(r14, r10); goto b9;
-b48: // divide in 64 bits
+b38: // divide in 64 bits
 #line 47 "hoisted.go"
 	r109 = qd_div_u64(r12, r10); goto b7;
-b49: // divide in 64 bits
+b39: // divide in 64 bits
 #line 47 "hoisted.go"
 	r125 = qd_div_i64(r1, r4); goto b2;
 qd_fault: {
@@ -21317,7 +21298,7 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 #line 436 "kernels.go"
 	r50 = p4; r51 = p5;
 #line 424 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r497 = (u64)r41; r498 = r12 >= 0ll; r499 = (u64)r22 - 1ull; r500 = r499 < 0ll ? r499 : 0ll; r501 = r500 >= 0ll; r502 = (u64)r499 * (u64)r12; r503 = r502 >= 0ll; r504 = (u64)r499; r505 = (u64)r12; r506 = __umul64hi(r504, r505); r507 = r506 == 0ull; r508 = (u64)r500 * (u64)r12; r509 = r508 >= 0ll; r510 = (u64)r12 - 1ull; r511 = r510 < 0ll ? r510 : 0ll; r512 = r511 >= 0ll; r513 = (u64)r502 + (u64)r510; r514 = r513 >= 0ll; r515 = (u64)r508 + (u64)r511; r516 = (u64)r515; r517 = r516 < 9223372036854775808ull; r518 = (u64)r513; r519 = r518 < r497; r520 = (u64)r51; r521 = r2; r522 = (u64)r521 + 1ull; r523 = (u64)r522; r524 = r523 < r520; r525 = (u64)r3; r526 = r525 + 18446744073709551615ull; r527 = r526 + 4611686018427387904ull; r528 = r527 <= 9223372036854775808ull; r529 = r526 - 1ull; r530 = (u64)r2; r531 = r529 - r530; r532 = r520 - 1ull; r533 = r532 - r523; r534 = r531 <= r533; r535 = r12 != 0ll; if (!r498) goto b70; if (!r501) goto b70; if (!r503) goto b70; if (!r507) goto b70; if (!r509) goto b70; if (!r512) goto b70; if (!r514) goto b70; if (!r517) goto b70; if (!r519) goto b70; if (!r524) goto b70; if (!r528) goto b70; if (!r534) goto b70; if (!r535) goto b70;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r497 = (u64)r41; r498 = r12 >= 0ll; r499 = (u64)r22 - 1ull; r500 = r499 < 0ll ? r499 : 0ll; r501 = r500 >= 0ll; r502 = (u64)r499 * (u64)r12; r503 = r502 >= 0ll; r504 = (u64)r499; r505 = (u64)r12; r506 = __umul64hi(r504, r505); r507 = r506 == 0ull; r508 = (u64)r500 * (u64)r12; r510 = (u64)r12 - 1ull; r511 = r510 < 0ll ? r510 : 0ll; r512 = r511 >= 0ll; r513 = (u64)r502 + (u64)r510; r514 = r513 >= 0ll; r515 = (u64)r508 + (u64)r511; r516 = (u64)r515; r517 = r516 < 9223372036854775808ull; r518 = (u64)r513; r519 = r518 < r497; r520 = (u64)r51; r521 = r2; r522 = (u64)r521 + 1ull; r523 = (u64)r522; r524 = r523 < r520; r525 = (u64)r3; r526 = r525 + 18446744073709551615ull; r527 = r526 + 4611686018427387904ull; r528 = r527 <= 9223372036854775808ull; r529 = r526 - 1ull; r530 = (u64)r2; r531 = r529 - r530; r532 = r520 - 1ull; r533 = r532 - r523; r534 = r531 <= r533; r535 = r12 != 0ll; if (!r498) goto b69; if (!r501) goto b69; if (!r503) goto b69; if (!r507) goto b69; if (!r512) goto b69; if (!r514) goto b69; if (!r517) goto b69; if (!r519) goto b69; if (!r524) goto b69; if (!r528) goto b69; if (!r534) goto b69; if (!r535) goto b69;
 #line 428 "kernels.go"
 	r21 = r499;
 #line 430 "kernels.go"
@@ -21326,11 +21307,11 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 	r196 = r499; r240 = r499;
 #line 424 "kernels.go"
 	r554 = r2; r555 = r50 + r554 * 4; r556 = (u64)r1 * 4ull; r557 = r4 + r554 * 4; r579 = r505; r585 = (u32)r12; r590 = r585 > 1u ? r585 : 1u; r591 = qd_div_u32(4294967295u, r590);
-b15: // head
+b14: // head
 #line 424 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b69; r8 = r2; r9 = (u64)r8 + 1ull; r578 = (u64)r9; r580 = r578 | r579; r581 = r580 >> 32; r582 = (u32)r581; r583 = r582 == 0u; if (!r583) goto b68; r584 = (u32)r9; r592 = __umulhi(r584, r591); r593 = r592 * r585; r594 = r584 - r593; r595 = r594 - r585; r596 = r594 < r595 ? r594 : r595; r597 = r594 - r596; r598 = r597 < 1u ? r597 : 1u;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b68; r8 = r2; r9 = (u64)r8 + 1ull; r578 = (u64)r9; r580 = r578 | r579; r581 = r580 >> 32; r582 = (u32)r581; r583 = r582 == 0u; if (!r583) goto b67; r584 = (u32)r9; r592 = __umulhi(r584, r591); r593 = r592 * r585; r594 = r584 - r593; r595 = r594 - r585; r596 = r594 < r595 ? r594 : r595; r597 = r594 - r596; r598 = r597 < 1u ? r597 : 1u;
 	r586 = r592 + r598; r587 = r596; r576 = (i64)r586; r577 = (i64)r587;
-b20: // rangeindex.body
+b19: // rangeindex.body
 #line 425 "kernels.go"
 	r11 = r577; r13 = r576; r15 = 0ll;
 #line 428 "kernels.go"
@@ -21373,14 +21354,14 @@ b20: // rangeindex.body
 #line 438 "kernels.go"
 	r63 = (i64)r330; r64 = (i32)r63; r65 = r31 * 0x1p+02f; r66 = qd_f32_to_i32(r65); r67 = (u32)r64 + (u32)r66; r544 = r557; r68 = r544 + 4ll; *(i32 *)r68 = r67;
 #line 424 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r555 = r555 + r556 * 1; r557 = r557 + r556 * 1; goto b15;
-b68: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r555 = r555 + r556 * 1; r557 = r557 + r556 * 1; goto b14;
+b67: // divide in 64 bits
 #line 425 "kernels.go"
-	r576 = qd_div_i64(r9, r12); r589 = (u64)r576 * (u64)r12; r577 = (u64)r9 - (u64)r589; goto b20;
-b69: // exit
+	r576 = qd_div_i64(r9, r12); r589 = (u64)r576 * (u64)r12; r577 = (u64)r9 - (u64)r589; goto b19;
+b68: // exit
 #line 425 "kernels.go"
 	return;
-b70: // preheader
+b69: // preheader
 #line 428 "kernels.go"
 	r342 = r499;
 #line 430 "kernels.go"
@@ -21389,11 +21370,11 @@ b70: // preheader
 	r424 = r499; r459 = r499;
 #line 424 "kernels.go"
 	r558 = r2; r559 = r50 + r558 * 4; r560 = (u64)r1 * 4ull; r561 = r4 + r558 * 4; r565 = r505; r571 = (u32)r12; r599 = r571 > 1u ? r571 : 1u; r600 = qd_div_u32(4294967295u, r599);
-b71: // head (checked)
+b70: // head (checked)
 #line 424 "kernels.go"
-	r331 = (u64)r2 + 1ull; r332 = r331 < r3; if (!r332) goto b69; r333 = r2; r334 = (u64)r333 + 1ull;
-	if (r12 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r564 = (u64)r334; r566 = r564 | r565; r567 = r566 >> 32; r568 = (u32)r567; r569 = r568 == 0u; if (!r569) goto b124; r570 = (u32)r334; r601 = __umulhi(r570, r600); r602 = r601 * r571; r603 = r570 - r602; r604 = r603 - r571; r605 = r603 < r604 ? r603 : r604; r606 = r603 - r605; r607 = r606 < 1u ? r606 : 1u; r572 = r601 + r607; r573 = r605; r562 = (i64)r572; r563 = (i64)r573;
-b76: // rangeindex.body (checked)
+	r331 = (u64)r2 + 1ull; r332 = r331 < r3; if (!r332) goto b68; r333 = r2; r334 = (u64)r333 + 1ull;
+	if (r12 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r564 = (u64)r334; r566 = r564 | r565; r567 = r566 >> 32; r568 = (u32)r567; r569 = r568 == 0u; if (!r569) goto b123; r570 = (u32)r334; r601 = __umulhi(r570, r600); r602 = r601 * r571; r603 = r570 - r602; r604 = r603 - r571; r605 = r603 < r604 ? r603 : r604; r606 = r603 - r605; r607 = r606 < 1u ? r606 : 1u; r572 = r601 + r607; r573 = r605; r562 = (i64)r572; r563 = (i64)r573;
+b75: // rangeindex.body (checked)
 #line 425 "kernels.go"
 	r336 = r563; r337 = r562; r15 = 0ll;
 #line 428 "kernels.go"
@@ -21436,10 +21417,10 @@ b76: // rangeindex.body (checked)
 #line 438 "kernels.go"
 	r360 = (i64)r496; r361 = (i32)r360; r362 = r344 * 0x1p+02f; r363 = qd_f32_to_i32(r362); r364 = (u32)r361 + (u32)r363; r553 = r561; r365 = r553 + 4ll; *(i32 *)r365 = r364;
 #line 424 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r559 = r559 + r560 * 1; r561 = r561 + r560 * 1; goto b71;
-b124: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r559 = r559 + r560 * 1; r561 = r561 + r560 * 1; goto b70;
+b123: // divide in 64 bits
 #line 425 "kernels.go"
-	r562 = qd_div_i64(r334, r12); r575 = (u64)r562 * (u64)r12; r563 = (u64)r334 - (u64)r575; goto b76;
+	r562 = qd_div_i64(r334, r12); r575 = (u64)r562 * (u64)r12; r563 = (u64)r334 - (u64)r575; goto b75;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -21619,58 +21600,47 @@ extern "C" __global__ void Grid2D_1(char *p0, i64 p1, i64 p2, char *p3) {
 #line 11 "nest.go"
 	r2 = p0; r3 = p1; r1 = r3; r4 = p2;
 #line 10 "nest.go"
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r99 = (u64)r1; r100 = (u64)r4; r101 = r99 | r100; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b39; r105 = (u32)r1; r106 = (u32)r4; r107 = qd_div_u32(r105, r106); r98 = (i64)r107;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r99 = (u64)r1; r100 = (u64)r4; r101 = r99 | r100; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b32; r105 = (u32)r1; r106 = (u32)r4; r107 = qd_div_u32(r105, r106); r98 = (i64)r107;
 b2: // entry
 #line 10 "nest.go"
 	r0 = r98;
-	r5 = r0 > 0ll; if (!r5) goto b26; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b26; r9 = r100; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r83 = r12 | r10; r84 = r83 >> 32; r85 = (u32)r84; r86 = r85 == 0u; if (!r86) goto b38; r87 = (u32)r12; r88 = (u32)r10; r89 = qd_div_u32(r87, r88); r82 = (u64)r89;
+	r5 = r0 > 0ll; if (!r5) goto b22; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b22; r9 = r100; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r83 = r12 | r10; r84 = r83 >> 32; r85 = (u32)r84; r86 = r85 == 0u; if (!r86) goto b31; r87 = (u32)r12; r88 = (u32)r10; r89 = qd_div_u32(r87, r88); r82 = (u64)r89;
 b7: // setup
 #line 11 "nest.go"
-	r16 = r82; r17 = r16 * r10; r15 = r12 - r17; r91 = r14 | r10; r92 = r91 >> 32; r93 = (u32)r92; r94 = r93 == 0u; if (!r94) goto b37; r95 = (u32)r14; r96 = (u32)r10; r97 = qd_div_u32(r95, r96); r90 = (u64)r97;
+	r16 = r82; r17 = r16 * r10; r15 = r12 - r17; r91 = r14 | r10; r92 = r91 >> 32; r93 = (u32)r92; r94 = r93 == 0u; if (!r94) goto b30; r95 = (u32)r14; r96 = (u32)r10; r97 = qd_div_u32(r95, r96); r90 = (u64)r97;
 b9: // setup
 #line 11 "nest.go"
-	r18 = r90; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r62 = r99; r63 = r4 >= 0ll; r65 = (u64)r4 * 9223372036854775806ull; r66 = r65 >= 0ll; r68 = r9; r69 = __umul64hi(r68, 9223372036854775806ull); r70 = r69 == 0ull; r72 = true; r73 = p2; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r65 + (u64)r74; r76 = r75 >= 0ll; r79 = true; r80 = (u64)r75; r81 = r80 < r62; if (!r63) goto b27; if (!r66) goto b27; if (!r70) goto b27; if (!r72) goto b27; if (!r76) goto b27; if (!r79) goto b27; if (!r81) goto b27; r31 = r8;
-b17: // head
+	r18 = r90; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r62 = r99; r65 = (u64)r4 * 9223372036854775806ull; r66 = r65 >= 0ll; r68 = r9; r69 = __umul64hi(r68, 9223372036854775806ull); r70 = r69 == 0ull; r73 = p2; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r65 + (u64)r74; r76 = r75 >= 0ll; r79 = true; r80 = (u64)r75; r81 = r80 < r62; if (!r66) goto b23; if (!r70) goto b23; if (!r76) goto b23; if (!r79) goto b23; if (!r81) goto b23;
+b15: // head
 #line 11 "nest.go"
-	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b26; r25 = r22 < r7; if (!r25) goto b26; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r31) goto b25;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b22; r25 = r22 < r7; if (!r25) goto b22; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28;
 #line 13 "nest.go"
 	r32 = (u64)r27 * (u64)r4; r33 = (u64)r32 + (u64)r29; r34 = (float)r29; r35 = (float)r27; r36 = r35 * 0x1p+01f; r37 = r34 - r36; r38 = r2 + r33 * 4; *(float *)r38 = r37;
-b22: // latch
 #line 11 "nest.go"
-	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b24; r15 = r15 - r10; r21 = r21 + 1ull;
-b24: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b21; r15 = r15 - r10; r21 = r21 + 1ull;
+b21: // stepped
 #line 11 "nest.go"
-	r21 = r21 + r18; goto b17;
-b25: // rangeint.done
-#line 13 "nest.go"
-	r41 = (u64)r27 + 1ull; r42 = r41 < r0; if (r42) goto b22;
-b26: // exit
-#line 13 "nest.go"
+	r21 = r21 + r18; goto b15;
+b22: // exit
+#line 11 "nest.go"
 	return;
-b27: // preheader
+b23: // head (checked if)
 #line 11 "nest.go"
-	r52 = r8;
-b28: // head (checked if)
-#line 11 "nest.go"
-	r43 = r21; r44 = r15; r45 = r44 < r10; if (!r45) goto b26; r46 = r43 < r7; if (!r46) goto b26; r47 = r43; r48 = (i64)r47; r49 = r44; r50 = (i64)r49; if (!r52) goto b36;
+	r43 = r21; r44 = r15; r45 = r44 < r10; if (!r45) goto b22; r46 = r43 < r7; if (!r46) goto b22; r47 = r43; r48 = (i64)r47; r49 = r44; r50 = (i64)r49;
 #line 13 "nest.go"
 	r53 = (u64)r48 * (u64)r4; r54 = (u64)r53 + (u64)r50; r55 = (float)r50; r56 = (float)r48; r57 = r56 * 0x1p+01f; r58 = r55 - r57; if ((u64)r54 >= (u64)r3) { qd_site = 1; qd_x = r54; qd_y = r3; goto qd_fault; } r59 = r2 + r54 * 4; *(float *)r59 = r58;
-b33: // latch (checked if)
 #line 11 "nest.go"
-	r15 = r15 + r20; r51 = r15 >= r10; if (!r51) goto b35; r15 = r15 - r10; r21 = r21 + 1ull;
-b35: // stepped (checked if)
+	r15 = r15 + r20; r51 = r15 >= r10; if (!r51) goto b29; r15 = r15 - r10; r21 = r21 + 1ull;
+b29: // stepped (checked if)
 #line 11 "nest.go"
-	r21 = r21 + r18; goto b28;
-b36: // rangeint.done (checked if)
-#line 13 "nest.go"
-	r60 = (u64)r48 + 1ull; r61 = r60 < r0; if (r61) goto b33; goto b26;
-b37: // divide in 64 bits
+	r21 = r21 + r18; goto b23;
+b30: // divide in 64 bits
 #line 11 "nest.go"
 	r90 = qd_div_u64(r14, r10); goto b9;
-b38: // divide in 64 bits
+b31: // divide in 64 bits
 #line 11 "nest.go"
 	r82 = qd_div_u64(r12, r10); goto b7;
-b39: // divide in 64 bits
+b32: // divide in 64 bits
 #line 10 "nest.go"
 	r98 = qd_div_i64(r1, r4); goto b2;
 qd_fault: {
@@ -21734,54 +21704,52 @@ extern "C" __global__ void Rows_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, do
 	r1 = r2 < r5 ? r2 : r5;
 	r8 = p4;
 #line 23 "nest.go"
-	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r116 = (u64)r1; r117 = (u64)r8; r118 = r116 | r117; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b40; r122 = (u32)r1; r123 = (u32)r8; r124 = qd_div_u32(r122, r123); r115 = (i64)r124;
+	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r116 = (u64)r1; r117 = (u64)r8; r118 = r116 | r117; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b35; r122 = (u32)r1; r123 = (u32)r8; r124 = qd_div_u32(r122, r123); r115 = (i64)r124;
 b2: // entry
 #line 23 "nest.go"
 	r0 = r115;
 #line 27 "nest.go"
 	r43 = p5;
 #line 24 "nest.go"
-	r9 = r0 > 0ll; if (!r9) goto b27; r10 = (u64)r0; r11 = r10; r12 = r8 > 0ll; if (!r12) goto b27; r13 = r117; r14 = r13; r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r16 = (u64)r15; r17 = (i64)((u64)gridDim.x * blockDim.x); r18 = (u64)r17; r100 = r16 | r14; r101 = r100 >> 32; r102 = (u32)r101; r103 = r102 == 0u; if (!r103) goto b39; r104 = (u32)r16; r105 = (u32)r14; r106 = qd_div_u32(r104, r105); r99 = (u64)r106;
+	r9 = r0 > 0ll; if (!r9) goto b24; r10 = (u64)r0; r11 = r10; r12 = r8 > 0ll; if (!r12) goto b24; r13 = r117; r14 = r13; r15 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r16 = (u64)r15; r17 = (i64)((u64)gridDim.x * blockDim.x); r18 = (u64)r17; r100 = r16 | r14; r101 = r100 >> 32; r102 = (u32)r101; r103 = r102 == 0u; if (!r103) goto b34; r104 = (u32)r16; r105 = (u32)r14; r106 = qd_div_u32(r104, r105); r99 = (u64)r106;
 b7: // setup
 #line 24 "nest.go"
-	r20 = r99; r21 = r20 * r14; r19 = r16 - r21; r108 = r18 | r14; r109 = r108 >> 32; r110 = (u32)r109; r111 = r110 == 0u; if (!r111) goto b38; r112 = (u32)r18; r113 = (u32)r14; r114 = qd_div_u32(r112, r113); r107 = (u64)r114;
+	r20 = r99; r21 = r20 * r14; r19 = r16 - r21; r108 = r18 | r14; r109 = r108 >> 32; r110 = (u32)r109; r111 = r110 == 0u; if (!r111) goto b33; r112 = (u32)r18; r113 = (u32)r14; r114 = qd_div_u32(r112, r113); r107 = (u64)r114;
 b9: // setup
 #line 24 "nest.go"
-	r22 = r107; r23 = r22 * r14; r24 = r18 - r23; r25 = r20; r77 = (u64)r7; r78 = r8 >= 0ll; r80 = (u64)r8 * 9223372036854775806ull; r81 = r80 >= 0ll; r83 = r13; r84 = __umul64hi(r83, 9223372036854775806ull); r85 = r84 == 0ull; r87 = true; r88 = p4; r89 = (u64)r88 + (u64)(-1ll); r90 = (u64)r80 + (u64)r89; r91 = r90 >= 0ll; r94 = true; r95 = (u64)r90; r96 = r95 < r77; r97 = (u64)r4; r98 = r95 < r97; if (!r78) goto b28; if (!r81) goto b28; if (!r85) goto b28; if (!r87) goto b28; if (!r91) goto b28; if (!r94) goto b28; if (!r96) goto b28; if (!r98) goto b28;
-b17: // head
+	r22 = r107; r23 = r22 * r14; r24 = r18 - r23; r25 = r20; r77 = (u64)r7; r80 = (u64)r8 * 9223372036854775806ull; r81 = r80 >= 0ll; r83 = r13; r84 = __umul64hi(r83, 9223372036854775806ull); r85 = r84 == 0ull; r88 = p4; r89 = (u64)r88 + (u64)(-1ll); r90 = (u64)r80 + (u64)r89; r91 = r90 >= 0ll; r94 = true; r95 = (u64)r90; r96 = r95 < r77; r97 = (u64)r4; r98 = r95 < r97; if (!r81) goto b25; if (!r85) goto b25; if (!r91) goto b25; if (!r94) goto b25; if (!r96) goto b25; if (!r98) goto b25;
+b16: // head
 #line 24 "nest.go"
-	r26 = r25; r27 = r19; r28 = r27 < r14; if (!r28) goto b27; r29 = r26 < r11; if (!r29) goto b27; r30 = r26; r31 = (i64)r30; r32 = r27; r33 = (i64)r32; r35 = r31 < r0; if (!r35) goto b27;
+	r26 = r25; r27 = r19; r28 = r27 < r14; if (!r28) goto b24; r29 = r26 < r11; if (!r29) goto b24; r30 = r26; r31 = (i64)r30; r32 = r27; r33 = (i64)r32;
 	r36 = (u64)r31 * (u64)r8;
-	r37 = r33 < r8; if (!r37) goto b24;
+#line 27 "nest.go"
 	r38 = (u64)r36 + (u64)r33; r39 = r38; r40 = r6 + r39 * 8; r41 = *(double *)r40; r42 = r41 * r43; r44 = (u64)r31 + 1ull; r45 = (double)r44; r46 = r42 * r45; r47 = r3 + r38 * 8; r48 = *(double *)r47; r49 = r48 + r46; r50 = r47; *(double *)r50 = r49;
-b24: // latch
 #line 24 "nest.go"
-	r19 = r19 + r24; r34 = r19 >= r14; if (!r34) goto b26; r19 = r19 - r14; r25 = r25 + 1ull;
-b26: // stepped
+	r19 = r19 + r24; r34 = r19 >= r14; if (!r34) goto b23; r19 = r19 - r14; r25 = r25 + 1ull;
+b23: // stepped
 #line 24 "nest.go"
-	r25 = r25 + r22; goto b17;
-b27: // exit
+	r25 = r25 + r22; goto b16;
+b24: // exit
 #line 24 "nest.go"
 	return;
-b28: // head (checked if)
+b25: // head (checked if)
 #line 24 "nest.go"
-	r53 = r25; r54 = r19; r55 = r54 < r14; if (!r55) goto b27; r56 = r53 < r11; if (!r56) goto b27; r57 = r53; r58 = (i64)r57; r59 = r54; r60 = (i64)r59; r62 = r58 < r0; if (!r62) goto b27;
+	r53 = r25; r54 = r19; r55 = r54 < r14; if (!r55) goto b24; r56 = r53 < r11; if (!r56) goto b24; r57 = r53; r58 = (i64)r57; r59 = r54; r60 = (i64)r59;
 	r63 = (u64)r58 * (u64)r8;
-	r64 = r60 < r8; if (!r64) goto b35;
+#line 27 "nest.go"
 	r65 = (u64)r63 + (u64)r60; r66 = r65; if ((u64)r66 >= (u64)r7) { qd_site = 1; qd_x = r66; qd_y = r7; goto qd_fault; } r67 = r6 + r66 * 8; r68 = *(double *)r67; r69 = r68 * r43; r70 = (u64)r58 + 1ull; r71 = (double)r70; r72 = r69 * r71; if ((u64)r65 >= (u64)r4) { qd_site = 2; qd_x = r65; qd_y = r4; goto qd_fault; } r73 = r3 + r65 * 8; r74 = *(double *)r73; r75 = r74 + r72; r76 = r73; *(double *)r76 = r75;
-b35: // latch (checked if)
 #line 24 "nest.go"
-	r19 = r19 + r24; r61 = r19 >= r14; if (!r61) goto b37; r19 = r19 - r14; r25 = r25 + 1ull;
-b37: // stepped (checked if)
+	r19 = r19 + r24; r61 = r19 >= r14; if (!r61) goto b32; r19 = r19 - r14; r25 = r25 + 1ull;
+b32: // stepped (checked if)
 #line 24 "nest.go"
-	r25 = r25 + r22; goto b28;
-b38: // divide in 64 bits
+	r25 = r25 + r22; goto b25;
+b33: // divide in 64 bits
 #line 24 "nest.go"
 	r107 = qd_div_u64(r18, r14); goto b9;
-b39: // divide in 64 bits
+b34: // divide in 64 bits
 #line 24 "nest.go"
 	r99 = qd_div_u64(r16, r14); goto b7;
-b40: // divide in 64 bits
+b35: // divide in 64 bits
 #line 23 "nest.go"
 	r115 = qd_div_i64(r1, r8); goto b2;
 qd_fault: {
@@ -21878,12 +21846,11 @@ b14: // setup
 	r97 = (u64)r9 * (u64)(-4ll); r100 = (u64)r9 * 4ull; r77 = r8; r103 = (u64)r77 * (u64)(-4ll); r82 = r8; r106 = (u64)r82 * 4ull;
 b15: // head
 #line 38 "nest.go"
-	r40 = r39; r41 = r33; r42 = r27; r43 = r42 < r22; if (!r43) goto b28; r44 = r41 < r18; if (!r44) goto b28; r45 = r40 < r14; if (!r45) goto b28; r46 = r40 + 1ull; r47 = (i64)r46; r48 = r41 + 1ull; r49 = (i64)r48; r50 = r42 + 1ull; r51 = (i64)r50; r11 = (u64)r0 - 1ull; r54 = r47 < r11; if (!r54) goto b28;
-	r15 = (u64)r10 - 1ull; r55 = r49 < r15; if (!r55) goto b23;
-	r19 = (u64)r9 - 1ull; r57 = r51 < r19; if (!r57) goto b23;
+	r40 = r39; r41 = r33; r42 = r27; r43 = r42 < r22; if (!r43) goto b28; r44 = r41 < r18; if (!r44) goto b28; r45 = r40 < r14; if (!r45) goto b28; r46 = r40 + 1ull; r47 = (i64)r46; r48 = r41 + 1ull; r49 = (i64)r48; r50 = r42 + 1ull; r51 = (i64)r50; r11 = (u64)r0 - 1ull;
+	r15 = (u64)r10 - 1ull;
+	r19 = (u64)r9 - 1ull;
 	r58 = (u64)r47 * (u64)r10; r59 = (u64)r58 + (u64)r49; r60 = (u64)r59 * (u64)r9; r61 = (u64)r60 + (u64)r51;
 	r62 = (u64)r61 - 1ull; if ((u64)r62 >= (u64)r7) { qd_site = 1; qd_x = r62; qd_y = r7; goto qd_fault; } r94 = r6 + r61 * 4; r63 = r94 + -4ll; r64 = *(float *)r63; r65 = (u64)r61 + 1ull; if ((u64)r65 >= (u64)r7) { qd_site = 2; qd_x = r65; qd_y = r7; goto qd_fault; } r95 = r94; r66 = r95 + 4ll; r67 = *(float *)r66; r68 = r64 + r67; r69 = (u64)r61 - (u64)r9; if ((u64)r69 >= (u64)r7) { qd_site = 3; qd_x = r69; qd_y = r7; goto qd_fault; } r96 = r94; r98 = r96 + r97 * 1; r70 = r98; r71 = *(float *)r70; r72 = r68 + r71; r73 = (u64)r61 + (u64)r9; if ((u64)r73 >= (u64)r7) { qd_site = 4; qd_x = r73; qd_y = r7; goto qd_fault; } r99 = r94; r101 = r99 + r100 * 1; r74 = r101; r75 = *(float *)r74; r76 = r72 + r75; r78 = (u64)r61 - (u64)r77; if ((u64)r78 >= (u64)r7) { qd_site = 5; qd_x = r78; qd_y = r7; goto qd_fault; } r102 = r94; r104 = r102 + r103 * 1; r79 = r104; r80 = *(float *)r79; r81 = r76 + r80; r83 = (u64)r61 + (u64)r82; if ((u64)r83 >= (u64)r7) { qd_site = 6; qd_x = r83; qd_y = r7; goto qd_fault; } r105 = r94; r107 = r105 + r106 * 1; r84 = r107; r85 = *(float *)r84; r86 = r81 + r85; if ((u64)r61 >= (u64)r7) { qd_site = 7; qd_x = r61; qd_y = r7; goto qd_fault; } r87 = r94; r88 = *(float *)r87; r89 = r88 * 0x1.8p+02f; r90 = r86 - r89; if ((u64)r61 >= (u64)r4) { qd_site = 8; qd_x = r61; qd_y = r4; goto qd_fault; } r91 = r3 + r61 * 4; *(float *)r91 = r90;
-b23: // latch
 #line 38 "nest.go"
 	r27 = r27 + r32; r52 = r27 >= r22; if (!r52) goto b25; r27 = r27 - r22; r33 = r33 + 1ull;
 b25: // stepped
@@ -22082,9 +22049,9 @@ extern "C" __global__ void Triangle_0(char *p0, i64 p1, i64 p2) {
 	r4 = p2; r6 = p0; r7 = p1; r5 = r7; r3 = r4 < r5 ? r4 : r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 b2: // head
 #line 72 "nest.go"
-	r8 = r2 < r3; if (!r8) goto b30; r9 = r2;
+	r8 = r2 < r3; if (!r8) goto b29; r9 = r2;
 #line 74 "nest.go"
-	r10 = (u64)r9 + 1ull; r11 = r10 > 0ll; if (!r11) goto b29; r12 = 0; r13 = 0ll; r22 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r23 = (u64)r22 - 8ull;
+	r10 = (u64)r9 + 1ull; r12 = 0; r13 = 0ll; r22 = r10 > (-9223372036854775800ll) ? r10 : (-9223372036854775800ll); r23 = (u64)r22 - 8ull;
 b7: // unroll guard
 #line 74 "nest.go"
 	r24 = r13 < r23; if (!r24) goto b24;
@@ -22095,16 +22062,12 @@ b24: // rangeint.body
 b26: // edge 3→4
 #line 75 "nest.go"
 	r14 = r16;
-b27: // rangeint.done
 #line 77 "nest.go"
 	r19 = r6 + r9 * 4; *(i32 *)r19 = r14;
 #line 72 "nest.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b29: // edge 1→4
-#line 74 "nest.go"
-	r14 = 0; goto b27;
-b30: // exit
-#line 74 "nest.go"
+b29: // exit
+#line 72 "nest.go"
 	return;
 }
 
@@ -22330,58 +22293,47 @@ extern "C" __global__ void HelperLoops_2(char *p0, i64 p1, i64 p2, float p3, cha
 #line 105 "nest.go"
 	r2 = p0; r3 = p1; r1 = r3; r4 = p2;
 #line 104 "nest.go"
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r104 = (u64)r1; r105 = (u64)r4; r106 = r104 | r105; r107 = r106 >> 32; r108 = (u32)r107; r109 = r108 == 0u; if (!r109) goto b39; r110 = (u32)r1; r111 = (u32)r4; r112 = qd_div_u32(r110, r111); r103 = (i64)r112;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r104 = (u64)r1; r105 = (u64)r4; r106 = r104 | r105; r107 = r106 >> 32; r108 = (u32)r107; r109 = r108 == 0u; if (!r109) goto b32; r110 = (u32)r1; r111 = (u32)r4; r112 = qd_div_u32(r110, r111); r103 = (i64)r112;
 b2: // entry
 #line 104 "nest.go"
 	r0 = r103;
-	r5 = r0 > 0ll; if (!r5) goto b26; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b26; r9 = r105; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r88 = r12 | r10; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b38; r92 = (u32)r12; r93 = (u32)r10; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
+	r5 = r0 > 0ll; if (!r5) goto b22; r6 = (u64)r0; r7 = r6; r8 = r4 > 0ll; if (!r8) goto b22; r9 = r105; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r88 = r12 | r10; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b31; r92 = (u32)r12; r93 = (u32)r10; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
 b7: // setup
 #line 105 "nest.go"
-	r16 = r87; r17 = r16 * r10; r15 = r12 - r17; r96 = r14 | r10; r97 = r96 >> 32; r98 = (u32)r97; r99 = r98 == 0u; if (!r99) goto b37; r100 = (u32)r14; r101 = (u32)r10; r102 = qd_div_u32(r100, r101); r95 = (u64)r102;
+	r16 = r87; r17 = r16 * r10; r15 = r12 - r17; r96 = r14 | r10; r97 = r96 >> 32; r98 = (u32)r97; r99 = r98 == 0u; if (!r99) goto b30; r100 = (u32)r14; r101 = (u32)r10; r102 = qd_div_u32(r100, r101); r95 = (u64)r102;
 b9: // setup
 #line 105 "nest.go"
-	r18 = r95; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r67 = r104; r68 = r4 >= 0ll; r70 = (u64)r4 * 9223372036854775806ull; r71 = r70 >= 0ll; r73 = r9; r74 = __umul64hi(r73, 9223372036854775806ull); r75 = r74 == 0ull; r77 = true; r78 = p2; r79 = (u64)r78 + (u64)(-1ll); r80 = (u64)r70 + (u64)r79; r81 = r80 >= 0ll; r84 = true; r85 = (u64)r80; r86 = r85 < r67; if (!r68) goto b27; if (!r71) goto b27; if (!r75) goto b27; if (!r77) goto b27; if (!r81) goto b27; if (!r84) goto b27; if (!r86) goto b27; r31 = r8;
-b17: // head
+	r18 = r95; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r67 = r104; r70 = (u64)r4 * 9223372036854775806ull; r71 = r70 >= 0ll; r73 = r9; r74 = __umul64hi(r73, 9223372036854775806ull); r75 = r74 == 0ull; r78 = p2; r79 = (u64)r78 + (u64)(-1ll); r80 = (u64)r70 + (u64)r79; r81 = r80 >= 0ll; r84 = true; r85 = (u64)r80; r86 = r85 < r67; if (!r71) goto b23; if (!r75) goto b23; if (!r81) goto b23; if (!r84) goto b23; if (!r86) goto b23;
+b15: // head
 #line 105 "nest.go"
-	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b26; r25 = r22 < r7; if (!r25) goto b26; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r31) goto b25;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b22; r25 = r22 < r7; if (!r25) goto b22; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28;
 #line 107 "nest.go"
 	r32 = (u64)r27 * (u64)r4; r33 = (u64)r32 + (u64)r29; r34 = (u64)r29 + 1ull; r35 = (float)r34; r36 = r35 * 0x1p+01f; r38 = r2 + r33 * 4; r39 = *(float *)r38; r40 = r39 * r36; r41 = r38; *(float *)r41 = r40;
-b22: // latch
 #line 105 "nest.go"
-	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b24; r15 = r15 - r10; r21 = r21 + 1ull;
-b24: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b21; r15 = r15 - r10; r21 = r21 + 1ull;
+b21: // stepped
 #line 105 "nest.go"
-	r21 = r21 + r18; goto b17;
-b25: // rangeint.done
-#line 107 "nest.go"
-	r44 = (u64)r27 + 1ull; r45 = r44 < r0; if (r45) goto b22;
-b26: // exit
-#line 107 "nest.go"
+	r21 = r21 + r18; goto b15;
+b22: // exit
+#line 105 "nest.go"
 	return;
-b27: // preheader
+b23: // head (checked if)
 #line 105 "nest.go"
-	r55 = r8;
-b28: // head (checked if)
-#line 105 "nest.go"
-	r46 = r21; r47 = r15; r48 = r47 < r10; if (!r48) goto b26; r49 = r46 < r7; if (!r49) goto b26; r50 = r46; r51 = (i64)r50; r52 = r47; r53 = (i64)r52; if (!r55) goto b36;
+	r46 = r21; r47 = r15; r48 = r47 < r10; if (!r48) goto b22; r49 = r46 < r7; if (!r49) goto b22; r50 = r46; r51 = (i64)r50; r52 = r47; r53 = (i64)r52;
 #line 107 "nest.go"
 	r56 = (u64)r51 * (u64)r4; r57 = (u64)r56 + (u64)r53; r58 = (u64)r53 + 1ull; r59 = (float)r58; r60 = r59 * 0x1p+01f; if ((u64)r57 >= (u64)r3) { qd_site = 1; qd_x = r57; qd_y = r3; goto qd_fault; } r61 = r2 + r57 * 4; r62 = *(float *)r61; r63 = r62 * r60; r64 = r61; *(float *)r64 = r63;
-b33: // latch (checked if)
 #line 105 "nest.go"
-	r15 = r15 + r20; r54 = r15 >= r10; if (!r54) goto b35; r15 = r15 - r10; r21 = r21 + 1ull;
-b35: // stepped (checked if)
+	r15 = r15 + r20; r54 = r15 >= r10; if (!r54) goto b29; r15 = r15 - r10; r21 = r21 + 1ull;
+b29: // stepped (checked if)
 #line 105 "nest.go"
-	r21 = r21 + r18; goto b28;
-b36: // rangeint.done (checked if)
-#line 107 "nest.go"
-	r65 = (u64)r51 + 1ull; r66 = r65 < r0; if (r66) goto b33; goto b26;
-b37: // divide in 64 bits
+	r21 = r21 + r18; goto b23;
+b30: // divide in 64 bits
 #line 105 "nest.go"
 	r95 = qd_div_u64(r14, r10); goto b9;
-b38: // divide in 64 bits
+b31: // divide in 64 bits
 #line 105 "nest.go"
 	r87 = qd_div_u64(r12, r10); goto b7;
-b39: // divide in 64 bits
+b32: // divide in 64 bits
 #line 104 "nest.go"
 	r103 = qd_div_i64(r1, r4); goto b2;
 qd_fault: {
@@ -22541,6 +22493,192 @@ qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
 	rec[2] = 5373953u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel MatAcc(c []f32, a []f32, b []f32, n i64, k i64), parallel.
+extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, i64 p7, char *p8) {
+	bool r1 = 0, r4 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0;
+	bool r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r68 = 0, r69 = 0, r87 = 0;
+	bool r88 = 0, r92 = 0, r96 = 0, r98 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0;
+	bool r127 = 0, r130 = 0, r136 = 0, r141 = 0, r150 = 0, r152 = 0, r181 = 0, r189 = 0;
+	bool r193 = 0, r212 = 0, r213 = 0, r214 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0;
+	bool r227 = 0, r230 = 0;
+	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0, r45 = 0;
+	i64 r50 = 0, r54 = 0, r55 = 0, r62 = 0, r64 = 0, r67 = 0, r70 = 0, r71 = 0;
+	i64 r72 = 0, r73 = 0, r76 = 0, r77 = 0, r85 = 0, r89 = 0, r90 = 0, r91 = 0;
+	i64 r97 = 0, r99 = 0, r101 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r113 = 0;
+	i64 r114 = 0, r122 = 0, r124 = 0, r125 = 0, r138 = 0, r139 = 0, r144 = 0, r145 = 0;
+	i64 r146 = 0, r153 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
+	i64 r163 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r171 = 0, r172 = 0;
+	i64 r174 = 0, r175 = 0, r176 = 0, r201 = 0, r203 = 0, r208 = 0, r216 = 0, r225 = 0;
+	i64 r226 = 0, r228 = 0, r229 = 0;
+	u32 r180 = 0, r182 = 0, r183 = 0, r184 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0;
+	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
+	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r86 = 0, r93 = 0, r94 = 0;
+	u64 r95 = 0, r102 = 0, r104 = 0, r123 = 0, r126 = 0, r128 = 0, r129 = 0, r131 = 0;
+	u64 r132 = 0, r133 = 0, r134 = 0, r135 = 0, r137 = 0, r140 = 0, r142 = 0, r143 = 0;
+	u64 r147 = 0, r148 = 0, r149 = 0, r151 = 0, r177 = 0, r178 = 0, r179 = 0, r185 = 0;
+	u64 r186 = 0, r187 = 0, r205 = 0, r206 = 0, r210 = 0, r211 = 0, r218 = 0, r219 = 0;
+	float r40 = 0, r46 = 0, r47 = 0, r51 = 0, r52 = 0, r75 = 0, r79 = 0, r80 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r195 = 0;
+	float r197 = 0, r198 = 0, r199 = 0, r200 = 0, r224 = 0;
+	char *r37 = 0, *r38 = 0, *r43 = 0, *r44 = 0, *r48 = 0, *r49 = 0, *r53 = 0, *r74 = 0;
+	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r154 = 0;
+	char *r157 = 0, *r162 = 0, *r165 = 0, *r170 = 0, *r173 = 0, *r194 = 0, *r196 = 0, *r202 = 0;
+	char *r204 = 0, *r207 = 0, *r209 = 0, *r215 = 0, *r217 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 151 "nest.go"
+	r0 = p6;
+#line 153 "nest.go"
+	r32 = p7;
+	r38 = p2; r39 = p3; r44 = p4; r45 = p5; r49 = p0; r50 = p1; r202 = p0; r203 = p1; r204 = r202 + r203 * 4; r205 = (u64)r202; r206 = (u64)r204; r207 = p2; r208 = p3; r209 = r207 + r208 * 4; r210 = (u64)r207; r211 = (u64)r209; r212 = r206 <= r210; r213 = r211 <= r205; r214 = r212 | r213; r215 = p4; r216 = p5; r217 = r215 + r216 * 4; r218 = (u64)r215; r219 = (u64)r217; r220 = r206 <= r218; r221 = r219 <= r205; r222 = r220 | r221; r223 = r214 & r222;
+#line 151 "nest.go"
+	r1 = r0 > 0ll; if (!r1) goto b73; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r178 = r8 | r6; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b85; r182 = (u32)r8; r183 = (u32)r6; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+b5: // setup
+#line 151 "nest.go"
+	r12 = r177; r13 = r12 * r6; r11 = r8 - r13; r186 = r10 | r6; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b84; r190 = (u32)r10; r191 = (u32)r6; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
+b7: // setup
+#line 151 "nest.go"
+	r14 = r185; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r86 = (u64)r50; r89 = p6; r90 = (u64)r89 + (u64)(-1ll); r91 = (u64)r90 * (u64)r0; r92 = r91 >= 0ll; r93 = (u64)r90; r94 = r5; r95 = __umul64hi(r93, r94); r96 = r95 == 0ull; r99 = (u64)r91 + (u64)r90; r100 = r99 >= 0ll; r103 = true; r104 = (u64)r99; r105 = r104 < r86; if (!r92) goto b74; if (!r96) goto b74; if (!r100) goto b74; if (!r103) goto b74; if (!r105) goto b74; r123 = (u64)r39; r128 = (u64)r32; r129 = r128 + 4611686018427387904ull; r130 = r129 <= 9223372036854775808ull; r131 = r128 - 1ull; r133 = r131; r134 = r123 - 1ull; r137 = (u64)r45; r142 = r137 - 1ull; r145 = r0; r158 = r0; r159 = r158; r160 = (u64)r159 * 4ull; r176 = r160;
+b14: // head
+#line 151 "nest.go"
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b73; r21 = r18 < r3; if (!r21) goto b73; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r28 = 0ll; r124 = (u64)r23 * (u64)r32; r125 = r124; r126 = (u64)r125; r127 = r126 < r123; r135 = r134 - r126; r136 = r133 <= r135; r139 = r25; r140 = (u64)r139; r141 = r140 < r137; r143 = r142 - r140; r146 = (u64)r145 + (u64)r25; r147 = (u64)r146; r148 = r147 - r140; r149 = __umul64hi(r148, r133); r150 = r149 == 0ull; r151 = r148 * r133; r152 = r151 <= r143; if (!r127) goto b70; if (!r130) goto b70; if (!r136) goto b70; if (!r141) goto b70; if (!r150) goto b70; if (!r152) goto b70;
+#line 154 "nest.go"
+	r33 = (u64)r23 * (u64)r0; r34 = (u64)r33 + (u64)r25; r35 = r124; r48 = r49 + r34 * 4; r53 = r48; r153 = r35; r154 = r38 + r153 * 4; r156 = r25; r157 = r44 + r156 * 4; if (!r223) goto b50;
+#line 153 "nest.go"
+	r31 = r28 < r32; if (!r31) goto b47; r224 = *(float *)r48; r225 = r32 > (-9223372036854775801ll) ? r32 : (-9223372036854775801ll); r226 = (u64)r225 - 7ull;
+b27: // unroll guard
+#line 153 "nest.go"
+	r227 = r28 < r226; if (!r227) goto b44; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b27;
+b44: // for.loop
+#line 153 "nest.go"
+	r31 = r28 < r32; if (!r31) goto b46;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+#line 153 "nest.go"
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b44;
+b46: // accumulators stored
+#line 153 "nest.go"
+	*(float *)r48 = r224;
+b47: // latch
+#line 151 "nest.go"
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
+b49: // stepped
+#line 151 "nest.go"
+	r17 = r17 + r14; goto b14;
+b50: // unroll setup
+#line 151 "nest.go"
+	r228 = r32 > (-9223372036854775801ll) ? r32 : (-9223372036854775801ll); r229 = (u64)r228 - 7ull;
+b51: // unroll guard
+#line 151 "nest.go"
+	r230 = r28 < r229; if (!r230) goto b68;
+#line 153 "nest.go"
+	r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b51;
+b68: // for.loop (slices overlap)
+#line 153 "nest.go"
+	r193 = r28 < r32; if (!r193) goto b47;
+	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+#line 153 "nest.go"
+	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b68;
+b70: // preheader
+#line 154 "nest.go"
+	r107 = (u64)r23 * (u64)r0; r108 = (u64)r107 + (u64)r25; r109 = r124; r118 = r49 + r108 * 4; r121 = r118; r169 = r109; r170 = r38 + r169 * 4; r172 = r25; r173 = r44 + r172 * 4;
+b71: // for.loop (checked)
+#line 153 "nest.go"
+	r106 = r28 < r32; if (!r106) goto b47;
+	r110 = (u64)r109 + (u64)r28; if ((u64)r110 >= (u64)r39) { qd_site = 0; qd_x = r110; qd_y = r39; goto qd_fault; } r111 = r170; r112 = *(float *)r111; r113 = (u64)r28 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r45) { qd_site = 1; qd_x = r114; qd_y = r45; goto qd_fault; } r115 = r173; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120;
+#line 153 "nest.go"
+	r122 = (u64)r28 + 1ull; r28 = r122; r170 = r170 + 4ll; r173 = r173 + r176 * 1; goto b71;
+b73: // exit
+#line 153 "nest.go"
+	return;
+b74: // preheader
+#line 153 "nest.go"
+	r166 = r0; r167 = r166; r168 = (u64)r167 * 4ull;
+b75: // head (checked if)
+#line 151 "nest.go"
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b73; r60 = r57 < r3; if (!r60) goto b73; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r28 = 0ll;
+#line 154 "nest.go"
+	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = (u64)r62 * (u64)r32; r81 = r49 + r71 * 4; r84 = r81; r161 = r72; r162 = r38 + r161 * 4; r164 = r64; r165 = r44 + r164 * 4;
+b79: // for.loop (checked if)
+#line 153 "nest.go"
+	r69 = r28 < r32; if (!r69) goto b81;
+	r73 = (u64)r72 + (u64)r28; if ((u64)r73 >= (u64)r39) { qd_site = 0; qd_x = r73; qd_y = r39; goto qd_fault; } r74 = r162; r75 = *(float *)r74; r76 = (u64)r28 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r45) { qd_site = 1; qd_x = r77; qd_y = r45; goto qd_fault; } r78 = r165; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r50) { qd_site = 2; qd_x = r71; qd_y = r50; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83;
+#line 153 "nest.go"
+	r85 = (u64)r28 + 1ull; r28 = r85; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b79;
+b81: // latch (checked if)
+#line 151 "nest.go"
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b83; r11 = r11 - r6; r17 = r17 + 1ull;
+b83: // stepped (checked if)
+#line 151 "nest.go"
+	r17 = r17 + r14; goto b75;
+b84: // divide in 64 bits
+#line 151 "nest.go"
+	r185 = qd_div_u64(r10, r6); goto b7;
+b85: // divide in 64 bits
+#line 151 "nest.go"
+	r177 = qd_div_u64(r8, r6); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5439488u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -22855,7 +22993,7 @@ b32: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5570560u;
+	rec[2] = 5636096u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -22970,7 +23108,7 @@ b32: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5570561u;
+	rec[2] = 5636097u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23041,7 +23179,7 @@ b20: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636096u;
+	rec[2] = 5701632u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23406,7 +23544,7 @@ extern "C" __global__ void MixedTop_0(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767168u;
+	rec[2] = 5832704u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23487,7 +23625,7 @@ b25: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767169u;
+	rec[2] = 5832705u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23508,7 +23646,7 @@ extern "C" __global__ void MixedTop_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767170u;
+	rec[2] = 5832706u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23554,7 +23692,7 @@ extern "C" __global__ void MixedTop_4(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767172u;
+	rec[2] = 5832708u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23607,7 +23745,7 @@ b9: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767173u;
+	rec[2] = 5832709u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23704,7 +23842,7 @@ b13: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767175u;
+	rec[2] = 5832711u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23898,7 +24036,7 @@ b18: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5898240u;
+	rec[2] = 5963776u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23933,7 +24071,7 @@ extern "C" __global__ void BlockValues_1(char *p0, i64 p1, char *p2, i64 p3, i64
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5898241u;
+	rec[2] = 5963777u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23963,7 +24101,7 @@ extern "C" __global__ void BlockValues_2(char *p0, i64 p1, char *p2, i64 p3, i64
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5898242u;
+	rec[2] = 5963778u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24094,7 +24232,7 @@ b5: // branchy.cond.false
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5963777u;
+	rec[2] = 6029313u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24333,7 +24471,7 @@ b42: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p11, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6094848u;
+	rec[2] = 6160384u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24390,7 +24528,7 @@ b12: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6160384u;
+	rec[2] = 6225920u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28333,73 +28471,73 @@ extern "C" __global__ void QuadSums_0(char *p0, i64 p1, char *p2, i64 p3, char *
 #line 37 "reducetypes.go"
 	r97 = (char *)qvar_weights; *(i64 *)r97 = 0ll; r98 = r97 + 8ll; *(i64 *)r98 = 0ll; r99 = r97 + 16ll; *(i64 *)r99 = 0ll; r100 = r97 + 24ll; *(i64 *)r100 = 0ll; *(i64 *)r97 = 1ll; r111 = r98; *(i64 *)r111 = (-2ll); r114 = r99; *(i64 *)r114 = 3ll; r117 = r100; *(i64 *)r117 = (-4ll);
 #line 40 "reducetypes.go"
-	r0 = 0ll; r1 = (-2147483647 - 1); r6 = 0ll < r2; if (!r6) goto b14; r7 = (u64)r2; r9 = r7; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r132 = r13 >> 2; r17 = r132; r18 = r17 * 4ull; r16 = r13 - r18; r133 = r15 >> 2; r19 = r133; r20 = r19 * 4ull; r21 = r15 - r20; r22 = r17;
+	r0 = 0ll; r1 = (-2147483647 - 1); r6 = 0ll < r2; if (!r6) goto b13; r7 = (u64)r2; r9 = r7; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r132 = r13 >> 2; r17 = r132; r18 = r17 * 4ull; r16 = r13 - r18; r133 = r15 >> 2; r19 = r133; r20 = r19 * 4ull; r21 = r15 - r20; r22 = r17;
 b4: // head
 #line 40 "reducetypes.go"
-	r23 = r22; r24 = r16; r25 = r24 < 4ull; if (!r25) goto b14; r26 = r23 < r9; if (!r26) goto b14; r27 = r23 + 18446744073709551615ull; r28 = (i64)r27; r29 = r24; r30 = (i64)r29; r89 = (u64)r28 + 1ull; r90 = r89 < r2; if (!r90) goto b14;
+	r23 = r22; r24 = r16; r25 = r24 < 4ull; if (!r25) goto b13; r26 = r23 < r9; if (!r26) goto b13; r27 = r23 + 18446744073709551615ull; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
 #line 42 "reducetypes.go"
 	r134 = r3 + r28 * 16; r92 = r134 + 16ll; r93 = r92 + r30 * 4; r94 = *(i32 *)r93; r95 = (i64)r94; r96 = r97 + r30 * 8; r119 = *(i64 *)r96; r120 = (u64)r95 * (u64)r119; r121 = (u64)r0 + (u64)r120;
-	r124 = r94; r125 = r1 > r124 ? r1 : r124; r126 = (u64)r30 + 1ull; r127 = r126 < 4ll; if (!r127) goto b13; r0 = r121; r1 = r125;
-b10: // latch
+	r124 = r94; r125 = r1 > r124 ? r1 : r124; r126 = (u64)r30 + 1ull; r127 = r126 < 4ll; if (!r127) goto b12; r0 = r121; r1 = r125;
+b9: // latch
 #line 40 "reducetypes.go"
-	r16 = r16 + r21; r31 = r16 >= 4ull; if (!r31) goto b12; r16 = r16 - 4ull; r22 = r22 + 1ull;
-b12: // stepped
+	r16 = r16 + r21; r31 = r16 >= 4ull; if (!r31) goto b11; r16 = r16 - 4ull; r22 = r22 + 1ull;
+b11: // stepped
 #line 40 "reducetypes.go"
 	r22 = r22 + r19; goto b4;
-b13: // edge 4→1
+b12: // edge 4→1
 #line 43 "reducetypes.go"
-	r0 = r121; r1 = r125; goto b10;
-b14: // exit
+	r0 = r121; r1 = r125; goto b9;
+b13: // exit
 #line 40 "reducetypes.go"
 	r32 = (i64)(threadIdx.x % warpSize); r33 = (i64)(threadIdx.x / warpSize); r54 = r33 == 0ll; r34 = (i64)warpSize; r35 = (u64)r33 * (u64)r34; r36 = (i64)blockDim.x; r37 = (u64)r36 - (u64)r35; r38 = r37 < r34 ? r37 : r34; r39 = r34 >> 1;
-b15: // reduction shuffle
+b14: // reduction shuffle
 #line 40 "reducetypes.go"
-	r40 = qd_shfl_down(r0, (u32)r39); r41 = qd_shfl_down(r1, (u32)r39); r42 = (u64)r32 + (u64)r39; r43 = r42 < r38; if (!r43) goto b17; r0 = (u64)r0 + (u64)r40; r1 = r1 > r41 ? r1 : r41;
-b17: // reduction next
+	r40 = qd_shfl_down(r0, (u32)r39); r41 = qd_shfl_down(r1, (u32)r39); r42 = (u64)r32 + (u64)r39; r43 = r42 < r38; if (!r43) goto b16; r0 = (u64)r0 + (u64)r40; r1 = r1 > r41 ? r1 : r41;
+b16: // reduction next
 #line 40 "reducetypes.go"
-	r39 = r39 >> 1; r44 = r39 != 0ll; if (!r44) goto b27; r140 = qd_shfl_down(r0, (u32)r39); r141 = qd_shfl_down(r1, (u32)r39); r142 = (u64)r32 + (u64)r39; r143 = r142 < r38; if (!r143) goto b20; r0 = (u64)r0 + (u64)r140; r1 = r1 > r141 ? r1 : r141;
-b20: // reduction next (unrolled 1)
+	r39 = r39 >> 1; r44 = r39 != 0ll; if (!r44) goto b26; r140 = qd_shfl_down(r0, (u32)r39); r141 = qd_shfl_down(r1, (u32)r39); r142 = (u64)r32 + (u64)r39; r143 = r142 < r38; if (!r143) goto b19; r0 = (u64)r0 + (u64)r140; r1 = r1 > r141 ? r1 : r141;
+b19: // reduction next (unrolled 1)
 #line 40 "reducetypes.go"
-	r39 = r39 >> 1; r144 = r39 != 0ll; if (!r144) goto b27; r145 = qd_shfl_down(r0, (u32)r39); r146 = qd_shfl_down(r1, (u32)r39); r147 = (u64)r32 + (u64)r39; r148 = r147 < r38; if (!r148) goto b23; r0 = (u64)r0 + (u64)r145; r1 = r1 > r146 ? r1 : r146;
-b23: // reduction next (unrolled 2)
+	r39 = r39 >> 1; r144 = r39 != 0ll; if (!r144) goto b26; r145 = qd_shfl_down(r0, (u32)r39); r146 = qd_shfl_down(r1, (u32)r39); r147 = (u64)r32 + (u64)r39; r148 = r147 < r38; if (!r148) goto b22; r0 = (u64)r0 + (u64)r145; r1 = r1 > r146 ? r1 : r146;
+b22: // reduction next (unrolled 2)
 #line 40 "reducetypes.go"
-	r39 = r39 >> 1; r149 = r39 != 0ll; if (!r149) goto b27; r150 = qd_shfl_down(r0, (u32)r39); r151 = qd_shfl_down(r1, (u32)r39); r152 = (u64)r32 + (u64)r39; r153 = r152 < r38; if (!r153) goto b26; r0 = (u64)r0 + (u64)r150; r1 = r1 > r151 ? r1 : r151;
-b26: // reduction next (unrolled 3)
+	r39 = r39 >> 1; r149 = r39 != 0ll; if (!r149) goto b26; r150 = qd_shfl_down(r0, (u32)r39); r151 = qd_shfl_down(r1, (u32)r39); r152 = (u64)r32 + (u64)r39; r153 = r152 < r38; if (!r153) goto b25; r0 = (u64)r0 + (u64)r150; r1 = r1 > r151 ? r1 : r151;
+b25: // reduction next (unrolled 3)
 #line 40 "reducetypes.go"
-	r39 = r39 >> 1; r154 = r39 != 0ll; if (r154) goto b15;
-b27: // reduction shuffled
+	r39 = r39 >> 1; r154 = r39 != 0ll; if (r154) goto b14;
+b26: // reduction shuffled
 #line 40 "reducetypes.go"
-	r45 = r32 == 0ll; if (!r45) goto b29; r46 = (char *)qvar_reduce0; r47 = (u64)r33 * 2ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r136 = r50 + r51 * 8; r53 = r136 + 8ll; *(i32 *)r53 = r1;
-b29: // reduction barrier
+	r45 = r32 == 0ll; if (!r45) goto b28; r46 = (char *)qvar_reduce0; r47 = (u64)r33 * 2ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r136 = r50 + r51 * 8; r53 = r136 + 8ll; *(i32 *)r53 = r1;
+b28: // reduction barrier
 #line 40 "reducetypes.go"
-	__syncthreads(); if (!r54) goto b48; r55 = (u64)r32 * (u64)r34; r56 = (i64)blockDim.x; r57 = r55 < r56; if (!r57) goto b49; r58 = (char *)qvar_reduce0; r59 = (u64)r32 * 2ull; r60 = r59; r61 = r58 + r60 * 8; r0 = *(i64 *)r61; r62 = (char *)qvar_reduce0; r63 = r59; r137 = r62 + r63 * 8; r65 = r137 + 8ll; r1 = *(i32 *)r65;
-b32: // reduction warps
+	__syncthreads(); if (!r54) goto b47; r55 = (u64)r32 * (u64)r34; r56 = (i64)blockDim.x; r57 = r55 < r56; if (!r57) goto b48; r58 = (char *)qvar_reduce0; r59 = (u64)r32 * 2ull; r60 = r59; r61 = r58 + r60 * 8; r0 = *(i64 *)r61; r62 = (char *)qvar_reduce0; r63 = r59; r137 = r62 + r63 * 8; r65 = r137 + 8ll; r1 = *(i32 *)r65;
+b31: // reduction warps
 #line 40 "reducetypes.go"
 	r66 = r35; r67 = (i64)blockDim.x; r68 = (u64)r67 - (u64)r66; r69 = r68 < r34 ? r68 : r34; r70 = r34 >> 1;
-b33: // reduction shuffle
+b32: // reduction shuffle
 #line 40 "reducetypes.go"
-	r71 = qd_shfl_down(r0, (u32)r70); r72 = qd_shfl_down(r1, (u32)r70); r73 = (u64)r32 + (u64)r70; r74 = r73 < r69; if (!r74) goto b35; r0 = (u64)r0 + (u64)r71; r1 = r1 > r72 ? r1 : r72;
-b35: // reduction next
+	r71 = qd_shfl_down(r0, (u32)r70); r72 = qd_shfl_down(r1, (u32)r70); r73 = (u64)r32 + (u64)r70; r74 = r73 < r69; if (!r74) goto b34; r0 = (u64)r0 + (u64)r71; r1 = r1 > r72 ? r1 : r72;
+b34: // reduction next
 #line 40 "reducetypes.go"
-	r70 = r70 >> 1; r75 = r70 != 0ll; if (!r75) goto b45; r155 = qd_shfl_down(r0, (u32)r70); r156 = qd_shfl_down(r1, (u32)r70); r157 = (u64)r32 + (u64)r70; r158 = r157 < r69; if (!r158) goto b38; r0 = (u64)r0 + (u64)r155; r1 = r1 > r156 ? r1 : r156;
-b38: // reduction next (unrolled 1)
+	r70 = r70 >> 1; r75 = r70 != 0ll; if (!r75) goto b44; r155 = qd_shfl_down(r0, (u32)r70); r156 = qd_shfl_down(r1, (u32)r70); r157 = (u64)r32 + (u64)r70; r158 = r157 < r69; if (!r158) goto b37; r0 = (u64)r0 + (u64)r155; r1 = r1 > r156 ? r1 : r156;
+b37: // reduction next (unrolled 1)
 #line 40 "reducetypes.go"
-	r70 = r70 >> 1; r159 = r70 != 0ll; if (!r159) goto b45; r160 = qd_shfl_down(r0, (u32)r70); r161 = qd_shfl_down(r1, (u32)r70); r162 = (u64)r32 + (u64)r70; r163 = r162 < r69; if (!r163) goto b41; r0 = (u64)r0 + (u64)r160; r1 = r1 > r161 ? r1 : r161;
-b41: // reduction next (unrolled 2)
+	r70 = r70 >> 1; r159 = r70 != 0ll; if (!r159) goto b44; r160 = qd_shfl_down(r0, (u32)r70); r161 = qd_shfl_down(r1, (u32)r70); r162 = (u64)r32 + (u64)r70; r163 = r162 < r69; if (!r163) goto b40; r0 = (u64)r0 + (u64)r160; r1 = r1 > r161 ? r1 : r161;
+b40: // reduction next (unrolled 2)
 #line 40 "reducetypes.go"
-	r70 = r70 >> 1; r164 = r70 != 0ll; if (!r164) goto b45; r165 = qd_shfl_down(r0, (u32)r70); r166 = qd_shfl_down(r1, (u32)r70); r167 = (u64)r32 + (u64)r70; r168 = r167 < r69; if (!r168) goto b44; r0 = (u64)r0 + (u64)r165; r1 = r1 > r166 ? r1 : r166;
-b44: // reduction next (unrolled 3)
+	r70 = r70 >> 1; r164 = r70 != 0ll; if (!r164) goto b44; r165 = qd_shfl_down(r0, (u32)r70); r166 = qd_shfl_down(r1, (u32)r70); r167 = (u64)r32 + (u64)r70; r168 = r167 < r69; if (!r168) goto b43; r0 = (u64)r0 + (u64)r165; r1 = r1 > r166 ? r1 : r166;
+b43: // reduction next (unrolled 3)
 #line 40 "reducetypes.go"
-	r70 = r70 >> 1; r169 = r70 != 0ll; if (r169) goto b33;
-b45: // reduction shuffled
+	r70 = r70 >> 1; r169 = r70 != 0ll; if (r169) goto b32;
+b44: // reduction shuffled
 #line 40 "reducetypes.go"
-	r76 = r45; if (!r76) goto b48; r77 = (i64)blockIdx.x; r85 = r77 == 0ll; r78 = (u64)r77 * 2ull; r138 = r80 + r78 * 8; r81 = r138 + 32ll; *(i64 *)r81 = r0; r139 = r138; r84 = r139 + 40ll; *(i32 *)r84 = r1; if (!r85) goto b48; r86 = (i64)gridDim.x; r87 = r80 + 8ll; *(i64 *)r87 = r86; r88 = r80 + 24ll; *(i64 *)r88 = r86;
-b48: // reduction done
+	r76 = r45; if (!r76) goto b47; r77 = (i64)blockIdx.x; r85 = r77 == 0ll; r78 = (u64)r77 * 2ull; r138 = r80 + r78 * 8; r81 = r138 + 32ll; *(i64 *)r81 = r0; r139 = r138; r84 = r139 + 40ll; *(i32 *)r84 = r1; if (!r85) goto b47; r86 = (i64)gridDim.x; r87 = r80 + 8ll; *(i64 *)r87 = r86; r88 = r80 + 24ll; *(i64 *)r88 = r86;
+b47: // reduction done
 #line 40 "reducetypes.go"
 	return;
-b49: // reduction none
+b48: // reduction none
 #line 40 "reducetypes.go"
-	r0 = 0ll; r1 = (-2147483647 - 1); goto b32;
+	r0 = 0ll; r1 = (-2147483647 - 1); goto b31;
 }
 
 // Task 1 of kernel QuadSums(qs []16, out []i64), parallel.
@@ -28541,130 +28679,114 @@ extern "C" __global__ void ImageStats_0(char *p0, i64 p1, i64 p2, i64 p3, char *
 #line 58 "reducetypes.go"
 	r109 = p0; r110 = p1;
 #line 56 "reducetypes.go"
-	r0 = 0ll; r1 = 0ll; r2 = 255; r4 = r3 > 0ll; if (!r4) goto b32; r5 = (u64)r3; r6 = r5; r8 = r7 > 0ll; if (!r8) goto b32; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r175 = r12 | r10; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b86; r179 = (u32)r12; r180 = (u32)r10; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
+	r0 = 0ll; r1 = 0ll; r2 = 255; r4 = r3 > 0ll; if (!r4) goto b25; r5 = (u64)r3; r6 = r5; r8 = r7 > 0ll; if (!r8) goto b25; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r175 = r12 | r10; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b74; r179 = (u32)r12; r180 = (u32)r10; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
 b5: // setup
 #line 56 "reducetypes.go"
-	r16 = r174; r17 = r16 * r10; r15 = r12 - r17; r183 = r14 | r10; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b85; r187 = (u32)r14; r188 = (u32)r10; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
+	r16 = r174; r17 = r16 * r10; r15 = r12 - r17; r183 = r14 | r10; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b73; r187 = (u32)r14; r188 = (u32)r10; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
 b7: // setup
 #line 56 "reducetypes.go"
-	r18 = r182; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r145 = (u64)r110; r146 = r7 >= 0ll; r148 = p3; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149 * (u64)r7; r151 = r150 >= 0ll; r152 = (u64)r149; r153 = r9; r154 = __umul64hi(r152, r153); r155 = r154 == 0ull; r157 = true; r158 = p2; r159 = (u64)r158 + (u64)(-1ll); r160 = (u64)r150 + (u64)r159; r161 = r160 >= 0ll; r164 = true; r165 = (u64)r160; r166 = r165 < r145; if (!r146) goto b68; if (!r151) goto b68; if (!r155) goto b68; if (!r157) goto b68; if (!r161) goto b68; if (!r164) goto b68; if (!r166) goto b68; r102 = r8;
-b15: // head
+	r18 = r182; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r145 = (u64)r110; r148 = p3; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149 * (u64)r7; r151 = r150 >= 0ll; r152 = (u64)r149; r153 = r9; r154 = __umul64hi(r152, r153); r155 = r154 == 0ull; r158 = p2; r159 = (u64)r158 + (u64)(-1ll); r160 = (u64)r150 + (u64)r159; r161 = r160 >= 0ll; r164 = true; r165 = (u64)r160; r166 = r165 < r145; if (!r151) goto b61; if (!r155) goto b61; if (!r161) goto b61; if (!r164) goto b61; if (!r166) goto b61;
+b13: // head
 #line 56 "reducetypes.go"
-	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b32; r25 = r22 < r6; if (!r25) goto b32; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r102) goto b28;
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b25; r25 = r22 < r6; if (!r25) goto b25; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28;
 #line 58 "reducetypes.go"
 	r106 = (u64)r27 * (u64)r7; r107 = (u64)r106 + (u64)r29; r108 = r109 + r107 * 1; r111 = *(u8 *)r108;
 	r112 = (i64)r111; r113 = (u64)r0 + (u64)r112;
-	r114 = r111 > 200; if (!r114) goto b27;
+	r114 = r111 > 200; if (!r114) goto b24;
 	r118 = (u64)r1 + 1ull; r115 = r118;
-b21: // if.done
+b18: // if.done
 #line 63 "reducetypes.go"
-	r119 = r2 < r111 ? r2 : r111; r120 = (u64)r29 + 1ull; r121 = r120 < r7; if (!r121) goto b26; r0 = r113; r1 = r115; r2 = r119;
-b23: // latch
+	r119 = r2 < r111 ? r2 : r111; r120 = (u64)r29 + 1ull; r121 = r120 < r7; if (!r121) goto b23; r0 = r113; r1 = r115; r2 = r119;
+b20: // latch
 #line 56 "reducetypes.go"
-	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b25; r15 = r15 - r10; r21 = r21 + 1ull;
-b25: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b22; r15 = r15 - r10; r21 = r21 + 1ull;
+b22: // stepped
 #line 56 "reducetypes.go"
-	r21 = r21 + r18; goto b15;
-b26: // edge 6→4
+	r21 = r21 + r18; goto b13;
+b23: // edge 6→4
 #line 63 "reducetypes.go"
-	r0 = r113; r1 = r115; r2 = r119; goto b23;
-b27: // edge 3→6
+	r0 = r113; r1 = r115; r2 = r119; goto b20;
+b24: // edge 3→6
 #line 60 "reducetypes.go"
-	r115 = r1; goto b21;
-b28: // edge 1→4
-#line 56 "reducetypes.go"
-	r103 = r0; r104 = r1; r105 = r2;
-#line 60 "reducetypes.go"
-	r116 = (u64)r27 + 1ull; r117 = r116 < r3; if (!r117) goto b31; r0 = r103; r1 = r104; r2 = r105; goto b23;
-b31: // edge 4→2
-#line 60 "reducetypes.go"
-	r0 = r103; r1 = r104; r2 = r105;
-b32: // exit
+	r115 = r1; goto b18;
+b25: // exit
 #line 56 "reducetypes.go"
 	r31 = (i64)(threadIdx.x % warpSize); r32 = (i64)(threadIdx.x / warpSize); r58 = r32 == 0ll; r33 = (i64)warpSize; r34 = (u64)r32 * (u64)r33; r35 = (i64)blockDim.x; r36 = (u64)r35 - (u64)r34; r37 = r36 < r33 ? r36 : r33; r38 = r33 >> 1;
-b33: // reduction shuffle
+b26: // reduction shuffle
 #line 56 "reducetypes.go"
-	r39 = qd_shfl_down(r0, (u32)r38); r40 = qd_shfl_down(r1, (u32)r38); r41 = qd_shfl_down((u32)r2, (u32)r38); r42 = (u64)r31 + (u64)r38; r43 = r42 < r37; if (!r43) goto b35; r0 = (u64)r0 + (u64)r39; r1 = (u64)r1 + (u64)r40; r2 = r2 < r41 ? r2 : r41;
-b35: // reduction next
+	r39 = qd_shfl_down(r0, (u32)r38); r40 = qd_shfl_down(r1, (u32)r38); r41 = qd_shfl_down((u32)r2, (u32)r38); r42 = (u64)r31 + (u64)r38; r43 = r42 < r37; if (!r43) goto b28; r0 = (u64)r0 + (u64)r39; r1 = (u64)r1 + (u64)r40; r2 = r2 < r41 ? r2 : r41;
+b28: // reduction next
 #line 56 "reducetypes.go"
-	r38 = r38 >> 1; r44 = r38 != 0ll; if (!r44) goto b45; r190 = qd_shfl_down(r0, (u32)r38); r191 = qd_shfl_down(r1, (u32)r38); r192 = qd_shfl_down((u32)r2, (u32)r38); r193 = (u64)r31 + (u64)r38; r194 = r193 < r37; if (!r194) goto b38; r0 = (u64)r0 + (u64)r190; r1 = (u64)r1 + (u64)r191; r2 = r2 < r192 ? r2 : r192;
-b38: // reduction next (unrolled 1)
+	r38 = r38 >> 1; r44 = r38 != 0ll; if (!r44) goto b38; r190 = qd_shfl_down(r0, (u32)r38); r191 = qd_shfl_down(r1, (u32)r38); r192 = qd_shfl_down((u32)r2, (u32)r38); r193 = (u64)r31 + (u64)r38; r194 = r193 < r37; if (!r194) goto b31; r0 = (u64)r0 + (u64)r190; r1 = (u64)r1 + (u64)r191; r2 = r2 < r192 ? r2 : r192;
+b31: // reduction next (unrolled 1)
 #line 56 "reducetypes.go"
-	r38 = r38 >> 1; r195 = r38 != 0ll; if (!r195) goto b45; r196 = qd_shfl_down(r0, (u32)r38); r197 = qd_shfl_down(r1, (u32)r38); r198 = qd_shfl_down((u32)r2, (u32)r38); r199 = (u64)r31 + (u64)r38; r200 = r199 < r37; if (!r200) goto b41; r0 = (u64)r0 + (u64)r196; r1 = (u64)r1 + (u64)r197; r2 = r2 < r198 ? r2 : r198;
-b41: // reduction next (unrolled 2)
+	r38 = r38 >> 1; r195 = r38 != 0ll; if (!r195) goto b38; r196 = qd_shfl_down(r0, (u32)r38); r197 = qd_shfl_down(r1, (u32)r38); r198 = qd_shfl_down((u32)r2, (u32)r38); r199 = (u64)r31 + (u64)r38; r200 = r199 < r37; if (!r200) goto b34; r0 = (u64)r0 + (u64)r196; r1 = (u64)r1 + (u64)r197; r2 = r2 < r198 ? r2 : r198;
+b34: // reduction next (unrolled 2)
 #line 56 "reducetypes.go"
-	r38 = r38 >> 1; r201 = r38 != 0ll; if (!r201) goto b45; r202 = qd_shfl_down(r0, (u32)r38); r203 = qd_shfl_down(r1, (u32)r38); r204 = qd_shfl_down((u32)r2, (u32)r38); r205 = (u64)r31 + (u64)r38; r206 = r205 < r37; if (!r206) goto b44; r0 = (u64)r0 + (u64)r202; r1 = (u64)r1 + (u64)r203; r2 = r2 < r204 ? r2 : r204;
-b44: // reduction next (unrolled 3)
+	r38 = r38 >> 1; r201 = r38 != 0ll; if (!r201) goto b38; r202 = qd_shfl_down(r0, (u32)r38); r203 = qd_shfl_down(r1, (u32)r38); r204 = qd_shfl_down((u32)r2, (u32)r38); r205 = (u64)r31 + (u64)r38; r206 = r205 < r37; if (!r206) goto b37; r0 = (u64)r0 + (u64)r202; r1 = (u64)r1 + (u64)r203; r2 = r2 < r204 ? r2 : r204;
+b37: // reduction next (unrolled 3)
 #line 56 "reducetypes.go"
-	r38 = r38 >> 1; r207 = r38 != 0ll; if (r207) goto b33;
-b45: // reduction shuffled
+	r38 = r38 >> 1; r207 = r38 != 0ll; if (r207) goto b26;
+b38: // reduction shuffled
 #line 56 "reducetypes.go"
-	r45 = r31 == 0ll; if (!r45) goto b47; r46 = (char *)qvar_reduce0; r47 = (u64)r32 * 3ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r167 = r50 + r51 * 8; r53 = r167 + 8ll; *(i64 *)r53 = r1; r54 = (char *)qvar_reduce0; r55 = r47; r168 = r54 + r55 * 8; r57 = r168 + 16ll; *(u8 *)r57 = r2;
-b47: // reduction barrier
+	r45 = r31 == 0ll; if (!r45) goto b40; r46 = (char *)qvar_reduce0; r47 = (u64)r32 * 3ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r167 = r50 + r51 * 8; r53 = r167 + 8ll; *(i64 *)r53 = r1; r54 = (char *)qvar_reduce0; r55 = r47; r168 = r54 + r55 * 8; r57 = r168 + 16ll; *(u8 *)r57 = r2;
+b40: // reduction barrier
 #line 56 "reducetypes.go"
-	__syncthreads(); if (!r58) goto b66; r59 = (u64)r31 * (u64)r33; r60 = (i64)blockDim.x; r61 = r59 < r60; if (!r61) goto b67; r62 = (char *)qvar_reduce0; r63 = (u64)r31 * 3ull; r64 = r63; r65 = r62 + r64 * 8; r0 = *(i64 *)r65; r66 = (char *)qvar_reduce0; r67 = r63; r169 = r66 + r67 * 8; r69 = r169 + 8ll; r1 = *(i64 *)r69; r70 = (char *)qvar_reduce0; r71 = r63; r170 = r70 + r71 * 8; r73 = r170 + 16ll; r2 = *(u8 *)r73;
-b50: // reduction warps
+	__syncthreads(); if (!r58) goto b59; r59 = (u64)r31 * (u64)r33; r60 = (i64)blockDim.x; r61 = r59 < r60; if (!r61) goto b60; r62 = (char *)qvar_reduce0; r63 = (u64)r31 * 3ull; r64 = r63; r65 = r62 + r64 * 8; r0 = *(i64 *)r65; r66 = (char *)qvar_reduce0; r67 = r63; r169 = r66 + r67 * 8; r69 = r169 + 8ll; r1 = *(i64 *)r69; r70 = (char *)qvar_reduce0; r71 = r63; r170 = r70 + r71 * 8; r73 = r170 + 16ll; r2 = *(u8 *)r73;
+b43: // reduction warps
 #line 56 "reducetypes.go"
 	r74 = r34; r75 = (i64)blockDim.x; r76 = (u64)r75 - (u64)r74; r77 = r76 < r33 ? r76 : r33; r78 = r33 >> 1;
-b51: // reduction shuffle
+b44: // reduction shuffle
 #line 56 "reducetypes.go"
-	r79 = qd_shfl_down(r0, (u32)r78); r80 = qd_shfl_down(r1, (u32)r78); r81 = qd_shfl_down((u32)r2, (u32)r78); r82 = (u64)r31 + (u64)r78; r83 = r82 < r77; if (!r83) goto b53; r0 = (u64)r0 + (u64)r79; r1 = (u64)r1 + (u64)r80; r2 = r2 < r81 ? r2 : r81;
-b53: // reduction next
+	r79 = qd_shfl_down(r0, (u32)r78); r80 = qd_shfl_down(r1, (u32)r78); r81 = qd_shfl_down((u32)r2, (u32)r78); r82 = (u64)r31 + (u64)r78; r83 = r82 < r77; if (!r83) goto b46; r0 = (u64)r0 + (u64)r79; r1 = (u64)r1 + (u64)r80; r2 = r2 < r81 ? r2 : r81;
+b46: // reduction next
 #line 56 "reducetypes.go"
-	r78 = r78 >> 1; r84 = r78 != 0ll; if (!r84) goto b63; r208 = qd_shfl_down(r0, (u32)r78); r209 = qd_shfl_down(r1, (u32)r78); r210 = qd_shfl_down((u32)r2, (u32)r78); r211 = (u64)r31 + (u64)r78; r212 = r211 < r77; if (!r212) goto b56; r0 = (u64)r0 + (u64)r208; r1 = (u64)r1 + (u64)r209; r2 = r2 < r210 ? r2 : r210;
-b56: // reduction next (unrolled 1)
+	r78 = r78 >> 1; r84 = r78 != 0ll; if (!r84) goto b56; r208 = qd_shfl_down(r0, (u32)r78); r209 = qd_shfl_down(r1, (u32)r78); r210 = qd_shfl_down((u32)r2, (u32)r78); r211 = (u64)r31 + (u64)r78; r212 = r211 < r77; if (!r212) goto b49; r0 = (u64)r0 + (u64)r208; r1 = (u64)r1 + (u64)r209; r2 = r2 < r210 ? r2 : r210;
+b49: // reduction next (unrolled 1)
 #line 56 "reducetypes.go"
-	r78 = r78 >> 1; r213 = r78 != 0ll; if (!r213) goto b63; r214 = qd_shfl_down(r0, (u32)r78); r215 = qd_shfl_down(r1, (u32)r78); r216 = qd_shfl_down((u32)r2, (u32)r78); r217 = (u64)r31 + (u64)r78; r218 = r217 < r77; if (!r218) goto b59; r0 = (u64)r0 + (u64)r214; r1 = (u64)r1 + (u64)r215; r2 = r2 < r216 ? r2 : r216;
-b59: // reduction next (unrolled 2)
+	r78 = r78 >> 1; r213 = r78 != 0ll; if (!r213) goto b56; r214 = qd_shfl_down(r0, (u32)r78); r215 = qd_shfl_down(r1, (u32)r78); r216 = qd_shfl_down((u32)r2, (u32)r78); r217 = (u64)r31 + (u64)r78; r218 = r217 < r77; if (!r218) goto b52; r0 = (u64)r0 + (u64)r214; r1 = (u64)r1 + (u64)r215; r2 = r2 < r216 ? r2 : r216;
+b52: // reduction next (unrolled 2)
 #line 56 "reducetypes.go"
-	r78 = r78 >> 1; r219 = r78 != 0ll; if (!r219) goto b63; r220 = qd_shfl_down(r0, (u32)r78); r221 = qd_shfl_down(r1, (u32)r78); r222 = qd_shfl_down((u32)r2, (u32)r78); r223 = (u64)r31 + (u64)r78; r224 = r223 < r77; if (!r224) goto b62; r0 = (u64)r0 + (u64)r220; r1 = (u64)r1 + (u64)r221; r2 = r2 < r222 ? r2 : r222;
-b62: // reduction next (unrolled 3)
+	r78 = r78 >> 1; r219 = r78 != 0ll; if (!r219) goto b56; r220 = qd_shfl_down(r0, (u32)r78); r221 = qd_shfl_down(r1, (u32)r78); r222 = qd_shfl_down((u32)r2, (u32)r78); r223 = (u64)r31 + (u64)r78; r224 = r223 < r77; if (!r224) goto b55; r0 = (u64)r0 + (u64)r220; r1 = (u64)r1 + (u64)r221; r2 = r2 < r222 ? r2 : r222;
+b55: // reduction next (unrolled 3)
 #line 56 "reducetypes.go"
-	r78 = r78 >> 1; r225 = r78 != 0ll; if (r225) goto b51;
-b63: // reduction shuffled
+	r78 = r78 >> 1; r225 = r78 != 0ll; if (r225) goto b44;
+b56: // reduction shuffled
 #line 56 "reducetypes.go"
-	r85 = r45; if (!r85) goto b66; r86 = (i64)blockIdx.x; r97 = r86 == 0ll; r87 = (u64)r86 * 3ull; r171 = r89 + r87 * 8; r90 = r171 + 48ll; *(i64 *)r90 = r0; r172 = r171; r93 = r172 + 56ll; *(i64 *)r93 = r1; r173 = r171; r96 = r173 + 64ll; *(u8 *)r96 = r2; if (!r97) goto b66; r98 = (i64)gridDim.x; r99 = r89 + 8ll; *(i64 *)r99 = r98; r100 = r89 + 24ll; *(i64 *)r100 = r98; r101 = r89 + 40ll; *(i64 *)r101 = r98;
-b66: // reduction done
+	r85 = r45; if (!r85) goto b59; r86 = (i64)blockIdx.x; r97 = r86 == 0ll; r87 = (u64)r86 * 3ull; r171 = r89 + r87 * 8; r90 = r171 + 48ll; *(i64 *)r90 = r0; r172 = r171; r93 = r172 + 56ll; *(i64 *)r93 = r1; r173 = r171; r96 = r173 + 64ll; *(u8 *)r96 = r2; if (!r97) goto b59; r98 = (i64)gridDim.x; r99 = r89 + 8ll; *(i64 *)r99 = r98; r100 = r89 + 24ll; *(i64 *)r100 = r98; r101 = r89 + 40ll; *(i64 *)r101 = r98;
+b59: // reduction done
 #line 56 "reducetypes.go"
 	return;
-b67: // reduction none
+b60: // reduction none
 #line 56 "reducetypes.go"
-	r0 = 0ll; r1 = 0ll; r2 = 255; goto b50;
-b68: // preheader
+	r0 = 0ll; r1 = 0ll; r2 = 255; goto b43;
+b61: // head (checked if)
 #line 56 "reducetypes.go"
-	r131 = r8;
-b69: // head (checked if)
-#line 56 "reducetypes.go"
-	r122 = r21; r123 = r15; r124 = r123 < r10; if (!r124) goto b32; r125 = r122 < r6; if (!r125) goto b32; r126 = r122; r127 = (i64)r126; r128 = r123; r129 = (i64)r128; if (!r131) goto b82;
+	r122 = r21; r123 = r15; r124 = r123 < r10; if (!r124) goto b25; r125 = r122 < r6; if (!r125) goto b25; r126 = r122; r127 = (i64)r126; r128 = r123; r129 = (i64)r128;
 #line 58 "reducetypes.go"
 	r132 = (u64)r127 * (u64)r7; r133 = (u64)r132 + (u64)r129; if ((u64)r133 >= (u64)r110) { qd_site = 0; qd_x = r133; qd_y = r110; goto qd_fault; } r134 = r109 + r133 * 1; r135 = *(u8 *)r134;
 	r136 = (i64)r135; r137 = (u64)r0 + (u64)r136;
-	r138 = r135 > 200; if (!r138) goto b81;
+	r138 = r135 > 200; if (!r138) goto b72;
 	r141 = (u64)r1 + 1ull; r115 = r141;
-b75: // if.done (checked if)
+b66: // if.done (checked if)
 #line 63 "reducetypes.go"
-	r142 = r2 < r135 ? r2 : r135; r143 = (u64)r129 + 1ull; r144 = r143 < r7; if (!r144) goto b80; r0 = r137; r1 = r115; r2 = r142;
-b77: // latch (checked if)
+	r142 = r2 < r135 ? r2 : r135; r143 = (u64)r129 + 1ull; r144 = r143 < r7; if (!r144) goto b71; r0 = r137; r1 = r115; r2 = r142;
+b68: // latch (checked if)
 #line 56 "reducetypes.go"
-	r15 = r15 + r20; r130 = r15 >= r10; if (!r130) goto b79; r15 = r15 - r10; r21 = r21 + 1ull;
-b79: // stepped (checked if)
+	r15 = r15 + r20; r130 = r15 >= r10; if (!r130) goto b70; r15 = r15 - r10; r21 = r21 + 1ull;
+b70: // stepped (checked if)
 #line 56 "reducetypes.go"
-	r21 = r21 + r18; goto b69;
-b80: // edge 6→4 (checked if)
+	r21 = r21 + r18; goto b61;
+b71: // edge 6→4 (checked if)
 #line 63 "reducetypes.go"
-	r0 = r137; r1 = r115; r2 = r142; goto b77;
-b81: // edge 3→6 (checked if)
+	r0 = r137; r1 = r115; r2 = r142; goto b68;
+b72: // edge 3→6 (checked if)
 #line 60 "reducetypes.go"
-	r115 = r1; goto b75;
-b82: // edge 1→4 (checked if)
-#line 56 "reducetypes.go"
-	r103 = r0; r104 = r1; r105 = r2;
-#line 60 "reducetypes.go"
-	r139 = (u64)r127 + 1ull; r140 = r139 < r3; if (!r140) goto b31; r0 = r103; r1 = r104; r2 = r105; goto b77;
-b85: // divide in 64 bits
+	r115 = r1; goto b66;
+b73: // divide in 64 bits
 #line 56 "reducetypes.go"
 	r182 = qd_div_u64(r14, r10); goto b7;
-b86: // divide in 64 bits
+b74: // divide in 64 bits
 #line 56 "reducetypes.go"
 	r174 = qd_div_u64(r12, r10); goto b5;
 qd_fault: {
@@ -28834,146 +28956,118 @@ extern "C" __global__ void Normalize_0(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 #line 79 "reducetypes.go"
 	r115 = p0; r116 = p1;
 #line 76 "reducetypes.go"
-	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); r3 = r2 > 0ll; if (!r3) goto b48; r4 = (u64)r2; r5 = r4; r7 = r6 > 0ll; if (!r7) goto b48; r8 = (u64)r6; r9 = r8; r11 = r10 > 0ll; if (!r11) goto b48; r12 = (u64)r10; r13 = r12; r14 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r15 = (u64)r14; r16 = (i64)((u64)gridDim.x * blockDim.x); r17 = (u64)r16; r200 = r15 | r13; r201 = r200 >> 32; r202 = (u32)r201; r203 = r202 == 0u; if (!r203) goto b109; r204 = (u32)r15; r205 = (u32)r13; r206 = qd_div_u32(r204, r205); r199 = (u64)r206;
+	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); r3 = r2 > 0ll; if (!r3) goto b33; r4 = (u64)r2; r5 = r4; r7 = r6 > 0ll; if (!r7) goto b33; r8 = (u64)r6; r9 = r8; r11 = r10 > 0ll; if (!r11) goto b33; r12 = (u64)r10; r13 = r12; r14 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r15 = (u64)r14; r16 = (i64)((u64)gridDim.x * blockDim.x); r17 = (u64)r16; r200 = r15 | r13; r201 = r200 >> 32; r202 = (u32)r201; r203 = r202 == 0u; if (!r203) goto b84; r204 = (u32)r15; r205 = (u32)r13; r206 = qd_div_u32(r204, r205); r199 = (u64)r206;
 b6: // setup
 #line 76 "reducetypes.go"
-	r19 = r199; r20 = r19 * r13; r18 = r15 - r20; r208 = r17 | r13; r209 = r208 >> 32; r210 = (u32)r209; r211 = r210 == 0u; if (!r211) goto b108; r212 = (u32)r17; r213 = (u32)r13; r214 = qd_div_u32(r212, r213); r207 = (u64)r214;
+	r19 = r199; r20 = r19 * r13; r18 = r15 - r20; r208 = r17 | r13; r209 = r208 >> 32; r210 = (u32)r209; r211 = r210 == 0u; if (!r211) goto b83; r212 = (u32)r17; r213 = (u32)r13; r214 = qd_div_u32(r212, r213); r207 = (u64)r214;
 b8: // setup
 #line 76 "reducetypes.go"
-	r21 = r207; r22 = r21 * r13; r23 = r17 - r22; r216 = r19 | r9; r217 = r216 >> 32; r218 = (u32)r217; r219 = r218 == 0u; if (!r219) goto b107; r220 = (u32)r19; r221 = (u32)r9; r222 = qd_div_u32(r220, r221); r215 = (u64)r222;
+	r21 = r207; r22 = r21 * r13; r23 = r17 - r22; r216 = r19 | r9; r217 = r216 >> 32; r218 = (u32)r217; r219 = r218 == 0u; if (!r219) goto b82; r220 = (u32)r19; r221 = (u32)r9; r222 = qd_div_u32(r220, r221); r215 = (u64)r222;
 b10: // setup
 #line 76 "reducetypes.go"
-	r25 = r215; r26 = r25 * r9; r24 = r19 - r26; r224 = r21 | r9; r225 = r224 >> 32; r226 = (u32)r225; r227 = r226 == 0u; if (!r227) goto b106; r228 = (u32)r21; r229 = (u32)r9; r230 = qd_div_u32(r228, r229); r223 = (u64)r230;
+	r25 = r215; r26 = r25 * r9; r24 = r19 - r26; r224 = r21 | r9; r225 = r224 >> 32; r226 = (u32)r225; r227 = r226 == 0u; if (!r227) goto b81; r228 = (u32)r21; r229 = (u32)r9; r230 = qd_div_u32(r228, r229); r223 = (u64)r230;
 b12: // setup
 #line 76 "reducetypes.go"
-	r27 = r223; r28 = r27 * r9; r29 = r21 - r28; r30 = r25; r158 = (u64)r116; r159 = r6 >= 0ll; r161 = p4; r162 = (u64)r161 + (u64)(-1ll); r163 = (u64)r162 * (u64)r6; r164 = r163 >= 0ll; r165 = (u64)r162; r166 = r8; r167 = __umul64hi(r165, r166); r168 = r167 == 0ull; r170 = true; r171 = p3; r172 = (u64)r171 + (u64)(-1ll); r173 = (u64)r163 + (u64)r172; r174 = r173 >= 0ll; r175 = r10 >= 0ll; r177 = true; r178 = (u64)r173 * (u64)r10; r179 = r178 >= 0ll; r180 = (u64)r173; r181 = r12; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; r185 = true; r186 = p2; r187 = (u64)r186 + (u64)(-1ll); r188 = (u64)r178 + (u64)r187; r189 = r188 >= 0ll; r192 = true; r193 = (u64)r188; r194 = r193 < r158; if (!r159) goto b84; if (!r164) goto b84; if (!r168) goto b84; if (!r170) goto b84; if (!r174) goto b84; if (!r175) goto b84; if (!r177) goto b84; if (!r179) goto b84; if (!r183) goto b84; if (!r185) goto b84; if (!r189) goto b84; if (!r192) goto b84; if (!r194) goto b84; r102 = r7; r105 = r11;
-b26: // head
+	r27 = r223; r28 = r27 * r9; r29 = r21 - r28; r30 = r25; r158 = (u64)r116; r161 = p4; r162 = (u64)r161 + (u64)(-1ll); r163 = (u64)r162 * (u64)r6; r164 = r163 >= 0ll; r165 = (u64)r162; r166 = r8; r167 = __umul64hi(r165, r166); r168 = r167 == 0ull; r171 = p3; r172 = (u64)r171 + (u64)(-1ll); r173 = (u64)r163 + (u64)r172; r174 = r173 >= 0ll; r178 = (u64)r173 * (u64)r10; r179 = r178 >= 0ll; r180 = (u64)r173; r181 = r12; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; r186 = p2; r187 = (u64)r186 + (u64)(-1ll); r188 = (u64)r178 + (u64)r187; r189 = r188 >= 0ll; r192 = true; r193 = (u64)r188; r194 = r193 < r158; if (!r164) goto b69; if (!r168) goto b69; if (!r174) goto b69; if (!r179) goto b69; if (!r183) goto b69; if (!r189) goto b69; if (!r192) goto b69; if (!r194) goto b69;
+b21: // head
 #line 76 "reducetypes.go"
-	r31 = r30; r32 = r24; r33 = r18; r34 = r33 < r13; if (!r34) goto b48; r35 = r32 < r9; if (!r35) goto b48; r36 = r31 < r5; if (!r36) goto b48; r37 = r31; r38 = (i64)r37; r39 = r32; r40 = (i64)r39; r41 = r33; r42 = (i64)r41; if (!r102) goto b44; if (!r105) goto b40;
+	r31 = r30; r32 = r24; r33 = r18; r34 = r33 < r13; if (!r34) goto b33; r35 = r32 < r9; if (!r35) goto b33; r36 = r31 < r5; if (!r36) goto b33; r37 = r31; r38 = (i64)r37; r39 = r32; r40 = (i64)r39; r41 = r33; r42 = (i64)r41;
 #line 79 "reducetypes.go"
 	r110 = (u64)r38 * (u64)r6; r111 = (u64)r110 + (u64)r40; r112 = (u64)r111 * (u64)r10; r113 = (u64)r112 + (u64)r42; r114 = r115 + r113 * 8; r117 = *(double *)r114;
 	r118 = r0 + r117;
-	r119 = fabs(r117); r120 = qd_max_f64(r1, r119); r121 = (u64)r42 + 1ull; r122 = r121 < r10; if (!r122) goto b39; r0 = r118; r1 = r120;
-b34: // latch
+	r119 = fabs(r117); r120 = qd_max_f64(r1, r119); r121 = (u64)r42 + 1ull; r122 = r121 < r10; if (!r122) goto b32; r0 = r118; r1 = r120;
+b27: // latch
 #line 76 "reducetypes.go"
-	r18 = r18 + r23; r43 = r18 >= r13; if (!r43) goto b36; r18 = r18 - r13; r24 = r24 + 1ull;
-b36: // stepped
+	r18 = r18 + r23; r43 = r18 >= r13; if (!r43) goto b29; r18 = r18 - r13; r24 = r24 + 1ull;
+b29: // stepped
 #line 76 "reducetypes.go"
-	r24 = r24 + r29; r44 = r24 >= r9; if (!r44) goto b38; r24 = r24 - r9; r30 = r30 + 1ull;
-b38: // stepped
+	r24 = r24 + r29; r44 = r24 >= r9; if (!r44) goto b31; r24 = r24 - r9; r30 = r30 + 1ull;
+b31: // stepped
 #line 76 "reducetypes.go"
-	r30 = r30 + r27; goto b26;
-b39: // edge 5→6
+	r30 = r30 + r27; goto b21;
+b32: // edge 5→6
 #line 81 "reducetypes.go"
-	r0 = r118; r1 = r120; goto b34;
-b40: // edge 3→6
-#line 76 "reducetypes.go"
-	r106 = r0; r107 = r1;
-#line 81 "reducetypes.go"
-	r123 = (u64)r40 + 1ull; r124 = r123 < r6; if (!r124) goto b43; r0 = r106; r1 = r107; goto b34;
-b43: // edge 6→4
-#line 81 "reducetypes.go"
-	r0 = r106; r1 = r107; goto b34;
-b44: // edge 1→4
-#line 76 "reducetypes.go"
-	r103 = r0; r104 = r1; r108 = (u64)r38 + 1ull; r109 = r108 < r2; if (!r109) goto b47; r0 = r103; r1 = r104; goto b34;
-b47: // edge 4→2
-#line 76 "reducetypes.go"
-	r0 = r103; r1 = r104;
-b48: // exit
+	r0 = r118; r1 = r120; goto b27;
+b33: // exit
 #line 76 "reducetypes.go"
 	r45 = (i64)(threadIdx.x % warpSize); r46 = (i64)(threadIdx.x / warpSize); r67 = r46 == 0ll; r47 = (i64)warpSize; r48 = (u64)r46 * (u64)r47; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r47 ? r50 : r47; r52 = r47 >> 1;
-b49: // reduction shuffle
+b34: // reduction shuffle
 #line 76 "reducetypes.go"
-	r53 = qd_shfl_down(r0, (u32)r52); r54 = qd_shfl_down(r1, (u32)r52); r55 = (u64)r45 + (u64)r52; r56 = r55 < r51; if (!r56) goto b51; r0 = r0 + r53; r1 = qd_max_f64(r1, r54);
-b51: // reduction next
+	r53 = qd_shfl_down(r0, (u32)r52); r54 = qd_shfl_down(r1, (u32)r52); r55 = (u64)r45 + (u64)r52; r56 = r55 < r51; if (!r56) goto b36; r0 = r0 + r53; r1 = qd_max_f64(r1, r54);
+b36: // reduction next
 #line 76 "reducetypes.go"
-	r52 = r52 >> 1; r57 = r52 != 0ll; if (!r57) goto b61; r231 = qd_shfl_down(r0, (u32)r52); r232 = qd_shfl_down(r1, (u32)r52); r233 = (u64)r45 + (u64)r52; r234 = r233 < r51; if (!r234) goto b54; r0 = r0 + r231; r1 = qd_max_f64(r1, r232);
-b54: // reduction next (unrolled 1)
+	r52 = r52 >> 1; r57 = r52 != 0ll; if (!r57) goto b46; r231 = qd_shfl_down(r0, (u32)r52); r232 = qd_shfl_down(r1, (u32)r52); r233 = (u64)r45 + (u64)r52; r234 = r233 < r51; if (!r234) goto b39; r0 = r0 + r231; r1 = qd_max_f64(r1, r232);
+b39: // reduction next (unrolled 1)
 #line 76 "reducetypes.go"
-	r52 = r52 >> 1; r235 = r52 != 0ll; if (!r235) goto b61; r236 = qd_shfl_down(r0, (u32)r52); r237 = qd_shfl_down(r1, (u32)r52); r238 = (u64)r45 + (u64)r52; r239 = r238 < r51; if (!r239) goto b57; r0 = r0 + r236; r1 = qd_max_f64(r1, r237);
-b57: // reduction next (unrolled 2)
+	r52 = r52 >> 1; r235 = r52 != 0ll; if (!r235) goto b46; r236 = qd_shfl_down(r0, (u32)r52); r237 = qd_shfl_down(r1, (u32)r52); r238 = (u64)r45 + (u64)r52; r239 = r238 < r51; if (!r239) goto b42; r0 = r0 + r236; r1 = qd_max_f64(r1, r237);
+b42: // reduction next (unrolled 2)
 #line 76 "reducetypes.go"
-	r52 = r52 >> 1; r240 = r52 != 0ll; if (!r240) goto b61; r241 = qd_shfl_down(r0, (u32)r52); r242 = qd_shfl_down(r1, (u32)r52); r243 = (u64)r45 + (u64)r52; r244 = r243 < r51; if (!r244) goto b60; r0 = r0 + r241; r1 = qd_max_f64(r1, r242);
-b60: // reduction next (unrolled 3)
+	r52 = r52 >> 1; r240 = r52 != 0ll; if (!r240) goto b46; r241 = qd_shfl_down(r0, (u32)r52); r242 = qd_shfl_down(r1, (u32)r52); r243 = (u64)r45 + (u64)r52; r244 = r243 < r51; if (!r244) goto b45; r0 = r0 + r241; r1 = qd_max_f64(r1, r242);
+b45: // reduction next (unrolled 3)
 #line 76 "reducetypes.go"
-	r52 = r52 >> 1; r245 = r52 != 0ll; if (r245) goto b49;
-b61: // reduction shuffled
+	r52 = r52 >> 1; r245 = r52 != 0ll; if (r245) goto b34;
+b46: // reduction shuffled
 #line 76 "reducetypes.go"
-	r58 = r45 == 0ll; if (!r58) goto b63; r59 = (char *)qvar_reduce0; r60 = (u64)r46 * 2ull; r61 = r60; r62 = r59 + r61 * 8; *(double *)r62 = r0; r63 = (char *)qvar_reduce0; r64 = r60; r195 = r63 + r64 * 8; r66 = r195 + 8ll; *(double *)r66 = r1;
-b63: // reduction barrier
+	r58 = r45 == 0ll; if (!r58) goto b48; r59 = (char *)qvar_reduce0; r60 = (u64)r46 * 2ull; r61 = r60; r62 = r59 + r61 * 8; *(double *)r62 = r0; r63 = (char *)qvar_reduce0; r64 = r60; r195 = r63 + r64 * 8; r66 = r195 + 8ll; *(double *)r66 = r1;
+b48: // reduction barrier
 #line 76 "reducetypes.go"
-	__syncthreads(); if (!r67) goto b82; r68 = (u64)r45 * (u64)r47; r69 = (i64)blockDim.x; r70 = r68 < r69; if (!r70) goto b83; r71 = (char *)qvar_reduce0; r72 = (u64)r45 * 2ull; r73 = r72; r74 = r71 + r73 * 8; r0 = *(double *)r74; r75 = (char *)qvar_reduce0; r76 = r72; r196 = r75 + r76 * 8; r78 = r196 + 8ll; r1 = *(double *)r78;
-b66: // reduction warps
+	__syncthreads(); if (!r67) goto b67; r68 = (u64)r45 * (u64)r47; r69 = (i64)blockDim.x; r70 = r68 < r69; if (!r70) goto b68; r71 = (char *)qvar_reduce0; r72 = (u64)r45 * 2ull; r73 = r72; r74 = r71 + r73 * 8; r0 = *(double *)r74; r75 = (char *)qvar_reduce0; r76 = r72; r196 = r75 + r76 * 8; r78 = r196 + 8ll; r1 = *(double *)r78;
+b51: // reduction warps
 #line 76 "reducetypes.go"
 	r79 = r48; r80 = (i64)blockDim.x; r81 = (u64)r80 - (u64)r79; r82 = r81 < r47 ? r81 : r47; r83 = r47 >> 1;
-b67: // reduction shuffle
+b52: // reduction shuffle
 #line 76 "reducetypes.go"
-	r84 = qd_shfl_down(r0, (u32)r83); r85 = qd_shfl_down(r1, (u32)r83); r86 = (u64)r45 + (u64)r83; r87 = r86 < r82; if (!r87) goto b69; r0 = r0 + r84; r1 = qd_max_f64(r1, r85);
-b69: // reduction next
+	r84 = qd_shfl_down(r0, (u32)r83); r85 = qd_shfl_down(r1, (u32)r83); r86 = (u64)r45 + (u64)r83; r87 = r86 < r82; if (!r87) goto b54; r0 = r0 + r84; r1 = qd_max_f64(r1, r85);
+b54: // reduction next
 #line 76 "reducetypes.go"
-	r83 = r83 >> 1; r88 = r83 != 0ll; if (!r88) goto b79; r246 = qd_shfl_down(r0, (u32)r83); r247 = qd_shfl_down(r1, (u32)r83); r248 = (u64)r45 + (u64)r83; r249 = r248 < r82; if (!r249) goto b72; r0 = r0 + r246; r1 = qd_max_f64(r1, r247);
-b72: // reduction next (unrolled 1)
+	r83 = r83 >> 1; r88 = r83 != 0ll; if (!r88) goto b64; r246 = qd_shfl_down(r0, (u32)r83); r247 = qd_shfl_down(r1, (u32)r83); r248 = (u64)r45 + (u64)r83; r249 = r248 < r82; if (!r249) goto b57; r0 = r0 + r246; r1 = qd_max_f64(r1, r247);
+b57: // reduction next (unrolled 1)
 #line 76 "reducetypes.go"
-	r83 = r83 >> 1; r250 = r83 != 0ll; if (!r250) goto b79; r251 = qd_shfl_down(r0, (u32)r83); r252 = qd_shfl_down(r1, (u32)r83); r253 = (u64)r45 + (u64)r83; r254 = r253 < r82; if (!r254) goto b75; r0 = r0 + r251; r1 = qd_max_f64(r1, r252);
-b75: // reduction next (unrolled 2)
+	r83 = r83 >> 1; r250 = r83 != 0ll; if (!r250) goto b64; r251 = qd_shfl_down(r0, (u32)r83); r252 = qd_shfl_down(r1, (u32)r83); r253 = (u64)r45 + (u64)r83; r254 = r253 < r82; if (!r254) goto b60; r0 = r0 + r251; r1 = qd_max_f64(r1, r252);
+b60: // reduction next (unrolled 2)
 #line 76 "reducetypes.go"
-	r83 = r83 >> 1; r255 = r83 != 0ll; if (!r255) goto b79; r256 = qd_shfl_down(r0, (u32)r83); r257 = qd_shfl_down(r1, (u32)r83); r258 = (u64)r45 + (u64)r83; r259 = r258 < r82; if (!r259) goto b78; r0 = r0 + r256; r1 = qd_max_f64(r1, r257);
-b78: // reduction next (unrolled 3)
+	r83 = r83 >> 1; r255 = r83 != 0ll; if (!r255) goto b64; r256 = qd_shfl_down(r0, (u32)r83); r257 = qd_shfl_down(r1, (u32)r83); r258 = (u64)r45 + (u64)r83; r259 = r258 < r82; if (!r259) goto b63; r0 = r0 + r256; r1 = qd_max_f64(r1, r257);
+b63: // reduction next (unrolled 3)
 #line 76 "reducetypes.go"
-	r83 = r83 >> 1; r260 = r83 != 0ll; if (r260) goto b67;
-b79: // reduction shuffled
+	r83 = r83 >> 1; r260 = r83 != 0ll; if (r260) goto b52;
+b64: // reduction shuffled
 #line 76 "reducetypes.go"
-	r89 = r58; if (!r89) goto b82; r90 = (i64)blockIdx.x; r98 = r90 == 0ll; r91 = (u64)r90 * 2ull; r197 = r93 + r91 * 8; r94 = r197 + 32ll; *(double *)r94 = r0; r198 = r197; r97 = r198 + 40ll; *(double *)r97 = r1; if (!r98) goto b82; r99 = (i64)gridDim.x; r100 = r93 + 8ll; *(i64 *)r100 = r99; r101 = r93 + 24ll; *(i64 *)r101 = r99;
-b82: // reduction done
+	r89 = r58; if (!r89) goto b67; r90 = (i64)blockIdx.x; r98 = r90 == 0ll; r91 = (u64)r90 * 2ull; r197 = r93 + r91 * 8; r94 = r197 + 32ll; *(double *)r94 = r0; r198 = r197; r97 = r198 + 40ll; *(double *)r97 = r1; if (!r98) goto b67; r99 = (i64)gridDim.x; r100 = r93 + 8ll; *(i64 *)r100 = r99; r101 = r93 + 24ll; *(i64 *)r101 = r99;
+b67: // reduction done
 #line 76 "reducetypes.go"
 	return;
-b83: // reduction none
+b68: // reduction none
 #line 76 "reducetypes.go"
-	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); goto b66;
-b84: // preheader
+	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); goto b51;
+b69: // head (checked if)
 #line 76 "reducetypes.go"
-	r139 = r7; r140 = r11;
-b85: // head (checked if)
-#line 76 "reducetypes.go"
-	r125 = r30; r126 = r24; r127 = r18; r128 = r127 < r13; if (!r128) goto b48; r129 = r126 < r9; if (!r129) goto b48; r130 = r125 < r5; if (!r130) goto b48; r131 = r125; r132 = (i64)r131; r133 = r126; r134 = (i64)r133; r135 = r127; r136 = (i64)r135; if (!r139) goto b103; if (!r140) goto b99;
+	r125 = r30; r126 = r24; r127 = r18; r128 = r127 < r13; if (!r128) goto b33; r129 = r126 < r9; if (!r129) goto b33; r130 = r125 < r5; if (!r130) goto b33; r131 = r125; r132 = (i64)r131; r133 = r126; r134 = (i64)r133; r135 = r127; r136 = (i64)r135;
 #line 79 "reducetypes.go"
 	r145 = (u64)r132 * (u64)r6; r146 = (u64)r145 + (u64)r134; r147 = (u64)r146 * (u64)r10; r148 = (u64)r147 + (u64)r136; if ((u64)r148 >= (u64)r116) { qd_site = 0; qd_x = r148; qd_y = r116; goto qd_fault; } r149 = r115 + r148 * 8; r150 = *(double *)r149;
 	r151 = r0 + r150;
-	r152 = fabs(r150); r153 = qd_max_f64(r1, r152); r154 = (u64)r136 + 1ull; r155 = r154 < r10; if (!r155) goto b98; r0 = r151; r1 = r153;
-b93: // latch (checked if)
+	r152 = fabs(r150); r153 = qd_max_f64(r1, r152); r154 = (u64)r136 + 1ull; r155 = r154 < r10; if (!r155) goto b80; r0 = r151; r1 = r153;
+b75: // latch (checked if)
 #line 76 "reducetypes.go"
-	r18 = r18 + r23; r137 = r18 >= r13; if (!r137) goto b95; r18 = r18 - r13; r24 = r24 + 1ull;
-b95: // stepped (checked if)
+	r18 = r18 + r23; r137 = r18 >= r13; if (!r137) goto b77; r18 = r18 - r13; r24 = r24 + 1ull;
+b77: // stepped (checked if)
 #line 76 "reducetypes.go"
-	r24 = r24 + r29; r138 = r24 >= r9; if (!r138) goto b97; r24 = r24 - r9; r30 = r30 + 1ull;
-b97: // stepped (checked if)
+	r24 = r24 + r29; r138 = r24 >= r9; if (!r138) goto b79; r24 = r24 - r9; r30 = r30 + 1ull;
+b79: // stepped (checked if)
 #line 76 "reducetypes.go"
-	r30 = r30 + r27; goto b85;
-b98: // edge 5→6 (checked if)
+	r30 = r30 + r27; goto b69;
+b80: // edge 5→6 (checked if)
 #line 81 "reducetypes.go"
-	r0 = r151; r1 = r153; goto b93;
-b99: // edge 3→6 (checked if)
-#line 76 "reducetypes.go"
-	r141 = r0; r142 = r1;
-#line 81 "reducetypes.go"
-	r156 = (u64)r134 + 1ull; r157 = r156 < r6; if (!r157) goto b102; r0 = r141; r1 = r142; goto b93;
-b102: // edge 6→4 (checked if)
-#line 81 "reducetypes.go"
-	r0 = r141; r1 = r142; goto b93;
-b103: // edge 1→4 (checked if)
-#line 76 "reducetypes.go"
-	r103 = r0; r104 = r1; r143 = (u64)r132 + 1ull; r144 = r143 < r2; if (!r144) goto b47; r0 = r103; r1 = r104; goto b93;
-b106: // divide in 64 bits
+	r0 = r151; r1 = r153; goto b75;
+b81: // divide in 64 bits
 #line 76 "reducetypes.go"
 	r223 = qd_div_u64(r21, r9); goto b12;
-b107: // divide in 64 bits
+b82: // divide in 64 bits
 #line 76 "reducetypes.go"
 	r215 = qd_div_u64(r19, r9); goto b10;
-b108: // divide in 64 bits
+b83: // divide in 64 bits
 #line 76 "reducetypes.go"
 	r207 = qd_div_u64(r17, r13); goto b8;
-b109: // divide in 64 bits
+b84: // divide in 64 bits
 #line 76 "reducetypes.go"
 	r199 = qd_div_u64(r15, r13); goto b6;
 qd_fault: {
@@ -29097,69 +29191,58 @@ extern "C" __global__ void Normalize_2(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 #line 88 "reducetypes.go"
 	r52 = p0; r53 = p1; r56 = p7; r57 = r56 + 16ll; r58 = *(double *)r57;
 #line 85 "reducetypes.go"
-	r1 = r0 > 0ll; if (!r1) goto b39; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b39; r6 = (u64)r4; r7 = r6; r9 = r8 > 0ll; if (!r9) goto b39; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r128 = r13 | r11; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b57; r132 = (u32)r13; r133 = (u32)r11; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r1 = r0 > 0ll; if (!r1) goto b31; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b31; r6 = (u64)r4; r7 = r6; r9 = r8 > 0ll; if (!r9) goto b31; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r128 = r13 | r11; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b45; r132 = (u32)r13; r133 = (u32)r11; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
 b6: // setup
 #line 85 "reducetypes.go"
-	r17 = r127; r18 = r17 * r11; r16 = r13 - r18; r136 = r15 | r11; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b56; r140 = (u32)r15; r141 = (u32)r11; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
+	r17 = r127; r18 = r17 * r11; r16 = r13 - r18; r136 = r15 | r11; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b44; r140 = (u32)r15; r141 = (u32)r11; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
 b8: // setup
 #line 85 "reducetypes.go"
-	r19 = r135; r20 = r19 * r11; r21 = r15 - r20; r144 = r17 | r7; r145 = r144 >> 32; r146 = (u32)r145; r147 = r146 == 0u; if (!r147) goto b55; r148 = (u32)r17; r149 = (u32)r7; r150 = qd_div_u32(r148, r149); r143 = (u64)r150;
+	r19 = r135; r20 = r19 * r11; r21 = r15 - r20; r144 = r17 | r7; r145 = r144 >> 32; r146 = (u32)r145; r147 = r146 == 0u; if (!r147) goto b43; r148 = (u32)r17; r149 = (u32)r7; r150 = qd_div_u32(r148, r149); r143 = (u64)r150;
 b10: // setup
 #line 85 "reducetypes.go"
-	r23 = r143; r24 = r23 * r7; r22 = r17 - r24; r152 = r19 | r7; r153 = r152 >> 32; r154 = (u32)r153; r155 = r154 == 0u; if (!r155) goto b54; r156 = (u32)r19; r157 = (u32)r7; r158 = qd_div_u32(r156, r157); r151 = (u64)r158;
+	r23 = r143; r24 = r23 * r7; r22 = r17 - r24; r152 = r19 | r7; r153 = r152 >> 32; r154 = (u32)r153; r155 = r154 == 0u; if (!r155) goto b42; r156 = (u32)r19; r157 = (u32)r7; r158 = qd_div_u32(r156, r157); r151 = (u64)r158;
 b12: // setup
 #line 85 "reducetypes.go"
-	r25 = r151; r26 = r25 * r7; r27 = r19 - r26; r28 = r23; r90 = (u64)r53; r91 = r4 >= 0ll; r93 = p4; r94 = (u64)r93 + (u64)(-1ll); r95 = (u64)r94 * (u64)r4; r96 = r95 >= 0ll; r97 = (u64)r94; r98 = r6; r99 = __umul64hi(r97, r98); r100 = r99 == 0ull; r102 = true; r103 = p3; r104 = (u64)r103 + (u64)(-1ll); r105 = (u64)r95 + (u64)r104; r106 = r105 >= 0ll; r107 = r8 >= 0ll; r109 = true; r110 = (u64)r105 * (u64)r8; r111 = r110 >= 0ll; r112 = (u64)r105; r113 = r10; r114 = __umul64hi(r112, r113); r115 = r114 == 0ull; r117 = true; r118 = p2; r119 = (u64)r118 + (u64)(-1ll); r120 = (u64)r110 + (u64)r119; r121 = r120 >= 0ll; r124 = true; r125 = (u64)r120; r126 = r125 < r90; if (!r91) goto b40; if (!r96) goto b40; if (!r100) goto b40; if (!r102) goto b40; if (!r106) goto b40; if (!r107) goto b40; if (!r109) goto b40; if (!r111) goto b40; if (!r115) goto b40; if (!r117) goto b40; if (!r121) goto b40; if (!r124) goto b40; if (!r126) goto b40; r43 = r5; r44 = r9;
-b26: // head
+	r25 = r151; r26 = r25 * r7; r27 = r19 - r26; r28 = r23; r90 = (u64)r53; r93 = p4; r94 = (u64)r93 + (u64)(-1ll); r95 = (u64)r94 * (u64)r4; r96 = r95 >= 0ll; r97 = (u64)r94; r98 = r6; r99 = __umul64hi(r97, r98); r100 = r99 == 0ull; r103 = p3; r104 = (u64)r103 + (u64)(-1ll); r105 = (u64)r95 + (u64)r104; r106 = r105 >= 0ll; r110 = (u64)r105 * (u64)r8; r111 = r110 >= 0ll; r112 = (u64)r105; r113 = r10; r114 = __umul64hi(r112, r113); r115 = r114 == 0ull; r118 = p2; r119 = (u64)r118 + (u64)(-1ll); r120 = (u64)r110 + (u64)r119; r121 = r120 >= 0ll; r124 = true; r125 = (u64)r120; r126 = r125 < r90; if (!r96) goto b32; if (!r100) goto b32; if (!r106) goto b32; if (!r111) goto b32; if (!r115) goto b32; if (!r121) goto b32; if (!r124) goto b32; if (!r126) goto b32;
+b21: // head
 #line 85 "reducetypes.go"
-	r29 = r28; r30 = r22; r31 = r16; r32 = r31 < r11; if (!r32) goto b39; r33 = r30 < r7; if (!r33) goto b39; r34 = r29 < r3; if (!r34) goto b39; r35 = r29; r36 = (i64)r35; r37 = r30; r38 = (i64)r37; r39 = r31; r40 = (i64)r39; if (!r43) goto b38; if (!r44) goto b33;
+	r29 = r28; r30 = r22; r31 = r16; r32 = r31 < r11; if (!r32) goto b31; r33 = r30 < r7; if (!r33) goto b31; r34 = r29 < r3; if (!r34) goto b31; r35 = r29; r36 = (i64)r35; r37 = r30; r38 = (i64)r37; r39 = r31; r40 = (i64)r39;
 #line 88 "reducetypes.go"
 	r47 = (u64)r36 * (u64)r4; r48 = (u64)r47 + (u64)r38; r49 = (u64)r48 * (u64)r8; r50 = (u64)r49 + (u64)r40; r51 = r52 + r50 * 8; r54 = *(double *)r51; r55 = r54 / r58; r59 = r51; *(double *)r59 = r55;
-b33: // latch
 #line 85 "reducetypes.go"
-	r16 = r16 + r21; r41 = r16 >= r11; if (!r41) goto b35; r16 = r16 - r11; r22 = r22 + 1ull;
-b35: // stepped
+	r16 = r16 + r21; r41 = r16 >= r11; if (!r41) goto b28; r16 = r16 - r11; r22 = r22 + 1ull;
+b28: // stepped
 #line 85 "reducetypes.go"
-	r22 = r22 + r27; r42 = r22 >= r7; if (!r42) goto b37; r22 = r22 - r7; r28 = r28 + 1ull;
-b37: // stepped
+	r22 = r22 + r27; r42 = r22 >= r7; if (!r42) goto b30; r22 = r22 - r7; r28 = r28 + 1ull;
+b30: // stepped
 #line 85 "reducetypes.go"
-	r28 = r28 + r25; goto b26;
-b38: // rangeint.done
-#line 85 "reducetypes.go"
-	r45 = (u64)r36 + 1ull; r46 = r45 < r0; if (r46) goto b33;
-b39: // exit
+	r28 = r28 + r25; goto b21;
+b31: // exit
 #line 85 "reducetypes.go"
 	return;
-b40: // preheader
+b32: // head (checked if)
 #line 85 "reducetypes.go"
-	r78 = r5; r79 = r9;
-b41: // head (checked if)
-#line 85 "reducetypes.go"
-	r64 = r28; r65 = r22; r66 = r16; r67 = r66 < r11; if (!r67) goto b39; r68 = r65 < r7; if (!r68) goto b39; r69 = r64 < r3; if (!r69) goto b39; r70 = r64; r71 = (i64)r70; r72 = r65; r73 = (i64)r72; r74 = r66; r75 = (i64)r74; if (!r78) goto b53; if (!r79) goto b48;
+	r64 = r28; r65 = r22; r66 = r16; r67 = r66 < r11; if (!r67) goto b31; r68 = r65 < r7; if (!r68) goto b31; r69 = r64 < r3; if (!r69) goto b31; r70 = r64; r71 = (i64)r70; r72 = r65; r73 = (i64)r72; r74 = r66; r75 = (i64)r74;
 #line 88 "reducetypes.go"
 	r82 = (u64)r71 * (u64)r4; r83 = (u64)r82 + (u64)r73; r84 = (u64)r83 * (u64)r8; r85 = (u64)r84 + (u64)r75; if ((u64)r85 >= (u64)r53) { qd_site = 1; qd_x = r85; qd_y = r53; goto qd_fault; } r86 = r52 + r85 * 8; r87 = *(double *)r86; r88 = r87 / r58; r89 = r86; *(double *)r89 = r88;
-b48: // latch (checked if)
 #line 85 "reducetypes.go"
-	r16 = r16 + r21; r76 = r16 >= r11; if (!r76) goto b50; r16 = r16 - r11; r22 = r22 + 1ull;
-b50: // stepped (checked if)
+	r16 = r16 + r21; r76 = r16 >= r11; if (!r76) goto b39; r16 = r16 - r11; r22 = r22 + 1ull;
+b39: // stepped (checked if)
 #line 85 "reducetypes.go"
-	r22 = r22 + r27; r77 = r22 >= r7; if (!r77) goto b52; r22 = r22 - r7; r28 = r28 + 1ull;
-b52: // stepped (checked if)
+	r22 = r22 + r27; r77 = r22 >= r7; if (!r77) goto b41; r22 = r22 - r7; r28 = r28 + 1ull;
+b41: // stepped (checked if)
 #line 85 "reducetypes.go"
-	r28 = r28 + r25; goto b41;
-b53: // rangeint.done (checked if)
-#line 85 "reducetypes.go"
-	r80 = (u64)r71 + 1ull; r81 = r80 < r0; if (r81) goto b48; goto b39;
-b54: // divide in 64 bits
+	r28 = r28 + r25; goto b32;
+b42: // divide in 64 bits
 #line 85 "reducetypes.go"
 	r151 = qd_div_u64(r19, r7); goto b12;
-b55: // divide in 64 bits
+b43: // divide in 64 bits
 #line 85 "reducetypes.go"
 	r143 = qd_div_u64(r17, r7); goto b10;
-b56: // divide in 64 bits
+b44: // divide in 64 bits
 #line 85 "reducetypes.go"
 	r135 = qd_div_u64(r15, r11); goto b8;
-b57: // divide in 64 bits
+b45: // divide in 64 bits
 #line 85 "reducetypes.go"
 	r127 = qd_div_u64(r13, r11); goto b6;
 qd_fault: {
@@ -30178,16 +30261,16 @@ extern "C" __global__ void Blur5_0(char *p0, i64 p1, char *p2, i64 p3, char *p4)
 #line 96 "types.go"
 	r19 = p0; r20 = p1;
 #line 93 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r314 = (u64)r20; r319 = r20; r320 = (u64)r319 - 1ull; r321 = r320 < 0ll ? r320 : 0ll; r322 = (u64)r321; r323 = r322 < 9223372036854775808ull; r324 = p3; r325 = (u64)r324 + (u64)(-1ll); r326 = (u64)r325 - 2ull; r327 = r326 > 0ll ? r326 : 0ll; r328 = r327 < r320 ? r327 : r320; r329 = (u64)r328; r330 = r329 < r314; r331 = (u64)r325 + 1ull; r332 = r331 >= 0ll; r339 = r323; r340 = (u64)r331 - 2ull; r341 = r340 > 0ll ? r340 : 0ll; r342 = r341 < r320 ? r341 : r320; r343 = (u64)r342; r344 = r343 < r314; r345 = (u64)r325 + 2ull; r346 = r345 >= 0ll; r353 = r323; r354 = (u64)r345 - 2ull; r355 = r354 > 0ll ? r354 : 0ll; r356 = r355 < r320 ? r355 : r320; r357 = (u64)r356; r358 = r357 < r314; r359 = (u64)r325 + 3ull; r360 = r359 >= 0ll; r365 = r320 < 1ll ? r320 : 1ll; r366 = (u64)r365; r367 = r366 < 9223372036854775808ull; r368 = (u64)r359 - 2ull; r369 = r368 > 0ll ? r368 : 0ll; r370 = r369 < r320 ? r369 : r320; r371 = (u64)r370; r372 = r371 < r314; r373 = (u64)r325 + 4ull; r374 = r373 >= 0ll; r379 = r320 < 2ll ? r320 : 2ll; r380 = (u64)r379; r381 = r380 < 9223372036854775808ull; r382 = (u64)r373 - 2ull; r383 = r382 > 0ll ? r382 : 0ll; r384 = r383 < r320 ? r383 : r320; r385 = (u64)r384; r386 = r385 < r314; r392 = (u64)r325 - 1ull; r393 = r392 > 0ll ? r392 : 0ll; r394 = (u64)r393; r395 = r394 < r314; r398 = r367; r399 = r331 < r320 ? r331 : r320; r400 = (u64)r399; r401 = r400 < r314; r402 = r2; r403 = (u64)r402 + 1ull; r404 = (u64)r403; r405 = r404 < r314; r406 = (u64)r3; r407 = r406 + 18446744073709551615ull; r408 = r407 + 4611686018427387904ull; r409 = r408 <= 9223372036854775808ull; r410 = r407 - 1ull; r411 = (u64)r2; r412 = r410 - r411; r413 = r314 - 1ull; r414 = r413 - r404; r415 = r412 <= r414; if (!r323) goto b44; if (!r330) goto b44; if (!r332) goto b44; if (!r339) goto b44; if (!r344) goto b44; if (!r346) goto b44; if (!r353) goto b44; if (!r358) goto b44; if (!r360) goto b44; if (!r367) goto b44; if (!r372) goto b44; if (!r374) goto b44; if (!r381) goto b44; if (!r386) goto b44; if (!r395) goto b44; if (!r398) goto b44; if (!r401) goto b44; if (!r405) goto b44; if (!r409) goto b44; if (!r415) goto b44;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r314 = (u64)r20; r319 = r20; r320 = (u64)r319 - 1ull; r321 = r320 < 0ll ? r320 : 0ll; r322 = (u64)r321; r323 = r322 < 9223372036854775808ull; r324 = p3; r325 = (u64)r324 + (u64)(-1ll); r326 = (u64)r325 - 2ull; r327 = r326 > 0ll ? r326 : 0ll; r328 = r327 < r320 ? r327 : r320; r329 = (u64)r328; r330 = r329 < r314; r331 = (u64)r325 + 1ull; r339 = r323; r340 = (u64)r331 - 2ull; r341 = r340 > 0ll ? r340 : 0ll; r342 = r341 < r320 ? r341 : r320; r343 = (u64)r342; r344 = r343 < r314; r345 = (u64)r325 + 2ull; r353 = r323; r354 = (u64)r345 - 2ull; r355 = r354 > 0ll ? r354 : 0ll; r356 = r355 < r320 ? r355 : r320; r357 = (u64)r356; r358 = r357 < r314; r359 = (u64)r325 + 3ull; r365 = r320 < 1ll ? r320 : 1ll; r366 = (u64)r365; r367 = r366 < 9223372036854775808ull; r368 = (u64)r359 - 2ull; r369 = r368 > 0ll ? r368 : 0ll; r370 = r369 < r320 ? r369 : r320; r371 = (u64)r370; r372 = r371 < r314; r373 = (u64)r325 + 4ull; r379 = r320 < 2ll ? r320 : 2ll; r380 = (u64)r379; r381 = r380 < 9223372036854775808ull; r382 = (u64)r373 - 2ull; r383 = r382 > 0ll ? r382 : 0ll; r384 = r383 < r320 ? r383 : r320; r385 = (u64)r384; r386 = r385 < r314; r392 = (u64)r325 - 1ull; r393 = r392 > 0ll ? r392 : 0ll; r394 = (u64)r393; r395 = r394 < r314; r398 = r367; r399 = r331 < r320 ? r331 : r320; r400 = (u64)r399; r401 = r400 < r314; r402 = r2; r403 = (u64)r402 + 1ull; r404 = (u64)r403; r405 = r404 < r314; r406 = (u64)r3; r407 = r406 + 18446744073709551615ull; r408 = r407 + 4611686018427387904ull; r409 = r408 <= 9223372036854775808ull; r410 = r407 - 1ull; r411 = (u64)r2; r412 = r410 - r411; r413 = r314 - 1ull; r414 = r413 - r404; r415 = r412 <= r414; if (!r323) goto b40; if (!r330) goto b40; if (!r339) goto b40; if (!r344) goto b40; if (!r353) goto b40; if (!r358) goto b40; if (!r367) goto b40; if (!r372) goto b40; if (!r381) goto b40; if (!r386) goto b40; if (!r395) goto b40; if (!r398) goto b40; if (!r401) goto b40; if (!r405) goto b40; if (!r409) goto b40; if (!r415) goto b40;
 #line 96 "types.go"
 	r21 = r320; r100 = r320; r113 = r320; r126 = r320; r139 = r320;
 #line 100 "types.go"
 	r54 = r320;
 #line 93 "types.go"
 	r420 = r2; r421 = r19 + r420 * 4; r422 = (u64)r1 * 4ull; r423 = r4 + r420 * 4;
-b23: // head
+b19: // head
 #line 93 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b43; r8 = r2; r9 = (u64)r8 + 1ull; r12 = 0x0p+00f;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b39; r8 = r2; r9 = (u64)r8 + 1ull; r12 = 0x0p+00f;
 #line 96 "types.go"
 	r15 = r9; r16 = (u64)r15 - 2ull; r17 = r16 > 0ll ? r16 : 0ll; r22 = r17 < r21 ? r17 : r21;
 	r26 = r19 + r22 * 4; r27 = *(float *)r26; r28 = r27; r29 = 0x0p+00f + r28; r12 = r29;
@@ -30212,20 +30295,20 @@ b23: // head
 #line 105 "types.go"
 	r86 = r14 * 0x1p-04f; r87 = r86 + r70; r193 = __mul64hi(r9, (-6148914691236517205ll)); r194 = (u64)r193 + (u64)r9; r195 = (u64)r194; r196 = r195 >> 63; r197 = r194 >> 1; r198 = (i64)r196; r199 = (u64)r197 + (u64)r198; r200 = (u64)r199 * 3ull; r201 = (u64)r9 - (u64)r200; r88 = r201; r89 = r32 + r88 * 4; r90 = *(float *)r89; r91 = r87 + r90; r417 = r423; r92 = r417 + 4ll; *(float *)r92 = r91;
 #line 93 "types.go"
-	r2 = (u64)r2 + (u64)r1; r421 = r421 + r422 * 1; r423 = r423 + r422 * 1; goto b23;
-b43: // exit
+	r2 = (u64)r2 + (u64)r1; r421 = r421 + r422 * 1; r423 = r423 + r422 * 1; goto b19;
+b39: // exit
 #line 93 "types.go"
 	return;
-b44: // preheader
+b40: // preheader
 #line 96 "types.go"
 	r212 = r320; r261 = r320; r271 = r320; r281 = r320; r291 = r320;
 #line 100 "types.go"
 	r229 = r320;
 #line 93 "types.go"
 	r424 = r2; r425 = r19 + r424 * 4; r426 = (u64)r1 * 4ull; r427 = r4 + r424 * 4;
-b45: // head (checked)
+b41: // head (checked)
 #line 93 "types.go"
-	r202 = (u64)r2 + 1ull; r203 = r202 < r3; if (!r203) goto b43; r204 = r2; r205 = (u64)r204 + 1ull; r12 = 0x0p+00f;
+	r202 = (u64)r2 + 1ull; r203 = r202 < r3; if (!r203) goto b39; r204 = r2; r205 = (u64)r204 + 1ull; r12 = 0x0p+00f;
 #line 96 "types.go"
 	r208 = r205; r209 = (u64)r208 - 2ull; r210 = r209 > 0ll ? r209 : 0ll; r213 = r210 < r212 ? r210 : r212;
 	if ((u64)r213 >= (u64)r20) { qd_site = 0; qd_x = r213; qd_y = r20; goto qd_fault; } r215 = r19 + r213 * 4; r216 = *(float *)r215; r217 = r216; r29 = 0x0p+00f + r217; r12 = r29;
@@ -30250,7 +30333,7 @@ b45: // head (checked)
 #line 105 "types.go"
 	r250 = r207 * 0x1p-04f; r251 = r250 + r245; r305 = __mul64hi(r205, (-6148914691236517205ll)); r306 = (u64)r305 + (u64)r205; r307 = (u64)r306; r308 = r307 >> 63; r309 = r306 >> 1; r310 = (i64)r308; r311 = (u64)r309 + (u64)r310; r312 = (u64)r311 * 3ull; r313 = (u64)r205 - (u64)r312; r252 = r313; r253 = r218 + r252 * 4; r254 = *(float *)r253; r255 = r251 + r254; r419 = r427; r256 = r419 + 4ll; *(float *)r256 = r255;
 #line 93 "types.go"
-	r2 = (u64)r2 + (u64)r1; r425 = r425 + r426 * 1; r427 = r427 + r426 * 1; goto b45;
+	r2 = (u64)r2 + (u64)r1; r425 = r425 + r426 * 1; r427 = r427 + r426 * 1; goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

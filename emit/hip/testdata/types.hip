@@ -142,7 +142,7 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r17 = p0; r18 = p1;
 	r34 = (char *)qdata_weights;
 #line 34 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r94 = (u64)r18; r95 = r2; r96 = (u64)r95 + 1ull; r97 = (u64)r96; r98 = r97 < r94; r99 = (u64)r3; r100 = r99 + 18446744073709551615ull; r101 = r100 + 4611686018427387904ull; r102 = r101 <= 9223372036854775808ull; r103 = r100 - 1ull; r104 = (u64)r2; r105 = r103 - r104; r106 = r94 - 1ull; r107 = r106 - r97; r108 = r105 <= r107; r110 = p3; r111 = (u64)r110 + (u64)(-1ll); r112 = (u64)r111 + 1ull; r113 = r112 >= 0ll; r115 = r18; r116 = (u64)r115 - 1ull; r117 = r116 < 1ll ? r116 : 1ll; r118 = (u64)r117; r119 = r118 < 9223372036854775808ull; r120 = r112 < r116 ? r112 : r116; r121 = (u64)r120; r122 = r121 < r94; if (!r98) goto b34; if (!r102) goto b34; if (!r108) goto b34; if (!r113) goto b34; if (!r119) goto b34; if (!r122) goto b34; r123 = (u64)r1 * 3ull; r263 = (u64)r1 * 4ull; r128 = r99; r130 = (u64)r123;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r94 = (u64)r18; r95 = r2; r96 = (u64)r95 + 1ull; r97 = (u64)r96; r98 = r97 < r94; r99 = (u64)r3; r100 = r99 + 18446744073709551615ull; r101 = r100 + 4611686018427387904ull; r102 = r101 <= 9223372036854775808ull; r103 = r100 - 1ull; r104 = (u64)r2; r105 = r103 - r104; r106 = r94 - 1ull; r107 = r106 - r97; r108 = r105 <= r107; r110 = p3; r111 = (u64)r110 + (u64)(-1ll); r112 = (u64)r111 + 1ull; r115 = r18; r116 = (u64)r115 - 1ull; r117 = r116 < 1ll ? r116 : 1ll; r118 = (u64)r117; r119 = r118 < 9223372036854775808ull; r120 = r112 < r116 ? r112 : r116; r121 = (u64)r120; r122 = r121 < r94; if (!r98) goto b33; if (!r102) goto b33; if (!r108) goto b33; if (!r119) goto b33; if (!r122) goto b33; r123 = (u64)r1 * 3ull; r263 = (u64)r1 * 4ull; r128 = r99; r130 = (u64)r123;
 	r141 = r116; r271 = r263; r173 = r116;
 	r274 = r263;
 #line 35 "types.go"
@@ -151,9 +151,9 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 35 "types.go"
 	r283 = (u64)r1 * 12ull; r239 = r116;
 	r286 = r283; r296 = r2; r297 = r17 + r296 * 4; r298 = (u64)r263 * 4ull; r299 = r4 + r296 * 4;
-b8: // grid unrolled guard
+b7: // grid unrolled guard
 #line 36 "types.go"
-	r124 = (u64)r2 + 1ull; r125 = r124 < r3; if (!r125) goto b33; r129 = (u64)r124; r126 = r128 - r129; r127 = r126 > r130; if (!r127) goto b27; r131 = r2;
+	r124 = (u64)r2 + 1ull; r125 = r124 < r3; if (!r125) goto b32; r129 = (u64)r124; r126 = r128 - r129; r127 = r126 > r130; if (!r127) goto b26; r131 = r2;
 #line 34 "types.go"
 	r134 = r131; r135 = (u64)r134 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r268 = r297; r137 = r268 + 4ll; r138 = *(float *)r137; r54 = r138; r139 = (u64)r135 + 1ull; r142 = r139 < r141 ? r139 : r141; r143 = r17 + r142 * 4; r144 = *(float *)r143; r55 = r144; r145 = r54; r52 = r145; r146 = r55; r53 = r146;
@@ -169,34 +169,34 @@ b8: // grid unrolled guard
 #line 34 "types.go"
 	r232 = r262; r233 = (u64)r232 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r282 = r268; r284 = r282 + r283 * 1; r235 = r284 + 4ll; r236 = *(float *)r235; r54 = r236; r237 = (u64)r233 + 1ull; r240 = r237 < r239 ? r237 : r239; r241 = r17 + r240 * 4; r242 = *(float *)r241; r55 = r242; r243 = r54; r52 = r243; r244 = r55; r53 = r244;
-	r245 = r52; r246 = r245 * 0x1.8p-02f; r247 = r53; r248 = r247 * 0x1.8p-02f; r249 = r246 + r248; r250 = r249 * 0x1p+01f; r256 = r233 >> 63; r257 = r256 & 3ll; r258 = (u64)r233 + (u64)r257; r259 = r258 >> 2; r260 = (u64)r259 * 4ull; r261 = (u64)r233 - (u64)r260; r251 = r261; r252 = r34 + r251 * 4; r253 = *(float *)r252; r254 = r250 + r253; r285 = r269; r287 = r285 + r286 * 1; r255 = r287 + 4ll; *(float *)r255 = r254; r2 = (u64)r2 + (u64)r263; r297 = r297 + r298 * 1; r299 = r299 + r298 * 1; goto b8;
-b27: // preheader
+	r245 = r52; r246 = r245 * 0x1.8p-02f; r247 = r53; r248 = r247 * 0x1.8p-02f; r249 = r246 + r248; r250 = r249 * 0x1p+01f; r256 = r233 >> 63; r257 = r256 & 3ll; r258 = (u64)r233 + (u64)r257; r259 = r258 >> 2; r260 = (u64)r259 * 4ull; r261 = (u64)r233 - (u64)r260; r251 = r261; r252 = r34 + r251 * 4; r253 = *(float *)r252; r254 = r250 + r253; r285 = r269; r287 = r285 + r286 * 1; r255 = r287 + 4ll; *(float *)r255 = r254; r2 = (u64)r2 + (u64)r263; r297 = r297 + r298 * 1; r299 = r299 + r298 * 1; goto b7;
+b26: // preheader
 #line 35 "types.go"
 	r23 = r116;
 #line 34 "types.go"
 	r288 = r2; r289 = r17 + r288 * 4; r290 = r263; r291 = r4 + r288 * 4;
-b28: // head
+b27: // head
 #line 34 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b32; r8 = r2; r9 = (u64)r8 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r264 = r289; r16 = r264 + 4ll; r19 = *(float *)r16; r54 = r19; r21 = (u64)r9 + 1ull; r24 = r21 < r23 ? r21 : r23; r25 = r17 + r24 * 4; r26 = *(float *)r25; r55 = r26; r27 = r54; r52 = r27; r30 = r55; r53 = r30;
 	r32 = r52; r36 = r32 * 0x1.8p-02f; r38 = r53; r41 = r38 * 0x1.8p-02f; r42 = r36 + r41; r46 = r42 * 0x1p+01f; r56 = r9 >> 63; r57 = r56 & 3ll; r58 = (u64)r9 + (u64)r57; r59 = r58 >> 2; r60 = (u64)r59 * 4ull; r61 = (u64)r9 - (u64)r60; r47 = r61; r48 = r34 + r47 * 4; r49 = *(float *)r48; r50 = r46 + r49; r265 = r291; r51 = r265 + 4ll; *(float *)r51 = r50;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r289 = r289 + r290 * 1; r291 = r291 + r290 * 1; goto b28;
-b33: // exit
+	r2 = (u64)r2 + (u64)r1; r289 = r289 + r290 * 1; r291 = r291 + r290 * 1; goto b27;
+b32: // exit
 #line 34 "types.go"
 	return;
-b34: // preheader
+b33: // preheader
 #line 35 "types.go"
 	r71 = r116;
 #line 34 "types.go"
 	r292 = r2; r293 = r17 + r292 * 4; r294 = (u64)r1 * 4ull; r295 = r4 + r292 * 4;
-b35: // head (checked)
+b34: // head (checked)
 #line 34 "types.go"
-	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b33; r64 = r2; r65 = (u64)r64 + 1ull;
+	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b32; r64 = r2; r65 = (u64)r64 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; if ((u64)r65 >= (u64)r18) { qd_site = 0; qd_x = r65; qd_y = r18; goto qd_fault; } r266 = r293; r67 = r266 + 4ll; r68 = *(float *)r67; r54 = r68; r69 = (u64)r65 + 1ull; r72 = r69 < r71 ? r69 : r71; if ((u64)r72 >= (u64)r18) { qd_site = 1; qd_x = r72; qd_y = r18; goto qd_fault; } r73 = r17 + r72 * 4; r74 = *(float *)r73; r55 = r74; r75 = r54; r52 = r75; r76 = r55; r53 = r76;
 	r77 = r52; r78 = r77 * 0x1.8p-02f; r79 = r53; r80 = r79 * 0x1.8p-02f; r81 = r78 + r80; r82 = r81 * 0x1p+01f; r88 = r65 >> 63; r89 = r88 & 3ll; r90 = (u64)r65 + (u64)r89; r91 = r90 >> 2; r92 = (u64)r91 * 4ull; r93 = (u64)r65 - (u64)r92; r83 = r93; r84 = r34 + r83 * 4; r85 = *(float *)r84; r86 = r82 + r85; r267 = r295; r87 = r267 + 4ll; *(float *)r87 = r86;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r293 = r293 + r294 * 1; r295 = r295 + r294 * 1; goto b35;
+	r2 = (u64)r2 + (u64)r1; r293 = r293 + r294 * 1; r295 = r295 + r294 * 1; goto b34;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -391,51 +391,40 @@ extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 #line 55 "types.go"
 	r34 = p0; r35 = p1;
 #line 53 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b24; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b24; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b36; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
+	r1 = r0 > 0ll; if (!r1) goto b20; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b20; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b29; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
 b5: // setup
 #line 53 "types.go"
-	r13 = r79; r14 = r13 * r7; r12 = r9 - r14; r88 = r11 | r7; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b35; r92 = (u32)r11; r93 = (u32)r7; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
+	r13 = r79; r14 = r13 * r7; r12 = r9 - r14; r88 = r11 | r7; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b28; r92 = (u32)r11; r93 = (u32)r7; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
 b7: // setup
 #line 53 "types.go"
-	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r57 = (u64)r35; r58 = r4 >= 0ll; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r64 = (u64)r61; r65 = r6; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; r69 = true; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r57; if (!r58) goto b25; if (!r63) goto b25; if (!r67) goto b25; if (!r69) goto b25; if (!r73) goto b25; if (!r76) goto b25; if (!r78) goto b25; r28 = r5;
-b15: // head
+	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r57 = (u64)r35; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r64 = (u64)r61; r65 = r6; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r57; if (!r63) goto b21; if (!r67) goto b21; if (!r73) goto b21; if (!r76) goto b21; if (!r78) goto b21;
+b13: // head
 #line 53 "types.go"
-	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b24; r22 = r19 < r3; if (!r22) goto b24; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25; if (!r28) goto b23;
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b20; r22 = r19 < r3; if (!r22) goto b20; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25;
 #line 55 "types.go"
 	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = r26 ^ r24; r32 = (u8)r31; r33 = r34 + r30 * 1; *(u8 *)r33 = r32;
-b20: // latch
 #line 53 "types.go"
-	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b22; r12 = r12 - r7; r18 = r18 + 1ull;
-b22: // stepped
+	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b19; r12 = r12 - r7; r18 = r18 + 1ull;
+b19: // stepped
 #line 53 "types.go"
-	r18 = r18 + r15; goto b15;
-b23: // rangeint.done
-#line 55 "types.go"
-	r38 = (u64)r24 + 1ull; r39 = r38 < r0; if (r39) goto b20;
-b24: // exit
-#line 55 "types.go"
+	r18 = r18 + r15; goto b13;
+b20: // exit
+#line 53 "types.go"
 	return;
-b25: // preheader
+b21: // head (checked if)
 #line 53 "types.go"
-	r49 = r5;
-b26: // head (checked if)
-#line 53 "types.go"
-	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b24; r43 = r40 < r3; if (!r43) goto b24; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46; if (!r49) goto b34;
+	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b20; r43 = r40 < r3; if (!r43) goto b20; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46;
 #line 55 "types.go"
 	r50 = (u64)r45 * (u64)r4; r51 = (u64)r50 + (u64)r47; r52 = r47 ^ r45; r53 = (u8)r52; if ((u64)r51 >= (u64)r35) { qd_site = 0; qd_x = r51; qd_y = r35; goto qd_fault; } r54 = r34 + r51 * 1; *(u8 *)r54 = r53;
-b31: // latch (checked if)
 #line 53 "types.go"
-	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b33; r12 = r12 - r7; r18 = r18 + 1ull;
-b33: // stepped (checked if)
+	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b27; r12 = r12 - r7; r18 = r18 + 1ull;
+b27: // stepped (checked if)
 #line 53 "types.go"
-	r18 = r18 + r15; goto b26;
-b34: // rangeint.done (checked if)
-#line 55 "types.go"
-	r55 = (u64)r45 + 1ull; r56 = r55 < r0; if (r56) goto b31; goto b24;
-b35: // divide in 64 bits
+	r18 = r18 + r15; goto b21;
+b28: // divide in 64 bits
 #line 53 "types.go"
 	r87 = qd_div_u64(r11, r7); goto b7;
-b36: // divide in 64 bits
+b29: // divide in 64 bits
 #line 53 "types.go"
 	r79 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
@@ -476,53 +465,45 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 67 "types.go"
 	r42 = p0; r43 = p1;
 #line 65 "types.go"
-	r3 = r0 > 0ll; if (!r3) goto b24; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r3 = r0 > 0ll; if (!r3) goto b22; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b33; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
 b5: // setup
 #line 65 "types.go"
-	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
+	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b32; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
 b7: // setup
 #line 65 "types.go"
-	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b25; if (!r76) goto b25; if (!r80) goto b25; if (!r82) goto b25; if (!r86) goto b25; if (!r89) goto b25; if (!r91) goto b25;
+	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r76) goto b23; if (!r80) goto b23; if (!r86) goto b23; if (!r89) goto b23; if (!r91) goto b23;
 #line 67 "types.go"
 	r33 = r7;
-b15: // head
+b14: // head
 #line 65 "types.go"
-	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b24; r26 = r23 < r5; if (!r26) goto b24; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
-	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b23;
+	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b22; r26 = r23 < r5; if (!r26) goto b22; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
+	r8 = r7;
 	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
-b20: // latch
 #line 65 "types.go"
-	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b22; r16 = r16 - r11; r22 = r22 + 1ull;
-b22: // stepped
+	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b21; r16 = r16 - r11; r22 = r22 + 1ull;
+b21: // stepped
 #line 65 "types.go"
-	r22 = r22 + r19; goto b15;
-b23: // rangeint.done
-#line 67 "types.go"
-	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b20;
-b24: // exit
-#line 67 "types.go"
+	r22 = r22 + r19; goto b14;
+b22: // exit
+#line 65 "types.go"
 	return;
-b25: // preheader
+b23: // preheader
 #line 67 "types.go"
 	r58 = r7;
-b26: // head (checked if)
+b24: // head (checked if)
 #line 65 "types.go"
-	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b24; r51 = r48 < r5; if (!r51) goto b24; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
-	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b34;
+	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b22; r51 = r48 < r5; if (!r51) goto b22; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
+	r8 = r7;
 	r59 = (u64)r53 * (u64)r58; r60 = (u64)r59 + (u64)r55; r61 = r1 + r53 * 4; r62 = *(float *)r61; r63 = r6 + r55 * 4; r64 = *(float *)r63; r65 = r62 * r64; if ((u64)r60 >= (u64)r43) { qd_site = 0; qd_x = r60; qd_y = r43; goto qd_fault; } r66 = r42 + r60 * 4; *(float *)r66 = r65;
-b31: // latch (checked if)
 #line 65 "types.go"
-	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b33; r16 = r16 - r11; r22 = r22 + 1ull;
-b33: // stepped (checked if)
+	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b31; r16 = r16 - r11; r22 = r22 + 1ull;
+b31: // stepped (checked if)
 #line 65 "types.go"
-	r22 = r22 + r19; goto b26;
-b34: // rangeint.done (checked if)
-#line 67 "types.go"
-	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b31; goto b24;
-b35: // divide in 64 bits
+	r22 = r22 + r19; goto b24;
+b32: // divide in 64 bits
 #line 65 "types.go"
 	r100 = qd_div_u64(r15, r11); goto b7;
-b36: // divide in 64 bits
+b33: // divide in 64 bits
 #line 65 "types.go"
 	r92 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
@@ -571,112 +552,96 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 #line 80 "types.go"
 	r77 = p0; r78 = p1;
 #line 78 "types.go"
-	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b29; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b29; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b80; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b22; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b22; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b68; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
 b5: // setup
 #line 78 "types.go"
-	r14 = r127; r15 = r14 * r8; r13 = r10 - r15; r136 = r12 | r8; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b79; r140 = (u32)r12; r141 = (u32)r8; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
+	r14 = r127; r15 = r14 * r8; r13 = r10 - r15; r136 = r12 | r8; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b67; r140 = (u32)r12; r141 = (u32)r8; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
 b7: // setup
 #line 78 "types.go"
-	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r104 = (u64)r78; r105 = r5 >= 0ll; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r111 = (u64)r108; r112 = r7; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; r116 = true; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; r123 = true; r124 = (u64)r119; r125 = r124 < r104; if (!r105) goto b65; if (!r110) goto b65; if (!r114) goto b65; if (!r116) goto b65; if (!r120) goto b65; if (!r123) goto b65; if (!r125) goto b65; r72 = r6;
-b15: // head
+	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r104 = (u64)r78; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r111 = (u64)r108; r112 = r7; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; r123 = true; r124 = (u64)r119; r125 = r124 < r104; if (!r110) goto b58; if (!r114) goto b58; if (!r120) goto b58; if (!r123) goto b58; if (!r125) goto b58;
+b13: // head
 #line 78 "types.go"
-	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b29; r23 = r20 < r4; if (!r23) goto b29; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26; if (!r72) goto b25;
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b22; r23 = r20 < r4; if (!r23) goto b22; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26;
 #line 80 "types.go"
-	r74 = (u64)r25 * (u64)r5; r75 = (u64)r74 + (u64)r27; r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r0 + r79; r81 = (u64)r27 + 1ull; r82 = r81 < r5; if (!r82) goto b24; r0 = r80;
-b21: // latch
+	r74 = (u64)r25 * (u64)r5; r75 = (u64)r74 + (u64)r27; r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r0 + r79; r81 = (u64)r27 + 1ull; r82 = r81 < r5; if (!r82) goto b21; r0 = r80;
+b18: // latch
 #line 78 "types.go"
-	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b23; r13 = r13 - r8; r19 = r19 + 1ull;
-b23: // stepped
+	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b20; r13 = r13 - r8; r19 = r19 + 1ull;
+b20: // stepped
 #line 78 "types.go"
-	r19 = r19 + r16; goto b15;
-b24: // edge 3→4
+	r19 = r19 + r16; goto b13;
+b21: // edge 3→4
 #line 80 "types.go"
-	r0 = r80; goto b21;
-b25: // edge 1→4
-#line 78 "types.go"
-	r73 = r0;
-#line 80 "types.go"
-	r83 = (u64)r25 + 1ull; r84 = r83 < r1; if (!r84) goto b28; r0 = r73; goto b21;
-b28: // edge 4→2
-#line 80 "types.go"
-	r0 = r73;
-b29: // exit
+	r0 = r80; goto b18;
+b22: // exit
 #line 78 "types.go"
 	r29 = (i64)(threadIdx.x % warpSize); r30 = (i64)(threadIdx.x / warpSize); r46 = r30 == 0ll; r31 = (i64)warpSize; r32 = (u64)r30 * (u64)r31; r33 = (i64)blockDim.x; r34 = (u64)r33 - (u64)r32; r35 = r34 < r31 ? r34 : r31; r36 = r31 >> 1;
-b30: // reduction shuffle
+b23: // reduction shuffle
 #line 78 "types.go"
-	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b32; r0 = r0 + r37;
-b32: // reduction next
+	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b25; r0 = r0 + r37;
+b25: // reduction next
 #line 78 "types.go"
-	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b42; r143 = qd_shfl_down(r0, (u32)r36); r144 = (u64)r29 + (u64)r36; r145 = r144 < r35; if (!r145) goto b35; r0 = r0 + r143;
-b35: // reduction next (unrolled 1)
+	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b35; r143 = qd_shfl_down(r0, (u32)r36); r144 = (u64)r29 + (u64)r36; r145 = r144 < r35; if (!r145) goto b28; r0 = r0 + r143;
+b28: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r36 = r36 >> 1; r146 = r36 != 0ll; if (!r146) goto b42; r147 = qd_shfl_down(r0, (u32)r36); r148 = (u64)r29 + (u64)r36; r149 = r148 < r35; if (!r149) goto b38; r0 = r0 + r147;
-b38: // reduction next (unrolled 2)
+	r36 = r36 >> 1; r146 = r36 != 0ll; if (!r146) goto b35; r147 = qd_shfl_down(r0, (u32)r36); r148 = (u64)r29 + (u64)r36; r149 = r148 < r35; if (!r149) goto b31; r0 = r0 + r147;
+b31: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r36 = r36 >> 1; r150 = r36 != 0ll; if (!r150) goto b42; r151 = qd_shfl_down(r0, (u32)r36); r152 = (u64)r29 + (u64)r36; r153 = r152 < r35; if (!r153) goto b41; r0 = r0 + r151;
-b41: // reduction next (unrolled 3)
+	r36 = r36 >> 1; r150 = r36 != 0ll; if (!r150) goto b35; r151 = qd_shfl_down(r0, (u32)r36); r152 = (u64)r29 + (u64)r36; r153 = r152 < r35; if (!r153) goto b34; r0 = r0 + r151;
+b34: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r36 = r36 >> 1; r154 = r36 != 0ll; if (r154) goto b30;
-b42: // reduction shuffled
+	r36 = r36 >> 1; r154 = r36 != 0ll; if (r154) goto b23;
+b35: // reduction shuffled
 #line 78 "types.go"
-	r41 = r29 == 0ll; if (!r41) goto b44; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
-b44: // reduction barrier
+	r41 = r29 == 0ll; if (!r41) goto b37; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
+b37: // reduction barrier
 #line 78 "types.go"
-	__syncthreads(); if (!r46) goto b63; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b64; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
-b47: // reduction warps
+	__syncthreads(); if (!r46) goto b56; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b57; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
+b40: // reduction warps
 #line 78 "types.go"
 	r54 = r32; r55 = (i64)blockDim.x; r56 = (u64)r55 - (u64)r54; r57 = r56 < r31 ? r56 : r31; r58 = r31 >> 1;
-b48: // reduction shuffle
+b41: // reduction shuffle
 #line 78 "types.go"
-	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b50; r0 = r0 + r59;
-b50: // reduction next
+	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b43; r0 = r0 + r59;
+b43: // reduction next
 #line 78 "types.go"
-	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b60; r155 = qd_shfl_down(r0, (u32)r58); r156 = (u64)r29 + (u64)r58; r157 = r156 < r57; if (!r157) goto b53; r0 = r0 + r155;
-b53: // reduction next (unrolled 1)
+	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b53; r155 = qd_shfl_down(r0, (u32)r58); r156 = (u64)r29 + (u64)r58; r157 = r156 < r57; if (!r157) goto b46; r0 = r0 + r155;
+b46: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r58 = r58 >> 1; r158 = r58 != 0ll; if (!r158) goto b60; r159 = qd_shfl_down(r0, (u32)r58); r160 = (u64)r29 + (u64)r58; r161 = r160 < r57; if (!r161) goto b56; r0 = r0 + r159;
-b56: // reduction next (unrolled 2)
+	r58 = r58 >> 1; r158 = r58 != 0ll; if (!r158) goto b53; r159 = qd_shfl_down(r0, (u32)r58); r160 = (u64)r29 + (u64)r58; r161 = r160 < r57; if (!r161) goto b49; r0 = r0 + r159;
+b49: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r58 = r58 >> 1; r162 = r58 != 0ll; if (!r162) goto b60; r163 = qd_shfl_down(r0, (u32)r58); r164 = (u64)r29 + (u64)r58; r165 = r164 < r57; if (!r165) goto b59; r0 = r0 + r163;
-b59: // reduction next (unrolled 3)
+	r58 = r58 >> 1; r162 = r58 != 0ll; if (!r162) goto b53; r163 = qd_shfl_down(r0, (u32)r58); r164 = (u64)r29 + (u64)r58; r165 = r164 < r57; if (!r165) goto b52; r0 = r0 + r163;
+b52: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r58 = r58 >> 1; r166 = r58 != 0ll; if (r166) goto b48;
-b60: // reduction shuffled
+	r58 = r58 >> 1; r166 = r58 != 0ll; if (r166) goto b41;
+b53: // reduction shuffled
 #line 78 "types.go"
-	r63 = r41; if (!r63) goto b63; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b63; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
-b63: // reduction done
+	r63 = r41; if (!r63) goto b56; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b56; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
+b56: // reduction done
 #line 78 "types.go"
 	return;
-b64: // reduction none
+b57: // reduction none
 #line 78 "types.go"
-	r0 = (-0x0p+00f); goto b47;
-b65: // preheader
+	r0 = (-0x0p+00f); goto b40;
+b58: // head (checked if)
 #line 78 "types.go"
-	r94 = r6;
-b66: // head (checked if)
-#line 78 "types.go"
-	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b29; r88 = r85 < r4; if (!r88) goto b29; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91; if (!r94) goto b76;
+	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b22; r88 = r85 < r4; if (!r88) goto b22; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91;
 #line 80 "types.go"
-	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b75; r0 = r99;
-b72: // latch (checked if)
+	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b66; r0 = r99;
+b63: // latch (checked if)
 #line 78 "types.go"
-	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b74; r13 = r13 - r8; r19 = r19 + 1ull;
-b74: // stepped (checked if)
+	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b65; r13 = r13 - r8; r19 = r19 + 1ull;
+b65: // stepped (checked if)
 #line 78 "types.go"
-	r19 = r19 + r16; goto b66;
-b75: // edge 3→4 (checked if)
+	r19 = r19 + r16; goto b58;
+b66: // edge 3→4 (checked if)
 #line 80 "types.go"
-	r0 = r99; goto b72;
-b76: // edge 1→4 (checked if)
-#line 78 "types.go"
-	r73 = r0;
-#line 80 "types.go"
-	r102 = (u64)r90 + 1ull; r103 = r102 < r1; if (!r103) goto b28; r0 = r73; goto b72;
-b79: // divide in 64 bits
+	r0 = r99; goto b63;
+b67: // divide in 64 bits
 #line 78 "types.go"
 	r135 = qd_div_u64(r12, r8); goto b7;
-b80: // divide in 64 bits
+b68: // divide in 64 bits
 #line 78 "types.go"
 	r127 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
@@ -799,7 +764,8 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
 	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
 	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
-	bool r182 = 0, r190 = 0, r196 = 0;
+	bool r182 = 0, r190 = 0, r202 = 0, r213 = 0, r214 = 0, r215 = 0, r221 = 0, r222 = 0;
+	bool r223 = 0, r224 = 0, r228 = 0, r231 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
 	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
@@ -808,7 +774,8 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
 	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
 	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
-	i64 r176 = 0, r177 = 0, r194 = 0, r195 = 0;
+	i64 r176 = 0, r177 = 0, r201 = 0, r204 = 0, r209 = 0, r217 = 0, r226 = 0, r227 = 0;
+	i64 r229 = 0, r230 = 0;
 	u32 r181 = 0, r183 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
@@ -816,79 +783,89 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
 	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r178 = 0, r179 = 0, r180 = 0, r186 = 0;
-	u64 r187 = 0, r188 = 0;
+	u64 r187 = 0, r188 = 0, r206 = 0, r207 = 0, r211 = 0, r212 = 0, r219 = 0, r220 = 0;
 	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
-	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r195 = 0;
+	float r197 = 0, r198 = 0, r199 = 0, r200 = 0, r225 = 0;
 	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
 	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
-	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r194 = 0, *r196 = 0, *r203 = 0;
+	char *r205 = 0, *r208 = 0, *r210 = 0, *r216 = 0, *r218 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 92 "types.go"
 	r0 = p6;
 #line 95 "types.go"
-	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1;
+	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1; r203 = p0; r204 = p1; r205 = r203 + r204 * 4; r206 = (u64)r203; r207 = (u64)r205; r208 = p2; r209 = p3; r210 = r208 + r209 * 4; r211 = (u64)r208; r212 = (u64)r210; r213 = r207 <= r211; r214 = r212 <= r206; r215 = r213 | r214; r216 = p4; r217 = p5; r218 = r216 + r217 * 4; r219 = (u64)r216; r220 = (u64)r218; r221 = r207 <= r219; r222 = r220 <= r206; r223 = r221 | r222; r224 = r215 & r223;
 #line 92 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b54; r2 = (u64)r0; r3 = r2; r4 = r1; if (!r4) goto b54; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b69; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+	r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b84; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
 b5: // setup
 #line 92 "types.go"
-	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b68; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b83; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
 b7: // setup
 #line 92 "types.go"
-	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r88 = r0 >= 0ll; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r2; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r99 = true; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r88) goto b55; if (!r93) goto b55; if (!r97) goto b55; if (!r99) goto b55; if (!r101) goto b55; if (!r104) goto b55; if (!r106) goto b55; r27 = r1; r28 = r1; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r134 = r132; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
-b15: // head
+	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r5; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r93) goto b73; if (!r97) goto b73; if (!r101) goto b73; if (!r104) goto b73; if (!r106) goto b73; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
+b14: // head
 #line 92 "types.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b54; r21 = r18 < r3; if (!r21) goto b54; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; if (!r27) goto b53; if (!r28) goto b47; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b50; if (!r131) goto b50; if (!r137) goto b50; if (!r142) goto b50; if (!r151) goto b50; if (!r153) goto b50;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b72; r21 = r18 < r3; if (!r21) goto b72; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b69; if (!r131) goto b69; if (!r137) goto b69; if (!r142) goto b69; if (!r151) goto b69; if (!r153) goto b69;
 #line 95 "types.go"
-	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r125; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; r194 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r195 = (u64)r194 - 8ull;
-b28: // unroll guard
+	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b49; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
+b26: // unroll guard
 #line 95 "types.go"
-	r196 = r29 < r195; if (!r196) goto b45; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b28;
-b45: // rangeint.body
+	r228 = r29 < r227; if (!r228) goto b43; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b26;
+b43: // rangeint.body
 #line 95 "types.go"
-	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = *(float *)r47; r51 = r50 + r46; *(float *)r52 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b47; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b45;
-b47: // latch
+	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b45; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b43;
+b45: // accumulators stored
+#line 95 "types.go"
+	*(float *)r47 = r225;
+b46: // latch
 #line 92 "types.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
-b49: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
+b48: // stepped
 #line 92 "types.go"
-	r17 = r17 + r14; goto b15;
-b50: // preheader
+	r17 = r17 + r14; goto b14;
+b49: // unroll setup
+#line 92 "types.go"
+	r229 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r230 = (u64)r229 - 8ull;
+b50: // unroll guard
+#line 92 "types.go"
+	r231 = r29 < r230; if (!r231) goto b67;
 #line 95 "types.go"
-	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r125; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
-b51: // rangeint.body (checked)
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b50;
+b67: // rangeint.body (slices overlap)
 #line 95 "types.go"
-	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b47; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b51;
-b53: // rangeint.done
-#line 92 "types.go"
-	r30 = (u64)r23 + 1ull; r31 = r30 < r0; if (r31) goto b47;
-b54: // exit
-#line 92 "types.go"
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b46; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b67;
+b69: // preheader
+#line 95 "types.go"
+	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r107; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
+b70: // rangeint.body (checked)
+#line 95 "types.go"
+	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b46; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b70;
+b72: // exit
+#line 95 "types.go"
 	return;
-b55: // preheader
+b73: // preheader
+#line 95 "types.go"
+	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
+b74: // head (checked if)
 #line 92 "types.go"
-	r66 = r1; r67 = r1; r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b56: // head (checked if)
-#line 92 "types.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b54; r60 = r57 < r3; if (!r60) goto b54; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; if (!r66) goto b67; if (!r67) goto b64; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b72; r60 = r57 < r3; if (!r60) goto b72; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 95 "types.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b62: // rangeint.body (checked if)
+b78: // rangeint.body (checked if)
 #line 95 "types.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b64; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b62;
-b64: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b80; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b78;
+b80: // latch (checked if)
 #line 92 "types.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b66; r11 = r11 - r6; r17 = r17 + 1ull;
-b66: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b82; r11 = r11 - r6; r17 = r17 + 1ull;
+b82: // stepped (checked if)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b56;
-b67: // rangeint.done (checked if)
-#line 92 "types.go"
-	r68 = (u64)r62 + 1ull; r69 = r68 < r0; if (r69) goto b64; goto b54;
-b68: // divide in 64 bits
+	r17 = r17 + r14; goto b74;
+b83: // divide in 64 bits
 #line 92 "types.go"
 	r186 = qd_div_u64(r10, r6); goto b7;
-b69: // divide in 64 bits
+b84: // divide in 64 bits
 #line 92 "types.go"
 	r178 = qd_div_u64(r8, r6); goto b5;
 qd_fault: {
@@ -939,45 +916,43 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 #line 109 "types.go"
 	r38 = p2; r39 = p3; r60 = p0; r61 = p1;
 #line 107 "types.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b42; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 107 "types.go"
-	r7 = r6 > 1ll; if (!r7) goto b42; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r178 = r11 | r9; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b53; r182 = (u32)r11; r183 = (u32)r9; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+	r7 = r6 > 1ll; if (!r7) goto b37; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r178 = r11 | r9; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b48; r182 = (u32)r11; r183 = (u32)r9; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
 b5: // setup
 #line 107 "types.go"
-	r15 = r177; r16 = r15 * r9; r14 = r11 - r16; r186 = r13 | r9; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b52; r190 = (u32)r13; r191 = (u32)r9; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
+	r15 = r177; r16 = r15 * r9; r14 = r11 - r16; r186 = r13 | r9; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b47; r190 = (u32)r13; r191 = (u32)r9; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
 b7: // setup
 #line 107 "types.go"
-	r17 = r185; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r102 = r5 >= 0ll; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r113 = r102; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r119 = r118 >= 0ll; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r127 = r126 >= 0ll; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r142 = true; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r151 = r150 >= 0ll; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r102) goto b43; if (!r107) goto b43; if (!r111) goto b43; if (!r113) goto b43; if (!r117) goto b43; if (!r119) goto b43; if (!r122) goto b43; if (!r125) goto b43; if (!r127) goto b43; if (!r130) goto b43; if (!r132) goto b43; if (!r137) goto b43; if (!r140) goto b43; if (!r142) goto b43; if (!r144) goto b43; if (!r147) goto b43; if (!r149) goto b43; if (!r151) goto b43; if (!r155) goto b43; if (!r158) goto b43; if (!r160) goto b43; if (!r162) goto b43; if (!r165) goto b43; if (!r167) goto b43; if (!r170) goto b43; if (!r172) goto b43;
-b33: // head
+	r17 = r185; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r107) goto b38; if (!r111) goto b38; if (!r117) goto b38; if (!r122) goto b38; if (!r125) goto b38; if (!r130) goto b38; if (!r132) goto b38; if (!r137) goto b38; if (!r140) goto b38; if (!r144) goto b38; if (!r147) goto b38; if (!r149) goto b38; if (!r155) goto b38; if (!r158) goto b38; if (!r160) goto b38; if (!r162) goto b38; if (!r165) goto b38; if (!r167) goto b38; if (!r170) goto b38; if (!r172) goto b38;
+b28: // head
 #line 107 "types.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b42; r24 = r21 < r4; if (!r24) goto b42; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b42;
-	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b39;
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b37; r24 = r21 < r4; if (!r24) goto b37; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28; r35 = r33; r173 = r38 + r35 * 4; r37 = r173 + -4ll; r40 = *(float *)r37; r174 = r173; r44 = r174 + 4ll; r45 = *(float *)r44; r46 = r40 + r45; r47 = (u64)r26 - 1ull; r48 = (u64)r47 * (u64)r5; r49 = (u64)r48 + (u64)r28; r50 = r38 + r49 * 4; r51 = *(float *)r50; r52 = r46 + r51; r53 = (u64)r26 + 1ull; r54 = (u64)r53 * (u64)r5; r55 = (u64)r54 + (u64)r28; r56 = r38 + r55 * 4; r57 = *(float *)r56; r58 = r52 + r57; r59 = r60 + r33 * 4; *(float *)r59 = r58;
-b39: // latch
 #line 107 "types.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b41; r14 = r14 - r9; r20 = r20 + 1ull;
-b41: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b36; r14 = r14 - r9; r20 = r20 + 1ull;
+b36: // stepped
 #line 107 "types.go"
-	r20 = r20 + r17; goto b33;
-b42: // exit
+	r20 = r20 + r17; goto b28;
+b37: // exit
 #line 107 "types.go"
 	return;
-b43: // head (checked if)
+b38: // head (checked if)
 #line 107 "types.go"
-	r64 = r20; r65 = r14; r66 = r65 < r9; if (!r66) goto b42; r67 = r64 < r4; if (!r67) goto b42; r68 = r64 + 1ull; r69 = (i64)r68; r70 = r65 + 1ull; r71 = (i64)r70; r1 = (u64)r0 - 1ull; r73 = r69 < r1; if (!r73) goto b42;
-	r6 = (u64)r5 - 1ull; r74 = r71 < r6; if (!r74) goto b49;
+	r64 = r20; r65 = r14; r66 = r65 < r9; if (!r66) goto b37; r67 = r64 < r4; if (!r67) goto b37; r68 = r64 + 1ull; r69 = (i64)r68; r70 = r65 + 1ull; r71 = (i64)r70; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r75 = (u64)r69 * (u64)r5; r76 = (u64)r75 + (u64)r71; r78 = r76; r79 = (u64)r78 - 1ull; if ((u64)r79 >= (u64)r39) { qd_site = 0; qd_x = r79; qd_y = r39; goto qd_fault; } r175 = r38 + r78 * 4; r80 = r175 + -4ll; r81 = *(float *)r80; r83 = r76; r84 = (u64)r83 + 1ull; if ((u64)r84 >= (u64)r39) { qd_site = 1; qd_x = r84; qd_y = r39; goto qd_fault; } r176 = r175; r85 = r176 + 4ll; r86 = *(float *)r85; r87 = r81 + r86; r88 = (u64)r69 - 1ull; r89 = (u64)r88 * (u64)r5; r90 = (u64)r89 + (u64)r71; if ((u64)r90 >= (u64)r39) { qd_site = 2; qd_x = r90; qd_y = r39; goto qd_fault; } r91 = r38 + r90 * 4; r92 = *(float *)r91; r93 = r87 + r92; r94 = (u64)r69 + 1ull; r95 = (u64)r94 * (u64)r5; r96 = (u64)r95 + (u64)r71; if ((u64)r96 >= (u64)r39) { qd_site = 3; qd_x = r96; qd_y = r39; goto qd_fault; } r97 = r38 + r96 * 4; r98 = *(float *)r97; r99 = r93 + r98; if ((u64)r76 >= (u64)r61) { qd_site = 4; qd_x = r76; qd_y = r61; goto qd_fault; } r100 = r60 + r76 * 4; *(float *)r100 = r99;
-b49: // latch (checked if)
 #line 107 "types.go"
-	r14 = r14 + r19; r72 = r14 >= r9; if (!r72) goto b51; r14 = r14 - r9; r20 = r20 + 1ull;
-b51: // stepped (checked if)
+	r14 = r14 + r19; r72 = r14 >= r9; if (!r72) goto b46; r14 = r14 - r9; r20 = r20 + 1ull;
+b46: // stepped (checked if)
 #line 107 "types.go"
-	r20 = r20 + r17; goto b43;
-b52: // divide in 64 bits
+	r20 = r20 + r17; goto b38;
+b47: // divide in 64 bits
 #line 107 "types.go"
 	r185 = qd_div_u64(r13, r9); goto b7;
-b53: // divide in 64 bits
+b48: // divide in 64 bits
 #line 107 "types.go"
 	r177 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
