@@ -3973,23 +3973,27 @@ qd_fault: {
 extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, float p6, float p7, char *p8) {
 	bool r4 = 0, r7 = 0, r17 = 0, r21 = 0, r42 = 0, r44 = 0, r51 = 0, r69 = 0;
 	bool r75 = 0, r79 = 0, r85 = 0, r103 = 0, r108 = 0, r111 = 0, r117 = 0, r121 = 0;
-	bool r124 = 0, r139 = 0;
+	bool r124 = 0, r146 = 0, r157 = 0, r158 = 0, r159 = 0, r163 = 0, r166 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r12 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
 	i64 r28 = 0, r32 = 0, r33 = 0, r41 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0;
 	i64 r53 = 0, r54 = 0, r55 = 0, r59 = 0, r60 = 0, r68 = 0, r70 = 0, r72 = 0;
 	i64 r73 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0, r94 = 0, r102 = 0;
 	i64 r105 = 0, r106 = 0, r118 = 0, r119 = 0, r125 = 0, r127 = 0, r129 = 0, r131 = 0;
-	i64 r133 = 0, r135 = 0, r137 = 0, r138 = 0;
+	i64 r133 = 0, r135 = 0, r145 = 0, r148 = 0, r153 = 0, r161 = 0, r162 = 0, r164 = 0;
+	i64 r165 = 0;
 	u64 r71 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0;
 	u64 r83 = 0, r84 = 0, r104 = 0, r107 = 0, r109 = 0, r110 = 0, r112 = 0, r113 = 0;
-	u64 r114 = 0, r115 = 0, r116 = 0, r120 = 0, r122 = 0, r123 = 0;
+	u64 r114 = 0, r115 = 0, r116 = 0, r120 = 0, r122 = 0, r123 = 0, r150 = 0, r151 = 0;
+	u64 r155 = 0, r156 = 0;
 	float r13 = 0, r14 = 0, r15 = 0, r29 = 0, r30 = 0, r31 = 0, r35 = 0, r36 = 0;
 	float r38 = 0, r39 = 0, r48 = 0, r49 = 0, r57 = 0, r58 = 0, r62 = 0, r63 = 0;
 	float r65 = 0, r66 = 0, r91 = 0, r92 = 0, r96 = 0, r97 = 0, r99 = 0, r100 = 0;
+	float r138 = 0, r139 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r160 = 0;
 	char *r10 = 0, *r11 = 0, *r16 = 0, *r26 = 0, *r27 = 0, *r34 = 0, *r37 = 0, *r40 = 0;
 	char *r47 = 0, *r50 = 0, *r56 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r90 = 0, *r95 = 0;
 	char *r98 = 0, *r101 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r134 = 0, *r136 = 0;
+	char *r137 = 0, *r140 = 0, *r147 = 0, *r149 = 0, *r152 = 0, *r154 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 181 "nests.go"
@@ -3997,60 +4001,74 @@ extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 #line 183 "nests.go"
 	r11 = p0; r12 = p1; r15 = p7; r18 = p5;
 #line 185 "nests.go"
-	r27 = p2; r28 = p3; r31 = p6;
+	r27 = p2; r28 = p3; r31 = p6; r147 = p0; r148 = p1; r149 = r147 + r148 * 4; r150 = (u64)r147; r151 = (u64)r149; r152 = p2; r153 = p3; r154 = r152 + r153 * 4; r155 = (u64)r152; r156 = (u64)r154; r157 = r151 <= r155; r158 = r156 <= r150; r159 = r157 | r158;
 #line 181 "nests.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r71 = (u64)r12; r83 = r71 - 1ull;
 #line 183 "nests.go"
 	r51 = r18 > 0ll; r17 = r51; r104 = (u64)r28; r109 = (u64)r18; r110 = r109 + 4611686018427387904ull; r111 = r110 <= 9223372036854775808ull; r112 = r109 - 1ull; r115 = r104 - 1ull; r122 = r115; r114 = r112;
 b2: // head
 #line 181 "nests.go"
-	r4 = r2 < r3; if (!r4) goto b48; r5 = r2; r6 = 0ll; r72 = (u64)r5 * (u64)r3; r73 = r72; r74 = (u64)r73; r75 = r74 < r71; r76 = (u64)r5; r77 = r76 + 1ull; r78 = r77 + 4611686018427387904ull; r79 = r78 <= 9223372036854775808ull; r80 = r77 - 1ull; r82 = r80; r84 = r83 - r74; r85 = r82 <= r84; if (!r75) goto b41; if (!r79) goto b41; if (!r85) goto b41;
+	r4 = r2 < r3; if (!r4) goto b70; r5 = r2; r6 = 0ll; r72 = (u64)r5 * (u64)r3; r73 = r72; r74 = (u64)r73; r75 = r74 < r71; r76 = (u64)r5; r77 = r76 + 1ull; r78 = r77 + 4611686018427387904ull; r79 = r78 <= 9223372036854775808ull; r80 = r77 - 1ull; r82 = r80; r84 = r83 - r74; r85 = r82 <= r84; if (!r75) goto b63; if (!r79) goto b63; if (!r85) goto b63;
 #line 183 "nests.go"
 	r8 = r72; r105 = (u64)r5 * (u64)r18;
 #line 185 "nests.go"
 	r22 = r72; r24 = r105; r86 = r72; r88 = r105; r106 = r105; r107 = (u64)r106; r108 = r107 < r104; r116 = r115 - r107; r117 = r114 <= r116; r125 = r24; r133 = r88;
 b8: // for.loop
 #line 182 "nests.go"
-	r7 = r6 <= r5; if (!r7) goto b40;
-	r9 = (u64)r8 + (u64)r6; r10 = r11 + r9 * 4; r13 = *(float *)r10; r14 = r13 * r15; r16 = r10; *(float *)r16 = r14; if (!r17) goto b36; r19 = 0ll; r118 = (u64)r6 * (u64)r18; r119 = r118; r120 = (u64)r119; r121 = r120 < r104; r123 = r122 - r120; r124 = r114 <= r123; if (!r108) goto b37; if (!r111) goto b37; if (!r117) goto b37; if (!r121) goto b37; if (!r124) goto b37;
+	r7 = r6 <= r5; if (!r7) goto b62;
+	r9 = (u64)r8 + (u64)r6; r10 = r11 + r9 * 4; r13 = *(float *)r10; r14 = r13 * r15; r16 = r10; *(float *)r16 = r14; if (!r17) goto b38; r19 = 0ll; r118 = (u64)r6 * (u64)r18; r119 = r118; r120 = (u64)r119; r121 = r120 < r104; r123 = r122 - r120; r124 = r114 <= r123; if (!r108) goto b59; if (!r111) goto b59; if (!r117) goto b59; if (!r121) goto b59; if (!r124) goto b59;
 #line 185 "nests.go"
-	r23 = (u64)r22 + (u64)r6; r32 = (u64)r6 * (u64)r18; r37 = r11 + r23 * 4; r40 = r37; r126 = r27 + r125 * 4; r127 = r32; r128 = r27 + r127 * 4; r137 = r18 > (-9223372036854775800ll) ? r18 : (-9223372036854775800ll); r138 = (u64)r137 - 8ull;
-b17: // unroll guard
+	r23 = (u64)r22 + (u64)r6; r32 = (u64)r6 * (u64)r18; r37 = r11 + r23 * 4; r40 = r37; r126 = r27 + r125 * 4; r127 = r32; r128 = r27 + r127 * 4; if (!r159) goto b39; r160 = *(float *)r37; r161 = r18 > (-9223372036854775800ll) ? r18 : (-9223372036854775800ll); r162 = (u64)r161 - 8ull;
+b18: // unroll guard
 #line 185 "nests.go"
-	r139 = r19 < r138; if (!r139) goto b34; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b17;
-b34: // rangeint.body
+	r163 = r19 < r162; if (!r163) goto b35; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b18;
+b35: // rangeint.body
 #line 185 "nests.go"
-	r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = *(float *)r37; r39 = r38 + r36; *(float *)r40 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; if (!r42) goto b36; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b34;
-b36: // rangeint.done
+	r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; if (!r42) goto b37; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b35;
+b37: // accumulators stored
+#line 185 "nests.go"
+	*(float *)r37 = r160;
+b38: // rangeint.done
 #line 182 "nests.go"
 	r43 = (u64)r6 + 1ull; r6 = r43; goto b8;
-b37: // preheader
+b39: // unroll setup
+#line 182 "nests.go"
+	r164 = r18 > (-9223372036854775800ll) ? r18 : (-9223372036854775800ll); r165 = (u64)r164 - 8ull;
+b40: // unroll guard
+#line 182 "nests.go"
+	r166 = r19 < r165; if (!r166) goto b57;
+#line 185 "nests.go"
+	r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b40;
+b57: // rangeint.body (slices overlap)
+#line 185 "nests.go"
+	r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; if (!r146) goto b38; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b57;
+b59: // preheader
 #line 185 "nests.go"
 	r87 = (u64)r86 + (u64)r6; r93 = (u64)r6 * (u64)r18; r98 = r11 + r87 * 4; r101 = r98; r134 = r27 + r133 * 4; r135 = r93; r136 = r27 + r135 * 4;
-b38: // rangeint.body (checked)
+b60: // rangeint.body (checked)
 #line 185 "nests.go"
-	r89 = (u64)r88 + (u64)r19; if ((u64)r89 >= (u64)r28) { qd_site = 1; qd_x = r89; qd_y = r28; goto qd_fault; } r90 = r134; r91 = *(float *)r90; r92 = r31 * r91; r94 = (u64)r93 + (u64)r19; if ((u64)r94 >= (u64)r28) { qd_site = 2; qd_x = r94; qd_y = r28; goto qd_fault; } r95 = r136; r96 = *(float *)r95; r97 = r92 * r96; r99 = *(float *)r98; r100 = r99 + r97; *(float *)r101 = r100; r102 = (u64)r19 + 1ull; r103 = r102 < r18; if (!r103) goto b36; r19 = r102; r134 = r134 + 4ll; r136 = r136 + 4ll; goto b38;
-b40: // latch
+	r89 = (u64)r88 + (u64)r19; if ((u64)r89 >= (u64)r28) { qd_site = 1; qd_x = r89; qd_y = r28; goto qd_fault; } r90 = r134; r91 = *(float *)r90; r92 = r31 * r91; r94 = (u64)r93 + (u64)r19; if ((u64)r94 >= (u64)r28) { qd_site = 2; qd_x = r94; qd_y = r28; goto qd_fault; } r95 = r136; r96 = *(float *)r95; r97 = r92 * r96; r99 = *(float *)r98; r100 = r99 + r97; *(float *)r101 = r100; r102 = (u64)r19 + 1ull; r103 = r102 < r18; if (!r103) goto b38; r19 = r102; r134 = r134 + 4ll; r136 = r136 + 4ll; goto b60;
+b62: // latch
 #line 181 "nests.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b41: // preheader
+b63: // preheader
 #line 183 "nests.go"
 	r45 = r72;
 #line 185 "nests.go"
 	r52 = r72; r54 = (u64)r5 * (u64)r18; r129 = r54;
-b42: // for.loop (checked)
+b64: // for.loop (checked)
 #line 182 "nests.go"
-	r44 = r6 <= r5; if (!r44) goto b40;
-	r46 = (u64)r45 + (u64)r6; if ((u64)r46 >= (u64)r12) { qd_site = 0; qd_x = r46; qd_y = r12; goto qd_fault; } r47 = r11 + r46 * 4; r48 = *(float *)r47; r49 = r48 * r15; r50 = r47; *(float *)r50 = r49; if (!r51) goto b47; r19 = 0ll;
+	r44 = r6 <= r5; if (!r44) goto b62;
+	r46 = (u64)r45 + (u64)r6; if ((u64)r46 >= (u64)r12) { qd_site = 0; qd_x = r46; qd_y = r12; goto qd_fault; } r47 = r11 + r46 * 4; r48 = *(float *)r47; r49 = r48 * r15; r50 = r47; *(float *)r50 = r49; if (!r51) goto b69; r19 = 0ll;
 #line 185 "nests.go"
 	r53 = (u64)r52 + (u64)r6; r59 = (u64)r6 * (u64)r18; r64 = r11 + r53 * 4; r67 = r64; r130 = r27 + r129 * 4; r131 = r59; r132 = r27 + r131 * 4;
-b45: // rangeint.body (checked)
+b67: // rangeint.body (checked)
 #line 185 "nests.go"
-	r55 = (u64)r54 + (u64)r19; if ((u64)r55 >= (u64)r28) { qd_site = 1; qd_x = r55; qd_y = r28; goto qd_fault; } r56 = r130; r57 = *(float *)r56; r58 = r31 * r57; r60 = (u64)r59 + (u64)r19; if ((u64)r60 >= (u64)r28) { qd_site = 2; qd_x = r60; qd_y = r28; goto qd_fault; } r61 = r132; r62 = *(float *)r61; r63 = r58 * r62; r65 = *(float *)r64; r66 = r65 + r63; *(float *)r67 = r66; r68 = (u64)r19 + 1ull; r69 = r68 < r18; if (!r69) goto b47; r19 = r68; r130 = r130 + 4ll; r132 = r132 + 4ll; goto b45;
-b47: // rangeint.done (checked)
+	r55 = (u64)r54 + (u64)r19; if ((u64)r55 >= (u64)r28) { qd_site = 1; qd_x = r55; qd_y = r28; goto qd_fault; } r56 = r130; r57 = *(float *)r56; r58 = r31 * r57; r60 = (u64)r59 + (u64)r19; if ((u64)r60 >= (u64)r28) { qd_site = 2; qd_x = r60; qd_y = r28; goto qd_fault; } r61 = r132; r62 = *(float *)r61; r63 = r58 * r62; r65 = *(float *)r64; r66 = r65 + r63; *(float *)r67 = r66; r68 = (u64)r19 + 1ull; r69 = r68 < r18; if (!r69) goto b69; r19 = r68; r130 = r130 + 4ll; r132 = r132 + 4ll; goto b67;
+b69: // rangeint.done (checked)
 #line 182 "nests.go"
-	r70 = (u64)r6 + 1ull; r6 = r70; goto b42;
-b48: // exit
+	r70 = (u64)r6 + 1ull; r6 = r70; goto b64;
+b70: // exit
 #line 182 "nests.go"
 	return;
 qd_fault: {

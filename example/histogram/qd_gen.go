@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6b326733d3009fd924fbf625c0a6bb121d26996711de0ea2953e6104c5535264"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "41864dd60ca71756d6238b4cc5e6f7bd8aee56c1b80fbfd7b2037a10fb7d1e0a"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6b326733d3009fd924fbf625c0a6bb121d26996711de0ea2953e6104c5535264"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "41864dd60ca71756d6238b4cc5e6f7bd8aee56c1b80fbfd7b2037a10fb7d1e0a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:26:29",
 		}, {
@@ -27,7 +28,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:31:33",
 		}},
 		Name: "Histogram",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Histogram_0",
 			Parallel:    false,
 			SharedBytes: 1024,
@@ -41,13 +42,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -72,16 +73,16 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], hist *rt.Buffer[uint32], blocks int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, hist); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Histogram", qdOpts, data, hist); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, data)
-	rt.PutBuffer(qdArgs[:], 16, hist)
-	rt.PutUint64(qdArgs[:], 32, uint64(blocks))
+	rtimpl.PutBuffer(qdArgs[:], 0, data)
+	rtimpl.PutBuffer(qdArgs[:], 16, hist)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(blocks))
 	qdCounts := [1]int64{int64(blocks)}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Histogram(data.CPUSlice(), hist.CPUSlice(), blocks)
 			}, data, hist)

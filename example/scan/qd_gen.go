@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d8d851dbe6d0f6eaa18974135203b8048aa6db7f60ca3d0918487e138c194b75"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2a79ce9cfd53fecf11ed476e6bcb461fb335504be05112967f56861e97c5d57f"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "74b70810328dc4c56962a2fe5674c4245feca111cdd846d05234f29f98efe140"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b1aebec97683f59858c5bde37d3278f592bb5e53e35216c42121017269d63c44"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:30:8",
 		}, {
@@ -24,14 +25,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:34:8",
 		}},
 		Name: "TileSums",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "TileSums_0",
 			Parallel:    false,
 			SharedBytes: 1152,
 			Threads:     256,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:56:18",
 		}, {
@@ -63,7 +64,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:79:7",
 		}},
 		Name: "ScanTiles",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "ScanTiles_0",
 			Parallel:    false,
 			SharedBytes: 18432,
@@ -77,13 +78,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -106,16 +107,16 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TileSums(x *rt.Buffer[int32], sums *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TileSums", qdOpts, x, sums); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("TileSums", qdOpts, x, sums); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, sums)
-	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, x)
+	rtimpl.PutBuffer(qdArgs[:], 16, sums)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [1]int64{(((int64(n) + int64(4096)) - int64(1)) / int64(4096))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TileSums(x.CPUSlice(), sums.CPUSlice(), n)
 			}, x, sums)
@@ -139,17 +140,17 @@ func (qdk *Kernels) TileSums(x *rt.Buffer[int32], sums *rt.Buffer[int32], n int,
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ScanTiles(x *rt.Buffer[int32], y *rt.Buffer[int32], scanned *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ScanTiles", qdOpts, x, y, scanned); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("ScanTiles", qdOpts, x, y, scanned); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, y)
-	rt.PutBuffer(qdArgs[:], 32, scanned)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, x)
+	rtimpl.PutBuffer(qdArgs[:], 16, y)
+	rtimpl.PutBuffer(qdArgs[:], 32, scanned)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(((int64(n) + int64(4096)) - int64(1)) / int64(4096))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ScanTiles(x.CPUSlice(), y.CPUSlice(), scanned.CPUSlice(), n)
 			}, x, y, scanned)

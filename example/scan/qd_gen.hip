@@ -225,10 +225,7 @@ b73: // edge 8→6
 #line 21 "kernels.go"
 	__syncthreads();
 #line 32 "kernels.go"
-	r33 = (i64)threadIdx.x; r34 = 0; r35 = r33 < 256ll; if (!r35) goto b78; r36 = r20 + r33 * 4; r37 = *(i32 *)r36; r34 = r37;
-b78: // sum.loaded
-#line 32 "kernels.go"
-	r38 = (i64)warpSize; r39 = r38 >> 1;
+	r33 = (i64)threadIdx.x; r34 = 0; r36 = r20 + r33 * 4; r37 = *(i32 *)r36; r34 = r37; r38 = (i64)warpSize; r39 = r38 >> 1;
 b79: // sum.shuffle
 #line 32 "kernels.go"
 	r40 = r39 > 0ll; if (!r40) goto b95; r41 = qd_shfl_down(r34, (u32)r39); r42 = (u64)r33 + (u64)r39; r43 = r42 < 256ll; if (!r43) goto b82; r34 = (u32)r34 + (u32)r41;
@@ -436,10 +433,7 @@ b185: // edge 8→6 (checked if)
 #line 21 "kernels.go"
 	__syncthreads();
 #line 32 "kernels.go"
-	r256 = (i64)threadIdx.x; r34 = 0; r257 = r256 < 256ll; if (!r257) goto b190; r258 = r251 + r256 * 4; r259 = *(i32 *)r258; r34 = r259;
-b190: // sum.loaded (checked if)
-#line 32 "kernels.go"
-	r260 = (i64)warpSize; r39 = r260 >> 1;
+	r256 = (i64)threadIdx.x; r34 = 0; r258 = r251 + r256 * 4; r259 = *(i32 *)r258; r34 = r259; r260 = (i64)warpSize; r39 = r260 >> 1;
 b191: // sum.shuffle (checked if)
 #line 32 "kernels.go"
 	r261 = r39 > 0ll; if (!r261) goto b207; r262 = qd_shfl_down(r34, (u32)r39); r263 = (u64)r256 + (u64)r39; r264 = r263 < 256ll; if (!r264) goto b194; r34 = (u32)r34 + (u32)r262;
@@ -789,10 +783,7 @@ b83: // scan.written (checked if)
 	__syncthreads(); r180 = 0; r412 = r338 > 0ll; r413 = r339 & r412; if (!r413) goto b85; r567 = r315 + r338 * 4; r415 = r567 + -4ll; r416 = *(i32 *)r415; r180 = r416;
 b85: // scan.shifted (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r339) goto b87; r417 = r315 + r338 * 4; *(i32 *)r417 = r180;
-b87: // scan.stored (checked if)
-#line 70 "kernels.go"
-	__syncthreads();
+	__syncthreads(); r417 = r315 + r338 * 4; *(i32 *)r417 = r180; __syncthreads();
 #line 49 "kernels.go"
 	r278 = (i64)threadIdx.x; r279 = r278;
 #line 73 "kernels.go"

@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "14ef06f54be263a3460a2af99c16f264cfb448db44843c7fc2afa02c329d6a68"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "6c760cdaa4104707e0405259d682420c80cb9e43b0ad2a9bc17c1a25d38d879c"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a00f638550aaab26d5aa5680f06facdcbd3f5c122019d927fa1a513ca9a7bd17"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c66d7250597be1cab95751d986b165c4fa2b3ce550a099756fa9ac70a520302e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:42:10",
 		}, {
@@ -42,14 +43,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:69:9",
 		}},
 		Name: "Sgemm",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Sgemm_0",
 			Parallel:    false,
 			SharedBytes: 8320,
 			Threads:     256,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:42:10",
 		}, {
@@ -78,7 +79,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:69:9",
 		}},
 		Name: "SgemmFMA",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "SgemmFMA_0",
 			Parallel:    false,
 			SharedBytes: 8320,
@@ -92,13 +93,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -125,19 +126,19 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Sgemm(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], m int, n int, k int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Sgemm", qdOpts, a, b, c); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Sgemm", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, c)
-	rt.PutUint64(qdArgs[:], 48, uint64(m))
-	rt.PutUint64(qdArgs[:], 56, uint64(n))
-	rt.PutUint64(qdArgs[:], 64, uint64(k))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutBuffer(qdArgs[:], 32, c)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(m))
+	rtimpl.PutUint64(qdArgs[:], 56, uint64(n))
+	rtimpl.PutUint64(qdArgs[:], 64, uint64(k))
 	qdCounts := [1]int64{(min(max((int64(m)/int64(128)), int64(0)), int64(2097152)) * min(max((int64(n)/int64(128)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sgemm(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), m, n, k)
 			}, a, b, c)
@@ -159,19 +160,19 @@ func (qdk *Kernels) Sgemm(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) SgemmFMA(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], m int, n int, k int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "SgemmFMA", qdOpts, a, b, c); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("SgemmFMA", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, c)
-	rt.PutUint64(qdArgs[:], 48, uint64(m))
-	rt.PutUint64(qdArgs[:], 56, uint64(n))
-	rt.PutUint64(qdArgs[:], 64, uint64(k))
+	rtimpl.PutBuffer(qdArgs[:], 0, a)
+	rtimpl.PutBuffer(qdArgs[:], 16, b)
+	rtimpl.PutBuffer(qdArgs[:], 32, c)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(m))
+	rtimpl.PutUint64(qdArgs[:], 56, uint64(n))
+	rtimpl.PutUint64(qdArgs[:], 64, uint64(k))
 	qdCounts := [1]int64{(min(max((int64(m)/int64(128)), int64(0)), int64(2097152)) * min(max((int64(n)/int64(128)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SgemmFMA(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), m, n, k)
 			}, a, b, c)

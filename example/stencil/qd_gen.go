@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "8fc1ecf917ad0a8d58dbd14bf981e6db40631d0f5c762f298dabd05bdfdba79c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "de3e004e084c6ff9eb06dd95663b54b4acf98c1b1008a930a91131f1d3a1cd9f"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8503c26febec7d65f852a280048d7249460c08feb070c7b9c7794735000b1886"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3b2fd56f501f518240f091063a74d1376f81a392130dbf4a27e1a0a97e4f67cd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:38:12",
 		}, {
@@ -57,14 +58,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:49:11",
 		}},
 		Name: "StencilHalo",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "StencilHalo_0",
 			Parallel:    false,
 			SharedBytes: 4624,
 			Threads:     256,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:67:21",
 		}, {
@@ -84,7 +85,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:67:7",
 		}},
 		Name: "StencilFlat",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "StencilFlat_0",
 			Parallel: true,
 		}},
@@ -96,13 +97,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -127,17 +128,17 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) StencilHalo(in *rt.Buffer[float32], out *rt.Buffer[float32], nx int, ny int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "StencilHalo", qdOpts, in, out); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("StencilHalo", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, in)
-	rt.PutBuffer(qdArgs[:], 16, out)
-	rt.PutUint64(qdArgs[:], 32, uint64(nx))
-	rt.PutUint64(qdArgs[:], 40, uint64(ny))
+	rtimpl.PutBuffer(qdArgs[:], 0, in)
+	rtimpl.PutBuffer(qdArgs[:], 16, out)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(ny))
 	qdCounts := [1]int64{(min(max((((int64(ny)+int64(32))-int64(1))/int64(32)), int64(0)), int64(2097152)) * min(max((((int64(nx)+int64(32))-int64(1))/int64(32)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				StencilHalo(in.CPUSlice(), out.CPUSlice(), nx, ny)
 			}, in, out)
@@ -157,17 +158,17 @@ func (qdk *Kernels) StencilHalo(in *rt.Buffer[float32], out *rt.Buffer[float32],
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) StencilFlat(in *rt.Buffer[float32], out *rt.Buffer[float32], nx int, ny int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "StencilFlat", qdOpts, in, out); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("StencilFlat", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, in)
-	rt.PutBuffer(qdArgs[:], 16, out)
-	rt.PutUint64(qdArgs[:], 32, uint64(nx))
-	rt.PutUint64(qdArgs[:], 40, uint64(ny))
+	rtimpl.PutBuffer(qdArgs[:], 0, in)
+	rtimpl.PutBuffer(qdArgs[:], 16, out)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(nx))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(ny))
 	qdCounts := [1]int64{(min(max(((int64(ny)-int64(1))-int64(1)), int64(0)), int64(2097152)) * min(max(((int64(nx)-int64(1))-int64(1)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				StencilFlat(in.CPUSlice(), out.CPUSlice(), nx, ny)
 			}, in, out)

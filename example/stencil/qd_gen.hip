@@ -221,60 +221,58 @@ extern "C" __global__ void StencilFlat_0(char *p0, i64 p1, char *p2, i64 p3, i64
 #line 67 "kernels.go"
 	r35 = p0; r36 = p1; r58 = p2; r59 = p3;
 #line 64 "kernels.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b38; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b35; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 64 "kernels.go"
-	r7 = r6 > 1ll; if (!r7) goto b38; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r165 = r11 | r9; r166 = r165 >> 32; r167 = (u32)r166; r168 = r167 == 0u; if (!r168) goto b52; r169 = (u32)r11; r170 = (u32)r9; r171 = qd_div_u32(r169, r170); r164 = (u64)r171;
+	r7 = r6 > 1ll; if (!r7) goto b35; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r165 = r11 | r9; r166 = r165 >> 32; r167 = (u32)r166; r168 = r167 == 0u; if (!r168) goto b49; r169 = (u32)r11; r170 = (u32)r9; r171 = qd_div_u32(r169, r170); r164 = (u64)r171;
 b5: // setup
 #line 64 "kernels.go"
-	r15 = r164; r16 = r15 * r9; r14 = r11 - r16; r173 = r13 | r9; r174 = r173 >> 32; r175 = (u32)r174; r176 = r175 == 0u; if (!r176) goto b51; r177 = (u32)r13; r178 = (u32)r9; r179 = qd_div_u32(r177, r178); r172 = (u64)r179;
+	r15 = r164; r16 = r15 * r9; r14 = r11 - r16; r173 = r13 | r9; r174 = r173 >> 32; r175 = (u32)r174; r176 = r175 == 0u; if (!r176) goto b48; r177 = (u32)r13; r178 = (u32)r9; r179 = qd_div_u32(r177, r178); r172 = (u64)r179;
 b7: // setup
 #line 64 "kernels.go"
-	r17 = r172; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r97 = (u64)r36; r98 = r5 >= 0ll; r100 = p5; r101 = (u64)r100 + (u64)(-2ll); r102 = (u64)r101 * (u64)r5; r103 = r102 >= 0ll; r104 = (u64)r101; r105 = (u64)r5; r106 = __umul64hi(r104, r105); r107 = r106 == 0ull; r108 = r5; r109 = r98; r110 = p4; r111 = (u64)r110 + (u64)(-2ll); r112 = (u64)r102 + (u64)r111; r113 = r112 >= 0ll; r114 = (u64)r108 + 1ull; r115 = (u64)r114; r116 = r115 < 9223372036854775808ull; r117 = (u64)r112; r118 = r117 < r97; r119 = r114 >= 0ll; r120 = (u64)r114 - (u64)r5; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r112 - (u64)r5; r124 = (u64)r123; r125 = r124 < r97; r126 = (u64)r5 + (u64)r112; r127 = r126 >= 0ll; r128 = (u64)r5 + (u64)r114; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r97; r133 = (u64)r114 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r112 - 1ull; r137 = (u64)r136; r138 = r137 < r97; r139 = (u64)r112 + 1ull; r140 = r139 >= 0ll; r141 = (u64)r114 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r97; r146 = (u64)r59; r147 = r117 < r146; if (!r98) goto b39; if (!r103) goto b39; if (!r107) goto b39; if (!r109) goto b39; if (!r113) goto b39; if (!r116) goto b39; if (!r118) goto b39; if (!r119) goto b39; if (!r122) goto b39; if (!r125) goto b39; if (!r127) goto b39; if (!r130) goto b39; if (!r132) goto b39; if (!r135) goto b39; if (!r138) goto b39; if (!r140) goto b39; if (!r143) goto b39; if (!r145) goto b39; if (!r147) goto b39;
+	r17 = r172; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r97 = (u64)r36; r100 = p5; r101 = (u64)r100 + (u64)(-2ll); r102 = (u64)r101 * (u64)r5; r103 = r102 >= 0ll; r104 = (u64)r101; r105 = (u64)r5; r106 = __umul64hi(r104, r105); r107 = r106 == 0ull; r108 = r5; r110 = p4; r111 = (u64)r110 + (u64)(-2ll); r112 = (u64)r102 + (u64)r111; r113 = r112 >= 0ll; r114 = (u64)r108 + 1ull; r115 = (u64)r114; r116 = r115 < 9223372036854775808ull; r117 = (u64)r112; r118 = r117 < r97; r120 = (u64)r114 - (u64)r5; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r112 - (u64)r5; r124 = (u64)r123; r125 = r124 < r97; r126 = (u64)r5 + (u64)r112; r127 = r126 >= 0ll; r128 = (u64)r5 + (u64)r114; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r97; r133 = (u64)r114 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r112 - 1ull; r137 = (u64)r136; r138 = r137 < r97; r139 = (u64)r112 + 1ull; r141 = (u64)r114 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r97; r146 = (u64)r59; r147 = r117 < r146; if (!r103) goto b36; if (!r107) goto b36; if (!r113) goto b36; if (!r116) goto b36; if (!r118) goto b36; if (!r122) goto b36; if (!r125) goto b36; if (!r127) goto b36; if (!r130) goto b36; if (!r132) goto b36; if (!r135) goto b36; if (!r138) goto b36; if (!r143) goto b36; if (!r145) goto b36; if (!r147) goto b36;
 #line 67 "kernels.go"
 	r149 = (u64)r5 * (u64)(-4ll); r152 = (u64)r5 * 4ull;
-b27: // head
+b24: // head
 #line 64 "kernels.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b38; r24 = r21 < r4; if (!r24) goto b38; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b38;
-	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b35;
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b35; r24 = r21 < r4; if (!r24) goto b35; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28;
 	r34 = r35 + r33 * 4; r37 = *(float *)r34; r148 = r34; r150 = r148 + r149 * 1; r39 = r150; r40 = *(float *)r39; r151 = r34; r153 = r151 + r152 * 1; r42 = r153; r43 = *(float *)r42; r154 = r34; r45 = r154 + -4ll; r46 = *(float *)r45; r155 = r34; r48 = r155 + 4ll; r49 = *(float *)r48;
 #line 17 "kernels.go"
 	r51 = r37 * 0x1p-01f; r52 = r40 + r43; r53 = r52 + r46; r54 = r53 + r49; r55 = r54 * 0x1p-03f; r56 = r51 + r55; r50 = r56;
 #line 67 "kernels.go"
 	r57 = r58 + r33 * 4; *(float *)r57 = r50;
-b35: // latch
 #line 64 "kernels.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b37; r14 = r14 - r9; r20 = r20 + 1ull;
-b37: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b34; r14 = r14 - r9; r20 = r20 + 1ull;
+b34: // stepped
 #line 64 "kernels.go"
-	r20 = r20 + r17; goto b27;
-b38: // exit
+	r20 = r20 + r17; goto b24;
+b35: // exit
 #line 64 "kernels.go"
 	return;
-b39: // preheader
+b36: // preheader
 #line 67 "kernels.go"
 	r157 = (u64)r5 * (u64)(-4ll); r160 = (u64)r5 * 4ull;
-b40: // head (checked if)
+b37: // head (checked if)
 #line 64 "kernels.go"
-	r62 = r20; r63 = r14; r64 = r63 < r9; if (!r64) goto b38; r65 = r62 < r4; if (!r65) goto b38; r66 = r62 + 1ull; r67 = (i64)r66; r68 = r63 + 1ull; r69 = (i64)r68; r1 = (u64)r0 - 1ull; r71 = r67 < r1; if (!r71) goto b38;
-	r6 = (u64)r5 - 1ull; r72 = r69 < r6; if (!r72) goto b48;
+	r62 = r20; r63 = r14; r64 = r63 < r9; if (!r64) goto b35; r65 = r62 < r4; if (!r65) goto b35; r66 = r62 + 1ull; r67 = (i64)r66; r68 = r63 + 1ull; r69 = (i64)r68; r1 = (u64)r0 - 1ull;
+	r6 = (u64)r5 - 1ull;
 	r73 = (u64)r67 * (u64)r5; r74 = (u64)r73 + (u64)r69;
 	if ((u64)r74 >= (u64)r36) { qd_site = 0; qd_x = r74; qd_y = r36; goto qd_fault; } r75 = r35 + r74 * 4; r76 = *(float *)r75; r77 = (u64)r74 - (u64)r5; if ((u64)r77 >= (u64)r36) { qd_site = 1; qd_x = r77; qd_y = r36; goto qd_fault; } r156 = r75; r158 = r156 + r157 * 1; r78 = r158; r79 = *(float *)r78; r80 = (u64)r74 + (u64)r5; if ((u64)r80 >= (u64)r36) { qd_site = 2; qd_x = r80; qd_y = r36; goto qd_fault; } r159 = r75; r161 = r159 + r160 * 1; r81 = r161; r82 = *(float *)r81; r83 = (u64)r74 - 1ull; if ((u64)r83 >= (u64)r36) { qd_site = 3; qd_x = r83; qd_y = r36; goto qd_fault; } r162 = r75; r84 = r162 + -4ll; r85 = *(float *)r84; r86 = (u64)r74 + 1ull; if ((u64)r86 >= (u64)r36) { qd_site = 4; qd_x = r86; qd_y = r36; goto qd_fault; } r163 = r75; r87 = r163 + 4ll; r88 = *(float *)r87;
 #line 17 "kernels.go"
 	r90 = r76 * 0x1p-01f; r91 = r79 + r82; r92 = r91 + r85; r93 = r92 + r88; r94 = r93 * 0x1p-03f; r95 = r90 + r94; r89 = r95;
 #line 67 "kernels.go"
 	if ((u64)r74 >= (u64)r59) { qd_site = 5; qd_x = r74; qd_y = r59; goto qd_fault; } r96 = r58 + r74 * 4; *(float *)r96 = r89;
-b48: // latch (checked if)
 #line 64 "kernels.go"
-	r14 = r14 + r19; r70 = r14 >= r9; if (!r70) goto b50; r14 = r14 - r9; r20 = r20 + 1ull;
-b50: // stepped (checked if)
+	r14 = r14 + r19; r70 = r14 >= r9; if (!r70) goto b47; r14 = r14 - r9; r20 = r20 + 1ull;
+b47: // stepped (checked if)
 #line 64 "kernels.go"
-	r20 = r20 + r17; goto b40;
-b51: // divide in 64 bits
+	r20 = r20 + r17; goto b37;
+b48: // divide in 64 bits
 #line 64 "kernels.go"
 	r172 = qd_div_u64(r13, r9); goto b7;
-b52: // divide in 64 bits
+b49: // divide in 64 bits
 #line 64 "kernels.go"
 	r164 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {

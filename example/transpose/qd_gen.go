@@ -7,13 +7,14 @@ package main
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "3f8e125c16d8dde8b324577640cfc3ed2e9a41181f0a34f098b6697a4cd341c0"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a55caae3f975fefb218eba465764c2cf565def8bb32e73cfb06ddcab5b3e3dc6"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3f8e125c16d8dde8b324577640cfc3ed2e9a41181f0a34f098b6697a4cd341c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a55caae3f975fefb218eba465764c2cf565def8bb32e73cfb06ddcab5b3e3dc6"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:32:12",
 		}, {
@@ -33,7 +34,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:43:11",
 		}},
 		Name: "Transpose",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Transpose_0",
 			Parallel:    false,
 			SharedBytes: 4224,
@@ -47,13 +48,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -79,17 +80,17 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transpose(in *rt.Buffer[float32], out *rt.Buffer[float32], height int, width int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", qdOpts, in, out); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Transpose", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, in)
-	rt.PutBuffer(qdArgs[:], 16, out)
-	rt.PutUint64(qdArgs[:], 32, uint64(height))
-	rt.PutUint64(qdArgs[:], 40, uint64(width))
+	rtimpl.PutBuffer(qdArgs[:], 0, in)
+	rtimpl.PutBuffer(qdArgs[:], 16, out)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(height))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(width))
 	qdCounts := [1]int64{(min(max((((int64(height)+int64(32))-int64(1))/int64(32)), int64(0)), int64(2097152)) * min(max((((int64(width)+int64(32))-int64(1))/int64(32)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Transpose(in.CPUSlice(), out.CPUSlice(), height, width)
 			}, in, out)

@@ -7,13 +7,14 @@ package blocks
 import (
 	_ "embed"
 	"github.com/qdgo/qd/rt"
+	"github.com/qdgo/qd/rt/rtimpl"
 )
 
 // qdModule describes the device code of this package's kernels.
-var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "ac2d1b50dc39f4bf699dd88b6e74e9278b3c3aa90abc3ae8fea987e4a6f3bee3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42a52071ab160c85dddd9c344b6ff0de0f16439f1442b7c1256dc4fa2816c5bb"}, {Kind: rt.ImageIR, Data: qdIR}},
-	Kernels: []rt.KernelSpec{{
-		Faults: []rt.FaultSite{{
+var qdModule = &rtimpl.ModuleSpec{
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3c2af6e536c9a17844306a37228ec261864e46809b59dbc72e83790e6c37eacb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fb79352c5d35537d1a1fc976f38ec0ef0528b2509da5e5124e11f5ee8916de2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Kernels: []rtimpl.KernelSpec{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:27:8",
 		}, {
@@ -33,14 +34,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:35:10",
 		}},
 		Name: "Transpose",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Transpose_0",
 			Parallel:    false,
 			SharedBytes: 1088,
 			Threads:     256,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:57:8",
 		}, {
@@ -90,14 +91,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:70:10",
 		}},
 		Name: "Stencil",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Stencil_0",
 			Parallel:    false,
 			SharedBytes: 1296,
 			Threads:     256,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:87:12",
 		}, {
@@ -123,14 +124,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:93:5",
 		}},
 		Name: "Reverse",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Reverse_0",
 			Parallel:    false,
 			SharedBytes: 512,
 			Threads:     128,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:107:12",
 		}, {
@@ -147,14 +148,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:117:8",
 		}},
 		Name: "Sums",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Sums_0",
 			Parallel:    false,
 			SharedBytes: 512,
 			Threads:     64,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:140:13",
 		}, {
@@ -183,14 +184,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:168:10",
 		}},
 		Name: "MatMul",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "MatMul_0",
 			Parallel:    false,
 			SharedBytes: 2048,
 			Threads:     64,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:187:12",
 		}, {
@@ -207,14 +208,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:195:10",
 		}},
 		Name: "BlockScan",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "BlockScan_0",
 			Parallel:    false,
 			SharedBytes: 1152,
 			Threads:     256,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:210:13",
 		}, {
@@ -228,14 +229,14 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:215:5",
 		}},
 		Name: "Exclusive",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "Exclusive_0",
 			Parallel:    false,
 			SharedBytes: 800,
 			Threads:     128,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
+		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "blocks.go:230:13",
 		}, {
@@ -246,7 +247,7 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "blocks.go:235:8",
 		}},
 		Name: "WideSums",
-		Tasks: []rt.TaskSpec{{
+		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "WideSums_0",
 			Parallel:    false,
 			SharedBytes: 2528,
@@ -260,13 +261,13 @@ var qdModule = &rt.ModuleSpec{
 // it is safe for use by many goroutines at once.
 type Kernels struct {
 	dev *rt.Device
-	mod *rt.Module
+	mod *rtimpl.Module
 }
 
 // Load prepares this package's kernels on dev. The first call for a device
 // compiles the device code; later calls return at once.
 func Load(dev *rt.Device) (*Kernels, error) {
-	mod, err := dev.Load(qdModule)
+	mod, err := rtimpl.Load(dev, qdModule)
 	if err != nil {
 		return nil, err
 	}
@@ -290,17 +291,17 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transpose(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Transpose", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{(min(max((((int64(h)+int64(16))-int64(1))/int64(16)), int64(0)), int64(2097152)) * min(max((((int64(w)+int64(16))-int64(1))/int64(16)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -320,17 +321,17 @@ func (qdk *Kernels) Transpose(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil", qdOpts, out, in); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Stencil", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, out)
-	rt.PutBuffer(qdArgs[:], 16, in)
-	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	rtimpl.PutBuffer(qdArgs[:], 0, out)
+	rtimpl.PutBuffer(qdArgs[:], 16, in)
+	rtimpl.PutUint64(qdArgs[:], 32, uint64(w))
+	rtimpl.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{(min(max((((int64(h)+int64(16))-int64(1))/int64(16)), int64(0)), int64(2097152)) * min(max((((int64(w)+int64(16))-int64(1))/int64(16)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Stencil(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
@@ -349,14 +350,14 @@ func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Reverse(x *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Reverse", qdOpts, x); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Reverse", qdOpts, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
+	rtimpl.PutBuffer(qdArgs[:], 0, x)
 	qdCounts := [1]int64{(int64(x.Len()) / int64(128))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Reverse(x.CPUSlice())
 			}, x)
@@ -375,15 +376,15 @@ func (qdk *Kernels) Reverse(x *rt.Buffer[int32], qdOpts ...rt.LaunchOption) erro
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Sums(sums *rt.Buffer[int64], x *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Sums", qdOpts, sums, x); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Sums", qdOpts, sums, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
-	rt.PutBuffer(qdArgs[:], 0, sums)
-	rt.PutBuffer(qdArgs[:], 16, x)
+	rtimpl.PutBuffer(qdArgs[:], 0, sums)
+	rtimpl.PutBuffer(qdArgs[:], 16, x)
 	qdCounts := [1]int64{min((int64(x.Len()) / int64(64)), int64(sums.Len()))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sums(sums.CPUSlice(), x.CPUSlice())
 			}, sums, x)
@@ -403,17 +404,17 @@ func (qdk *Kernels) Sums(sums *rt.Buffer[int64], x *rt.Buffer[int64], qdOpts ...
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MatMul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MatMul", qdOpts, c, a, b); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("MatMul", qdOpts, c, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
-	rt.PutBuffer(qdArgs[:], 0, c)
-	rt.PutBuffer(qdArgs[:], 16, a)
-	rt.PutBuffer(qdArgs[:], 32, b)
-	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	rtimpl.PutBuffer(qdArgs[:], 0, c)
+	rtimpl.PutBuffer(qdArgs[:], 16, a)
+	rtimpl.PutBuffer(qdArgs[:], 32, b)
+	rtimpl.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(min(max((((int64(n)+int64(32))-int64(1))/int64(32)), int64(0)), int64(2097152)) * min(max((((int64(n)+int64(32))-int64(1))/int64(32)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MatMul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
 			}, c, a, b)
@@ -432,15 +433,15 @@ func (qdk *Kernels) MatMul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) BlockScan(x *rt.Buffer[int32], totals *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "BlockScan", qdOpts, x, totals); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("BlockScan", qdOpts, x, totals); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, totals)
+	rtimpl.PutBuffer(qdArgs[:], 0, x)
+	rtimpl.PutBuffer(qdArgs[:], 16, totals)
 	qdCounts := [1]int64{min((int64(x.Len()) / int64(256)), int64(totals.Len()))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockScan(x.CPUSlice(), totals.CPUSlice())
 			}, x, totals)
@@ -459,14 +460,14 @@ func (qdk *Kernels) BlockScan(x *rt.Buffer[int32], totals *rt.Buffer[int32], qdO
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Exclusive(x *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Exclusive", qdOpts, x); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("Exclusive", qdOpts, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
+	rtimpl.PutBuffer(qdArgs[:], 0, x)
 	qdCounts := [1]int64{(int64(x.Len()) / int64(100))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Exclusive(x.CPUSlice())
 			}, x)
@@ -485,15 +486,15 @@ func (qdk *Kernels) Exclusive(x *rt.Buffer[int64], qdOpts ...rt.LaunchOption) er
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) WideSums(sums *rt.Buffer[int32], x *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "WideSums", qdOpts, sums, x); qdErr != nil {
+	if qdErr := qdk.mod.CheckBuffers("WideSums", qdOpts, sums, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
-	rt.PutBuffer(qdArgs[:], 0, sums)
-	rt.PutBuffer(qdArgs[:], 16, x)
+	rtimpl.PutBuffer(qdArgs[:], 0, sums)
+	rtimpl.PutBuffer(qdArgs[:], 16, x)
 	qdCounts := [1]int64{min((int64(x.Len()) / int64(600)), int64(sums.Len()))}
 	if qdk.dev.IsCPU() {
-		if rt.Recording(qdOpts) {
+		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 				WideSums(sums.CPUSlice(), x.CPUSlice())
 			}, sums, x)

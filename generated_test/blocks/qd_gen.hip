@@ -1032,10 +1032,7 @@ b43: // scan.readdone
 b45: // scan.written
 #line 189 "blocks.go"
 	__syncthreads(); __syncthreads();
-	r129 = (i64)threadIdx.x; r130 = 0; r131 = r129 < 256ll; if (!r131) goto b47; r132 = r26 + r129 * 4; r133 = *(i32 *)r132; r130 = r133;
-b47: // sum.loaded
-#line 190 "blocks.go"
-	r134 = (i64)warpSize; r135 = r134 >> 1;
+	r129 = (i64)threadIdx.x; r130 = 0; r132 = r26 + r129 * 4; r133 = *(i32 *)r132; r130 = r133; r134 = (i64)warpSize; r135 = r134 >> 1;
 b48: // sum.shuffle
 #line 190 "blocks.go"
 	r136 = r135 > 0ll; if (!r136) goto b64; r137 = qd_shfl_down(r130, (u32)r135); r138 = (u64)r129 + (u64)r135; r139 = r138 < 256ll; if (!r139) goto b51; r130 = (u32)r130 + (u32)r137;
@@ -1150,10 +1147,7 @@ b125: // scan.readdone (checked if)
 b127: // scan.written (checked if)
 #line 189 "blocks.go"
 	__syncthreads(); __syncthreads();
-	r403 = (i64)threadIdx.x; r130 = 0; r404 = r403 < 256ll; if (!r404) goto b129; r405 = r320 + r403 * 4; r406 = *(i32 *)r405; r130 = r406;
-b129: // sum.loaded (checked if)
-#line 190 "blocks.go"
-	r407 = (i64)warpSize; r135 = r407 >> 1;
+	r403 = (i64)threadIdx.x; r130 = 0; r405 = r320 + r403 * 4; r406 = *(i32 *)r405; r130 = r406; r407 = (i64)warpSize; r135 = r407 >> 1;
 b130: // sum.shuffle (checked if)
 #line 190 "blocks.go"
 	r408 = r135 > 0ll; if (!r408) goto b146; r409 = qd_shfl_down(r130, (u32)r135); r410 = (u64)r403 + (u64)r135; r411 = r410 < 256ll; if (!r411) goto b133; r130 = (u32)r130 + (u32)r409;
@@ -1265,10 +1259,7 @@ b206: // scan.readdone (checked)
 b208: // scan.written (checked)
 #line 189 "blocks.go"
 	__syncthreads(); __syncthreads();
-	r265 = (i64)threadIdx.x; r130 = 0; r266 = r265 < 256ll; if (!r266) goto b210; r267 = r182 + r265 * 4; r268 = *(i32 *)r267; r130 = r268;
-b210: // sum.loaded (checked)
-#line 190 "blocks.go"
-	r269 = (i64)warpSize; r135 = r269 >> 1;
+	r265 = (i64)threadIdx.x; r130 = 0; r267 = r182 + r265 * 4; r268 = *(i32 *)r267; r130 = r268; r269 = (i64)warpSize; r135 = r269 >> 1;
 b211: // sum.shuffle (checked)
 #line 190 "blocks.go"
 	r270 = r135 > 0ll; if (!r270) goto b227; r271 = qd_shfl_down(r130, (u32)r135); r272 = (u64)r265 + (u64)r135; r273 = r272 < 256ll; if (!r273) goto b214; r130 = (u32)r130 + (u32)r271;
@@ -1500,10 +1491,10 @@ extern "C" __global__ void __launch_bounds__(96) WideSums_0(char *p0, i64 p1, ch
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 226 "blocks.go"
-	r4 = p2; r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b74; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r195 = (u64)r5; r205 = 168884986026393599ull < r195; r206 = (u64)r8; r213 = 281474976710750ull < r206; if (!r205) goto b79; if (!r213) goto b79; r280 = (u32)95ll;
+	r4 = p2; r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b69; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r195 = (u64)r5; r205 = 168884986026393599ull < r195; r206 = (u64)r8; r213 = 281474976710750ull < r206; if (!r205) goto b74; if (!r213) goto b74; r280 = (u32)95ll;
 b6: // head
 #line 226 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b74; r17 = r12; r18 = (i64)r17;
+	r16 = r12 < r11; if (!r16) goto b69; r17 = r12; r18 = (i64)r17;
 	r24 = (char *)qvar_v; r25 = (i64)threadIdx.x; r26 = r24 + r25 * 4; *(u32 *)r26 = 0u; r230 = r26; r28 = r230 + 384ll; *(u32 *)r28 = 0u; r231 = r26; r30 = r231 + 768ll; *(u32 *)r30 = 0u; r232 = r26; r32 = r232 + 1152ll; *(u32 *)r32 = 0u; r233 = r26; r34 = r233 + 1536ll; *(u32 *)r34 = 0u; r234 = r26; r36 = r234 + 1920ll; *(u32 *)r36 = 0u; r37 = (u64)r25 + 576ull; r38 = r37 < 600ll; if (!r38) goto b10; r235 = r26; r39 = r235 + 2304ll; *(u32 *)r39 = 0u;
 b10: // zeroed
 #line 227 "blocks.go"
@@ -1511,7 +1502,7 @@ b10: // zeroed
 #line 226 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 228 "blocks.go"
-	r42 = r20; r221 = (u64)r42; r222 = r221 < 600ull; r226 = 599ull - r221; r228 = r226; r229 = r226 <= r228; if (!r222) goto b76; if (!r229) goto b76;
+	r42 = r20; r221 = (u64)r42; r222 = r221 < 600ull; r226 = 599ull - r221; r228 = r226; r229 = r226 <= r228; if (!r222) goto b71; if (!r229) goto b71;
 #line 230 "blocks.go"
 	r96 = (u64)r18 * 600ull; r254 = (u64)r96 + (u64)r42; r255 = r4 + r254 * 4; r256 = r24 + r42 * 4;
 b15: // for.loop
@@ -1533,92 +1524,74 @@ b23: // barrier
 #line 226 "blocks.go"
 	__syncthreads();
 #line 233 "blocks.go"
-	r47 = (i64)threadIdx.x; r48 = 0; r49 = r47 < 600ll; if (!r49) goto b26; r50 = r24 + r47 * 4; r51 = *(i32 *)r50; r48 = r51;
-b26: // sum.loaded
-#line 233 "blocks.go"
-	r52 = (u64)r47 + 96ull; r53 = r52 < 600ll; if (!r53) goto b28; r236 = r24 + r47 * 4; r54 = r236 + 384ll; r55 = *(i32 *)r54; r48 = (u32)r48 + (u32)r55;
-b28: // sum.loaded
-#line 233 "blocks.go"
-	r56 = (u64)r47 + 192ull; r57 = r56 < 600ll; if (!r57) goto b30; r237 = r24 + r47 * 4; r58 = r237 + 768ll; r59 = *(i32 *)r58; r48 = (u32)r48 + (u32)r59;
-b30: // sum.loaded
-#line 233 "blocks.go"
-	r60 = (u64)r47 + 288ull; r61 = r60 < 600ll; if (!r61) goto b32; r238 = r24 + r47 * 4; r62 = r238 + 1152ll; r63 = *(i32 *)r62; r48 = (u32)r48 + (u32)r63;
-b32: // sum.loaded
-#line 233 "blocks.go"
-	r64 = (u64)r47 + 384ull; r65 = r64 < 600ll; if (!r65) goto b34; r239 = r24 + r47 * 4; r66 = r239 + 1536ll; r67 = *(i32 *)r66; r48 = (u32)r48 + (u32)r67;
-b34: // sum.loaded
-#line 233 "blocks.go"
-	r68 = (u64)r47 + 480ull; r69 = r68 < 600ll; if (!r69) goto b36; r240 = r24 + r47 * 4; r70 = r240 + 1920ll; r71 = *(i32 *)r70; r48 = (u32)r48 + (u32)r71;
-b36: // sum.loaded
-#line 233 "blocks.go"
-	r72 = (u64)r47 + 576ull; r73 = r72 < 600ll; if (!r73) goto b38; r241 = r24 + r47 * 4; r74 = r241 + 2304ll; r75 = *(i32 *)r74; r48 = (u32)r48 + (u32)r75;
-b38: // sum.loaded
+	r47 = (i64)threadIdx.x; r48 = 0; r50 = r24 + r47 * 4; r51 = *(i32 *)r50; r48 = r51; r236 = r50; r54 = r236 + 384ll; r55 = *(i32 *)r54; r48 = (u32)r48 + (u32)r55; r237 = r50; r58 = r237 + 768ll; r59 = *(i32 *)r58; r48 = (u32)r48 + (u32)r59; r238 = r50; r62 = r238 + 1152ll; r63 = *(i32 *)r62; r48 = (u32)r48 + (u32)r63; r239 = r50; r66 = r239 + 1536ll; r67 = *(i32 *)r66; r48 = (u32)r48 + (u32)r67; r240 = r50; r70 = r240 + 1920ll; r71 = *(i32 *)r70; r48 = (u32)r48 + (u32)r71; r72 = (u64)r47 + 576ull; r73 = r72 < 600ll; if (!r73) goto b33; r241 = r50; r74 = r241 + 2304ll; r75 = *(i32 *)r74; r48 = (u32)r48 + (u32)r75;
+b33: // sum.loaded
 #line 233 "blocks.go"
 	r76 = (i64)warpSize; r77 = r76 >> 1;
-b39: // sum.shuffle
+b34: // sum.shuffle
 #line 233 "blocks.go"
-	r78 = r77 > 0ll; if (!r78) goto b55; r79 = qd_shfl_down(r48, (u32)r77); r80 = (u64)r47 + (u64)r77; r81 = r80 < 96ll; if (!r81) goto b42; r48 = (u32)r48 + (u32)r79;
-b42: // sum.step
+	r78 = r77 > 0ll; if (!r78) goto b50; r79 = qd_shfl_down(r48, (u32)r77); r80 = (u64)r47 + (u64)r77; r81 = r80 < 96ll; if (!r81) goto b37; r48 = (u32)r48 + (u32)r79;
+b37: // sum.step
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r298 = r77 > 0ll; if (!r298) goto b55; r299 = qd_shfl_down(r48, (u32)r77); r300 = (u64)r47 + (u64)r77; r301 = r300 < 96ll; if (!r301) goto b46; r48 = (u32)r48 + (u32)r299;
-b46: // sum.step (unrolled 1)
+	r77 = r77 >> 1; r298 = r77 > 0ll; if (!r298) goto b50; r299 = qd_shfl_down(r48, (u32)r77); r300 = (u64)r47 + (u64)r77; r301 = r300 < 96ll; if (!r301) goto b41; r48 = (u32)r48 + (u32)r299;
+b41: // sum.step (unrolled 1)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r302 = r77 > 0ll; if (!r302) goto b55; r303 = qd_shfl_down(r48, (u32)r77); r304 = (u64)r47 + (u64)r77; r305 = r304 < 96ll; if (!r305) goto b50; r48 = (u32)r48 + (u32)r303;
-b50: // sum.step (unrolled 2)
+	r77 = r77 >> 1; r302 = r77 > 0ll; if (!r302) goto b50; r303 = qd_shfl_down(r48, (u32)r77); r304 = (u64)r47 + (u64)r77; r305 = r304 < 96ll; if (!r305) goto b45; r48 = (u32)r48 + (u32)r303;
+b45: // sum.step (unrolled 2)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r306 = r77 > 0ll; if (!r306) goto b55; r307 = qd_shfl_down(r48, (u32)r77); r308 = (u64)r47 + (u64)r77; r309 = r308 < 96ll; if (!r309) goto b54; r48 = (u32)r48 + (u32)r307;
-b54: // sum.step (unrolled 3)
+	r77 = r77 >> 1; r306 = r77 > 0ll; if (!r306) goto b50; r307 = qd_shfl_down(r48, (u32)r77); r308 = (u64)r47 + (u64)r77; r309 = r308 < 96ll; if (!r309) goto b49; r48 = (u32)r48 + (u32)r307;
+b49: // sum.step (unrolled 3)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; goto b39;
-b55: // sum.warps
+	r77 = r77 >> 1; goto b34;
+b50: // sum.warps
 #line 233 "blocks.go"
-	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b57; r86 = r82 + r84 * 4; *(i32 *)r86 = r48;
-b57: // sum.written
+	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b52; r86 = r82 + r84 * 4; *(i32 *)r86 = r48;
+b52: // sum.written
 #line 233 "blocks.go"
-	__syncthreads(); r275 = (u64)r76; r276 = 95ull | r275; r277 = r276 >> 32; r278 = (u32)r277; r279 = r278 == 0u; if (!r279) goto b75; r281 = (u32)r76; r282 = qd_div_u32(r280, r281); r274 = (i64)r282;
-b59: // sum.written
+	__syncthreads(); r275 = (u64)r76; r276 = 95ull | r275; r277 = r276 >> 32; r278 = (u32)r277; r279 = r278 == 0u; if (!r279) goto b70; r281 = (u32)r76; r282 = qd_div_u32(r280, r281); r274 = (i64)r282;
+b54: // sum.written
 #line 233 "blocks.go"
 	r87 = r274; r88 = 0; r89 = 0ll; r257 = r82 + 0ll;
-b60: // sum.total
+b55: // sum.total
 #line 233 "blocks.go"
-	r90 = r89 <= r87; if (!r90) goto b68; r91 = r257; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r310 = r89 <= r87; if (!r310) goto b68; r311 = r257; r312 = *(i32 *)r311; r88 = (u32)r88 + (u32)r312; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r313 = r89 <= r87; if (!r313) goto b68; r314 = r257; r315 = *(i32 *)r314; r88 = (u32)r88 + (u32)r315; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r316 = r89 <= r87; if (!r316) goto b68; r317 = r257; r318 = *(i32 *)r317; r88 = (u32)r88 + (u32)r318; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; goto b60;
-b68: // sum.done
+	r90 = r89 <= r87; if (!r90) goto b63; r91 = r257; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r310 = r89 <= r87; if (!r310) goto b63; r311 = r257; r312 = *(i32 *)r311; r88 = (u32)r88 + (u32)r312; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r313 = r89 <= r87; if (!r313) goto b63; r314 = r257; r315 = *(i32 *)r314; r88 = (u32)r88 + (u32)r315; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; r316 = r89 <= r87; if (!r316) goto b63; r317 = r257; r318 = *(i32 *)r317; r88 = (u32)r88 + (u32)r318; r89 = (u64)r89 + 1ull; r257 = r257 + 4ll; goto b55;
+b63: // sum.done
 #line 233 "blocks.go"
 	__syncthreads(); r46 = r88;
 #line 226 "blocks.go"
-	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21; if (!r23) goto b71;
+	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21; if (!r23) goto b66;
 #line 235 "blocks.go"
 	r104 = (u64)r18 + (u64)r22; r105 = r7 + r104 * 4; *(i32 *)r105 = r46;
-b71: // barrier
+b66: // barrier
 #line 226 "blocks.go"
 	__syncthreads();
 #line 235 "blocks.go"
-	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b74;
+	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b69;
 #line 226 "blocks.go"
 	r12 = r12 + r15; goto b6;
-b74: // exit
+b69: // exit
 #line 226 "blocks.go"
 	return;
-b75: // divide in 64 bits
+b70: // divide in 64 bits
 #line 233 "blocks.go"
-	r274 = qd_div_i64(95ll, r76); goto b59;
-b76: // preheader
+	r274 = qd_div_i64(95ll, r76); goto b54;
+b71: // preheader
 #line 230 "blocks.go"
 	r215 = (u64)r18 * 600ull; r262 = (u64)r215 + (u64)r42; r263 = r4 + r262 * 4; r264 = r24 + r42 * 4;
-b77: // for.loop (checked)
+b72: // for.loop (checked)
 #line 229 "blocks.go"
 	r214 = r42 < 600ll; if (!r214) goto b23;
 	r217 = r263; r218 = *(i32 *)r217; if ((u64)r42 >= (u64)600ll) { qd_site = 1; qd_x = r42; qd_y = 600ll; goto qd_fault; } r219 = r264; *(i32 *)r219 = r218;
 #line 229 "blocks.go"
-	r220 = (u64)r42 + 96ull; r42 = r220; r263 = r263 + 384ll; r264 = r264 + 384ll; goto b77;
-b79: // preheader
+	r220 = (u64)r42 + 96ull; r42 = r220; r263 = r263 + 384ll; r264 = r264 + 384ll; goto b72;
+b74: // preheader
 #line 229 "blocks.go"
 	r271 = (u32)95ll;
-b80: // head (checked if)
+b75: // head (checked if)
 #line 226 "blocks.go"
-	r117 = r12 < r11; if (!r117) goto b74; r118 = r12; r119 = (i64)r118;
-	r125 = (char *)qvar_v; r126 = (i64)threadIdx.x; r127 = r125 + r126 * 4; *(u32 *)r127 = 0u; r242 = r127; r129 = r242 + 384ll; *(u32 *)r129 = 0u; r243 = r127; r131 = r243 + 768ll; *(u32 *)r131 = 0u; r244 = r127; r133 = r244 + 1152ll; *(u32 *)r133 = 0u; r245 = r127; r135 = r245 + 1536ll; *(u32 *)r135 = 0u; r246 = r127; r137 = r246 + 1920ll; *(u32 *)r137 = 0u; r138 = (u64)r126 + 576ull; r139 = r138 < 600ll; if (!r139) goto b84; r247 = r127; r140 = r247 + 2304ll; *(u32 *)r140 = 0u;
-b84: // zeroed (checked if)
+	r117 = r12 < r11; if (!r117) goto b69; r118 = r12; r119 = (i64)r118;
+	r125 = (char *)qvar_v; r126 = (i64)threadIdx.x; r127 = r125 + r126 * 4; *(u32 *)r127 = 0u; r242 = r127; r129 = r242 + 384ll; *(u32 *)r129 = 0u; r243 = r127; r131 = r243 + 768ll; *(u32 *)r131 = 0u; r244 = r127; r133 = r244 + 1152ll; *(u32 *)r133 = 0u; r245 = r127; r135 = r245 + 1536ll; *(u32 *)r135 = 0u; r246 = r127; r137 = r246 + 1920ll; *(u32 *)r137 = 0u; r138 = (u64)r126 + 576ull; r139 = r138 < 600ll; if (!r139) goto b79; r247 = r127; r140 = r247 + 2304ll; *(u32 *)r140 = 0u;
+b79: // zeroed (checked if)
 #line 227 "blocks.go"
 	__syncthreads();
 #line 226 "blocks.go"
@@ -1627,82 +1600,64 @@ b84: // zeroed (checked if)
 	r42 = r121;
 #line 230 "blocks.go"
 	r185 = (u64)r119 * 600ull; r258 = (u64)r185 + (u64)r42; r259 = r4 + r258 * 4; r260 = r125 + r42 * 4;
-b87: // for.loop (checked if)
+b82: // for.loop (checked if)
 #line 229 "blocks.go"
-	r184 = r42 < 600ll; if (!r184) goto b89;
+	r184 = r42 < 600ll; if (!r184) goto b84;
 	r186 = (u64)r185 + (u64)r42; if ((u64)r186 >= (u64)r5) { qd_site = 0; qd_x = r186; qd_y = r5; goto qd_fault; } r187 = r259; r188 = *(i32 *)r187; if ((u64)r42 >= (u64)600ll) { qd_site = 1; qd_x = r42; qd_y = 600ll; goto qd_fault; } r189 = r260; *(i32 *)r189 = r188;
 #line 229 "blocks.go"
-	r190 = (u64)r42 + 96ull; r42 = r190; r259 = r259 + 384ll; r260 = r260 + 384ll; goto b87;
-b89: // barrier (checked if)
+	r190 = (u64)r42 + 96ull; r42 = r190; r259 = r259 + 384ll; r260 = r260 + 384ll; goto b82;
+b84: // barrier (checked if)
 #line 226 "blocks.go"
 	__syncthreads();
 #line 233 "blocks.go"
-	r142 = (i64)threadIdx.x; r48 = 0; r143 = r142 < 600ll; if (!r143) goto b92; r144 = r125 + r142 * 4; r145 = *(i32 *)r144; r48 = r145;
-b92: // sum.loaded (checked if)
-#line 233 "blocks.go"
-	r146 = (u64)r142 + 96ull; r147 = r146 < 600ll; if (!r147) goto b94; r248 = r125 + r142 * 4; r148 = r248 + 384ll; r149 = *(i32 *)r148; r48 = (u32)r48 + (u32)r149;
+	r142 = (i64)threadIdx.x; r48 = 0; r144 = r125 + r142 * 4; r145 = *(i32 *)r144; r48 = r145; r248 = r144; r148 = r248 + 384ll; r149 = *(i32 *)r148; r48 = (u32)r48 + (u32)r149; r249 = r144; r152 = r249 + 768ll; r153 = *(i32 *)r152; r48 = (u32)r48 + (u32)r153; r250 = r144; r156 = r250 + 1152ll; r157 = *(i32 *)r156; r48 = (u32)r48 + (u32)r157; r251 = r144; r160 = r251 + 1536ll; r161 = *(i32 *)r160; r48 = (u32)r48 + (u32)r161; r252 = r144; r164 = r252 + 1920ll; r165 = *(i32 *)r164; r48 = (u32)r48 + (u32)r165; r166 = (u64)r142 + 576ull; r167 = r166 < 600ll; if (!r167) goto b94; r253 = r144; r168 = r253 + 2304ll; r169 = *(i32 *)r168; r48 = (u32)r48 + (u32)r169;
 b94: // sum.loaded (checked if)
 #line 233 "blocks.go"
-	r150 = (u64)r142 + 192ull; r151 = r150 < 600ll; if (!r151) goto b96; r249 = r125 + r142 * 4; r152 = r249 + 768ll; r153 = *(i32 *)r152; r48 = (u32)r48 + (u32)r153;
-b96: // sum.loaded (checked if)
-#line 233 "blocks.go"
-	r154 = (u64)r142 + 288ull; r155 = r154 < 600ll; if (!r155) goto b98; r250 = r125 + r142 * 4; r156 = r250 + 1152ll; r157 = *(i32 *)r156; r48 = (u32)r48 + (u32)r157;
-b98: // sum.loaded (checked if)
-#line 233 "blocks.go"
-	r158 = (u64)r142 + 384ull; r159 = r158 < 600ll; if (!r159) goto b100; r251 = r125 + r142 * 4; r160 = r251 + 1536ll; r161 = *(i32 *)r160; r48 = (u32)r48 + (u32)r161;
-b100: // sum.loaded (checked if)
-#line 233 "blocks.go"
-	r162 = (u64)r142 + 480ull; r163 = r162 < 600ll; if (!r163) goto b102; r252 = r125 + r142 * 4; r164 = r252 + 1920ll; r165 = *(i32 *)r164; r48 = (u32)r48 + (u32)r165;
-b102: // sum.loaded (checked if)
-#line 233 "blocks.go"
-	r166 = (u64)r142 + 576ull; r167 = r166 < 600ll; if (!r167) goto b104; r253 = r125 + r142 * 4; r168 = r253 + 2304ll; r169 = *(i32 *)r168; r48 = (u32)r48 + (u32)r169;
-b104: // sum.loaded (checked if)
-#line 233 "blocks.go"
 	r170 = (i64)warpSize; r77 = r170 >> 1;
-b105: // sum.shuffle (checked if)
+b95: // sum.shuffle (checked if)
 #line 233 "blocks.go"
-	r171 = r77 > 0ll; if (!r171) goto b121; r172 = qd_shfl_down(r48, (u32)r77); r173 = (u64)r142 + (u64)r77; r174 = r173 < 96ll; if (!r174) goto b108; r48 = (u32)r48 + (u32)r172;
-b108: // sum.step (checked if)
+	r171 = r77 > 0ll; if (!r171) goto b111; r172 = qd_shfl_down(r48, (u32)r77); r173 = (u64)r142 + (u64)r77; r174 = r173 < 96ll; if (!r174) goto b98; r48 = (u32)r48 + (u32)r172;
+b98: // sum.step (checked if)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r319 = r77 > 0ll; if (!r319) goto b121; r320 = qd_shfl_down(r48, (u32)r77); r321 = (u64)r142 + (u64)r77; r322 = r321 < 96ll; if (!r322) goto b112; r48 = (u32)r48 + (u32)r320;
-b112: // sum.step (checked if) (unrolled 1)
+	r77 = r77 >> 1; r319 = r77 > 0ll; if (!r319) goto b111; r320 = qd_shfl_down(r48, (u32)r77); r321 = (u64)r142 + (u64)r77; r322 = r321 < 96ll; if (!r322) goto b102; r48 = (u32)r48 + (u32)r320;
+b102: // sum.step (checked if) (unrolled 1)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r323 = r77 > 0ll; if (!r323) goto b121; r324 = qd_shfl_down(r48, (u32)r77); r325 = (u64)r142 + (u64)r77; r326 = r325 < 96ll; if (!r326) goto b116; r48 = (u32)r48 + (u32)r324;
-b116: // sum.step (checked if) (unrolled 2)
+	r77 = r77 >> 1; r323 = r77 > 0ll; if (!r323) goto b111; r324 = qd_shfl_down(r48, (u32)r77); r325 = (u64)r142 + (u64)r77; r326 = r325 < 96ll; if (!r326) goto b106; r48 = (u32)r48 + (u32)r324;
+b106: // sum.step (checked if) (unrolled 2)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; r327 = r77 > 0ll; if (!r327) goto b121; r328 = qd_shfl_down(r48, (u32)r77); r329 = (u64)r142 + (u64)r77; r330 = r329 < 96ll; if (!r330) goto b120; r48 = (u32)r48 + (u32)r328;
-b120: // sum.step (checked if) (unrolled 3)
+	r77 = r77 >> 1; r327 = r77 > 0ll; if (!r327) goto b111; r328 = qd_shfl_down(r48, (u32)r77); r329 = (u64)r142 + (u64)r77; r330 = r329 < 96ll; if (!r330) goto b110; r48 = (u32)r48 + (u32)r328;
+b110: // sum.step (checked if) (unrolled 3)
 #line 233 "blocks.go"
-	r77 = r77 >> 1; goto b105;
-b121: // sum.warps (checked if)
+	r77 = r77 >> 1; goto b95;
+b111: // sum.warps (checked if)
 #line 233 "blocks.go"
-	r175 = (char *)qvar_warpsums_1; r176 = (i64)(threadIdx.x % warpSize); r178 = r176 == 0ll; r177 = (i64)(threadIdx.x / warpSize); if (!r178) goto b123; r179 = r175 + r177 * 4; *(i32 *)r179 = r48;
-b123: // sum.written (checked if)
+	r175 = (char *)qvar_warpsums_1; r176 = (i64)(threadIdx.x % warpSize); r178 = r176 == 0ll; r177 = (i64)(threadIdx.x / warpSize); if (!r178) goto b113; r179 = r175 + r177 * 4; *(i32 *)r179 = r48;
+b113: // sum.written (checked if)
 #line 233 "blocks.go"
-	__syncthreads(); r266 = (u64)r170; r267 = 95ull | r266; r268 = r267 >> 32; r269 = (u32)r268; r270 = r269 == 0u; if (!r270) goto b140; r272 = (u32)r170; r273 = qd_div_u32(r271, r272); r265 = (i64)r273;
-b125: // sum.written (checked if)
+	__syncthreads(); r266 = (u64)r170; r267 = 95ull | r266; r268 = r267 >> 32; r269 = (u32)r268; r270 = r269 == 0u; if (!r270) goto b130; r272 = (u32)r170; r273 = qd_div_u32(r271, r272); r265 = (i64)r273;
+b115: // sum.written (checked if)
 #line 233 "blocks.go"
 	r180 = r265; r88 = 0; r89 = 0ll; r261 = r175 + 0ll;
-b126: // sum.total (checked if)
+b116: // sum.total (checked if)
 #line 233 "blocks.go"
-	r181 = r89 <= r180; if (!r181) goto b134; r182 = r261; r183 = *(i32 *)r182; r88 = (u32)r88 + (u32)r183; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r331 = r89 <= r180; if (!r331) goto b134; r332 = r261; r333 = *(i32 *)r332; r88 = (u32)r88 + (u32)r333; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r334 = r89 <= r180; if (!r334) goto b134; r335 = r261; r336 = *(i32 *)r335; r88 = (u32)r88 + (u32)r336; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r337 = r89 <= r180; if (!r337) goto b134; r338 = r261; r339 = *(i32 *)r338; r88 = (u32)r88 + (u32)r339; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; goto b126;
-b134: // sum.done (checked if)
+	r181 = r89 <= r180; if (!r181) goto b124; r182 = r261; r183 = *(i32 *)r182; r88 = (u32)r88 + (u32)r183; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r331 = r89 <= r180; if (!r331) goto b124; r332 = r261; r333 = *(i32 *)r332; r88 = (u32)r88 + (u32)r333; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r334 = r89 <= r180; if (!r334) goto b124; r335 = r261; r336 = *(i32 *)r335; r88 = (u32)r88 + (u32)r336; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; r337 = r89 <= r180; if (!r337) goto b124; r338 = r261; r339 = *(i32 *)r338; r88 = (u32)r88 + (u32)r339; r89 = (u64)r89 + 1ull; r261 = r261 + 4ll; goto b116;
+b124: // sum.done (checked if)
 #line 233 "blocks.go"
 	__syncthreads(); r141 = r88;
 #line 226 "blocks.go"
-	r122 = (i64)threadIdx.x; r124 = r122 < 1ll; r123 = r122; if (!r124) goto b137;
+	r122 = (i64)threadIdx.x; r124 = r122 < 1ll; r123 = r122; if (!r124) goto b127;
 #line 235 "blocks.go"
 	r191 = (u64)r119 + (u64)r123; if ((u64)r191 >= (u64)r8) { qd_site = 2; qd_x = r191; qd_y = r8; goto qd_fault; } r192 = r7 + r191 * 4; *(i32 *)r192 = r141;
-b137: // barrier (checked if)
+b127: // barrier (checked if)
 #line 226 "blocks.go"
 	__syncthreads();
 #line 235 "blocks.go"
-	r193 = (u64)r119 + 1ull; r194 = r193 < r0; if (!r194) goto b74;
+	r193 = (u64)r119 + 1ull; r194 = r193 < r0; if (!r194) goto b69;
 #line 226 "blocks.go"
-	r12 = r12 + r15; goto b80;
-b140: // divide in 64 bits
+	r12 = r12 + r15; goto b75;
+b130: // divide in 64 bits
 #line 233 "blocks.go"
-	r265 = qd_div_i64(95ll, r170); goto b125;
+	r265 = qd_div_i64(95ll, r170); goto b115;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
