@@ -22,6 +22,8 @@ type Graph struct {
 	exec  uintptr
 	nodes []uintptr // the driver's node of each node of plan
 	refs  []graphRef
+	// children are the captured graphs of plan's child nodes.
+	children []uintptr
 	// updates counts the updates that changed node parameters in place,
 	// and rebuilds those that built the graph anew.
 	updates, rebuilds int
@@ -103,8 +105,11 @@ func (g *Graph) rerecord() error {
 	}
 	if g.dev.drv != nil {
 		if err := g.adopt(r.plan.nodes); err != nil {
+			destroyGraphs(g.dev.drv, r.children)
 			return err
 		}
+		destroyGraphs(g.dev.drv, g.children)
+		g.children = r.children
 	}
 	g.steps = r.steps
 	for _, ref := range refs {
@@ -151,7 +156,7 @@ func (g *Graph) adopt(plan []graphNode) error {
 func (g *Graph) setParams(plan []graphNode) error {
 	for i := range plan {
 		if !sameParams(&g.plan[i], &plan[i]) {
-			if err := g.dev.drv.setGraphNode(g.exec, g.nodes[i], &plan[i]); err != nil {
+			if err := setNode(g.dev.drv, g.exec, g.nodes[i], &plan[i]); err != nil {
 				return err
 			}
 			g.plan[i] = plan[i]
@@ -249,7 +254,14 @@ func (g *Graph) release() error {
 		ref.argGraphs().Add(-1)
 	}
 	g.refs = nil
-	return g.destroy()
+	err := g.destroy()
+	if g.children != nil {
+		if e := destroyGraphs(g.dev.drv, g.children); err == nil {
+			err = e
+		}
+		g.children = nil
+	}
+	return err
 }
 
 // destroy destroys the driver's graph and executable graph, if any.
