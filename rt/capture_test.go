@@ -153,3 +153,40 @@ func TestRecordForeignCPU(t *testing.T) {
 		t.Errorf("launches ran %q, want %q", calls, want)
 	}
 }
+
+// TestRecordCopyPeer checks that a copy between the CPU backend's devices
+// is recorded, copying at each launch what the source holds then, and
+// that one between GPUs is refused with an error saying why.
+func TestRecordCopyPeer(t *testing.T) {
+	t.Setenv("QD_CPU_DEVICES", "2")
+	devs, err := OpenAll(WithBackend(CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer CloseAll(devs)
+	src, _ := FromSlice(devs[0], []float32{1, 2, 3})
+	dst, _ := Alloc[float32](devs[1], 3)
+	g, err := devs[1].Record(func(r *Recorder) error { return CopyPeer(dst, src, r.Stream()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := dst.Read(); !slices.Equal(got, []float32{0, 0, 0}) {
+		t.Errorf("recording copied: %v", got)
+	}
+	if err := src.CopyFrom([]float32{4, 5, 6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Launch(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := dst.Read(); !slices.Equal(got, []float32{4, 5, 6}) {
+		t.Errorf("after the launch: %v, want [4 5 6]", got)
+	}
+
+	a, b, fa, fb := openFakePair(t, nil)
+	gsrc, gdst := peerBuffers(t, a, b, fa, fb)
+	_, err = b.Record(func(r *Recorder) error { return CopyPeer(gdst, gsrc, r.Stream()) })
+	if !errors.Is(err, ErrRecording) || !strings.Contains(err.Error(), "copy between GPUs cannot be recorded") {
+		t.Errorf("recording a copy between GPUs: %v", err)
+	}
+}
