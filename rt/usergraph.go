@@ -59,8 +59,12 @@ type Graph struct {
 // error wrapping ErrRecording. Freeing a buffer or page-locked memory a
 // graph refers to is an error wrapping ErrInUse.
 //
+// Work that other libraries queue on the recording's streams through
+// QueueForeign, such as package nccl's collectives, is captured into the
+// graph as a child graph node.
+//
 // On the CPU backend a launch makes the recorded calls (each kernel's Go
-// function, each copy) in the order record made them.
+// function, each copy, each library call) in the order record made them.
 func (d *Device) Record(record func(r *Recorder) error) (*Graph, error) {
 	const op = "record graph"
 	if err := d.check(); err != nil {
