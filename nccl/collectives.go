@@ -147,6 +147,9 @@ func runGPU[T rt.Element](c *Comm, name, call string, s *rt.Stream, n int, a gpu
 	if err == nil {
 		a.dtype = dt
 		bytes := int64(n) * int64(unsafe.Sizeof(*new(T)))
+		if c.grouped(name, call, s, a, bytes) {
+			return nil
+		}
 		err = c.dev.QueueForeign(s, "collective", name, bytes, func(h uintptr) error { return c.gpu.run(call, a, h) })
 	}
 	return opError(c, name, err)

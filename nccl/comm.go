@@ -45,6 +45,9 @@ type Comm struct {
 	gpu     *gpuComm  // NCCL's, on a GPU
 	timeout time.Duration
 	closed  atomic.Bool
+	// group holds the calls of a Group in progress on GPUs that go to
+	// streams of a recording (record.go).
+	group *pendingGroup
 }
 
 // Option configures InitAll.

@@ -268,7 +268,8 @@ func TestGPUTestsAsRanks(t *testing.T) {
 	for r, cmd := range cmds {
 		err := cmd.Wait()
 		out := outs[r].String()
-		if err != nil || !strings.Contains(out, "--- PASS: TestAllReduceGPU") || !strings.Contains(out, "--- PASS: TestCollectivesGPU") {
+		if err != nil || !strings.Contains(out, "--- PASS: TestAllReduceGPU") || !strings.Contains(out, "--- PASS: TestCollectivesGPU") ||
+			!strings.Contains(out, "--- PASS: TestRecordAllReduceGPU") {
 			t.Errorf("rank %d: %v\n%s", r, err, out)
 		}
 	}
@@ -283,7 +284,7 @@ func TestGPUTestsOnCPUDevices(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=GPU$", "-test.v")
 	cmd.Env = append(os.Environ(), "QD_BACKEND=cpu", "QD_CPU_DEVICES=4")
 	out, err := cmd.CombinedOutput()
-	if err != nil || strings.Count(string(out), "--- PASS") != 2 {
+	if err != nil || strings.Count(string(out), "--- PASS") != 3 {
 		t.Errorf("%v\n%s", err, out)
 	}
 }

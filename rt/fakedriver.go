@@ -41,6 +41,8 @@ type fakeDriver struct {
 	active map[string]int
 	// peer answers for copies between fake devices (fakedriver_peer.go).
 	peer fakePeer
+	// capture answers for stream capture (fakedriver_capture.go).
+	capture fakeCapture
 	// quiet makes the calls that queue work, and those that create and
 	// destroy streams, events and memory, do nothing but count, for
 	// measuring what the shared code costs and allocates.

@@ -31,16 +31,3 @@ func TestQueueForeignTracedAndRefusedWhileRecording(t *testing.T) {
 		t.Errorf("after Close: %v, want ErrClosed", err)
 	}
 }
-
-func TestQueueForeignRefusedWhileRecording(t *testing.T) {
-	d, _ := openFake(1)
-	defer d.Close()
-	var queued error
-	d.Record(func(r *Recorder) error {
-		queued = d.QueueForeign(r.Stream(), "collective", "all-reduce", 0, func(uintptr) error { return nil })
-		return nil
-	})
-	if !errors.Is(queued, ErrRecording) {
-		t.Errorf("on a stream of a recording: %v, want ErrRecording", queued)
-	}
-}

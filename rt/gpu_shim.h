@@ -175,7 +175,13 @@ typedef struct {
 	X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", NULL, "hipDeviceEnablePeerAccess", qd_result, (void *, unsigned)) \
 	X(MemcpyPeerAsync, "cuMemcpyPeerAsync", NULL, "hipMemcpyPeerAsync", qd_result,                         \
 		(uintptr_t, void *, uintptr_t, void *, size_t, void *))                                        \
-	X(MemPoolSetAccess, "cuMemPoolSetAccess", NULL, NULL, qd_result, (void *, const qd_mem_access_desc *, size_t))
+	X(MemPoolSetAccess, "cuMemPoolSetAccess", NULL, NULL, qd_result, (void *, const qd_mem_access_desc *, size_t)) \
+	X(StreamBeginCapture, "cuStreamBeginCapture_v2", NULL, NULL, qd_result, (void *, int))                \
+	X(StreamEndCapture, "cuStreamEndCapture", NULL, NULL, qd_result, (void *, void **))                    \
+	X(GraphAddChildGraphNode, "cuGraphAddChildGraphNode", NULL, NULL, qd_result,                           \
+		(void **, void *, void *const *, size_t, void *))                                              \
+	X(GraphExecChildGraphNodeSetParams, "cuGraphExecChildGraphNodeSetParams", NULL, NULL, qd_result,       \
+		(void *, void *, void *))
 
 #define QD_CALL_INDEX(field, cuda, hip, result, params) QD_CALL_##field,
 #define QD_OPTIONAL_INDEX(field, cuda, older, hip, result, params) QD_CALL_##field,

@@ -46,6 +46,9 @@ type graphNode struct {
 	dst, src         uintptr
 	bytes            uintptr
 	value            byte
+
+	// Child graphs: the captured graph (capture.go).
+	child uintptr
 }
 
 // nodeUpdate is a kernel node of an executable graph that a launch
@@ -95,7 +98,7 @@ func sameShape(a, b []graphNode) bool {
 // sameParams reports whether two nodes of the same kind do the same work.
 func sameParams(x, y *graphNode) bool {
 	return x.fn == y.fn && x.grid == y.grid && x.block == y.block && string(x.args) == string(y.args) &&
-		x.dst == y.dst && x.src == y.src && x.bytes == y.bytes && x.value == y.value
+		x.dst == y.dst && x.src == y.src && x.bytes == y.bytes && x.value == y.value && x.child == y.child
 }
 
 // appendKernel adds the tasks of one launch of kernel to p, after the
@@ -194,7 +197,7 @@ func realize(drv driver, p []graphNode) (graph uintptr, nodes []uintptr, err err
 		for _, d := range p[i].deps {
 			deps = append(deps, nodes[d])
 		}
-		if nodes[i], err = drv.addGraphNode(graph, deps, &p[i]); err != nil {
+		if nodes[i], err = addNode(drv, graph, deps, &p[i]); err != nil {
 			drv.destroyGraph(graph)
 			return 0, nil, fmt.Errorf("graph node %d (%s): %w", i, p[i].name, err)
 		}

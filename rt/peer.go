@@ -14,8 +14,10 @@ import "fmt"
 // for it, so src may be changed or freed there. Between GPUs that cannot,
 // it is staged through host memory: the data is read from src's device,
 // then written to dst on s, and CopyPeer returns when the data is in dst.
-// On the CPU backend's pretend devices it copies at once. Buffers of two
-// backends cannot be copied between.
+// On the CPU backend's pretend devices it copies at once, or, on a stream
+// of a recording (Device.Record), at each launch of the graph; between
+// GPUs it cannot be recorded. Buffers of two backends cannot be copied
+// between.
 func CopyPeer[T Element](dst, src *Buffer[T], s *Stream) error {
 	const op = "copy between devices"
 	if err := src.usable(); err != nil {
@@ -33,11 +35,11 @@ func CopyPeer[T Element](dst, src *Buffer[T], s *Stream) error {
 	if src.n != dst.n {
 		return opError(op, fmt.Errorf("source has %d elements, destination has %d", src.n, dst.n))
 	}
-	if s.recording() {
-		return opError(op, fmt.Errorf("a copy between devices cannot be recorded: %w", ErrRecording))
-	}
 	if dst.dev.drv == nil {
-		return dst.CopyFromAsync(src.host, s)
+		return dst.CopyFromAsync(src.host, s) // recorded: copied at each launch
+	}
+	if s.recording() {
+		return opError(op, fmt.Errorf("a copy between GPUs cannot be recorded into a graph (it is ordered with the source device's default stream, which the graph cannot wait for): %w", ErrRecording))
 	}
 	direct, err := EnablePeerAccess(dst.dev, src.dev)
 	if err != nil {

@@ -26,6 +26,8 @@ type Recorder struct {
 	refs   map[*atomic.Int32]graphRef
 	lanes  []*Stream
 	events []*Event
+	// children are the graphs captured for child nodes (capture.go).
+	children []uintptr
 }
 
 // graphRef is memory a graph refers to: a device buffer or page-locked host
@@ -72,6 +74,9 @@ func (d *Device) record(fn func(r *Recorder) error) (*Recorder, error) {
 		r.mu.Unlock()
 	}()
 	if err := fn(r); err != nil {
+		if d.drv != nil {
+			destroyGraphs(d.drv, r.children)
+		}
 		return nil, err
 	}
 	return r, nil

@@ -22,6 +22,8 @@ type Graph struct {
 	exec  uintptr
 	nodes []uintptr // the driver's node of each node of plan
 	refs  []graphRef
+	// children are the captured graphs of plan's child nodes.
+	children []uintptr
 	// updates counts the updates that changed node parameters in place,
 	// and rebuilds those that built the graph anew.
 	updates, rebuilds int
@@ -57,8 +59,12 @@ type Graph struct {
 // error wrapping ErrRecording. Freeing a buffer or page-locked memory a
 // graph refers to is an error wrapping ErrInUse.
 //
+// Work that other libraries queue on the recording's streams through
+// QueueForeign, such as package nccl's collectives, is captured into the
+// graph as a child graph node.
+//
 // On the CPU backend a launch makes the recorded calls (each kernel's Go
-// function, each copy) in the order record made them.
+// function, each copy, each library call) in the order record made them.
 func (d *Device) Record(record func(r *Recorder) error) (*Graph, error) {
 	const op = "record graph"
 	if err := d.check(); err != nil {
@@ -103,8 +109,11 @@ func (g *Graph) rerecord() error {
 	}
 	if g.dev.drv != nil {
 		if err := g.adopt(r.plan.nodes); err != nil {
+			destroyGraphs(g.dev.drv, r.children)
 			return err
 		}
+		destroyGraphs(g.dev.drv, g.children)
+		g.children = r.children
 	}
 	g.steps = r.steps
 	for _, ref := range refs {
@@ -151,7 +160,7 @@ func (g *Graph) adopt(plan []graphNode) error {
 func (g *Graph) setParams(plan []graphNode) error {
 	for i := range plan {
 		if !sameParams(&g.plan[i], &plan[i]) {
-			if err := g.dev.drv.setGraphNode(g.exec, g.nodes[i], &plan[i]); err != nil {
+			if err := setNode(g.dev.drv, g.exec, g.nodes[i], &plan[i]); err != nil {
 				return err
 			}
 			g.plan[i] = plan[i]
@@ -249,7 +258,14 @@ func (g *Graph) release() error {
 		ref.argGraphs().Add(-1)
 	}
 	g.refs = nil
-	return g.destroy()
+	err := g.destroy()
+	if g.children != nil {
+		if e := destroyGraphs(g.dev.drv, g.children); err == nil {
+			err = e
+		}
+		g.children = nil
+	}
+	return err
 }
 
 // destroy destroys the driver's graph and executable graph, if any.
