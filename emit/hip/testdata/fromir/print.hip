@@ -13,7 +13,7 @@
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
-// Function Prints$note of kernel Prints(a []f32, n i64).
+// Function Prints$note.
 static __device__ void qdfn0x0(u8 a0, u64 a1) {
 	u8 r0 = 0;
 	u64 r1 = 0;
