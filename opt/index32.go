@@ -26,23 +26,31 @@ import (
 // not narrow is truncated where a narrowed instruction reads it, when its
 // value there is bounded too. Only loops at the top of a nest are
 // versioned, with the loops inside them, and only where a multiply or an
-// add narrows, so code grows only where 64-bit index arithmetic was;
-// the copies that HoistChecks keeps for failing checks are left as they
-// are, since they run only to fault.
+// add narrows, so code grows only where 64-bit index arithmetic was.
+// The copies that HoistChecks keeps for failing checks are left as they
+// are, since they run only to fault; where a loop has one, it is also
+// what runs when the test fails, and the 64-bit loop without checks goes.
 func NarrowIndices(t *ir.Task) {
-	an := analysis.New(t)
-	var plans []*index32Plan
-	for _, lp := range an.Loops {
-		if lp.Depth != 1 || strings.Contains(t.Blocks[lp.Header].Comment, "(checked") {
-			continue
+	done := map[int]bool{}
+	for {
+		// Each loop is planned on a fresh analysis of the task as the
+		// loops before it left it.
+		an := analysis.New(t)
+		var next *analysis.Loop
+		for _, lp := range an.Loops {
+			c := t.Blocks[lp.Header].Comment
+			if lp.Depth == 1 && !done[lp.Header] && !strings.Contains(c, "(checked") && !strings.Contains(c, "(int32)") {
+				next = lp
+				break
+			}
 		}
-		if p := planIndex32(an, lp); p != nil {
-			plans = append(plans, p)
+		if next == nil {
+			return
 		}
-	}
-	// Plans only add blocks, and change no instruction of another loop.
-	for _, p := range plans {
-		p.apply()
+		done[next.Header] = true
+		if p := planIndex32(an, next); p != nil {
+			p.apply()
+		}
 	}
 }
 

@@ -189,7 +189,7 @@ func (bb *boundsBuilder) lower(x analysis.Atom, s analysis.Site, static analysis
 // of a counter that passed the test and the step overflows.
 func (bb *boundsBuilder) boundedExit(iv *analysis.IndVar, s analysis.Site) bool {
 	e := iv.Exit
-	if e == nil || !e.Every || e.Op != ir.OpLt && e.Op != ir.OpLe {
+	if e == nil || !e.Every || e.Type != ir.Int64 || e.Op != ir.OpLt && e.Op != ir.OpLe {
 		return false
 	}
 	offset, ok := e.ConstOffset()

@@ -11,7 +11,8 @@ import (
 // apply versions the loop: a block on its entry edge computes the test
 // and truncates the narrowed registers the loop reads on entry, then
 // enters a copy of the loop with the narrowed arithmetic in 32 bits when
-// the test holds, and the loop as it was when it does not.
+// the test holds, and the loop as it was (or its checked copy) when it
+// does not.
 //
 //	index bounds:  ok = ...; k32 = convert.i32.i64 k; branch ok, copy, loop
 func (p *index32Plan) apply() {
@@ -47,12 +48,33 @@ func (p *index32Plan) apply() {
 	for _, r := range p.liveIn {
 		guard.Instrs = append(guard.Instrs, truncate(c.narrow[r], r, t.Regs[r]))
 	}
+	fallback := p.checkedCopy()
 	header := c.copyLoop()
-	guard.Term = ir.Term{Kind: ir.Branch, Cond: ok, Succs: [2]int{header, p.lp.Header}}
+	guard.Term = ir.Term{Kind: ir.Branch, Cond: ok, Succs: [2]int{header, fallback}}
 	if ok.Imm {
 		guard.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{header}}
 	}
 	redirect(t.Blocks[p.entry], p.lp.Header, guard.Index)
+}
+
+// checkedCopy is the loop to run when the test fails: the copy of the
+// loop that HoistChecks keeps every check in, when the loop's entry
+// chooses between the two, since that copy computes Go's results for
+// every input and the loop itself is then reached no more; else the
+// loop itself.
+func (p *index32Plan) checkedCopy() int {
+	t := p.an.Task
+	term := t.Blocks[p.entry].Term
+	if term.Kind != ir.Branch {
+		return p.lp.Header
+	}
+	comment := t.Blocks[p.lp.Header].Comment
+	for _, s := range term.Succs {
+		if c := t.Blocks[s].Comment; s != p.lp.Header && (c == comment+" (checked)" || c == comment+" (checked if)") {
+			return s
+		}
+	}
+	return p.lp.Header
 }
 
 // redirect makes b's edges to from go to to.
