@@ -31,26 +31,22 @@ import (
 // are, since they run only to fault; where a loop has one, it is also
 // what runs when the test fails, and the 64-bit loop without checks goes.
 func NarrowIndices(t *ir.Task) {
-	done := map[int]bool{}
-	for {
-		// Each loop is planned on a fresh analysis of the task as the
-		// loops before it left it.
-		an := analysis.New(t)
-		var next *analysis.Loop
-		for _, lp := range an.Loops {
-			c := t.Blocks[lp.Header].Comment
-			if lp.Depth == 1 && !done[lp.Header] && !strings.Contains(c, "(checked") && !strings.Contains(c, "(int32)") {
-				next = lp
-				break
-			}
+	an := analysis.New(t)
+	var plans []*index32Plan
+	for _, lp := range an.Loops {
+		c := t.Blocks[lp.Header].Comment
+		if lp.Depth != 1 || strings.Contains(c, "(checked") {
+			continue
 		}
-		if next == nil {
-			return
+		if p := planIndex32(an, lp); p != nil {
+			// Everything the analysis answers is asked before the task
+			// changes: the copies only add blocks and registers.
+			p.prepare()
+			plans = append(plans, p)
 		}
-		done[next.Header] = true
-		if p := planIndex32(an, next); p != nil {
-			p.apply()
-		}
+	}
+	for _, p := range plans {
+		p.apply()
 	}
 }
 
@@ -62,8 +58,11 @@ type index32Plan struct {
 	instr map[analysis.Site]bool // the narrowed instructions
 	regs  map[ir.Reg]bool        // the narrowed registers
 	// liveIn are the narrowed registers whose value on entry the loop
-	// reads, truncated before it.
-	liveIn []ir.Reg
+	// reads, truncated before it; liveOut those read after it.
+	liveIn, liveOut []ir.Reg
+	guard           *ir.Block // the test, not yet in the task
+	ok              ir.Arg    // its result
+	fallback        int       // the loop to run when it fails
 }
 
 func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {

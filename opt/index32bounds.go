@@ -151,11 +151,43 @@ func (bb *boundsBuilder) upper(x analysis.Atom, s analysis.Site, static analysis
 		}
 		return bb.arith(ir.OpSub, y.hi, ir.Imm(ir.Int64, uint64(strict))), true
 	}
-	if iv := bb.indVar(x); iv != nil && iv.Down() && iv.NoWrap && iv.StartKnown {
+	iv := bb.indVar(x)
+	if iv != nil && iv.Down() && iv.NoWrap && iv.StartKnown {
 		start, ok := bb.form(iv.Start, s)
 		return start.hi, ok
 	}
+	if iv != nil && iv.Up() && iv.NoWrap && iv.StartKnown {
+		return bb.exitBound(iv, s)
+	}
 	return placeholder, false
+}
+
+// exitBound bounds every value of a counter that goes up by a constant
+// and leaves its loop when counter + c < bound fails, tested in every
+// iteration: a value that passed the test is at most bound - 1 - c, the
+// value after it one step more, and the first is the start. A loop
+// whose test is at its bottom has no comparison that holds in its body.
+func (bb *boundsBuilder) exitBound(iv *analysis.IndVar, s analysis.Site) (ir.Arg, bool) {
+	e := iv.Exit
+	if e == nil || !e.Every || e.Type != ir.Int64 {
+		return placeholder, false
+	}
+	strict, ok := factStrictness(e.Op)
+	offset, constOffset := e.ConstOffset()
+	step, constStep := iv.Step.IsConst()
+	if !ok || e.Op == ir.OpEq || !constOffset || !constStep || !fitsInt32(offset) || !fitsInt32(step) {
+		return placeholder, false
+	}
+	start, ok := bb.form(iv.Start, s)
+	if !ok {
+		return placeholder, false
+	}
+	bound, ok := bb.form(e.Bound, s)
+	if !ok {
+		return placeholder, false
+	}
+	last := bb.arith(ir.OpAdd, bound.hi, ir.Imm(ir.Int64, uint64(step-strict-offset)))
+	return bb.arith(ir.OpMax, start.hi, last), true
 }
 
 // lower is upper's mirror image.
@@ -369,6 +401,9 @@ func (bb *boundsBuilder) arith(op ir.Op, x, y ir.Arg) ir.Arg {
 	}
 	if (op == ir.OpMin || op == ir.OpMax) && x == y {
 		return x
+	}
+	if op == ir.OpMul && (x.Imm && x.Bits == 0 || y.Imm && y.Bits == 0) {
+		return ir.Imm(ir.Int64, 0)
 	}
 	if op == ir.OpMul && (y.Imm && y.Bits == 1) {
 		return x

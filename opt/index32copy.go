@@ -8,18 +8,14 @@ import (
 	"github.com/qdgo/qd/ir/analysis"
 )
 
-// apply versions the loop: a block on its entry edge computes the test
-// and truncates the narrowed registers the loop reads on entry, then
-// enters a copy of the loop with the narrowed arithmetic in 32 bits when
-// the test holds, and the loop as it was (or its checked copy) when it
-// does not.
-//
-//	index bounds:  ok = ...; k32 = convert.i32.i64 k; branch ok, copy, loop
-func (p *index32Plan) apply() {
+// prepare builds the test, in a block not yet in the task, and asks the
+// analysis what apply needs.
+func (p *index32Plan) prepare() {
 	t := p.an.Task
-	out := p.liveOut()
-	guard := t.NewBlock("index bounds")
-	bb := newBoundsBuilder(p.an, guard)
+	p.liveOut = p.findLiveOut()
+	p.fallback = p.checkedCopy()
+	p.guard = &ir.Block{Comment: "index bounds"}
+	bb := newBoundsBuilder(p.an, p.guard)
 	for _, bi := range p.lp.Blocks {
 		for i := range t.Blocks[bi].Instrs {
 			s := analysis.Site{Block: bi, At: i}
@@ -32,26 +28,38 @@ func (p *index32Plan) apply() {
 			p.operandsFit(bb, s, false)
 		}
 	}
-	regs := slices.Sorted(maps.Keys(p.regs))
-	for _, r := range regs {
+	for _, r := range slices.Sorted(maps.Keys(p.regs)) {
 		if p.readOnEntry(r) {
 			f, _ := p.an.AffineOf(ir.R(r), p.an.End(p.entry))
 			bb.fits(f, p.an.End(p.entry))
 			p.liveIn = append(p.liveIn, r)
 		}
 	}
-	ok := bb.condition()
-	c := &index32Copy{p: p, t: t, wide: map[ir.Reg]ir.Reg{}, narrow: map[ir.Reg]ir.Reg{}, out: out}
-	for _, r := range regs {
+	p.ok = bb.condition()
+}
+
+// apply versions the loop: a block on its entry edge computes the test
+// and truncates the narrowed registers the loop reads on entry, then
+// enters a copy of the loop with the narrowed arithmetic in 32 bits when
+// the test holds, and the loop as it was (or its checked copy) when it
+// does not.
+//
+//	index bounds:  ok = ...; k32 = convert.i32.i64 k; branch ok, copy, loop
+func (p *index32Plan) apply() {
+	t := p.an.Task
+	guard := p.guard
+	guard.Index = len(t.Blocks)
+	t.Blocks = append(t.Blocks, guard)
+	c := &index32Copy{p: p, t: t, wide: map[ir.Reg]ir.Reg{}, narrow: map[ir.Reg]ir.Reg{}, out: p.liveOut}
+	for _, r := range slices.Sorted(maps.Keys(p.regs)) {
 		c.narrow[r] = t.NewReg(narrowType(t.Regs[r]))
 	}
 	for _, r := range p.liveIn {
 		guard.Instrs = append(guard.Instrs, truncate(c.narrow[r], r, t.Regs[r]))
 	}
-	fallback := p.checkedCopy()
 	header := c.copyLoop()
-	guard.Term = ir.Term{Kind: ir.Branch, Cond: ok, Succs: [2]int{header, fallback}}
-	if ok.Imm {
+	guard.Term = ir.Term{Kind: ir.Branch, Cond: p.ok, Succs: [2]int{header, p.fallback}}
+	if p.ok.Imm {
 		guard.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{header}}
 	}
 	redirect(t.Blocks[p.entry], p.lp.Header, guard.Index)
@@ -240,9 +248,9 @@ func (c *index32Copy) extend(r ir.Reg) []ir.Instr {
 	}
 }
 
-// liveOut lists the narrowed registers that a block reachable from the
+// findLiveOut lists the narrowed registers that a block reachable from the
 // loop's exits reads, which the copy's exits extend.
-func (p *index32Plan) liveOut() []ir.Reg {
+func (p *index32Plan) findLiveOut() []ir.Reg {
 	t := p.an.Task
 	after := map[int]bool{}
 	var work []int
