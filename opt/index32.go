@@ -86,6 +86,7 @@ func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {
 			}
 		}
 	}
+	p.keepCounters()
 	for p.prune(dry) {
 	}
 	for _, bi := range lp.Blocks {
@@ -100,6 +101,63 @@ func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {
 		return nil
 	}
 	return p
+}
+
+// keepCounters leaves in 64 bits the counters that only count: read by
+// nothing but their own step and loop tests (strength reduction has
+// turned their element addresses into stepping pointers), and those of
+// loops that UnrollLoops counts. Narrowing the first gains nothing, and
+// UnrollLoops, whose analysis cannot prove that a 32-bit count tested at
+// the loop's bottom does not wrap, would unroll the second without
+// removing its tests.
+func (p *index32Plan) keepCounters() {
+	t := p.an.Task
+	for _, lp := range p.an.Loops {
+		if !p.lp.Contains(lp) {
+			continue
+		}
+		for _, iv := range lp.IndVars {
+			sum := p.an.Instr(iv.Sum).Dst
+			counting := true
+			for _, bi := range p.lp.Blocks {
+				for i, in := range t.Blocks[bi].Instrs {
+					s := analysis.Site{Block: bi, At: i}
+					if s == iv.Sum || s == iv.Update || narrowableCompare(&in) {
+						continue
+					}
+					if readsAt(t, s, iv.Reg) || readsAt(t, s, sum) {
+						counting = false
+					}
+				}
+			}
+			if counting || p.unrolledLater(lp, iv) {
+				for _, r := range []ir.Reg{iv.Reg, sum} {
+					delete(p.regs, r)
+					for _, d := range p.an.Defs(r) {
+						delete(p.instr, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// unrolledLater reports whether UnrollLoops will want lp counted by iv:
+// an innermost loop stepping by 1 and tested at its bottom, where no
+// comparison bounds the 32-bit step, so that a 32-bit count would not be
+// seen to end. Its uses are truncated instead, which strength reduction
+// usually leaves unread.
+func (p *index32Plan) unrolledLater(lp *analysis.Loop, iv *analysis.IndVar) bool {
+	step, ok := iv.Step.IsConst()
+	if !ok || step != 1 || len(lp.Children) > 0 {
+		return false
+	}
+	for _, test := range iv.Tests {
+		if p.an.SiteDominates(test.Compare, iv.Sum) {
+			return false
+		}
+	}
+	return true
 }
 
 // narrowableArith reports whether in is 64-bit integer arithmetic that
