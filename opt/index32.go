@@ -25,8 +25,12 @@ import (
 // comparisons of such registers (loop tests). A register the loop does
 // not narrow is truncated where a narrowed instruction reads it, when its
 // value there is bounded too. Only loops at the top of a nest are
-// versioned, with the loops inside them, and only where a multiply or an
-// add narrows, so code grows only where 64-bit index arithmetic was.
+// versioned, with the loops inside them, and only where a multiply of
+// two variables narrows, so code grows only where 64-bit index arithmetic
+// was. A loop that holds other loops is versioned only where HoistChecks
+// left a checked copy to fall back on, which costs no code: copying a
+// whole nest beside its 64-bit version costs registers that the suite's
+// matrix kernels cannot spare.
 // The copies that HoistChecks keeps for failing checks are left as they
 // are, since they run only to fault; where a loop has one, it is also
 // what runs when the test fails, and the 64-bit loop without checks goes.
@@ -38,7 +42,7 @@ func NarrowIndices(t *ir.Task) {
 		if lp.Depth != 1 || strings.Contains(c, "(checked") {
 			continue
 		}
-		if p := planIndex32(an, lp); p != nil {
+		if p := planIndex32(an, lp); p != nil && (len(lp.Children) == 0 || p.checkedCopy() != lp.Header) {
 			// Everything the analysis answers is asked before the task
 			// changes: the copies only add blocks and registers.
 			p.prepare()
@@ -288,17 +292,14 @@ func readsAt(t *ir.Task, s analysis.Site, r ir.Reg) bool {
 	return slices.ContainsFunc(b.Instrs[s.At].Args, func(a ir.Arg) bool { return !a.Imm && a.Reg == r })
 }
 
-// profitable reports whether a multiply, or an add or subtract that is
-// not only a counter's step, narrows.
+// profitable reports whether a multiply narrows: a 64-bit multiply
+// costs several 32-bit ones, where an add narrowed alone saves less than
+// the copy of the loop costs in code and registers.
 func (p *index32Plan) profitable() bool {
-	adds := 0
 	for s := range p.instr {
-		switch p.an.Instr(s).Op {
-		case ir.OpMul, ir.OpShl:
+		if in := p.an.Instr(s); in.Op == ir.OpMul && !in.Args[0].Imm && !in.Args[1].Imm {
 			return true
-		case ir.OpAdd, ir.OpSub:
-			adds++
 		}
 	}
-	return adds > 1
+	return false
 }
