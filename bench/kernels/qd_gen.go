@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "dd2a41663cf766c9f511672e9aa3cfb659f2f188e67423e135f3996475b5c3e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "828f03c5f072128eae0f4f401ceb1b7241b59a66f7bdbea36b7707a52762d9bb"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "ff929734f5ce90506661a91cd793552a1078c38b34d3c47190689421ba1176b9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "601bd40ed9f5ee2ffea108ed5290e865c488d30f098abf89ad3da5e8315bcd69"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

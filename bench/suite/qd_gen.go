@@ -11,7 +11,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98967a8a999eed9141eb37bbb90cb87b06e852ab4153ec249bdbeecc82f42778"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "550bdce7b4bf42599458889461c5712426b8fa8ecae5b0a3d3f9fc24cdd2c3d3"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "74b2b47a4fddb76da468f247dfa17850460e6b94c309a08b0d0431f96174a1e9"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dc62caa8d1995c9e462c78405fe53fcc4ce39de3c3a59ed2632ff0646959763a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -15936,20 +15936,29 @@ qd_fault: {
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r3 = 0, r9 = 0, r25 = 0, r26 = 0, r31 = 0, r32 = 0, r45 = 0, r47 = 0;
 	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r68 = 0, r71 = 0, r72 = 0, r76 = 0;
-	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r96 = 0, r104 = 0;
+	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r95 = 0, r97 = 0;
+	bool r99 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
+	bool r110 = 0, r111 = 0, r122 = 0, r123 = 0, r128 = 0, r129 = 0, r139 = 0, r149 = 0;
+	bool r157 = 0;
+	i32 r112 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r142 = 0, r143 = 0;
+	i32 r144 = 0;
 	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r43 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0;
 	i64 r58 = 0, r59 = 0, r60 = 0, r67 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0;
-	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0;
-	u32 r95 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0;
+	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0, r92 = 0, r94 = 0, r96 = 0;
+	i64 r98 = 0, r100 = 0, r102 = 0, r104 = 0, r125 = 0, r127 = 0, r130 = 0, r131 = 0;
+	i64 r138 = 0;
+	u32 r113 = 0, r115 = 0, r140 = 0, r141 = 0, r148 = 0, r150 = 0, r151 = 0, r152 = 0;
+	u32 r156 = 0, r158 = 0, r159 = 0, r160 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
 	u64 r29 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r69 = 0, r77 = 0, r78 = 0;
-	u64 r79 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r100 = 0, r101 = 0;
-	u64 r102 = 0;
-	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0;
+	u64 r79 = 0, r88 = 0, r90 = 0, r120 = 0, r121 = 0, r124 = 0, r126 = 0, r145 = 0;
+	u64 r146 = 0, r147 = 0, r153 = 0, r154 = 0, r155 = 0;
+	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0, r133 = 0, r135 = 0;
+	float r136 = 0;
 	char *r1 = 0, *r6 = 0, *r36 = 0, *r38 = 0, *r41 = 0, *r42 = 0, *r61 = 0, *r63 = 0;
-	char *r66 = 0;
+	char *r66 = 0, *r132 = 0, *r134 = 0, *r137 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 80 "faults.go"
@@ -15957,55 +15966,71 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 82 "faults.go"
 	r42 = p0; r43 = p1;
 #line 80 "faults.go"
-	r3 = r0 > 0ll; if (!r3) goto b24; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r3 = r0 > 0ll; if (!r3) goto b26; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b26; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r146 = r13 | r11; r147 = r146 >> 32; r148 = (u32)r147; r149 = r148 == 0u; if (!r149) goto b47; r150 = (u32)r13; r151 = (u32)r11; r152 = qd_div_u32(r150, r151); r145 = (u64)r152;
 b5: // setup
 #line 80 "faults.go"
-	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
+	r17 = r145; r18 = r17 * r11; r16 = r13 - r18; r154 = r15 | r11; r155 = r154 >> 32; r156 = (u32)r155; r157 = r156 == 0u; if (!r157) goto b46; r158 = (u32)r15; r159 = (u32)r11; r160 = qd_div_u32(r158, r159); r153 = (u64)r160;
 b7: // setup
 #line 80 "faults.go"
-	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b25; if (!r76) goto b25; if (!r80) goto b25; if (!r82) goto b25; if (!r86) goto b25; if (!r89) goto b25; if (!r91) goto b25;
+	r19 = r153; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b36; if (!r76) goto b36; if (!r80) goto b36; if (!r82) goto b36; if (!r86) goto b36; if (!r89) goto b36; if (!r91) goto b36;
 #line 82 "faults.go"
-	r33 = r7;
-b15: // head
+	r33 = r7; r92 = p3; r93 = r92 <= 2147483647ll; r94 = (u64)r92 - 1ull; r95 = r94 <= 2147483647ll; r96 = p5; r97 = r96 <= 2147483647ll; r98 = (u64)r96 - 1ull; r99 = r98 <= 2147483647ll; r100 = (u64)r96 * (u64)r94; r101 = r100 <= 2147483647ll; r102 = (u64)r100 + (u64)r98; r103 = r102 <= 2147483647ll; r104 = (u64)r94 + 1ull; r105 = r104 <= 2147483647ll; r106 = r93 & r95; r107 = r106 & r97; r108 = r107 & r99; r109 = r108 & r101; r110 = r109 & r103; r111 = r110 & r105; if (!r111) goto b27; r142 = (i32)r7;
+#line 81 "faults.go"
+	r112 = r142; r129 = r112 > 0; r143 = r142; r144 = (i32)r0;
+b17: // head (int32)
 #line 80 "faults.go"
-	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b24; r26 = r23 < r5; if (!r26) goto b24; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
-	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b23;
-	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
-b20: // latch
-#line 80 "faults.go"
-	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b22; r16 = r16 - r11; r22 = r22 + 1ull;
-b22: // stepped
-#line 80 "faults.go"
-	r22 = r22 + r19; goto b15;
-b23: // rangeint.done
+	r120 = r22; r121 = r16; r122 = r121 < r11; if (!r122) goto b26; r123 = r120 < r5; if (!r123) goto b26; r140 = (u32)r120; r113 = r140; r114 = (i32)r113; r141 = (u32)r121; r115 = r141; r116 = (i32)r115; if (!r129) goto b25;
 #line 82 "faults.go"
-	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b20;
-b24: // exit
+	r117 = (u32)r114 * (u32)r143; r118 = (u32)r117 + (u32)r116; r125 = (i64)r114; r132 = r1 + r125 * 4; r133 = *(float *)r132; r127 = (i64)r116; r134 = r6 + r127 * 4; r135 = *(float *)r134; r136 = r133 * r135; r131 = (i64)r118; r137 = r42 + r131 * 4; *(float *)r137 = r136;
+b22: // latch (int32)
+#line 80 "faults.go"
+	r16 = r16 + r21; r128 = r16 >= r11; if (!r128) goto b24; r16 = r16 - r11; r22 = r22 + 1ull;
+b24: // stepped (int32)
+#line 80 "faults.go"
+	r22 = r22 + r19; goto b17;
+b25: // rangeint.done (int32)
+#line 82 "faults.go"
+	r119 = (u32)r114 + 1u; r139 = r119 < r144; if (r139) goto b22;
+b26: // exit
 #line 82 "faults.go"
 	return;
-b25: // preheader
+b27: // head
+#line 80 "faults.go"
+	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b26; r26 = r23 < r5; if (!r26) goto b26; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
+	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b35;
+	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
+b32: // latch
+#line 80 "faults.go"
+	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b34; r16 = r16 - r11; r22 = r22 + 1ull;
+b34: // stepped
+#line 80 "faults.go"
+	r22 = r22 + r19; goto b27;
+b35: // rangeint.done
+#line 82 "faults.go"
+	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b32; goto b26;
+b36: // preheader
 #line 82 "faults.go"
 	r58 = r7;
-b26: // head (checked if)
+b37: // head (checked if)
 #line 80 "faults.go"
-	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b24; r51 = r48 < r5; if (!r51) goto b24; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
-	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b34;
+	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b26; r51 = r48 < r5; if (!r51) goto b26; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
+	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b45;
 	r59 = (u64)r53 * (u64)r58; r60 = (u64)r59 + (u64)r55; r61 = r1 + r53 * 4; r62 = *(float *)r61; r63 = r6 + r55 * 4; r64 = *(float *)r63; r65 = r62 * r64; if ((u64)r60 >= (u64)r43) { qd_site = 0; qd_x = r60; qd_y = r43; goto qd_fault; } r66 = r42 + r60 * 4; *(float *)r66 = r65;
-b31: // latch (checked if)
+b42: // latch (checked if)
 #line 80 "faults.go"
-	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b33; r16 = r16 - r11; r22 = r22 + 1ull;
-b33: // stepped (checked if)
+	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b44; r16 = r16 - r11; r22 = r22 + 1ull;
+b44: // stepped (checked if)
 #line 80 "faults.go"
-	r22 = r22 + r19; goto b26;
-b34: // rangeint.done (checked if)
+	r22 = r22 + r19; goto b37;
+b45: // rangeint.done (checked if)
 #line 82 "faults.go"
-	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b31; goto b24;
-b35: // divide in 64 bits
+	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b42; goto b26;
+b46: // divide in 64 bits
 #line 80 "faults.go"
-	r100 = qd_div_u64(r15, r11); goto b7;
-b36: // divide in 64 bits
+	r153 = qd_div_u64(r15, r11); goto b7;
+b47: // divide in 64 bits
 #line 80 "faults.go"
-	r92 = qd_div_u64(r13, r11); goto b5;
+	r145 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28614,8 +28639,13 @@ extern "C" __global__ void ImageStats_0(char *p0, i64 p1, i64 p2, i64 p3, char *
 	bool r58 = 0, r61 = 0, r83 = 0, r84 = 0, r85 = 0, r97 = 0, r102 = 0, r114 = 0;
 	bool r117 = 0, r121 = 0, r124 = 0, r125 = 0, r130 = 0, r131 = 0, r138 = 0, r140 = 0;
 	bool r144 = 0, r146 = 0, r147 = 0, r151 = 0, r155 = 0, r157 = 0, r161 = 0, r164 = 0;
-	bool r166 = 0, r178 = 0, r186 = 0, r194 = 0, r195 = 0, r200 = 0, r201 = 0, r206 = 0;
-	bool r207 = 0, r212 = 0, r213 = 0, r218 = 0, r219 = 0, r224 = 0, r225 = 0;
+	bool r166 = 0, r175 = 0, r177 = 0, r179 = 0, r181 = 0, r183 = 0, r185 = 0, r187 = 0;
+	bool r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0;
+	bool r207 = 0, r208 = 0, r213 = 0, r220 = 0, r222 = 0, r226 = 0, r236 = 0, r244 = 0;
+	bool r252 = 0, r253 = 0, r258 = 0, r259 = 0, r264 = 0, r265 = 0, r270 = 0, r271 = 0;
+	bool r276 = 0, r277 = 0, r282 = 0, r283 = 0;
+	i32 r198 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r229 = 0, r230 = 0;
+	i32 r231 = 0;
 	i64 r0 = 0, r1 = 0, r3 = 0, r7 = 0, r11 = 0, r13 = 0, r27 = 0, r29 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
 	i64 r39 = 0, r40 = 0, r42 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r55 = 0;
@@ -28625,21 +28655,24 @@ extern "C" __global__ void ImageStats_0(char *p0, i64 p1, i64 p2, i64 p3, char *
 	i64 r98 = 0, r103 = 0, r104 = 0, r106 = 0, r107 = 0, r110 = 0, r112 = 0, r113 = 0;
 	i64 r115 = 0, r116 = 0, r118 = 0, r120 = 0, r127 = 0, r129 = 0, r132 = 0, r133 = 0;
 	i64 r136 = 0, r137 = 0, r139 = 0, r141 = 0, r143 = 0, r148 = 0, r149 = 0, r150 = 0;
-	i64 r156 = 0, r158 = 0, r159 = 0, r160 = 0, r162 = 0, r190 = 0, r191 = 0, r193 = 0;
-	i64 r196 = 0, r197 = 0, r199 = 0, r202 = 0, r203 = 0, r205 = 0, r208 = 0, r209 = 0;
-	i64 r211 = 0, r214 = 0, r215 = 0, r217 = 0, r220 = 0, r221 = 0, r223 = 0;
+	i64 r156 = 0, r158 = 0, r159 = 0, r160 = 0, r162 = 0, r174 = 0, r176 = 0, r178 = 0;
+	i64 r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0, r210 = 0, r212 = 0, r214 = 0;
+	i64 r215 = 0, r218 = 0, r219 = 0, r221 = 0, r223 = 0, r225 = 0, r248 = 0, r249 = 0;
+	i64 r251 = 0, r254 = 0, r255 = 0, r257 = 0, r260 = 0, r261 = 0, r263 = 0, r266 = 0;
+	i64 r267 = 0, r269 = 0, r272 = 0, r273 = 0, r275 = 0, r278 = 0, r279 = 0, r281 = 0;
 	u8 r2 = 0, r41 = 0, r81 = 0, r105 = 0, r111 = 0, r119 = 0, r135 = 0, r142 = 0;
-	u8 r192 = 0, r198 = 0, r204 = 0, r210 = 0, r216 = 0, r222 = 0;
-	u32 r177 = 0, r179 = 0, r180 = 0, r181 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u8 r217 = 0, r224 = 0, r250 = 0, r256 = 0, r262 = 0, r268 = 0, r274 = 0, r280 = 0;
+	u32 r197 = 0, r199 = 0, r227 = 0, r228 = 0, r235 = 0, r237 = 0, r238 = 0, r239 = 0;
+	u32 r243 = 0, r245 = 0, r246 = 0, r247 = 0;
 	u64 r5 = 0, r6 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0;
 	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r26 = 0;
 	u64 r28 = 0, r122 = 0, r123 = 0, r126 = 0, r128 = 0, r145 = 0, r152 = 0, r153 = 0;
-	u64 r154 = 0, r163 = 0, r165 = 0, r174 = 0, r175 = 0, r176 = 0, r182 = 0, r183 = 0;
-	u64 r184 = 0;
+	u64 r154 = 0, r163 = 0, r165 = 0, r205 = 0, r206 = 0, r209 = 0, r211 = 0, r232 = 0;
+	u64 r233 = 0, r234 = 0, r240 = 0, r241 = 0, r242 = 0;
 	char *r46 = 0, *r49 = 0, *r50 = 0, *r53 = 0, *r54 = 0, *r57 = 0, *r62 = 0, *r65 = 0;
 	char *r66 = 0, *r69 = 0, *r70 = 0, *r73 = 0, *r89 = 0, *r90 = 0, *r93 = 0, *r96 = 0;
 	char *r99 = 0, *r100 = 0, *r101 = 0, *r108 = 0, *r109 = 0, *r134 = 0, *r167 = 0, *r168 = 0;
-	char *r169 = 0, *r170 = 0, *r171 = 0, *r172 = 0, *r173 = 0;
+	char *r169 = 0, *r170 = 0, *r171 = 0, *r172 = 0, *r173 = 0, *r216 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 56 "reducetypes.go"
@@ -28647,132 +28680,160 @@ extern "C" __global__ void ImageStats_0(char *p0, i64 p1, i64 p2, i64 p3, char *
 #line 58 "reducetypes.go"
 	r109 = p0; r110 = p1;
 #line 56 "reducetypes.go"
-	r0 = 0ll; r1 = 0ll; r2 = 255; r4 = r3 > 0ll; if (!r4) goto b32; r5 = (u64)r3; r6 = r5; r8 = r7 > 0ll; if (!r8) goto b32; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r175 = r12 | r10; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b86; r179 = (u32)r12; r180 = (u32)r10; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
+	r0 = 0ll; r1 = 0ll; r2 = 255; r4 = r3 > 0ll; if (!r4) goto b34; r5 = (u64)r3; r6 = r5; r8 = r7 > 0ll; if (!r8) goto b34; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r233 = r12 | r10; r234 = r233 >> 32; r235 = (u32)r234; r236 = r235 == 0u; if (!r236) goto b104; r237 = (u32)r12; r238 = (u32)r10; r239 = qd_div_u32(r237, r238); r232 = (u64)r239;
 b5: // setup
 #line 56 "reducetypes.go"
-	r16 = r174; r17 = r16 * r10; r15 = r12 - r17; r183 = r14 | r10; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b85; r187 = (u32)r14; r188 = (u32)r10; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
+	r16 = r232; r17 = r16 * r10; r15 = r12 - r17; r241 = r14 | r10; r242 = r241 >> 32; r243 = (u32)r242; r244 = r243 == 0u; if (!r244) goto b103; r245 = (u32)r14; r246 = (u32)r10; r247 = qd_div_u32(r245, r246); r240 = (u64)r247;
 b7: // setup
 #line 56 "reducetypes.go"
-	r18 = r182; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r145 = (u64)r110; r146 = r7 >= 0ll; r148 = p3; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149 * (u64)r7; r151 = r150 >= 0ll; r152 = (u64)r149; r153 = r9; r154 = __umul64hi(r152, r153); r155 = r154 == 0ull; r157 = true; r158 = p2; r159 = (u64)r158 + (u64)(-1ll); r160 = (u64)r150 + (u64)r159; r161 = r160 >= 0ll; r164 = true; r165 = (u64)r160; r166 = r165 < r145; if (!r146) goto b68; if (!r151) goto b68; if (!r155) goto b68; if (!r157) goto b68; if (!r161) goto b68; if (!r164) goto b68; if (!r166) goto b68; r102 = r8;
-b15: // head
+	r18 = r240; r19 = r18 * r10; r20 = r14 - r19; r21 = r16; r145 = (u64)r110; r146 = r7 >= 0ll; r148 = p3; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149 * (u64)r7; r151 = r150 >= 0ll; r152 = (u64)r149; r153 = r9; r154 = __umul64hi(r152, r153); r155 = r154 == 0ull; r157 = true; r158 = p2; r159 = (u64)r158 + (u64)(-1ll); r160 = (u64)r150 + (u64)r159; r161 = r160 >= 0ll; r164 = true; r165 = (u64)r160; r166 = r165 < r145; if (!r146) goto b86; if (!r151) goto b86; if (!r155) goto b86; if (!r157) goto b86; if (!r161) goto b86; if (!r164) goto b86; if (!r166) goto b86; r102 = r8; r174 = p3; r175 = r174 <= 2147483647ll; r176 = (u64)r174 - 1ull; r177 = r176 <= 2147483647ll; r178 = p2; r179 = r178 <= 2147483647ll; r180 = (u64)r178 - 1ull; r181 = r180 <= 2147483647ll; r182 = (u64)r178 * (u64)r176; r183 = r182 <= 2147483647ll; r184 = (u64)r182 + (u64)r180; r185 = r184 <= 2147483647ll; r186 = (u64)r180 + 1ull; r187 = r186 <= 2147483647ll; r188 = (u64)r176 + 1ull; r189 = r188 <= 2147483647ll; r190 = r175 & r177; r191 = r190 & r179; r192 = r191 & r181; r193 = r192 & r183; r194 = r193 & r185; r195 = r194 & r187; r196 = r195 & r189; if (!r196) goto b70; r229 = (i32)r7; r230 = r229; r231 = (i32)r3;
+b17: // head (int32)
 #line 56 "reducetypes.go"
-	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b32; r25 = r22 < r6; if (!r25) goto b32; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r102) goto b28;
+	r205 = r21; r206 = r15; r207 = r206 < r10; if (!r207) goto b34; r208 = r205 < r6; if (!r208) goto b34; r227 = (u32)r205; r197 = r227; r198 = (i32)r197; r228 = (u32)r206; r199 = r228; r200 = (i32)r199; if (!r102) goto b30;
+#line 58 "reducetypes.go"
+	r201 = (u32)r198 * (u32)r229; r202 = (u32)r201 + (u32)r200; r215 = (i64)r202; r216 = r109 + r215 * 1; r217 = *(u8 *)r216;
+	r218 = (i64)r217; r219 = (u64)r0 + (u64)r218;
+	r220 = r217 > 200; if (!r220) goto b29;
+	r223 = (u64)r1 + 1ull; r115 = r223;
+b23: // if.done (int32)
+#line 63 "reducetypes.go"
+	r224 = r2 < r217 ? r2 : r217; r204 = (u32)r200 + 1u; r226 = r204 < r230; if (!r226) goto b28; r0 = r219; r1 = r115; r2 = r224;
+b25: // latch (int32)
+#line 56 "reducetypes.go"
+	r15 = r15 + r20; r213 = r15 >= r10; if (!r213) goto b27; r15 = r15 - r10; r21 = r21 + 1ull;
+b27: // stepped (int32)
+#line 56 "reducetypes.go"
+	r21 = r21 + r18; goto b17;
+b28: // edge 6→4 (int32)
+#line 63 "reducetypes.go"
+	r0 = r219; r1 = r115; r2 = r224; goto b25;
+b29: // edge 3→6 (int32)
+#line 60 "reducetypes.go"
+	r115 = r1; goto b23;
+b30: // edge 1→4 (int32)
+#line 56 "reducetypes.go"
+	r103 = r0; r104 = r1; r105 = r2;
+#line 60 "reducetypes.go"
+	r203 = (u32)r198 + 1u; r222 = r203 < r231; if (!r222) goto b33; r0 = r103; r1 = r104; r2 = r105; goto b25;
+b33: // edge 4→2
+#line 60 "reducetypes.go"
+	r0 = r103; r1 = r104; r2 = r105;
+b34: // exit
+#line 56 "reducetypes.go"
+	r31 = (i64)(threadIdx.x % warpSize); r32 = (i64)(threadIdx.x / warpSize); r58 = r32 == 0ll; r33 = (i64)warpSize; r34 = (u64)r32 * (u64)r33; r35 = (i64)blockDim.x; r36 = (u64)r35 - (u64)r34; r37 = r36 < r33 ? r36 : r33; r38 = r33 >> 1;
+b35: // reduction shuffle
+#line 56 "reducetypes.go"
+	r39 = qd_shfl_down(r0, (u32)r38); r40 = qd_shfl_down(r1, (u32)r38); r41 = qd_shfl_down((u32)r2, (u32)r38); r42 = (u64)r31 + (u64)r38; r43 = r42 < r37; if (!r43) goto b37; r0 = (u64)r0 + (u64)r39; r1 = (u64)r1 + (u64)r40; r2 = r2 < r41 ? r2 : r41;
+b37: // reduction next
+#line 56 "reducetypes.go"
+	r38 = r38 >> 1; r44 = r38 != 0ll; if (!r44) goto b47; r248 = qd_shfl_down(r0, (u32)r38); r249 = qd_shfl_down(r1, (u32)r38); r250 = qd_shfl_down((u32)r2, (u32)r38); r251 = (u64)r31 + (u64)r38; r252 = r251 < r37; if (!r252) goto b40; r0 = (u64)r0 + (u64)r248; r1 = (u64)r1 + (u64)r249; r2 = r2 < r250 ? r2 : r250;
+b40: // reduction next (unrolled 1)
+#line 56 "reducetypes.go"
+	r38 = r38 >> 1; r253 = r38 != 0ll; if (!r253) goto b47; r254 = qd_shfl_down(r0, (u32)r38); r255 = qd_shfl_down(r1, (u32)r38); r256 = qd_shfl_down((u32)r2, (u32)r38); r257 = (u64)r31 + (u64)r38; r258 = r257 < r37; if (!r258) goto b43; r0 = (u64)r0 + (u64)r254; r1 = (u64)r1 + (u64)r255; r2 = r2 < r256 ? r2 : r256;
+b43: // reduction next (unrolled 2)
+#line 56 "reducetypes.go"
+	r38 = r38 >> 1; r259 = r38 != 0ll; if (!r259) goto b47; r260 = qd_shfl_down(r0, (u32)r38); r261 = qd_shfl_down(r1, (u32)r38); r262 = qd_shfl_down((u32)r2, (u32)r38); r263 = (u64)r31 + (u64)r38; r264 = r263 < r37; if (!r264) goto b46; r0 = (u64)r0 + (u64)r260; r1 = (u64)r1 + (u64)r261; r2 = r2 < r262 ? r2 : r262;
+b46: // reduction next (unrolled 3)
+#line 56 "reducetypes.go"
+	r38 = r38 >> 1; r265 = r38 != 0ll; if (r265) goto b35;
+b47: // reduction shuffled
+#line 56 "reducetypes.go"
+	r45 = r31 == 0ll; if (!r45) goto b49; r46 = (char *)qvar_reduce0; r47 = (u64)r32 * 3ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r167 = r50 + r51 * 8; r53 = r167 + 8ll; *(i64 *)r53 = r1; r54 = (char *)qvar_reduce0; r55 = r47; r168 = r54 + r55 * 8; r57 = r168 + 16ll; *(u8 *)r57 = r2;
+b49: // reduction barrier
+#line 56 "reducetypes.go"
+	__syncthreads(); if (!r58) goto b68; r59 = (u64)r31 * (u64)r33; r60 = (i64)blockDim.x; r61 = r59 < r60; if (!r61) goto b69; r62 = (char *)qvar_reduce0; r63 = (u64)r31 * 3ull; r64 = r63; r65 = r62 + r64 * 8; r0 = *(i64 *)r65; r66 = (char *)qvar_reduce0; r67 = r63; r169 = r66 + r67 * 8; r69 = r169 + 8ll; r1 = *(i64 *)r69; r70 = (char *)qvar_reduce0; r71 = r63; r170 = r70 + r71 * 8; r73 = r170 + 16ll; r2 = *(u8 *)r73;
+b52: // reduction warps
+#line 56 "reducetypes.go"
+	r74 = r34; r75 = (i64)blockDim.x; r76 = (u64)r75 - (u64)r74; r77 = r76 < r33 ? r76 : r33; r78 = r33 >> 1;
+b53: // reduction shuffle
+#line 56 "reducetypes.go"
+	r79 = qd_shfl_down(r0, (u32)r78); r80 = qd_shfl_down(r1, (u32)r78); r81 = qd_shfl_down((u32)r2, (u32)r78); r82 = (u64)r31 + (u64)r78; r83 = r82 < r77; if (!r83) goto b55; r0 = (u64)r0 + (u64)r79; r1 = (u64)r1 + (u64)r80; r2 = r2 < r81 ? r2 : r81;
+b55: // reduction next
+#line 56 "reducetypes.go"
+	r78 = r78 >> 1; r84 = r78 != 0ll; if (!r84) goto b65; r266 = qd_shfl_down(r0, (u32)r78); r267 = qd_shfl_down(r1, (u32)r78); r268 = qd_shfl_down((u32)r2, (u32)r78); r269 = (u64)r31 + (u64)r78; r270 = r269 < r77; if (!r270) goto b58; r0 = (u64)r0 + (u64)r266; r1 = (u64)r1 + (u64)r267; r2 = r2 < r268 ? r2 : r268;
+b58: // reduction next (unrolled 1)
+#line 56 "reducetypes.go"
+	r78 = r78 >> 1; r271 = r78 != 0ll; if (!r271) goto b65; r272 = qd_shfl_down(r0, (u32)r78); r273 = qd_shfl_down(r1, (u32)r78); r274 = qd_shfl_down((u32)r2, (u32)r78); r275 = (u64)r31 + (u64)r78; r276 = r275 < r77; if (!r276) goto b61; r0 = (u64)r0 + (u64)r272; r1 = (u64)r1 + (u64)r273; r2 = r2 < r274 ? r2 : r274;
+b61: // reduction next (unrolled 2)
+#line 56 "reducetypes.go"
+	r78 = r78 >> 1; r277 = r78 != 0ll; if (!r277) goto b65; r278 = qd_shfl_down(r0, (u32)r78); r279 = qd_shfl_down(r1, (u32)r78); r280 = qd_shfl_down((u32)r2, (u32)r78); r281 = (u64)r31 + (u64)r78; r282 = r281 < r77; if (!r282) goto b64; r0 = (u64)r0 + (u64)r278; r1 = (u64)r1 + (u64)r279; r2 = r2 < r280 ? r2 : r280;
+b64: // reduction next (unrolled 3)
+#line 56 "reducetypes.go"
+	r78 = r78 >> 1; r283 = r78 != 0ll; if (r283) goto b53;
+b65: // reduction shuffled
+#line 56 "reducetypes.go"
+	r85 = r45; if (!r85) goto b68; r86 = (i64)blockIdx.x; r97 = r86 == 0ll; r87 = (u64)r86 * 3ull; r171 = r89 + r87 * 8; r90 = r171 + 48ll; *(i64 *)r90 = r0; r172 = r171; r93 = r172 + 56ll; *(i64 *)r93 = r1; r173 = r171; r96 = r173 + 64ll; *(u8 *)r96 = r2; if (!r97) goto b68; r98 = (i64)gridDim.x; r99 = r89 + 8ll; *(i64 *)r99 = r98; r100 = r89 + 24ll; *(i64 *)r100 = r98; r101 = r89 + 40ll; *(i64 *)r101 = r98;
+b68: // reduction done
+#line 56 "reducetypes.go"
+	return;
+b69: // reduction none
+#line 56 "reducetypes.go"
+	r0 = 0ll; r1 = 0ll; r2 = 255; goto b52;
+b70: // head
+#line 56 "reducetypes.go"
+	r22 = r21; r23 = r15; r24 = r23 < r10; if (!r24) goto b34; r25 = r22 < r6; if (!r25) goto b34; r26 = r22; r27 = (i64)r26; r28 = r23; r29 = (i64)r28; if (!r102) goto b83;
 #line 58 "reducetypes.go"
 	r106 = (u64)r27 * (u64)r7; r107 = (u64)r106 + (u64)r29; r108 = r109 + r107 * 1; r111 = *(u8 *)r108;
 	r112 = (i64)r111; r113 = (u64)r0 + (u64)r112;
-	r114 = r111 > 200; if (!r114) goto b27;
+	r114 = r111 > 200; if (!r114) goto b82;
 	r118 = (u64)r1 + 1ull; r115 = r118;
-b21: // if.done
+b76: // if.done
 #line 63 "reducetypes.go"
-	r119 = r2 < r111 ? r2 : r111; r120 = (u64)r29 + 1ull; r121 = r120 < r7; if (!r121) goto b26; r0 = r113; r1 = r115; r2 = r119;
-b23: // latch
+	r119 = r2 < r111 ? r2 : r111; r120 = (u64)r29 + 1ull; r121 = r120 < r7; if (!r121) goto b81; r0 = r113; r1 = r115; r2 = r119;
+b78: // latch
 #line 56 "reducetypes.go"
-	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b25; r15 = r15 - r10; r21 = r21 + 1ull;
-b25: // stepped
+	r15 = r15 + r20; r30 = r15 >= r10; if (!r30) goto b80; r15 = r15 - r10; r21 = r21 + 1ull;
+b80: // stepped
 #line 56 "reducetypes.go"
-	r21 = r21 + r18; goto b15;
-b26: // edge 6→4
+	r21 = r21 + r18; goto b70;
+b81: // edge 6→4
 #line 63 "reducetypes.go"
-	r0 = r113; r1 = r115; r2 = r119; goto b23;
-b27: // edge 3→6
+	r0 = r113; r1 = r115; r2 = r119; goto b78;
+b82: // edge 3→6
 #line 60 "reducetypes.go"
-	r115 = r1; goto b21;
-b28: // edge 1→4
+	r115 = r1; goto b76;
+b83: // edge 1→4
 #line 56 "reducetypes.go"
 	r103 = r0; r104 = r1; r105 = r2;
 #line 60 "reducetypes.go"
-	r116 = (u64)r27 + 1ull; r117 = r116 < r3; if (!r117) goto b31; r0 = r103; r1 = r104; r2 = r105; goto b23;
-b31: // edge 4→2
-#line 60 "reducetypes.go"
-	r0 = r103; r1 = r104; r2 = r105;
-b32: // exit
-#line 56 "reducetypes.go"
-	r31 = (i64)(threadIdx.x % warpSize); r32 = (i64)(threadIdx.x / warpSize); r58 = r32 == 0ll; r33 = (i64)warpSize; r34 = (u64)r32 * (u64)r33; r35 = (i64)blockDim.x; r36 = (u64)r35 - (u64)r34; r37 = r36 < r33 ? r36 : r33; r38 = r33 >> 1;
-b33: // reduction shuffle
-#line 56 "reducetypes.go"
-	r39 = qd_shfl_down(r0, (u32)r38); r40 = qd_shfl_down(r1, (u32)r38); r41 = qd_shfl_down((u32)r2, (u32)r38); r42 = (u64)r31 + (u64)r38; r43 = r42 < r37; if (!r43) goto b35; r0 = (u64)r0 + (u64)r39; r1 = (u64)r1 + (u64)r40; r2 = r2 < r41 ? r2 : r41;
-b35: // reduction next
-#line 56 "reducetypes.go"
-	r38 = r38 >> 1; r44 = r38 != 0ll; if (!r44) goto b45; r190 = qd_shfl_down(r0, (u32)r38); r191 = qd_shfl_down(r1, (u32)r38); r192 = qd_shfl_down((u32)r2, (u32)r38); r193 = (u64)r31 + (u64)r38; r194 = r193 < r37; if (!r194) goto b38; r0 = (u64)r0 + (u64)r190; r1 = (u64)r1 + (u64)r191; r2 = r2 < r192 ? r2 : r192;
-b38: // reduction next (unrolled 1)
-#line 56 "reducetypes.go"
-	r38 = r38 >> 1; r195 = r38 != 0ll; if (!r195) goto b45; r196 = qd_shfl_down(r0, (u32)r38); r197 = qd_shfl_down(r1, (u32)r38); r198 = qd_shfl_down((u32)r2, (u32)r38); r199 = (u64)r31 + (u64)r38; r200 = r199 < r37; if (!r200) goto b41; r0 = (u64)r0 + (u64)r196; r1 = (u64)r1 + (u64)r197; r2 = r2 < r198 ? r2 : r198;
-b41: // reduction next (unrolled 2)
-#line 56 "reducetypes.go"
-	r38 = r38 >> 1; r201 = r38 != 0ll; if (!r201) goto b45; r202 = qd_shfl_down(r0, (u32)r38); r203 = qd_shfl_down(r1, (u32)r38); r204 = qd_shfl_down((u32)r2, (u32)r38); r205 = (u64)r31 + (u64)r38; r206 = r205 < r37; if (!r206) goto b44; r0 = (u64)r0 + (u64)r202; r1 = (u64)r1 + (u64)r203; r2 = r2 < r204 ? r2 : r204;
-b44: // reduction next (unrolled 3)
-#line 56 "reducetypes.go"
-	r38 = r38 >> 1; r207 = r38 != 0ll; if (r207) goto b33;
-b45: // reduction shuffled
-#line 56 "reducetypes.go"
-	r45 = r31 == 0ll; if (!r45) goto b47; r46 = (char *)qvar_reduce0; r47 = (u64)r32 * 3ull; r48 = r47; r49 = r46 + r48 * 8; *(i64 *)r49 = r0; r50 = (char *)qvar_reduce0; r51 = r47; r167 = r50 + r51 * 8; r53 = r167 + 8ll; *(i64 *)r53 = r1; r54 = (char *)qvar_reduce0; r55 = r47; r168 = r54 + r55 * 8; r57 = r168 + 16ll; *(u8 *)r57 = r2;
-b47: // reduction barrier
-#line 56 "reducetypes.go"
-	__syncthreads(); if (!r58) goto b66; r59 = (u64)r31 * (u64)r33; r60 = (i64)blockDim.x; r61 = r59 < r60; if (!r61) goto b67; r62 = (char *)qvar_reduce0; r63 = (u64)r31 * 3ull; r64 = r63; r65 = r62 + r64 * 8; r0 = *(i64 *)r65; r66 = (char *)qvar_reduce0; r67 = r63; r169 = r66 + r67 * 8; r69 = r169 + 8ll; r1 = *(i64 *)r69; r70 = (char *)qvar_reduce0; r71 = r63; r170 = r70 + r71 * 8; r73 = r170 + 16ll; r2 = *(u8 *)r73;
-b50: // reduction warps
-#line 56 "reducetypes.go"
-	r74 = r34; r75 = (i64)blockDim.x; r76 = (u64)r75 - (u64)r74; r77 = r76 < r33 ? r76 : r33; r78 = r33 >> 1;
-b51: // reduction shuffle
-#line 56 "reducetypes.go"
-	r79 = qd_shfl_down(r0, (u32)r78); r80 = qd_shfl_down(r1, (u32)r78); r81 = qd_shfl_down((u32)r2, (u32)r78); r82 = (u64)r31 + (u64)r78; r83 = r82 < r77; if (!r83) goto b53; r0 = (u64)r0 + (u64)r79; r1 = (u64)r1 + (u64)r80; r2 = r2 < r81 ? r2 : r81;
-b53: // reduction next
-#line 56 "reducetypes.go"
-	r78 = r78 >> 1; r84 = r78 != 0ll; if (!r84) goto b63; r208 = qd_shfl_down(r0, (u32)r78); r209 = qd_shfl_down(r1, (u32)r78); r210 = qd_shfl_down((u32)r2, (u32)r78); r211 = (u64)r31 + (u64)r78; r212 = r211 < r77; if (!r212) goto b56; r0 = (u64)r0 + (u64)r208; r1 = (u64)r1 + (u64)r209; r2 = r2 < r210 ? r2 : r210;
-b56: // reduction next (unrolled 1)
-#line 56 "reducetypes.go"
-	r78 = r78 >> 1; r213 = r78 != 0ll; if (!r213) goto b63; r214 = qd_shfl_down(r0, (u32)r78); r215 = qd_shfl_down(r1, (u32)r78); r216 = qd_shfl_down((u32)r2, (u32)r78); r217 = (u64)r31 + (u64)r78; r218 = r217 < r77; if (!r218) goto b59; r0 = (u64)r0 + (u64)r214; r1 = (u64)r1 + (u64)r215; r2 = r2 < r216 ? r2 : r216;
-b59: // reduction next (unrolled 2)
-#line 56 "reducetypes.go"
-	r78 = r78 >> 1; r219 = r78 != 0ll; if (!r219) goto b63; r220 = qd_shfl_down(r0, (u32)r78); r221 = qd_shfl_down(r1, (u32)r78); r222 = qd_shfl_down((u32)r2, (u32)r78); r223 = (u64)r31 + (u64)r78; r224 = r223 < r77; if (!r224) goto b62; r0 = (u64)r0 + (u64)r220; r1 = (u64)r1 + (u64)r221; r2 = r2 < r222 ? r2 : r222;
-b62: // reduction next (unrolled 3)
-#line 56 "reducetypes.go"
-	r78 = r78 >> 1; r225 = r78 != 0ll; if (r225) goto b51;
-b63: // reduction shuffled
-#line 56 "reducetypes.go"
-	r85 = r45; if (!r85) goto b66; r86 = (i64)blockIdx.x; r97 = r86 == 0ll; r87 = (u64)r86 * 3ull; r171 = r89 + r87 * 8; r90 = r171 + 48ll; *(i64 *)r90 = r0; r172 = r171; r93 = r172 + 56ll; *(i64 *)r93 = r1; r173 = r171; r96 = r173 + 64ll; *(u8 *)r96 = r2; if (!r97) goto b66; r98 = (i64)gridDim.x; r99 = r89 + 8ll; *(i64 *)r99 = r98; r100 = r89 + 24ll; *(i64 *)r100 = r98; r101 = r89 + 40ll; *(i64 *)r101 = r98;
-b66: // reduction done
-#line 56 "reducetypes.go"
-	return;
-b67: // reduction none
-#line 56 "reducetypes.go"
-	r0 = 0ll; r1 = 0ll; r2 = 255; goto b50;
-b68: // preheader
+	r116 = (u64)r27 + 1ull; r117 = r116 < r3; if (!r117) goto b33; r0 = r103; r1 = r104; r2 = r105; goto b78;
+b86: // preheader
 #line 56 "reducetypes.go"
 	r131 = r8;
-b69: // head (checked if)
+b87: // head (checked if)
 #line 56 "reducetypes.go"
-	r122 = r21; r123 = r15; r124 = r123 < r10; if (!r124) goto b32; r125 = r122 < r6; if (!r125) goto b32; r126 = r122; r127 = (i64)r126; r128 = r123; r129 = (i64)r128; if (!r131) goto b82;
+	r122 = r21; r123 = r15; r124 = r123 < r10; if (!r124) goto b34; r125 = r122 < r6; if (!r125) goto b34; r126 = r122; r127 = (i64)r126; r128 = r123; r129 = (i64)r128; if (!r131) goto b100;
 #line 58 "reducetypes.go"
 	r132 = (u64)r127 * (u64)r7; r133 = (u64)r132 + (u64)r129; if ((u64)r133 >= (u64)r110) { qd_site = 0; qd_x = r133; qd_y = r110; goto qd_fault; } r134 = r109 + r133 * 1; r135 = *(u8 *)r134;
 	r136 = (i64)r135; r137 = (u64)r0 + (u64)r136;
-	r138 = r135 > 200; if (!r138) goto b81;
+	r138 = r135 > 200; if (!r138) goto b99;
 	r141 = (u64)r1 + 1ull; r115 = r141;
-b75: // if.done (checked if)
+b93: // if.done (checked if)
 #line 63 "reducetypes.go"
-	r142 = r2 < r135 ? r2 : r135; r143 = (u64)r129 + 1ull; r144 = r143 < r7; if (!r144) goto b80; r0 = r137; r1 = r115; r2 = r142;
-b77: // latch (checked if)
+	r142 = r2 < r135 ? r2 : r135; r143 = (u64)r129 + 1ull; r144 = r143 < r7; if (!r144) goto b98; r0 = r137; r1 = r115; r2 = r142;
+b95: // latch (checked if)
 #line 56 "reducetypes.go"
-	r15 = r15 + r20; r130 = r15 >= r10; if (!r130) goto b79; r15 = r15 - r10; r21 = r21 + 1ull;
-b79: // stepped (checked if)
+	r15 = r15 + r20; r130 = r15 >= r10; if (!r130) goto b97; r15 = r15 - r10; r21 = r21 + 1ull;
+b97: // stepped (checked if)
 #line 56 "reducetypes.go"
-	r21 = r21 + r18; goto b69;
-b80: // edge 6→4 (checked if)
+	r21 = r21 + r18; goto b87;
+b98: // edge 6→4 (checked if)
 #line 63 "reducetypes.go"
-	r0 = r137; r1 = r115; r2 = r142; goto b77;
-b81: // edge 3→6 (checked if)
+	r0 = r137; r1 = r115; r2 = r142; goto b95;
+b99: // edge 3→6 (checked if)
 #line 60 "reducetypes.go"
-	r115 = r1; goto b75;
-b82: // edge 1→4 (checked if)
+	r115 = r1; goto b93;
+b100: // edge 1→4 (checked if)
 #line 56 "reducetypes.go"
 	r103 = r0; r104 = r1; r105 = r2;
 #line 60 "reducetypes.go"
-	r139 = (u64)r127 + 1ull; r140 = r139 < r3; if (!r140) goto b31; r0 = r103; r1 = r104; r2 = r105; goto b77;
-b85: // divide in 64 bits
+	r139 = (u64)r127 + 1ull; r140 = r139 < r3; if (!r140) goto b33; r0 = r103; r1 = r104; r2 = r105; goto b95;
+b103: // divide in 64 bits
 #line 56 "reducetypes.go"
-	r182 = qd_div_u64(r14, r10); goto b7;
-b86: // divide in 64 bits
+	r240 = qd_div_u64(r14, r10); goto b7;
+b104: // divide in 64 bits
 #line 56 "reducetypes.go"
-	r174 = qd_div_u64(r12, r10); goto b5;
+	r232 = qd_div_u64(r12, r10); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28904,9 +28965,16 @@ extern "C" __global__ void Normalize_0(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 	bool r98 = 0, r102 = 0, r105 = 0, r109 = 0, r122 = 0, r124 = 0, r128 = 0, r129 = 0;
 	bool r130 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r144 = 0, r155 = 0, r157 = 0;
 	bool r159 = 0, r160 = 0, r164 = 0, r168 = 0, r170 = 0, r174 = 0, r175 = 0, r177 = 0;
-	bool r179 = 0, r183 = 0, r185 = 0, r189 = 0, r192 = 0, r194 = 0, r203 = 0, r211 = 0;
-	bool r219 = 0, r227 = 0, r234 = 0, r235 = 0, r239 = 0, r240 = 0, r244 = 0, r245 = 0;
-	bool r249 = 0, r250 = 0, r254 = 0, r255 = 0, r259 = 0, r260 = 0;
+	bool r179 = 0, r183 = 0, r185 = 0, r189 = 0, r192 = 0, r194 = 0, r200 = 0, r202 = 0;
+	bool r204 = 0, r206 = 0, r208 = 0, r210 = 0, r212 = 0, r214 = 0, r216 = 0, r218 = 0;
+	bool r220 = 0, r222 = 0, r224 = 0, r226 = 0, r228 = 0, r230 = 0, r231 = 0, r232 = 0;
+	bool r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0;
+	bool r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r262 = 0, r263 = 0, r264 = 0;
+	bool r271 = 0, r272 = 0, r276 = 0, r287 = 0, r289 = 0, r302 = 0, r310 = 0, r318 = 0;
+	bool r326 = 0, r333 = 0, r334 = 0, r338 = 0, r339 = 0, r343 = 0, r344 = 0, r348 = 0;
+	bool r349 = 0, r353 = 0, r354 = 0, r358 = 0, r359 = 0;
+	i32 r247 = 0, r249 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0;
+	i32 r257 = 0, r258 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0;
 	i64 r2 = 0, r6 = 0, r10 = 0, r14 = 0, r16 = 0, r38 = 0, r40 = 0, r42 = 0;
 	i64 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	i64 r55 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0, r68 = 0, r69 = 0, r72 = 0;
@@ -28915,24 +28983,30 @@ extern "C" __global__ void Normalize_0(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 	i64 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r116 = 0, r121 = 0, r123 = 0, r132 = 0;
 	i64 r134 = 0, r136 = 0, r143 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r154 = 0;
 	i64 r156 = 0, r161 = 0, r162 = 0, r163 = 0, r169 = 0, r171 = 0, r172 = 0, r173 = 0;
-	i64 r176 = 0, r178 = 0, r184 = 0, r186 = 0, r187 = 0, r188 = 0, r190 = 0, r233 = 0;
-	i64 r238 = 0, r243 = 0, r248 = 0, r253 = 0, r258 = 0;
-	u32 r202 = 0, r204 = 0, r205 = 0, r206 = 0, r210 = 0, r212 = 0, r213 = 0, r214 = 0;
-	u32 r218 = 0, r220 = 0, r221 = 0, r222 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0;
+	i64 r176 = 0, r178 = 0, r184 = 0, r186 = 0, r187 = 0, r188 = 0, r190 = 0, r199 = 0;
+	i64 r201 = 0, r203 = 0, r205 = 0, r207 = 0, r209 = 0, r211 = 0, r213 = 0, r215 = 0;
+	i64 r217 = 0, r219 = 0, r221 = 0, r223 = 0, r225 = 0, r227 = 0, r229 = 0, r266 = 0;
+	i64 r268 = 0, r270 = 0, r275 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r286 = 0;
+	i64 r288 = 0, r332 = 0, r337 = 0, r342 = 0, r347 = 0, r352 = 0, r357 = 0;
+	u32 r246 = 0, r248 = 0, r250 = 0, r290 = 0, r291 = 0, r292 = 0, r301 = 0, r303 = 0;
+	u32 r304 = 0, r305 = 0, r309 = 0, r311 = 0, r312 = 0, r313 = 0, r317 = 0, r319 = 0;
+	u32 r320 = 0, r321 = 0, r325 = 0, r327 = 0, r328 = 0, r329 = 0;
 	u64 r4 = 0, r5 = 0, r8 = 0, r9 = 0, r12 = 0, r13 = 0, r15 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
 	u64 r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0;
 	u64 r37 = 0, r39 = 0, r41 = 0, r125 = 0, r126 = 0, r127 = 0, r131 = 0, r133 = 0;
 	u64 r135 = 0, r158 = 0, r165 = 0, r166 = 0, r167 = 0, r180 = 0, r181 = 0, r182 = 0;
-	u64 r191 = 0, r193 = 0, r199 = 0, r200 = 0, r201 = 0, r207 = 0, r208 = 0, r209 = 0;
-	u64 r215 = 0, r216 = 0, r217 = 0, r223 = 0, r224 = 0, r225 = 0;
+	u64 r191 = 0, r193 = 0, r259 = 0, r260 = 0, r261 = 0, r265 = 0, r267 = 0, r269 = 0;
+	u64 r298 = 0, r299 = 0, r300 = 0, r306 = 0, r307 = 0, r308 = 0, r314 = 0, r315 = 0;
+	u64 r316 = 0, r322 = 0, r323 = 0, r324 = 0;
 	double r0 = 0, r1 = 0, r53 = 0, r54 = 0, r84 = 0, r85 = 0, r103 = 0, r104 = 0;
 	double r106 = 0, r107 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r141 = 0, r142 = 0;
-	double r150 = 0, r151 = 0, r152 = 0, r153 = 0, r231 = 0, r232 = 0, r236 = 0, r237 = 0;
-	double r241 = 0, r242 = 0, r246 = 0, r247 = 0, r251 = 0, r252 = 0, r256 = 0, r257 = 0;
+	double r150 = 0, r151 = 0, r152 = 0, r153 = 0, r273 = 0, r274 = 0, r282 = 0, r283 = 0;
+	double r284 = 0, r285 = 0, r330 = 0, r331 = 0, r335 = 0, r336 = 0, r340 = 0, r341 = 0;
+	double r345 = 0, r346 = 0, r350 = 0, r351 = 0, r355 = 0, r356 = 0;
 	char *r59 = 0, *r62 = 0, *r63 = 0, *r66 = 0, *r71 = 0, *r74 = 0, *r75 = 0, *r78 = 0;
 	char *r93 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r101 = 0, *r114 = 0, *r115 = 0, *r149 = 0;
-	char *r195 = 0, *r196 = 0, *r197 = 0, *r198 = 0;
+	char *r195 = 0, *r196 = 0, *r197 = 0, *r198 = 0, *r281 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 76 "reducetypes.go"
@@ -28940,148 +29014,178 @@ extern "C" __global__ void Normalize_0(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 #line 79 "reducetypes.go"
 	r115 = p0; r116 = p1;
 #line 76 "reducetypes.go"
-	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); r3 = r2 > 0ll; if (!r3) goto b48; r4 = (u64)r2; r5 = r4; r7 = r6 > 0ll; if (!r7) goto b48; r8 = (u64)r6; r9 = r8; r11 = r10 > 0ll; if (!r11) goto b48; r12 = (u64)r10; r13 = r12; r14 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r15 = (u64)r14; r16 = (i64)((u64)gridDim.x * blockDim.x); r17 = (u64)r16; r200 = r15 | r13; r201 = r200 >> 32; r202 = (u32)r201; r203 = r202 == 0u; if (!r203) goto b109; r204 = (u32)r15; r205 = (u32)r13; r206 = qd_div_u32(r204, r205); r199 = (u64)r206;
+	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); r3 = r2 > 0ll; if (!r3) goto b50; r4 = (u64)r2; r5 = r4; r7 = r6 > 0ll; if (!r7) goto b50; r8 = (u64)r6; r9 = r8; r11 = r10 > 0ll; if (!r11) goto b50; r12 = (u64)r10; r13 = r12; r14 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r15 = (u64)r14; r16 = (i64)((u64)gridDim.x * blockDim.x); r17 = (u64)r16; r299 = r15 | r13; r300 = r299 >> 32; r301 = (u32)r300; r302 = r301 == 0u; if (!r302) goto b132; r303 = (u32)r15; r304 = (u32)r13; r305 = qd_div_u32(r303, r304); r298 = (u64)r305;
 b6: // setup
 #line 76 "reducetypes.go"
-	r19 = r199; r20 = r19 * r13; r18 = r15 - r20; r208 = r17 | r13; r209 = r208 >> 32; r210 = (u32)r209; r211 = r210 == 0u; if (!r211) goto b108; r212 = (u32)r17; r213 = (u32)r13; r214 = qd_div_u32(r212, r213); r207 = (u64)r214;
+	r19 = r298; r20 = r19 * r13; r18 = r15 - r20; r307 = r17 | r13; r308 = r307 >> 32; r309 = (u32)r308; r310 = r309 == 0u; if (!r310) goto b131; r311 = (u32)r17; r312 = (u32)r13; r313 = qd_div_u32(r311, r312); r306 = (u64)r313;
 b8: // setup
 #line 76 "reducetypes.go"
-	r21 = r207; r22 = r21 * r13; r23 = r17 - r22; r216 = r19 | r9; r217 = r216 >> 32; r218 = (u32)r217; r219 = r218 == 0u; if (!r219) goto b107; r220 = (u32)r19; r221 = (u32)r9; r222 = qd_div_u32(r220, r221); r215 = (u64)r222;
+	r21 = r306; r22 = r21 * r13; r23 = r17 - r22; r315 = r19 | r9; r316 = r315 >> 32; r317 = (u32)r316; r318 = r317 == 0u; if (!r318) goto b130; r319 = (u32)r19; r320 = (u32)r9; r321 = qd_div_u32(r319, r320); r314 = (u64)r321;
 b10: // setup
 #line 76 "reducetypes.go"
-	r25 = r215; r26 = r25 * r9; r24 = r19 - r26; r224 = r21 | r9; r225 = r224 >> 32; r226 = (u32)r225; r227 = r226 == 0u; if (!r227) goto b106; r228 = (u32)r21; r229 = (u32)r9; r230 = qd_div_u32(r228, r229); r223 = (u64)r230;
+	r25 = r314; r26 = r25 * r9; r24 = r19 - r26; r323 = r21 | r9; r324 = r323 >> 32; r325 = (u32)r324; r326 = r325 == 0u; if (!r326) goto b129; r327 = (u32)r21; r328 = (u32)r9; r329 = qd_div_u32(r327, r328); r322 = (u64)r329;
 b12: // setup
 #line 76 "reducetypes.go"
-	r27 = r223; r28 = r27 * r9; r29 = r21 - r28; r30 = r25; r158 = (u64)r116; r159 = r6 >= 0ll; r161 = p4; r162 = (u64)r161 + (u64)(-1ll); r163 = (u64)r162 * (u64)r6; r164 = r163 >= 0ll; r165 = (u64)r162; r166 = r8; r167 = __umul64hi(r165, r166); r168 = r167 == 0ull; r170 = true; r171 = p3; r172 = (u64)r171 + (u64)(-1ll); r173 = (u64)r163 + (u64)r172; r174 = r173 >= 0ll; r175 = r10 >= 0ll; r177 = true; r178 = (u64)r173 * (u64)r10; r179 = r178 >= 0ll; r180 = (u64)r173; r181 = r12; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; r185 = true; r186 = p2; r187 = (u64)r186 + (u64)(-1ll); r188 = (u64)r178 + (u64)r187; r189 = r188 >= 0ll; r192 = true; r193 = (u64)r188; r194 = r193 < r158; if (!r159) goto b84; if (!r164) goto b84; if (!r168) goto b84; if (!r170) goto b84; if (!r174) goto b84; if (!r175) goto b84; if (!r177) goto b84; if (!r179) goto b84; if (!r183) goto b84; if (!r185) goto b84; if (!r189) goto b84; if (!r192) goto b84; if (!r194) goto b84; r102 = r7; r105 = r11;
-b26: // head
+	r27 = r322; r28 = r27 * r9; r29 = r21 - r28; r30 = r25; r158 = (u64)r116; r159 = r6 >= 0ll; r161 = p4; r162 = (u64)r161 + (u64)(-1ll); r163 = (u64)r162 * (u64)r6; r164 = r163 >= 0ll; r165 = (u64)r162; r166 = r8; r167 = __umul64hi(r165, r166); r168 = r167 == 0ull; r170 = true; r171 = p3; r172 = (u64)r171 + (u64)(-1ll); r173 = (u64)r163 + (u64)r172; r174 = r173 >= 0ll; r175 = r10 >= 0ll; r177 = true; r178 = (u64)r173 * (u64)r10; r179 = r178 >= 0ll; r180 = (u64)r173; r181 = r12; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; r185 = true; r186 = p2; r187 = (u64)r186 + (u64)(-1ll); r188 = (u64)r178 + (u64)r187; r189 = r188 >= 0ll; r192 = true; r193 = (u64)r188; r194 = r193 < r158; if (!r159) goto b107; if (!r164) goto b107; if (!r168) goto b107; if (!r170) goto b107; if (!r174) goto b107; if (!r175) goto b107; if (!r177) goto b107; if (!r179) goto b107; if (!r183) goto b107; if (!r185) goto b107; if (!r189) goto b107; if (!r192) goto b107; if (!r194) goto b107; r102 = r7; r105 = r11; r199 = p4; r200 = r199 <= 2147483647ll; r201 = (u64)r199 - 1ull; r202 = r201 <= 2147483647ll; r203 = p3; r204 = r203 <= 2147483647ll; r205 = (u64)r203 - 1ull; r206 = r205 <= 2147483647ll; r207 = p2; r208 = r207 <= 2147483647ll; r209 = (u64)r207 - 1ull; r210 = r209 <= 2147483647ll; r211 = (u64)r203 * (u64)r201; r212 = r211 <= 2147483647ll; r213 = (u64)r211 + (u64)r205; r214 = r213 <= 2147483647ll; r215 = (u64)r207 * (u64)r203; r216 = r215 <= 2147483647ll; r217 = (u64)r215 * (u64)r201; r218 = r217 <= 2147483647ll; r219 = (u64)r207 * (u64)r205; r220 = r219 <= 2147483647ll; r221 = (u64)r217 + (u64)r219; r222 = r221 <= 2147483647ll; r223 = (u64)r221 + (u64)r209; r224 = r223 <= 2147483647ll; r225 = (u64)r209 + 1ull; r226 = r225 <= 2147483647ll; r227 = (u64)r205 + 1ull; r228 = r227 <= 2147483647ll; r229 = (u64)r201 + 1ull; r230 = r229 <= 2147483647ll; r231 = r200 & r202; r232 = r231 & r204; r233 = r232 & r206; r234 = r233 & r208; r235 = r234 & r210; r236 = r235 & r212; r237 = r236 & r214; r238 = r237 & r216; r239 = r238 & r218; r240 = r239 & r220; r241 = r240 & r222; r242 = r241 & r224; r243 = r242 & r226; r244 = r243 & r228; r245 = r244 & r230; if (!r245) goto b86; r293 = (i32)r6; r294 = (i32)r10; r295 = r294; r296 = r293; r297 = (i32)r2;
+b28: // head (int32)
 #line 76 "reducetypes.go"
-	r31 = r30; r32 = r24; r33 = r18; r34 = r33 < r13; if (!r34) goto b48; r35 = r32 < r9; if (!r35) goto b48; r36 = r31 < r5; if (!r36) goto b48; r37 = r31; r38 = (i64)r37; r39 = r32; r40 = (i64)r39; r41 = r33; r42 = (i64)r41; if (!r102) goto b44; if (!r105) goto b40;
+	r259 = r30; r260 = r24; r261 = r18; r262 = r261 < r13; if (!r262) goto b50; r263 = r260 < r9; if (!r263) goto b50; r264 = r259 < r5; if (!r264) goto b50; r290 = (u32)r259; r246 = r290; r247 = (i32)r246; r291 = (u32)r260; r248 = r291; r249 = (i32)r248; r292 = (u32)r261; r250 = r292; r251 = (i32)r250; if (!r102) goto b46; if (!r105) goto b42;
+#line 79 "reducetypes.go"
+	r253 = (u32)r247 * (u32)r293; r254 = (u32)r253 + (u32)r249; r255 = (u32)r254 * (u32)r294; r256 = (u32)r255 + (u32)r251; r280 = (i64)r256; r281 = r115 + r280 * 8; r282 = *(double *)r281;
+	r283 = r0 + r282;
+	r284 = fabs(r282); r285 = qd_max_f64(r1, r284); r257 = (u32)r251 + 1u; r287 = r257 < r295; if (!r287) goto b41; r0 = r283; r1 = r285;
+b36: // latch (int32)
+#line 76 "reducetypes.go"
+	r18 = r18 + r23; r271 = r18 >= r13; if (!r271) goto b38; r18 = r18 - r13; r24 = r24 + 1ull;
+b38: // stepped (int32)
+#line 76 "reducetypes.go"
+	r24 = r24 + r29; r272 = r24 >= r9; if (!r272) goto b40; r24 = r24 - r9; r30 = r30 + 1ull;
+b40: // stepped (int32)
+#line 76 "reducetypes.go"
+	r30 = r30 + r27; goto b28;
+b41: // edge 5→6 (int32)
+#line 81 "reducetypes.go"
+	r0 = r283; r1 = r285; goto b36;
+b42: // edge 3→6 (int32)
+#line 76 "reducetypes.go"
+	r273 = r0; r274 = r1;
+#line 81 "reducetypes.go"
+	r258 = (u32)r249 + 1u; r289 = r258 < r296; if (!r289) goto b45; r0 = r273; r1 = r274; goto b36;
+b45: // edge 6→4 (int32)
+#line 81 "reducetypes.go"
+	r0 = r273; r1 = r274; goto b36;
+b46: // edge 1→4 (int32)
+#line 76 "reducetypes.go"
+	r103 = r0; r104 = r1; r252 = (u32)r247 + 1u; r276 = r252 < r297; if (!r276) goto b49; r0 = r103; r1 = r104; goto b36;
+b49: // edge 4→2
+#line 76 "reducetypes.go"
+	r0 = r103; r1 = r104;
+b50: // exit
+#line 76 "reducetypes.go"
+	r45 = (i64)(threadIdx.x % warpSize); r46 = (i64)(threadIdx.x / warpSize); r67 = r46 == 0ll; r47 = (i64)warpSize; r48 = (u64)r46 * (u64)r47; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r47 ? r50 : r47; r52 = r47 >> 1;
+b51: // reduction shuffle
+#line 76 "reducetypes.go"
+	r53 = qd_shfl_down(r0, (u32)r52); r54 = qd_shfl_down(r1, (u32)r52); r55 = (u64)r45 + (u64)r52; r56 = r55 < r51; if (!r56) goto b53; r0 = r0 + r53; r1 = qd_max_f64(r1, r54);
+b53: // reduction next
+#line 76 "reducetypes.go"
+	r52 = r52 >> 1; r57 = r52 != 0ll; if (!r57) goto b63; r330 = qd_shfl_down(r0, (u32)r52); r331 = qd_shfl_down(r1, (u32)r52); r332 = (u64)r45 + (u64)r52; r333 = r332 < r51; if (!r333) goto b56; r0 = r0 + r330; r1 = qd_max_f64(r1, r331);
+b56: // reduction next (unrolled 1)
+#line 76 "reducetypes.go"
+	r52 = r52 >> 1; r334 = r52 != 0ll; if (!r334) goto b63; r335 = qd_shfl_down(r0, (u32)r52); r336 = qd_shfl_down(r1, (u32)r52); r337 = (u64)r45 + (u64)r52; r338 = r337 < r51; if (!r338) goto b59; r0 = r0 + r335; r1 = qd_max_f64(r1, r336);
+b59: // reduction next (unrolled 2)
+#line 76 "reducetypes.go"
+	r52 = r52 >> 1; r339 = r52 != 0ll; if (!r339) goto b63; r340 = qd_shfl_down(r0, (u32)r52); r341 = qd_shfl_down(r1, (u32)r52); r342 = (u64)r45 + (u64)r52; r343 = r342 < r51; if (!r343) goto b62; r0 = r0 + r340; r1 = qd_max_f64(r1, r341);
+b62: // reduction next (unrolled 3)
+#line 76 "reducetypes.go"
+	r52 = r52 >> 1; r344 = r52 != 0ll; if (r344) goto b51;
+b63: // reduction shuffled
+#line 76 "reducetypes.go"
+	r58 = r45 == 0ll; if (!r58) goto b65; r59 = (char *)qvar_reduce0; r60 = (u64)r46 * 2ull; r61 = r60; r62 = r59 + r61 * 8; *(double *)r62 = r0; r63 = (char *)qvar_reduce0; r64 = r60; r195 = r63 + r64 * 8; r66 = r195 + 8ll; *(double *)r66 = r1;
+b65: // reduction barrier
+#line 76 "reducetypes.go"
+	__syncthreads(); if (!r67) goto b84; r68 = (u64)r45 * (u64)r47; r69 = (i64)blockDim.x; r70 = r68 < r69; if (!r70) goto b85; r71 = (char *)qvar_reduce0; r72 = (u64)r45 * 2ull; r73 = r72; r74 = r71 + r73 * 8; r0 = *(double *)r74; r75 = (char *)qvar_reduce0; r76 = r72; r196 = r75 + r76 * 8; r78 = r196 + 8ll; r1 = *(double *)r78;
+b68: // reduction warps
+#line 76 "reducetypes.go"
+	r79 = r48; r80 = (i64)blockDim.x; r81 = (u64)r80 - (u64)r79; r82 = r81 < r47 ? r81 : r47; r83 = r47 >> 1;
+b69: // reduction shuffle
+#line 76 "reducetypes.go"
+	r84 = qd_shfl_down(r0, (u32)r83); r85 = qd_shfl_down(r1, (u32)r83); r86 = (u64)r45 + (u64)r83; r87 = r86 < r82; if (!r87) goto b71; r0 = r0 + r84; r1 = qd_max_f64(r1, r85);
+b71: // reduction next
+#line 76 "reducetypes.go"
+	r83 = r83 >> 1; r88 = r83 != 0ll; if (!r88) goto b81; r345 = qd_shfl_down(r0, (u32)r83); r346 = qd_shfl_down(r1, (u32)r83); r347 = (u64)r45 + (u64)r83; r348 = r347 < r82; if (!r348) goto b74; r0 = r0 + r345; r1 = qd_max_f64(r1, r346);
+b74: // reduction next (unrolled 1)
+#line 76 "reducetypes.go"
+	r83 = r83 >> 1; r349 = r83 != 0ll; if (!r349) goto b81; r350 = qd_shfl_down(r0, (u32)r83); r351 = qd_shfl_down(r1, (u32)r83); r352 = (u64)r45 + (u64)r83; r353 = r352 < r82; if (!r353) goto b77; r0 = r0 + r350; r1 = qd_max_f64(r1, r351);
+b77: // reduction next (unrolled 2)
+#line 76 "reducetypes.go"
+	r83 = r83 >> 1; r354 = r83 != 0ll; if (!r354) goto b81; r355 = qd_shfl_down(r0, (u32)r83); r356 = qd_shfl_down(r1, (u32)r83); r357 = (u64)r45 + (u64)r83; r358 = r357 < r82; if (!r358) goto b80; r0 = r0 + r355; r1 = qd_max_f64(r1, r356);
+b80: // reduction next (unrolled 3)
+#line 76 "reducetypes.go"
+	r83 = r83 >> 1; r359 = r83 != 0ll; if (r359) goto b69;
+b81: // reduction shuffled
+#line 76 "reducetypes.go"
+	r89 = r58; if (!r89) goto b84; r90 = (i64)blockIdx.x; r98 = r90 == 0ll; r91 = (u64)r90 * 2ull; r197 = r93 + r91 * 8; r94 = r197 + 32ll; *(double *)r94 = r0; r198 = r197; r97 = r198 + 40ll; *(double *)r97 = r1; if (!r98) goto b84; r99 = (i64)gridDim.x; r100 = r93 + 8ll; *(i64 *)r100 = r99; r101 = r93 + 24ll; *(i64 *)r101 = r99;
+b84: // reduction done
+#line 76 "reducetypes.go"
+	return;
+b85: // reduction none
+#line 76 "reducetypes.go"
+	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); goto b68;
+b86: // head
+#line 76 "reducetypes.go"
+	r31 = r30; r32 = r24; r33 = r18; r34 = r33 < r13; if (!r34) goto b50; r35 = r32 < r9; if (!r35) goto b50; r36 = r31 < r5; if (!r36) goto b50; r37 = r31; r38 = (i64)r37; r39 = r32; r40 = (i64)r39; r41 = r33; r42 = (i64)r41; if (!r102) goto b104; if (!r105) goto b100;
 #line 79 "reducetypes.go"
 	r110 = (u64)r38 * (u64)r6; r111 = (u64)r110 + (u64)r40; r112 = (u64)r111 * (u64)r10; r113 = (u64)r112 + (u64)r42; r114 = r115 + r113 * 8; r117 = *(double *)r114;
 	r118 = r0 + r117;
-	r119 = fabs(r117); r120 = qd_max_f64(r1, r119); r121 = (u64)r42 + 1ull; r122 = r121 < r10; if (!r122) goto b39; r0 = r118; r1 = r120;
-b34: // latch
+	r119 = fabs(r117); r120 = qd_max_f64(r1, r119); r121 = (u64)r42 + 1ull; r122 = r121 < r10; if (!r122) goto b99; r0 = r118; r1 = r120;
+b94: // latch
 #line 76 "reducetypes.go"
-	r18 = r18 + r23; r43 = r18 >= r13; if (!r43) goto b36; r18 = r18 - r13; r24 = r24 + 1ull;
-b36: // stepped
+	r18 = r18 + r23; r43 = r18 >= r13; if (!r43) goto b96; r18 = r18 - r13; r24 = r24 + 1ull;
+b96: // stepped
 #line 76 "reducetypes.go"
-	r24 = r24 + r29; r44 = r24 >= r9; if (!r44) goto b38; r24 = r24 - r9; r30 = r30 + 1ull;
-b38: // stepped
+	r24 = r24 + r29; r44 = r24 >= r9; if (!r44) goto b98; r24 = r24 - r9; r30 = r30 + 1ull;
+b98: // stepped
 #line 76 "reducetypes.go"
-	r30 = r30 + r27; goto b26;
-b39: // edge 5→6
+	r30 = r30 + r27; goto b86;
+b99: // edge 5→6
 #line 81 "reducetypes.go"
-	r0 = r118; r1 = r120; goto b34;
-b40: // edge 3→6
+	r0 = r118; r1 = r120; goto b94;
+b100: // edge 3→6
 #line 76 "reducetypes.go"
 	r106 = r0; r107 = r1;
 #line 81 "reducetypes.go"
-	r123 = (u64)r40 + 1ull; r124 = r123 < r6; if (!r124) goto b43; r0 = r106; r1 = r107; goto b34;
-b43: // edge 6→4
+	r123 = (u64)r40 + 1ull; r124 = r123 < r6; if (!r124) goto b103; r0 = r106; r1 = r107; goto b94;
+b103: // edge 6→4
 #line 81 "reducetypes.go"
-	r0 = r106; r1 = r107; goto b34;
-b44: // edge 1→4
+	r0 = r106; r1 = r107; goto b94;
+b104: // edge 1→4
 #line 76 "reducetypes.go"
-	r103 = r0; r104 = r1; r108 = (u64)r38 + 1ull; r109 = r108 < r2; if (!r109) goto b47; r0 = r103; r1 = r104; goto b34;
-b47: // edge 4→2
-#line 76 "reducetypes.go"
-	r0 = r103; r1 = r104;
-b48: // exit
-#line 76 "reducetypes.go"
-	r45 = (i64)(threadIdx.x % warpSize); r46 = (i64)(threadIdx.x / warpSize); r67 = r46 == 0ll; r47 = (i64)warpSize; r48 = (u64)r46 * (u64)r47; r49 = (i64)blockDim.x; r50 = (u64)r49 - (u64)r48; r51 = r50 < r47 ? r50 : r47; r52 = r47 >> 1;
-b49: // reduction shuffle
-#line 76 "reducetypes.go"
-	r53 = qd_shfl_down(r0, (u32)r52); r54 = qd_shfl_down(r1, (u32)r52); r55 = (u64)r45 + (u64)r52; r56 = r55 < r51; if (!r56) goto b51; r0 = r0 + r53; r1 = qd_max_f64(r1, r54);
-b51: // reduction next
-#line 76 "reducetypes.go"
-	r52 = r52 >> 1; r57 = r52 != 0ll; if (!r57) goto b61; r231 = qd_shfl_down(r0, (u32)r52); r232 = qd_shfl_down(r1, (u32)r52); r233 = (u64)r45 + (u64)r52; r234 = r233 < r51; if (!r234) goto b54; r0 = r0 + r231; r1 = qd_max_f64(r1, r232);
-b54: // reduction next (unrolled 1)
-#line 76 "reducetypes.go"
-	r52 = r52 >> 1; r235 = r52 != 0ll; if (!r235) goto b61; r236 = qd_shfl_down(r0, (u32)r52); r237 = qd_shfl_down(r1, (u32)r52); r238 = (u64)r45 + (u64)r52; r239 = r238 < r51; if (!r239) goto b57; r0 = r0 + r236; r1 = qd_max_f64(r1, r237);
-b57: // reduction next (unrolled 2)
-#line 76 "reducetypes.go"
-	r52 = r52 >> 1; r240 = r52 != 0ll; if (!r240) goto b61; r241 = qd_shfl_down(r0, (u32)r52); r242 = qd_shfl_down(r1, (u32)r52); r243 = (u64)r45 + (u64)r52; r244 = r243 < r51; if (!r244) goto b60; r0 = r0 + r241; r1 = qd_max_f64(r1, r242);
-b60: // reduction next (unrolled 3)
-#line 76 "reducetypes.go"
-	r52 = r52 >> 1; r245 = r52 != 0ll; if (r245) goto b49;
-b61: // reduction shuffled
-#line 76 "reducetypes.go"
-	r58 = r45 == 0ll; if (!r58) goto b63; r59 = (char *)qvar_reduce0; r60 = (u64)r46 * 2ull; r61 = r60; r62 = r59 + r61 * 8; *(double *)r62 = r0; r63 = (char *)qvar_reduce0; r64 = r60; r195 = r63 + r64 * 8; r66 = r195 + 8ll; *(double *)r66 = r1;
-b63: // reduction barrier
-#line 76 "reducetypes.go"
-	__syncthreads(); if (!r67) goto b82; r68 = (u64)r45 * (u64)r47; r69 = (i64)blockDim.x; r70 = r68 < r69; if (!r70) goto b83; r71 = (char *)qvar_reduce0; r72 = (u64)r45 * 2ull; r73 = r72; r74 = r71 + r73 * 8; r0 = *(double *)r74; r75 = (char *)qvar_reduce0; r76 = r72; r196 = r75 + r76 * 8; r78 = r196 + 8ll; r1 = *(double *)r78;
-b66: // reduction warps
-#line 76 "reducetypes.go"
-	r79 = r48; r80 = (i64)blockDim.x; r81 = (u64)r80 - (u64)r79; r82 = r81 < r47 ? r81 : r47; r83 = r47 >> 1;
-b67: // reduction shuffle
-#line 76 "reducetypes.go"
-	r84 = qd_shfl_down(r0, (u32)r83); r85 = qd_shfl_down(r1, (u32)r83); r86 = (u64)r45 + (u64)r83; r87 = r86 < r82; if (!r87) goto b69; r0 = r0 + r84; r1 = qd_max_f64(r1, r85);
-b69: // reduction next
-#line 76 "reducetypes.go"
-	r83 = r83 >> 1; r88 = r83 != 0ll; if (!r88) goto b79; r246 = qd_shfl_down(r0, (u32)r83); r247 = qd_shfl_down(r1, (u32)r83); r248 = (u64)r45 + (u64)r83; r249 = r248 < r82; if (!r249) goto b72; r0 = r0 + r246; r1 = qd_max_f64(r1, r247);
-b72: // reduction next (unrolled 1)
-#line 76 "reducetypes.go"
-	r83 = r83 >> 1; r250 = r83 != 0ll; if (!r250) goto b79; r251 = qd_shfl_down(r0, (u32)r83); r252 = qd_shfl_down(r1, (u32)r83); r253 = (u64)r45 + (u64)r83; r254 = r253 < r82; if (!r254) goto b75; r0 = r0 + r251; r1 = qd_max_f64(r1, r252);
-b75: // reduction next (unrolled 2)
-#line 76 "reducetypes.go"
-	r83 = r83 >> 1; r255 = r83 != 0ll; if (!r255) goto b79; r256 = qd_shfl_down(r0, (u32)r83); r257 = qd_shfl_down(r1, (u32)r83); r258 = (u64)r45 + (u64)r83; r259 = r258 < r82; if (!r259) goto b78; r0 = r0 + r256; r1 = qd_max_f64(r1, r257);
-b78: // reduction next (unrolled 3)
-#line 76 "reducetypes.go"
-	r83 = r83 >> 1; r260 = r83 != 0ll; if (r260) goto b67;
-b79: // reduction shuffled
-#line 76 "reducetypes.go"
-	r89 = r58; if (!r89) goto b82; r90 = (i64)blockIdx.x; r98 = r90 == 0ll; r91 = (u64)r90 * 2ull; r197 = r93 + r91 * 8; r94 = r197 + 32ll; *(double *)r94 = r0; r198 = r197; r97 = r198 + 40ll; *(double *)r97 = r1; if (!r98) goto b82; r99 = (i64)gridDim.x; r100 = r93 + 8ll; *(i64 *)r100 = r99; r101 = r93 + 24ll; *(i64 *)r101 = r99;
-b82: // reduction done
-#line 76 "reducetypes.go"
-	return;
-b83: // reduction none
-#line 76 "reducetypes.go"
-	r0 = (-0x0p+00); r1 = __longlong_as_double(0xfff0000000000000ll); goto b66;
-b84: // preheader
+	r103 = r0; r104 = r1; r108 = (u64)r38 + 1ull; r109 = r108 < r2; if (!r109) goto b49; r0 = r103; r1 = r104; goto b94;
+b107: // preheader
 #line 76 "reducetypes.go"
 	r139 = r7; r140 = r11;
-b85: // head (checked if)
+b108: // head (checked if)
 #line 76 "reducetypes.go"
-	r125 = r30; r126 = r24; r127 = r18; r128 = r127 < r13; if (!r128) goto b48; r129 = r126 < r9; if (!r129) goto b48; r130 = r125 < r5; if (!r130) goto b48; r131 = r125; r132 = (i64)r131; r133 = r126; r134 = (i64)r133; r135 = r127; r136 = (i64)r135; if (!r139) goto b103; if (!r140) goto b99;
+	r125 = r30; r126 = r24; r127 = r18; r128 = r127 < r13; if (!r128) goto b50; r129 = r126 < r9; if (!r129) goto b50; r130 = r125 < r5; if (!r130) goto b50; r131 = r125; r132 = (i64)r131; r133 = r126; r134 = (i64)r133; r135 = r127; r136 = (i64)r135; if (!r139) goto b126; if (!r140) goto b122;
 #line 79 "reducetypes.go"
 	r145 = (u64)r132 * (u64)r6; r146 = (u64)r145 + (u64)r134; r147 = (u64)r146 * (u64)r10; r148 = (u64)r147 + (u64)r136; if ((u64)r148 >= (u64)r116) { qd_site = 0; qd_x = r148; qd_y = r116; goto qd_fault; } r149 = r115 + r148 * 8; r150 = *(double *)r149;
 	r151 = r0 + r150;
-	r152 = fabs(r150); r153 = qd_max_f64(r1, r152); r154 = (u64)r136 + 1ull; r155 = r154 < r10; if (!r155) goto b98; r0 = r151; r1 = r153;
-b93: // latch (checked if)
+	r152 = fabs(r150); r153 = qd_max_f64(r1, r152); r154 = (u64)r136 + 1ull; r155 = r154 < r10; if (!r155) goto b121; r0 = r151; r1 = r153;
+b116: // latch (checked if)
 #line 76 "reducetypes.go"
-	r18 = r18 + r23; r137 = r18 >= r13; if (!r137) goto b95; r18 = r18 - r13; r24 = r24 + 1ull;
-b95: // stepped (checked if)
+	r18 = r18 + r23; r137 = r18 >= r13; if (!r137) goto b118; r18 = r18 - r13; r24 = r24 + 1ull;
+b118: // stepped (checked if)
 #line 76 "reducetypes.go"
-	r24 = r24 + r29; r138 = r24 >= r9; if (!r138) goto b97; r24 = r24 - r9; r30 = r30 + 1ull;
-b97: // stepped (checked if)
+	r24 = r24 + r29; r138 = r24 >= r9; if (!r138) goto b120; r24 = r24 - r9; r30 = r30 + 1ull;
+b120: // stepped (checked if)
 #line 76 "reducetypes.go"
-	r30 = r30 + r27; goto b85;
-b98: // edge 5→6 (checked if)
+	r30 = r30 + r27; goto b108;
+b121: // edge 5→6 (checked if)
 #line 81 "reducetypes.go"
-	r0 = r151; r1 = r153; goto b93;
-b99: // edge 3→6 (checked if)
+	r0 = r151; r1 = r153; goto b116;
+b122: // edge 3→6 (checked if)
 #line 76 "reducetypes.go"
 	r141 = r0; r142 = r1;
 #line 81 "reducetypes.go"
-	r156 = (u64)r134 + 1ull; r157 = r156 < r6; if (!r157) goto b102; r0 = r141; r1 = r142; goto b93;
-b102: // edge 6→4 (checked if)
+	r156 = (u64)r134 + 1ull; r157 = r156 < r6; if (!r157) goto b125; r0 = r141; r1 = r142; goto b116;
+b125: // edge 6→4 (checked if)
 #line 81 "reducetypes.go"
-	r0 = r141; r1 = r142; goto b93;
-b103: // edge 1→4 (checked if)
+	r0 = r141; r1 = r142; goto b116;
+b126: // edge 1→4 (checked if)
 #line 76 "reducetypes.go"
-	r103 = r0; r104 = r1; r143 = (u64)r132 + 1ull; r144 = r143 < r2; if (!r144) goto b47; r0 = r103; r1 = r104; goto b93;
-b106: // divide in 64 bits
+	r103 = r0; r104 = r1; r143 = (u64)r132 + 1ull; r144 = r143 < r2; if (!r144) goto b49; r0 = r103; r1 = r104; goto b116;
+b129: // divide in 64 bits
 #line 76 "reducetypes.go"
-	r223 = qd_div_u64(r21, r9); goto b12;
-b107: // divide in 64 bits
+	r322 = qd_div_u64(r21, r9); goto b12;
+b130: // divide in 64 bits
 #line 76 "reducetypes.go"
-	r215 = qd_div_u64(r19, r9); goto b10;
-b108: // divide in 64 bits
+	r314 = qd_div_u64(r19, r9); goto b10;
+b131: // divide in 64 bits
 #line 76 "reducetypes.go"
-	r207 = qd_div_u64(r17, r13); goto b8;
-b109: // divide in 64 bits
+	r306 = qd_div_u64(r17, r13); goto b8;
+b132: // divide in 64 bits
 #line 76 "reducetypes.go"
-	r199 = qd_div_u64(r15, r13); goto b6;
+	r298 = qd_div_u64(r15, r13); goto b6;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -29179,23 +29283,35 @@ extern "C" __global__ void Normalize_2(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 	bool r43 = 0, r44 = 0, r46 = 0, r61 = 0, r63 = 0, r67 = 0, r68 = 0, r69 = 0;
 	bool r76 = 0, r77 = 0, r78 = 0, r79 = 0, r81 = 0, r91 = 0, r92 = 0, r96 = 0;
 	bool r100 = 0, r102 = 0, r106 = 0, r107 = 0, r109 = 0, r111 = 0, r115 = 0, r117 = 0;
-	bool r121 = 0, r124 = 0, r126 = 0, r131 = 0, r139 = 0, r147 = 0, r155 = 0;
+	bool r121 = 0, r124 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0;
+	bool r138 = 0, r140 = 0, r142 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0;
+	bool r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
+	bool r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r182 = 0, r183 = 0;
+	bool r184 = 0, r191 = 0, r192 = 0, r194 = 0, r213 = 0, r221 = 0, r229 = 0, r237 = 0;
+	i32 r169 = 0, r171 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0;
+	i32 r206 = 0, r207 = 0, r208 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r12 = 0, r14 = 0, r36 = 0, r38 = 0, r40 = 0;
 	i64 r45 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r53 = 0, r60 = 0, r62 = 0;
 	i64 r71 = 0, r73 = 0, r75 = 0, r80 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
 	i64 r93 = 0, r94 = 0, r95 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0, r108 = 0;
-	i64 r110 = 0, r116 = 0, r118 = 0, r119 = 0, r120 = 0, r122 = 0;
-	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
-	u32 r146 = 0, r148 = 0, r149 = 0, r150 = 0, r154 = 0, r156 = 0, r157 = 0, r158 = 0;
+	i64 r110 = 0, r116 = 0, r118 = 0, r119 = 0, r120 = 0, r122 = 0, r127 = 0, r129 = 0;
+	i64 r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0;
+	i64 r147 = 0, r149 = 0, r151 = 0, r153 = 0, r186 = 0, r188 = 0, r190 = 0, r193 = 0;
+	i64 r195 = 0, r196 = 0, r197 = 0, r198 = 0;
+	u32 r168 = 0, r170 = 0, r172 = 0, r203 = 0, r204 = 0, r205 = 0, r212 = 0, r214 = 0;
+	u32 r215 = 0, r216 = 0, r220 = 0, r222 = 0, r223 = 0, r224 = 0, r228 = 0, r230 = 0;
+	u32 r231 = 0, r232 = 0, r236 = 0, r238 = 0, r239 = 0, r240 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0;
 	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
 	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
 	u64 r35 = 0, r37 = 0, r39 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r72 = 0;
 	u64 r74 = 0, r90 = 0, r97 = 0, r98 = 0, r99 = 0, r112 = 0, r113 = 0, r114 = 0;
-	u64 r123 = 0, r125 = 0, r127 = 0, r128 = 0, r129 = 0, r135 = 0, r136 = 0, r137 = 0;
-	u64 r143 = 0, r144 = 0, r145 = 0, r151 = 0, r152 = 0, r153 = 0;
-	double r54 = 0, r55 = 0, r58 = 0, r87 = 0, r88 = 0;
-	char *r51 = 0, *r52 = 0, *r56 = 0, *r57 = 0, *r59 = 0, *r86 = 0, *r89 = 0;
+	u64 r123 = 0, r125 = 0, r179 = 0, r180 = 0, r181 = 0, r185 = 0, r187 = 0, r189 = 0;
+	u64 r209 = 0, r210 = 0, r211 = 0, r217 = 0, r218 = 0, r219 = 0, r225 = 0, r226 = 0;
+	u64 r227 = 0, r233 = 0, r234 = 0, r235 = 0;
+	double r54 = 0, r55 = 0, r58 = 0, r87 = 0, r88 = 0, r200 = 0, r201 = 0;
+	char *r51 = 0, *r52 = 0, *r56 = 0, *r57 = 0, *r59 = 0, *r86 = 0, *r89 = 0, *r199 = 0;
+	char *r202 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 85 "reducetypes.go"
@@ -29203,71 +29319,88 @@ extern "C" __global__ void Normalize_2(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 #line 88 "reducetypes.go"
 	r52 = p0; r53 = p1; r56 = p7; r57 = r56 + 16ll; r58 = *(double *)r57;
 #line 85 "reducetypes.go"
-	r1 = r0 > 0ll; if (!r1) goto b39; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b39; r6 = (u64)r4; r7 = r6; r9 = r8 > 0ll; if (!r9) goto b39; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r128 = r13 | r11; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b57; r132 = (u32)r13; r133 = (u32)r11; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r1 = r0 > 0ll; if (!r1) goto b41; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b41; r6 = (u64)r4; r7 = r6; r9 = r8 > 0ll; if (!r9) goto b41; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r210 = r13 | r11; r211 = r210 >> 32; r212 = (u32)r211; r213 = r212 == 0u; if (!r213) goto b72; r214 = (u32)r13; r215 = (u32)r11; r216 = qd_div_u32(r214, r215); r209 = (u64)r216;
 b6: // setup
 #line 85 "reducetypes.go"
-	r17 = r127; r18 = r17 * r11; r16 = r13 - r18; r136 = r15 | r11; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b56; r140 = (u32)r15; r141 = (u32)r11; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
+	r17 = r209; r18 = r17 * r11; r16 = r13 - r18; r218 = r15 | r11; r219 = r218 >> 32; r220 = (u32)r219; r221 = r220 == 0u; if (!r221) goto b71; r222 = (u32)r15; r223 = (u32)r11; r224 = qd_div_u32(r222, r223); r217 = (u64)r224;
 b8: // setup
 #line 85 "reducetypes.go"
-	r19 = r135; r20 = r19 * r11; r21 = r15 - r20; r144 = r17 | r7; r145 = r144 >> 32; r146 = (u32)r145; r147 = r146 == 0u; if (!r147) goto b55; r148 = (u32)r17; r149 = (u32)r7; r150 = qd_div_u32(r148, r149); r143 = (u64)r150;
+	r19 = r217; r20 = r19 * r11; r21 = r15 - r20; r226 = r17 | r7; r227 = r226 >> 32; r228 = (u32)r227; r229 = r228 == 0u; if (!r229) goto b70; r230 = (u32)r17; r231 = (u32)r7; r232 = qd_div_u32(r230, r231); r225 = (u64)r232;
 b10: // setup
 #line 85 "reducetypes.go"
-	r23 = r143; r24 = r23 * r7; r22 = r17 - r24; r152 = r19 | r7; r153 = r152 >> 32; r154 = (u32)r153; r155 = r154 == 0u; if (!r155) goto b54; r156 = (u32)r19; r157 = (u32)r7; r158 = qd_div_u32(r156, r157); r151 = (u64)r158;
+	r23 = r225; r24 = r23 * r7; r22 = r17 - r24; r234 = r19 | r7; r235 = r234 >> 32; r236 = (u32)r235; r237 = r236 == 0u; if (!r237) goto b69; r238 = (u32)r19; r239 = (u32)r7; r240 = qd_div_u32(r238, r239); r233 = (u64)r240;
 b12: // setup
 #line 85 "reducetypes.go"
-	r25 = r151; r26 = r25 * r7; r27 = r19 - r26; r28 = r23; r90 = (u64)r53; r91 = r4 >= 0ll; r93 = p4; r94 = (u64)r93 + (u64)(-1ll); r95 = (u64)r94 * (u64)r4; r96 = r95 >= 0ll; r97 = (u64)r94; r98 = r6; r99 = __umul64hi(r97, r98); r100 = r99 == 0ull; r102 = true; r103 = p3; r104 = (u64)r103 + (u64)(-1ll); r105 = (u64)r95 + (u64)r104; r106 = r105 >= 0ll; r107 = r8 >= 0ll; r109 = true; r110 = (u64)r105 * (u64)r8; r111 = r110 >= 0ll; r112 = (u64)r105; r113 = r10; r114 = __umul64hi(r112, r113); r115 = r114 == 0ull; r117 = true; r118 = p2; r119 = (u64)r118 + (u64)(-1ll); r120 = (u64)r110 + (u64)r119; r121 = r120 >= 0ll; r124 = true; r125 = (u64)r120; r126 = r125 < r90; if (!r91) goto b40; if (!r96) goto b40; if (!r100) goto b40; if (!r102) goto b40; if (!r106) goto b40; if (!r107) goto b40; if (!r109) goto b40; if (!r111) goto b40; if (!r115) goto b40; if (!r117) goto b40; if (!r121) goto b40; if (!r124) goto b40; if (!r126) goto b40; r43 = r5; r44 = r9;
-b26: // head
+	r25 = r233; r26 = r25 * r7; r27 = r19 - r26; r28 = r23; r90 = (u64)r53; r91 = r4 >= 0ll; r93 = p4; r94 = (u64)r93 + (u64)(-1ll); r95 = (u64)r94 * (u64)r4; r96 = r95 >= 0ll; r97 = (u64)r94; r98 = r6; r99 = __umul64hi(r97, r98); r100 = r99 == 0ull; r102 = true; r103 = p3; r104 = (u64)r103 + (u64)(-1ll); r105 = (u64)r95 + (u64)r104; r106 = r105 >= 0ll; r107 = r8 >= 0ll; r109 = true; r110 = (u64)r105 * (u64)r8; r111 = r110 >= 0ll; r112 = (u64)r105; r113 = r10; r114 = __umul64hi(r112, r113); r115 = r114 == 0ull; r117 = true; r118 = p2; r119 = (u64)r118 + (u64)(-1ll); r120 = (u64)r110 + (u64)r119; r121 = r120 >= 0ll; r124 = true; r125 = (u64)r120; r126 = r125 < r90; if (!r91) goto b55; if (!r96) goto b55; if (!r100) goto b55; if (!r102) goto b55; if (!r106) goto b55; if (!r107) goto b55; if (!r109) goto b55; if (!r111) goto b55; if (!r115) goto b55; if (!r117) goto b55; if (!r121) goto b55; if (!r124) goto b55; if (!r126) goto b55; r43 = r5; r44 = r9; r127 = p4; r128 = r127 <= 2147483647ll; r129 = (u64)r127 - 1ull; r130 = r129 <= 2147483647ll; r131 = p3; r132 = r131 <= 2147483647ll; r133 = (u64)r131 - 1ull; r134 = r133 <= 2147483647ll; r135 = p2; r136 = r135 <= 2147483647ll; r137 = (u64)r135 - 1ull; r138 = r137 <= 2147483647ll; r139 = (u64)r131 * (u64)r129; r140 = r139 <= 2147483647ll; r141 = (u64)r139 + (u64)r133; r142 = r141 <= 2147483647ll; r143 = (u64)r135 * (u64)r131; r144 = r143 <= 2147483647ll; r145 = (u64)r143 * (u64)r129; r146 = r145 <= 2147483647ll; r147 = (u64)r135 * (u64)r133; r148 = r147 <= 2147483647ll; r149 = (u64)r145 + (u64)r147; r150 = r149 <= 2147483647ll; r151 = (u64)r149 + (u64)r137; r152 = r151 <= 2147483647ll; r153 = (u64)r129 + 1ull; r154 = r153 <= 2147483647ll; r155 = r128 & r130; r156 = r155 & r132; r157 = r156 & r134; r158 = r157 & r136; r159 = r158 & r138; r160 = r159 & r140; r161 = r160 & r142; r162 = r161 & r144; r163 = r162 & r146; r164 = r163 & r148; r165 = r164 & r150; r166 = r165 & r152; r167 = r166 & r154; if (!r167) goto b42; r206 = (i32)r4; r207 = (i32)r8; r208 = (i32)r0;
+b28: // head (int32)
 #line 85 "reducetypes.go"
-	r29 = r28; r30 = r22; r31 = r16; r32 = r31 < r11; if (!r32) goto b39; r33 = r30 < r7; if (!r33) goto b39; r34 = r29 < r3; if (!r34) goto b39; r35 = r29; r36 = (i64)r35; r37 = r30; r38 = (i64)r37; r39 = r31; r40 = (i64)r39; if (!r43) goto b38; if (!r44) goto b33;
+	r179 = r28; r180 = r22; r181 = r16; r182 = r181 < r11; if (!r182) goto b41; r183 = r180 < r7; if (!r183) goto b41; r184 = r179 < r3; if (!r184) goto b41; r203 = (u32)r179; r168 = r203; r169 = (i32)r168; r204 = (u32)r180; r170 = r204; r171 = (i32)r170; r205 = (u32)r181; r172 = r205; r173 = (i32)r172; if (!r43) goto b40; if (!r44) goto b35;
 #line 88 "reducetypes.go"
-	r47 = (u64)r36 * (u64)r4; r48 = (u64)r47 + (u64)r38; r49 = (u64)r48 * (u64)r8; r50 = (u64)r49 + (u64)r40; r51 = r52 + r50 * 8; r54 = *(double *)r51; r55 = r54 / r58; r59 = r51; *(double *)r59 = r55;
-b33: // latch
+	r175 = (u32)r169 * (u32)r206; r176 = (u32)r175 + (u32)r171; r177 = (u32)r176 * (u32)r207; r178 = (u32)r177 + (u32)r173; r198 = (i64)r178; r199 = r52 + r198 * 8; r200 = *(double *)r199; r201 = r200 / r58; r202 = r199; *(double *)r202 = r201;
+b35: // latch (int32)
 #line 85 "reducetypes.go"
-	r16 = r16 + r21; r41 = r16 >= r11; if (!r41) goto b35; r16 = r16 - r11; r22 = r22 + 1ull;
-b35: // stepped
+	r16 = r16 + r21; r191 = r16 >= r11; if (!r191) goto b37; r16 = r16 - r11; r22 = r22 + 1ull;
+b37: // stepped (int32)
 #line 85 "reducetypes.go"
-	r22 = r22 + r27; r42 = r22 >= r7; if (!r42) goto b37; r22 = r22 - r7; r28 = r28 + 1ull;
-b37: // stepped
+	r22 = r22 + r27; r192 = r22 >= r7; if (!r192) goto b39; r22 = r22 - r7; r28 = r28 + 1ull;
+b39: // stepped (int32)
 #line 85 "reducetypes.go"
-	r28 = r28 + r25; goto b26;
-b38: // rangeint.done
+	r28 = r28 + r25; goto b28;
+b40: // rangeint.done (int32)
 #line 85 "reducetypes.go"
-	r45 = (u64)r36 + 1ull; r46 = r45 < r0; if (r46) goto b33;
-b39: // exit
+	r174 = (u32)r169 + 1u; r194 = r174 < r208; if (r194) goto b35;
+b41: // exit
 #line 85 "reducetypes.go"
 	return;
-b40: // preheader
+b42: // head
+#line 85 "reducetypes.go"
+	r29 = r28; r30 = r22; r31 = r16; r32 = r31 < r11; if (!r32) goto b41; r33 = r30 < r7; if (!r33) goto b41; r34 = r29 < r3; if (!r34) goto b41; r35 = r29; r36 = (i64)r35; r37 = r30; r38 = (i64)r37; r39 = r31; r40 = (i64)r39; if (!r43) goto b54; if (!r44) goto b49;
+#line 88 "reducetypes.go"
+	r47 = (u64)r36 * (u64)r4; r48 = (u64)r47 + (u64)r38; r49 = (u64)r48 * (u64)r8; r50 = (u64)r49 + (u64)r40; r51 = r52 + r50 * 8; r54 = *(double *)r51; r55 = r54 / r58; r59 = r51; *(double *)r59 = r55;
+b49: // latch
+#line 85 "reducetypes.go"
+	r16 = r16 + r21; r41 = r16 >= r11; if (!r41) goto b51; r16 = r16 - r11; r22 = r22 + 1ull;
+b51: // stepped
+#line 85 "reducetypes.go"
+	r22 = r22 + r27; r42 = r22 >= r7; if (!r42) goto b53; r22 = r22 - r7; r28 = r28 + 1ull;
+b53: // stepped
+#line 85 "reducetypes.go"
+	r28 = r28 + r25; goto b42;
+b54: // rangeint.done
+#line 85 "reducetypes.go"
+	r45 = (u64)r36 + 1ull; r46 = r45 < r0; if (r46) goto b49; goto b41;
+b55: // preheader
 #line 85 "reducetypes.go"
 	r78 = r5; r79 = r9;
-b41: // head (checked if)
+b56: // head (checked if)
 #line 85 "reducetypes.go"
-	r64 = r28; r65 = r22; r66 = r16; r67 = r66 < r11; if (!r67) goto b39; r68 = r65 < r7; if (!r68) goto b39; r69 = r64 < r3; if (!r69) goto b39; r70 = r64; r71 = (i64)r70; r72 = r65; r73 = (i64)r72; r74 = r66; r75 = (i64)r74; if (!r78) goto b53; if (!r79) goto b48;
+	r64 = r28; r65 = r22; r66 = r16; r67 = r66 < r11; if (!r67) goto b41; r68 = r65 < r7; if (!r68) goto b41; r69 = r64 < r3; if (!r69) goto b41; r70 = r64; r71 = (i64)r70; r72 = r65; r73 = (i64)r72; r74 = r66; r75 = (i64)r74; if (!r78) goto b68; if (!r79) goto b63;
 #line 88 "reducetypes.go"
 	r82 = (u64)r71 * (u64)r4; r83 = (u64)r82 + (u64)r73; r84 = (u64)r83 * (u64)r8; r85 = (u64)r84 + (u64)r75; if ((u64)r85 >= (u64)r53) { qd_site = 1; qd_x = r85; qd_y = r53; goto qd_fault; } r86 = r52 + r85 * 8; r87 = *(double *)r86; r88 = r87 / r58; r89 = r86; *(double *)r89 = r88;
-b48: // latch (checked if)
+b63: // latch (checked if)
 #line 85 "reducetypes.go"
-	r16 = r16 + r21; r76 = r16 >= r11; if (!r76) goto b50; r16 = r16 - r11; r22 = r22 + 1ull;
-b50: // stepped (checked if)
+	r16 = r16 + r21; r76 = r16 >= r11; if (!r76) goto b65; r16 = r16 - r11; r22 = r22 + 1ull;
+b65: // stepped (checked if)
 #line 85 "reducetypes.go"
-	r22 = r22 + r27; r77 = r22 >= r7; if (!r77) goto b52; r22 = r22 - r7; r28 = r28 + 1ull;
-b52: // stepped (checked if)
+	r22 = r22 + r27; r77 = r22 >= r7; if (!r77) goto b67; r22 = r22 - r7; r28 = r28 + 1ull;
+b67: // stepped (checked if)
 #line 85 "reducetypes.go"
-	r28 = r28 + r25; goto b41;
-b53: // rangeint.done (checked if)
+	r28 = r28 + r25; goto b56;
+b68: // rangeint.done (checked if)
 #line 85 "reducetypes.go"
-	r80 = (u64)r71 + 1ull; r81 = r80 < r0; if (r81) goto b48; goto b39;
-b54: // divide in 64 bits
+	r80 = (u64)r71 + 1ull; r81 = r80 < r0; if (r81) goto b63; goto b41;
+b69: // divide in 64 bits
 #line 85 "reducetypes.go"
-	r151 = qd_div_u64(r19, r7); goto b12;
-b55: // divide in 64 bits
+	r233 = qd_div_u64(r19, r7); goto b12;
+b70: // divide in 64 bits
 #line 85 "reducetypes.go"
-	r143 = qd_div_u64(r17, r7); goto b10;
-b56: // divide in 64 bits
+	r225 = qd_div_u64(r17, r7); goto b10;
+b71: // divide in 64 bits
 #line 85 "reducetypes.go"
-	r135 = qd_div_u64(r15, r11); goto b8;
-b57: // divide in 64 bits
+	r217 = qd_div_u64(r15, r11); goto b8;
+b72: // divide in 64 bits
 #line 85 "reducetypes.go"
-	r127 = qd_div_u64(r13, r11); goto b6;
+	r209 = qd_div_u64(r13, r11); goto b6;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -371,19 +371,24 @@ qd_fault: {
 extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r37 = 0, r39 = 0;
 	bool r42 = 0, r43 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r59 = 0, r63 = 0;
-	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r83 = 0, r91 = 0;
+	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0;
+	bool r86 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0;
+	bool r97 = 0, r98 = 0, r108 = 0, r109 = 0, r114 = 0, r121 = 0, r130 = 0, r138 = 0;
+	i32 r100 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r124 = 0, r125 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r35 = 0, r36 = 0, r38 = 0, r45 = 0, r47 = 0, r50 = 0, r51 = 0;
 	i64 r52 = 0, r55 = 0, r60 = 0, r61 = 0, r62 = 0, r68 = 0, r70 = 0, r71 = 0;
-	i64 r72 = 0, r74 = 0;
-	u8 r32 = 0, r53 = 0;
-	u32 r82 = 0, r84 = 0, r85 = 0, r86 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0;
+	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
+	i64 r91 = 0, r111 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r120 = 0;
+	u8 r32 = 0, r53 = 0, r118 = 0;
+	u32 r99 = 0, r101 = 0, r122 = 0, r123 = 0, r129 = 0, r131 = 0, r132 = 0, r133 = 0;
+	u32 r137 = 0, r139 = 0, r140 = 0, r141 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
 	u64 r25 = 0, r40 = 0, r41 = 0, r44 = 0, r46 = 0, r57 = 0, r64 = 0, r65 = 0;
-	u64 r66 = 0, r75 = 0, r77 = 0, r79 = 0, r80 = 0, r81 = 0, r87 = 0, r88 = 0;
-	u64 r89 = 0;
-	char *r33 = 0, *r34 = 0, *r54 = 0;
+	u64 r66 = 0, r75 = 0, r77 = 0, r106 = 0, r107 = 0, r110 = 0, r112 = 0, r126 = 0;
+	u64 r127 = 0, r128 = 0, r134 = 0, r135 = 0, r136 = 0;
+	char *r33 = 0, *r34 = 0, *r54 = 0, *r119 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 53 "types.go"
@@ -391,53 +396,67 @@ extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 #line 55 "types.go"
 	r34 = p0; r35 = p1;
 #line 53 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b24; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b24; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b36; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
+	r1 = r0 > 0ll; if (!r1) goto b26; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b26; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r127 = r9 | r7; r128 = r127 >> 32; r129 = (u32)r128; r130 = r129 == 0u; if (!r130) goto b47; r131 = (u32)r9; r132 = (u32)r7; r133 = qd_div_u32(r131, r132); r126 = (u64)r133;
 b5: // setup
 #line 53 "types.go"
-	r13 = r79; r14 = r13 * r7; r12 = r9 - r14; r88 = r11 | r7; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b35; r92 = (u32)r11; r93 = (u32)r7; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
+	r13 = r126; r14 = r13 * r7; r12 = r9 - r14; r135 = r11 | r7; r136 = r135 >> 32; r137 = (u32)r136; r138 = r137 == 0u; if (!r138) goto b46; r139 = (u32)r11; r140 = (u32)r7; r141 = qd_div_u32(r139, r140); r134 = (u64)r141;
 b7: // setup
 #line 53 "types.go"
-	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r57 = (u64)r35; r58 = r4 >= 0ll; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r64 = (u64)r61; r65 = r6; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; r69 = true; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r57; if (!r58) goto b25; if (!r63) goto b25; if (!r67) goto b25; if (!r69) goto b25; if (!r73) goto b25; if (!r76) goto b25; if (!r78) goto b25; r28 = r5;
-b15: // head
+	r15 = r134; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r57 = (u64)r35; r58 = r4 >= 0ll; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r64 = (u64)r61; r65 = r6; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; r69 = true; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r57; if (!r58) goto b36; if (!r63) goto b36; if (!r67) goto b36; if (!r69) goto b36; if (!r73) goto b36; if (!r76) goto b36; if (!r78) goto b36; r28 = r5; r79 = p3; r80 = r79 <= 2147483647ll; r81 = (u64)r79 - 1ull; r82 = r81 <= 2147483647ll; r83 = p2; r84 = r83 <= 2147483647ll; r85 = (u64)r83 - 1ull; r86 = r85 <= 2147483647ll; r87 = (u64)r83 * (u64)r81; r88 = r87 <= 2147483647ll; r89 = (u64)r87 + (u64)r85; r90 = r89 <= 2147483647ll; r91 = (u64)r81 + 1ull; r92 = r91 <= 2147483647ll; r93 = r80 & r82; r94 = r93 & r84; r95 = r94 & r86; r96 = r95 & r88; r97 = r96 & r90; r98 = r97 & r92; if (!r98) goto b27; r124 = (i32)r4; r125 = (i32)r0;
+b17: // head (int32)
 #line 53 "types.go"
-	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b24; r22 = r19 < r3; if (!r22) goto b24; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25; if (!r28) goto b23;
+	r106 = r18; r107 = r12; r108 = r107 < r7; if (!r108) goto b26; r109 = r106 < r3; if (!r109) goto b26; r122 = (u32)r106; r99 = r122; r100 = (i32)r99; r123 = (u32)r107; r101 = r123; r102 = (i32)r101; if (!r28) goto b25;
 #line 55 "types.go"
-	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = r26 ^ r24; r32 = (u8)r31; r33 = r34 + r30 * 1; *(u8 *)r33 = r32;
-b20: // latch
+	r103 = (u32)r100 * (u32)r124; r104 = (u32)r103 + (u32)r102; r113 = (i64)r102; r111 = (i64)r100; r117 = r113 ^ r111; r118 = (u8)r117; r116 = (i64)r104; r119 = r34 + r116 * 1; *(u8 *)r119 = r118;
+b22: // latch (int32)
 #line 53 "types.go"
-	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b22; r12 = r12 - r7; r18 = r18 + 1ull;
-b22: // stepped
+	r12 = r12 + r17; r114 = r12 >= r7; if (!r114) goto b24; r12 = r12 - r7; r18 = r18 + 1ull;
+b24: // stepped (int32)
 #line 53 "types.go"
-	r18 = r18 + r15; goto b15;
-b23: // rangeint.done
+	r18 = r18 + r15; goto b17;
+b25: // rangeint.done (int32)
 #line 55 "types.go"
-	r38 = (u64)r24 + 1ull; r39 = r38 < r0; if (r39) goto b20;
-b24: // exit
+	r105 = (u32)r100 + 1u; r121 = r105 < r125; if (r121) goto b22;
+b26: // exit
 #line 55 "types.go"
 	return;
-b25: // preheader
+b27: // head
+#line 53 "types.go"
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b26; r22 = r19 < r3; if (!r22) goto b26; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25; if (!r28) goto b35;
+#line 55 "types.go"
+	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = r26 ^ r24; r32 = (u8)r31; r33 = r34 + r30 * 1; *(u8 *)r33 = r32;
+b32: // latch
+#line 53 "types.go"
+	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b34; r12 = r12 - r7; r18 = r18 + 1ull;
+b34: // stepped
+#line 53 "types.go"
+	r18 = r18 + r15; goto b27;
+b35: // rangeint.done
+#line 55 "types.go"
+	r38 = (u64)r24 + 1ull; r39 = r38 < r0; if (r39) goto b32; goto b26;
+b36: // preheader
 #line 53 "types.go"
 	r49 = r5;
-b26: // head (checked if)
+b37: // head (checked if)
 #line 53 "types.go"
-	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b24; r43 = r40 < r3; if (!r43) goto b24; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46; if (!r49) goto b34;
+	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b26; r43 = r40 < r3; if (!r43) goto b26; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46; if (!r49) goto b45;
 #line 55 "types.go"
 	r50 = (u64)r45 * (u64)r4; r51 = (u64)r50 + (u64)r47; r52 = r47 ^ r45; r53 = (u8)r52; if ((u64)r51 >= (u64)r35) { qd_site = 0; qd_x = r51; qd_y = r35; goto qd_fault; } r54 = r34 + r51 * 1; *(u8 *)r54 = r53;
-b31: // latch (checked if)
+b42: // latch (checked if)
 #line 53 "types.go"
-	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b33; r12 = r12 - r7; r18 = r18 + 1ull;
-b33: // stepped (checked if)
+	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b44; r12 = r12 - r7; r18 = r18 + 1ull;
+b44: // stepped (checked if)
 #line 53 "types.go"
-	r18 = r18 + r15; goto b26;
-b34: // rangeint.done (checked if)
+	r18 = r18 + r15; goto b37;
+b45: // rangeint.done (checked if)
 #line 55 "types.go"
-	r55 = (u64)r45 + 1ull; r56 = r55 < r0; if (r56) goto b31; goto b24;
-b35: // divide in 64 bits
+	r55 = (u64)r45 + 1ull; r56 = r55 < r0; if (r56) goto b42; goto b26;
+b46: // divide in 64 bits
 #line 53 "types.go"
-	r87 = qd_div_u64(r11, r7); goto b7;
-b36: // divide in 64 bits
+	r134 = qd_div_u64(r11, r7); goto b7;
+b47: // divide in 64 bits
 #line 53 "types.go"
-	r79 = qd_div_u64(r9, r7); goto b5;
+	r126 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -455,20 +474,29 @@ qd_fault: {
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r3 = 0, r9 = 0, r25 = 0, r26 = 0, r31 = 0, r32 = 0, r45 = 0, r47 = 0;
 	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r68 = 0, r71 = 0, r72 = 0, r76 = 0;
-	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r96 = 0, r104 = 0;
+	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r95 = 0, r97 = 0;
+	bool r99 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
+	bool r110 = 0, r111 = 0, r122 = 0, r123 = 0, r128 = 0, r129 = 0, r139 = 0, r149 = 0;
+	bool r157 = 0;
+	i32 r112 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r142 = 0, r143 = 0;
+	i32 r144 = 0;
 	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r43 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0;
 	i64 r58 = 0, r59 = 0, r60 = 0, r67 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0;
-	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0;
-	u32 r95 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0;
+	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0, r92 = 0, r94 = 0, r96 = 0;
+	i64 r98 = 0, r100 = 0, r102 = 0, r104 = 0, r125 = 0, r127 = 0, r130 = 0, r131 = 0;
+	i64 r138 = 0;
+	u32 r113 = 0, r115 = 0, r140 = 0, r141 = 0, r148 = 0, r150 = 0, r151 = 0, r152 = 0;
+	u32 r156 = 0, r158 = 0, r159 = 0, r160 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
 	u64 r29 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r69 = 0, r77 = 0, r78 = 0;
-	u64 r79 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r100 = 0, r101 = 0;
-	u64 r102 = 0;
-	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0;
+	u64 r79 = 0, r88 = 0, r90 = 0, r120 = 0, r121 = 0, r124 = 0, r126 = 0, r145 = 0;
+	u64 r146 = 0, r147 = 0, r153 = 0, r154 = 0, r155 = 0;
+	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0, r133 = 0, r135 = 0;
+	float r136 = 0;
 	char *r1 = 0, *r6 = 0, *r36 = 0, *r38 = 0, *r41 = 0, *r42 = 0, *r61 = 0, *r63 = 0;
-	char *r66 = 0;
+	char *r66 = 0, *r132 = 0, *r134 = 0, *r137 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 65 "types.go"
@@ -476,55 +504,71 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 67 "types.go"
 	r42 = p0; r43 = p1;
 #line 65 "types.go"
-	r3 = r0 > 0ll; if (!r3) goto b24; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b24; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b36; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r3 = r0 > 0ll; if (!r3) goto b26; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b26; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r146 = r13 | r11; r147 = r146 >> 32; r148 = (u32)r147; r149 = r148 == 0u; if (!r149) goto b47; r150 = (u32)r13; r151 = (u32)r11; r152 = qd_div_u32(r150, r151); r145 = (u64)r152;
 b5: // setup
 #line 65 "types.go"
-	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b35; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
+	r17 = r145; r18 = r17 * r11; r16 = r13 - r18; r154 = r15 | r11; r155 = r154 >> 32; r156 = (u32)r155; r157 = r156 == 0u; if (!r157) goto b46; r158 = (u32)r15; r159 = (u32)r11; r160 = qd_div_u32(r158, r159); r153 = (u64)r160;
 b7: // setup
 #line 65 "types.go"
-	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b25; if (!r76) goto b25; if (!r80) goto b25; if (!r82) goto b25; if (!r86) goto b25; if (!r89) goto b25; if (!r91) goto b25;
+	r19 = r153; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r71 = r70 >= 0ll; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r82 = true; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r71) goto b36; if (!r76) goto b36; if (!r80) goto b36; if (!r82) goto b36; if (!r86) goto b36; if (!r89) goto b36; if (!r91) goto b36;
 #line 67 "types.go"
-	r33 = r7;
-b15: // head
+	r33 = r7; r92 = p3; r93 = r92 <= 2147483647ll; r94 = (u64)r92 - 1ull; r95 = r94 <= 2147483647ll; r96 = p5; r97 = r96 <= 2147483647ll; r98 = (u64)r96 - 1ull; r99 = r98 <= 2147483647ll; r100 = (u64)r96 * (u64)r94; r101 = r100 <= 2147483647ll; r102 = (u64)r100 + (u64)r98; r103 = r102 <= 2147483647ll; r104 = (u64)r94 + 1ull; r105 = r104 <= 2147483647ll; r106 = r93 & r95; r107 = r106 & r97; r108 = r107 & r99; r109 = r108 & r101; r110 = r109 & r103; r111 = r110 & r105; if (!r111) goto b27; r142 = (i32)r7;
+#line 66 "types.go"
+	r112 = r142; r129 = r112 > 0; r143 = r142; r144 = (i32)r0;
+b17: // head (int32)
 #line 65 "types.go"
-	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b24; r26 = r23 < r5; if (!r26) goto b24; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
-	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b23;
-	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
-b20: // latch
-#line 65 "types.go"
-	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b22; r16 = r16 - r11; r22 = r22 + 1ull;
-b22: // stepped
-#line 65 "types.go"
-	r22 = r22 + r19; goto b15;
-b23: // rangeint.done
+	r120 = r22; r121 = r16; r122 = r121 < r11; if (!r122) goto b26; r123 = r120 < r5; if (!r123) goto b26; r140 = (u32)r120; r113 = r140; r114 = (i32)r113; r141 = (u32)r121; r115 = r141; r116 = (i32)r115; if (!r129) goto b25;
 #line 67 "types.go"
-	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b20;
-b24: // exit
+	r117 = (u32)r114 * (u32)r143; r118 = (u32)r117 + (u32)r116; r125 = (i64)r114; r132 = r1 + r125 * 4; r133 = *(float *)r132; r127 = (i64)r116; r134 = r6 + r127 * 4; r135 = *(float *)r134; r136 = r133 * r135; r131 = (i64)r118; r137 = r42 + r131 * 4; *(float *)r137 = r136;
+b22: // latch (int32)
+#line 65 "types.go"
+	r16 = r16 + r21; r128 = r16 >= r11; if (!r128) goto b24; r16 = r16 - r11; r22 = r22 + 1ull;
+b24: // stepped (int32)
+#line 65 "types.go"
+	r22 = r22 + r19; goto b17;
+b25: // rangeint.done (int32)
+#line 67 "types.go"
+	r119 = (u32)r114 + 1u; r139 = r119 < r144; if (r139) goto b22;
+b26: // exit
 #line 67 "types.go"
 	return;
-b25: // preheader
+b27: // head
+#line 65 "types.go"
+	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b26; r26 = r23 < r5; if (!r26) goto b26; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
+	r8 = r7; r32 = r8 > 0ll; if (!r32) goto b35;
+	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
+b32: // latch
+#line 65 "types.go"
+	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b34; r16 = r16 - r11; r22 = r22 + 1ull;
+b34: // stepped
+#line 65 "types.go"
+	r22 = r22 + r19; goto b27;
+b35: // rangeint.done
+#line 67 "types.go"
+	r46 = (u64)r28 + 1ull; r47 = r46 < r0; if (r47) goto b32; goto b26;
+b36: // preheader
 #line 67 "types.go"
 	r58 = r7;
-b26: // head (checked if)
+b37: // head (checked if)
 #line 65 "types.go"
-	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b24; r51 = r48 < r5; if (!r51) goto b24; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
-	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b34;
+	r48 = r22; r49 = r16; r50 = r49 < r11; if (!r50) goto b26; r51 = r48 < r5; if (!r51) goto b26; r52 = r48; r53 = (i64)r52; r54 = r49; r55 = (i64)r54;
+	r8 = r7; r57 = r8 > 0ll; if (!r57) goto b45;
 	r59 = (u64)r53 * (u64)r58; r60 = (u64)r59 + (u64)r55; r61 = r1 + r53 * 4; r62 = *(float *)r61; r63 = r6 + r55 * 4; r64 = *(float *)r63; r65 = r62 * r64; if ((u64)r60 >= (u64)r43) { qd_site = 0; qd_x = r60; qd_y = r43; goto qd_fault; } r66 = r42 + r60 * 4; *(float *)r66 = r65;
-b31: // latch (checked if)
+b42: // latch (checked if)
 #line 65 "types.go"
-	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b33; r16 = r16 - r11; r22 = r22 + 1ull;
-b33: // stepped (checked if)
+	r16 = r16 + r21; r56 = r16 >= r11; if (!r56) goto b44; r16 = r16 - r11; r22 = r22 + 1ull;
+b44: // stepped (checked if)
 #line 65 "types.go"
-	r22 = r22 + r19; goto b26;
-b34: // rangeint.done (checked if)
+	r22 = r22 + r19; goto b37;
+b45: // rangeint.done (checked if)
 #line 67 "types.go"
-	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b31; goto b24;
-b35: // divide in 64 bits
+	r67 = (u64)r53 + 1ull; r68 = r67 < r0; if (r68) goto b42; goto b26;
+b46: // divide in 64 bits
 #line 65 "types.go"
-	r100 = qd_div_u64(r15, r11); goto b7;
-b36: // divide in 64 bits
+	r153 = qd_div_u64(r15, r11); goto b7;
+b47: // divide in 64 bits
 #line 65 "types.go"
-	r92 = qd_div_u64(r13, r11); goto b5;
+	r145 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -544,26 +588,34 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	bool r2 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r39 = 0, r40 = 0, r41 = 0;
 	bool r46 = 0, r49 = 0, r61 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r82 = 0;
 	bool r84 = 0, r87 = 0, r88 = 0, r93 = 0, r94 = 0, r101 = 0, r103 = 0, r105 = 0;
-	bool r106 = 0, r110 = 0, r114 = 0, r116 = 0, r120 = 0, r123 = 0, r125 = 0, r131 = 0;
-	bool r139 = 0, r145 = 0, r146 = 0, r149 = 0, r150 = 0, r153 = 0, r154 = 0, r157 = 0;
-	bool r158 = 0, r161 = 0, r162 = 0, r165 = 0, r166 = 0;
+	bool r106 = 0, r110 = 0, r114 = 0, r116 = 0, r120 = 0, r123 = 0, r125 = 0, r128 = 0;
+	bool r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r142 = 0, r143 = 0;
+	bool r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r160 = 0, r161 = 0;
+	bool r166 = 0, r173 = 0, r175 = 0, r185 = 0, r193 = 0, r199 = 0, r200 = 0, r203 = 0;
+	bool r204 = 0, r207 = 0, r208 = 0, r211 = 0, r212 = 0, r215 = 0, r216 = 0, r219 = 0;
+	bool r220 = 0;
+	i32 r151 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r178 = 0, r179 = 0;
+	i32 r180 = 0;
 	i64 r1 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r38 = 0, r43 = 0;
 	i64 r44 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0;
 	i64 r57 = 0, r58 = 0, r60 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r74 = 0;
 	i64 r75 = 0, r78 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r95 = 0, r96 = 0;
 	i64 r100 = 0, r102 = 0, r107 = 0, r108 = 0, r109 = 0, r115 = 0, r117 = 0, r118 = 0;
-	i64 r119 = 0, r121 = 0, r144 = 0, r148 = 0, r152 = 0, r156 = 0, r160 = 0, r164 = 0;
-	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
+	i64 r119 = 0, r121 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0;
+	i64 r139 = 0, r141 = 0, r163 = 0, r165 = 0, r167 = 0, r168 = 0, r172 = 0, r174 = 0;
+	i64 r198 = 0, r202 = 0, r206 = 0, r210 = 0, r214 = 0, r218 = 0;
+	u32 r150 = 0, r152 = 0, r176 = 0, r177 = 0, r184 = 0, r186 = 0, r187 = 0, r188 = 0;
+	u32 r192 = 0, r194 = 0, r195 = 0, r196 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
 	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
 	u64 r26 = 0, r85 = 0, r86 = 0, r89 = 0, r91 = 0, r104 = 0, r111 = 0, r112 = 0;
-	u64 r113 = 0, r122 = 0, r124 = 0, r127 = 0, r128 = 0, r129 = 0, r135 = 0, r136 = 0;
-	u64 r137 = 0;
+	u64 r113 = 0, r122 = 0, r124 = 0, r158 = 0, r159 = 0, r162 = 0, r164 = 0, r181 = 0;
+	u64 r182 = 0, r183 = 0, r189 = 0, r190 = 0, r191 = 0;
 	float r0 = 0, r37 = 0, r59 = 0, r73 = 0, r79 = 0, r80 = 0, r98 = 0, r99 = 0;
-	float r143 = 0, r147 = 0, r151 = 0, r155 = 0, r159 = 0, r163 = 0;
+	float r170 = 0, r171 = 0, r197 = 0, r201 = 0, r205 = 0, r209 = 0, r213 = 0, r217 = 0;
 	char *r42 = 0, *r45 = 0, *r50 = 0, *r53 = 0, *r67 = 0, *r68 = 0, *r71 = 0, *r76 = 0;
-	char *r77 = 0, *r97 = 0, *r126 = 0;
+	char *r77 = 0, *r97 = 0, *r126 = 0, *r169 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 78 "types.go"
@@ -571,114 +623,133 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 #line 80 "types.go"
 	r77 = p0; r78 = p1;
 #line 78 "types.go"
-	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b29; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b29; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b80; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b31; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b31; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r182 = r10 | r8; r183 = r182 >> 32; r184 = (u32)r183; r185 = r184 == 0u; if (!r185) goto b95; r186 = (u32)r10; r187 = (u32)r8; r188 = qd_div_u32(r186, r187); r181 = (u64)r188;
 b5: // setup
 #line 78 "types.go"
-	r14 = r127; r15 = r14 * r8; r13 = r10 - r15; r136 = r12 | r8; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b79; r140 = (u32)r12; r141 = (u32)r8; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
+	r14 = r181; r15 = r14 * r8; r13 = r10 - r15; r190 = r12 | r8; r191 = r190 >> 32; r192 = (u32)r191; r193 = r192 == 0u; if (!r193) goto b94; r194 = (u32)r12; r195 = (u32)r8; r196 = qd_div_u32(r194, r195); r189 = (u64)r196;
 b7: // setup
 #line 78 "types.go"
-	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r104 = (u64)r78; r105 = r5 >= 0ll; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r111 = (u64)r108; r112 = r7; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; r116 = true; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; r123 = true; r124 = (u64)r119; r125 = r124 < r104; if (!r105) goto b65; if (!r110) goto b65; if (!r114) goto b65; if (!r116) goto b65; if (!r120) goto b65; if (!r123) goto b65; if (!r125) goto b65; r72 = r6;
-b15: // head
+	r16 = r189; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r104 = (u64)r78; r105 = r5 >= 0ll; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r111 = (u64)r108; r112 = r7; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; r116 = true; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; r123 = true; r124 = (u64)r119; r125 = r124 < r104; if (!r105) goto b80; if (!r110) goto b80; if (!r114) goto b80; if (!r116) goto b80; if (!r120) goto b80; if (!r123) goto b80; if (!r125) goto b80; r72 = r6; r127 = p3; r128 = r127 <= 2147483647ll; r129 = (u64)r127 - 1ull; r130 = r129 <= 2147483647ll; r131 = p2; r132 = r131 <= 2147483647ll; r133 = (u64)r131 - 1ull; r134 = r133 <= 2147483647ll; r135 = (u64)r131 * (u64)r129; r136 = r135 <= 2147483647ll; r137 = (u64)r135 + (u64)r133; r138 = r137 <= 2147483647ll; r139 = (u64)r133 + 1ull; r140 = r139 <= 2147483647ll; r141 = (u64)r129 + 1ull; r142 = r141 <= 2147483647ll; r143 = r128 & r130; r144 = r143 & r132; r145 = r144 & r134; r146 = r145 & r136; r147 = r146 & r138; r148 = r147 & r140; r149 = r148 & r142; if (!r149) goto b67; r178 = (i32)r5; r179 = r178; r180 = (i32)r1;
+b17: // head (int32)
 #line 78 "types.go"
-	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b29; r23 = r20 < r4; if (!r23) goto b29; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26; if (!r72) goto b25;
+	r158 = r19; r159 = r13; r160 = r159 < r8; if (!r160) goto b31; r161 = r158 < r4; if (!r161) goto b31; r176 = (u32)r158; r150 = r176; r151 = (i32)r150; r177 = (u32)r159; r152 = r177; r153 = (i32)r152; if (!r72) goto b27;
 #line 80 "types.go"
-	r74 = (u64)r25 * (u64)r5; r75 = (u64)r74 + (u64)r27; r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r0 + r79; r81 = (u64)r27 + 1ull; r82 = r81 < r5; if (!r82) goto b24; r0 = r80;
-b21: // latch
+	r154 = (u32)r151 * (u32)r178; r155 = (u32)r154 + (u32)r153; r168 = (i64)r155; r169 = r77 + r168 * 4; r170 = *(float *)r169; r171 = r0 + r170; r156 = (u32)r153 + 1u; r173 = r156 < r179; if (!r173) goto b26; r0 = r171;
+b23: // latch (int32)
 #line 78 "types.go"
-	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b23; r13 = r13 - r8; r19 = r19 + 1ull;
-b23: // stepped
+	r13 = r13 + r18; r166 = r13 >= r8; if (!r166) goto b25; r13 = r13 - r8; r19 = r19 + 1ull;
+b25: // stepped (int32)
 #line 78 "types.go"
-	r19 = r19 + r16; goto b15;
-b24: // edge 3→4
+	r19 = r19 + r16; goto b17;
+b26: // edge 3→4 (int32)
 #line 80 "types.go"
-	r0 = r80; goto b21;
-b25: // edge 1→4
+	r0 = r171; goto b23;
+b27: // edge 1→4 (int32)
 #line 78 "types.go"
 	r73 = r0;
 #line 80 "types.go"
-	r83 = (u64)r25 + 1ull; r84 = r83 < r1; if (!r84) goto b28; r0 = r73; goto b21;
-b28: // edge 4→2
+	r157 = (u32)r151 + 1u; r175 = r157 < r180; if (!r175) goto b30; r0 = r73; goto b23;
+b30: // edge 4→2
 #line 80 "types.go"
 	r0 = r73;
-b29: // exit
+b31: // exit
 #line 78 "types.go"
 	r29 = (i64)(threadIdx.x % warpSize); r30 = (i64)(threadIdx.x / warpSize); r46 = r30 == 0ll; r31 = (i64)warpSize; r32 = (u64)r30 * (u64)r31; r33 = (i64)blockDim.x; r34 = (u64)r33 - (u64)r32; r35 = r34 < r31 ? r34 : r31; r36 = r31 >> 1;
-b30: // reduction shuffle
+b32: // reduction shuffle
 #line 78 "types.go"
-	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b32; r0 = r0 + r37;
-b32: // reduction next
+	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b34; r0 = r0 + r37;
+b34: // reduction next
 #line 78 "types.go"
-	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b42; r143 = qd_shfl_down(r0, (u32)r36); r144 = (u64)r29 + (u64)r36; r145 = r144 < r35; if (!r145) goto b35; r0 = r0 + r143;
-b35: // reduction next (unrolled 1)
+	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b44; r197 = qd_shfl_down(r0, (u32)r36); r198 = (u64)r29 + (u64)r36; r199 = r198 < r35; if (!r199) goto b37; r0 = r0 + r197;
+b37: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r36 = r36 >> 1; r146 = r36 != 0ll; if (!r146) goto b42; r147 = qd_shfl_down(r0, (u32)r36); r148 = (u64)r29 + (u64)r36; r149 = r148 < r35; if (!r149) goto b38; r0 = r0 + r147;
-b38: // reduction next (unrolled 2)
+	r36 = r36 >> 1; r200 = r36 != 0ll; if (!r200) goto b44; r201 = qd_shfl_down(r0, (u32)r36); r202 = (u64)r29 + (u64)r36; r203 = r202 < r35; if (!r203) goto b40; r0 = r0 + r201;
+b40: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r36 = r36 >> 1; r150 = r36 != 0ll; if (!r150) goto b42; r151 = qd_shfl_down(r0, (u32)r36); r152 = (u64)r29 + (u64)r36; r153 = r152 < r35; if (!r153) goto b41; r0 = r0 + r151;
-b41: // reduction next (unrolled 3)
+	r36 = r36 >> 1; r204 = r36 != 0ll; if (!r204) goto b44; r205 = qd_shfl_down(r0, (u32)r36); r206 = (u64)r29 + (u64)r36; r207 = r206 < r35; if (!r207) goto b43; r0 = r0 + r205;
+b43: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r36 = r36 >> 1; r154 = r36 != 0ll; if (r154) goto b30;
-b42: // reduction shuffled
+	r36 = r36 >> 1; r208 = r36 != 0ll; if (r208) goto b32;
+b44: // reduction shuffled
 #line 78 "types.go"
-	r41 = r29 == 0ll; if (!r41) goto b44; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
-b44: // reduction barrier
+	r41 = r29 == 0ll; if (!r41) goto b46; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
+b46: // reduction barrier
 #line 78 "types.go"
-	__syncthreads(); if (!r46) goto b63; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b64; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
-b47: // reduction warps
+	__syncthreads(); if (!r46) goto b65; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b66; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
+b49: // reduction warps
 #line 78 "types.go"
 	r54 = r32; r55 = (i64)blockDim.x; r56 = (u64)r55 - (u64)r54; r57 = r56 < r31 ? r56 : r31; r58 = r31 >> 1;
-b48: // reduction shuffle
+b50: // reduction shuffle
 #line 78 "types.go"
-	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b50; r0 = r0 + r59;
-b50: // reduction next
+	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b52; r0 = r0 + r59;
+b52: // reduction next
 #line 78 "types.go"
-	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b60; r155 = qd_shfl_down(r0, (u32)r58); r156 = (u64)r29 + (u64)r58; r157 = r156 < r57; if (!r157) goto b53; r0 = r0 + r155;
-b53: // reduction next (unrolled 1)
+	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b62; r209 = qd_shfl_down(r0, (u32)r58); r210 = (u64)r29 + (u64)r58; r211 = r210 < r57; if (!r211) goto b55; r0 = r0 + r209;
+b55: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r58 = r58 >> 1; r158 = r58 != 0ll; if (!r158) goto b60; r159 = qd_shfl_down(r0, (u32)r58); r160 = (u64)r29 + (u64)r58; r161 = r160 < r57; if (!r161) goto b56; r0 = r0 + r159;
-b56: // reduction next (unrolled 2)
+	r58 = r58 >> 1; r212 = r58 != 0ll; if (!r212) goto b62; r213 = qd_shfl_down(r0, (u32)r58); r214 = (u64)r29 + (u64)r58; r215 = r214 < r57; if (!r215) goto b58; r0 = r0 + r213;
+b58: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r58 = r58 >> 1; r162 = r58 != 0ll; if (!r162) goto b60; r163 = qd_shfl_down(r0, (u32)r58); r164 = (u64)r29 + (u64)r58; r165 = r164 < r57; if (!r165) goto b59; r0 = r0 + r163;
-b59: // reduction next (unrolled 3)
+	r58 = r58 >> 1; r216 = r58 != 0ll; if (!r216) goto b62; r217 = qd_shfl_down(r0, (u32)r58); r218 = (u64)r29 + (u64)r58; r219 = r218 < r57; if (!r219) goto b61; r0 = r0 + r217;
+b61: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r58 = r58 >> 1; r166 = r58 != 0ll; if (r166) goto b48;
-b60: // reduction shuffled
+	r58 = r58 >> 1; r220 = r58 != 0ll; if (r220) goto b50;
+b62: // reduction shuffled
 #line 78 "types.go"
-	r63 = r41; if (!r63) goto b63; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b63; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
-b63: // reduction done
+	r63 = r41; if (!r63) goto b65; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b65; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
+b65: // reduction done
 #line 78 "types.go"
 	return;
-b64: // reduction none
+b66: // reduction none
 #line 78 "types.go"
-	r0 = (-0x0p+00f); goto b47;
-b65: // preheader
+	r0 = (-0x0p+00f); goto b49;
+b67: // head
 #line 78 "types.go"
-	r94 = r6;
-b66: // head (checked if)
-#line 78 "types.go"
-	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b29; r88 = r85 < r4; if (!r88) goto b29; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91; if (!r94) goto b76;
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b31; r23 = r20 < r4; if (!r23) goto b31; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26; if (!r72) goto b77;
 #line 80 "types.go"
-	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b75; r0 = r99;
-b72: // latch (checked if)
+	r74 = (u64)r25 * (u64)r5; r75 = (u64)r74 + (u64)r27; r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r0 + r79; r81 = (u64)r27 + 1ull; r82 = r81 < r5; if (!r82) goto b76; r0 = r80;
+b73: // latch
 #line 78 "types.go"
-	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b74; r13 = r13 - r8; r19 = r19 + 1ull;
-b74: // stepped (checked if)
+	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b75; r13 = r13 - r8; r19 = r19 + 1ull;
+b75: // stepped
 #line 78 "types.go"
-	r19 = r19 + r16; goto b66;
-b75: // edge 3→4 (checked if)
+	r19 = r19 + r16; goto b67;
+b76: // edge 3→4
 #line 80 "types.go"
-	r0 = r99; goto b72;
-b76: // edge 1→4 (checked if)
+	r0 = r80; goto b73;
+b77: // edge 1→4
 #line 78 "types.go"
 	r73 = r0;
 #line 80 "types.go"
-	r102 = (u64)r90 + 1ull; r103 = r102 < r1; if (!r103) goto b28; r0 = r73; goto b72;
-b79: // divide in 64 bits
+	r83 = (u64)r25 + 1ull; r84 = r83 < r1; if (!r84) goto b30; r0 = r73; goto b73;
+b80: // preheader
 #line 78 "types.go"
-	r135 = qd_div_u64(r12, r8); goto b7;
-b80: // divide in 64 bits
+	r94 = r6;
+b81: // head (checked if)
 #line 78 "types.go"
-	r127 = qd_div_u64(r10, r8); goto b5;
+	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b31; r88 = r85 < r4; if (!r88) goto b31; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91; if (!r94) goto b91;
+#line 80 "types.go"
+	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b90; r0 = r99;
+b87: // latch (checked if)
+#line 78 "types.go"
+	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b89; r13 = r13 - r8; r19 = r19 + 1ull;
+b89: // stepped (checked if)
+#line 78 "types.go"
+	r19 = r19 + r16; goto b81;
+b90: // edge 3→4 (checked if)
+#line 80 "types.go"
+	r0 = r99; goto b87;
+b91: // edge 1→4 (checked if)
+#line 78 "types.go"
+	r73 = r0;
+#line 80 "types.go"
+	r102 = (u64)r90 + 1ull; r103 = r102 < r1; if (!r103) goto b30; r0 = r73; goto b87;
+b94: // divide in 64 bits
+#line 78 "types.go"
+	r189 = qd_div_u64(r12, r8); goto b7;
+b95: // divide in 64 bits
+#line 78 "types.go"
+	r181 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -911,7 +982,17 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	bool r113 = 0, r117 = 0, r119 = 0, r122 = 0, r125 = 0, r127 = 0, r130 = 0, r132 = 0;
 	bool r134 = 0, r137 = 0, r140 = 0, r142 = 0, r144 = 0, r147 = 0, r149 = 0, r151 = 0;
 	bool r153 = 0, r155 = 0, r158 = 0, r160 = 0, r162 = 0, r165 = 0, r167 = 0, r170 = 0;
-	bool r172 = 0, r181 = 0, r189 = 0;
+	bool r172 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0, r190 = 0;
+	bool r192 = 0, r194 = 0, r196 = 0, r198 = 0, r200 = 0, r202 = 0, r204 = 0, r206 = 0;
+	bool r208 = 0, r210 = 0, r212 = 0, r214 = 0, r216 = 0, r218 = 0, r220 = 0, r222 = 0;
+	bool r224 = 0, r226 = 0, r228 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0;
+	bool r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0;
+	bool r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0;
+	bool r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r279 = 0, r280 = 0;
+	bool r285 = 0, r286 = 0, r287 = 0, r327 = 0, r335 = 0;
+	i32 r257 = 0, r258 = 0, r260 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
+	i32 r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0;
+	i32 r275 = 0, r276 = 0, r318 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0;
 	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
 	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0;
 	i64 r43 = 0, r47 = 0, r48 = 0, r49 = 0, r53 = 0, r54 = 0, r55 = 0, r61 = 0;
@@ -920,18 +1001,27 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	i64 r95 = 0, r96 = 0, r104 = 0, r105 = 0, r106 = 0, r112 = 0, r114 = 0, r115 = 0;
 	i64 r116 = 0, r118 = 0, r120 = 0, r123 = 0, r126 = 0, r128 = 0, r133 = 0, r135 = 0;
 	i64 r136 = 0, r141 = 0, r143 = 0, r145 = 0, r150 = 0, r152 = 0, r154 = 0, r159 = 0;
-	i64 r161 = 0, r163 = 0;
-	u32 r180 = 0, r182 = 0, r183 = 0, r184 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0;
+	i64 r161 = 0, r163 = 0, r177 = 0, r179 = 0, r181 = 0, r183 = 0, r185 = 0, r187 = 0;
+	i64 r189 = 0, r191 = 0, r193 = 0, r195 = 0, r197 = 0, r199 = 0, r201 = 0, r203 = 0;
+	i64 r205 = 0, r207 = 0, r209 = 0, r211 = 0, r213 = 0, r215 = 0, r217 = 0, r219 = 0;
+	i64 r221 = 0, r223 = 0, r225 = 0, r227 = 0, r229 = 0, r282 = 0, r284 = 0, r288 = 0;
+	i64 r289 = 0, r290 = 0, r291 = 0, r292 = 0, r295 = 0, r296 = 0, r297 = 0, r301 = 0;
+	i64 r302 = 0, r303 = 0, r307 = 0, r308 = 0, r309 = 0;
+	u32 r259 = 0, r261 = 0, r316 = 0, r317 = 0, r326 = 0, r328 = 0, r329 = 0, r330 = 0;
+	u32 r334 = 0, r336 = 0, r337 = 0, r338 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
 	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
 	u64 r27 = 0, r64 = 0, r65 = 0, r68 = 0, r70 = 0, r101 = 0, r108 = 0, r109 = 0;
 	u64 r110 = 0, r121 = 0, r124 = 0, r129 = 0, r131 = 0, r138 = 0, r139 = 0, r146 = 0;
 	u64 r148 = 0, r156 = 0, r157 = 0, r164 = 0, r166 = 0, r168 = 0, r169 = 0, r171 = 0;
-	u64 r177 = 0, r178 = 0, r179 = 0, r185 = 0, r186 = 0, r187 = 0;
+	u64 r277 = 0, r278 = 0, r281 = 0, r283 = 0, r323 = 0, r324 = 0, r325 = 0, r331 = 0;
+	u64 r332 = 0, r333 = 0;
 	float r40 = 0, r45 = 0, r46 = 0, r51 = 0, r52 = 0, r57 = 0, r58 = 0, r81 = 0;
-	float r86 = 0, r87 = 0, r92 = 0, r93 = 0, r98 = 0, r99 = 0;
+	float r86 = 0, r87 = 0, r92 = 0, r93 = 0, r98 = 0, r99 = 0, r294 = 0, r299 = 0;
+	float r300 = 0, r305 = 0, r306 = 0, r311 = 0, r312 = 0;
 	char *r37 = 0, *r38 = 0, *r44 = 0, *r50 = 0, *r56 = 0, *r59 = 0, *r60 = 0, *r80 = 0;
 	char *r85 = 0, *r91 = 0, *r97 = 0, *r100 = 0, *r173 = 0, *r174 = 0, *r175 = 0, *r176 = 0;
+	char *r293 = 0, *r298 = 0, *r304 = 0, *r310 = 0, *r313 = 0, *r314 = 0, *r315 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 107 "types.go"
@@ -939,47 +1029,48 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 #line 109 "types.go"
 	r38 = p2; r39 = p3; r60 = p0; r61 = p1;
 #line 107 "types.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b42; r3 = (u64)r1; r4 = r3 - 1ull;
+	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b44; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 107 "types.go"
-	r7 = r6 > 1ll; if (!r7) goto b42; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r178 = r11 | r9; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b53; r182 = (u32)r11; r183 = (u32)r9; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+	r7 = r6 > 1ll; if (!r7) goto b44; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r324 = r11 | r9; r325 = r324 >> 32; r326 = (u32)r325; r327 = r326 == 0u; if (!r327) goto b55; r328 = (u32)r11; r329 = (u32)r9; r330 = qd_div_u32(r328, r329); r323 = (u64)r330;
 b5: // setup
 #line 107 "types.go"
-	r15 = r177; r16 = r15 * r9; r14 = r11 - r16; r186 = r13 | r9; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b52; r190 = (u32)r13; r191 = (u32)r9; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
+	r15 = r323; r16 = r15 * r9; r14 = r11 - r16; r332 = r13 | r9; r333 = r332 >> 32; r334 = (u32)r333; r335 = r334 == 0u; if (!r335) goto b54; r336 = (u32)r13; r337 = (u32)r9; r338 = qd_div_u32(r336, r337); r331 = (u64)r338;
 b7: // setup
 #line 107 "types.go"
-	r17 = r185; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r102 = r5 >= 0ll; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r113 = r102; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r119 = r118 >= 0ll; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r127 = r126 >= 0ll; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r142 = true; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r151 = r150 >= 0ll; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r102) goto b43; if (!r107) goto b43; if (!r111) goto b43; if (!r113) goto b43; if (!r117) goto b43; if (!r119) goto b43; if (!r122) goto b43; if (!r125) goto b43; if (!r127) goto b43; if (!r130) goto b43; if (!r132) goto b43; if (!r137) goto b43; if (!r140) goto b43; if (!r142) goto b43; if (!r144) goto b43; if (!r147) goto b43; if (!r149) goto b43; if (!r151) goto b43; if (!r155) goto b43; if (!r158) goto b43; if (!r160) goto b43; if (!r162) goto b43; if (!r165) goto b43; if (!r167) goto b43; if (!r170) goto b43; if (!r172) goto b43;
-b33: // head
+	r17 = r331; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r102 = r5 >= 0ll; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r113 = r102; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r119 = r118 >= 0ll; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r127 = r126 >= 0ll; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r142 = true; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r151 = r150 >= 0ll; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r102) goto b45; if (!r107) goto b45; if (!r111) goto b45; if (!r113) goto b45; if (!r117) goto b45; if (!r119) goto b45; if (!r122) goto b45; if (!r125) goto b45; if (!r127) goto b45; if (!r130) goto b45; if (!r132) goto b45; if (!r137) goto b45; if (!r140) goto b45; if (!r142) goto b45; if (!r144) goto b45; if (!r147) goto b45; if (!r149) goto b45; if (!r151) goto b45; if (!r155) goto b45; if (!r158) goto b45; if (!r160) goto b45; if (!r162) goto b45; if (!r165) goto b45; if (!r167) goto b45; if (!r170) goto b45; if (!r172) goto b45; r177 = p5; r178 = r177 <= 2147483647ll; r179 = (u64)r177 + (u64)(-2ll); r180 = r179 <= 2147483647ll; r181 = (u64)r179 - 1ull; r182 = r181 <= 2147483647ll; r183 = (u64)r181 + 1ull; r184 = r183 <= 2147483647ll; r185 = p4; r186 = r185 <= 2147483647ll; r187 = (u64)r185 + (u64)(-2ll); r188 = r187 <= 2147483647ll; r189 = (u64)r187 - 1ull; r190 = r189 <= 2147483647ll; r191 = (u64)r189 + 1ull; r192 = r191 <= 2147483647ll; r193 = (u64)r177 + (u64)(-1ll); r194 = r193 <= 2147483647ll; r195 = (u64)r185 + (u64)(-1ll); r196 = r195 <= 2147483647ll; r197 = (u64)r185 * (u64)r181; r198 = r197 <= 2147483647ll; r199 = (u64)r185 + (u64)r197; r200 = r199 <= 2147483647ll; r201 = (u64)r185 + 1ull; r202 = r201 <= 2147483647ll; r203 = (u64)r201 + (u64)r197; r204 = r203 <= 2147483647ll; r205 = (u64)r203 + (u64)r189; r206 = r205 <= 2147483647ll; r207 = (u64)r199 + (u64)r189; r208 = r207 <= 2147483647ll; r209 = (u64)r185 + 2ull; r210 = r209 <= 2147483647ll; r211 = (u64)r209 + (u64)r197; r212 = r211 <= 2147483647ll; r213 = (u64)r211 + (u64)r189; r214 = r213 <= 2147483647ll; r215 = (u64)r197 + 1ull; r216 = r215 <= 2147483647ll; r217 = (u64)r215 + (u64)r189; r218 = r217 <= 2147483647ll; r219 = (u64)r181 + 2ull; r220 = r219 <= 2147483647ll; r221 = (u64)r185 * 2ull; r222 = r221 <= 2147483647ll; r223 = (u64)r221 + (u64)r197; r224 = r223 <= 2147483647ll; r225 = (u64)r221 + 1ull; r226 = r225 <= 2147483647ll; r227 = (u64)r225 + (u64)r197; r228 = r227 <= 2147483647ll; r229 = (u64)r227 + (u64)r189; r230 = r229 <= 2147483647ll; r231 = r178 & r180; r232 = r231 & r182; r233 = r232 & r184; r234 = r233 & r186; r235 = r234 & r188; r236 = r235 & r190; r237 = r236 & r192; r238 = r237 & r194; r239 = r238 & r196; r240 = r239 & r198; r241 = r240 & r200; r242 = r241 & r202; r243 = r242 & r204; r244 = r243 & r206; r245 = r244 & r208; r246 = r245 & r210; r247 = r246 & r212; r248 = r247 & r214; r249 = r248 & r216; r250 = r249 & r218; r251 = r250 & r220; r252 = r251 & r222; r253 = r252 & r224; r254 = r253 & r226; r255 = r254 & r228; r256 = r255 & r230; if (!r256) goto b45; r318 = (i32)r0; r257 = (u32)r318 - 1u; r319 = (i32)r5;
+	r258 = (u32)r319 - 1u; r320 = r319; r321 = r319; r322 = r319;
+b35: // head (int32)
 #line 107 "types.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b42; r24 = r21 < r4; if (!r24) goto b42; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull; r30 = r26 < r1; if (!r30) goto b42;
-	r6 = (u64)r5 - 1ull; r31 = r28 < r6; if (!r31) goto b39;
-	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28; r35 = r33; r173 = r38 + r35 * 4; r37 = r173 + -4ll; r40 = *(float *)r37; r174 = r173; r44 = r174 + 4ll; r45 = *(float *)r44; r46 = r40 + r45; r47 = (u64)r26 - 1ull; r48 = (u64)r47 * (u64)r5; r49 = (u64)r48 + (u64)r28; r50 = r38 + r49 * 4; r51 = *(float *)r50; r52 = r46 + r51; r53 = (u64)r26 + 1ull; r54 = (u64)r53 * (u64)r5; r55 = (u64)r54 + (u64)r28; r56 = r38 + r55 * 4; r57 = *(float *)r56; r58 = r52 + r57; r59 = r60 + r33 * 4; *(float *)r59 = r58;
-b39: // latch
+	r277 = r20; r278 = r14; r279 = r278 < r9; if (!r279) goto b44; r280 = r277 < r4; if (!r280) goto b44; r316 = (u32)r277; r259 = r316 + 1u; r260 = (i32)r259; r317 = (u32)r278; r261 = r317 + 1u; r262 = (i32)r261; r286 = r260 < r257; if (!r286) goto b44;
+	r287 = r262 < r258; if (!r287) goto b41;
+	r263 = (u32)r260 * (u32)r320; r264 = (u32)r263 + (u32)r262; r266 = r264; r291 = (i64)r266; r314 = r38 + r291 * 4; r293 = r314 + -4ll; r294 = *(float *)r293; r315 = r314; r298 = r315 + 4ll; r299 = *(float *)r298; r300 = r294 + r299; r271 = (u32)r260 - 1u; r272 = (u32)r271 * (u32)r321; r273 = (u32)r272 + (u32)r262; r303 = (i64)r273; r304 = r38 + r303 * 4; r305 = *(float *)r304; r306 = r300 + r305; r274 = (u32)r260 + 1u; r275 = (u32)r274 * (u32)r322; r276 = (u32)r275 + (u32)r262; r309 = (i64)r276; r310 = r38 + r309 * 4; r311 = *(float *)r310; r312 = r306 + r311; r289 = r291; r313 = r60 + r289 * 4; *(float *)r313 = r312;
+b41: // latch (int32)
 #line 107 "types.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b41; r14 = r14 - r9; r20 = r20 + 1ull;
-b41: // stepped
+	r14 = r14 + r19; r285 = r14 >= r9; if (!r285) goto b43; r14 = r14 - r9; r20 = r20 + 1ull;
+b43: // stepped (int32)
 #line 107 "types.go"
-	r20 = r20 + r17; goto b33;
-b42: // exit
+	r20 = r20 + r17; goto b35;
+b44: // exit
 #line 107 "types.go"
 	return;
-b43: // head (checked if)
+b45: // head (checked if)
 #line 107 "types.go"
-	r64 = r20; r65 = r14; r66 = r65 < r9; if (!r66) goto b42; r67 = r64 < r4; if (!r67) goto b42; r68 = r64 + 1ull; r69 = (i64)r68; r70 = r65 + 1ull; r71 = (i64)r70; r1 = (u64)r0 - 1ull; r73 = r69 < r1; if (!r73) goto b42;
-	r6 = (u64)r5 - 1ull; r74 = r71 < r6; if (!r74) goto b49;
+	r64 = r20; r65 = r14; r66 = r65 < r9; if (!r66) goto b44; r67 = r64 < r4; if (!r67) goto b44; r68 = r64 + 1ull; r69 = (i64)r68; r70 = r65 + 1ull; r71 = (i64)r70; r1 = (u64)r0 - 1ull; r73 = r69 < r1; if (!r73) goto b44;
+	r6 = (u64)r5 - 1ull; r74 = r71 < r6; if (!r74) goto b51;
 	r75 = (u64)r69 * (u64)r5; r76 = (u64)r75 + (u64)r71; r78 = r76; r79 = (u64)r78 - 1ull; if ((u64)r79 >= (u64)r39) { qd_site = 0; qd_x = r79; qd_y = r39; goto qd_fault; } r175 = r38 + r78 * 4; r80 = r175 + -4ll; r81 = *(float *)r80; r83 = r76; r84 = (u64)r83 + 1ull; if ((u64)r84 >= (u64)r39) { qd_site = 1; qd_x = r84; qd_y = r39; goto qd_fault; } r176 = r175; r85 = r176 + 4ll; r86 = *(float *)r85; r87 = r81 + r86; r88 = (u64)r69 - 1ull; r89 = (u64)r88 * (u64)r5; r90 = (u64)r89 + (u64)r71; if ((u64)r90 >= (u64)r39) { qd_site = 2; qd_x = r90; qd_y = r39; goto qd_fault; } r91 = r38 + r90 * 4; r92 = *(float *)r91; r93 = r87 + r92; r94 = (u64)r69 + 1ull; r95 = (u64)r94 * (u64)r5; r96 = (u64)r95 + (u64)r71; if ((u64)r96 >= (u64)r39) { qd_site = 3; qd_x = r96; qd_y = r39; goto qd_fault; } r97 = r38 + r96 * 4; r98 = *(float *)r97; r99 = r93 + r98; if ((u64)r76 >= (u64)r61) { qd_site = 4; qd_x = r76; qd_y = r61; goto qd_fault; } r100 = r60 + r76 * 4; *(float *)r100 = r99;
-b49: // latch (checked if)
+b51: // latch (checked if)
 #line 107 "types.go"
-	r14 = r14 + r19; r72 = r14 >= r9; if (!r72) goto b51; r14 = r14 - r9; r20 = r20 + 1ull;
-b51: // stepped (checked if)
+	r14 = r14 + r19; r72 = r14 >= r9; if (!r72) goto b53; r14 = r14 - r9; r20 = r20 + 1ull;
+b53: // stepped (checked if)
 #line 107 "types.go"
-	r20 = r20 + r17; goto b43;
-b52: // divide in 64 bits
+	r20 = r20 + r17; goto b45;
+b54: // divide in 64 bits
 #line 107 "types.go"
-	r185 = qd_div_u64(r13, r9); goto b7;
-b53: // divide in 64 bits
+	r331 = qd_div_u64(r13, r9); goto b7;
+b55: // divide in 64 bits
 #line 107 "types.go"
-	r177 = qd_div_u64(r11, r9); goto b5;
+	r323 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
