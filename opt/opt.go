@@ -57,6 +57,7 @@ var Default = Pipeline{
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "strength", Task: ReduceStrength},
 	{Name: "narrow", Task: NarrowCounters},
+	{Name: "index32", Task: NarrowIndices},
 	{Name: "fma", Kernel: FuseMultiplyAdds},
 	{Name: "constprop", Task: PropagateConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},

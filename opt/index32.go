@@ -1,0 +1,305 @@
+package opt
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
+)
+
+// NarrowIndices gives a loop whose index arithmetic is 64-bit (Go's int)
+// a second version that computes it in 32 bits, and runs that version
+// when a test before the loop proves every value it narrows fits in
+// int32: i*m+j with i < n and j < m once n*m does. Each narrowed value's
+// bounds come from the loop analysis (index32bounds.go); the test is
+// computed once per thread, from parameters and lengths. The 64-bit loop
+// stays for inputs too large, so results and faults are Go's whatever the
+// sizes: a narrowed value is exactly the 64-bit one, and is sign-extended
+// back to 64 bits where something else reads it (an element address, a
+// bounds check, a store).
+//
+// What narrows: 64-bit adds, subtracts, multiplies, negations, moves,
+// shifts by a constant below 32 and conversions between int64 and uint64,
+// whose results are all a register's assignments in the loop, and the
+// comparisons of such registers (loop tests). A register the loop does
+// not narrow is truncated where a narrowed instruction reads it, when its
+// value there is bounded too. Only loops at the top of a nest are
+// versioned, with the loops inside them, and only where a multiply of
+// two variables narrows, so code grows only where 64-bit index arithmetic
+// was. A loop that holds other loops is versioned only where HoistChecks
+// left a checked copy to fall back on, which costs no code: copying a
+// whole nest beside its 64-bit version costs registers that the suite's
+// matrix kernels cannot spare.
+// The copies that HoistChecks keeps for failing checks are left as they
+// are, since they run only to fault; where a loop has one, it is also
+// what runs when the test fails, and the 64-bit loop without checks goes.
+func NarrowIndices(t *ir.Task) {
+	an := analysis.New(t)
+	var plans []*index32Plan
+	for _, lp := range an.Loops {
+		c := t.Blocks[lp.Header].Comment
+		if lp.Depth != 1 || strings.Contains(c, "(checked") {
+			continue
+		}
+		if p := planIndex32(an, lp); p != nil && (len(lp.Children) == 0 || p.checkedCopy() != lp.Header) {
+			// Everything the analysis answers is asked before the task
+			// changes: the copies only add blocks and registers.
+			p.prepare()
+			plans = append(plans, p)
+		}
+	}
+	for _, p := range plans {
+		p.apply()
+	}
+}
+
+// index32Plan is what NarrowIndices narrows in one loop.
+type index32Plan struct {
+	an    *analysis.Analysis
+	lp    *analysis.Loop
+	entry int                    // the one block outside the loop that enters it
+	instr map[analysis.Site]bool // the narrowed instructions
+	regs  map[ir.Reg]bool        // the narrowed registers
+	// liveIn are the narrowed registers whose value on entry the loop
+	// reads, truncated before it; liveOut those read after it.
+	liveIn, liveOut []ir.Reg
+	guard           *ir.Block // the test, not yet in the task
+	ok              ir.Arg    // its result
+	fallback        int       // the loop to run when it fails
+}
+
+func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {
+	var entries []int
+	for _, p := range an.Preds[lp.Header] {
+		if !lp.Has(p) {
+			entries = append(entries, p)
+		}
+	}
+	if len(entries) != 1 {
+		return nil
+	}
+	p := &index32Plan{an: an, lp: lp, entry: entries[0], instr: map[analysis.Site]bool{}, regs: map[ir.Reg]bool{}}
+	dry := newBoundsBuilder(an, nil)
+	for _, bi := range lp.Blocks {
+		for i := range an.Task.Blocks[bi].Instrs {
+			s := analysis.Site{Block: bi, At: i}
+			if in := an.Instr(s); narrowableArith(in) && p.resultFits(dry, s) {
+				p.instr[s] = true
+				p.regs[in.Dst] = true
+			}
+		}
+	}
+	p.keepCounters()
+	for p.prune(dry) {
+	}
+	for _, bi := range lp.Blocks {
+		for i := range an.Task.Blocks[bi].Instrs {
+			s := analysis.Site{Block: bi, At: i}
+			if in := an.Instr(s); narrowableCompare(in) && p.operandsFit(dry, s, true) {
+				p.instr[s] = true
+			}
+		}
+	}
+	if !p.profitable() {
+		return nil
+	}
+	return p
+}
+
+// keepCounters leaves in 64 bits the counters that only count: read by
+// nothing but their own step and loop tests (strength reduction has
+// turned their element addresses into stepping pointers), and those of
+// loops that UnrollLoops counts. Narrowing the first gains nothing, and
+// UnrollLoops, whose analysis cannot prove that a 32-bit count tested at
+// the loop's bottom does not wrap, would unroll the second without
+// removing its tests.
+func (p *index32Plan) keepCounters() {
+	t := p.an.Task
+	for _, lp := range p.an.Loops {
+		if !p.lp.Contains(lp) {
+			continue
+		}
+		for _, iv := range lp.IndVars {
+			sum := p.an.Instr(iv.Sum).Dst
+			counting := true
+			for _, bi := range p.lp.Blocks {
+				for i, in := range t.Blocks[bi].Instrs {
+					s := analysis.Site{Block: bi, At: i}
+					if s == iv.Sum || s == iv.Update || narrowableCompare(&in) {
+						continue
+					}
+					if readsAt(t, s, iv.Reg) || readsAt(t, s, sum) {
+						counting = false
+					}
+				}
+			}
+			if counting || p.unrolledLater(lp, iv) {
+				for _, r := range []ir.Reg{iv.Reg, sum} {
+					delete(p.regs, r)
+					for _, d := range p.an.Defs(r) {
+						delete(p.instr, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// unrolledLater reports whether UnrollLoops will want lp counted by iv:
+// an innermost loop stepping by 1 and tested at its bottom, where no
+// comparison bounds the 32-bit step, so that a 32-bit count would not be
+// seen to end. Its uses are truncated instead, which strength reduction
+// usually leaves unread.
+func (p *index32Plan) unrolledLater(lp *analysis.Loop, iv *analysis.IndVar) bool {
+	step, ok := iv.Step.IsConst()
+	if !ok || step != 1 || len(lp.Children) > 0 {
+		return false
+	}
+	for _, test := range iv.Tests {
+		if p.an.SiteDominates(test.Compare, iv.Sum) {
+			return false
+		}
+	}
+	return true
+}
+
+// narrowableArith reports whether in is 64-bit integer arithmetic that
+// 32 bits compute the same way where its operands and result fit.
+func narrowableArith(in *ir.Instr) bool {
+	if in.Type != ir.Int64 && in.Type != ir.Uint64 || in.Dst == ir.NoReg {
+		return false
+	}
+	switch in.Op {
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpNeg, ir.OpMove:
+		return true
+	case ir.OpShl:
+		return in.Args[1].Imm && in.Args[1].Bits < 32
+	case ir.OpConvert:
+		return in.From == ir.Int64 || in.From == ir.Uint64
+	}
+	return false
+}
+
+func narrowableCompare(in *ir.Instr) bool {
+	if in.Type != ir.Int64 && in.Type != ir.Uint64 {
+		return false
+	}
+	switch in.Op {
+	case ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe, ir.OpGt, ir.OpGe:
+		return true
+	}
+	return false
+}
+
+// resultFits reports whether the value the instruction at s assigns can
+// be proved to fit in int32.
+func (p *index32Plan) resultFits(bb *boundsBuilder, s analysis.Site) bool {
+	in := p.an.Instr(s)
+	after := analysis.Site{Block: s.Block, At: s.At + 1}
+	f, ok := p.an.AffineOf(ir.R(in.Dst), after)
+	return ok && bb.fits(f, after)
+}
+
+// operandsFit reports whether every operand of the instruction at s is
+// narrowed, or an immediate or a value that fits in int32 there; a
+// comparison needs one narrowed register to be worth narrowing.
+func (p *index32Plan) operandsFit(bb *boundsBuilder, s analysis.Site, compare bool) bool {
+	in := p.an.Instr(s)
+	narrowed := false
+	for j, a := range in.Args {
+		if in.Op == ir.OpShl && j == 1 {
+			continue
+		}
+		switch {
+		case a.Imm:
+			if !fitsInt32(int64(a.Bits)) {
+				return false
+			}
+		case p.regs[a.Reg]:
+			narrowed = true
+		default:
+			f, ok := p.an.AffineOf(a, s)
+			if !ok || !bb.fits(f, s) {
+				return false
+			}
+		}
+	}
+	return narrowed || !compare
+}
+
+// prune drops the instructions whose operands do not fit and the
+// registers some of whose assignments in the loop are not narrowed, or
+// whose value on entry does not fit; it reports whether it dropped any.
+func (p *index32Plan) prune(bb *boundsBuilder) bool {
+	t := p.an.Task
+	changed := false
+	for s := range p.instr {
+		if !p.operandsFit(bb, s, false) {
+			delete(p.instr, s)
+			changed = true
+		}
+	}
+	for r := range p.regs {
+		keep := true
+		for _, d := range p.an.Defs(r) {
+			if p.lp.Has(d.Block) && !p.instr[d] {
+				keep = false
+			}
+		}
+		if keep && p.readOnEntry(r) {
+			f, ok := p.an.AffineOf(ir.R(r), p.an.End(p.entry))
+			keep = ok && bb.fits(f, p.an.End(p.entry))
+		}
+		if !keep {
+			delete(p.regs, r)
+			for _, d := range p.an.Defs(r) {
+				delete(p.instr, d)
+			}
+			changed = true
+		}
+	}
+	_ = t
+	return changed
+}
+
+// readOnEntry reports whether the loop may read r's value from before it.
+func (p *index32Plan) readOnEntry(r ir.Reg) bool {
+	t := p.an.Task
+	for _, bi := range p.lp.Blocks {
+		b := t.Blocks[bi]
+		for i := 0; i <= len(b.Instrs); i++ {
+			s := analysis.Site{Block: bi, At: i}
+			if !readsAt(t, s, r) {
+				continue
+			}
+			for _, d := range p.an.Reaching(r, s) {
+				if !p.lp.Has(d.Block) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// readsAt reports whether the instruction or terminator at s reads r.
+func readsAt(t *ir.Task, s analysis.Site, r ir.Reg) bool {
+	b := t.Blocks[s.Block]
+	if s.At == len(b.Instrs) {
+		return b.Term.Kind == ir.Branch && !b.Term.Cond.Imm && b.Term.Cond.Reg == r
+	}
+	return slices.ContainsFunc(b.Instrs[s.At].Args, func(a ir.Arg) bool { return !a.Imm && a.Reg == r })
+}
+
+// profitable reports whether a multiply narrows: a 64-bit multiply
+// costs several 32-bit ones, where an add narrowed alone saves less than
+// the copy of the loop costs in code and registers.
+func (p *index32Plan) profitable() bool {
+	for s := range p.instr {
+		if in := p.an.Instr(s); in.Op == ir.OpMul && !in.Args[0].Imm && !in.Args[1].Imm {
+			return true
+		}
+	}
+	return false
+}

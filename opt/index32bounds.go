@@ -1,0 +1,454 @@
+package opt
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
+)
+
+// This file works out, for NarrowIndices, the test a thread runs before a
+// loop to learn that every index value of the loop fits in int32: each
+// value's affine form (analysis.AffineOf) is bounded by interval
+// arithmetic over values known before the loop. Parameters and lengths
+// are read as they are; a counter or another loop value is bounded by the
+// comparisons that hold where it is read (analysis.Facts: the loop's own
+// exit test gives i < n) or by its start, whose forms are bounded in turn.
+//
+// The test is computed in 64 bits and cannot be fooled by overflow: every
+// end of every interval, and every product and partial sum of the
+// arithmetic, must itself lie in int32, so each 64-bit operation of the
+// test works on 32-bit values and is exact. The test is stricter than it
+// need be only where a partial sum leaves int32 and comes back, which no
+// index does that the 32-bit arithmetic would compute right anyway.
+
+const (
+	minInt32 = math.MinInt32
+	maxInt32 = math.MaxInt32
+)
+
+// launchInterval is a value's interval at a site: lo and hi are operands
+// computed before the loop (immediates where they are constants), slo and
+// shi the bounds known now, for choosing the ends of products.
+type launchInterval struct {
+	lo, hi   ir.Arg
+	slo, shi int64
+}
+
+// boundsBuilder builds the test. Without a block it only decides whether
+// the test can hold (dry): operands it would compute are placeholders,
+// and only constants are checked.
+type boundsBuilder struct {
+	an    *analysis.Analysis
+	t     *ir.Task
+	b     *ir.Block // nil when dry
+	conds []ir.Arg  // the comparisons that must all hold
+	seen  map[string]ir.Arg
+	depth int
+}
+
+var placeholder = ir.Arg{Reg: ir.NoReg}
+
+func newBoundsBuilder(an *analysis.Analysis, b *ir.Block) *boundsBuilder {
+	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}}
+}
+
+// fits adds to the test that f's value at s lies in int32, and reports
+// false when it cannot.
+func (bb *boundsBuilder) fits(f analysis.Affine, s analysis.Site) bool {
+	_, ok := bb.form(f, s)
+	return ok
+}
+
+// form bounds f at s; every end it makes is tested to fit.
+func (bb *boundsBuilder) form(f analysis.Affine, s analysis.Site) (launchInterval, bool) {
+	if bb.depth > 8 {
+		return launchInterval{}, false
+	}
+	bb.depth++
+	defer func() { bb.depth-- }()
+	sum := constInterval(f.Const)
+	if !fitsInt32(f.Const) {
+		return launchInterval{}, false
+	}
+	for k, term := range f.Terms {
+		if !fitsInt32(term.Coeff) {
+			return launchInterval{}, false
+		}
+		x := constInterval(term.Coeff)
+		for k, atom := range term.Factors {
+			y, ok := bb.atom(atom, s)
+			if !ok {
+				return launchInterval{}, false
+			}
+			if k == 0 && term.Coeff == 1 {
+				x = y
+			} else if x, ok = bb.mul(x, y); !ok {
+				return launchInterval{}, false
+			}
+		}
+		if k == 0 && f.Const == 0 {
+			sum = x
+			continue
+		}
+		var ok bool
+		if sum, ok = bb.add(sum, x); !ok {
+			return launchInterval{}, false
+		}
+	}
+	return sum, true
+}
+
+// atom bounds one unknown of a form at s.
+func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval, bool) {
+	static := bb.an.FormRange(analysis.Of(x), s)
+	switch x.Kind {
+	case analysis.Param:
+		v, ok := bb.param(x.Index)
+		if !ok {
+			return launchInterval{}, false
+		}
+		return bb.checked(launchInterval{v, v, static.Min, static.Max})
+	case analysis.Len:
+		v := bb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Aux: int64(x.Index)})
+		return bb.checked(launchInterval{v, v, max(static.Min, 0), static.Max})
+	case analysis.ThreadCount:
+		v := bb.emit(ir.Instr{Op: ir.OpThreadCount, Type: ir.Int64})
+		return bb.checked(launchInterval{v, v, max(static.Min, 1), static.Max})
+	case analysis.ThreadIndex:
+		n := bb.emit(ir.Instr{Op: ir.OpThreadCount, Type: ir.Int64})
+		last := bb.arith(ir.OpSub, n, ir.Imm(ir.Int64, 1))
+		return bb.checked(launchInterval{ir.Imm(ir.Int64, 0), last, 0, static.Max})
+	case analysis.Counter, analysis.Value:
+		lo, okLo := bb.lower(x, s, static)
+		hi, okHi := bb.upper(x, s, static)
+		if !okLo || !okHi {
+			return launchInterval{}, false
+		}
+		return bb.checked(launchInterval{lo, hi, static.Min, static.Max})
+	}
+	return launchInterval{}, false
+}
+
+// upper is an upper bound of a counter or loop value x at s: a constant
+// when one in int32 is known now, else the comparison that holds at s
+// with x on its left, else the start of a counter that goes down.
+func (bb *boundsBuilder) upper(x analysis.Atom, s analysis.Site, static analysis.Range) (ir.Arg, bool) {
+	if static.Max <= maxInt32 {
+		return ir.Imm(ir.Int64, uint64(static.Max)), true
+	}
+	own := func(g analysis.Affine) bool { return g.Has(func(y analysis.Atom) bool { return y == x }) }
+	for _, fact := range bb.an.Facts(s.Block) {
+		strict, ok := factStrictness(fact.Op)
+		if !ok || !fact.X.Equal(analysis.Of(x)) || own(fact.Y) {
+			continue
+		}
+		y, ok := bb.form(fact.Y, s)
+		if !ok {
+			return placeholder, false
+		}
+		return bb.arith(ir.OpSub, y.hi, ir.Imm(ir.Int64, uint64(strict))), true
+	}
+	iv := bb.indVar(x)
+	if iv != nil && iv.Down() && iv.NoWrap && iv.StartKnown {
+		start, ok := bb.form(iv.Start, s)
+		return start.hi, ok
+	}
+	if iv != nil && iv.Up() && iv.NoWrap && iv.StartKnown {
+		return bb.exitBound(iv, s)
+	}
+	return placeholder, false
+}
+
+// exitBound bounds every value of a counter that goes up by a constant
+// and leaves its loop when counter + c < bound fails, tested in every
+// iteration: a value that passed the test is at most bound - 1 - c, the
+// value after it one step more, and the first is the start. A loop
+// whose test is at its bottom has no comparison that holds in its body.
+func (bb *boundsBuilder) exitBound(iv *analysis.IndVar, s analysis.Site) (ir.Arg, bool) {
+	e := iv.Exit
+	if e == nil || !e.Every || e.Type != ir.Int64 {
+		return placeholder, false
+	}
+	strict, ok := factStrictness(e.Op)
+	offset, constOffset := e.ConstOffset()
+	step, constStep := iv.Step.IsConst()
+	if !ok || e.Op == ir.OpEq || !constOffset || !constStep || !fitsInt32(offset) || !fitsInt32(step) {
+		return placeholder, false
+	}
+	start, ok := bb.form(iv.Start, s)
+	if !ok {
+		return placeholder, false
+	}
+	bound, ok := bb.form(e.Bound, s)
+	if !ok {
+		return placeholder, false
+	}
+	last := bb.arith(ir.OpAdd, bound.hi, ir.Imm(ir.Int64, uint64(step-strict-offset)))
+	return bb.arith(ir.OpMax, start.hi, last), true
+}
+
+// lower is upper's mirror image.
+func (bb *boundsBuilder) lower(x analysis.Atom, s analysis.Site, static analysis.Range) (ir.Arg, bool) {
+	if static.Min >= minInt32 {
+		return ir.Imm(ir.Int64, uint64(static.Min)), true
+	}
+	own := func(g analysis.Affine) bool { return g.Has(func(y analysis.Atom) bool { return y == x }) }
+	for _, fact := range bb.an.Facts(s.Block) {
+		strict, ok := factStrictness(fact.Op)
+		if !ok || !fact.Y.Equal(analysis.Of(x)) || own(fact.X) {
+			continue
+		}
+		y, ok := bb.form(fact.X, s)
+		if !ok {
+			return placeholder, false
+		}
+		return bb.arith(ir.OpAdd, y.lo, ir.Imm(ir.Int64, uint64(strict))), true
+	}
+	if iv := bb.indVar(x); iv != nil && iv.Up() && iv.StartKnown && (iv.NoWrap || bb.boundedExit(iv, s)) {
+		start, ok := bb.form(iv.Start, s)
+		return start.lo, ok
+	}
+	return placeholder, false
+}
+
+// boundedExit reports whether a counter that goes up cannot wrap once
+// the test holds: a grid-stride loop's, whose step is the thread count.
+// Its exit test runs in every iteration and keeps it below a bound that
+// the test checks fits in int32, and its step is below 2^62, so no sum
+// of a counter that passed the test and the step overflows.
+func (bb *boundsBuilder) boundedExit(iv *analysis.IndVar, s analysis.Site) bool {
+	e := iv.Exit
+	if e == nil || !e.Every || e.Type != ir.Int64 || e.Op != ir.OpLt && e.Op != ir.OpLe {
+		return false
+	}
+	offset, ok := e.ConstOffset()
+	step := bb.an.FormRange(iv.Step, s)
+	return ok && fitsInt32(offset) && step.Min > 0 && step.Max < 1<<62 && bb.fits(e.Bound, s)
+}
+
+// factStrictness is what a fact X Op Y subtracts from Y to bound X.
+func factStrictness(op ir.Op) (int64, bool) {
+	switch op {
+	case ir.OpLt:
+		return 1, true
+	case ir.OpLe, ir.OpEq:
+		return 0, true
+	}
+	return 0, false
+}
+
+func (bb *boundsBuilder) indVar(x analysis.Atom) *analysis.IndVar {
+	if x.Kind != analysis.Counter || x.Index >= len(bb.an.Loops) {
+		return nil
+	}
+	return bb.an.Loops[x.Index].IndVar(x.Reg)
+}
+
+// param reads scalar parameter i as an int64.
+func (bb *boundsBuilder) param(i int) (ir.Arg, bool) {
+	for _, b := range bb.t.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op != ir.OpParam || int(in.Aux) != i {
+				continue
+			}
+			if !in.Type.IsInteger() {
+				return placeholder, false
+			}
+			v := bb.emit(ir.Instr{Op: ir.OpParam, Type: in.Type, Aux: in.Aux})
+			if in.Type != ir.Int64 {
+				v = bb.emit(ir.Instr{Op: ir.OpConvert, Type: ir.Int64, From: in.Type, Args: []ir.Arg{v}})
+			}
+			return v, true
+		}
+	}
+	return placeholder, false
+}
+
+// mul is the interval of x·y, both of whose ends fit in int32.
+func (bb *boundsBuilder) mul(x, y launchInterval) (launchInterval, bool) {
+	slo, shi := staticProduct(x, y)
+	if y.lo == y.hi && x.lo != x.hi {
+		x, y = y, x
+	}
+	if x.lo == x.hi && !x.lo.Imm && y.lo != y.hi {
+		// A value known at launch times an interval: its sign picks the ends.
+		a, b := bb.arith(ir.OpMul, x.lo, y.lo), bb.arith(ir.OpMul, x.lo, y.hi)
+		if x.slo >= 0 {
+			return bb.checked(launchInterval{a, b, slo, shi})
+		}
+		return bb.checked(launchInterval{bb.arith(ir.OpMin, a, b), bb.arith(ir.OpMax, a, b), slo, shi})
+	}
+	switch {
+	case x.slo >= 0 && y.slo >= 0:
+		return bb.checked(launchInterval{bb.arith(ir.OpMul, x.lo, y.lo), bb.arith(ir.OpMul, x.hi, y.hi), slo, shi})
+	case x.shi <= 0 && y.shi <= 0:
+		return bb.checked(launchInterval{bb.arith(ir.OpMul, x.hi, y.hi), bb.arith(ir.OpMul, x.lo, y.lo), slo, shi})
+	case x.slo >= 0 && y.shi <= 0:
+		return bb.checked(launchInterval{bb.arith(ir.OpMul, x.hi, y.lo), bb.arith(ir.OpMul, x.lo, y.hi), slo, shi})
+	case x.shi <= 0 && y.slo >= 0:
+		return bb.checked(launchInterval{bb.arith(ir.OpMul, x.lo, y.hi), bb.arith(ir.OpMul, x.hi, y.lo), slo, shi})
+	}
+	p := []ir.Arg{bb.arith(ir.OpMul, x.lo, y.lo), bb.arith(ir.OpMul, x.lo, y.hi), bb.arith(ir.OpMul, x.hi, y.lo), bb.arith(ir.OpMul, x.hi, y.hi)}
+	lo := bb.arith(ir.OpMin, bb.arith(ir.OpMin, p[0], p[1]), bb.arith(ir.OpMin, p[2], p[3]))
+	hi := bb.arith(ir.OpMax, bb.arith(ir.OpMax, p[0], p[1]), bb.arith(ir.OpMax, p[2], p[3]))
+	return bb.checked(launchInterval{lo, hi, slo, shi})
+}
+
+func (bb *boundsBuilder) add(x, y launchInterval) (launchInterval, bool) {
+	return bb.checked(launchInterval{bb.arith(ir.OpAdd, x.lo, y.lo), bb.arith(ir.OpAdd, x.hi, y.hi),
+		saturate(float64(x.slo) + float64(y.slo)), saturate(float64(x.shi) + float64(y.shi))})
+}
+
+// staticProduct bounds x·y now, saturating at the ends of int64.
+func staticProduct(x, y launchInterval) (int64, int64) {
+	p := []float64{float64(x.slo) * float64(y.slo), float64(x.slo) * float64(y.shi), float64(x.shi) * float64(y.slo), float64(x.shi) * float64(y.shi)}
+	lo, hi := p[0], p[0]
+	for _, v := range p[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return saturate(lo), saturate(hi)
+}
+
+// saturate rounds a bound outwards to int64; a float64 bound that is
+// inexact is off by far less than the margin the int32 tests leave.
+func saturate(v float64) int64 {
+	switch {
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(v)
+}
+
+func constInterval(c int64) launchInterval {
+	return launchInterval{ir.Imm(ir.Int64, uint64(c)), ir.Imm(ir.Int64, uint64(c)), c, c}
+}
+
+func fitsInt32(c int64) bool { return c >= minInt32 && c <= maxInt32 }
+
+// checked tests that both ends of x fit in int32: an end whose bound
+// known now fits is that constant, a constant end is tested now, and
+// the others at run time. Once they fit, so does every value between.
+func (bb *boundsBuilder) checked(x launchInterval) (launchInterval, bool) {
+	if x.lo.Imm {
+		x.lo = ir.Imm(ir.Int64, uint64(max(int64(x.lo.Bits), x.slo)))
+	} else if fitsInt32(x.slo) {
+		x.lo = ir.Imm(ir.Int64, uint64(x.slo))
+	}
+	if x.hi.Imm {
+		x.hi = ir.Imm(ir.Int64, uint64(min(int64(x.hi.Bits), x.shi)))
+	} else if fitsInt32(x.shi) {
+		x.hi = ir.Imm(ir.Int64, uint64(x.shi))
+	}
+	for i, end := range []ir.Arg{x.lo, x.hi} {
+		if end.Imm {
+			if !fitsInt32(int64(end.Bits)) {
+				return x, false
+			}
+			continue
+		}
+		// lo <= value <= hi: a side the value's own bound keeps in int32
+		// needs no test.
+		if i == 0 || x.slo < minInt32 {
+			bb.test(ir.OpGe, end, minInt32)
+		}
+		if i == 1 || x.shi > maxInt32 {
+			bb.test(ir.OpLe, end, maxInt32)
+		}
+	}
+	if x.lo.Imm {
+		x.slo = max(x.slo, int64(x.lo.Bits))
+	}
+	if x.hi.Imm {
+		x.shi = min(x.shi, int64(x.hi.Bits))
+	}
+	return x, true
+}
+
+// test adds "v op c" to the conditions.
+func (bb *boundsBuilder) test(op ir.Op, v ir.Arg, c int64) {
+	if bb.b == nil {
+		return
+	}
+	r := bb.emit(ir.Instr{Op: op, Type: ir.Int64, Args: []ir.Arg{v, ir.Imm(ir.Int64, uint64(c))}})
+	if !slices.Contains(bb.conds, r) {
+		bb.conds = append(bb.conds, r)
+	}
+}
+
+// arith computes x op y in int64, folding constants.
+func (bb *boundsBuilder) arith(op ir.Op, x, y ir.Arg) ir.Arg {
+	if x.Imm && y.Imm {
+		a, b := int64(x.Bits), int64(y.Bits)
+		var v int64
+		switch op {
+		case ir.OpAdd:
+			v = a + b
+		case ir.OpSub:
+			v = a - b
+		case ir.OpMul:
+			v = a * b
+		case ir.OpMin:
+			v = min(a, b)
+		case ir.OpMax:
+			v = max(a, b)
+		}
+		return ir.Imm(ir.Int64, uint64(v))
+	}
+	if (op == ir.OpMin || op == ir.OpMax) && x == y {
+		return x
+	}
+	if op == ir.OpMul && (x.Imm && x.Bits == 0 || y.Imm && y.Bits == 0) {
+		return ir.Imm(ir.Int64, 0)
+	}
+	if op == ir.OpMul && (y.Imm && y.Bits == 1) {
+		return x
+	}
+	if op == ir.OpMul && (x.Imm && x.Bits == 1) {
+		return y
+	}
+	if (op == ir.OpAdd || op == ir.OpSub) && y.Imm && y.Bits == 0 {
+		return x
+	}
+	if op == ir.OpAdd && x.Imm && x.Bits == 0 {
+		return y
+	}
+	return bb.emit(ir.Instr{Op: op, Type: ir.Int64, Args: []ir.Arg{x, y}})
+}
+
+// emit appends in to the block once, giving later requests for the same
+// computation its result; dry, it gives a placeholder.
+func (bb *boundsBuilder) emit(in ir.Instr) ir.Arg {
+	if bb.b == nil {
+		return placeholder
+	}
+	k := fmt.Sprint(in.Op, in.Type, in.From, in.Aux, in.Args)
+	if v, ok := bb.seen[k]; ok {
+		return v
+	}
+	result := in.Type
+	if in.Op.Info().Result == ir.Fixed(ir.Bool) {
+		result = ir.Bool
+	}
+	in.Dst = bb.t.NewReg(result)
+	bb.b.Instrs = append(bb.b.Instrs, in)
+	bb.seen[k] = ir.R(in.Dst)
+	return ir.R(in.Dst)
+}
+
+// condition is the conjunction of the tests, true when there are none.
+func (bb *boundsBuilder) condition() ir.Arg {
+	ok := ir.Imm(ir.Bool, 1)
+	for _, c := range bb.conds {
+		if ok.Imm {
+			ok = c
+			continue
+		}
+		ok = bb.emit(ir.Instr{Op: ir.OpAnd, Type: ir.Bool, Args: []ir.Arg{ok, c}})
+	}
+	return ok
+}
