@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3c2af6e536c9a17844306a37228ec261864e46809b59dbc72e83790e6c37eacb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fb79352c5d35537d1a1fc976f38ec0ef0528b2509da5e5124e11f5ee8916de2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7785fc8598bb7084b3b1e4262f99934cd2a1975515c462e615d8a9d7956c9ad0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5417caf06e47206d5135b4780cc080cbcb038333f52952b9ee8af8de147ab555"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
