@@ -111,6 +111,7 @@ fi
 if want b; then
 	step "b: cudaMemcpyPeerAsync, GPU 0 to 1" 240 bash -c "nvcc -O2 -o '$bin/peer_cuda' '$here/peer.cu' && '$bin/peer_cuda'"
 	step "b: qd CopyPeer, GPU 0 to 1" 120 "$bin/peer"
+	step "b: qd CopyPeer on a stream, GPU 0 to 1" 120 "$bin/peer" -stream
 fi
 
 if want c; then

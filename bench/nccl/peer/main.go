@@ -14,6 +14,7 @@ import (
 func main() {
 	mib := flag.Int("mib", 1024, "MiB per copy")
 	reps := flag.Int("reps", 10, "copies timed")
+	onStream := flag.Bool("stream", false, "copy on a stream of the destination's device instead of its default stream")
 	flag.Parse()
 	log.SetFlags(0)
 	devs, err := rt.OpenAll()
@@ -37,12 +38,21 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := rt.CopyPeer(dst, src, nil); err != nil { // warm up
+	var s *rt.Stream
+	if *onStream {
+		if s, err = devs[1].NewStream(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := rt.CopyPeer(dst, src, s); err != nil { // warm up
+		log.Fatal(err)
+	}
+	if err := devs[1].Synchronize(); err != nil {
 		log.Fatal(err)
 	}
 	start := time.Now()
 	for range *reps {
-		if err := rt.CopyPeer(dst, src, nil); err != nil {
+		if err := rt.CopyPeer(dst, src, s); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -53,6 +63,9 @@ func main() {
 	how := "staged through the host"
 	if direct {
 		how = "direct"
+	}
+	if *onStream {
+		how += ", on a stream"
 	}
 	fmt.Printf("qd CopyPeer %d MiB (%s): %.1f GB/s\n", *mib, how, float64(*reps)*float64(n*4)/secs/1e9)
 }
