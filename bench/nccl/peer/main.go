@@ -47,7 +47,7 @@ func main() {
 	if err := rt.CopyPeer(dst, src, s); err != nil { // warm up
 		log.Fatal(err)
 	}
-	if err := devs[1].Synchronize(); err != nil {
+	if err := devs[1].SynchronizeAll(); err != nil {
 		log.Fatal(err)
 	}
 	start := time.Now()
@@ -56,7 +56,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	if err := devs[1].Synchronize(); err != nil {
+	if err := devs[1].SynchronizeAll(); err != nil {
 		log.Fatal(err)
 	}
 	secs := time.Since(start).Seconds()
