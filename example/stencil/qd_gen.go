@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8503c26febec7d65f852a280048d7249460c08feb070c7b9c7794735000b1886"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3b2fd56f501f518240f091063a74d1376f81a392130dbf4a27e1a0a97e4f67cd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13ab43da9ad155007d811bc4e3ea4e2b97a19f7fb9d4061c6feebe3b00155365"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "99b5b3f9747498ca442b232f75b21f25c1e8009e2dbb34329f3c7dea3c79049d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3c2af6e536c9a17844306a37228ec261864e46809b59dbc72e83790e6c37eacb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fb79352c5d35537d1a1fc976f38ec0ef0528b2509da5e5124e11f5ee8916de2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "50613e5b1084c093b7529ea86e6bc568c09997ec8ffb194447cc83d10b367d02"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7cc272cabd7da3586e138a5b6572e44077a4af87a7fc0369ef8811be7d107e8b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
