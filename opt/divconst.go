@@ -18,10 +18,16 @@ import (
 // instead of several.
 func DivideByConstants(t *ir.Task) {
 	preds := t.Preds()
+	nonneg := nonNegativeDividends(t)
 	for bi, b := range t.Blocks {
 		var out []ir.Instr
 		changed := false
 		for i, in := range b.Instrs {
+			if nonneg[site{bi, i}] {
+				out = append(out, nonNegativeDivision(in)...)
+				changed = true
+				continue
+			}
 			if seq, ok := narrowDivision(t, preds, in, site{bi, i}); ok {
 				out = append(out, seq...)
 				changed = true

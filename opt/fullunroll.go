@@ -44,11 +44,11 @@ func FullyUnrollLoops(t *ir.Task) {
 			if c.slack != 0 && trips >= 0 {
 				trips++
 			}
-			budget := fullUnrollMaxInstrs
-			if t.Kind == ir.BlockLevel && lp.indexesLocal(t) {
-				budget = blockUnrollMaxInstrs
+			budget, size := fullUnrollMaxInstrs, lp.size(t)
+			if t.Kind == ir.BlockLevel {
+				budget, size = blockLoopBudget(t, lp)
 			}
-			if trips < 0 || trips > fullUnrollMaxTrips || lp.size(t)*(int(trips)+1) > budget {
+			if trips < 0 || trips > fullUnrollMaxTrips || size*(int(trips)+1) > budget {
 				continue
 			}
 			unroll(t, lp, int(trips)+1)

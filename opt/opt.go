@@ -46,6 +46,10 @@ var Default = Pipeline{
 	{Name: "tables", Kernel: FoldTableLoads},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
+	// Again, where promoting a thread's locals to registers left loops
+	// of a block-level task small enough.
+	{Name: "fullunroll", Task: FullyUnrollLoops},
+	{Name: "promote", Task: PromoteLocals},
 	{Name: "gridstride", Task: DropGridStrideTests},
 	{Name: "provenchecks", Task: RemoveProvenChecks},
 	{Name: "privatize", Task: PrivatizeAtomics},

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "74b70810328dc4c56962a2fe5674c4245feca111cdd846d05234f29f98efe140"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b1aebec97683f59858c5bde37d3278f592bb5e53e35216c42121017269d63c44"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "450d3849bc6584bb470f6800a59d9a1b55b1aec0e71071cf204228de6b2f3c33"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "eb74cce04b89d8c38f452eaac7dfe62222206dcfc814bf29728bf65823d96aa3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	bool r87 = 0, r88 = 0, r91 = 0, r98 = 0, r100 = 0, r110 = 0, r111 = 0, r118 = 0;
 	bool r126 = 0, r127 = 0, r134 = 0, r142 = 0, r143 = 0, r150 = 0, r158 = 0, r159 = 0;
 	bool r166 = 0, r174 = 0, r175 = 0, r182 = 0, r190 = 0, r191 = 0, r198 = 0, r206 = 0;
-	bool r207 = 0, r214 = 0, r222 = 0, r223 = 0, r230 = 0, r238 = 0, r239 = 0, r286 = 0;
+	bool r207 = 0, r214 = 0, r222 = 0, r223 = 0, r230 = 0, r238 = 0, r239 = 0, r266 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r10 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -46,21 +46,19 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	i64 r213 = 0, r215 = 0, r216 = 0, r221 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
 	i64 r228 = 0, r229 = 0, r231 = 0, r232 = 0, r237 = 0, r240 = 0, r241 = 0, r242 = 0;
 	i64 r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0;
-	i64 r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0;
-	i64 r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
-	i64 r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0;
-	u32 r285 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r293 = 0;
-	u32 r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0;
+	i64 r251 = 0;
+	u32 r265 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0;
+	u32 r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0;
 	u64 r6 = 0, r7 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0, r22 = 0;
-	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r282 = 0, r283 = 0, r284 = 0;
+	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r262 = 0, r263 = 0, r264 = 0;
 	float r79 = 0, r105 = 0, r123 = 0, r139 = 0, r155 = 0, r171 = 0, r187 = 0, r203 = 0;
 	float r219 = 0, r235 = 0;
 	char *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r73 = 0, *r76 = 0;
 	char *r77 = 0, *r80 = 0, *r103 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r119 = 0, *r122 = 0;
 	char *r124 = 0, *r135 = 0, *r138 = 0, *r140 = 0, *r151 = 0, *r154 = 0, *r156 = 0, *r167 = 0;
 	char *r170 = 0, *r172 = 0, *r185 = 0, *r186 = 0, *r188 = 0, *r201 = 0, *r202 = 0, *r204 = 0;
-	char *r217 = 0, *r218 = 0, *r220 = 0, *r233 = 0, *r234 = 0, *r236 = 0, *r272 = 0, *r273 = 0;
-	char *r274 = 0, *r275 = 0, *r276 = 0, *r277 = 0, *r278 = 0, *r279 = 0, *r280 = 0, *r281 = 0;
+	char *r217 = 0, *r218 = 0, *r220 = 0, *r233 = 0, *r234 = 0, *r236 = 0, *r252 = 0, *r253 = 0;
+	char *r254 = 0, *r255 = 0, *r256 = 0, *r257 = 0, *r258 = 0, *r259 = 0, *r260 = 0, *r261 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 23 "kernels.go"
@@ -73,75 +71,75 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	r5 = r0 > 0ll; if (!r5) goto b42; r6 = (u64)r0; r7 = r6;
 	r9 = (u64)r8 + 32ull; r10 = (u64)r9 - 1ull; r244 = r10 >> 63; r245 = r244 & 31ll; r246 = (u64)r10 + (u64)r245; r247 = r246 >> 5; r11 = r247;
 #line 23 "kernels.go"
-	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b42; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r288 = (u32)r15; r290 = r288 > 1u ? r288 : 1u; r291 = qd_div_u32(4294967295u, r290);
+	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b42; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r268 = (u32)r15; r270 = r268 > 1u ? r268 : 1u; r271 = qd_div_u32(4294967295u, r270);
 b4: // head
 #line 23 "kernels.go"
-	r21 = r17 < r16; if (!r21) goto b42; r283 = r17 | r15; r284 = r283 >> 32; r285 = (u32)r284; r286 = r285 == 0u; if (!r286) goto b41; r287 = (u32)r17; r292 = __umulhi(r287, r291); r293 = r292 * r288; r294 = r287 - r293; r295 = r294 - r288; r296 = r294 < r295 ? r294 : r295; r297 = r294 - r296; r298 = r297 < 1u ? r297 : 1u; r289 = r292 + r298; r282 = (u64)r289;
+	r21 = r17 < r16; if (!r21) goto b42; r263 = r17 | r15; r264 = r263 >> 32; r265 = (u32)r264; r266 = r265 == 0u; if (!r266) goto b41; r267 = (u32)r17; r272 = __umulhi(r267, r271); r273 = r272 * r268; r274 = r267 - r273; r275 = r274 - r268; r276 = r274 < r275 ? r274 : r275; r277 = r274 - r276; r278 = r277 < 1u ? r277 : 1u; r269 = r272 + r278; r262 = (u64)r269;
 b7: // index
 #line 23 "kernels.go"
-	r22 = r282; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
+	r22 = r262; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
 	r9 = (u64)r8 + 32ull; r10 = (u64)r9 - 1ull; r248 = r10 >> 63; r249 = r248 & 31ll; r250 = (u64)r10 + (u64)r249; r251 = r250 >> 5; r11 = r251; r12 = r11;
-	r40 = (char *)qvar_tile; r41 = (i64)threadIdx.x; r42 = r40 + r41 * 4; *(u32 *)r42 = 0u; r272 = r42; r44 = r272 + 1024ll; *(u32 *)r44 = 0u; r273 = r42; r46 = r273 + 2048ll; *(u32 *)r46 = 0u; r274 = r42; r48 = r274 + 3072ll; *(u32 *)r48 = 0u; r49 = (u64)r41 + 1024ull; r50 = r49 < 1056ll; if (!r50) goto b11; r275 = r42; r51 = r275 + 4096ll; *(u32 *)r51 = 0u;
+	r40 = (char *)qvar_tile; r41 = (i64)threadIdx.x; r42 = r40 + r41 * 4; *(u32 *)r42 = 0u; r252 = r42; r44 = r252 + 1024ll; *(u32 *)r44 = 0u; r253 = r42; r46 = r253 + 2048ll; *(u32 *)r46 = 0u; r254 = r42; r48 = r254 + 3072ll; *(u32 *)r48 = 0u; r49 = (u64)r41 + 1024ull; r50 = r49 < 1056ll; if (!r50) goto b11; r255 = r42; r51 = r255 + 4096ll; *(u32 *)r51 = 0u;
 b11: // zeroed
 #line 25 "kernels.go"
 	__syncthreads();
 #line 23 "kernels.go"
-	r29 = (i64)threadIdx.x; r252 = r29 >> 63; r253 = r252 & 31ll; r254 = (u64)r29 + (u64)r253; r255 = r254 >> 5; r30 = r255; r259 = r255; r260 = (u64)r259 * 32ull; r261 = (u64)r29 - (u64)r260; r31 = r261; r32 = r31; r33 = r30;
+	r29 = (i64)threadIdx.x; r30 = r29 >> 5; r31 = r29 & 31ll; r32 = r31; r33 = r30;
 #line 29 "kernels.go"
 	r65 = r33;
 	r66 = (u64)r28 * 32ull; r67 = (u64)r66 + (u64)r65; r68 = (u64)r26 * 32ull; r69 = (u64)r68 + (u64)r32;
 	r70 = r67 < r4; if (!r70) goto b16; r83 = r69 < r8; if (!r83) goto b16;
-	r73 = r40 + r65 * 132; r74 = (u64)r67 * (u64)r8; r75 = (u64)r74 + (u64)r69; if ((u64)r75 >= (u64)r78) { qd_site = 1; qd_x = r75; qd_y = r78; goto qd_fault; } r76 = r77 + r75 * 4; r79 = *(float *)r76; if ((u64)r32 >= (u64)33ll) { qd_site = 2; qd_x = r32; qd_y = 33ll; goto qd_fault; } r80 = r73 + r32 * 4; *(float *)r80 = r79;
+	r73 = r40 + r65 * 132; r74 = (u64)r67 * (u64)r8; r75 = (u64)r74 + (u64)r69; if ((u64)r75 >= (u64)r78) { qd_site = 1; qd_x = r75; qd_y = r78; goto qd_fault; } r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r73 + r32 * 4; *(float *)r80 = r79;
 b16: // rangeint.body (unrolled 1)
 #line 29 "kernels.go"
 	r113 = (u64)r33 + 8ull;
 	r114 = r66; r115 = (u64)r114 + (u64)r113; r117 = r69;
 	r118 = r115 < r4; if (!r118) goto b19; r127 = r117 < r8; if (!r127) goto b19;
-	r276 = r40 + r255 * 132; r119 = r276 + 1056ll; r120 = (u64)r115 * (u64)r8; r121 = (u64)r120 + (u64)r117; if ((u64)r121 >= (u64)r78) { qd_site = 1; qd_x = r121; qd_y = r78; goto qd_fault; } r122 = r77 + r121 * 4; r123 = *(float *)r122; if ((u64)r32 >= (u64)33ll) { qd_site = 2; qd_x = r32; qd_y = 33ll; goto qd_fault; } r124 = r119 + r32 * 4; *(float *)r124 = r123;
+	r256 = r40 + r30 * 132; r119 = r256 + 1056ll; r120 = (u64)r115 * (u64)r8; r121 = (u64)r120 + (u64)r117; if ((u64)r121 >= (u64)r78) { qd_site = 1; qd_x = r121; qd_y = r78; goto qd_fault; } r122 = r77 + r121 * 4; r123 = *(float *)r122; r124 = r119 + r32 * 4; *(float *)r124 = r123;
 b19: // rangeint.body (unrolled 2)
 #line 29 "kernels.go"
 	r129 = (u64)r33 + 16ull;
 	r130 = r66; r131 = (u64)r130 + (u64)r129; r133 = r69;
 	r134 = r131 < r4; if (!r134) goto b22; r143 = r133 < r8; if (!r143) goto b22;
-	r277 = r40 + r255 * 132; r135 = r277 + 2112ll; r136 = (u64)r131 * (u64)r8; r137 = (u64)r136 + (u64)r133; if ((u64)r137 >= (u64)r78) { qd_site = 1; qd_x = r137; qd_y = r78; goto qd_fault; } r138 = r77 + r137 * 4; r139 = *(float *)r138; if ((u64)r32 >= (u64)33ll) { qd_site = 2; qd_x = r32; qd_y = 33ll; goto qd_fault; } r140 = r135 + r32 * 4; *(float *)r140 = r139;
+	r257 = r40 + r30 * 132; r135 = r257 + 2112ll; r136 = (u64)r131 * (u64)r8; r137 = (u64)r136 + (u64)r133; if ((u64)r137 >= (u64)r78) { qd_site = 1; qd_x = r137; qd_y = r78; goto qd_fault; } r138 = r77 + r137 * 4; r139 = *(float *)r138; r140 = r135 + r32 * 4; *(float *)r140 = r139;
 b22: // rangeint.body (unrolled 3)
 #line 29 "kernels.go"
 	r145 = (u64)r33 + 24ull;
 	r146 = r66; r147 = (u64)r146 + (u64)r145; r149 = r69;
 	r150 = r147 < r4; if (!r150) goto b25; r159 = r149 < r8; if (!r159) goto b25;
-	r278 = r40 + r255 * 132; r151 = r278 + 3168ll; r152 = (u64)r147 * (u64)r8; r153 = (u64)r152 + (u64)r149; if ((u64)r153 >= (u64)r78) { qd_site = 1; qd_x = r153; qd_y = r78; goto qd_fault; } r154 = r77 + r153 * 4; r155 = *(float *)r154; if ((u64)r32 >= (u64)33ll) { qd_site = 2; qd_x = r32; qd_y = 33ll; goto qd_fault; } r156 = r151 + r32 * 4; *(float *)r156 = r155;
+	r258 = r40 + r30 * 132; r151 = r258 + 3168ll; r152 = (u64)r147 * (u64)r8; r153 = (u64)r152 + (u64)r149; if ((u64)r153 >= (u64)r78) { qd_site = 1; qd_x = r153; qd_y = r78; goto qd_fault; } r154 = r77 + r153 * 4; r155 = *(float *)r154; r156 = r151 + r32 * 4; *(float *)r156 = r155;
 b25: // barrier
 #line 23 "kernels.go"
-	__syncthreads(); r34 = (i64)threadIdx.x; r262 = r34 >> 63; r263 = r262 & 31ll; r264 = (u64)r34 + (u64)r263; r265 = r264 >> 5; r35 = r265; r269 = r265; r270 = (u64)r269 * 32ull; r271 = (u64)r34 - (u64)r270; r36 = r271; r37 = r36; r38 = r35;
+	__syncthreads(); r34 = (i64)threadIdx.x; r35 = r34 >> 5; r36 = r34 & 31ll; r37 = r36; r38 = r35;
 #line 40 "kernels.go"
 	r93 = r38;
 	r94 = r68; r95 = (u64)r94 + (u64)r93; r96 = r66; r97 = (u64)r96 + (u64)r37;
 	r98 = r95 < r8; if (!r98) goto b30; r111 = r97 < r4; if (!r111) goto b30;
-	r101 = (u64)r95 * (u64)r4; r102 = (u64)r101 + (u64)r97; if ((u64)r37 >= (u64)32ll) { qd_site = 3; qd_x = r37; qd_y = 32ll; goto qd_fault; } r103 = r40 + r37 * 132; r104 = r103 + r93 * 4; r105 = *(float *)r104; if ((u64)r102 >= (u64)r108) { qd_site = 5; qd_x = r102; qd_y = r108; goto qd_fault; } r106 = r107 + r102 * 4; *(float *)r106 = r105;
+	r101 = (u64)r95 * (u64)r4; r102 = (u64)r101 + (u64)r97; r103 = r40 + r37 * 132; r104 = r103 + r93 * 4; r105 = *(float *)r104; if ((u64)r102 >= (u64)r108) { qd_site = 5; qd_x = r102; qd_y = r108; goto qd_fault; } r106 = r107 + r102 * 4; *(float *)r106 = r105;
 b30: // rangeint.body (unrolled 1)
 #line 40 "kernels.go"
 	r177 = (u64)r38 + 8ull;
 	r178 = r68; r179 = (u64)r178 + (u64)r177; r181 = r97;
 	r182 = r179 < r8; if (!r182) goto b33; r191 = r181 < r4; if (!r191) goto b33;
-	r183 = (u64)r179 * (u64)r4; r184 = (u64)r183 + (u64)r181; if ((u64)r37 >= (u64)32ll) { qd_site = 3; qd_x = r37; qd_y = 32ll; goto qd_fault; } r185 = r40 + r37 * 132; r279 = r185 + r265 * 4; r186 = r279 + 32ll; r187 = *(float *)r186; if ((u64)r184 >= (u64)r108) { qd_site = 5; qd_x = r184; qd_y = r108; goto qd_fault; } r188 = r107 + r184 * 4; *(float *)r188 = r187;
+	r183 = (u64)r179 * (u64)r4; r184 = (u64)r183 + (u64)r181; r185 = r40 + r37 * 132; r259 = r185 + r35 * 4; r186 = r259 + 32ll; r187 = *(float *)r186; if ((u64)r184 >= (u64)r108) { qd_site = 5; qd_x = r184; qd_y = r108; goto qd_fault; } r188 = r107 + r184 * 4; *(float *)r188 = r187;
 b33: // rangeint.body (unrolled 2)
 #line 40 "kernels.go"
 	r193 = (u64)r38 + 16ull;
 	r194 = r68; r195 = (u64)r194 + (u64)r193; r197 = r97;
 	r198 = r195 < r8; if (!r198) goto b36; r207 = r197 < r4; if (!r207) goto b36;
-	r199 = (u64)r195 * (u64)r4; r200 = (u64)r199 + (u64)r197; if ((u64)r37 >= (u64)32ll) { qd_site = 3; qd_x = r37; qd_y = 32ll; goto qd_fault; } r201 = r40 + r37 * 132; r280 = r201 + r265 * 4; r202 = r280 + 64ll; r203 = *(float *)r202; if ((u64)r200 >= (u64)r108) { qd_site = 5; qd_x = r200; qd_y = r108; goto qd_fault; } r204 = r107 + r200 * 4; *(float *)r204 = r203;
+	r199 = (u64)r195 * (u64)r4; r200 = (u64)r199 + (u64)r197; r201 = r40 + r37 * 132; r260 = r201 + r35 * 4; r202 = r260 + 64ll; r203 = *(float *)r202; if ((u64)r200 >= (u64)r108) { qd_site = 5; qd_x = r200; qd_y = r108; goto qd_fault; } r204 = r107 + r200 * 4; *(float *)r204 = r203;
 b36: // rangeint.body (unrolled 3)
 #line 40 "kernels.go"
 	r209 = (u64)r38 + 24ull;
 	r210 = r68; r211 = (u64)r210 + (u64)r209; r213 = r97;
 	r214 = r211 < r8; if (!r214) goto b39; r223 = r213 < r4; if (!r223) goto b39;
-	r215 = (u64)r211 * (u64)r4; r216 = (u64)r215 + (u64)r213; if ((u64)r37 >= (u64)32ll) { qd_site = 3; qd_x = r37; qd_y = 32ll; goto qd_fault; } r217 = r40 + r37 * 132; r281 = r217 + r265 * 4; r218 = r281 + 96ll; r219 = *(float *)r218; if ((u64)r216 >= (u64)r108) { qd_site = 5; qd_x = r216; qd_y = r108; goto qd_fault; } r220 = r107 + r216 * 4; *(float *)r220 = r219;
+	r215 = (u64)r211 * (u64)r4; r216 = (u64)r215 + (u64)r213; r217 = r40 + r37 * 132; r261 = r217 + r35 * 4; r218 = r261 + 96ll; r219 = *(float *)r218; if ((u64)r216 >= (u64)r108) { qd_site = 5; qd_x = r216; qd_y = r108; goto qd_fault; } r220 = r107 + r216 * 4; *(float *)r220 = r219;
 b39: // barrier
 #line 23 "kernels.go"
 	__syncthreads(); r17 = r17 + r20; goto b4;
 b41: // divide in 64 bits
 #line 23 "kernels.go"
-	r282 = qd_div_u64(r17, r15); goto b7;
+	r262 = qd_div_u64(r17, r15); goto b7;
 b42: // exit
 #line 23 "kernels.go"
 	return;

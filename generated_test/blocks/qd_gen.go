@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7785fc8598bb7084b3b1e4262f99934cd2a1975515c462e615d8a9d7956c9ad0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5417caf06e47206d5135b4780cc080cbcb038333f52952b9ee8af8de147ab555"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "50613e5b1084c093b7529ea86e6bc568c09997ec8ffb194447cc83d10b367d02"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7cc272cabd7da3586e138a5b6572e44077a4af87a7fc0369ef8811be7d107e8b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

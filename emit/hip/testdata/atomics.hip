@@ -49,68 +49,66 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Atomics(data []u8, bins []u32, count []i32, sum []f64, small []i8), parallel.
 extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10) {
 	__shared__ u8 qvar_private1[1024] __attribute__((aligned(4)));
-	bool r7 = 0, r10 = 0, r25 = 0, r57 = 0, r61 = 0, r64 = 0, r68 = 0, r71 = 0;
-	bool r81 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0, r109 = 0, r111 = 0, r114 = 0;
-	bool r124 = 0, r146 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r173 = 0, r176 = 0;
-	bool r179 = 0, r182 = 0, r185 = 0;
-	i8 r43 = 0, r44 = 0, r94 = 0, r95 = 0, r137 = 0, r138 = 0;
-	i32 r22 = 0, r23 = 0, r26 = 0, r29 = 0, r78 = 0, r79 = 0, r82 = 0, r85 = 0;
-	i32 r121 = 0, r122 = 0, r125 = 0, r128 = 0;
+	bool r7 = 0, r10 = 0, r25 = 0, r51 = 0, r55 = 0, r58 = 0, r62 = 0, r65 = 0;
+	bool r75 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0, r99 = 0, r101 = 0;
+	bool r104 = 0, r114 = 0, r130 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r157 = 0;
+	bool r160 = 0, r163 = 0, r166 = 0, r169 = 0;
+	i8 r43 = 0, r44 = 0, r88 = 0, r89 = 0, r127 = 0, r128 = 0;
+	i32 r22 = 0, r23 = 0, r26 = 0, r29 = 0, r72 = 0, r73 = 0, r76 = 0, r79 = 0;
+	i32 r111 = 0, r112 = 0, r115 = 0, r118 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r21 = 0, r32 = 0, r39 = 0, r42 = 0, r45 = 0, r46 = 0;
-	i64 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0;
-	i64 r56 = 0, r60 = 0, r67 = 0, r69 = 0, r70 = 0, r75 = 0, r92 = 0, r96 = 0;
-	i64 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r110 = 0, r112 = 0, r113 = 0;
-	i64 r118 = 0, r135 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0;
-	i64 r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0, r160 = 0, r161 = 0, r163 = 0;
-	u8 r12 = 0, r73 = 0, r116 = 0;
-	u32 r17 = 0, r18 = 0, r63 = 0, r66 = 0, r76 = 0, r119 = 0, r172 = 0, r175 = 0;
-	u32 r178 = 0, r181 = 0, r184 = 0, r187 = 0;
-	u64 r102 = 0, r104 = 0, r107 = 0, r145 = 0;
-	double r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r87 = 0, r88 = 0, r90 = 0;
-	double r91 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0;
+	i64 r48 = 0, r49 = 0, r50 = 0, r54 = 0, r61 = 0, r63 = 0, r64 = 0, r69 = 0;
+	i64 r86 = 0, r100 = 0, r102 = 0, r103 = 0, r108 = 0, r125 = 0, r134 = 0, r136 = 0;
+	i64 r138 = 0, r140 = 0, r142 = 0, r144 = 0, r145 = 0, r147 = 0;
+	u8 r12 = 0, r67 = 0, r106 = 0;
+	u32 r17 = 0, r18 = 0, r57 = 0, r60 = 0, r70 = 0, r109 = 0, r156 = 0, r159 = 0;
+	u32 r162 = 0, r165 = 0, r168 = 0, r171 = 0;
+	u64 r90 = 0, r92 = 0, r95 = 0, r98 = 0, r129 = 0;
+	double r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r81 = 0, r82 = 0, r84 = 0;
+	double r85 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r19 = 0, *r20 = 0, *r24 = 0, *r27 = 0;
-	char *r28 = 0, *r30 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r41 = 0, *r53 = 0, *r58 = 0;
-	char *r59 = 0, *r62 = 0, *r65 = 0, *r72 = 0, *r74 = 0, *r77 = 0, *r80 = 0, *r83 = 0;
-	char *r84 = 0, *r86 = 0, *r89 = 0, *r93 = 0, *r115 = 0, *r117 = 0, *r120 = 0, *r123 = 0;
-	char *r126 = 0, *r127 = 0, *r129 = 0, *r132 = 0, *r136 = 0, *r147 = 0, *r148 = 0, *r149 = 0;
-	char *r151 = 0, *r153 = 0, *r155 = 0, *r157 = 0, *r159 = 0, *r162 = 0, *r165 = 0, *r167 = 0;
-	char *r169 = 0, *r171 = 0, *r174 = 0, *r177 = 0, *r180 = 0, *r183 = 0, *r186 = 0;
+	char *r28 = 0, *r30 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r41 = 0, *r47 = 0, *r52 = 0;
+	char *r53 = 0, *r56 = 0, *r59 = 0, *r66 = 0, *r68 = 0, *r71 = 0, *r74 = 0, *r77 = 0;
+	char *r78 = 0, *r80 = 0, *r83 = 0, *r87 = 0, *r105 = 0, *r107 = 0, *r110 = 0, *r113 = 0;
+	char *r116 = 0, *r117 = 0, *r119 = 0, *r122 = 0, *r126 = 0, *r131 = 0, *r132 = 0, *r133 = 0;
+	char *r135 = 0, *r137 = 0, *r139 = 0, *r141 = 0, *r143 = 0, *r146 = 0, *r149 = 0, *r151 = 0;
+	char *r153 = 0, *r155 = 0, *r158 = 0, *r161 = 0, *r164 = 0, *r167 = 0, *r170 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r51 = (i64)threadIdx.x;
-	r52 = (i64)blockDim.x;
-	r53 = (char *)qvar_private1;
-	r54 = p3;
-	r55 = r54 < 256ll ? r54 : 256ll;
-	r56 = r51;
-	r153 = r53 + r56 * 4;
-	r154 = (u64)r52 * 4ull;
+	r45 = (i64)threadIdx.x;
+	r46 = (i64)blockDim.x;
+	r47 = (char *)qvar_private1;
+	r48 = p3;
+	r49 = r48 < 256ll ? r48 : 256ll;
+	r50 = r45;
+	r137 = r47 + r50 * 4;
+	r138 = (u64)r46 * 4ull;
 b2: // each
-	r57 = r56 < r55;
-	if (!r57) goto b10;
-	r58 = r153;
-	*(u32 *)r58 = 0u;
-	r56 = (u64)r56 + (u64)r52;
-	r153 = r153 + r154 * 1;
-	r164 = r56 < r55;
-	if (!r164) goto b10;
-	r165 = r153;
-	*(u32 *)r165 = 0u;
-	r56 = (u64)r56 + (u64)r52;
-	r153 = r153 + r154 * 1;
-	r166 = r56 < r55;
-	if (!r166) goto b10;
-	r167 = r153;
-	*(u32 *)r167 = 0u;
-	r56 = (u64)r56 + (u64)r52;
-	r153 = r153 + r154 * 1;
-	r168 = r56 < r55;
-	if (!r168) goto b10;
-	r169 = r153;
-	*(u32 *)r169 = 0u;
-	r56 = (u64)r56 + (u64)r52;
-	r153 = r153 + r154 * 1;
+	r51 = r50 < r49;
+	if (!r51) goto b10;
+	r52 = r137;
+	*(u32 *)r52 = 0u;
+	r50 = (u64)r50 + (u64)r46;
+	r137 = r137 + r138 * 1;
+	r148 = r50 < r49;
+	if (!r148) goto b10;
+	r149 = r137;
+	*(u32 *)r149 = 0u;
+	r50 = (u64)r50 + (u64)r46;
+	r137 = r137 + r138 * 1;
+	r150 = r50 < r49;
+	if (!r150) goto b10;
+	r151 = r137;
+	*(u32 *)r151 = 0u;
+	r50 = (u64)r50 + (u64)r46;
+	r137 = r137 + r138 * 1;
+	r152 = r50 < r49;
+	if (!r152) goto b10;
+	r153 = r137;
+	*(u32 *)r153 = 0u;
+	r50 = (u64)r50 + (u64)r46;
+	r137 = r137 + r138 * 1;
 	goto b2;
 b10: // each done
 	__syncthreads();
@@ -123,7 +121,7 @@ b10: // each done
 #line 22 "atomics.go"
 	r41 = p8; r42 = p9;
 #line 14 "atomics.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r102 = (u64)r15; r103 = r102 > 255ull; r104 = (u64)r21; r105 = 0ull < r104; r106 = 1ull < r104; r107 = (u64)r32; r108 = 0ull < r107; r109 = 1ull < r107; if (!r103) goto b52; if (!r105) goto b52; if (!r106) goto b52; if (!r108) goto b52; if (!r109) goto b52; r145 = r104; r146 = 2ull < r145; if (!r146) goto b44;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r90 = (u64)r15; r91 = r90 > 255ull; r92 = (u64)r21; r93 = 0ull < r92; r94 = 1ull < r92; r95 = (u64)r32; r96 = 0ull < r95; r97 = 1ull < r95; r98 = (u64)r42; r99 = r98 > 3ull; if (!r91) goto b53; if (!r93) goto b53; if (!r94) goto b53; if (!r96) goto b53; if (!r97) goto b53; if (!r99) goto b53; r129 = r92; r130 = 2ull < r129; if (!r130) goto b45;
 #line 16 "atomics.go"
 	r19 = r20 + 0ll;
 	r24 = r20 + 4ll;
@@ -132,90 +130,90 @@ b10: // each done
 	r30 = r31 + 0ll;
 	r36 = r31 + 8ll;
 #line 14 "atomics.go"
-	r150 = r2; r151 = r4 + r150 * 1; r152 = r1;
-b19: // head
+	r134 = r2; r135 = r4 + r134 * 1; r136 = r1;
+b20: // head
 #line 14 "atomics.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26; r8 = r2; r9 = (u64)r8 + 1ull; r147 = r151; r11 = r147 + 1ll; r12 = *(u8 *)r11;
-	r16 = (i64)r12; r13 = r53 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull; r131 = r135; r11 = r131 + 1ll; r12 = *(u8 *)r11;
+	r16 = (i64)r12; r13 = r47 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
 	r23 = atomicAdd((u32 *)r19, (u32)1); r22 = (u32)r23 + 1u;
-	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22); r25 = r26 == 0; if (!r25) goto b24;
+	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22); r25 = r26 == 0; if (!r25) goto b25;
 	r29 = *(volatile i32 *)r28; *(volatile i32 *)r27 = r29;
-b24: // if.done
+b25: // if.done
 #line 20 "atomics.go"
 	r33 = (double)r12; r35 = atomicAdd((double *)r30, r33);
-	r37 = (double)r9; r38 = qd_atommax_f64(r36, r37); r45 = r9 >> 63; r46 = r45 & 3ll; r47 = (u64)r9 + (u64)r46; r48 = r47 >> 2; r49 = (u64)r48 * 4ull; r50 = (u64)r9 - (u64)r49;
-	r39 = r50; if ((u64)r39 >= (u64)r42) { qd_site = 7; qd_x = r39; qd_y = r42; goto qd_fault; } r40 = r41 + r39 * 1; r43 = (i8)r12; r44 = qd_atommin_i8(r40, r43);
+	r37 = (double)r9; r38 = qd_atommax_f64(r36, r37);
+	r39 = r9 & 3ll; r40 = r41 + r39 * 1; r43 = (i8)r12; r44 = qd_atommin_i8(r40, r43);
 #line 14 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r151 = r151 + r152 * 1; goto b19;
-b26: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r135 = r135 + r136 * 1; goto b20;
+b27: // add the private copies
 #line 14 "atomics.go"
-	__syncthreads(); r59 = p2; r60 = r51; r155 = r53 + r60 * 4; r156 = r154; r157 = r59 + r60 * 4;
-b27: // each
+	__syncthreads(); r53 = p2; r54 = r45; r139 = r47 + r54 * 4; r140 = r138; r141 = r53 + r54 * 4;
+b28: // each
 #line 14 "atomics.go"
-	r61 = r60 < r55; if (!r61) goto b43; r62 = r155; r63 = *(u32 *)r62; r64 = r63 != 0u; if (!r64) goto b30; r65 = r157; r66 = atomicAdd((u32 *)r65, r63);
-b30: // next element
+	r55 = r54 < r49; if (!r55) goto b44; r56 = r139; r57 = *(u32 *)r56; r58 = r57 != 0u; if (!r58) goto b31; r59 = r141; r60 = atomicAdd((u32 *)r59, r57);
+b31: // next element
 #line 14 "atomics.go"
-	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; r170 = r60 < r55; if (!r170) goto b43; r171 = r155; r172 = *(u32 *)r171; r173 = r172 != 0u; if (!r173) goto b34; r174 = r157; r175 = atomicAdd((u32 *)r174, r172);
-b34: // next element (unrolled 1)
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r154 = r54 < r49; if (!r154) goto b44; r155 = r139; r156 = *(u32 *)r155; r157 = r156 != 0u; if (!r157) goto b35; r158 = r141; r159 = atomicAdd((u32 *)r158, r156);
+b35: // next element (unrolled 1)
 #line 14 "atomics.go"
-	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; r176 = r60 < r55; if (!r176) goto b43; r177 = r155; r178 = *(u32 *)r177; r179 = r178 != 0u; if (!r179) goto b38; r180 = r157; r181 = atomicAdd((u32 *)r180, r178);
-b38: // next element (unrolled 2)
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r160 = r54 < r49; if (!r160) goto b44; r161 = r139; r162 = *(u32 *)r161; r163 = r162 != 0u; if (!r163) goto b39; r164 = r141; r165 = atomicAdd((u32 *)r164, r162);
+b39: // next element (unrolled 2)
 #line 14 "atomics.go"
-	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; r182 = r60 < r55; if (!r182) goto b43; r183 = r155; r184 = *(u32 *)r183; r185 = r184 != 0u; if (!r185) goto b42; r186 = r157; r187 = atomicAdd((u32 *)r186, r184);
-b42: // next element (unrolled 3)
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r166 = r54 < r49; if (!r166) goto b44; r167 = r139; r168 = *(u32 *)r167; r169 = r168 != 0u; if (!r169) goto b43; r170 = r141; r171 = atomicAdd((u32 *)r170, r168);
+b43: // next element (unrolled 3)
 #line 14 "atomics.go"
-	r60 = (u64)r60 + (u64)r52; r155 = r155 + r156 * 1; r157 = r157 + r156 * 1; goto b27;
-b43: // each done
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; goto b28;
+b44: // each done
 #line 14 "atomics.go"
 	return;
-b44: // preheader
+b45: // preheader
 #line 16 "atomics.go"
-	r120 = r20 + 0ll;
-	r123 = r20 + 4ll;
-	r126 = r20 + 8ll; r127 = r123;
+	r110 = r20 + 0ll;
+	r113 = r20 + 4ll;
+	r116 = r20 + 8ll; r117 = r113;
 #line 20 "atomics.go"
-	r129 = r31 + 0ll;
-	r132 = r31 + 8ll;
+	r119 = r31 + 0ll;
+	r122 = r31 + 8ll;
 #line 14 "atomics.go"
-	r161 = r2; r162 = r4 + r161 * 1; r163 = r1;
-b45: // head (checked if)
+	r145 = r2; r146 = r4 + r145 * 1; r147 = r1;
+b46: // head (checked if)
 #line 14 "atomics.go"
-	r110 = (u64)r2 + 1ull; r111 = r110 < r3; if (!r111) goto b26; r112 = r2; r113 = (u64)r112 + 1ull; r149 = r162; r115 = r149 + 1ll; r116 = *(u8 *)r115;
-	r118 = (i64)r116; r117 = r53 + r118 * 4; r119 = atomicAdd((u32 *)r117, 1u);
-	r122 = atomicAdd((u32 *)r120, (u32)1); r121 = (u32)r122 + 1u;
-	r125 = atomicCAS((u32 *)r123, (u32)0, (u32)r121); r124 = r125 == 0; if (!r124) goto b50;
-	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r128 = *(volatile i32 *)r127; *(volatile i32 *)r126 = r128;
-b50: // if.done (checked if)
+	r100 = (u64)r2 + 1ull; r101 = r100 < r3; if (!r101) goto b27; r102 = r2; r103 = (u64)r102 + 1ull; r133 = r146; r105 = r133 + 1ll; r106 = *(u8 *)r105;
+	r108 = (i64)r106; r107 = r47 + r108 * 4; r109 = atomicAdd((u32 *)r107, 1u);
+	r112 = atomicAdd((u32 *)r110, (u32)1); r111 = (u32)r112 + 1u;
+	r115 = atomicCAS((u32 *)r113, (u32)0, (u32)r111); r114 = r115 == 0; if (!r114) goto b51;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r118 = *(volatile i32 *)r117; *(volatile i32 *)r116 = r118;
+b51: // if.done (checked if)
 #line 20 "atomics.go"
-	r130 = (double)r116; r131 = atomicAdd((double *)r129, r130);
-	r133 = (double)r113; r134 = qd_atommax_f64(r132, r133); r139 = r113 >> 63; r140 = r139 & 3ll; r141 = (u64)r113 + (u64)r140; r142 = r141 >> 2; r143 = (u64)r142 * 4ull; r144 = (u64)r113 - (u64)r143;
-	r135 = r144; if ((u64)r135 >= (u64)r42) { qd_site = 7; qd_x = r135; qd_y = r42; goto qd_fault; } r136 = r41 + r135 * 1; r137 = (i8)r116; r138 = qd_atommin_i8(r136, r137);
+	r120 = (double)r106; r121 = atomicAdd((double *)r119, r120);
+	r123 = (double)r103; r124 = qd_atommax_f64(r122, r123);
+	r125 = r103 & 3ll; r126 = r41 + r125 * 1; r127 = (i8)r106; r128 = qd_atommin_i8(r126, r127);
 #line 14 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; goto b45;
-b52: // preheader
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; goto b46;
+b53: // preheader
 #line 16 "atomics.go"
-	r77 = r20 + 0ll;
-	r80 = r20 + 4ll;
-	r83 = r20 + 8ll; r84 = r80;
+	r71 = r20 + 0ll;
+	r74 = r20 + 4ll;
+	r77 = r20 + 8ll; r78 = r74;
 #line 20 "atomics.go"
-	r86 = r31 + 0ll;
-	r89 = r31 + 8ll;
+	r80 = r31 + 0ll;
+	r83 = r31 + 8ll;
 #line 14 "atomics.go"
-	r158 = r2; r159 = r4 + r158 * 1; r160 = r1;
-b53: // head (checked)
+	r142 = r2; r143 = r4 + r142 * 1; r144 = r1;
+b54: // head (checked)
 #line 14 "atomics.go"
-	r67 = (u64)r2 + 1ull; r68 = r67 < r3; if (!r68) goto b26; r69 = r2; r70 = (u64)r69 + 1ull; r148 = r159; r72 = r148 + 1ll; r73 = *(u8 *)r72;
-	r75 = (i64)r73; if ((u64)r75 >= (u64)r15) { qd_site = 0; qd_x = r75; qd_y = r15; goto qd_fault; } r74 = r53 + r75 * 4; r76 = atomicAdd((u32 *)r74, 1u);
-	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; } r79 = atomicAdd((u32 *)r77, (u32)1); r78 = (u32)r79 + 1u;
-	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; } r82 = atomicCAS((u32 *)r80, (u32)0, (u32)r78); r81 = r82 == 0; if (!r81) goto b58;
-	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r85 = *(volatile i32 *)r84; *(volatile i32 *)r83 = r85;
-b58: // if.done (checked)
+	r61 = (u64)r2 + 1ull; r62 = r61 < r3; if (!r62) goto b27; r63 = r2; r64 = (u64)r63 + 1ull; r132 = r143; r66 = r132 + 1ll; r67 = *(u8 *)r66;
+	r69 = (i64)r67; if ((u64)r69 >= (u64)r15) { qd_site = 0; qd_x = r69; qd_y = r15; goto qd_fault; } r68 = r47 + r69 * 4; r70 = atomicAdd((u32 *)r68, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; } r73 = atomicAdd((u32 *)r71, (u32)1); r72 = (u32)r73 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; } r76 = atomicCAS((u32 *)r74, (u32)0, (u32)r72); r75 = r76 == 0; if (!r75) goto b59;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r79 = *(volatile i32 *)r78; *(volatile i32 *)r77 = r79;
+b59: // if.done (checked)
 #line 20 "atomics.go"
-	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; } r87 = (double)r73; r88 = atomicAdd((double *)r86, r87);
-	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; } r90 = (double)r70; r91 = qd_atommax_f64(r89, r90); r96 = r70 >> 63; r97 = r96 & 3ll; r98 = (u64)r70 + (u64)r97; r99 = r98 >> 2; r100 = (u64)r99 * 4ull; r101 = (u64)r70 - (u64)r100;
-	r92 = r101; if ((u64)r92 >= (u64)r42) { qd_site = 7; qd_x = r92; qd_y = r42; goto qd_fault; } r93 = r41 + r92 * 1; r94 = (i8)r73; r95 = qd_atommin_i8(r93, r94);
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; } r81 = (double)r67; r82 = atomicAdd((double *)r80, r81);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; } r84 = (double)r64; r85 = qd_atommax_f64(r83, r84);
+	r86 = r64 & 3ll; if ((u64)r86 >= (u64)r42) { qd_site = 7; qd_x = r86; qd_y = r42; goto qd_fault; } r87 = r41 + r86 * 1; r88 = (i8)r67; r89 = qd_atommin_i8(r87, r88);
 #line 14 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r159 = r159 + r160 * 1; goto b53;
+	r2 = (u64)r2 + (u64)r1; r143 = r143 + r144 * 1; goto b54;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -596,13 +596,13 @@ qd_fault: {
 extern "C" __global__ void Stride_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r7 = 0, r16 = 0, r18 = 0, r19 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r10 = 0, r15 = 0, r17 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	i64 r10 = 0, r15 = 0, r17 = 0;
 	float r12 = 0, r13 = 0;
 	char *r5 = 0, *r11 = 0, *r14 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 59 "parallel.go"
-	r5 = p0; r6 = p1; r4 = r6; r20 = r4 >> 63; r21 = r20 & 3ll; r22 = (u64)r4 + (u64)r21; r23 = r22 >> 2; r3 = r23;
+	r5 = p0; r6 = p1; r4 = r6; r3 = r4 >> 2;
 	r10 = p2;
 #line 59 "parallel.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r19 = r0 == 0ll; r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r17 = p2; r18 = r17 != 0ll; if (!r18) goto b7;
