@@ -226,6 +226,11 @@ type thread struct {
 	from  int64
 }
 
+// sharedJunk is what every byte of a block's shared memory holds when the
+// block starts: a GPU's is left over from other blocks, not zeroed, and
+// a kernel that reads an element before writing it must show it.
+const sharedJunk = 0xa5
+
 // runBlock runs block b of a grid of blocks, of size threads each.
 func (ip *Interp) runBlock(run *launch, t *Task, b, blocks, size int) error {
 	threads := make([]*thread, size)
@@ -233,6 +238,9 @@ func (ip *Interp) runBlock(run *launch, t *Task, b, blocks, size int) error {
 	for i, v := range t.Vars {
 		if v.Space == Shared {
 			vars[i] = ip.Mem.Alloc(v.Size)
+			for k := range v.Size {
+				_ = ip.Mem.Store(vars[i]+uint64(k), Uint8, sharedJunk) // in the region just made
+			}
 		}
 	}
 	for i := range threads {
