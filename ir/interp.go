@@ -221,7 +221,8 @@ type thread struct {
 	failed bool // ended by a failed check
 	// Where the thread is in the grid.
 	index, count, block, blocks, inBlock, blockSize int64
-	// At a shuffle: the value it offers and the lane it reads.
+	// At a shuffle: the value it offers and the lane it reads, from below
+	// where negative.
 	offer uint64
 	from  int64
 }
@@ -335,7 +336,7 @@ func release(threads []*thread, warp int64) (done bool, err error) {
 		values := make([]uint64, len(lanes))
 		for l, th := range lanes {
 			values[l] = th.offer
-			if src := int64(l) + th.from; th.state == atShuffle && th.from >= 0 && src < int64(len(lanes)) && lanes[src].state == atShuffle {
+			if src := int64(l) + th.from; th.state == atShuffle && src >= 0 && src < int64(len(lanes)) && lanes[src].state == atShuffle {
 				values[l] = lanes[src].offer
 			}
 		}
@@ -419,8 +420,12 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 			case OpBarrier:
 				th.state = atBarrier
 				return nil
-			case OpShuffleDown:
-				th.offer, th.from = in.Type.Normalize(val(in.Args[0])), int64(val(in.Args[1]))
+			case OpShuffleDown, OpShuffleUp:
+				// A delta past any warp reads no lane.
+				th.offer, th.from = in.Type.Normalize(val(in.Args[0])), int64(min(val(in.Args[1]), 1<<31))
+				if in.Op == OpShuffleUp {
+					th.from = -th.from
+				}
 				th.state = atShuffle
 				return nil
 			case OpCheckIndex, OpCheckSlice, OpCheckDivide:
