@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "646d81aa59ecd79735380e44a473225164c1eeb6a1ed30f3b578e522c3d4ae60"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f48257b7abadb8fe9b1b352ad260f5fc63f92640edd8c1843dcde79d36cd7b19"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f1d631b665448b3728d96860d5306da08873ff02516778c021459595cd00e3b2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ba1b9831e8784c2ce24a49a10919c2f83901efef5fddb93cb31b4ac7634b38f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

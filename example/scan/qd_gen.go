@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "74b70810328dc4c56962a2fe5674c4245feca111cdd846d05234f29f98efe140"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b1aebec97683f59858c5bde37d3278f592bb5e53e35216c42121017269d63c44"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1cce2529ce9920c1b08163bbe9f2eeef471539b34cc9c71fb3ea18c0520f16c9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "051b7b4c8bcc2eea5d729afe650a59dec3a5b1d2c4e63b1a6f1b707e8661b1b1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -67,7 +67,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "ScanTiles_0",
 			Parallel:    false,
-			SharedBytes: 18432,
+			SharedBytes: 18560,
 			Threads:     256,
 		}},
 	}},

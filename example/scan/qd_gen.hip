@@ -3,12 +3,14 @@
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#define qd_shfl_up(v, d) __shfl_up_sync(0xffffffffu, v, d)
 #else
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
 #pragma clang fp contract(off)
 #define qd_shfl_down(v, d) __shfl_down(v, d)
+#define qd_shfl_up(v, d) __shfl_up(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -23,248 +25,248 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	__shared__ u8 qvar_part[1024] __attribute__((aligned(4)));
 	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
-	bool r5 = 0, r12 = 0, r19 = 0, r24 = 0, r25 = 0, r35 = 0, r40 = 0, r43 = 0;
-	bool r47 = 0, r52 = 0, r56 = 0, r61 = 0, r65 = 0, r72 = 0, r77 = 0, r79 = 0;
-	bool r84 = 0, r89 = 0, r94 = 0, r99 = 0, r104 = 0, r109 = 0, r114 = 0, r119 = 0;
-	bool r124 = 0, r129 = 0, r134 = 0, r139 = 0, r144 = 0, r149 = 0, r154 = 0, r159 = 0;
-	bool r164 = 0, r169 = 0, r174 = 0, r179 = 0, r184 = 0, r189 = 0, r194 = 0, r199 = 0;
-	bool r204 = 0, r209 = 0, r214 = 0, r219 = 0, r224 = 0, r229 = 0, r234 = 0, r239 = 0;
-	bool r244 = 0, r250 = 0, r257 = 0, r261 = 0, r264 = 0, r268 = 0, r271 = 0, r277 = 0;
-	bool r284 = 0, r288 = 0, r295 = 0, r302 = 0, r309 = 0, r316 = 0, r323 = 0, r330 = 0;
-	bool r337 = 0, r344 = 0, r351 = 0, r358 = 0, r365 = 0, r372 = 0, r379 = 0, r386 = 0;
-	bool r391 = 0, r393 = 0, r396 = 0, r398 = 0, r399 = 0, r401 = 0, r405 = 0, r407 = 0;
-	bool r409 = 0, r411 = 0, r413 = 0, r416 = 0, r418 = 0, r420 = 0, r422 = 0, r424 = 0;
-	bool r427 = 0, r429 = 0, r431 = 0, r433 = 0, r435 = 0, r438 = 0, r440 = 0, r442 = 0;
-	bool r444 = 0, r446 = 0, r449 = 0, r451 = 0, r453 = 0, r455 = 0, r457 = 0, r460 = 0;
-	bool r462 = 0, r464 = 0, r466 = 0, r468 = 0, r471 = 0, r473 = 0, r475 = 0, r477 = 0;
-	bool r479 = 0, r482 = 0, r484 = 0, r486 = 0, r488 = 0, r490 = 0, r493 = 0, r495 = 0;
-	bool r497 = 0, r499 = 0, r501 = 0, r504 = 0, r506 = 0, r508 = 0, r510 = 0, r512 = 0;
-	bool r515 = 0, r517 = 0, r519 = 0, r521 = 0, r523 = 0, r526 = 0, r528 = 0, r530 = 0;
-	bool r532 = 0, r534 = 0, r537 = 0, r539 = 0, r541 = 0, r543 = 0, r545 = 0, r548 = 0;
-	bool r550 = 0, r552 = 0, r554 = 0, r556 = 0, r559 = 0, r561 = 0, r563 = 0, r565 = 0;
-	bool r567 = 0, r570 = 0, r572 = 0, r574 = 0, r575 = 0, r583 = 0, r592 = 0, r596 = 0;
-	bool r599 = 0, r600 = 0, r603 = 0, r604 = 0, r607 = 0, r608 = 0, r611 = 0, r614 = 0;
-	bool r617 = 0, r620 = 0, r621 = 0, r624 = 0, r625 = 0, r628 = 0, r629 = 0, r632 = 0;
-	bool r635 = 0;
-	i32 r26 = 0, r28 = 0, r32 = 0, r34 = 0, r37 = 0, r41 = 0, r50 = 0, r54 = 0;
-	i32 r62 = 0, r69 = 0, r70 = 0, r86 = 0, r87 = 0, r96 = 0, r97 = 0, r106 = 0;
-	i32 r107 = 0, r116 = 0, r117 = 0, r126 = 0, r127 = 0, r136 = 0, r137 = 0, r146 = 0;
-	i32 r147 = 0, r156 = 0, r157 = 0, r166 = 0, r167 = 0, r176 = 0, r177 = 0, r186 = 0;
-	i32 r187 = 0, r196 = 0, r197 = 0, r206 = 0, r207 = 0, r216 = 0, r217 = 0, r226 = 0;
-	i32 r227 = 0, r236 = 0, r237 = 0, r254 = 0, r255 = 0, r259 = 0, r262 = 0, r273 = 0;
-	i32 r280 = 0, r281 = 0, r290 = 0, r291 = 0, r297 = 0, r298 = 0, r304 = 0, r305 = 0;
-	i32 r311 = 0, r312 = 0, r318 = 0, r319 = 0, r325 = 0, r326 = 0, r332 = 0, r333 = 0;
-	i32 r339 = 0, r340 = 0, r346 = 0, r347 = 0, r353 = 0, r354 = 0, r360 = 0, r361 = 0;
-	i32 r367 = 0, r368 = 0, r374 = 0, r375 = 0, r381 = 0, r382 = 0, r388 = 0, r389 = 0;
-	i32 r597 = 0, r601 = 0, r605 = 0, r610 = 0, r613 = 0, r616 = 0, r618 = 0, r622 = 0;
-	i32 r626 = 0, r631 = 0, r634 = 0, r637 = 0;
+	bool r5 = 0, r12 = 0, r19 = 0, r22 = 0, r23 = 0, r33 = 0, r38 = 0, r41 = 0;
+	bool r45 = 0, r50 = 0, r54 = 0, r59 = 0, r63 = 0, r70 = 0, r75 = 0, r77 = 0;
+	bool r82 = 0, r87 = 0, r92 = 0, r97 = 0, r102 = 0, r107 = 0, r112 = 0, r117 = 0;
+	bool r122 = 0, r127 = 0, r132 = 0, r137 = 0, r142 = 0, r147 = 0, r152 = 0, r157 = 0;
+	bool r162 = 0, r167 = 0, r172 = 0, r177 = 0, r182 = 0, r187 = 0, r192 = 0, r197 = 0;
+	bool r202 = 0, r207 = 0, r212 = 0, r217 = 0, r222 = 0, r227 = 0, r232 = 0, r237 = 0;
+	bool r242 = 0, r248 = 0, r253 = 0, r257 = 0, r260 = 0, r264 = 0, r267 = 0, r273 = 0;
+	bool r280 = 0, r284 = 0, r291 = 0, r298 = 0, r305 = 0, r312 = 0, r319 = 0, r326 = 0;
+	bool r333 = 0, r340 = 0, r347 = 0, r354 = 0, r361 = 0, r368 = 0, r375 = 0, r382 = 0;
+	bool r387 = 0, r389 = 0, r392 = 0, r394 = 0, r395 = 0, r397 = 0, r401 = 0, r403 = 0;
+	bool r405 = 0, r407 = 0, r409 = 0, r412 = 0, r414 = 0, r416 = 0, r418 = 0, r420 = 0;
+	bool r423 = 0, r425 = 0, r427 = 0, r429 = 0, r431 = 0, r434 = 0, r436 = 0, r438 = 0;
+	bool r440 = 0, r442 = 0, r445 = 0, r447 = 0, r449 = 0, r451 = 0, r453 = 0, r456 = 0;
+	bool r458 = 0, r460 = 0, r462 = 0, r464 = 0, r467 = 0, r469 = 0, r471 = 0, r473 = 0;
+	bool r475 = 0, r478 = 0, r480 = 0, r482 = 0, r484 = 0, r486 = 0, r489 = 0, r491 = 0;
+	bool r493 = 0, r495 = 0, r497 = 0, r500 = 0, r502 = 0, r504 = 0, r506 = 0, r508 = 0;
+	bool r511 = 0, r513 = 0, r515 = 0, r517 = 0, r519 = 0, r522 = 0, r524 = 0, r526 = 0;
+	bool r528 = 0, r530 = 0, r533 = 0, r535 = 0, r537 = 0, r539 = 0, r541 = 0, r544 = 0;
+	bool r546 = 0, r548 = 0, r550 = 0, r552 = 0, r555 = 0, r557 = 0, r559 = 0, r561 = 0;
+	bool r563 = 0, r566 = 0, r568 = 0, r570 = 0, r571 = 0, r579 = 0, r588 = 0, r592 = 0;
+	bool r595 = 0, r596 = 0, r599 = 0, r600 = 0, r603 = 0, r604 = 0, r607 = 0, r610 = 0;
+	bool r613 = 0, r616 = 0, r617 = 0, r620 = 0, r621 = 0, r624 = 0, r625 = 0, r628 = 0;
+	bool r631 = 0;
+	i32 r24 = 0, r26 = 0, r30 = 0, r32 = 0, r35 = 0, r39 = 0, r48 = 0, r52 = 0;
+	i32 r60 = 0, r67 = 0, r68 = 0, r84 = 0, r85 = 0, r94 = 0, r95 = 0, r104 = 0;
+	i32 r105 = 0, r114 = 0, r115 = 0, r124 = 0, r125 = 0, r134 = 0, r135 = 0, r144 = 0;
+	i32 r145 = 0, r154 = 0, r155 = 0, r164 = 0, r165 = 0, r174 = 0, r175 = 0, r184 = 0;
+	i32 r185 = 0, r194 = 0, r195 = 0, r204 = 0, r205 = 0, r214 = 0, r215 = 0, r224 = 0;
+	i32 r225 = 0, r234 = 0, r235 = 0, r250 = 0, r251 = 0, r255 = 0, r258 = 0, r269 = 0;
+	i32 r276 = 0, r277 = 0, r286 = 0, r287 = 0, r293 = 0, r294 = 0, r300 = 0, r301 = 0;
+	i32 r307 = 0, r308 = 0, r314 = 0, r315 = 0, r321 = 0, r322 = 0, r328 = 0, r329 = 0;
+	i32 r335 = 0, r336 = 0, r342 = 0, r343 = 0, r349 = 0, r350 = 0, r356 = 0, r357 = 0;
+	i32 r363 = 0, r364 = 0, r370 = 0, r371 = 0, r377 = 0, r378 = 0, r384 = 0, r385 = 0;
+	i32 r593 = 0, r597 = 0, r601 = 0, r606 = 0, r609 = 0, r612 = 0, r614 = 0, r618 = 0;
+	i32 r622 = 0, r627 = 0, r630 = 0, r633 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0;
-	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r23 = 0, r27 = 0, r30 = 0;
-	i64 r31 = 0, r33 = 0, r38 = 0, r39 = 0, r42 = 0, r45 = 0, r46 = 0, r49 = 0;
-	i64 r51 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r64 = 0, r68 = 0;
-	i64 r71 = 0, r75 = 0, r76 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0;
-	i64 r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r98 = 0, r100 = 0, r101 = 0;
-	i64 r102 = 0, r103 = 0, r108 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r118 = 0;
-	i64 r120 = 0, r121 = 0, r122 = 0, r123 = 0, r128 = 0, r130 = 0, r131 = 0, r132 = 0;
-	i64 r133 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r148 = 0, r150 = 0;
-	i64 r151 = 0, r152 = 0, r153 = 0, r158 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
-	i64 r168 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r178 = 0, r180 = 0, r181 = 0;
-	i64 r182 = 0, r183 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r198 = 0;
-	i64 r200 = 0, r201 = 0, r202 = 0, r203 = 0, r208 = 0, r210 = 0, r211 = 0, r212 = 0;
-	i64 r213 = 0, r218 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0, r228 = 0, r230 = 0;
-	i64 r231 = 0, r232 = 0, r233 = 0, r238 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0;
-	i64 r246 = 0, r247 = 0, r248 = 0, r249 = 0, r252 = 0, r256 = 0, r260 = 0, r263 = 0;
-	i64 r266 = 0, r267 = 0, r270 = 0, r274 = 0, r275 = 0, r276 = 0, r283 = 0, r285 = 0;
-	i64 r286 = 0, r287 = 0, r292 = 0, r293 = 0, r294 = 0, r299 = 0, r300 = 0, r301 = 0;
-	i64 r306 = 0, r307 = 0, r308 = 0, r313 = 0, r314 = 0, r315 = 0, r320 = 0, r321 = 0;
-	i64 r322 = 0, r327 = 0, r328 = 0, r329 = 0, r334 = 0, r335 = 0, r336 = 0, r341 = 0;
-	i64 r342 = 0, r343 = 0, r348 = 0, r349 = 0, r350 = 0, r355 = 0, r356 = 0, r357 = 0;
-	i64 r362 = 0, r363 = 0, r364 = 0, r369 = 0, r370 = 0, r371 = 0, r376 = 0, r377 = 0;
-	i64 r378 = 0, r383 = 0, r384 = 0, r385 = 0, r392 = 0, r394 = 0, r400 = 0, r406 = 0;
-	i64 r408 = 0, r410 = 0, r412 = 0, r414 = 0, r419 = 0, r421 = 0, r423 = 0, r425 = 0;
-	i64 r430 = 0, r432 = 0, r434 = 0, r436 = 0, r441 = 0, r443 = 0, r445 = 0, r447 = 0;
-	i64 r452 = 0, r454 = 0, r456 = 0, r458 = 0, r463 = 0, r465 = 0, r467 = 0, r469 = 0;
-	i64 r474 = 0, r476 = 0, r478 = 0, r480 = 0, r485 = 0, r487 = 0, r489 = 0, r491 = 0;
-	i64 r496 = 0, r498 = 0, r500 = 0, r502 = 0, r507 = 0, r509 = 0, r511 = 0, r513 = 0;
-	i64 r518 = 0, r520 = 0, r522 = 0, r524 = 0, r529 = 0, r531 = 0, r533 = 0, r535 = 0;
-	i64 r540 = 0, r542 = 0, r544 = 0, r546 = 0, r551 = 0, r553 = 0, r555 = 0, r557 = 0;
-	i64 r562 = 0, r564 = 0, r566 = 0, r568 = 0, r578 = 0, r587 = 0, r598 = 0, r602 = 0;
-	i64 r606 = 0, r619 = 0, r623 = 0, r627 = 0;
-	u32 r582 = 0, r584 = 0, r585 = 0, r586 = 0, r591 = 0, r593 = 0, r594 = 0, r595 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r245 = 0, r390 = 0, r395 = 0;
-	u64 r397 = 0, r402 = 0, r403 = 0, r404 = 0, r415 = 0, r417 = 0, r426 = 0, r428 = 0;
-	u64 r437 = 0, r439 = 0, r448 = 0, r450 = 0, r459 = 0, r461 = 0, r470 = 0, r472 = 0;
-	u64 r481 = 0, r483 = 0, r492 = 0, r494 = 0, r503 = 0, r505 = 0, r514 = 0, r516 = 0;
-	u64 r525 = 0, r527 = 0, r536 = 0, r538 = 0, r547 = 0, r549 = 0, r558 = 0, r560 = 0;
-	u64 r569 = 0, r571 = 0, r573 = 0, r579 = 0, r580 = 0, r581 = 0, r588 = 0, r589 = 0;
-	u64 r590 = 0;
-	char *r20 = 0, *r22 = 0, *r29 = 0, *r36 = 0, *r44 = 0, *r48 = 0, *r53 = 0, *r63 = 0;
-	char *r66 = 0, *r67 = 0, *r73 = 0, *r74 = 0, *r85 = 0, *r95 = 0, *r105 = 0, *r115 = 0;
-	char *r125 = 0, *r135 = 0, *r145 = 0, *r155 = 0, *r165 = 0, *r175 = 0, *r185 = 0, *r195 = 0;
-	char *r205 = 0, *r215 = 0, *r225 = 0, *r235 = 0, *r251 = 0, *r253 = 0, *r258 = 0, *r265 = 0;
-	char *r269 = 0, *r272 = 0, *r278 = 0, *r279 = 0, *r282 = 0, *r289 = 0, *r296 = 0, *r303 = 0;
-	char *r310 = 0, *r317 = 0, *r324 = 0, *r331 = 0, *r338 = 0, *r345 = 0, *r352 = 0, *r359 = 0;
-	char *r366 = 0, *r373 = 0, *r380 = 0, *r387 = 0, *r576 = 0, *r577 = 0, *r609 = 0, *r612 = 0;
-	char *r615 = 0, *r630 = 0, *r633 = 0, *r636 = 0;
+	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r25 = 0, r28 = 0, r29 = 0;
+	i64 r31 = 0, r36 = 0, r37 = 0, r40 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0;
+	i64 r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r62 = 0, r66 = 0, r69 = 0;
+	i64 r73 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r86 = 0;
+	i64 r88 = 0, r89 = 0, r90 = 0, r91 = 0, r96 = 0, r98 = 0, r99 = 0, r100 = 0;
+	i64 r101 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r116 = 0, r118 = 0;
+	i64 r119 = 0, r120 = 0, r121 = 0, r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0;
+	i64 r136 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r146 = 0, r148 = 0, r149 = 0;
+	i64 r150 = 0, r151 = 0, r156 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r166 = 0;
+	i64 r168 = 0, r169 = 0, r170 = 0, r171 = 0, r176 = 0, r178 = 0, r179 = 0, r180 = 0;
+	i64 r181 = 0, r186 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r196 = 0, r198 = 0;
+	i64 r199 = 0, r200 = 0, r201 = 0, r206 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0;
+	i64 r216 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r226 = 0, r228 = 0, r229 = 0;
+	i64 r230 = 0, r231 = 0, r236 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r244 = 0;
+	i64 r245 = 0, r246 = 0, r247 = 0, r252 = 0, r256 = 0, r259 = 0, r262 = 0, r263 = 0;
+	i64 r266 = 0, r270 = 0, r271 = 0, r272 = 0, r279 = 0, r281 = 0, r282 = 0, r283 = 0;
+	i64 r288 = 0, r289 = 0, r290 = 0, r295 = 0, r296 = 0, r297 = 0, r302 = 0, r303 = 0;
+	i64 r304 = 0, r309 = 0, r310 = 0, r311 = 0, r316 = 0, r317 = 0, r318 = 0, r323 = 0;
+	i64 r324 = 0, r325 = 0, r330 = 0, r331 = 0, r332 = 0, r337 = 0, r338 = 0, r339 = 0;
+	i64 r344 = 0, r345 = 0, r346 = 0, r351 = 0, r352 = 0, r353 = 0, r358 = 0, r359 = 0;
+	i64 r360 = 0, r365 = 0, r366 = 0, r367 = 0, r372 = 0, r373 = 0, r374 = 0, r379 = 0;
+	i64 r380 = 0, r381 = 0, r388 = 0, r390 = 0, r396 = 0, r402 = 0, r404 = 0, r406 = 0;
+	i64 r408 = 0, r410 = 0, r415 = 0, r417 = 0, r419 = 0, r421 = 0, r426 = 0, r428 = 0;
+	i64 r430 = 0, r432 = 0, r437 = 0, r439 = 0, r441 = 0, r443 = 0, r448 = 0, r450 = 0;
+	i64 r452 = 0, r454 = 0, r459 = 0, r461 = 0, r463 = 0, r465 = 0, r470 = 0, r472 = 0;
+	i64 r474 = 0, r476 = 0, r481 = 0, r483 = 0, r485 = 0, r487 = 0, r492 = 0, r494 = 0;
+	i64 r496 = 0, r498 = 0, r503 = 0, r505 = 0, r507 = 0, r509 = 0, r514 = 0, r516 = 0;
+	i64 r518 = 0, r520 = 0, r525 = 0, r527 = 0, r529 = 0, r531 = 0, r536 = 0, r538 = 0;
+	i64 r540 = 0, r542 = 0, r547 = 0, r549 = 0, r551 = 0, r553 = 0, r558 = 0, r560 = 0;
+	i64 r562 = 0, r564 = 0, r574 = 0, r583 = 0, r594 = 0, r598 = 0, r602 = 0, r615 = 0;
+	i64 r619 = 0, r623 = 0;
+	u32 r578 = 0, r580 = 0, r581 = 0, r582 = 0, r587 = 0, r589 = 0, r590 = 0, r591 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r243 = 0, r386 = 0, r391 = 0;
+	u64 r393 = 0, r398 = 0, r399 = 0, r400 = 0, r411 = 0, r413 = 0, r422 = 0, r424 = 0;
+	u64 r433 = 0, r435 = 0, r444 = 0, r446 = 0, r455 = 0, r457 = 0, r466 = 0, r468 = 0;
+	u64 r477 = 0, r479 = 0, r488 = 0, r490 = 0, r499 = 0, r501 = 0, r510 = 0, r512 = 0;
+	u64 r521 = 0, r523 = 0, r532 = 0, r534 = 0, r543 = 0, r545 = 0, r554 = 0, r556 = 0;
+	u64 r565 = 0, r567 = 0, r569 = 0, r575 = 0, r576 = 0, r577 = 0, r584 = 0, r585 = 0;
+	u64 r586 = 0;
+	char *r20 = 0, *r27 = 0, *r34 = 0, *r42 = 0, *r46 = 0, *r51 = 0, *r61 = 0, *r64 = 0;
+	char *r65 = 0, *r71 = 0, *r72 = 0, *r83 = 0, *r93 = 0, *r103 = 0, *r113 = 0, *r123 = 0;
+	char *r133 = 0, *r143 = 0, *r153 = 0, *r163 = 0, *r173 = 0, *r183 = 0, *r193 = 0, *r203 = 0;
+	char *r213 = 0, *r223 = 0, *r233 = 0, *r249 = 0, *r254 = 0, *r261 = 0, *r265 = 0, *r268 = 0;
+	char *r274 = 0, *r275 = 0, *r278 = 0, *r285 = 0, *r292 = 0, *r299 = 0, *r306 = 0, *r313 = 0;
+	char *r320 = 0, *r327 = 0, *r334 = 0, *r341 = 0, *r348 = 0, *r355 = 0, *r362 = 0, *r369 = 0;
+	char *r376 = 0, *r383 = 0, *r572 = 0, *r573 = 0, *r605 = 0, *r608 = 0, *r611 = 0, *r626 = 0;
+	char *r629 = 0, *r632 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 21 "kernels.go"
-	r4 = p4; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r240 = r2 >> 63; r241 = r240 & 4095ll; r242 = (u64)r2 + (u64)r241; r243 = r242 >> 12; r1 = r243; r0 = r1;
+	r4 = p4; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r238 = r2 >> 63; r239 = r238 & 4095ll; r240 = (u64)r2 + (u64)r239; r241 = r240 >> 12; r1 = r241; r0 = r1;
 #line 27 "kernels.go"
-	r67 = p0; r68 = p1;
+	r65 = p0; r66 = p1;
 #line 34 "kernels.go"
-	r74 = p2; r75 = p3;
+	r72 = p2; r73 = p3;
 #line 21 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b114; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r390 = (u64)r68; r495 = 9223372036854769919ull < r390; r506 = 9223372036854770175ull < r390; r517 = 9223372036854770431ull < r390; r528 = 9223372036854770687ull < r390; r539 = 9223372036854770943ull < r390; r550 = 9223372036854771199ull < r390; r561 = 9223372036854771455ull < r390; r572 = 9223372036854771711ull < r390; r398 = 9223372036854767871ull < r390; r418 = 9223372036854768127ull < r390; r429 = 9223372036854768383ull < r390; r440 = 9223372036854768639ull < r390; r451 = 9223372036854768895ull < r390; r462 = 9223372036854769151ull < r390; r473 = 9223372036854769407ull < r390; r484 = 9223372036854769663ull < r390; r573 = (u64)r75; r575 = 2251799813685246ull < r573; if (!r398) goto b132; if (!r418) goto b132; if (!r429) goto b132; if (!r440) goto b132; if (!r451) goto b132; if (!r462) goto b132; if (!r473) goto b132; if (!r484) goto b132; if (!r495) goto b132; if (!r506) goto b132; if (!r517) goto b132; if (!r528) goto b132; if (!r539) goto b132; if (!r550) goto b132; if (!r561) goto b132; if (!r572) goto b132; if (!r575) goto b132; r593 = (u32)255ll;
+	r5 = r0 > 0ll; if (!r5) goto b114; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r386 = (u64)r66; r491 = 9223372036854769919ull < r386; r502 = 9223372036854770175ull < r386; r513 = 9223372036854770431ull < r386; r524 = 9223372036854770687ull < r386; r535 = 9223372036854770943ull < r386; r546 = 9223372036854771199ull < r386; r557 = 9223372036854771455ull < r386; r568 = 9223372036854771711ull < r386; r394 = 9223372036854767871ull < r386; r414 = 9223372036854768127ull < r386; r425 = 9223372036854768383ull < r386; r436 = 9223372036854768639ull < r386; r447 = 9223372036854768895ull < r386; r458 = 9223372036854769151ull < r386; r469 = 9223372036854769407ull < r386; r480 = 9223372036854769663ull < r386; r569 = (u64)r73; r571 = 2251799813685246ull < r569; if (!r394) goto b132; if (!r414) goto b132; if (!r425) goto b132; if (!r436) goto b132; if (!r447) goto b132; if (!r458) goto b132; if (!r469) goto b132; if (!r480) goto b132; if (!r491) goto b132; if (!r502) goto b132; if (!r513) goto b132; if (!r524) goto b132; if (!r535) goto b132; if (!r546) goto b132; if (!r557) goto b132; if (!r568) goto b132; if (!r571) goto b132; r589 = (u32)255ll;
 b21: // head
 #line 21 "kernels.go"
 	r12 = r8 < r7; if (!r12) goto b114; r13 = r8; r14 = (i64)r13;
-	r20 = (char *)qvar_part; r21 = (i64)threadIdx.x; r22 = r20 + r21 * 4; *(u32 *)r22 = 0u; __syncthreads();
+	r20 = (char *)qvar_part;
 #line 21 "kernels.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 23 "kernels.go"
-	r26 = 0;
+	r24 = 0;
 #line 26 "kernels.go"
-	r57 = (u64)r14 * 4096ull; r59 = r57; r60 = (u64)r59 + (u64)r16; r61 = r60 < r4; if (!r61) goto b131;
-	r66 = r67 + r60 * 4; r69 = *(i32 *)r66; r70 = r69; r62 = r70;
+	r55 = (u64)r14 * 4096ull; r57 = r55; r58 = (u64)r57 + (u64)r16; r59 = r58 < r4; if (!r59) goto b131;
+	r64 = r65 + r58 * 4; r67 = *(i32 *)r64; r68 = r67; r60 = r68;
 b28: // edge 8→5
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r80 = r57; r82 = (u64)r80 + 256ull; r83 = (u64)r82 + (u64)r16; r84 = r83 < r4; if (!r84) goto b130;
-	r85 = r67 + r83 * 4; r86 = *(i32 *)r85; r87 = (u32)r26 + (u32)r86; r62 = r87;
+	r78 = r55; r80 = (u64)r78 + 256ull; r81 = (u64)r80 + (u64)r16; r82 = r81 < r4; if (!r82) goto b130;
+	r83 = r65 + r81 * 4; r84 = *(i32 *)r83; r85 = (u32)r24 + (u32)r84; r60 = r85;
 b31: // edge 8→5 (unrolled 1)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r90 = r57; r92 = (u64)r90 + 512ull; r93 = (u64)r92 + (u64)r16; r94 = r93 < r4; if (!r94) goto b129;
-	r95 = r67 + r93 * 4; r96 = *(i32 *)r95; r97 = (u32)r26 + (u32)r96; r62 = r97;
+	r88 = r55; r90 = (u64)r88 + 512ull; r91 = (u64)r90 + (u64)r16; r92 = r91 < r4; if (!r92) goto b129;
+	r93 = r65 + r91 * 4; r94 = *(i32 *)r93; r95 = (u32)r24 + (u32)r94; r60 = r95;
 b34: // edge 8→5 (unrolled 2)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r100 = r57; r102 = (u64)r100 + 768ull; r103 = (u64)r102 + (u64)r16; r104 = r103 < r4; if (!r104) goto b128;
-	r105 = r67 + r103 * 4; r106 = *(i32 *)r105; r107 = (u32)r26 + (u32)r106; r62 = r107;
+	r98 = r55; r100 = (u64)r98 + 768ull; r101 = (u64)r100 + (u64)r16; r102 = r101 < r4; if (!r102) goto b128;
+	r103 = r65 + r101 * 4; r104 = *(i32 *)r103; r105 = (u32)r24 + (u32)r104; r60 = r105;
 b37: // edge 8→5 (unrolled 3)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r110 = r57; r112 = (u64)r110 + 1024ull; r113 = (u64)r112 + (u64)r16; r114 = r113 < r4; if (!r114) goto b127;
-	r115 = r67 + r113 * 4; r116 = *(i32 *)r115; r117 = (u32)r26 + (u32)r116; r62 = r117;
+	r108 = r55; r110 = (u64)r108 + 1024ull; r111 = (u64)r110 + (u64)r16; r112 = r111 < r4; if (!r112) goto b127;
+	r113 = r65 + r111 * 4; r114 = *(i32 *)r113; r115 = (u32)r24 + (u32)r114; r60 = r115;
 b40: // edge 8→5 (unrolled 4)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r120 = r57; r122 = (u64)r120 + 1280ull; r123 = (u64)r122 + (u64)r16; r124 = r123 < r4; if (!r124) goto b126;
-	r125 = r67 + r123 * 4; r126 = *(i32 *)r125; r127 = (u32)r26 + (u32)r126; r62 = r127;
+	r118 = r55; r120 = (u64)r118 + 1280ull; r121 = (u64)r120 + (u64)r16; r122 = r121 < r4; if (!r122) goto b126;
+	r123 = r65 + r121 * 4; r124 = *(i32 *)r123; r125 = (u32)r24 + (u32)r124; r60 = r125;
 b43: // edge 8→5 (unrolled 5)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r130 = r57; r132 = (u64)r130 + 1536ull; r133 = (u64)r132 + (u64)r16; r134 = r133 < r4; if (!r134) goto b125;
-	r135 = r67 + r133 * 4; r136 = *(i32 *)r135; r137 = (u32)r26 + (u32)r136; r62 = r137;
+	r128 = r55; r130 = (u64)r128 + 1536ull; r131 = (u64)r130 + (u64)r16; r132 = r131 < r4; if (!r132) goto b125;
+	r133 = r65 + r131 * 4; r134 = *(i32 *)r133; r135 = (u32)r24 + (u32)r134; r60 = r135;
 b46: // edge 8→5 (unrolled 6)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r140 = r57; r142 = (u64)r140 + 1792ull; r143 = (u64)r142 + (u64)r16; r144 = r143 < r4; if (!r144) goto b124;
-	r145 = r67 + r143 * 4; r146 = *(i32 *)r145; r147 = (u32)r26 + (u32)r146; r62 = r147;
+	r138 = r55; r140 = (u64)r138 + 1792ull; r141 = (u64)r140 + (u64)r16; r142 = r141 < r4; if (!r142) goto b124;
+	r143 = r65 + r141 * 4; r144 = *(i32 *)r143; r145 = (u32)r24 + (u32)r144; r60 = r145;
 b49: // edge 8→5 (unrolled 7)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r150 = r57; r152 = (u64)r150 + 2048ull; r153 = (u64)r152 + (u64)r16; r154 = r153 < r4; if (!r154) goto b123;
-	r155 = r67 + r153 * 4; r156 = *(i32 *)r155; r157 = (u32)r26 + (u32)r156; r62 = r157;
+	r148 = r55; r150 = (u64)r148 + 2048ull; r151 = (u64)r150 + (u64)r16; r152 = r151 < r4; if (!r152) goto b123;
+	r153 = r65 + r151 * 4; r154 = *(i32 *)r153; r155 = (u32)r24 + (u32)r154; r60 = r155;
 b52: // edge 8→5 (unrolled 8)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r160 = r57; r162 = (u64)r160 + 2304ull; r163 = (u64)r162 + (u64)r16; r164 = r163 < r4; if (!r164) goto b122;
-	r165 = r67 + r163 * 4; r166 = *(i32 *)r165; r167 = (u32)r26 + (u32)r166; r62 = r167;
+	r158 = r55; r160 = (u64)r158 + 2304ull; r161 = (u64)r160 + (u64)r16; r162 = r161 < r4; if (!r162) goto b122;
+	r163 = r65 + r161 * 4; r164 = *(i32 *)r163; r165 = (u32)r24 + (u32)r164; r60 = r165;
 b55: // edge 8→5 (unrolled 9)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r170 = r57; r172 = (u64)r170 + 2560ull; r173 = (u64)r172 + (u64)r16; r174 = r173 < r4; if (!r174) goto b121;
-	r175 = r67 + r173 * 4; r176 = *(i32 *)r175; r177 = (u32)r26 + (u32)r176; r62 = r177;
+	r168 = r55; r170 = (u64)r168 + 2560ull; r171 = (u64)r170 + (u64)r16; r172 = r171 < r4; if (!r172) goto b121;
+	r173 = r65 + r171 * 4; r174 = *(i32 *)r173; r175 = (u32)r24 + (u32)r174; r60 = r175;
 b58: // edge 8→5 (unrolled 10)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r180 = r57; r182 = (u64)r180 + 2816ull; r183 = (u64)r182 + (u64)r16; r184 = r183 < r4; if (!r184) goto b120;
-	r185 = r67 + r183 * 4; r186 = *(i32 *)r185; r187 = (u32)r26 + (u32)r186; r62 = r187;
+	r178 = r55; r180 = (u64)r178 + 2816ull; r181 = (u64)r180 + (u64)r16; r182 = r181 < r4; if (!r182) goto b120;
+	r183 = r65 + r181 * 4; r184 = *(i32 *)r183; r185 = (u32)r24 + (u32)r184; r60 = r185;
 b61: // edge 8→5 (unrolled 11)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r190 = r57; r192 = (u64)r190 + 3072ull; r193 = (u64)r192 + (u64)r16; r194 = r193 < r4; if (!r194) goto b119;
-	r195 = r67 + r193 * 4; r196 = *(i32 *)r195; r197 = (u32)r26 + (u32)r196; r62 = r197;
+	r188 = r55; r190 = (u64)r188 + 3072ull; r191 = (u64)r190 + (u64)r16; r192 = r191 < r4; if (!r192) goto b119;
+	r193 = r65 + r191 * 4; r194 = *(i32 *)r193; r195 = (u32)r24 + (u32)r194; r60 = r195;
 b64: // edge 8→5 (unrolled 12)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r200 = r57; r202 = (u64)r200 + 3328ull; r203 = (u64)r202 + (u64)r16; r204 = r203 < r4; if (!r204) goto b118;
-	r205 = r67 + r203 * 4; r206 = *(i32 *)r205; r207 = (u32)r26 + (u32)r206; r62 = r207;
+	r198 = r55; r200 = (u64)r198 + 3328ull; r201 = (u64)r200 + (u64)r16; r202 = r201 < r4; if (!r202) goto b118;
+	r203 = r65 + r201 * 4; r204 = *(i32 *)r203; r205 = (u32)r24 + (u32)r204; r60 = r205;
 b67: // edge 8→5 (unrolled 13)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r210 = r57; r212 = (u64)r210 + 3584ull; r213 = (u64)r212 + (u64)r16; r214 = r213 < r4; if (!r214) goto b117;
-	r215 = r67 + r213 * 4; r216 = *(i32 *)r215; r217 = (u32)r26 + (u32)r216; r62 = r217;
+	r208 = r55; r210 = (u64)r208 + 3584ull; r211 = (u64)r210 + (u64)r16; r212 = r211 < r4; if (!r212) goto b117;
+	r213 = r65 + r211 * 4; r214 = *(i32 *)r213; r215 = (u32)r24 + (u32)r214; r60 = r215;
 b70: // edge 8→5 (unrolled 14)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r220 = r57; r222 = (u64)r220 + 3840ull; r223 = (u64)r222 + (u64)r16; r224 = r223 < r4; if (!r224) goto b116;
-	r225 = r67 + r223 * 4; r226 = *(i32 *)r225; r227 = (u32)r26 + (u32)r226; r62 = r227;
+	r218 = r55; r220 = (u64)r218 + 3840ull; r221 = (u64)r220 + (u64)r16; r222 = r221 < r4; if (!r222) goto b116;
+	r223 = r65 + r221 * 4; r224 = *(i32 *)r223; r225 = (u32)r24 + (u32)r224; r60 = r225;
 b73: // edge 8→6
 #line 27 "kernels.go"
-	r28 = r62;
+	r26 = r60;
 #line 30 "kernels.go"
-	r63 = r20 + r16 * 4; *(i32 *)r63 = r28;
+	r61 = r20 + r16 * 4; *(i32 *)r61 = r26;
 #line 21 "kernels.go"
 	__syncthreads();
 #line 32 "kernels.go"
-	r33 = (i64)threadIdx.x; r34 = 0; r36 = r20 + r33 * 4; r37 = *(i32 *)r36; r34 = r37; r38 = (i64)warpSize; r39 = r38 >> 1;
+	r31 = (i64)threadIdx.x; r32 = 0; r34 = r20 + r31 * 4; r35 = *(i32 *)r34; r32 = r35; r36 = (i64)warpSize; r37 = r36 >> 1;
 b79: // sum.shuffle
 #line 32 "kernels.go"
-	r40 = r39 > 0ll; if (!r40) goto b95; r41 = qd_shfl_down(r34, (u32)r39); r42 = (u64)r33 + (u64)r39; r43 = r42 < 256ll; if (!r43) goto b82; r34 = (u32)r34 + (u32)r41;
+	r38 = r37 > 0ll; if (!r38) goto b95; r39 = qd_shfl_down(r32, (u32)r37); r40 = (u64)r31 + (u64)r37; r41 = r40 < 256ll; if (!r41) goto b82; r32 = (u32)r32 + (u32)r39;
 b82: // sum.step
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r596 = r39 > 0ll; if (!r596) goto b95; r597 = qd_shfl_down(r34, (u32)r39); r598 = (u64)r33 + (u64)r39; r599 = r598 < 256ll; if (!r599) goto b86; r34 = (u32)r34 + (u32)r597;
+	r37 = r37 >> 1; r592 = r37 > 0ll; if (!r592) goto b95; r593 = qd_shfl_down(r32, (u32)r37); r594 = (u64)r31 + (u64)r37; r595 = r594 < 256ll; if (!r595) goto b86; r32 = (u32)r32 + (u32)r593;
 b86: // sum.step (unrolled 1)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r600 = r39 > 0ll; if (!r600) goto b95; r601 = qd_shfl_down(r34, (u32)r39); r602 = (u64)r33 + (u64)r39; r603 = r602 < 256ll; if (!r603) goto b90; r34 = (u32)r34 + (u32)r601;
+	r37 = r37 >> 1; r596 = r37 > 0ll; if (!r596) goto b95; r597 = qd_shfl_down(r32, (u32)r37); r598 = (u64)r31 + (u64)r37; r599 = r598 < 256ll; if (!r599) goto b90; r32 = (u32)r32 + (u32)r597;
 b90: // sum.step (unrolled 2)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r604 = r39 > 0ll; if (!r604) goto b95; r605 = qd_shfl_down(r34, (u32)r39); r606 = (u64)r33 + (u64)r39; r607 = r606 < 256ll; if (!r607) goto b94; r34 = (u32)r34 + (u32)r605;
+	r37 = r37 >> 1; r600 = r37 > 0ll; if (!r600) goto b95; r601 = qd_shfl_down(r32, (u32)r37); r602 = (u64)r31 + (u64)r37; r603 = r602 < 256ll; if (!r603) goto b94; r32 = (u32)r32 + (u32)r601;
 b94: // sum.step (unrolled 3)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; goto b79;
+	r37 = r37 >> 1; goto b79;
 b95: // sum.warps
 #line 32 "kernels.go"
-	r44 = (char *)qvar_warpsums_1; r45 = (i64)(threadIdx.x % warpSize); r47 = r45 == 0ll; r46 = (i64)(threadIdx.x / warpSize); if (!r47) goto b97; r48 = r44 + r46 * 4; *(i32 *)r48 = r34;
+	r42 = (char *)qvar_warpsums_1; r43 = (i64)(threadIdx.x % warpSize); r45 = r43 == 0ll; r44 = (i64)(threadIdx.x / warpSize); if (!r45) goto b97; r46 = r42 + r44 * 4; *(i32 *)r46 = r32;
 b97: // sum.written
 #line 32 "kernels.go"
-	__syncthreads(); r588 = (u64)r38; r589 = 255ull | r588; r590 = r589 >> 32; r591 = (u32)r590; r592 = r591 == 0u; if (!r592) goto b115; r594 = (u32)r38; r595 = qd_div_u32(r593, r594); r587 = (i64)r595;
+	__syncthreads(); r584 = (u64)r36; r585 = 255ull | r584; r586 = r585 >> 32; r587 = (u32)r586; r588 = r587 == 0u; if (!r588) goto b115; r590 = (u32)r36; r591 = qd_div_u32(r589, r590); r583 = (i64)r591;
 b99: // sum.written
 #line 32 "kernels.go"
-	r49 = r587; r50 = 0; r51 = 0ll; r576 = r44 + 0ll;
+	r47 = r583; r48 = 0; r49 = 0ll; r572 = r42 + 0ll;
 b100: // sum.total
 #line 32 "kernels.go"
-	r52 = r51 <= r49; if (!r52) goto b108; r53 = r576; r54 = *(i32 *)r53; r50 = (u32)r50 + (u32)r54; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; r608 = r51 <= r49; if (!r608) goto b108; r609 = r576; r610 = *(i32 *)r609; r50 = (u32)r50 + (u32)r610; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; r611 = r51 <= r49; if (!r611) goto b108; r612 = r576; r613 = *(i32 *)r612; r50 = (u32)r50 + (u32)r613; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; r614 = r51 <= r49; if (!r614) goto b108; r615 = r576; r616 = *(i32 *)r615; r50 = (u32)r50 + (u32)r616; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; goto b100;
+	r50 = r49 <= r47; if (!r50) goto b108; r51 = r572; r52 = *(i32 *)r51; r48 = (u32)r48 + (u32)r52; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r604 = r49 <= r47; if (!r604) goto b108; r605 = r572; r606 = *(i32 *)r605; r48 = (u32)r48 + (u32)r606; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r607 = r49 <= r47; if (!r607) goto b108; r608 = r572; r609 = *(i32 *)r608; r48 = (u32)r48 + (u32)r609; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r610 = r49 <= r47; if (!r610) goto b108; r611 = r572; r612 = *(i32 *)r611; r48 = (u32)r48 + (u32)r612; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; goto b100;
 b108: // sum.done
 #line 32 "kernels.go"
-	__syncthreads(); r32 = r50;
+	__syncthreads(); r30 = r48;
 #line 21 "kernels.go"
 	r17 = (i64)threadIdx.x; r19 = r17 < 1ll; if (!r19) goto b111;
 #line 34 "kernels.go"
-	r73 = r74 + r14 * 4; *(i32 *)r73 = r32;
+	r71 = r72 + r14 * 4; *(i32 *)r71 = r30;
 b111: // barrier
 #line 21 "kernels.go"
 	__syncthreads();
 #line 34 "kernels.go"
-	r78 = (u64)r14 + 1ull; r79 = r78 < r0; if (!r79) goto b114;
+	r76 = (u64)r14 + 1ull; r77 = r76 < r0; if (!r77) goto b114;
 #line 21 "kernels.go"
 	r8 = r8 + r11; goto b21;
 b114: // exit
@@ -272,260 +274,260 @@ b114: // exit
 	return;
 b115: // divide in 64 bits
 #line 32 "kernels.go"
-	r587 = qd_div_i64(255ll, r38); goto b99;
+	r583 = qd_div_i64(255ll, r36); goto b99;
 b116: // edge 5→8 (unrolled 15)
 #line 26 "kernels.go"
-	r62 = r26; goto b73;
+	r60 = r24; goto b73;
 b117: // edge 5→8 (unrolled 14)
 #line 26 "kernels.go"
-	r62 = r26; goto b70;
+	r60 = r24; goto b70;
 b118: // edge 5→8 (unrolled 13)
 #line 26 "kernels.go"
-	r62 = r26; goto b67;
+	r60 = r24; goto b67;
 b119: // edge 5→8 (unrolled 12)
 #line 26 "kernels.go"
-	r62 = r26; goto b64;
+	r60 = r24; goto b64;
 b120: // edge 5→8 (unrolled 11)
 #line 26 "kernels.go"
-	r62 = r26; goto b61;
+	r60 = r24; goto b61;
 b121: // edge 5→8 (unrolled 10)
 #line 26 "kernels.go"
-	r62 = r26; goto b58;
+	r60 = r24; goto b58;
 b122: // edge 5→8 (unrolled 9)
 #line 26 "kernels.go"
-	r62 = r26; goto b55;
+	r60 = r24; goto b55;
 b123: // edge 5→8 (unrolled 8)
 #line 26 "kernels.go"
-	r62 = r26; goto b52;
+	r60 = r24; goto b52;
 b124: // edge 5→8 (unrolled 7)
 #line 26 "kernels.go"
-	r62 = r26; goto b49;
+	r60 = r24; goto b49;
 b125: // edge 5→8 (unrolled 6)
 #line 26 "kernels.go"
-	r62 = r26; goto b46;
+	r60 = r24; goto b46;
 b126: // edge 5→8 (unrolled 5)
 #line 26 "kernels.go"
-	r62 = r26; goto b43;
+	r60 = r24; goto b43;
 b127: // edge 5→8 (unrolled 4)
 #line 26 "kernels.go"
-	r62 = r26; goto b40;
+	r60 = r24; goto b40;
 b128: // edge 5→8 (unrolled 3)
 #line 26 "kernels.go"
-	r62 = r26; goto b37;
+	r60 = r24; goto b37;
 b129: // edge 5→8 (unrolled 2)
 #line 26 "kernels.go"
-	r62 = r26; goto b34;
+	r60 = r24; goto b34;
 b130: // edge 5→8 (unrolled 1)
 #line 26 "kernels.go"
-	r62 = r26; goto b31;
+	r60 = r24; goto b31;
 b131: // edge 5→8
 #line 26 "kernels.go"
-	r62 = 0; goto b28;
+	r60 = 0; goto b28;
 b132: // preheader
 #line 26 "kernels.go"
-	r584 = (u32)255ll;
+	r580 = (u32)255ll;
 b133: // head (checked if)
 #line 21 "kernels.go"
-	r244 = r8 < r7; if (!r244) goto b114; r245 = r8; r246 = (i64)r245;
-	r251 = (char *)qvar_part; r252 = (i64)threadIdx.x; r253 = r251 + r252 * 4; *(u32 *)r253 = 0u; __syncthreads();
+	r242 = r8 < r7; if (!r242) goto b114; r243 = r8; r244 = (i64)r243;
+	r249 = (char *)qvar_part;
 #line 21 "kernels.go"
-	r247 = (i64)threadIdx.x; r248 = r247;
+	r245 = (i64)threadIdx.x; r246 = r245;
 #line 23 "kernels.go"
-	r26 = 0;
+	r24 = 0;
 #line 26 "kernels.go"
-	r274 = (u64)r246 * 4096ull; r275 = r274; r276 = (u64)r275 + (u64)r248; r277 = r276 < r4; if (!r277) goto b242;
-	if ((u64)r276 >= (u64)r68) { qd_site = 1; qd_x = r276; qd_y = r68; goto qd_fault; } r279 = r67 + r276 * 4; r280 = *(i32 *)r279; r281 = r280; r62 = r281;
+	r270 = (u64)r244 * 4096ull; r271 = r270; r272 = (u64)r271 + (u64)r246; r273 = r272 < r4; if (!r273) goto b242;
+	if ((u64)r272 >= (u64)r66) { qd_site = 1; qd_x = r272; qd_y = r66; goto qd_fault; } r275 = r65 + r272 * 4; r276 = *(i32 *)r275; r277 = r276; r60 = r277;
 b140: // edge 8→5 (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r285 = r274; r286 = (u64)r285 + 256ull; r287 = (u64)r286 + (u64)r248; r288 = r287 < r4; if (!r288) goto b241;
-	if ((u64)r287 >= (u64)r68) { qd_site = 1; qd_x = r287; qd_y = r68; goto qd_fault; } r289 = r67 + r287 * 4; r290 = *(i32 *)r289; r291 = (u32)r26 + (u32)r290; r62 = r291;
+	r281 = r270; r282 = (u64)r281 + 256ull; r283 = (u64)r282 + (u64)r246; r284 = r283 < r4; if (!r284) goto b241;
+	if ((u64)r283 >= (u64)r66) { qd_site = 1; qd_x = r283; qd_y = r66; goto qd_fault; } r285 = r65 + r283 * 4; r286 = *(i32 *)r285; r287 = (u32)r24 + (u32)r286; r60 = r287;
 b143: // edge 8→5 (unrolled 1) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r292 = r274; r293 = (u64)r292 + 512ull; r294 = (u64)r293 + (u64)r248; r295 = r294 < r4; if (!r295) goto b240;
-	if ((u64)r294 >= (u64)r68) { qd_site = 1; qd_x = r294; qd_y = r68; goto qd_fault; } r296 = r67 + r294 * 4; r297 = *(i32 *)r296; r298 = (u32)r26 + (u32)r297; r62 = r298;
+	r288 = r270; r289 = (u64)r288 + 512ull; r290 = (u64)r289 + (u64)r246; r291 = r290 < r4; if (!r291) goto b240;
+	if ((u64)r290 >= (u64)r66) { qd_site = 1; qd_x = r290; qd_y = r66; goto qd_fault; } r292 = r65 + r290 * 4; r293 = *(i32 *)r292; r294 = (u32)r24 + (u32)r293; r60 = r294;
 b146: // edge 8→5 (unrolled 2) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r299 = r274; r300 = (u64)r299 + 768ull; r301 = (u64)r300 + (u64)r248; r302 = r301 < r4; if (!r302) goto b239;
-	if ((u64)r301 >= (u64)r68) { qd_site = 1; qd_x = r301; qd_y = r68; goto qd_fault; } r303 = r67 + r301 * 4; r304 = *(i32 *)r303; r305 = (u32)r26 + (u32)r304; r62 = r305;
+	r295 = r270; r296 = (u64)r295 + 768ull; r297 = (u64)r296 + (u64)r246; r298 = r297 < r4; if (!r298) goto b239;
+	if ((u64)r297 >= (u64)r66) { qd_site = 1; qd_x = r297; qd_y = r66; goto qd_fault; } r299 = r65 + r297 * 4; r300 = *(i32 *)r299; r301 = (u32)r24 + (u32)r300; r60 = r301;
 b149: // edge 8→5 (unrolled 3) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r306 = r274; r307 = (u64)r306 + 1024ull; r308 = (u64)r307 + (u64)r248; r309 = r308 < r4; if (!r309) goto b238;
-	if ((u64)r308 >= (u64)r68) { qd_site = 1; qd_x = r308; qd_y = r68; goto qd_fault; } r310 = r67 + r308 * 4; r311 = *(i32 *)r310; r312 = (u32)r26 + (u32)r311; r62 = r312;
+	r302 = r270; r303 = (u64)r302 + 1024ull; r304 = (u64)r303 + (u64)r246; r305 = r304 < r4; if (!r305) goto b238;
+	if ((u64)r304 >= (u64)r66) { qd_site = 1; qd_x = r304; qd_y = r66; goto qd_fault; } r306 = r65 + r304 * 4; r307 = *(i32 *)r306; r308 = (u32)r24 + (u32)r307; r60 = r308;
 b152: // edge 8→5 (unrolled 4) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r313 = r274; r314 = (u64)r313 + 1280ull; r315 = (u64)r314 + (u64)r248; r316 = r315 < r4; if (!r316) goto b237;
-	if ((u64)r315 >= (u64)r68) { qd_site = 1; qd_x = r315; qd_y = r68; goto qd_fault; } r317 = r67 + r315 * 4; r318 = *(i32 *)r317; r319 = (u32)r26 + (u32)r318; r62 = r319;
+	r309 = r270; r310 = (u64)r309 + 1280ull; r311 = (u64)r310 + (u64)r246; r312 = r311 < r4; if (!r312) goto b237;
+	if ((u64)r311 >= (u64)r66) { qd_site = 1; qd_x = r311; qd_y = r66; goto qd_fault; } r313 = r65 + r311 * 4; r314 = *(i32 *)r313; r315 = (u32)r24 + (u32)r314; r60 = r315;
 b155: // edge 8→5 (unrolled 5) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r320 = r274; r321 = (u64)r320 + 1536ull; r322 = (u64)r321 + (u64)r248; r323 = r322 < r4; if (!r323) goto b236;
-	if ((u64)r322 >= (u64)r68) { qd_site = 1; qd_x = r322; qd_y = r68; goto qd_fault; } r324 = r67 + r322 * 4; r325 = *(i32 *)r324; r326 = (u32)r26 + (u32)r325; r62 = r326;
+	r316 = r270; r317 = (u64)r316 + 1536ull; r318 = (u64)r317 + (u64)r246; r319 = r318 < r4; if (!r319) goto b236;
+	if ((u64)r318 >= (u64)r66) { qd_site = 1; qd_x = r318; qd_y = r66; goto qd_fault; } r320 = r65 + r318 * 4; r321 = *(i32 *)r320; r322 = (u32)r24 + (u32)r321; r60 = r322;
 b158: // edge 8→5 (unrolled 6) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r327 = r274; r328 = (u64)r327 + 1792ull; r329 = (u64)r328 + (u64)r248; r330 = r329 < r4; if (!r330) goto b235;
-	if ((u64)r329 >= (u64)r68) { qd_site = 1; qd_x = r329; qd_y = r68; goto qd_fault; } r331 = r67 + r329 * 4; r332 = *(i32 *)r331; r333 = (u32)r26 + (u32)r332; r62 = r333;
+	r323 = r270; r324 = (u64)r323 + 1792ull; r325 = (u64)r324 + (u64)r246; r326 = r325 < r4; if (!r326) goto b235;
+	if ((u64)r325 >= (u64)r66) { qd_site = 1; qd_x = r325; qd_y = r66; goto qd_fault; } r327 = r65 + r325 * 4; r328 = *(i32 *)r327; r329 = (u32)r24 + (u32)r328; r60 = r329;
 b161: // edge 8→5 (unrolled 7) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r334 = r274; r335 = (u64)r334 + 2048ull; r336 = (u64)r335 + (u64)r248; r337 = r336 < r4; if (!r337) goto b234;
-	if ((u64)r336 >= (u64)r68) { qd_site = 1; qd_x = r336; qd_y = r68; goto qd_fault; } r338 = r67 + r336 * 4; r339 = *(i32 *)r338; r340 = (u32)r26 + (u32)r339; r62 = r340;
+	r330 = r270; r331 = (u64)r330 + 2048ull; r332 = (u64)r331 + (u64)r246; r333 = r332 < r4; if (!r333) goto b234;
+	if ((u64)r332 >= (u64)r66) { qd_site = 1; qd_x = r332; qd_y = r66; goto qd_fault; } r334 = r65 + r332 * 4; r335 = *(i32 *)r334; r336 = (u32)r24 + (u32)r335; r60 = r336;
 b164: // edge 8→5 (unrolled 8) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r341 = r274; r342 = (u64)r341 + 2304ull; r343 = (u64)r342 + (u64)r248; r344 = r343 < r4; if (!r344) goto b233;
-	if ((u64)r343 >= (u64)r68) { qd_site = 1; qd_x = r343; qd_y = r68; goto qd_fault; } r345 = r67 + r343 * 4; r346 = *(i32 *)r345; r347 = (u32)r26 + (u32)r346; r62 = r347;
+	r337 = r270; r338 = (u64)r337 + 2304ull; r339 = (u64)r338 + (u64)r246; r340 = r339 < r4; if (!r340) goto b233;
+	if ((u64)r339 >= (u64)r66) { qd_site = 1; qd_x = r339; qd_y = r66; goto qd_fault; } r341 = r65 + r339 * 4; r342 = *(i32 *)r341; r343 = (u32)r24 + (u32)r342; r60 = r343;
 b167: // edge 8→5 (unrolled 9) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r348 = r274; r349 = (u64)r348 + 2560ull; r350 = (u64)r349 + (u64)r248; r351 = r350 < r4; if (!r351) goto b232;
-	if ((u64)r350 >= (u64)r68) { qd_site = 1; qd_x = r350; qd_y = r68; goto qd_fault; } r352 = r67 + r350 * 4; r353 = *(i32 *)r352; r354 = (u32)r26 + (u32)r353; r62 = r354;
+	r344 = r270; r345 = (u64)r344 + 2560ull; r346 = (u64)r345 + (u64)r246; r347 = r346 < r4; if (!r347) goto b232;
+	if ((u64)r346 >= (u64)r66) { qd_site = 1; qd_x = r346; qd_y = r66; goto qd_fault; } r348 = r65 + r346 * 4; r349 = *(i32 *)r348; r350 = (u32)r24 + (u32)r349; r60 = r350;
 b170: // edge 8→5 (unrolled 10) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r355 = r274; r356 = (u64)r355 + 2816ull; r357 = (u64)r356 + (u64)r248; r358 = r357 < r4; if (!r358) goto b231;
-	if ((u64)r357 >= (u64)r68) { qd_site = 1; qd_x = r357; qd_y = r68; goto qd_fault; } r359 = r67 + r357 * 4; r360 = *(i32 *)r359; r361 = (u32)r26 + (u32)r360; r62 = r361;
+	r351 = r270; r352 = (u64)r351 + 2816ull; r353 = (u64)r352 + (u64)r246; r354 = r353 < r4; if (!r354) goto b231;
+	if ((u64)r353 >= (u64)r66) { qd_site = 1; qd_x = r353; qd_y = r66; goto qd_fault; } r355 = r65 + r353 * 4; r356 = *(i32 *)r355; r357 = (u32)r24 + (u32)r356; r60 = r357;
 b173: // edge 8→5 (unrolled 11) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r362 = r274; r363 = (u64)r362 + 3072ull; r364 = (u64)r363 + (u64)r248; r365 = r364 < r4; if (!r365) goto b230;
-	if ((u64)r364 >= (u64)r68) { qd_site = 1; qd_x = r364; qd_y = r68; goto qd_fault; } r366 = r67 + r364 * 4; r367 = *(i32 *)r366; r368 = (u32)r26 + (u32)r367; r62 = r368;
+	r358 = r270; r359 = (u64)r358 + 3072ull; r360 = (u64)r359 + (u64)r246; r361 = r360 < r4; if (!r361) goto b230;
+	if ((u64)r360 >= (u64)r66) { qd_site = 1; qd_x = r360; qd_y = r66; goto qd_fault; } r362 = r65 + r360 * 4; r363 = *(i32 *)r362; r364 = (u32)r24 + (u32)r363; r60 = r364;
 b176: // edge 8→5 (unrolled 12) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r369 = r274; r370 = (u64)r369 + 3328ull; r371 = (u64)r370 + (u64)r248; r372 = r371 < r4; if (!r372) goto b229;
-	if ((u64)r371 >= (u64)r68) { qd_site = 1; qd_x = r371; qd_y = r68; goto qd_fault; } r373 = r67 + r371 * 4; r374 = *(i32 *)r373; r375 = (u32)r26 + (u32)r374; r62 = r375;
+	r365 = r270; r366 = (u64)r365 + 3328ull; r367 = (u64)r366 + (u64)r246; r368 = r367 < r4; if (!r368) goto b229;
+	if ((u64)r367 >= (u64)r66) { qd_site = 1; qd_x = r367; qd_y = r66; goto qd_fault; } r369 = r65 + r367 * 4; r370 = *(i32 *)r369; r371 = (u32)r24 + (u32)r370; r60 = r371;
 b179: // edge 8→5 (unrolled 13) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r376 = r274; r377 = (u64)r376 + 3584ull; r378 = (u64)r377 + (u64)r248; r379 = r378 < r4; if (!r379) goto b228;
-	if ((u64)r378 >= (u64)r68) { qd_site = 1; qd_x = r378; qd_y = r68; goto qd_fault; } r380 = r67 + r378 * 4; r381 = *(i32 *)r380; r382 = (u32)r26 + (u32)r381; r62 = r382;
+	r372 = r270; r373 = (u64)r372 + 3584ull; r374 = (u64)r373 + (u64)r246; r375 = r374 < r4; if (!r375) goto b228;
+	if ((u64)r374 >= (u64)r66) { qd_site = 1; qd_x = r374; qd_y = r66; goto qd_fault; } r376 = r65 + r374 * 4; r377 = *(i32 *)r376; r378 = (u32)r24 + (u32)r377; r60 = r378;
 b182: // edge 8→5 (unrolled 14) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r383 = r274; r384 = (u64)r383 + 3840ull; r385 = (u64)r384 + (u64)r248; r386 = r385 < r4; if (!r386) goto b227;
-	if ((u64)r385 >= (u64)r68) { qd_site = 1; qd_x = r385; qd_y = r68; goto qd_fault; } r387 = r67 + r385 * 4; r388 = *(i32 *)r387; r389 = (u32)r26 + (u32)r388; r62 = r389;
+	r379 = r270; r380 = (u64)r379 + 3840ull; r381 = (u64)r380 + (u64)r246; r382 = r381 < r4; if (!r382) goto b227;
+	if ((u64)r381 >= (u64)r66) { qd_site = 1; qd_x = r381; qd_y = r66; goto qd_fault; } r383 = r65 + r381 * 4; r384 = *(i32 *)r383; r385 = (u32)r24 + (u32)r384; r60 = r385;
 b185: // edge 8→6 (checked if)
 #line 27 "kernels.go"
-	r254 = r62;
+	r250 = r60;
 #line 30 "kernels.go"
-	r278 = r251 + r248 * 4; *(i32 *)r278 = r254;
+	r274 = r249 + r246 * 4; *(i32 *)r274 = r250;
 #line 21 "kernels.go"
 	__syncthreads();
 #line 32 "kernels.go"
-	r256 = (i64)threadIdx.x; r34 = 0; r258 = r251 + r256 * 4; r259 = *(i32 *)r258; r34 = r259; r260 = (i64)warpSize; r39 = r260 >> 1;
+	r252 = (i64)threadIdx.x; r32 = 0; r254 = r249 + r252 * 4; r255 = *(i32 *)r254; r32 = r255; r256 = (i64)warpSize; r37 = r256 >> 1;
 b191: // sum.shuffle (checked if)
 #line 32 "kernels.go"
-	r261 = r39 > 0ll; if (!r261) goto b207; r262 = qd_shfl_down(r34, (u32)r39); r263 = (u64)r256 + (u64)r39; r264 = r263 < 256ll; if (!r264) goto b194; r34 = (u32)r34 + (u32)r262;
+	r257 = r37 > 0ll; if (!r257) goto b207; r258 = qd_shfl_down(r32, (u32)r37); r259 = (u64)r252 + (u64)r37; r260 = r259 < 256ll; if (!r260) goto b194; r32 = (u32)r32 + (u32)r258;
 b194: // sum.step (checked if)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r617 = r39 > 0ll; if (!r617) goto b207; r618 = qd_shfl_down(r34, (u32)r39); r619 = (u64)r256 + (u64)r39; r620 = r619 < 256ll; if (!r620) goto b198; r34 = (u32)r34 + (u32)r618;
+	r37 = r37 >> 1; r613 = r37 > 0ll; if (!r613) goto b207; r614 = qd_shfl_down(r32, (u32)r37); r615 = (u64)r252 + (u64)r37; r616 = r615 < 256ll; if (!r616) goto b198; r32 = (u32)r32 + (u32)r614;
 b198: // sum.step (checked if) (unrolled 1)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r621 = r39 > 0ll; if (!r621) goto b207; r622 = qd_shfl_down(r34, (u32)r39); r623 = (u64)r256 + (u64)r39; r624 = r623 < 256ll; if (!r624) goto b202; r34 = (u32)r34 + (u32)r622;
+	r37 = r37 >> 1; r617 = r37 > 0ll; if (!r617) goto b207; r618 = qd_shfl_down(r32, (u32)r37); r619 = (u64)r252 + (u64)r37; r620 = r619 < 256ll; if (!r620) goto b202; r32 = (u32)r32 + (u32)r618;
 b202: // sum.step (checked if) (unrolled 2)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r625 = r39 > 0ll; if (!r625) goto b207; r626 = qd_shfl_down(r34, (u32)r39); r627 = (u64)r256 + (u64)r39; r628 = r627 < 256ll; if (!r628) goto b206; r34 = (u32)r34 + (u32)r626;
+	r37 = r37 >> 1; r621 = r37 > 0ll; if (!r621) goto b207; r622 = qd_shfl_down(r32, (u32)r37); r623 = (u64)r252 + (u64)r37; r624 = r623 < 256ll; if (!r624) goto b206; r32 = (u32)r32 + (u32)r622;
 b206: // sum.step (checked if) (unrolled 3)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; goto b191;
+	r37 = r37 >> 1; goto b191;
 b207: // sum.warps (checked if)
 #line 32 "kernels.go"
-	r265 = (char *)qvar_warpsums_1; r266 = (i64)(threadIdx.x % warpSize); r268 = r266 == 0ll; r267 = (i64)(threadIdx.x / warpSize); if (!r268) goto b209; r269 = r265 + r267 * 4; *(i32 *)r269 = r34;
+	r261 = (char *)qvar_warpsums_1; r262 = (i64)(threadIdx.x % warpSize); r264 = r262 == 0ll; r263 = (i64)(threadIdx.x / warpSize); if (!r264) goto b209; r265 = r261 + r263 * 4; *(i32 *)r265 = r32;
 b209: // sum.written (checked if)
 #line 32 "kernels.go"
-	__syncthreads(); r579 = (u64)r260; r580 = 255ull | r579; r581 = r580 >> 32; r582 = (u32)r581; r583 = r582 == 0u; if (!r583) goto b226; r585 = (u32)r260; r586 = qd_div_u32(r584, r585); r578 = (i64)r586;
+	__syncthreads(); r575 = (u64)r256; r576 = 255ull | r575; r577 = r576 >> 32; r578 = (u32)r577; r579 = r578 == 0u; if (!r579) goto b226; r581 = (u32)r256; r582 = qd_div_u32(r580, r581); r574 = (i64)r582;
 b211: // sum.written (checked if)
 #line 32 "kernels.go"
-	r270 = r578; r50 = 0; r51 = 0ll; r577 = r265 + 0ll;
+	r266 = r574; r48 = 0; r49 = 0ll; r573 = r261 + 0ll;
 b212: // sum.total (checked if)
 #line 32 "kernels.go"
-	r271 = r51 <= r270; if (!r271) goto b220; r272 = r577; r273 = *(i32 *)r272; r50 = (u32)r50 + (u32)r273; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; r629 = r51 <= r270; if (!r629) goto b220; r630 = r577; r631 = *(i32 *)r630; r50 = (u32)r50 + (u32)r631; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; r632 = r51 <= r270; if (!r632) goto b220; r633 = r577; r634 = *(i32 *)r633; r50 = (u32)r50 + (u32)r634; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; r635 = r51 <= r270; if (!r635) goto b220; r636 = r577; r637 = *(i32 *)r636; r50 = (u32)r50 + (u32)r637; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; goto b212;
+	r267 = r49 <= r266; if (!r267) goto b220; r268 = r573; r269 = *(i32 *)r268; r48 = (u32)r48 + (u32)r269; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r625 = r49 <= r266; if (!r625) goto b220; r626 = r573; r627 = *(i32 *)r626; r48 = (u32)r48 + (u32)r627; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r628 = r49 <= r266; if (!r628) goto b220; r629 = r573; r630 = *(i32 *)r629; r48 = (u32)r48 + (u32)r630; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r631 = r49 <= r266; if (!r631) goto b220; r632 = r573; r633 = *(i32 *)r632; r48 = (u32)r48 + (u32)r633; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; goto b212;
 b220: // sum.done (checked if)
 #line 32 "kernels.go"
-	__syncthreads(); r255 = r50;
+	__syncthreads(); r251 = r48;
 #line 21 "kernels.go"
-	r249 = (i64)threadIdx.x; r250 = r249 < 1ll; if (!r250) goto b223;
+	r247 = (i64)threadIdx.x; r248 = r247 < 1ll; if (!r248) goto b223;
 #line 34 "kernels.go"
-	if ((u64)r246 >= (u64)r75) { qd_site = 2; qd_x = r246; qd_y = r75; goto qd_fault; } r282 = r74 + r246 * 4; *(i32 *)r282 = r255;
+	if ((u64)r244 >= (u64)r73) { qd_site = 2; qd_x = r244; qd_y = r73; goto qd_fault; } r278 = r72 + r244 * 4; *(i32 *)r278 = r251;
 b223: // barrier (checked if)
 #line 21 "kernels.go"
 	__syncthreads();
 #line 34 "kernels.go"
-	r283 = (u64)r246 + 1ull; r284 = r283 < r0; if (!r284) goto b114;
+	r279 = (u64)r244 + 1ull; r280 = r279 < r0; if (!r280) goto b114;
 #line 21 "kernels.go"
 	r8 = r8 + r11; goto b133;
 b226: // divide in 64 bits
 #line 32 "kernels.go"
-	r578 = qd_div_i64(255ll, r260); goto b211;
+	r574 = qd_div_i64(255ll, r256); goto b211;
 b227: // edge 5→8 (unrolled 15) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b185;
+	r60 = r24; goto b185;
 b228: // edge 5→8 (unrolled 14) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b182;
+	r60 = r24; goto b182;
 b229: // edge 5→8 (unrolled 13) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b179;
+	r60 = r24; goto b179;
 b230: // edge 5→8 (unrolled 12) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b176;
+	r60 = r24; goto b176;
 b231: // edge 5→8 (unrolled 11) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b173;
+	r60 = r24; goto b173;
 b232: // edge 5→8 (unrolled 10) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b170;
+	r60 = r24; goto b170;
 b233: // edge 5→8 (unrolled 9) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b167;
+	r60 = r24; goto b167;
 b234: // edge 5→8 (unrolled 8) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b164;
+	r60 = r24; goto b164;
 b235: // edge 5→8 (unrolled 7) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b161;
+	r60 = r24; goto b161;
 b236: // edge 5→8 (unrolled 6) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b158;
+	r60 = r24; goto b158;
 b237: // edge 5→8 (unrolled 5) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b155;
+	r60 = r24; goto b155;
 b238: // edge 5→8 (unrolled 4) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b152;
+	r60 = r24; goto b152;
 b239: // edge 5→8 (unrolled 3) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b149;
+	r60 = r24; goto b149;
 b240: // edge 5→8 (unrolled 2) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b146;
+	r60 = r24; goto b146;
 b241: // edge 5→8 (unrolled 1) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b143;
+	r60 = r24; goto b143;
 b242: // edge 5→8 (checked if)
 #line 26 "kernels.go"
-	r62 = 0; goto b140;
+	r60 = 0; goto b140;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -543,293 +545,279 @@ qd_fault: {
 extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	__shared__ u8 qvar_v[17408] __attribute__((aligned(4)));
 	__shared__ u8 qvar_part[1024] __attribute__((aligned(4)));
-	bool r5 = 0, r12 = 0, r60 = 0, r61 = 0, r64 = 0, r69 = 0, r71 = 0, r83 = 0;
-	bool r88 = 0, r97 = 0, r99 = 0, r100 = 0, r109 = 0, r110 = 0, r119 = 0, r120 = 0;
-	bool r129 = 0, r130 = 0, r139 = 0, r140 = 0, r149 = 0, r150 = 0, r159 = 0, r160 = 0;
-	bool r169 = 0, r170 = 0, r181 = 0, r182 = 0, r188 = 0, r204 = 0, r207 = 0, r208 = 0;
-	bool r211 = 0, r217 = 0, r223 = 0, r225 = 0, r242 = 0, r271 = 0, r322 = 0, r332 = 0;
-	bool r339 = 0, r340 = 0, r341 = 0, r349 = 0, r350 = 0, r358 = 0, r359 = 0, r367 = 0;
-	bool r368 = 0, r376 = 0, r377 = 0, r385 = 0, r386 = 0, r394 = 0, r395 = 0, r403 = 0;
-	bool r404 = 0, r412 = 0, r413 = 0, r433 = 0, r435 = 0, r437 = 0, r445 = 0, r460 = 0;
-	bool r486 = 0, r487 = 0, r489 = 0, r493 = 0, r495 = 0, r497 = 0, r499 = 0, r501 = 0;
-	bool r504 = 0, r506 = 0, r508 = 0, r511 = 0, r514 = 0, r516 = 0, r591 = 0;
-	i32 r80 = 0, r89 = 0, r91 = 0, r95 = 0, r98 = 0, r103 = 0, r105 = 0, r106 = 0;
-	i32 r108 = 0, r113 = 0, r115 = 0, r116 = 0, r118 = 0, r123 = 0, r125 = 0, r126 = 0;
-	i32 r128 = 0, r133 = 0, r135 = 0, r136 = 0, r138 = 0, r143 = 0, r145 = 0, r146 = 0;
-	i32 r148 = 0, r153 = 0, r155 = 0, r156 = 0, r158 = 0, r163 = 0, r165 = 0, r166 = 0;
-	i32 r168 = 0, r173 = 0, r175 = 0, r176 = 0, r179 = 0, r180 = 0, r185 = 0, r195 = 0;
-	i32 r196 = 0, r209 = 0, r216 = 0, r232 = 0, r235 = 0, r236 = 0, r237 = 0, r329 = 0;
-	i32 r337 = 0, r344 = 0, r346 = 0, r347 = 0, r353 = 0, r355 = 0, r356 = 0, r362 = 0;
-	i32 r364 = 0, r365 = 0, r371 = 0, r373 = 0, r374 = 0, r380 = 0, r382 = 0, r383 = 0;
-	i32 r389 = 0, r391 = 0, r392 = 0, r398 = 0, r400 = 0, r401 = 0, r407 = 0, r409 = 0;
-	i32 r410 = 0, r416 = 0, r424 = 0, r425 = 0, r440 = 0, r452 = 0, r455 = 0, r456 = 0;
-	i32 r457 = 0;
+	__shared__ u8 qvar_warpsums_2[128] __attribute__((aligned(4)));
+	bool r5 = 0, r12 = 0, r58 = 0, r59 = 0, r62 = 0, r67 = 0, r69 = 0, r81 = 0;
+	bool r86 = 0, r95 = 0, r102 = 0, r104 = 0, r107 = 0, r111 = 0, r112 = 0, r113 = 0;
+	bool r119 = 0, r122 = 0, r126 = 0, r142 = 0, r145 = 0, r146 = 0, r149 = 0, r155 = 0;
+	bool r161 = 0, r163 = 0, r180 = 0, r209 = 0, r258 = 0, r268 = 0, r275 = 0, r280 = 0;
+	bool r282 = 0, r284 = 0, r288 = 0, r289 = 0, r290 = 0, r293 = 0, r296 = 0, r314 = 0;
+	bool r316 = 0, r318 = 0, r326 = 0, r341 = 0, r367 = 0, r368 = 0, r370 = 0, r374 = 0;
+	bool r376 = 0, r378 = 0, r380 = 0, r382 = 0, r385 = 0, r387 = 0, r389 = 0, r392 = 0;
+	bool r395 = 0, r397 = 0, r459 = 0, r465 = 0, r466 = 0, r468 = 0, r469 = 0, r471 = 0;
+	bool r472 = 0, r474 = 0, r475 = 0, r478 = 0, r479 = 0, r482 = 0, r483 = 0, r486 = 0;
+	i32 r78 = 0, r87 = 0, r89 = 0, r93 = 0, r96 = 0, r98 = 0, r103 = 0, r105 = 0;
+	i32 r106 = 0, r116 = 0, r117 = 0, r121 = 0, r123 = 0, r133 = 0, r134 = 0, r147 = 0;
+	i32 r154 = 0, r170 = 0, r173 = 0, r174 = 0, r175 = 0, r265 = 0, r273 = 0, r277 = 0;
+	i32 r281 = 0, r283 = 0, r295 = 0, r297 = 0, r305 = 0, r306 = 0, r321 = 0, r333 = 0;
+	i32 r336 = 0, r337 = 0, r338 = 0, r467 = 0, r470 = 0, r473 = 0, r477 = 0, r481 = 0;
+	i32 r485 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0;
 	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0;
 	i64 r26 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
 	i64 r42 = 0, r44 = 0, r46 = 0, r48 = 0, r50 = 0, r52 = 0, r54 = 0, r57 = 0;
-	i64 r59 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r70 = 0;
-	i64 r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r79 = 0, r82 = 0, r84 = 0;
-	i64 r85 = 0, r86 = 0, r90 = 0, r93 = 0, r94 = 0, r96 = 0, r101 = 0, r111 = 0;
-	i64 r121 = 0, r131 = 0, r141 = 0, r151 = 0, r161 = 0, r171 = 0, r183 = 0, r187 = 0;
-	i64 r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r197 = 0, r198 = 0, r199 = 0;
-	i64 r200 = 0, r201 = 0, r203 = 0, r206 = 0, r210 = 0, r212 = 0, r215 = 0, r218 = 0;
-	i64 r219 = 0, r220 = 0, r221 = 0, r222 = 0, r224 = 0, r226 = 0, r227 = 0, r228 = 0;
-	i64 r229 = 0, r230 = 0, r233 = 0, r240 = 0, r241 = 0, r243 = 0, r244 = 0, r245 = 0;
-	i64 r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0;
-	i64 r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0;
-	i64 r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0;
-	i64 r270 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0;
-	i64 r281 = 0, r283 = 0, r285 = 0, r287 = 0, r289 = 0, r291 = 0, r293 = 0, r295 = 0;
-	i64 r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r307 = 0, r309 = 0, r311 = 0;
-	i64 r313 = 0, r316 = 0, r318 = 0, r319 = 0, r320 = 0, r321 = 0, r323 = 0, r324 = 0;
-	i64 r325 = 0, r326 = 0, r327 = 0, r331 = 0, r333 = 0, r334 = 0, r335 = 0, r338 = 0;
-	i64 r342 = 0, r351 = 0, r360 = 0, r369 = 0, r378 = 0, r387 = 0, r396 = 0, r405 = 0;
-	i64 r414 = 0, r418 = 0, r419 = 0, r420 = 0, r421 = 0, r422 = 0, r426 = 0, r427 = 0;
-	i64 r428 = 0, r429 = 0, r430 = 0, r432 = 0, r436 = 0, r438 = 0, r441 = 0, r442 = 0;
-	i64 r443 = 0, r444 = 0, r446 = 0, r447 = 0, r448 = 0, r449 = 0, r450 = 0, r453 = 0;
-	i64 r459 = 0, r461 = 0, r462 = 0, r463 = 0, r464 = 0, r465 = 0, r466 = 0, r467 = 0;
-	i64 r468 = 0, r469 = 0, r470 = 0, r471 = 0, r472 = 0, r473 = 0, r474 = 0, r475 = 0;
-	i64 r476 = 0, r477 = 0, r478 = 0, r479 = 0, r480 = 0, r481 = 0, r482 = 0, r483 = 0;
-	i64 r484 = 0, r488 = 0, r494 = 0, r496 = 0, r498 = 0, r500 = 0, r502 = 0, r509 = 0;
-	i64 r512 = 0, r569 = 0, r570 = 0, r571 = 0, r572 = 0, r574 = 0, r575 = 0, r576 = 0;
-	i64 r577 = 0, r579 = 0, r580 = 0, r581 = 0, r582 = 0, r584 = 0, r585 = 0, r586 = 0;
-	i64 r587 = 0, r589 = 0, r590 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r272 = 0, r485 = 0, r490 = 0;
-	u64 r491 = 0, r492 = 0, r503 = 0, r505 = 0, r507 = 0, r510 = 0, r513 = 0, r515 = 0;
+	i64 r60 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r68 = 0, r70 = 0;
+	i64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r77 = 0, r80 = 0, r82 = 0, r83 = 0;
+	i64 r84 = 0, r88 = 0, r91 = 0, r92 = 0, r94 = 0, r99 = 0, r100 = 0, r101 = 0;
+	i64 r109 = 0, r110 = 0, r115 = 0, r118 = 0, r125 = 0, r127 = 0, r128 = 0, r129 = 0;
+	i64 r130 = 0, r131 = 0, r135 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r141 = 0;
+	i64 r144 = 0, r148 = 0, r150 = 0, r153 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
+	i64 r160 = 0, r162 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r171 = 0;
+	i64 r178 = 0, r179 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0;
+	i64 r187 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
+	i64 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0;
+	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r211 = 0, r212 = 0;
+	i64 r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r219 = 0, r221 = 0, r223 = 0;
+	i64 r225 = 0, r227 = 0, r229 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0, r239 = 0;
+	i64 r241 = 0, r243 = 0, r245 = 0, r247 = 0, r249 = 0, r251 = 0, r254 = 0, r255 = 0;
+	i64 r256 = 0, r257 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r267 = 0;
+	i64 r269 = 0, r270 = 0, r271 = 0, r274 = 0, r278 = 0, r279 = 0, r286 = 0, r287 = 0;
+	i64 r292 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r307 = 0, r308 = 0;
+	i64 r309 = 0, r310 = 0, r311 = 0, r313 = 0, r317 = 0, r319 = 0, r322 = 0, r323 = 0;
+	i64 r324 = 0, r325 = 0, r327 = 0, r328 = 0, r329 = 0, r330 = 0, r331 = 0, r334 = 0;
+	i64 r340 = 0, r342 = 0, r343 = 0, r344 = 0, r345 = 0, r346 = 0, r347 = 0, r348 = 0;
+	i64 r349 = 0, r350 = 0, r351 = 0, r352 = 0, r353 = 0, r354 = 0, r355 = 0, r356 = 0;
+	i64 r357 = 0, r358 = 0, r359 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0, r364 = 0;
+	i64 r365 = 0, r369 = 0, r375 = 0, r377 = 0, r379 = 0, r381 = 0, r383 = 0, r390 = 0;
+	i64 r393 = 0, r432 = 0, r433 = 0, r434 = 0, r435 = 0, r438 = 0, r439 = 0, r440 = 0;
+	i64 r441 = 0, r443 = 0, r444 = 0, r445 = 0, r446 = 0, r449 = 0, r450 = 0, r451 = 0;
+	i64 r452 = 0, r454 = 0, r463 = 0, r464 = 0;
+	u32 r458 = 0, r460 = 0, r461 = 0, r462 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r210 = 0, r366 = 0, r371 = 0;
+	u64 r372 = 0, r373 = 0, r384 = 0, r386 = 0, r388 = 0, r391 = 0, r394 = 0, r396 = 0;
+	u64 r455 = 0, r456 = 0, r457 = 0;
 	char *r21 = 0, *r23 = 0, *r25 = 0, *r27 = 0, *r29 = 0, *r31 = 0, *r33 = 0, *r35 = 0;
 	char *r37 = 0, *r39 = 0, *r41 = 0, *r43 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r51 = 0;
-	char *r53 = 0, *r55 = 0, *r56 = 0, *r58 = 0, *r77 = 0, *r78 = 0, *r81 = 0, *r87 = 0;
-	char *r92 = 0, *r102 = 0, *r104 = 0, *r107 = 0, *r112 = 0, *r114 = 0, *r117 = 0, *r122 = 0;
-	char *r124 = 0, *r127 = 0, *r132 = 0, *r134 = 0, *r137 = 0, *r142 = 0, *r144 = 0, *r147 = 0;
-	char *r152 = 0, *r154 = 0, *r157 = 0, *r162 = 0, *r164 = 0, *r167 = 0, *r172 = 0, *r174 = 0;
-	char *r177 = 0, *r178 = 0, *r184 = 0, *r186 = 0, *r194 = 0, *r202 = 0, *r205 = 0, *r213 = 0;
-	char *r214 = 0, *r231 = 0, *r234 = 0, *r238 = 0, *r239 = 0, *r280 = 0, *r282 = 0, *r284 = 0;
-	char *r286 = 0, *r288 = 0, *r290 = 0, *r292 = 0, *r294 = 0, *r296 = 0, *r298 = 0, *r300 = 0;
-	char *r302 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r310 = 0, *r312 = 0, *r314 = 0, *r315 = 0;
-	char *r317 = 0, *r328 = 0, *r330 = 0, *r336 = 0, *r343 = 0, *r345 = 0, *r348 = 0, *r352 = 0;
-	char *r354 = 0, *r357 = 0, *r361 = 0, *r363 = 0, *r366 = 0, *r370 = 0, *r372 = 0, *r375 = 0;
-	char *r379 = 0, *r381 = 0, *r384 = 0, *r388 = 0, *r390 = 0, *r393 = 0, *r397 = 0, *r399 = 0;
-	char *r402 = 0, *r406 = 0, *r408 = 0, *r411 = 0, *r415 = 0, *r417 = 0, *r423 = 0, *r431 = 0;
-	char *r434 = 0, *r439 = 0, *r451 = 0, *r454 = 0, *r458 = 0, *r517 = 0, *r518 = 0, *r519 = 0;
-	char *r520 = 0, *r521 = 0, *r522 = 0, *r523 = 0, *r524 = 0, *r525 = 0, *r526 = 0, *r527 = 0;
-	char *r528 = 0, *r529 = 0, *r530 = 0, *r531 = 0, *r532 = 0, *r533 = 0, *r534 = 0, *r535 = 0;
-	char *r536 = 0, *r537 = 0, *r538 = 0, *r539 = 0, *r540 = 0, *r541 = 0, *r542 = 0, *r543 = 0;
-	char *r544 = 0, *r545 = 0, *r546 = 0, *r547 = 0, *r548 = 0, *r549 = 0, *r550 = 0, *r551 = 0;
-	char *r552 = 0, *r553 = 0, *r554 = 0, *r555 = 0, *r556 = 0, *r557 = 0, *r558 = 0, *r559 = 0;
-	char *r560 = 0, *r561 = 0, *r562 = 0, *r563 = 0, *r564 = 0, *r565 = 0, *r566 = 0, *r567 = 0;
-	char *r568 = 0, *r573 = 0, *r578 = 0, *r583 = 0, *r588 = 0;
+	char *r53 = 0, *r55 = 0, *r56 = 0, *r75 = 0, *r76 = 0, *r79 = 0, *r85 = 0, *r90 = 0;
+	char *r97 = 0, *r108 = 0, *r114 = 0, *r120 = 0, *r124 = 0, *r132 = 0, *r140 = 0, *r143 = 0;
+	char *r151 = 0, *r152 = 0, *r169 = 0, *r172 = 0, *r176 = 0, *r177 = 0, *r218 = 0, *r220 = 0;
+	char *r222 = 0, *r224 = 0, *r226 = 0, *r228 = 0, *r230 = 0, *r232 = 0, *r234 = 0, *r236 = 0;
+	char *r238 = 0, *r240 = 0, *r242 = 0, *r244 = 0, *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0;
+	char *r253 = 0, *r264 = 0, *r266 = 0, *r272 = 0, *r276 = 0, *r285 = 0, *r291 = 0, *r294 = 0;
+	char *r298 = 0, *r304 = 0, *r312 = 0, *r315 = 0, *r320 = 0, *r332 = 0, *r335 = 0, *r339 = 0;
+	char *r398 = 0, *r399 = 0, *r400 = 0, *r401 = 0, *r402 = 0, *r403 = 0, *r404 = 0, *r405 = 0;
+	char *r406 = 0, *r407 = 0, *r408 = 0, *r409 = 0, *r410 = 0, *r411 = 0, *r412 = 0, *r413 = 0;
+	char *r414 = 0, *r415 = 0, *r416 = 0, *r417 = 0, *r418 = 0, *r419 = 0, *r420 = 0, *r421 = 0;
+	char *r422 = 0, *r423 = 0, *r424 = 0, *r425 = 0, *r426 = 0, *r427 = 0, *r428 = 0, *r429 = 0;
+	char *r430 = 0, *r431 = 0, *r436 = 0, *r437 = 0, *r442 = 0, *r447 = 0, *r448 = 0, *r453 = 0;
+	char *r476 = 0, *r480 = 0, *r484 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 49 "kernels.go"
-	r4 = p6; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r243 = r2 >> 63; r244 = r243 & 4095ll; r245 = (u64)r2 + (u64)r244; r246 = r245 >> 12; r1 = r246; r0 = r1;
+	r4 = p6; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r181 = r2 >> 63; r182 = r181 & 4095ll; r183 = (u64)r2 + (u64)r182; r184 = r183 >> 12; r1 = r184; r0 = r1;
 #line 56 "kernels.go"
-	r78 = p0; r79 = p1;
+	r76 = p0; r77 = p1;
 #line 74 "kernels.go"
-	r214 = p4; r215 = p5;
+	r152 = p4; r153 = p5;
 #line 79 "kernels.go"
-	r239 = p2; r240 = p3;
+	r177 = p2; r178 = p3;
 #line 49 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b101; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10;
-b3: // head (checked if)
+	r5 = r0 > 0ll; if (!r5) goto b109; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r460 = (u32)255ll;
+b4: // head (checked if)
 #line 49 "kernels.go"
-	r271 = r8 < r7; if (!r271) goto b101; r272 = r8; r273 = (i64)r272;
-	r280 = (char *)qvar_v; r281 = (i64)threadIdx.x; r282 = r280 + r281 * 4; *(u32 *)r282 = 0u; r543 = r282; r284 = r543 + 1024ll; *(u32 *)r284 = 0u; r544 = r282; r286 = r544 + 2048ll; *(u32 *)r286 = 0u; r545 = r282; r288 = r545 + 3072ll; *(u32 *)r288 = 0u; r546 = r282; r290 = r546 + 4096ll; *(u32 *)r290 = 0u; r547 = r282; r292 = r547 + 5120ll; *(u32 *)r292 = 0u; r548 = r282; r294 = r548 + 6144ll; *(u32 *)r294 = 0u; r549 = r282; r296 = r549 + 7168ll; *(u32 *)r296 = 0u; r550 = r282; r298 = r550 + 8192ll; *(u32 *)r298 = 0u; r551 = r282; r300 = r551 + 9216ll; *(u32 *)r300 = 0u; r552 = r282; r302 = r552 + 10240ll; *(u32 *)r302 = 0u; r553 = r282; r304 = r553 + 11264ll; *(u32 *)r304 = 0u; r554 = r282; r306 = r554 + 12288ll; *(u32 *)r306 = 0u; r555 = r282; r308 = r555 + 13312ll; *(u32 *)r308 = 0u; r556 = r282; r310 = r556 + 14336ll; *(u32 *)r310 = 0u; r557 = r282; r312 = r557 + 15360ll; *(u32 *)r312 = 0u; r558 = r282; r314 = r558 + 16384ll; *(u32 *)r314 = 0u; __syncthreads();
-	r315 = (char *)qvar_part; r316 = (i64)threadIdx.x; r317 = r315 + r316 * 4; *(u32 *)r317 = 0u; __syncthreads();
+	r209 = r8 < r7; if (!r209) goto b109; r210 = r8; r211 = (i64)r210;
+	r218 = (char *)qvar_v; r219 = (i64)threadIdx.x; r220 = r218 + r219 * 4; *(u32 *)r220 = 0u; r415 = r220; r222 = r415 + 1024ll; *(u32 *)r222 = 0u; r416 = r220; r224 = r416 + 2048ll; *(u32 *)r224 = 0u; r417 = r220; r226 = r417 + 3072ll; *(u32 *)r226 = 0u; r418 = r220; r228 = r418 + 4096ll; *(u32 *)r228 = 0u; r419 = r220; r230 = r419 + 5120ll; *(u32 *)r230 = 0u; r420 = r220; r232 = r420 + 6144ll; *(u32 *)r232 = 0u; r421 = r220; r234 = r421 + 7168ll; *(u32 *)r234 = 0u; r422 = r220; r236 = r422 + 8192ll; *(u32 *)r236 = 0u; r423 = r220; r238 = r423 + 9216ll; *(u32 *)r238 = 0u; r424 = r220; r240 = r424 + 10240ll; *(u32 *)r240 = 0u; r425 = r220; r242 = r425 + 11264ll; *(u32 *)r242 = 0u; r426 = r220; r244 = r426 + 12288ll; *(u32 *)r244 = 0u; r427 = r220; r246 = r427 + 13312ll; *(u32 *)r246 = 0u; r428 = r220; r248 = r428 + 14336ll; *(u32 *)r248 = 0u; r429 = r220; r250 = r429 + 15360ll; *(u32 *)r250 = 0u; r430 = r220; r252 = r430 + 16384ll; *(u32 *)r252 = 0u; __syncthreads();
+	r253 = (char *)qvar_part;
 #line 49 "kernels.go"
-	r274 = (i64)threadIdx.x; r275 = r274;
+	r212 = (i64)threadIdx.x; r213 = r212;
 #line 52 "kernels.go"
-	r62 = 0ll;
+	r60 = 0ll;
 #line 55 "kernels.go"
-	r320 = (u64)r273 * 4096ull;
+	r256 = (u64)r211 * 4096ull;
 #line 54 "kernels.go"
-	r580 = r275;
-	r581 = (u64)r320 + (u64)r580;
-	r582 = r581; r583 = r78 + r582 * 4;
-b8: // rangeint.body (checked if)
+	r444 = r213;
+	r445 = (u64)r256 + (u64)r444;
+	r446 = r445; r447 = r76 + r446 * 4;
+b9: // rangeint.body (checked if)
 #line 54 "kernels.go"
-	r318 = (u64)r62 * 256ull; r319 = (u64)r318 + (u64)r275;
-	r321 = (u64)r320 + (u64)r319; r322 = r321 < r4; if (!r322) goto b103; r461 = r319 >> 63; r462 = r461 & 15ll; r463 = (u64)r319 + (u64)r462; r464 = r463 >> 4;
+	r254 = (u64)r60 * 256ull; r255 = (u64)r254 + (u64)r213;
+	r257 = (u64)r256 + (u64)r255; r258 = r257 < r4; if (!r258) goto b112; r342 = r255 >> 63; r343 = r342 & 15ll; r344 = (u64)r255 + (u64)r343; r345 = r344 >> 4;
 #line 88 "kernels.go"
-	r324 = r464; r325 = (u64)r319 + (u64)r324; r323 = r325;
+	r260 = r345; r261 = (u64)r255 + (u64)r260; r259 = r261;
 #line 56 "kernels.go"
-	r327 = r321; if ((u64)r327 >= (u64)r79) { qd_site = 0; qd_x = r327; qd_y = r79; goto qd_fault; } r328 = r583; r329 = *(i32 *)r328; r330 = r280 + r323 * 4; *(i32 *)r330 = r329;
-b11: // if.done (checked if)
+	r263 = r257; if ((u64)r263 >= (u64)r77) { qd_site = 0; qd_x = r263; qd_y = r77; goto qd_fault; } r264 = r447; r265 = *(i32 *)r264; r266 = r218 + r259 * 4; *(i32 *)r266 = r265;
+b12: // if.done (checked if)
 #line 56 "kernels.go"
-	r331 = (u64)r62 + 1ull; r332 = r331 < 16ll; if (!r332) goto b13; r62 = r331; r583 = r583 + 1024ll; goto b8;
-b13: // barrier (checked if)
+	r267 = (u64)r60 + 1ull; r268 = r267 < 16ll; if (!r268) goto b14; r60 = r267; r447 = r447 + 1024ll; goto b9;
+b14: // barrier (checked if)
 #line 49 "kernels.go"
-	__syncthreads(); r276 = (i64)threadIdx.x; r277 = r276;
+	__syncthreads(); r214 = (i64)threadIdx.x; r215 = r214;
 #line 58 "kernels.go"
-	r89 = 0; r90 = 0ll;
+	r87 = 0; r88 = 0ll;
 #line 65 "kernels.go"
-	r418 = (u64)r277 * 16ull;
-	r426 = r418; r589 = 16ll > (-9223372036854775804ll) ? 16ll : (-9223372036854775804ll); r590 = (u64)r589 - 4ull;
-b17: // unroll guard
+	r299 = (u64)r215 * 16ull;
+	r307 = r299; r463 = 16ll > (-9223372036854775804ll) ? 16ll : (-9223372036854775804ll); r464 = (u64)r463 - 4ull;
+b18: // unroll guard
 #line 66 "kernels.go"
-	r591 = r90 < r590; if (!r591) goto b42;
+	r465 = r88 < r464; if (!r465) goto b43;
 #line 65 "kernels.go"
-	r419 = (u64)r418 + (u64)r90; r465 = r419 >> 63; r466 = r465 & 15ll; r467 = (u64)r419 + (u64)r466; r468 = r467 >> 4;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r421 = r468; r422 = (u64)r419 + (u64)r421; r420 = r422;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r423 = r280 + r420 * 4; r424 = *(i32 *)r423; r425 = (u32)r89 + (u32)r424;
-	r427 = (u64)r426 + (u64)r90; r469 = r427 >> 63; r470 = r469 & 15ll; r471 = (u64)r427 + (u64)r470; r472 = r471 >> 4;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r429 = r472; r430 = (u64)r427 + (u64)r429; r428 = r430;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
 #line 66 "kernels.go"
-	r431 = r280 + r428 * 4; *(i32 *)r431 = r425; r432 = (u64)r90 + 1ull; r433 = r432 < 16ll; r89 = r425; r90 = r432;
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313;
 #line 65 "kernels.go"
-	r419 = (u64)r418 + (u64)r90; r465 = r419 >> 63; r466 = r465 & 15ll; r467 = (u64)r419 + (u64)r466; r468 = r467 >> 4;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r421 = r468; r422 = (u64)r419 + (u64)r421; r420 = r422;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r423 = r280 + r420 * 4; r424 = *(i32 *)r423; r425 = (u32)r89 + (u32)r424;
-	r427 = (u64)r426 + (u64)r90; r469 = r427 >> 63; r470 = r469 & 15ll; r471 = (u64)r427 + (u64)r470; r472 = r471 >> 4;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r429 = r472; r430 = (u64)r427 + (u64)r429; r428 = r430;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
 #line 66 "kernels.go"
-	r431 = r280 + r428 * 4; *(i32 *)r431 = r425; r432 = (u64)r90 + 1ull; r433 = r432 < 16ll; r89 = r425; r90 = r432;
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313;
 #line 65 "kernels.go"
-	r419 = (u64)r418 + (u64)r90; r465 = r419 >> 63; r466 = r465 & 15ll; r467 = (u64)r419 + (u64)r466; r468 = r467 >> 4;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r421 = r468; r422 = (u64)r419 + (u64)r421; r420 = r422;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r423 = r280 + r420 * 4; r424 = *(i32 *)r423; r425 = (u32)r89 + (u32)r424;
-	r427 = (u64)r426 + (u64)r90; r469 = r427 >> 63; r470 = r469 & 15ll; r471 = (u64)r427 + (u64)r470; r472 = r471 >> 4;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r429 = r472; r430 = (u64)r427 + (u64)r429; r428 = r430;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
 #line 66 "kernels.go"
-	r431 = r280 + r428 * 4; *(i32 *)r431 = r425; r432 = (u64)r90 + 1ull; r433 = r432 < 16ll; r89 = r425; r90 = r432;
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313;
 #line 65 "kernels.go"
-	r419 = (u64)r418 + (u64)r90; r465 = r419 >> 63; r466 = r465 & 15ll; r467 = (u64)r419 + (u64)r466; r468 = r467 >> 4;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r421 = r468; r422 = (u64)r419 + (u64)r421; r420 = r422;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r423 = r280 + r420 * 4; r424 = *(i32 *)r423; r425 = (u32)r89 + (u32)r424;
-	r427 = (u64)r426 + (u64)r90; r469 = r427 >> 63; r470 = r469 & 15ll; r471 = (u64)r427 + (u64)r470; r472 = r471 >> 4;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r429 = r472; r430 = (u64)r427 + (u64)r429; r428 = r430;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
 #line 66 "kernels.go"
-	r431 = r280 + r428 * 4; *(i32 *)r431 = r425; r432 = (u64)r90 + 1ull; r433 = r432 < 16ll; r89 = r425; r90 = r432; goto b17;
-b42: // rangeint.body (checked if)
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313; goto b18;
+b43: // rangeint.body (checked if)
 #line 65 "kernels.go"
-	r419 = (u64)r418 + (u64)r90; r465 = r419 >> 63; r466 = r465 & 15ll; r467 = (u64)r419 + (u64)r466; r468 = r467 >> 4;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r421 = r468; r422 = (u64)r419 + (u64)r421; r420 = r422;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r423 = r280 + r420 * 4; r424 = *(i32 *)r423; r425 = (u32)r89 + (u32)r424;
-	r427 = (u64)r426 + (u64)r90; r469 = r427 >> 63; r470 = r469 & 15ll; r471 = (u64)r427 + (u64)r470; r472 = r471 >> 4;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r429 = r472; r430 = (u64)r427 + (u64)r429; r428 = r430;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
 #line 66 "kernels.go"
-	r431 = r280 + r428 * 4; *(i32 *)r431 = r425; r432 = (u64)r90 + 1ull; r433 = r432 < 16ll; if (!r433) goto b48; r89 = r425; r90 = r432; goto b42;
-b48: // edge 12→13 (checked if)
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; if (!r314) goto b49; r87 = r306; r88 = r313; goto b43;
+b49: // edge 12→13 (checked if)
 #line 66 "kernels.go"
-	r337 = r425;
+	r273 = r306;
 #line 68 "kernels.go"
-	r434 = r315 + r277 * 4; *(i32 *)r434 = r337;
+	r315 = r253 + r215 * 4; *(i32 *)r315 = r273;
 #line 49 "kernels.go"
 	__syncthreads();
 #line 70 "kernels.go"
-	r338 = (i64)threadIdx.x; r339 = r338 < 256ll; r98 = 0; r340 = r338 >= 1ll; r341 = r339 & r340; if (!r341) goto b53; r559 = r315 + r338 * 4; r343 = r559 + -4ll; r344 = *(i32 *)r343; r98 = r344;
-b53: // scan.readdone (checked if)
+	r274 = (i64)threadIdx.x; r289 = r274 == 255ll; r96 = 0; r276 = r253 + r274 * 4; r277 = *(i32 *)r276; r96 = r277; r278 = (i64)(threadIdx.x % warpSize); r279 = (i64)warpSize; r101 = 1ll;
+b55: // scan.shuffle (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r341) goto b55; r345 = r315 + r338 * 4; r346 = *(i32 *)r345; r347 = (u32)r346 + (u32)r98; r348 = r345; *(i32 *)r348 = r347;
-b55: // scan.written (checked if)
+	r280 = r101 < r279; if (!r280) goto b71; r281 = qd_shfl_up(r96, (u32)r101); r282 = r278 >= r101; if (!r282) goto b58; r96 = (u32)r96 + (u32)r281;
+b58: // scan.step (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r108 = 0; r349 = r338 >= 2ll; r350 = r339 & r349; if (!r350) goto b57; r560 = r315 + r338 * 4; r352 = r560 + -8ll; r353 = *(i32 *)r352; r108 = r353;
-b57: // scan.readdone (checked if)
+	r101 = (u64)r101 << 1; r466 = r101 < r279; if (!r466) goto b71; r467 = qd_shfl_up(r96, (u32)r101); r468 = r278 >= r101; if (!r468) goto b62; r96 = (u32)r96 + (u32)r467;
+b62: // scan.step (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r350) goto b59; r354 = r315 + r338 * 4; r355 = *(i32 *)r354; r356 = (u32)r355 + (u32)r108; r357 = r354; *(i32 *)r357 = r356;
-b59: // scan.written (checked if)
+	r101 = (u64)r101 << 1; r469 = r101 < r279; if (!r469) goto b71; r470 = qd_shfl_up(r96, (u32)r101); r471 = r278 >= r101; if (!r471) goto b66; r96 = (u32)r96 + (u32)r470;
+b66: // scan.step (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	__syncthreads(); r118 = 0; r358 = r338 >= 4ll; r359 = r339 & r358; if (!r359) goto b61; r561 = r315 + r338 * 4; r361 = r561 + -16ll; r362 = *(i32 *)r361; r118 = r362;
-b61: // scan.readdone (checked if)
+	r101 = (u64)r101 << 1; r472 = r101 < r279; if (!r472) goto b71; r473 = qd_shfl_up(r96, (u32)r101); r474 = r278 >= r101; if (!r474) goto b70; r96 = (u32)r96 + (u32)r473;
+b70: // scan.step (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r359) goto b63; r363 = r315 + r338 * 4; r364 = *(i32 *)r363; r365 = (u32)r364 + (u32)r118; r366 = r363; *(i32 *)r366 = r365;
-b63: // scan.written (checked if)
+	r101 = (u64)r101 << 1; goto b55;
+b71: // scan.warped (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r128 = 0; r367 = r338 >= 8ll; r368 = r339 & r367; if (!r368) goto b65; r562 = r315 + r338 * 4; r370 = r562 + -32ll; r371 = *(i32 *)r370; r128 = r371;
-b65: // scan.readdone (checked if)
+	r283 = qd_shfl_up(r96, 1u); r105 = 0; r284 = r278 > 0ll; if (!r284) goto b73; r105 = r283;
+b73: // scan.belowdone (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r368) goto b67; r372 = r315 + r338 * 4; r373 = *(i32 *)r372; r374 = (u32)r373 + (u32)r128; r375 = r372; *(i32 *)r375 = r374;
-b67: // scan.written (checked if)
-#line 70 "kernels.go"
-	__syncthreads(); r138 = 0; r376 = r338 >= 16ll; r377 = r339 & r376; if (!r377) goto b69; r563 = r315 + r338 * 4; r379 = r563 + -64ll; r380 = *(i32 *)r379; r138 = r380;
-b69: // scan.readdone (checked if)
-#line 70 "kernels.go"
-	__syncthreads(); if (!r377) goto b71; r381 = r315 + r338 * 4; r382 = *(i32 *)r381; r383 = (u32)r382 + (u32)r138; r384 = r381; *(i32 *)r384 = r383;
-b71: // scan.written (checked if)
-#line 70 "kernels.go"
-	__syncthreads(); r148 = 0; r385 = r338 >= 32ll; r386 = r339 & r385; if (!r386) goto b73; r564 = r315 + r338 * 4; r388 = r564 + -128ll; r389 = *(i32 *)r388; r148 = r389;
-b73: // scan.readdone (checked if)
-#line 70 "kernels.go"
-	__syncthreads(); if (!r386) goto b75; r390 = r315 + r338 * 4; r391 = *(i32 *)r390; r392 = (u32)r391 + (u32)r148; r393 = r390; *(i32 *)r393 = r392;
+	r285 = (char *)qvar_warpsums_2; r286 = (i64)(threadIdx.x / warpSize); r287 = (u64)r279 - 1ull; r288 = r278 == r287; r290 = r288 | r289; if (!r290) goto b75; r291 = r285 + r286 * 4; *(i32 *)r291 = r96;
 b75: // scan.written (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r158 = 0; r394 = r338 >= 64ll; r395 = r339 & r394; if (!r395) goto b77; r565 = r315 + r338 * 4; r397 = r565 + -256ll; r398 = *(i32 *)r397; r158 = r398;
-b77: // scan.readdone (checked if)
+	__syncthreads(); r455 = (u64)r279; r456 = 255ull | r455; r457 = r456 >> 32; r458 = (u32)r457; r459 = r458 == 0u; if (!r459) goto b111; r461 = (u32)r279; r462 = qd_div_u32(r460, r461); r454 = (i64)r462;
+b77: // scan.written (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r395) goto b79; r399 = r315 + r338 * 4; r400 = *(i32 *)r399; r401 = (u32)r400 + (u32)r158; r402 = r399; *(i32 *)r402 = r401;
-b79: // scan.written (checked if)
+	r292 = r454; r116 = 0; r117 = 0; r118 = 0ll; r448 = r285 + 0ll;
+b78: // scan.total (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r168 = 0; r403 = r338 >= 128ll; r404 = r339 & r403; if (!r404) goto b81; r566 = r315 + r338 * 4; r406 = r566 + -512ll; r407 = *(i32 *)r406; r168 = r407;
-b81: // scan.readdone (checked if)
+	r293 = r118 <= r292; if (!r293) goto b94; r294 = r448; r295 = *(i32 *)r294; r117 = (u32)r117 + (u32)r295; r296 = r118 < r286; if (!r296) goto b81; r116 = (u32)r116 + (u32)r295;
+b81: // scan.counted (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r404) goto b83; r408 = r315 + r338 * 4; r409 = *(i32 *)r408; r410 = (u32)r409 + (u32)r168; r411 = r408; *(i32 *)r411 = r410;
-b83: // scan.written (checked if)
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; r475 = r118 <= r292; if (!r475) goto b94; r476 = r448; r477 = *(i32 *)r476; r117 = (u32)r117 + (u32)r477; r478 = r118 < r286; if (!r478) goto b85; r116 = (u32)r116 + (u32)r477;
+b85: // scan.counted (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	__syncthreads(); r180 = 0; r412 = r338 > 0ll; r413 = r339 & r412; if (!r413) goto b85; r567 = r315 + r338 * 4; r415 = r567 + -4ll; r416 = *(i32 *)r415; r180 = r416;
-b85: // scan.shifted (checked if)
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; r479 = r118 <= r292; if (!r479) goto b94; r480 = r448; r481 = *(i32 *)r480; r117 = (u32)r117 + (u32)r481; r482 = r118 < r286; if (!r482) goto b89; r116 = (u32)r116 + (u32)r481;
+b89: // scan.counted (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	__syncthreads(); r417 = r315 + r338 * 4; *(i32 *)r417 = r180; __syncthreads();
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; r483 = r118 <= r292; if (!r483) goto b94; r484 = r448; r485 = *(i32 *)r484; r117 = (u32)r117 + (u32)r485; r486 = r118 < r286; if (!r486) goto b93; r116 = (u32)r116 + (u32)r485;
+b93: // scan.counted (checked if) (unrolled 3)
+#line 70 "kernels.go"
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; goto b78;
+b94: // scan.store (checked if)
+#line 70 "kernels.go"
+	r297 = (u32)r105 + (u32)r116; r298 = r276; *(i32 *)r298 = r297; __syncthreads();
 #line 49 "kernels.go"
-	r278 = (i64)threadIdx.x; r279 = r278;
+	r216 = (i64)threadIdx.x; r217 = r216;
 #line 73 "kernels.go"
-	r435 = r273 > 0ll; if (!r435) goto b102;
-	r438 = (u64)r273 - 1ull; if ((u64)r438 >= (u64)r215) { qd_site = 6; qd_x = r438; qd_y = r215; goto qd_fault; } r568 = r214 + r273 * 4; r439 = r568 + -4ll; r440 = *(i32 *)r439; r209 = r440;
-b91: // edge 17→18 (checked if)
+	r316 = r211 > 0ll; if (!r316) goto b110;
+	r319 = (u64)r211 - 1ull; if ((u64)r319 >= (u64)r153) { qd_site = 6; qd_x = r319; qd_y = r153; goto qd_fault; } r431 = r152 + r211 * 4; r320 = r431 + -4ll; r321 = *(i32 *)r320; r147 = r321;
+b99: // edge 17→18 (checked if)
 #line 74 "kernels.go"
-	r218 = 0ll;
+	r156 = 0ll;
 #line 78 "kernels.go"
-	r443 = r320;
+	r324 = r256;
 #line 77 "kernels.go"
-	r585 = r279;
-	r586 = (u64)r443 + (u64)r585;
-	r587 = r586; r588 = r239 + r587 * 4;
-b92: // rangeint.body (checked if)
+	r450 = r217;
+	r451 = (u64)r324 + (u64)r450;
+	r452 = r451; r453 = r177 + r452 * 4;
+b100: // rangeint.body (checked if)
 #line 77 "kernels.go"
-	r441 = (u64)r218 * 256ull; r442 = (u64)r441 + (u64)r279;
-	r444 = (u64)r443 + (u64)r442; r445 = r444 < r4; if (!r445) goto b96;
-	r447 = r444; r473 = r442 >> 63; r474 = r473 & 15ll; r475 = (u64)r442 + (u64)r474; r476 = r475 >> 4;
+	r322 = (u64)r156 * 256ull; r323 = (u64)r322 + (u64)r217;
+	r325 = (u64)r324 + (u64)r323; r326 = r325 < r4; if (!r326) goto b104;
+	r328 = r325; r354 = r323 >> 63; r355 = r354 & 15ll; r356 = (u64)r323 + (u64)r355; r357 = r356 >> 4;
 #line 88 "kernels.go"
-	r449 = r476; r450 = (u64)r442 + (u64)r449; r448 = r450;
+	r330 = r357; r331 = (u64)r323 + (u64)r330; r329 = r331;
 #line 79 "kernels.go"
-	r451 = r280 + r448 * 4; r452 = *(i32 *)r451; r480 = r476; r453 = r480; r454 = r315 + r453 * 4; r455 = *(i32 *)r454; r456 = (u32)r452 + (u32)r455; r457 = (u32)r456 + (u32)r209; if ((u64)r447 >= (u64)r240) { qd_site = 9; qd_x = r447; qd_y = r240; goto qd_fault; } r458 = r588; *(i32 *)r458 = r457;
-b96: // if.done (checked if)
+	r332 = r218 + r329 * 4; r333 = *(i32 *)r332; r361 = r357; r334 = r361; r335 = r253 + r334 * 4; r336 = *(i32 *)r335; r337 = (u32)r333 + (u32)r336; r338 = (u32)r337 + (u32)r147; if ((u64)r328 >= (u64)r178) { qd_site = 9; qd_x = r328; qd_y = r178; goto qd_fault; } r339 = r453; *(i32 *)r339 = r338;
+b104: // if.done (checked if)
 #line 79 "kernels.go"
-	r459 = (u64)r218 + 1ull; r460 = r459 < 16ll; if (!r460) goto b98; r218 = r459; r588 = r588 + 1024ll; goto b92;
-b98: // barrier (checked if)
+	r340 = (u64)r156 + 1ull; r341 = r340 < 16ll; if (!r341) goto b106; r156 = r340; r453 = r453 + 1024ll; goto b100;
+b106: // barrier (checked if)
 #line 49 "kernels.go"
 	__syncthreads();
 #line 73 "kernels.go"
-	r436 = (u64)r273 + 1ull; r437 = r436 < r0; if (!r437) goto b101;
+	r317 = (u64)r211 + 1ull; r318 = r317 < r0; if (!r318) goto b109;
 #line 49 "kernels.go"
-	r8 = r8 + r11; goto b3;
-b101: // exit
+	r8 = r8 + r11; goto b4;
+b109: // exit
 #line 49 "kernels.go"
 	return;
-b102: // edge 14→17 (checked if)
+b110: // edge 14→17 (checked if)
 #line 73 "kernels.go"
-	r209 = 0; goto b91;
-b103: // at.entry (checked if)
-#line 73 "kernels.go"
-	r481 = r319 >> 63; r482 = r481 & 15ll; r483 = (u64)r319 + (u64)r482; r484 = r483 >> 4;
+	r147 = 0; goto b99;
+b111: // divide in 64 bits
+#line 70 "kernels.go"
+	r454 = qd_div_i64(255ll, r279); goto b77;
+b112: // at.entry (checked if)
+#line 70 "kernels.go"
+	r362 = r255 >> 63; r363 = r362 & 15ll; r364 = (u64)r255 + (u64)r363; r365 = r364 >> 4;
 #line 88 "kernels.go"
-	r334 = r484; r335 = (u64)r319 + (u64)r334; r333 = r335;
+	r270 = r365; r271 = (u64)r255 + (u64)r270; r269 = r271;
 #line 58 "kernels.go"
-	r336 = r280 + r333 * 4; *(i32 *)r336 = 0; goto b11;
+	r272 = r218 + r269 * 4; *(i32 *)r272 = 0; goto b12;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

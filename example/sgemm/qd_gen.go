@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a00f638550aaab26d5aa5680f06facdcbd3f5c122019d927fa1a513ca9a7bd17"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c66d7250597be1cab95751d986b165c4fa2b3ce550a099756fa9ac70a520302e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a00f638550aaab26d5aa5680f06facdcbd3f5c122019d927fa1a513ca9a7bd17"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "89f9e99599fb542ceff8d075d889cccb8429bcc8d06d7013388f384c53ff89bb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8503c26febec7d65f852a280048d7249460c08feb070c7b9c7794735000b1886"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3b2fd56f501f518240f091063a74d1376f81a392130dbf4a27e1a0a97e4f67cd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f38ff2221966a5a3a070c587b04f446196f818ac1fb6798f134f315292247450"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9f62bf684274ebb8e59215615bf98896c2178fe0de57146d6e8bf14007ef5260"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

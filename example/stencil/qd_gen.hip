@@ -3,12 +3,14 @@
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#define qd_shfl_up(v, d) __shfl_up_sync(0xffffffffu, v, d)
 #else
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
 #pragma clang fp contract(off)
 #define qd_shfl_down(v, d) __shfl_down(v, d)
+#define qd_shfl_up(v, d) __shfl_up(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -193,27 +195,43 @@ extern "C" __global__ void StencilFlat_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	bool r65 = 0, r70 = 0, r71 = 0, r72 = 0, r98 = 0, r99 = 0, r103 = 0, r107 = 0;
 	bool r109 = 0, r113 = 0, r116 = 0, r118 = 0, r119 = 0, r122 = 0, r125 = 0, r127 = 0;
 	bool r130 = 0, r132 = 0, r135 = 0, r138 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0;
-	bool r168 = 0, r176 = 0;
+	bool r165 = 0, r167 = 0, r169 = 0, r171 = 0, r173 = 0, r175 = 0, r177 = 0, r179 = 0;
+	bool r181 = 0, r183 = 0, r185 = 0, r187 = 0, r189 = 0, r191 = 0, r193 = 0, r195 = 0;
+	bool r197 = 0, r199 = 0, r201 = 0, r203 = 0, r205 = 0, r207 = 0, r209 = 0, r211 = 0;
+	bool r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0;
+	bool r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
+	bool r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0;
+	bool r237 = 0, r252 = 0, r253 = 0, r258 = 0, r259 = 0, r260 = 0, r302 = 0, r310 = 0;
+	i32 r238 = 0, r239 = 0, r241 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0;
+	i32 r248 = 0, r249 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0;
 	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
 	i64 r32 = 0, r33 = 0, r36 = 0, r38 = 0, r41 = 0, r44 = 0, r47 = 0, r59 = 0;
 	i64 r60 = 0, r61 = 0, r67 = 0, r69 = 0, r73 = 0, r74 = 0, r77 = 0, r80 = 0;
 	i64 r83 = 0, r86 = 0, r100 = 0, r101 = 0, r102 = 0, r108 = 0, r110 = 0, r111 = 0;
 	i64 r112 = 0, r114 = 0, r120 = 0, r123 = 0, r126 = 0, r128 = 0, r133 = 0, r136 = 0;
-	i64 r139 = 0, r141 = 0, r149 = 0, r152 = 0, r157 = 0, r160 = 0;
-	u32 r167 = 0, r169 = 0, r170 = 0, r171 = 0, r175 = 0, r177 = 0, r178 = 0, r179 = 0;
+	i64 r139 = 0, r141 = 0, r149 = 0, r152 = 0, r157 = 0, r160 = 0, r164 = 0, r166 = 0;
+	i64 r168 = 0, r170 = 0, r172 = 0, r174 = 0, r176 = 0, r178 = 0, r180 = 0, r182 = 0;
+	i64 r184 = 0, r186 = 0, r188 = 0, r190 = 0, r192 = 0, r194 = 0, r196 = 0, r198 = 0;
+	i64 r200 = 0, r202 = 0, r204 = 0, r206 = 0, r208 = 0, r210 = 0, r212 = 0, r255 = 0;
+	i64 r257 = 0, r261 = 0, r262 = 0, r265 = 0, r268 = 0, r271 = 0, r274 = 0;
+	u32 r240 = 0, r242 = 0, r291 = 0, r292 = 0, r301 = 0, r303 = 0, r304 = 0, r305 = 0;
+	u32 r309 = 0, r311 = 0, r312 = 0, r313 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
 	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
 	u64 r27 = 0, r62 = 0, r63 = 0, r66 = 0, r68 = 0, r97 = 0, r104 = 0, r105 = 0;
 	u64 r106 = 0, r115 = 0, r117 = 0, r121 = 0, r124 = 0, r129 = 0, r131 = 0, r134 = 0;
-	u64 r137 = 0, r142 = 0, r144 = 0, r146 = 0, r164 = 0, r165 = 0, r166 = 0, r172 = 0;
-	u64 r173 = 0, r174 = 0;
+	u64 r137 = 0, r142 = 0, r144 = 0, r146 = 0, r250 = 0, r251 = 0, r254 = 0, r256 = 0;
+	u64 r298 = 0, r299 = 0, r300 = 0, r306 = 0, r307 = 0, r308 = 0;
 	float r37 = 0, r40 = 0, r43 = 0, r46 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	float r53 = 0, r54 = 0, r55 = 0, r56 = 0, r76 = 0, r79 = 0, r82 = 0, r85 = 0;
 	float r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
+	float r264 = 0, r267 = 0, r270 = 0, r273 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0;
+	float r280 = 0, r281 = 0, r282 = 0, r283 = 0;
 	char *r34 = 0, *r35 = 0, *r39 = 0, *r42 = 0, *r45 = 0, *r48 = 0, *r57 = 0, *r58 = 0;
 	char *r75 = 0, *r78 = 0, *r81 = 0, *r84 = 0, *r87 = 0, *r96 = 0, *r148 = 0, *r150 = 0;
 	char *r151 = 0, *r153 = 0, *r154 = 0, *r155 = 0, *r156 = 0, *r158 = 0, *r159 = 0, *r161 = 0;
-	char *r162 = 0, *r163 = 0;
+	char *r162 = 0, *r163 = 0, *r263 = 0, *r266 = 0, *r269 = 0, *r272 = 0, *r275 = 0, *r284 = 0;
+	char *r285 = 0, *r286 = 0, *r287 = 0, *r288 = 0, *r289 = 0, *r290 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 64 "kernels.go"
@@ -224,16 +242,34 @@ extern "C" __global__ void StencilFlat_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b35; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 64 "kernels.go"
-	r7 = r6 > 1ll; if (!r7) goto b35; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r165 = r11 | r9; r166 = r165 >> 32; r167 = (u32)r166; r168 = r167 == 0u; if (!r168) goto b49; r169 = (u32)r11; r170 = (u32)r9; r171 = qd_div_u32(r169, r170); r164 = (u64)r171;
+	r7 = r6 > 1ll; if (!r7) goto b35; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r299 = r11 | r9; r300 = r299 >> 32; r301 = (u32)r300; r302 = r301 == 0u; if (!r302) goto b60; r303 = (u32)r11; r304 = (u32)r9; r305 = qd_div_u32(r303, r304); r298 = (u64)r305;
 b5: // setup
 #line 64 "kernels.go"
-	r15 = r164; r16 = r15 * r9; r14 = r11 - r16; r173 = r13 | r9; r174 = r173 >> 32; r175 = (u32)r174; r176 = r175 == 0u; if (!r176) goto b48; r177 = (u32)r13; r178 = (u32)r9; r179 = qd_div_u32(r177, r178); r172 = (u64)r179;
+	r15 = r298; r16 = r15 * r9; r14 = r11 - r16; r307 = r13 | r9; r308 = r307 >> 32; r309 = (u32)r308; r310 = r309 == 0u; if (!r310) goto b59; r311 = (u32)r13; r312 = (u32)r9; r313 = qd_div_u32(r311, r312); r306 = (u64)r313;
 b7: // setup
 #line 64 "kernels.go"
-	r17 = r172; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r97 = (u64)r36; r100 = p5; r101 = (u64)r100 + (u64)(-2ll); r102 = (u64)r101 * (u64)r5; r103 = r102 >= 0ll; r104 = (u64)r101; r105 = (u64)r5; r106 = __umul64hi(r104, r105); r107 = r106 == 0ull; r108 = r5; r110 = p4; r111 = (u64)r110 + (u64)(-2ll); r112 = (u64)r102 + (u64)r111; r113 = r112 >= 0ll; r114 = (u64)r108 + 1ull; r115 = (u64)r114; r116 = r115 < 9223372036854775808ull; r117 = (u64)r112; r118 = r117 < r97; r120 = (u64)r114 - (u64)r5; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r112 - (u64)r5; r124 = (u64)r123; r125 = r124 < r97; r126 = (u64)r5 + (u64)r112; r127 = r126 >= 0ll; r128 = (u64)r5 + (u64)r114; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r97; r133 = (u64)r114 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r112 - 1ull; r137 = (u64)r136; r138 = r137 < r97; r139 = (u64)r112 + 1ull; r141 = (u64)r114 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r97; r146 = (u64)r59; r147 = r117 < r146; if (!r103) goto b36; if (!r107) goto b36; if (!r113) goto b36; if (!r116) goto b36; if (!r118) goto b36; if (!r122) goto b36; if (!r125) goto b36; if (!r127) goto b36; if (!r130) goto b36; if (!r132) goto b36; if (!r135) goto b36; if (!r138) goto b36; if (!r143) goto b36; if (!r145) goto b36; if (!r147) goto b36;
+	r17 = r306; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r97 = (u64)r36; r100 = p5; r101 = (u64)r100 + (u64)(-2ll); r102 = (u64)r101 * (u64)r5; r103 = r102 >= 0ll; r104 = (u64)r101; r105 = (u64)r5; r106 = __umul64hi(r104, r105); r107 = r106 == 0ull; r108 = r5; r110 = p4; r111 = (u64)r110 + (u64)(-2ll); r112 = (u64)r102 + (u64)r111; r113 = r112 >= 0ll; r114 = (u64)r108 + 1ull; r115 = (u64)r114; r116 = r115 < 9223372036854775808ull; r117 = (u64)r112; r118 = r117 < r97; r120 = (u64)r114 - (u64)r5; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r112 - (u64)r5; r124 = (u64)r123; r125 = r124 < r97; r126 = (u64)r5 + (u64)r112; r127 = r126 >= 0ll; r128 = (u64)r5 + (u64)r114; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r97; r133 = (u64)r114 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r112 - 1ull; r137 = (u64)r136; r138 = r137 < r97; r139 = (u64)r112 + 1ull; r141 = (u64)r114 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r97; r146 = (u64)r59; r147 = r117 < r146; if (!r103) goto b47; if (!r107) goto b47; if (!r113) goto b47; if (!r116) goto b47; if (!r118) goto b47; if (!r122) goto b47; if (!r125) goto b47; if (!r127) goto b47; if (!r130) goto b47; if (!r132) goto b47; if (!r135) goto b47; if (!r138) goto b47; if (!r143) goto b47; if (!r145) goto b47; if (!r147) goto b47;
 #line 67 "kernels.go"
-	r149 = (u64)r5 * (u64)(-4ll); r152 = (u64)r5 * 4ull;
-b24: // head
+	r149 = (u64)r5 * (u64)(-4ll); r152 = (u64)r5 * 4ull; r164 = p5; r165 = r164 <= 2147483647ll; r166 = (u64)r164 + (u64)(-2ll); r167 = r166 <= 2147483647ll; r168 = (u64)r166 - 1ull; r169 = r168 <= 2147483647ll; r170 = (u64)r168 + 1ull; r171 = r170 <= 2147483647ll; r172 = p4; r173 = r172 <= 2147483647ll; r174 = (u64)r172 + (u64)(-2ll); r175 = r174 <= 2147483647ll; r176 = (u64)r174 - 1ull; r177 = r176 <= 2147483647ll; r178 = (u64)r176 + 1ull; r179 = r178 <= 2147483647ll; r180 = (u64)r164 + (u64)(-1ll); r181 = r180 <= 2147483647ll; r182 = (u64)r172 + (u64)(-1ll); r183 = r182 <= 2147483647ll; r184 = (u64)r172 * (u64)r168; r185 = r184 <= 2147483647ll; r186 = (u64)r172 + (u64)r184; r187 = r186 <= 2147483647ll; r188 = (u64)r172 + 1ull; r189 = r188 <= 2147483647ll; r190 = (u64)r188 + (u64)r184; r191 = r190 <= 2147483647ll; r192 = (u64)r190 + (u64)r176; r193 = r192 <= 2147483647ll; r194 = (u64)r184 + 1ull; r195 = r194 <= 2147483647ll; r196 = (u64)r194 + (u64)r176; r197 = r196 <= 2147483647ll; r198 = (u64)r172 * 2ull; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + 1ull; r201 = r200 <= 2147483647ll; r202 = (u64)r200 + (u64)r184; r203 = r202 <= 2147483647ll; r204 = (u64)r202 + (u64)r176; r205 = r204 <= 2147483647ll; r206 = (u64)r186 + (u64)r176; r207 = r206 <= 2147483647ll; r208 = (u64)r172 + 2ull; r209 = r208 <= 2147483647ll; r210 = (u64)r208 + (u64)r184; r211 = r210 <= 2147483647ll; r212 = (u64)r210 + (u64)r176; r213 = r212 <= 2147483647ll; r214 = r165 & r167; r215 = r214 & r169; r216 = r215 & r171; r217 = r216 & r173; r218 = r217 & r175; r219 = r218 & r177; r220 = r219 & r179; r221 = r220 & r181; r222 = r221 & r183; r223 = r222 & r185; r224 = r223 & r187; r225 = r224 & r189; r226 = r225 & r191; r227 = r226 & r193; r228 = r227 & r195; r229 = r228 & r197; r230 = r229 & r199; r231 = r230 & r201; r232 = r231 & r203; r233 = r232 & r205; r234 = r233 & r207; r235 = r234 & r209; r236 = r235 & r211; r237 = r236 & r213; if (!r237) goto b36; r295 = (i32)r5;
+b26: // head (int32)
+#line 64 "kernels.go"
+	r250 = r20; r251 = r14; r252 = r251 < r9; if (!r252) goto b35; r253 = r250 < r4; if (!r253) goto b35; r291 = (u32)r250; r240 = r291 + 1u; r241 = (i32)r240; r292 = (u32)r251; r242 = r292 + 1u; r243 = (i32)r242;
+#line 66 "kernels.go"
+	r244 = (u32)r241 * (u32)r295; r245 = (u32)r244 + (u32)r243; r262 = (i64)r245;
+	r263 = r35 + r262 * 4; r264 = *(float *)r263; r285 = r263; r286 = r285 + r149 * 1; r266 = r286; r267 = *(float *)r266; r287 = r263; r288 = r287 + r152 * 1; r269 = r288; r270 = *(float *)r269; r289 = r263; r272 = r289 + -4ll; r273 = *(float *)r272; r290 = r263; r275 = r290 + 4ll; r276 = *(float *)r275;
+#line 17 "kernels.go"
+	r278 = r264 * 0x1p-01f; r279 = r267 + r270; r280 = r279 + r273; r281 = r280 + r276; r282 = r281 * 0x1p-03f; r283 = r278 + r282; r277 = r283; r262 = (i64)r245;
+#line 67 "kernels.go"
+	r284 = r58 + r262 * 4; *(float *)r284 = r277;
+#line 64 "kernels.go"
+	r14 = r14 + r19; r258 = r14 >= r9; if (!r258) goto b34; r14 = r14 - r9; r20 = r20 + 1ull;
+b34: // stepped (int32)
+#line 64 "kernels.go"
+	r20 = r20 + r17; goto b26;
+b35: // exit
+#line 64 "kernels.go"
+	return;
+b36: // head
 #line 64 "kernels.go"
 	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b35; r24 = r21 < r4; if (!r24) goto b35; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
 	r6 = (u64)r5 - 1ull;
@@ -244,17 +280,14 @@ b24: // head
 #line 67 "kernels.go"
 	r57 = r58 + r33 * 4; *(float *)r57 = r50;
 #line 64 "kernels.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b34; r14 = r14 - r9; r20 = r20 + 1ull;
-b34: // stepped
+	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b46; r14 = r14 - r9; r20 = r20 + 1ull;
+b46: // stepped
 #line 64 "kernels.go"
-	r20 = r20 + r17; goto b24;
-b35: // exit
-#line 64 "kernels.go"
-	return;
-b36: // preheader
+	r20 = r20 + r17; goto b36;
+b47: // preheader
 #line 67 "kernels.go"
 	r157 = (u64)r5 * (u64)(-4ll); r160 = (u64)r5 * 4ull;
-b37: // head (checked if)
+b48: // head (checked if)
 #line 64 "kernels.go"
 	r62 = r20; r63 = r14; r64 = r63 < r9; if (!r64) goto b35; r65 = r62 < r4; if (!r65) goto b35; r66 = r62 + 1ull; r67 = (i64)r66; r68 = r63 + 1ull; r69 = (i64)r68; r1 = (u64)r0 - 1ull;
 	r6 = (u64)r5 - 1ull;
@@ -265,16 +298,16 @@ b37: // head (checked if)
 #line 67 "kernels.go"
 	if ((u64)r74 >= (u64)r59) { qd_site = 5; qd_x = r74; qd_y = r59; goto qd_fault; } r96 = r58 + r74 * 4; *(float *)r96 = r89;
 #line 64 "kernels.go"
-	r14 = r14 + r19; r70 = r14 >= r9; if (!r70) goto b47; r14 = r14 - r9; r20 = r20 + 1ull;
-b47: // stepped (checked if)
+	r14 = r14 + r19; r70 = r14 >= r9; if (!r70) goto b58; r14 = r14 - r9; r20 = r20 + 1ull;
+b58: // stepped (checked if)
 #line 64 "kernels.go"
-	r20 = r20 + r17; goto b37;
-b48: // divide in 64 bits
+	r20 = r20 + r17; goto b48;
+b59: // divide in 64 bits
 #line 64 "kernels.go"
-	r172 = qd_div_u64(r13, r9); goto b7;
-b49: // divide in 64 bits
+	r306 = qd_div_u64(r13, r9); goto b7;
+b60: // divide in 64 bits
 #line 64 "kernels.go"
-	r164 = qd_div_u64(r11, r9); goto b5;
+	r298 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

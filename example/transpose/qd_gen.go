@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3f8e125c16d8dde8b324577640cfc3ed2e9a41181f0a34f098b6697a4cd341c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a55caae3f975fefb218eba465764c2cf565def8bb32e73cfb06ddcab5b3e3dc6"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3f8e125c16d8dde8b324577640cfc3ed2e9a41181f0a34f098b6697a4cd341c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fa9ecd9697405a11cc29f5c8e8c9a671e4139890319efe70497fde9afcd5352f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -3,12 +3,14 @@
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#define qd_shfl_up(v, d) __shfl_up_sync(0xffffffffu, v, d)
 #else
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
 #pragma clang fp contract(off)
 #define qd_shfl_down(v, d) __shfl_down(v, d)
+#define qd_shfl_up(v, d) __shfl_up(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -888,7 +890,17 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	bool r113 = 0, r117 = 0, r119 = 0, r122 = 0, r125 = 0, r127 = 0, r130 = 0, r132 = 0;
 	bool r134 = 0, r137 = 0, r140 = 0, r142 = 0, r144 = 0, r147 = 0, r149 = 0, r151 = 0;
 	bool r153 = 0, r155 = 0, r158 = 0, r160 = 0, r162 = 0, r165 = 0, r167 = 0, r170 = 0;
-	bool r172 = 0, r181 = 0, r189 = 0;
+	bool r172 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0, r190 = 0;
+	bool r192 = 0, r194 = 0, r196 = 0, r198 = 0, r200 = 0, r202 = 0, r204 = 0, r206 = 0;
+	bool r208 = 0, r210 = 0, r212 = 0, r214 = 0, r216 = 0, r218 = 0, r220 = 0, r222 = 0;
+	bool r224 = 0, r226 = 0, r228 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0;
+	bool r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0;
+	bool r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0;
+	bool r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r279 = 0, r280 = 0;
+	bool r285 = 0, r286 = 0, r287 = 0, r327 = 0, r335 = 0;
+	i32 r257 = 0, r258 = 0, r260 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
+	i32 r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0;
+	i32 r275 = 0, r276 = 0, r318 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0;
 	i64 r0 = 0, r1 = 0, r5 = 0, r6 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0;
 	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0;
 	i64 r43 = 0, r47 = 0, r48 = 0, r49 = 0, r53 = 0, r54 = 0, r55 = 0, r61 = 0;
@@ -897,18 +909,27 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	i64 r95 = 0, r96 = 0, r104 = 0, r105 = 0, r106 = 0, r112 = 0, r114 = 0, r115 = 0;
 	i64 r116 = 0, r118 = 0, r120 = 0, r123 = 0, r126 = 0, r128 = 0, r133 = 0, r135 = 0;
 	i64 r136 = 0, r141 = 0, r143 = 0, r145 = 0, r150 = 0, r152 = 0, r154 = 0, r159 = 0;
-	i64 r161 = 0, r163 = 0;
-	u32 r180 = 0, r182 = 0, r183 = 0, r184 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0;
+	i64 r161 = 0, r163 = 0, r177 = 0, r179 = 0, r181 = 0, r183 = 0, r185 = 0, r187 = 0;
+	i64 r189 = 0, r191 = 0, r193 = 0, r195 = 0, r197 = 0, r199 = 0, r201 = 0, r203 = 0;
+	i64 r205 = 0, r207 = 0, r209 = 0, r211 = 0, r213 = 0, r215 = 0, r217 = 0, r219 = 0;
+	i64 r221 = 0, r223 = 0, r225 = 0, r227 = 0, r229 = 0, r282 = 0, r284 = 0, r288 = 0;
+	i64 r289 = 0, r290 = 0, r291 = 0, r292 = 0, r295 = 0, r296 = 0, r297 = 0, r301 = 0;
+	i64 r302 = 0, r303 = 0, r307 = 0, r308 = 0, r309 = 0;
+	u32 r259 = 0, r261 = 0, r316 = 0, r317 = 0, r326 = 0, r328 = 0, r329 = 0, r330 = 0;
+	u32 r334 = 0, r336 = 0, r337 = 0, r338 = 0;
 	u64 r3 = 0, r4 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
 	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
 	u64 r27 = 0, r64 = 0, r65 = 0, r68 = 0, r70 = 0, r101 = 0, r108 = 0, r109 = 0;
 	u64 r110 = 0, r121 = 0, r124 = 0, r129 = 0, r131 = 0, r138 = 0, r139 = 0, r146 = 0;
 	u64 r148 = 0, r156 = 0, r157 = 0, r164 = 0, r166 = 0, r168 = 0, r169 = 0, r171 = 0;
-	u64 r177 = 0, r178 = 0, r179 = 0, r185 = 0, r186 = 0, r187 = 0;
+	u64 r277 = 0, r278 = 0, r281 = 0, r283 = 0, r323 = 0, r324 = 0, r325 = 0, r331 = 0;
+	u64 r332 = 0, r333 = 0;
 	float r40 = 0, r45 = 0, r46 = 0, r51 = 0, r52 = 0, r57 = 0, r58 = 0, r81 = 0;
-	float r86 = 0, r87 = 0, r92 = 0, r93 = 0, r98 = 0, r99 = 0;
+	float r86 = 0, r87 = 0, r92 = 0, r93 = 0, r98 = 0, r99 = 0, r294 = 0, r299 = 0;
+	float r300 = 0, r305 = 0, r306 = 0, r311 = 0, r312 = 0;
 	char *r37 = 0, *r38 = 0, *r44 = 0, *r50 = 0, *r56 = 0, *r59 = 0, *r60 = 0, *r80 = 0;
 	char *r85 = 0, *r91 = 0, *r97 = 0, *r100 = 0, *r173 = 0, *r174 = 0, *r175 = 0, *r176 = 0;
+	char *r293 = 0, *r298 = 0, *r304 = 0, *r310 = 0, *r313 = 0, *r314 = 0, *r315 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 107 "types.go"
@@ -919,23 +940,23 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 107 "types.go"
-	r7 = r6 > 1ll; if (!r7) goto b37; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r178 = r11 | r9; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b48; r182 = (u32)r11; r183 = (u32)r9; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+	r7 = r6 > 1ll; if (!r7) goto b37; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r324 = r11 | r9; r325 = r324 >> 32; r326 = (u32)r325; r327 = r326 == 0u; if (!r327) goto b48; r328 = (u32)r11; r329 = (u32)r9; r330 = qd_div_u32(r328, r329); r323 = (u64)r330;
 b5: // setup
 #line 107 "types.go"
-	r15 = r177; r16 = r15 * r9; r14 = r11 - r16; r186 = r13 | r9; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b47; r190 = (u32)r13; r191 = (u32)r9; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
+	r15 = r323; r16 = r15 * r9; r14 = r11 - r16; r332 = r13 | r9; r333 = r332 >> 32; r334 = (u32)r333; r335 = r334 == 0u; if (!r335) goto b47; r336 = (u32)r13; r337 = (u32)r9; r338 = qd_div_u32(r336, r337); r331 = (u64)r338;
 b7: // setup
 #line 107 "types.go"
-	r17 = r185; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r107) goto b38; if (!r111) goto b38; if (!r117) goto b38; if (!r122) goto b38; if (!r125) goto b38; if (!r130) goto b38; if (!r132) goto b38; if (!r137) goto b38; if (!r140) goto b38; if (!r144) goto b38; if (!r147) goto b38; if (!r149) goto b38; if (!r155) goto b38; if (!r158) goto b38; if (!r160) goto b38; if (!r162) goto b38; if (!r165) goto b38; if (!r167) goto b38; if (!r170) goto b38; if (!r172) goto b38;
-b28: // head
+	r17 = r331; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r135 = (u64)r105 - 1ull; r136 = (u64)r135 * (u64)r5; r137 = r136 >= 0ll; r138 = (u64)r135; r139 = __umul64hi(r138, r109); r140 = r139 == 0ull; r143 = (u64)r136 + (u64)r115; r144 = r143 >= 0ll; r147 = true; r148 = (u64)r143; r149 = r148 < r101; r150 = (u64)r105 + 1ull; r154 = (u64)r150 * (u64)r5; r155 = r154 >= 0ll; r156 = (u64)r150; r157 = __umul64hi(r156, r109); r158 = r157 == 0ull; r159 = (u64)r5 * 2ull; r160 = r159 >= 0ll; r161 = (u64)r154 + (u64)r115; r162 = r161 >= 0ll; r163 = (u64)r159 + 1ull; r164 = (u64)r163; r165 = r164 < 9223372036854775808ull; r166 = (u64)r161; r167 = r166 < r101; r168 = (u64)r61; r169 = (u64)r118; r170 = r169 < 9223372036854775808ull; r171 = (u64)r116; r172 = r171 < r168; if (!r107) goto b38; if (!r111) goto b38; if (!r117) goto b38; if (!r122) goto b38; if (!r125) goto b38; if (!r130) goto b38; if (!r132) goto b38; if (!r137) goto b38; if (!r140) goto b38; if (!r144) goto b38; if (!r147) goto b38; if (!r149) goto b38; if (!r155) goto b38; if (!r158) goto b38; if (!r160) goto b38; if (!r162) goto b38; if (!r165) goto b38; if (!r167) goto b38; if (!r170) goto b38; if (!r172) goto b38; r177 = p5; r178 = r177 <= 2147483647ll; r179 = (u64)r177 + (u64)(-2ll); r180 = r179 <= 2147483647ll; r181 = (u64)r179 - 1ull; r182 = r181 <= 2147483647ll; r183 = (u64)r181 + 1ull; r184 = r183 <= 2147483647ll; r185 = p4; r186 = r185 <= 2147483647ll; r187 = (u64)r185 + (u64)(-2ll); r188 = r187 <= 2147483647ll; r189 = (u64)r187 - 1ull; r190 = r189 <= 2147483647ll; r191 = (u64)r189 + 1ull; r192 = r191 <= 2147483647ll; r193 = (u64)r177 + (u64)(-1ll); r194 = r193 <= 2147483647ll; r195 = (u64)r185 + (u64)(-1ll); r196 = r195 <= 2147483647ll; r197 = (u64)r185 * (u64)r181; r198 = r197 <= 2147483647ll; r199 = (u64)r185 + (u64)r197; r200 = r199 <= 2147483647ll; r201 = (u64)r185 + 1ull; r202 = r201 <= 2147483647ll; r203 = (u64)r201 + (u64)r197; r204 = r203 <= 2147483647ll; r205 = (u64)r203 + (u64)r189; r206 = r205 <= 2147483647ll; r207 = (u64)r199 + (u64)r189; r208 = r207 <= 2147483647ll; r209 = (u64)r185 + 2ull; r210 = r209 <= 2147483647ll; r211 = (u64)r209 + (u64)r197; r212 = r211 <= 2147483647ll; r213 = (u64)r211 + (u64)r189; r214 = r213 <= 2147483647ll; r215 = (u64)r197 + 1ull; r216 = r215 <= 2147483647ll; r217 = (u64)r215 + (u64)r189; r218 = r217 <= 2147483647ll; r219 = (u64)r181 + 2ull; r220 = r219 <= 2147483647ll; r221 = (u64)r185 * 2ull; r222 = r221 <= 2147483647ll; r223 = (u64)r221 + (u64)r197; r224 = r223 <= 2147483647ll; r225 = (u64)r221 + 1ull; r226 = r225 <= 2147483647ll; r227 = (u64)r225 + (u64)r197; r228 = r227 <= 2147483647ll; r229 = (u64)r227 + (u64)r189; r230 = r229 <= 2147483647ll; r231 = r178 & r180; r232 = r231 & r182; r233 = r232 & r184; r234 = r233 & r186; r235 = r234 & r188; r236 = r235 & r190; r237 = r236 & r192; r238 = r237 & r194; r239 = r238 & r196; r240 = r239 & r198; r241 = r240 & r200; r242 = r241 & r202; r243 = r242 & r204; r244 = r243 & r206; r245 = r244 & r208; r246 = r245 & r210; r247 = r246 & r212; r248 = r247 & r214; r249 = r248 & r216; r250 = r249 & r218; r251 = r250 & r220; r252 = r251 & r222; r253 = r252 & r224; r254 = r253 & r226; r255 = r254 & r228; r256 = r255 & r230; if (!r256) goto b38; r320 = (i32)r5; r321 = r320; r322 = r320;
+b30: // head (int32)
 #line 107 "types.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b37; r24 = r21 < r4; if (!r24) goto b37; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
-	r6 = (u64)r5 - 1ull;
-	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28; r35 = r33; r173 = r38 + r35 * 4; r37 = r173 + -4ll; r40 = *(float *)r37; r174 = r173; r44 = r174 + 4ll; r45 = *(float *)r44; r46 = r40 + r45; r47 = (u64)r26 - 1ull; r48 = (u64)r47 * (u64)r5; r49 = (u64)r48 + (u64)r28; r50 = r38 + r49 * 4; r51 = *(float *)r50; r52 = r46 + r51; r53 = (u64)r26 + 1ull; r54 = (u64)r53 * (u64)r5; r55 = (u64)r54 + (u64)r28; r56 = r38 + r55 * 4; r57 = *(float *)r56; r58 = r52 + r57; r59 = r60 + r33 * 4; *(float *)r59 = r58;
+	r277 = r20; r278 = r14; r279 = r278 < r9; if (!r279) goto b37; r280 = r277 < r4; if (!r280) goto b37; r316 = (u32)r277; r259 = r316 + 1u; r260 = (i32)r259; r317 = (u32)r278; r261 = r317 + 1u; r262 = (i32)r261;
+#line 109 "types.go"
+	r263 = (u32)r260 * (u32)r320; r264 = (u32)r263 + (u32)r262; r266 = r264; r291 = (i64)r266; r314 = r38 + r291 * 4; r293 = r314 + -4ll; r294 = *(float *)r293; r315 = r314; r298 = r315 + 4ll; r299 = *(float *)r298; r300 = r294 + r299; r271 = (u32)r260 - 1u; r272 = (u32)r271 * (u32)r321; r273 = (u32)r272 + (u32)r262; r303 = (i64)r273; r304 = r38 + r303 * 4; r305 = *(float *)r304; r306 = r300 + r305; r274 = (u32)r260 + 1u; r275 = (u32)r274 * (u32)r322; r276 = (u32)r275 + (u32)r262; r309 = (i64)r276; r310 = r38 + r309 * 4; r311 = *(float *)r310; r312 = r306 + r311; r289 = r291; r313 = r60 + r289 * 4; *(float *)r313 = r312;
 #line 107 "types.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b36; r14 = r14 - r9; r20 = r20 + 1ull;
-b36: // stepped
+	r14 = r14 + r19; r285 = r14 >= r9; if (!r285) goto b36; r14 = r14 - r9; r20 = r20 + 1ull;
+b36: // stepped (int32)
 #line 107 "types.go"
-	r20 = r20 + r17; goto b28;
+	r20 = r20 + r17; goto b30;
 b37: // exit
 #line 107 "types.go"
 	return;
@@ -951,10 +972,10 @@ b46: // stepped (checked if)
 	r20 = r20 + r17; goto b38;
 b47: // divide in 64 bits
 #line 107 "types.go"
-	r185 = qd_div_u64(r13, r9); goto b7;
+	r331 = qd_div_u64(r13, r9); goto b7;
 b48: // divide in 64 bits
 #line 107 "types.go"
-	r177 = qd_div_u64(r11, r9); goto b5;
+	r323 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
