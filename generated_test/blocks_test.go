@@ -23,6 +23,9 @@ var blockCases = []kernelCase{
 	{"BlockScan", blocks.BlockScan, nil},
 	{"Exclusive", blocks.Exclusive, nil},
 	{"WideSums", blocks.WideSums, nil},
+	{"Gaps", blocks.Gaps, nil},
+	{"Rounds", blocks.Rounds, nil},
+	{"Grid", blocks.Grid, nil},
 }
 
 // matMulArgs draws n×n matrices of at most len elements.

@@ -221,10 +221,16 @@ type thread struct {
 	failed bool // ended by a failed check
 	// Where the thread is in the grid.
 	index, count, block, blocks, inBlock, blockSize int64
-	// At a shuffle: the value it offers and the lane it reads.
+	// At a shuffle: the value it offers and the lane it reads, from below
+	// where negative.
 	offer uint64
 	from  int64
 }
+
+// sharedJunk is what every byte of a block's shared memory holds when the
+// block starts: a GPU's is left over from other blocks, not zeroed, and
+// a kernel that reads an element before writing it must show it.
+const sharedJunk = 0xa5
 
 // runBlock runs block b of a grid of blocks, of size threads each.
 func (ip *Interp) runBlock(run *launch, t *Task, b, blocks, size int) error {
@@ -233,6 +239,9 @@ func (ip *Interp) runBlock(run *launch, t *Task, b, blocks, size int) error {
 	for i, v := range t.Vars {
 		if v.Space == Shared {
 			vars[i] = ip.Mem.Alloc(v.Size)
+			for k := range v.Size {
+				_ = ip.Mem.Store(vars[i]+uint64(k), Uint8, sharedJunk) // in the region just made
+			}
 		}
 	}
 	for i := range threads {
@@ -327,7 +336,7 @@ func release(threads []*thread, warp int64) (done bool, err error) {
 		values := make([]uint64, len(lanes))
 		for l, th := range lanes {
 			values[l] = th.offer
-			if src := int64(l) + th.from; th.state == atShuffle && th.from >= 0 && src < int64(len(lanes)) && lanes[src].state == atShuffle {
+			if src := int64(l) + th.from; th.state == atShuffle && src >= 0 && src < int64(len(lanes)) && lanes[src].state == atShuffle {
 				values[l] = lanes[src].offer
 			}
 		}
@@ -411,8 +420,12 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 			case OpBarrier:
 				th.state = atBarrier
 				return nil
-			case OpShuffleDown:
-				th.offer, th.from = in.Type.Normalize(val(in.Args[0])), int64(val(in.Args[1]))
+			case OpShuffleDown, OpShuffleUp:
+				// A delta past any warp reads no lane.
+				th.offer, th.from = in.Type.Normalize(val(in.Args[0])), int64(min(val(in.Args[1]), 1<<31))
+				if in.Op == OpShuffleUp {
+					th.from = -th.from
+				}
 				th.state = atShuffle
 				return nil
 			case OpCheckIndex, OpCheckSlice, OpCheckDivide:

@@ -91,3 +91,36 @@ b2:
 		t.Fatal("no error")
 	}
 }
+
+// TestInterpShuffleUp runs a block of eight threads in warps of four:
+// each reads the index of the lane two below in its warp, and the first
+// two lanes of a warp, with none there, keep their own.
+func TestInterpShuffleUp(t *testing.T) {
+	ks, err := ir.Parse(`kernel K(s []i64)
+
+task K_0 parallel
+b0:
+	r0 = blockthread
+	r1 = shuffleup.i64 r0, 2
+	r2 = base s
+	r3 = elemaddr r2, r0, 8
+	store.i64 r3, r1
+	return
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ks[0].Check(); err != nil {
+		t.Fatal(err)
+	}
+	heap := &ir.Heap{}
+	base := heap.Alloc(8 * 8)
+	if err := (&ir.Interp{Mem: heap, Threads: 8, BlockSize: 8, WarpSize: 4}).Run(ks[0], &ir.Values{Base: []uint64{base}, Len: []int64{8}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []uint64{0, 1, 0, 1, 4, 5, 4, 5} {
+		if got, _ := heap.Load(base+uint64(8*i), ir.Int64); got != want {
+			t.Errorf("s[%d] = %d, want %d", i, got, want)
+		}
+	}
+}

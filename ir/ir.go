@@ -202,6 +202,9 @@ const (
 	// that has not ended must execute it together; a thread that has ended
 	// gives an unspecified value.
 	OpShuffleDown
+	// OpShuffleUp is OpShuffleDown from the lane delta below: "r3 =
+	// shuffleup.i32 r1, r2"; a lane with none below keeps its own value.
+	OpShuffleUp
 
 	// OpScratch is the address of the launch's scratch memory in global
 	// memory, where reductions keep their partial and final results:

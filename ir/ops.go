@@ -227,6 +227,7 @@ var opTable = [numOps]OpInfo{
 	// A shuffle is executed by the threads of a warp together: passes
 	// must neither remove nor move it, as for an op with side effects.
 	OpShuffleDown: {Name: "shuffledown", Types: Numeric, Result: OfType, Operands: []TypeRule{OfType, Fixed(Int64)}, SideEffects: true, Parallel: true},
+	OpShuffleUp:   {Name: "shuffleup", Types: Numeric, Result: OfType, Operands: []TypeRule{OfType, Fixed(Int64)}, SideEffects: true, Parallel: true},
 
 	OpScratch: {Name: "scratch", Result: Fixed(Ptr)},
 

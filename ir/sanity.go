@@ -308,5 +308,5 @@ func inFunctions(op Op) bool {
 	case ScalarParam, SliceParam, SiteIndex:
 		return false
 	}
-	return op != OpScratch && op != OpBarrier && op != OpShuffleDown
+	return op != OpScratch && op != OpBarrier && op != OpShuffleDown && op != OpShuffleUp
 }

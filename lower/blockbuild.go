@@ -55,7 +55,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 	}
 	f.assume = func(iff *ssa.If) (int, bool) { return 0, pretests[iff] }
 	f.redirect = bn.redirect(latch, exit)
-	l.sharedAllocs, l.threadAllocs, l.threadOwn = bn.shared, bn.perThread, bn.own
+	l.sharedAllocs, l.sharedNoZero, l.threadAllocs, l.threadOwn = bn.shared, bn.written, bn.perThread, bn.own
 
 	tb.cur = setup
 	ranges := make([]levelRange, len(bn.levels))
@@ -100,7 +100,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 			f.lowerBlock(b)
 		}
 	}
-	l.sharedAllocs, l.threadAllocs, l.threadOwn = nil, nil, nil
+	l.sharedAllocs, l.sharedNoZero, l.threadAllocs, l.threadOwn = nil, nil, nil, nil
 	if n := t.SharedBytes(); n > ir.MaxSharedBytes {
 		l.errorf(pl.pos, "the variables of this qd.Blocks loop's body take %d bytes of shared memory, more than the %d bytes a block may have on every GPU: use smaller tiles, or keep per-thread values in arrays indexed only by the thread index (acc[t]), which live in registers", n, ir.MaxSharedBytes)
 	}
@@ -249,13 +249,17 @@ func (f *frame) blockMarker(call *ssa.Call, name string, dst []ir.Reg) {
 
 // sharedAlloc lowers a variable of a qd.Blocks loop's body: one per block,
 // in shared memory, which the block's threads zero together, word k by
-// thread k mod the block's size, before any uses it.
+// thread k mod the block's size, before any uses it; unless a thread loop
+// stores all of it before any other use (blockzero.go).
 func (f *frame) sharedAlloc(v *ssa.Alloc, elem types.Type) {
 	tb := f.tb
 	aux := tb.newVar(v.Comment, elem)
 	tb.t.Vars[aux].Space = ir.Shared
 	dst := f.regsFor(v)[0]
 	tb.emit(ir.Instr{Op: ir.OpAddr, Type: ir.Ptr, Dst: dst, Aux: aux, Pos: v.Pos()})
+	if tb.l.sharedNoZero[v] {
+		return
+	}
 	word := wordOf(elem)
 	words, size := hostSizes.Sizeof(elem)/int64(word.Size()), int64(tb.t.Threads)
 	thread := ir.R(tb.op(ir.OpBlockThread, ir.Int64))

@@ -79,6 +79,7 @@ type blockNest struct {
 	// values (blockthread.go), with the type of a thread's part, and own
 	// the element addresses that are a thread's part.
 	shared    map[*ssa.Alloc]bool
+	written   map[*ssa.Alloc]bool // shared ones never read as zeroed (blockzero.go)
 	perThread map[*ssa.Alloc]types.Type
 	own       map[*ssa.IndexAddr]bool
 }
@@ -133,7 +134,7 @@ func loopMarker(lp *loop, fn *ssa.Function) (*ssa.Call, string) {
 // planBlocks describes the qd.Blocks loop pl, the top-level statement
 // stmt, and its body, reporting what a block-level kernel cannot have.
 func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *blockNest {
-	bn := &blockNest{levels: []*parLoop{pl}, shared: map[*ssa.Alloc]bool{},
+	bn := &blockNest{levels: []*parLoop{pl}, shared: map[*ssa.Alloc]bool{}, written: map[*ssa.Alloc]bool{},
 		perThread: map[*ssa.Alloc]types.Type{}, own: map[*ssa.IndexAddr]bool{}}
 	if len(pl.reductions) > 0 {
 		l.errorf(pl.pos, "a qd.Blocks loop cannot combine a variable over its blocks (a reduction): blocks run at the same time; combine within a block with qd.Sum, and across blocks with an atomic (qd.AtomicAdd) or a second kernel")
@@ -192,6 +193,11 @@ func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *bloc
 		l.errorf(pl.pos, "the thread loops of this qd.Blocks loop run %d threads a block, more than the %d a GPU block can have: use fewer threads, each doing more of the work", bn.size, ir.MaxBlockThreads)
 	}
 	l.planBlockBody(fn, bn)
+	for v := range bn.shared {
+		if bn.overwritten(v) {
+			bn.written[v] = true
+		}
+	}
 	return bn
 }
 

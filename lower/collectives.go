@@ -12,8 +12,9 @@ import (
 // qd.ExclusiveScan, called in a qd.Blocks loop's body on a shared array:
 // statements the block's threads run together. Sum adds within each warp
 // by shuffles and then the warps' sums, which every thread reads in the
-// same order, so all get the same total; the scans double the distance
-// they add over in steps between barriers, one element per thread.
+// same order, so all get the same total; the scans scan each warp by
+// shuffles and then add the sums of the warps before, one element per
+// thread.
 
 // collectiveCallee reports whether call calls one of the collectives, and
 // which.
@@ -151,51 +152,98 @@ func (f *frame) blockSum(base ir.Reg, et ir.Type, n, size int64) ir.Reg {
 
 // blockScan replaces the n elements at base, a shared array of a block
 // of at least n threads, by their inclusive (or exclusive) prefix sums,
-// and returns the sum of all of them.
+// and returns the sum of all of them. Each warp scans its threads'
+// elements by shuffles from the lanes below, its last lane leaves the
+// warp's sum in shared memory, and after one barrier each thread adds the
+// sums of the warps before its own: two barriers in all.
 func (f *frame) blockScan(base ir.Reg, et ir.Type, n int64, exclusive bool) ir.Reg {
 	tb := f.tb
+	size := int64(tb.t.Threads)
 	thread := ir.R(tb.op(ir.OpBlockThread, ir.Int64))
 	mine := tb.op(ir.OpLt, ir.Int64, thread, ir.Imm(ir.Int64, uint64(n)))
-	for d := int64(1); d < n; d *= 2 {
-		// Thread t reads v[t-d] before any thread writes, then adds it.
-		x := tb.t.NewReg(et)
-		tb.move(x, ir.Imm(et, 0))
-		read, readDone := tb.t.NewBlock("scan.read"), tb.t.NewBlock("scan.readdone")
-		has := tb.op(ir.OpAnd, ir.Bool, ir.R(mine), ir.R(tb.op(ir.OpGe, ir.Int64, thread, ir.Imm(ir.Int64, uint64(d)))))
-		tb.branch(has, read, readDone)
-		tb.cur = read
-		tb.move(x, ir.R(f.loadShared(base, ir.R(tb.op(ir.OpSub, ir.Int64, thread, ir.Imm(ir.Int64, uint64(d)))), et)))
-		tb.jump(readDone)
-		tb.emit(ir.Instr{Op: ir.OpBarrier})
-		write, written := tb.t.NewBlock("scan.write"), tb.t.NewBlock("scan.written")
-		tb.branch(has, write, written)
-		tb.cur = write
-		sum := tb.op(ir.OpAdd, et, ir.R(f.loadShared(base, thread, et)), ir.R(x))
-		f.storeShared(base, thread, et, ir.R(sum))
-		tb.jump(written)
-		tb.emit(ir.Instr{Op: ir.OpBarrier})
-	}
-	total := f.loadShared(base, ir.Imm(ir.Int64, uint64(n-1)), et)
-	if !exclusive {
-		tb.emit(ir.Instr{Op: ir.OpBarrier})
-		return total
-	}
-	// Shift by one: thread t takes v[t-1], thread 0 zero.
+	// x is the thread's element, zero past n, then its warp's prefix sum.
 	x := tb.t.NewReg(et)
 	tb.move(x, ir.Imm(et, 0))
-	read, readDone := tb.t.NewBlock("scan.shift"), tb.t.NewBlock("scan.shifted")
-	has := tb.op(ir.OpAnd, ir.Bool, ir.R(mine), ir.R(tb.op(ir.OpGt, ir.Int64, thread, ir.Imm(ir.Int64, 0))))
-	tb.branch(has, read, readDone)
+	read, readDone := tb.t.NewBlock("scan.read"), tb.t.NewBlock("scan.readdone")
+	tb.branch(mine, read, readDone)
 	tb.cur = read
-	tb.move(x, ir.R(f.loadShared(base, ir.R(tb.op(ir.OpSub, ir.Int64, thread, ir.Imm(ir.Int64, 1))), et)))
+	tb.move(x, ir.R(f.loadShared(base, thread, et)))
 	tb.jump(readDone)
-	tb.emit(ir.Instr{Op: ir.OpBarrier})
-	write, written := tb.t.NewBlock("scan.store"), tb.t.NewBlock("scan.stored")
-	tb.branch(mine, write, written)
+	// Lane l adds lane l-d's for d = 1, 2, ..., below the warp's size.
+	lane := ir.R(tb.op(ir.OpLane, ir.Int64))
+	warp := ir.R(tb.op(ir.OpWarpSize, ir.Int64))
+	d := tb.t.NewReg(ir.Int64)
+	tb.move(d, ir.Imm(ir.Int64, 1))
+	head, body, done := tb.t.NewBlock("scan.shuffle"), tb.t.NewBlock("scan.add"), tb.t.NewBlock("scan.warped")
+	tb.jump(head)
+	tb.branch(tb.op(ir.OpLt, ir.Int64, ir.R(d), warp), body, done)
+	tb.cur = body
+	other := tb.op(ir.OpShuffleUp, et, ir.R(x), ir.R(d))
+	add, next := tb.t.NewBlock("scan.other"), tb.t.NewBlock("scan.step")
+	tb.branch(tb.op(ir.OpGe, ir.Int64, lane, ir.R(d)), add, next)
+	tb.cur = add
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: x, Args: []ir.Arg{ir.R(x), ir.R(other)}})
+	tb.jump(next)
+	tb.emit(ir.Instr{Op: ir.OpShl, Type: ir.Int64, From: ir.Int64, Dst: d, Args: []ir.Arg{ir.R(d), ir.Imm(ir.Int64, 1)}})
+	tb.jump(head)
+	tb.cur = done
+	// The sum of the warp's elements before the lane's own.
+	var below ir.Reg
+	if exclusive {
+		below = tb.t.NewReg(et)
+		up := tb.op(ir.OpShuffleUp, et, ir.R(x), ir.Imm(ir.Int64, 1))
+		tb.move(below, ir.Imm(et, 0))
+		take, taken := tb.t.NewBlock("scan.below"), tb.t.NewBlock("scan.belowdone")
+		tb.branch(tb.op(ir.OpGt, ir.Int64, lane, ir.Imm(ir.Int64, 0)), take, taken)
+		tb.cur = take
+		tb.move(below, ir.R(up))
+		tb.jump(taken)
+	}
+	// The last lane of each warp, or the block's last thread, writes the
+	// warp's sum.
+	sums := f.warpSums(et)
+	warpIndex := ir.R(tb.op(ir.OpWarpIndex, ir.Int64))
+	last := tb.op(ir.OpOr, ir.Bool,
+		ir.R(tb.op(ir.OpEq, ir.Int64, lane, ir.R(tb.op(ir.OpSub, ir.Int64, warp, ir.Imm(ir.Int64, 1))))),
+		ir.R(tb.op(ir.OpEq, ir.Int64, thread, ir.Imm(ir.Int64, uint64(size-1)))))
+	write, written := tb.t.NewBlock("scan.write"), tb.t.NewBlock("scan.written")
+	tb.branch(last, write, written)
 	tb.cur = write
-	f.storeShared(base, thread, et, ir.R(x))
+	f.storeShared(sums, warpIndex, et, ir.R(x))
 	tb.jump(written)
 	tb.emit(ir.Instr{Op: ir.OpBarrier})
+	// Every thread adds up the warps' sums, in order, those before its
+	// warp apart.
+	warps := tb.op(ir.OpDiv, ir.Int64, ir.Imm(ir.Int64, uint64(size-1)), warp)
+	before, total := tb.t.NewReg(et), tb.t.NewReg(et)
+	tb.move(before, ir.Imm(et, 0))
+	tb.move(total, ir.Imm(et, 0))
+	w := tb.t.NewReg(ir.Int64)
+	tb.move(w, ir.Imm(ir.Int64, 0))
+	whead, wbody, wdone := tb.t.NewBlock("scan.total"), tb.t.NewBlock("scan.warp"), tb.t.NewBlock("scan.done")
+	tb.jump(whead)
+	tb.branch(tb.op(ir.OpLe, ir.Int64, ir.R(w), ir.R(warps)), wbody, wdone)
+	tb.cur = wbody
+	s := f.loadShared(sums, ir.R(w), et)
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: total, Args: []ir.Arg{ir.R(total), ir.R(s)}})
+	earlier, counted := tb.t.NewBlock("scan.earlier"), tb.t.NewBlock("scan.counted")
+	tb.branch(tb.op(ir.OpLt, ir.Int64, ir.R(w), warpIndex), earlier, counted)
+	tb.cur = earlier
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: before, Args: []ir.Arg{ir.R(before), ir.R(s)}})
+	tb.jump(counted)
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: ir.Int64, Dst: w, Args: []ir.Arg{ir.R(w), ir.Imm(ir.Int64, 1)}})
+	tb.jump(whead)
+	tb.cur = wdone
+	mineSum := x
+	if exclusive {
+		mineSum = below
+	}
+	store, stored := tb.t.NewBlock("scan.store"), tb.t.NewBlock("scan.stored")
+	tb.branch(mine, store, stored)
+	tb.cur = store
+	f.storeShared(base, thread, et, ir.R(tb.op(ir.OpAdd, et, ir.R(mineSum), ir.R(before))))
+	tb.jump(stored)
+	tb.emit(ir.Instr{Op: ir.OpBarrier}) // before the scan is read, or the warps' sums written again
 	return total
 }
 

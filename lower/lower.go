@@ -183,6 +183,7 @@ type lowerer struct {
 	// task being built.
 	markers      map[*ssa.Call]bool
 	sharedAllocs map[*ssa.Alloc]bool
+	sharedNoZero map[*ssa.Alloc]bool // stored all over before any use
 	threadAllocs map[*ssa.Alloc]types.Type
 	threadOwn    map[*ssa.IndexAddr]bool
 	collectives  map[*ssa.Call]bool // the block collectives placed in a qd.Blocks loop's body

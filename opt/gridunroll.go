@@ -78,7 +78,7 @@ func UnrollGridStride(t *ir.Task) {
 func cooperates(t *ir.Task) bool {
 	for _, b := range t.Blocks {
 		for _, x := range b.Instrs {
-			if x.Op == ir.OpShuffleDown || x.Op == ir.OpScratch || x.Op == ir.OpBarrier {
+			if x.Op == ir.OpShuffleDown || x.Op == ir.OpShuffleUp || x.Op == ir.OpScratch || x.Op == ir.OpBarrier {
 				return true
 			}
 		}

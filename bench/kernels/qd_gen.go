@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b167ea17dda5941a86fcd8521aa366eedb8c1ccdb4101aa65483f319b924e2cb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a8dd4a7dbe4392458355747a429fd1ca0c1c6a1d85da3eef1355f3996ea8d204"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b167ea17dda5941a86fcd8521aa366eedb8c1ccdb4101aa65483f319b924e2cb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "466571e00ee8049755345a95683f3ea8211965ea7b7dd0fd1842f131ff5fc821"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

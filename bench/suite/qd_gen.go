@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f1d631b665448b3728d96860d5306da08873ff02516778c021459595cd00e3b2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4e55e21ff50023a320b4900a0396cbfaabb263d4fa3b25e442b81c9039bad450"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f1d631b665448b3728d96860d5306da08873ff02516778c021459595cd00e3b2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ba1b9831e8784c2ce24a49a10919c2f83901efef5fddb93cb31b4ac7634b38f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -19,11 +19,12 @@ var blockExprs = map[ir.Op]string{
 	ir.OpWarpSize:    "(i64)warpSize",
 }
 
-// shuffleDown writes a shuffle of a value from the lane delta above in
-// the warp, through the prelude's qd_shfl_down: CUDA's takes every lane
-// of the warp, HIP's the whole wave. A lane with none above it keeps its
-// own value. Narrow integers travel as 32-bit ones.
-func (f *function) shuffleDown(in *ir.Instr) {
+// shuffle writes a shuffle of a value from the lane delta above in the
+// warp, through the prelude's qd_shfl_down, or below, through
+// qd_shfl_up: CUDA's take every lane of the warp, HIP's the whole wave.
+// A lane with none there keeps its own value. Narrow integers travel as
+// 32-bit ones.
+func (f *function) shuffle(in *ir.Instr, fn string) {
 	t := in.Type
 	x := f.arg(in.Args[0], t)
 	if t.Size() < 4 {
@@ -36,5 +37,5 @@ func (f *function) shuffleDown(in *ir.Instr) {
 	if a := in.Args[1]; a.Imm {
 		delta = literal(ir.Uint32, min(a.Bits, 1<<31))
 	}
-	f.set(in, fmt.Sprintf("qd_shfl_down(%s, %s)", x, delta))
+	f.set(in, fmt.Sprintf("%s(%s, %s)", fn, x, delta))
 }

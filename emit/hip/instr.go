@@ -146,7 +146,9 @@ func (f *function) instr(in *ir.Instr) {
 	case ir.OpBlockIndex, ir.OpBlockCount, ir.OpBlockThread, ir.OpBlockSize, ir.OpLane, ir.OpWarpIndex, ir.OpWarpSize:
 		f.set(in, blockExprs[in.Op])
 	case ir.OpShuffleDown:
-		f.shuffleDown(in)
+		f.shuffle(in, "qd_shfl_down")
+	case ir.OpShuffleUp:
+		f.shuffle(in, "qd_shfl_up")
 	case ir.OpScratch:
 		f.set(in, f.param(-1, ir.SlotScratch))
 	case ir.OpCheckIndex, ir.OpCheckSlice, ir.OpCheckDivide:

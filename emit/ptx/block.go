@@ -20,11 +20,11 @@ func (e *entry) special(reg, d string) {
 	e.emit("cvt.u64.u32 %s, %s", d, r)
 }
 
-// shuffleDown writes a shuffle of a value from the lane delta above, 32
-// bits at a time; every lane of the warp takes part, and a lane with none
-// above it keeps its own value. Narrow integers stay extended, since every
-// lane's value is.
-func (e *entry) shuffleDown(in *ir.Instr, d string) {
+// shuffle writes a shuffle of a value from the lane delta above (mode
+// down, clamp 31) or below (mode up, clamp 0), 32 bits at a time; every
+// lane of the warp takes part, and a lane with none there keeps its own
+// value. Narrow integers stay extended, since every lane's value is.
+func (e *entry) shuffle(in *ir.Instr, d, mode string, clamp int) {
 	t := in.Type
 	delta := e.temp(ir.Uint32)
 	if a := in.Args[1]; a.Imm {
@@ -34,12 +34,12 @@ func (e *entry) shuffleDown(in *ir.Instr, d string) {
 	}
 	x := e.regArg(in.Args[0], t)
 	if t.Size() < 8 {
-		e.emit("shfl.sync.down.b32 %s, %s, %s, 31, -1", d, x, delta)
+		e.emit("shfl.sync.%s.b32 %s, %s, %s, %d, -1", mode, d, x, delta, clamp)
 		return
 	}
 	lo, hi := e.temp(ir.Uint32), e.temp(ir.Uint32)
 	e.emit("mov.b64 {%s, %s}, %s", lo, hi, x)
-	e.emit("shfl.sync.down.b32 %s, %s, %s, 31, -1", lo, lo, delta)
-	e.emit("shfl.sync.down.b32 %s, %s, %s, 31, -1", hi, hi, delta)
+	e.emit("shfl.sync.%s.b32 %s, %s, %s, %d, -1", mode, lo, lo, delta, clamp)
+	e.emit("shfl.sync.%s.b32 %s, %s, %s, %d, -1", mode, hi, hi, delta, clamp)
 	e.emit("mov.b64 %s, {%s, %s}", d, lo, hi)
 }

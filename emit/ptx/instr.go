@@ -146,7 +146,9 @@ func (e *entry) instr(in *ir.Instr) {
 		e.emit("div.u32 %s, %s, WARP_SZ", tid, tid)
 		e.emit("cvt.u64.u32 %s, %s", d, tid)
 	case ir.OpShuffleDown:
-		e.shuffleDown(in, d)
+		e.shuffle(in, d, "down", 31)
+	case ir.OpShuffleUp:
+		e.shuffle(in, d, "up", 0)
 	case ir.OpScratch:
 		e.emit("ld.param.u64 %s, [%s]", d, e.paramName(e.slot(-1, ir.SlotScratch)))
 		e.emit("cvta.to.global.u64 %s, %s", d, d)

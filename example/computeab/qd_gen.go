@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "382fa0e5d058def273582ed8e2c26c973bc4c04ae2a9461aa715c6d3dbaf99e9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3b402fdd400b1a6c62db4259856b1dfcef0ba6268b0537709db7173637a99daa"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "382fa0e5d058def273582ed8e2c26c973bc4c04ae2a9461aa715c6d3dbaf99e9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "60a1800a169276c46143acf652f5ee119320059dce413d958904044aa9d57dc0"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

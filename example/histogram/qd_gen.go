@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6b326733d3009fd924fbf625c0a6bb121d26996711de0ea2953e6104c5535264"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "41864dd60ca71756d6238b4cc5e6f7bd8aee56c1b80fbfd7b2037a10fb7d1e0a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6b326733d3009fd924fbf625c0a6bb121d26996711de0ea2953e6104c5535264"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fb15497ccd8448e7175f98fc96469ac87fa10ba2269d8404410c1d7523d05e33"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

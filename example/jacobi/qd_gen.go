@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d49cc405d7bd55c8da7b1d14764b743053afa2fc218b2e8d268d5fa17df142bb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "36adb52d0e996dbe13d7b14db888e7c2ed992467b355c1468191464695bcf47f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d49cc405d7bd55c8da7b1d14764b743053afa2fc218b2e8d268d5fa17df142bb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "349a963690d28ab55d1c57ebd503f3d5e2767bae3d40a516640b6b841ab94c07"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "49cfd8e2e4334a9f978ee141b9e23646396696363745f2164354fa6247b2504d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a5eaaad955a225c51adbf9794cc111606a451160ed3bbc61e7b7746014792e9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "49cfd8e2e4334a9f978ee141b9e23646396696363745f2164354fa6247b2504d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "63088d34e1113914daddc4d51496ed4cc6401e246423108461d0136d66e6753b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1a8827c37f2b63cdca96789c17c39beb6321e8887bd795e7406d4cf171d35e81"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "86ba97cd6ee7d8d76371434235244c7311ada0d469d1466f6c17faf2a5de8dcb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1a8827c37f2b63cdca96789c17c39beb6321e8887bd795e7406d4cf171d35e81"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1ce8ac2eef0cd245d18667f167187db5dcb84e6d04ce52e8a9442de7e3b8ad31"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

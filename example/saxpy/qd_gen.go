@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "54dd7457033879106c64ab5a36d9b7547d7f3bd871033c7c97558a067e3c0b15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1b61b28de033987d3493a65de0fa41eb69da99cfad50f2bbc8587d6edd26b4b5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "54dd7457033879106c64ab5a36d9b7547d7f3bd871033c7c97558a067e3c0b15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "191f8096cd809d0c989c908c48aa055b15e89e316db9107c3ff926916c6fa0f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "450d3849bc6584bb470f6800a59d9a1b55b1aec0e71071cf204228de6b2f3c33"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "eb74cce04b89d8c38f452eaac7dfe62222206dcfc814bf29728bf65823d96aa3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1cce2529ce9920c1b08163bbe9f2eeef471539b34cc9c71fb3ea18c0520f16c9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "051b7b4c8bcc2eea5d729afe650a59dec3a5b1d2c4e63b1a6f1b707e8661b1b1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -67,7 +67,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:       "ScanTiles_0",
 			Parallel:    false,
-			SharedBytes: 18432,
+			SharedBytes: 18560,
 			Threads:     256,
 		}},
 	}},

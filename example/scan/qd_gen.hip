@@ -3,12 +3,14 @@
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#define qd_shfl_up(v, d) __shfl_up_sync(0xffffffffu, v, d)
 #else
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
 #pragma clang fp contract(off)
 #define qd_shfl_down(v, d) __shfl_down(v, d)
+#define qd_shfl_up(v, d) __shfl_up(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -23,248 +25,248 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	__shared__ u8 qvar_part[1024] __attribute__((aligned(4)));
 	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
-	bool r5 = 0, r12 = 0, r19 = 0, r24 = 0, r25 = 0, r35 = 0, r40 = 0, r43 = 0;
-	bool r47 = 0, r52 = 0, r56 = 0, r61 = 0, r65 = 0, r72 = 0, r77 = 0, r79 = 0;
-	bool r84 = 0, r89 = 0, r94 = 0, r99 = 0, r104 = 0, r109 = 0, r114 = 0, r119 = 0;
-	bool r124 = 0, r129 = 0, r134 = 0, r139 = 0, r144 = 0, r149 = 0, r154 = 0, r159 = 0;
-	bool r164 = 0, r169 = 0, r174 = 0, r179 = 0, r184 = 0, r189 = 0, r194 = 0, r199 = 0;
-	bool r204 = 0, r209 = 0, r214 = 0, r219 = 0, r224 = 0, r229 = 0, r234 = 0, r239 = 0;
-	bool r244 = 0, r250 = 0, r257 = 0, r261 = 0, r264 = 0, r268 = 0, r271 = 0, r277 = 0;
-	bool r284 = 0, r288 = 0, r295 = 0, r302 = 0, r309 = 0, r316 = 0, r323 = 0, r330 = 0;
-	bool r337 = 0, r344 = 0, r351 = 0, r358 = 0, r365 = 0, r372 = 0, r379 = 0, r386 = 0;
-	bool r391 = 0, r393 = 0, r396 = 0, r398 = 0, r399 = 0, r401 = 0, r405 = 0, r407 = 0;
-	bool r409 = 0, r411 = 0, r413 = 0, r416 = 0, r418 = 0, r420 = 0, r422 = 0, r424 = 0;
-	bool r427 = 0, r429 = 0, r431 = 0, r433 = 0, r435 = 0, r438 = 0, r440 = 0, r442 = 0;
-	bool r444 = 0, r446 = 0, r449 = 0, r451 = 0, r453 = 0, r455 = 0, r457 = 0, r460 = 0;
-	bool r462 = 0, r464 = 0, r466 = 0, r468 = 0, r471 = 0, r473 = 0, r475 = 0, r477 = 0;
-	bool r479 = 0, r482 = 0, r484 = 0, r486 = 0, r488 = 0, r490 = 0, r493 = 0, r495 = 0;
-	bool r497 = 0, r499 = 0, r501 = 0, r504 = 0, r506 = 0, r508 = 0, r510 = 0, r512 = 0;
-	bool r515 = 0, r517 = 0, r519 = 0, r521 = 0, r523 = 0, r526 = 0, r528 = 0, r530 = 0;
-	bool r532 = 0, r534 = 0, r537 = 0, r539 = 0, r541 = 0, r543 = 0, r545 = 0, r548 = 0;
-	bool r550 = 0, r552 = 0, r554 = 0, r556 = 0, r559 = 0, r561 = 0, r563 = 0, r565 = 0;
-	bool r567 = 0, r570 = 0, r572 = 0, r574 = 0, r575 = 0, r583 = 0, r592 = 0, r596 = 0;
-	bool r599 = 0, r600 = 0, r603 = 0, r604 = 0, r607 = 0, r608 = 0, r611 = 0, r614 = 0;
-	bool r617 = 0, r620 = 0, r621 = 0, r624 = 0, r625 = 0, r628 = 0, r629 = 0, r632 = 0;
-	bool r635 = 0;
-	i32 r26 = 0, r28 = 0, r32 = 0, r34 = 0, r37 = 0, r41 = 0, r50 = 0, r54 = 0;
-	i32 r62 = 0, r69 = 0, r70 = 0, r86 = 0, r87 = 0, r96 = 0, r97 = 0, r106 = 0;
-	i32 r107 = 0, r116 = 0, r117 = 0, r126 = 0, r127 = 0, r136 = 0, r137 = 0, r146 = 0;
-	i32 r147 = 0, r156 = 0, r157 = 0, r166 = 0, r167 = 0, r176 = 0, r177 = 0, r186 = 0;
-	i32 r187 = 0, r196 = 0, r197 = 0, r206 = 0, r207 = 0, r216 = 0, r217 = 0, r226 = 0;
-	i32 r227 = 0, r236 = 0, r237 = 0, r254 = 0, r255 = 0, r259 = 0, r262 = 0, r273 = 0;
-	i32 r280 = 0, r281 = 0, r290 = 0, r291 = 0, r297 = 0, r298 = 0, r304 = 0, r305 = 0;
-	i32 r311 = 0, r312 = 0, r318 = 0, r319 = 0, r325 = 0, r326 = 0, r332 = 0, r333 = 0;
-	i32 r339 = 0, r340 = 0, r346 = 0, r347 = 0, r353 = 0, r354 = 0, r360 = 0, r361 = 0;
-	i32 r367 = 0, r368 = 0, r374 = 0, r375 = 0, r381 = 0, r382 = 0, r388 = 0, r389 = 0;
-	i32 r597 = 0, r601 = 0, r605 = 0, r610 = 0, r613 = 0, r616 = 0, r618 = 0, r622 = 0;
-	i32 r626 = 0, r631 = 0, r634 = 0, r637 = 0;
+	bool r5 = 0, r12 = 0, r19 = 0, r22 = 0, r23 = 0, r33 = 0, r38 = 0, r41 = 0;
+	bool r45 = 0, r50 = 0, r54 = 0, r59 = 0, r63 = 0, r70 = 0, r75 = 0, r77 = 0;
+	bool r82 = 0, r87 = 0, r92 = 0, r97 = 0, r102 = 0, r107 = 0, r112 = 0, r117 = 0;
+	bool r122 = 0, r127 = 0, r132 = 0, r137 = 0, r142 = 0, r147 = 0, r152 = 0, r157 = 0;
+	bool r162 = 0, r167 = 0, r172 = 0, r177 = 0, r182 = 0, r187 = 0, r192 = 0, r197 = 0;
+	bool r202 = 0, r207 = 0, r212 = 0, r217 = 0, r222 = 0, r227 = 0, r232 = 0, r237 = 0;
+	bool r242 = 0, r248 = 0, r253 = 0, r257 = 0, r260 = 0, r264 = 0, r267 = 0, r273 = 0;
+	bool r280 = 0, r284 = 0, r291 = 0, r298 = 0, r305 = 0, r312 = 0, r319 = 0, r326 = 0;
+	bool r333 = 0, r340 = 0, r347 = 0, r354 = 0, r361 = 0, r368 = 0, r375 = 0, r382 = 0;
+	bool r387 = 0, r389 = 0, r392 = 0, r394 = 0, r395 = 0, r397 = 0, r401 = 0, r403 = 0;
+	bool r405 = 0, r407 = 0, r409 = 0, r412 = 0, r414 = 0, r416 = 0, r418 = 0, r420 = 0;
+	bool r423 = 0, r425 = 0, r427 = 0, r429 = 0, r431 = 0, r434 = 0, r436 = 0, r438 = 0;
+	bool r440 = 0, r442 = 0, r445 = 0, r447 = 0, r449 = 0, r451 = 0, r453 = 0, r456 = 0;
+	bool r458 = 0, r460 = 0, r462 = 0, r464 = 0, r467 = 0, r469 = 0, r471 = 0, r473 = 0;
+	bool r475 = 0, r478 = 0, r480 = 0, r482 = 0, r484 = 0, r486 = 0, r489 = 0, r491 = 0;
+	bool r493 = 0, r495 = 0, r497 = 0, r500 = 0, r502 = 0, r504 = 0, r506 = 0, r508 = 0;
+	bool r511 = 0, r513 = 0, r515 = 0, r517 = 0, r519 = 0, r522 = 0, r524 = 0, r526 = 0;
+	bool r528 = 0, r530 = 0, r533 = 0, r535 = 0, r537 = 0, r539 = 0, r541 = 0, r544 = 0;
+	bool r546 = 0, r548 = 0, r550 = 0, r552 = 0, r555 = 0, r557 = 0, r559 = 0, r561 = 0;
+	bool r563 = 0, r566 = 0, r568 = 0, r570 = 0, r571 = 0, r579 = 0, r588 = 0, r592 = 0;
+	bool r595 = 0, r596 = 0, r599 = 0, r600 = 0, r603 = 0, r604 = 0, r607 = 0, r610 = 0;
+	bool r613 = 0, r616 = 0, r617 = 0, r620 = 0, r621 = 0, r624 = 0, r625 = 0, r628 = 0;
+	bool r631 = 0;
+	i32 r24 = 0, r26 = 0, r30 = 0, r32 = 0, r35 = 0, r39 = 0, r48 = 0, r52 = 0;
+	i32 r60 = 0, r67 = 0, r68 = 0, r84 = 0, r85 = 0, r94 = 0, r95 = 0, r104 = 0;
+	i32 r105 = 0, r114 = 0, r115 = 0, r124 = 0, r125 = 0, r134 = 0, r135 = 0, r144 = 0;
+	i32 r145 = 0, r154 = 0, r155 = 0, r164 = 0, r165 = 0, r174 = 0, r175 = 0, r184 = 0;
+	i32 r185 = 0, r194 = 0, r195 = 0, r204 = 0, r205 = 0, r214 = 0, r215 = 0, r224 = 0;
+	i32 r225 = 0, r234 = 0, r235 = 0, r250 = 0, r251 = 0, r255 = 0, r258 = 0, r269 = 0;
+	i32 r276 = 0, r277 = 0, r286 = 0, r287 = 0, r293 = 0, r294 = 0, r300 = 0, r301 = 0;
+	i32 r307 = 0, r308 = 0, r314 = 0, r315 = 0, r321 = 0, r322 = 0, r328 = 0, r329 = 0;
+	i32 r335 = 0, r336 = 0, r342 = 0, r343 = 0, r349 = 0, r350 = 0, r356 = 0, r357 = 0;
+	i32 r363 = 0, r364 = 0, r370 = 0, r371 = 0, r377 = 0, r378 = 0, r384 = 0, r385 = 0;
+	i32 r593 = 0, r597 = 0, r601 = 0, r606 = 0, r609 = 0, r612 = 0, r614 = 0, r618 = 0;
+	i32 r622 = 0, r627 = 0, r630 = 0, r633 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0;
-	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r23 = 0, r27 = 0, r30 = 0;
-	i64 r31 = 0, r33 = 0, r38 = 0, r39 = 0, r42 = 0, r45 = 0, r46 = 0, r49 = 0;
-	i64 r51 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r64 = 0, r68 = 0;
-	i64 r71 = 0, r75 = 0, r76 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0;
-	i64 r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r98 = 0, r100 = 0, r101 = 0;
-	i64 r102 = 0, r103 = 0, r108 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r118 = 0;
-	i64 r120 = 0, r121 = 0, r122 = 0, r123 = 0, r128 = 0, r130 = 0, r131 = 0, r132 = 0;
-	i64 r133 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r148 = 0, r150 = 0;
-	i64 r151 = 0, r152 = 0, r153 = 0, r158 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
-	i64 r168 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r178 = 0, r180 = 0, r181 = 0;
-	i64 r182 = 0, r183 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r198 = 0;
-	i64 r200 = 0, r201 = 0, r202 = 0, r203 = 0, r208 = 0, r210 = 0, r211 = 0, r212 = 0;
-	i64 r213 = 0, r218 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0, r228 = 0, r230 = 0;
-	i64 r231 = 0, r232 = 0, r233 = 0, r238 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0;
-	i64 r246 = 0, r247 = 0, r248 = 0, r249 = 0, r252 = 0, r256 = 0, r260 = 0, r263 = 0;
-	i64 r266 = 0, r267 = 0, r270 = 0, r274 = 0, r275 = 0, r276 = 0, r283 = 0, r285 = 0;
-	i64 r286 = 0, r287 = 0, r292 = 0, r293 = 0, r294 = 0, r299 = 0, r300 = 0, r301 = 0;
-	i64 r306 = 0, r307 = 0, r308 = 0, r313 = 0, r314 = 0, r315 = 0, r320 = 0, r321 = 0;
-	i64 r322 = 0, r327 = 0, r328 = 0, r329 = 0, r334 = 0, r335 = 0, r336 = 0, r341 = 0;
-	i64 r342 = 0, r343 = 0, r348 = 0, r349 = 0, r350 = 0, r355 = 0, r356 = 0, r357 = 0;
-	i64 r362 = 0, r363 = 0, r364 = 0, r369 = 0, r370 = 0, r371 = 0, r376 = 0, r377 = 0;
-	i64 r378 = 0, r383 = 0, r384 = 0, r385 = 0, r392 = 0, r394 = 0, r400 = 0, r406 = 0;
-	i64 r408 = 0, r410 = 0, r412 = 0, r414 = 0, r419 = 0, r421 = 0, r423 = 0, r425 = 0;
-	i64 r430 = 0, r432 = 0, r434 = 0, r436 = 0, r441 = 0, r443 = 0, r445 = 0, r447 = 0;
-	i64 r452 = 0, r454 = 0, r456 = 0, r458 = 0, r463 = 0, r465 = 0, r467 = 0, r469 = 0;
-	i64 r474 = 0, r476 = 0, r478 = 0, r480 = 0, r485 = 0, r487 = 0, r489 = 0, r491 = 0;
-	i64 r496 = 0, r498 = 0, r500 = 0, r502 = 0, r507 = 0, r509 = 0, r511 = 0, r513 = 0;
-	i64 r518 = 0, r520 = 0, r522 = 0, r524 = 0, r529 = 0, r531 = 0, r533 = 0, r535 = 0;
-	i64 r540 = 0, r542 = 0, r544 = 0, r546 = 0, r551 = 0, r553 = 0, r555 = 0, r557 = 0;
-	i64 r562 = 0, r564 = 0, r566 = 0, r568 = 0, r578 = 0, r587 = 0, r598 = 0, r602 = 0;
-	i64 r606 = 0, r619 = 0, r623 = 0, r627 = 0;
-	u32 r582 = 0, r584 = 0, r585 = 0, r586 = 0, r591 = 0, r593 = 0, r594 = 0, r595 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r245 = 0, r390 = 0, r395 = 0;
-	u64 r397 = 0, r402 = 0, r403 = 0, r404 = 0, r415 = 0, r417 = 0, r426 = 0, r428 = 0;
-	u64 r437 = 0, r439 = 0, r448 = 0, r450 = 0, r459 = 0, r461 = 0, r470 = 0, r472 = 0;
-	u64 r481 = 0, r483 = 0, r492 = 0, r494 = 0, r503 = 0, r505 = 0, r514 = 0, r516 = 0;
-	u64 r525 = 0, r527 = 0, r536 = 0, r538 = 0, r547 = 0, r549 = 0, r558 = 0, r560 = 0;
-	u64 r569 = 0, r571 = 0, r573 = 0, r579 = 0, r580 = 0, r581 = 0, r588 = 0, r589 = 0;
-	u64 r590 = 0;
-	char *r20 = 0, *r22 = 0, *r29 = 0, *r36 = 0, *r44 = 0, *r48 = 0, *r53 = 0, *r63 = 0;
-	char *r66 = 0, *r67 = 0, *r73 = 0, *r74 = 0, *r85 = 0, *r95 = 0, *r105 = 0, *r115 = 0;
-	char *r125 = 0, *r135 = 0, *r145 = 0, *r155 = 0, *r165 = 0, *r175 = 0, *r185 = 0, *r195 = 0;
-	char *r205 = 0, *r215 = 0, *r225 = 0, *r235 = 0, *r251 = 0, *r253 = 0, *r258 = 0, *r265 = 0;
-	char *r269 = 0, *r272 = 0, *r278 = 0, *r279 = 0, *r282 = 0, *r289 = 0, *r296 = 0, *r303 = 0;
-	char *r310 = 0, *r317 = 0, *r324 = 0, *r331 = 0, *r338 = 0, *r345 = 0, *r352 = 0, *r359 = 0;
-	char *r366 = 0, *r373 = 0, *r380 = 0, *r387 = 0, *r576 = 0, *r577 = 0, *r609 = 0, *r612 = 0;
-	char *r615 = 0, *r630 = 0, *r633 = 0, *r636 = 0;
+	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r25 = 0, r28 = 0, r29 = 0;
+	i64 r31 = 0, r36 = 0, r37 = 0, r40 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0;
+	i64 r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r62 = 0, r66 = 0, r69 = 0;
+	i64 r73 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r86 = 0;
+	i64 r88 = 0, r89 = 0, r90 = 0, r91 = 0, r96 = 0, r98 = 0, r99 = 0, r100 = 0;
+	i64 r101 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r116 = 0, r118 = 0;
+	i64 r119 = 0, r120 = 0, r121 = 0, r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0;
+	i64 r136 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r146 = 0, r148 = 0, r149 = 0;
+	i64 r150 = 0, r151 = 0, r156 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r166 = 0;
+	i64 r168 = 0, r169 = 0, r170 = 0, r171 = 0, r176 = 0, r178 = 0, r179 = 0, r180 = 0;
+	i64 r181 = 0, r186 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r196 = 0, r198 = 0;
+	i64 r199 = 0, r200 = 0, r201 = 0, r206 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0;
+	i64 r216 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r226 = 0, r228 = 0, r229 = 0;
+	i64 r230 = 0, r231 = 0, r236 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r244 = 0;
+	i64 r245 = 0, r246 = 0, r247 = 0, r252 = 0, r256 = 0, r259 = 0, r262 = 0, r263 = 0;
+	i64 r266 = 0, r270 = 0, r271 = 0, r272 = 0, r279 = 0, r281 = 0, r282 = 0, r283 = 0;
+	i64 r288 = 0, r289 = 0, r290 = 0, r295 = 0, r296 = 0, r297 = 0, r302 = 0, r303 = 0;
+	i64 r304 = 0, r309 = 0, r310 = 0, r311 = 0, r316 = 0, r317 = 0, r318 = 0, r323 = 0;
+	i64 r324 = 0, r325 = 0, r330 = 0, r331 = 0, r332 = 0, r337 = 0, r338 = 0, r339 = 0;
+	i64 r344 = 0, r345 = 0, r346 = 0, r351 = 0, r352 = 0, r353 = 0, r358 = 0, r359 = 0;
+	i64 r360 = 0, r365 = 0, r366 = 0, r367 = 0, r372 = 0, r373 = 0, r374 = 0, r379 = 0;
+	i64 r380 = 0, r381 = 0, r388 = 0, r390 = 0, r396 = 0, r402 = 0, r404 = 0, r406 = 0;
+	i64 r408 = 0, r410 = 0, r415 = 0, r417 = 0, r419 = 0, r421 = 0, r426 = 0, r428 = 0;
+	i64 r430 = 0, r432 = 0, r437 = 0, r439 = 0, r441 = 0, r443 = 0, r448 = 0, r450 = 0;
+	i64 r452 = 0, r454 = 0, r459 = 0, r461 = 0, r463 = 0, r465 = 0, r470 = 0, r472 = 0;
+	i64 r474 = 0, r476 = 0, r481 = 0, r483 = 0, r485 = 0, r487 = 0, r492 = 0, r494 = 0;
+	i64 r496 = 0, r498 = 0, r503 = 0, r505 = 0, r507 = 0, r509 = 0, r514 = 0, r516 = 0;
+	i64 r518 = 0, r520 = 0, r525 = 0, r527 = 0, r529 = 0, r531 = 0, r536 = 0, r538 = 0;
+	i64 r540 = 0, r542 = 0, r547 = 0, r549 = 0, r551 = 0, r553 = 0, r558 = 0, r560 = 0;
+	i64 r562 = 0, r564 = 0, r574 = 0, r583 = 0, r594 = 0, r598 = 0, r602 = 0, r615 = 0;
+	i64 r619 = 0, r623 = 0;
+	u32 r578 = 0, r580 = 0, r581 = 0, r582 = 0, r587 = 0, r589 = 0, r590 = 0, r591 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r243 = 0, r386 = 0, r391 = 0;
+	u64 r393 = 0, r398 = 0, r399 = 0, r400 = 0, r411 = 0, r413 = 0, r422 = 0, r424 = 0;
+	u64 r433 = 0, r435 = 0, r444 = 0, r446 = 0, r455 = 0, r457 = 0, r466 = 0, r468 = 0;
+	u64 r477 = 0, r479 = 0, r488 = 0, r490 = 0, r499 = 0, r501 = 0, r510 = 0, r512 = 0;
+	u64 r521 = 0, r523 = 0, r532 = 0, r534 = 0, r543 = 0, r545 = 0, r554 = 0, r556 = 0;
+	u64 r565 = 0, r567 = 0, r569 = 0, r575 = 0, r576 = 0, r577 = 0, r584 = 0, r585 = 0;
+	u64 r586 = 0;
+	char *r20 = 0, *r27 = 0, *r34 = 0, *r42 = 0, *r46 = 0, *r51 = 0, *r61 = 0, *r64 = 0;
+	char *r65 = 0, *r71 = 0, *r72 = 0, *r83 = 0, *r93 = 0, *r103 = 0, *r113 = 0, *r123 = 0;
+	char *r133 = 0, *r143 = 0, *r153 = 0, *r163 = 0, *r173 = 0, *r183 = 0, *r193 = 0, *r203 = 0;
+	char *r213 = 0, *r223 = 0, *r233 = 0, *r249 = 0, *r254 = 0, *r261 = 0, *r265 = 0, *r268 = 0;
+	char *r274 = 0, *r275 = 0, *r278 = 0, *r285 = 0, *r292 = 0, *r299 = 0, *r306 = 0, *r313 = 0;
+	char *r320 = 0, *r327 = 0, *r334 = 0, *r341 = 0, *r348 = 0, *r355 = 0, *r362 = 0, *r369 = 0;
+	char *r376 = 0, *r383 = 0, *r572 = 0, *r573 = 0, *r605 = 0, *r608 = 0, *r611 = 0, *r626 = 0;
+	char *r629 = 0, *r632 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 21 "kernels.go"
-	r4 = p4; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r240 = r2 >> 63; r241 = r240 & 4095ll; r242 = (u64)r2 + (u64)r241; r243 = r242 >> 12; r1 = r243; r0 = r1;
+	r4 = p4; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r238 = r2 >> 63; r239 = r238 & 4095ll; r240 = (u64)r2 + (u64)r239; r241 = r240 >> 12; r1 = r241; r0 = r1;
 #line 27 "kernels.go"
-	r67 = p0; r68 = p1;
+	r65 = p0; r66 = p1;
 #line 34 "kernels.go"
-	r74 = p2; r75 = p3;
+	r72 = p2; r73 = p3;
 #line 21 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b114; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r390 = (u64)r68; r495 = 9223372036854769919ull < r390; r506 = 9223372036854770175ull < r390; r517 = 9223372036854770431ull < r390; r528 = 9223372036854770687ull < r390; r539 = 9223372036854770943ull < r390; r550 = 9223372036854771199ull < r390; r561 = 9223372036854771455ull < r390; r572 = 9223372036854771711ull < r390; r398 = 9223372036854767871ull < r390; r418 = 9223372036854768127ull < r390; r429 = 9223372036854768383ull < r390; r440 = 9223372036854768639ull < r390; r451 = 9223372036854768895ull < r390; r462 = 9223372036854769151ull < r390; r473 = 9223372036854769407ull < r390; r484 = 9223372036854769663ull < r390; r573 = (u64)r75; r575 = 2251799813685246ull < r573; if (!r398) goto b132; if (!r418) goto b132; if (!r429) goto b132; if (!r440) goto b132; if (!r451) goto b132; if (!r462) goto b132; if (!r473) goto b132; if (!r484) goto b132; if (!r495) goto b132; if (!r506) goto b132; if (!r517) goto b132; if (!r528) goto b132; if (!r539) goto b132; if (!r550) goto b132; if (!r561) goto b132; if (!r572) goto b132; if (!r575) goto b132; r593 = (u32)255ll;
+	r5 = r0 > 0ll; if (!r5) goto b114; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r386 = (u64)r66; r491 = 9223372036854769919ull < r386; r502 = 9223372036854770175ull < r386; r513 = 9223372036854770431ull < r386; r524 = 9223372036854770687ull < r386; r535 = 9223372036854770943ull < r386; r546 = 9223372036854771199ull < r386; r557 = 9223372036854771455ull < r386; r568 = 9223372036854771711ull < r386; r394 = 9223372036854767871ull < r386; r414 = 9223372036854768127ull < r386; r425 = 9223372036854768383ull < r386; r436 = 9223372036854768639ull < r386; r447 = 9223372036854768895ull < r386; r458 = 9223372036854769151ull < r386; r469 = 9223372036854769407ull < r386; r480 = 9223372036854769663ull < r386; r569 = (u64)r73; r571 = 2251799813685246ull < r569; if (!r394) goto b132; if (!r414) goto b132; if (!r425) goto b132; if (!r436) goto b132; if (!r447) goto b132; if (!r458) goto b132; if (!r469) goto b132; if (!r480) goto b132; if (!r491) goto b132; if (!r502) goto b132; if (!r513) goto b132; if (!r524) goto b132; if (!r535) goto b132; if (!r546) goto b132; if (!r557) goto b132; if (!r568) goto b132; if (!r571) goto b132; r589 = (u32)255ll;
 b21: // head
 #line 21 "kernels.go"
 	r12 = r8 < r7; if (!r12) goto b114; r13 = r8; r14 = (i64)r13;
-	r20 = (char *)qvar_part; r21 = (i64)threadIdx.x; r22 = r20 + r21 * 4; *(u32 *)r22 = 0u; __syncthreads();
+	r20 = (char *)qvar_part;
 #line 21 "kernels.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 23 "kernels.go"
-	r26 = 0;
+	r24 = 0;
 #line 26 "kernels.go"
-	r57 = (u64)r14 * 4096ull; r59 = r57; r60 = (u64)r59 + (u64)r16; r61 = r60 < r4; if (!r61) goto b131;
-	r66 = r67 + r60 * 4; r69 = *(i32 *)r66; r70 = r69; r62 = r70;
+	r55 = (u64)r14 * 4096ull; r57 = r55; r58 = (u64)r57 + (u64)r16; r59 = r58 < r4; if (!r59) goto b131;
+	r64 = r65 + r58 * 4; r67 = *(i32 *)r64; r68 = r67; r60 = r68;
 b28: // edge 8→5
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r80 = r57; r82 = (u64)r80 + 256ull; r83 = (u64)r82 + (u64)r16; r84 = r83 < r4; if (!r84) goto b130;
-	r85 = r67 + r83 * 4; r86 = *(i32 *)r85; r87 = (u32)r26 + (u32)r86; r62 = r87;
+	r78 = r55; r80 = (u64)r78 + 256ull; r81 = (u64)r80 + (u64)r16; r82 = r81 < r4; if (!r82) goto b130;
+	r83 = r65 + r81 * 4; r84 = *(i32 *)r83; r85 = (u32)r24 + (u32)r84; r60 = r85;
 b31: // edge 8→5 (unrolled 1)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r90 = r57; r92 = (u64)r90 + 512ull; r93 = (u64)r92 + (u64)r16; r94 = r93 < r4; if (!r94) goto b129;
-	r95 = r67 + r93 * 4; r96 = *(i32 *)r95; r97 = (u32)r26 + (u32)r96; r62 = r97;
+	r88 = r55; r90 = (u64)r88 + 512ull; r91 = (u64)r90 + (u64)r16; r92 = r91 < r4; if (!r92) goto b129;
+	r93 = r65 + r91 * 4; r94 = *(i32 *)r93; r95 = (u32)r24 + (u32)r94; r60 = r95;
 b34: // edge 8→5 (unrolled 2)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r100 = r57; r102 = (u64)r100 + 768ull; r103 = (u64)r102 + (u64)r16; r104 = r103 < r4; if (!r104) goto b128;
-	r105 = r67 + r103 * 4; r106 = *(i32 *)r105; r107 = (u32)r26 + (u32)r106; r62 = r107;
+	r98 = r55; r100 = (u64)r98 + 768ull; r101 = (u64)r100 + (u64)r16; r102 = r101 < r4; if (!r102) goto b128;
+	r103 = r65 + r101 * 4; r104 = *(i32 *)r103; r105 = (u32)r24 + (u32)r104; r60 = r105;
 b37: // edge 8→5 (unrolled 3)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r110 = r57; r112 = (u64)r110 + 1024ull; r113 = (u64)r112 + (u64)r16; r114 = r113 < r4; if (!r114) goto b127;
-	r115 = r67 + r113 * 4; r116 = *(i32 *)r115; r117 = (u32)r26 + (u32)r116; r62 = r117;
+	r108 = r55; r110 = (u64)r108 + 1024ull; r111 = (u64)r110 + (u64)r16; r112 = r111 < r4; if (!r112) goto b127;
+	r113 = r65 + r111 * 4; r114 = *(i32 *)r113; r115 = (u32)r24 + (u32)r114; r60 = r115;
 b40: // edge 8→5 (unrolled 4)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r120 = r57; r122 = (u64)r120 + 1280ull; r123 = (u64)r122 + (u64)r16; r124 = r123 < r4; if (!r124) goto b126;
-	r125 = r67 + r123 * 4; r126 = *(i32 *)r125; r127 = (u32)r26 + (u32)r126; r62 = r127;
+	r118 = r55; r120 = (u64)r118 + 1280ull; r121 = (u64)r120 + (u64)r16; r122 = r121 < r4; if (!r122) goto b126;
+	r123 = r65 + r121 * 4; r124 = *(i32 *)r123; r125 = (u32)r24 + (u32)r124; r60 = r125;
 b43: // edge 8→5 (unrolled 5)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r130 = r57; r132 = (u64)r130 + 1536ull; r133 = (u64)r132 + (u64)r16; r134 = r133 < r4; if (!r134) goto b125;
-	r135 = r67 + r133 * 4; r136 = *(i32 *)r135; r137 = (u32)r26 + (u32)r136; r62 = r137;
+	r128 = r55; r130 = (u64)r128 + 1536ull; r131 = (u64)r130 + (u64)r16; r132 = r131 < r4; if (!r132) goto b125;
+	r133 = r65 + r131 * 4; r134 = *(i32 *)r133; r135 = (u32)r24 + (u32)r134; r60 = r135;
 b46: // edge 8→5 (unrolled 6)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r140 = r57; r142 = (u64)r140 + 1792ull; r143 = (u64)r142 + (u64)r16; r144 = r143 < r4; if (!r144) goto b124;
-	r145 = r67 + r143 * 4; r146 = *(i32 *)r145; r147 = (u32)r26 + (u32)r146; r62 = r147;
+	r138 = r55; r140 = (u64)r138 + 1792ull; r141 = (u64)r140 + (u64)r16; r142 = r141 < r4; if (!r142) goto b124;
+	r143 = r65 + r141 * 4; r144 = *(i32 *)r143; r145 = (u32)r24 + (u32)r144; r60 = r145;
 b49: // edge 8→5 (unrolled 7)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r150 = r57; r152 = (u64)r150 + 2048ull; r153 = (u64)r152 + (u64)r16; r154 = r153 < r4; if (!r154) goto b123;
-	r155 = r67 + r153 * 4; r156 = *(i32 *)r155; r157 = (u32)r26 + (u32)r156; r62 = r157;
+	r148 = r55; r150 = (u64)r148 + 2048ull; r151 = (u64)r150 + (u64)r16; r152 = r151 < r4; if (!r152) goto b123;
+	r153 = r65 + r151 * 4; r154 = *(i32 *)r153; r155 = (u32)r24 + (u32)r154; r60 = r155;
 b52: // edge 8→5 (unrolled 8)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r160 = r57; r162 = (u64)r160 + 2304ull; r163 = (u64)r162 + (u64)r16; r164 = r163 < r4; if (!r164) goto b122;
-	r165 = r67 + r163 * 4; r166 = *(i32 *)r165; r167 = (u32)r26 + (u32)r166; r62 = r167;
+	r158 = r55; r160 = (u64)r158 + 2304ull; r161 = (u64)r160 + (u64)r16; r162 = r161 < r4; if (!r162) goto b122;
+	r163 = r65 + r161 * 4; r164 = *(i32 *)r163; r165 = (u32)r24 + (u32)r164; r60 = r165;
 b55: // edge 8→5 (unrolled 9)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r170 = r57; r172 = (u64)r170 + 2560ull; r173 = (u64)r172 + (u64)r16; r174 = r173 < r4; if (!r174) goto b121;
-	r175 = r67 + r173 * 4; r176 = *(i32 *)r175; r177 = (u32)r26 + (u32)r176; r62 = r177;
+	r168 = r55; r170 = (u64)r168 + 2560ull; r171 = (u64)r170 + (u64)r16; r172 = r171 < r4; if (!r172) goto b121;
+	r173 = r65 + r171 * 4; r174 = *(i32 *)r173; r175 = (u32)r24 + (u32)r174; r60 = r175;
 b58: // edge 8→5 (unrolled 10)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r180 = r57; r182 = (u64)r180 + 2816ull; r183 = (u64)r182 + (u64)r16; r184 = r183 < r4; if (!r184) goto b120;
-	r185 = r67 + r183 * 4; r186 = *(i32 *)r185; r187 = (u32)r26 + (u32)r186; r62 = r187;
+	r178 = r55; r180 = (u64)r178 + 2816ull; r181 = (u64)r180 + (u64)r16; r182 = r181 < r4; if (!r182) goto b120;
+	r183 = r65 + r181 * 4; r184 = *(i32 *)r183; r185 = (u32)r24 + (u32)r184; r60 = r185;
 b61: // edge 8→5 (unrolled 11)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r190 = r57; r192 = (u64)r190 + 3072ull; r193 = (u64)r192 + (u64)r16; r194 = r193 < r4; if (!r194) goto b119;
-	r195 = r67 + r193 * 4; r196 = *(i32 *)r195; r197 = (u32)r26 + (u32)r196; r62 = r197;
+	r188 = r55; r190 = (u64)r188 + 3072ull; r191 = (u64)r190 + (u64)r16; r192 = r191 < r4; if (!r192) goto b119;
+	r193 = r65 + r191 * 4; r194 = *(i32 *)r193; r195 = (u32)r24 + (u32)r194; r60 = r195;
 b64: // edge 8→5 (unrolled 12)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r200 = r57; r202 = (u64)r200 + 3328ull; r203 = (u64)r202 + (u64)r16; r204 = r203 < r4; if (!r204) goto b118;
-	r205 = r67 + r203 * 4; r206 = *(i32 *)r205; r207 = (u32)r26 + (u32)r206; r62 = r207;
+	r198 = r55; r200 = (u64)r198 + 3328ull; r201 = (u64)r200 + (u64)r16; r202 = r201 < r4; if (!r202) goto b118;
+	r203 = r65 + r201 * 4; r204 = *(i32 *)r203; r205 = (u32)r24 + (u32)r204; r60 = r205;
 b67: // edge 8→5 (unrolled 13)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r210 = r57; r212 = (u64)r210 + 3584ull; r213 = (u64)r212 + (u64)r16; r214 = r213 < r4; if (!r214) goto b117;
-	r215 = r67 + r213 * 4; r216 = *(i32 *)r215; r217 = (u32)r26 + (u32)r216; r62 = r217;
+	r208 = r55; r210 = (u64)r208 + 3584ull; r211 = (u64)r210 + (u64)r16; r212 = r211 < r4; if (!r212) goto b117;
+	r213 = r65 + r211 * 4; r214 = *(i32 *)r213; r215 = (u32)r24 + (u32)r214; r60 = r215;
 b70: // edge 8→5 (unrolled 14)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r220 = r57; r222 = (u64)r220 + 3840ull; r223 = (u64)r222 + (u64)r16; r224 = r223 < r4; if (!r224) goto b116;
-	r225 = r67 + r223 * 4; r226 = *(i32 *)r225; r227 = (u32)r26 + (u32)r226; r62 = r227;
+	r218 = r55; r220 = (u64)r218 + 3840ull; r221 = (u64)r220 + (u64)r16; r222 = r221 < r4; if (!r222) goto b116;
+	r223 = r65 + r221 * 4; r224 = *(i32 *)r223; r225 = (u32)r24 + (u32)r224; r60 = r225;
 b73: // edge 8→6
 #line 27 "kernels.go"
-	r28 = r62;
+	r26 = r60;
 #line 30 "kernels.go"
-	r63 = r20 + r16 * 4; *(i32 *)r63 = r28;
+	r61 = r20 + r16 * 4; *(i32 *)r61 = r26;
 #line 21 "kernels.go"
 	__syncthreads();
 #line 32 "kernels.go"
-	r33 = (i64)threadIdx.x; r34 = 0; r36 = r20 + r33 * 4; r37 = *(i32 *)r36; r34 = r37; r38 = (i64)warpSize; r39 = r38 >> 1;
+	r31 = (i64)threadIdx.x; r32 = 0; r34 = r20 + r31 * 4; r35 = *(i32 *)r34; r32 = r35; r36 = (i64)warpSize; r37 = r36 >> 1;
 b79: // sum.shuffle
 #line 32 "kernels.go"
-	r40 = r39 > 0ll; if (!r40) goto b95; r41 = qd_shfl_down(r34, (u32)r39); r42 = (u64)r33 + (u64)r39; r43 = r42 < 256ll; if (!r43) goto b82; r34 = (u32)r34 + (u32)r41;
+	r38 = r37 > 0ll; if (!r38) goto b95; r39 = qd_shfl_down(r32, (u32)r37); r40 = (u64)r31 + (u64)r37; r41 = r40 < 256ll; if (!r41) goto b82; r32 = (u32)r32 + (u32)r39;
 b82: // sum.step
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r596 = r39 > 0ll; if (!r596) goto b95; r597 = qd_shfl_down(r34, (u32)r39); r598 = (u64)r33 + (u64)r39; r599 = r598 < 256ll; if (!r599) goto b86; r34 = (u32)r34 + (u32)r597;
+	r37 = r37 >> 1; r592 = r37 > 0ll; if (!r592) goto b95; r593 = qd_shfl_down(r32, (u32)r37); r594 = (u64)r31 + (u64)r37; r595 = r594 < 256ll; if (!r595) goto b86; r32 = (u32)r32 + (u32)r593;
 b86: // sum.step (unrolled 1)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r600 = r39 > 0ll; if (!r600) goto b95; r601 = qd_shfl_down(r34, (u32)r39); r602 = (u64)r33 + (u64)r39; r603 = r602 < 256ll; if (!r603) goto b90; r34 = (u32)r34 + (u32)r601;
+	r37 = r37 >> 1; r596 = r37 > 0ll; if (!r596) goto b95; r597 = qd_shfl_down(r32, (u32)r37); r598 = (u64)r31 + (u64)r37; r599 = r598 < 256ll; if (!r599) goto b90; r32 = (u32)r32 + (u32)r597;
 b90: // sum.step (unrolled 2)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r604 = r39 > 0ll; if (!r604) goto b95; r605 = qd_shfl_down(r34, (u32)r39); r606 = (u64)r33 + (u64)r39; r607 = r606 < 256ll; if (!r607) goto b94; r34 = (u32)r34 + (u32)r605;
+	r37 = r37 >> 1; r600 = r37 > 0ll; if (!r600) goto b95; r601 = qd_shfl_down(r32, (u32)r37); r602 = (u64)r31 + (u64)r37; r603 = r602 < 256ll; if (!r603) goto b94; r32 = (u32)r32 + (u32)r601;
 b94: // sum.step (unrolled 3)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; goto b79;
+	r37 = r37 >> 1; goto b79;
 b95: // sum.warps
 #line 32 "kernels.go"
-	r44 = (char *)qvar_warpsums_1; r45 = (i64)(threadIdx.x % warpSize); r47 = r45 == 0ll; r46 = (i64)(threadIdx.x / warpSize); if (!r47) goto b97; r48 = r44 + r46 * 4; *(i32 *)r48 = r34;
+	r42 = (char *)qvar_warpsums_1; r43 = (i64)(threadIdx.x % warpSize); r45 = r43 == 0ll; r44 = (i64)(threadIdx.x / warpSize); if (!r45) goto b97; r46 = r42 + r44 * 4; *(i32 *)r46 = r32;
 b97: // sum.written
 #line 32 "kernels.go"
-	__syncthreads(); r588 = (u64)r38; r589 = 255ull | r588; r590 = r589 >> 32; r591 = (u32)r590; r592 = r591 == 0u; if (!r592) goto b115; r594 = (u32)r38; r595 = qd_div_u32(r593, r594); r587 = (i64)r595;
+	__syncthreads(); r584 = (u64)r36; r585 = 255ull | r584; r586 = r585 >> 32; r587 = (u32)r586; r588 = r587 == 0u; if (!r588) goto b115; r590 = (u32)r36; r591 = qd_div_u32(r589, r590); r583 = (i64)r591;
 b99: // sum.written
 #line 32 "kernels.go"
-	r49 = r587; r50 = 0; r51 = 0ll; r576 = r44 + 0ll;
+	r47 = r583; r48 = 0; r49 = 0ll; r572 = r42 + 0ll;
 b100: // sum.total
 #line 32 "kernels.go"
-	r52 = r51 <= r49; if (!r52) goto b108; r53 = r576; r54 = *(i32 *)r53; r50 = (u32)r50 + (u32)r54; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; r608 = r51 <= r49; if (!r608) goto b108; r609 = r576; r610 = *(i32 *)r609; r50 = (u32)r50 + (u32)r610; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; r611 = r51 <= r49; if (!r611) goto b108; r612 = r576; r613 = *(i32 *)r612; r50 = (u32)r50 + (u32)r613; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; r614 = r51 <= r49; if (!r614) goto b108; r615 = r576; r616 = *(i32 *)r615; r50 = (u32)r50 + (u32)r616; r51 = (u64)r51 + 1ull; r576 = r576 + 4ll; goto b100;
+	r50 = r49 <= r47; if (!r50) goto b108; r51 = r572; r52 = *(i32 *)r51; r48 = (u32)r48 + (u32)r52; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r604 = r49 <= r47; if (!r604) goto b108; r605 = r572; r606 = *(i32 *)r605; r48 = (u32)r48 + (u32)r606; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r607 = r49 <= r47; if (!r607) goto b108; r608 = r572; r609 = *(i32 *)r608; r48 = (u32)r48 + (u32)r609; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r610 = r49 <= r47; if (!r610) goto b108; r611 = r572; r612 = *(i32 *)r611; r48 = (u32)r48 + (u32)r612; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; goto b100;
 b108: // sum.done
 #line 32 "kernels.go"
-	__syncthreads(); r32 = r50;
+	__syncthreads(); r30 = r48;
 #line 21 "kernels.go"
 	r17 = (i64)threadIdx.x; r19 = r17 < 1ll; if (!r19) goto b111;
 #line 34 "kernels.go"
-	r73 = r74 + r14 * 4; *(i32 *)r73 = r32;
+	r71 = r72 + r14 * 4; *(i32 *)r71 = r30;
 b111: // barrier
 #line 21 "kernels.go"
 	__syncthreads();
 #line 34 "kernels.go"
-	r78 = (u64)r14 + 1ull; r79 = r78 < r0; if (!r79) goto b114;
+	r76 = (u64)r14 + 1ull; r77 = r76 < r0; if (!r77) goto b114;
 #line 21 "kernels.go"
 	r8 = r8 + r11; goto b21;
 b114: // exit
@@ -272,260 +274,260 @@ b114: // exit
 	return;
 b115: // divide in 64 bits
 #line 32 "kernels.go"
-	r587 = qd_div_i64(255ll, r38); goto b99;
+	r583 = qd_div_i64(255ll, r36); goto b99;
 b116: // edge 5→8 (unrolled 15)
 #line 26 "kernels.go"
-	r62 = r26; goto b73;
+	r60 = r24; goto b73;
 b117: // edge 5→8 (unrolled 14)
 #line 26 "kernels.go"
-	r62 = r26; goto b70;
+	r60 = r24; goto b70;
 b118: // edge 5→8 (unrolled 13)
 #line 26 "kernels.go"
-	r62 = r26; goto b67;
+	r60 = r24; goto b67;
 b119: // edge 5→8 (unrolled 12)
 #line 26 "kernels.go"
-	r62 = r26; goto b64;
+	r60 = r24; goto b64;
 b120: // edge 5→8 (unrolled 11)
 #line 26 "kernels.go"
-	r62 = r26; goto b61;
+	r60 = r24; goto b61;
 b121: // edge 5→8 (unrolled 10)
 #line 26 "kernels.go"
-	r62 = r26; goto b58;
+	r60 = r24; goto b58;
 b122: // edge 5→8 (unrolled 9)
 #line 26 "kernels.go"
-	r62 = r26; goto b55;
+	r60 = r24; goto b55;
 b123: // edge 5→8 (unrolled 8)
 #line 26 "kernels.go"
-	r62 = r26; goto b52;
+	r60 = r24; goto b52;
 b124: // edge 5→8 (unrolled 7)
 #line 26 "kernels.go"
-	r62 = r26; goto b49;
+	r60 = r24; goto b49;
 b125: // edge 5→8 (unrolled 6)
 #line 26 "kernels.go"
-	r62 = r26; goto b46;
+	r60 = r24; goto b46;
 b126: // edge 5→8 (unrolled 5)
 #line 26 "kernels.go"
-	r62 = r26; goto b43;
+	r60 = r24; goto b43;
 b127: // edge 5→8 (unrolled 4)
 #line 26 "kernels.go"
-	r62 = r26; goto b40;
+	r60 = r24; goto b40;
 b128: // edge 5→8 (unrolled 3)
 #line 26 "kernels.go"
-	r62 = r26; goto b37;
+	r60 = r24; goto b37;
 b129: // edge 5→8 (unrolled 2)
 #line 26 "kernels.go"
-	r62 = r26; goto b34;
+	r60 = r24; goto b34;
 b130: // edge 5→8 (unrolled 1)
 #line 26 "kernels.go"
-	r62 = r26; goto b31;
+	r60 = r24; goto b31;
 b131: // edge 5→8
 #line 26 "kernels.go"
-	r62 = 0; goto b28;
+	r60 = 0; goto b28;
 b132: // preheader
 #line 26 "kernels.go"
-	r584 = (u32)255ll;
+	r580 = (u32)255ll;
 b133: // head (checked if)
 #line 21 "kernels.go"
-	r244 = r8 < r7; if (!r244) goto b114; r245 = r8; r246 = (i64)r245;
-	r251 = (char *)qvar_part; r252 = (i64)threadIdx.x; r253 = r251 + r252 * 4; *(u32 *)r253 = 0u; __syncthreads();
+	r242 = r8 < r7; if (!r242) goto b114; r243 = r8; r244 = (i64)r243;
+	r249 = (char *)qvar_part;
 #line 21 "kernels.go"
-	r247 = (i64)threadIdx.x; r248 = r247;
+	r245 = (i64)threadIdx.x; r246 = r245;
 #line 23 "kernels.go"
-	r26 = 0;
+	r24 = 0;
 #line 26 "kernels.go"
-	r274 = (u64)r246 * 4096ull; r275 = r274; r276 = (u64)r275 + (u64)r248; r277 = r276 < r4; if (!r277) goto b242;
-	if ((u64)r276 >= (u64)r68) { qd_site = 1; qd_x = r276; qd_y = r68; goto qd_fault; } r279 = r67 + r276 * 4; r280 = *(i32 *)r279; r281 = r280; r62 = r281;
+	r270 = (u64)r244 * 4096ull; r271 = r270; r272 = (u64)r271 + (u64)r246; r273 = r272 < r4; if (!r273) goto b242;
+	if ((u64)r272 >= (u64)r66) { qd_site = 1; qd_x = r272; qd_y = r66; goto qd_fault; } r275 = r65 + r272 * 4; r276 = *(i32 *)r275; r277 = r276; r60 = r277;
 b140: // edge 8→5 (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r285 = r274; r286 = (u64)r285 + 256ull; r287 = (u64)r286 + (u64)r248; r288 = r287 < r4; if (!r288) goto b241;
-	if ((u64)r287 >= (u64)r68) { qd_site = 1; qd_x = r287; qd_y = r68; goto qd_fault; } r289 = r67 + r287 * 4; r290 = *(i32 *)r289; r291 = (u32)r26 + (u32)r290; r62 = r291;
+	r281 = r270; r282 = (u64)r281 + 256ull; r283 = (u64)r282 + (u64)r246; r284 = r283 < r4; if (!r284) goto b241;
+	if ((u64)r283 >= (u64)r66) { qd_site = 1; qd_x = r283; qd_y = r66; goto qd_fault; } r285 = r65 + r283 * 4; r286 = *(i32 *)r285; r287 = (u32)r24 + (u32)r286; r60 = r287;
 b143: // edge 8→5 (unrolled 1) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r292 = r274; r293 = (u64)r292 + 512ull; r294 = (u64)r293 + (u64)r248; r295 = r294 < r4; if (!r295) goto b240;
-	if ((u64)r294 >= (u64)r68) { qd_site = 1; qd_x = r294; qd_y = r68; goto qd_fault; } r296 = r67 + r294 * 4; r297 = *(i32 *)r296; r298 = (u32)r26 + (u32)r297; r62 = r298;
+	r288 = r270; r289 = (u64)r288 + 512ull; r290 = (u64)r289 + (u64)r246; r291 = r290 < r4; if (!r291) goto b240;
+	if ((u64)r290 >= (u64)r66) { qd_site = 1; qd_x = r290; qd_y = r66; goto qd_fault; } r292 = r65 + r290 * 4; r293 = *(i32 *)r292; r294 = (u32)r24 + (u32)r293; r60 = r294;
 b146: // edge 8→5 (unrolled 2) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r299 = r274; r300 = (u64)r299 + 768ull; r301 = (u64)r300 + (u64)r248; r302 = r301 < r4; if (!r302) goto b239;
-	if ((u64)r301 >= (u64)r68) { qd_site = 1; qd_x = r301; qd_y = r68; goto qd_fault; } r303 = r67 + r301 * 4; r304 = *(i32 *)r303; r305 = (u32)r26 + (u32)r304; r62 = r305;
+	r295 = r270; r296 = (u64)r295 + 768ull; r297 = (u64)r296 + (u64)r246; r298 = r297 < r4; if (!r298) goto b239;
+	if ((u64)r297 >= (u64)r66) { qd_site = 1; qd_x = r297; qd_y = r66; goto qd_fault; } r299 = r65 + r297 * 4; r300 = *(i32 *)r299; r301 = (u32)r24 + (u32)r300; r60 = r301;
 b149: // edge 8→5 (unrolled 3) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r306 = r274; r307 = (u64)r306 + 1024ull; r308 = (u64)r307 + (u64)r248; r309 = r308 < r4; if (!r309) goto b238;
-	if ((u64)r308 >= (u64)r68) { qd_site = 1; qd_x = r308; qd_y = r68; goto qd_fault; } r310 = r67 + r308 * 4; r311 = *(i32 *)r310; r312 = (u32)r26 + (u32)r311; r62 = r312;
+	r302 = r270; r303 = (u64)r302 + 1024ull; r304 = (u64)r303 + (u64)r246; r305 = r304 < r4; if (!r305) goto b238;
+	if ((u64)r304 >= (u64)r66) { qd_site = 1; qd_x = r304; qd_y = r66; goto qd_fault; } r306 = r65 + r304 * 4; r307 = *(i32 *)r306; r308 = (u32)r24 + (u32)r307; r60 = r308;
 b152: // edge 8→5 (unrolled 4) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r313 = r274; r314 = (u64)r313 + 1280ull; r315 = (u64)r314 + (u64)r248; r316 = r315 < r4; if (!r316) goto b237;
-	if ((u64)r315 >= (u64)r68) { qd_site = 1; qd_x = r315; qd_y = r68; goto qd_fault; } r317 = r67 + r315 * 4; r318 = *(i32 *)r317; r319 = (u32)r26 + (u32)r318; r62 = r319;
+	r309 = r270; r310 = (u64)r309 + 1280ull; r311 = (u64)r310 + (u64)r246; r312 = r311 < r4; if (!r312) goto b237;
+	if ((u64)r311 >= (u64)r66) { qd_site = 1; qd_x = r311; qd_y = r66; goto qd_fault; } r313 = r65 + r311 * 4; r314 = *(i32 *)r313; r315 = (u32)r24 + (u32)r314; r60 = r315;
 b155: // edge 8→5 (unrolled 5) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r320 = r274; r321 = (u64)r320 + 1536ull; r322 = (u64)r321 + (u64)r248; r323 = r322 < r4; if (!r323) goto b236;
-	if ((u64)r322 >= (u64)r68) { qd_site = 1; qd_x = r322; qd_y = r68; goto qd_fault; } r324 = r67 + r322 * 4; r325 = *(i32 *)r324; r326 = (u32)r26 + (u32)r325; r62 = r326;
+	r316 = r270; r317 = (u64)r316 + 1536ull; r318 = (u64)r317 + (u64)r246; r319 = r318 < r4; if (!r319) goto b236;
+	if ((u64)r318 >= (u64)r66) { qd_site = 1; qd_x = r318; qd_y = r66; goto qd_fault; } r320 = r65 + r318 * 4; r321 = *(i32 *)r320; r322 = (u32)r24 + (u32)r321; r60 = r322;
 b158: // edge 8→5 (unrolled 6) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r327 = r274; r328 = (u64)r327 + 1792ull; r329 = (u64)r328 + (u64)r248; r330 = r329 < r4; if (!r330) goto b235;
-	if ((u64)r329 >= (u64)r68) { qd_site = 1; qd_x = r329; qd_y = r68; goto qd_fault; } r331 = r67 + r329 * 4; r332 = *(i32 *)r331; r333 = (u32)r26 + (u32)r332; r62 = r333;
+	r323 = r270; r324 = (u64)r323 + 1792ull; r325 = (u64)r324 + (u64)r246; r326 = r325 < r4; if (!r326) goto b235;
+	if ((u64)r325 >= (u64)r66) { qd_site = 1; qd_x = r325; qd_y = r66; goto qd_fault; } r327 = r65 + r325 * 4; r328 = *(i32 *)r327; r329 = (u32)r24 + (u32)r328; r60 = r329;
 b161: // edge 8→5 (unrolled 7) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r334 = r274; r335 = (u64)r334 + 2048ull; r336 = (u64)r335 + (u64)r248; r337 = r336 < r4; if (!r337) goto b234;
-	if ((u64)r336 >= (u64)r68) { qd_site = 1; qd_x = r336; qd_y = r68; goto qd_fault; } r338 = r67 + r336 * 4; r339 = *(i32 *)r338; r340 = (u32)r26 + (u32)r339; r62 = r340;
+	r330 = r270; r331 = (u64)r330 + 2048ull; r332 = (u64)r331 + (u64)r246; r333 = r332 < r4; if (!r333) goto b234;
+	if ((u64)r332 >= (u64)r66) { qd_site = 1; qd_x = r332; qd_y = r66; goto qd_fault; } r334 = r65 + r332 * 4; r335 = *(i32 *)r334; r336 = (u32)r24 + (u32)r335; r60 = r336;
 b164: // edge 8→5 (unrolled 8) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r341 = r274; r342 = (u64)r341 + 2304ull; r343 = (u64)r342 + (u64)r248; r344 = r343 < r4; if (!r344) goto b233;
-	if ((u64)r343 >= (u64)r68) { qd_site = 1; qd_x = r343; qd_y = r68; goto qd_fault; } r345 = r67 + r343 * 4; r346 = *(i32 *)r345; r347 = (u32)r26 + (u32)r346; r62 = r347;
+	r337 = r270; r338 = (u64)r337 + 2304ull; r339 = (u64)r338 + (u64)r246; r340 = r339 < r4; if (!r340) goto b233;
+	if ((u64)r339 >= (u64)r66) { qd_site = 1; qd_x = r339; qd_y = r66; goto qd_fault; } r341 = r65 + r339 * 4; r342 = *(i32 *)r341; r343 = (u32)r24 + (u32)r342; r60 = r343;
 b167: // edge 8→5 (unrolled 9) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r348 = r274; r349 = (u64)r348 + 2560ull; r350 = (u64)r349 + (u64)r248; r351 = r350 < r4; if (!r351) goto b232;
-	if ((u64)r350 >= (u64)r68) { qd_site = 1; qd_x = r350; qd_y = r68; goto qd_fault; } r352 = r67 + r350 * 4; r353 = *(i32 *)r352; r354 = (u32)r26 + (u32)r353; r62 = r354;
+	r344 = r270; r345 = (u64)r344 + 2560ull; r346 = (u64)r345 + (u64)r246; r347 = r346 < r4; if (!r347) goto b232;
+	if ((u64)r346 >= (u64)r66) { qd_site = 1; qd_x = r346; qd_y = r66; goto qd_fault; } r348 = r65 + r346 * 4; r349 = *(i32 *)r348; r350 = (u32)r24 + (u32)r349; r60 = r350;
 b170: // edge 8→5 (unrolled 10) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r355 = r274; r356 = (u64)r355 + 2816ull; r357 = (u64)r356 + (u64)r248; r358 = r357 < r4; if (!r358) goto b231;
-	if ((u64)r357 >= (u64)r68) { qd_site = 1; qd_x = r357; qd_y = r68; goto qd_fault; } r359 = r67 + r357 * 4; r360 = *(i32 *)r359; r361 = (u32)r26 + (u32)r360; r62 = r361;
+	r351 = r270; r352 = (u64)r351 + 2816ull; r353 = (u64)r352 + (u64)r246; r354 = r353 < r4; if (!r354) goto b231;
+	if ((u64)r353 >= (u64)r66) { qd_site = 1; qd_x = r353; qd_y = r66; goto qd_fault; } r355 = r65 + r353 * 4; r356 = *(i32 *)r355; r357 = (u32)r24 + (u32)r356; r60 = r357;
 b173: // edge 8→5 (unrolled 11) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r362 = r274; r363 = (u64)r362 + 3072ull; r364 = (u64)r363 + (u64)r248; r365 = r364 < r4; if (!r365) goto b230;
-	if ((u64)r364 >= (u64)r68) { qd_site = 1; qd_x = r364; qd_y = r68; goto qd_fault; } r366 = r67 + r364 * 4; r367 = *(i32 *)r366; r368 = (u32)r26 + (u32)r367; r62 = r368;
+	r358 = r270; r359 = (u64)r358 + 3072ull; r360 = (u64)r359 + (u64)r246; r361 = r360 < r4; if (!r361) goto b230;
+	if ((u64)r360 >= (u64)r66) { qd_site = 1; qd_x = r360; qd_y = r66; goto qd_fault; } r362 = r65 + r360 * 4; r363 = *(i32 *)r362; r364 = (u32)r24 + (u32)r363; r60 = r364;
 b176: // edge 8→5 (unrolled 12) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r369 = r274; r370 = (u64)r369 + 3328ull; r371 = (u64)r370 + (u64)r248; r372 = r371 < r4; if (!r372) goto b229;
-	if ((u64)r371 >= (u64)r68) { qd_site = 1; qd_x = r371; qd_y = r68; goto qd_fault; } r373 = r67 + r371 * 4; r374 = *(i32 *)r373; r375 = (u32)r26 + (u32)r374; r62 = r375;
+	r365 = r270; r366 = (u64)r365 + 3328ull; r367 = (u64)r366 + (u64)r246; r368 = r367 < r4; if (!r368) goto b229;
+	if ((u64)r367 >= (u64)r66) { qd_site = 1; qd_x = r367; qd_y = r66; goto qd_fault; } r369 = r65 + r367 * 4; r370 = *(i32 *)r369; r371 = (u32)r24 + (u32)r370; r60 = r371;
 b179: // edge 8→5 (unrolled 13) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r376 = r274; r377 = (u64)r376 + 3584ull; r378 = (u64)r377 + (u64)r248; r379 = r378 < r4; if (!r379) goto b228;
-	if ((u64)r378 >= (u64)r68) { qd_site = 1; qd_x = r378; qd_y = r68; goto qd_fault; } r380 = r67 + r378 * 4; r381 = *(i32 *)r380; r382 = (u32)r26 + (u32)r381; r62 = r382;
+	r372 = r270; r373 = (u64)r372 + 3584ull; r374 = (u64)r373 + (u64)r246; r375 = r374 < r4; if (!r375) goto b228;
+	if ((u64)r374 >= (u64)r66) { qd_site = 1; qd_x = r374; qd_y = r66; goto qd_fault; } r376 = r65 + r374 * 4; r377 = *(i32 *)r376; r378 = (u32)r24 + (u32)r377; r60 = r378;
 b182: // edge 8→5 (unrolled 14) (checked if)
 #line 27 "kernels.go"
-	r26 = r62;
+	r24 = r60;
 #line 26 "kernels.go"
-	r383 = r274; r384 = (u64)r383 + 3840ull; r385 = (u64)r384 + (u64)r248; r386 = r385 < r4; if (!r386) goto b227;
-	if ((u64)r385 >= (u64)r68) { qd_site = 1; qd_x = r385; qd_y = r68; goto qd_fault; } r387 = r67 + r385 * 4; r388 = *(i32 *)r387; r389 = (u32)r26 + (u32)r388; r62 = r389;
+	r379 = r270; r380 = (u64)r379 + 3840ull; r381 = (u64)r380 + (u64)r246; r382 = r381 < r4; if (!r382) goto b227;
+	if ((u64)r381 >= (u64)r66) { qd_site = 1; qd_x = r381; qd_y = r66; goto qd_fault; } r383 = r65 + r381 * 4; r384 = *(i32 *)r383; r385 = (u32)r24 + (u32)r384; r60 = r385;
 b185: // edge 8→6 (checked if)
 #line 27 "kernels.go"
-	r254 = r62;
+	r250 = r60;
 #line 30 "kernels.go"
-	r278 = r251 + r248 * 4; *(i32 *)r278 = r254;
+	r274 = r249 + r246 * 4; *(i32 *)r274 = r250;
 #line 21 "kernels.go"
 	__syncthreads();
 #line 32 "kernels.go"
-	r256 = (i64)threadIdx.x; r34 = 0; r258 = r251 + r256 * 4; r259 = *(i32 *)r258; r34 = r259; r260 = (i64)warpSize; r39 = r260 >> 1;
+	r252 = (i64)threadIdx.x; r32 = 0; r254 = r249 + r252 * 4; r255 = *(i32 *)r254; r32 = r255; r256 = (i64)warpSize; r37 = r256 >> 1;
 b191: // sum.shuffle (checked if)
 #line 32 "kernels.go"
-	r261 = r39 > 0ll; if (!r261) goto b207; r262 = qd_shfl_down(r34, (u32)r39); r263 = (u64)r256 + (u64)r39; r264 = r263 < 256ll; if (!r264) goto b194; r34 = (u32)r34 + (u32)r262;
+	r257 = r37 > 0ll; if (!r257) goto b207; r258 = qd_shfl_down(r32, (u32)r37); r259 = (u64)r252 + (u64)r37; r260 = r259 < 256ll; if (!r260) goto b194; r32 = (u32)r32 + (u32)r258;
 b194: // sum.step (checked if)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r617 = r39 > 0ll; if (!r617) goto b207; r618 = qd_shfl_down(r34, (u32)r39); r619 = (u64)r256 + (u64)r39; r620 = r619 < 256ll; if (!r620) goto b198; r34 = (u32)r34 + (u32)r618;
+	r37 = r37 >> 1; r613 = r37 > 0ll; if (!r613) goto b207; r614 = qd_shfl_down(r32, (u32)r37); r615 = (u64)r252 + (u64)r37; r616 = r615 < 256ll; if (!r616) goto b198; r32 = (u32)r32 + (u32)r614;
 b198: // sum.step (checked if) (unrolled 1)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r621 = r39 > 0ll; if (!r621) goto b207; r622 = qd_shfl_down(r34, (u32)r39); r623 = (u64)r256 + (u64)r39; r624 = r623 < 256ll; if (!r624) goto b202; r34 = (u32)r34 + (u32)r622;
+	r37 = r37 >> 1; r617 = r37 > 0ll; if (!r617) goto b207; r618 = qd_shfl_down(r32, (u32)r37); r619 = (u64)r252 + (u64)r37; r620 = r619 < 256ll; if (!r620) goto b202; r32 = (u32)r32 + (u32)r618;
 b202: // sum.step (checked if) (unrolled 2)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; r625 = r39 > 0ll; if (!r625) goto b207; r626 = qd_shfl_down(r34, (u32)r39); r627 = (u64)r256 + (u64)r39; r628 = r627 < 256ll; if (!r628) goto b206; r34 = (u32)r34 + (u32)r626;
+	r37 = r37 >> 1; r621 = r37 > 0ll; if (!r621) goto b207; r622 = qd_shfl_down(r32, (u32)r37); r623 = (u64)r252 + (u64)r37; r624 = r623 < 256ll; if (!r624) goto b206; r32 = (u32)r32 + (u32)r622;
 b206: // sum.step (checked if) (unrolled 3)
 #line 32 "kernels.go"
-	r39 = r39 >> 1; goto b191;
+	r37 = r37 >> 1; goto b191;
 b207: // sum.warps (checked if)
 #line 32 "kernels.go"
-	r265 = (char *)qvar_warpsums_1; r266 = (i64)(threadIdx.x % warpSize); r268 = r266 == 0ll; r267 = (i64)(threadIdx.x / warpSize); if (!r268) goto b209; r269 = r265 + r267 * 4; *(i32 *)r269 = r34;
+	r261 = (char *)qvar_warpsums_1; r262 = (i64)(threadIdx.x % warpSize); r264 = r262 == 0ll; r263 = (i64)(threadIdx.x / warpSize); if (!r264) goto b209; r265 = r261 + r263 * 4; *(i32 *)r265 = r32;
 b209: // sum.written (checked if)
 #line 32 "kernels.go"
-	__syncthreads(); r579 = (u64)r260; r580 = 255ull | r579; r581 = r580 >> 32; r582 = (u32)r581; r583 = r582 == 0u; if (!r583) goto b226; r585 = (u32)r260; r586 = qd_div_u32(r584, r585); r578 = (i64)r586;
+	__syncthreads(); r575 = (u64)r256; r576 = 255ull | r575; r577 = r576 >> 32; r578 = (u32)r577; r579 = r578 == 0u; if (!r579) goto b226; r581 = (u32)r256; r582 = qd_div_u32(r580, r581); r574 = (i64)r582;
 b211: // sum.written (checked if)
 #line 32 "kernels.go"
-	r270 = r578; r50 = 0; r51 = 0ll; r577 = r265 + 0ll;
+	r266 = r574; r48 = 0; r49 = 0ll; r573 = r261 + 0ll;
 b212: // sum.total (checked if)
 #line 32 "kernels.go"
-	r271 = r51 <= r270; if (!r271) goto b220; r272 = r577; r273 = *(i32 *)r272; r50 = (u32)r50 + (u32)r273; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; r629 = r51 <= r270; if (!r629) goto b220; r630 = r577; r631 = *(i32 *)r630; r50 = (u32)r50 + (u32)r631; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; r632 = r51 <= r270; if (!r632) goto b220; r633 = r577; r634 = *(i32 *)r633; r50 = (u32)r50 + (u32)r634; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; r635 = r51 <= r270; if (!r635) goto b220; r636 = r577; r637 = *(i32 *)r636; r50 = (u32)r50 + (u32)r637; r51 = (u64)r51 + 1ull; r577 = r577 + 4ll; goto b212;
+	r267 = r49 <= r266; if (!r267) goto b220; r268 = r573; r269 = *(i32 *)r268; r48 = (u32)r48 + (u32)r269; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r625 = r49 <= r266; if (!r625) goto b220; r626 = r573; r627 = *(i32 *)r626; r48 = (u32)r48 + (u32)r627; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r628 = r49 <= r266; if (!r628) goto b220; r629 = r573; r630 = *(i32 *)r629; r48 = (u32)r48 + (u32)r630; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r631 = r49 <= r266; if (!r631) goto b220; r632 = r573; r633 = *(i32 *)r632; r48 = (u32)r48 + (u32)r633; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; goto b212;
 b220: // sum.done (checked if)
 #line 32 "kernels.go"
-	__syncthreads(); r255 = r50;
+	__syncthreads(); r251 = r48;
 #line 21 "kernels.go"
-	r249 = (i64)threadIdx.x; r250 = r249 < 1ll; if (!r250) goto b223;
+	r247 = (i64)threadIdx.x; r248 = r247 < 1ll; if (!r248) goto b223;
 #line 34 "kernels.go"
-	if ((u64)r246 >= (u64)r75) { qd_site = 2; qd_x = r246; qd_y = r75; goto qd_fault; } r282 = r74 + r246 * 4; *(i32 *)r282 = r255;
+	if ((u64)r244 >= (u64)r73) { qd_site = 2; qd_x = r244; qd_y = r73; goto qd_fault; } r278 = r72 + r244 * 4; *(i32 *)r278 = r251;
 b223: // barrier (checked if)
 #line 21 "kernels.go"
 	__syncthreads();
 #line 34 "kernels.go"
-	r283 = (u64)r246 + 1ull; r284 = r283 < r0; if (!r284) goto b114;
+	r279 = (u64)r244 + 1ull; r280 = r279 < r0; if (!r280) goto b114;
 #line 21 "kernels.go"
 	r8 = r8 + r11; goto b133;
 b226: // divide in 64 bits
 #line 32 "kernels.go"
-	r578 = qd_div_i64(255ll, r260); goto b211;
+	r574 = qd_div_i64(255ll, r256); goto b211;
 b227: // edge 5→8 (unrolled 15) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b185;
+	r60 = r24; goto b185;
 b228: // edge 5→8 (unrolled 14) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b182;
+	r60 = r24; goto b182;
 b229: // edge 5→8 (unrolled 13) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b179;
+	r60 = r24; goto b179;
 b230: // edge 5→8 (unrolled 12) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b176;
+	r60 = r24; goto b176;
 b231: // edge 5→8 (unrolled 11) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b173;
+	r60 = r24; goto b173;
 b232: // edge 5→8 (unrolled 10) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b170;
+	r60 = r24; goto b170;
 b233: // edge 5→8 (unrolled 9) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b167;
+	r60 = r24; goto b167;
 b234: // edge 5→8 (unrolled 8) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b164;
+	r60 = r24; goto b164;
 b235: // edge 5→8 (unrolled 7) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b161;
+	r60 = r24; goto b161;
 b236: // edge 5→8 (unrolled 6) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b158;
+	r60 = r24; goto b158;
 b237: // edge 5→8 (unrolled 5) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b155;
+	r60 = r24; goto b155;
 b238: // edge 5→8 (unrolled 4) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b152;
+	r60 = r24; goto b152;
 b239: // edge 5→8 (unrolled 3) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b149;
+	r60 = r24; goto b149;
 b240: // edge 5→8 (unrolled 2) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b146;
+	r60 = r24; goto b146;
 b241: // edge 5→8 (unrolled 1) (checked if)
 #line 26 "kernels.go"
-	r62 = r26; goto b143;
+	r60 = r24; goto b143;
 b242: // edge 5→8 (checked if)
 #line 26 "kernels.go"
-	r62 = 0; goto b140;
+	r60 = 0; goto b140;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -543,851 +545,279 @@ qd_fault: {
 extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	__shared__ u8 qvar_v[17408] __attribute__((aligned(4)));
 	__shared__ u8 qvar_part[1024] __attribute__((aligned(4)));
-	bool r5 = 0, r12 = 0, r60 = 0, r61 = 0, r64 = 0, r69 = 0, r71 = 0, r83 = 0;
-	bool r88 = 0, r97 = 0, r99 = 0, r100 = 0, r109 = 0, r110 = 0, r119 = 0, r120 = 0;
-	bool r129 = 0, r130 = 0, r139 = 0, r140 = 0, r149 = 0, r150 = 0, r159 = 0, r160 = 0;
-	bool r169 = 0, r170 = 0, r181 = 0, r182 = 0, r188 = 0, r204 = 0, r207 = 0, r208 = 0;
-	bool r211 = 0, r217 = 0, r223 = 0, r225 = 0, r242 = 0, r247 = 0, r257 = 0, r266 = 0;
-	bool r276 = 0, r285 = 0, r295 = 0, r304 = 0, r314 = 0, r323 = 0, r333 = 0, r342 = 0;
-	bool r352 = 0, r361 = 0, r371 = 0, r380 = 0, r390 = 0, r399 = 0, r409 = 0, r418 = 0;
-	bool r428 = 0, r437 = 0, r447 = 0, r456 = 0, r466 = 0, r475 = 0, r485 = 0, r494 = 0;
-	bool r504 = 0, r513 = 0, r523 = 0, r532 = 0, r542 = 0, r561 = 0, r576 = 0, r591 = 0;
-	bool r606 = 0, r621 = 0, r636 = 0, r651 = 0, r666 = 0, r681 = 0, r696 = 0, r711 = 0;
-	bool r726 = 0, r741 = 0, r756 = 0, r771 = 0, r786 = 0, r791 = 0, r806 = 0, r811 = 0;
-	bool r826 = 0, r831 = 0, r846 = 0, r851 = 0, r866 = 0, r871 = 0, r886 = 0, r891 = 0;
-	bool r906 = 0, r911 = 0, r926 = 0, r931 = 0, r946 = 0, r951 = 0, r966 = 0, r971 = 0;
-	bool r986 = 0, r991 = 0, r1006 = 0, r1011 = 0, r1026 = 0, r1031 = 0, r1046 = 0, r1051 = 0;
-	bool r1066 = 0, r1071 = 0, r1086 = 0, r1091 = 0, r1106 = 0, r1111 = 0, r1161 = 0, r1176 = 0;
-	bool r1177 = 0, r1178 = 0, r1186 = 0, r1187 = 0, r1195 = 0, r1196 = 0, r1204 = 0, r1205 = 0;
-	bool r1213 = 0, r1214 = 0, r1222 = 0, r1223 = 0, r1231 = 0, r1232 = 0, r1240 = 0, r1241 = 0;
-	bool r1249 = 0, r1250 = 0, r1269 = 0, r1271 = 0, r1278 = 0, r1295 = 0, r1311 = 0, r1327 = 0;
-	bool r1343 = 0, r1359 = 0, r1375 = 0, r1391 = 0, r1407 = 0, r1423 = 0, r1439 = 0, r1455 = 0;
-	bool r1471 = 0, r1487 = 0, r1503 = 0, r1519 = 0, r1730 = 0, r1747 = 0, r1764 = 0, r1781 = 0;
-	bool r1798 = 0, r1815 = 0, r1832 = 0, r1849 = 0, r1866 = 0, r1883 = 0, r1900 = 0, r1917 = 0;
-	bool r1934 = 0, r1951 = 0, r1968 = 0, r1983 = 0, r1984 = 0, r1986 = 0, r1990 = 0, r1992 = 0;
-	bool r1994 = 0, r1997 = 0, r1999 = 0, r2001 = 0, r2003 = 0, r2005 = 0, r2008 = 0, r2010 = 0;
-	bool r2012 = 0, r2014 = 0, r2016 = 0, r2019 = 0, r2021 = 0, r2023 = 0, r2025 = 0, r2027 = 0;
-	bool r2030 = 0, r2032 = 0, r2034 = 0, r2036 = 0, r2038 = 0, r2041 = 0, r2043 = 0, r2045 = 0;
-	bool r2047 = 0, r2049 = 0, r2052 = 0, r2054 = 0, r2056 = 0, r2058 = 0, r2060 = 0, r2063 = 0;
-	bool r2065 = 0, r2067 = 0, r2069 = 0, r2071 = 0, r2074 = 0, r2076 = 0, r2078 = 0, r2080 = 0;
-	bool r2082 = 0, r2085 = 0, r2087 = 0, r2089 = 0, r2091 = 0, r2093 = 0, r2096 = 0, r2098 = 0;
-	bool r2100 = 0, r2102 = 0, r2104 = 0, r2107 = 0, r2109 = 0, r2111 = 0, r2113 = 0, r2115 = 0;
-	bool r2118 = 0, r2120 = 0, r2122 = 0, r2124 = 0, r2126 = 0, r2129 = 0, r2131 = 0, r2133 = 0;
-	bool r2135 = 0, r2137 = 0, r2140 = 0, r2142 = 0, r2144 = 0, r2146 = 0, r2148 = 0, r2151 = 0;
-	bool r2153 = 0, r2155 = 0, r2157 = 0, r2159 = 0, r2162 = 0, r2164 = 0, r2166 = 0, r2169 = 0;
-	bool r2172 = 0, r2174 = 0, r2175 = 0, r2176 = 0, r2177 = 0, r2178 = 0, r2179 = 0, r2180 = 0;
-	bool r2181 = 0, r2182 = 0, r2183 = 0, r2184 = 0, r2185 = 0, r2186 = 0, r2187 = 0, r2188 = 0;
-	bool r2189 = 0;
-	i32 r80 = 0, r89 = 0, r91 = 0, r95 = 0, r98 = 0, r103 = 0, r105 = 0, r106 = 0;
-	i32 r108 = 0, r113 = 0, r115 = 0, r116 = 0, r118 = 0, r123 = 0, r125 = 0, r126 = 0;
-	i32 r128 = 0, r133 = 0, r135 = 0, r136 = 0, r138 = 0, r143 = 0, r145 = 0, r146 = 0;
-	i32 r148 = 0, r153 = 0, r155 = 0, r156 = 0, r158 = 0, r163 = 0, r165 = 0, r166 = 0;
-	i32 r168 = 0, r173 = 0, r175 = 0, r176 = 0, r179 = 0, r180 = 0, r185 = 0, r195 = 0;
-	i32 r196 = 0, r209 = 0, r216 = 0, r232 = 0, r235 = 0, r236 = 0, r237 = 0, r254 = 0;
-	i32 r273 = 0, r292 = 0, r311 = 0, r330 = 0, r349 = 0, r368 = 0, r387 = 0, r406 = 0;
-	i32 r425 = 0, r444 = 0, r463 = 0, r482 = 0, r501 = 0, r520 = 0, r539 = 0, r553 = 0;
-	i32 r568 = 0, r583 = 0, r598 = 0, r613 = 0, r628 = 0, r643 = 0, r658 = 0, r673 = 0;
-	i32 r688 = 0, r703 = 0, r718 = 0, r733 = 0, r748 = 0, r763 = 0, r778 = 0, r798 = 0;
-	i32 r801 = 0, r802 = 0, r803 = 0, r818 = 0, r821 = 0, r822 = 0, r823 = 0, r838 = 0;
-	i32 r841 = 0, r842 = 0, r843 = 0, r858 = 0, r861 = 0, r862 = 0, r863 = 0, r878 = 0;
-	i32 r881 = 0, r882 = 0, r883 = 0, r898 = 0, r901 = 0, r902 = 0, r903 = 0, r918 = 0;
-	i32 r921 = 0, r922 = 0, r923 = 0, r938 = 0, r941 = 0, r942 = 0, r943 = 0, r958 = 0;
-	i32 r961 = 0, r962 = 0, r963 = 0, r978 = 0, r981 = 0, r982 = 0, r983 = 0, r998 = 0;
-	i32 r1001 = 0, r1002 = 0, r1003 = 0, r1018 = 0, r1021 = 0, r1022 = 0, r1023 = 0, r1038 = 0;
-	i32 r1041 = 0, r1042 = 0, r1043 = 0, r1058 = 0, r1061 = 0, r1062 = 0, r1063 = 0, r1078 = 0;
-	i32 r1081 = 0, r1082 = 0, r1083 = 0, r1098 = 0, r1101 = 0, r1102 = 0, r1103 = 0, r1168 = 0;
-	i32 r1174 = 0, r1181 = 0, r1183 = 0, r1184 = 0, r1190 = 0, r1192 = 0, r1193 = 0, r1199 = 0;
-	i32 r1201 = 0, r1202 = 0, r1208 = 0, r1210 = 0, r1211 = 0, r1217 = 0, r1219 = 0, r1220 = 0;
-	i32 r1226 = 0, r1228 = 0, r1229 = 0, r1235 = 0, r1237 = 0, r1238 = 0, r1244 = 0, r1246 = 0;
-	i32 r1247 = 0, r1253 = 0, r1261 = 0, r1274 = 0, r1285 = 0, r1288 = 0, r1289 = 0, r1290 = 0;
-	i32 r1302 = 0, r1318 = 0, r1334 = 0, r1350 = 0, r1366 = 0, r1382 = 0, r1398 = 0, r1414 = 0;
-	i32 r1430 = 0, r1446 = 0, r1462 = 0, r1478 = 0, r1494 = 0, r1510 = 0, r1526 = 0, r1538 = 0;
-	i32 r1551 = 0, r1564 = 0, r1577 = 0, r1590 = 0, r1603 = 0, r1616 = 0, r1629 = 0, r1642 = 0;
-	i32 r1655 = 0, r1668 = 0, r1681 = 0, r1694 = 0, r1707 = 0, r1720 = 0, r1737 = 0, r1740 = 0;
-	i32 r1741 = 0, r1742 = 0, r1754 = 0, r1757 = 0, r1758 = 0, r1759 = 0, r1771 = 0, r1774 = 0;
-	i32 r1775 = 0, r1776 = 0, r1788 = 0, r1791 = 0, r1792 = 0, r1793 = 0, r1805 = 0, r1808 = 0;
-	i32 r1809 = 0, r1810 = 0, r1822 = 0, r1825 = 0, r1826 = 0, r1827 = 0, r1839 = 0, r1842 = 0;
-	i32 r1843 = 0, r1844 = 0, r1856 = 0, r1859 = 0, r1860 = 0, r1861 = 0, r1873 = 0, r1876 = 0;
-	i32 r1877 = 0, r1878 = 0, r1890 = 0, r1893 = 0, r1894 = 0, r1895 = 0, r1907 = 0, r1910 = 0;
-	i32 r1911 = 0, r1912 = 0, r1924 = 0, r1927 = 0, r1928 = 0, r1929 = 0, r1941 = 0, r1944 = 0;
-	i32 r1945 = 0, r1946 = 0, r1958 = 0, r1961 = 0, r1962 = 0, r1963 = 0, r1975 = 0, r1978 = 0;
-	i32 r1979 = 0, r1980 = 0;
+	__shared__ u8 qvar_warpsums_2[128] __attribute__((aligned(4)));
+	bool r5 = 0, r12 = 0, r58 = 0, r59 = 0, r62 = 0, r67 = 0, r69 = 0, r81 = 0;
+	bool r86 = 0, r95 = 0, r102 = 0, r104 = 0, r107 = 0, r111 = 0, r112 = 0, r113 = 0;
+	bool r119 = 0, r122 = 0, r126 = 0, r142 = 0, r145 = 0, r146 = 0, r149 = 0, r155 = 0;
+	bool r161 = 0, r163 = 0, r180 = 0, r209 = 0, r258 = 0, r268 = 0, r275 = 0, r280 = 0;
+	bool r282 = 0, r284 = 0, r288 = 0, r289 = 0, r290 = 0, r293 = 0, r296 = 0, r314 = 0;
+	bool r316 = 0, r318 = 0, r326 = 0, r341 = 0, r367 = 0, r368 = 0, r370 = 0, r374 = 0;
+	bool r376 = 0, r378 = 0, r380 = 0, r382 = 0, r385 = 0, r387 = 0, r389 = 0, r392 = 0;
+	bool r395 = 0, r397 = 0, r459 = 0, r465 = 0, r466 = 0, r468 = 0, r469 = 0, r471 = 0;
+	bool r472 = 0, r474 = 0, r475 = 0, r478 = 0, r479 = 0, r482 = 0, r483 = 0, r486 = 0;
+	i32 r78 = 0, r87 = 0, r89 = 0, r93 = 0, r96 = 0, r98 = 0, r103 = 0, r105 = 0;
+	i32 r106 = 0, r116 = 0, r117 = 0, r121 = 0, r123 = 0, r133 = 0, r134 = 0, r147 = 0;
+	i32 r154 = 0, r170 = 0, r173 = 0, r174 = 0, r175 = 0, r265 = 0, r273 = 0, r277 = 0;
+	i32 r281 = 0, r283 = 0, r295 = 0, r297 = 0, r305 = 0, r306 = 0, r321 = 0, r333 = 0;
+	i32 r336 = 0, r337 = 0, r338 = 0, r467 = 0, r470 = 0, r473 = 0, r477 = 0, r481 = 0;
+	i32 r485 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0;
 	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0;
 	i64 r26 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
 	i64 r42 = 0, r44 = 0, r46 = 0, r48 = 0, r50 = 0, r52 = 0, r54 = 0, r57 = 0;
-	i64 r59 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r70 = 0;
-	i64 r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r79 = 0, r82 = 0, r84 = 0;
-	i64 r85 = 0, r86 = 0, r90 = 0, r93 = 0, r94 = 0, r96 = 0, r101 = 0, r111 = 0;
-	i64 r121 = 0, r131 = 0, r141 = 0, r151 = 0, r161 = 0, r171 = 0, r183 = 0, r187 = 0;
-	i64 r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r197 = 0, r198 = 0, r199 = 0;
-	i64 r200 = 0, r201 = 0, r203 = 0, r206 = 0, r210 = 0, r212 = 0, r215 = 0, r218 = 0;
-	i64 r219 = 0, r220 = 0, r221 = 0, r222 = 0, r224 = 0, r226 = 0, r227 = 0, r228 = 0;
-	i64 r229 = 0, r230 = 0, r233 = 0, r240 = 0, r241 = 0, r243 = 0, r244 = 0, r245 = 0;
-	i64 r246 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r256 = 0, r258 = 0;
-	i64 r259 = 0, r260 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r267 = 0, r268 = 0;
-	i64 r269 = 0, r270 = 0, r271 = 0, r275 = 0, r277 = 0, r278 = 0, r279 = 0, r281 = 0;
-	i64 r282 = 0, r283 = 0, r284 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0;
-	i64 r294 = 0, r296 = 0, r297 = 0, r298 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0;
-	i64 r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r313 = 0, r315 = 0, r316 = 0;
-	i64 r317 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0, r324 = 0, r325 = 0, r326 = 0;
-	i64 r327 = 0, r328 = 0, r332 = 0, r334 = 0, r335 = 0, r336 = 0, r338 = 0, r339 = 0;
-	i64 r340 = 0, r341 = 0, r343 = 0, r344 = 0, r345 = 0, r346 = 0, r347 = 0, r351 = 0;
-	i64 r353 = 0, r354 = 0, r355 = 0, r357 = 0, r358 = 0, r359 = 0, r360 = 0, r362 = 0;
-	i64 r363 = 0, r364 = 0, r365 = 0, r366 = 0, r370 = 0, r372 = 0, r373 = 0, r374 = 0;
-	i64 r376 = 0, r377 = 0, r378 = 0, r379 = 0, r381 = 0, r382 = 0, r383 = 0, r384 = 0;
-	i64 r385 = 0, r389 = 0, r391 = 0, r392 = 0, r393 = 0, r395 = 0, r396 = 0, r397 = 0;
-	i64 r398 = 0, r400 = 0, r401 = 0, r402 = 0, r403 = 0, r404 = 0, r408 = 0, r410 = 0;
-	i64 r411 = 0, r412 = 0, r414 = 0, r415 = 0, r416 = 0, r417 = 0, r419 = 0, r420 = 0;
-	i64 r421 = 0, r422 = 0, r423 = 0, r427 = 0, r429 = 0, r430 = 0, r431 = 0, r433 = 0;
-	i64 r434 = 0, r435 = 0, r436 = 0, r438 = 0, r439 = 0, r440 = 0, r441 = 0, r442 = 0;
-	i64 r446 = 0, r448 = 0, r449 = 0, r450 = 0, r452 = 0, r453 = 0, r454 = 0, r455 = 0;
-	i64 r457 = 0, r458 = 0, r459 = 0, r460 = 0, r461 = 0, r465 = 0, r467 = 0, r468 = 0;
-	i64 r469 = 0, r471 = 0, r472 = 0, r473 = 0, r474 = 0, r476 = 0, r477 = 0, r478 = 0;
-	i64 r479 = 0, r480 = 0, r484 = 0, r486 = 0, r487 = 0, r488 = 0, r490 = 0, r491 = 0;
-	i64 r492 = 0, r493 = 0, r495 = 0, r496 = 0, r497 = 0, r498 = 0, r499 = 0, r503 = 0;
-	i64 r505 = 0, r506 = 0, r507 = 0, r509 = 0, r510 = 0, r511 = 0, r512 = 0, r514 = 0;
-	i64 r515 = 0, r516 = 0, r517 = 0, r518 = 0, r522 = 0, r524 = 0, r525 = 0, r526 = 0;
-	i64 r528 = 0, r529 = 0, r530 = 0, r531 = 0, r533 = 0, r534 = 0, r535 = 0, r536 = 0;
-	i64 r537 = 0, r541 = 0, r543 = 0, r544 = 0, r545 = 0, r547 = 0, r548 = 0, r549 = 0;
-	i64 r550 = 0, r551 = 0, r554 = 0, r555 = 0, r556 = 0, r557 = 0, r558 = 0, r560 = 0;
-	i64 r562 = 0, r563 = 0, r564 = 0, r565 = 0, r566 = 0, r569 = 0, r570 = 0, r571 = 0;
-	i64 r572 = 0, r573 = 0, r575 = 0, r577 = 0, r578 = 0, r579 = 0, r580 = 0, r581 = 0;
-	i64 r584 = 0, r585 = 0, r586 = 0, r587 = 0, r588 = 0, r590 = 0, r592 = 0, r593 = 0;
-	i64 r594 = 0, r595 = 0, r596 = 0, r599 = 0, r600 = 0, r601 = 0, r602 = 0, r603 = 0;
-	i64 r605 = 0, r607 = 0, r608 = 0, r609 = 0, r610 = 0, r611 = 0, r614 = 0, r615 = 0;
-	i64 r616 = 0, r617 = 0, r618 = 0, r620 = 0, r622 = 0, r623 = 0, r624 = 0, r625 = 0;
-	i64 r626 = 0, r629 = 0, r630 = 0, r631 = 0, r632 = 0, r633 = 0, r635 = 0, r637 = 0;
-	i64 r638 = 0, r639 = 0, r640 = 0, r641 = 0, r644 = 0, r645 = 0, r646 = 0, r647 = 0;
-	i64 r648 = 0, r650 = 0, r652 = 0, r653 = 0, r654 = 0, r655 = 0, r656 = 0, r659 = 0;
-	i64 r660 = 0, r661 = 0, r662 = 0, r663 = 0, r665 = 0, r667 = 0, r668 = 0, r669 = 0;
-	i64 r670 = 0, r671 = 0, r674 = 0, r675 = 0, r676 = 0, r677 = 0, r678 = 0, r680 = 0;
-	i64 r682 = 0, r683 = 0, r684 = 0, r685 = 0, r686 = 0, r689 = 0, r690 = 0, r691 = 0;
-	i64 r692 = 0, r693 = 0, r695 = 0, r697 = 0, r698 = 0, r699 = 0, r700 = 0, r701 = 0;
-	i64 r704 = 0, r705 = 0, r706 = 0, r707 = 0, r708 = 0, r710 = 0, r712 = 0, r713 = 0;
-	i64 r714 = 0, r715 = 0, r716 = 0, r719 = 0, r720 = 0, r721 = 0, r722 = 0, r723 = 0;
-	i64 r725 = 0, r727 = 0, r728 = 0, r729 = 0, r730 = 0, r731 = 0, r734 = 0, r735 = 0;
-	i64 r736 = 0, r737 = 0, r738 = 0, r740 = 0, r742 = 0, r743 = 0, r744 = 0, r745 = 0;
-	i64 r746 = 0, r749 = 0, r750 = 0, r751 = 0, r752 = 0, r753 = 0, r755 = 0, r757 = 0;
-	i64 r758 = 0, r759 = 0, r760 = 0, r761 = 0, r764 = 0, r765 = 0, r766 = 0, r767 = 0;
-	i64 r768 = 0, r770 = 0, r772 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r779 = 0;
-	i64 r780 = 0, r781 = 0, r782 = 0, r783 = 0, r785 = 0, r787 = 0, r788 = 0, r789 = 0;
-	i64 r790 = 0, r792 = 0, r793 = 0, r794 = 0, r795 = 0, r796 = 0, r799 = 0, r805 = 0;
-	i64 r807 = 0, r808 = 0, r809 = 0, r810 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0;
-	i64 r816 = 0, r819 = 0, r825 = 0, r827 = 0, r828 = 0, r829 = 0, r830 = 0, r832 = 0;
-	i64 r833 = 0, r834 = 0, r835 = 0, r836 = 0, r839 = 0, r845 = 0, r847 = 0, r848 = 0;
-	i64 r849 = 0, r850 = 0, r852 = 0, r853 = 0, r854 = 0, r855 = 0, r856 = 0, r859 = 0;
-	i64 r865 = 0, r867 = 0, r868 = 0, r869 = 0, r870 = 0, r872 = 0, r873 = 0, r874 = 0;
-	i64 r875 = 0, r876 = 0, r879 = 0, r885 = 0, r887 = 0, r888 = 0, r889 = 0, r890 = 0;
-	i64 r892 = 0, r893 = 0, r894 = 0, r895 = 0, r896 = 0, r899 = 0, r905 = 0, r907 = 0;
-	i64 r908 = 0, r909 = 0, r910 = 0, r912 = 0, r913 = 0, r914 = 0, r915 = 0, r916 = 0;
-	i64 r919 = 0, r925 = 0, r927 = 0, r928 = 0, r929 = 0, r930 = 0, r932 = 0, r933 = 0;
-	i64 r934 = 0, r935 = 0, r936 = 0, r939 = 0, r945 = 0, r947 = 0, r948 = 0, r949 = 0;
-	i64 r950 = 0, r952 = 0, r953 = 0, r954 = 0, r955 = 0, r956 = 0, r959 = 0, r965 = 0;
-	i64 r967 = 0, r968 = 0, r969 = 0, r970 = 0, r972 = 0, r973 = 0, r974 = 0, r975 = 0;
-	i64 r976 = 0, r979 = 0, r985 = 0, r987 = 0, r988 = 0, r989 = 0, r990 = 0, r992 = 0;
-	i64 r993 = 0, r994 = 0, r995 = 0, r996 = 0, r999 = 0, r1005 = 0, r1007 = 0, r1008 = 0;
-	i64 r1009 = 0, r1010 = 0, r1012 = 0, r1013 = 0, r1014 = 0, r1015 = 0, r1016 = 0, r1019 = 0;
-	i64 r1025 = 0, r1027 = 0, r1028 = 0, r1029 = 0, r1030 = 0, r1032 = 0, r1033 = 0, r1034 = 0;
-	i64 r1035 = 0, r1036 = 0, r1039 = 0, r1045 = 0, r1047 = 0, r1048 = 0, r1049 = 0, r1050 = 0;
-	i64 r1052 = 0, r1053 = 0, r1054 = 0, r1055 = 0, r1056 = 0, r1059 = 0, r1065 = 0, r1067 = 0;
-	i64 r1068 = 0, r1069 = 0, r1070 = 0, r1072 = 0, r1073 = 0, r1074 = 0, r1075 = 0, r1076 = 0;
-	i64 r1079 = 0, r1085 = 0, r1087 = 0, r1088 = 0, r1089 = 0, r1090 = 0, r1092 = 0, r1093 = 0;
-	i64 r1094 = 0, r1095 = 0, r1096 = 0, r1099 = 0, r1105 = 0, r1107 = 0, r1108 = 0, r1109 = 0;
-	i64 r1110 = 0, r1113 = 0, r1114 = 0, r1115 = 0, r1116 = 0, r1117 = 0, r1118 = 0, r1119 = 0;
-	i64 r1121 = 0, r1123 = 0, r1125 = 0, r1127 = 0, r1129 = 0, r1131 = 0, r1133 = 0, r1135 = 0;
-	i64 r1137 = 0, r1139 = 0, r1141 = 0, r1143 = 0, r1145 = 0, r1147 = 0, r1149 = 0, r1151 = 0;
-	i64 r1153 = 0, r1156 = 0, r1158 = 0, r1159 = 0, r1160 = 0, r1162 = 0, r1163 = 0, r1164 = 0;
-	i64 r1165 = 0, r1166 = 0, r1170 = 0, r1171 = 0, r1172 = 0, r1175 = 0, r1179 = 0, r1188 = 0;
-	i64 r1197 = 0, r1206 = 0, r1215 = 0, r1224 = 0, r1233 = 0, r1242 = 0, r1251 = 0, r1255 = 0;
-	i64 r1256 = 0, r1257 = 0, r1258 = 0, r1259 = 0, r1262 = 0, r1263 = 0, r1264 = 0, r1265 = 0;
-	i64 r1266 = 0, r1270 = 0, r1272 = 0, r1275 = 0, r1276 = 0, r1277 = 0, r1279 = 0, r1280 = 0;
-	i64 r1281 = 0, r1282 = 0, r1283 = 0, r1286 = 0, r1292 = 0, r1293 = 0, r1294 = 0, r1296 = 0;
-	i64 r1297 = 0, r1298 = 0, r1299 = 0, r1300 = 0, r1304 = 0, r1305 = 0, r1306 = 0, r1308 = 0;
-	i64 r1309 = 0, r1310 = 0, r1312 = 0, r1313 = 0, r1314 = 0, r1315 = 0, r1316 = 0, r1320 = 0;
-	i64 r1321 = 0, r1322 = 0, r1324 = 0, r1325 = 0, r1326 = 0, r1328 = 0, r1329 = 0, r1330 = 0;
-	i64 r1331 = 0, r1332 = 0, r1336 = 0, r1337 = 0, r1338 = 0, r1340 = 0, r1341 = 0, r1342 = 0;
-	i64 r1344 = 0, r1345 = 0, r1346 = 0, r1347 = 0, r1348 = 0, r1352 = 0, r1353 = 0, r1354 = 0;
-	i64 r1356 = 0, r1357 = 0, r1358 = 0, r1360 = 0, r1361 = 0, r1362 = 0, r1363 = 0, r1364 = 0;
-	i64 r1368 = 0, r1369 = 0, r1370 = 0, r1372 = 0, r1373 = 0, r1374 = 0, r1376 = 0, r1377 = 0;
-	i64 r1378 = 0, r1379 = 0, r1380 = 0, r1384 = 0, r1385 = 0, r1386 = 0, r1388 = 0, r1389 = 0;
-	i64 r1390 = 0, r1392 = 0, r1393 = 0, r1394 = 0, r1395 = 0, r1396 = 0, r1400 = 0, r1401 = 0;
-	i64 r1402 = 0, r1404 = 0, r1405 = 0, r1406 = 0, r1408 = 0, r1409 = 0, r1410 = 0, r1411 = 0;
-	i64 r1412 = 0, r1416 = 0, r1417 = 0, r1418 = 0, r1420 = 0, r1421 = 0, r1422 = 0, r1424 = 0;
-	i64 r1425 = 0, r1426 = 0, r1427 = 0, r1428 = 0, r1432 = 0, r1433 = 0, r1434 = 0, r1436 = 0;
-	i64 r1437 = 0, r1438 = 0, r1440 = 0, r1441 = 0, r1442 = 0, r1443 = 0, r1444 = 0, r1448 = 0;
-	i64 r1449 = 0, r1450 = 0, r1452 = 0, r1453 = 0, r1454 = 0, r1456 = 0, r1457 = 0, r1458 = 0;
-	i64 r1459 = 0, r1460 = 0, r1464 = 0, r1465 = 0, r1466 = 0, r1468 = 0, r1469 = 0, r1470 = 0;
-	i64 r1472 = 0, r1473 = 0, r1474 = 0, r1475 = 0, r1476 = 0, r1480 = 0, r1481 = 0, r1482 = 0;
-	i64 r1484 = 0, r1485 = 0, r1486 = 0, r1488 = 0, r1489 = 0, r1490 = 0, r1491 = 0, r1492 = 0;
-	i64 r1496 = 0, r1497 = 0, r1498 = 0, r1500 = 0, r1501 = 0, r1502 = 0, r1504 = 0, r1505 = 0;
-	i64 r1506 = 0, r1507 = 0, r1508 = 0, r1512 = 0, r1513 = 0, r1514 = 0, r1516 = 0, r1517 = 0;
-	i64 r1518 = 0, r1520 = 0, r1521 = 0, r1522 = 0, r1523 = 0, r1524 = 0, r1528 = 0, r1529 = 0;
-	i64 r1530 = 0, r1532 = 0, r1533 = 0, r1534 = 0, r1535 = 0, r1536 = 0, r1539 = 0, r1540 = 0;
-	i64 r1541 = 0, r1542 = 0, r1543 = 0, r1545 = 0, r1546 = 0, r1547 = 0, r1548 = 0, r1549 = 0;
-	i64 r1552 = 0, r1553 = 0, r1554 = 0, r1555 = 0, r1556 = 0, r1558 = 0, r1559 = 0, r1560 = 0;
-	i64 r1561 = 0, r1562 = 0, r1565 = 0, r1566 = 0, r1567 = 0, r1568 = 0, r1569 = 0, r1571 = 0;
-	i64 r1572 = 0, r1573 = 0, r1574 = 0, r1575 = 0, r1578 = 0, r1579 = 0, r1580 = 0, r1581 = 0;
-	i64 r1582 = 0, r1584 = 0, r1585 = 0, r1586 = 0, r1587 = 0, r1588 = 0, r1591 = 0, r1592 = 0;
-	i64 r1593 = 0, r1594 = 0, r1595 = 0, r1597 = 0, r1598 = 0, r1599 = 0, r1600 = 0, r1601 = 0;
-	i64 r1604 = 0, r1605 = 0, r1606 = 0, r1607 = 0, r1608 = 0, r1610 = 0, r1611 = 0, r1612 = 0;
-	i64 r1613 = 0, r1614 = 0, r1617 = 0, r1618 = 0, r1619 = 0, r1620 = 0, r1621 = 0, r1623 = 0;
-	i64 r1624 = 0, r1625 = 0, r1626 = 0, r1627 = 0, r1630 = 0, r1631 = 0, r1632 = 0, r1633 = 0;
-	i64 r1634 = 0, r1636 = 0, r1637 = 0, r1638 = 0, r1639 = 0, r1640 = 0, r1643 = 0, r1644 = 0;
-	i64 r1645 = 0, r1646 = 0, r1647 = 0, r1649 = 0, r1650 = 0, r1651 = 0, r1652 = 0, r1653 = 0;
-	i64 r1656 = 0, r1657 = 0, r1658 = 0, r1659 = 0, r1660 = 0, r1662 = 0, r1663 = 0, r1664 = 0;
-	i64 r1665 = 0, r1666 = 0, r1669 = 0, r1670 = 0, r1671 = 0, r1672 = 0, r1673 = 0, r1675 = 0;
-	i64 r1676 = 0, r1677 = 0, r1678 = 0, r1679 = 0, r1682 = 0, r1683 = 0, r1684 = 0, r1685 = 0;
-	i64 r1686 = 0, r1688 = 0, r1689 = 0, r1690 = 0, r1691 = 0, r1692 = 0, r1695 = 0, r1696 = 0;
-	i64 r1697 = 0, r1698 = 0, r1699 = 0, r1701 = 0, r1702 = 0, r1703 = 0, r1704 = 0, r1705 = 0;
-	i64 r1708 = 0, r1709 = 0, r1710 = 0, r1711 = 0, r1712 = 0, r1714 = 0, r1715 = 0, r1716 = 0;
-	i64 r1717 = 0, r1718 = 0, r1721 = 0, r1722 = 0, r1723 = 0, r1724 = 0, r1725 = 0, r1727 = 0;
-	i64 r1728 = 0, r1729 = 0, r1731 = 0, r1732 = 0, r1733 = 0, r1734 = 0, r1735 = 0, r1738 = 0;
-	i64 r1744 = 0, r1745 = 0, r1746 = 0, r1748 = 0, r1749 = 0, r1750 = 0, r1751 = 0, r1752 = 0;
-	i64 r1755 = 0, r1761 = 0, r1762 = 0, r1763 = 0, r1765 = 0, r1766 = 0, r1767 = 0, r1768 = 0;
-	i64 r1769 = 0, r1772 = 0, r1778 = 0, r1779 = 0, r1780 = 0, r1782 = 0, r1783 = 0, r1784 = 0;
-	i64 r1785 = 0, r1786 = 0, r1789 = 0, r1795 = 0, r1796 = 0, r1797 = 0, r1799 = 0, r1800 = 0;
-	i64 r1801 = 0, r1802 = 0, r1803 = 0, r1806 = 0, r1812 = 0, r1813 = 0, r1814 = 0, r1816 = 0;
-	i64 r1817 = 0, r1818 = 0, r1819 = 0, r1820 = 0, r1823 = 0, r1829 = 0, r1830 = 0, r1831 = 0;
-	i64 r1833 = 0, r1834 = 0, r1835 = 0, r1836 = 0, r1837 = 0, r1840 = 0, r1846 = 0, r1847 = 0;
-	i64 r1848 = 0, r1850 = 0, r1851 = 0, r1852 = 0, r1853 = 0, r1854 = 0, r1857 = 0, r1863 = 0;
-	i64 r1864 = 0, r1865 = 0, r1867 = 0, r1868 = 0, r1869 = 0, r1870 = 0, r1871 = 0, r1874 = 0;
-	i64 r1880 = 0, r1881 = 0, r1882 = 0, r1884 = 0, r1885 = 0, r1886 = 0, r1887 = 0, r1888 = 0;
-	i64 r1891 = 0, r1897 = 0, r1898 = 0, r1899 = 0, r1901 = 0, r1902 = 0, r1903 = 0, r1904 = 0;
-	i64 r1905 = 0, r1908 = 0, r1914 = 0, r1915 = 0, r1916 = 0, r1918 = 0, r1919 = 0, r1920 = 0;
-	i64 r1921 = 0, r1922 = 0, r1925 = 0, r1931 = 0, r1932 = 0, r1933 = 0, r1935 = 0, r1936 = 0;
-	i64 r1937 = 0, r1938 = 0, r1939 = 0, r1942 = 0, r1948 = 0, r1949 = 0, r1950 = 0, r1952 = 0;
-	i64 r1953 = 0, r1954 = 0, r1955 = 0, r1956 = 0, r1959 = 0, r1965 = 0, r1966 = 0, r1967 = 0;
-	i64 r1969 = 0, r1970 = 0, r1971 = 0, r1972 = 0, r1973 = 0, r1976 = 0, r1985 = 0, r1991 = 0;
-	i64 r1993 = 0, r1995 = 0, r2000 = 0, r2002 = 0, r2004 = 0, r2006 = 0, r2011 = 0, r2013 = 0;
-	i64 r2015 = 0, r2017 = 0, r2022 = 0, r2024 = 0, r2026 = 0, r2028 = 0, r2033 = 0, r2035 = 0;
-	i64 r2037 = 0, r2039 = 0, r2044 = 0, r2046 = 0, r2048 = 0, r2050 = 0, r2055 = 0, r2057 = 0;
-	i64 r2059 = 0, r2061 = 0, r2066 = 0, r2068 = 0, r2070 = 0, r2072 = 0, r2077 = 0, r2079 = 0;
-	i64 r2081 = 0, r2083 = 0, r2088 = 0, r2090 = 0, r2092 = 0, r2094 = 0, r2099 = 0, r2101 = 0;
-	i64 r2103 = 0, r2105 = 0, r2110 = 0, r2112 = 0, r2114 = 0, r2116 = 0, r2121 = 0, r2123 = 0;
-	i64 r2125 = 0, r2127 = 0, r2132 = 0, r2134 = 0, r2136 = 0, r2138 = 0, r2143 = 0, r2145 = 0;
-	i64 r2147 = 0, r2149 = 0, r2154 = 0, r2156 = 0, r2158 = 0, r2160 = 0, r2167 = 0, r2170 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r1112 = 0, r1982 = 0, r1987 = 0;
-	u64 r1988 = 0, r1989 = 0, r1996 = 0, r1998 = 0, r2007 = 0, r2009 = 0, r2018 = 0, r2020 = 0;
-	u64 r2029 = 0, r2031 = 0, r2040 = 0, r2042 = 0, r2051 = 0, r2053 = 0, r2062 = 0, r2064 = 0;
-	u64 r2073 = 0, r2075 = 0, r2084 = 0, r2086 = 0, r2095 = 0, r2097 = 0, r2106 = 0, r2108 = 0;
-	u64 r2117 = 0, r2119 = 0, r2128 = 0, r2130 = 0, r2139 = 0, r2141 = 0, r2150 = 0, r2152 = 0;
-	u64 r2161 = 0, r2163 = 0, r2165 = 0, r2168 = 0, r2171 = 0, r2173 = 0;
+	i64 r60 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r68 = 0, r70 = 0;
+	i64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r77 = 0, r80 = 0, r82 = 0, r83 = 0;
+	i64 r84 = 0, r88 = 0, r91 = 0, r92 = 0, r94 = 0, r99 = 0, r100 = 0, r101 = 0;
+	i64 r109 = 0, r110 = 0, r115 = 0, r118 = 0, r125 = 0, r127 = 0, r128 = 0, r129 = 0;
+	i64 r130 = 0, r131 = 0, r135 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r141 = 0;
+	i64 r144 = 0, r148 = 0, r150 = 0, r153 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
+	i64 r160 = 0, r162 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r171 = 0;
+	i64 r178 = 0, r179 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0;
+	i64 r187 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
+	i64 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0;
+	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r211 = 0, r212 = 0;
+	i64 r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r219 = 0, r221 = 0, r223 = 0;
+	i64 r225 = 0, r227 = 0, r229 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0, r239 = 0;
+	i64 r241 = 0, r243 = 0, r245 = 0, r247 = 0, r249 = 0, r251 = 0, r254 = 0, r255 = 0;
+	i64 r256 = 0, r257 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r267 = 0;
+	i64 r269 = 0, r270 = 0, r271 = 0, r274 = 0, r278 = 0, r279 = 0, r286 = 0, r287 = 0;
+	i64 r292 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r307 = 0, r308 = 0;
+	i64 r309 = 0, r310 = 0, r311 = 0, r313 = 0, r317 = 0, r319 = 0, r322 = 0, r323 = 0;
+	i64 r324 = 0, r325 = 0, r327 = 0, r328 = 0, r329 = 0, r330 = 0, r331 = 0, r334 = 0;
+	i64 r340 = 0, r342 = 0, r343 = 0, r344 = 0, r345 = 0, r346 = 0, r347 = 0, r348 = 0;
+	i64 r349 = 0, r350 = 0, r351 = 0, r352 = 0, r353 = 0, r354 = 0, r355 = 0, r356 = 0;
+	i64 r357 = 0, r358 = 0, r359 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0, r364 = 0;
+	i64 r365 = 0, r369 = 0, r375 = 0, r377 = 0, r379 = 0, r381 = 0, r383 = 0, r390 = 0;
+	i64 r393 = 0, r432 = 0, r433 = 0, r434 = 0, r435 = 0, r438 = 0, r439 = 0, r440 = 0;
+	i64 r441 = 0, r443 = 0, r444 = 0, r445 = 0, r446 = 0, r449 = 0, r450 = 0, r451 = 0;
+	i64 r452 = 0, r454 = 0, r463 = 0, r464 = 0;
+	u32 r458 = 0, r460 = 0, r461 = 0, r462 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r210 = 0, r366 = 0, r371 = 0;
+	u64 r372 = 0, r373 = 0, r384 = 0, r386 = 0, r388 = 0, r391 = 0, r394 = 0, r396 = 0;
+	u64 r455 = 0, r456 = 0, r457 = 0;
 	char *r21 = 0, *r23 = 0, *r25 = 0, *r27 = 0, *r29 = 0, *r31 = 0, *r33 = 0, *r35 = 0;
 	char *r37 = 0, *r39 = 0, *r41 = 0, *r43 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r51 = 0;
-	char *r53 = 0, *r55 = 0, *r56 = 0, *r58 = 0, *r77 = 0, *r78 = 0, *r81 = 0, *r87 = 0;
-	char *r92 = 0, *r102 = 0, *r104 = 0, *r107 = 0, *r112 = 0, *r114 = 0, *r117 = 0, *r122 = 0;
-	char *r124 = 0, *r127 = 0, *r132 = 0, *r134 = 0, *r137 = 0, *r142 = 0, *r144 = 0, *r147 = 0;
-	char *r152 = 0, *r154 = 0, *r157 = 0, *r162 = 0, *r164 = 0, *r167 = 0, *r172 = 0, *r174 = 0;
-	char *r177 = 0, *r178 = 0, *r184 = 0, *r186 = 0, *r194 = 0, *r202 = 0, *r205 = 0, *r213 = 0;
-	char *r214 = 0, *r231 = 0, *r234 = 0, *r238 = 0, *r239 = 0, *r253 = 0, *r255 = 0, *r261 = 0;
-	char *r272 = 0, *r274 = 0, *r280 = 0, *r291 = 0, *r293 = 0, *r299 = 0, *r310 = 0, *r312 = 0;
-	char *r318 = 0, *r329 = 0, *r331 = 0, *r337 = 0, *r348 = 0, *r350 = 0, *r356 = 0, *r367 = 0;
-	char *r369 = 0, *r375 = 0, *r386 = 0, *r388 = 0, *r394 = 0, *r405 = 0, *r407 = 0, *r413 = 0;
-	char *r424 = 0, *r426 = 0, *r432 = 0, *r443 = 0, *r445 = 0, *r451 = 0, *r462 = 0, *r464 = 0;
-	char *r470 = 0, *r481 = 0, *r483 = 0, *r489 = 0, *r500 = 0, *r502 = 0, *r508 = 0, *r519 = 0;
-	char *r521 = 0, *r527 = 0, *r538 = 0, *r540 = 0, *r546 = 0, *r552 = 0, *r559 = 0, *r567 = 0;
-	char *r574 = 0, *r582 = 0, *r589 = 0, *r597 = 0, *r604 = 0, *r612 = 0, *r619 = 0, *r627 = 0;
-	char *r634 = 0, *r642 = 0, *r649 = 0, *r657 = 0, *r664 = 0, *r672 = 0, *r679 = 0, *r687 = 0;
-	char *r694 = 0, *r702 = 0, *r709 = 0, *r717 = 0, *r724 = 0, *r732 = 0, *r739 = 0, *r747 = 0;
-	char *r754 = 0, *r762 = 0, *r769 = 0, *r777 = 0, *r784 = 0, *r797 = 0, *r800 = 0, *r804 = 0;
-	char *r817 = 0, *r820 = 0, *r824 = 0, *r837 = 0, *r840 = 0, *r844 = 0, *r857 = 0, *r860 = 0;
-	char *r864 = 0, *r877 = 0, *r880 = 0, *r884 = 0, *r897 = 0, *r900 = 0, *r904 = 0, *r917 = 0;
-	char *r920 = 0, *r924 = 0, *r937 = 0, *r940 = 0, *r944 = 0, *r957 = 0, *r960 = 0, *r964 = 0;
-	char *r977 = 0, *r980 = 0, *r984 = 0, *r997 = 0, *r1000 = 0, *r1004 = 0, *r1017 = 0, *r1020 = 0;
-	char *r1024 = 0, *r1037 = 0, *r1040 = 0, *r1044 = 0, *r1057 = 0, *r1060 = 0, *r1064 = 0, *r1077 = 0;
-	char *r1080 = 0, *r1084 = 0, *r1097 = 0, *r1100 = 0, *r1104 = 0, *r1120 = 0, *r1122 = 0, *r1124 = 0;
-	char *r1126 = 0, *r1128 = 0, *r1130 = 0, *r1132 = 0, *r1134 = 0, *r1136 = 0, *r1138 = 0, *r1140 = 0;
-	char *r1142 = 0, *r1144 = 0, *r1146 = 0, *r1148 = 0, *r1150 = 0, *r1152 = 0, *r1154 = 0, *r1155 = 0;
-	char *r1157 = 0, *r1167 = 0, *r1169 = 0, *r1173 = 0, *r1180 = 0, *r1182 = 0, *r1185 = 0, *r1189 = 0;
-	char *r1191 = 0, *r1194 = 0, *r1198 = 0, *r1200 = 0, *r1203 = 0, *r1207 = 0, *r1209 = 0, *r1212 = 0;
-	char *r1216 = 0, *r1218 = 0, *r1221 = 0, *r1225 = 0, *r1227 = 0, *r1230 = 0, *r1234 = 0, *r1236 = 0;
-	char *r1239 = 0, *r1243 = 0, *r1245 = 0, *r1248 = 0, *r1252 = 0, *r1254 = 0, *r1260 = 0, *r1267 = 0;
-	char *r1268 = 0, *r1273 = 0, *r1284 = 0, *r1287 = 0, *r1291 = 0, *r1301 = 0, *r1303 = 0, *r1307 = 0;
-	char *r1317 = 0, *r1319 = 0, *r1323 = 0, *r1333 = 0, *r1335 = 0, *r1339 = 0, *r1349 = 0, *r1351 = 0;
-	char *r1355 = 0, *r1365 = 0, *r1367 = 0, *r1371 = 0, *r1381 = 0, *r1383 = 0, *r1387 = 0, *r1397 = 0;
-	char *r1399 = 0, *r1403 = 0, *r1413 = 0, *r1415 = 0, *r1419 = 0, *r1429 = 0, *r1431 = 0, *r1435 = 0;
-	char *r1445 = 0, *r1447 = 0, *r1451 = 0, *r1461 = 0, *r1463 = 0, *r1467 = 0, *r1477 = 0, *r1479 = 0;
-	char *r1483 = 0, *r1493 = 0, *r1495 = 0, *r1499 = 0, *r1509 = 0, *r1511 = 0, *r1515 = 0, *r1525 = 0;
-	char *r1527 = 0, *r1531 = 0, *r1537 = 0, *r1544 = 0, *r1550 = 0, *r1557 = 0, *r1563 = 0, *r1570 = 0;
-	char *r1576 = 0, *r1583 = 0, *r1589 = 0, *r1596 = 0, *r1602 = 0, *r1609 = 0, *r1615 = 0, *r1622 = 0;
-	char *r1628 = 0, *r1635 = 0, *r1641 = 0, *r1648 = 0, *r1654 = 0, *r1661 = 0, *r1667 = 0, *r1674 = 0;
-	char *r1680 = 0, *r1687 = 0, *r1693 = 0, *r1700 = 0, *r1706 = 0, *r1713 = 0, *r1719 = 0, *r1726 = 0;
-	char *r1736 = 0, *r1739 = 0, *r1743 = 0, *r1753 = 0, *r1756 = 0, *r1760 = 0, *r1770 = 0, *r1773 = 0;
-	char *r1777 = 0, *r1787 = 0, *r1790 = 0, *r1794 = 0, *r1804 = 0, *r1807 = 0, *r1811 = 0, *r1821 = 0;
-	char *r1824 = 0, *r1828 = 0, *r1838 = 0, *r1841 = 0, *r1845 = 0, *r1855 = 0, *r1858 = 0, *r1862 = 0;
-	char *r1872 = 0, *r1875 = 0, *r1879 = 0, *r1889 = 0, *r1892 = 0, *r1896 = 0, *r1906 = 0, *r1909 = 0;
-	char *r1913 = 0, *r1923 = 0, *r1926 = 0, *r1930 = 0, *r1940 = 0, *r1943 = 0, *r1947 = 0, *r1957 = 0;
-	char *r1960 = 0, *r1964 = 0, *r1974 = 0, *r1977 = 0, *r1981 = 0, *r2190 = 0, *r2191 = 0, *r2192 = 0;
-	char *r2193 = 0, *r2194 = 0, *r2195 = 0, *r2196 = 0, *r2197 = 0, *r2198 = 0, *r2199 = 0, *r2200 = 0;
-	char *r2201 = 0, *r2202 = 0, *r2203 = 0, *r2204 = 0, *r2205 = 0, *r2206 = 0, *r2207 = 0, *r2208 = 0;
-	char *r2209 = 0, *r2210 = 0, *r2211 = 0, *r2212 = 0, *r2213 = 0, *r2214 = 0, *r2215 = 0, *r2216 = 0;
-	char *r2217 = 0, *r2218 = 0, *r2219 = 0, *r2220 = 0, *r2221 = 0, *r2222 = 0, *r2223 = 0, *r2224 = 0;
-	char *r2225 = 0, *r2226 = 0, *r2227 = 0, *r2228 = 0, *r2229 = 0, *r2230 = 0, *r2231 = 0, *r2232 = 0;
-	char *r2233 = 0, *r2234 = 0, *r2235 = 0, *r2236 = 0, *r2237 = 0, *r2238 = 0, *r2239 = 0, *r2240 = 0;
-	char *r2241 = 0;
+	char *r53 = 0, *r55 = 0, *r56 = 0, *r75 = 0, *r76 = 0, *r79 = 0, *r85 = 0, *r90 = 0;
+	char *r97 = 0, *r108 = 0, *r114 = 0, *r120 = 0, *r124 = 0, *r132 = 0, *r140 = 0, *r143 = 0;
+	char *r151 = 0, *r152 = 0, *r169 = 0, *r172 = 0, *r176 = 0, *r177 = 0, *r218 = 0, *r220 = 0;
+	char *r222 = 0, *r224 = 0, *r226 = 0, *r228 = 0, *r230 = 0, *r232 = 0, *r234 = 0, *r236 = 0;
+	char *r238 = 0, *r240 = 0, *r242 = 0, *r244 = 0, *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0;
+	char *r253 = 0, *r264 = 0, *r266 = 0, *r272 = 0, *r276 = 0, *r285 = 0, *r291 = 0, *r294 = 0;
+	char *r298 = 0, *r304 = 0, *r312 = 0, *r315 = 0, *r320 = 0, *r332 = 0, *r335 = 0, *r339 = 0;
+	char *r398 = 0, *r399 = 0, *r400 = 0, *r401 = 0, *r402 = 0, *r403 = 0, *r404 = 0, *r405 = 0;
+	char *r406 = 0, *r407 = 0, *r408 = 0, *r409 = 0, *r410 = 0, *r411 = 0, *r412 = 0, *r413 = 0;
+	char *r414 = 0, *r415 = 0, *r416 = 0, *r417 = 0, *r418 = 0, *r419 = 0, *r420 = 0, *r421 = 0;
+	char *r422 = 0, *r423 = 0, *r424 = 0, *r425 = 0, *r426 = 0, *r427 = 0, *r428 = 0, *r429 = 0;
+	char *r430 = 0, *r431 = 0, *r436 = 0, *r437 = 0, *r442 = 0, *r447 = 0, *r448 = 0, *r453 = 0;
+	char *r476 = 0, *r480 = 0, *r484 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 49 "kernels.go"
-	r4 = p6; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r1107 = r2 >> 63; r1108 = r1107 & 4095ll; r1109 = (u64)r2 + (u64)r1108; r1110 = r1109 >> 12; r1 = r1110; r0 = r1;
+	r4 = p6; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r181 = r2 >> 63; r182 = r181 & 4095ll; r183 = (u64)r2 + (u64)r182; r184 = r183 >> 12; r1 = r184; r0 = r1;
 #line 56 "kernels.go"
-	r78 = p0; r79 = p1;
+	r76 = p0; r77 = p1;
 #line 74 "kernels.go"
-	r214 = p4; r215 = p5;
+	r152 = p4; r153 = p5;
 #line 79 "kernels.go"
-	r239 = p2; r240 = p3;
+	r177 = p2; r178 = p3;
 #line 49 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b262; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r1982 = (u64)r79; r2087 = 9223372036854769919ull < r1982; r2098 = 9223372036854770175ull < r1982; r2109 = 9223372036854770431ull < r1982; r2120 = 9223372036854770687ull < r1982; r2131 = 9223372036854770943ull < r1982; r2142 = 9223372036854771199ull < r1982; r2153 = 9223372036854771455ull < r1982; r1999 = 9223372036854767871ull < r1982; r2010 = 9223372036854768127ull < r1982; r2021 = 9223372036854768383ull < r1982; r2032 = 9223372036854768639ull < r1982; r2043 = 9223372036854768895ull < r1982; r2054 = 9223372036854769151ull < r1982; r2065 = 9223372036854769407ull < r1982; r2076 = 9223372036854769663ull < r1982; if (!r1999) goto b18; if (!r2010) goto b18; if (!r2021) goto b18; if (!r2032) goto b18; if (!r2043) goto b18; if (!r2054) goto b18; if (!r2065) goto b18; if (!r2076) goto b18; if (!r2087) goto b18; if (!r2098) goto b18; if (!r2109) goto b18; if (!r2120) goto b18; if (!r2131) goto b18; if (!r2142) goto b18;
-b18: // head (checked if)
+	r5 = r0 > 0ll; if (!r5) goto b109; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r460 = (u32)255ll;
+b4: // head (checked if)
 #line 49 "kernels.go"
-	r1111 = r8 < r7; if (!r1111) goto b262; r1112 = r8; r1113 = (i64)r1112;
-	r1120 = (char *)qvar_v; r1121 = (i64)threadIdx.x; r1122 = r1120 + r1121 * 4; *(u32 *)r1122 = 0u; r2216 = r1122; r1124 = r2216 + 1024ll; *(u32 *)r1124 = 0u; r2217 = r1122; r1126 = r2217 + 2048ll; *(u32 *)r1126 = 0u; r2218 = r1122; r1128 = r2218 + 3072ll; *(u32 *)r1128 = 0u; r2219 = r1122; r1130 = r2219 + 4096ll; *(u32 *)r1130 = 0u; r2220 = r1122; r1132 = r2220 + 5120ll; *(u32 *)r1132 = 0u; r2221 = r1122; r1134 = r2221 + 6144ll; *(u32 *)r1134 = 0u; r2222 = r1122; r1136 = r2222 + 7168ll; *(u32 *)r1136 = 0u; r2223 = r1122; r1138 = r2223 + 8192ll; *(u32 *)r1138 = 0u; r2224 = r1122; r1140 = r2224 + 9216ll; *(u32 *)r1140 = 0u; r2225 = r1122; r1142 = r2225 + 10240ll; *(u32 *)r1142 = 0u; r2226 = r1122; r1144 = r2226 + 11264ll; *(u32 *)r1144 = 0u; r2227 = r1122; r1146 = r2227 + 12288ll; *(u32 *)r1146 = 0u; r2228 = r1122; r1148 = r2228 + 13312ll; *(u32 *)r1148 = 0u; r2229 = r1122; r1150 = r2229 + 14336ll; *(u32 *)r1150 = 0u; r2230 = r1122; r1152 = r2230 + 15360ll; *(u32 *)r1152 = 0u; r2231 = r1122; r1154 = r2231 + 16384ll; *(u32 *)r1154 = 0u; __syncthreads();
-	r1155 = (char *)qvar_part; r1156 = (i64)threadIdx.x; r1157 = r1155 + r1156 * 4; *(u32 *)r1157 = 0u; __syncthreads();
+	r209 = r8 < r7; if (!r209) goto b109; r210 = r8; r211 = (i64)r210;
+	r218 = (char *)qvar_v; r219 = (i64)threadIdx.x; r220 = r218 + r219 * 4; *(u32 *)r220 = 0u; r415 = r220; r222 = r415 + 1024ll; *(u32 *)r222 = 0u; r416 = r220; r224 = r416 + 2048ll; *(u32 *)r224 = 0u; r417 = r220; r226 = r417 + 3072ll; *(u32 *)r226 = 0u; r418 = r220; r228 = r418 + 4096ll; *(u32 *)r228 = 0u; r419 = r220; r230 = r419 + 5120ll; *(u32 *)r230 = 0u; r420 = r220; r232 = r420 + 6144ll; *(u32 *)r232 = 0u; r421 = r220; r234 = r421 + 7168ll; *(u32 *)r234 = 0u; r422 = r220; r236 = r422 + 8192ll; *(u32 *)r236 = 0u; r423 = r220; r238 = r423 + 9216ll; *(u32 *)r238 = 0u; r424 = r220; r240 = r424 + 10240ll; *(u32 *)r240 = 0u; r425 = r220; r242 = r425 + 11264ll; *(u32 *)r242 = 0u; r426 = r220; r244 = r426 + 12288ll; *(u32 *)r244 = 0u; r427 = r220; r246 = r427 + 13312ll; *(u32 *)r246 = 0u; r428 = r220; r248 = r428 + 14336ll; *(u32 *)r248 = 0u; r429 = r220; r250 = r429 + 15360ll; *(u32 *)r250 = 0u; r430 = r220; r252 = r430 + 16384ll; *(u32 *)r252 = 0u; __syncthreads();
+	r253 = (char *)qvar_part;
 #line 49 "kernels.go"
-	r1114 = (i64)threadIdx.x; r1115 = r1114;
+	r212 = (i64)threadIdx.x; r213 = r212;
+#line 52 "kernels.go"
+	r60 = 0ll;
+#line 55 "kernels.go"
+	r256 = (u64)r211 * 4096ull;
 #line 54 "kernels.go"
-	r1158 = r1115;
-	r1159 = (u64)r1113 * 4096ull; r1160 = (u64)r1159 + (u64)r1158; r1161 = r1160 < r4; if (!r1161) goto b294;
-#line 88 "kernels.go"
-	r1163 = r1158 >> 4; r1164 = (u64)r1158 + (u64)r1163; r1162 = r1164;
-#line 56 "kernels.go"
-	r1166 = r1160; if ((u64)r1166 >= (u64)r79) { qd_site = 0; qd_x = r1166; qd_y = r79; goto qd_fault; } r1167 = r78 + r1166 * 4; r1168 = *(i32 *)r1167; r1169 = r1120 + r1162 * 4; *(i32 *)r1169 = r1168;
-b25: // rangeint.body (unrolled 1) (checked if)
+	r444 = r213;
+	r445 = (u64)r256 + (u64)r444;
+	r446 = r445; r447 = r76 + r446 * 4;
+b9: // rangeint.body (checked if)
 #line 54 "kernels.go"
-	r1292 = (u64)r1115 + 256ull;
-	r1293 = r1159; r1294 = (u64)r1293 + (u64)r1292; r1295 = r1294 < r4; if (!r1295) goto b292;
+	r254 = (u64)r60 * 256ull; r255 = (u64)r254 + (u64)r213;
+	r257 = (u64)r256 + (u64)r255; r258 = r257 < r4; if (!r258) goto b112; r342 = r255 >> 63; r343 = r342 & 15ll; r344 = (u64)r255 + (u64)r343; r345 = r344 >> 4;
 #line 88 "kernels.go"
-	r1297 = r1292 >> 4; r1298 = (u64)r1292 + (u64)r1297; r1296 = r1298;
+	r260 = r345; r261 = (u64)r255 + (u64)r260; r259 = r261;
 #line 56 "kernels.go"
-	r1300 = r1294; if ((u64)r1300 >= (u64)r79) { qd_site = 0; qd_x = r1300; qd_y = r79; goto qd_fault; } r1301 = r78 + r1300 * 4; r1302 = *(i32 *)r1301; r1303 = r1120 + r1296 * 4; *(i32 *)r1303 = r1302;
-b28: // rangeint.body (unrolled 2) (checked if)
-#line 54 "kernels.go"
-	r1308 = (u64)r1115 + 512ull;
-	r1309 = r1159; r1310 = (u64)r1309 + (u64)r1308; r1311 = r1310 < r4; if (!r1311) goto b290;
-#line 88 "kernels.go"
-	r1313 = r1308 >> 4; r1314 = (u64)r1308 + (u64)r1313; r1312 = r1314;
+	r263 = r257; if ((u64)r263 >= (u64)r77) { qd_site = 0; qd_x = r263; qd_y = r77; goto qd_fault; } r264 = r447; r265 = *(i32 *)r264; r266 = r218 + r259 * 4; *(i32 *)r266 = r265;
+b12: // if.done (checked if)
 #line 56 "kernels.go"
-	r1316 = r1310; if ((u64)r1316 >= (u64)r79) { qd_site = 0; qd_x = r1316; qd_y = r79; goto qd_fault; } r1317 = r78 + r1316 * 4; r1318 = *(i32 *)r1317; r1319 = r1120 + r1312 * 4; *(i32 *)r1319 = r1318;
-b31: // rangeint.body (unrolled 3) (checked if)
-#line 54 "kernels.go"
-	r1324 = (u64)r1115 + 768ull;
-	r1325 = r1159; r1326 = (u64)r1325 + (u64)r1324; r1327 = r1326 < r4; if (!r1327) goto b288;
-#line 88 "kernels.go"
-	r1329 = r1324 >> 4; r1330 = (u64)r1324 + (u64)r1329; r1328 = r1330;
-#line 56 "kernels.go"
-	r1332 = r1326; if ((u64)r1332 >= (u64)r79) { qd_site = 0; qd_x = r1332; qd_y = r79; goto qd_fault; } r1333 = r78 + r1332 * 4; r1334 = *(i32 *)r1333; r1335 = r1120 + r1328 * 4; *(i32 *)r1335 = r1334;
-b34: // rangeint.body (unrolled 4) (checked if)
-#line 54 "kernels.go"
-	r1340 = (u64)r1115 + 1024ull;
-	r1341 = r1159; r1342 = (u64)r1341 + (u64)r1340; r1343 = r1342 < r4; if (!r1343) goto b286;
-#line 88 "kernels.go"
-	r1345 = r1340 >> 4; r1346 = (u64)r1340 + (u64)r1345; r1344 = r1346;
-#line 56 "kernels.go"
-	r1348 = r1342; if ((u64)r1348 >= (u64)r79) { qd_site = 0; qd_x = r1348; qd_y = r79; goto qd_fault; } r1349 = r78 + r1348 * 4; r1350 = *(i32 *)r1349; r1351 = r1120 + r1344 * 4; *(i32 *)r1351 = r1350;
-b37: // rangeint.body (unrolled 5) (checked if)
-#line 54 "kernels.go"
-	r1356 = (u64)r1115 + 1280ull;
-	r1357 = r1159; r1358 = (u64)r1357 + (u64)r1356; r1359 = r1358 < r4; if (!r1359) goto b284;
-#line 88 "kernels.go"
-	r1361 = r1356 >> 4; r1362 = (u64)r1356 + (u64)r1361; r1360 = r1362;
-#line 56 "kernels.go"
-	r1364 = r1358; if ((u64)r1364 >= (u64)r79) { qd_site = 0; qd_x = r1364; qd_y = r79; goto qd_fault; } r1365 = r78 + r1364 * 4; r1366 = *(i32 *)r1365; r1367 = r1120 + r1360 * 4; *(i32 *)r1367 = r1366;
-b40: // rangeint.body (unrolled 6) (checked if)
-#line 54 "kernels.go"
-	r1372 = (u64)r1115 + 1536ull;
-	r1373 = r1159; r1374 = (u64)r1373 + (u64)r1372; r1375 = r1374 < r4; if (!r1375) goto b282;
-#line 88 "kernels.go"
-	r1377 = r1372 >> 4; r1378 = (u64)r1372 + (u64)r1377; r1376 = r1378;
-#line 56 "kernels.go"
-	r1380 = r1374; if ((u64)r1380 >= (u64)r79) { qd_site = 0; qd_x = r1380; qd_y = r79; goto qd_fault; } r1381 = r78 + r1380 * 4; r1382 = *(i32 *)r1381; r1383 = r1120 + r1376 * 4; *(i32 *)r1383 = r1382;
-b43: // rangeint.body (unrolled 7) (checked if)
-#line 54 "kernels.go"
-	r1388 = (u64)r1115 + 1792ull;
-	r1389 = r1159; r1390 = (u64)r1389 + (u64)r1388; r1391 = r1390 < r4; if (!r1391) goto b280;
-#line 88 "kernels.go"
-	r1393 = r1388 >> 4; r1394 = (u64)r1388 + (u64)r1393; r1392 = r1394;
-#line 56 "kernels.go"
-	r1396 = r1390; if ((u64)r1396 >= (u64)r79) { qd_site = 0; qd_x = r1396; qd_y = r79; goto qd_fault; } r1397 = r78 + r1396 * 4; r1398 = *(i32 *)r1397; r1399 = r1120 + r1392 * 4; *(i32 *)r1399 = r1398;
-b46: // rangeint.body (unrolled 8) (checked if)
-#line 54 "kernels.go"
-	r1404 = (u64)r1115 + 2048ull;
-	r1405 = r1159; r1406 = (u64)r1405 + (u64)r1404; r1407 = r1406 < r4; if (!r1407) goto b278;
-#line 88 "kernels.go"
-	r1409 = r1404 >> 4; r1410 = (u64)r1404 + (u64)r1409; r1408 = r1410;
-#line 56 "kernels.go"
-	r1412 = r1406; if ((u64)r1412 >= (u64)r79) { qd_site = 0; qd_x = r1412; qd_y = r79; goto qd_fault; } r1413 = r78 + r1412 * 4; r1414 = *(i32 *)r1413; r1415 = r1120 + r1408 * 4; *(i32 *)r1415 = r1414;
-b49: // rangeint.body (unrolled 9) (checked if)
-#line 54 "kernels.go"
-	r1420 = (u64)r1115 + 2304ull;
-	r1421 = r1159; r1422 = (u64)r1421 + (u64)r1420; r1423 = r1422 < r4; if (!r1423) goto b276;
-#line 88 "kernels.go"
-	r1425 = r1420 >> 4; r1426 = (u64)r1420 + (u64)r1425; r1424 = r1426;
-#line 56 "kernels.go"
-	r1428 = r1422; if ((u64)r1428 >= (u64)r79) { qd_site = 0; qd_x = r1428; qd_y = r79; goto qd_fault; } r1429 = r78 + r1428 * 4; r1430 = *(i32 *)r1429; r1431 = r1120 + r1424 * 4; *(i32 *)r1431 = r1430;
-b52: // rangeint.body (unrolled 10) (checked if)
-#line 54 "kernels.go"
-	r1436 = (u64)r1115 + 2560ull;
-	r1437 = r1159; r1438 = (u64)r1437 + (u64)r1436; r1439 = r1438 < r4; if (!r1439) goto b274;
-#line 88 "kernels.go"
-	r1441 = r1436 >> 4; r1442 = (u64)r1436 + (u64)r1441; r1440 = r1442;
-#line 56 "kernels.go"
-	r1444 = r1438; if ((u64)r1444 >= (u64)r79) { qd_site = 0; qd_x = r1444; qd_y = r79; goto qd_fault; } r1445 = r78 + r1444 * 4; r1446 = *(i32 *)r1445; r1447 = r1120 + r1440 * 4; *(i32 *)r1447 = r1446;
-b55: // rangeint.body (unrolled 11) (checked if)
-#line 54 "kernels.go"
-	r1452 = (u64)r1115 + 2816ull;
-	r1453 = r1159; r1454 = (u64)r1453 + (u64)r1452; r1455 = r1454 < r4; if (!r1455) goto b272;
-#line 88 "kernels.go"
-	r1457 = r1452 >> 4; r1458 = (u64)r1452 + (u64)r1457; r1456 = r1458;
-#line 56 "kernels.go"
-	r1460 = r1454; if ((u64)r1460 >= (u64)r79) { qd_site = 0; qd_x = r1460; qd_y = r79; goto qd_fault; } r1461 = r78 + r1460 * 4; r1462 = *(i32 *)r1461; r1463 = r1120 + r1456 * 4; *(i32 *)r1463 = r1462;
-b58: // rangeint.body (unrolled 12) (checked if)
-#line 54 "kernels.go"
-	r1468 = (u64)r1115 + 3072ull;
-	r1469 = r1159; r1470 = (u64)r1469 + (u64)r1468; r1471 = r1470 < r4; if (!r1471) goto b270;
-#line 88 "kernels.go"
-	r1473 = r1468 >> 4; r1474 = (u64)r1468 + (u64)r1473; r1472 = r1474;
-#line 56 "kernels.go"
-	r1476 = r1470; if ((u64)r1476 >= (u64)r79) { qd_site = 0; qd_x = r1476; qd_y = r79; goto qd_fault; } r1477 = r78 + r1476 * 4; r1478 = *(i32 *)r1477; r1479 = r1120 + r1472 * 4; *(i32 *)r1479 = r1478;
-b61: // rangeint.body (unrolled 13) (checked if)
-#line 54 "kernels.go"
-	r1484 = (u64)r1115 + 3328ull;
-	r1485 = r1159; r1486 = (u64)r1485 + (u64)r1484; r1487 = r1486 < r4; if (!r1487) goto b268;
-#line 88 "kernels.go"
-	r1489 = r1484 >> 4; r1490 = (u64)r1484 + (u64)r1489; r1488 = r1490;
-#line 56 "kernels.go"
-	r1492 = r1486; if ((u64)r1492 >= (u64)r79) { qd_site = 0; qd_x = r1492; qd_y = r79; goto qd_fault; } r1493 = r78 + r1492 * 4; r1494 = *(i32 *)r1493; r1495 = r1120 + r1488 * 4; *(i32 *)r1495 = r1494;
-b64: // rangeint.body (unrolled 14) (checked if)
-#line 54 "kernels.go"
-	r1500 = (u64)r1115 + 3584ull;
-	r1501 = r1159; r1502 = (u64)r1501 + (u64)r1500; r1503 = r1502 < r4; if (!r1503) goto b266;
-#line 88 "kernels.go"
-	r1505 = r1500 >> 4; r1506 = (u64)r1500 + (u64)r1505; r1504 = r1506;
-#line 56 "kernels.go"
-	r1508 = r1502; if ((u64)r1508 >= (u64)r79) { qd_site = 0; qd_x = r1508; qd_y = r79; goto qd_fault; } r1509 = r78 + r1508 * 4; r1510 = *(i32 *)r1509; r1511 = r1120 + r1504 * 4; *(i32 *)r1511 = r1510;
-b67: // rangeint.body (unrolled 15) (checked if)
-#line 54 "kernels.go"
-	r1516 = (u64)r1115 + 3840ull;
-	r1517 = r1159; r1518 = (u64)r1517 + (u64)r1516; r1519 = r1518 < r4; if (!r1519) goto b264;
-#line 88 "kernels.go"
-	r1521 = r1516 >> 4; r1522 = (u64)r1516 + (u64)r1521; r1520 = r1522;
-#line 56 "kernels.go"
-	r1524 = r1518; if ((u64)r1524 >= (u64)r79) { qd_site = 0; qd_x = r1524; qd_y = r79; goto qd_fault; } r1525 = r78 + r1524 * 4; r1526 = *(i32 *)r1525; r1527 = r1120 + r1520 * 4; *(i32 *)r1527 = r1526;
-b70: // barrier (checked if)
+	r267 = (u64)r60 + 1ull; r268 = r267 < 16ll; if (!r268) goto b14; r60 = r267; r447 = r447 + 1024ll; goto b9;
+b14: // barrier (checked if)
 #line 49 "kernels.go"
-	__syncthreads(); r1116 = (i64)threadIdx.x; r1117 = r1116;
+	__syncthreads(); r214 = (i64)threadIdx.x; r215 = r214;
 #line 58 "kernels.go"
-	r89 = 0;
+	r87 = 0; r88 = 0ll;
 #line 65 "kernels.go"
-	r1255 = (u64)r1117 * 16ull; r1256 = r1255;
+	r299 = (u64)r215 * 16ull;
+	r307 = r299; r463 = 16ll > (-9223372036854775804ll) ? 16ll : (-9223372036854775804ll); r464 = (u64)r463 - 4ull;
+b18: // unroll guard
+#line 66 "kernels.go"
+	r465 = r88 < r464; if (!r465) goto b43;
+#line 65 "kernels.go"
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r1258 = r1256 >> 4; r1259 = (u64)r1256 + (u64)r1258; r1257 = r1259;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r1260 = r1120 + r1257 * 4; r1261 = *(i32 *)r1260; r196 = r1261;
-	r1267 = r1260; *(i32 *)r1267 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1532 = r1255; r1533 = (u64)r1532 + 1ull;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r1535 = r1533 >> 4; r1536 = (u64)r1533 + (u64)r1535; r1534 = r1536;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
+#line 66 "kernels.go"
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313;
 #line 65 "kernels.go"
-	r1537 = r1120 + r1534 * 4; r1538 = *(i32 *)r1537; r196 = (u32)r89 + (u32)r1538;
-	r1544 = r1537; *(i32 *)r1544 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1545 = r1255; r1546 = (u64)r1545 + 2ull;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r1548 = r1546 >> 4; r1549 = (u64)r1546 + (u64)r1548; r1547 = r1549;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r1550 = r1120 + r1547 * 4; r1551 = *(i32 *)r1550; r196 = (u32)r89 + (u32)r1551;
-	r1557 = r1550; *(i32 *)r1557 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1558 = r1255; r1559 = (u64)r1558 + 3ull;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r1561 = r1559 >> 4; r1562 = (u64)r1559 + (u64)r1561; r1560 = r1562;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
+#line 66 "kernels.go"
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313;
 #line 65 "kernels.go"
-	r1563 = r1120 + r1560 * 4; r1564 = *(i32 *)r1563; r196 = (u32)r89 + (u32)r1564;
-	r1570 = r1563; *(i32 *)r1570 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1571 = r1255; r1572 = (u64)r1571 + 4ull;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r1574 = r1572 >> 4; r1575 = (u64)r1572 + (u64)r1574; r1573 = r1575;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r1576 = r1120 + r1573 * 4; r1577 = *(i32 *)r1576; r196 = (u32)r89 + (u32)r1577;
-	r1583 = r1576; *(i32 *)r1583 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1584 = r1255; r1585 = (u64)r1584 + 5ull;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r1587 = r1585 >> 4; r1588 = (u64)r1585 + (u64)r1587; r1586 = r1588;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
+#line 66 "kernels.go"
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313;
 #line 65 "kernels.go"
-	r1589 = r1120 + r1586 * 4; r1590 = *(i32 *)r1589; r196 = (u32)r89 + (u32)r1590;
-	r1596 = r1589; *(i32 *)r1596 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1597 = r1255; r1598 = (u64)r1597 + 6ull;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r1600 = r1598 >> 4; r1601 = (u64)r1598 + (u64)r1600; r1599 = r1601;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r1602 = r1120 + r1599 * 4; r1603 = *(i32 *)r1602; r196 = (u32)r89 + (u32)r1603;
-	r1609 = r1602; *(i32 *)r1609 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1610 = r1255; r1611 = (u64)r1610 + 7ull;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r1613 = r1611 >> 4; r1614 = (u64)r1611 + (u64)r1613; r1612 = r1614;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
+#line 66 "kernels.go"
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; r87 = r306; r88 = r313; goto b18;
+b43: // rangeint.body (checked if)
 #line 65 "kernels.go"
-	r1615 = r1120 + r1612 * 4; r1616 = *(i32 *)r1615; r196 = (u32)r89 + (u32)r1616;
-	r1622 = r1615; *(i32 *)r1622 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1623 = r1255; r1624 = (u64)r1623 + 8ull;
+	r300 = (u64)r299 + (u64)r88; r346 = r300 >> 63; r347 = r346 & 15ll; r348 = (u64)r300 + (u64)r347; r349 = r348 >> 4;
 #line 88 "kernels.go"
-	r1626 = r1624 >> 4; r1627 = (u64)r1624 + (u64)r1626; r1625 = r1627;
+	r302 = r349; r303 = (u64)r300 + (u64)r302; r301 = r303;
 #line 65 "kernels.go"
-	r1628 = r1120 + r1625 * 4; r1629 = *(i32 *)r1628; r196 = (u32)r89 + (u32)r1629;
-	r1635 = r1628; *(i32 *)r1635 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1636 = r1255; r1637 = (u64)r1636 + 9ull;
+	r304 = r218 + r301 * 4; r305 = *(i32 *)r304; r306 = (u32)r87 + (u32)r305;
+	r308 = (u64)r307 + (u64)r88; r350 = r308 >> 63; r351 = r350 & 15ll; r352 = (u64)r308 + (u64)r351; r353 = r352 >> 4;
 #line 88 "kernels.go"
-	r1639 = r1637 >> 4; r1640 = (u64)r1637 + (u64)r1639; r1638 = r1640;
-#line 65 "kernels.go"
-	r1641 = r1120 + r1638 * 4; r1642 = *(i32 *)r1641; r196 = (u32)r89 + (u32)r1642;
-	r1648 = r1641; *(i32 *)r1648 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1649 = r1255; r1650 = (u64)r1649 + 10ull;
-#line 88 "kernels.go"
-	r1652 = r1650 >> 4; r1653 = (u64)r1650 + (u64)r1652; r1651 = r1653;
-#line 65 "kernels.go"
-	r1654 = r1120 + r1651 * 4; r1655 = *(i32 *)r1654; r196 = (u32)r89 + (u32)r1655;
-	r1661 = r1654; *(i32 *)r1661 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1662 = r1255; r1663 = (u64)r1662 + 11ull;
-#line 88 "kernels.go"
-	r1665 = r1663 >> 4; r1666 = (u64)r1663 + (u64)r1665; r1664 = r1666;
-#line 65 "kernels.go"
-	r1667 = r1120 + r1664 * 4; r1668 = *(i32 *)r1667; r196 = (u32)r89 + (u32)r1668;
-	r1674 = r1667; *(i32 *)r1674 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1675 = r1255; r1676 = (u64)r1675 + 12ull;
-#line 88 "kernels.go"
-	r1678 = r1676 >> 4; r1679 = (u64)r1676 + (u64)r1678; r1677 = r1679;
-#line 65 "kernels.go"
-	r1680 = r1120 + r1677 * 4; r1681 = *(i32 *)r1680; r196 = (u32)r89 + (u32)r1681;
-	r1687 = r1680; *(i32 *)r1687 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1688 = r1255; r1689 = (u64)r1688 + 13ull;
-#line 88 "kernels.go"
-	r1691 = r1689 >> 4; r1692 = (u64)r1689 + (u64)r1691; r1690 = r1692;
-#line 65 "kernels.go"
-	r1693 = r1120 + r1690 * 4; r1694 = *(i32 *)r1693; r196 = (u32)r89 + (u32)r1694;
-	r1700 = r1693; *(i32 *)r1700 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1701 = r1255; r1702 = (u64)r1701 + 14ull;
-#line 88 "kernels.go"
-	r1704 = r1702 >> 4; r1705 = (u64)r1702 + (u64)r1704; r1703 = r1705;
-#line 65 "kernels.go"
-	r1706 = r1120 + r1703 * 4; r1707 = *(i32 *)r1706; r196 = (u32)r89 + (u32)r1707;
-	r1713 = r1706; *(i32 *)r1713 = r196; r89 = r196;
-#line 65 "kernels.go"
-	r1714 = r1255; r1715 = (u64)r1714 + 15ull;
-#line 88 "kernels.go"
-	r1717 = r1715 >> 4; r1718 = (u64)r1715 + (u64)r1717; r1716 = r1718;
-#line 65 "kernels.go"
-	r1719 = r1120 + r1716 * 4; r1720 = *(i32 *)r1719; r196 = (u32)r89 + (u32)r1720;
-	r1726 = r1719; *(i32 *)r1726 = r196; r1174 = r196;
+	r310 = r353; r311 = (u64)r308 + (u64)r310; r309 = r311;
+#line 66 "kernels.go"
+	r312 = r218 + r309 * 4; *(i32 *)r312 = r306; r313 = (u64)r88 + 1ull; r314 = r313 < 16ll; if (!r314) goto b49; r87 = r306; r88 = r313; goto b43;
+b49: // edge 12→13 (checked if)
+#line 66 "kernels.go"
+	r273 = r306;
 #line 68 "kernels.go"
-	r1268 = r1155 + r1117 * 4; *(i32 *)r1268 = r1174;
+	r315 = r253 + r215 * 4; *(i32 *)r315 = r273;
 #line 49 "kernels.go"
 	__syncthreads();
 #line 70 "kernels.go"
-	r1175 = (i64)threadIdx.x; r1176 = r1175 < 256ll; r98 = 0; r1177 = r1175 >= 1ll; r1178 = r1176 & r1177; if (!r1178) goto b157; r2232 = r1155 + r1175 * 4; r1180 = r2232 + -4ll; r1181 = *(i32 *)r1180; r98 = r1181;
-b157: // scan.readdone (checked if)
+	r274 = (i64)threadIdx.x; r289 = r274 == 255ll; r96 = 0; r276 = r253 + r274 * 4; r277 = *(i32 *)r276; r96 = r277; r278 = (i64)(threadIdx.x % warpSize); r279 = (i64)warpSize; r101 = 1ll;
+b55: // scan.shuffle (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1178) goto b159; r1182 = r1155 + r1175 * 4; r1183 = *(i32 *)r1182; r1184 = (u32)r1183 + (u32)r98; r1185 = r1182; *(i32 *)r1185 = r1184;
-b159: // scan.written (checked if)
+	r280 = r101 < r279; if (!r280) goto b71; r281 = qd_shfl_up(r96, (u32)r101); r282 = r278 >= r101; if (!r282) goto b58; r96 = (u32)r96 + (u32)r281;
+b58: // scan.step (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r108 = 0; r1186 = r1175 >= 2ll; r1187 = r1176 & r1186; if (!r1187) goto b161; r2233 = r1155 + r1175 * 4; r1189 = r2233 + -8ll; r1190 = *(i32 *)r1189; r108 = r1190;
-b161: // scan.readdone (checked if)
+	r101 = (u64)r101 << 1; r466 = r101 < r279; if (!r466) goto b71; r467 = qd_shfl_up(r96, (u32)r101); r468 = r278 >= r101; if (!r468) goto b62; r96 = (u32)r96 + (u32)r467;
+b62: // scan.step (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1187) goto b163; r1191 = r1155 + r1175 * 4; r1192 = *(i32 *)r1191; r1193 = (u32)r1192 + (u32)r108; r1194 = r1191; *(i32 *)r1194 = r1193;
-b163: // scan.written (checked if)
+	r101 = (u64)r101 << 1; r469 = r101 < r279; if (!r469) goto b71; r470 = qd_shfl_up(r96, (u32)r101); r471 = r278 >= r101; if (!r471) goto b66; r96 = (u32)r96 + (u32)r470;
+b66: // scan.step (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	__syncthreads(); r118 = 0; r1195 = r1175 >= 4ll; r1196 = r1176 & r1195; if (!r1196) goto b165; r2234 = r1155 + r1175 * 4; r1198 = r2234 + -16ll; r1199 = *(i32 *)r1198; r118 = r1199;
-b165: // scan.readdone (checked if)
+	r101 = (u64)r101 << 1; r472 = r101 < r279; if (!r472) goto b71; r473 = qd_shfl_up(r96, (u32)r101); r474 = r278 >= r101; if (!r474) goto b70; r96 = (u32)r96 + (u32)r473;
+b70: // scan.step (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1196) goto b167; r1200 = r1155 + r1175 * 4; r1201 = *(i32 *)r1200; r1202 = (u32)r1201 + (u32)r118; r1203 = r1200; *(i32 *)r1203 = r1202;
-b167: // scan.written (checked if)
+	r101 = (u64)r101 << 1; goto b55;
+b71: // scan.warped (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r128 = 0; r1204 = r1175 >= 8ll; r1205 = r1176 & r1204; if (!r1205) goto b169; r2235 = r1155 + r1175 * 4; r1207 = r2235 + -32ll; r1208 = *(i32 *)r1207; r128 = r1208;
-b169: // scan.readdone (checked if)
+	r283 = qd_shfl_up(r96, 1u); r105 = 0; r284 = r278 > 0ll; if (!r284) goto b73; r105 = r283;
+b73: // scan.belowdone (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1205) goto b171; r1209 = r1155 + r1175 * 4; r1210 = *(i32 *)r1209; r1211 = (u32)r1210 + (u32)r128; r1212 = r1209; *(i32 *)r1212 = r1211;
-b171: // scan.written (checked if)
+	r285 = (char *)qvar_warpsums_2; r286 = (i64)(threadIdx.x / warpSize); r287 = (u64)r279 - 1ull; r288 = r278 == r287; r290 = r288 | r289; if (!r290) goto b75; r291 = r285 + r286 * 4; *(i32 *)r291 = r96;
+b75: // scan.written (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r138 = 0; r1213 = r1175 >= 16ll; r1214 = r1176 & r1213; if (!r1214) goto b173; r2236 = r1155 + r1175 * 4; r1216 = r2236 + -64ll; r1217 = *(i32 *)r1216; r138 = r1217;
-b173: // scan.readdone (checked if)
+	__syncthreads(); r455 = (u64)r279; r456 = 255ull | r455; r457 = r456 >> 32; r458 = (u32)r457; r459 = r458 == 0u; if (!r459) goto b111; r461 = (u32)r279; r462 = qd_div_u32(r460, r461); r454 = (i64)r462;
+b77: // scan.written (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1214) goto b175; r1218 = r1155 + r1175 * 4; r1219 = *(i32 *)r1218; r1220 = (u32)r1219 + (u32)r138; r1221 = r1218; *(i32 *)r1221 = r1220;
-b175: // scan.written (checked if)
+	r292 = r454; r116 = 0; r117 = 0; r118 = 0ll; r448 = r285 + 0ll;
+b78: // scan.total (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r148 = 0; r1222 = r1175 >= 32ll; r1223 = r1176 & r1222; if (!r1223) goto b177; r2237 = r1155 + r1175 * 4; r1225 = r2237 + -128ll; r1226 = *(i32 *)r1225; r148 = r1226;
-b177: // scan.readdone (checked if)
+	r293 = r118 <= r292; if (!r293) goto b94; r294 = r448; r295 = *(i32 *)r294; r117 = (u32)r117 + (u32)r295; r296 = r118 < r286; if (!r296) goto b81; r116 = (u32)r116 + (u32)r295;
+b81: // scan.counted (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1223) goto b179; r1227 = r1155 + r1175 * 4; r1228 = *(i32 *)r1227; r1229 = (u32)r1228 + (u32)r148; r1230 = r1227; *(i32 *)r1230 = r1229;
-b179: // scan.written (checked if)
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; r475 = r118 <= r292; if (!r475) goto b94; r476 = r448; r477 = *(i32 *)r476; r117 = (u32)r117 + (u32)r477; r478 = r118 < r286; if (!r478) goto b85; r116 = (u32)r116 + (u32)r477;
+b85: // scan.counted (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	__syncthreads(); r158 = 0; r1231 = r1175 >= 64ll; r1232 = r1176 & r1231; if (!r1232) goto b181; r2238 = r1155 + r1175 * 4; r1234 = r2238 + -256ll; r1235 = *(i32 *)r1234; r158 = r1235;
-b181: // scan.readdone (checked if)
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; r479 = r118 <= r292; if (!r479) goto b94; r480 = r448; r481 = *(i32 *)r480; r117 = (u32)r117 + (u32)r481; r482 = r118 < r286; if (!r482) goto b89; r116 = (u32)r116 + (u32)r481;
+b89: // scan.counted (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1232) goto b183; r1236 = r1155 + r1175 * 4; r1237 = *(i32 *)r1236; r1238 = (u32)r1237 + (u32)r158; r1239 = r1236; *(i32 *)r1239 = r1238;
-b183: // scan.written (checked if)
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; r483 = r118 <= r292; if (!r483) goto b94; r484 = r448; r485 = *(i32 *)r484; r117 = (u32)r117 + (u32)r485; r486 = r118 < r286; if (!r486) goto b93; r116 = (u32)r116 + (u32)r485;
+b93: // scan.counted (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	__syncthreads(); r168 = 0; r1240 = r1175 >= 128ll; r1241 = r1176 & r1240; if (!r1241) goto b185; r2239 = r1155 + r1175 * 4; r1243 = r2239 + -512ll; r1244 = *(i32 *)r1243; r168 = r1244;
-b185: // scan.readdone (checked if)
+	r118 = (u64)r118 + 1ull; r448 = r448 + 4ll; goto b78;
+b94: // scan.store (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); if (!r1241) goto b187; r1245 = r1155 + r1175 * 4; r1246 = *(i32 *)r1245; r1247 = (u32)r1246 + (u32)r168; r1248 = r1245; *(i32 *)r1248 = r1247;
-b187: // scan.written (checked if)
-#line 70 "kernels.go"
-	__syncthreads(); r180 = 0; r1249 = r1175 > 0ll; r1250 = r1176 & r1249; if (!r1250) goto b189; r2240 = r1155 + r1175 * 4; r1252 = r2240 + -4ll; r1253 = *(i32 *)r1252; r180 = r1253;
-b189: // scan.shifted (checked if)
-#line 70 "kernels.go"
-	__syncthreads(); r1254 = r1155 + r1175 * 4; *(i32 *)r1254 = r180; __syncthreads();
+	r297 = (u32)r105 + (u32)r116; r298 = r276; *(i32 *)r298 = r297; __syncthreads();
 #line 49 "kernels.go"
-	r1118 = (i64)threadIdx.x; r1119 = r1118;
+	r216 = (i64)threadIdx.x; r217 = r216;
 #line 73 "kernels.go"
-	r1269 = r1113 > 0ll; if (!r1269) goto b263;
-	r1272 = (u64)r1113 - 1ull; if ((u64)r1272 >= (u64)r215) { qd_site = 6; qd_x = r1272; qd_y = r215; goto qd_fault; } r2241 = r214 + r1113 * 4; r1273 = r2241 + -4ll; r1274 = *(i32 *)r1273; r209 = r1274;
-b195: // rangeint.body (checked if)
+	r316 = r211 > 0ll; if (!r316) goto b110;
+	r319 = (u64)r211 - 1ull; if ((u64)r319 >= (u64)r153) { qd_site = 6; qd_x = r319; qd_y = r153; goto qd_fault; } r431 = r152 + r211 * 4; r320 = r431 + -4ll; r321 = *(i32 *)r320; r147 = r321;
+b99: // edge 17→18 (checked if)
+#line 74 "kernels.go"
+	r156 = 0ll;
+#line 78 "kernels.go"
+	r324 = r256;
 #line 77 "kernels.go"
-	r1275 = r1119;
-	r1276 = r1159; r1277 = (u64)r1276 + (u64)r1275; r1278 = r1277 < r4; if (!r1278) goto b199;
-	r1280 = r1277;
-#line 88 "kernels.go"
-	r1282 = r1275 >> 4; r1283 = (u64)r1275 + (u64)r1282; r1281 = r1283;
-#line 79 "kernels.go"
-	r1284 = r1120 + r1281 * 4; r1285 = *(i32 *)r1284; r1286 = r1282; r1287 = r1155 + r1286 * 4; r1288 = *(i32 *)r1287; r1289 = (u32)r1285 + (u32)r1288; r1290 = (u32)r1289 + (u32)r209; if ((u64)r1280 >= (u64)r240) { qd_site = 9; qd_x = r1280; qd_y = r240; goto qd_fault; } r1291 = r239 + r1280 * 4; *(i32 *)r1291 = r1290;
-b199: // rangeint.body (unrolled 1) (checked if)
+	r450 = r217;
+	r451 = (u64)r324 + (u64)r450;
+	r452 = r451; r453 = r177 + r452 * 4;
+b100: // rangeint.body (checked if)
 #line 77 "kernels.go"
-	r1727 = (u64)r1119 + 256ull;
-	r1728 = r1159; r1729 = (u64)r1728 + (u64)r1727; r1730 = r1729 < r4; if (!r1730) goto b203;
-	r1732 = r1729;
+	r322 = (u64)r156 * 256ull; r323 = (u64)r322 + (u64)r217;
+	r325 = (u64)r324 + (u64)r323; r326 = r325 < r4; if (!r326) goto b104;
+	r328 = r325; r354 = r323 >> 63; r355 = r354 & 15ll; r356 = (u64)r323 + (u64)r355; r357 = r356 >> 4;
 #line 88 "kernels.go"
-	r1734 = r1727 >> 4; r1735 = (u64)r1727 + (u64)r1734; r1733 = r1735;
+	r330 = r357; r331 = (u64)r323 + (u64)r330; r329 = r331;
 #line 79 "kernels.go"
-	r1736 = r1120 + r1733 * 4; r1737 = *(i32 *)r1736; r1738 = r1734; r1739 = r1155 + r1738 * 4; r1740 = *(i32 *)r1739; r1741 = (u32)r1737 + (u32)r1740; r1742 = (u32)r1741 + (u32)r209; if ((u64)r1732 >= (u64)r240) { qd_site = 9; qd_x = r1732; qd_y = r240; goto qd_fault; } r1743 = r239 + r1732 * 4; *(i32 *)r1743 = r1742;
-b203: // rangeint.body (unrolled 2) (checked if)
-#line 77 "kernels.go"
-	r1744 = (u64)r1119 + 512ull;
-	r1745 = r1159; r1746 = (u64)r1745 + (u64)r1744; r1747 = r1746 < r4; if (!r1747) goto b207;
-	r1749 = r1746;
-#line 88 "kernels.go"
-	r1751 = r1744 >> 4; r1752 = (u64)r1744 + (u64)r1751; r1750 = r1752;
+	r332 = r218 + r329 * 4; r333 = *(i32 *)r332; r361 = r357; r334 = r361; r335 = r253 + r334 * 4; r336 = *(i32 *)r335; r337 = (u32)r333 + (u32)r336; r338 = (u32)r337 + (u32)r147; if ((u64)r328 >= (u64)r178) { qd_site = 9; qd_x = r328; qd_y = r178; goto qd_fault; } r339 = r453; *(i32 *)r339 = r338;
+b104: // if.done (checked if)
 #line 79 "kernels.go"
-	r1753 = r1120 + r1750 * 4; r1754 = *(i32 *)r1753; r1755 = r1751; r1756 = r1155 + r1755 * 4; r1757 = *(i32 *)r1756; r1758 = (u32)r1754 + (u32)r1757; r1759 = (u32)r1758 + (u32)r209; if ((u64)r1749 >= (u64)r240) { qd_site = 9; qd_x = r1749; qd_y = r240; goto qd_fault; } r1760 = r239 + r1749 * 4; *(i32 *)r1760 = r1759;
-b207: // rangeint.body (unrolled 3) (checked if)
-#line 77 "kernels.go"
-	r1761 = (u64)r1119 + 768ull;
-	r1762 = r1159; r1763 = (u64)r1762 + (u64)r1761; r1764 = r1763 < r4; if (!r1764) goto b211;
-	r1766 = r1763;
-#line 88 "kernels.go"
-	r1768 = r1761 >> 4; r1769 = (u64)r1761 + (u64)r1768; r1767 = r1769;
-#line 79 "kernels.go"
-	r1770 = r1120 + r1767 * 4; r1771 = *(i32 *)r1770; r1772 = r1768; r1773 = r1155 + r1772 * 4; r1774 = *(i32 *)r1773; r1775 = (u32)r1771 + (u32)r1774; r1776 = (u32)r1775 + (u32)r209; if ((u64)r1766 >= (u64)r240) { qd_site = 9; qd_x = r1766; qd_y = r240; goto qd_fault; } r1777 = r239 + r1766 * 4; *(i32 *)r1777 = r1776;
-b211: // rangeint.body (unrolled 4) (checked if)
-#line 77 "kernels.go"
-	r1778 = (u64)r1119 + 1024ull;
-	r1779 = r1159; r1780 = (u64)r1779 + (u64)r1778; r1781 = r1780 < r4; if (!r1781) goto b215;
-	r1783 = r1780;
-#line 88 "kernels.go"
-	r1785 = r1778 >> 4; r1786 = (u64)r1778 + (u64)r1785; r1784 = r1786;
-#line 79 "kernels.go"
-	r1787 = r1120 + r1784 * 4; r1788 = *(i32 *)r1787; r1789 = r1785; r1790 = r1155 + r1789 * 4; r1791 = *(i32 *)r1790; r1792 = (u32)r1788 + (u32)r1791; r1793 = (u32)r1792 + (u32)r209; if ((u64)r1783 >= (u64)r240) { qd_site = 9; qd_x = r1783; qd_y = r240; goto qd_fault; } r1794 = r239 + r1783 * 4; *(i32 *)r1794 = r1793;
-b215: // rangeint.body (unrolled 5) (checked if)
-#line 77 "kernels.go"
-	r1795 = (u64)r1119 + 1280ull;
-	r1796 = r1159; r1797 = (u64)r1796 + (u64)r1795; r1798 = r1797 < r4; if (!r1798) goto b219;
-	r1800 = r1797;
-#line 88 "kernels.go"
-	r1802 = r1795 >> 4; r1803 = (u64)r1795 + (u64)r1802; r1801 = r1803;
-#line 79 "kernels.go"
-	r1804 = r1120 + r1801 * 4; r1805 = *(i32 *)r1804; r1806 = r1802; r1807 = r1155 + r1806 * 4; r1808 = *(i32 *)r1807; r1809 = (u32)r1805 + (u32)r1808; r1810 = (u32)r1809 + (u32)r209; if ((u64)r1800 >= (u64)r240) { qd_site = 9; qd_x = r1800; qd_y = r240; goto qd_fault; } r1811 = r239 + r1800 * 4; *(i32 *)r1811 = r1810;
-b219: // rangeint.body (unrolled 6) (checked if)
-#line 77 "kernels.go"
-	r1812 = (u64)r1119 + 1536ull;
-	r1813 = r1159; r1814 = (u64)r1813 + (u64)r1812; r1815 = r1814 < r4; if (!r1815) goto b223;
-	r1817 = r1814;
-#line 88 "kernels.go"
-	r1819 = r1812 >> 4; r1820 = (u64)r1812 + (u64)r1819; r1818 = r1820;
-#line 79 "kernels.go"
-	r1821 = r1120 + r1818 * 4; r1822 = *(i32 *)r1821; r1823 = r1819; r1824 = r1155 + r1823 * 4; r1825 = *(i32 *)r1824; r1826 = (u32)r1822 + (u32)r1825; r1827 = (u32)r1826 + (u32)r209; if ((u64)r1817 >= (u64)r240) { qd_site = 9; qd_x = r1817; qd_y = r240; goto qd_fault; } r1828 = r239 + r1817 * 4; *(i32 *)r1828 = r1827;
-b223: // rangeint.body (unrolled 7) (checked if)
-#line 77 "kernels.go"
-	r1829 = (u64)r1119 + 1792ull;
-	r1830 = r1159; r1831 = (u64)r1830 + (u64)r1829; r1832 = r1831 < r4; if (!r1832) goto b227;
-	r1834 = r1831;
-#line 88 "kernels.go"
-	r1836 = r1829 >> 4; r1837 = (u64)r1829 + (u64)r1836; r1835 = r1837;
-#line 79 "kernels.go"
-	r1838 = r1120 + r1835 * 4; r1839 = *(i32 *)r1838; r1840 = r1836; r1841 = r1155 + r1840 * 4; r1842 = *(i32 *)r1841; r1843 = (u32)r1839 + (u32)r1842; r1844 = (u32)r1843 + (u32)r209; if ((u64)r1834 >= (u64)r240) { qd_site = 9; qd_x = r1834; qd_y = r240; goto qd_fault; } r1845 = r239 + r1834 * 4; *(i32 *)r1845 = r1844;
-b227: // rangeint.body (unrolled 8) (checked if)
-#line 77 "kernels.go"
-	r1846 = (u64)r1119 + 2048ull;
-	r1847 = r1159; r1848 = (u64)r1847 + (u64)r1846; r1849 = r1848 < r4; if (!r1849) goto b231;
-	r1851 = r1848;
-#line 88 "kernels.go"
-	r1853 = r1846 >> 4; r1854 = (u64)r1846 + (u64)r1853; r1852 = r1854;
-#line 79 "kernels.go"
-	r1855 = r1120 + r1852 * 4; r1856 = *(i32 *)r1855; r1857 = r1853; r1858 = r1155 + r1857 * 4; r1859 = *(i32 *)r1858; r1860 = (u32)r1856 + (u32)r1859; r1861 = (u32)r1860 + (u32)r209; if ((u64)r1851 >= (u64)r240) { qd_site = 9; qd_x = r1851; qd_y = r240; goto qd_fault; } r1862 = r239 + r1851 * 4; *(i32 *)r1862 = r1861;
-b231: // rangeint.body (unrolled 9) (checked if)
-#line 77 "kernels.go"
-	r1863 = (u64)r1119 + 2304ull;
-	r1864 = r1159; r1865 = (u64)r1864 + (u64)r1863; r1866 = r1865 < r4; if (!r1866) goto b235;
-	r1868 = r1865;
-#line 88 "kernels.go"
-	r1870 = r1863 >> 4; r1871 = (u64)r1863 + (u64)r1870; r1869 = r1871;
-#line 79 "kernels.go"
-	r1872 = r1120 + r1869 * 4; r1873 = *(i32 *)r1872; r1874 = r1870; r1875 = r1155 + r1874 * 4; r1876 = *(i32 *)r1875; r1877 = (u32)r1873 + (u32)r1876; r1878 = (u32)r1877 + (u32)r209; if ((u64)r1868 >= (u64)r240) { qd_site = 9; qd_x = r1868; qd_y = r240; goto qd_fault; } r1879 = r239 + r1868 * 4; *(i32 *)r1879 = r1878;
-b235: // rangeint.body (unrolled 10) (checked if)
-#line 77 "kernels.go"
-	r1880 = (u64)r1119 + 2560ull;
-	r1881 = r1159; r1882 = (u64)r1881 + (u64)r1880; r1883 = r1882 < r4; if (!r1883) goto b239;
-	r1885 = r1882;
-#line 88 "kernels.go"
-	r1887 = r1880 >> 4; r1888 = (u64)r1880 + (u64)r1887; r1886 = r1888;
-#line 79 "kernels.go"
-	r1889 = r1120 + r1886 * 4; r1890 = *(i32 *)r1889; r1891 = r1887; r1892 = r1155 + r1891 * 4; r1893 = *(i32 *)r1892; r1894 = (u32)r1890 + (u32)r1893; r1895 = (u32)r1894 + (u32)r209; if ((u64)r1885 >= (u64)r240) { qd_site = 9; qd_x = r1885; qd_y = r240; goto qd_fault; } r1896 = r239 + r1885 * 4; *(i32 *)r1896 = r1895;
-b239: // rangeint.body (unrolled 11) (checked if)
-#line 77 "kernels.go"
-	r1897 = (u64)r1119 + 2816ull;
-	r1898 = r1159; r1899 = (u64)r1898 + (u64)r1897; r1900 = r1899 < r4; if (!r1900) goto b243;
-	r1902 = r1899;
-#line 88 "kernels.go"
-	r1904 = r1897 >> 4; r1905 = (u64)r1897 + (u64)r1904; r1903 = r1905;
-#line 79 "kernels.go"
-	r1906 = r1120 + r1903 * 4; r1907 = *(i32 *)r1906; r1908 = r1904; r1909 = r1155 + r1908 * 4; r1910 = *(i32 *)r1909; r1911 = (u32)r1907 + (u32)r1910; r1912 = (u32)r1911 + (u32)r209; if ((u64)r1902 >= (u64)r240) { qd_site = 9; qd_x = r1902; qd_y = r240; goto qd_fault; } r1913 = r239 + r1902 * 4; *(i32 *)r1913 = r1912;
-b243: // rangeint.body (unrolled 12) (checked if)
-#line 77 "kernels.go"
-	r1914 = (u64)r1119 + 3072ull;
-	r1915 = r1159; r1916 = (u64)r1915 + (u64)r1914; r1917 = r1916 < r4; if (!r1917) goto b247;
-	r1919 = r1916;
-#line 88 "kernels.go"
-	r1921 = r1914 >> 4; r1922 = (u64)r1914 + (u64)r1921; r1920 = r1922;
-#line 79 "kernels.go"
-	r1923 = r1120 + r1920 * 4; r1924 = *(i32 *)r1923; r1925 = r1921; r1926 = r1155 + r1925 * 4; r1927 = *(i32 *)r1926; r1928 = (u32)r1924 + (u32)r1927; r1929 = (u32)r1928 + (u32)r209; if ((u64)r1919 >= (u64)r240) { qd_site = 9; qd_x = r1919; qd_y = r240; goto qd_fault; } r1930 = r239 + r1919 * 4; *(i32 *)r1930 = r1929;
-b247: // rangeint.body (unrolled 13) (checked if)
-#line 77 "kernels.go"
-	r1931 = (u64)r1119 + 3328ull;
-	r1932 = r1159; r1933 = (u64)r1932 + (u64)r1931; r1934 = r1933 < r4; if (!r1934) goto b251;
-	r1936 = r1933;
-#line 88 "kernels.go"
-	r1938 = r1931 >> 4; r1939 = (u64)r1931 + (u64)r1938; r1937 = r1939;
-#line 79 "kernels.go"
-	r1940 = r1120 + r1937 * 4; r1941 = *(i32 *)r1940; r1942 = r1938; r1943 = r1155 + r1942 * 4; r1944 = *(i32 *)r1943; r1945 = (u32)r1941 + (u32)r1944; r1946 = (u32)r1945 + (u32)r209; if ((u64)r1936 >= (u64)r240) { qd_site = 9; qd_x = r1936; qd_y = r240; goto qd_fault; } r1947 = r239 + r1936 * 4; *(i32 *)r1947 = r1946;
-b251: // rangeint.body (unrolled 14) (checked if)
-#line 77 "kernels.go"
-	r1948 = (u64)r1119 + 3584ull;
-	r1949 = r1159; r1950 = (u64)r1949 + (u64)r1948; r1951 = r1950 < r4; if (!r1951) goto b255;
-	r1953 = r1950;
-#line 88 "kernels.go"
-	r1955 = r1948 >> 4; r1956 = (u64)r1948 + (u64)r1955; r1954 = r1956;
-#line 79 "kernels.go"
-	r1957 = r1120 + r1954 * 4; r1958 = *(i32 *)r1957; r1959 = r1955; r1960 = r1155 + r1959 * 4; r1961 = *(i32 *)r1960; r1962 = (u32)r1958 + (u32)r1961; r1963 = (u32)r1962 + (u32)r209; if ((u64)r1953 >= (u64)r240) { qd_site = 9; qd_x = r1953; qd_y = r240; goto qd_fault; } r1964 = r239 + r1953 * 4; *(i32 *)r1964 = r1963;
-b255: // rangeint.body (unrolled 15) (checked if)
-#line 77 "kernels.go"
-	r1965 = (u64)r1119 + 3840ull;
-	r1966 = r1159; r1967 = (u64)r1966 + (u64)r1965; r1968 = r1967 < r4; if (!r1968) goto b259;
-	r1970 = r1967;
-#line 88 "kernels.go"
-	r1972 = r1965 >> 4; r1973 = (u64)r1965 + (u64)r1972; r1971 = r1973;
-#line 79 "kernels.go"
-	r1974 = r1120 + r1971 * 4; r1975 = *(i32 *)r1974; r1976 = r1972; r1977 = r1155 + r1976 * 4; r1978 = *(i32 *)r1977; r1979 = (u32)r1975 + (u32)r1978; r1980 = (u32)r1979 + (u32)r209; if ((u64)r1970 >= (u64)r240) { qd_site = 9; qd_x = r1970; qd_y = r240; goto qd_fault; } r1981 = r239 + r1970 * 4; *(i32 *)r1981 = r1980;
-b259: // barrier (checked if)
+	r340 = (u64)r156 + 1ull; r341 = r340 < 16ll; if (!r341) goto b106; r156 = r340; r453 = r453 + 1024ll; goto b100;
+b106: // barrier (checked if)
 #line 49 "kernels.go"
 	__syncthreads();
 #line 73 "kernels.go"
-	r1270 = (u64)r1113 + 1ull; r1271 = r1270 < r0; if (!r1271) goto b262;
+	r317 = (u64)r211 + 1ull; r318 = r317 < r0; if (!r318) goto b109;
 #line 49 "kernels.go"
-	r8 = r8 + r11; goto b18;
-b262: // exit
+	r8 = r8 + r11; goto b4;
+b109: // exit
 #line 49 "kernels.go"
 	return;
-b263: // edge 14→17 (checked if)
+b110: // edge 14→17 (checked if)
 #line 73 "kernels.go"
-	r209 = 0; goto b195;
-b264: // at.entry (unrolled 15) (checked if)
+	r147 = 0; goto b99;
+b111: // divide in 64 bits
+#line 70 "kernels.go"
+	r454 = qd_div_i64(255ll, r279); goto b77;
+b112: // at.entry (checked if)
+#line 70 "kernels.go"
+	r362 = r255 >> 63; r363 = r362 & 15ll; r364 = (u64)r255 + (u64)r363; r365 = r364 >> 4;
 #line 88 "kernels.go"
-	r1529 = r1516 >> 4; r1530 = (u64)r1516 + (u64)r1529; r1528 = r1530;
+	r270 = r365; r271 = (u64)r255 + (u64)r270; r269 = r271;
 #line 58 "kernels.go"
-	r1531 = r1120 + r1528 * 4; *(i32 *)r1531 = 0; goto b70;
-b266: // at.entry (unrolled 14) (checked if)
-#line 88 "kernels.go"
-	r1513 = r1500 >> 4; r1514 = (u64)r1500 + (u64)r1513; r1512 = r1514;
-#line 58 "kernels.go"
-	r1515 = r1120 + r1512 * 4; *(i32 *)r1515 = 0; goto b67;
-b268: // at.entry (unrolled 13) (checked if)
-#line 88 "kernels.go"
-	r1497 = r1484 >> 4; r1498 = (u64)r1484 + (u64)r1497; r1496 = r1498;
-#line 58 "kernels.go"
-	r1499 = r1120 + r1496 * 4; *(i32 *)r1499 = 0; goto b64;
-b270: // at.entry (unrolled 12) (checked if)
-#line 88 "kernels.go"
-	r1481 = r1468 >> 4; r1482 = (u64)r1468 + (u64)r1481; r1480 = r1482;
-#line 58 "kernels.go"
-	r1483 = r1120 + r1480 * 4; *(i32 *)r1483 = 0; goto b61;
-b272: // at.entry (unrolled 11) (checked if)
-#line 88 "kernels.go"
-	r1465 = r1452 >> 4; r1466 = (u64)r1452 + (u64)r1465; r1464 = r1466;
-#line 58 "kernels.go"
-	r1467 = r1120 + r1464 * 4; *(i32 *)r1467 = 0; goto b58;
-b274: // at.entry (unrolled 10) (checked if)
-#line 88 "kernels.go"
-	r1449 = r1436 >> 4; r1450 = (u64)r1436 + (u64)r1449; r1448 = r1450;
-#line 58 "kernels.go"
-	r1451 = r1120 + r1448 * 4; *(i32 *)r1451 = 0; goto b55;
-b276: // at.entry (unrolled 9) (checked if)
-#line 88 "kernels.go"
-	r1433 = r1420 >> 4; r1434 = (u64)r1420 + (u64)r1433; r1432 = r1434;
-#line 58 "kernels.go"
-	r1435 = r1120 + r1432 * 4; *(i32 *)r1435 = 0; goto b52;
-b278: // at.entry (unrolled 8) (checked if)
-#line 88 "kernels.go"
-	r1417 = r1404 >> 4; r1418 = (u64)r1404 + (u64)r1417; r1416 = r1418;
-#line 58 "kernels.go"
-	r1419 = r1120 + r1416 * 4; *(i32 *)r1419 = 0; goto b49;
-b280: // at.entry (unrolled 7) (checked if)
-#line 88 "kernels.go"
-	r1401 = r1388 >> 4; r1402 = (u64)r1388 + (u64)r1401; r1400 = r1402;
-#line 58 "kernels.go"
-	r1403 = r1120 + r1400 * 4; *(i32 *)r1403 = 0; goto b46;
-b282: // at.entry (unrolled 6) (checked if)
-#line 88 "kernels.go"
-	r1385 = r1372 >> 4; r1386 = (u64)r1372 + (u64)r1385; r1384 = r1386;
-#line 58 "kernels.go"
-	r1387 = r1120 + r1384 * 4; *(i32 *)r1387 = 0; goto b43;
-b284: // at.entry (unrolled 5) (checked if)
-#line 88 "kernels.go"
-	r1369 = r1356 >> 4; r1370 = (u64)r1356 + (u64)r1369; r1368 = r1370;
-#line 58 "kernels.go"
-	r1371 = r1120 + r1368 * 4; *(i32 *)r1371 = 0; goto b40;
-b286: // at.entry (unrolled 4) (checked if)
-#line 88 "kernels.go"
-	r1353 = r1340 >> 4; r1354 = (u64)r1340 + (u64)r1353; r1352 = r1354;
-#line 58 "kernels.go"
-	r1355 = r1120 + r1352 * 4; *(i32 *)r1355 = 0; goto b37;
-b288: // at.entry (unrolled 3) (checked if)
-#line 88 "kernels.go"
-	r1337 = r1324 >> 4; r1338 = (u64)r1324 + (u64)r1337; r1336 = r1338;
-#line 58 "kernels.go"
-	r1339 = r1120 + r1336 * 4; *(i32 *)r1339 = 0; goto b34;
-b290: // at.entry (unrolled 2) (checked if)
-#line 88 "kernels.go"
-	r1321 = r1308 >> 4; r1322 = (u64)r1308 + (u64)r1321; r1320 = r1322;
-#line 58 "kernels.go"
-	r1323 = r1120 + r1320 * 4; *(i32 *)r1323 = 0; goto b31;
-b292: // at.entry (unrolled 1) (checked if)
-#line 88 "kernels.go"
-	r1305 = r1292 >> 4; r1306 = (u64)r1292 + (u64)r1305; r1304 = r1306;
-#line 58 "kernels.go"
-	r1307 = r1120 + r1304 * 4; *(i32 *)r1307 = 0; goto b28;
-b294: // at.entry (checked if)
-#line 88 "kernels.go"
-	r1171 = r1158 >> 4; r1172 = (u64)r1158 + (u64)r1171; r1170 = r1172;
-#line 58 "kernels.go"
-	r1173 = r1120 + r1170 * 4; *(i32 *)r1173 = 0; goto b25;
+	r272 = r218 + r269 * 4; *(i32 *)r272 = 0; goto b12;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

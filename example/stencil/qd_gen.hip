@@ -3,12 +3,14 @@
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#define qd_shfl_up(v, d) __shfl_up_sync(0xffffffffu, v, d)
 #else
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
 #pragma clang fp contract(off)
 #define qd_shfl_down(v, d) __shfl_down(v, d)
+#define qd_shfl_up(v, d) __shfl_up(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;

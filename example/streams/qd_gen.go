@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f28da122ca2d2415076da9f6fbbfbadc54734cfbf9f5c0c180be942b3ada9115"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d52cce1f1f96299b86673217e31be6c88d928052acebbe37c65afb51821ae187"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f28da122ca2d2415076da9f6fbbfbadc54734cfbf9f5c0c180be942b3ada9115"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d9b1a43cdc6c9cc91eb12a2510a6b8f28a78319ff54402d8e9eb1c57e84f1254"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -236,3 +236,64 @@ func WideSums(sums, x []int32) {
 		}
 	}
 }
+
+// Gaps reverses each block of 64 elements of x through shared memory, but
+// only every third element is stored there, so the others read back the
+// zero that declaring the array gave them.
+//
+//qd:kernel
+func Gaps(x []int32) {
+	const n = 64
+	for b := range qd.Blocks(len(x) / n) {
+		var v [n]int32
+		for t := range qd.Threads(n) {
+			if t%3 == 0 {
+				v[t] = x[b*n+t]
+			}
+		}
+		for t := range qd.Threads(n) {
+			x[b*n+t] = v[n-1-t]
+		}
+	}
+}
+
+// Rounds adds, twice, each element of a block of 32 of x to its mirror:
+// the first round reads the shared array before any thread loop stores
+// all of it, so it reads zeroes.
+//
+//qd:kernel
+func Rounds(x []int32) {
+	const n = 32
+	for b := range qd.Blocks(len(x) / n) {
+		var v [n]int32
+		for range 2 {
+			for t := range qd.Threads(n) {
+				x[b*n+t] += v[n-1-t]
+			}
+			for t := range qd.Threads(n) {
+				v[t] = x[b*n+t]
+			}
+		}
+	}
+}
+
+// Grid copies each 8×8 block of 64 elements of x, transposed, through a
+// shared array that a 2-D thread loop stores all of first.
+//
+//qd:kernel
+func Grid(x []int32) {
+	const n = 8
+	for b := range qd.Blocks(len(x) / (n * n)) {
+		var v [n][n]int32
+		for ty := range qd.Threads(n) {
+			for tx := range qd.Threads(n) {
+				v[ty][tx] = x[b*n*n+ty*n+tx]
+			}
+		}
+		for ty := range qd.Threads(n) {
+			for tx := range qd.Threads(n) {
+				x[b*n*n+ty*n+tx] = v[tx][ty]
+			}
+		}
+	}
+}

@@ -3,12 +3,14 @@
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#define qd_shfl_up(v, d) __shfl_up_sync(0xffffffffu, v, d)
 #else
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
 #pragma clang fp contract(off)
 #define qd_shfl_down(v, d) __shfl_down(v, d)
+#define qd_shfl_up(v, d) __shfl_up(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -26,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	__shared__ u8 qvar_t[1088] __attribute__((aligned(4)));
 	bool r5 = 0, r13 = 0, r21 = 0, r39 = 0, r44 = 0, r47 = 0, r49 = 0, r51 = 0;
 	bool r53 = 0, r58 = 0, r60 = 0, r70 = 0, r71 = 0, r73 = 0, r75 = 0, r80 = 0;
-	bool r82 = 0, r92 = 0, r93 = 0, r111 = 0;
+	bool r82 = 0, r92 = 0, r93 = 0, r131 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r10 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -34,14 +36,17 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	i64 r56 = 0, r57 = 0, r59 = 0, r62 = 0, r63 = 0, r66 = 0, r69 = 0, r72 = 0;
 	i64 r74 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r81 = 0, r83 = 0, r84 = 0;
 	i64 r90 = 0, r91 = 0, r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0;
-	i64 r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0;
-	u32 r110 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
-	u32 r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0;
+	i64 r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0;
+	i64 r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0;
+	i64 r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0;
+	i64 r124 = 0, r125 = 0;
+	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0, r138 = 0;
+	u32 r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
 	u64 r6 = 0, r7 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0, r22 = 0;
-	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r107 = 0, r108 = 0, r109 = 0;
+	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r127 = 0, r128 = 0, r129 = 0;
 	float r67 = 0, r87 = 0;
 	char *r40 = 0, *r42 = 0, *r45 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r68 = 0, *r85 = 0;
-	char *r86 = 0, *r88 = 0, *r89 = 0, *r106 = 0;
+	char *r86 = 0, *r88 = 0, *r89 = 0, *r126 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 20 "blocks.go"
@@ -54,37 +59,37 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	r5 = r0 > 0ll; if (!r5) goto b24; r6 = (u64)r0; r7 = r6;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r98 = r10 >> 63; r99 = r98 & 15ll; r100 = (u64)r10 + (u64)r99; r101 = r100 >> 4; r11 = r101;
 #line 20 "blocks.go"
-	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b24; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r113 = (u32)r15; r115 = r113 > 1u ? r113 : 1u; r116 = qd_div_u32(4294967295u, r115);
+	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b24; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r133 = (u32)r15; r135 = r133 > 1u ? r133 : 1u; r136 = qd_div_u32(4294967295u, r135);
 b4: // head
 #line 20 "blocks.go"
-	r21 = r17 < r16; if (!r21) goto b24; r108 = r17 | r15; r109 = r108 >> 32; r110 = (u32)r109; r111 = r110 == 0u; if (!r111) goto b23; r112 = (u32)r17; r117 = __umulhi(r112, r116); r118 = r117 * r113; r119 = r112 - r118; r120 = r119 - r113; r121 = r119 < r120 ? r119 : r120; r122 = r119 - r121; r123 = r122 < 1u ? r122 : 1u; r114 = r117 + r123; r107 = (u64)r114;
+	r21 = r17 < r16; if (!r21) goto b24; r128 = r17 | r15; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b23; r132 = (u32)r17; r137 = __umulhi(r132, r136); r138 = r137 * r133; r139 = r132 - r138; r140 = r139 - r133; r141 = r139 < r140 ? r139 : r140; r142 = r139 - r141; r143 = r142 < 1u ? r142 : 1u; r134 = r137 + r143; r127 = (u64)r134;
 b7: // index
 #line 20 "blocks.go"
-	r22 = r107; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
+	r22 = r127; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r102 = r10 >> 63; r103 = r102 & 15ll; r104 = (u64)r10 + (u64)r103; r105 = r104 >> 4; r11 = r105; r12 = r11;
-	r40 = (char *)qvar_t; r41 = (i64)threadIdx.x; r42 = r40 + r41 * 4; *(u32 *)r42 = 0u; r43 = (u64)r41 + 256ull; r44 = r43 < 272ll; if (!r44) goto b11; r106 = r42; r45 = r106 + 1024ll; *(u32 *)r45 = 0u;
+	r40 = (char *)qvar_t; r41 = (i64)threadIdx.x; r42 = r40 + r41 * 4; *(u32 *)r42 = 0u; r43 = (u64)r41 + 256ull; r44 = r43 < 272ll; if (!r44) goto b11; r126 = r42; r45 = r126 + 1024ll; *(u32 *)r45 = 0u;
 b11: // zeroed
 #line 22 "blocks.go"
 	__syncthreads();
 #line 20 "blocks.go"
-	r29 = (i64)threadIdx.x; r30 = r29 >> 4; r31 = r29 & 15ll; r32 = r31; r33 = r30;
+	r29 = (i64)threadIdx.x; r106 = r29 >> 63; r107 = r106 & 15ll; r108 = (u64)r29 + (u64)r107; r109 = r108 >> 4; r30 = r109; r113 = r109; r114 = (u64)r113 * 16ull; r115 = (u64)r29 - (u64)r114; r31 = r115; r32 = r31; r33 = r30;
 #line 25 "blocks.go"
 	r54 = (u64)r28 * 16ull; r55 = (u64)r54 + (u64)r33; r56 = (u64)r26 * 16ull; r57 = (u64)r56 + (u64)r32;
 	r58 = r55 < r4; if (!r58) goto b16; r71 = r57 < r8; if (!r71) goto b16;
-	r61 = r40 + r33 * 68; r62 = (u64)r55 * (u64)r8; r63 = (u64)r62 + (u64)r57; if ((u64)r63 >= (u64)r66) { qd_site = 1; qd_x = r63; qd_y = r66; goto qd_fault; } r64 = r65 + r63 * 4; r67 = *(float *)r64; r68 = r61 + r32 * 4; *(float *)r68 = r67;
+	r61 = r40 + r33 * 68; r62 = (u64)r55 * (u64)r8; r63 = (u64)r62 + (u64)r57; if ((u64)r63 >= (u64)r66) { qd_site = 1; qd_x = r63; qd_y = r66; goto qd_fault; } r64 = r65 + r63 * 4; r67 = *(float *)r64; if ((u64)r32 >= (u64)17ll) { qd_site = 2; qd_x = r32; qd_y = 17ll; goto qd_fault; } r68 = r61 + r32 * 4; *(float *)r68 = r67;
 b16: // barrier
 #line 20 "blocks.go"
-	__syncthreads(); r34 = (i64)threadIdx.x; r35 = r34 >> 4; r36 = r34 & 15ll; r37 = r36; r38 = r35;
+	__syncthreads(); r34 = (i64)threadIdx.x; r116 = r34 >> 63; r117 = r116 & 15ll; r118 = (u64)r34 + (u64)r117; r119 = r118 >> 4; r35 = r119; r123 = r119; r124 = (u64)r123 * 16ull; r125 = (u64)r34 - (u64)r124; r36 = r125; r37 = r36; r38 = r35;
 #line 33 "blocks.go"
 	r76 = r56; r77 = (u64)r76 + (u64)r38; r78 = r54; r79 = (u64)r78 + (u64)r37;
 	r80 = r77 < r8; if (!r80) goto b21; r93 = r79 < r4; if (!r93) goto b21;
-	r83 = (u64)r77 * (u64)r4; r84 = (u64)r83 + (u64)r79; r85 = r40 + r37 * 68; r86 = r85 + r38 * 4; r87 = *(float *)r86; if ((u64)r84 >= (u64)r90) { qd_site = 5; qd_x = r84; qd_y = r90; goto qd_fault; } r88 = r89 + r84 * 4; *(float *)r88 = r87;
+	r83 = (u64)r77 * (u64)r4; r84 = (u64)r83 + (u64)r79; if ((u64)r37 >= (u64)16ll) { qd_site = 3; qd_x = r37; qd_y = 16ll; goto qd_fault; } r85 = r40 + r37 * 68; r86 = r85 + r38 * 4; r87 = *(float *)r86; if ((u64)r84 >= (u64)r90) { qd_site = 5; qd_x = r84; qd_y = r90; goto qd_fault; } r88 = r89 + r84 * 4; *(float *)r88 = r87;
 b21: // barrier
 #line 20 "blocks.go"
 	__syncthreads(); r17 = r17 + r20; goto b4;
 b23: // divide in 64 bits
 #line 20 "blocks.go"
-	r107 = qd_div_u64(r17, r15); goto b7;
+	r127 = qd_div_u64(r17, r15); goto b7;
 b24: // exit
 #line 20 "blocks.go"
 	return;
@@ -107,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(256) Stencil_0(char *p0, i64 p1, ch
 	bool r5 = 0, r13 = 0, r21 = 0, r36 = 0, r41 = 0, r44 = 0, r46 = 0, r49 = 0;
 	bool r50 = 0, r59 = 0, r61 = 0, r73 = 0, r74 = 0, r75 = 0, r77 = 0, r79 = 0;
 	bool r84 = 0, r86 = 0, r88 = 0, r98 = 0, r99 = 0, r132 = 0, r134 = 0, r135 = 0;
-	bool r193 = 0;
+	bool r203 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r10 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r43 = 0;
@@ -120,18 +125,20 @@ extern "C" __global__ void __launch_bounds__(256) Stencil_0(char *p0, i64 p1, ch
 	i64 r141 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0;
 	i64 r149 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r159 = 0, r160 = 0;
 	i64 r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r168 = 0, r169 = 0, r170 = 0;
-	i64 r171 = 0, r172 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0;
-	u32 r192 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0;
-	u32 r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0;
+	i64 r171 = 0, r172 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
+	i64 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0;
+	i64 r189 = 0;
+	u32 r202 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
+	u32 r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0;
 	u64 r6 = 0, r7 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0, r22 = 0;
 	u64 r23 = 0, r24 = 0, r25 = 0, r27 = 0, r150 = 0, r151 = 0, r157 = 0, r158 = 0;
-	u64 r166 = 0, r167 = 0, r173 = 0, r174 = 0, r189 = 0, r190 = 0, r191 = 0;
+	u64 r166 = 0, r167 = 0, r173 = 0, r174 = 0, r199 = 0, r200 = 0, r201 = 0;
 	float r70 = 0, r94 = 0, r104 = 0, r108 = 0, r109 = 0, r114 = 0, r115 = 0, r119 = 0;
 	float r120 = 0, r125 = 0, r126 = 0, r129 = 0;
 	char *r37 = 0, *r39 = 0, *r42 = 0, *r63 = 0, *r67 = 0, *r68 = 0, *r71 = 0, *r93 = 0;
 	char *r95 = 0, *r96 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r111 = 0, *r113 = 0;
-	char *r117 = 0, *r118 = 0, *r122 = 0, *r124 = 0, *r130 = 0, *r180 = 0, *r181 = 0, *r182 = 0;
-	char *r183 = 0, *r184 = 0, *r185 = 0, *r186 = 0, *r187 = 0, *r188 = 0;
+	char *r117 = 0, *r118 = 0, *r122 = 0, *r124 = 0, *r130 = 0, *r190 = 0, *r191 = 0, *r192 = 0;
+	char *r193 = 0, *r194 = 0, *r195 = 0, *r196 = 0, *r197 = 0, *r198 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 49 "blocks.go"
@@ -146,15 +153,15 @@ extern "C" __global__ void __launch_bounds__(256) Stencil_0(char *p0, i64 p1, ch
 #line 49 "blocks.go"
 	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b34; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19;
 #line 66 "blocks.go"
-	r133 = (u64)r4 - 1ull; r131 = (u64)r8 - 1ull; r195 = (u32)r15; r197 = r195 > 1u ? r195 : 1u; r198 = qd_div_u32(4294967295u, r197);
+	r133 = (u64)r4 - 1ull; r131 = (u64)r8 - 1ull; r205 = (u32)r15; r207 = r205 > 1u ? r205 : 1u; r208 = qd_div_u32(4294967295u, r207);
 b4: // head
 #line 49 "blocks.go"
-	r21 = r17 < r16; if (!r21) goto b34; r190 = r17 | r15; r191 = r190 >> 32; r192 = (u32)r191; r193 = r192 == 0u; if (!r193) goto b33; r194 = (u32)r17; r199 = __umulhi(r194, r198); r200 = r199 * r195; r201 = r194 - r200; r202 = r201 - r195; r203 = r201 < r202 ? r201 : r202; r204 = r201 - r203; r205 = r204 < 1u ? r204 : 1u; r196 = r199 + r205; r189 = (u64)r196;
+	r21 = r17 < r16; if (!r21) goto b34; r200 = r17 | r15; r201 = r200 >> 32; r202 = (u32)r201; r203 = r202 == 0u; if (!r203) goto b33; r204 = (u32)r17; r209 = __umulhi(r204, r208); r210 = r209 * r205; r211 = r204 - r210; r212 = r211 - r205; r213 = r211 < r212 ? r211 : r212; r214 = r211 - r213; r215 = r214 < 1u ? r214 : 1u; r206 = r209 + r215; r199 = (u64)r206;
 b7: // index
 #line 49 "blocks.go"
-	r22 = r189; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
+	r22 = r199; r23 = r22 * r15; r24 = r17 - r23; r25 = r24; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r144 = r10 >> 63; r145 = r144 & 15ll; r146 = (u64)r10 + (u64)r145; r147 = r146 >> 4; r11 = r147; r12 = r11;
-	r37 = (char *)qvar_s; r38 = (i64)threadIdx.x; r39 = r37 + r38 * 4; *(u32 *)r39 = 0u; r40 = (u64)r38 + 256ull; r41 = r40 < 324ll; if (!r41) goto b11; r180 = r39; r42 = r180 + 1024ll; *(u32 *)r42 = 0u;
+	r37 = (char *)qvar_s; r38 = (i64)threadIdx.x; r39 = r37 + r38 * 4; *(u32 *)r39 = 0u; r40 = (u64)r38 + 256ull; r41 = r40 < 324ll; if (!r41) goto b11; r190 = r39; r42 = r190 + 1024ll; *(u32 *)r42 = 0u;
 b11: // zeroed
 #line 51 "blocks.go"
 	__syncthreads();
@@ -175,7 +182,7 @@ b20: // if.done
 	r72 = (u64)r47 + 256ull; r47 = r72; goto b14;
 b21: // barrier
 #line 49 "blocks.go"
-	__syncthreads(); r31 = (i64)threadIdx.x; r32 = r31 >> 4; r33 = r31 & 15ll; r34 = r33; r35 = r32;
+	__syncthreads(); r31 = (i64)threadIdx.x; r180 = r31 >> 63; r181 = r180 & 15ll; r182 = (u64)r31 + (u64)r181; r183 = r182 >> 4; r32 = r183; r187 = r183; r188 = (u64)r187 * 16ull; r189 = (u64)r31 - (u64)r188; r33 = r189; r34 = r33; r35 = r32;
 #line 63 "blocks.go"
 	r80 = r51; r81 = (u64)r80 + (u64)r35; r82 = r55; r83 = (u64)r82 + (u64)r34;
 #line 65 "blocks.go"
@@ -194,11 +201,11 @@ b29: // cond.false
 #line 66 "blocks.go"
 	r135 = r83 == 0ll; if (r135) goto b28; r134 = r81 == r133; if (r134) goto b28; r132 = r83 == r131; if (r132) goto b28;
 #line 69 "blocks.go"
-	r181 = r37 + r32 * 72; r101 = r181 + 72ll; r182 = r101 + r33 * 4; r103 = r182 + 4ll; r104 = *(float *)r103; r105 = r181; r183 = r105 + r33 * 4; r107 = r183 + 4ll; r108 = *(float *)r107; r109 = r104 + r108; r184 = r181; r111 = r184 + 144ll; r185 = r111 + r33 * 4; r113 = r185 + 4ll; r114 = *(float *)r113; r115 = r109 + r114; r118 = r182; r119 = *(float *)r118; r120 = r115 + r119; r188 = r182; r124 = r188 + 8ll; r125 = *(float *)r124; r126 = r120 + r125;
+	r191 = r37 + r183 * 72; r101 = r191 + 72ll; r102 = (u64)r34 + 1ull; if ((u64)r102 >= (u64)18ll) { qd_site = 6; qd_x = r102; qd_y = 18ll; goto qd_fault; } r192 = r101 + r189 * 4; r103 = r192 + 4ll; r104 = *(float *)r103; r105 = r191; r106 = r102; if ((u64)r106 >= (u64)18ll) { qd_site = 8; qd_x = r106; qd_y = 18ll; goto qd_fault; } r193 = r105 + r189 * 4; r107 = r193 + 4ll; r108 = *(float *)r107; r109 = r104 + r108; r194 = r191; r111 = r194 + 144ll; r112 = r102; if ((u64)r112 >= (u64)18ll) { qd_site = 10; qd_x = r112; qd_y = 18ll; goto qd_fault; } r195 = r111 + r189 * 4; r113 = r195 + 4ll; r114 = *(float *)r113; r115 = r109 + r114; if ((u64)r34 >= (u64)18ll) { qd_site = 12; qd_x = r34; qd_y = 18ll; goto qd_fault; } r118 = r192; r119 = *(float *)r118; r120 = r115 + r119; r123 = (u64)r34 + 2ull; if ((u64)r123 >= (u64)18ll) { qd_site = 14; qd_x = r123; qd_y = 18ll; goto qd_fault; } r198 = r192; r124 = r198 + 8ll; r125 = *(float *)r124; r126 = r120 + r125;
 	r127 = (u64)r81 * (u64)r8; r128 = (u64)r127 + (u64)r83; r129 = r126 / 0x1.4p+02f; if ((u64)r128 >= (u64)r97) { qd_site = 15; qd_x = r128; qd_y = r97; goto qd_fault; } r130 = r96 + r128 * 4; *(float *)r130 = r129; goto b24;
 b33: // divide in 64 bits
 #line 49 "blocks.go"
-	r189 = qd_div_u64(r17, r15); goto b7;
+	r199 = qd_div_u64(r17, r15); goto b7;
 b34: // exit
 #line 49 "blocks.go"
 	return;
@@ -218,46 +225,46 @@ qd_fault: {
 // Task 0 of kernel Reverse(x []i32), blocks.
 extern "C" __global__ void __launch_bounds__(128) Reverse_0(char *p0, i64 p1, char *p2) {
 	__shared__ u8 qvar_v[512] __attribute__((aligned(4)));
-	bool r5 = 0, r12 = 0, r19 = 0, r26 = 0, r33 = 0, r35 = 0, r45 = 0, r47 = 0;
-	bool r54 = 0, r56 = 0, r57 = 0, r64 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
+	bool r5 = 0, r12 = 0, r19 = 0, r24 = 0, r31 = 0, r33 = 0, r43 = 0, r45 = 0;
+	bool r52 = 0, r54 = 0, r59 = 0, r66 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
 	bool r98 = 0, r100 = 0, r102 = 0, r105 = 0, r107 = 0;
-	i32 r30 = 0, r39 = 0, r41 = 0, r51 = 0, r73 = 0, r78 = 0, r80 = 0, r86 = 0;
+	i32 r28 = 0, r37 = 0, r39 = 0, r49 = 0, r73 = 0, r78 = 0, r80 = 0, r86 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
-	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r27 = 0;
-	i64 r28 = 0, r32 = 0, r34 = 0, r36 = 0, r37 = 0, r44 = 0, r46 = 0, r48 = 0;
-	i64 r49 = 0, r53 = 0, r55 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0;
-	i64 r65 = 0, r66 = 0, r68 = 0, r70 = 0, r71 = 0, r75 = 0, r76 = 0, r83 = 0;
-	i64 r84 = 0, r88 = 0, r93 = 0, r99 = 0, r101 = 0, r103 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r58 = 0, r90 = 0, r95 = 0;
+	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0;
+	i64 r30 = 0, r32 = 0, r34 = 0, r35 = 0, r42 = 0, r44 = 0, r46 = 0, r47 = 0;
+	i64 r51 = 0, r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r61 = 0, r62 = 0;
+	i64 r63 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0, r75 = 0;
+	i64 r76 = 0, r83 = 0, r84 = 0, r88 = 0, r93 = 0, r99 = 0, r101 = 0, r103 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r60 = 0, r90 = 0, r95 = 0;
 	u64 r96 = 0, r97 = 0, r104 = 0, r106 = 0;
-	char *r3 = 0, *r22 = 0, *r24 = 0, *r29 = 0, *r31 = 0, *r38 = 0, *r40 = 0, *r42 = 0;
-	char *r43 = 0, *r50 = 0, *r52 = 0, *r67 = 0, *r69 = 0, *r72 = 0, *r74 = 0, *r77 = 0;
-	char *r79 = 0, *r81 = 0, *r82 = 0, *r85 = 0, *r87 = 0;
+	char *r3 = 0, *r22 = 0, *r27 = 0, *r29 = 0, *r36 = 0, *r38 = 0, *r40 = 0, *r41 = 0;
+	char *r48 = 0, *r50 = 0, *r69 = 0, *r72 = 0, *r74 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
+	char *r82 = 0, *r85 = 0, *r87 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 84 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r1 = r2 >> 7; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r90 = (u64)r4; r107 = 281474976710655ull < r90; if (!r107) goto b19;
+	r3 = p0; r4 = p1; r2 = r4; r55 = r2 >> 63; r56 = r55 & 127ll; r57 = (u64)r2 + (u64)r56; r58 = r57 >> 7; r1 = r58; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r90 = (u64)r4; r107 = 281474976710655ull < r90; if (!r107) goto b19;
 b4: // head
 #line 84 "blocks.go"
 	r12 = r8 < r7; if (!r12) goto b18; r13 = r8; r14 = (i64)r13;
-	r22 = (char *)qvar_v; r23 = (i64)threadIdx.x; r24 = r22 + r23 * 4; *(u32 *)r24 = 0u; __syncthreads();
+	r22 = (char *)qvar_v;
 #line 84 "blocks.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 87 "blocks.go"
-	r27 = (u64)r14 * 128ull; r28 = (u64)r27 + (u64)r16; r29 = r3 + r28 * 4; r30 = *(i32 *)r29; r31 = r22 + r16 * 4; *(i32 *)r31 = r30;
+	r25 = (u64)r14 * 128ull; r26 = (u64)r25 + (u64)r16; r27 = r3 + r26 * 4; r28 = *(i32 *)r27; r29 = r22 + r16 * 4; *(i32 *)r29 = r28;
 #line 84 "blocks.go"
 	__syncthreads(); r17 = (i64)threadIdx.x; r19 = r17 < 64ll; r18 = r17; if (!r19) goto b12;
 #line 90 "blocks.go"
-	r36 = 127ull - (u64)r18; r37 = r36; r38 = r22 + r37 * 4; r39 = *(i32 *)r38; r40 = r22 + r18 * 4; r41 = *(i32 *)r40; r42 = r40; *(i32 *)r42 = r39; r43 = r38; *(i32 *)r43 = r41;
+	r34 = 127ull - (u64)r18; r35 = r34; r36 = r22 + r35 * 4; r37 = *(i32 *)r36; r38 = r22 + r18 * 4; r39 = *(i32 *)r38; r40 = r38; *(i32 *)r40 = r37; r41 = r36; *(i32 *)r41 = r39;
 b12: // barrier
 #line 84 "blocks.go"
 	__syncthreads(); r20 = (i64)threadIdx.x; r21 = r20;
 #line 93 "blocks.go"
-	r48 = r27; r49 = (u64)r48 + (u64)r21; r50 = r22 + r21 * 4; r51 = *(i32 *)r50; r52 = r3 + r49 * 4; *(i32 *)r52 = r51;
+	r46 = r25; r47 = (u64)r46 + (u64)r21; r48 = r22 + r21 * 4; r49 = *(i32 *)r48; r50 = r3 + r47 * 4; *(i32 *)r50 = r49;
 #line 84 "blocks.go"
 	__syncthreads();
 #line 93 "blocks.go"
-	r55 = (u64)r14 + 1ull; r56 = r55 < r0; if (!r56) goto b18;
+	r53 = (u64)r14 + 1ull; r54 = r53 < r0; if (!r54) goto b18;
 #line 84 "blocks.go"
 	r8 = r8 + r11; goto b4;
 b18: // exit
@@ -265,25 +272,25 @@ b18: // exit
 	return;
 b19: // head (checked)
 #line 84 "blocks.go"
-	r57 = r8 < r7; if (!r57) goto b18; r58 = r8; r59 = (i64)r58;
-	r67 = (char *)qvar_v; r68 = (i64)threadIdx.x; r69 = r67 + r68 * 4; *(u32 *)r69 = 0u; __syncthreads();
+	r59 = r8 < r7; if (!r59) goto b18; r60 = r8; r61 = (i64)r60;
+	r69 = (char *)qvar_v;
 #line 84 "blocks.go"
-	r60 = (i64)threadIdx.x; r61 = r60;
+	r62 = (i64)threadIdx.x; r63 = r62;
 #line 87 "blocks.go"
-	r70 = (u64)r59 * 128ull; r71 = (u64)r70 + (u64)r61; if ((u64)r71 >= (u64)r4) { qd_site = 0; qd_x = r71; qd_y = r4; goto qd_fault; } r72 = r3 + r71 * 4; r73 = *(i32 *)r72; r74 = r67 + r61 * 4; *(i32 *)r74 = r73;
+	r70 = (u64)r61 * 128ull; r71 = (u64)r70 + (u64)r63; if ((u64)r71 >= (u64)r4) { qd_site = 0; qd_x = r71; qd_y = r4; goto qd_fault; } r72 = r3 + r71 * 4; r73 = *(i32 *)r72; r74 = r69 + r63 * 4; *(i32 *)r74 = r73;
 #line 84 "blocks.go"
-	__syncthreads(); r62 = (i64)threadIdx.x; r64 = r62 < 64ll; r63 = r62; if (!r64) goto b27;
+	__syncthreads(); r64 = (i64)threadIdx.x; r66 = r64 < 64ll; r65 = r64; if (!r66) goto b27;
 #line 90 "blocks.go"
-	r75 = 127ull - (u64)r63; r76 = r75; r77 = r67 + r76 * 4; r78 = *(i32 *)r77; r79 = r67 + r63 * 4; r80 = *(i32 *)r79; r81 = r79; *(i32 *)r81 = r78; r82 = r77; *(i32 *)r82 = r80;
+	r75 = 127ull - (u64)r65; r76 = r75; r77 = r69 + r76 * 4; r78 = *(i32 *)r77; r79 = r69 + r65 * 4; r80 = *(i32 *)r79; r81 = r79; *(i32 *)r81 = r78; r82 = r77; *(i32 *)r82 = r80;
 b27: // barrier (checked)
 #line 84 "blocks.go"
-	__syncthreads(); r65 = (i64)threadIdx.x; r66 = r65;
+	__syncthreads(); r67 = (i64)threadIdx.x; r68 = r67;
 #line 93 "blocks.go"
-	r83 = r70; r84 = (u64)r83 + (u64)r66; r85 = r67 + r66 * 4; r86 = *(i32 *)r85; if ((u64)r84 >= (u64)r4) { qd_site = 7; qd_x = r84; qd_y = r4; goto qd_fault; } r87 = r3 + r84 * 4; *(i32 *)r87 = r86;
+	r83 = r70; r84 = (u64)r83 + (u64)r68; r85 = r69 + r68 * 4; r86 = *(i32 *)r85; if ((u64)r84 >= (u64)r4) { qd_site = 7; qd_x = r84; qd_y = r4; goto qd_fault; } r87 = r3 + r84 * 4; *(i32 *)r87 = r86;
 #line 84 "blocks.go"
 	__syncthreads();
 #line 93 "blocks.go"
-	r88 = (u64)r59 + 1ull; r89 = r88 < r0; if (!r89) goto b18;
+	r88 = (u64)r61 + 1ull; r89 = r88 < r0; if (!r89) goto b18;
 #line 84 "blocks.go"
 	r8 = r8 + r11; goto b19;
 qd_fault: {
@@ -302,68 +309,68 @@ qd_fault: {
 // Task 0 of kernel Sums(sums []i64, x []i64), blocks.
 extern "C" __global__ void __launch_bounds__(64) Sums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_v[512] __attribute__((aligned(8)));
-	bool r9 = 0, r16 = 0, r25 = 0, r30 = 0, r37 = 0, r39 = 0, r41 = 0, r43 = 0;
-	bool r44 = 0, r54 = 0, r60 = 0, r62 = 0, r67 = 0, r76 = 0, r85 = 0, r86 = 0;
+	bool r9 = 0, r16 = 0, r25 = 0, r28 = 0, r35 = 0, r37 = 0, r39 = 0, r41 = 0;
+	bool r42 = 0, r52 = 0, r58 = 0, r60 = 0, r69 = 0, r78 = 0, r85 = 0, r86 = 0;
 	bool r100 = 0, r106 = 0, r107 = 0, r109 = 0, r113 = 0, r115 = 0, r117 = 0, r120 = 0;
-	bool r122 = 0, r123 = 0, r132 = 0, r141 = 0, r142 = 0, r156 = 0, r162 = 0, r164 = 0;
-	bool r167 = 0, r169 = 0;
+	bool r122 = 0, r123 = 0, r132 = 0, r139 = 0, r140 = 0, r154 = 0, r160 = 0, r162 = 0;
+	bool r165 = 0, r167 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
 	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
-	i64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
-	i64 r42 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r55 = 0;
-	i64 r57 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r69 = 0;
-	i64 r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r78 = 0, r80 = 0;
-	i64 r81 = 0, r83 = 0, r87 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r95 = 0;
-	i64 r97 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r108 = 0, r114 = 0;
-	i64 r116 = 0, r118 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
-	i64 r131 = 0, r134 = 0, r136 = 0, r137 = 0, r139 = 0, r143 = 0, r144 = 0, r146 = 0;
-	i64 r148 = 0, r149 = 0, r151 = 0, r153 = 0, r155 = 0, r157 = 0, r158 = 0, r159 = 0;
-	i64 r160 = 0, r163 = 0, r165 = 0;
-	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r68 = 0, r105 = 0, r110 = 0;
-	u64 r111 = 0, r112 = 0, r119 = 0, r121 = 0, r124 = 0, r161 = 0, r166 = 0, r168 = 0;
-	char *r4 = 0, *r7 = 0, *r26 = 0, *r28 = 0, *r33 = 0, *r35 = 0, *r47 = 0, *r49 = 0;
-	char *r52 = 0, *r56 = 0, *r58 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r84 = 0, *r89 = 0;
-	char *r91 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r133 = 0, *r135 = 0, *r138 = 0, *r140 = 0;
-	char *r145 = 0, *r147 = 0, *r150 = 0, *r152 = 0, *r154 = 0;
+	i64 r27 = 0, r29 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
+	i64 r43 = 0, r44 = 0, r46 = 0, r48 = 0, r49 = 0, r51 = 0, r53 = 0, r55 = 0;
+	i64 r57 = 0, r59 = 0, r61 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
+	i64 r67 = 0, r68 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0;
+	i64 r77 = 0, r80 = 0, r81 = 0, r83 = 0, r87 = 0, r88 = 0, r90 = 0, r92 = 0;
+	i64 r93 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0;
+	i64 r108 = 0, r114 = 0, r116 = 0, r118 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0;
+	i64 r129 = 0, r130 = 0, r131 = 0, r134 = 0, r135 = 0, r137 = 0, r141 = 0, r142 = 0;
+	i64 r144 = 0, r146 = 0, r147 = 0, r149 = 0, r151 = 0, r153 = 0, r155 = 0, r156 = 0;
+	i64 r157 = 0, r158 = 0, r161 = 0, r163 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r70 = 0, r105 = 0, r110 = 0;
+	u64 r111 = 0, r112 = 0, r119 = 0, r121 = 0, r124 = 0, r159 = 0, r164 = 0, r166 = 0;
+	char *r4 = 0, *r7 = 0, *r26 = 0, *r31 = 0, *r33 = 0, *r45 = 0, *r47 = 0, *r50 = 0;
+	char *r54 = 0, *r56 = 0, *r79 = 0, *r82 = 0, *r84 = 0, *r89 = 0, *r91 = 0, *r94 = 0;
+	char *r96 = 0, *r98 = 0, *r133 = 0, *r136 = 0, *r138 = 0, *r143 = 0, *r145 = 0, *r148 = 0;
+	char *r150 = 0, *r152 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 104 "blocks.go"
-	r4 = p2; r5 = p3; r3 = r5; r2 = r3 >> 6; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b24; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r105 = (u64)r5; r122 = 281474976710655ull < r105; if (!r122) goto b43; r161 = (u64)r8; r169 = 4398046511166ull < r161; if (!r169) goto b25;
+	r4 = p2; r5 = p3; r3 = r5; r61 = r3 >> 63; r62 = r61 & 63ll; r63 = (u64)r3 + (u64)r62; r64 = r63 >> 6; r2 = r64; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b24; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r105 = (u64)r5; r122 = 281474976710655ull < r105; if (!r122) goto b43; r159 = (u64)r8; r167 = 4398046511166ull < r159; if (!r167) goto b25;
 b6: // head
 #line 104 "blocks.go"
 	r16 = r12 < r11; if (!r16) goto b24; r17 = r12; r18 = (i64)r17;
-	r26 = (char *)qvar_v; r27 = (i64)threadIdx.x; r28 = r26 + r27 * 8; *(u64 *)r28 = 0ull; __syncthreads();
+	r26 = (char *)qvar_v;
 #line 104 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 107 "blocks.go"
-	r31 = (u64)r18 * 64ull; r32 = (u64)r31 + (u64)r20; r33 = r4 + r32 * 8; r34 = *(i64 *)r33; r35 = r26 + r20 * 8; *(i64 *)r35 = r34;
+	r29 = (u64)r18 * 64ull; r30 = (u64)r29 + (u64)r20; r31 = r4 + r30 * 8; r32 = *(i64 *)r31; r33 = r26 + r20 * 8; *(i64 *)r33 = r32;
 #line 104 "blocks.go"
 	__syncthreads();
 #line 107 "blocks.go"
-	r38 = 32ll;
+	r36 = 32ll;
 b13: // for.loop
 #line 109 "blocks.go"
-	r39 = r38 > 0ll; if (!r39) goto b19;
+	r37 = r36 > 0ll; if (!r37) goto b19;
 #line 104 "blocks.go"
 	r21 = (i64)threadIdx.x; r22 = r21;
 #line 111 "blocks.go"
-	r44 = r22 < r38; if (!r44) goto b17;
-	r46 = (u64)r22 + (u64)r38; if ((u64)r46 >= (u64)64ll) { qd_site = 2; qd_x = r46; qd_y = 64ll; goto qd_fault; } r47 = r26 + r46 * 8; r48 = *(i64 *)r47; r49 = r26 + r22 * 8; r50 = *(i64 *)r49; r51 = (u64)r50 + (u64)r48; r52 = r49; *(i64 *)r52 = r51;
+	r42 = r22 < r36; if (!r42) goto b17;
+	r44 = (u64)r22 + (u64)r36; if ((u64)r44 >= (u64)64ll) { qd_site = 2; qd_x = r44; qd_y = 64ll; goto qd_fault; } r45 = r26 + r44 * 8; r46 = *(i64 *)r45; r47 = r26 + r22 * 8; r48 = *(i64 *)r47; r49 = (u64)r48 + (u64)r46; r50 = r47; *(i64 *)r50 = r49;
 b17: // barrier
 #line 104 "blocks.go"
-	__syncthreads(); r63 = r38 >> 63; r64 = r63 & 1ll; r65 = (u64)r38 + (u64)r64; r66 = r65 >> 1;
+	__syncthreads(); r65 = r36 >> 63; r66 = r65 & 1ll; r67 = (u64)r36 + (u64)r66; r68 = r67 >> 1;
 #line 109 "blocks.go"
-	r45 = r66; r38 = r45; goto b13;
+	r43 = r68; r36 = r43; goto b13;
 b19: // threads
 #line 104 "blocks.go"
 	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b21;
 #line 117 "blocks.go"
-	r55 = (u64)r18 + (u64)r24; r56 = r26 + 0ll; r57 = *(i64 *)r56; r58 = r7 + r55 * 8; *(i64 *)r58 = r57;
+	r53 = (u64)r18 + (u64)r24; r54 = r26 + 0ll; r55 = *(i64 *)r54; r56 = r7 + r53 * 8; *(i64 *)r56 = r55;
 b21: // barrier
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r61 = (u64)r18 + 1ull; r62 = r61 < r0; if (!r62) goto b24;
+	r59 = (u64)r18 + 1ull; r60 = r59 < r0; if (!r60) goto b24;
 #line 104 "blocks.go"
 	r12 = r12 + r15; goto b6;
 b24: // exit
@@ -372,75 +379,75 @@ b24: // exit
 b25: // head (checked if)
 #line 104 "blocks.go"
 	r123 = r12 < r11; if (!r123) goto b24; r124 = r12; r125 = (i64)r124;
-	r133 = (char *)qvar_v; r134 = (i64)threadIdx.x; r135 = r133 + r134 * 8; *(u64 *)r135 = 0ull; __syncthreads();
+	r133 = (char *)qvar_v;
 #line 104 "blocks.go"
 	r126 = (i64)threadIdx.x; r127 = r126;
 #line 107 "blocks.go"
-	r136 = (u64)r125 * 64ull; r137 = (u64)r136 + (u64)r127; r138 = r4 + r137 * 8; r139 = *(i64 *)r138; r140 = r133 + r127 * 8; *(i64 *)r140 = r139;
+	r134 = (u64)r125 * 64ull; r135 = (u64)r134 + (u64)r127; r136 = r4 + r135 * 8; r137 = *(i64 *)r136; r138 = r133 + r127 * 8; *(i64 *)r138 = r137;
 #line 104 "blocks.go"
 	__syncthreads();
 #line 107 "blocks.go"
-	r38 = 32ll;
+	r36 = 32ll;
 b32: // for.loop (checked if)
 #line 109 "blocks.go"
-	r141 = r38 > 0ll; if (!r141) goto b38;
+	r139 = r36 > 0ll; if (!r139) goto b38;
 #line 104 "blocks.go"
 	r128 = (i64)threadIdx.x; r129 = r128;
 #line 111 "blocks.go"
-	r142 = r129 < r38; if (!r142) goto b36;
-	r144 = (u64)r129 + (u64)r38; if ((u64)r144 >= (u64)64ll) { qd_site = 2; qd_x = r144; qd_y = 64ll; goto qd_fault; } r145 = r133 + r144 * 8; r146 = *(i64 *)r145; r147 = r133 + r129 * 8; r148 = *(i64 *)r147; r149 = (u64)r148 + (u64)r146; r150 = r147; *(i64 *)r150 = r149;
+	r140 = r129 < r36; if (!r140) goto b36;
+	r142 = (u64)r129 + (u64)r36; if ((u64)r142 >= (u64)64ll) { qd_site = 2; qd_x = r142; qd_y = 64ll; goto qd_fault; } r143 = r133 + r142 * 8; r144 = *(i64 *)r143; r145 = r133 + r129 * 8; r146 = *(i64 *)r145; r147 = (u64)r146 + (u64)r144; r148 = r145; *(i64 *)r148 = r147;
 b36: // barrier (checked if)
 #line 104 "blocks.go"
-	__syncthreads(); r157 = r38 >> 63; r158 = r157 & 1ll; r159 = (u64)r38 + (u64)r158; r160 = r159 >> 1;
+	__syncthreads(); r155 = r36 >> 63; r156 = r155 & 1ll; r157 = (u64)r36 + (u64)r156; r158 = r157 >> 1;
 #line 109 "blocks.go"
-	r143 = r160; r38 = r143; goto b32;
+	r141 = r158; r36 = r141; goto b32;
 b38: // threads (checked if)
 #line 104 "blocks.go"
 	r130 = (i64)threadIdx.x; r132 = r130 < 1ll; r131 = r130; if (!r132) goto b40;
 #line 117 "blocks.go"
-	r151 = (u64)r125 + (u64)r131; r152 = r133 + 0ll; r153 = *(i64 *)r152; if ((u64)r151 >= (u64)r8) { qd_site = 4; qd_x = r151; qd_y = r8; goto qd_fault; } r154 = r7 + r151 * 8; *(i64 *)r154 = r153;
+	r149 = (u64)r125 + (u64)r131; r150 = r133 + 0ll; r151 = *(i64 *)r150; if ((u64)r149 >= (u64)r8) { qd_site = 4; qd_x = r149; qd_y = r8; goto qd_fault; } r152 = r7 + r149 * 8; *(i64 *)r152 = r151;
 b40: // barrier (checked if)
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r155 = (u64)r125 + 1ull; r156 = r155 < r0; if (!r156) goto b24;
+	r153 = (u64)r125 + 1ull; r154 = r153 < r0; if (!r154) goto b24;
 #line 104 "blocks.go"
 	r12 = r12 + r15; goto b25;
 b43: // head (checked)
 #line 104 "blocks.go"
-	r67 = r12 < r11; if (!r67) goto b24; r68 = r12; r69 = (i64)r68;
-	r77 = (char *)qvar_v; r78 = (i64)threadIdx.x; r79 = r77 + r78 * 8; *(u64 *)r79 = 0ull; __syncthreads();
+	r69 = r12 < r11; if (!r69) goto b24; r70 = r12; r71 = (i64)r70;
+	r79 = (char *)qvar_v;
 #line 104 "blocks.go"
-	r70 = (i64)threadIdx.x; r71 = r70;
+	r72 = (i64)threadIdx.x; r73 = r72;
 #line 107 "blocks.go"
-	r80 = (u64)r69 * 64ull; r81 = (u64)r80 + (u64)r71; if ((u64)r81 >= (u64)r5) { qd_site = 0; qd_x = r81; qd_y = r5; goto qd_fault; } r82 = r4 + r81 * 8; r83 = *(i64 *)r82; r84 = r77 + r71 * 8; *(i64 *)r84 = r83;
+	r80 = (u64)r71 * 64ull; r81 = (u64)r80 + (u64)r73; if ((u64)r81 >= (u64)r5) { qd_site = 0; qd_x = r81; qd_y = r5; goto qd_fault; } r82 = r4 + r81 * 8; r83 = *(i64 *)r82; r84 = r79 + r73 * 8; *(i64 *)r84 = r83;
 #line 104 "blocks.go"
 	__syncthreads();
 #line 107 "blocks.go"
-	r38 = 32ll;
+	r36 = 32ll;
 b50: // for.loop (checked)
 #line 109 "blocks.go"
-	r85 = r38 > 0ll; if (!r85) goto b56;
+	r85 = r36 > 0ll; if (!r85) goto b56;
 #line 104 "blocks.go"
-	r72 = (i64)threadIdx.x; r73 = r72;
+	r74 = (i64)threadIdx.x; r75 = r74;
 #line 111 "blocks.go"
-	r86 = r73 < r38; if (!r86) goto b54;
-	r88 = (u64)r73 + (u64)r38; if ((u64)r88 >= (u64)64ll) { qd_site = 2; qd_x = r88; qd_y = 64ll; goto qd_fault; } r89 = r77 + r88 * 8; r90 = *(i64 *)r89; r91 = r77 + r73 * 8; r92 = *(i64 *)r91; r93 = (u64)r92 + (u64)r90; r94 = r91; *(i64 *)r94 = r93;
+	r86 = r75 < r36; if (!r86) goto b54;
+	r88 = (u64)r75 + (u64)r36; if ((u64)r88 >= (u64)64ll) { qd_site = 2; qd_x = r88; qd_y = 64ll; goto qd_fault; } r89 = r79 + r88 * 8; r90 = *(i64 *)r89; r91 = r79 + r75 * 8; r92 = *(i64 *)r91; r93 = (u64)r92 + (u64)r90; r94 = r91; *(i64 *)r94 = r93;
 b54: // barrier (checked)
 #line 104 "blocks.go"
-	__syncthreads(); r101 = r38 >> 63; r102 = r101 & 1ll; r103 = (u64)r38 + (u64)r102; r104 = r103 >> 1;
+	__syncthreads(); r101 = r36 >> 63; r102 = r101 & 1ll; r103 = (u64)r36 + (u64)r102; r104 = r103 >> 1;
 #line 109 "blocks.go"
-	r87 = r104; r38 = r87; goto b50;
+	r87 = r104; r36 = r87; goto b50;
 b56: // threads (checked)
 #line 104 "blocks.go"
-	r74 = (i64)threadIdx.x; r76 = r74 < 1ll; r75 = r74; if (!r76) goto b58;
+	r76 = (i64)threadIdx.x; r78 = r76 < 1ll; r77 = r76; if (!r78) goto b58;
 #line 117 "blocks.go"
-	r95 = (u64)r69 + (u64)r75; r96 = r77 + 0ll; r97 = *(i64 *)r96; if ((u64)r95 >= (u64)r8) { qd_site = 4; qd_x = r95; qd_y = r8; goto qd_fault; } r98 = r7 + r95 * 8; *(i64 *)r98 = r97;
+	r95 = (u64)r71 + (u64)r77; r96 = r79 + 0ll; r97 = *(i64 *)r96; if ((u64)r95 >= (u64)r8) { qd_site = 4; qd_x = r95; qd_y = r8; goto qd_fault; } r98 = r7 + r95 * 8; *(i64 *)r98 = r97;
 b58: // barrier (checked)
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r99 = (u64)r69 + 1ull; r100 = r99 < r0; if (!r100) goto b24;
+	r99 = (u64)r71 + 1ull; r100 = r99 < r0; if (!r100) goto b24;
 #line 104 "blocks.go"
 	r12 = r12 + r15; goto b43;
 qd_fault: {
@@ -476,13 +483,58 @@ extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char
 	bool r870 = 0, r880 = 0, r881 = 0, r890 = 0, r900 = 0, r901 = 0, r910 = 0, r920 = 0;
 	bool r921 = 0, r930 = 0, r940 = 0, r941 = 0, r942 = 0, r951 = 0, r953 = 0, r963 = 0;
 	bool r964 = 0, r973 = 0, r983 = 0, r984 = 0, r993 = 0, r1003 = 0, r1004 = 0, r1013 = 0;
-	bool r1023 = 0, r1024 = 0, r1054 = 0, r1264 = 0, r1474 = 0, r1684 = 0, r1894 = 0, r2104 = 0;
-	bool r2314 = 0, r2524 = 0, r2733 = 0, r2738 = 0, r2751 = 0, r2753 = 0, r2766 = 0, r2769 = 0;
-	bool r2770 = 0, r2772 = 0, r2773 = 0, r2775 = 0, r2777 = 0, r2781 = 0, r2782 = 0, r2784 = 0;
-	bool r2786 = 0, r2788 = 0, r2790 = 0, r2793 = 0, r2795 = 0, r2798 = 0, r2800 = 0, r2802 = 0;
-	bool r2805 = 0, r2807 = 0, r2809 = 0, r2811 = 0, r2813 = 0, r2815 = 0, r2818 = 0, r2820 = 0;
-	bool r3023 = 0, r3036 = 0, r3040 = 0, r3052 = 0, r3054 = 0, r3065 = 0, r3066 = 0, r3070 = 0;
-	bool r3082 = 0, r3084 = 0, r3095 = 0, r3096 = 0, r3100 = 0, r3112 = 0, r3114 = 0, r3125 = 0;
+	bool r1023 = 0, r1024 = 0, r1093 = 0, r1131 = 0, r1132 = 0, r1137 = 0, r1150 = 0, r1152 = 0;
+	bool r1165 = 0, r1168 = 0, r1190 = 0, r1195 = 0, r1243 = 0, r1248 = 0, r1257 = 0, r1262 = 0;
+	bool r1271 = 0, r1276 = 0, r1441 = 0, r1446 = 0, r1455 = 0, r1460 = 0, r1469 = 0, r1474 = 0;
+	bool r1483 = 0, r1488 = 0, r1497 = 0, r1502 = 0, r1511 = 0, r1516 = 0, r1525 = 0, r1530 = 0;
+	bool r1539 = 0, r1544 = 0, r1553 = 0, r1558 = 0, r1567 = 0, r1572 = 0, r1581 = 0, r1586 = 0;
+	bool r1595 = 0, r1600 = 0, r1645 = 0, r1647 = 0, r1650 = 0, r1652 = 0, r1653 = 0, r1655 = 0;
+	bool r1658 = 0, r1660 = 0, r1661 = 0, r1663 = 0, r1666 = 0, r1668 = 0, r1670 = 0, r1882 = 0;
+	bool r1974 = 0, r1975 = 0, r1977 = 0, r1978 = 0, r1980 = 0, r1981 = 0, r1983 = 0, r1984 = 0;
+	bool r1986 = 0, r1987 = 0, r1989 = 0, r1991 = 0, r1995 = 0, r1996 = 0, r1997 = 0, r1998 = 0;
+	bool r2002 = 0, r2003 = 0, r2004 = 0, r2005 = 0, r2008 = 0, r2009 = 0, r2010 = 0, r2011 = 0;
+	bool r2013 = 0, r2014 = 0, r2015 = 0, r2016 = 0, r2017 = 0, r2018 = 0, r2019 = 0, r2020 = 0;
+	bool r2021 = 0, r2022 = 0, r2023 = 0, r2024 = 0, r2025 = 0, r2026 = 0, r2027 = 0, r2028 = 0;
+	bool r2029 = 0, r2030 = 0, r2031 = 0, r2032 = 0, r2033 = 0, r2034 = 0, r2035 = 0, r2036 = 0;
+	bool r2037 = 0, r2259 = 0, r2297 = 0, r2298 = 0, r2303 = 0, r2316 = 0, r2318 = 0, r2331 = 0;
+	bool r2334 = 0, r2356 = 0, r2361 = 0, r2409 = 0, r2414 = 0, r2423 = 0, r2428 = 0, r2437 = 0;
+	bool r2442 = 0, r2607 = 0, r2612 = 0, r2621 = 0, r2626 = 0, r2635 = 0, r2640 = 0, r2649 = 0;
+	bool r2654 = 0, r2663 = 0, r2668 = 0, r2677 = 0, r2682 = 0, r2691 = 0, r2696 = 0, r2705 = 0;
+	bool r2710 = 0, r2719 = 0, r2724 = 0, r2733 = 0, r2738 = 0, r2747 = 0, r2752 = 0, r2761 = 0;
+	bool r2766 = 0, r2812 = 0, r3024 = 0, r3120 = 0;
+	i32 r2038 = 0, r2039 = 0, r2040 = 0, r2041 = 0, r2042 = 0, r2043 = 0, r2044 = 0, r2045 = 0;
+	i32 r2046 = 0, r2047 = 0, r2048 = 0, r2049 = 0, r2050 = 0, r2051 = 0, r2052 = 0, r2053 = 0;
+	i32 r2054 = 0, r2055 = 0, r2056 = 0, r2057 = 0, r2058 = 0, r2059 = 0, r2060 = 0, r2061 = 0;
+	i32 r2062 = 0, r2063 = 0, r2064 = 0, r2065 = 0, r2066 = 0, r2067 = 0, r2068 = 0, r2069 = 0;
+	i32 r2070 = 0, r2071 = 0, r2072 = 0, r2073 = 0, r2074 = 0, r2075 = 0, r2076 = 0, r2077 = 0;
+	i32 r2078 = 0, r2079 = 0, r2080 = 0, r2081 = 0, r2082 = 0, r2083 = 0, r2084 = 0, r2085 = 0;
+	i32 r2086 = 0, r2087 = 0, r2088 = 0, r2089 = 0, r2090 = 0, r2091 = 0, r2092 = 0, r2093 = 0;
+	i32 r2094 = 0, r2095 = 0, r2096 = 0, r2097 = 0, r2098 = 0, r2099 = 0, r2100 = 0, r2101 = 0;
+	i32 r2102 = 0, r2103 = 0, r2104 = 0, r2105 = 0, r2106 = 0, r2107 = 0, r2108 = 0, r2109 = 0;
+	i32 r2110 = 0, r2111 = 0, r2112 = 0, r2113 = 0, r2114 = 0, r2115 = 0, r2116 = 0, r2117 = 0;
+	i32 r2118 = 0, r2119 = 0, r2120 = 0, r2121 = 0, r2122 = 0, r2123 = 0, r2124 = 0, r2125 = 0;
+	i32 r2126 = 0, r2127 = 0, r2128 = 0, r2129 = 0, r2130 = 0, r2131 = 0, r2132 = 0, r2133 = 0;
+	i32 r2134 = 0, r2135 = 0, r2136 = 0, r2137 = 0, r2138 = 0, r2139 = 0, r2140 = 0, r2141 = 0;
+	i32 r2142 = 0, r2143 = 0, r2144 = 0, r2145 = 0, r2146 = 0, r2147 = 0, r2148 = 0, r2149 = 0;
+	i32 r2150 = 0, r2151 = 0, r2152 = 0, r2153 = 0, r2154 = 0, r2155 = 0, r2156 = 0, r2157 = 0;
+	i32 r2158 = 0, r2159 = 0, r2160 = 0, r2161 = 0, r2162 = 0, r2163 = 0, r2164 = 0, r2165 = 0;
+	i32 r2166 = 0, r2167 = 0, r2168 = 0, r2169 = 0, r2170 = 0, r2171 = 0, r2172 = 0, r2173 = 0;
+	i32 r2174 = 0, r2175 = 0, r2176 = 0, r2177 = 0, r2178 = 0, r2179 = 0, r2180 = 0, r2181 = 0;
+	i32 r2182 = 0, r2183 = 0, r2184 = 0, r2185 = 0, r2186 = 0, r2187 = 0, r2188 = 0, r2189 = 0;
+	i32 r2190 = 0, r2191 = 0, r2192 = 0, r2193 = 0, r2194 = 0, r2195 = 0, r2196 = 0, r2197 = 0;
+	i32 r2198 = 0, r2199 = 0, r2200 = 0, r2201 = 0, r2202 = 0, r2203 = 0, r2204 = 0, r2205 = 0;
+	i32 r2206 = 0, r2207 = 0, r2208 = 0, r2209 = 0, r2210 = 0, r2211 = 0, r2212 = 0, r2213 = 0;
+	i32 r2214 = 0, r2215 = 0, r2216 = 0, r2217 = 0, r2218 = 0, r2219 = 0, r2220 = 0, r2221 = 0;
+	i32 r2222 = 0, r2223 = 0, r2224 = 0, r2225 = 0, r2226 = 0, r2227 = 0, r2228 = 0, r2229 = 0;
+	i32 r2230 = 0, r2231 = 0, r2232 = 0, r2233 = 0, r2234 = 0, r2235 = 0, r2236 = 0, r2237 = 0;
+	i32 r2238 = 0, r2239 = 0, r2240 = 0, r2241 = 0, r2242 = 0, r2243 = 0, r2244 = 0, r2245 = 0;
+	i32 r2246 = 0, r2247 = 0, r2248 = 0, r2249 = 0, r2250 = 0, r2251 = 0, r2252 = 0, r2253 = 0;
+	i32 r2254 = 0, r2255 = 0, r2256 = 0, r2257 = 0, r3079 = 0, r3080 = 0, r3081 = 0, r3082 = 0;
+	i32 r3083 = 0, r3084 = 0, r3085 = 0, r3086 = 0, r3087 = 0, r3088 = 0, r3089 = 0, r3090 = 0;
+	i32 r3091 = 0, r3092 = 0, r3093 = 0, r3094 = 0, r3095 = 0, r3096 = 0, r3097 = 0, r3098 = 0;
+	i32 r3099 = 0, r3100 = 0, r3101 = 0, r3102 = 0, r3103 = 0, r3104 = 0, r3105 = 0, r3106 = 0;
+	i32 r3107 = 0, r3108 = 0, r3109 = 0, r3110 = 0, r3111 = 0, r3112 = 0, r3113 = 0, r3114 = 0;
+	i32 r3115 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r10 = 0;
 	i64 r11 = 0, r17 = 0, r18 = 0, r25 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -537,89 +589,117 @@ extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char
 	i64 r991 = 0, r992 = 0, r994 = 0, r995 = 0, r1002 = 0, r1005 = 0, r1006 = 0, r1007 = 0;
 	i64 r1008 = 0, r1009 = 0, r1010 = 0, r1011 = 0, r1012 = 0, r1014 = 0, r1015 = 0, r1022 = 0;
 	i64 r1041 = 0, r1042 = 0, r1043 = 0, r1044 = 0, r1045 = 0, r1046 = 0, r1047 = 0, r1048 = 0;
-	i64 r1049 = 0, r1050 = 0, r1051 = 0, r1052 = 0, r1053 = 0, r1056 = 0, r1057 = 0, r1061 = 0;
-	i64 r1062 = 0, r1069 = 0, r1070 = 0, r1074 = 0, r1075 = 0, r1082 = 0, r1083 = 0, r1087 = 0;
-	i64 r1088 = 0, r1095 = 0, r1096 = 0, r1100 = 0, r1101 = 0, r1108 = 0, r1109 = 0, r1113 = 0;
-	i64 r1114 = 0, r1121 = 0, r1122 = 0, r1126 = 0, r1127 = 0, r1134 = 0, r1135 = 0, r1139 = 0;
-	i64 r1140 = 0, r1147 = 0, r1148 = 0, r1152 = 0, r1153 = 0, r1160 = 0, r1161 = 0, r1165 = 0;
-	i64 r1166 = 0, r1173 = 0, r1174 = 0, r1178 = 0, r1179 = 0, r1186 = 0, r1187 = 0, r1191 = 0;
-	i64 r1192 = 0, r1199 = 0, r1200 = 0, r1204 = 0, r1205 = 0, r1212 = 0, r1213 = 0, r1217 = 0;
-	i64 r1218 = 0, r1225 = 0, r1226 = 0, r1230 = 0, r1231 = 0, r1238 = 0, r1239 = 0, r1243 = 0;
-	i64 r1244 = 0, r1251 = 0, r1252 = 0, r1256 = 0, r1257 = 0, r1263 = 0, r1266 = 0, r1267 = 0;
-	i64 r1271 = 0, r1272 = 0, r1279 = 0, r1280 = 0, r1284 = 0, r1285 = 0, r1292 = 0, r1293 = 0;
-	i64 r1297 = 0, r1298 = 0, r1305 = 0, r1306 = 0, r1310 = 0, r1311 = 0, r1318 = 0, r1319 = 0;
-	i64 r1323 = 0, r1324 = 0, r1331 = 0, r1332 = 0, r1336 = 0, r1337 = 0, r1344 = 0, r1345 = 0;
-	i64 r1349 = 0, r1350 = 0, r1357 = 0, r1358 = 0, r1362 = 0, r1363 = 0, r1370 = 0, r1371 = 0;
-	i64 r1375 = 0, r1376 = 0, r1383 = 0, r1384 = 0, r1388 = 0, r1389 = 0, r1396 = 0, r1397 = 0;
-	i64 r1401 = 0, r1402 = 0, r1409 = 0, r1410 = 0, r1414 = 0, r1415 = 0, r1422 = 0, r1423 = 0;
-	i64 r1427 = 0, r1428 = 0, r1435 = 0, r1436 = 0, r1440 = 0, r1441 = 0, r1448 = 0, r1449 = 0;
-	i64 r1453 = 0, r1454 = 0, r1461 = 0, r1462 = 0, r1466 = 0, r1467 = 0, r1473 = 0, r1476 = 0;
-	i64 r1477 = 0, r1481 = 0, r1482 = 0, r1489 = 0, r1490 = 0, r1494 = 0, r1495 = 0, r1502 = 0;
-	i64 r1503 = 0, r1507 = 0, r1508 = 0, r1515 = 0, r1516 = 0, r1520 = 0, r1521 = 0, r1528 = 0;
-	i64 r1529 = 0, r1533 = 0, r1534 = 0, r1541 = 0, r1542 = 0, r1546 = 0, r1547 = 0, r1554 = 0;
-	i64 r1555 = 0, r1559 = 0, r1560 = 0, r1567 = 0, r1568 = 0, r1572 = 0, r1573 = 0, r1580 = 0;
-	i64 r1581 = 0, r1585 = 0, r1586 = 0, r1593 = 0, r1594 = 0, r1598 = 0, r1599 = 0, r1606 = 0;
-	i64 r1607 = 0, r1611 = 0, r1612 = 0, r1619 = 0, r1620 = 0, r1624 = 0, r1625 = 0, r1632 = 0;
-	i64 r1633 = 0, r1637 = 0, r1638 = 0, r1645 = 0, r1646 = 0, r1650 = 0, r1651 = 0, r1658 = 0;
-	i64 r1659 = 0, r1663 = 0, r1664 = 0, r1671 = 0, r1672 = 0, r1676 = 0, r1677 = 0, r1683 = 0;
-	i64 r1686 = 0, r1687 = 0, r1691 = 0, r1692 = 0, r1699 = 0, r1700 = 0, r1704 = 0, r1705 = 0;
-	i64 r1712 = 0, r1713 = 0, r1717 = 0, r1718 = 0, r1725 = 0, r1726 = 0, r1730 = 0, r1731 = 0;
-	i64 r1738 = 0, r1739 = 0, r1743 = 0, r1744 = 0, r1751 = 0, r1752 = 0, r1756 = 0, r1757 = 0;
-	i64 r1764 = 0, r1765 = 0, r1769 = 0, r1770 = 0, r1777 = 0, r1778 = 0, r1782 = 0, r1783 = 0;
-	i64 r1790 = 0, r1791 = 0, r1795 = 0, r1796 = 0, r1803 = 0, r1804 = 0, r1808 = 0, r1809 = 0;
-	i64 r1816 = 0, r1817 = 0, r1821 = 0, r1822 = 0, r1829 = 0, r1830 = 0, r1834 = 0, r1835 = 0;
-	i64 r1842 = 0, r1843 = 0, r1847 = 0, r1848 = 0, r1855 = 0, r1856 = 0, r1860 = 0, r1861 = 0;
-	i64 r1868 = 0, r1869 = 0, r1873 = 0, r1874 = 0, r1881 = 0, r1882 = 0, r1886 = 0, r1887 = 0;
-	i64 r1893 = 0, r1896 = 0, r1897 = 0, r1901 = 0, r1902 = 0, r1909 = 0, r1910 = 0, r1914 = 0;
-	i64 r1915 = 0, r1922 = 0, r1923 = 0, r1927 = 0, r1928 = 0, r1935 = 0, r1936 = 0, r1940 = 0;
-	i64 r1941 = 0, r1948 = 0, r1949 = 0, r1953 = 0, r1954 = 0, r1961 = 0, r1962 = 0, r1966 = 0;
-	i64 r1967 = 0, r1974 = 0, r1975 = 0, r1979 = 0, r1980 = 0, r1987 = 0, r1988 = 0, r1992 = 0;
-	i64 r1993 = 0, r2000 = 0, r2001 = 0, r2005 = 0, r2006 = 0, r2013 = 0, r2014 = 0, r2018 = 0;
-	i64 r2019 = 0, r2026 = 0, r2027 = 0, r2031 = 0, r2032 = 0, r2039 = 0, r2040 = 0, r2044 = 0;
-	i64 r2045 = 0, r2052 = 0, r2053 = 0, r2057 = 0, r2058 = 0, r2065 = 0, r2066 = 0, r2070 = 0;
-	i64 r2071 = 0, r2078 = 0, r2079 = 0, r2083 = 0, r2084 = 0, r2091 = 0, r2092 = 0, r2096 = 0;
-	i64 r2097 = 0, r2103 = 0, r2106 = 0, r2107 = 0, r2111 = 0, r2112 = 0, r2119 = 0, r2120 = 0;
-	i64 r2124 = 0, r2125 = 0, r2132 = 0, r2133 = 0, r2137 = 0, r2138 = 0, r2145 = 0, r2146 = 0;
-	i64 r2150 = 0, r2151 = 0, r2158 = 0, r2159 = 0, r2163 = 0, r2164 = 0, r2171 = 0, r2172 = 0;
-	i64 r2176 = 0, r2177 = 0, r2184 = 0, r2185 = 0, r2189 = 0, r2190 = 0, r2197 = 0, r2198 = 0;
-	i64 r2202 = 0, r2203 = 0, r2210 = 0, r2211 = 0, r2215 = 0, r2216 = 0, r2223 = 0, r2224 = 0;
-	i64 r2228 = 0, r2229 = 0, r2236 = 0, r2237 = 0, r2241 = 0, r2242 = 0, r2249 = 0, r2250 = 0;
-	i64 r2254 = 0, r2255 = 0, r2262 = 0, r2263 = 0, r2267 = 0, r2268 = 0, r2275 = 0, r2276 = 0;
-	i64 r2280 = 0, r2281 = 0, r2288 = 0, r2289 = 0, r2293 = 0, r2294 = 0, r2301 = 0, r2302 = 0;
-	i64 r2306 = 0, r2307 = 0, r2313 = 0, r2316 = 0, r2317 = 0, r2321 = 0, r2322 = 0, r2329 = 0;
-	i64 r2330 = 0, r2334 = 0, r2335 = 0, r2342 = 0, r2343 = 0, r2347 = 0, r2348 = 0, r2355 = 0;
-	i64 r2356 = 0, r2360 = 0, r2361 = 0, r2368 = 0, r2369 = 0, r2373 = 0, r2374 = 0, r2381 = 0;
-	i64 r2382 = 0, r2386 = 0, r2387 = 0, r2394 = 0, r2395 = 0, r2399 = 0, r2400 = 0, r2407 = 0;
-	i64 r2408 = 0, r2412 = 0, r2413 = 0, r2420 = 0, r2421 = 0, r2425 = 0, r2426 = 0, r2433 = 0;
-	i64 r2434 = 0, r2438 = 0, r2439 = 0, r2446 = 0, r2447 = 0, r2451 = 0, r2452 = 0, r2459 = 0;
-	i64 r2460 = 0, r2464 = 0, r2465 = 0, r2472 = 0, r2473 = 0, r2477 = 0, r2478 = 0, r2485 = 0;
-	i64 r2486 = 0, r2490 = 0, r2491 = 0, r2498 = 0, r2499 = 0, r2503 = 0, r2504 = 0, r2511 = 0;
-	i64 r2512 = 0, r2516 = 0, r2517 = 0, r2523 = 0, r2526 = 0, r2527 = 0, r2531 = 0, r2532 = 0;
-	i64 r2539 = 0, r2540 = 0, r2544 = 0, r2545 = 0, r2552 = 0, r2553 = 0, r2557 = 0, r2558 = 0;
-	i64 r2565 = 0, r2566 = 0, r2570 = 0, r2571 = 0, r2578 = 0, r2579 = 0, r2583 = 0, r2584 = 0;
-	i64 r2591 = 0, r2592 = 0, r2596 = 0, r2597 = 0, r2604 = 0, r2605 = 0, r2609 = 0, r2610 = 0;
-	i64 r2617 = 0, r2618 = 0, r2622 = 0, r2623 = 0, r2630 = 0, r2631 = 0, r2635 = 0, r2636 = 0;
-	i64 r2643 = 0, r2644 = 0, r2648 = 0, r2649 = 0, r2656 = 0, r2657 = 0, r2661 = 0, r2662 = 0;
-	i64 r2669 = 0, r2670 = 0, r2674 = 0, r2675 = 0, r2682 = 0, r2683 = 0, r2687 = 0, r2688 = 0;
-	i64 r2695 = 0, r2696 = 0, r2700 = 0, r2701 = 0, r2708 = 0, r2709 = 0, r2713 = 0, r2714 = 0;
-	i64 r2721 = 0, r2722 = 0, r2726 = 0, r2727 = 0, r2734 = 0, r2735 = 0, r2736 = 0, r2737 = 0;
-	i64 r2739 = 0, r2740 = 0, r2741 = 0, r2742 = 0, r2743 = 0, r2748 = 0, r2749 = 0, r2750 = 0;
-	i64 r2752 = 0, r2754 = 0, r2755 = 0, r2756 = 0, r2757 = 0, r2758 = 0, r2763 = 0, r2764 = 0;
-	i64 r2765 = 0, r2768 = 0, r2771 = 0, r2774 = 0, r2776 = 0, r2783 = 0, r2785 = 0, r2787 = 0;
-	i64 r2789 = 0, r2791 = 0, r2797 = 0, r2799 = 0, r2801 = 0, r2806 = 0, r2808 = 0, r2810 = 0;
-	i64 r2812 = 0, r2814 = 0, r2816 = 0, r3037 = 0, r3038 = 0, r3039 = 0, r3041 = 0, r3042 = 0;
-	i64 r3043 = 0, r3044 = 0, r3049 = 0, r3050 = 0, r3051 = 0, r3053 = 0, r3055 = 0, r3056 = 0;
-	i64 r3057 = 0, r3058 = 0, r3063 = 0, r3064 = 0, r3067 = 0, r3068 = 0, r3069 = 0, r3071 = 0;
-	i64 r3072 = 0, r3073 = 0, r3074 = 0, r3079 = 0, r3080 = 0, r3081 = 0, r3083 = 0, r3085 = 0;
-	i64 r3086 = 0, r3087 = 0, r3088 = 0, r3093 = 0, r3094 = 0, r3097 = 0, r3098 = 0, r3099 = 0;
-	i64 r3101 = 0, r3102 = 0, r3103 = 0, r3104 = 0, r3109 = 0, r3110 = 0, r3111 = 0, r3113 = 0;
-	i64 r3115 = 0, r3116 = 0, r3117 = 0, r3118 = 0, r3123 = 0, r3124 = 0;
-	u32 r3022 = 0, r3024 = 0, r3025 = 0, r3026 = 0, r3027 = 0, r3028 = 0, r3029 = 0, r3030 = 0;
-	u32 r3031 = 0, r3032 = 0, r3033 = 0, r3034 = 0, r3035 = 0;
+	i64 r1049 = 0, r1050 = 0, r1051 = 0, r1052 = 0, r1053 = 0, r1054 = 0, r1055 = 0, r1056 = 0;
+	i64 r1057 = 0, r1058 = 0, r1059 = 0, r1060 = 0, r1061 = 0, r1062 = 0, r1063 = 0, r1064 = 0;
+	i64 r1065 = 0, r1066 = 0, r1067 = 0, r1068 = 0, r1069 = 0, r1070 = 0, r1071 = 0, r1072 = 0;
+	i64 r1073 = 0, r1074 = 0, r1075 = 0, r1076 = 0, r1077 = 0, r1078 = 0, r1079 = 0, r1080 = 0;
+	i64 r1081 = 0, r1082 = 0, r1083 = 0, r1084 = 0, r1085 = 0, r1086 = 0, r1087 = 0, r1088 = 0;
+	i64 r1089 = 0, r1090 = 0, r1091 = 0, r1092 = 0, r1098 = 0, r1100 = 0, r1101 = 0, r1102 = 0;
+	i64 r1103 = 0, r1104 = 0, r1105 = 0, r1106 = 0, r1107 = 0, r1108 = 0, r1109 = 0, r1110 = 0;
+	i64 r1111 = 0, r1112 = 0, r1114 = 0, r1116 = 0, r1118 = 0, r1120 = 0, r1123 = 0, r1125 = 0;
+	i64 r1127 = 0, r1129 = 0, r1133 = 0, r1134 = 0, r1135 = 0, r1136 = 0, r1138 = 0, r1139 = 0;
+	i64 r1140 = 0, r1141 = 0, r1142 = 0, r1147 = 0, r1148 = 0, r1149 = 0, r1151 = 0, r1153 = 0;
+	i64 r1154 = 0, r1155 = 0, r1156 = 0, r1157 = 0, r1162 = 0, r1163 = 0, r1164 = 0, r1166 = 0;
+	i64 r1167 = 0, r1170 = 0, r1171 = 0, r1175 = 0, r1176 = 0, r1182 = 0, r1183 = 0, r1184 = 0;
+	i64 r1185 = 0, r1186 = 0, r1187 = 0, r1188 = 0, r1189 = 0, r1191 = 0, r1192 = 0, r1197 = 0;
+	i64 r1198 = 0, r1202 = 0, r1203 = 0, r1210 = 0, r1211 = 0, r1215 = 0, r1216 = 0, r1223 = 0;
+	i64 r1224 = 0, r1228 = 0, r1229 = 0, r1235 = 0, r1236 = 0, r1237 = 0, r1238 = 0, r1239 = 0;
+	i64 r1240 = 0, r1241 = 0, r1242 = 0, r1244 = 0, r1245 = 0, r1249 = 0, r1250 = 0, r1251 = 0;
+	i64 r1252 = 0, r1253 = 0, r1254 = 0, r1255 = 0, r1256 = 0, r1258 = 0, r1259 = 0, r1263 = 0;
+	i64 r1264 = 0, r1265 = 0, r1266 = 0, r1267 = 0, r1268 = 0, r1269 = 0, r1270 = 0, r1272 = 0;
+	i64 r1273 = 0, r1278 = 0, r1279 = 0, r1283 = 0, r1284 = 0, r1291 = 0, r1292 = 0, r1296 = 0;
+	i64 r1297 = 0, r1304 = 0, r1305 = 0, r1309 = 0, r1310 = 0, r1317 = 0, r1318 = 0, r1322 = 0;
+	i64 r1323 = 0, r1330 = 0, r1331 = 0, r1335 = 0, r1336 = 0, r1343 = 0, r1344 = 0, r1348 = 0;
+	i64 r1349 = 0, r1356 = 0, r1357 = 0, r1361 = 0, r1362 = 0, r1369 = 0, r1370 = 0, r1374 = 0;
+	i64 r1375 = 0, r1382 = 0, r1383 = 0, r1387 = 0, r1388 = 0, r1395 = 0, r1396 = 0, r1400 = 0;
+	i64 r1401 = 0, r1408 = 0, r1409 = 0, r1413 = 0, r1414 = 0, r1421 = 0, r1422 = 0, r1426 = 0;
+	i64 r1427 = 0, r1433 = 0, r1434 = 0, r1435 = 0, r1436 = 0, r1437 = 0, r1438 = 0, r1439 = 0;
+	i64 r1440 = 0, r1442 = 0, r1443 = 0, r1447 = 0, r1448 = 0, r1449 = 0, r1450 = 0, r1451 = 0;
+	i64 r1452 = 0, r1453 = 0, r1454 = 0, r1456 = 0, r1457 = 0, r1461 = 0, r1462 = 0, r1463 = 0;
+	i64 r1464 = 0, r1465 = 0, r1466 = 0, r1467 = 0, r1468 = 0, r1470 = 0, r1471 = 0, r1475 = 0;
+	i64 r1476 = 0, r1477 = 0, r1478 = 0, r1479 = 0, r1480 = 0, r1481 = 0, r1482 = 0, r1484 = 0;
+	i64 r1485 = 0, r1489 = 0, r1490 = 0, r1491 = 0, r1492 = 0, r1493 = 0, r1494 = 0, r1495 = 0;
+	i64 r1496 = 0, r1498 = 0, r1499 = 0, r1503 = 0, r1504 = 0, r1505 = 0, r1506 = 0, r1507 = 0;
+	i64 r1508 = 0, r1509 = 0, r1510 = 0, r1512 = 0, r1513 = 0, r1517 = 0, r1518 = 0, r1519 = 0;
+	i64 r1520 = 0, r1521 = 0, r1522 = 0, r1523 = 0, r1524 = 0, r1526 = 0, r1527 = 0, r1531 = 0;
+	i64 r1532 = 0, r1533 = 0, r1534 = 0, r1535 = 0, r1536 = 0, r1537 = 0, r1538 = 0, r1540 = 0;
+	i64 r1541 = 0, r1545 = 0, r1546 = 0, r1547 = 0, r1548 = 0, r1549 = 0, r1550 = 0, r1551 = 0;
+	i64 r1552 = 0, r1554 = 0, r1555 = 0, r1559 = 0, r1560 = 0, r1561 = 0, r1562 = 0, r1563 = 0;
+	i64 r1564 = 0, r1565 = 0, r1566 = 0, r1568 = 0, r1569 = 0, r1573 = 0, r1574 = 0, r1575 = 0;
+	i64 r1576 = 0, r1577 = 0, r1578 = 0, r1579 = 0, r1580 = 0, r1582 = 0, r1583 = 0, r1587 = 0;
+	i64 r1588 = 0, r1589 = 0, r1590 = 0, r1591 = 0, r1592 = 0, r1593 = 0, r1594 = 0, r1596 = 0;
+	i64 r1597 = 0, r1601 = 0, r1602 = 0, r1603 = 0, r1604 = 0, r1605 = 0, r1606 = 0, r1607 = 0;
+	i64 r1608 = 0, r1609 = 0, r1610 = 0, r1611 = 0, r1612 = 0, r1613 = 0, r1614 = 0, r1615 = 0;
+	i64 r1616 = 0, r1617 = 0, r1618 = 0, r1619 = 0, r1620 = 0, r1621 = 0, r1622 = 0, r1623 = 0;
+	i64 r1624 = 0, r1625 = 0, r1626 = 0, r1627 = 0, r1628 = 0, r1629 = 0, r1630 = 0, r1631 = 0;
+	i64 r1632 = 0, r1633 = 0, r1634 = 0, r1635 = 0, r1636 = 0, r1637 = 0, r1638 = 0, r1639 = 0;
+	i64 r1640 = 0, r1641 = 0, r1642 = 0, r1643 = 0, r1644 = 0, r1646 = 0, r1648 = 0, r1654 = 0;
+	i64 r1656 = 0, r1662 = 0, r1664 = 0, r1669 = 0, r1672 = 0, r1673 = 0, r1677 = 0, r1678 = 0;
+	i64 r1685 = 0, r1686 = 0, r1690 = 0, r1691 = 0, r1698 = 0, r1699 = 0, r1703 = 0, r1704 = 0;
+	i64 r1711 = 0, r1712 = 0, r1716 = 0, r1717 = 0, r1724 = 0, r1725 = 0, r1729 = 0, r1730 = 0;
+	i64 r1737 = 0, r1738 = 0, r1742 = 0, r1743 = 0, r1750 = 0, r1751 = 0, r1755 = 0, r1756 = 0;
+	i64 r1763 = 0, r1764 = 0, r1768 = 0, r1769 = 0, r1776 = 0, r1777 = 0, r1781 = 0, r1782 = 0;
+	i64 r1789 = 0, r1790 = 0, r1794 = 0, r1795 = 0, r1802 = 0, r1803 = 0, r1807 = 0, r1808 = 0;
+	i64 r1815 = 0, r1816 = 0, r1820 = 0, r1821 = 0, r1828 = 0, r1829 = 0, r1833 = 0, r1834 = 0;
+	i64 r1841 = 0, r1842 = 0, r1846 = 0, r1847 = 0, r1854 = 0, r1855 = 0, r1859 = 0, r1860 = 0;
+	i64 r1867 = 0, r1868 = 0, r1872 = 0, r1873 = 0, r1879 = 0, r1880 = 0, r1973 = 0, r1976 = 0;
+	i64 r1979 = 0, r1982 = 0, r1985 = 0, r1988 = 0, r1990 = 0, r1992 = 0, r1993 = 0, r1994 = 0;
+	i64 r1999 = 0, r2000 = 0, r2001 = 0, r2006 = 0, r2007 = 0, r2012 = 0, r2264 = 0, r2266 = 0;
+	i64 r2267 = 0, r2268 = 0, r2269 = 0, r2270 = 0, r2271 = 0, r2272 = 0, r2273 = 0, r2274 = 0;
+	i64 r2275 = 0, r2276 = 0, r2277 = 0, r2278 = 0, r2280 = 0, r2282 = 0, r2284 = 0, r2286 = 0;
+	i64 r2289 = 0, r2291 = 0, r2293 = 0, r2295 = 0, r2299 = 0, r2300 = 0, r2301 = 0, r2302 = 0;
+	i64 r2304 = 0, r2305 = 0, r2306 = 0, r2307 = 0, r2308 = 0, r2313 = 0, r2314 = 0, r2315 = 0;
+	i64 r2317 = 0, r2319 = 0, r2320 = 0, r2321 = 0, r2322 = 0, r2323 = 0, r2328 = 0, r2329 = 0;
+	i64 r2330 = 0, r2332 = 0, r2333 = 0, r2336 = 0, r2337 = 0, r2341 = 0, r2342 = 0, r2348 = 0;
+	i64 r2349 = 0, r2350 = 0, r2351 = 0, r2352 = 0, r2353 = 0, r2354 = 0, r2355 = 0, r2357 = 0;
+	i64 r2358 = 0, r2363 = 0, r2364 = 0, r2368 = 0, r2369 = 0, r2376 = 0, r2377 = 0, r2381 = 0;
+	i64 r2382 = 0, r2389 = 0, r2390 = 0, r2394 = 0, r2395 = 0, r2401 = 0, r2402 = 0, r2403 = 0;
+	i64 r2404 = 0, r2405 = 0, r2406 = 0, r2407 = 0, r2408 = 0, r2410 = 0, r2411 = 0, r2415 = 0;
+	i64 r2416 = 0, r2417 = 0, r2418 = 0, r2419 = 0, r2420 = 0, r2421 = 0, r2422 = 0, r2424 = 0;
+	i64 r2425 = 0, r2429 = 0, r2430 = 0, r2431 = 0, r2432 = 0, r2433 = 0, r2434 = 0, r2435 = 0;
+	i64 r2436 = 0, r2438 = 0, r2439 = 0, r2444 = 0, r2445 = 0, r2449 = 0, r2450 = 0, r2457 = 0;
+	i64 r2458 = 0, r2462 = 0, r2463 = 0, r2470 = 0, r2471 = 0, r2475 = 0, r2476 = 0, r2483 = 0;
+	i64 r2484 = 0, r2488 = 0, r2489 = 0, r2496 = 0, r2497 = 0, r2501 = 0, r2502 = 0, r2509 = 0;
+	i64 r2510 = 0, r2514 = 0, r2515 = 0, r2522 = 0, r2523 = 0, r2527 = 0, r2528 = 0, r2535 = 0;
+	i64 r2536 = 0, r2540 = 0, r2541 = 0, r2548 = 0, r2549 = 0, r2553 = 0, r2554 = 0, r2561 = 0;
+	i64 r2562 = 0, r2566 = 0, r2567 = 0, r2574 = 0, r2575 = 0, r2579 = 0, r2580 = 0, r2587 = 0;
+	i64 r2588 = 0, r2592 = 0, r2593 = 0, r2599 = 0, r2600 = 0, r2601 = 0, r2602 = 0, r2603 = 0;
+	i64 r2604 = 0, r2605 = 0, r2606 = 0, r2608 = 0, r2609 = 0, r2613 = 0, r2614 = 0, r2615 = 0;
+	i64 r2616 = 0, r2617 = 0, r2618 = 0, r2619 = 0, r2620 = 0, r2622 = 0, r2623 = 0, r2627 = 0;
+	i64 r2628 = 0, r2629 = 0, r2630 = 0, r2631 = 0, r2632 = 0, r2633 = 0, r2634 = 0, r2636 = 0;
+	i64 r2637 = 0, r2641 = 0, r2642 = 0, r2643 = 0, r2644 = 0, r2645 = 0, r2646 = 0, r2647 = 0;
+	i64 r2648 = 0, r2650 = 0, r2651 = 0, r2655 = 0, r2656 = 0, r2657 = 0, r2658 = 0, r2659 = 0;
+	i64 r2660 = 0, r2661 = 0, r2662 = 0, r2664 = 0, r2665 = 0, r2669 = 0, r2670 = 0, r2671 = 0;
+	i64 r2672 = 0, r2673 = 0, r2674 = 0, r2675 = 0, r2676 = 0, r2678 = 0, r2679 = 0, r2683 = 0;
+	i64 r2684 = 0, r2685 = 0, r2686 = 0, r2687 = 0, r2688 = 0, r2689 = 0, r2690 = 0, r2692 = 0;
+	i64 r2693 = 0, r2697 = 0, r2698 = 0, r2699 = 0, r2700 = 0, r2701 = 0, r2702 = 0, r2703 = 0;
+	i64 r2704 = 0, r2706 = 0, r2707 = 0, r2711 = 0, r2712 = 0, r2713 = 0, r2714 = 0, r2715 = 0;
+	i64 r2716 = 0, r2717 = 0, r2718 = 0, r2720 = 0, r2721 = 0, r2725 = 0, r2726 = 0, r2727 = 0;
+	i64 r2728 = 0, r2729 = 0, r2730 = 0, r2731 = 0, r2732 = 0, r2734 = 0, r2735 = 0, r2739 = 0;
+	i64 r2740 = 0, r2741 = 0, r2742 = 0, r2743 = 0, r2744 = 0, r2745 = 0, r2746 = 0, r2748 = 0;
+	i64 r2749 = 0, r2753 = 0, r2754 = 0, r2755 = 0, r2756 = 0, r2757 = 0, r2758 = 0, r2759 = 0;
+	i64 r2760 = 0, r2762 = 0, r2763 = 0, r2767 = 0, r2768 = 0, r2769 = 0, r2770 = 0, r2771 = 0;
+	i64 r2772 = 0, r2773 = 0, r2774 = 0, r2775 = 0, r2776 = 0, r2777 = 0, r2778 = 0, r2779 = 0;
+	i64 r2780 = 0, r2781 = 0, r2782 = 0, r2783 = 0, r2784 = 0, r2785 = 0, r2786 = 0, r2787 = 0;
+	i64 r2788 = 0, r2789 = 0, r2790 = 0, r2791 = 0, r2792 = 0, r2793 = 0, r2794 = 0, r2795 = 0;
+	i64 r2796 = 0, r2797 = 0, r2798 = 0, r2799 = 0, r2800 = 0, r2801 = 0, r2802 = 0, r2803 = 0;
+	i64 r2804 = 0, r2805 = 0, r2806 = 0, r2807 = 0, r2808 = 0, r2809 = 0, r2810 = 0, r2811 = 0;
+	i64 r2814 = 0, r2815 = 0, r2819 = 0, r2820 = 0, r2827 = 0, r2828 = 0, r2832 = 0, r2833 = 0;
+	i64 r2840 = 0, r2841 = 0, r2845 = 0, r2846 = 0, r2853 = 0, r2854 = 0, r2858 = 0, r2859 = 0;
+	i64 r2866 = 0, r2867 = 0, r2871 = 0, r2872 = 0, r2879 = 0, r2880 = 0, r2884 = 0, r2885 = 0;
+	i64 r2892 = 0, r2893 = 0, r2897 = 0, r2898 = 0, r2905 = 0, r2906 = 0, r2910 = 0, r2911 = 0;
+	i64 r2918 = 0, r2919 = 0, r2923 = 0, r2924 = 0, r2931 = 0, r2932 = 0, r2936 = 0, r2937 = 0;
+	i64 r2944 = 0, r2945 = 0, r2949 = 0, r2950 = 0, r2957 = 0, r2958 = 0, r2962 = 0, r2963 = 0;
+	i64 r2970 = 0, r2971 = 0, r2975 = 0, r2976 = 0, r2983 = 0, r2984 = 0, r2988 = 0, r2989 = 0;
+	i64 r2996 = 0, r2997 = 0, r3001 = 0, r3002 = 0, r3009 = 0, r3010 = 0, r3014 = 0, r3015 = 0;
+	i64 r3021 = 0, r3022 = 0;
+	u32 r2258 = 0, r3119 = 0, r3121 = 0, r3122 = 0, r3123 = 0, r3124 = 0, r3125 = 0, r3126 = 0;
+	u32 r3127 = 0, r3128 = 0, r3129 = 0, r3130 = 0, r3131 = 0, r3132 = 0;
 	u64 r6 = 0, r7 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r19 = 0, r21 = 0;
-	u64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r2767 = 0, r2778 = 0, r2779 = 0, r2780 = 0;
-	u64 r2792 = 0, r2794 = 0, r2796 = 0, r2803 = 0, r2804 = 0, r2817 = 0, r2819 = 0, r3019 = 0;
-	u64 r3020 = 0, r3021 = 0;
+	u64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r1094 = 0, r1095 = 0, r1096 = 0, r1097 = 0;
+	u64 r1099 = 0, r1649 = 0, r1651 = 0, r1657 = 0, r1659 = 0, r1665 = 0, r1667 = 0, r1881 = 0;
+	u64 r2260 = 0, r2261 = 0, r2262 = 0, r2263 = 0, r2265 = 0, r3023 = 0, r3116 = 0, r3117 = 0;
+	u64 r3118 = 0;
 	float r92 = 0, r103 = 0, r110 = 0, r121 = 0, r150 = 0, r155 = 0, r156 = 0, r158 = 0;
 	float r159 = 0, r194 = 0, r208 = 0, r213 = 0, r214 = 0, r216 = 0, r217 = 0, r228 = 0;
 	float r233 = 0, r234 = 0, r236 = 0, r237 = 0, r248 = 0, r253 = 0, r254 = 0, r256 = 0;
@@ -638,88 +718,51 @@ extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char
 	float r834 = 0, r854 = 0, r877 = 0, r897 = 0, r917 = 0, r937 = 0, r960 = 0, r980 = 0;
 	float r1000 = 0, r1020 = 0, r1025 = 0, r1026 = 0, r1027 = 0, r1028 = 0, r1029 = 0, r1030 = 0;
 	float r1031 = 0, r1032 = 0, r1033 = 0, r1034 = 0, r1035 = 0, r1036 = 0, r1037 = 0, r1038 = 0;
-	float r1039 = 0, r1040 = 0, r1059 = 0, r1064 = 0, r1065 = 0, r1066 = 0, r1067 = 0, r1072 = 0;
-	float r1077 = 0, r1078 = 0, r1079 = 0, r1080 = 0, r1085 = 0, r1090 = 0, r1091 = 0, r1092 = 0;
-	float r1093 = 0, r1098 = 0, r1103 = 0, r1104 = 0, r1105 = 0, r1106 = 0, r1111 = 0, r1116 = 0;
-	float r1117 = 0, r1118 = 0, r1119 = 0, r1124 = 0, r1129 = 0, r1130 = 0, r1131 = 0, r1132 = 0;
-	float r1137 = 0, r1142 = 0, r1143 = 0, r1144 = 0, r1145 = 0, r1150 = 0, r1155 = 0, r1156 = 0;
-	float r1157 = 0, r1158 = 0, r1163 = 0, r1168 = 0, r1169 = 0, r1170 = 0, r1171 = 0, r1176 = 0;
-	float r1181 = 0, r1182 = 0, r1183 = 0, r1184 = 0, r1189 = 0, r1194 = 0, r1195 = 0, r1196 = 0;
-	float r1197 = 0, r1202 = 0, r1207 = 0, r1208 = 0, r1209 = 0, r1210 = 0, r1215 = 0, r1220 = 0;
-	float r1221 = 0, r1222 = 0, r1223 = 0, r1228 = 0, r1233 = 0, r1234 = 0, r1235 = 0, r1236 = 0;
-	float r1241 = 0, r1246 = 0, r1247 = 0, r1248 = 0, r1249 = 0, r1254 = 0, r1259 = 0, r1260 = 0;
-	float r1261 = 0, r1262 = 0, r1269 = 0, r1274 = 0, r1275 = 0, r1276 = 0, r1277 = 0, r1282 = 0;
-	float r1287 = 0, r1288 = 0, r1289 = 0, r1290 = 0, r1295 = 0, r1300 = 0, r1301 = 0, r1302 = 0;
-	float r1303 = 0, r1308 = 0, r1313 = 0, r1314 = 0, r1315 = 0, r1316 = 0, r1321 = 0, r1326 = 0;
-	float r1327 = 0, r1328 = 0, r1329 = 0, r1334 = 0, r1339 = 0, r1340 = 0, r1341 = 0, r1342 = 0;
-	float r1347 = 0, r1352 = 0, r1353 = 0, r1354 = 0, r1355 = 0, r1360 = 0, r1365 = 0, r1366 = 0;
-	float r1367 = 0, r1368 = 0, r1373 = 0, r1378 = 0, r1379 = 0, r1380 = 0, r1381 = 0, r1386 = 0;
-	float r1391 = 0, r1392 = 0, r1393 = 0, r1394 = 0, r1399 = 0, r1404 = 0, r1405 = 0, r1406 = 0;
-	float r1407 = 0, r1412 = 0, r1417 = 0, r1418 = 0, r1419 = 0, r1420 = 0, r1425 = 0, r1430 = 0;
-	float r1431 = 0, r1432 = 0, r1433 = 0, r1438 = 0, r1443 = 0, r1444 = 0, r1445 = 0, r1446 = 0;
-	float r1451 = 0, r1456 = 0, r1457 = 0, r1458 = 0, r1459 = 0, r1464 = 0, r1469 = 0, r1470 = 0;
-	float r1471 = 0, r1472 = 0, r1479 = 0, r1484 = 0, r1485 = 0, r1486 = 0, r1487 = 0, r1492 = 0;
-	float r1497 = 0, r1498 = 0, r1499 = 0, r1500 = 0, r1505 = 0, r1510 = 0, r1511 = 0, r1512 = 0;
-	float r1513 = 0, r1518 = 0, r1523 = 0, r1524 = 0, r1525 = 0, r1526 = 0, r1531 = 0, r1536 = 0;
-	float r1537 = 0, r1538 = 0, r1539 = 0, r1544 = 0, r1549 = 0, r1550 = 0, r1551 = 0, r1552 = 0;
-	float r1557 = 0, r1562 = 0, r1563 = 0, r1564 = 0, r1565 = 0, r1570 = 0, r1575 = 0, r1576 = 0;
-	float r1577 = 0, r1578 = 0, r1583 = 0, r1588 = 0, r1589 = 0, r1590 = 0, r1591 = 0, r1596 = 0;
-	float r1601 = 0, r1602 = 0, r1603 = 0, r1604 = 0, r1609 = 0, r1614 = 0, r1615 = 0, r1616 = 0;
-	float r1617 = 0, r1622 = 0, r1627 = 0, r1628 = 0, r1629 = 0, r1630 = 0, r1635 = 0, r1640 = 0;
-	float r1641 = 0, r1642 = 0, r1643 = 0, r1648 = 0, r1653 = 0, r1654 = 0, r1655 = 0, r1656 = 0;
-	float r1661 = 0, r1666 = 0, r1667 = 0, r1668 = 0, r1669 = 0, r1674 = 0, r1679 = 0, r1680 = 0;
-	float r1681 = 0, r1682 = 0, r1689 = 0, r1694 = 0, r1695 = 0, r1696 = 0, r1697 = 0, r1702 = 0;
-	float r1707 = 0, r1708 = 0, r1709 = 0, r1710 = 0, r1715 = 0, r1720 = 0, r1721 = 0, r1722 = 0;
-	float r1723 = 0, r1728 = 0, r1733 = 0, r1734 = 0, r1735 = 0, r1736 = 0, r1741 = 0, r1746 = 0;
-	float r1747 = 0, r1748 = 0, r1749 = 0, r1754 = 0, r1759 = 0, r1760 = 0, r1761 = 0, r1762 = 0;
-	float r1767 = 0, r1772 = 0, r1773 = 0, r1774 = 0, r1775 = 0, r1780 = 0, r1785 = 0, r1786 = 0;
-	float r1787 = 0, r1788 = 0, r1793 = 0, r1798 = 0, r1799 = 0, r1800 = 0, r1801 = 0, r1806 = 0;
-	float r1811 = 0, r1812 = 0, r1813 = 0, r1814 = 0, r1819 = 0, r1824 = 0, r1825 = 0, r1826 = 0;
-	float r1827 = 0, r1832 = 0, r1837 = 0, r1838 = 0, r1839 = 0, r1840 = 0, r1845 = 0, r1850 = 0;
-	float r1851 = 0, r1852 = 0, r1853 = 0, r1858 = 0, r1863 = 0, r1864 = 0, r1865 = 0, r1866 = 0;
-	float r1871 = 0, r1876 = 0, r1877 = 0, r1878 = 0, r1879 = 0, r1884 = 0, r1889 = 0, r1890 = 0;
-	float r1891 = 0, r1892 = 0, r1899 = 0, r1904 = 0, r1905 = 0, r1906 = 0, r1907 = 0, r1912 = 0;
-	float r1917 = 0, r1918 = 0, r1919 = 0, r1920 = 0, r1925 = 0, r1930 = 0, r1931 = 0, r1932 = 0;
-	float r1933 = 0, r1938 = 0, r1943 = 0, r1944 = 0, r1945 = 0, r1946 = 0, r1951 = 0, r1956 = 0;
-	float r1957 = 0, r1958 = 0, r1959 = 0, r1964 = 0, r1969 = 0, r1970 = 0, r1971 = 0, r1972 = 0;
-	float r1977 = 0, r1982 = 0, r1983 = 0, r1984 = 0, r1985 = 0, r1990 = 0, r1995 = 0, r1996 = 0;
-	float r1997 = 0, r1998 = 0, r2003 = 0, r2008 = 0, r2009 = 0, r2010 = 0, r2011 = 0, r2016 = 0;
-	float r2021 = 0, r2022 = 0, r2023 = 0, r2024 = 0, r2029 = 0, r2034 = 0, r2035 = 0, r2036 = 0;
-	float r2037 = 0, r2042 = 0, r2047 = 0, r2048 = 0, r2049 = 0, r2050 = 0, r2055 = 0, r2060 = 0;
-	float r2061 = 0, r2062 = 0, r2063 = 0, r2068 = 0, r2073 = 0, r2074 = 0, r2075 = 0, r2076 = 0;
-	float r2081 = 0, r2086 = 0, r2087 = 0, r2088 = 0, r2089 = 0, r2094 = 0, r2099 = 0, r2100 = 0;
-	float r2101 = 0, r2102 = 0, r2109 = 0, r2114 = 0, r2115 = 0, r2116 = 0, r2117 = 0, r2122 = 0;
-	float r2127 = 0, r2128 = 0, r2129 = 0, r2130 = 0, r2135 = 0, r2140 = 0, r2141 = 0, r2142 = 0;
-	float r2143 = 0, r2148 = 0, r2153 = 0, r2154 = 0, r2155 = 0, r2156 = 0, r2161 = 0, r2166 = 0;
-	float r2167 = 0, r2168 = 0, r2169 = 0, r2174 = 0, r2179 = 0, r2180 = 0, r2181 = 0, r2182 = 0;
-	float r2187 = 0, r2192 = 0, r2193 = 0, r2194 = 0, r2195 = 0, r2200 = 0, r2205 = 0, r2206 = 0;
-	float r2207 = 0, r2208 = 0, r2213 = 0, r2218 = 0, r2219 = 0, r2220 = 0, r2221 = 0, r2226 = 0;
-	float r2231 = 0, r2232 = 0, r2233 = 0, r2234 = 0, r2239 = 0, r2244 = 0, r2245 = 0, r2246 = 0;
-	float r2247 = 0, r2252 = 0, r2257 = 0, r2258 = 0, r2259 = 0, r2260 = 0, r2265 = 0, r2270 = 0;
-	float r2271 = 0, r2272 = 0, r2273 = 0, r2278 = 0, r2283 = 0, r2284 = 0, r2285 = 0, r2286 = 0;
-	float r2291 = 0, r2296 = 0, r2297 = 0, r2298 = 0, r2299 = 0, r2304 = 0, r2309 = 0, r2310 = 0;
-	float r2311 = 0, r2312 = 0, r2319 = 0, r2324 = 0, r2325 = 0, r2326 = 0, r2327 = 0, r2332 = 0;
-	float r2337 = 0, r2338 = 0, r2339 = 0, r2340 = 0, r2345 = 0, r2350 = 0, r2351 = 0, r2352 = 0;
-	float r2353 = 0, r2358 = 0, r2363 = 0, r2364 = 0, r2365 = 0, r2366 = 0, r2371 = 0, r2376 = 0;
-	float r2377 = 0, r2378 = 0, r2379 = 0, r2384 = 0, r2389 = 0, r2390 = 0, r2391 = 0, r2392 = 0;
-	float r2397 = 0, r2402 = 0, r2403 = 0, r2404 = 0, r2405 = 0, r2410 = 0, r2415 = 0, r2416 = 0;
-	float r2417 = 0, r2418 = 0, r2423 = 0, r2428 = 0, r2429 = 0, r2430 = 0, r2431 = 0, r2436 = 0;
-	float r2441 = 0, r2442 = 0, r2443 = 0, r2444 = 0, r2449 = 0, r2454 = 0, r2455 = 0, r2456 = 0;
-	float r2457 = 0, r2462 = 0, r2467 = 0, r2468 = 0, r2469 = 0, r2470 = 0, r2475 = 0, r2480 = 0;
-	float r2481 = 0, r2482 = 0, r2483 = 0, r2488 = 0, r2493 = 0, r2494 = 0, r2495 = 0, r2496 = 0;
-	float r2501 = 0, r2506 = 0, r2507 = 0, r2508 = 0, r2509 = 0, r2514 = 0, r2519 = 0, r2520 = 0;
-	float r2521 = 0, r2522 = 0, r2529 = 0, r2534 = 0, r2535 = 0, r2536 = 0, r2537 = 0, r2542 = 0;
-	float r2547 = 0, r2548 = 0, r2549 = 0, r2550 = 0, r2555 = 0, r2560 = 0, r2561 = 0, r2562 = 0;
-	float r2563 = 0, r2568 = 0, r2573 = 0, r2574 = 0, r2575 = 0, r2576 = 0, r2581 = 0, r2586 = 0;
-	float r2587 = 0, r2588 = 0, r2589 = 0, r2594 = 0, r2599 = 0, r2600 = 0, r2601 = 0, r2602 = 0;
-	float r2607 = 0, r2612 = 0, r2613 = 0, r2614 = 0, r2615 = 0, r2620 = 0, r2625 = 0, r2626 = 0;
-	float r2627 = 0, r2628 = 0, r2633 = 0, r2638 = 0, r2639 = 0, r2640 = 0, r2641 = 0, r2646 = 0;
-	float r2651 = 0, r2652 = 0, r2653 = 0, r2654 = 0, r2659 = 0, r2664 = 0, r2665 = 0, r2666 = 0;
-	float r2667 = 0, r2672 = 0, r2677 = 0, r2678 = 0, r2679 = 0, r2680 = 0, r2685 = 0, r2690 = 0;
-	float r2691 = 0, r2692 = 0, r2693 = 0, r2698 = 0, r2703 = 0, r2704 = 0, r2705 = 0, r2706 = 0;
-	float r2711 = 0, r2716 = 0, r2717 = 0, r2718 = 0, r2719 = 0, r2724 = 0, r2729 = 0, r2730 = 0;
-	float r2731 = 0, r2732 = 0, r2745 = 0, r2760 = 0, r3046 = 0, r3060 = 0, r3076 = 0, r3090 = 0;
-	float r3106 = 0, r3120 = 0;
+	float r1039 = 0, r1040 = 0, r1144 = 0, r1159 = 0, r1173 = 0, r1178 = 0, r1179 = 0, r1180 = 0;
+	float r1181 = 0, r1193 = 0, r1200 = 0, r1205 = 0, r1206 = 0, r1207 = 0, r1208 = 0, r1213 = 0;
+	float r1218 = 0, r1219 = 0, r1220 = 0, r1221 = 0, r1226 = 0, r1231 = 0, r1232 = 0, r1233 = 0;
+	float r1234 = 0, r1246 = 0, r1260 = 0, r1274 = 0, r1281 = 0, r1286 = 0, r1287 = 0, r1288 = 0;
+	float r1289 = 0, r1294 = 0, r1299 = 0, r1300 = 0, r1301 = 0, r1302 = 0, r1307 = 0, r1312 = 0;
+	float r1313 = 0, r1314 = 0, r1315 = 0, r1320 = 0, r1325 = 0, r1326 = 0, r1327 = 0, r1328 = 0;
+	float r1333 = 0, r1338 = 0, r1339 = 0, r1340 = 0, r1341 = 0, r1346 = 0, r1351 = 0, r1352 = 0;
+	float r1353 = 0, r1354 = 0, r1359 = 0, r1364 = 0, r1365 = 0, r1366 = 0, r1367 = 0, r1372 = 0;
+	float r1377 = 0, r1378 = 0, r1379 = 0, r1380 = 0, r1385 = 0, r1390 = 0, r1391 = 0, r1392 = 0;
+	float r1393 = 0, r1398 = 0, r1403 = 0, r1404 = 0, r1405 = 0, r1406 = 0, r1411 = 0, r1416 = 0;
+	float r1417 = 0, r1418 = 0, r1419 = 0, r1424 = 0, r1429 = 0, r1430 = 0, r1431 = 0, r1432 = 0;
+	float r1444 = 0, r1458 = 0, r1472 = 0, r1486 = 0, r1500 = 0, r1514 = 0, r1528 = 0, r1542 = 0;
+	float r1556 = 0, r1570 = 0, r1584 = 0, r1598 = 0, r1675 = 0, r1680 = 0, r1681 = 0, r1682 = 0;
+	float r1683 = 0, r1688 = 0, r1693 = 0, r1694 = 0, r1695 = 0, r1696 = 0, r1701 = 0, r1706 = 0;
+	float r1707 = 0, r1708 = 0, r1709 = 0, r1714 = 0, r1719 = 0, r1720 = 0, r1721 = 0, r1722 = 0;
+	float r1727 = 0, r1732 = 0, r1733 = 0, r1734 = 0, r1735 = 0, r1740 = 0, r1745 = 0, r1746 = 0;
+	float r1747 = 0, r1748 = 0, r1753 = 0, r1758 = 0, r1759 = 0, r1760 = 0, r1761 = 0, r1766 = 0;
+	float r1771 = 0, r1772 = 0, r1773 = 0, r1774 = 0, r1779 = 0, r1784 = 0, r1785 = 0, r1786 = 0;
+	float r1787 = 0, r1792 = 0, r1797 = 0, r1798 = 0, r1799 = 0, r1800 = 0, r1805 = 0, r1810 = 0;
+	float r1811 = 0, r1812 = 0, r1813 = 0, r1818 = 0, r1823 = 0, r1824 = 0, r1825 = 0, r1826 = 0;
+	float r1831 = 0, r1836 = 0, r1837 = 0, r1838 = 0, r1839 = 0, r1844 = 0, r1849 = 0, r1850 = 0;
+	float r1851 = 0, r1852 = 0, r1857 = 0, r1862 = 0, r1863 = 0, r1864 = 0, r1865 = 0, r1870 = 0;
+	float r1875 = 0, r1876 = 0, r1877 = 0, r1878 = 0, r2310 = 0, r2325 = 0, r2339 = 0, r2344 = 0;
+	float r2345 = 0, r2346 = 0, r2347 = 0, r2359 = 0, r2366 = 0, r2371 = 0, r2372 = 0, r2373 = 0;
+	float r2374 = 0, r2379 = 0, r2384 = 0, r2385 = 0, r2386 = 0, r2387 = 0, r2392 = 0, r2397 = 0;
+	float r2398 = 0, r2399 = 0, r2400 = 0, r2412 = 0, r2426 = 0, r2440 = 0, r2447 = 0, r2452 = 0;
+	float r2453 = 0, r2454 = 0, r2455 = 0, r2460 = 0, r2465 = 0, r2466 = 0, r2467 = 0, r2468 = 0;
+	float r2473 = 0, r2478 = 0, r2479 = 0, r2480 = 0, r2481 = 0, r2486 = 0, r2491 = 0, r2492 = 0;
+	float r2493 = 0, r2494 = 0, r2499 = 0, r2504 = 0, r2505 = 0, r2506 = 0, r2507 = 0, r2512 = 0;
+	float r2517 = 0, r2518 = 0, r2519 = 0, r2520 = 0, r2525 = 0, r2530 = 0, r2531 = 0, r2532 = 0;
+	float r2533 = 0, r2538 = 0, r2543 = 0, r2544 = 0, r2545 = 0, r2546 = 0, r2551 = 0, r2556 = 0;
+	float r2557 = 0, r2558 = 0, r2559 = 0, r2564 = 0, r2569 = 0, r2570 = 0, r2571 = 0, r2572 = 0;
+	float r2577 = 0, r2582 = 0, r2583 = 0, r2584 = 0, r2585 = 0, r2590 = 0, r2595 = 0, r2596 = 0;
+	float r2597 = 0, r2598 = 0, r2610 = 0, r2624 = 0, r2638 = 0, r2652 = 0, r2666 = 0, r2680 = 0;
+	float r2694 = 0, r2708 = 0, r2722 = 0, r2736 = 0, r2750 = 0, r2764 = 0, r2817 = 0, r2822 = 0;
+	float r2823 = 0, r2824 = 0, r2825 = 0, r2830 = 0, r2835 = 0, r2836 = 0, r2837 = 0, r2838 = 0;
+	float r2843 = 0, r2848 = 0, r2849 = 0, r2850 = 0, r2851 = 0, r2856 = 0, r2861 = 0, r2862 = 0;
+	float r2863 = 0, r2864 = 0, r2869 = 0, r2874 = 0, r2875 = 0, r2876 = 0, r2877 = 0, r2882 = 0;
+	float r2887 = 0, r2888 = 0, r2889 = 0, r2890 = 0, r2895 = 0, r2900 = 0, r2901 = 0, r2902 = 0;
+	float r2903 = 0, r2908 = 0, r2913 = 0, r2914 = 0, r2915 = 0, r2916 = 0, r2921 = 0, r2926 = 0;
+	float r2927 = 0, r2928 = 0, r2929 = 0, r2934 = 0, r2939 = 0, r2940 = 0, r2941 = 0, r2942 = 0;
+	float r2947 = 0, r2952 = 0, r2953 = 0, r2954 = 0, r2955 = 0, r2960 = 0, r2965 = 0, r2966 = 0;
+	float r2967 = 0, r2968 = 0, r2973 = 0, r2978 = 0, r2979 = 0, r2980 = 0, r2981 = 0, r2986 = 0;
+	float r2991 = 0, r2992 = 0, r2993 = 0, r2994 = 0, r2999 = 0, r3004 = 0, r3005 = 0, r3006 = 0;
+	float r3007 = 0, r3012 = 0, r3017 = 0, r3018 = 0, r3019 = 0, r3020 = 0;
 	char *r41 = 0, *r43 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r50 = 0, *r52 = 0, *r54 = 0;
 	char *r56 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r62 = 0, *r63 = 0, *r64 = 0;
 	char *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0, *r71 = 0, *r72 = 0;
@@ -761,98 +804,65 @@ extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char
 	char *r933 = 0, *r934 = 0, *r935 = 0, *r936 = 0, *r938 = 0, *r956 = 0, *r957 = 0, *r958 = 0;
 	char *r959 = 0, *r961 = 0, *r976 = 0, *r977 = 0, *r978 = 0, *r979 = 0, *r981 = 0, *r996 = 0;
 	char *r997 = 0, *r998 = 0, *r999 = 0, *r1001 = 0, *r1016 = 0, *r1017 = 0, *r1018 = 0, *r1019 = 0;
-	char *r1021 = 0, *r1055 = 0, *r1058 = 0, *r1060 = 0, *r1063 = 0, *r1068 = 0, *r1071 = 0, *r1073 = 0;
-	char *r1076 = 0, *r1081 = 0, *r1084 = 0, *r1086 = 0, *r1089 = 0, *r1094 = 0, *r1097 = 0, *r1099 = 0;
-	char *r1102 = 0, *r1107 = 0, *r1110 = 0, *r1112 = 0, *r1115 = 0, *r1120 = 0, *r1123 = 0, *r1125 = 0;
-	char *r1128 = 0, *r1133 = 0, *r1136 = 0, *r1138 = 0, *r1141 = 0, *r1146 = 0, *r1149 = 0, *r1151 = 0;
-	char *r1154 = 0, *r1159 = 0, *r1162 = 0, *r1164 = 0, *r1167 = 0, *r1172 = 0, *r1175 = 0, *r1177 = 0;
-	char *r1180 = 0, *r1185 = 0, *r1188 = 0, *r1190 = 0, *r1193 = 0, *r1198 = 0, *r1201 = 0, *r1203 = 0;
-	char *r1206 = 0, *r1211 = 0, *r1214 = 0, *r1216 = 0, *r1219 = 0, *r1224 = 0, *r1227 = 0, *r1229 = 0;
-	char *r1232 = 0, *r1237 = 0, *r1240 = 0, *r1242 = 0, *r1245 = 0, *r1250 = 0, *r1253 = 0, *r1255 = 0;
-	char *r1258 = 0, *r1265 = 0, *r1268 = 0, *r1270 = 0, *r1273 = 0, *r1278 = 0, *r1281 = 0, *r1283 = 0;
-	char *r1286 = 0, *r1291 = 0, *r1294 = 0, *r1296 = 0, *r1299 = 0, *r1304 = 0, *r1307 = 0, *r1309 = 0;
-	char *r1312 = 0, *r1317 = 0, *r1320 = 0, *r1322 = 0, *r1325 = 0, *r1330 = 0, *r1333 = 0, *r1335 = 0;
-	char *r1338 = 0, *r1343 = 0, *r1346 = 0, *r1348 = 0, *r1351 = 0, *r1356 = 0, *r1359 = 0, *r1361 = 0;
-	char *r1364 = 0, *r1369 = 0, *r1372 = 0, *r1374 = 0, *r1377 = 0, *r1382 = 0, *r1385 = 0, *r1387 = 0;
-	char *r1390 = 0, *r1395 = 0, *r1398 = 0, *r1400 = 0, *r1403 = 0, *r1408 = 0, *r1411 = 0, *r1413 = 0;
-	char *r1416 = 0, *r1421 = 0, *r1424 = 0, *r1426 = 0, *r1429 = 0, *r1434 = 0, *r1437 = 0, *r1439 = 0;
-	char *r1442 = 0, *r1447 = 0, *r1450 = 0, *r1452 = 0, *r1455 = 0, *r1460 = 0, *r1463 = 0, *r1465 = 0;
-	char *r1468 = 0, *r1475 = 0, *r1478 = 0, *r1480 = 0, *r1483 = 0, *r1488 = 0, *r1491 = 0, *r1493 = 0;
-	char *r1496 = 0, *r1501 = 0, *r1504 = 0, *r1506 = 0, *r1509 = 0, *r1514 = 0, *r1517 = 0, *r1519 = 0;
-	char *r1522 = 0, *r1527 = 0, *r1530 = 0, *r1532 = 0, *r1535 = 0, *r1540 = 0, *r1543 = 0, *r1545 = 0;
-	char *r1548 = 0, *r1553 = 0, *r1556 = 0, *r1558 = 0, *r1561 = 0, *r1566 = 0, *r1569 = 0, *r1571 = 0;
-	char *r1574 = 0, *r1579 = 0, *r1582 = 0, *r1584 = 0, *r1587 = 0, *r1592 = 0, *r1595 = 0, *r1597 = 0;
-	char *r1600 = 0, *r1605 = 0, *r1608 = 0, *r1610 = 0, *r1613 = 0, *r1618 = 0, *r1621 = 0, *r1623 = 0;
-	char *r1626 = 0, *r1631 = 0, *r1634 = 0, *r1636 = 0, *r1639 = 0, *r1644 = 0, *r1647 = 0, *r1649 = 0;
-	char *r1652 = 0, *r1657 = 0, *r1660 = 0, *r1662 = 0, *r1665 = 0, *r1670 = 0, *r1673 = 0, *r1675 = 0;
-	char *r1678 = 0, *r1685 = 0, *r1688 = 0, *r1690 = 0, *r1693 = 0, *r1698 = 0, *r1701 = 0, *r1703 = 0;
-	char *r1706 = 0, *r1711 = 0, *r1714 = 0, *r1716 = 0, *r1719 = 0, *r1724 = 0, *r1727 = 0, *r1729 = 0;
-	char *r1732 = 0, *r1737 = 0, *r1740 = 0, *r1742 = 0, *r1745 = 0, *r1750 = 0, *r1753 = 0, *r1755 = 0;
-	char *r1758 = 0, *r1763 = 0, *r1766 = 0, *r1768 = 0, *r1771 = 0, *r1776 = 0, *r1779 = 0, *r1781 = 0;
-	char *r1784 = 0, *r1789 = 0, *r1792 = 0, *r1794 = 0, *r1797 = 0, *r1802 = 0, *r1805 = 0, *r1807 = 0;
-	char *r1810 = 0, *r1815 = 0, *r1818 = 0, *r1820 = 0, *r1823 = 0, *r1828 = 0, *r1831 = 0, *r1833 = 0;
-	char *r1836 = 0, *r1841 = 0, *r1844 = 0, *r1846 = 0, *r1849 = 0, *r1854 = 0, *r1857 = 0, *r1859 = 0;
-	char *r1862 = 0, *r1867 = 0, *r1870 = 0, *r1872 = 0, *r1875 = 0, *r1880 = 0, *r1883 = 0, *r1885 = 0;
-	char *r1888 = 0, *r1895 = 0, *r1898 = 0, *r1900 = 0, *r1903 = 0, *r1908 = 0, *r1911 = 0, *r1913 = 0;
-	char *r1916 = 0, *r1921 = 0, *r1924 = 0, *r1926 = 0, *r1929 = 0, *r1934 = 0, *r1937 = 0, *r1939 = 0;
-	char *r1942 = 0, *r1947 = 0, *r1950 = 0, *r1952 = 0, *r1955 = 0, *r1960 = 0, *r1963 = 0, *r1965 = 0;
-	char *r1968 = 0, *r1973 = 0, *r1976 = 0, *r1978 = 0, *r1981 = 0, *r1986 = 0, *r1989 = 0, *r1991 = 0;
-	char *r1994 = 0, *r1999 = 0, *r2002 = 0, *r2004 = 0, *r2007 = 0, *r2012 = 0, *r2015 = 0, *r2017 = 0;
-	char *r2020 = 0, *r2025 = 0, *r2028 = 0, *r2030 = 0, *r2033 = 0, *r2038 = 0, *r2041 = 0, *r2043 = 0;
-	char *r2046 = 0, *r2051 = 0, *r2054 = 0, *r2056 = 0, *r2059 = 0, *r2064 = 0, *r2067 = 0, *r2069 = 0;
-	char *r2072 = 0, *r2077 = 0, *r2080 = 0, *r2082 = 0, *r2085 = 0, *r2090 = 0, *r2093 = 0, *r2095 = 0;
-	char *r2098 = 0, *r2105 = 0, *r2108 = 0, *r2110 = 0, *r2113 = 0, *r2118 = 0, *r2121 = 0, *r2123 = 0;
-	char *r2126 = 0, *r2131 = 0, *r2134 = 0, *r2136 = 0, *r2139 = 0, *r2144 = 0, *r2147 = 0, *r2149 = 0;
-	char *r2152 = 0, *r2157 = 0, *r2160 = 0, *r2162 = 0, *r2165 = 0, *r2170 = 0, *r2173 = 0, *r2175 = 0;
-	char *r2178 = 0, *r2183 = 0, *r2186 = 0, *r2188 = 0, *r2191 = 0, *r2196 = 0, *r2199 = 0, *r2201 = 0;
-	char *r2204 = 0, *r2209 = 0, *r2212 = 0, *r2214 = 0, *r2217 = 0, *r2222 = 0, *r2225 = 0, *r2227 = 0;
-	char *r2230 = 0, *r2235 = 0, *r2238 = 0, *r2240 = 0, *r2243 = 0, *r2248 = 0, *r2251 = 0, *r2253 = 0;
-	char *r2256 = 0, *r2261 = 0, *r2264 = 0, *r2266 = 0, *r2269 = 0, *r2274 = 0, *r2277 = 0, *r2279 = 0;
-	char *r2282 = 0, *r2287 = 0, *r2290 = 0, *r2292 = 0, *r2295 = 0, *r2300 = 0, *r2303 = 0, *r2305 = 0;
-	char *r2308 = 0, *r2315 = 0, *r2318 = 0, *r2320 = 0, *r2323 = 0, *r2328 = 0, *r2331 = 0, *r2333 = 0;
-	char *r2336 = 0, *r2341 = 0, *r2344 = 0, *r2346 = 0, *r2349 = 0, *r2354 = 0, *r2357 = 0, *r2359 = 0;
-	char *r2362 = 0, *r2367 = 0, *r2370 = 0, *r2372 = 0, *r2375 = 0, *r2380 = 0, *r2383 = 0, *r2385 = 0;
-	char *r2388 = 0, *r2393 = 0, *r2396 = 0, *r2398 = 0, *r2401 = 0, *r2406 = 0, *r2409 = 0, *r2411 = 0;
-	char *r2414 = 0, *r2419 = 0, *r2422 = 0, *r2424 = 0, *r2427 = 0, *r2432 = 0, *r2435 = 0, *r2437 = 0;
-	char *r2440 = 0, *r2445 = 0, *r2448 = 0, *r2450 = 0, *r2453 = 0, *r2458 = 0, *r2461 = 0, *r2463 = 0;
-	char *r2466 = 0, *r2471 = 0, *r2474 = 0, *r2476 = 0, *r2479 = 0, *r2484 = 0, *r2487 = 0, *r2489 = 0;
-	char *r2492 = 0, *r2497 = 0, *r2500 = 0, *r2502 = 0, *r2505 = 0, *r2510 = 0, *r2513 = 0, *r2515 = 0;
-	char *r2518 = 0, *r2525 = 0, *r2528 = 0, *r2530 = 0, *r2533 = 0, *r2538 = 0, *r2541 = 0, *r2543 = 0;
-	char *r2546 = 0, *r2551 = 0, *r2554 = 0, *r2556 = 0, *r2559 = 0, *r2564 = 0, *r2567 = 0, *r2569 = 0;
-	char *r2572 = 0, *r2577 = 0, *r2580 = 0, *r2582 = 0, *r2585 = 0, *r2590 = 0, *r2593 = 0, *r2595 = 0;
-	char *r2598 = 0, *r2603 = 0, *r2606 = 0, *r2608 = 0, *r2611 = 0, *r2616 = 0, *r2619 = 0, *r2621 = 0;
-	char *r2624 = 0, *r2629 = 0, *r2632 = 0, *r2634 = 0, *r2637 = 0, *r2642 = 0, *r2645 = 0, *r2647 = 0;
-	char *r2650 = 0, *r2655 = 0, *r2658 = 0, *r2660 = 0, *r2663 = 0, *r2668 = 0, *r2671 = 0, *r2673 = 0;
-	char *r2676 = 0, *r2681 = 0, *r2684 = 0, *r2686 = 0, *r2689 = 0, *r2694 = 0, *r2697 = 0, *r2699 = 0;
-	char *r2702 = 0, *r2707 = 0, *r2710 = 0, *r2712 = 0, *r2715 = 0, *r2720 = 0, *r2723 = 0, *r2725 = 0;
-	char *r2728 = 0, *r2744 = 0, *r2746 = 0, *r2747 = 0, *r2759 = 0, *r2761 = 0, *r2762 = 0, *r2821 = 0;
-	char *r2822 = 0, *r2823 = 0, *r2824 = 0, *r2825 = 0, *r2826 = 0, *r2827 = 0, *r2828 = 0, *r2829 = 0;
-	char *r2830 = 0, *r2831 = 0, *r2832 = 0, *r2833 = 0, *r2834 = 0, *r2835 = 0, *r2836 = 0, *r2837 = 0;
-	char *r2838 = 0, *r2839 = 0, *r2840 = 0, *r2841 = 0, *r2842 = 0, *r2843 = 0, *r2844 = 0, *r2845 = 0;
-	char *r2846 = 0, *r2847 = 0, *r2848 = 0, *r2849 = 0, *r2850 = 0, *r2851 = 0, *r2852 = 0, *r2853 = 0;
-	char *r2854 = 0, *r2855 = 0, *r2856 = 0, *r2857 = 0, *r2858 = 0, *r2859 = 0, *r2860 = 0, *r2861 = 0;
-	char *r2862 = 0, *r2863 = 0, *r2864 = 0, *r2865 = 0, *r2866 = 0, *r2867 = 0, *r2868 = 0, *r2869 = 0;
-	char *r2870 = 0, *r2871 = 0, *r2872 = 0, *r2873 = 0, *r2874 = 0, *r2875 = 0, *r2876 = 0, *r2877 = 0;
-	char *r2878 = 0, *r2879 = 0, *r2880 = 0, *r2881 = 0, *r2882 = 0, *r2883 = 0, *r2884 = 0, *r2885 = 0;
-	char *r2886 = 0, *r2887 = 0, *r2888 = 0, *r2889 = 0, *r2890 = 0, *r2891 = 0, *r2892 = 0, *r2893 = 0;
-	char *r2894 = 0, *r2895 = 0, *r2896 = 0, *r2897 = 0, *r2898 = 0, *r2899 = 0, *r2900 = 0, *r2901 = 0;
-	char *r2902 = 0, *r2903 = 0, *r2904 = 0, *r2905 = 0, *r2906 = 0, *r2907 = 0, *r2908 = 0, *r2909 = 0;
-	char *r2910 = 0, *r2911 = 0, *r2912 = 0, *r2913 = 0, *r2914 = 0, *r2915 = 0, *r2916 = 0, *r2917 = 0;
-	char *r2918 = 0, *r2919 = 0, *r2920 = 0, *r2921 = 0, *r2922 = 0, *r2923 = 0, *r2924 = 0, *r2925 = 0;
-	char *r2926 = 0, *r2927 = 0, *r2928 = 0, *r2929 = 0, *r2930 = 0, *r2931 = 0, *r2932 = 0, *r2933 = 0;
-	char *r2934 = 0, *r2935 = 0, *r2936 = 0, *r2937 = 0, *r2938 = 0, *r2939 = 0, *r2940 = 0, *r2941 = 0;
-	char *r2942 = 0, *r2943 = 0, *r2944 = 0, *r2945 = 0, *r2946 = 0, *r2947 = 0, *r2948 = 0, *r2949 = 0;
-	char *r2950 = 0, *r2951 = 0, *r2952 = 0, *r2953 = 0, *r2954 = 0, *r2955 = 0, *r2956 = 0, *r2957 = 0;
-	char *r2958 = 0, *r2959 = 0, *r2960 = 0, *r2961 = 0, *r2962 = 0, *r2963 = 0, *r2964 = 0, *r2965 = 0;
-	char *r2966 = 0, *r2967 = 0, *r2968 = 0, *r2969 = 0, *r2970 = 0, *r2971 = 0, *r2972 = 0, *r2973 = 0;
-	char *r2974 = 0, *r2975 = 0, *r2976 = 0, *r2977 = 0, *r2978 = 0, *r2979 = 0, *r2980 = 0, *r2981 = 0;
-	char *r2982 = 0, *r2983 = 0, *r2984 = 0, *r2985 = 0, *r2986 = 0, *r2987 = 0, *r2988 = 0, *r2989 = 0;
-	char *r2990 = 0, *r2991 = 0, *r2992 = 0, *r2993 = 0, *r2994 = 0, *r2995 = 0, *r2996 = 0, *r2997 = 0;
-	char *r2998 = 0, *r2999 = 0, *r3000 = 0, *r3001 = 0, *r3002 = 0, *r3003 = 0, *r3004 = 0, *r3005 = 0;
-	char *r3006 = 0, *r3007 = 0, *r3008 = 0, *r3009 = 0, *r3010 = 0, *r3011 = 0, *r3012 = 0, *r3013 = 0;
-	char *r3014 = 0, *r3015 = 0, *r3016 = 0, *r3017 = 0, *r3018 = 0, *r3045 = 0, *r3047 = 0, *r3048 = 0;
-	char *r3059 = 0, *r3061 = 0, *r3062 = 0, *r3075 = 0, *r3077 = 0, *r3078 = 0, *r3089 = 0, *r3091 = 0;
-	char *r3092 = 0, *r3105 = 0, *r3107 = 0, *r3108 = 0, *r3119 = 0, *r3121 = 0, *r3122 = 0;
+	char *r1021 = 0, *r1113 = 0, *r1115 = 0, *r1117 = 0, *r1119 = 0, *r1121 = 0, *r1122 = 0, *r1124 = 0;
+	char *r1126 = 0, *r1128 = 0, *r1130 = 0, *r1143 = 0, *r1145 = 0, *r1146 = 0, *r1158 = 0, *r1160 = 0;
+	char *r1161 = 0, *r1169 = 0, *r1172 = 0, *r1174 = 0, *r1177 = 0, *r1194 = 0, *r1196 = 0, *r1199 = 0;
+	char *r1201 = 0, *r1204 = 0, *r1209 = 0, *r1212 = 0, *r1214 = 0, *r1217 = 0, *r1222 = 0, *r1225 = 0;
+	char *r1227 = 0, *r1230 = 0, *r1247 = 0, *r1261 = 0, *r1275 = 0, *r1277 = 0, *r1280 = 0, *r1282 = 0;
+	char *r1285 = 0, *r1290 = 0, *r1293 = 0, *r1295 = 0, *r1298 = 0, *r1303 = 0, *r1306 = 0, *r1308 = 0;
+	char *r1311 = 0, *r1316 = 0, *r1319 = 0, *r1321 = 0, *r1324 = 0, *r1329 = 0, *r1332 = 0, *r1334 = 0;
+	char *r1337 = 0, *r1342 = 0, *r1345 = 0, *r1347 = 0, *r1350 = 0, *r1355 = 0, *r1358 = 0, *r1360 = 0;
+	char *r1363 = 0, *r1368 = 0, *r1371 = 0, *r1373 = 0, *r1376 = 0, *r1381 = 0, *r1384 = 0, *r1386 = 0;
+	char *r1389 = 0, *r1394 = 0, *r1397 = 0, *r1399 = 0, *r1402 = 0, *r1407 = 0, *r1410 = 0, *r1412 = 0;
+	char *r1415 = 0, *r1420 = 0, *r1423 = 0, *r1425 = 0, *r1428 = 0, *r1445 = 0, *r1459 = 0, *r1473 = 0;
+	char *r1487 = 0, *r1501 = 0, *r1515 = 0, *r1529 = 0, *r1543 = 0, *r1557 = 0, *r1571 = 0, *r1585 = 0;
+	char *r1599 = 0, *r1671 = 0, *r1674 = 0, *r1676 = 0, *r1679 = 0, *r1684 = 0, *r1687 = 0, *r1689 = 0;
+	char *r1692 = 0, *r1697 = 0, *r1700 = 0, *r1702 = 0, *r1705 = 0, *r1710 = 0, *r1713 = 0, *r1715 = 0;
+	char *r1718 = 0, *r1723 = 0, *r1726 = 0, *r1728 = 0, *r1731 = 0, *r1736 = 0, *r1739 = 0, *r1741 = 0;
+	char *r1744 = 0, *r1749 = 0, *r1752 = 0, *r1754 = 0, *r1757 = 0, *r1762 = 0, *r1765 = 0, *r1767 = 0;
+	char *r1770 = 0, *r1775 = 0, *r1778 = 0, *r1780 = 0, *r1783 = 0, *r1788 = 0, *r1791 = 0, *r1793 = 0;
+	char *r1796 = 0, *r1801 = 0, *r1804 = 0, *r1806 = 0, *r1809 = 0, *r1814 = 0, *r1817 = 0, *r1819 = 0;
+	char *r1822 = 0, *r1827 = 0, *r1830 = 0, *r1832 = 0, *r1835 = 0, *r1840 = 0, *r1843 = 0, *r1845 = 0;
+	char *r1848 = 0, *r1853 = 0, *r1856 = 0, *r1858 = 0, *r1861 = 0, *r1866 = 0, *r1869 = 0, *r1871 = 0;
+	char *r1874 = 0, *r1883 = 0, *r1884 = 0, *r1885 = 0, *r1886 = 0, *r1887 = 0, *r1888 = 0, *r1889 = 0;
+	char *r1890 = 0, *r1891 = 0, *r1892 = 0, *r1893 = 0, *r1894 = 0, *r1895 = 0, *r1896 = 0, *r1897 = 0;
+	char *r1898 = 0, *r1899 = 0, *r1900 = 0, *r1901 = 0, *r1902 = 0, *r1903 = 0, *r1904 = 0, *r1905 = 0;
+	char *r1906 = 0, *r1907 = 0, *r1908 = 0, *r1909 = 0, *r1910 = 0, *r1911 = 0, *r1912 = 0, *r1913 = 0;
+	char *r1914 = 0, *r1915 = 0, *r1916 = 0, *r1917 = 0, *r1918 = 0, *r1919 = 0, *r1920 = 0, *r1921 = 0;
+	char *r1922 = 0, *r1923 = 0, *r1924 = 0, *r1925 = 0, *r1926 = 0, *r1927 = 0, *r1928 = 0, *r1929 = 0;
+	char *r1930 = 0, *r1931 = 0, *r1932 = 0, *r1933 = 0, *r1934 = 0, *r1935 = 0, *r1936 = 0, *r1937 = 0;
+	char *r1938 = 0, *r1939 = 0, *r1940 = 0, *r1941 = 0, *r1942 = 0, *r1943 = 0, *r1944 = 0, *r1945 = 0;
+	char *r1946 = 0, *r1947 = 0, *r1948 = 0, *r1949 = 0, *r1950 = 0, *r1951 = 0, *r1952 = 0, *r1953 = 0;
+	char *r1954 = 0, *r1955 = 0, *r1956 = 0, *r1957 = 0, *r1958 = 0, *r1959 = 0, *r1960 = 0, *r1961 = 0;
+	char *r1962 = 0, *r1963 = 0, *r1964 = 0, *r1965 = 0, *r1966 = 0, *r1967 = 0, *r1968 = 0, *r1969 = 0;
+	char *r1970 = 0, *r1971 = 0, *r1972 = 0, *r2279 = 0, *r2281 = 0, *r2283 = 0, *r2285 = 0, *r2287 = 0;
+	char *r2288 = 0, *r2290 = 0, *r2292 = 0, *r2294 = 0, *r2296 = 0, *r2309 = 0, *r2311 = 0, *r2312 = 0;
+	char *r2324 = 0, *r2326 = 0, *r2327 = 0, *r2335 = 0, *r2338 = 0, *r2340 = 0, *r2343 = 0, *r2360 = 0;
+	char *r2362 = 0, *r2365 = 0, *r2367 = 0, *r2370 = 0, *r2375 = 0, *r2378 = 0, *r2380 = 0, *r2383 = 0;
+	char *r2388 = 0, *r2391 = 0, *r2393 = 0, *r2396 = 0, *r2413 = 0, *r2427 = 0, *r2441 = 0, *r2443 = 0;
+	char *r2446 = 0, *r2448 = 0, *r2451 = 0, *r2456 = 0, *r2459 = 0, *r2461 = 0, *r2464 = 0, *r2469 = 0;
+	char *r2472 = 0, *r2474 = 0, *r2477 = 0, *r2482 = 0, *r2485 = 0, *r2487 = 0, *r2490 = 0, *r2495 = 0;
+	char *r2498 = 0, *r2500 = 0, *r2503 = 0, *r2508 = 0, *r2511 = 0, *r2513 = 0, *r2516 = 0, *r2521 = 0;
+	char *r2524 = 0, *r2526 = 0, *r2529 = 0, *r2534 = 0, *r2537 = 0, *r2539 = 0, *r2542 = 0, *r2547 = 0;
+	char *r2550 = 0, *r2552 = 0, *r2555 = 0, *r2560 = 0, *r2563 = 0, *r2565 = 0, *r2568 = 0, *r2573 = 0;
+	char *r2576 = 0, *r2578 = 0, *r2581 = 0, *r2586 = 0, *r2589 = 0, *r2591 = 0, *r2594 = 0, *r2611 = 0;
+	char *r2625 = 0, *r2639 = 0, *r2653 = 0, *r2667 = 0, *r2681 = 0, *r2695 = 0, *r2709 = 0, *r2723 = 0;
+	char *r2737 = 0, *r2751 = 0, *r2765 = 0, *r2813 = 0, *r2816 = 0, *r2818 = 0, *r2821 = 0, *r2826 = 0;
+	char *r2829 = 0, *r2831 = 0, *r2834 = 0, *r2839 = 0, *r2842 = 0, *r2844 = 0, *r2847 = 0, *r2852 = 0;
+	char *r2855 = 0, *r2857 = 0, *r2860 = 0, *r2865 = 0, *r2868 = 0, *r2870 = 0, *r2873 = 0, *r2878 = 0;
+	char *r2881 = 0, *r2883 = 0, *r2886 = 0, *r2891 = 0, *r2894 = 0, *r2896 = 0, *r2899 = 0, *r2904 = 0;
+	char *r2907 = 0, *r2909 = 0, *r2912 = 0, *r2917 = 0, *r2920 = 0, *r2922 = 0, *r2925 = 0, *r2930 = 0;
+	char *r2933 = 0, *r2935 = 0, *r2938 = 0, *r2943 = 0, *r2946 = 0, *r2948 = 0, *r2951 = 0, *r2956 = 0;
+	char *r2959 = 0, *r2961 = 0, *r2964 = 0, *r2969 = 0, *r2972 = 0, *r2974 = 0, *r2977 = 0, *r2982 = 0;
+	char *r2985 = 0, *r2987 = 0, *r2990 = 0, *r2995 = 0, *r2998 = 0, *r3000 = 0, *r3003 = 0, *r3008 = 0;
+	char *r3011 = 0, *r3013 = 0, *r3016 = 0, *r3025 = 0, *r3026 = 0, *r3027 = 0, *r3028 = 0, *r3029 = 0;
+	char *r3030 = 0, *r3031 = 0, *r3032 = 0, *r3033 = 0, *r3034 = 0, *r3035 = 0, *r3036 = 0, *r3037 = 0;
+	char *r3038 = 0, *r3039 = 0, *r3040 = 0, *r3041 = 0, *r3042 = 0, *r3043 = 0, *r3044 = 0, *r3045 = 0;
+	char *r3046 = 0, *r3047 = 0, *r3048 = 0, *r3049 = 0, *r3050 = 0, *r3051 = 0, *r3052 = 0, *r3053 = 0;
+	char *r3054 = 0, *r3055 = 0, *r3056 = 0, *r3057 = 0, *r3058 = 0, *r3059 = 0, *r3060 = 0, *r3061 = 0;
+	char *r3062 = 0, *r3063 = 0, *r3064 = 0, *r3065 = 0, *r3066 = 0, *r3067 = 0, *r3068 = 0, *r3069 = 0;
+	char *r3070 = 0, *r3071 = 0, *r3072 = 0, *r3073 = 0, *r3074 = 0, *r3075 = 0, *r3076 = 0, *r3077 = 0;
+	char *r3078 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 129 "blocks.go"
@@ -864,267 +874,153 @@ extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char
 #line 168 "blocks.go"
 	r196 = p0; r197 = p1;
 #line 129 "blocks.go"
-	r5 = r0 > 0ll; if (!r5) goto b275; r6 = (u64)r0; r7 = r6;
+	r5 = r0 > 0ll; if (!r5) goto b100; r6 = (u64)r0; r7 = r6;
 	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1045 = r9 >> 63; r1046 = r1045 & 31ll; r1047 = (u64)r9 + (u64)r1046; r1048 = r1047 >> 5; r10 = r1048;
 #line 129 "blocks.go"
-	r11 = r10; r12 = r11 > 0ll; if (!r12) goto b275; r13 = (u64)r11; r14 = r13; r15 = r7 * r14; r17 = (i64)blockIdx.x; r16 = (u64)r17; r18 = (i64)gridDim.x; r19 = (u64)r18; r2767 = (u64)r102; r2773 = r4 >= 0ll; r2779 = (u64)r4; r2796 = (u64)r120; r3025 = (u32)r14; r3027 = r3025 > 1u ? r3025 : 1u; r3028 = qd_div_u32(4294967295u, r3027);
-b4: // head
+	r11 = r10; r12 = r11 > 0ll; if (!r12) goto b100; r13 = (u64)r11; r14 = r13; r15 = r7 * r14; r17 = (i64)blockIdx.x; r16 = (u64)r17; r18 = (i64)gridDim.x; r19 = (u64)r18; r3122 = (u32)r14; r3124 = r3122 > 1u ? r3122 : 1u; r3125 = qd_div_u32(4294967295u, r3124);
+b4: // head (checked if)
 #line 129 "blocks.go"
-	r20 = r16 < r15; if (!r20) goto b275; r3020 = r16 | r14; r3021 = r3020 >> 32; r3022 = (u32)r3021; r3023 = r3022 == 0u; if (!r3023) goto b274; r3024 = (u32)r16; r3029 = __umulhi(r3024, r3028); r3030 = r3029 * r3025; r3031 = r3024 - r3030; r3032 = r3031 - r3025; r3033 = r3031 < r3032 ? r3031 : r3032; r3034 = r3031 - r3033; r3035 = r3034 < 1u ? r3034 : 1u; r3026 = r3029 + r3035; r3019 = (u64)r3026;
-b7: // index
+	r1093 = r16 < r15; if (!r1093) goto b100; r3117 = r16 | r14; r3118 = r3117 >> 32; r3119 = (u32)r3118; r3120 = r3119 == 0u; if (!r3120) goto b99; r3121 = (u32)r16; r3126 = __umulhi(r3121, r3125); r3127 = r3126 * r3122; r3128 = r3121 - r3127; r3129 = r3128 - r3122; r3130 = r3128 < r3129 ? r3128 : r3129; r3131 = r3128 - r3130; r3132 = r3131 < 1u ? r3131 : 1u; r3123 = r3126 + r3132; r3116 = (u64)r3123;
+b7: // index (checked if)
 #line 129 "blocks.go"
-	r21 = r3019; r22 = r21 * r14; r23 = r16 - r22; r24 = r23; r25 = (i64)r24; r26 = r21; r27 = (i64)r26;
-	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1049 = r9 >> 63; r1050 = r1049 & 31ll; r1051 = (u64)r9 + (u64)r1050; r1052 = r1051 >> 5; r10 = r1052; r11 = r10;
-	r41 = (char *)qvar_at; r42 = (i64)threadIdx.x; r43 = r41 + r42 * 4; *(u32 *)r43 = 0u; r2821 = r43; r45 = r2821 + 256ll; *(u32 *)r45 = 0u; r2822 = r43; r47 = r2822 + 512ll; *(u32 *)r47 = 0u; r2823 = r43; r49 = r2823 + 768ll; *(u32 *)r49 = 0u; __syncthreads();
-	r50 = (char *)qvar_bt; r51 = (i64)threadIdx.x; r52 = r50 + r51 * 4; *(u32 *)r52 = 0u; r2824 = r52; r54 = r2824 + 256ll; *(u32 *)r54 = 0u; r2825 = r52; r56 = r2825 + 512ll; *(u32 *)r56 = 0u; r2826 = r52; r58 = r2826 + 768ll; *(u32 *)r58 = 0u; __syncthreads();
-	r1025 = 0x0p+00f; r1026 = 0x0p+00f; r1027 = 0x0p+00f; r1028 = 0x0p+00f; r1029 = 0x0p+00f; r1030 = 0x0p+00f; r1031 = 0x0p+00f; r1032 = 0x0p+00f; r1033 = 0x0p+00f; r1034 = 0x0p+00f; r1035 = 0x0p+00f; r1036 = 0x0p+00f; r1037 = 0x0p+00f; r1038 = 0x0p+00f; r1039 = 0x0p+00f; r1040 = 0x0p+00f; r75 = 0ll; r2768 = (u64)r27 * 32ull; r2769 = r2768 >= 0ll; r2771 = (u64)r2768 + 31ull; r2774 = r2768; r2776 = (u64)r2771 * (u64)r4; r2777 = r2776 >= 0ll; r2778 = (u64)r2771; r2780 = __umul64hi(r2778, r2779); r2781 = r2780 == 0ull; r2783 = (u64)r2774 * (u64)r4; r2784 = r2783 >= 0ll; r2806 = (u64)r25 * 32ull; r2807 = r2806 >= 0ll;
-#line 156 "blocks.go"
-	r146 = r41 + 0ll; r151 = r50 + 0ll; r1055 = r41 + 128ll; r1060 = r50 + 128ll; r1265 = r41 + 256ll; r1270 = r50 + 256ll; r1475 = r41 + 384ll; r1480 = r50 + 384ll; r1685 = r41 + 512ll; r1690 = r50 + 512ll; r1895 = r41 + 640ll; r1900 = r50 + 640ll; r2105 = r41 + 768ll; r2110 = r50 + 768ll; r2315 = r41 + 896ll; r2320 = r50 + 896ll;
+	r1094 = r3116; r1095 = r1094 * r14; r1096 = r16 - r1095; r1097 = r1096; r1098 = (i64)r1097; r1099 = r1094; r1100 = (i64)r1099;
+	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1601 = r9 >> 63; r1602 = r1601 & 31ll; r1603 = (u64)r9 + (u64)r1602; r1604 = r1603 >> 5; r10 = r1604; r11 = r10;
+	r1113 = (char *)qvar_at; r1114 = (i64)threadIdx.x; r1115 = r1113 + r1114 * 4; *(u32 *)r1115 = 0u; r1913 = r1115; r1117 = r1913 + 256ll; *(u32 *)r1117 = 0u; r1914 = r1115; r1119 = r1914 + 512ll; *(u32 *)r1119 = 0u; r1915 = r1115; r1121 = r1915 + 768ll; *(u32 *)r1121 = 0u; __syncthreads();
+	r1122 = (char *)qvar_bt; r1123 = (i64)threadIdx.x; r1124 = r1122 + r1123 * 4; *(u32 *)r1124 = 0u; r1916 = r1124; r1126 = r1916 + 256ll; *(u32 *)r1126 = 0u; r1917 = r1124; r1128 = r1917 + 512ll; *(u32 *)r1128 = 0u; r1918 = r1124; r1130 = r1918 + 768ll; *(u32 *)r1130 = 0u; __syncthreads();
+	r1025 = 0x0p+00f; r1026 = 0x0p+00f; r1027 = 0x0p+00f; r1028 = 0x0p+00f; r1029 = 0x0p+00f; r1030 = 0x0p+00f; r1031 = 0x0p+00f; r1032 = 0x0p+00f; r1033 = 0x0p+00f; r1034 = 0x0p+00f; r1035 = 0x0p+00f; r1036 = 0x0p+00f; r1037 = 0x0p+00f; r1038 = 0x0p+00f; r1039 = 0x0p+00f; r1040 = 0x0p+00f; r75 = 0ll;
 #line 139 "blocks.go"
-	r89 = r2768;
+	r1135 = (u64)r1100 * 32ull;
 #line 145 "blocks.go"
-	r125 = r2806;
-	r115 = r2806;
-#line 139 "blocks.go"
-	r2736 = r2768;
-#line 145 "blocks.go"
-	r2764 = r2806;
-	r2756 = r2806;
-b10: // for.loop
+	r1163 = (u64)r1098 * 32ull;
+	r1155 = r1163;
+b10: // for.loop (checked if)
 #line 134 "blocks.go"
-	r78 = r75 < r4; if (!r78) goto b223;
+	r1131 = r75 < r4; if (!r1131) goto b48;
 #line 129 "blocks.go"
-	r28 = (i64)threadIdx.x; r29 = r28;
+	r1101 = (i64)threadIdx.x; r1102 = r1101;
 #line 163 "blocks.go"
-	r83 = r29; r2782 = r75 >= 0ll; r2785 = (u64)r75 + (u64)r2776; r2786 = r2785 >= 0ll; r2787 = (u64)r75 + (u64)r2783; r2788 = r2787 >= 0ll; r2789 = (u64)r2785 + 7ull; r2791 = r2787; r2792 = (u64)r2791; r2793 = r2792 < 9223372036854775808ull; r2794 = (u64)r2789; r2795 = r2794 < r2767; r2797 = (u64)r75 + 7ull; r2798 = r2797 >= 0ll; r2799 = r75; r2801 = (u64)r2797 * (u64)r4; r2802 = r2801 >= 0ll; r2803 = (u64)r2797; r2804 = __umul64hi(r2803, r2779); r2805 = r2804 == 0ull; r2808 = (u64)r2799 * (u64)r4; r2809 = r2808 >= 0ll; r2810 = (u64)r2806 + (u64)r2801; r2811 = r2810 >= 0ll; r2812 = (u64)r2806 + (u64)r2808; r2813 = r2812 >= 0ll; r2814 = (u64)r2810 + 31ull; r2816 = r2812; r2817 = (u64)r2816; r2818 = r2817 < 9223372036854775808ull; r2819 = (u64)r2814; r2820 = r2819 < r2796; if (!r2769) goto b211; if (!r2773) goto b211; if (!r2777) goto b211; if (!r2781) goto b211; if (!r2782) goto b211; if (!r2784) goto b211; if (!r2786) goto b211; if (!r2788) goto b211; if (!r2793) goto b211; if (!r2795) goto b211; if (!r2798) goto b211; if (!r2802) goto b211; if (!r2805) goto b211; if (!r2807) goto b211; if (!r2809) goto b211; if (!r2811) goto b211; if (!r2813) goto b211; if (!r2818) goto b211; if (!r2820) goto b211;
-b31: // for.loop
+	r83 = r1102;
+b13: // for.loop (checked if)
 #line 136 "blocks.go"
-	r86 = r83 < 256ll; if (!r86) goto b67;
-	r87 = r83 >> 3; r88 = r83 & 7ll;
+	r1132 = r83 < 256ll; if (!r1132) goto b25; r1605 = r83 >> 63; r1606 = r1605 & 7ll; r1607 = (u64)r83 + (u64)r1606; r1608 = r1607 >> 3;
+	r1133 = r1608; r1612 = r1608; r1613 = (u64)r1612 * 8ull; r1614 = (u64)r83 - (u64)r1613; r1134 = r1614;
 #line 139 "blocks.go"
-	r90 = (u64)r89 + (u64)r87; r91 = r90 < r4; if (!r91) goto b210; r111 = (u64)r75 + (u64)r88; r112 = r111 < r4; if (!r112) goto b209;
-	r96 = r90; r97 = (u64)r96 * (u64)r4; r98 = (u64)r97 + (u64)r75; r99 = (u64)r98 + (u64)r88; r100 = r101 + r99 * 4; r103 = *(float *)r100; r92 = r103;
-b35: // if.done
+	r1136 = (u64)r1135 + (u64)r1133; r1137 = r1136 < r4; if (!r1137) goto b24; r1151 = (u64)r75 + (u64)r1134; r1152 = r1151 < r4; if (!r1152) goto b23;
+	r1139 = r1136; r1140 = (u64)r1139 * (u64)r4; r1141 = (u64)r1140 + (u64)r75; r1142 = (u64)r1141 + (u64)r1134; if ((u64)r1142 >= (u64)r102) { qd_site = 0; qd_x = r1142; qd_y = r102; goto qd_fault; } r1143 = r101 + r1142 * 4; r1144 = *(float *)r1143; r92 = r1144;
+b17: // if.done (checked if)
 #line 142 "blocks.go"
-	r104 = r41 + r88 * 128; r105 = r104 + r87 * 4; *(float *)r105 = r92;
-	r106 = r83 >> 5; r107 = r83 & 31ll;
+	if ((u64)r1134 >= (u64)8ll) { qd_site = 1; qd_x = r1134; qd_y = 8ll; goto qd_fault; } r1145 = r1113 + r1134 * 128; r1146 = r1145 + r1133 * 4; *(float *)r1146 = r92; r1615 = r83 >> 63; r1616 = r1615 & 31ll; r1617 = (u64)r83 + (u64)r1616; r1618 = r1617 >> 5;
+	r1147 = r1618; r1622 = r1618; r1623 = (u64)r1622 * 32ull; r1624 = (u64)r83 - (u64)r1623; r1148 = r1624;
 #line 145 "blocks.go"
-	r108 = (u64)r75 + (u64)r106; r109 = r108 < r4; if (!r109) goto b208; r126 = (u64)r125 + (u64)r107; r127 = r126 < r4; if (!r127) goto b207;
-	r113 = (u64)r75 + (u64)r106; r114 = (u64)r113 * (u64)r4; r116 = (u64)r114 + (u64)r115; r117 = (u64)r116 + (u64)r107; r118 = r119 + r117 * 4; r121 = *(float *)r118; r110 = r121;
-b38: // if.done
+	r1149 = (u64)r75 + (u64)r1147; r1150 = r1149 < r4; if (!r1150) goto b22; r1164 = (u64)r1163 + (u64)r1148; r1165 = r1164 < r4; if (!r1165) goto b21;
+	r1153 = (u64)r75 + (u64)r1147; r1154 = (u64)r1153 * (u64)r4; r1156 = (u64)r1154 + (u64)r1155; r1157 = (u64)r1156 + (u64)r1148; if ((u64)r1157 >= (u64)r120) { qd_site = 3; qd_x = r1157; qd_y = r120; goto qd_fault; } r1158 = r119 + r1157 * 4; r1159 = *(float *)r1158; r110 = r1159;
+b20: // if.done (checked if)
 #line 148 "blocks.go"
-	r122 = r50 + r106 * 128; r123 = r122 + r107 * 4; *(float *)r123 = r110;
+	r1160 = r1122 + r1147 * 128; if ((u64)r1148 >= (u64)32ll) { qd_site = 5; qd_x = r1148; qd_y = 32ll; goto qd_fault; } r1161 = r1160 + r1148 * 4; *(float *)r1161 = r110;
 #line 136 "blocks.go"
-	r124 = (u64)r83 + 64ull; r83 = r124; r3036 = r83 < 256ll; if (!r3036) goto b67;
-	r3037 = r83 >> 3; r3038 = r83 & 7ll;
-#line 139 "blocks.go"
-	r3039 = (u64)r89 + (u64)r3037; r3040 = r3039 < r4; if (!r3040) goto b206; r3053 = (u64)r75 + (u64)r3038; r3054 = r3053 < r4; if (!r3054) goto b205;
-	r3041 = r3039; r3042 = (u64)r3041 * (u64)r4; r3043 = (u64)r3042 + (u64)r75; r3044 = (u64)r3043 + (u64)r3038; r3045 = r101 + r3044 * 4; r3046 = *(float *)r3045; r92 = r3046;
-b43: // if.done (unrolled 1)
-#line 142 "blocks.go"
-	r3047 = r41 + r3038 * 128; r3048 = r3047 + r3037 * 4; *(float *)r3048 = r92;
-	r3049 = r83 >> 5; r3050 = r83 & 31ll;
+	r1162 = (u64)r83 + 64ull; r83 = r1162; goto b13;
+b21: // edge 18→17 (checked if)
 #line 145 "blocks.go"
-	r3051 = (u64)r75 + (u64)r3049; r3052 = r3051 < r4; if (!r3052) goto b204; r3064 = (u64)r125 + (u64)r3050; r3065 = r3064 < r4; if (!r3065) goto b203;
-	r3055 = (u64)r75 + (u64)r3049; r3056 = (u64)r3055 * (u64)r4; r3057 = (u64)r3056 + (u64)r115; r3058 = (u64)r3057 + (u64)r3050; r3059 = r119 + r3058 * 4; r3060 = *(float *)r3059; r110 = r3060;
-b46: // if.done (unrolled 1)
-#line 148 "blocks.go"
-	r3061 = r50 + r3049 * 128; r3062 = r3061 + r3050 * 4; *(float *)r3062 = r110;
-#line 136 "blocks.go"
-	r3063 = (u64)r83 + 64ull; r83 = r3063; r3066 = r83 < 256ll; if (!r3066) goto b67;
-	r3067 = r83 >> 3; r3068 = r83 & 7ll;
-#line 139 "blocks.go"
-	r3069 = (u64)r89 + (u64)r3067; r3070 = r3069 < r4; if (!r3070) goto b202; r3083 = (u64)r75 + (u64)r3068; r3084 = r3083 < r4; if (!r3084) goto b201;
-	r3071 = r3069; r3072 = (u64)r3071 * (u64)r4; r3073 = (u64)r3072 + (u64)r75; r3074 = (u64)r3073 + (u64)r3068; r3075 = r101 + r3074 * 4; r3076 = *(float *)r3075; r92 = r3076;
-b51: // if.done (unrolled 2)
-#line 142 "blocks.go"
-	r3077 = r41 + r3068 * 128; r3078 = r3077 + r3067 * 4; *(float *)r3078 = r92;
-	r3079 = r83 >> 5; r3080 = r83 & 31ll;
+	r110 = 0x0p+00f; goto b20;
+b22: // edge 14→17 (checked if)
 #line 145 "blocks.go"
-	r3081 = (u64)r75 + (u64)r3079; r3082 = r3081 < r4; if (!r3082) goto b200; r3094 = (u64)r125 + (u64)r3080; r3095 = r3094 < r4; if (!r3095) goto b199;
-	r3085 = (u64)r75 + (u64)r3079; r3086 = (u64)r3085 * (u64)r4; r3087 = (u64)r3086 + (u64)r115; r3088 = (u64)r3087 + (u64)r3080; r3089 = r119 + r3088 * 4; r3090 = *(float *)r3089; r110 = r3090;
-b54: // if.done (unrolled 2)
-#line 148 "blocks.go"
-	r3091 = r50 + r3079 * 128; r3092 = r3091 + r3080 * 4; *(float *)r3092 = r110;
-#line 136 "blocks.go"
-	r3093 = (u64)r83 + 64ull; r83 = r3093; r3096 = r83 < 256ll; if (!r3096) goto b67;
-	r3097 = r83 >> 3; r3098 = r83 & 7ll;
+	r110 = 0x0p+00f; goto b20;
+b23: // edge 15→14 (checked if)
 #line 139 "blocks.go"
-	r3099 = (u64)r89 + (u64)r3097; r3100 = r3099 < r4; if (!r3100) goto b66; r3113 = (u64)r75 + (u64)r3098; r3114 = r3113 < r4; if (!r3114) goto b65;
-	r3101 = r3099; r3102 = (u64)r3101 * (u64)r4; r3103 = (u64)r3102 + (u64)r75; r3104 = (u64)r3103 + (u64)r3098; r3105 = r101 + r3104 * 4; r3106 = *(float *)r3105; r92 = r3106;
-b59: // if.done (unrolled 3)
-#line 142 "blocks.go"
-	r3107 = r41 + r3098 * 128; r3108 = r3107 + r3097 * 4; *(float *)r3108 = r92;
-	r3109 = r83 >> 5; r3110 = r83 & 31ll;
-#line 145 "blocks.go"
-	r3111 = (u64)r75 + (u64)r3109; r3112 = r3111 < r4; if (!r3112) goto b64; r3124 = (u64)r125 + (u64)r3110; r3125 = r3124 < r4; if (!r3125) goto b63;
-	r3115 = (u64)r75 + (u64)r3109; r3116 = (u64)r3115 * (u64)r4; r3117 = (u64)r3116 + (u64)r115; r3118 = (u64)r3117 + (u64)r3110; r3119 = r119 + r3118 * 4; r3120 = *(float *)r3119; r110 = r3120;
-b62: // if.done (unrolled 3)
-#line 148 "blocks.go"
-	r3121 = r50 + r3109 * 128; r3122 = r3121 + r3110 * 4; *(float *)r3122 = r110;
-#line 136 "blocks.go"
-	r3123 = (u64)r83 + 64ull; r83 = r3123; goto b31;
-b63: // edge 18→17 (unrolled 3)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b62;
-b64: // edge 14→17 (unrolled 3)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b62;
-b65: // edge 15→14 (unrolled 3)
+	r92 = 0x0p+00f; goto b17;
+b24: // edge 11→14 (checked if)
 #line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b59;
-b66: // edge 11→14 (unrolled 3)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b59;
-b67: // barrier
+	r92 = 0x0p+00f; goto b17;
+b25: // barrier (checked if)
 #line 129 "blocks.go"
-	__syncthreads(); r30 = (i64)threadIdx.x; r31 = r30 >> 3; r32 = r30 & 7ll; r33 = r32; r34 = r31;
+	__syncthreads(); r1103 = (i64)threadIdx.x; r1625 = r1103 >> 63; r1626 = r1625 & 7ll; r1627 = (u64)r1103 + (u64)r1626; r1628 = r1627 >> 3; r1104 = r1628; r1632 = r1628; r1633 = (u64)r1632 * 8ull; r1634 = (u64)r1103 - (u64)r1633; r1105 = r1634; r1106 = r1105; r1107 = r1104;
+#line 134 "blocks.go"
+	r132 = 0ll;
 #line 156 "blocks.go"
-	r147 = (u64)r34 * 4ull; r148 = r147; r149 = r146 + r148 * 4; r150 = *(float *)r149; r152 = (u64)r33 * 4ull; r153 = r152; r154 = r151 + r153 * 4; r155 = *(float *)r154; r156 = r150 * r155; r158 = r1025; r159 = r158 + r156; r1025 = r159; r207 = r149; r208 = *(float *)r207; r2827 = r154; r212 = r2827 + 4ll; r213 = *(float *)r212; r214 = r208 * r213; r216 = r1026; r217 = r216 + r214; r1026 = r217; r227 = r149; r228 = *(float *)r227; r2828 = r154; r232 = r2828 + 8ll; r233 = *(float *)r232; r234 = r228 * r233; r236 = r1027; r237 = r236 + r234; r1027 = r237; r247 = r149; r248 = *(float *)r247; r2829 = r154; r252 = r2829 + 12ll; r253 = *(float *)r252; r254 = r248 * r253; r256 = r1028; r257 = r256 + r254; r1028 = r257; r2830 = r149; r368 = r2830 + 4ll; r369 = *(float *)r368; r373 = r154; r374 = *(float *)r373; r375 = r369 * r374; r377 = r1029; r378 = r377 + r375; r1029 = r378; r390 = r368; r391 = *(float *)r390; r395 = r212; r396 = *(float *)r395; r397 = r391 * r396; r399 = r1030; r400 = r399 + r397; r1030 = r400; r410 = r368; r411 = *(float *)r410; r415 = r232; r416 = *(float *)r415; r417 = r411 * r416; r419 = r1031; r420 = r419 + r417; r1031 = r420; r430 = r368; r431 = *(float *)r430; r435 = r252; r436 = *(float *)r435; r437 = r431 * r436; r439 = r1032; r440 = r439 + r437; r1032 = r440; r2837 = r149; r451 = r2837 + 8ll; r452 = *(float *)r451; r456 = r154; r457 = *(float *)r456; r458 = r452 * r457; r460 = r1033; r461 = r460 + r458; r1033 = r461; r473 = r451; r474 = *(float *)r473; r478 = r212; r479 = *(float *)r478; r480 = r474 * r479; r482 = r1034; r483 = r482 + r480; r1034 = r483; r493 = r451; r494 = *(float *)r493; r498 = r232; r499 = *(float *)r498; r500 = r494 * r499; r502 = r1035; r503 = r502 + r500; r1035 = r503; r513 = r451; r514 = *(float *)r513; r518 = r252; r519 = *(float *)r518; r520 = r514 * r519; r522 = r1036; r523 = r522 + r520; r1036 = r523; r2844 = r149; r534 = r2844 + 12ll; r535 = *(float *)r534; r539 = r154; r540 = *(float *)r539; r541 = r535 * r540; r543 = r1037; r544 = r543 + r541; r1037 = r544; r556 = r534; r557 = *(float *)r556; r561 = r212; r562 = *(float *)r561; r563 = r557 * r562; r565 = r1038; r566 = r565 + r563; r1038 = r566; r576 = r534; r577 = *(float *)r576; r581 = r232; r582 = *(float *)r581; r583 = r577 * r582; r585 = r1039; r586 = r585 + r583; r1039 = r586; r596 = r534; r597 = *(float *)r596; r601 = r252; r602 = *(float *)r601; r603 = r597 * r602; r605 = r1040; r606 = r605 + r603; r1040 = r606; r1056 = r147; r1057 = r1056; r1058 = r1055 + r1057 * 4; r1059 = *(float *)r1058; r1061 = r152; r1062 = r1061; r1063 = r1060 + r1062 * 4; r1064 = *(float *)r1063; r1065 = r1059 * r1064; r1066 = r1025; r1067 = r1066 + r1065; r1025 = r1067; r1071 = r1058; r1072 = *(float *)r1071; r2851 = r1063; r1076 = r2851 + 4ll; r1077 = *(float *)r1076; r1078 = r1072 * r1077; r1079 = r1026; r1080 = r1079 + r1078; r1026 = r1080; r1084 = r1058; r1085 = *(float *)r1084; r2852 = r1063; r1089 = r2852 + 8ll; r1090 = *(float *)r1089; r1091 = r1085 * r1090; r1092 = r1027; r1093 = r1092 + r1091; r1027 = r1093; r1097 = r1058; r1098 = *(float *)r1097; r2853 = r1063; r1102 = r2853 + 12ll; r1103 = *(float *)r1102; r1104 = r1098 * r1103; r1105 = r1028; r1106 = r1105 + r1104; r1028 = r1106; r2854 = r1058; r1110 = r2854 + 4ll; r1111 = *(float *)r1110; r1115 = r1063; r1116 = *(float *)r1115; r1117 = r1111 * r1116; r1118 = r1029; r1119 = r1118 + r1117; r1029 = r1119; r1123 = r1110; r1124 = *(float *)r1123; r1128 = r1076; r1129 = *(float *)r1128; r1130 = r1124 * r1129; r1131 = r1030; r1132 = r1131 + r1130; r1030 = r1132; r1136 = r1110; r1137 = *(float *)r1136; r1141 = r1089; r1142 = *(float *)r1141; r1143 = r1137 * r1142; r1144 = r1031; r1145 = r1144 + r1143; r1031 = r1145; r1149 = r1110; r1150 = *(float *)r1149; r1154 = r1102; r1155 = *(float *)r1154; r1156 = r1150 * r1155; r1157 = r1032; r1158 = r1157 + r1156; r1032 = r1158; r2861 = r1058; r1162 = r2861 + 8ll; r1163 = *(float *)r1162; r1167 = r1063; r1168 = *(float *)r1167; r1169 = r1163 * r1168; r1170 = r1033; r1171 = r1170 + r1169; r1033 = r1171; r1175 = r1162; r1176 = *(float *)r1175; r1180 = r1076; r1181 = *(float *)r1180; r1182 = r1176 * r1181; r1183 = r1034; r1184 = r1183 + r1182; r1034 = r1184; r1188 = r1162; r1189 = *(float *)r1188; r1193 = r1089; r1194 = *(float *)r1193; r1195 = r1189 * r1194; r1196 = r1035; r1197 = r1196 + r1195; r1035 = r1197; r1201 = r1162; r1202 = *(float *)r1201; r1206 = r1102; r1207 = *(float *)r1206; r1208 = r1202 * r1207; r1209 = r1036; r1210 = r1209 + r1208; r1036 = r1210; r2868 = r1058; r1214 = r2868 + 12ll; r1215 = *(float *)r1214; r1219 = r1063; r1220 = *(float *)r1219; r1221 = r1215 * r1220; r1222 = r1037; r1223 = r1222 + r1221; r1037 = r1223; r1227 = r1214; r1228 = *(float *)r1227; r1232 = r1076; r1233 = *(float *)r1232; r1234 = r1228 * r1233; r1235 = r1038; r1236 = r1235 + r1234; r1038 = r1236; r1240 = r1214; r1241 = *(float *)r1240; r1245 = r1089; r1246 = *(float *)r1245; r1247 = r1241 * r1246; r1248 = r1039; r1249 = r1248 + r1247; r1039 = r1249; r1253 = r1214; r1254 = *(float *)r1253; r1258 = r1102; r1259 = *(float *)r1258; r1260 = r1254 * r1259; r1261 = r1040; r1262 = r1261 + r1260; r1040 = r1262; r1266 = r147; r1267 = r1266; r1268 = r1265 + r1267 * 4; r1269 = *(float *)r1268; r1271 = r152; r1272 = r1271; r1273 = r1270 + r1272 * 4; r1274 = *(float *)r1273; r1275 = r1269 * r1274; r1276 = r1025; r1277 = r1276 + r1275; r1025 = r1277; r1281 = r1268; r1282 = *(float *)r1281; r2875 = r1273; r1286 = r2875 + 4ll; r1287 = *(float *)r1286; r1288 = r1282 * r1287; r1289 = r1026; r1290 = r1289 + r1288; r1026 = r1290; r1294 = r1268; r1295 = *(float *)r1294; r2876 = r1273; r1299 = r2876 + 8ll; r1300 = *(float *)r1299; r1301 = r1295 * r1300; r1302 = r1027; r1303 = r1302 + r1301; r1027 = r1303; r1307 = r1268; r1308 = *(float *)r1307; r2877 = r1273; r1312 = r2877 + 12ll; r1313 = *(float *)r1312; r1314 = r1308 * r1313; r1315 = r1028; r1316 = r1315 + r1314; r1028 = r1316; r2878 = r1268; r1320 = r2878 + 4ll; r1321 = *(float *)r1320; r1325 = r1273; r1326 = *(float *)r1325; r1327 = r1321 * r1326; r1328 = r1029; r1329 = r1328 + r1327; r1029 = r1329; r1333 = r1320; r1334 = *(float *)r1333; r1338 = r1286; r1339 = *(float *)r1338; r1340 = r1334 * r1339; r1341 = r1030; r1342 = r1341 + r1340; r1030 = r1342; r1346 = r1320; r1347 = *(float *)r1346; r1351 = r1299; r1352 = *(float *)r1351; r1353 = r1347 * r1352; r1354 = r1031; r1355 = r1354 + r1353; r1031 = r1355; r1359 = r1320; r1360 = *(float *)r1359; r1364 = r1312; r1365 = *(float *)r1364; r1366 = r1360 * r1365; r1367 = r1032; r1368 = r1367 + r1366; r1032 = r1368; r2885 = r1268; r1372 = r2885 + 8ll; r1373 = *(float *)r1372; r1377 = r1273; r1378 = *(float *)r1377; r1379 = r1373 * r1378; r1380 = r1033; r1381 = r1380 + r1379; r1033 = r1381; r1385 = r1372; r1386 = *(float *)r1385; r1390 = r1286; r1391 = *(float *)r1390; r1392 = r1386 * r1391; r1393 = r1034; r1394 = r1393 + r1392; r1034 = r1394; r1398 = r1372; r1399 = *(float *)r1398; r1403 = r1299; r1404 = *(float *)r1403; r1405 = r1399 * r1404; r1406 = r1035; r1407 = r1406 + r1405; r1035 = r1407; r1411 = r1372; r1412 = *(float *)r1411; r1416 = r1312; r1417 = *(float *)r1416; r1418 = r1412 * r1417; r1419 = r1036; r1420 = r1419 + r1418; r1036 = r1420; r2892 = r1268; r1424 = r2892 + 12ll; r1425 = *(float *)r1424; r1429 = r1273; r1430 = *(float *)r1429; r1431 = r1425 * r1430; r1432 = r1037; r1433 = r1432 + r1431; r1037 = r1433; r1437 = r1424; r1438 = *(float *)r1437; r1442 = r1286; r1443 = *(float *)r1442; r1444 = r1438 * r1443; r1445 = r1038; r1446 = r1445 + r1444; r1038 = r1446; r1450 = r1424; r1451 = *(float *)r1450; r1455 = r1299; r1456 = *(float *)r1455; r1457 = r1451 * r1456; r1458 = r1039; r1459 = r1458 + r1457; r1039 = r1459; r1463 = r1424; r1464 = *(float *)r1463; r1468 = r1312; r1469 = *(float *)r1468; r1470 = r1464 * r1469; r1471 = r1040; r1472 = r1471 + r1470; r1040 = r1472; r1476 = r147; r1477 = r1476; r1478 = r1475 + r1477 * 4; r1479 = *(float *)r1478; r1481 = r152; r1482 = r1481; r1483 = r1480 + r1482 * 4; r1484 = *(float *)r1483; r1485 = r1479 * r1484; r1486 = r1025; r1487 = r1486 + r1485; r1025 = r1487; r1491 = r1478; r1492 = *(float *)r1491; r2899 = r1483; r1496 = r2899 + 4ll; r1497 = *(float *)r1496; r1498 = r1492 * r1497; r1499 = r1026; r1500 = r1499 + r1498; r1026 = r1500; r1504 = r1478; r1505 = *(float *)r1504; r2900 = r1483; r1509 = r2900 + 8ll; r1510 = *(float *)r1509; r1511 = r1505 * r1510; r1512 = r1027; r1513 = r1512 + r1511; r1027 = r1513; r1517 = r1478; r1518 = *(float *)r1517; r2901 = r1483; r1522 = r2901 + 12ll; r1523 = *(float *)r1522; r1524 = r1518 * r1523; r1525 = r1028; r1526 = r1525 + r1524; r1028 = r1526; r2902 = r1478; r1530 = r2902 + 4ll; r1531 = *(float *)r1530; r1535 = r1483; r1536 = *(float *)r1535; r1537 = r1531 * r1536; r1538 = r1029; r1539 = r1538 + r1537; r1029 = r1539; r1543 = r1530; r1544 = *(float *)r1543; r1548 = r1496; r1549 = *(float *)r1548; r1550 = r1544 * r1549; r1551 = r1030; r1552 = r1551 + r1550; r1030 = r1552; r1556 = r1530; r1557 = *(float *)r1556; r1561 = r1509; r1562 = *(float *)r1561; r1563 = r1557 * r1562; r1564 = r1031; r1565 = r1564 + r1563; r1031 = r1565; r1569 = r1530; r1570 = *(float *)r1569; r1574 = r1522; r1575 = *(float *)r1574; r1576 = r1570 * r1575; r1577 = r1032; r1578 = r1577 + r1576; r1032 = r1578; r2909 = r1478; r1582 = r2909 + 8ll; r1583 = *(float *)r1582; r1587 = r1483; r1588 = *(float *)r1587; r1589 = r1583 * r1588; r1590 = r1033; r1591 = r1590 + r1589; r1033 = r1591; r1595 = r1582; r1596 = *(float *)r1595; r1600 = r1496; r1601 = *(float *)r1600; r1602 = r1596 * r1601; r1603 = r1034; r1604 = r1603 + r1602; r1034 = r1604; r1608 = r1582; r1609 = *(float *)r1608; r1613 = r1509; r1614 = *(float *)r1613; r1615 = r1609 * r1614; r1616 = r1035; r1617 = r1616 + r1615; r1035 = r1617; r1621 = r1582; r1622 = *(float *)r1621; r1626 = r1522; r1627 = *(float *)r1626; r1628 = r1622 * r1627; r1629 = r1036; r1630 = r1629 + r1628; r1036 = r1630; r2916 = r1478; r1634 = r2916 + 12ll; r1635 = *(float *)r1634; r1639 = r1483; r1640 = *(float *)r1639; r1641 = r1635 * r1640; r1642 = r1037; r1643 = r1642 + r1641; r1037 = r1643; r1647 = r1634; r1648 = *(float *)r1647; r1652 = r1496; r1653 = *(float *)r1652; r1654 = r1648 * r1653; r1655 = r1038; r1656 = r1655 + r1654; r1038 = r1656; r1660 = r1634; r1661 = *(float *)r1660; r1665 = r1509; r1666 = *(float *)r1665; r1667 = r1661 * r1666; r1668 = r1039; r1669 = r1668 + r1667; r1039 = r1669; r1673 = r1634; r1674 = *(float *)r1673; r1678 = r1522; r1679 = *(float *)r1678; r1680 = r1674 * r1679; r1681 = r1040; r1682 = r1681 + r1680; r1040 = r1682; r1686 = r147; r1687 = r1686; r1688 = r1685 + r1687 * 4; r1689 = *(float *)r1688; r1691 = r152; r1692 = r1691; r1693 = r1690 + r1692 * 4; r1694 = *(float *)r1693; r1695 = r1689 * r1694; r1696 = r1025; r1697 = r1696 + r1695; r1025 = r1697; r1701 = r1688; r1702 = *(float *)r1701; r2923 = r1693; r1706 = r2923 + 4ll; r1707 = *(float *)r1706; r1708 = r1702 * r1707; r1709 = r1026; r1710 = r1709 + r1708; r1026 = r1710; r1714 = r1688; r1715 = *(float *)r1714; r2924 = r1693; r1719 = r2924 + 8ll; r1720 = *(float *)r1719; r1721 = r1715 * r1720; r1722 = r1027; r1723 = r1722 + r1721; r1027 = r1723; r1727 = r1688; r1728 = *(float *)r1727; r2925 = r1693; r1732 = r2925 + 12ll; r1733 = *(float *)r1732; r1734 = r1728 * r1733; r1735 = r1028; r1736 = r1735 + r1734; r1028 = r1736; r2926 = r1688; r1740 = r2926 + 4ll; r1741 = *(float *)r1740; r1745 = r1693; r1746 = *(float *)r1745; r1747 = r1741 * r1746; r1748 = r1029; r1749 = r1748 + r1747; r1029 = r1749; r1753 = r1740; r1754 = *(float *)r1753; r1758 = r1706; r1759 = *(float *)r1758; r1760 = r1754 * r1759; r1761 = r1030; r1762 = r1761 + r1760; r1030 = r1762; r1766 = r1740; r1767 = *(float *)r1766; r1771 = r1719; r1772 = *(float *)r1771; r1773 = r1767 * r1772; r1774 = r1031; r1775 = r1774 + r1773; r1031 = r1775; r1779 = r1740; r1780 = *(float *)r1779; r1784 = r1732; r1785 = *(float *)r1784; r1786 = r1780 * r1785; r1787 = r1032; r1788 = r1787 + r1786; r1032 = r1788; r2933 = r1688; r1792 = r2933 + 8ll; r1793 = *(float *)r1792; r1797 = r1693; r1798 = *(float *)r1797; r1799 = r1793 * r1798; r1800 = r1033; r1801 = r1800 + r1799; r1033 = r1801; r1805 = r1792; r1806 = *(float *)r1805; r1810 = r1706; r1811 = *(float *)r1810; r1812 = r1806 * r1811; r1813 = r1034; r1814 = r1813 + r1812; r1034 = r1814; r1818 = r1792; r1819 = *(float *)r1818; r1823 = r1719; r1824 = *(float *)r1823; r1825 = r1819 * r1824; r1826 = r1035; r1827 = r1826 + r1825; r1035 = r1827; r1831 = r1792; r1832 = *(float *)r1831; r1836 = r1732; r1837 = *(float *)r1836; r1838 = r1832 * r1837; r1839 = r1036; r1840 = r1839 + r1838; r1036 = r1840; r2940 = r1688; r1844 = r2940 + 12ll; r1845 = *(float *)r1844; r1849 = r1693; r1850 = *(float *)r1849; r1851 = r1845 * r1850; r1852 = r1037; r1853 = r1852 + r1851; r1037 = r1853; r1857 = r1844; r1858 = *(float *)r1857; r1862 = r1706; r1863 = *(float *)r1862; r1864 = r1858 * r1863; r1865 = r1038; r1866 = r1865 + r1864; r1038 = r1866; r1870 = r1844; r1871 = *(float *)r1870; r1875 = r1719; r1876 = *(float *)r1875; r1877 = r1871 * r1876; r1878 = r1039; r1879 = r1878 + r1877; r1039 = r1879; r1883 = r1844; r1884 = *(float *)r1883; r1888 = r1732; r1889 = *(float *)r1888; r1890 = r1884 * r1889; r1891 = r1040; r1892 = r1891 + r1890; r1040 = r1892; r1896 = r147; r1897 = r1896; r1898 = r1895 + r1897 * 4; r1899 = *(float *)r1898; r1901 = r152; r1902 = r1901; r1903 = r1900 + r1902 * 4; r1904 = *(float *)r1903; r1905 = r1899 * r1904; r1906 = r1025; r1907 = r1906 + r1905; r1025 = r1907; r1911 = r1898; r1912 = *(float *)r1911; r2947 = r1903; r1916 = r2947 + 4ll; r1917 = *(float *)r1916; r1918 = r1912 * r1917; r1919 = r1026; r1920 = r1919 + r1918; r1026 = r1920; r1924 = r1898; r1925 = *(float *)r1924; r2948 = r1903; r1929 = r2948 + 8ll; r1930 = *(float *)r1929; r1931 = r1925 * r1930; r1932 = r1027; r1933 = r1932 + r1931; r1027 = r1933; r1937 = r1898; r1938 = *(float *)r1937; r2949 = r1903; r1942 = r2949 + 12ll; r1943 = *(float *)r1942; r1944 = r1938 * r1943; r1945 = r1028; r1946 = r1945 + r1944; r1028 = r1946; r2950 = r1898; r1950 = r2950 + 4ll; r1951 = *(float *)r1950; r1955 = r1903; r1956 = *(float *)r1955; r1957 = r1951 * r1956; r1958 = r1029; r1959 = r1958 + r1957; r1029 = r1959; r1963 = r1950; r1964 = *(float *)r1963; r1968 = r1916; r1969 = *(float *)r1968; r1970 = r1964 * r1969; r1971 = r1030; r1972 = r1971 + r1970; r1030 = r1972; r1976 = r1950; r1977 = *(float *)r1976; r1981 = r1929; r1982 = *(float *)r1981; r1983 = r1977 * r1982; r1984 = r1031; r1985 = r1984 + r1983; r1031 = r1985; r1989 = r1950; r1990 = *(float *)r1989; r1994 = r1942; r1995 = *(float *)r1994; r1996 = r1990 * r1995; r1997 = r1032; r1998 = r1997 + r1996; r1032 = r1998; r2957 = r1898; r2002 = r2957 + 8ll; r2003 = *(float *)r2002; r2007 = r1903; r2008 = *(float *)r2007; r2009 = r2003 * r2008; r2010 = r1033; r2011 = r2010 + r2009; r1033 = r2011; r2015 = r2002; r2016 = *(float *)r2015; r2020 = r1916; r2021 = *(float *)r2020; r2022 = r2016 * r2021; r2023 = r1034; r2024 = r2023 + r2022; r1034 = r2024; r2028 = r2002; r2029 = *(float *)r2028; r2033 = r1929; r2034 = *(float *)r2033; r2035 = r2029 * r2034; r2036 = r1035; r2037 = r2036 + r2035; r1035 = r2037; r2041 = r2002; r2042 = *(float *)r2041; r2046 = r1942; r2047 = *(float *)r2046; r2048 = r2042 * r2047; r2049 = r1036; r2050 = r2049 + r2048; r1036 = r2050; r2964 = r1898; r2054 = r2964 + 12ll; r2055 = *(float *)r2054; r2059 = r1903; r2060 = *(float *)r2059; r2061 = r2055 * r2060; r2062 = r1037; r2063 = r2062 + r2061; r1037 = r2063; r2067 = r2054; r2068 = *(float *)r2067; r2072 = r1916; r2073 = *(float *)r2072; r2074 = r2068 * r2073; r2075 = r1038; r2076 = r2075 + r2074; r1038 = r2076; r2080 = r2054; r2081 = *(float *)r2080; r2085 = r1929; r2086 = *(float *)r2085; r2087 = r2081 * r2086; r2088 = r1039; r2089 = r2088 + r2087; r1039 = r2089; r2093 = r2054; r2094 = *(float *)r2093; r2098 = r1942; r2099 = *(float *)r2098; r2100 = r2094 * r2099; r2101 = r1040; r2102 = r2101 + r2100; r1040 = r2102; r2106 = r147; r2107 = r2106; r2108 = r2105 + r2107 * 4; r2109 = *(float *)r2108; r2111 = r152; r2112 = r2111; r2113 = r2110 + r2112 * 4; r2114 = *(float *)r2113; r2115 = r2109 * r2114; r2116 = r1025; r2117 = r2116 + r2115; r1025 = r2117; r2121 = r2108; r2122 = *(float *)r2121; r2971 = r2113; r2126 = r2971 + 4ll; r2127 = *(float *)r2126; r2128 = r2122 * r2127; r2129 = r1026; r2130 = r2129 + r2128; r1026 = r2130; r2134 = r2108; r2135 = *(float *)r2134; r2972 = r2113; r2139 = r2972 + 8ll; r2140 = *(float *)r2139; r2141 = r2135 * r2140; r2142 = r1027; r2143 = r2142 + r2141; r1027 = r2143; r2147 = r2108; r2148 = *(float *)r2147; r2973 = r2113; r2152 = r2973 + 12ll; r2153 = *(float *)r2152; r2154 = r2148 * r2153; r2155 = r1028; r2156 = r2155 + r2154; r1028 = r2156; r2974 = r2108; r2160 = r2974 + 4ll; r2161 = *(float *)r2160; r2165 = r2113; r2166 = *(float *)r2165; r2167 = r2161 * r2166; r2168 = r1029; r2169 = r2168 + r2167; r1029 = r2169; r2173 = r2160; r2174 = *(float *)r2173; r2178 = r2126; r2179 = *(float *)r2178; r2180 = r2174 * r2179; r2181 = r1030; r2182 = r2181 + r2180; r1030 = r2182; r2186 = r2160; r2187 = *(float *)r2186; r2191 = r2139; r2192 = *(float *)r2191; r2193 = r2187 * r2192; r2194 = r1031; r2195 = r2194 + r2193; r1031 = r2195; r2199 = r2160; r2200 = *(float *)r2199; r2204 = r2152; r2205 = *(float *)r2204; r2206 = r2200 * r2205; r2207 = r1032; r2208 = r2207 + r2206; r1032 = r2208; r2981 = r2108; r2212 = r2981 + 8ll; r2213 = *(float *)r2212; r2217 = r2113; r2218 = *(float *)r2217; r2219 = r2213 * r2218; r2220 = r1033; r2221 = r2220 + r2219; r1033 = r2221; r2225 = r2212; r2226 = *(float *)r2225; r2230 = r2126; r2231 = *(float *)r2230; r2232 = r2226 * r2231; r2233 = r1034; r2234 = r2233 + r2232; r1034 = r2234; r2238 = r2212; r2239 = *(float *)r2238; r2243 = r2139; r2244 = *(float *)r2243; r2245 = r2239 * r2244; r2246 = r1035; r2247 = r2246 + r2245; r1035 = r2247; r2251 = r2212; r2252 = *(float *)r2251; r2256 = r2152; r2257 = *(float *)r2256; r2258 = r2252 * r2257; r2259 = r1036; r2260 = r2259 + r2258; r1036 = r2260; r2988 = r2108; r2264 = r2988 + 12ll; r2265 = *(float *)r2264; r2269 = r2113; r2270 = *(float *)r2269; r2271 = r2265 * r2270; r2272 = r1037; r2273 = r2272 + r2271; r1037 = r2273; r2277 = r2264; r2278 = *(float *)r2277; r2282 = r2126; r2283 = *(float *)r2282; r2284 = r2278 * r2283; r2285 = r1038; r2286 = r2285 + r2284; r1038 = r2286; r2290 = r2264; r2291 = *(float *)r2290; r2295 = r2139; r2296 = *(float *)r2295; r2297 = r2291 * r2296; r2298 = r1039; r2299 = r2298 + r2297; r1039 = r2299; r2303 = r2264; r2304 = *(float *)r2303; r2308 = r2152; r2309 = *(float *)r2308; r2310 = r2304 * r2309; r2311 = r1040; r2312 = r2311 + r2310; r1040 = r2312; r2316 = r147; r2317 = r2316; r2318 = r2315 + r2317 * 4; r2319 = *(float *)r2318; r2321 = r152; r2322 = r2321; r2323 = r2320 + r2322 * 4; r2324 = *(float *)r2323; r2325 = r2319 * r2324; r2326 = r1025; r2327 = r2326 + r2325; r1025 = r2327; r2331 = r2318; r2332 = *(float *)r2331; r2995 = r2323; r2336 = r2995 + 4ll; r2337 = *(float *)r2336; r2338 = r2332 * r2337; r2339 = r1026; r2340 = r2339 + r2338; r1026 = r2340; r2344 = r2318; r2345 = *(float *)r2344; r2996 = r2323; r2349 = r2996 + 8ll; r2350 = *(float *)r2349; r2351 = r2345 * r2350; r2352 = r1027; r2353 = r2352 + r2351; r1027 = r2353; r2357 = r2318; r2358 = *(float *)r2357; r2997 = r2323; r2362 = r2997 + 12ll; r2363 = *(float *)r2362; r2364 = r2358 * r2363; r2365 = r1028; r2366 = r2365 + r2364; r1028 = r2366; r2998 = r2318; r2370 = r2998 + 4ll; r2371 = *(float *)r2370; r2375 = r2323; r2376 = *(float *)r2375; r2377 = r2371 * r2376; r2378 = r1029; r2379 = r2378 + r2377; r1029 = r2379; r2383 = r2370; r2384 = *(float *)r2383; r2388 = r2336; r2389 = *(float *)r2388; r2390 = r2384 * r2389; r2391 = r1030; r2392 = r2391 + r2390; r1030 = r2392; r2396 = r2370; r2397 = *(float *)r2396; r2401 = r2349; r2402 = *(float *)r2401; r2403 = r2397 * r2402; r2404 = r1031; r2405 = r2404 + r2403; r1031 = r2405; r2409 = r2370; r2410 = *(float *)r2409; r2414 = r2362; r2415 = *(float *)r2414; r2416 = r2410 * r2415; r2417 = r1032; r2418 = r2417 + r2416; r1032 = r2418; r3005 = r2318; r2422 = r3005 + 8ll; r2423 = *(float *)r2422; r2427 = r2323; r2428 = *(float *)r2427; r2429 = r2423 * r2428; r2430 = r1033; r2431 = r2430 + r2429; r1033 = r2431; r2435 = r2422; r2436 = *(float *)r2435; r2440 = r2336; r2441 = *(float *)r2440; r2442 = r2436 * r2441; r2443 = r1034; r2444 = r2443 + r2442; r1034 = r2444; r2448 = r2422; r2449 = *(float *)r2448; r2453 = r2349; r2454 = *(float *)r2453; r2455 = r2449 * r2454; r2456 = r1035; r2457 = r2456 + r2455; r1035 = r2457; r2461 = r2422; r2462 = *(float *)r2461; r2466 = r2362; r2467 = *(float *)r2466; r2468 = r2462 * r2467; r2469 = r1036; r2470 = r2469 + r2468; r1036 = r2470; r3012 = r2318; r2474 = r3012 + 12ll; r2475 = *(float *)r2474; r2479 = r2323; r2480 = *(float *)r2479; r2481 = r2475 * r2480; r2482 = r1037; r2483 = r2482 + r2481; r1037 = r2483; r2487 = r2474; r2488 = *(float *)r2487; r2492 = r2336; r2493 = *(float *)r2492; r2494 = r2488 * r2493; r2495 = r1038; r2496 = r2495 + r2494; r1038 = r2496; r2500 = r2474; r2501 = *(float *)r2500; r2505 = r2349; r2506 = *(float *)r2505; r2507 = r2501 * r2506; r2508 = r1039; r2509 = r2508 + r2507; r1039 = r2509; r2513 = r2474; r2514 = *(float *)r2513; r2518 = r2362; r2519 = *(float *)r2518; r2520 = r2514 * r2519; r2521 = r1040; r2522 = r2521 + r2520; r1040 = r2522;
+	r1170 = (u64)r1107 * 4ull; r1171 = r1170; r1175 = (u64)r1106 * 4ull; r1176 = r1175; r1197 = r1170; r1198 = r1197; r1202 = r1175; r1203 = (u64)r1202 + 1ull; r1210 = r1170; r1211 = r1210; r1215 = r1175; r1216 = (u64)r1215 + 2ull; r1223 = r1170; r1224 = r1223; r1228 = r1175; r1229 = (u64)r1228 + 3ull; r1278 = r1170; r1283 = r1175; r1284 = r1283; r1291 = r1170; r1296 = r1175; r1304 = r1170; r1309 = r1175; r1317 = r1170; r1322 = r1175; r1330 = r1170; r1335 = r1175; r1336 = r1335; r1343 = r1170; r1348 = r1175; r1356 = r1170; r1361 = r1175; r1369 = r1170; r1374 = r1175; r1382 = r1170; r1387 = r1175; r1388 = r1387; r1395 = r1170; r1400 = r1175; r1408 = r1170; r1413 = r1175; r1421 = r1170; r1426 = r1175; r1969 = r1113 + 0ll; r1970 = r1122 + 0ll;
+b28: // rangeint.body (checked if)
+#line 156 "blocks.go"
+	r1169 = r1969; r1172 = r1169 + r1171 * 4; r1173 = *(float *)r1172; r1174 = r1970; if ((u64)r1176 >= (u64)32ll) { qd_site = 7; qd_x = r1176; qd_y = 32ll; goto qd_fault; } r1177 = r1174 + r1176 * 4; r1178 = *(float *)r1177; r1179 = r1173 * r1178; r1180 = r1025; r1181 = r1180 + r1179; r1025 = r1181; r1196 = r1969; r1199 = r1196 + r1198 * 4; r1200 = *(float *)r1199; r1201 = r1970; if ((u64)r1203 >= (u64)32ll) { qd_site = 7; qd_x = r1203; qd_y = 32ll; goto qd_fault; } r1919 = r1201 + r1202 * 4; r1204 = r1919 + 4ll; r1205 = *(float *)r1204; r1206 = r1200 * r1205; r1207 = r1026; r1208 = r1207 + r1206; r1026 = r1208; r1209 = r1969; r1212 = r1209 + r1211 * 4; r1213 = *(float *)r1212; r1214 = r1970; if ((u64)r1216 >= (u64)32ll) { qd_site = 7; qd_x = r1216; qd_y = 32ll; goto qd_fault; } r1920 = r1214 + r1215 * 4; r1217 = r1920 + 8ll; r1218 = *(float *)r1217; r1219 = r1213 * r1218; r1220 = r1027; r1221 = r1220 + r1219; r1027 = r1221; r1222 = r1969; r1225 = r1222 + r1224 * 4; r1226 = *(float *)r1225; r1227 = r1970; if ((u64)r1229 >= (u64)32ll) { qd_site = 7; qd_x = r1229; qd_y = 32ll; goto qd_fault; } r1921 = r1227 + r1228 * 4; r1230 = r1921 + 12ll; r1231 = *(float *)r1230; r1232 = r1226 * r1231; r1233 = r1028; r1234 = r1233 + r1232; r1028 = r1234; r1277 = r1969; r1922 = r1277 + r1278 * 4; r1280 = r1922 + 4ll; r1281 = *(float *)r1280; r1282 = r1970; r1285 = r1282 + r1284 * 4; r1286 = *(float *)r1285; r1287 = r1281 * r1286; r1288 = r1029; r1289 = r1288 + r1287; r1029 = r1289; r1290 = r1969; r1923 = r1290 + r1291 * 4; r1293 = r1923 + 4ll; r1294 = *(float *)r1293; r1295 = r1970; r1924 = r1295 + r1296 * 4; r1298 = r1924 + 4ll; r1299 = *(float *)r1298; r1300 = r1294 * r1299; r1301 = r1030; r1302 = r1301 + r1300; r1030 = r1302; r1303 = r1969; r1925 = r1303 + r1304 * 4; r1306 = r1925 + 4ll; r1307 = *(float *)r1306; r1308 = r1970; r1926 = r1308 + r1309 * 4; r1311 = r1926 + 8ll; r1312 = *(float *)r1311; r1313 = r1307 * r1312; r1314 = r1031; r1315 = r1314 + r1313; r1031 = r1315; r1316 = r1969; r1927 = r1316 + r1317 * 4; r1319 = r1927 + 4ll; r1320 = *(float *)r1319; r1321 = r1970; r1928 = r1321 + r1322 * 4; r1324 = r1928 + 12ll; r1325 = *(float *)r1324; r1326 = r1320 * r1325; r1327 = r1032; r1328 = r1327 + r1326; r1032 = r1328; r1329 = r1969; r1929 = r1329 + r1330 * 4; r1332 = r1929 + 8ll; r1333 = *(float *)r1332; r1334 = r1970; r1337 = r1334 + r1336 * 4; r1338 = *(float *)r1337; r1339 = r1333 * r1338; r1340 = r1033; r1341 = r1340 + r1339; r1033 = r1341; r1342 = r1969; r1930 = r1342 + r1343 * 4; r1345 = r1930 + 8ll; r1346 = *(float *)r1345; r1347 = r1970; r1931 = r1347 + r1348 * 4; r1350 = r1931 + 4ll; r1351 = *(float *)r1350; r1352 = r1346 * r1351; r1353 = r1034; r1354 = r1353 + r1352; r1034 = r1354; r1355 = r1969; r1932 = r1355 + r1356 * 4; r1358 = r1932 + 8ll; r1359 = *(float *)r1358; r1360 = r1970; r1933 = r1360 + r1361 * 4; r1363 = r1933 + 8ll; r1364 = *(float *)r1363; r1365 = r1359 * r1364; r1366 = r1035; r1367 = r1366 + r1365; r1035 = r1367; r1368 = r1969; r1934 = r1368 + r1369 * 4; r1371 = r1934 + 8ll; r1372 = *(float *)r1371; r1373 = r1970; r1935 = r1373 + r1374 * 4; r1376 = r1935 + 12ll; r1377 = *(float *)r1376; r1378 = r1372 * r1377; r1379 = r1036; r1380 = r1379 + r1378; r1036 = r1380; r1381 = r1969; r1936 = r1381 + r1382 * 4; r1384 = r1936 + 12ll; r1385 = *(float *)r1384; r1386 = r1970; r1389 = r1386 + r1388 * 4; r1390 = *(float *)r1389; r1391 = r1385 * r1390; r1392 = r1037; r1393 = r1392 + r1391; r1037 = r1393; r1394 = r1969; r1937 = r1394 + r1395 * 4; r1397 = r1937 + 12ll; r1398 = *(float *)r1397; r1399 = r1970; r1938 = r1399 + r1400 * 4; r1402 = r1938 + 4ll; r1403 = *(float *)r1402; r1404 = r1398 * r1403; r1405 = r1038; r1406 = r1405 + r1404; r1038 = r1406; r1407 = r1969; r1939 = r1407 + r1408 * 4; r1410 = r1939 + 12ll; r1411 = *(float *)r1410; r1412 = r1970; r1940 = r1412 + r1413 * 4; r1415 = r1940 + 8ll; r1416 = *(float *)r1415; r1417 = r1411 * r1416; r1418 = r1039; r1419 = r1418 + r1417; r1039 = r1419; r1420 = r1969; r1941 = r1420 + r1421 * 4; r1423 = r1941 + 12ll; r1424 = *(float *)r1423; r1425 = r1970; r1942 = r1425 + r1426 * 4; r1428 = r1942 + 12ll; r1429 = *(float *)r1428; r1430 = r1424 * r1429; r1431 = r1040; r1432 = r1431 + r1430; r1040 = r1432;
+#line 134 "blocks.go"
+	r1167 = (u64)r132 + 1ull; r1168 = r1167 < 8ll; if (!r1168) goto b46; r132 = r1167; r1969 = r1969 + 128ll; r1970 = r1970 + 128ll; goto b28;
+b46: // barrier (checked if)
 #line 129 "blocks.go"
 	__syncthreads();
 #line 134 "blocks.go"
-	r130 = (u64)r75 + 8ull; r75 = r130; goto b10;
-b199: // edge 18→17 (unrolled 2)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b54;
-b200: // edge 14→17 (unrolled 2)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b54;
-b201: // edge 15→14 (unrolled 2)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b51;
-b202: // edge 11→14 (unrolled 2)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b51;
-b203: // edge 18→17 (unrolled 1)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b46;
-b204: // edge 14→17 (unrolled 1)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b46;
-b205: // edge 15→14 (unrolled 1)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b43;
-b206: // edge 11→14 (unrolled 1)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b43;
-b207: // edge 18→17
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b38;
-b208: // edge 14→17
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b38;
-b209: // edge 15→14
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b35;
-b210: // edge 11→14
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b35;
-b211: // for.loop (checked if)
-#line 136 "blocks.go"
-	r2733 = r83 < 256ll; if (!r2733) goto b67;
-	r2734 = r83 >> 3; r2735 = r83 & 7ll;
-#line 139 "blocks.go"
-	r2737 = (u64)r2736 + (u64)r2734; r2738 = r2737 < r4; if (!r2738) goto b222; r2752 = (u64)r75 + (u64)r2735; r2753 = r2752 < r4; if (!r2753) goto b221;
-	r2740 = r2737; r2741 = (u64)r2740 * (u64)r4; r2742 = (u64)r2741 + (u64)r75; r2743 = (u64)r2742 + (u64)r2735; if ((u64)r2743 >= (u64)r102) { qd_site = 0; qd_x = r2743; qd_y = r102; goto qd_fault; } r2744 = r101 + r2743 * 4; r2745 = *(float *)r2744; r92 = r2745;
-b215: // if.done (checked if)
-#line 142 "blocks.go"
-	r2746 = r41 + r2735 * 128; r2747 = r2746 + r2734 * 4; *(float *)r2747 = r92;
-	r2748 = r83 >> 5; r2749 = r83 & 31ll;
-#line 145 "blocks.go"
-	r2750 = (u64)r75 + (u64)r2748; r2751 = r2750 < r4; if (!r2751) goto b220; r2765 = (u64)r2764 + (u64)r2749; r2766 = r2765 < r4; if (!r2766) goto b219;
-	r2754 = (u64)r75 + (u64)r2748; r2755 = (u64)r2754 * (u64)r4; r2757 = (u64)r2755 + (u64)r2756; r2758 = (u64)r2757 + (u64)r2749; if ((u64)r2758 >= (u64)r120) { qd_site = 3; qd_x = r2758; qd_y = r120; goto qd_fault; } r2759 = r119 + r2758 * 4; r2760 = *(float *)r2759; r110 = r2760;
-b218: // if.done (checked if)
-#line 148 "blocks.go"
-	r2761 = r50 + r2748 * 128; r2762 = r2761 + r2749 * 4; *(float *)r2762 = r110;
-#line 136 "blocks.go"
-	r2763 = (u64)r83 + 64ull; r83 = r2763; goto b211;
-b219: // edge 18→17 (checked if)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b218;
-b220: // edge 14→17 (checked if)
-#line 145 "blocks.go"
-	r110 = 0x0p+00f; goto b218;
-b221: // edge 15→14 (checked if)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b215;
-b222: // edge 11→14 (checked if)
-#line 139 "blocks.go"
-	r92 = 0x0p+00f; goto b215;
-b223: // threads
+	r1166 = (u64)r75 + 8ull; r75 = r1166; goto b10;
+b48: // threads (checked if)
 #line 129 "blocks.go"
-	r35 = (i64)threadIdx.x; r36 = r35 >> 3; r37 = r35 & 7ll; r38 = r37; r39 = r36;
+	r1108 = (i64)threadIdx.x; r1635 = r1108 >> 63; r1636 = r1635 & 7ll; r1637 = (u64)r1108 + (u64)r1636; r1638 = r1637 >> 3; r1109 = r1638; r1642 = r1638; r1643 = (u64)r1642 * 8ull; r1644 = (u64)r1108 - (u64)r1643; r1110 = r1644; r1111 = r1110; r1112 = r1109;
 #line 167 "blocks.go"
-	r177 = r2768; r178 = (u64)r39 * 4ull; r179 = (u64)r177 + (u64)r178; r180 = r179; r181 = r2806; r182 = (u64)r38 * 4ull; r183 = (u64)r181 + (u64)r182; r184 = r183; r185 = r180 < r4; if (!r185) goto b227; r200 = r184 < r4; if (!r200) goto b227;
-	r188 = (u64)r180 * (u64)r4; r189 = (u64)r188 + (u64)r184; r194 = r1025; if ((u64)r189 >= (u64)r197) { qd_site = 8; qd_x = r189; qd_y = r197; goto qd_fault; } r195 = r196 + r189 * 4; *(float *)r195 = r194;
-b227: // rangeint.body (unrolled 1)
+	r1182 = r1135; r1183 = (u64)r1112 * 4ull; r1184 = (u64)r1182 + (u64)r1183; r1185 = r1184; r1186 = r1163; r1187 = (u64)r1111 * 4ull; r1188 = (u64)r1186 + (u64)r1187; r1189 = r1188; r1190 = r1185 < r4; if (!r1190) goto b52; r1195 = r1189 < r4; if (!r1195) goto b52;
+	r1191 = (u64)r1185 * (u64)r4; r1192 = (u64)r1191 + (u64)r1189; r1193 = r1025; if ((u64)r1192 >= (u64)r197) { qd_site = 8; qd_x = r1192; qd_y = r197; goto qd_fault; } r1194 = r196 + r1192 * 4; *(float *)r1194 = r1193;
+b52: // rangeint.body (unrolled 1) (checked if)
 #line 167 "blocks.go"
-	r283 = r179; r284 = r283; r287 = r183; r288 = (u64)r287 + 1ull; r289 = r185; if (!r289) goto b230; r300 = r288 < r4; if (!r300) goto b230;
-	r290 = (u64)r284 * (u64)r4; r291 = (u64)r290 + (u64)r288; r296 = r1026; if ((u64)r291 >= (u64)r197) { qd_site = 8; qd_x = r291; qd_y = r197; goto qd_fault; } r297 = r196 + r291 * 4; *(float *)r297 = r296;
-b230: // rangeint.body (unrolled 2)
+	r1237 = r1184; r1238 = r1237; r1241 = r1188; r1242 = (u64)r1241 + 1ull; r1243 = r1190; if (!r1243) goto b55; r1248 = r1242 < r4; if (!r1248) goto b55;
+	r1244 = (u64)r1238 * (u64)r4; r1245 = (u64)r1244 + (u64)r1242; r1246 = r1026; if ((u64)r1245 >= (u64)r197) { qd_site = 8; qd_x = r1245; qd_y = r197; goto qd_fault; } r1247 = r196 + r1245 * 4; *(float *)r1247 = r1246;
+b55: // rangeint.body (unrolled 2) (checked if)
 #line 167 "blocks.go"
-	r303 = r179; r304 = r303; r307 = r183; r308 = (u64)r307 + 2ull; r309 = r185; if (!r309) goto b233; r320 = r308 < r4; if (!r320) goto b233;
-	r310 = (u64)r304 * (u64)r4; r311 = (u64)r310 + (u64)r308; r316 = r1027; if ((u64)r311 >= (u64)r197) { qd_site = 8; qd_x = r311; qd_y = r197; goto qd_fault; } r317 = r196 + r311 * 4; *(float *)r317 = r316;
-b233: // rangeint.body (unrolled 3)
+	r1251 = r1184; r1252 = r1251; r1255 = r1188; r1256 = (u64)r1255 + 2ull; r1257 = r1190; if (!r1257) goto b58; r1262 = r1256 < r4; if (!r1262) goto b58;
+	r1258 = (u64)r1252 * (u64)r4; r1259 = (u64)r1258 + (u64)r1256; r1260 = r1027; if ((u64)r1259 >= (u64)r197) { qd_site = 8; qd_x = r1259; qd_y = r197; goto qd_fault; } r1261 = r196 + r1259 * 4; *(float *)r1261 = r1260;
+b58: // rangeint.body (unrolled 3) (checked if)
 #line 167 "blocks.go"
-	r323 = r179; r324 = r323; r327 = r183; r328 = (u64)r327 + 3ull; r329 = r185; if (!r329) goto b236; r340 = r328 < r4; if (!r340) goto b236;
-	r330 = (u64)r324 * (u64)r4; r331 = (u64)r330 + (u64)r328; r336 = r1028; if ((u64)r331 >= (u64)r197) { qd_site = 8; qd_x = r331; qd_y = r197; goto qd_fault; } r337 = r196 + r331 * 4; *(float *)r337 = r336;
-b236: // rangeint.body (unrolled 1)
+	r1265 = r1184; r1266 = r1265; r1269 = r1188; r1270 = (u64)r1269 + 3ull; r1271 = r1190; if (!r1271) goto b61; r1276 = r1270 < r4; if (!r1276) goto b61;
+	r1272 = (u64)r1266 * (u64)r4; r1273 = (u64)r1272 + (u64)r1270; r1274 = r1028; if ((u64)r1273 >= (u64)r197) { qd_site = 8; qd_x = r1273; qd_y = r197; goto qd_fault; } r1275 = r196 + r1273 * 4; *(float *)r1275 = r1274;
+b61: // rangeint.body (unrolled 1) (checked if)
 #line 167 "blocks.go"
-	r696 = r179; r697 = (u64)r696 + 1ull; r700 = r183; r701 = r700; r702 = r697 < r4; if (!r702) goto b239; r715 = r701 < r4; if (!r715) goto b239;
-	r705 = (u64)r697 * (u64)r4; r706 = (u64)r705 + (u64)r701; r711 = r1029; if ((u64)r706 >= (u64)r197) { qd_site = 8; qd_x = r706; qd_y = r197; goto qd_fault; } r712 = r196 + r706 * 4; *(float *)r712 = r711;
-b239: // rangeint.body (unrolled 1) (unrolled 1)
+	r1435 = r1184; r1436 = (u64)r1435 + 1ull; r1439 = r1188; r1440 = r1439; r1441 = r1436 < r4; if (!r1441) goto b64; r1446 = r1440 < r4; if (!r1446) goto b64;
+	r1442 = (u64)r1436 * (u64)r4; r1443 = (u64)r1442 + (u64)r1440; r1444 = r1029; if ((u64)r1443 >= (u64)r197) { qd_site = 8; qd_x = r1443; qd_y = r197; goto qd_fault; } r1445 = r196 + r1443 * 4; *(float *)r1445 = r1444;
+b64: // rangeint.body (unrolled 1) (unrolled 1) (checked if)
 #line 167 "blocks.go"
-	r719 = r697; r723 = r288; r724 = r702; if (!r724) goto b242; r735 = r723 < r4; if (!r735) goto b242;
-	r725 = (u64)r719 * (u64)r4; r726 = (u64)r725 + (u64)r723; r731 = r1030; if ((u64)r726 >= (u64)r197) { qd_site = 8; qd_x = r726; qd_y = r197; goto qd_fault; } r732 = r196 + r726 * 4; *(float *)r732 = r731;
-b242: // rangeint.body (unrolled 2) (unrolled 1)
+	r1450 = r1436; r1454 = r1242; r1455 = r1441; if (!r1455) goto b67; r1460 = r1454 < r4; if (!r1460) goto b67;
+	r1456 = (u64)r1450 * (u64)r4; r1457 = (u64)r1456 + (u64)r1454; r1458 = r1030; if ((u64)r1457 >= (u64)r197) { qd_site = 8; qd_x = r1457; qd_y = r197; goto qd_fault; } r1459 = r196 + r1457 * 4; *(float *)r1459 = r1458;
+b67: // rangeint.body (unrolled 2) (unrolled 1) (checked if)
 #line 167 "blocks.go"
-	r739 = r697; r743 = r308; r744 = r702; if (!r744) goto b245; r755 = r743 < r4; if (!r755) goto b245;
-	r745 = (u64)r739 * (u64)r4; r746 = (u64)r745 + (u64)r743; r751 = r1031; if ((u64)r746 >= (u64)r197) { qd_site = 8; qd_x = r746; qd_y = r197; goto qd_fault; } r752 = r196 + r746 * 4; *(float *)r752 = r751;
-b245: // rangeint.body (unrolled 3) (unrolled 1)
+	r1464 = r1436; r1468 = r1256; r1469 = r1441; if (!r1469) goto b70; r1474 = r1468 < r4; if (!r1474) goto b70;
+	r1470 = (u64)r1464 * (u64)r4; r1471 = (u64)r1470 + (u64)r1468; r1472 = r1031; if ((u64)r1471 >= (u64)r197) { qd_site = 8; qd_x = r1471; qd_y = r197; goto qd_fault; } r1473 = r196 + r1471 * 4; *(float *)r1473 = r1472;
+b70: // rangeint.body (unrolled 3) (unrolled 1) (checked if)
 #line 167 "blocks.go"
-	r759 = r697; r763 = r328; r764 = r702; if (!r764) goto b248; r775 = r763 < r4; if (!r775) goto b248;
-	r765 = (u64)r759 * (u64)r4; r766 = (u64)r765 + (u64)r763; r771 = r1032; if ((u64)r766 >= (u64)r197) { qd_site = 8; qd_x = r766; qd_y = r197; goto qd_fault; } r772 = r196 + r766 * 4; *(float *)r772 = r771;
-b248: // rangeint.body (unrolled 2)
+	r1478 = r1436; r1482 = r1270; r1483 = r1441; if (!r1483) goto b73; r1488 = r1482 < r4; if (!r1488) goto b73;
+	r1484 = (u64)r1478 * (u64)r4; r1485 = (u64)r1484 + (u64)r1482; r1486 = r1032; if ((u64)r1485 >= (u64)r197) { qd_site = 8; qd_x = r1485; qd_y = r197; goto qd_fault; } r1487 = r196 + r1485 * 4; *(float *)r1487 = r1486;
+b73: // rangeint.body (unrolled 2) (checked if)
 #line 167 "blocks.go"
-	r779 = r179; r780 = (u64)r779 + 2ull; r783 = r183; r784 = r783; r785 = r780 < r4; if (!r785) goto b251; r798 = r784 < r4; if (!r798) goto b251;
-	r788 = (u64)r780 * (u64)r4; r789 = (u64)r788 + (u64)r784; r794 = r1033; if ((u64)r789 >= (u64)r197) { qd_site = 8; qd_x = r789; qd_y = r197; goto qd_fault; } r795 = r196 + r789 * 4; *(float *)r795 = r794;
-b251: // rangeint.body (unrolled 1) (unrolled 2)
+	r1491 = r1184; r1492 = (u64)r1491 + 2ull; r1495 = r1188; r1496 = r1495; r1497 = r1492 < r4; if (!r1497) goto b76; r1502 = r1496 < r4; if (!r1502) goto b76;
+	r1498 = (u64)r1492 * (u64)r4; r1499 = (u64)r1498 + (u64)r1496; r1500 = r1033; if ((u64)r1499 >= (u64)r197) { qd_site = 8; qd_x = r1499; qd_y = r197; goto qd_fault; } r1501 = r196 + r1499 * 4; *(float *)r1501 = r1500;
+b76: // rangeint.body (unrolled 1) (unrolled 2) (checked if)
 #line 167 "blocks.go"
-	r802 = r780; r806 = r288; r807 = r785; if (!r807) goto b254; r818 = r806 < r4; if (!r818) goto b254;
-	r808 = (u64)r802 * (u64)r4; r809 = (u64)r808 + (u64)r806; r814 = r1034; if ((u64)r809 >= (u64)r197) { qd_site = 8; qd_x = r809; qd_y = r197; goto qd_fault; } r815 = r196 + r809 * 4; *(float *)r815 = r814;
-b254: // rangeint.body (unrolled 2) (unrolled 2)
+	r1506 = r1492; r1510 = r1242; r1511 = r1497; if (!r1511) goto b79; r1516 = r1510 < r4; if (!r1516) goto b79;
+	r1512 = (u64)r1506 * (u64)r4; r1513 = (u64)r1512 + (u64)r1510; r1514 = r1034; if ((u64)r1513 >= (u64)r197) { qd_site = 8; qd_x = r1513; qd_y = r197; goto qd_fault; } r1515 = r196 + r1513 * 4; *(float *)r1515 = r1514;
+b79: // rangeint.body (unrolled 2) (unrolled 2) (checked if)
 #line 167 "blocks.go"
-	r822 = r780; r826 = r308; r827 = r785; if (!r827) goto b257; r838 = r826 < r4; if (!r838) goto b257;
-	r828 = (u64)r822 * (u64)r4; r829 = (u64)r828 + (u64)r826; r834 = r1035; if ((u64)r829 >= (u64)r197) { qd_site = 8; qd_x = r829; qd_y = r197; goto qd_fault; } r835 = r196 + r829 * 4; *(float *)r835 = r834;
-b257: // rangeint.body (unrolled 3) (unrolled 2)
+	r1520 = r1492; r1524 = r1256; r1525 = r1497; if (!r1525) goto b82; r1530 = r1524 < r4; if (!r1530) goto b82;
+	r1526 = (u64)r1520 * (u64)r4; r1527 = (u64)r1526 + (u64)r1524; r1528 = r1035; if ((u64)r1527 >= (u64)r197) { qd_site = 8; qd_x = r1527; qd_y = r197; goto qd_fault; } r1529 = r196 + r1527 * 4; *(float *)r1529 = r1528;
+b82: // rangeint.body (unrolled 3) (unrolled 2) (checked if)
 #line 167 "blocks.go"
-	r842 = r780; r846 = r328; r847 = r785; if (!r847) goto b260; r858 = r846 < r4; if (!r858) goto b260;
-	r848 = (u64)r842 * (u64)r4; r849 = (u64)r848 + (u64)r846; r854 = r1036; if ((u64)r849 >= (u64)r197) { qd_site = 8; qd_x = r849; qd_y = r197; goto qd_fault; } r855 = r196 + r849 * 4; *(float *)r855 = r854;
-b260: // rangeint.body (unrolled 3)
+	r1534 = r1492; r1538 = r1270; r1539 = r1497; if (!r1539) goto b85; r1544 = r1538 < r4; if (!r1544) goto b85;
+	r1540 = (u64)r1534 * (u64)r4; r1541 = (u64)r1540 + (u64)r1538; r1542 = r1036; if ((u64)r1541 >= (u64)r197) { qd_site = 8; qd_x = r1541; qd_y = r197; goto qd_fault; } r1543 = r196 + r1541 * 4; *(float *)r1543 = r1542;
+b85: // rangeint.body (unrolled 3) (checked if)
 #line 167 "blocks.go"
-	r862 = r179; r863 = (u64)r862 + 3ull; r866 = r183; r867 = r866; r868 = r863 < r4; if (!r868) goto b263; r881 = r867 < r4; if (!r881) goto b263;
-	r871 = (u64)r863 * (u64)r4; r872 = (u64)r871 + (u64)r867; r877 = r1037; if ((u64)r872 >= (u64)r197) { qd_site = 8; qd_x = r872; qd_y = r197; goto qd_fault; } r878 = r196 + r872 * 4; *(float *)r878 = r877;
-b263: // rangeint.body (unrolled 1) (unrolled 3)
+	r1547 = r1184; r1548 = (u64)r1547 + 3ull; r1551 = r1188; r1552 = r1551; r1553 = r1548 < r4; if (!r1553) goto b88; r1558 = r1552 < r4; if (!r1558) goto b88;
+	r1554 = (u64)r1548 * (u64)r4; r1555 = (u64)r1554 + (u64)r1552; r1556 = r1037; if ((u64)r1555 >= (u64)r197) { qd_site = 8; qd_x = r1555; qd_y = r197; goto qd_fault; } r1557 = r196 + r1555 * 4; *(float *)r1557 = r1556;
+b88: // rangeint.body (unrolled 1) (unrolled 3) (checked if)
 #line 167 "blocks.go"
-	r885 = r863; r889 = r288; r890 = r868; if (!r890) goto b266; r901 = r889 < r4; if (!r901) goto b266;
-	r891 = (u64)r885 * (u64)r4; r892 = (u64)r891 + (u64)r889; r897 = r1038; if ((u64)r892 >= (u64)r197) { qd_site = 8; qd_x = r892; qd_y = r197; goto qd_fault; } r898 = r196 + r892 * 4; *(float *)r898 = r897;
-b266: // rangeint.body (unrolled 2) (unrolled 3)
+	r1562 = r1548; r1566 = r1242; r1567 = r1553; if (!r1567) goto b91; r1572 = r1566 < r4; if (!r1572) goto b91;
+	r1568 = (u64)r1562 * (u64)r4; r1569 = (u64)r1568 + (u64)r1566; r1570 = r1038; if ((u64)r1569 >= (u64)r197) { qd_site = 8; qd_x = r1569; qd_y = r197; goto qd_fault; } r1571 = r196 + r1569 * 4; *(float *)r1571 = r1570;
+b91: // rangeint.body (unrolled 2) (unrolled 3) (checked if)
 #line 167 "blocks.go"
-	r905 = r863; r909 = r308; r910 = r868; if (!r910) goto b269; r921 = r909 < r4; if (!r921) goto b269;
-	r911 = (u64)r905 * (u64)r4; r912 = (u64)r911 + (u64)r909; r917 = r1039; if ((u64)r912 >= (u64)r197) { qd_site = 8; qd_x = r912; qd_y = r197; goto qd_fault; } r918 = r196 + r912 * 4; *(float *)r918 = r917;
-b269: // rangeint.body (unrolled 3) (unrolled 3)
+	r1576 = r1548; r1580 = r1256; r1581 = r1553; if (!r1581) goto b94; r1586 = r1580 < r4; if (!r1586) goto b94;
+	r1582 = (u64)r1576 * (u64)r4; r1583 = (u64)r1582 + (u64)r1580; r1584 = r1039; if ((u64)r1583 >= (u64)r197) { qd_site = 8; qd_x = r1583; qd_y = r197; goto qd_fault; } r1585 = r196 + r1583 * 4; *(float *)r1585 = r1584;
+b94: // rangeint.body (unrolled 3) (unrolled 3) (checked if)
 #line 167 "blocks.go"
-	r925 = r863; r929 = r328; r930 = r868; if (!r930) goto b272; r941 = r929 < r4; if (!r941) goto b272;
-	r931 = (u64)r925 * (u64)r4; r932 = (u64)r931 + (u64)r929; r937 = r1040; if ((u64)r932 >= (u64)r197) { qd_site = 8; qd_x = r932; qd_y = r197; goto qd_fault; } r938 = r196 + r932 * 4; *(float *)r938 = r937;
-b272: // barrier
+	r1590 = r1548; r1594 = r1270; r1595 = r1553; if (!r1595) goto b97; r1600 = r1594 < r4; if (!r1600) goto b97;
+	r1596 = (u64)r1590 * (u64)r4; r1597 = (u64)r1596 + (u64)r1594; r1598 = r1040; if ((u64)r1597 >= (u64)r197) { qd_site = 8; qd_x = r1597; qd_y = r197; goto qd_fault; } r1599 = r196 + r1597 * 4; *(float *)r1599 = r1598;
+b97: // barrier (checked if)
 #line 129 "blocks.go"
 	__syncthreads(); r16 = r16 + r19; goto b4;
-b274: // divide in 64 bits
+b99: // divide in 64 bits
 #line 129 "blocks.go"
-	r3019 = qd_div_u64(r16, r14); goto b7;
-b275: // exit
+	r3116 = qd_div_u64(r16, r14); goto b7;
+b100: // exit
 #line 129 "blocks.go"
 	return;
 qd_fault: {
@@ -1144,418 +1040,398 @@ qd_fault: {
 extern "C" __global__ void __launch_bounds__(256) BlockScan_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_v[1024] __attribute__((aligned(4)));
 	__shared__ u8 qvar_warpsums_1[128] __attribute__((aligned(4)));
-	bool r9 = 0, r16 = 0, r25 = 0, r30 = 0, r37 = 0, r42 = 0, r44 = 0, r45 = 0;
-	bool r54 = 0, r55 = 0, r64 = 0, r65 = 0, r74 = 0, r75 = 0, r84 = 0, r85 = 0;
-	bool r94 = 0, r95 = 0, r104 = 0, r105 = 0, r114 = 0, r115 = 0, r131 = 0, r136 = 0;
-	bool r139 = 0, r143 = 0, r148 = 0, r152 = 0, r159 = 0, r161 = 0, r165 = 0, r167 = 0;
-	bool r168 = 0, r177 = 0, r187 = 0, r188 = 0, r189 = 0, r197 = 0, r198 = 0, r206 = 0;
-	bool r207 = 0, r215 = 0, r216 = 0, r224 = 0, r225 = 0, r233 = 0, r234 = 0, r242 = 0;
-	bool r243 = 0, r251 = 0, r252 = 0, r262 = 0, r266 = 0, r269 = 0, r273 = 0, r276 = 0;
-	bool r287 = 0, r289 = 0, r290 = 0, r292 = 0, r296 = 0, r298 = 0, r300 = 0, r303 = 0;
-	bool r305 = 0, r306 = 0, r315 = 0, r325 = 0, r326 = 0, r327 = 0, r335 = 0, r336 = 0;
-	bool r344 = 0, r345 = 0, r353 = 0, r354 = 0, r362 = 0, r363 = 0, r371 = 0, r372 = 0;
-	bool r380 = 0, r381 = 0, r389 = 0, r390 = 0, r400 = 0, r404 = 0, r407 = 0, r411 = 0;
-	bool r414 = 0, r425 = 0, r427 = 0, r429 = 0, r432 = 0, r434 = 0, r467 = 0, r476 = 0;
-	bool r485 = 0, r489 = 0, r492 = 0, r493 = 0, r496 = 0, r497 = 0, r500 = 0, r501 = 0;
-	bool r504 = 0, r507 = 0, r510 = 0, r513 = 0, r514 = 0, r517 = 0, r518 = 0, r521 = 0;
-	bool r522 = 0, r525 = 0, r528 = 0, r531 = 0, r534 = 0, r535 = 0, r538 = 0, r539 = 0;
-	bool r542 = 0, r543 = 0, r546 = 0, r549 = 0;
-	i32 r34 = 0, r43 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r58 = 0, r60 = 0;
-	i32 r61 = 0, r63 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0, r78 = 0, r80 = 0;
-	i32 r81 = 0, r83 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0, r98 = 0, r100 = 0;
-	i32 r101 = 0, r103 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0, r118 = 0, r120 = 0;
-	i32 r121 = 0, r124 = 0, r128 = 0, r130 = 0, r133 = 0, r137 = 0, r146 = 0, r150 = 0;
-	i32 r156 = 0, r184 = 0, r192 = 0, r194 = 0, r195 = 0, r201 = 0, r203 = 0, r204 = 0;
-	i32 r210 = 0, r212 = 0, r213 = 0, r219 = 0, r221 = 0, r222 = 0, r228 = 0, r230 = 0;
-	i32 r231 = 0, r237 = 0, r239 = 0, r240 = 0, r246 = 0, r248 = 0, r249 = 0, r255 = 0;
-	i32 r257 = 0, r258 = 0, r260 = 0, r264 = 0, r267 = 0, r278 = 0, r282 = 0, r322 = 0;
-	i32 r330 = 0, r332 = 0, r333 = 0, r339 = 0, r341 = 0, r342 = 0, r348 = 0, r350 = 0;
-	i32 r351 = 0, r357 = 0, r359 = 0, r360 = 0, r366 = 0, r368 = 0, r369 = 0, r375 = 0;
-	i32 r377 = 0, r378 = 0, r384 = 0, r386 = 0, r387 = 0, r393 = 0, r395 = 0, r396 = 0;
-	i32 r398 = 0, r402 = 0, r405 = 0, r416 = 0, r420 = 0, r490 = 0, r494 = 0, r498 = 0;
-	i32 r503 = 0, r506 = 0, r509 = 0, r511 = 0, r515 = 0, r519 = 0, r524 = 0, r527 = 0;
-	i32 r530 = 0, r532 = 0, r536 = 0, r540 = 0, r545 = 0, r548 = 0, r551 = 0;
+	__shared__ u8 qvar_warpsums_2[128] __attribute__((aligned(4)));
+	bool r9 = 0, r16 = 0, r25 = 0, r28 = 0, r35 = 0, r40 = 0, r47 = 0, r49 = 0;
+	bool r53 = 0, r54 = 0, r55 = 0, r61 = 0, r64 = 0, r73 = 0, r78 = 0, r81 = 0;
+	bool r85 = 0, r90 = 0, r94 = 0, r101 = 0, r103 = 0, r107 = 0, r109 = 0, r114 = 0;
+	bool r123 = 0, r131 = 0, r136 = 0, r138 = 0, r142 = 0, r143 = 0, r144 = 0, r147 = 0;
+	bool r150 = 0, r155 = 0, r159 = 0, r162 = 0, r166 = 0, r169 = 0, r180 = 0, r182 = 0;
+	bool r183 = 0, r185 = 0, r189 = 0, r191 = 0, r193 = 0, r196 = 0, r198 = 0, r199 = 0;
+	bool r208 = 0, r216 = 0, r221 = 0, r223 = 0, r227 = 0, r228 = 0, r229 = 0, r232 = 0;
+	bool r235 = 0, r240 = 0, r244 = 0, r247 = 0, r251 = 0, r254 = 0, r265 = 0, r267 = 0;
+	bool r269 = 0, r272 = 0, r274 = 0, r286 = 0, r295 = 0, r304 = 0, r313 = 0, r322 = 0;
+	bool r331 = 0, r335 = 0, r337 = 0, r338 = 0, r340 = 0, r341 = 0, r343 = 0, r344 = 0;
+	bool r347 = 0, r348 = 0, r351 = 0, r352 = 0, r355 = 0, r356 = 0, r359 = 0, r360 = 0;
+	bool r363 = 0, r364 = 0, r367 = 0, r368 = 0, r371 = 0, r374 = 0, r377 = 0, r379 = 0;
+	bool r380 = 0, r382 = 0, r383 = 0, r385 = 0, r386 = 0, r389 = 0, r390 = 0, r393 = 0;
+	bool r394 = 0, r397 = 0, r398 = 0, r401 = 0, r402 = 0, r405 = 0, r406 = 0, r409 = 0;
+	bool r410 = 0, r413 = 0, r416 = 0, r419 = 0, r421 = 0, r422 = 0, r424 = 0, r425 = 0;
+	bool r427 = 0, r428 = 0, r431 = 0, r432 = 0, r435 = 0, r436 = 0, r439 = 0, r440 = 0;
+	bool r443 = 0, r444 = 0, r447 = 0, r448 = 0, r451 = 0, r452 = 0, r455 = 0, r458 = 0;
+	i32 r32 = 0, r41 = 0, r43 = 0, r48 = 0, r58 = 0, r59 = 0, r63 = 0, r65 = 0;
+	i32 r70 = 0, r72 = 0, r75 = 0, r79 = 0, r88 = 0, r92 = 0, r98 = 0, r128 = 0;
+	i32 r133 = 0, r137 = 0, r149 = 0, r151 = 0, r153 = 0, r157 = 0, r160 = 0, r171 = 0;
+	i32 r175 = 0, r213 = 0, r218 = 0, r222 = 0, r234 = 0, r236 = 0, r238 = 0, r242 = 0;
+	i32 r245 = 0, r256 = 0, r260 = 0, r336 = 0, r339 = 0, r342 = 0, r346 = 0, r350 = 0;
+	i32 r354 = 0, r357 = 0, r361 = 0, r365 = 0, r370 = 0, r373 = 0, r376 = 0, r378 = 0;
+	i32 r381 = 0, r384 = 0, r388 = 0, r392 = 0, r396 = 0, r399 = 0, r403 = 0, r407 = 0;
+	i32 r412 = 0, r415 = 0, r418 = 0, r420 = 0, r423 = 0, r426 = 0, r430 = 0, r434 = 0;
+	i32 r438 = 0, r441 = 0, r445 = 0, r449 = 0, r454 = 0, r457 = 0, r460 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r13 = 0;
 	i64 r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
-	i64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0, r40 = 0, r41 = 0;
-	i64 r46 = 0, r56 = 0, r66 = 0, r76 = 0, r86 = 0, r96 = 0, r106 = 0, r116 = 0;
-	i64 r126 = 0, r127 = 0, r129 = 0, r134 = 0, r135 = 0, r138 = 0, r141 = 0, r142 = 0;
-	i64 r145 = 0, r147 = 0, r151 = 0, r153 = 0, r154 = 0, r158 = 0, r160 = 0, r162 = 0;
-	i64 r164 = 0, r166 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0;
-	i64 r176 = 0, r179 = 0, r181 = 0, r182 = 0, r186 = 0, r190 = 0, r199 = 0, r208 = 0;
-	i64 r217 = 0, r226 = 0, r235 = 0, r244 = 0, r253 = 0, r261 = 0, r265 = 0, r268 = 0;
-	i64 r271 = 0, r272 = 0, r275 = 0, r279 = 0, r280 = 0, r284 = 0, r286 = 0, r291 = 0;
-	i64 r297 = 0, r299 = 0, r301 = 0, r308 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0;
-	i64 r313 = 0, r314 = 0, r317 = 0, r319 = 0, r320 = 0, r324 = 0, r328 = 0, r337 = 0;
-	i64 r346 = 0, r355 = 0, r364 = 0, r373 = 0, r382 = 0, r391 = 0, r399 = 0, r403 = 0;
-	i64 r406 = 0, r409 = 0, r410 = 0, r413 = 0, r417 = 0, r418 = 0, r422 = 0, r424 = 0;
-	i64 r428 = 0, r430 = 0, r462 = 0, r471 = 0, r480 = 0, r491 = 0, r495 = 0, r499 = 0;
-	i64 r512 = 0, r516 = 0, r520 = 0, r533 = 0, r537 = 0, r541 = 0;
-	u32 r466 = 0, r468 = 0, r469 = 0, r470 = 0, r475 = 0, r477 = 0, r478 = 0, r479 = 0;
-	u32 r484 = 0, r486 = 0, r487 = 0, r488 = 0;
-	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r169 = 0, r288 = 0, r293 = 0;
-	u64 r294 = 0, r295 = 0, r302 = 0, r304 = 0, r307 = 0, r426 = 0, r431 = 0, r433 = 0;
-	u64 r463 = 0, r464 = 0, r465 = 0, r472 = 0, r473 = 0, r474 = 0, r481 = 0, r482 = 0;
-	u64 r483 = 0;
-	char *r4 = 0, *r7 = 0, *r26 = 0, *r28 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r47 = 0;
-	char *r49 = 0, *r52 = 0, *r57 = 0, *r59 = 0, *r62 = 0, *r67 = 0, *r69 = 0, *r72 = 0;
-	char *r77 = 0, *r79 = 0, *r82 = 0, *r87 = 0, *r89 = 0, *r92 = 0, *r97 = 0, *r99 = 0;
-	char *r102 = 0, *r107 = 0, *r109 = 0, *r112 = 0, *r117 = 0, *r119 = 0, *r122 = 0, *r123 = 0;
-	char *r125 = 0, *r132 = 0, *r140 = 0, *r144 = 0, *r149 = 0, *r155 = 0, *r157 = 0, *r163 = 0;
-	char *r178 = 0, *r180 = 0, *r183 = 0, *r185 = 0, *r191 = 0, *r193 = 0, *r196 = 0, *r200 = 0;
-	char *r202 = 0, *r205 = 0, *r209 = 0, *r211 = 0, *r214 = 0, *r218 = 0, *r220 = 0, *r223 = 0;
-	char *r227 = 0, *r229 = 0, *r232 = 0, *r236 = 0, *r238 = 0, *r241 = 0, *r245 = 0, *r247 = 0;
-	char *r250 = 0, *r254 = 0, *r256 = 0, *r259 = 0, *r263 = 0, *r270 = 0, *r274 = 0, *r277 = 0;
-	char *r281 = 0, *r283 = 0, *r285 = 0, *r316 = 0, *r318 = 0, *r321 = 0, *r323 = 0, *r329 = 0;
-	char *r331 = 0, *r334 = 0, *r338 = 0, *r340 = 0, *r343 = 0, *r347 = 0, *r349 = 0, *r352 = 0;
-	char *r356 = 0, *r358 = 0, *r361 = 0, *r365 = 0, *r367 = 0, *r370 = 0, *r374 = 0, *r376 = 0;
-	char *r379 = 0, *r383 = 0, *r385 = 0, *r388 = 0, *r392 = 0, *r394 = 0, *r397 = 0, *r401 = 0;
-	char *r408 = 0, *r412 = 0, *r415 = 0, *r419 = 0, *r421 = 0, *r423 = 0, *r435 = 0, *r436 = 0;
-	char *r437 = 0, *r438 = 0, *r439 = 0, *r440 = 0, *r441 = 0, *r442 = 0, *r443 = 0, *r444 = 0;
-	char *r445 = 0, *r446 = 0, *r447 = 0, *r448 = 0, *r449 = 0, *r450 = 0, *r451 = 0, *r452 = 0;
-	char *r453 = 0, *r454 = 0, *r455 = 0, *r456 = 0, *r457 = 0, *r458 = 0, *r459 = 0, *r460 = 0;
-	char *r461 = 0, *r502 = 0, *r505 = 0, *r508 = 0, *r523 = 0, *r526 = 0, *r529 = 0, *r544 = 0;
-	char *r547 = 0, *r550 = 0;
+	i64 r27 = 0, r29 = 0, r30 = 0, r34 = 0, r37 = 0, r38 = 0, r39 = 0, r44 = 0;
+	i64 r45 = 0, r46 = 0, r51 = 0, r52 = 0, r57 = 0, r60 = 0, r68 = 0, r69 = 0;
+	i64 r71 = 0, r76 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r87 = 0, r89 = 0;
+	i64 r93 = 0, r95 = 0, r96 = 0, r100 = 0, r102 = 0, r104 = 0, r106 = 0, r108 = 0;
+	i64 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0;
+	i64 r120 = 0, r121 = 0, r122 = 0, r125 = 0, r126 = 0, r130 = 0, r134 = 0, r135 = 0;
+	i64 r140 = 0, r141 = 0, r146 = 0, r154 = 0, r158 = 0, r161 = 0, r164 = 0, r165 = 0;
+	i64 r168 = 0, r172 = 0, r173 = 0, r177 = 0, r179 = 0, r184 = 0, r190 = 0, r192 = 0;
+	i64 r194 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0;
+	i64 r210 = 0, r211 = 0, r215 = 0, r219 = 0, r220 = 0, r225 = 0, r226 = 0, r231 = 0;
+	i64 r239 = 0, r243 = 0, r246 = 0, r249 = 0, r250 = 0, r253 = 0, r257 = 0, r258 = 0;
+	i64 r262 = 0, r264 = 0, r268 = 0, r270 = 0, r281 = 0, r290 = 0, r299 = 0, r308 = 0;
+	i64 r317 = 0, r326 = 0, r358 = 0, r362 = 0, r366 = 0, r400 = 0, r404 = 0, r408 = 0;
+	i64 r442 = 0, r446 = 0, r450 = 0;
+	u32 r285 = 0, r287 = 0, r288 = 0, r289 = 0, r294 = 0, r296 = 0, r297 = 0, r298 = 0;
+	u32 r303 = 0, r305 = 0, r306 = 0, r307 = 0, r312 = 0, r314 = 0, r315 = 0, r316 = 0;
+	u32 r321 = 0, r323 = 0, r324 = 0, r325 = 0, r330 = 0, r332 = 0, r333 = 0, r334 = 0;
+	u64 r10 = 0, r11 = 0, r12 = 0, r15 = 0, r17 = 0, r115 = 0, r181 = 0, r186 = 0;
+	u64 r187 = 0, r188 = 0, r195 = 0, r197 = 0, r200 = 0, r266 = 0, r271 = 0, r273 = 0;
+	u64 r282 = 0, r283 = 0, r284 = 0, r291 = 0, r292 = 0, r293 = 0, r300 = 0, r301 = 0;
+	u64 r302 = 0, r309 = 0, r310 = 0, r311 = 0, r318 = 0, r319 = 0, r320 = 0, r327 = 0;
+	u64 r328 = 0, r329 = 0;
+	char *r4 = 0, *r7 = 0, *r26 = 0, *r31 = 0, *r33 = 0, *r36 = 0, *r42 = 0, *r50 = 0;
+	char *r56 = 0, *r62 = 0, *r66 = 0, *r67 = 0, *r74 = 0, *r82 = 0, *r86 = 0, *r91 = 0;
+	char *r97 = 0, *r99 = 0, *r105 = 0, *r124 = 0, *r127 = 0, *r129 = 0, *r132 = 0, *r139 = 0;
+	char *r145 = 0, *r148 = 0, *r152 = 0, *r156 = 0, *r163 = 0, *r167 = 0, *r170 = 0, *r174 = 0;
+	char *r176 = 0, *r178 = 0, *r209 = 0, *r212 = 0, *r214 = 0, *r217 = 0, *r224 = 0, *r230 = 0;
+	char *r233 = 0, *r237 = 0, *r241 = 0, *r248 = 0, *r252 = 0, *r255 = 0, *r259 = 0, *r261 = 0;
+	char *r263 = 0, *r275 = 0, *r276 = 0, *r277 = 0, *r278 = 0, *r279 = 0, *r280 = 0, *r345 = 0;
+	char *r349 = 0, *r353 = 0, *r369 = 0, *r372 = 0, *r375 = 0, *r387 = 0, *r391 = 0, *r395 = 0;
+	char *r411 = 0, *r414 = 0, *r417 = 0, *r429 = 0, *r433 = 0, *r437 = 0, *r453 = 0, *r456 = 0;
+	char *r459 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 184 "blocks.go"
-	r4 = p0; r5 = p1; r3 = r5; r2 = r3 >> 8; r7 = p2; r8 = p3; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b86; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r288 = (u64)r5; r305 = 281474976710655ull < r288; if (!r305) goto b169; r426 = (u64)r8; r434 = 1099511628030ull < r426; if (!r434) goto b88; r486 = (u32)255ll;
+	r4 = p0; r5 = p1; r3 = r5; r110 = r3 >> 63; r111 = r110 & 255ll; r112 = (u64)r3 + (u64)r111; r113 = r112 >> 8; r2 = r113; r7 = p2; r8 = p3; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b95; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r181 = (u64)r5; r198 = 281474976710655ull < r181; if (!r198) goto b189; r266 = (u64)r8; r274 = 1099511628030ull < r266; if (!r274) goto b98; r323 = (u32)255ll; r332 = r323;
 b7: // head
 #line 184 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b86; r17 = r12; r18 = (i64)r17;
-	r26 = (char *)qvar_v; r27 = (i64)threadIdx.x; r28 = r26 + r27 * 4; *(u32 *)r28 = 0u; __syncthreads();
+	r16 = r12 < r11; if (!r16) goto b95; r17 = r12; r18 = (i64)r17;
+	r26 = (char *)qvar_v;
 #line 184 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 187 "blocks.go"
-	r31 = (u64)r18 * 256ull; r32 = (u64)r31 + (u64)r20; r33 = r4 + r32 * 4; r34 = *(i32 *)r33; r35 = r26 + r20 * 4; *(i32 *)r35 = r34;
+	r29 = (u64)r18 * 256ull; r30 = (u64)r29 + (u64)r20; r31 = r4 + r30 * 4; r32 = *(i32 *)r31; r33 = r26 + r20 * 4; *(i32 *)r33 = r32;
 #line 184 "blocks.go"
 	__syncthreads();
 #line 189 "blocks.go"
-	r41 = (i64)threadIdx.x; r42 = r41 < 256ll; r43 = 0; r44 = r41 >= 1ll; r45 = r42 & r44; if (!r45) goto b15; r435 = r26 + r41 * 4; r47 = r435 + -4ll; r48 = *(i32 *)r47; r43 = r48;
-b15: // scan.readdone
+	r39 = (i64)threadIdx.x; r54 = r39 == 255ll; r41 = 0; r42 = r26 + r39 * 4; r43 = *(i32 *)r42; r41 = r43; r44 = (i64)(threadIdx.x % warpSize); r45 = (i64)warpSize; r46 = 1ll;
+b16: // scan.shuffle
 #line 189 "blocks.go"
-	__syncthreads(); if (!r45) goto b17; r49 = r26 + r41 * 4; r50 = *(i32 *)r49; r51 = (u32)r50 + (u32)r43; r52 = r49; *(i32 *)r52 = r51;
-b17: // scan.written
+	r47 = r46 < r45; if (!r47) goto b32; r48 = qd_shfl_up(r41, (u32)r46); r49 = r44 >= r46; if (!r49) goto b19; r41 = (u32)r41 + (u32)r48;
+b19: // scan.step
 #line 189 "blocks.go"
-	__syncthreads(); r53 = 0; r54 = r41 >= 2ll; r55 = r42 & r54; if (!r55) goto b19; r436 = r26 + r41 * 4; r57 = r436 + -8ll; r58 = *(i32 *)r57; r53 = r58;
-b19: // scan.readdone
+	r46 = (u64)r46 << 1; r335 = r46 < r45; if (!r335) goto b32; r336 = qd_shfl_up(r41, (u32)r46); r337 = r44 >= r46; if (!r337) goto b23; r41 = (u32)r41 + (u32)r336;
+b23: // scan.step (unrolled 1)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r55) goto b21; r59 = r26 + r41 * 4; r60 = *(i32 *)r59; r61 = (u32)r60 + (u32)r53; r62 = r59; *(i32 *)r62 = r61;
-b21: // scan.written
+	r46 = (u64)r46 << 1; r338 = r46 < r45; if (!r338) goto b32; r339 = qd_shfl_up(r41, (u32)r46); r340 = r44 >= r46; if (!r340) goto b27; r41 = (u32)r41 + (u32)r339;
+b27: // scan.step (unrolled 2)
 #line 189 "blocks.go"
-	__syncthreads(); r63 = 0; r64 = r41 >= 4ll; r65 = r42 & r64; if (!r65) goto b23; r437 = r26 + r41 * 4; r67 = r437 + -16ll; r68 = *(i32 *)r67; r63 = r68;
-b23: // scan.readdone
+	r46 = (u64)r46 << 1; r341 = r46 < r45; if (!r341) goto b32; r342 = qd_shfl_up(r41, (u32)r46); r343 = r44 >= r46; if (!r343) goto b31; r41 = (u32)r41 + (u32)r342;
+b31: // scan.step (unrolled 3)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r65) goto b25; r69 = r26 + r41 * 4; r70 = *(i32 *)r69; r71 = (u32)r70 + (u32)r63; r72 = r69; *(i32 *)r72 = r71;
-b25: // scan.written
+	r46 = (u64)r46 << 1; goto b16;
+b32: // scan.warped
 #line 189 "blocks.go"
-	__syncthreads(); r73 = 0; r74 = r41 >= 8ll; r75 = r42 & r74; if (!r75) goto b27; r438 = r26 + r41 * 4; r77 = r438 + -32ll; r78 = *(i32 *)r77; r73 = r78;
-b27: // scan.readdone
+	r50 = (char *)qvar_warpsums_1; r51 = (i64)(threadIdx.x / warpSize); r52 = (u64)r45 - 1ull; r53 = r44 == r52; r55 = r53 | r54; if (!r55) goto b34; r56 = r50 + r51 * 4; *(i32 *)r56 = r41;
+b34: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); if (!r75) goto b29; r79 = r26 + r41 * 4; r80 = *(i32 *)r79; r81 = (u32)r80 + (u32)r73; r82 = r79; *(i32 *)r82 = r81;
-b29: // scan.written
+	__syncthreads(); r327 = (u64)r45; r328 = 255ull | r327; r329 = r328 >> 32; r330 = (u32)r329; r331 = r330 == 0u; if (!r331) goto b97; r333 = (u32)r45; r334 = qd_div_u32(r332, r333); r326 = (i64)r334;
+b36: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r83 = 0; r84 = r41 >= 16ll; r85 = r42 & r84; if (!r85) goto b31; r439 = r26 + r41 * 4; r87 = r439 + -64ll; r88 = *(i32 *)r87; r83 = r88;
-b31: // scan.readdone
+	r57 = r326; r58 = 0; r59 = 0; r60 = 0ll; r275 = r50 + 0ll;
+b37: // scan.total
 #line 189 "blocks.go"
-	__syncthreads(); if (!r85) goto b33; r89 = r26 + r41 * 4; r90 = *(i32 *)r89; r91 = (u32)r90 + (u32)r83; r92 = r89; *(i32 *)r92 = r91;
-b33: // scan.written
+	r61 = r60 <= r57; if (!r61) goto b53; r62 = r275; r63 = *(i32 *)r62; r59 = (u32)r59 + (u32)r63; r64 = r60 < r51; if (!r64) goto b40; r58 = (u32)r58 + (u32)r63;
+b40: // scan.counted
 #line 189 "blocks.go"
-	__syncthreads(); r93 = 0; r94 = r41 >= 32ll; r95 = r42 & r94; if (!r95) goto b35; r440 = r26 + r41 * 4; r97 = r440 + -128ll; r98 = *(i32 *)r97; r93 = r98;
-b35: // scan.readdone
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r344 = r60 <= r57; if (!r344) goto b53; r345 = r275; r346 = *(i32 *)r345; r59 = (u32)r59 + (u32)r346; r347 = r60 < r51; if (!r347) goto b44; r58 = (u32)r58 + (u32)r346;
+b44: // scan.counted (unrolled 1)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r95) goto b37; r99 = r26 + r41 * 4; r100 = *(i32 *)r99; r101 = (u32)r100 + (u32)r93; r102 = r99; *(i32 *)r102 = r101;
-b37: // scan.written
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r348 = r60 <= r57; if (!r348) goto b53; r349 = r275; r350 = *(i32 *)r349; r59 = (u32)r59 + (u32)r350; r351 = r60 < r51; if (!r351) goto b48; r58 = (u32)r58 + (u32)r350;
+b48: // scan.counted (unrolled 2)
 #line 189 "blocks.go"
-	__syncthreads(); r103 = 0; r104 = r41 >= 64ll; r105 = r42 & r104; if (!r105) goto b39; r441 = r26 + r41 * 4; r107 = r441 + -256ll; r108 = *(i32 *)r107; r103 = r108;
-b39: // scan.readdone
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r352 = r60 <= r57; if (!r352) goto b53; r353 = r275; r354 = *(i32 *)r353; r59 = (u32)r59 + (u32)r354; r355 = r60 < r51; if (!r355) goto b52; r58 = (u32)r58 + (u32)r354;
+b52: // scan.counted (unrolled 3)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r105) goto b41; r109 = r26 + r41 * 4; r110 = *(i32 *)r109; r111 = (u32)r110 + (u32)r103; r112 = r109; *(i32 *)r112 = r111;
-b41: // scan.written
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; goto b37;
+b53: // scan.store
 #line 189 "blocks.go"
-	__syncthreads(); r113 = 0; r114 = r41 >= 128ll; r115 = r42 & r114; if (!r115) goto b43; r442 = r26 + r41 * 4; r117 = r442 + -512ll; r118 = *(i32 *)r117; r113 = r118;
-b43: // scan.readdone
-#line 189 "blocks.go"
-	__syncthreads(); if (!r115) goto b45; r119 = r26 + r41 * 4; r120 = *(i32 *)r119; r121 = (u32)r120 + (u32)r113; r122 = r119; *(i32 *)r122 = r121;
-b45: // scan.written
-#line 189 "blocks.go"
-	__syncthreads(); __syncthreads();
-	r129 = (i64)threadIdx.x; r130 = 0; r132 = r26 + r129 * 4; r133 = *(i32 *)r132; r130 = r133; r134 = (i64)warpSize; r135 = r134 >> 1;
-b48: // sum.shuffle
+	r65 = (u32)r41 + (u32)r58; r66 = r42; *(i32 *)r66 = r65; __syncthreads();
+	r71 = (i64)threadIdx.x; r72 = 0; r74 = r26 + r71 * 4; r75 = *(i32 *)r74; r72 = r75; r76 = (i64)warpSize; r77 = r76 >> 1;
+b57: // sum.shuffle
 #line 190 "blocks.go"
-	r136 = r135 > 0ll; if (!r136) goto b64; r137 = qd_shfl_down(r130, (u32)r135); r138 = (u64)r129 + (u64)r135; r139 = r138 < 256ll; if (!r139) goto b51; r130 = (u32)r130 + (u32)r137;
-b51: // sum.step
+	r78 = r77 > 0ll; if (!r78) goto b73; r79 = qd_shfl_down(r72, (u32)r77); r80 = (u64)r71 + (u64)r77; r81 = r80 < 256ll; if (!r81) goto b60; r72 = (u32)r72 + (u32)r79;
+b60: // sum.step
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r489 = r135 > 0ll; if (!r489) goto b64; r490 = qd_shfl_down(r130, (u32)r135); r491 = (u64)r129 + (u64)r135; r492 = r491 < 256ll; if (!r492) goto b55; r130 = (u32)r130 + (u32)r490;
-b55: // sum.step (unrolled 1)
+	r77 = r77 >> 1; r356 = r77 > 0ll; if (!r356) goto b73; r357 = qd_shfl_down(r72, (u32)r77); r358 = (u64)r71 + (u64)r77; r359 = r358 < 256ll; if (!r359) goto b64; r72 = (u32)r72 + (u32)r357;
+b64: // sum.step (unrolled 1)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r493 = r135 > 0ll; if (!r493) goto b64; r494 = qd_shfl_down(r130, (u32)r135); r495 = (u64)r129 + (u64)r135; r496 = r495 < 256ll; if (!r496) goto b59; r130 = (u32)r130 + (u32)r494;
-b59: // sum.step (unrolled 2)
+	r77 = r77 >> 1; r360 = r77 > 0ll; if (!r360) goto b73; r361 = qd_shfl_down(r72, (u32)r77); r362 = (u64)r71 + (u64)r77; r363 = r362 < 256ll; if (!r363) goto b68; r72 = (u32)r72 + (u32)r361;
+b68: // sum.step (unrolled 2)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r497 = r135 > 0ll; if (!r497) goto b64; r498 = qd_shfl_down(r130, (u32)r135); r499 = (u64)r129 + (u64)r135; r500 = r499 < 256ll; if (!r500) goto b63; r130 = (u32)r130 + (u32)r498;
-b63: // sum.step (unrolled 3)
+	r77 = r77 >> 1; r364 = r77 > 0ll; if (!r364) goto b73; r365 = qd_shfl_down(r72, (u32)r77); r366 = (u64)r71 + (u64)r77; r367 = r366 < 256ll; if (!r367) goto b72; r72 = (u32)r72 + (u32)r365;
+b72: // sum.step (unrolled 3)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; goto b48;
-b64: // sum.warps
+	r77 = r77 >> 1; goto b57;
+b73: // sum.warps
 #line 190 "blocks.go"
-	r140 = (char *)qvar_warpsums_1; r141 = (i64)(threadIdx.x % warpSize); r143 = r141 == 0ll; r142 = (i64)(threadIdx.x / warpSize); if (!r143) goto b66; r144 = r140 + r142 * 4; *(i32 *)r144 = r130;
-b66: // sum.written
+	r82 = (char *)qvar_warpsums_2; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b75; r86 = r82 + r84 * 4; *(i32 *)r86 = r72;
+b75: // sum.written
 #line 190 "blocks.go"
-	__syncthreads(); r481 = (u64)r134; r482 = 255ull | r481; r483 = r482 >> 32; r484 = (u32)r483; r485 = r484 == 0u; if (!r485) goto b87; r487 = (u32)r134; r488 = qd_div_u32(r486, r487); r480 = (i64)r488;
-b68: // sum.written
+	__syncthreads(); r318 = (u64)r76; r319 = 255ull | r318; r320 = r319 >> 32; r321 = (u32)r320; r322 = r321 == 0u; if (!r322) goto b96; r324 = (u32)r76; r325 = qd_div_u32(r323, r324); r317 = (i64)r325;
+b77: // sum.written
 #line 190 "blocks.go"
-	r145 = r480; r146 = 0; r147 = 0ll; r459 = r140 + 0ll;
-b69: // sum.total
+	r87 = r317; r88 = 0; r89 = 0ll; r276 = r82 + 0ll;
+b78: // sum.total
 #line 190 "blocks.go"
-	r148 = r147 <= r145; if (!r148) goto b77; r149 = r459; r150 = *(i32 *)r149; r146 = (u32)r146 + (u32)r150; r147 = (u64)r147 + 1ull; r459 = r459 + 4ll; r501 = r147 <= r145; if (!r501) goto b77; r502 = r459; r503 = *(i32 *)r502; r146 = (u32)r146 + (u32)r503; r147 = (u64)r147 + 1ull; r459 = r459 + 4ll; r504 = r147 <= r145; if (!r504) goto b77; r505 = r459; r506 = *(i32 *)r505; r146 = (u32)r146 + (u32)r506; r147 = (u64)r147 + 1ull; r459 = r459 + 4ll; r507 = r147 <= r145; if (!r507) goto b77; r508 = r459; r509 = *(i32 *)r508; r146 = (u32)r146 + (u32)r509; r147 = (u64)r147 + 1ull; r459 = r459 + 4ll; goto b69;
-b77: // sum.done
+	r90 = r89 <= r87; if (!r90) goto b86; r91 = r276; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r368 = r89 <= r87; if (!r368) goto b86; r369 = r276; r370 = *(i32 *)r369; r88 = (u32)r88 + (u32)r370; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r371 = r89 <= r87; if (!r371) goto b86; r372 = r276; r373 = *(i32 *)r372; r88 = (u32)r88 + (u32)r373; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r374 = r89 <= r87; if (!r374) goto b86; r375 = r276; r376 = *(i32 *)r375; r88 = (u32)r88 + (u32)r376; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; goto b78;
+b86: // sum.done
 #line 190 "blocks.go"
-	__syncthreads(); r128 = r146;
+	__syncthreads(); r70 = r88;
 #line 184 "blocks.go"
 	r21 = (i64)threadIdx.x; r22 = r21;
 #line 192 "blocks.go"
-	r153 = r31; r154 = (u64)r153 + (u64)r22; r155 = r26 + r22 * 4; r156 = *(i32 *)r155; r157 = r4 + r154 * 4; *(i32 *)r157 = r156;
+	r95 = r29; r96 = (u64)r95 + (u64)r22; r97 = r26 + r22 * 4; r98 = *(i32 *)r97; r99 = r4 + r96 * 4; *(i32 *)r99 = r98;
 #line 184 "blocks.go"
-	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b83;
+	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b92;
 #line 195 "blocks.go"
-	r162 = (u64)r18 + (u64)r24; r163 = r7 + r162 * 4; *(i32 *)r163 = r128;
-b83: // barrier
+	r104 = (u64)r18 + (u64)r24; r105 = r7 + r104 * 4; *(i32 *)r105 = r70;
+b92: // barrier
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r166 = (u64)r18 + 1ull; r167 = r166 < r0; if (!r167) goto b86;
+	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b95;
 #line 184 "blocks.go"
 	r12 = r12 + r15; goto b7;
-b86: // exit
+b95: // exit
 #line 184 "blocks.go"
 	return;
-b87: // divide in 64 bits
+b96: // divide in 64 bits
 #line 190 "blocks.go"
-	r480 = qd_div_i64(255ll, r134); goto b68;
-b88: // preheader
-#line 190 "blocks.go"
-	r477 = (u32)255ll;
-b89: // head (checked if)
+	r317 = qd_div_i64(255ll, r76); goto b77;
+b97: // divide in 64 bits
+#line 189 "blocks.go"
+	r326 = qd_div_i64(255ll, r45); goto b36;
+b98: // preheader
+#line 189 "blocks.go"
+	r305 = (u32)255ll; r314 = r305;
+b99: // head (checked if)
 #line 184 "blocks.go"
-	r306 = r12 < r11; if (!r306) goto b86; r307 = r12; r308 = (i64)r307;
-	r316 = (char *)qvar_v; r317 = (i64)threadIdx.x; r318 = r316 + r317 * 4; *(u32 *)r318 = 0u; __syncthreads();
+	r199 = r12 < r11; if (!r199) goto b95; r200 = r12; r201 = (i64)r200;
+	r209 = (char *)qvar_v;
 #line 184 "blocks.go"
-	r309 = (i64)threadIdx.x; r310 = r309;
+	r202 = (i64)threadIdx.x; r203 = r202;
 #line 187 "blocks.go"
-	r319 = (u64)r308 * 256ull; r320 = (u64)r319 + (u64)r310; r321 = r4 + r320 * 4; r322 = *(i32 *)r321; r323 = r316 + r310 * 4; *(i32 *)r323 = r322;
+	r210 = (u64)r201 * 256ull; r211 = (u64)r210 + (u64)r203; r212 = r4 + r211 * 4; r213 = *(i32 *)r212; r214 = r209 + r203 * 4; *(i32 *)r214 = r213;
 #line 184 "blocks.go"
 	__syncthreads();
 #line 189 "blocks.go"
-	r324 = (i64)threadIdx.x; r325 = r324 < 256ll; r43 = 0; r326 = r324 >= 1ll; r327 = r325 & r326; if (!r327) goto b97; r451 = r316 + r324 * 4; r329 = r451 + -4ll; r330 = *(i32 *)r329; r43 = r330;
-b97: // scan.readdone (checked if)
+	r215 = (i64)threadIdx.x; r228 = r215 == 255ll; r41 = 0; r217 = r209 + r215 * 4; r218 = *(i32 *)r217; r41 = r218; r219 = (i64)(threadIdx.x % warpSize); r220 = (i64)warpSize; r46 = 1ll;
+b108: // scan.shuffle (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r327) goto b99; r331 = r316 + r324 * 4; r332 = *(i32 *)r331; r333 = (u32)r332 + (u32)r43; r334 = r331; *(i32 *)r334 = r333;
-b99: // scan.written (checked if)
+	r221 = r46 < r220; if (!r221) goto b124; r222 = qd_shfl_up(r41, (u32)r46); r223 = r219 >= r46; if (!r223) goto b111; r41 = (u32)r41 + (u32)r222;
+b111: // scan.step (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); r53 = 0; r335 = r324 >= 2ll; r336 = r325 & r335; if (!r336) goto b101; r452 = r316 + r324 * 4; r338 = r452 + -8ll; r339 = *(i32 *)r338; r53 = r339;
-b101: // scan.readdone (checked if)
+	r46 = (u64)r46 << 1; r377 = r46 < r220; if (!r377) goto b124; r378 = qd_shfl_up(r41, (u32)r46); r379 = r219 >= r46; if (!r379) goto b115; r41 = (u32)r41 + (u32)r378;
+b115: // scan.step (checked if) (unrolled 1)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r336) goto b103; r340 = r316 + r324 * 4; r341 = *(i32 *)r340; r342 = (u32)r341 + (u32)r53; r343 = r340; *(i32 *)r343 = r342;
-b103: // scan.written (checked if)
+	r46 = (u64)r46 << 1; r380 = r46 < r220; if (!r380) goto b124; r381 = qd_shfl_up(r41, (u32)r46); r382 = r219 >= r46; if (!r382) goto b119; r41 = (u32)r41 + (u32)r381;
+b119: // scan.step (checked if) (unrolled 2)
 #line 189 "blocks.go"
-	__syncthreads(); r63 = 0; r344 = r324 >= 4ll; r345 = r325 & r344; if (!r345) goto b105; r453 = r316 + r324 * 4; r347 = r453 + -16ll; r348 = *(i32 *)r347; r63 = r348;
-b105: // scan.readdone (checked if)
+	r46 = (u64)r46 << 1; r383 = r46 < r220; if (!r383) goto b124; r384 = qd_shfl_up(r41, (u32)r46); r385 = r219 >= r46; if (!r385) goto b123; r41 = (u32)r41 + (u32)r384;
+b123: // scan.step (checked if) (unrolled 3)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r345) goto b107; r349 = r316 + r324 * 4; r350 = *(i32 *)r349; r351 = (u32)r350 + (u32)r63; r352 = r349; *(i32 *)r352 = r351;
-b107: // scan.written (checked if)
+	r46 = (u64)r46 << 1; goto b108;
+b124: // scan.warped (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); r73 = 0; r353 = r324 >= 8ll; r354 = r325 & r353; if (!r354) goto b109; r454 = r316 + r324 * 4; r356 = r454 + -32ll; r357 = *(i32 *)r356; r73 = r357;
-b109: // scan.readdone (checked if)
+	r224 = (char *)qvar_warpsums_1; r225 = (i64)(threadIdx.x / warpSize); r226 = (u64)r220 - 1ull; r227 = r219 == r226; r229 = r227 | r228; if (!r229) goto b126; r230 = r224 + r225 * 4; *(i32 *)r230 = r41;
+b126: // scan.written (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r354) goto b111; r358 = r316 + r324 * 4; r359 = *(i32 *)r358; r360 = (u32)r359 + (u32)r73; r361 = r358; *(i32 *)r361 = r360;
-b111: // scan.written (checked if)
+	__syncthreads(); r309 = (u64)r220; r310 = 255ull | r309; r311 = r310 >> 32; r312 = (u32)r311; r313 = r312 == 0u; if (!r313) goto b188; r315 = (u32)r220; r316 = qd_div_u32(r314, r315); r308 = (i64)r316;
+b128: // scan.written (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); r83 = 0; r362 = r324 >= 16ll; r363 = r325 & r362; if (!r363) goto b113; r455 = r316 + r324 * 4; r365 = r455 + -64ll; r366 = *(i32 *)r365; r83 = r366;
-b113: // scan.readdone (checked if)
+	r231 = r308; r58 = 0; r59 = 0; r60 = 0ll; r279 = r224 + 0ll;
+b129: // scan.total (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r363) goto b115; r367 = r316 + r324 * 4; r368 = *(i32 *)r367; r369 = (u32)r368 + (u32)r83; r370 = r367; *(i32 *)r370 = r369;
-b115: // scan.written (checked if)
+	r232 = r60 <= r231; if (!r232) goto b145; r233 = r279; r234 = *(i32 *)r233; r59 = (u32)r59 + (u32)r234; r235 = r60 < r225; if (!r235) goto b132; r58 = (u32)r58 + (u32)r234;
+b132: // scan.counted (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); r93 = 0; r371 = r324 >= 32ll; r372 = r325 & r371; if (!r372) goto b117; r456 = r316 + r324 * 4; r374 = r456 + -128ll; r375 = *(i32 *)r374; r93 = r375;
-b117: // scan.readdone (checked if)
+	r60 = (u64)r60 + 1ull; r279 = r279 + 4ll; r386 = r60 <= r231; if (!r386) goto b145; r387 = r279; r388 = *(i32 *)r387; r59 = (u32)r59 + (u32)r388; r389 = r60 < r225; if (!r389) goto b136; r58 = (u32)r58 + (u32)r388;
+b136: // scan.counted (checked if) (unrolled 1)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r372) goto b119; r376 = r316 + r324 * 4; r377 = *(i32 *)r376; r378 = (u32)r377 + (u32)r93; r379 = r376; *(i32 *)r379 = r378;
-b119: // scan.written (checked if)
+	r60 = (u64)r60 + 1ull; r279 = r279 + 4ll; r390 = r60 <= r231; if (!r390) goto b145; r391 = r279; r392 = *(i32 *)r391; r59 = (u32)r59 + (u32)r392; r393 = r60 < r225; if (!r393) goto b140; r58 = (u32)r58 + (u32)r392;
+b140: // scan.counted (checked if) (unrolled 2)
 #line 189 "blocks.go"
-	__syncthreads(); r103 = 0; r380 = r324 >= 64ll; r381 = r325 & r380; if (!r381) goto b121; r457 = r316 + r324 * 4; r383 = r457 + -256ll; r384 = *(i32 *)r383; r103 = r384;
-b121: // scan.readdone (checked if)
+	r60 = (u64)r60 + 1ull; r279 = r279 + 4ll; r394 = r60 <= r231; if (!r394) goto b145; r395 = r279; r396 = *(i32 *)r395; r59 = (u32)r59 + (u32)r396; r397 = r60 < r225; if (!r397) goto b144; r58 = (u32)r58 + (u32)r396;
+b144: // scan.counted (checked if) (unrolled 3)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r381) goto b123; r385 = r316 + r324 * 4; r386 = *(i32 *)r385; r387 = (u32)r386 + (u32)r103; r388 = r385; *(i32 *)r388 = r387;
-b123: // scan.written (checked if)
+	r60 = (u64)r60 + 1ull; r279 = r279 + 4ll; goto b129;
+b145: // scan.store (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); r113 = 0; r389 = r324 >= 128ll; r390 = r325 & r389; if (!r390) goto b125; r458 = r316 + r324 * 4; r392 = r458 + -512ll; r393 = *(i32 *)r392; r113 = r393;
-b125: // scan.readdone (checked if)
-#line 189 "blocks.go"
-	__syncthreads(); if (!r390) goto b127; r394 = r316 + r324 * 4; r395 = *(i32 *)r394; r396 = (u32)r395 + (u32)r113; r397 = r394; *(i32 *)r397 = r396;
-b127: // scan.written (checked if)
-#line 189 "blocks.go"
-	__syncthreads(); __syncthreads();
-	r399 = (i64)threadIdx.x; r130 = 0; r401 = r316 + r399 * 4; r402 = *(i32 *)r401; r130 = r402; r403 = (i64)warpSize; r135 = r403 >> 1;
-b130: // sum.shuffle (checked if)
+	r236 = (u32)r41 + (u32)r58; r237 = r217; *(i32 *)r237 = r236; __syncthreads();
+	r239 = (i64)threadIdx.x; r72 = 0; r241 = r209 + r239 * 4; r242 = *(i32 *)r241; r72 = r242; r243 = (i64)warpSize; r77 = r243 >> 1;
+b149: // sum.shuffle (checked if)
 #line 190 "blocks.go"
-	r404 = r135 > 0ll; if (!r404) goto b146; r405 = qd_shfl_down(r130, (u32)r135); r406 = (u64)r399 + (u64)r135; r407 = r406 < 256ll; if (!r407) goto b133; r130 = (u32)r130 + (u32)r405;
-b133: // sum.step (checked if)
+	r244 = r77 > 0ll; if (!r244) goto b165; r245 = qd_shfl_down(r72, (u32)r77); r246 = (u64)r239 + (u64)r77; r247 = r246 < 256ll; if (!r247) goto b152; r72 = (u32)r72 + (u32)r245;
+b152: // sum.step (checked if)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r510 = r135 > 0ll; if (!r510) goto b146; r511 = qd_shfl_down(r130, (u32)r135); r512 = (u64)r399 + (u64)r135; r513 = r512 < 256ll; if (!r513) goto b137; r130 = (u32)r130 + (u32)r511;
-b137: // sum.step (checked if) (unrolled 1)
+	r77 = r77 >> 1; r398 = r77 > 0ll; if (!r398) goto b165; r399 = qd_shfl_down(r72, (u32)r77); r400 = (u64)r239 + (u64)r77; r401 = r400 < 256ll; if (!r401) goto b156; r72 = (u32)r72 + (u32)r399;
+b156: // sum.step (checked if) (unrolled 1)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r514 = r135 > 0ll; if (!r514) goto b146; r515 = qd_shfl_down(r130, (u32)r135); r516 = (u64)r399 + (u64)r135; r517 = r516 < 256ll; if (!r517) goto b141; r130 = (u32)r130 + (u32)r515;
-b141: // sum.step (checked if) (unrolled 2)
+	r77 = r77 >> 1; r402 = r77 > 0ll; if (!r402) goto b165; r403 = qd_shfl_down(r72, (u32)r77); r404 = (u64)r239 + (u64)r77; r405 = r404 < 256ll; if (!r405) goto b160; r72 = (u32)r72 + (u32)r403;
+b160: // sum.step (checked if) (unrolled 2)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r518 = r135 > 0ll; if (!r518) goto b146; r519 = qd_shfl_down(r130, (u32)r135); r520 = (u64)r399 + (u64)r135; r521 = r520 < 256ll; if (!r521) goto b145; r130 = (u32)r130 + (u32)r519;
-b145: // sum.step (checked if) (unrolled 3)
+	r77 = r77 >> 1; r406 = r77 > 0ll; if (!r406) goto b165; r407 = qd_shfl_down(r72, (u32)r77); r408 = (u64)r239 + (u64)r77; r409 = r408 < 256ll; if (!r409) goto b164; r72 = (u32)r72 + (u32)r407;
+b164: // sum.step (checked if) (unrolled 3)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; goto b130;
-b146: // sum.warps (checked if)
+	r77 = r77 >> 1; goto b149;
+b165: // sum.warps (checked if)
 #line 190 "blocks.go"
-	r408 = (char *)qvar_warpsums_1; r409 = (i64)(threadIdx.x % warpSize); r411 = r409 == 0ll; r410 = (i64)(threadIdx.x / warpSize); if (!r411) goto b148; r412 = r408 + r410 * 4; *(i32 *)r412 = r130;
-b148: // sum.written (checked if)
+	r248 = (char *)qvar_warpsums_2; r249 = (i64)(threadIdx.x % warpSize); r251 = r249 == 0ll; r250 = (i64)(threadIdx.x / warpSize); if (!r251) goto b167; r252 = r248 + r250 * 4; *(i32 *)r252 = r72;
+b167: // sum.written (checked if)
 #line 190 "blocks.go"
-	__syncthreads(); r472 = (u64)r403; r473 = 255ull | r472; r474 = r473 >> 32; r475 = (u32)r474; r476 = r475 == 0u; if (!r476) goto b168; r478 = (u32)r403; r479 = qd_div_u32(r477, r478); r471 = (i64)r479;
-b150: // sum.written (checked if)
+	__syncthreads(); r300 = (u64)r243; r301 = 255ull | r300; r302 = r301 >> 32; r303 = (u32)r302; r304 = r303 == 0u; if (!r304) goto b187; r306 = (u32)r243; r307 = qd_div_u32(r305, r306); r299 = (i64)r307;
+b169: // sum.written (checked if)
 #line 190 "blocks.go"
-	r413 = r471; r146 = 0; r147 = 0ll; r461 = r408 + 0ll;
-b151: // sum.total (checked if)
+	r253 = r299; r88 = 0; r89 = 0ll; r280 = r248 + 0ll;
+b170: // sum.total (checked if)
 #line 190 "blocks.go"
-	r414 = r147 <= r413; if (!r414) goto b159; r415 = r461; r416 = *(i32 *)r415; r146 = (u32)r146 + (u32)r416; r147 = (u64)r147 + 1ull; r461 = r461 + 4ll; r522 = r147 <= r413; if (!r522) goto b159; r523 = r461; r524 = *(i32 *)r523; r146 = (u32)r146 + (u32)r524; r147 = (u64)r147 + 1ull; r461 = r461 + 4ll; r525 = r147 <= r413; if (!r525) goto b159; r526 = r461; r527 = *(i32 *)r526; r146 = (u32)r146 + (u32)r527; r147 = (u64)r147 + 1ull; r461 = r461 + 4ll; r528 = r147 <= r413; if (!r528) goto b159; r529 = r461; r530 = *(i32 *)r529; r146 = (u32)r146 + (u32)r530; r147 = (u64)r147 + 1ull; r461 = r461 + 4ll; goto b151;
-b159: // sum.done (checked if)
+	r254 = r89 <= r253; if (!r254) goto b178; r255 = r280; r256 = *(i32 *)r255; r88 = (u32)r88 + (u32)r256; r89 = (u64)r89 + 1ull; r280 = r280 + 4ll; r410 = r89 <= r253; if (!r410) goto b178; r411 = r280; r412 = *(i32 *)r411; r88 = (u32)r88 + (u32)r412; r89 = (u64)r89 + 1ull; r280 = r280 + 4ll; r413 = r89 <= r253; if (!r413) goto b178; r414 = r280; r415 = *(i32 *)r414; r88 = (u32)r88 + (u32)r415; r89 = (u64)r89 + 1ull; r280 = r280 + 4ll; r416 = r89 <= r253; if (!r416) goto b178; r417 = r280; r418 = *(i32 *)r417; r88 = (u32)r88 + (u32)r418; r89 = (u64)r89 + 1ull; r280 = r280 + 4ll; goto b170;
+b178: // sum.done (checked if)
 #line 190 "blocks.go"
-	__syncthreads(); r398 = r146;
+	__syncthreads(); r238 = r88;
 #line 184 "blocks.go"
-	r311 = (i64)threadIdx.x; r312 = r311;
+	r204 = (i64)threadIdx.x; r205 = r204;
 #line 192 "blocks.go"
-	r417 = r319; r418 = (u64)r417 + (u64)r312; r419 = r316 + r312 * 4; r420 = *(i32 *)r419; r421 = r4 + r418 * 4; *(i32 *)r421 = r420;
+	r257 = r210; r258 = (u64)r257 + (u64)r205; r259 = r209 + r205 * 4; r260 = *(i32 *)r259; r261 = r4 + r258 * 4; *(i32 *)r261 = r260;
 #line 184 "blocks.go"
-	__syncthreads(); r313 = (i64)threadIdx.x; r315 = r313 < 1ll; r314 = r313; if (!r315) goto b165;
+	__syncthreads(); r206 = (i64)threadIdx.x; r208 = r206 < 1ll; r207 = r206; if (!r208) goto b184;
 #line 195 "blocks.go"
-	r422 = (u64)r308 + (u64)r314; if ((u64)r422 >= (u64)r8) { qd_site = 4; qd_x = r422; qd_y = r8; goto qd_fault; } r423 = r7 + r422 * 4; *(i32 *)r423 = r398;
-b165: // barrier (checked if)
+	r262 = (u64)r201 + (u64)r207; if ((u64)r262 >= (u64)r8) { qd_site = 4; qd_x = r262; qd_y = r8; goto qd_fault; } r263 = r7 + r262 * 4; *(i32 *)r263 = r238;
+b184: // barrier (checked if)
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r424 = (u64)r308 + 1ull; r425 = r424 < r0; if (!r425) goto b86;
+	r264 = (u64)r201 + 1ull; r265 = r264 < r0; if (!r265) goto b95;
 #line 184 "blocks.go"
-	r12 = r12 + r15; goto b89;
-b168: // divide in 64 bits
+	r12 = r12 + r15; goto b99;
+b187: // divide in 64 bits
 #line 190 "blocks.go"
-	r471 = qd_div_i64(255ll, r403); goto b150;
-b169: // preheader
-#line 190 "blocks.go"
-	r468 = (u32)255ll;
-b170: // head (checked)
+	r299 = qd_div_i64(255ll, r243); goto b169;
+b188: // divide in 64 bits
+#line 189 "blocks.go"
+	r308 = qd_div_i64(255ll, r220); goto b128;
+b189: // preheader
+#line 189 "blocks.go"
+	r287 = (u32)255ll; r296 = r287;
+b190: // head (checked)
 #line 184 "blocks.go"
-	r168 = r12 < r11; if (!r168) goto b86; r169 = r12; r170 = (i64)r169;
-	r178 = (char *)qvar_v; r179 = (i64)threadIdx.x; r180 = r178 + r179 * 4; *(u32 *)r180 = 0u; __syncthreads();
+	r114 = r12 < r11; if (!r114) goto b95; r115 = r12; r116 = (i64)r115;
+	r124 = (char *)qvar_v;
 #line 184 "blocks.go"
-	r171 = (i64)threadIdx.x; r172 = r171;
+	r117 = (i64)threadIdx.x; r118 = r117;
 #line 187 "blocks.go"
-	r181 = (u64)r170 * 256ull; r182 = (u64)r181 + (u64)r172; if ((u64)r182 >= (u64)r5) { qd_site = 0; qd_x = r182; qd_y = r5; goto qd_fault; } r183 = r4 + r182 * 4; r184 = *(i32 *)r183; r185 = r178 + r172 * 4; *(i32 *)r185 = r184;
+	r125 = (u64)r116 * 256ull; r126 = (u64)r125 + (u64)r118; if ((u64)r126 >= (u64)r5) { qd_site = 0; qd_x = r126; qd_y = r5; goto qd_fault; } r127 = r4 + r126 * 4; r128 = *(i32 *)r127; r129 = r124 + r118 * 4; *(i32 *)r129 = r128;
 #line 184 "blocks.go"
 	__syncthreads();
 #line 189 "blocks.go"
-	r186 = (i64)threadIdx.x; r187 = r186 < 256ll; r43 = 0; r188 = r186 >= 1ll; r189 = r187 & r188; if (!r189) goto b178; r443 = r178 + r186 * 4; r191 = r443 + -4ll; r192 = *(i32 *)r191; r43 = r192;
-b178: // scan.readdone (checked)
+	r130 = (i64)threadIdx.x; r143 = r130 == 255ll; r41 = 0; r132 = r124 + r130 * 4; r133 = *(i32 *)r132; r41 = r133; r134 = (i64)(threadIdx.x % warpSize); r135 = (i64)warpSize; r46 = 1ll;
+b199: // scan.shuffle (checked)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r189) goto b180; r193 = r178 + r186 * 4; r194 = *(i32 *)r193; r195 = (u32)r194 + (u32)r43; r196 = r193; *(i32 *)r196 = r195;
-b180: // scan.written (checked)
+	r136 = r46 < r135; if (!r136) goto b215; r137 = qd_shfl_up(r41, (u32)r46); r138 = r134 >= r46; if (!r138) goto b202; r41 = (u32)r41 + (u32)r137;
+b202: // scan.step (checked)
 #line 189 "blocks.go"
-	__syncthreads(); r53 = 0; r197 = r186 >= 2ll; r198 = r187 & r197; if (!r198) goto b182; r444 = r178 + r186 * 4; r200 = r444 + -8ll; r201 = *(i32 *)r200; r53 = r201;
-b182: // scan.readdone (checked)
+	r46 = (u64)r46 << 1; r419 = r46 < r135; if (!r419) goto b215; r420 = qd_shfl_up(r41, (u32)r46); r421 = r134 >= r46; if (!r421) goto b206; r41 = (u32)r41 + (u32)r420;
+b206: // scan.step (checked) (unrolled 1)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r198) goto b184; r202 = r178 + r186 * 4; r203 = *(i32 *)r202; r204 = (u32)r203 + (u32)r53; r205 = r202; *(i32 *)r205 = r204;
-b184: // scan.written (checked)
+	r46 = (u64)r46 << 1; r422 = r46 < r135; if (!r422) goto b215; r423 = qd_shfl_up(r41, (u32)r46); r424 = r134 >= r46; if (!r424) goto b210; r41 = (u32)r41 + (u32)r423;
+b210: // scan.step (checked) (unrolled 2)
 #line 189 "blocks.go"
-	__syncthreads(); r63 = 0; r206 = r186 >= 4ll; r207 = r187 & r206; if (!r207) goto b186; r445 = r178 + r186 * 4; r209 = r445 + -16ll; r210 = *(i32 *)r209; r63 = r210;
-b186: // scan.readdone (checked)
+	r46 = (u64)r46 << 1; r425 = r46 < r135; if (!r425) goto b215; r426 = qd_shfl_up(r41, (u32)r46); r427 = r134 >= r46; if (!r427) goto b214; r41 = (u32)r41 + (u32)r426;
+b214: // scan.step (checked) (unrolled 3)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r207) goto b188; r211 = r178 + r186 * 4; r212 = *(i32 *)r211; r213 = (u32)r212 + (u32)r63; r214 = r211; *(i32 *)r214 = r213;
-b188: // scan.written (checked)
+	r46 = (u64)r46 << 1; goto b199;
+b215: // scan.warped (checked)
 #line 189 "blocks.go"
-	__syncthreads(); r73 = 0; r215 = r186 >= 8ll; r216 = r187 & r215; if (!r216) goto b190; r446 = r178 + r186 * 4; r218 = r446 + -32ll; r219 = *(i32 *)r218; r73 = r219;
-b190: // scan.readdone (checked)
+	r139 = (char *)qvar_warpsums_1; r140 = (i64)(threadIdx.x / warpSize); r141 = (u64)r135 - 1ull; r142 = r134 == r141; r144 = r142 | r143; if (!r144) goto b217; r145 = r139 + r140 * 4; *(i32 *)r145 = r41;
+b217: // scan.written (checked)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r216) goto b192; r220 = r178 + r186 * 4; r221 = *(i32 *)r220; r222 = (u32)r221 + (u32)r73; r223 = r220; *(i32 *)r223 = r222;
-b192: // scan.written (checked)
+	__syncthreads(); r291 = (u64)r135; r292 = 255ull | r291; r293 = r292 >> 32; r294 = (u32)r293; r295 = r294 == 0u; if (!r295) goto b279; r297 = (u32)r135; r298 = qd_div_u32(r296, r297); r290 = (i64)r298;
+b219: // scan.written (checked)
 #line 189 "blocks.go"
-	__syncthreads(); r83 = 0; r224 = r186 >= 16ll; r225 = r187 & r224; if (!r225) goto b194; r447 = r178 + r186 * 4; r227 = r447 + -64ll; r228 = *(i32 *)r227; r83 = r228;
-b194: // scan.readdone (checked)
+	r146 = r290; r58 = 0; r59 = 0; r60 = 0ll; r277 = r139 + 0ll;
+b220: // scan.total (checked)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r225) goto b196; r229 = r178 + r186 * 4; r230 = *(i32 *)r229; r231 = (u32)r230 + (u32)r83; r232 = r229; *(i32 *)r232 = r231;
-b196: // scan.written (checked)
+	r147 = r60 <= r146; if (!r147) goto b236; r148 = r277; r149 = *(i32 *)r148; r59 = (u32)r59 + (u32)r149; r150 = r60 < r140; if (!r150) goto b223; r58 = (u32)r58 + (u32)r149;
+b223: // scan.counted (checked)
 #line 189 "blocks.go"
-	__syncthreads(); r93 = 0; r233 = r186 >= 32ll; r234 = r187 & r233; if (!r234) goto b198; r448 = r178 + r186 * 4; r236 = r448 + -128ll; r237 = *(i32 *)r236; r93 = r237;
-b198: // scan.readdone (checked)
+	r60 = (u64)r60 + 1ull; r277 = r277 + 4ll; r428 = r60 <= r146; if (!r428) goto b236; r429 = r277; r430 = *(i32 *)r429; r59 = (u32)r59 + (u32)r430; r431 = r60 < r140; if (!r431) goto b227; r58 = (u32)r58 + (u32)r430;
+b227: // scan.counted (checked) (unrolled 1)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r234) goto b200; r238 = r178 + r186 * 4; r239 = *(i32 *)r238; r240 = (u32)r239 + (u32)r93; r241 = r238; *(i32 *)r241 = r240;
-b200: // scan.written (checked)
+	r60 = (u64)r60 + 1ull; r277 = r277 + 4ll; r432 = r60 <= r146; if (!r432) goto b236; r433 = r277; r434 = *(i32 *)r433; r59 = (u32)r59 + (u32)r434; r435 = r60 < r140; if (!r435) goto b231; r58 = (u32)r58 + (u32)r434;
+b231: // scan.counted (checked) (unrolled 2)
 #line 189 "blocks.go"
-	__syncthreads(); r103 = 0; r242 = r186 >= 64ll; r243 = r187 & r242; if (!r243) goto b202; r449 = r178 + r186 * 4; r245 = r449 + -256ll; r246 = *(i32 *)r245; r103 = r246;
-b202: // scan.readdone (checked)
+	r60 = (u64)r60 + 1ull; r277 = r277 + 4ll; r436 = r60 <= r146; if (!r436) goto b236; r437 = r277; r438 = *(i32 *)r437; r59 = (u32)r59 + (u32)r438; r439 = r60 < r140; if (!r439) goto b235; r58 = (u32)r58 + (u32)r438;
+b235: // scan.counted (checked) (unrolled 3)
 #line 189 "blocks.go"
-	__syncthreads(); if (!r243) goto b204; r247 = r178 + r186 * 4; r248 = *(i32 *)r247; r249 = (u32)r248 + (u32)r103; r250 = r247; *(i32 *)r250 = r249;
-b204: // scan.written (checked)
+	r60 = (u64)r60 + 1ull; r277 = r277 + 4ll; goto b220;
+b236: // scan.store (checked)
 #line 189 "blocks.go"
-	__syncthreads(); r113 = 0; r251 = r186 >= 128ll; r252 = r187 & r251; if (!r252) goto b206; r450 = r178 + r186 * 4; r254 = r450 + -512ll; r255 = *(i32 *)r254; r113 = r255;
-b206: // scan.readdone (checked)
-#line 189 "blocks.go"
-	__syncthreads(); if (!r252) goto b208; r256 = r178 + r186 * 4; r257 = *(i32 *)r256; r258 = (u32)r257 + (u32)r113; r259 = r256; *(i32 *)r259 = r258;
-b208: // scan.written (checked)
-#line 189 "blocks.go"
-	__syncthreads(); __syncthreads();
-	r261 = (i64)threadIdx.x; r130 = 0; r263 = r178 + r261 * 4; r264 = *(i32 *)r263; r130 = r264; r265 = (i64)warpSize; r135 = r265 >> 1;
-b211: // sum.shuffle (checked)
+	r151 = (u32)r41 + (u32)r58; r152 = r132; *(i32 *)r152 = r151; __syncthreads();
+	r154 = (i64)threadIdx.x; r72 = 0; r156 = r124 + r154 * 4; r157 = *(i32 *)r156; r72 = r157; r158 = (i64)warpSize; r77 = r158 >> 1;
+b240: // sum.shuffle (checked)
 #line 190 "blocks.go"
-	r266 = r135 > 0ll; if (!r266) goto b227; r267 = qd_shfl_down(r130, (u32)r135); r268 = (u64)r261 + (u64)r135; r269 = r268 < 256ll; if (!r269) goto b214; r130 = (u32)r130 + (u32)r267;
-b214: // sum.step (checked)
+	r159 = r77 > 0ll; if (!r159) goto b256; r160 = qd_shfl_down(r72, (u32)r77); r161 = (u64)r154 + (u64)r77; r162 = r161 < 256ll; if (!r162) goto b243; r72 = (u32)r72 + (u32)r160;
+b243: // sum.step (checked)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r531 = r135 > 0ll; if (!r531) goto b227; r532 = qd_shfl_down(r130, (u32)r135); r533 = (u64)r261 + (u64)r135; r534 = r533 < 256ll; if (!r534) goto b218; r130 = (u32)r130 + (u32)r532;
-b218: // sum.step (checked) (unrolled 1)
+	r77 = r77 >> 1; r440 = r77 > 0ll; if (!r440) goto b256; r441 = qd_shfl_down(r72, (u32)r77); r442 = (u64)r154 + (u64)r77; r443 = r442 < 256ll; if (!r443) goto b247; r72 = (u32)r72 + (u32)r441;
+b247: // sum.step (checked) (unrolled 1)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r535 = r135 > 0ll; if (!r535) goto b227; r536 = qd_shfl_down(r130, (u32)r135); r537 = (u64)r261 + (u64)r135; r538 = r537 < 256ll; if (!r538) goto b222; r130 = (u32)r130 + (u32)r536;
-b222: // sum.step (checked) (unrolled 2)
+	r77 = r77 >> 1; r444 = r77 > 0ll; if (!r444) goto b256; r445 = qd_shfl_down(r72, (u32)r77); r446 = (u64)r154 + (u64)r77; r447 = r446 < 256ll; if (!r447) goto b251; r72 = (u32)r72 + (u32)r445;
+b251: // sum.step (checked) (unrolled 2)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; r539 = r135 > 0ll; if (!r539) goto b227; r540 = qd_shfl_down(r130, (u32)r135); r541 = (u64)r261 + (u64)r135; r542 = r541 < 256ll; if (!r542) goto b226; r130 = (u32)r130 + (u32)r540;
-b226: // sum.step (checked) (unrolled 3)
+	r77 = r77 >> 1; r448 = r77 > 0ll; if (!r448) goto b256; r449 = qd_shfl_down(r72, (u32)r77); r450 = (u64)r154 + (u64)r77; r451 = r450 < 256ll; if (!r451) goto b255; r72 = (u32)r72 + (u32)r449;
+b255: // sum.step (checked) (unrolled 3)
 #line 190 "blocks.go"
-	r135 = r135 >> 1; goto b211;
-b227: // sum.warps (checked)
+	r77 = r77 >> 1; goto b240;
+b256: // sum.warps (checked)
 #line 190 "blocks.go"
-	r270 = (char *)qvar_warpsums_1; r271 = (i64)(threadIdx.x % warpSize); r273 = r271 == 0ll; r272 = (i64)(threadIdx.x / warpSize); if (!r273) goto b229; r274 = r270 + r272 * 4; *(i32 *)r274 = r130;
-b229: // sum.written (checked)
+	r163 = (char *)qvar_warpsums_2; r164 = (i64)(threadIdx.x % warpSize); r166 = r164 == 0ll; r165 = (i64)(threadIdx.x / warpSize); if (!r166) goto b258; r167 = r163 + r165 * 4; *(i32 *)r167 = r72;
+b258: // sum.written (checked)
 #line 190 "blocks.go"
-	__syncthreads(); r463 = (u64)r265; r464 = 255ull | r463; r465 = r464 >> 32; r466 = (u32)r465; r467 = r466 == 0u; if (!r467) goto b249; r469 = (u32)r265; r470 = qd_div_u32(r468, r469); r462 = (i64)r470;
-b231: // sum.written (checked)
+	__syncthreads(); r282 = (u64)r158; r283 = 255ull | r282; r284 = r283 >> 32; r285 = (u32)r284; r286 = r285 == 0u; if (!r286) goto b278; r288 = (u32)r158; r289 = qd_div_u32(r287, r288); r281 = (i64)r289;
+b260: // sum.written (checked)
 #line 190 "blocks.go"
-	r275 = r462; r146 = 0; r147 = 0ll; r460 = r270 + 0ll;
-b232: // sum.total (checked)
+	r168 = r281; r88 = 0; r89 = 0ll; r278 = r163 + 0ll;
+b261: // sum.total (checked)
 #line 190 "blocks.go"
-	r276 = r147 <= r275; if (!r276) goto b240; r277 = r460; r278 = *(i32 *)r277; r146 = (u32)r146 + (u32)r278; r147 = (u64)r147 + 1ull; r460 = r460 + 4ll; r543 = r147 <= r275; if (!r543) goto b240; r544 = r460; r545 = *(i32 *)r544; r146 = (u32)r146 + (u32)r545; r147 = (u64)r147 + 1ull; r460 = r460 + 4ll; r546 = r147 <= r275; if (!r546) goto b240; r547 = r460; r548 = *(i32 *)r547; r146 = (u32)r146 + (u32)r548; r147 = (u64)r147 + 1ull; r460 = r460 + 4ll; r549 = r147 <= r275; if (!r549) goto b240; r550 = r460; r551 = *(i32 *)r550; r146 = (u32)r146 + (u32)r551; r147 = (u64)r147 + 1ull; r460 = r460 + 4ll; goto b232;
-b240: // sum.done (checked)
+	r169 = r89 <= r168; if (!r169) goto b269; r170 = r278; r171 = *(i32 *)r170; r88 = (u32)r88 + (u32)r171; r89 = (u64)r89 + 1ull; r278 = r278 + 4ll; r452 = r89 <= r168; if (!r452) goto b269; r453 = r278; r454 = *(i32 *)r453; r88 = (u32)r88 + (u32)r454; r89 = (u64)r89 + 1ull; r278 = r278 + 4ll; r455 = r89 <= r168; if (!r455) goto b269; r456 = r278; r457 = *(i32 *)r456; r88 = (u32)r88 + (u32)r457; r89 = (u64)r89 + 1ull; r278 = r278 + 4ll; r458 = r89 <= r168; if (!r458) goto b269; r459 = r278; r460 = *(i32 *)r459; r88 = (u32)r88 + (u32)r460; r89 = (u64)r89 + 1ull; r278 = r278 + 4ll; goto b261;
+b269: // sum.done (checked)
 #line 190 "blocks.go"
-	__syncthreads(); r260 = r146;
+	__syncthreads(); r153 = r88;
 #line 184 "blocks.go"
-	r173 = (i64)threadIdx.x; r174 = r173;
+	r119 = (i64)threadIdx.x; r120 = r119;
 #line 192 "blocks.go"
-	r279 = r181; r280 = (u64)r279 + (u64)r174; r281 = r178 + r174 * 4; r282 = *(i32 *)r281; if ((u64)r280 >= (u64)r5) { qd_site = 3; qd_x = r280; qd_y = r5; goto qd_fault; } r283 = r4 + r280 * 4; *(i32 *)r283 = r282;
+	r172 = r125; r173 = (u64)r172 + (u64)r120; r174 = r124 + r120 * 4; r175 = *(i32 *)r174; if ((u64)r173 >= (u64)r5) { qd_site = 3; qd_x = r173; qd_y = r5; goto qd_fault; } r176 = r4 + r173 * 4; *(i32 *)r176 = r175;
 #line 184 "blocks.go"
-	__syncthreads(); r175 = (i64)threadIdx.x; r177 = r175 < 1ll; r176 = r175; if (!r177) goto b246;
+	__syncthreads(); r121 = (i64)threadIdx.x; r123 = r121 < 1ll; r122 = r121; if (!r123) goto b275;
 #line 195 "blocks.go"
-	r284 = (u64)r170 + (u64)r176; if ((u64)r284 >= (u64)r8) { qd_site = 4; qd_x = r284; qd_y = r8; goto qd_fault; } r285 = r7 + r284 * 4; *(i32 *)r285 = r260;
-b246: // barrier (checked)
+	r177 = (u64)r116 + (u64)r122; if ((u64)r177 >= (u64)r8) { qd_site = 4; qd_x = r177; qd_y = r8; goto qd_fault; } r178 = r7 + r177 * 4; *(i32 *)r178 = r153;
+b275: // barrier (checked)
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r286 = (u64)r170 + 1ull; r287 = r286 < r0; if (!r287) goto b86;
+	r179 = (u64)r116 + 1ull; r180 = r179 < r0; if (!r180) goto b95;
 #line 184 "blocks.go"
-	r12 = r12 + r15; goto b170;
-b249: // divide in 64 bits
+	r12 = r12 + r15; goto b190;
+b278: // divide in 64 bits
 #line 190 "blocks.go"
-	r462 = qd_div_i64(255ll, r265); goto b231;
+	r281 = qd_div_i64(255ll, r158); goto b260;
+b279: // divide in 64 bits
+#line 189 "blocks.go"
+	r290 = qd_div_i64(255ll, r135); goto b219;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1572,32 +1448,31 @@ qd_fault: {
 // Task 0 of kernel Exclusive(x []i64), blocks.
 extern "C" __global__ void __launch_bounds__(128) Exclusive_0(char *p0, i64 p1, char *p2) {
 	__shared__ u8 qvar_v[800] __attribute__((aligned(8)));
-	bool r5 = 0, r12 = 0, r19 = 0, r22 = 0, r25 = 0, r26 = 0, r32 = 0, r34 = 0;
-	bool r35 = 0, r44 = 0, r45 = 0, r54 = 0, r55 = 0, r64 = 0, r65 = 0, r74 = 0;
-	bool r75 = 0, r84 = 0, r85 = 0, r94 = 0, r95 = 0, r106 = 0, r107 = 0, r113 = 0;
-	bool r120 = 0, r128 = 0, r130 = 0;
+	__shared__ u8 qvar_warpsums_1[256] __attribute__((aligned(8)));
+	bool r5 = 0, r12 = 0, r19 = 0, r22 = 0, r25 = 0, r26 = 0, r32 = 0, r39 = 0;
+	bool r41 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r56 = 0, r59 = 0, r63 = 0;
+	bool r70 = 0, r78 = 0, r80 = 0, r94 = 0, r98 = 0, r100 = 0, r101 = 0, r103 = 0;
+	bool r104 = 0, r106 = 0, r107 = 0, r110 = 0, r111 = 0, r114 = 0, r115 = 0, r118 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
 	i64 r16 = 0, r17 = 0, r18 = 0, r21 = 0, r24 = 0, r28 = 0, r29 = 0, r30 = 0;
-	i64 r31 = 0, r33 = 0, r36 = 0, r38 = 0, r40 = 0, r41 = 0, r43 = 0, r46 = 0;
-	i64 r48 = 0, r50 = 0, r51 = 0, r53 = 0, r56 = 0, r58 = 0, r60 = 0, r61 = 0;
-	i64 r63 = 0, r66 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0, r76 = 0, r78 = 0;
-	i64 r80 = 0, r81 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0;
-	i64 r96 = 0, r98 = 0, r100 = 0, r101 = 0, r104 = 0, r105 = 0, r108 = 0, r110 = 0;
-	i64 r112 = 0, r114 = 0, r115 = 0, r117 = 0, r119 = 0, r121 = 0, r122 = 0, r124 = 0;
-	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r135 = 0, r136 = 0, r137 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r133 = 0, r134 = 0;
-	char *r3 = 0, *r20 = 0, *r23 = 0, *r27 = 0, *r37 = 0, *r39 = 0, *r42 = 0, *r47 = 0;
-	char *r49 = 0, *r52 = 0, *r57 = 0, *r59 = 0, *r62 = 0, *r67 = 0, *r69 = 0, *r72 = 0;
-	char *r77 = 0, *r79 = 0, *r82 = 0, *r87 = 0, *r89 = 0, *r92 = 0, *r97 = 0, *r99 = 0;
-	char *r102 = 0, *r103 = 0, *r109 = 0, *r111 = 0, *r116 = 0, *r118 = 0, *r123 = 0, *r126 = 0;
-	char *r138 = 0, *r139 = 0, *r140 = 0, *r141 = 0, *r142 = 0, *r143 = 0, *r144 = 0, *r145 = 0;
+	i64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0, r42 = 0;
+	i64 r43 = 0, r46 = 0, r47 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r58 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r65 = 0, r67 = 0, r69 = 0, r71 = 0, r72 = 0;
+	i64 r74 = 0, r75 = 0, r77 = 0, r79 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0;
+	i64 r87 = 0, r89 = 0, r99 = 0, r102 = 0, r105 = 0, r109 = 0, r113 = 0, r117 = 0;
+	u32 r93 = 0, r95 = 0, r96 = 0, r97 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r83 = 0, r84 = 0, r90 = 0;
+	u64 r91 = 0, r92 = 0;
+	char *r3 = 0, *r20 = 0, *r23 = 0, *r27 = 0, *r34 = 0, *r45 = 0, *r51 = 0, *r57 = 0;
+	char *r61 = 0, *r66 = 0, *r68 = 0, *r73 = 0, *r76 = 0, *r88 = 0, *r108 = 0, *r112 = 0;
+	char *r116 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 206 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r131 = __mul64hi(r2, (-6640827866535438581ll)); r132 = (u64)r131 + (u64)r2; r133 = (u64)r132; r134 = r133 >> 63; r135 = r132 >> 6; r136 = (i64)r134; r137 = (u64)r135 + (u64)r136; r1 = r137; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b50; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10;
+	r3 = p0; r4 = p1; r2 = r4; r81 = __mul64hi(r2, (-6640827866535438581ll)); r82 = (u64)r81 + (u64)r2; r83 = (u64)r82; r84 = r83 >> 63; r85 = r82 >> 6; r86 = (i64)r84; r87 = (u64)r85 + (u64)r86; r1 = r87; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b62; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r95 = (u32)127ll;
 b3: // head
 #line 206 "blocks.go"
-	r12 = r8 < r7; if (!r12) goto b50; r13 = r8; r14 = (i64)r13;
+	r12 = r8 < r7; if (!r12) goto b62; r13 = r8; r14 = (i64)r13;
 	r20 = (char *)qvar_v; r21 = (i64)threadIdx.x; r22 = r21 < 100ll; if (!r22) goto b7; r23 = r20 + r21 * 8; *(u64 *)r23 = 0ull;
 b7: // zeroed
 #line 207 "blocks.go"
@@ -1606,74 +1481,80 @@ b7: // zeroed
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 209 "blocks.go"
 	r26 = r16 < 100ll; if (!r26) goto b11;
-	r114 = (u64)r14 * 100ull; r115 = (u64)r114 + (u64)r16; if ((u64)r115 >= (u64)r4) { qd_site = 0; qd_x = r115; qd_y = r4; goto qd_fault; } r116 = r3 + r115 * 8; r117 = *(i64 *)r116; r118 = r20 + r16 * 8; *(i64 *)r118 = r117;
+	r64 = (u64)r14 * 100ull; r65 = (u64)r64 + (u64)r16; if ((u64)r65 >= (u64)r4) { qd_site = 0; qd_x = r65; qd_y = r4; goto qd_fault; } r66 = r3 + r65 * 8; r67 = *(i64 *)r66; r68 = r20 + r16 * 8; *(i64 *)r68 = r67;
 b11: // barrier
 #line 206 "blocks.go"
 	__syncthreads();
 #line 213 "blocks.go"
-	r31 = (i64)threadIdx.x; r32 = r31 < 100ll; r33 = 0ll; r34 = r31 >= 1ll; r35 = r32 & r34; if (!r35) goto b14; r138 = r20 + r31 * 8; r37 = r138 + -8ll; r38 = *(i64 *)r37; r33 = r38;
+	r31 = (i64)threadIdx.x; r32 = r31 < 100ll; r33 = 0ll; if (!r32) goto b14; r34 = r20 + r31 * 8; r35 = *(i64 *)r34; r33 = r35;
 b14: // scan.readdone
 #line 213 "blocks.go"
-	__syncthreads(); if (!r35) goto b16; r39 = r20 + r31 * 8; r40 = *(i64 *)r39; r41 = (u64)r40 + (u64)r33; r42 = r39; *(i64 *)r42 = r41;
-b16: // scan.written
+	r36 = (i64)(threadIdx.x % warpSize); r37 = (i64)warpSize; r38 = 1ll;
+b15: // scan.shuffle
 #line 213 "blocks.go"
-	__syncthreads(); r43 = 0ll; r44 = r31 >= 2ll; r45 = r32 & r44; if (!r45) goto b18; r139 = r20 + r31 * 8; r47 = r139 + -16ll; r48 = *(i64 *)r47; r43 = r48;
-b18: // scan.readdone
+	r39 = r38 < r37; if (!r39) goto b31; r40 = qd_shfl_up(r33, (u32)r38); r41 = r36 >= r38; if (!r41) goto b18; r33 = (u64)r33 + (u64)r40;
+b18: // scan.step
 #line 213 "blocks.go"
-	__syncthreads(); if (!r45) goto b20; r49 = r20 + r31 * 8; r50 = *(i64 *)r49; r51 = (u64)r50 + (u64)r43; r52 = r49; *(i64 *)r52 = r51;
-b20: // scan.written
+	r38 = (u64)r38 << 1; r98 = r38 < r37; if (!r98) goto b31; r99 = qd_shfl_up(r33, (u32)r38); r100 = r36 >= r38; if (!r100) goto b22; r33 = (u64)r33 + (u64)r99;
+b22: // scan.step (unrolled 1)
 #line 213 "blocks.go"
-	__syncthreads(); r53 = 0ll; r54 = r31 >= 4ll; r55 = r32 & r54; if (!r55) goto b22; r140 = r20 + r31 * 8; r57 = r140 + -32ll; r58 = *(i64 *)r57; r53 = r58;
-b22: // scan.readdone
+	r38 = (u64)r38 << 1; r101 = r38 < r37; if (!r101) goto b31; r102 = qd_shfl_up(r33, (u32)r38); r103 = r36 >= r38; if (!r103) goto b26; r33 = (u64)r33 + (u64)r102;
+b26: // scan.step (unrolled 2)
 #line 213 "blocks.go"
-	__syncthreads(); if (!r55) goto b24; r59 = r20 + r31 * 8; r60 = *(i64 *)r59; r61 = (u64)r60 + (u64)r53; r62 = r59; *(i64 *)r62 = r61;
-b24: // scan.written
+	r38 = (u64)r38 << 1; r104 = r38 < r37; if (!r104) goto b31; r105 = qd_shfl_up(r33, (u32)r38); r106 = r36 >= r38; if (!r106) goto b30; r33 = (u64)r33 + (u64)r105;
+b30: // scan.step (unrolled 3)
 #line 213 "blocks.go"
-	__syncthreads(); r63 = 0ll; r64 = r31 >= 8ll; r65 = r32 & r64; if (!r65) goto b26; r141 = r20 + r31 * 8; r67 = r141 + -64ll; r68 = *(i64 *)r67; r63 = r68;
-b26: // scan.readdone
+	r38 = (u64)r38 << 1; goto b15;
+b31: // scan.warped
 #line 213 "blocks.go"
-	__syncthreads(); if (!r65) goto b28; r69 = r20 + r31 * 8; r70 = *(i64 *)r69; r71 = (u64)r70 + (u64)r63; r72 = r69; *(i64 *)r72 = r71;
-b28: // scan.written
+	r43 = qd_shfl_up(r33, 1u); r42 = 0ll; r44 = r36 > 0ll; if (!r44) goto b33; r42 = r43;
+b33: // scan.belowdone
 #line 213 "blocks.go"
-	__syncthreads(); r73 = 0ll; r74 = r31 >= 16ll; r75 = r32 & r74; if (!r75) goto b30; r142 = r20 + r31 * 8; r77 = r142 + -128ll; r78 = *(i64 *)r77; r73 = r78;
-b30: // scan.readdone
+	r45 = (char *)qvar_warpsums_1; r46 = (i64)(threadIdx.x / warpSize); r47 = (u64)r37 - 1ull; r48 = r36 == r47; r49 = r31 == 127ll; r50 = r48 | r49; if (!r50) goto b35; r51 = r45 + r46 * 8; *(i64 *)r51 = r33;
+b35: // scan.written
 #line 213 "blocks.go"
-	__syncthreads(); if (!r75) goto b32; r79 = r20 + r31 * 8; r80 = *(i64 *)r79; r81 = (u64)r80 + (u64)r73; r82 = r79; *(i64 *)r82 = r81;
-b32: // scan.written
+	__syncthreads(); r90 = (u64)r37; r91 = 127ull | r90; r92 = r91 >> 32; r93 = (u32)r92; r94 = r93 == 0u; if (!r94) goto b63; r96 = (u32)r37; r97 = qd_div_u32(r95, r96); r89 = (i64)r97;
+b37: // scan.written
 #line 213 "blocks.go"
-	__syncthreads(); r83 = 0ll; r84 = r31 >= 32ll; r85 = r32 & r84; if (!r85) goto b34; r143 = r20 + r31 * 8; r87 = r143 + -256ll; r88 = *(i64 *)r87; r83 = r88;
-b34: // scan.readdone
+	r52 = r89; r53 = 0ll; r54 = 0ll; r55 = 0ll; r88 = r45 + 0ll;
+b38: // scan.total
 #line 213 "blocks.go"
-	__syncthreads(); if (!r85) goto b36; r89 = r20 + r31 * 8; r90 = *(i64 *)r89; r91 = (u64)r90 + (u64)r83; r92 = r89; *(i64 *)r92 = r91;
-b36: // scan.written
+	r56 = r55 <= r52; if (!r56) goto b54; r57 = r88; r58 = *(i64 *)r57; r54 = (u64)r54 + (u64)r58; r59 = r55 < r46; if (!r59) goto b41; r53 = (u64)r53 + (u64)r58;
+b41: // scan.counted
 #line 213 "blocks.go"
-	__syncthreads(); r93 = 0ll; r94 = r31 >= 64ll; r95 = r32 & r94; if (!r95) goto b38; r144 = r20 + r31 * 8; r97 = r144 + -512ll; r98 = *(i64 *)r97; r93 = r98;
-b38: // scan.readdone
+	r55 = (u64)r55 + 1ull; r88 = r88 + 8ll; r107 = r55 <= r52; if (!r107) goto b54; r108 = r88; r109 = *(i64 *)r108; r54 = (u64)r54 + (u64)r109; r110 = r55 < r46; if (!r110) goto b45; r53 = (u64)r53 + (u64)r109;
+b45: // scan.counted (unrolled 1)
 #line 213 "blocks.go"
-	__syncthreads(); if (!r95) goto b40; r99 = r20 + r31 * 8; r100 = *(i64 *)r99; r101 = (u64)r100 + (u64)r93; r102 = r99; *(i64 *)r102 = r101;
-b40: // scan.written
+	r55 = (u64)r55 + 1ull; r88 = r88 + 8ll; r111 = r55 <= r52; if (!r111) goto b54; r112 = r88; r113 = *(i64 *)r112; r54 = (u64)r54 + (u64)r113; r114 = r55 < r46; if (!r114) goto b49; r53 = (u64)r53 + (u64)r113;
+b49: // scan.counted (unrolled 2)
 #line 213 "blocks.go"
-	__syncthreads(); r103 = r20 + 792ll; r104 = *(i64 *)r103; r105 = 0ll; r106 = r31 > 0ll; r107 = r32 & r106; if (!r107) goto b42; r145 = r20 + r31 * 8; r109 = r145 + -8ll; r110 = *(i64 *)r109; r105 = r110;
-b42: // scan.shifted
+	r55 = (u64)r55 + 1ull; r88 = r88 + 8ll; r115 = r55 <= r52; if (!r115) goto b54; r116 = r88; r117 = *(i64 *)r116; r54 = (u64)r54 + (u64)r117; r118 = r55 < r46; if (!r118) goto b53; r53 = (u64)r53 + (u64)r117;
+b53: // scan.counted (unrolled 3)
 #line 213 "blocks.go"
-	__syncthreads(); if (!r32) goto b44; r111 = r20 + r31 * 8; *(i64 *)r111 = r105;
-b44: // scan.stored
+	r55 = (u64)r55 + 1ull; r88 = r88 + 8ll; goto b38;
+b54: // scan.done
 #line 213 "blocks.go"
-	__syncthreads(); r30 = r104;
+	if (!r32) goto b56; r60 = (u64)r42 + (u64)r53; r61 = r20 + r31 * 8; *(i64 *)r61 = r60;
+b56: // scan.stored
+#line 213 "blocks.go"
+	__syncthreads(); r30 = r54;
 #line 206 "blocks.go"
-	r17 = (i64)threadIdx.x; r19 = r17 < 100ll; r18 = r17; if (!r19) goto b47;
+	r17 = (i64)threadIdx.x; r19 = r17 < 100ll; r18 = r17; if (!r19) goto b59;
 #line 215 "blocks.go"
-	r121 = (u64)r14 * 100ull; r122 = (u64)r121 + (u64)r18; r123 = r20 + r18 * 8; r124 = *(i64 *)r123; r125 = (u64)r124 + (u64)r30; if ((u64)r122 >= (u64)r4) { qd_site = 3; qd_x = r122; qd_y = r4; goto qd_fault; } r126 = r3 + r122 * 8; *(i64 *)r126 = r125;
-b47: // barrier
+	r71 = (u64)r14 * 100ull; r72 = (u64)r71 + (u64)r18; r73 = r20 + r18 * 8; r74 = *(i64 *)r73; r75 = (u64)r74 + (u64)r30; if ((u64)r72 >= (u64)r4) { qd_site = 3; qd_x = r72; qd_y = r4; goto qd_fault; } r76 = r3 + r72 * 8; *(i64 *)r76 = r75;
+b59: // barrier
 #line 206 "blocks.go"
 	__syncthreads();
 #line 215 "blocks.go"
-	r129 = (u64)r14 + 1ull; r130 = r129 < r0; if (!r130) goto b50;
+	r79 = (u64)r14 + 1ull; r80 = r79 < r0; if (!r80) goto b62;
 #line 206 "blocks.go"
 	r8 = r8 + r11; goto b3;
-b50: // exit
+b62: // exit
 #line 206 "blocks.go"
 	return;
+b63: // divide in 64 bits
+#line 213 "blocks.go"
+	r89 = qd_div_i64(127ll, r37); goto b37;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1910,6 +1791,328 @@ qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
 	rec[2] = 458752u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Gaps(x []i32), blocks.
+extern "C" __global__ void __launch_bounds__(64) Gaps_0(char *p0, i64 p1, char *p2) {
+	__shared__ u8 qvar_v[256] __attribute__((aligned(4)));
+	bool r5 = 0, r12 = 0, r23 = 0, r25 = 0, r27 = 0, r34 = 0, r42 = 0, r44 = 0;
+	bool r58 = 0, r69 = 0, r82 = 0, r93 = 0, r94 = 0, r96 = 0, r100 = 0, r102 = 0;
+	bool r104 = 0, r107 = 0, r109 = 0, r110 = 0, r121 = 0, r134 = 0, r145 = 0, r146 = 0;
+	bool r148 = 0, r152 = 0, r154 = 0, r156 = 0, r159 = 0, r161 = 0, r162 = 0, r173 = 0;
+	bool r186 = 0, r196 = 0, r207 = 0, r220 = 0, r230 = 0, r241 = 0, r254 = 0;
+	i32 r31 = 0, r39 = 0, r73 = 0, r79 = 0, r125 = 0, r131 = 0, r177 = 0, r183 = 0;
+	i32 r211 = 0, r217 = 0, r245 = 0, r251 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
+	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r24 = 0, r26 = 0, r28 = 0;
+	i64 r29 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r41 = 0, r43 = 0, r45 = 0;
+	i64 r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r53 = 0, r54 = 0, r55 = 0;
+	i64 r56 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r64 = 0, r66 = 0;
+	i64 r68 = 0, r70 = 0, r71 = 0, r75 = 0, r76 = 0, r77 = 0, r81 = 0, r83 = 0;
+	i64 r84 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r95 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r118 = 0;
+	i64 r120 = 0, r122 = 0, r123 = 0, r127 = 0, r128 = 0, r129 = 0, r133 = 0, r135 = 0;
+	i64 r136 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r147 = 0, r153 = 0;
+	i64 r155 = 0, r157 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r170 = 0;
+	i64 r172 = 0, r174 = 0, r175 = 0, r179 = 0, r180 = 0, r181 = 0, r185 = 0, r187 = 0;
+	i64 r188 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r198 = 0, r199 = 0;
+	i64 r200 = 0, r201 = 0, r202 = 0, r204 = 0, r206 = 0, r208 = 0, r209 = 0, r213 = 0;
+	i64 r214 = 0, r215 = 0, r219 = 0, r221 = 0, r222 = 0, r225 = 0, r226 = 0, r227 = 0;
+	i64 r228 = 0, r229 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r238 = 0;
+	i64 r240 = 0, r242 = 0, r243 = 0, r247 = 0, r248 = 0, r249 = 0, r253 = 0, r255 = 0;
+	i64 r256 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r51 = 0, r52 = 0, r59 = 0;
+	u64 r85 = 0, r86 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0, r106 = 0, r108 = 0;
+	u64 r111 = 0, r137 = 0, r138 = 0, r144 = 0, r149 = 0, r150 = 0, r151 = 0, r158 = 0;
+	u64 r160 = 0, r163 = 0, r189 = 0, r190 = 0, r197 = 0, r223 = 0, r224 = 0, r231 = 0;
+	u64 r257 = 0, r258 = 0;
+	char *r3 = 0, *r19 = 0, *r21 = 0, *r30 = 0, *r32 = 0, *r38 = 0, *r40 = 0, *r65 = 0;
+	char *r67 = 0, *r72 = 0, *r74 = 0, *r78 = 0, *r80 = 0, *r117 = 0, *r119 = 0, *r124 = 0;
+	char *r126 = 0, *r130 = 0, *r132 = 0, *r169 = 0, *r171 = 0, *r176 = 0, *r178 = 0, *r182 = 0;
+	char *r184 = 0, *r203 = 0, *r205 = 0, *r210 = 0, *r212 = 0, *r216 = 0, *r218 = 0, *r237 = 0;
+	char *r239 = 0, *r244 = 0, *r246 = 0, *r250 = 0, *r252 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 247 "blocks.go"
+	r3 = p0; r4 = p1; r2 = r4; r45 = r2 >> 63; r46 = r45 & 63ll; r47 = (u64)r2 + (u64)r46; r48 = r47 >> 6; r1 = r48; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b54; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r92 = (u64)r4; r109 = 281474976710655ull < r92; if (!r109) goto b67; r161 = r109; if (!r161) goto b55;
+b6: // head
+#line 247 "blocks.go"
+	r12 = r8 < r7; if (!r12) goto b54; r13 = r8; r14 = (i64)r13;
+	r19 = (char *)qvar_v; r20 = (i64)threadIdx.x; r21 = r19 + r20 * 4; *(u32 *)r21 = 0u; __syncthreads();
+#line 247 "blocks.go"
+	r15 = (i64)threadIdx.x; r16 = r15; r49 = __mul64hi(r16, (-6148914691236517205ll)); r50 = (u64)r49 + (u64)r16; r51 = (u64)r50; r52 = r51 >> 63; r53 = r50 >> 1; r54 = (i64)r52; r55 = (u64)r53 + (u64)r54; r56 = (u64)r55 * 3ull; r57 = (u64)r16 - (u64)r56;
+#line 250 "blocks.go"
+	r24 = r57; r25 = r24 == 0ll; if (!r25) goto b12;
+	r28 = (u64)r14 * 64ull; r29 = (u64)r28 + (u64)r16; r30 = r3 + r29 * 4; r31 = *(i32 *)r30; r32 = r19 + r16 * 4; *(i32 *)r32 = r31;
+b12: // barrier
+#line 247 "blocks.go"
+	__syncthreads(); r17 = (i64)threadIdx.x; r18 = r17;
+#line 255 "blocks.go"
+	r35 = (u64)r14 * 64ull; r36 = (u64)r35 + (u64)r18; r37 = 63ull - (u64)r18; r38 = r19 + r37 * 4; r39 = *(i32 *)r38; r40 = r3 + r36 * 4; *(i32 *)r40 = r39;
+#line 247 "blocks.go"
+	__syncthreads();
+#line 255 "blocks.go"
+	r43 = (u64)r14 + 1ull; r44 = r43 < r0; if (!r44) goto b54;
+#line 247 "blocks.go"
+	r8 = r8 + r11; r162 = r8 < r7; if (!r162) goto b54; r163 = r8; r164 = (i64)r163;
+	r169 = (char *)qvar_v; r170 = (i64)threadIdx.x; r171 = r169 + r170 * 4; *(u32 *)r171 = 0u; __syncthreads();
+#line 247 "blocks.go"
+	r165 = (i64)threadIdx.x; r166 = r165; r187 = __mul64hi(r166, (-6148914691236517205ll)); r188 = (u64)r187 + (u64)r166; r189 = (u64)r188; r190 = r189 >> 63; r191 = r188 >> 1; r192 = (i64)r190; r193 = (u64)r191 + (u64)r192; r194 = (u64)r193 * 3ull; r195 = (u64)r166 - (u64)r194;
+#line 250 "blocks.go"
+	r172 = r195; r173 = r172 == 0ll; if (!r173) goto b24;
+	r174 = (u64)r164 * 64ull; r175 = (u64)r174 + (u64)r166; r176 = r3 + r175 * 4; r177 = *(i32 *)r176; r178 = r169 + r166 * 4; *(i32 *)r178 = r177;
+b24: // barrier (unrolled 1)
+#line 247 "blocks.go"
+	__syncthreads(); r167 = (i64)threadIdx.x; r168 = r167;
+#line 255 "blocks.go"
+	r179 = (u64)r164 * 64ull; r180 = (u64)r179 + (u64)r168; r181 = 63ull - (u64)r168; r182 = r169 + r181 * 4; r183 = *(i32 *)r182; r184 = r3 + r180 * 4; *(i32 *)r184 = r183;
+#line 247 "blocks.go"
+	__syncthreads();
+#line 255 "blocks.go"
+	r185 = (u64)r164 + 1ull; r186 = r185 < r0; if (!r186) goto b54;
+#line 247 "blocks.go"
+	r8 = r8 + r11; r196 = r8 < r7; if (!r196) goto b54; r197 = r8; r198 = (i64)r197;
+	r203 = (char *)qvar_v; r204 = (i64)threadIdx.x; r205 = r203 + r204 * 4; *(u32 *)r205 = 0u; __syncthreads();
+#line 247 "blocks.go"
+	r199 = (i64)threadIdx.x; r200 = r199; r221 = __mul64hi(r200, (-6148914691236517205ll)); r222 = (u64)r221 + (u64)r200; r223 = (u64)r222; r224 = r223 >> 63; r225 = r222 >> 1; r226 = (i64)r224; r227 = (u64)r225 + (u64)r226; r228 = (u64)r227 * 3ull; r229 = (u64)r200 - (u64)r228;
+#line 250 "blocks.go"
+	r206 = r229; r207 = r206 == 0ll; if (!r207) goto b36;
+	r208 = (u64)r198 * 64ull; r209 = (u64)r208 + (u64)r200; r210 = r3 + r209 * 4; r211 = *(i32 *)r210; r212 = r203 + r200 * 4; *(i32 *)r212 = r211;
+b36: // barrier (unrolled 2)
+#line 247 "blocks.go"
+	__syncthreads(); r201 = (i64)threadIdx.x; r202 = r201;
+#line 255 "blocks.go"
+	r213 = (u64)r198 * 64ull; r214 = (u64)r213 + (u64)r202; r215 = 63ull - (u64)r202; r216 = r203 + r215 * 4; r217 = *(i32 *)r216; r218 = r3 + r214 * 4; *(i32 *)r218 = r217;
+#line 247 "blocks.go"
+	__syncthreads();
+#line 255 "blocks.go"
+	r219 = (u64)r198 + 1ull; r220 = r219 < r0; if (!r220) goto b54;
+#line 247 "blocks.go"
+	r8 = r8 + r11; r230 = r8 < r7; if (!r230) goto b54; r231 = r8; r232 = (i64)r231;
+	r237 = (char *)qvar_v; r238 = (i64)threadIdx.x; r239 = r237 + r238 * 4; *(u32 *)r239 = 0u; __syncthreads();
+#line 247 "blocks.go"
+	r233 = (i64)threadIdx.x; r234 = r233; r255 = __mul64hi(r234, (-6148914691236517205ll)); r256 = (u64)r255 + (u64)r234; r257 = (u64)r256; r258 = r257 >> 63; r259 = r256 >> 1; r260 = (i64)r258; r261 = (u64)r259 + (u64)r260; r262 = (u64)r261 * 3ull; r263 = (u64)r234 - (u64)r262;
+#line 250 "blocks.go"
+	r240 = r263; r241 = r240 == 0ll; if (!r241) goto b48;
+	r242 = (u64)r232 * 64ull; r243 = (u64)r242 + (u64)r234; r244 = r3 + r243 * 4; r245 = *(i32 *)r244; r246 = r237 + r234 * 4; *(i32 *)r246 = r245;
+b48: // barrier (unrolled 3)
+#line 247 "blocks.go"
+	__syncthreads(); r235 = (i64)threadIdx.x; r236 = r235;
+#line 255 "blocks.go"
+	r247 = (u64)r232 * 64ull; r248 = (u64)r247 + (u64)r236; r249 = 63ull - (u64)r236; r250 = r237 + r249 * 4; r251 = *(i32 *)r250; r252 = r3 + r248 * 4; *(i32 *)r252 = r251;
+#line 247 "blocks.go"
+	__syncthreads();
+#line 255 "blocks.go"
+	r253 = (u64)r232 + 1ull; r254 = r253 < r0; if (!r254) goto b54;
+#line 247 "blocks.go"
+	r8 = r8 + r11; goto b6;
+b54: // exit
+#line 247 "blocks.go"
+	return;
+b55: // head (checked if)
+#line 247 "blocks.go"
+	r110 = r8 < r7; if (!r110) goto b54; r111 = r8; r112 = (i64)r111;
+	r117 = (char *)qvar_v; r118 = (i64)threadIdx.x; r119 = r117 + r118 * 4; *(u32 *)r119 = 0u; __syncthreads();
+#line 247 "blocks.go"
+	r113 = (i64)threadIdx.x; r114 = r113; r135 = __mul64hi(r114, (-6148914691236517205ll)); r136 = (u64)r135 + (u64)r114; r137 = (u64)r136; r138 = r137 >> 63; r139 = r136 >> 1; r140 = (i64)r138; r141 = (u64)r139 + (u64)r140; r142 = (u64)r141 * 3ull; r143 = (u64)r114 - (u64)r142;
+#line 250 "blocks.go"
+	r120 = r143; r121 = r120 == 0ll; if (!r121) goto b61;
+	r122 = (u64)r112 * 64ull; r123 = (u64)r122 + (u64)r114; if ((u64)r123 >= (u64)r4) { qd_site = 0; qd_x = r123; qd_y = r4; goto qd_fault; } r124 = r3 + r123 * 4; r125 = *(i32 *)r124; r126 = r117 + r114 * 4; *(i32 *)r126 = r125;
+b61: // barrier (checked if)
+#line 247 "blocks.go"
+	__syncthreads(); r115 = (i64)threadIdx.x; r116 = r115;
+#line 255 "blocks.go"
+	r127 = (u64)r112 * 64ull; r128 = (u64)r127 + (u64)r116; r129 = 63ull - (u64)r116; r130 = r117 + r129 * 4; r131 = *(i32 *)r130; r132 = r3 + r128 * 4; *(i32 *)r132 = r131;
+#line 247 "blocks.go"
+	__syncthreads();
+#line 255 "blocks.go"
+	r133 = (u64)r112 + 1ull; r134 = r133 < r0; if (!r134) goto b54;
+#line 247 "blocks.go"
+	r8 = r8 + r11; goto b55;
+b67: // head (checked)
+#line 247 "blocks.go"
+	r58 = r8 < r7; if (!r58) goto b54; r59 = r8; r60 = (i64)r59;
+	r65 = (char *)qvar_v; r66 = (i64)threadIdx.x; r67 = r65 + r66 * 4; *(u32 *)r67 = 0u; __syncthreads();
+#line 247 "blocks.go"
+	r61 = (i64)threadIdx.x; r62 = r61; r83 = __mul64hi(r62, (-6148914691236517205ll)); r84 = (u64)r83 + (u64)r62; r85 = (u64)r84; r86 = r85 >> 63; r87 = r84 >> 1; r88 = (i64)r86; r89 = (u64)r87 + (u64)r88; r90 = (u64)r89 * 3ull; r91 = (u64)r62 - (u64)r90;
+#line 250 "blocks.go"
+	r68 = r91; r69 = r68 == 0ll; if (!r69) goto b73;
+	r70 = (u64)r60 * 64ull; r71 = (u64)r70 + (u64)r62; if ((u64)r71 >= (u64)r4) { qd_site = 0; qd_x = r71; qd_y = r4; goto qd_fault; } r72 = r3 + r71 * 4; r73 = *(i32 *)r72; r74 = r65 + r62 * 4; *(i32 *)r74 = r73;
+b73: // barrier (checked)
+#line 247 "blocks.go"
+	__syncthreads(); r63 = (i64)threadIdx.x; r64 = r63;
+#line 255 "blocks.go"
+	r75 = (u64)r60 * 64ull; r76 = (u64)r75 + (u64)r64; r77 = 63ull - (u64)r64; r78 = r65 + r77 * 4; r79 = *(i32 *)r78; if ((u64)r76 >= (u64)r4) { qd_site = 3; qd_x = r76; qd_y = r4; goto qd_fault; } r80 = r3 + r76 * 4; *(i32 *)r80 = r79;
+#line 247 "blocks.go"
+	__syncthreads();
+#line 255 "blocks.go"
+	r81 = (u64)r60 + 1ull; r82 = r81 < r0; if (!r82) goto b54;
+#line 247 "blocks.go"
+	r8 = r8 + r11; goto b67;
+qd_fault: {
+	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 524288u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Rounds(x []i32), blocks.
+extern "C" __global__ void __launch_bounds__(32) Rounds_0(char *p0, i64 p1, char *p2) {
+	__shared__ u8 qvar_v[128] __attribute__((aligned(4)));
+	bool r5 = 0, r12 = 0, r22 = 0, r25 = 0, r27 = 0, r38 = 0, r40 = 0, r47 = 0;
+	bool r49 = 0, r65 = 0, r73 = 0, r75 = 0, r91 = 0, r99 = 0, r101 = 0, r106 = 0;
+	bool r117 = 0, r151 = 0, r152 = 0, r154 = 0, r158 = 0, r160 = 0, r162 = 0, r165 = 0;
+	bool r167 = 0;
+	i32 r32 = 0, r34 = 0, r35 = 0, r44 = 0, r59 = 0, r61 = 0, r62 = 0, r70 = 0;
+	i32 r85 = 0, r87 = 0, r88 = 0, r96 = 0, r122 = 0, r124 = 0, r125 = 0, r130 = 0;
+	i32 r140 = 0, r142 = 0, r143 = 0, r148 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
+	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0;
+	i64 r29 = 0, r30 = 0, r37 = 0, r39 = 0, r41 = 0, r42 = 0, r46 = 0, r48 = 0;
+	i64 r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
+	i64 r64 = 0, r66 = 0, r67 = 0, r68 = 0, r72 = 0, r74 = 0, r76 = 0, r77 = 0;
+	i64 r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r90 = 0, r92 = 0;
+	i64 r93 = 0, r94 = 0, r98 = 0, r100 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0;
+	i64 r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r114 = 0, r116 = 0, r118 = 0;
+	i64 r119 = 0, r120 = 0, r127 = 0, r128 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0;
+	i64 r136 = 0, r137 = 0, r138 = 0, r145 = 0, r146 = 0, r153 = 0, r159 = 0, r161 = 0;
+	i64 r163 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r107 = 0, r150 = 0, r155 = 0;
+	u64 r156 = 0, r157 = 0, r164 = 0, r166 = 0;
+	char *r3 = 0, *r19 = 0, *r21 = 0, *r31 = 0, *r33 = 0, *r36 = 0, *r43 = 0, *r45 = 0;
+	char *r58 = 0, *r60 = 0, *r63 = 0, *r69 = 0, *r71 = 0, *r84 = 0, *r86 = 0, *r89 = 0;
+	char *r95 = 0, *r97 = 0, *r113 = 0, *r115 = 0, *r121 = 0, *r123 = 0, *r126 = 0, *r129 = 0;
+	char *r131 = 0, *r139 = 0, *r141 = 0, *r144 = 0, *r147 = 0, *r149 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 267 "blocks.go"
+	r3 = p0; r4 = p1; r2 = r4; r102 = r2 >> 63; r103 = r102 & 31ll; r104 = (u64)r2 + (u64)r103; r105 = r104 >> 5; r1 = r105; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b21; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r150 = (u64)r4; r167 = 281474976710655ull < r150; if (!r167) goto b22;
+b4: // head
+#line 267 "blocks.go"
+	r12 = r8 < r7; if (!r12) goto b21; r13 = r8; r14 = (i64)r13;
+	r19 = (char *)qvar_v; r20 = (i64)threadIdx.x; r21 = r19 + r20 * 4; *(u32 *)r21 = 0u; __syncthreads();
+#line 267 "blocks.go"
+	r15 = (i64)threadIdx.x; r16 = r15;
+#line 271 "blocks.go"
+	r28 = (u64)r14 * 32ull; r29 = (u64)r28 + (u64)r16; r30 = 31ull - (u64)r16; r31 = r19 + r30 * 4; r32 = *(i32 *)r31; r33 = r3 + r29 * 4; r34 = *(i32 *)r33; r35 = (u32)r34 + (u32)r32; r36 = r33; *(i32 *)r36 = r35;
+#line 267 "blocks.go"
+	__syncthreads(); r17 = (i64)threadIdx.x; r18 = r17;
+#line 274 "blocks.go"
+	r41 = r28; r42 = (u64)r41 + (u64)r18; r43 = r3 + r42 * 4; r44 = *(i32 *)r43; r45 = r19 + r18 * 4; *(i32 *)r45 = r44;
+#line 267 "blocks.go"
+	__syncthreads(); r50 = (i64)threadIdx.x; r51 = r50;
+#line 271 "blocks.go"
+	r55 = r28; r56 = (u64)r55 + (u64)r51; r57 = 31ull - (u64)r51; r58 = r19 + r57 * 4; r59 = *(i32 *)r58; r60 = r3 + r56 * 4; r61 = *(i32 *)r60; r62 = (u32)r61 + (u32)r59; r63 = r60; *(i32 *)r63 = r62;
+#line 267 "blocks.go"
+	__syncthreads(); r52 = (i64)threadIdx.x; r53 = r52;
+#line 274 "blocks.go"
+	r67 = r28; r68 = (u64)r67 + (u64)r53; r69 = r3 + r68 * 4; r70 = *(i32 *)r69; r71 = r19 + r53 * 4; *(i32 *)r71 = r70;
+#line 267 "blocks.go"
+	__syncthreads();
+#line 270 "blocks.go"
+	r26 = (u64)r14 + 1ull; r27 = r26 < r0; if (!r27) goto b21;
+#line 267 "blocks.go"
+	r8 = r8 + r11; goto b4;
+b21: // exit
+#line 267 "blocks.go"
+	return;
+b22: // head (checked)
+#line 267 "blocks.go"
+	r106 = r8 < r7; if (!r106) goto b21; r107 = r8; r108 = (i64)r107;
+	r113 = (char *)qvar_v; r114 = (i64)threadIdx.x; r115 = r113 + r114 * 4; *(u32 *)r115 = 0u; __syncthreads();
+#line 267 "blocks.go"
+	r109 = (i64)threadIdx.x; r110 = r109;
+#line 271 "blocks.go"
+	r118 = (u64)r108 * 32ull; r119 = (u64)r118 + (u64)r110; r120 = 31ull - (u64)r110; r121 = r113 + r120 * 4; r122 = *(i32 *)r121; if ((u64)r119 >= (u64)r4) { qd_site = 1; qd_x = r119; qd_y = r4; goto qd_fault; } r123 = r3 + r119 * 4; r124 = *(i32 *)r123; r125 = (u32)r124 + (u32)r122; r126 = r123; *(i32 *)r126 = r125;
+#line 267 "blocks.go"
+	__syncthreads(); r111 = (i64)threadIdx.x; r112 = r111;
+#line 274 "blocks.go"
+	r127 = r118; r128 = (u64)r127 + (u64)r112; if ((u64)r128 >= (u64)r4) { qd_site = 2; qd_x = r128; qd_y = r4; goto qd_fault; } r129 = r3 + r128 * 4; r130 = *(i32 *)r129; r131 = r113 + r112 * 4; *(i32 *)r131 = r130;
+#line 267 "blocks.go"
+	__syncthreads(); r132 = (i64)threadIdx.x; r133 = r132;
+#line 271 "blocks.go"
+	r136 = r118; r137 = (u64)r136 + (u64)r133; r138 = 31ull - (u64)r133; r139 = r113 + r138 * 4; r140 = *(i32 *)r139; if ((u64)r137 >= (u64)r4) { qd_site = 1; qd_x = r137; qd_y = r4; goto qd_fault; } r141 = r3 + r137 * 4; r142 = *(i32 *)r141; r143 = (u32)r142 + (u32)r140; r144 = r141; *(i32 *)r144 = r143;
+#line 267 "blocks.go"
+	__syncthreads(); r134 = (i64)threadIdx.x; r135 = r134;
+#line 274 "blocks.go"
+	r145 = r118; r146 = (u64)r145 + (u64)r135; if ((u64)r146 >= (u64)r4) { qd_site = 2; qd_x = r146; qd_y = r4; goto qd_fault; } r147 = r3 + r146 * 4; r148 = *(i32 *)r147; r149 = r113 + r135 * 4; *(i32 *)r149 = r148;
+#line 267 "blocks.go"
+	__syncthreads();
+#line 270 "blocks.go"
+	r116 = (u64)r108 + 1ull; r117 = r116 < r0; if (!r117) goto b21;
+#line 267 "blocks.go"
+	r8 = r8 + r11; goto b22;
+qd_fault: {
+	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 589824u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Grid(x []i32), blocks.
+extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *p2) {
+	__shared__ u8 qvar_v[256] __attribute__((aligned(4)));
+	bool r5 = 0, r12 = 0, r27 = 0, r29 = 0, r31 = 0, r42 = 0, r44 = 0, r46 = 0;
+	bool r48 = 0, r59 = 0, r61 = 0;
+	i32 r39 = 0, r56 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
+	i64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	i64 r24 = 0, r26 = 0, r28 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	i64 r37 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
+	i64 r52 = 0, r53 = 0, r58 = 0, r60 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0;
+	i64 r66 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0;
+	i64 r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0;
+	i64 r82 = 0, r83 = 0, r84 = 0, r85 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0;
+	char *r3 = 0, *r25 = 0, *r32 = 0, *r38 = 0, *r40 = 0, *r54 = 0, *r55 = 0, *r57 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 286 "blocks.go"
+	r3 = p0; r4 = p1; r2 = r4; r62 = r2 >> 63; r63 = r62 & 63ll; r64 = (u64)r2 + (u64)r63; r65 = r64 >> 6; r1 = r65; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b14; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10;
+b3: // head
+#line 286 "blocks.go"
+	r12 = r8 < r7; if (!r12) goto b14; r13 = r8; r14 = (i64)r13;
+	r25 = (char *)qvar_v;
+#line 286 "blocks.go"
+	r15 = (i64)threadIdx.x; r66 = r15 >> 63; r67 = r66 & 7ll; r68 = (u64)r15 + (u64)r67; r69 = r68 >> 3; r16 = r69; r73 = r69; r74 = (u64)r73 * 8ull; r75 = (u64)r15 - (u64)r74; r17 = r75; r18 = r17; r19 = r16;
+#line 290 "blocks.go"
+	r32 = r25 + r19 * 32; r33 = (u64)r14 * 8ull; r34 = (u64)r33 * 8ull; r35 = r74; r36 = (u64)r34 + (u64)r35; r37 = (u64)r36 + (u64)r18; if ((u64)r37 >= (u64)r4) { qd_site = 1; qd_x = r37; qd_y = r4; goto qd_fault; } r38 = r3 + r37 * 4; r39 = *(i32 *)r38; if ((u64)r18 >= (u64)8ll) { qd_site = 2; qd_x = r18; qd_y = 8ll; goto qd_fault; } r40 = r32 + r18 * 4; *(i32 *)r40 = r39;
+#line 286 "blocks.go"
+	__syncthreads(); r20 = (i64)threadIdx.x; r76 = r20 >> 63; r77 = r76 & 7ll; r78 = (u64)r20 + (u64)r77; r79 = r78 >> 3; r21 = r79; r83 = r79; r84 = (u64)r83 * 8ull; r85 = (u64)r20 - (u64)r84; r22 = r85; r23 = r22; r24 = r21;
+#line 295 "blocks.go"
+	r50 = r34; r51 = r84; r52 = (u64)r50 + (u64)r51; r53 = (u64)r52 + (u64)r23; if ((u64)r23 >= (u64)8ll) { qd_site = 3; qd_x = r23; qd_y = 8ll; goto qd_fault; } r54 = r25 + r23 * 32; r55 = r54 + r24 * 4; r56 = *(i32 *)r55; if ((u64)r53 >= (u64)r4) { qd_site = 5; qd_x = r53; qd_y = r4; goto qd_fault; } r57 = r3 + r53 * 4; *(i32 *)r57 = r56;
+#line 286 "blocks.go"
+	__syncthreads();
+#line 294 "blocks.go"
+	r47 = (u64)r14 + 1ull; r48 = r47 < r0; if (!r48) goto b14;
+#line 286 "blocks.go"
+	r8 = r8 + r11; goto b3;
+b14: // exit
+#line 286 "blocks.go"
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 655360u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;

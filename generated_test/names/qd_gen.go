@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7a90938b5929b61a3f5957bcba36d7a4cb152dc2843b386a2ad544f6858d9a1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b83f0c4fd09a9fc364ba25f69ed97ab355b9865562ec61fe73e71bfb1fd036ab"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7a90938b5929b61a3f5957bcba36d7a4cb152dc2843b386a2ad544f6858d9a1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5e8e678c5a60ba80edea8478d929d6046198ccbad367fd9665a17274236a2a5a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
