@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1cce2529ce9920c1b08163bbe9f2eeef471539b34cc9c71fb3ea18c0520f16c9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "051b7b4c8bcc2eea5d729afe650a59dec3a5b1d2c4e63b1a6f1b707e8661b1b1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "fea95e24f87be78a046bd4e1d5a4e86582360ef370d8bf6f53d852db8f3a2bc7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6081e73712f88da145d4a42bdd7a6334355577312d44dc292689f85354f57fcc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a00f638550aaab26d5aa5680f06facdcbd3f5c122019d927fa1a513ca9a7bd17"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "89f9e99599fb542ceff8d075d889cccb8429bcc8d06d7013388f384c53ff89bb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "73745887e2d8ca49f027049bb43f71363d5b333d35d0761587421000d66c4e03"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0e79ea35acecfbc8d81bf2b8f6a9f2a7a976b6889ee2b7a3d667c8ea3342b75a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f38ff2221966a5a3a070c587b04f446196f818ac1fb6798f134f315292247450"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9f62bf684274ebb8e59215615bf98896c2178fe0de57146d6e8bf14007ef5260"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13ab43da9ad155007d811bc4e3ea4e2b97a19f7fb9d4061c6feebe3b00155365"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1feae75f1558a58202583800ce3feecbc23756b05e4f84eba448d06680989bae"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

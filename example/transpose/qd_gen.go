@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3f8e125c16d8dde8b324577640cfc3ed2e9a41181f0a34f098b6697a4cd341c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fa9ecd9697405a11cc29f5c8e8c9a671e4139890319efe70497fde9afcd5352f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d5e17147ef091c559f6b9aed48dbf53f798929eb6c83a05a3e4d0c67c1de1ce3"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "330a9670883537a0e8f67f4584d6499b269f53b35500cd3bbbc1ca98e665fa7c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

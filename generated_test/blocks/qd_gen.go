@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9526fe815e187c4d648cfc6debb7f3780c992e8498c603ba14e02cf4297d2bc1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "aa2426ac7026725b5fb55c8a37112a23356ec74f9ffa9775a546bc75664dedd8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "457bb4c327841ceb6b80457c2fbb9a2a5ed5387d29d8b834ffee2aee81328ef1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "16cffc6ae672c8aaed256123fc0aaa0c513b194c779f645a4e9dcc73ca9688fd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
