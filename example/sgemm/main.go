@@ -11,8 +11,8 @@ import (
 	"log"
 	"math"
 	"math/rand/v2"
-	"time"
 
+	"github.com/qdgo/qd/example/internal/timing"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -63,7 +63,7 @@ func main() {
 	}
 	bad := 0
 	for _, kern := range kernels {
-		per, err := timed(dev, *reps, func() error { return kern.run(a, b, c, m, *n, k) })
+		per, err := timing.Per(dev, *reps, func() error { return kern.run(a, b, c, m, *n, k) })
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func main() {
 		mismatches := check(got, as, bs, m, *n, k, kern.exact)
 		flops := 2 * float64(m) * float64(*n) * float64(k)
 		fmt.Printf("%s: %.3f ms per run, %.0f GFLOP/s, %dx%dx%d on %s, %d mismatches\n",
-			kern.name, ms(per), flops/per.Seconds()/1e9, m, *n, k, dev, mismatches)
+			kern.name, timing.MS(per), flops/per.Seconds()/1e9, m, *n, k, dev, mismatches)
 		bad += mismatches
 	}
 	if bad > 0 {
@@ -148,51 +148,3 @@ func random(n int, seed uint64) []float32 {
 	}
 	return x
 }
-
-// timed runs f once to warm up, then reps times, and returns the time of
-// one run: by the GPU's clock, between events recorded around the runs,
-// or by the host's on the CPU, whose events record no time.
-func timed(dev *rt.Device, reps int, f func() error) (time.Duration, error) {
-	reps = max(reps, 1)
-	start, err := dev.NewEvent(rt.WithTiming())
-	if err != nil {
-		return 0, err
-	}
-	defer start.Close()
-	end, err := dev.NewEvent(rt.WithTiming())
-	if err != nil {
-		return 0, err
-	}
-	defer end.Close()
-	if err := f(); err != nil {
-		return 0, err
-	}
-	if err := dev.Synchronize(); err != nil {
-		return 0, err
-	}
-	host := time.Now()
-	if err := start.Record(nil); err != nil {
-		return 0, err
-	}
-	for range reps {
-		if err := f(); err != nil {
-			return 0, err
-		}
-	}
-	if err := end.Record(nil); err != nil {
-		return 0, err
-	}
-	if err := dev.Synchronize(); err != nil {
-		return 0, err
-	}
-	elapsed, err := rt.ElapsedTime(start, end)
-	if err != nil {
-		return 0, err
-	}
-	if elapsed == 0 {
-		elapsed = time.Since(host)
-	}
-	return elapsed / time.Duration(reps), nil
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"time"
 
+	"github.com/qdgo/qd/example/internal/timing"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -62,7 +62,7 @@ func main() {
 			log.Fatal(err)
 		}
 		defer out.Free()
-		per, err := timed(dev, *reps, func() error { return k.run(in, out, *nx, *ny) })
+		per, err := timing.Per(dev, *reps, func() error { return k.run(in, out, *nx, *ny) })
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func main() {
 		}
 		// Each point is read and written once, at best.
 		fmt.Printf("%s: %.3f ms per run, %.1f GB/s, %dx%d on %s, %d mismatches\n",
-			k.name, ms(per), 8*float64(n)/per.Seconds()/1e9, *ny, *nx, dev, mismatches)
+			k.name, timing.MS(per), 8*float64(n)/per.Seconds()/1e9, *ny, *nx, dev, mismatches)
 		bad += mismatches
 	}
 	if bad > 0 {
@@ -86,51 +86,3 @@ func main() {
 	}
 	fmt.Println("ok")
 }
-
-// timed runs f once to warm up, then reps times, and returns the time of
-// one run: by the GPU's clock, between events recorded around the runs,
-// or by the host's on the CPU, whose events record no time.
-func timed(dev *rt.Device, reps int, f func() error) (time.Duration, error) {
-	reps = max(reps, 1)
-	start, err := dev.NewEvent(rt.WithTiming())
-	if err != nil {
-		return 0, err
-	}
-	defer start.Close()
-	end, err := dev.NewEvent(rt.WithTiming())
-	if err != nil {
-		return 0, err
-	}
-	defer end.Close()
-	if err := f(); err != nil {
-		return 0, err
-	}
-	if err := dev.Synchronize(); err != nil {
-		return 0, err
-	}
-	host := time.Now()
-	if err := start.Record(nil); err != nil {
-		return 0, err
-	}
-	for range reps {
-		if err := f(); err != nil {
-			return 0, err
-		}
-	}
-	if err := end.Record(nil); err != nil {
-		return 0, err
-	}
-	if err := dev.Synchronize(); err != nil {
-		return 0, err
-	}
-	elapsed, err := rt.ElapsedTime(start, end)
-	if err != nil {
-		return 0, err
-	}
-	if elapsed == 0 {
-		elapsed = time.Since(host)
-	}
-	return elapsed / time.Duration(reps), nil
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"time"
 
+	"github.com/qdgo/qd/example/internal/timing"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -47,7 +47,7 @@ func main() {
 	}
 	defer out.Free()
 
-	per, err := timed(dev, *reps, func() error { return ks.Transpose(in, out, *height, *width) })
+	per, err := timing.Per(dev, *reps, func() error { return ks.Transpose(in, out, *height, *width) })
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func main() {
 	}
 	// Each element is read once and written once.
 	fmt.Printf("Transpose: %.3f ms per run, %.1f GB/s, %dx%d on %s\n",
-		ms(per), 8*float64(n)/per.Seconds()/1e9, *height, *width, dev)
+		timing.MS(per), 8*float64(n)/per.Seconds()/1e9, *height, *width, dev)
 
 	// The oracle: the kernel is Go, so run it on the host.
 	want := make([]float32, n)
@@ -74,51 +74,3 @@ func main() {
 	}
 	fmt.Println("ok")
 }
-
-// timed runs f once to warm up, then reps times, and returns the time of
-// one run: by the GPU's clock, between events recorded around the runs,
-// or by the host's on the CPU, whose events record no time.
-func timed(dev *rt.Device, reps int, f func() error) (time.Duration, error) {
-	reps = max(reps, 1)
-	start, err := dev.NewEvent(rt.WithTiming())
-	if err != nil {
-		return 0, err
-	}
-	defer start.Close()
-	end, err := dev.NewEvent(rt.WithTiming())
-	if err != nil {
-		return 0, err
-	}
-	defer end.Close()
-	if err := f(); err != nil {
-		return 0, err
-	}
-	if err := dev.Synchronize(); err != nil {
-		return 0, err
-	}
-	host := time.Now()
-	if err := start.Record(nil); err != nil {
-		return 0, err
-	}
-	for range reps {
-		if err := f(); err != nil {
-			return 0, err
-		}
-	}
-	if err := end.Record(nil); err != nil {
-		return 0, err
-	}
-	if err := dev.Synchronize(); err != nil {
-		return 0, err
-	}
-	elapsed, err := rt.ElapsedTime(start, end)
-	if err != nil {
-		return 0, err
-	}
-	if elapsed == 0 {
-		elapsed = time.Since(host)
-	}
-	return elapsed / time.Duration(reps), nil
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
