@@ -189,7 +189,7 @@ func (g *guard) chain(fast, checked int) {
 func copyLoop(t *ir.Task, lp *ir.Loop, suffix string) map[int]int {
 	blocks := lp.Blocks()
 	rename := map[ir.Reg]ir.Reg{}
-	local := slices.Sorted(maps.Keys(localRegs(t, &irLoop{Loop: lp, header: lp.Header, blocks: blocks})))
+	local := slices.Sorted(maps.Keys(localRegs(t, lp)))
 	for _, r := range local {
 		rename[r] = t.NewReg(t.Regs[r])
 	}

@@ -202,7 +202,7 @@ func readsAny(x *ir.Instr, regs map[ir.Reg]bool) bool {
 
 func (g *gridLoop) unroll() {
 	t := g.t
-	local := localRegs(t, &irLoop{Loop: g.lp, header: g.lp.Header, blocks: g.lp.Blocks()})
+	local := localRegs(t, g.lp)
 	pre := preheader(t, g.lp)
 	multiples := map[uint64]ir.Reg{1: g.count}
 	multiple := func(k uint64) ir.Reg {

@@ -121,7 +121,7 @@ type index32Copy struct {
 // copyLoop appends the copy's blocks and returns its header.
 func (c *index32Copy) copyLoop() int {
 	lp := c.p.lp
-	local := localRegs(c.t, &irLoop{Loop: lp.Loop, header: lp.Header, blocks: lp.Blocks})
+	local := localRegs(c.t, lp.Loop)
 	for _, r := range slices.Sorted(maps.Keys(local)) {
 		c.wide[r] = c.t.NewReg(c.t.Regs[r])
 	}
