@@ -212,6 +212,7 @@ func copyLoop(t *ir.Task, lp *ir.Loop, suffix string) map[int]int {
 // the registers rename maps replaced.
 func copyBlock(t *ir.Task, b *ir.Block, comment string, rename map[ir.Reg]ir.Reg) *ir.Block {
 	nb := t.NewBlock(comment)
+	nb.Checked = b.Checked
 	nb.Instrs = make([]ir.Instr, len(b.Instrs))
 	for i, in := range b.Instrs {
 		in.Args = append([]ir.Arg(nil), in.Args...)

@@ -259,6 +259,7 @@ func (g *gridLoop) unroll() {
 		for _, bi := range g.blocks {
 			orig := t.Blocks[bi]
 			nb := t.NewBlock(fmt.Sprintf("%s (grid unrolled %d)", orig.Comment, k))
+			nb.Checked = orig.Checked
 			copies[k][bi] = nb.Index
 			if bi == g.latch.Index {
 				continue // the copies' latches are set below
