@@ -333,8 +333,18 @@ func (t *Term) Successors() []int {
 type Block struct {
 	Index   int    // position in Task.Blocks
 	Comment string // for people reading dumps; never has meaning
-	Instrs  []Instr
-	Term    Term
+	// Checked marks the blocks of a loop's copy that keeps the checks
+	// opt.HoistChecks took out of the loop itself: the copy runs only
+	// where one of them could fail, to fault as Go does. Copies of a
+	// block keep the mark.
+	Checked bool
+	// Fallback, on the header of a loop that HoistChecks versioned, is
+	// the header of that copy, which the test before the loop enters when
+	// a check could fail; 0 when there is none (the entry block heads no
+	// loop).
+	Fallback int
+	Instrs   []Instr
+	Term     Term
 }
 
 // TaskKind says how a task is launched.

@@ -38,6 +38,15 @@ func (tp *taskParser) block() *Block {
 		c.failAt(label, "expected block label b%d, found %q", b.Index, label.text)
 	}
 	c.expect(":")
+	if c.peek() == "checked" {
+		c.next("checked")
+		b.Checked = true
+	}
+	if c.peek() == "fallback" {
+		c.next("fallback")
+		c.expect("=")
+		b.Fallback = tp.blockRef(c)
+	}
 	c.end()
 	if c.ln.comment != nil {
 		b.Comment = c.ln.comment.text

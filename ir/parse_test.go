@@ -172,6 +172,8 @@ func TestParseErrors(t *testing.T) {
 		{head + "\tr0 = len x # why\n\treturn\n", `5:13: a comment may follow only a block label`},
 		{head + "\tr0 = len x\n", `6:1: expected an instruction or a terminator, found end of text`},
 		{head + "\tjump b4\n", `5:7: task K_0 has no block b4`},
+		{"kernel K()\n\ntask K_0 serial\nb0: fallback=b3\n\treturn\n", `4:14: task K_0 has no block b3`},
+		{"kernel K()\n\ntask K_0 serial\nb0: fallback b1\n\treturn\n", `4:14: expected "=", found "b1"`},
 		{head + "\tbranch r0, b0, b0\n", `5:9: r0 is used but never defined, so its type is unknown`},
 		{head + "\treturn\n\tr0 = len x\n", `6:2: expected block label b1:, found "r0"`},
 	} {

@@ -119,6 +119,12 @@ func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
 	}
 	for _, blk := range t.Blocks {
 		fmt.Fprintf(b, "b%d:", blk.Index)
+		if blk.Checked {
+			b.WriteString(" checked")
+		}
+		if blk.Fallback != 0 {
+			fmt.Fprintf(b, " fallback=b%d", blk.Fallback)
+		}
 		if blk.Comment != "" {
 			fmt.Fprintf(b, " # %s", blk.Comment)
 		}

@@ -111,6 +111,9 @@ func (k *Kernel) CheckTask(t *Task) error {
 		if b.Index != bi {
 			return fmt.Errorf("block %d has index %d", bi, b.Index)
 		}
+		if b.Fallback < 0 || b.Fallback >= len(t.Blocks) {
+			return fmt.Errorf("b%d: fallback b%d out of range", bi, b.Fallback)
+		}
 		for i := range b.Instrs {
 			in := &b.Instrs[i]
 			if err := k.checkInstr(t, in, defined); err != nil {

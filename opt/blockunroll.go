@@ -11,9 +11,9 @@ import "github.com/qdgo/qd/ir"
 // #pragma unroll gives them. Copies between registers are not counted:
 // after promotion most of the body is such copies, which the assembler
 // coalesces away.
-func blockLoopBudget(t *ir.Task, lp *irLoop) (budget, size int) {
+func blockLoopBudget(t *ir.Task, lp *ir.Loop) (budget, size int) {
 	budget = blockUnrollMaxInstrs
-	for _, b := range lp.blocks {
+	for _, b := range lp.Blocks() {
 		for _, in := range t.Blocks[b].Instrs {
 			if in.Op != ir.OpMove {
 				size++

@@ -189,7 +189,7 @@ func (g *guard) chain(fast, checked int) {
 func copyLoop(t *ir.Task, lp *ir.Loop, suffix string) map[int]int {
 	blocks := lp.Blocks()
 	rename := map[ir.Reg]ir.Reg{}
-	local := slices.Sorted(maps.Keys(localRegs(t, &irLoop{Loop: lp, header: lp.Header, blocks: blocks})))
+	local := slices.Sorted(maps.Keys(localRegs(t, lp)))
 	for _, r := range local {
 		rename[r] = t.NewReg(t.Regs[r])
 	}
@@ -212,6 +212,7 @@ func copyLoop(t *ir.Task, lp *ir.Loop, suffix string) map[int]int {
 // the registers rename maps replaced.
 func copyBlock(t *ir.Task, b *ir.Block, comment string, rename map[ir.Reg]ir.Reg) *ir.Block {
 	nb := t.NewBlock(comment)
+	nb.Checked = b.Checked
 	nb.Instrs = make([]ir.Instr, len(b.Instrs))
 	for i, in := range b.Instrs {
 		in.Args = append([]ir.Arg(nil), in.Args...)

@@ -125,6 +125,7 @@ func definedIn(t *ir.Task, lp *ir.Loop) []bool {
 // terminator for the caller to set.
 func splitBlock(t *ir.Task, b *ir.Block, at int) *ir.Block {
 	rest := t.NewBlock(b.Comment)
+	rest.Checked = b.Checked
 	rest.Instrs = append([]ir.Instr(nil), b.Instrs[at:]...)
 	rest.Term = b.Term
 	b.Instrs = b.Instrs[:at:at]

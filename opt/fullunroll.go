@@ -28,27 +28,20 @@ const (
 func FullyUnrollLoops(t *ir.Task) {
 	for range 4 {
 		changed := false
-		for _, lp := range innermostLoops(t) {
+		for _, lp := range ir.Innermost(t.Loops()) {
 			c, ok := countedLoop(analysis.New(t), lp)
-			if !ok || !c.bound.Imm || lp.usesThreadCount(t) {
+			if !ok || !c.bound.Imm || usesThreadCount(t, lp) {
 				continue
 			}
-			init, ok := c.start()
+			trips, ok := c.trips()
 			if !ok {
 				continue
 			}
-			// A loop testing i+1 at its end (range n) runs its body once
-			// for i = init and again while i+1 < n. Too many copies would
-			// fold away, too few leave a correct loop.
-			trips := tripCount(c.typ, init+uint64(c.slack), c.bound.Bits)
-			if c.slack != 0 && trips >= 0 {
-				trips++
-			}
-			budget, size := fullUnrollMaxInstrs, lp.size(t)
+			budget, size := fullUnrollMaxInstrs, loopSize(t, lp)
 			if t.Kind == ir.BlockLevel {
 				budget, size = blockLoopBudget(t, lp)
 			}
-			if trips < 0 || trips > fullUnrollMaxTrips || size*(int(trips)+1) > budget {
+			if trips > fullUnrollMaxTrips || size*(int(trips)+1) > budget {
 				continue
 			}
 			unroll(t, lp, int(trips)+1)
@@ -62,28 +55,17 @@ func FullyUnrollLoops(t *ir.Task) {
 	}
 }
 
-// tripCount is how many times i < bound holds for i = init, init+1, ...;
-// -1 when that is not a small number.
-func tripCount(typ ir.Type, init, bound uint64) int64 {
-	lt := ir.Instr{Op: ir.OpLt, Type: typ}
-	for n := int64(0); n <= fullUnrollMaxTrips; n++ {
-		i := typ.Normalize(init + uint64(n))
-		if less, _ := ir.Fold(&lt, []uint64{i, bound}); less == 0 {
-			return n
-		}
+// trips is how many times the body of a counted loop runs, when the
+// analysis knows the count of its exit test and that is a constant: the
+// times the test passes, and once more when it reads i+1, after the body
+// (a loop over range n runs its body once for i = start and again while
+// i+1 < n). Too many copies would fold away, too few leave a correct loop.
+func (c *counted) trips() (int64, bool) {
+	e := c.iv.Exit
+	if c.iv.Trip == nil || !c.tests[e.Block] {
+		return 0, false
 	}
-	return -1
-}
-
-// indexesLocal reports whether the loop loads or stores a thread's local
-// memory.
-func (lp *irLoop) indexesLocal(t *ir.Task) bool {
-	for _, b := range lp.blocks {
-		for _, in := range t.Blocks[b].Instrs {
-			if (in.Op == ir.OpLoad || in.Op == ir.OpStore) && in.Space == ir.Local {
-				return true
-			}
-		}
-	}
-	return false
+	n, ok := c.iv.Trip.Const()
+	offset, _ := e.ConstOffset()
+	return n + offset, ok
 }

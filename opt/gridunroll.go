@@ -202,7 +202,7 @@ func readsAny(x *ir.Instr, regs map[ir.Reg]bool) bool {
 
 func (g *gridLoop) unroll() {
 	t := g.t
-	local := localRegs(t, &irLoop{Loop: g.lp, header: g.lp.Header, blocks: g.lp.Blocks()})
+	local := localRegs(t, g.lp)
 	pre := preheader(t, g.lp)
 	multiples := map[uint64]ir.Reg{1: g.count}
 	multiple := func(k uint64) ir.Reg {
@@ -259,6 +259,7 @@ func (g *gridLoop) unroll() {
 		for _, bi := range g.blocks {
 			orig := t.Blocks[bi]
 			nb := t.NewBlock(fmt.Sprintf("%s (grid unrolled %d)", orig.Comment, k))
+			nb.Checked = orig.Checked
 			copies[k][bi] = nb.Index
 			if bi == g.latch.Index {
 				continue // the copies' latches are set below

@@ -130,7 +130,9 @@ func version(t *ir.Task, lp *ir.Loop, lv *loopValues, checks []hoistedCheck, suf
 	checked := copyLoop(t, lp, suffix)
 	for _, b := range checked {
 		done[b] = true
+		t.Blocks[b].Checked = true
 	}
+	t.Blocks[lp.Header].Fallback = checked[lp.Header]
 	for _, group := range groupChecks(checks) {
 		for _, c := range group {
 			g.decide(c)

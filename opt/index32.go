@@ -2,7 +2,6 @@ package opt
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/ir/analysis"
@@ -38,8 +37,7 @@ func NarrowIndices(t *ir.Task) {
 	an := analysis.New(t)
 	var plans []*index32Plan
 	for _, lp := range an.Loops {
-		c := t.Blocks[lp.Header].Comment
-		if lp.Depth != 1 || strings.Contains(c, "(checked") {
+		if lp.Depth != 1 || t.Blocks[lp.Header].Checked {
 			continue
 		}
 		if p := planIndex32(an, lp); p != nil && (len(lp.Children) == 0 || p.checkedCopy() != lp.Header) {
@@ -51,6 +49,12 @@ func NarrowIndices(t *ir.Task) {
 	}
 	for _, p := range plans {
 		p.apply()
+	}
+	// HoistChecks' record of its copies has no reader after this pass,
+	// and goes: the passes after it copy and renumber blocks without
+	// keeping it.
+	for _, b := range t.Blocks {
+		b.Checked, b.Fallback = false, 0
 	}
 }
 

@@ -76,11 +76,8 @@ func (p *index32Plan) checkedCopy() int {
 	if term.Kind != ir.Branch {
 		return p.lp.Header
 	}
-	comment := t.Blocks[p.lp.Header].Comment
-	for _, s := range term.Succs {
-		if c := t.Blocks[s].Comment; s != p.lp.Header && (c == comment+" (checked)" || c == comment+" (checked if)") {
-			return s
-		}
+	if fb := t.Blocks[p.lp.Header].Fallback; fb != 0 && slices.Contains(term.Succs[:], fb) {
+		return fb
 	}
 	return p.lp.Header
 }
@@ -121,7 +118,7 @@ type index32Copy struct {
 // copyLoop appends the copy's blocks and returns its header.
 func (c *index32Copy) copyLoop() int {
 	lp := c.p.lp
-	local := localRegs(c.t, &irLoop{Loop: lp.Loop, header: lp.Header, blocks: lp.Blocks})
+	local := localRegs(c.t, lp.Loop)
 	for _, r := range slices.Sorted(maps.Keys(local)) {
 		c.wide[r] = c.t.NewReg(c.t.Regs[r])
 	}
@@ -129,6 +126,7 @@ func (c *index32Copy) copyLoop() int {
 	var copies []*ir.Block
 	for _, bi := range lp.Blocks {
 		nb := c.t.NewBlock(c.t.Blocks[bi].Comment + " (int32)")
+		nb.Checked = c.t.Blocks[bi].Checked
 		c.blocks[bi] = nb.Index
 		copies = append(copies, nb)
 	}

@@ -18,33 +18,33 @@ import (
 // stepping pointers), it is removed as dead code.
 func NarrowCounters(t *ir.Task) {
 	for _, lp := range t.Loops() {
-		narrowLoop(t, &irLoop{Loop: lp, header: lp.Header, blocks: lp.Blocks()})
+		narrowLoop(t, lp)
 	}
 }
 
-func narrowLoop(t *ir.Task, lp *irLoop) {
-	head := t.Blocks[lp.header]
-	if head.Term.Kind != ir.Branch || head.Term.Cond.Imm || lp.has(head.Term.Succs[1]) || len(lp.Latches) != 1 {
+func narrowLoop(t *ir.Task, lp *ir.Loop) {
+	head := t.Blocks[lp.Header]
+	if head.Term.Kind != ir.Branch || head.Term.Cond.Imm {
 		return
 	}
-	var test *ir.Instr
-	for i := range head.Instrs {
-		if head.Instrs[i].Dst == head.Term.Cond.Reg {
-			test = &head.Instrs[i]
-		}
-	}
-	if test == nil || test.Op != ir.OpLt || test.Type != ir.Int64 || test.Args[0].Imm || !test.Args[1].Imm ||
-		int64(test.Args[1].Bits) > math.MaxInt32 || int64(test.Args[1].Bits) < math.MinInt32 {
-		return
-	}
-	k := test.Args[0].Reg
 	an := analysis.New(t)
 	c, ok := countedLoop(an, lp)
-	if !ok || c.index != k || c.slack != 0 {
+	if !ok || c.slack != 0 || c.iv.Type != ir.Int64 {
 		return
 	}
+	// The header's test, i < bound for a constant bound.
+	var test *ir.Instr
+	for _, x := range c.iv.Tests {
+		if x.Block == lp.Header && x.Op == ir.OpLt && c.tests[x.Block] && x.BoundArg.Imm {
+			test = an.Instr(x.Compare)
+		}
+	}
+	if test == nil || int64(c.bound.Bits) > math.MaxInt32 || int64(c.bound.Bits) < math.MinInt32 {
+		return
+	}
+	k := c.iv.Reg
 	start, ok := c.start()
-	entries := an.Entries(an.LoopAt(lp.header))
+	entries := an.Entries(an.LoopAt(lp.Header))
 	if !ok || int64(start) < math.MinInt32 || int64(start) > math.MaxInt32 || len(entries) != 1 {
 		return
 	}
@@ -55,7 +55,7 @@ func narrowLoop(t *ir.Task, lp *irLoop) {
 	k32, next := t.NewReg(ir.Int32), t.NewReg(ir.Int32)
 	entry := t.Blocks[entries[0]]
 	entry.Instrs = append(entry.Instrs, ir.Instr{Op: ir.OpMove, Type: ir.Int32, Dst: k32, Args: []ir.Arg{ir.Imm(ir.Int32, start)}})
-	*test = ir.Instr{Op: ir.OpLt, Type: ir.Int32, Dst: test.Dst, Args: []ir.Arg{ir.R(k32), ir.Imm(ir.Int32, test.Args[1].Bits)}, Pos: test.Pos}
+	*test = ir.Instr{Op: ir.OpLt, Type: ir.Int32, Dst: test.Dst, Args: []ir.Arg{ir.R(k32), ir.Imm(ir.Int32, c.bound.Bits)}, Pos: test.Pos}
 	step := []ir.Instr{
 		{Op: ir.OpAdd, Type: ir.Int32, Dst: next, Args: []ir.Arg{ir.R(k32), ir.Imm(ir.Int32, 1)}},
 		{Op: ir.OpMove, Type: ir.Int32, Dst: k32, Args: []ir.Arg{ir.R(next)}},

@@ -45,6 +45,9 @@ func SimplifyCFG(t *ir.Task) {
 	visit(0)
 	for i, b := range blocks {
 		b.Index = i
+		if b.Fallback != 0 {
+			b.Fallback = max(order[target(b.Fallback)], 0) // none, if it is unreachable
+		}
 		for j := range b.Term.Successors() {
 			b.Term.Succs[j] = order[b.Term.Succs[j]]
 		}

@@ -29,14 +29,12 @@ const (
 // tests whether to leave. The grid-stride loop of a parallel task is left
 // alone: its iterations are whole loop bodies already.
 func UnrollLoops(t *ir.Task) {
-	loops := innermostLoops(t)
-	var an *analysis.Analysis
-	for _, lp := range loops {
-		size := lp.size(t)
-		if size > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) || lp.checks(t) {
+	for _, lp := range ir.Innermost(t.Loops()) {
+		size := loopSize(t, lp)
+		if size > unrollMaxInstrs || len(lp.Blocks()) > unrollMaxBlocks || usesThreadCount(t, lp) || loopChecks(t, lp) {
 			continue
 		}
-		an = analysis.New(t) // the last loop's unrolling changed the task
+		an := analysis.New(t) // the last loop's unrolling changed the task
 		if c, ok := countedLoop(an, lp); ok {
 			factor := unrollFactor
 			if size <= smallBodyInstrs {
@@ -49,14 +47,14 @@ func UnrollLoops(t *ir.Task) {
 	}
 }
 
-// checks reports whether the loop still checks an index or a divisor in
-// its iterations. Such a loop is either the copy HoistChecks keeps for
+// loopChecks reports whether the loop still checks an index or a divisor
+// in its iterations. Such a loop is either the copy HoistChecks keeps for
 // launches that fault, which the others never run, or one whose loads
 // wait on its checks anyway. Unrolling it gains little and costs
 // registers: those of the faulting copy count for the whole kernel, and
 // fewer threads then fit on a multiprocessor.
-func (lp *irLoop) checks(t *ir.Task) bool {
-	for _, b := range lp.blocks {
+func loopChecks(t *ir.Task, lp *ir.Loop) bool {
+	for _, b := range lp.Blocks() {
 		for _, in := range t.Blocks[b].Instrs {
 			if in.Op.Info().Checks {
 				return true
@@ -66,23 +64,12 @@ func (lp *irLoop) checks(t *ir.Task) bool {
 	return false
 }
 
-// irLoop is a natural loop of a task, with its blocks listed.
-type irLoop struct {
-	*ir.Loop
-	header int
-	blocks []int
-}
-
-// has reports whether block i is in the loop; blocks added after the loop
-// was found are not.
-func (lp *irLoop) has(i int) bool { return lp.Has(i) }
-
-// size estimates the machine instructions of the loop's body: most IR
+// loopSize estimates the machine instructions of the loop's body: most IR
 // instructions become one or two, but a division by a variable becomes a
 // routine, in 64 bits one so long that copies of it gain nothing.
-func (lp *irLoop) size(t *ir.Task) int {
+func loopSize(t *ir.Task, lp *ir.Loop) int {
 	n := 0
-	for _, b := range lp.blocks {
+	for _, b := range lp.Blocks() {
 		for _, in := range t.Blocks[b].Instrs {
 			switch {
 			case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && !in.Args[1].Imm:
@@ -109,7 +96,7 @@ func divisionSize(t ir.Type) int {
 // UnrollGridStride has unrolled), or by a value computed from it before
 // any loop (the steps of a loop nest's indices): then it is a grid-stride
 // loop, whose iterations are whole loop bodies already.
-func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
+func usesThreadCount(t *ir.Task, lp *ir.Loop) bool {
 	inLoop := make([]bool, len(t.Blocks))
 	for _, l := range t.Loops() {
 		for _, b := range l.Blocks() {
@@ -135,7 +122,7 @@ func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
 			}
 		}
 	}
-	for _, b := range lp.blocks {
+	for _, b := range lp.Blocks() {
 		for _, in := range t.Blocks[b].Instrs {
 			for _, a := range in.Args {
 				if !a.Imm && derived[a.Reg] {
@@ -147,35 +134,26 @@ func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
 	return false
 }
 
-// innermostLoops finds the natural loops of t that contain no other loop.
-func innermostLoops(t *ir.Task) []*irLoop {
-	var inner []*irLoop
-	for _, lp := range ir.Innermost(t.Loops()) {
-		inner = append(inner, &irLoop{Loop: lp, header: lp.Header, blocks: lp.Blocks()})
-	}
-	return inner
-}
-
-// counted describes a loop whose index i goes up by 1 per iteration and
-// whose index tests compare i or i+1 with a bound that does not change.
+// counted is a loop that the analysis finds counted by an induction
+// variable i of step 1, assigned in its only latch, and whose index tests
+// stay in the loop while i+slack < bound, for a bound the loop does not
+// change.
 type counted struct {
-	index ir.Reg
-	typ   ir.Type
+	iv    *analysis.IndVar
 	bound ir.Arg
 	tests map[int]bool // blocks whose branch is an index test
 	slack int64        // 1 if a test compares i+1, else 0
-	iv    *analysis.IndVar
 }
 
 // countedLoop reads a counted loop from the analysis: an induction
 // variable of step 1 that the loop's only latch, ending in a jump,
 // assigns from i+1 computed in the loop ("t = add i, 1; i = move t"),
-// and its index tests "x < bound" (or "x <= c" for a constant c) with x
-// either i or that i+1, which stay in the loop when they hold. Other
-// exits (break) may exist and are kept.
-func countedLoop(an *analysis.Analysis, lp *irLoop) (counted, bool) {
+// and its exit tests "i+slack < bound" (or "<= c" for a constant c) of
+// its type, slack 0 or 1, which branch into the loop when they hold and
+// read the bound second. Other exits (break) may exist and are kept.
+func countedLoop(an *analysis.Analysis, lp *ir.Loop) (counted, bool) {
 	var c counted
-	l := an.LoopAt(lp.header)
+	l := an.LoopAt(lp.Header)
 	if l == nil || len(l.Latches) != 1 || an.Task.Blocks[l.Latches[0]].Term.Kind != ir.Jump {
 		return c, false
 	}
@@ -192,26 +170,22 @@ func countedLoop(an *analysis.Analysis, lp *irLoop) (counted, bool) {
 	if c.iv == nil {
 		return c, false
 	}
-	c.index, c.typ = c.iv.Reg, c.iv.Type
-	next := an.Instr(c.iv.Sum).Dst
 	c.tests = map[int]bool{}
 	for _, test := range c.iv.Tests {
-		term := an.Task.Blocks[test.Block].Term
-		cmp := an.Instr(test.Compare)
-		if !l.Has(term.Succs[0]) || cmp.Type != c.typ || cmp.Args[0] != ir.R(c.index) && cmp.Args[0] != ir.R(next) {
+		offset, ok := test.ConstOffset()
+		stays := l.Has(an.Task.Blocks[test.Block].Term.Succs[0])
+		if !ok || offset != 0 && offset != 1 || !stays || test.Type != c.iv.Type || test.BoundArg != an.Instr(test.Compare).Args[1] {
 			continue
 		}
-		bound := cmp.Args[1]
+		bound := test.BoundArg
 		switch {
-		case cmp.Op == ir.OpLt:
-		case cmp.Op == ir.OpLe && bound.Imm && bound.Bits != maxOf(c.typ):
-			bound = ir.Imm(c.typ, bound.Bits+1) // i <= c is i < c+1
+		case test.Op == ir.OpLt:
+		case test.Op == ir.OpLe && bound.Imm && bound.Bits != maxOf(c.iv.Type):
+			bound = ir.Imm(c.iv.Type, bound.Bits+1) // i <= c is i < c+1
 		default:
 			continue
 		}
-		if cmp.Args[0] == ir.R(next) {
-			c.slack = 1
-		}
+		c.slack = max(c.slack, offset)
 		if len(c.tests) > 0 && bound != c.bound {
 			return c, false
 		}
@@ -240,14 +214,15 @@ func (c *counted) start() (uint64, bool) {
 //
 // i < limit means i+k < bound, so every removed test would have passed;
 // the limit saturates at the type's minimum, so nothing overflows.
-func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
+func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 	wide := ir.Int64
 	lowest := uint64(1) << 63
-	if c.typ.IsUnsigned() {
+	typ := c.iv.Type
+	if typ.IsUnsigned() {
 		wide, lowest = ir.Uint64, 0
 	}
-	if c.typ.Bits() == 32 { // the limit saturates in 32 bits as well
-		wide, lowest = c.typ, c.typ.Normalize(lowest>>32)
+	if typ.Bits() == 32 { // the limit saturates in 32 bits as well
+		wide, lowest = typ, typ.Normalize(lowest>>32)
 	}
 	k := uint64(int64(factor) - 1 + c.slack)
 	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
@@ -263,33 +238,34 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 		return ir.R(r)
 	}
 	setup := t.NewBlock("unroll setup")
-	bound := conv(setup, c.bound, c.typ, wide)
+	bound := conv(setup, c.bound, typ, wide)
 	floor, limit := t.NewReg(wide), t.NewReg(wide)
 	setup.Instrs = append(setup.Instrs,
 		ir.Instr{Op: ir.OpMax, Type: wide, Dst: floor, Args: []ir.Arg{bound, ir.Imm(wide, lowest+k)}},
 		ir.Instr{Op: ir.OpSub, Type: wide, Dst: limit, Args: []ir.Arg{ir.R(floor), ir.Imm(wide, k)}})
 	guard := t.NewBlock("unroll guard")
 	setup.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{guard.Index}}
-	i := conv(guard, ir.R(c.index), c.typ, wide)
+	i := conv(guard, ir.R(c.iv.Reg), typ, wide)
 	room := t.NewReg(ir.Bool)
 	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: room, Args: []ir.Arg{i, ir.R(limit)}})
 
 	// Entries into the loop now go through the setup.
 	for bi, b := range t.Blocks {
-		if lp.has(bi) || b == setup || b == guard {
+		if lp.Has(bi) || b == setup || b == guard {
 			continue
 		}
 		succs := b.Term.Successors()
 		for j, s := range succs {
-			if s == lp.header {
+			if s == lp.Header {
 				succs[j] = setup.Index
 			}
 		}
 	}
+	blocks := lp.Blocks()
 	copies := make([]map[int]int, factor)
 	for k := range factor {
 		copies[k] = map[int]int{}
-		for _, b := range lp.blocks {
+		for _, b := range blocks {
 			orig := t.Blocks[b]
 			nb := copyBlock(t, orig, fmt.Sprintf("%s (unrolled %d)", orig.Comment, k), nil)
 			if c.tests[b] {
@@ -299,30 +275,31 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 		}
 	}
 	for k := range factor {
-		for _, b := range lp.blocks {
+		for _, b := range blocks {
 			succs := t.Blocks[copies[k][b]].Term.Successors()
 			for j, s := range succs {
 				switch {
-				case s == lp.header && k == factor-1:
+				case s == lp.Header && k == factor-1:
 					succs[j] = guard.Index
-				case s == lp.header:
-					succs[j] = copies[k+1][lp.header]
-				case lp.has(s):
+				case s == lp.Header:
+					succs[j] = copies[k+1][lp.Header]
+				case lp.Has(s):
 					succs[j] = copies[k][s]
 				}
 			}
 		}
 	}
-	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{copies[0][lp.header], lp.header}}
+	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{copies[0][lp.Header], lp.Header}}
 }
 
 // unroll copies the loop's blocks factor-1 times and chains the copies:
 // the back edges of copy c lead to the header of copy c+1, and those of
 // the last copy to the original header.
-func unroll(t *ir.Task, lp *irLoop, factor int) {
+func unroll(t *ir.Task, lp *ir.Loop, factor int) {
+	blocks := lp.Blocks()
 	copies := make([]map[int]int, factor)
 	copies[0] = map[int]int{}
-	for _, b := range lp.blocks {
+	for _, b := range blocks {
 		copies[0][b] = b
 	}
 	local := localRegs(t, lp)
@@ -334,20 +311,20 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 				rename[ir.Reg(r)] = t.NewReg(t.Regs[r])
 			}
 		}
-		for _, b := range lp.blocks {
+		for _, b := range blocks {
 			orig := t.Blocks[b]
 			copies[c][b] = copyBlock(t, orig, fmt.Sprintf("%s (unrolled %d)", orig.Comment, c), rename).Index
 		}
 	}
 	for c := range factor {
-		for _, b := range lp.blocks {
+		for _, b := range blocks {
 			term := &t.Blocks[copies[c][b]].Term
 			succs := term.Successors()
 			for j, s := range succs {
 				switch {
-				case s == lp.header:
-					succs[j] = copies[(c+1)%factor][lp.header]
-				case lp.has(s):
+				case s == lp.Header:
+					succs[j] = copies[(c+1)%factor][lp.Header]
+				case lp.Has(s):
 					succs[j] = copies[c][s]
 				}
 			}
@@ -367,11 +344,11 @@ func maxOf(t ir.Type) uint64 {
 // assigned once, in the loop, by an instruction that dominates every read,
 // all of which are in the loop. A copy of the loop body may give them
 // registers of its own, which keeps them assigned once.
-func localRegs(t *ir.Task, lp *irLoop) map[ir.Reg]bool {
+func localRegs(t *ir.Task, lp *ir.Loop) map[ir.Reg]bool {
 	defs := defSites(t)
 	single := singleDefs(t, defs, t.Dominators())
 	local := map[ir.Reg]bool{}
-	for _, b := range lp.blocks {
+	for _, b := range lp.Blocks() {
 		for _, in := range t.Blocks[b].Instrs {
 			for _, d := range in.Defs() {
 				if single[d] {
@@ -381,7 +358,7 @@ func localRegs(t *ir.Task, lp *irLoop) map[ir.Reg]bool {
 		}
 	}
 	for bi, b := range t.Blocks {
-		if lp.has(bi) {
+		if lp.Has(bi) {
 			continue
 		}
 		for _, in := range b.Instrs {

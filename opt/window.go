@@ -81,6 +81,7 @@ func versionWindow(t *ir.Task, lp *ir.Loop, lv *loopValues, window, rest []hoist
 	for _, copies := range []map[int]int{after, before} {
 		for _, b := range copies {
 			done[b] = true
+			t.Blocks[b].Checked = true
 		}
 	}
 	for _, group := range groupChecks(rest) {

@@ -43,3 +43,25 @@ func TestGoldens(t *testing.T) {
 		})
 	}
 }
+
+// TestTripCountConst checks the constant counts: ceil(Num/Div), none
+// below zero, and none where Num or Div is not a constant.
+func TestTripCountConst(t *testing.T) {
+	n := analysis.Of(analysis.Atom{Kind: analysis.ThreadCount})
+	for _, c := range []struct {
+		trip analysis.TripCount
+		want int64
+		ok   bool
+	}{
+		{analysis.TripCount{Num: analysis.Constant(10), Div: analysis.Constant(1)}, 10, true},
+		{analysis.TripCount{Num: analysis.Constant(10), Div: analysis.Constant(3)}, 4, true},
+		{analysis.TripCount{Num: analysis.Constant(9), Div: analysis.Constant(3)}, 3, true},
+		{analysis.TripCount{Num: analysis.Constant(-5), Div: analysis.Constant(2)}, 0, true},
+		{analysis.TripCount{Num: n, Div: analysis.Constant(1)}, 0, false},
+		{analysis.TripCount{Num: analysis.Constant(8), Div: n}, 0, false},
+	} {
+		if got, ok := c.trip.Const(); got != c.want || ok != c.ok {
+			t.Errorf("%v/%v: got %d, %v; want %d, %v", c.trip.Num, c.trip.Div, got, ok, c.want, c.ok)
+		}
+	}
+}

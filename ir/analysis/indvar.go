@@ -66,6 +66,23 @@ type ExitTest struct {
 // TripCount is max(0, ceil(Num/Div)), Div > 0.
 type TripCount struct{ Num, Div Affine }
 
+// Const returns the count when it is a constant.
+func (tc *TripCount) Const() (int64, bool) {
+	num, ok1 := tc.Num.IsConst()
+	div, ok2 := tc.Div.IsConst()
+	if !ok1 || !ok2 || div <= 0 {
+		return 0, false
+	}
+	if num <= 0 {
+		return 0, true
+	}
+	n := num / div
+	if num%div != 0 {
+		n++
+	}
+	return n, true
+}
+
 // Atom is the counter atom that names the variable's value at the start
 // of an iteration.
 func (iv *IndVar) Atom() Atom { return Atom{Kind: Counter, Index: iv.Loop.Index, Reg: iv.Reg} }
