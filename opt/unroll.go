@@ -164,13 +164,14 @@ type counted struct {
 	bound ir.Arg
 	tests map[int]bool // blocks whose branch is an index test
 	slack int64        // 1 if a test compares i+1, else 0
+	le    bool         // the tests are x <= bound: x < bound+1 without overflow
 	iv    *analysis.IndVar
 }
 
 // countedLoop reads a counted loop from the analysis: an induction
 // variable of step 1 that the loop's only latch, ending in a jump,
 // assigns from i+1 computed in the loop ("t = add i, 1; i = move t"),
-// and its index tests "x < bound" (or "x <= c" for a constant c) with x
+// and its index tests "x < bound" or "x <= bound" with x
 // either i or that i+1, which stay in the loop when they hold. Other
 // exits (break) may exist and are kept.
 func countedLoop(an *analysis.Analysis, lp *irLoop) (counted, bool) {
@@ -201,21 +202,23 @@ func countedLoop(an *analysis.Analysis, lp *irLoop) (counted, bool) {
 		if !l.Has(term.Succs[0]) || cmp.Type != c.typ || cmp.Args[0] != ir.R(c.index) && cmp.Args[0] != ir.R(next) {
 			continue
 		}
-		bound := cmp.Args[1]
+		bound, le := cmp.Args[1], false
 		switch {
 		case cmp.Op == ir.OpLt:
 		case cmp.Op == ir.OpLe && bound.Imm && bound.Bits != maxOf(c.typ):
 			bound = ir.Imm(c.typ, bound.Bits+1) // i <= c is i < c+1
+		case cmp.Op == ir.OpLe && !bound.Imm:
+			le = true
 		default:
 			continue
 		}
 		if cmp.Args[0] == ir.R(next) {
 			c.slack = 1
 		}
-		if len(c.tests) > 0 && bound != c.bound {
+		if len(c.tests) > 0 && (bound != c.bound || le != c.le) {
 			return c, false
 		}
-		c.bound = bound
+		c.bound, c.le = bound, le
 		c.tests[test.Block] = true
 	}
 	return c, len(c.tests) > 0
@@ -239,7 +242,8 @@ func (c *counted) start() (uint64, bool) {
 //	loop:   the original loop, which runs the last iterations
 //
 // i < limit means i+k < bound, so every removed test would have passed;
-// the limit saturates at the type's minimum, so nothing overflows.
+// the limit saturates at the type's minimum, so nothing overflows. Tests
+// i <= bound take k one less: i+k-1 < bound is i+k <= bound.
 func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 	wide := ir.Int64
 	lowest := uint64(1) << 63
@@ -250,6 +254,9 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 		wide, lowest = c.typ, c.typ.Normalize(lowest>>32)
 	}
 	k := uint64(int64(factor) - 1 + c.slack)
+	if c.le {
+		k--
+	}
 	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
 		if from == to {
 			return a
