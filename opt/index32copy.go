@@ -72,13 +72,25 @@ func (p *index32Plan) apply() {
 // loop itself.
 func (p *index32Plan) checkedCopy() int {
 	t := p.an.Task
-	term := t.Blocks[p.entry].Term
+	// Either loop may start with a preheader, where strength reduction
+	// sets up its pointers. Not in a block-level task: the 32-bit copy of
+	// example/sgemm's tile loops, with the 64-bit values they still read,
+	// took 160 registers where 124 served, and spilled.
+	choice := p.entry
+	if pr := p.an.Preds[choice]; t.Kind != ir.BlockLevel && t.Blocks[choice].Term.Kind == ir.Jump && len(pr) == 1 {
+		choice = pr[0]
+	}
+	term := t.Blocks[choice].Term
 	if term.Kind != ir.Branch {
 		return p.lp.Header
 	}
 	comment := t.Blocks[p.lp.Header].Comment
 	for _, s := range term.Succs {
-		if c := t.Blocks[s].Comment; s != p.lp.Header && (c == comment+" (checked)" || c == comment+" (checked if)") {
+		h := s
+		if b := t.Blocks[s]; b.Term.Kind == ir.Jump && b.Comment == "preheader" {
+			h = b.Term.Succs[0]
+		}
+		if c := t.Blocks[h].Comment; h != p.lp.Header && s != p.entry && (c == comment+" (checked)" || c == comment+" (checked if)") {
 			return s
 		}
 	}
