@@ -188,7 +188,7 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 				c.form = form
 			default:
 				c.most, c.ranged = rangeOf(c.index)
-				if !c.ranged && !lv.spanned(&c, in.Args[0]) {
+				if !c.ranged && !lv.spanned(&c, in.Args[0], lv.counterLimit(tests, p)) {
 					continue
 				}
 			}

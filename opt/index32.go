@@ -19,11 +19,12 @@ import (
 // bounds check, a store).
 //
 // What narrows: 64-bit adds, subtracts, multiplies, negations, moves,
-// shifts by a constant below 32 and conversions between int64 and uint64,
-// whose results are all a register's assignments in the loop, and the
-// comparisons of such registers (loop tests). A register the loop does
-// not narrow is truncated where a narrowed instruction reads it, when its
-// value there is bounded too. Only loops at the top of a nest are
+// signed minimums and maximums, shifts by a constant below 32 and
+// conversions between int64 and uint64, whose results are all a
+// register's assignments in the loop, and the comparisons of such
+// registers (loop tests). A register the loop does not narrow is
+// truncated where a narrowed instruction reads it, when its value there
+// is bounded too. Only loops at the top of a nest are
 // versioned, with the loops inside them, and only where a multiply of
 // two variables narrows, so code grows only where 64-bit index arithmetic
 // was. A loop that holds other loops is versioned only where HoistChecks
@@ -177,6 +178,8 @@ func narrowableArith(in *ir.Instr) bool {
 	switch in.Op {
 	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpNeg, ir.OpMove:
 		return true
+	case ir.OpMin, ir.OpMax: // signed: the order of int32 values is that of int64
+		return in.Type == ir.Int64
 	case ir.OpShl:
 		return in.Args[1].Imm && in.Args[1].Bits < 32
 	case ir.OpConvert:

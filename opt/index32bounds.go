@@ -125,11 +125,97 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 		lo, okLo := bb.lower(x, s, static)
 		hi, okHi := bb.upper(x, s, static)
 		if !okLo || !okHi {
+			clo, chi, cokLo, cokHi := bb.clampBounds(x)
+			if !okLo && cokLo {
+				lo, okLo = clo, true
+			}
+			if !okHi && cokHi {
+				hi, okHi = chi, true
+			}
+		}
+		if !okLo || !okHi {
 			return launchInterval{}, false
 		}
 		return bb.checked(launchInterval{lo, hi, static.Min, static.Max})
 	}
 	return launchInterval{}, false
+}
+
+// clampBounds bounds a value x that a min or a max assigned by its
+// operands' bounds: min(a, b) is at most either's upper bound and at
+// least the smaller of their lower bounds, max(a, b) the other way round.
+// One operand's bound serves where the other's is unknown, so that a
+// clamped index, min(max(y+dy, 0), h-1), lies in [min(0, h-1), h-1]
+// whatever y is. Each end is reported alone: okLo, okHi.
+func (bb *boundsBuilder) clampBounds(x analysis.Atom) (lo, hi ir.Arg, okLo, okHi bool) {
+	if x.Kind != analysis.Value || x.Site.Block < 0 || bb.depth > 8 {
+		return
+	}
+	in := bb.an.Instr(x.Site)
+	if in.Type != ir.Int64 {
+		return
+	}
+	bb.depth++
+	defer func() { bb.depth-- }()
+	if in.Op != ir.OpMin && in.Op != ir.OpMax {
+		return
+	}
+	isMin := in.Op == ir.OpMin
+	// The end both operands must bound (min's lower, max's upper) and
+	// the one either may.
+	var all, any []ir.Arg
+	allKnown := true
+	for _, a := range in.Args {
+		alo, ahi, aokLo, aokHi := bb.operandBounds(a, x.Site)
+		both, one, okBoth, okOne := alo, ahi, aokLo, aokHi
+		if !isMin {
+			both, one, okBoth, okOne = ahi, alo, aokHi, aokLo
+		}
+		if okBoth {
+			all = append(all, both)
+		} else {
+			allKnown = false
+		}
+		if okOne {
+			any = append(any, one)
+		}
+	}
+	var b1, b2 ir.Arg
+	var ok1, ok2 bool
+	if allKnown && len(all) > 0 {
+		b1, ok1 = all[0], true
+		for _, e := range all[1:] {
+			b1 = bb.arith(in.Op, b1, e)
+		}
+	}
+	if len(any) > 0 {
+		b2, ok2 = any[0], true
+		for _, e := range any[1:] {
+			b2 = bb.arith(in.Op, b2, e)
+		}
+	}
+	if isMin {
+		return b1, b2, ok1, ok2
+	}
+	return b2, b1, ok2, ok1
+}
+
+// operandBounds bounds an operand a of a min or max at s, each end alone
+// where a is itself a min or max.
+func (bb *boundsBuilder) operandBounds(a ir.Arg, s analysis.Site) (lo, hi ir.Arg, okLo, okHi bool) {
+	f, ok := bb.an.AffineOf(a, s)
+	if !ok {
+		return
+	}
+	if len(f.Terms) == 1 && f.Const == 0 && f.Terms[0].Coeff == 1 && len(f.Terms[0].Factors) == 1 {
+		if x := f.Terms[0].Factors[0]; x.Kind == analysis.Value && x.Site.Block >= 0 {
+			if op := bb.an.Instr(x.Site).Op; op == ir.OpMin || op == ir.OpMax {
+				return bb.clampBounds(x)
+			}
+		}
+	}
+	iv, ok := bb.form(f, s)
+	return iv.lo, iv.hi, ok, ok
 }
 
 // upper is an upper bound of a counter or loop value x at s: a constant

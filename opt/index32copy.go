@@ -72,12 +72,27 @@ func (p *index32Plan) apply() {
 // loop itself.
 func (p *index32Plan) checkedCopy() int {
 	t := p.an.Task
-	term := t.Blocks[p.entry].Term
+	// Either loop may start with a preheader, where strength reduction
+	// sets up its pointers. Not in a block-level task: the 32-bit copy of
+	// example/sgemm's tile loops, with the 64-bit values they still read,
+	// took 160 registers where 124 served, and spilled.
+	choice := p.entry
+	if pr := p.an.Preds[choice]; t.Kind != ir.BlockLevel && t.Blocks[choice].Term.Kind == ir.Jump && len(pr) == 1 {
+		choice = pr[0]
+	}
+	term := t.Blocks[choice].Term
 	if term.Kind != ir.Branch {
 		return p.lp.Header
 	}
-	if fb := t.Blocks[p.lp.Header].Fallback; fb != 0 && slices.Contains(term.Succs[:], fb) {
-		return fb
+	fb := t.Blocks[p.lp.Header].Fallback
+	for _, s := range term.Succs {
+		h := s
+		if b := t.Blocks[s]; b.Term.Kind == ir.Jump && b.Comment == "preheader" {
+			h = b.Term.Succs[0]
+		}
+		if fb != 0 && h == fb && s != p.entry {
+			return s
+		}
 	}
 	return p.lp.Header
 }

@@ -49,6 +49,7 @@ type loopValues struct {
 	busy    map[site]bool
 	unknown int
 	facts   *analysis.Analysis // made when first asked for (analysed)
+	below   *limit             // the counter's limit where a span is asked for (spanned)
 }
 
 // newLoopValues takes lp's counter from ir/analysis: a 64-bit induction

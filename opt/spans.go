@@ -35,6 +35,9 @@ func (lv *loopValues) structuralSpan(v *expr, need *[]*expr) span {
 	if v.invariant() {
 		return span{v, v}
 	}
+	if v.counter && lv.below != nil && lv.step.Imm {
+		return lv.counterSpan(need)
+	}
 	if v.op == ir.OpInvalid || v.typ != ir.Int64 || len(v.args) != 2 {
 		return lv.analysed(v)
 	}
@@ -124,16 +127,38 @@ func (lv *loopValues) constantOf(typ ir.Type, bits uint64) *expr {
 	return lv.resolve(ir.Imm(typ, bits), site{})
 }
 
-// spanned bounds the index of check c, a 64-bit signed integer a, by a span.
-func (lv *loopValues) spanned(c *hoistedCheck, a ir.Arg) bool {
+// spanned bounds the index of check c, a 64-bit signed integer a, by a
+// span; the counter lies below l, when known, where c is.
+func (lv *loopValues) spanned(c *hoistedCheck, a ir.Arg, l *limit) bool {
 	if a.Imm || lv.t.Regs[a.Reg] != ir.Int64 {
 		return false
 	}
 	var needs []*expr
+	lv.below = l
 	s := lv.spanOf(c.index, &needs)
+	lv.below = nil
 	if s.lo == nil || s.hi == nil {
 		return false
 	}
 	c.bounds, c.needs = &s, needs
 	return true
+}
+
+// counterSpan bounds the counter where it is below the limit lv.below:
+// from its first value, since it only goes up, to the larger of that and
+// the limit less one. The larger, because a loop tested at its end runs
+// its first iteration whatever the bound, as
+// for j := range n { ... a[max(i, j)*n+min(i, j)] } does once n > 0. As
+// for lastStep, the limit must lie in [-2^62, 2^62]: the counter, below
+// it and advancing by less than 2^42, then never wraps around. A
+// grid-stride counter is left to ir/analysis, which bounds it by the
+// tests of the nest's levels without these conditions.
+func (lv *loopValues) counterSpan(need *[]*expr) span {
+	l := lv.below
+	first := &expr{counter: true, key: "counter", variant: true}
+	bound := lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, l.bound, lv.constantOf(ir.Int64, l.offset-1))
+	*need = append(*need, lv.node(ir.OpLe, ir.Uint64, ir.Invalid, 0,
+		lv.node(ir.OpAdd, ir.Uint64, ir.Invalid, 0, lv.unsigned(l.bound), lv.constantOf(ir.Uint64, 1<<62)),
+		lv.constantOf(ir.Uint64, 1<<63)))
+	return span{first, lv.node(ir.OpMax, ir.Int64, ir.Invalid, 0, first, bound)}
 }

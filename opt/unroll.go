@@ -143,14 +143,15 @@ type counted struct {
 	bound ir.Arg
 	tests map[int]bool // blocks whose branch is an index test
 	slack int64        // 1 if a test compares i+1, else 0
+	le    bool         // the tests are x <= bound: x < bound+1 without overflow
 }
 
 // countedLoop reads a counted loop from the analysis: an induction
 // variable of step 1 that the loop's only latch, ending in a jump,
 // assigns from i+1 computed in the loop ("t = add i, 1; i = move t"),
-// and its exit tests "i+slack < bound" (or "<= c" for a constant c) of
-// its type, slack 0 or 1, which branch into the loop when they hold and
-// read the bound second. Other exits (break) may exist and are kept.
+// and its exit tests "i+slack < bound" or "i+slack <= bound" of its
+// type, slack 0 or 1, which branch into the loop when they hold and read
+// the bound second. Other exits (break) may exist and are kept.
 func countedLoop(an *analysis.Analysis, lp *ir.Loop) (counted, bool) {
 	var c counted
 	l := an.LoopAt(lp.Header)
@@ -177,19 +178,21 @@ func countedLoop(an *analysis.Analysis, lp *ir.Loop) (counted, bool) {
 		if !ok || offset != 0 && offset != 1 || !stays || test.Type != c.iv.Type || test.BoundArg != an.Instr(test.Compare).Args[1] {
 			continue
 		}
-		bound := test.BoundArg
+		bound, le := test.BoundArg, false
 		switch {
 		case test.Op == ir.OpLt:
 		case test.Op == ir.OpLe && bound.Imm && bound.Bits != maxOf(c.iv.Type):
 			bound = ir.Imm(c.iv.Type, bound.Bits+1) // i <= c is i < c+1
+		case test.Op == ir.OpLe && !bound.Imm:
+			le = true
 		default:
 			continue
 		}
 		c.slack = max(c.slack, offset)
-		if len(c.tests) > 0 && bound != c.bound {
+		if len(c.tests) > 0 && (bound != c.bound || le != c.le) {
 			return c, false
 		}
-		c.bound = bound
+		c.bound, c.le = bound, le
 		c.tests[test.Block] = true
 	}
 	return c, len(c.tests) > 0
@@ -213,7 +216,8 @@ func (c *counted) start() (uint64, bool) {
 //	loop:   the original loop, which runs the last iterations
 //
 // i < limit means i+k < bound, so every removed test would have passed;
-// the limit saturates at the type's minimum, so nothing overflows.
+// the limit saturates at the type's minimum, so nothing overflows. Tests
+// i <= bound take k one less: i+k-1 < bound is i+k <= bound.
 func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 	wide := ir.Int64
 	lowest := uint64(1) << 63
@@ -225,6 +229,9 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 		wide, lowest = typ, typ.Normalize(lowest>>32)
 	}
 	k := uint64(int64(factor) - 1 + c.slack)
+	if c.le {
+		k--
+	}
 	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
 		if from == to {
 			return a

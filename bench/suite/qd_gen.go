@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f1d631b665448b3728d96860d5306da08873ff02516778c021459595cd00e3b2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ba1b9831e8784c2ce24a49a10919c2f83901efef5fddb93cb31b4ac7634b38f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "55fd91382cf10df719e05b0b46a853360549f9714f5dbf5d0ac4d50b0b4c3f21"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f66c14cf6a1e71219f703aeaac8cf0155dee067a9e85c3cfa34da1d088d208ca"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

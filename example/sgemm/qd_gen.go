@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "73745887e2d8ca49f027049bb43f71363d5b333d35d0761587421000d66c4e03"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0e79ea35acecfbc8d81bf2b8f6a9f2a7a976b6889ee2b7a3d667c8ea3342b75a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5cff01347113f9edc7f2fe1a31d68599ecb60aadae048f1b776da66c684c5d3f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7ccc013bf97960db0342e4169517813793f170d59356e4dbe60028c40c4ed4f0"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

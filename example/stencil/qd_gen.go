@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13ab43da9ad155007d811bc4e3ea4e2b97a19f7fb9d4061c6feebe3b00155365"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1feae75f1558a58202583800ce3feecbc23756b05e4f84eba448d06680989bae"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5e6b6567ae1f3474178eaa0027228ec8af2b0390f4989755c549f59b547dfe2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9c653fef19d31fa36691ff1de4cb1223b24de266d726553d4298cf4e7ea054de"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "457bb4c327841ceb6b80457c2fbb9a2a5ed5387d29d8b834ffee2aee81328ef1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "16cffc6ae672c8aaed256123fc0aaa0c513b194c779f645a4e9dcc73ca9688fd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c89599db631cda183c8672bf60d41911547f841c4b5d4d429a8640ea66e16a2b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4493fe4655382bd04124438b8b6c0f538c958b8bf3526db3d3f6ba9f22153563"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -538,14 +538,14 @@ qd_fault: {
 // Task 4 of kernel Forms(a []i64, n i64), serial.
 extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r0 = 0, r2 = 0, r15 = 0, r25 = 0, r28 = 0, r31 = 0, r36 = 0, r39 = 0;
-	bool r42 = 0, r47 = 0;
+	bool r40 = 0, r41 = 0, r45 = 0, r51 = 0, r56 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
-	i64 r14 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r24 = 0, r37 = 0;
-	i64 r40 = 0, r45 = 0, r46 = 0;
+	i64 r14 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r24 = 0, r42 = 0;
+	i64 r43 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r55 = 0;
 	u64 r26 = 0, r27 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
-	u64 r38 = 0, r41 = 0;
-	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r20 = 0, *r23 = 0, *r43 = 0;
-	char *r44 = 0;
+	u64 r37 = 0, r38 = 0, r44 = 0, r50 = 0;
+	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r20 = 0, *r23 = 0, *r52 = 0;
+	char *r53 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "basic.go"
@@ -553,24 +553,24 @@ extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 #line 49 "basic.go"
 	r5 = p0; r6 = p1;
 #line 47 "basic.go"
-	r0 = r1 > 3ll; if (!r0) goto b27; r3 = 0ll; r26 = (u64)r6; r42 = 9223372036854775806ull < r26; r28 = 0ull < r26; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; r32 = r29 - 1ull; r33 = r32; r34 = r26 - 1ull; r35 = r34; r36 = r33 <= r35; if (!r28) goto b28; if (!r31) goto b28; if (!r36) goto b28; if (!r42) goto b28; r43 = r5 + 0ll; r45 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r46 = (u64)r45 - 8ull;
-b8: // unroll guard
+	r0 = r1 > 3ll; if (!r0) goto b28; r3 = 0ll; r26 = (u64)r6; r28 = 0ull < r26; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; r32 = r29 - 1ull; r33 = r32; r34 = r26 - 1ull; r35 = r34; r36 = r33 <= r35; r39 = r31; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r28) goto b29; if (!r31) goto b29; if (!r36) goto b29; if (!r39) goto b29; if (!r51) goto b29; r52 = r5 + 0ll; r54 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r55 = (u64)r54 - 8ull;
+b9: // unroll guard
 #line 47 "basic.go"
-	r47 = r3 < r46; if (!r47) goto b25;
+	r56 = r3 < r55; if (!r56) goto b26;
 #line 49 "basic.go"
-	r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r43 = r43 + 8ll; goto b8;
-b25: // rangeint.body
+	r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; goto b9;
+b26: // rangeint.body
 #line 49 "basic.go"
-	r4 = r43; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; if (!r15) goto b27; r3 = r14; r43 = r43 + 8ll; goto b25;
-b27: // if.done
+	r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; if (!r15) goto b28; r3 = r14; r52 = r52 + 8ll; goto b26;
+b28: // if.done
 #line 49 "basic.go"
 	return;
-b28: // preheader
+b29: // preheader
 #line 49 "basic.go"
-	r44 = r5 + 0ll;
-b29: // rangeint.body (checked)
+	r53 = r5 + 0ll;
+b30: // rangeint.body (checked)
 #line 49 "basic.go"
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; } r16 = r44; r17 = *(i64 *)r16; r18 = (u64)r3 - 1ull; r19 = r18 > 0ll ? r18 : 0ll; if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; } r20 = r5 + r19 * 8; r21 = *(i64 *)r20; r22 = (u64)r17 + (u64)r21; r23 = r16; *(i64 *)r23 = r22; r24 = (u64)r3 + 1ull; r25 = r24 < r1; if (!r25) goto b27; r3 = r24; r44 = r44 + 8ll; goto b29;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; } r16 = r53; r17 = *(i64 *)r16; r18 = (u64)r3 - 1ull; r19 = r18 > 0ll ? r18 : 0ll; if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; } r20 = r5 + r19 * 8; r21 = *(i64 *)r20; r22 = (u64)r17 + (u64)r21; r23 = r16; *(i64 *)r23 = r22; r24 = (u64)r3 + 1ull; r25 = r24 < r1; if (!r25) goto b28; r3 = r24; r53 = r53 + 8ll; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

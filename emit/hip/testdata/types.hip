@@ -988,18 +988,36 @@ qd_fault: {
 // Task 0 of kernel TriRows(out []f32, a []f32, n i64), parallel.
 extern "C" __global__ void TriRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r8 = 0, r21 = 0, r22 = 0, r24 = 0, r33 = 0, r37 = 0, r40 = 0;
-	bool r46 = 0, r47 = 0, r58 = 0, r62 = 0, r68 = 0, r75 = 0, r80 = 0, r85 = 0;
+	bool r46 = 0, r47 = 0, r58 = 0, r62 = 0, r68 = 0, r76 = 0, r77 = 0, r80 = 0;
+	bool r82 = 0, r83 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0, r92 = 0, r94 = 0;
+	bool r96 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r106 = 0, r107 = 0, r108 = 0;
+	bool r109 = 0, r111 = 0, r112 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r120 = 0;
+	bool r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0;
+	bool r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	bool r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0;
+	bool r145 = 0, r146 = 0, r168 = 0, r170 = 0, r179 = 0, r180 = 0, r190 = 0, r194 = 0;
+	bool r199 = 0, r211 = 0;
+	i32 r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0;
+	i32 r155 = 0, r156 = 0, r157 = 0, r158 = 0, r166 = 0, r167 = 0, r202 = 0, r203 = 0;
+	i32 r205 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
 	i64 r13 = 0, r16 = 0, r19 = 0, r20 = 0, r23 = 0, r25 = 0, r26 = 0, r30 = 0;
 	i64 r32 = 0, r35 = 0, r48 = 0, r49 = 0, r53 = 0, r55 = 0, r56 = 0, r69 = 0;
-	i64 r71 = 0, r73 = 0, r79 = 0, r84 = 0, r89 = 0;
+	i64 r71 = 0, r73 = 0, r75 = 0, r78 = 0, r79 = 0, r81 = 0, r84 = 0, r85 = 0;
+	i64 r86 = 0, r91 = 0, r93 = 0, r95 = 0, r97 = 0, r98 = 0, r99 = 0, r104 = 0;
+	i64 r105 = 0, r110 = 0, r113 = 0, r115 = 0, r119 = 0, r169 = 0, r171 = 0, r172 = 0;
+	i64 r176 = 0, r178 = 0, r181 = 0, r182 = 0, r186 = 0, r187 = 0, r188 = 0, r200 = 0;
+	i64 r201 = 0;
+	u32 r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r204 = 0;
+	u32 r206 = 0;
 	u64 r34 = 0, r36 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
 	u64 r45 = 0, r54 = 0, r57 = 0, r59 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0;
-	u64 r65 = 0, r66 = 0, r67 = 0;
-	float r6 = 0, r14 = 0, r15 = 0, r28 = 0, r29 = 0, r51 = 0, r52 = 0, r77 = 0;
-	float r78 = 0, r82 = 0, r83 = 0, r87 = 0, r88 = 0;
+	u64 r65 = 0, r66 = 0, r67 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0, r195 = 0;
+	u64 r196 = 0, r197 = 0, r198 = 0;
+	float r6 = 0, r14 = 0, r15 = 0, r28 = 0, r29 = 0, r51 = 0, r52 = 0, r174 = 0;
+	float r175 = 0, r184 = 0, r185 = 0;
 	char *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r27 = 0, *r31 = 0, *r50 = 0, *r70 = 0;
-	char *r72 = 0, *r74 = 0, *r76 = 0, *r81 = 0, *r86 = 0;
+	char *r72 = 0, *r74 = 0, *r173 = 0, *r177 = 0, *r183 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 119 "types.go"
@@ -1009,60 +1027,82 @@ extern "C" __global__ void TriRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 124 "types.go"
 	r18 = p0; r19 = p1;
 #line 119 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r34 = (u64)r19; r35 = r2; r36 = (u64)r35; r37 = r36 < r34; r38 = (u64)r3; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r34 - 1ull; r45 = r44 - r36; r46 = r43 <= r45; if (!r37) goto b25; if (!r40) goto b25; if (!r46) goto b25; r54 = (u64)r13; r66 = r54 - 1ull;
-b5: // head
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r34 = (u64)r19; r35 = r2; r36 = (u64)r35; r37 = r36 < r34; r38 = (u64)r3; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r34 - 1ull; r45 = r44 - r36; r46 = r43 <= r45; if (!r37) goto b39; if (!r40) goto b39; if (!r46) goto b39; r54 = (u64)r13; r66 = r54 - 1ull; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r79 = (u64)r78 - 1ull; r80 = r79 <= 2147483647ll; r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r83 = r81 <= 2147483647ll; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r88 = r85 <= 2147483647ll; r86 = r84 > 0ll ? r84 : 0ll; r89 = r86 >= (-2147483648ll); r90 = r86 <= 2147483647ll; r91 = p3; r92 = r91 <= 2147483647ll; r93 = (u64)r81 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r81 * (u64)(-1ll); r96 = r95 >= (-2147483648ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r100 = r98 >= (-2147483648ll); r101 = r98 <= 2147483647ll; r102 = r99 >= (-2147483648ll); r103 = r99 <= 2147483647ll; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r107 = r104 <= 2147483647ll; r105 = (u64)r99 + (u64)(-1ll); r108 = r105 >= (-2147483648ll); r109 = r105 <= 2147483647ll; r110 = (u64)r105 + (u64)r91; r111 = r110 >= (-2147483648ll); r112 = r110 <= 2147483647ll; r113 = (u64)r91 + (u64)(-1ll); r114 = r113 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r116 = r115 >= (-2147483648ll); r117 = r115 <= 2147483647ll; r118 = r78 <= 2147483647ll; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r121 = r76 & r77; r122 = r121 & r80; r123 = r122 & r82; r124 = r123 & r83; r125 = r124 & r87; r126 = r125 & r88; r127 = r126 & r89; r128 = r127 & r90; r129 = r128 & r92; r130 = r129 & r94; r131 = r130 & r96; r132 = r131 & r100; r133 = r132 & r101; r134 = r133 & r102; r135 = r134 & r103; r136 = r135 & r106; r137 = r136 & r107; r138 = r137 & r108; r139 = r138 & r109; r140 = r139 & r111; r141 = r140 & r112; r142 = r141 & r114; r143 = r142 & r116; r144 = r143 & r117; r145 = r144 & r118; r146 = r145 & r120; r147 = (i32)r2; if (!r146) goto b39; r202 = (i32)r3; r203 = r202; r204 = (u32)r54; r206 = (u32)r66; r208 = (i32)r1;
+b7: // head (int32)
 #line 119 "types.go"
-	r4 = r2 < r3; if (!r4) goto b24; r5 = r2; r6 = 0x0p+00f; r7 = 0ll; r55 = (u64)r5 * (u64)r3; r56 = r55; r57 = (u64)r56; r58 = r57 < r54; r59 = (u64)r5; r60 = r59 + 1ull; r61 = r60 + 4611686018427387904ull; r62 = r61 <= 9223372036854775808ull; r63 = r60 - 1ull; r65 = r63; r67 = r66 - r57; r68 = r65 <= r67; if (!r58) goto b21; if (!r62) goto b21; if (!r68) goto b21;
+	r168 = r147 < r202; if (!r168) goto b38; r148 = r147; r6 = 0x0p+00f; r149 = 0; r157 = (u32)r148 * (u32)r203; r158 = r157; r159 = (u32)r158; r190 = r159 < r204; r160 = (u32)r148; r161 = r160 + 1u; r205 = (i32)r161; r192 = (u64)r205; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; r162 = r161 - 1u; r164 = r162; r165 = r206 - r159; r199 = r164 <= r165; if (!r190) goto b35; if (!r194) goto b35; if (!r199) goto b35;
 #line 122 "types.go"
-	r9 = r55; r69 = r9; r70 = r12 + r69 * 4;
-b11: // for.loop
+	r150 = r157; r166 = r150; r200 = (i64)r166; r70 = r12 + r200 * 4; r209 = r148 > (-2147483642) ? r148 : (-2147483642); r210 = (u32)r209 - 6u;
+b14: // unroll guard
+#line 122 "types.go"
+	r211 = r149 < r210; if (!r211) goto b31;
 #line 121 "types.go"
-	r8 = r7 <= r5; if (!r8) goto b19;
-	r11 = r70; r14 = *(float *)r11; r15 = r6 + r14;
+	r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r16 = (u64)r7 + 1ull; r6 = r15; r7 = r16; r70 = r70 + 4ll; r75 = r7 <= r5; if (!r75) goto b19;
-	r76 = r70; r77 = *(float *)r76; r78 = r6 + r77;
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r79 = (u64)r7 + 1ull; r6 = r78; r7 = r79; r70 = r70 + 4ll; r80 = r7 <= r5; if (!r80) goto b19;
-	r81 = r70; r82 = *(float *)r81; r83 = r6 + r82;
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r84 = (u64)r7 + 1ull; r6 = r83; r7 = r84; r70 = r70 + 4ll; r85 = r7 <= r5; if (!r85) goto b19;
-	r86 = r70; r87 = *(float *)r86; r88 = r6 + r87;
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r89 = (u64)r7 + 1ull; r6 = r88; r7 = r89; r70 = r70 + 4ll; goto b11;
-b19: // for.done
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b14;
+b31: // for.loop (int32)
+#line 121 "types.go"
+	r170 = r149 <= r148; if (!r170) goto b33;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b31;
+b33: // for.done (int32)
+#line 121 "types.go"
+	r169 = (i64)r148;
 #line 124 "types.go"
-	r17 = r18 + r5 * 4; *(float *)r17 = r6;
+	r177 = r18 + r169 * 4; *(float *)r177 = r6;
 #line 119 "types.go"
-	r2 = (u64)r2 + (u64)r1; goto b5;
-b21: // preheader
+	r147 = (u32)r147 + (u32)r208; goto b7;
+b35: // preheader (int32)
 #line 122 "types.go"
-	r48 = r55; r73 = r48; r74 = r12 + r73 * 4;
-b22: // for.loop (checked)
+	r154 = r157; r167 = r154; r201 = (i64)r167; r74 = r12 + r201 * 4;
+b36: // for.loop (checked) (int32)
 #line 121 "types.go"
-	r47 = r7 <= r5; if (!r47) goto b19;
-	r49 = (u64)r48 + (u64)r7; if ((u64)r49 >= (u64)r13) { qd_site = 0; qd_x = r49; qd_y = r13; goto qd_fault; } r50 = r74; r51 = *(float *)r50; r52 = r6 + r51;
+	r180 = r149 <= r148; if (!r180) goto b33;
+	r155 = (u32)r154 + (u32)r149; r182 = (i64)r155; if ((u64)r182 >= (u64)r13) { qd_site = 0; qd_x = r182; qd_y = r13; goto qd_fault; } r183 = r74; r184 = *(float *)r183; r185 = r6 + r184;
 #line 121 "types.go"
-	r53 = (u64)r7 + 1ull; r6 = r52; r7 = r53; r74 = r74 + 4ll; goto b22;
-b24: // exit
+	r156 = (u32)r149 + 1u; r6 = r185; r149 = r156; r74 = r74 + 4ll; goto b36;
+b38: // exit
 #line 121 "types.go"
 	return;
-b25: // head (checked)
+b39: // head (checked)
 #line 119 "types.go"
-	r22 = r2 < r3; if (!r22) goto b24; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
+	r22 = r2 < r3; if (!r22) goto b38; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
 #line 122 "types.go"
 	r25 = (u64)r23 * (u64)r3; r71 = r25; r72 = r12 + r71 * 4;
-b28: // for.loop (checked)
+b42: // for.loop (checked)
 #line 121 "types.go"
-	r24 = r7 <= r23; if (!r24) goto b30;
+	r24 = r7 <= r23; if (!r24) goto b44;
 	r26 = (u64)r25 + (u64)r7; if ((u64)r26 >= (u64)r13) { qd_site = 0; qd_x = r26; qd_y = r13; goto qd_fault; } r27 = r72; r28 = *(float *)r27; r29 = r6 + r28;
 #line 121 "types.go"
-	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b28;
-b30: // for.done (checked)
+	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b42;
+b44: // for.done (checked)
 #line 124 "types.go"
 	if ((u64)r23 >= (u64)r19) { qd_site = 1; qd_x = r23; qd_y = r19; goto qd_fault; } r31 = r18 + r23 * 4; *(float *)r31 = r6;
 #line 119 "types.go"
-	r2 = (u64)r2 + (u64)r1; goto b25;
+	r2 = (u64)r2 + (u64)r1; goto b39;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
