@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f1d631b665448b3728d96860d5306da08873ff02516778c021459595cd00e3b2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ba1b9831e8784c2ce24a49a10919c2f83901efef5fddb93cb31b4ac7634b38f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5c58c4a657c9bb3cce6f622d7da9623268539f11b88ae489652dd080b30a9b2b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3cd669616903cbe75f79f86be5eb871b0fd8702a084dbe3b1cbde3a04b1f6bd1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "73745887e2d8ca49f027049bb43f71363d5b333d35d0761587421000d66c4e03"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0e79ea35acecfbc8d81bf2b8f6a9f2a7a976b6889ee2b7a3d667c8ea3342b75a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7d068c8df440963e6000c1d0c40f786e9017b9a5f3f8f9d827b7ca4c73ff00c8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "56ed4990cc68912470d7079491ca8572de349dc6d489741b6661b90b425af95f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

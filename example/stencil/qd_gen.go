@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13ab43da9ad155007d811bc4e3ea4e2b97a19f7fb9d4061c6feebe3b00155365"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1feae75f1558a58202583800ce3feecbc23756b05e4f84eba448d06680989bae"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4035aa2ca9b777acfb098c682ee296033aeda43e8bfcbcc269000d2cbf9ba951"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "430e8f5b5bd429aa73649a9dd7f601a5801b0165af27b06db9af64c3084bd545"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "457bb4c327841ceb6b80457c2fbb9a2a5ed5387d29d8b834ffee2aee81328ef1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "16cffc6ae672c8aaed256123fc0aaa0c513b194c779f645a4e9dcc73ca9688fd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "aa2a9f9613315cc70df4a946df4878b4f8bf46d8b97dc9fe37ec0221c9b49c3e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "06bb3efab32ce39c8ff89f225bd061fe8077fa77253ac79ac2113fd91b7a84bc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
