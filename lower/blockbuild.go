@@ -76,14 +76,31 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 
 	tb.cur = index
 	at := ir.R(blk)
+	offsets := make([]ir.Arg, len(bn.levels))
 	for k := len(bn.levels) - 1; k >= 0; k-- {
-		offset := at
+		offsets[k] = at
 		if k > 0 {
-			q := tb.op(ir.OpDiv, u, at, ranges[k].count)
-			offset = ir.R(tb.op(ir.OpSub, u, at, ir.R(tb.op(ir.OpMul, u, ir.R(q), ranges[k].count))))
-			at = ir.R(q)
+			// A remainder rather than at - q·count: the range analysis
+			// bounds a remainder by the test below, where the affine form
+			// of the difference would lose the bound in the sums that
+			// use it. opt.FuseDivRem divides once for both.
+			offsets[k] = ir.R(tb.op(ir.OpRem, u, at, ranges[k].count))
+			at = ir.R(tb.op(ir.OpDiv, u, at, ranges[k].count))
 		}
-		v := tb.op(ir.OpAdd, u, ranges[k].first, offset)
+	}
+	// As a collapsed nest's head does (nest.go), the levels' offsets of a
+	// 2-D grid are tested against their counts, tests that always pass:
+	// they tell the range analysis that each index lies in its level's
+	// range, the bounds that decide the body's checks before the loop
+	// (opt.HoistChecks); opt.RemoveProvenTests drops them afterwards.
+	for k := 0; len(bn.levels) > 1 && k < len(bn.levels); k++ {
+		more := tb.op(ir.OpLt, u, offsets[k], ranges[k].count)
+		next := t.NewBlock("index")
+		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{next.Index, exit.Index}}
+		tb.cur = next
+	}
+	for k := range bn.levels {
+		v := tb.op(ir.OpAdd, u, ranges[k].first, offsets[k])
 		tb.convertInto(f.regsFor(bn.levels[k].phi)[0], ir.R(v), u)
 	}
 	tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}

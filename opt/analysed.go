@@ -25,7 +25,13 @@ func (lv *loopValues) analysed(v *expr) span {
 	if lv.facts == nil {
 		lv.facts = analysis.New(lv.t)
 	}
-	r := lv.facts.RangeOf(ir.R(in.Dst), analysis.Site{Block: v.origin.block, At: v.origin.at + 1})
+	at := analysis.Site{Block: v.origin.block, At: v.origin.at + 1}
+	if lv.holdsAtCheck(*v.origin) {
+		// y < h in if y < h && x < w { s[y*w+x] } bounds y at the check,
+		// not where y is computed.
+		at = analysis.Site{Block: lv.checkAt.block, At: lv.checkAt.at}
+	}
+	r := lv.facts.RangeOf(ir.R(in.Dst), at)
 	// A numeric bound serves where it can pass the test before the loop,
 	// which wants every bound of an index at least 0 and below 2^63.
 	lo := lv.firstBound(r.Lower, r.Min, r.Min >= 0)
@@ -98,4 +104,18 @@ func (lv *loopValues) paramType(i int) ir.Type {
 		}
 	}
 	return ir.Invalid
+}
+
+// holdsAtCheck reports whether the register that the instruction at d
+// assigns still holds, at the check spanOf bounds, the value that the
+// check's index was computed from: d is its only assignment in the loop
+// (an expression's origin), d dominates the check, and both are in the
+// same innermost loop, so that no iteration of a loop around d alone
+// assigns it again between the index's computation and the check.
+func (lv *loopValues) holdsAtCheck(d site) bool {
+	p := lv.checkAt
+	if p == nil || !dominates(lv.dom, d, *p) {
+		return false
+	}
+	return lv.facts.LoopOf(d.block) == lv.facts.LoopOf(p.block)
 }

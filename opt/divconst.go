@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // DivideByConstants replaces integer division and remainder by constants
@@ -19,6 +20,7 @@ import (
 func DivideByConstants(t *ir.Task) {
 	preds := t.Preds()
 	nonneg := nonNegativeDividends(t)
+	fits := dividendsIn32Bits(t)
 	for bi, b := range t.Blocks {
 		var out []ir.Instr
 		changed := false
@@ -28,7 +30,7 @@ func DivideByConstants(t *ir.Task) {
 				changed = true
 				continue
 			}
-			if seq, ok := narrowDivision(t, preds, in, site{bi, i}); ok {
+			if seq, ok := narrowDivision(t, preds, in, site{bi, i}, fits[site{bi, i}]); ok {
 				out = append(out, seq...)
 				changed = true
 				continue
@@ -74,7 +76,7 @@ func (s *seq) shift(op ir.Op, typ ir.Type, x ir.Arg, n int) ir.Arg {
 
 // narrowDivision divides a 64-bit integer in [0, 2^32) by a constant in
 // (0, 2^32) in 32 unsigned bits, where signed and unsigned division agree.
-func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site) ([]ir.Instr, bool) {
+func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site, fits bool) ([]ir.Instr, bool) {
 	typ, u := in.Type, ir.Uint32
 	if in.Op != ir.OpDiv && in.Op != ir.OpRem || !typ.IsInteger() || typ.Bits() != 64 || !in.Args[1].Imm || in.Args[0].Imm {
 		return nil, false
@@ -83,7 +85,7 @@ func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site) ([]ir.Instr
 	if c == 0 || c >= 1<<32 {
 		return nil, false
 	}
-	if m, ok := largestAt(t, preds, in.Args[0], at, 0); !ok || m >= 1<<32 {
+	if m, ok := largestAt(t, preds, in.Args[0], at, 0); !fits && (!ok || m >= 1<<32) {
 		return nil, false
 	}
 	s := &seq{t: t}
@@ -97,6 +99,28 @@ func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site) ([]ir.Instr
 	}
 	s.out = append(s.out, ir.Instr{Op: ir.OpConvert, Type: typ, From: u, Dst: in.Dst, Args: []ir.Arg{q}, Pos: in.Pos})
 	return s.out, true
+}
+
+// dividendsIn32Bits finds the 64-bit divisions and remainders by
+// constants whose dividend the range analysis bounds in [0, 2^32) where
+// they are: e/w in for e := t; e < w*w; e += n, with t a thread's index.
+// They are all found before any changes the task.
+func dividendsIn32Bits(t *ir.Task) map[site]bool {
+	var an *analysis.Analysis
+	fits := map[site]bool{}
+	for bi, b := range t.Blocks {
+		for i, in := range b.Instrs {
+			if in.Op != ir.OpDiv && in.Op != ir.OpRem || !in.Type.IsInteger() || in.Type.Bits() != 64 || !in.Args[1].Imm || in.Args[0].Imm {
+				continue
+			}
+			if an == nil {
+				an = analysis.New(t)
+			}
+			r := an.RangeOf(in.Args[0], analysis.Site{Block: bi, At: i})
+			fits[site{bi, i}] = r.Min >= 0 && r.Max < 1<<32
+		}
+	}
+	return fits
 }
 
 // divisionSequence returns the instructions that compute in, a division or

@@ -188,6 +188,12 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 				c.form = form
 			default:
 				c.most, c.ranged = rangeOf(c.index)
+				if c.ranged && c.length.constant && c.most >= c.length.leaf.Bits {
+					// The test before the loop would always fail, as
+					// for a quotient of 32 bits indexing a small array,
+					// and send every launch to the copy with checks.
+					c.ranged = false
+				}
 				if !c.ranged && !lv.spanned(&c, in.Args[0], lv.counterLimit(tests, p)) {
 					continue
 				}

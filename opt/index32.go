@@ -85,7 +85,7 @@ func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {
 		return nil
 	}
 	p := &index32Plan{an: an, lp: lp, entry: entries[0], instr: map[analysis.Site]bool{}, regs: map[ir.Reg]bool{}}
-	dry := newBoundsBuilder(an, nil)
+	dry := newBoundsBuilder(an, nil, p.entry)
 	for _, bi := range lp.Blocks {
 		for i := range an.Task.Blocks[bi].Instrs {
 			s := analysis.Site{Block: bi, At: i}

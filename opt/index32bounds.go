@@ -47,12 +47,14 @@ type boundsBuilder struct {
 	conds []ir.Arg  // the comparisons that must all hold
 	seen  map[string]ir.Arg
 	depth int
+	// entry is the block at whose end the test runs.
+	entry int
 }
 
 var placeholder = ir.Arg{Reg: ir.NoReg}
 
-func newBoundsBuilder(an *analysis.Analysis, b *ir.Block) *boundsBuilder {
-	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}}
+func newBoundsBuilder(an *analysis.Analysis, b *ir.Block, entry int) *boundsBuilder {
+	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}, entry: entry}
 }
 
 // fits adds to the test that f's value at s lies in int32, and reports
@@ -122,6 +124,15 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 		last := bb.arith(ir.OpSub, n, ir.Imm(ir.Int64, 1))
 		return bb.checked(launchInterval{ir.Imm(ir.Int64, 0), last, 0, static.Max})
 	case analysis.Counter, analysis.Value:
+		if bb.before(x) {
+			// Computed before the loop, as a block-level task's counts
+			// are: the test reads it as it is.
+			v := ir.R(x.Reg)
+			if bb.b == nil {
+				v = placeholder
+			}
+			return bb.checked(launchInterval{v, v, static.Min, static.Max})
+		}
 		lo, okLo := bb.lower(x, s, static)
 		hi, okHi := bb.upper(x, s, static)
 		if !okLo || !okHi {
@@ -216,6 +227,18 @@ func (bb *boundsBuilder) operandBounds(a ir.Arg, s analysis.Site) (lo, hi ir.Arg
 	}
 	iv, ok := bb.form(f, s)
 	return iv.lo, iv.hi, ok, ok
+}
+
+// before reports whether x is a 64-bit value that the test can read
+// where it runs: its register's only assignment, in a block that
+// dominates the test's, so that it holds there what it holds in the
+// loop.
+func (bb *boundsBuilder) before(x analysis.Atom) bool {
+	if x.Kind != analysis.Value || bb.t.Regs[x.Reg] != ir.Int64 {
+		return false
+	}
+	defs := bb.an.Defs(x.Reg)
+	return len(defs) == 1 && defs[0] == x.Site && bb.an.Dominates(x.Site.Block, bb.entry)
 }
 
 // upper is an upper bound of a counter or loop value x at s: a constant

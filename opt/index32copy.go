@@ -15,7 +15,7 @@ func (p *index32Plan) prepare() {
 	p.liveOut = p.findLiveOut()
 	p.fallback = p.checkedCopy()
 	p.guard = &ir.Block{Comment: "index bounds"}
-	bb := newBoundsBuilder(p.an, p.guard)
+	bb := newBoundsBuilder(p.an, p.guard, p.entry)
 	for _, bi := range p.lp.Blocks {
 		for i := range t.Blocks[bi].Instrs {
 			s := analysis.Site{Block: bi, At: i}

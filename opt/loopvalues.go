@@ -50,6 +50,10 @@ type loopValues struct {
 	unknown int
 	facts   *analysis.Analysis // made when first asked for (analysed)
 	below   *limit             // the counter's limit where a span is asked for (spanned)
+	// checkAt is the check whose index spanOf bounds, when it bounds one:
+	// the comparisons that dominate the check bound the index's parts
+	// there (analysed).
+	checkAt *site
 }
 
 // newLoopValues takes lp's counter from ir/analysis: a 64-bit induction

@@ -40,6 +40,10 @@ var Default = Pipeline{
 	{Name: "fullunroll", Task: FullyUnrollLoops},
 	{Name: "constprop", Task: PropagateConstants},
 	{Name: "promote", Task: PromoteLocals},
+	// Before divisions by constants become multiplications, whose
+	// results the range analysis cannot bound: tile[e/w][e%w] in a loop
+	// of e < w*w needs no checks.
+	{Name: "provenchecks", Task: RemoveProvenChecks},
 	// After full unrolling, where sums of a few small values are known
 	// to fit in 32 bits, and divisors that became constants are.
 	{Name: "divconst", Task: DivideByConstants},

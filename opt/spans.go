@@ -13,20 +13,32 @@ type span struct{ lo, hi *expr }
 // under which the bounds hold: that what is added or multiplied is not
 // negative and that the bounds do not overflow.
 func (lv *loopValues) spanOf(v *expr, need *[]*expr) span {
-	s := lv.structuralSpan(v, need)
-	if s.lo != nil && s.hi != nil {
+	var parts []*expr
+	s := lv.structuralSpan(v, &parts)
+	if s.lo != nil && s.hi != nil && lv.checkAt == nil {
+		*need = append(*need, parts...)
 		return s
 	}
 	// What the structure leaves unknown, ranges may bound: a max(e, 0)
-	// keeps its lower bound 0 either way.
-	if a := lv.analysed(v); a.lo != nil {
-		if s.lo == nil {
-			s.lo = a.lo
-		}
-		if s.hi == nil {
-			s.hi = a.hi
-		}
+	// keeps its lower bound 0 either way. At a check, a bound by the
+	// parameters from a comparison that dominates it (y ≤ h-1 under if
+	// y < h) is taken over the structure's, which knows only numbers
+	// where the value is computed from a block's index.
+	a := lv.analysed(v)
+	if a.lo == nil {
+		*need = append(*need, parts...)
+		return s
 	}
+	if !a.lo.constant || !a.hi.constant || s.lo == nil && s.hi == nil {
+		return a // the structure's conditions are not needed
+	}
+	if s.lo == nil {
+		s.lo = a.lo
+	}
+	if s.hi == nil {
+		s.hi = a.hi
+	}
+	*need = append(*need, parts...)
 	return s
 }
 
@@ -134,9 +146,9 @@ func (lv *loopValues) spanned(c *hoistedCheck, a ir.Arg, l *limit) bool {
 		return false
 	}
 	var needs []*expr
-	lv.below = l
+	lv.below, lv.checkAt = l, &c.at
 	s := lv.spanOf(c.index, &needs)
-	lv.below = nil
+	lv.below, lv.checkAt = nil, nil
 	if s.lo == nil || s.hi == nil {
 		return false
 	}

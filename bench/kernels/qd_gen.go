@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b167ea17dda5941a86fcd8521aa366eedb8c1ccdb4101aa65483f319b924e2cb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "466571e00ee8049755345a95683f3ea8211965ea7b7dd0fd1842f131ff5fc821"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d1b273dabad19e9b8a05181ad8d901b40cd76b9b7613052f6673aa6c6a0ed1e8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "466571e00ee8049755345a95683f3ea8211965ea7b7dd0fd1842f131ff5fc821"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

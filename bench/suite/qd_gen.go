@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "55fd91382cf10df719e05b0b46a853360549f9714f5dbf5d0ac4d50b0b4c3f21"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f66c14cf6a1e71219f703aeaac8cf0155dee067a9e85c3cfa34da1d088d208ca"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5c58c4a657c9bb3cce6f622d7da9623268539f11b88ae489652dd080b30a9b2b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3cd669616903cbe75f79f86be5eb871b0fd8702a084dbe3b1cbde3a04b1f6bd1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -127,6 +127,12 @@ func (e *entry) instr(in *ir.Instr) {
 			e.emit("add.s64 %s, %s, %s", d, base, e.reg(in.Args[1].Reg))
 			break
 		}
+		if w, ok := e.widened[in.Args[1].Reg]; ok && in.Aux > 0 && in.Aux <= math.MaxInt32 {
+			// An index computed in 32 bits: one wide multiply-add, where
+			// a conversion and a 64-bit one cost the GPU several.
+			e.emit("mad.wide.%s %s, %s, %d, %s", opType(w.From), d, e.reg(w.Args[0].Reg), in.Aux, base)
+			break
+		}
 		e.emit("mad.lo.s64 %s, %s, %d, %s", d, e.reg(in.Args[1].Reg), in.Aux, base)
 	case ir.OpLoad:
 		e.load(in, d)
@@ -381,4 +387,22 @@ func isNaN(t ir.Type, bits uint64) bool {
 		return f != f
 	}
 	return math.IsNaN(math.Float64frombits(bits))
+}
+
+// noteWidened keeps e.widened current after in: a conversion of a 32-bit
+// integer register to a 64-bit one is noted, and an assignment of either
+// register ends what was noted of it.
+func (e *entry) noteWidened(in *ir.Instr) {
+	if in.Dst == ir.NoReg {
+		return
+	}
+	for r, w := range e.widened {
+		if r == in.Dst || w.Args[0].Reg == in.Dst {
+			delete(e.widened, r)
+		}
+	}
+	if in.Op == ir.OpConvert && (in.Type == ir.Int64 || in.Type == ir.Uint64) && (in.From == ir.Int32 || in.From == ir.Uint32) &&
+		!in.Args[0].Imm && in.Args[0].Reg != in.Dst {
+		e.widened[in.Dst] = *in
+	}
 }

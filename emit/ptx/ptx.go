@@ -131,6 +131,10 @@ type entry struct {
 	files map[string]int
 	loc   ir.Line
 	funcs *moduleFuncs
+	// widened maps, within the block being written, a 64-bit register
+	// that holds a 32-bit one sign- or zero-extended to that register, as
+	// long as neither is assigned again (elemAddr).
+	widened map[ir.Reg]ir.Instr
 }
 
 func (e *entry) paramName(slot int) string {
@@ -172,9 +176,11 @@ func (e *entry) write(b *strings.Builder) {
 	e.loadParams()
 	for bi, blk := range e.t.Blocks {
 		fmt.Fprintf(&e.body, "$L_%d:\n", bi)
+		e.widened = map[ir.Reg]ir.Instr{}
 		for i := range blk.Instrs {
 			e.locate(&blk.Instrs[i])
 			e.instr(&blk.Instrs[i])
+			e.noteWidened(&blk.Instrs[i])
 		}
 		e.term(bi, &blk.Term)
 	}

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "fea95e24f87be78a046bd4e1d5a4e86582360ef370d8bf6f53d852db8f3a2bc7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6081e73712f88da145d4a42bdd7a6334355577312d44dc292689f85354f57fcc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1463f9fae0eb6b02f8dcdd52fa8d04715f060fc75d635eae5f72f58b5bbd2c49"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f2c09f811e2c932d70f7f1baf548a5764d17a44cb9c977fdf70e40de49364cac"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

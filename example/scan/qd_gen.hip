@@ -34,20 +34,11 @@ extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, c
 	bool r242 = 0, r248 = 0, r253 = 0, r257 = 0, r260 = 0, r264 = 0, r267 = 0, r273 = 0;
 	bool r280 = 0, r284 = 0, r291 = 0, r298 = 0, r305 = 0, r312 = 0, r319 = 0, r326 = 0;
 	bool r333 = 0, r340 = 0, r347 = 0, r354 = 0, r361 = 0, r368 = 0, r375 = 0, r382 = 0;
-	bool r387 = 0, r389 = 0, r392 = 0, r394 = 0, r395 = 0, r397 = 0, r401 = 0, r403 = 0;
-	bool r405 = 0, r407 = 0, r409 = 0, r412 = 0, r414 = 0, r416 = 0, r418 = 0, r420 = 0;
-	bool r423 = 0, r425 = 0, r427 = 0, r429 = 0, r431 = 0, r434 = 0, r436 = 0, r438 = 0;
-	bool r440 = 0, r442 = 0, r445 = 0, r447 = 0, r449 = 0, r451 = 0, r453 = 0, r456 = 0;
-	bool r458 = 0, r460 = 0, r462 = 0, r464 = 0, r467 = 0, r469 = 0, r471 = 0, r473 = 0;
-	bool r475 = 0, r478 = 0, r480 = 0, r482 = 0, r484 = 0, r486 = 0, r489 = 0, r491 = 0;
-	bool r493 = 0, r495 = 0, r497 = 0, r500 = 0, r502 = 0, r504 = 0, r506 = 0, r508 = 0;
-	bool r511 = 0, r513 = 0, r515 = 0, r517 = 0, r519 = 0, r522 = 0, r524 = 0, r526 = 0;
-	bool r528 = 0, r530 = 0, r533 = 0, r535 = 0, r537 = 0, r539 = 0, r541 = 0, r544 = 0;
-	bool r546 = 0, r548 = 0, r550 = 0, r552 = 0, r555 = 0, r557 = 0, r559 = 0, r561 = 0;
-	bool r563 = 0, r566 = 0, r568 = 0, r570 = 0, r571 = 0, r579 = 0, r588 = 0, r592 = 0;
-	bool r595 = 0, r596 = 0, r599 = 0, r600 = 0, r603 = 0, r604 = 0, r607 = 0, r610 = 0;
-	bool r613 = 0, r616 = 0, r617 = 0, r620 = 0, r621 = 0, r624 = 0, r625 = 0, r628 = 0;
-	bool r631 = 0;
+	bool r387 = 0, r391 = 0, r392 = 0, r393 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0;
+	bool r398 = 0, r399 = 0, r400 = 0, r401 = 0, r402 = 0, r403 = 0, r404 = 0, r405 = 0;
+	bool r406 = 0, r408 = 0, r416 = 0, r425 = 0, r429 = 0, r432 = 0, r433 = 0, r436 = 0;
+	bool r437 = 0, r440 = 0, r441 = 0, r444 = 0, r447 = 0, r450 = 0, r453 = 0, r454 = 0;
+	bool r457 = 0, r458 = 0, r461 = 0, r462 = 0, r465 = 0, r468 = 0;
 	i32 r24 = 0, r26 = 0, r30 = 0, r32 = 0, r35 = 0, r39 = 0, r48 = 0, r52 = 0;
 	i32 r60 = 0, r67 = 0, r68 = 0, r84 = 0, r85 = 0, r94 = 0, r95 = 0, r104 = 0;
 	i32 r105 = 0, r114 = 0, r115 = 0, r124 = 0, r125 = 0, r134 = 0, r135 = 0, r144 = 0;
@@ -58,8 +49,8 @@ extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, c
 	i32 r307 = 0, r308 = 0, r314 = 0, r315 = 0, r321 = 0, r322 = 0, r328 = 0, r329 = 0;
 	i32 r335 = 0, r336 = 0, r342 = 0, r343 = 0, r349 = 0, r350 = 0, r356 = 0, r357 = 0;
 	i32 r363 = 0, r364 = 0, r370 = 0, r371 = 0, r377 = 0, r378 = 0, r384 = 0, r385 = 0;
-	i32 r593 = 0, r597 = 0, r601 = 0, r606 = 0, r609 = 0, r612 = 0, r614 = 0, r618 = 0;
-	i32 r622 = 0, r627 = 0, r630 = 0, r633 = 0;
+	i32 r430 = 0, r434 = 0, r438 = 0, r443 = 0, r446 = 0, r449 = 0, r451 = 0, r455 = 0;
+	i32 r459 = 0, r464 = 0, r467 = 0, r470 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0;
 	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r25 = 0, r28 = 0, r29 = 0;
 	i64 r31 = 0, r36 = 0, r37 = 0, r40 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0;
@@ -82,32 +73,19 @@ extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, c
 	i64 r324 = 0, r325 = 0, r330 = 0, r331 = 0, r332 = 0, r337 = 0, r338 = 0, r339 = 0;
 	i64 r344 = 0, r345 = 0, r346 = 0, r351 = 0, r352 = 0, r353 = 0, r358 = 0, r359 = 0;
 	i64 r360 = 0, r365 = 0, r366 = 0, r367 = 0, r372 = 0, r373 = 0, r374 = 0, r379 = 0;
-	i64 r380 = 0, r381 = 0, r388 = 0, r390 = 0, r396 = 0, r402 = 0, r404 = 0, r406 = 0;
-	i64 r408 = 0, r410 = 0, r415 = 0, r417 = 0, r419 = 0, r421 = 0, r426 = 0, r428 = 0;
-	i64 r430 = 0, r432 = 0, r437 = 0, r439 = 0, r441 = 0, r443 = 0, r448 = 0, r450 = 0;
-	i64 r452 = 0, r454 = 0, r459 = 0, r461 = 0, r463 = 0, r465 = 0, r470 = 0, r472 = 0;
-	i64 r474 = 0, r476 = 0, r481 = 0, r483 = 0, r485 = 0, r487 = 0, r492 = 0, r494 = 0;
-	i64 r496 = 0, r498 = 0, r503 = 0, r505 = 0, r507 = 0, r509 = 0, r514 = 0, r516 = 0;
-	i64 r518 = 0, r520 = 0, r525 = 0, r527 = 0, r529 = 0, r531 = 0, r536 = 0, r538 = 0;
-	i64 r540 = 0, r542 = 0, r547 = 0, r549 = 0, r551 = 0, r553 = 0, r558 = 0, r560 = 0;
-	i64 r562 = 0, r564 = 0, r574 = 0, r583 = 0, r594 = 0, r598 = 0, r602 = 0, r615 = 0;
-	i64 r619 = 0, r623 = 0;
-	u32 r578 = 0, r580 = 0, r581 = 0, r582 = 0, r587 = 0, r589 = 0, r590 = 0, r591 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r243 = 0, r386 = 0, r391 = 0;
-	u64 r393 = 0, r398 = 0, r399 = 0, r400 = 0, r411 = 0, r413 = 0, r422 = 0, r424 = 0;
-	u64 r433 = 0, r435 = 0, r444 = 0, r446 = 0, r455 = 0, r457 = 0, r466 = 0, r468 = 0;
-	u64 r477 = 0, r479 = 0, r488 = 0, r490 = 0, r499 = 0, r501 = 0, r510 = 0, r512 = 0;
-	u64 r521 = 0, r523 = 0, r532 = 0, r534 = 0, r543 = 0, r545 = 0, r554 = 0, r556 = 0;
-	u64 r565 = 0, r567 = 0, r569 = 0, r575 = 0, r576 = 0, r577 = 0, r584 = 0, r585 = 0;
-	u64 r586 = 0;
+	i64 r380 = 0, r381 = 0, r388 = 0, r389 = 0, r411 = 0, r420 = 0, r431 = 0, r435 = 0;
+	i64 r439 = 0, r452 = 0, r456 = 0, r460 = 0;
+	u32 r415 = 0, r417 = 0, r418 = 0, r419 = 0, r424 = 0, r426 = 0, r427 = 0, r428 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r243 = 0, r386 = 0, r390 = 0;
+	u64 r407 = 0, r412 = 0, r413 = 0, r414 = 0, r421 = 0, r422 = 0, r423 = 0;
 	char *r20 = 0, *r27 = 0, *r34 = 0, *r42 = 0, *r46 = 0, *r51 = 0, *r61 = 0, *r64 = 0;
 	char *r65 = 0, *r71 = 0, *r72 = 0, *r83 = 0, *r93 = 0, *r103 = 0, *r113 = 0, *r123 = 0;
 	char *r133 = 0, *r143 = 0, *r153 = 0, *r163 = 0, *r173 = 0, *r183 = 0, *r193 = 0, *r203 = 0;
 	char *r213 = 0, *r223 = 0, *r233 = 0, *r249 = 0, *r254 = 0, *r261 = 0, *r265 = 0, *r268 = 0;
 	char *r274 = 0, *r275 = 0, *r278 = 0, *r285 = 0, *r292 = 0, *r299 = 0, *r306 = 0, *r313 = 0;
 	char *r320 = 0, *r327 = 0, *r334 = 0, *r341 = 0, *r348 = 0, *r355 = 0, *r362 = 0, *r369 = 0;
-	char *r376 = 0, *r383 = 0, *r572 = 0, *r573 = 0, *r605 = 0, *r608 = 0, *r611 = 0, *r626 = 0;
-	char *r629 = 0, *r632 = 0;
+	char *r376 = 0, *r383 = 0, *r409 = 0, *r410 = 0, *r442 = 0, *r445 = 0, *r448 = 0, *r463 = 0;
+	char *r466 = 0, *r469 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 21 "kernels.go"
@@ -117,109 +95,109 @@ extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, c
 #line 34 "kernels.go"
 	r72 = p2; r73 = p3;
 #line 21 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b114; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r386 = (u64)r66; r491 = 9223372036854769919ull < r386; r502 = 9223372036854770175ull < r386; r513 = 9223372036854770431ull < r386; r524 = 9223372036854770687ull < r386; r535 = 9223372036854770943ull < r386; r546 = 9223372036854771199ull < r386; r557 = 9223372036854771455ull < r386; r568 = 9223372036854771711ull < r386; r394 = 9223372036854767871ull < r386; r414 = 9223372036854768127ull < r386; r425 = 9223372036854768383ull < r386; r436 = 9223372036854768639ull < r386; r447 = 9223372036854768895ull < r386; r458 = 9223372036854769151ull < r386; r469 = 9223372036854769407ull < r386; r480 = 9223372036854769663ull < r386; r569 = (u64)r73; r571 = 2251799813685246ull < r569; if (!r394) goto b132; if (!r414) goto b132; if (!r425) goto b132; if (!r436) goto b132; if (!r447) goto b132; if (!r458) goto b132; if (!r469) goto b132; if (!r480) goto b132; if (!r491) goto b132; if (!r502) goto b132; if (!r513) goto b132; if (!r524) goto b132; if (!r535) goto b132; if (!r546) goto b132; if (!r557) goto b132; if (!r568) goto b132; if (!r571) goto b132; r589 = (u32)255ll;
-b21: // head
+	r5 = r0 > 0ll; if (!r5) goto b99; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r386 = (u64)r66; r388 = p4; r389 = (u64)r388 + (u64)(-1ll); r390 = (u64)r389; r391 = r390 < r386; r407 = (u64)r73; r408 = 2251799813685246ull < r407; if (!r391) goto b117; if (!r408) goto b117; r426 = (u32)255ll;
+b6: // head
 #line 21 "kernels.go"
-	r12 = r8 < r7; if (!r12) goto b114; r13 = r8; r14 = (i64)r13;
+	r12 = r8 < r7; if (!r12) goto b99; r13 = r8; r14 = (i64)r13;
 	r20 = (char *)qvar_part;
 #line 21 "kernels.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 23 "kernels.go"
 	r24 = 0;
 #line 26 "kernels.go"
-	r55 = (u64)r14 * 4096ull; r57 = r55; r58 = (u64)r57 + (u64)r16; r59 = r58 < r4; if (!r59) goto b131;
+	r55 = (u64)r14 * 4096ull; r57 = r55; r58 = (u64)r57 + (u64)r16; r59 = r58 < r4; if (!r59) goto b116;
 	r64 = r65 + r58 * 4; r67 = *(i32 *)r64; r68 = r67; r60 = r68;
-b28: // edge 8→5
+b13: // edge 8→5
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r78 = r55; r80 = (u64)r78 + 256ull; r81 = (u64)r80 + (u64)r16; r82 = r81 < r4; if (!r82) goto b130;
+	r78 = r55; r80 = (u64)r78 + 256ull; r81 = (u64)r80 + (u64)r16; r82 = r81 < r4; if (!r82) goto b115;
 	r83 = r65 + r81 * 4; r84 = *(i32 *)r83; r85 = (u32)r24 + (u32)r84; r60 = r85;
-b31: // edge 8→5 (unrolled 1)
+b16: // edge 8→5 (unrolled 1)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r88 = r55; r90 = (u64)r88 + 512ull; r91 = (u64)r90 + (u64)r16; r92 = r91 < r4; if (!r92) goto b129;
+	r88 = r55; r90 = (u64)r88 + 512ull; r91 = (u64)r90 + (u64)r16; r92 = r91 < r4; if (!r92) goto b114;
 	r93 = r65 + r91 * 4; r94 = *(i32 *)r93; r95 = (u32)r24 + (u32)r94; r60 = r95;
-b34: // edge 8→5 (unrolled 2)
+b19: // edge 8→5 (unrolled 2)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r98 = r55; r100 = (u64)r98 + 768ull; r101 = (u64)r100 + (u64)r16; r102 = r101 < r4; if (!r102) goto b128;
+	r98 = r55; r100 = (u64)r98 + 768ull; r101 = (u64)r100 + (u64)r16; r102 = r101 < r4; if (!r102) goto b113;
 	r103 = r65 + r101 * 4; r104 = *(i32 *)r103; r105 = (u32)r24 + (u32)r104; r60 = r105;
-b37: // edge 8→5 (unrolled 3)
+b22: // edge 8→5 (unrolled 3)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r108 = r55; r110 = (u64)r108 + 1024ull; r111 = (u64)r110 + (u64)r16; r112 = r111 < r4; if (!r112) goto b127;
+	r108 = r55; r110 = (u64)r108 + 1024ull; r111 = (u64)r110 + (u64)r16; r112 = r111 < r4; if (!r112) goto b112;
 	r113 = r65 + r111 * 4; r114 = *(i32 *)r113; r115 = (u32)r24 + (u32)r114; r60 = r115;
-b40: // edge 8→5 (unrolled 4)
+b25: // edge 8→5 (unrolled 4)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r118 = r55; r120 = (u64)r118 + 1280ull; r121 = (u64)r120 + (u64)r16; r122 = r121 < r4; if (!r122) goto b126;
+	r118 = r55; r120 = (u64)r118 + 1280ull; r121 = (u64)r120 + (u64)r16; r122 = r121 < r4; if (!r122) goto b111;
 	r123 = r65 + r121 * 4; r124 = *(i32 *)r123; r125 = (u32)r24 + (u32)r124; r60 = r125;
-b43: // edge 8→5 (unrolled 5)
+b28: // edge 8→5 (unrolled 5)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r128 = r55; r130 = (u64)r128 + 1536ull; r131 = (u64)r130 + (u64)r16; r132 = r131 < r4; if (!r132) goto b125;
+	r128 = r55; r130 = (u64)r128 + 1536ull; r131 = (u64)r130 + (u64)r16; r132 = r131 < r4; if (!r132) goto b110;
 	r133 = r65 + r131 * 4; r134 = *(i32 *)r133; r135 = (u32)r24 + (u32)r134; r60 = r135;
-b46: // edge 8→5 (unrolled 6)
+b31: // edge 8→5 (unrolled 6)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r138 = r55; r140 = (u64)r138 + 1792ull; r141 = (u64)r140 + (u64)r16; r142 = r141 < r4; if (!r142) goto b124;
+	r138 = r55; r140 = (u64)r138 + 1792ull; r141 = (u64)r140 + (u64)r16; r142 = r141 < r4; if (!r142) goto b109;
 	r143 = r65 + r141 * 4; r144 = *(i32 *)r143; r145 = (u32)r24 + (u32)r144; r60 = r145;
-b49: // edge 8→5 (unrolled 7)
+b34: // edge 8→5 (unrolled 7)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r148 = r55; r150 = (u64)r148 + 2048ull; r151 = (u64)r150 + (u64)r16; r152 = r151 < r4; if (!r152) goto b123;
+	r148 = r55; r150 = (u64)r148 + 2048ull; r151 = (u64)r150 + (u64)r16; r152 = r151 < r4; if (!r152) goto b108;
 	r153 = r65 + r151 * 4; r154 = *(i32 *)r153; r155 = (u32)r24 + (u32)r154; r60 = r155;
-b52: // edge 8→5 (unrolled 8)
+b37: // edge 8→5 (unrolled 8)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r158 = r55; r160 = (u64)r158 + 2304ull; r161 = (u64)r160 + (u64)r16; r162 = r161 < r4; if (!r162) goto b122;
+	r158 = r55; r160 = (u64)r158 + 2304ull; r161 = (u64)r160 + (u64)r16; r162 = r161 < r4; if (!r162) goto b107;
 	r163 = r65 + r161 * 4; r164 = *(i32 *)r163; r165 = (u32)r24 + (u32)r164; r60 = r165;
-b55: // edge 8→5 (unrolled 9)
+b40: // edge 8→5 (unrolled 9)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r168 = r55; r170 = (u64)r168 + 2560ull; r171 = (u64)r170 + (u64)r16; r172 = r171 < r4; if (!r172) goto b121;
+	r168 = r55; r170 = (u64)r168 + 2560ull; r171 = (u64)r170 + (u64)r16; r172 = r171 < r4; if (!r172) goto b106;
 	r173 = r65 + r171 * 4; r174 = *(i32 *)r173; r175 = (u32)r24 + (u32)r174; r60 = r175;
-b58: // edge 8→5 (unrolled 10)
+b43: // edge 8→5 (unrolled 10)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r178 = r55; r180 = (u64)r178 + 2816ull; r181 = (u64)r180 + (u64)r16; r182 = r181 < r4; if (!r182) goto b120;
+	r178 = r55; r180 = (u64)r178 + 2816ull; r181 = (u64)r180 + (u64)r16; r182 = r181 < r4; if (!r182) goto b105;
 	r183 = r65 + r181 * 4; r184 = *(i32 *)r183; r185 = (u32)r24 + (u32)r184; r60 = r185;
-b61: // edge 8→5 (unrolled 11)
+b46: // edge 8→5 (unrolled 11)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r188 = r55; r190 = (u64)r188 + 3072ull; r191 = (u64)r190 + (u64)r16; r192 = r191 < r4; if (!r192) goto b119;
+	r188 = r55; r190 = (u64)r188 + 3072ull; r191 = (u64)r190 + (u64)r16; r192 = r191 < r4; if (!r192) goto b104;
 	r193 = r65 + r191 * 4; r194 = *(i32 *)r193; r195 = (u32)r24 + (u32)r194; r60 = r195;
-b64: // edge 8→5 (unrolled 12)
+b49: // edge 8→5 (unrolled 12)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r198 = r55; r200 = (u64)r198 + 3328ull; r201 = (u64)r200 + (u64)r16; r202 = r201 < r4; if (!r202) goto b118;
+	r198 = r55; r200 = (u64)r198 + 3328ull; r201 = (u64)r200 + (u64)r16; r202 = r201 < r4; if (!r202) goto b103;
 	r203 = r65 + r201 * 4; r204 = *(i32 *)r203; r205 = (u32)r24 + (u32)r204; r60 = r205;
-b67: // edge 8→5 (unrolled 13)
+b52: // edge 8→5 (unrolled 13)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r208 = r55; r210 = (u64)r208 + 3584ull; r211 = (u64)r210 + (u64)r16; r212 = r211 < r4; if (!r212) goto b117;
+	r208 = r55; r210 = (u64)r208 + 3584ull; r211 = (u64)r210 + (u64)r16; r212 = r211 < r4; if (!r212) goto b102;
 	r213 = r65 + r211 * 4; r214 = *(i32 *)r213; r215 = (u32)r24 + (u32)r214; r60 = r215;
-b70: // edge 8→5 (unrolled 14)
+b55: // edge 8→5 (unrolled 14)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r218 = r55; r220 = (u64)r218 + 3840ull; r221 = (u64)r220 + (u64)r16; r222 = r221 < r4; if (!r222) goto b116;
+	r218 = r55; r220 = (u64)r218 + 3840ull; r221 = (u64)r220 + (u64)r16; r222 = r221 < r4; if (!r222) goto b101;
 	r223 = r65 + r221 * 4; r224 = *(i32 *)r223; r225 = (u32)r24 + (u32)r224; r60 = r225;
-b73: // edge 8→6
+b58: // edge 8→6
 #line 27 "kernels.go"
 	r26 = r60;
 #line 30 "kernels.go"
@@ -228,206 +206,206 @@ b73: // edge 8→6
 	__syncthreads();
 #line 32 "kernels.go"
 	r31 = (i64)threadIdx.x; r32 = 0; r34 = r20 + r31 * 4; r35 = *(i32 *)r34; r32 = r35; r36 = (i64)warpSize; r37 = r36 >> 1;
-b79: // sum.shuffle
+b64: // sum.shuffle
 #line 32 "kernels.go"
-	r38 = r37 > 0ll; if (!r38) goto b95; r39 = qd_shfl_down(r32, (u32)r37); r40 = (u64)r31 + (u64)r37; r41 = r40 < 256ll; if (!r41) goto b82; r32 = (u32)r32 + (u32)r39;
-b82: // sum.step
+	r38 = r37 > 0ll; if (!r38) goto b80; r39 = qd_shfl_down(r32, (u32)r37); r40 = (u64)r31 + (u64)r37; r41 = r40 < 256ll; if (!r41) goto b67; r32 = (u32)r32 + (u32)r39;
+b67: // sum.step
 #line 32 "kernels.go"
-	r37 = r37 >> 1; r592 = r37 > 0ll; if (!r592) goto b95; r593 = qd_shfl_down(r32, (u32)r37); r594 = (u64)r31 + (u64)r37; r595 = r594 < 256ll; if (!r595) goto b86; r32 = (u32)r32 + (u32)r593;
-b86: // sum.step (unrolled 1)
+	r37 = r37 >> 1; r429 = r37 > 0ll; if (!r429) goto b80; r430 = qd_shfl_down(r32, (u32)r37); r431 = (u64)r31 + (u64)r37; r432 = r431 < 256ll; if (!r432) goto b71; r32 = (u32)r32 + (u32)r430;
+b71: // sum.step (unrolled 1)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; r596 = r37 > 0ll; if (!r596) goto b95; r597 = qd_shfl_down(r32, (u32)r37); r598 = (u64)r31 + (u64)r37; r599 = r598 < 256ll; if (!r599) goto b90; r32 = (u32)r32 + (u32)r597;
-b90: // sum.step (unrolled 2)
+	r37 = r37 >> 1; r433 = r37 > 0ll; if (!r433) goto b80; r434 = qd_shfl_down(r32, (u32)r37); r435 = (u64)r31 + (u64)r37; r436 = r435 < 256ll; if (!r436) goto b75; r32 = (u32)r32 + (u32)r434;
+b75: // sum.step (unrolled 2)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; r600 = r37 > 0ll; if (!r600) goto b95; r601 = qd_shfl_down(r32, (u32)r37); r602 = (u64)r31 + (u64)r37; r603 = r602 < 256ll; if (!r603) goto b94; r32 = (u32)r32 + (u32)r601;
-b94: // sum.step (unrolled 3)
+	r37 = r37 >> 1; r437 = r37 > 0ll; if (!r437) goto b80; r438 = qd_shfl_down(r32, (u32)r37); r439 = (u64)r31 + (u64)r37; r440 = r439 < 256ll; if (!r440) goto b79; r32 = (u32)r32 + (u32)r438;
+b79: // sum.step (unrolled 3)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; goto b79;
-b95: // sum.warps
+	r37 = r37 >> 1; goto b64;
+b80: // sum.warps
 #line 32 "kernels.go"
-	r42 = (char *)qvar_warpsums_1; r43 = (i64)(threadIdx.x % warpSize); r45 = r43 == 0ll; r44 = (i64)(threadIdx.x / warpSize); if (!r45) goto b97; r46 = r42 + r44 * 4; *(i32 *)r46 = r32;
-b97: // sum.written
+	r42 = (char *)qvar_warpsums_1; r43 = (i64)(threadIdx.x % warpSize); r45 = r43 == 0ll; r44 = (i64)(threadIdx.x / warpSize); if (!r45) goto b82; r46 = r42 + r44 * 4; *(i32 *)r46 = r32;
+b82: // sum.written
 #line 32 "kernels.go"
-	__syncthreads(); r584 = (u64)r36; r585 = 255ull | r584; r586 = r585 >> 32; r587 = (u32)r586; r588 = r587 == 0u; if (!r588) goto b115; r590 = (u32)r36; r591 = qd_div_u32(r589, r590); r583 = (i64)r591;
-b99: // sum.written
+	__syncthreads(); r421 = (u64)r36; r422 = 255ull | r421; r423 = r422 >> 32; r424 = (u32)r423; r425 = r424 == 0u; if (!r425) goto b100; r427 = (u32)r36; r428 = qd_div_u32(r426, r427); r420 = (i64)r428;
+b84: // sum.written
 #line 32 "kernels.go"
-	r47 = r583; r48 = 0; r49 = 0ll; r572 = r42 + 0ll;
-b100: // sum.total
+	r47 = r420; r48 = 0; r49 = 0ll; r409 = r42 + 0ll;
+b85: // sum.total
 #line 32 "kernels.go"
-	r50 = r49 <= r47; if (!r50) goto b108; r51 = r572; r52 = *(i32 *)r51; r48 = (u32)r48 + (u32)r52; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r604 = r49 <= r47; if (!r604) goto b108; r605 = r572; r606 = *(i32 *)r605; r48 = (u32)r48 + (u32)r606; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r607 = r49 <= r47; if (!r607) goto b108; r608 = r572; r609 = *(i32 *)r608; r48 = (u32)r48 + (u32)r609; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; r610 = r49 <= r47; if (!r610) goto b108; r611 = r572; r612 = *(i32 *)r611; r48 = (u32)r48 + (u32)r612; r49 = (u64)r49 + 1ull; r572 = r572 + 4ll; goto b100;
-b108: // sum.done
+	r50 = r49 <= r47; if (!r50) goto b93; r51 = r409; r52 = *(i32 *)r51; r48 = (u32)r48 + (u32)r52; r49 = (u64)r49 + 1ull; r409 = r409 + 4ll; r441 = r49 <= r47; if (!r441) goto b93; r442 = r409; r443 = *(i32 *)r442; r48 = (u32)r48 + (u32)r443; r49 = (u64)r49 + 1ull; r409 = r409 + 4ll; r444 = r49 <= r47; if (!r444) goto b93; r445 = r409; r446 = *(i32 *)r445; r48 = (u32)r48 + (u32)r446; r49 = (u64)r49 + 1ull; r409 = r409 + 4ll; r447 = r49 <= r47; if (!r447) goto b93; r448 = r409; r449 = *(i32 *)r448; r48 = (u32)r48 + (u32)r449; r49 = (u64)r49 + 1ull; r409 = r409 + 4ll; goto b85;
+b93: // sum.done
 #line 32 "kernels.go"
 	__syncthreads(); r30 = r48;
 #line 21 "kernels.go"
-	r17 = (i64)threadIdx.x; r19 = r17 < 1ll; if (!r19) goto b111;
+	r17 = (i64)threadIdx.x; r19 = r17 < 1ll; if (!r19) goto b96;
 #line 34 "kernels.go"
 	r71 = r72 + r14 * 4; *(i32 *)r71 = r30;
-b111: // barrier
+b96: // barrier
 #line 21 "kernels.go"
 	__syncthreads();
 #line 34 "kernels.go"
-	r76 = (u64)r14 + 1ull; r77 = r76 < r0; if (!r77) goto b114;
+	r76 = (u64)r14 + 1ull; r77 = r76 < r0; if (!r77) goto b99;
 #line 21 "kernels.go"
-	r8 = r8 + r11; goto b21;
-b114: // exit
+	r8 = r8 + r11; goto b6;
+b99: // exit
 #line 21 "kernels.go"
 	return;
-b115: // divide in 64 bits
+b100: // divide in 64 bits
 #line 32 "kernels.go"
-	r583 = qd_div_i64(255ll, r36); goto b99;
-b116: // edge 5→8 (unrolled 15)
-#line 26 "kernels.go"
-	r60 = r24; goto b73;
-b117: // edge 5→8 (unrolled 14)
-#line 26 "kernels.go"
-	r60 = r24; goto b70;
-b118: // edge 5→8 (unrolled 13)
-#line 26 "kernels.go"
-	r60 = r24; goto b67;
-b119: // edge 5→8 (unrolled 12)
-#line 26 "kernels.go"
-	r60 = r24; goto b64;
-b120: // edge 5→8 (unrolled 11)
-#line 26 "kernels.go"
-	r60 = r24; goto b61;
-b121: // edge 5→8 (unrolled 10)
+	r420 = qd_div_i64(255ll, r36); goto b84;
+b101: // edge 5→8 (unrolled 15)
 #line 26 "kernels.go"
 	r60 = r24; goto b58;
-b122: // edge 5→8 (unrolled 9)
+b102: // edge 5→8 (unrolled 14)
 #line 26 "kernels.go"
 	r60 = r24; goto b55;
-b123: // edge 5→8 (unrolled 8)
+b103: // edge 5→8 (unrolled 13)
 #line 26 "kernels.go"
 	r60 = r24; goto b52;
-b124: // edge 5→8 (unrolled 7)
+b104: // edge 5→8 (unrolled 12)
 #line 26 "kernels.go"
 	r60 = r24; goto b49;
-b125: // edge 5→8 (unrolled 6)
+b105: // edge 5→8 (unrolled 11)
 #line 26 "kernels.go"
 	r60 = r24; goto b46;
-b126: // edge 5→8 (unrolled 5)
+b106: // edge 5→8 (unrolled 10)
 #line 26 "kernels.go"
 	r60 = r24; goto b43;
-b127: // edge 5→8 (unrolled 4)
+b107: // edge 5→8 (unrolled 9)
 #line 26 "kernels.go"
 	r60 = r24; goto b40;
-b128: // edge 5→8 (unrolled 3)
+b108: // edge 5→8 (unrolled 8)
 #line 26 "kernels.go"
 	r60 = r24; goto b37;
-b129: // edge 5→8 (unrolled 2)
+b109: // edge 5→8 (unrolled 7)
 #line 26 "kernels.go"
 	r60 = r24; goto b34;
-b130: // edge 5→8 (unrolled 1)
+b110: // edge 5→8 (unrolled 6)
 #line 26 "kernels.go"
 	r60 = r24; goto b31;
-b131: // edge 5→8
+b111: // edge 5→8 (unrolled 5)
 #line 26 "kernels.go"
-	r60 = 0; goto b28;
-b132: // preheader
+	r60 = r24; goto b28;
+b112: // edge 5→8 (unrolled 4)
 #line 26 "kernels.go"
-	r580 = (u32)255ll;
-b133: // head (checked if)
+	r60 = r24; goto b25;
+b113: // edge 5→8 (unrolled 3)
+#line 26 "kernels.go"
+	r60 = r24; goto b22;
+b114: // edge 5→8 (unrolled 2)
+#line 26 "kernels.go"
+	r60 = r24; goto b19;
+b115: // edge 5→8 (unrolled 1)
+#line 26 "kernels.go"
+	r60 = r24; goto b16;
+b116: // edge 5→8
+#line 26 "kernels.go"
+	r60 = 0; goto b13;
+b117: // preheader
+#line 26 "kernels.go"
+	r417 = (u32)255ll;
+b118: // head (checked if)
 #line 21 "kernels.go"
-	r242 = r8 < r7; if (!r242) goto b114; r243 = r8; r244 = (i64)r243;
+	r242 = r8 < r7; if (!r242) goto b99; r243 = r8; r244 = (i64)r243;
 	r249 = (char *)qvar_part;
 #line 21 "kernels.go"
 	r245 = (i64)threadIdx.x; r246 = r245;
 #line 23 "kernels.go"
 	r24 = 0;
 #line 26 "kernels.go"
-	r270 = (u64)r244 * 4096ull; r271 = r270; r272 = (u64)r271 + (u64)r246; r273 = r272 < r4; if (!r273) goto b242;
+	r270 = (u64)r244 * 4096ull; r271 = r270; r272 = (u64)r271 + (u64)r246; r273 = r272 < r4; if (!r273) goto b227;
 	if ((u64)r272 >= (u64)r66) { qd_site = 1; qd_x = r272; qd_y = r66; goto qd_fault; } r275 = r65 + r272 * 4; r276 = *(i32 *)r275; r277 = r276; r60 = r277;
-b140: // edge 8→5 (checked if)
+b125: // edge 8→5 (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r281 = r270; r282 = (u64)r281 + 256ull; r283 = (u64)r282 + (u64)r246; r284 = r283 < r4; if (!r284) goto b241;
+	r281 = r270; r282 = (u64)r281 + 256ull; r283 = (u64)r282 + (u64)r246; r284 = r283 < r4; if (!r284) goto b226;
 	if ((u64)r283 >= (u64)r66) { qd_site = 1; qd_x = r283; qd_y = r66; goto qd_fault; } r285 = r65 + r283 * 4; r286 = *(i32 *)r285; r287 = (u32)r24 + (u32)r286; r60 = r287;
-b143: // edge 8→5 (unrolled 1) (checked if)
+b128: // edge 8→5 (unrolled 1) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r288 = r270; r289 = (u64)r288 + 512ull; r290 = (u64)r289 + (u64)r246; r291 = r290 < r4; if (!r291) goto b240;
+	r288 = r270; r289 = (u64)r288 + 512ull; r290 = (u64)r289 + (u64)r246; r291 = r290 < r4; if (!r291) goto b225;
 	if ((u64)r290 >= (u64)r66) { qd_site = 1; qd_x = r290; qd_y = r66; goto qd_fault; } r292 = r65 + r290 * 4; r293 = *(i32 *)r292; r294 = (u32)r24 + (u32)r293; r60 = r294;
-b146: // edge 8→5 (unrolled 2) (checked if)
+b131: // edge 8→5 (unrolled 2) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r295 = r270; r296 = (u64)r295 + 768ull; r297 = (u64)r296 + (u64)r246; r298 = r297 < r4; if (!r298) goto b239;
+	r295 = r270; r296 = (u64)r295 + 768ull; r297 = (u64)r296 + (u64)r246; r298 = r297 < r4; if (!r298) goto b224;
 	if ((u64)r297 >= (u64)r66) { qd_site = 1; qd_x = r297; qd_y = r66; goto qd_fault; } r299 = r65 + r297 * 4; r300 = *(i32 *)r299; r301 = (u32)r24 + (u32)r300; r60 = r301;
-b149: // edge 8→5 (unrolled 3) (checked if)
+b134: // edge 8→5 (unrolled 3) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r302 = r270; r303 = (u64)r302 + 1024ull; r304 = (u64)r303 + (u64)r246; r305 = r304 < r4; if (!r305) goto b238;
+	r302 = r270; r303 = (u64)r302 + 1024ull; r304 = (u64)r303 + (u64)r246; r305 = r304 < r4; if (!r305) goto b223;
 	if ((u64)r304 >= (u64)r66) { qd_site = 1; qd_x = r304; qd_y = r66; goto qd_fault; } r306 = r65 + r304 * 4; r307 = *(i32 *)r306; r308 = (u32)r24 + (u32)r307; r60 = r308;
-b152: // edge 8→5 (unrolled 4) (checked if)
+b137: // edge 8→5 (unrolled 4) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r309 = r270; r310 = (u64)r309 + 1280ull; r311 = (u64)r310 + (u64)r246; r312 = r311 < r4; if (!r312) goto b237;
+	r309 = r270; r310 = (u64)r309 + 1280ull; r311 = (u64)r310 + (u64)r246; r312 = r311 < r4; if (!r312) goto b222;
 	if ((u64)r311 >= (u64)r66) { qd_site = 1; qd_x = r311; qd_y = r66; goto qd_fault; } r313 = r65 + r311 * 4; r314 = *(i32 *)r313; r315 = (u32)r24 + (u32)r314; r60 = r315;
-b155: // edge 8→5 (unrolled 5) (checked if)
+b140: // edge 8→5 (unrolled 5) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r316 = r270; r317 = (u64)r316 + 1536ull; r318 = (u64)r317 + (u64)r246; r319 = r318 < r4; if (!r319) goto b236;
+	r316 = r270; r317 = (u64)r316 + 1536ull; r318 = (u64)r317 + (u64)r246; r319 = r318 < r4; if (!r319) goto b221;
 	if ((u64)r318 >= (u64)r66) { qd_site = 1; qd_x = r318; qd_y = r66; goto qd_fault; } r320 = r65 + r318 * 4; r321 = *(i32 *)r320; r322 = (u32)r24 + (u32)r321; r60 = r322;
-b158: // edge 8→5 (unrolled 6) (checked if)
+b143: // edge 8→5 (unrolled 6) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r323 = r270; r324 = (u64)r323 + 1792ull; r325 = (u64)r324 + (u64)r246; r326 = r325 < r4; if (!r326) goto b235;
+	r323 = r270; r324 = (u64)r323 + 1792ull; r325 = (u64)r324 + (u64)r246; r326 = r325 < r4; if (!r326) goto b220;
 	if ((u64)r325 >= (u64)r66) { qd_site = 1; qd_x = r325; qd_y = r66; goto qd_fault; } r327 = r65 + r325 * 4; r328 = *(i32 *)r327; r329 = (u32)r24 + (u32)r328; r60 = r329;
-b161: // edge 8→5 (unrolled 7) (checked if)
+b146: // edge 8→5 (unrolled 7) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r330 = r270; r331 = (u64)r330 + 2048ull; r332 = (u64)r331 + (u64)r246; r333 = r332 < r4; if (!r333) goto b234;
+	r330 = r270; r331 = (u64)r330 + 2048ull; r332 = (u64)r331 + (u64)r246; r333 = r332 < r4; if (!r333) goto b219;
 	if ((u64)r332 >= (u64)r66) { qd_site = 1; qd_x = r332; qd_y = r66; goto qd_fault; } r334 = r65 + r332 * 4; r335 = *(i32 *)r334; r336 = (u32)r24 + (u32)r335; r60 = r336;
-b164: // edge 8→5 (unrolled 8) (checked if)
+b149: // edge 8→5 (unrolled 8) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r337 = r270; r338 = (u64)r337 + 2304ull; r339 = (u64)r338 + (u64)r246; r340 = r339 < r4; if (!r340) goto b233;
+	r337 = r270; r338 = (u64)r337 + 2304ull; r339 = (u64)r338 + (u64)r246; r340 = r339 < r4; if (!r340) goto b218;
 	if ((u64)r339 >= (u64)r66) { qd_site = 1; qd_x = r339; qd_y = r66; goto qd_fault; } r341 = r65 + r339 * 4; r342 = *(i32 *)r341; r343 = (u32)r24 + (u32)r342; r60 = r343;
-b167: // edge 8→5 (unrolled 9) (checked if)
+b152: // edge 8→5 (unrolled 9) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r344 = r270; r345 = (u64)r344 + 2560ull; r346 = (u64)r345 + (u64)r246; r347 = r346 < r4; if (!r347) goto b232;
+	r344 = r270; r345 = (u64)r344 + 2560ull; r346 = (u64)r345 + (u64)r246; r347 = r346 < r4; if (!r347) goto b217;
 	if ((u64)r346 >= (u64)r66) { qd_site = 1; qd_x = r346; qd_y = r66; goto qd_fault; } r348 = r65 + r346 * 4; r349 = *(i32 *)r348; r350 = (u32)r24 + (u32)r349; r60 = r350;
-b170: // edge 8→5 (unrolled 10) (checked if)
+b155: // edge 8→5 (unrolled 10) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r351 = r270; r352 = (u64)r351 + 2816ull; r353 = (u64)r352 + (u64)r246; r354 = r353 < r4; if (!r354) goto b231;
+	r351 = r270; r352 = (u64)r351 + 2816ull; r353 = (u64)r352 + (u64)r246; r354 = r353 < r4; if (!r354) goto b216;
 	if ((u64)r353 >= (u64)r66) { qd_site = 1; qd_x = r353; qd_y = r66; goto qd_fault; } r355 = r65 + r353 * 4; r356 = *(i32 *)r355; r357 = (u32)r24 + (u32)r356; r60 = r357;
-b173: // edge 8→5 (unrolled 11) (checked if)
+b158: // edge 8→5 (unrolled 11) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r358 = r270; r359 = (u64)r358 + 3072ull; r360 = (u64)r359 + (u64)r246; r361 = r360 < r4; if (!r361) goto b230;
+	r358 = r270; r359 = (u64)r358 + 3072ull; r360 = (u64)r359 + (u64)r246; r361 = r360 < r4; if (!r361) goto b215;
 	if ((u64)r360 >= (u64)r66) { qd_site = 1; qd_x = r360; qd_y = r66; goto qd_fault; } r362 = r65 + r360 * 4; r363 = *(i32 *)r362; r364 = (u32)r24 + (u32)r363; r60 = r364;
-b176: // edge 8→5 (unrolled 12) (checked if)
+b161: // edge 8→5 (unrolled 12) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r365 = r270; r366 = (u64)r365 + 3328ull; r367 = (u64)r366 + (u64)r246; r368 = r367 < r4; if (!r368) goto b229;
+	r365 = r270; r366 = (u64)r365 + 3328ull; r367 = (u64)r366 + (u64)r246; r368 = r367 < r4; if (!r368) goto b214;
 	if ((u64)r367 >= (u64)r66) { qd_site = 1; qd_x = r367; qd_y = r66; goto qd_fault; } r369 = r65 + r367 * 4; r370 = *(i32 *)r369; r371 = (u32)r24 + (u32)r370; r60 = r371;
-b179: // edge 8→5 (unrolled 13) (checked if)
+b164: // edge 8→5 (unrolled 13) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r372 = r270; r373 = (u64)r372 + 3584ull; r374 = (u64)r373 + (u64)r246; r375 = r374 < r4; if (!r375) goto b228;
+	r372 = r270; r373 = (u64)r372 + 3584ull; r374 = (u64)r373 + (u64)r246; r375 = r374 < r4; if (!r375) goto b213;
 	if ((u64)r374 >= (u64)r66) { qd_site = 1; qd_x = r374; qd_y = r66; goto qd_fault; } r376 = r65 + r374 * 4; r377 = *(i32 *)r376; r378 = (u32)r24 + (u32)r377; r60 = r378;
-b182: // edge 8→5 (unrolled 14) (checked if)
+b167: // edge 8→5 (unrolled 14) (checked if)
 #line 27 "kernels.go"
 	r24 = r60;
 #line 26 "kernels.go"
-	r379 = r270; r380 = (u64)r379 + 3840ull; r381 = (u64)r380 + (u64)r246; r382 = r381 < r4; if (!r382) goto b227;
+	r379 = r270; r380 = (u64)r379 + 3840ull; r381 = (u64)r380 + (u64)r246; r382 = r381 < r4; if (!r382) goto b212;
 	if ((u64)r381 >= (u64)r66) { qd_site = 1; qd_x = r381; qd_y = r66; goto qd_fault; } r383 = r65 + r381 * 4; r384 = *(i32 *)r383; r385 = (u32)r24 + (u32)r384; r60 = r385;
-b185: // edge 8→6 (checked if)
+b170: // edge 8→6 (checked if)
 #line 27 "kernels.go"
 	r250 = r60;
 #line 30 "kernels.go"
@@ -436,98 +414,98 @@ b185: // edge 8→6 (checked if)
 	__syncthreads();
 #line 32 "kernels.go"
 	r252 = (i64)threadIdx.x; r32 = 0; r254 = r249 + r252 * 4; r255 = *(i32 *)r254; r32 = r255; r256 = (i64)warpSize; r37 = r256 >> 1;
-b191: // sum.shuffle (checked if)
+b176: // sum.shuffle (checked if)
 #line 32 "kernels.go"
-	r257 = r37 > 0ll; if (!r257) goto b207; r258 = qd_shfl_down(r32, (u32)r37); r259 = (u64)r252 + (u64)r37; r260 = r259 < 256ll; if (!r260) goto b194; r32 = (u32)r32 + (u32)r258;
-b194: // sum.step (checked if)
+	r257 = r37 > 0ll; if (!r257) goto b192; r258 = qd_shfl_down(r32, (u32)r37); r259 = (u64)r252 + (u64)r37; r260 = r259 < 256ll; if (!r260) goto b179; r32 = (u32)r32 + (u32)r258;
+b179: // sum.step (checked if)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; r613 = r37 > 0ll; if (!r613) goto b207; r614 = qd_shfl_down(r32, (u32)r37); r615 = (u64)r252 + (u64)r37; r616 = r615 < 256ll; if (!r616) goto b198; r32 = (u32)r32 + (u32)r614;
-b198: // sum.step (checked if) (unrolled 1)
+	r37 = r37 >> 1; r450 = r37 > 0ll; if (!r450) goto b192; r451 = qd_shfl_down(r32, (u32)r37); r452 = (u64)r252 + (u64)r37; r453 = r452 < 256ll; if (!r453) goto b183; r32 = (u32)r32 + (u32)r451;
+b183: // sum.step (checked if) (unrolled 1)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; r617 = r37 > 0ll; if (!r617) goto b207; r618 = qd_shfl_down(r32, (u32)r37); r619 = (u64)r252 + (u64)r37; r620 = r619 < 256ll; if (!r620) goto b202; r32 = (u32)r32 + (u32)r618;
-b202: // sum.step (checked if) (unrolled 2)
+	r37 = r37 >> 1; r454 = r37 > 0ll; if (!r454) goto b192; r455 = qd_shfl_down(r32, (u32)r37); r456 = (u64)r252 + (u64)r37; r457 = r456 < 256ll; if (!r457) goto b187; r32 = (u32)r32 + (u32)r455;
+b187: // sum.step (checked if) (unrolled 2)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; r621 = r37 > 0ll; if (!r621) goto b207; r622 = qd_shfl_down(r32, (u32)r37); r623 = (u64)r252 + (u64)r37; r624 = r623 < 256ll; if (!r624) goto b206; r32 = (u32)r32 + (u32)r622;
-b206: // sum.step (checked if) (unrolled 3)
+	r37 = r37 >> 1; r458 = r37 > 0ll; if (!r458) goto b192; r459 = qd_shfl_down(r32, (u32)r37); r460 = (u64)r252 + (u64)r37; r461 = r460 < 256ll; if (!r461) goto b191; r32 = (u32)r32 + (u32)r459;
+b191: // sum.step (checked if) (unrolled 3)
 #line 32 "kernels.go"
-	r37 = r37 >> 1; goto b191;
-b207: // sum.warps (checked if)
+	r37 = r37 >> 1; goto b176;
+b192: // sum.warps (checked if)
 #line 32 "kernels.go"
-	r261 = (char *)qvar_warpsums_1; r262 = (i64)(threadIdx.x % warpSize); r264 = r262 == 0ll; r263 = (i64)(threadIdx.x / warpSize); if (!r264) goto b209; r265 = r261 + r263 * 4; *(i32 *)r265 = r32;
-b209: // sum.written (checked if)
+	r261 = (char *)qvar_warpsums_1; r262 = (i64)(threadIdx.x % warpSize); r264 = r262 == 0ll; r263 = (i64)(threadIdx.x / warpSize); if (!r264) goto b194; r265 = r261 + r263 * 4; *(i32 *)r265 = r32;
+b194: // sum.written (checked if)
 #line 32 "kernels.go"
-	__syncthreads(); r575 = (u64)r256; r576 = 255ull | r575; r577 = r576 >> 32; r578 = (u32)r577; r579 = r578 == 0u; if (!r579) goto b226; r581 = (u32)r256; r582 = qd_div_u32(r580, r581); r574 = (i64)r582;
-b211: // sum.written (checked if)
+	__syncthreads(); r412 = (u64)r256; r413 = 255ull | r412; r414 = r413 >> 32; r415 = (u32)r414; r416 = r415 == 0u; if (!r416) goto b211; r418 = (u32)r256; r419 = qd_div_u32(r417, r418); r411 = (i64)r419;
+b196: // sum.written (checked if)
 #line 32 "kernels.go"
-	r266 = r574; r48 = 0; r49 = 0ll; r573 = r261 + 0ll;
-b212: // sum.total (checked if)
+	r266 = r411; r48 = 0; r49 = 0ll; r410 = r261 + 0ll;
+b197: // sum.total (checked if)
 #line 32 "kernels.go"
-	r267 = r49 <= r266; if (!r267) goto b220; r268 = r573; r269 = *(i32 *)r268; r48 = (u32)r48 + (u32)r269; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r625 = r49 <= r266; if (!r625) goto b220; r626 = r573; r627 = *(i32 *)r626; r48 = (u32)r48 + (u32)r627; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r628 = r49 <= r266; if (!r628) goto b220; r629 = r573; r630 = *(i32 *)r629; r48 = (u32)r48 + (u32)r630; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; r631 = r49 <= r266; if (!r631) goto b220; r632 = r573; r633 = *(i32 *)r632; r48 = (u32)r48 + (u32)r633; r49 = (u64)r49 + 1ull; r573 = r573 + 4ll; goto b212;
-b220: // sum.done (checked if)
+	r267 = r49 <= r266; if (!r267) goto b205; r268 = r410; r269 = *(i32 *)r268; r48 = (u32)r48 + (u32)r269; r49 = (u64)r49 + 1ull; r410 = r410 + 4ll; r462 = r49 <= r266; if (!r462) goto b205; r463 = r410; r464 = *(i32 *)r463; r48 = (u32)r48 + (u32)r464; r49 = (u64)r49 + 1ull; r410 = r410 + 4ll; r465 = r49 <= r266; if (!r465) goto b205; r466 = r410; r467 = *(i32 *)r466; r48 = (u32)r48 + (u32)r467; r49 = (u64)r49 + 1ull; r410 = r410 + 4ll; r468 = r49 <= r266; if (!r468) goto b205; r469 = r410; r470 = *(i32 *)r469; r48 = (u32)r48 + (u32)r470; r49 = (u64)r49 + 1ull; r410 = r410 + 4ll; goto b197;
+b205: // sum.done (checked if)
 #line 32 "kernels.go"
 	__syncthreads(); r251 = r48;
 #line 21 "kernels.go"
-	r247 = (i64)threadIdx.x; r248 = r247 < 1ll; if (!r248) goto b223;
+	r247 = (i64)threadIdx.x; r248 = r247 < 1ll; if (!r248) goto b208;
 #line 34 "kernels.go"
 	if ((u64)r244 >= (u64)r73) { qd_site = 2; qd_x = r244; qd_y = r73; goto qd_fault; } r278 = r72 + r244 * 4; *(i32 *)r278 = r251;
-b223: // barrier (checked if)
+b208: // barrier (checked if)
 #line 21 "kernels.go"
 	__syncthreads();
 #line 34 "kernels.go"
-	r279 = (u64)r244 + 1ull; r280 = r279 < r0; if (!r280) goto b114;
+	r279 = (u64)r244 + 1ull; r280 = r279 < r0; if (!r280) goto b99;
 #line 21 "kernels.go"
-	r8 = r8 + r11; goto b133;
-b226: // divide in 64 bits
+	r8 = r8 + r11; goto b118;
+b211: // divide in 64 bits
 #line 32 "kernels.go"
-	r574 = qd_div_i64(255ll, r256); goto b211;
-b227: // edge 5→8 (unrolled 15) (checked if)
-#line 26 "kernels.go"
-	r60 = r24; goto b185;
-b228: // edge 5→8 (unrolled 14) (checked if)
-#line 26 "kernels.go"
-	r60 = r24; goto b182;
-b229: // edge 5→8 (unrolled 13) (checked if)
-#line 26 "kernels.go"
-	r60 = r24; goto b179;
-b230: // edge 5→8 (unrolled 12) (checked if)
-#line 26 "kernels.go"
-	r60 = r24; goto b176;
-b231: // edge 5→8 (unrolled 11) (checked if)
-#line 26 "kernels.go"
-	r60 = r24; goto b173;
-b232: // edge 5→8 (unrolled 10) (checked if)
+	r411 = qd_div_i64(255ll, r256); goto b196;
+b212: // edge 5→8 (unrolled 15) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b170;
-b233: // edge 5→8 (unrolled 9) (checked if)
+b213: // edge 5→8 (unrolled 14) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b167;
-b234: // edge 5→8 (unrolled 8) (checked if)
+b214: // edge 5→8 (unrolled 13) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b164;
-b235: // edge 5→8 (unrolled 7) (checked if)
+b215: // edge 5→8 (unrolled 12) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b161;
-b236: // edge 5→8 (unrolled 6) (checked if)
+b216: // edge 5→8 (unrolled 11) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b158;
-b237: // edge 5→8 (unrolled 5) (checked if)
+b217: // edge 5→8 (unrolled 10) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b155;
-b238: // edge 5→8 (unrolled 4) (checked if)
+b218: // edge 5→8 (unrolled 9) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b152;
-b239: // edge 5→8 (unrolled 3) (checked if)
+b219: // edge 5→8 (unrolled 8) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b149;
-b240: // edge 5→8 (unrolled 2) (checked if)
+b220: // edge 5→8 (unrolled 7) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b146;
-b241: // edge 5→8 (unrolled 1) (checked if)
+b221: // edge 5→8 (unrolled 6) (checked if)
 #line 26 "kernels.go"
 	r60 = r24; goto b143;
-b242: // edge 5→8 (checked if)
+b222: // edge 5→8 (unrolled 5) (checked if)
 #line 26 "kernels.go"
-	r60 = 0; goto b140;
+	r60 = r24; goto b140;
+b223: // edge 5→8 (unrolled 4) (checked if)
+#line 26 "kernels.go"
+	r60 = r24; goto b137;
+b224: // edge 5→8 (unrolled 3) (checked if)
+#line 26 "kernels.go"
+	r60 = r24; goto b134;
+b225: // edge 5→8 (unrolled 2) (checked if)
+#line 26 "kernels.go"
+	r60 = r24; goto b131;
+b226: // edge 5→8 (unrolled 1) (checked if)
+#line 26 "kernels.go"
+	r60 = r24; goto b128;
+b227: // edge 5→8 (checked if)
+#line 26 "kernels.go"
+	r60 = 0; goto b125;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -565,21 +543,12 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 	bool r1288 = 0, r1304 = 0, r1320 = 0, r1336 = 0, r1352 = 0, r1368 = 0, r1384 = 0, r1400 = 0;
 	bool r1611 = 0, r1628 = 0, r1645 = 0, r1662 = 0, r1679 = 0, r1696 = 0, r1713 = 0, r1730 = 0;
 	bool r1747 = 0, r1764 = 0, r1781 = 0, r1798 = 0, r1815 = 0, r1832 = 0, r1849 = 0, r1864 = 0;
-	bool r1865 = 0, r1867 = 0, r1871 = 0, r1873 = 0, r1875 = 0, r1878 = 0, r1880 = 0, r1882 = 0;
-	bool r1884 = 0, r1886 = 0, r1889 = 0, r1891 = 0, r1893 = 0, r1895 = 0, r1897 = 0, r1900 = 0;
-	bool r1902 = 0, r1904 = 0, r1906 = 0, r1908 = 0, r1911 = 0, r1913 = 0, r1915 = 0, r1917 = 0;
-	bool r1919 = 0, r1922 = 0, r1924 = 0, r1926 = 0, r1928 = 0, r1930 = 0, r1933 = 0, r1935 = 0;
-	bool r1937 = 0, r1939 = 0, r1941 = 0, r1944 = 0, r1946 = 0, r1948 = 0, r1950 = 0, r1952 = 0;
-	bool r1955 = 0, r1957 = 0, r1959 = 0, r1961 = 0, r1963 = 0, r1966 = 0, r1968 = 0, r1970 = 0;
-	bool r1972 = 0, r1974 = 0, r1977 = 0, r1979 = 0, r1981 = 0, r1983 = 0, r1985 = 0, r1988 = 0;
-	bool r1990 = 0, r1992 = 0, r1994 = 0, r1996 = 0, r1999 = 0, r2001 = 0, r2003 = 0, r2005 = 0;
-	bool r2007 = 0, r2010 = 0, r2012 = 0, r2014 = 0, r2016 = 0, r2018 = 0, r2021 = 0, r2023 = 0;
-	bool r2025 = 0, r2027 = 0, r2029 = 0, r2032 = 0, r2034 = 0, r2036 = 0, r2038 = 0, r2040 = 0;
-	bool r2043 = 0, r2045 = 0, r2047 = 0, r2050 = 0, r2053 = 0, r2055 = 0, r2056 = 0, r2057 = 0;
-	bool r2058 = 0, r2059 = 0, r2060 = 0, r2061 = 0, r2062 = 0, r2063 = 0, r2064 = 0, r2065 = 0;
-	bool r2066 = 0, r2067 = 0, r2068 = 0, r2069 = 0, r2070 = 0, r2112 = 0, r2116 = 0, r2118 = 0;
-	bool r2119 = 0, r2121 = 0, r2122 = 0, r2124 = 0, r2125 = 0, r2128 = 0, r2129 = 0, r2132 = 0;
-	bool r2133 = 0, r2136 = 0;
+	bool r1868 = 0, r1869 = 0, r1870 = 0, r1871 = 0, r1872 = 0, r1873 = 0, r1874 = 0, r1875 = 0;
+	bool r1876 = 0, r1877 = 0, r1878 = 0, r1879 = 0, r1880 = 0, r1881 = 0, r1882 = 0, r1883 = 0;
+	bool r1885 = 0, r1888 = 0, r1891 = 0, r1893 = 0, r1935 = 0, r1944 = 0, r1948 = 0, r1950 = 0;
+	bool r1951 = 0, r1953 = 0, r1954 = 0, r1956 = 0, r1957 = 0, r1960 = 0, r1961 = 0, r1964 = 0;
+	bool r1965 = 0, r1968 = 0, r1969 = 0, r1971 = 0, r1972 = 0, r1974 = 0, r1975 = 0, r1977 = 0;
+	bool r1978 = 0, r1981 = 0, r1982 = 0, r1985 = 0, r1986 = 0, r1989 = 0;
 	i32 r78 = 0, r87 = 0, r89 = 0, r93 = 0, r96 = 0, r98 = 0, r103 = 0, r105 = 0;
 	i32 r106 = 0, r116 = 0, r117 = 0, r121 = 0, r123 = 0, r133 = 0, r134 = 0, r147 = 0;
 	i32 r154 = 0, r170 = 0, r173 = 0, r174 = 0, r175 = 0, r192 = 0, r211 = 0, r230 = 0;
@@ -607,8 +576,8 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 	i32 r1754 = 0, r1757 = 0, r1758 = 0, r1759 = 0, r1771 = 0, r1774 = 0, r1775 = 0, r1776 = 0;
 	i32 r1788 = 0, r1791 = 0, r1792 = 0, r1793 = 0, r1805 = 0, r1808 = 0, r1809 = 0, r1810 = 0;
 	i32 r1822 = 0, r1825 = 0, r1826 = 0, r1827 = 0, r1839 = 0, r1842 = 0, r1843 = 0, r1844 = 0;
-	i32 r1856 = 0, r1859 = 0, r1860 = 0, r1861 = 0, r2117 = 0, r2120 = 0, r2123 = 0, r2127 = 0;
-	i32 r2131 = 0, r2135 = 0;
+	i32 r1856 = 0, r1859 = 0, r1860 = 0, r1861 = 0, r1949 = 0, r1952 = 0, r1955 = 0, r1959 = 0;
+	i32 r1963 = 0, r1967 = 0, r1970 = 0, r1973 = 0, r1976 = 0, r1980 = 0, r1984 = 0, r1988 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0;
 	i64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r24 = 0;
 	i64 r26 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
@@ -754,24 +723,12 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 	i64 r1802 = 0, r1803 = 0, r1806 = 0, r1812 = 0, r1813 = 0, r1814 = 0, r1816 = 0, r1817 = 0;
 	i64 r1818 = 0, r1819 = 0, r1820 = 0, r1823 = 0, r1829 = 0, r1830 = 0, r1831 = 0, r1833 = 0;
 	i64 r1834 = 0, r1835 = 0, r1836 = 0, r1837 = 0, r1840 = 0, r1846 = 0, r1847 = 0, r1848 = 0;
-	i64 r1850 = 0, r1851 = 0, r1852 = 0, r1853 = 0, r1854 = 0, r1857 = 0, r1866 = 0, r1872 = 0;
-	i64 r1874 = 0, r1876 = 0, r1881 = 0, r1883 = 0, r1885 = 0, r1887 = 0, r1892 = 0, r1894 = 0;
-	i64 r1896 = 0, r1898 = 0, r1903 = 0, r1905 = 0, r1907 = 0, r1909 = 0, r1914 = 0, r1916 = 0;
-	i64 r1918 = 0, r1920 = 0, r1925 = 0, r1927 = 0, r1929 = 0, r1931 = 0, r1936 = 0, r1938 = 0;
-	i64 r1940 = 0, r1942 = 0, r1947 = 0, r1949 = 0, r1951 = 0, r1953 = 0, r1958 = 0, r1960 = 0;
-	i64 r1962 = 0, r1964 = 0, r1969 = 0, r1971 = 0, r1973 = 0, r1975 = 0, r1980 = 0, r1982 = 0;
-	i64 r1984 = 0, r1986 = 0, r1991 = 0, r1993 = 0, r1995 = 0, r1997 = 0, r2002 = 0, r2004 = 0;
-	i64 r2006 = 0, r2008 = 0, r2013 = 0, r2015 = 0, r2017 = 0, r2019 = 0, r2024 = 0, r2026 = 0;
-	i64 r2028 = 0, r2030 = 0, r2035 = 0, r2037 = 0, r2039 = 0, r2041 = 0, r2048 = 0, r2051 = 0;
-	i64 r2107 = 0;
-	u32 r2111 = 0, r2113 = 0, r2114 = 0, r2115 = 0;
-	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r1050 = 0, r1863 = 0, r1868 = 0;
-	u64 r1869 = 0, r1870 = 0, r1877 = 0, r1879 = 0, r1888 = 0, r1890 = 0, r1899 = 0, r1901 = 0;
-	u64 r1910 = 0, r1912 = 0, r1921 = 0, r1923 = 0, r1932 = 0, r1934 = 0, r1943 = 0, r1945 = 0;
-	u64 r1954 = 0, r1956 = 0, r1965 = 0, r1967 = 0, r1976 = 0, r1978 = 0, r1987 = 0, r1989 = 0;
-	u64 r1998 = 0, r2000 = 0, r2009 = 0, r2011 = 0, r2020 = 0, r2022 = 0, r2031 = 0, r2033 = 0;
-	u64 r2042 = 0, r2044 = 0, r2046 = 0, r2049 = 0, r2052 = 0, r2054 = 0, r2108 = 0, r2109 = 0;
-	u64 r2110 = 0;
+	i64 r1850 = 0, r1851 = 0, r1852 = 0, r1853 = 0, r1854 = 0, r1857 = 0, r1865 = 0, r1866 = 0;
+	i64 r1886 = 0, r1889 = 0, r1930 = 0, r1939 = 0;
+	u32 r1934 = 0, r1936 = 0, r1937 = 0, r1938 = 0, r1943 = 0, r1945 = 0, r1946 = 0, r1947 = 0;
+	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r1050 = 0, r1863 = 0, r1867 = 0;
+	u64 r1884 = 0, r1887 = 0, r1890 = 0, r1892 = 0, r1931 = 0, r1932 = 0, r1933 = 0, r1940 = 0;
+	u64 r1941 = 0, r1942 = 0;
 	char *r21 = 0, *r23 = 0, *r25 = 0, *r27 = 0, *r29 = 0, *r31 = 0, *r33 = 0, *r35 = 0;
 	char *r37 = 0, *r39 = 0, *r41 = 0, *r43 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r51 = 0;
 	char *r53 = 0, *r55 = 0, *r56 = 0, *r75 = 0, *r76 = 0, *r79 = 0, *r85 = 0, *r90 = 0;
@@ -812,11 +769,12 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 	char *r1736 = 0, *r1739 = 0, *r1743 = 0, *r1753 = 0, *r1756 = 0, *r1760 = 0, *r1770 = 0, *r1773 = 0;
 	char *r1777 = 0, *r1787 = 0, *r1790 = 0, *r1794 = 0, *r1804 = 0, *r1807 = 0, *r1811 = 0, *r1821 = 0;
 	char *r1824 = 0, *r1828 = 0, *r1838 = 0, *r1841 = 0, *r1845 = 0, *r1855 = 0, *r1858 = 0, *r1862 = 0;
-	char *r2071 = 0, *r2072 = 0, *r2073 = 0, *r2074 = 0, *r2075 = 0, *r2076 = 0, *r2077 = 0, *r2078 = 0;
-	char *r2079 = 0, *r2080 = 0, *r2081 = 0, *r2082 = 0, *r2083 = 0, *r2084 = 0, *r2085 = 0, *r2086 = 0;
-	char *r2087 = 0, *r2088 = 0, *r2089 = 0, *r2090 = 0, *r2091 = 0, *r2092 = 0, *r2093 = 0, *r2094 = 0;
-	char *r2095 = 0, *r2096 = 0, *r2097 = 0, *r2098 = 0, *r2099 = 0, *r2100 = 0, *r2101 = 0, *r2102 = 0;
-	char *r2103 = 0, *r2104 = 0, *r2105 = 0, *r2106 = 0, *r2126 = 0, *r2130 = 0, *r2134 = 0;
+	char *r1894 = 0, *r1895 = 0, *r1896 = 0, *r1897 = 0, *r1898 = 0, *r1899 = 0, *r1900 = 0, *r1901 = 0;
+	char *r1902 = 0, *r1903 = 0, *r1904 = 0, *r1905 = 0, *r1906 = 0, *r1907 = 0, *r1908 = 0, *r1909 = 0;
+	char *r1910 = 0, *r1911 = 0, *r1912 = 0, *r1913 = 0, *r1914 = 0, *r1915 = 0, *r1916 = 0, *r1917 = 0;
+	char *r1918 = 0, *r1919 = 0, *r1920 = 0, *r1921 = 0, *r1922 = 0, *r1923 = 0, *r1924 = 0, *r1925 = 0;
+	char *r1926 = 0, *r1927 = 0, *r1928 = 0, *r1929 = 0, *r1958 = 0, *r1962 = 0, *r1966 = 0, *r1979 = 0;
+	char *r1983 = 0, *r1987 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 49 "kernels.go"
@@ -828,145 +786,692 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 #line 79 "kernels.go"
 	r177 = p2; r178 = p3;
 #line 49 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b270; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r1863 = (u64)r77; r1968 = 9223372036854769919ull < r1863; r1979 = 9223372036854770175ull < r1863; r1990 = 9223372036854770431ull < r1863; r2001 = 9223372036854770687ull < r1863; r2012 = 9223372036854770943ull < r1863; r2023 = 9223372036854771199ull < r1863; r2034 = 9223372036854771455ull < r1863; r1880 = 9223372036854767871ull < r1863; r1891 = 9223372036854768127ull < r1863; r1902 = 9223372036854768383ull < r1863; r1913 = 9223372036854768639ull < r1863; r1924 = 9223372036854768895ull < r1863; r1935 = 9223372036854769151ull < r1863; r1946 = 9223372036854769407ull < r1863; r1957 = 9223372036854769663ull < r1863; if (!r1880) goto b18; if (!r1891) goto b18; if (!r1902) goto b18; if (!r1913) goto b18; if (!r1924) goto b18; if (!r1935) goto b18; if (!r1946) goto b18; if (!r1957) goto b18; if (!r1968) goto b18; if (!r1979) goto b18; if (!r1990) goto b18; if (!r2001) goto b18; if (!r2012) goto b18; if (!r2023) goto b18;
-b18: // preheader
+	r5 = r0 > 0ll; if (!r5) goto b258; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r1863 = (u64)r77; r1865 = p6; r1866 = (u64)r1865 + (u64)(-1ll); r1867 = (u64)r1866; r1868 = r1867 < r1863; r1884 = (u64)r153; r1891 = 2251799813685245ull < r1884; r1892 = (u64)r178; r1893 = r1867 < r1892; if (!r1868) goto b293; if (!r1891) goto b293; if (!r1893) goto b293; r1945 = (u32)255ll;
+b7: // head
 #line 49 "kernels.go"
-	r2113 = (u32)255ll;
-b19: // head (checked if)
+	r12 = r8 < r7; if (!r12) goto b258; r13 = r8; r14 = (i64)r13;
+	r21 = (char *)qvar_v; r22 = (i64)threadIdx.x; r23 = r21 + r22 * 4; *(u32 *)r23 = 0u; r1894 = r23; r25 = r1894 + 1024ll; *(u32 *)r25 = 0u; r1895 = r23; r27 = r1895 + 2048ll; *(u32 *)r27 = 0u; r1896 = r23; r29 = r1896 + 3072ll; *(u32 *)r29 = 0u; r1897 = r23; r31 = r1897 + 4096ll; *(u32 *)r31 = 0u; r1898 = r23; r33 = r1898 + 5120ll; *(u32 *)r33 = 0u; r1899 = r23; r35 = r1899 + 6144ll; *(u32 *)r35 = 0u; r1900 = r23; r37 = r1900 + 7168ll; *(u32 *)r37 = 0u; r1901 = r23; r39 = r1901 + 8192ll; *(u32 *)r39 = 0u; r1902 = r23; r41 = r1902 + 9216ll; *(u32 *)r41 = 0u; r1903 = r23; r43 = r1903 + 10240ll; *(u32 *)r43 = 0u; r1904 = r23; r45 = r1904 + 11264ll; *(u32 *)r45 = 0u; r1905 = r23; r47 = r1905 + 12288ll; *(u32 *)r47 = 0u; r1906 = r23; r49 = r1906 + 13312ll; *(u32 *)r49 = 0u; r1907 = r23; r51 = r1907 + 14336ll; *(u32 *)r51 = 0u; r1908 = r23; r53 = r1908 + 15360ll; *(u32 *)r53 = 0u; r1909 = r23; r55 = r1909 + 16384ll; *(u32 *)r55 = 0u; __syncthreads();
+	r56 = (char *)qvar_part;
 #line 49 "kernels.go"
-	r1049 = r8 < r7; if (!r1049) goto b270; r1050 = r8; r1051 = (i64)r1050;
-	r1058 = (char *)qvar_v; r1059 = (i64)threadIdx.x; r1060 = r1058 + r1059 * 4; *(u32 *)r1060 = 0u; r2088 = r1060; r1062 = r2088 + 1024ll; *(u32 *)r1062 = 0u; r2089 = r1060; r1064 = r2089 + 2048ll; *(u32 *)r1064 = 0u; r2090 = r1060; r1066 = r2090 + 3072ll; *(u32 *)r1066 = 0u; r2091 = r1060; r1068 = r2091 + 4096ll; *(u32 *)r1068 = 0u; r2092 = r1060; r1070 = r2092 + 5120ll; *(u32 *)r1070 = 0u; r2093 = r1060; r1072 = r2093 + 6144ll; *(u32 *)r1072 = 0u; r2094 = r1060; r1074 = r2094 + 7168ll; *(u32 *)r1074 = 0u; r2095 = r1060; r1076 = r2095 + 8192ll; *(u32 *)r1076 = 0u; r2096 = r1060; r1078 = r2096 + 9216ll; *(u32 *)r1078 = 0u; r2097 = r1060; r1080 = r2097 + 10240ll; *(u32 *)r1080 = 0u; r2098 = r1060; r1082 = r2098 + 11264ll; *(u32 *)r1082 = 0u; r2099 = r1060; r1084 = r2099 + 12288ll; *(u32 *)r1084 = 0u; r2100 = r1060; r1086 = r2100 + 13312ll; *(u32 *)r1086 = 0u; r2101 = r1060; r1088 = r2101 + 14336ll; *(u32 *)r1088 = 0u; r2102 = r1060; r1090 = r2102 + 15360ll; *(u32 *)r1090 = 0u; r2103 = r1060; r1092 = r2103 + 16384ll; *(u32 *)r1092 = 0u; __syncthreads();
+	r15 = (i64)threadIdx.x; r16 = r15;
+#line 54 "kernels.go"
+	r64 = r16;
+	r65 = (u64)r14 * 4096ull; r66 = (u64)r65 + (u64)r64; r67 = r66 < r4; if (!r67) goto b291;
+#line 88 "kernels.go"
+	r71 = r64 >> 4; r72 = (u64)r64 + (u64)r71; r70 = r72;
+#line 56 "kernels.go"
+	r74 = r66; r75 = r76 + r74 * 4; r78 = *(i32 *)r75; r79 = r21 + r70 * 4; *(i32 *)r79 = r78;
+b14: // rangeint.body (unrolled 1)
+#line 54 "kernels.go"
+	r182 = (u64)r16 + 256ull;
+	r183 = r65; r184 = (u64)r183 + (u64)r182; r185 = r184 < r4; if (!r185) goto b289;
+#line 88 "kernels.go"
+	r187 = r182 >> 4; r188 = (u64)r182 + (u64)r187; r186 = r188;
+#line 56 "kernels.go"
+	r190 = r184; r191 = r76 + r190 * 4; r192 = *(i32 *)r191; r193 = r21 + r186 * 4; *(i32 *)r193 = r192;
+b17: // rangeint.body (unrolled 2)
+#line 54 "kernels.go"
+	r201 = (u64)r16 + 512ull;
+	r202 = r65; r203 = (u64)r202 + (u64)r201; r204 = r203 < r4; if (!r204) goto b287;
+#line 88 "kernels.go"
+	r206 = r201 >> 4; r207 = (u64)r201 + (u64)r206; r205 = r207;
+#line 56 "kernels.go"
+	r209 = r203; r210 = r76 + r209 * 4; r211 = *(i32 *)r210; r212 = r21 + r205 * 4; *(i32 *)r212 = r211;
+b20: // rangeint.body (unrolled 3)
+#line 54 "kernels.go"
+	r220 = (u64)r16 + 768ull;
+	r221 = r65; r222 = (u64)r221 + (u64)r220; r223 = r222 < r4; if (!r223) goto b285;
+#line 88 "kernels.go"
+	r225 = r220 >> 4; r226 = (u64)r220 + (u64)r225; r224 = r226;
+#line 56 "kernels.go"
+	r228 = r222; r229 = r76 + r228 * 4; r230 = *(i32 *)r229; r231 = r21 + r224 * 4; *(i32 *)r231 = r230;
+b23: // rangeint.body (unrolled 4)
+#line 54 "kernels.go"
+	r239 = (u64)r16 + 1024ull;
+	r240 = r65; r241 = (u64)r240 + (u64)r239; r242 = r241 < r4; if (!r242) goto b283;
+#line 88 "kernels.go"
+	r244 = r239 >> 4; r245 = (u64)r239 + (u64)r244; r243 = r245;
+#line 56 "kernels.go"
+	r247 = r241; r248 = r76 + r247 * 4; r249 = *(i32 *)r248; r250 = r21 + r243 * 4; *(i32 *)r250 = r249;
+b26: // rangeint.body (unrolled 5)
+#line 54 "kernels.go"
+	r258 = (u64)r16 + 1280ull;
+	r259 = r65; r260 = (u64)r259 + (u64)r258; r261 = r260 < r4; if (!r261) goto b281;
+#line 88 "kernels.go"
+	r263 = r258 >> 4; r264 = (u64)r258 + (u64)r263; r262 = r264;
+#line 56 "kernels.go"
+	r266 = r260; r267 = r76 + r266 * 4; r268 = *(i32 *)r267; r269 = r21 + r262 * 4; *(i32 *)r269 = r268;
+b29: // rangeint.body (unrolled 6)
+#line 54 "kernels.go"
+	r277 = (u64)r16 + 1536ull;
+	r278 = r65; r279 = (u64)r278 + (u64)r277; r280 = r279 < r4; if (!r280) goto b279;
+#line 88 "kernels.go"
+	r282 = r277 >> 4; r283 = (u64)r277 + (u64)r282; r281 = r283;
+#line 56 "kernels.go"
+	r285 = r279; r286 = r76 + r285 * 4; r287 = *(i32 *)r286; r288 = r21 + r281 * 4; *(i32 *)r288 = r287;
+b32: // rangeint.body (unrolled 7)
+#line 54 "kernels.go"
+	r296 = (u64)r16 + 1792ull;
+	r297 = r65; r298 = (u64)r297 + (u64)r296; r299 = r298 < r4; if (!r299) goto b277;
+#line 88 "kernels.go"
+	r301 = r296 >> 4; r302 = (u64)r296 + (u64)r301; r300 = r302;
+#line 56 "kernels.go"
+	r304 = r298; r305 = r76 + r304 * 4; r306 = *(i32 *)r305; r307 = r21 + r300 * 4; *(i32 *)r307 = r306;
+b35: // rangeint.body (unrolled 8)
+#line 54 "kernels.go"
+	r315 = (u64)r16 + 2048ull;
+	r316 = r65; r317 = (u64)r316 + (u64)r315; r318 = r317 < r4; if (!r318) goto b275;
+#line 88 "kernels.go"
+	r320 = r315 >> 4; r321 = (u64)r315 + (u64)r320; r319 = r321;
+#line 56 "kernels.go"
+	r323 = r317; r324 = r76 + r323 * 4; r325 = *(i32 *)r324; r326 = r21 + r319 * 4; *(i32 *)r326 = r325;
+b38: // rangeint.body (unrolled 9)
+#line 54 "kernels.go"
+	r334 = (u64)r16 + 2304ull;
+	r335 = r65; r336 = (u64)r335 + (u64)r334; r337 = r336 < r4; if (!r337) goto b273;
+#line 88 "kernels.go"
+	r339 = r334 >> 4; r340 = (u64)r334 + (u64)r339; r338 = r340;
+#line 56 "kernels.go"
+	r342 = r336; r343 = r76 + r342 * 4; r344 = *(i32 *)r343; r345 = r21 + r338 * 4; *(i32 *)r345 = r344;
+b41: // rangeint.body (unrolled 10)
+#line 54 "kernels.go"
+	r353 = (u64)r16 + 2560ull;
+	r354 = r65; r355 = (u64)r354 + (u64)r353; r356 = r355 < r4; if (!r356) goto b271;
+#line 88 "kernels.go"
+	r358 = r353 >> 4; r359 = (u64)r353 + (u64)r358; r357 = r359;
+#line 56 "kernels.go"
+	r361 = r355; r362 = r76 + r361 * 4; r363 = *(i32 *)r362; r364 = r21 + r357 * 4; *(i32 *)r364 = r363;
+b44: // rangeint.body (unrolled 11)
+#line 54 "kernels.go"
+	r372 = (u64)r16 + 2816ull;
+	r373 = r65; r374 = (u64)r373 + (u64)r372; r375 = r374 < r4; if (!r375) goto b269;
+#line 88 "kernels.go"
+	r377 = r372 >> 4; r378 = (u64)r372 + (u64)r377; r376 = r378;
+#line 56 "kernels.go"
+	r380 = r374; r381 = r76 + r380 * 4; r382 = *(i32 *)r381; r383 = r21 + r376 * 4; *(i32 *)r383 = r382;
+b47: // rangeint.body (unrolled 12)
+#line 54 "kernels.go"
+	r391 = (u64)r16 + 3072ull;
+	r392 = r65; r393 = (u64)r392 + (u64)r391; r394 = r393 < r4; if (!r394) goto b267;
+#line 88 "kernels.go"
+	r396 = r391 >> 4; r397 = (u64)r391 + (u64)r396; r395 = r397;
+#line 56 "kernels.go"
+	r399 = r393; r400 = r76 + r399 * 4; r401 = *(i32 *)r400; r402 = r21 + r395 * 4; *(i32 *)r402 = r401;
+b50: // rangeint.body (unrolled 13)
+#line 54 "kernels.go"
+	r410 = (u64)r16 + 3328ull;
+	r411 = r65; r412 = (u64)r411 + (u64)r410; r413 = r412 < r4; if (!r413) goto b265;
+#line 88 "kernels.go"
+	r415 = r410 >> 4; r416 = (u64)r410 + (u64)r415; r414 = r416;
+#line 56 "kernels.go"
+	r418 = r412; r419 = r76 + r418 * 4; r420 = *(i32 *)r419; r421 = r21 + r414 * 4; *(i32 *)r421 = r420;
+b53: // rangeint.body (unrolled 14)
+#line 54 "kernels.go"
+	r429 = (u64)r16 + 3584ull;
+	r430 = r65; r431 = (u64)r430 + (u64)r429; r432 = r431 < r4; if (!r432) goto b263;
+#line 88 "kernels.go"
+	r434 = r429 >> 4; r435 = (u64)r429 + (u64)r434; r433 = r435;
+#line 56 "kernels.go"
+	r437 = r431; r438 = r76 + r437 * 4; r439 = *(i32 *)r438; r440 = r21 + r433 * 4; *(i32 *)r440 = r439;
+b56: // rangeint.body (unrolled 15)
+#line 54 "kernels.go"
+	r448 = (u64)r16 + 3840ull;
+	r449 = r65; r450 = (u64)r449 + (u64)r448; r451 = r450 < r4; if (!r451) goto b261;
+#line 88 "kernels.go"
+	r453 = r448 >> 4; r454 = (u64)r448 + (u64)r453; r452 = r454;
+#line 56 "kernels.go"
+	r456 = r450; r457 = r76 + r456 * 4; r458 = *(i32 *)r457; r459 = r21 + r452 * 4; *(i32 *)r459 = r458;
+b59: // barrier
+#line 49 "kernels.go"
+	__syncthreads(); r17 = (i64)threadIdx.x; r18 = r17;
+#line 58 "kernels.go"
+	r87 = 0;
+#line 65 "kernels.go"
+	r127 = (u64)r18 * 16ull; r128 = r127;
+#line 88 "kernels.go"
+	r130 = r128 >> 4; r131 = (u64)r128 + (u64)r130; r129 = r131;
+#line 65 "kernels.go"
+	r132 = r21 + r129 * 4; r133 = *(i32 *)r132; r134 = r133;
+	r140 = r132; *(i32 *)r140 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r485 = r127; r486 = (u64)r485 + 1ull;
+#line 88 "kernels.go"
+	r488 = r486 >> 4; r489 = (u64)r486 + (u64)r488; r487 = r489;
+#line 65 "kernels.go"
+	r490 = r21 + r487 * 4; r491 = *(i32 *)r490; r134 = (u32)r87 + (u32)r491;
+	r497 = r490; *(i32 *)r497 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r500 = r127; r501 = (u64)r500 + 2ull;
+#line 88 "kernels.go"
+	r503 = r501 >> 4; r504 = (u64)r501 + (u64)r503; r502 = r504;
+#line 65 "kernels.go"
+	r505 = r21 + r502 * 4; r506 = *(i32 *)r505; r134 = (u32)r87 + (u32)r506;
+	r512 = r505; *(i32 *)r512 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r515 = r127; r516 = (u64)r515 + 3ull;
+#line 88 "kernels.go"
+	r518 = r516 >> 4; r519 = (u64)r516 + (u64)r518; r517 = r519;
+#line 65 "kernels.go"
+	r520 = r21 + r517 * 4; r521 = *(i32 *)r520; r134 = (u32)r87 + (u32)r521;
+	r527 = r520; *(i32 *)r527 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r530 = r127; r531 = (u64)r530 + 4ull;
+#line 88 "kernels.go"
+	r533 = r531 >> 4; r534 = (u64)r531 + (u64)r533; r532 = r534;
+#line 65 "kernels.go"
+	r535 = r21 + r532 * 4; r536 = *(i32 *)r535; r134 = (u32)r87 + (u32)r536;
+	r542 = r535; *(i32 *)r542 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r545 = r127; r546 = (u64)r545 + 5ull;
+#line 88 "kernels.go"
+	r548 = r546 >> 4; r549 = (u64)r546 + (u64)r548; r547 = r549;
+#line 65 "kernels.go"
+	r550 = r21 + r547 * 4; r551 = *(i32 *)r550; r134 = (u32)r87 + (u32)r551;
+	r557 = r550; *(i32 *)r557 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r560 = r127; r561 = (u64)r560 + 6ull;
+#line 88 "kernels.go"
+	r563 = r561 >> 4; r564 = (u64)r561 + (u64)r563; r562 = r564;
+#line 65 "kernels.go"
+	r565 = r21 + r562 * 4; r566 = *(i32 *)r565; r134 = (u32)r87 + (u32)r566;
+	r572 = r565; *(i32 *)r572 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r575 = r127; r576 = (u64)r575 + 7ull;
+#line 88 "kernels.go"
+	r578 = r576 >> 4; r579 = (u64)r576 + (u64)r578; r577 = r579;
+#line 65 "kernels.go"
+	r580 = r21 + r577 * 4; r581 = *(i32 *)r580; r134 = (u32)r87 + (u32)r581;
+	r587 = r580; *(i32 *)r587 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r590 = r127; r591 = (u64)r590 + 8ull;
+#line 88 "kernels.go"
+	r593 = r591 >> 4; r594 = (u64)r591 + (u64)r593; r592 = r594;
+#line 65 "kernels.go"
+	r595 = r21 + r592 * 4; r596 = *(i32 *)r595; r134 = (u32)r87 + (u32)r596;
+	r602 = r595; *(i32 *)r602 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r605 = r127; r606 = (u64)r605 + 9ull;
+#line 88 "kernels.go"
+	r608 = r606 >> 4; r609 = (u64)r606 + (u64)r608; r607 = r609;
+#line 65 "kernels.go"
+	r610 = r21 + r607 * 4; r611 = *(i32 *)r610; r134 = (u32)r87 + (u32)r611;
+	r617 = r610; *(i32 *)r617 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r620 = r127; r621 = (u64)r620 + 10ull;
+#line 88 "kernels.go"
+	r623 = r621 >> 4; r624 = (u64)r621 + (u64)r623; r622 = r624;
+#line 65 "kernels.go"
+	r625 = r21 + r622 * 4; r626 = *(i32 *)r625; r134 = (u32)r87 + (u32)r626;
+	r632 = r625; *(i32 *)r632 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r635 = r127; r636 = (u64)r635 + 11ull;
+#line 88 "kernels.go"
+	r638 = r636 >> 4; r639 = (u64)r636 + (u64)r638; r637 = r639;
+#line 65 "kernels.go"
+	r640 = r21 + r637 * 4; r641 = *(i32 *)r640; r134 = (u32)r87 + (u32)r641;
+	r647 = r640; *(i32 *)r647 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r650 = r127; r651 = (u64)r650 + 12ull;
+#line 88 "kernels.go"
+	r653 = r651 >> 4; r654 = (u64)r651 + (u64)r653; r652 = r654;
+#line 65 "kernels.go"
+	r655 = r21 + r652 * 4; r656 = *(i32 *)r655; r134 = (u32)r87 + (u32)r656;
+	r662 = r655; *(i32 *)r662 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r665 = r127; r666 = (u64)r665 + 13ull;
+#line 88 "kernels.go"
+	r668 = r666 >> 4; r669 = (u64)r666 + (u64)r668; r667 = r669;
+#line 65 "kernels.go"
+	r670 = r21 + r667 * 4; r671 = *(i32 *)r670; r134 = (u32)r87 + (u32)r671;
+	r677 = r670; *(i32 *)r677 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r680 = r127; r681 = (u64)r680 + 14ull;
+#line 88 "kernels.go"
+	r683 = r681 >> 4; r684 = (u64)r681 + (u64)r683; r682 = r684;
+#line 65 "kernels.go"
+	r685 = r21 + r682 * 4; r686 = *(i32 *)r685; r134 = (u32)r87 + (u32)r686;
+	r692 = r685; *(i32 *)r692 = r134; r87 = r134;
+#line 65 "kernels.go"
+	r695 = r127; r696 = (u64)r695 + 15ull;
+#line 88 "kernels.go"
+	r698 = r696 >> 4; r699 = (u64)r696 + (u64)r698; r697 = r699;
+#line 65 "kernels.go"
+	r700 = r21 + r697 * 4; r701 = *(i32 *)r700; r134 = (u32)r87 + (u32)r701;
+	r707 = r700; *(i32 *)r707 = r134; r89 = r134;
+#line 68 "kernels.go"
+	r143 = r56 + r18 * 4; *(i32 *)r143 = r89;
+#line 49 "kernels.go"
+	__syncthreads();
+#line 70 "kernels.go"
+	r94 = (i64)threadIdx.x; r112 = r94 == 255ll; r96 = 0; r97 = r56 + r94 * 4; r98 = *(i32 *)r97; r96 = r98; r99 = (i64)(threadIdx.x % warpSize); r100 = (i64)warpSize; r101 = 1ll;
+b147: // scan.shuffle
+#line 70 "kernels.go"
+	r102 = r101 < r100; if (!r102) goto b163; r103 = qd_shfl_up(r96, (u32)r101); r104 = r99 >= r101; if (!r104) goto b150; r96 = (u32)r96 + (u32)r103;
+b150: // scan.step
+#line 70 "kernels.go"
+	r101 = (u64)r101 << 1; r1948 = r101 < r100; if (!r1948) goto b163; r1949 = qd_shfl_up(r96, (u32)r101); r1950 = r99 >= r101; if (!r1950) goto b154; r96 = (u32)r96 + (u32)r1949;
+b154: // scan.step (unrolled 1)
+#line 70 "kernels.go"
+	r101 = (u64)r101 << 1; r1951 = r101 < r100; if (!r1951) goto b163; r1952 = qd_shfl_up(r96, (u32)r101); r1953 = r99 >= r101; if (!r1953) goto b158; r96 = (u32)r96 + (u32)r1952;
+b158: // scan.step (unrolled 2)
+#line 70 "kernels.go"
+	r101 = (u64)r101 << 1; r1954 = r101 < r100; if (!r1954) goto b163; r1955 = qd_shfl_up(r96, (u32)r101); r1956 = r99 >= r101; if (!r1956) goto b162; r96 = (u32)r96 + (u32)r1955;
+b162: // scan.step (unrolled 3)
+#line 70 "kernels.go"
+	r101 = (u64)r101 << 1; goto b147;
+b163: // scan.warped
+#line 70 "kernels.go"
+	r106 = qd_shfl_up(r96, 1u); r105 = 0; r107 = r99 > 0ll; if (!r107) goto b165; r105 = r106;
+b165: // scan.belowdone
+#line 70 "kernels.go"
+	r108 = (char *)qvar_warpsums_2; r109 = (i64)(threadIdx.x / warpSize); r110 = (u64)r100 - 1ull; r111 = r99 == r110; r113 = r111 | r112; if (!r113) goto b167; r114 = r108 + r109 * 4; *(i32 *)r114 = r96;
+b167: // scan.written
+#line 70 "kernels.go"
+	__syncthreads(); r1940 = (u64)r100; r1941 = 255ull | r1940; r1942 = r1941 >> 32; r1943 = (u32)r1942; r1944 = r1943 == 0u; if (!r1944) goto b260; r1946 = (u32)r100; r1947 = qd_div_u32(r1945, r1946); r1939 = (i64)r1947;
+b169: // scan.written
+#line 70 "kernels.go"
+	r115 = r1939; r116 = 0; r117 = 0; r118 = 0ll; r1928 = r108 + 0ll;
+b170: // scan.total
+#line 70 "kernels.go"
+	r119 = r118 <= r115; if (!r119) goto b186; r120 = r1928; r121 = *(i32 *)r120; r117 = (u32)r117 + (u32)r121; r122 = r118 < r109; if (!r122) goto b173; r116 = (u32)r116 + (u32)r121;
+b173: // scan.counted
+#line 70 "kernels.go"
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1957 = r118 <= r115; if (!r1957) goto b186; r1958 = r1928; r1959 = *(i32 *)r1958; r117 = (u32)r117 + (u32)r1959; r1960 = r118 < r109; if (!r1960) goto b177; r116 = (u32)r116 + (u32)r1959;
+b177: // scan.counted (unrolled 1)
+#line 70 "kernels.go"
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1961 = r118 <= r115; if (!r1961) goto b186; r1962 = r1928; r1963 = *(i32 *)r1962; r117 = (u32)r117 + (u32)r1963; r1964 = r118 < r109; if (!r1964) goto b181; r116 = (u32)r116 + (u32)r1963;
+b181: // scan.counted (unrolled 2)
+#line 70 "kernels.go"
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1965 = r118 <= r115; if (!r1965) goto b186; r1966 = r1928; r1967 = *(i32 *)r1966; r117 = (u32)r117 + (u32)r1967; r1968 = r118 < r109; if (!r1968) goto b185; r116 = (u32)r116 + (u32)r1967;
+b185: // scan.counted (unrolled 3)
+#line 70 "kernels.go"
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; goto b170;
+b186: // scan.store
+#line 70 "kernels.go"
+	r123 = (u32)r105 + (u32)r116; r124 = r97; *(i32 *)r124 = r123; __syncthreads();
+#line 49 "kernels.go"
+	r19 = (i64)threadIdx.x; r20 = r19;
+#line 73 "kernels.go"
+	r146 = r14 > 0ll; if (!r146) goto b259;
+	r1910 = r152 + r14 * 4; r151 = r1910 + -4ll; r154 = *(i32 *)r151; r147 = r154;
+b191: // rangeint.body
+#line 77 "kernels.go"
+	r158 = r20;
+	r159 = r65; r160 = (u64)r159 + (u64)r158; r161 = r160 < r4; if (!r161) goto b195;
+	r165 = r160;
+#line 88 "kernels.go"
+	r167 = r158 >> 4; r168 = (u64)r158 + (u64)r167; r166 = r168;
+#line 79 "kernels.go"
+	r169 = r21 + r166 * 4; r170 = *(i32 *)r169; r171 = r167; r172 = r56 + r171 * 4; r173 = *(i32 *)r172; r174 = (u32)r170 + (u32)r173; r175 = (u32)r174 + (u32)r147; r176 = r177 + r165 * 4; *(i32 *)r176 = r175;
+b195: // rangeint.body (unrolled 1)
+#line 77 "kernels.go"
+	r726 = (u64)r20 + 256ull;
+	r727 = r65; r728 = (u64)r727 + (u64)r726; r729 = r728 < r4; if (!r729) goto b199;
+	r731 = r728;
+#line 88 "kernels.go"
+	r733 = r726 >> 4; r734 = (u64)r726 + (u64)r733; r732 = r734;
+#line 79 "kernels.go"
+	r735 = r21 + r732 * 4; r736 = *(i32 *)r735; r737 = r733; r738 = r56 + r737 * 4; r739 = *(i32 *)r738; r740 = (u32)r736 + (u32)r739; r741 = (u32)r740 + (u32)r147; r742 = r177 + r731 * 4; *(i32 *)r742 = r741;
+b199: // rangeint.body (unrolled 2)
+#line 77 "kernels.go"
+	r746 = (u64)r20 + 512ull;
+	r747 = r65; r748 = (u64)r747 + (u64)r746; r749 = r748 < r4; if (!r749) goto b203;
+	r751 = r748;
+#line 88 "kernels.go"
+	r753 = r746 >> 4; r754 = (u64)r746 + (u64)r753; r752 = r754;
+#line 79 "kernels.go"
+	r755 = r21 + r752 * 4; r756 = *(i32 *)r755; r757 = r753; r758 = r56 + r757 * 4; r759 = *(i32 *)r758; r760 = (u32)r756 + (u32)r759; r761 = (u32)r760 + (u32)r147; r762 = r177 + r751 * 4; *(i32 *)r762 = r761;
+b203: // rangeint.body (unrolled 3)
+#line 77 "kernels.go"
+	r766 = (u64)r20 + 768ull;
+	r767 = r65; r768 = (u64)r767 + (u64)r766; r769 = r768 < r4; if (!r769) goto b207;
+	r771 = r768;
+#line 88 "kernels.go"
+	r773 = r766 >> 4; r774 = (u64)r766 + (u64)r773; r772 = r774;
+#line 79 "kernels.go"
+	r775 = r21 + r772 * 4; r776 = *(i32 *)r775; r777 = r773; r778 = r56 + r777 * 4; r779 = *(i32 *)r778; r780 = (u32)r776 + (u32)r779; r781 = (u32)r780 + (u32)r147; r782 = r177 + r771 * 4; *(i32 *)r782 = r781;
+b207: // rangeint.body (unrolled 4)
+#line 77 "kernels.go"
+	r786 = (u64)r20 + 1024ull;
+	r787 = r65; r788 = (u64)r787 + (u64)r786; r789 = r788 < r4; if (!r789) goto b211;
+	r791 = r788;
+#line 88 "kernels.go"
+	r793 = r786 >> 4; r794 = (u64)r786 + (u64)r793; r792 = r794;
+#line 79 "kernels.go"
+	r795 = r21 + r792 * 4; r796 = *(i32 *)r795; r797 = r793; r798 = r56 + r797 * 4; r799 = *(i32 *)r798; r800 = (u32)r796 + (u32)r799; r801 = (u32)r800 + (u32)r147; r802 = r177 + r791 * 4; *(i32 *)r802 = r801;
+b211: // rangeint.body (unrolled 5)
+#line 77 "kernels.go"
+	r806 = (u64)r20 + 1280ull;
+	r807 = r65; r808 = (u64)r807 + (u64)r806; r809 = r808 < r4; if (!r809) goto b215;
+	r811 = r808;
+#line 88 "kernels.go"
+	r813 = r806 >> 4; r814 = (u64)r806 + (u64)r813; r812 = r814;
+#line 79 "kernels.go"
+	r815 = r21 + r812 * 4; r816 = *(i32 *)r815; r817 = r813; r818 = r56 + r817 * 4; r819 = *(i32 *)r818; r820 = (u32)r816 + (u32)r819; r821 = (u32)r820 + (u32)r147; r822 = r177 + r811 * 4; *(i32 *)r822 = r821;
+b215: // rangeint.body (unrolled 6)
+#line 77 "kernels.go"
+	r826 = (u64)r20 + 1536ull;
+	r827 = r65; r828 = (u64)r827 + (u64)r826; r829 = r828 < r4; if (!r829) goto b219;
+	r831 = r828;
+#line 88 "kernels.go"
+	r833 = r826 >> 4; r834 = (u64)r826 + (u64)r833; r832 = r834;
+#line 79 "kernels.go"
+	r835 = r21 + r832 * 4; r836 = *(i32 *)r835; r837 = r833; r838 = r56 + r837 * 4; r839 = *(i32 *)r838; r840 = (u32)r836 + (u32)r839; r841 = (u32)r840 + (u32)r147; r842 = r177 + r831 * 4; *(i32 *)r842 = r841;
+b219: // rangeint.body (unrolled 7)
+#line 77 "kernels.go"
+	r846 = (u64)r20 + 1792ull;
+	r847 = r65; r848 = (u64)r847 + (u64)r846; r849 = r848 < r4; if (!r849) goto b223;
+	r851 = r848;
+#line 88 "kernels.go"
+	r853 = r846 >> 4; r854 = (u64)r846 + (u64)r853; r852 = r854;
+#line 79 "kernels.go"
+	r855 = r21 + r852 * 4; r856 = *(i32 *)r855; r857 = r853; r858 = r56 + r857 * 4; r859 = *(i32 *)r858; r860 = (u32)r856 + (u32)r859; r861 = (u32)r860 + (u32)r147; r862 = r177 + r851 * 4; *(i32 *)r862 = r861;
+b223: // rangeint.body (unrolled 8)
+#line 77 "kernels.go"
+	r866 = (u64)r20 + 2048ull;
+	r867 = r65; r868 = (u64)r867 + (u64)r866; r869 = r868 < r4; if (!r869) goto b227;
+	r871 = r868;
+#line 88 "kernels.go"
+	r873 = r866 >> 4; r874 = (u64)r866 + (u64)r873; r872 = r874;
+#line 79 "kernels.go"
+	r875 = r21 + r872 * 4; r876 = *(i32 *)r875; r877 = r873; r878 = r56 + r877 * 4; r879 = *(i32 *)r878; r880 = (u32)r876 + (u32)r879; r881 = (u32)r880 + (u32)r147; r882 = r177 + r871 * 4; *(i32 *)r882 = r881;
+b227: // rangeint.body (unrolled 9)
+#line 77 "kernels.go"
+	r886 = (u64)r20 + 2304ull;
+	r887 = r65; r888 = (u64)r887 + (u64)r886; r889 = r888 < r4; if (!r889) goto b231;
+	r891 = r888;
+#line 88 "kernels.go"
+	r893 = r886 >> 4; r894 = (u64)r886 + (u64)r893; r892 = r894;
+#line 79 "kernels.go"
+	r895 = r21 + r892 * 4; r896 = *(i32 *)r895; r897 = r893; r898 = r56 + r897 * 4; r899 = *(i32 *)r898; r900 = (u32)r896 + (u32)r899; r901 = (u32)r900 + (u32)r147; r902 = r177 + r891 * 4; *(i32 *)r902 = r901;
+b231: // rangeint.body (unrolled 10)
+#line 77 "kernels.go"
+	r906 = (u64)r20 + 2560ull;
+	r907 = r65; r908 = (u64)r907 + (u64)r906; r909 = r908 < r4; if (!r909) goto b235;
+	r911 = r908;
+#line 88 "kernels.go"
+	r913 = r906 >> 4; r914 = (u64)r906 + (u64)r913; r912 = r914;
+#line 79 "kernels.go"
+	r915 = r21 + r912 * 4; r916 = *(i32 *)r915; r917 = r913; r918 = r56 + r917 * 4; r919 = *(i32 *)r918; r920 = (u32)r916 + (u32)r919; r921 = (u32)r920 + (u32)r147; r922 = r177 + r911 * 4; *(i32 *)r922 = r921;
+b235: // rangeint.body (unrolled 11)
+#line 77 "kernels.go"
+	r926 = (u64)r20 + 2816ull;
+	r927 = r65; r928 = (u64)r927 + (u64)r926; r929 = r928 < r4; if (!r929) goto b239;
+	r931 = r928;
+#line 88 "kernels.go"
+	r933 = r926 >> 4; r934 = (u64)r926 + (u64)r933; r932 = r934;
+#line 79 "kernels.go"
+	r935 = r21 + r932 * 4; r936 = *(i32 *)r935; r937 = r933; r938 = r56 + r937 * 4; r939 = *(i32 *)r938; r940 = (u32)r936 + (u32)r939; r941 = (u32)r940 + (u32)r147; r942 = r177 + r931 * 4; *(i32 *)r942 = r941;
+b239: // rangeint.body (unrolled 12)
+#line 77 "kernels.go"
+	r946 = (u64)r20 + 3072ull;
+	r947 = r65; r948 = (u64)r947 + (u64)r946; r949 = r948 < r4; if (!r949) goto b243;
+	r951 = r948;
+#line 88 "kernels.go"
+	r953 = r946 >> 4; r954 = (u64)r946 + (u64)r953; r952 = r954;
+#line 79 "kernels.go"
+	r955 = r21 + r952 * 4; r956 = *(i32 *)r955; r957 = r953; r958 = r56 + r957 * 4; r959 = *(i32 *)r958; r960 = (u32)r956 + (u32)r959; r961 = (u32)r960 + (u32)r147; r962 = r177 + r951 * 4; *(i32 *)r962 = r961;
+b243: // rangeint.body (unrolled 13)
+#line 77 "kernels.go"
+	r966 = (u64)r20 + 3328ull;
+	r967 = r65; r968 = (u64)r967 + (u64)r966; r969 = r968 < r4; if (!r969) goto b247;
+	r971 = r968;
+#line 88 "kernels.go"
+	r973 = r966 >> 4; r974 = (u64)r966 + (u64)r973; r972 = r974;
+#line 79 "kernels.go"
+	r975 = r21 + r972 * 4; r976 = *(i32 *)r975; r977 = r973; r978 = r56 + r977 * 4; r979 = *(i32 *)r978; r980 = (u32)r976 + (u32)r979; r981 = (u32)r980 + (u32)r147; r982 = r177 + r971 * 4; *(i32 *)r982 = r981;
+b247: // rangeint.body (unrolled 14)
+#line 77 "kernels.go"
+	r986 = (u64)r20 + 3584ull;
+	r987 = r65; r988 = (u64)r987 + (u64)r986; r989 = r988 < r4; if (!r989) goto b251;
+	r991 = r988;
+#line 88 "kernels.go"
+	r993 = r986 >> 4; r994 = (u64)r986 + (u64)r993; r992 = r994;
+#line 79 "kernels.go"
+	r995 = r21 + r992 * 4; r996 = *(i32 *)r995; r997 = r993; r998 = r56 + r997 * 4; r999 = *(i32 *)r998; r1000 = (u32)r996 + (u32)r999; r1001 = (u32)r1000 + (u32)r147; r1002 = r177 + r991 * 4; *(i32 *)r1002 = r1001;
+b251: // rangeint.body (unrolled 15)
+#line 77 "kernels.go"
+	r1006 = (u64)r20 + 3840ull;
+	r1007 = r65; r1008 = (u64)r1007 + (u64)r1006; r1009 = r1008 < r4; if (!r1009) goto b255;
+	r1011 = r1008;
+#line 88 "kernels.go"
+	r1013 = r1006 >> 4; r1014 = (u64)r1006 + (u64)r1013; r1012 = r1014;
+#line 79 "kernels.go"
+	r1015 = r21 + r1012 * 4; r1016 = *(i32 *)r1015; r1017 = r1013; r1018 = r56 + r1017 * 4; r1019 = *(i32 *)r1018; r1020 = (u32)r1016 + (u32)r1019; r1021 = (u32)r1020 + (u32)r147; r1022 = r177 + r1011 * 4; *(i32 *)r1022 = r1021;
+b255: // barrier
+#line 49 "kernels.go"
+	__syncthreads();
+#line 73 "kernels.go"
+	r148 = (u64)r14 + 1ull; r149 = r148 < r0; if (!r149) goto b258;
+#line 49 "kernels.go"
+	r8 = r8 + r11; goto b7;
+b258: // exit
+#line 49 "kernels.go"
+	return;
+b259: // edge 14→17
+#line 73 "kernels.go"
+	r147 = 0; goto b191;
+b260: // divide in 64 bits
+#line 70 "kernels.go"
+	r1939 = qd_div_i64(255ll, r100); goto b169;
+b261: // at.entry (unrolled 15)
+#line 88 "kernels.go"
+	r463 = r448 >> 4; r464 = (u64)r448 + (u64)r463; r462 = r464;
+#line 58 "kernels.go"
+	r465 = r21 + r462 * 4; *(i32 *)r465 = 0; goto b59;
+b263: // at.entry (unrolled 14)
+#line 88 "kernels.go"
+	r444 = r429 >> 4; r445 = (u64)r429 + (u64)r444; r443 = r445;
+#line 58 "kernels.go"
+	r446 = r21 + r443 * 4; *(i32 *)r446 = 0; goto b56;
+b265: // at.entry (unrolled 13)
+#line 88 "kernels.go"
+	r425 = r410 >> 4; r426 = (u64)r410 + (u64)r425; r424 = r426;
+#line 58 "kernels.go"
+	r427 = r21 + r424 * 4; *(i32 *)r427 = 0; goto b53;
+b267: // at.entry (unrolled 12)
+#line 88 "kernels.go"
+	r406 = r391 >> 4; r407 = (u64)r391 + (u64)r406; r405 = r407;
+#line 58 "kernels.go"
+	r408 = r21 + r405 * 4; *(i32 *)r408 = 0; goto b50;
+b269: // at.entry (unrolled 11)
+#line 88 "kernels.go"
+	r387 = r372 >> 4; r388 = (u64)r372 + (u64)r387; r386 = r388;
+#line 58 "kernels.go"
+	r389 = r21 + r386 * 4; *(i32 *)r389 = 0; goto b47;
+b271: // at.entry (unrolled 10)
+#line 88 "kernels.go"
+	r368 = r353 >> 4; r369 = (u64)r353 + (u64)r368; r367 = r369;
+#line 58 "kernels.go"
+	r370 = r21 + r367 * 4; *(i32 *)r370 = 0; goto b44;
+b273: // at.entry (unrolled 9)
+#line 88 "kernels.go"
+	r349 = r334 >> 4; r350 = (u64)r334 + (u64)r349; r348 = r350;
+#line 58 "kernels.go"
+	r351 = r21 + r348 * 4; *(i32 *)r351 = 0; goto b41;
+b275: // at.entry (unrolled 8)
+#line 88 "kernels.go"
+	r330 = r315 >> 4; r331 = (u64)r315 + (u64)r330; r329 = r331;
+#line 58 "kernels.go"
+	r332 = r21 + r329 * 4; *(i32 *)r332 = 0; goto b38;
+b277: // at.entry (unrolled 7)
+#line 88 "kernels.go"
+	r311 = r296 >> 4; r312 = (u64)r296 + (u64)r311; r310 = r312;
+#line 58 "kernels.go"
+	r313 = r21 + r310 * 4; *(i32 *)r313 = 0; goto b35;
+b279: // at.entry (unrolled 6)
+#line 88 "kernels.go"
+	r292 = r277 >> 4; r293 = (u64)r277 + (u64)r292; r291 = r293;
+#line 58 "kernels.go"
+	r294 = r21 + r291 * 4; *(i32 *)r294 = 0; goto b32;
+b281: // at.entry (unrolled 5)
+#line 88 "kernels.go"
+	r273 = r258 >> 4; r274 = (u64)r258 + (u64)r273; r272 = r274;
+#line 58 "kernels.go"
+	r275 = r21 + r272 * 4; *(i32 *)r275 = 0; goto b29;
+b283: // at.entry (unrolled 4)
+#line 88 "kernels.go"
+	r254 = r239 >> 4; r255 = (u64)r239 + (u64)r254; r253 = r255;
+#line 58 "kernels.go"
+	r256 = r21 + r253 * 4; *(i32 *)r256 = 0; goto b26;
+b285: // at.entry (unrolled 3)
+#line 88 "kernels.go"
+	r235 = r220 >> 4; r236 = (u64)r220 + (u64)r235; r234 = r236;
+#line 58 "kernels.go"
+	r237 = r21 + r234 * 4; *(i32 *)r237 = 0; goto b23;
+b287: // at.entry (unrolled 2)
+#line 88 "kernels.go"
+	r216 = r201 >> 4; r217 = (u64)r201 + (u64)r216; r215 = r217;
+#line 58 "kernels.go"
+	r218 = r21 + r215 * 4; *(i32 *)r218 = 0; goto b20;
+b289: // at.entry (unrolled 1)
+#line 88 "kernels.go"
+	r197 = r182 >> 4; r198 = (u64)r182 + (u64)r197; r196 = r198;
+#line 58 "kernels.go"
+	r199 = r21 + r196 * 4; *(i32 *)r199 = 0; goto b17;
+b291: // at.entry
+#line 88 "kernels.go"
+	r83 = r64 >> 4; r84 = (u64)r64 + (u64)r83; r82 = r84;
+#line 58 "kernels.go"
+	r85 = r21 + r82 * 4; *(i32 *)r85 = 0; goto b14;
+b293: // preheader
+#line 58 "kernels.go"
+	r1936 = (u32)255ll;
+b294: // head (checked if)
+#line 49 "kernels.go"
+	r1049 = r8 < r7; if (!r1049) goto b258; r1050 = r8; r1051 = (i64)r1050;
+	r1058 = (char *)qvar_v; r1059 = (i64)threadIdx.x; r1060 = r1058 + r1059 * 4; *(u32 *)r1060 = 0u; r1911 = r1060; r1062 = r1911 + 1024ll; *(u32 *)r1062 = 0u; r1912 = r1060; r1064 = r1912 + 2048ll; *(u32 *)r1064 = 0u; r1913 = r1060; r1066 = r1913 + 3072ll; *(u32 *)r1066 = 0u; r1914 = r1060; r1068 = r1914 + 4096ll; *(u32 *)r1068 = 0u; r1915 = r1060; r1070 = r1915 + 5120ll; *(u32 *)r1070 = 0u; r1916 = r1060; r1072 = r1916 + 6144ll; *(u32 *)r1072 = 0u; r1917 = r1060; r1074 = r1917 + 7168ll; *(u32 *)r1074 = 0u; r1918 = r1060; r1076 = r1918 + 8192ll; *(u32 *)r1076 = 0u; r1919 = r1060; r1078 = r1919 + 9216ll; *(u32 *)r1078 = 0u; r1920 = r1060; r1080 = r1920 + 10240ll; *(u32 *)r1080 = 0u; r1921 = r1060; r1082 = r1921 + 11264ll; *(u32 *)r1082 = 0u; r1922 = r1060; r1084 = r1922 + 12288ll; *(u32 *)r1084 = 0u; r1923 = r1060; r1086 = r1923 + 13312ll; *(u32 *)r1086 = 0u; r1924 = r1060; r1088 = r1924 + 14336ll; *(u32 *)r1088 = 0u; r1925 = r1060; r1090 = r1925 + 15360ll; *(u32 *)r1090 = 0u; r1926 = r1060; r1092 = r1926 + 16384ll; *(u32 *)r1092 = 0u; __syncthreads();
 	r1093 = (char *)qvar_part;
 #line 49 "kernels.go"
 	r1052 = (i64)threadIdx.x; r1053 = r1052;
 #line 54 "kernels.go"
 	r1094 = r1053;
-	r1095 = (u64)r1051 * 4096ull; r1096 = (u64)r1095 + (u64)r1094; r1097 = r1096 < r4; if (!r1097) goto b303;
+	r1095 = (u64)r1051 * 4096ull; r1096 = (u64)r1095 + (u64)r1094; r1097 = r1096 < r4; if (!r1097) goto b577;
 #line 88 "kernels.go"
 	r1099 = r1094 >> 4; r1100 = (u64)r1094 + (u64)r1099; r1098 = r1100;
 #line 56 "kernels.go"
 	r1102 = r1096; if ((u64)r1102 >= (u64)r77) { qd_site = 0; qd_x = r1102; qd_y = r77; goto qd_fault; } r1103 = r76 + r1102 * 4; r1104 = *(i32 *)r1103; r1105 = r1058 + r1098 * 4; *(i32 *)r1105 = r1104;
-b26: // rangeint.body (unrolled 1) (checked if)
+b301: // rangeint.body (unrolled 1) (checked if)
 #line 54 "kernels.go"
 	r1173 = (u64)r1053 + 256ull;
-	r1174 = r1095; r1175 = (u64)r1174 + (u64)r1173; r1176 = r1175 < r4; if (!r1176) goto b301;
+	r1174 = r1095; r1175 = (u64)r1174 + (u64)r1173; r1176 = r1175 < r4; if (!r1176) goto b575;
 #line 88 "kernels.go"
 	r1178 = r1173 >> 4; r1179 = (u64)r1173 + (u64)r1178; r1177 = r1179;
 #line 56 "kernels.go"
 	r1181 = r1175; if ((u64)r1181 >= (u64)r77) { qd_site = 0; qd_x = r1181; qd_y = r77; goto qd_fault; } r1182 = r76 + r1181 * 4; r1183 = *(i32 *)r1182; r1184 = r1058 + r1177 * 4; *(i32 *)r1184 = r1183;
-b29: // rangeint.body (unrolled 2) (checked if)
+b304: // rangeint.body (unrolled 2) (checked if)
 #line 54 "kernels.go"
 	r1189 = (u64)r1053 + 512ull;
-	r1190 = r1095; r1191 = (u64)r1190 + (u64)r1189; r1192 = r1191 < r4; if (!r1192) goto b299;
+	r1190 = r1095; r1191 = (u64)r1190 + (u64)r1189; r1192 = r1191 < r4; if (!r1192) goto b573;
 #line 88 "kernels.go"
 	r1194 = r1189 >> 4; r1195 = (u64)r1189 + (u64)r1194; r1193 = r1195;
 #line 56 "kernels.go"
 	r1197 = r1191; if ((u64)r1197 >= (u64)r77) { qd_site = 0; qd_x = r1197; qd_y = r77; goto qd_fault; } r1198 = r76 + r1197 * 4; r1199 = *(i32 *)r1198; r1200 = r1058 + r1193 * 4; *(i32 *)r1200 = r1199;
-b32: // rangeint.body (unrolled 3) (checked if)
+b307: // rangeint.body (unrolled 3) (checked if)
 #line 54 "kernels.go"
 	r1205 = (u64)r1053 + 768ull;
-	r1206 = r1095; r1207 = (u64)r1206 + (u64)r1205; r1208 = r1207 < r4; if (!r1208) goto b297;
+	r1206 = r1095; r1207 = (u64)r1206 + (u64)r1205; r1208 = r1207 < r4; if (!r1208) goto b571;
 #line 88 "kernels.go"
 	r1210 = r1205 >> 4; r1211 = (u64)r1205 + (u64)r1210; r1209 = r1211;
 #line 56 "kernels.go"
 	r1213 = r1207; if ((u64)r1213 >= (u64)r77) { qd_site = 0; qd_x = r1213; qd_y = r77; goto qd_fault; } r1214 = r76 + r1213 * 4; r1215 = *(i32 *)r1214; r1216 = r1058 + r1209 * 4; *(i32 *)r1216 = r1215;
-b35: // rangeint.body (unrolled 4) (checked if)
+b310: // rangeint.body (unrolled 4) (checked if)
 #line 54 "kernels.go"
 	r1221 = (u64)r1053 + 1024ull;
-	r1222 = r1095; r1223 = (u64)r1222 + (u64)r1221; r1224 = r1223 < r4; if (!r1224) goto b295;
+	r1222 = r1095; r1223 = (u64)r1222 + (u64)r1221; r1224 = r1223 < r4; if (!r1224) goto b569;
 #line 88 "kernels.go"
 	r1226 = r1221 >> 4; r1227 = (u64)r1221 + (u64)r1226; r1225 = r1227;
 #line 56 "kernels.go"
 	r1229 = r1223; if ((u64)r1229 >= (u64)r77) { qd_site = 0; qd_x = r1229; qd_y = r77; goto qd_fault; } r1230 = r76 + r1229 * 4; r1231 = *(i32 *)r1230; r1232 = r1058 + r1225 * 4; *(i32 *)r1232 = r1231;
-b38: // rangeint.body (unrolled 5) (checked if)
+b313: // rangeint.body (unrolled 5) (checked if)
 #line 54 "kernels.go"
 	r1237 = (u64)r1053 + 1280ull;
-	r1238 = r1095; r1239 = (u64)r1238 + (u64)r1237; r1240 = r1239 < r4; if (!r1240) goto b293;
+	r1238 = r1095; r1239 = (u64)r1238 + (u64)r1237; r1240 = r1239 < r4; if (!r1240) goto b567;
 #line 88 "kernels.go"
 	r1242 = r1237 >> 4; r1243 = (u64)r1237 + (u64)r1242; r1241 = r1243;
 #line 56 "kernels.go"
 	r1245 = r1239; if ((u64)r1245 >= (u64)r77) { qd_site = 0; qd_x = r1245; qd_y = r77; goto qd_fault; } r1246 = r76 + r1245 * 4; r1247 = *(i32 *)r1246; r1248 = r1058 + r1241 * 4; *(i32 *)r1248 = r1247;
-b41: // rangeint.body (unrolled 6) (checked if)
+b316: // rangeint.body (unrolled 6) (checked if)
 #line 54 "kernels.go"
 	r1253 = (u64)r1053 + 1536ull;
-	r1254 = r1095; r1255 = (u64)r1254 + (u64)r1253; r1256 = r1255 < r4; if (!r1256) goto b291;
+	r1254 = r1095; r1255 = (u64)r1254 + (u64)r1253; r1256 = r1255 < r4; if (!r1256) goto b565;
 #line 88 "kernels.go"
 	r1258 = r1253 >> 4; r1259 = (u64)r1253 + (u64)r1258; r1257 = r1259;
 #line 56 "kernels.go"
 	r1261 = r1255; if ((u64)r1261 >= (u64)r77) { qd_site = 0; qd_x = r1261; qd_y = r77; goto qd_fault; } r1262 = r76 + r1261 * 4; r1263 = *(i32 *)r1262; r1264 = r1058 + r1257 * 4; *(i32 *)r1264 = r1263;
-b44: // rangeint.body (unrolled 7) (checked if)
+b319: // rangeint.body (unrolled 7) (checked if)
 #line 54 "kernels.go"
 	r1269 = (u64)r1053 + 1792ull;
-	r1270 = r1095; r1271 = (u64)r1270 + (u64)r1269; r1272 = r1271 < r4; if (!r1272) goto b289;
+	r1270 = r1095; r1271 = (u64)r1270 + (u64)r1269; r1272 = r1271 < r4; if (!r1272) goto b563;
 #line 88 "kernels.go"
 	r1274 = r1269 >> 4; r1275 = (u64)r1269 + (u64)r1274; r1273 = r1275;
 #line 56 "kernels.go"
 	r1277 = r1271; if ((u64)r1277 >= (u64)r77) { qd_site = 0; qd_x = r1277; qd_y = r77; goto qd_fault; } r1278 = r76 + r1277 * 4; r1279 = *(i32 *)r1278; r1280 = r1058 + r1273 * 4; *(i32 *)r1280 = r1279;
-b47: // rangeint.body (unrolled 8) (checked if)
+b322: // rangeint.body (unrolled 8) (checked if)
 #line 54 "kernels.go"
 	r1285 = (u64)r1053 + 2048ull;
-	r1286 = r1095; r1287 = (u64)r1286 + (u64)r1285; r1288 = r1287 < r4; if (!r1288) goto b287;
+	r1286 = r1095; r1287 = (u64)r1286 + (u64)r1285; r1288 = r1287 < r4; if (!r1288) goto b561;
 #line 88 "kernels.go"
 	r1290 = r1285 >> 4; r1291 = (u64)r1285 + (u64)r1290; r1289 = r1291;
 #line 56 "kernels.go"
 	r1293 = r1287; if ((u64)r1293 >= (u64)r77) { qd_site = 0; qd_x = r1293; qd_y = r77; goto qd_fault; } r1294 = r76 + r1293 * 4; r1295 = *(i32 *)r1294; r1296 = r1058 + r1289 * 4; *(i32 *)r1296 = r1295;
-b50: // rangeint.body (unrolled 9) (checked if)
+b325: // rangeint.body (unrolled 9) (checked if)
 #line 54 "kernels.go"
 	r1301 = (u64)r1053 + 2304ull;
-	r1302 = r1095; r1303 = (u64)r1302 + (u64)r1301; r1304 = r1303 < r4; if (!r1304) goto b285;
+	r1302 = r1095; r1303 = (u64)r1302 + (u64)r1301; r1304 = r1303 < r4; if (!r1304) goto b559;
 #line 88 "kernels.go"
 	r1306 = r1301 >> 4; r1307 = (u64)r1301 + (u64)r1306; r1305 = r1307;
 #line 56 "kernels.go"
 	r1309 = r1303; if ((u64)r1309 >= (u64)r77) { qd_site = 0; qd_x = r1309; qd_y = r77; goto qd_fault; } r1310 = r76 + r1309 * 4; r1311 = *(i32 *)r1310; r1312 = r1058 + r1305 * 4; *(i32 *)r1312 = r1311;
-b53: // rangeint.body (unrolled 10) (checked if)
+b328: // rangeint.body (unrolled 10) (checked if)
 #line 54 "kernels.go"
 	r1317 = (u64)r1053 + 2560ull;
-	r1318 = r1095; r1319 = (u64)r1318 + (u64)r1317; r1320 = r1319 < r4; if (!r1320) goto b283;
+	r1318 = r1095; r1319 = (u64)r1318 + (u64)r1317; r1320 = r1319 < r4; if (!r1320) goto b557;
 #line 88 "kernels.go"
 	r1322 = r1317 >> 4; r1323 = (u64)r1317 + (u64)r1322; r1321 = r1323;
 #line 56 "kernels.go"
 	r1325 = r1319; if ((u64)r1325 >= (u64)r77) { qd_site = 0; qd_x = r1325; qd_y = r77; goto qd_fault; } r1326 = r76 + r1325 * 4; r1327 = *(i32 *)r1326; r1328 = r1058 + r1321 * 4; *(i32 *)r1328 = r1327;
-b56: // rangeint.body (unrolled 11) (checked if)
+b331: // rangeint.body (unrolled 11) (checked if)
 #line 54 "kernels.go"
 	r1333 = (u64)r1053 + 2816ull;
-	r1334 = r1095; r1335 = (u64)r1334 + (u64)r1333; r1336 = r1335 < r4; if (!r1336) goto b281;
+	r1334 = r1095; r1335 = (u64)r1334 + (u64)r1333; r1336 = r1335 < r4; if (!r1336) goto b555;
 #line 88 "kernels.go"
 	r1338 = r1333 >> 4; r1339 = (u64)r1333 + (u64)r1338; r1337 = r1339;
 #line 56 "kernels.go"
 	r1341 = r1335; if ((u64)r1341 >= (u64)r77) { qd_site = 0; qd_x = r1341; qd_y = r77; goto qd_fault; } r1342 = r76 + r1341 * 4; r1343 = *(i32 *)r1342; r1344 = r1058 + r1337 * 4; *(i32 *)r1344 = r1343;
-b59: // rangeint.body (unrolled 12) (checked if)
+b334: // rangeint.body (unrolled 12) (checked if)
 #line 54 "kernels.go"
 	r1349 = (u64)r1053 + 3072ull;
-	r1350 = r1095; r1351 = (u64)r1350 + (u64)r1349; r1352 = r1351 < r4; if (!r1352) goto b279;
+	r1350 = r1095; r1351 = (u64)r1350 + (u64)r1349; r1352 = r1351 < r4; if (!r1352) goto b553;
 #line 88 "kernels.go"
 	r1354 = r1349 >> 4; r1355 = (u64)r1349 + (u64)r1354; r1353 = r1355;
 #line 56 "kernels.go"
 	r1357 = r1351; if ((u64)r1357 >= (u64)r77) { qd_site = 0; qd_x = r1357; qd_y = r77; goto qd_fault; } r1358 = r76 + r1357 * 4; r1359 = *(i32 *)r1358; r1360 = r1058 + r1353 * 4; *(i32 *)r1360 = r1359;
-b62: // rangeint.body (unrolled 13) (checked if)
+b337: // rangeint.body (unrolled 13) (checked if)
 #line 54 "kernels.go"
 	r1365 = (u64)r1053 + 3328ull;
-	r1366 = r1095; r1367 = (u64)r1366 + (u64)r1365; r1368 = r1367 < r4; if (!r1368) goto b277;
+	r1366 = r1095; r1367 = (u64)r1366 + (u64)r1365; r1368 = r1367 < r4; if (!r1368) goto b551;
 #line 88 "kernels.go"
 	r1370 = r1365 >> 4; r1371 = (u64)r1365 + (u64)r1370; r1369 = r1371;
 #line 56 "kernels.go"
 	r1373 = r1367; if ((u64)r1373 >= (u64)r77) { qd_site = 0; qd_x = r1373; qd_y = r77; goto qd_fault; } r1374 = r76 + r1373 * 4; r1375 = *(i32 *)r1374; r1376 = r1058 + r1369 * 4; *(i32 *)r1376 = r1375;
-b65: // rangeint.body (unrolled 14) (checked if)
+b340: // rangeint.body (unrolled 14) (checked if)
 #line 54 "kernels.go"
 	r1381 = (u64)r1053 + 3584ull;
-	r1382 = r1095; r1383 = (u64)r1382 + (u64)r1381; r1384 = r1383 < r4; if (!r1384) goto b275;
+	r1382 = r1095; r1383 = (u64)r1382 + (u64)r1381; r1384 = r1383 < r4; if (!r1384) goto b549;
 #line 88 "kernels.go"
 	r1386 = r1381 >> 4; r1387 = (u64)r1381 + (u64)r1386; r1385 = r1387;
 #line 56 "kernels.go"
 	r1389 = r1383; if ((u64)r1389 >= (u64)r77) { qd_site = 0; qd_x = r1389; qd_y = r77; goto qd_fault; } r1390 = r76 + r1389 * 4; r1391 = *(i32 *)r1390; r1392 = r1058 + r1385 * 4; *(i32 *)r1392 = r1391;
-b68: // rangeint.body (unrolled 15) (checked if)
+b343: // rangeint.body (unrolled 15) (checked if)
 #line 54 "kernels.go"
 	r1397 = (u64)r1053 + 3840ull;
-	r1398 = r1095; r1399 = (u64)r1398 + (u64)r1397; r1400 = r1399 < r4; if (!r1400) goto b273;
+	r1398 = r1095; r1399 = (u64)r1398 + (u64)r1397; r1400 = r1399 < r4; if (!r1400) goto b547;
 #line 88 "kernels.go"
 	r1402 = r1397 >> 4; r1403 = (u64)r1397 + (u64)r1402; r1401 = r1403;
 #line 56 "kernels.go"
 	r1405 = r1399; if ((u64)r1405 >= (u64)r77) { qd_site = 0; qd_x = r1405; qd_y = r77; goto qd_fault; } r1406 = r76 + r1405 * 4; r1407 = *(i32 *)r1406; r1408 = r1058 + r1401 * 4; *(i32 *)r1408 = r1407;
-b71: // barrier (checked if)
+b346: // barrier (checked if)
 #line 49 "kernels.go"
 	__syncthreads(); r1054 = (i64)threadIdx.x; r1055 = r1054;
 #line 58 "kernels.go"
@@ -1089,296 +1594,293 @@ b71: // barrier (checked if)
 	__syncthreads();
 #line 70 "kernels.go"
 	r1111 = (i64)threadIdx.x; r1126 = r1111 == 255ll; r96 = 0; r1113 = r1093 + r1111 * 4; r1114 = *(i32 *)r1113; r96 = r1114; r1115 = (i64)(threadIdx.x % warpSize); r1116 = (i64)warpSize; r101 = 1ll;
-b159: // scan.shuffle (checked if)
+b434: // scan.shuffle (checked if)
 #line 70 "kernels.go"
-	r1117 = r101 < r1116; if (!r1117) goto b175; r1118 = qd_shfl_up(r96, (u32)r101); r1119 = r1115 >= r101; if (!r1119) goto b162; r96 = (u32)r96 + (u32)r1118;
-b162: // scan.step (checked if)
+	r1117 = r101 < r1116; if (!r1117) goto b450; r1118 = qd_shfl_up(r96, (u32)r101); r1119 = r1115 >= r101; if (!r1119) goto b437; r96 = (u32)r96 + (u32)r1118;
+b437: // scan.step (checked if)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r2116 = r101 < r1116; if (!r2116) goto b175; r2117 = qd_shfl_up(r96, (u32)r101); r2118 = r1115 >= r101; if (!r2118) goto b166; r96 = (u32)r96 + (u32)r2117;
-b166: // scan.step (checked if) (unrolled 1)
+	r101 = (u64)r101 << 1; r1969 = r101 < r1116; if (!r1969) goto b450; r1970 = qd_shfl_up(r96, (u32)r101); r1971 = r1115 >= r101; if (!r1971) goto b441; r96 = (u32)r96 + (u32)r1970;
+b441: // scan.step (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r2119 = r101 < r1116; if (!r2119) goto b175; r2120 = qd_shfl_up(r96, (u32)r101); r2121 = r1115 >= r101; if (!r2121) goto b170; r96 = (u32)r96 + (u32)r2120;
-b170: // scan.step (checked if) (unrolled 2)
+	r101 = (u64)r101 << 1; r1972 = r101 < r1116; if (!r1972) goto b450; r1973 = qd_shfl_up(r96, (u32)r101); r1974 = r1115 >= r101; if (!r1974) goto b445; r96 = (u32)r96 + (u32)r1973;
+b445: // scan.step (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r2122 = r101 < r1116; if (!r2122) goto b175; r2123 = qd_shfl_up(r96, (u32)r101); r2124 = r1115 >= r101; if (!r2124) goto b174; r96 = (u32)r96 + (u32)r2123;
-b174: // scan.step (checked if) (unrolled 3)
+	r101 = (u64)r101 << 1; r1975 = r101 < r1116; if (!r1975) goto b450; r1976 = qd_shfl_up(r96, (u32)r101); r1977 = r1115 >= r101; if (!r1977) goto b449; r96 = (u32)r96 + (u32)r1976;
+b449: // scan.step (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; goto b159;
-b175: // scan.warped (checked if)
+	r101 = (u64)r101 << 1; goto b434;
+b450: // scan.warped (checked if)
 #line 70 "kernels.go"
-	r1120 = qd_shfl_up(r96, 1u); r105 = 0; r1121 = r1115 > 0ll; if (!r1121) goto b177; r105 = r1120;
-b177: // scan.belowdone (checked if)
+	r1120 = qd_shfl_up(r96, 1u); r105 = 0; r1121 = r1115 > 0ll; if (!r1121) goto b452; r105 = r1120;
+b452: // scan.belowdone (checked if)
 #line 70 "kernels.go"
-	r1122 = (char *)qvar_warpsums_2; r1123 = (i64)(threadIdx.x / warpSize); r1124 = (u64)r1116 - 1ull; r1125 = r1115 == r1124; r1127 = r1125 | r1126; if (!r1127) goto b179; r1128 = r1122 + r1123 * 4; *(i32 *)r1128 = r96;
-b179: // scan.written (checked if)
+	r1122 = (char *)qvar_warpsums_2; r1123 = (i64)(threadIdx.x / warpSize); r1124 = (u64)r1116 - 1ull; r1125 = r1115 == r1124; r1127 = r1125 | r1126; if (!r1127) goto b454; r1128 = r1122 + r1123 * 4; *(i32 *)r1128 = r96;
+b454: // scan.written (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r2108 = (u64)r1116; r2109 = 255ull | r2108; r2110 = r2109 >> 32; r2111 = (u32)r2110; r2112 = r2111 == 0u; if (!r2112) goto b272; r2114 = (u32)r1116; r2115 = qd_div_u32(r2113, r2114); r2107 = (i64)r2115;
-b181: // scan.written (checked if)
+	__syncthreads(); r1931 = (u64)r1116; r1932 = 255ull | r1931; r1933 = r1932 >> 32; r1934 = (u32)r1933; r1935 = r1934 == 0u; if (!r1935) goto b546; r1937 = (u32)r1116; r1938 = qd_div_u32(r1936, r1937); r1930 = (i64)r1938;
+b456: // scan.written (checked if)
 #line 70 "kernels.go"
-	r1129 = r2107; r116 = 0; r117 = 0; r118 = 0ll; r2106 = r1122 + 0ll;
-b182: // scan.total (checked if)
+	r1129 = r1930; r116 = 0; r117 = 0; r118 = 0ll; r1929 = r1122 + 0ll;
+b457: // scan.total (checked if)
 #line 70 "kernels.go"
-	r1130 = r118 <= r1129; if (!r1130) goto b198; r1131 = r2106; r1132 = *(i32 *)r1131; r117 = (u32)r117 + (u32)r1132; r1133 = r118 < r1123; if (!r1133) goto b185; r116 = (u32)r116 + (u32)r1132;
-b185: // scan.counted (checked if)
+	r1130 = r118 <= r1129; if (!r1130) goto b473; r1131 = r1929; r1132 = *(i32 *)r1131; r117 = (u32)r117 + (u32)r1132; r1133 = r118 < r1123; if (!r1133) goto b460; r116 = (u32)r116 + (u32)r1132;
+b460: // scan.counted (checked if)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r2106 = r2106 + 4ll; r2125 = r118 <= r1129; if (!r2125) goto b198; r2126 = r2106; r2127 = *(i32 *)r2126; r117 = (u32)r117 + (u32)r2127; r2128 = r118 < r1123; if (!r2128) goto b189; r116 = (u32)r116 + (u32)r2127;
-b189: // scan.counted (checked if) (unrolled 1)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1978 = r118 <= r1129; if (!r1978) goto b473; r1979 = r1929; r1980 = *(i32 *)r1979; r117 = (u32)r117 + (u32)r1980; r1981 = r118 < r1123; if (!r1981) goto b464; r116 = (u32)r116 + (u32)r1980;
+b464: // scan.counted (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r2106 = r2106 + 4ll; r2129 = r118 <= r1129; if (!r2129) goto b198; r2130 = r2106; r2131 = *(i32 *)r2130; r117 = (u32)r117 + (u32)r2131; r2132 = r118 < r1123; if (!r2132) goto b193; r116 = (u32)r116 + (u32)r2131;
-b193: // scan.counted (checked if) (unrolled 2)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1982 = r118 <= r1129; if (!r1982) goto b473; r1983 = r1929; r1984 = *(i32 *)r1983; r117 = (u32)r117 + (u32)r1984; r1985 = r118 < r1123; if (!r1985) goto b468; r116 = (u32)r116 + (u32)r1984;
+b468: // scan.counted (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r2106 = r2106 + 4ll; r2133 = r118 <= r1129; if (!r2133) goto b198; r2134 = r2106; r2135 = *(i32 *)r2134; r117 = (u32)r117 + (u32)r2135; r2136 = r118 < r1123; if (!r2136) goto b197; r116 = (u32)r116 + (u32)r2135;
-b197: // scan.counted (checked if) (unrolled 3)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1986 = r118 <= r1129; if (!r1986) goto b473; r1987 = r1929; r1988 = *(i32 *)r1987; r117 = (u32)r117 + (u32)r1988; r1989 = r118 < r1123; if (!r1989) goto b472; r116 = (u32)r116 + (u32)r1988;
+b472: // scan.counted (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r2106 = r2106 + 4ll; goto b182;
-b198: // scan.store (checked if)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; goto b457;
+b473: // scan.store (checked if)
 #line 70 "kernels.go"
 	r1134 = (u32)r105 + (u32)r116; r1135 = r1113; *(i32 *)r1135 = r1134; __syncthreads();
 #line 49 "kernels.go"
 	r1056 = (i64)threadIdx.x; r1057 = r1056;
 #line 73 "kernels.go"
-	r1150 = r1051 > 0ll; if (!r1150) goto b271;
-	r1153 = (u64)r1051 - 1ull; if ((u64)r1153 >= (u64)r153) { qd_site = 6; qd_x = r1153; qd_y = r153; goto qd_fault; } r2104 = r152 + r1051 * 4; r1154 = r2104 + -4ll; r1155 = *(i32 *)r1154; r147 = r1155;
-b203: // rangeint.body (checked if)
+	r1150 = r1051 > 0ll; if (!r1150) goto b545;
+	r1153 = (u64)r1051 - 1ull; if ((u64)r1153 >= (u64)r153) { qd_site = 6; qd_x = r1153; qd_y = r153; goto qd_fault; } r1927 = r152 + r1051 * 4; r1154 = r1927 + -4ll; r1155 = *(i32 *)r1154; r147 = r1155;
+b478: // rangeint.body (checked if)
 #line 77 "kernels.go"
 	r1156 = r1057;
-	r1157 = r1095; r1158 = (u64)r1157 + (u64)r1156; r1159 = r1158 < r4; if (!r1159) goto b207;
+	r1157 = r1095; r1158 = (u64)r1157 + (u64)r1156; r1159 = r1158 < r4; if (!r1159) goto b482;
 	r1161 = r1158;
 #line 88 "kernels.go"
 	r1163 = r1156 >> 4; r1164 = (u64)r1156 + (u64)r1163; r1162 = r1164;
 #line 79 "kernels.go"
 	r1165 = r1058 + r1162 * 4; r1166 = *(i32 *)r1165; r1167 = r1163; r1168 = r1093 + r1167 * 4; r1169 = *(i32 *)r1168; r1170 = (u32)r1166 + (u32)r1169; r1171 = (u32)r1170 + (u32)r147; if ((u64)r1161 >= (u64)r178) { qd_site = 9; qd_x = r1161; qd_y = r178; goto qd_fault; } r1172 = r177 + r1161 * 4; *(i32 *)r1172 = r1171;
-b207: // rangeint.body (unrolled 1) (checked if)
+b482: // rangeint.body (unrolled 1) (checked if)
 #line 77 "kernels.go"
 	r1608 = (u64)r1057 + 256ull;
-	r1609 = r1095; r1610 = (u64)r1609 + (u64)r1608; r1611 = r1610 < r4; if (!r1611) goto b211;
+	r1609 = r1095; r1610 = (u64)r1609 + (u64)r1608; r1611 = r1610 < r4; if (!r1611) goto b486;
 	r1613 = r1610;
 #line 88 "kernels.go"
 	r1615 = r1608 >> 4; r1616 = (u64)r1608 + (u64)r1615; r1614 = r1616;
 #line 79 "kernels.go"
 	r1617 = r1058 + r1614 * 4; r1618 = *(i32 *)r1617; r1619 = r1615; r1620 = r1093 + r1619 * 4; r1621 = *(i32 *)r1620; r1622 = (u32)r1618 + (u32)r1621; r1623 = (u32)r1622 + (u32)r147; if ((u64)r1613 >= (u64)r178) { qd_site = 9; qd_x = r1613; qd_y = r178; goto qd_fault; } r1624 = r177 + r1613 * 4; *(i32 *)r1624 = r1623;
-b211: // rangeint.body (unrolled 2) (checked if)
+b486: // rangeint.body (unrolled 2) (checked if)
 #line 77 "kernels.go"
 	r1625 = (u64)r1057 + 512ull;
-	r1626 = r1095; r1627 = (u64)r1626 + (u64)r1625; r1628 = r1627 < r4; if (!r1628) goto b215;
+	r1626 = r1095; r1627 = (u64)r1626 + (u64)r1625; r1628 = r1627 < r4; if (!r1628) goto b490;
 	r1630 = r1627;
 #line 88 "kernels.go"
 	r1632 = r1625 >> 4; r1633 = (u64)r1625 + (u64)r1632; r1631 = r1633;
 #line 79 "kernels.go"
 	r1634 = r1058 + r1631 * 4; r1635 = *(i32 *)r1634; r1636 = r1632; r1637 = r1093 + r1636 * 4; r1638 = *(i32 *)r1637; r1639 = (u32)r1635 + (u32)r1638; r1640 = (u32)r1639 + (u32)r147; if ((u64)r1630 >= (u64)r178) { qd_site = 9; qd_x = r1630; qd_y = r178; goto qd_fault; } r1641 = r177 + r1630 * 4; *(i32 *)r1641 = r1640;
-b215: // rangeint.body (unrolled 3) (checked if)
+b490: // rangeint.body (unrolled 3) (checked if)
 #line 77 "kernels.go"
 	r1642 = (u64)r1057 + 768ull;
-	r1643 = r1095; r1644 = (u64)r1643 + (u64)r1642; r1645 = r1644 < r4; if (!r1645) goto b219;
+	r1643 = r1095; r1644 = (u64)r1643 + (u64)r1642; r1645 = r1644 < r4; if (!r1645) goto b494;
 	r1647 = r1644;
 #line 88 "kernels.go"
 	r1649 = r1642 >> 4; r1650 = (u64)r1642 + (u64)r1649; r1648 = r1650;
 #line 79 "kernels.go"
 	r1651 = r1058 + r1648 * 4; r1652 = *(i32 *)r1651; r1653 = r1649; r1654 = r1093 + r1653 * 4; r1655 = *(i32 *)r1654; r1656 = (u32)r1652 + (u32)r1655; r1657 = (u32)r1656 + (u32)r147; if ((u64)r1647 >= (u64)r178) { qd_site = 9; qd_x = r1647; qd_y = r178; goto qd_fault; } r1658 = r177 + r1647 * 4; *(i32 *)r1658 = r1657;
-b219: // rangeint.body (unrolled 4) (checked if)
+b494: // rangeint.body (unrolled 4) (checked if)
 #line 77 "kernels.go"
 	r1659 = (u64)r1057 + 1024ull;
-	r1660 = r1095; r1661 = (u64)r1660 + (u64)r1659; r1662 = r1661 < r4; if (!r1662) goto b223;
+	r1660 = r1095; r1661 = (u64)r1660 + (u64)r1659; r1662 = r1661 < r4; if (!r1662) goto b498;
 	r1664 = r1661;
 #line 88 "kernels.go"
 	r1666 = r1659 >> 4; r1667 = (u64)r1659 + (u64)r1666; r1665 = r1667;
 #line 79 "kernels.go"
 	r1668 = r1058 + r1665 * 4; r1669 = *(i32 *)r1668; r1670 = r1666; r1671 = r1093 + r1670 * 4; r1672 = *(i32 *)r1671; r1673 = (u32)r1669 + (u32)r1672; r1674 = (u32)r1673 + (u32)r147; if ((u64)r1664 >= (u64)r178) { qd_site = 9; qd_x = r1664; qd_y = r178; goto qd_fault; } r1675 = r177 + r1664 * 4; *(i32 *)r1675 = r1674;
-b223: // rangeint.body (unrolled 5) (checked if)
+b498: // rangeint.body (unrolled 5) (checked if)
 #line 77 "kernels.go"
 	r1676 = (u64)r1057 + 1280ull;
-	r1677 = r1095; r1678 = (u64)r1677 + (u64)r1676; r1679 = r1678 < r4; if (!r1679) goto b227;
+	r1677 = r1095; r1678 = (u64)r1677 + (u64)r1676; r1679 = r1678 < r4; if (!r1679) goto b502;
 	r1681 = r1678;
 #line 88 "kernels.go"
 	r1683 = r1676 >> 4; r1684 = (u64)r1676 + (u64)r1683; r1682 = r1684;
 #line 79 "kernels.go"
 	r1685 = r1058 + r1682 * 4; r1686 = *(i32 *)r1685; r1687 = r1683; r1688 = r1093 + r1687 * 4; r1689 = *(i32 *)r1688; r1690 = (u32)r1686 + (u32)r1689; r1691 = (u32)r1690 + (u32)r147; if ((u64)r1681 >= (u64)r178) { qd_site = 9; qd_x = r1681; qd_y = r178; goto qd_fault; } r1692 = r177 + r1681 * 4; *(i32 *)r1692 = r1691;
-b227: // rangeint.body (unrolled 6) (checked if)
+b502: // rangeint.body (unrolled 6) (checked if)
 #line 77 "kernels.go"
 	r1693 = (u64)r1057 + 1536ull;
-	r1694 = r1095; r1695 = (u64)r1694 + (u64)r1693; r1696 = r1695 < r4; if (!r1696) goto b231;
+	r1694 = r1095; r1695 = (u64)r1694 + (u64)r1693; r1696 = r1695 < r4; if (!r1696) goto b506;
 	r1698 = r1695;
 #line 88 "kernels.go"
 	r1700 = r1693 >> 4; r1701 = (u64)r1693 + (u64)r1700; r1699 = r1701;
 #line 79 "kernels.go"
 	r1702 = r1058 + r1699 * 4; r1703 = *(i32 *)r1702; r1704 = r1700; r1705 = r1093 + r1704 * 4; r1706 = *(i32 *)r1705; r1707 = (u32)r1703 + (u32)r1706; r1708 = (u32)r1707 + (u32)r147; if ((u64)r1698 >= (u64)r178) { qd_site = 9; qd_x = r1698; qd_y = r178; goto qd_fault; } r1709 = r177 + r1698 * 4; *(i32 *)r1709 = r1708;
-b231: // rangeint.body (unrolled 7) (checked if)
+b506: // rangeint.body (unrolled 7) (checked if)
 #line 77 "kernels.go"
 	r1710 = (u64)r1057 + 1792ull;
-	r1711 = r1095; r1712 = (u64)r1711 + (u64)r1710; r1713 = r1712 < r4; if (!r1713) goto b235;
+	r1711 = r1095; r1712 = (u64)r1711 + (u64)r1710; r1713 = r1712 < r4; if (!r1713) goto b510;
 	r1715 = r1712;
 #line 88 "kernels.go"
 	r1717 = r1710 >> 4; r1718 = (u64)r1710 + (u64)r1717; r1716 = r1718;
 #line 79 "kernels.go"
 	r1719 = r1058 + r1716 * 4; r1720 = *(i32 *)r1719; r1721 = r1717; r1722 = r1093 + r1721 * 4; r1723 = *(i32 *)r1722; r1724 = (u32)r1720 + (u32)r1723; r1725 = (u32)r1724 + (u32)r147; if ((u64)r1715 >= (u64)r178) { qd_site = 9; qd_x = r1715; qd_y = r178; goto qd_fault; } r1726 = r177 + r1715 * 4; *(i32 *)r1726 = r1725;
-b235: // rangeint.body (unrolled 8) (checked if)
+b510: // rangeint.body (unrolled 8) (checked if)
 #line 77 "kernels.go"
 	r1727 = (u64)r1057 + 2048ull;
-	r1728 = r1095; r1729 = (u64)r1728 + (u64)r1727; r1730 = r1729 < r4; if (!r1730) goto b239;
+	r1728 = r1095; r1729 = (u64)r1728 + (u64)r1727; r1730 = r1729 < r4; if (!r1730) goto b514;
 	r1732 = r1729;
 #line 88 "kernels.go"
 	r1734 = r1727 >> 4; r1735 = (u64)r1727 + (u64)r1734; r1733 = r1735;
 #line 79 "kernels.go"
 	r1736 = r1058 + r1733 * 4; r1737 = *(i32 *)r1736; r1738 = r1734; r1739 = r1093 + r1738 * 4; r1740 = *(i32 *)r1739; r1741 = (u32)r1737 + (u32)r1740; r1742 = (u32)r1741 + (u32)r147; if ((u64)r1732 >= (u64)r178) { qd_site = 9; qd_x = r1732; qd_y = r178; goto qd_fault; } r1743 = r177 + r1732 * 4; *(i32 *)r1743 = r1742;
-b239: // rangeint.body (unrolled 9) (checked if)
+b514: // rangeint.body (unrolled 9) (checked if)
 #line 77 "kernels.go"
 	r1744 = (u64)r1057 + 2304ull;
-	r1745 = r1095; r1746 = (u64)r1745 + (u64)r1744; r1747 = r1746 < r4; if (!r1747) goto b243;
+	r1745 = r1095; r1746 = (u64)r1745 + (u64)r1744; r1747 = r1746 < r4; if (!r1747) goto b518;
 	r1749 = r1746;
 #line 88 "kernels.go"
 	r1751 = r1744 >> 4; r1752 = (u64)r1744 + (u64)r1751; r1750 = r1752;
 #line 79 "kernels.go"
 	r1753 = r1058 + r1750 * 4; r1754 = *(i32 *)r1753; r1755 = r1751; r1756 = r1093 + r1755 * 4; r1757 = *(i32 *)r1756; r1758 = (u32)r1754 + (u32)r1757; r1759 = (u32)r1758 + (u32)r147; if ((u64)r1749 >= (u64)r178) { qd_site = 9; qd_x = r1749; qd_y = r178; goto qd_fault; } r1760 = r177 + r1749 * 4; *(i32 *)r1760 = r1759;
-b243: // rangeint.body (unrolled 10) (checked if)
+b518: // rangeint.body (unrolled 10) (checked if)
 #line 77 "kernels.go"
 	r1761 = (u64)r1057 + 2560ull;
-	r1762 = r1095; r1763 = (u64)r1762 + (u64)r1761; r1764 = r1763 < r4; if (!r1764) goto b247;
+	r1762 = r1095; r1763 = (u64)r1762 + (u64)r1761; r1764 = r1763 < r4; if (!r1764) goto b522;
 	r1766 = r1763;
 #line 88 "kernels.go"
 	r1768 = r1761 >> 4; r1769 = (u64)r1761 + (u64)r1768; r1767 = r1769;
 #line 79 "kernels.go"
 	r1770 = r1058 + r1767 * 4; r1771 = *(i32 *)r1770; r1772 = r1768; r1773 = r1093 + r1772 * 4; r1774 = *(i32 *)r1773; r1775 = (u32)r1771 + (u32)r1774; r1776 = (u32)r1775 + (u32)r147; if ((u64)r1766 >= (u64)r178) { qd_site = 9; qd_x = r1766; qd_y = r178; goto qd_fault; } r1777 = r177 + r1766 * 4; *(i32 *)r1777 = r1776;
-b247: // rangeint.body (unrolled 11) (checked if)
+b522: // rangeint.body (unrolled 11) (checked if)
 #line 77 "kernels.go"
 	r1778 = (u64)r1057 + 2816ull;
-	r1779 = r1095; r1780 = (u64)r1779 + (u64)r1778; r1781 = r1780 < r4; if (!r1781) goto b251;
+	r1779 = r1095; r1780 = (u64)r1779 + (u64)r1778; r1781 = r1780 < r4; if (!r1781) goto b526;
 	r1783 = r1780;
 #line 88 "kernels.go"
 	r1785 = r1778 >> 4; r1786 = (u64)r1778 + (u64)r1785; r1784 = r1786;
 #line 79 "kernels.go"
 	r1787 = r1058 + r1784 * 4; r1788 = *(i32 *)r1787; r1789 = r1785; r1790 = r1093 + r1789 * 4; r1791 = *(i32 *)r1790; r1792 = (u32)r1788 + (u32)r1791; r1793 = (u32)r1792 + (u32)r147; if ((u64)r1783 >= (u64)r178) { qd_site = 9; qd_x = r1783; qd_y = r178; goto qd_fault; } r1794 = r177 + r1783 * 4; *(i32 *)r1794 = r1793;
-b251: // rangeint.body (unrolled 12) (checked if)
+b526: // rangeint.body (unrolled 12) (checked if)
 #line 77 "kernels.go"
 	r1795 = (u64)r1057 + 3072ull;
-	r1796 = r1095; r1797 = (u64)r1796 + (u64)r1795; r1798 = r1797 < r4; if (!r1798) goto b255;
+	r1796 = r1095; r1797 = (u64)r1796 + (u64)r1795; r1798 = r1797 < r4; if (!r1798) goto b530;
 	r1800 = r1797;
 #line 88 "kernels.go"
 	r1802 = r1795 >> 4; r1803 = (u64)r1795 + (u64)r1802; r1801 = r1803;
 #line 79 "kernels.go"
 	r1804 = r1058 + r1801 * 4; r1805 = *(i32 *)r1804; r1806 = r1802; r1807 = r1093 + r1806 * 4; r1808 = *(i32 *)r1807; r1809 = (u32)r1805 + (u32)r1808; r1810 = (u32)r1809 + (u32)r147; if ((u64)r1800 >= (u64)r178) { qd_site = 9; qd_x = r1800; qd_y = r178; goto qd_fault; } r1811 = r177 + r1800 * 4; *(i32 *)r1811 = r1810;
-b255: // rangeint.body (unrolled 13) (checked if)
+b530: // rangeint.body (unrolled 13) (checked if)
 #line 77 "kernels.go"
 	r1812 = (u64)r1057 + 3328ull;
-	r1813 = r1095; r1814 = (u64)r1813 + (u64)r1812; r1815 = r1814 < r4; if (!r1815) goto b259;
+	r1813 = r1095; r1814 = (u64)r1813 + (u64)r1812; r1815 = r1814 < r4; if (!r1815) goto b534;
 	r1817 = r1814;
 #line 88 "kernels.go"
 	r1819 = r1812 >> 4; r1820 = (u64)r1812 + (u64)r1819; r1818 = r1820;
 #line 79 "kernels.go"
 	r1821 = r1058 + r1818 * 4; r1822 = *(i32 *)r1821; r1823 = r1819; r1824 = r1093 + r1823 * 4; r1825 = *(i32 *)r1824; r1826 = (u32)r1822 + (u32)r1825; r1827 = (u32)r1826 + (u32)r147; if ((u64)r1817 >= (u64)r178) { qd_site = 9; qd_x = r1817; qd_y = r178; goto qd_fault; } r1828 = r177 + r1817 * 4; *(i32 *)r1828 = r1827;
-b259: // rangeint.body (unrolled 14) (checked if)
+b534: // rangeint.body (unrolled 14) (checked if)
 #line 77 "kernels.go"
 	r1829 = (u64)r1057 + 3584ull;
-	r1830 = r1095; r1831 = (u64)r1830 + (u64)r1829; r1832 = r1831 < r4; if (!r1832) goto b263;
+	r1830 = r1095; r1831 = (u64)r1830 + (u64)r1829; r1832 = r1831 < r4; if (!r1832) goto b538;
 	r1834 = r1831;
 #line 88 "kernels.go"
 	r1836 = r1829 >> 4; r1837 = (u64)r1829 + (u64)r1836; r1835 = r1837;
 #line 79 "kernels.go"
 	r1838 = r1058 + r1835 * 4; r1839 = *(i32 *)r1838; r1840 = r1836; r1841 = r1093 + r1840 * 4; r1842 = *(i32 *)r1841; r1843 = (u32)r1839 + (u32)r1842; r1844 = (u32)r1843 + (u32)r147; if ((u64)r1834 >= (u64)r178) { qd_site = 9; qd_x = r1834; qd_y = r178; goto qd_fault; } r1845 = r177 + r1834 * 4; *(i32 *)r1845 = r1844;
-b263: // rangeint.body (unrolled 15) (checked if)
+b538: // rangeint.body (unrolled 15) (checked if)
 #line 77 "kernels.go"
 	r1846 = (u64)r1057 + 3840ull;
-	r1847 = r1095; r1848 = (u64)r1847 + (u64)r1846; r1849 = r1848 < r4; if (!r1849) goto b267;
+	r1847 = r1095; r1848 = (u64)r1847 + (u64)r1846; r1849 = r1848 < r4; if (!r1849) goto b542;
 	r1851 = r1848;
 #line 88 "kernels.go"
 	r1853 = r1846 >> 4; r1854 = (u64)r1846 + (u64)r1853; r1852 = r1854;
 #line 79 "kernels.go"
 	r1855 = r1058 + r1852 * 4; r1856 = *(i32 *)r1855; r1857 = r1853; r1858 = r1093 + r1857 * 4; r1859 = *(i32 *)r1858; r1860 = (u32)r1856 + (u32)r1859; r1861 = (u32)r1860 + (u32)r147; if ((u64)r1851 >= (u64)r178) { qd_site = 9; qd_x = r1851; qd_y = r178; goto qd_fault; } r1862 = r177 + r1851 * 4; *(i32 *)r1862 = r1861;
-b267: // barrier (checked if)
+b542: // barrier (checked if)
 #line 49 "kernels.go"
 	__syncthreads();
 #line 73 "kernels.go"
-	r1151 = (u64)r1051 + 1ull; r1152 = r1151 < r0; if (!r1152) goto b270;
+	r1151 = (u64)r1051 + 1ull; r1152 = r1151 < r0; if (!r1152) goto b258;
 #line 49 "kernels.go"
-	r8 = r8 + r11; goto b19;
-b270: // exit
-#line 49 "kernels.go"
-	return;
-b271: // edge 14→17 (checked if)
+	r8 = r8 + r11; goto b294;
+b545: // edge 14→17 (checked if)
 #line 73 "kernels.go"
-	r147 = 0; goto b203;
-b272: // divide in 64 bits
+	r147 = 0; goto b478;
+b546: // divide in 64 bits
 #line 70 "kernels.go"
-	r2107 = qd_div_i64(255ll, r1116); goto b181;
-b273: // at.entry (unrolled 15) (checked if)
+	r1930 = qd_div_i64(255ll, r1116); goto b456;
+b547: // at.entry (unrolled 15) (checked if)
 #line 88 "kernels.go"
 	r1410 = r1397 >> 4; r1411 = (u64)r1397 + (u64)r1410; r1409 = r1411;
 #line 58 "kernels.go"
-	r1412 = r1058 + r1409 * 4; *(i32 *)r1412 = 0; goto b71;
-b275: // at.entry (unrolled 14) (checked if)
+	r1412 = r1058 + r1409 * 4; *(i32 *)r1412 = 0; goto b346;
+b549: // at.entry (unrolled 14) (checked if)
 #line 88 "kernels.go"
 	r1394 = r1381 >> 4; r1395 = (u64)r1381 + (u64)r1394; r1393 = r1395;
 #line 58 "kernels.go"
-	r1396 = r1058 + r1393 * 4; *(i32 *)r1396 = 0; goto b68;
-b277: // at.entry (unrolled 13) (checked if)
+	r1396 = r1058 + r1393 * 4; *(i32 *)r1396 = 0; goto b343;
+b551: // at.entry (unrolled 13) (checked if)
 #line 88 "kernels.go"
 	r1378 = r1365 >> 4; r1379 = (u64)r1365 + (u64)r1378; r1377 = r1379;
 #line 58 "kernels.go"
-	r1380 = r1058 + r1377 * 4; *(i32 *)r1380 = 0; goto b65;
-b279: // at.entry (unrolled 12) (checked if)
+	r1380 = r1058 + r1377 * 4; *(i32 *)r1380 = 0; goto b340;
+b553: // at.entry (unrolled 12) (checked if)
 #line 88 "kernels.go"
 	r1362 = r1349 >> 4; r1363 = (u64)r1349 + (u64)r1362; r1361 = r1363;
 #line 58 "kernels.go"
-	r1364 = r1058 + r1361 * 4; *(i32 *)r1364 = 0; goto b62;
-b281: // at.entry (unrolled 11) (checked if)
+	r1364 = r1058 + r1361 * 4; *(i32 *)r1364 = 0; goto b337;
+b555: // at.entry (unrolled 11) (checked if)
 #line 88 "kernels.go"
 	r1346 = r1333 >> 4; r1347 = (u64)r1333 + (u64)r1346; r1345 = r1347;
 #line 58 "kernels.go"
-	r1348 = r1058 + r1345 * 4; *(i32 *)r1348 = 0; goto b59;
-b283: // at.entry (unrolled 10) (checked if)
+	r1348 = r1058 + r1345 * 4; *(i32 *)r1348 = 0; goto b334;
+b557: // at.entry (unrolled 10) (checked if)
 #line 88 "kernels.go"
 	r1330 = r1317 >> 4; r1331 = (u64)r1317 + (u64)r1330; r1329 = r1331;
 #line 58 "kernels.go"
-	r1332 = r1058 + r1329 * 4; *(i32 *)r1332 = 0; goto b56;
-b285: // at.entry (unrolled 9) (checked if)
+	r1332 = r1058 + r1329 * 4; *(i32 *)r1332 = 0; goto b331;
+b559: // at.entry (unrolled 9) (checked if)
 #line 88 "kernels.go"
 	r1314 = r1301 >> 4; r1315 = (u64)r1301 + (u64)r1314; r1313 = r1315;
 #line 58 "kernels.go"
-	r1316 = r1058 + r1313 * 4; *(i32 *)r1316 = 0; goto b53;
-b287: // at.entry (unrolled 8) (checked if)
+	r1316 = r1058 + r1313 * 4; *(i32 *)r1316 = 0; goto b328;
+b561: // at.entry (unrolled 8) (checked if)
 #line 88 "kernels.go"
 	r1298 = r1285 >> 4; r1299 = (u64)r1285 + (u64)r1298; r1297 = r1299;
 #line 58 "kernels.go"
-	r1300 = r1058 + r1297 * 4; *(i32 *)r1300 = 0; goto b50;
-b289: // at.entry (unrolled 7) (checked if)
+	r1300 = r1058 + r1297 * 4; *(i32 *)r1300 = 0; goto b325;
+b563: // at.entry (unrolled 7) (checked if)
 #line 88 "kernels.go"
 	r1282 = r1269 >> 4; r1283 = (u64)r1269 + (u64)r1282; r1281 = r1283;
 #line 58 "kernels.go"
-	r1284 = r1058 + r1281 * 4; *(i32 *)r1284 = 0; goto b47;
-b291: // at.entry (unrolled 6) (checked if)
+	r1284 = r1058 + r1281 * 4; *(i32 *)r1284 = 0; goto b322;
+b565: // at.entry (unrolled 6) (checked if)
 #line 88 "kernels.go"
 	r1266 = r1253 >> 4; r1267 = (u64)r1253 + (u64)r1266; r1265 = r1267;
 #line 58 "kernels.go"
-	r1268 = r1058 + r1265 * 4; *(i32 *)r1268 = 0; goto b44;
-b293: // at.entry (unrolled 5) (checked if)
+	r1268 = r1058 + r1265 * 4; *(i32 *)r1268 = 0; goto b319;
+b567: // at.entry (unrolled 5) (checked if)
 #line 88 "kernels.go"
 	r1250 = r1237 >> 4; r1251 = (u64)r1237 + (u64)r1250; r1249 = r1251;
 #line 58 "kernels.go"
-	r1252 = r1058 + r1249 * 4; *(i32 *)r1252 = 0; goto b41;
-b295: // at.entry (unrolled 4) (checked if)
+	r1252 = r1058 + r1249 * 4; *(i32 *)r1252 = 0; goto b316;
+b569: // at.entry (unrolled 4) (checked if)
 #line 88 "kernels.go"
 	r1234 = r1221 >> 4; r1235 = (u64)r1221 + (u64)r1234; r1233 = r1235;
 #line 58 "kernels.go"
-	r1236 = r1058 + r1233 * 4; *(i32 *)r1236 = 0; goto b38;
-b297: // at.entry (unrolled 3) (checked if)
+	r1236 = r1058 + r1233 * 4; *(i32 *)r1236 = 0; goto b313;
+b571: // at.entry (unrolled 3) (checked if)
 #line 88 "kernels.go"
 	r1218 = r1205 >> 4; r1219 = (u64)r1205 + (u64)r1218; r1217 = r1219;
 #line 58 "kernels.go"
-	r1220 = r1058 + r1217 * 4; *(i32 *)r1220 = 0; goto b35;
-b299: // at.entry (unrolled 2) (checked if)
+	r1220 = r1058 + r1217 * 4; *(i32 *)r1220 = 0; goto b310;
+b573: // at.entry (unrolled 2) (checked if)
 #line 88 "kernels.go"
 	r1202 = r1189 >> 4; r1203 = (u64)r1189 + (u64)r1202; r1201 = r1203;
 #line 58 "kernels.go"
-	r1204 = r1058 + r1201 * 4; *(i32 *)r1204 = 0; goto b32;
-b301: // at.entry (unrolled 1) (checked if)
+	r1204 = r1058 + r1201 * 4; *(i32 *)r1204 = 0; goto b307;
+b575: // at.entry (unrolled 1) (checked if)
 #line 88 "kernels.go"
 	r1186 = r1173 >> 4; r1187 = (u64)r1173 + (u64)r1186; r1185 = r1187;
 #line 58 "kernels.go"
-	r1188 = r1058 + r1185 * 4; *(i32 *)r1188 = 0; goto b29;
-b303: // at.entry (checked if)
+	r1188 = r1058 + r1185 * 4; *(i32 *)r1188 = 0; goto b304;
+b577: // at.entry (checked if)
 #line 88 "kernels.go"
 	r1107 = r1094 >> 4; r1108 = (u64)r1094 + (u64)r1107; r1106 = r1108;
 #line 58 "kernels.go"
-	r1109 = r1058 + r1106 * 4; *(i32 *)r1109 = 0; goto b26;
+	r1109 = r1058 + r1106 * 4; *(i32 *)r1109 = 0; goto b301;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5cff01347113f9edc7f2fe1a31d68599ecb60aadae048f1b776da66c684c5d3f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7ccc013bf97960db0342e4169517813793f170d59356e4dbe60028c40c4ed4f0"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7d068c8df440963e6000c1d0c40f786e9017b9a5f3f8f9d827b7ca4c73ff00c8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "56ed4990cc68912470d7079491ca8572de349dc6d489741b6661b90b425af95f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

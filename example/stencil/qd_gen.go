@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5e6b6567ae1f3474178eaa0027228ec8af2b0390f4989755c549f59b547dfe2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9c653fef19d31fa36691ff1de4cb1223b24de266d726553d4298cf4e7ea054de"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4035aa2ca9b777acfb098c682ee296033aeda43e8bfcbcc269000d2cbf9ba951"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "430e8f5b5bd429aa73649a9dd7f601a5801b0165af27b06db9af64c3084bd545"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d5e17147ef091c559f6b9aed48dbf53f798929eb6c83a05a3e4d0c67c1de1ce3"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "330a9670883537a0e8f67f4584d6499b269f53b35500cd3bbbc1ca98e665fa7c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a3971072323dfd99ce4a621510075cad3d00e51414c19fe20557c4517e8519ed"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c032fe42ed8692075967d10d0537886af0572e4e6ddb0366ea6012f69600f142"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

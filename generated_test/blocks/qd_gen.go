@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c89599db631cda183c8672bf60d41911547f841c4b5d4d429a8640ea66e16a2b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4493fe4655382bd04124438b8b6c0f538c958b8bf3526db3d3f6ba9f22153563"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "aa2a9f9613315cc70df4a946df4878b4f8bf46d8b97dc9fe37ec0221c9b49c3e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "06bb3efab32ce39c8ff89f225bd061fe8077fa77253ac79ac2113fd91b7a84bc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
