@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f1d631b665448b3728d96860d5306da08873ff02516778c021459595cd00e3b2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ba1b9831e8784c2ce24a49a10919c2f83901efef5fddb93cb31b4ac7634b38f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "18c82b6e747dbdbb489f0c913fea31e7e21dc473421f509dcd637e8c90d8c8a6"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f148d79431461afe2e37b23bc2043895302cf60b83e2f44c3199f7a8189e5d1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -1403,7 +1403,7 @@ func (qdk *Kernels) SyrkLower(c *rt.Buffer[float32], a *rt.Buffer[float32], n in
 	rtimpl.PutUint64(qdArgs[:], 40, uint64(m))
 	rtimpl.PutFloat32(qdArgs[:], 48, float32(alpha))
 	rtimpl.PutFloat32(qdArgs[:], 52, float32(beta))
-	qdCounts := [1]int64{int64(n)}
+	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max((int64(n)-int64(0)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {

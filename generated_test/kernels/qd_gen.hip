@@ -14851,77 +14851,75 @@ qd_fault: {
 
 // Task 0 of kernel UpperTriangle(s []f32, m i64), parallel.
 extern "C" __global__ void UpperTriangle_0(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r4 = 0, r8 = 0, r21 = 0, r22 = 0, r36 = 0, r39 = 0, r45 = 0, r52 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
-	i64 r10 = 0, r11 = 0, r15 = 0, r19 = 0, r20 = 0, r23 = 0, r24 = 0, r25 = 0;
-	i64 r31 = 0, r33 = 0, r34 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0;
-	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0;
-	u64 r44 = 0;
-	float r12 = 0, r16 = 0, r17 = 0, r26 = 0, r28 = 0, r29 = 0;
-	char *r13 = 0, *r14 = 0, *r18 = 0, *r27 = 0, *r30 = 0, *r47 = 0, *r49 = 0;
+	bool r1 = 0, r5 = 0, r23 = 0, r24 = 0, r30 = 0, r31 = 0, r33 = 0, r46 = 0;
+	bool r49 = 0, r50 = 0, r56 = 0, r57 = 0, r58 = 0, r68 = 0, r69 = 0, r73 = 0;
+	bool r77 = 0, r79 = 0, r80 = 0, r82 = 0, r85 = 0, r87 = 0, r89 = 0, r91 = 0;
+	bool r93 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0, r105 = 0, r107 = 0;
+	bool r109 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0;
+	bool r118 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
+	bool r126 = 0, r137 = 0, r138 = 0, r144 = 0, r145 = 0, r146 = 0, r163 = 0, r171 = 0;
+	i32 r128 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r157 = 0, r158 = 0;
+	i64 r0 = 0, r4 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0, r29 = 0, r32 = 0;
+	i64 r34 = 0, r35 = 0, r36 = 0, r40 = 0, r44 = 0, r45 = 0, r52 = 0, r54 = 0;
+	i64 r55 = 0, r59 = 0, r60 = 0, r61 = 0, r70 = 0, r71 = 0, r72 = 0, r78 = 0;
+	i64 r81 = 0, r83 = 0, r88 = 0, r90 = 0, r92 = 0, r94 = 0, r96 = 0, r98 = 0;
+	i64 r100 = 0, r102 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0, r140 = 0, r142 = 0;
+	i64 r143 = 0, r147 = 0, r148 = 0, r149 = 0;
+	u32 r127 = 0, r129 = 0, r155 = 0, r156 = 0, r162 = 0, r164 = 0, r165 = 0, r166 = 0;
+	u32 r170 = 0, r172 = 0, r173 = 0, r174 = 0;
+	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	u64 r22 = 0, r25 = 0, r27 = 0, r47 = 0, r48 = 0, r51 = 0, r53 = 0, r67 = 0;
+	u64 r74 = 0, r75 = 0, r76 = 0, r84 = 0, r86 = 0, r135 = 0, r136 = 0, r139 = 0;
+	u64 r141 = 0, r159 = 0, r160 = 0, r161 = 0, r167 = 0, r168 = 0, r169 = 0;
+	float r37 = 0, r41 = 0, r42 = 0, r62 = 0, r64 = 0, r65 = 0, r150 = 0, r152 = 0;
+	float r153 = 0;
+	char *r38 = 0, *r39 = 0, *r43 = 0, *r63 = 0, *r66 = 0, *r151 = 0, *r154 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 13 "depend.go"
-	r3 = p2;
+	r0 = p2;
 #line 15 "depend.go"
-	r14 = p0; r15 = p1;
+	r39 = p0; r40 = p1;
 #line 13 "depend.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r32 = (u64)r15; r37 = (u64)r3; r38 = r37 + 4611686018427387904ull; r39 = r38 <= 9223372036854775808ull; r40 = r37 - 1ull; r43 = r32 - 1ull;
-b2: // head
+	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r5 = 1ll < r0; if (!r5) goto b22; r7 = r2; r9 = r7 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r160 = r11 | r9; r161 = r160 >> 32; r162 = (u32)r161; r163 = r162 == 0u; if (!r163) goto b31; r164 = (u32)r11; r165 = (u32)r9; r166 = qd_div_u32(r164, r165); r159 = (u64)r166;
+b5: // setup
 #line 13 "depend.go"
-	r4 = r2 < r3; if (!r4) goto b32; r5 = r2;
-	r6 = (u64)r5 + 1ull; r7 = r6; r33 = (u64)r5 * (u64)r3; r34 = (u64)r33 + (u64)r7; r35 = (u64)r34; r36 = r35 < r32; r41 = (u64)r7; r42 = r40 - r41; r44 = r43 - r35; r45 = r42 <= r44; if (!r36) goto b29; if (!r39) goto b29; if (!r45) goto b29;
-	r9 = r33; r46 = (u64)r9 + (u64)r7; r47 = r14 + r46 * 4; r50 = r3 > (-9223372036854775801ll) ? r3 : (-9223372036854775801ll); r51 = (u64)r50 - 7ull;
-b9: // unroll guard
+	r15 = r159; r16 = r15 * r9; r14 = r11 - r16; r168 = r13 | r9; r169 = r168 >> 32; r170 = (u32)r169; r171 = r170 == 0u; if (!r171) goto b30; r172 = (u32)r13; r173 = (u32)r9; r174 = qd_div_u32(r172, r173); r167 = (u64)r174;
+b7: // setup
+#line 13 "depend.go"
+	r17 = r167; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r67 = (u64)r40; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r71 * (u64)r0; r73 = r72 >= 0ll; r74 = (u64)r71; r75 = r2; r76 = __umul64hi(r74, r75); r77 = r76 == 0ull; r81 = (u64)r72 + (u64)r71; r82 = r81 >= 0ll; r85 = true; r86 = (u64)r81; r87 = r86 < r67; if (!r73) goto b23; if (!r77) goto b23; if (!r82) goto b23; if (!r85) goto b23; if (!r87) goto b23; r88 = p2; r89 = r88 <= 2147483647ll; r90 = (u64)r88 - 1ull; r91 = r90 <= 2147483647ll; r92 = (u64)r88 + (u64)(-1ll); r93 = r92 <= 2147483647ll; r94 = (u64)r92 - 1ull; r95 = r94 <= 2147483647ll; r96 = (u64)r94 + 1ull; r97 = r96 <= 2147483647ll; r98 = (u64)r90 + 1ull; r99 = r98 <= 2147483647ll; r100 = (u64)r88 * (u64)r90; r101 = r100 <= 2147483647ll; r102 = (u64)r100 + 1ull; r103 = r102 <= 2147483647ll; r104 = (u64)r102 + (u64)r94; r105 = r104 <= 2147483647ll; r106 = (u64)r90 + (u64)(-1ll); r107 = r106 <= 2147483647ll; r113 = r106 >= (-2147483648ll); r108 = (u64)r94 * (u64)(-1ll); r109 = r108 >= (-2147483648ll); r110 = (u64)r108 + (u64)(-1ll); r111 = r110 >= (-2147483648ll); r112 = r110 <= 2147483647ll; r114 = r89 & r91; r115 = r114 & r93; r116 = r115 & r95; r117 = r116 & r97; r118 = r117 & r99; r119 = r118 & r101; r120 = r119 & r103; r121 = r120 & r105; r122 = r121 & r107; r123 = r122 & r109; r124 = r123 & r111; r125 = r124 & r112; r126 = r125 & r113; if (!r126) goto b23; r158 = (i32)r0;
+b15: // head (int32)
+#line 13 "depend.go"
+	r135 = r20; r136 = r14; r137 = r136 < r9; if (!r137) goto b22; r138 = r135 < r3; if (!r138) goto b22; r155 = (u32)r135; r127 = r155; r128 = (i32)r127; r156 = (u32)r136; r129 = r156 + 1u; r130 = (i32)r129; r131 = (u32)r128 + 1u; r144 = r130 >= r131; if (!r144) goto b19;
 #line 15 "depend.go"
-	r52 = r7 < r51; if (!r52) goto b26;
-#line 14 "depend.go"
-	r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; r8 = r7 < r3;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; goto b9;
-b26: // for.loop
-#line 14 "depend.go"
-	r8 = r7 < r3; if (!r8) goto b28;
-	r11 = (u64)r5 - (u64)r7; r12 = (float)r11; r13 = r47; r16 = *(float *)r13; r17 = r16 + r12; r18 = r13; *(float *)r18 = r17;
-#line 14 "depend.go"
-	r19 = (u64)r7 + 1ull; r7 = r19; r47 = r47 + 4ll; goto b26;
-b28: // latch
+	r132 = (u32)r128 * (u32)r158; r133 = (u32)r132 + (u32)r130; r134 = (u32)r128 - (u32)r130; r149 = (i64)r134; r150 = (float)r149; r148 = (i64)r133; r151 = r39 + r148 * 4; r152 = *(float *)r151; r153 = r152 + r150; r154 = r151; *(float *)r154 = r153;
+b19: // latch (int32)
 #line 13 "depend.go"
-	r2 = (u64)r2 + (u64)r1; goto b2;
-b29: // preheader
-#line 15 "depend.go"
-	r23 = r33; r48 = (u64)r23 + (u64)r7; r49 = r14 + r48 * 4;
-b30: // for.loop (checked)
-#line 14 "depend.go"
-	r22 = r7 < r3; if (!r22) goto b28;
-	r24 = (u64)r23 + (u64)r7; r25 = (u64)r5 - (u64)r7; r26 = (float)r25; if ((u64)r24 >= (u64)r15) { qd_site = 0; qd_x = r24; qd_y = r15; goto qd_fault; } r27 = r49; r28 = *(float *)r27; r29 = r28 + r26; r30 = r27; *(float *)r30 = r29;
-#line 14 "depend.go"
-	r31 = (u64)r7 + 1ull; r7 = r31; r49 = r49 + 4ll; goto b30;
-b32: // exit
-#line 14 "depend.go"
+	r14 = r14 + r19; r145 = r14 >= r9; if (!r145) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
+b21: // stepped (int32)
+#line 13 "depend.go"
+	r20 = r20 + r17; goto b15;
+b22: // exit
+#line 13 "depend.go"
 	return;
+b23: // head (checked if)
+#line 13 "depend.go"
+	r47 = r20; r48 = r14; r49 = r48 < r9; if (!r49) goto b22; r50 = r47 < r3; if (!r50) goto b22; r51 = r47; r52 = (i64)r51; r53 = r48 + 1ull; r54 = (i64)r53; r55 = (u64)r52 + 1ull; r56 = r54 >= r55; if (!r56) goto b27;
+#line 15 "depend.go"
+	r59 = (u64)r52 * (u64)r0; r60 = (u64)r59 + (u64)r54; r61 = (u64)r52 - (u64)r54; r62 = (float)r61; if ((u64)r60 >= (u64)r40) { qd_site = 0; qd_x = r60; qd_y = r40; goto qd_fault; } r63 = r39 + r60 * 4; r64 = *(float *)r63; r65 = r64 + r62; r66 = r63; *(float *)r66 = r65;
+b27: // latch (checked if)
+#line 13 "depend.go"
+	r14 = r14 + r19; r57 = r14 >= r9; if (!r57) goto b29; r14 = r14 - r9; r20 = r20 + 1ull;
+b29: // stepped (checked if)
+#line 13 "depend.go"
+	r20 = r20 + r17; goto b23;
+b30: // divide in 64 bits
+#line 13 "depend.go"
+	r167 = qd_div_u64(r13, r9); goto b7;
+b31: // divide in 64 bits
+#line 13 "depend.go"
+	r159 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -15023,81 +15021,76 @@ qd_fault: {
 
 // Task 0 of kernel LowerTriangle(s []f32, m i64), parallel.
 extern "C" __global__ void LowerTriangle_0(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r4 = 0, r7 = 0, r23 = 0, r24 = 0, r41 = 0, r44 = 0, r56 = 0, r58 = 0;
-	bool r62 = 0, r65 = 0, r84 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r10 = 0, r11 = 0, r14 = 0, r21 = 0, r22 = 0, r25 = 0, r26 = 0, r27 = 0;
-	i64 r28 = 0, r36 = 0, r38 = 0, r39 = 0, r50 = 0, r51 = 0, r52 = 0, r59 = 0;
-	i64 r60 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r74 = 0;
-	i64 r75 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r82 = 0, r83 = 0;
-	u64 r37 = 0, r40 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0;
-	u64 r49 = 0, r53 = 0, r54 = 0, r55 = 0, r57 = 0, r61 = 0, r63 = 0, r64 = 0;
-	float r15 = 0, r16 = 0, r18 = 0, r19 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0;
-	char *r12 = 0, *r13 = 0, *r17 = 0, *r20 = 0, *r29 = 0, *r32 = 0, *r35 = 0, *r68 = 0;
-	char *r73 = 0, *r76 = 0, *r81 = 0;
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r29 = 0, r45 = 0;
+	bool r48 = 0, r49 = 0, r54 = 0, r55 = 0, r56 = 0, r69 = 0, r70 = 0, r74 = 0;
+	bool r78 = 0, r80 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0;
+	bool r97 = 0, r99 = 0, r101 = 0, r103 = 0, r105 = 0, r107 = 0, r109 = 0, r111 = 0;
+	bool r113 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0;
+	bool r122 = 0, r123 = 0, r134 = 0, r135 = 0, r140 = 0, r141 = 0, r142 = 0, r162 = 0;
+	bool r170 = 0;
+	i32 r125 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r156 = 0, r157 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r30 = 0, r31 = 0;
+	i64 r32 = 0, r33 = 0, r36 = 0, r43 = 0, r44 = 0, r51 = 0, r53 = 0, r57 = 0;
+	i64 r58 = 0, r59 = 0, r60 = 0, r71 = 0, r72 = 0, r73 = 0, r79 = 0, r81 = 0;
+	i64 r82 = 0, r84 = 0, r89 = 0, r94 = 0, r98 = 0, r100 = 0, r102 = 0, r104 = 0;
+	i64 r106 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0, r137 = 0, r139 = 0, r143 = 0;
+	i64 r144 = 0, r145 = 0, r146 = 0;
+	u32 r124 = 0, r126 = 0, r154 = 0, r155 = 0, r161 = 0, r163 = 0, r164 = 0, r165 = 0;
+	u32 r169 = 0, r171 = 0, r172 = 0, r173 = 0;
+	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r46 = 0, r47 = 0, r50 = 0, r52 = 0, r68 = 0, r75 = 0, r76 = 0;
+	u64 r77 = 0, r85 = 0, r87 = 0, r91 = 0, r92 = 0, r96 = 0, r132 = 0, r133 = 0;
+	u64 r136 = 0, r138 = 0, r158 = 0, r159 = 0, r160 = 0, r166 = 0, r167 = 0, r168 = 0;
+	float r37 = 0, r38 = 0, r40 = 0, r41 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0;
+	float r148 = 0, r149 = 0, r151 = 0, r152 = 0;
+	char *r34 = 0, *r35 = 0, *r39 = 0, *r42 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r147 = 0;
+	char *r150 = 0, *r153 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 36 "depend.go"
-	r3 = p2;
+	r0 = p2;
 #line 38 "depend.go"
-	r13 = p0; r14 = p1;
+	r35 = p0; r36 = p1;
 #line 36 "depend.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r37 = (u64)r14; r48 = r37 - 1ull; r63 = r48; r51 = r3; r69 = r3; r70 = r69; r71 = (u64)r70 * 4ull; r79 = r71;
-b2: // head
+	r1 = r0 > 0ll; if (!r1) goto b25; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = r4 > 0ll; if (!r5) goto b25; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r159 = r9 | r7; r160 = r159 >> 32; r161 = (u32)r160; r162 = r161 == 0u; if (!r162) goto b34; r163 = (u32)r9; r164 = (u32)r7; r165 = qd_div_u32(r163, r164); r158 = (u64)r165;
+b5: // setup
 #line 36 "depend.go"
-	r4 = r2 < r3; if (!r4) goto b35; r5 = r2; r6 = 0ll; r39 = r5; r40 = (u64)r39; r41 = r40 < r37; r42 = r40; r43 = r42 + 4611686018427387904ull; r44 = r43 <= 9223372036854775808ull; r45 = r42 - 1ull; r47 = r45; r49 = r48 - r40; r52 = (u64)r51 + (u64)r5; r53 = (u64)r52; r54 = r53 - r40; r55 = __umul64hi(r54, r47); r56 = r55 == 0ull; r57 = r54 * r47; r58 = r57 <= r49; r59 = (u64)r5 * (u64)r3; r60 = r59; r61 = (u64)r60; r62 = r61 < r37; r64 = r63 - r61; r65 = r47 <= r64; if (!r41) goto b32; if (!r44) goto b32; if (!r56) goto b32; if (!r58) goto b32; if (!r62) goto b32; if (!r65) goto b32;
-#line 38 "depend.go"
-	r8 = r59; r67 = r5; r68 = r13 + r67 * 4; r72 = r8; r73 = r13 + r72 * 4; r82 = r5 > (-9223372036854775801ll) ? r5 : (-9223372036854775801ll); r83 = (u64)r82 - 7ull;
-b12: // unroll guard
-#line 38 "depend.go"
-	r84 = r6 < r83; if (!r84) goto b29;
-#line 37 "depend.go"
-	r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; r7 = r6 < r5;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; goto b12;
-b29: // for.loop
-#line 37 "depend.go"
-	r7 = r6 < r5; if (!r7) goto b31;
-	r12 = r68; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r17 = r73; r18 = *(float *)r17; r19 = r18 - r16; r20 = r17; *(float *)r20 = r19;
-#line 37 "depend.go"
-	r21 = (u64)r6 + 1ull; r6 = r21; r68 = r68 + r71 * 1; r73 = r73 + 4ll; goto b29;
-b31: // latch
+	r13 = r158; r14 = r13 * r7; r12 = r9 - r14; r167 = r11 | r7; r168 = r167 >> 32; r169 = (u32)r168; r170 = r169 == 0u; if (!r170) goto b33; r171 = (u32)r11; r172 = (u32)r7; r173 = qd_div_u32(r171, r172); r166 = (u64)r173;
+b7: // setup
 #line 36 "depend.go"
-	r2 = (u64)r2 + (u64)r1; goto b2;
-b32: // preheader
+	r15 = r166; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r68 = (u64)r36; r71 = p2; r72 = (u64)r71 + (u64)(-2ll); r73 = (u64)r72 * (u64)r0; r74 = r73 >= 0ll; r75 = (u64)r72; r76 = r2; r77 = __umul64hi(r75, r76); r78 = r77 == 0ull; r81 = (u64)r71 + (u64)(-1ll); r82 = (u64)r73 + (u64)r81; r83 = r82 >= 0ll; r86 = true; r87 = (u64)r82; r88 = r87 < r68; r89 = (u64)r81 * (u64)r0; r91 = (u64)r81; r92 = __umul64hi(r91, r76); r93 = r92 == 0ull; r94 = (u64)r89 + (u64)r72; r95 = r94 >= 0ll; r96 = (u64)r94; r97 = r96 < r68; if (!r74) goto b26; if (!r78) goto b26; if (!r83) goto b26; if (!r86) goto b26; if (!r88) goto b26; if (!r93) goto b26; if (!r95) goto b26; if (!r97) goto b26; r98 = p2; r99 = r98 <= 2147483647ll; r100 = (u64)r98 - 1ull; r101 = r100 <= 2147483647ll; r102 = (u64)r98 + (u64)(-1ll); r103 = r102 <= 2147483647ll; r104 = (u64)r102 - 1ull; r105 = r104 <= 2147483647ll; r106 = (u64)r98 * (u64)r100; r107 = r106 <= 2147483647ll; r108 = (u64)r100 - 1ull; r109 = r108 <= 2147483647ll; r110 = (u64)r106 + (u64)r108; r111 = r110 <= 2147483647ll; r112 = (u64)r98 * (u64)r108; r113 = r112 <= 2147483647ll; r114 = (u64)r112 + (u64)r100; r115 = r114 <= 2147483647ll; r116 = r99 & r101; r117 = r116 & r103; r118 = r117 & r105; r119 = r118 & r107; r120 = r119 & r109; r121 = r120 & r111; r122 = r121 & r113; r123 = r122 & r115; if (!r123) goto b26; r156 = (i32)r0; r157 = r156;
+b18: // head (int32)
+#line 36 "depend.go"
+	r132 = r18; r133 = r12; r134 = r133 < r7; if (!r134) goto b25; r135 = r132 < r3; if (!r135) goto b25; r154 = (u32)r132; r124 = r154; r125 = (i32)r124; r155 = (u32)r133; r126 = r155; r127 = (i32)r126; r140 = r127 < r125; if (!r140) goto b22;
 #line 38 "depend.go"
-	r25 = r59; r75 = r5; r76 = r13 + r75 * 4; r80 = r25; r81 = r13 + r80 * 4;
-b33: // for.loop (checked)
-#line 37 "depend.go"
-	r24 = r6 < r5; if (!r24) goto b31;
-	r26 = (u64)r25 + (u64)r6; r27 = (u64)r6 * (u64)r3; r28 = (u64)r27 + (u64)r5; if ((u64)r28 >= (u64)r14) { qd_site = 0; qd_x = r28; qd_y = r14; goto qd_fault; } r29 = r76; r30 = *(float *)r29; r31 = r30 * 0x1p-01f; if ((u64)r26 >= (u64)r14) { qd_site = 1; qd_x = r26; qd_y = r14; goto qd_fault; } r32 = r81; r33 = *(float *)r32; r34 = r33 - r31; r35 = r32; *(float *)r35 = r34;
-#line 37 "depend.go"
-	r36 = (u64)r6 + 1ull; r6 = r36; r76 = r76 + r79 * 1; r81 = r81 + 4ll; goto b33;
-b35: // exit
-#line 37 "depend.go"
+	r128 = (u32)r125 * (u32)r156; r129 = (u32)r128 + (u32)r127; r130 = (u32)r127 * (u32)r157; r131 = (u32)r130 + (u32)r125; r146 = (i64)r131; r147 = r35 + r146 * 4; r148 = *(float *)r147; r149 = r148 * 0x1p-01f; r144 = (i64)r129; r150 = r35 + r144 * 4; r151 = *(float *)r150; r152 = r151 - r149; r153 = r150; *(float *)r153 = r152;
+b22: // latch (int32)
+#line 36 "depend.go"
+	r12 = r12 + r17; r141 = r12 >= r7; if (!r141) goto b24; r12 = r12 - r7; r18 = r18 + 1ull;
+b24: // stepped (int32)
+#line 36 "depend.go"
+	r18 = r18 + r15; goto b18;
+b25: // exit
+#line 36 "depend.go"
 	return;
+b26: // head (checked if)
+#line 36 "depend.go"
+	r46 = r18; r47 = r12; r48 = r47 < r7; if (!r48) goto b25; r49 = r46 < r3; if (!r49) goto b25; r50 = r46; r51 = (i64)r50; r52 = r47; r53 = (i64)r52; r54 = r53 < r51; if (!r54) goto b30;
+#line 38 "depend.go"
+	r57 = (u64)r51 * (u64)r0; r58 = (u64)r57 + (u64)r53; r59 = (u64)r53 * (u64)r0; r60 = (u64)r59 + (u64)r51; if ((u64)r60 >= (u64)r36) { qd_site = 0; qd_x = r60; qd_y = r36; goto qd_fault; } r61 = r35 + r60 * 4; r62 = *(float *)r61; r63 = r62 * 0x1p-01f; if ((u64)r58 >= (u64)r36) { qd_site = 1; qd_x = r58; qd_y = r36; goto qd_fault; } r64 = r35 + r58 * 4; r65 = *(float *)r64; r66 = r65 - r63; r67 = r64; *(float *)r67 = r66;
+b30: // latch (checked if)
+#line 36 "depend.go"
+	r12 = r12 + r17; r55 = r12 >= r7; if (!r55) goto b32; r12 = r12 - r7; r18 = r18 + 1ull;
+b32: // stepped (checked if)
+#line 36 "depend.go"
+	r18 = r18 + r15; goto b26;
+b33: // divide in 64 bits
+#line 36 "depend.go"
+	r166 = qd_div_u64(r11, r7); goto b7;
+b34: // divide in 64 bits
+#line 36 "depend.go"
+	r158 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -22686,6 +22679,1024 @@ qd_fault: {
 }
 }
 
+// Task 0 of kernel SyrkTri(c []f32, a []f32, n i64, m i64, alpha f32, beta f32), parallel.
+extern "C" __global__ void SyrkTri_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, float p6, float p7, char *p8) {
+	bool r1 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r29 = 0, r30 = 0, r40 = 0;
+	bool r44 = 0, r65 = 0, r69 = 0, r70 = 0, r75 = 0, r76 = 0, r77 = 0, r84 = 0;
+	bool r102 = 0, r104 = 0, r105 = 0, r109 = 0, r113 = 0, r115 = 0, r117 = 0, r120 = 0;
+	bool r122 = 0, r140 = 0, r145 = 0, r148 = 0, r154 = 0, r158 = 0, r161 = 0, r178 = 0;
+	bool r186 = 0, r199 = 0, r210 = 0, r211 = 0, r212 = 0, r216 = 0, r219 = 0;
+	i64 r0 = 0, r4 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r31 = 0;
+	i64 r32 = 0, r35 = 0, r41 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0;
+	i64 r48 = 0, r51 = 0, r55 = 0, r56 = 0, r64 = 0, r66 = 0, r72 = 0, r74 = 0;
+	i64 r78 = 0, r79 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r92 = 0, r93 = 0;
+	i64 r101 = 0, r106 = 0, r107 = 0, r108 = 0, r114 = 0, r116 = 0, r118 = 0, r123 = 0;
+	i64 r124 = 0, r125 = 0, r126 = 0, r130 = 0, r131 = 0, r139 = 0, r142 = 0, r143 = 0;
+	i64 r155 = 0, r156 = 0, r162 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0;
+	i64 r198 = 0, r201 = 0, r206 = 0, r214 = 0, r215 = 0, r217 = 0, r218 = 0;
+	u32 r177 = 0, r179 = 0, r180 = 0, r181 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u64 r2 = 0, r3 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
+	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
+	u64 r26 = 0, r67 = 0, r68 = 0, r71 = 0, r73 = 0, r103 = 0, r110 = 0, r111 = 0;
+	u64 r112 = 0, r119 = 0, r121 = 0, r141 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0;
+	u64 r150 = 0, r151 = 0, r152 = 0, r153 = 0, r157 = 0, r159 = 0, r160 = 0, r174 = 0;
+	u64 r175 = 0, r176 = 0, r182 = 0, r183 = 0, r184 = 0, r203 = 0, r204 = 0, r208 = 0;
+	u64 r209 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r59 = 0;
+	float r61 = 0, r62 = 0, r81 = 0, r82 = 0, r90 = 0, r91 = 0, r95 = 0, r96 = 0;
+	float r98 = 0, r99 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r136 = 0, r137 = 0;
+	float r191 = 0, r192 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r213 = 0;
+	char *r33 = 0, *r34 = 0, *r39 = 0, *r49 = 0, *r50 = 0, *r57 = 0, *r60 = 0, *r63 = 0;
+	char *r80 = 0, *r83 = 0, *r89 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r127 = 0, *r132 = 0;
+	char *r135 = 0, *r138 = 0, *r163 = 0, *r165 = 0, *r167 = 0, *r169 = 0, *r171 = 0, *r173 = 0;
+	char *r190 = 0, *r193 = 0, *r200 = 0, *r202 = 0, *r205 = 0, *r207 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 166 "nest.go"
+	r0 = p4;
+#line 168 "nest.go"
+	r34 = p0; r35 = p1; r38 = p7; r41 = p5;
+#line 170 "nest.go"
+	r50 = p2; r51 = p3; r54 = p6; r200 = p0; r201 = p1; r202 = r200 + r201 * 4; r203 = (u64)r200; r204 = (u64)r202; r205 = p2; r206 = p3; r207 = r205 + r206 * 4; r208 = (u64)r205; r209 = (u64)r207; r210 = r204 <= r208; r211 = r209 <= r203; r212 = r210 | r211;
+#line 166 "nest.go"
+	r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r175 = r10 | r8; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b85; r179 = (u32)r10; r180 = (u32)r8; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
+b5: // setup
+#line 166 "nest.go"
+	r14 = r174; r15 = r14 * r8; r13 = r10 - r15; r183 = r12 | r8; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b84; r187 = (u32)r12; r188 = (u32)r8; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
+b7: // setup
+#line 166 "nest.go"
+	r16 = r182; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r103 = (u64)r35; r106 = p4; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r110 = (u64)r107; r111 = r2; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; r120 = true; r121 = (u64)r116; r122 = r121 < r103; if (!r109) goto b73; if (!r113) goto b73; if (!r117) goto b73; if (!r120) goto b73; if (!r122) goto b73;
+#line 168 "nest.go"
+	r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r152 = r141 - 1ull; r159 = r152; r151 = r149;
+b14: // head
+#line 166 "nest.go"
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b72; r23 = r20 < r3; if (!r23) goto b72; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26; r28 = r27 <= r25; if (!r28) goto b46;
+#line 168 "nest.go"
+	r31 = (u64)r25 * (u64)r0; r32 = (u64)r31 + (u64)r27; r33 = r34 + r32 * 4; r36 = *(float *)r33; r37 = r36 * r38; r39 = r33; *(float *)r39 = r37; if (!r40) goto b46; r42 = 0ll; r142 = (u64)r25 * (u64)r41; r143 = r142; r144 = (u64)r143; r145 = r144 < r141; r153 = r152 - r144; r154 = r151 <= r153; r155 = (u64)r27 * (u64)r41; r156 = r155; r157 = (u64)r156; r158 = r157 < r141; r160 = r159 - r157; r161 = r151 <= r160; if (!r145) goto b69; if (!r148) goto b69; if (!r154) goto b69; if (!r158) goto b69; if (!r161) goto b69;
+#line 170 "nest.go"
+	r47 = r142; r55 = r155; r60 = r33; r63 = r33; r162 = r47; r163 = r50 + r162 * 4; r164 = r55; r165 = r50 + r164 * 4; if (!r212) goto b49; r213 = *(float *)r33; r214 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r215 = (u64)r214 - 8ull;
+b26: // unroll guard
+#line 170 "nest.go"
+	r216 = r42 < r215; if (!r216) goto b43; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b26;
+b43: // rangeint.body
+#line 170 "nest.go"
+	r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; if (!r65) goto b45; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b43;
+b45: // accumulators stored
+#line 170 "nest.go"
+	*(float *)r33 = r213;
+b46: // latch
+#line 166 "nest.go"
+	r13 = r13 + r18; r29 = r13 >= r8; if (!r29) goto b48; r13 = r13 - r8; r19 = r19 + 1ull;
+b48: // stepped
+#line 166 "nest.go"
+	r19 = r19 + r16; goto b14;
+b49: // unroll setup
+#line 166 "nest.go"
+	r217 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r218 = (u64)r217 - 8ull;
+b50: // unroll guard
+#line 166 "nest.go"
+	r219 = r42 < r218; if (!r219) goto b67;
+#line 170 "nest.go"
+	r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b50;
+b67: // rangeint.body (slices overlap)
+#line 170 "nest.go"
+	r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; if (!r199) goto b46; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b67;
+b69: // preheader
+#line 170 "nest.go"
+	r125 = r142; r130 = r155; r135 = r33; r138 = r33; r170 = r125; r171 = r50 + r170 * 4; r172 = r130; r173 = r50 + r172 * 4;
+b70: // rangeint.body (checked)
+#line 170 "nest.go"
+	r126 = (u64)r125 + (u64)r42; if ((u64)r126 >= (u64)r51) { qd_site = 1; qd_x = r126; qd_y = r51; goto qd_fault; } r127 = r171; r128 = *(float *)r127; r129 = r54 * r128; r131 = (u64)r130 + (u64)r42; if ((u64)r131 >= (u64)r51) { qd_site = 2; qd_x = r131; qd_y = r51; goto qd_fault; } r132 = r173; r133 = *(float *)r132; r134 = r129 * r133; r136 = *(float *)r135; r137 = r136 + r134; *(float *)r138 = r137; r139 = (u64)r42 + 1ull; r140 = r139 < r41; if (!r140) goto b46; r42 = r139; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b70;
+b72: // exit
+#line 170 "nest.go"
+	return;
+b73: // preheader
+#line 168 "nest.go"
+	r84 = r41 > 0ll;
+b74: // head (checked if)
+#line 166 "nest.go"
+	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b72; r70 = r67 < r3; if (!r70) goto b72; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b81;
+#line 168 "nest.go"
+	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b81; r42 = 0ll;
+#line 170 "nest.go"
+	r87 = (u64)r72 * (u64)r41; r92 = (u64)r74 * (u64)r41; r97 = r80; r100 = r80; r166 = r87; r167 = r50 + r166 * 4; r168 = r92; r169 = r50 + r168 * 4;
+b79: // rangeint.body (checked if)
+#line 170 "nest.go"
+	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b81; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b79;
+b81: // latch (checked if)
+#line 166 "nest.go"
+	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b83; r13 = r13 - r8; r19 = r19 + 1ull;
+b83: // stepped (checked if)
+#line 166 "nest.go"
+	r19 = r19 + r16; goto b74;
+b84: // divide in 64 bits
+#line 166 "nest.go"
+	r182 = qd_div_u64(r12, r8); goto b7;
+b85: // divide in 64 bits
+#line 166 "nest.go"
+	r174 = qd_div_u64(r10, r8); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5505024u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel TriangleShapes(below []i32, above []i32, cube []i64, n i64), parallel.
+extern "C" __global__ void TriangleShapes_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r29 = 0, r39 = 0;
+	bool r41 = 0, r44 = 0, r45 = 0, r50 = 0, r51 = 0, r59 = 0, r60 = 0, r64 = 0;
+	bool r68 = 0, r70 = 0, r73 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0;
+	bool r86 = 0, r88 = 0, r90 = 0, r92 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
+	bool r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r115 = 0, r116 = 0;
+	bool r121 = 0, r122 = 0, r136 = 0, r144 = 0;
+	i32 r34 = 0, r56 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0;
+	i32 r127 = 0, r131 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r30 = 0, r31 = 0;
+	i64 r32 = 0, r33 = 0, r37 = 0, r38 = 0, r40 = 0, r47 = 0, r49 = 0, r52 = 0;
+	i64 r53 = 0, r54 = 0, r55 = 0, r61 = 0, r62 = 0, r63 = 0, r69 = 0, r71 = 0;
+	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
+	i64 r91 = 0, r93 = 0, r95 = 0, r118 = 0, r120 = 0, r123 = 0, r124 = 0, r125 = 0;
+	i64 r126 = 0;
+	u32 r105 = 0, r107 = 0, r129 = 0, r130 = 0, r135 = 0, r137 = 0, r138 = 0, r139 = 0;
+	u32 r143 = 0, r145 = 0, r146 = 0, r147 = 0;
+	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
+	u64 r25 = 0, r42 = 0, r43 = 0, r46 = 0, r48 = 0, r58 = 0, r65 = 0, r66 = 0;
+	u64 r67 = 0, r75 = 0, r77 = 0, r113 = 0, r114 = 0, r117 = 0, r119 = 0, r132 = 0;
+	u64 r133 = 0, r134 = 0, r140 = 0, r141 = 0, r142 = 0;
+	char *r35 = 0, *r36 = 0, *r57 = 0, *r128 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 183 "nest.go"
+	r0 = p6;
+#line 185 "nest.go"
+	r36 = p0; r37 = p1;
+#line 183 "nest.go"
+	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r133 = r9 | r7; r134 = r133 >> 32; r135 = (u32)r134; r136 = r135 == 0u; if (!r136) goto b31; r137 = (u32)r9; r138 = (u32)r7; r139 = qd_div_u32(r137, r138); r132 = (u64)r139;
+b5: // setup
+#line 183 "nest.go"
+	r13 = r132; r14 = r13 * r7; r12 = r9 - r14; r141 = r11 | r7; r142 = r141 >> 32; r143 = (u32)r142; r144 = r143 == 0u; if (!r144) goto b30; r145 = (u32)r11; r146 = (u32)r7; r147 = qd_div_u32(r145, r146); r140 = (u64)r147;
+b7: // setup
+#line 183 "nest.go"
+	r15 = r140; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r58 = (u64)r37; r61 = p6; r62 = (u64)r61 + (u64)(-1ll); r63 = (u64)r62 * (u64)r0; r64 = r63 >= 0ll; r65 = (u64)r62; r66 = r2; r67 = __umul64hi(r65, r66); r68 = r67 == 0ull; r71 = (u64)r61 + (u64)(-2ll); r72 = (u64)r63 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r58; if (!r64) goto b23; if (!r68) goto b23; if (!r73) goto b23; if (!r76) goto b23; if (!r78) goto b23; r79 = p6; r80 = r79 <= 2147483647ll; r81 = (u64)r79 - 1ull; r82 = r81 <= 2147483647ll; r83 = (u64)r79 + (u64)(-1ll); r84 = r83 <= 2147483647ll; r85 = (u64)r83 - 1ull; r86 = r85 <= 2147483647ll; r87 = (u64)r79 * (u64)r81; r88 = r87 <= 2147483647ll; r89 = (u64)r81 - 1ull; r90 = r89 <= 2147483647ll; r91 = (u64)r87 + (u64)r89; r92 = r91 <= 2147483647ll; r93 = (u64)r81 * 1000ull; r94 = r93 <= 2147483647ll; r95 = (u64)r93 + (u64)r89; r96 = r95 <= 2147483647ll; r97 = r80 & r82; r98 = r97 & r84; r99 = r98 & r86; r100 = r99 & r88; r101 = r100 & r90; r102 = r101 & r92; r103 = r102 & r94; r104 = r103 & r96; if (!r104) goto b23; r131 = (i32)r0;
+b15: // head (int32)
+#line 183 "nest.go"
+	r113 = r18; r114 = r12; r115 = r114 < r7; if (!r115) goto b22; r116 = r113 < r3; if (!r116) goto b22; r129 = (u32)r113; r105 = r129; r106 = (i32)r105; r130 = (u32)r114; r107 = r130; r108 = (i32)r107; r121 = r108 < r106; if (!r121) goto b19;
+#line 185 "nest.go"
+	r109 = (u32)r106 * (u32)r131; r110 = (u32)r109 + (u32)r108; r111 = (u32)r106 * 1000u; r112 = (u32)r111 + (u32)r108; r126 = (i64)r112; r127 = (i32)r126; r124 = (i64)r110; r128 = r36 + r124 * 4; *(i32 *)r128 = r127;
+b19: // latch (int32)
+#line 183 "nest.go"
+	r12 = r12 + r17; r122 = r12 >= r7; if (!r122) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
+b21: // stepped (int32)
+#line 183 "nest.go"
+	r18 = r18 + r15; goto b15;
+b22: // exit
+#line 183 "nest.go"
+	return;
+b23: // head (checked if)
+#line 183 "nest.go"
+	r42 = r18; r43 = r12; r44 = r43 < r7; if (!r44) goto b22; r45 = r42 < r3; if (!r45) goto b22; r46 = r42; r47 = (i64)r46; r48 = r43; r49 = (i64)r48; r50 = r49 < r47; if (!r50) goto b27;
+#line 185 "nest.go"
+	r52 = (u64)r47 * (u64)r0; r53 = (u64)r52 + (u64)r49; r54 = (u64)r47 * 1000ull; r55 = (u64)r54 + (u64)r49; r56 = (i32)r55; if ((u64)r53 >= (u64)r37) { qd_site = 0; qd_x = r53; qd_y = r37; goto qd_fault; } r57 = r36 + r53 * 4; *(i32 *)r57 = r56;
+b27: // latch (checked if)
+#line 183 "nest.go"
+	r12 = r12 + r17; r51 = r12 >= r7; if (!r51) goto b29; r12 = r12 - r7; r18 = r18 + 1ull;
+b29: // stepped (checked if)
+#line 183 "nest.go"
+	r18 = r18 + r15; goto b23;
+b30: // divide in 64 bits
+#line 183 "nest.go"
+	r140 = qd_div_u64(r11, r7); goto b7;
+b31: // divide in 64 bits
+#line 183 "nest.go"
+	r132 = qd_div_u64(r9, r7); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5570560u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 1 of kernel TriangleShapes(below []i32, above []i32, cube []i64, n i64), parallel.
+extern "C" __global__ void TriangleShapes_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r1 = 0, r5 = 0, r23 = 0, r24 = 0, r30 = 0, r31 = 0, r32 = 0, r34 = 0;
+	bool r49 = 0, r50 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r69 = 0, r70 = 0;
+	bool r74 = 0, r78 = 0, r80 = 0, r81 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0;
+	bool r92 = 0, r94 = 0, r96 = 0, r98 = 0, r100 = 0, r102 = 0, r104 = 0, r106 = 0;
+	bool r108 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
+	bool r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0;
+	bool r135 = 0, r136 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0, r163 = 0, r171 = 0;
+	i32 r38 = 0, r42 = 0, r43 = 0, r63 = 0, r65 = 0, r66 = 0, r126 = 0, r128 = 0;
+	i32 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r149 = 0, r151 = 0, r152 = 0, r156 = 0;
+	i32 r157 = 0, r158 = 0;
+	i64 r0 = 0, r4 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0, r29 = 0, r33 = 0;
+	i64 r35 = 0, r36 = 0, r37 = 0, r41 = 0, r45 = 0, r46 = 0, r52 = 0, r54 = 0;
+	i64 r55 = 0, r60 = 0, r61 = 0, r62 = 0, r71 = 0, r72 = 0, r73 = 0, r79 = 0;
+	i64 r82 = 0, r84 = 0, r89 = 0, r91 = 0, r93 = 0, r95 = 0, r97 = 0, r99 = 0;
+	i64 r101 = 0, r103 = 0, r105 = 0, r107 = 0, r109 = 0, r138 = 0, r140 = 0, r141 = 0;
+	i64 r146 = 0, r147 = 0, r148 = 0;
+	u32 r125 = 0, r127 = 0, r154 = 0, r155 = 0, r162 = 0, r164 = 0, r165 = 0, r166 = 0;
+	u32 r170 = 0, r172 = 0, r173 = 0, r174 = 0;
+	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	u64 r22 = 0, r25 = 0, r27 = 0, r47 = 0, r48 = 0, r51 = 0, r53 = 0, r68 = 0;
+	u64 r75 = 0, r76 = 0, r77 = 0, r85 = 0, r87 = 0, r133 = 0, r134 = 0, r137 = 0;
+	u64 r139 = 0, r159 = 0, r160 = 0, r161 = 0, r167 = 0, r168 = 0, r169 = 0;
+	char *r39 = 0, *r40 = 0, *r44 = 0, *r64 = 0, *r67 = 0, *r150 = 0, *r153 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 188 "nest.go"
+	r0 = p6;
+#line 190 "nest.go"
+	r40 = p2; r41 = p3;
+#line 188 "nest.go"
+	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r5 = 1ll < r0; if (!r5) goto b22; r7 = r2; r9 = r7 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r160 = r11 | r9; r161 = r160 >> 32; r162 = (u32)r161; r163 = r162 == 0u; if (!r163) goto b31; r164 = (u32)r11; r165 = (u32)r9; r166 = qd_div_u32(r164, r165); r159 = (u64)r166;
+b5: // setup
+#line 188 "nest.go"
+	r15 = r159; r16 = r15 * r9; r14 = r11 - r16; r168 = r13 | r9; r169 = r168 >> 32; r170 = (u32)r169; r171 = r170 == 0u; if (!r171) goto b30; r172 = (u32)r13; r173 = (u32)r9; r174 = qd_div_u32(r172, r173); r167 = (u64)r174;
+b7: // setup
+#line 188 "nest.go"
+	r17 = r167; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r68 = (u64)r41; r71 = p6; r72 = (u64)r71 + (u64)(-1ll); r73 = (u64)r72 * (u64)r0; r74 = r73 >= 0ll; r75 = (u64)r72; r76 = r2; r77 = __umul64hi(r75, r76); r78 = r77 == 0ull; r82 = (u64)r73 + (u64)r72; r83 = r82 >= 0ll; r86 = true; r87 = (u64)r82; r88 = r87 < r68; if (!r74) goto b23; if (!r78) goto b23; if (!r83) goto b23; if (!r86) goto b23; if (!r88) goto b23; r89 = p6; r90 = r89 <= 2147483647ll; r91 = (u64)r89 - 1ull; r92 = r91 <= 2147483647ll; r93 = (u64)r89 + (u64)(-1ll); r94 = r93 <= 2147483647ll; r95 = (u64)r93 - 1ull; r96 = r95 <= 2147483647ll; r97 = (u64)r95 + 1ull; r98 = r97 <= 2147483647ll; r112 = r97 >= (-2147483648ll); r99 = (u64)r91 + 1ull; r100 = r99 <= 2147483647ll; r101 = (u64)r89 * (u64)r91; r102 = r101 <= 2147483647ll; r103 = (u64)r101 + 1ull; r104 = r103 <= 2147483647ll; r105 = (u64)r103 + (u64)r95; r106 = r105 <= 2147483647ll; r107 = (u64)r91 * (u64)(-1ll); r108 = r107 >= (-2147483648ll); r109 = (u64)r107 + 1ull; r110 = r109 >= (-2147483648ll); r111 = r109 <= 2147483647ll; r113 = r90 & r92; r114 = r113 & r94; r115 = r114 & r96; r116 = r115 & r98; r117 = r116 & r100; r118 = r117 & r102; r119 = r118 & r104; r120 = r119 & r106; r121 = r120 & r108; r122 = r121 & r110; r123 = r122 & r111; r124 = r123 & r112; if (!r124) goto b23; r158 = (i32)r0;
+b15: // head (int32)
+#line 188 "nest.go"
+	r133 = r20; r134 = r14; r135 = r134 < r9; if (!r135) goto b22; r136 = r133 < r3; if (!r136) goto b22; r154 = (u32)r133; r125 = r154; r126 = (i32)r125; r155 = (u32)r134; r127 = r155 + 1u; r128 = (i32)r127; r129 = (u32)r126 + 1u; r142 = r128 >= r129; if (!r142) goto b19;
+#line 190 "nest.go"
+	r130 = (u32)r126 * (u32)r158; r131 = (u32)r130 + (u32)r128; r132 = (u32)r128 - (u32)r126; r148 = (i64)r132; r149 = (i32)r148; r147 = (i64)r131; r150 = r40 + r147 * 4; r151 = *(i32 *)r150; r152 = (u32)r151 + (u32)r149; r153 = r150; *(i32 *)r153 = r152;
+b19: // latch (int32)
+#line 188 "nest.go"
+	r14 = r14 + r19; r143 = r14 >= r9; if (!r143) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
+b21: // stepped (int32)
+#line 188 "nest.go"
+	r20 = r20 + r17; goto b15;
+b22: // exit
+#line 188 "nest.go"
+	return;
+b23: // head (checked if)
+#line 188 "nest.go"
+	r47 = r20; r48 = r14; r49 = r48 < r9; if (!r49) goto b22; r50 = r47 < r3; if (!r50) goto b22; r51 = r47; r52 = (i64)r51; r53 = r48 + 1ull; r54 = (i64)r53; r55 = (u64)r52 + 1ull; r56 = r54 >= r55; if (!r56) goto b27;
+#line 190 "nest.go"
+	r60 = (u64)r52 * (u64)r0; r61 = (u64)r60 + (u64)r54; r62 = (u64)r54 - (u64)r52; r63 = (i32)r62; if ((u64)r61 >= (u64)r41) { qd_site = 1; qd_x = r61; qd_y = r41; goto qd_fault; } r64 = r40 + r61 * 4; r65 = *(i32 *)r64; r66 = (u32)r65 + (u32)r63; r67 = r64; *(i32 *)r67 = r66;
+b27: // latch (checked if)
+#line 188 "nest.go"
+	r14 = r14 + r19; r57 = r14 >= r9; if (!r57) goto b29; r14 = r14 - r9; r20 = r20 + 1ull;
+b29: // stepped (checked if)
+#line 188 "nest.go"
+	r20 = r20 + r17; goto b23;
+b30: // divide in 64 bits
+#line 188 "nest.go"
+	r167 = qd_div_u64(r13, r9); goto b7;
+b31: // divide in 64 bits
+#line 188 "nest.go"
+	r159 = qd_div_u64(r11, r9); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5570561u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 2 of kernel TriangleShapes(below []i32, above []i32, cube []i64, n i64), parallel.
+extern "C" __global__ void TriangleShapes_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r1 = 0, r4 = 0, r9 = 0, r32 = 0, r33 = 0, r34 = 0, r42 = 0, r43 = 0;
+	bool r44 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0, r66 = 0, r70 = 0;
+	bool r71 = 0, r72 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
+	bool r97 = 0, r98 = 0, r102 = 0, r106 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0;
+	bool r117 = 0, r119 = 0, r121 = 0, r124 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0;
+	bool r134 = 0, r136 = 0, r138 = 0, r140 = 0, r142 = 0, r144 = 0, r146 = 0, r148 = 0;
+	bool r150 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0;
+	bool r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r184 = 0, r185 = 0;
+	bool r186 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r219 = 0;
+	bool r227 = 0, r235 = 0, r243 = 0;
+	i32 r166 = 0, r168 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0;
+	i32 r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r213 = 0, r214 = 0;
+	i64 r0 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r36 = 0, r38 = 0, r40 = 0;
+	i64 r41 = 0, r47 = 0, r49 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0;
+	i64 r57 = 0, r58 = 0, r59 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0, r74 = 0;
+	i64 r76 = 0, r78 = 0, r79 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0;
+	i64 r91 = 0, r92 = 0, r93 = 0, r94 = 0, r99 = 0, r100 = 0, r101 = 0, r107 = 0;
+	i64 r109 = 0, r111 = 0, r113 = 0, r118 = 0, r120 = 0, r122 = 0, r127 = 0, r129 = 0;
+	i64 r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0;
+	i64 r147 = 0, r149 = 0, r151 = 0, r188 = 0, r190 = 0, r192 = 0, r193 = 0, r200 = 0;
+	i64 r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0;
+	u32 r165 = 0, r167 = 0, r169 = 0, r210 = 0, r211 = 0, r212 = 0, r218 = 0, r220 = 0;
+	u32 r221 = 0, r222 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0, r234 = 0, r236 = 0;
+	u32 r237 = 0, r238 = 0, r242 = 0, r244 = 0, r245 = 0, r246 = 0;
+	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
+	u64 r35 = 0, r37 = 0, r39 = 0, r67 = 0, r68 = 0, r69 = 0, r73 = 0, r75 = 0;
+	u64 r77 = 0, r96 = 0, r103 = 0, r104 = 0, r105 = 0, r115 = 0, r116 = 0, r123 = 0;
+	u64 r125 = 0, r181 = 0, r182 = 0, r183 = 0, r187 = 0, r189 = 0, r191 = 0, r215 = 0;
+	u64 r216 = 0, r217 = 0, r223 = 0, r224 = 0, r225 = 0, r231 = 0, r232 = 0, r233 = 0;
+	u64 r239 = 0, r240 = 0, r241 = 0;
+	char *r61 = 0, *r62 = 0, *r95 = 0, *r209 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 193 "nest.go"
+	r0 = p6;
+#line 196 "nest.go"
+	r62 = p4; r63 = p5;
+#line 193 "nest.go"
+	r1 = r0 > 0ll; if (!r1) goto b35; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (u64)r0 + (u64)(-1ll); r8 = (u64)r7 + 1ull; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r216 = r13 | r11; r217 = r216 >> 32; r218 = (u32)r217; r219 = r218 == 0u; if (!r219) goto b51; r220 = (u32)r13; r221 = (u32)r11; r222 = qd_div_u32(r220, r221); r215 = (u64)r222;
+b6: // setup
+#line 193 "nest.go"
+	r17 = r215; r18 = r17 * r11; r16 = r13 - r18; r224 = r15 | r11; r225 = r224 >> 32; r226 = (u32)r225; r227 = r226 == 0u; if (!r227) goto b50; r228 = (u32)r15; r229 = (u32)r11; r230 = qd_div_u32(r228, r229); r223 = (u64)r230;
+b8: // setup
+#line 193 "nest.go"
+	r19 = r223; r20 = r19 * r11; r21 = r15 - r20; r232 = r17 | r6; r233 = r232 >> 32; r234 = (u32)r233; r235 = r234 == 0u; if (!r235) goto b49; r236 = (u32)r17; r237 = (u32)r6; r238 = qd_div_u32(r236, r237); r231 = (u64)r238;
+b10: // setup
+#line 193 "nest.go"
+	r23 = r231; r24 = r23 * r6; r22 = r17 - r24; r240 = r19 | r6; r241 = r240 >> 32; r242 = (u32)r241; r243 = r242 == 0u; if (!r243) goto b48; r244 = (u32)r19; r245 = (u32)r6; r246 = qd_div_u32(r244, r245); r239 = (u64)r246;
+b12: // setup
+#line 193 "nest.go"
+	r25 = r239; r26 = r25 * r6; r27 = r19 - r26; r28 = r23; r96 = (u64)r63; r99 = p6; r100 = (u64)r99 + (u64)(-1ll); r101 = (u64)r100 * (u64)r0; r102 = r101 >= 0ll; r103 = (u64)r100; r104 = r2; r105 = __umul64hi(r103, r104); r106 = r105 == 0ull; r109 = (u64)r101 + (u64)r100; r110 = r109 >= 0ll; r113 = (u64)r109 * (u64)r0; r114 = r113 >= 0ll; r115 = (u64)r109; r116 = __umul64hi(r115, r104); r117 = r116 == 0ull; r120 = (u64)r113 + (u64)r100; r121 = r120 >= 0ll; r124 = true; r125 = (u64)r120; r126 = r125 < r96; if (!r102) goto b36; if (!r106) goto b36; if (!r110) goto b36; if (!r114) goto b36; if (!r117) goto b36; if (!r121) goto b36; if (!r124) goto b36; if (!r126) goto b36; r127 = p6; r128 = r127 <= 2147483647ll; r129 = (u64)r127 - 1ull; r130 = r129 <= 2147483647ll; r131 = (u64)r129 + 1ull; r132 = r131 <= 2147483647ll; r133 = (u64)r127 * (u64)r129; r134 = r133 <= 2147483647ll; r135 = (u64)r133 + (u64)r129; r136 = r135 <= 2147483647ll; r137 = (u64)r127 * (u64)r127; r138 = r137 <= 2147483647ll; r139 = (u64)r137 * (u64)r129; r140 = r139 <= 2147483647ll; r141 = (u64)r139 + (u64)r133; r142 = r141 <= 2147483647ll; r143 = (u64)r141 + (u64)r129; r144 = r143 <= 2147483647ll; r145 = (u64)r129 * 100ull; r146 = r145 <= 2147483647ll; r147 = (u64)r129 * 10ull; r148 = r147 <= 2147483647ll; r149 = (u64)r145 + (u64)r147; r150 = r149 <= 2147483647ll; r151 = (u64)r149 + (u64)r129; r152 = r151 <= 2147483647ll; r153 = r128 & r130; r154 = r153 & r132; r155 = r154 & r134; r156 = r155 & r136; r157 = r156 & r138; r158 = r157 & r140; r159 = r158 & r142; r160 = r159 & r144; r161 = r160 & r146; r162 = r161 & r148; r163 = r162 & r150; r164 = r163 & r152; if (!r164) goto b36; r213 = (i32)r0; r214 = r213;
+b23: // head (int32)
+#line 193 "nest.go"
+	r181 = r28; r182 = r22; r183 = r16; r184 = r183 < r11; if (!r184) goto b35; r185 = r182 < r6; if (!r185) goto b35; r186 = r181 < r3; if (!r186) goto b35; r210 = (u32)r181; r165 = r210; r166 = (i32)r165; r211 = (u32)r182; r167 = r211; r168 = (i32)r167; r212 = (u32)r183; r169 = r212; r170 = (i32)r169; r171 = (u32)r166 + 1u; r194 = r168 < r171; if (!r194) goto b30; r195 = r170 >= r168; if (!r195) goto b30; r196 = r170 <= r166; if (!r196) goto b30;
+#line 196 "nest.go"
+	r172 = (u32)r166 * (u32)r213; r173 = (u32)r172 + (u32)r168; r174 = (u32)r173 * (u32)r214; r175 = (u32)r174 + (u32)r170; r176 = (u32)r166 * 100u; r177 = (u32)r168 * 10u; r178 = (u32)r176 + (u32)r177; r179 = (u32)r178 + (u32)r170; r180 = r179; r203 = (i64)r175; r209 = r62 + r203 * 8; r208 = (i64)r180; *(i64 *)r209 = r208;
+b30: // latch (int32)
+#line 193 "nest.go"
+	r16 = r16 + r21; r197 = r16 >= r11; if (!r197) goto b32; r16 = r16 - r11; r22 = r22 + 1ull;
+b32: // stepped (int32)
+#line 193 "nest.go"
+	r22 = r22 + r27; r198 = r22 >= r6; if (!r198) goto b34; r22 = r22 - r6; r28 = r28 + 1ull;
+b34: // stepped (int32)
+#line 193 "nest.go"
+	r28 = r28 + r25; goto b23;
+b35: // exit
+#line 193 "nest.go"
+	return;
+b36: // head (checked if)
+#line 193 "nest.go"
+	r67 = r28; r68 = r22; r69 = r16; r70 = r69 < r11; if (!r70) goto b35; r71 = r68 < r6; if (!r71) goto b35; r72 = r67 < r3; if (!r72) goto b35; r73 = r67; r74 = (i64)r73; r75 = r68; r76 = (i64)r75; r77 = r69; r78 = (i64)r77; r79 = (u64)r74 + 1ull; r80 = r76 < r79; if (!r80) goto b43; r81 = r78 >= r76; if (!r81) goto b43; r82 = r78 <= r74; if (!r82) goto b43;
+#line 196 "nest.go"
+	r86 = (u64)r74 * (u64)r0; r87 = (u64)r86 + (u64)r76; r88 = (u64)r87 * (u64)r0; r89 = (u64)r88 + (u64)r78; r90 = (u64)r74 * 100ull; r91 = (u64)r76 * 10ull; r92 = (u64)r90 + (u64)r91; r93 = (u64)r92 + (u64)r78; r94 = r93; if ((u64)r89 >= (u64)r63) { qd_site = 2; qd_x = r89; qd_y = r63; goto qd_fault; } r95 = r62 + r89 * 8; *(i64 *)r95 = r94;
+b43: // latch (checked if)
+#line 193 "nest.go"
+	r16 = r16 + r21; r83 = r16 >= r11; if (!r83) goto b45; r16 = r16 - r11; r22 = r22 + 1ull;
+b45: // stepped (checked if)
+#line 193 "nest.go"
+	r22 = r22 + r27; r84 = r22 >= r6; if (!r84) goto b47; r22 = r22 - r6; r28 = r28 + 1ull;
+b47: // stepped (checked if)
+#line 193 "nest.go"
+	r28 = r28 + r25; goto b36;
+b48: // divide in 64 bits
+#line 193 "nest.go"
+	r239 = qd_div_u64(r19, r6); goto b12;
+b49: // divide in 64 bits
+#line 193 "nest.go"
+	r231 = qd_div_u64(r17, r6); goto b10;
+b50: // divide in 64 bits
+#line 193 "nest.go"
+	r223 = qd_div_u64(r15, r11); goto b8;
+b51: // divide in 64 bits
+#line 193 "nest.go"
+	r215 = qd_div_u64(r13, r11); goto b6;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5570562u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 3 of kernel TriangleShapes(below []i32, above []i32, cube []i64, n i64), parallel.
+extern "C" __global__ void TriangleShapes_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r1 = 0, r4 = 0, r8 = 0, r31 = 0, r32 = 0, r33 = 0, r40 = 0, r41 = 0;
+	bool r42 = 0, r43 = 0, r44 = 0, r46 = 0, r59 = 0, r61 = 0, r65 = 0, r66 = 0;
+	bool r67 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r79 = 0, r90 = 0, r91 = 0;
+	bool r95 = 0, r99 = 0, r101 = 0, r103 = 0, r105 = 0, r107 = 0, r110 = 0, r112 = 0;
+	bool r115 = 0, r118 = 0, r120 = 0, r125 = 0, r133 = 0, r141 = 0, r149 = 0;
+	i64 r0 = 0, r7 = 0, r11 = 0, r13 = 0, r35 = 0, r37 = 0, r39 = 0, r45 = 0;
+	i64 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r54 = 0, r55 = 0, r56 = 0;
+	i64 r58 = 0, r60 = 0, r69 = 0, r71 = 0, r73 = 0, r78 = 0, r80 = 0, r81 = 0;
+	i64 r82 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r92 = 0, r93 = 0, r94 = 0;
+	i64 r100 = 0, r102 = 0, r104 = 0, r106 = 0, r111 = 0, r113 = 0, r114 = 0, r116 = 0;
+	u32 r124 = 0, r126 = 0, r127 = 0, r128 = 0, r132 = 0, r134 = 0, r135 = 0, r136 = 0;
+	u32 r140 = 0, r142 = 0, r143 = 0, r144 = 0, r148 = 0, r150 = 0, r151 = 0, r152 = 0;
+	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0;
+	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0;
+	u64 r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
+	u64 r34 = 0, r36 = 0, r38 = 0, r62 = 0, r63 = 0, r64 = 0, r68 = 0, r70 = 0;
+	u64 r72 = 0, r89 = 0, r96 = 0, r97 = 0, r98 = 0, r108 = 0, r109 = 0, r117 = 0;
+	u64 r119 = 0, r121 = 0, r122 = 0, r123 = 0, r129 = 0, r130 = 0, r131 = 0, r137 = 0;
+	u64 r138 = 0, r139 = 0, r145 = 0, r146 = 0, r147 = 0;
+	char *r52 = 0, *r53 = 0, *r57 = 0, *r85 = 0, *r88 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 200 "nest.go"
+	r0 = p6;
+#line 203 "nest.go"
+	r53 = p4; r54 = p5;
+#line 200 "nest.go"
+	r1 = r0 > 0ll; if (!r1) goto b31; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (u64)r0 + (u64)(-1ll); r8 = r7 > 0ll; if (!r8) goto b31; r9 = (u64)r7; r10 = r9; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r122 = r12 | r10; r123 = r122 >> 32; r124 = (u32)r123; r125 = r124 == 0u; if (!r125) goto b45; r126 = (u32)r12; r127 = (u32)r10; r128 = qd_div_u32(r126, r127); r121 = (u64)r128;
+b6: // setup
+#line 200 "nest.go"
+	r16 = r121; r17 = r16 * r10; r15 = r12 - r17; r130 = r14 | r10; r131 = r130 >> 32; r132 = (u32)r131; r133 = r132 == 0u; if (!r133) goto b44; r134 = (u32)r14; r135 = (u32)r10; r136 = qd_div_u32(r134, r135); r129 = (u64)r136;
+b8: // setup
+#line 200 "nest.go"
+	r18 = r129; r19 = r18 * r10; r20 = r14 - r19; r138 = r16 | r6; r139 = r138 >> 32; r140 = (u32)r139; r141 = r140 == 0u; if (!r141) goto b43; r142 = (u32)r16; r143 = (u32)r6; r144 = qd_div_u32(r142, r143); r137 = (u64)r144;
+b10: // setup
+#line 200 "nest.go"
+	r22 = r137; r23 = r22 * r6; r21 = r16 - r23; r146 = r18 | r6; r147 = r146 >> 32; r148 = (u32)r147; r149 = r148 == 0u; if (!r149) goto b42; r150 = (u32)r18; r151 = (u32)r6; r152 = qd_div_u32(r150, r151); r145 = (u64)r152;
+b12: // setup
+#line 200 "nest.go"
+	r24 = r145; r25 = r24 * r6; r26 = r18 - r25; r27 = r22; r89 = (u64)r54; r92 = p6; r93 = (u64)r92 + (u64)(-1ll); r94 = (u64)r93 * (u64)r0; r95 = r94 >= 0ll; r96 = (u64)r93; r97 = r2; r98 = __umul64hi(r96, r97); r99 = r98 == 0ull; r102 = (u64)r94 + (u64)r93; r103 = r102 >= 0ll; r106 = (u64)r102 * (u64)r0; r107 = r106 >= 0ll; r108 = (u64)r102; r109 = __umul64hi(r108, r97); r110 = r109 == 0ull; r113 = (u64)r92 + (u64)(-2ll); r114 = (u64)r106 + (u64)r113; r115 = r114 >= 0ll; r118 = true; r119 = (u64)r114; r120 = r119 < r89; if (!r95) goto b32; if (!r99) goto b32; if (!r103) goto b32; if (!r107) goto b32; if (!r110) goto b32; if (!r115) goto b32; if (!r118) goto b32; if (!r120) goto b32;
+b21: // head
+#line 200 "nest.go"
+	r28 = r27; r29 = r21; r30 = r15; r31 = r30 < r10; if (!r31) goto b31; r32 = r29 < r6; if (!r32) goto b31; r33 = r28 < r3; if (!r33) goto b31; r34 = r28; r35 = (i64)r34; r36 = r29; r37 = (i64)r36; r38 = r30; r39 = (i64)r38; r40 = r39 < r35; if (!r40) goto b26;
+#line 203 "nest.go"
+	r47 = (u64)r35 * (u64)r0; r48 = (u64)r47 + (u64)r37; r49 = (u64)r48 * (u64)r0; r50 = (u64)r49 + (u64)r39; r51 = r39; r52 = r53 + r50 * 8; r55 = *(i64 *)r52; r56 = (u64)r55 + (u64)r51; r57 = r52; *(i64 *)r57 = r56;
+b26: // latch
+#line 200 "nest.go"
+	r15 = r15 + r20; r41 = r15 >= r10; if (!r41) goto b28; r15 = r15 - r10; r21 = r21 + 1ull;
+b28: // stepped
+#line 200 "nest.go"
+	r21 = r21 + r26; r42 = r21 >= r6; if (!r42) goto b30; r21 = r21 - r6; r27 = r27 + 1ull;
+b30: // stepped
+#line 200 "nest.go"
+	r27 = r27 + r24; goto b21;
+b31: // exit
+#line 200 "nest.go"
+	return;
+b32: // head (checked if)
+#line 200 "nest.go"
+	r62 = r27; r63 = r21; r64 = r15; r65 = r64 < r10; if (!r65) goto b31; r66 = r63 < r6; if (!r66) goto b31; r67 = r62 < r3; if (!r67) goto b31; r68 = r62; r69 = (i64)r68; r70 = r63; r71 = (i64)r70; r72 = r64; r73 = (i64)r72; r74 = r73 < r69; if (!r74) goto b37;
+#line 203 "nest.go"
+	r80 = (u64)r69 * (u64)r0; r81 = (u64)r80 + (u64)r71; r82 = (u64)r81 * (u64)r0; r83 = (u64)r82 + (u64)r73; r84 = r73; if ((u64)r83 >= (u64)r54) { qd_site = 3; qd_x = r83; qd_y = r54; goto qd_fault; } r85 = r53 + r83 * 8; r86 = *(i64 *)r85; r87 = (u64)r86 + (u64)r84; r88 = r85; *(i64 *)r88 = r87;
+b37: // latch (checked if)
+#line 200 "nest.go"
+	r15 = r15 + r20; r75 = r15 >= r10; if (!r75) goto b39; r15 = r15 - r10; r21 = r21 + 1ull;
+b39: // stepped (checked if)
+#line 200 "nest.go"
+	r21 = r21 + r26; r76 = r21 >= r6; if (!r76) goto b41; r21 = r21 - r6; r27 = r27 + 1ull;
+b41: // stepped (checked if)
+#line 200 "nest.go"
+	r27 = r27 + r24; goto b32;
+b42: // divide in 64 bits
+#line 200 "nest.go"
+	r145 = qd_div_u64(r18, r6); goto b12;
+b43: // divide in 64 bits
+#line 200 "nest.go"
+	r137 = qd_div_u64(r16, r6); goto b10;
+b44: // divide in 64 bits
+#line 200 "nest.go"
+	r129 = qd_div_u64(r14, r10); goto b8;
+b45: // divide in 64 bits
+#line 200 "nest.go"
+	r121 = qd_div_u64(r12, r10); goto b6;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5570563u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel NarrowTriangles(out []i32, lo i8, nx u8), parallel.
+extern "C" __global__ void NarrowTriangles_0(char *p0, i64 p1, i8 p2, u8 p3, char *p4) {
+	bool r2 = 0, r8 = 0, r24 = 0, r25 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0;
+	bool r44 = 0;
+	i8 r0 = 0, r27 = 0, r29 = 0, r45 = 0, r48 = 0;
+	i32 r46 = 0;
+	i64 r1 = 0, r6 = 0, r7 = 0, r11 = 0, r13 = 0, r34 = 0, r35 = 0, r36 = 0;
+	i64 r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r43 = 0;
+	u64 r3 = 0, r4 = 0, r5 = 0, r9 = 0, r10 = 0, r12 = 0, r14 = 0, r15 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
+	u64 r26 = 0, r28 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0;
+	u64 r55 = 0, r56 = 0, r57 = 0, r58 = 0;
+	char *r42 = 0, *r47 = 0, *r59 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 216 "nest.go"
+	r0 = p2;
+#line 218 "nest.go"
+	r42 = p0; r43 = p1;
+#line 216 "nest.go"
+	r1 = (i64)r0; r2 = r1 < 127ll; if (!r2) goto b14; r3 = (u64)r1; r4 = r3; r5 = 127ull - r4; r11 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r12 = (u64)r11; r13 = (i64)((u64)gridDim.x * blockDim.x); r14 = (u64)r13; r49 = __umul64hi(r12, 72340172838076674ull); r50 = r12 - r49; r51 = r50 >> 1; r52 = r51 + r49; r53 = r52 >> 7; r16 = r53; r17 = r16 * 255ull; r15 = r12 - r17; r54 = __umul64hi(r14, 72340172838076674ull); r55 = r14 - r54; r56 = r55 >> 1; r57 = r56 + r54; r58 = r57 >> 7; r18 = r58; r19 = r18 * 255ull; r20 = r14 - r19; r21 = r16;
+#line 218 "nest.go"
+	r35 = r1; r41 = r43;
+b4: // head
+#line 216 "nest.go"
+	r22 = r21; r23 = r15; r24 = r23 < 255ull; if (!r24) goto b14; r25 = r22 < r5; if (!r25) goto b14; r26 = r3 + r22; r27 = (i8)r26; r28 = r23 + 18446744073709551488ull; r29 = (i8)r28; r30 = r29 <= r27; if (!r30) goto b11; r32 = r27 < 127; if (!r32) goto b14;
+	r33 = r30; if (!r33) goto b11;
+	r34 = (i64)r27; r36 = (u64)r34 - (u64)r35; r37 = (u64)r36 * 256ull; r38 = (i64)r29; r39 = (u64)r37 + (u64)r38; r40 = (u64)r39 + 128ull; r44 = r40 < r41; if (!r44) goto b11;
+	r46 = (i32)r29; if ((u64)r40 >= (u64)r43) { qd_site = 0; qd_x = r40; qd_y = r43; goto qd_fault; } r59 = r42 + r39 * 4; r47 = r59 + 512ll; *(i32 *)r47 = r46;
+b11: // latch
+#line 216 "nest.go"
+	r15 = r15 + r20; r31 = r15 >= 255ull; if (!r31) goto b13; r15 = r15 - 255ull; r21 = r21 + 1ull;
+b13: // stepped
+#line 216 "nest.go"
+	r21 = r21 + r18; goto b4;
+b14: // exit
+#line 216 "nest.go"
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5636096u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 1 of kernel NarrowTriangles(out []i32, lo i8, nx u8), parallel.
+extern "C" __global__ void NarrowTriangles_1(char *p0, i64 p1, i8 p2, u8 p3, char *p4) {
+	bool r2 = 0, r6 = 0, r21 = 0, r22 = 0, r28 = 0, r29 = 0, r30 = 0, r32 = 0;
+	bool r41 = 0, r52 = 0, r59 = 0, r60 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
+	bool r74 = 0, r92 = 0, r100 = 0;
+	i32 r43 = 0, r45 = 0, r46 = 0, r55 = 0, r56 = 0, r75 = 0, r77 = 0, r78 = 0;
+	i32 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
+	i64 r8 = 0, r10 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	i64 r40 = 0, r50 = 0, r51 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0;
+	u8 r0 = 0, r24 = 0, r26 = 0, r27 = 0, r31 = 0, r42 = 0, r48 = 0, r49 = 0;
+	u8 r62 = 0, r64 = 0, r65 = 0;
+	u32 r53 = 0, r54 = 0, r80 = 0, r82 = 0, r91 = 0, r93 = 0, r94 = 0, r95 = 0;
+	u32 r99 = 0, r101 = 0, r102 = 0, r103 = 0;
+	u64 r1 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0;
+	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0;
+	u64 r23 = 0, r25 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r88 = 0, r89 = 0;
+	u64 r90 = 0, r96 = 0, r97 = 0, r98 = 0;
+	char *r39 = 0, *r44 = 0, *r47 = 0, *r76 = 0, *r79 = 0;
+#line 223 "nest.go"
+	r0 = p3;
+#line 225 "nest.go"
+	r39 = p0; r40 = p1;
+#line 223 "nest.go"
+	r1 = (u64)r0; r2 = r1 > 0ull; if (!r2) goto b20; r3 = r1; r5 = r1; r6 = 1ull < r5; if (!r6) goto b20; r7 = r5 - 1ull; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r89 = r9 | r7; r90 = r89 >> 32; r91 = (u32)r90; r92 = r91 == 0u; if (!r92) goto b32; r93 = (u32)r9; r94 = (u32)r7; r95 = qd_div_u32(r93, r94); r88 = (u64)r95;
+b5: // setup
+#line 223 "nest.go"
+	r13 = r88; r14 = r13 * r7; r12 = r9 - r14; r97 = r11 | r7; r98 = r97 >> 32; r99 = (u32)r98; r100 = r99 == 0u; if (!r100) goto b31; r101 = (u32)r11; r102 = (u32)r7; r103 = qd_div_u32(r101, r102); r96 = (u64)r103;
+b7: // setup
+#line 223 "nest.go"
+	r15 = r96; r16 = r15 * r7; r17 = r11 - r16; r18 = r13;
+#line 225 "nest.go"
+	r34 = (i64)r0; r38 = r40; r51 = p1; r52 = r51 <= 2147483647ll; if (!r52) goto b21; r85 = (i32)r34; r87 = (i32)r38;
+b10: // head (int32)
+#line 223 "nest.go"
+	r57 = r18; r58 = r12; r59 = r58 < r7; if (!r59) goto b20; r60 = r57 < r3; if (!r60) goto b20; r80 = (u32)r57; r53 = r80; r81 = (i32)r53; r61 = (u64)r81; r62 = (u8)r61; r82 = (u32)r58; r54 = r82 + 1u; r83 = (i32)r54; r63 = (u64)r83; r64 = (u8)r63; r65 = (u32)r62 + 1u; r66 = r64 >= r65; if (!r66) goto b17; r68 = r62 < r0; if (!r68) goto b20;
+	r69 = r64 < r0; if (!r69) goto b17;
+	r70 = (i64)r62; r84 = (i32)r70; r55 = (u32)r84 * (u32)r85; r72 = (i64)r64; r86 = (i32)r72; r56 = (u32)r55 + (u32)r86; r74 = r56 < r87; if (!r74) goto b17; r73 = (i64)r56;
+	r75 = (i32)r73; r76 = r39 + r73 * 4; r77 = *(i32 *)r76; r78 = r77 ^ r75; r79 = r76; *(i32 *)r79 = r78;
+b17: // latch (int32)
+#line 223 "nest.go"
+	r12 = r12 + r17; r67 = r12 >= r7; if (!r67) goto b19; r12 = r12 - r7; r18 = r18 + 1ull;
+b19: // stepped (int32)
+#line 223 "nest.go"
+	r18 = r18 + r15; goto b10;
+b20: // exit
+#line 223 "nest.go"
+	return;
+b21: // head
+#line 223 "nest.go"
+	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b20; r22 = r19 < r3; if (!r22) goto b20; r23 = r19; r24 = (u8)r23; r25 = r20 + 1ull; r26 = (u8)r25; r27 = (u32)r24 + 1u; r28 = r26 >= r27; if (!r28) goto b28; r30 = r24 < r0; if (!r30) goto b20;
+	r32 = r26 < r0; if (!r32) goto b28;
+	r33 = (i64)r24; r35 = (u64)r33 * (u64)r34; r36 = (i64)r26; r37 = (u64)r35 + (u64)r36; r41 = r37 < r38; if (!r41) goto b28;
+	r43 = (i32)r37; r44 = r39 + r37 * 4; r45 = *(i32 *)r44; r46 = r45 ^ r43; r47 = r44; *(i32 *)r47 = r46;
+b28: // latch
+#line 223 "nest.go"
+	r12 = r12 + r17; r29 = r12 >= r7; if (!r29) goto b30; r12 = r12 - r7; r18 = r18 + 1ull;
+b30: // stepped
+#line 223 "nest.go"
+	r18 = r18 + r15; goto b21;
+b31: // divide in 64 bits
+#line 223 "nest.go"
+	r96 = qd_div_u64(r11, r7); goto b7;
+b32: // divide in 64 bits
+#line 223 "nest.go"
+	r88 = qd_div_u64(r9, r7); goto b5;
+}
+
+// Task 2 of kernel NarrowTriangles(out []i32, lo i8, nx u8), parallel.
+extern "C" __global__ void NarrowTriangles_2(char *p0, i64 p1, i8 p2, u8 p3, char *p4) {
+	bool r7 = 0, r9 = 0, r12 = 0, r22 = 0, r39 = 0;
+	i32 r25 = 0, r26 = 0;
+	i64 r0 = 0, r2 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
+	i64 r19 = 0, r21 = 0, r30 = 0, r33 = 0;
+	u8 r5 = 0, r8 = 0, r10 = 0, r11 = 0, r23 = 0, r28 = 0;
+	u64 r1 = 0, r3 = 0, r4 = 0, r6 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	char *r20 = 0, *r24 = 0, *r27 = 0, *r29 = 0, *r31 = 0, *r32 = 0, *r34 = 0;
+#line 230 "nest.go"
+	r5 = p3;
+#line 232 "nest.go"
+	r20 = p0; r21 = p1;
+#line 230 "nest.go"
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (u64)r0; r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2; r4 = r1; r6 = (u64)r5;
+#line 232 "nest.go"
+	r14 = (i64)r5; r15 = (u64)r14 + 1ull; r19 = r21;
+b2: // head
+#line 230 "nest.go"
+	r7 = r4 < r6; if (!r7) goto b45; r8 = (u8)r4; r9 = r8 < r5; if (!r9) goto b45;
+	r10 = (u32)r8 - 1u; r11 = r10;
+	r13 = (i64)r8; r16 = (u64)r13 * (u64)r15;
+	r30 = (u64)r16 * 4ull; r35 = (u64)r5; r36 = r35 > 7ull ? r35 : 7ull; r37 = r36 - 7ull;
+b7: // unroll guard
+#line 233 "nest.go"
+	r38 = (u64)r11; r39 = r38 < r37; if (!r39) goto b40;
+#line 231 "nest.go"
+	r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b11;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b11: // if.done (unrolled 0)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b15;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b15: // if.done (unrolled 1)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b19;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b19: // if.done (unrolled 2)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b23;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b23: // if.done (unrolled 3)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b27;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b27: // if.done (unrolled 4)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b31;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b31: // if.done (unrolled 5)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b35;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b35: // if.done (unrolled 6)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b39;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b39: // if.done (unrolled 7)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; goto b7;
+b40: // for.loop
+#line 231 "nest.go"
+	r12 = r11 < r5; if (!r12) goto b44;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b43;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b43: // if.done
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; goto b40;
+b44: // latch
+#line 230 "nest.go"
+	r4 = r4 + r3; goto b2;
+b45: // exit
+#line 230 "nest.go"
+	return;
+}
+
+// Task 0 of kernel TriangleSum(total []i64, a []i64, diag []i64, square []i64), parallel.
+extern "C" __global__ void TriangleSum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, char *p9) {
+	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
+	bool r4 = 0, r7 = 0, r23 = 0, r24 = 0, r30 = 0, r31 = 0, r42 = 0, r43 = 0;
+	bool r44 = 0, r49 = 0, r52 = 0, r64 = 0, r65 = 0, r66 = 0, r72 = 0, r76 = 0;
+	bool r86 = 0, r88 = 0, r91 = 0, r92 = 0, r98 = 0, r99 = 0, r101 = 0, r108 = 0;
+	bool r110 = 0, r112 = 0, r113 = 0, r117 = 0, r121 = 0, r123 = 0, r125 = 0, r128 = 0;
+	bool r130 = 0, r136 = 0, r144 = 0, r150 = 0, r151 = 0, r154 = 0, r155 = 0, r158 = 0;
+	bool r159 = 0, r162 = 0, r163 = 0, r166 = 0, r167 = 0, r170 = 0, r171 = 0;
+	i64 r0 = 0, r1 = 0, r3 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0, r29 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r41 = 0, r46 = 0, r47 = 0, r50 = 0, r51 = 0, r54 = 0, r55 = 0;
+	i64 r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r67 = 0;
+	i64 r68 = 0, r69 = 0, r73 = 0, r75 = 0, r77 = 0, r78 = 0, r79 = 0, r82 = 0;
+	i64 r83 = 0, r84 = 0, r85 = 0, r87 = 0, r94 = 0, r96 = 0, r97 = 0, r100 = 0;
+	i64 r102 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0, r109 = 0, r114 = 0, r115 = 0;
+	i64 r116 = 0, r122 = 0, r124 = 0, r126 = 0, r148 = 0, r149 = 0, r152 = 0, r153 = 0;
+	i64 r156 = 0, r157 = 0, r160 = 0, r161 = 0, r164 = 0, r165 = 0, r168 = 0, r169 = 0;
+	u32 r135 = 0, r137 = 0, r138 = 0, r139 = 0, r143 = 0, r145 = 0, r146 = 0, r147 = 0;
+	u64 r5 = 0, r6 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
+	u64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r25 = 0;
+	u64 r27 = 0, r89 = 0, r90 = 0, r93 = 0, r95 = 0, r111 = 0, r118 = 0, r119 = 0;
+	u64 r120 = 0, r127 = 0, r129 = 0, r132 = 0, r133 = 0, r134 = 0, r140 = 0, r141 = 0;
+	u64 r142 = 0;
+	char *r2 = 0, *r45 = 0, *r48 = 0, *r53 = 0, *r56 = 0, *r70 = 0, *r71 = 0, *r74 = 0;
+	char *r80 = 0, *r81 = 0, *r104 = 0, *r131 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 247 "nest.go"
+	r3 = p5; r1 = r3; r70 = p8;
+#line 249 "nest.go"
+	r81 = p2; r82 = p3;
+#line 247 "nest.go"
+	r0 = 0ll; r4 = r1 > 0ll; if (!r4) goto b23; r5 = (u64)r1; r6 = r5; r8 = r5; r9 = r8; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r133 = r11 | r9; r134 = r133 >> 32; r135 = (u32)r134; r136 = r135 == 0u; if (!r136) goto b70; r137 = (u32)r11; r138 = (u32)r9; r139 = qd_div_u32(r137, r138); r132 = (u64)r139;
+b5: // setup
+#line 247 "nest.go"
+	r15 = r132; r16 = r15 * r9; r14 = r11 - r16; r141 = r13 | r9; r142 = r141 >> 32; r143 = (u32)r142; r144 = r143 == 0u; if (!r144) goto b69; r145 = (u32)r13; r146 = (u32)r9; r147 = qd_div_u32(r145, r146); r140 = (u64)r147;
+b7: // setup
+#line 247 "nest.go"
+	r17 = r140; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r111 = (u64)r82; r114 = p5; r115 = (u64)r114 + (u64)(-1ll); r116 = (u64)r115 * (u64)r1; r117 = r116 >= 0ll; r118 = (u64)r115; r119 = r8; r120 = __umul64hi(r118, r119); r121 = r120 == 0ull; r124 = (u64)r116 + (u64)r115; r125 = r124 >= 0ll; r128 = true; r129 = (u64)r124; r130 = r129 < r111; if (!r117) goto b59; if (!r121) goto b59; if (!r125) goto b59; if (!r128) goto b59; if (!r130) goto b59;
+b13: // head
+#line 247 "nest.go"
+	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b23; r24 = r21 < r6; if (!r24) goto b23; r25 = r21; r26 = (i64)r25; r27 = r22; r28 = (i64)r27; r29 = (u64)r26 + 1ull; r30 = r28 < r29; if (!r30) goto b19;
+	r75 = r29;
+	r78 = (u64)r26 * (u64)r1; r79 = (u64)r78 + (u64)r28; r80 = r81 + r79 * 8; r83 = *(i64 *)r80; r84 = (u64)r0 + (u64)r83; r85 = (u64)r28 + 1ull; r86 = r85 < r75; if (!r86) goto b22; r0 = r84;
+b19: // latch
+#line 247 "nest.go"
+	r14 = r14 + r19; r31 = r14 >= r9; if (!r31) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
+b21: // stepped
+#line 247 "nest.go"
+	r20 = r20 + r17; goto b13;
+b22: // edge 3→4
+#line 249 "nest.go"
+	r0 = r84; goto b19;
+b23: // exit
+#line 247 "nest.go"
+	r32 = (i64)(threadIdx.x % warpSize); r33 = (i64)(threadIdx.x / warpSize); r49 = r33 == 0ll; r34 = (i64)warpSize; r35 = (u64)r33 * (u64)r34; r36 = (i64)blockDim.x; r37 = (u64)r36 - (u64)r35; r38 = r37 < r34 ? r37 : r34; r39 = r34 >> 1;
+b24: // reduction shuffle
+#line 247 "nest.go"
+	r40 = qd_shfl_down(r0, (u32)r39); r41 = (u64)r32 + (u64)r39; r42 = r41 < r38; if (!r42) goto b26; r0 = (u64)r0 + (u64)r40;
+b26: // reduction next
+#line 247 "nest.go"
+	r39 = r39 >> 1; r43 = r39 != 0ll; if (!r43) goto b36; r148 = qd_shfl_down(r0, (u32)r39); r149 = (u64)r32 + (u64)r39; r150 = r149 < r38; if (!r150) goto b29; r0 = (u64)r0 + (u64)r148;
+b29: // reduction next (unrolled 1)
+#line 247 "nest.go"
+	r39 = r39 >> 1; r151 = r39 != 0ll; if (!r151) goto b36; r152 = qd_shfl_down(r0, (u32)r39); r153 = (u64)r32 + (u64)r39; r154 = r153 < r38; if (!r154) goto b32; r0 = (u64)r0 + (u64)r152;
+b32: // reduction next (unrolled 2)
+#line 247 "nest.go"
+	r39 = r39 >> 1; r155 = r39 != 0ll; if (!r155) goto b36; r156 = qd_shfl_down(r0, (u32)r39); r157 = (u64)r32 + (u64)r39; r158 = r157 < r38; if (!r158) goto b35; r0 = (u64)r0 + (u64)r156;
+b35: // reduction next (unrolled 3)
+#line 247 "nest.go"
+	r39 = r39 >> 1; r159 = r39 != 0ll; if (r159) goto b24;
+b36: // reduction shuffled
+#line 247 "nest.go"
+	r44 = r32 == 0ll; if (!r44) goto b38; r45 = (char *)qvar_reduce0; r46 = r33; r47 = r46; r48 = r45 + r47 * 8; *(i64 *)r48 = r0;
+b38: // reduction barrier
+#line 247 "nest.go"
+	__syncthreads(); if (!r49) goto b57; r50 = (u64)r32 * (u64)r34; r51 = (i64)blockDim.x; r52 = r50 < r51; if (!r52) goto b58; r53 = (char *)qvar_reduce0; r54 = r32; r55 = r54; r56 = r53 + r55 * 8; r0 = *(i64 *)r56;
+b41: // reduction warps
+#line 247 "nest.go"
+	r57 = r35; r58 = (i64)blockDim.x; r59 = (u64)r58 - (u64)r57; r60 = r59 < r34 ? r59 : r34; r61 = r34 >> 1;
+b42: // reduction shuffle
+#line 247 "nest.go"
+	r62 = qd_shfl_down(r0, (u32)r61); r63 = (u64)r32 + (u64)r61; r64 = r63 < r60; if (!r64) goto b44; r0 = (u64)r0 + (u64)r62;
+b44: // reduction next
+#line 247 "nest.go"
+	r61 = r61 >> 1; r65 = r61 != 0ll; if (!r65) goto b54; r160 = qd_shfl_down(r0, (u32)r61); r161 = (u64)r32 + (u64)r61; r162 = r161 < r60; if (!r162) goto b47; r0 = (u64)r0 + (u64)r160;
+b47: // reduction next (unrolled 1)
+#line 247 "nest.go"
+	r61 = r61 >> 1; r163 = r61 != 0ll; if (!r163) goto b54; r164 = qd_shfl_down(r0, (u32)r61); r165 = (u64)r32 + (u64)r61; r166 = r165 < r60; if (!r166) goto b50; r0 = (u64)r0 + (u64)r164;
+b50: // reduction next (unrolled 2)
+#line 247 "nest.go"
+	r61 = r61 >> 1; r167 = r61 != 0ll; if (!r167) goto b54; r168 = qd_shfl_down(r0, (u32)r61); r169 = (u64)r32 + (u64)r61; r170 = r169 < r60; if (!r170) goto b53; r0 = (u64)r0 + (u64)r168;
+b53: // reduction next (unrolled 3)
+#line 247 "nest.go"
+	r61 = r61 >> 1; r171 = r61 != 0ll; if (r171) goto b42;
+b54: // reduction shuffled
+#line 247 "nest.go"
+	r66 = r44; if (!r66) goto b57; r67 = (i64)blockIdx.x; r72 = r67 == 0ll; r131 = r70 + r67 * 8; r71 = r131 + 16ll; *(i64 *)r71 = r0; if (!r72) goto b57; r73 = (i64)gridDim.x; r74 = r70 + 8ll; *(i64 *)r74 = r73;
+b57: // reduction done
+#line 247 "nest.go"
+	return;
+b58: // reduction none
+#line 247 "nest.go"
+	r0 = 0ll; goto b41;
+b59: // head (checked if)
+#line 247 "nest.go"
+	r89 = r20; r90 = r14; r91 = r90 < r9; if (!r91) goto b23; r92 = r89 < r6; if (!r92) goto b23; r93 = r89; r94 = (i64)r93; r95 = r90; r96 = (i64)r95; r97 = (u64)r94 + 1ull; r98 = r96 < r97; if (!r98) goto b65;
+	r100 = r97;
+	r102 = (u64)r94 * (u64)r1; r103 = (u64)r102 + (u64)r96; if ((u64)r103 >= (u64)r82) { qd_site = 0; qd_x = r103; qd_y = r82; goto qd_fault; } r104 = r81 + r103 * 8; r105 = *(i64 *)r104; r106 = (u64)r0 + (u64)r105; r107 = (u64)r96 + 1ull; r108 = r107 < r100; if (!r108) goto b68; r0 = r106;
+b65: // latch (checked if)
+#line 247 "nest.go"
+	r14 = r14 + r19; r99 = r14 >= r9; if (!r99) goto b67; r14 = r14 - r9; r20 = r20 + 1ull;
+b67: // stepped (checked if)
+#line 247 "nest.go"
+	r20 = r20 + r17; goto b59;
+b68: // edge 3→4 (checked if)
+#line 249 "nest.go"
+	r0 = r106; goto b65;
+b69: // divide in 64 bits
+#line 247 "nest.go"
+	r140 = qd_div_u64(r13, r9); goto b7;
+b70: // divide in 64 bits
+#line 247 "nest.go"
+	r132 = qd_div_u64(r11, r9); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5701632u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 1 of kernel TriangleSum(total []i64, a []i64, diag []i64, square []i64), parallel.
+extern "C" __global__ void TriangleSum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, char *p9) {
+	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
+	bool r6 = 0, r21 = 0, r22 = 0, r23 = 0, r28 = 0, r31 = 0, r43 = 0, r44 = 0;
+	bool r45 = 0, r52 = 0, r56 = 0, r60 = 0, r66 = 0, r67 = 0, r70 = 0, r71 = 0;
+	bool r74 = 0, r75 = 0, r78 = 0, r79 = 0, r82 = 0, r83 = 0, r86 = 0, r87 = 0;
+	i64 r2 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0, r10 = 0, r11 = 0;
+	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r25 = 0, r26 = 0, r29 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0;
+	i64 r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r46 = 0, r49 = 0;
+	i64 r51 = 0, r54 = 0, r58 = 0, r62 = 0, r64 = 0, r65 = 0, r68 = 0, r69 = 0;
+	i64 r72 = 0, r73 = 0, r76 = 0, r77 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0;
+	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
+	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
+#line 247 "nest.go"
+	r0 = p8; r1 = r0 + 8ll; r2 = *(i64 *)r1; r3 = (i64)threadIdx.x; r4 = (i64)blockDim.x; r5 = 0ll; r49 = r3; r50 = r0 + r49 * 8; r51 = (u64)r4 * 8ull;
+b2: // combine head
+#line 247 "nest.go"
+	r6 = r3 < r2; if (!r6) goto b10; r48 = r50; r9 = r48 + 16ll; r10 = *(i64 *)r9; r5 = (u64)r5 + (u64)r10; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r52 = r3 < r2; if (!r52) goto b10; r55 = r50; r53 = r55 + 16ll; r54 = *(i64 *)r53; r5 = (u64)r5 + (u64)r54; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r56 = r3 < r2; if (!r56) goto b10; r59 = r50; r57 = r59 + 16ll; r58 = *(i64 *)r57; r5 = (u64)r5 + (u64)r58; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; r60 = r3 < r2; if (!r60) goto b10; r63 = r50; r61 = r63 + 16ll; r62 = *(i64 *)r61; r5 = (u64)r5 + (u64)r62; r3 = (u64)r3 + (u64)r4; r50 = r50 + r51 * 1; goto b2;
+b10: // combine done
+#line 247 "nest.go"
+	r11 = (i64)(threadIdx.x % warpSize); r12 = (i64)(threadIdx.x / warpSize); r28 = r12 == 0ll; r13 = (i64)warpSize; r14 = (u64)r12 * (u64)r13; r15 = (i64)blockDim.x; r16 = (u64)r15 - (u64)r14; r17 = r16 < r13 ? r16 : r13; r18 = r13 >> 1;
+b11: // reduction shuffle
+#line 247 "nest.go"
+	r19 = qd_shfl_down(r5, (u32)r18); r20 = (u64)r11 + (u64)r18; r21 = r20 < r17; if (!r21) goto b13; r5 = (u64)r5 + (u64)r19;
+b13: // reduction next
+#line 247 "nest.go"
+	r18 = r18 >> 1; r22 = r18 != 0ll; if (!r22) goto b23; r64 = qd_shfl_down(r5, (u32)r18); r65 = (u64)r11 + (u64)r18; r66 = r65 < r17; if (!r66) goto b16; r5 = (u64)r5 + (u64)r64;
+b16: // reduction next (unrolled 1)
+#line 247 "nest.go"
+	r18 = r18 >> 1; r67 = r18 != 0ll; if (!r67) goto b23; r68 = qd_shfl_down(r5, (u32)r18); r69 = (u64)r11 + (u64)r18; r70 = r69 < r17; if (!r70) goto b19; r5 = (u64)r5 + (u64)r68;
+b19: // reduction next (unrolled 2)
+#line 247 "nest.go"
+	r18 = r18 >> 1; r71 = r18 != 0ll; if (!r71) goto b23; r72 = qd_shfl_down(r5, (u32)r18); r73 = (u64)r11 + (u64)r18; r74 = r73 < r17; if (!r74) goto b22; r5 = (u64)r5 + (u64)r72;
+b22: // reduction next (unrolled 3)
+#line 247 "nest.go"
+	r18 = r18 >> 1; r75 = r18 != 0ll; if (r75) goto b11;
+b23: // reduction shuffled
+#line 247 "nest.go"
+	r23 = r11 == 0ll; if (!r23) goto b25; r24 = (char *)qvar_reduce0; r25 = r12; r26 = r25; r27 = r24 + r26 * 8; *(i64 *)r27 = r5;
+b25: // reduction barrier
+#line 247 "nest.go"
+	__syncthreads(); if (!r28) goto b43; r29 = (u64)r11 * (u64)r13; r30 = (i64)blockDim.x; r31 = r29 < r30; if (!r31) goto b44; r32 = (char *)qvar_reduce0; r33 = r11; r34 = r33; r35 = r32 + r34 * 8; r5 = *(i64 *)r35;
+b28: // reduction warps
+#line 247 "nest.go"
+	r36 = r14; r37 = (i64)blockDim.x; r38 = (u64)r37 - (u64)r36; r39 = r38 < r13 ? r38 : r13; r40 = r13 >> 1;
+b29: // reduction shuffle
+#line 247 "nest.go"
+	r41 = qd_shfl_down(r5, (u32)r40); r42 = (u64)r11 + (u64)r40; r43 = r42 < r39; if (!r43) goto b31; r5 = (u64)r5 + (u64)r41;
+b31: // reduction next
+#line 247 "nest.go"
+	r40 = r40 >> 1; r44 = r40 != 0ll; if (!r44) goto b41; r76 = qd_shfl_down(r5, (u32)r40); r77 = (u64)r11 + (u64)r40; r78 = r77 < r39; if (!r78) goto b34; r5 = (u64)r5 + (u64)r76;
+b34: // reduction next (unrolled 1)
+#line 247 "nest.go"
+	r40 = r40 >> 1; r79 = r40 != 0ll; if (!r79) goto b41; r80 = qd_shfl_down(r5, (u32)r40); r81 = (u64)r11 + (u64)r40; r82 = r81 < r39; if (!r82) goto b37; r5 = (u64)r5 + (u64)r80;
+b37: // reduction next (unrolled 2)
+#line 247 "nest.go"
+	r40 = r40 >> 1; r83 = r40 != 0ll; if (!r83) goto b41; r84 = qd_shfl_down(r5, (u32)r40); r85 = (u64)r11 + (u64)r40; r86 = r85 < r39; if (!r86) goto b40; r5 = (u64)r5 + (u64)r84;
+b40: // reduction next (unrolled 3)
+#line 247 "nest.go"
+	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
+b41: // reduction shuffled
+#line 247 "nest.go"
+	r45 = r23; if (!r45) goto b43; r46 = r5; r47 = r0 + 0ll; *(i64 *)r47 = r46;
+b43: // exit
+#line 247 "nest.go"
+	return;
+b44: // reduction none
+#line 247 "nest.go"
+	r5 = 0ll; goto b28;
+}
+
+// Task 2 of kernel TriangleSum(total []i64, a []i64, diag []i64, square []i64), serial.
+extern "C" __global__ void TriangleSum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, char *p9) {
+	i64 r0 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0;
+	char *r1 = 0, *r2 = 0, *r4 = 0, *r5 = 0, *r8 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 246 "nest.go"
+	r1 = p8;
+#line 252 "nest.go"
+	r5 = p0; r6 = p1;
+#line 246 "nest.go"
+	r2 = r1 + 0ll; r3 = *(i64 *)r2; r0 = r3;
+#line 252 "nest.go"
+	if ((u64)0ll >= (u64)r6) { qd_site = 1; qd_x = 0ll; qd_y = r6; goto qd_fault; } r4 = r5 + 0ll; *(i64 *)r4 = r0; return;
+qd_fault: {
+	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5701634u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 3 of kernel TriangleSum(total []i64, a []i64, diag []i64, square []i64), parallel.
+extern "C" __global__ void TriangleSum_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, char *p9) {
+	bool r4 = 0, r10 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0;
+	bool r51 = 0, r52 = 0, r58 = 0, r59 = 0, r61 = 0, r62 = 0, r72 = 0, r76 = 0;
+	bool r78 = 0, r80 = 0, r82 = 0, r86 = 0, r88 = 0, r89 = 0, r92 = 0, r95 = 0;
+	bool r97 = 0, r101 = 0, r103 = 0, r105 = 0, r107 = 0, r109 = 0, r110 = 0, r111 = 0;
+	bool r112 = 0, r113 = 0, r125 = 0, r126 = 0, r132 = 0, r133 = 0, r135 = 0, r136 = 0;
+	bool r153 = 0, r161 = 0;
+	i32 r115 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r147 = 0;
+	i32 r148 = 0;
+	i64 r0 = 0, r2 = 0, r3 = 0, r8 = 0, r9 = 0, r13 = 0, r15 = 0, r29 = 0;
+	i64 r31 = 0, r32 = 0, r35 = 0, r38 = 0, r39 = 0, r40 = 0, r42 = 0, r43 = 0;
+	i64 r44 = 0, r47 = 0, r48 = 0, r54 = 0, r56 = 0, r57 = 0, r60 = 0, r63 = 0;
+	i64 r64 = 0, r65 = 0, r67 = 0, r68 = 0, r69 = 0, r73 = 0, r74 = 0, r75 = 0;
+	i64 r77 = 0, r79 = 0, r81 = 0, r87 = 0, r90 = 0, r91 = 0, r93 = 0, r100 = 0;
+	i64 r102 = 0, r104 = 0, r106 = 0, r108 = 0, r128 = 0, r130 = 0, r131 = 0, r134 = 0;
+	i64 r137 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
+	u32 r114 = 0, r116 = 0, r145 = 0, r146 = 0, r152 = 0, r154 = 0, r155 = 0, r156 = 0;
+	u32 r160 = 0, r162 = 0, r163 = 0, r164 = 0;
+	u64 r5 = 0, r6 = 0, r7 = 0, r11 = 0, r12 = 0, r14 = 0, r16 = 0, r17 = 0;
+	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
+	u64 r28 = 0, r30 = 0, r49 = 0, r50 = 0, r53 = 0, r55 = 0, r71 = 0, r83 = 0;
+	u64 r84 = 0, r85 = 0, r94 = 0, r96 = 0, r123 = 0, r124 = 0, r127 = 0, r129 = 0;
+	u64 r149 = 0, r150 = 0, r151 = 0, r157 = 0, r158 = 0, r159 = 0;
+	char *r1 = 0, *r41 = 0, *r45 = 0, *r46 = 0, *r66 = 0, *r70 = 0, *r98 = 0, *r99 = 0;
+	char *r139 = 0, *r143 = 0, *r144 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+#line 253 "nest.go"
+	r1 = p4; r2 = p5; r0 = r2;
+#line 255 "nest.go"
+	r46 = p6; r47 = p7;
+#line 253 "nest.go"
+	r4 = 0ll < r0; if (!r4) goto b17; r5 = (u64)r0; r7 = r5; r8 = (u64)r0 + (u64)(-1ll); r9 = (u64)r8 + 1ull; r11 = (u64)r9; r12 = r11; r13 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r14 = (u64)r13; r15 = (i64)((u64)gridDim.x * blockDim.x); r16 = (u64)r15; r150 = r14 | r12; r151 = r150 >> 32; r152 = (u32)r151; r153 = r152 == 0u; if (!r153) goto b19; r154 = (u32)r14; r155 = (u32)r12; r156 = qd_div_u32(r154, r155); r149 = (u64)r156;
+b5: // setup
+#line 253 "nest.go"
+	r18 = r149; r19 = r18 * r12; r17 = r14 - r19; r158 = r16 | r12; r159 = r158 >> 32; r160 = (u32)r159; r161 = r160 == 0u; if (!r161) goto b18; r162 = (u32)r16; r163 = (u32)r12; r164 = qd_div_u32(r162, r163); r157 = (u64)r164;
+b7: // setup
+#line 253 "nest.go"
+	r20 = r157; r21 = r20 * r12; r22 = r16 - r21; r23 = r18;
+#line 255 "nest.go"
+	r63 = r2;
+b9: // head (checked if)
+#line 253 "nest.go"
+	r49 = r23; r50 = r17; r51 = r50 < r12; if (!r51) goto b17; r52 = r49 < r7; if (!r52) goto b17; r53 = r49 + 18446744073709551615ull; r54 = (i64)r53; r55 = r50; r56 = (i64)r55; r57 = (u64)r54 + 1ull; r58 = r56 <= r57; if (!r58) goto b14; r60 = r57;
+#line 255 "nest.go"
+	r64 = (u64)r60 * (u64)r63; r65 = (u64)r64 + (u64)r56; r99 = r1 + r54 * 8; r66 = r99 + 8ll; r67 = *(i64 *)r66; r68 = r56; r69 = (u64)r67 + (u64)r68; if ((u64)r65 >= (u64)r47) { qd_site = 2; qd_x = r65; qd_y = r47; goto qd_fault; } r70 = r46 + r65 * 8; *(i64 *)r70 = r69;
+b14: // latch (checked if)
+#line 253 "nest.go"
+	r17 = r17 + r22; r59 = r17 >= r12; if (!r59) goto b16; r17 = r17 - r12; r23 = r23 + 1ull;
+b16: // stepped (checked if)
+#line 253 "nest.go"
+	r23 = r23 + r20; goto b9;
+b17: // exit
+#line 253 "nest.go"
+	return;
+b18: // divide in 64 bits
+#line 253 "nest.go"
+	r157 = qd_div_u64(r16, r12); goto b7;
+b19: // divide in 64 bits
+#line 253 "nest.go"
+	r149 = qd_div_u64(r14, r12); goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 5701635u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
 // Task 0 of kernel TwoBlocks(a []f32, b []f32), parallel.
 extern "C" __global__ void TwoBlocks_0(char *p0, i64 p1, char *p2, i64 p3) {
 	bool r10 = 0, r13 = 0, r22 = 0, r24 = 0, r30 = 0, r33 = 0, r39 = 0, r42 = 0;
@@ -22991,7 +24002,7 @@ b32: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636096u;
+	rec[2] = 5898240u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23106,7 +24117,7 @@ b32: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636097u;
+	rec[2] = 5898241u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23177,7 +24188,7 @@ b20: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5701632u;
+	rec[2] = 5963776u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23542,7 +24553,7 @@ extern "C" __global__ void MixedTop_0(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832704u;
+	rec[2] = 6094848u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23623,7 +24634,7 @@ b25: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832705u;
+	rec[2] = 6094849u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23644,7 +24655,7 @@ extern "C" __global__ void MixedTop_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832706u;
+	rec[2] = 6094850u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23690,7 +24701,7 @@ extern "C" __global__ void MixedTop_4(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832708u;
+	rec[2] = 6094852u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23743,7 +24754,7 @@ b9: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832709u;
+	rec[2] = 6094853u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -23840,7 +24851,7 @@ b13: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832711u;
+	rec[2] = 6094855u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24034,7 +25045,7 @@ b18: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5963776u;
+	rec[2] = 6225920u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24069,7 +25080,7 @@ extern "C" __global__ void BlockValues_1(char *p0, i64 p1, char *p2, i64 p3, i64
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5963777u;
+	rec[2] = 6225921u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24099,7 +25110,7 @@ extern "C" __global__ void BlockValues_2(char *p0, i64 p1, char *p2, i64 p3, i64
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5963778u;
+	rec[2] = 6225922u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24230,7 +25241,7 @@ b5: // branchy.cond.false
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6029313u;
+	rec[2] = 6291457u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24469,7 +25480,7 @@ b42: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p11, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6160384u;
+	rec[2] = 6422528u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24526,7 +25537,7 @@ b12: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6225920u;
+	rec[2] = 6488064u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24655,7 +25666,7 @@ b15: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6356992u;
+	rec[2] = 6619136u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24765,7 +25776,7 @@ b36: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6422528u;
+	rec[2] = 6684672u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -24923,7 +25934,7 @@ b52: // head (global) (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6488064u;
+	rec[2] = 6750208u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25115,7 +26126,7 @@ b71: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6553600u;
+	rec[2] = 6815744u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25352,7 +26363,7 @@ b89: // head (global) (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6619136u;
+	rec[2] = 6881280u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25465,7 +26476,7 @@ b39: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6684672u;
+	rec[2] = 6946816u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -25586,7 +26597,7 @@ b40: // latch (checked if)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6750208u;
+	rec[2] = 7012352u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26009,7 +27020,7 @@ b138: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6815744u;
+	rec[2] = 7077888u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26189,7 +27200,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6881282u;
+	rec[2] = 7143426u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26544,7 +27555,7 @@ extern "C" __global__ void IntStats_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6946818u;
+	rec[2] = 7208962u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26767,7 +27778,7 @@ b10: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7012354u;
+	rec[2] = 7274498u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26886,7 +27897,7 @@ b57: // edge 1→2
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7077888u;
+	rec[2] = 7340032u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -26992,7 +28003,7 @@ extern "C" __global__ void FloatRange_2(char *p0, i64 p1, char *p2, i64 p3, i64 
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7077890u;
+	rec[2] = 7340034u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27078,7 +28089,7 @@ b34: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7143424u;
+	rec[2] = 7405568u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27257,7 +28268,7 @@ extern "C" __global__ void ChunkSums_3(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7143427u;
+	rec[2] = 7405571u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27438,7 +28449,7 @@ extern "C" __global__ void BlockSums_2(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7208962u;
+	rec[2] = 7471106u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27559,7 +28570,7 @@ b75: // unrolled head (checked if)
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7208963u;
+	rec[2] = 7471107u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27668,7 +28679,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7208965u;
+	rec[2] = 7471109u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27767,7 +28778,7 @@ b60: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7274496u;
+	rec[2] = 7536640u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27862,7 +28873,7 @@ extern "C" __global__ void Dot_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7274498u;
+	rec[2] = 7536642u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -27976,7 +28987,7 @@ b60: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7340032u;
+	rec[2] = 7602176u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28071,7 +29082,7 @@ extern "C" __global__ void ScaleSum_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7340034u;
+	rec[2] = 7602178u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28426,7 +29437,7 @@ extern "C" __global__ void BodyStats_2(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7405570u;
+	rec[2] = 7667714u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28627,7 +29638,7 @@ extern "C" __global__ void QuadSums_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7471106u;
+	rec[2] = 7733250u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28790,7 +29801,7 @@ b74: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536640u;
+	rec[2] = 7798784u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -28900,7 +29911,7 @@ extern "C" __global__ void ImageStats_2(char *p0, i64 p1, i64 p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7536642u;
+	rec[2] = 7798786u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29071,7 +30082,7 @@ b84: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7602176u;
+	rec[2] = 7864320u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29246,7 +30257,7 @@ b45: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7602178u;
+	rec[2] = 7864322u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29268,7 +30279,7 @@ extern "C" __global__ void Normalize_3(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7602179u;
+	rec[2] = 7864323u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29476,7 +30487,7 @@ extern "C" __global__ void HelperCounts_2(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7667714u;
+	rec[2] = 7929858u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29497,7 +30508,7 @@ extern "C" __global__ void HelperCounts_3(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7667715u;
+	rec[2] = 7929859u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29520,7 +30531,7 @@ extern "C" __global__ void HelperCounts_4(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7667716u;
+	rec[2] = 7929860u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29651,7 +30662,7 @@ b65: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7667717u;
+	rec[2] = 7929861u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29749,7 +30760,7 @@ extern "C" __global__ void HelperCounts_7(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7667719u;
+	rec[2] = 7929863u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -29954,7 +30965,7 @@ b73: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7733248u;
+	rec[2] = 7995392u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -30179,7 +31190,7 @@ b26: // if.done (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7864320u;
+	rec[2] = 8126464u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -30332,7 +31343,7 @@ b41: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 7929856u;
+	rec[2] = 8192000u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -30584,7 +31595,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8060928u;
+	rec[2] = 8323072u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -31159,7 +32170,7 @@ b46: // for.loop (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8323072u;
+	rec[2] = 8585216u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -31296,7 +32307,7 @@ b25: // head (checked)
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8388608u;
+	rec[2] = 8650752u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -31648,7 +32659,7 @@ b68: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 8585216u;
+	rec[2] = 8847360u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
