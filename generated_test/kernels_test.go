@@ -121,6 +121,33 @@ var cases = []kernelCase{
 		n, k := 1+r.IntN(9), r.IntN(7)
 		return []any{floats32(r, n*n), floats32(r, n*k), floats32(r, k*n), n, k}
 	}},
+	{name: "SyrkTri", fn: kernels.SyrkTri, args: func(r *rand.Rand, _ int) []any {
+		n, m := r.IntN(12), r.IntN(7)
+		return []any{floats32(r, n*n), floats32(r, n*m), n, m, float32(r.NormFloat64()), float32(r.NormFloat64())}
+	}},
+	{name: "TriangleShapes", fn: kernels.TriangleShapes, args: func(r *rand.Rand, _ int) []any {
+		n := r.IntN(9)
+		above := make([]int32, n*n)
+		for i := range above {
+			above[i] = int32(r.Uint32())
+		}
+		return []any{make([]int32, n*n), above, make([]int64, n*n*n), n}
+	}},
+	{name: "NarrowTriangles", fn: kernels.NarrowTriangles, args: func(r *rand.Rand, n int) []any {
+		lo := []int8{-128, -3, 100, 126, 127}[r.IntN(5)]
+		return []any{make([]int32, 256+n), lo, uint8([]int{0, 1, 2, 5, 255}[r.IntN(5)])}
+	}},
+	{name: "TriangleSum", fn: kernels.TriangleSum, args: func(r *rand.Rand, _ int) []any {
+		n := r.IntN(10)
+		a, diag := make([]int64, n*n), make([]int64, n)
+		for i := range a {
+			a[i] = int64(r.Uint64())
+		}
+		for i := range diag {
+			diag[i] = int64(r.Uint32())
+		}
+		return []any{make([]int64, 1), a, diag, make([]int64, n*n)}
+	}},
 	// The kernels of faults.go with arguments in range: their checks pass.
 	{name: "Tag", fn: kernels.Tag, args: func(r *rand.Rand, n int) []any {
 		return []any{bodies(r, n), permutation(r, n)}

@@ -60,7 +60,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 	tb.cur = setup
 	ranges := make([]levelRange, len(bn.levels))
 	for k, lv := range bn.levels {
-		ranges[k] = f.levelRange(lv, exit)
+		ranges[k] = f.levelRange(lv, ranges[:k], exit)
 	}
 	u := ir.Uint64
 	count := ranges[0].count

@@ -136,6 +136,12 @@ func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt, nest *par
 				return failExit()
 			}
 			cx, bound, ok := indexTest(iff.Cond, pl.phi)
+			if !ok && nest != nil {
+				// An inner level of a nest may test j <= bound: whether
+				// it can run in parallel is perfectChild's to decide.
+				bound, ok = inclusiveTest(iff.Cond, pl.phi)
+				cx, pl.inclusive = pl.phi, ok
+			}
 			if !ok {
 				return failExit()
 			}

@@ -11,7 +11,8 @@ import (
 
 // This file runs perfectly nested loops in parallel. When a top-level
 // loop holds nothing but another counted loop whose bounds do not depend
-// on it (and that one perhaps a third),
+// on it (and that one perhaps a third; bounds that follow an outer index
+// make the triangular nests of triangle.go),
 //
 //	for y := range h {
 //		for x := range w {
@@ -52,7 +53,7 @@ func (l *lowerer) nestedLevels(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) []*
 	var levels []*parLoop
 	outer, outerStmt := pl, stmt
 	for len(levels)+1 < maxNest {
-		inner, innerStmt, reason := l.perfectChild(fn, pl, outer, outerStmt)
+		inner, innerStmt, reason := l.perfectChild(fn, append([]*parLoop{pl}, levels...), outer, outerStmt)
 		if inner == nil {
 			if reason != "" {
 				l.note(innerPos(innerStmt, outerStmt), "this loop runs serially in each iteration of the parallel loop around it: %s", reason)
@@ -72,11 +73,13 @@ func innerPos(inner, outer ast.Stmt) token.Pos {
 	return outer.Pos()
 }
 
-// perfectChild returns the loop directly nested in outer (the top-level
-// loop nest or one of its levels) if outer holds nothing else and it is a
-// counted loop whose bounds outer's iterations do not change; otherwise,
-// if outer holds a loop, why it does not qualify.
-func (l *lowerer) perfectChild(fn *ssa.Function, nest, outer *parLoop, outerStmt ast.Stmt) (*parLoop, ast.Stmt, string) {
+// perfectChild returns the loop directly nested in outer, the innermost
+// of the nest's levels so far (levels[0] is the top-level loop), if outer
+// holds nothing else and it is a counted loop whose bounds the nest does
+// not change or that follow the index of one of its levels (shape);
+// otherwise, if outer holds a loop, why it does not qualify.
+func (l *lowerer) perfectChild(fn *ssa.Function, levels []*parLoop, outer *parLoop, outerStmt ast.Stmt) (*parLoop, ast.Stmt, string) {
+	nest := levels[0]
 	var children []*loop
 	for _, lp := range naturalLoops(fn) {
 		if lp.header != outer.lp.header && outer.lp.contains(lp.header) {
@@ -110,8 +113,8 @@ func (l *lowerer) perfectChild(fn *ssa.Function, nest, outer *parLoop, outerStmt
 	if fail != nil {
 		return nil, stmt, fail.reason
 	}
-	if !l.invariant(inner.init, outer.lp) || !l.invariant(inner.bound, outer.lp) {
-		return nil, stmt, "its bounds change with the index of the loop around it"
+	if reason := l.shape(levels, inner); reason != "" {
+		return nil, stmt, reason
 	}
 	for _, b := range fn.Blocks {
 		if !outer.lp.contains(b) || child.contains(b) {
@@ -285,6 +288,7 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		}
 	}
 	f.carried = f.carriedMoves(pl)
+	f.assume = guardedPretests(levels)
 	f.redirect = func(from, to *ssa.BasicBlock) (*ir.Block, bool) {
 		switch {
 		case !pl.lp.contains(to):
@@ -311,7 +315,7 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	firsts := make([]ir.Arg, len(levels))
 	counts := make([]ir.Arg, len(levels))
 	for k, lv := range levels {
-		ranges[k] = f.levelRange(lv, exit)
+		ranges[k] = f.levelRange(lv, ranges[:k], exit)
 		firsts[k], counts[k] = ranges[k].first, ranges[k].count
 	}
 	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, u)
@@ -358,7 +362,8 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		v := tb.op(ir.OpAdd, u, firsts[k], ir.R(at[k]))
 		tb.convertInto(f.regsFor(lv.phi)[0], ir.R(v), u)
 	}
-	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}
+	f.guardLevels(levels, latch)
+	tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}
 
 	tb.cur = latch
 	for k := len(levels) - 1; k > 0; k-- {
@@ -413,8 +418,9 @@ type levelRange struct {
 
 // levelRange computes, in the setup block, the first value of a level's
 // index (as u64 bits) and its number of iterations, branching to exit when
-// it has none.
-func (f *frame) levelRange(lv *parLoop, exit *ir.Block) levelRange {
+// it has none; those of its rectangle if it is shaped, from the ranges of
+// the levels outside it (triangle.go).
+func (f *frame) levelRange(lv *parLoop, outside []levelRange, exit *ir.Block) levelRange {
 	tb := f.tb
 	u := ir.Uint64
 	phiType, _ := basicType(lv.phi.Type())
@@ -422,8 +428,13 @@ func (f *frame) levelRange(lv *parLoop, exit *ir.Block) levelRange {
 	if phiType.IsUnsigned() {
 		wide = u
 	}
-	init := tb.convert(f.pureArg(lv.init), phiType, wide)
-	bound := tb.convert(f.pureArg(lv.bound), phiType, wide)
+	var init, bound ir.Arg
+	if lv.shaped {
+		init, bound = f.rectangle(lv, outside, phiType, wide)
+	} else {
+		init = tb.convert(f.pureArg(lv.init), phiType, wide)
+		bound = tb.convert(f.pureArg(lv.bound), phiType, wide)
+	}
 	start := init
 	if lv.delta != 0 {
 		start = ir.R(tb.op(ir.OpAdd, wide, init, ir.Imm(wide, uint64(lv.delta))))
@@ -447,8 +458,15 @@ const nestClamp = 1 << 21
 // product of the levels' counts, clamped.
 func (l *lowerer) nestCount(levels []*parLoop) *ir.Expr {
 	var product *ir.Expr
-	for _, lv := range levels {
+	for k, lv := range levels {
 		n := l.loopCount(lv)
+		if lv.shaped {
+			first, end := l.hostSpan(levels, k)
+			n = nil
+			if first != nil && end != nil {
+				n = &ir.Expr{Op: ir.OpSub, Type: ir.Int64, Args: []*ir.Expr{end, first}}
+			}
+		}
 		if n == nil {
 			return nil
 		}

@@ -62,6 +62,16 @@ type parLoop struct {
 	// iterations' index space (nest.go), outermost first.
 	inner []*parLoop
 	test  *ssa.If // the exit test
+	// inclusive says the exit test is index <= bound, which only an
+	// inner level of a nest may have (nest.go).
+	inclusive bool
+	// shaped marks an inner level of a nest whose iterations are not
+	// simply those of its bounds fixed before the nest: bounds that
+	// follow the index of a level outside it (lower, upper), or an
+	// inclusive test. It runs over a rectangle that holds all of them,
+	// and each iteration tests its own bounds (nest.go).
+	shaped       bool
+	lower, upper affineBound
 	// reductions are the variables the loop combines over its iterations.
 	reductions []*reduction
 }
@@ -452,6 +462,19 @@ func indexTest(cond ssa.Value, phi *ssa.Phi) (x, bound ssa.Value, ok bool) {
 		return x, bound, true
 	}
 	return nil, nil, false
+}
+
+// inclusiveTest matches a condition "phi <= bound" or "bound >= phi".
+func inclusiveTest(cond ssa.Value, phi *ssa.Phi) (bound ssa.Value, ok bool) {
+	bin, isBin := cond.(*ssa.BinOp)
+	switch {
+	case !isBin:
+	case bin.Op == token.LEQ && bin.X == ssa.Value(phi):
+		return bin.Y, true
+	case bin.Op == token.GEQ && bin.Y == ssa.Value(phi):
+		return bin.X, true
+	}
+	return nil, false
 }
 
 func isConstInt(v ssa.Value, n int64) bool {

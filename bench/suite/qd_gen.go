@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5c58c4a657c9bb3cce6f622d7da9623268539f11b88ae489652dd080b30a9b2b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3cd669616903cbe75f79f86be5eb871b0fd8702a084dbe3b1cbde3a04b1f6bd1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "18c82b6e747dbdbb489f0c913fea31e7e21dc473421f509dcd637e8c90d8c8a6"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f148d79431461afe2e37b23bc2043895302cf60b83e2f44c3199f7a8189e5d1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -1403,7 +1403,7 @@ func (qdk *Kernels) SyrkLower(c *rt.Buffer[float32], a *rt.Buffer[float32], n in
 	rtimpl.PutUint64(qdArgs[:], 40, uint64(m))
 	rtimpl.PutFloat32(qdArgs[:], 48, float32(alpha))
 	rtimpl.PutFloat32(qdArgs[:], 52, float32(beta))
-	qdCounts := [1]int64{int64(n)}
+	qdCounts := [1]int64{(min(max(int64(n), int64(0)), int64(2097152)) * min(max((int64(n)-int64(0)), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if qdk.mod.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {

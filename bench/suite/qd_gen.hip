@@ -4235,106 +4235,120 @@ qd_fault: {
 
 // Task 0 of kernel SyrkLower(c []f32, a []f32, n i64, m i64, alpha f32, beta f32), parallel.
 extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, float p6, float p7, char *p8) {
-	bool r4 = 0, r7 = 0, r17 = 0, r21 = 0, r42 = 0, r44 = 0, r51 = 0, r69 = 0;
-	bool r75 = 0, r79 = 0, r85 = 0, r103 = 0, r108 = 0, r111 = 0, r117 = 0, r121 = 0;
-	bool r124 = 0, r146 = 0, r157 = 0, r158 = 0, r159 = 0, r163 = 0, r166 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r12 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
-	i64 r28 = 0, r32 = 0, r33 = 0, r41 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0;
-	i64 r53 = 0, r54 = 0, r55 = 0, r59 = 0, r60 = 0, r68 = 0, r70 = 0, r72 = 0;
-	i64 r73 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0, r94 = 0, r102 = 0;
-	i64 r105 = 0, r106 = 0, r118 = 0, r119 = 0, r125 = 0, r127 = 0, r129 = 0, r131 = 0;
-	i64 r133 = 0, r135 = 0, r145 = 0, r148 = 0, r153 = 0, r161 = 0, r162 = 0, r164 = 0;
-	i64 r165 = 0;
-	u64 r71 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0;
-	u64 r83 = 0, r84 = 0, r104 = 0, r107 = 0, r109 = 0, r110 = 0, r112 = 0, r113 = 0;
-	u64 r114 = 0, r115 = 0, r116 = 0, r120 = 0, r122 = 0, r123 = 0, r150 = 0, r151 = 0;
-	u64 r155 = 0, r156 = 0;
-	float r13 = 0, r14 = 0, r15 = 0, r29 = 0, r30 = 0, r31 = 0, r35 = 0, r36 = 0;
-	float r38 = 0, r39 = 0, r48 = 0, r49 = 0, r57 = 0, r58 = 0, r62 = 0, r63 = 0;
-	float r65 = 0, r66 = 0, r91 = 0, r92 = 0, r96 = 0, r97 = 0, r99 = 0, r100 = 0;
-	float r138 = 0, r139 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r160 = 0;
-	char *r10 = 0, *r11 = 0, *r16 = 0, *r26 = 0, *r27 = 0, *r34 = 0, *r37 = 0, *r40 = 0;
-	char *r47 = 0, *r50 = 0, *r56 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r90 = 0, *r95 = 0;
-	char *r98 = 0, *r101 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r134 = 0, *r136 = 0;
-	char *r137 = 0, *r140 = 0, *r147 = 0, *r149 = 0, *r152 = 0, *r154 = 0;
+	bool r1 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r29 = 0, r30 = 0, r40 = 0;
+	bool r44 = 0, r65 = 0, r69 = 0, r70 = 0, r75 = 0, r76 = 0, r77 = 0, r84 = 0;
+	bool r102 = 0, r104 = 0, r105 = 0, r109 = 0, r113 = 0, r115 = 0, r117 = 0, r120 = 0;
+	bool r122 = 0, r140 = 0, r145 = 0, r148 = 0, r154 = 0, r158 = 0, r161 = 0, r178 = 0;
+	bool r186 = 0, r199 = 0, r210 = 0, r211 = 0, r212 = 0, r216 = 0, r219 = 0;
+	i64 r0 = 0, r4 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r31 = 0;
+	i64 r32 = 0, r35 = 0, r41 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0;
+	i64 r48 = 0, r51 = 0, r55 = 0, r56 = 0, r64 = 0, r66 = 0, r72 = 0, r74 = 0;
+	i64 r78 = 0, r79 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r92 = 0, r93 = 0;
+	i64 r101 = 0, r106 = 0, r107 = 0, r108 = 0, r114 = 0, r116 = 0, r118 = 0, r123 = 0;
+	i64 r124 = 0, r125 = 0, r126 = 0, r130 = 0, r131 = 0, r139 = 0, r142 = 0, r143 = 0;
+	i64 r155 = 0, r156 = 0, r162 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0;
+	i64 r198 = 0, r201 = 0, r206 = 0, r214 = 0, r215 = 0, r217 = 0, r218 = 0;
+	u32 r177 = 0, r179 = 0, r180 = 0, r181 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u64 r2 = 0, r3 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
+	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
+	u64 r26 = 0, r67 = 0, r68 = 0, r71 = 0, r73 = 0, r103 = 0, r110 = 0, r111 = 0;
+	u64 r112 = 0, r119 = 0, r121 = 0, r141 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0;
+	u64 r150 = 0, r151 = 0, r152 = 0, r153 = 0, r157 = 0, r159 = 0, r160 = 0, r174 = 0;
+	u64 r175 = 0, r176 = 0, r182 = 0, r183 = 0, r184 = 0, r203 = 0, r204 = 0, r208 = 0;
+	u64 r209 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r59 = 0;
+	float r61 = 0, r62 = 0, r81 = 0, r82 = 0, r90 = 0, r91 = 0, r95 = 0, r96 = 0;
+	float r98 = 0, r99 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r136 = 0, r137 = 0;
+	float r191 = 0, r192 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r213 = 0;
+	char *r33 = 0, *r34 = 0, *r39 = 0, *r49 = 0, *r50 = 0, *r57 = 0, *r60 = 0, *r63 = 0;
+	char *r80 = 0, *r83 = 0, *r89 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r127 = 0, *r132 = 0;
+	char *r135 = 0, *r138 = 0, *r163 = 0, *r165 = 0, *r167 = 0, *r169 = 0, *r171 = 0, *r173 = 0;
+	char *r190 = 0, *r193 = 0, *r200 = 0, *r202 = 0, *r205 = 0, *r207 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 181 "nests.go"
-	r3 = p4;
+	r0 = p4;
 #line 183 "nests.go"
-	r11 = p0; r12 = p1; r15 = p7; r18 = p5;
+	r34 = p0; r35 = p1; r38 = p7; r41 = p5;
 #line 185 "nests.go"
-	r27 = p2; r28 = p3; r31 = p6; r147 = p0; r148 = p1; r149 = r147 + r148 * 4; r150 = (u64)r147; r151 = (u64)r149; r152 = p2; r153 = p3; r154 = r152 + r153 * 4; r155 = (u64)r152; r156 = (u64)r154; r157 = r151 <= r155; r158 = r156 <= r150; r159 = r157 | r158;
+	r50 = p2; r51 = p3; r54 = p6; r200 = p0; r201 = p1; r202 = r200 + r201 * 4; r203 = (u64)r200; r204 = (u64)r202; r205 = p2; r206 = p3; r207 = r205 + r206 * 4; r208 = (u64)r205; r209 = (u64)r207; r210 = r204 <= r208; r211 = r209 <= r203; r212 = r210 | r211;
 #line 181 "nests.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r71 = (u64)r12; r83 = r71 - 1ull;
-#line 183 "nests.go"
-	r51 = r18 > 0ll; r17 = r51; r104 = (u64)r28; r109 = (u64)r18; r110 = r109 + 4611686018427387904ull; r111 = r110 <= 9223372036854775808ull; r112 = r109 - 1ull; r115 = r104 - 1ull; r122 = r115; r114 = r112;
-b2: // head
+	r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r175 = r10 | r8; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b85; r179 = (u32)r10; r180 = (u32)r8; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
+b5: // setup
 #line 181 "nests.go"
-	r4 = r2 < r3; if (!r4) goto b70; r5 = r2; r6 = 0ll; r72 = (u64)r5 * (u64)r3; r73 = r72; r74 = (u64)r73; r75 = r74 < r71; r76 = (u64)r5; r77 = r76 + 1ull; r78 = r77 + 4611686018427387904ull; r79 = r78 <= 9223372036854775808ull; r80 = r77 - 1ull; r82 = r80; r84 = r83 - r74; r85 = r82 <= r84; if (!r75) goto b63; if (!r79) goto b63; if (!r85) goto b63;
-#line 183 "nests.go"
-	r8 = r72; r105 = (u64)r5 * (u64)r18;
-#line 185 "nests.go"
-	r22 = r72; r24 = r105; r86 = r72; r88 = r105; r106 = r105; r107 = (u64)r106; r108 = r107 < r104; r116 = r115 - r107; r117 = r114 <= r116; r125 = r24; r133 = r88;
-b8: // for.loop
-#line 182 "nests.go"
-	r7 = r6 <= r5; if (!r7) goto b62;
-	r9 = (u64)r8 + (u64)r6; r10 = r11 + r9 * 4; r13 = *(float *)r10; r14 = r13 * r15; r16 = r10; *(float *)r16 = r14; if (!r17) goto b38; r19 = 0ll; r118 = (u64)r6 * (u64)r18; r119 = r118; r120 = (u64)r119; r121 = r120 < r104; r123 = r122 - r120; r124 = r114 <= r123; if (!r108) goto b59; if (!r111) goto b59; if (!r117) goto b59; if (!r121) goto b59; if (!r124) goto b59;
-#line 185 "nests.go"
-	r23 = (u64)r22 + (u64)r6; r32 = (u64)r6 * (u64)r18; r37 = r11 + r23 * 4; r40 = r37; r126 = r27 + r125 * 4; r127 = r32; r128 = r27 + r127 * 4; if (!r159) goto b39; r160 = *(float *)r37; r161 = r18 > (-9223372036854775800ll) ? r18 : (-9223372036854775800ll); r162 = (u64)r161 - 8ull;
-b18: // unroll guard
-#line 185 "nests.go"
-	r163 = r19 < r162; if (!r163) goto b35; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b18;
-b35: // rangeint.body
-#line 185 "nests.go"
-	r26 = r126; r29 = *(float *)r26; r30 = r31 * r29; r34 = r128; r35 = *(float *)r34; r36 = r30 * r35; r38 = r160; r39 = r38 + r36; r160 = r39; r41 = (u64)r19 + 1ull; r42 = r41 < r18; if (!r42) goto b37; r19 = r41; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b35;
-b37: // accumulators stored
-#line 185 "nests.go"
-	*(float *)r37 = r160;
-b38: // rangeint.done
-#line 182 "nests.go"
-	r43 = (u64)r6 + 1ull; r6 = r43; goto b8;
-b39: // unroll setup
-#line 182 "nests.go"
-	r164 = r18 > (-9223372036854775800ll) ? r18 : (-9223372036854775800ll); r165 = (u64)r164 - 8ull;
-b40: // unroll guard
-#line 182 "nests.go"
-	r166 = r19 < r165; if (!r166) goto b57;
-#line 185 "nests.go"
-	r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b40;
-b57: // rangeint.body (slices overlap)
-#line 185 "nests.go"
-	r137 = r126; r138 = *(float *)r137; r139 = r31 * r138; r140 = r128; r141 = *(float *)r140; r142 = r139 * r141; r143 = *(float *)r37; r144 = r143 + r142; *(float *)r40 = r144; r145 = (u64)r19 + 1ull; r146 = r145 < r18; if (!r146) goto b38; r19 = r145; r126 = r126 + 4ll; r128 = r128 + 4ll; goto b57;
-b59: // preheader
-#line 185 "nests.go"
-	r87 = (u64)r86 + (u64)r6; r93 = (u64)r6 * (u64)r18; r98 = r11 + r87 * 4; r101 = r98; r134 = r27 + r133 * 4; r135 = r93; r136 = r27 + r135 * 4;
-b60: // rangeint.body (checked)
-#line 185 "nests.go"
-	r89 = (u64)r88 + (u64)r19; if ((u64)r89 >= (u64)r28) { qd_site = 1; qd_x = r89; qd_y = r28; goto qd_fault; } r90 = r134; r91 = *(float *)r90; r92 = r31 * r91; r94 = (u64)r93 + (u64)r19; if ((u64)r94 >= (u64)r28) { qd_site = 2; qd_x = r94; qd_y = r28; goto qd_fault; } r95 = r136; r96 = *(float *)r95; r97 = r92 * r96; r99 = *(float *)r98; r100 = r99 + r97; *(float *)r101 = r100; r102 = (u64)r19 + 1ull; r103 = r102 < r18; if (!r103) goto b38; r19 = r102; r134 = r134 + 4ll; r136 = r136 + 4ll; goto b60;
-b62: // latch
+	r14 = r174; r15 = r14 * r8; r13 = r10 - r15; r183 = r12 | r8; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b84; r187 = (u32)r12; r188 = (u32)r8; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
+b7: // setup
 #line 181 "nests.go"
-	r2 = (u64)r2 + (u64)r1; goto b2;
-b63: // preheader
+	r16 = r182; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r103 = (u64)r35; r106 = p4; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r110 = (u64)r107; r111 = r2; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; r120 = true; r121 = (u64)r116; r122 = r121 < r103; if (!r109) goto b73; if (!r113) goto b73; if (!r117) goto b73; if (!r120) goto b73; if (!r122) goto b73;
 #line 183 "nests.go"
-	r45 = r72;
+	r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r152 = r141 - 1ull; r159 = r152; r151 = r149;
+b14: // head
+#line 181 "nests.go"
+	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b72; r23 = r20 < r3; if (!r23) goto b72; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26; r28 = r27 <= r25; if (!r28) goto b46;
+#line 183 "nests.go"
+	r31 = (u64)r25 * (u64)r0; r32 = (u64)r31 + (u64)r27; r33 = r34 + r32 * 4; r36 = *(float *)r33; r37 = r36 * r38; r39 = r33; *(float *)r39 = r37; if (!r40) goto b46; r42 = 0ll; r142 = (u64)r25 * (u64)r41; r143 = r142; r144 = (u64)r143; r145 = r144 < r141; r153 = r152 - r144; r154 = r151 <= r153; r155 = (u64)r27 * (u64)r41; r156 = r155; r157 = (u64)r156; r158 = r157 < r141; r160 = r159 - r157; r161 = r151 <= r160; if (!r145) goto b69; if (!r148) goto b69; if (!r154) goto b69; if (!r158) goto b69; if (!r161) goto b69;
 #line 185 "nests.go"
-	r52 = r72; r54 = (u64)r5 * (u64)r18; r129 = r54;
-b64: // for.loop (checked)
-#line 182 "nests.go"
-	r44 = r6 <= r5; if (!r44) goto b62;
-	r46 = (u64)r45 + (u64)r6; if ((u64)r46 >= (u64)r12) { qd_site = 0; qd_x = r46; qd_y = r12; goto qd_fault; } r47 = r11 + r46 * 4; r48 = *(float *)r47; r49 = r48 * r15; r50 = r47; *(float *)r50 = r49; if (!r51) goto b69; r19 = 0ll;
+	r47 = r142; r55 = r155; r60 = r33; r63 = r33; r162 = r47; r163 = r50 + r162 * 4; r164 = r55; r165 = r50 + r164 * 4; if (!r212) goto b49; r213 = *(float *)r33; r214 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r215 = (u64)r214 - 8ull;
+b26: // unroll guard
 #line 185 "nests.go"
-	r53 = (u64)r52 + (u64)r6; r59 = (u64)r6 * (u64)r18; r64 = r11 + r53 * 4; r67 = r64; r130 = r27 + r129 * 4; r131 = r59; r132 = r27 + r131 * 4;
-b67: // rangeint.body (checked)
+	r216 = r42 < r215; if (!r216) goto b43; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b26;
+b43: // rangeint.body
 #line 185 "nests.go"
-	r55 = (u64)r54 + (u64)r19; if ((u64)r55 >= (u64)r28) { qd_site = 1; qd_x = r55; qd_y = r28; goto qd_fault; } r56 = r130; r57 = *(float *)r56; r58 = r31 * r57; r60 = (u64)r59 + (u64)r19; if ((u64)r60 >= (u64)r28) { qd_site = 2; qd_x = r60; qd_y = r28; goto qd_fault; } r61 = r132; r62 = *(float *)r61; r63 = r58 * r62; r65 = *(float *)r64; r66 = r65 + r63; *(float *)r67 = r66; r68 = (u64)r19 + 1ull; r69 = r68 < r18; if (!r69) goto b69; r19 = r68; r130 = r130 + 4ll; r132 = r132 + 4ll; goto b67;
-b69: // rangeint.done (checked)
-#line 182 "nests.go"
-	r70 = (u64)r6 + 1ull; r6 = r70; goto b64;
-b70: // exit
-#line 182 "nests.go"
+	r49 = r163; r52 = *(float *)r49; r53 = r54 * r52; r57 = r165; r58 = *(float *)r57; r59 = r53 * r58; r61 = r213; r62 = r61 + r59; r213 = r62; r64 = (u64)r42 + 1ull; r65 = r64 < r41; if (!r65) goto b45; r42 = r64; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b43;
+b45: // accumulators stored
+#line 185 "nests.go"
+	*(float *)r33 = r213;
+b46: // latch
+#line 181 "nests.go"
+	r13 = r13 + r18; r29 = r13 >= r8; if (!r29) goto b48; r13 = r13 - r8; r19 = r19 + 1ull;
+b48: // stepped
+#line 181 "nests.go"
+	r19 = r19 + r16; goto b14;
+b49: // unroll setup
+#line 181 "nests.go"
+	r217 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r218 = (u64)r217 - 8ull;
+b50: // unroll guard
+#line 181 "nests.go"
+	r219 = r42 < r218; if (!r219) goto b67;
+#line 185 "nests.go"
+	r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b50;
+b67: // rangeint.body (slices overlap)
+#line 185 "nests.go"
+	r190 = r163; r191 = *(float *)r190; r192 = r54 * r191; r193 = r165; r194 = *(float *)r193; r195 = r192 * r194; r196 = *(float *)r60; r197 = r196 + r195; *(float *)r63 = r197; r198 = (u64)r42 + 1ull; r199 = r198 < r41; if (!r199) goto b46; r42 = r198; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b67;
+b69: // preheader
+#line 185 "nests.go"
+	r125 = r142; r130 = r155; r135 = r33; r138 = r33; r170 = r125; r171 = r50 + r170 * 4; r172 = r130; r173 = r50 + r172 * 4;
+b70: // rangeint.body (checked)
+#line 185 "nests.go"
+	r126 = (u64)r125 + (u64)r42; if ((u64)r126 >= (u64)r51) { qd_site = 1; qd_x = r126; qd_y = r51; goto qd_fault; } r127 = r171; r128 = *(float *)r127; r129 = r54 * r128; r131 = (u64)r130 + (u64)r42; if ((u64)r131 >= (u64)r51) { qd_site = 2; qd_x = r131; qd_y = r51; goto qd_fault; } r132 = r173; r133 = *(float *)r132; r134 = r129 * r133; r136 = *(float *)r135; r137 = r136 + r134; *(float *)r138 = r137; r139 = (u64)r42 + 1ull; r140 = r139 < r41; if (!r140) goto b46; r42 = r139; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b70;
+b72: // exit
+#line 185 "nests.go"
 	return;
+b73: // preheader
+#line 183 "nests.go"
+	r84 = r41 > 0ll;
+b74: // head (checked if)
+#line 181 "nests.go"
+	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b72; r70 = r67 < r3; if (!r70) goto b72; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b81;
+#line 183 "nests.go"
+	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b81; r42 = 0ll;
+#line 185 "nests.go"
+	r87 = (u64)r72 * (u64)r41; r92 = (u64)r74 * (u64)r41; r97 = r80; r100 = r80; r166 = r87; r167 = r50 + r166 * 4; r168 = r92; r169 = r50 + r168 * 4;
+b79: // rangeint.body (checked if)
+#line 185 "nests.go"
+	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b81; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b79;
+b81: // latch (checked if)
+#line 181 "nests.go"
+	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b83; r13 = r13 - r8; r19 = r19 + 1ull;
+b83: // stepped (checked if)
+#line 181 "nests.go"
+	r19 = r19 + r16; goto b74;
+b84: // divide in 64 bits
+#line 181 "nests.go"
+	r182 = qd_div_u64(r12, r8); goto b7;
+b85: // divide in 64 bits
+#line 181 "nests.go"
+	r174 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

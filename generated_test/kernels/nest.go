@@ -156,3 +156,103 @@ func MatAcc(c, a, b []float32, n, k int) {
 		}
 	}
 }
+
+// SyrkTri is the lower triangle of c = alpha·a·aᵀ + beta·c: the j loop
+// follows i (j <= i), so the (i, j) pairs run over the square around the
+// triangle, those above the diagonal doing nothing, and k runs serially.
+//
+//qd:kernel
+func SyrkTri(c, a []float32, n, m int, alpha, beta float32) {
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			c[i*n+j] *= beta
+			for k := range m {
+				c[i*n+j] += alpha * a[i*m+k] * a[j*m+k]
+			}
+		}
+	}
+}
+
+// TriangleShapes writes below, on and above the diagonal of an n×n out
+// through triangular nests of every form: j < i, j := i + 1, a
+// three-level nest whose innermost bounds follow both levels outside it,
+// and one whose innermost bound follows the outermost index.
+//
+//qd:kernel
+func TriangleShapes(below, above []int32, cube []int64, n int) {
+	for i := range n {
+		for j := range i {
+			below[i*n+j] = int32(i*1000 + j)
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			above[i*n+j] += int32(j - i)
+		}
+	}
+	for i := range n {
+		for j := range i + 1 {
+			for k := j; k <= i; k++ {
+				cube[(i*n+j)*n+k] = int64(i*100 + j*10 + k)
+			}
+		}
+	}
+	for i := range n {
+		for j := range n {
+			for k := range i {
+				cube[(i*n+j)*n+k] += int64(k)
+			}
+		}
+	}
+}
+
+// NarrowTriangles nests triangular loops over indices of narrow types,
+// up to the types' limits: an int8 j <= i with i reaching 126, a uint8
+// j := i + 1, and a uint8 j := i - 1 that wraps at i = 0 (where Go's
+// inner loop runs no iteration, since j is then 255).
+//
+//qd:kernel
+func NarrowTriangles(out []int32, lo int8, nx uint8) {
+	for i := lo; i < 127; i++ {
+		for j := int8(-128); j <= i; j++ {
+			if k := (int(i)-int(lo))*256 + int(j) + 128; k < len(out) {
+				out[k] = int32(j)
+			}
+		}
+	}
+	for i := uint8(0); i < nx; i++ {
+		for j := i + 1; j < nx; j++ {
+			if k := int(i)*int(nx) + int(j); k < len(out) {
+				out[k] ^= int32(k)
+			}
+		}
+	}
+	for i := uint8(0); i < nx; i++ {
+		for j := i - 1; j < nx; j++ {
+			if k := int(i)*(int(nx)+1) + int(j); k < len(out) {
+				out[k] += 7
+			}
+		}
+	}
+}
+
+// TriangleSum sums the lower triangle of a into total[0], a reduction over
+// a triangular nest, and writes the lower triangle of square ranging over
+// the slice diag, whose loop tests its index plus 1.
+//
+//qd:kernel
+func TriangleSum(total, a, diag, square []int64) {
+	n := len(diag)
+	var s int64
+	for i := range n {
+		for j := range i + 1 {
+			s += a[i*n+j]
+		}
+	}
+	total[0] = s
+	for i := range diag {
+		for j := 0; j <= i; j++ {
+			square[i*len(diag)+j] = diag[i] + int64(j)
+		}
+	}
+}
