@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
+	"github.com/qdgo/qd/internal/srcload"
 	"github.com/qdgo/qd/lower"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -19,7 +20,7 @@ func TestRepositoryKernels(t *testing.T) {
 		t.Skip("the go command is not available")
 	}
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: ".."}
-	pkgs, err := packages.Load(cfg, "./example/...", "./generated_test/kernels", "./bench/kernels")
+	pkgs, err := srcload.Load(cfg, "./example/...", "./generated_test/kernels", "./bench/kernels")
 	if err != nil {
 		t.Fatal(err)
 	}

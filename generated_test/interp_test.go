@@ -11,6 +11,7 @@ import (
 
 	"github.com/qdgo/qd/analyzer"
 	"github.com/qdgo/qd/internal/kerneltest"
+	"github.com/qdgo/qd/internal/srcload"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/opt"
@@ -73,7 +74,7 @@ func lowerKernels(t *testing.T, dir string, lcfg *lower.Config) (map[string]*ir.
 	t.Helper()
 	ok := true
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
-	pkgs, err := packages.Load(cfg, ".")
+	pkgs, err := srcload.Load(cfg, ".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func packageGlobals(pkg *ssa.Package) *globalsInfo {
 	}
 	pkg.Build()
 	info := &globalsInfo{init: pkg.Func("init"), written: map[*ssa.Global]token.Pos{}}
-	if info.init == nil || info.init.Blocks == nil {
+	if info.init == nil || info.init.Blocks == nil || withoutBodies(pkg) {
 		info.unbuilt = true
 	}
 	for _, fn := range packageFunctions(pkg) {
@@ -153,6 +153,22 @@ func packageGlobals(pkg *ssa.Package) *globalsInfo {
 	}
 	v, _ := globalsCache.LoadOrStore(pkg, info)
 	return v.(*globalsInfo)
+}
+
+// withoutBodies reports whether pkg is a package of the standard library
+// other than the library packages kernels call: qdgen loads those without
+// their function bodies (internal/srcload), so what their code writes is
+// unknown.
+func withoutBodies(pkg *ssa.Package) bool {
+	if libraryPackages[pkg.Pkg.Path()] != nil {
+		return false
+	}
+	for _, m := range pkg.Members {
+		if m.Pos().IsValid() {
+			return InStandardLibrary(pkg.Prog.Fset, m.Pos())
+		}
+	}
+	return false
 }
 
 // packageFunctions lists the functions of pkg with bodies: its functions,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/qdgo/qd/emit/gostub"
+	"github.com/qdgo/qd/internal/srcload"
 	"github.com/qdgo/qd/lower"
 	"golang.org/x/tools/go/packages"
 )
@@ -16,7 +17,7 @@ import (
 // the kernels' current signatures.
 func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: g.dir}
-	pkgs, err := packages.Load(cfg, patterns...)
+	pkgs, err := srcload.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("qdgen: %v", err)
 	}
@@ -53,7 +54,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 		return pkgs, nil
 	}
 	cfg.Overlay = overlay
-	again, err := packages.Load(cfg, patterns...)
+	again, err := srcload.Load(cfg, patterns...)
 	if err != nil {
 		return pkgs, nil
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -70,6 +71,16 @@ func TestImageFiles(t *testing.T) {
 // that a changed source, a changed generated file or other flags make it
 // load again.
 func TestUnchangedPackageNotLoaded(t *testing.T) {
+	// The stamps go to a cache of the test's own. The go command's build
+	// cache, which also lives under XDG_CACHE_HOME unless GOCACHE says
+	// otherwise, stays the one the other tests use: an empty one makes
+	// loading the package compile the cgo of its dependencies, for a
+	// minute.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/use.go": user})
 	loads := func(args ...string) bool {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/qdgo/qd/emit"
+	"github.com/qdgo/qd/internal/srcload"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"golang.org/x/tools/go/packages"
@@ -95,7 +96,7 @@ func Classify(dir string, seed uint64, pkgs, kernels int) (*Report, error) {
 		}
 		report.Programs += kernels
 	}
-	loaded, err := packages.Load(&packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}, "./...")
+	loaded, err := srcload.Load(&packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}, "./...")
 	if err != nil {
 		return nil, err
 	}

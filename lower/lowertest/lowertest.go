@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/qdgo/qd/internal/srcload"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/opt"
@@ -70,7 +71,7 @@ func load(t testing.TB, dir string) ([]File, bool) {
 	t.Helper()
 	ok := true
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
-	pkgs, err := packages.Load(cfg, ".")
+	pkgs, err := srcload.Load(cfg, ".")
 	if err != nil {
 		t.Fatal(err)
 	}
