@@ -90,7 +90,7 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 	for _, a := range common.Args {
 		args = append(args, f.regs(a))
 	}
-	if f.tb.l.inlines(callee) {
+	if f.tb.l.inlines(callee) || isShared(callee) && f.tb.l.calledOnce(callee) {
 		f.inline(callee, args, dst, site)
 	} else {
 		f.callFunction(callee, args, dst, site.pos)

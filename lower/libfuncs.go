@@ -35,6 +35,22 @@ import (
 //     and a kernel calling it took 46 registers a thread, against 32
 //     with all of it inlined (emit/ptx's TestMathRegisters). Library
 //     functions call it as a device function (math.Gamma, cmplx.Pow).
+//   - a function that the module's code, optimized, calls from one place
+//     only (Config.CalledOnce, which qdgen fills after lowering and
+//     optimizing the module once): inlining it there copies no code, and
+//     the call costs much. In SASS (ptxas 11.8, sm_90) there was no
+//     stack frame, spill or saved register in the math kernels of
+//     bench/kernels, and no lost occupancy (Exp 21 registers against 20
+//     inlined, Log 32/30, Tan 32/38); the cost is in the instructions of
+//     the call: the argument and the result moved into and out of the
+//     registers of the callee's convention, the return address built and
+//     moved at every return, CALL and RET, BSSY/BSYNC around the call,
+//     and the loop's registers shuffled around it. Per element of Log,
+//     126 instructions against 103 inlined; of Exp, 97 against 90. A
+//     function the passes copy a call of (opt's index narrowing keeps a
+//     checked copy of a loop) is not inlined, which would copy it: in
+//     generated_test/mathkernels, whose loops are copied so, only
+//     math.sinPi and math.expmulti are.
 //
 // The functions of package qd/rand are shared so too, by the same rule
 // (rand.Block), though the kernel compiles them as its own helpers.
@@ -182,4 +198,74 @@ func totalLibrary(fn *ssa.Function) bool {
 // isBits reports whether fn belongs to package math/bits.
 func isBits(fn *ssa.Function) bool {
 	return fn.Pkg != nil && fn.Pkg.Pkg.Path() == "math/bits"
+}
+
+// calledOnce reports whether fn is a shared function that the module
+// calls from one place only (Config.CalledOnce), to be inlined there. One
+// that may recurse keeps the rules of inlinesRecursive.
+func (l *lowerer) calledOnce(fn *ssa.Function) bool {
+	if l.cfg == nil || len(l.cfg.CalledOnce) == 0 {
+		return false
+	}
+	name, ok := libraryFuncName(fn)
+	return ok && l.cfg.CalledOnce[name] && !l.mayRecurse(fn)
+}
+
+// ModuleCalledOnce returns the names of the shared functions that the code
+// of a module's kernels, lowered, calls from one place only: in one task
+// of one kernel, or in one function, which the emitters write once per
+// module (a kernel whose multiply-adds are fused has functions of its
+// own). A kernel lowered again with them in Config.CalledOnce inlines
+// them. The result is nil when there are none.
+func ModuleCalledOnce(kernels []*ir.Kernel) map[string]bool {
+	type key struct {
+		name string
+		fma  bool
+	}
+	calls := map[string]int{}
+	count := func(k *ir.Kernel, t *ir.Task) {
+		for _, b := range t.Blocks {
+			for i := range b.Instrs {
+				if f := k.Callee(&b.Instrs[i]); f != nil {
+					calls[f.Name]++
+				}
+			}
+		}
+	}
+	written := map[key]bool{}
+	for _, k := range kernels {
+		for _, f := range k.Funcs {
+			if !written[key{f.Name, k.FMA}] {
+				written[key{f.Name, k.FMA}] = true
+				count(k, f)
+			}
+		}
+		for _, t := range k.Tasks {
+			count(k, t)
+		}
+	}
+	var once map[string]bool
+	for name, n := range calls {
+		if n == 1 {
+			if once == nil {
+				once = make(map[string]bool)
+			}
+			once[name] = true
+		}
+	}
+	return once
+}
+
+// CallsAny reports whether kernel k calls a function that names holds.
+func CallsAny(k *ir.Kernel, names map[string]bool) bool {
+	for _, t := range k.Bodies() {
+		for _, b := range t.Blocks {
+			for i := range b.Instrs {
+				if f := k.Callee(&b.Instrs[i]); f != nil && names[f.Name] {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -229,7 +229,7 @@ func (f *frame) libraryCall(callee *ssa.Function, lib libFunc, args []ssa.Value,
 	for _, a := range args {
 		regs = append(regs, f.regs(a))
 	}
-	if f.tb.l.libraryInlines(fn) || f.recursesInto(fn) || f.inlinesRecursive(fn) {
+	if f.tb.l.libraryInlines(fn) || f.recursesInto(fn) || f.inlinesRecursive(fn) || f.tb.l.calledOnce(fn) {
 		f.inline(fn, regs, dst, site)
 		return
 	}

@@ -66,6 +66,11 @@ type Config struct {
 	// through memory, for the tests that show the CPU race mode finding
 	// such conflicts at run time.
 	SkipDependenceCheck bool
+	// CalledOnce names the shared functions (libfuncs.go) that the
+	// module's code calls from one place only (ModuleCalledOnce of its
+	// kernels lowered and optimized without it): each is inlined where
+	// it is called, which removes its call and copies no code.
+	CalledOnce map[string]bool
 }
 
 // Kernel lowers the kernel function fn to checked, unoptimized IR.

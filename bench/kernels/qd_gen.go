@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d1b273dabad19e9b8a05181ad8d901b40cd76b9b7613052f6673aa6c6a0ed1e8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "466571e00ee8049755345a95683f3ea8211965ea7b7dd0fd1842f131ff5fc821"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c4e2d33248fe2800c555f9b4870a7d0329f29f126774267200559107be21e528"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4cf8f9b86d38d7a215bd09a1ee61e321c58d84bc1164eceda81b630405fe9f2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

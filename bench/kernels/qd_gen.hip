@@ -1466,188 +1466,175 @@ b27: // exit
 	return;
 }
 
-// Function amd64math$Exp.
-static __device__ void qdfn17x0(double a0, double *o0) {
-	bool r4 = 0, r5 = 0, r6 = 0, r9 = 0, r15 = 0, r17 = 0, r41 = 0, r42 = 0;
-	bool r49 = 0, r57 = 0;
-	i32 r13 = 0, r16 = 0, r40 = 0, r44 = 0, r50 = 0;
-	i64 r8 = 0, r56 = 0;
-	u64 r2 = 0, r3 = 0, r10 = 0, r45 = 0, r46 = 0, r51 = 0, r52 = 0, r58 = 0;
-	double r0 = 0, r1 = 0, r7 = 0, r11 = 0, r12 = 0, r14 = 0, r18 = 0, r19 = 0;
-	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0;
-	double r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
-	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r47 = 0, r48 = 0, r53 = 0;
-	double r54 = 0, r55 = 0, r59 = 0;
-	r0 = a0;
-#line 19 "exp.go"
-	r2 = (u64)__double_as_longlong(r0);
-#line 21 "exp.go"
-	r5 = r2 == 18442240474082181120ull;
-#line 20 "exp.go"
-	r3 = r2 & ~9223372036854775808ull; r4 = r3 >= 9218868437227405312ull; if (!r4) goto b5; if (!r5) goto b4;
-#line 26 "exp.go"
-	r1 = 0x0p+00; *o0 = r1; return;
-b4: // if.done
-#line 26 "exp.go"
-	r1 = r0; *o0 = r1; return;
-b5: // if.done
-#line 26 "exp.go"
-	r6 = r0 > 0x1.62e42fefa39efp+09; if (!r6) goto b7;
-#line 27 "bits.go"
-	r1 = __longlong_as_double(0x7ff0000000000000ll); *o0 = r1; return;
-b7: // if.done
-#line 29 "exp.go"
-	r12 = r0 * 0x1.71547652b82fep+00;
-#line 64 "exp.go"
-	r14 = rint(r12);
-	r15 = r14 >= (-0x1p+31); if (!r15) goto b19; r17 = r14 <= 0x1.fffffffcp+30; if (!r17) goto b19;
-	r16 = qd_f64_to_i32(r14); r13 = r16;
-b11: // roundToInt32.return
-#line 30 "exp.go"
-	r18 = (double)r13;
-	r19 = -r18; r20 = fma(r19, 0x1.62e42fefa3p-01, r0);
-	r21 = r19; r22 = fma(r21, 0x1.3de6af278ece6p-42, r20);
-	r23 = r22 * 0x1p-04;
-#line 35 "exp.go"
-	r24 = fma(0x1.a01a01a01a01ap-16, r23, 0x1.a01a01a01a01ap-13);
-	r25 = fma(r24, r23, 0x1.6c16c16c16c17p-10);
-	r26 = fma(r25, r23, 0x1.1111111111111p-07);
-	r27 = fma(r26, r23, 0x1.5555555555555p-05);
-	r28 = fma(r27, r23, 0x1.5555555555555p-03);
-	r29 = fma(r28, r23, 0x1p-01);
-	r30 = fma(r29, r23, 0x1p+00);
-	r31 = r23 * r30;
-	r32 = r31 + 0x1p+01; r33 = r31 * r32;
-	r34 = r33 + 0x1p+01; r35 = r33 * r34;
-	r36 = r35 + 0x1p+01; r37 = r35 * r36;
-	r38 = r37 + 0x1p+01; r39 = fma(r37, r38, 0x1p+00);
-#line 48 "exp.go"
-	r40 = (u32)r13 + 1023u;
-	r41 = r40 <= 0; if (!r41) goto b16;
-	r42 = r40 < (-52); if (!r42) goto b14;
-#line 55 "exp.go"
-	r1 = 0x0p+00; *o0 = r1; return;
-b14: // if.done
-#line 53 "exp.go"
-	r50 = (u32)r40 + 1022u; r51 = (u64)r50; r52 = r51 << 52; r53 = __longlong_as_double((i64)r52); r54 = r39 * r53; r43 = r54; r44 = 1;
-b15: // if.done
-#line 58 "exp.go"
-	r45 = (u64)r44; r46 = r45 << 52; r47 = __longlong_as_double((i64)r46); r48 = r43 * r47; r1 = r48; *o0 = r1; return;
-b16: // if.else
-#line 55 "exp.go"
-	r49 = r40 >= 2047; if (!r49) goto b18;
-#line 27 "bits.go"
-	r1 = __longlong_as_double(0x7ff0000000000000ll); *o0 = r1; return;
-b18: // edge 9→8
-#line 55 "exp.go"
-	r43 = r39; r44 = r40; goto b15;
-b19: // roundToInt32.if.done
-#line 66 "exp.go"
-	r13 = (-2147483647 - 1); goto b11;
-}
-
 // Task 0 of kernel Exp(x []f64, out []f64), parallel.
 extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0, r30 = 0, r32 = 0;
+	bool r56 = 0, r57 = 0, r64 = 0, r72 = 0;
+	i32 r28 = 0, r31 = 0, r55 = 0, r59 = 0, r65 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r20 = 0, r22 = 0;
-	double r14 = 0, r15 = 0, r16 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
+	i64 r13 = 0, r23 = 0, r71 = 0, r78 = 0, r80 = 0;
+	u64 r17 = 0, r18 = 0, r25 = 0, r60 = 0, r61 = 0, r66 = 0, r67 = 0, r73 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r22 = 0, r26 = 0, r27 = 0, r29 = 0, r33 = 0;
+	double r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	double r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
+	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r62 = 0, r63 = 0;
+	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
 #line 23 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 23 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r78 = r2; r79 = r12 + r78 * 8; r80 = (u64)r1 * 8ull; r81 = r4 + r78 * 8;
 b2: // head
 #line 23 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
-	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
-#line 18 "exp.go"
-	qdfn17x0(r14, &r16); r15 = r16;
-#line 24 "math.go"
-	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
-#line 23 "math.go"
-	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
-b7: // exit
-#line 23 "math.go"
-	return;
-}
-
-// Function amd64math$Log.
-static __device__ void qdfn18x0(double a0, double *o0) {
-	bool r4 = 0, r7 = 0, r13 = 0, r14 = 0, r23 = 0;
-	i32 r20 = 0, r21 = 0;
-	i64 r6 = 0, r12 = 0;
-	u64 r2 = 0, r3 = 0, r8 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0;
-	double r0 = 0, r1 = 0, r5 = 0, r9 = 0, r10 = 0, r11 = 0, r17 = 0, r22 = 0;
-	double r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
-	double r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	double r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0;
-	double r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
-	r0 = a0;
-#line 24 "log.go"
-	r2 = (u64)__double_as_longlong(r0);
-#line 26 "log.go"
-	r3 = r2 & ~9223372036854775808ull; r4 = r3 == 0ull; if (!r4) goto b3;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26;
+	r76 = r79; r11 = r76 + 8ll; r14 = *(double *)r11;
+#line 19 "exp.go"
+	r17 = (u64)__double_as_longlong(r14);
+#line 21 "exp.go"
+	r20 = r17 == 18442240474082181120ull;
+#line 20 "exp.go"
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 >= 9218868437227405312ull; if (!r19) goto b11; if (!r20) goto b10;
+#line 26 "exp.go"
+	r16 = 0x0p+00;
+b7: // Exp.return
 #line 27 "bits.go"
-	r1 = __longlong_as_double(0xfff0000000000000ll); *o0 = r1; return;
-b3: // switch.next
-#line 28 "log.go"
-	r12 = (i64)r2; r13 = r12 < 0ll; if (!r13) goto b5;
-#line 31 "bits.go"
-	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
-b5: // switch.next
-#line 30 "log.go"
-	r14 = r2 >= 9218868437227405312ull; if (!r14) goto b7;
-#line 28 "log.go"
-	r1 = r0; *o0 = r1; return;
-b7: // switch.next
-#line 33 "log.go"
-	r15 = r2 & 4503599627370495ull; r16 = r15 | 4602678819172646912ull; r17 = __longlong_as_double((i64)r16);
-	r18 = r2 >> 52; r19 = r18 & 2047ull; r20 = (i32)r19; r21 = (u32)r20 - 1022u; r22 = (double)r21;
-	r23 = r17 <= 0x1.6a09e667f3bcdp-01; if (!r23) goto b10;
-	r26 = r22 - 0x1p+00;
-	r27 = r17 * 0x1p+01; r24 = r27; r25 = r26;
-b9: // if.done
-#line 39 "log.go"
-	r28 = r24 - 0x1p+00;
-	r29 = r28 + 0x1p+01; r30 = r28 / r29;
-	r31 = r30 * r30;
-	r32 = r31 * r31;
-	r33 = r32 * 0x1.2f112df3e5244p-03; r34 = r33 + 0x1.7466496cb03dep-03; r35 = r34 * r32; r36 = r35 + 0x1.2492494229359p-02; r37 = r36 * r32; r38 = r37 + 0x1.5555555555593p-01; r39 = r31 * r38;
-	r40 = r32 * 0x1.39a09d078c69fp-03; r41 = r40 + 0x1.c71c51d8e78afp-03; r42 = r41 * r32; r43 = r42 + 0x1.999999997fa04p-02; r44 = r32 * r43;
-	r45 = r39 + r44;
-	r46 = r28 * 0x1p-01; r47 = r46 * r28;
-	r48 = r25 * 0x1.62e42feep-01; r49 = r47 + r45; r50 = r30 * r49; r51 = r25 * 0x1.a39ef35793c76p-33; r52 = r50 + r51; r53 = r47 - r52; r54 = r53 - r28; r55 = r48 - r54; r1 = r55; *o0 = r1; return;
-b10: // edge 6→8
-#line 35 "log.go"
-	r24 = r17; r25 = r22; goto b9;
+	r15 = r16;
+#line 24 "math.go"
+	r77 = r81; r75 = r77 + 8ll; *(double *)r75 = r15;
+#line 23 "math.go"
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; r81 = r81 + r80 * 1; goto b2;
+b10: // Exp.if.done
+#line 26 "exp.go"
+	r16 = r14; goto b7;
+b11: // Exp.if.done
+#line 26 "exp.go"
+	r21 = r14 > 0x1.62e42fefa39efp+09; if (!r21) goto b13;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
+b13: // Exp.if.done
+#line 29 "exp.go"
+	r27 = r14 * 0x1.71547652b82fep+00;
+#line 64 "exp.go"
+	r29 = rint(r27);
+	r30 = r29 >= (-0x1p+31); if (!r30) goto b25; r32 = r29 <= 0x1.fffffffcp+30; if (!r32) goto b25;
+	r31 = qd_f64_to_i32(r29); r28 = r31;
+b17: // roundToInt32.return
+#line 30 "exp.go"
+	r33 = (double)r28;
+	r34 = -r33; r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
+	r36 = r34; r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
+	r38 = r37 * 0x1p-04;
+#line 35 "exp.go"
+	r39 = fma(0x1.a01a01a01a01ap-16, r38, 0x1.a01a01a01a01ap-13);
+	r40 = fma(r39, r38, 0x1.6c16c16c16c17p-10);
+	r41 = fma(r40, r38, 0x1.1111111111111p-07);
+	r42 = fma(r41, r38, 0x1.5555555555555p-05);
+	r43 = fma(r42, r38, 0x1.5555555555555p-03);
+	r44 = fma(r43, r38, 0x1p-01);
+	r45 = fma(r44, r38, 0x1p+00);
+	r46 = r38 * r45;
+	r47 = r46 + 0x1p+01; r48 = r46 * r47;
+	r49 = r48 + 0x1p+01; r50 = r48 * r49;
+	r51 = r50 + 0x1p+01; r52 = r50 * r51;
+	r53 = r52 + 0x1p+01; r54 = fma(r52, r53, 0x1p+00);
+#line 48 "exp.go"
+	r55 = (u32)r28 + 1023u;
+	r56 = r55 <= 0; if (!r56) goto b22;
+	r57 = r55 < (-52); if (!r57) goto b20;
+#line 55 "exp.go"
+	r16 = 0x0p+00; goto b7;
+b20: // Exp.if.done
+#line 53 "exp.go"
+	r65 = (u32)r55 + 1022u; r66 = (u64)r65; r67 = r66 << 52; r68 = __longlong_as_double((i64)r67); r69 = r54 * r68; r58 = r69; r59 = 1;
+b21: // Exp.if.done
+#line 58 "exp.go"
+	r60 = (u64)r59; r61 = r60 << 52; r62 = __longlong_as_double((i64)r61); r63 = r58 * r62; r16 = r63; goto b7;
+b22: // Exp.if.else
+#line 55 "exp.go"
+	r64 = r55 >= 2047; if (!r64) goto b24;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
+b24: // edge 9→8
+#line 55 "exp.go"
+	r58 = r54; r59 = r55; goto b21;
+b25: // roundToInt32.if.done
+#line 66 "exp.go"
+	r28 = (-2147483647 - 1); goto b17;
+b26: // exit
+#line 66 "exp.go"
+	return;
 }
 
 // Task 0 of kernel Log(x []f64, out []f64), parallel.
 extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r19 = 0, r22 = 0, r28 = 0, r29 = 0, r38 = 0;
+	i32 r35 = 0, r36 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r20 = 0, r22 = 0;
-	double r14 = 0, r15 = 0, r16 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
+	i64 r13 = 0, r21 = 0, r27 = 0, r74 = 0, r76 = 0;
+	u64 r17 = 0, r18 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r20 = 0, r24 = 0, r25 = 0, r26 = 0, r32 = 0;
+	double r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	double r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0;
+	double r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
+	double r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
+	double r70 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
 #line 30 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 30 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r74 = r2; r75 = r12 + r74 * 8; r76 = (u64)r1 * 8ull; r77 = r4 + r74 * 8;
 b2: // head
 #line 30 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
-	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
-#line 83 "log.go"
-	qdfn18x0(r14, &r16); r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17;
+	r72 = r75; r11 = r72 + 8ll; r14 = *(double *)r11;
+#line 24 "log.go"
+	r17 = (u64)__double_as_longlong(r14);
+#line 26 "log.go"
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 == 0ull; if (!r19) goto b9;
+#line 27 "bits.go"
+	r16 = __longlong_as_double(0xfff0000000000000ll);
+b6: // Log.return
+#line 47 "log.go"
+	r15 = r16;
 #line 31 "math.go"
-	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
+	r73 = r77; r71 = r73 + 8ll; *(double *)r71 = r15;
 #line 30 "math.go"
-	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
-b7: // exit
-#line 30 "math.go"
+	r2 = (u64)r2 + (u64)r1; r75 = r75 + r76 * 1; r77 = r77 + r76 * 1; goto b2;
+b9: // Log.switch.next
+#line 28 "log.go"
+	r27 = (i64)r17; r28 = r27 < 0ll; if (!r28) goto b11;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
+b11: // Log.switch.next
+#line 30 "log.go"
+	r29 = r17 >= 9218868437227405312ull; if (!r29) goto b13;
+#line 28 "log.go"
+	r16 = r14; goto b6;
+b13: // Log.switch.next
+#line 33 "log.go"
+	r30 = r17 & 4503599627370495ull; r31 = r30 | 4602678819172646912ull; r32 = __longlong_as_double((i64)r31);
+	r33 = r17 >> 52; r34 = r33 & 2047ull; r35 = (i32)r34; r36 = (u32)r35 - 1022u; r37 = (double)r36;
+	r38 = r32 <= 0x1.6a09e667f3bcdp-01; if (!r38) goto b16;
+	r41 = r37 - 0x1p+00;
+	r42 = r32 * 0x1p+01; r39 = r42; r40 = r41;
+b15: // Log.if.done
+#line 39 "log.go"
+	r43 = r39 - 0x1p+00;
+	r44 = r43 + 0x1p+01; r45 = r43 / r44;
+	r46 = r45 * r45;
+	r47 = r46 * r46;
+	r48 = r47 * 0x1.2f112df3e5244p-03; r49 = r48 + 0x1.7466496cb03dep-03; r50 = r49 * r47; r51 = r50 + 0x1.2492494229359p-02; r52 = r51 * r47; r53 = r52 + 0x1.5555555555593p-01; r54 = r46 * r53;
+	r55 = r47 * 0x1.39a09d078c69fp-03; r56 = r55 + 0x1.c71c51d8e78afp-03; r57 = r56 * r47; r58 = r57 + 0x1.999999997fa04p-02; r59 = r47 * r58;
+	r60 = r54 + r59;
+	r61 = r43 * 0x1p-01; r62 = r61 * r43;
+	r63 = r40 * 0x1.62e42feep-01; r64 = r62 + r60; r65 = r45 * r64; r66 = r40 * 0x1.a39ef35793c76p-33; r67 = r65 + r66; r68 = r62 - r67; r69 = r68 - r43; r70 = r63 - r69; r16 = r70; goto b6;
+b16: // edge 6→8
+#line 35 "log.go"
+	r39 = r32; r40 = r37; goto b15;
+b17: // exit
+#line 35 "log.go"
 	return;
 }
 
@@ -2291,349 +2278,330 @@ b10: // edge 2→4
 	r109 = r86; r110 = r106; goto b9;
 }
 
-// Function math$sin.
-static __device__ void qdfn20x1(double a0, double *o0) {
-	bool r2 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	bool r17 = 0, r19 = 0, r26 = 0, r27 = 0, r33 = 0, r45 = 0, r48 = 0, r105 = 0;
-	i64 r6 = 0;
-	u64 r20 = 0, r22 = 0, r24 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0;
-	u64 r38 = 0, r46 = 0;
-	double r0 = 0, r1 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r12 = 0, r16 = 0;
-	double r18 = 0, r21 = 0, r23 = 0, r25 = 0, r29 = 0, r31 = 0, r35 = 0, r37 = 0;
-	double r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0;
-	double r50 = 0, r51 = 0, r54 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r61 = 0;
-	double r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0;
-	double r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r82 = 0;
-	double r83 = 0, r85 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0, r93 = 0;
-	double r94 = 0, r95 = 0, r97 = 0, r98 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0;
-	double r104 = 0, r106 = 0;
-	char *r52 = 0, *r53 = 0, *r56 = 0, *r60 = 0, *r64 = 0, *r68 = 0, *r72 = 0, *r80 = 0;
-	char *r81 = 0, *r84 = 0, *r88 = 0, *r92 = 0, *r96 = 0, *r100 = 0;
-	r0 = a0;
-#line 200 "sin.go"
-	r2 = r0 == 0x0p+00; if (!r2) goto b3;
-b2: // switch.body
-#line 200 "sin.go"
-	r1 = r0; *o0 = r1; return;
-b3: // IsNaN.entry
-#line 39 "bits.go"
-	r14 = r0 != r0; r13 = r14; if (r13) goto b2;
-#line 52 "bits.go"
-	r8 = fabs(r0); r9 = r8;
-#line 56 "bits.go"
-	r10 = r9 > 0x1.fffffffffffffp+1023; r5 = r10; if (!r5) goto b9;
-#line 31 "bits.go"
-	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
-b9: // switch.next
-#line 208 "sin.go"
-	r15 = r0 < 0x0p+00; if (!r15) goto b28;
-	r18 = -r0; r16 = r18; r17 = true;
-b11: // if.done
-#line 215 "sin.go"
-	r19 = r16 >= 0x1p+29; if (!r19) goto b24;
-	qdfn20x0(r16, &r20, &r21); r22 = r20; r23 = r21; r24 = r22; r25 = r23;
-b13: // if.done
-#line 230 "sin.go"
-	r26 = r24 > 3ull; if (!r26) goto b23;
-	r45 = !r17;
-	r46 = r24 - 4ull; r27 = r45; r28 = r46;
-b15: // if.done
-#line 234 "sin.go"
-	r47 = r25 * r25;
-	r48 = r28 == 1ull; if (!r48) goto b21;
-b16: // if.then
-#line 236 "sin.go"
-	r49 = r47 * 0x1p-01; r50 = 0x1p+00 - r49; r51 = r47 * r47; r55 = r47 * (-0x1.8fa49a0861a9bp-37); r58 = r55 + 0x1.1ee9d7b4e3f05p-29; r59 = r58 * r47; r62 = r59 + (-0x1.27e4f7eac4bc6p-22); r63 = r62 * r47; r66 = r63 + 0x1.a01a019c844f5p-16; r67 = r66 * r47; r70 = r67 + (-0x1.6c16c16c14f91p-10); r71 = r70 * r47; r74 = r71 + 0x1.555555555554bp-05; r75 = r51 * r74; r76 = r50 + r75; r77 = r76;
-b17: // if.done
-#line 236 "sin.go"
-	if (!r27) goto b20;
-#line 241 "sin.go"
-	r106 = -r77; r78 = r106;
-b19: // if.done
-#line 241 "sin.go"
-	r1 = r78; *o0 = r1; return;
-b20: // edge 16→20
-#line 236 "sin.go"
-	r78 = r77; goto b19;
-b21: // cond.false
-#line 235 "sin.go"
-	r105 = r28 == 2ull; if (r105) goto b16;
-#line 238 "sin.go"
-	r79 = r25 * r47; r83 = r47 * 0x1.5d8fd1fd19ccdp-33; r86 = r83 + (-0x1.ae5e5a9291f5dp-26); r87 = r86 * r47; r90 = r87 + 0x1.71de3567d48a1p-19; r91 = r90 * r47; r94 = r91 + (-0x1.a01a019bfdf03p-13); r95 = r94 * r47; r98 = r95 + 0x1.111111110f7dp-07; r99 = r98 * r47; r102 = r99 + (-0x1.5555555555548p-03); r103 = r79 * r102; r104 = r25 + r103; r77 = r104; goto b17;
-b23: // edge 9→14
-#line 230 "sin.go"
-	r27 = r17; r28 = r24; goto b15;
-b24: // if.else
-#line 218 "sin.go"
-	r29 = r16 * 0x1.45f306dc9c883p+00; r30 = qd_f64_to_u64(r29);
-	r31 = (double)r30;
-#line 222 "sin.go"
-	r32 = r30 & 1ull; r33 = r32 == 1ull; if (!r33) goto b27;
-	r36 = r30 + 1ull;
-	r37 = r31 + 0x1p+00; r34 = r36; r35 = r37;
-b26: // if.done
-#line 226 "sin.go"
-	r38 = r34 & 7ull;
-	r39 = r35 * 0x1.921fb4p-01; r40 = r16 - r39; r41 = r35 * 0x1.4442dp-25; r42 = r40 - r41; r43 = r35 * 0x1.8469898cc517p-49; r44 = r42 - r43; r24 = r38; r25 = r44; goto b13;
-b27: // edge 10→12
-#line 222 "sin.go"
-	r34 = r30; r35 = r31; goto b26;
-b28: // edge 5→7
-#line 208 "sin.go"
-	r16 = r0; r17 = false; goto b11;
-}
-
 // Task 0 of kernel Sin(x []f64, out []f64), parallel.
 extern "C" __global__ void Sin_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r28 = 0;
+	bool r29 = 0, r30 = 0, r32 = 0, r34 = 0, r41 = 0, r42 = 0, r48 = 0, r60 = 0;
+	bool r63 = 0, r120 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r20 = 0, r22 = 0;
-	double r14 = 0, r15 = 0, r16 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
+	i64 r13 = 0, r21 = 0, r125 = 0, r127 = 0;
+	u64 r35 = 0, r37 = 0, r39 = 0, r43 = 0, r45 = 0, r47 = 0, r49 = 0, r51 = 0;
+	u64 r53 = 0, r61 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r23 = 0, r24 = 0, r27 = 0;
+	double r31 = 0, r33 = 0, r36 = 0, r38 = 0, r40 = 0, r44 = 0, r46 = 0, r50 = 0;
+	double r52 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r62 = 0;
+	double r64 = 0, r65 = 0, r66 = 0, r69 = 0, r70 = 0, r72 = 0, r73 = 0, r74 = 0;
+	double r76 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0;
+	double r86 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
+	double r97 = 0, r98 = 0, r100 = 0, r101 = 0, r102 = 0, r104 = 0, r105 = 0, r106 = 0;
+	double r108 = 0, r109 = 0, r110 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0, r117 = 0;
+	double r118 = 0, r119 = 0, r121 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r67 = 0, *r68 = 0, *r71 = 0, *r75 = 0, *r79 = 0;
+	char *r83 = 0, *r87 = 0, *r95 = 0, *r96 = 0, *r99 = 0, *r103 = 0, *r107 = 0, *r111 = 0;
+	char *r115 = 0, *r122 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0;
 #line 44 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 44 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r125 = r2; r126 = r12 + r125 * 8; r127 = (u64)r1 * 8ull; r128 = r4 + r125 * 8;
 b2: // head
 #line 44 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
-	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
-#line 189 "sin.go"
-	qdfn20x1(r14, &r16); r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b35;
+	r123 = r126; r11 = r123 + 8ll; r14 = *(double *)r11;
+#line 200 "sin.go"
+	r17 = r14 == 0x0p+00; if (!r17) goto b9;
+b5: // sin.switch.body
+#line 200 "sin.go"
+	r16 = r14;
+b6: // sin.return
+#line 241 "sin.go"
+	r15 = r16;
 #line 45 "math.go"
-	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
+	r124 = r128; r122 = r124 + 8ll; *(double *)r122 = r15;
 #line 44 "math.go"
-	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
-b7: // exit
-#line 44 "math.go"
-	return;
-}
-
-// Function math$cos.
-static __device__ void qdfn21x1(double a0, double *o0) {
-	bool r2 = 0, r3 = 0, r7 = 0, r8 = 0, r10 = 0, r13 = 0, r14 = 0, r22 = 0;
-	bool r23 = 0, r29 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r47 = 0, r104 = 0;
-	i64 r9 = 0;
-	u64 r16 = 0, r18 = 0, r20 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0, r32 = 0;
-	u64 r34 = 0, r41 = 0;
-	double r0 = 0, r1 = 0, r4 = 0, r5 = 0, r6 = 0, r11 = 0, r12 = 0, r15 = 0;
-	double r17 = 0, r19 = 0, r21 = 0, r25 = 0, r27 = 0, r31 = 0, r33 = 0, r35 = 0;
-	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r46 = 0, r48 = 0, r51 = 0;
-	double r52 = 0, r54 = 0, r55 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0, r62 = 0;
-	double r63 = 0, r64 = 0, r66 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
-	double r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0;
-	double r84 = 0, r85 = 0, r86 = 0, r88 = 0, r89 = 0, r90 = 0, r92 = 0, r93 = 0;
-	double r94 = 0, r96 = 0, r97 = 0, r98 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0;
-	double r105 = 0;
-	char *r49 = 0, *r50 = 0, *r53 = 0, *r57 = 0, *r61 = 0, *r65 = 0, *r69 = 0, *r79 = 0;
-	char *r80 = 0, *r83 = 0, *r87 = 0, *r91 = 0, *r95 = 0, *r99 = 0;
-	r0 = a0;
+	r2 = (u64)r2 + (u64)r1; r126 = r126 + r127 * 1; r128 = r128 + r127 * 1; goto b2;
+b9: // IsNaN.entry
 #line 39 "bits.go"
-	r3 = r0 != r0; r2 = r3; if (!r2) goto b4;
-b3: // NaN.return
-#line 31 "bits.go"
-	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
-b4: // IsInf.if.then
+	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
 #line 52 "bits.go"
-	r11 = fabs(r0); r12 = r11;
+	r23 = fabs(r14); r24 = r23;
 #line 56 "bits.go"
-	r13 = r12 > 0x1.fffffffffffffp+1023; r8 = r13; if (r8) goto b3;
-#line 139 "sin.go"
-	r6 = fabs(r0);
-#line 143 "sin.go"
-	r7 = r6 >= 0x1p+29; if (!r7) goto b23;
-	qdfn20x0(r6, &r16, &r17); r18 = r16; r19 = r17; r20 = r18; r21 = r19;
-b9: // if.done
-#line 158 "sin.go"
-	r22 = r20 > 3ull; if (!r22) goto b22;
-	r41 = r20 - 4ull;
-	r23 = true; r24 = r41;
-b11: // if.done
-#line 162 "sin.go"
-	r43 = r24 > 1ull; if (!r43) goto b21;
-	r45 = !r23; r44 = r45;
-b13: // if.done
-#line 166 "sin.go"
-	r46 = r21 * r21;
-	r47 = r24 == 1ull; if (!r47) goto b19;
-b14: // if.then
-#line 168 "sin.go"
-	r48 = r21 * r46; r52 = r46 * 0x1.5d8fd1fd19ccdp-33; r55 = r52 + (-0x1.ae5e5a9291f5dp-26); r56 = r55 * r46; r59 = r56 + 0x1.71de3567d48a1p-19; r60 = r59 * r46; r63 = r60 + (-0x1.a01a019bfdf03p-13); r64 = r63 * r46; r67 = r64 + 0x1.111111110f7dp-07; r68 = r67 * r46; r71 = r68 + (-0x1.5555555555548p-03); r72 = r48 * r71; r73 = r21 + r72; r74 = r73;
-b15: // if.done
-#line 168 "sin.go"
-	if (!r44) goto b18;
-#line 173 "sin.go"
-	r105 = -r74; r75 = r105;
-b17: // if.done
-#line 173 "sin.go"
-	r1 = r75; *o0 = r1; return;
-b18: // edge 14→18
-#line 168 "sin.go"
-	r75 = r74; goto b17;
-b19: // cond.false
-#line 167 "sin.go"
-	r104 = r24 == 2ull; if (r104) goto b14;
-#line 170 "sin.go"
-	r76 = r46 * 0x1p-01; r77 = 0x1p+00 - r76; r78 = r46 * r46; r82 = r46 * (-0x1.8fa49a0861a9bp-37); r85 = r82 + 0x1.1ee9d7b4e3f05p-29; r86 = r85 * r46; r89 = r86 + (-0x1.27e4f7eac4bc6p-22); r90 = r89 * r46; r93 = r90 + 0x1.a01a019c844f5p-16; r94 = r93 * r46; r97 = r94 + (-0x1.6c16c16c14f91p-10); r98 = r97 * r46; r101 = r98 + 0x1.555555555554bp-05; r102 = r78 * r101; r103 = r77 + r102; r74 = r103; goto b15;
-b21: // edge 10→12
-#line 162 "sin.go"
-	r44 = r23; goto b13;
-b22: // edge 5→10
-#line 158 "sin.go"
-	r23 = false; r24 = r20; goto b11;
-b23: // if.else
-#line 146 "sin.go"
-	r25 = r6 * 0x1.45f306dc9c883p+00; r26 = qd_f64_to_u64(r25);
-	r27 = (double)r26;
-#line 150 "sin.go"
-	r28 = r26 & 1ull; r29 = r28 == 1ull; if (!r29) goto b26;
-	r32 = r26 + 1ull;
-	r33 = r27 + 0x1p+00; r30 = r32; r31 = r33;
-b25: // if.done
-#line 154 "sin.go"
-	r34 = r30 & 7ull;
-	r35 = r31 * 0x1.921fb4p-01; r36 = r6 - r35; r37 = r31 * 0x1.4442dp-25; r38 = r36 - r37; r39 = r31 * 0x1.8469898cc517p-49; r40 = r38 - r39; r20 = r34; r21 = r40; goto b9;
-b26: // edge 6→8
-#line 150 "sin.go"
-	r30 = r26; r31 = r27; goto b25;
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
+b15: // sin.switch.next
+#line 208 "sin.go"
+	r30 = r14 < 0x0p+00; if (!r30) goto b34;
+	r33 = -r14; r31 = r33; r32 = true;
+b17: // sin.if.done
+#line 215 "sin.go"
+	r34 = r31 >= 0x1p+29; if (!r34) goto b30;
+	qdfn20x0(r31, &r35, &r36); r37 = r35; r38 = r36; r39 = r37; r40 = r38;
+b19: // sin.if.done
+#line 230 "sin.go"
+	r41 = r39 > 3ull; if (!r41) goto b29;
+	r60 = !r32;
+	r61 = r39 - 4ull; r42 = r60; r43 = r61;
+b21: // sin.if.done
+#line 234 "sin.go"
+	r62 = r40 * r40;
+	r63 = r43 == 1ull; if (!r63) goto b27;
+b22: // sin.if.then
+#line 236 "sin.go"
+	r64 = r62 * 0x1p-01; r65 = 0x1p+00 - r64; r66 = r62 * r62; r70 = r62 * (-0x1.8fa49a0861a9bp-37); r73 = r70 + 0x1.1ee9d7b4e3f05p-29; r74 = r73 * r62; r77 = r74 + (-0x1.27e4f7eac4bc6p-22); r78 = r77 * r62; r81 = r78 + 0x1.a01a019c844f5p-16; r82 = r81 * r62; r85 = r82 + (-0x1.6c16c16c14f91p-10); r86 = r85 * r62; r89 = r86 + 0x1.555555555554bp-05; r90 = r66 * r89; r91 = r65 + r90; r92 = r91;
+b23: // sin.if.done
+#line 236 "sin.go"
+	if (!r42) goto b26;
+#line 241 "sin.go"
+	r121 = -r92; r93 = r121;
+b25: // sin.if.done
+#line 241 "sin.go"
+	r16 = r93; goto b6;
+b26: // edge 16→20
+#line 236 "sin.go"
+	r93 = r92; goto b25;
+b27: // sin.cond.false
+#line 235 "sin.go"
+	r120 = r43 == 2ull; if (r120) goto b22;
+#line 238 "sin.go"
+	r94 = r40 * r62; r98 = r62 * 0x1.5d8fd1fd19ccdp-33; r101 = r98 + (-0x1.ae5e5a9291f5dp-26); r102 = r101 * r62; r105 = r102 + 0x1.71de3567d48a1p-19; r106 = r105 * r62; r109 = r106 + (-0x1.a01a019bfdf03p-13); r110 = r109 * r62; r113 = r110 + 0x1.111111110f7dp-07; r114 = r113 * r62; r117 = r114 + (-0x1.5555555555548p-03); r118 = r94 * r117; r119 = r40 + r118; r92 = r119; goto b23;
+b29: // edge 9→14
+#line 230 "sin.go"
+	r42 = r32; r43 = r39; goto b21;
+b30: // sin.if.else
+#line 218 "sin.go"
+	r44 = r31 * 0x1.45f306dc9c883p+00; r45 = qd_f64_to_u64(r44);
+	r46 = (double)r45;
+#line 222 "sin.go"
+	r47 = r45 & 1ull; r48 = r47 == 1ull; if (!r48) goto b33;
+	r51 = r45 + 1ull;
+	r52 = r46 + 0x1p+00; r49 = r51; r50 = r52;
+b32: // sin.if.done
+#line 226 "sin.go"
+	r53 = r49 & 7ull;
+	r54 = r50 * 0x1.921fb4p-01; r55 = r31 - r54; r56 = r50 * 0x1.4442dp-25; r57 = r55 - r56; r58 = r50 * 0x1.8469898cc517p-49; r59 = r57 - r58; r39 = r53; r40 = r59; goto b19;
+b33: // edge 10→12
+#line 222 "sin.go"
+	r49 = r45; r50 = r46; goto b32;
+b34: // edge 5→7
+#line 208 "sin.go"
+	r31 = r14; r32 = false; goto b17;
+b35: // exit
+#line 208 "sin.go"
+	return;
 }
 
 // Task 0 of kernel Cos(x []f64, out []f64), parallel.
 extern "C" __global__ void Cos_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r17 = 0, r18 = 0, r22 = 0, r23 = 0, r25 = 0, r28 = 0;
+	bool r29 = 0, r37 = 0, r38 = 0, r44 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
+	bool r62 = 0, r119 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r20 = 0, r22 = 0;
-	double r14 = 0, r15 = 0, r16 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
+	i64 r13 = 0, r24 = 0, r124 = 0, r126 = 0;
+	u64 r31 = 0, r33 = 0, r35 = 0, r39 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0;
+	u64 r49 = 0, r56 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r19 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0;
+	double r30 = 0, r32 = 0, r34 = 0, r36 = 0, r40 = 0, r42 = 0, r46 = 0, r48 = 0;
+	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r61 = 0, r63 = 0;
+	double r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0, r74 = 0, r75 = 0;
+	double r77 = 0, r78 = 0, r79 = 0, r81 = 0, r82 = 0, r83 = 0, r85 = 0, r86 = 0;
+	double r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r96 = 0;
+	double r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0, r107 = 0;
+	double r108 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0;
+	double r118 = 0, r120 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r64 = 0, *r65 = 0, *r68 = 0, *r72 = 0, *r76 = 0;
+	char *r80 = 0, *r84 = 0, *r94 = 0, *r95 = 0, *r98 = 0, *r102 = 0, *r106 = 0, *r110 = 0;
+	char *r114 = 0, *r121 = 0, *r122 = 0, *r123 = 0, *r125 = 0, *r127 = 0;
 #line 51 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 51 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r124 = r2; r125 = r12 + r124 * 8; r126 = (u64)r1 * 8ull; r127 = r4 + r124 * 8;
 b2: // head
 #line 51 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
-	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
-#line 122 "sin.go"
-	qdfn21x1(r14, &r16); r15 = r16;
-#line 52 "math.go"
-	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
-#line 51 "math.go"
-	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
-b7: // exit
-#line 51 "math.go"
-	return;
-}
-
-// Function math$tan.
-static __device__ void qdfn22x1(double a0, double *o0) {
-	bool r2 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	bool r17 = 0, r19 = 0, r27 = 0, r32 = 0, r76 = 0;
-	i64 r6 = 0;
-	u64 r20 = 0, r22 = 0, r24 = 0, r29 = 0, r31 = 0, r33 = 0, r35 = 0, r75 = 0;
-	double r0 = 0, r1 = 0, r3 = 0, r4 = 0, r8 = 0, r9 = 0, r12 = 0, r16 = 0;
-	double r18 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r28 = 0, r30 = 0, r34 = 0;
-	double r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r45 = 0;
-	double r46 = 0, r48 = 0, r49 = 0, r50 = 0, r52 = 0, r53 = 0, r54 = 0, r57 = 0;
-	double r58 = 0, r59 = 0, r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0;
-	double r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r77 = 0, r78 = 0;
-	double r79 = 0, r80 = 0;
-	char *r43 = 0, *r44 = 0, *r47 = 0, *r51 = 0, *r55 = 0, *r56 = 0, *r60 = 0, *r64 = 0;
-	char *r68 = 0;
-	r0 = a0;
-#line 98 "tan.go"
-	r2 = r0 == 0x0p+00; if (!r2) goto b3;
-b2: // switch.body
-#line 98 "tan.go"
-	r1 = r0; *o0 = r1; return;
-b3: // IsNaN.entry
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33;
+	r122 = r125; r11 = r122 + 8ll; r14 = *(double *)r11;
 #line 39 "bits.go"
-	r14 = r0 != r0; r13 = r14; if (r13) goto b2;
-#line 52 "bits.go"
-	r8 = fabs(r0); r9 = r8;
-#line 56 "bits.go"
-	r10 = r9 > 0x1.fffffffffffffp+1023; r5 = r10; if (!r5) goto b9;
+	r18 = r14 != r14; r17 = r18; if (!r17) goto b10;
+b6: // NaN.return
 #line 31 "bits.go"
-	r1 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r1; return;
-b9: // switch.next
-#line 106 "tan.go"
-	r15 = r0 < 0x0p+00; if (!r15) goto b27;
-	r18 = -r0; r16 = r18; r17 = true;
-b11: // if.done
-#line 112 "tan.go"
-	r19 = r16 >= 0x1p+29; if (!r19) goto b23;
-	qdfn20x0(r16, &r20, &r21); r22 = r20; r23 = r21; r24 = r22; r25 = r23;
-b13: // if.done
-#line 126 "tan.go"
-	r26 = r25 * r25;
-#line 128 "tan.go"
-	r27 = r26 > 0x1.6849b86a12b9bp-47; if (!r27) goto b22;
-	r46 = r26 * (-0x1.992d8d24f3f38p+13); r49 = r46 + 0x1.199eca5fc9dddp+20; r50 = r49 * r26; r53 = r50 + (-0x1.11fead3299176p+24); r54 = r26 * r53; r58 = r26 + 0x1.ab8a5eeb36572p+13; r59 = r58 * r26; r62 = r59 + (-0x1.427bc582abc96p+20); r63 = r62 * r26; r66 = r63 + 0x1.7d98fc2ead8efp+24; r67 = r66 * r26; r70 = r67 + (-0x1.9afe03cbe5a31p+25); r71 = r54 / r70; r72 = r25 * r71; r73 = r25 + r72; r74 = r73;
-b15: // if.done
-#line 133 "tan.go"
-	r75 = r24 & 2ull; r76 = r75 == 2ull; if (!r76) goto b21;
-	r78 = (-0x1p+00) / r74; r77 = r78;
-b17: // if.done
-#line 134 "tan.go"
-	if (!r17) goto b20;
-#line 137 "tan.go"
-	r80 = -r77; r79 = r80;
-b19: // if.done
-#line 137 "tan.go"
-	r1 = r79; *o0 = r1; return;
-b20: // edge 17→19
-#line 134 "tan.go"
-	r79 = r77; goto b19;
-b21: // edge 14→17
-#line 133 "tan.go"
-	r77 = r74; goto b17;
-b22: // if.else
-#line 133 "tan.go"
-	r74 = r25; goto b15;
-b23: // if.else
-#line 115 "tan.go"
-	r28 = r16 * 0x1.45f306dc9c883p+00; r29 = qd_f64_to_u64(r28);
-	r30 = (double)r29;
-#line 119 "tan.go"
-	r31 = r29 & 1ull; r32 = r31 == 1ull; if (!r32) goto b26;
-	r35 = r29 + 1ull;
-	r36 = r30 + 0x1p+00; r33 = r35; r34 = r36;
-b25: // if.done
-#line 124 "tan.go"
-	r37 = r34 * 0x1.921fb4p-01; r38 = r16 - r37; r39 = r34 * 0x1.4442dp-25; r40 = r38 - r39; r41 = r34 * 0x1.8469898cc517p-49; r42 = r40 - r41; r24 = r33; r25 = r42; goto b13;
-b26: // edge 10→12
-#line 119 "tan.go"
-	r33 = r29; r34 = r30; goto b25;
-b27: // edge 5→7
-#line 106 "tan.go"
-	r16 = r0; r17 = false; goto b11;
+	r16 = __longlong_as_double(0x7ff8000000000001ll);
+b7: // cos.return
+#line 173 "sin.go"
+	r15 = r16;
+#line 52 "math.go"
+	r123 = r127; r121 = r123 + 8ll; *(double *)r121 = r15;
+#line 51 "math.go"
+	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; r127 = r127 + r126 * 1; goto b2;
+b10: // IsInf.if.then
+#line 52 "bits.go"
+	r26 = fabs(r14); r27 = r26;
+#line 56 "bits.go"
+	r28 = r27 > 0x1.fffffffffffffp+1023; r23 = r28; if (r23) goto b6;
+#line 139 "sin.go"
+	r21 = r26;
+#line 143 "sin.go"
+	r22 = r21 >= 0x1p+29; if (!r22) goto b29;
+	qdfn20x0(r21, &r31, &r32); r33 = r31; r34 = r32; r35 = r33; r36 = r34;
+b15: // cos.if.done
+#line 158 "sin.go"
+	r37 = r35 > 3ull; if (!r37) goto b28;
+	r56 = r35 - 4ull;
+	r38 = true; r39 = r56;
+b17: // cos.if.done
+#line 162 "sin.go"
+	r58 = r39 > 1ull; if (!r58) goto b27;
+	r60 = !r38; r59 = r60;
+b19: // cos.if.done
+#line 166 "sin.go"
+	r61 = r36 * r36;
+	r62 = r39 == 1ull; if (!r62) goto b25;
+b20: // cos.if.then
+#line 168 "sin.go"
+	r63 = r36 * r61; r67 = r61 * 0x1.5d8fd1fd19ccdp-33; r70 = r67 + (-0x1.ae5e5a9291f5dp-26); r71 = r70 * r61; r74 = r71 + 0x1.71de3567d48a1p-19; r75 = r74 * r61; r78 = r75 + (-0x1.a01a019bfdf03p-13); r79 = r78 * r61; r82 = r79 + 0x1.111111110f7dp-07; r83 = r82 * r61; r86 = r83 + (-0x1.5555555555548p-03); r87 = r63 * r86; r88 = r36 + r87; r89 = r88;
+b21: // cos.if.done
+#line 168 "sin.go"
+	if (!r59) goto b24;
+#line 173 "sin.go"
+	r120 = -r89; r90 = r120;
+b23: // cos.if.done
+#line 173 "sin.go"
+	r16 = r90; goto b7;
+b24: // edge 14→18
+#line 168 "sin.go"
+	r90 = r89; goto b23;
+b25: // cos.cond.false
+#line 167 "sin.go"
+	r119 = r39 == 2ull; if (r119) goto b20;
+#line 170 "sin.go"
+	r91 = r61 * 0x1p-01; r92 = 0x1p+00 - r91; r93 = r61 * r61; r97 = r61 * (-0x1.8fa49a0861a9bp-37); r100 = r97 + 0x1.1ee9d7b4e3f05p-29; r101 = r100 * r61; r104 = r101 + (-0x1.27e4f7eac4bc6p-22); r105 = r104 * r61; r108 = r105 + 0x1.a01a019c844f5p-16; r109 = r108 * r61; r112 = r109 + (-0x1.6c16c16c14f91p-10); r113 = r112 * r61; r116 = r113 + 0x1.555555555554bp-05; r117 = r93 * r116; r118 = r92 + r117; r89 = r118; goto b21;
+b27: // edge 10→12
+#line 162 "sin.go"
+	r59 = r38; goto b19;
+b28: // edge 5→10
+#line 158 "sin.go"
+	r38 = false; r39 = r35; goto b17;
+b29: // cos.if.else
+#line 146 "sin.go"
+	r40 = r21 * 0x1.45f306dc9c883p+00; r41 = qd_f64_to_u64(r40);
+	r42 = (double)r41;
+#line 150 "sin.go"
+	r43 = r41 & 1ull; r44 = r43 == 1ull; if (!r44) goto b32;
+	r47 = r41 + 1ull;
+	r48 = r42 + 0x1p+00; r45 = r47; r46 = r48;
+b31: // cos.if.done
+#line 154 "sin.go"
+	r49 = r45 & 7ull;
+	r50 = r46 * 0x1.921fb4p-01; r51 = r21 - r50; r52 = r46 * 0x1.4442dp-25; r53 = r51 - r52; r54 = r46 * 0x1.8469898cc517p-49; r55 = r53 - r54; r35 = r49; r36 = r55; goto b15;
+b32: // edge 6→8
+#line 150 "sin.go"
+	r45 = r41; r46 = r42; goto b31;
+b33: // exit
+#line 150 "sin.go"
+	return;
 }
 
 // Task 0 of kernel Tan(x []f64, out []f64), parallel.
 extern "C" __global__ void Tan_0(char *p0, i64 p1, char *p2, i64 p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r22 = 0, r25 = 0, r26 = 0, r28 = 0;
+	bool r29 = 0, r30 = 0, r32 = 0, r34 = 0, r42 = 0, r47 = 0, r91 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r20 = 0, r22 = 0;
-	double r14 = 0, r15 = 0, r16 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r21 = 0, *r23 = 0;
+	i64 r13 = 0, r21 = 0, r99 = 0, r101 = 0;
+	u64 r35 = 0, r37 = 0, r39 = 0, r44 = 0, r46 = 0, r48 = 0, r50 = 0, r90 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r23 = 0, r24 = 0, r27 = 0;
+	double r31 = 0, r33 = 0, r36 = 0, r38 = 0, r40 = 0, r41 = 0, r43 = 0, r45 = 0;
+	double r49 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
+	double r60 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r69 = 0;
+	double r72 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0;
+	double r82 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r92 = 0;
+	double r93 = 0, r94 = 0, r95 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r58 = 0, *r59 = 0, *r62 = 0, *r66 = 0, *r70 = 0;
+	char *r71 = 0, *r75 = 0, *r79 = 0, *r83 = 0, *r96 = 0, *r97 = 0, *r98 = 0, *r100 = 0;
+	char *r102 = 0;
 #line 58 "math.go"
 	r4 = p2; r5 = p3; r3 = r5;
 	r12 = p0;
 #line 58 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r20 = r2; r21 = r12 + r20 * 8; r22 = (u64)r1 * 8ull; r23 = r4 + r20 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r99 = r2; r100 = r12 + r99 * 8; r101 = (u64)r1 * 8ull; r102 = r4 + r99 * 8;
 b2: // head
 #line 58 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
-	r18 = r21; r11 = r18 + 8ll; r14 = *(double *)r11;
-#line 87 "tan.go"
-	qdfn22x1(r14, &r16); r15 = r16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34;
+	r97 = r100; r11 = r97 + 8ll; r14 = *(double *)r11;
+#line 98 "tan.go"
+	r17 = r14 == 0x0p+00; if (!r17) goto b9;
+b5: // tan.switch.body
+#line 98 "tan.go"
+	r16 = r14;
+b6: // tan.return
+#line 137 "tan.go"
+	r15 = r16;
 #line 59 "math.go"
-	r19 = r23; r17 = r19 + 8ll; *(double *)r17 = r15;
+	r98 = r102; r96 = r98 + 8ll; *(double *)r96 = r15;
 #line 58 "math.go"
-	r2 = (u64)r2 + (u64)r1; r21 = r21 + r22 * 1; r23 = r23 + r22 * 1; goto b2;
-b7: // exit
-#line 58 "math.go"
+	r2 = (u64)r2 + (u64)r1; r100 = r100 + r101 * 1; r102 = r102 + r101 * 1; goto b2;
+b9: // IsNaN.entry
+#line 39 "bits.go"
+	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
+#line 52 "bits.go"
+	r23 = fabs(r14); r24 = r23;
+#line 56 "bits.go"
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+#line 31 "bits.go"
+	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
+b15: // tan.switch.next
+#line 106 "tan.go"
+	r30 = r14 < 0x0p+00; if (!r30) goto b33;
+	r33 = -r14; r31 = r33; r32 = true;
+b17: // tan.if.done
+#line 112 "tan.go"
+	r34 = r31 >= 0x1p+29; if (!r34) goto b29;
+	qdfn20x0(r31, &r35, &r36); r37 = r35; r38 = r36; r39 = r37; r40 = r38;
+b19: // tan.if.done
+#line 126 "tan.go"
+	r41 = r40 * r40;
+#line 128 "tan.go"
+	r42 = r41 > 0x1.6849b86a12b9bp-47; if (!r42) goto b28;
+	r61 = r41 * (-0x1.992d8d24f3f38p+13); r64 = r61 + 0x1.199eca5fc9dddp+20; r65 = r64 * r41; r68 = r65 + (-0x1.11fead3299176p+24); r69 = r41 * r68; r73 = r41 + 0x1.ab8a5eeb36572p+13; r74 = r73 * r41; r77 = r74 + (-0x1.427bc582abc96p+20); r78 = r77 * r41; r81 = r78 + 0x1.7d98fc2ead8efp+24; r82 = r81 * r41; r85 = r82 + (-0x1.9afe03cbe5a31p+25); r86 = r69 / r85; r87 = r40 * r86; r88 = r40 + r87; r89 = r88;
+b21: // tan.if.done
+#line 133 "tan.go"
+	r90 = r39 & 2ull; r91 = r90 == 2ull; if (!r91) goto b27;
+	r93 = (-0x1p+00) / r89; r92 = r93;
+b23: // tan.if.done
+#line 134 "tan.go"
+	if (!r32) goto b26;
+#line 137 "tan.go"
+	r95 = -r92; r94 = r95;
+b25: // tan.if.done
+#line 137 "tan.go"
+	r16 = r94; goto b6;
+b26: // edge 17→19
+#line 134 "tan.go"
+	r94 = r92; goto b25;
+b27: // edge 14→17
+#line 133 "tan.go"
+	r92 = r89; goto b23;
+b28: // tan.if.else
+#line 133 "tan.go"
+	r89 = r40; goto b21;
+b29: // tan.if.else
+#line 115 "tan.go"
+	r43 = r31 * 0x1.45f306dc9c883p+00; r44 = qd_f64_to_u64(r43);
+	r45 = (double)r44;
+#line 119 "tan.go"
+	r46 = r44 & 1ull; r47 = r46 == 1ull; if (!r47) goto b32;
+	r50 = r44 + 1ull;
+	r51 = r45 + 0x1p+00; r48 = r50; r49 = r51;
+b31: // tan.if.done
+#line 124 "tan.go"
+	r52 = r49 * 0x1.921fb4p-01; r53 = r31 - r52; r54 = r49 * 0x1.4442dp-25; r55 = r53 - r54; r56 = r49 * 0x1.8469898cc517p-49; r57 = r55 - r56; r39 = r48; r40 = r57; goto b19;
+b32: // edge 10→12
+#line 119 "tan.go"
+	r48 = r44; r49 = r45; goto b31;
+b33: // edge 5→7
+#line 106 "tan.go"
+	r31 = r14; r32 = false; goto b17;
+b34: // exit
+#line 106 "tan.go"
 	return;
 }
 
@@ -2667,144 +2635,134 @@ b5: // if.done
 	r9 = r0 - 0x1p+00; r10 = r0 + 0x1p+00; r11 = r9 / r10; qdfn23x0(r11, &r12); r13 = r12 + 0x1.921fb54442d18p-01; r14 = r13 + 0x1.1a62633145c07p-55; r1 = r14; *o0 = r1; return;
 }
 
-// Function math$Atan.
-static __device__ void qdfn23x2(double a0, double *o0) {
-	bool r4 = 0, r5 = 0;
-	double r0 = 0, r1 = 0, r2 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0;
-	r0 = a0;
-#line 104 "atan.go"
-	r4 = r0 == 0x0p+00; if (!r4) goto b4; r3 = r0;
-b3: // atan.return
-#line 110 "atan.go"
-	r1 = r3; *o0 = r1; return;
-b4: // atan.if.done
-#line 107 "atan.go"
-	r5 = r0 > 0x0p+00; if (!r5) goto b6;
-	qdfn23x1(r0, &r6); r3 = r6; goto b3;
-b6: // atan.if.done
-#line 110 "atan.go"
-	r7 = -r0; qdfn23x1(r7, &r8); r9 = -r8; r3 = r9; goto b3;
-}
-
-// Function math$atan2.
-static __device__ void qdfn23x3(double a0, double a1, double *o0) {
-	bool r3 = 0, r4 = 0, r7 = 0, r8 = 0, r9 = 0, r10 = 0, r19 = 0, r36 = 0;
-	bool r39 = 0, r40 = 0, r42 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r53 = 0;
-	bool r54 = 0, r64 = 0, r66 = 0, r69 = 0, r70 = 0, r72 = 0, r74 = 0, r77 = 0;
-	bool r78 = 0, r80 = 0, r82 = 0, r85 = 0, r86 = 0, r122 = 0, r123 = 0;
-	i64 r38 = 0, r41 = 0, r49 = 0, r65 = 0, r73 = 0, r81 = 0;
-	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r22 = 0, r23 = 0, r24 = 0;
-	u64 r25 = 0, r26 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r37 = 0;
-	u64 r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r90 = 0, r91 = 0, r92 = 0;
-	u64 r93 = 0, r94 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r106 = 0;
-	u64 r107 = 0, r108 = 0, r109 = 0, r110 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0;
-	u64 r118 = 0;
-	double r0 = 0, r1 = 0, r2 = 0, r5 = 0, r6 = 0, r11 = 0, r12 = 0, r18 = 0;
-	double r20 = 0, r21 = 0, r27 = 0, r28 = 0, r29 = 0, r35 = 0, r43 = 0, r44 = 0;
-	double r47 = 0, r51 = 0, r52 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0, r67 = 0;
-	double r68 = 0, r71 = 0, r75 = 0, r76 = 0, r79 = 0, r83 = 0, r84 = 0, r87 = 0;
-	double r88 = 0, r89 = 0, r95 = 0, r96 = 0, r97 = 0, r103 = 0, r104 = 0, r105 = 0;
-	double r111 = 0, r112 = 0, r113 = 0, r119 = 0, r120 = 0, r121 = 0, r124 = 0, r125 = 0;
-	r0 = a0;
-	r1 = a1;
-#line 39 "bits.go"
-	r4 = r0 != r0; r3 = r4; if (!r3) goto b4;
-b3: // NaN.return
-#line 31 "bits.go"
-	r2 = __longlong_as_double(0x7ff8000000000001ll); *o0 = r2; return;
-b4: // IsNaN.entry
-#line 39 "bits.go"
-	r10 = r1 != r1; r9 = r10; if (r9) goto b3;
-#line 42 "atan2.go"
-	r8 = r0 == 0x0p+00; if (!r8) goto b14;
-	r7 = r1 >= 0x0p+00; if (!r7) goto b10;
-#line 9 "signbit.go"
-	r37 = (u64)__double_as_longlong(r1); r38 = (i64)r37; r39 = r38 < 0ll; r36 = r39; if (!r36) goto b12;
-b10: // Copysign.entry
-#line 11 "copysign.go"
-	r32 = (u64)__double_as_longlong(r0); r33 = r32 & 9223372036854775808ull; r34 = r33 | 4614256656552045848ull; r35 = __longlong_as_double((i64)r34); r28 = r35; r2 = r28; *o0 = r2; return;
-b12: // Copysign.entry
-#line 11 "copysign.go"
-	r24 = (u64)__double_as_longlong(r0); r25 = r24 & 9223372036854775808ull; r26 = r25; r27 = __longlong_as_double((i64)r26); r20 = r27; r2 = r20; *o0 = r2; return;
-b14: // switch.next
-#line 47 "atan2.go"
-	r19 = r1 == 0x0p+00; if (!r19) goto b17;
-#line 11 "copysign.go"
-	r15 = (u64)__double_as_longlong(r0); r16 = r15 & 9223372036854775808ull; r17 = r16 | 4609753056924675352ull; r18 = __longlong_as_double((i64)r17); r11 = r18; r2 = r11; *o0 = r2; return;
-b17: // IsInf.if.then
-#line 52 "bits.go"
-	r51 = fabs(r1); r52 = r51;
-#line 56 "bits.go"
-	r53 = r52 > 0x1.fffffffffffffp+1023; r48 = r53; if (!r48) goto b37;
-#line 53 "bits.go"
-	r44 = r1;
-#line 56 "bits.go"
-	r45 = r44 > 0x1.fffffffffffffp+1023; r40 = r45; if (!r40) goto b30;
-#line 52 "bits.go"
-	r75 = fabs(r0); r76 = r75;
-#line 56 "bits.go"
-	r77 = r76 > 0x1.fffffffffffffp+1023; r72 = r77; if (!r72) goto b28;
-#line 11 "copysign.go"
-	r92 = (u64)__double_as_longlong(r0); r93 = r92 & 9223372036854775808ull; r94 = r93 | 4605249457297304856ull; r95 = __longlong_as_double((i64)r94); r88 = r95; r2 = r88; *o0 = r2; return;
-b28: // Copysign.entry
-#line 11 "copysign.go"
-	r100 = (u64)__double_as_longlong(r0); r101 = r100 & 9223372036854775808ull; r102 = r101; r103 = __longlong_as_double((i64)r102); r96 = r103; r2 = r96; *o0 = r2; return;
-b30: // IsInf.if.then
-#line 52 "bits.go"
-	r83 = fabs(r0); r84 = r83;
-#line 56 "bits.go"
-	r85 = r84 > 0x1.fffffffffffffp+1023; r80 = r85; if (!r80) goto b35;
-#line 11 "copysign.go"
-	r108 = (u64)__double_as_longlong(r0); r109 = r108 & 9223372036854775808ull; r110 = r109 | 4612488097114038738ull; r111 = __longlong_as_double((i64)r110); r104 = r111; r2 = r104; *o0 = r2; return;
-b35: // Copysign.entry
-#line 11 "copysign.go"
-	r116 = (u64)__double_as_longlong(r0); r117 = r116 & 9223372036854775808ull; r118 = r117 | 4614256656552045848ull; r119 = __longlong_as_double((i64)r118); r112 = r119; r2 = r112; *o0 = r2; return;
-b37: // IsInf.if.then
-#line 52 "bits.go"
-	r67 = fabs(r0); r68 = r67;
-#line 56 "bits.go"
-	r69 = r68 > 0x1.fffffffffffffp+1023; r64 = r69; if (!r64) goto b42;
-#line 11 "copysign.go"
-	r60 = (u64)__double_as_longlong(r0); r61 = r60 & 9223372036854775808ull; r62 = r61 | 4609753056924675352ull; r63 = __longlong_as_double((i64)r62); r56 = r63; r2 = r56; *o0 = r2; return;
-b42: // switch.next
-#line 69 "atan2.go"
-	r120 = r0 / r1; qdfn23x2(r120, &r121);
-	r122 = r1 < 0x0p+00; if (!r122) goto b46;
-	r123 = r121 <= 0x0p+00; if (!r123) goto b45;
-	r124 = r121 + 0x1.921fb54442d18p+01; r2 = r124; *o0 = r2; return;
-b45: // if.done
-#line 74 "atan2.go"
-	r125 = r121 - 0x1.921fb54442d18p+01; r2 = r125; *o0 = r2; return;
-b46: // if.done
-#line 71 "atan2.go"
-	r2 = r121; *o0 = r2; return;
-}
-
 // Task 0 of kernel Atan2(y []f64, x []f64, out []f64), parallel.
 extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r21 = 0, r22 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0;
+	bool r37 = 0, r54 = 0, r57 = 0, r58 = 0, r60 = 0, r63 = 0, r64 = 0, r66 = 0;
+	bool r68 = 0, r71 = 0, r72 = 0, r82 = 0, r84 = 0, r87 = 0, r88 = 0, r90 = 0;
+	bool r92 = 0, r95 = 0, r96 = 0, r98 = 0, r100 = 0, r103 = 0, r104 = 0, r141 = 0;
+	bool r142 = 0, r147 = 0, r148 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r17 = 0, r25 = 0, r27 = 0;
-	double r14 = 0, r18 = 0, r19 = 0, r20 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r21 = 0, *r22 = 0, *r23 = 0;
-	char *r24 = 0, *r26 = 0, *r28 = 0, *r29 = 0;
+	i64 r13 = 0, r17 = 0, r56 = 0, r59 = 0, r67 = 0, r83 = 0, r91 = 0, r99 = 0;
+	i64 r155 = 0, r157 = 0;
+	u64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0, r41 = 0, r42 = 0;
+	u64 r43 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r55 = 0;
+	u64 r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r108 = 0, r109 = 0, r110 = 0;
+	u64 r111 = 0, r112 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r124 = 0;
+	u64 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0;
+	u64 r136 = 0;
+	double r14 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0;
+	double r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r47 = 0, r53 = 0, r61 = 0;
+	double r62 = 0, r65 = 0, r69 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0, r81 = 0;
+	double r85 = 0, r86 = 0, r89 = 0, r93 = 0, r94 = 0, r97 = 0, r101 = 0, r102 = 0;
+	double r105 = 0, r106 = 0, r107 = 0, r113 = 0, r114 = 0, r115 = 0, r121 = 0, r122 = 0;
+	double r123 = 0, r129 = 0, r130 = 0, r131 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0;
+	double r143 = 0, r144 = 0, r145 = 0, r146 = 0, r149 = 0, r150 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r151 = 0, *r152 = 0, *r153 = 0;
+	char *r154 = 0, *r156 = 0, *r158 = 0, *r159 = 0;
 #line 65 "math.go"
 	r4 = p4; r5 = p5; r3 = r5;
 	r12 = p0; r16 = p2;
 #line 65 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r25 = r2; r26 = r12 + r25 * 8; r27 = (u64)r1 * 8ull; r28 = r16 + r25 * 8; r29 = r4 + r25 * 8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r155 = r2; r156 = r12 + r155 * 8; r157 = (u64)r1 * 8ull; r158 = r16 + r155 * 8; r159 = r4 + r155 * 8;
 b2: // head
 #line 65 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b7;
-	r22 = r26; r11 = r22 + 8ll; r14 = *(double *)r11; r23 = r28; r15 = r23 + 8ll; r18 = *(double *)r15;
-#line 34 "atan2.go"
-	qdfn23x3(r14, r18, &r20); r19 = r20;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b60;
+	r152 = r156; r11 = r152 + 8ll; r14 = *(double *)r11; r153 = r158; r15 = r153 + 8ll; r18 = *(double *)r15;
+#line 70 "atan2.go"
+	r147 = r18 < 0x0p+00;
+#line 39 "bits.go"
+	r22 = r14 != r14; r21 = r22; if (!r21) goto b10;
+b6: // NaN.return
+#line 31 "bits.go"
+	r20 = __longlong_as_double(0x7ff8000000000001ll);
+b7: // atan2.return
+#line 74 "atan2.go"
+	r19 = r20;
 #line 66 "math.go"
-	r24 = r29; r21 = r24 + 8ll; *(double *)r21 = r19;
+	r154 = r159; r151 = r154 + 8ll; *(double *)r151 = r19;
 #line 65 "math.go"
-	r2 = (u64)r2 + (u64)r1; r26 = r26 + r27 * 1; r28 = r28 + r27 * 1; r29 = r29 + r27 * 1; goto b2;
-b7: // exit
-#line 65 "math.go"
+	r2 = (u64)r2 + (u64)r1; r156 = r156 + r157 * 1; r158 = r158 + r157 * 1; r159 = r159 + r157 * 1; goto b2;
+b10: // IsNaN.entry
+#line 39 "bits.go"
+	r28 = r18 != r18; r27 = r28; if (r27) goto b6;
+#line 42 "atan2.go"
+	r26 = r14 == 0x0p+00; if (!r26) goto b20;
+	r25 = r18 >= 0x0p+00; if (!r25) goto b16;
+#line 9 "signbit.go"
+	r55 = (u64)__double_as_longlong(r18); r56 = (i64)r55; r57 = r56 < 0ll; r54 = r57; if (!r54) goto b18;
+b16: // Copysign.entry
+#line 11 "copysign.go"
+	r50 = (u64)__double_as_longlong(r14); r51 = r50 & 9223372036854775808ull; r52 = r51 | 4614256656552045848ull; r53 = __longlong_as_double((i64)r52); r46 = r53; r20 = r46; goto b7;
+b18: // Copysign.entry
+#line 11 "copysign.go"
+	r42 = (u64)__double_as_longlong(r14); r43 = r42 & 9223372036854775808ull; r44 = r43; r45 = __longlong_as_double((i64)r44); r38 = r45; r20 = r38; goto b7;
+b20: // atan2.switch.next
+#line 47 "atan2.go"
+	r37 = r18 == 0x0p+00; if (!r37) goto b23;
+#line 11 "copysign.go"
+	r33 = (u64)__double_as_longlong(r14); r34 = r33 & 9223372036854775808ull; r35 = r34 | 4609753056924675352ull; r36 = __longlong_as_double((i64)r35); r29 = r36; r20 = r29; goto b7;
+b23: // IsInf.if.then
+#line 52 "bits.go"
+	r69 = fabs(r18); r70 = r69;
+#line 56 "bits.go"
+	r71 = r70 > 0x1.fffffffffffffp+1023; r66 = r71; if (!r66) goto b43;
+#line 53 "bits.go"
+	r62 = r18;
+#line 56 "bits.go"
+	r63 = r62 > 0x1.fffffffffffffp+1023; r58 = r63; if (!r58) goto b36;
+#line 52 "bits.go"
+	r93 = fabs(r14); r94 = r93;
+#line 56 "bits.go"
+	r95 = r94 > 0x1.fffffffffffffp+1023; r90 = r95; if (!r90) goto b34;
+#line 11 "copysign.go"
+	r110 = (u64)__double_as_longlong(r14); r111 = r110 & 9223372036854775808ull; r112 = r111 | 4605249457297304856ull; r113 = __longlong_as_double((i64)r112); r106 = r113; r20 = r106; goto b7;
+b34: // Copysign.entry
+#line 11 "copysign.go"
+	r118 = (u64)__double_as_longlong(r14); r119 = r118 & 9223372036854775808ull; r120 = r119; r121 = __longlong_as_double((i64)r120); r114 = r121; r20 = r114; goto b7;
+b36: // IsInf.if.then
+#line 52 "bits.go"
+	r101 = fabs(r14); r102 = r101;
+#line 56 "bits.go"
+	r103 = r102 > 0x1.fffffffffffffp+1023; r98 = r103; if (!r98) goto b41;
+#line 11 "copysign.go"
+	r126 = (u64)__double_as_longlong(r14); r127 = r126 & 9223372036854775808ull; r128 = r127 | 4612488097114038738ull; r129 = __longlong_as_double((i64)r128); r122 = r129; r20 = r122; goto b7;
+b41: // Copysign.entry
+#line 11 "copysign.go"
+	r134 = (u64)__double_as_longlong(r14); r135 = r134 & 9223372036854775808ull; r136 = r135 | 4614256656552045848ull; r137 = __longlong_as_double((i64)r136); r130 = r137; r20 = r130; goto b7;
+b43: // IsInf.if.then
+#line 52 "bits.go"
+	r85 = fabs(r14); r86 = r85;
+#line 56 "bits.go"
+	r87 = r86 > 0x1.fffffffffffffp+1023; r82 = r87; if (!r82) goto b48;
+#line 11 "copysign.go"
+	r78 = (u64)__double_as_longlong(r14); r79 = r78 & 9223372036854775808ull; r80 = r79 | 4609753056924675352ull; r81 = __longlong_as_double((i64)r80); r74 = r81; r20 = r74; goto b7;
+b48: // atan2.switch.next
+#line 69 "atan2.go"
+	r138 = r14 / r18;
+#line 104 "atan.go"
+	r141 = r138 == 0x0p+00; if (!r141) goto b57; r140 = r138;
+b51: // atan.return
+#line 110 "atan.go"
+	r139 = r140; if (!r147) goto b56;
+#line 71 "atan2.go"
+	r148 = r139 <= 0x0p+00; if (!r148) goto b55;
+	r149 = r139 + 0x1.921fb54442d18p+01; r20 = r149; goto b7;
+b55: // atan2.if.done
+#line 74 "atan2.go"
+	r150 = r139 - 0x1.921fb54442d18p+01; r20 = r150; goto b7;
+b56: // atan2.if.done
+#line 71 "atan2.go"
+	r20 = r139; goto b7;
+b57: // atan.if.done
+#line 107 "atan.go"
+	r142 = r138 > 0x0p+00; if (!r142) goto b59;
+	qdfn23x1(r138, &r143); r140 = r143; goto b51;
+b59: // atan.if.done
+#line 110 "atan.go"
+	r144 = -r138; qdfn23x1(r144, &r145); r146 = -r145; r140 = r146; goto b51;
+b60: // exit
+#line 110 "atan.go"
 	return;
 }
 

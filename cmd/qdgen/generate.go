@@ -124,6 +124,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	if len(decls) == 0 {
 		return g.noKernels(path)
 	}
+	kernels = g.inlineCalledOnce(prog, p, decls, kernels, cfg)
 	dir := filepath.Dir(path)
 	sources, err := genhash.Sources(dir, g.output)
 	if err != nil {
@@ -275,4 +276,42 @@ func nameConflicts(p *packages.Package, output string, names []string, decls []*
 		}
 	}
 	return diags
+}
+
+// inlineCalledOnce returns the kernels with those that call a shared
+// function (lower/libfuncs.go) that the module's optimized code calls from
+// one place only lowered again, with the function inlined there: the call
+// goes and no code is copied. The count is of the optimized code because
+// the passes may copy a loop, and a call in it (opt's index narrowing
+// keeps a checked copy of a loop): a function called in such a loop is
+// not inlined, which would copy it. kernels are those of decls, in order.
+func (g *generator) inlineCalledOnce(prog *ssa.Program, p *packages.Package, decls []*ast.FuncDecl, kernels []*ir.Kernel, cfg *lower.Config) []*ir.Kernel {
+	if len(g.backends) == 0 || len(kernels) != len(decls) || lower.ModuleCalledOnce(kernels) == nil {
+		return kernels // the passes do not make a function called once
+	}
+	var optimized []*ir.Kernel
+	for _, k := range kernels {
+		c := k.Clone()
+		if err := g.backends[0].Pipeline.Run(c); err != nil {
+			return kernels // reported when the backends compile them
+		}
+		optimized = append(optimized, c)
+	}
+	once := lower.ModuleCalledOnce(optimized)
+	if once == nil {
+		return kernels
+	}
+	again := *cfg
+	again.CalledOnce = once
+	again.Note, again.Warn = nil, nil // the first lowering reported them
+	out := slices.Clone(kernels)
+	for i, k := range kernels {
+		if !lower.CallsAny(k, once) {
+			continue
+		}
+		if k, diags := lower.Kernel(lower.KernelFunc(prog, p.TypesInfo, decls[i]), &again); len(diags) == 0 && k != nil {
+			out[i] = k
+		}
+	}
+	return out
 }

@@ -118,6 +118,7 @@ type entry struct {
 	temps   [numClasses]int
 	maxReg  [numClasses]int
 	calls   int // calls written so far, to name their parameters
+	returns int // a function's returns, which branch to one if several
 	// Fault paths, written after the body: where identifies the entry in
 	// a fault record (the kernel's index in the module and the task's),
 	// faults holds each check's path and fault the registers they fill.
@@ -174,6 +175,12 @@ func (e *entry) write(b *strings.Builder) {
 		e.maxReg[c] = max(e.maxReg[c], r)
 	}
 	e.loadParams()
+	e.returns = 0
+	for _, blk := range e.t.Blocks {
+		if blk.Term.Kind == ir.Return {
+			e.returns++
+		}
+	}
 	for bi, blk := range e.t.Blocks {
 		fmt.Fprintf(&e.body, "$L_%d:\n", bi)
 		e.widened = map[ir.Reg]ir.Instr{}
@@ -187,6 +194,8 @@ func (e *entry) write(b *strings.Builder) {
 	e.writeFaults()
 	if e.t.Kind != ir.Function {
 		e.writeExit()
+	} else if e.returns > 1 {
+		e.writeReturn()
 	}
 	for c := range numClasses {
 		if e.maxReg[c] >= 0 {
@@ -352,6 +361,10 @@ func (e *entry) term(bi int, t *ir.Term) {
 	switch t.Kind {
 	case ir.Return:
 		if e.t.Kind == ir.Function {
+			if e.returns > 1 {
+				e.emit("bra.uni %s", returnLabel)
+				return
+			}
 			e.storeResults()
 			e.emit("ret")
 			return
