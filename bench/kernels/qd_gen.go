@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c4e2d33248fe2800c555f9b4870a7d0329f29f126774267200559107be21e528"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4cf8f9b86d38d7a215bd09a1ee61e321c58d84bc1164eceda81b630405fe9f2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d5bab4361a6ce1930c4275ef8d748a11e4fd7327a796ca8b020e7d401f0fb39a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4cf8f9b86d38d7a215bd09a1ee61e321c58d84bc1164eceda81b630405fe9f2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

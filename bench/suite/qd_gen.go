@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "18c82b6e747dbdbb489f0c913fea31e7e21dc473421f509dcd637e8c90d8c8a6"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f148d79431461afe2e37b23bc2043895302cf60b83e2f44c3199f7a8189e5d1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b64059d59722707bc916d24492cdc276a537ada046bc86fbbd0c68c835d0526a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a35549764fd1d462631da129fc9dd604fde4d0beea5127c2c99e4e7b7e18b005"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -394,13 +394,13 @@ extern "C" __global__ void StencilFlat_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b35; r3 = (u64)r1; r4 = r3 - 1ull;
 	r6 = (u64)r5 - 1ull;
 #line 64 "kernels.go"
-	r7 = r6 > 1ll; if (!r7) goto b35; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r303 = r11 | r9; r304 = r303 >> 32; r305 = (u32)r304; r306 = r305 == 0u; if (!r306) goto b60; r307 = (u32)r11; r308 = (u32)r9; r309 = qd_div_u32(r307, r308); r302 = (u64)r309;
+	r7 = r6 > 1ll; if (!r7) goto b35; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r303 = r11 | r9; r304 = r303 >> 32; r305 = (u32)r304; r306 = r305 == 0u; if (!r306) goto b49; r307 = (u32)r11; r308 = (u32)r9; r309 = qd_div_u32(r307, r308); r302 = (u64)r309;
 b5: // setup
 #line 64 "kernels.go"
-	r15 = r302; r16 = r15 * r9; r14 = r11 - r16; r311 = r13 | r9; r312 = r311 >> 32; r313 = (u32)r312; r314 = r313 == 0u; if (!r314) goto b59; r315 = (u32)r13; r316 = (u32)r9; r317 = qd_div_u32(r315, r316); r310 = (u64)r317;
+	r15 = r302; r16 = r15 * r9; r14 = r11 - r16; r311 = r13 | r9; r312 = r311 >> 32; r313 = (u32)r312; r314 = r313 == 0u; if (!r314) goto b48; r315 = (u32)r13; r316 = (u32)r9; r317 = qd_div_u32(r315, r316); r310 = (u64)r317;
 b7: // setup
 #line 64 "kernels.go"
-	r17 = r310; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r97 = (u64)r36; r100 = p5; r101 = (u64)r100 + (u64)(-2ll); r102 = (u64)r101 * (u64)r5; r103 = r102 >= 0ll; r104 = (u64)r101; r105 = (u64)r5; r106 = __umul64hi(r104, r105); r107 = r106 == 0ull; r108 = r5; r110 = p4; r111 = (u64)r110 + (u64)(-2ll); r112 = (u64)r102 + (u64)r111; r113 = r112 >= 0ll; r114 = (u64)r108 + 1ull; r115 = (u64)r114; r116 = r115 < 9223372036854775808ull; r117 = (u64)r112; r118 = r117 < r97; r120 = (u64)r114 - (u64)r5; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r112 - (u64)r5; r124 = (u64)r123; r125 = r124 < r97; r126 = (u64)r5 + (u64)r112; r127 = r126 >= 0ll; r128 = (u64)r5 + (u64)r114; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r97; r133 = (u64)r114 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r112 - 1ull; r137 = (u64)r136; r138 = r137 < r97; r139 = (u64)r112 + 1ull; r141 = (u64)r114 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r97; r146 = (u64)r59; r148 = p1; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149; r151 = r150 < r146; if (!r103) goto b47; if (!r107) goto b47; if (!r113) goto b47; if (!r116) goto b47; if (!r118) goto b47; if (!r122) goto b47; if (!r125) goto b47; if (!r127) goto b47; if (!r130) goto b47; if (!r132) goto b47; if (!r135) goto b47; if (!r138) goto b47; if (!r143) goto b47; if (!r145) goto b47; if (!r151) goto b47;
+	r17 = r310; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r97 = (u64)r36; r100 = p5; r101 = (u64)r100 + (u64)(-2ll); r102 = (u64)r101 * (u64)r5; r103 = r102 >= 0ll; r104 = (u64)r101; r105 = (u64)r5; r106 = __umul64hi(r104, r105); r107 = r106 == 0ull; r108 = r5; r110 = p4; r111 = (u64)r110 + (u64)(-2ll); r112 = (u64)r102 + (u64)r111; r113 = r112 >= 0ll; r114 = (u64)r108 + 1ull; r115 = (u64)r114; r116 = r115 < 9223372036854775808ull; r117 = (u64)r112; r118 = r117 < r97; r120 = (u64)r114 - (u64)r5; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r112 - (u64)r5; r124 = (u64)r123; r125 = r124 < r97; r126 = (u64)r5 + (u64)r112; r127 = r126 >= 0ll; r128 = (u64)r5 + (u64)r114; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r97; r133 = (u64)r114 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r112 - 1ull; r137 = (u64)r136; r138 = r137 < r97; r139 = (u64)r112 + 1ull; r141 = (u64)r114 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r97; r146 = (u64)r59; r148 = p1; r149 = (u64)r148 + (u64)(-1ll); r150 = (u64)r149; r151 = r150 < r146; if (!r103) goto b36; if (!r107) goto b36; if (!r113) goto b36; if (!r116) goto b36; if (!r118) goto b36; if (!r122) goto b36; if (!r125) goto b36; if (!r127) goto b36; if (!r130) goto b36; if (!r132) goto b36; if (!r135) goto b36; if (!r138) goto b36; if (!r143) goto b36; if (!r145) goto b36; if (!r151) goto b36;
 #line 67 "kernels.go"
 	r153 = (u64)r5 * (u64)(-4ll); r156 = (u64)r5 * 4ull; r168 = p5; r169 = r168 <= 2147483647ll; r170 = (u64)r168 + (u64)(-2ll); r171 = r170 <= 2147483647ll; r172 = (u64)r170 - 1ull; r173 = r172 <= 2147483647ll; r174 = (u64)r172 + 1ull; r175 = r174 <= 2147483647ll; r176 = p4; r177 = r176 <= 2147483647ll; r178 = (u64)r176 + (u64)(-2ll); r179 = r178 <= 2147483647ll; r180 = (u64)r178 - 1ull; r181 = r180 <= 2147483647ll; r182 = (u64)r180 + 1ull; r183 = r182 <= 2147483647ll; r184 = (u64)r168 + (u64)(-1ll); r185 = r184 <= 2147483647ll; r186 = (u64)r176 + (u64)(-1ll); r187 = r186 <= 2147483647ll; r188 = (u64)r176 * (u64)r172; r189 = r188 <= 2147483647ll; r190 = (u64)r176 + (u64)r188; r191 = r190 <= 2147483647ll; r192 = (u64)r176 + 1ull; r193 = r192 <= 2147483647ll; r194 = (u64)r192 + (u64)r188; r195 = r194 <= 2147483647ll; r196 = (u64)r194 + (u64)r180; r197 = r196 <= 2147483647ll; r198 = (u64)r188 + 1ull; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + (u64)r180; r201 = r200 <= 2147483647ll; r202 = (u64)r176 * 2ull; r203 = r202 <= 2147483647ll; r204 = (u64)r202 + 1ull; r205 = r204 <= 2147483647ll; r206 = (u64)r204 + (u64)r188; r207 = r206 <= 2147483647ll; r208 = (u64)r206 + (u64)r180; r209 = r208 <= 2147483647ll; r210 = (u64)r190 + (u64)r180; r211 = r210 <= 2147483647ll; r212 = (u64)r176 + 2ull; r213 = r212 <= 2147483647ll; r214 = (u64)r212 + (u64)r188; r215 = r214 <= 2147483647ll; r216 = (u64)r214 + (u64)r180; r217 = r216 <= 2147483647ll; r218 = r169 & r171; r219 = r218 & r173; r220 = r219 & r175; r221 = r220 & r177; r222 = r221 & r179; r223 = r222 & r181; r224 = r223 & r183; r225 = r224 & r185; r226 = r225 & r187; r227 = r226 & r189; r228 = r227 & r191; r229 = r228 & r193; r230 = r229 & r195; r231 = r230 & r197; r232 = r231 & r199; r233 = r232 & r201; r234 = r233 & r203; r235 = r234 & r205; r236 = r235 & r207; r237 = r236 & r209; r238 = r237 & r211; r239 = r238 & r213; r240 = r239 & r215; r241 = r240 & r217; if (!r241) goto b36; r299 = (i32)r5;
 b26: // head (int32)
@@ -421,25 +421,10 @@ b34: // stepped (int32)
 b35: // exit
 #line 64 "kernels.go"
 	return;
-b36: // head
-#line 64 "kernels.go"
-	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b35; r24 = r21 < r4; if (!r24) goto b35; r25 = r21 + 1ull; r26 = (i64)r25; r27 = r22 + 1ull; r28 = (i64)r27; r1 = (u64)r0 - 1ull;
-	r6 = (u64)r5 - 1ull;
-	r32 = (u64)r26 * (u64)r5; r33 = (u64)r32 + (u64)r28;
-	r34 = r35 + r33 * 4; r37 = *(float *)r34; r152 = r34; r154 = r152 + r153 * 1; r39 = r154; r40 = *(float *)r39; r155 = r34; r157 = r155 + r156 * 1; r42 = r157; r43 = *(float *)r42; r158 = r34; r45 = r158 + -4ll; r46 = *(float *)r45; r159 = r34; r48 = r159 + 4ll; r49 = *(float *)r48;
-#line 17 "kernels.go"
-	r51 = r37 * 0x1p-01f; r52 = r40 + r43; r53 = r52 + r46; r54 = r53 + r49; r55 = r54 * 0x1p-03f; r56 = r51 + r55; r50 = r56;
-#line 67 "kernels.go"
-	r57 = r58 + r33 * 4; *(float *)r57 = r50;
-#line 64 "kernels.go"
-	r14 = r14 + r19; r29 = r14 >= r9; if (!r29) goto b46; r14 = r14 - r9; r20 = r20 + 1ull;
-b46: // stepped
-#line 64 "kernels.go"
-	r20 = r20 + r17; goto b36;
-b47: // preheader
+b36: // preheader
 #line 67 "kernels.go"
 	r161 = (u64)r5 * (u64)(-4ll); r164 = (u64)r5 * 4ull;
-b48: // head (checked if)
+b37: // head (checked if)
 #line 64 "kernels.go"
 	r62 = r20; r63 = r14; r64 = r63 < r9; if (!r64) goto b35; r65 = r62 < r4; if (!r65) goto b35; r66 = r62 + 1ull; r67 = (i64)r66; r68 = r63 + 1ull; r69 = (i64)r68; r1 = (u64)r0 - 1ull;
 	r6 = (u64)r5 - 1ull;
@@ -450,14 +435,14 @@ b48: // head (checked if)
 #line 67 "kernels.go"
 	if ((u64)r74 >= (u64)r59) { qd_site = 5; qd_x = r74; qd_y = r59; goto qd_fault; } r96 = r58 + r74 * 4; *(float *)r96 = r89;
 #line 64 "kernels.go"
-	r14 = r14 + r19; r70 = r14 >= r9; if (!r70) goto b58; r14 = r14 - r9; r20 = r20 + 1ull;
-b58: // stepped (checked if)
+	r14 = r14 + r19; r70 = r14 >= r9; if (!r70) goto b47; r14 = r14 - r9; r20 = r20 + 1ull;
+b47: // stepped (checked if)
 #line 64 "kernels.go"
-	r20 = r20 + r17; goto b48;
-b59: // divide in 64 bits
+	r20 = r20 + r17; goto b37;
+b48: // divide in 64 bits
 #line 64 "kernels.go"
 	r310 = qd_div_u64(r13, r9); goto b7;
-b60: // divide in 64 bits
+b49: // divide in 64 bits
 #line 64 "kernels.go"
 	r302 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "aa2a9f9613315cc70df4a946df4878b4f8bf46d8b97dc9fe37ec0221c9b49c3e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "06bb3efab32ce39c8ff89f225bd061fe8077fa77253ac79ac2113fd91b7a84bc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0343fcb8c9f858dae82ff3ce15d8d8dbb1a7c908f34b93b6369ee2a0ef91dbd7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1f51f19fe1e74e7f490b50083255f5290c46cd9ebd793b0697fff3a81f62ef6d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
