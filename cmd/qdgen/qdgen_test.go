@@ -301,7 +301,7 @@ func Loops(out []float32, w int, on bool) {
 		}
 	}
 	for y := range len(out) / w {
-		for x := range y {
+		for x := range min(y, w) {
 			out[y*w+x] = float32(x)
 		}
 	}
