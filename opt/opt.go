@@ -79,6 +79,7 @@ var Default = Pipeline{
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},
 	{Name: "shrink", Task: ShrinkLiveRanges},
+	{Name: "sink", Task: SinkToUses},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "droptasks", Kernel: DropEmptyTasks},

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d5bab4361a6ce1930c4275ef8d748a11e4fd7327a796ca8b020e7d401f0fb39a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4cf8f9b86d38d7a215bd09a1ee61e321c58d84bc1164eceda81b630405fe9f2b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e54ed126159aa2f3fb490207763d4288237355ab12fe9aacd8afd378c54293e0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2bc91b7508c287220fc09bea3089092d124df64d307137458e41776c47f1a620"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -63,10 +63,13 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "checks.go"
-	r4 = p4; r5 = p5; r3 = r5;
-	r14 = p2; r15 = p3; r19 = p0; r20 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r20 = p1; r32 = (u64)r20; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32;
 #line 12 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r20; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; if (!r36) goto b9; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 4; r53 = (u64)r1 * 4ull; r54 = r19 + r51 * 4;
+	r5 = p5; r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
+	r19 = p0; r15 = p3; r14 = p2;
+#line 12 "checks.go"
+	r4 = p4; if (!r36) goto b9; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 4; r53 = (u64)r1 * 4ull; r54 = r19 + r51 * 4;
 b5: // head
 #line 12 "checks.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
@@ -116,12 +119,14 @@ extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3,
 	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
 	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
 	char *r97 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r107 = 0;
+#line 22 "checks.go"
+	r14 = p2;
 #line 21 "checks.go"
-	r4 = p4; r5 = p5; r3 = r5;
-	r14 = p2; r19 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r21 = (u64)r1 * 3ull; r77 = (u64)r1 * 4ull; r5 = p5; r3 = r5; r26 = (u64)r3; r28 = (u64)r21;
+	r83 = r77; r86 = r77; r89 = (u64)r1 * 8ull; r92 = r89; r95 = (u64)r1 * 12ull; r98 = r95; r104 = r2;
 #line 21 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r21 = (u64)r1 * 3ull; r77 = (u64)r1 * 4ull; r26 = (u64)r3; r28 = (u64)r21;
-	r83 = r77; r86 = r77; r89 = (u64)r1 * 8ull; r92 = r89; r95 = (u64)r1 * 12ull; r98 = r95; r104 = r2; r105 = r4 + r104 * 4; r106 = (u64)r77 * 4ull; r107 = r19 + r104 * 4;
+	r4 = p4; r105 = r4 + r104 * 4; r106 = (u64)r77 * 4ull;
+	r19 = p0; r107 = r19 + r104 * 4;
 b2: // grid unrolled guard
 #line 22 "checks.go"
 	r22 = (u64)r2 + 1ull; r23 = r22 < r3; if (!r23) goto b13; r27 = (u64)r22; r24 = r26 - r27; r25 = r24 > r28; if (!r25) goto b9; r80 = r105; r35 = r80 + 4ll; r36 = *(i32 *)r35; r38 = (i64)r36; r37 = r14 + r38 * 4; r39 = *(float *)r37; r81 = r107; r40 = r81 + 4ll; *(float *)r40 = r39; r82 = r80; r84 = r82 + r83 * 1; r46 = r84 + 4ll; r47 = *(i32 *)r46; r49 = (i64)r47; r48 = r14 + r49 * 4; r50 = *(float *)r48; r85 = r81; r87 = r85 + r86 * 1; r51 = r87 + 4ll; *(float *)r51 = r50; r88 = r80; r90 = r88 + r89 * 1; r58 = r90 + 4ll; r59 = *(i32 *)r58; r61 = (i64)r59; r60 = r14 + r61 * 4; r62 = *(float *)r60; r91 = r81; r93 = r91 + r92 * 1; r63 = r93 + 4ll; *(float *)r63 = r62; r94 = r80; r96 = r94 + r95 * 1; r70 = r96 + 4ll; r71 = *(i32 *)r70; r73 = (i64)r71; r72 = r14 + r73 * 4; r74 = *(float *)r72; r97 = r81; r99 = r97 + r98 * 1; r75 = r99 + 4ll; *(float *)r75 = r74; r2 = (u64)r2 + (u64)r77; r105 = r105 + r106 * 1; r107 = r107 + r106 * 1; goto b2;
@@ -161,10 +166,10 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 31 "checks.go"
-	r2 = p4; r4 = p2; r5 = p3;
-	r32 = p0; r33 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = p4; r3 = (u64)r2 + (u64)r0; r5 = p3; r59 = (u64)r5; r60 = r3; r61 = (u64)r60 - (u64)r2; r62 = (u64)r61; r63 = r62 < r59; r64 = r5; r65 = (u64)r64 - (u64)r2; r66 = (u64)r65; r69 = r66 - 1ull; r70 = (u64)r3; r71 = r69 - r70; r72 = r59 - 1ull; r73 = r72 - r62; r74 = r71 <= r73; r75 = (u64)r60 - 1ull; r76 = (u64)r75; r77 = r76 < r59; r78 = r72; r79 = r78 - r76; r80 = r71 <= r79; r81 = (u64)r60 + 1ull; r82 = (u64)r81; r83 = r82 < r59; r84 = r72; r85 = r84 - r82; r86 = r71 <= r85; r87 = (u64)r60 + (u64)r2; r88 = (u64)r87; r89 = r88 < r59; r90 = r72; r91 = r90 - r88; r92 = r71 <= r91;
+	r33 = p1; r93 = (u64)r33; r94 = (u64)r60; r95 = r94 < r93; r96 = r93 - 1ull; r97 = r96 - r94; r98 = r71 <= r97; r32 = p0;
 #line 31 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2 + (u64)r0; r59 = (u64)r5; r60 = r3; r61 = (u64)r60 - (u64)r2; r62 = (u64)r61; r63 = r62 < r59; r64 = r5; r65 = (u64)r64 - (u64)r2; r66 = (u64)r65; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; r69 = r66 - 1ull; r70 = (u64)r3; r71 = r69 - r70; r72 = r59 - 1ull; r73 = r72 - r62; r74 = r71 <= r73; r75 = (u64)r60 - 1ull; r76 = (u64)r75; r77 = r76 < r59; r78 = r72; r79 = r78 - r76; r80 = r71 <= r79; r81 = (u64)r60 + 1ull; r82 = (u64)r81; r83 = r82 < r59; r84 = r72; r85 = r84 - r82; r86 = r71 <= r85; r87 = (u64)r60 + (u64)r2; r88 = (u64)r87; r89 = r88 < r59; r90 = r72; r91 = r90 - r88; r92 = r71 <= r91; r93 = (u64)r33; r94 = (u64)r60; r95 = r94 < r93; r96 = r93 - 1ull; r97 = r96 - r94; r98 = r71 <= r97; if (!r63) goto b19; if (!r68) goto b19; if (!r74) goto b19; if (!r77) goto b19; if (!r80) goto b19; if (!r83) goto b19; if (!r86) goto b19; if (!r89) goto b19; if (!r92) goto b19; if (!r95) goto b19; if (!r98) goto b19;
+	r4 = p2; if (!r63) goto b19; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b19; if (!r74) goto b19; if (!r77) goto b19; if (!r80) goto b19; if (!r83) goto b19; if (!r86) goto b19; if (!r89) goto b19; if (!r92) goto b19; if (!r95) goto b19; if (!r98) goto b19;
 #line 46 "checks.go"
 	r100 = (u64)r2 * (u64)(-4ll); r105 = (u64)r2 * 4ull;
 #line 31 "checks.go"
@@ -219,14 +224,12 @@ extern "C" __global__ void StencilUnchecked_0(char *p0, i64 p1, char *p2, i64 p3
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
 	char *r35 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0;
 #line 40 "checks.go"
-	r2 = p4; r4 = p2; r5 = p3;
-	r32 = p0;
-#line 40 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r2 + (u64)r0;
+	r5 = p3; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = p4; r3 = (u64)r2 + (u64)r0;
 #line 46 "checks.go"
 	r36 = (u64)r2 * (u64)(-4ll); r41 = (u64)r2 * 4ull;
 #line 40 "checks.go"
-	r43 = r3; r44 = r4 + r43 * 4; r45 = (u64)r1 * 4ull; r46 = r32 + r43 * 4;
+	r43 = r3; r4 = p2; r44 = r4 + r43 * 4; r45 = (u64)r1 * 4ull;
+	r32 = p0; r46 = r32 + r43 * 4;
 b2: // head
 #line 40 "checks.go"
 	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b7; r6 = r5; r7 = (u64)r6 - (u64)r2;
@@ -259,18 +262,17 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
 	char *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0;
 	char *r99 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r109 = 0, *r111 = 0;
+#line 54 "checks.go"
+	r11 = p0;
 #line 53 "checks.go"
-	r3 = p5;
-	r7 = p1; r11 = p0; r13 = p3;
-#line 53 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r20 = (u64)r1 * 3ull; r75 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r20 = (u64)r1 * 3ull; r75 = (u64)r1 * 4ull; r3 = p5; r24 = (u64)r3; r26 = (u64)r20;
 	r77 = r75; r80 = r75; r86 = (u64)r1 * 8ull; r89 = r86; r95 = (u64)r1 * 12ull; r98 = r95; r107 = r2;
 #line 53 "checks.go"
-	r108 = r107; r109 = r7 + r108 * 4; r110 = (u64)r75 * 4ull; r111 = r13 + r108 * 4;
+	r108 = r107;
+	r7 = p1; r109 = r7 + r108 * 4; r110 = (u64)r75 * 4ull; r13 = p3; r111 = r13 + r108 * 4;
 b2: // grid unrolled guard
-#line 53 "checks.go"
-	r21 = r2 < r3; if (!r21) goto b13; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b9;
-	r30 = r109; r31 = *(float *)r30; r32 = r11 * r31; r33 = r111; r34 = *(float *)r33; r35 = r32 + r34; r36 = r33; *(float *)r36 = r35; r76 = r30; r78 = r76 + r77 * 1; r41 = r78; r42 = *(float *)r41; r43 = r11 * r42; r79 = r33; r81 = r79 + r80 * 1; r44 = r81; r45 = *(float *)r44; r46 = r43 + r45; r84 = r81; r47 = r84; *(float *)r47 = r46; r85 = r30; r87 = r85 + r86 * 1; r53 = r87; r54 = *(float *)r53; r55 = r11 * r54; r88 = r33; r90 = r88 + r89 * 1; r56 = r90; r57 = *(float *)r56; r58 = r55 + r57; r93 = r90; r59 = r93; *(float *)r59 = r58; r94 = r30; r96 = r94 + r95 * 1; r65 = r96; r66 = *(float *)r65; r67 = r11 * r66; r97 = r33; r99 = r97 + r98 * 1; r68 = r99; r69 = *(float *)r68; r70 = r67 + r69; r102 = r99; r71 = r102; *(float *)r71 = r70; r2 = (u64)r2 + (u64)r75; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b2;
+#line 54 "checks.go"
+	r21 = r2 < r3; if (!r21) goto b13; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b9; r30 = r109; r31 = *(float *)r30; r32 = r11 * r31; r33 = r111; r34 = *(float *)r33; r35 = r32 + r34; r36 = r33; *(float *)r36 = r35; r76 = r30; r78 = r76 + r77 * 1; r41 = r78; r42 = *(float *)r41; r43 = r11 * r42; r79 = r33; r81 = r79 + r80 * 1; r44 = r81; r45 = *(float *)r44; r46 = r43 + r45; r84 = r81; r47 = r84; *(float *)r47 = r46; r85 = r30; r87 = r85 + r86 * 1; r53 = r87; r54 = *(float *)r53; r55 = r11 * r54; r88 = r33; r90 = r88 + r89 * 1; r56 = r90; r57 = *(float *)r56; r58 = r55 + r57; r93 = r90; r59 = r93; *(float *)r59 = r58; r94 = r30; r96 = r94 + r95 * 1; r65 = r96; r66 = *(float *)r65; r67 = r11 * r66; r97 = r33; r99 = r97 + r98 * 1; r68 = r99; r69 = *(float *)r68; r70 = r67 + r69; r102 = r99; r71 = r102; *(float *)r71 = r70; r2 = (u64)r2 + (u64)r75; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b2;
 b9: // preheader
 #line 53 "checks.go"
 	r103 = r2; r104 = r7 + r103 * 4; r105 = r75; r106 = r13 + r103 * 4;
@@ -298,69 +300,69 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 17 "kernels.go"
-	r3 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 #line 19 "kernels.go"
-	r8 = p0; r9 = p1;
+	r9 = p1; r18 = (u64)r9; r19 = 0ull < r18; r8 = p0;
 #line 17 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r18 = (u64)r9; r19 = 0ull < r18; if (!r19) goto b29; r20 = (u64)r1 * 3ull; r55 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+	r3 = p2; if (!r19) goto b26; r20 = (u64)r1 * 3ull; r55 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
 #line 19 "kernels.go"
 	r31 = r8 + 0ll; r37 = r31; r44 = r31; r51 = r31;
 b3: // grid unrolled guard
 #line 19 "kernels.go"
-	r21 = r2 < r3; if (!r21) goto b28; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b22; r27 = r2;
+	r21 = r2 < r3; if (!r21) goto b25; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b19; r27 = r2;
 #line 17 "kernels.go"
 	r29 = r27;
-	r30 = r29 < 0ll; if (!r30) goto b9;
+	r30 = r29 < 0ll; if (!r30) goto b8;
 	*(i32 *)r31 = 1;
-b9: // grid unrolled 1
+b8: // grid unrolled 1
 #line 19 "kernels.go"
 	r40 = (u64)r27 + (u64)r1;
 #line 17 "kernels.go"
 	r35 = r40;
-	r36 = r35 < 0ll; if (!r36) goto b13;
+	r36 = r35 < 0ll; if (!r36) goto b11;
 	*(i32 *)r37 = 1;
-b13: // grid unrolled 2
+b11: // grid unrolled 2
 #line 19 "kernels.go"
 	r47 = (u64)r40 + (u64)r1;
 #line 17 "kernels.go"
 	r42 = r47;
-	r43 = r42 < 0ll; if (!r43) goto b17;
+	r43 = r42 < 0ll; if (!r43) goto b14;
 	*(i32 *)r44 = 1;
-b17: // grid unrolled 3
+b14: // grid unrolled 3
 #line 19 "kernels.go"
 	r54 = (u64)r47 + (u64)r1;
 #line 17 "kernels.go"
 	r49 = r54;
-	r50 = r49 < 0ll; if (!r50) goto b21;
+	r50 = r49 < 0ll; if (!r50) goto b18;
 	*(i32 *)r51 = 1;
-b21: // latch (grid unrolled 3)
+b18: // latch (grid unrolled 3)
 #line 19 "kernels.go"
 	r2 = (u64)r2 + (u64)r55; goto b3;
-b22: // preheader
+b19: // preheader
 #line 19 "kernels.go"
 	r7 = r31;
-b23: // head
+b20: // head
 #line 17 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b28; r5 = r2;
-	r6 = r5 < 0ll; if (!r6) goto b27;
+	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
+	r6 = r5 < 0ll; if (!r6) goto b24;
 	*(i32 *)r7 = 1;
-b27: // latch
+b24: // latch
 #line 17 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b23;
-b28: // exit
+	r2 = (u64)r2 + (u64)r1; goto b20;
+b25: // exit
 #line 17 "kernels.go"
 	return;
-b29: // preheader
+b26: // preheader
 #line 19 "kernels.go"
 	r15 = r8 + 0ll;
-b30: // head (checked if)
+b27: // head (checked if)
 #line 17 "kernels.go"
-	r12 = r2 < r3; if (!r12) goto b28; r13 = r2;
-	r14 = r13 < 0ll; if (!r14) goto b34;
+	r12 = r2 < r3; if (!r12) goto b25; r13 = r2;
+	r14 = r13 < 0ll; if (!r14) goto b31;
 	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; } *(i32 *)r15 = 1;
-b34: // latch (checked if)
+b31: // latch (checked if)
 #line 17 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b30;
+	r2 = (u64)r2 + (u64)r1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -400,11 +402,11 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 28 "kernels.go"
-	r3 = p5;
-	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 28 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
-	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
 #line 28 "kernels.go"
 	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
@@ -455,11 +457,8 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
 #line 37 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r10 = p2;
-#line 37 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r9 = r10 > 0ll;
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p2; r9 = r10 > 0ll;
 b2: // head
 #line 37 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
@@ -498,11 +497,8 @@ extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p4; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p4; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -541,11 +537,8 @@ extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p4; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p4; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -584,11 +577,8 @@ extern "C" __global__ void TwoSpinsSerial_0(char *p0, i64 p1, char *p2, i64 p3, 
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
 #line 69 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r10 = p4;
-#line 69 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r9 = r10 > 0ll;
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p4; r9 = r10 > 0ll;
 b2: // head
 #line 69 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
@@ -627,11 +617,8 @@ extern "C" __global__ void TwoSpinsSerial_1(char *p0, i64 p1, char *p2, i64 p3, 
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
 #line 76 "kernels.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r10 = p4;
-#line 76 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r9 = r10 > 0ll;
+	r4 = p2; r5 = p3; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p4; r9 = r10 > 0ll;
 b2: // head
 #line 76 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;
@@ -670,11 +657,8 @@ extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -713,11 +697,8 @@ extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -756,11 +737,8 @@ extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -799,11 +777,8 @@ extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -842,11 +817,8 @@ extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p8; r8 = p9; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p8; r8 = p9; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -885,11 +857,8 @@ extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p10; r8 = p11; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p10; r8 = p11; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -928,11 +897,8 @@ extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p12; r8 = p13; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p12; r8 = p13; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -971,11 +937,8 @@ extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char
 	u64 r28 = 0, r29 = 0;
 	char *r4 = 0, *r7 = 0, *r23 = 0;
 #line 48 "kernels.go"
-	r7 = p14; r8 = p15; r4 = r7; r5 = r8; r3 = r5;
-	r14 = p16; r13 = r14;
-#line 48 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r12 = r13 > 0ll;
+	r7 = p14; r8 = p15; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p16; r13 = r14; r12 = r13 > 0ll;
 b2: // head
 #line 48 "kernels.go"
 	r9 = r2 < r3; if (!r9) goto b30; r10 = r2;
@@ -1021,11 +984,14 @@ extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 #line 115 "kernels.go"
-	r7 = p0; r8 = p1; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p1; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+#line 115 "kernels.go"
+	r7 = p0; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-#line 116 "kernels.go"
-	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+#line 115 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
+	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
 	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
@@ -1057,11 +1023,14 @@ extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 #line 115 "kernels.go"
-	r7 = p2; r8 = p3; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p3; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+#line 115 "kernels.go"
+	r7 = p2; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-#line 116 "kernels.go"
-	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+#line 115 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
+	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
 	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
@@ -1093,11 +1062,14 @@ extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 #line 115 "kernels.go"
-	r7 = p4; r8 = p5; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p5; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+#line 115 "kernels.go"
+	r7 = p4; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-#line 116 "kernels.go"
-	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+#line 115 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
+	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
 	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
@@ -1129,11 +1101,14 @@ extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 #line 115 "kernels.go"
-	r7 = p6; r8 = p7; r4 = r7; r5 = r8; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p7; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
+	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+#line 115 "kernels.go"
+	r7 = p6; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
-#line 116 "kernels.go"
-	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9; r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+#line 115 "kernels.go"
+	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
+	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
 	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
@@ -1165,11 +1140,14 @@ extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
 	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
 	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
 #line 115 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r20 = (u64)r3; r22 = (u64)r15;
-	r69 = r63; r75 = (u64)r1 * 8ull; r81 = (u64)r1 * 12ull; r89 = r2; r90 = r4 + r89 * 4; r91 = (u64)r63 * 4ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15;
+	r69 = r63; r75 = (u64)r1 * 8ull; r81 = (u64)r1 * 12ull; r89 = r2;
+#line 115 "kernels.go"
+	r4 = p0; r90 = r4 + r89 * 4; r91 = (u64)r63 * 4ull;
 b2: // grid unrolled guard
-#line 116 "kernels.go"
-	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r66 = r90; r29 = r66 + 4ll; r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; r32 = r29; *(i32 *)r32 = r31; r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 4ll; r39 = *(i32 *)r38; r40 = (u32)r39 + 1u; r41 = r38; *(i32 *)r41 = r40; r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 4ll; r49 = *(i32 *)r48; r50 = (u32)r49 + 1u; r51 = r48; *(i32 *)r51 = r50; r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 4ll; r59 = *(i32 *)r58; r60 = (u32)r59 + 1u; r61 = r58; *(i32 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
+#line 115 "kernels.go"
+	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9;
+	r66 = r90; r29 = r66 + 4ll; r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; r32 = r29; *(i32 *)r32 = r31; r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 4ll; r39 = *(i32 *)r38; r40 = (u32)r39 + 1u; r41 = r38; *(i32 *)r41 = r40; r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 4ll; r49 = *(i32 *)r48; r50 = (u32)r49 + 1u; r51 = r48; *(i32 *)r51 = r50; r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 4ll; r59 = *(i32 *)r58; r60 = (u32)r59 + 1u; r61 = r58; *(i32 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
 	r86 = r2; r87 = r4 + r86 * 4; r88 = r63;
@@ -1200,15 +1178,17 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
 	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
 	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
-#line 124 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
+#line 125 "kernels.go"
 	r14 = p2;
 #line 124 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r16 = (u64)r1 * 3ull; r64 = (u64)r1 * 4ull; r21 = (u64)r3; r23 = (u64)r16;
-	r70 = r64; r76 = (u64)r1 * 8ull; r82 = (u64)r1 * 12ull; r90 = r2; r91 = r4 + r90 * 4; r92 = (u64)r64 * 4ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r16 = (u64)r1 * 3ull; r64 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r21 = (u64)r3; r23 = (u64)r16;
+	r70 = r64; r76 = (u64)r1 * 8ull; r82 = (u64)r1 * 12ull; r90 = r2;
+#line 124 "kernels.go"
+	r4 = p0; r91 = r4 + r90 * 4; r92 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
-#line 125 "kernels.go"
-	r17 = (u64)r2 + 1ull; r18 = r17 < r3; if (!r18) goto b13; r22 = (u64)r17; r19 = r21 - r22; r20 = r19 > r23; if (!r20) goto b9; r67 = r91; r30 = r67 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r69 = r67; r71 = r69 + r70 * 1; r39 = r71 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r75 = r67; r77 = r75 + r76 * 1; r49 = r77 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r81 = r67; r83 = r81 + r82 * 1; r59 = r83 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r91 = r91 + r92 * 1; goto b2;
+#line 124 "kernels.go"
+	r17 = (u64)r2 + 1ull; r18 = r17 < r3; if (!r18) goto b13; r22 = (u64)r17; r19 = r21 - r22; r20 = r19 > r23; if (!r20) goto b9;
+	r67 = r91; r30 = r67 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r69 = r67; r71 = r69 + r70 * 1; r39 = r71 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r75 = r67; r77 = r75 + r76 * 1; r49 = r77 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r81 = r67; r83 = r81 + r82 * 1; r59 = r83 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r91 = r91 + r92 * 1; goto b2;
 b9: // preheader
 #line 124 "kernels.go"
 	r87 = r2; r88 = r4 + r87 * 4; r89 = r64;
@@ -1252,10 +1232,13 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 133 "kernels.go"
-	r4 = p4; r5 = p5; r3 = r5;
-	r12 = p0; r13 = p1; r16 = p2; r17 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r13 = p1; r32 = (u64)r13; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32;
 #line 133 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r13; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; if (!r36) goto b19; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
+	r5 = p5; r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
+	r17 = p3; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; r16 = p2; r12 = p0;
+#line 133 "kernels.go"
+	r4 = p4; if (!r36) goto b19; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
 	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r157 = (u64)r108 * 4ull; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4;
 b7: // grid unrolled guard
 #line 134 "kernels.go"
@@ -1351,46 +1334,46 @@ b2: // each
 b10: // each done
 	__syncthreads();
 #line 142 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r15 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r15 = p3; r45 = (u64)r15; r46 = r45 > 255ull;
 #line 142 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r45 = (u64)r15; r46 = r45 > 255ull; if (!r46) goto b35; r49 = r2; r50 = r4 + r49 * 1; r51 = r1;
-b14: // head
+	r5 = p1; r3 = r5; r4 = p0; if (!r46) goto b34; r49 = r2; r50 = r4 + r49 * 1; r51 = r1;
+b13: // head
 #line 142 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17; r47 = r50; r11 = r47 + 1ll; r12 = *(u8 *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b16; r47 = r50; r11 = r47 + 1ll; r12 = *(u8 *)r11;
 	r16 = (i64)r12; r13 = r21 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
 #line 142 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r50 = r50 + r51 * 1; goto b14;
-b17: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r50 = r50 + r51 * 1; goto b13;
+b16: // add the private copies
 #line 142 "kernels.go"
 	__syncthreads(); r27 = p2; r28 = r19; r54 = r21 + r28 * 4; r55 = r53; r56 = r27 + r28 * 4;
-b18: // each
+b17: // each
 #line 142 "kernels.go"
-	r29 = r28 < r23; if (!r29) goto b34; r30 = r54; r31 = *(u32 *)r30; r32 = r31 != 0u; if (!r32) goto b21; r33 = r56; r34 = atomicAdd((u32 *)r33, r31);
-b21: // next element
+	r29 = r28 < r23; if (!r29) goto b33; r30 = r54; r31 = *(u32 *)r30; r32 = r31 != 0u; if (!r32) goto b20; r33 = r56; r34 = atomicAdd((u32 *)r33, r31);
+b20: // next element
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r66 = r28 < r23; if (!r66) goto b34; r67 = r54; r68 = *(u32 *)r67; r69 = r68 != 0u; if (!r69) goto b25; r70 = r56; r71 = atomicAdd((u32 *)r70, r68);
-b25: // next element (unrolled 1)
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r66 = r28 < r23; if (!r66) goto b33; r67 = r54; r68 = *(u32 *)r67; r69 = r68 != 0u; if (!r69) goto b24; r70 = r56; r71 = atomicAdd((u32 *)r70, r68);
+b24: // next element (unrolled 1)
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r72 = r28 < r23; if (!r72) goto b34; r73 = r54; r74 = *(u32 *)r73; r75 = r74 != 0u; if (!r75) goto b29; r76 = r56; r77 = atomicAdd((u32 *)r76, r74);
-b29: // next element (unrolled 2)
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r72 = r28 < r23; if (!r72) goto b33; r73 = r54; r74 = *(u32 *)r73; r75 = r74 != 0u; if (!r75) goto b28; r76 = r56; r77 = atomicAdd((u32 *)r76, r74);
+b28: // next element (unrolled 2)
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r78 = r28 < r23; if (!r78) goto b34; r79 = r54; r80 = *(u32 *)r79; r81 = r80 != 0u; if (!r81) goto b33; r82 = r56; r83 = atomicAdd((u32 *)r82, r80);
-b33: // next element (unrolled 3)
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r78 = r28 < r23; if (!r78) goto b33; r79 = r54; r80 = *(u32 *)r79; r81 = r80 != 0u; if (!r81) goto b32; r82 = r56; r83 = atomicAdd((u32 *)r82, r80);
+b32: // next element (unrolled 3)
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; goto b18;
-b34: // each done
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; goto b17;
+b33: // each done
 #line 142 "kernels.go"
 	return;
-b35: // preheader
+b34: // preheader
 #line 142 "kernels.go"
 	r57 = r2; r58 = r4 + r57 * 1; r59 = r1;
-b36: // head (checked)
+b35: // head (checked)
 #line 142 "kernels.go"
-	r35 = (u64)r2 + 1ull; r36 = r35 < r3; if (!r36) goto b17; r48 = r58; r40 = r48 + 1ll; r41 = *(u8 *)r40;
+	r35 = (u64)r2 + 1ull; r36 = r35 < r3; if (!r36) goto b16; r48 = r58; r40 = r48 + 1ll; r41 = *(u8 *)r40;
 	r43 = (i64)r41; if ((u64)r43 >= (u64)r15) { qd_site = 0; qd_x = r43; qd_y = r15; goto qd_fault; } r42 = r21 + r43 * 4; r44 = atomicAdd((u32 *)r42, 1u);
 #line 142 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r58 = r58 + r59 * 1; goto b36;
+	r2 = (u64)r2 + (u64)r1; r58 = r58 + r59 * 1; goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1423,18 +1406,14 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	char *r4 = 0, *r21 = 0, *r44 = 0, *r58 = 0, *r73 = 0, *r88 = 0, *r91 = 0, *r92 = 0;
 	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r106 = 0;
 #line 15 "math.go"
-	r4 = p0; r5 = p1; r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r90 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r27 = (u64)r3; r29 = (u64)r22;
 #line 17 "math.go"
-	r17 = p3; r18 = p2;
+	r18 = p2; r17 = p3; r41 = r17 - r18; r55 = r41; r94 = (u64)r1 * 8ull; r70 = r41; r97 = (u64)r1 * 16ull; r85 = r41; r100 = (u64)r1 * 24ull; r105 = r2;
 #line 15 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r90 = (u64)r1 * 4ull; r27 = (u64)r3; r29 = (u64)r22;
-#line 17 "math.go"
-	r41 = r17 - r18; r55 = r41; r94 = (u64)r1 * 8ull; r70 = r41; r97 = (u64)r1 * 16ull; r85 = r41; r100 = (u64)r1 * 24ull; r105 = r2; r106 = r4 + r105 * 8; r107 = (u64)r90 * 8ull;
+	r4 = p0; r106 = r4 + r105 * 8; r107 = (u64)r90 * 8ull;
 b2: // grid unrolled guard
-#line 17 "math.go"
-	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b27; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b21; r30 = r2;
 #line 15 "math.go"
-	r33 = r30; r34 = (u64)r33 + 1ull;
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b21; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b15; r30 = r2; r33 = r30; r34 = (u64)r33 + 1ull;
 	r36 = (u64)r34; r37 = r36 * 11400714819323198485ull; r38 = r37 >> 11; r39 = (double)r38; r40 = r39 * 0x1p-53;
 	r42 = r41 * r40; r43 = r18 + r42; r92 = r106; r44 = r92 + 8ll; *(double *)r44 = r43; r59 = (u64)r30 + (u64)r1;
 #line 15 "math.go"
@@ -1449,19 +1428,19 @@ b2: // grid unrolled guard
 	r77 = r89; r78 = (u64)r77 + 1ull;
 	r80 = (u64)r78; r81 = r80 * 11400714819323198485ull; r82 = r81 >> 11; r83 = (double)r82; r84 = r83 * 0x1p-53;
 	r86 = r85 * r84; r87 = r18 + r86; r99 = r92; r101 = r99 + r100 * 1; r88 = r101 + 8ll; *(double *)r88 = r87; r2 = (u64)r2 + (u64)r90; r106 = r106 + r107 * 1; goto b2;
-b21: // preheader
+b15: // preheader
 #line 17 "math.go"
 	r16 = r41;
 #line 15 "math.go"
 	r102 = r2; r103 = r4 + r102 * 8; r104 = r94;
-b22: // head
+b16: // head
 #line 15 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b21; r8 = r2; r9 = (u64)r8 + 1ull;
 	r11 = (u64)r9; r12 = r11 * 11400714819323198485ull; r13 = r12 >> 11; r14 = (double)r13; r15 = r14 * 0x1p-53;
 	r19 = r16 * r15; r20 = r18 + r19; r91 = r103; r21 = r91 + 8ll; *(double *)r21 = r20;
 #line 15 "math.go"
-	r2 = (u64)r2 + (u64)r1; r103 = r103 + r104 * 1; goto b22;
-b27: // exit
+	r2 = (u64)r2 + (u64)r1; r103 = r103 + r104 * 1; goto b16;
+b21: // exit
 #line 15 "math.go"
 	return;
 }
@@ -1481,20 +1460,18 @@ extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
 #line 23 "math.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r12 = p0;
+	r5 = p3; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r78 = r2;
+	r12 = p0; r79 = r12 + r78 * 8; r80 = (u64)r1 * 8ull;
 #line 23 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r78 = r2; r79 = r12 + r78 * 8; r80 = (u64)r1 * 8ull; r81 = r4 + r78 * 8;
+	r4 = p2; r81 = r4 + r78 * 8;
 b2: // head
 #line 23 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b25;
 	r76 = r79; r11 = r76 + 8ll; r14 = *(double *)r11;
 #line 19 "exp.go"
 	r17 = (u64)__double_as_longlong(r14);
-#line 21 "exp.go"
-	r20 = r17 == 18442240474082181120ull;
-#line 20 "exp.go"
-	r18 = r17 & ~9223372036854775808ull; r19 = r18 >= 9218868437227405312ull; if (!r19) goto b11; if (!r20) goto b10;
+	r18 = r17 & ~9223372036854775808ull; r19 = r18 >= 9218868437227405312ull; if (!r19) goto b11;
+	r20 = r17 == 18442240474082181120ull; if (!r20) goto b10;
 #line 26 "exp.go"
 	r16 = 0x0p+00;
 b7: // Exp.return
@@ -1512,14 +1489,14 @@ b11: // Exp.if.done
 	r21 = r14 > 0x1.62e42fefa39efp+09; if (!r21) goto b13;
 #line 27 "bits.go"
 	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
-b13: // Exp.if.done
+b13: // roundToInt32.entry
 #line 29 "exp.go"
 	r27 = r14 * 0x1.71547652b82fep+00;
 #line 64 "exp.go"
 	r29 = rint(r27);
-	r30 = r29 >= (-0x1p+31); if (!r30) goto b25; r32 = r29 <= 0x1.fffffffcp+30; if (!r32) goto b25;
+	r30 = r29 >= (-0x1p+31); if (!r30) goto b24; r32 = r29 <= 0x1.fffffffcp+30; if (!r32) goto b24;
 	r31 = qd_f64_to_i32(r29); r28 = r31;
-b17: // roundToInt32.return
+b16: // roundToInt32.return
 #line 30 "exp.go"
 	r33 = (double)r28;
 	r34 = -r33; r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
@@ -1540,28 +1517,28 @@ b17: // roundToInt32.return
 	r53 = r52 + 0x1p+01; r54 = fma(r52, r53, 0x1p+00);
 #line 48 "exp.go"
 	r55 = (u32)r28 + 1023u;
-	r56 = r55 <= 0; if (!r56) goto b22;
-	r57 = r55 < (-52); if (!r57) goto b20;
+	r56 = r55 <= 0; if (!r56) goto b21;
+	r57 = r55 < (-52); if (!r57) goto b19;
 #line 55 "exp.go"
 	r16 = 0x0p+00; goto b7;
-b20: // Exp.if.done
+b19: // Exp.if.done
 #line 53 "exp.go"
 	r65 = (u32)r55 + 1022u; r66 = (u64)r65; r67 = r66 << 52; r68 = __longlong_as_double((i64)r67); r69 = r54 * r68; r58 = r69; r59 = 1;
-b21: // Exp.if.done
+b20: // Exp.if.done
 #line 58 "exp.go"
 	r60 = (u64)r59; r61 = r60 << 52; r62 = __longlong_as_double((i64)r61); r63 = r58 * r62; r16 = r63; goto b7;
-b22: // Exp.if.else
+b21: // Exp.if.else
 #line 55 "exp.go"
-	r64 = r55 >= 2047; if (!r64) goto b24;
+	r64 = r55 >= 2047; if (!r64) goto b23;
 #line 27 "bits.go"
 	r16 = __longlong_as_double(0x7ff0000000000000ll); goto b7;
-b24: // edge 9→8
+b23: // edge 9→8
 #line 55 "exp.go"
-	r58 = r54; r59 = r55; goto b21;
-b25: // roundToInt32.if.done
+	r58 = r54; r59 = r55; goto b20;
+b24: // roundToInt32.if.done
 #line 66 "exp.go"
-	r28 = (-2147483647 - 1); goto b17;
-b26: // exit
+	r28 = (-2147483647 - 1); goto b16;
+b25: // exit
 #line 66 "exp.go"
 	return;
 }
@@ -1581,10 +1558,10 @@ extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r70 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
 #line 30 "math.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r12 = p0;
+	r5 = p3; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r74 = r2;
+	r12 = p0; r75 = r12 + r74 * 8; r76 = (u64)r1 * 8ull;
 #line 30 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r74 = r2; r75 = r12 + r74 * 8; r76 = (u64)r1 * 8ull; r77 = r4 + r74 * 8;
+	r4 = p2; r77 = r4 + r74 * 8;
 b2: // head
 #line 30 "math.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17;
@@ -1709,7 +1686,7 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 b2: // head
 #line 37 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b210; r8 = r2;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b194; r8 = r2;
 	r433 = r12 + r8 * 8; r11 = r433 + 8ll; r14 = *(double *)r11; r434 = r16 + r8 * 8; r15 = r434 + 8ll; r18 = *(double *)r15; r20 = r14; r21 = r18;
 b5: // Pow.if.done
 #line 52 "pow.go"
@@ -1737,75 +1714,75 @@ b11: // pow.cond.false
 	r41 = r24 == 0x1p+00; if (!r41) goto b14;
 #line 102 "pow.go"
 	r22 = r23; goto b8;
-b14: // IsNaN.entry
+b14: // IsNaN.return
 #line 39 "bits.go"
-	r46 = r23 != r23; r45 = r46; if (!r45) goto b17;
-b16: // NaN.return
+	r46 = r23 != r23; r45 = r46; if (!r45) goto b16;
+b15: // NaN.return
 #line 31 "bits.go"
 	r22 = __longlong_as_double(0x7ff8000000000001ll); goto b8;
-b17: // IsNaN.entry
+b16: // IsNaN.return
 #line 39 "bits.go"
-	r50 = r24 != r24; r49 = r50; if (r49) goto b16;
+	r50 = r24 != r24; r49 = r50; if (r49) goto b15;
 #line 63 "pow.go"
-	r48 = r23 == 0x0p+00; if (!r48) goto b184;
+	r48 = r23 == 0x0p+00; if (!r48) goto b174;
 #line 65 "pow.go"
-	r47 = r24 < 0x0p+00; if (!r47) goto b35;
+	r47 = r24 < 0x0p+00; if (!r47) goto b32;
 #line 9 "signbit.go"
-	r61 = (u64)__double_as_longlong(r23); r62 = (i64)r61; r63 = r62 < 0ll; r60 = r63; if (!r60) goto b27;
+	r61 = (u64)__double_as_longlong(r23); r62 = (i64)r61; r63 = r62 < 0ll; r60 = r63; if (!r60) goto b25;
 #line 8 "pow.go"
-	r80 = fabs(r24); r81 = r80 >= 0x1p+53; if (!r81) goto b28; r79 = false;
-b25: // isOddInt.return
+	r80 = fabs(r24); r81 = r80 >= 0x1p+53; if (!r81) goto b26; r79 = false;
+b23: // isOddInt.return
 #line 8 "pow.go"
-	if (!r79) goto b27;
+	if (!r79) goto b25;
 #line 27 "bits.go"
 	r22 = __longlong_as_double(0xfff0000000000000ll); goto b8;
-b27: // Inf.return
+b25: // Inf.return
 #line 27 "bits.go"
 	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
-b28: // Modf.entry
+b26: // Copysign.entry
 #line 15 "modf.go"
 	r84 = trunc(r24);
 	r85 = r24 - r84;
 #line 11 "copysign.go"
 	r87 = (u64)__double_as_longlong(r85); r88 = r87 & ~9223372036854775808ull; r89 = (u64)__double_as_longlong(r24); r90 = r89 & 9223372036854775808ull; r91 = r88 | r90; r92 = __longlong_as_double((i64)r91); r86 = r92; r82 = r84; r83 = r86; r93 = r82; r94 = r83;
 #line 18 "pow.go"
-	r95 = r94 == 0x0p+00; if (!r95) goto b34; r97 = qd_f64_to_i64(r93); r98 = r97 & 1ll; r99 = r98 == 1ll; r96 = r99;
-b33: // isOddInt.binop.done
+	r95 = r94 == 0x0p+00; if (!r95) goto b31; r97 = qd_f64_to_i64(r93); r98 = r97 & 1ll; r99 = r98 == 1ll; r96 = r99;
+b30: // isOddInt.binop.done
 #line 18 "pow.go"
-	r79 = r96; goto b25;
-b34: // edge 2→4
+	r79 = r96; goto b23;
+b31: // edge 2→4
 #line 18 "pow.go"
-	r96 = false; goto b33;
-b35: // pow.switch.next
+	r96 = false; goto b30;
+b32: // pow.switch.next
 #line 70 "pow.go"
-	r68 = r24 > 0x0p+00; if (!r68) goto b50;
+	r68 = r24 > 0x0p+00; if (!r68) goto b45;
 #line 9 "signbit.go"
-	r65 = (u64)__double_as_longlong(r23); r66 = (i64)r65; r67 = r66 < 0ll; r64 = r67; if (!r64) goto b42;
+	r65 = (u64)__double_as_longlong(r23); r66 = (i64)r65; r67 = r66 < 0ll; r64 = r67; if (!r64) goto b38;
 #line 8 "pow.go"
-	r101 = fabs(r24); r102 = r101 >= 0x1p+53; if (!r102) goto b43; r100 = false;
-b40: // isOddInt.return
+	r101 = fabs(r24); r102 = r101 >= 0x1p+53; if (!r102) goto b39; r100 = false;
+b36: // isOddInt.return
 #line 8 "pow.go"
-	if (!r100) goto b42;
+	if (!r100) goto b38;
 #line 18 "pow.go"
 	r22 = r23; goto b8;
-b42: // pow.if.done
+b38: // pow.if.done
 #line 18 "pow.go"
 	r22 = 0x0p+00; goto b8;
-b43: // Modf.entry
+b39: // Copysign.entry
 #line 15 "modf.go"
 	r105 = trunc(r24);
 	r106 = r24 - r105;
 #line 11 "copysign.go"
 	r108 = (u64)__double_as_longlong(r106); r109 = r108 & ~9223372036854775808ull; r110 = (u64)__double_as_longlong(r24); r111 = r110 & 9223372036854775808ull; r112 = r109 | r111; r113 = __longlong_as_double((i64)r112); r107 = r113; r103 = r105; r104 = r107; r114 = r103; r115 = r104;
 #line 18 "pow.go"
-	r116 = r115 == 0x0p+00; if (!r116) goto b49; r118 = qd_f64_to_i64(r114); r119 = r118 & 1ll; r120 = r119 == 1ll; r117 = r120;
-b48: // isOddInt.binop.done
+	r116 = r115 == 0x0p+00; if (!r116) goto b44; r118 = qd_f64_to_i64(r114); r119 = r118 & 1ll; r120 = r119 == 1ll; r117 = r120;
+b43: // isOddInt.binop.done
 #line 18 "pow.go"
-	r100 = r117; goto b40;
-b49: // edge 2→4
+	r100 = r117; goto b36;
+b44: // edge 2→4
 #line 18 "pow.go"
-	r117 = false; goto b48;
-b50: // pow.switch.done
+	r117 = false; goto b43;
+b45: // pow.switch.done
 #line 101 "pow.go"
 	r26 = fabs(r24);
 #line 15 "modf.go"
@@ -1814,95 +1791,93 @@ b50: // pow.switch.done
 #line 11 "copysign.go"
 	r32 = (u64)__double_as_longlong(r30); r33 = r32 & ~9223372036854775808ull; r34 = (u64)__double_as_longlong(r26); r35 = r34 & 9223372036854775808ull; r36 = r33 | r35; r37 = __longlong_as_double((i64)r36); r31 = r37; r27 = r29; r28 = r31; r38 = r27; r39 = r28;
 #line 102 "pow.go"
-	r40 = r39 != 0x0p+00; if (!r40) goto b57; r171 = r23 < 0x0p+00; if (!r171) goto b57;
+	r40 = r39 != 0x0p+00; if (!r40) goto b51; r171 = r23 < 0x0p+00; if (!r171) goto b51;
 #line 31 "bits.go"
 	r22 = __longlong_as_double(0x7ff8000000000001ll); goto b8;
-b57: // pow.if.done
+b51: // pow.if.done
 #line 105 "pow.go"
-	r170 = r38 >= 0x1p+63; if (!r170) goto b63;
+	r170 = r38 >= 0x1p+63; if (!r170) goto b57;
 #line 109 "pow.go"
-	r172 = r23 == (-0x1p+00); if (!r172) goto b60;
+	r172 = r23 == (-0x1p+00); if (!r172) goto b54;
 #line 123 "pow.go"
 	r22 = 0x1p+00; goto b8;
-b60: // pow.switch.next
+b54: // pow.switch.next
 #line 111 "pow.go"
-	r176 = fabs(r23); r177 = r176 < 0x1p+00; r179 = r177 == r178; if (!r179) goto b62;
+	r176 = fabs(r23); r177 = r176 < 0x1p+00; r179 = r177 == r178; if (!r179) goto b56;
 #line 123 "pow.go"
 	r22 = 0x0p+00; goto b8;
-b62: // Inf.return
+b56: // Inf.return
 #line 27 "bits.go"
 	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
-b63: // pow.if.done
+b57: // pow.if.done
 #line 123 "pow.go"
-	r173 = r40; if (!r173) goto b183;
-	r185 = r39 > 0x1p-01; if (!r185) goto b182;
+	r173 = r40; if (!r173) goto b173;
+	r185 = r39 > 0x1p-01; if (!r185) goto b172;
 	r230 = r39 - 0x1p+00;
 	r231 = r38 + 0x1p+00; r186 = r231; r187 = r230;
-b66: // Log.entry
+b60: // Log.entry
 #line 24 "log.go"
 	r234 = (u64)__double_as_longlong(r23);
 #line 26 "log.go"
-	r235 = r234 & ~9223372036854775808ull; r236 = r235 == 0ull; if (!r236) goto b174;
+	r235 = r234 & ~9223372036854775808ull; r236 = r235 == 0ull; if (!r236) goto b164;
 #line 27 "bits.go"
 	r233 = __longlong_as_double(0xfff0000000000000ll);
-b68: // Log.return
+b62: // Log.return
 #line 47 "log.go"
 	r232 = r233;
 #line 128 "pow.go"
 	r288 = r187 * r232;
 #line 19 "exp.go"
 	r291 = (u64)__double_as_longlong(r288);
-#line 21 "exp.go"
-	r294 = r291 == 18442240474082181120ull;
-#line 20 "exp.go"
-	r292 = r291 & ~9223372036854775808ull; r293 = r292 >= 9218868437227405312ull; if (!r293) goto b159; if (!r294) goto b158;
+	r292 = r291 & ~9223372036854775808ull; r293 = r292 >= 9218868437227405312ull; if (!r293) goto b150;
+	r294 = r291 == 18442240474082181120ull; if (!r294) goto b149;
 #line 26 "exp.go"
 	r290 = 0x0p+00;
-b73: // Exp.return
+b67: // Exp.return
 #line 27 "bits.go"
 	r289 = r290; r174 = r186; r175 = r289;
-b75: // frexp.entry
+b69: // frexp.entry
 #line 27 "frexp.go"
-	r192 = r48; if (!r192) goto b148; r190 = r23; r191 = 0ll;
-b77: // frexp.return
+	r192 = r48; if (!r192) goto b142; r190 = r23; r191 = 0ll;
+b71: // frexp.return
 #line 39 "bits.go"
 	r220 = r190; r221 = r191; r188 = r220; r189 = r221; r222 = r188; r223 = r189;
 #line 136 "pow.go"
 	r224 = qd_f64_to_i64(r174); r225 = r175; r226 = 0ll; r227 = r222; r228 = r223; r229 = r224;
-b79: // pow.for.loop
+b73: // pow.for.loop
 #line 136 "pow.go"
-	r349 = r229 != 0ll; if (!r349) goto b141;
-	r351 = r228 < (-4096ll); if (!r351) goto b109;
-b81: // pow.if.then
+	r349 = r229 != 0ll; if (!r349) goto b135;
+	r351 = r228 < (-4096ll); if (!r351) goto b103;
+b75: // pow.if.then
 #line 143 "pow.go"
 	r355 = (u64)r226 + (u64)r228; r350 = r355;
-b82: // pow.for.done
+b76: // pow.for.done
 #line 143 "pow.go"
-	if (!r352) goto b108;
+	if (!r352) goto b102;
 #line 162 "pow.go"
 	r371 = 0x1p+00 / r225;
 	r372 = -(u64)r350; r353 = r371; r354 = r372;
-b84: // ldexp.entry
+b78: // ldexp.entry
 #line 25 "ldexp.go"
-	r375 = r353 == 0x0p+00; if (!r375) goto b88; r374 = r353;
-b86: // ldexp.return
+	r375 = r353 == 0x0p+00; if (!r375) goto b82; r374 = r353;
+b80: // ldexp.return
 #line 50 "ldexp.go"
 	r373 = r374; r22 = r373; goto b8;
-b88: // IsInf.if.then
+b82: // IsInf.if.then
 #line 52 "bits.go"
 	r379 = fabs(r353); r380 = r379;
 #line 56 "bits.go"
-	r381 = r380 > 0x1.fffffffffffffp+1023; r376 = r381; if (!r376) goto b92;
-b91: // ldexp.switch.body
+	r381 = r380 > 0x1.fffffffffffffp+1023; r376 = r381; if (!r376) goto b86;
+b85: // ldexp.switch.body
 #line 25 "ldexp.go"
-	r374 = r353; goto b86;
-b92: // IsNaN.entry
+	r374 = r353; goto b80;
+b86: // IsNaN.entry
 #line 39 "bits.go"
-	r400 = r353 != r353; r399 = r400; if (r399) goto b91;
+	r400 = r353 != r353; r399 = r400; if (r399) goto b85;
 #line 63 "bits.go"
-	r386 = fabs(r353); r387 = r386 < 0x1p-1022; if (!r387) goto b107;
+	r386 = fabs(r353); r387 = r386 < 0x1p-1022; if (!r387) goto b101;
 	r388 = r353 * 0x1p+52; r384 = r388; r385 = (-52ll);
-b96: // normalize.return
+b90: // normalize.return
 #line 64 "bits.go"
 	r389 = r384;
 #line 38 "ldexp.go"
@@ -1913,139 +1888,139 @@ b96: // normalize.return
 	r391 = (u64)r354 + (u64)r390;
 	r392 = (u64)__double_as_longlong(r389);
 	r393 = r392 >> 52; r394 = (i64)r393; r395 = r394 & 2047ll; r396 = (u64)r395 - 1023ull; r397 = (u64)r391 + (u64)r396;
-	r398 = r397 < (-1075ll); if (!r398) goto b99;
+	r398 = r397 < (-1075ll); if (!r398) goto b93;
 #line 11 "copysign.go"
-	r405 = r392; r406 = r405 & 9223372036854775808ull; r407 = r406; r408 = __longlong_as_double((i64)r407); r401 = r408; r374 = r401; goto b86;
-b99: // ldexp.if.done
+	r405 = r392; r406 = r405 & 9223372036854775808ull; r407 = r406; r408 = __longlong_as_double((i64)r407); r401 = r408; r374 = r401; goto b80;
+b93: // ldexp.if.done
 #line 37 "ldexp.go"
-	r409 = r397 > 1023ll; if (!r409) goto b103; if (!r410) goto b102;
+	r409 = r397 > 1023ll; if (!r409) goto b97; if (!r410) goto b96;
 #line 27 "bits.go"
-	r374 = __longlong_as_double(0xfff0000000000000ll); goto b86;
-b102: // Inf.return
+	r374 = __longlong_as_double(0xfff0000000000000ll); goto b80;
+b96: // Inf.return
 #line 27 "bits.go"
-	r374 = __longlong_as_double(0x7ff0000000000000ll); goto b86;
-b103: // ldexp.if.done
+	r374 = __longlong_as_double(0x7ff0000000000000ll); goto b80;
+b97: // ldexp.if.done
 #line 44 "ldexp.go"
-	r411 = r397 < (-1022ll); if (!r411) goto b106;
+	r411 = r397 < (-1022ll); if (!r411) goto b100;
 	r424 = (u64)r397 + 53ull; r412 = r424; r413 = 0x1p-53;
-b105: // ldexp.if.done
+b99: // ldexp.if.done
 #line 48 "ldexp.go"
 	r425 = r392 & ~9218868437227405312ull;
 	r426 = (u64)r412 + 1023ull; r427 = (u64)r426; r428 = r427 << 52; r429 = r425 | r428;
-	r430 = __longlong_as_double((i64)r429); r431 = r413 * r430; r374 = r431; goto b86;
-b106: // edge 9→13
+	r430 = __longlong_as_double((i64)r429); r431 = r413 * r430; r374 = r431; goto b80;
+b100: // edge 9→13
 #line 44 "ldexp.go"
-	r412 = r397; r413 = 0x1p+00; goto b105;
-b107: // normalize.if.done
+	r412 = r397; r413 = 0x1p+00; goto b99;
+b101: // normalize.if.done
 #line 64 "bits.go"
-	r384 = r353; r385 = 0ll; goto b96;
-b108: // edge 52→61
+	r384 = r353; r385 = 0ll; goto b90;
+b102: // edge 52→61
 #line 161 "pow.go"
-	r353 = r225; r354 = r350; goto b84;
-b109: // pow.cond.false
+	r353 = r225; r354 = r350; goto b78;
+b103: // pow.cond.false
 #line 137 "pow.go"
-	r360 = r228 > 4096ll; if (r360) goto b81;
+	r360 = r228 > 4096ll; if (r360) goto b75;
 #line 146 "pow.go"
-	r356 = r229 & 1ll; r357 = r356 == 1ll; if (!r357) goto b147;
+	r356 = r229 & 1ll; r357 = r356 == 1ll; if (!r357) goto b141;
 	r361 = r225 * r227;
 	r362 = (u64)r226 + (u64)r228; r358 = r361; r359 = r362;
-b112: // pow.if.done
+b106: // pow.if.done
 #line 150 "pow.go"
 	r363 = r227 * r227;
 	r364 = (u64)r228 << 1;
-	r365 = r363 < 0x1p-01; if (!r365) goto b146;
+	r365 = r363 < 0x1p-01; if (!r365) goto b140;
 	r368 = r363 + r363;
 	r369 = (u64)r364 - 1ull; r366 = r368; r367 = r369;
-b114: // pow.if.done
+b108: // pow.if.done
 #line 136 "pow.go"
-	r370 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r370; r436 = r229 != 0ll; if (!r436) goto b141;
-	r437 = r228 < (-4096ll); if (r437) goto b81; r440 = r228 > 4096ll; if (r440) goto b81;
+	r370 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r370; r436 = r229 != 0ll; if (!r436) goto b135;
+	r437 = r228 < (-4096ll); if (r437) goto b75; r440 = r228 > 4096ll; if (r440) goto b75;
 #line 146 "pow.go"
-	r438 = r229 & 1ll; r439 = r438 == 1ll; if (!r439) goto b145;
+	r438 = r229 & 1ll; r439 = r438 == 1ll; if (!r439) goto b139;
 	r441 = r225 * r227;
 	r442 = (u64)r226 + (u64)r228; r358 = r441; r359 = r442;
-b120: // pow.if.done (unrolled 1)
+b114: // pow.if.done (unrolled 1)
 #line 150 "pow.go"
 	r443 = r227 * r227;
 	r444 = (u64)r228 << 1;
-	r445 = r443 < 0x1p-01; if (!r445) goto b144;
+	r445 = r443 < 0x1p-01; if (!r445) goto b138;
 	r446 = r443 + r443;
 	r447 = (u64)r444 - 1ull; r366 = r446; r367 = r447;
-b122: // pow.if.done (unrolled 1)
+b116: // pow.if.done (unrolled 1)
 #line 136 "pow.go"
-	r448 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r448; r449 = r229 != 0ll; if (!r449) goto b141;
-	r450 = r228 < (-4096ll); if (r450) goto b81; r453 = r228 > 4096ll; if (r453) goto b81;
+	r448 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r448; r449 = r229 != 0ll; if (!r449) goto b135;
+	r450 = r228 < (-4096ll); if (r450) goto b75; r453 = r228 > 4096ll; if (r453) goto b75;
 #line 146 "pow.go"
-	r451 = r229 & 1ll; r452 = r451 == 1ll; if (!r452) goto b143;
+	r451 = r229 & 1ll; r452 = r451 == 1ll; if (!r452) goto b137;
 	r454 = r225 * r227;
 	r455 = (u64)r226 + (u64)r228; r358 = r454; r359 = r455;
-b128: // pow.if.done (unrolled 2)
+b122: // pow.if.done (unrolled 2)
 #line 150 "pow.go"
 	r456 = r227 * r227;
 	r457 = (u64)r228 << 1;
-	r458 = r456 < 0x1p-01; if (!r458) goto b142;
+	r458 = r456 < 0x1p-01; if (!r458) goto b136;
 	r459 = r456 + r456;
 	r460 = (u64)r457 - 1ull; r366 = r459; r367 = r460;
-b130: // pow.if.done (unrolled 2)
+b124: // pow.if.done (unrolled 2)
 #line 136 "pow.go"
-	r461 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r461; r462 = r229 != 0ll; if (!r462) goto b141;
-	r463 = r228 < (-4096ll); if (r463) goto b81; r466 = r228 > 4096ll; if (r466) goto b81;
+	r461 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r461; r462 = r229 != 0ll; if (!r462) goto b135;
+	r463 = r228 < (-4096ll); if (r463) goto b75; r466 = r228 > 4096ll; if (r466) goto b75;
 #line 146 "pow.go"
-	r464 = r229 & 1ll; r465 = r464 == 1ll; if (!r465) goto b140;
+	r464 = r229 & 1ll; r465 = r464 == 1ll; if (!r465) goto b134;
 	r467 = r225 * r227;
 	r468 = (u64)r226 + (u64)r228; r358 = r467; r359 = r468;
-b136: // pow.if.done (unrolled 3)
+b130: // pow.if.done (unrolled 3)
 #line 150 "pow.go"
 	r469 = r227 * r227;
 	r470 = (u64)r228 << 1;
-	r471 = r469 < 0x1p-01; if (!r471) goto b139;
+	r471 = r469 < 0x1p-01; if (!r471) goto b133;
 	r472 = r469 + r469;
 	r473 = (u64)r470 - 1ull; r366 = r472; r367 = r473;
-b138: // pow.if.done (unrolled 3)
+b132: // pow.if.done (unrolled 3)
 #line 136 "pow.go"
-	r474 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r474; goto b79;
-b139: // edge 57→59 (unrolled 3)
+	r474 = r229 >> 1; r225 = r358; r226 = r359; r227 = r366; r228 = r367; r229 = r474; goto b73;
+b133: // edge 57→59 (unrolled 3)
 #line 152 "pow.go"
-	r366 = r469; r367 = r470; goto b138;
-b140: // edge 54→57 (unrolled 3)
+	r366 = r469; r367 = r470; goto b132;
+b134: // edge 54→57 (unrolled 3)
 #line 146 "pow.go"
-	r358 = r225; r359 = r226; goto b136;
-b141: // edge 50→52
+	r358 = r225; r359 = r226; goto b130;
+b135: // edge 50→52
 #line 136 "pow.go"
-	r350 = r226; goto b82;
-b142: // edge 57→59 (unrolled 2)
+	r350 = r226; goto b76;
+b136: // edge 57→59 (unrolled 2)
 #line 152 "pow.go"
-	r366 = r456; r367 = r457; goto b130;
-b143: // edge 54→57 (unrolled 2)
+	r366 = r456; r367 = r457; goto b124;
+b137: // edge 54→57 (unrolled 2)
 #line 146 "pow.go"
-	r358 = r225; r359 = r226; goto b128;
-b144: // edge 57→59 (unrolled 1)
+	r358 = r225; r359 = r226; goto b122;
+b138: // edge 57→59 (unrolled 1)
 #line 152 "pow.go"
-	r366 = r443; r367 = r444; goto b122;
-b145: // edge 54→57 (unrolled 1)
+	r366 = r443; r367 = r444; goto b116;
+b139: // edge 54→57 (unrolled 1)
 #line 146 "pow.go"
-	r358 = r225; r359 = r226; goto b120;
-b146: // edge 57→59
+	r358 = r225; r359 = r226; goto b114;
+b140: // edge 57→59
 #line 152 "pow.go"
-	r366 = r363; r367 = r364; goto b114;
-b147: // edge 54→57
+	r366 = r363; r367 = r364; goto b108;
+b141: // edge 54→57
 #line 146 "pow.go"
-	r358 = r225; r359 = r226; goto b112;
-b148: // IsInf.if.then
+	r358 = r225; r359 = r226; goto b106;
+b142: // IsInf.return
 #line 52 "bits.go"
 	r196 = fabs(r23); r197 = r196;
 #line 56 "bits.go"
-	r198 = r197 > 0x1.fffffffffffffp+1023; r193 = r198; if (!r193) goto b152;
-b151: // frexp.switch.body
+	r198 = r197 > 0x1.fffffffffffffp+1023; r193 = r198; if (!r193) goto b144;
+b143: // frexp.switch.body
 #line 27 "frexp.go"
-	r190 = r23; r191 = 0ll; goto b77;
-b152: // IsNaN.entry
+	r190 = r23; r191 = 0ll; goto b71;
+b144: // IsNaN.return
 #line 39 "bits.go"
-	r219 = r46; r218 = r219; if (r218) goto b151;
+	r219 = r46; r218 = r219; if (r218) goto b143;
 #line 63 "bits.go"
-	r203 = r196; r204 = r203 < 0x1p-1022; if (!r204) goto b157;
+	r203 = r196; r204 = r203 < 0x1p-1022; if (!r204) goto b148;
 	r205 = r23 * 0x1p+52; r201 = r205; r202 = (-52ll);
-b156: // normalize.return
+b147: // normalize.return
 #line 64 "bits.go"
 	r206 = r201; r207 = r202;
 #line 33 "frexp.go"
@@ -2053,26 +2028,26 @@ b156: // normalize.return
 	r209 = r208 >> 52; r210 = r209 & 2047ull; r211 = (i64)r210; r212 = (u64)r211 - 1023ull; r213 = (u64)r212 + 1ull; r214 = (u64)r207 + (u64)r213;
 	r215 = r208 & ~9218868437227405312ull;
 	r216 = r215 | 4602678819172646912ull;
-	r217 = __longlong_as_double((i64)r216); r190 = r217; r191 = r214; goto b77;
-b157: // normalize.if.done
+	r217 = __longlong_as_double((i64)r216); r190 = r217; r191 = r214; goto b71;
+b148: // normalize.if.done
 #line 64 "bits.go"
-	r201 = r23; r202 = 0ll; goto b156;
-b158: // Exp.if.done
+	r201 = r23; r202 = 0ll; goto b147;
+b149: // Exp.if.done
 #line 26 "exp.go"
-	r290 = r288; goto b73;
-b159: // Exp.if.done
+	r290 = r288; goto b67;
+b150: // Exp.if.done
 #line 26 "exp.go"
-	r295 = r288 > 0x1.62e42fefa39efp+09; if (!r295) goto b161;
+	r295 = r288 > 0x1.62e42fefa39efp+09; if (!r295) goto b152;
 #line 27 "bits.go"
-	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b73;
-b161: // Exp.if.done
+	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b67;
+b152: // roundToInt32.entry
 #line 29 "exp.go"
 	r301 = r288 * 0x1.71547652b82fep+00;
 #line 64 "exp.go"
 	r303 = rint(r301);
-	r304 = r303 >= (-0x1p+31); if (!r304) goto b173; r306 = r303 <= 0x1.fffffffcp+30; if (!r306) goto b173;
+	r304 = r303 >= (-0x1p+31); if (!r304) goto b163; r306 = r303 <= 0x1.fffffffcp+30; if (!r306) goto b163;
 	r305 = qd_f64_to_i32(r303); r302 = r305;
-b165: // roundToInt32.return
+b155: // roundToInt32.return
 #line 30 "exp.go"
 	r307 = (double)r302;
 	r308 = -r307; r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
@@ -2093,45 +2068,45 @@ b165: // roundToInt32.return
 	r327 = r326 + 0x1p+01; r328 = fma(r326, r327, 0x1p+00);
 #line 48 "exp.go"
 	r329 = (u32)r302 + 1023u;
-	r330 = r329 <= 0; if (!r330) goto b170;
-	r331 = r329 < (-52); if (!r331) goto b168;
+	r330 = r329 <= 0; if (!r330) goto b160;
+	r331 = r329 < (-52); if (!r331) goto b158;
 #line 55 "exp.go"
-	r290 = 0x0p+00; goto b73;
-b168: // Exp.if.done
+	r290 = 0x0p+00; goto b67;
+b158: // Exp.if.done
 #line 53 "exp.go"
 	r339 = (u32)r329 + 1022u; r340 = (u64)r339; r341 = r340 << 52; r342 = __longlong_as_double((i64)r341); r343 = r328 * r342; r332 = r343; r333 = 1;
-b169: // Exp.if.done
+b159: // Exp.if.done
 #line 58 "exp.go"
-	r334 = (u64)r333; r335 = r334 << 52; r336 = __longlong_as_double((i64)r335); r337 = r332 * r336; r290 = r337; goto b73;
-b170: // Exp.if.else
+	r334 = (u64)r333; r335 = r334 << 52; r336 = __longlong_as_double((i64)r335); r337 = r332 * r336; r290 = r337; goto b67;
+b160: // Exp.if.else
 #line 55 "exp.go"
-	r338 = r329 >= 2047; if (!r338) goto b172;
+	r338 = r329 >= 2047; if (!r338) goto b162;
 #line 27 "bits.go"
-	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b73;
-b172: // edge 9→8
+	r290 = __longlong_as_double(0x7ff0000000000000ll); goto b67;
+b162: // edge 9→8
 #line 55 "exp.go"
-	r332 = r328; r333 = r329; goto b169;
-b173: // roundToInt32.if.done
+	r332 = r328; r333 = r329; goto b159;
+b163: // roundToInt32.if.done
 #line 66 "exp.go"
-	r302 = (-2147483647 - 1); goto b165;
-b174: // Log.switch.next
+	r302 = (-2147483647 - 1); goto b155;
+b164: // Log.switch.next
 #line 28 "log.go"
-	r244 = (i64)r234; r245 = r244 < 0ll; if (!r245) goto b176;
+	r244 = (i64)r234; r245 = r244 < 0ll; if (!r245) goto b166;
 #line 31 "bits.go"
-	r233 = __longlong_as_double(0x7ff8000000000001ll); goto b68;
-b176: // Log.switch.next
+	r233 = __longlong_as_double(0x7ff8000000000001ll); goto b62;
+b166: // Log.switch.next
 #line 30 "log.go"
-	r246 = r234 >= 9218868437227405312ull; if (!r246) goto b178;
+	r246 = r234 >= 9218868437227405312ull; if (!r246) goto b168;
 #line 28 "log.go"
-	r233 = r23; goto b68;
-b178: // Log.switch.next
+	r233 = r23; goto b62;
+b168: // Log.switch.next
 #line 33 "log.go"
 	r247 = r234 & 4503599627370495ull; r248 = r247 | 4602678819172646912ull; r249 = __longlong_as_double((i64)r248);
 	r250 = r234 >> 52; r251 = r250 & 2047ull; r252 = (i32)r251; r253 = (u32)r252 - 1022u; r254 = (double)r253;
-	r255 = r249 <= 0x1.6a09e667f3bcdp-01; if (!r255) goto b181;
+	r255 = r249 <= 0x1.6a09e667f3bcdp-01; if (!r255) goto b171;
 	r258 = r254 - 0x1p+00;
 	r259 = r249 * 0x1p+01; r256 = r259; r257 = r258;
-b180: // Log.if.done
+b170: // Log.if.done
 #line 39 "log.go"
 	r260 = r256 - 0x1p+00;
 	r261 = r260 + 0x1p+01; r262 = r260 / r261;
@@ -2141,26 +2116,26 @@ b180: // Log.if.done
 	r272 = r264 * 0x1.39a09d078c69fp-03; r273 = r272 + 0x1.c71c51d8e78afp-03; r274 = r273 * r264; r275 = r274 + 0x1.999999997fa04p-02; r276 = r264 * r275;
 	r277 = r271 + r276;
 	r278 = r260 * 0x1p-01; r279 = r278 * r260;
-	r280 = r257 * 0x1.62e42feep-01; r281 = r279 + r277; r282 = r262 * r281; r283 = r257 * 0x1.a39ef35793c76p-33; r284 = r282 + r283; r285 = r279 - r284; r286 = r285 - r260; r287 = r280 - r286; r233 = r287; goto b68;
-b181: // edge 6→8
+	r280 = r257 * 0x1.62e42feep-01; r281 = r279 + r277; r282 = r262 * r281; r283 = r257 * 0x1.a39ef35793c76p-33; r284 = r282 + r283; r285 = r279 - r284; r286 = r285 - r260; r287 = r280 - r286; r233 = r287; goto b62;
+b171: // edge 6→8
 #line 35 "log.go"
-	r256 = r249; r257 = r254; goto b180;
-b182: // edge 46→49
+	r256 = r249; r257 = r254; goto b170;
+b172: // edge 46→49
 #line 124 "pow.go"
-	r186 = r38; r187 = r39; goto b66;
-b183: // edge 41→47
+	r186 = r38; r187 = r39; goto b60;
+b173: // edge 41→47
 #line 123 "pow.go"
-	r174 = r38; r175 = 0x1p+00; goto b75;
-b184: // IsInf.if.then
+	r174 = r38; r175 = 0x1p+00; goto b69;
+b174: // IsInf.return
 #line 52 "bits.go"
 	r55 = fabs(r24); r56 = r55;
 #line 56 "bits.go"
-	r57 = r56 > 0x1.fffffffffffffp+1023; r52 = r57; if (!r52) goto b195;
+	r57 = r56 > 0x1.fffffffffffffp+1023; r52 = r57; if (!r52) goto b183;
 #line 78 "pow.go"
-	r51 = r23 == (-0x1p+00); if (!r51) goto b189;
+	r51 = r23 == (-0x1p+00); if (!r51) goto b177;
 #line 54 "bits.go"
 	r22 = 0x1p+00; goto b8;
-b189: // pow.switch.next
+b177: // pow.switch.next
 #line 80 "pow.go"
 	r137 = fabs(r23); r138 = r137 < 0x1p+00;
 #line 53 "bits.go"
@@ -2168,40 +2143,40 @@ b189: // pow.switch.next
 #line 56 "bits.go"
 	r144 = r143 > 0x1.fffffffffffffp+1023; r139 = r144;
 #line 80 "pow.go"
-	r147 = r138 == r139; if (!r147) goto b194;
+	r147 = r138 == r139; if (!r147) goto b182;
 #line 54 "bits.go"
 	r22 = 0x0p+00; goto b8;
-b194: // Inf.return
+b182: // Inf.return
 #line 27 "bits.go"
 	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
-b195: // IsInf.if.then
+b183: // IsInf.return
 #line 52 "bits.go"
 	r132 = fabs(r23); r133 = r132;
 #line 56 "bits.go"
-	r134 = r133 > 0x1.fffffffffffffp+1023; r129 = r134; if (!r129) goto b206;
+	r134 = r133 > 0x1.fffffffffffffp+1023; r129 = r134; if (!r129) goto b190;
 #line 54 "bits.go"
 	r128 = -r23; r125 = r128;
 #line 56 "bits.go"
-	r126 = r125 > 0x1.fffffffffffffp+1023; r121 = r126; if (!r121) goto b202;
+	r126 = r125 > 0x1.fffffffffffffp+1023; r121 = r126; if (!r121) goto b186;
 #line 87 "pow.go"
 	r155 = 0x1p+00 / r23; r156 = -r24; r20 = r155; r21 = r156; goto b5;
-b202: // pow.if.done
+b186: // pow.if.done
 #line 90 "pow.go"
-	r158 = r24 < 0x0p+00; if (!r158) goto b204; r22 = 0x0p+00; goto b8;
-b204: // pow.switch.next
+	r158 = r24 < 0x0p+00; if (!r158) goto b188; r22 = 0x0p+00; goto b8;
+b188: // pow.switch.next
 #line 92 "pow.go"
-	r164 = r24 > 0x0p+00; if (!r164) goto b50;
+	r164 = r24 > 0x0p+00; if (!r164) goto b45;
 #line 27 "bits.go"
 	r22 = __longlong_as_double(0x7ff0000000000000ll); goto b8;
-b206: // pow.switch.next
+b190: // pow.switch.next
 #line 95 "pow.go"
-	r154 = r24 == 0x1p-01; if (!r154) goto b208;
+	r154 = r24 == 0x1p-01; if (!r154) goto b192;
 	r153 = sqrt(r23); r22 = r153; goto b8;
-b208: // pow.switch.next
+b192: // pow.switch.next
 #line 97 "pow.go"
-	r167 = r24 == (-0x1p-01); if (!r167) goto b50;
+	r167 = r24 == (-0x1p-01); if (!r167) goto b45;
 	r165 = sqrt(r23); r166 = 0x1p+00 / r165; r22 = r166; goto b8;
-b210: // exit
+b194: // exit
 #line 98 "pow.go"
 	return;
 }
@@ -2300,13 +2275,13 @@ extern "C" __global__ void Sin_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r83 = 0, *r87 = 0, *r95 = 0, *r96 = 0, *r99 = 0, *r103 = 0, *r107 = 0, *r111 = 0;
 	char *r115 = 0, *r122 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0;
 #line 44 "math.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r12 = p0;
+	r5 = p3; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r125 = r2;
+	r12 = p0; r126 = r12 + r125 * 8; r127 = (u64)r1 * 8ull;
 #line 44 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r125 = r2; r126 = r12 + r125 * 8; r127 = (u64)r1 * 8ull; r128 = r4 + r125 * 8;
+	r4 = p2; r128 = r4 + r125 * 8;
 b2: // head
 #line 44 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b35;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b32;
 	r123 = r126; r11 = r123 + 8ll; r14 = *(double *)r11;
 #line 200 "sin.go"
 	r17 = r14 == 0x0p+00; if (!r17) goto b9;
@@ -2320,73 +2295,73 @@ b6: // sin.return
 	r124 = r128; r122 = r124 + 8ll; *(double *)r122 = r15;
 #line 44 "math.go"
 	r2 = (u64)r2 + (u64)r1; r126 = r126 + r127 * 1; r128 = r128 + r127 * 1; goto b2;
-b9: // IsNaN.entry
+b9: // IsNaN.return
 #line 39 "bits.go"
 	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
 #line 52 "bits.go"
 	r23 = fabs(r14); r24 = r23;
 #line 56 "bits.go"
-	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b12;
 #line 31 "bits.go"
 	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
-b15: // sin.switch.next
+b12: // sin.switch.next
 #line 208 "sin.go"
-	r30 = r14 < 0x0p+00; if (!r30) goto b34;
+	r30 = r14 < 0x0p+00; if (!r30) goto b31;
 	r33 = -r14; r31 = r33; r32 = true;
-b17: // sin.if.done
+b14: // sin.if.done
 #line 215 "sin.go"
-	r34 = r31 >= 0x1p+29; if (!r34) goto b30;
+	r34 = r31 >= 0x1p+29; if (!r34) goto b27;
 	qdfn20x0(r31, &r35, &r36); r37 = r35; r38 = r36; r39 = r37; r40 = r38;
-b19: // sin.if.done
+b16: // sin.if.done
 #line 230 "sin.go"
-	r41 = r39 > 3ull; if (!r41) goto b29;
+	r41 = r39 > 3ull; if (!r41) goto b26;
 	r60 = !r32;
 	r61 = r39 - 4ull; r42 = r60; r43 = r61;
-b21: // sin.if.done
+b18: // sin.if.done
 #line 234 "sin.go"
 	r62 = r40 * r40;
-	r63 = r43 == 1ull; if (!r63) goto b27;
-b22: // sin.if.then
+	r63 = r43 == 1ull; if (!r63) goto b24;
+b19: // sin.if.then
 #line 236 "sin.go"
 	r64 = r62 * 0x1p-01; r65 = 0x1p+00 - r64; r66 = r62 * r62; r70 = r62 * (-0x1.8fa49a0861a9bp-37); r73 = r70 + 0x1.1ee9d7b4e3f05p-29; r74 = r73 * r62; r77 = r74 + (-0x1.27e4f7eac4bc6p-22); r78 = r77 * r62; r81 = r78 + 0x1.a01a019c844f5p-16; r82 = r81 * r62; r85 = r82 + (-0x1.6c16c16c14f91p-10); r86 = r85 * r62; r89 = r86 + 0x1.555555555554bp-05; r90 = r66 * r89; r91 = r65 + r90; r92 = r91;
-b23: // sin.if.done
+b20: // sin.if.done
 #line 236 "sin.go"
-	if (!r42) goto b26;
+	if (!r42) goto b23;
 #line 241 "sin.go"
 	r121 = -r92; r93 = r121;
-b25: // sin.if.done
+b22: // sin.if.done
 #line 241 "sin.go"
 	r16 = r93; goto b6;
-b26: // edge 16→20
+b23: // edge 16→20
 #line 236 "sin.go"
-	r93 = r92; goto b25;
-b27: // sin.cond.false
+	r93 = r92; goto b22;
+b24: // sin.cond.false
 #line 235 "sin.go"
-	r120 = r43 == 2ull; if (r120) goto b22;
+	r120 = r43 == 2ull; if (r120) goto b19;
 #line 238 "sin.go"
-	r94 = r40 * r62; r98 = r62 * 0x1.5d8fd1fd19ccdp-33; r101 = r98 + (-0x1.ae5e5a9291f5dp-26); r102 = r101 * r62; r105 = r102 + 0x1.71de3567d48a1p-19; r106 = r105 * r62; r109 = r106 + (-0x1.a01a019bfdf03p-13); r110 = r109 * r62; r113 = r110 + 0x1.111111110f7dp-07; r114 = r113 * r62; r117 = r114 + (-0x1.5555555555548p-03); r118 = r94 * r117; r119 = r40 + r118; r92 = r119; goto b23;
-b29: // edge 9→14
+	r94 = r40 * r62; r98 = r62 * 0x1.5d8fd1fd19ccdp-33; r101 = r98 + (-0x1.ae5e5a9291f5dp-26); r102 = r101 * r62; r105 = r102 + 0x1.71de3567d48a1p-19; r106 = r105 * r62; r109 = r106 + (-0x1.a01a019bfdf03p-13); r110 = r109 * r62; r113 = r110 + 0x1.111111110f7dp-07; r114 = r113 * r62; r117 = r114 + (-0x1.5555555555548p-03); r118 = r94 * r117; r119 = r40 + r118; r92 = r119; goto b20;
+b26: // edge 9→14
 #line 230 "sin.go"
-	r42 = r32; r43 = r39; goto b21;
-b30: // sin.if.else
+	r42 = r32; r43 = r39; goto b18;
+b27: // sin.if.else
 #line 218 "sin.go"
 	r44 = r31 * 0x1.45f306dc9c883p+00; r45 = qd_f64_to_u64(r44);
 	r46 = (double)r45;
 #line 222 "sin.go"
-	r47 = r45 & 1ull; r48 = r47 == 1ull; if (!r48) goto b33;
+	r47 = r45 & 1ull; r48 = r47 == 1ull; if (!r48) goto b30;
 	r51 = r45 + 1ull;
 	r52 = r46 + 0x1p+00; r49 = r51; r50 = r52;
-b32: // sin.if.done
+b29: // sin.if.done
 #line 226 "sin.go"
 	r53 = r49 & 7ull;
-	r54 = r50 * 0x1.921fb4p-01; r55 = r31 - r54; r56 = r50 * 0x1.4442dp-25; r57 = r55 - r56; r58 = r50 * 0x1.8469898cc517p-49; r59 = r57 - r58; r39 = r53; r40 = r59; goto b19;
-b33: // edge 10→12
+	r54 = r50 * 0x1.921fb4p-01; r55 = r31 - r54; r56 = r50 * 0x1.4442dp-25; r57 = r55 - r56; r58 = r50 * 0x1.8469898cc517p-49; r59 = r57 - r58; r39 = r53; r40 = r59; goto b16;
+b30: // edge 10→12
 #line 222 "sin.go"
-	r49 = r45; r50 = r46; goto b32;
-b34: // edge 5→7
+	r49 = r45; r50 = r46; goto b29;
+b31: // edge 5→7
 #line 208 "sin.go"
-	r31 = r14; r32 = false; goto b17;
-b35: // exit
+	r31 = r14; r32 = false; goto b14;
+b32: // exit
 #line 208 "sin.go"
 	return;
 }
@@ -2413,90 +2388,90 @@ extern "C" __global__ void Cos_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r80 = 0, *r84 = 0, *r94 = 0, *r95 = 0, *r98 = 0, *r102 = 0, *r106 = 0, *r110 = 0;
 	char *r114 = 0, *r121 = 0, *r122 = 0, *r123 = 0, *r125 = 0, *r127 = 0;
 #line 51 "math.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r12 = p0;
+	r5 = p3; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r124 = r2;
+	r12 = p0; r125 = r12 + r124 * 8; r126 = (u64)r1 * 8ull;
 #line 51 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r124 = r2; r125 = r12 + r124 * 8; r126 = (u64)r1 * 8ull; r127 = r4 + r124 * 8;
+	r4 = p2; r127 = r4 + r124 * 8;
 b2: // head
 #line 51 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b31;
 	r122 = r125; r11 = r122 + 8ll; r14 = *(double *)r11;
 #line 39 "bits.go"
-	r18 = r14 != r14; r17 = r18; if (!r17) goto b10;
-b6: // NaN.return
+	r18 = r14 != r14; r17 = r18; if (!r17) goto b9;
+b5: // NaN.return
 #line 31 "bits.go"
 	r16 = __longlong_as_double(0x7ff8000000000001ll);
-b7: // cos.return
+b6: // cos.return
 #line 173 "sin.go"
 	r15 = r16;
 #line 52 "math.go"
 	r123 = r127; r121 = r123 + 8ll; *(double *)r121 = r15;
 #line 51 "math.go"
 	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; r127 = r127 + r126 * 1; goto b2;
-b10: // IsInf.if.then
+b9: // IsInf.if.then
 #line 52 "bits.go"
 	r26 = fabs(r14); r27 = r26;
 #line 56 "bits.go"
-	r28 = r27 > 0x1.fffffffffffffp+1023; r23 = r28; if (r23) goto b6;
+	r28 = r27 > 0x1.fffffffffffffp+1023; r23 = r28; if (r23) goto b5;
 #line 139 "sin.go"
 	r21 = r26;
 #line 143 "sin.go"
-	r22 = r21 >= 0x1p+29; if (!r22) goto b29;
+	r22 = r21 >= 0x1p+29; if (!r22) goto b27;
 	qdfn20x0(r21, &r31, &r32); r33 = r31; r34 = r32; r35 = r33; r36 = r34;
-b15: // cos.if.done
+b13: // cos.if.done
 #line 158 "sin.go"
-	r37 = r35 > 3ull; if (!r37) goto b28;
+	r37 = r35 > 3ull; if (!r37) goto b26;
 	r56 = r35 - 4ull;
 	r38 = true; r39 = r56;
-b17: // cos.if.done
+b15: // cos.if.done
 #line 162 "sin.go"
-	r58 = r39 > 1ull; if (!r58) goto b27;
+	r58 = r39 > 1ull; if (!r58) goto b25;
 	r60 = !r38; r59 = r60;
-b19: // cos.if.done
+b17: // cos.if.done
 #line 166 "sin.go"
 	r61 = r36 * r36;
-	r62 = r39 == 1ull; if (!r62) goto b25;
-b20: // cos.if.then
+	r62 = r39 == 1ull; if (!r62) goto b23;
+b18: // cos.if.then
 #line 168 "sin.go"
 	r63 = r36 * r61; r67 = r61 * 0x1.5d8fd1fd19ccdp-33; r70 = r67 + (-0x1.ae5e5a9291f5dp-26); r71 = r70 * r61; r74 = r71 + 0x1.71de3567d48a1p-19; r75 = r74 * r61; r78 = r75 + (-0x1.a01a019bfdf03p-13); r79 = r78 * r61; r82 = r79 + 0x1.111111110f7dp-07; r83 = r82 * r61; r86 = r83 + (-0x1.5555555555548p-03); r87 = r63 * r86; r88 = r36 + r87; r89 = r88;
-b21: // cos.if.done
+b19: // cos.if.done
 #line 168 "sin.go"
-	if (!r59) goto b24;
+	if (!r59) goto b22;
 #line 173 "sin.go"
 	r120 = -r89; r90 = r120;
-b23: // cos.if.done
+b21: // cos.if.done
 #line 173 "sin.go"
-	r16 = r90; goto b7;
-b24: // edge 14→18
+	r16 = r90; goto b6;
+b22: // edge 14→18
 #line 168 "sin.go"
-	r90 = r89; goto b23;
-b25: // cos.cond.false
+	r90 = r89; goto b21;
+b23: // cos.cond.false
 #line 167 "sin.go"
-	r119 = r39 == 2ull; if (r119) goto b20;
+	r119 = r39 == 2ull; if (r119) goto b18;
 #line 170 "sin.go"
-	r91 = r61 * 0x1p-01; r92 = 0x1p+00 - r91; r93 = r61 * r61; r97 = r61 * (-0x1.8fa49a0861a9bp-37); r100 = r97 + 0x1.1ee9d7b4e3f05p-29; r101 = r100 * r61; r104 = r101 + (-0x1.27e4f7eac4bc6p-22); r105 = r104 * r61; r108 = r105 + 0x1.a01a019c844f5p-16; r109 = r108 * r61; r112 = r109 + (-0x1.6c16c16c14f91p-10); r113 = r112 * r61; r116 = r113 + 0x1.555555555554bp-05; r117 = r93 * r116; r118 = r92 + r117; r89 = r118; goto b21;
-b27: // edge 10→12
+	r91 = r61 * 0x1p-01; r92 = 0x1p+00 - r91; r93 = r61 * r61; r97 = r61 * (-0x1.8fa49a0861a9bp-37); r100 = r97 + 0x1.1ee9d7b4e3f05p-29; r101 = r100 * r61; r104 = r101 + (-0x1.27e4f7eac4bc6p-22); r105 = r104 * r61; r108 = r105 + 0x1.a01a019c844f5p-16; r109 = r108 * r61; r112 = r109 + (-0x1.6c16c16c14f91p-10); r113 = r112 * r61; r116 = r113 + 0x1.555555555554bp-05; r117 = r93 * r116; r118 = r92 + r117; r89 = r118; goto b19;
+b25: // edge 10→12
 #line 162 "sin.go"
-	r59 = r38; goto b19;
-b28: // edge 5→10
+	r59 = r38; goto b17;
+b26: // edge 5→10
 #line 158 "sin.go"
-	r38 = false; r39 = r35; goto b17;
-b29: // cos.if.else
+	r38 = false; r39 = r35; goto b15;
+b27: // cos.if.else
 #line 146 "sin.go"
 	r40 = r21 * 0x1.45f306dc9c883p+00; r41 = qd_f64_to_u64(r40);
 	r42 = (double)r41;
 #line 150 "sin.go"
-	r43 = r41 & 1ull; r44 = r43 == 1ull; if (!r44) goto b32;
+	r43 = r41 & 1ull; r44 = r43 == 1ull; if (!r44) goto b30;
 	r47 = r41 + 1ull;
 	r48 = r42 + 0x1p+00; r45 = r47; r46 = r48;
-b31: // cos.if.done
+b29: // cos.if.done
 #line 154 "sin.go"
 	r49 = r45 & 7ull;
-	r50 = r46 * 0x1.921fb4p-01; r51 = r21 - r50; r52 = r46 * 0x1.4442dp-25; r53 = r51 - r52; r54 = r46 * 0x1.8469898cc517p-49; r55 = r53 - r54; r35 = r49; r36 = r55; goto b15;
-b32: // edge 6→8
+	r50 = r46 * 0x1.921fb4p-01; r51 = r21 - r50; r52 = r46 * 0x1.4442dp-25; r53 = r51 - r52; r54 = r46 * 0x1.8469898cc517p-49; r55 = r53 - r54; r35 = r49; r36 = r55; goto b13;
+b30: // edge 6→8
 #line 150 "sin.go"
-	r45 = r41; r46 = r42; goto b31;
-b33: // exit
+	r45 = r41; r46 = r42; goto b29;
+b31: // exit
 #line 150 "sin.go"
 	return;
 }
@@ -2519,13 +2494,13 @@ extern "C" __global__ void Tan_0(char *p0, i64 p1, char *p2, i64 p3) {
 	char *r71 = 0, *r75 = 0, *r79 = 0, *r83 = 0, *r96 = 0, *r97 = 0, *r98 = 0, *r100 = 0;
 	char *r102 = 0;
 #line 58 "math.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r12 = p0;
+	r5 = p3; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r99 = r2;
+	r12 = p0; r100 = r12 + r99 * 8; r101 = (u64)r1 * 8ull;
 #line 58 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r99 = r2; r100 = r12 + r99 * 8; r101 = (u64)r1 * 8ull; r102 = r4 + r99 * 8;
+	r4 = p2; r102 = r4 + r99 * 8;
 b2: // head
 #line 58 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b31;
 	r97 = r100; r11 = r97 + 8ll; r14 = *(double *)r11;
 #line 98 "tan.go"
 	r17 = r14 == 0x0p+00; if (!r17) goto b9;
@@ -2539,68 +2514,68 @@ b6: // tan.return
 	r98 = r102; r96 = r98 + 8ll; *(double *)r96 = r15;
 #line 58 "math.go"
 	r2 = (u64)r2 + (u64)r1; r100 = r100 + r101 * 1; r102 = r102 + r101 * 1; goto b2;
-b9: // IsNaN.entry
+b9: // IsNaN.return
 #line 39 "bits.go"
 	r29 = r14 != r14; r28 = r29; if (r28) goto b5;
 #line 52 "bits.go"
 	r23 = fabs(r14); r24 = r23;
 #line 56 "bits.go"
-	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b15;
+	r25 = r24 > 0x1.fffffffffffffp+1023; r20 = r25; if (!r20) goto b12;
 #line 31 "bits.go"
 	r16 = __longlong_as_double(0x7ff8000000000001ll); goto b6;
-b15: // tan.switch.next
+b12: // tan.switch.next
 #line 106 "tan.go"
-	r30 = r14 < 0x0p+00; if (!r30) goto b33;
+	r30 = r14 < 0x0p+00; if (!r30) goto b30;
 	r33 = -r14; r31 = r33; r32 = true;
-b17: // tan.if.done
+b14: // tan.if.done
 #line 112 "tan.go"
-	r34 = r31 >= 0x1p+29; if (!r34) goto b29;
+	r34 = r31 >= 0x1p+29; if (!r34) goto b26;
 	qdfn20x0(r31, &r35, &r36); r37 = r35; r38 = r36; r39 = r37; r40 = r38;
-b19: // tan.if.done
+b16: // tan.if.done
 #line 126 "tan.go"
 	r41 = r40 * r40;
 #line 128 "tan.go"
-	r42 = r41 > 0x1.6849b86a12b9bp-47; if (!r42) goto b28;
+	r42 = r41 > 0x1.6849b86a12b9bp-47; if (!r42) goto b25;
 	r61 = r41 * (-0x1.992d8d24f3f38p+13); r64 = r61 + 0x1.199eca5fc9dddp+20; r65 = r64 * r41; r68 = r65 + (-0x1.11fead3299176p+24); r69 = r41 * r68; r73 = r41 + 0x1.ab8a5eeb36572p+13; r74 = r73 * r41; r77 = r74 + (-0x1.427bc582abc96p+20); r78 = r77 * r41; r81 = r78 + 0x1.7d98fc2ead8efp+24; r82 = r81 * r41; r85 = r82 + (-0x1.9afe03cbe5a31p+25); r86 = r69 / r85; r87 = r40 * r86; r88 = r40 + r87; r89 = r88;
-b21: // tan.if.done
+b18: // tan.if.done
 #line 133 "tan.go"
-	r90 = r39 & 2ull; r91 = r90 == 2ull; if (!r91) goto b27;
+	r90 = r39 & 2ull; r91 = r90 == 2ull; if (!r91) goto b24;
 	r93 = (-0x1p+00) / r89; r92 = r93;
-b23: // tan.if.done
+b20: // tan.if.done
 #line 134 "tan.go"
-	if (!r32) goto b26;
+	if (!r32) goto b23;
 #line 137 "tan.go"
 	r95 = -r92; r94 = r95;
-b25: // tan.if.done
+b22: // tan.if.done
 #line 137 "tan.go"
 	r16 = r94; goto b6;
-b26: // edge 17→19
+b23: // edge 17→19
 #line 134 "tan.go"
-	r94 = r92; goto b25;
-b27: // edge 14→17
+	r94 = r92; goto b22;
+b24: // edge 14→17
 #line 133 "tan.go"
-	r92 = r89; goto b23;
-b28: // tan.if.else
+	r92 = r89; goto b20;
+b25: // tan.if.else
 #line 133 "tan.go"
-	r89 = r40; goto b21;
-b29: // tan.if.else
+	r89 = r40; goto b18;
+b26: // tan.if.else
 #line 115 "tan.go"
 	r43 = r31 * 0x1.45f306dc9c883p+00; r44 = qd_f64_to_u64(r43);
 	r45 = (double)r44;
 #line 119 "tan.go"
-	r46 = r44 & 1ull; r47 = r46 == 1ull; if (!r47) goto b32;
+	r46 = r44 & 1ull; r47 = r46 == 1ull; if (!r47) goto b29;
 	r50 = r44 + 1ull;
 	r51 = r45 + 0x1p+00; r48 = r50; r49 = r51;
-b31: // tan.if.done
+b28: // tan.if.done
 #line 124 "tan.go"
-	r52 = r49 * 0x1.921fb4p-01; r53 = r31 - r52; r54 = r49 * 0x1.4442dp-25; r55 = r53 - r54; r56 = r49 * 0x1.8469898cc517p-49; r57 = r55 - r56; r39 = r48; r40 = r57; goto b19;
-b32: // edge 10→12
+	r52 = r49 * 0x1.921fb4p-01; r53 = r31 - r52; r54 = r49 * 0x1.4442dp-25; r55 = r53 - r54; r56 = r49 * 0x1.8469898cc517p-49; r57 = r55 - r56; r39 = r48; r40 = r57; goto b16;
+b29: // edge 10→12
 #line 119 "tan.go"
-	r48 = r44; r49 = r45; goto b31;
-b33: // edge 5→7
+	r48 = r44; r49 = r45; goto b28;
+b30: // edge 5→7
 #line 106 "tan.go"
-	r31 = r14; r32 = false; goto b17;
-b34: // exit
+	r31 = r14; r32 = false; goto b14;
+b31: // exit
 #line 106 "tan.go"
 	return;
 }
@@ -2661,107 +2636,107 @@ extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r151 = 0, *r152 = 0, *r153 = 0;
 	char *r154 = 0, *r156 = 0, *r158 = 0, *r159 = 0;
 #line 65 "math.go"
-	r4 = p4; r5 = p5; r3 = r5;
-	r12 = p0; r16 = p2;
+	r5 = p5; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r155 = r2;
+	r12 = p0; r156 = r12 + r155 * 8; r157 = (u64)r1 * 8ull; r16 = p2; r158 = r16 + r155 * 8;
 #line 65 "math.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r155 = r2; r156 = r12 + r155 * 8; r157 = (u64)r1 * 8ull; r158 = r16 + r155 * 8; r159 = r4 + r155 * 8;
+	r4 = p4; r159 = r4 + r155 * 8;
 b2: // head
 #line 65 "math.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b60;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b50;
 	r152 = r156; r11 = r152 + 8ll; r14 = *(double *)r11; r153 = r158; r15 = r153 + 8ll; r18 = *(double *)r15;
 #line 70 "atan2.go"
 	r147 = r18 < 0x0p+00;
 #line 39 "bits.go"
-	r22 = r14 != r14; r21 = r22; if (!r21) goto b10;
-b6: // NaN.return
+	r22 = r14 != r14; r21 = r22; if (!r21) goto b9;
+b5: // NaN.return
 #line 31 "bits.go"
 	r20 = __longlong_as_double(0x7ff8000000000001ll);
-b7: // atan2.return
+b6: // atan2.return
 #line 74 "atan2.go"
 	r19 = r20;
 #line 66 "math.go"
 	r154 = r159; r151 = r154 + 8ll; *(double *)r151 = r19;
 #line 65 "math.go"
 	r2 = (u64)r2 + (u64)r1; r156 = r156 + r157 * 1; r158 = r158 + r157 * 1; r159 = r159 + r157 * 1; goto b2;
-b10: // IsNaN.entry
+b9: // IsNaN.return
 #line 39 "bits.go"
-	r28 = r18 != r18; r27 = r28; if (r27) goto b6;
+	r28 = r18 != r18; r27 = r28; if (r27) goto b5;
 #line 42 "atan2.go"
-	r26 = r14 == 0x0p+00; if (!r26) goto b20;
-	r25 = r18 >= 0x0p+00; if (!r25) goto b16;
+	r26 = r14 == 0x0p+00; if (!r26) goto b18;
+	r25 = r18 >= 0x0p+00; if (!r25) goto b14;
 #line 9 "signbit.go"
-	r55 = (u64)__double_as_longlong(r18); r56 = (i64)r55; r57 = r56 < 0ll; r54 = r57; if (!r54) goto b18;
+	r55 = (u64)__double_as_longlong(r18); r56 = (i64)r55; r57 = r56 < 0ll; r54 = r57; if (!r54) goto b16;
+b14: // Copysign.entry
+#line 11 "copysign.go"
+	r50 = (u64)__double_as_longlong(r14); r51 = r50 & 9223372036854775808ull; r52 = r51 | 4614256656552045848ull; r53 = __longlong_as_double((i64)r52); r46 = r53; r20 = r46; goto b6;
 b16: // Copysign.entry
 #line 11 "copysign.go"
-	r50 = (u64)__double_as_longlong(r14); r51 = r50 & 9223372036854775808ull; r52 = r51 | 4614256656552045848ull; r53 = __longlong_as_double((i64)r52); r46 = r53; r20 = r46; goto b7;
-b18: // Copysign.entry
-#line 11 "copysign.go"
-	r42 = (u64)__double_as_longlong(r14); r43 = r42 & 9223372036854775808ull; r44 = r43; r45 = __longlong_as_double((i64)r44); r38 = r45; r20 = r38; goto b7;
-b20: // atan2.switch.next
+	r42 = (u64)__double_as_longlong(r14); r43 = r42 & 9223372036854775808ull; r44 = r43; r45 = __longlong_as_double((i64)r44); r38 = r45; r20 = r38; goto b6;
+b18: // atan2.switch.next
 #line 47 "atan2.go"
-	r37 = r18 == 0x0p+00; if (!r37) goto b23;
+	r37 = r18 == 0x0p+00; if (!r37) goto b21;
 #line 11 "copysign.go"
-	r33 = (u64)__double_as_longlong(r14); r34 = r33 & 9223372036854775808ull; r35 = r34 | 4609753056924675352ull; r36 = __longlong_as_double((i64)r35); r29 = r36; r20 = r29; goto b7;
-b23: // IsInf.if.then
+	r33 = (u64)__double_as_longlong(r14); r34 = r33 & 9223372036854775808ull; r35 = r34 | 4609753056924675352ull; r36 = __longlong_as_double((i64)r35); r29 = r36; r20 = r29; goto b6;
+b21: // IsInf.return
 #line 52 "bits.go"
 	r69 = fabs(r18); r70 = r69;
 #line 56 "bits.go"
-	r71 = r70 > 0x1.fffffffffffffp+1023; r66 = r71; if (!r66) goto b43;
+	r71 = r70 > 0x1.fffffffffffffp+1023; r66 = r71; if (!r66) goto b35;
 #line 53 "bits.go"
 	r62 = r18;
 #line 56 "bits.go"
-	r63 = r62 > 0x1.fffffffffffffp+1023; r58 = r63; if (!r58) goto b36;
+	r63 = r62 > 0x1.fffffffffffffp+1023; r58 = r63; if (!r58) goto b30;
 #line 52 "bits.go"
 	r93 = fabs(r14); r94 = r93;
 #line 56 "bits.go"
-	r95 = r94 > 0x1.fffffffffffffp+1023; r90 = r95; if (!r90) goto b34;
+	r95 = r94 > 0x1.fffffffffffffp+1023; r90 = r95; if (!r90) goto b28;
 #line 11 "copysign.go"
-	r110 = (u64)__double_as_longlong(r14); r111 = r110 & 9223372036854775808ull; r112 = r111 | 4605249457297304856ull; r113 = __longlong_as_double((i64)r112); r106 = r113; r20 = r106; goto b7;
-b34: // Copysign.entry
+	r110 = (u64)__double_as_longlong(r14); r111 = r110 & 9223372036854775808ull; r112 = r111 | 4605249457297304856ull; r113 = __longlong_as_double((i64)r112); r106 = r113; r20 = r106; goto b6;
+b28: // Copysign.entry
 #line 11 "copysign.go"
-	r118 = (u64)__double_as_longlong(r14); r119 = r118 & 9223372036854775808ull; r120 = r119; r121 = __longlong_as_double((i64)r120); r114 = r121; r20 = r114; goto b7;
-b36: // IsInf.if.then
+	r118 = (u64)__double_as_longlong(r14); r119 = r118 & 9223372036854775808ull; r120 = r119; r121 = __longlong_as_double((i64)r120); r114 = r121; r20 = r114; goto b6;
+b30: // IsInf.return
 #line 52 "bits.go"
 	r101 = fabs(r14); r102 = r101;
 #line 56 "bits.go"
-	r103 = r102 > 0x1.fffffffffffffp+1023; r98 = r103; if (!r98) goto b41;
+	r103 = r102 > 0x1.fffffffffffffp+1023; r98 = r103; if (!r98) goto b33;
 #line 11 "copysign.go"
-	r126 = (u64)__double_as_longlong(r14); r127 = r126 & 9223372036854775808ull; r128 = r127 | 4612488097114038738ull; r129 = __longlong_as_double((i64)r128); r122 = r129; r20 = r122; goto b7;
-b41: // Copysign.entry
+	r126 = (u64)__double_as_longlong(r14); r127 = r126 & 9223372036854775808ull; r128 = r127 | 4612488097114038738ull; r129 = __longlong_as_double((i64)r128); r122 = r129; r20 = r122; goto b6;
+b33: // Copysign.entry
 #line 11 "copysign.go"
-	r134 = (u64)__double_as_longlong(r14); r135 = r134 & 9223372036854775808ull; r136 = r135 | 4614256656552045848ull; r137 = __longlong_as_double((i64)r136); r130 = r137; r20 = r130; goto b7;
-b43: // IsInf.if.then
+	r134 = (u64)__double_as_longlong(r14); r135 = r134 & 9223372036854775808ull; r136 = r135 | 4614256656552045848ull; r137 = __longlong_as_double((i64)r136); r130 = r137; r20 = r130; goto b6;
+b35: // IsInf.return
 #line 52 "bits.go"
 	r85 = fabs(r14); r86 = r85;
 #line 56 "bits.go"
-	r87 = r86 > 0x1.fffffffffffffp+1023; r82 = r87; if (!r82) goto b48;
+	r87 = r86 > 0x1.fffffffffffffp+1023; r82 = r87; if (!r82) goto b38;
 #line 11 "copysign.go"
-	r78 = (u64)__double_as_longlong(r14); r79 = r78 & 9223372036854775808ull; r80 = r79 | 4609753056924675352ull; r81 = __longlong_as_double((i64)r80); r74 = r81; r20 = r74; goto b7;
-b48: // atan2.switch.next
+	r78 = (u64)__double_as_longlong(r14); r79 = r78 & 9223372036854775808ull; r80 = r79 | 4609753056924675352ull; r81 = __longlong_as_double((i64)r80); r74 = r81; r20 = r74; goto b6;
+b38: // atan2.switch.next
 #line 69 "atan2.go"
 	r138 = r14 / r18;
 #line 104 "atan.go"
-	r141 = r138 == 0x0p+00; if (!r141) goto b57; r140 = r138;
-b51: // atan.return
+	r141 = r138 == 0x0p+00; if (!r141) goto b47; r140 = r138;
+b41: // atan.return
 #line 110 "atan.go"
-	r139 = r140; if (!r147) goto b56;
+	r139 = r140; if (!r147) goto b46;
 #line 71 "atan2.go"
-	r148 = r139 <= 0x0p+00; if (!r148) goto b55;
-	r149 = r139 + 0x1.921fb54442d18p+01; r20 = r149; goto b7;
-b55: // atan2.if.done
+	r148 = r139 <= 0x0p+00; if (!r148) goto b45;
+	r149 = r139 + 0x1.921fb54442d18p+01; r20 = r149; goto b6;
+b45: // atan2.if.done
 #line 74 "atan2.go"
-	r150 = r139 - 0x1.921fb54442d18p+01; r20 = r150; goto b7;
-b56: // atan2.if.done
+	r150 = r139 - 0x1.921fb54442d18p+01; r20 = r150; goto b6;
+b46: // atan2.if.done
 #line 71 "atan2.go"
-	r20 = r139; goto b7;
-b57: // atan.if.done
+	r20 = r139; goto b6;
+b47: // atan.if.done
 #line 107 "atan.go"
-	r142 = r138 > 0x0p+00; if (!r142) goto b59;
-	qdfn23x1(r138, &r143); r140 = r143; goto b51;
-b59: // atan.if.done
+	r142 = r138 > 0x0p+00; if (!r142) goto b49;
+	qdfn23x1(r138, &r143); r140 = r143; goto b41;
+b49: // atan.if.done
 #line 110 "atan.go"
-	r144 = -r138; qdfn23x1(r144, &r145); r146 = -r145; r140 = r146; goto b51;
-b60: // exit
+	r144 = -r138; qdfn23x1(r144, &r145); r146 = -r145; r140 = r146; goto b41;
+b50: // exit
 #line 110 "atan.go"
 	return;
 }
@@ -2784,10 +2759,10 @@ extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
 	char *r65 = 0, *r66 = 0;
 #line 9 "reduce.go"
-	r5 = p0; r6 = p1; r4 = r6;
+	r5 = p0;
 	r61 = p4;
 #line 9 "reduce.go"
-	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
+	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r6 = p1; r4 = r6; r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
 b2: // unrolled head
 #line 9 "reduce.go"
 	r7 = (u64)r3 + 1ull; r8 = r7 < r4; if (!r8) goto b25; r10 = (u64)r7; r11 = r9 - r10; r14 = r11 > r13; if (!r14) goto b20; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4;
@@ -2932,7 +2907,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "reduce.go"
-	r1 = p2; r2 = p3; r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = r5; return;
+	r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; r2 = p3; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r1 = p2; r0 = r1 + 0ll; *(float *)r0 = r5; return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -3057,11 +3032,11 @@ extern "C" __global__ void NBodyAoS_1(char *p0, i64 p1, float p2, float p3) {
 	char *r75 = 0, *r76 = 0, *r78 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r90 = 0, *r91 = 0;
 	char *r92 = 0, *r93 = 0, *r94 = 0, *r110 = 0, *r112 = 0;
 #line 42 "types.go"
-	r4 = p0; r5 = p1; r3 = r5;
+	r5 = p1; r3 = r5;
 #line 44 "types.go"
 	r27 = p2;
 #line 42 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r111 = r2; r112 = r4 + r111 * 28; r113 = (u64)r1 * 28ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r111 = r2; r4 = p0; r112 = r4 + r111 * 28; r113 = (u64)r1 * 28ull;
 b2: // head
 #line 42 "types.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
@@ -3219,37 +3194,16 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
 	char *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0, *r256 = 0;
 	char *r259 = 0, *r261 = 0, *r262 = 0, *r263 = 0, *r264 = 0, *r265 = 0;
-#line 64 "types.go"
-	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9;
-#line 52 "types.go"
-	r10 = r4 < r7 ? r4 : r7;
-#line 64 "types.go"
-	r12 = p4; r13 = p5; r11 = r13;
-#line 52 "types.go"
-	r14 = r10 < r11 ? r10 : r11;
-#line 64 "types.go"
-	r16 = p6; r17 = p7; r15 = r17;
-#line 52 "types.go"
-	r18 = r14 < r15 ? r14 : r15;
-#line 64 "types.go"
-	r20 = p8; r21 = p9; r19 = r21;
-#line 52 "types.go"
-	r22 = r18 < r19 ? r18 : r19;
-#line 64 "types.go"
-	r24 = p10; r25 = p11; r23 = r25;
-#line 52 "types.go"
-	r26 = r22 < r23 ? r22 : r23;
-#line 64 "types.go"
-	r29 = p13; r27 = r29;
-#line 52 "types.go"
-	r3 = r26 < r27 ? r26 : r27;
 #line 65 "types.go"
 	r37 = p14;
 #line 64 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r56 = (u64)r1 * 3ull; r167 = (u64)r1 * 4ull; r60 = (u64)r3; r62 = (u64)r56;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r56 = (u64)r1 * 3ull; r167 = (u64)r1 * 4ull; r29 = p13; r27 = r29; r25 = p11; r23 = r25; r21 = p9; r19 = r21; r17 = p7; r15 = r17; r13 = p5; r11 = r13; r9 = p3; r7 = r9; r6 = p1; r4 = r6;
+#line 52 "types.go"
+	r10 = r4 < r7 ? r4 : r7; r14 = r10 < r11 ? r10 : r11; r18 = r14 < r15 ? r14 : r15; r22 = r18 < r19 ? r18 : r19; r26 = r22 < r23 ? r22 : r23; r3 = r26 < r27 ? r26 : r27; r60 = (u64)r3; r62 = (u64)r56;
+#line 65 "types.go"
 	r169 = r167; r172 = r167; r175 = r167; r178 = r167; r181 = r167; r184 = r167; r196 = (u64)r1 * 8ull; r199 = r196; r202 = r196; r205 = r196; r208 = r196; r211 = r196; r223 = (u64)r1 * 12ull; r226 = r223; r229 = r223; r232 = r223; r235 = r223; r238 = r223; r257 = r2;
 #line 64 "types.go"
-	r258 = r257; r259 = r5 + r258 * 4; r260 = (u64)r167 * 4ull; r261 = r16 + r258 * 4; r262 = r8 + r258 * 4; r263 = r20 + r258 * 4; r264 = r12 + r258 * 4; r265 = r24 + r258 * 4;
+	r258 = r257; r5 = p0; r259 = r5 + r258 * 4; r260 = (u64)r167 * 4ull; r16 = p6; r261 = r16 + r258 * 4; r8 = p2; r262 = r8 + r258 * 4; r20 = p8; r263 = r20 + r258 * 4; r12 = p4; r264 = r12 + r258 * 4; r24 = p10; r265 = r24 + r258 * 4;
 b2: // grid unrolled guard
 #line 64 "types.go"
 	r57 = r2 < r3; if (!r57) goto b13; r61 = (u64)r2; r58 = r60 - r61; r59 = r58 > r62; if (!r59) goto b9;
@@ -3288,17 +3242,15 @@ extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 74 "types.go"
-	r0 = p5; r4 = p4;
-#line 77 "types.go"
-	r32 = p2; r33 = p3; r41 = p0; r42 = p1;
-#line 74 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b21; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b21; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r94 = r9 | r7; r95 = r94 >> 32; r96 = (u32)r95; r97 = r96 == 0u; if (!r97) goto b30; r98 = (u32)r9; r99 = (u32)r7; r100 = qd_div_u32(r98, r99); r93 = (u64)r100;
+	r0 = p5; r1 = r0 > 0ll; if (!r1) goto b21; r4 = p4; r5 = r4 > 0ll; if (!r5) goto b21; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r94 = r9 | r7; r95 = r94 >> 32; r96 = (u32)r95; r97 = r96 == 0u; if (!r97) goto b30; r98 = (u32)r9; r99 = (u32)r7; r100 = qd_div_u32(r98, r99); r93 = (u64)r100;
 b5: // setup
 #line 74 "types.go"
 	r13 = r93; r14 = r13 * r7; r12 = r9 - r14; r102 = r11 | r7; r103 = r102 >> 32; r104 = (u32)r103; r105 = r104 == 0u; if (!r105) goto b29; r106 = (u32)r11; r107 = (u32)r7; r108 = qd_div_u32(r106, r107); r101 = (u64)r108;
 b7: // setup
 #line 74 "types.go"
-	r15 = r101; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r69 = (u64)r33; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r76 = (u64)r73; r77 = r6; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; r88 = true; r89 = (u64)r84; r90 = r89 < r69; r91 = (u64)r42; r92 = r89 < r91; if (!r75) goto b22; if (!r79) goto b22; if (!r85) goto b22; if (!r88) goto b22; if (!r90) goto b22; if (!r92) goto b22;
+	r15 = r101; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r2 = (u64)r0; r3 = r2;
+#line 77 "types.go"
+	r42 = p1; r41 = p0; r33 = p3; r32 = p2; if (!r75) goto b22; r77 = r6; r76 = (u64)r73; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; if (!r79) goto b22; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; if (!r85) goto b22; r88 = true; if (!r88) goto b22; r89 = (u64)r84; r69 = (u64)r33; r90 = r89 < r69; if (!r90) goto b22; r91 = (u64)r42; r92 = r89 < r91; if (!r92) goto b22;
 b14: // head
 #line 74 "types.go"
 	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b21; r22 = r19 < r3; if (!r22) goto b21; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25;
@@ -3384,90 +3336,90 @@ extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 86 "types.go"
-	r5 = p0; r6 = p1; r4 = r6; r8 = p2; r9 = p3; r7 = r9; r3 = r4 < r7 ? r4 : r7;
-	r13 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r13 = p4; r39 = r13 != 0ll;
 #line 86 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r39 = r13 != 0ll; if (!r39) goto b39; r40 = (u64)r1 * 3ull; r107 = (u64)r1 * 4ull; r44 = (u64)r3; r46 = (u64)r40;
+	r9 = p3; r7 = r9; r6 = p1; r4 = r6; r3 = r4 < r7 ? r4 : r7; r8 = p2; r5 = p0; if (!r39) goto b36; r40 = (u64)r1 * 3ull; r107 = (u64)r1 * 4ull; r44 = (u64)r3; r46 = (u64)r40;
 #line 88 "types.go"
 	r109 = r107; r112 = r107; r115 = (u64)r1 * 8ull; r118 = r115; r121 = (u64)r1 * 12ull; r124 = r121; r134 = r2;
 #line 86 "types.go"
 	r135 = r134; r136 = r8 + r135 * 4; r137 = (u64)r107 * 4ull; r138 = r5 + r135 * 4; r212 = (u64)r13; r198 = r212; r184 = r212; r170 = r212; r176 = (u32)r13; r190 = r176; r204 = r176; r218 = r176; r223 = r176 > 1u ? r176 : 1u; r224 = qd_div_u32(4294967295u, r223);
 b3: // grid unrolled guard
 #line 86 "types.go"
-	r41 = r2 < r3; if (!r41) goto b38; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b30; r47 = r2; r49 = r47; r211 = (u64)r49; r213 = r211 | r212; r214 = r213 >> 32; r215 = (u32)r214; r216 = r215 == 0u; if (!r216) goto b29; r217 = (u32)r49; r246 = __umulhi(r217, r224); r247 = r246 * r218; r248 = r217 - r247; r249 = r248 - r218; r250 = r248 < r249 ? r248 : r249; r251 = r248 - r250; r252 = r251 < 1u ? r251 : 1u;
+	r41 = r2 < r3; if (!r41) goto b35; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b27; r47 = r2; r49 = r47; r211 = (u64)r49; r213 = r211 | r212; r214 = r213 >> 32; r215 = (u32)r214; r216 = r215 == 0u; if (!r216) goto b26; r217 = (u32)r49; r246 = __umulhi(r217, r224); r247 = r246 * r218; r248 = r217 - r247; r249 = r248 - r218; r250 = r248 < r249 ? r248 : r249; r251 = r248 - r250; r252 = r251 < 1u ? r251 : 1u;
 	r219 = r246 + r252; r220 = r250; r209 = (i64)r219; r210 = (i64)r220;
-b9: // rangeint.body (grid unrolled 0)
+b8: // rangeint.body (grid unrolled 0)
 #line 87 "types.go"
 	r50 = r209; r51 = r210;
 	r52 = r136; r53 = *(float *)r52; r54 = r53 * 0x1p-01f; r55 = (u64)r51 * 3ull; r56 = (u64)r55 + (u64)r50; r57 = (float)r56; r58 = r54 + r57; r59 = r138; *(float *)r59 = r58; r76 = (u64)r47 + (u64)r1;
 #line 86 "types.go"
-	r63 = r76; r197 = (u64)r63; r199 = r197 | r198; r200 = r199 >> 32; r201 = (u32)r200; r202 = r201 == 0u; if (!r202) goto b28; r203 = (u32)r63; r239 = __umulhi(r203, r224); r240 = r239 * r204; r241 = r203 - r240; r242 = r241 - r204; r243 = r241 < r242 ? r241 : r242; r244 = r241 - r243; r245 = r244 < 1u ? r244 : 1u;
+	r63 = r76; r197 = (u64)r63; r199 = r197 | r198; r200 = r199 >> 32; r201 = (u32)r200; r202 = r201 == 0u; if (!r202) goto b25; r203 = (u32)r63; r239 = __umulhi(r203, r224); r240 = r239 * r204; r241 = r203 - r240; r242 = r241 - r204; r243 = r241 < r242 ? r241 : r242; r244 = r241 - r243; r245 = r244 < 1u ? r244 : 1u;
 	r205 = r239 + r245; r206 = r243; r195 = (i64)r205; r196 = (i64)r206;
-b14: // rangeint.body (grid unrolled 1)
+b12: // rangeint.body (grid unrolled 1)
 #line 87 "types.go"
 	r64 = r195; r65 = r196;
 	r108 = r52; r110 = r108 + r109 * 1; r66 = r110; r67 = *(float *)r66; r68 = r67 * 0x1p-01f; r69 = (u64)r65 * 3ull; r70 = (u64)r69 + (u64)r64; r71 = (float)r70; r72 = r68 + r71; r111 = r59; r113 = r111 + r112 * 1; r73 = r113; *(float *)r73 = r72; r91 = (u64)r76 + (u64)r1;
 #line 86 "types.go"
-	r78 = r91; r183 = (u64)r78; r185 = r183 | r184; r186 = r185 >> 32; r187 = (u32)r186; r188 = r187 == 0u; if (!r188) goto b27; r189 = (u32)r78; r232 = __umulhi(r189, r224); r233 = r232 * r190; r234 = r189 - r233; r235 = r234 - r190; r236 = r234 < r235 ? r234 : r235; r237 = r234 - r236; r238 = r237 < 1u ? r237 : 1u;
+	r78 = r91; r183 = (u64)r78; r185 = r183 | r184; r186 = r185 >> 32; r187 = (u32)r186; r188 = r187 == 0u; if (!r188) goto b24; r189 = (u32)r78; r232 = __umulhi(r189, r224); r233 = r232 * r190; r234 = r189 - r233; r235 = r234 - r190; r236 = r234 < r235 ? r234 : r235; r237 = r234 - r236; r238 = r237 < 1u ? r237 : 1u;
 	r191 = r232 + r238; r192 = r236; r181 = (i64)r191; r182 = (i64)r192;
-b19: // rangeint.body (grid unrolled 2)
+b16: // rangeint.body (grid unrolled 2)
 #line 87 "types.go"
 	r79 = r181; r80 = r182;
 	r114 = r52; r116 = r114 + r115 * 1; r81 = r116; r82 = *(float *)r81; r83 = r82 * 0x1p-01f; r84 = (u64)r80 * 3ull; r85 = (u64)r84 + (u64)r79; r86 = (float)r85; r87 = r83 + r86; r117 = r59; r119 = r117 + r118 * 1; r88 = r119; *(float *)r88 = r87; r106 = (u64)r91 + (u64)r1;
 #line 86 "types.go"
-	r93 = r106; r169 = (u64)r93; r171 = r169 | r170; r172 = r171 >> 32; r173 = (u32)r172; r174 = r173 == 0u; if (!r174) goto b26; r175 = (u32)r93; r225 = __umulhi(r175, r224); r226 = r225 * r176; r227 = r175 - r226; r228 = r227 - r176; r229 = r227 < r228 ? r227 : r228; r230 = r227 - r229; r231 = r230 < 1u ? r230 : 1u;
+	r93 = r106; r169 = (u64)r93; r171 = r169 | r170; r172 = r171 >> 32; r173 = (u32)r172; r174 = r173 == 0u; if (!r174) goto b23; r175 = (u32)r93; r225 = __umulhi(r175, r224); r226 = r225 * r176; r227 = r175 - r226; r228 = r227 - r176; r229 = r227 < r228 ? r227 : r228; r230 = r227 - r229; r231 = r230 < 1u ? r230 : 1u;
 	r177 = r225 + r231; r178 = r229; r167 = (i64)r177; r168 = (i64)r178;
-b24: // rangeint.body (grid unrolled 3)
+b21: // rangeint.body (grid unrolled 3)
 #line 87 "types.go"
 	r94 = r167; r95 = r168;
 	r120 = r52; r122 = r120 + r121 * 1; r96 = r122; r97 = *(float *)r96; r98 = r97 * 0x1p-01f; r99 = (u64)r95 * 3ull; r100 = (u64)r99 + (u64)r94; r101 = (float)r100; r102 = r98 + r101; r123 = r59; r125 = r123 + r124 * 1; r103 = r125; *(float *)r103 = r102; r2 = (u64)r2 + (u64)r107; r136 = r136 + r137 * 1; r138 = r138 + r137 * 1; goto b3;
+b23: // divide in 64 bits
+#line 87 "types.go"
+	r167 = qd_div_i64(r93, r13); r180 = (u64)r167 * (u64)r13; r168 = (u64)r93 - (u64)r180; goto b21;
+b24: // divide in 64 bits
+#line 87 "types.go"
+	r181 = qd_div_i64(r78, r13); r194 = (u64)r181 * (u64)r13; r182 = (u64)r78 - (u64)r194; goto b16;
+b25: // divide in 64 bits
+#line 87 "types.go"
+	r195 = qd_div_i64(r63, r13); r208 = (u64)r195 * (u64)r13; r196 = (u64)r63 - (u64)r208; goto b12;
 b26: // divide in 64 bits
 #line 87 "types.go"
-	r167 = qd_div_i64(r93, r13); r180 = (u64)r167 * (u64)r13; r168 = (u64)r93 - (u64)r180; goto b24;
-b27: // divide in 64 bits
-#line 87 "types.go"
-	r181 = qd_div_i64(r78, r13); r194 = (u64)r181 * (u64)r13; r182 = (u64)r78 - (u64)r194; goto b19;
-b28: // divide in 64 bits
-#line 87 "types.go"
-	r195 = qd_div_i64(r63, r13); r208 = (u64)r195 * (u64)r13; r196 = (u64)r63 - (u64)r208; goto b14;
-b29: // divide in 64 bits
-#line 87 "types.go"
-	r209 = qd_div_i64(r49, r13); r222 = (u64)r209 * (u64)r13; r210 = (u64)r49 - (u64)r222; goto b9;
-b30: // preheader
+	r209 = qd_div_i64(r49, r13); r222 = (u64)r209 * (u64)r13; r210 = (u64)r49 - (u64)r222; goto b8;
+b27: // preheader
 #line 86 "types.go"
 	r126 = r2; r127 = r8 + r126 * 4; r128 = r107; r129 = r5 + r126 * 4; r156 = r212; r162 = r176;
-b31: // head
+b28: // head
 #line 86 "types.go"
-	r10 = r2 < r3; if (!r10) goto b38; r11 = r2; r155 = (u64)r11; r157 = r155 | r156; r158 = r157 >> 32; r159 = (u32)r158; r160 = r159 == 0u; if (!r160) goto b37; r161 = (u32)r11; r253 = __umulhi(r161, r224); r254 = r253 * r162; r255 = r161 - r254; r256 = r255 - r162; r257 = r255 < r256 ? r255 : r256; r258 = r255 - r257; r259 = r258 < 1u ? r258 : 1u;
+	r10 = r2 < r3; if (!r10) goto b35; r11 = r2; r155 = (u64)r11; r157 = r155 | r156; r158 = r157 >> 32; r159 = (u32)r158; r160 = r159 == 0u; if (!r160) goto b34; r161 = (u32)r11; r253 = __umulhi(r161, r224); r254 = r253 * r162; r255 = r161 - r254; r256 = r255 - r162; r257 = r255 < r256 ? r255 : r256; r258 = r255 - r257; r259 = r258 < 1u ? r258 : 1u;
 	r163 = r253 + r259; r164 = r257; r153 = (i64)r163; r154 = (i64)r164;
-b35: // rangeint.body
+b32: // rangeint.body
 #line 87 "types.go"
 	r12 = r153; r14 = r154;
 	r15 = r127; r16 = *(float *)r15; r17 = r16 * 0x1p-01f; r18 = (u64)r14 * 3ull; r19 = (u64)r18 + (u64)r12; r20 = (float)r19; r21 = r17 + r20; r22 = r129; *(float *)r22 = r21;
 #line 86 "types.go"
-	r2 = (u64)r2 + (u64)r1; r127 = r127 + r128 * 1; r129 = r129 + r128 * 1; goto b31;
-b37: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r127 = r127 + r128 * 1; r129 = r129 + r128 * 1; goto b28;
+b34: // divide in 64 bits
 #line 87 "types.go"
-	r153 = qd_div_i64(r11, r13); r166 = (u64)r153 * (u64)r13; r154 = (u64)r11 - (u64)r166; goto b35;
-b38: // exit
+	r153 = qd_div_i64(r11, r13); r166 = (u64)r153 * (u64)r13; r154 = (u64)r11 - (u64)r166; goto b32;
+b35: // exit
 #line 87 "types.go"
 	return;
-b39: // preheader
+b36: // preheader
 #line 86 "types.go"
 	r130 = r2; r131 = r8 + r130 * 4; r132 = (u64)r1 * 4ull; r133 = r5 + r130 * 4; r142 = (u64)r13; r148 = (u32)r13; r260 = r148 > 1u ? r148 : 1u; r261 = qd_div_u32(4294967295u, r260);
-b40: // head (checked if)
+b37: // head (checked if)
 #line 86 "types.go"
-	r25 = r2 < r3; if (!r25) goto b38; r26 = r2;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r141 = (u64)r26; r143 = r141 | r142; r144 = r143 >> 32; r145 = (u32)r144; r146 = r145 == 0u; if (!r146) goto b46; r147 = (u32)r26; r262 = __umulhi(r147, r261); r263 = r262 * r148; r264 = r147 - r263; r265 = r264 - r148; r266 = r264 < r265 ? r264 : r265; r267 = r264 - r266; r268 = r267 < 1u ? r267 : 1u; r149 = r262 + r268; r150 = r266; r139 = (i64)r149; r140 = (i64)r150;
-b44: // rangeint.body (checked if)
+	r25 = r2 < r3; if (!r25) goto b35; r26 = r2;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r141 = (u64)r26; r143 = r141 | r142; r144 = r143 >> 32; r145 = (u32)r144; r146 = r145 == 0u; if (!r146) goto b43; r147 = (u32)r26; r262 = __umulhi(r147, r261); r263 = r262 * r148; r264 = r147 - r263; r265 = r264 - r148; r266 = r264 < r265 ? r264 : r265; r267 = r264 - r266; r268 = r267 < 1u ? r267 : 1u; r149 = r262 + r268; r150 = r266; r139 = (i64)r149; r140 = (i64)r150;
+b41: // rangeint.body (checked if)
 #line 87 "types.go"
 	r27 = r139; r28 = r140;
 	r29 = r131; r30 = *(float *)r29; r31 = r30 * 0x1p-01f; r32 = (u64)r28 * 3ull; r33 = (u64)r32 + (u64)r27; r34 = (float)r33; r35 = r31 + r34; r36 = r133; *(float *)r36 = r35;
 #line 86 "types.go"
-	r2 = (u64)r2 + (u64)r1; r131 = r131 + r132 * 1; r133 = r133 + r132 * 1; goto b40;
-b46: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r131 = r131 + r132 * 1; r133 = r133 + r132 * 1; goto b37;
+b43: // divide in 64 bits
 #line 87 "types.go"
-	r139 = qd_div_i64(r26, r13); r152 = (u64)r139 * (u64)r13; r140 = (u64)r26 - (u64)r152; goto b44;
+	r139 = qd_div_i64(r26, r13); r152 = (u64)r139 * (u64)r13; r140 = (u64)r26 - (u64)r152; goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

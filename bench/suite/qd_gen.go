@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b64059d59722707bc916d24492cdc276a537ada046bc86fbbd0c68c835d0526a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a35549764fd1d462631da129fc9dd604fde4d0beea5127c2c99e4e7b7e18b005"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7fea35baa17c10052967319a59c4af749a7a0e659ef390e96cbae4aa99e51ecc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b80ee66557fe7a79b2e2f6b0ee1c8057a158d8e3e94ce3ddd7f6f7ac941e8793"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

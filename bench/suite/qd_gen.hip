@@ -111,14 +111,15 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 17 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p4;
-#line 20 "kernels.go"
-	r13 = p2; r14 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r9 = p4; r118 = r9 != 0ll; r136 = 0ull - (u64)r9; r140 = -(u64)r136; r142 = r140 > 1ll ? r140 : 1ll; r144 = r9; r145 = (u64)r144; r148 = -(u64)r144; r150 = r142 > r148 ? r142 : r148;
+#line 17 "kernels.go"
+	r5 = p1; r3 = r5; r152 = r3 < r150 ? r3 : r150;
 #line 19 "kernels.go"
 	r41 = p5;
+	r14 = p3; r13 = p2;
 #line 17 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r118 = r9 != 0ll; r124 = (u64)r14; r125 = r124 <= 2305843009213693952ull; r127 = (u64)r14 - (u64)(-1ll); r133 = (u64)r14 - 1ull; r135 = r127 < r133 ? r127 : r133; r136 = 0ull - (u64)r9; r137 = (u64)r136; r138 = r137 + 2305843009213693952ull; r139 = r138 <= 4611686018427387904ull; r140 = -(u64)r136; r141 = (u64)r14 - (u64)r136; r142 = r140 > 1ll ? r140 : 1ll; r143 = r135 < r141 ? r135 : r141; r144 = r9; r145 = (u64)r144; r146 = r145 + 2305843009213693952ull; r147 = r146 <= 4611686018427387904ull; r148 = -(u64)r144; r149 = (u64)r14 - (u64)r144; r150 = r142 > r148 ? r142 : r148; r151 = r143 < r149 ? r143 : r149; r152 = r3 < r150 ? r3 : r150; r153 = r3 < r151 ? r3 : r151; if (!r118) goto b79; if (!r125) goto b79; if (!r139) goto b79; if (!r147) goto b79;
+	r4 = p0; if (!r118) goto b76; r124 = (u64)r14; r125 = r124 <= 2305843009213693952ull; if (!r125) goto b76; r137 = (u64)r136; r138 = r137 + 2305843009213693952ull; r139 = r138 <= 4611686018427387904ull; if (!r139) goto b76; r146 = r145 + 2305843009213693952ull; r147 = r146 <= 4611686018427387904ull; if (!r147) goto b76;
 #line 19 "kernels.go"
 	r116 = (u64)r9 - 1ull; r113 = (u64)r41 - 1ull;
 	r329 = (u64)r9 * (u64)(-4ll); r332 = (u64)r9 * 4ull;
@@ -144,7 +145,7 @@ b17: // divide in 64 bits
 	r527 = qd_div_i64(r83, r9); r540 = (u64)r527 * (u64)r9; r528 = (u64)r83 - (u64)r540; goto b10;
 b18: // preheader
 #line 18 "kernels.go"
-	r154 = (u64)r1 * 3ull; r309 = r436; r158 = (u64)r153; r160 = (u64)r154;
+	r154 = (u64)r1 * 3ull; r309 = r436; r149 = (u64)r14 - (u64)r144; r141 = (u64)r14 - (u64)r136; r133 = (u64)r14 - 1ull; r127 = (u64)r14 - (u64)(-1ll); r135 = r127 < r133 ? r127 : r133; r143 = r135 < r141 ? r135 : r141; r151 = r143 < r149 ? r143 : r149; r153 = r3 < r151 ? r3 : r151; r158 = (u64)r153; r160 = (u64)r154;
 	r196 = r116; r193 = r113;
 	r337 = r329; r340 = r332;
 #line 19 "kernels.go"
@@ -166,122 +167,122 @@ b18: // preheader
 	r439 = r438; r440 = r13 + r439 * 4; r441 = (u64)r309 * 4ull; r442 = r4 + r439 * 4; r516 = r145; r502 = r145; r488 = r145; r474 = r145; r480 = r536; r494 = r536; r508 = r536; r522 = r536;
 b19: // grid unrolled guard
 #line 17 "kernels.go"
-	r155 = r2 < r153; if (!r155) goto b79; r159 = (u64)r2; r156 = r158 - r159; r157 = r156 > r160; if (!r157) goto b66; r161 = r2; r163 = r161; r515 = (u64)r163; r517 = r515 | r516; r518 = r517 >> 32; r519 = (u32)r518; r520 = r519 == 0u; if (!r520) goto b65; r521 = (u32)r163; r571 = __umulhi(r521, r542); r572 = r571 * r522; r573 = r521 - r572; r574 = r573 - r522; r575 = r573 < r574 ? r573 : r574; r576 = r573 - r575; r577 = r576 < 1u ? r576 : 1u;
+	r155 = r2 < r153; if (!r155) goto b76; r159 = (u64)r2; r156 = r158 - r159; r157 = r156 > r160; if (!r157) goto b63; r161 = r2; r163 = r161; r515 = (u64)r163; r517 = r515 | r516; r518 = r517 >> 32; r519 = (u32)r518; r520 = r519 == 0u; if (!r520) goto b62; r521 = (u32)r163; r571 = __umulhi(r521, r542); r572 = r571 * r522; r573 = r521 - r572; r574 = r573 - r522; r575 = r573 < r574 ? r573 : r574; r576 = r573 - r575; r577 = r576 < 1u ? r576 : 1u;
 	r523 = r571 + r577; r524 = r575; r513 = (i64)r523; r514 = (i64)r524;
-b25: // rangeint.body (grid unrolled 0)
+b24: // rangeint.body (grid unrolled 0)
 #line 18 "kernels.go"
 	r164 = r514; r165 = r513;
-	r166 = r164 > 0ll; if (!r166) goto b64; r197 = r164 < r196; if (!r197) goto b64; r195 = r165 > 0ll; if (!r195) goto b64; r194 = r165 < r193; if (!r194) goto b64;
+	r166 = r164 > 0ll; if (!r166) goto b61; r197 = r164 < r196; if (!r197) goto b61; r195 = r165 > 0ll; if (!r195) goto b61; r194 = r165 < r193; if (!r194) goto b61;
 	r167 = r440; r168 = *(float *)r167; r169 = r168 * 0x1p-01f; r334 = r167; r171 = r334 + -4ll; r172 = *(float *)r171; r335 = r167; r174 = r335 + 4ll; r175 = *(float *)r174; r176 = r172 + r175; r336 = r167; r338 = r336 + r337 * 1; r178 = r338; r179 = *(float *)r178; r180 = r176 + r179; r339 = r167; r341 = r339 + r340 * 1; r182 = r341; r183 = *(float *)r182; r184 = r180 + r183; r185 = r184 * 0x1p-03f; r186 = r169 + r185; r187 = r442; *(float *)r187 = r186;
-b30: // grid unrolled 1
+b29: // grid unrolled 1
 #line 20 "kernels.go"
 	r234 = (u64)r161 + (u64)r1;
 #line 17 "kernels.go"
-	r199 = r234; r501 = (u64)r199; r503 = r501 | r502; r504 = r503 >> 32; r505 = (u32)r504; r506 = r505 == 0u; if (!r506) goto b63; r507 = (u32)r199; r564 = __umulhi(r507, r542); r565 = r564 * r508; r566 = r507 - r565; r567 = r566 - r508; r568 = r566 < r567 ? r566 : r567; r569 = r566 - r568; r570 = r569 < 1u ? r569 : 1u;
+	r199 = r234; r501 = (u64)r199; r503 = r501 | r502; r504 = r503 >> 32; r505 = (u32)r504; r506 = r505 == 0u; if (!r506) goto b60; r507 = (u32)r199; r564 = __umulhi(r507, r542); r565 = r564 * r508; r566 = r507 - r565; r567 = r566 - r508; r568 = r566 < r567 ? r566 : r567; r569 = r566 - r568; r570 = r569 < 1u ? r569 : 1u;
 	r509 = r564 + r570; r510 = r568; r499 = (i64)r509; r500 = (i64)r510;
-b34: // rangeint.body (grid unrolled 1)
+b32: // rangeint.body (grid unrolled 1)
 #line 18 "kernels.go"
 	r200 = r500; r201 = r499;
-	r202 = r200 > 0ll; if (!r202) goto b62; r233 = r200 < r232; if (!r233) goto b62; r231 = r201 > 0ll; if (!r231) goto b62; r230 = r201 < r229; if (!r230) goto b62;
+	r202 = r200 > 0ll; if (!r202) goto b59; r233 = r200 < r232; if (!r233) goto b59; r231 = r201 > 0ll; if (!r231) goto b59; r230 = r201 < r229; if (!r230) goto b59;
 	r342 = r440; r344 = r342 + r343 * 1; r203 = r344; r204 = *(float *)r203; r205 = r204 * 0x1p-01f; r347 = r344; r207 = r347 + -4ll; r208 = *(float *)r207; r350 = r344; r210 = r350 + 4ll; r211 = *(float *)r210; r212 = r208 + r211; r353 = r344; r355 = r353 + r354 * 1; r214 = r355; r215 = *(float *)r214; r216 = r212 + r215; r358 = r344; r360 = r358 + r359 * 1; r218 = r360; r219 = *(float *)r218; r220 = r216 + r219; r221 = r220 * 0x1p-03f; r222 = r205 + r221; r361 = r442; r363 = r361 + r362 * 1; r223 = r363; *(float *)r223 = r222;
-b39: // grid unrolled 2
+b37: // grid unrolled 2
 #line 20 "kernels.go"
 	r271 = (u64)r234 + (u64)r1;
 #line 17 "kernels.go"
-	r236 = r271; r487 = (u64)r236; r489 = r487 | r488; r490 = r489 >> 32; r491 = (u32)r490; r492 = r491 == 0u; if (!r492) goto b61; r493 = (u32)r236; r557 = __umulhi(r493, r542); r558 = r557 * r494; r559 = r493 - r558; r560 = r559 - r494; r561 = r559 < r560 ? r559 : r560; r562 = r559 - r561; r563 = r562 < 1u ? r562 : 1u;
+	r236 = r271; r487 = (u64)r236; r489 = r487 | r488; r490 = r489 >> 32; r491 = (u32)r490; r492 = r491 == 0u; if (!r492) goto b58; r493 = (u32)r236; r557 = __umulhi(r493, r542); r558 = r557 * r494; r559 = r493 - r558; r560 = r559 - r494; r561 = r559 < r560 ? r559 : r560; r562 = r559 - r561; r563 = r562 < 1u ? r562 : 1u;
 	r495 = r557 + r563; r496 = r561; r485 = (i64)r495; r486 = (i64)r496;
-b43: // rangeint.body (grid unrolled 2)
+b40: // rangeint.body (grid unrolled 2)
 #line 18 "kernels.go"
 	r237 = r486; r238 = r485;
-	r239 = r237 > 0ll; if (!r239) goto b60; r270 = r237 < r269; if (!r270) goto b60; r268 = r238 > 0ll; if (!r268) goto b60; r267 = r238 < r266; if (!r267) goto b60;
+	r239 = r237 > 0ll; if (!r239) goto b57; r270 = r237 < r269; if (!r270) goto b57; r268 = r238 > 0ll; if (!r268) goto b57; r267 = r238 < r266; if (!r267) goto b57;
 	r370 = r440; r372 = r370 + r371 * 1; r240 = r372; r241 = *(float *)r240; r242 = r241 * 0x1p-01f; r375 = r372; r244 = r375 + -4ll; r245 = *(float *)r244; r378 = r372; r247 = r378 + 4ll; r248 = *(float *)r247; r249 = r245 + r248; r381 = r372; r383 = r381 + r382 * 1; r251 = r383; r252 = *(float *)r251; r253 = r249 + r252; r386 = r372; r388 = r386 + r387 * 1; r255 = r388; r256 = *(float *)r255; r257 = r253 + r256; r258 = r257 * 0x1p-03f; r259 = r242 + r258; r389 = r442; r391 = r389 + r390 * 1; r260 = r391; *(float *)r260 = r259;
-b48: // grid unrolled 3
+b45: // grid unrolled 3
 #line 20 "kernels.go"
 	r308 = (u64)r271 + (u64)r1;
 #line 17 "kernels.go"
-	r273 = r308; r473 = (u64)r273; r475 = r473 | r474; r476 = r475 >> 32; r477 = (u32)r476; r478 = r477 == 0u; if (!r478) goto b59; r479 = (u32)r273; r550 = __umulhi(r479, r542); r551 = r550 * r480; r552 = r479 - r551; r553 = r552 - r480; r554 = r552 < r553 ? r552 : r553; r555 = r552 - r554; r556 = r555 < 1u ? r555 : 1u;
+	r273 = r308; r473 = (u64)r273; r475 = r473 | r474; r476 = r475 >> 32; r477 = (u32)r476; r478 = r477 == 0u; if (!r478) goto b56; r479 = (u32)r273; r550 = __umulhi(r479, r542); r551 = r550 * r480; r552 = r479 - r551; r553 = r552 - r480; r554 = r552 < r553 ? r552 : r553; r555 = r552 - r554; r556 = r555 < 1u ? r555 : 1u;
 	r481 = r550 + r556; r482 = r554; r471 = (i64)r481; r472 = (i64)r482;
-b52: // rangeint.body (grid unrolled 3)
+b49: // rangeint.body (grid unrolled 3)
 #line 18 "kernels.go"
 	r274 = r472; r275 = r471;
-	r276 = r274 > 0ll; if (!r276) goto b58; r307 = r274 < r306; if (!r307) goto b58; r305 = r275 > 0ll; if (!r305) goto b58; r304 = r275 < r303; if (!r304) goto b58;
+	r276 = r274 > 0ll; if (!r276) goto b55; r307 = r274 < r306; if (!r307) goto b55; r305 = r275 > 0ll; if (!r305) goto b55; r304 = r275 < r303; if (!r304) goto b55;
 	r398 = r440; r400 = r398 + r399 * 1; r277 = r400; r278 = *(float *)r277; r279 = r278 * 0x1p-01f; r403 = r400; r281 = r403 + -4ll; r282 = *(float *)r281; r406 = r400; r284 = r406 + 4ll; r285 = *(float *)r284; r286 = r282 + r285; r409 = r400; r411 = r409 + r410 * 1; r288 = r411; r289 = *(float *)r288; r290 = r286 + r289; r414 = r400; r416 = r414 + r415 * 1; r292 = r416; r293 = *(float *)r292; r294 = r290 + r293; r295 = r294 * 0x1p-03f; r296 = r279 + r295; r417 = r442; r419 = r417 + r418 * 1; r297 = r419; *(float *)r297 = r296;
-b57: // latch (grid unrolled 3)
+b54: // latch (grid unrolled 3)
 #line 20 "kernels.go"
 	r2 = (u64)r2 + (u64)r309; r440 = r440 + r441 * 1; r442 = r442 + r441 * 1; goto b19;
-b58: // if.else (grid unrolled 3)
+b55: // if.else (grid unrolled 3)
 #line 22 "kernels.go"
-	r420 = r440; r422 = r420 + r421 * 1; r300 = r422; r301 = *(float *)r300; r423 = r442; r425 = r423 + r424 * 1; r302 = r425; *(float *)r302 = r301; goto b57;
-b59: // divide in 64 bits
+	r420 = r440; r422 = r420 + r421 * 1; r300 = r422; r301 = *(float *)r300; r423 = r442; r425 = r423 + r424 * 1; r302 = r425; *(float *)r302 = r301; goto b54;
+b56: // divide in 64 bits
 #line 18 "kernels.go"
-	r471 = qd_div_i64(r273, r9); r484 = (u64)r471 * (u64)r9; r472 = (u64)r273 - (u64)r484; goto b52;
-b60: // if.else (grid unrolled 2)
+	r471 = qd_div_i64(r273, r9); r484 = (u64)r471 * (u64)r9; r472 = (u64)r273 - (u64)r484; goto b49;
+b57: // if.else (grid unrolled 2)
 #line 22 "kernels.go"
-	r392 = r440; r394 = r392 + r393 * 1; r263 = r394; r264 = *(float *)r263; r395 = r442; r397 = r395 + r396 * 1; r265 = r397; *(float *)r265 = r264; goto b48;
-b61: // divide in 64 bits
+	r392 = r440; r394 = r392 + r393 * 1; r263 = r394; r264 = *(float *)r263; r395 = r442; r397 = r395 + r396 * 1; r265 = r397; *(float *)r265 = r264; goto b45;
+b58: // divide in 64 bits
 #line 18 "kernels.go"
-	r485 = qd_div_i64(r236, r9); r498 = (u64)r485 * (u64)r9; r486 = (u64)r236 - (u64)r498; goto b43;
-b62: // if.else (grid unrolled 1)
+	r485 = qd_div_i64(r236, r9); r498 = (u64)r485 * (u64)r9; r486 = (u64)r236 - (u64)r498; goto b40;
+b59: // if.else (grid unrolled 1)
 #line 22 "kernels.go"
-	r364 = r440; r366 = r364 + r365 * 1; r226 = r366; r227 = *(float *)r226; r367 = r442; r369 = r367 + r368 * 1; r228 = r369; *(float *)r228 = r227; goto b39;
-b63: // divide in 64 bits
+	r364 = r440; r366 = r364 + r365 * 1; r226 = r366; r227 = *(float *)r226; r367 = r442; r369 = r367 + r368 * 1; r228 = r369; *(float *)r228 = r227; goto b37;
+b60: // divide in 64 bits
 #line 18 "kernels.go"
-	r499 = qd_div_i64(r199, r9); r512 = (u64)r499 * (u64)r9; r500 = (u64)r199 - (u64)r512; goto b34;
-b64: // if.else (grid unrolled 0)
+	r499 = qd_div_i64(r199, r9); r512 = (u64)r499 * (u64)r9; r500 = (u64)r199 - (u64)r512; goto b32;
+b61: // if.else (grid unrolled 0)
 #line 22 "kernels.go"
-	r190 = r440; r191 = *(float *)r190; r192 = r442; *(float *)r192 = r191; goto b30;
-b65: // divide in 64 bits
+	r190 = r440; r191 = *(float *)r190; r192 = r442; *(float *)r192 = r191; goto b29;
+b62: // divide in 64 bits
 #line 18 "kernels.go"
-	r513 = qd_div_i64(r163, r9); r526 = (u64)r513 * (u64)r9; r514 = (u64)r163 - (u64)r526; goto b25;
-b66: // preheader
+	r513 = qd_div_i64(r163, r9); r526 = (u64)r513 * (u64)r9; r514 = (u64)r163 - (u64)r526; goto b24;
+b63: // preheader
 #line 19 "kernels.go"
 	r44 = r116; r40 = r113;
 	r313 = r329; r316 = r332;
 #line 17 "kernels.go"
 	r426 = r2; r427 = r13 + r426 * 4; r428 = r436; r429 = r4 + r426 * 4; r460 = r145; r466 = r536;
-b67: // head
+b64: // head
 #line 17 "kernels.go"
-	r6 = r2 < r153; if (!r6) goto b79; r7 = r2; r459 = (u64)r7; r461 = r459 | r460; r462 = r461 >> 32; r463 = (u32)r462; r464 = r463 == 0u; if (!r464) goto b78; r465 = (u32)r7; r578 = __umulhi(r465, r542); r579 = r578 * r466; r580 = r465 - r579; r581 = r580 - r466; r582 = r580 < r581 ? r580 : r581; r583 = r580 - r582; r584 = r583 < 1u ? r583 : 1u;
+	r6 = r2 < r153; if (!r6) goto b76; r7 = r2; r459 = (u64)r7; r461 = r459 | r460; r462 = r461 >> 32; r463 = (u32)r462; r464 = r463 == 0u; if (!r464) goto b75; r465 = (u32)r7; r578 = __umulhi(r465, r542); r579 = r578 * r466; r580 = r465 - r579; r581 = r580 - r466; r582 = r580 < r581 ? r580 : r581; r583 = r580 - r582; r584 = r583 < 1u ? r583 : 1u;
 	r467 = r578 + r584; r468 = r582; r457 = (i64)r467; r458 = (i64)r468;
-b71: // rangeint.body
+b68: // rangeint.body
 #line 18 "kernels.go"
 	r8 = r458; r10 = r457;
-	r11 = r8 > 0ll; if (!r11) goto b77; r45 = r8 < r44; if (!r45) goto b77; r43 = r10 > 0ll; if (!r43) goto b77; r42 = r10 < r40; if (!r42) goto b77;
+	r11 = r8 > 0ll; if (!r11) goto b74; r45 = r8 < r44; if (!r45) goto b74; r43 = r10 > 0ll; if (!r43) goto b74; r42 = r10 < r40; if (!r42) goto b74;
 	r12 = r427; r15 = *(float *)r12; r16 = r15 * 0x1p-01f; r310 = r12; r18 = r310 + -4ll; r19 = *(float *)r18; r311 = r12; r21 = r311 + 4ll; r22 = *(float *)r21; r23 = r19 + r22; r312 = r12; r314 = r312 + r313 * 1; r25 = r314; r26 = *(float *)r25; r27 = r23 + r26; r315 = r12; r317 = r315 + r316 * 1; r29 = r317; r30 = *(float *)r29; r31 = r27 + r30; r32 = r31 * 0x1p-03f; r33 = r16 + r32; r34 = r429; *(float *)r34 = r33;
-b76: // latch
+b73: // latch
 #line 17 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r427 = r427 + r428 * 1; r429 = r429 + r428 * 1; goto b67;
-b77: // if.else
+	r2 = (u64)r2 + (u64)r1; r427 = r427 + r428 * 1; r429 = r429 + r428 * 1; goto b64;
+b74: // if.else
 #line 22 "kernels.go"
-	r37 = r427; r38 = *(float *)r37; r39 = r429; *(float *)r39 = r38; goto b76;
-b78: // divide in 64 bits
+	r37 = r427; r38 = *(float *)r37; r39 = r429; *(float *)r39 = r38; goto b73;
+b75: // divide in 64 bits
 #line 18 "kernels.go"
-	r457 = qd_div_i64(r7, r9); r470 = (u64)r457 * (u64)r9; r458 = (u64)r7 - (u64)r470; goto b71;
-b79: // preheader
+	r457 = qd_div_i64(r7, r9); r470 = (u64)r457 * (u64)r9; r458 = (u64)r7 - (u64)r470; goto b68;
+b76: // preheader
 #line 19 "kernels.go"
 	r80 = (u64)r9 - 1ull; r77 = (u64)r41 - 1ull;
 	r321 = (u64)r9 * (u64)(-4ll); r324 = (u64)r9 * 4ull;
 #line 17 "kernels.go"
 	r430 = r2; r431 = r13 + r430 * 4; r432 = (u64)r1 * 4ull; r433 = r4 + r430 * 4; r446 = r145; r452 = (u32)r9; r585 = r452 > 1u ? r452 : 1u; r586 = qd_div_u32(4294967295u, r585);
-b80: // head (checked if, after)
+b77: // head (checked if, after)
 #line 17 "kernels.go"
-	r46 = r2 < r3; if (!r46) goto b92; r47 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r445 = (u64)r47; r447 = r445 | r446; r448 = r447 >> 32; r449 = (u32)r448; r450 = r449 == 0u; if (!r450) goto b91; r451 = (u32)r47; r587 = __umulhi(r451, r586); r588 = r587 * r452; r589 = r451 - r588; r590 = r589 - r452; r591 = r589 < r590 ? r589 : r590; r592 = r589 - r591; r593 = r592 < 1u ? r592 : 1u; r453 = r587 + r593; r454 = r591; r443 = (i64)r453; r444 = (i64)r454;
-b84: // rangeint.body (checked if, after)
+	r46 = r2 < r3; if (!r46) goto b89; r47 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r445 = (u64)r47; r447 = r445 | r446; r448 = r447 >> 32; r449 = (u32)r448; r450 = r449 == 0u; if (!r450) goto b88; r451 = (u32)r47; r587 = __umulhi(r451, r586); r588 = r587 * r452; r589 = r451 - r588; r590 = r589 - r452; r591 = r589 < r590 ? r589 : r590; r592 = r589 - r591; r593 = r592 < 1u ? r592 : 1u; r453 = r587 + r593; r454 = r591; r443 = (i64)r453; r444 = (i64)r454;
+b81: // rangeint.body (checked if, after)
 #line 18 "kernels.go"
 	r48 = r444; r49 = r443;
-	r50 = r48 > 0ll; if (!r50) goto b90; r81 = r48 < r80; if (!r81) goto b90; r79 = r49 > 0ll; if (!r79) goto b90; r78 = r49 < r77; if (!r78) goto b90;
+	r50 = r48 > 0ll; if (!r50) goto b87; r81 = r48 < r80; if (!r81) goto b87; r79 = r49 > 0ll; if (!r79) goto b87; r78 = r49 < r77; if (!r78) goto b87;
 	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; } r51 = r431; r52 = *(float *)r51; r53 = r52 * 0x1p-01f; r54 = (u64)r47 - 1ull; if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; } r318 = r51; r55 = r318 + -4ll; r56 = *(float *)r55; r57 = (u64)r47 + 1ull; if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; } r319 = r51; r58 = r319 + 4ll; r59 = *(float *)r58; r60 = r56 + r59; r61 = (u64)r47 - (u64)r9; if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; } r320 = r51; r322 = r320 + r321 * 1; r62 = r322; r63 = *(float *)r62; r64 = r60 + r63; r65 = (u64)r47 + (u64)r9; if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; } r323 = r51; r325 = r323 + r324 * 1; r66 = r325; r67 = *(float *)r66; r68 = r64 + r67; r69 = r68 * 0x1p-03f; r70 = r53 + r69; r71 = r433; *(float *)r71 = r70;
-b89: // latch (checked if, after)
+b86: // latch (checked if, after)
 #line 17 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r431 = r431 + r432 * 1; r433 = r433 + r432 * 1; goto b80;
-b90: // if.else (checked if, after)
+	r2 = (u64)r2 + (u64)r1; r431 = r431 + r432 * 1; r433 = r433 + r432 * 1; goto b77;
+b87: // if.else (checked if, after)
 #line 22 "kernels.go"
-	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; } r74 = r431; r75 = *(float *)r74; r76 = r433; *(float *)r76 = r75; goto b89;
-b91: // divide in 64 bits
+	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; } r74 = r431; r75 = *(float *)r74; r76 = r433; *(float *)r76 = r75; goto b86;
+b88: // divide in 64 bits
 #line 18 "kernels.go"
-	r443 = qd_div_i64(r47, r9); r456 = (u64)r443 * (u64)r9; r444 = (u64)r47 - (u64)r456; goto b84;
-b92: // exit
+	r443 = qd_div_i64(r47, r9); r456 = (u64)r443 * (u64)r9; r444 = (u64)r47 - (u64)r456; goto b81;
+b89: // exit
 #line 18 "kernels.go"
 	return;
 qd_fault: {
@@ -432,14 +433,16 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 31 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p4; r12 = p5;
-#line 35 "kernels.go"
-	r19 = p2; r20 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r9 = p4; r155 = r9 != 0ll; r12 = p5; r157 = (u64)r9 * (u64)r12; r176 = 0ull - (u64)r9; r180 = -(u64)r176; r182 = r180 > 1ll ? r180 : 1ll; r184 = r9; r185 = (u64)r184; r188 = -(u64)r184; r190 = r182 > r188 ? r182 : r188; r192 = 0ull - (u64)r157; r196 = -(u64)r192; r198 = r190 > r196 ? r190 : r196; r200 = r157; r201 = (u64)r200; r204 = -(u64)r200; r206 = r198 > r204 ? r198 : r204;
+#line 31 "kernels.go"
+	r5 = p1; r3 = r5; r208 = r3 < r206 ? r3 : r206;
 #line 33 "kernels.go"
 	r51 = p6;
+#line 35 "kernels.go"
+	r20 = p3; r19 = p2;
 #line 31 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r155 = r9 != 0ll; r156 = r12 != 0ll; r157 = (u64)r9 * (u64)r12; r158 = r157 != 0ll; r164 = (u64)r20; r165 = r164 <= 2305843009213693952ull; r167 = (u64)r20 - (u64)(-1ll); r173 = (u64)r20 - 1ull; r175 = r167 < r173 ? r167 : r173; r176 = 0ull - (u64)r9; r177 = (u64)r176; r178 = r177 + 2305843009213693952ull; r179 = r178 <= 4611686018427387904ull; r180 = -(u64)r176; r181 = (u64)r20 - (u64)r176; r182 = r180 > 1ll ? r180 : 1ll; r183 = r175 < r181 ? r175 : r181; r184 = r9; r185 = (u64)r184; r186 = r185 + 2305843009213693952ull; r187 = r186 <= 4611686018427387904ull; r188 = -(u64)r184; r189 = (u64)r20 - (u64)r184; r190 = r182 > r188 ? r182 : r188; r191 = r183 < r189 ? r183 : r189; r192 = 0ull - (u64)r157; r193 = (u64)r192; r194 = r193 + 2305843009213693952ull; r195 = r194 <= 4611686018427387904ull; r196 = -(u64)r192; r197 = (u64)r20 - (u64)r192; r198 = r190 > r196 ? r190 : r196; r199 = r191 < r197 ? r191 : r197; r200 = r157; r201 = (u64)r200; r202 = r201 + 2305843009213693952ull; r203 = r202 <= 4611686018427387904ull; r204 = -(u64)r200; r205 = (u64)r20 - (u64)r200; r206 = r198 > r204 ? r198 : r204; r207 = r199 < r205 ? r199 : r205; r208 = r3 < r206 ? r3 : r206; r209 = r3 < r207 ? r3 : r207; if (!r155) goto b131; if (!r156) goto b131; if (!r158) goto b131; if (!r165) goto b131; if (!r179) goto b131; if (!r187) goto b131; if (!r195) goto b131; if (!r203) goto b131;
+	r4 = p0; if (!r155) goto b128; r156 = r12 != 0ll; if (!r156) goto b128; r158 = r157 != 0ll; if (!r158) goto b128; r164 = (u64)r20; r165 = r164 <= 2305843009213693952ull; if (!r165) goto b128; r177 = (u64)r176; r178 = r177 + 2305843009213693952ull; r179 = r178 <= 4611686018427387904ull; if (!r179) goto b128; r186 = r185 + 2305843009213693952ull; r187 = r186 <= 4611686018427387904ull; if (!r187) goto b128; r193 = (u64)r192; r194 = r193 + 2305843009213693952ull; r195 = r194 <= 4611686018427387904ull; if (!r195) goto b128; r202 = r201 + 2305843009213693952ull; r203 = r202 <= 4611686018427387904ull; if (!r203) goto b128;
 	r112 = r157;
 	r153 = (u64)r9 - 1ull; r150 = (u64)r12 - 1ull; r147 = (u64)r51 - 1ull;
 	r115 = r157;
@@ -479,7 +482,7 @@ b29: // divide in 64 bits
 	r820 = qd_div_i64(r108, r9); r833 = (u64)r820 * (u64)r9; r821 = (u64)r108 - (u64)r833; goto b14;
 b30: // preheader
 #line 32 "kernels.go"
-	r210 = (u64)r1 * 3ull; r413 = r585; r214 = (u64)r209; r216 = (u64)r210; r223 = r157;
+	r210 = (u64)r1 * 3ull; r413 = r585; r205 = (u64)r20 - (u64)r200; r197 = (u64)r20 - (u64)r192; r189 = (u64)r20 - (u64)r184; r181 = (u64)r20 - (u64)r176; r173 = (u64)r20 - 1ull; r167 = (u64)r20 - (u64)(-1ll); r175 = r167 < r173 ? r167 : r173; r183 = r175 < r181 ? r175 : r181; r191 = r183 < r189 ? r183 : r189; r199 = r191 < r197 ? r191 : r197; r207 = r199 < r205 ? r199 : r205; r209 = r3 < r207 ? r3 : r207; r214 = (u64)r209; r216 = (u64)r210; r223 = r157;
 	r264 = r153; r261 = r150; r258 = r147;
 #line 35 "kernels.go"
 	r459 = r445; r462 = r448; r465 = r451; r468 = r454;
@@ -508,126 +511,126 @@ b30: // preheader
 	r590 = r587; r591 = r4 + r590 * 4; r785 = r185; r747 = r185; r709 = r185; r671 = r185; r685 = r837; r677 = r829; r698 = r201; r691 = r843; r704 = r856; r723 = r837; r715 = r829; r736 = r201; r729 = r843; r742 = r856; r761 = r837; r753 = r829; r774 = r201; r767 = r843; r780 = r856; r799 = r837; r791 = r829; r812 = r201; r805 = r843; r818 = r856;
 b31: // grid unrolled guard
 #line 31 "kernels.go"
-	r211 = r2 < r209; if (!r211) goto b131; r215 = (u64)r2; r212 = r214 - r215; r213 = r212 > r216; if (!r213) goto b110; r217 = r2; r219 = r217; r784 = (u64)r219; r786 = r784 | r785; r787 = r786 >> 32; r788 = (u32)r787; r789 = r788 == 0u; if (!r789) goto b109; r790 = (u32)r219; r906 = __umulhi(r790, r859); r907 = r906 * r791; r908 = r790 - r907; r909 = r908 - r791; r910 = r908 < r909 ? r908 : r909; r911 = r908 - r910; r912 = r911 < 1u ? r911 : 1u;
+	r211 = r2 < r209; if (!r211) goto b128; r215 = (u64)r2; r212 = r214 - r215; r213 = r212 > r216; if (!r213) goto b107; r217 = r2; r219 = r217; r784 = (u64)r219; r786 = r784 | r785; r787 = r786 >> 32; r788 = (u32)r787; r789 = r788 == 0u; if (!r789) goto b106; r790 = (u32)r219; r906 = __umulhi(r790, r859); r907 = r906 * r791; r908 = r790 - r907; r909 = r908 - r791; r910 = r908 < r909 ? r908 : r909; r911 = r908 - r910; r912 = r911 < 1u ? r911 : 1u;
 	r792 = r906 + r912; r793 = r910; r782 = (i64)r792; r783 = (i64)r793;
-b37: // rangeint.body (grid unrolled 0)
+b36: // rangeint.body (grid unrolled 0)
 #line 32 "kernels.go"
-	r220 = r783; r221 = r782; r798 = (u64)r221; r800 = r798 | r799; r801 = r800 >> 32; r802 = (u32)r801; r803 = r802 == 0u; if (!r803) goto b108; r804 = (u32)r221; r934 = __umulhi(r804, r868); r935 = r934 * r805; r936 = r804 - r935; r937 = r936 - r805; r938 = r936 < r937 ? r936 : r937; r939 = r936 - r938; r940 = r939 < 1u ? r939 : 1u; r806 = r934 + r940; r807 = r938; r796 = (i64)r806; r797 = (i64)r807;
-b39: // rangeint.body (grid unrolled 0)
+	r220 = r783; r221 = r782; r798 = (u64)r221; r800 = r798 | r799; r801 = r800 >> 32; r802 = (u32)r801; r803 = r802 == 0u; if (!r803) goto b105; r804 = (u32)r221; r934 = __umulhi(r804, r868); r935 = r934 * r805; r936 = r804 - r935; r937 = r936 - r805; r938 = r936 < r937 ? r936 : r937; r939 = r936 - r938; r940 = r939 < 1u ? r939 : 1u; r806 = r934 + r940; r807 = r938; r796 = (i64)r806; r797 = (i64)r807;
+b38: // rangeint.body (grid unrolled 0)
 #line 32 "kernels.go"
-	r222 = r797; r811 = r784; r813 = r811 | r812; r814 = r813 >> 32; r815 = (u32)r814; r816 = r815 == 0u; if (!r816) goto b107; r817 = (u32)r219; r962 = __umulhi(r817, r877); r963 = r962 * r818; r964 = r817 - r963; r965 = r964 - r818; r966 = r964 < r965 ? r964 : r965; r967 = r964 - r966; r968 = r967 < 1u ? r967 : 1u; r819 = r962 + r968; r810 = (i64)r819;
-b41: // rangeint.body (grid unrolled 0)
+	r222 = r797; r811 = r784; r813 = r811 | r812; r814 = r813 >> 32; r815 = (u32)r814; r816 = r815 == 0u; if (!r816) goto b104; r817 = (u32)r219; r962 = __umulhi(r817, r877); r963 = r962 * r818; r964 = r817 - r963; r965 = r964 - r818; r966 = r964 < r965 ? r964 : r965; r967 = r964 - r966; r968 = r967 < 1u ? r967 : 1u; r819 = r962 + r968; r810 = (i64)r819;
+b40: // rangeint.body (grid unrolled 0)
 #line 32 "kernels.go"
 	r224 = r810;
-	r225 = r220 > 0ll; if (!r225) goto b106; r265 = r220 < r264; if (!r265) goto b106; r263 = r222 > 0ll; if (!r263) goto b106; r262 = r222 < r261; if (!r262) goto b106; r260 = r224 > 0ll; if (!r260) goto b106; r259 = r224 < r258; if (!r259) goto b106;
+	r225 = r220 > 0ll; if (!r225) goto b103; r265 = r220 < r264; if (!r265) goto b103; r263 = r222 > 0ll; if (!r263) goto b103; r262 = r222 < r261; if (!r262) goto b103; r260 = r224 > 0ll; if (!r260) goto b103; r259 = r224 < r258; if (!r259) goto b103;
 #line 35 "kernels.go"
 	r456 = r588; r228 = r456 + -4ll; r229 = *(float *)r228; r457 = r456; r231 = r457 + 4ll; r232 = *(float *)r231; r233 = r229 + r232; r458 = r456; r460 = r458 + r459 * 1; r235 = r460; r236 = *(float *)r235; r237 = r233 + r236; r461 = r456; r463 = r461 + r462 * 1; r239 = r463; r240 = *(float *)r239; r241 = r237 + r240; r464 = r456; r466 = r464 + r465 * 1; r243 = r466; r244 = *(float *)r243; r245 = r241 + r244; r467 = r456; r469 = r467 + r468 * 1; r247 = r469; r248 = *(float *)r247; r249 = r245 + r248; r250 = r456; r251 = *(float *)r250; r252 = r251 * 0x1.8p+02f; r253 = r249 - r252; r254 = r591; *(float *)r254 = r253;
-b48: // grid unrolled 1
+b47: // grid unrolled 1
 #line 35 "kernels.go"
 	r314 = (u64)r217 + (u64)r1;
 #line 31 "kernels.go"
-	r267 = r314; r746 = (u64)r267; r748 = r746 | r747; r749 = r748 >> 32; r750 = (u32)r749; r751 = r750 == 0u; if (!r751) goto b105; r752 = (u32)r267; r899 = __umulhi(r752, r859); r900 = r899 * r753; r901 = r752 - r900; r902 = r901 - r753; r903 = r901 < r902 ? r901 : r902; r904 = r901 - r903; r905 = r904 < 1u ? r904 : 1u;
+	r267 = r314; r746 = (u64)r267; r748 = r746 | r747; r749 = r748 >> 32; r750 = (u32)r749; r751 = r750 == 0u; if (!r751) goto b102; r752 = (u32)r267; r899 = __umulhi(r752, r859); r900 = r899 * r753; r901 = r752 - r900; r902 = r901 - r753; r903 = r901 < r902 ? r901 : r902; r904 = r901 - r903; r905 = r904 < 1u ? r904 : 1u;
 	r754 = r899 + r905; r755 = r903; r744 = (i64)r754; r745 = (i64)r755;
+b50: // rangeint.body (grid unrolled 1)
+#line 32 "kernels.go"
+	r268 = r745; r269 = r744; r760 = (u64)r269; r762 = r760 | r761; r763 = r762 >> 32; r764 = (u32)r763; r765 = r764 == 0u; if (!r765) goto b101; r766 = (u32)r269; r927 = __umulhi(r766, r868); r928 = r927 * r767; r929 = r766 - r928; r930 = r929 - r767; r931 = r929 < r930 ? r929 : r930; r932 = r929 - r931; r933 = r932 < 1u ? r932 : 1u; r768 = r927 + r933; r769 = r931; r758 = (i64)r768; r759 = (i64)r769;
 b52: // rangeint.body (grid unrolled 1)
 #line 32 "kernels.go"
-	r268 = r745; r269 = r744; r760 = (u64)r269; r762 = r760 | r761; r763 = r762 >> 32; r764 = (u32)r763; r765 = r764 == 0u; if (!r765) goto b104; r766 = (u32)r269; r927 = __umulhi(r766, r868); r928 = r927 * r767; r929 = r766 - r928; r930 = r929 - r767; r931 = r929 < r930 ? r929 : r930; r932 = r929 - r931; r933 = r932 < 1u ? r932 : 1u; r768 = r927 + r933; r769 = r931; r758 = (i64)r768; r759 = (i64)r769;
+	r270 = r759; r773 = r746; r775 = r773 | r774; r776 = r775 >> 32; r777 = (u32)r776; r778 = r777 == 0u; if (!r778) goto b100; r779 = (u32)r267; r955 = __umulhi(r779, r877); r956 = r955 * r780; r957 = r779 - r956; r958 = r957 - r780; r959 = r957 < r958 ? r957 : r958; r960 = r957 - r959; r961 = r960 < 1u ? r960 : 1u; r781 = r955 + r961; r772 = (i64)r781;
 b54: // rangeint.body (grid unrolled 1)
 #line 32 "kernels.go"
-	r270 = r759; r773 = r746; r775 = r773 | r774; r776 = r775 >> 32; r777 = (u32)r776; r778 = r777 == 0u; if (!r778) goto b103; r779 = (u32)r267; r955 = __umulhi(r779, r877); r956 = r955 * r780; r957 = r779 - r956; r958 = r957 - r780; r959 = r957 < r958 ? r957 : r958; r960 = r957 - r959; r961 = r960 < 1u ? r960 : 1u; r781 = r955 + r961; r772 = (i64)r781;
-b56: // rangeint.body (grid unrolled 1)
-#line 32 "kernels.go"
 	r272 = r772;
-	r273 = r268 > 0ll; if (!r273) goto b102; r313 = r268 < r312; if (!r313) goto b102; r311 = r270 > 0ll; if (!r311) goto b102; r310 = r270 < r309; if (!r310) goto b102; r308 = r272 > 0ll; if (!r308) goto b102; r307 = r272 < r306; if (!r307) goto b102;
+	r273 = r268 > 0ll; if (!r273) goto b99; r313 = r268 < r312; if (!r313) goto b99; r311 = r270 > 0ll; if (!r311) goto b99; r310 = r270 < r309; if (!r310) goto b99; r308 = r272 > 0ll; if (!r308) goto b99; r307 = r272 < r306; if (!r307) goto b99;
 #line 35 "kernels.go"
 	r470 = r588; r472 = r470 + r471 * 1; r276 = r472 + -4ll; r277 = *(float *)r276; r475 = r472; r279 = r475 + 4ll; r280 = *(float *)r279; r281 = r277 + r280; r478 = r472; r480 = r478 + r479 * 1; r283 = r480; r284 = *(float *)r283; r285 = r281 + r284; r483 = r472; r485 = r483 + r484 * 1; r287 = r485; r288 = *(float *)r287; r289 = r285 + r288; r488 = r472; r490 = r488 + r489 * 1; r291 = r490; r292 = *(float *)r291; r293 = r289 + r292; r493 = r472; r495 = r493 + r494 * 1; r295 = r495; r296 = *(float *)r295; r297 = r293 + r296; r498 = r472; r298 = r498; r299 = *(float *)r298; r300 = r299 * 0x1.8p+02f; r301 = r297 - r300; r499 = r591; r501 = r499 + r500 * 1; r302 = r501; *(float *)r302 = r301;
-b63: // grid unrolled 2
+b61: // grid unrolled 2
 #line 35 "kernels.go"
 	r363 = (u64)r314 + (u64)r1;
 #line 31 "kernels.go"
-	r316 = r363; r708 = (u64)r316; r710 = r708 | r709; r711 = r710 >> 32; r712 = (u32)r711; r713 = r712 == 0u; if (!r713) goto b101; r714 = (u32)r316; r892 = __umulhi(r714, r859); r893 = r892 * r715; r894 = r714 - r893; r895 = r894 - r715; r896 = r894 < r895 ? r894 : r895; r897 = r894 - r896; r898 = r897 < 1u ? r897 : 1u;
+	r316 = r363; r708 = (u64)r316; r710 = r708 | r709; r711 = r710 >> 32; r712 = (u32)r711; r713 = r712 == 0u; if (!r713) goto b98; r714 = (u32)r316; r892 = __umulhi(r714, r859); r893 = r892 * r715; r894 = r714 - r893; r895 = r894 - r715; r896 = r894 < r895 ? r894 : r895; r897 = r894 - r896; r898 = r897 < 1u ? r897 : 1u;
 	r716 = r892 + r898; r717 = r896; r706 = (i64)r716; r707 = (i64)r717;
-b67: // rangeint.body (grid unrolled 2)
+b64: // rangeint.body (grid unrolled 2)
 #line 32 "kernels.go"
-	r317 = r707; r318 = r706; r722 = (u64)r318; r724 = r722 | r723; r725 = r724 >> 32; r726 = (u32)r725; r727 = r726 == 0u; if (!r727) goto b100; r728 = (u32)r318; r920 = __umulhi(r728, r868); r921 = r920 * r729; r922 = r728 - r921; r923 = r922 - r729; r924 = r922 < r923 ? r922 : r923; r925 = r922 - r924; r926 = r925 < 1u ? r925 : 1u; r730 = r920 + r926; r731 = r924; r720 = (i64)r730; r721 = (i64)r731;
-b69: // rangeint.body (grid unrolled 2)
+	r317 = r707; r318 = r706; r722 = (u64)r318; r724 = r722 | r723; r725 = r724 >> 32; r726 = (u32)r725; r727 = r726 == 0u; if (!r727) goto b97; r728 = (u32)r318; r920 = __umulhi(r728, r868); r921 = r920 * r729; r922 = r728 - r921; r923 = r922 - r729; r924 = r922 < r923 ? r922 : r923; r925 = r922 - r924; r926 = r925 < 1u ? r925 : 1u; r730 = r920 + r926; r731 = r924; r720 = (i64)r730; r721 = (i64)r731;
+b66: // rangeint.body (grid unrolled 2)
 #line 32 "kernels.go"
-	r319 = r721; r735 = r708; r737 = r735 | r736; r738 = r737 >> 32; r739 = (u32)r738; r740 = r739 == 0u; if (!r740) goto b99; r741 = (u32)r316; r948 = __umulhi(r741, r877); r949 = r948 * r742; r950 = r741 - r949; r951 = r950 - r742; r952 = r950 < r951 ? r950 : r951; r953 = r950 - r952; r954 = r953 < 1u ? r953 : 1u; r743 = r948 + r954; r734 = (i64)r743;
-b71: // rangeint.body (grid unrolled 2)
+	r319 = r721; r735 = r708; r737 = r735 | r736; r738 = r737 >> 32; r739 = (u32)r738; r740 = r739 == 0u; if (!r740) goto b96; r741 = (u32)r316; r948 = __umulhi(r741, r877); r949 = r948 * r742; r950 = r741 - r949; r951 = r950 - r742; r952 = r950 < r951 ? r950 : r951; r953 = r950 - r952; r954 = r953 < 1u ? r953 : 1u; r743 = r948 + r954; r734 = (i64)r743;
+b68: // rangeint.body (grid unrolled 2)
 #line 32 "kernels.go"
 	r321 = r734;
-	r322 = r317 > 0ll; if (!r322) goto b98; r362 = r317 < r361; if (!r362) goto b98; r360 = r319 > 0ll; if (!r360) goto b98; r359 = r319 < r358; if (!r359) goto b98; r357 = r321 > 0ll; if (!r357) goto b98; r356 = r321 < r355; if (!r356) goto b98;
+	r322 = r317 > 0ll; if (!r322) goto b95; r362 = r317 < r361; if (!r362) goto b95; r360 = r319 > 0ll; if (!r360) goto b95; r359 = r319 < r358; if (!r359) goto b95; r357 = r321 > 0ll; if (!r357) goto b95; r356 = r321 < r355; if (!r356) goto b95;
 #line 35 "kernels.go"
 	r505 = r588; r507 = r505 + r506 * 1; r325 = r507 + -4ll; r326 = *(float *)r325; r510 = r507; r328 = r510 + 4ll; r329 = *(float *)r328; r330 = r326 + r329; r513 = r507; r515 = r513 + r514 * 1; r332 = r515; r333 = *(float *)r332; r334 = r330 + r333; r518 = r507; r520 = r518 + r519 * 1; r336 = r520; r337 = *(float *)r336; r338 = r334 + r337; r523 = r507; r525 = r523 + r524 * 1; r340 = r525; r341 = *(float *)r340; r342 = r338 + r341; r528 = r507; r530 = r528 + r529 * 1; r344 = r530; r345 = *(float *)r344; r346 = r342 + r345; r533 = r507; r347 = r533; r348 = *(float *)r347; r349 = r348 * 0x1.8p+02f; r350 = r346 - r349; r534 = r591; r536 = r534 + r535 * 1; r351 = r536; *(float *)r351 = r350;
-b78: // grid unrolled 3
+b75: // grid unrolled 3
 #line 35 "kernels.go"
 	r412 = (u64)r363 + (u64)r1;
 #line 31 "kernels.go"
-	r365 = r412; r670 = (u64)r365; r672 = r670 | r671; r673 = r672 >> 32; r674 = (u32)r673; r675 = r674 == 0u; if (!r675) goto b97; r676 = (u32)r365; r885 = __umulhi(r676, r859); r886 = r885 * r677; r887 = r676 - r886; r888 = r887 - r677; r889 = r887 < r888 ? r887 : r888; r890 = r887 - r889; r891 = r890 < 1u ? r890 : 1u;
+	r365 = r412; r670 = (u64)r365; r672 = r670 | r671; r673 = r672 >> 32; r674 = (u32)r673; r675 = r674 == 0u; if (!r675) goto b94; r676 = (u32)r365; r885 = __umulhi(r676, r859); r886 = r885 * r677; r887 = r676 - r886; r888 = r887 - r677; r889 = r887 < r888 ? r887 : r888; r890 = r887 - r889; r891 = r890 < 1u ? r890 : 1u;
 	r678 = r885 + r891; r679 = r889; r668 = (i64)r678; r669 = (i64)r679;
-b82: // rangeint.body (grid unrolled 3)
+b79: // rangeint.body (grid unrolled 3)
 #line 32 "kernels.go"
-	r366 = r669; r367 = r668; r684 = (u64)r367; r686 = r684 | r685; r687 = r686 >> 32; r688 = (u32)r687; r689 = r688 == 0u; if (!r689) goto b96; r690 = (u32)r367; r913 = __umulhi(r690, r868); r914 = r913 * r691; r915 = r690 - r914; r916 = r915 - r691; r917 = r915 < r916 ? r915 : r916; r918 = r915 - r917; r919 = r918 < 1u ? r918 : 1u; r692 = r913 + r919; r693 = r917; r682 = (i64)r692; r683 = (i64)r693;
-b84: // rangeint.body (grid unrolled 3)
+	r366 = r669; r367 = r668; r684 = (u64)r367; r686 = r684 | r685; r687 = r686 >> 32; r688 = (u32)r687; r689 = r688 == 0u; if (!r689) goto b93; r690 = (u32)r367; r913 = __umulhi(r690, r868); r914 = r913 * r691; r915 = r690 - r914; r916 = r915 - r691; r917 = r915 < r916 ? r915 : r916; r918 = r915 - r917; r919 = r918 < 1u ? r918 : 1u; r692 = r913 + r919; r693 = r917; r682 = (i64)r692; r683 = (i64)r693;
+b81: // rangeint.body (grid unrolled 3)
 #line 32 "kernels.go"
-	r368 = r683; r697 = r670; r699 = r697 | r698; r700 = r699 >> 32; r701 = (u32)r700; r702 = r701 == 0u; if (!r702) goto b95; r703 = (u32)r365; r941 = __umulhi(r703, r877); r942 = r941 * r704; r943 = r703 - r942; r944 = r943 - r704; r945 = r943 < r944 ? r943 : r944; r946 = r943 - r945; r947 = r946 < 1u ? r946 : 1u; r705 = r941 + r947; r696 = (i64)r705;
-b86: // rangeint.body (grid unrolled 3)
+	r368 = r683; r697 = r670; r699 = r697 | r698; r700 = r699 >> 32; r701 = (u32)r700; r702 = r701 == 0u; if (!r702) goto b92; r703 = (u32)r365; r941 = __umulhi(r703, r877); r942 = r941 * r704; r943 = r703 - r942; r944 = r943 - r704; r945 = r943 < r944 ? r943 : r944; r946 = r943 - r945; r947 = r946 < 1u ? r946 : 1u; r705 = r941 + r947; r696 = (i64)r705;
+b83: // rangeint.body (grid unrolled 3)
 #line 32 "kernels.go"
 	r370 = r696;
-	r371 = r366 > 0ll; if (!r371) goto b94; r411 = r366 < r410; if (!r411) goto b94; r409 = r368 > 0ll; if (!r409) goto b94; r408 = r368 < r407; if (!r408) goto b94; r406 = r370 > 0ll; if (!r406) goto b94; r405 = r370 < r404; if (!r405) goto b94;
+	r371 = r366 > 0ll; if (!r371) goto b91; r411 = r366 < r410; if (!r411) goto b91; r409 = r368 > 0ll; if (!r409) goto b91; r408 = r368 < r407; if (!r408) goto b91; r406 = r370 > 0ll; if (!r406) goto b91; r405 = r370 < r404; if (!r405) goto b91;
 #line 35 "kernels.go"
 	r540 = r588; r542 = r540 + r541 * 1; r374 = r542 + -4ll; r375 = *(float *)r374; r545 = r542; r377 = r545 + 4ll; r378 = *(float *)r377; r379 = r375 + r378; r548 = r542; r550 = r548 + r549 * 1; r381 = r550; r382 = *(float *)r381; r383 = r379 + r382; r553 = r542; r555 = r553 + r554 * 1; r385 = r555; r386 = *(float *)r385; r387 = r383 + r386; r558 = r542; r560 = r558 + r559 * 1; r389 = r560; r390 = *(float *)r389; r391 = r387 + r390; r563 = r542; r565 = r563 + r564 * 1; r393 = r565; r394 = *(float *)r393; r395 = r391 + r394; r568 = r542; r396 = r568; r397 = *(float *)r396; r398 = r397 * 0x1.8p+02f; r399 = r395 - r398; r569 = r591; r571 = r569 + r570 * 1; r400 = r571; *(float *)r400 = r399;
-b93: // latch (grid unrolled 3)
+b90: // latch (grid unrolled 3)
 #line 35 "kernels.go"
 	r2 = (u64)r2 + (u64)r413; r588 = r588 + r589 * 1; r591 = r591 + r589 * 1; goto b31;
-b94: // if.else (grid unrolled 3)
+b91: // if.else (grid unrolled 3)
 #line 37 "kernels.go"
-	r572 = r591; r574 = r572 + r573 * 1; r403 = r574; *(float *)r403 = 0x0p+00f; goto b93;
-b95: // divide in 64 bits
+	r572 = r591; r574 = r572 + r573 * 1; r403 = r574; *(float *)r403 = 0x0p+00f; goto b90;
+b92: // divide in 64 bits
 #line 32 "kernels.go"
-	r696 = qd_div_i64(r365, r369); goto b86;
+	r696 = qd_div_i64(r365, r369); goto b83;
+b93: // divide in 64 bits
+#line 32 "kernels.go"
+	r682 = qd_div_i64(r367, r12); r695 = (u64)r682 * (u64)r12; r683 = (u64)r367 - (u64)r695; goto b81;
+b94: // divide in 64 bits
+#line 32 "kernels.go"
+	r668 = qd_div_i64(r365, r9); r681 = (u64)r668 * (u64)r9; r669 = (u64)r365 - (u64)r681; goto b79;
+b95: // if.else (grid unrolled 2)
+#line 37 "kernels.go"
+	r537 = r591; r539 = r537 + r538 * 1; r354 = r539; *(float *)r354 = 0x0p+00f; goto b75;
 b96: // divide in 64 bits
 #line 32 "kernels.go"
-	r682 = qd_div_i64(r367, r12); r695 = (u64)r682 * (u64)r12; r683 = (u64)r367 - (u64)r695; goto b84;
+	r734 = qd_div_i64(r316, r320); goto b68;
 b97: // divide in 64 bits
 #line 32 "kernels.go"
-	r668 = qd_div_i64(r365, r9); r681 = (u64)r668 * (u64)r9; r669 = (u64)r365 - (u64)r681; goto b82;
-b98: // if.else (grid unrolled 2)
-#line 37 "kernels.go"
-	r537 = r591; r539 = r537 + r538 * 1; r354 = r539; *(float *)r354 = 0x0p+00f; goto b78;
-b99: // divide in 64 bits
+	r720 = qd_div_i64(r318, r12); r733 = (u64)r720 * (u64)r12; r721 = (u64)r318 - (u64)r733; goto b66;
+b98: // divide in 64 bits
 #line 32 "kernels.go"
-	r734 = qd_div_i64(r316, r320); goto b71;
+	r706 = qd_div_i64(r316, r9); r719 = (u64)r706 * (u64)r9; r707 = (u64)r316 - (u64)r719; goto b64;
+b99: // if.else (grid unrolled 1)
+#line 37 "kernels.go"
+	r502 = r591; r504 = r502 + r503 * 1; r305 = r504; *(float *)r305 = 0x0p+00f; goto b61;
 b100: // divide in 64 bits
 #line 32 "kernels.go"
-	r720 = qd_div_i64(r318, r12); r733 = (u64)r720 * (u64)r12; r721 = (u64)r318 - (u64)r733; goto b69;
+	r772 = qd_div_i64(r267, r271); goto b54;
 b101: // divide in 64 bits
 #line 32 "kernels.go"
-	r706 = qd_div_i64(r316, r9); r719 = (u64)r706 * (u64)r9; r707 = (u64)r316 - (u64)r719; goto b67;
-b102: // if.else (grid unrolled 1)
-#line 37 "kernels.go"
-	r502 = r591; r504 = r502 + r503 * 1; r305 = r504; *(float *)r305 = 0x0p+00f; goto b63;
-b103: // divide in 64 bits
+	r758 = qd_div_i64(r269, r12); r771 = (u64)r758 * (u64)r12; r759 = (u64)r269 - (u64)r771; goto b52;
+b102: // divide in 64 bits
 #line 32 "kernels.go"
-	r772 = qd_div_i64(r267, r271); goto b56;
+	r744 = qd_div_i64(r267, r9); r757 = (u64)r744 * (u64)r9; r745 = (u64)r267 - (u64)r757; goto b50;
+b103: // if.else (grid unrolled 0)
+#line 37 "kernels.go"
+	r257 = r591; *(float *)r257 = 0x0p+00f; goto b47;
 b104: // divide in 64 bits
 #line 32 "kernels.go"
-	r758 = qd_div_i64(r269, r12); r771 = (u64)r758 * (u64)r12; r759 = (u64)r269 - (u64)r771; goto b54;
+	r810 = qd_div_i64(r219, r223); goto b40;
 b105: // divide in 64 bits
 #line 32 "kernels.go"
-	r744 = qd_div_i64(r267, r9); r757 = (u64)r744 * (u64)r9; r745 = (u64)r267 - (u64)r757; goto b52;
-b106: // if.else (grid unrolled 0)
-#line 37 "kernels.go"
-	r257 = r591; *(float *)r257 = 0x0p+00f; goto b48;
-b107: // divide in 64 bits
+	r796 = qd_div_i64(r221, r12); r809 = (u64)r796 * (u64)r12; r797 = (u64)r221 - (u64)r809; goto b38;
+b106: // divide in 64 bits
 #line 32 "kernels.go"
-	r810 = qd_div_i64(r219, r223); goto b41;
-b108: // divide in 64 bits
-#line 32 "kernels.go"
-	r796 = qd_div_i64(r221, r12); r809 = (u64)r796 * (u64)r12; r797 = (u64)r221 - (u64)r809; goto b39;
-b109: // divide in 64 bits
-#line 32 "kernels.go"
-	r782 = qd_div_i64(r219, r9); r795 = (u64)r782 * (u64)r9; r783 = (u64)r219 - (u64)r795; goto b37;
-b110: // preheader
+	r782 = qd_div_i64(r219, r9); r795 = (u64)r782 * (u64)r9; r783 = (u64)r219 - (u64)r795; goto b36;
+b107: // preheader
 #line 32 "kernels.go"
 	r13 = r157;
 	r57 = r153; r54 = r150; r50 = r147;
@@ -635,38 +638,38 @@ b110: // preheader
 	r417 = r445; r420 = r448; r423 = r451; r426 = r454;
 #line 31 "kernels.go"
 	r575 = r2; r576 = r19 + r575 * 4; r577 = r585; r578 = r4 + r575 * 4; r633 = r185; r647 = r837; r639 = r829; r660 = r201; r653 = r843; r666 = r856;
-b111: // head
+b108: // head
 #line 31 "kernels.go"
-	r6 = r2 < r209; if (!r6) goto b131; r7 = r2; r632 = (u64)r7; r634 = r632 | r633; r635 = r634 >> 32; r636 = (u32)r635; r637 = r636 == 0u; if (!r637) goto b130; r638 = (u32)r7; r969 = __umulhi(r638, r859); r970 = r969 * r639; r971 = r638 - r970; r972 = r971 - r639; r973 = r971 < r972 ? r971 : r972; r974 = r971 - r973; r975 = r974 < 1u ? r974 : 1u;
+	r6 = r2 < r209; if (!r6) goto b128; r7 = r2; r632 = (u64)r7; r634 = r632 | r633; r635 = r634 >> 32; r636 = (u32)r635; r637 = r636 == 0u; if (!r637) goto b127; r638 = (u32)r7; r969 = __umulhi(r638, r859); r970 = r969 * r639; r971 = r638 - r970; r972 = r971 - r639; r973 = r971 < r972 ? r971 : r972; r974 = r971 - r973; r975 = r974 < 1u ? r974 : 1u;
 	r640 = r969 + r975; r641 = r973; r630 = (i64)r640; r631 = (i64)r641;
-b115: // rangeint.body
+b112: // rangeint.body
 #line 32 "kernels.go"
-	r8 = r631; r10 = r630; r646 = (u64)r10; r648 = r646 | r647; r649 = r648 >> 32; r650 = (u32)r649; r651 = r650 == 0u; if (!r651) goto b129; r652 = (u32)r10; r976 = __umulhi(r652, r868); r977 = r976 * r653; r978 = r652 - r977; r979 = r978 - r653; r980 = r978 < r979 ? r978 : r979; r981 = r978 - r980; r982 = r981 < 1u ? r981 : 1u; r654 = r976 + r982; r655 = r980; r644 = (i64)r654; r645 = (i64)r655;
-b117: // rangeint.body
+	r8 = r631; r10 = r630; r646 = (u64)r10; r648 = r646 | r647; r649 = r648 >> 32; r650 = (u32)r649; r651 = r650 == 0u; if (!r651) goto b126; r652 = (u32)r10; r976 = __umulhi(r652, r868); r977 = r976 * r653; r978 = r652 - r977; r979 = r978 - r653; r980 = r978 < r979 ? r978 : r979; r981 = r978 - r980; r982 = r981 < 1u ? r981 : 1u; r654 = r976 + r982; r655 = r980; r644 = (i64)r654; r645 = (i64)r655;
+b114: // rangeint.body
 #line 32 "kernels.go"
-	r11 = r645; r659 = r632; r661 = r659 | r660; r662 = r661 >> 32; r663 = (u32)r662; r664 = r663 == 0u; if (!r664) goto b128; r665 = (u32)r7; r983 = __umulhi(r665, r877); r984 = r983 * r666; r985 = r665 - r984; r986 = r985 - r666; r987 = r985 < r986 ? r985 : r986; r988 = r985 - r987; r989 = r988 < 1u ? r988 : 1u; r667 = r983 + r989; r658 = (i64)r667;
-b119: // rangeint.body
+	r11 = r645; r659 = r632; r661 = r659 | r660; r662 = r661 >> 32; r663 = (u32)r662; r664 = r663 == 0u; if (!r664) goto b125; r665 = (u32)r7; r983 = __umulhi(r665, r877); r984 = r983 * r666; r985 = r665 - r984; r986 = r985 - r666; r987 = r985 < r986 ? r985 : r986; r988 = r985 - r987; r989 = r988 < 1u ? r988 : 1u; r667 = r983 + r989; r658 = (i64)r667;
+b116: // rangeint.body
 #line 32 "kernels.go"
 	r14 = r658;
-	r15 = r8 > 0ll; if (!r15) goto b127; r58 = r8 < r57; if (!r58) goto b127; r56 = r11 > 0ll; if (!r56) goto b127; r55 = r11 < r54; if (!r55) goto b127; r53 = r14 > 0ll; if (!r53) goto b127; r52 = r14 < r50; if (!r52) goto b127;
+	r15 = r8 > 0ll; if (!r15) goto b124; r58 = r8 < r57; if (!r58) goto b124; r56 = r11 > 0ll; if (!r56) goto b124; r55 = r11 < r54; if (!r55) goto b124; r53 = r14 > 0ll; if (!r53) goto b124; r52 = r14 < r50; if (!r52) goto b124;
 #line 35 "kernels.go"
 	r414 = r576; r18 = r414 + -4ll; r21 = *(float *)r18; r415 = r414; r23 = r415 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r416 = r414; r418 = r416 + r417 * 1; r27 = r418; r28 = *(float *)r27; r29 = r25 + r28; r419 = r414; r421 = r419 + r420 * 1; r31 = r421; r32 = *(float *)r31; r33 = r29 + r32; r422 = r414; r424 = r422 + r423 * 1; r35 = r424; r36 = *(float *)r35; r37 = r33 + r36; r425 = r414; r427 = r425 + r426 * 1; r39 = r427; r40 = *(float *)r39; r41 = r37 + r40; r42 = r414; r43 = *(float *)r42; r44 = r43 * 0x1.8p+02f; r45 = r41 - r44; r46 = r578; *(float *)r46 = r45;
-b126: // latch
+b123: // latch
 #line 31 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r576 = r576 + r577 * 1; r578 = r578 + r577 * 1; goto b111;
-b127: // if.else
+	r2 = (u64)r2 + (u64)r1; r576 = r576 + r577 * 1; r578 = r578 + r577 * 1; goto b108;
+b124: // if.else
 #line 37 "kernels.go"
-	r49 = r578; *(float *)r49 = 0x0p+00f; goto b126;
-b128: // divide in 64 bits
+	r49 = r578; *(float *)r49 = 0x0p+00f; goto b123;
+b125: // divide in 64 bits
 #line 32 "kernels.go"
-	r658 = qd_div_i64(r7, r13); goto b119;
-b129: // divide in 64 bits
+	r658 = qd_div_i64(r7, r13); goto b116;
+b126: // divide in 64 bits
 #line 32 "kernels.go"
-	r644 = qd_div_i64(r10, r12); r657 = (u64)r644 * (u64)r12; r645 = (u64)r10 - (u64)r657; goto b117;
-b130: // divide in 64 bits
+	r644 = qd_div_i64(r10, r12); r657 = (u64)r644 * (u64)r12; r645 = (u64)r10 - (u64)r657; goto b114;
+b127: // divide in 64 bits
 #line 32 "kernels.go"
-	r630 = qd_div_i64(r7, r9); r643 = (u64)r630 * (u64)r9; r631 = (u64)r7 - (u64)r643; goto b115;
-b131: // preheader
+	r630 = qd_div_i64(r7, r9); r643 = (u64)r630 * (u64)r9; r631 = (u64)r7 - (u64)r643; goto b112;
+b128: // preheader
 #line 32 "kernels.go"
 	r64 = r157;
 	r105 = (u64)r9 - 1ull; r102 = (u64)r12 - 1ull; r99 = (u64)r51 - 1ull;
@@ -674,38 +677,38 @@ b131: // preheader
 	r431 = (u64)r9 * (u64)(-4ll); r434 = (u64)r9 * 4ull; r437 = (u64)r67 * (u64)(-4ll); r440 = (u64)r67 * 4ull;
 #line 31 "kernels.go"
 	r579 = r2; r580 = r19 + r579 * 4; r581 = (u64)r1 * 4ull; r582 = r4 + r579 * 4; r595 = r185; r609 = (u64)r12; r601 = (u32)r9; r622 = r201; r615 = (u32)r12; r628 = (u32)r64; r990 = r601 > 1u ? r601 : 1u; r991 = qd_div_u32(4294967295u, r990); r999 = r615 > 1u ? r615 : 1u; r1000 = qd_div_u32(4294967295u, r999); r1008 = r628 > 1u ? r628 : 1u; r1009 = qd_div_u32(4294967295u, r1008);
-b132: // head (checked if, after)
+b129: // head (checked if, after)
 #line 31 "kernels.go"
-	r59 = r2 < r3; if (!r59) goto b152; r60 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r594 = (u64)r60; r596 = r594 | r595; r597 = r596 >> 32; r598 = (u32)r597; r599 = r598 == 0u; if (!r599) goto b151; r600 = (u32)r60; r992 = __umulhi(r600, r991); r993 = r992 * r601; r994 = r600 - r993; r995 = r994 - r601; r996 = r994 < r995 ? r994 : r995; r997 = r994 - r996; r998 = r997 < 1u ? r997 : 1u; r602 = r992 + r998; r603 = r996; r592 = (i64)r602; r593 = (i64)r603;
-b136: // rangeint.body (checked if, after)
+	r59 = r2 < r3; if (!r59) goto b149; r60 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r594 = (u64)r60; r596 = r594 | r595; r597 = r596 >> 32; r598 = (u32)r597; r599 = r598 == 0u; if (!r599) goto b148; r600 = (u32)r60; r992 = __umulhi(r600, r991); r993 = r992 * r601; r994 = r600 - r993; r995 = r994 - r601; r996 = r994 < r995 ? r994 : r995; r997 = r994 - r996; r998 = r997 < 1u ? r997 : 1u; r602 = r992 + r998; r603 = r996; r592 = (i64)r602; r593 = (i64)r603;
+b133: // rangeint.body (checked if, after)
 #line 32 "kernels.go"
-	r61 = r593; r62 = r592; if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r608 = (u64)r62; r610 = r608 | r609; r611 = r610 >> 32; r612 = (u32)r611; r613 = r612 == 0u; if (!r613) goto b150; r614 = (u32)r62; r1001 = __umulhi(r614, r1000); r1002 = r1001 * r615; r1003 = r614 - r1002; r1004 = r1003 - r615; r1005 = r1003 < r1004 ? r1003 : r1004; r1006 = r1003 - r1005; r1007 = r1006 < 1u ? r1006 : 1u; r616 = r1001 + r1007; r617 = r1005; r606 = (i64)r616; r607 = (i64)r617;
-b138: // rangeint.body (checked if, after)
+	r61 = r593; r62 = r592; if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r608 = (u64)r62; r610 = r608 | r609; r611 = r610 >> 32; r612 = (u32)r611; r613 = r612 == 0u; if (!r613) goto b147; r614 = (u32)r62; r1001 = __umulhi(r614, r1000); r1002 = r1001 * r615; r1003 = r614 - r1002; r1004 = r1003 - r615; r1005 = r1003 < r1004 ? r1003 : r1004; r1006 = r1003 - r1005; r1007 = r1006 < 1u ? r1006 : 1u; r616 = r1001 + r1007; r617 = r1005; r606 = (i64)r616; r607 = (i64)r617;
+b135: // rangeint.body (checked if, after)
 #line 32 "kernels.go"
-	r63 = r607; if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r621 = r594; r623 = r621 | r622; r624 = r623 >> 32; r625 = (u32)r624; r626 = r625 == 0u; if (!r626) goto b149; r627 = (u32)r60; r1010 = __umulhi(r627, r1009); r1011 = r1010 * r628; r1012 = r627 - r1011; r1013 = r1012 - r628; r1014 = r1012 < r1013 ? r1012 : r1013; r1015 = r1012 - r1014; r1016 = r1015 < 1u ? r1015 : 1u; r629 = r1010 + r1016; r620 = (i64)r629;
-b140: // rangeint.body (checked if, after)
+	r63 = r607; if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r621 = r594; r623 = r621 | r622; r624 = r623 >> 32; r625 = (u32)r624; r626 = r625 == 0u; if (!r626) goto b146; r627 = (u32)r60; r1010 = __umulhi(r627, r1009); r1011 = r1010 * r628; r1012 = r627 - r1011; r1013 = r1012 - r628; r1014 = r1012 < r1013 ? r1012 : r1013; r1015 = r1012 - r1014; r1016 = r1015 < 1u ? r1015 : 1u; r629 = r1010 + r1016; r620 = (i64)r629;
+b137: // rangeint.body (checked if, after)
 #line 32 "kernels.go"
 	r65 = r620;
-	r66 = r61 > 0ll; if (!r66) goto b148; r106 = r61 < r105; if (!r106) goto b148; r104 = r63 > 0ll; if (!r104) goto b148; r103 = r63 < r102; if (!r103) goto b148; r101 = r65 > 0ll; if (!r101) goto b148; r100 = r65 < r99; if (!r100) goto b148;
+	r66 = r61 > 0ll; if (!r66) goto b145; r106 = r61 < r105; if (!r106) goto b145; r104 = r63 > 0ll; if (!r104) goto b145; r103 = r63 < r102; if (!r103) goto b145; r101 = r65 > 0ll; if (!r101) goto b145; r100 = r65 < r99; if (!r100) goto b145;
 #line 35 "kernels.go"
 	r68 = (u64)r60 - 1ull; if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; } r428 = r580; r69 = r428 + -4ll; r70 = *(float *)r69; r71 = (u64)r60 + 1ull; if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; } r429 = r428; r72 = r429 + 4ll; r73 = *(float *)r72; r74 = r70 + r73; r75 = (u64)r60 - (u64)r9; if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; } r430 = r428; r432 = r430 + r431 * 1; r76 = r432; r77 = *(float *)r76; r78 = r74 + r77; r79 = (u64)r60 + (u64)r9; if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; } r433 = r428; r435 = r433 + r434 * 1; r80 = r435; r81 = *(float *)r80; r82 = r78 + r81; r83 = (u64)r60 - (u64)r67; if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; } r436 = r428; r438 = r436 + r437 * 1; r84 = r438; r85 = *(float *)r84; r86 = r82 + r85; r87 = (u64)r60 + (u64)r67; if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; } r439 = r428; r441 = r439 + r440 * 1; r88 = r441; r89 = *(float *)r88; r90 = r86 + r89; if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; } r91 = r428; r92 = *(float *)r91; r93 = r92 * 0x1.8p+02f; r94 = r90 - r93; r95 = r582; *(float *)r95 = r94;
-b147: // latch (checked if, after)
+b144: // latch (checked if, after)
 #line 31 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r580 = r580 + r581 * 1; r582 = r582 + r581 * 1; goto b132;
-b148: // if.else (checked if, after)
+	r2 = (u64)r2 + (u64)r1; r580 = r580 + r581 * 1; r582 = r582 + r581 * 1; goto b129;
+b145: // if.else (checked if, after)
 #line 37 "kernels.go"
-	r98 = r582; *(float *)r98 = 0x0p+00f; goto b147;
-b149: // divide in 64 bits
+	r98 = r582; *(float *)r98 = 0x0p+00f; goto b144;
+b146: // divide in 64 bits
 #line 32 "kernels.go"
-	r620 = qd_div_i64(r60, r64); goto b140;
-b150: // divide in 64 bits
+	r620 = qd_div_i64(r60, r64); goto b137;
+b147: // divide in 64 bits
 #line 32 "kernels.go"
-	r606 = qd_div_i64(r62, r12); r619 = (u64)r606 * (u64)r12; r607 = (u64)r62 - (u64)r619; goto b138;
-b151: // divide in 64 bits
+	r606 = qd_div_i64(r62, r12); r619 = (u64)r606 * (u64)r12; r607 = (u64)r62 - (u64)r619; goto b135;
+b148: // divide in 64 bits
 #line 32 "kernels.go"
-	r592 = qd_div_i64(r60, r9); r605 = (u64)r592 * (u64)r9; r593 = (u64)r60 - (u64)r605; goto b136;
-b152: // exit
+	r592 = qd_div_i64(r60, r9); r605 = (u64)r592 * (u64)r9; r593 = (u64)r60 - (u64)r605; goto b133;
+b149: // exit
 #line 32 "kernels.go"
 	return;
 qd_fault: {
@@ -773,20 +776,22 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 46 "kernels.go"
-	r4 = p6; r3 = (u64)r4 * (u64)r4;
-#line 50 "kernels.go"
-	r15 = p2; r16 = p3; r21 = p4; r22 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 #line 52 "kernels.go"
-	r28 = p0; r29 = p1;
+	r29 = p1; r51 = (u64)r29; r52 = r2; r53 = (u64)r52; r54 = r53 < r51;
 #line 46 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r51 = (u64)r29; r52 = r2; r53 = (u64)r52; r54 = r53 < r51; r55 = (u64)r3; r56 = r55 + 4611686018427387904ull; r57 = r56 <= 9223372036854775808ull; r58 = r55 - 1ull; r59 = (u64)r2; r60 = r58 - r59; r61 = r51 - 1ull; r62 = r61 - r53; r63 = r60 <= r62; r64 = r4 != 0ll; if (!r54) goto b46; if (!r57) goto b46; if (!r63) goto b46; if (!r64) goto b46; r77 = (u64)r16; r82 = (u64)r4; r83 = r82 + 4611686018427387904ull; r84 = r83 <= 9223372036854775808ull; r85 = r82 - 1ull; r88 = r77 - 1ull; r91 = (u64)r22; r96 = r91 - 1ull; r131 = p6; r132 = r131 >= (-2147483648ll); r133 = r131 <= 2147483647ll; r134 = (u64)r131 * (u64)r131; r135 = r134 >= (-2147483648ll); r136 = r134 <= 2147483647ll; r137 = (i64)((u64)gridDim.x * blockDim.x); r138 = (u64)r137 - 1ull; r139 = r138 <= 2147483647ll; r140 = (u64)r134 - 1ull; r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (u64)r131 + (u64)(-1ll); r144 = r143 >= (-2147483648ll); r145 = r143 <= 2147483647ll; r146 = (u64)r131 * (u64)(-1ll); r147 = r146 >= (-2147483648ll); r148 = r146 <= 2147483647ll; r149 = (u64)r146 + (u64)r134; r150 = r149 >= (-2147483648ll); r151 = r149 <= 2147483647ll; r152 = (u64)r131 - 1ull; r153 = r152 <= 2147483647ll; r154 = (u64)r152 * (u64)r131; r155 = r154 <= 2147483647ll; r156 = p5; r157 = r156 <= 2147483647ll; r158 = (u64)r156 - 1ull; r159 = r158 <= 2147483647ll; r160 = (u64)r154 + (u64)r158; r161 = r160 <= 2147483647ll; r162 = (u64)r152 + 1ull; r163 = r162 <= 2147483647ll; r164 = (u64)r140 + 1ull; r165 = r164 <= 2147483647ll; r166 = r137 <= 2147483647ll; r167 = (u64)r140 + (u64)r137; r168 = r167 <= 2147483647ll; r169 = (u64)r131 * 4ull; r170 = r169 >= (-2147483648ll); r171 = r169 <= 2147483647ll; r172 = r132 & r133; r173 = r172 & r135; r174 = r173 & r136; r175 = r174 & r139; r176 = r175 & r141; r177 = r176 & r142; r178 = r177 & r144; r179 = r178 & r145; r180 = r179 & r147; r181 = r180 & r148; r182 = r181 & r150; r183 = r182 & r151; r184 = r183 & r153; r185 = r184 & r155; r186 = r185 & r157; r187 = r186 & r159; r188 = r187 & r161; r189 = r188 & r163; r190 = r189 & r165; r191 = r190 & r166; r192 = r191 & r168; r193 = r192 & r170; r194 = r193 & r171; r195 = (i32)r2; if (!r194) goto b46; r284 = (i32)r3; r320 = r82; r300 = (i32)r4; r212 = r300; r213 = r212; r214 = (u32)r213 * 4u; r291 = r300; r277 = (i64)r214; r295 = (i32)r1; r296 = r300; r297 = r300; r283 = r277; r285 = (u32)r85; r205 = r285; r286 = (i32)r205; r255 = (u64)r286; r288 = r300; r208 = r288; r264 = (i64)r208; r326 = (u32)r4; r331 = r326 > 1u ? r326 : 1u; r332 = qd_div_u32(4294967295u, r331);
+	r4 = p6; r3 = (u64)r4 * (u64)r4; r55 = (u64)r3; r58 = r55 - 1ull; r59 = (u64)r2; r60 = r58 - r59; r61 = r51 - 1ull; r62 = r61 - r53; r63 = r60 <= r62;
+#line 52 "kernels.go"
+	r28 = p0;
+#line 50 "kernels.go"
+	r22 = p5; r21 = p4; r16 = p3; r15 = p2; if (!r54) goto b46; r56 = r55 + 4611686018427387904ull; r57 = r56 <= 9223372036854775808ull; if (!r57) goto b46; if (!r63) goto b46; r64 = r4 != 0ll; if (!r64) goto b46; r77 = (u64)r16; r82 = (u64)r4; r83 = r82 + 4611686018427387904ull; r84 = r83 <= 9223372036854775808ull; r88 = r77 - 1ull; r91 = (u64)r22; r96 = r91 - 1ull; r131 = p6; r132 = r131 >= (-2147483648ll); r133 = r131 <= 2147483647ll; r134 = (u64)r131 * (u64)r131; r135 = r134 >= (-2147483648ll); r136 = r134 <= 2147483647ll; r137 = (i64)((u64)gridDim.x * blockDim.x); r138 = (u64)r137 - 1ull; r139 = r138 <= 2147483647ll; r140 = (u64)r134 - 1ull; r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (u64)r131 + (u64)(-1ll); r144 = r143 >= (-2147483648ll); r145 = r143 <= 2147483647ll; r146 = (u64)r131 * (u64)(-1ll); r147 = r146 >= (-2147483648ll); r148 = r146 <= 2147483647ll; r149 = (u64)r146 + (u64)r134; r150 = r149 >= (-2147483648ll); r151 = r149 <= 2147483647ll; r152 = (u64)r131 - 1ull; r153 = r152 <= 2147483647ll; r154 = (u64)r152 * (u64)r131; r155 = r154 <= 2147483647ll; r156 = p5; r157 = r156 <= 2147483647ll; r158 = (u64)r156 - 1ull; r159 = r158 <= 2147483647ll; r160 = (u64)r154 + (u64)r158; r161 = r160 <= 2147483647ll; r162 = (u64)r152 + 1ull; r163 = r162 <= 2147483647ll; r164 = (u64)r140 + 1ull; r165 = r164 <= 2147483647ll; r166 = r137 <= 2147483647ll; r167 = (u64)r140 + (u64)r137; r168 = r167 <= 2147483647ll; r169 = (u64)r131 * 4ull; r170 = r169 >= (-2147483648ll); r171 = r169 <= 2147483647ll; r172 = r132 & r133; r173 = r172 & r135; r174 = r173 & r136; r175 = r174 & r139; r176 = r175 & r141; r177 = r176 & r142; r178 = r177 & r144; r179 = r178 & r145; r180 = r179 & r147; r181 = r180 & r148; r182 = r181 & r150; r183 = r182 & r151; r184 = r183 & r153; r185 = r184 & r155; r186 = r185 & r157; r187 = r186 & r159; r188 = r187 & r161; r189 = r188 & r163; r190 = r189 & r165; r191 = r190 & r166; r192 = r191 & r168; r193 = r192 & r170; r194 = r193 & r171; r195 = (i32)r2; if (!r194) goto b46; r284 = (i32)r3; r320 = r82; r300 = (i32)r4; r212 = r300; r213 = r212; r214 = (u32)r213 * 4u; r291 = r300; r277 = (i64)r214; r295 = (i32)r1; r296 = r300; r297 = r300; r283 = r277; r85 = r82 - 1ull; r285 = (u32)r85; r205 = r285; r286 = (i32)r205; r255 = (u64)r286; r288 = r300; r208 = r288; r264 = (i64)r208; r326 = (u32)r4; r331 = r326 > 1u ? r326 : 1u; r332 = qd_div_u32(4294967295u, r331);
 b8: // head (int32)
 #line 46 "kernels.go"
 	r219 = r195 < r284; if (!r219) goto b45; r196 = r195; r220 = (i64)r196; r319 = (u64)r220; r321 = r319 | r320; r322 = r321 >> 32; r323 = (u32)r322; r324 = r323 == 0u; if (!r324) goto b44; r325 = (u32)r220; r333 = __umulhi(r325, r332); r334 = r333 * r326; r335 = r325 - r334; r336 = r335 - r326; r337 = r335 < r336 ? r335 : r336; r338 = r335 - r337; r339 = r338 < 1u ? r338 : 1u;
 	r327 = r333 + r339; r328 = r337; r317 = (i64)r327; r318 = (i64)r328;
 b12: // rangeint.body (int32)
 #line 47 "kernels.go"
-	r221 = r317; r222 = r318; r9 = 0x0p+00f; r197 = 0; r250 = (u64)r221 * (u64)r4; r10 = 0ll; r251 = r250; r252 = (u64)r251; r253 = r252 < r77; r256 = r88 - r252; r257 = r255 <= r256; r259 = r222; r260 = (u64)r259; r261 = r260 < r91; r262 = r96 - r260; r265 = (u64)r264 + (u64)r222; r266 = (u64)r265; r267 = r266 - r260; r268 = __umul64hi(r267, r255); r269 = r268 == 0ull; r289 = (u32)r267; r209 = r289 * r205; r290 = (i32)r209; r270 = (u64)r290; r271 = r270 <= r262; if (!r253) goto b41; if (!r84) goto b41; if (!r257) goto b41; if (!r261) goto b41; if (!r269) goto b41; if (!r271) goto b41;
+	r221 = r317; r222 = r318; r9 = 0x0p+00f; r197 = 0; r250 = (u64)r221 * (u64)r4; r10 = 0ll; r251 = r250; r252 = (u64)r251; r253 = r252 < r77; r259 = r222; r260 = (u64)r259; r262 = r96 - r260; r265 = (u64)r264 + (u64)r222; r266 = (u64)r265; r267 = r266 - r260; r289 = (u32)r267; r209 = r289 * r205; r290 = (i32)r209; r270 = (u64)r290; r271 = r270 <= r262; if (!r253) goto b41; if (!r84) goto b41; r256 = r88 - r252; r257 = r255 <= r256; if (!r257) goto b41; r261 = r260 < r91; if (!r261) goto b41; r268 = __umul64hi(r267, r255); r269 = r268 == 0ull; if (!r269) goto b41; if (!r271) goto b41;
 #line 50 "kernels.go"
 	r224 = r250; r10 = 0ll; r272 = r224; r108 = r15 + r272 * 4; r299 = (i32)r222; r211 = r299; r274 = (i64)r211; r111 = r21 + r274 * 4; r349 = r291 > (-2147483641) ? r291 : (-2147483641); r350 = (u32)r349 - 7u;
 b20: // unroll guard
@@ -973,14 +978,14 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 60 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r9 = p4; r330 = r9 >= 0ll;
 #line 64 "kernels.go"
-	r17 = p5;
+	r17 = p5; r331 = (u64)r17 - 1ull; r337 = (u64)r9; r342 = (u64)r9 - 1ull;
 #line 67 "kernels.go"
-	r34 = p2; r35 = p3;
+	r35 = p3; r34 = p2;
 #line 60 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r329 = (u64)r35; r330 = r9 >= 0ll; r331 = (u64)r17 - 1ull; r332 = r331 < 0ll ? r331 : 0ll; r333 = r332 >= 0ll; r334 = (u64)r331 * (u64)r9; r335 = r334 >= 0ll; r336 = (u64)r331; r337 = (u64)r9; r338 = __umul64hi(r336, r337); r339 = r338 == 0ull; r340 = (u64)r332 * (u64)r9; r342 = (u64)r9 - 1ull; r343 = r342 < 0ll ? r342 : 0ll; r344 = r343 >= 0ll; r345 = (u64)r334 + (u64)r342; r346 = r345 >= 0ll; r347 = (u64)r340 + (u64)r343; r348 = (u64)r347; r349 = r348 < 9223372036854775808ull; r350 = (u64)r345; r351 = r350 < r329; r352 = r9 != 0ll; if (!r330) goto b37; if (!r333) goto b37; if (!r335) goto b37; if (!r339) goto b37; if (!r344) goto b37; if (!r346) goto b37; if (!r349) goto b37; if (!r351) goto b37; if (!r352) goto b37;
+	r5 = p1; r3 = r5; r4 = p0; if (!r330) goto b37; r332 = r331 < 0ll ? r331 : 0ll; r333 = r332 >= 0ll; if (!r333) goto b37; r334 = (u64)r331 * (u64)r9; r335 = r334 >= 0ll; if (!r335) goto b37; r336 = (u64)r331; r338 = __umul64hi(r336, r337); r339 = r338 == 0ull; if (!r339) goto b37; r343 = r342 < 0ll ? r342 : 0ll; r344 = r343 >= 0ll; if (!r344) goto b37; r345 = (u64)r334 + (u64)r342; r346 = r345 >= 0ll; if (!r346) goto b37; r340 = (u64)r332 * (u64)r9; r347 = (u64)r340 + (u64)r343; r348 = (u64)r347; r349 = r348 < 9223372036854775808ull; if (!r349) goto b37; r350 = (u64)r345; r329 = (u64)r35; r351 = r350 < r329; if (!r351) goto b37; r352 = r9 != 0ll; if (!r352) goto b37;
 #line 64 "kernels.go"
 	r16 = r331;
 #line 66 "kernels.go"
@@ -997,9 +1002,12 @@ b17: // rangeint.body (int32)
 #line 61 "kernels.go"
 	r461 = r606; r462 = r605; r423 = 0;
 #line 64 "kernels.go"
-	r463 = (u64)r462 + (u64)(-1ll); r464 = r463 > 0ll ? r463 : 0ll; r465 = r464 < r16 ? r464 : r16; r424 = 0;
+	r424 = 0;
 #line 66 "kernels.go"
-	r471 = (u64)r461 + (u64)(-1ll); r472 = r471 > 0ll ? r471 : 0ll; r473 = r472 < r29 ? r472 : r29; r565 = (i32)r465;
+	r471 = (u64)r461 + (u64)(-1ll); r472 = r471 > 0ll ? r471 : 0ll; r473 = r472 < r29 ? r472 : r29;
+#line 64 "kernels.go"
+	r463 = (u64)r462 + (u64)(-1ll); r464 = r463 > 0ll ? r463 : 0ll; r465 = r464 < r16 ? r464 : r16; r565 = (i32)r465;
+#line 67 "kernels.go"
 	r426 = (u32)r565 * (u32)r566; r567 = (i32)r473; r427 = (u32)r426 + (u32)r567; r475 = (i64)r427; r476 = r34 + r475 * 1; r477 = *(u8 *)r476; r478 = (i64)r477; r568 = (i32)r478; r428 = r568;
 #line 65 "kernels.go"
 	r424 = r428;
@@ -1013,9 +1021,12 @@ b17: // rangeint.body (int32)
 	r424 = r434;
 #line 63 "kernels.go"
 	r423 = r424;
-	r498 = r462; r499 = r498 > 0ll ? r498 : 0ll; r500 = r499 < r80 ? r499 : r80; r424 = r423; r573 = r567;
+	r424 = r423; r573 = r567;
 #line 66 "kernels.go"
-	r435 = r573; r574 = (i32)r500;
+	r435 = r573;
+#line 64 "kernels.go"
+	r498 = r462; r499 = r498 > 0ll ? r498 : 0ll; r500 = r499 < r80 ? r499 : r80; r574 = (i32)r500;
+#line 67 "kernels.go"
 	r436 = (u32)r574 * (u32)r575; r437 = (u32)r436 + (u32)r435; r505 = (i64)r437; r506 = r34 + r505 * 1; r507 = *(u8 *)r506; r508 = (i64)r507; r576 = (i32)r508; r438 = (u32)r424 + (u32)r576;
 #line 65 "kernels.go"
 	r424 = r438; r577 = r569;
@@ -1072,9 +1083,12 @@ b42: // rangeint.body (checked)
 #line 61 "kernels.go"
 	r214 = r592; r215 = r591; r11 = 0ll;
 #line 64 "kernels.go"
-	r216 = (u64)r215 + (u64)(-1ll); r217 = r216 > 0ll ? r216 : 0ll; r219 = r217 < r218 ? r217 : r218; r19 = 0ll;
+	r19 = 0ll;
 #line 66 "kernels.go"
 	r225 = (u64)r214 + (u64)(-1ll); r226 = r225 > 0ll ? r225 : 0ll; r228 = r226 < r227 ? r226 : r227;
+#line 64 "kernels.go"
+	r216 = (u64)r215 + (u64)(-1ll); r217 = r216 > 0ll ? r216 : 0ll; r219 = r217 < r218 ? r217 : r218;
+#line 67 "kernels.go"
 	r229 = (u64)r219 * (u64)r9; r230 = (u64)r229 + (u64)r228; if ((u64)r230 >= (u64)r35) { qd_site = 2; qd_x = r230; qd_y = r35; goto qd_fault; } r231 = r34 + r230 * 1; r232 = *(u8 *)r231; r233 = (i64)r232; r234 = r233;
 #line 65 "kernels.go"
 	r19 = r234;
@@ -1088,9 +1102,12 @@ b42: // rangeint.body (checked)
 	r19 = r254;
 #line 63 "kernels.go"
 	r11 = r19;
-	r255 = r215; r256 = r255 > 0ll ? r255 : 0ll; r258 = r256 < r257 ? r256 : r257; r19 = r11;
+	r19 = r11;
 #line 66 "kernels.go"
 	r262 = r228;
+#line 64 "kernels.go"
+	r255 = r215; r256 = r255 > 0ll ? r255 : 0ll; r258 = r256 < r257 ? r256 : r257;
+#line 67 "kernels.go"
 	r263 = (u64)r258 * (u64)r9; r264 = (u64)r263 + (u64)r262; if ((u64)r264 >= (u64)r35) { qd_site = 2; qd_x = r264; qd_y = r35; goto qd_fault; } r265 = r34 + r264 * 1; r266 = *(u8 *)r265; r267 = (i64)r266; r268 = (u64)r19 + (u64)r267;
 #line 65 "kernels.go"
 	r19 = r268;
@@ -1159,12 +1176,16 @@ extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 78 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2; r10 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p3; r33 = (u64)r10; r34 = r2; r35 = (u64)r34; r36 = r35 < r33;
+#line 78 "kernels.go"
+	r5 = p1; r3 = r5; r37 = (u64)r3; r40 = r37 - 1ull; r41 = (u64)r2; r42 = r40 - r41; r43 = r33 - 1ull; r44 = r43 - r35; r45 = r42 <= r44;
 #line 82 "kernels.go"
 	r15 = p4;
+#line 79 "kernels.go"
+	r9 = p2;
 #line 78 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r33 = (u64)r10; r34 = r2; r35 = (u64)r34; r36 = r35 < r33; r37 = (u64)r3; r38 = r37 + 4611686018427387904ull; r39 = r38 <= 9223372036854775808ull; r40 = r37 - 1ull; r41 = (u64)r2; r42 = r40 - r41; r43 = r33 - 1ull; r44 = r43 - r35; r45 = r42 <= r44; r46 = r15 != 0ll; if (!r36) goto b17; if (!r39) goto b17; if (!r45) goto b17; if (!r46) goto b17; r64 = (u64)r15; r70 = (u32)r15; r75 = r70 > 1u ? r70 : 1u; r76 = qd_div_u32(4294967295u, r75);
+	r4 = p0; if (!r36) goto b17; r38 = r37 + 4611686018427387904ull; r39 = r38 <= 9223372036854775808ull; if (!r39) goto b17; if (!r45) goto b17; r46 = r15 != 0ll; if (!r46) goto b17; r64 = (u64)r15; r70 = (u32)r15; r75 = r70 > 1u ? r70 : 1u; r76 = qd_div_u32(4294967295u, r75);
 b6: // head
 #line 78 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b16; r7 = r2;
@@ -1279,12 +1300,16 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 94 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2; r10 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p3; r153 = (u64)r10; r154 = r2; r155 = (u64)r154; r156 = r155 < r153;
+#line 94 "kernels.go"
+	r5 = p1; r3 = r5; r157 = (u64)r3; r160 = r157 - 1ull; r161 = (u64)r2; r162 = r160 - r161; r163 = r153 - 1ull; r164 = r163 - r155; r165 = r162 <= r164;
 #line 99 "kernels.go"
 	r21 = p4;
+#line 95 "kernels.go"
+	r9 = p2;
 #line 94 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r153 = (u64)r10; r154 = r2; r155 = (u64)r154; r156 = r155 < r153; r157 = (u64)r3; r158 = r157 + 4611686018427387904ull; r159 = r158 <= 9223372036854775808ull; r160 = r157 - 1ull; r161 = (u64)r2; r162 = r160 - r161; r163 = r153 - 1ull; r164 = r163 - r155; r165 = r162 <= r164; if (!r156) goto b62; if (!r159) goto b62; if (!r165) goto b62; r166 = (u64)r1 * 3ull; r345 = (u64)r1 * 4ull; r170 = r157; r172 = (u64)r166;
+	r4 = p0; if (!r156) goto b62; r158 = r157 + 4611686018427387904ull; r159 = r158 <= 9223372036854775808ull; if (!r159) goto b62; if (!r165) goto b62; r166 = (u64)r1 * 3ull; r345 = (u64)r1 * 4ull; r170 = r157; r172 = (u64)r166;
 	r347 = r345;
 #line 101 "kernels.go"
 	r350 = r345;
@@ -1584,12 +1609,17 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 110 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p6; r10 = p7; r13 = p8; r14 = p9; r17 = p10; r18 = p11;
-#line 122 "kernels.go"
-	r60 = p2; r61 = p3; r63 = p4; r64 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p7; r109 = (u64)r10; r110 = r2; r111 = (u64)r110; r112 = r111 < r109;
 #line 110 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r109 = (u64)r10; r110 = r2; r111 = (u64)r110; r112 = r111 < r109; r113 = (u64)r3; r114 = r113 + 4611686018427387904ull; r115 = r114 <= 9223372036854775808ull; r116 = r113 - 1ull; r117 = (u64)r2; r118 = r116 - r117; r119 = r109 - 1ull; r120 = r119 - r111; r121 = r118 <= r120; r122 = (u64)r14; r123 = r111 < r122; r124 = r122 - 1ull; r125 = r124 - r111; r126 = r118 <= r125; r127 = (u64)r18; r128 = r111 < r127; r129 = r127 - 1ull; r130 = r129 - r111; r131 = r118 <= r130; r132 = (u64)r61; r133 = r111 < r132; r134 = r132 - 1ull; r135 = r134 - r111; r136 = r118 <= r135; r137 = (u64)r64; r138 = r111 < r137; r139 = r137 - 1ull; r140 = r139 - r111; r141 = r118 <= r140; if (!r112) goto b41; if (!r115) goto b41; if (!r121) goto b41; if (!r123) goto b41; if (!r126) goto b41; if (!r128) goto b41; if (!r131) goto b41; if (!r133) goto b41; if (!r136) goto b41; if (!r138) goto b41; if (!r141) goto b41;
+	r5 = p1; r3 = r5; r113 = (u64)r3; r116 = r113 - 1ull; r117 = (u64)r2; r118 = r116 - r117; r119 = r109 - 1ull; r120 = r119 - r111; r121 = r118 <= r120;
+	r14 = p9; r122 = (u64)r14; r123 = r111 < r122; r124 = r122 - 1ull; r125 = r124 - r111; r126 = r118 <= r125; r18 = p11; r127 = (u64)r18; r128 = r111 < r127; r129 = r127 - 1ull; r130 = r129 - r111; r131 = r118 <= r130;
+#line 122 "kernels.go"
+	r61 = p3; r132 = (u64)r61; r133 = r111 < r132; r134 = r132 - 1ull; r135 = r134 - r111; r136 = r118 <= r135; r64 = p5; r137 = (u64)r64; r138 = r111 < r137; r139 = r137 - 1ull; r140 = r139 - r111; r141 = r118 <= r140; r63 = p4; r60 = p2;
+#line 111 "kernels.go"
+	r17 = p10; r13 = p8; r9 = p6;
+#line 110 "kernels.go"
+	r4 = p0; if (!r112) goto b41; r114 = r113 + 4611686018427387904ull; r115 = r114 <= 9223372036854775808ull; if (!r115) goto b41; if (!r121) goto b41; if (!r123) goto b41; if (!r126) goto b41; if (!r128) goto b41; if (!r131) goto b41; if (!r133) goto b41; if (!r136) goto b41; if (!r138) goto b41; if (!r141) goto b41;
 #line 113 "kernels.go"
 	r20 = r10; r166 = r122; r168 = 0ull < r166; r169 = r109; r170 = r169 + 4611686018427387904ull; r171 = r170 <= 9223372036854775808ull; r172 = r119; r173 = r172; r174 = r124; r175 = r174; r176 = r173 <= r175; r177 = r127; r178 = 0ull < r177; r179 = r129; r180 = r179; r181 = r173 <= r180;
 b13: // head
@@ -1727,13 +1757,14 @@ extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 130 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2;
-	r19 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r9 = p2; r68 = r9 != 0ll;
 #line 135 "kernels.go"
 	r33 = p4;
+#line 132 "kernels.go"
+	r19 = p3;
 #line 130 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r68 = r9 != 0ll; if (!r68) goto b41;
+	r5 = p1; r3 = r5; r4 = p0; if (!r68) goto b41;
 	r12 = (double)r9;
 	r18 = (double)r19; r86 = (u64)r9; r92 = (u32)r9; r97 = r92 > 1u ? r92 : 1u; r98 = qd_div_u32(4294967295u, r97);
 b3: // head
@@ -1954,13 +1985,14 @@ extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 151 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2;
-	r19 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r9 = p2; r68 = r9 != 0ll;
 #line 156 "kernels.go"
 	r33 = p4;
+#line 153 "kernels.go"
+	r19 = p3;
 #line 151 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r68 = r9 != 0ll; if (!r68) goto b41;
+	r5 = p1; r3 = r5; r4 = p0; if (!r68) goto b41;
 	r12 = (float)r9;
 	r18 = (float)r19; r86 = (u64)r9; r92 = (u32)r9; r97 = r92 > 1u ? r92 : 1u; r98 = qd_div_u32(4294967295u, r97);
 b3: // head
@@ -2175,11 +2207,16 @@ extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 172 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2; r10 = p3;
-	r16 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p3; r43 = (u64)r10; r44 = r2; r45 = (u64)r44; r46 = r45 < r43;
 #line 172 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r43 = (u64)r10; r44 = r2; r45 = (u64)r44; r46 = r45 < r43; r47 = (u64)r3; r48 = r47 + 4611686018427387904ull; r49 = r48 <= 9223372036854775808ull; r50 = r47 - 1ull; r51 = (u64)r2; r52 = r50 - r51; r53 = r43 - 1ull; r54 = r53 - r45; r55 = r52 <= r54; if (!r46) goto b30; if (!r49) goto b30; if (!r55) goto b30;
+	r5 = p1; r3 = r5; r47 = (u64)r3; r50 = r47 - 1ull; r51 = (u64)r2; r52 = r50 - r51; r53 = r43 - 1ull; r54 = r53 - r45; r55 = r52 <= r54;
+#line 174 "kernels.go"
+	r16 = p4;
+#line 173 "kernels.go"
+	r9 = p2;
+#line 172 "kernels.go"
+	r4 = p0; if (!r46) goto b30; r48 = r47 + 4611686018427387904ull; r49 = r48 <= 9223372036854775808ull; if (!r49) goto b30; if (!r55) goto b30;
 b4: // head
 #line 172 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b29; r7 = r2;
@@ -2350,13 +2387,13 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 187 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-#line 189 "kernels.go"
-	r9 = p6; r15 = p2; r16 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r54 = p6; r55 = (u64)r54 + (u64)(-1ll); r56 = (u64)r55;
 #line 191 "kernels.go"
-	r25 = p4; r26 = p5;
+	r26 = p5; r52 = (u64)r26; r57 = r56 < r52; r25 = p4;
+#line 189 "kernels.go"
+	r16 = p3; r15 = p2; r9 = p6;
 #line 187 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r52 = (u64)r26; r54 = p6; r55 = (u64)r54 + (u64)(-1ll); r56 = (u64)r55; r57 = r56 < r52; if (!r57) goto b19; r64 = p1; r65 = r64 <= 2147483647ll; r66 = (u64)r64 - 1ull; r67 = r66 <= 2147483647ll; r68 = p6; r69 = r68 >= (-2147483648ll); r70 = r68 <= 2147483647ll; r71 = (u64)r68 * (u64)r66; r72 = r71 < 0ll ? r71 : 0ll; r73 = r71 > 0ll ? r71 : 0ll; r74 = r72 >= (-2147483648ll); r75 = r72 <= 2147483647ll; r76 = r73 >= (-2147483648ll); r77 = r73 <= 2147483647ll; r78 = (u64)r72 + (u64)r68; r80 = r78 >= (-2147483648ll); r81 = r78 <= 2147483647ll; r79 = (u64)r73 + (u64)r68; r82 = r79 >= (-2147483648ll); r83 = r79 <= 2147483647ll; r84 = (u64)r68 + (u64)(-1ll); r85 = r84 > (-1ll) ? r84 : (-1ll); r86 = r85 <= 2147483647ll; r87 = (u64)r85 + 1ull; r88 = r87 <= 2147483647ll; r89 = (u64)r66 + 1ull; r90 = r89 <= 2147483647ll; r91 = (i64)((u64)gridDim.x * blockDim.x); r92 = r91 <= 2147483647ll; r93 = (u64)r66 + (u64)r91; r94 = r93 <= 2147483647ll; r95 = (u64)r91 - 1ull; r96 = r95 <= 2147483647ll; r97 = r65 & r67; r98 = r97 & r69; r99 = r98 & r70; r100 = r99 & r74; r101 = r100 & r75; r102 = r101 & r76; r103 = r102 & r77; r104 = r103 & r80; r105 = r104 & r81; r106 = r105 & r82; r107 = r106 & r83; r108 = r107 & r86; r109 = r108 & r88; r110 = r109 & r90; r111 = r110 & r92; r112 = r111 & r94; r113 = r112 & r96; r114 = (i32)r2; if (!r113) goto b19; r143 = (i32)r3; r144 = (i32)r9; r145 = r144; r149 = (i32)r1;
+	r5 = p1; r3 = r5; r4 = p0; if (!r57) goto b19; r64 = p1; r65 = r64 <= 2147483647ll; r66 = (u64)r64 - 1ull; r67 = r66 <= 2147483647ll; r68 = p6; r69 = r68 >= (-2147483648ll); r70 = r68 <= 2147483647ll; r71 = (u64)r68 * (u64)r66; r72 = r71 < 0ll ? r71 : 0ll; r73 = r71 > 0ll ? r71 : 0ll; r74 = r72 >= (-2147483648ll); r75 = r72 <= 2147483647ll; r76 = r73 >= (-2147483648ll); r77 = r73 <= 2147483647ll; r78 = (u64)r72 + (u64)r68; r80 = r78 >= (-2147483648ll); r81 = r78 <= 2147483647ll; r79 = (u64)r73 + (u64)r68; r82 = r79 >= (-2147483648ll); r83 = r79 <= 2147483647ll; r84 = (u64)r68 + (u64)(-1ll); r85 = r84 > (-1ll) ? r84 : (-1ll); r86 = r85 <= 2147483647ll; r87 = (u64)r85 + 1ull; r88 = r87 <= 2147483647ll; r89 = (u64)r66 + 1ull; r90 = r89 <= 2147483647ll; r91 = (i64)((u64)gridDim.x * blockDim.x); r92 = r91 <= 2147483647ll; r93 = (u64)r66 + (u64)r91; r94 = r93 <= 2147483647ll; r95 = (u64)r91 - 1ull; r96 = r95 <= 2147483647ll; r97 = r65 & r67; r98 = r97 & r69; r99 = r98 & r70; r100 = r99 & r74; r101 = r100 & r75; r102 = r101 & r76; r103 = r102 & r77; r104 = r103 & r80; r105 = r104 & r81; r106 = r105 & r82; r107 = r106 & r83; r108 = r107 & r86; r109 = r108 & r88; r110 = r109 & r90; r111 = r110 & r92; r112 = r111 & r94; r113 = r112 & r96; r114 = (i32)r2; if (!r113) goto b19; r143 = (i32)r3; r144 = (i32)r9; r145 = r144; r149 = (i32)r1;
 b5: // head (int32)
 #line 187 "kernels.go"
 	r123 = r114 < r143; if (!r123) goto b18; r115 = r114;
@@ -2443,10 +2480,13 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 201 "kernels.go"
-	r4 = p3; r5 = p4; r3 = r5;
-	r9 = p1; r10 = p2; r13 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p2; r31 = (u64)r10; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 201 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r10; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; if (!r34) goto b17; if (!r37) goto b17; if (!r43) goto b17; r44 = (u64)r1 * 3ull; r99 = (u64)r1 * 4ull; r48 = r35; r50 = (u64)r44;
+	r5 = p4; r3 = r5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
+	r13 = p0; r9 = p1;
+#line 201 "kernels.go"
+	r4 = p3; if (!r34) goto b17; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b17; if (!r43) goto b17; r44 = (u64)r1 * 3ull; r99 = (u64)r1 * 4ull; r48 = r35; r50 = (u64)r44;
 	r101 = (u64)r1 * 8ull; r104 = r101; r110 = (u64)r1 * 16ull; r113 = r110; r119 = (u64)r1 * 24ull; r122 = r119; r135 = r2;
 #line 201 "kernels.go"
 	r136 = r135; r137 = r9 + r136 * 8; r138 = (u64)r99 * 8ull; r139 = r4 + r136 * 8;
@@ -2503,11 +2543,16 @@ extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, ch
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 210 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2; r10 = p3;
-	r15 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p3; r47 = (u64)r10; r48 = r2; r49 = (u64)r48; r50 = r49 < r47;
 #line 210 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r47 = (u64)r10; r48 = r2; r49 = (u64)r48; r50 = r49 < r47; r51 = (u64)r3; r52 = r51 + 4611686018427387904ull; r53 = r52 <= 9223372036854775808ull; r54 = r51 - 1ull; r55 = (u64)r2; r56 = r54 - r55; r57 = r47 - 1ull; r58 = r57 - r49; r59 = r56 <= r58; if (!r50) goto b30; if (!r53) goto b30; if (!r59) goto b30;
+	r5 = p1; r3 = r5; r51 = (u64)r3; r54 = r51 - 1ull; r55 = (u64)r2; r56 = r54 - r55; r57 = r47 - 1ull; r58 = r57 - r49; r59 = r56 <= r58;
+#line 212 "kernels.go"
+	r15 = p4;
+#line 211 "kernels.go"
+	r9 = p2;
+#line 210 "kernels.go"
+	r4 = p0; if (!r50) goto b30; r52 = r51 + 4611686018427387904ull; r53 = r52 <= 9223372036854775808ull; if (!r53) goto b30; if (!r59) goto b30;
 b4: // head
 #line 210 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b29; r7 = r2;
@@ -2681,11 +2726,11 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 227 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p5;
-	r12 = p4; r15 = p2; r16 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r9 = p5; r32 = r9 != 0ll;
+	r16 = p3; r15 = p2; r12 = p4;
 #line 227 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r32 = r9 != 0ll; if (!r32) goto b11; r33 = r2; r34 = r4 + r33 * 8; r35 = (u64)r1 * 8ull; r56 = (u64)r9; r62 = (u32)r9; r67 = r62 > 1u ? r62 : 1u; r68 = qd_div_u32(4294967295u, r67);
+	r5 = p1; r3 = r5; r4 = p0; if (!r32) goto b11; r33 = r2; r34 = r4 + r33 * 8; r35 = (u64)r1 * 8ull; r56 = (u64)r9; r62 = (u32)r9; r67 = r62 > 1u ? r62 : 1u; r68 = qd_div_u32(4294967295u, r67);
 b3: // head
 #line 227 "kernels.go"
 	r6 = r2 < r3; if (!r6) goto b10; r7 = r2; r55 = (u64)r7; r57 = r55 | r56; r58 = r57 >> 32; r59 = (u32)r58; r60 = r59 == 0u; if (!r60) goto b9; r61 = (u32)r7; r69 = __umulhi(r61, r68); r70 = r69 * r62; r71 = r61 - r70; r72 = r71 - r62; r73 = r71 < r72 ? r71 : r72; r74 = r71 - r73; r75 = r74 < 1u ? r74 : 1u;
@@ -2807,11 +2852,7 @@ extern "C" __global__ void Conv2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 16 "nests.go"
-	r0 = p5; r5 = p4;
-#line 18 "nests.go"
-	r39 = p2; r40 = p3; r102 = p0; r103 = p1;
-#line 16 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b44; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p5; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b44; r3 = (u64)r1; r4 = r3 - 1ull; r5 = p4;
 	r6 = (u64)r5 - 1ull;
 #line 16 "nests.go"
 	r7 = r6 > 1ll; if (!r7) goto b44; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r527 = r11 | r9; r528 = r527 >> 32; r529 = (u32)r528; r530 = r529 == 0u; if (!r530) goto b55; r531 = (u32)r11; r532 = (u32)r9; r533 = qd_div_u32(r531, r532); r526 = (u64)r533;
@@ -2820,7 +2861,9 @@ b5: // setup
 	r15 = r526; r16 = r15 * r9; r14 = r11 - r16; r535 = r13 | r9; r536 = r535 >> 32; r537 = (u32)r536; r538 = r537 == 0u; if (!r538) goto b54; r539 = (u32)r13; r540 = (u32)r9; r541 = qd_div_u32(r539, r540); r534 = (u64)r541;
 b7: // setup
 #line 16 "nests.go"
-	r17 = r534; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r185 = (u64)r40; r188 = p5; r189 = (u64)r188 + (u64)(-3ll); r190 = (u64)r189 * (u64)r5; r191 = r190 >= 0ll; r192 = (u64)r189; r193 = (u64)r5; r194 = __umul64hi(r192, r193); r195 = r194 == 0ull; r199 = p4; r200 = (u64)r199 + (u64)(-2ll); r201 = (u64)r190 + (u64)r200; r202 = r201 >= 0ll; r207 = true; r208 = (u64)r201 - 1ull; r209 = (u64)r208; r210 = r209 < r185; r212 = true; r213 = (u64)r201; r214 = r213 < r185; r215 = (u64)r201 + 1ull; r219 = true; r220 = (u64)r215; r221 = r220 < r185; r222 = (u64)r188 + (u64)(-2ll); r223 = (u64)r222 * (u64)r5; r225 = (u64)r222; r226 = __umul64hi(r225, r193); r227 = r226 == 0ull; r228 = r5; r230 = (u64)r223 + (u64)r200; r231 = r230 >= 0ll; r232 = (u64)r228 + 1ull; r234 = (u64)r232 - 1ull; r235 = (u64)r234; r236 = r235 < 9223372036854775808ull; r237 = (u64)r230 - 1ull; r238 = (u64)r237; r239 = r238 < r185; r240 = (u64)r232; r241 = r240 < 9223372036854775808ull; r242 = (u64)r230; r243 = r242 < r185; r244 = (u64)r230 + 1ull; r246 = (u64)r232 + 1ull; r247 = (u64)r246; r248 = r247 < 9223372036854775808ull; r249 = (u64)r244; r250 = r249 < r185; r252 = (u64)r188 + (u64)(-1ll); r253 = (u64)r252 * (u64)r5; r255 = (u64)r252; r256 = __umul64hi(r255, r193); r257 = r256 == 0ull; r258 = (u64)r5 * 2ull; r259 = r258 >= 0ll; r260 = (u64)r253 + (u64)r200; r261 = r260 >= 0ll; r262 = (u64)r258 + 1ull; r264 = (u64)r262 - 1ull; r265 = (u64)r264; r266 = r265 < 9223372036854775808ull; r267 = (u64)r260 - 1ull; r268 = (u64)r267; r269 = r268 < r185; r270 = (u64)r262; r271 = r270 < 9223372036854775808ull; r272 = (u64)r260; r273 = r272 < r185; r274 = (u64)r260 + 1ull; r276 = (u64)r262 + 1ull; r277 = (u64)r276; r278 = r277 < 9223372036854775808ull; r279 = (u64)r274; r280 = r279 < r185; r281 = (u64)r103; r282 = r242 < r281; if (!r191) goto b45; if (!r195) goto b45; if (!r202) goto b45; if (!r207) goto b45; if (!r210) goto b45; if (!r212) goto b45; if (!r214) goto b45; if (!r219) goto b45; if (!r221) goto b45; if (!r227) goto b45; if (!r231) goto b45; if (!r236) goto b45; if (!r239) goto b45; if (!r241) goto b45; if (!r243) goto b45; if (!r248) goto b45; if (!r250) goto b45; if (!r257) goto b45; if (!r259) goto b45; if (!r261) goto b45; if (!r266) goto b45; if (!r269) goto b45; if (!r271) goto b45; if (!r273) goto b45; if (!r278) goto b45; if (!r280) goto b45; if (!r282) goto b45; r295 = p5; r296 = r295 <= 2147483647ll; r297 = (u64)r295 + (u64)(-2ll); r298 = r297 <= 2147483647ll; r299 = (u64)r297 - 1ull; r300 = r299 <= 2147483647ll; r301 = (u64)r299 + 1ull; r302 = r301 <= 2147483647ll; r303 = p4; r304 = r303 <= 2147483647ll; r305 = (u64)r303 + (u64)(-2ll); r306 = r305 <= 2147483647ll; r307 = (u64)r305 - 1ull; r308 = r307 <= 2147483647ll; r309 = (u64)r307 + 1ull; r310 = r309 <= 2147483647ll; r311 = (u64)r295 + (u64)(-1ll); r312 = r311 <= 2147483647ll; r313 = (u64)r303 + (u64)(-1ll); r314 = r313 <= 2147483647ll; r315 = (u64)r303 * (u64)r299; r316 = r315 <= 2147483647ll; r317 = (u64)r303 + (u64)r315; r318 = r317 <= 2147483647ll; r319 = (u64)r303 + 1ull; r320 = r319 <= 2147483647ll; r321 = (u64)r319 + (u64)r315; r322 = r321 <= 2147483647ll; r323 = (u64)r321 + (u64)r307; r324 = r323 <= 2147483647ll; r325 = (u64)r315 + 1ull; r326 = r325 <= 2147483647ll; r327 = (u64)r325 + (u64)r307; r328 = r327 <= 2147483647ll; r329 = (u64)r315 + (u64)r307; r330 = r329 <= 2147483647ll; r331 = (u64)r315 + 2ull; r332 = r331 <= 2147483647ll; r333 = (u64)r331 + (u64)r307; r334 = r333 <= 2147483647ll; r335 = (u64)r317 + (u64)r307; r336 = r335 <= 2147483647ll; r337 = (u64)r303 + 2ull; r338 = r337 <= 2147483647ll; r339 = (u64)r337 + (u64)r315; r340 = r339 <= 2147483647ll; r341 = (u64)r339 + (u64)r307; r342 = r341 <= 2147483647ll; r343 = (u64)r299 + 2ull; r344 = r343 <= 2147483647ll; r345 = (u64)r303 * 2ull; r346 = r345 <= 2147483647ll; r347 = (u64)r345 + (u64)r315; r348 = r347 <= 2147483647ll; r349 = (u64)r345 + 1ull; r350 = r349 <= 2147483647ll; r351 = (u64)r349 + (u64)r315; r352 = r351 <= 2147483647ll; r353 = (u64)r351 + (u64)r307; r354 = r353 <= 2147483647ll; r355 = (u64)r347 + (u64)r307; r356 = r355 <= 2147483647ll; r357 = (u64)r345 + 2ull; r358 = r357 <= 2147483647ll; r359 = (u64)r357 + (u64)r315; r360 = r359 <= 2147483647ll; r361 = (u64)r359 + (u64)r307; r362 = r361 <= 2147483647ll; r363 = r296 & r298; r364 = r363 & r300; r365 = r364 & r302; r366 = r365 & r304; r367 = r366 & r306; r368 = r367 & r308; r369 = r368 & r310; r370 = r369 & r312; r371 = r370 & r314; r372 = r371 & r316; r373 = r372 & r318; r374 = r373 & r320; r375 = r374 & r322; r376 = r375 & r324; r377 = r376 & r326; r378 = r377 & r328; r379 = r378 & r330; r380 = r379 & r332; r381 = r380 & r334; r382 = r381 & r336; r383 = r382 & r338; r384 = r383 & r340; r385 = r384 & r342; r386 = r385 & r344; r387 = r386 & r346; r388 = r387 & r348; r389 = r388 & r350; r390 = r389 & r352; r391 = r390 & r354; r392 = r391 & r356; r393 = r392 & r358; r394 = r393 & r360; r395 = r394 & r362; if (!r395) goto b45; r523 = (i32)r5; r524 = r523; r525 = r523;
+	r17 = r534; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r188 = p5; r189 = (u64)r188 + (u64)(-3ll); r190 = (u64)r189 * (u64)r5; r191 = r190 >= 0ll;
+#line 18 "nests.go"
+	r103 = p1; r102 = p0; r40 = p3; r39 = p2; if (!r191) goto b45; r193 = (u64)r5; r192 = (u64)r189; r194 = __umul64hi(r192, r193); r195 = r194 == 0ull; if (!r195) goto b45; r199 = p4; r200 = (u64)r199 + (u64)(-2ll); r201 = (u64)r190 + (u64)r200; r202 = r201 >= 0ll; if (!r202) goto b45; r207 = true; if (!r207) goto b45; r208 = (u64)r201 - 1ull; r209 = (u64)r208; r185 = (u64)r40; r210 = r209 < r185; if (!r210) goto b45; r212 = true; if (!r212) goto b45; r213 = (u64)r201; r214 = r213 < r185; if (!r214) goto b45; r219 = true; if (!r219) goto b45; r215 = (u64)r201 + 1ull; r220 = (u64)r215; r221 = r220 < r185; if (!r221) goto b45; r222 = (u64)r188 + (u64)(-2ll); r225 = (u64)r222; r226 = __umul64hi(r225, r193); r227 = r226 == 0ull; if (!r227) goto b45; r223 = (u64)r222 * (u64)r5; r230 = (u64)r223 + (u64)r200; r231 = r230 >= 0ll; if (!r231) goto b45; r228 = r5; r232 = (u64)r228 + 1ull; r234 = (u64)r232 - 1ull; r235 = (u64)r234; r236 = r235 < 9223372036854775808ull; if (!r236) goto b45; r237 = (u64)r230 - 1ull; r238 = (u64)r237; r239 = r238 < r185; if (!r239) goto b45; r240 = (u64)r232; r241 = r240 < 9223372036854775808ull; if (!r241) goto b45; r242 = (u64)r230; r243 = r242 < r185; if (!r243) goto b45; r246 = (u64)r232 + 1ull; r247 = (u64)r246; r248 = r247 < 9223372036854775808ull; if (!r248) goto b45; r244 = (u64)r230 + 1ull; r249 = (u64)r244; r250 = r249 < r185; if (!r250) goto b45; r252 = (u64)r188 + (u64)(-1ll); r255 = (u64)r252; r256 = __umul64hi(r255, r193); r257 = r256 == 0ull; if (!r257) goto b45; r258 = (u64)r5 * 2ull; r259 = r258 >= 0ll; if (!r259) goto b45; r253 = (u64)r252 * (u64)r5; r260 = (u64)r253 + (u64)r200; r261 = r260 >= 0ll; if (!r261) goto b45; r262 = (u64)r258 + 1ull; r264 = (u64)r262 - 1ull; r265 = (u64)r264; r266 = r265 < 9223372036854775808ull; if (!r266) goto b45; r267 = (u64)r260 - 1ull; r268 = (u64)r267; r269 = r268 < r185; if (!r269) goto b45; r270 = (u64)r262; r271 = r270 < 9223372036854775808ull; if (!r271) goto b45; r272 = (u64)r260; r273 = r272 < r185; if (!r273) goto b45; r276 = (u64)r262 + 1ull; r277 = (u64)r276; r278 = r277 < 9223372036854775808ull; if (!r278) goto b45; r274 = (u64)r260 + 1ull; r279 = (u64)r274; r280 = r279 < r185; if (!r280) goto b45; r281 = (u64)r103; r282 = r242 < r281; if (!r282) goto b45; r295 = p5; r296 = r295 <= 2147483647ll; r297 = (u64)r295 + (u64)(-2ll); r298 = r297 <= 2147483647ll; r299 = (u64)r297 - 1ull; r300 = r299 <= 2147483647ll; r301 = (u64)r299 + 1ull; r302 = r301 <= 2147483647ll; r303 = p4; r304 = r303 <= 2147483647ll; r305 = (u64)r303 + (u64)(-2ll); r306 = r305 <= 2147483647ll; r307 = (u64)r305 - 1ull; r308 = r307 <= 2147483647ll; r309 = (u64)r307 + 1ull; r310 = r309 <= 2147483647ll; r311 = (u64)r295 + (u64)(-1ll); r312 = r311 <= 2147483647ll; r313 = (u64)r303 + (u64)(-1ll); r314 = r313 <= 2147483647ll; r315 = (u64)r303 * (u64)r299; r316 = r315 <= 2147483647ll; r317 = (u64)r303 + (u64)r315; r318 = r317 <= 2147483647ll; r319 = (u64)r303 + 1ull; r320 = r319 <= 2147483647ll; r321 = (u64)r319 + (u64)r315; r322 = r321 <= 2147483647ll; r323 = (u64)r321 + (u64)r307; r324 = r323 <= 2147483647ll; r325 = (u64)r315 + 1ull; r326 = r325 <= 2147483647ll; r327 = (u64)r325 + (u64)r307; r328 = r327 <= 2147483647ll; r329 = (u64)r315 + (u64)r307; r330 = r329 <= 2147483647ll; r331 = (u64)r315 + 2ull; r332 = r331 <= 2147483647ll; r333 = (u64)r331 + (u64)r307; r334 = r333 <= 2147483647ll; r335 = (u64)r317 + (u64)r307; r336 = r335 <= 2147483647ll; r337 = (u64)r303 + 2ull; r338 = r337 <= 2147483647ll; r339 = (u64)r337 + (u64)r315; r340 = r339 <= 2147483647ll; r341 = (u64)r339 + (u64)r307; r342 = r341 <= 2147483647ll; r343 = (u64)r299 + 2ull; r344 = r343 <= 2147483647ll; r345 = (u64)r303 * 2ull; r346 = r345 <= 2147483647ll; r347 = (u64)r345 + (u64)r315; r348 = r347 <= 2147483647ll; r349 = (u64)r345 + 1ull; r350 = r349 <= 2147483647ll; r351 = (u64)r349 + (u64)r315; r352 = r351 <= 2147483647ll; r353 = (u64)r351 + (u64)r307; r354 = r353 <= 2147483647ll; r355 = (u64)r347 + (u64)r307; r356 = r355 <= 2147483647ll; r357 = (u64)r345 + 2ull; r358 = r357 <= 2147483647ll; r359 = (u64)r357 + (u64)r315; r360 = r359 <= 2147483647ll; r361 = (u64)r359 + (u64)r307; r362 = r361 <= 2147483647ll; r363 = r296 & r298; r364 = r363 & r300; r365 = r364 & r302; r366 = r365 & r304; r367 = r366 & r306; r368 = r367 & r308; r369 = r368 & r310; r370 = r369 & r312; r371 = r370 & r314; r372 = r371 & r316; r373 = r372 & r318; r374 = r373 & r320; r375 = r374 & r322; r376 = r375 & r324; r377 = r376 & r326; r378 = r377 & r328; r379 = r378 & r330; r380 = r379 & r332; r381 = r380 & r334; r382 = r381 & r336; r383 = r382 & r338; r384 = r383 & r340; r385 = r384 & r342; r386 = r385 & r344; r387 = r386 & r346; r388 = r387 & r348; r389 = r388 & r350; r390 = r389 & r352; r391 = r390 & r354; r392 = r391 & r356; r393 = r392 & r358; r394 = r393 & r360; r395 = r394 & r362; if (!r395) goto b45; r523 = (i32)r5; r524 = r523; r525 = r523;
 b37: // head (int32)
 #line 16 "nests.go"
 	r434 = r20; r435 = r14; r436 = r435 < r9; if (!r436) goto b44; r437 = r434 < r4; if (!r437) goto b44; r519 = (u32)r434; r398 = r519 + 1u; r399 = (i32)r398; r520 = (u32)r435; r400 = r520 + 1u; r401 = (i32)r400;
@@ -3028,14 +3071,10 @@ extern "C" __global__ void Conv3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 30 "nests.go"
-	r0 = p6; r5 = p5; r10 = p4;
-#line 33 "nests.go"
-	r62 = p2; r63 = p3; r167 = p0; r168 = p1;
-#line 30 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b85; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p6; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b85; r3 = (u64)r1; r4 = r3 - 1ull; r5 = p5;
 	r6 = (u64)r5 - 1ull;
 #line 30 "nests.go"
-	r7 = r6 > 1ll; if (!r7) goto b85; r8 = (u64)r6; r9 = r8 - 1ull;
+	r7 = r6 > 1ll; if (!r7) goto b85; r8 = (u64)r6; r9 = r8 - 1ull; r10 = p4;
 #line 32 "nests.go"
 	r11 = (u64)r10 - 1ull;
 #line 30 "nests.go"
@@ -3051,7 +3090,9 @@ b10: // setup
 	r26 = r1078; r27 = r26 * r9; r25 = r20 - r27; r1087 = r22 | r9; r1088 = r1087 >> 32; r1089 = (u32)r1088; r1090 = r1089 == 0u; if (!r1090) goto b99; r1091 = (u32)r22; r1092 = (u32)r9; r1093 = qd_div_u32(r1091, r1092); r1086 = (u64)r1093;
 b12: // setup
 #line 30 "nests.go"
-	r28 = r1086; r29 = r28 * r9; r30 = r22 - r29; r31 = r26; r303 = (u64)r63; r306 = p6; r307 = (u64)r306 + (u64)(-3ll); r308 = (u64)r307 * (u64)r5; r309 = r308 >= 0ll; r310 = (u64)r307; r311 = (u64)r5; r312 = __umul64hi(r310, r311); r313 = r312 == 0ull; r317 = p5; r318 = (u64)r317 + (u64)(-2ll); r319 = (u64)r308 + (u64)r318; r320 = r319 >= 0ll; r326 = (u64)r319 - 1ull; r327 = (u64)r326 * (u64)r10; r328 = r327 >= 0ll; r329 = (u64)r326; r330 = (u64)r10; r331 = __umul64hi(r329, r330); r332 = r331 == 0ull; r335 = p4; r336 = (u64)r335 + (u64)(-2ll); r337 = (u64)r327 + (u64)r336; r338 = r337 >= 0ll; r343 = true; r344 = (u64)r337 - 1ull; r345 = (u64)r344; r346 = r345 < r303; r348 = (u64)r306 + (u64)(-1ll); r349 = (u64)r348 * (u64)r5; r350 = r349 >= 0ll; r351 = (u64)r348; r352 = __umul64hi(r351, r311); r353 = r352 == 0ull; r354 = (u64)r5 * 2ull; r355 = r354 >= 0ll; r356 = (u64)r349 + (u64)r318; r357 = r356 >= 0ll; r358 = (u64)r354 + 1ull; r360 = (u64)r358 - 1ull; r362 = (u64)r356 - 1ull; r363 = (u64)r362 * (u64)r10; r364 = r363 >= 0ll; r365 = (u64)r362; r366 = __umul64hi(r365, r330); r367 = r366 == 0ull; r368 = (u64)r360 * (u64)r10; r369 = r368 >= 0ll; r370 = (u64)r363 + (u64)r336; r371 = r370 >= 0ll; r372 = (u64)r368 + 1ull; r374 = (u64)r372 - 1ull; r375 = (u64)r374; r376 = r375 < 9223372036854775808ull; r377 = (u64)r370 - 1ull; r378 = (u64)r377; r379 = r378 < r303; r381 = true; r382 = (u64)r337; r383 = r382 < r303; r384 = (u64)r372; r385 = r384 < 9223372036854775808ull; r386 = (u64)r370; r387 = r386 < r303; r388 = (u64)r337 + 1ull; r392 = true; r393 = (u64)r388; r394 = r393 < r303; r395 = (u64)r370 + 1ull; r397 = (u64)r372 + 1ull; r398 = (u64)r397; r399 = r398 < 9223372036854775808ull; r400 = (u64)r395; r401 = r400 < r303; r402 = (u64)r306 + (u64)(-2ll); r403 = (u64)r402 * (u64)r5; r404 = r403 >= 0ll; r405 = (u64)r402; r406 = __umul64hi(r405, r311); r407 = r406 == 0ull; r408 = r5; r410 = (u64)r403 + (u64)r318; r411 = r410 >= 0ll; r412 = (u64)r408 + 1ull; r414 = (u64)r412 - 1ull; r416 = (u64)r410 - 1ull; r417 = (u64)r416 * (u64)r10; r418 = r417 >= 0ll; r419 = (u64)r416; r420 = __umul64hi(r419, r330); r421 = r420 == 0ull; r422 = (u64)r414 * (u64)r10; r423 = r422 >= 0ll; r424 = (u64)r417 + (u64)r336; r425 = r424 >= 0ll; r426 = (u64)r422 + 1ull; r427 = (u64)r426; r428 = r427 < 9223372036854775808ull; r429 = (u64)r424; r430 = r429 < r303; r431 = (u64)r410 * (u64)r10; r433 = (u64)r410; r434 = __umul64hi(r433, r330); r435 = r434 == 0ull; r436 = (u64)r412 * (u64)r10; r437 = r436 >= 0ll; r438 = (u64)r431 + (u64)r336; r439 = r438 >= 0ll; r440 = (u64)r436 + 1ull; r441 = (u64)r440; r442 = r441 < 9223372036854775808ull; r443 = (u64)r438; r444 = r443 < r303; r445 = (u64)r410 + 1ull; r446 = r445 >= 0ll; r447 = (u64)r412 + 1ull; r449 = (u64)r445 * (u64)r10; r451 = (u64)r445; r452 = __umul64hi(r451, r330); r453 = r452 == 0ull; r454 = (u64)r447 * (u64)r10; r455 = r454 >= 0ll; r456 = (u64)r449 + (u64)r336; r457 = r456 >= 0ll; r458 = (u64)r454 + 1ull; r459 = (u64)r458; r460 = r459 < 9223372036854775808ull; r461 = (u64)r456; r462 = r461 < r303; r463 = (u64)r319 * (u64)r10; r464 = r463 >= 0ll; r465 = (u64)r319; r466 = __umul64hi(r465, r330); r467 = r466 == 0ull; r468 = r10; r470 = (u64)r463 + (u64)r336; r471 = r470 >= 0ll; r472 = (u64)r468 + 1ull; r474 = (u64)r470 + 1ull; r476 = (u64)r472 + 1ull; r477 = (u64)r476; r478 = r477 < 9223372036854775808ull; r479 = (u64)r474; r480 = r479 < r303; r481 = (u64)r356 + 1ull; r482 = r481 >= 0ll; r483 = (u64)r358 + 1ull; r484 = r483 >= 0ll; r485 = (u64)r481 * (u64)r10; r486 = r485 >= 0ll; r487 = (u64)r481; r488 = __umul64hi(r487, r330); r489 = r488 == 0ull; r490 = (u64)r483 * (u64)r10; r491 = r490 >= 0ll; r492 = (u64)r485 + (u64)r336; r493 = r492 >= 0ll; r494 = (u64)r490 + 1ull; r496 = (u64)r492 + 1ull; r498 = (u64)r494 + 1ull; r499 = (u64)r498; r500 = r499 < 9223372036854775808ull; r501 = (u64)r496; r502 = r501 < r303; r503 = (u64)r168; r504 = r443 < r503; if (!r309) goto b86; if (!r313) goto b86; if (!r320) goto b86; if (!r328) goto b86; if (!r332) goto b86; if (!r338) goto b86; if (!r343) goto b86; if (!r346) goto b86; if (!r350) goto b86; if (!r353) goto b86; if (!r355) goto b86; if (!r357) goto b86; if (!r364) goto b86; if (!r367) goto b86; if (!r369) goto b86; if (!r371) goto b86; if (!r376) goto b86; if (!r379) goto b86; if (!r381) goto b86; if (!r383) goto b86; if (!r385) goto b86; if (!r387) goto b86; if (!r392) goto b86; if (!r394) goto b86; if (!r399) goto b86; if (!r401) goto b86; if (!r404) goto b86; if (!r407) goto b86; if (!r411) goto b86; if (!r418) goto b86; if (!r421) goto b86; if (!r423) goto b86; if (!r425) goto b86; if (!r428) goto b86; if (!r430) goto b86; if (!r435) goto b86; if (!r437) goto b86; if (!r439) goto b86; if (!r442) goto b86; if (!r444) goto b86; if (!r446) goto b86; if (!r453) goto b86; if (!r455) goto b86; if (!r457) goto b86; if (!r460) goto b86; if (!r462) goto b86; if (!r464) goto b86; if (!r467) goto b86; if (!r471) goto b86; if (!r478) goto b86; if (!r480) goto b86; if (!r482) goto b86; if (!r484) goto b86; if (!r486) goto b86; if (!r489) goto b86; if (!r491) goto b86; if (!r493) goto b86; if (!r500) goto b86; if (!r502) goto b86; if (!r504) goto b86; r517 = p6; r518 = r517 <= 2147483647ll; r519 = (u64)r517 + (u64)(-2ll); r520 = r519 <= 2147483647ll; r521 = (u64)r519 - 1ull; r522 = r521 <= 2147483647ll; r523 = (u64)r521 + 1ull; r524 = r523 <= 2147483647ll; r525 = p5; r526 = r525 <= 2147483647ll; r527 = (u64)r525 + (u64)(-2ll); r528 = r527 <= 2147483647ll; r529 = (u64)r527 - 1ull; r530 = r529 <= 2147483647ll; r531 = (u64)r529 + 1ull; r532 = r531 <= 2147483647ll; r533 = p4; r534 = r533 <= 2147483647ll; r535 = (u64)r533 + (u64)(-2ll); r536 = r535 <= 2147483647ll; r537 = (u64)r535 - 1ull; r538 = r537 <= 2147483647ll; r539 = (u64)r537 + 1ull; r540 = r539 <= 2147483647ll; r541 = (u64)r517 + (u64)(-1ll); r542 = r541 <= 2147483647ll; r543 = (u64)r525 + (u64)(-1ll); r544 = r543 <= 2147483647ll; r545 = (u64)r533 + (u64)(-1ll); r546 = r545 <= 2147483647ll; r547 = (u64)r525 * (u64)r521; r548 = r547 <= 2147483647ll; r549 = (u64)r525 + (u64)r547; r550 = r549 <= 2147483647ll; r551 = (u64)r525 + 1ull; r552 = r551 <= 2147483647ll; r553 = (u64)r551 + (u64)r547; r554 = r553 <= 2147483647ll; r555 = (u64)r553 + (u64)r529; r556 = r555 <= 2147483647ll; r557 = (u64)r533 * (u64)r525; r558 = r557 <= 2147483647ll; r559 = (u64)r533 + (u64)r557; r560 = r559 <= 2147483647ll; r561 = (u64)r557 * (u64)r521; r562 = r561 <= 2147483647ll; r563 = (u64)r559 + (u64)r561; r564 = r563 <= 2147483647ll; r565 = (u64)r533 * (u64)r529; r566 = r565 <= 2147483647ll; r567 = (u64)r563 + (u64)r565; r568 = r567 <= 2147483647ll; r569 = (u64)r533 + 1ull; r570 = r569 <= 2147483647ll; r571 = (u64)r569 + (u64)r557; r572 = r571 <= 2147483647ll; r573 = (u64)r571 + (u64)r561; r574 = r573 <= 2147483647ll; r575 = (u64)r573 + (u64)r565; r576 = r575 <= 2147483647ll; r577 = (u64)r575 + (u64)r537; r578 = r577 <= 2147483647ll; r579 = (u64)r547 + 1ull; r580 = r579 <= 2147483647ll; r581 = (u64)r579 + (u64)r529; r582 = r581 <= 2147483647ll; r583 = (u64)r547 + (u64)r529; r584 = r583 <= 2147483647ll; r585 = (u64)r561 + (u64)r565; r586 = r585 <= 2147483647ll; r587 = (u64)r561 + 1ull; r588 = r587 <= 2147483647ll; r589 = (u64)r587 + (u64)r565; r590 = r589 <= 2147483647ll; r591 = (u64)r589 + (u64)r537; r592 = r591 <= 2147483647ll; r593 = (u64)r585 + (u64)r537; r594 = r593 <= 2147483647ll; r595 = (u64)r521 + 2ull; r596 = r595 <= 2147483647ll; r597 = (u64)r525 * 2ull; r598 = r597 <= 2147483647ll; r599 = (u64)r597 + (u64)r547; r600 = r599 <= 2147483647ll; r601 = (u64)r597 + 1ull; r602 = r601 <= 2147483647ll; r603 = (u64)r601 + (u64)r547; r604 = r603 <= 2147483647ll; r605 = (u64)r603 + (u64)r529; r606 = r605 <= 2147483647ll; r607 = (u64)r599 + (u64)r529; r608 = r607 <= 2147483647ll; r609 = (u64)r533 * 2ull; r610 = r609 <= 2147483647ll; r611 = (u64)r609 * (u64)r525; r612 = r611 <= 2147483647ll; r613 = (u64)r611 + (u64)r561; r614 = r613 <= 2147483647ll; r615 = (u64)r613 + (u64)r565; r616 = r615 <= 2147483647ll; r617 = (u64)r611 + 1ull; r618 = r617 <= 2147483647ll; r619 = (u64)r617 + (u64)r561; r620 = r619 <= 2147483647ll; r621 = (u64)r619 + (u64)r565; r622 = r621 <= 2147483647ll; r623 = (u64)r621 + (u64)r537; r624 = r623 <= 2147483647ll; r625 = (u64)r615 + (u64)r537; r626 = r625 <= 2147483647ll; r627 = (u64)r561 + 2ull; r628 = r627 <= 2147483647ll; r629 = (u64)r627 + (u64)r565; r630 = r629 <= 2147483647ll; r631 = (u64)r629 + (u64)r537; r632 = r631 <= 2147483647ll; r633 = (u64)r611 + 2ull; r634 = r633 <= 2147483647ll; r635 = (u64)r633 + (u64)r561; r636 = r635 <= 2147483647ll; r637 = (u64)r635 + (u64)r565; r638 = r637 <= 2147483647ll; r639 = (u64)r637 + (u64)r537; r640 = r639 <= 2147483647ll; r641 = (u64)r549 + (u64)r529; r642 = r641 <= 2147483647ll; r643 = (u64)r557 + (u64)r561; r644 = r643 <= 2147483647ll; r645 = (u64)r643 + (u64)r565; r646 = r645 <= 2147483647ll; r647 = (u64)r557 + 1ull; r648 = r647 <= 2147483647ll; r649 = (u64)r647 + (u64)r561; r650 = r649 <= 2147483647ll; r651 = (u64)r649 + (u64)r565; r652 = r651 <= 2147483647ll; r653 = (u64)r651 + (u64)r537; r654 = r653 <= 2147483647ll; r655 = (u64)r525 + 2ull; r656 = r655 <= 2147483647ll; r657 = (u64)r655 + (u64)r547; r658 = r657 <= 2147483647ll; r659 = (u64)r657 + (u64)r529; r660 = r659 <= 2147483647ll; r661 = (u64)r609 + (u64)r557; r662 = r661 <= 2147483647ll; r663 = (u64)r661 + (u64)r561; r664 = r663 <= 2147483647ll; r665 = (u64)r663 + (u64)r565; r666 = r665 <= 2147483647ll; r667 = (u64)r609 + 1ull; r668 = r667 <= 2147483647ll; r669 = (u64)r667 + (u64)r557; r670 = r669 <= 2147483647ll; r671 = (u64)r669 + (u64)r561; r672 = r671 <= 2147483647ll; r673 = (u64)r671 + (u64)r565; r674 = r673 <= 2147483647ll; r675 = (u64)r673 + (u64)r537; r676 = r675 <= 2147483647ll; r677 = (u64)r533 + (u64)r561; r678 = r677 <= 2147483647ll; r679 = (u64)r677 + (u64)r565; r680 = r679 <= 2147483647ll; r681 = (u64)r569 + (u64)r561; r682 = r681 <= 2147483647ll; r683 = (u64)r681 + (u64)r565; r684 = r683 <= 2147483647ll; r685 = (u64)r683 + (u64)r537; r686 = r685 <= 2147483647ll; r687 = (u64)r533 + 2ull; r688 = r687 <= 2147483647ll; r689 = (u64)r687 + (u64)r561; r690 = r689 <= 2147483647ll; r691 = (u64)r689 + (u64)r565; r692 = r691 <= 2147483647ll; r693 = (u64)r691 + (u64)r537; r694 = r693 <= 2147483647ll; r695 = (u64)r597 + 2ull; r696 = r695 <= 2147483647ll; r697 = (u64)r695 + (u64)r547; r698 = r697 <= 2147483647ll; r699 = (u64)r697 + (u64)r529; r700 = r699 <= 2147483647ll; r701 = (u64)r609 + (u64)r611; r702 = r701 <= 2147483647ll; r703 = (u64)r701 + (u64)r561; r704 = r703 <= 2147483647ll; r705 = (u64)r703 + (u64)r565; r706 = r705 <= 2147483647ll; r707 = (u64)r667 + (u64)r611; r708 = r707 <= 2147483647ll; r709 = (u64)r707 + (u64)r561; r710 = r709 <= 2147483647ll; r711 = (u64)r709 + (u64)r565; r712 = r711 <= 2147483647ll; r713 = (u64)r711 + (u64)r537; r714 = r713 <= 2147483647ll; r715 = (u64)r609 + 2ull; r716 = r715 <= 2147483647ll; r717 = (u64)r715 + (u64)r611; r718 = r717 <= 2147483647ll; r719 = (u64)r717 + (u64)r561; r720 = r719 <= 2147483647ll; r721 = (u64)r719 + (u64)r565; r722 = r721 <= 2147483647ll; r723 = (u64)r721 + (u64)r537; r724 = r723 <= 2147483647ll; r725 = r518 & r520; r726 = r725 & r522; r727 = r726 & r524; r728 = r727 & r526; r729 = r728 & r528; r730 = r729 & r530; r731 = r730 & r532; r732 = r731 & r534; r733 = r732 & r536; r734 = r733 & r538; r735 = r734 & r540; r736 = r735 & r542; r737 = r736 & r544; r738 = r737 & r546; r739 = r738 & r548; r740 = r739 & r550; r741 = r740 & r552; r742 = r741 & r554; r743 = r742 & r556; r744 = r743 & r558; r745 = r744 & r560; r746 = r745 & r562; r747 = r746 & r564; r748 = r747 & r566; r749 = r748 & r568; r750 = r749 & r570; r751 = r750 & r572; r752 = r751 & r574; r753 = r752 & r576; r754 = r753 & r578; r755 = r754 & r580; r756 = r755 & r582; r757 = r756 & r584; r758 = r757 & r586; r759 = r758 & r588; r760 = r759 & r590; r761 = r760 & r592; r762 = r761 & r594; r763 = r762 & r596; r764 = r763 & r598; r765 = r764 & r600; r766 = r765 & r602; r767 = r766 & r604; r768 = r767 & r606; r769 = r768 & r608; r770 = r769 & r610; r771 = r770 & r612; r772 = r771 & r614; r773 = r772 & r616; r774 = r773 & r618; r775 = r774 & r620; r776 = r775 & r622; r777 = r776 & r624; r778 = r777 & r626; r779 = r778 & r628; r780 = r779 & r630; r781 = r780 & r632; r782 = r781 & r634; r783 = r782 & r636; r784 = r783 & r638; r785 = r784 & r640; r786 = r785 & r642; r787 = r786 & r644; r788 = r787 & r646; r789 = r788 & r648; r790 = r789 & r650; r791 = r790 & r652; r792 = r791 & r654; r793 = r792 & r656; r794 = r793 & r658; r795 = r794 & r660; r796 = r795 & r662; r797 = r796 & r664; r798 = r797 & r666; r799 = r798 & r668; r800 = r799 & r670; r801 = r800 & r672; r802 = r801 & r674; r803 = r802 & r676; r804 = r803 & r678; r805 = r804 & r680; r806 = r805 & r682; r807 = r806 & r684; r808 = r807 & r686; r809 = r808 & r688; r810 = r809 & r690; r811 = r810 & r692; r812 = r811 & r694; r813 = r812 & r696; r814 = r813 & r698; r815 = r814 & r700; r816 = r815 & r702; r817 = r816 & r704; r818 = r817 & r706; r819 = r818 & r708; r820 = r819 & r710; r821 = r820 & r712; r822 = r821 & r714; r823 = r822 & r716; r824 = r823 & r718; r825 = r824 & r720; r826 = r825 & r722; r827 = r826 & r724; if (!r827) goto b86; r1052 = (i32)r5; r1053 = (i32)r10; r1054 = r1052; r1055 = r1053; r1056 = r1052; r1057 = r1053; r1058 = r1053; r1059 = r1053; r1060 = r1053; r1061 = r1053;
+	r28 = r1086; r29 = r28 * r9; r30 = r22 - r29; r31 = r26; r306 = p6; r307 = (u64)r306 + (u64)(-3ll); r308 = (u64)r307 * (u64)r5; r309 = r308 >= 0ll;
+#line 33 "nests.go"
+	r168 = p1; r167 = p0; r63 = p3; r62 = p2; if (!r309) goto b86; r311 = (u64)r5; r310 = (u64)r307; r312 = __umul64hi(r310, r311); r313 = r312 == 0ull; if (!r313) goto b86; r317 = p5; r318 = (u64)r317 + (u64)(-2ll); r319 = (u64)r308 + (u64)r318; r320 = r319 >= 0ll; if (!r320) goto b86; r326 = (u64)r319 - 1ull; r327 = (u64)r326 * (u64)r10; r328 = r327 >= 0ll; if (!r328) goto b86; r330 = (u64)r10; r329 = (u64)r326; r331 = __umul64hi(r329, r330); r332 = r331 == 0ull; if (!r332) goto b86; r335 = p4; r336 = (u64)r335 + (u64)(-2ll); r337 = (u64)r327 + (u64)r336; r338 = r337 >= 0ll; if (!r338) goto b86; r343 = true; if (!r343) goto b86; r344 = (u64)r337 - 1ull; r345 = (u64)r344; r303 = (u64)r63; r346 = r345 < r303; if (!r346) goto b86; r348 = (u64)r306 + (u64)(-1ll); r349 = (u64)r348 * (u64)r5; r350 = r349 >= 0ll; if (!r350) goto b86; r351 = (u64)r348; r352 = __umul64hi(r351, r311); r353 = r352 == 0ull; if (!r353) goto b86; r354 = (u64)r5 * 2ull; r355 = r354 >= 0ll; if (!r355) goto b86; r356 = (u64)r349 + (u64)r318; r357 = r356 >= 0ll; if (!r357) goto b86; r362 = (u64)r356 - 1ull; r363 = (u64)r362 * (u64)r10; r364 = r363 >= 0ll; if (!r364) goto b86; r365 = (u64)r362; r366 = __umul64hi(r365, r330); r367 = r366 == 0ull; if (!r367) goto b86; r358 = (u64)r354 + 1ull; r360 = (u64)r358 - 1ull; r368 = (u64)r360 * (u64)r10; r369 = r368 >= 0ll; if (!r369) goto b86; r370 = (u64)r363 + (u64)r336; r371 = r370 >= 0ll; if (!r371) goto b86; r372 = (u64)r368 + 1ull; r374 = (u64)r372 - 1ull; r375 = (u64)r374; r376 = r375 < 9223372036854775808ull; if (!r376) goto b86; r377 = (u64)r370 - 1ull; r378 = (u64)r377; r379 = r378 < r303; if (!r379) goto b86; r381 = true; if (!r381) goto b86; r382 = (u64)r337; r383 = r382 < r303; if (!r383) goto b86; r384 = (u64)r372; r385 = r384 < 9223372036854775808ull; if (!r385) goto b86; r386 = (u64)r370; r387 = r386 < r303; if (!r387) goto b86; r392 = true; if (!r392) goto b86; r388 = (u64)r337 + 1ull; r393 = (u64)r388; r394 = r393 < r303; if (!r394) goto b86; r397 = (u64)r372 + 1ull; r398 = (u64)r397; r399 = r398 < 9223372036854775808ull; if (!r399) goto b86; r395 = (u64)r370 + 1ull; r400 = (u64)r395; r401 = r400 < r303; if (!r401) goto b86; r402 = (u64)r306 + (u64)(-2ll); r403 = (u64)r402 * (u64)r5; r404 = r403 >= 0ll; if (!r404) goto b86; r405 = (u64)r402; r406 = __umul64hi(r405, r311); r407 = r406 == 0ull; if (!r407) goto b86; r410 = (u64)r403 + (u64)r318; r411 = r410 >= 0ll; if (!r411) goto b86; r416 = (u64)r410 - 1ull; r417 = (u64)r416 * (u64)r10; r418 = r417 >= 0ll; if (!r418) goto b86; r419 = (u64)r416; r420 = __umul64hi(r419, r330); r421 = r420 == 0ull; if (!r421) goto b86; r408 = r5; r412 = (u64)r408 + 1ull; r414 = (u64)r412 - 1ull; r422 = (u64)r414 * (u64)r10; r423 = r422 >= 0ll; if (!r423) goto b86; r424 = (u64)r417 + (u64)r336; r425 = r424 >= 0ll; if (!r425) goto b86; r426 = (u64)r422 + 1ull; r427 = (u64)r426; r428 = r427 < 9223372036854775808ull; if (!r428) goto b86; r429 = (u64)r424; r430 = r429 < r303; if (!r430) goto b86; r433 = (u64)r410; r434 = __umul64hi(r433, r330); r435 = r434 == 0ull; if (!r435) goto b86; r436 = (u64)r412 * (u64)r10; r437 = r436 >= 0ll; if (!r437) goto b86; r431 = (u64)r410 * (u64)r10; r438 = (u64)r431 + (u64)r336; r439 = r438 >= 0ll; if (!r439) goto b86; r440 = (u64)r436 + 1ull; r441 = (u64)r440; r442 = r441 < 9223372036854775808ull; if (!r442) goto b86; r443 = (u64)r438; r444 = r443 < r303; if (!r444) goto b86; r445 = (u64)r410 + 1ull; r446 = r445 >= 0ll; if (!r446) goto b86; r451 = (u64)r445; r452 = __umul64hi(r451, r330); r453 = r452 == 0ull; if (!r453) goto b86; r447 = (u64)r412 + 1ull; r454 = (u64)r447 * (u64)r10; r455 = r454 >= 0ll; if (!r455) goto b86; r449 = (u64)r445 * (u64)r10; r456 = (u64)r449 + (u64)r336; r457 = r456 >= 0ll; if (!r457) goto b86; r458 = (u64)r454 + 1ull; r459 = (u64)r458; r460 = r459 < 9223372036854775808ull; if (!r460) goto b86; r461 = (u64)r456; r462 = r461 < r303; if (!r462) goto b86; r463 = (u64)r319 * (u64)r10; r464 = r463 >= 0ll; if (!r464) goto b86; r465 = (u64)r319; r466 = __umul64hi(r465, r330); r467 = r466 == 0ull; if (!r467) goto b86; r470 = (u64)r463 + (u64)r336; r471 = r470 >= 0ll; if (!r471) goto b86; r468 = r10; r472 = (u64)r468 + 1ull; r476 = (u64)r472 + 1ull; r477 = (u64)r476; r478 = r477 < 9223372036854775808ull; if (!r478) goto b86; r474 = (u64)r470 + 1ull; r479 = (u64)r474; r480 = r479 < r303; if (!r480) goto b86; r481 = (u64)r356 + 1ull; r482 = r481 >= 0ll; if (!r482) goto b86; r483 = (u64)r358 + 1ull; r484 = r483 >= 0ll; if (!r484) goto b86; r485 = (u64)r481 * (u64)r10; r486 = r485 >= 0ll; if (!r486) goto b86; r487 = (u64)r481; r488 = __umul64hi(r487, r330); r489 = r488 == 0ull; if (!r489) goto b86; r490 = (u64)r483 * (u64)r10; r491 = r490 >= 0ll; if (!r491) goto b86; r492 = (u64)r485 + (u64)r336; r493 = r492 >= 0ll; if (!r493) goto b86; r494 = (u64)r490 + 1ull; r498 = (u64)r494 + 1ull; r499 = (u64)r498; r500 = r499 < 9223372036854775808ull; if (!r500) goto b86; r496 = (u64)r492 + 1ull; r501 = (u64)r496; r502 = r501 < r303; if (!r502) goto b86; r503 = (u64)r168; r504 = r443 < r503; if (!r504) goto b86; r517 = p6; r518 = r517 <= 2147483647ll; r519 = (u64)r517 + (u64)(-2ll); r520 = r519 <= 2147483647ll; r521 = (u64)r519 - 1ull; r522 = r521 <= 2147483647ll; r523 = (u64)r521 + 1ull; r524 = r523 <= 2147483647ll; r525 = p5; r526 = r525 <= 2147483647ll; r527 = (u64)r525 + (u64)(-2ll); r528 = r527 <= 2147483647ll; r529 = (u64)r527 - 1ull; r530 = r529 <= 2147483647ll; r531 = (u64)r529 + 1ull; r532 = r531 <= 2147483647ll; r533 = p4; r534 = r533 <= 2147483647ll; r535 = (u64)r533 + (u64)(-2ll); r536 = r535 <= 2147483647ll; r537 = (u64)r535 - 1ull; r538 = r537 <= 2147483647ll; r539 = (u64)r537 + 1ull; r540 = r539 <= 2147483647ll; r541 = (u64)r517 + (u64)(-1ll); r542 = r541 <= 2147483647ll; r543 = (u64)r525 + (u64)(-1ll); r544 = r543 <= 2147483647ll; r545 = (u64)r533 + (u64)(-1ll); r546 = r545 <= 2147483647ll; r547 = (u64)r525 * (u64)r521; r548 = r547 <= 2147483647ll; r549 = (u64)r525 + (u64)r547; r550 = r549 <= 2147483647ll; r551 = (u64)r525 + 1ull; r552 = r551 <= 2147483647ll; r553 = (u64)r551 + (u64)r547; r554 = r553 <= 2147483647ll; r555 = (u64)r553 + (u64)r529; r556 = r555 <= 2147483647ll; r557 = (u64)r533 * (u64)r525; r558 = r557 <= 2147483647ll; r559 = (u64)r533 + (u64)r557; r560 = r559 <= 2147483647ll; r561 = (u64)r557 * (u64)r521; r562 = r561 <= 2147483647ll; r563 = (u64)r559 + (u64)r561; r564 = r563 <= 2147483647ll; r565 = (u64)r533 * (u64)r529; r566 = r565 <= 2147483647ll; r567 = (u64)r563 + (u64)r565; r568 = r567 <= 2147483647ll; r569 = (u64)r533 + 1ull; r570 = r569 <= 2147483647ll; r571 = (u64)r569 + (u64)r557; r572 = r571 <= 2147483647ll; r573 = (u64)r571 + (u64)r561; r574 = r573 <= 2147483647ll; r575 = (u64)r573 + (u64)r565; r576 = r575 <= 2147483647ll; r577 = (u64)r575 + (u64)r537; r578 = r577 <= 2147483647ll; r579 = (u64)r547 + 1ull; r580 = r579 <= 2147483647ll; r581 = (u64)r579 + (u64)r529; r582 = r581 <= 2147483647ll; r583 = (u64)r547 + (u64)r529; r584 = r583 <= 2147483647ll; r585 = (u64)r561 + (u64)r565; r586 = r585 <= 2147483647ll; r587 = (u64)r561 + 1ull; r588 = r587 <= 2147483647ll; r589 = (u64)r587 + (u64)r565; r590 = r589 <= 2147483647ll; r591 = (u64)r589 + (u64)r537; r592 = r591 <= 2147483647ll; r593 = (u64)r585 + (u64)r537; r594 = r593 <= 2147483647ll; r595 = (u64)r521 + 2ull; r596 = r595 <= 2147483647ll; r597 = (u64)r525 * 2ull; r598 = r597 <= 2147483647ll; r599 = (u64)r597 + (u64)r547; r600 = r599 <= 2147483647ll; r601 = (u64)r597 + 1ull; r602 = r601 <= 2147483647ll; r603 = (u64)r601 + (u64)r547; r604 = r603 <= 2147483647ll; r605 = (u64)r603 + (u64)r529; r606 = r605 <= 2147483647ll; r607 = (u64)r599 + (u64)r529; r608 = r607 <= 2147483647ll; r609 = (u64)r533 * 2ull; r610 = r609 <= 2147483647ll; r611 = (u64)r609 * (u64)r525; r612 = r611 <= 2147483647ll; r613 = (u64)r611 + (u64)r561; r614 = r613 <= 2147483647ll; r615 = (u64)r613 + (u64)r565; r616 = r615 <= 2147483647ll; r617 = (u64)r611 + 1ull; r618 = r617 <= 2147483647ll; r619 = (u64)r617 + (u64)r561; r620 = r619 <= 2147483647ll; r621 = (u64)r619 + (u64)r565; r622 = r621 <= 2147483647ll; r623 = (u64)r621 + (u64)r537; r624 = r623 <= 2147483647ll; r625 = (u64)r615 + (u64)r537; r626 = r625 <= 2147483647ll; r627 = (u64)r561 + 2ull; r628 = r627 <= 2147483647ll; r629 = (u64)r627 + (u64)r565; r630 = r629 <= 2147483647ll; r631 = (u64)r629 + (u64)r537; r632 = r631 <= 2147483647ll; r633 = (u64)r611 + 2ull; r634 = r633 <= 2147483647ll; r635 = (u64)r633 + (u64)r561; r636 = r635 <= 2147483647ll; r637 = (u64)r635 + (u64)r565; r638 = r637 <= 2147483647ll; r639 = (u64)r637 + (u64)r537; r640 = r639 <= 2147483647ll; r641 = (u64)r549 + (u64)r529; r642 = r641 <= 2147483647ll; r643 = (u64)r557 + (u64)r561; r644 = r643 <= 2147483647ll; r645 = (u64)r643 + (u64)r565; r646 = r645 <= 2147483647ll; r647 = (u64)r557 + 1ull; r648 = r647 <= 2147483647ll; r649 = (u64)r647 + (u64)r561; r650 = r649 <= 2147483647ll; r651 = (u64)r649 + (u64)r565; r652 = r651 <= 2147483647ll; r653 = (u64)r651 + (u64)r537; r654 = r653 <= 2147483647ll; r655 = (u64)r525 + 2ull; r656 = r655 <= 2147483647ll; r657 = (u64)r655 + (u64)r547; r658 = r657 <= 2147483647ll; r659 = (u64)r657 + (u64)r529; r660 = r659 <= 2147483647ll; r661 = (u64)r609 + (u64)r557; r662 = r661 <= 2147483647ll; r663 = (u64)r661 + (u64)r561; r664 = r663 <= 2147483647ll; r665 = (u64)r663 + (u64)r565; r666 = r665 <= 2147483647ll; r667 = (u64)r609 + 1ull; r668 = r667 <= 2147483647ll; r669 = (u64)r667 + (u64)r557; r670 = r669 <= 2147483647ll; r671 = (u64)r669 + (u64)r561; r672 = r671 <= 2147483647ll; r673 = (u64)r671 + (u64)r565; r674 = r673 <= 2147483647ll; r675 = (u64)r673 + (u64)r537; r676 = r675 <= 2147483647ll; r677 = (u64)r533 + (u64)r561; r678 = r677 <= 2147483647ll; r679 = (u64)r677 + (u64)r565; r680 = r679 <= 2147483647ll; r681 = (u64)r569 + (u64)r561; r682 = r681 <= 2147483647ll; r683 = (u64)r681 + (u64)r565; r684 = r683 <= 2147483647ll; r685 = (u64)r683 + (u64)r537; r686 = r685 <= 2147483647ll; r687 = (u64)r533 + 2ull; r688 = r687 <= 2147483647ll; r689 = (u64)r687 + (u64)r561; r690 = r689 <= 2147483647ll; r691 = (u64)r689 + (u64)r565; r692 = r691 <= 2147483647ll; r693 = (u64)r691 + (u64)r537; r694 = r693 <= 2147483647ll; r695 = (u64)r597 + 2ull; r696 = r695 <= 2147483647ll; r697 = (u64)r695 + (u64)r547; r698 = r697 <= 2147483647ll; r699 = (u64)r697 + (u64)r529; r700 = r699 <= 2147483647ll; r701 = (u64)r609 + (u64)r611; r702 = r701 <= 2147483647ll; r703 = (u64)r701 + (u64)r561; r704 = r703 <= 2147483647ll; r705 = (u64)r703 + (u64)r565; r706 = r705 <= 2147483647ll; r707 = (u64)r667 + (u64)r611; r708 = r707 <= 2147483647ll; r709 = (u64)r707 + (u64)r561; r710 = r709 <= 2147483647ll; r711 = (u64)r709 + (u64)r565; r712 = r711 <= 2147483647ll; r713 = (u64)r711 + (u64)r537; r714 = r713 <= 2147483647ll; r715 = (u64)r609 + 2ull; r716 = r715 <= 2147483647ll; r717 = (u64)r715 + (u64)r611; r718 = r717 <= 2147483647ll; r719 = (u64)r717 + (u64)r561; r720 = r719 <= 2147483647ll; r721 = (u64)r719 + (u64)r565; r722 = r721 <= 2147483647ll; r723 = (u64)r721 + (u64)r537; r724 = r723 <= 2147483647ll; r725 = r518 & r520; r726 = r725 & r522; r727 = r726 & r524; r728 = r727 & r526; r729 = r728 & r528; r730 = r729 & r530; r731 = r730 & r532; r732 = r731 & r534; r733 = r732 & r536; r734 = r733 & r538; r735 = r734 & r540; r736 = r735 & r542; r737 = r736 & r544; r738 = r737 & r546; r739 = r738 & r548; r740 = r739 & r550; r741 = r740 & r552; r742 = r741 & r554; r743 = r742 & r556; r744 = r743 & r558; r745 = r744 & r560; r746 = r745 & r562; r747 = r746 & r564; r748 = r747 & r566; r749 = r748 & r568; r750 = r749 & r570; r751 = r750 & r572; r752 = r751 & r574; r753 = r752 & r576; r754 = r753 & r578; r755 = r754 & r580; r756 = r755 & r582; r757 = r756 & r584; r758 = r757 & r586; r759 = r758 & r588; r760 = r759 & r590; r761 = r760 & r592; r762 = r761 & r594; r763 = r762 & r596; r764 = r763 & r598; r765 = r764 & r600; r766 = r765 & r602; r767 = r766 & r604; r768 = r767 & r606; r769 = r768 & r608; r770 = r769 & r610; r771 = r770 & r612; r772 = r771 & r614; r773 = r772 & r616; r774 = r773 & r618; r775 = r774 & r620; r776 = r775 & r622; r777 = r776 & r624; r778 = r777 & r626; r779 = r778 & r628; r780 = r779 & r630; r781 = r780 & r632; r782 = r781 & r634; r783 = r782 & r636; r784 = r783 & r638; r785 = r784 & r640; r786 = r785 & r642; r787 = r786 & r644; r788 = r787 & r646; r789 = r788 & r648; r790 = r789 & r650; r791 = r790 & r652; r792 = r791 & r654; r793 = r792 & r656; r794 = r793 & r658; r795 = r794 & r660; r796 = r795 & r662; r797 = r796 & r664; r798 = r797 & r666; r799 = r798 & r668; r800 = r799 & r670; r801 = r800 & r672; r802 = r801 & r674; r803 = r802 & r676; r804 = r803 & r678; r805 = r804 & r680; r806 = r805 & r682; r807 = r806 & r684; r808 = r807 & r686; r809 = r808 & r688; r810 = r809 & r690; r811 = r810 & r692; r812 = r811 & r694; r813 = r812 & r696; r814 = r813 & r698; r815 = r814 & r700; r816 = r815 & r702; r817 = r816 & r704; r818 = r817 & r706; r819 = r818 & r708; r820 = r819 & r710; r821 = r820 & r712; r822 = r821 & r714; r823 = r822 & r716; r824 = r823 & r718; r825 = r824 & r720; r826 = r825 & r722; r827 = r826 & r724; if (!r827) goto b86; r1052 = (i32)r5; r1053 = (i32)r10; r1054 = r1052; r1055 = r1053; r1056 = r1052; r1057 = r1053; r1058 = r1053; r1059 = r1053; r1060 = r1053; r1061 = r1053;
 b75: // head (int32)
 #line 30 "nests.go"
 	r908 = r31; r909 = r25; r910 = r19; r911 = r910 < r14; if (!r911) goto b85; r912 = r909 < r9; if (!r912) goto b85; r913 = r908 < r4; if (!r913) goto b85; r1046 = (u32)r908; r831 = r1046 + 1u; r832 = (i32)r831; r1047 = (u32)r909; r833 = r1047 + 1u; r834 = (i32)r833; r1048 = (u32)r910; r835 = r1048 + 1u; r836 = (i32)r835;
@@ -3198,12 +3239,7 @@ extern "C" __global__ void Stencil5_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 48 "nests.go"
-	r0 = p5; r5 = p4;
-#line 50 "nests.go"
-	r35 = p2; r36 = p3;
-	r68 = p0; r69 = p1;
-#line 48 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p5; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull; r5 = p4;
 	r6 = (u64)r5 - 1ull;
 #line 48 "nests.go"
 	r7 = r6 > 1ll; if (!r7) goto b37; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r348 = r11 | r9; r349 = r348 >> 32; r350 = (u32)r349; r351 = r350 == 0u; if (!r351) goto b48; r352 = (u32)r11; r353 = (u32)r9; r354 = qd_div_u32(r352, r353); r347 = (u64)r354;
@@ -3212,7 +3248,11 @@ b5: // setup
 	r15 = r347; r16 = r15 * r9; r14 = r11 - r16; r356 = r13 | r9; r357 = r356 >> 32; r358 = (u32)r357; r359 = r358 == 0u; if (!r359) goto b47; r360 = (u32)r13; r361 = (u32)r9; r362 = qd_div_u32(r360, r361); r355 = (u64)r362;
 b7: // setup
 #line 48 "nests.go"
-	r17 = r355; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r117 = (u64)r36; r120 = p5; r121 = (u64)r120 + (u64)(-2ll); r122 = (u64)r121 * (u64)r5; r123 = r122 >= 0ll; r124 = (u64)r121; r125 = (u64)r5; r126 = __umul64hi(r124, r125); r127 = r126 == 0ull; r128 = r5; r130 = p4; r131 = (u64)r130 + (u64)(-2ll); r132 = (u64)r122 + (u64)r131; r133 = r132 >= 0ll; r134 = (u64)r128 + 1ull; r135 = (u64)r134; r136 = r135 < 9223372036854775808ull; r137 = (u64)r132; r138 = r137 < r117; r140 = (u64)r134 - 1ull; r141 = (u64)r140; r142 = r141 < 9223372036854775808ull; r143 = (u64)r132 - 1ull; r144 = (u64)r143; r145 = r144 < r117; r146 = (u64)r132 + 1ull; r148 = (u64)r134 + 1ull; r149 = (u64)r148; r150 = r149 < 9223372036854775808ull; r151 = (u64)r146; r152 = r151 < r117; r154 = (u64)r120 + (u64)(-3ll); r155 = (u64)r154 * (u64)r5; r156 = r155 >= 0ll; r157 = (u64)r154; r158 = __umul64hi(r157, r125); r159 = r158 == 0ull; r162 = (u64)r155 + (u64)r131; r163 = r162 >= 0ll; r166 = true; r167 = (u64)r162; r168 = r167 < r117; r170 = (u64)r120 + (u64)(-1ll); r171 = (u64)r170 * (u64)r5; r173 = (u64)r170; r174 = __umul64hi(r173, r125); r175 = r174 == 0ull; r176 = (u64)r5 * 2ull; r177 = r176 >= 0ll; r178 = (u64)r171 + (u64)r131; r179 = r178 >= 0ll; r180 = (u64)r176 + 1ull; r181 = (u64)r180; r182 = r181 < 9223372036854775808ull; r183 = (u64)r178; r184 = r183 < r117; r185 = (u64)r69; r186 = r137 < r185; if (!r123) goto b38; if (!r127) goto b38; if (!r133) goto b38; if (!r136) goto b38; if (!r138) goto b38; if (!r142) goto b38; if (!r145) goto b38; if (!r150) goto b38; if (!r152) goto b38; if (!r156) goto b38; if (!r159) goto b38; if (!r163) goto b38; if (!r166) goto b38; if (!r168) goto b38; if (!r175) goto b38; if (!r177) goto b38; if (!r179) goto b38; if (!r182) goto b38; if (!r184) goto b38; if (!r186) goto b38; r191 = p5; r192 = r191 <= 2147483647ll; r193 = (u64)r191 + (u64)(-2ll); r194 = r193 <= 2147483647ll; r195 = (u64)r193 - 1ull; r196 = r195 <= 2147483647ll; r197 = (u64)r195 + 1ull; r198 = r197 <= 2147483647ll; r199 = p4; r200 = r199 <= 2147483647ll; r201 = (u64)r199 + (u64)(-2ll); r202 = r201 <= 2147483647ll; r203 = (u64)r201 - 1ull; r204 = r203 <= 2147483647ll; r205 = (u64)r203 + 1ull; r206 = r205 <= 2147483647ll; r207 = (u64)r191 + (u64)(-1ll); r208 = r207 <= 2147483647ll; r209 = (u64)r199 + (u64)(-1ll); r210 = r209 <= 2147483647ll; r211 = (u64)r199 * (u64)r195; r212 = r211 <= 2147483647ll; r213 = (u64)r199 + (u64)r211; r214 = r213 <= 2147483647ll; r215 = (u64)r199 + 1ull; r216 = r215 <= 2147483647ll; r217 = (u64)r215 + (u64)r211; r218 = r217 <= 2147483647ll; r219 = (u64)r217 + (u64)r203; r220 = r219 <= 2147483647ll; r221 = (u64)r213 + (u64)r203; r222 = r221 <= 2147483647ll; r223 = (u64)r199 + 2ull; r224 = r223 <= 2147483647ll; r225 = (u64)r223 + (u64)r211; r226 = r225 <= 2147483647ll; r227 = (u64)r225 + (u64)r203; r228 = r227 <= 2147483647ll; r229 = (u64)r211 + 1ull; r230 = r229 <= 2147483647ll; r231 = (u64)r229 + (u64)r203; r232 = r231 <= 2147483647ll; r233 = (u64)r195 + 2ull; r234 = r233 <= 2147483647ll; r235 = (u64)r199 * 2ull; r236 = r235 <= 2147483647ll; r237 = (u64)r235 + (u64)r211; r238 = r237 <= 2147483647ll; r239 = (u64)r235 + 1ull; r240 = r239 <= 2147483647ll; r241 = (u64)r239 + (u64)r211; r242 = r241 <= 2147483647ll; r243 = (u64)r241 + (u64)r203; r244 = r243 <= 2147483647ll; r245 = r192 & r194; r246 = r245 & r196; r247 = r246 & r198; r248 = r247 & r200; r249 = r248 & r202; r250 = r249 & r204; r251 = r250 & r206; r252 = r251 & r208; r253 = r252 & r210; r254 = r253 & r212; r255 = r254 & r214; r256 = r255 & r216; r257 = r256 & r218; r258 = r257 & r220; r259 = r258 & r222; r260 = r259 & r224; r261 = r260 & r226; r262 = r261 & r228; r263 = r262 & r230; r264 = r263 & r232; r265 = r264 & r234; r266 = r265 & r236; r267 = r266 & r238; r268 = r267 & r240; r269 = r268 & r242; r270 = r269 & r244; if (!r270) goto b38; r344 = (i32)r5; r345 = r344; r346 = r344;
+	r17 = r355; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r120 = p5; r121 = (u64)r120 + (u64)(-2ll); r122 = (u64)r121 * (u64)r5; r123 = r122 >= 0ll;
+#line 51 "nests.go"
+	r69 = p1; r68 = p0;
+#line 50 "nests.go"
+	r36 = p3; r35 = p2; if (!r123) goto b38; r125 = (u64)r5; r124 = (u64)r121; r126 = __umul64hi(r124, r125); r127 = r126 == 0ull; if (!r127) goto b38; r130 = p4; r131 = (u64)r130 + (u64)(-2ll); r132 = (u64)r122 + (u64)r131; r133 = r132 >= 0ll; if (!r133) goto b38; r128 = r5; r134 = (u64)r128 + 1ull; r135 = (u64)r134; r136 = r135 < 9223372036854775808ull; if (!r136) goto b38; r137 = (u64)r132; r117 = (u64)r36; r138 = r137 < r117; if (!r138) goto b38; r140 = (u64)r134 - 1ull; r141 = (u64)r140; r142 = r141 < 9223372036854775808ull; if (!r142) goto b38; r143 = (u64)r132 - 1ull; r144 = (u64)r143; r145 = r144 < r117; if (!r145) goto b38; r148 = (u64)r134 + 1ull; r149 = (u64)r148; r150 = r149 < 9223372036854775808ull; if (!r150) goto b38; r146 = (u64)r132 + 1ull; r151 = (u64)r146; r152 = r151 < r117; if (!r152) goto b38; r154 = (u64)r120 + (u64)(-3ll); r155 = (u64)r154 * (u64)r5; r156 = r155 >= 0ll; if (!r156) goto b38; r157 = (u64)r154; r158 = __umul64hi(r157, r125); r159 = r158 == 0ull; if (!r159) goto b38; r162 = (u64)r155 + (u64)r131; r163 = r162 >= 0ll; if (!r163) goto b38; r166 = true; if (!r166) goto b38; r167 = (u64)r162; r168 = r167 < r117; if (!r168) goto b38; r170 = (u64)r120 + (u64)(-1ll); r173 = (u64)r170; r174 = __umul64hi(r173, r125); r175 = r174 == 0ull; if (!r175) goto b38; r176 = (u64)r5 * 2ull; r177 = r176 >= 0ll; if (!r177) goto b38; r171 = (u64)r170 * (u64)r5; r178 = (u64)r171 + (u64)r131; r179 = r178 >= 0ll; if (!r179) goto b38; r180 = (u64)r176 + 1ull; r181 = (u64)r180; r182 = r181 < 9223372036854775808ull; if (!r182) goto b38; r183 = (u64)r178; r184 = r183 < r117; if (!r184) goto b38; r185 = (u64)r69; r186 = r137 < r185; if (!r186) goto b38; r191 = p5; r192 = r191 <= 2147483647ll; r193 = (u64)r191 + (u64)(-2ll); r194 = r193 <= 2147483647ll; r195 = (u64)r193 - 1ull; r196 = r195 <= 2147483647ll; r197 = (u64)r195 + 1ull; r198 = r197 <= 2147483647ll; r199 = p4; r200 = r199 <= 2147483647ll; r201 = (u64)r199 + (u64)(-2ll); r202 = r201 <= 2147483647ll; r203 = (u64)r201 - 1ull; r204 = r203 <= 2147483647ll; r205 = (u64)r203 + 1ull; r206 = r205 <= 2147483647ll; r207 = (u64)r191 + (u64)(-1ll); r208 = r207 <= 2147483647ll; r209 = (u64)r199 + (u64)(-1ll); r210 = r209 <= 2147483647ll; r211 = (u64)r199 * (u64)r195; r212 = r211 <= 2147483647ll; r213 = (u64)r199 + (u64)r211; r214 = r213 <= 2147483647ll; r215 = (u64)r199 + 1ull; r216 = r215 <= 2147483647ll; r217 = (u64)r215 + (u64)r211; r218 = r217 <= 2147483647ll; r219 = (u64)r217 + (u64)r203; r220 = r219 <= 2147483647ll; r221 = (u64)r213 + (u64)r203; r222 = r221 <= 2147483647ll; r223 = (u64)r199 + 2ull; r224 = r223 <= 2147483647ll; r225 = (u64)r223 + (u64)r211; r226 = r225 <= 2147483647ll; r227 = (u64)r225 + (u64)r203; r228 = r227 <= 2147483647ll; r229 = (u64)r211 + 1ull; r230 = r229 <= 2147483647ll; r231 = (u64)r229 + (u64)r203; r232 = r231 <= 2147483647ll; r233 = (u64)r195 + 2ull; r234 = r233 <= 2147483647ll; r235 = (u64)r199 * 2ull; r236 = r235 <= 2147483647ll; r237 = (u64)r235 + (u64)r211; r238 = r237 <= 2147483647ll; r239 = (u64)r235 + 1ull; r240 = r239 <= 2147483647ll; r241 = (u64)r239 + (u64)r211; r242 = r241 <= 2147483647ll; r243 = (u64)r241 + (u64)r203; r244 = r243 <= 2147483647ll; r245 = r192 & r194; r246 = r245 & r196; r247 = r246 & r198; r248 = r247 & r200; r249 = r248 & r202; r250 = r249 & r204; r251 = r250 & r206; r252 = r251 & r208; r253 = r252 & r210; r254 = r253 & r212; r255 = r254 & r214; r256 = r255 & r216; r257 = r256 & r218; r258 = r257 & r220; r259 = r258 & r222; r260 = r259 & r224; r261 = r260 & r226; r262 = r261 & r228; r263 = r262 & r230; r264 = r263 & r232; r265 = r264 & r234; r266 = r265 & r236; r267 = r266 & r238; r268 = r267 & r240; r269 = r268 & r242; r270 = r269 & r244; if (!r270) goto b38; r344 = (i32)r5; r345 = r344; r346 = r344;
 b30: // head (int32)
 #line 48 "nests.go"
 	r293 = r20; r294 = r14; r295 = r294 < r9; if (!r295) goto b37; r296 = r293 < r4; if (!r296) goto b37; r340 = (u32)r293; r273 = r340 + 1u; r274 = (i32)r273; r341 = (u32)r294; r275 = r341 + 1u; r276 = (i32)r275;
@@ -3331,13 +3371,7 @@ extern "C" __global__ void Stencil9_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 61 "nests.go"
-	r0 = p5; r5 = p4;
-#line 63 "nests.go"
-	r37 = p2; r38 = p3;
-#line 65 "nests.go"
-	r96 = p0; r97 = p1;
-#line 61 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b45; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p5; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b45; r3 = (u64)r1; r4 = r3 - 1ull; r5 = p4;
 	r6 = (u64)r5 - 1ull;
 #line 61 "nests.go"
 	r7 = r6 > 1ll; if (!r7) goto b45; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r509 = r11 | r9; r510 = r509 >> 32; r511 = (u32)r510; r512 = r511 == 0u; if (!r512) goto b56; r513 = (u32)r11; r514 = (u32)r9; r515 = qd_div_u32(r513, r514); r508 = (u64)r515;
@@ -3346,7 +3380,11 @@ b5: // setup
 	r15 = r508; r16 = r15 * r9; r14 = r11 - r16; r517 = r13 | r9; r518 = r517 >> 32; r519 = (u32)r518; r520 = r519 == 0u; if (!r520) goto b55; r521 = (u32)r13; r522 = (u32)r9; r523 = qd_div_u32(r521, r522); r516 = (u64)r523;
 b7: // setup
 #line 61 "nests.go"
-	r17 = r516; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r173 = (u64)r38; r176 = p5; r177 = (u64)r176 + (u64)(-3ll); r178 = (u64)r177 * (u64)r5; r179 = r178 >= 0ll; r180 = (u64)r177; r181 = (u64)r5; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; r187 = p4; r188 = (u64)r187 + (u64)(-2ll); r189 = (u64)r178 + (u64)r188; r190 = r189 >= 0ll; r195 = true; r196 = (u64)r189 - 1ull; r197 = (u64)r196; r198 = r197 < r173; r199 = (u64)r189 + 1ull; r203 = true; r204 = (u64)r199; r205 = r204 < r173; r207 = (u64)r176 + (u64)(-1ll); r208 = (u64)r207 * (u64)r5; r209 = r208 >= 0ll; r210 = (u64)r207; r211 = __umul64hi(r210, r181); r212 = r211 == 0ull; r213 = (u64)r5 * 2ull; r214 = r213 >= 0ll; r215 = (u64)r208 + (u64)r188; r216 = r215 >= 0ll; r217 = (u64)r213 + 1ull; r219 = (u64)r217 - 1ull; r220 = (u64)r219; r221 = r220 < 9223372036854775808ull; r222 = (u64)r215 - 1ull; r223 = (u64)r222; r224 = r223 < r173; r225 = (u64)r215 + 1ull; r227 = (u64)r217 + 1ull; r228 = (u64)r227; r229 = r228 < 9223372036854775808ull; r230 = (u64)r225; r231 = r230 < r173; r233 = true; r234 = (u64)r189; r235 = r234 < r173; r236 = (u64)r176 + (u64)(-2ll); r237 = (u64)r236 * (u64)r5; r239 = (u64)r236; r240 = __umul64hi(r239, r181); r241 = r240 == 0ull; r242 = r5; r244 = (u64)r237 + (u64)r188; r245 = r244 >= 0ll; r246 = (u64)r242 + 1ull; r248 = (u64)r246 - 1ull; r249 = (u64)r248; r250 = r249 < 9223372036854775808ull; r251 = (u64)r244 - 1ull; r252 = (u64)r251; r253 = r252 < r173; r254 = (u64)r244 + 1ull; r256 = (u64)r246 + 1ull; r257 = (u64)r256; r258 = r257 < 9223372036854775808ull; r259 = (u64)r254; r260 = r259 < r173; r261 = (u64)r217; r262 = r261 < 9223372036854775808ull; r263 = (u64)r215; r264 = r263 < r173; r265 = (u64)r246; r266 = r265 < 9223372036854775808ull; r267 = (u64)r244; r268 = r267 < r173; r269 = (u64)r97; r270 = r267 < r269; if (!r179) goto b46; if (!r183) goto b46; if (!r190) goto b46; if (!r195) goto b46; if (!r198) goto b46; if (!r203) goto b46; if (!r205) goto b46; if (!r209) goto b46; if (!r212) goto b46; if (!r214) goto b46; if (!r216) goto b46; if (!r221) goto b46; if (!r224) goto b46; if (!r229) goto b46; if (!r231) goto b46; if (!r233) goto b46; if (!r235) goto b46; if (!r241) goto b46; if (!r245) goto b46; if (!r250) goto b46; if (!r253) goto b46; if (!r258) goto b46; if (!r260) goto b46; if (!r262) goto b46; if (!r264) goto b46; if (!r266) goto b46; if (!r268) goto b46; if (!r270) goto b46; r283 = p5; r284 = r283 <= 2147483647ll; r285 = (u64)r283 + (u64)(-2ll); r286 = r285 <= 2147483647ll; r287 = (u64)r285 - 1ull; r288 = r287 <= 2147483647ll; r289 = (u64)r287 + 1ull; r290 = r289 <= 2147483647ll; r291 = p4; r292 = r291 <= 2147483647ll; r293 = (u64)r291 + (u64)(-2ll); r294 = r293 <= 2147483647ll; r295 = (u64)r293 - 1ull; r296 = r295 <= 2147483647ll; r297 = (u64)r295 + 1ull; r298 = r297 <= 2147483647ll; r299 = (u64)r283 + (u64)(-1ll); r300 = r299 <= 2147483647ll; r301 = (u64)r291 + (u64)(-1ll); r302 = r301 <= 2147483647ll; r303 = (u64)r291 * (u64)r287; r304 = r303 <= 2147483647ll; r305 = (u64)r303 + 1ull; r306 = r305 <= 2147483647ll; r307 = (u64)r305 + (u64)r295; r308 = r307 <= 2147483647ll; r309 = (u64)r303 + (u64)r295; r310 = r309 <= 2147483647ll; r311 = (u64)r303 + 2ull; r312 = r311 <= 2147483647ll; r313 = (u64)r311 + (u64)r295; r314 = r313 <= 2147483647ll; r315 = (u64)r287 + 2ull; r316 = r315 <= 2147483647ll; r317 = (u64)r291 * 2ull; r318 = r317 <= 2147483647ll; r319 = (u64)r317 + (u64)r303; r320 = r319 <= 2147483647ll; r321 = (u64)r317 + 1ull; r322 = r321 <= 2147483647ll; r323 = (u64)r321 + (u64)r303; r324 = r323 <= 2147483647ll; r325 = (u64)r323 + (u64)r295; r326 = r325 <= 2147483647ll; r327 = (u64)r319 + (u64)r295; r328 = r327 <= 2147483647ll; r329 = (u64)r317 + 2ull; r330 = r329 <= 2147483647ll; r331 = (u64)r329 + (u64)r303; r332 = r331 <= 2147483647ll; r333 = (u64)r331 + (u64)r295; r334 = r333 <= 2147483647ll; r335 = (u64)r291 + (u64)r303; r336 = r335 <= 2147483647ll; r337 = (u64)r291 + 1ull; r338 = r337 <= 2147483647ll; r339 = (u64)r337 + (u64)r303; r340 = r339 <= 2147483647ll; r341 = (u64)r339 + (u64)r295; r342 = r341 <= 2147483647ll; r343 = (u64)r335 + (u64)r295; r344 = r343 <= 2147483647ll; r345 = (u64)r291 + 2ull; r346 = r345 <= 2147483647ll; r347 = (u64)r345 + (u64)r303; r348 = r347 <= 2147483647ll; r349 = (u64)r347 + (u64)r295; r350 = r349 <= 2147483647ll; r351 = r284 & r286; r352 = r351 & r288; r353 = r352 & r290; r354 = r353 & r292; r355 = r354 & r294; r356 = r355 & r296; r357 = r356 & r298; r358 = r357 & r300; r359 = r358 & r302; r360 = r359 & r304; r361 = r360 & r306; r362 = r361 & r308; r363 = r362 & r310; r364 = r363 & r312; r365 = r364 & r314; r366 = r365 & r316; r367 = r366 & r318; r368 = r367 & r320; r369 = r368 & r322; r370 = r369 & r324; r371 = r370 & r326; r372 = r371 & r328; r373 = r372 & r330; r374 = r373 & r332; r375 = r374 & r334; r376 = r375 & r336; r377 = r376 & r338; r378 = r377 & r340; r379 = r378 & r342; r380 = r379 & r344; r381 = r380 & r346; r382 = r381 & r348; r383 = r382 & r350; if (!r383) goto b46; r505 = (i32)r5; r506 = r505; r507 = r505;
+	r17 = r516; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r176 = p5; r177 = (u64)r176 + (u64)(-3ll); r178 = (u64)r177 * (u64)r5; r179 = r178 >= 0ll;
+#line 65 "nests.go"
+	r97 = p1; r96 = p0;
+#line 63 "nests.go"
+	r38 = p3; r37 = p2; if (!r179) goto b46; r181 = (u64)r5; r180 = (u64)r177; r182 = __umul64hi(r180, r181); r183 = r182 == 0ull; if (!r183) goto b46; r187 = p4; r188 = (u64)r187 + (u64)(-2ll); r189 = (u64)r178 + (u64)r188; r190 = r189 >= 0ll; if (!r190) goto b46; r195 = true; if (!r195) goto b46; r196 = (u64)r189 - 1ull; r197 = (u64)r196; r173 = (u64)r38; r198 = r197 < r173; if (!r198) goto b46; r203 = true; if (!r203) goto b46; r199 = (u64)r189 + 1ull; r204 = (u64)r199; r205 = r204 < r173; if (!r205) goto b46; r207 = (u64)r176 + (u64)(-1ll); r208 = (u64)r207 * (u64)r5; r209 = r208 >= 0ll; if (!r209) goto b46; r210 = (u64)r207; r211 = __umul64hi(r210, r181); r212 = r211 == 0ull; if (!r212) goto b46; r213 = (u64)r5 * 2ull; r214 = r213 >= 0ll; if (!r214) goto b46; r215 = (u64)r208 + (u64)r188; r216 = r215 >= 0ll; if (!r216) goto b46; r217 = (u64)r213 + 1ull; r219 = (u64)r217 - 1ull; r220 = (u64)r219; r221 = r220 < 9223372036854775808ull; if (!r221) goto b46; r222 = (u64)r215 - 1ull; r223 = (u64)r222; r224 = r223 < r173; if (!r224) goto b46; r227 = (u64)r217 + 1ull; r228 = (u64)r227; r229 = r228 < 9223372036854775808ull; if (!r229) goto b46; r225 = (u64)r215 + 1ull; r230 = (u64)r225; r231 = r230 < r173; if (!r231) goto b46; r233 = true; if (!r233) goto b46; r234 = (u64)r189; r235 = r234 < r173; if (!r235) goto b46; r236 = (u64)r176 + (u64)(-2ll); r239 = (u64)r236; r240 = __umul64hi(r239, r181); r241 = r240 == 0ull; if (!r241) goto b46; r237 = (u64)r236 * (u64)r5; r244 = (u64)r237 + (u64)r188; r245 = r244 >= 0ll; if (!r245) goto b46; r242 = r5; r246 = (u64)r242 + 1ull; r248 = (u64)r246 - 1ull; r249 = (u64)r248; r250 = r249 < 9223372036854775808ull; if (!r250) goto b46; r251 = (u64)r244 - 1ull; r252 = (u64)r251; r253 = r252 < r173; if (!r253) goto b46; r256 = (u64)r246 + 1ull; r257 = (u64)r256; r258 = r257 < 9223372036854775808ull; if (!r258) goto b46; r254 = (u64)r244 + 1ull; r259 = (u64)r254; r260 = r259 < r173; if (!r260) goto b46; r261 = (u64)r217; r262 = r261 < 9223372036854775808ull; if (!r262) goto b46; r263 = (u64)r215; r264 = r263 < r173; if (!r264) goto b46; r265 = (u64)r246; r266 = r265 < 9223372036854775808ull; if (!r266) goto b46; r267 = (u64)r244; r268 = r267 < r173; if (!r268) goto b46; r269 = (u64)r97; r270 = r267 < r269; if (!r270) goto b46; r283 = p5; r284 = r283 <= 2147483647ll; r285 = (u64)r283 + (u64)(-2ll); r286 = r285 <= 2147483647ll; r287 = (u64)r285 - 1ull; r288 = r287 <= 2147483647ll; r289 = (u64)r287 + 1ull; r290 = r289 <= 2147483647ll; r291 = p4; r292 = r291 <= 2147483647ll; r293 = (u64)r291 + (u64)(-2ll); r294 = r293 <= 2147483647ll; r295 = (u64)r293 - 1ull; r296 = r295 <= 2147483647ll; r297 = (u64)r295 + 1ull; r298 = r297 <= 2147483647ll; r299 = (u64)r283 + (u64)(-1ll); r300 = r299 <= 2147483647ll; r301 = (u64)r291 + (u64)(-1ll); r302 = r301 <= 2147483647ll; r303 = (u64)r291 * (u64)r287; r304 = r303 <= 2147483647ll; r305 = (u64)r303 + 1ull; r306 = r305 <= 2147483647ll; r307 = (u64)r305 + (u64)r295; r308 = r307 <= 2147483647ll; r309 = (u64)r303 + (u64)r295; r310 = r309 <= 2147483647ll; r311 = (u64)r303 + 2ull; r312 = r311 <= 2147483647ll; r313 = (u64)r311 + (u64)r295; r314 = r313 <= 2147483647ll; r315 = (u64)r287 + 2ull; r316 = r315 <= 2147483647ll; r317 = (u64)r291 * 2ull; r318 = r317 <= 2147483647ll; r319 = (u64)r317 + (u64)r303; r320 = r319 <= 2147483647ll; r321 = (u64)r317 + 1ull; r322 = r321 <= 2147483647ll; r323 = (u64)r321 + (u64)r303; r324 = r323 <= 2147483647ll; r325 = (u64)r323 + (u64)r295; r326 = r325 <= 2147483647ll; r327 = (u64)r319 + (u64)r295; r328 = r327 <= 2147483647ll; r329 = (u64)r317 + 2ull; r330 = r329 <= 2147483647ll; r331 = (u64)r329 + (u64)r303; r332 = r331 <= 2147483647ll; r333 = (u64)r331 + (u64)r295; r334 = r333 <= 2147483647ll; r335 = (u64)r291 + (u64)r303; r336 = r335 <= 2147483647ll; r337 = (u64)r291 + 1ull; r338 = r337 <= 2147483647ll; r339 = (u64)r337 + (u64)r303; r340 = r339 <= 2147483647ll; r341 = (u64)r339 + (u64)r295; r342 = r341 <= 2147483647ll; r343 = (u64)r335 + (u64)r295; r344 = r343 <= 2147483647ll; r345 = (u64)r291 + 2ull; r346 = r345 <= 2147483647ll; r347 = (u64)r345 + (u64)r303; r348 = r347 <= 2147483647ll; r349 = (u64)r347 + (u64)r295; r350 = r349 <= 2147483647ll; r351 = r284 & r286; r352 = r351 & r288; r353 = r352 & r290; r354 = r353 & r292; r355 = r354 & r294; r356 = r355 & r296; r357 = r356 & r298; r358 = r357 & r300; r359 = r358 & r302; r360 = r359 & r304; r361 = r360 & r306; r362 = r361 & r308; r363 = r362 & r310; r364 = r363 & r312; r365 = r364 & r314; r366 = r365 & r316; r367 = r366 & r318; r368 = r367 & r320; r369 = r368 & r322; r370 = r369 & r324; r371 = r370 & r326; r372 = r371 & r328; r373 = r372 & r330; r374 = r373 & r332; r375 = r374 & r334; r376 = r375 & r336; r377 = r376 & r338; r378 = r377 & r340; r379 = r378 & r342; r380 = r379 & r344; r381 = r380 & r346; r382 = r381 & r348; r383 = r382 & r350; if (!r383) goto b46; r505 = (i32)r5; r506 = r505; r507 = r505;
 b38: // head (int32)
 #line 61 "nests.go"
 	r422 = r20; r423 = r14; r424 = r423 < r9; if (!r424) goto b45; r425 = r422 < r4; if (!r425) goto b45; r501 = (u32)r422; r386 = r501 + 1u; r387 = (i32)r386; r502 = (u32)r423; r388 = r502 + 1u; r389 = (i32)r388;
@@ -3445,11 +3483,7 @@ extern "C" __global__ void JacobiStep_0(char *p0, i64 p1, char *p2, i64 p3, i64 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 75 "nests.go"
-	r0 = p4;
-#line 77 "nests.go"
-	r36 = p2; r37 = p3; r65 = p0; r66 = p1;
-#line 75 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p4; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b37; r3 = (u64)r1; r4 = r3 - 1ull;
 	r5 = (u64)r0 - 1ull;
 #line 75 "nests.go"
 	r7 = (u64)r5; r8 = r7 - 1ull; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r324 = r10 | r8; r325 = r324 >> 32; r326 = (u32)r325; r327 = r326 == 0u; if (!r327) goto b48; r328 = (u32)r10; r329 = (u32)r8; r330 = qd_div_u32(r328, r329); r323 = (u64)r330;
@@ -3458,7 +3492,9 @@ b5: // setup
 	r14 = r323; r15 = r14 * r8; r13 = r10 - r15; r332 = r12 | r8; r333 = r332 >> 32; r334 = (u32)r333; r335 = r334 == 0u; if (!r335) goto b47; r336 = (u32)r12; r337 = (u32)r8; r338 = qd_div_u32(r336, r337); r331 = (u64)r338;
 b7: // setup
 #line 75 "nests.go"
-	r16 = r331; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r112 = (u64)r37; r115 = p4; r116 = (u64)r115 + (u64)(-2ll); r117 = (u64)r116 * (u64)r0; r118 = r117 >= 0ll; r119 = (u64)r116; r120 = (u64)r0; r121 = __umul64hi(r119, r120); r122 = r121 == 0ull; r123 = r0; r125 = (u64)r117 + (u64)r116; r126 = r125 >= 0ll; r127 = (u64)r123 + 1ull; r128 = (u64)r127; r129 = r128 < 9223372036854775808ull; r130 = (u64)r125; r131 = r130 < r112; r133 = (u64)r127 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; r136 = (u64)r125 - 1ull; r137 = (u64)r136; r138 = r137 < r112; r139 = (u64)r125 + 1ull; r141 = (u64)r127 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; r144 = (u64)r139; r145 = r144 < r112; r147 = (u64)r115 + (u64)(-1ll); r148 = (u64)r147 * (u64)r0; r150 = (u64)r147; r151 = __umul64hi(r150, r120); r152 = r151 == 0ull; r153 = (u64)r0 * 2ull; r154 = r153 >= 0ll; r155 = (u64)r148 + (u64)r116; r156 = r155 >= 0ll; r157 = (u64)r153 + 1ull; r158 = (u64)r157; r159 = r158 < 9223372036854775808ull; r160 = (u64)r155; r161 = r160 < r112; r163 = (u64)r115 + (u64)(-3ll); r164 = (u64)r163 * (u64)r0; r165 = r164 >= 0ll; r166 = (u64)r163; r167 = __umul64hi(r166, r120); r168 = r167 == 0ull; r171 = (u64)r164 + (u64)r116; r172 = r171 >= 0ll; r175 = true; r176 = (u64)r171; r177 = r176 < r112; r178 = (u64)r66; r179 = r130 < r178; if (!r118) goto b38; if (!r122) goto b38; if (!r126) goto b38; if (!r129) goto b38; if (!r131) goto b38; if (!r135) goto b38; if (!r138) goto b38; if (!r143) goto b38; if (!r145) goto b38; if (!r152) goto b38; if (!r154) goto b38; if (!r156) goto b38; if (!r159) goto b38; if (!r161) goto b38; if (!r165) goto b38; if (!r168) goto b38; if (!r172) goto b38; if (!r175) goto b38; if (!r177) goto b38; if (!r179) goto b38; r184 = p4; r185 = r184 <= 2147483647ll; r186 = (u64)r184 + (u64)(-2ll); r187 = r186 <= 2147483647ll; r188 = (u64)r186 - 1ull; r189 = r188 <= 2147483647ll; r190 = (u64)r188 + 1ull; r191 = r190 <= 2147483647ll; r192 = (u64)r184 + (u64)(-1ll); r193 = r192 <= 2147483647ll; r194 = (u64)r184 * (u64)r188; r195 = r194 <= 2147483647ll; r196 = (u64)r184 + (u64)r194; r197 = r196 <= 2147483647ll; r198 = (u64)r184 + 1ull; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + (u64)r194; r201 = r200 <= 2147483647ll; r202 = (u64)r200 + (u64)r188; r203 = r202 <= 2147483647ll; r204 = (u64)r196 + (u64)r188; r205 = r204 <= 2147483647ll; r206 = (u64)r184 + 2ull; r207 = r206 <= 2147483647ll; r208 = (u64)r206 + (u64)r194; r209 = r208 <= 2147483647ll; r210 = (u64)r208 + (u64)r188; r211 = r210 <= 2147483647ll; r212 = (u64)r188 + 2ull; r213 = r212 <= 2147483647ll; r214 = (u64)r184 * 2ull; r215 = r214 <= 2147483647ll; r216 = (u64)r214 + (u64)r194; r217 = r216 <= 2147483647ll; r218 = (u64)r214 + 1ull; r219 = r218 <= 2147483647ll; r220 = (u64)r218 + (u64)r194; r221 = r220 <= 2147483647ll; r222 = (u64)r220 + (u64)r188; r223 = r222 <= 2147483647ll; r224 = (u64)r194 + 1ull; r225 = r224 <= 2147483647ll; r226 = (u64)r224 + (u64)r188; r227 = r226 <= 2147483647ll; r228 = r185 & r187; r229 = r228 & r189; r230 = r229 & r191; r231 = r230 & r193; r232 = r231 & r195; r233 = r232 & r197; r234 = r233 & r199; r235 = r234 & r201; r236 = r235 & r203; r237 = r236 & r205; r238 = r237 & r207; r239 = r238 & r209; r240 = r239 & r211; r241 = r240 & r213; r242 = r241 & r215; r243 = r242 & r217; r244 = r243 & r219; r245 = r244 & r221; r246 = r245 & r223; r247 = r246 & r225; r248 = r247 & r227; if (!r248) goto b38; r320 = (i32)r0; r321 = r320; r322 = r320;
+	r16 = r331; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r115 = p4; r116 = (u64)r115 + (u64)(-2ll); r117 = (u64)r116 * (u64)r0; r118 = r117 >= 0ll;
+#line 77 "nests.go"
+	r66 = p1; r65 = p0; r37 = p3; r36 = p2; if (!r118) goto b38; r120 = (u64)r0; r119 = (u64)r116; r121 = __umul64hi(r119, r120); r122 = r121 == 0ull; if (!r122) goto b38; r125 = (u64)r117 + (u64)r116; r126 = r125 >= 0ll; if (!r126) goto b38; r123 = r0; r127 = (u64)r123 + 1ull; r128 = (u64)r127; r129 = r128 < 9223372036854775808ull; if (!r129) goto b38; r130 = (u64)r125; r112 = (u64)r37; r131 = r130 < r112; if (!r131) goto b38; r133 = (u64)r127 - 1ull; r134 = (u64)r133; r135 = r134 < 9223372036854775808ull; if (!r135) goto b38; r136 = (u64)r125 - 1ull; r137 = (u64)r136; r138 = r137 < r112; if (!r138) goto b38; r141 = (u64)r127 + 1ull; r142 = (u64)r141; r143 = r142 < 9223372036854775808ull; if (!r143) goto b38; r139 = (u64)r125 + 1ull; r144 = (u64)r139; r145 = r144 < r112; if (!r145) goto b38; r147 = (u64)r115 + (u64)(-1ll); r150 = (u64)r147; r151 = __umul64hi(r150, r120); r152 = r151 == 0ull; if (!r152) goto b38; r153 = (u64)r0 * 2ull; r154 = r153 >= 0ll; if (!r154) goto b38; r148 = (u64)r147 * (u64)r0; r155 = (u64)r148 + (u64)r116; r156 = r155 >= 0ll; if (!r156) goto b38; r157 = (u64)r153 + 1ull; r158 = (u64)r157; r159 = r158 < 9223372036854775808ull; if (!r159) goto b38; r160 = (u64)r155; r161 = r160 < r112; if (!r161) goto b38; r163 = (u64)r115 + (u64)(-3ll); r164 = (u64)r163 * (u64)r0; r165 = r164 >= 0ll; if (!r165) goto b38; r166 = (u64)r163; r167 = __umul64hi(r166, r120); r168 = r167 == 0ull; if (!r168) goto b38; r171 = (u64)r164 + (u64)r116; r172 = r171 >= 0ll; if (!r172) goto b38; r175 = true; if (!r175) goto b38; r176 = (u64)r171; r177 = r176 < r112; if (!r177) goto b38; r178 = (u64)r66; r179 = r130 < r178; if (!r179) goto b38; r184 = p4; r185 = r184 <= 2147483647ll; r186 = (u64)r184 + (u64)(-2ll); r187 = r186 <= 2147483647ll; r188 = (u64)r186 - 1ull; r189 = r188 <= 2147483647ll; r190 = (u64)r188 + 1ull; r191 = r190 <= 2147483647ll; r192 = (u64)r184 + (u64)(-1ll); r193 = r192 <= 2147483647ll; r194 = (u64)r184 * (u64)r188; r195 = r194 <= 2147483647ll; r196 = (u64)r184 + (u64)r194; r197 = r196 <= 2147483647ll; r198 = (u64)r184 + 1ull; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + (u64)r194; r201 = r200 <= 2147483647ll; r202 = (u64)r200 + (u64)r188; r203 = r202 <= 2147483647ll; r204 = (u64)r196 + (u64)r188; r205 = r204 <= 2147483647ll; r206 = (u64)r184 + 2ull; r207 = r206 <= 2147483647ll; r208 = (u64)r206 + (u64)r194; r209 = r208 <= 2147483647ll; r210 = (u64)r208 + (u64)r188; r211 = r210 <= 2147483647ll; r212 = (u64)r188 + 2ull; r213 = r212 <= 2147483647ll; r214 = (u64)r184 * 2ull; r215 = r214 <= 2147483647ll; r216 = (u64)r214 + (u64)r194; r217 = r216 <= 2147483647ll; r218 = (u64)r214 + 1ull; r219 = r218 <= 2147483647ll; r220 = (u64)r218 + (u64)r194; r221 = r220 <= 2147483647ll; r222 = (u64)r220 + (u64)r188; r223 = r222 <= 2147483647ll; r224 = (u64)r194 + 1ull; r225 = r224 <= 2147483647ll; r226 = (u64)r224 + (u64)r188; r227 = r226 <= 2147483647ll; r228 = r185 & r187; r229 = r228 & r189; r230 = r229 & r191; r231 = r230 & r193; r232 = r231 & r195; r233 = r232 & r197; r234 = r233 & r199; r235 = r234 & r201; r236 = r235 & r203; r237 = r236 & r205; r238 = r237 & r207; r239 = r238 & r209; r240 = r239 & r211; r241 = r240 & r213; r242 = r241 & r215; r243 = r242 & r217; r244 = r243 & r219; r245 = r244 & r221; r246 = r245 & r223; r247 = r246 & r225; r248 = r247 & r227; if (!r248) goto b38; r320 = (i32)r0; r321 = r320; r322 = r320;
 b30: // head (int32)
 #line 75 "nests.go"
 	r271 = r19; r272 = r13; r273 = r272 < r8; if (!r273) goto b37; r274 = r271 < r4; if (!r274) goto b37; r316 = (u32)r271; r251 = r316 + 1u; r252 = (i32)r251; r317 = (u32)r272; r253 = r317 + 1u; r254 = (i32)r253;
@@ -3529,11 +3565,7 @@ extern "C" __global__ void JacobiCopy_0(char *p0, i64 p1, char *p2, i64 p3, i64 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 86 "nests.go"
-	r0 = p4;
-#line 88 "nests.go"
-	r36 = p2; r37 = p3; r40 = p0; r41 = p1;
-#line 86 "nests.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b23; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p4; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b23; r3 = (u64)r1; r4 = r3 - 1ull;
 	r5 = (u64)r0 - 1ull;
 #line 86 "nests.go"
 	r7 = (u64)r5; r8 = r7 - 1ull; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r147 = r10 | r8; r148 = r147 >> 32; r149 = (u32)r148; r150 = r149 == 0u; if (!r150) goto b34; r151 = (u32)r10; r152 = (u32)r8; r153 = qd_div_u32(r151, r152); r146 = (u64)r153;
@@ -3542,7 +3574,9 @@ b5: // setup
 	r14 = r146; r15 = r14 * r8; r13 = r10 - r15; r155 = r12 | r8; r156 = r155 >> 32; r157 = (u32)r156; r158 = r157 == 0u; if (!r158) goto b33; r159 = (u32)r12; r160 = (u32)r8; r161 = qd_div_u32(r159, r160); r154 = (u64)r161;
 b7: // setup
 #line 86 "nests.go"
-	r16 = r154; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r62 = (u64)r37; r65 = p4; r66 = (u64)r65 + (u64)(-2ll); r67 = (u64)r66 * (u64)r0; r68 = r67 >= 0ll; r69 = (u64)r66; r70 = (u64)r0; r71 = __umul64hi(r69, r70); r72 = r71 == 0ull; r73 = r0; r75 = (u64)r67 + (u64)r66; r76 = r75 >= 0ll; r77 = (u64)r73 + 1ull; r78 = (u64)r77; r79 = r78 < 9223372036854775808ull; r80 = (u64)r75; r81 = r80 < r62; r82 = (u64)r41; r83 = r80 < r82; if (!r68) goto b24; if (!r72) goto b24; if (!r76) goto b24; if (!r79) goto b24; if (!r81) goto b24; if (!r83) goto b24; r84 = p4; r85 = r84 <= 2147483647ll; r86 = (u64)r84 + (u64)(-2ll); r87 = r86 <= 2147483647ll; r88 = (u64)r86 - 1ull; r89 = r88 <= 2147483647ll; r90 = (u64)r88 + 1ull; r91 = r90 <= 2147483647ll; r92 = (u64)r84 + (u64)(-1ll); r93 = r92 <= 2147483647ll; r94 = (u64)r84 * (u64)r88; r95 = r94 <= 2147483647ll; r96 = (u64)r84 + (u64)r94; r97 = r96 <= 2147483647ll; r98 = (u64)r84 + 1ull; r99 = r98 <= 2147483647ll; r100 = (u64)r98 + (u64)r94; r101 = r100 <= 2147483647ll; r102 = (u64)r100 + (u64)r88; r103 = r102 <= 2147483647ll; r104 = r85 & r87; r105 = r104 & r89; r106 = r105 & r91; r107 = r106 & r93; r108 = r107 & r95; r109 = r108 & r97; r110 = r109 & r99; r111 = r110 & r101; r112 = r111 & r103; if (!r112) goto b24; r145 = (i32)r0;
+	r16 = r154; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r65 = p4; r66 = (u64)r65 + (u64)(-2ll); r67 = (u64)r66 * (u64)r0; r68 = r67 >= 0ll;
+#line 88 "nests.go"
+	r41 = p1; r40 = p0; r37 = p3; r36 = p2; if (!r68) goto b24; r70 = (u64)r0; r69 = (u64)r66; r71 = __umul64hi(r69, r70); r72 = r71 == 0ull; if (!r72) goto b24; r75 = (u64)r67 + (u64)r66; r76 = r75 >= 0ll; if (!r76) goto b24; r73 = r0; r77 = (u64)r73 + 1ull; r78 = (u64)r77; r79 = r78 < 9223372036854775808ull; if (!r79) goto b24; r80 = (u64)r75; r62 = (u64)r37; r81 = r80 < r62; if (!r81) goto b24; r82 = (u64)r41; r83 = r80 < r82; if (!r83) goto b24; r84 = p4; r85 = r84 <= 2147483647ll; r86 = (u64)r84 + (u64)(-2ll); r87 = r86 <= 2147483647ll; r88 = (u64)r86 - 1ull; r89 = r88 <= 2147483647ll; r90 = (u64)r88 + 1ull; r91 = r90 <= 2147483647ll; r92 = (u64)r84 + (u64)(-1ll); r93 = r92 <= 2147483647ll; r94 = (u64)r84 * (u64)r88; r95 = r94 <= 2147483647ll; r96 = (u64)r84 + (u64)r94; r97 = r96 <= 2147483647ll; r98 = (u64)r84 + 1ull; r99 = r98 <= 2147483647ll; r100 = (u64)r98 + (u64)r94; r101 = r100 <= 2147483647ll; r102 = (u64)r100 + (u64)r88; r103 = r102 <= 2147483647ll; r104 = r85 & r87; r105 = r104 & r89; r106 = r105 & r91; r107 = r106 & r93; r108 = r107 & r95; r109 = r108 & r97; r110 = r109 & r99; r111 = r110 & r101; r112 = r111 & r103; if (!r112) goto b24; r145 = (i32)r0;
 b16: // head (int32)
 #line 86 "nests.go"
 	r123 = r19; r124 = r13; r125 = r124 < r8; if (!r125) goto b23; r126 = r123 < r4; if (!r126) goto b23; r141 = (u32)r123; r115 = r141 + 1u; r116 = (i32)r115; r142 = (u32)r124; r117 = r142 + 1u; r118 = (i32)r117;
@@ -3609,20 +3643,22 @@ extern "C" __global__ void FDTDEy_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 	char *r75 = 0, *r80 = 0, *r84 = 0, *r87 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 99 "nests.go"
-	r0 = p4; r4 = p5;
 #line 102 "nests.go"
-	r33 = p0; r34 = p1; r35 = p6;
+	r33 = p0; r35 = p6;
 #line 104 "nests.go"
-	r43 = p2; r44 = p3;
+	r43 = p2;
 #line 99 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r132 = r9 | r7; r133 = r132 >> 32; r134 = (u32)r133; r135 = r134 == 0u; if (!r135) goto b24; r136 = (u32)r9; r137 = (u32)r7; r138 = qd_div_u32(r136, r137); r131 = (u64)r138;
+	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r4 = p5; r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r132 = r9 | r7; r133 = r132 >> 32; r134 = (u32)r133; r135 = r134 == 0u; if (!r135) goto b24; r136 = (u32)r9; r137 = (u32)r7; r138 = qd_div_u32(r136, r137); r131 = (u64)r138;
 b5: // setup
 #line 99 "nests.go"
 	r13 = r131; r14 = r13 * r7; r12 = r9 - r14; r140 = r11 | r7; r141 = r140 >> 32; r142 = (u32)r141; r143 = r142 == 0u; if (!r143) goto b23; r144 = (u32)r11; r145 = (u32)r7; r146 = qd_div_u32(r144, r145); r139 = (u64)r146;
 b7: // setup
 #line 99 "nests.go"
-	r15 = r139; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r88 = (u64)r34; r90 = p5; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91; r93 = r92 < r88; r97 = p4; r98 = (u64)r97 + (u64)(-1ll); r99 = (u64)r98 * (u64)r4; r100 = r99 >= 0ll; r101 = (u64)r98; r102 = r6; r103 = __umul64hi(r101, r102); r104 = r103 == 0ull; r107 = (u64)r99 + (u64)r91; r108 = r107 >= 0ll; r111 = true; if (!r93) goto b13; if (!r100) goto b13; if (!r104) goto b13; if (!r108) goto b13;
+	r15 = r139; r16 = r15 * r7; r17 = r11 - r16; r18 = r13;
+#line 102 "nests.go"
+	r34 = p1; r88 = (u64)r34; r90 = p5; r91 = (u64)r90 + (u64)(-1ll);
+#line 104 "nests.go"
+	r44 = p3; r97 = p4; r98 = (u64)r97 + (u64)(-1ll); r99 = (u64)r98 * (u64)r4; r102 = r6; r107 = (u64)r99 + (u64)r91; r92 = (u64)r91; r93 = r92 < r88; if (!r93) goto b13; r100 = r99 >= 0ll; if (!r100) goto b13; r101 = (u64)r98; r103 = __umul64hi(r101, r102); r104 = r103 == 0ull; if (!r104) goto b13; r108 = r107 >= 0ll; if (!r108) goto b13; r111 = true;
 b13: // head (checked if)
 #line 99 "nests.go"
 	r57 = r18; r58 = r12; r59 = r58 < r7; if (!r59) goto b22; r60 = r57 < r3; if (!r60) goto b22; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63;
@@ -3694,17 +3730,15 @@ extern "C" __global__ void FDTDEx_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 114 "nests.go"
-	r0 = p4; r4 = p5;
-#line 116 "nests.go"
-	r34 = p2; r35 = p3; r45 = p0; r46 = p1;
-#line 114 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b25; r2 = (u64)r0; r3 = r2; r5 = r4 > 1ll; if (!r5) goto b25; r6 = (u64)r4; r7 = r6 - 1ull; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r187 = r9 | r7; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b34; r191 = (u32)r9; r192 = (u32)r7; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b25; r4 = p5; r5 = r4 > 1ll; if (!r5) goto b25; r6 = (u64)r4; r7 = r6 - 1ull; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r187 = r9 | r7; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b34; r191 = (u32)r9; r192 = (u32)r7; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
 b5: // setup
 #line 114 "nests.go"
 	r13 = r186; r14 = r13 * r7; r12 = r9 - r14; r195 = r11 | r7; r196 = r195 >> 32; r197 = (u32)r196; r198 = r197 == 0u; if (!r198) goto b33; r199 = (u32)r11; r200 = (u32)r7; r201 = qd_div_u32(r199, r200); r194 = (u64)r201;
 b7: // setup
 #line 114 "nests.go"
-	r15 = r194; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r80 = (u64)r35; r83 = p4; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r84 * (u64)r4; r86 = r85 >= 0ll; r87 = (u64)r84; r88 = r6; r89 = __umul64hi(r87, r88); r90 = r89 == 0ull; r94 = p5; r95 = (u64)r94 + (u64)(-1ll); r96 = (u64)r85 + (u64)r95; r97 = r96 >= 0ll; r100 = true; r101 = (u64)r96; r102 = r101 < r80; r106 = true; r107 = (u64)r96 - 1ull; r108 = (u64)r107; r109 = r108 < r80; r110 = (u64)r46; r111 = r101 < r110; if (!r86) goto b26; if (!r90) goto b26; if (!r97) goto b26; if (!r100) goto b26; if (!r102) goto b26; if (!r106) goto b26; if (!r109) goto b26; if (!r111) goto b26; r114 = p4; r115 = r114 <= 2147483647ll; r116 = (u64)r114 - 1ull; r117 = r116 <= 2147483647ll; r118 = p5; r119 = r118 <= 2147483647ll; r120 = (u64)r118 + (u64)(-1ll); r121 = r120 <= 2147483647ll; r122 = (u64)r120 - 1ull; r123 = r122 <= 2147483647ll; r124 = (u64)r122 + 1ull; r125 = r124 <= 2147483647ll; r126 = (u64)r118 * (u64)r116; r127 = r126 <= 2147483647ll; r128 = (u64)r126 + 1ull; r129 = r128 <= 2147483647ll; r130 = (u64)r128 + (u64)r122; r131 = r130 <= 2147483647ll; r132 = (u64)r126 + (u64)r122; r133 = r132 <= 2147483647ll; r134 = r115 & r117; r135 = r134 & r119; r136 = r135 & r121; r137 = r136 & r123; r138 = r137 & r125; r139 = r138 & r127; r140 = r139 & r129; r141 = r140 & r131; r142 = r141 & r133; if (!r142) goto b26; r185 = (i32)r4;
+	r15 = r194; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r83 = p4; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r84 * (u64)r4; r86 = r85 >= 0ll; r2 = (u64)r0; r3 = r2;
+#line 116 "nests.go"
+	r46 = p1; r45 = p0; r35 = p3; r34 = p2; if (!r86) goto b26; r88 = r6; r87 = (u64)r84; r89 = __umul64hi(r87, r88); r90 = r89 == 0ull; if (!r90) goto b26; r94 = p5; r95 = (u64)r94 + (u64)(-1ll); r96 = (u64)r85 + (u64)r95; r97 = r96 >= 0ll; if (!r97) goto b26; r100 = true; if (!r100) goto b26; r101 = (u64)r96; r80 = (u64)r35; r102 = r101 < r80; if (!r102) goto b26; r106 = true; if (!r106) goto b26; r107 = (u64)r96 - 1ull; r108 = (u64)r107; r109 = r108 < r80; if (!r109) goto b26; r110 = (u64)r46; r111 = r101 < r110; if (!r111) goto b26; r114 = p4; r115 = r114 <= 2147483647ll; r116 = (u64)r114 - 1ull; r117 = r116 <= 2147483647ll; r118 = p5; r119 = r118 <= 2147483647ll; r120 = (u64)r118 + (u64)(-1ll); r121 = r120 <= 2147483647ll; r122 = (u64)r120 - 1ull; r123 = r122 <= 2147483647ll; r124 = (u64)r122 + 1ull; r125 = r124 <= 2147483647ll; r126 = (u64)r118 * (u64)r116; r127 = r126 <= 2147483647ll; r128 = (u64)r126 + 1ull; r129 = r128 <= 2147483647ll; r130 = (u64)r128 + (u64)r122; r131 = r130 <= 2147483647ll; r132 = (u64)r126 + (u64)r122; r133 = r132 <= 2147483647ll; r134 = r115 & r117; r135 = r134 & r119; r136 = r135 & r121; r137 = r136 & r123; r138 = r137 & r125; r139 = r138 & r127; r140 = r139 & r129; r141 = r140 & r131; r142 = r141 & r133; if (!r142) goto b26; r185 = (i32)r4;
 b18: // head (int32)
 #line 114 "nests.go"
 	r154 = r18; r155 = r12; r156 = r155 < r7; if (!r156) goto b25; r157 = r154 < r3; if (!r157) goto b25; r182 = (u32)r154; r143 = r182; r144 = (i32)r143; r183 = (u32)r155; r145 = r183 + 1u; r146 = (i32)r145;
@@ -3777,11 +3811,7 @@ extern "C" __global__ void FDTDHz_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 125 "nests.go"
-	r1 = p6; r0 = (u64)r1 - 1ull; r5 = p7;
-#line 127 "nests.go"
-	r37 = p2; r38 = p3; r49 = p4; r50 = p5; r60 = p0; r61 = p1;
-#line 125 "nests.go"
-	r2 = r0 > 0ll; if (!r2) goto b29; r3 = (u64)r0; r4 = r3;
+	r1 = p6; r0 = (u64)r1 - 1ull; r2 = r0 > 0ll; if (!r2) goto b29; r5 = p7;
 	r6 = (u64)r5 - 1ull;
 #line 125 "nests.go"
 	r7 = r6 > 0ll; if (!r7) goto b29; r8 = (u64)r6; r9 = r8; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r162 = r11 | r9; r163 = r162 >> 32; r164 = (u32)r163; r165 = r164 == 0u; if (!r165) goto b39; r166 = (u32)r11; r167 = (u32)r9; r168 = qd_div_u32(r166, r167); r161 = (u64)r168;
@@ -3790,7 +3820,9 @@ b5: // setup
 	r15 = r161; r16 = r15 * r9; r14 = r11 - r16; r170 = r13 | r9; r171 = r170 >> 32; r172 = (u32)r171; r173 = r172 == 0u; if (!r173) goto b38; r174 = (u32)r13; r175 = (u32)r9; r176 = qd_div_u32(r174, r175); r169 = (u64)r176;
 b7: // setup
 #line 125 "nests.go"
-	r17 = r169; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r109 = (u64)r38; r112 = p6; r113 = (u64)r112 + (u64)(-2ll); r114 = (u64)r113 * (u64)r5; r115 = r114 >= 0ll; r116 = (u64)r113; r117 = (u64)r5; r118 = __umul64hi(r116, r117); r119 = r118 == 0ull; r122 = p7; r123 = (u64)r122 + (u64)(-2ll); r124 = (u64)r114 + (u64)r123; r125 = r124 >= 0ll; r128 = (u64)r124 + 1ull; r132 = true; r133 = (u64)r128; r134 = r133 < r109; r136 = true; r137 = (u64)r124; r138 = r137 < r109; r139 = (u64)r50; r141 = (u64)r112 + (u64)(-1ll); r142 = (u64)r141 * (u64)r5; r144 = (u64)r141; r145 = __umul64hi(r144, r117); r146 = r145 == 0ull; r149 = (u64)r142 + (u64)r123; r150 = r149 >= 0ll; r152 = r117; r153 = r152 < 9223372036854775808ull; r154 = (u64)r149; r155 = r154 < r139; r156 = r137 < r139; r157 = (u64)r61; r158 = r137 < r157; if (!r115) goto b30; if (!r119) goto b30; if (!r125) goto b30; if (!r132) goto b30; if (!r134) goto b30; if (!r136) goto b30; if (!r138) goto b30; if (!r146) goto b30; if (!r150) goto b30; if (!r153) goto b30; if (!r155) goto b30; if (!r156) goto b30; if (!r158) goto b30;
+	r17 = r169; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r112 = p6; r113 = (u64)r112 + (u64)(-2ll); r114 = (u64)r113 * (u64)r5; r115 = r114 >= 0ll; r3 = (u64)r0; r4 = r3;
+#line 127 "nests.go"
+	r61 = p1; r60 = p0; r50 = p5; r49 = p4; r38 = p3; r37 = p2; if (!r115) goto b30; r117 = (u64)r5; r116 = (u64)r113; r118 = __umul64hi(r116, r117); r119 = r118 == 0ull; if (!r119) goto b30; r122 = p7; r123 = (u64)r122 + (u64)(-2ll); r124 = (u64)r114 + (u64)r123; r125 = r124 >= 0ll; if (!r125) goto b30; r132 = true; if (!r132) goto b30; r128 = (u64)r124 + 1ull; r133 = (u64)r128; r109 = (u64)r38; r134 = r133 < r109; if (!r134) goto b30; r136 = true; if (!r136) goto b30; r137 = (u64)r124; r138 = r137 < r109; if (!r138) goto b30; r141 = (u64)r112 + (u64)(-1ll); r144 = (u64)r141; r145 = __umul64hi(r144, r117); r146 = r145 == 0ull; if (!r146) goto b30; r142 = (u64)r141 * (u64)r5; r149 = (u64)r142 + (u64)r123; r150 = r149 >= 0ll; if (!r150) goto b30; r152 = r117; r153 = r152 < 9223372036854775808ull; if (!r153) goto b30; r154 = (u64)r149; r139 = (u64)r50; r155 = r154 < r139; if (!r155) goto b30; r156 = r137 < r139; if (!r156) goto b30; r157 = (u64)r61; r158 = r137 < r157; if (!r158) goto b30;
 b21: // head
 #line 125 "nests.go"
 	r21 = r20; r22 = r14; r23 = r22 < r9; if (!r23) goto b29; r24 = r21 < r4; if (!r24) goto b29; r25 = r21; r26 = (i64)r25; r27 = r22; r28 = (i64)r27;
@@ -3868,81 +3900,101 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	char *r205 = 0, *r208 = 0, *r210 = 0, *r216 = 0, *r218 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+	r203 = p0;
+	r204 = p1;
+	r205 = r203 + r204 * 4;
+	r206 = (u64)r203;
+	r207 = (u64)r205;
+	r208 = p2;
+	r209 = p3;
+	r210 = r208 + r209 * 4;
+	r211 = (u64)r208;
+	r212 = (u64)r210;
+	r213 = r207 <= r211;
+	r214 = r212 <= r206;
+	r215 = r213 | r214;
+	r216 = p4;
+	r217 = p5;
+	r218 = r216 + r217 * 4;
+	r219 = (u64)r216;
+	r220 = (u64)r218;
+	r221 = r207 <= r219;
+	r222 = r220 <= r206;
+	r223 = r221 | r222;
+	r224 = r215 & r223;
 #line 137 "nests.go"
-	r0 = p6;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b71; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b83; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+b4: // setup
+#line 137 "nests.go"
+	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b82; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+b6: // setup
+#line 137 "nests.go"
+	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 140 "nests.go"
-	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1; r203 = p0; r204 = p1; r205 = r203 + r204 * 4; r206 = (u64)r203; r207 = (u64)r205; r208 = p2; r209 = p3; r210 = r208 + r209 * 4; r211 = (u64)r208; r212 = (u64)r210; r213 = r207 <= r211; r214 = r212 <= r206; r215 = r213 | r214; r216 = p4; r217 = p5; r218 = r216 + r217 * 4; r219 = (u64)r216; r220 = (u64)r218; r221 = r207 <= r219; r222 = r220 <= r206; r223 = r221 | r222; r224 = r215 & r223;
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b72; r95 = r5; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b72; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b72; r104 = true; if (!r104) goto b72; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b72; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
+b13: // head
 #line 137 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b84; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
-b5: // setup
-#line 137 "nests.go"
-	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b83; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
-b7: // setup
-#line 137 "nests.go"
-	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r5; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r93) goto b73; if (!r97) goto b73; if (!r101) goto b73; if (!r104) goto b73; if (!r106) goto b73; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
-b14: // head
-#line 137 "nests.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b72; r21 = r18 < r3; if (!r21) goto b72; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b69; if (!r131) goto b69; if (!r137) goto b69; if (!r142) goto b69; if (!r151) goto b69; if (!r153) goto b69;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b71; r21 = r18 < r3; if (!r21) goto b71; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; if (!r128) goto b68; if (!r131) goto b68; r136 = r135 - r127; r137 = r134 <= r136; if (!r137) goto b68; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; if (!r142) goto b68; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; if (!r151) goto b68; r152 = r149 * r134; r144 = r143 - r141; r153 = r152 <= r144; if (!r153) goto b68;
 #line 140 "nests.go"
-	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b49; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
-b26: // unroll guard
+	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b48; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
+b25: // unroll guard
 #line 140 "nests.go"
-	r228 = r29 < r227; if (!r228) goto b43; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b26;
-b43: // rangeint.body
+	r228 = r29 < r227; if (!r228) goto b42; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b25;
+b42: // rangeint.body
 #line 140 "nests.go"
-	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b45; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b43;
-b45: // accumulators stored
+	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b44; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b42;
+b44: // accumulators stored
 #line 140 "nests.go"
 	*(float *)r47 = r225;
-b46: // latch
+b45: // latch
 #line 137 "nests.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
-b48: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b47; r11 = r11 - r6; r17 = r17 + 1ull;
+b47: // stepped
 #line 137 "nests.go"
-	r17 = r17 + r14; goto b14;
-b49: // unroll setup
+	r17 = r17 + r14; goto b13;
+b48: // unroll setup
 #line 137 "nests.go"
 	r229 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r230 = (u64)r229 - 8ull;
-b50: // unroll guard
+b49: // unroll guard
 #line 137 "nests.go"
-	r231 = r29 < r230; if (!r231) goto b67;
+	r231 = r29 < r230; if (!r231) goto b66;
 #line 140 "nests.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b50;
-b67: // rangeint.body (slices overlap)
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b49;
+b66: // rangeint.body (slices overlap)
 #line 140 "nests.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b46; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b67;
-b69: // preheader
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b45; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b66;
+b68: // preheader
 #line 140 "nests.go"
 	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r107; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
-b70: // rangeint.body (checked)
+b69: // rangeint.body (checked)
 #line 140 "nests.go"
-	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b46; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b70;
-b72: // exit
+	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b45; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b69;
+b71: // exit
 #line 140 "nests.go"
 	return;
-b73: // preheader
+b72: // preheader
 #line 140 "nests.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b74: // head (checked if)
+b73: // head (checked if)
 #line 137 "nests.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b72; r60 = r57 < r3; if (!r60) goto b72; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b71; r60 = r57 < r3; if (!r60) goto b71; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 140 "nests.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b78: // rangeint.body (checked if)
+b77: // rangeint.body (checked if)
 #line 140 "nests.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b80; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b78;
-b80: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b79; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b77;
+b79: // latch (checked if)
 #line 137 "nests.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b82; r11 = r11 - r6; r17 = r17 + 1ull;
-b82: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b81; r11 = r11 - r6; r17 = r17 + 1ull;
+b81: // stepped (checked if)
 #line 137 "nests.go"
-	r17 = r17 + r14; goto b74;
+	r17 = r17 + r14; goto b73;
+b82: // divide in 64 bits
+#line 137 "nests.go"
+	r186 = qd_div_u64(r10, r6); goto b6;
 b83: // divide in 64 bits
 #line 137 "nests.go"
-	r186 = qd_div_u64(r10, r6); goto b7;
-b84: // divide in 64 bits
-#line 137 "nests.go"
-	r178 = qd_div_u64(r8, r6); goto b5;
+	r178 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -3993,87 +4045,107 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	char *r236 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+	r221 = p0;
+	r222 = p1;
+	r223 = r221 + r222 * 4;
+	r224 = (u64)r221;
+	r225 = (u64)r223;
+	r226 = p2;
+	r227 = p3;
+	r228 = r226 + r227 * 4;
+	r229 = (u64)r226;
+	r230 = (u64)r228;
+	r231 = r225 <= r229;
+	r232 = r230 <= r224;
+	r233 = r231 | r232;
+	r234 = p4;
+	r235 = p5;
+	r236 = r234 + r235 * 4;
+	r237 = (u64)r234;
+	r238 = (u64)r236;
+	r239 = r225 <= r237;
+	r240 = r238 <= r224;
+	r241 = r239 | r240;
+	r242 = r233 & r241;
 #line 150 "nests.go"
-	r0 = p6;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r196 = r8 | r6; r197 = r196 >> 32; r198 = (u32)r197; r199 = r198 == 0u; if (!r199) goto b85; r200 = (u32)r8; r201 = (u32)r6; r202 = qd_div_u32(r200, r201); r195 = (u64)r202;
+b4: // setup
+#line 150 "nests.go"
+	r12 = r195; r13 = r12 * r6; r11 = r8 - r13; r204 = r10 | r6; r205 = r204 >> 32; r206 = (u32)r205; r207 = r206 == 0u; if (!r207) goto b84; r208 = (u32)r10; r209 = (u32)r6; r210 = qd_div_u32(r208, r209); r203 = (u64)r210;
+b6: // setup
+#line 150 "nests.go"
+	r14 = r203; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r106 = p6; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r3 = r2;
+#line 154 "nests.go"
+	r55 = p5; r54 = p4; r50 = p7; r47 = p3; r46 = p2;
 #line 152 "nests.go"
-	r31 = p0; r32 = p1; r35 = p8;
-#line 154 "nests.go"
-	r46 = p2; r47 = p3; r50 = p7; r54 = p4; r55 = p5; r221 = p0; r222 = p1; r223 = r221 + r222 * 4; r224 = (u64)r221; r225 = (u64)r223; r226 = p2; r227 = p3; r228 = r226 + r227 * 4; r229 = (u64)r226; r230 = (u64)r228; r231 = r225 <= r229; r232 = r230 <= r224; r233 = r231 | r232; r234 = p4; r235 = p5; r236 = r234 + r235 * 4; r237 = (u64)r234; r238 = (u64)r236; r239 = r225 <= r237; r240 = r238 <= r224; r241 = r239 | r240; r242 = r233 & r241;
+	r35 = p8; r32 = p1; r31 = p0; if (!r109) goto b73; r111 = r5; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b73; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b73; r120 = true; if (!r120) goto b73; r121 = (u64)r116; r103 = (u64)r32; r122 = r121 < r103; if (!r122) goto b73; r141 = (u64)r47; r146 = r2; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r151 = r149; r152 = r141 - 1ull; r155 = (u64)r55; r160 = r155 - 1ull; r163 = r0; r176 = r0; r177 = r176; r178 = (u64)r177 * 4ull; r194 = r178;
+b13: // head
 #line 150 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b73; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r196 = r8 | r6; r197 = r196 >> 32; r198 = (u32)r197; r199 = r198 == 0u; if (!r199) goto b86; r200 = (u32)r8; r201 = (u32)r6; r202 = qd_div_u32(r200, r201); r195 = (u64)r202;
-b5: // setup
-#line 150 "nests.go"
-	r12 = r195; r13 = r12 * r6; r11 = r8 - r13; r204 = r10 | r6; r205 = r204 >> 32; r206 = (u32)r205; r207 = r206 == 0u; if (!r207) goto b85; r208 = (u32)r10; r209 = (u32)r6; r210 = qd_div_u32(r208, r209); r203 = (u64)r210;
-b7: // setup
-#line 150 "nests.go"
-	r14 = r203; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r103 = (u64)r32; r106 = p6; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r110 = (u64)r107; r111 = r5; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; r120 = true; r121 = (u64)r116; r122 = r121 < r103; if (!r109) goto b74; if (!r113) goto b74; if (!r117) goto b74; if (!r120) goto b74; if (!r122) goto b74; r141 = (u64)r47; r146 = r2; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r151 = r149; r152 = r141 - 1ull; r155 = (u64)r55; r160 = r155 - 1ull; r163 = r0; r176 = r0; r177 = r176; r178 = (u64)r177 * 4ull; r194 = r178;
-b14: // head
-#line 150 "nests.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b73; r21 = r18 < r3; if (!r21) goto b73; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b72; r21 = r18 < r3; if (!r21) goto b72; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24;
 #line 152 "nests.go"
-	r28 = (u64)r23 * (u64)r0; r29 = (u64)r28 + (u64)r25; r30 = r31 + r29 * 4; r33 = *(float *)r30; r34 = r33 * r35; r36 = r30; *(float *)r36 = r34; r38 = 0ll; r142 = r28; r143 = r142; r144 = (u64)r143; r145 = r144 < r141; r153 = r152 - r144; r154 = r151 <= r153; r157 = r25; r158 = (u64)r157; r159 = r158 < r155; r161 = r160 - r158; r164 = (u64)r163 + (u64)r25; r165 = (u64)r164; r166 = r165 - r158; r167 = __umul64hi(r166, r151); r168 = r167 == 0ull; r169 = r166 * r151; r170 = r169 <= r161; if (!r145) goto b70; if (!r148) goto b70; if (!r154) goto b70; if (!r159) goto b70; if (!r168) goto b70; if (!r170) goto b70;
+	r28 = (u64)r23 * (u64)r0; r29 = (u64)r28 + (u64)r25; r30 = r31 + r29 * 4; r33 = *(float *)r30; r34 = r33 * r35; r36 = r30; *(float *)r36 = r34; r38 = 0ll; r142 = r28; r143 = r142; r144 = (u64)r143; r145 = r144 < r141; if (!r145) goto b69; if (!r148) goto b69; r153 = r152 - r144; r154 = r151 <= r153; if (!r154) goto b69; r157 = r25; r158 = (u64)r157; r159 = r158 < r155; if (!r159) goto b69; r164 = (u64)r163 + (u64)r25; r165 = (u64)r164; r166 = r165 - r158; r167 = __umul64hi(r166, r151); r168 = r167 == 0ull; if (!r168) goto b69; r169 = r166 * r151; r161 = r160 - r158; r170 = r169 <= r161; if (!r170) goto b69;
 #line 154 "nests.go"
-	r41 = r28; r43 = r41; r58 = r30; r61 = r58; r171 = r43; r172 = r46 + r171 * 4; r174 = r25; r175 = r54 + r174 * 4; if (!r242) goto b50; r243 = *(float *)r30; r244 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r245 = (u64)r244 - 8ull;
-b27: // unroll guard
+	r41 = r28; r43 = r41; r58 = r30; r61 = r58; r171 = r43; r172 = r46 + r171 * 4; r174 = r25; r175 = r54 + r174 * 4; if (!r242) goto b49; r243 = *(float *)r30; r244 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r245 = (u64)r244 - 8ull;
+b26: // unroll guard
 #line 154 "nests.go"
-	r246 = r38 < r245; if (!r246) goto b44; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b27;
-b44: // rangeint.body
+	r246 = r38 < r245; if (!r246) goto b43; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b26;
+b43: // rangeint.body
 #line 154 "nests.go"
-	r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; if (!r63) goto b46; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b44;
-b46: // accumulators stored
+	r45 = r172; r48 = *(float *)r45; r49 = r50 * r48; r53 = r175; r56 = *(float *)r53; r57 = r49 * r56; r59 = r243; r60 = r59 + r57; r243 = r60; r62 = (u64)r38 + 1ull; r63 = r62 < r0; if (!r63) goto b45; r38 = r62; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b43;
+b45: // accumulators stored
 #line 154 "nests.go"
 	*(float *)r30 = r243;
-b47: // latch
+b46: // latch
 #line 150 "nests.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
-b49: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
+b48: // stepped
 #line 150 "nests.go"
-	r17 = r17 + r14; goto b14;
-b50: // unroll setup
+	r17 = r17 + r14; goto b13;
+b49: // unroll setup
 #line 150 "nests.go"
 	r247 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r248 = (u64)r247 - 8ull;
-b51: // unroll guard
+b50: // unroll guard
 #line 150 "nests.go"
-	r249 = r38 < r248; if (!r249) goto b68;
+	r249 = r38 < r248; if (!r249) goto b67;
 #line 154 "nests.go"
-	r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b51;
-b68: // rangeint.body (slices overlap)
+	r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b50;
+b67: // rangeint.body (slices overlap)
 #line 154 "nests.go"
-	r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; if (!r220) goto b47; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b68;
-b70: // preheader
+	r211 = r172; r212 = *(float *)r211; r213 = r50 * r212; r214 = r175; r215 = *(float *)r214; r216 = r213 * r215; r217 = *(float *)r58; r218 = r217 + r216; *(float *)r61 = r218; r219 = (u64)r38 + 1ull; r220 = r219 < r0; if (!r220) goto b46; r38 = r219; r172 = r172 + 4ll; r175 = r175 + r178 * 1; goto b67;
+b69: // preheader
 #line 154 "nests.go"
 	r123 = r28; r125 = r123; r135 = r30; r138 = r135; r187 = r125; r188 = r46 + r187 * 4; r190 = r25; r191 = r54 + r190 * 4;
-b71: // rangeint.body (checked)
+b70: // rangeint.body (checked)
 #line 154 "nests.go"
-	r126 = (u64)r125 + (u64)r38; if ((u64)r126 >= (u64)r47) { qd_site = 1; qd_x = r126; qd_y = r47; goto qd_fault; } r127 = r188; r128 = *(float *)r127; r129 = r50 * r128; r130 = (u64)r38 * (u64)r0; r131 = (u64)r130 + (u64)r25; if ((u64)r131 >= (u64)r55) { qd_site = 2; qd_x = r131; qd_y = r55; goto qd_fault; } r132 = r191; r133 = *(float *)r132; r134 = r129 * r133; r136 = *(float *)r135; r137 = r136 + r134; *(float *)r138 = r137; r139 = (u64)r38 + 1ull; r140 = r139 < r0; if (!r140) goto b47; r38 = r139; r188 = r188 + 4ll; r191 = r191 + r194 * 1; goto b71;
-b73: // exit
+	r126 = (u64)r125 + (u64)r38; if ((u64)r126 >= (u64)r47) { qd_site = 1; qd_x = r126; qd_y = r47; goto qd_fault; } r127 = r188; r128 = *(float *)r127; r129 = r50 * r128; r130 = (u64)r38 * (u64)r0; r131 = (u64)r130 + (u64)r25; if ((u64)r131 >= (u64)r55) { qd_site = 2; qd_x = r131; qd_y = r55; goto qd_fault; } r132 = r191; r133 = *(float *)r132; r134 = r129 * r133; r136 = *(float *)r135; r137 = r136 + r134; *(float *)r138 = r137; r139 = (u64)r38 + 1ull; r140 = r139 < r0; if (!r140) goto b46; r38 = r139; r188 = r188 + 4ll; r191 = r191 + r194 * 1; goto b70;
+b72: // exit
 #line 154 "nests.go"
 	return;
-b74: // preheader
+b73: // preheader
 #line 154 "nests.go"
 	r184 = r0; r185 = r184; r186 = (u64)r185 * 4ull;
-b75: // head (checked if)
+b74: // head (checked if)
 #line 150 "nests.go"
-	r66 = r17; r67 = r11; r68 = r67 < r6; if (!r68) goto b73; r69 = r66 < r3; if (!r69) goto b73; r70 = r66; r71 = (i64)r70; r72 = r67; r73 = (i64)r72;
+	r66 = r17; r67 = r11; r68 = r67 < r6; if (!r68) goto b72; r69 = r66 < r3; if (!r69) goto b72; r70 = r66; r71 = (i64)r70; r72 = r67; r73 = (i64)r72;
 #line 152 "nests.go"
 	r76 = (u64)r71 * (u64)r0; r77 = (u64)r76 + (u64)r73; if ((u64)r77 >= (u64)r32) { qd_site = 0; qd_x = r77; qd_y = r32; goto qd_fault; } r78 = r31 + r77 * 4; r79 = *(float *)r78; r80 = r79 * r35; r81 = r78; *(float *)r81 = r80; r38 = 0ll;
 #line 154 "nests.go"
 	r85 = r76; r87 = r85; r97 = r78; r100 = r97; r179 = r87; r180 = r46 + r179 * 4; r182 = r73; r183 = r54 + r182 * 4;
-b80: // rangeint.body (checked if)
+b79: // rangeint.body (checked if)
 #line 154 "nests.go"
-	r88 = (u64)r87 + (u64)r38; if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; } r89 = r180; r90 = *(float *)r89; r91 = r50 * r90; r92 = (u64)r38 * (u64)r0; r93 = (u64)r92 + (u64)r73; if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; } r94 = r183; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r38 + 1ull; r102 = r101 < r0; if (!r102) goto b82; r38 = r101; r180 = r180 + 4ll; r183 = r183 + r186 * 1; goto b80;
-b82: // latch (checked if)
+	r88 = (u64)r87 + (u64)r38; if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; } r89 = r180; r90 = *(float *)r89; r91 = r50 * r90; r92 = (u64)r38 * (u64)r0; r93 = (u64)r92 + (u64)r73; if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; } r94 = r183; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r38 + 1ull; r102 = r101 < r0; if (!r102) goto b81; r38 = r101; r180 = r180 + 4ll; r183 = r183 + r186 * 1; goto b79;
+b81: // latch (checked if)
 #line 150 "nests.go"
-	r11 = r11 + r16; r74 = r11 >= r6; if (!r74) goto b84; r11 = r11 - r6; r17 = r17 + 1ull;
-b84: // stepped (checked if)
+	r11 = r11 + r16; r74 = r11 >= r6; if (!r74) goto b83; r11 = r11 - r6; r17 = r17 + 1ull;
+b83: // stepped (checked if)
 #line 150 "nests.go"
-	r17 = r17 + r14; goto b75;
+	r17 = r17 + r14; goto b74;
+b84: // divide in 64 bits
+#line 150 "nests.go"
+	r203 = qd_div_u64(r10, r6); goto b6;
 b85: // divide in 64 bits
 #line 150 "nests.go"
-	r203 = qd_div_u64(r10, r6); goto b7;
-b86: // divide in 64 bits
-#line 150 "nests.go"
-	r195 = qd_div_u64(r8, r6); goto b5;
+	r195 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4119,27 +4191,25 @@ extern "C" __global__ void TriMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 165 "nests.go"
-	r0 = p6;
-#line 169 "nests.go"
-	r36 = p2; r37 = p3; r42 = p4; r43 = p5;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b50; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r170 = r8 | r6; r171 = r170 >> 32; r172 = (u32)r171; r173 = r172 == 0u; if (!r173) goto b63; r174 = (u32)r8; r175 = (u32)r6; r176 = qd_div_u32(r174, r175); r169 = (u64)r176;
+b4: // setup
+#line 165 "nests.go"
+	r12 = r169; r13 = r12 * r6; r11 = r8 - r13; r178 = r10 | r6; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b62; r182 = (u32)r10; r183 = (u32)r6; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+b6: // setup
+#line 165 "nests.go"
+	r14 = r177; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r85 = p6; r86 = (u64)r85 + (u64)(-1ll); r87 = (u64)r86 * (u64)r0; r88 = r87 >= 0ll; r3 = r2;
 #line 171 "nests.go"
-	r51 = p0; r52 = p1;
+	r52 = p1; r51 = p0;
+#line 169 "nests.go"
+	r43 = p5; r42 = p4; r37 = p3; r36 = p2; if (!r88) goto b51; r90 = r5; r89 = (u64)r86; r91 = __umul64hi(r89, r90); r92 = r91 == 0ull; if (!r92) goto b51; r95 = (u64)r87 + (u64)r86; r96 = r95 >= 0ll; if (!r96) goto b51; r99 = true; if (!r99) goto b51; r100 = (u64)r95; r82 = (u64)r52; r101 = r100 < r82; if (!r101) goto b51; r114 = (u64)r37; r126 = r114 - 1ull; r129 = (u64)r43; r134 = r129 - 1ull; r137 = r0; r150 = r0; r151 = r150; r152 = (u64)r151 * 4ull; r168 = r152;
+b13: // head
 #line 165 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b51; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r170 = r8 | r6; r171 = r170 >> 32; r172 = (u32)r171; r173 = r172 == 0u; if (!r173) goto b64; r174 = (u32)r8; r175 = (u32)r6; r176 = qd_div_u32(r174, r175); r169 = (u64)r176;
-b5: // setup
-#line 165 "nests.go"
-	r12 = r169; r13 = r12 * r6; r11 = r8 - r13; r178 = r10 | r6; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b63; r182 = (u32)r10; r183 = (u32)r6; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
-b7: // setup
-#line 165 "nests.go"
-	r14 = r177; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r82 = (u64)r52; r85 = p6; r86 = (u64)r85 + (u64)(-1ll); r87 = (u64)r86 * (u64)r0; r88 = r87 >= 0ll; r89 = (u64)r86; r90 = r5; r91 = __umul64hi(r89, r90); r92 = r91 == 0ull; r95 = (u64)r87 + (u64)r86; r96 = r95 >= 0ll; r99 = true; r100 = (u64)r95; r101 = r100 < r82; if (!r88) goto b52; if (!r92) goto b52; if (!r96) goto b52; if (!r99) goto b52; if (!r101) goto b52; r114 = (u64)r37; r126 = r114 - 1ull; r129 = (u64)r43; r134 = r129 - 1ull; r137 = r0; r150 = r0; r151 = r150; r152 = (u64)r151 * 4ull; r168 = r152;
-b14: // head
-#line 165 "nests.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b51; r21 = r18 < r3; if (!r21) goto b51; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r28 = 0x0p+00f; r29 = 0ll; r115 = (u64)r23 * (u64)r0; r116 = r115; r117 = (u64)r116; r118 = r117 < r114; r119 = (u64)r23; r120 = r119 + 1ull; r121 = r120 + 4611686018427387904ull; r122 = r121 <= 9223372036854775808ull; r123 = r120 - 1ull; r125 = r123; r127 = r126 - r117; r128 = r125 <= r127; r131 = r25; r132 = (u64)r131; r133 = r132 < r129; r135 = r134 - r132; r138 = (u64)r137 + (u64)r25; r139 = (u64)r138; r140 = r139 - r132; r141 = __umul64hi(r140, r125); r142 = r141 == 0ull; r143 = r140 * r125; r144 = r143 <= r135; if (!r118) goto b48; if (!r122) goto b48; if (!r128) goto b48; if (!r133) goto b48; if (!r142) goto b48; if (!r144) goto b48;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b50; r21 = r18 < r3; if (!r21) goto b50; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r28 = 0x0p+00f; r29 = 0ll; r115 = (u64)r23 * (u64)r0; r116 = r115; r117 = (u64)r116; r118 = r117 < r114; if (!r118) goto b47; r119 = (u64)r23; r120 = r119 + 1ull; r121 = r120 + 4611686018427387904ull; r122 = r121 <= 9223372036854775808ull; if (!r122) goto b47; r127 = r126 - r117; r123 = r120 - 1ull; r125 = r123; r128 = r125 <= r127; if (!r128) goto b47; r131 = r25; r132 = (u64)r131; r133 = r132 < r129; if (!r133) goto b47; r138 = (u64)r137 + (u64)r25; r139 = (u64)r138; r140 = r139 - r132; r141 = __umul64hi(r140, r125); r142 = r141 == 0ull; if (!r142) goto b47; r143 = r140 * r125; r135 = r134 - r132; r144 = r143 <= r135; if (!r144) goto b47;
 #line 169 "nests.go"
 	r33 = r115; r145 = r33; r146 = r36 + r145 * 4; r148 = r25; r149 = r42 + r148 * 4; r185 = r23 > (-9223372036854775802ll) ? r23 : (-9223372036854775802ll); r186 = (u64)r185 - 6ull;
-b25: // unroll guard
+b24: // unroll guard
 #line 169 "nests.go"
-	r187 = r29 < r186; if (!r187) goto b42;
+	r187 = r29 < r186; if (!r187) goto b41;
 #line 168 "nests.go"
 	r32 = r29 <= r23;
 	r35 = r146; r38 = *(float *)r35; r41 = r149; r44 = *(float *)r41; r45 = r38 * r44; r46 = r28 + r45;
@@ -4165,61 +4235,61 @@ b25: // unroll guard
 	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; r32 = r29 <= r23;
 	r35 = r146; r38 = *(float *)r35; r41 = r149; r44 = *(float *)r41; r45 = r38 * r44; r46 = r28 + r45;
 #line 168 "nests.go"
-	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; goto b25;
-b42: // for.loop
+	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; goto b24;
+b41: // for.loop
 #line 168 "nests.go"
-	r32 = r29 <= r23; if (!r32) goto b44;
+	r32 = r29 <= r23; if (!r32) goto b43;
 	r35 = r146; r38 = *(float *)r35; r41 = r149; r44 = *(float *)r41; r45 = r38 * r44; r46 = r28 + r45;
 #line 168 "nests.go"
-	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; goto b42;
-b44: // for.done
+	r47 = (u64)r29 + 1ull; r28 = r46; r29 = r47; r146 = r146 + 4ll; r149 = r149 + r152 * 1; goto b41;
+b43: // for.done
 #line 171 "nests.go"
 	r48 = r115; r49 = (u64)r48 + (u64)r25; r50 = r51 + r49 * 4; *(float *)r50 = r28;
 #line 165 "nests.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b47; r11 = r11 - r6; r17 = r17 + 1ull;
-b47: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b46; r11 = r11 - r6; r17 = r17 + 1ull;
+b46: // stepped
 #line 165 "nests.go"
-	r17 = r17 + r14; goto b14;
-b48: // preheader
+	r17 = r17 + r14; goto b13;
+b47: // preheader
 #line 169 "nests.go"
 	r103 = r115; r161 = r103; r162 = r36 + r161 * 4; r164 = r25; r165 = r42 + r164 * 4;
-b49: // for.loop (checked)
+b48: // for.loop (checked)
 #line 168 "nests.go"
-	r102 = r29 <= r23; if (!r102) goto b44;
+	r102 = r29 <= r23; if (!r102) goto b43;
 	r104 = (u64)r103 + (u64)r29; if ((u64)r104 >= (u64)r37) { qd_site = 0; qd_x = r104; qd_y = r37; goto qd_fault; } r105 = r162; r106 = *(float *)r105; r107 = (u64)r29 * (u64)r0; r108 = (u64)r107 + (u64)r25; if ((u64)r108 >= (u64)r43) { qd_site = 1; qd_x = r108; qd_y = r43; goto qd_fault; } r109 = r165; r110 = *(float *)r109; r111 = r106 * r110; r112 = r28 + r111;
 #line 168 "nests.go"
-	r113 = (u64)r29 + 1ull; r28 = r112; r29 = r113; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b49;
-b51: // exit
+	r113 = (u64)r29 + 1ull; r28 = r112; r29 = r113; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b48;
+b50: // exit
 #line 168 "nests.go"
 	return;
-b52: // preheader
+b51: // preheader
 #line 168 "nests.go"
 	r158 = r0; r159 = r158; r160 = (u64)r159 * 4ull;
-b53: // head (checked if)
+b52: // head (checked if)
 #line 165 "nests.go"
-	r55 = r17; r56 = r11; r57 = r56 < r6; if (!r57) goto b51; r58 = r55 < r3; if (!r58) goto b51; r59 = r55; r60 = (i64)r59; r61 = r56; r62 = (i64)r61; r28 = 0x0p+00f; r29 = 0ll;
+	r55 = r17; r56 = r11; r57 = r56 < r6; if (!r57) goto b50; r58 = r55 < r3; if (!r58) goto b50; r59 = r55; r60 = (i64)r59; r61 = r56; r62 = (i64)r61; r28 = 0x0p+00f; r29 = 0ll;
 #line 169 "nests.go"
 	r68 = (u64)r60 * (u64)r0; r153 = r68; r154 = r36 + r153 * 4; r156 = r62; r157 = r42 + r156 * 4;
-b57: // for.loop (checked if)
+b56: // for.loop (checked if)
 #line 168 "nests.go"
-	r67 = r29 <= r60; if (!r67) goto b59;
+	r67 = r29 <= r60; if (!r67) goto b58;
 	r69 = (u64)r68 + (u64)r29; if ((u64)r69 >= (u64)r37) { qd_site = 0; qd_x = r69; qd_y = r37; goto qd_fault; } r70 = r154; r71 = *(float *)r70; r72 = (u64)r29 * (u64)r0; r73 = (u64)r72 + (u64)r62; if ((u64)r73 >= (u64)r43) { qd_site = 1; qd_x = r73; qd_y = r43; goto qd_fault; } r74 = r157; r75 = *(float *)r74; r76 = r71 * r75; r77 = r28 + r76;
 #line 168 "nests.go"
-	r78 = (u64)r29 + 1ull; r28 = r77; r29 = r78; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b57;
-b59: // for.done (checked if)
+	r78 = (u64)r29 + 1ull; r28 = r77; r29 = r78; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b56;
+b58: // for.done (checked if)
 #line 171 "nests.go"
 	r79 = r68; r80 = (u64)r79 + (u64)r62; if ((u64)r80 >= (u64)r52) { qd_site = 2; qd_x = r80; qd_y = r52; goto qd_fault; } r81 = r51 + r80 * 4; *(float *)r81 = r28;
 #line 165 "nests.go"
-	r11 = r11 + r16; r63 = r11 >= r6; if (!r63) goto b62; r11 = r11 - r6; r17 = r17 + 1ull;
-b62: // stepped (checked if)
+	r11 = r11 + r16; r63 = r11 >= r6; if (!r63) goto b61; r11 = r11 - r6; r17 = r17 + 1ull;
+b61: // stepped (checked if)
 #line 165 "nests.go"
-	r17 = r17 + r14; goto b53;
+	r17 = r17 + r14; goto b52;
+b62: // divide in 64 bits
+#line 165 "nests.go"
+	r177 = qd_div_u64(r10, r6); goto b6;
 b63: // divide in 64 bits
 #line 165 "nests.go"
-	r177 = qd_div_u64(r10, r6); goto b7;
-b64: // divide in 64 bits
-#line 165 "nests.go"
-	r169 = qd_div_u64(r8, r6); goto b5;
+	r169 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4288,89 +4358,98 @@ extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r299 = 0, *r302 = 0, *r360 = 0, *r363 = 0, *r370 = 0, *r372 = 0, *r375 = 0, *r377 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+	r370 = p0;
+	r371 = p1;
+	r372 = r370 + r371 * 4;
+	r373 = (u64)r370;
+	r374 = (u64)r372;
+	r375 = p2;
+	r376 = p3;
+	r377 = r375 + r376 * 4;
+	r378 = (u64)r375;
+	r379 = (u64)r377;
+	r380 = r374 <= r378;
+	r381 = r379 <= r373;
+	r382 = r380 | r381;
 #line 181 "nests.go"
-	r0 = p4;
+	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b73; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r345 = r10 | r8; r346 = r345 >> 32; r347 = (u32)r346; r348 = r347 == 0u; if (!r348) goto b86; r349 = (u32)r10; r350 = (u32)r8; r351 = qd_div_u32(r349, r350); r344 = (u64)r351;
+b4: // setup
+#line 181 "nests.go"
+	r14 = r344; r15 = r14 * r8; r13 = r10 - r15; r353 = r12 | r8; r354 = r353 >> 32; r355 = (u32)r354; r356 = r355 == 0u; if (!r356) goto b85; r357 = (u32)r12; r358 = (u32)r8; r359 = qd_div_u32(r357, r358); r352 = (u64)r359;
+b6: // setup
+#line 181 "nests.go"
+	r16 = r352; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r106 = p4; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r2 = (u64)r0; r3 = r2;
+#line 185 "nests.go"
+	r54 = p6; r51 = p3; r50 = p2;
 #line 183 "nests.go"
-	r34 = p0; r35 = p1; r38 = p7; r41 = p5;
-#line 185 "nests.go"
-	r50 = p2; r51 = p3; r54 = p6; r370 = p0; r371 = p1; r372 = r370 + r371 * 4; r373 = (u64)r370; r374 = (u64)r372; r375 = p2; r376 = p3; r377 = r375 + r376 * 4; r378 = (u64)r375; r379 = (u64)r377; r380 = r374 <= r378; r381 = r379 <= r373; r382 = r380 | r381;
+	r41 = p5; r38 = p7; r35 = p1; r34 = p0; if (!r109) goto b74; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b74; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b74; r120 = true; if (!r120) goto b74; r121 = (u64)r116; r103 = (u64)r35; r122 = r121 < r103; if (!r122) goto b74; r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r152 = r141 - 1ull; r174 = p4; r175 = r174 <= 2147483647ll; r176 = (u64)r174 - 1ull; r177 = r176 <= 2147483647ll; r178 = (u64)r174 * (u64)r176; r179 = r178 <= 2147483647ll; r180 = (u64)r178 + (u64)r176; r181 = r180 <= 2147483647ll; r182 = p5; r183 = r182 <= 2147483647ll; r184 = (u64)r182 * (u64)r176; r185 = r184 <= 2147483647ll; r186 = p3; r187 = r186 <= 2147483647ll; r188 = (u64)r182 + (u64)(-1ll); r189 = r188 <= 2147483647ll; r190 = (u64)r182 * (u64)(-1ll); r191 = r190 >= (-2147483648ll); r192 = (u64)r190 * (u64)r176; r193 = r192 >= (-2147483648ll); r194 = (u64)r192 + (u64)(-1ll); r195 = r194 >= (-2147483648ll); r197 = r194 <= 2147483647ll; r196 = (u64)r186 + (u64)(-1ll); r198 = r196 >= (-2147483648ll); r199 = r196 <= 2147483647ll; r200 = r188; r201 = r200 > 0ll ? r200 : 0ll; r202 = r201 <= 2147483647ll; r203 = (u64)r201 + (u64)r184; r204 = r203 <= 2147483647ll; r205 = r175 & r177; r206 = r205 & r179; r207 = r206 & r181; r208 = r207 & r183; r209 = r208 & r185; r210 = r209 & r187; r211 = r210 & r189; r212 = r211 & r191; r213 = r212 & r193; r214 = r213 & r195; r215 = r214 & r197; r216 = r215 & r198; r217 = r216 & r199; r218 = r217 & r202; r219 = r218 & r204; if (!r219) goto b74; r325 = (i32)r0; r326 = (i32)r41; r328 = (u32)r141; r149 = r146 - 1ull; r330 = (u32)r149; r242 = r330; r331 = (u32)r152; r332 = r326; r334 = r328; r335 = r331;
+b15: // head (int32)
 #line 181 "nests.go"
-	r1 = r0 > 0ll; if (!r1) goto b74; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r345 = r10 | r8; r346 = r345 >> 32; r347 = (u32)r346; r348 = r347 == 0u; if (!r348) goto b87; r349 = (u32)r10; r350 = (u32)r8; r351 = qd_div_u32(r349, r350); r344 = (u64)r351;
-b5: // setup
-#line 181 "nests.go"
-	r14 = r344; r15 = r14 * r8; r13 = r10 - r15; r353 = r12 | r8; r354 = r353 >> 32; r355 = (u32)r354; r356 = r355 == 0u; if (!r356) goto b86; r357 = (u32)r12; r358 = (u32)r8; r359 = qd_div_u32(r357, r358); r352 = (u64)r359;
-b7: // setup
-#line 181 "nests.go"
-	r16 = r352; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r103 = (u64)r35; r106 = p4; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r110 = (u64)r107; r111 = r2; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; r120 = true; r121 = (u64)r116; r122 = r121 < r103; if (!r109) goto b75; if (!r113) goto b75; if (!r117) goto b75; if (!r120) goto b75; if (!r122) goto b75;
+	r252 = r19; r253 = r13; r254 = r253 < r8; if (!r254) goto b73; r255 = r252 < r3; if (!r255) goto b73; r323 = (u32)r252; r220 = r323; r221 = (i32)r220; r324 = (u32)r253; r222 = r324; r223 = (i32)r222; r260 = r223 <= r221; if (!r260) goto b47;
 #line 183 "nests.go"
-	r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r149 = r146 - 1ull; r152 = r141 - 1ull; r174 = p4; r175 = r174 <= 2147483647ll; r176 = (u64)r174 - 1ull; r177 = r176 <= 2147483647ll; r178 = (u64)r174 * (u64)r176; r179 = r178 <= 2147483647ll; r180 = (u64)r178 + (u64)r176; r181 = r180 <= 2147483647ll; r182 = p5; r183 = r182 <= 2147483647ll; r184 = (u64)r182 * (u64)r176; r185 = r184 <= 2147483647ll; r186 = p3; r187 = r186 <= 2147483647ll; r188 = (u64)r182 + (u64)(-1ll); r189 = r188 <= 2147483647ll; r190 = (u64)r182 * (u64)(-1ll); r191 = r190 >= (-2147483648ll); r192 = (u64)r190 * (u64)r176; r193 = r192 >= (-2147483648ll); r194 = (u64)r192 + (u64)(-1ll); r195 = r194 >= (-2147483648ll); r197 = r194 <= 2147483647ll; r196 = (u64)r186 + (u64)(-1ll); r198 = r196 >= (-2147483648ll); r199 = r196 <= 2147483647ll; r200 = r188; r201 = r200 > 0ll ? r200 : 0ll; r202 = r201 <= 2147483647ll; r203 = (u64)r201 + (u64)r184; r204 = r203 <= 2147483647ll; r205 = r175 & r177; r206 = r205 & r179; r207 = r206 & r181; r208 = r207 & r183; r209 = r208 & r185; r210 = r209 & r187; r211 = r210 & r189; r212 = r211 & r191; r213 = r212 & r193; r214 = r213 & r195; r215 = r214 & r197; r216 = r215 & r198; r217 = r216 & r199; r218 = r217 & r202; r219 = r218 & r204; if (!r219) goto b75; r325 = (i32)r0; r326 = (i32)r41; r328 = (u32)r141; r330 = (u32)r149; r242 = r330; r331 = (u32)r152; r332 = r326; r334 = r328; r335 = r331;
-b16: // head (int32)
-#line 181 "nests.go"
-	r252 = r19; r253 = r13; r254 = r253 < r8; if (!r254) goto b74; r255 = r252 < r3; if (!r255) goto b74; r323 = (u32)r252; r220 = r323; r221 = (i32)r220; r324 = (u32)r253; r222 = r324; r223 = (i32)r222; r260 = r223 <= r221; if (!r260) goto b48;
-#line 183 "nests.go"
-	r224 = (u32)r221 * (u32)r325; r225 = (u32)r224 + (u32)r223; r264 = (i64)r225; r265 = r34 + r264 * 4; r266 = *(float *)r265; r267 = r266 * r38; r268 = r265; *(float *)r268 = r267; if (!r40) goto b48; r42 = 0ll; r238 = (u32)r221 * (u32)r326; r239 = r238; r240 = (u32)r239; r308 = r240 < r328; r243 = r331 - r240; r312 = r242 <= r243; r244 = (u32)r223 * (u32)r332; r245 = r244; r246 = (u32)r245; r316 = r246 < r334; r247 = r335 - r246; r318 = r242 <= r247; if (!r308) goto b71; if (!r148) goto b71; if (!r312) goto b71; if (!r316) goto b71; if (!r318) goto b71;
+	r224 = (u32)r221 * (u32)r325; r225 = (u32)r224 + (u32)r223; r264 = (i64)r225; r265 = r34 + r264 * 4; r266 = *(float *)r265; r267 = r266 * r38; r268 = r265; *(float *)r268 = r267; if (!r40) goto b47; r42 = 0ll; r238 = (u32)r221 * (u32)r326; r239 = r238; r240 = (u32)r239; r308 = r240 < r328; r244 = (u32)r223 * (u32)r332; if (!r308) goto b70; if (!r148) goto b70; r243 = r331 - r240; r312 = r242 <= r243; if (!r312) goto b70; r245 = r244; r246 = (u32)r245; r316 = r246 < r334; if (!r316) goto b70; r247 = r335 - r246; r318 = r242 <= r247; if (!r318) goto b70;
 #line 185 "nests.go"
-	r228 = r238; r230 = r244; r281 = r265; r284 = r265; r248 = r228; r319 = (i64)r248; r163 = r50 + r319 * 4; r249 = r230; r320 = (i64)r249; r165 = r50 + r320 * 4; if (!r382) goto b51; r383 = *(float *)r265; r384 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r385 = (u64)r384 - 8ull;
-b28: // unroll guard
+	r228 = r238; r230 = r244; r281 = r265; r284 = r265; r248 = r228; r319 = (i64)r248; r163 = r50 + r319 * 4; r249 = r230; r320 = (i64)r249; r165 = r50 + r320 * 4; if (!r382) goto b50; r383 = *(float *)r265; r384 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r385 = (u64)r384 - 8ull;
+b27: // unroll guard
 #line 185 "nests.go"
-	r386 = r42 < r385; if (!r386) goto b45; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b28;
-b45: // rangeint.body (int32)
+	r386 = r42 < r385; if (!r386) goto b44; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b27;
+b44: // rangeint.body (int32)
 #line 185 "nests.go"
-	r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; if (!r286) goto b47; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b45;
-b47: // accumulators stored
+	r273 = r163; r274 = *(float *)r273; r275 = r54 * r274; r278 = r165; r279 = *(float *)r278; r280 = r275 * r279; r282 = r383; r283 = r282 + r280; r383 = r283; r285 = (u64)r42 + 1ull; r286 = r285 < r41; if (!r286) goto b46; r42 = r285; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b44;
+b46: // accumulators stored
 #line 185 "nests.go"
 	*(float *)r265 = r383;
-b48: // latch (int32)
+b47: // latch (int32)
 #line 181 "nests.go"
-	r13 = r13 + r18; r261 = r13 >= r8; if (!r261) goto b50; r13 = r13 - r8; r19 = r19 + 1ull;
-b50: // stepped (int32)
+	r13 = r13 + r18; r261 = r13 >= r8; if (!r261) goto b49; r13 = r13 - r8; r19 = r19 + 1ull;
+b49: // stepped (int32)
 #line 181 "nests.go"
-	r19 = r19 + r16; goto b16;
-b51: // unroll setup
+	r19 = r19 + r16; goto b15;
+b50: // unroll setup
 #line 181 "nests.go"
 	r387 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r388 = (u64)r387 - 8ull;
-b52: // unroll guard
+b51: // unroll guard
 #line 181 "nests.go"
-	r389 = r42 < r388; if (!r389) goto b69;
+	r389 = r42 < r388; if (!r389) goto b68;
 #line 185 "nests.go"
-	r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b52;
-b69: // rangeint.body (int32) (slices overlap)
+	r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b51;
+b68: // rangeint.body (int32) (slices overlap)
 #line 185 "nests.go"
-	r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; if (!r369) goto b48; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b69;
-b71: // preheader (int32)
+	r360 = r163; r361 = *(float *)r360; r362 = r54 * r361; r363 = r165; r364 = *(float *)r363; r365 = r362 * r364; r366 = *(float *)r281; r367 = r366 + r365; *(float *)r284 = r367; r368 = (u64)r42 + 1ull; r369 = r368 < r41; if (!r369) goto b47; r42 = r368; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b68;
+b70: // preheader (int32)
 #line 185 "nests.go"
 	r234 = r238; r236 = r244; r299 = r265; r302 = r265; r250 = r234; r321 = (i64)r250; r171 = r50 + r321 * 4; r251 = r236; r322 = (i64)r251; r173 = r50 + r322 * 4;
-b72: // rangeint.body (checked) (int32)
+b71: // rangeint.body (checked) (int32)
 #line 185 "nests.go"
-	r338 = (i32)r42; r235 = (u32)r234 + (u32)r338; r290 = (i64)r235; if ((u64)r290 >= (u64)r51) { qd_site = 1; qd_x = r290; qd_y = r51; goto qd_fault; } r291 = r171; r292 = *(float *)r291; r293 = r54 * r292; r339 = r338; r237 = (u32)r236 + (u32)r339; r295 = (i64)r237; if ((u64)r295 >= (u64)r51) { qd_site = 2; qd_x = r295; qd_y = r51; goto qd_fault; } r296 = r173; r297 = *(float *)r296; r298 = r293 * r297; r300 = *(float *)r299; r301 = r300 + r298; *(float *)r302 = r301; r303 = (u64)r42 + 1ull; r304 = r303 < r41; if (!r304) goto b48; r42 = r303; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b72;
-b74: // exit
+	r338 = (i32)r42; r235 = (u32)r234 + (u32)r338; r290 = (i64)r235; if ((u64)r290 >= (u64)r51) { qd_site = 1; qd_x = r290; qd_y = r51; goto qd_fault; } r291 = r171; r292 = *(float *)r291; r293 = r54 * r292; r339 = r338; r237 = (u32)r236 + (u32)r339; r295 = (i64)r237; if ((u64)r295 >= (u64)r51) { qd_site = 2; qd_x = r295; qd_y = r51; goto qd_fault; } r296 = r173; r297 = *(float *)r296; r298 = r293 * r297; r300 = *(float *)r299; r301 = r300 + r298; *(float *)r302 = r301; r303 = (u64)r42 + 1ull; r304 = r303 < r41; if (!r304) goto b47; r42 = r303; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b71;
+b73: // exit
 #line 185 "nests.go"
 	return;
-b75: // preheader
+b74: // preheader
 #line 183 "nests.go"
 	r84 = r41 > 0ll;
-b76: // head (checked if)
+b75: // head (checked if)
 #line 181 "nests.go"
-	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b74; r70 = r67 < r3; if (!r70) goto b74; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b83;
+	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b73; r70 = r67 < r3; if (!r70) goto b73; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b82;
 #line 183 "nests.go"
-	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b83; r42 = 0ll;
+	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b82; r42 = 0ll;
 #line 185 "nests.go"
 	r87 = (u64)r72 * (u64)r41; r92 = (u64)r74 * (u64)r41; r97 = r80; r100 = r80; r166 = r87; r167 = r50 + r166 * 4; r168 = r92; r169 = r50 + r168 * 4;
-b81: // rangeint.body (checked if)
+b80: // rangeint.body (checked if)
 #line 185 "nests.go"
-	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b83; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b81;
-b83: // latch (checked if)
+	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b82; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b80;
+b82: // latch (checked if)
 #line 181 "nests.go"
-	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b85; r13 = r13 - r8; r19 = r19 + 1ull;
-b85: // stepped (checked if)
+	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b84; r13 = r13 - r8; r19 = r19 + 1ull;
+b84: // stepped (checked if)
 #line 181 "nests.go"
-	r19 = r19 + r16; goto b76;
+	r19 = r19 + r16; goto b75;
+b85: // divide in 64 bits
+#line 181 "nests.go"
+	r352 = qd_div_u64(r12, r8); goto b6;
 b86: // divide in 64 bits
 #line 181 "nests.go"
-	r352 = qd_div_u64(r12, r8); goto b7;
-b87: // divide in 64 bits
-#line 181 "nests.go"
-	r344 = qd_div_u64(r10, r8); goto b5;
+	r344 = qd_div_u64(r10, r8); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4429,16 +4508,20 @@ extern "C" __global__ void SymvLower_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 196 "nests.go"
-	r3 = p6;
-#line 199 "nests.go"
-	r15 = p2; r16 = p3; r19 = p4; r20 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 #line 201 "nests.go"
-	r27 = p0; r28 = p1;
+	r28 = p1; r49 = (u64)r28; r50 = r2; r51 = (u64)r50; r52 = r51 < r49;
 #line 196 "nests.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r49 = (u64)r28; r50 = r2; r51 = (u64)r50; r52 = r51 < r49; r53 = (u64)r3; r54 = r53 + 4611686018427387904ull; r55 = r54 <= 9223372036854775808ull; r56 = r53 - 1ull; r57 = (u64)r2; r58 = r56 - r57; r59 = r49 - 1ull; r60 = r59 - r51; r61 = r58 <= r60; if (!r52) goto b42; if (!r55) goto b42; if (!r61) goto b42; r6 = r3 > 0ll; r73 = (u64)r16; r74 = r53; r76 = r55; r80 = (u64)r3 + (u64)(-1ll); r100 = (u64)r20; r105 = r55; r106 = r56; r108 = r100 - 1ull; r114 = p6; r115 = r114 >= (-2147483648ll); r116 = r114 <= 2147483647ll; r117 = (i64)((u64)gridDim.x * blockDim.x); r118 = (u64)r117 - 1ull; r119 = r118 <= 2147483647ll; r120 = (u64)r114 - 1ull; r121 = r120 >= (-2147483648ll); r122 = r120 <= 2147483647ll; r123 = r120 > 0ll ? r120 : 0ll; r124 = r123 <= 2147483647ll; r125 = (u64)r114 + (u64)(-1ll); r126 = r125 <= 2147483647ll; r127 = r125 > 0ll ? r125 : 0ll; r128 = r127 <= 2147483647ll; r129 = r127 > r120 ? r127 : r120; r130 = r129 <= 2147483647ll; r131 = (u64)r114 * (u64)r129; r132 = r131 <= 2147483647ll; r133 = (u64)r114 * (u64)r123; r134 = r133 <= 2147483647ll; r136 = r127 < r120 ? r127 : r120; r137 = r136 >= (-2147483648ll); r138 = r136 <= 2147483647ll; r139 = (u64)r131 + (u64)r136; r140 = r139 <= 2147483647ll; r141 = p3; r142 = r141 <= 2147483647ll; r143 = p5; r144 = r143 <= 2147483647ll; r145 = (u64)r143 + (u64)(-1ll); r146 = r145 <= 2147483647ll; r149 = r128; r151 = r130; r153 = r132; r155 = r137; r156 = r138; r158 = r140; r159 = (u64)r120 + 1ull; r160 = r159 <= 2147483647ll; r161 = r117 <= 2147483647ll; r162 = (u64)r120 + (u64)r117; r163 = r162 <= 2147483647ll; r164 = r115 & r116; r165 = r164 & r119; r166 = r165 & r121; r167 = r166 & r122; r168 = r167 & r124; r169 = r168 & r126; r170 = r169 & r128; r171 = r170 & r130; r172 = r171 & r132; r173 = r172 & r134; r174 = r173 & r137; r175 = r174 & r138; r176 = r175 & r140; r177 = r176 & r142; r178 = r177 & r144; r179 = r178 & r146; r180 = r179 & r149; r181 = r180 & r151; r182 = r181 & r153; r183 = r182 & r155; r184 = r183 & r156; r185 = r184 & r158; r186 = r185 & r160; r187 = r186 & r161; r188 = r187 & r163; r189 = (i32)r2; if (!r188) goto b42; r268 = (i32)r3; r271 = (i32)r80; r201 = r271 > 0 ? r271 : 0; r272 = r268; r274 = r268; r277 = (u32)r73; r279 = (u32)r100; r264 = 0u < r279; r280 = (u32)r106; r213 = r280; r281 = (u32)r108; r214 = r281; r267 = r213 <= r214; r283 = r268; r286 = (i32)r1; r288 = r268;
+	r3 = p6; r53 = (u64)r3; r56 = r53 - 1ull; r57 = (u64)r2; r58 = r56 - r57; r59 = r49 - 1ull; r60 = r59 - r51; r61 = r58 <= r60;
+#line 201 "nests.go"
+	r27 = p0;
+#line 199 "nests.go"
+	r20 = p5; r19 = p4; r16 = p3; r15 = p2; if (!r52) goto b42; r54 = r53 + 4611686018427387904ull; r55 = r54 <= 9223372036854775808ull; if (!r55) goto b42; if (!r61) goto b42;
+#line 196 "nests.go"
+	r6 = r3 > 0ll; r74 = r53; r76 = r55; r105 = r55; r114 = p6; r115 = r114 >= (-2147483648ll); r116 = r114 <= 2147483647ll; r117 = (i64)((u64)gridDim.x * blockDim.x); r118 = (u64)r117 - 1ull; r119 = r118 <= 2147483647ll; r120 = (u64)r114 - 1ull; r121 = r120 >= (-2147483648ll); r122 = r120 <= 2147483647ll; r123 = r120 > 0ll ? r120 : 0ll; r124 = r123 <= 2147483647ll; r125 = (u64)r114 + (u64)(-1ll); r126 = r125 <= 2147483647ll; r127 = r125 > 0ll ? r125 : 0ll; r128 = r127 <= 2147483647ll; r129 = r127 > r120 ? r127 : r120; r130 = r129 <= 2147483647ll; r131 = (u64)r114 * (u64)r129; r132 = r131 <= 2147483647ll; r133 = (u64)r114 * (u64)r123; r134 = r133 <= 2147483647ll; r136 = r127 < r120 ? r127 : r120; r137 = r136 >= (-2147483648ll); r138 = r136 <= 2147483647ll; r139 = (u64)r131 + (u64)r136; r140 = r139 <= 2147483647ll; r141 = p3; r142 = r141 <= 2147483647ll; r143 = p5; r144 = r143 <= 2147483647ll; r145 = (u64)r143 + (u64)(-1ll); r146 = r145 <= 2147483647ll; r149 = r128; r151 = r130; r153 = r132; r155 = r137; r156 = r138; r158 = r140; r159 = (u64)r120 + 1ull; r160 = r159 <= 2147483647ll; r161 = r117 <= 2147483647ll; r162 = (u64)r120 + (u64)r117; r163 = r162 <= 2147483647ll; r164 = r115 & r116; r165 = r164 & r119; r166 = r165 & r121; r167 = r166 & r122; r168 = r167 & r124; r169 = r168 & r126; r170 = r169 & r128; r171 = r170 & r130; r172 = r171 & r132; r173 = r172 & r134; r174 = r173 & r137; r175 = r174 & r138; r176 = r175 & r140; r177 = r176 & r142; r178 = r177 & r144; r179 = r178 & r146; r180 = r179 & r149; r181 = r180 & r151; r182 = r181 & r153; r183 = r182 & r155; r184 = r183 & r156; r185 = r184 & r158; r186 = r185 & r160; r187 = r186 & r161; r188 = r187 & r163; r189 = (i32)r2; if (!r188) goto b42; r268 = (i32)r3; r80 = (u64)r3 + (u64)(-1ll); r271 = (i32)r80; r201 = r271 > 0 ? r271 : 0; r272 = r268; r274 = r268; r73 = (u64)r16; r277 = (u32)r73; r100 = (u64)r20; r279 = (u32)r100; r264 = 0u < r279; r106 = r56; r280 = (u32)r106; r213 = r280; r108 = r100 - 1ull; r281 = (u32)r108; r214 = r281; r267 = r213 <= r214; r283 = r268; r286 = (i32)r1; r288 = r268;
 b7: // head (int32)
 #line 196 "nests.go"
-	r215 = r189 < r268; if (!r215) goto b41; r190 = r189; if (!r6) goto b40; r7 = 0x0p+00f; r8 = 0ll; r200 = r190 > 0 ? r190 : 0; r202 = r201 > r190 ? r201 : r190; r203 = (u32)r202 * (u32)r272; r247 = r203 >= 0; r204 = (u32)r202; r273 = (i32)r204; r248 = (u64)r273; r249 = __umul64hi(r248, r74); r250 = r249 == 0ull; r205 = (u32)r200 * (u32)r274; r252 = r205 >= 0; r206 = r190 < 0 ? r190 : 0; r254 = r206 >= 0; r207 = r201 < r190 ? r201 : r190; r208 = (u32)r203 + (u32)r207; r257 = r208 >= 0; r209 = (u32)r205 + (u32)r206; r210 = (u32)r209; r276 = (i32)r210; r259 = (u64)r276; r260 = r259 < 9223372036854775808ull; r211 = (u32)r208; r262 = r211 < r277; if (!r76) goto b37; if (!r247) goto b37; if (!r250) goto b37; if (!r252) goto b37; if (!r254) goto b37; if (!r257) goto b37; if (!r260) goto b37; if (!r262) goto b37; if (!r264) goto b37; if (!r105) goto b37; if (!r267) goto b37; r111 = r19 + 0ll; r290 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll); r291 = (u64)r290 - 4ull;
+	r215 = r189 < r268; if (!r215) goto b41; r190 = r189; if (!r6) goto b40; r7 = 0x0p+00f; r8 = 0ll; if (!r76) goto b37; r202 = r201 > r190 ? r201 : r190; r203 = (u32)r202 * (u32)r272; r247 = r203 >= 0; if (!r247) goto b37; r204 = (u32)r202; r273 = (i32)r204; r248 = (u64)r273; r249 = __umul64hi(r248, r74); r250 = r249 == 0ull; if (!r250) goto b37; r200 = r190 > 0 ? r190 : 0; r205 = (u32)r200 * (u32)r274; r252 = r205 >= 0; if (!r252) goto b37; r206 = r190 < 0 ? r190 : 0; r254 = r206 >= 0; if (!r254) goto b37; r207 = r201 < r190 ? r201 : r190; r208 = (u32)r203 + (u32)r207; r257 = r208 >= 0; if (!r257) goto b37; r209 = (u32)r205 + (u32)r206; r210 = (u32)r209; r276 = (i32)r210; r259 = (u64)r276; r260 = r259 < 9223372036854775808ull; if (!r260) goto b37; r211 = (u32)r208; r262 = r211 < r277; if (!r262) goto b37; if (!r264) goto b37; if (!r105) goto b37; if (!r267) goto b37; r111 = r19 + 0ll; r290 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll); r291 = (u64)r290 - 4ull;
 b23: // unroll guard
 #line 196 "nests.go"
 	r292 = r8 < r291; if (!r292) goto b32; r282 = (i32)r8;
@@ -4528,32 +4611,32 @@ extern "C" __global__ void ColNorm_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 219 "nests.go"
-	r1 = p4; r2 = p6; r5 = p2; r6 = p3; r7 = p5; r28 = p0; r29 = p1; r0 = (u64)r1 * (u64)r2; r3 = (u64)r0 + (u64)r1; r8 = r7 > 0ll; if (!r8) goto b35; r9 = 0x0p+00f; r10 = 0ll; r41 = (u64)r6; r43 = r1; r44 = (u64)r43; r45 = r44 < r41; r46 = (u64)r7; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; r49 = r46 - 1ull; r51 = r49; r52 = r41 - 1ull; r53 = r52 - r44; r55 = r2; r56 = (u64)r55 + (u64)r1; r57 = (u64)r56; r58 = r57 - r44; r59 = __umul64hi(r58, r51); r60 = r59 == 0ull; r61 = r58 * r51; r62 = r61 <= r53; if (!r45) goto b32; if (!r48) goto b32; if (!r60) goto b32; if (!r62) goto b32;
+	r7 = p5; r8 = r7 > 0ll; r2 = p6; r1 = p4; if (!r8) goto b34; r9 = 0x0p+00f; r10 = 0ll; r6 = p3; r41 = (u64)r6; r43 = r1; r44 = (u64)r43; r45 = r44 < r41; r5 = p2; if (!r45) goto b31; r46 = (u64)r7; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b31; r55 = r2; r56 = (u64)r55 + (u64)r1; r57 = (u64)r56; r58 = r57 - r44; r49 = r46 - 1ull; r51 = r49; r59 = __umul64hi(r58, r51); r60 = r59 == 0ull; if (!r60) goto b31; r61 = r58 * r51; r52 = r41 - 1ull; r53 = r52 - r44; r62 = r61 <= r53; if (!r62) goto b31;
 #line 209 "nests.go"
-	r64 = r1; r65 = r5 + r64 * 4; r66 = r2; r67 = r66; r68 = (u64)r67 * 4ull; r75 = p5; r76 = r75 <= 2147483647ll; r77 = (u64)r75 + (u64)(-1ll); r78 = r77 > 0ll ? r77 : 0ll; r79 = r78 <= 2147483647ll; r80 = p6; r81 = r80 >= (-2147483648ll); r82 = r80 <= 2147483647ll; r83 = (u64)r80 * (u64)r78; r84 = r83 < 0ll ? r83 : 0ll; r86 = r84 >= (-2147483648ll); r87 = r84 <= 2147483647ll; r85 = r83 > 0ll ? r83 : 0ll; r88 = r85 >= (-2147483648ll); r89 = r85 <= 2147483647ll; r90 = p4; r91 = r90 <= 2147483647ll; r92 = (u64)r85 + (u64)r90; r93 = r92 >= (-2147483648ll); r94 = r92 <= 2147483647ll; r95 = r76 & r79; r96 = r95 & r81; r97 = r96 & r82; r98 = r97 & r86; r99 = r98 & r87; r100 = r99 & r88; r101 = r100 & r89; r102 = r101 & r91; r103 = r102 & r93; r104 = r103 & r94; if (!r104) goto b32; r123 = r7 > (-9223372036854775800ll) ? r7 : (-9223372036854775800ll); r124 = (u64)r123 - 8ull;
-b10: // unroll guard
+	r64 = r1; r65 = r5 + r64 * 4; r66 = r2; r67 = r66; r68 = (u64)r67 * 4ull; r75 = p5; r76 = r75 <= 2147483647ll; r77 = (u64)r75 + (u64)(-1ll); r78 = r77 > 0ll ? r77 : 0ll; r79 = r78 <= 2147483647ll; r80 = p6; r81 = r80 >= (-2147483648ll); r82 = r80 <= 2147483647ll; r83 = (u64)r80 * (u64)r78; r84 = r83 < 0ll ? r83 : 0ll; r86 = r84 >= (-2147483648ll); r87 = r84 <= 2147483647ll; r85 = r83 > 0ll ? r83 : 0ll; r88 = r85 >= (-2147483648ll); r89 = r85 <= 2147483647ll; r90 = p4; r91 = r90 <= 2147483647ll; r92 = (u64)r85 + (u64)r90; r93 = r92 >= (-2147483648ll); r94 = r92 <= 2147483647ll; r95 = r76 & r79; r96 = r95 & r81; r97 = r96 & r82; r98 = r97 & r86; r99 = r98 & r87; r100 = r99 & r88; r101 = r100 & r89; r102 = r101 & r91; r103 = r102 & r93; r104 = r103 & r94; if (!r104) goto b31; r123 = r7 > (-9223372036854775800ll) ? r7 : (-9223372036854775800ll); r124 = (u64)r123 - 8ull;
+b9: // unroll guard
 #line 209 "nests.go"
-	r125 = r10 < r124; if (!r125) goto b27; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; goto b10;
-b27: // colNorm.rangeint.body (int32)
+	r125 = r10 < r124; if (!r125) goto b26; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; goto b9;
+b26: // colNorm.rangeint.body (int32)
 #line 209 "nests.go"
-	r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; if (!r119) goto b29; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; goto b27;
-b29: // edge 1→2
+	r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; if (!r119) goto b28; r9 = r21; r10 = r118; r65 = r65 + r68 * 1; goto b26;
+b28: // edge 1→2
 #line 209 "nests.go"
 	r11 = r21;
-b30: // colNorm.rangeint.done
+b29: // colNorm.rangeint.done
 #line 211 "nests.go"
 	r26 = sqrtf(r11); r4 = r26;
 #line 219 "nests.go"
-	if ((u64)r3 >= (u64)r29) { qd_site = 2; qd_x = r3; qd_y = r29; goto qd_fault; } r27 = r28 + r3 * 4; *(float *)r27 = r4; return;
-b32: // preheader
+	r0 = (u64)r1 * (u64)r2; r3 = (u64)r0 + (u64)r1; r29 = p1; if ((u64)r3 >= (u64)r29) { qd_site = 2; qd_x = r3; qd_y = r29; goto qd_fault; } r28 = p0; r27 = r28 + r3 * 4; *(float *)r27 = r4; return;
+b31: // preheader
 #line 209 "nests.go"
 	r70 = r1; r71 = r5 + r70 * 4; r72 = r2; r73 = r72; r74 = (u64)r73 * 4ull;
-b33: // colNorm.rangeint.body (checked)
+b32: // colNorm.rangeint.body (checked)
 #line 209 "nests.go"
-	r30 = (u64)r10 * (u64)r2; r31 = (u64)r30 + (u64)r1; if ((u64)r31 >= (u64)r6) { qd_site = 0; qd_x = r31; qd_y = r6; goto qd_fault; } r32 = r71; r33 = *(float *)r32; r35 = r31; if ((u64)r35 >= (u64)r6) { qd_site = 1; qd_x = r35; qd_y = r6; goto qd_fault; } r37 = r33; r38 = r33 * r37; r21 = r9 + r38; r39 = (u64)r10 + 1ull; r40 = r39 < r7; if (!r40) goto b29; r9 = r21; r10 = r39; r71 = r71 + r74 * 1; goto b33;
-b35: // edge 0→2
+	r30 = (u64)r10 * (u64)r2; r31 = (u64)r30 + (u64)r1; if ((u64)r31 >= (u64)r6) { qd_site = 0; qd_x = r31; qd_y = r6; goto qd_fault; } r32 = r71; r33 = *(float *)r32; r35 = r31; if ((u64)r35 >= (u64)r6) { qd_site = 1; qd_x = r35; qd_y = r6; goto qd_fault; } r37 = r33; r38 = r33 * r37; r21 = r9 + r38; r39 = (u64)r10 + 1ull; r40 = r39 < r7; if (!r40) goto b28; r9 = r21; r10 = r39; r71 = r71 + r74 * 1; goto b32;
+b34: // edge 0→2
 #line 219 "nests.go"
-	r11 = 0x0p+00f; goto b30;
+	r11 = 0x0p+00f; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4587,14 +4670,14 @@ extern "C" __global__ void ColNorms_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	i64 qd_x = 0, qd_y = 0;
 #line 226 "nests.go"
 	r4 = p0; r5 = p1; r3 = r5;
-	r10 = p2; r11 = p3; r12 = p4;
+	r10 = p2;
 #line 226 "nests.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r8 = r5; r13 = r12 > 0ll; r46 = (u64)r11; r51 = (u64)r12; r52 = r51 + 4611686018427387904ull; r53 = r52 <= 9223372036854775808ull; r54 = r51 - 1ull; r57 = r46 - 1ull; r56 = r54; r60 = r8; r71 = r8; r72 = r71; r73 = (u64)r72 * 4ull; r79 = r73;
+	r8 = r5; r12 = p4; r13 = r12 > 0ll; r11 = p3; r46 = (u64)r11; r51 = (u64)r12; r52 = r51 + 4611686018427387904ull; r53 = r52 <= 9223372036854775808ull; r54 = r51 - 1ull; r57 = r46 - 1ull; r56 = r54; r60 = r8; r71 = r8; r72 = r71; r73 = (u64)r72 * 4ull; r79 = r73;
 b2: // head
 #line 226 "nests.go"
 	r6 = r2 < r3; if (!r6) goto b38; r7 = r2; if (!r13) goto b37;
-	r14 = 0x0p+00f; r15 = 0ll; r48 = r7; r49 = (u64)r48; r50 = r49 < r46; r58 = r57 - r49; r61 = (u64)r60 + (u64)r7; r62 = (u64)r61; r63 = r62 - r49; r64 = __umul64hi(r63, r56); r65 = r64 == 0ull; r66 = r63 * r56; r67 = r66 <= r58; if (!r50) goto b34; if (!r53) goto b34; if (!r65) goto b34; if (!r67) goto b34;
+	r14 = 0x0p+00f; r15 = 0ll; r48 = r7; r49 = (u64)r48; r50 = r49 < r46; if (!r50) goto b34; if (!r53) goto b34; r61 = (u64)r60 + (u64)r7; r62 = (u64)r61; r63 = r62 - r49; r64 = __umul64hi(r63, r56); r65 = r64 == 0ull; if (!r65) goto b34; r66 = r63 * r56; r58 = r57 - r49; r67 = r66 <= r58; if (!r67) goto b34;
 #line 209 "nests.go"
 	r69 = r7; r70 = r10 + r69 * 4; r80 = r12 > (-9223372036854775800ll) ? r12 : (-9223372036854775800ll); r81 = (u64)r80 - 8ull;
 b11: // unroll guard

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "382fa0e5d058def273582ed8e2c26c973bc4c04ae2a9461aa715c6d3dbaf99e9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "60a1800a169276c46143acf652f5ee119320059dce413d958904044aa9d57dc0"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "229184a08d38ca6ac53d8afc64c72db11faaf1405ffed96c385340642f582d91"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bdf94592830c00fbb19caf58d89934754f7e998b5aec1249d83c3da9873038b1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -34,11 +34,11 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 13 "kernels.go"
-	r4 = p4; r3 = r4;
-	r10 = p0; r11 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p1; r61 = r11; r62 = (u64)r61; r63 = r2; r64 = (u64)r63; r65 = r64 < r62;
 #line 13 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r61 = r11; r62 = (u64)r61; r63 = r2; r64 = (u64)r63; r65 = r64 < r62; r66 = (u64)r3; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; r69 = r66 - 1ull; r70 = (u64)r2; r71 = r69 - r70; r72 = r62 - 1ull; r73 = r72 - r64; r74 = r71 <= r73; if (!r65) goto b34; if (!r68) goto b34; if (!r74) goto b34;
-	r7 = r10;
+	r4 = p4; r3 = r4; r66 = (u64)r3; r69 = r66 - 1ull; r70 = (u64)r2; r71 = r69 - r70; r72 = r62 - 1ull; r73 = r72 - r64; r74 = r71 <= r73;
+	r10 = p0; if (!r65) goto b34; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b34; if (!r74) goto b34; r7 = r10;
 b5: // head
 #line 13 "kernels.go"
 	r5 = r2 < r3; if (!r5) goto b33; r6 = r2; r27 = __mul64hi(r6, (-9002011107970261188ll)); r28 = (u64)r27 + (u64)r6; r29 = (u64)r28; r30 = r29 >> 63; r31 = r28 >> 9; r32 = (i64)r30; r33 = (u64)r31 + (u64)r32; r34 = (u64)r33 * 1000ull; r35 = (u64)r6 - (u64)r34;
@@ -115,11 +115,11 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 18 "kernels.go"
-	r4 = p4; r3 = r4;
-	r10 = p2; r11 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p3; r63 = r11; r64 = (u64)r63; r65 = r2; r66 = (u64)r65; r67 = r66 < r64;
 #line 18 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r63 = r11; r64 = (u64)r63; r65 = r2; r66 = (u64)r65; r67 = r66 < r64; r68 = (u64)r3; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; r71 = r68 - 1ull; r72 = (u64)r2; r73 = r71 - r72; r74 = r64 - 1ull; r75 = r74 - r66; r76 = r73 <= r75; if (!r67) goto b34; if (!r70) goto b34; if (!r76) goto b34;
-	r7 = r10;
+	r4 = p4; r3 = r4; r68 = (u64)r3; r71 = r68 - 1ull; r72 = (u64)r2; r73 = r71 - r72; r74 = r64 - 1ull; r75 = r74 - r66; r76 = r73 <= r75;
+	r10 = p2; if (!r67) goto b34; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; if (!r70) goto b34; if (!r76) goto b34; r7 = r10;
 b5: // head
 #line 18 "kernels.go"
 	r5 = r2 < r3; if (!r5) goto b33; r6 = r2; r28 = __mul64hi(r6, (-6291360591419602545ll)); r29 = (u64)r28 + (u64)r6; r30 = (u64)r29; r31 = r30 >> 63; r32 = r29 >> 9; r33 = (i64)r31; r34 = (u64)r32 + (u64)r33; r35 = (u64)r34 * 777ull; r36 = (u64)r6 - (u64)r35;
@@ -196,10 +196,11 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 29 "kernels.go"
-	r3 = p4;
-	r19 = p0; r20 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r20 = p1; r55 = (u64)r20; r56 = r2; r57 = (u64)r56; r58 = r57 < r55;
 #line 29 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r55 = (u64)r20; r56 = r2; r57 = (u64)r56; r58 = r57 < r55; r59 = (u64)r3; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; r62 = r59 - 1ull; r63 = (u64)r2; r64 = r62 - r63; r65 = r55 - 1ull; r66 = r65 - r57; r67 = r64 <= r66; if (!r58) goto b33; if (!r61) goto b33; if (!r67) goto b33;
+	r3 = p4; r59 = (u64)r3; r62 = r59 - 1ull; r63 = (u64)r2; r64 = r62 - r63; r65 = r55 - 1ull; r66 = r65 - r57; r67 = r64 <= r66;
+	r19 = p0; if (!r58) goto b33; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; if (!r61) goto b33; if (!r67) goto b33;
 b4: // head
 #line 29 "kernels.go"
 	r4 = r2 < r3; if (!r4) goto b32; r5 = r2; r23 = __mul64hi(r5, (-9002011107970261188ll)); r24 = (u64)r23 + (u64)r5; r25 = (u64)r24; r26 = r25 >> 63; r27 = r24 >> 9; r28 = (i64)r26; r29 = (u64)r27 + (u64)r28; r30 = (u64)r29 * 1000ull; r31 = (u64)r5 - (u64)r30;
@@ -273,10 +274,11 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 32 "kernels.go"
-	r3 = p4;
-	r20 = p2; r21 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r21 = p3; r57 = (u64)r21; r58 = r2; r59 = (u64)r58; r60 = r59 < r57;
 #line 32 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r57 = (u64)r21; r58 = r2; r59 = (u64)r58; r60 = r59 < r57; r61 = (u64)r3; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; r64 = r61 - 1ull; r65 = (u64)r2; r66 = r64 - r65; r67 = r57 - 1ull; r68 = r67 - r59; r69 = r66 <= r68; if (!r60) goto b33; if (!r63) goto b33; if (!r69) goto b33;
+	r3 = p4; r61 = (u64)r3; r64 = r61 - 1ull; r65 = (u64)r2; r66 = r64 - r65; r67 = r57 - 1ull; r68 = r67 - r59; r69 = r66 <= r68;
+	r20 = p2; if (!r60) goto b33; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; if (!r63) goto b33; if (!r69) goto b33;
 b4: // head
 #line 32 "kernels.go"
 	r4 = r2 < r3; if (!r4) goto b32; r5 = r2; r24 = __mul64hi(r5, (-6291360591419602545ll)); r25 = (u64)r24 + (u64)r5; r26 = (u64)r25; r27 = r26 >> 63; r28 = r25 >> 9; r29 = (i64)r27; r30 = (u64)r28 + (u64)r29; r31 = (u64)r30 * 777ull; r32 = (u64)r5 - (u64)r31;
@@ -359,11 +361,11 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 41 "kernels.go"
-	r3 = p6;
-	r7 = p0; r8 = p1; r11 = p2; r12 = p3; r16 = p4; r17 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p1; r30 = (u64)r8; r31 = r2; r32 = (u64)r31; r33 = r32 < r30;
 #line 41 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r30 = (u64)r8; r31 = r2; r32 = (u64)r31; r33 = r32 < r30; r34 = (u64)r3; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r30 - 1ull; r41 = r40 - r32; r42 = r39 <= r41; r43 = (u64)r12; r44 = r32 < r43; r45 = r43 - 1ull; r46 = r45 - r32; r47 = r39 <= r46; r48 = (u64)r17; r49 = r32 < r48; r50 = r48 - 1ull; r51 = r50 - r32; r52 = r39 <= r51; if (!r33) goto b21; if (!r36) goto b21; if (!r42) goto b21; if (!r44) goto b21; if (!r47) goto b21; if (!r49) goto b21; if (!r52) goto b21; r53 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r57 = r34; r59 = (u64)r53;
-	r106 = r104; r109 = r104; r112 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r121 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r130 = r124; r142 = r2;
+	r3 = p6; r34 = (u64)r3; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r30 - 1ull; r41 = r40 - r32; r42 = r39 <= r41;
+	r12 = p3; r43 = (u64)r12; r44 = r32 < r43; r45 = r43 - 1ull; r46 = r45 - r32; r47 = r39 <= r46; r17 = p5; r48 = (u64)r17; r49 = r32 < r48; r50 = r48 - 1ull; r51 = r50 - r32; r52 = r39 <= r51; r16 = p4; r11 = p2; r7 = p0; if (!r33) goto b21; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b21; if (!r42) goto b21; if (!r44) goto b21; if (!r47) goto b21; if (!r49) goto b21; if (!r52) goto b21; r53 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r57 = r34; r59 = (u64)r53; r106 = r104; r109 = r104; r112 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r121 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r130 = r124; r142 = r2;
 #line 41 "kernels.go"
 	r143 = r142; r144 = r7 + r143 * 4; r145 = (u64)r104 * 4ull; r146 = r11 + r143 * 4; r147 = r16 + r143 * 4;
 b9: // grid unrolled guard

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6b326733d3009fd924fbf625c0a6bb121d26996711de0ea2953e6104c5535264"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fb15497ccd8448e7175f98fc96469ac87fa10ba2269d8404410c1d7523d05e33"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "88a55c360cb0500aba23bf0ae6307c66fd7dd3b2247c790e5fbd168a2d6d7f3e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "aa18144521614cb5436de71245a4a854a413708b6aab47aba0f838a7c7ee914c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

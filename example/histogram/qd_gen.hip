@@ -37,15 +37,15 @@ extern "C" __global__ void __launch_bounds__(256) Histogram_0(char *p0, i64 p1, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "kernels.go"
-	r1 = p4; r0 = r1;
-#line 25 "kernels.go"
-	r27 = p0; r28 = p1;
+	r1 = p4; r0 = r1; r2 = r0 > 0ll; if (!r2) goto b19; r6 = (i64)blockIdx.x; r5 = (u64)r6; r7 = (i64)gridDim.x; r8 = (u64)r7;
 #line 31 "kernels.go"
-	r46 = p2; r47 = p3;
+	r47 = p3; r84 = (u64)r47; r86 = 255ull < r84;
 #line 22 "kernels.go"
-	r2 = r0 > 0ll; if (!r2) goto b19; r3 = (u64)r0; r4 = r3; r6 = (i64)blockIdx.x; r5 = (u64)r6; r7 = (i64)gridDim.x; r8 = (u64)r7; r84 = (u64)r47; r86 = 255ull < r84; if (!r86) goto b20;
+	r3 = (u64)r0; r4 = r3;
+#line 31 "kernels.go"
+	r46 = p2;
 #line 25 "kernels.go"
-	r26 = r28; r36 = (u64)r1 * 256ull; r88 = r36;
+	r28 = p1; r27 = p0; if (!r86) goto b20; r26 = r28; r36 = (u64)r1 * 256ull; r88 = r36;
 b5: // head
 #line 22 "kernels.go"
 	r9 = r5 < r4; if (!r9) goto b19; r10 = r5; r11 = (i64)r10;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d49cc405d7bd55c8da7b1d14764b743053afa2fc218b2e8d268d5fa17df142bb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "349a963690d28ab55d1c57ebd503f3d5e2767bae3d40a516640b6b841ab94c07"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3549e3e6c0491777601b7d1eab99289e30d3a895b0e1d8dc76d78c95b84679eb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b1bf9bb61ebced22ed514580ba4ccb292ba91c272920950b3bbea7a5e127504e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

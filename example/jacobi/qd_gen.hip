@@ -49,14 +49,13 @@ extern "C" __global__ void JacobiRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "kernels.go"
-	r5 = p6; r6 = p5; r4 = (u64)r5 - (u64)r6; r8 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r8 = p4;
 #line 11 "kernels.go"
-	r7 = (u64)r8 - 2ull;
-	r3 = (u64)r4 * (u64)r7;
+	r7 = (u64)r8 - 2ull; r67 = r7 != 0ll;
 #line 14 "kernels.go"
-	r19 = p0; r20 = p1; r36 = p2; r37 = p3;
+	r37 = p3; r36 = p2; r20 = p1; r19 = p0;
 #line 12 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r67 = r7 != 0ll; if (!r67) goto b11;
+	r6 = p5; r5 = p6; r4 = (u64)r5 - (u64)r6; r3 = (u64)r4 * (u64)r7; if (!r67) goto b11;
 #line 14 "kernels.go"
 	r69 = (u64)r8 * (u64)(-4ll); r72 = (u64)r8 * 4ull; r101 = (u64)r7; r107 = (u32)r7; r112 = r107 > 1u ? r107 : 1u; r113 = qd_div_u32(4294967295u, r112);
 b3: // head
@@ -154,17 +153,16 @@ extern "C" __global__ void Change_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r80 = 0, *r81 = 0, *r84 = 0, *r101 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 27 "kernels.go"
-	r6 = p8; r7 = p7; r5 = (u64)r6 - (u64)r7; r9 = p6;
-#line 25 "kernels.go"
-	r8 = (u64)r9 - 2ull;
-#line 27 "kernels.go"
-	r4 = (u64)r5 * (u64)r8;
-#line 29 "kernels.go"
-	r25 = p2; r26 = p3; r29 = p0; r30 = p1;
+#line 30 "kernels.go"
 	r80 = p9;
 #line 27 "kernels.go"
-	r0 = __uint_as_float(0xff800000u); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = r1; r97 = r8 != 0ll; if (!r97) goto b85; r11 = (u64)r4; r14 = (u64)r2; r15 = r14 * 3ull; r231 = (u64)r8; r217 = r231; r203 = r231; r189 = r231; r195 = (u32)r8; r209 = r195; r223 = r195; r237 = r195; r242 = r195 > 1u ? r195 : 1u; r243 = qd_div_u32(4294967295u, r242);
+	r0 = __uint_as_float(0xff800000u); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = r1; r9 = p6;
+#line 25 "kernels.go"
+	r8 = (u64)r9 - 2ull; r97 = r8 != 0ll;
+#line 29 "kernels.go"
+	r30 = p1; r29 = p0; r26 = p3; r25 = p2;
+#line 27 "kernels.go"
+	r7 = p7; r6 = p8; r5 = (u64)r6 - (u64)r7; r4 = (u64)r5 * (u64)r8; if (!r97) goto b85; r11 = (u64)r4; r14 = (u64)r2; r15 = r14 * 3ull; r231 = (u64)r8; r217 = r231; r203 = r231; r189 = r231; r195 = (u32)r8; r209 = r195; r223 = r195; r237 = r195; r242 = r195 > 1u ? r195 : 1u; r243 = qd_div_u32(4294967295u, r242);
 b3: // unrolled head
 #line 27 "kernels.go"
 	r10 = r3 < r4; if (!r10) goto b38; r12 = (u64)r3; r13 = r11 - r12; r16 = r13 > r15; if (!r16) goto b29; r17 = r3; r230 = (u64)r17; r232 = r230 | r231; r233 = r232 >> 32; r234 = (u32)r233; r235 = r234 == 0u; if (!r235) goto b28; r236 = (u32)r17; r265 = __umulhi(r236, r243); r266 = r265 * r237; r267 = r236 - r266; r268 = r267 - r237; r269 = r267 < r268 ? r267 : r268; r270 = r267 - r269; r271 = r270 < 1u ? r270 : 1u;
@@ -440,13 +438,9 @@ extern "C" __global__ void Change_2(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 26 "kernels.go"
-	r1 = p9;
+	r1 = p9; r2 = r1 + 0ll; r3 = *(float *)r2; r0 = r3;
 #line 32 "kernels.go"
-	r5 = p4; r6 = p5;
-#line 26 "kernels.go"
-	r2 = r1 + 0ll; r3 = *(float *)r2; r0 = r3;
-#line 32 "kernels.go"
-	if ((u64)0ll >= (u64)r6) { qd_site = 4; qd_x = 0ll; qd_y = r6; goto qd_fault; } r4 = r5 + 0ll; *(float *)r4 = r0; return;
+	r6 = p5; if ((u64)0ll >= (u64)r6) { qd_site = 4; qd_x = 0ll; qd_y = r6; goto qd_fault; } r5 = p4; r4 = r5 + 0ll; *(float *)r4 = r0; return;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "49cfd8e2e4334a9f978ee141b9e23646396696363745f2164354fa6247b2504d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "63088d34e1113914daddc4d51496ed4cc6401e246423108461d0136d66e6753b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5d5c86bcd1bb888575c496b402923a8a3d7e105f0d17e3da4f4177324fa8b66b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "81f0e96f60ccc2c5608c2f2393586b1e4f2bc068ee2ae4e895a7f945464612af"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -43,11 +43,11 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "kernels.go"
-	r3 = p5;
-	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 12 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
-	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
 #line 12 "kernels.go"
 	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
@@ -109,11 +109,11 @@ extern "C" __global__ void Scale_0(float p0, char *p1, i64 p2, i64 p3, char *p4)
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 21 "kernels.go"
-	r3 = p3;
-	r7 = p1; r8 = p2; r11 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p2; r23 = (u64)r8; r24 = r2; r25 = (u64)r24; r26 = r25 < r23;
 #line 21 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r23 = (u64)r8; r24 = r2; r25 = (u64)r24; r26 = r25 < r23; r27 = (u64)r3; r28 = r27 + 4611686018427387904ull; r29 = r28 <= 9223372036854775808ull; r30 = r27 - 1ull; r31 = (u64)r2; r32 = r30 - r31; r33 = r23 - 1ull; r34 = r33 - r25; r35 = r32 <= r34; if (!r26) goto b17; if (!r29) goto b17; if (!r35) goto b17; r36 = (u64)r1 * 3ull; r79 = (u64)r1 * 4ull; r40 = r27; r42 = (u64)r36;
-	r81 = r79; r87 = (u64)r1 * 8ull; r93 = (u64)r1 * 12ull; r104 = r2;
+	r3 = p3; r27 = (u64)r3; r30 = r27 - 1ull; r31 = (u64)r2; r32 = r30 - r31; r33 = r23 - 1ull; r34 = r33 - r25; r35 = r32 <= r34;
+	r11 = p0; r7 = p1; if (!r26) goto b17; r28 = r27 + 4611686018427387904ull; r29 = r28 <= 9223372036854775808ull; if (!r29) goto b17; if (!r35) goto b17; r36 = (u64)r1 * 3ull; r79 = (u64)r1 * 4ull; r40 = r27; r42 = (u64)r36; r81 = r79; r87 = (u64)r1 * 8ull; r93 = (u64)r1 * 12ull; r104 = r2;
 #line 21 "kernels.go"
 	r105 = r104; r106 = r7 + r105 * 4; r107 = (u64)r79 * 4ull;
 b5: // grid unrolled guard

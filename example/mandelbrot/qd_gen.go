@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1a8827c37f2b63cdca96789c17c39beb6321e8887bd795e7406d4cf171d35e81"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1ce8ac2eef0cd245d18667f167187db5dcb84e6d04ce52e8a9442de7e3b8ad31"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "cdcb025da4d88c58665b9d960aa4759def10f1295b90cc5d93949a88aae13c2c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8b5545bc17c53a2109e885e1bdd0d3a3a9986f0c835d022ca72a9f5b5a276942"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -47,15 +47,17 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 11 "kernels.go"
-	r4 = p2; r5 = p3; r3 = (u64)r4 * (u64)r5;
-#line 13 "kernels.go"
-	r11 = p6; r12 = p4;
-	r19 = p7; r20 = p5;
-	r27 = p8; r43 = p0; r44 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+#line 15 "kernels.go"
+	r44 = p1; r77 = (u64)r44; r78 = r2; r79 = (u64)r78; r80 = r79 < r77;
 #line 11 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r77 = (u64)r44; r78 = r2; r79 = (u64)r78; r80 = r79 < r77; r81 = (u64)r3; r82 = r81 + 4611686018427387904ull; r83 = r82 <= 9223372036854775808ull; r84 = r81 - 1ull; r85 = (u64)r2; r86 = r84 - r85; r87 = r77 - 1ull; r88 = r87 - r79; r89 = r86 <= r88; r90 = r4 != 0ll; if (!r80) goto b47; if (!r83) goto b47; if (!r89) goto b47; if (!r90) goto b47;
+	r5 = p3; r4 = p2; r3 = (u64)r4 * (u64)r5; r81 = (u64)r3; r84 = r81 - 1ull; r85 = (u64)r2; r86 = r84 - r85; r87 = r77 - 1ull; r88 = r87 - r79; r89 = r86 <= r88;
+#line 15 "kernels.go"
+	r43 = p0; r27 = p8;
+#line 14 "kernels.go"
+	r20 = p5; r19 = p7;
 #line 13 "kernels.go"
-	r10 = r11 - r12; r15 = (double)r4;
+	r12 = p4; r11 = p6; if (!r80) goto b47; r82 = r81 + 4611686018427387904ull; r83 = r82 <= 9223372036854775808ull; if (!r83) goto b47; if (!r89) goto b47; r90 = r4 != 0ll; if (!r90) goto b47; r10 = r11 - r12; r15 = (double)r4;
 	r18 = r19 - r20; r23 = (double)r5; r108 = (u64)r4; r114 = (u32)r4; r119 = r114 > 1u ? r114 : 1u; r120 = qd_div_u32(4294967295u, r119);
 b6: // head
 #line 11 "kernels.go"

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5e0f5e96a84e354ec96f346143a0775a37588d7ed48ba2eb89da2954f4c2c7d2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "cc3e320dab5eb61c0e07deaeea882ca63d9cd024f86f6c460db4e7ade80e56cc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3758a1b1f4ff6ca8527686742cb88670173de54030799e1aeaa1f2bcd969da7e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "84ccfdb6378531c2b4ab30778fb2bee2b37a442580b094c100938f46a36b7539"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -34,12 +34,17 @@ extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "kernels.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r14 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 #line 17 "kernels.go"
-	r29 = p2; r30 = p3;
+	r30 = p3; r48 = (u64)r30; r49 = r2; r50 = (u64)r49 + 1ull; r51 = (u64)r50; r52 = r51 < r48;
 #line 12 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r48 = (u64)r30; r49 = r2; r50 = (u64)r49 + 1ull; r51 = (u64)r50; r52 = r51 < r48; r53 = (u64)r3; r54 = r53 + 18446744073709551615ull; r55 = r54 + 4611686018427387904ull; r56 = r55 <= 9223372036854775808ull; r57 = r54 - 1ull; r58 = (u64)r2; r59 = r57 - r58; r60 = r48 - 1ull; r61 = r60 - r51; r62 = r59 <= r61; if (!r52) goto b34; if (!r56) goto b34; if (!r62) goto b34;
+	r5 = p1; r3 = r5; r53 = (u64)r3; r54 = r53 + 18446744073709551615ull; r57 = r54 - 1ull; r58 = (u64)r2; r59 = r57 - r58; r60 = r48 - 1ull; r61 = r60 - r51; r62 = r59 <= r61;
+#line 17 "kernels.go"
+	r29 = p2;
+#line 13 "kernels.go"
+	r14 = p4;
+#line 12 "kernels.go"
+	r4 = p0; if (!r52) goto b34; r55 = r54 + 4611686018427387904ull; r56 = r55 <= 9223372036854775808ull; if (!r56) goto b34; if (!r62) goto b34;
 	r13 = r14 > 0ll;
 b5: // head
 #line 12 "kernels.go"
@@ -72,27 +77,29 @@ b34: // preheader
 	r38 = r14 > 0ll;
 b35: // head (checked)
 #line 12 "kernels.go"
-	r31 = (u64)r2 + 1ull; r32 = r31 < r3; if (!r32) goto b33; r33 = r2; r34 = (u64)r33 + 1ull;
-	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b63; r15 = r37; r16 = 0ll; r70 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r71 = (u64)r70 - 8ull;
-b41: // unroll guard
+	r31 = (u64)r2 + 1ull; r32 = r31 < r3; if (!r32) goto b33; r33 = r2;
+	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b62; r15 = r37; r16 = 0ll; r70 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r71 = (u64)r70 - 8ull;
+b40: // unroll guard
 #line 13 "kernels.go"
-	r72 = r16 < r71; if (!r72) goto b58;
+	r72 = r16 < r71; if (!r72) goto b57;
 #line 15 "kernels.go"
-	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; goto b41;
-b58: // rangeint.body (checked)
+	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; goto b40;
+b57: // rangeint.body (checked)
 #line 15 "kernels.go"
-	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; if (!r46) goto b60; r15 = r44; r16 = r45; goto b58;
-b60: // edge 4→5 (checked)
+	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; if (!r46) goto b59; r15 = r44; r16 = r45; goto b57;
+b59: // edge 4→5 (checked)
 #line 15 "kernels.go"
 	r17 = r44;
-b61: // rangeint.done (checked)
+b60: // rangeint.done (checked)
+#line 12 "kernels.go"
+	r34 = (u64)r33 + 1ull;
 #line 17 "kernels.go"
 	if ((u64)r34 >= (u64)r30) { qd_site = 0; qd_x = r34; qd_y = r30; goto qd_fault; } r66 = r29 + r33 * 4; r47 = r66 + 4ll; *(float *)r47 = r17;
 #line 12 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b35;
-b63: // edge 2→5 (checked)
+b62: // edge 2→5 (checked)
 #line 13 "kernels.go"
-	r17 = r37; goto b61;
+	r17 = r37; goto b60;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "54dd7457033879106c64ab5a36d9b7547d7f3bd871033c7c97558a067e3c0b15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "191f8096cd809d0c989c908c48aa055b15e89e316db9107c3ff926916c6fa0f2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c01224ec0b5839a7179b853f8d0a022ec4f6f2e944473707f14c74488655cff8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6794a92e8f721318d363a19ba8054fff909616748cbe6c6b463b1d6afe53249c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1463f9fae0eb6b02f8dcdd52fa8d04715f060fc75d635eae5f72f58b5bbd2c49"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f2c09f811e2c932d70f7f1baf548a5764d17a44cb9c977fdf70e40de49364cac"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5f1df71f60ef058ed1d5ea2534b5f0767a4f730bba13b8628bd1b9171d920ddd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5250b5b8a2a30ebdcdafe297fc268b85d65197b3637b52f2d648c0abbf2da71b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -89,13 +89,15 @@ extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, c
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 21 "kernels.go"
-	r4 = p4; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r238 = r2 >> 63; r239 = r238 & 4095ll; r240 = (u64)r2 + (u64)r239; r241 = r240 >> 12; r1 = r241; r0 = r1;
+	r4 = p4; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r238 = r2 >> 63; r239 = r238 & 4095ll; r240 = (u64)r2 + (u64)r239; r241 = r240 >> 12; r1 = r241; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b99; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r388 = p4; r389 = (u64)r388 + (u64)(-1ll); r390 = (u64)r389;
 #line 27 "kernels.go"
-	r65 = p0; r66 = p1;
-#line 34 "kernels.go"
-	r72 = p2; r73 = p3;
+	r66 = p1; r386 = (u64)r66; r391 = r390 < r386;
 #line 21 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b99; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r386 = (u64)r66; r388 = p4; r389 = (u64)r388 + (u64)(-1ll); r390 = (u64)r389; r391 = r390 < r386; r407 = (u64)r73; r408 = 2251799813685246ull < r407; if (!r391) goto b117; if (!r408) goto b117; r426 = (u32)255ll;
+	r6 = (u64)r0; r7 = r6;
+#line 34 "kernels.go"
+	r73 = p3; r72 = p2;
+#line 27 "kernels.go"
+	r65 = p0; if (!r391) goto b117; r407 = (u64)r73; r408 = 2251799813685246ull < r407; if (!r408) goto b117; r426 = (u32)255ll;
 b6: // head
 #line 21 "kernels.go"
 	r12 = r8 < r7; if (!r12) goto b99; r13 = r8; r14 = (i64)r13;
@@ -778,25 +780,27 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 49 "kernels.go"
-	r4 = p6; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r1045 = r2 >> 63; r1046 = r1045 & 4095ll; r1047 = (u64)r2 + (u64)r1046; r1048 = r1047 >> 12; r1 = r1048; r0 = r1;
+	r4 = p6; r3 = (u64)r4 + 4096ull; r2 = (u64)r3 - 1ull; r1045 = r2 >> 63; r1046 = r1045 & 4095ll; r1047 = (u64)r2 + (u64)r1046; r1048 = r1047 >> 12; r1 = r1048; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b226; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r1865 = p6; r1866 = (u64)r1865 + (u64)(-1ll); r1867 = (u64)r1866;
 #line 56 "kernels.go"
-	r76 = p0; r77 = p1;
-#line 74 "kernels.go"
-	r152 = p4; r153 = p5;
-#line 79 "kernels.go"
-	r177 = p2; r178 = p3;
+	r77 = p1; r1863 = (u64)r77; r1868 = r1867 < r1863;
 #line 49 "kernels.go"
-	r5 = r0 > 0ll; if (!r5) goto b258; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r1863 = (u64)r77; r1865 = p6; r1866 = (u64)r1865 + (u64)(-1ll); r1867 = (u64)r1866; r1868 = r1867 < r1863; r1884 = (u64)r153; r1891 = 2251799813685245ull < r1884; r1892 = (u64)r178; r1893 = r1867 < r1892; if (!r1868) goto b293; if (!r1891) goto b293; if (!r1893) goto b293; r1945 = (u32)255ll;
+	r6 = (u64)r0; r7 = r6;
+#line 79 "kernels.go"
+	r178 = p3; r177 = p2;
+#line 74 "kernels.go"
+	r153 = p5; r152 = p4;
+#line 56 "kernels.go"
+	r76 = p0; if (!r1868) goto b261; r1884 = (u64)r153; r1891 = 2251799813685245ull < r1884; if (!r1891) goto b261; r1892 = (u64)r178; r1893 = r1867 < r1892; if (!r1893) goto b261; r1945 = (u32)255ll;
 b7: // head
 #line 49 "kernels.go"
-	r12 = r8 < r7; if (!r12) goto b258; r13 = r8; r14 = (i64)r13;
+	r12 = r8 < r7; if (!r12) goto b226; r13 = r8; r14 = (i64)r13;
 	r21 = (char *)qvar_v; r22 = (i64)threadIdx.x; r23 = r21 + r22 * 4; *(u32 *)r23 = 0u; r1894 = r23; r25 = r1894 + 1024ll; *(u32 *)r25 = 0u; r1895 = r23; r27 = r1895 + 2048ll; *(u32 *)r27 = 0u; r1896 = r23; r29 = r1896 + 3072ll; *(u32 *)r29 = 0u; r1897 = r23; r31 = r1897 + 4096ll; *(u32 *)r31 = 0u; r1898 = r23; r33 = r1898 + 5120ll; *(u32 *)r33 = 0u; r1899 = r23; r35 = r1899 + 6144ll; *(u32 *)r35 = 0u; r1900 = r23; r37 = r1900 + 7168ll; *(u32 *)r37 = 0u; r1901 = r23; r39 = r1901 + 8192ll; *(u32 *)r39 = 0u; r1902 = r23; r41 = r1902 + 9216ll; *(u32 *)r41 = 0u; r1903 = r23; r43 = r1903 + 10240ll; *(u32 *)r43 = 0u; r1904 = r23; r45 = r1904 + 11264ll; *(u32 *)r45 = 0u; r1905 = r23; r47 = r1905 + 12288ll; *(u32 *)r47 = 0u; r1906 = r23; r49 = r1906 + 13312ll; *(u32 *)r49 = 0u; r1907 = r23; r51 = r1907 + 14336ll; *(u32 *)r51 = 0u; r1908 = r23; r53 = r1908 + 15360ll; *(u32 *)r53 = 0u; r1909 = r23; r55 = r1909 + 16384ll; *(u32 *)r55 = 0u; __syncthreads();
 	r56 = (char *)qvar_part;
 #line 49 "kernels.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
 #line 54 "kernels.go"
 	r64 = r16;
-	r65 = (u64)r14 * 4096ull; r66 = (u64)r65 + (u64)r64; r67 = r66 < r4; if (!r67) goto b291;
+	r65 = (u64)r14 * 4096ull; r66 = (u64)r65 + (u64)r64; r67 = r66 < r4; if (!r67) goto b259;
 #line 88 "kernels.go"
 	r71 = r64 >> 4; r72 = (u64)r64 + (u64)r71; r70 = r72;
 #line 56 "kernels.go"
@@ -804,7 +808,7 @@ b7: // head
 b14: // rangeint.body (unrolled 1)
 #line 54 "kernels.go"
 	r182 = (u64)r16 + 256ull;
-	r183 = r65; r184 = (u64)r183 + (u64)r182; r185 = r184 < r4; if (!r185) goto b289;
+	r183 = r65; r184 = (u64)r183 + (u64)r182; r185 = r184 < r4; if (!r185) goto b257;
 #line 88 "kernels.go"
 	r187 = r182 >> 4; r188 = (u64)r182 + (u64)r187; r186 = r188;
 #line 56 "kernels.go"
@@ -812,7 +816,7 @@ b14: // rangeint.body (unrolled 1)
 b17: // rangeint.body (unrolled 2)
 #line 54 "kernels.go"
 	r201 = (u64)r16 + 512ull;
-	r202 = r65; r203 = (u64)r202 + (u64)r201; r204 = r203 < r4; if (!r204) goto b287;
+	r202 = r65; r203 = (u64)r202 + (u64)r201; r204 = r203 < r4; if (!r204) goto b255;
 #line 88 "kernels.go"
 	r206 = r201 >> 4; r207 = (u64)r201 + (u64)r206; r205 = r207;
 #line 56 "kernels.go"
@@ -820,7 +824,7 @@ b17: // rangeint.body (unrolled 2)
 b20: // rangeint.body (unrolled 3)
 #line 54 "kernels.go"
 	r220 = (u64)r16 + 768ull;
-	r221 = r65; r222 = (u64)r221 + (u64)r220; r223 = r222 < r4; if (!r223) goto b285;
+	r221 = r65; r222 = (u64)r221 + (u64)r220; r223 = r222 < r4; if (!r223) goto b253;
 #line 88 "kernels.go"
 	r225 = r220 >> 4; r226 = (u64)r220 + (u64)r225; r224 = r226;
 #line 56 "kernels.go"
@@ -828,7 +832,7 @@ b20: // rangeint.body (unrolled 3)
 b23: // rangeint.body (unrolled 4)
 #line 54 "kernels.go"
 	r239 = (u64)r16 + 1024ull;
-	r240 = r65; r241 = (u64)r240 + (u64)r239; r242 = r241 < r4; if (!r242) goto b283;
+	r240 = r65; r241 = (u64)r240 + (u64)r239; r242 = r241 < r4; if (!r242) goto b251;
 #line 88 "kernels.go"
 	r244 = r239 >> 4; r245 = (u64)r239 + (u64)r244; r243 = r245;
 #line 56 "kernels.go"
@@ -836,7 +840,7 @@ b23: // rangeint.body (unrolled 4)
 b26: // rangeint.body (unrolled 5)
 #line 54 "kernels.go"
 	r258 = (u64)r16 + 1280ull;
-	r259 = r65; r260 = (u64)r259 + (u64)r258; r261 = r260 < r4; if (!r261) goto b281;
+	r259 = r65; r260 = (u64)r259 + (u64)r258; r261 = r260 < r4; if (!r261) goto b249;
 #line 88 "kernels.go"
 	r263 = r258 >> 4; r264 = (u64)r258 + (u64)r263; r262 = r264;
 #line 56 "kernels.go"
@@ -844,7 +848,7 @@ b26: // rangeint.body (unrolled 5)
 b29: // rangeint.body (unrolled 6)
 #line 54 "kernels.go"
 	r277 = (u64)r16 + 1536ull;
-	r278 = r65; r279 = (u64)r278 + (u64)r277; r280 = r279 < r4; if (!r280) goto b279;
+	r278 = r65; r279 = (u64)r278 + (u64)r277; r280 = r279 < r4; if (!r280) goto b247;
 #line 88 "kernels.go"
 	r282 = r277 >> 4; r283 = (u64)r277 + (u64)r282; r281 = r283;
 #line 56 "kernels.go"
@@ -852,7 +856,7 @@ b29: // rangeint.body (unrolled 6)
 b32: // rangeint.body (unrolled 7)
 #line 54 "kernels.go"
 	r296 = (u64)r16 + 1792ull;
-	r297 = r65; r298 = (u64)r297 + (u64)r296; r299 = r298 < r4; if (!r299) goto b277;
+	r297 = r65; r298 = (u64)r297 + (u64)r296; r299 = r298 < r4; if (!r299) goto b245;
 #line 88 "kernels.go"
 	r301 = r296 >> 4; r302 = (u64)r296 + (u64)r301; r300 = r302;
 #line 56 "kernels.go"
@@ -860,7 +864,7 @@ b32: // rangeint.body (unrolled 7)
 b35: // rangeint.body (unrolled 8)
 #line 54 "kernels.go"
 	r315 = (u64)r16 + 2048ull;
-	r316 = r65; r317 = (u64)r316 + (u64)r315; r318 = r317 < r4; if (!r318) goto b275;
+	r316 = r65; r317 = (u64)r316 + (u64)r315; r318 = r317 < r4; if (!r318) goto b243;
 #line 88 "kernels.go"
 	r320 = r315 >> 4; r321 = (u64)r315 + (u64)r320; r319 = r321;
 #line 56 "kernels.go"
@@ -868,7 +872,7 @@ b35: // rangeint.body (unrolled 8)
 b38: // rangeint.body (unrolled 9)
 #line 54 "kernels.go"
 	r334 = (u64)r16 + 2304ull;
-	r335 = r65; r336 = (u64)r335 + (u64)r334; r337 = r336 < r4; if (!r337) goto b273;
+	r335 = r65; r336 = (u64)r335 + (u64)r334; r337 = r336 < r4; if (!r337) goto b241;
 #line 88 "kernels.go"
 	r339 = r334 >> 4; r340 = (u64)r334 + (u64)r339; r338 = r340;
 #line 56 "kernels.go"
@@ -876,7 +880,7 @@ b38: // rangeint.body (unrolled 9)
 b41: // rangeint.body (unrolled 10)
 #line 54 "kernels.go"
 	r353 = (u64)r16 + 2560ull;
-	r354 = r65; r355 = (u64)r354 + (u64)r353; r356 = r355 < r4; if (!r356) goto b271;
+	r354 = r65; r355 = (u64)r354 + (u64)r353; r356 = r355 < r4; if (!r356) goto b239;
 #line 88 "kernels.go"
 	r358 = r353 >> 4; r359 = (u64)r353 + (u64)r358; r357 = r359;
 #line 56 "kernels.go"
@@ -884,7 +888,7 @@ b41: // rangeint.body (unrolled 10)
 b44: // rangeint.body (unrolled 11)
 #line 54 "kernels.go"
 	r372 = (u64)r16 + 2816ull;
-	r373 = r65; r374 = (u64)r373 + (u64)r372; r375 = r374 < r4; if (!r375) goto b269;
+	r373 = r65; r374 = (u64)r373 + (u64)r372; r375 = r374 < r4; if (!r375) goto b237;
 #line 88 "kernels.go"
 	r377 = r372 >> 4; r378 = (u64)r372 + (u64)r377; r376 = r378;
 #line 56 "kernels.go"
@@ -892,7 +896,7 @@ b44: // rangeint.body (unrolled 11)
 b47: // rangeint.body (unrolled 12)
 #line 54 "kernels.go"
 	r391 = (u64)r16 + 3072ull;
-	r392 = r65; r393 = (u64)r392 + (u64)r391; r394 = r393 < r4; if (!r394) goto b267;
+	r392 = r65; r393 = (u64)r392 + (u64)r391; r394 = r393 < r4; if (!r394) goto b235;
 #line 88 "kernels.go"
 	r396 = r391 >> 4; r397 = (u64)r391 + (u64)r396; r395 = r397;
 #line 56 "kernels.go"
@@ -900,7 +904,7 @@ b47: // rangeint.body (unrolled 12)
 b50: // rangeint.body (unrolled 13)
 #line 54 "kernels.go"
 	r410 = (u64)r16 + 3328ull;
-	r411 = r65; r412 = (u64)r411 + (u64)r410; r413 = r412 < r4; if (!r413) goto b265;
+	r411 = r65; r412 = (u64)r411 + (u64)r410; r413 = r412 < r4; if (!r413) goto b233;
 #line 88 "kernels.go"
 	r415 = r410 >> 4; r416 = (u64)r410 + (u64)r415; r414 = r416;
 #line 56 "kernels.go"
@@ -908,7 +912,7 @@ b50: // rangeint.body (unrolled 13)
 b53: // rangeint.body (unrolled 14)
 #line 54 "kernels.go"
 	r429 = (u64)r16 + 3584ull;
-	r430 = r65; r431 = (u64)r430 + (u64)r429; r432 = r431 < r4; if (!r432) goto b263;
+	r430 = r65; r431 = (u64)r430 + (u64)r429; r432 = r431 < r4; if (!r432) goto b231;
 #line 88 "kernels.go"
 	r434 = r429 >> 4; r435 = (u64)r429 + (u64)r434; r433 = r435;
 #line 56 "kernels.go"
@@ -916,7 +920,7 @@ b53: // rangeint.body (unrolled 14)
 b56: // rangeint.body (unrolled 15)
 #line 54 "kernels.go"
 	r448 = (u64)r16 + 3840ull;
-	r449 = r65; r450 = (u64)r449 + (u64)r448; r451 = r450 < r4; if (!r451) goto b261;
+	r449 = r65; r450 = (u64)r449 + (u64)r448; r451 = r450 < r4; if (!r451) goto b229;
 #line 88 "kernels.go"
 	r453 = r448 >> 4; r454 = (u64)r448 + (u64)r453; r452 = r454;
 #line 56 "kernels.go"
@@ -1044,434 +1048,434 @@ b59: // barrier
 	__syncthreads();
 #line 70 "kernels.go"
 	r94 = (i64)threadIdx.x; r112 = r94 == 255ll; r96 = 0; r97 = r56 + r94 * 4; r98 = *(i32 *)r97; r96 = r98; r99 = (i64)(threadIdx.x % warpSize); r100 = (i64)warpSize; r101 = 1ll;
-b147: // scan.shuffle
+b115: // scan.shuffle
 #line 70 "kernels.go"
-	r102 = r101 < r100; if (!r102) goto b163; r103 = qd_shfl_up(r96, (u32)r101); r104 = r99 >= r101; if (!r104) goto b150; r96 = (u32)r96 + (u32)r103;
-b150: // scan.step
+	r102 = r101 < r100; if (!r102) goto b131; r103 = qd_shfl_up(r96, (u32)r101); r104 = r99 >= r101; if (!r104) goto b118; r96 = (u32)r96 + (u32)r103;
+b118: // scan.step
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r1948 = r101 < r100; if (!r1948) goto b163; r1949 = qd_shfl_up(r96, (u32)r101); r1950 = r99 >= r101; if (!r1950) goto b154; r96 = (u32)r96 + (u32)r1949;
-b154: // scan.step (unrolled 1)
+	r101 = (u64)r101 << 1; r1948 = r101 < r100; if (!r1948) goto b131; r1949 = qd_shfl_up(r96, (u32)r101); r1950 = r99 >= r101; if (!r1950) goto b122; r96 = (u32)r96 + (u32)r1949;
+b122: // scan.step (unrolled 1)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r1951 = r101 < r100; if (!r1951) goto b163; r1952 = qd_shfl_up(r96, (u32)r101); r1953 = r99 >= r101; if (!r1953) goto b158; r96 = (u32)r96 + (u32)r1952;
-b158: // scan.step (unrolled 2)
+	r101 = (u64)r101 << 1; r1951 = r101 < r100; if (!r1951) goto b131; r1952 = qd_shfl_up(r96, (u32)r101); r1953 = r99 >= r101; if (!r1953) goto b126; r96 = (u32)r96 + (u32)r1952;
+b126: // scan.step (unrolled 2)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r1954 = r101 < r100; if (!r1954) goto b163; r1955 = qd_shfl_up(r96, (u32)r101); r1956 = r99 >= r101; if (!r1956) goto b162; r96 = (u32)r96 + (u32)r1955;
-b162: // scan.step (unrolled 3)
+	r101 = (u64)r101 << 1; r1954 = r101 < r100; if (!r1954) goto b131; r1955 = qd_shfl_up(r96, (u32)r101); r1956 = r99 >= r101; if (!r1956) goto b130; r96 = (u32)r96 + (u32)r1955;
+b130: // scan.step (unrolled 3)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; goto b147;
-b163: // scan.warped
+	r101 = (u64)r101 << 1; goto b115;
+b131: // scan.warped
 #line 70 "kernels.go"
-	r106 = qd_shfl_up(r96, 1u); r105 = 0; r107 = r99 > 0ll; if (!r107) goto b165; r105 = r106;
-b165: // scan.belowdone
+	r106 = qd_shfl_up(r96, 1u); r105 = 0; r107 = r99 > 0ll; if (!r107) goto b133; r105 = r106;
+b133: // scan.belowdone
 #line 70 "kernels.go"
-	r108 = (char *)qvar_warpsums_2; r109 = (i64)(threadIdx.x / warpSize); r110 = (u64)r100 - 1ull; r111 = r99 == r110; r113 = r111 | r112; if (!r113) goto b167; r114 = r108 + r109 * 4; *(i32 *)r114 = r96;
-b167: // scan.written
+	r108 = (char *)qvar_warpsums_2; r109 = (i64)(threadIdx.x / warpSize); r110 = (u64)r100 - 1ull; r111 = r99 == r110; r113 = r111 | r112; if (!r113) goto b135; r114 = r108 + r109 * 4; *(i32 *)r114 = r96;
+b135: // scan.written
 #line 70 "kernels.go"
-	__syncthreads(); r1940 = (u64)r100; r1941 = 255ull | r1940; r1942 = r1941 >> 32; r1943 = (u32)r1942; r1944 = r1943 == 0u; if (!r1944) goto b260; r1946 = (u32)r100; r1947 = qd_div_u32(r1945, r1946); r1939 = (i64)r1947;
-b169: // scan.written
+	__syncthreads(); r1940 = (u64)r100; r1941 = 255ull | r1940; r1942 = r1941 >> 32; r1943 = (u32)r1942; r1944 = r1943 == 0u; if (!r1944) goto b228; r1946 = (u32)r100; r1947 = qd_div_u32(r1945, r1946); r1939 = (i64)r1947;
+b137: // scan.written
 #line 70 "kernels.go"
 	r115 = r1939; r116 = 0; r117 = 0; r118 = 0ll; r1928 = r108 + 0ll;
-b170: // scan.total
+b138: // scan.total
 #line 70 "kernels.go"
-	r119 = r118 <= r115; if (!r119) goto b186; r120 = r1928; r121 = *(i32 *)r120; r117 = (u32)r117 + (u32)r121; r122 = r118 < r109; if (!r122) goto b173; r116 = (u32)r116 + (u32)r121;
-b173: // scan.counted
+	r119 = r118 <= r115; if (!r119) goto b154; r120 = r1928; r121 = *(i32 *)r120; r117 = (u32)r117 + (u32)r121; r122 = r118 < r109; if (!r122) goto b141; r116 = (u32)r116 + (u32)r121;
+b141: // scan.counted
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1957 = r118 <= r115; if (!r1957) goto b186; r1958 = r1928; r1959 = *(i32 *)r1958; r117 = (u32)r117 + (u32)r1959; r1960 = r118 < r109; if (!r1960) goto b177; r116 = (u32)r116 + (u32)r1959;
-b177: // scan.counted (unrolled 1)
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1957 = r118 <= r115; if (!r1957) goto b154; r1958 = r1928; r1959 = *(i32 *)r1958; r117 = (u32)r117 + (u32)r1959; r1960 = r118 < r109; if (!r1960) goto b145; r116 = (u32)r116 + (u32)r1959;
+b145: // scan.counted (unrolled 1)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1961 = r118 <= r115; if (!r1961) goto b186; r1962 = r1928; r1963 = *(i32 *)r1962; r117 = (u32)r117 + (u32)r1963; r1964 = r118 < r109; if (!r1964) goto b181; r116 = (u32)r116 + (u32)r1963;
-b181: // scan.counted (unrolled 2)
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1961 = r118 <= r115; if (!r1961) goto b154; r1962 = r1928; r1963 = *(i32 *)r1962; r117 = (u32)r117 + (u32)r1963; r1964 = r118 < r109; if (!r1964) goto b149; r116 = (u32)r116 + (u32)r1963;
+b149: // scan.counted (unrolled 2)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1965 = r118 <= r115; if (!r1965) goto b186; r1966 = r1928; r1967 = *(i32 *)r1966; r117 = (u32)r117 + (u32)r1967; r1968 = r118 < r109; if (!r1968) goto b185; r116 = (u32)r116 + (u32)r1967;
-b185: // scan.counted (unrolled 3)
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; r1965 = r118 <= r115; if (!r1965) goto b154; r1966 = r1928; r1967 = *(i32 *)r1966; r117 = (u32)r117 + (u32)r1967; r1968 = r118 < r109; if (!r1968) goto b153; r116 = (u32)r116 + (u32)r1967;
+b153: // scan.counted (unrolled 3)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; goto b170;
-b186: // scan.store
+	r118 = (u64)r118 + 1ull; r1928 = r1928 + 4ll; goto b138;
+b154: // scan.store
 #line 70 "kernels.go"
 	r123 = (u32)r105 + (u32)r116; r124 = r97; *(i32 *)r124 = r123; __syncthreads();
 #line 49 "kernels.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
 #line 73 "kernels.go"
-	r146 = r14 > 0ll; if (!r146) goto b259;
+	r146 = r14 > 0ll; if (!r146) goto b227;
 	r1910 = r152 + r14 * 4; r151 = r1910 + -4ll; r154 = *(i32 *)r151; r147 = r154;
-b191: // rangeint.body
+b159: // rangeint.body
 #line 77 "kernels.go"
 	r158 = r20;
-	r159 = r65; r160 = (u64)r159 + (u64)r158; r161 = r160 < r4; if (!r161) goto b195;
+	r159 = r65; r160 = (u64)r159 + (u64)r158; r161 = r160 < r4; if (!r161) goto b163;
 	r165 = r160;
 #line 88 "kernels.go"
 	r167 = r158 >> 4; r168 = (u64)r158 + (u64)r167; r166 = r168;
 #line 79 "kernels.go"
 	r169 = r21 + r166 * 4; r170 = *(i32 *)r169; r171 = r167; r172 = r56 + r171 * 4; r173 = *(i32 *)r172; r174 = (u32)r170 + (u32)r173; r175 = (u32)r174 + (u32)r147; r176 = r177 + r165 * 4; *(i32 *)r176 = r175;
-b195: // rangeint.body (unrolled 1)
+b163: // rangeint.body (unrolled 1)
 #line 77 "kernels.go"
 	r726 = (u64)r20 + 256ull;
-	r727 = r65; r728 = (u64)r727 + (u64)r726; r729 = r728 < r4; if (!r729) goto b199;
+	r727 = r65; r728 = (u64)r727 + (u64)r726; r729 = r728 < r4; if (!r729) goto b167;
 	r731 = r728;
 #line 88 "kernels.go"
 	r733 = r726 >> 4; r734 = (u64)r726 + (u64)r733; r732 = r734;
 #line 79 "kernels.go"
 	r735 = r21 + r732 * 4; r736 = *(i32 *)r735; r737 = r733; r738 = r56 + r737 * 4; r739 = *(i32 *)r738; r740 = (u32)r736 + (u32)r739; r741 = (u32)r740 + (u32)r147; r742 = r177 + r731 * 4; *(i32 *)r742 = r741;
-b199: // rangeint.body (unrolled 2)
+b167: // rangeint.body (unrolled 2)
 #line 77 "kernels.go"
 	r746 = (u64)r20 + 512ull;
-	r747 = r65; r748 = (u64)r747 + (u64)r746; r749 = r748 < r4; if (!r749) goto b203;
+	r747 = r65; r748 = (u64)r747 + (u64)r746; r749 = r748 < r4; if (!r749) goto b171;
 	r751 = r748;
 #line 88 "kernels.go"
 	r753 = r746 >> 4; r754 = (u64)r746 + (u64)r753; r752 = r754;
 #line 79 "kernels.go"
 	r755 = r21 + r752 * 4; r756 = *(i32 *)r755; r757 = r753; r758 = r56 + r757 * 4; r759 = *(i32 *)r758; r760 = (u32)r756 + (u32)r759; r761 = (u32)r760 + (u32)r147; r762 = r177 + r751 * 4; *(i32 *)r762 = r761;
-b203: // rangeint.body (unrolled 3)
+b171: // rangeint.body (unrolled 3)
 #line 77 "kernels.go"
 	r766 = (u64)r20 + 768ull;
-	r767 = r65; r768 = (u64)r767 + (u64)r766; r769 = r768 < r4; if (!r769) goto b207;
+	r767 = r65; r768 = (u64)r767 + (u64)r766; r769 = r768 < r4; if (!r769) goto b175;
 	r771 = r768;
 #line 88 "kernels.go"
 	r773 = r766 >> 4; r774 = (u64)r766 + (u64)r773; r772 = r774;
 #line 79 "kernels.go"
 	r775 = r21 + r772 * 4; r776 = *(i32 *)r775; r777 = r773; r778 = r56 + r777 * 4; r779 = *(i32 *)r778; r780 = (u32)r776 + (u32)r779; r781 = (u32)r780 + (u32)r147; r782 = r177 + r771 * 4; *(i32 *)r782 = r781;
-b207: // rangeint.body (unrolled 4)
+b175: // rangeint.body (unrolled 4)
 #line 77 "kernels.go"
 	r786 = (u64)r20 + 1024ull;
-	r787 = r65; r788 = (u64)r787 + (u64)r786; r789 = r788 < r4; if (!r789) goto b211;
+	r787 = r65; r788 = (u64)r787 + (u64)r786; r789 = r788 < r4; if (!r789) goto b179;
 	r791 = r788;
 #line 88 "kernels.go"
 	r793 = r786 >> 4; r794 = (u64)r786 + (u64)r793; r792 = r794;
 #line 79 "kernels.go"
 	r795 = r21 + r792 * 4; r796 = *(i32 *)r795; r797 = r793; r798 = r56 + r797 * 4; r799 = *(i32 *)r798; r800 = (u32)r796 + (u32)r799; r801 = (u32)r800 + (u32)r147; r802 = r177 + r791 * 4; *(i32 *)r802 = r801;
-b211: // rangeint.body (unrolled 5)
+b179: // rangeint.body (unrolled 5)
 #line 77 "kernels.go"
 	r806 = (u64)r20 + 1280ull;
-	r807 = r65; r808 = (u64)r807 + (u64)r806; r809 = r808 < r4; if (!r809) goto b215;
+	r807 = r65; r808 = (u64)r807 + (u64)r806; r809 = r808 < r4; if (!r809) goto b183;
 	r811 = r808;
 #line 88 "kernels.go"
 	r813 = r806 >> 4; r814 = (u64)r806 + (u64)r813; r812 = r814;
 #line 79 "kernels.go"
 	r815 = r21 + r812 * 4; r816 = *(i32 *)r815; r817 = r813; r818 = r56 + r817 * 4; r819 = *(i32 *)r818; r820 = (u32)r816 + (u32)r819; r821 = (u32)r820 + (u32)r147; r822 = r177 + r811 * 4; *(i32 *)r822 = r821;
-b215: // rangeint.body (unrolled 6)
+b183: // rangeint.body (unrolled 6)
 #line 77 "kernels.go"
 	r826 = (u64)r20 + 1536ull;
-	r827 = r65; r828 = (u64)r827 + (u64)r826; r829 = r828 < r4; if (!r829) goto b219;
+	r827 = r65; r828 = (u64)r827 + (u64)r826; r829 = r828 < r4; if (!r829) goto b187;
 	r831 = r828;
 #line 88 "kernels.go"
 	r833 = r826 >> 4; r834 = (u64)r826 + (u64)r833; r832 = r834;
 #line 79 "kernels.go"
 	r835 = r21 + r832 * 4; r836 = *(i32 *)r835; r837 = r833; r838 = r56 + r837 * 4; r839 = *(i32 *)r838; r840 = (u32)r836 + (u32)r839; r841 = (u32)r840 + (u32)r147; r842 = r177 + r831 * 4; *(i32 *)r842 = r841;
-b219: // rangeint.body (unrolled 7)
+b187: // rangeint.body (unrolled 7)
 #line 77 "kernels.go"
 	r846 = (u64)r20 + 1792ull;
-	r847 = r65; r848 = (u64)r847 + (u64)r846; r849 = r848 < r4; if (!r849) goto b223;
+	r847 = r65; r848 = (u64)r847 + (u64)r846; r849 = r848 < r4; if (!r849) goto b191;
 	r851 = r848;
 #line 88 "kernels.go"
 	r853 = r846 >> 4; r854 = (u64)r846 + (u64)r853; r852 = r854;
 #line 79 "kernels.go"
 	r855 = r21 + r852 * 4; r856 = *(i32 *)r855; r857 = r853; r858 = r56 + r857 * 4; r859 = *(i32 *)r858; r860 = (u32)r856 + (u32)r859; r861 = (u32)r860 + (u32)r147; r862 = r177 + r851 * 4; *(i32 *)r862 = r861;
-b223: // rangeint.body (unrolled 8)
+b191: // rangeint.body (unrolled 8)
 #line 77 "kernels.go"
 	r866 = (u64)r20 + 2048ull;
-	r867 = r65; r868 = (u64)r867 + (u64)r866; r869 = r868 < r4; if (!r869) goto b227;
+	r867 = r65; r868 = (u64)r867 + (u64)r866; r869 = r868 < r4; if (!r869) goto b195;
 	r871 = r868;
 #line 88 "kernels.go"
 	r873 = r866 >> 4; r874 = (u64)r866 + (u64)r873; r872 = r874;
 #line 79 "kernels.go"
 	r875 = r21 + r872 * 4; r876 = *(i32 *)r875; r877 = r873; r878 = r56 + r877 * 4; r879 = *(i32 *)r878; r880 = (u32)r876 + (u32)r879; r881 = (u32)r880 + (u32)r147; r882 = r177 + r871 * 4; *(i32 *)r882 = r881;
-b227: // rangeint.body (unrolled 9)
+b195: // rangeint.body (unrolled 9)
 #line 77 "kernels.go"
 	r886 = (u64)r20 + 2304ull;
-	r887 = r65; r888 = (u64)r887 + (u64)r886; r889 = r888 < r4; if (!r889) goto b231;
+	r887 = r65; r888 = (u64)r887 + (u64)r886; r889 = r888 < r4; if (!r889) goto b199;
 	r891 = r888;
 #line 88 "kernels.go"
 	r893 = r886 >> 4; r894 = (u64)r886 + (u64)r893; r892 = r894;
 #line 79 "kernels.go"
 	r895 = r21 + r892 * 4; r896 = *(i32 *)r895; r897 = r893; r898 = r56 + r897 * 4; r899 = *(i32 *)r898; r900 = (u32)r896 + (u32)r899; r901 = (u32)r900 + (u32)r147; r902 = r177 + r891 * 4; *(i32 *)r902 = r901;
-b231: // rangeint.body (unrolled 10)
+b199: // rangeint.body (unrolled 10)
 #line 77 "kernels.go"
 	r906 = (u64)r20 + 2560ull;
-	r907 = r65; r908 = (u64)r907 + (u64)r906; r909 = r908 < r4; if (!r909) goto b235;
+	r907 = r65; r908 = (u64)r907 + (u64)r906; r909 = r908 < r4; if (!r909) goto b203;
 	r911 = r908;
 #line 88 "kernels.go"
 	r913 = r906 >> 4; r914 = (u64)r906 + (u64)r913; r912 = r914;
 #line 79 "kernels.go"
 	r915 = r21 + r912 * 4; r916 = *(i32 *)r915; r917 = r913; r918 = r56 + r917 * 4; r919 = *(i32 *)r918; r920 = (u32)r916 + (u32)r919; r921 = (u32)r920 + (u32)r147; r922 = r177 + r911 * 4; *(i32 *)r922 = r921;
-b235: // rangeint.body (unrolled 11)
+b203: // rangeint.body (unrolled 11)
 #line 77 "kernels.go"
 	r926 = (u64)r20 + 2816ull;
-	r927 = r65; r928 = (u64)r927 + (u64)r926; r929 = r928 < r4; if (!r929) goto b239;
+	r927 = r65; r928 = (u64)r927 + (u64)r926; r929 = r928 < r4; if (!r929) goto b207;
 	r931 = r928;
 #line 88 "kernels.go"
 	r933 = r926 >> 4; r934 = (u64)r926 + (u64)r933; r932 = r934;
 #line 79 "kernels.go"
 	r935 = r21 + r932 * 4; r936 = *(i32 *)r935; r937 = r933; r938 = r56 + r937 * 4; r939 = *(i32 *)r938; r940 = (u32)r936 + (u32)r939; r941 = (u32)r940 + (u32)r147; r942 = r177 + r931 * 4; *(i32 *)r942 = r941;
-b239: // rangeint.body (unrolled 12)
+b207: // rangeint.body (unrolled 12)
 #line 77 "kernels.go"
 	r946 = (u64)r20 + 3072ull;
-	r947 = r65; r948 = (u64)r947 + (u64)r946; r949 = r948 < r4; if (!r949) goto b243;
+	r947 = r65; r948 = (u64)r947 + (u64)r946; r949 = r948 < r4; if (!r949) goto b211;
 	r951 = r948;
 #line 88 "kernels.go"
 	r953 = r946 >> 4; r954 = (u64)r946 + (u64)r953; r952 = r954;
 #line 79 "kernels.go"
 	r955 = r21 + r952 * 4; r956 = *(i32 *)r955; r957 = r953; r958 = r56 + r957 * 4; r959 = *(i32 *)r958; r960 = (u32)r956 + (u32)r959; r961 = (u32)r960 + (u32)r147; r962 = r177 + r951 * 4; *(i32 *)r962 = r961;
-b243: // rangeint.body (unrolled 13)
+b211: // rangeint.body (unrolled 13)
 #line 77 "kernels.go"
 	r966 = (u64)r20 + 3328ull;
-	r967 = r65; r968 = (u64)r967 + (u64)r966; r969 = r968 < r4; if (!r969) goto b247;
+	r967 = r65; r968 = (u64)r967 + (u64)r966; r969 = r968 < r4; if (!r969) goto b215;
 	r971 = r968;
 #line 88 "kernels.go"
 	r973 = r966 >> 4; r974 = (u64)r966 + (u64)r973; r972 = r974;
 #line 79 "kernels.go"
 	r975 = r21 + r972 * 4; r976 = *(i32 *)r975; r977 = r973; r978 = r56 + r977 * 4; r979 = *(i32 *)r978; r980 = (u32)r976 + (u32)r979; r981 = (u32)r980 + (u32)r147; r982 = r177 + r971 * 4; *(i32 *)r982 = r981;
-b247: // rangeint.body (unrolled 14)
+b215: // rangeint.body (unrolled 14)
 #line 77 "kernels.go"
 	r986 = (u64)r20 + 3584ull;
-	r987 = r65; r988 = (u64)r987 + (u64)r986; r989 = r988 < r4; if (!r989) goto b251;
+	r987 = r65; r988 = (u64)r987 + (u64)r986; r989 = r988 < r4; if (!r989) goto b219;
 	r991 = r988;
 #line 88 "kernels.go"
 	r993 = r986 >> 4; r994 = (u64)r986 + (u64)r993; r992 = r994;
 #line 79 "kernels.go"
 	r995 = r21 + r992 * 4; r996 = *(i32 *)r995; r997 = r993; r998 = r56 + r997 * 4; r999 = *(i32 *)r998; r1000 = (u32)r996 + (u32)r999; r1001 = (u32)r1000 + (u32)r147; r1002 = r177 + r991 * 4; *(i32 *)r1002 = r1001;
-b251: // rangeint.body (unrolled 15)
+b219: // rangeint.body (unrolled 15)
 #line 77 "kernels.go"
 	r1006 = (u64)r20 + 3840ull;
-	r1007 = r65; r1008 = (u64)r1007 + (u64)r1006; r1009 = r1008 < r4; if (!r1009) goto b255;
+	r1007 = r65; r1008 = (u64)r1007 + (u64)r1006; r1009 = r1008 < r4; if (!r1009) goto b223;
 	r1011 = r1008;
 #line 88 "kernels.go"
 	r1013 = r1006 >> 4; r1014 = (u64)r1006 + (u64)r1013; r1012 = r1014;
 #line 79 "kernels.go"
 	r1015 = r21 + r1012 * 4; r1016 = *(i32 *)r1015; r1017 = r1013; r1018 = r56 + r1017 * 4; r1019 = *(i32 *)r1018; r1020 = (u32)r1016 + (u32)r1019; r1021 = (u32)r1020 + (u32)r147; r1022 = r177 + r1011 * 4; *(i32 *)r1022 = r1021;
-b255: // barrier
+b223: // barrier
 #line 49 "kernels.go"
 	__syncthreads();
 #line 73 "kernels.go"
-	r148 = (u64)r14 + 1ull; r149 = r148 < r0; if (!r149) goto b258;
+	r148 = (u64)r14 + 1ull; r149 = r148 < r0; if (!r149) goto b226;
 #line 49 "kernels.go"
 	r8 = r8 + r11; goto b7;
-b258: // exit
+b226: // exit
 #line 49 "kernels.go"
 	return;
-b259: // edge 14→17
+b227: // edge 14→17
 #line 73 "kernels.go"
-	r147 = 0; goto b191;
-b260: // divide in 64 bits
+	r147 = 0; goto b159;
+b228: // divide in 64 bits
 #line 70 "kernels.go"
-	r1939 = qd_div_i64(255ll, r100); goto b169;
-b261: // at.entry (unrolled 15)
+	r1939 = qd_div_i64(255ll, r100); goto b137;
+b229: // at.entry (unrolled 15)
 #line 88 "kernels.go"
 	r463 = r448 >> 4; r464 = (u64)r448 + (u64)r463; r462 = r464;
 #line 58 "kernels.go"
 	r465 = r21 + r462 * 4; *(i32 *)r465 = 0; goto b59;
-b263: // at.entry (unrolled 14)
+b231: // at.entry (unrolled 14)
 #line 88 "kernels.go"
 	r444 = r429 >> 4; r445 = (u64)r429 + (u64)r444; r443 = r445;
 #line 58 "kernels.go"
 	r446 = r21 + r443 * 4; *(i32 *)r446 = 0; goto b56;
-b265: // at.entry (unrolled 13)
+b233: // at.entry (unrolled 13)
 #line 88 "kernels.go"
 	r425 = r410 >> 4; r426 = (u64)r410 + (u64)r425; r424 = r426;
 #line 58 "kernels.go"
 	r427 = r21 + r424 * 4; *(i32 *)r427 = 0; goto b53;
-b267: // at.entry (unrolled 12)
+b235: // at.entry (unrolled 12)
 #line 88 "kernels.go"
 	r406 = r391 >> 4; r407 = (u64)r391 + (u64)r406; r405 = r407;
 #line 58 "kernels.go"
 	r408 = r21 + r405 * 4; *(i32 *)r408 = 0; goto b50;
-b269: // at.entry (unrolled 11)
+b237: // at.entry (unrolled 11)
 #line 88 "kernels.go"
 	r387 = r372 >> 4; r388 = (u64)r372 + (u64)r387; r386 = r388;
 #line 58 "kernels.go"
 	r389 = r21 + r386 * 4; *(i32 *)r389 = 0; goto b47;
-b271: // at.entry (unrolled 10)
+b239: // at.entry (unrolled 10)
 #line 88 "kernels.go"
 	r368 = r353 >> 4; r369 = (u64)r353 + (u64)r368; r367 = r369;
 #line 58 "kernels.go"
 	r370 = r21 + r367 * 4; *(i32 *)r370 = 0; goto b44;
-b273: // at.entry (unrolled 9)
+b241: // at.entry (unrolled 9)
 #line 88 "kernels.go"
 	r349 = r334 >> 4; r350 = (u64)r334 + (u64)r349; r348 = r350;
 #line 58 "kernels.go"
 	r351 = r21 + r348 * 4; *(i32 *)r351 = 0; goto b41;
-b275: // at.entry (unrolled 8)
+b243: // at.entry (unrolled 8)
 #line 88 "kernels.go"
 	r330 = r315 >> 4; r331 = (u64)r315 + (u64)r330; r329 = r331;
 #line 58 "kernels.go"
 	r332 = r21 + r329 * 4; *(i32 *)r332 = 0; goto b38;
-b277: // at.entry (unrolled 7)
+b245: // at.entry (unrolled 7)
 #line 88 "kernels.go"
 	r311 = r296 >> 4; r312 = (u64)r296 + (u64)r311; r310 = r312;
 #line 58 "kernels.go"
 	r313 = r21 + r310 * 4; *(i32 *)r313 = 0; goto b35;
-b279: // at.entry (unrolled 6)
+b247: // at.entry (unrolled 6)
 #line 88 "kernels.go"
 	r292 = r277 >> 4; r293 = (u64)r277 + (u64)r292; r291 = r293;
 #line 58 "kernels.go"
 	r294 = r21 + r291 * 4; *(i32 *)r294 = 0; goto b32;
-b281: // at.entry (unrolled 5)
+b249: // at.entry (unrolled 5)
 #line 88 "kernels.go"
 	r273 = r258 >> 4; r274 = (u64)r258 + (u64)r273; r272 = r274;
 #line 58 "kernels.go"
 	r275 = r21 + r272 * 4; *(i32 *)r275 = 0; goto b29;
-b283: // at.entry (unrolled 4)
+b251: // at.entry (unrolled 4)
 #line 88 "kernels.go"
 	r254 = r239 >> 4; r255 = (u64)r239 + (u64)r254; r253 = r255;
 #line 58 "kernels.go"
 	r256 = r21 + r253 * 4; *(i32 *)r256 = 0; goto b26;
-b285: // at.entry (unrolled 3)
+b253: // at.entry (unrolled 3)
 #line 88 "kernels.go"
 	r235 = r220 >> 4; r236 = (u64)r220 + (u64)r235; r234 = r236;
 #line 58 "kernels.go"
 	r237 = r21 + r234 * 4; *(i32 *)r237 = 0; goto b23;
-b287: // at.entry (unrolled 2)
+b255: // at.entry (unrolled 2)
 #line 88 "kernels.go"
 	r216 = r201 >> 4; r217 = (u64)r201 + (u64)r216; r215 = r217;
 #line 58 "kernels.go"
 	r218 = r21 + r215 * 4; *(i32 *)r218 = 0; goto b20;
-b289: // at.entry (unrolled 1)
+b257: // at.entry (unrolled 1)
 #line 88 "kernels.go"
 	r197 = r182 >> 4; r198 = (u64)r182 + (u64)r197; r196 = r198;
 #line 58 "kernels.go"
 	r199 = r21 + r196 * 4; *(i32 *)r199 = 0; goto b17;
-b291: // at.entry
+b259: // at.entry
 #line 88 "kernels.go"
 	r83 = r64 >> 4; r84 = (u64)r64 + (u64)r83; r82 = r84;
 #line 58 "kernels.go"
 	r85 = r21 + r82 * 4; *(i32 *)r85 = 0; goto b14;
-b293: // preheader
+b261: // preheader
 #line 58 "kernels.go"
 	r1936 = (u32)255ll;
-b294: // head (checked if)
+b262: // head (checked if)
 #line 49 "kernels.go"
-	r1049 = r8 < r7; if (!r1049) goto b258; r1050 = r8; r1051 = (i64)r1050;
+	r1049 = r8 < r7; if (!r1049) goto b226; r1050 = r8; r1051 = (i64)r1050;
 	r1058 = (char *)qvar_v; r1059 = (i64)threadIdx.x; r1060 = r1058 + r1059 * 4; *(u32 *)r1060 = 0u; r1911 = r1060; r1062 = r1911 + 1024ll; *(u32 *)r1062 = 0u; r1912 = r1060; r1064 = r1912 + 2048ll; *(u32 *)r1064 = 0u; r1913 = r1060; r1066 = r1913 + 3072ll; *(u32 *)r1066 = 0u; r1914 = r1060; r1068 = r1914 + 4096ll; *(u32 *)r1068 = 0u; r1915 = r1060; r1070 = r1915 + 5120ll; *(u32 *)r1070 = 0u; r1916 = r1060; r1072 = r1916 + 6144ll; *(u32 *)r1072 = 0u; r1917 = r1060; r1074 = r1917 + 7168ll; *(u32 *)r1074 = 0u; r1918 = r1060; r1076 = r1918 + 8192ll; *(u32 *)r1076 = 0u; r1919 = r1060; r1078 = r1919 + 9216ll; *(u32 *)r1078 = 0u; r1920 = r1060; r1080 = r1920 + 10240ll; *(u32 *)r1080 = 0u; r1921 = r1060; r1082 = r1921 + 11264ll; *(u32 *)r1082 = 0u; r1922 = r1060; r1084 = r1922 + 12288ll; *(u32 *)r1084 = 0u; r1923 = r1060; r1086 = r1923 + 13312ll; *(u32 *)r1086 = 0u; r1924 = r1060; r1088 = r1924 + 14336ll; *(u32 *)r1088 = 0u; r1925 = r1060; r1090 = r1925 + 15360ll; *(u32 *)r1090 = 0u; r1926 = r1060; r1092 = r1926 + 16384ll; *(u32 *)r1092 = 0u; __syncthreads();
 	r1093 = (char *)qvar_part;
 #line 49 "kernels.go"
 	r1052 = (i64)threadIdx.x; r1053 = r1052;
 #line 54 "kernels.go"
 	r1094 = r1053;
-	r1095 = (u64)r1051 * 4096ull; r1096 = (u64)r1095 + (u64)r1094; r1097 = r1096 < r4; if (!r1097) goto b577;
+	r1095 = (u64)r1051 * 4096ull; r1096 = (u64)r1095 + (u64)r1094; r1097 = r1096 < r4; if (!r1097) goto b513;
 #line 88 "kernels.go"
 	r1099 = r1094 >> 4; r1100 = (u64)r1094 + (u64)r1099; r1098 = r1100;
 #line 56 "kernels.go"
 	r1102 = r1096; if ((u64)r1102 >= (u64)r77) { qd_site = 0; qd_x = r1102; qd_y = r77; goto qd_fault; } r1103 = r76 + r1102 * 4; r1104 = *(i32 *)r1103; r1105 = r1058 + r1098 * 4; *(i32 *)r1105 = r1104;
-b301: // rangeint.body (unrolled 1) (checked if)
+b269: // rangeint.body (unrolled 1) (checked if)
 #line 54 "kernels.go"
 	r1173 = (u64)r1053 + 256ull;
-	r1174 = r1095; r1175 = (u64)r1174 + (u64)r1173; r1176 = r1175 < r4; if (!r1176) goto b575;
+	r1174 = r1095; r1175 = (u64)r1174 + (u64)r1173; r1176 = r1175 < r4; if (!r1176) goto b511;
 #line 88 "kernels.go"
 	r1178 = r1173 >> 4; r1179 = (u64)r1173 + (u64)r1178; r1177 = r1179;
 #line 56 "kernels.go"
 	r1181 = r1175; if ((u64)r1181 >= (u64)r77) { qd_site = 0; qd_x = r1181; qd_y = r77; goto qd_fault; } r1182 = r76 + r1181 * 4; r1183 = *(i32 *)r1182; r1184 = r1058 + r1177 * 4; *(i32 *)r1184 = r1183;
-b304: // rangeint.body (unrolled 2) (checked if)
+b272: // rangeint.body (unrolled 2) (checked if)
 #line 54 "kernels.go"
 	r1189 = (u64)r1053 + 512ull;
-	r1190 = r1095; r1191 = (u64)r1190 + (u64)r1189; r1192 = r1191 < r4; if (!r1192) goto b573;
+	r1190 = r1095; r1191 = (u64)r1190 + (u64)r1189; r1192 = r1191 < r4; if (!r1192) goto b509;
 #line 88 "kernels.go"
 	r1194 = r1189 >> 4; r1195 = (u64)r1189 + (u64)r1194; r1193 = r1195;
 #line 56 "kernels.go"
 	r1197 = r1191; if ((u64)r1197 >= (u64)r77) { qd_site = 0; qd_x = r1197; qd_y = r77; goto qd_fault; } r1198 = r76 + r1197 * 4; r1199 = *(i32 *)r1198; r1200 = r1058 + r1193 * 4; *(i32 *)r1200 = r1199;
-b307: // rangeint.body (unrolled 3) (checked if)
+b275: // rangeint.body (unrolled 3) (checked if)
 #line 54 "kernels.go"
 	r1205 = (u64)r1053 + 768ull;
-	r1206 = r1095; r1207 = (u64)r1206 + (u64)r1205; r1208 = r1207 < r4; if (!r1208) goto b571;
+	r1206 = r1095; r1207 = (u64)r1206 + (u64)r1205; r1208 = r1207 < r4; if (!r1208) goto b507;
 #line 88 "kernels.go"
 	r1210 = r1205 >> 4; r1211 = (u64)r1205 + (u64)r1210; r1209 = r1211;
 #line 56 "kernels.go"
 	r1213 = r1207; if ((u64)r1213 >= (u64)r77) { qd_site = 0; qd_x = r1213; qd_y = r77; goto qd_fault; } r1214 = r76 + r1213 * 4; r1215 = *(i32 *)r1214; r1216 = r1058 + r1209 * 4; *(i32 *)r1216 = r1215;
-b310: // rangeint.body (unrolled 4) (checked if)
+b278: // rangeint.body (unrolled 4) (checked if)
 #line 54 "kernels.go"
 	r1221 = (u64)r1053 + 1024ull;
-	r1222 = r1095; r1223 = (u64)r1222 + (u64)r1221; r1224 = r1223 < r4; if (!r1224) goto b569;
+	r1222 = r1095; r1223 = (u64)r1222 + (u64)r1221; r1224 = r1223 < r4; if (!r1224) goto b505;
 #line 88 "kernels.go"
 	r1226 = r1221 >> 4; r1227 = (u64)r1221 + (u64)r1226; r1225 = r1227;
 #line 56 "kernels.go"
 	r1229 = r1223; if ((u64)r1229 >= (u64)r77) { qd_site = 0; qd_x = r1229; qd_y = r77; goto qd_fault; } r1230 = r76 + r1229 * 4; r1231 = *(i32 *)r1230; r1232 = r1058 + r1225 * 4; *(i32 *)r1232 = r1231;
-b313: // rangeint.body (unrolled 5) (checked if)
+b281: // rangeint.body (unrolled 5) (checked if)
 #line 54 "kernels.go"
 	r1237 = (u64)r1053 + 1280ull;
-	r1238 = r1095; r1239 = (u64)r1238 + (u64)r1237; r1240 = r1239 < r4; if (!r1240) goto b567;
+	r1238 = r1095; r1239 = (u64)r1238 + (u64)r1237; r1240 = r1239 < r4; if (!r1240) goto b503;
 #line 88 "kernels.go"
 	r1242 = r1237 >> 4; r1243 = (u64)r1237 + (u64)r1242; r1241 = r1243;
 #line 56 "kernels.go"
 	r1245 = r1239; if ((u64)r1245 >= (u64)r77) { qd_site = 0; qd_x = r1245; qd_y = r77; goto qd_fault; } r1246 = r76 + r1245 * 4; r1247 = *(i32 *)r1246; r1248 = r1058 + r1241 * 4; *(i32 *)r1248 = r1247;
-b316: // rangeint.body (unrolled 6) (checked if)
+b284: // rangeint.body (unrolled 6) (checked if)
 #line 54 "kernels.go"
 	r1253 = (u64)r1053 + 1536ull;
-	r1254 = r1095; r1255 = (u64)r1254 + (u64)r1253; r1256 = r1255 < r4; if (!r1256) goto b565;
+	r1254 = r1095; r1255 = (u64)r1254 + (u64)r1253; r1256 = r1255 < r4; if (!r1256) goto b501;
 #line 88 "kernels.go"
 	r1258 = r1253 >> 4; r1259 = (u64)r1253 + (u64)r1258; r1257 = r1259;
 #line 56 "kernels.go"
 	r1261 = r1255; if ((u64)r1261 >= (u64)r77) { qd_site = 0; qd_x = r1261; qd_y = r77; goto qd_fault; } r1262 = r76 + r1261 * 4; r1263 = *(i32 *)r1262; r1264 = r1058 + r1257 * 4; *(i32 *)r1264 = r1263;
-b319: // rangeint.body (unrolled 7) (checked if)
+b287: // rangeint.body (unrolled 7) (checked if)
 #line 54 "kernels.go"
 	r1269 = (u64)r1053 + 1792ull;
-	r1270 = r1095; r1271 = (u64)r1270 + (u64)r1269; r1272 = r1271 < r4; if (!r1272) goto b563;
+	r1270 = r1095; r1271 = (u64)r1270 + (u64)r1269; r1272 = r1271 < r4; if (!r1272) goto b499;
 #line 88 "kernels.go"
 	r1274 = r1269 >> 4; r1275 = (u64)r1269 + (u64)r1274; r1273 = r1275;
 #line 56 "kernels.go"
 	r1277 = r1271; if ((u64)r1277 >= (u64)r77) { qd_site = 0; qd_x = r1277; qd_y = r77; goto qd_fault; } r1278 = r76 + r1277 * 4; r1279 = *(i32 *)r1278; r1280 = r1058 + r1273 * 4; *(i32 *)r1280 = r1279;
-b322: // rangeint.body (unrolled 8) (checked if)
+b290: // rangeint.body (unrolled 8) (checked if)
 #line 54 "kernels.go"
 	r1285 = (u64)r1053 + 2048ull;
-	r1286 = r1095; r1287 = (u64)r1286 + (u64)r1285; r1288 = r1287 < r4; if (!r1288) goto b561;
+	r1286 = r1095; r1287 = (u64)r1286 + (u64)r1285; r1288 = r1287 < r4; if (!r1288) goto b497;
 #line 88 "kernels.go"
 	r1290 = r1285 >> 4; r1291 = (u64)r1285 + (u64)r1290; r1289 = r1291;
 #line 56 "kernels.go"
 	r1293 = r1287; if ((u64)r1293 >= (u64)r77) { qd_site = 0; qd_x = r1293; qd_y = r77; goto qd_fault; } r1294 = r76 + r1293 * 4; r1295 = *(i32 *)r1294; r1296 = r1058 + r1289 * 4; *(i32 *)r1296 = r1295;
-b325: // rangeint.body (unrolled 9) (checked if)
+b293: // rangeint.body (unrolled 9) (checked if)
 #line 54 "kernels.go"
 	r1301 = (u64)r1053 + 2304ull;
-	r1302 = r1095; r1303 = (u64)r1302 + (u64)r1301; r1304 = r1303 < r4; if (!r1304) goto b559;
+	r1302 = r1095; r1303 = (u64)r1302 + (u64)r1301; r1304 = r1303 < r4; if (!r1304) goto b495;
 #line 88 "kernels.go"
 	r1306 = r1301 >> 4; r1307 = (u64)r1301 + (u64)r1306; r1305 = r1307;
 #line 56 "kernels.go"
 	r1309 = r1303; if ((u64)r1309 >= (u64)r77) { qd_site = 0; qd_x = r1309; qd_y = r77; goto qd_fault; } r1310 = r76 + r1309 * 4; r1311 = *(i32 *)r1310; r1312 = r1058 + r1305 * 4; *(i32 *)r1312 = r1311;
-b328: // rangeint.body (unrolled 10) (checked if)
+b296: // rangeint.body (unrolled 10) (checked if)
 #line 54 "kernels.go"
 	r1317 = (u64)r1053 + 2560ull;
-	r1318 = r1095; r1319 = (u64)r1318 + (u64)r1317; r1320 = r1319 < r4; if (!r1320) goto b557;
+	r1318 = r1095; r1319 = (u64)r1318 + (u64)r1317; r1320 = r1319 < r4; if (!r1320) goto b493;
 #line 88 "kernels.go"
 	r1322 = r1317 >> 4; r1323 = (u64)r1317 + (u64)r1322; r1321 = r1323;
 #line 56 "kernels.go"
 	r1325 = r1319; if ((u64)r1325 >= (u64)r77) { qd_site = 0; qd_x = r1325; qd_y = r77; goto qd_fault; } r1326 = r76 + r1325 * 4; r1327 = *(i32 *)r1326; r1328 = r1058 + r1321 * 4; *(i32 *)r1328 = r1327;
-b331: // rangeint.body (unrolled 11) (checked if)
+b299: // rangeint.body (unrolled 11) (checked if)
 #line 54 "kernels.go"
 	r1333 = (u64)r1053 + 2816ull;
-	r1334 = r1095; r1335 = (u64)r1334 + (u64)r1333; r1336 = r1335 < r4; if (!r1336) goto b555;
+	r1334 = r1095; r1335 = (u64)r1334 + (u64)r1333; r1336 = r1335 < r4; if (!r1336) goto b491;
 #line 88 "kernels.go"
 	r1338 = r1333 >> 4; r1339 = (u64)r1333 + (u64)r1338; r1337 = r1339;
 #line 56 "kernels.go"
 	r1341 = r1335; if ((u64)r1341 >= (u64)r77) { qd_site = 0; qd_x = r1341; qd_y = r77; goto qd_fault; } r1342 = r76 + r1341 * 4; r1343 = *(i32 *)r1342; r1344 = r1058 + r1337 * 4; *(i32 *)r1344 = r1343;
-b334: // rangeint.body (unrolled 12) (checked if)
+b302: // rangeint.body (unrolled 12) (checked if)
 #line 54 "kernels.go"
 	r1349 = (u64)r1053 + 3072ull;
-	r1350 = r1095; r1351 = (u64)r1350 + (u64)r1349; r1352 = r1351 < r4; if (!r1352) goto b553;
+	r1350 = r1095; r1351 = (u64)r1350 + (u64)r1349; r1352 = r1351 < r4; if (!r1352) goto b489;
 #line 88 "kernels.go"
 	r1354 = r1349 >> 4; r1355 = (u64)r1349 + (u64)r1354; r1353 = r1355;
 #line 56 "kernels.go"
 	r1357 = r1351; if ((u64)r1357 >= (u64)r77) { qd_site = 0; qd_x = r1357; qd_y = r77; goto qd_fault; } r1358 = r76 + r1357 * 4; r1359 = *(i32 *)r1358; r1360 = r1058 + r1353 * 4; *(i32 *)r1360 = r1359;
-b337: // rangeint.body (unrolled 13) (checked if)
+b305: // rangeint.body (unrolled 13) (checked if)
 #line 54 "kernels.go"
 	r1365 = (u64)r1053 + 3328ull;
-	r1366 = r1095; r1367 = (u64)r1366 + (u64)r1365; r1368 = r1367 < r4; if (!r1368) goto b551;
+	r1366 = r1095; r1367 = (u64)r1366 + (u64)r1365; r1368 = r1367 < r4; if (!r1368) goto b487;
 #line 88 "kernels.go"
 	r1370 = r1365 >> 4; r1371 = (u64)r1365 + (u64)r1370; r1369 = r1371;
 #line 56 "kernels.go"
 	r1373 = r1367; if ((u64)r1373 >= (u64)r77) { qd_site = 0; qd_x = r1373; qd_y = r77; goto qd_fault; } r1374 = r76 + r1373 * 4; r1375 = *(i32 *)r1374; r1376 = r1058 + r1369 * 4; *(i32 *)r1376 = r1375;
-b340: // rangeint.body (unrolled 14) (checked if)
+b308: // rangeint.body (unrolled 14) (checked if)
 #line 54 "kernels.go"
 	r1381 = (u64)r1053 + 3584ull;
-	r1382 = r1095; r1383 = (u64)r1382 + (u64)r1381; r1384 = r1383 < r4; if (!r1384) goto b549;
+	r1382 = r1095; r1383 = (u64)r1382 + (u64)r1381; r1384 = r1383 < r4; if (!r1384) goto b485;
 #line 88 "kernels.go"
 	r1386 = r1381 >> 4; r1387 = (u64)r1381 + (u64)r1386; r1385 = r1387;
 #line 56 "kernels.go"
 	r1389 = r1383; if ((u64)r1389 >= (u64)r77) { qd_site = 0; qd_x = r1389; qd_y = r77; goto qd_fault; } r1390 = r76 + r1389 * 4; r1391 = *(i32 *)r1390; r1392 = r1058 + r1385 * 4; *(i32 *)r1392 = r1391;
-b343: // rangeint.body (unrolled 15) (checked if)
+b311: // rangeint.body (unrolled 15) (checked if)
 #line 54 "kernels.go"
 	r1397 = (u64)r1053 + 3840ull;
-	r1398 = r1095; r1399 = (u64)r1398 + (u64)r1397; r1400 = r1399 < r4; if (!r1400) goto b547;
+	r1398 = r1095; r1399 = (u64)r1398 + (u64)r1397; r1400 = r1399 < r4; if (!r1400) goto b483;
 #line 88 "kernels.go"
 	r1402 = r1397 >> 4; r1403 = (u64)r1397 + (u64)r1402; r1401 = r1403;
 #line 56 "kernels.go"
 	r1405 = r1399; if ((u64)r1405 >= (u64)r77) { qd_site = 0; qd_x = r1405; qd_y = r77; goto qd_fault; } r1406 = r76 + r1405 * 4; r1407 = *(i32 *)r1406; r1408 = r1058 + r1401 * 4; *(i32 *)r1408 = r1407;
-b346: // barrier (checked if)
+b314: // barrier (checked if)
 #line 49 "kernels.go"
 	__syncthreads(); r1054 = (i64)threadIdx.x; r1055 = r1054;
 #line 58 "kernels.go"
@@ -1594,293 +1598,293 @@ b346: // barrier (checked if)
 	__syncthreads();
 #line 70 "kernels.go"
 	r1111 = (i64)threadIdx.x; r1126 = r1111 == 255ll; r96 = 0; r1113 = r1093 + r1111 * 4; r1114 = *(i32 *)r1113; r96 = r1114; r1115 = (i64)(threadIdx.x % warpSize); r1116 = (i64)warpSize; r101 = 1ll;
-b434: // scan.shuffle (checked if)
+b370: // scan.shuffle (checked if)
 #line 70 "kernels.go"
-	r1117 = r101 < r1116; if (!r1117) goto b450; r1118 = qd_shfl_up(r96, (u32)r101); r1119 = r1115 >= r101; if (!r1119) goto b437; r96 = (u32)r96 + (u32)r1118;
-b437: // scan.step (checked if)
+	r1117 = r101 < r1116; if (!r1117) goto b386; r1118 = qd_shfl_up(r96, (u32)r101); r1119 = r1115 >= r101; if (!r1119) goto b373; r96 = (u32)r96 + (u32)r1118;
+b373: // scan.step (checked if)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r1969 = r101 < r1116; if (!r1969) goto b450; r1970 = qd_shfl_up(r96, (u32)r101); r1971 = r1115 >= r101; if (!r1971) goto b441; r96 = (u32)r96 + (u32)r1970;
-b441: // scan.step (checked if) (unrolled 1)
+	r101 = (u64)r101 << 1; r1969 = r101 < r1116; if (!r1969) goto b386; r1970 = qd_shfl_up(r96, (u32)r101); r1971 = r1115 >= r101; if (!r1971) goto b377; r96 = (u32)r96 + (u32)r1970;
+b377: // scan.step (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r1972 = r101 < r1116; if (!r1972) goto b450; r1973 = qd_shfl_up(r96, (u32)r101); r1974 = r1115 >= r101; if (!r1974) goto b445; r96 = (u32)r96 + (u32)r1973;
-b445: // scan.step (checked if) (unrolled 2)
+	r101 = (u64)r101 << 1; r1972 = r101 < r1116; if (!r1972) goto b386; r1973 = qd_shfl_up(r96, (u32)r101); r1974 = r1115 >= r101; if (!r1974) goto b381; r96 = (u32)r96 + (u32)r1973;
+b381: // scan.step (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; r1975 = r101 < r1116; if (!r1975) goto b450; r1976 = qd_shfl_up(r96, (u32)r101); r1977 = r1115 >= r101; if (!r1977) goto b449; r96 = (u32)r96 + (u32)r1976;
-b449: // scan.step (checked if) (unrolled 3)
+	r101 = (u64)r101 << 1; r1975 = r101 < r1116; if (!r1975) goto b386; r1976 = qd_shfl_up(r96, (u32)r101); r1977 = r1115 >= r101; if (!r1977) goto b385; r96 = (u32)r96 + (u32)r1976;
+b385: // scan.step (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	r101 = (u64)r101 << 1; goto b434;
-b450: // scan.warped (checked if)
+	r101 = (u64)r101 << 1; goto b370;
+b386: // scan.warped (checked if)
 #line 70 "kernels.go"
-	r1120 = qd_shfl_up(r96, 1u); r105 = 0; r1121 = r1115 > 0ll; if (!r1121) goto b452; r105 = r1120;
-b452: // scan.belowdone (checked if)
+	r1120 = qd_shfl_up(r96, 1u); r105 = 0; r1121 = r1115 > 0ll; if (!r1121) goto b388; r105 = r1120;
+b388: // scan.belowdone (checked if)
 #line 70 "kernels.go"
-	r1122 = (char *)qvar_warpsums_2; r1123 = (i64)(threadIdx.x / warpSize); r1124 = (u64)r1116 - 1ull; r1125 = r1115 == r1124; r1127 = r1125 | r1126; if (!r1127) goto b454; r1128 = r1122 + r1123 * 4; *(i32 *)r1128 = r96;
-b454: // scan.written (checked if)
+	r1122 = (char *)qvar_warpsums_2; r1123 = (i64)(threadIdx.x / warpSize); r1124 = (u64)r1116 - 1ull; r1125 = r1115 == r1124; r1127 = r1125 | r1126; if (!r1127) goto b390; r1128 = r1122 + r1123 * 4; *(i32 *)r1128 = r96;
+b390: // scan.written (checked if)
 #line 70 "kernels.go"
-	__syncthreads(); r1931 = (u64)r1116; r1932 = 255ull | r1931; r1933 = r1932 >> 32; r1934 = (u32)r1933; r1935 = r1934 == 0u; if (!r1935) goto b546; r1937 = (u32)r1116; r1938 = qd_div_u32(r1936, r1937); r1930 = (i64)r1938;
-b456: // scan.written (checked if)
+	__syncthreads(); r1931 = (u64)r1116; r1932 = 255ull | r1931; r1933 = r1932 >> 32; r1934 = (u32)r1933; r1935 = r1934 == 0u; if (!r1935) goto b482; r1937 = (u32)r1116; r1938 = qd_div_u32(r1936, r1937); r1930 = (i64)r1938;
+b392: // scan.written (checked if)
 #line 70 "kernels.go"
 	r1129 = r1930; r116 = 0; r117 = 0; r118 = 0ll; r1929 = r1122 + 0ll;
-b457: // scan.total (checked if)
+b393: // scan.total (checked if)
 #line 70 "kernels.go"
-	r1130 = r118 <= r1129; if (!r1130) goto b473; r1131 = r1929; r1132 = *(i32 *)r1131; r117 = (u32)r117 + (u32)r1132; r1133 = r118 < r1123; if (!r1133) goto b460; r116 = (u32)r116 + (u32)r1132;
-b460: // scan.counted (checked if)
+	r1130 = r118 <= r1129; if (!r1130) goto b409; r1131 = r1929; r1132 = *(i32 *)r1131; r117 = (u32)r117 + (u32)r1132; r1133 = r118 < r1123; if (!r1133) goto b396; r116 = (u32)r116 + (u32)r1132;
+b396: // scan.counted (checked if)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1978 = r118 <= r1129; if (!r1978) goto b473; r1979 = r1929; r1980 = *(i32 *)r1979; r117 = (u32)r117 + (u32)r1980; r1981 = r118 < r1123; if (!r1981) goto b464; r116 = (u32)r116 + (u32)r1980;
-b464: // scan.counted (checked if) (unrolled 1)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1978 = r118 <= r1129; if (!r1978) goto b409; r1979 = r1929; r1980 = *(i32 *)r1979; r117 = (u32)r117 + (u32)r1980; r1981 = r118 < r1123; if (!r1981) goto b400; r116 = (u32)r116 + (u32)r1980;
+b400: // scan.counted (checked if) (unrolled 1)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1982 = r118 <= r1129; if (!r1982) goto b473; r1983 = r1929; r1984 = *(i32 *)r1983; r117 = (u32)r117 + (u32)r1984; r1985 = r118 < r1123; if (!r1985) goto b468; r116 = (u32)r116 + (u32)r1984;
-b468: // scan.counted (checked if) (unrolled 2)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1982 = r118 <= r1129; if (!r1982) goto b409; r1983 = r1929; r1984 = *(i32 *)r1983; r117 = (u32)r117 + (u32)r1984; r1985 = r118 < r1123; if (!r1985) goto b404; r116 = (u32)r116 + (u32)r1984;
+b404: // scan.counted (checked if) (unrolled 2)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1986 = r118 <= r1129; if (!r1986) goto b473; r1987 = r1929; r1988 = *(i32 *)r1987; r117 = (u32)r117 + (u32)r1988; r1989 = r118 < r1123; if (!r1989) goto b472; r116 = (u32)r116 + (u32)r1988;
-b472: // scan.counted (checked if) (unrolled 3)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; r1986 = r118 <= r1129; if (!r1986) goto b409; r1987 = r1929; r1988 = *(i32 *)r1987; r117 = (u32)r117 + (u32)r1988; r1989 = r118 < r1123; if (!r1989) goto b408; r116 = (u32)r116 + (u32)r1988;
+b408: // scan.counted (checked if) (unrolled 3)
 #line 70 "kernels.go"
-	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; goto b457;
-b473: // scan.store (checked if)
+	r118 = (u64)r118 + 1ull; r1929 = r1929 + 4ll; goto b393;
+b409: // scan.store (checked if)
 #line 70 "kernels.go"
 	r1134 = (u32)r105 + (u32)r116; r1135 = r1113; *(i32 *)r1135 = r1134; __syncthreads();
 #line 49 "kernels.go"
 	r1056 = (i64)threadIdx.x; r1057 = r1056;
 #line 73 "kernels.go"
-	r1150 = r1051 > 0ll; if (!r1150) goto b545;
+	r1150 = r1051 > 0ll; if (!r1150) goto b481;
 	r1153 = (u64)r1051 - 1ull; if ((u64)r1153 >= (u64)r153) { qd_site = 6; qd_x = r1153; qd_y = r153; goto qd_fault; } r1927 = r152 + r1051 * 4; r1154 = r1927 + -4ll; r1155 = *(i32 *)r1154; r147 = r1155;
-b478: // rangeint.body (checked if)
+b414: // rangeint.body (checked if)
 #line 77 "kernels.go"
 	r1156 = r1057;
-	r1157 = r1095; r1158 = (u64)r1157 + (u64)r1156; r1159 = r1158 < r4; if (!r1159) goto b482;
+	r1157 = r1095; r1158 = (u64)r1157 + (u64)r1156; r1159 = r1158 < r4; if (!r1159) goto b418;
 	r1161 = r1158;
 #line 88 "kernels.go"
 	r1163 = r1156 >> 4; r1164 = (u64)r1156 + (u64)r1163; r1162 = r1164;
 #line 79 "kernels.go"
 	r1165 = r1058 + r1162 * 4; r1166 = *(i32 *)r1165; r1167 = r1163; r1168 = r1093 + r1167 * 4; r1169 = *(i32 *)r1168; r1170 = (u32)r1166 + (u32)r1169; r1171 = (u32)r1170 + (u32)r147; if ((u64)r1161 >= (u64)r178) { qd_site = 9; qd_x = r1161; qd_y = r178; goto qd_fault; } r1172 = r177 + r1161 * 4; *(i32 *)r1172 = r1171;
-b482: // rangeint.body (unrolled 1) (checked if)
+b418: // rangeint.body (unrolled 1) (checked if)
 #line 77 "kernels.go"
 	r1608 = (u64)r1057 + 256ull;
-	r1609 = r1095; r1610 = (u64)r1609 + (u64)r1608; r1611 = r1610 < r4; if (!r1611) goto b486;
+	r1609 = r1095; r1610 = (u64)r1609 + (u64)r1608; r1611 = r1610 < r4; if (!r1611) goto b422;
 	r1613 = r1610;
 #line 88 "kernels.go"
 	r1615 = r1608 >> 4; r1616 = (u64)r1608 + (u64)r1615; r1614 = r1616;
 #line 79 "kernels.go"
 	r1617 = r1058 + r1614 * 4; r1618 = *(i32 *)r1617; r1619 = r1615; r1620 = r1093 + r1619 * 4; r1621 = *(i32 *)r1620; r1622 = (u32)r1618 + (u32)r1621; r1623 = (u32)r1622 + (u32)r147; if ((u64)r1613 >= (u64)r178) { qd_site = 9; qd_x = r1613; qd_y = r178; goto qd_fault; } r1624 = r177 + r1613 * 4; *(i32 *)r1624 = r1623;
-b486: // rangeint.body (unrolled 2) (checked if)
+b422: // rangeint.body (unrolled 2) (checked if)
 #line 77 "kernels.go"
 	r1625 = (u64)r1057 + 512ull;
-	r1626 = r1095; r1627 = (u64)r1626 + (u64)r1625; r1628 = r1627 < r4; if (!r1628) goto b490;
+	r1626 = r1095; r1627 = (u64)r1626 + (u64)r1625; r1628 = r1627 < r4; if (!r1628) goto b426;
 	r1630 = r1627;
 #line 88 "kernels.go"
 	r1632 = r1625 >> 4; r1633 = (u64)r1625 + (u64)r1632; r1631 = r1633;
 #line 79 "kernels.go"
 	r1634 = r1058 + r1631 * 4; r1635 = *(i32 *)r1634; r1636 = r1632; r1637 = r1093 + r1636 * 4; r1638 = *(i32 *)r1637; r1639 = (u32)r1635 + (u32)r1638; r1640 = (u32)r1639 + (u32)r147; if ((u64)r1630 >= (u64)r178) { qd_site = 9; qd_x = r1630; qd_y = r178; goto qd_fault; } r1641 = r177 + r1630 * 4; *(i32 *)r1641 = r1640;
-b490: // rangeint.body (unrolled 3) (checked if)
+b426: // rangeint.body (unrolled 3) (checked if)
 #line 77 "kernels.go"
 	r1642 = (u64)r1057 + 768ull;
-	r1643 = r1095; r1644 = (u64)r1643 + (u64)r1642; r1645 = r1644 < r4; if (!r1645) goto b494;
+	r1643 = r1095; r1644 = (u64)r1643 + (u64)r1642; r1645 = r1644 < r4; if (!r1645) goto b430;
 	r1647 = r1644;
 #line 88 "kernels.go"
 	r1649 = r1642 >> 4; r1650 = (u64)r1642 + (u64)r1649; r1648 = r1650;
 #line 79 "kernels.go"
 	r1651 = r1058 + r1648 * 4; r1652 = *(i32 *)r1651; r1653 = r1649; r1654 = r1093 + r1653 * 4; r1655 = *(i32 *)r1654; r1656 = (u32)r1652 + (u32)r1655; r1657 = (u32)r1656 + (u32)r147; if ((u64)r1647 >= (u64)r178) { qd_site = 9; qd_x = r1647; qd_y = r178; goto qd_fault; } r1658 = r177 + r1647 * 4; *(i32 *)r1658 = r1657;
-b494: // rangeint.body (unrolled 4) (checked if)
+b430: // rangeint.body (unrolled 4) (checked if)
 #line 77 "kernels.go"
 	r1659 = (u64)r1057 + 1024ull;
-	r1660 = r1095; r1661 = (u64)r1660 + (u64)r1659; r1662 = r1661 < r4; if (!r1662) goto b498;
+	r1660 = r1095; r1661 = (u64)r1660 + (u64)r1659; r1662 = r1661 < r4; if (!r1662) goto b434;
 	r1664 = r1661;
 #line 88 "kernels.go"
 	r1666 = r1659 >> 4; r1667 = (u64)r1659 + (u64)r1666; r1665 = r1667;
 #line 79 "kernels.go"
 	r1668 = r1058 + r1665 * 4; r1669 = *(i32 *)r1668; r1670 = r1666; r1671 = r1093 + r1670 * 4; r1672 = *(i32 *)r1671; r1673 = (u32)r1669 + (u32)r1672; r1674 = (u32)r1673 + (u32)r147; if ((u64)r1664 >= (u64)r178) { qd_site = 9; qd_x = r1664; qd_y = r178; goto qd_fault; } r1675 = r177 + r1664 * 4; *(i32 *)r1675 = r1674;
-b498: // rangeint.body (unrolled 5) (checked if)
+b434: // rangeint.body (unrolled 5) (checked if)
 #line 77 "kernels.go"
 	r1676 = (u64)r1057 + 1280ull;
-	r1677 = r1095; r1678 = (u64)r1677 + (u64)r1676; r1679 = r1678 < r4; if (!r1679) goto b502;
+	r1677 = r1095; r1678 = (u64)r1677 + (u64)r1676; r1679 = r1678 < r4; if (!r1679) goto b438;
 	r1681 = r1678;
 #line 88 "kernels.go"
 	r1683 = r1676 >> 4; r1684 = (u64)r1676 + (u64)r1683; r1682 = r1684;
 #line 79 "kernels.go"
 	r1685 = r1058 + r1682 * 4; r1686 = *(i32 *)r1685; r1687 = r1683; r1688 = r1093 + r1687 * 4; r1689 = *(i32 *)r1688; r1690 = (u32)r1686 + (u32)r1689; r1691 = (u32)r1690 + (u32)r147; if ((u64)r1681 >= (u64)r178) { qd_site = 9; qd_x = r1681; qd_y = r178; goto qd_fault; } r1692 = r177 + r1681 * 4; *(i32 *)r1692 = r1691;
-b502: // rangeint.body (unrolled 6) (checked if)
+b438: // rangeint.body (unrolled 6) (checked if)
 #line 77 "kernels.go"
 	r1693 = (u64)r1057 + 1536ull;
-	r1694 = r1095; r1695 = (u64)r1694 + (u64)r1693; r1696 = r1695 < r4; if (!r1696) goto b506;
+	r1694 = r1095; r1695 = (u64)r1694 + (u64)r1693; r1696 = r1695 < r4; if (!r1696) goto b442;
 	r1698 = r1695;
 #line 88 "kernels.go"
 	r1700 = r1693 >> 4; r1701 = (u64)r1693 + (u64)r1700; r1699 = r1701;
 #line 79 "kernels.go"
 	r1702 = r1058 + r1699 * 4; r1703 = *(i32 *)r1702; r1704 = r1700; r1705 = r1093 + r1704 * 4; r1706 = *(i32 *)r1705; r1707 = (u32)r1703 + (u32)r1706; r1708 = (u32)r1707 + (u32)r147; if ((u64)r1698 >= (u64)r178) { qd_site = 9; qd_x = r1698; qd_y = r178; goto qd_fault; } r1709 = r177 + r1698 * 4; *(i32 *)r1709 = r1708;
-b506: // rangeint.body (unrolled 7) (checked if)
+b442: // rangeint.body (unrolled 7) (checked if)
 #line 77 "kernels.go"
 	r1710 = (u64)r1057 + 1792ull;
-	r1711 = r1095; r1712 = (u64)r1711 + (u64)r1710; r1713 = r1712 < r4; if (!r1713) goto b510;
+	r1711 = r1095; r1712 = (u64)r1711 + (u64)r1710; r1713 = r1712 < r4; if (!r1713) goto b446;
 	r1715 = r1712;
 #line 88 "kernels.go"
 	r1717 = r1710 >> 4; r1718 = (u64)r1710 + (u64)r1717; r1716 = r1718;
 #line 79 "kernels.go"
 	r1719 = r1058 + r1716 * 4; r1720 = *(i32 *)r1719; r1721 = r1717; r1722 = r1093 + r1721 * 4; r1723 = *(i32 *)r1722; r1724 = (u32)r1720 + (u32)r1723; r1725 = (u32)r1724 + (u32)r147; if ((u64)r1715 >= (u64)r178) { qd_site = 9; qd_x = r1715; qd_y = r178; goto qd_fault; } r1726 = r177 + r1715 * 4; *(i32 *)r1726 = r1725;
-b510: // rangeint.body (unrolled 8) (checked if)
+b446: // rangeint.body (unrolled 8) (checked if)
 #line 77 "kernels.go"
 	r1727 = (u64)r1057 + 2048ull;
-	r1728 = r1095; r1729 = (u64)r1728 + (u64)r1727; r1730 = r1729 < r4; if (!r1730) goto b514;
+	r1728 = r1095; r1729 = (u64)r1728 + (u64)r1727; r1730 = r1729 < r4; if (!r1730) goto b450;
 	r1732 = r1729;
 #line 88 "kernels.go"
 	r1734 = r1727 >> 4; r1735 = (u64)r1727 + (u64)r1734; r1733 = r1735;
 #line 79 "kernels.go"
 	r1736 = r1058 + r1733 * 4; r1737 = *(i32 *)r1736; r1738 = r1734; r1739 = r1093 + r1738 * 4; r1740 = *(i32 *)r1739; r1741 = (u32)r1737 + (u32)r1740; r1742 = (u32)r1741 + (u32)r147; if ((u64)r1732 >= (u64)r178) { qd_site = 9; qd_x = r1732; qd_y = r178; goto qd_fault; } r1743 = r177 + r1732 * 4; *(i32 *)r1743 = r1742;
-b514: // rangeint.body (unrolled 9) (checked if)
+b450: // rangeint.body (unrolled 9) (checked if)
 #line 77 "kernels.go"
 	r1744 = (u64)r1057 + 2304ull;
-	r1745 = r1095; r1746 = (u64)r1745 + (u64)r1744; r1747 = r1746 < r4; if (!r1747) goto b518;
+	r1745 = r1095; r1746 = (u64)r1745 + (u64)r1744; r1747 = r1746 < r4; if (!r1747) goto b454;
 	r1749 = r1746;
 #line 88 "kernels.go"
 	r1751 = r1744 >> 4; r1752 = (u64)r1744 + (u64)r1751; r1750 = r1752;
 #line 79 "kernels.go"
 	r1753 = r1058 + r1750 * 4; r1754 = *(i32 *)r1753; r1755 = r1751; r1756 = r1093 + r1755 * 4; r1757 = *(i32 *)r1756; r1758 = (u32)r1754 + (u32)r1757; r1759 = (u32)r1758 + (u32)r147; if ((u64)r1749 >= (u64)r178) { qd_site = 9; qd_x = r1749; qd_y = r178; goto qd_fault; } r1760 = r177 + r1749 * 4; *(i32 *)r1760 = r1759;
-b518: // rangeint.body (unrolled 10) (checked if)
+b454: // rangeint.body (unrolled 10) (checked if)
 #line 77 "kernels.go"
 	r1761 = (u64)r1057 + 2560ull;
-	r1762 = r1095; r1763 = (u64)r1762 + (u64)r1761; r1764 = r1763 < r4; if (!r1764) goto b522;
+	r1762 = r1095; r1763 = (u64)r1762 + (u64)r1761; r1764 = r1763 < r4; if (!r1764) goto b458;
 	r1766 = r1763;
 #line 88 "kernels.go"
 	r1768 = r1761 >> 4; r1769 = (u64)r1761 + (u64)r1768; r1767 = r1769;
 #line 79 "kernels.go"
 	r1770 = r1058 + r1767 * 4; r1771 = *(i32 *)r1770; r1772 = r1768; r1773 = r1093 + r1772 * 4; r1774 = *(i32 *)r1773; r1775 = (u32)r1771 + (u32)r1774; r1776 = (u32)r1775 + (u32)r147; if ((u64)r1766 >= (u64)r178) { qd_site = 9; qd_x = r1766; qd_y = r178; goto qd_fault; } r1777 = r177 + r1766 * 4; *(i32 *)r1777 = r1776;
-b522: // rangeint.body (unrolled 11) (checked if)
+b458: // rangeint.body (unrolled 11) (checked if)
 #line 77 "kernels.go"
 	r1778 = (u64)r1057 + 2816ull;
-	r1779 = r1095; r1780 = (u64)r1779 + (u64)r1778; r1781 = r1780 < r4; if (!r1781) goto b526;
+	r1779 = r1095; r1780 = (u64)r1779 + (u64)r1778; r1781 = r1780 < r4; if (!r1781) goto b462;
 	r1783 = r1780;
 #line 88 "kernels.go"
 	r1785 = r1778 >> 4; r1786 = (u64)r1778 + (u64)r1785; r1784 = r1786;
 #line 79 "kernels.go"
 	r1787 = r1058 + r1784 * 4; r1788 = *(i32 *)r1787; r1789 = r1785; r1790 = r1093 + r1789 * 4; r1791 = *(i32 *)r1790; r1792 = (u32)r1788 + (u32)r1791; r1793 = (u32)r1792 + (u32)r147; if ((u64)r1783 >= (u64)r178) { qd_site = 9; qd_x = r1783; qd_y = r178; goto qd_fault; } r1794 = r177 + r1783 * 4; *(i32 *)r1794 = r1793;
-b526: // rangeint.body (unrolled 12) (checked if)
+b462: // rangeint.body (unrolled 12) (checked if)
 #line 77 "kernels.go"
 	r1795 = (u64)r1057 + 3072ull;
-	r1796 = r1095; r1797 = (u64)r1796 + (u64)r1795; r1798 = r1797 < r4; if (!r1798) goto b530;
+	r1796 = r1095; r1797 = (u64)r1796 + (u64)r1795; r1798 = r1797 < r4; if (!r1798) goto b466;
 	r1800 = r1797;
 #line 88 "kernels.go"
 	r1802 = r1795 >> 4; r1803 = (u64)r1795 + (u64)r1802; r1801 = r1803;
 #line 79 "kernels.go"
 	r1804 = r1058 + r1801 * 4; r1805 = *(i32 *)r1804; r1806 = r1802; r1807 = r1093 + r1806 * 4; r1808 = *(i32 *)r1807; r1809 = (u32)r1805 + (u32)r1808; r1810 = (u32)r1809 + (u32)r147; if ((u64)r1800 >= (u64)r178) { qd_site = 9; qd_x = r1800; qd_y = r178; goto qd_fault; } r1811 = r177 + r1800 * 4; *(i32 *)r1811 = r1810;
-b530: // rangeint.body (unrolled 13) (checked if)
+b466: // rangeint.body (unrolled 13) (checked if)
 #line 77 "kernels.go"
 	r1812 = (u64)r1057 + 3328ull;
-	r1813 = r1095; r1814 = (u64)r1813 + (u64)r1812; r1815 = r1814 < r4; if (!r1815) goto b534;
+	r1813 = r1095; r1814 = (u64)r1813 + (u64)r1812; r1815 = r1814 < r4; if (!r1815) goto b470;
 	r1817 = r1814;
 #line 88 "kernels.go"
 	r1819 = r1812 >> 4; r1820 = (u64)r1812 + (u64)r1819; r1818 = r1820;
 #line 79 "kernels.go"
 	r1821 = r1058 + r1818 * 4; r1822 = *(i32 *)r1821; r1823 = r1819; r1824 = r1093 + r1823 * 4; r1825 = *(i32 *)r1824; r1826 = (u32)r1822 + (u32)r1825; r1827 = (u32)r1826 + (u32)r147; if ((u64)r1817 >= (u64)r178) { qd_site = 9; qd_x = r1817; qd_y = r178; goto qd_fault; } r1828 = r177 + r1817 * 4; *(i32 *)r1828 = r1827;
-b534: // rangeint.body (unrolled 14) (checked if)
+b470: // rangeint.body (unrolled 14) (checked if)
 #line 77 "kernels.go"
 	r1829 = (u64)r1057 + 3584ull;
-	r1830 = r1095; r1831 = (u64)r1830 + (u64)r1829; r1832 = r1831 < r4; if (!r1832) goto b538;
+	r1830 = r1095; r1831 = (u64)r1830 + (u64)r1829; r1832 = r1831 < r4; if (!r1832) goto b474;
 	r1834 = r1831;
 #line 88 "kernels.go"
 	r1836 = r1829 >> 4; r1837 = (u64)r1829 + (u64)r1836; r1835 = r1837;
 #line 79 "kernels.go"
 	r1838 = r1058 + r1835 * 4; r1839 = *(i32 *)r1838; r1840 = r1836; r1841 = r1093 + r1840 * 4; r1842 = *(i32 *)r1841; r1843 = (u32)r1839 + (u32)r1842; r1844 = (u32)r1843 + (u32)r147; if ((u64)r1834 >= (u64)r178) { qd_site = 9; qd_x = r1834; qd_y = r178; goto qd_fault; } r1845 = r177 + r1834 * 4; *(i32 *)r1845 = r1844;
-b538: // rangeint.body (unrolled 15) (checked if)
+b474: // rangeint.body (unrolled 15) (checked if)
 #line 77 "kernels.go"
 	r1846 = (u64)r1057 + 3840ull;
-	r1847 = r1095; r1848 = (u64)r1847 + (u64)r1846; r1849 = r1848 < r4; if (!r1849) goto b542;
+	r1847 = r1095; r1848 = (u64)r1847 + (u64)r1846; r1849 = r1848 < r4; if (!r1849) goto b478;
 	r1851 = r1848;
 #line 88 "kernels.go"
 	r1853 = r1846 >> 4; r1854 = (u64)r1846 + (u64)r1853; r1852 = r1854;
 #line 79 "kernels.go"
 	r1855 = r1058 + r1852 * 4; r1856 = *(i32 *)r1855; r1857 = r1853; r1858 = r1093 + r1857 * 4; r1859 = *(i32 *)r1858; r1860 = (u32)r1856 + (u32)r1859; r1861 = (u32)r1860 + (u32)r147; if ((u64)r1851 >= (u64)r178) { qd_site = 9; qd_x = r1851; qd_y = r178; goto qd_fault; } r1862 = r177 + r1851 * 4; *(i32 *)r1862 = r1861;
-b542: // barrier (checked if)
+b478: // barrier (checked if)
 #line 49 "kernels.go"
 	__syncthreads();
 #line 73 "kernels.go"
-	r1151 = (u64)r1051 + 1ull; r1152 = r1151 < r0; if (!r1152) goto b258;
+	r1151 = (u64)r1051 + 1ull; r1152 = r1151 < r0; if (!r1152) goto b226;
 #line 49 "kernels.go"
-	r8 = r8 + r11; goto b294;
-b545: // edge 14→17 (checked if)
+	r8 = r8 + r11; goto b262;
+b481: // edge 14→17 (checked if)
 #line 73 "kernels.go"
-	r147 = 0; goto b478;
-b546: // divide in 64 bits
+	r147 = 0; goto b414;
+b482: // divide in 64 bits
 #line 70 "kernels.go"
-	r1930 = qd_div_i64(255ll, r1116); goto b456;
-b547: // at.entry (unrolled 15) (checked if)
+	r1930 = qd_div_i64(255ll, r1116); goto b392;
+b483: // at.entry (unrolled 15) (checked if)
 #line 88 "kernels.go"
 	r1410 = r1397 >> 4; r1411 = (u64)r1397 + (u64)r1410; r1409 = r1411;
 #line 58 "kernels.go"
-	r1412 = r1058 + r1409 * 4; *(i32 *)r1412 = 0; goto b346;
-b549: // at.entry (unrolled 14) (checked if)
+	r1412 = r1058 + r1409 * 4; *(i32 *)r1412 = 0; goto b314;
+b485: // at.entry (unrolled 14) (checked if)
 #line 88 "kernels.go"
 	r1394 = r1381 >> 4; r1395 = (u64)r1381 + (u64)r1394; r1393 = r1395;
 #line 58 "kernels.go"
-	r1396 = r1058 + r1393 * 4; *(i32 *)r1396 = 0; goto b343;
-b551: // at.entry (unrolled 13) (checked if)
+	r1396 = r1058 + r1393 * 4; *(i32 *)r1396 = 0; goto b311;
+b487: // at.entry (unrolled 13) (checked if)
 #line 88 "kernels.go"
 	r1378 = r1365 >> 4; r1379 = (u64)r1365 + (u64)r1378; r1377 = r1379;
 #line 58 "kernels.go"
-	r1380 = r1058 + r1377 * 4; *(i32 *)r1380 = 0; goto b340;
-b553: // at.entry (unrolled 12) (checked if)
+	r1380 = r1058 + r1377 * 4; *(i32 *)r1380 = 0; goto b308;
+b489: // at.entry (unrolled 12) (checked if)
 #line 88 "kernels.go"
 	r1362 = r1349 >> 4; r1363 = (u64)r1349 + (u64)r1362; r1361 = r1363;
 #line 58 "kernels.go"
-	r1364 = r1058 + r1361 * 4; *(i32 *)r1364 = 0; goto b337;
-b555: // at.entry (unrolled 11) (checked if)
+	r1364 = r1058 + r1361 * 4; *(i32 *)r1364 = 0; goto b305;
+b491: // at.entry (unrolled 11) (checked if)
 #line 88 "kernels.go"
 	r1346 = r1333 >> 4; r1347 = (u64)r1333 + (u64)r1346; r1345 = r1347;
 #line 58 "kernels.go"
-	r1348 = r1058 + r1345 * 4; *(i32 *)r1348 = 0; goto b334;
-b557: // at.entry (unrolled 10) (checked if)
+	r1348 = r1058 + r1345 * 4; *(i32 *)r1348 = 0; goto b302;
+b493: // at.entry (unrolled 10) (checked if)
 #line 88 "kernels.go"
 	r1330 = r1317 >> 4; r1331 = (u64)r1317 + (u64)r1330; r1329 = r1331;
 #line 58 "kernels.go"
-	r1332 = r1058 + r1329 * 4; *(i32 *)r1332 = 0; goto b331;
-b559: // at.entry (unrolled 9) (checked if)
+	r1332 = r1058 + r1329 * 4; *(i32 *)r1332 = 0; goto b299;
+b495: // at.entry (unrolled 9) (checked if)
 #line 88 "kernels.go"
 	r1314 = r1301 >> 4; r1315 = (u64)r1301 + (u64)r1314; r1313 = r1315;
 #line 58 "kernels.go"
-	r1316 = r1058 + r1313 * 4; *(i32 *)r1316 = 0; goto b328;
-b561: // at.entry (unrolled 8) (checked if)
+	r1316 = r1058 + r1313 * 4; *(i32 *)r1316 = 0; goto b296;
+b497: // at.entry (unrolled 8) (checked if)
 #line 88 "kernels.go"
 	r1298 = r1285 >> 4; r1299 = (u64)r1285 + (u64)r1298; r1297 = r1299;
 #line 58 "kernels.go"
-	r1300 = r1058 + r1297 * 4; *(i32 *)r1300 = 0; goto b325;
-b563: // at.entry (unrolled 7) (checked if)
+	r1300 = r1058 + r1297 * 4; *(i32 *)r1300 = 0; goto b293;
+b499: // at.entry (unrolled 7) (checked if)
 #line 88 "kernels.go"
 	r1282 = r1269 >> 4; r1283 = (u64)r1269 + (u64)r1282; r1281 = r1283;
 #line 58 "kernels.go"
-	r1284 = r1058 + r1281 * 4; *(i32 *)r1284 = 0; goto b322;
-b565: // at.entry (unrolled 6) (checked if)
+	r1284 = r1058 + r1281 * 4; *(i32 *)r1284 = 0; goto b290;
+b501: // at.entry (unrolled 6) (checked if)
 #line 88 "kernels.go"
 	r1266 = r1253 >> 4; r1267 = (u64)r1253 + (u64)r1266; r1265 = r1267;
 #line 58 "kernels.go"
-	r1268 = r1058 + r1265 * 4; *(i32 *)r1268 = 0; goto b319;
-b567: // at.entry (unrolled 5) (checked if)
+	r1268 = r1058 + r1265 * 4; *(i32 *)r1268 = 0; goto b287;
+b503: // at.entry (unrolled 5) (checked if)
 #line 88 "kernels.go"
 	r1250 = r1237 >> 4; r1251 = (u64)r1237 + (u64)r1250; r1249 = r1251;
 #line 58 "kernels.go"
-	r1252 = r1058 + r1249 * 4; *(i32 *)r1252 = 0; goto b316;
-b569: // at.entry (unrolled 4) (checked if)
+	r1252 = r1058 + r1249 * 4; *(i32 *)r1252 = 0; goto b284;
+b505: // at.entry (unrolled 4) (checked if)
 #line 88 "kernels.go"
 	r1234 = r1221 >> 4; r1235 = (u64)r1221 + (u64)r1234; r1233 = r1235;
 #line 58 "kernels.go"
-	r1236 = r1058 + r1233 * 4; *(i32 *)r1236 = 0; goto b313;
-b571: // at.entry (unrolled 3) (checked if)
+	r1236 = r1058 + r1233 * 4; *(i32 *)r1236 = 0; goto b281;
+b507: // at.entry (unrolled 3) (checked if)
 #line 88 "kernels.go"
 	r1218 = r1205 >> 4; r1219 = (u64)r1205 + (u64)r1218; r1217 = r1219;
 #line 58 "kernels.go"
-	r1220 = r1058 + r1217 * 4; *(i32 *)r1220 = 0; goto b310;
-b573: // at.entry (unrolled 2) (checked if)
+	r1220 = r1058 + r1217 * 4; *(i32 *)r1220 = 0; goto b278;
+b509: // at.entry (unrolled 2) (checked if)
 #line 88 "kernels.go"
 	r1202 = r1189 >> 4; r1203 = (u64)r1189 + (u64)r1202; r1201 = r1203;
 #line 58 "kernels.go"
-	r1204 = r1058 + r1201 * 4; *(i32 *)r1204 = 0; goto b307;
-b575: // at.entry (unrolled 1) (checked if)
+	r1204 = r1058 + r1201 * 4; *(i32 *)r1204 = 0; goto b275;
+b511: // at.entry (unrolled 1) (checked if)
 #line 88 "kernels.go"
 	r1186 = r1173 >> 4; r1187 = (u64)r1173 + (u64)r1186; r1185 = r1187;
 #line 58 "kernels.go"
-	r1188 = r1058 + r1185 * 4; *(i32 *)r1188 = 0; goto b304;
-b577: // at.entry (checked if)
+	r1188 = r1058 + r1185 * 4; *(i32 *)r1188 = 0; goto b272;
+b513: // at.entry (checked if)
 #line 88 "kernels.go"
 	r1107 = r1094 >> 4; r1108 = (u64)r1094 + (u64)r1107; r1106 = r1108;
 #line 58 "kernels.go"
-	r1109 = r1058 + r1106 * 4; *(i32 *)r1109 = 0; goto b301;
+	r1109 = r1058 + r1106 * 4; *(i32 *)r1109 = 0; goto b269;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

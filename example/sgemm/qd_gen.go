@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "73ea2dc1b30bf143aa6d28e6f8413e587dbb87bc3301d80b7613cc4aa343ca46"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b27bc746a1c73f4eb69e2a91aa9a8ff1eabcffe283c08390c9ca0a5fb94e81e0"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "66318a50c13a271640dc64352db68803349a43b93da8271e03ac6f309b7bae2f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "afc5ee0e9f1289d469726c65b52c0df8d9234f3fdf70e03c651bff443850249d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

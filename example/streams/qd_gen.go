@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f28da122ca2d2415076da9f6fbbfbadc54734cfbf9f5c0c180be942b3ada9115"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d9b1a43cdc6c9cc91eb12a2510a6b8f28a78319ff54402d8e9eb1c57e84f1254"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "931cb0a39d81cdfd81dd966094d32a4bf2235190343a80ecaf4d111d4d7d15a0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a2fc42b329b161bda89ff2057e5cc86745b56e52752195c05ec751b37271b072"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -46,10 +46,13 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 9 "kernels.go"
-	r4 = p4; r5 = p5; r3 = r5;
-	r12 = p0; r13 = p1; r16 = p2; r17 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r13 = p1; r32 = (u64)r13; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32;
 #line 9 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r32 = (u64)r13; r33 = r2; r34 = (u64)r33 + 1ull; r35 = (u64)r34; r36 = r35 < r32; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; if (!r36) goto b19; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
+	r5 = p5; r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
+	r17 = p3; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; r16 = p2; r12 = p0;
+#line 9 "kernels.go"
+	r4 = p4; if (!r36) goto b19; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
 	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r157 = (u64)r108 * 4ull; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4;
 b7: // grid unrolled guard
 #line 10 "kernels.go"
@@ -100,39 +103,38 @@ extern "C" __global__ void Produce_0(char *p0, i64 p1, float p2, i64 p3) {
 	char *r4 = 0, *r22 = 0, *r25 = 0, *r35 = 0, *r36 = 0;
 #line 18 "kernels.go"
 	r4 = p0; r5 = p1; r3 = r5;
-	r13 = p3;
 #line 23 "kernels.go"
 	r23 = p2;
 #line 18 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
-	r12 = r13 > 0ll;
+	r13 = p3; r12 = r13 > 0ll;
 b2: // head
 #line 18 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b32; r8 = r2; r9 = (u64)r8 + 1ull;
-	r11 = r9; if (!r12) goto b31; r14 = r11; r15 = 0ll; r37 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r38 = (u64)r37 - 8ull;
-b8: // unroll guard
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b31; r8 = r2; r9 = (u64)r8 + 1ull;
+	r11 = r9; if (!r12) goto b30; r14 = r11; r15 = 0ll; r37 = r13 > (-9223372036854775800ll) ? r13 : (-9223372036854775800ll); r38 = (u64)r37 - 8ull;
+b7: // unroll guard
 #line 19 "kernels.go"
-	r39 = r15 < r38; if (!r39) goto b25;
+	r39 = r15 < r38; if (!r39) goto b24;
 #line 21 "kernels.go"
-	r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; goto b8;
-b25: // rangeint.body
+	r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; r14 = r19; r15 = r20; goto b7;
+b24: // rangeint.body
 #line 21 "kernels.go"
-	r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; if (!r21) goto b27; r14 = r19; r15 = r20; goto b25;
-b27: // edge 4→5
+	r17 = (u64)r14 * 1664525ull; r18 = (u64)r17 + 1013904223ull; r26 = __mul64hi(r18, (-9223372032559808509ll)); r27 = (u64)r26 + (u64)r18; r28 = (u64)r27; r29 = r28 >> 63; r30 = r27 >> 30; r31 = (i64)r29; r32 = (u64)r30 + (u64)r31; r33 = (u64)r32 * 2147483647ull; r34 = (u64)r18 - (u64)r33; r19 = r34; r20 = (u64)r15 + 1ull; r21 = r20 < r13; if (!r21) goto b26; r14 = r19; r15 = r20; goto b24;
+b26: // edge 4→5
 #line 21 "kernels.go"
 	r16 = r19;
-b28: // rangeint.done
+b27: // rangeint.done
 #line 23 "kernels.go"
 	r35 = r4 + r8 * 4; r22 = r35 + 4ll; *(float *)r22 = r23;
-	r24 = r16 < 0ll; if (!r24) goto b30;
+	r24 = r16 < 0ll; if (!r24) goto b29;
 	r25 = r22; *(float *)r25 = 0x0p+00f;
-b30: // latch
+b29: // latch
 #line 18 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b31: // edge 2→5
+b30: // edge 2→5
 #line 19 "kernels.go"
-	r16 = r11; goto b28;
-b32: // exit
+	r16 = r11; goto b27;
+b31: // exit
 #line 19 "kernels.go"
 	return;
 }
@@ -159,10 +161,13 @@ extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 34 "kernels.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r12 = p0; r13 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r13 = p1; r24 = (u64)r13; r25 = r2; r26 = (u64)r25 + 1ull; r27 = (u64)r26; r28 = r27 < r24;
 #line 34 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r24 = (u64)r13; r25 = r2; r26 = (u64)r25 + 1ull; r27 = (u64)r26; r28 = r27 < r24; r29 = (u64)r3; r30 = r29 + 18446744073709551615ull; r31 = r30 + 4611686018427387904ull; r32 = r31 <= 9223372036854775808ull; r33 = r30 - 1ull; r34 = (u64)r2; r35 = r33 - r34; r36 = r24 - 1ull; r37 = r36 - r27; r38 = r35 <= r37; if (!r28) goto b17; if (!r32) goto b17; if (!r38) goto b17; r39 = (u64)r1 * 3ull; r83 = (u64)r1 * 4ull; r44 = r29; r46 = (u64)r39;
+	r5 = p3; r3 = r5; r29 = (u64)r3; r30 = r29 + 18446744073709551615ull; r33 = r30 - 1ull; r34 = (u64)r2; r35 = r33 - r34; r36 = r24 - 1ull; r37 = r36 - r27; r38 = r35 <= r37;
+	r12 = p0;
+#line 34 "kernels.go"
+	r4 = p2; if (!r28) goto b17; r31 = r30 + 4611686018427387904ull; r32 = r31 <= 9223372036854775808ull; if (!r32) goto b17; if (!r38) goto b17; r39 = (u64)r1 * 3ull; r83 = (u64)r1 * 4ull; r44 = r29; r46 = (u64)r39;
 	r91 = r83; r94 = r83; r97 = (u64)r1 * 8ull; r100 = r97; r103 = (u64)r1 * 12ull; r106 = r103; r116 = r2; r117 = r12 + r116 * 4; r118 = (u64)r83 * 4ull; r119 = r4 + r116 * 4;
 b5: // grid unrolled guard
 #line 35 "kernels.go"

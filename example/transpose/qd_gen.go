@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a3971072323dfd99ce4a621510075cad3d00e51414c19fe20557c4517e8519ed"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c032fe42ed8692075967d10d0537886af0572e4e6ddb0366ea6012f69600f142"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "17af4ab85859b1377aa2606fdd09221bea1288e4684a75fdbea9aee1ac8fffbe"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0056fc63f4d437104853d0d14e03805abd6b2ad5cb84996d1971b73db4570039"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

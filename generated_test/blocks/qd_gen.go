@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0343fcb8c9f858dae82ff3ce15d8d8dbb1a7c908f34b93b6369ee2a0ef91dbd7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1f51f19fe1e74e7f490b50083255f5290c46cd9ebd793b0697fff3a81f62ef6d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13a445f57821285d43acb2b0c197bce00a9440de25a19f208dc396250b883a2a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8b8f1f224a0d44f356f79428f2dbf4548bd05e80b99cd16dc70c810bd8bbe0e8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -85,16 +85,15 @@ extern "C" __global__ void __launch_bounds__(256) Transpose_0(char *p0, i64 p1, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 20 "blocks.go"
-	r4 = p5; r3 = (u64)r4 + 16ull; r2 = (u64)r3 - 1ull; r95 = r2 >> 63; r96 = r95 & 15ll; r97 = (u64)r2 + (u64)r96; r98 = r97 >> 4; r1 = r98; r0 = r1; r8 = p4;
-#line 27 "blocks.go"
-	r66 = p2; r67 = p3;
-#line 35 "blocks.go"
-	r90 = p0; r91 = p1;
-#line 20 "blocks.go"
-	r5 = r0 > 0ll; if (!r5) goto b37; r6 = (u64)r0; r7 = r6;
+	r4 = p5; r3 = (u64)r4 + 16ull; r2 = (u64)r3 - 1ull; r95 = r2 >> 63; r96 = r95 & 15ll; r97 = (u64)r2 + (u64)r96; r98 = r97 >> 4; r1 = r98; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b37; r8 = p4;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r99 = r10 >> 63; r100 = r99 & 15ll; r101 = (u64)r10 + (u64)r100; r102 = r101 >> 4; r11 = r102;
 #line 20 "blocks.go"
-	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b37; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r160 = (u64)r67; r161 = r8 >= 0ll; r163 = p5; r164 = (u64)r163 + (u64)(-1ll); r165 = (u64)r164 * (u64)r8; r166 = r165 >= 0ll; r167 = (u64)r164; r168 = (u64)r8; r169 = __umul64hi(r167, r168); r170 = r169 == 0ull; r173 = p4; r174 = (u64)r173 + (u64)(-1ll); r175 = (u64)r165 + (u64)r174; r176 = r175 >= 0ll; r179 = true; r180 = (u64)r175; r181 = r180 < r160; r182 = (u64)r91; r183 = r4 >= 0ll; r184 = (u64)r174 * (u64)r4; r185 = r184 >= 0ll; r186 = (u64)r174; r187 = (u64)r4; r188 = __umul64hi(r186, r187); r189 = r188 == 0ull; r192 = (u64)r184 + (u64)r164; r196 = true; r197 = (u64)r192; r198 = r197 < r182; if (!r161) goto b62; if (!r166) goto b62; if (!r170) goto b62; if (!r176) goto b62; if (!r179) goto b62; if (!r181) goto b62; if (!r183) goto b62; if (!r185) goto b62; if (!r189) goto b62; if (!r196) goto b62; if (!r198) goto b62; r201 = r98 <= 2147483647ll; r202 = (u64)r98 - 1ull; r203 = r202 <= 2147483647ll; r204 = r102 <= 2147483647ll; r205 = (u64)r102 - 1ull; r206 = r205 <= 2147483647ll; r207 = p4; r208 = r207 <= 2147483647ll; r209 = (u64)r207 + 16ull; r210 = r209 <= 2147483647ll; r211 = (u64)r207 + 15ull; r212 = r211 <= 2147483647ll; r213 = (u64)r211 + 15ull; r214 = r213 <= 2147483647ll; r215 = (u64)r202 * 16ull; r216 = r215 <= 2147483647ll; r217 = (u64)r215 + 15ull; r218 = r217 <= 2147483647ll; r219 = (u64)r205 * 16ull; r220 = r219 <= 2147483647ll; r221 = (u64)r219 + 15ull; r222 = r221 <= 2147483647ll; r223 = p5; r224 = r223 <= 2147483647ll; r225 = (u64)r207 * 16ull; r226 = r225 <= 2147483647ll; r227 = (u64)r225 * (u64)r202; r228 = r227 <= 2147483647ll; r229 = (u64)r207 * 15ull; r230 = r229 <= 2147483647ll; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r231 + (u64)r219; r234 = r233 <= 2147483647ll; r235 = (u64)r233 + 15ull; r236 = r235 <= 2147483647ll; r237 = (u64)r223 * 16ull; r238 = r237 <= 2147483647ll; r239 = (u64)r237 * (u64)r205; r240 = r239 <= 2147483647ll; r241 = (u64)r223 * 15ull; r242 = r241 <= 2147483647ll; r243 = (u64)r239 + (u64)r241; r244 = r243 <= 2147483647ll; r245 = (u64)r243 + (u64)r215; r246 = r245 <= 2147483647ll; r247 = (u64)r245 + 15ull; r248 = r247 <= 2147483647ll; r249 = r201 & r203; r250 = r249 & r204; r251 = r250 & r206; r252 = r251 & r208; r253 = r252 & r210; r254 = r253 & r212; r255 = r254 & r214; r256 = r255 & r216; r257 = r256 & r218; r258 = r257 & r220; r259 = r258 & r222; r260 = r259 & r224; r261 = r260 & r226; r262 = r261 & r228; r263 = r262 & r230; r264 = r263 & r232; r265 = r264 & r234; r266 = r265 & r236; r267 = r266 & r238; r268 = r267 & r240; r269 = r268 & r242; r270 = r269 & r244; r271 = r270 & r246; r272 = r271 & r248; if (!r272) goto b39; r353 = (i32)r8;
+	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b37; r14 = (u64)r12; r15 = r14; r6 = (u64)r0; r7 = r6; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r161 = r8 >= 0ll;
+#line 35 "blocks.go"
+	r91 = p1; r90 = p0;
+#line 27 "blocks.go"
+	r67 = p3; r66 = p2; if (!r161) goto b62; r163 = p5; r164 = (u64)r163 + (u64)(-1ll); r165 = (u64)r164 * (u64)r8; r166 = r165 >= 0ll; if (!r166) goto b62; r168 = (u64)r8; r167 = (u64)r164; r169 = __umul64hi(r167, r168); r170 = r169 == 0ull; if (!r170) goto b62; r173 = p4; r174 = (u64)r173 + (u64)(-1ll); r175 = (u64)r165 + (u64)r174; r176 = r175 >= 0ll; if (!r176) goto b62; r179 = true; if (!r179) goto b62; r180 = (u64)r175; r160 = (u64)r67; r181 = r180 < r160; if (!r181) goto b62; r183 = r4 >= 0ll; if (!r183) goto b62; r184 = (u64)r174 * (u64)r4; r185 = r184 >= 0ll; if (!r185) goto b62; r187 = (u64)r4; r186 = (u64)r174; r188 = __umul64hi(r186, r187); r189 = r188 == 0ull; if (!r189) goto b62; r196 = true; if (!r196) goto b62; r192 = (u64)r184 + (u64)r164; r197 = (u64)r192; r182 = (u64)r91; r198 = r197 < r182; if (!r198) goto b62; r201 = r98 <= 2147483647ll; r202 = (u64)r98 - 1ull; r203 = r202 <= 2147483647ll; r204 = r102 <= 2147483647ll; r205 = (u64)r102 - 1ull; r206 = r205 <= 2147483647ll; r207 = p4; r208 = r207 <= 2147483647ll; r209 = (u64)r207 + 16ull; r210 = r209 <= 2147483647ll; r211 = (u64)r207 + 15ull; r212 = r211 <= 2147483647ll; r213 = (u64)r211 + 15ull; r214 = r213 <= 2147483647ll; r215 = (u64)r202 * 16ull; r216 = r215 <= 2147483647ll; r217 = (u64)r215 + 15ull; r218 = r217 <= 2147483647ll; r219 = (u64)r205 * 16ull; r220 = r219 <= 2147483647ll; r221 = (u64)r219 + 15ull; r222 = r221 <= 2147483647ll; r223 = p5; r224 = r223 <= 2147483647ll; r225 = (u64)r207 * 16ull; r226 = r225 <= 2147483647ll; r227 = (u64)r225 * (u64)r202; r228 = r227 <= 2147483647ll; r229 = (u64)r207 * 15ull; r230 = r229 <= 2147483647ll; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r231 + (u64)r219; r234 = r233 <= 2147483647ll; r235 = (u64)r233 + 15ull; r236 = r235 <= 2147483647ll; r237 = (u64)r223 * 16ull; r238 = r237 <= 2147483647ll; r239 = (u64)r237 * (u64)r205; r240 = r239 <= 2147483647ll; r241 = (u64)r223 * 15ull; r242 = r241 <= 2147483647ll; r243 = (u64)r239 + (u64)r241; r244 = r243 <= 2147483647ll; r245 = (u64)r243 + (u64)r215; r246 = r245 <= 2147483647ll; r247 = (u64)r245 + 15ull; r248 = r247 <= 2147483647ll; r249 = r201 & r203; r250 = r249 & r204; r251 = r250 & r206; r252 = r251 & r208; r253 = r252 & r210; r254 = r253 & r212; r255 = r254 & r214; r256 = r255 & r216; r257 = r256 & r218; r258 = r257 & r220; r259 = r258 & r222; r260 = r259 & r224; r261 = r260 & r226; r262 = r261 & r228; r263 = r262 & r230; r264 = r263 & r232; r265 = r264 & r234; r266 = r265 & r236; r267 = r266 & r238; r268 = r267 & r240; r269 = r268 & r242; r270 = r269 & r244; r271 = r270 & r246; r272 = r271 & r248; if (!r272) goto b39; r353 = (i32)r8;
+#line 21 "blocks.go"
 	r273 = (u32)r353 + 16u; r274 = (u32)r273 - 1u; r358 = (i32)r4; r359 = r353; r360 = r353; r363 = r353; r364 = r358; r365 = r358; r397 = (u32)r15; r402 = r397 > 1u ? r397 : 1u; r403 = qd_div_u32(4294967295u, r402);
 b16: // head (int32)
 #line 20 "blocks.go"
@@ -280,16 +279,14 @@ extern "C" __global__ void __launch_bounds__(256) Stencil_0(char *p0, i64 p1, ch
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 49 "blocks.go"
-	r4 = p5; r3 = (u64)r4 + 16ull; r2 = (u64)r3 - 1ull; r137 = r2 >> 63; r138 = r137 & 15ll; r139 = (u64)r2 + (u64)r138; r140 = r139 >> 4; r1 = r140; r0 = r1; r8 = p4;
-#line 57 "blocks.go"
-	r69 = p2; r70 = p3;
-#line 67 "blocks.go"
-	r97 = p0; r98 = p1;
-#line 49 "blocks.go"
-	r5 = r0 > 0ll; if (!r5) goto b63; r6 = (u64)r0; r7 = r6;
+	r4 = p5; r3 = (u64)r4 + 16ull; r2 = (u64)r3 - 1ull; r137 = r2 >> 63; r138 = r137 & 15ll; r139 = (u64)r2 + (u64)r138; r140 = r139 >> 4; r1 = r140; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b63; r6 = (u64)r0; r7 = r6; r8 = p4;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r141 = r10 >> 63; r142 = r141 & 15ll; r143 = (u64)r10 + (u64)r142; r144 = r143 >> 4; r11 = r144;
 #line 49 "blocks.go"
-	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b63; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r303 = (u64)r70; r304 = r8 >= 0ll; r306 = p5; r307 = (u64)r306 + (u64)(-1ll); r308 = (u64)r307 * (u64)r8; r309 = r308 >= 0ll; r310 = (u64)r307; r311 = (u64)r8; r312 = __umul64hi(r310, r311); r313 = r312 == 0ull; r316 = p4; r317 = (u64)r316 + (u64)(-1ll); r318 = (u64)r308 + (u64)r317; r319 = r318 >= 0ll; r322 = true; r323 = (u64)r318; r324 = r323 < r303; r325 = (u64)r98; r326 = r323 < r325; if (!r304) goto b65; if (!r309) goto b65; if (!r313) goto b65; if (!r319) goto b65; if (!r322) goto b65; if (!r324) goto b65; if (!r326) goto b65;
+	r12 = r11; r13 = r12 > 0ll; if (!r13) goto b63; r14 = (u64)r12; r15 = r14; r16 = r7 * r15; r18 = (i64)blockIdx.x; r17 = (u64)r18; r19 = (i64)gridDim.x; r20 = (u64)r19; r304 = r8 >= 0ll;
+#line 67 "blocks.go"
+	r98 = p1; r97 = p0;
+#line 57 "blocks.go"
+	r70 = p3; r69 = p2; if (!r304) goto b65; r306 = p5; r307 = (u64)r306 + (u64)(-1ll); r308 = (u64)r307 * (u64)r8; r309 = r308 >= 0ll; if (!r309) goto b65; r311 = (u64)r8; r310 = (u64)r307; r312 = __umul64hi(r310, r311); r313 = r312 == 0ull; if (!r313) goto b65; r316 = p4; r317 = (u64)r316 + (u64)(-1ll); r318 = (u64)r308 + (u64)r317; r319 = r318 >= 0ll; if (!r319) goto b65; r322 = true; if (!r322) goto b65; r323 = (u64)r318; r303 = (u64)r70; r324 = r323 < r303; if (!r324) goto b65; r325 = (u64)r98; r326 = r323 < r325; if (!r326) goto b65;
 #line 66 "blocks.go"
 	r134 = (u64)r4 - 1ull; r132 = (u64)r8 - 1ull; r364 = (u32)r15; r369 = r364 > 1u ? r364 : 1u; r370 = qd_div_u32(4294967295u, r369);
 b11: // head
@@ -338,9 +335,17 @@ b50: // if.done (unrolled 3)
 	r483 = (u64)r48 + 256ull; r48 = r483; goto b23;
 b51: // barrier
 #line 49 "blocks.go"
-	__syncthreads(); r32 = (i64)threadIdx.x; r33 = r32 >> 4; r34 = r32 & 15ll; r35 = r34; r36 = r33;
+	__syncthreads(); r32 = (i64)threadIdx.x; r33 = r32 >> 4; r34 = r32 & 15ll;
 #line 63 "blocks.go"
-	r81 = r52; r82 = (u64)r81 + (u64)r36; r83 = r56; r84 = (u64)r83 + (u64)r35;
+	r81 = r52;
+#line 49 "blocks.go"
+	r36 = r33;
+#line 63 "blocks.go"
+	r82 = (u64)r81 + (u64)r36; r83 = r56;
+#line 49 "blocks.go"
+	r35 = r34;
+#line 63 "blocks.go"
+	r84 = (u64)r83 + (u64)r35;
 #line 65 "blocks.go"
 	r85 = r82 >= r4; if (!r85) goto b56;
 b54: // barrier
@@ -396,9 +401,17 @@ b84: // if.done (checked if)
 	r217 = (u64)r48 + 256ull; r48 = r217; goto b78;
 b85: // barrier (checked if)
 #line 49 "blocks.go"
-	__syncthreads(); r188 = (i64)threadIdx.x; r189 = r188 >> 4; r190 = r188 & 15ll; r191 = r190; r192 = r189;
+	__syncthreads(); r188 = (i64)threadIdx.x; r189 = r188 >> 4; r190 = r188 & 15ll;
 #line 63 "blocks.go"
-	r221 = r200; r222 = (u64)r221 + (u64)r192; r223 = r204; r224 = (u64)r223 + (u64)r191;
+	r221 = r200;
+#line 49 "blocks.go"
+	r192 = r189;
+#line 63 "blocks.go"
+	r222 = (u64)r221 + (u64)r192; r223 = r204;
+#line 49 "blocks.go"
+	r191 = r190;
+#line 63 "blocks.go"
+	r224 = (u64)r223 + (u64)r191;
 #line 65 "blocks.go"
 	r225 = r222 >= r4; if (!r225) goto b90;
 b88: // barrier (checked if)
@@ -454,7 +467,7 @@ extern "C" __global__ void __launch_bounds__(128) Reverse_0(char *p0, i64 p1, ch
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 84 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r1 = r2 >> 7; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b18; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r86 = (u64)r4; r103 = 281474976710655ull < r86; if (!r103) goto b19;
+	r4 = p1; r2 = r4; r1 = r2 >> 7; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b18; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r86 = (u64)r4; r103 = 281474976710655ull < r86; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r103) goto b19;
 b4: // head
 #line 84 "blocks.go"
 	r12 = r8 < r7; if (!r12) goto b18; r13 = r8; r14 = (i64)r13;
@@ -545,10 +558,10 @@ extern "C" __global__ void __launch_bounds__(64) Sums_0(char *p0, i64 p1, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 104 "blocks.go"
-	r4 = p2; r5 = p3; r3 = r5; r2 = r3 >> 6; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b24; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r101 = (u64)r5; r118 = 281474976710655ull < r101; if (!r118) goto b43; r155 = (u64)r8; r163 = 4398046511103ull < r155; if (!r163) goto b25;
-b6: // head
+	r8 = p1; r6 = r8; r5 = p3; r3 = r5; r2 = r3 >> 6; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b23; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r101 = (u64)r5; r118 = 281474976710655ull < r101; r10 = (u64)r0; r11 = r10; r7 = p0; r4 = p2; if (!r118) goto b42; r155 = (u64)r8; r163 = 4398046511103ull < r155; if (!r163) goto b24;
+b5: // head
 #line 104 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b24; r17 = r12; r18 = (i64)r17;
+	r16 = r12 < r11; if (!r16) goto b23; r17 = r12; r18 = (i64)r17;
 	r26 = (char *)qvar_v;
 #line 104 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
@@ -558,37 +571,37 @@ b6: // head
 	__syncthreads();
 #line 107 "blocks.go"
 	r36 = 32ll;
-b13: // for.loop
+b12: // for.loop
 #line 109 "blocks.go"
-	r37 = r36 > 0ll; if (!r37) goto b19;
+	r37 = r36 > 0ll; if (!r37) goto b18;
 #line 104 "blocks.go"
 	r21 = (i64)threadIdx.x; r22 = r21;
 #line 111 "blocks.go"
-	r42 = r22 < r36; if (!r42) goto b17;
+	r42 = r22 < r36; if (!r42) goto b16;
 	r44 = (u64)r22 + (u64)r36; if ((u64)r44 >= (u64)64ll) { qd_site = 2; qd_x = r44; qd_y = 64ll; goto qd_fault; } r45 = r26 + r44 * 8; r46 = *(i64 *)r45; r47 = r26 + r22 * 8; r48 = *(i64 *)r47; r49 = (u64)r48 + (u64)r46; r50 = r47; *(i64 *)r50 = r49;
-b17: // barrier
+b16: // barrier
 #line 104 "blocks.go"
 	__syncthreads(); r61 = r36 >> 63; r62 = r61 & 1ll; r63 = (u64)r36 + (u64)r62; r64 = r63 >> 1;
 #line 109 "blocks.go"
-	r43 = r64; r36 = r43; goto b13;
-b19: // threads
+	r43 = r64; r36 = r43; goto b12;
+b18: // threads
 #line 104 "blocks.go"
-	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b21;
+	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b20;
 #line 117 "blocks.go"
 	r53 = (u64)r18 + (u64)r24; r54 = r26 + 0ll; r55 = *(i64 *)r54; r56 = r7 + r53 * 8; *(i64 *)r56 = r55;
-b21: // barrier
+b20: // barrier
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r59 = (u64)r18 + 1ull; r60 = r59 < r0; if (!r60) goto b24;
+	r59 = (u64)r18 + 1ull; r60 = r59 < r0; if (!r60) goto b23;
 #line 104 "blocks.go"
-	r12 = r12 + r15; goto b6;
-b24: // exit
+	r12 = r12 + r15; goto b5;
+b23: // exit
 #line 104 "blocks.go"
 	return;
-b25: // head (checked if)
+b24: // head (checked if)
 #line 104 "blocks.go"
-	r119 = r12 < r11; if (!r119) goto b24; r120 = r12; r121 = (i64)r120;
+	r119 = r12 < r11; if (!r119) goto b23; r120 = r12; r121 = (i64)r120;
 	r129 = (char *)qvar_v;
 #line 104 "blocks.go"
 	r122 = (i64)threadIdx.x; r123 = r122;
@@ -598,34 +611,34 @@ b25: // head (checked if)
 	__syncthreads();
 #line 107 "blocks.go"
 	r36 = 32ll;
-b32: // for.loop (checked if)
+b31: // for.loop (checked if)
 #line 109 "blocks.go"
-	r135 = r36 > 0ll; if (!r135) goto b38;
+	r135 = r36 > 0ll; if (!r135) goto b37;
 #line 104 "blocks.go"
 	r124 = (i64)threadIdx.x; r125 = r124;
 #line 111 "blocks.go"
-	r136 = r125 < r36; if (!r136) goto b36;
+	r136 = r125 < r36; if (!r136) goto b35;
 	r138 = (u64)r125 + (u64)r36; if ((u64)r138 >= (u64)64ll) { qd_site = 2; qd_x = r138; qd_y = 64ll; goto qd_fault; } r139 = r129 + r138 * 8; r140 = *(i64 *)r139; r141 = r129 + r125 * 8; r142 = *(i64 *)r141; r143 = (u64)r142 + (u64)r140; r144 = r141; *(i64 *)r144 = r143;
-b36: // barrier (checked if)
+b35: // barrier (checked if)
 #line 104 "blocks.go"
 	__syncthreads(); r151 = r36 >> 63; r152 = r151 & 1ll; r153 = (u64)r36 + (u64)r152; r154 = r153 >> 1;
 #line 109 "blocks.go"
-	r137 = r154; r36 = r137; goto b32;
-b38: // threads (checked if)
+	r137 = r154; r36 = r137; goto b31;
+b37: // threads (checked if)
 #line 104 "blocks.go"
-	r126 = (i64)threadIdx.x; r128 = r126 < 1ll; r127 = r126; if (!r128) goto b40;
+	r126 = (i64)threadIdx.x; r128 = r126 < 1ll; r127 = r126; if (!r128) goto b39;
 #line 117 "blocks.go"
 	r145 = (u64)r121 + (u64)r127; r146 = r129 + 0ll; r147 = *(i64 *)r146; if ((u64)r145 >= (u64)r8) { qd_site = 4; qd_x = r145; qd_y = r8; goto qd_fault; } r148 = r7 + r145 * 8; *(i64 *)r148 = r147;
-b40: // barrier (checked if)
+b39: // barrier (checked if)
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r149 = (u64)r121 + 1ull; r150 = r149 < r0; if (!r150) goto b24;
+	r149 = (u64)r121 + 1ull; r150 = r149 < r0; if (!r150) goto b23;
 #line 104 "blocks.go"
-	r12 = r12 + r15; goto b25;
-b43: // head (checked)
+	r12 = r12 + r15; goto b24;
+b42: // head (checked)
 #line 104 "blocks.go"
-	r65 = r12 < r11; if (!r65) goto b24; r66 = r12; r67 = (i64)r66;
+	r65 = r12 < r11; if (!r65) goto b23; r66 = r12; r67 = (i64)r66;
 	r75 = (char *)qvar_v;
 #line 104 "blocks.go"
 	r68 = (i64)threadIdx.x; r69 = r68;
@@ -635,31 +648,31 @@ b43: // head (checked)
 	__syncthreads();
 #line 107 "blocks.go"
 	r36 = 32ll;
-b50: // for.loop (checked)
+b49: // for.loop (checked)
 #line 109 "blocks.go"
-	r81 = r36 > 0ll; if (!r81) goto b56;
+	r81 = r36 > 0ll; if (!r81) goto b55;
 #line 104 "blocks.go"
 	r70 = (i64)threadIdx.x; r71 = r70;
 #line 111 "blocks.go"
-	r82 = r71 < r36; if (!r82) goto b54;
+	r82 = r71 < r36; if (!r82) goto b53;
 	r84 = (u64)r71 + (u64)r36; if ((u64)r84 >= (u64)64ll) { qd_site = 2; qd_x = r84; qd_y = 64ll; goto qd_fault; } r85 = r75 + r84 * 8; r86 = *(i64 *)r85; r87 = r75 + r71 * 8; r88 = *(i64 *)r87; r89 = (u64)r88 + (u64)r86; r90 = r87; *(i64 *)r90 = r89;
-b54: // barrier (checked)
+b53: // barrier (checked)
 #line 104 "blocks.go"
 	__syncthreads(); r97 = r36 >> 63; r98 = r97 & 1ll; r99 = (u64)r36 + (u64)r98; r100 = r99 >> 1;
 #line 109 "blocks.go"
-	r83 = r100; r36 = r83; goto b50;
-b56: // threads (checked)
+	r83 = r100; r36 = r83; goto b49;
+b55: // threads (checked)
 #line 104 "blocks.go"
-	r72 = (i64)threadIdx.x; r74 = r72 < 1ll; r73 = r72; if (!r74) goto b58;
+	r72 = (i64)threadIdx.x; r74 = r72 < 1ll; r73 = r72; if (!r74) goto b57;
 #line 117 "blocks.go"
 	r91 = (u64)r67 + (u64)r73; r92 = r75 + 0ll; r93 = *(i64 *)r92; if ((u64)r91 >= (u64)r8) { qd_site = 4; qd_x = r91; qd_y = r8; goto qd_fault; } r94 = r7 + r91 * 8; *(i64 *)r94 = r93;
-b58: // barrier (checked)
+b57: // barrier (checked)
 #line 104 "blocks.go"
 	__syncthreads();
 #line 117 "blocks.go"
-	r95 = (u64)r67 + 1ull; r96 = r95 < r0; if (!r96) goto b24;
+	r95 = (u64)r67 + 1ull; r96 = r95 < r0; if (!r96) goto b23;
 #line 104 "blocks.go"
-	r12 = r12 + r15; goto b43;
+	r12 = r12 + r15; goto b42;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1593,18 +1606,16 @@ extern "C" __global__ void __launch_bounds__(64) MatMul_0(char *p0, i64 p1, char
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 129 "blocks.go"
-	r4 = p6; r3 = (u64)r4 + 32ull; r2 = (u64)r3 - 1ull; r1042 = r2 >> 63; r1043 = r1042 & 31ll; r1044 = (u64)r2 + (u64)r1043; r1045 = r1044 >> 5; r1 = r1045; r0 = r1;
-#line 140 "blocks.go"
-	r102 = p2; r103 = p3;
-#line 146 "blocks.go"
-	r120 = p4; r121 = p5;
-#line 168 "blocks.go"
-	r197 = p0; r198 = p1;
-#line 129 "blocks.go"
-	r5 = r0 > 0ll; if (!r5) goto b429; r6 = (u64)r0; r7 = r6;
+	r4 = p6; r3 = (u64)r4 + 32ull; r2 = (u64)r3 - 1ull; r1042 = r2 >> 63; r1043 = r1042 & 31ll; r1044 = (u64)r2 + (u64)r1043; r1045 = r1044 >> 5; r1 = r1045; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b429; r6 = (u64)r0; r7 = r6;
 	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1046 = r9 >> 63; r1047 = r1046 & 31ll; r1048 = (u64)r9 + (u64)r1047; r1049 = r1048 >> 5; r10 = r1049;
 #line 129 "blocks.go"
-	r11 = r10; r12 = r11 > 0ll; if (!r12) goto b429; r13 = (u64)r11; r14 = r13; r15 = r7 * r14; r17 = (i64)blockIdx.x; r16 = (u64)r17; r18 = (i64)gridDim.x; r19 = (u64)r18; r4717 = (u64)r198; r4718 = r4 >= 0ll; r4720 = p6; r4721 = (u64)r4720 + (u64)(-1ll); r4722 = (u64)r4721 * (u64)r4; r4723 = r4722 >= 0ll; r4724 = (u64)r4721; r4725 = (u64)r4; r4726 = __umul64hi(r4724, r4725); r4727 = r4726 == 0ull; r4728 = 0ll; r4730 = (u64)r4722 + (u64)r4721; r4731 = r4730 >= 0ll; r4734 = true; r4735 = (u64)r4730; r4736 = r4735 < r4717; r4740 = true; r4744 = true; r4748 = true; r4749 = r4; r4752 = r4725; r4753 = r4752 < 9223372036854775808ull; r4754 = (u64)r4749 + 1ull; r4755 = (u64)r4754; r4756 = r4755 < 9223372036854775808ull; r4757 = (u64)r4749 + 2ull; r4758 = (u64)r4757; r4759 = r4758 < 9223372036854775808ull; r4760 = (u64)r4749 + 3ull; r4761 = (u64)r4760; r4762 = r4761 < 9223372036854775808ull; r4763 = (u64)r4 * 2ull; r4764 = r4763 >= 0ll; r4765 = r4763; r4766 = (u64)r4765; r4767 = r4766 < 9223372036854775808ull; r4768 = (u64)r4763 + 1ull; r4769 = (u64)r4768; r4770 = r4769 < 9223372036854775808ull; r4771 = (u64)r4763 + 2ull; r4772 = (u64)r4771; r4773 = r4772 < 9223372036854775808ull; r4774 = (u64)r4763 + 3ull; r4775 = (u64)r4774; r4776 = r4775 < 9223372036854775808ull; r4777 = (u64)r4 * 3ull; r4778 = r4777 >= 0ll; r4779 = r4777; r4780 = (u64)r4779; r4781 = r4780 < 9223372036854775808ull; r4782 = (u64)r4777 + 1ull; r4783 = (u64)r4782; r4784 = r4783 < 9223372036854775808ull; r4785 = (u64)r4777 + 2ull; r4786 = (u64)r4785; r4787 = r4786 < 9223372036854775808ull; r4788 = (u64)r4777 + 3ull; r4789 = (u64)r4788; r4790 = r4789 < 9223372036854775808ull; if (!r4718) goto b431; if (!r4723) goto b431; if (!r4727) goto b431; if (!r4731) goto b431; if (!r4734) goto b431; if (!r4736) goto b431; if (!r4740) goto b431; if (!r4744) goto b431; if (!r4748) goto b431; if (!r4753) goto b431; if (!r4756) goto b431; if (!r4759) goto b431; if (!r4762) goto b431; if (!r4764) goto b431; if (!r4767) goto b431; if (!r4770) goto b431; if (!r4773) goto b431; if (!r4776) goto b431; if (!r4778) goto b431; if (!r4781) goto b431; if (!r4784) goto b431; if (!r4787) goto b431; if (!r4790) goto b431; r6514 = (u64)r103; r6517 = p6; r6518 = (u64)r6517 + (u64)(-1ll); r6519 = (u64)r6518 * (u64)r4; r6521 = (u64)r6518; r6522 = r4725; r6523 = __umul64hi(r6521, r6522); r6524 = r6523 == 0ull; r6525 = r6522 + 4611686018427387904ull; r6526 = r6525 <= 9223372036854775808ull; r6527 = r4728; r6530 = (u64)r4 + (u64)(-1ll); r6543 = (u64)r121; r6531 = r6530 > 0ll ? r6530 : 0ll; r6532 = (u64)r6519 + (u64)r6531; r6533 = r6532 >= 0ll; r6534 = r6527; r6536 = (u64)r6532 + 7ull; r6538 = r6534; r6539 = (u64)r6538; r6540 = r6539 < 9223372036854775808ull; r6541 = (u64)r6536; r6542 = r6541 < r6514; r6544 = (u64)r6531 + 7ull; r6545 = r6544 >= 0ll; r6548 = (u64)r6544 * (u64)r4; r6549 = r6548 >= 0ll; r6550 = (u64)r6544; r6551 = __umul64hi(r6550, r6522); r6552 = r6551 == 0ull; r7175 = (u32)r14; r7180 = r7175 > 1u ? r7175 : 1u; r7181 = qd_div_u32(4294967295u, r7180);
+	r11 = r10; r12 = r11 > 0ll; if (!r12) goto b429; r13 = (u64)r11; r14 = r13; r15 = r7 * r14; r17 = (i64)blockIdx.x; r16 = (u64)r17; r18 = (i64)gridDim.x; r19 = (u64)r18; r4718 = r4 >= 0ll; r4749 = r4;
+#line 168 "blocks.go"
+	r198 = p1; r197 = p0;
+#line 146 "blocks.go"
+	r121 = p5; r120 = p4;
+#line 140 "blocks.go"
+	r103 = p3; r102 = p2; if (!r4718) goto b431; r4720 = p6; r4721 = (u64)r4720 + (u64)(-1ll); r4722 = (u64)r4721 * (u64)r4; r4723 = r4722 >= 0ll; if (!r4723) goto b431; r4725 = (u64)r4; r4724 = (u64)r4721; r4726 = __umul64hi(r4724, r4725); r4727 = r4726 == 0ull; if (!r4727) goto b431; r4730 = (u64)r4722 + (u64)r4721; r4731 = r4730 >= 0ll; if (!r4731) goto b431; r4734 = true; if (!r4734) goto b431; r4735 = (u64)r4730; r4717 = (u64)r198; r4736 = r4735 < r4717; if (!r4736) goto b431; r4740 = true; if (!r4740) goto b431; r4744 = true; if (!r4744) goto b431; r4748 = true; if (!r4748) goto b431; r4752 = r4725; r4753 = r4752 < 9223372036854775808ull; if (!r4753) goto b431; r4754 = (u64)r4749 + 1ull; r4755 = (u64)r4754; r4756 = r4755 < 9223372036854775808ull; if (!r4756) goto b431; r4757 = (u64)r4749 + 2ull; r4758 = (u64)r4757; r4759 = r4758 < 9223372036854775808ull; if (!r4759) goto b431; r4760 = (u64)r4749 + 3ull; r4761 = (u64)r4760; r4762 = r4761 < 9223372036854775808ull; if (!r4762) goto b431; r4763 = (u64)r4 * 2ull; r4764 = r4763 >= 0ll; if (!r4764) goto b431; r4765 = r4763; r4766 = (u64)r4765; r4767 = r4766 < 9223372036854775808ull; if (!r4767) goto b431; r4768 = (u64)r4763 + 1ull; r4769 = (u64)r4768; r4770 = r4769 < 9223372036854775808ull; if (!r4770) goto b431; r4771 = (u64)r4763 + 2ull; r4772 = (u64)r4771; r4773 = r4772 < 9223372036854775808ull; if (!r4773) goto b431; r4774 = (u64)r4763 + 3ull; r4775 = (u64)r4774; r4776 = r4775 < 9223372036854775808ull; if (!r4776) goto b431; r4777 = (u64)r4 * 3ull; r4778 = r4777 >= 0ll; if (!r4778) goto b431; r4779 = r4777; r4780 = (u64)r4779; r4781 = r4780 < 9223372036854775808ull; if (!r4781) goto b431; r4782 = (u64)r4777 + 1ull; r4783 = (u64)r4782; r4784 = r4783 < 9223372036854775808ull; if (!r4784) goto b431; r4785 = (u64)r4777 + 2ull; r4786 = (u64)r4785; r4787 = r4786 < 9223372036854775808ull; if (!r4787) goto b431; r4788 = (u64)r4777 + 3ull; r4789 = (u64)r4788; r4790 = r4789 < 9223372036854775808ull; if (!r4790) goto b431; r6514 = (u64)r103; r6517 = p6; r6518 = (u64)r6517 + (u64)(-1ll); r6519 = (u64)r6518 * (u64)r4; r6521 = (u64)r6518; r6522 = r4725; r6523 = __umul64hi(r6521, r6522); r6524 = r6523 == 0ull; r6525 = r6522 + 4611686018427387904ull; r6526 = r6525 <= 9223372036854775808ull; r4728 = 0ll; r6527 = r4728; r6530 = (u64)r4 + (u64)(-1ll); r6543 = (u64)r121; r6531 = r6530 > 0ll ? r6530 : 0ll; r6532 = (u64)r6519 + (u64)r6531; r6533 = r6532 >= 0ll; r6534 = r6527; r6536 = (u64)r6532 + 7ull; r6538 = r6534; r6539 = (u64)r6538; r6540 = r6539 < 9223372036854775808ull; r6541 = (u64)r6536; r6542 = r6541 < r6514; r6544 = (u64)r6531 + 7ull; r6545 = r6544 >= 0ll; r6548 = (u64)r6544 * (u64)r4; r6549 = r6548 >= 0ll; r6550 = (u64)r6544; r6551 = __umul64hi(r6550, r6522); r6552 = r6551 == 0ull; r7175 = (u32)r14; r7180 = r7175 > 1u ? r7175 : 1u; r7181 = qd_div_u32(4294967295u, r7180);
 b27: // head
 #line 129 "blocks.go"
 	r20 = r16 < r15; if (!r20) goto b429; r7170 = r16 | r14; r7171 = r7170 >> 32; r7172 = (u32)r7171; r7173 = r7172 == 0u; if (!r7173) goto b430; r7174 = (u32)r16; r7182 = __umulhi(r7174, r7181); r7183 = r7182 * r7175; r7184 = r7174 - r7183; r7185 = r7184 - r7175; r7186 = r7184 < r7185 ? r7184 : r7185; r7187 = r7184 - r7186; r7188 = r7187 < 1u ? r7187 : 1u; r7176 = r7182 + r7188; r7177 = r7186; r7168 = (u64)r7176; r7169 = (u64)r7177;
@@ -1614,7 +1625,7 @@ b30: // index
 	r8 = (u64)r4 + 32ull; r9 = (u64)r8 - 1ull; r1050 = r9 >> 63; r1051 = r1050 & 31ll; r1052 = (u64)r9 + (u64)r1051; r1053 = r1052 >> 5; r10 = r1053; r11 = r10;
 	r42 = (char *)qvar_at; r43 = (i64)threadIdx.x; r44 = r42 + r43 * 4; *(u32 *)r44 = 0u; r6568 = r44; r46 = r6568 + 256ll; *(u32 *)r46 = 0u; r6569 = r44; r48 = r6569 + 512ll; *(u32 *)r48 = 0u; r6570 = r44; r50 = r6570 + 768ll; *(u32 *)r50 = 0u; __syncthreads();
 	r51 = (char *)qvar_bt; r52 = (i64)threadIdx.x; r53 = r51 + r52 * 4; *(u32 *)r53 = 0u; r6571 = r53; r55 = r6571 + 256ll; *(u32 *)r55 = 0u; r6572 = r53; r57 = r6572 + 512ll; *(u32 *)r57 = 0u; r6573 = r53; r59 = r6573 + 768ll; *(u32 *)r59 = 0u; __syncthreads();
-	r1026 = 0x0p+00f; r1027 = 0x0p+00f; r1028 = 0x0p+00f; r1029 = 0x0p+00f; r1030 = 0x0p+00f; r1031 = 0x0p+00f; r1032 = 0x0p+00f; r1033 = 0x0p+00f; r1034 = 0x0p+00f; r1035 = 0x0p+00f; r1036 = 0x0p+00f; r1037 = 0x0p+00f; r1038 = 0x0p+00f; r1039 = 0x0p+00f; r1040 = 0x0p+00f; r1041 = 0x0p+00f; r76 = 0ll; r6553 = (u64)r28 * 32ull; r6557 = (u64)r6553 + (u64)r6548; r6558 = r6557 >= 0ll; r6559 = r6553; r6561 = (u64)r6557 + 31ull; r6563 = r6559; r6564 = (u64)r6563; r6565 = r6564 < 9223372036854775808ull; r6566 = (u64)r6561; r6567 = r6566 < r6543; if (!r6524) goto b281; if (!r6526) goto b281; if (!r6533) goto b281; if (!r6540) goto b281; if (!r6542) goto b281; if (!r6545) goto b281; if (!r6549) goto b281; if (!r6552) goto b281; if (!r6558) goto b281; if (!r6565) goto b281; if (!r6567) goto b281;
+	r1026 = 0x0p+00f; r1027 = 0x0p+00f; r1028 = 0x0p+00f; r1029 = 0x0p+00f; r1030 = 0x0p+00f; r1031 = 0x0p+00f; r1032 = 0x0p+00f; r1033 = 0x0p+00f; r1034 = 0x0p+00f; r1035 = 0x0p+00f; r1036 = 0x0p+00f; r1037 = 0x0p+00f; r1038 = 0x0p+00f; r1039 = 0x0p+00f; r1040 = 0x0p+00f; r1041 = 0x0p+00f; r76 = 0ll; r6553 = (u64)r28 * 32ull; if (!r6524) goto b281; if (!r6526) goto b281; if (!r6533) goto b281; if (!r6540) goto b281; if (!r6542) goto b281; if (!r6545) goto b281; if (!r6549) goto b281; if (!r6552) goto b281; r6557 = (u64)r6553 + (u64)r6548; r6558 = r6557 >= 0ll; if (!r6558) goto b281; r6559 = r6553; r6563 = r6559; r6564 = (u64)r6563; r6565 = r6564 < 9223372036854775808ull; if (!r6565) goto b281; r6561 = (u64)r6557 + 31ull; r6566 = (u64)r6561; r6567 = r6566 < r6543; if (!r6567) goto b281;
 #line 139 "blocks.go"
 	r90 = (u64)r26 * 32ull;
 #line 145 "blocks.go"
@@ -2102,10 +2113,10 @@ extern "C" __global__ void __launch_bounds__(256) BlockScan_0(char *p0, i64 p1, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 184 "blocks.go"
-	r4 = p0; r5 = p1; r3 = r5; r2 = r3 >> 8; r7 = p2; r8 = p3; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b95; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r177 = (u64)r5; r194 = 281474976710655ull < r177; if (!r194) goto b189; r262 = (u64)r8; r270 = 1099511627775ull < r262; if (!r270) goto b98; r319 = (u32)255ll; r328 = r319;
-b7: // head
+	r8 = p3; r6 = r8; r5 = p1; r3 = r5; r2 = r3 >> 8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b94; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r177 = (u64)r5; r194 = 281474976710655ull < r177; r10 = (u64)r0; r11 = r10; r7 = p2; r4 = p0; if (!r194) goto b188; r262 = (u64)r8; r270 = 1099511627775ull < r262; if (!r270) goto b97; r319 = (u32)255ll; r328 = r319;
+b6: // head
 #line 184 "blocks.go"
-	r16 = r12 < r11; if (!r16) goto b95; r17 = r12; r18 = (i64)r17;
+	r16 = r12 < r11; if (!r16) goto b94; r17 = r12; r18 = (i64)r17;
 	r26 = (char *)qvar_v;
 #line 184 "blocks.go"
 	r19 = (i64)threadIdx.x; r20 = r19;
@@ -2115,77 +2126,77 @@ b7: // head
 	__syncthreads();
 #line 189 "blocks.go"
 	r39 = (i64)threadIdx.x; r54 = r39 == 255ll; r41 = 0; r42 = r26 + r39 * 4; r43 = *(i32 *)r42; r41 = r43; r44 = (i64)(threadIdx.x % warpSize); r45 = (i64)warpSize; r46 = 1ll;
-b16: // scan.shuffle
+b15: // scan.shuffle
 #line 189 "blocks.go"
-	r47 = r46 < r45; if (!r47) goto b32; r48 = qd_shfl_up(r41, (u32)r46); r49 = r44 >= r46; if (!r49) goto b19; r41 = (u32)r41 + (u32)r48;
-b19: // scan.step
+	r47 = r46 < r45; if (!r47) goto b31; r48 = qd_shfl_up(r41, (u32)r46); r49 = r44 >= r46; if (!r49) goto b18; r41 = (u32)r41 + (u32)r48;
+b18: // scan.step
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r331 = r46 < r45; if (!r331) goto b32; r332 = qd_shfl_up(r41, (u32)r46); r333 = r44 >= r46; if (!r333) goto b23; r41 = (u32)r41 + (u32)r332;
-b23: // scan.step (unrolled 1)
+	r46 = (u64)r46 << 1; r331 = r46 < r45; if (!r331) goto b31; r332 = qd_shfl_up(r41, (u32)r46); r333 = r44 >= r46; if (!r333) goto b22; r41 = (u32)r41 + (u32)r332;
+b22: // scan.step (unrolled 1)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r334 = r46 < r45; if (!r334) goto b32; r335 = qd_shfl_up(r41, (u32)r46); r336 = r44 >= r46; if (!r336) goto b27; r41 = (u32)r41 + (u32)r335;
-b27: // scan.step (unrolled 2)
+	r46 = (u64)r46 << 1; r334 = r46 < r45; if (!r334) goto b31; r335 = qd_shfl_up(r41, (u32)r46); r336 = r44 >= r46; if (!r336) goto b26; r41 = (u32)r41 + (u32)r335;
+b26: // scan.step (unrolled 2)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r337 = r46 < r45; if (!r337) goto b32; r338 = qd_shfl_up(r41, (u32)r46); r339 = r44 >= r46; if (!r339) goto b31; r41 = (u32)r41 + (u32)r338;
-b31: // scan.step (unrolled 3)
+	r46 = (u64)r46 << 1; r337 = r46 < r45; if (!r337) goto b31; r338 = qd_shfl_up(r41, (u32)r46); r339 = r44 >= r46; if (!r339) goto b30; r41 = (u32)r41 + (u32)r338;
+b30: // scan.step (unrolled 3)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; goto b16;
-b32: // scan.warped
+	r46 = (u64)r46 << 1; goto b15;
+b31: // scan.warped
 #line 189 "blocks.go"
-	r50 = (char *)qvar_warpsums_1; r51 = (i64)(threadIdx.x / warpSize); r52 = (u64)r45 - 1ull; r53 = r44 == r52; r55 = r53 | r54; if (!r55) goto b34; r56 = r50 + r51 * 4; *(i32 *)r56 = r41;
-b34: // scan.written
+	r50 = (char *)qvar_warpsums_1; r51 = (i64)(threadIdx.x / warpSize); r52 = (u64)r45 - 1ull; r53 = r44 == r52; r55 = r53 | r54; if (!r55) goto b33; r56 = r50 + r51 * 4; *(i32 *)r56 = r41;
+b33: // scan.written
 #line 189 "blocks.go"
-	__syncthreads(); r323 = (u64)r45; r324 = 255ull | r323; r325 = r324 >> 32; r326 = (u32)r325; r327 = r326 == 0u; if (!r327) goto b97; r329 = (u32)r45; r330 = qd_div_u32(r328, r329); r322 = (i64)r330;
-b36: // scan.written
+	__syncthreads(); r323 = (u64)r45; r324 = 255ull | r323; r325 = r324 >> 32; r326 = (u32)r325; r327 = r326 == 0u; if (!r327) goto b96; r329 = (u32)r45; r330 = qd_div_u32(r328, r329); r322 = (i64)r330;
+b35: // scan.written
 #line 189 "blocks.go"
 	r57 = r322; r58 = 0; r59 = 0; r60 = 0ll; r271 = r50 + 0ll;
-b37: // scan.total
+b36: // scan.total
 #line 189 "blocks.go"
-	r61 = r60 <= r57; if (!r61) goto b53; r62 = r271; r63 = *(i32 *)r62; r59 = (u32)r59 + (u32)r63; r64 = r60 < r51; if (!r64) goto b40; r58 = (u32)r58 + (u32)r63;
-b40: // scan.counted
+	r61 = r60 <= r57; if (!r61) goto b52; r62 = r271; r63 = *(i32 *)r62; r59 = (u32)r59 + (u32)r63; r64 = r60 < r51; if (!r64) goto b39; r58 = (u32)r58 + (u32)r63;
+b39: // scan.counted
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; r340 = r60 <= r57; if (!r340) goto b53; r341 = r271; r342 = *(i32 *)r341; r59 = (u32)r59 + (u32)r342; r343 = r60 < r51; if (!r343) goto b44; r58 = (u32)r58 + (u32)r342;
-b44: // scan.counted (unrolled 1)
+	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; r340 = r60 <= r57; if (!r340) goto b52; r341 = r271; r342 = *(i32 *)r341; r59 = (u32)r59 + (u32)r342; r343 = r60 < r51; if (!r343) goto b43; r58 = (u32)r58 + (u32)r342;
+b43: // scan.counted (unrolled 1)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; r344 = r60 <= r57; if (!r344) goto b53; r345 = r271; r346 = *(i32 *)r345; r59 = (u32)r59 + (u32)r346; r347 = r60 < r51; if (!r347) goto b48; r58 = (u32)r58 + (u32)r346;
-b48: // scan.counted (unrolled 2)
+	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; r344 = r60 <= r57; if (!r344) goto b52; r345 = r271; r346 = *(i32 *)r345; r59 = (u32)r59 + (u32)r346; r347 = r60 < r51; if (!r347) goto b47; r58 = (u32)r58 + (u32)r346;
+b47: // scan.counted (unrolled 2)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; r348 = r60 <= r57; if (!r348) goto b53; r349 = r271; r350 = *(i32 *)r349; r59 = (u32)r59 + (u32)r350; r351 = r60 < r51; if (!r351) goto b52; r58 = (u32)r58 + (u32)r350;
-b52: // scan.counted (unrolled 3)
+	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; r348 = r60 <= r57; if (!r348) goto b52; r349 = r271; r350 = *(i32 *)r349; r59 = (u32)r59 + (u32)r350; r351 = r60 < r51; if (!r351) goto b51; r58 = (u32)r58 + (u32)r350;
+b51: // scan.counted (unrolled 3)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; goto b37;
-b53: // scan.store
+	r60 = (u64)r60 + 1ull; r271 = r271 + 4ll; goto b36;
+b52: // scan.store
 #line 189 "blocks.go"
 	r65 = (u32)r41 + (u32)r58; r66 = r42; *(i32 *)r66 = r65; __syncthreads();
 	r71 = (i64)threadIdx.x; r72 = 0; r74 = r26 + r71 * 4; r75 = *(i32 *)r74; r72 = r75; r76 = (i64)warpSize; r77 = r76 >> 1;
-b57: // sum.shuffle
+b56: // sum.shuffle
 #line 190 "blocks.go"
-	r78 = r77 > 0ll; if (!r78) goto b73; r79 = qd_shfl_down(r72, (u32)r77); r80 = (u64)r71 + (u64)r77; r81 = r80 < 256ll; if (!r81) goto b60; r72 = (u32)r72 + (u32)r79;
-b60: // sum.step
+	r78 = r77 > 0ll; if (!r78) goto b72; r79 = qd_shfl_down(r72, (u32)r77); r80 = (u64)r71 + (u64)r77; r81 = r80 < 256ll; if (!r81) goto b59; r72 = (u32)r72 + (u32)r79;
+b59: // sum.step
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r352 = r77 > 0ll; if (!r352) goto b73; r353 = qd_shfl_down(r72, (u32)r77); r354 = (u64)r71 + (u64)r77; r355 = r354 < 256ll; if (!r355) goto b64; r72 = (u32)r72 + (u32)r353;
-b64: // sum.step (unrolled 1)
+	r77 = r77 >> 1; r352 = r77 > 0ll; if (!r352) goto b72; r353 = qd_shfl_down(r72, (u32)r77); r354 = (u64)r71 + (u64)r77; r355 = r354 < 256ll; if (!r355) goto b63; r72 = (u32)r72 + (u32)r353;
+b63: // sum.step (unrolled 1)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r356 = r77 > 0ll; if (!r356) goto b73; r357 = qd_shfl_down(r72, (u32)r77); r358 = (u64)r71 + (u64)r77; r359 = r358 < 256ll; if (!r359) goto b68; r72 = (u32)r72 + (u32)r357;
-b68: // sum.step (unrolled 2)
+	r77 = r77 >> 1; r356 = r77 > 0ll; if (!r356) goto b72; r357 = qd_shfl_down(r72, (u32)r77); r358 = (u64)r71 + (u64)r77; r359 = r358 < 256ll; if (!r359) goto b67; r72 = (u32)r72 + (u32)r357;
+b67: // sum.step (unrolled 2)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r360 = r77 > 0ll; if (!r360) goto b73; r361 = qd_shfl_down(r72, (u32)r77); r362 = (u64)r71 + (u64)r77; r363 = r362 < 256ll; if (!r363) goto b72; r72 = (u32)r72 + (u32)r361;
-b72: // sum.step (unrolled 3)
+	r77 = r77 >> 1; r360 = r77 > 0ll; if (!r360) goto b72; r361 = qd_shfl_down(r72, (u32)r77); r362 = (u64)r71 + (u64)r77; r363 = r362 < 256ll; if (!r363) goto b71; r72 = (u32)r72 + (u32)r361;
+b71: // sum.step (unrolled 3)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; goto b57;
-b73: // sum.warps
+	r77 = r77 >> 1; goto b56;
+b72: // sum.warps
 #line 190 "blocks.go"
-	r82 = (char *)qvar_warpsums_2; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b75; r86 = r82 + r84 * 4; *(i32 *)r86 = r72;
-b75: // sum.written
+	r82 = (char *)qvar_warpsums_2; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b74; r86 = r82 + r84 * 4; *(i32 *)r86 = r72;
+b74: // sum.written
 #line 190 "blocks.go"
-	__syncthreads(); r314 = (u64)r76; r315 = 255ull | r314; r316 = r315 >> 32; r317 = (u32)r316; r318 = r317 == 0u; if (!r318) goto b96; r320 = (u32)r76; r321 = qd_div_u32(r319, r320); r313 = (i64)r321;
-b77: // sum.written
+	__syncthreads(); r314 = (u64)r76; r315 = 255ull | r314; r316 = r315 >> 32; r317 = (u32)r316; r318 = r317 == 0u; if (!r318) goto b95; r320 = (u32)r76; r321 = qd_div_u32(r319, r320); r313 = (i64)r321;
+b76: // sum.written
 #line 190 "blocks.go"
 	r87 = r313; r88 = 0; r89 = 0ll; r272 = r82 + 0ll;
-b78: // sum.total
+b77: // sum.total
 #line 190 "blocks.go"
-	r90 = r89 <= r87; if (!r90) goto b86; r91 = r272; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; r364 = r89 <= r87; if (!r364) goto b86; r365 = r272; r366 = *(i32 *)r365; r88 = (u32)r88 + (u32)r366; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; r367 = r89 <= r87; if (!r367) goto b86; r368 = r272; r369 = *(i32 *)r368; r88 = (u32)r88 + (u32)r369; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; r370 = r89 <= r87; if (!r370) goto b86; r371 = r272; r372 = *(i32 *)r371; r88 = (u32)r88 + (u32)r372; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; goto b78;
-b86: // sum.done
+	r90 = r89 <= r87; if (!r90) goto b85; r91 = r272; r92 = *(i32 *)r91; r88 = (u32)r88 + (u32)r92; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; r364 = r89 <= r87; if (!r364) goto b85; r365 = r272; r366 = *(i32 *)r365; r88 = (u32)r88 + (u32)r366; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; r367 = r89 <= r87; if (!r367) goto b85; r368 = r272; r369 = *(i32 *)r368; r88 = (u32)r88 + (u32)r369; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; r370 = r89 <= r87; if (!r370) goto b85; r371 = r272; r372 = *(i32 *)r371; r88 = (u32)r88 + (u32)r372; r89 = (u64)r89 + 1ull; r272 = r272 + 4ll; goto b77;
+b85: // sum.done
 #line 190 "blocks.go"
 	__syncthreads(); r70 = r88;
 #line 184 "blocks.go"
@@ -2193,31 +2204,31 @@ b86: // sum.done
 #line 192 "blocks.go"
 	r95 = r29; r96 = (u64)r95 + (u64)r22; r97 = r26 + r22 * 4; r98 = *(i32 *)r97; r99 = r4 + r96 * 4; *(i32 *)r99 = r98;
 #line 184 "blocks.go"
-	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b92;
+	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b91;
 #line 195 "blocks.go"
 	r104 = (u64)r18 + (u64)r24; r105 = r7 + r104 * 4; *(i32 *)r105 = r70;
-b92: // barrier
+b91: // barrier
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b95;
+	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b94;
 #line 184 "blocks.go"
-	r12 = r12 + r15; goto b7;
-b95: // exit
+	r12 = r12 + r15; goto b6;
+b94: // exit
 #line 184 "blocks.go"
 	return;
-b96: // divide in 64 bits
+b95: // divide in 64 bits
 #line 190 "blocks.go"
-	r313 = qd_div_i64(255ll, r76); goto b77;
-b97: // divide in 64 bits
+	r313 = qd_div_i64(255ll, r76); goto b76;
+b96: // divide in 64 bits
 #line 189 "blocks.go"
-	r322 = qd_div_i64(255ll, r45); goto b36;
-b98: // preheader
+	r322 = qd_div_i64(255ll, r45); goto b35;
+b97: // preheader
 #line 189 "blocks.go"
 	r301 = (u32)255ll; r310 = r301;
-b99: // head (checked if)
+b98: // head (checked if)
 #line 184 "blocks.go"
-	r195 = r12 < r11; if (!r195) goto b95; r196 = r12; r197 = (i64)r196;
+	r195 = r12 < r11; if (!r195) goto b94; r196 = r12; r197 = (i64)r196;
 	r205 = (char *)qvar_v;
 #line 184 "blocks.go"
 	r198 = (i64)threadIdx.x; r199 = r198;
@@ -2227,77 +2238,77 @@ b99: // head (checked if)
 	__syncthreads();
 #line 189 "blocks.go"
 	r211 = (i64)threadIdx.x; r224 = r211 == 255ll; r41 = 0; r213 = r205 + r211 * 4; r214 = *(i32 *)r213; r41 = r214; r215 = (i64)(threadIdx.x % warpSize); r216 = (i64)warpSize; r46 = 1ll;
-b108: // scan.shuffle (checked if)
+b107: // scan.shuffle (checked if)
 #line 189 "blocks.go"
-	r217 = r46 < r216; if (!r217) goto b124; r218 = qd_shfl_up(r41, (u32)r46); r219 = r215 >= r46; if (!r219) goto b111; r41 = (u32)r41 + (u32)r218;
-b111: // scan.step (checked if)
+	r217 = r46 < r216; if (!r217) goto b123; r218 = qd_shfl_up(r41, (u32)r46); r219 = r215 >= r46; if (!r219) goto b110; r41 = (u32)r41 + (u32)r218;
+b110: // scan.step (checked if)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r373 = r46 < r216; if (!r373) goto b124; r374 = qd_shfl_up(r41, (u32)r46); r375 = r215 >= r46; if (!r375) goto b115; r41 = (u32)r41 + (u32)r374;
-b115: // scan.step (checked if) (unrolled 1)
+	r46 = (u64)r46 << 1; r373 = r46 < r216; if (!r373) goto b123; r374 = qd_shfl_up(r41, (u32)r46); r375 = r215 >= r46; if (!r375) goto b114; r41 = (u32)r41 + (u32)r374;
+b114: // scan.step (checked if) (unrolled 1)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r376 = r46 < r216; if (!r376) goto b124; r377 = qd_shfl_up(r41, (u32)r46); r378 = r215 >= r46; if (!r378) goto b119; r41 = (u32)r41 + (u32)r377;
-b119: // scan.step (checked if) (unrolled 2)
+	r46 = (u64)r46 << 1; r376 = r46 < r216; if (!r376) goto b123; r377 = qd_shfl_up(r41, (u32)r46); r378 = r215 >= r46; if (!r378) goto b118; r41 = (u32)r41 + (u32)r377;
+b118: // scan.step (checked if) (unrolled 2)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r379 = r46 < r216; if (!r379) goto b124; r380 = qd_shfl_up(r41, (u32)r46); r381 = r215 >= r46; if (!r381) goto b123; r41 = (u32)r41 + (u32)r380;
-b123: // scan.step (checked if) (unrolled 3)
+	r46 = (u64)r46 << 1; r379 = r46 < r216; if (!r379) goto b123; r380 = qd_shfl_up(r41, (u32)r46); r381 = r215 >= r46; if (!r381) goto b122; r41 = (u32)r41 + (u32)r380;
+b122: // scan.step (checked if) (unrolled 3)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; goto b108;
-b124: // scan.warped (checked if)
+	r46 = (u64)r46 << 1; goto b107;
+b123: // scan.warped (checked if)
 #line 189 "blocks.go"
-	r220 = (char *)qvar_warpsums_1; r221 = (i64)(threadIdx.x / warpSize); r222 = (u64)r216 - 1ull; r223 = r215 == r222; r225 = r223 | r224; if (!r225) goto b126; r226 = r220 + r221 * 4; *(i32 *)r226 = r41;
-b126: // scan.written (checked if)
+	r220 = (char *)qvar_warpsums_1; r221 = (i64)(threadIdx.x / warpSize); r222 = (u64)r216 - 1ull; r223 = r215 == r222; r225 = r223 | r224; if (!r225) goto b125; r226 = r220 + r221 * 4; *(i32 *)r226 = r41;
+b125: // scan.written (checked if)
 #line 189 "blocks.go"
-	__syncthreads(); r305 = (u64)r216; r306 = 255ull | r305; r307 = r306 >> 32; r308 = (u32)r307; r309 = r308 == 0u; if (!r309) goto b188; r311 = (u32)r216; r312 = qd_div_u32(r310, r311); r304 = (i64)r312;
-b128: // scan.written (checked if)
+	__syncthreads(); r305 = (u64)r216; r306 = 255ull | r305; r307 = r306 >> 32; r308 = (u32)r307; r309 = r308 == 0u; if (!r309) goto b187; r311 = (u32)r216; r312 = qd_div_u32(r310, r311); r304 = (i64)r312;
+b127: // scan.written (checked if)
 #line 189 "blocks.go"
 	r227 = r304; r58 = 0; r59 = 0; r60 = 0ll; r275 = r220 + 0ll;
-b129: // scan.total (checked if)
+b128: // scan.total (checked if)
 #line 189 "blocks.go"
-	r228 = r60 <= r227; if (!r228) goto b145; r229 = r275; r230 = *(i32 *)r229; r59 = (u32)r59 + (u32)r230; r231 = r60 < r221; if (!r231) goto b132; r58 = (u32)r58 + (u32)r230;
-b132: // scan.counted (checked if)
+	r228 = r60 <= r227; if (!r228) goto b144; r229 = r275; r230 = *(i32 *)r229; r59 = (u32)r59 + (u32)r230; r231 = r60 < r221; if (!r231) goto b131; r58 = (u32)r58 + (u32)r230;
+b131: // scan.counted (checked if)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r382 = r60 <= r227; if (!r382) goto b145; r383 = r275; r384 = *(i32 *)r383; r59 = (u32)r59 + (u32)r384; r385 = r60 < r221; if (!r385) goto b136; r58 = (u32)r58 + (u32)r384;
-b136: // scan.counted (checked if) (unrolled 1)
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r382 = r60 <= r227; if (!r382) goto b144; r383 = r275; r384 = *(i32 *)r383; r59 = (u32)r59 + (u32)r384; r385 = r60 < r221; if (!r385) goto b135; r58 = (u32)r58 + (u32)r384;
+b135: // scan.counted (checked if) (unrolled 1)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r386 = r60 <= r227; if (!r386) goto b145; r387 = r275; r388 = *(i32 *)r387; r59 = (u32)r59 + (u32)r388; r389 = r60 < r221; if (!r389) goto b140; r58 = (u32)r58 + (u32)r388;
-b140: // scan.counted (checked if) (unrolled 2)
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r386 = r60 <= r227; if (!r386) goto b144; r387 = r275; r388 = *(i32 *)r387; r59 = (u32)r59 + (u32)r388; r389 = r60 < r221; if (!r389) goto b139; r58 = (u32)r58 + (u32)r388;
+b139: // scan.counted (checked if) (unrolled 2)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r390 = r60 <= r227; if (!r390) goto b145; r391 = r275; r392 = *(i32 *)r391; r59 = (u32)r59 + (u32)r392; r393 = r60 < r221; if (!r393) goto b144; r58 = (u32)r58 + (u32)r392;
-b144: // scan.counted (checked if) (unrolled 3)
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; r390 = r60 <= r227; if (!r390) goto b144; r391 = r275; r392 = *(i32 *)r391; r59 = (u32)r59 + (u32)r392; r393 = r60 < r221; if (!r393) goto b143; r58 = (u32)r58 + (u32)r392;
+b143: // scan.counted (checked if) (unrolled 3)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; goto b129;
-b145: // scan.store (checked if)
+	r60 = (u64)r60 + 1ull; r275 = r275 + 4ll; goto b128;
+b144: // scan.store (checked if)
 #line 189 "blocks.go"
 	r232 = (u32)r41 + (u32)r58; r233 = r213; *(i32 *)r233 = r232; __syncthreads();
 	r235 = (i64)threadIdx.x; r72 = 0; r237 = r205 + r235 * 4; r238 = *(i32 *)r237; r72 = r238; r239 = (i64)warpSize; r77 = r239 >> 1;
-b149: // sum.shuffle (checked if)
+b148: // sum.shuffle (checked if)
 #line 190 "blocks.go"
-	r240 = r77 > 0ll; if (!r240) goto b165; r241 = qd_shfl_down(r72, (u32)r77); r242 = (u64)r235 + (u64)r77; r243 = r242 < 256ll; if (!r243) goto b152; r72 = (u32)r72 + (u32)r241;
-b152: // sum.step (checked if)
+	r240 = r77 > 0ll; if (!r240) goto b164; r241 = qd_shfl_down(r72, (u32)r77); r242 = (u64)r235 + (u64)r77; r243 = r242 < 256ll; if (!r243) goto b151; r72 = (u32)r72 + (u32)r241;
+b151: // sum.step (checked if)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r394 = r77 > 0ll; if (!r394) goto b165; r395 = qd_shfl_down(r72, (u32)r77); r396 = (u64)r235 + (u64)r77; r397 = r396 < 256ll; if (!r397) goto b156; r72 = (u32)r72 + (u32)r395;
-b156: // sum.step (checked if) (unrolled 1)
+	r77 = r77 >> 1; r394 = r77 > 0ll; if (!r394) goto b164; r395 = qd_shfl_down(r72, (u32)r77); r396 = (u64)r235 + (u64)r77; r397 = r396 < 256ll; if (!r397) goto b155; r72 = (u32)r72 + (u32)r395;
+b155: // sum.step (checked if) (unrolled 1)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r398 = r77 > 0ll; if (!r398) goto b165; r399 = qd_shfl_down(r72, (u32)r77); r400 = (u64)r235 + (u64)r77; r401 = r400 < 256ll; if (!r401) goto b160; r72 = (u32)r72 + (u32)r399;
-b160: // sum.step (checked if) (unrolled 2)
+	r77 = r77 >> 1; r398 = r77 > 0ll; if (!r398) goto b164; r399 = qd_shfl_down(r72, (u32)r77); r400 = (u64)r235 + (u64)r77; r401 = r400 < 256ll; if (!r401) goto b159; r72 = (u32)r72 + (u32)r399;
+b159: // sum.step (checked if) (unrolled 2)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r402 = r77 > 0ll; if (!r402) goto b165; r403 = qd_shfl_down(r72, (u32)r77); r404 = (u64)r235 + (u64)r77; r405 = r404 < 256ll; if (!r405) goto b164; r72 = (u32)r72 + (u32)r403;
-b164: // sum.step (checked if) (unrolled 3)
+	r77 = r77 >> 1; r402 = r77 > 0ll; if (!r402) goto b164; r403 = qd_shfl_down(r72, (u32)r77); r404 = (u64)r235 + (u64)r77; r405 = r404 < 256ll; if (!r405) goto b163; r72 = (u32)r72 + (u32)r403;
+b163: // sum.step (checked if) (unrolled 3)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; goto b149;
-b165: // sum.warps (checked if)
+	r77 = r77 >> 1; goto b148;
+b164: // sum.warps (checked if)
 #line 190 "blocks.go"
-	r244 = (char *)qvar_warpsums_2; r245 = (i64)(threadIdx.x % warpSize); r247 = r245 == 0ll; r246 = (i64)(threadIdx.x / warpSize); if (!r247) goto b167; r248 = r244 + r246 * 4; *(i32 *)r248 = r72;
-b167: // sum.written (checked if)
+	r244 = (char *)qvar_warpsums_2; r245 = (i64)(threadIdx.x % warpSize); r247 = r245 == 0ll; r246 = (i64)(threadIdx.x / warpSize); if (!r247) goto b166; r248 = r244 + r246 * 4; *(i32 *)r248 = r72;
+b166: // sum.written (checked if)
 #line 190 "blocks.go"
-	__syncthreads(); r296 = (u64)r239; r297 = 255ull | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b187; r302 = (u32)r239; r303 = qd_div_u32(r301, r302); r295 = (i64)r303;
-b169: // sum.written (checked if)
+	__syncthreads(); r296 = (u64)r239; r297 = 255ull | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b186; r302 = (u32)r239; r303 = qd_div_u32(r301, r302); r295 = (i64)r303;
+b168: // sum.written (checked if)
 #line 190 "blocks.go"
 	r249 = r295; r88 = 0; r89 = 0ll; r276 = r244 + 0ll;
-b170: // sum.total (checked if)
+b169: // sum.total (checked if)
 #line 190 "blocks.go"
-	r250 = r89 <= r249; if (!r250) goto b178; r251 = r276; r252 = *(i32 *)r251; r88 = (u32)r88 + (u32)r252; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r406 = r89 <= r249; if (!r406) goto b178; r407 = r276; r408 = *(i32 *)r407; r88 = (u32)r88 + (u32)r408; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r409 = r89 <= r249; if (!r409) goto b178; r410 = r276; r411 = *(i32 *)r410; r88 = (u32)r88 + (u32)r411; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r412 = r89 <= r249; if (!r412) goto b178; r413 = r276; r414 = *(i32 *)r413; r88 = (u32)r88 + (u32)r414; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; goto b170;
-b178: // sum.done (checked if)
+	r250 = r89 <= r249; if (!r250) goto b177; r251 = r276; r252 = *(i32 *)r251; r88 = (u32)r88 + (u32)r252; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r406 = r89 <= r249; if (!r406) goto b177; r407 = r276; r408 = *(i32 *)r407; r88 = (u32)r88 + (u32)r408; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r409 = r89 <= r249; if (!r409) goto b177; r410 = r276; r411 = *(i32 *)r410; r88 = (u32)r88 + (u32)r411; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; r412 = r89 <= r249; if (!r412) goto b177; r413 = r276; r414 = *(i32 *)r413; r88 = (u32)r88 + (u32)r414; r89 = (u64)r89 + 1ull; r276 = r276 + 4ll; goto b169;
+b177: // sum.done (checked if)
 #line 190 "blocks.go"
 	__syncthreads(); r234 = r88;
 #line 184 "blocks.go"
@@ -2305,28 +2316,28 @@ b178: // sum.done (checked if)
 #line 192 "blocks.go"
 	r253 = r206; r254 = (u64)r253 + (u64)r201; r255 = r205 + r201 * 4; r256 = *(i32 *)r255; r257 = r4 + r254 * 4; *(i32 *)r257 = r256;
 #line 184 "blocks.go"
-	__syncthreads(); r202 = (i64)threadIdx.x; r204 = r202 < 1ll; r203 = r202; if (!r204) goto b184;
+	__syncthreads(); r202 = (i64)threadIdx.x; r204 = r202 < 1ll; r203 = r202; if (!r204) goto b183;
 #line 195 "blocks.go"
 	r258 = (u64)r197 + (u64)r203; if ((u64)r258 >= (u64)r8) { qd_site = 4; qd_x = r258; qd_y = r8; goto qd_fault; } r259 = r7 + r258 * 4; *(i32 *)r259 = r234;
-b184: // barrier (checked if)
+b183: // barrier (checked if)
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r260 = (u64)r197 + 1ull; r261 = r260 < r0; if (!r261) goto b95;
+	r260 = (u64)r197 + 1ull; r261 = r260 < r0; if (!r261) goto b94;
 #line 184 "blocks.go"
-	r12 = r12 + r15; goto b99;
-b187: // divide in 64 bits
+	r12 = r12 + r15; goto b98;
+b186: // divide in 64 bits
 #line 190 "blocks.go"
-	r295 = qd_div_i64(255ll, r239); goto b169;
-b188: // divide in 64 bits
+	r295 = qd_div_i64(255ll, r239); goto b168;
+b187: // divide in 64 bits
 #line 189 "blocks.go"
-	r304 = qd_div_i64(255ll, r216); goto b128;
-b189: // preheader
+	r304 = qd_div_i64(255ll, r216); goto b127;
+b188: // preheader
 #line 189 "blocks.go"
 	r283 = (u32)255ll; r292 = r283;
-b190: // head (checked)
+b189: // head (checked)
 #line 184 "blocks.go"
-	r110 = r12 < r11; if (!r110) goto b95; r111 = r12; r112 = (i64)r111;
+	r110 = r12 < r11; if (!r110) goto b94; r111 = r12; r112 = (i64)r111;
 	r120 = (char *)qvar_v;
 #line 184 "blocks.go"
 	r113 = (i64)threadIdx.x; r114 = r113;
@@ -2336,77 +2347,77 @@ b190: // head (checked)
 	__syncthreads();
 #line 189 "blocks.go"
 	r126 = (i64)threadIdx.x; r139 = r126 == 255ll; r41 = 0; r128 = r120 + r126 * 4; r129 = *(i32 *)r128; r41 = r129; r130 = (i64)(threadIdx.x % warpSize); r131 = (i64)warpSize; r46 = 1ll;
-b199: // scan.shuffle (checked)
+b198: // scan.shuffle (checked)
 #line 189 "blocks.go"
-	r132 = r46 < r131; if (!r132) goto b215; r133 = qd_shfl_up(r41, (u32)r46); r134 = r130 >= r46; if (!r134) goto b202; r41 = (u32)r41 + (u32)r133;
-b202: // scan.step (checked)
+	r132 = r46 < r131; if (!r132) goto b214; r133 = qd_shfl_up(r41, (u32)r46); r134 = r130 >= r46; if (!r134) goto b201; r41 = (u32)r41 + (u32)r133;
+b201: // scan.step (checked)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r415 = r46 < r131; if (!r415) goto b215; r416 = qd_shfl_up(r41, (u32)r46); r417 = r130 >= r46; if (!r417) goto b206; r41 = (u32)r41 + (u32)r416;
-b206: // scan.step (checked) (unrolled 1)
+	r46 = (u64)r46 << 1; r415 = r46 < r131; if (!r415) goto b214; r416 = qd_shfl_up(r41, (u32)r46); r417 = r130 >= r46; if (!r417) goto b205; r41 = (u32)r41 + (u32)r416;
+b205: // scan.step (checked) (unrolled 1)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r418 = r46 < r131; if (!r418) goto b215; r419 = qd_shfl_up(r41, (u32)r46); r420 = r130 >= r46; if (!r420) goto b210; r41 = (u32)r41 + (u32)r419;
-b210: // scan.step (checked) (unrolled 2)
+	r46 = (u64)r46 << 1; r418 = r46 < r131; if (!r418) goto b214; r419 = qd_shfl_up(r41, (u32)r46); r420 = r130 >= r46; if (!r420) goto b209; r41 = (u32)r41 + (u32)r419;
+b209: // scan.step (checked) (unrolled 2)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; r421 = r46 < r131; if (!r421) goto b215; r422 = qd_shfl_up(r41, (u32)r46); r423 = r130 >= r46; if (!r423) goto b214; r41 = (u32)r41 + (u32)r422;
-b214: // scan.step (checked) (unrolled 3)
+	r46 = (u64)r46 << 1; r421 = r46 < r131; if (!r421) goto b214; r422 = qd_shfl_up(r41, (u32)r46); r423 = r130 >= r46; if (!r423) goto b213; r41 = (u32)r41 + (u32)r422;
+b213: // scan.step (checked) (unrolled 3)
 #line 189 "blocks.go"
-	r46 = (u64)r46 << 1; goto b199;
-b215: // scan.warped (checked)
+	r46 = (u64)r46 << 1; goto b198;
+b214: // scan.warped (checked)
 #line 189 "blocks.go"
-	r135 = (char *)qvar_warpsums_1; r136 = (i64)(threadIdx.x / warpSize); r137 = (u64)r131 - 1ull; r138 = r130 == r137; r140 = r138 | r139; if (!r140) goto b217; r141 = r135 + r136 * 4; *(i32 *)r141 = r41;
-b217: // scan.written (checked)
+	r135 = (char *)qvar_warpsums_1; r136 = (i64)(threadIdx.x / warpSize); r137 = (u64)r131 - 1ull; r138 = r130 == r137; r140 = r138 | r139; if (!r140) goto b216; r141 = r135 + r136 * 4; *(i32 *)r141 = r41;
+b216: // scan.written (checked)
 #line 189 "blocks.go"
-	__syncthreads(); r287 = (u64)r131; r288 = 255ull | r287; r289 = r288 >> 32; r290 = (u32)r289; r291 = r290 == 0u; if (!r291) goto b279; r293 = (u32)r131; r294 = qd_div_u32(r292, r293); r286 = (i64)r294;
-b219: // scan.written (checked)
+	__syncthreads(); r287 = (u64)r131; r288 = 255ull | r287; r289 = r288 >> 32; r290 = (u32)r289; r291 = r290 == 0u; if (!r291) goto b278; r293 = (u32)r131; r294 = qd_div_u32(r292, r293); r286 = (i64)r294;
+b218: // scan.written (checked)
 #line 189 "blocks.go"
 	r142 = r286; r58 = 0; r59 = 0; r60 = 0ll; r273 = r135 + 0ll;
-b220: // scan.total (checked)
+b219: // scan.total (checked)
 #line 189 "blocks.go"
-	r143 = r60 <= r142; if (!r143) goto b236; r144 = r273; r145 = *(i32 *)r144; r59 = (u32)r59 + (u32)r145; r146 = r60 < r136; if (!r146) goto b223; r58 = (u32)r58 + (u32)r145;
-b223: // scan.counted (checked)
+	r143 = r60 <= r142; if (!r143) goto b235; r144 = r273; r145 = *(i32 *)r144; r59 = (u32)r59 + (u32)r145; r146 = r60 < r136; if (!r146) goto b222; r58 = (u32)r58 + (u32)r145;
+b222: // scan.counted (checked)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; r424 = r60 <= r142; if (!r424) goto b236; r425 = r273; r426 = *(i32 *)r425; r59 = (u32)r59 + (u32)r426; r427 = r60 < r136; if (!r427) goto b227; r58 = (u32)r58 + (u32)r426;
-b227: // scan.counted (checked) (unrolled 1)
+	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; r424 = r60 <= r142; if (!r424) goto b235; r425 = r273; r426 = *(i32 *)r425; r59 = (u32)r59 + (u32)r426; r427 = r60 < r136; if (!r427) goto b226; r58 = (u32)r58 + (u32)r426;
+b226: // scan.counted (checked) (unrolled 1)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; r428 = r60 <= r142; if (!r428) goto b236; r429 = r273; r430 = *(i32 *)r429; r59 = (u32)r59 + (u32)r430; r431 = r60 < r136; if (!r431) goto b231; r58 = (u32)r58 + (u32)r430;
-b231: // scan.counted (checked) (unrolled 2)
+	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; r428 = r60 <= r142; if (!r428) goto b235; r429 = r273; r430 = *(i32 *)r429; r59 = (u32)r59 + (u32)r430; r431 = r60 < r136; if (!r431) goto b230; r58 = (u32)r58 + (u32)r430;
+b230: // scan.counted (checked) (unrolled 2)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; r432 = r60 <= r142; if (!r432) goto b236; r433 = r273; r434 = *(i32 *)r433; r59 = (u32)r59 + (u32)r434; r435 = r60 < r136; if (!r435) goto b235; r58 = (u32)r58 + (u32)r434;
-b235: // scan.counted (checked) (unrolled 3)
+	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; r432 = r60 <= r142; if (!r432) goto b235; r433 = r273; r434 = *(i32 *)r433; r59 = (u32)r59 + (u32)r434; r435 = r60 < r136; if (!r435) goto b234; r58 = (u32)r58 + (u32)r434;
+b234: // scan.counted (checked) (unrolled 3)
 #line 189 "blocks.go"
-	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; goto b220;
-b236: // scan.store (checked)
+	r60 = (u64)r60 + 1ull; r273 = r273 + 4ll; goto b219;
+b235: // scan.store (checked)
 #line 189 "blocks.go"
 	r147 = (u32)r41 + (u32)r58; r148 = r128; *(i32 *)r148 = r147; __syncthreads();
 	r150 = (i64)threadIdx.x; r72 = 0; r152 = r120 + r150 * 4; r153 = *(i32 *)r152; r72 = r153; r154 = (i64)warpSize; r77 = r154 >> 1;
-b240: // sum.shuffle (checked)
+b239: // sum.shuffle (checked)
 #line 190 "blocks.go"
-	r155 = r77 > 0ll; if (!r155) goto b256; r156 = qd_shfl_down(r72, (u32)r77); r157 = (u64)r150 + (u64)r77; r158 = r157 < 256ll; if (!r158) goto b243; r72 = (u32)r72 + (u32)r156;
-b243: // sum.step (checked)
+	r155 = r77 > 0ll; if (!r155) goto b255; r156 = qd_shfl_down(r72, (u32)r77); r157 = (u64)r150 + (u64)r77; r158 = r157 < 256ll; if (!r158) goto b242; r72 = (u32)r72 + (u32)r156;
+b242: // sum.step (checked)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r436 = r77 > 0ll; if (!r436) goto b256; r437 = qd_shfl_down(r72, (u32)r77); r438 = (u64)r150 + (u64)r77; r439 = r438 < 256ll; if (!r439) goto b247; r72 = (u32)r72 + (u32)r437;
-b247: // sum.step (checked) (unrolled 1)
+	r77 = r77 >> 1; r436 = r77 > 0ll; if (!r436) goto b255; r437 = qd_shfl_down(r72, (u32)r77); r438 = (u64)r150 + (u64)r77; r439 = r438 < 256ll; if (!r439) goto b246; r72 = (u32)r72 + (u32)r437;
+b246: // sum.step (checked) (unrolled 1)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r440 = r77 > 0ll; if (!r440) goto b256; r441 = qd_shfl_down(r72, (u32)r77); r442 = (u64)r150 + (u64)r77; r443 = r442 < 256ll; if (!r443) goto b251; r72 = (u32)r72 + (u32)r441;
-b251: // sum.step (checked) (unrolled 2)
+	r77 = r77 >> 1; r440 = r77 > 0ll; if (!r440) goto b255; r441 = qd_shfl_down(r72, (u32)r77); r442 = (u64)r150 + (u64)r77; r443 = r442 < 256ll; if (!r443) goto b250; r72 = (u32)r72 + (u32)r441;
+b250: // sum.step (checked) (unrolled 2)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; r444 = r77 > 0ll; if (!r444) goto b256; r445 = qd_shfl_down(r72, (u32)r77); r446 = (u64)r150 + (u64)r77; r447 = r446 < 256ll; if (!r447) goto b255; r72 = (u32)r72 + (u32)r445;
-b255: // sum.step (checked) (unrolled 3)
+	r77 = r77 >> 1; r444 = r77 > 0ll; if (!r444) goto b255; r445 = qd_shfl_down(r72, (u32)r77); r446 = (u64)r150 + (u64)r77; r447 = r446 < 256ll; if (!r447) goto b254; r72 = (u32)r72 + (u32)r445;
+b254: // sum.step (checked) (unrolled 3)
 #line 190 "blocks.go"
-	r77 = r77 >> 1; goto b240;
-b256: // sum.warps (checked)
+	r77 = r77 >> 1; goto b239;
+b255: // sum.warps (checked)
 #line 190 "blocks.go"
-	r159 = (char *)qvar_warpsums_2; r160 = (i64)(threadIdx.x % warpSize); r162 = r160 == 0ll; r161 = (i64)(threadIdx.x / warpSize); if (!r162) goto b258; r163 = r159 + r161 * 4; *(i32 *)r163 = r72;
-b258: // sum.written (checked)
+	r159 = (char *)qvar_warpsums_2; r160 = (i64)(threadIdx.x % warpSize); r162 = r160 == 0ll; r161 = (i64)(threadIdx.x / warpSize); if (!r162) goto b257; r163 = r159 + r161 * 4; *(i32 *)r163 = r72;
+b257: // sum.written (checked)
 #line 190 "blocks.go"
-	__syncthreads(); r278 = (u64)r154; r279 = 255ull | r278; r280 = r279 >> 32; r281 = (u32)r280; r282 = r281 == 0u; if (!r282) goto b278; r284 = (u32)r154; r285 = qd_div_u32(r283, r284); r277 = (i64)r285;
-b260: // sum.written (checked)
+	__syncthreads(); r278 = (u64)r154; r279 = 255ull | r278; r280 = r279 >> 32; r281 = (u32)r280; r282 = r281 == 0u; if (!r282) goto b277; r284 = (u32)r154; r285 = qd_div_u32(r283, r284); r277 = (i64)r285;
+b259: // sum.written (checked)
 #line 190 "blocks.go"
 	r164 = r277; r88 = 0; r89 = 0ll; r274 = r159 + 0ll;
-b261: // sum.total (checked)
+b260: // sum.total (checked)
 #line 190 "blocks.go"
-	r165 = r89 <= r164; if (!r165) goto b269; r166 = r274; r167 = *(i32 *)r166; r88 = (u32)r88 + (u32)r167; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; r448 = r89 <= r164; if (!r448) goto b269; r449 = r274; r450 = *(i32 *)r449; r88 = (u32)r88 + (u32)r450; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; r451 = r89 <= r164; if (!r451) goto b269; r452 = r274; r453 = *(i32 *)r452; r88 = (u32)r88 + (u32)r453; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; r454 = r89 <= r164; if (!r454) goto b269; r455 = r274; r456 = *(i32 *)r455; r88 = (u32)r88 + (u32)r456; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; goto b261;
-b269: // sum.done (checked)
+	r165 = r89 <= r164; if (!r165) goto b268; r166 = r274; r167 = *(i32 *)r166; r88 = (u32)r88 + (u32)r167; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; r448 = r89 <= r164; if (!r448) goto b268; r449 = r274; r450 = *(i32 *)r449; r88 = (u32)r88 + (u32)r450; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; r451 = r89 <= r164; if (!r451) goto b268; r452 = r274; r453 = *(i32 *)r452; r88 = (u32)r88 + (u32)r453; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; r454 = r89 <= r164; if (!r454) goto b268; r455 = r274; r456 = *(i32 *)r455; r88 = (u32)r88 + (u32)r456; r89 = (u64)r89 + 1ull; r274 = r274 + 4ll; goto b260;
+b268: // sum.done (checked)
 #line 190 "blocks.go"
 	__syncthreads(); r149 = r88;
 #line 184 "blocks.go"
@@ -2414,22 +2425,22 @@ b269: // sum.done (checked)
 #line 192 "blocks.go"
 	r168 = r121; r169 = (u64)r168 + (u64)r116; r170 = r120 + r116 * 4; r171 = *(i32 *)r170; if ((u64)r169 >= (u64)r5) { qd_site = 3; qd_x = r169; qd_y = r5; goto qd_fault; } r172 = r4 + r169 * 4; *(i32 *)r172 = r171;
 #line 184 "blocks.go"
-	__syncthreads(); r117 = (i64)threadIdx.x; r119 = r117 < 1ll; r118 = r117; if (!r119) goto b275;
+	__syncthreads(); r117 = (i64)threadIdx.x; r119 = r117 < 1ll; r118 = r117; if (!r119) goto b274;
 #line 195 "blocks.go"
 	r173 = (u64)r112 + (u64)r118; if ((u64)r173 >= (u64)r8) { qd_site = 4; qd_x = r173; qd_y = r8; goto qd_fault; } r174 = r7 + r173 * 4; *(i32 *)r174 = r149;
-b275: // barrier (checked)
+b274: // barrier (checked)
 #line 184 "blocks.go"
 	__syncthreads();
 #line 195 "blocks.go"
-	r175 = (u64)r112 + 1ull; r176 = r175 < r0; if (!r176) goto b95;
+	r175 = (u64)r112 + 1ull; r176 = r175 < r0; if (!r176) goto b94;
 #line 184 "blocks.go"
-	r12 = r12 + r15; goto b190;
-b278: // divide in 64 bits
+	r12 = r12 + r15; goto b189;
+b277: // divide in 64 bits
 #line 190 "blocks.go"
-	r277 = qd_div_i64(255ll, r154); goto b260;
-b279: // divide in 64 bits
+	r277 = qd_div_i64(255ll, r154); goto b259;
+b278: // divide in 64 bits
 #line 189 "blocks.go"
-	r286 = qd_div_i64(255ll, r131); goto b219;
+	r286 = qd_div_i64(255ll, r131); goto b218;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2467,7 +2478,7 @@ extern "C" __global__ void __launch_bounds__(128) Exclusive_0(char *p0, i64 p1, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 206 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r81 = __mul64hi(r2, (-6640827866535438581ll)); r82 = (u64)r81 + (u64)r2; r83 = (u64)r82; r84 = r83 >> 63; r85 = r82 >> 6; r86 = (i64)r84; r87 = (u64)r85 + (u64)r86; r1 = r87; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b62; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r95 = (u32)127ll;
+	r3 = p0; r4 = p1; r2 = r4; r81 = __mul64hi(r2, (-6640827866535438581ll)); r82 = (u64)r81 + (u64)r2; r83 = (u64)r82; r84 = r83 >> 63; r86 = (i64)r84; r85 = r82 >> 6; r87 = (u64)r85 + (u64)r86; r1 = r87; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b62; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r95 = (u32)127ll;
 b3: // head
 #line 206 "blocks.go"
 	r12 = r8 < r7; if (!r12) goto b62; r13 = r8; r14 = (i64)r13;
@@ -2616,7 +2627,7 @@ extern "C" __global__ void __launch_bounds__(96) WideSums_0(char *p0, i64 p1, ch
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 226 "blocks.go"
-	r4 = p2; r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r7 = p0; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b69; r10 = (u64)r0; r11 = r10; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r195 = (u64)r5; r197 = 168884986026393599ull < r195; r198 = (u64)r8; r206 = 281474976710655ull < r198; if (!r197) goto b74; if (!r206) goto b74; r273 = (u32)95ll;
+	r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b69; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r195 = (u64)r5; r197 = 168884986026393599ull < r195; r10 = (u64)r0; r11 = r10; r7 = p0; r4 = p2; if (!r197) goto b74; r198 = (u64)r8; r206 = 281474976710655ull < r198; if (!r206) goto b74; r273 = (u32)95ll;
 b6: // head
 #line 226 "blocks.go"
 	r16 = r12 < r11; if (!r16) goto b69; r17 = r12; r18 = (i64)r17;
@@ -2835,17 +2846,17 @@ extern "C" __global__ void __launch_bounds__(64) Gaps_0(char *p0, i64 p1, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 247 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b54; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r86 = (u64)r4; r103 = 281474976710655ull < r86; if (!r103) goto b67; r154 = r103; if (!r154) goto b55;
-b6: // head
+	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b53; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r86 = (u64)r4; r103 = 281474976710655ull < r86; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r103) goto b66; r154 = r103; if (!r154) goto b54;
+b5: // head
 #line 247 "blocks.go"
-	r12 = r8 < r7; if (!r12) goto b54; r13 = r8; r14 = (i64)r13;
+	r12 = r8 < r7; if (!r12) goto b53; r13 = r8; r14 = (i64)r13;
 	r19 = (char *)qvar_v; r20 = (i64)threadIdx.x; r21 = r19 + r20 * 4; *(u32 *)r21 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r15 = (i64)threadIdx.x; r16 = r15; r45 = (u32)r16; r46 = __umulhi(r45, 1431655766u); r47 = r45 - r46; r48 = r47 >> 1; r49 = r48 + r46; r50 = r49 >> 1; r51 = r50 * 3u; r52 = r45 - r51;
 #line 250 "blocks.go"
-	r24 = (i64)r52; r25 = r24 == 0ll; if (!r25) goto b12;
+	r24 = (i64)r52; r25 = r24 == 0ll; if (!r25) goto b11;
 	r28 = (u64)r14 * 64ull; r29 = (u64)r28 + (u64)r16; r30 = r3 + r29 * 4; r31 = *(i32 *)r30; r32 = r19 + r16 * 4; *(i32 *)r32 = r31;
-b12: // barrier
+b11: // barrier
 #line 247 "blocks.go"
 	__syncthreads(); r17 = (i64)threadIdx.x; r18 = r17;
 #line 255 "blocks.go"
@@ -2853,16 +2864,16 @@ b12: // barrier
 #line 247 "blocks.go"
 	__syncthreads();
 #line 255 "blocks.go"
-	r43 = (u64)r14 + 1ull; r44 = r43 < r0; if (!r44) goto b54;
+	r43 = (u64)r14 + 1ull; r44 = r43 < r0; if (!r44) goto b53;
 #line 247 "blocks.go"
-	r8 = r8 + r11; r155 = r8 < r7; if (!r155) goto b54; r156 = r8; r157 = (i64)r156;
+	r8 = r8 + r11; r155 = r8 < r7; if (!r155) goto b53; r156 = r8; r157 = (i64)r156;
 	r162 = (char *)qvar_v; r163 = (i64)threadIdx.x; r164 = r162 + r163 * 4; *(u32 *)r164 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r158 = (i64)threadIdx.x; r159 = r158; r180 = (u32)r159; r181 = __umulhi(r180, 1431655766u); r182 = r180 - r181; r183 = r182 >> 1; r184 = r183 + r181; r185 = r184 >> 1; r186 = r185 * 3u; r187 = r180 - r186;
 #line 250 "blocks.go"
-	r165 = (i64)r187; r166 = r165 == 0ll; if (!r166) goto b24;
+	r165 = (i64)r187; r166 = r165 == 0ll; if (!r166) goto b23;
 	r167 = (u64)r157 * 64ull; r168 = (u64)r167 + (u64)r159; r169 = r3 + r168 * 4; r170 = *(i32 *)r169; r171 = r162 + r159 * 4; *(i32 *)r171 = r170;
-b24: // barrier (unrolled 1)
+b23: // barrier (unrolled 1)
 #line 247 "blocks.go"
 	__syncthreads(); r160 = (i64)threadIdx.x; r161 = r160;
 #line 255 "blocks.go"
@@ -2870,16 +2881,16 @@ b24: // barrier (unrolled 1)
 #line 247 "blocks.go"
 	__syncthreads();
 #line 255 "blocks.go"
-	r178 = (u64)r157 + 1ull; r179 = r178 < r0; if (!r179) goto b54;
+	r178 = (u64)r157 + 1ull; r179 = r178 < r0; if (!r179) goto b53;
 #line 247 "blocks.go"
-	r8 = r8 + r11; r188 = r8 < r7; if (!r188) goto b54; r189 = r8; r190 = (i64)r189;
+	r8 = r8 + r11; r188 = r8 < r7; if (!r188) goto b53; r189 = r8; r190 = (i64)r189;
 	r195 = (char *)qvar_v; r196 = (i64)threadIdx.x; r197 = r195 + r196 * 4; *(u32 *)r197 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r191 = (i64)threadIdx.x; r192 = r191; r213 = (u32)r192; r214 = __umulhi(r213, 1431655766u); r215 = r213 - r214; r216 = r215 >> 1; r217 = r216 + r214; r218 = r217 >> 1; r219 = r218 * 3u; r220 = r213 - r219;
 #line 250 "blocks.go"
-	r198 = (i64)r220; r199 = r198 == 0ll; if (!r199) goto b36;
+	r198 = (i64)r220; r199 = r198 == 0ll; if (!r199) goto b35;
 	r200 = (u64)r190 * 64ull; r201 = (u64)r200 + (u64)r192; r202 = r3 + r201 * 4; r203 = *(i32 *)r202; r204 = r195 + r192 * 4; *(i32 *)r204 = r203;
-b36: // barrier (unrolled 2)
+b35: // barrier (unrolled 2)
 #line 247 "blocks.go"
 	__syncthreads(); r193 = (i64)threadIdx.x; r194 = r193;
 #line 255 "blocks.go"
@@ -2887,16 +2898,16 @@ b36: // barrier (unrolled 2)
 #line 247 "blocks.go"
 	__syncthreads();
 #line 255 "blocks.go"
-	r211 = (u64)r190 + 1ull; r212 = r211 < r0; if (!r212) goto b54;
+	r211 = (u64)r190 + 1ull; r212 = r211 < r0; if (!r212) goto b53;
 #line 247 "blocks.go"
-	r8 = r8 + r11; r221 = r8 < r7; if (!r221) goto b54; r222 = r8; r223 = (i64)r222;
+	r8 = r8 + r11; r221 = r8 < r7; if (!r221) goto b53; r222 = r8; r223 = (i64)r222;
 	r228 = (char *)qvar_v; r229 = (i64)threadIdx.x; r230 = r228 + r229 * 4; *(u32 *)r230 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r224 = (i64)threadIdx.x; r225 = r224; r246 = (u32)r225; r247 = __umulhi(r246, 1431655766u); r248 = r246 - r247; r249 = r248 >> 1; r250 = r249 + r247; r251 = r250 >> 1; r252 = r251 * 3u; r253 = r246 - r252;
 #line 250 "blocks.go"
-	r231 = (i64)r253; r232 = r231 == 0ll; if (!r232) goto b48;
+	r231 = (i64)r253; r232 = r231 == 0ll; if (!r232) goto b47;
 	r233 = (u64)r223 * 64ull; r234 = (u64)r233 + (u64)r225; r235 = r3 + r234 * 4; r236 = *(i32 *)r235; r237 = r228 + r225 * 4; *(i32 *)r237 = r236;
-b48: // barrier (unrolled 3)
+b47: // barrier (unrolled 3)
 #line 247 "blocks.go"
 	__syncthreads(); r226 = (i64)threadIdx.x; r227 = r226;
 #line 255 "blocks.go"
@@ -2904,22 +2915,22 @@ b48: // barrier (unrolled 3)
 #line 247 "blocks.go"
 	__syncthreads();
 #line 255 "blocks.go"
-	r244 = (u64)r223 + 1ull; r245 = r244 < r0; if (!r245) goto b54;
+	r244 = (u64)r223 + 1ull; r245 = r244 < r0; if (!r245) goto b53;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b6;
-b54: // exit
+	r8 = r8 + r11; goto b5;
+b53: // exit
 #line 247 "blocks.go"
 	return;
-b55: // head (checked if)
+b54: // head (checked if)
 #line 247 "blocks.go"
-	r104 = r8 < r7; if (!r104) goto b54; r105 = r8; r106 = (i64)r105;
+	r104 = r8 < r7; if (!r104) goto b53; r105 = r8; r106 = (i64)r105;
 	r111 = (char *)qvar_v; r112 = (i64)threadIdx.x; r113 = r111 + r112 * 4; *(u32 *)r113 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r107 = (i64)threadIdx.x; r108 = r107; r129 = (u32)r108; r130 = __umulhi(r129, 1431655766u); r131 = r129 - r130; r132 = r131 >> 1; r133 = r132 + r130; r134 = r133 >> 1; r135 = r134 * 3u; r136 = r129 - r135;
 #line 250 "blocks.go"
-	r114 = (i64)r136; r115 = r114 == 0ll; if (!r115) goto b61;
+	r114 = (i64)r136; r115 = r114 == 0ll; if (!r115) goto b60;
 	r116 = (u64)r106 * 64ull; r117 = (u64)r116 + (u64)r108; if ((u64)r117 >= (u64)r4) { qd_site = 0; qd_x = r117; qd_y = r4; goto qd_fault; } r118 = r3 + r117 * 4; r119 = *(i32 *)r118; r120 = r111 + r108 * 4; *(i32 *)r120 = r119;
-b61: // barrier (checked if)
+b60: // barrier (checked if)
 #line 247 "blocks.go"
 	__syncthreads(); r109 = (i64)threadIdx.x; r110 = r109;
 #line 255 "blocks.go"
@@ -2927,19 +2938,19 @@ b61: // barrier (checked if)
 #line 247 "blocks.go"
 	__syncthreads();
 #line 255 "blocks.go"
-	r127 = (u64)r106 + 1ull; r128 = r127 < r0; if (!r128) goto b54;
+	r127 = (u64)r106 + 1ull; r128 = r127 < r0; if (!r128) goto b53;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b55;
-b67: // head (checked)
+	r8 = r8 + r11; goto b54;
+b66: // head (checked)
 #line 247 "blocks.go"
-	r53 = r8 < r7; if (!r53) goto b54; r54 = r8; r55 = (i64)r54;
+	r53 = r8 < r7; if (!r53) goto b53; r54 = r8; r55 = (i64)r54;
 	r60 = (char *)qvar_v; r61 = (i64)threadIdx.x; r62 = r60 + r61 * 4; *(u32 *)r62 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r56 = (i64)threadIdx.x; r57 = r56; r78 = (u32)r57; r79 = __umulhi(r78, 1431655766u); r80 = r78 - r79; r81 = r80 >> 1; r82 = r81 + r79; r83 = r82 >> 1; r84 = r83 * 3u; r85 = r78 - r84;
 #line 250 "blocks.go"
-	r63 = (i64)r85; r64 = r63 == 0ll; if (!r64) goto b73;
+	r63 = (i64)r85; r64 = r63 == 0ll; if (!r64) goto b72;
 	r65 = (u64)r55 * 64ull; r66 = (u64)r65 + (u64)r57; if ((u64)r66 >= (u64)r4) { qd_site = 0; qd_x = r66; qd_y = r4; goto qd_fault; } r67 = r3 + r66 * 4; r68 = *(i32 *)r67; r69 = r60 + r57 * 4; *(i32 *)r69 = r68;
-b73: // barrier (checked)
+b72: // barrier (checked)
 #line 247 "blocks.go"
 	__syncthreads(); r58 = (i64)threadIdx.x; r59 = r58;
 #line 255 "blocks.go"
@@ -2947,9 +2958,9 @@ b73: // barrier (checked)
 #line 247 "blocks.go"
 	__syncthreads();
 #line 255 "blocks.go"
-	r76 = (u64)r55 + 1ull; r77 = r76 < r0; if (!r77) goto b54;
+	r76 = (u64)r55 + 1ull; r77 = r76 < r0; if (!r77) goto b53;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b67;
+	r8 = r8 + r11; goto b66;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2992,7 +3003,7 @@ extern "C" __global__ void __launch_bounds__(32) Rounds_0(char *p0, i64 p1, char
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 267 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r1 = r2 >> 5; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b21; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r146 = (u64)r4; r163 = 281474976710655ull < r146; if (!r163) goto b22;
+	r4 = p1; r2 = r4; r1 = r2 >> 5; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b21; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r146 = (u64)r4; r163 = 281474976710655ull < r146; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r163) goto b22;
 b4: // head
 #line 267 "blocks.go"
 	r12 = r8 < r7; if (!r12) goto b21; r13 = r8; r14 = (i64)r13;
@@ -3099,7 +3110,7 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 286 "blocks.go"
-	r3 = p0; r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b48; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r96 = (u64)r4; r129 = 281474976710655ull < r96; if (!r129) goto b49;
+	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b48; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r96 = (u64)r4; r129 = 281474976710655ull < r96; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r129) goto b49;
 b4: // head
 #line 286 "blocks.go"
 	r12 = r8 < r7; if (!r12) goto b48; r13 = r8; r14 = (i64)r13;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7a90938b5929b61a3f5957bcba36d7a4cb152dc2843b386a2ad544f6858d9a1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5e8e678c5a60ba80edea8478d929d6046198ccbad367fd9665a17274236a2a5a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a95a50acc603350c02d1dac96fd154836613da2ec222e1c82b8564db8a108eb7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f4df6670ab5d0f872f1695a3a66dc5d3c22481bc07ad06881a02661875cdab91"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -115,15 +115,16 @@ b2: // each
 b10: // each done
 	__syncthreads();
 #line 14 "atomics.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r15 = p3;
-	r20 = p4; r21 = p5;
-#line 20 "atomics.go"
-	r31 = p6; r32 = p7;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r15 = p3; r90 = (u64)r15; r91 = r90 > 255ull;
 #line 22 "atomics.go"
-	r41 = p8; r42 = p9;
+	r42 = p9; r41 = p8;
+#line 20 "atomics.go"
+	r32 = p7; r31 = p6;
+#line 16 "atomics.go"
+	r21 = p5; r20 = p4;
 #line 14 "atomics.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r90 = (u64)r15; r91 = r90 > 255ull; r92 = (u64)r21; r93 = 0ull < r92; r94 = 1ull < r92; r95 = (u64)r32; r96 = 0ull < r95; r97 = 1ull < r95; r98 = (u64)r42; r99 = r98 > 3ull; if (!r91) goto b53; if (!r93) goto b53; if (!r94) goto b53; if (!r96) goto b53; if (!r97) goto b53; if (!r99) goto b53; r129 = r92; r130 = 2ull < r129; if (!r130) goto b45;
+	r5 = p1; r3 = r5; r4 = p0; if (!r91) goto b52; r92 = (u64)r21; r93 = 0ull < r92; if (!r93) goto b52; r94 = 1ull < r92; if (!r94) goto b52; r95 = (u64)r32; r96 = 0ull < r95; if (!r96) goto b52; r97 = 1ull < r95; if (!r97) goto b52; r98 = (u64)r42; r99 = r98 > 3ull; if (!r99) goto b52; r129 = r92; r130 = 2ull < r129; if (!r130) goto b44;
 #line 16 "atomics.go"
 	r19 = r20 + 0ll;
 	r24 = r20 + 4ll;
@@ -133,42 +134,42 @@ b10: // each done
 	r36 = r31 + 8ll;
 #line 14 "atomics.go"
 	r134 = r2; r135 = r4 + r134 * 1; r136 = r1;
-b20: // head
+b19: // head
 #line 14 "atomics.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull; r131 = r135; r11 = r131 + 1ll; r12 = *(u8 *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26; r8 = r2; r9 = (u64)r8 + 1ull; r131 = r135; r11 = r131 + 1ll; r12 = *(u8 *)r11;
 	r16 = (i64)r12; r13 = r47 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
 	r23 = atomicAdd((u32 *)r19, (u32)1); r22 = (u32)r23 + 1u;
-	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22); r25 = r26 == 0; if (!r25) goto b25;
+	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22); r25 = r26 == 0; if (!r25) goto b24;
 	r29 = *(volatile i32 *)r28; *(volatile i32 *)r27 = r29;
-b25: // if.done
+b24: // if.done
 #line 20 "atomics.go"
 	r33 = (double)r12; r35 = atomicAdd((double *)r30, r33);
 	r37 = (double)r9; r38 = qd_atommax_f64(r36, r37);
 	r39 = r9 & 3ll; r40 = r41 + r39 * 1; r43 = (i8)r12; r44 = qd_atommin_i8(r40, r43);
 #line 14 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r135 = r135 + r136 * 1; goto b20;
-b27: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r135 = r135 + r136 * 1; goto b19;
+b26: // add the private copies
 #line 14 "atomics.go"
 	__syncthreads(); r53 = p2; r54 = r45; r139 = r47 + r54 * 4; r140 = r138; r141 = r53 + r54 * 4;
-b28: // each
+b27: // each
 #line 14 "atomics.go"
-	r55 = r54 < r49; if (!r55) goto b44; r56 = r139; r57 = *(u32 *)r56; r58 = r57 != 0u; if (!r58) goto b31; r59 = r141; r60 = atomicAdd((u32 *)r59, r57);
-b31: // next element
+	r55 = r54 < r49; if (!r55) goto b43; r56 = r139; r57 = *(u32 *)r56; r58 = r57 != 0u; if (!r58) goto b30; r59 = r141; r60 = atomicAdd((u32 *)r59, r57);
+b30: // next element
 #line 14 "atomics.go"
-	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r154 = r54 < r49; if (!r154) goto b44; r155 = r139; r156 = *(u32 *)r155; r157 = r156 != 0u; if (!r157) goto b35; r158 = r141; r159 = atomicAdd((u32 *)r158, r156);
-b35: // next element (unrolled 1)
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r154 = r54 < r49; if (!r154) goto b43; r155 = r139; r156 = *(u32 *)r155; r157 = r156 != 0u; if (!r157) goto b34; r158 = r141; r159 = atomicAdd((u32 *)r158, r156);
+b34: // next element (unrolled 1)
 #line 14 "atomics.go"
-	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r160 = r54 < r49; if (!r160) goto b44; r161 = r139; r162 = *(u32 *)r161; r163 = r162 != 0u; if (!r163) goto b39; r164 = r141; r165 = atomicAdd((u32 *)r164, r162);
-b39: // next element (unrolled 2)
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r160 = r54 < r49; if (!r160) goto b43; r161 = r139; r162 = *(u32 *)r161; r163 = r162 != 0u; if (!r163) goto b38; r164 = r141; r165 = atomicAdd((u32 *)r164, r162);
+b38: // next element (unrolled 2)
 #line 14 "atomics.go"
-	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r166 = r54 < r49; if (!r166) goto b44; r167 = r139; r168 = *(u32 *)r167; r169 = r168 != 0u; if (!r169) goto b43; r170 = r141; r171 = atomicAdd((u32 *)r170, r168);
-b43: // next element (unrolled 3)
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; r166 = r54 < r49; if (!r166) goto b43; r167 = r139; r168 = *(u32 *)r167; r169 = r168 != 0u; if (!r169) goto b42; r170 = r141; r171 = atomicAdd((u32 *)r170, r168);
+b42: // next element (unrolled 3)
 #line 14 "atomics.go"
-	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; goto b28;
-b44: // each done
+	r54 = (u64)r54 + (u64)r46; r139 = r139 + r140 * 1; r141 = r141 + r140 * 1; goto b27;
+b43: // each done
 #line 14 "atomics.go"
 	return;
-b45: // preheader
+b44: // preheader
 #line 16 "atomics.go"
 	r110 = r20 + 0ll;
 	r113 = r20 + 4ll;
@@ -178,21 +179,21 @@ b45: // preheader
 	r122 = r31 + 8ll;
 #line 14 "atomics.go"
 	r145 = r2; r146 = r4 + r145 * 1; r147 = r1;
-b46: // head (checked if)
+b45: // head (checked if)
 #line 14 "atomics.go"
-	r100 = (u64)r2 + 1ull; r101 = r100 < r3; if (!r101) goto b27; r102 = r2; r103 = (u64)r102 + 1ull; r133 = r146; r105 = r133 + 1ll; r106 = *(u8 *)r105;
+	r100 = (u64)r2 + 1ull; r101 = r100 < r3; if (!r101) goto b26; r102 = r2; r103 = (u64)r102 + 1ull; r133 = r146; r105 = r133 + 1ll; r106 = *(u8 *)r105;
 	r108 = (i64)r106; r107 = r47 + r108 * 4; r109 = atomicAdd((u32 *)r107, 1u);
 	r112 = atomicAdd((u32 *)r110, (u32)1); r111 = (u32)r112 + 1u;
-	r115 = atomicCAS((u32 *)r113, (u32)0, (u32)r111); r114 = r115 == 0; if (!r114) goto b51;
+	r115 = atomicCAS((u32 *)r113, (u32)0, (u32)r111); r114 = r115 == 0; if (!r114) goto b50;
 	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r118 = *(volatile i32 *)r117; *(volatile i32 *)r116 = r118;
-b51: // if.done (checked if)
+b50: // if.done (checked if)
 #line 20 "atomics.go"
 	r120 = (double)r106; r121 = atomicAdd((double *)r119, r120);
 	r123 = (double)r103; r124 = qd_atommax_f64(r122, r123);
 	r125 = r103 & 3ll; r126 = r41 + r125 * 1; r127 = (i8)r106; r128 = qd_atommin_i8(r126, r127);
 #line 14 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; goto b46;
-b53: // preheader
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; goto b45;
+b52: // preheader
 #line 16 "atomics.go"
 	r71 = r20 + 0ll;
 	r74 = r20 + 4ll;
@@ -202,20 +203,20 @@ b53: // preheader
 	r83 = r31 + 8ll;
 #line 14 "atomics.go"
 	r142 = r2; r143 = r4 + r142 * 1; r144 = r1;
-b54: // head (checked)
+b53: // head (checked)
 #line 14 "atomics.go"
-	r61 = (u64)r2 + 1ull; r62 = r61 < r3; if (!r62) goto b27; r63 = r2; r64 = (u64)r63 + 1ull; r132 = r143; r66 = r132 + 1ll; r67 = *(u8 *)r66;
+	r61 = (u64)r2 + 1ull; r62 = r61 < r3; if (!r62) goto b26; r63 = r2; r64 = (u64)r63 + 1ull; r132 = r143; r66 = r132 + 1ll; r67 = *(u8 *)r66;
 	r69 = (i64)r67; if ((u64)r69 >= (u64)r15) { qd_site = 0; qd_x = r69; qd_y = r15; goto qd_fault; } r68 = r47 + r69 * 4; r70 = atomicAdd((u32 *)r68, 1u);
 	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; } r73 = atomicAdd((u32 *)r71, (u32)1); r72 = (u32)r73 + 1u;
-	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; } r76 = atomicCAS((u32 *)r74, (u32)0, (u32)r72); r75 = r76 == 0; if (!r75) goto b59;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; } r76 = atomicCAS((u32 *)r74, (u32)0, (u32)r72); r75 = r76 == 0; if (!r75) goto b58;
 	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; } r79 = *(volatile i32 *)r78; *(volatile i32 *)r77 = r79;
-b59: // if.done (checked)
+b58: // if.done (checked)
 #line 20 "atomics.go"
 	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; } r81 = (double)r67; r82 = atomicAdd((double *)r80, r81);
 	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; } r84 = (double)r64; r85 = qd_atommax_f64(r83, r84);
 	r86 = r64 & 3ll; if ((u64)r86 >= (u64)r42) { qd_site = 7; qd_x = r86; qd_y = r42; goto qd_fault; } r87 = r41 + r86 * 1; r88 = (i8)r67; r89 = qd_atommin_i8(r87, r88);
 #line 14 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r143 = r143 + r144 * 1; goto b54;
+	r2 = (u64)r2 + (u64)r1; r143 = r143 + r144 * 1; goto b53;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -43,11 +43,11 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 7 "basic.go"
-	r3 = p5;
-	r7 = p1; r8 = p2; r11 = p0; r13 = p3; r14 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 7 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31; r35 = (u64)r3; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; if (!r34) goto b19; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49;
-	r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
 #line 7 "basic.go"
 	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
@@ -108,65 +108,69 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 14 "basic.go"
-	r3 = p4;
-	r10 = p0; r11 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p1; r22 = (u64)r11; r23 = r2; r24 = (u64)r23; r25 = r24 < r22;
 #line 14 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r22 = (u64)r11; r23 = r2; r24 = (u64)r23; r25 = r24 < r22; r26 = (u64)r3; r27 = r26 + 4611686018427387904ull; r28 = r27 <= 9223372036854775808ull; r29 = r26 - 1ull; r30 = (u64)r2; r31 = r29 - r30; r32 = r22 - 1ull; r33 = r32 - r24; r34 = r31 <= r33; if (!r25) goto b31; if (!r28) goto b31; if (!r34) goto b31; r35 = (u64)r1 * 3ull; r78 = (u64)r1 * 4ull; r39 = r26; r41 = (u64)r35;
-	r80 = r78; r83 = (u64)r1 * 8ull; r86 = (u64)r1 * 12ull; r94 = r2;
+	r3 = p4; r26 = (u64)r3; r29 = r26 - 1ull; r30 = (u64)r2; r31 = r29 - r30; r32 = r22 - 1ull; r33 = r32 - r24; r34 = r31 <= r33;
+	r10 = p0; if (!r25) goto b25; r27 = r26 + 4611686018427387904ull; r28 = r27 <= 9223372036854775808ull; if (!r28) goto b25; if (!r34) goto b25; r35 = (u64)r1 * 3ull; r78 = (u64)r1 * 4ull; r39 = r26; r41 = (u64)r35; r80 = r78; r83 = (u64)r1 * 8ull; r86 = (u64)r1 * 12ull; r94 = r2;
 #line 14 "basic.go"
 	r95 = r94; r96 = r10 + r95 * 4; r97 = (u64)r78 * 4ull;
 b5: // grid unrolled guard
 #line 14 "basic.go"
-	r36 = r2 < r3; if (!r36) goto b30; r40 = (u64)r2; r37 = r39 - r40; r38 = r37 > r41; if (!r38) goto b24; r42 = r2; r44 = r42;
+	r36 = r2 < r3; if (!r36) goto b24; r40 = (u64)r2; r37 = r39 - r40; r38 = r37 > r41; if (!r38) goto b18; r42 = r2;
+	r48 = r96;
+#line 14 "basic.go"
+	r44 = r42;
 #line 22 "basic.go"
 	r46 = (float)r44; r47 = r46 * 0x1p-01f; r45 = r47;
 #line 15 "basic.go"
-	r48 = r96; *(float *)r48 = r45; r59 = (u64)r42 + (u64)r1;
+	*(float *)r48 = r45; r59 = (u64)r42 + (u64)r1; r79 = r48; r81 = r79 + r80 * 1; r56 = r81;
 #line 14 "basic.go"
 	r52 = r59;
 #line 22 "basic.go"
 	r54 = (float)r52; r55 = r54 * 0x1p-01f; r53 = r55;
 #line 15 "basic.go"
-	r79 = r48; r81 = r79 + r80 * 1; r56 = r81; *(float *)r56 = r53; r68 = (u64)r59 + (u64)r1;
+	*(float *)r56 = r53; r68 = (u64)r59 + (u64)r1; r82 = r48; r84 = r82 + r83 * 1; r65 = r84;
 #line 14 "basic.go"
 	r61 = r68;
 #line 22 "basic.go"
 	r63 = (float)r61; r64 = r63 * 0x1p-01f; r62 = r64;
 #line 15 "basic.go"
-	r82 = r48; r84 = r82 + r83 * 1; r65 = r84; *(float *)r65 = r62; r77 = (u64)r68 + (u64)r1;
+	*(float *)r65 = r62; r77 = (u64)r68 + (u64)r1;
 #line 14 "basic.go"
 	r70 = r77;
 #line 22 "basic.go"
 	r72 = (float)r70; r73 = r72 * 0x1p-01f; r71 = r73;
 #line 15 "basic.go"
 	r85 = r48; r87 = r85 + r86 * 1; r74 = r87; *(float *)r74 = r71; r2 = (u64)r2 + (u64)r78; r96 = r96 + r97 * 1; goto b5;
-b24: // preheader
+b18: // preheader
 #line 14 "basic.go"
 	r88 = r2; r89 = r10 + r88 * 4; r90 = r78;
-b25: // head
+b19: // head
 #line 14 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b30; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b24; r5 = r2;
 #line 22 "basic.go"
 	r7 = (float)r5; r8 = r7 * 0x1p-01f; r6 = r8;
 #line 15 "basic.go"
 	r9 = r89; *(float *)r9 = r6;
 #line 14 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r89 = r89 + r90 * 1; goto b25;
-b30: // exit
+	r2 = (u64)r2 + (u64)r1; r89 = r89 + r90 * 1; goto b19;
+b24: // exit
 #line 14 "basic.go"
 	return;
-b31: // preheader
+b25: // preheader
 #line 14 "basic.go"
 	r91 = r2; r92 = r10 + r91 * 4; r93 = (u64)r1 * 4ull;
-b32: // head (checked)
+b26: // head (checked)
 #line 14 "basic.go"
-	r14 = r2 < r3; if (!r14) goto b30; r15 = r2;
+	r14 = r2 < r3; if (!r14) goto b24; r15 = r2;
+	if ((u64)r15 >= (u64)r11) { qd_site = 0; qd_x = r15; qd_y = r11; goto qd_fault; } r19 = r92;
 #line 22 "basic.go"
 	r17 = (float)r15; r18 = r17 * 0x1p-01f; r16 = r18;
 #line 15 "basic.go"
-	if ((u64)r15 >= (u64)r11) { qd_site = 0; qd_x = r15; qd_y = r11; goto qd_fault; } r19 = r92; *(float *)r19 = r16;
+	*(float *)r19 = r16;
 #line 14 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b32;
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b26;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -205,95 +209,95 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 17 "basic.go"
-	r3 = p4;
-	r13 = p2; r14 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r14 = p3; r39 = (u64)r14; r40 = r2; r41 = (u64)r40; r42 = r41 < r39;
 #line 17 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r39 = (u64)r14; r40 = r2; r41 = (u64)r40; r42 = r41 < r39; r43 = (u64)r3; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50; if (!r42) goto b41; if (!r45) goto b41; if (!r51) goto b41; r52 = (u64)r1 * 3ull; r127 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52;
-	r129 = r127; r132 = (u64)r1 * 8ull; r135 = (u64)r1 * 12ull; r143 = r2;
+	r3 = p4; r43 = (u64)r3; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50;
+	r13 = p2; if (!r42) goto b38; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b38; if (!r51) goto b38; r52 = (u64)r1 * 3ull; r127 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r129 = r127; r132 = (u64)r1 * 8ull; r135 = (u64)r1 * 12ull; r143 = r2;
 #line 17 "basic.go"
 	r144 = r143; r145 = r13 + r144 * 4; r146 = (u64)r127 * 4ull;
 b5: // grid unrolled guard
 #line 17 "basic.go"
-	r53 = r2 < r3; if (!r53) goto b40; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b32; r59 = r2; r61 = r59; r70 = r61 >> 63; r71 = r70 & 1ll; r72 = (u64)r61 + (u64)r71; r73 = r72 >> 1; r74 = (u64)r73 * 2ull; r75 = (u64)r61 - (u64)r74;
+	r53 = r2 < r3; if (!r53) goto b37; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b29; r59 = r2; r61 = r59; r70 = r61 >> 63; r71 = r70 & 1ll; r72 = (u64)r61 + (u64)r71; r73 = r72 >> 1; r74 = (u64)r73 * 2ull; r75 = (u64)r61 - (u64)r74;
 #line 25 "basic.go"
-	r62 = r75; r63 = r62 == 0ll; if (!r63) goto b31;
+	r62 = r75; r63 = r62 == 0ll; if (!r63) goto b28;
 	r64 = (float)r61; r6 = r64;
-b11: // computeB.return (grid unrolled 0)
+b10: // computeB.return (grid unrolled 0)
 #line 18 "basic.go"
 	r67 = r145; *(float *)r67 = r6; r92 = (u64)r59 + (u64)r1;
 #line 17 "basic.go"
 	r77 = r92; r86 = r77 >> 63; r87 = r86 & 1ll; r88 = (u64)r77 + (u64)r87; r89 = r88 >> 1; r90 = (u64)r89 * 2ull; r91 = (u64)r77 - (u64)r90;
 #line 25 "basic.go"
-	r78 = r91; r79 = r78 == 0ll; if (!r79) goto b30;
+	r78 = r91; r79 = r78 == 0ll; if (!r79) goto b27;
 	r80 = (float)r77; r6 = r80;
-b16: // computeB.return (grid unrolled 1)
+b14: // computeB.return (grid unrolled 1)
 #line 18 "basic.go"
 	r128 = r67; r130 = r128 + r129 * 1; r83 = r130; *(float *)r83 = r6; r109 = (u64)r92 + (u64)r1;
 #line 17 "basic.go"
 	r94 = r109; r103 = r94 >> 63; r104 = r103 & 1ll; r105 = (u64)r94 + (u64)r104; r106 = r105 >> 1; r107 = (u64)r106 * 2ull; r108 = (u64)r94 - (u64)r107;
 #line 25 "basic.go"
-	r95 = r108; r96 = r95 == 0ll; if (!r96) goto b29;
+	r95 = r108; r96 = r95 == 0ll; if (!r96) goto b26;
 	r97 = (float)r94; r6 = r97;
-b21: // computeB.return (grid unrolled 2)
+b18: // computeB.return (grid unrolled 2)
 #line 18 "basic.go"
 	r131 = r67; r133 = r131 + r132 * 1; r100 = r133; *(float *)r100 = r6; r126 = (u64)r109 + (u64)r1;
 #line 17 "basic.go"
 	r111 = r126; r120 = r111 >> 63; r121 = r120 & 1ll; r122 = (u64)r111 + (u64)r121; r123 = r122 >> 1; r124 = (u64)r123 * 2ull; r125 = (u64)r111 - (u64)r124;
 #line 25 "basic.go"
-	r112 = r125; r113 = r112 == 0ll; if (!r113) goto b28;
+	r112 = r125; r113 = r112 == 0ll; if (!r113) goto b25;
 	r114 = (float)r111; r6 = r114;
-b26: // computeB.return (grid unrolled 3)
+b23: // computeB.return (grid unrolled 3)
 #line 18 "basic.go"
 	r134 = r67; r136 = r134 + r135 * 1; r117 = r136; *(float *)r117 = r6; r2 = (u64)r2 + (u64)r127; r145 = r145 + r146 * 1; goto b5;
-b28: // computeB.if.done (grid unrolled 3)
+b25: // computeB.if.done (grid unrolled 3)
 #line 28 "basic.go"
-	r115 = (float)r111; r116 = -r115; r6 = r116; goto b26;
-b29: // computeB.if.done (grid unrolled 2)
+	r115 = (float)r111; r116 = -r115; r6 = r116; goto b23;
+b26: // computeB.if.done (grid unrolled 2)
 #line 28 "basic.go"
-	r98 = (float)r94; r99 = -r98; r6 = r99; goto b21;
-b30: // computeB.if.done (grid unrolled 1)
+	r98 = (float)r94; r99 = -r98; r6 = r99; goto b18;
+b27: // computeB.if.done (grid unrolled 1)
 #line 28 "basic.go"
-	r81 = (float)r77; r82 = -r81; r6 = r82; goto b16;
-b31: // computeB.if.done (grid unrolled 0)
+	r81 = (float)r77; r82 = -r81; r6 = r82; goto b14;
+b28: // computeB.if.done (grid unrolled 0)
 #line 28 "basic.go"
-	r65 = (float)r61; r66 = -r65; r6 = r66; goto b11;
-b32: // preheader
+	r65 = (float)r61; r66 = -r65; r6 = r66; goto b10;
+b29: // preheader
 #line 17 "basic.go"
 	r137 = r2; r138 = r13 + r137 * 4; r139 = r127;
-b33: // head
+b30: // head
 #line 17 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b40; r5 = r2; r17 = r5 >> 63; r18 = r17 & 1ll; r19 = (u64)r5 + (u64)r18; r20 = r19 >> 1; r21 = (u64)r20 * 2ull; r22 = (u64)r5 - (u64)r21;
+	r4 = r2 < r3; if (!r4) goto b37; r5 = r2; r17 = r5 >> 63; r18 = r17 & 1ll; r19 = (u64)r5 + (u64)r18; r20 = r19 >> 1; r21 = (u64)r20 * 2ull; r22 = (u64)r5 - (u64)r21;
 #line 25 "basic.go"
-	r7 = r22; r8 = r7 == 0ll; if (!r8) goto b39;
+	r7 = r22; r8 = r7 == 0ll; if (!r8) goto b36;
 	r9 = (float)r5; r6 = r9;
-b37: // computeB.return
+b34: // computeB.return
 #line 18 "basic.go"
 	r12 = r138; *(float *)r12 = r6;
 #line 17 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; goto b33;
-b39: // computeB.if.done
+	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; goto b30;
+b36: // computeB.if.done
 #line 28 "basic.go"
-	r10 = (float)r5; r11 = -r10; r6 = r11; goto b37;
-b40: // exit
+	r10 = (float)r5; r11 = -r10; r6 = r11; goto b34;
+b37: // exit
 #line 28 "basic.go"
 	return;
-b41: // preheader
+b38: // preheader
 #line 17 "basic.go"
 	r140 = r2; r141 = r13 + r140 * 4; r142 = (u64)r1 * 4ull;
-b42: // head (checked)
+b39: // head (checked)
 #line 17 "basic.go"
-	r23 = r2 < r3; if (!r23) goto b40; r24 = r2; r33 = r24 >> 63; r34 = r33 & 1ll; r35 = (u64)r24 + (u64)r34; r36 = r35 >> 1; r37 = (u64)r36 * 2ull; r38 = (u64)r24 - (u64)r37;
+	r23 = r2 < r3; if (!r23) goto b37; r24 = r2; r33 = r24 >> 63; r34 = r33 & 1ll; r35 = (u64)r24 + (u64)r34; r36 = r35 >> 1; r37 = (u64)r36 * 2ull; r38 = (u64)r24 - (u64)r37;
 #line 25 "basic.go"
-	r25 = r38; r26 = r25 == 0ll; if (!r26) goto b48;
+	r25 = r38; r26 = r25 == 0ll; if (!r26) goto b45;
 	r27 = (float)r24; r6 = r27;
-b46: // computeB.return (checked)
+b43: // computeB.return (checked)
 #line 18 "basic.go"
 	if ((u64)r24 >= (u64)r14) { qd_site = 1; qd_x = r24; qd_y = r14; goto qd_fault; } r30 = r141; *(float *)r30 = r6;
 #line 17 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r141 = r141 + r142 * 1; goto b42;
-b48: // computeB.if.done (checked)
+	r2 = (u64)r2 + (u64)r1; r141 = r141 + r142 * 1; goto b39;
+b45: // computeB.if.done (checked)
 #line 28 "basic.go"
-	r28 = (float)r24; r29 = -r28; r6 = r29; goto b46;
+	r28 = (float)r24; r29 = -r28; r6 = r29; goto b43;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -315,7 +319,7 @@ extern "C" __global__ void Forms_0(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 34 "basic.go"
-	r3 = p0; r4 = p1; if ((u64)0ll >= (u64)r4) { qd_site = 0; qd_x = 0ll; qd_y = r4; goto qd_fault; } r2 = r3 + 0ll; *(i64 *)r2 = 7ll; return;
+	r4 = p1; if ((u64)0ll >= (u64)r4) { qd_site = 0; qd_x = 0ll; qd_y = r4; goto qd_fault; } r3 = p0; r2 = r3 + 0ll; *(i64 *)r2 = 7ll; return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -345,10 +349,10 @@ extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
 	char *r81 = 0;
 #line 35 "basic.go"
-	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r14 = (u64)r1 * 3ull; r57 = (u64)r1 * 4ull; r18 = (u64)r3; r20 = (u64)r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r14 = (u64)r1 * 3ull; r57 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r18 = (u64)r3; r20 = (u64)r14;
 	r59 = (u64)r1 * 8ull; r65 = (u64)r1 * 16ull; r71 = (u64)r1 * 24ull; r79 = r2;
 #line 35 "basic.go"
-	r80 = r79; r81 = r4 + r80 * 8; r82 = (u64)r57 * 8ull;
+	r80 = r79; r4 = p0; r81 = r4 + r80 * 8; r82 = (u64)r57 * 8ull;
 b2: // grid unrolled guard
 #line 35 "basic.go"
 	r15 = r2 < r3; if (!r15) goto b13; r19 = (u64)r2; r16 = r18 - r19; r17 = r16 > r20; if (!r17) goto b9;
@@ -383,7 +387,7 @@ extern "C" __global__ void Forms_2(char *p0, i64 p1, i64 p2, char *p3) {
 	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
 	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
 #line 38 "basic.go"
-	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r20 = (u64)r3; r22 = (u64)r15; r69 = (u64)r1 * 8ull; r75 = (u64)r1 * 16ull; r81 = (u64)r1 * 24ull; r89 = r2; r90 = r4 + r89 * 8; r91 = (u64)r63 * 8ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15; r69 = (u64)r1 * 8ull; r75 = (u64)r1 * 16ull; r81 = (u64)r1 * 24ull; r89 = r2; r4 = p0; r90 = r4 + r89 * 8; r91 = (u64)r63 * 8ull;
 b2: // grid unrolled guard
 #line 38 "basic.go"
 	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r66 = r90; r29 = r66 + 8ll; r30 = *(i64 *)r29;
@@ -434,13 +438,13 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 41 "basic.go"
-	r4 = p2; r17 = r4 >> 63; r18 = r17 & 1ll; r19 = (u64)r4 + (u64)r18; r20 = r19 >> 1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r4 = p2; r17 = r4 >> 63; r18 = r17 & 1ll; r19 = (u64)r4 + (u64)r18; r20 = r19 >> 1;
 #line 33 "basic.go"
-	r3 = r20;
+	r3 = r20; r47 = r3 < 0ll ? r3 : 0ll;
 #line 45 "basic.go"
-	r12 = p0; r13 = p1;
+	r13 = p1; r43 = (u64)r13; r44 = r43 <= 2305843009213693952ull; r12 = p0; if (!r44) goto b32;
 #line 41 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r43 = (u64)r13; r44 = r43 <= 2305843009213693952ull; r46 = r13; r47 = r3 < 0ll ? r3 : 0ll; r48 = r3 < r46 ? r3 : r46; if (!r44) goto b35; r121 = r2; r122 = r12 + r121 * 8; r123 = (u64)r1 * 8ull;
+	r121 = r2; r122 = r12 + r121 * 8; r123 = (u64)r1 * 8ull;
 b4: // head (checked if, before)
 #line 41 "basic.go"
 	r30 = r2 < r47; if (!r30) goto b9; r31 = r2;
@@ -453,73 +457,73 @@ b8: // if.done (checked if, before)
 	r34 = r31; if ((u64)r31 >= (u64)r13) { qd_site = 1; qd_x = r31; qd_y = r13; goto qd_fault; } r35 = r122; r36 = *(i64 *)r35; r37 = (u64)r36 - (u64)r34; r38 = r35; *(i64 *)r38 = r37; goto b7;
 b9: // preheader
 #line 45 "basic.go"
-	r49 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r53 = (u64)r48; r55 = (u64)r49; r98 = r123; r104 = (u64)r1 * 16ull; r110 = (u64)r1 * 24ull; r124 = r2;
+	r49 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r46 = r13; r48 = r3 < r46 ? r3 : r46; r53 = (u64)r48; r55 = (u64)r49; r98 = r123; r104 = (u64)r1 * 16ull; r110 = (u64)r1 * 24ull; r124 = r2;
 #line 41 "basic.go"
 	r125 = r124; r126 = r12 + r125 * 8; r127 = (u64)r96 * 8ull;
 b10: // grid unrolled guard
 #line 41 "basic.go"
-	r50 = r2 < r48; if (!r50) goto b35; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b29; r56 = r2; r58 = r56;
-	r60 = r58 == 3ll; if (!r60) goto b28;
-b15: // grid unrolled 1
+	r50 = r2 < r48; if (!r50) goto b32; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b26; r56 = r2; r58 = r56;
+	r60 = r58 == 3ll; if (!r60) goto b25;
+b14: // grid unrolled 1
 #line 42 "basic.go"
 	r75 = (u64)r56 + (u64)r1;
 #line 41 "basic.go"
 	r67 = r75;
-	r69 = r67 == 3ll; if (!r69) goto b27;
-b18: // grid unrolled 2
+	r69 = r67 == 3ll; if (!r69) goto b24;
+b16: // grid unrolled 2
 #line 42 "basic.go"
 	r85 = (u64)r75 + (u64)r1;
 #line 41 "basic.go"
 	r77 = r85;
-	r79 = r77 == 3ll; if (!r79) goto b26;
-b21: // grid unrolled 3
+	r79 = r77 == 3ll; if (!r79) goto b23;
+b18: // grid unrolled 3
 #line 42 "basic.go"
 	r95 = (u64)r85 + (u64)r1;
 #line 41 "basic.go"
 	r87 = r95;
-	r89 = r87 == 3ll; if (!r89) goto b25;
-b24: // latch (grid unrolled 3)
+	r89 = r87 == 3ll; if (!r89) goto b22;
+b21: // latch (grid unrolled 3)
 #line 42 "basic.go"
 	r2 = (u64)r2 + (u64)r96; r126 = r126 + r127 * 1; goto b10;
-b25: // if.done (grid unrolled 3)
+b22: // if.done (grid unrolled 3)
 #line 45 "basic.go"
-	r90 = r87; r109 = r126; r111 = r109 + r110 * 1; r91 = r111; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r114 = r111; r94 = r114; *(i64 *)r94 = r93; goto b24;
-b26: // if.done (grid unrolled 2)
+	r90 = r87; r109 = r126; r111 = r109 + r110 * 1; r91 = r111; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r114 = r111; r94 = r114; *(i64 *)r94 = r93; goto b21;
+b23: // if.done (grid unrolled 2)
 #line 45 "basic.go"
-	r80 = r77; r103 = r126; r105 = r103 + r104 * 1; r81 = r105; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r108 = r105; r84 = r108; *(i64 *)r84 = r83; goto b21;
-b27: // if.done (grid unrolled 1)
+	r80 = r77; r103 = r126; r105 = r103 + r104 * 1; r81 = r105; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r108 = r105; r84 = r108; *(i64 *)r84 = r83; goto b18;
+b24: // if.done (grid unrolled 1)
 #line 45 "basic.go"
-	r70 = r67; r97 = r126; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r102 = r99; r74 = r102; *(i64 *)r74 = r73; goto b18;
-b28: // if.done (grid unrolled 0)
+	r70 = r67; r97 = r126; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r102 = r99; r74 = r102; *(i64 *)r74 = r73; goto b16;
+b25: // if.done (grid unrolled 0)
 #line 45 "basic.go"
-	r61 = r58; r62 = r126; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b15;
-b29: // preheader
+	r61 = r58; r62 = r126; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b14;
+b26: // preheader
 #line 41 "basic.go"
 	r115 = r2; r116 = r12 + r115 * 8; r117 = r123;
-b30: // head
+b27: // head
 #line 41 "basic.go"
-	r5 = r2 < r48; if (!r5) goto b35; r6 = r2;
-	r8 = r6 == 3ll; if (!r8) goto b34;
-b33: // latch
+	r5 = r2 < r48; if (!r5) goto b32; r6 = r2;
+	r8 = r6 == 3ll; if (!r8) goto b31;
+b30: // latch
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b30;
-b34: // if.done
+	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b27;
+b31: // if.done
 #line 45 "basic.go"
-	r10 = r6; r11 = r116; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b33;
-b35: // preheader
+	r10 = r6; r11 = r116; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b30;
+b32: // preheader
 #line 41 "basic.go"
 	r118 = r2; r119 = r12 + r118 * 8; r120 = (u64)r1 * 8ull;
-b36: // head (checked if, after)
+b33: // head (checked if, after)
 #line 41 "basic.go"
-	r21 = r2 < r3; if (!r21) goto b41; r22 = r2;
-	r24 = r22 == 3ll; if (!r24) goto b40;
-b39: // latch (checked if, after)
+	r21 = r2 < r3; if (!r21) goto b38; r22 = r2;
+	r24 = r22 == 3ll; if (!r24) goto b37;
+b36: // latch (checked if, after)
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r119 = r119 + r120 * 1; goto b36;
-b40: // if.done (checked if, after)
+	r2 = (u64)r2 + (u64)r1; r119 = r119 + r120 * 1; goto b33;
+b37: // if.done (checked if, after)
 #line 45 "basic.go"
-	r25 = r22; if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; } r26 = r119; r27 = *(i64 *)r26; r28 = (u64)r27 - (u64)r25; r29 = r26; *(i64 *)r29 = r28; goto b39;
-b41: // exit
+	r25 = r22; if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; } r26 = r119; r27 = *(i64 *)r26; r28 = (u64)r27 - (u64)r25; r29 = r26; *(i64 *)r29 = r28; goto b36;
+b38: // exit
 #line 45 "basic.go"
 	return;
 qd_fault: {
@@ -549,16 +553,12 @@ extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "basic.go"
-	r1 = p2;
+	r1 = p2; r0 = r1 > 3ll; if (!r0) goto b28; r3 = 0ll;
 #line 49 "basic.go"
-	r5 = p0; r6 = p1;
-#line 47 "basic.go"
-	r0 = r1 > 3ll; if (!r0) goto b28; r3 = 0ll; r26 = (u64)r6; r28 = 0ull < r26; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; r32 = r29 - 1ull; r33 = r32; r34 = r26 - 1ull; r35 = r34; r36 = r33 <= r35; r39 = r31; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r28) goto b29; if (!r31) goto b29; if (!r36) goto b29; if (!r39) goto b29; if (!r51) goto b29; r52 = r5 + 0ll; r54 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r55 = (u64)r54 - 8ull;
+	r6 = p1; r26 = (u64)r6; r28 = 0ull < r26; r5 = p0; if (!r28) goto b29; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b29; r34 = r26 - 1ull; r35 = r34; r32 = r29 - 1ull; r33 = r32; r36 = r33 <= r35; if (!r36) goto b29; r39 = r31; if (!r39) goto b29; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r51) goto b29; r52 = r5 + 0ll; r54 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r55 = (u64)r54 - 8ull;
 b9: // unroll guard
-#line 47 "basic.go"
-	r56 = r3 < r55; if (!r56) goto b26;
 #line 49 "basic.go"
-	r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; goto b9;
+	r56 = r3 < r55; if (!r56) goto b26; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; goto b9;
 b26: // rangeint.body
 #line 49 "basic.go"
 	r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; if (!r15) goto b28; r3 = r14; r52 = r52 + 8ll; goto b26;
@@ -594,11 +594,8 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	u64 r24 = 0, r25 = 0;
 	char *r4 = 0, *r19 = 0;
 #line 56 "basic.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r10 = p2;
-#line 56 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r9 = r10 > 0ll;
+	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p2; r9 = r10 > 0ll;
 b2: // head
 #line 56 "basic.go"
 	r6 = r2 < r3; if (!r6) goto b30; r7 = r2;

@@ -30,7 +30,7 @@ extern "C" __global__ void Checked_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 8 "checks.go"
-	r4 = p1; r5 = p4; r6 = p5; if ((u64)r6 > (u64)r4) { qd_site = 0; qd_x = r6; qd_y = r4; goto qd_fault; } if ((u64)r5 > (u64)r6) { qd_site = 1; qd_x = r5; qd_y = r6; goto qd_fault; } return;
+	r6 = p5; r4 = p1; if ((u64)r6 > (u64)r4) { qd_site = 0; qd_x = r6; qd_y = r4; goto qd_fault; } r5 = p4; if ((u64)r5 > (u64)r6) { qd_site = 1; qd_x = r5; qd_y = r6; goto qd_fault; } return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -62,13 +62,19 @@ extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 9 "checks.go"
-	r7 = p0; r8 = p1; r9 = p4; r10 = p5;
+	r8 = p1; r9 = p4; r10 = p5;
 #line 8 "checks.go"
-	if ((u64)r10 > (u64)r8) { qd_site = 0; qd_x = r10; qd_y = r8; goto qd_fault; } if ((u64)r9 > (u64)r10) { qd_site = 1; qd_x = r9; qd_y = r10; goto qd_fault; } r4 = r7 + r9 * 8;
-	r5 = (u64)r10 - (u64)r9; r3 = r5;
-	r17 = p2; r18 = p3;
+	if ((u64)r10 > (u64)r8) { qd_site = 0; qd_x = r10; qd_y = r8; goto qd_fault; } if ((u64)r9 > (u64)r10) { qd_site = 1; qd_x = r9; qd_y = r10; goto qd_fault; }
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r18 = p3; r35 = (u64)r18; r36 = r2; r37 = (u64)r36 + 1ull; r38 = (u64)r37; r39 = r38 < r35;
 #line 9 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r35 = (u64)r18; r36 = r2; r37 = (u64)r36 + 1ull; r38 = (u64)r37; r39 = r38 < r35; r40 = (u64)r3; r41 = r40 + 18446744073709551615ull; r42 = r41 + 4611686018427387904ull; r43 = r42 <= 9223372036854775808ull; r44 = r41 - 1ull; r45 = (u64)r2; r46 = r44 - r45; r47 = r35 - 1ull; r48 = r47 - r38; r49 = r46 <= r48; if (!r39) goto b12; if (!r43) goto b12; if (!r49) goto b12; r56 = r2; r57 = r17 + r56 * 8; r58 = (u64)r1 * 8ull; r59 = r4 + r56 * 8;
+	r5 = (u64)r10 - (u64)r9; r3 = r5; r40 = (u64)r3; r41 = r40 + 18446744073709551615ull; r44 = r41 - 1ull; r45 = (u64)r2; r46 = r44 - r45; r47 = r35 - 1ull; r48 = r47 - r38; r49 = r46 <= r48;
+	r17 = p2;
+#line 9 "checks.go"
+	r7 = p0;
+#line 8 "checks.go"
+	r4 = r7 + r9 * 8; if (!r39) goto b12; r42 = r41 + 4611686018427387904ull; r43 = r42 <= 9223372036854775808ull; if (!r43) goto b12; if (!r49) goto b12;
+	r56 = r2; r57 = r17 + r56 * 8; r58 = (u64)r1 * 8ull; r59 = r4 + r56 * 8;
 b5: // head
 #line 9 "checks.go"
 	r11 = (u64)r2 + 1ull; r12 = r11 < r3; if (!r12) goto b11;
@@ -137,10 +143,10 @@ extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 18 "checks.go"
-	r4 = p4; r5 = p5; r3 = r5;
-	r14 = p6; r16 = p2; r21 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r14 = p6; r35 = r14 != 0; r21 = p0; r16 = p2;
 #line 18 "checks.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r35 = r14 != 0; if (!r35) goto b20; r36 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r41 = (u64)r3; r43 = (u64)r36;
+	r5 = p5; r3 = r5; r4 = p4; if (!r35) goto b20; r36 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r41 = (u64)r3; r43 = (u64)r36;
 	r104 = r96; r107 = r96; r110 = (u64)r1 * 8ull; r113 = r110; r116 = (u64)r1 * 12ull; r119 = r116; r129 = r2; r130 = r4 + r129 * 4; r131 = (u64)r96 * 4ull; r132 = r21 + r129 * 4;
 b3: // grid unrolled guard
 #line 19 "checks.go"

@@ -93,7 +93,7 @@ extern "C" __global__ void Phases_0(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 29 "control.go"
-	r1 = p0; r2 = p1; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = 0x1p+00f; return;
+	r2 = p1; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r1 = p0; r0 = r1 + 0ll; *(float *)r0 = 0x1p+00f; return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -127,16 +127,16 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 30 "control.go"
-	r3 = p2;
-	r9 = p0; r10 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + 1ull;
+	r10 = p1; r23 = (u64)r10; r24 = 0ull < r23; r25 = r2; r26 = (u64)r25; r27 = r26 < r23;
 #line 30 "control.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + 1ull; r23 = (u64)r10; r24 = 0ull < r23; r25 = r2; r26 = (u64)r25; r27 = r26 < r23; r28 = (u64)r3; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r23 - 1ull; r35 = r34 - r26; r36 = r33 <= r35; if (!r24) goto b27; if (!r27) goto b27; if (!r30) goto b27; if (!r36) goto b27; r37 = (u64)r1 * 3ull; r80 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37;
-	r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
+	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r23 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
+	r9 = p0; if (!r24) goto b24; if (!r27) goto b24; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b24; if (!r36) goto b24; r37 = (u64)r1 * 3ull; r80 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
 #line 30 "control.go"
 	r97 = r96; r98 = r9 + r97 * 4; r99 = (u64)r80 * 4ull;
 b6: // grid unrolled guard
 #line 30 "control.go"
-	r38 = r2 < r3; if (!r38) goto b26; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b21; r44 = r2; r46 = r44;
+	r38 = r2 < r3; if (!r38) goto b23; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b18; r44 = r2; r46 = r44;
 	r48 = (float)r46; r50 = *(float *)r49; r51 = r48 * r50; r52 = r98; *(float *)r52 = r51; r61 = (u64)r44 + (u64)r1;
 #line 30 "control.go"
 	r54 = r61;
@@ -147,31 +147,31 @@ b6: // grid unrolled guard
 #line 30 "control.go"
 	r72 = r79;
 	r74 = (float)r72; r76 = *(float *)r75; r77 = r74 * r76; r87 = r52; r89 = r87 + r88 * 1; r78 = r89; *(float *)r78 = r77; r2 = (u64)r2 + (u64)r80; r98 = r98 + r99 * 1; goto b6;
-b21: // preheader
+b18: // preheader
 #line 31 "control.go"
 	r8 = r49;
 #line 30 "control.go"
 	r90 = r2; r91 = r9 + r90 * 4; r92 = r80;
-b22: // head
+b19: // head
 #line 30 "control.go"
-	r4 = r2 < r3; if (!r4) goto b26; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b23; r5 = r2;
 	r7 = (float)r5; r11 = *(float *)r8; r12 = r7 * r11; r13 = r91; *(float *)r13 = r12;
 #line 30 "control.go"
-	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b22;
-b26: // exit
+	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b19;
+b23: // exit
 #line 30 "control.go"
 	return;
-b27: // preheader
+b24: // preheader
 #line 31 "control.go"
 	r19 = r9 + 0ll;
 #line 30 "control.go"
 	r93 = r2; r94 = r9 + r93 * 4; r95 = (u64)r1 * 4ull;
-b28: // head (checked)
+b25: // head (checked)
 #line 30 "control.go"
-	r15 = r2 < r3; if (!r15) goto b26; r16 = r2;
+	r15 = r2 < r3; if (!r15) goto b23; r16 = r2;
 	r18 = (float)r16; if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; } r20 = *(float *)r19; r21 = r18 * r20; if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; } r22 = r94; *(float *)r22 = r21;
 #line 30 "control.go"
-	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b28;
+	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -194,8 +194,8 @@ extern "C" __global__ void Phases_2(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 33 "control.go"
-	r1 = p2; r0 = r1 > 2ll;
-	r3 = p0; r4 = p1; if (!r0) goto b3; if ((u64)0ll >= (u64)r4) { qd_site = 3; qd_x = 0ll; qd_y = r4; goto qd_fault; } r2 = r3 + 0ll; r5 = *(float *)r2; if ((u64)2ll >= (u64)r4) { qd_site = 4; qd_x = 2ll; qd_y = r4; goto qd_fault; } r6 = r3 + 8ll; r7 = *(float *)r6; r8 = r5 + r7; if ((u64)1ll >= (u64)r4) { qd_site = 5; qd_x = 1ll; qd_y = r4; goto qd_fault; } r9 = r3 + 4ll; *(float *)r9 = r8;
+	r1 = p2; r0 = r1 > 2ll; if (!r0) goto b3;
+	r4 = p1; if ((u64)0ll >= (u64)r4) { qd_site = 3; qd_x = 0ll; qd_y = r4; goto qd_fault; } r3 = p0; r2 = r3 + 0ll; r5 = *(float *)r2; if ((u64)2ll >= (u64)r4) { qd_site = 4; qd_x = 2ll; qd_y = r4; goto qd_fault; } r6 = r3 + 8ll; r7 = *(float *)r6; r8 = r5 + r7; if ((u64)1ll >= (u64)r4) { qd_site = 5; qd_x = 1ll; qd_y = r4; goto qd_fault; } r9 = r3 + 4ll; *(float *)r9 = r8;
 b3: // if.done
 #line 34 "control.go"
 	return;
@@ -236,10 +236,13 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 36 "control.go"
-	r4 = p2; r16 = r4 >> 63; r17 = r16 & 1ll; r18 = (u64)r4 + (u64)r17; r19 = r18 >> 1; r3 = r19;
-	r9 = p0; r10 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p1; r29 = (u64)r10; r30 = r2; r31 = (u64)r30 * 2ull; r32 = (u64)r31; r33 = r32 < r29;
 #line 36 "control.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r29 = (u64)r10; r30 = r2; r31 = (u64)r30 * 2ull; r32 = (u64)r31; r33 = r32 < r29; r34 = (u64)r3; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r29 - 1ull; r41 = r40 - r32; r42 = r39 <= 4611686018427387903ull; r43 = r39 * 2ull; r44 = r43 <= r41; if (!r33) goto b18; if (!r36) goto b18; if (!r42) goto b18; if (!r44) goto b18; r45 = (u64)r1 * 3ull; r92 = (u64)r1 * 4ull; r49 = r34; r51 = (u64)r45; r103 = r2; r104 = r103;
+	r4 = p2; r16 = r4 >> 63; r17 = r16 & 1ll; r18 = (u64)r4 + (u64)r17; r19 = r18 >> 1; r3 = r19; r34 = (u64)r3; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r29 - 1ull; r41 = r40 - r32; r42 = r39 <= 4611686018427387903ull; r43 = r39 * 2ull; r44 = r43 <= r41;
+	r9 = p0; if (!r33) goto b18; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b18; if (!r42) goto b18; if (!r44) goto b18; r45 = (u64)r1 * 3ull; r92 = (u64)r1 * 4ull; r49 = r34; r51 = (u64)r45; r103 = r2;
+#line 36 "control.go"
+	r104 = r103;
 	r105 = (u64)r104 * 2ull; r106 = r9 + r105 * 4; r107 = (u64)r92 * 2ull; r108 = (u64)r107 * 4ull; r109 = (u64)r103 + (u64)r1;
 #line 36 "control.go"
 	r110 = r109;

@@ -93,12 +93,17 @@ extern "C" __global__ void Fused_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 9 "fma.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r12 = p2; r13 = p3; r16 = p4; r17 = p5; r21 = p6; r22 = p7;
-#line 12 "fma.go"
-	r53 = p8; r54 = p9;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r13 = p3; r110 = (u64)r13; r111 = r2; r112 = (u64)r111 + 1ull; r113 = (u64)r112; r114 = r113 < r110;
 #line 9 "fma.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r110 = (u64)r13; r111 = r2; r112 = (u64)r111 + 1ull; r113 = (u64)r112; r114 = r113 < r110; r115 = (u64)r3; r116 = r115 + 18446744073709551615ull; r117 = r116 + 4611686018427387904ull; r118 = r117 <= 9223372036854775808ull; r119 = r116 - 1ull; r120 = (u64)r2; r121 = r119 - r120; r122 = r110 - 1ull; r123 = r122 - r113; r124 = r121 <= r123; r125 = (u64)r17; r126 = r113 < r125; r127 = r125 - 1ull; r128 = r127 - r113; r129 = r121 <= r128; r130 = (u64)r22; r131 = r113 < r130; r132 = r130 - 1ull; r133 = r132 - r113; r134 = r121 <= r133; r135 = (u64)r54; r136 = r113 < r135; r137 = r135 - 1ull; r138 = r137 - r113; r139 = r121 <= r138; if (!r114) goto b28; if (!r118) goto b28; if (!r124) goto b28; if (!r126) goto b28; if (!r129) goto b28; if (!r131) goto b28; if (!r134) goto b28; if (!r136) goto b28; if (!r139) goto b28; r140 = (u64)r1 * 3ull; r344 = (u64)r1 * 4ull; r145 = r115; r147 = (u64)r140;
+	r5 = p1; r3 = r5; r115 = (u64)r3; r116 = r115 + 18446744073709551615ull; r119 = r116 - 1ull; r120 = (u64)r2; r121 = r119 - r120; r122 = r110 - 1ull; r123 = r122 - r113; r124 = r121 <= r123;
+	r17 = p5; r125 = (u64)r17; r126 = r113 < r125; r127 = r125 - 1ull; r128 = r127 - r113; r129 = r121 <= r128; r22 = p7; r130 = (u64)r22; r131 = r113 < r130; r132 = r130 - 1ull; r133 = r132 - r113; r134 = r121 <= r133;
+#line 12 "fma.go"
+	r54 = p9; r135 = (u64)r54; r136 = r113 < r135; r137 = r135 - 1ull; r138 = r137 - r113; r139 = r121 <= r138; r53 = p8;
+#line 10 "fma.go"
+	r21 = p6; r16 = p4; r12 = p2;
+#line 9 "fma.go"
+	r4 = p0; if (!r114) goto b28; r117 = r116 + 4611686018427387904ull; r118 = r117 <= 9223372036854775808ull; if (!r118) goto b28; if (!r124) goto b28; if (!r126) goto b28; if (!r129) goto b28; if (!r131) goto b28; if (!r134) goto b28; if (!r136) goto b28; if (!r139) goto b28; r140 = (u64)r1 * 3ull; r344 = (u64)r1 * 4ull; r145 = r115; r147 = (u64)r140;
 	r391 = (u64)r1 * 8ull; r394 = r391; r397 = r391; r406 = r391;
 #line 12 "fma.go"
 	r427 = r344;

@@ -130,12 +130,17 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 13 "library.go"
-	r4 = p0; r5 = p1; r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 #line 15 "library.go"
-	r26 = p2; r27 = p3;
-	r54 = p4; r55 = p5;
+	r27 = p3; r103 = (u64)r27; r104 = r2; r105 = (u64)r104; r106 = r105 < r103;
 #line 13 "library.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r103 = (u64)r27; r104 = r2; r105 = (u64)r104; r106 = r105 < r103; r107 = (u64)r3; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; r110 = r107 - 1ull; r111 = (u64)r2; r112 = r110 - r111; r113 = r103 - 1ull; r114 = r113 - r105; r115 = r112 <= r114; r116 = (u64)r55; r117 = r105 < r116; r118 = r116 - 1ull; r119 = r118 - r105; r120 = r112 <= r119; if (!r106) goto b15; if (!r109) goto b15; if (!r115) goto b15; if (!r117) goto b15; if (!r120) goto b15; r121 = r2; r122 = r4 + r121 * 8; r123 = (u64)r1 * 8ull; r124 = r26 + r121 * 4; r125 = (u64)r1 * 4ull; r126 = r54 + r121 * 8;
+	r5 = p1; r3 = r5; r107 = (u64)r3; r110 = r107 - 1ull; r111 = (u64)r2; r112 = r110 - r111; r113 = r103 - 1ull; r114 = r113 - r105; r115 = r112 <= r114;
+#line 16 "library.go"
+	r55 = p5; r116 = (u64)r55; r117 = r105 < r116; r118 = r116 - 1ull; r119 = r118 - r105; r120 = r112 <= r119; r54 = p4;
+#line 15 "library.go"
+	r26 = p2;
+#line 13 "library.go"
+	r4 = p0; if (!r106) goto b15; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; if (!r109) goto b15; if (!r115) goto b15; if (!r117) goto b15; if (!r120) goto b15; r121 = r2; r122 = r4 + r121 * 8; r123 = (u64)r1 * 8ull; r124 = r26 + r121 * 4; r125 = (u64)r1 * 4ull; r126 = r54 + r121 * 8;
 b7: // head
 #line 13 "library.go"
 	r6 = r2 < r3; if (!r6) goto b14;
@@ -204,10 +209,13 @@ extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 25 "library.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r11 = p2; r12 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r12 = p3; r35 = (u64)r12; r36 = r2; r37 = (u64)r36; r38 = r37 < r35;
 #line 25 "library.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r35 = (u64)r12; r36 = r2; r37 = (u64)r36; r38 = r37 < r35; r39 = (u64)r3; r40 = r39 + 4611686018427387904ull; r41 = r40 <= 9223372036854775808ull; r42 = r39 - 1ull; r43 = (u64)r2; r44 = r42 - r43; r45 = r35 - 1ull; r46 = r45 - r37; r47 = r44 <= r46; if (!r38) goto b16; if (!r41) goto b16; if (!r47) goto b16;
+	r5 = p1; r3 = r5; r39 = (u64)r3; r42 = r39 - 1ull; r43 = (u64)r2; r44 = r42 - r43; r45 = r35 - 1ull; r46 = r45 - r37; r47 = r44 <= r46;
+	r11 = p2;
+#line 25 "library.go"
+	r4 = p0; if (!r38) goto b16; r40 = r39 + 4611686018427387904ull; r41 = r40 <= 9223372036854775808ull; if (!r41) goto b16; if (!r47) goto b16;
 b4: // head
 #line 25 "library.go"
 	r6 = r2 < r3; if (!r6) goto b15; r7 = r2;
@@ -277,10 +285,13 @@ extern "C" __global__ void Exponential_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 42 "library.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r9 = p0; r10 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p1; r28 = (u64)r10; r29 = r2; r30 = (u64)r29; r31 = r30 < r28;
 #line 42 "library.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r28 = (u64)r10; r29 = r2; r30 = (u64)r29; r31 = r30 < r28; r32 = (u64)r3; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; r35 = r32 - 1ull; r36 = (u64)r2; r37 = r35 - r36; r38 = r28 - 1ull; r39 = r38 - r30; r40 = r37 <= r39; if (!r31) goto b11; if (!r34) goto b11; if (!r40) goto b11; r41 = r2; r42 = r9 + r41 * 8; r43 = (u64)r1 * 8ull; r44 = r4 + r41 * 8;
+	r5 = p3; r3 = r5; r32 = (u64)r3; r35 = r32 - 1ull; r36 = (u64)r2; r37 = r35 - r36; r38 = r28 - 1ull; r39 = r38 - r30; r40 = r37 <= r39;
+	r9 = p0;
+#line 42 "library.go"
+	r4 = p2; if (!r31) goto b11; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; if (!r34) goto b11; if (!r40) goto b11; r41 = r2; r42 = r9 + r41 * 8; r43 = (u64)r1 * 8ull; r44 = r4 + r41 * 8;
 b5: // head
 #line 42 "library.go"
 	r6 = r2 < r3; if (!r6) goto b10;

@@ -69,13 +69,21 @@ extern "C" __global__ void Ints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 10 "ops.go"
-	r4 = p0; r5 = p1; r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 #line 12 "ops.go"
-	r14 = p2; r15 = p3; r18 = p8; r19 = p9;
-	r28 = p4; r29 = p5;
-	r48 = p6; r49 = p7;
+	r15 = p3; r164 = (u64)r15; r165 = r2; r166 = (u64)r165; r167 = r166 < r164;
 #line 10 "ops.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r164 = (u64)r15; r165 = r2; r166 = (u64)r165; r167 = r166 < r164; r168 = (u64)r3; r169 = r168 + 4611686018427387904ull; r170 = r169 <= 9223372036854775808ull; r171 = r168 - 1ull; r172 = (u64)r2; r173 = r171 - r172; r174 = r164 - 1ull; r175 = r174 - r166; r176 = r173 <= r175; r177 = (u64)r19; r178 = r166 < r177; r179 = r177 - 1ull; r180 = r179 - r166; r181 = r173 <= r180; r182 = (u64)r29; r183 = r166 < r182; r184 = r182 - 1ull; r185 = r184 - r166; r186 = r173 <= r185; r187 = (u64)r49; r188 = r166 < r187; r189 = r187 - 1ull; r190 = r189 - r166; r191 = r173 <= r190; if (!r167) goto b15; if (!r170) goto b15; if (!r176) goto b15; if (!r178) goto b15; if (!r181) goto b15; if (!r183) goto b15; if (!r186) goto b15; if (!r188) goto b15; if (!r191) goto b15; r192 = r2; r193 = r4 + r192 * 1; r194 = r1; r195 = r14 + r192 * 2; r196 = (u64)r1 * 2ull; r197 = r18 + r192 * 8; r198 = (u64)r1 * 8ull; r199 = r28 + r192 * 4; r200 = (u64)r1 * 4ull; r201 = r48 + r192 * 8;
+	r5 = p1; r3 = r5; r168 = (u64)r3; r171 = r168 - 1ull; r172 = (u64)r2; r173 = r171 - r172; r174 = r164 - 1ull; r175 = r174 - r166; r176 = r173 <= r175;
+#line 12 "ops.go"
+	r19 = p9; r177 = (u64)r19; r178 = r166 < r177; r179 = r177 - 1ull; r180 = r179 - r166; r181 = r173 <= r180;
+	r29 = p5; r182 = (u64)r29; r183 = r166 < r182; r184 = r182 - 1ull; r185 = r184 - r166; r186 = r173 <= r185;
+	r49 = p7; r187 = (u64)r49; r188 = r166 < r187; r189 = r187 - 1ull; r190 = r189 - r166; r191 = r173 <= r190; r48 = p6;
+#line 13 "ops.go"
+	r28 = p4;
+#line 12 "ops.go"
+	r18 = p8; r14 = p2;
+#line 10 "ops.go"
+	r4 = p0; if (!r167) goto b15; r169 = r168 + 4611686018427387904ull; r170 = r169 <= 9223372036854775808ull; if (!r170) goto b15; if (!r176) goto b15; if (!r178) goto b15; if (!r181) goto b15; if (!r183) goto b15; if (!r186) goto b15; if (!r188) goto b15; if (!r191) goto b15; r192 = r2; r193 = r4 + r192 * 1; r194 = r1; r195 = r14 + r192 * 2; r196 = (u64)r1 * 2ull; r197 = r18 + r192 * 8; r198 = (u64)r1 * 8ull; r199 = r28 + r192 * 4; r200 = (u64)r1 * 4ull; r201 = r48 + r192 * 8;
 b11: // head
 #line 10 "ops.go"
 	r6 = r2 < r3; if (!r6) goto b14;
@@ -177,12 +185,16 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "ops.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r9 = p2; r10 = p3;
-#line 28 "ops.go"
-	r54 = p4; r55 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r10 = p3; r102 = (u64)r10; r103 = r2; r104 = (u64)r103; r105 = r104 < r102;
 #line 22 "ops.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r102 = (u64)r10; r103 = r2; r104 = (u64)r103; r105 = r104 < r102; r106 = (u64)r3; r107 = r106 + 4611686018427387904ull; r108 = r107 <= 9223372036854775808ull; r109 = r106 - 1ull; r110 = (u64)r2; r111 = r109 - r110; r112 = r102 - 1ull; r113 = r112 - r104; r114 = r111 <= r113; r115 = (u64)r55; r116 = r104 < r115; r117 = r115 - 1ull; r118 = r117 - r104; r119 = r111 <= r118; if (!r105) goto b29; if (!r108) goto b29; if (!r114) goto b29; if (!r116) goto b29; if (!r119) goto b29; r120 = (u64)r1 * 3ull; r307 = (u64)r1 * 4ull; r124 = r106; r126 = (u64)r120;
+	r5 = p1; r3 = r5; r106 = (u64)r3; r109 = r106 - 1ull; r110 = (u64)r2; r111 = r109 - r110; r112 = r102 - 1ull; r113 = r112 - r104; r114 = r111 <= r113;
+#line 28 "ops.go"
+	r55 = p5; r115 = (u64)r55; r116 = r104 < r115; r117 = r115 - 1ull; r118 = r117 - r104; r119 = r111 <= r118; r54 = p4;
+#line 23 "ops.go"
+	r9 = p2;
+#line 22 "ops.go"
+	r4 = p0; if (!r105) goto b29; r107 = r106 + 4611686018427387904ull; r108 = r107 <= 9223372036854775808ull; if (!r108) goto b29; if (!r114) goto b29; if (!r116) goto b29; if (!r119) goto b29; r120 = (u64)r1 * 3ull; r307 = (u64)r1 * 4ull; r124 = r106; r126 = (u64)r120;
 	r309 = (u64)r1 * 8ull; r315 = r307;
 #line 28 "ops.go"
 	r348 = r309;

@@ -38,16 +38,16 @@ extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 10 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p0; r11 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p1; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27;
 #line 10 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27; r31 = (u64)r3; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38; if (!r30) goto b26; if (!r33) goto b26; if (!r39) goto b26; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40;
-	r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+	r4 = p6; r3 = r4; r31 = (u64)r3; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38;
+	r10 = p0; if (!r30) goto b23; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b23; if (!r39) goto b23; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
 #line 10 "parallel.go"
 	r104 = r103; r105 = r50 + r104 * 4; r106 = (u64)r87 * 4ull;
 b5: // grid unrolled guard
 #line 10 "parallel.go"
-	r41 = r2 < r3; if (!r41) goto b25; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b20; r47 = r2; r49 = r47;
+	r41 = r2 < r3; if (!r41) goto b22; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b17; r47 = r2; r49 = r47;
 	r52 = (float)r49; r53 = r52 * 0x1p-01f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
 #line 10 "parallel.go"
 	r58 = r66;
@@ -58,31 +58,31 @@ b5: // grid unrolled guard
 #line 10 "parallel.go"
 	r78 = r86;
 	r81 = (float)r78; r82 = r81 * 0x1p-01f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r106 * 1; goto b5;
-b20: // preheader
+b17: // preheader
 #line 11 "parallel.go"
 	r7 = r10;
 #line 10 "parallel.go"
 	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
-b21: // head
+b18: // head
 #line 10 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b25; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b22; r6 = r2;
 	r12 = (float)r6; r13 = r12 * 0x1p-01f; r14 = r98; *(float *)r14 = r13;
 #line 10 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b21;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b18;
+b22: // exit
 #line 10 "parallel.go"
 	return;
-b26: // preheader
+b23: // preheader
 #line 11 "parallel.go"
 	r19 = r10; r20 = r11;
 #line 10 "parallel.go"
 	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
-b27: // head (checked)
+b24: // head (checked)
 #line 10 "parallel.go"
-	r17 = r2 < r3; if (!r17) goto b25; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b22; r18 = r2;
 	r21 = (float)r18; r22 = r21 * 0x1p-01f; if ((u64)r18 >= (u64)r20) { qd_site = 0; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
 #line 10 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -117,16 +117,16 @@ extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 15 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p2; r11 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p3; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27;
 #line 15 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27; r31 = (u64)r3; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38; if (!r30) goto b26; if (!r33) goto b26; if (!r39) goto b26; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40;
-	r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+	r4 = p6; r3 = r4; r31 = (u64)r3; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38;
+	r10 = p2; if (!r30) goto b23; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b23; if (!r39) goto b23; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
 #line 15 "parallel.go"
 	r104 = r103; r105 = r50 + r104 * 4; r106 = (u64)r87 * 4ull;
 b5: // grid unrolled guard
 #line 15 "parallel.go"
-	r41 = r2 < r3; if (!r41) goto b25; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b20; r47 = r2; r49 = r47;
+	r41 = r2 < r3; if (!r41) goto b22; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b17; r47 = r2; r49 = r47;
 	r52 = (float)r49; r53 = r52 + 0x1p+00f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
 #line 15 "parallel.go"
 	r58 = r66;
@@ -137,31 +137,31 @@ b5: // grid unrolled guard
 #line 15 "parallel.go"
 	r78 = r86;
 	r81 = (float)r78; r82 = r81 + 0x1p+00f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r106 * 1; goto b5;
-b20: // preheader
+b17: // preheader
 #line 16 "parallel.go"
 	r7 = r10;
 #line 15 "parallel.go"
 	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
-b21: // head
+b18: // head
 #line 15 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b25; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b22; r6 = r2;
 	r12 = (float)r6; r13 = r12 + 0x1p+00f; r14 = r98; *(float *)r14 = r13;
 #line 15 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b21;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b18;
+b22: // exit
 #line 15 "parallel.go"
 	return;
-b26: // preheader
+b23: // preheader
 #line 16 "parallel.go"
 	r19 = r10; r20 = r11;
 #line 15 "parallel.go"
 	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
-b27: // head (checked)
+b24: // head (checked)
 #line 15 "parallel.go"
-	r17 = r2 < r3; if (!r17) goto b25; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b22; r18 = r2;
 	r21 = (float)r18; r22 = r21 + 0x1p+00f; if ((u64)r18 >= (u64)r20) { qd_site = 1; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
 #line 15 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -198,11 +198,11 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 18 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p2; r11 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p3; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 18 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29; r33 = (u64)r3; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40; if (!r32) goto b17; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42;
-	r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
+	r10 = p2; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
 #line 18 "parallel.go"
 	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
 b5: // grid unrolled guard
@@ -277,11 +277,11 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p0; r11 = p1; r17 = p2; r18 = p3; r23 = p4; r24 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p1; r41 = r11; r42 = (u64)r41; r43 = r2; r44 = (u64)r43; r45 = r44 < r42;
 #line 22 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r41 = r11; r42 = (u64)r41; r43 = r2; r44 = (u64)r43; r45 = r44 < r42; r46 = (u64)r3; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; r49 = r46 - 1ull; r50 = (u64)r2; r51 = r49 - r50; r52 = r42 - 1ull; r53 = r52 - r44; r54 = r51 <= r53; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; if (!r45) goto b21; if (!r48) goto b21; if (!r54) goto b21; if (!r57) goto b21; if (!r60) goto b21; if (!r62) goto b21; if (!r65) goto b21; r66 = (u64)r1 * 3ull; r133 = (u64)r1 * 4ull; r70 = r46; r72 = (u64)r66;
-	r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
+	r4 = p6; r3 = r4; r46 = (u64)r3; r49 = r46 - 1ull; r50 = (u64)r2; r51 = r49 - r50; r52 = r42 - 1ull; r53 = r52 - r44; r54 = r51 <= r53;
+	r18 = p3; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r24 = p5; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; r23 = p4; r17 = p2; r10 = p0; if (!r45) goto b21; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b21; if (!r54) goto b21; if (!r57) goto b21; if (!r60) goto b21; if (!r62) goto b21; if (!r65) goto b21; r66 = (u64)r1 * 3ull; r133 = (u64)r1 * 4ull; r70 = r46; r72 = (u64)r66; r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
 #line 22 "parallel.go"
 	r172 = r171; r173 = r76 + r172 * 4; r174 = (u64)r133 * 4ull; r175 = r80 + r172 * 4; r176 = r23 + r172 * 4;
 b9: // grid unrolled guard
@@ -346,16 +346,16 @@ extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 33 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p0; r11 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p1; r24 = r11; r25 = (u64)r24; r26 = r2; r27 = (u64)r26; r28 = r27 < r25;
 #line 33 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r24 = r11; r25 = (u64)r24; r26 = r2; r27 = (u64)r26; r28 = r27 < r25; r29 = (u64)r3; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; r32 = r29 - 1ull; r33 = (u64)r2; r34 = r32 - r33; r35 = r25 - 1ull; r36 = r35 - r27; r37 = r34 <= r36; if (!r28) goto b26; if (!r31) goto b26; if (!r37) goto b26; r38 = (u64)r1 * 3ull; r81 = (u64)r1 * 4ull; r42 = r29; r44 = (u64)r38;
-	r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
+	r4 = p6; r3 = r4; r29 = (u64)r3; r32 = r29 - 1ull; r33 = (u64)r2; r34 = r32 - r33; r35 = r25 - 1ull; r36 = r35 - r27; r37 = r34 <= r36;
+	r10 = p0; if (!r28) goto b23; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b23; if (!r37) goto b23; r38 = (u64)r1 * 3ull; r81 = (u64)r1 * 4ull; r42 = r29; r44 = (u64)r38; r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
 #line 33 "parallel.go"
 	r98 = r97; r99 = r48 + r98 * 4; r100 = (u64)r81 * 4ull;
 b5: // grid unrolled guard
 #line 33 "parallel.go"
-	r39 = r2 < r3; if (!r39) goto b25; r43 = (u64)r2; r40 = r42 - r43; r41 = r40 > r44; if (!r41) goto b20; r45 = r2; r47 = r45;
+	r39 = r2 < r3; if (!r39) goto b22; r43 = (u64)r2; r40 = r42 - r43; r41 = r40 > r44; if (!r41) goto b17; r45 = r2; r47 = r45;
 	r50 = (i32)r47; r51 = r99; *(i32 *)r51 = r50; r62 = (u64)r45 + (u64)r1;
 #line 33 "parallel.go"
 	r55 = r62;
@@ -366,31 +366,31 @@ b5: // grid unrolled guard
 #line 33 "parallel.go"
 	r73 = r80;
 	r76 = (i32)r73; r88 = r51; r90 = r88 + r89 * 1; r77 = r90; *(i32 *)r77 = r76; r2 = (u64)r2 + (u64)r81; r99 = r99 + r100 * 1; goto b5;
-b20: // preheader
+b17: // preheader
 #line 34 "parallel.go"
 	r7 = r10;
 #line 33 "parallel.go"
 	r91 = r2; r92 = r7 + r91 * 4; r93 = r81;
-b21: // head
+b18: // head
 #line 33 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b25; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b22; r6 = r2;
 	r12 = (i32)r6; r13 = r92; *(i32 *)r13 = r12;
 #line 33 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b21;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b18;
+b22: // exit
 #line 33 "parallel.go"
 	return;
-b26: // preheader
+b23: // preheader
 #line 34 "parallel.go"
 	r18 = r10; r19 = r11;
 #line 33 "parallel.go"
 	r94 = r2; r95 = r18 + r94 * 4; r96 = (u64)r1 * 4ull;
-b27: // head (checked)
+b24: // head (checked)
 #line 33 "parallel.go"
-	r16 = r2 < r3; if (!r16) goto b25; r17 = r2;
+	r16 = r2 < r3; if (!r16) goto b22; r17 = r2;
 	r20 = (i32)r17; if ((u64)r17 >= (u64)r19) { qd_site = 0; qd_x = r17; qd_y = r19; goto qd_fault; } r21 = r95; *(i32 *)r21 = r20;
 #line 33 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -411,7 +411,7 @@ extern "C" __global__ void Mixed_1(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 38 "parallel.go"
-	r3 = p2; r4 = p3; r0 = r3; r1 = r4; if ((u64)0ll >= (u64)r1) { qd_site = 1; qd_x = 0ll; qd_y = r1; goto qd_fault; } r5 = r0 + 0ll; *(i32 *)r5 = 7; return;
+	r3 = p2; r0 = r3; r4 = p3; r1 = r4; if ((u64)0ll >= (u64)r1) { qd_site = 1; qd_x = 0ll; qd_y = r1; goto qd_fault; } r5 = r0 + 0ll; *(i32 *)r5 = 7; return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -435,7 +435,7 @@ extern "C" __global__ void Mixed_2(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 40 "parallel.go"
-	r3 = p4; r4 = p5; r8 = p0; r9 = p1; r15 = p2; r16 = p3; r0 = r3; r1 = r4; r5 = r8; r6 = r9; if ((u64)0ll >= (u64)r6) { qd_site = 2; qd_x = 0ll; qd_y = r6; goto qd_fault; } r10 = r5 + 0ll; r11 = *(i32 *)r10; r12 = r15; r13 = r16; if ((u64)0ll >= (u64)r13) { qd_site = 3; qd_x = 0ll; qd_y = r13; goto qd_fault; } r17 = r12 + 0ll; r18 = *(i32 *)r17; r19 = (u32)r11 + (u32)r18; if ((u64)0ll >= (u64)r1) { qd_site = 4; qd_x = 0ll; qd_y = r1; goto qd_fault; } r20 = r0 + 0ll; *(i32 *)r20 = r19; return;
+	r3 = p4; r0 = r3; r4 = p5; r1 = r4; r8 = p0; r5 = r8; r9 = p1; r6 = r9; if ((u64)0ll >= (u64)r6) { qd_site = 2; qd_x = 0ll; qd_y = r6; goto qd_fault; } r10 = r5 + 0ll; r11 = *(i32 *)r10; r15 = p2; r12 = r15; r16 = p3; r13 = r16; if ((u64)0ll >= (u64)r13) { qd_site = 3; qd_x = 0ll; qd_y = r13; goto qd_fault; } r17 = r12 + 0ll; r18 = *(i32 *)r17; r19 = (u32)r11 + (u32)r18; if ((u64)0ll >= (u64)r1) { qd_site = 4; qd_x = 0ll; qd_y = r1; goto qd_fault; } r20 = r0 + 0ll; *(i32 *)r20 = r19; return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -473,11 +473,11 @@ extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 42 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p2; r11 = p3; r15 = p4; r16 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r16 = p5; r35 = r16; r36 = (u64)r35; r37 = 0ull < r36; r11 = p3; r38 = r11; r39 = (u64)r38; r40 = r2; r41 = (u64)r40; r42 = r41 < r39;
 #line 42 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r35 = r16; r36 = (u64)r35; r37 = 0ull < r36; r38 = r11; r39 = (u64)r38; r40 = r2; r41 = (u64)r40; r42 = r41 < r39; r43 = (u64)r3; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50; if (!r37) goto b18; if (!r42) goto b18; if (!r45) goto b18; if (!r51) goto b18; r52 = (u64)r1 * 3ull; r111 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52;
-	r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
+	r4 = p6; r3 = r4; r43 = (u64)r3; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50;
+	r15 = p4; r10 = p2; if (!r37) goto b18; if (!r42) goto b18; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b18; if (!r51) goto b18; r52 = (u64)r1 * 3ull; r111 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
 #line 42 "parallel.go"
 	r128 = r127; r129 = r62 + r128 * 4; r130 = (u64)r111 * 4ull;
 b6: // grid unrolled guard
@@ -545,11 +545,11 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "parallel.go"
-	r4 = p6; r3 = r4;
-	r10 = p0; r11 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r11 = p1; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 47 "parallel.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29; r33 = (u64)r3; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40; if (!r32) goto b17; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42;
-	r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
+	r10 = p0; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
 #line 47 "parallel.go"
 	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
 b5: // grid unrolled guard

@@ -39,47 +39,50 @@ extern "C" __global__ void PrintEach_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 10 "print.go"
-	r3 = p4;
-	r7 = p0; r8 = p1; r11 = p2; r12 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 10 "print.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24; r28 = (u64)r3; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35; r37 = (u64)r12; r38 = r26 < r37; r39 = r37 - 1ull; r40 = r39 - r26; r41 = r33 <= r40; if (!r27) goto b28; if (!r30) goto b28; if (!r36) goto b28; if (!r38) goto b28; if (!r41) goto b28; r42 = (u64)r1 * 3ull; r85 = (u64)r1 * 4ull; r46 = r28; r48 = (u64)r42;
-	r87 = r85; r90 = r1; r93 = (u64)r1 * 8ull; r96 = (u64)r1 * 2ull; r99 = (u64)r1 * 12ull; r102 = r42; r114 = r2;
+	r3 = p4; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
+	r12 = p3; r37 = (u64)r12; r38 = r26 < r37; r39 = r37 - 1ull; r40 = r39 - r26; r41 = r33 <= r40; r11 = p2; r7 = p0; if (!r27) goto b25; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b25; if (!r36) goto b25; if (!r38) goto b25; if (!r41) goto b25; r42 = (u64)r1 * 3ull; r85 = (u64)r1 * 4ull; r46 = r28; r48 = (u64)r42; r87 = r85; r90 = r1; r93 = (u64)r1 * 8ull; r96 = (u64)r1 * 2ull; r99 = (u64)r1 * 12ull; r102 = r42; r114 = r2;
 #line 10 "print.go"
 	r115 = r114; r116 = r7 + r115 * 4; r117 = (u64)r85 * 4ull; r118 = r11 + r115 * 1; r119 = r85;
 b7: // grid unrolled guard
 #line 10 "print.go"
-	r43 = r2 < r3; if (!r43) goto b27; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b22; r49 = r2; r51 = r49;
-	r52 = r116; r53 = *(i32 *)r52; r54 = r118; r55 = *(bool *)r54; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r51, (int)r53, (r55 ? "true" : "false")); r66 = (u64)r49 + (u64)r1;
+	r43 = r2 < r3; if (!r43) goto b24; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b19; r49 = r2;
+	r52 = r116; r53 = *(i32 *)r52; r54 = r118; r55 = *(bool *)r54;
+#line 10 "print.go"
+	r51 = r49;
+	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r51, (int)r53, (r55 ? "true" : "false")); r66 = (u64)r49 + (u64)r1; r86 = r52; r88 = r86 + r87 * 1; r60 = r88; r61 = *(i32 *)r60; r89 = r54; r91 = r89 + r90 * 1; r62 = r91; r63 = *(bool *)r62;
 #line 10 "print.go"
 	r59 = r66;
-	r86 = r52; r88 = r86 + r87 * 1; r60 = r88; r61 = *(i32 *)r60; r89 = r54; r91 = r89 + r90 * 1; r62 = r91; r63 = *(bool *)r62; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r59, (int)r61, (r63 ? "true" : "false")); r75 = (u64)r66 + (u64)r1;
+	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r59, (int)r61, (r63 ? "true" : "false")); r75 = (u64)r66 + (u64)r1; r92 = r52; r94 = r92 + r93 * 1; r69 = r94; r70 = *(i32 *)r69; r95 = r54; r97 = r95 + r96 * 1; r71 = r97; r72 = *(bool *)r71;
 #line 10 "print.go"
 	r68 = r75;
-	r92 = r52; r94 = r92 + r93 * 1; r69 = r94; r70 = *(i32 *)r69; r95 = r54; r97 = r95 + r96 * 1; r71 = r97; r72 = *(bool *)r71; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r68, (int)r70, (r72 ? "true" : "false")); r84 = (u64)r75 + (u64)r1;
+	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r68, (int)r70, (r72 ? "true" : "false")); r84 = (u64)r75 + (u64)r1;
 #line 10 "print.go"
 	r77 = r84;
 	r98 = r52; r100 = r98 + r99 * 1; r78 = r100; r79 = *(i32 *)r78; r101 = r54; r103 = r101 + r102 * 1; r80 = r103; r81 = *(bool *)r80; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r77, (int)r79, (r81 ? "true" : "false")); r2 = (u64)r2 + (u64)r85; r116 = r116 + r117 * 1; r118 = r118 + r119 * 1; goto b7;
-b22: // preheader
+b19: // preheader
 #line 10 "print.go"
 	r104 = r2; r105 = r7 + r104 * 4; r106 = r85; r107 = r11 + r104 * 1; r108 = r1;
-b23: // head
+b20: // head
 #line 10 "print.go"
-	r4 = r2 < r3; if (!r4) goto b27; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b24; r5 = r2;
 	r6 = r105; r9 = *(i32 *)r6; r10 = r107; r13 = *(bool *)r10; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r5, (int)r9, (r13 ? "true" : "false"));
 #line 10 "print.go"
-	r2 = (u64)r2 + (u64)r1; r105 = r105 + r106 * 1; r107 = r107 + r108 * 1; goto b23;
-b27: // exit
+	r2 = (u64)r2 + (u64)r1; r105 = r105 + r106 * 1; r107 = r107 + r108 * 1; goto b20;
+b24: // exit
 #line 10 "print.go"
 	return;
-b28: // preheader
+b25: // preheader
 #line 10 "print.go"
 	r109 = r2; r110 = r7 + r109 * 4; r111 = (u64)r1 * 4ull; r112 = r11 + r109 * 1; r113 = r1;
-b29: // head (checked)
+b26: // head (checked)
 #line 10 "print.go"
-	r16 = r2 < r3; if (!r16) goto b27; r17 = r2;
+	r16 = r2 < r3; if (!r16) goto b24; r17 = r2;
 	if ((u64)r17 >= (u64)r8) { qd_site = 0; qd_x = r17; qd_y = r8; goto qd_fault; } r18 = r110; r19 = *(i32 *)r18; if ((u64)r17 >= (u64)r12) { qd_site = 1; qd_x = r17; qd_y = r12; goto qd_fault; } r20 = r112; r21 = *(bool *)r20; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r17, (int)r19, (r21 ? "true" : "false"));
 #line 10 "print.go"
-	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r113 * 1; goto b29;
+	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r113 * 1; goto b26;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -98,7 +101,7 @@ extern "C" __global__ void PrintNoNewline_0(u8 p0, u64 p1) {
 	u8 r0 = 0;
 	u64 r1 = 0;
 #line 19 "print.go"
-	r0 = p0; r1 = p1; printf("%u%llu\n", (unsigned)r0, (unsigned long long)r1); return;
+	r1 = p1; r0 = p0; printf("%u%llu\n", (unsigned)r0, (unsigned long long)r1); return;
 }
 
 // Task 0 of kernel Printf(a []f32, b []f64, u []u32, n i64), parallel.
@@ -149,47 +152,50 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 26 "print.go"
-	r3 = p6;
-	r7 = p0; r8 = p1; r11 = p2; r12 = p3; r17 = p4; r18 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p1; r70 = (u64)r8; r71 = r2; r72 = (u64)r71; r73 = r72 < r70;
 #line 26 "print.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r70 = (u64)r8; r71 = r2; r72 = (u64)r71; r73 = r72 < r70; r74 = (u64)r3; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; r77 = r74 - 1ull; r78 = (u64)r2; r79 = r77 - r78; r80 = r70 - 1ull; r81 = r80 - r72; r82 = r79 <= r81; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; if (!r73) goto b30; if (!r76) goto b30; if (!r82) goto b30; if (!r84) goto b30; if (!r87) goto b30; if (!r89) goto b30; if (!r92) goto b30; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93;
-	r226 = r224; r229 = (u64)r1 * 8ull; r235 = r224; r250 = r229; r253 = (u64)r1 * 16ull; r259 = r229; r274 = (u64)r1 * 12ull; r277 = (u64)r1 * 24ull; r283 = r274; r309 = r2;
+	r3 = p6; r74 = (u64)r3; r77 = r74 - 1ull; r78 = (u64)r2; r79 = r77 - r78; r80 = r70 - 1ull; r81 = r80 - r72; r82 = r79 <= r81;
+	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b27; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b27; if (!r82) goto b27; if (!r84) goto b27; if (!r87) goto b27; if (!r89) goto b27; if (!r92) goto b27; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93; r226 = r224; r229 = (u64)r1 * 8ull; r235 = r224; r250 = r229; r253 = (u64)r1 * 16ull; r259 = r229; r274 = (u64)r1 * 12ull; r277 = (u64)r1 * 24ull; r283 = r274; r309 = r2;
 #line 26 "print.go"
 	r310 = r309; r311 = r7 + r310 * 4; r312 = (u64)r224 * 4ull; r313 = r11 + r310 * 8; r314 = (u64)r224 * 8ull; r315 = r17 + r310 * 4;
 b9: // grid unrolled guard
 #line 26 "print.go"
-	r94 = r2 < r3; if (!r94) goto b29; r98 = (u64)r2; r95 = r97 - r98; r96 = r95 > r99; if (!r96) goto b24; r100 = r2; r102 = r100;
-	r103 = r311; r104 = *(float *)r103; r105 = r313; r106 = *(double *)r105; r108 = r104; r109 = r315; r110 = *(u32 *)r109; r112 = r110; r114 = r110; r116 = r110; r124 = __umulhi(r116, 991146300u); r125 = r116 - r124; r126 = r125 >> 1; r127 = r126 + r124; r128 = r127 >> 4; r129 = r128 * 26u; r130 = r116 - r129; r117 = r130; r118 = r117 + 65u; r120 = r104; r121 = r120 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r102, (double)r104, (double)r106, (double)r108, (unsigned)r110, (unsigned)r112, (unsigned)r114, (unsigned)r118, (r121 ? "true" : "false"), (long long)r102); r161 = (u64)r100 + (u64)r1;
+	r94 = r2 < r3; if (!r94) goto b26; r98 = (u64)r2; r95 = r97 - r98; r96 = r95 > r99; if (!r96) goto b21; r100 = r2;
+	r103 = r311; r104 = *(float *)r103; r105 = r313; r106 = *(double *)r105; r108 = r104; r109 = r315; r110 = *(u32 *)r109; r112 = r110; r114 = r110; r116 = r110; r124 = __umulhi(r116, 991146300u); r125 = r116 - r124; r126 = r125 >> 1; r127 = r126 + r124; r128 = r127 >> 4; r129 = r128 * 26u; r130 = r116 - r129; r117 = r130; r118 = r117 + 65u; r120 = r104; r121 = r120 > 0x0p+00f;
+#line 26 "print.go"
+	r102 = r100;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r102, (double)r104, (double)r106, (double)r108, (unsigned)r110, (unsigned)r112, (unsigned)r114, (unsigned)r118, (r121 ? "true" : "false"), (long long)r102); r161 = (u64)r100 + (u64)r1; r225 = r103; r227 = r225 + r226 * 1; r133 = r227; r134 = *(float *)r133; r228 = r105; r230 = r228 + r229 * 1; r135 = r230; r136 = *(double *)r135; r138 = r134; r234 = r109; r236 = r234 + r235 * 1; r139 = r236; r140 = *(u32 *)r139; r142 = r140; r144 = r140; r146 = r140; r154 = __umulhi(r146, 991146300u); r155 = r146 - r154; r156 = r155 >> 1; r157 = r156 + r154; r158 = r157 >> 4; r159 = r158 * 26u; r160 = r146 - r159; r147 = r160; r148 = r147 + 65u; r150 = r134; r151 = r150 > 0x0p+00f;
 #line 26 "print.go"
 	r132 = r161;
-	r225 = r103; r227 = r225 + r226 * 1; r133 = r227; r134 = *(float *)r133; r228 = r105; r230 = r228 + r229 * 1; r135 = r230; r136 = *(double *)r135; r138 = r134; r234 = r109; r236 = r234 + r235 * 1; r139 = r236; r140 = *(u32 *)r139; r142 = r140; r144 = r140; r146 = r140; r154 = __umulhi(r146, 991146300u); r155 = r146 - r154; r156 = r155 >> 1; r157 = r156 + r154; r158 = r157 >> 4; r159 = r158 * 26u; r160 = r146 - r159; r147 = r160; r148 = r147 + 65u; r150 = r134; r151 = r150 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r132, (double)r134, (double)r136, (double)r138, (unsigned)r140, (unsigned)r142, (unsigned)r144, (unsigned)r148, (r151 ? "true" : "false"), (long long)r132); r192 = (u64)r161 + (u64)r1;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r132, (double)r134, (double)r136, (double)r138, (unsigned)r140, (unsigned)r142, (unsigned)r144, (unsigned)r148, (r151 ? "true" : "false"), (long long)r132); r192 = (u64)r161 + (u64)r1; r249 = r103; r251 = r249 + r250 * 1; r164 = r251; r165 = *(float *)r164; r252 = r105; r254 = r252 + r253 * 1; r166 = r254; r167 = *(double *)r166; r169 = r165; r258 = r109; r260 = r258 + r259 * 1; r170 = r260; r171 = *(u32 *)r170; r173 = r171; r175 = r171; r177 = r171; r185 = __umulhi(r177, 991146300u); r186 = r177 - r185; r187 = r186 >> 1; r188 = r187 + r185; r189 = r188 >> 4; r190 = r189 * 26u; r191 = r177 - r190; r178 = r191; r179 = r178 + 65u; r181 = r165; r182 = r181 > 0x0p+00f;
 #line 26 "print.go"
 	r163 = r192;
-	r249 = r103; r251 = r249 + r250 * 1; r164 = r251; r165 = *(float *)r164; r252 = r105; r254 = r252 + r253 * 1; r166 = r254; r167 = *(double *)r166; r169 = r165; r258 = r109; r260 = r258 + r259 * 1; r170 = r260; r171 = *(u32 *)r170; r173 = r171; r175 = r171; r177 = r171; r185 = __umulhi(r177, 991146300u); r186 = r177 - r185; r187 = r186 >> 1; r188 = r187 + r185; r189 = r188 >> 4; r190 = r189 * 26u; r191 = r177 - r190; r178 = r191; r179 = r178 + 65u; r181 = r165; r182 = r181 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r163, (double)r165, (double)r167, (double)r169, (unsigned)r171, (unsigned)r173, (unsigned)r175, (unsigned)r179, (r182 ? "true" : "false"), (long long)r163); r223 = (u64)r192 + (u64)r1;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r163, (double)r165, (double)r167, (double)r169, (unsigned)r171, (unsigned)r173, (unsigned)r175, (unsigned)r179, (r182 ? "true" : "false"), (long long)r163); r223 = (u64)r192 + (u64)r1;
 #line 26 "print.go"
 	r194 = r223;
 	r273 = r103; r275 = r273 + r274 * 1; r195 = r275; r196 = *(float *)r195; r276 = r105; r278 = r276 + r277 * 1; r197 = r278; r198 = *(double *)r197; r200 = r196; r282 = r109; r284 = r282 + r283 * 1; r201 = r284; r202 = *(u32 *)r201; r204 = r202; r206 = r202; r208 = r202; r216 = __umulhi(r208, 991146300u); r217 = r208 - r216; r218 = r217 >> 1; r219 = r218 + r216; r220 = r219 >> 4; r221 = r220 * 26u; r222 = r208 - r221; r209 = r222; r210 = r209 + 65u; r212 = r196; r213 = r212 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r194, (double)r196, (double)r198, (double)r200, (unsigned)r202, (unsigned)r204, (unsigned)r206, (unsigned)r210, (r213 ? "true" : "false"), (long long)r194); r2 = (u64)r2 + (u64)r224; r311 = r311 + r312 * 1; r313 = r313 + r314 * 1; r315 = r315 + r312 * 1; goto b9;
-b24: // preheader
+b21: // preheader
 #line 26 "print.go"
 	r297 = r2; r298 = r7 + r297 * 4; r299 = r224; r300 = r11 + r297 * 8; r301 = r229; r302 = r17 + r297 * 4;
-b25: // head
+b22: // head
 #line 26 "print.go"
-	r4 = r2 < r3; if (!r4) goto b29; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b26; r5 = r2;
 	r6 = r298; r9 = *(float *)r6; r10 = r300; r13 = *(double *)r10; r15 = r9; r16 = r302; r19 = *(u32 *)r16; r21 = r19; r23 = r19; r25 = r19; r33 = __umulhi(r25, 991146300u); r34 = r25 - r33; r35 = r34 >> 1; r36 = r35 + r33; r37 = r36 >> 4; r38 = r37 * 26u; r39 = r25 - r38; r26 = r39; r27 = r26 + 65u; r29 = r9; r30 = r29 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r5, (double)r9, (double)r13, (double)r15, (unsigned)r19, (unsigned)r21, (unsigned)r23, (unsigned)r27, (r30 ? "true" : "false"), (long long)r5);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r298 = r298 + r299 * 1; r300 = r300 + r301 * 1; r302 = r302 + r299 * 1; goto b25;
-b29: // exit
+	r2 = (u64)r2 + (u64)r1; r298 = r298 + r299 * 1; r300 = r300 + r301 * 1; r302 = r302 + r299 * 1; goto b22;
+b26: // exit
 #line 26 "print.go"
 	return;
-b30: // preheader
+b27: // preheader
 #line 26 "print.go"
 	r303 = r2; r304 = r7 + r303 * 4; r305 = (u64)r1 * 4ull; r306 = r11 + r303 * 8; r307 = (u64)r1 * 8ull; r308 = r17 + r303 * 4;
-b31: // head (checked)
+b28: // head (checked)
 #line 26 "print.go"
-	r40 = r2 < r3; if (!r40) goto b29; r41 = r2;
+	r40 = r2 < r3; if (!r40) goto b26; r41 = r2;
 	if ((u64)r41 >= (u64)r8) { qd_site = 0; qd_x = r41; qd_y = r8; goto qd_fault; } r42 = r304; r43 = *(float *)r42; if ((u64)r41 >= (u64)r12) { qd_site = 1; qd_x = r41; qd_y = r12; goto qd_fault; } r44 = r306; r45 = *(double *)r44; r47 = r43; if ((u64)r41 >= (u64)r18) { qd_site = 3; qd_x = r41; qd_y = r18; goto qd_fault; } r48 = r308; r49 = *(u32 *)r48; r51 = r49; r53 = r49; r55 = r49; r63 = __umulhi(r55, 991146300u); r64 = r55 - r63; r65 = r64 >> 1; r66 = r65 + r63; r67 = r66 >> 4; r68 = r67 * 26u; r69 = r55 - r68; r56 = r69; r57 = r56 + 65u; r59 = r43; r60 = r59 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r41, (double)r43, (double)r45, (double)r47, (unsigned)r49, (unsigned)r51, (unsigned)r53, (unsigned)r57, (r60 ? "true" : "false"), (long long)r41);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r304 = r304 + r305 * 1; r306 = r306 + r307 * 1; r308 = r308 + r305 * 1; goto b31;
+	r2 = (u64)r2 + (u64)r1; r304 = r304 + r305 * 1; r306 = r306 + r307 * 1; r308 = r308 + r305 * 1; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -224,47 +230,50 @@ extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 35 "print.go"
-	r3 = p2;
-	r7 = p0; r8 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
+	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 35 "print.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24; r28 = (u64)r3; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35; if (!r27) goto b26; if (!r30) goto b26; if (!r36) goto b26; r37 = (u64)r1 * 3ull; r84 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37;
-	r86 = (u64)r1 * 8ull; r92 = (u64)r1 * 16ull; r98 = (u64)r1 * 24ull; r109 = r2;
+	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
+	r7 = p0; if (!r27) goto b23; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b23; if (!r36) goto b23; r37 = (u64)r1 * 3ull; r84 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r86 = (u64)r1 * 8ull; r92 = (u64)r1 * 16ull; r98 = (u64)r1 * 24ull; r109 = r2;
 #line 35 "print.go"
 	r110 = r109; r111 = r7 + r110 * 8; r112 = (u64)r84 * 8ull;
 b5: // grid unrolled guard
 #line 35 "print.go"
-	r38 = r2 < r3; if (!r38) goto b25; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b20; r44 = r2; r46 = r44;
-	r47 = r111; r48 = *(i64 *)r47; r50 = r48; r51 = r50 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r46, (long long)r48, (r51 ? "true" : "false")); r63 = (u64)r44 + (u64)r1;
+	r38 = r2 < r3; if (!r38) goto b22; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b17; r44 = r2;
+	r47 = r111; r48 = *(i64 *)r47; r50 = r48; r51 = r50 < 0ll;
+#line 35 "print.go"
+	r46 = r44;
+	printf("a %lld %lld %s 1.5\n", (long long)r46, (long long)r48, (r51 ? "true" : "false")); r63 = (u64)r44 + (u64)r1; r85 = r47; r87 = r85 + r86 * 1; r56 = r87; r57 = *(i64 *)r56; r59 = r57; r60 = r59 < 0ll;
 #line 35 "print.go"
 	r55 = r63;
-	r85 = r47; r87 = r85 + r86 * 1; r56 = r87; r57 = *(i64 *)r56; r59 = r57; r60 = r59 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r55, (long long)r57, (r60 ? "true" : "false")); r73 = (u64)r63 + (u64)r1;
+	printf("a %lld %lld %s 1.5\n", (long long)r55, (long long)r57, (r60 ? "true" : "false")); r73 = (u64)r63 + (u64)r1; r91 = r47; r93 = r91 + r92 * 1; r66 = r93; r67 = *(i64 *)r66; r69 = r67; r70 = r69 < 0ll;
 #line 35 "print.go"
 	r65 = r73;
-	r91 = r47; r93 = r91 + r92 * 1; r66 = r93; r67 = *(i64 *)r66; r69 = r67; r70 = r69 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r65, (long long)r67, (r70 ? "true" : "false")); r83 = (u64)r73 + (u64)r1;
+	printf("a %lld %lld %s 1.5\n", (long long)r65, (long long)r67, (r70 ? "true" : "false")); r83 = (u64)r73 + (u64)r1;
 #line 35 "print.go"
 	r75 = r83;
 	r97 = r47; r99 = r97 + r98 * 1; r76 = r99; r77 = *(i64 *)r76; r79 = r77; r80 = r79 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r75, (long long)r77, (r80 ? "true" : "false")); r2 = (u64)r2 + (u64)r84; r111 = r111 + r112 * 1; goto b5;
-b20: // preheader
+b17: // preheader
 #line 35 "print.go"
 	r103 = r2; r104 = r7 + r103 * 8; r105 = r86;
-b21: // head
+b18: // head
 #line 35 "print.go"
-	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b22; r5 = r2;
 	r6 = r104; r9 = *(i64 *)r6; r11 = r9; r12 = r11 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r5, (long long)r9, (r12 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b21;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b18;
+b22: // exit
 #line 35 "print.go"
 	return;
-b26: // preheader
+b23: // preheader
 #line 35 "print.go"
 	r106 = r2; r107 = r7 + r106 * 8; r108 = (u64)r1 * 8ull;
-b27: // head (checked)
+b24: // head (checked)
 #line 35 "print.go"
-	r15 = r2 < r3; if (!r15) goto b25; r16 = r2;
+	r15 = r2 < r3; if (!r15) goto b22; r16 = r2;
 	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r107; r18 = *(i64 *)r17; r20 = r18; r21 = r20 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r16, (long long)r18, (r21 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -302,61 +311,61 @@ extern "C" __global__ void PrintHelper_1(char *p0, i64 p1) {
 	char *r4 = 0, *r11 = 0, *r28 = 0, *r36 = 0, *r45 = 0, *r54 = 0, *r59 = 0, *r60 = 0;
 	char *r61 = 0, *r63 = 0, *r64 = 0, *r66 = 0, *r67 = 0, *r69 = 0, *r71 = 0, *r74 = 0;
 #line 47 "print.go"
-	r4 = p0; r5 = p1; r3 = r5; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r14 = (u64)r1 * 3ull; r58 = (u64)r1 * 4ull; r19 = (u64)r3; r21 = (u64)r14;
-	r62 = (u64)r1 * 2ull; r65 = r58; r68 = (u64)r1 * 6ull; r73 = r2; r74 = r4 + r73 * 2; r75 = (u64)r58 * 2ull;
-b2: // grid unrolled guard
-#line 48 "print.go"
-	r15 = (u64)r2 + 1ull; r16 = r15 < r3; if (!r16) goto b37; r20 = (u64)r15; r17 = r19 - r20; r18 = r17 > r21; if (!r18) goto b29; r22 = r2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r14 = (u64)r1 * 3ull; r58 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r19 = (u64)r3; r21 = (u64)r14;
+	r62 = (u64)r1 * 2ull; r65 = r58; r68 = (u64)r1 * 6ull; r73 = r2;
 #line 47 "print.go"
-	r25 = r22; r26 = (u64)r25 + 1ull;
+	r4 = p0; r74 = r4 + r73 * 2; r75 = (u64)r58 * 2ull;
+b2: // grid unrolled guard
+#line 47 "print.go"
+	r15 = (u64)r2 + 1ull; r16 = r15 < r3; if (!r16) goto b34; r20 = (u64)r15; r17 = r19 - r20; r18 = r17 > r21; if (!r18) goto b26; r22 = r2; r25 = r22; r26 = (u64)r25 + 1ull;
 	r60 = r74; r28 = r60 + 2ll; r29 = *(u16 *)r28;
 #line 53 "print.go"
-	r30 = r29 > 100; if (!r30) goto b10;
+	r30 = r29 > 100; if (!r30) goto b9;
 	printf("%lld: %#o %c\n", (long long)r26, (unsigned)r29, (unsigned)r29);
-b10: // grid unrolled 1
+b9: // grid unrolled 1
 #line 54 "print.go"
 	r39 = (u64)r22 + (u64)r1;
 #line 47 "print.go"
 	r33 = r39; r34 = (u64)r33 + 1ull;
 	r61 = r60; r63 = r61 + r62 * 1; r36 = r63 + 2ll; r37 = *(u16 *)r36;
 #line 53 "print.go"
-	r38 = r37 > 100; if (!r38) goto b16;
+	r38 = r37 > 100; if (!r38) goto b14;
 	printf("%lld: %#o %c\n", (long long)r34, (unsigned)r37, (unsigned)r37);
-b16: // grid unrolled 2
+b14: // grid unrolled 2
 #line 54 "print.go"
 	r48 = (u64)r39 + (u64)r1;
 #line 47 "print.go"
 	r42 = r48; r43 = (u64)r42 + 1ull;
 	r64 = r60; r66 = r64 + r65 * 1; r45 = r66 + 2ll; r46 = *(u16 *)r45;
 #line 53 "print.go"
-	r47 = r46 > 100; if (!r47) goto b22;
+	r47 = r46 > 100; if (!r47) goto b19;
 	printf("%lld: %#o %c\n", (long long)r43, (unsigned)r46, (unsigned)r46);
-b22: // grid unrolled 3
+b19: // grid unrolled 3
 #line 54 "print.go"
 	r57 = (u64)r48 + (u64)r1;
 #line 47 "print.go"
 	r51 = r57; r52 = (u64)r51 + 1ull;
 	r67 = r60; r69 = r67 + r68 * 1; r54 = r69 + 2ll; r55 = *(u16 *)r54;
 #line 53 "print.go"
-	r56 = r55 > 100; if (!r56) goto b28;
+	r56 = r55 > 100; if (!r56) goto b25;
 	printf("%lld: %#o %c\n", (long long)r52, (unsigned)r55, (unsigned)r55);
-b28: // latch (grid unrolled 3)
+b25: // latch (grid unrolled 3)
 #line 54 "print.go"
 	r2 = (u64)r2 + (u64)r58; r74 = r74 + r75 * 1; goto b2;
-b29: // preheader
+b26: // preheader
 #line 47 "print.go"
 	r70 = r2; r71 = r4 + r70 * 2; r72 = r62;
-b30: // head
+b27: // head
 #line 47 "print.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b37; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34; r8 = r2; r9 = (u64)r8 + 1ull;
 	r59 = r71; r11 = r59 + 2ll; r12 = *(u16 *)r11;
 #line 53 "print.go"
-	r13 = r12 > 100; if (!r13) goto b36;
+	r13 = r12 > 100; if (!r13) goto b33;
 	printf("%lld: %#o %c\n", (long long)r9, (unsigned)r12, (unsigned)r12);
-b36: // latch
+b33: // latch
 #line 47 "print.go"
-	r2 = (u64)r2 + (u64)r1; r71 = r71 + r72 * 1; goto b30;
-b37: // exit
+	r2 = (u64)r2 + (u64)r1; r71 = r71 + r72 * 1; goto b27;
+b34: // exit
 #line 47 "print.go"
 	return;
 }

@@ -35,10 +35,10 @@ extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
 	char *r65 = 0, *r66 = 0;
 #line 8 "reduce.go"
-	r5 = p0; r6 = p1; r4 = r6;
+	r5 = p0;
 	r61 = p4;
 #line 8 "reduce.go"
-	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
+	r0 = (-0x0p+00f); r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r2 = (i64)((u64)gridDim.x * blockDim.x); r3 = (u64)r1 + (u64)(-1ll); r6 = p1; r4 = r6; r9 = (u64)r4; r12 = (u64)r2; r13 = r12 * 3ull;
 b2: // unrolled head
 #line 8 "reduce.go"
 	r7 = (u64)r3 + 1ull; r8 = r7 < r4; if (!r8) goto b25; r10 = (u64)r7; r11 = r9 - r10; r14 = r11 > r13; if (!r14) goto b20; r15 = r3; r16 = (u64)r15 + 1ull; r17 = r16 < r4;
@@ -183,7 +183,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 11 "reduce.go"
-	r1 = p2; r2 = p3; r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r0 = r1 + 0ll; *(float *)r0 = r5; return;
+	r3 = p4; r4 = r3 + 0ll; r5 = *(float *)r4; r2 = p3; if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; } r1 = p2; r0 = r1 + 0ll; *(float *)r0 = r5; return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -219,12 +219,11 @@ extern "C" __global__ void Range_0(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	char *r82 = 0, *r83 = 0, *r84 = 0, *r85 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 20 "reduce.go"
-	r5 = p2;
+#line 21 "reduce.go"
 	r15 = p0; r16 = p1;
 	r73 = p6;
 #line 20 "reduce.go"
-	r0 = 2147483647; r1 = (-2147483647 - 1); r2 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r3 = (i64)((u64)gridDim.x * blockDim.x); r4 = r2; r7 = (u64)r5; r10 = (u64)r3; r11 = r10 * 3ull;
+	r0 = 2147483647; r1 = (-2147483647 - 1); r2 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r3 = (i64)((u64)gridDim.x * blockDim.x); r4 = r2; r5 = p2; r7 = (u64)r5; r10 = (u64)r3; r11 = r10 * 3ull;
 b2: // unrolled head
 #line 20 "reduce.go"
 	r6 = r4 < r5; if (!r6) goto b21; r8 = (u64)r4; r9 = r7 - r8; r12 = r9 > r11; if (!r12) goto b16; r13 = r4;
@@ -337,7 +336,7 @@ extern "C" __global__ void Range_1(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	char *r68 = 0, *r69 = 0, *r71 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
 	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0;
 #line 20 "reduce.go"
-	r0 = p3; r1 = p6; r2 = r1 + 8ll; r3 = *(i64 *)r2; r4 = (i64)threadIdx.x; r5 = (i64)blockDim.x; r6 = 2147483647; r7 = (-2147483647 - 1); r70 = (u64)r4 * 2ull; r71 = r1 + r70 * 8; r72 = (u64)r5 * 2ull; r73 = (u64)r72 * 8ull;
+	r1 = p6; r2 = r1 + 8ll; r3 = *(i64 *)r2; r4 = (i64)threadIdx.x; r5 = (i64)blockDim.x; r6 = 2147483647; r7 = (-2147483647 - 1); r70 = (u64)r4 * 2ull; r71 = r1 + r70 * 8; r72 = (u64)r5 * 2ull; r73 = (u64)r72 * 8ull;
 b2: // combine head
 #line 20 "reduce.go"
 	r8 = r4 < r3; if (!r8) goto b10; r66 = r71; r11 = r66 + 32ll; r12 = *(i32 *)r11; r6 = r6 < r12 ? r6 : r12; r67 = r66; r15 = r67 + 40ll; r16 = *(i32 *)r15; r7 = r7 > r16 ? r7 : r16; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r74 = r4 < r3; if (!r74) goto b10; r79 = r71; r75 = r79 + 32ll; r76 = *(i32 *)r75; r6 = r6 < r76 ? r6 : r76; r80 = r79; r77 = r80 + 40ll; r78 = *(i32 *)r77; r7 = r7 > r78 ? r7 : r78; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r81 = r4 < r3; if (!r81) goto b10; r86 = r71; r82 = r86 + 32ll; r83 = *(i32 *)r82; r6 = r6 < r83 ? r6 : r83; r87 = r86; r84 = r87 + 40ll; r85 = *(i32 *)r84; r7 = r7 > r85 ? r7 : r85; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; r88 = r4 < r3; if (!r88) goto b10; r93 = r71; r89 = r93 + 32ll; r90 = *(i32 *)r89; r6 = r6 < r90 ? r6 : r90; r94 = r93; r91 = r94 + 40ll; r92 = *(i32 *)r91; r7 = r7 > r92 ? r7 : r92; r4 = (u64)r4 + (u64)r5; r71 = r71 + r73 * 1; goto b2;
@@ -385,7 +384,7 @@ b40: // reduction next (unrolled 3)
 	r55 = r55 >> 1; r124 = r55 != 0ll; if (r124) goto b29;
 b41: // reduction shuffled
 #line 20 "reduce.go"
-	r61 = r30; if (!r61) goto b43; r62 = r0 < r6 ? r0 : r6; r63 = r1 + 0ll; *(i32 *)r63 = r62; r64 = r0 > r7 ? r0 : r7; r65 = r1 + 16ll; *(i32 *)r65 = r64;
+	r61 = r30; if (!r61) goto b43; r0 = p3; r62 = r0 < r6 ? r0 : r6; r63 = r1 + 0ll; *(i32 *)r63 = r62; r64 = r0 > r7 ? r0 : r7; r65 = r1 + 16ll; *(i32 *)r65 = r64;
 b43: // exit
 #line 20 "reduce.go"
 	return;
@@ -402,13 +401,13 @@ extern "C" __global__ void Range_2(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	i64 r19 = 0, r21 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r15 = 0, *r17 = 0, *r18 = 0, *r20 = 0;
 #line 24 "reduce.go"
-	r4 = p4; r5 = p5; r3 = r5;
+	r5 = p5; r3 = r5;
 	r12 = p6; r13 = r12 + 16ll; r14 = *(i32 *)r13; r15 = r12 + 0ll; r16 = *(i32 *)r15;
 #line 24 "reduce.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 	r11 = (u32)r14 - (u32)r16;
 #line 24 "reduce.go"
-	r19 = r2; r20 = r4 + r19 * 4; r21 = (u64)r1 * 4ull;
+	r19 = r2; r4 = p4; r20 = r4 + r19 * 4; r21 = (u64)r1 * 4ull;
 b2: // head
 #line 24 "reduce.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b5;

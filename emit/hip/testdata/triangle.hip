@@ -45,48 +45,46 @@ extern "C" __global__ void LowerInclusive_0(char *p0, i64 p1, i64 p2, float p3, 
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 11 "triangle.go"
-	r0 = p2;
+	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b21; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r118 = r10 | r8; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b30; r122 = (u32)r10; r123 = (u32)r8; r124 = qd_div_u32(r122, r123); r117 = (u64)r124;
+b4: // setup
+#line 11 "triangle.go"
+	r14 = r117; r15 = r14 * r8; r13 = r10 - r15; r126 = r12 | r8; r127 = r126 >> 32; r128 = (u32)r127; r129 = r128 == 0u; if (!r129) goto b29; r130 = (u32)r12; r131 = (u32)r8; r132 = qd_div_u32(r130, r131); r125 = (u64)r132;
+b6: // setup
+#line 11 "triangle.go"
+	r16 = r125; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r63 = p2; r64 = (u64)r63 + (u64)(-1ll); r65 = (u64)r64 * (u64)r0; r66 = r65 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 13 "triangle.go"
-	r34 = p0; r35 = p1; r38 = p3;
+	r38 = p3; r35 = p1; r34 = p0; if (!r66) goto b22; r68 = r2; r67 = (u64)r64; r69 = __umul64hi(r67, r68); r70 = r69 == 0ull; if (!r70) goto b22; r73 = (u64)r65 + (u64)r64; r74 = r73 >= 0ll; if (!r74) goto b22; r77 = true; if (!r77) goto b22; r78 = (u64)r73; r60 = (u64)r35; r79 = r78 < r60; if (!r79) goto b22; r80 = p2; r81 = r80 <= 2147483647ll; r82 = (u64)r80 - 1ull; r83 = r82 <= 2147483647ll; r84 = (u64)r80 * (u64)r82; r85 = r84 <= 2147483647ll; r86 = (u64)r84 + (u64)r82; r87 = r86 <= 2147483647ll; r88 = r81 & r83; r89 = r88 & r85; r90 = r89 & r87; if (!r90) goto b22; r116 = (i32)r0;
+b14: // head (int32)
 #line 11 "triangle.go"
-	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r118 = r10 | r8; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b31; r122 = (u32)r10; r123 = (u32)r8; r124 = qd_div_u32(r122, r123); r117 = (u64)r124;
-b5: // setup
-#line 11 "triangle.go"
-	r14 = r117; r15 = r14 * r8; r13 = r10 - r15; r126 = r12 | r8; r127 = r126 >> 32; r128 = (u32)r127; r129 = r128 == 0u; if (!r129) goto b30; r130 = (u32)r12; r131 = (u32)r8; r132 = qd_div_u32(r130, r131); r125 = (u64)r132;
-b7: // setup
-#line 11 "triangle.go"
-	r16 = r125; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r60 = (u64)r35; r63 = p2; r64 = (u64)r63 + (u64)(-1ll); r65 = (u64)r64 * (u64)r0; r66 = r65 >= 0ll; r67 = (u64)r64; r68 = r2; r69 = __umul64hi(r67, r68); r70 = r69 == 0ull; r73 = (u64)r65 + (u64)r64; r74 = r73 >= 0ll; r77 = true; r78 = (u64)r73; r79 = r78 < r60; if (!r66) goto b23; if (!r70) goto b23; if (!r74) goto b23; if (!r77) goto b23; if (!r79) goto b23; r80 = p2; r81 = r80 <= 2147483647ll; r82 = (u64)r80 - 1ull; r83 = r82 <= 2147483647ll; r84 = (u64)r80 * (u64)r82; r85 = r84 <= 2147483647ll; r86 = (u64)r84 + (u64)r82; r87 = r86 <= 2147483647ll; r88 = r81 & r83; r89 = r88 & r85; r90 = r89 & r87; if (!r90) goto b23; r116 = (i32)r0;
-b15: // head (int32)
-#line 11 "triangle.go"
-	r97 = r19; r98 = r13; r99 = r98 < r8; if (!r99) goto b22; r100 = r97 < r3; if (!r100) goto b22; r114 = (u32)r97; r91 = r114; r92 = (i32)r91; r115 = (u32)r98; r93 = r115; r94 = (i32)r93; r105 = r94 <= r92; if (!r105) goto b19;
+	r97 = r19; r98 = r13; r99 = r98 < r8; if (!r99) goto b21; r100 = r97 < r3; if (!r100) goto b21; r114 = (u32)r97; r91 = r114; r92 = (i32)r91; r115 = (u32)r98; r93 = r115; r94 = (i32)r93; r105 = r94 <= r92; if (!r105) goto b18;
 #line 13 "triangle.go"
 	r95 = (u32)r92 * (u32)r116; r96 = (u32)r95 + (u32)r94; r109 = (i64)r96; r110 = r34 + r109 * 4; r111 = *(float *)r110; r112 = r111 * r38; r113 = r110; *(float *)r113 = r112;
-b19: // latch (int32)
+b18: // latch (int32)
 #line 11 "triangle.go"
-	r13 = r13 + r18; r106 = r13 >= r8; if (!r106) goto b21; r13 = r13 - r8; r19 = r19 + 1ull;
-b21: // stepped (int32)
+	r13 = r13 + r18; r106 = r13 >= r8; if (!r106) goto b20; r13 = r13 - r8; r19 = r19 + 1ull;
+b20: // stepped (int32)
 #line 11 "triangle.go"
-	r19 = r19 + r16; goto b15;
-b22: // exit
+	r19 = r19 + r16; goto b14;
+b21: // exit
 #line 11 "triangle.go"
 	return;
-b23: // head (checked if)
+b22: // head (checked if)
 #line 11 "triangle.go"
-	r43 = r19; r44 = r13; r45 = r44 < r8; if (!r45) goto b22; r46 = r43 < r3; if (!r46) goto b22; r47 = r43; r48 = (i64)r47; r49 = r44; r50 = (i64)r49; r51 = r50 <= r48; if (!r51) goto b27;
+	r43 = r19; r44 = r13; r45 = r44 < r8; if (!r45) goto b21; r46 = r43 < r3; if (!r46) goto b21; r47 = r43; r48 = (i64)r47; r49 = r44; r50 = (i64)r49; r51 = r50 <= r48; if (!r51) goto b26;
 #line 13 "triangle.go"
 	r54 = (u64)r48 * (u64)r0; r55 = (u64)r54 + (u64)r50; if ((u64)r55 >= (u64)r35) { qd_site = 0; qd_x = r55; qd_y = r35; goto qd_fault; } r56 = r34 + r55 * 4; r57 = *(float *)r56; r58 = r57 * r38; r59 = r56; *(float *)r59 = r58;
-b27: // latch (checked if)
+b26: // latch (checked if)
 #line 11 "triangle.go"
-	r13 = r13 + r18; r52 = r13 >= r8; if (!r52) goto b29; r13 = r13 - r8; r19 = r19 + 1ull;
-b29: // stepped (checked if)
+	r13 = r13 + r18; r52 = r13 >= r8; if (!r52) goto b28; r13 = r13 - r8; r19 = r19 + 1ull;
+b28: // stepped (checked if)
 #line 11 "triangle.go"
-	r19 = r19 + r16; goto b23;
+	r19 = r19 + r16; goto b22;
+b29: // divide in 64 bits
+#line 11 "triangle.go"
+	r125 = qd_div_u64(r12, r8); goto b6;
 b30: // divide in 64 bits
 #line 11 "triangle.go"
-	r125 = qd_div_u64(r12, r8); goto b7;
-b31: // divide in 64 bits
-#line 11 "triangle.go"
-	r117 = qd_div_u64(r10, r8); goto b5;
+	r117 = qd_div_u64(r10, r8); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -126,17 +124,15 @@ extern "C" __global__ void LowerStrict_0(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "triangle.go"
-	r0 = p2;
-#line 24 "triangle.go"
-	r35 = p0; r36 = p1;
-#line 22 "triangle.go"
-	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r4 = (u64)r0 + (u64)(-1ll); r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r130 = r9 | r7; r131 = r130 >> 32; r132 = (u32)r131; r133 = r132 == 0u; if (!r133) goto b31; r134 = (u32)r9; r135 = (u32)r7; r136 = qd_div_u32(r134, r135); r129 = (u64)r136;
+	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b22; r4 = (u64)r0 + (u64)(-1ll); r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r130 = r9 | r7; r131 = r130 >> 32; r132 = (u32)r131; r133 = r132 == 0u; if (!r133) goto b31; r134 = (u32)r9; r135 = (u32)r7; r136 = qd_div_u32(r134, r135); r129 = (u64)r136;
 b5: // setup
 #line 22 "triangle.go"
 	r13 = r129; r14 = r13 * r7; r12 = r9 - r14; r138 = r11 | r7; r139 = r138 >> 32; r140 = (u32)r139; r141 = r140 == 0u; if (!r141) goto b30; r142 = (u32)r11; r143 = (u32)r7; r144 = qd_div_u32(r142, r143); r137 = (u64)r144;
 b7: // setup
 #line 22 "triangle.go"
-	r15 = r137; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r56 = (u64)r36; r59 = p2; r60 = (u64)r59 + (u64)(-1ll); r61 = (u64)r60 * (u64)r0; r62 = r61 >= 0ll; r63 = (u64)r60; r64 = r2; r65 = __umul64hi(r63, r64); r66 = r65 == 0ull; r69 = (u64)r59 + (u64)(-2ll); r70 = (u64)r61 + (u64)r69; r71 = r70 >= 0ll; r74 = true; r75 = (u64)r70; r76 = r75 < r56; if (!r62) goto b23; if (!r66) goto b23; if (!r71) goto b23; if (!r74) goto b23; if (!r76) goto b23; r77 = p2; r78 = r77 <= 2147483647ll; r79 = (u64)r77 - 1ull; r94 = r79 >= (-2147483648ll); r80 = r79 <= 2147483647ll; r81 = (u64)r77 + (u64)(-1ll); r82 = r81 <= 2147483647ll; r83 = (u64)r81 - 1ull; r84 = r83 <= 2147483647ll; r85 = (u64)r77 * (u64)r79; r86 = r85 <= 2147483647ll; r87 = (u64)r79 - 1ull; r88 = r87 <= 2147483647ll; r89 = (u64)r85 + (u64)r87; r90 = r89 <= 2147483647ll; r91 = (u64)r87 * (u64)(-1ll); r92 = r91 >= (-2147483648ll); r93 = r91 <= 2147483647ll; r95 = r78 & r80; r96 = r95 & r82; r97 = r96 & r84; r98 = r97 & r86; r99 = r98 & r88; r100 = r99 & r90; r101 = r100 & r92; r102 = r101 & r93; r103 = r102 & r94; if (!r103) goto b23; r128 = (i32)r0;
+	r15 = r137; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r59 = p2; r60 = (u64)r59 + (u64)(-1ll); r61 = (u64)r60 * (u64)r0; r62 = r61 >= 0ll; r2 = (u64)r0; r3 = r2;
+#line 24 "triangle.go"
+	r36 = p1; r35 = p0; if (!r62) goto b23; r64 = r2; r63 = (u64)r60; r65 = __umul64hi(r63, r64); r66 = r65 == 0ull; if (!r66) goto b23; r69 = (u64)r59 + (u64)(-2ll); r70 = (u64)r61 + (u64)r69; r71 = r70 >= 0ll; if (!r71) goto b23; r74 = true; if (!r74) goto b23; r75 = (u64)r70; r56 = (u64)r36; r76 = r75 < r56; if (!r76) goto b23; r77 = p2; r78 = r77 <= 2147483647ll; r79 = (u64)r77 - 1ull; r94 = r79 >= (-2147483648ll); r80 = r79 <= 2147483647ll; r81 = (u64)r77 + (u64)(-1ll); r82 = r81 <= 2147483647ll; r83 = (u64)r81 - 1ull; r84 = r83 <= 2147483647ll; r85 = (u64)r77 * (u64)r79; r86 = r85 <= 2147483647ll; r87 = (u64)r79 - 1ull; r88 = r87 <= 2147483647ll; r89 = (u64)r85 + (u64)r87; r90 = r89 <= 2147483647ll; r91 = (u64)r87 * (u64)(-1ll); r92 = r91 >= (-2147483648ll); r93 = r91 <= 2147483647ll; r95 = r78 & r80; r96 = r95 & r82; r97 = r96 & r84; r98 = r97 & r86; r99 = r98 & r88; r100 = r99 & r90; r101 = r100 & r92; r102 = r101 & r93; r103 = r102 & r94; if (!r103) goto b23; r128 = (i32)r0;
 b15: // head (int32)
 #line 22 "triangle.go"
 	r111 = r18; r112 = r12; r113 = r112 < r7; if (!r113) goto b22; r114 = r111 < r3; if (!r114) goto b22; r126 = (u32)r111; r104 = r126; r105 = (i32)r104; r127 = (u32)r112; r106 = r127; r107 = (i32)r106; r119 = r107 < r105; if (!r119) goto b19;
@@ -208,17 +204,15 @@ extern "C" __global__ void UpperFrom_0(char *p0, i64 p1, i64 p2, char *p3) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 33 "triangle.go"
-	r0 = p2;
-#line 35 "triangle.go"
-	r41 = p0; r42 = p1;
-#line 33 "triangle.go"
-	r1 = r0 > 0ll; if (!r1) goto b22; r2 = (u64)r0; r3 = r2; r5 = 1ll < r0; if (!r5) goto b22; r7 = r2; r9 = r7 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r145 = r11 | r9; r146 = r145 >> 32; r147 = (u32)r146; r148 = r147 == 0u; if (!r148) goto b31; r149 = (u32)r11; r150 = (u32)r9; r151 = qd_div_u32(r149, r150); r144 = (u64)r151;
+	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b22; r5 = 1ll < r0; if (!r5) goto b22; r2 = (u64)r0; r7 = r2; r9 = r7 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r145 = r11 | r9; r146 = r145 >> 32; r147 = (u32)r146; r148 = r147 == 0u; if (!r148) goto b31; r149 = (u32)r11; r150 = (u32)r9; r151 = qd_div_u32(r149, r150); r144 = (u64)r151;
 b5: // setup
 #line 33 "triangle.go"
 	r15 = r144; r16 = r15 * r9; r14 = r11 - r16; r153 = r13 | r9; r154 = r153 >> 32; r155 = (u32)r154; r156 = r155 == 0u; if (!r156) goto b30; r157 = (u32)r13; r158 = (u32)r9; r159 = qd_div_u32(r157, r158); r152 = (u64)r159;
 b7: // setup
 #line 33 "triangle.go"
-	r17 = r152; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r64 = (u64)r42; r67 = p2; r68 = (u64)r67 + (u64)(-1ll); r69 = (u64)r68 * (u64)r0; r70 = r69 >= 0ll; r71 = (u64)r68; r72 = r2; r73 = __umul64hi(r71, r72); r74 = r73 == 0ull; r78 = (u64)r69 + (u64)r68; r79 = r78 >= 0ll; r82 = true; r83 = (u64)r78; r84 = r83 < r64; if (!r70) goto b23; if (!r74) goto b23; if (!r79) goto b23; if (!r82) goto b23; if (!r84) goto b23; r85 = p2; r86 = r85 <= 2147483647ll; r87 = (u64)r85 - 1ull; r88 = r87 <= 2147483647ll; r89 = (u64)r85 + (u64)(-1ll); r90 = r89 <= 2147483647ll; r91 = (u64)r89 - 1ull; r92 = r91 <= 2147483647ll; r93 = (u64)r91 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r87 + 1ull; r96 = r95 <= 2147483647ll; r97 = (u64)r85 * (u64)r87; r98 = r97 <= 2147483647ll; r99 = (u64)r97 + 1ull; r100 = r99 <= 2147483647ll; r101 = (u64)r99 + (u64)r91; r102 = r101 <= 2147483647ll; r103 = r86 & r88; r104 = r103 & r90; r105 = r104 & r92; r106 = r105 & r94; r107 = r106 & r96; r108 = r107 & r98; r109 = r108 & r100; r110 = r109 & r102; if (!r110) goto b23; r143 = (i32)r0;
+	r17 = r152; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r67 = p2; r68 = (u64)r67 + (u64)(-1ll); r69 = (u64)r68 * (u64)r0; r70 = r69 >= 0ll; r3 = r2;
+#line 35 "triangle.go"
+	r42 = p1; r41 = p0; if (!r70) goto b23; r72 = r2; r71 = (u64)r68; r73 = __umul64hi(r71, r72); r74 = r73 == 0ull; if (!r74) goto b23; r78 = (u64)r69 + (u64)r68; r79 = r78 >= 0ll; if (!r79) goto b23; r82 = true; if (!r82) goto b23; r83 = (u64)r78; r64 = (u64)r42; r84 = r83 < r64; if (!r84) goto b23; r85 = p2; r86 = r85 <= 2147483647ll; r87 = (u64)r85 - 1ull; r88 = r87 <= 2147483647ll; r89 = (u64)r85 + (u64)(-1ll); r90 = r89 <= 2147483647ll; r91 = (u64)r89 - 1ull; r92 = r91 <= 2147483647ll; r93 = (u64)r91 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r87 + 1ull; r96 = r95 <= 2147483647ll; r97 = (u64)r85 * (u64)r87; r98 = r97 <= 2147483647ll; r99 = (u64)r97 + 1ull; r100 = r99 <= 2147483647ll; r101 = (u64)r99 + (u64)r91; r102 = r101 <= 2147483647ll; r103 = r86 & r88; r104 = r103 & r90; r105 = r104 & r92; r106 = r105 & r94; r107 = r106 & r96; r108 = r107 & r98; r109 = r108 & r100; r110 = r109 & r102; if (!r110) goto b23; r143 = (i32)r0;
 b15: // head (int32)
 #line 33 "triangle.go"
 	r120 = r20; r121 = r14; r122 = r121 < r9; if (!r122) goto b22; r123 = r120 < r3; if (!r123) goto b22; r139 = (u32)r120; r111 = r139; r112 = (i32)r111; r140 = (u32)r121; r113 = r140 + 1u; r114 = (i32)r113; r115 = (u32)r112 + 1u; r129 = r114 >= r115; if (!r129) goto b19;

@@ -44,16 +44,17 @@ extern "C" __global__ void Move_0(char *p0, i64 p1, float p2) {
 	char *r67 = 0, *r68 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r83 = 0, *r84 = 0, *r86 = 0;
 	char *r89 = 0, *r92 = 0, *r95 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0, *r102 = 0;
 	char *r103 = 0, *r105 = 0, *r107 = 0, *r110 = 0;
-#line 17 "types.go"
-	r4 = p0; r5 = p1; r3 = r5;
 #line 20 "types.go"
 	r14 = p2;
 #line 17 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r94 = (u64)r1 * 4ull; r27 = (u64)r3; r29 = (u64)r22;
-	r98 = (u64)r1 * 24ull; r101 = (u64)r1 * 48ull; r104 = (u64)r1 * 72ull; r109 = r2; r110 = r4 + r109 * 24; r111 = (u64)r94 * 24ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r22 = (u64)r1 * 3ull; r94 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r27 = (u64)r3; r29 = (u64)r22;
+	r98 = (u64)r1 * 24ull; r101 = (u64)r1 * 48ull; r104 = (u64)r1 * 72ull; r109 = r2;
+#line 17 "types.go"
+	r4 = p0; r110 = r4 + r109 * 24; r111 = (u64)r94 * 24ull;
 b2: // grid unrolled guard
-#line 18 "types.go"
-	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b18; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b13; r96 = r110; r36 = r96 + 24ll;
+#line 17 "types.go"
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b18; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b13;
+	r96 = r110; r36 = r96 + 24ll;
 	r37 = r36 + 16ll; r38 = *(bool *)r37; if (!r38) goto b6;
 #line 11 "types.go"
 	r39 = r36 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r36 + 0ll; r43 = *(float *)r42; r44 = r43 + r41; r45 = r42; *(float *)r45 = r44;
@@ -134,12 +135,16 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r244 = 0, *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r254 = 0, *r256 = 0, *r258 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 34 "types.go"
-	r4 = p2; r5 = p3; r3 = r5;
-	r17 = p0; r18 = p1;
+#line 36 "types.go"
 	r34 = (char *)qdata_weights;
 #line 34 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r82 = (u64)r18; r83 = r2; r84 = (u64)r83 + 1ull; r85 = (u64)r84; r86 = r85 < r82; r87 = (u64)r3; r88 = r87 + 18446744073709551615ull; r89 = r88 + 4611686018427387904ull; r90 = r89 <= 9223372036854775808ull; r91 = r88 - 1ull; r92 = (u64)r2; r93 = r91 - r92; r94 = r82 - 1ull; r95 = r94 - r85; r96 = r93 <= r95; r97 = r18; r98 = (u64)r97 - 1ull; r99 = r98 < 1ll ? r98 : 1ll; r100 = (u64)r99; r101 = r100 < 9223372036854775808ull; r102 = p3; r103 = r102 < r98 ? r102 : r98; r104 = (u64)r103; r105 = r104 < r82; if (!r86) goto b33; if (!r90) goto b33; if (!r96) goto b33; if (!r101) goto b33; if (!r105) goto b33; r106 = (u64)r1 * 3ull; r222 = (u64)r1 * 4ull; r111 = r87; r113 = (u64)r106;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r18 = p1; r82 = (u64)r18; r83 = r2; r84 = (u64)r83 + 1ull; r85 = (u64)r84; r86 = r85 < r82;
+#line 34 "types.go"
+	r5 = p3; r3 = r5; r87 = (u64)r3; r88 = r87 + 18446744073709551615ull; r91 = r88 - 1ull; r92 = (u64)r2; r93 = r91 - r92; r94 = r82 - 1ull; r95 = r94 - r85; r96 = r93 <= r95; r97 = r18; r98 = (u64)r97 - 1ull;
+	r17 = p0;
+#line 34 "types.go"
+	r4 = p2; if (!r86) goto b27; r89 = r88 + 4611686018427387904ull; r90 = r89 <= 9223372036854775808ull; if (!r90) goto b27; if (!r96) goto b27; r99 = r98 < 1ll ? r98 : 1ll; r100 = (u64)r99; r101 = r100 < 9223372036854775808ull; if (!r101) goto b27; r102 = p3; r103 = r102 < r98 ? r102 : r98; r104 = (u64)r103; r105 = r104 < r82; if (!r105) goto b27; r106 = (u64)r1 * 3ull; r222 = (u64)r1 * 4ull; r111 = r87; r113 = (u64)r106;
 	r124 = r98; r230 = r222; r150 = r98;
 	r233 = r222;
 #line 35 "types.go"
@@ -150,50 +155,56 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r245 = r242; r255 = r2; r256 = r17 + r255 * 4; r257 = (u64)r222 * 4ull; r258 = r4 + r255 * 4;
 b7: // grid unrolled guard
 #line 36 "types.go"
-	r107 = (u64)r2 + 1ull; r108 = r107 < r3; if (!r108) goto b32; r112 = (u64)r107; r109 = r111 - r112; r110 = r109 > r113; if (!r110) goto b26; r114 = r2;
+	r107 = (u64)r2 + 1ull; r108 = r107 < r3; if (!r108) goto b26; r112 = (u64)r107; r109 = r111 - r112; r110 = r109 > r113; if (!r110) goto b20; r114 = r2;
+#line 35 "types.go"
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r227 = r256; r120 = r227 + 4ll; r121 = *(float *)r120; r54 = r121;
 #line 34 "types.go"
 	r117 = r114; r118 = (u64)r117 + 1ull;
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r227 = r256; r120 = r227 + 4ll; r121 = *(float *)r120; r54 = r121; r122 = (u64)r118 + 1ull; r125 = r122 < r124 ? r122 : r124; r126 = r17 + r125 * 4; r127 = *(float *)r126; r55 = r127; r128 = r54; r52 = r128; r129 = r55; r53 = r129;
+	r122 = (u64)r118 + 1ull; r125 = r122 < r124 ? r122 : r124; r126 = r17 + r125 * 4; r127 = *(float *)r126; r55 = r127; r128 = r54; r52 = r128; r129 = r55; r53 = r129;
 	r130 = r52; r131 = r130 * 0x1.8p-02f; r132 = r53; r133 = r132 * 0x1.8p-02f; r134 = r131 + r133; r135 = r134 * 0x1p+01f; r136 = r118 & 3ll; r137 = r34 + r136 * 4; r138 = *(float *)r137; r139 = r135 + r138; r228 = r258; r140 = r228 + 4ll; *(float *)r140 = r139; r167 = (u64)r114 + (u64)r1;
+#line 35 "types.go"
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r229 = r227; r231 = r229 + r230 * 1; r146 = r231 + 4ll; r147 = *(float *)r146; r54 = r147;
 #line 34 "types.go"
 	r143 = r167; r144 = (u64)r143 + 1ull;
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r229 = r227; r231 = r229 + r230 * 1; r146 = r231 + 4ll; r147 = *(float *)r146; r54 = r147; r148 = (u64)r144 + 1ull; r151 = r148 < r150 ? r148 : r150; r152 = r17 + r151 * 4; r153 = *(float *)r152; r55 = r153; r154 = r54; r52 = r154; r155 = r55; r53 = r155;
+	r148 = (u64)r144 + 1ull; r151 = r148 < r150 ? r148 : r150; r152 = r17 + r151 * 4; r153 = *(float *)r152; r55 = r153; r154 = r54; r52 = r154; r155 = r55; r53 = r155;
 	r156 = r52; r157 = r156 * 0x1.8p-02f; r158 = r53; r159 = r158 * 0x1.8p-02f; r160 = r157 + r159; r161 = r160 * 0x1p+01f; r162 = r144 & 3ll; r163 = r34 + r162 * 4; r164 = *(float *)r163; r165 = r161 + r164; r232 = r228; r234 = r232 + r233 * 1; r166 = r234 + 4ll; *(float *)r166 = r165; r194 = (u64)r167 + (u64)r1;
+#line 35 "types.go"
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r235 = r227; r237 = r235 + r236 * 1; r173 = r237 + 4ll; r174 = *(float *)r173; r54 = r174;
 #line 34 "types.go"
 	r170 = r194; r171 = (u64)r170 + 1ull;
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r235 = r227; r237 = r235 + r236 * 1; r173 = r237 + 4ll; r174 = *(float *)r173; r54 = r174; r175 = (u64)r171 + 1ull; r178 = r175 < r177 ? r175 : r177; r179 = r17 + r178 * 4; r180 = *(float *)r179; r55 = r180; r181 = r54; r52 = r181; r182 = r55; r53 = r182;
+	r175 = (u64)r171 + 1ull; r178 = r175 < r177 ? r175 : r177; r179 = r17 + r178 * 4; r180 = *(float *)r179; r55 = r180; r181 = r54; r52 = r181; r182 = r55; r53 = r182;
 	r183 = r52; r184 = r183 * 0x1.8p-02f; r185 = r53; r186 = r185 * 0x1.8p-02f; r187 = r184 + r186; r188 = r187 * 0x1p+01f; r189 = r171 & 3ll; r190 = r34 + r189 * 4; r191 = *(float *)r190; r192 = r188 + r191; r238 = r228; r240 = r238 + r239 * 1; r193 = r240 + 4ll; *(float *)r193 = r192; r221 = (u64)r194 + (u64)r1;
 #line 34 "types.go"
 	r197 = r221; r198 = (u64)r197 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r241 = r227; r243 = r241 + r242 * 1; r200 = r243 + 4ll; r201 = *(float *)r200; r54 = r201; r202 = (u64)r198 + 1ull; r205 = r202 < r204 ? r202 : r204; r206 = r17 + r205 * 4; r207 = *(float *)r206; r55 = r207; r208 = r54; r52 = r208; r209 = r55; r53 = r209;
 	r210 = r52; r211 = r210 * 0x1.8p-02f; r212 = r53; r213 = r212 * 0x1.8p-02f; r214 = r211 + r213; r215 = r214 * 0x1p+01f; r216 = r198 & 3ll; r217 = r34 + r216 * 4; r218 = *(float *)r217; r219 = r215 + r218; r244 = r228; r246 = r244 + r245 * 1; r220 = r246 + 4ll; *(float *)r220 = r219; r2 = (u64)r2 + (u64)r222; r256 = r256 + r257 * 1; r258 = r258 + r257 * 1; goto b7;
-b26: // preheader
+b20: // preheader
 #line 35 "types.go"
 	r23 = r98;
 #line 34 "types.go"
 	r247 = r2; r248 = r17 + r247 * 4; r249 = r222; r250 = r4 + r247 * 4;
-b27: // head
+b21: // head
 #line 34 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b32; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26; r8 = r2; r9 = (u64)r8 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r223 = r248; r16 = r223 + 4ll; r19 = *(float *)r16; r54 = r19; r21 = (u64)r9 + 1ull; r24 = r21 < r23 ? r21 : r23; r25 = r17 + r24 * 4; r26 = *(float *)r25; r55 = r26; r27 = r54; r52 = r27; r30 = r55; r53 = r30;
 	r32 = r52; r36 = r32 * 0x1.8p-02f; r38 = r53; r41 = r38 * 0x1.8p-02f; r42 = r36 + r41; r46 = r42 * 0x1p+01f; r47 = r9 & 3ll; r48 = r34 + r47 * 4; r49 = *(float *)r48; r50 = r46 + r49; r224 = r250; r51 = r224 + 4ll; *(float *)r51 = r50;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r248 = r248 + r249 * 1; r250 = r250 + r249 * 1; goto b27;
-b32: // exit
+	r2 = (u64)r2 + (u64)r1; r248 = r248 + r249 * 1; r250 = r250 + r249 * 1; goto b21;
+b26: // exit
 #line 34 "types.go"
 	return;
-b33: // preheader
+b27: // preheader
 #line 35 "types.go"
 	r65 = r98;
 #line 34 "types.go"
 	r251 = r2; r252 = r17 + r251 * 4; r253 = (u64)r1 * 4ull; r254 = r4 + r251 * 4;
-b34: // head (checked)
+b28: // head (checked)
 #line 34 "types.go"
-	r56 = (u64)r2 + 1ull; r57 = r56 < r3; if (!r57) goto b32; r58 = r2; r59 = (u64)r58 + 1ull;
+	r56 = (u64)r2 + 1ull; r57 = r56 < r3; if (!r57) goto b26; r58 = r2; r59 = (u64)r58 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; if ((u64)r59 >= (u64)r18) { qd_site = 0; qd_x = r59; qd_y = r18; goto qd_fault; } r225 = r252; r61 = r225 + 4ll; r62 = *(float *)r61; r54 = r62; r63 = (u64)r59 + 1ull; r66 = r63 < r65 ? r63 : r65; if ((u64)r66 >= (u64)r18) { qd_site = 1; qd_x = r66; qd_y = r18; goto qd_fault; } r67 = r17 + r66 * 4; r68 = *(float *)r67; r55 = r68; r69 = r54; r52 = r69; r70 = r55; r53 = r70;
 	r71 = r52; r72 = r71 * 0x1.8p-02f; r73 = r53; r74 = r73 * 0x1.8p-02f; r75 = r72 + r74; r76 = r75 * 0x1p+01f; r77 = r59 & 3ll; r78 = r34 + r77 * 4; r79 = *(float *)r78; r80 = r76 + r79; r226 = r254; r81 = r226 + 4ll; *(float *)r81 = r80;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r252 = r252 + r253 * 1; r254 = r254 + r253 * 1; goto b34;
+	r2 = (u64)r2 + (u64)r1; r252 = r252 + r253 * 1; r254 = r254 + r253 * 1; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -251,10 +262,13 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 44 "types.go"
-	r4 = p0; r5 = p1; r3 = r5;
-	r12 = p2; r13 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+	r13 = p3; r248 = (u64)r13; r249 = r2; r250 = (u64)r249 + 1ull; r251 = (u64)r250; r252 = r251 < r248;
 #line 44 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r248 = (u64)r13; r249 = r2; r250 = (u64)r249 + 1ull; r251 = (u64)r250; r252 = r251 < r248; r253 = (u64)r3; r254 = r253 + 18446744073709551615ull; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; r257 = r254 - 1ull; r258 = (u64)r2; r259 = r257 - r258; r260 = r248 - 1ull; r261 = r260 - r251; r262 = r259 <= r261; if (!r252) goto b35; if (!r256) goto b35; if (!r262) goto b35; r269 = r2; r270 = r12 + r269 * 8; r271 = (u64)r1 * 8ull; r272 = r4 + r269 * 8;
+	r5 = p1; r3 = r5; r253 = (u64)r3; r254 = r253 + 18446744073709551615ull; r257 = r254 - 1ull; r258 = (u64)r2; r259 = r257 - r258; r260 = r248 - 1ull; r261 = r260 - r251; r262 = r259 <= r261;
+	r12 = p2;
+#line 44 "types.go"
+	r4 = p0; if (!r252) goto b35; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b35; if (!r262) goto b35; r269 = r2; r270 = r12 + r269 * 8; r271 = (u64)r1 * 8ull; r272 = r4 + r269 * 8;
 b5: // head
 #line 44 "types.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34;
@@ -384,17 +398,15 @@ extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 53 "types.go"
-	r0 = p3; r4 = p2;
-#line 55 "types.go"
-	r34 = p0; r35 = p1;
-#line 53 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b20; r2 = (u64)r0; r3 = r2; r5 = r4 > 0ll; if (!r5) goto b20; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b29; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
+	r0 = p3; r1 = r0 > 0ll; if (!r1) goto b20; r4 = p2; r5 = r4 > 0ll; if (!r5) goto b20; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b29; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
 b5: // setup
 #line 53 "types.go"
 	r13 = r79; r14 = r13 * r7; r12 = r9 - r14; r88 = r11 | r7; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b28; r92 = (u32)r11; r93 = (u32)r7; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
 b7: // setup
 #line 53 "types.go"
-	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r57 = (u64)r35; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r64 = (u64)r61; r65 = r6; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; r76 = true; r77 = (u64)r72; r78 = r77 < r57; if (!r63) goto b21; if (!r67) goto b21; if (!r73) goto b21; if (!r76) goto b21; if (!r78) goto b21;
+	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r2 = (u64)r0; r3 = r2;
+#line 55 "types.go"
+	r35 = p1; r34 = p0; if (!r63) goto b21; r65 = r6; r64 = (u64)r61; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; if (!r67) goto b21; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; if (!r73) goto b21; r76 = true; if (!r76) goto b21; r77 = (u64)r72; r57 = (u64)r35; r78 = r77 < r57; if (!r78) goto b21;
 b13: // head
 #line 53 "types.go"
 	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b20; r22 = r19 < r3; if (!r22) goto b20; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25;
@@ -458,17 +470,17 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 65 "types.go"
-	r1 = p2; r2 = p3; r0 = r2; r6 = p4; r7 = p5;
-#line 67 "types.go"
-	r42 = p0; r43 = p1;
-#line 65 "types.go"
-	r3 = r0 > 0ll; if (!r3) goto b22; r4 = (u64)r0; r5 = r4; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b33; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r2 = p3; r0 = r2; r3 = r0 > 0ll; if (!r3) goto b22; r7 = p5; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b33; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
 b5: // setup
 #line 65 "types.go"
 	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b32; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
 b7: // setup
 #line 65 "types.go"
-	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r69 = (u64)r43; r70 = r7; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r77 = (u64)r74; r78 = (u64)r70; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; r89 = true; r90 = (u64)r85; r91 = r90 < r69; if (!r76) goto b23; if (!r80) goto b23; if (!r86) goto b23; if (!r89) goto b23; if (!r91) goto b23;
+	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r70 = r7; r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r4 = (u64)r0; r5 = r4;
+#line 67 "types.go"
+	r43 = p1; r42 = p0;
+#line 65 "types.go"
+	r6 = p4; r1 = p2; if (!r76) goto b23; r78 = (u64)r70; r77 = (u64)r74; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; if (!r80) goto b23; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; if (!r86) goto b23; r89 = true; if (!r89) goto b23; r90 = (u64)r85; r69 = (u64)r43; r91 = r90 < r69; if (!r91) goto b23;
 #line 67 "types.go"
 	r33 = r7;
 b14: // head
@@ -545,17 +557,15 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 78 "types.go"
-	r1 = p3; r5 = p2; r67 = p6;
-#line 80 "types.go"
-	r77 = p0; r78 = p1;
-#line 78 "types.go"
-	r0 = (-0x0p+00f); r2 = r1 > 0ll; if (!r2) goto b22; r3 = (u64)r1; r4 = r3; r6 = r5 > 0ll; if (!r6) goto b22; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b68; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r67 = p6; r0 = (-0x0p+00f); r1 = p3; r2 = r1 > 0ll; if (!r2) goto b22; r5 = p2; r6 = r5 > 0ll; if (!r6) goto b22; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b68; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
 b5: // setup
 #line 78 "types.go"
 	r14 = r127; r15 = r14 * r8; r13 = r10 - r15; r136 = r12 | r8; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b67; r140 = (u32)r12; r141 = (u32)r8; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
 b7: // setup
 #line 78 "types.go"
-	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r104 = (u64)r78; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r111 = (u64)r108; r112 = r7; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; r123 = true; r124 = (u64)r119; r125 = r124 < r104; if (!r110) goto b58; if (!r114) goto b58; if (!r120) goto b58; if (!r123) goto b58; if (!r125) goto b58;
+	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r3 = (u64)r1; r4 = r3;
+#line 80 "types.go"
+	r78 = p1; r77 = p0; if (!r110) goto b58; r112 = r7; r111 = (u64)r108; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; if (!r114) goto b58; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; if (!r120) goto b58; r123 = true; if (!r123) goto b58; r124 = (u64)r119; r104 = (u64)r78; r125 = r124 < r104; if (!r125) goto b58;
 b13: // head
 #line 78 "types.go"
 	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b22; r23 = r20 < r4; if (!r23) goto b22; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26;
@@ -735,13 +745,9 @@ extern "C" __global__ void NestSum_2(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 77 "types.go"
-	r1 = p6;
+	r1 = p6; r2 = r1 + 0ll; r3 = *(float *)r2; r0 = r3;
 #line 83 "types.go"
-	r5 = p4; r6 = p5;
-#line 77 "types.go"
-	r2 = r1 + 0ll; r3 = *(float *)r2; r0 = r3;
-#line 83 "types.go"
-	if ((u64)0ll >= (u64)r6) { qd_site = 1; qd_x = 0ll; qd_y = r6; goto qd_fault; } r4 = r5 + 0ll; *(float *)r4 = r0; return;
+	r6 = p5; if ((u64)0ll >= (u64)r6) { qd_site = 1; qd_x = 0ll; qd_y = r6; goto qd_fault; } r5 = p4; r4 = r5 + 0ll; *(float *)r4 = r0; return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -790,81 +796,101 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r205 = 0, *r208 = 0, *r210 = 0, *r216 = 0, *r218 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+	r203 = p0;
+	r204 = p1;
+	r205 = r203 + r204 * 4;
+	r206 = (u64)r203;
+	r207 = (u64)r205;
+	r208 = p2;
+	r209 = p3;
+	r210 = r208 + r209 * 4;
+	r211 = (u64)r208;
+	r212 = (u64)r210;
+	r213 = r207 <= r211;
+	r214 = r212 <= r206;
+	r215 = r213 | r214;
+	r216 = p4;
+	r217 = p5;
+	r218 = r216 + r217 * 4;
+	r219 = (u64)r216;
+	r220 = (u64)r218;
+	r221 = r207 <= r219;
+	r222 = r220 <= r206;
+	r223 = r221 | r222;
+	r224 = r215 & r223;
 #line 92 "types.go"
-	r0 = p6;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b71; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b83; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+b4: // setup
+#line 92 "types.go"
+	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b82; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+b6: // setup
+#line 92 "types.go"
+	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 95 "types.go"
-	r37 = p2; r38 = p3; r43 = p4; r44 = p5; r48 = p0; r49 = p1; r203 = p0; r204 = p1; r205 = r203 + r204 * 4; r206 = (u64)r203; r207 = (u64)r205; r208 = p2; r209 = p3; r210 = r208 + r209 * 4; r211 = (u64)r208; r212 = (u64)r210; r213 = r207 <= r211; r214 = r212 <= r206; r215 = r213 | r214; r216 = p4; r217 = p5; r218 = r216 + r217 * 4; r219 = (u64)r216; r220 = (u64)r218; r221 = r207 <= r219; r222 = r220 <= r206; r223 = r221 | r222; r224 = r215 & r223;
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b72; r95 = r5; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b72; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b72; r104 = true; if (!r104) goto b72; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b72; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
+b13: // head
 #line 92 "types.go"
-	r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r3 = r2; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b84; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
-b5: // setup
-#line 92 "types.go"
-	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b83; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
-b7: // setup
-#line 92 "types.go"
-	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r87 = (u64)r49; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r94 = (u64)r91; r95 = r5; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; r104 = true; r105 = (u64)r100; r106 = r105 < r87; if (!r93) goto b73; if (!r97) goto b73; if (!r101) goto b73; if (!r104) goto b73; if (!r106) goto b73; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
-b14: // head
-#line 92 "types.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b72; r21 = r18 < r3; if (!r21) goto b72; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; r136 = r135 - r127; r137 = r134 <= r136; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; r144 = r143 - r141; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; r152 = r149 * r134; r153 = r152 <= r144; if (!r128) goto b69; if (!r131) goto b69; if (!r137) goto b69; if (!r142) goto b69; if (!r151) goto b69; if (!r153) goto b69;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b71; r21 = r18 < r3; if (!r21) goto b71; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; if (!r128) goto b68; if (!r131) goto b68; r136 = r135 - r127; r137 = r134 <= r136; if (!r137) goto b68; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; if (!r142) goto b68; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; if (!r151) goto b68; r152 = r149 * r134; r144 = r143 - r141; r153 = r152 <= r144; if (!r153) goto b68;
 #line 95 "types.go"
-	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b49; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
-b26: // unroll guard
+	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b48; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
+b25: // unroll guard
 #line 95 "types.go"
-	r228 = r29 < r227; if (!r228) goto b43; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b26;
-b43: // rangeint.body
+	r228 = r29 < r227; if (!r228) goto b42; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b25;
+b42: // rangeint.body
 #line 95 "types.go"
-	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b45; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b43;
-b45: // accumulators stored
+	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b44; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b42;
+b44: // accumulators stored
 #line 95 "types.go"
 	*(float *)r47 = r225;
-b46: // latch
+b45: // latch
 #line 92 "types.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
-b48: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b47; r11 = r11 - r6; r17 = r17 + 1ull;
+b47: // stepped
 #line 92 "types.go"
-	r17 = r17 + r14; goto b14;
-b49: // unroll setup
+	r17 = r17 + r14; goto b13;
+b48: // unroll setup
 #line 92 "types.go"
 	r229 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r230 = (u64)r229 - 8ull;
-b50: // unroll guard
+b49: // unroll guard
 #line 92 "types.go"
-	r231 = r29 < r230; if (!r231) goto b67;
+	r231 = r29 < r230; if (!r231) goto b66;
 #line 95 "types.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b50;
-b67: // rangeint.body (slices overlap)
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b49;
+b66: // rangeint.body (slices overlap)
 #line 95 "types.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b46; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b67;
-b69: // preheader
+	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b45; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b66;
+b68: // preheader
 #line 95 "types.go"
 	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r107; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
-b70: // rangeint.body (checked)
+b69: // rangeint.body (checked)
 #line 95 "types.go"
-	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b46; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b70;
-b72: // exit
+	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b45; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b69;
+b71: // exit
 #line 95 "types.go"
 	return;
-b73: // preheader
+b72: // preheader
 #line 95 "types.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b74: // head (checked if)
+b73: // head (checked if)
 #line 92 "types.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b72; r60 = r57 < r3; if (!r60) goto b72; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b71; r60 = r57 < r3; if (!r60) goto b71; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 95 "types.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b78: // rangeint.body (checked if)
+b77: // rangeint.body (checked if)
 #line 95 "types.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b80; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b78;
-b80: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b79; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b77;
+b79: // latch (checked if)
 #line 92 "types.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b82; r11 = r11 - r6; r17 = r17 + 1ull;
-b82: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b81; r11 = r11 - r6; r17 = r17 + 1ull;
+b81: // stepped (checked if)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b74;
+	r17 = r17 + r14; goto b73;
+b82: // divide in 64 bits
+#line 92 "types.go"
+	r186 = qd_div_u64(r10, r6); goto b6;
 b83: // divide in 64 bits
 #line 92 "types.go"
-	r186 = qd_div_u64(r10, r6); goto b7;
-b84: // divide in 64 bits
-#line 92 "types.go"
-	r178 = qd_div_u64(r8, r6); goto b5;
+	r178 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -928,11 +954,7 @@ extern "C" __global__ void NestStencil_0(char *p0, i64 p1, char *p2, i64 p3, i64
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 107 "types.go"
-	r0 = p5; r5 = p4;
-#line 109 "types.go"
-	r38 = p2; r39 = p3; r60 = p0; r61 = p1;
-#line 107 "types.go"
-	r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b36; r3 = (u64)r1; r4 = r3 - 1ull;
+	r0 = p5; r1 = (u64)r0 - 1ull; r2 = r1 > 1ll; if (!r2) goto b36; r3 = (u64)r1; r4 = r3 - 1ull; r5 = p4;
 	r6 = (u64)r5 - 1ull;
 #line 107 "types.go"
 	r7 = r6 > 1ll; if (!r7) goto b36; r8 = (u64)r6; r9 = r8 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r321 = r11 | r9; r322 = r321 >> 32; r323 = (u32)r322; r324 = r323 == 0u; if (!r324) goto b47; r325 = (u32)r11; r326 = (u32)r9; r327 = qd_div_u32(r325, r326); r320 = (u64)r327;
@@ -941,7 +963,9 @@ b5: // setup
 	r15 = r320; r16 = r15 * r9; r14 = r11 - r16; r329 = r13 | r9; r330 = r329 >> 32; r331 = (u32)r330; r332 = r331 == 0u; if (!r332) goto b46; r333 = (u32)r13; r334 = (u32)r9; r335 = qd_div_u32(r333, r334); r328 = (u64)r335;
 b7: // setup
 #line 107 "types.go"
-	r17 = r328; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r101 = (u64)r39; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll; r108 = (u64)r105; r109 = (u64)r5; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; r112 = r5; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; r118 = (u64)r112 + 1ull; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r125 = r124 < r101; r126 = (u64)r116 + 1ull; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; r131 = (u64)r126; r132 = r131 < r101; r134 = (u64)r104 + (u64)(-3ll); r135 = (u64)r134 * (u64)r5; r136 = r135 >= 0ll; r137 = (u64)r134; r138 = __umul64hi(r137, r109); r139 = r138 == 0ull; r142 = (u64)r135 + (u64)r115; r143 = r142 >= 0ll; r146 = true; r147 = (u64)r142; r148 = r147 < r101; r150 = (u64)r104 + (u64)(-1ll); r151 = (u64)r150 * (u64)r5; r153 = (u64)r150; r154 = __umul64hi(r153, r109); r155 = r154 == 0ull; r156 = (u64)r5 * 2ull; r157 = r156 >= 0ll; r158 = (u64)r151 + (u64)r115; r159 = r158 >= 0ll; r160 = (u64)r156 + 1ull; r161 = (u64)r160; r162 = r161 < 9223372036854775808ull; r163 = (u64)r158; r164 = r163 < r101; r165 = (u64)r61; r166 = (u64)r118; r167 = r166 < 9223372036854775808ull; r168 = (u64)r116; r169 = r168 < r165; if (!r107) goto b37; if (!r111) goto b37; if (!r117) goto b37; if (!r122) goto b37; if (!r125) goto b37; if (!r130) goto b37; if (!r132) goto b37; if (!r136) goto b37; if (!r139) goto b37; if (!r143) goto b37; if (!r146) goto b37; if (!r148) goto b37; if (!r155) goto b37; if (!r157) goto b37; if (!r159) goto b37; if (!r162) goto b37; if (!r164) goto b37; if (!r167) goto b37; if (!r169) goto b37; r174 = p5; r175 = r174 <= 2147483647ll; r176 = (u64)r174 + (u64)(-2ll); r177 = r176 <= 2147483647ll; r178 = (u64)r176 - 1ull; r179 = r178 <= 2147483647ll; r180 = (u64)r178 + 1ull; r181 = r180 <= 2147483647ll; r182 = p4; r183 = r182 <= 2147483647ll; r184 = (u64)r182 + (u64)(-2ll); r185 = r184 <= 2147483647ll; r186 = (u64)r184 - 1ull; r187 = r186 <= 2147483647ll; r188 = (u64)r186 + 1ull; r189 = r188 <= 2147483647ll; r190 = (u64)r174 + (u64)(-1ll); r191 = r190 <= 2147483647ll; r192 = (u64)r182 + (u64)(-1ll); r193 = r192 <= 2147483647ll; r194 = (u64)r182 * (u64)r178; r195 = r194 <= 2147483647ll; r196 = (u64)r182 + (u64)r194; r197 = r196 <= 2147483647ll; r198 = (u64)r182 + 1ull; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + (u64)r194; r201 = r200 <= 2147483647ll; r202 = (u64)r200 + (u64)r186; r203 = r202 <= 2147483647ll; r204 = (u64)r196 + (u64)r186; r205 = r204 <= 2147483647ll; r206 = (u64)r182 + 2ull; r207 = r206 <= 2147483647ll; r208 = (u64)r206 + (u64)r194; r209 = r208 <= 2147483647ll; r210 = (u64)r208 + (u64)r186; r211 = r210 <= 2147483647ll; r212 = (u64)r194 + 1ull; r213 = r212 <= 2147483647ll; r214 = (u64)r212 + (u64)r186; r215 = r214 <= 2147483647ll; r216 = (u64)r178 + 2ull; r217 = r216 <= 2147483647ll; r218 = (u64)r182 * 2ull; r219 = r218 <= 2147483647ll; r220 = (u64)r218 + (u64)r194; r221 = r220 <= 2147483647ll; r222 = (u64)r218 + 1ull; r223 = r222 <= 2147483647ll; r224 = (u64)r222 + (u64)r194; r225 = r224 <= 2147483647ll; r226 = (u64)r224 + (u64)r186; r227 = r226 <= 2147483647ll; r228 = r175 & r177; r229 = r228 & r179; r230 = r229 & r181; r231 = r230 & r183; r232 = r231 & r185; r233 = r232 & r187; r234 = r233 & r189; r235 = r234 & r191; r236 = r235 & r193; r237 = r236 & r195; r238 = r237 & r197; r239 = r238 & r199; r240 = r239 & r201; r241 = r240 & r203; r242 = r241 & r205; r243 = r242 & r207; r244 = r243 & r209; r245 = r244 & r211; r246 = r245 & r213; r247 = r246 & r215; r248 = r247 & r217; r249 = r248 & r219; r250 = r249 & r221; r251 = r250 & r223; r252 = r251 & r225; r253 = r252 & r227; if (!r253) goto b37; r317 = (i32)r5; r318 = r317; r319 = r317;
+	r17 = r328; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r104 = p5; r105 = (u64)r104 + (u64)(-2ll); r106 = (u64)r105 * (u64)r5; r107 = r106 >= 0ll;
+#line 109 "types.go"
+	r61 = p1; r60 = p0; r39 = p3; r38 = p2; if (!r107) goto b37; r109 = (u64)r5; r108 = (u64)r105; r110 = __umul64hi(r108, r109); r111 = r110 == 0ull; if (!r111) goto b37; r114 = p4; r115 = (u64)r114 + (u64)(-2ll); r116 = (u64)r106 + (u64)r115; r117 = r116 >= 0ll; if (!r117) goto b37; r112 = r5; r118 = (u64)r112 + 1ull; r120 = (u64)r118 - 1ull; r121 = (u64)r120; r122 = r121 < 9223372036854775808ull; if (!r122) goto b37; r123 = (u64)r116 - 1ull; r124 = (u64)r123; r101 = (u64)r39; r125 = r124 < r101; if (!r125) goto b37; r128 = (u64)r118 + 1ull; r129 = (u64)r128; r130 = r129 < 9223372036854775808ull; if (!r130) goto b37; r126 = (u64)r116 + 1ull; r131 = (u64)r126; r132 = r131 < r101; if (!r132) goto b37; r134 = (u64)r104 + (u64)(-3ll); r135 = (u64)r134 * (u64)r5; r136 = r135 >= 0ll; if (!r136) goto b37; r137 = (u64)r134; r138 = __umul64hi(r137, r109); r139 = r138 == 0ull; if (!r139) goto b37; r142 = (u64)r135 + (u64)r115; r143 = r142 >= 0ll; if (!r143) goto b37; r146 = true; if (!r146) goto b37; r147 = (u64)r142; r148 = r147 < r101; if (!r148) goto b37; r150 = (u64)r104 + (u64)(-1ll); r153 = (u64)r150; r154 = __umul64hi(r153, r109); r155 = r154 == 0ull; if (!r155) goto b37; r156 = (u64)r5 * 2ull; r157 = r156 >= 0ll; if (!r157) goto b37; r151 = (u64)r150 * (u64)r5; r158 = (u64)r151 + (u64)r115; r159 = r158 >= 0ll; if (!r159) goto b37; r160 = (u64)r156 + 1ull; r161 = (u64)r160; r162 = r161 < 9223372036854775808ull; if (!r162) goto b37; r163 = (u64)r158; r164 = r163 < r101; if (!r164) goto b37; r166 = (u64)r118; r167 = r166 < 9223372036854775808ull; if (!r167) goto b37; r168 = (u64)r116; r165 = (u64)r61; r169 = r168 < r165; if (!r169) goto b37; r174 = p5; r175 = r174 <= 2147483647ll; r176 = (u64)r174 + (u64)(-2ll); r177 = r176 <= 2147483647ll; r178 = (u64)r176 - 1ull; r179 = r178 <= 2147483647ll; r180 = (u64)r178 + 1ull; r181 = r180 <= 2147483647ll; r182 = p4; r183 = r182 <= 2147483647ll; r184 = (u64)r182 + (u64)(-2ll); r185 = r184 <= 2147483647ll; r186 = (u64)r184 - 1ull; r187 = r186 <= 2147483647ll; r188 = (u64)r186 + 1ull; r189 = r188 <= 2147483647ll; r190 = (u64)r174 + (u64)(-1ll); r191 = r190 <= 2147483647ll; r192 = (u64)r182 + (u64)(-1ll); r193 = r192 <= 2147483647ll; r194 = (u64)r182 * (u64)r178; r195 = r194 <= 2147483647ll; r196 = (u64)r182 + (u64)r194; r197 = r196 <= 2147483647ll; r198 = (u64)r182 + 1ull; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + (u64)r194; r201 = r200 <= 2147483647ll; r202 = (u64)r200 + (u64)r186; r203 = r202 <= 2147483647ll; r204 = (u64)r196 + (u64)r186; r205 = r204 <= 2147483647ll; r206 = (u64)r182 + 2ull; r207 = r206 <= 2147483647ll; r208 = (u64)r206 + (u64)r194; r209 = r208 <= 2147483647ll; r210 = (u64)r208 + (u64)r186; r211 = r210 <= 2147483647ll; r212 = (u64)r194 + 1ull; r213 = r212 <= 2147483647ll; r214 = (u64)r212 + (u64)r186; r215 = r214 <= 2147483647ll; r216 = (u64)r178 + 2ull; r217 = r216 <= 2147483647ll; r218 = (u64)r182 * 2ull; r219 = r218 <= 2147483647ll; r220 = (u64)r218 + (u64)r194; r221 = r220 <= 2147483647ll; r222 = (u64)r218 + 1ull; r223 = r222 <= 2147483647ll; r224 = (u64)r222 + (u64)r194; r225 = r224 <= 2147483647ll; r226 = (u64)r224 + (u64)r186; r227 = r226 <= 2147483647ll; r228 = r175 & r177; r229 = r228 & r179; r230 = r229 & r181; r231 = r230 & r183; r232 = r231 & r185; r233 = r232 & r187; r234 = r233 & r189; r235 = r234 & r191; r236 = r235 & r193; r237 = r236 & r195; r238 = r237 & r197; r239 = r238 & r199; r240 = r239 & r201; r241 = r240 & r203; r242 = r241 & r205; r243 = r242 & r207; r244 = r243 & r209; r245 = r244 & r211; r246 = r245 & r213; r247 = r246 & r215; r248 = r247 & r217; r249 = r248 & r219; r250 = r249 & r221; r251 = r250 & r223; r252 = r251 & r225; r253 = r252 & r227; if (!r253) goto b37; r317 = (i32)r5; r318 = r317; r319 = r317;
 b29: // head (int32)
 #line 107 "types.go"
 	r274 = r20; r275 = r14; r276 = r275 < r9; if (!r276) goto b36; r277 = r274 < r4; if (!r277) goto b36; r313 = (u32)r274; r256 = r313 + 1u; r257 = (i32)r256; r314 = (u32)r275; r258 = r314 + 1u; r259 = (i32)r258;
@@ -1020,21 +1044,23 @@ extern "C" __global__ void TriRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 119 "types.go"
-	r3 = p4;
-#line 122 "types.go"
-	r12 = p2; r13 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
 #line 124 "types.go"
-	r18 = p0; r19 = p1;
+	r19 = p1; r34 = (u64)r19; r35 = r2; r36 = (u64)r35; r37 = r36 < r34;
 #line 119 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r34 = (u64)r19; r35 = r2; r36 = (u64)r35; r37 = r36 < r34; r38 = (u64)r3; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r34 - 1ull; r45 = r44 - r36; r46 = r43 <= r45; if (!r37) goto b39; if (!r40) goto b39; if (!r46) goto b39; r54 = (u64)r13; r66 = r54 - 1ull; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r79 = (u64)r78 - 1ull; r80 = r79 <= 2147483647ll; r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r83 = r81 <= 2147483647ll; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r88 = r85 <= 2147483647ll; r86 = r84 > 0ll ? r84 : 0ll; r89 = r86 >= (-2147483648ll); r90 = r86 <= 2147483647ll; r91 = p3; r92 = r91 <= 2147483647ll; r93 = (u64)r81 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r81 * (u64)(-1ll); r96 = r95 >= (-2147483648ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r100 = r98 >= (-2147483648ll); r101 = r98 <= 2147483647ll; r102 = r99 >= (-2147483648ll); r103 = r99 <= 2147483647ll; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r107 = r104 <= 2147483647ll; r105 = (u64)r99 + (u64)(-1ll); r108 = r105 >= (-2147483648ll); r109 = r105 <= 2147483647ll; r110 = (u64)r105 + (u64)r91; r111 = r110 >= (-2147483648ll); r112 = r110 <= 2147483647ll; r113 = (u64)r91 + (u64)(-1ll); r114 = r113 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r116 = r115 >= (-2147483648ll); r117 = r115 <= 2147483647ll; r118 = r78 <= 2147483647ll; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r121 = r76 & r77; r122 = r121 & r80; r123 = r122 & r82; r124 = r123 & r83; r125 = r124 & r87; r126 = r125 & r88; r127 = r126 & r89; r128 = r127 & r90; r129 = r128 & r92; r130 = r129 & r94; r131 = r130 & r96; r132 = r131 & r100; r133 = r132 & r101; r134 = r133 & r102; r135 = r134 & r103; r136 = r135 & r106; r137 = r136 & r107; r138 = r137 & r108; r139 = r138 & r109; r140 = r139 & r111; r141 = r140 & r112; r142 = r141 & r114; r143 = r142 & r116; r144 = r143 & r117; r145 = r144 & r118; r146 = r145 & r120; r147 = (i32)r2; if (!r146) goto b39; r202 = (i32)r3; r203 = r202; r204 = (u32)r54; r206 = (u32)r66; r208 = (i32)r1;
-b7: // head (int32)
+	r3 = p4; r38 = (u64)r3; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r34 - 1ull; r45 = r44 - r36; r46 = r43 <= r45;
+#line 124 "types.go"
+	r18 = p0;
+#line 122 "types.go"
+	r13 = p3; r12 = p2; if (!r37) goto b38; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b38; if (!r46) goto b38; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r79 = (u64)r78 - 1ull; r80 = r79 <= 2147483647ll; r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r83 = r81 <= 2147483647ll; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r88 = r85 <= 2147483647ll; r86 = r84 > 0ll ? r84 : 0ll; r89 = r86 >= (-2147483648ll); r90 = r86 <= 2147483647ll; r91 = p3; r92 = r91 <= 2147483647ll; r93 = (u64)r81 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r81 * (u64)(-1ll); r96 = r95 >= (-2147483648ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r100 = r98 >= (-2147483648ll); r101 = r98 <= 2147483647ll; r102 = r99 >= (-2147483648ll); r103 = r99 <= 2147483647ll; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r107 = r104 <= 2147483647ll; r105 = (u64)r99 + (u64)(-1ll); r108 = r105 >= (-2147483648ll); r109 = r105 <= 2147483647ll; r110 = (u64)r105 + (u64)r91; r111 = r110 >= (-2147483648ll); r112 = r110 <= 2147483647ll; r113 = (u64)r91 + (u64)(-1ll); r114 = r113 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r116 = r115 >= (-2147483648ll); r117 = r115 <= 2147483647ll; r118 = r78 <= 2147483647ll; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r121 = r76 & r77; r122 = r121 & r80; r123 = r122 & r82; r124 = r123 & r83; r125 = r124 & r87; r126 = r125 & r88; r127 = r126 & r89; r128 = r127 & r90; r129 = r128 & r92; r130 = r129 & r94; r131 = r130 & r96; r132 = r131 & r100; r133 = r132 & r101; r134 = r133 & r102; r135 = r134 & r103; r136 = r135 & r106; r137 = r136 & r107; r138 = r137 & r108; r139 = r138 & r109; r140 = r139 & r111; r141 = r140 & r112; r142 = r141 & r114; r143 = r142 & r116; r144 = r143 & r117; r145 = r144 & r118; r146 = r145 & r120; r147 = (i32)r2; if (!r146) goto b38; r202 = (i32)r3; r203 = r202; r54 = (u64)r13; r204 = (u32)r54; r66 = r54 - 1ull; r206 = (u32)r66; r208 = (i32)r1;
+b6: // head (int32)
 #line 119 "types.go"
-	r168 = r147 < r202; if (!r168) goto b38; r148 = r147; r6 = 0x0p+00f; r149 = 0; r157 = (u32)r148 * (u32)r203; r158 = r157; r159 = (u32)r158; r190 = r159 < r204; r160 = (u32)r148; r161 = r160 + 1u; r205 = (i32)r161; r192 = (u64)r205; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; r162 = r161 - 1u; r164 = r162; r165 = r206 - r159; r199 = r164 <= r165; if (!r190) goto b35; if (!r194) goto b35; if (!r199) goto b35;
+	r168 = r147 < r202; if (!r168) goto b37; r148 = r147; r6 = 0x0p+00f; r149 = 0; r157 = (u32)r148 * (u32)r203; r158 = r157; r159 = (u32)r158; r190 = r159 < r204; if (!r190) goto b34; r160 = (u32)r148; r161 = r160 + 1u; r205 = (i32)r161; r192 = (u64)r205; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; if (!r194) goto b34; r165 = r206 - r159; r162 = r161 - 1u; r164 = r162; r199 = r164 <= r165; if (!r199) goto b34;
 #line 122 "types.go"
 	r150 = r157; r166 = r150; r200 = (i64)r166; r70 = r12 + r200 * 4; r209 = r148 > (-2147483642) ? r148 : (-2147483642); r210 = (u32)r209 - 6u;
-b14: // unroll guard
+b13: // unroll guard
 #line 122 "types.go"
-	r211 = r149 < r210; if (!r211) goto b31;
+	r211 = r149 < r210; if (!r211) goto b30;
 #line 121 "types.go"
 	r170 = r149 <= r148;
 	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
@@ -1060,48 +1086,48 @@ b14: // unroll guard
 	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
 	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b14;
-b31: // for.loop (int32)
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b13;
+b30: // for.loop (int32)
 #line 121 "types.go"
-	r170 = r149 <= r148; if (!r170) goto b33;
+	r170 = r149 <= r148; if (!r170) goto b32;
 	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b31;
-b33: // for.done (int32)
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b30;
+b32: // for.done (int32)
 #line 121 "types.go"
 	r169 = (i64)r148;
 #line 124 "types.go"
 	r177 = r18 + r169 * 4; *(float *)r177 = r6;
 #line 119 "types.go"
-	r147 = (u32)r147 + (u32)r208; goto b7;
-b35: // preheader (int32)
+	r147 = (u32)r147 + (u32)r208; goto b6;
+b34: // preheader (int32)
 #line 122 "types.go"
 	r154 = r157; r167 = r154; r201 = (i64)r167; r74 = r12 + r201 * 4;
-b36: // for.loop (checked) (int32)
+b35: // for.loop (checked) (int32)
 #line 121 "types.go"
-	r180 = r149 <= r148; if (!r180) goto b33;
+	r180 = r149 <= r148; if (!r180) goto b32;
 	r155 = (u32)r154 + (u32)r149; r182 = (i64)r155; if ((u64)r182 >= (u64)r13) { qd_site = 0; qd_x = r182; qd_y = r13; goto qd_fault; } r183 = r74; r184 = *(float *)r183; r185 = r6 + r184;
 #line 121 "types.go"
-	r156 = (u32)r149 + 1u; r6 = r185; r149 = r156; r74 = r74 + 4ll; goto b36;
-b38: // exit
+	r156 = (u32)r149 + 1u; r6 = r185; r149 = r156; r74 = r74 + 4ll; goto b35;
+b37: // exit
 #line 121 "types.go"
 	return;
-b39: // head (checked)
+b38: // head (checked)
 #line 119 "types.go"
-	r22 = r2 < r3; if (!r22) goto b38; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
+	r22 = r2 < r3; if (!r22) goto b37; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
 #line 122 "types.go"
 	r25 = (u64)r23 * (u64)r3; r71 = r25; r72 = r12 + r71 * 4;
-b42: // for.loop (checked)
+b41: // for.loop (checked)
 #line 121 "types.go"
-	r24 = r7 <= r23; if (!r24) goto b44;
+	r24 = r7 <= r23; if (!r24) goto b43;
 	r26 = (u64)r25 + (u64)r7; if ((u64)r26 >= (u64)r13) { qd_site = 0; qd_x = r26; qd_y = r13; goto qd_fault; } r27 = r72; r28 = *(float *)r27; r29 = r6 + r28;
 #line 121 "types.go"
-	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b42;
-b44: // for.done (checked)
+	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b41;
+b43: // for.done (checked)
 #line 124 "types.go"
 	if ((u64)r23 >= (u64)r19) { qd_site = 1; qd_x = r23; qd_y = r19; goto qd_fault; } r31 = r18 + r23 * 4; *(float *)r31 = r6;
 #line 119 "types.go"
-	r2 = (u64)r2 + (u64)r1; goto b39;
+	r2 = (u64)r2 + (u64)r1; goto b38;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1141,12 +1167,18 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r144 = 0, *r146 = 0, *r148 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-#line 134 "types.go"
-	r4 = p0; r5 = p1; r3 = r5;
 #line 136 "types.go"
-	r34 = p2; r35 = p3; r39 = (char *)qdata_weights;
+	r39 = (char *)qdata_weights;
 #line 134 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r120 = (u64)r35; r121 = r2; r122 = (u64)r121 + 1ull; r123 = (u64)r122; r124 = r123 < r120; r125 = (u64)r3; r126 = r125 + 18446744073709551615ull; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; r129 = r126 - 1ull; r130 = (u64)r2; r131 = r129 - r130; r132 = r120 - 1ull; r133 = r132 - r123; r134 = r131 <= r133; if (!r124) goto b21; if (!r128) goto b21; if (!r134) goto b21; r141 = r2; r142 = r34 + r141 * 4; r143 = (u64)r1 * 4ull; r144 = r4 + r141 * 4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
+#line 136 "types.go"
+	r35 = p3; r120 = (u64)r35; r121 = r2; r122 = (u64)r121 + 1ull; r123 = (u64)r122; r124 = r123 < r120;
+#line 134 "types.go"
+	r5 = p1; r3 = r5; r125 = (u64)r3; r126 = r125 + 18446744073709551615ull; r129 = r126 - 1ull; r130 = (u64)r2; r131 = r129 - r130; r132 = r120 - 1ull; r133 = r132 - r123; r134 = r131 <= r133;
+#line 136 "types.go"
+	r34 = p2;
+#line 134 "types.go"
+	r4 = p0; if (!r124) goto b21; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b21; if (!r134) goto b21; r141 = r2; r142 = r34 + r141 * 4; r143 = (u64)r1 * 4ull; r144 = r4 + r141 * 4;
 b5: // head
 #line 134 "types.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2; r9 = (u64)r8 + 1ull;
