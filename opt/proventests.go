@@ -44,6 +44,30 @@ func RemoveProvenTests(t *ir.Task) {
 		b := t.Blocks[bi]
 		b.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Term.Succs[0]}}
 	}
+	if len(proven) > 0 {
+		emptyUnreachable(t)
+	}
+}
+
+// emptyUnreachable empties the blocks that no path from the entry reaches
+// any more, ending them with a return. Their edges would stay the
+// predecessors of the blocks they jumped to, and a block entered from one
+// is dominated by nothing else: a test proven true before a level of a
+// collapsed nest leaves the level's exit block, which jumps back to the
+// latch, and the nest is then no loop to the passes that follow, until
+// SimplifyCFG removes the blocks. Their numbers stay, as the passes
+// between expect.
+func emptyUnreachable(t *ir.Task) {
+	reached := make([]bool, len(t.Blocks))
+	for _, bi := range reversePostorder(t) {
+		reached[bi] = true
+	}
+	for bi, b := range t.Blocks {
+		if !reached[bi] {
+			b.Instrs = nil
+			b.Term = ir.Term{Kind: ir.Return}
+		}
+	}
 }
 
 // comparison returns the instruction that computed what the boolean r

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e54ed126159aa2f3fb490207763d4288237355ab12fe9aacd8afd378c54293e0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2bc91b7508c287220fc09bea3089092d124df64d307137458e41776c47f1a620"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9c0ea31b5bda1e8d089fecae2ff106ca469c3a63de4b13b5474897f6f3411c8a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "58f1484ff9badbd42f55f72a9cef7db9201032925c1f105e6007eb99a9a39d00"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

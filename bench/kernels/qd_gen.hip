@@ -3226,62 +3226,70 @@ b13: // exit
 extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r44 = 0, r46 = 0;
 	bool r49 = 0, r50 = 0, r55 = 0, r56 = 0, r68 = 0, r70 = 0, r71 = 0, r75 = 0;
-	bool r79 = 0, r81 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r97 = 0, r105 = 0;
+	bool r79 = 0, r81 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r94 = 0, r96 = 0;
+	bool r98 = 0, r100 = 0, r102 = 0, r104 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0;
+	bool r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r126 = 0, r127 = 0, r132 = 0;
+	bool r150 = 0, r158 = 0;
+	i32 r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r145 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
 	i64 r33 = 0, r36 = 0, r37 = 0, r42 = 0, r43 = 0, r45 = 0, r52 = 0, r54 = 0;
 	i64 r57 = 0, r58 = 0, r62 = 0, r63 = 0, r67 = 0, r72 = 0, r73 = 0, r74 = 0;
-	i64 r80 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
-	u32 r96 = 0, r98 = 0, r99 = 0, r100 = 0, r104 = 0, r106 = 0, r107 = 0, r108 = 0;
+	i64 r80 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0, r93 = 0, r95 = 0, r97 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r105 = 0, r107 = 0, r129 = 0, r131 = 0, r133 = 0;
+	i64 r134 = 0, r138 = 0, r139 = 0;
+	u32 r116 = 0, r118 = 0, r143 = 0, r144 = 0, r149 = 0, r151 = 0, r152 = 0, r153 = 0;
+	u32 r157 = 0, r159 = 0, r160 = 0, r161 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
 	u64 r25 = 0, r47 = 0, r48 = 0, r51 = 0, r53 = 0, r69 = 0, r76 = 0, r77 = 0;
-	u64 r78 = 0, r87 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r95 = 0, r101 = 0;
-	u64 r102 = 0, r103 = 0;
+	u64 r78 = 0, r87 = 0, r89 = 0, r91 = 0, r124 = 0, r125 = 0, r128 = 0, r130 = 0;
+	u64 r146 = 0, r147 = 0, r148 = 0, r154 = 0, r155 = 0, r156 = 0;
 	float r34 = 0, r35 = 0, r38 = 0, r39 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0;
-	char *r31 = 0, *r32 = 0, *r40 = 0, *r41 = 0, *r59 = 0, *r66 = 0;
+	float r136 = 0, r137 = 0, r140 = 0, r141 = 0;
+	char *r31 = 0, *r32 = 0, *r40 = 0, *r41 = 0, *r59 = 0, *r66 = 0, *r135 = 0, *r142 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 74 "types.go"
-	r0 = p5; r1 = r0 > 0ll; if (!r1) goto b21; r4 = p4; r5 = r4 > 0ll; if (!r5) goto b21; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r94 = r9 | r7; r95 = r94 >> 32; r96 = (u32)r95; r97 = r96 == 0u; if (!r97) goto b30; r98 = (u32)r9; r99 = (u32)r7; r100 = qd_div_u32(r98, r99); r93 = (u64)r100;
+	r0 = p5; r1 = r0 > 0ll; if (!r1) goto b23; r4 = p4; r5 = r4 > 0ll; if (!r5) goto b23; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r147 = r9 | r7; r148 = r147 >> 32; r149 = (u32)r148; r150 = r149 == 0u; if (!r150) goto b32; r151 = (u32)r9; r152 = (u32)r7; r153 = qd_div_u32(r151, r152); r146 = (u64)r153;
 b5: // setup
 #line 74 "types.go"
-	r13 = r93; r14 = r13 * r7; r12 = r9 - r14; r102 = r11 | r7; r103 = r102 >> 32; r104 = (u32)r103; r105 = r104 == 0u; if (!r105) goto b29; r106 = (u32)r11; r107 = (u32)r7; r108 = qd_div_u32(r106, r107); r101 = (u64)r108;
+	r13 = r146; r14 = r13 * r7; r12 = r9 - r14; r155 = r11 | r7; r156 = r155 >> 32; r157 = (u32)r156; r158 = r157 == 0u; if (!r158) goto b31; r159 = (u32)r11; r160 = (u32)r7; r161 = qd_div_u32(r159, r160); r154 = (u64)r161;
 b7: // setup
 #line 74 "types.go"
-	r15 = r101; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r2 = (u64)r0; r3 = r2;
+	r15 = r154; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r72 = p5; r73 = (u64)r72 + (u64)(-1ll); r74 = (u64)r73 * (u64)r4; r75 = r74 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 77 "types.go"
-	r42 = p1; r41 = p0; r33 = p3; r32 = p2; if (!r75) goto b22; r77 = r6; r76 = (u64)r73; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; if (!r79) goto b22; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; if (!r85) goto b22; r88 = true; if (!r88) goto b22; r89 = (u64)r84; r69 = (u64)r33; r90 = r89 < r69; if (!r90) goto b22; r91 = (u64)r42; r92 = r89 < r91; if (!r92) goto b22;
-b14: // head
+	r42 = p1; r41 = p0; r33 = p3; r32 = p2; if (!r75) goto b24; r77 = r6; r76 = (u64)r73; r78 = __umul64hi(r76, r77); r79 = r78 == 0ull; if (!r79) goto b24; r82 = p4; r83 = (u64)r82 + (u64)(-1ll); r84 = (u64)r74 + (u64)r83; r85 = r84 >= 0ll; if (!r85) goto b24; r88 = true; if (!r88) goto b24; r89 = (u64)r84; r69 = (u64)r33; r90 = r89 < r69; if (!r90) goto b24; r91 = (u64)r42; r92 = r89 < r91; if (!r92) goto b24; r93 = p5; r94 = r93 <= 2147483647ll; r95 = (u64)r93 - 1ull; r96 = r95 <= 2147483647ll; r97 = p4; r98 = r97 <= 2147483647ll; r99 = (u64)r97 - 1ull; r100 = r99 <= 2147483647ll; r101 = (u64)r97 * (u64)r95; r102 = r101 <= 2147483647ll; r103 = (u64)r101 + (u64)r99; r104 = r103 <= 2147483647ll; r105 = (u64)r99 * 3ull; r106 = r105 <= 2147483647ll; r107 = (u64)r95 + (u64)r105; r108 = r107 <= 2147483647ll; r109 = r94 & r96; r110 = r109 & r98; r111 = r110 & r100; r112 = r111 & r102; r113 = r112 & r104; r114 = r113 & r106; r115 = r114 & r108; if (!r115) goto b24; r145 = (i32)r4;
+b16: // head (int32)
 #line 74 "types.go"
-	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b21; r22 = r19 < r3; if (!r22) goto b21; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25;
+	r124 = r18; r125 = r12; r126 = r125 < r7; if (!r126) goto b23; r127 = r124 < r3; if (!r127) goto b23; r143 = (u32)r124; r116 = r143; r117 = (i32)r116; r144 = (u32)r125; r118 = r144; r119 = (i32)r118;
 #line 76 "types.go"
-	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26;
-	r31 = r32 + r30 * 4; r34 = *(float *)r31; r35 = r34 * 0x1p-01f; r36 = (u64)r26 * 3ull; r37 = (u64)r36 + (u64)r24; r38 = (float)r37; r39 = r35 + r38; r40 = r41 + r30 * 4; *(float *)r40 = r39;
+	r120 = (u32)r117 * (u32)r145; r121 = (u32)r120 + (u32)r119; r134 = (i64)r121;
+	r135 = r32 + r134 * 4; r136 = *(float *)r135; r137 = r136 * 0x1p-01f; r122 = (u32)r119 * 3u; r123 = (u32)r122 + (u32)r117; r139 = (i64)r123; r140 = (float)r139; r141 = r137 + r140; r142 = r41 + r134 * 4; *(float *)r142 = r141;
 #line 74 "types.go"
-	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b20; r12 = r12 - r7; r18 = r18 + 1ull;
-b20: // stepped
+	r12 = r12 + r17; r132 = r12 >= r7; if (!r132) goto b22; r12 = r12 - r7; r18 = r18 + 1ull;
+b22: // stepped (int32)
 #line 74 "types.go"
-	r18 = r18 + r15; goto b14;
-b21: // exit
+	r18 = r18 + r15; goto b16;
+b23: // exit
 #line 74 "types.go"
 	return;
-b22: // head (checked if)
+b24: // head (checked if)
 #line 74 "types.go"
-	r47 = r18; r48 = r12; r49 = r48 < r7; if (!r49) goto b21; r50 = r47 < r3; if (!r50) goto b21; r51 = r47; r52 = (i64)r51; r53 = r48; r54 = (i64)r53;
+	r47 = r18; r48 = r12; r49 = r48 < r7; if (!r49) goto b23; r50 = r47 < r3; if (!r50) goto b23; r51 = r47; r52 = (i64)r51; r53 = r48; r54 = (i64)r53;
 #line 76 "types.go"
 	r57 = (u64)r52 * (u64)r4; r58 = (u64)r57 + (u64)r54;
 	if ((u64)r58 >= (u64)r33) { qd_site = 0; qd_x = r58; qd_y = r33; goto qd_fault; } r59 = r32 + r58 * 4; r60 = *(float *)r59; r61 = r60 * 0x1p-01f; r62 = (u64)r54 * 3ull; r63 = (u64)r62 + (u64)r52; r64 = (float)r63; r65 = r61 + r64; if ((u64)r58 >= (u64)r42) { qd_site = 1; qd_x = r58; qd_y = r42; goto qd_fault; } r66 = r41 + r58 * 4; *(float *)r66 = r65;
 #line 74 "types.go"
-	r12 = r12 + r17; r55 = r12 >= r7; if (!r55) goto b28; r12 = r12 - r7; r18 = r18 + 1ull;
-b28: // stepped (checked if)
+	r12 = r12 + r17; r55 = r12 >= r7; if (!r55) goto b30; r12 = r12 - r7; r18 = r18 + 1ull;
+b30: // stepped (checked if)
 #line 74 "types.go"
-	r18 = r18 + r15; goto b22;
-b29: // divide in 64 bits
+	r18 = r18 + r15; goto b24;
+b31: // divide in 64 bits
 #line 74 "types.go"
-	r101 = qd_div_u64(r11, r7); goto b7;
-b30: // divide in 64 bits
+	r154 = qd_div_u64(r11, r7); goto b7;
+b32: // divide in 64 bits
 #line 74 "types.go"
-	r93 = qd_div_u64(r9, r7); goto b5;
+	r146 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

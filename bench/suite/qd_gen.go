@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7fea35baa17c10052967319a59c4af749a7a0e659ef390e96cbae4aa99e51ecc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b80ee66557fe7a79b2e2f6b0ee1c8057a158d8e3e94ce3ddd7f6f7ac941e8793"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4fc23df779b7c7ff44648bcda6f6c5f5cc90d87ec75bc9f33a7f063cfe92d435"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b64838b11b66534df771b796a4add7e80939b3c99cff72f39fb2bbb754e2ae5f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

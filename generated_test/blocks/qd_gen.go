@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13a445f57821285d43acb2b0c197bce00a9440de25a19f208dc396250b883a2a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8b8f1f224a0d44f356f79428f2dbf4548bd05e80b99cd16dc70c810bd8bbe0e8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4f6073f91edef2dfd695beb9c30dd8b6a2d1bb870dd7ce65407269ea0246e8cb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "751c0e7c1082d06f477c97ad9e136c0fe7bbff91dbea94cecff8127c3c99d987"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -47,7 +47,8 @@
 // bounds [Min, Max] and symbolic Lower and Upper bounds, affine forms of
 // outer counters, parameters and lengths (a triangular j := i+1; j < n
 // gets i+1 <= j <= n-1). They come from the comparisons that dominate the
-// site (Facts: branch conditions, and index and slice checks that passed),
+// site (Facts: branch conditions, and index and slice checks that passed;
+// x != e moves a bound that is e past it, i >= 1 in the else of i == 0),
 // from counters' starts, from min and max, masks, shifts, remainders,
 // xor and or of values of known width, conversions, and from the
 // hardware's limits on values known at launch (MaxLen, MaxThreads).

@@ -128,10 +128,48 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 			r.Min = n.lo
 		}
 	}
+	a.excludeEnds(f, s, &r)
 	if r.Min > r.Max {
 		r.Min, r.Max = num.lo, num.hi
 	}
 	return r
+}
+
+// excludeEnds narrows r by the facts f != e that hold at s, where e is an
+// end of r: i is at least 1 in the else of if i == 0, where it is at
+// least 0 by the loop's test. A bound equal to e becomes e+1 (e-1 for an
+// upper one), which cannot overflow, since f lies strictly beyond e.
+func (a *Analysis) excludeEnds(f Affine, s Site, r *Range) {
+	for _, fact := range a.Facts(s.Block) {
+		if fact.Op != ir.OpNe {
+			continue
+		}
+		for _, side := range [2][2]Affine{{fact.X, fact.Y}, {fact.Y, fact.X}} {
+			c, ok := f.Sub(side[0]).IsConst()
+			if !ok {
+				continue
+			}
+			e := side[1].Add(Constant(c)) // f != e
+			for i, g := range r.Lower {
+				if g.Equal(e) {
+					r.Lower[i] = e.Add(Constant(1))
+				}
+			}
+			for i, g := range r.Upper {
+				if g.Equal(e) {
+					r.Upper[i] = e.Add(Constant(-1))
+				}
+			}
+			if v, ok := e.IsConst(); ok {
+				if r.Min == v && v < math.MaxInt64 {
+					r.Min++
+				}
+				if r.Max == v && v > math.MinInt64 {
+					r.Max--
+				}
+			}
+		}
+	}
 }
 
 // substitute replaces the counters of f by their bounds at s, innermost
@@ -276,6 +314,31 @@ func (a *Analysis) atomRange(x Atom, s Site, facts bool) interval {
 			if c, ok := Of(x).Sub(fact.Y).IsConst(); ok {
 				if lo, ok := addInt(a.numeric(fact.X, s, false).lo, c+strict); ok {
 					r = r.meet(interval{lo, math.MaxInt64})
+				}
+			}
+		}
+		// x != e at an end of what the comparisons leave: i > 0 in the
+		// else of if i == 0 where i >= 0.
+		for _, fact := range a.Facts(s.Block) {
+			if fact.Op != ir.OpNe {
+				continue
+			}
+			for _, side := range [2][2]Affine{{fact.X, fact.Y}, {fact.Y, fact.X}} {
+				c, ok := Of(x).Sub(side[0]).IsConst()
+				if !ok {
+					continue
+				}
+				e, ok := side[1].IsConst()
+				if !ok {
+					continue
+				}
+				if e, ok = addInt(e, c); !ok {
+					continue
+				}
+				if r.lo == e && r.hi > e {
+					r.lo++
+				} else if r.hi == e && r.lo < e {
+					r.hi--
 				}
 			}
 		}

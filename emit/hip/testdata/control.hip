@@ -19,13 +19,13 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Labels(a []i32, limit i32), parallel.
 extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
-	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r23 = 0, r24 = 0, r27 = 0, r29 = 0;
-	bool r30 = 0, r34 = 0, r35 = 0, r39 = 0, r40 = 0;
+	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r23 = 0, r24 = 0, r27 = 0, r30 = 0;
+	bool r31 = 0, r35 = 0, r36 = 0, r40 = 0, r41 = 0;
 	i32 r11 = 0, r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r22 = 0;
-	i32 r25 = 0, r28 = 0, r31 = 0, r33 = 0, r36 = 0, r38 = 0, r41 = 0;
+	i32 r25 = 0, r29 = 0, r32 = 0, r34 = 0, r37 = 0, r39 = 0, r42 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r18 = 0, r26 = 0, r32 = 0, r37 = 0, r42 = 0;
-	char *r4 = 0, *r21 = 0;
+	i64 r18 = 0, r26 = 0, r33 = 0, r38 = 0, r43 = 0;
+	char *r4 = 0, *r21 = 0, *r28 = 0;
 #line 7 "control.go"
 	r4 = p0; r5 = p1; r3 = r5;
 #line 10 "control.go"
@@ -34,54 +34,54 @@ extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 b2: // head
 #line 7 "control.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b30; r8 = r2; r9 = (u64)r8 + 1ull; r11 = 0; r12 = 0;
-b6: // for.loop
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b29; r8 = r2; r11 = 0; r12 = 0;
+b5: // for.loop
 #line 10 "control.go"
-	r13 = r12 < r14; if (!r13) goto b29; r17 = r11; r18 = 0ll;
-b8: // rangeint.body
+	r13 = r12 < r14; if (!r13) goto b28; r17 = r11; r18 = 0ll;
+b7: // rangeint.body
 #line 13 "control.go"
-	r22 = (i32)r18; r23 = r22 > r12; if (!r23) goto b11;
-b9: // edge 8→6
+	r22 = (i32)r18; r23 = r22 > r12; if (!r23) goto b10;
+b8: // edge 8→6
 #line 13 "control.go"
 	r19 = r17;
 #line 10 "control.go"
-	r20 = (u32)r12 + 1u; r11 = r19; r12 = r20; goto b6;
-b11: // switch.next
+	r20 = (u32)r12 + 1u; r11 = r19; r12 = r20; goto b5;
+b10: // switch.next
 #line 15 "control.go"
-	r24 = r18 == 5ll; if (!r24) goto b15;
-b12: // edge 9→7
+	r24 = r18 == 5ll; if (!r24) goto b14;
+b11: // edge 9→7
 #line 15 "control.go"
 	r15 = r17;
-b13: // for.done
+b12: // for.done
 #line 21 "control.go"
-	r21 = r4 + r9 * 4; *(i32 *)r21 = r15;
+	r28 = r4 + r8 * 4; r21 = r28 + 4ll; *(i32 *)r21 = r15;
 #line 7 "control.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b15: // switch.next
+b14: // switch.next
 #line 18 "control.go"
 	r25 = (u32)r17 + 1u; r26 = (u64)r18 + 1ull; r17 = r25; r18 = r26;
 #line 13 "control.go"
-	r28 = (i32)r18; r29 = r28 > r12; if (r29) goto b9;
+	r29 = (i32)r18; r30 = r29 > r12; if (r30) goto b8;
 #line 15 "control.go"
-	r30 = r18 == 5ll; if (r30) goto b12;
+	r31 = r18 == 5ll; if (r31) goto b11;
 #line 18 "control.go"
-	r31 = (u32)r17 + 1u; r32 = (u64)r18 + 1ull; r17 = r31; r18 = r32;
+	r32 = (u32)r17 + 1u; r33 = (u64)r18 + 1ull; r17 = r32; r18 = r33;
 #line 13 "control.go"
-	r33 = (i32)r18; r34 = r33 > r12; if (r34) goto b9;
+	r34 = (i32)r18; r35 = r34 > r12; if (r35) goto b8;
 #line 15 "control.go"
-	r35 = r18 == 5ll; if (r35) goto b12;
+	r36 = r18 == 5ll; if (r36) goto b11;
 #line 18 "control.go"
-	r36 = (u32)r17 + 1u; r37 = (u64)r18 + 1ull; r17 = r36; r18 = r37;
+	r37 = (u32)r17 + 1u; r38 = (u64)r18 + 1ull; r17 = r37; r18 = r38;
 #line 13 "control.go"
-	r38 = (i32)r18; r39 = r38 > r12; if (r39) goto b9;
+	r39 = (i32)r18; r40 = r39 > r12; if (r40) goto b8;
 #line 15 "control.go"
-	r40 = r18 == 5ll; if (r40) goto b12;
+	r41 = r18 == 5ll; if (r41) goto b11;
 #line 18 "control.go"
-	r41 = (u32)r17 + 1u; r42 = (u64)r18 + 1ull; r17 = r41; r18 = r42; goto b8;
-b29: // edge 4→7
+	r42 = (u32)r17 + 1u; r43 = (u64)r18 + 1ull; r17 = r42; r18 = r43; goto b7;
+b28: // edge 4→7
 #line 10 "control.go"
-	r15 = r11; goto b13;
-b30: // exit
+	r15 = r11; goto b12;
+b29: // exit
 #line 10 "control.go"
 	return;
 }

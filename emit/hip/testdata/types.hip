@@ -382,60 +382,65 @@ qd_fault: {
 extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r37 = 0, r39 = 0;
 	bool r42 = 0, r43 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r59 = 0, r63 = 0;
-	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r83 = 0, r91 = 0;
+	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0;
+	bool r86 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
+	bool r104 = 0, r105 = 0, r110 = 0, r123 = 0, r131 = 0;
+	i32 r97 = 0, r99 = 0, r100 = 0, r101 = 0, r118 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r35 = 0, r36 = 0, r38 = 0, r45 = 0, r47 = 0, r50 = 0, r51 = 0;
 	i64 r52 = 0, r55 = 0, r60 = 0, r61 = 0, r62 = 0, r68 = 0, r70 = 0, r71 = 0;
-	i64 r72 = 0, r74 = 0;
-	u8 r32 = 0, r53 = 0;
-	u32 r82 = 0, r84 = 0, r85 = 0, r86 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0;
+	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
+	i64 r107 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0;
+	u8 r32 = 0, r53 = 0, r114 = 0;
+	u32 r96 = 0, r98 = 0, r116 = 0, r117 = 0, r122 = 0, r124 = 0, r125 = 0, r126 = 0;
+	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
 	u64 r25 = 0, r40 = 0, r41 = 0, r44 = 0, r46 = 0, r57 = 0, r64 = 0, r65 = 0;
-	u64 r66 = 0, r75 = 0, r77 = 0, r79 = 0, r80 = 0, r81 = 0, r87 = 0, r88 = 0;
-	u64 r89 = 0;
-	char *r33 = 0, *r34 = 0, *r54 = 0;
+	u64 r66 = 0, r75 = 0, r77 = 0, r102 = 0, r103 = 0, r106 = 0, r108 = 0, r119 = 0;
+	u64 r120 = 0, r121 = 0, r127 = 0, r128 = 0, r129 = 0;
+	char *r33 = 0, *r34 = 0, *r54 = 0, *r115 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 53 "types.go"
-	r0 = p3; r1 = r0 > 0ll; if (!r1) goto b20; r4 = p2; r5 = r4 > 0ll; if (!r5) goto b20; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r80 = r9 | r7; r81 = r80 >> 32; r82 = (u32)r81; r83 = r82 == 0u; if (!r83) goto b29; r84 = (u32)r9; r85 = (u32)r7; r86 = qd_div_u32(r84, r85); r79 = (u64)r86;
+	r0 = p3; r1 = r0 > 0ll; if (!r1) goto b22; r4 = p2; r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r120 = r9 | r7; r121 = r120 >> 32; r122 = (u32)r121; r123 = r122 == 0u; if (!r123) goto b31; r124 = (u32)r9; r125 = (u32)r7; r126 = qd_div_u32(r124, r125); r119 = (u64)r126;
 b5: // setup
 #line 53 "types.go"
-	r13 = r79; r14 = r13 * r7; r12 = r9 - r14; r88 = r11 | r7; r89 = r88 >> 32; r90 = (u32)r89; r91 = r90 == 0u; if (!r91) goto b28; r92 = (u32)r11; r93 = (u32)r7; r94 = qd_div_u32(r92, r93); r87 = (u64)r94;
+	r13 = r119; r14 = r13 * r7; r12 = r9 - r14; r128 = r11 | r7; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b30; r132 = (u32)r11; r133 = (u32)r7; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
 b7: // setup
 #line 53 "types.go"
-	r15 = r87; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r2 = (u64)r0; r3 = r2;
+	r15 = r127; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 55 "types.go"
-	r35 = p1; r34 = p0; if (!r63) goto b21; r65 = r6; r64 = (u64)r61; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; if (!r67) goto b21; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; if (!r73) goto b21; r76 = true; if (!r76) goto b21; r77 = (u64)r72; r57 = (u64)r35; r78 = r77 < r57; if (!r78) goto b21;
-b13: // head
+	r35 = p1; r34 = p0; if (!r63) goto b23; r65 = r6; r64 = (u64)r61; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; if (!r67) goto b23; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; if (!r73) goto b23; r76 = true; if (!r76) goto b23; r77 = (u64)r72; r57 = (u64)r35; r78 = r77 < r57; if (!r78) goto b23; r79 = p3; r80 = r79 <= 2147483647ll; r81 = (u64)r79 - 1ull; r82 = r81 <= 2147483647ll; r83 = p2; r84 = r83 <= 2147483647ll; r85 = (u64)r83 - 1ull; r86 = r85 <= 2147483647ll; r87 = (u64)r83 * (u64)r81; r88 = r87 <= 2147483647ll; r89 = (u64)r87 + (u64)r85; r90 = r89 <= 2147483647ll; r91 = r80 & r82; r92 = r91 & r84; r93 = r92 & r86; r94 = r93 & r88; r95 = r94 & r90; if (!r95) goto b23; r118 = (i32)r4;
+b15: // head (int32)
 #line 53 "types.go"
-	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b20; r22 = r19 < r3; if (!r22) goto b20; r23 = r19; r24 = (i64)r23; r25 = r20; r26 = (i64)r25;
+	r102 = r18; r103 = r12; r104 = r103 < r7; if (!r104) goto b22; r105 = r102 < r3; if (!r105) goto b22; r116 = (u32)r102; r96 = r116; r97 = (i32)r96; r117 = (u32)r103; r98 = r117; r99 = (i32)r98;
 #line 55 "types.go"
-	r29 = (u64)r24 * (u64)r4; r30 = (u64)r29 + (u64)r26; r31 = r26 ^ r24; r32 = (u8)r31; r33 = r34 + r30 * 1; *(u8 *)r33 = r32;
+	r100 = (u32)r97 * (u32)r118; r101 = (u32)r100 + (u32)r99; r109 = (i64)r99; r107 = (i64)r97; r113 = r109 ^ r107; r114 = (u8)r113; r112 = (i64)r101; r115 = r34 + r112 * 1; *(u8 *)r115 = r114;
 #line 53 "types.go"
-	r12 = r12 + r17; r27 = r12 >= r7; if (!r27) goto b19; r12 = r12 - r7; r18 = r18 + 1ull;
-b19: // stepped
+	r12 = r12 + r17; r110 = r12 >= r7; if (!r110) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
+b21: // stepped (int32)
 #line 53 "types.go"
-	r18 = r18 + r15; goto b13;
-b20: // exit
+	r18 = r18 + r15; goto b15;
+b22: // exit
 #line 53 "types.go"
 	return;
-b21: // head (checked if)
+b23: // head (checked if)
 #line 53 "types.go"
-	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b20; r43 = r40 < r3; if (!r43) goto b20; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46;
+	r40 = r18; r41 = r12; r42 = r41 < r7; if (!r42) goto b22; r43 = r40 < r3; if (!r43) goto b22; r44 = r40; r45 = (i64)r44; r46 = r41; r47 = (i64)r46;
 #line 55 "types.go"
 	r50 = (u64)r45 * (u64)r4; r51 = (u64)r50 + (u64)r47; r52 = r47 ^ r45; r53 = (u8)r52; if ((u64)r51 >= (u64)r35) { qd_site = 0; qd_x = r51; qd_y = r35; goto qd_fault; } r54 = r34 + r51 * 1; *(u8 *)r54 = r53;
 #line 53 "types.go"
-	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b27; r12 = r12 - r7; r18 = r18 + 1ull;
-b27: // stepped (checked if)
+	r12 = r12 + r17; r48 = r12 >= r7; if (!r48) goto b29; r12 = r12 - r7; r18 = r18 + 1ull;
+b29: // stepped (checked if)
 #line 53 "types.go"
-	r18 = r18 + r15; goto b21;
-b28: // divide in 64 bits
+	r18 = r18 + r15; goto b23;
+b30: // divide in 64 bits
 #line 53 "types.go"
-	r87 = qd_div_u64(r11, r7); goto b7;
-b29: // divide in 64 bits
+	r127 = qd_div_u64(r11, r7); goto b7;
+b31: // divide in 64 bits
 #line 53 "types.go"
-	r79 = qd_div_u64(r9, r7); goto b5;
+	r119 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -453,46 +458,52 @@ qd_fault: {
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r3 = 0, r9 = 0, r25 = 0, r26 = 0, r31 = 0, r32 = 0, r45 = 0, r47 = 0;
 	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r68 = 0, r71 = 0, r72 = 0, r76 = 0;
-	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r96 = 0, r104 = 0;
+	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r95 = 0, r97 = 0;
+	bool r99 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
+	bool r118 = 0, r119 = 0, r124 = 0, r125 = 0, r142 = 0, r150 = 0;
+	i32 r109 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r136 = 0, r137 = 0;
 	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r43 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0;
 	i64 r58 = 0, r59 = 0, r60 = 0, r67 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0;
-	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0;
-	u32 r95 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r105 = 0, r106 = 0, r107 = 0;
+	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0, r92 = 0, r94 = 0, r96 = 0;
+	i64 r98 = 0, r100 = 0, r102 = 0, r121 = 0, r123 = 0, r126 = 0, r127 = 0;
+	u32 r110 = 0, r112 = 0, r134 = 0, r135 = 0, r141 = 0, r143 = 0, r144 = 0, r145 = 0;
+	u32 r149 = 0, r151 = 0, r152 = 0, r153 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
 	u64 r29 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r69 = 0, r77 = 0, r78 = 0;
-	u64 r79 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r100 = 0, r101 = 0;
-	u64 r102 = 0;
-	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0;
+	u64 r79 = 0, r88 = 0, r90 = 0, r116 = 0, r117 = 0, r120 = 0, r122 = 0, r138 = 0;
+	u64 r139 = 0, r140 = 0, r146 = 0, r147 = 0, r148 = 0;
+	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0, r129 = 0, r131 = 0;
+	float r132 = 0;
 	char *r1 = 0, *r6 = 0, *r36 = 0, *r38 = 0, *r41 = 0, *r42 = 0, *r61 = 0, *r63 = 0;
-	char *r66 = 0;
+	char *r66 = 0, *r128 = 0, *r130 = 0, *r133 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 65 "types.go"
-	r2 = p3; r0 = r2; r3 = r0 > 0ll; if (!r3) goto b22; r7 = p5; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r93 = r13 | r11; r94 = r93 >> 32; r95 = (u32)r94; r96 = r95 == 0u; if (!r96) goto b33; r97 = (u32)r13; r98 = (u32)r11; r99 = qd_div_u32(r97, r98); r92 = (u64)r99;
+	r2 = p3; r0 = r2; r3 = r0 > 0ll; if (!r3) goto b22; r7 = p5; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r139 = r13 | r11; r140 = r139 >> 32; r141 = (u32)r140; r142 = r141 == 0u; if (!r142) goto b33; r143 = (u32)r13; r144 = (u32)r11; r145 = qd_div_u32(r143, r144); r138 = (u64)r145;
 b5: // setup
 #line 65 "types.go"
-	r17 = r92; r18 = r17 * r11; r16 = r13 - r18; r101 = r15 | r11; r102 = r101 >> 32; r103 = (u32)r102; r104 = r103 == 0u; if (!r104) goto b32; r105 = (u32)r15; r106 = (u32)r11; r107 = qd_div_u32(r105, r106); r100 = (u64)r107;
+	r17 = r138; r18 = r17 * r11; r16 = r13 - r18; r147 = r15 | r11; r148 = r147 >> 32; r149 = (u32)r148; r150 = r149 == 0u; if (!r150) goto b32; r151 = (u32)r15; r152 = (u32)r11; r153 = qd_div_u32(r151, r152); r146 = (u64)r153;
 b7: // setup
 #line 65 "types.go"
-	r19 = r100; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r70 = r7; r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r4 = (u64)r0; r5 = r4;
+	r19 = r146; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r70 = r7; r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r4 = (u64)r0; r5 = r4;
 #line 67 "types.go"
 	r43 = p1; r42 = p0;
 #line 65 "types.go"
-	r6 = p4; r1 = p2; if (!r76) goto b23; r78 = (u64)r70; r77 = (u64)r74; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; if (!r80) goto b23; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; if (!r86) goto b23; r89 = true; if (!r89) goto b23; r90 = (u64)r85; r69 = (u64)r43; r91 = r90 < r69; if (!r91) goto b23;
+	r6 = p4; r1 = p2; if (!r76) goto b23; r78 = (u64)r70; r77 = (u64)r74; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; if (!r80) goto b23; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; if (!r86) goto b23; r89 = true; if (!r89) goto b23; r90 = (u64)r85; r69 = (u64)r43; r91 = r90 < r69; if (!r91) goto b23; r92 = p3; r93 = r92 <= 2147483647ll; r94 = (u64)r92 - 1ull; r95 = r94 <= 2147483647ll; r96 = p5; r97 = r96 <= 2147483647ll; r98 = (u64)r96 - 1ull; r99 = r98 <= 2147483647ll; r100 = (u64)r96 * (u64)r94; r101 = r100 <= 2147483647ll; r102 = (u64)r100 + (u64)r98; r103 = r102 <= 2147483647ll; r104 = r93 & r95; r105 = r104 & r97; r106 = r105 & r99; r107 = r106 & r101; r108 = r107 & r103; if (!r108) goto b23;
 #line 67 "types.go"
-	r33 = r7;
-b14: // head
+	r33 = r7; r137 = (i32)r33;
+b15: // head (int32)
 #line 65 "types.go"
-	r23 = r22; r24 = r16; r25 = r24 < r11; if (!r25) goto b22; r26 = r23 < r5; if (!r26) goto b22; r27 = r23; r28 = (i64)r27; r29 = r24; r30 = (i64)r29;
-	r8 = r7;
-	r34 = (u64)r28 * (u64)r33; r35 = (u64)r34 + (u64)r30; r36 = r1 + r28 * 4; r37 = *(float *)r36; r38 = r6 + r30 * 4; r39 = *(float *)r38; r40 = r37 * r39; r41 = r42 + r35 * 4; *(float *)r41 = r40;
+	r116 = r22; r117 = r16; r118 = r117 < r11; if (!r118) goto b22; r119 = r116 < r5; if (!r119) goto b22; r134 = (u32)r116; r110 = r134; r111 = (i32)r110; r135 = (u32)r117; r112 = r135; r113 = (i32)r112;
+#line 67 "types.go"
+	r114 = (u32)r111 * (u32)r137; r115 = (u32)r114 + (u32)r113; r121 = (i64)r111; r128 = r1 + r121 * 4; r129 = *(float *)r128; r123 = (i64)r113; r130 = r6 + r123 * 4; r131 = *(float *)r130; r132 = r129 * r131; r127 = (i64)r115; r133 = r42 + r127 * 4; *(float *)r133 = r132;
 #line 65 "types.go"
-	r16 = r16 + r21; r31 = r16 >= r11; if (!r31) goto b21; r16 = r16 - r11; r22 = r22 + 1ull;
-b21: // stepped
+	r16 = r16 + r21; r124 = r16 >= r11; if (!r124) goto b21; r16 = r16 - r11; r22 = r22 + 1ull;
+b21: // stepped (int32)
 #line 65 "types.go"
-	r22 = r22 + r19; goto b14;
+	r22 = r22 + r19; goto b15;
 b22: // exit
 #line 65 "types.go"
 	return;
@@ -511,10 +522,10 @@ b31: // stepped (checked if)
 	r22 = r22 + r19; goto b24;
 b32: // divide in 64 bits
 #line 65 "types.go"
-	r100 = qd_div_u64(r15, r11); goto b7;
+	r146 = qd_div_u64(r15, r11); goto b7;
 b33: // divide in 64 bits
 #line 65 "types.go"
-	r92 = qd_div_u64(r13, r11); goto b5;
+	r138 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -534,123 +545,129 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	bool r2 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r39 = 0, r40 = 0, r41 = 0;
 	bool r46 = 0, r49 = 0, r61 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r82 = 0;
 	bool r84 = 0, r87 = 0, r88 = 0, r93 = 0, r94 = 0, r101 = 0, r103 = 0, r105 = 0;
-	bool r106 = 0, r110 = 0, r114 = 0, r116 = 0, r120 = 0, r123 = 0, r125 = 0, r131 = 0;
-	bool r139 = 0, r145 = 0, r146 = 0, r149 = 0, r150 = 0, r153 = 0, r154 = 0, r157 = 0;
-	bool r158 = 0, r161 = 0, r162 = 0, r165 = 0, r166 = 0;
+	bool r106 = 0, r110 = 0, r114 = 0, r116 = 0, r120 = 0, r123 = 0, r125 = 0, r128 = 0;
+	bool r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
+	bool r143 = 0, r144 = 0, r145 = 0, r146 = 0, r156 = 0, r157 = 0, r162 = 0, r169 = 0;
+	bool r178 = 0, r186 = 0, r192 = 0, r193 = 0, r196 = 0, r197 = 0, r200 = 0, r201 = 0;
+	bool r204 = 0, r205 = 0, r208 = 0, r209 = 0, r212 = 0, r213 = 0;
+	i32 r148 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0, r172 = 0, r173 = 0;
 	i64 r1 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r38 = 0, r43 = 0;
 	i64 r44 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0;
 	i64 r57 = 0, r58 = 0, r60 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r74 = 0;
 	i64 r75 = 0, r78 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r95 = 0, r96 = 0;
 	i64 r100 = 0, r102 = 0, r107 = 0, r108 = 0, r109 = 0, r115 = 0, r117 = 0, r118 = 0;
-	i64 r119 = 0, r121 = 0, r144 = 0, r148 = 0, r152 = 0, r156 = 0, r160 = 0, r164 = 0;
-	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0, r138 = 0, r140 = 0, r141 = 0, r142 = 0;
+	i64 r119 = 0, r121 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0;
+	i64 r139 = 0, r159 = 0, r161 = 0, r163 = 0, r164 = 0, r168 = 0, r191 = 0, r195 = 0;
+	i64 r199 = 0, r203 = 0, r207 = 0, r211 = 0;
+	u32 r147 = 0, r149 = 0, r170 = 0, r171 = 0, r177 = 0, r179 = 0, r180 = 0, r181 = 0;
+	u32 r185 = 0, r187 = 0, r188 = 0, r189 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
 	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
 	u64 r26 = 0, r85 = 0, r86 = 0, r89 = 0, r91 = 0, r104 = 0, r111 = 0, r112 = 0;
-	u64 r113 = 0, r122 = 0, r124 = 0, r127 = 0, r128 = 0, r129 = 0, r135 = 0, r136 = 0;
-	u64 r137 = 0;
+	u64 r113 = 0, r122 = 0, r124 = 0, r154 = 0, r155 = 0, r158 = 0, r160 = 0, r174 = 0;
+	u64 r175 = 0, r176 = 0, r182 = 0, r183 = 0, r184 = 0;
 	float r0 = 0, r37 = 0, r59 = 0, r73 = 0, r79 = 0, r80 = 0, r98 = 0, r99 = 0;
-	float r143 = 0, r147 = 0, r151 = 0, r155 = 0, r159 = 0, r163 = 0;
+	float r166 = 0, r167 = 0, r190 = 0, r194 = 0, r198 = 0, r202 = 0, r206 = 0, r210 = 0;
 	char *r42 = 0, *r45 = 0, *r50 = 0, *r53 = 0, *r67 = 0, *r68 = 0, *r71 = 0, *r76 = 0;
-	char *r77 = 0, *r97 = 0, *r126 = 0;
+	char *r77 = 0, *r97 = 0, *r126 = 0, *r165 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 78 "types.go"
-	r67 = p6; r0 = (-0x0p+00f); r1 = p3; r2 = r1 > 0ll; if (!r2) goto b22; r5 = p2; r6 = r5 > 0ll; if (!r6) goto b22; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r128 = r10 | r8; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b68; r132 = (u32)r10; r133 = (u32)r8; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r67 = p6; r0 = (-0x0p+00f); r1 = p3; r2 = r1 > 0ll; if (!r2) goto b24; r5 = p2; r6 = r5 > 0ll; if (!r6) goto b24; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r175 = r10 | r8; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b70; r179 = (u32)r10; r180 = (u32)r8; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
 b5: // setup
 #line 78 "types.go"
-	r14 = r127; r15 = r14 * r8; r13 = r10 - r15; r136 = r12 | r8; r137 = r136 >> 32; r138 = (u32)r137; r139 = r138 == 0u; if (!r139) goto b67; r140 = (u32)r12; r141 = (u32)r8; r142 = qd_div_u32(r140, r141); r135 = (u64)r142;
+	r14 = r174; r15 = r14 * r8; r13 = r10 - r15; r183 = r12 | r8; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b69; r187 = (u32)r12; r188 = (u32)r8; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
 b7: // setup
 #line 78 "types.go"
-	r16 = r135; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r3 = (u64)r1; r4 = r3;
+	r16 = r182; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r3 = (u64)r1; r4 = r3;
 #line 80 "types.go"
-	r78 = p1; r77 = p0; if (!r110) goto b58; r112 = r7; r111 = (u64)r108; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; if (!r114) goto b58; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; if (!r120) goto b58; r123 = true; if (!r123) goto b58; r124 = (u64)r119; r104 = (u64)r78; r125 = r124 < r104; if (!r125) goto b58;
-b13: // head
+	r78 = p1; r77 = p0; if (!r110) goto b60; r112 = r7; r111 = (u64)r108; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; if (!r114) goto b60; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; if (!r120) goto b60; r123 = true; if (!r123) goto b60; r124 = (u64)r119; r104 = (u64)r78; r125 = r124 < r104; if (!r125) goto b60; r127 = p3; r128 = r127 <= 2147483647ll; r129 = (u64)r127 - 1ull; r130 = r129 <= 2147483647ll; r131 = p2; r132 = r131 <= 2147483647ll; r133 = (u64)r131 - 1ull; r134 = r133 <= 2147483647ll; r135 = (u64)r131 * (u64)r129; r136 = r135 <= 2147483647ll; r137 = (u64)r135 + (u64)r133; r138 = r137 <= 2147483647ll; r139 = (u64)r133 + 1ull; r140 = r139 <= 2147483647ll; r141 = r128 & r130; r142 = r141 & r132; r143 = r142 & r134; r144 = r143 & r136; r145 = r144 & r138; r146 = r145 & r140; if (!r146) goto b60; r172 = (i32)r5; r173 = r172;
+b15: // head (int32)
 #line 78 "types.go"
-	r20 = r19; r21 = r13; r22 = r21 < r8; if (!r22) goto b22; r23 = r20 < r4; if (!r23) goto b22; r24 = r20; r25 = (i64)r24; r26 = r21; r27 = (i64)r26;
+	r154 = r19; r155 = r13; r156 = r155 < r8; if (!r156) goto b24; r157 = r154 < r4; if (!r157) goto b24; r170 = (u32)r154; r147 = r170; r148 = (i32)r147; r171 = (u32)r155; r149 = r171; r150 = (i32)r149;
 #line 80 "types.go"
-	r74 = (u64)r25 * (u64)r5; r75 = (u64)r74 + (u64)r27; r76 = r77 + r75 * 4; r79 = *(float *)r76; r80 = r0 + r79; r81 = (u64)r27 + 1ull; r82 = r81 < r5; if (!r82) goto b21; r0 = r80;
-b18: // latch
+	r151 = (u32)r148 * (u32)r172; r152 = (u32)r151 + (u32)r150; r164 = (i64)r152; r165 = r77 + r164 * 4; r166 = *(float *)r165; r167 = r0 + r166; r153 = (u32)r150 + 1u; r169 = r153 < r173; if (!r169) goto b23; r0 = r167;
+b20: // latch (int32)
 #line 78 "types.go"
-	r13 = r13 + r18; r28 = r13 >= r8; if (!r28) goto b20; r13 = r13 - r8; r19 = r19 + 1ull;
-b20: // stepped
+	r13 = r13 + r18; r162 = r13 >= r8; if (!r162) goto b22; r13 = r13 - r8; r19 = r19 + 1ull;
+b22: // stepped (int32)
 #line 78 "types.go"
-	r19 = r19 + r16; goto b13;
-b21: // edge 3→4
+	r19 = r19 + r16; goto b15;
+b23: // edge 3→4 (int32)
 #line 80 "types.go"
-	r0 = r80; goto b18;
-b22: // exit
+	r0 = r167; goto b20;
+b24: // exit
 #line 78 "types.go"
 	r29 = (i64)(threadIdx.x % warpSize); r30 = (i64)(threadIdx.x / warpSize); r46 = r30 == 0ll; r31 = (i64)warpSize; r32 = (u64)r30 * (u64)r31; r33 = (i64)blockDim.x; r34 = (u64)r33 - (u64)r32; r35 = r34 < r31 ? r34 : r31; r36 = r31 >> 1;
-b23: // reduction shuffle
+b25: // reduction shuffle
 #line 78 "types.go"
-	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b25; r0 = r0 + r37;
-b25: // reduction next
+	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b27; r0 = r0 + r37;
+b27: // reduction next
 #line 78 "types.go"
-	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b35; r143 = qd_shfl_down(r0, (u32)r36); r144 = (u64)r29 + (u64)r36; r145 = r144 < r35; if (!r145) goto b28; r0 = r0 + r143;
-b28: // reduction next (unrolled 1)
+	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b37; r190 = qd_shfl_down(r0, (u32)r36); r191 = (u64)r29 + (u64)r36; r192 = r191 < r35; if (!r192) goto b30; r0 = r0 + r190;
+b30: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r36 = r36 >> 1; r146 = r36 != 0ll; if (!r146) goto b35; r147 = qd_shfl_down(r0, (u32)r36); r148 = (u64)r29 + (u64)r36; r149 = r148 < r35; if (!r149) goto b31; r0 = r0 + r147;
-b31: // reduction next (unrolled 2)
+	r36 = r36 >> 1; r193 = r36 != 0ll; if (!r193) goto b37; r194 = qd_shfl_down(r0, (u32)r36); r195 = (u64)r29 + (u64)r36; r196 = r195 < r35; if (!r196) goto b33; r0 = r0 + r194;
+b33: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r36 = r36 >> 1; r150 = r36 != 0ll; if (!r150) goto b35; r151 = qd_shfl_down(r0, (u32)r36); r152 = (u64)r29 + (u64)r36; r153 = r152 < r35; if (!r153) goto b34; r0 = r0 + r151;
-b34: // reduction next (unrolled 3)
+	r36 = r36 >> 1; r197 = r36 != 0ll; if (!r197) goto b37; r198 = qd_shfl_down(r0, (u32)r36); r199 = (u64)r29 + (u64)r36; r200 = r199 < r35; if (!r200) goto b36; r0 = r0 + r198;
+b36: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r36 = r36 >> 1; r154 = r36 != 0ll; if (r154) goto b23;
-b35: // reduction shuffled
+	r36 = r36 >> 1; r201 = r36 != 0ll; if (r201) goto b25;
+b37: // reduction shuffled
 #line 78 "types.go"
-	r41 = r29 == 0ll; if (!r41) goto b37; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
-b37: // reduction barrier
+	r41 = r29 == 0ll; if (!r41) goto b39; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
+b39: // reduction barrier
 #line 78 "types.go"
-	__syncthreads(); if (!r46) goto b56; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b57; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
-b40: // reduction warps
+	__syncthreads(); if (!r46) goto b58; r47 = (u64)r29 * (u64)r31; r48 = (i64)blockDim.x; r49 = r47 < r48; if (!r49) goto b59; r50 = (char *)qvar_reduce0; r51 = r29; r52 = r51; r53 = r50 + r52 * 8; r0 = *(float *)r53;
+b42: // reduction warps
 #line 78 "types.go"
 	r54 = r32; r55 = (i64)blockDim.x; r56 = (u64)r55 - (u64)r54; r57 = r56 < r31 ? r56 : r31; r58 = r31 >> 1;
-b41: // reduction shuffle
+b43: // reduction shuffle
 #line 78 "types.go"
-	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b43; r0 = r0 + r59;
-b43: // reduction next
+	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b45; r0 = r0 + r59;
+b45: // reduction next
 #line 78 "types.go"
-	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b53; r155 = qd_shfl_down(r0, (u32)r58); r156 = (u64)r29 + (u64)r58; r157 = r156 < r57; if (!r157) goto b46; r0 = r0 + r155;
-b46: // reduction next (unrolled 1)
+	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b55; r202 = qd_shfl_down(r0, (u32)r58); r203 = (u64)r29 + (u64)r58; r204 = r203 < r57; if (!r204) goto b48; r0 = r0 + r202;
+b48: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r58 = r58 >> 1; r158 = r58 != 0ll; if (!r158) goto b53; r159 = qd_shfl_down(r0, (u32)r58); r160 = (u64)r29 + (u64)r58; r161 = r160 < r57; if (!r161) goto b49; r0 = r0 + r159;
-b49: // reduction next (unrolled 2)
+	r58 = r58 >> 1; r205 = r58 != 0ll; if (!r205) goto b55; r206 = qd_shfl_down(r0, (u32)r58); r207 = (u64)r29 + (u64)r58; r208 = r207 < r57; if (!r208) goto b51; r0 = r0 + r206;
+b51: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r58 = r58 >> 1; r162 = r58 != 0ll; if (!r162) goto b53; r163 = qd_shfl_down(r0, (u32)r58); r164 = (u64)r29 + (u64)r58; r165 = r164 < r57; if (!r165) goto b52; r0 = r0 + r163;
-b52: // reduction next (unrolled 3)
+	r58 = r58 >> 1; r209 = r58 != 0ll; if (!r209) goto b55; r210 = qd_shfl_down(r0, (u32)r58); r211 = (u64)r29 + (u64)r58; r212 = r211 < r57; if (!r212) goto b54; r0 = r0 + r210;
+b54: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r58 = r58 >> 1; r166 = r58 != 0ll; if (r166) goto b41;
-b53: // reduction shuffled
+	r58 = r58 >> 1; r213 = r58 != 0ll; if (r213) goto b43;
+b55: // reduction shuffled
 #line 78 "types.go"
-	r63 = r41; if (!r63) goto b56; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b56; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
-b56: // reduction done
+	r63 = r41; if (!r63) goto b58; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b58; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
+b58: // reduction done
 #line 78 "types.go"
 	return;
-b57: // reduction none
+b59: // reduction none
 #line 78 "types.go"
-	r0 = (-0x0p+00f); goto b40;
-b58: // head (checked if)
+	r0 = (-0x0p+00f); goto b42;
+b60: // head (checked if)
 #line 78 "types.go"
-	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b22; r88 = r85 < r4; if (!r88) goto b22; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91;
+	r85 = r19; r86 = r13; r87 = r86 < r8; if (!r87) goto b24; r88 = r85 < r4; if (!r88) goto b24; r89 = r85; r90 = (i64)r89; r91 = r86; r92 = (i64)r91;
 #line 80 "types.go"
-	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b66; r0 = r99;
-b63: // latch (checked if)
+	r95 = (u64)r90 * (u64)r5; r96 = (u64)r95 + (u64)r92; if ((u64)r96 >= (u64)r78) { qd_site = 0; qd_x = r96; qd_y = r78; goto qd_fault; } r97 = r77 + r96 * 4; r98 = *(float *)r97; r99 = r0 + r98; r100 = (u64)r92 + 1ull; r101 = r100 < r5; if (!r101) goto b68; r0 = r99;
+b65: // latch (checked if)
 #line 78 "types.go"
-	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b65; r13 = r13 - r8; r19 = r19 + 1ull;
-b65: // stepped (checked if)
+	r13 = r13 + r18; r93 = r13 >= r8; if (!r93) goto b67; r13 = r13 - r8; r19 = r19 + 1ull;
+b67: // stepped (checked if)
 #line 78 "types.go"
-	r19 = r19 + r16; goto b58;
-b66: // edge 3→4 (checked if)
+	r19 = r19 + r16; goto b60;
+b68: // edge 3→4 (checked if)
 #line 80 "types.go"
-	r0 = r99; goto b63;
-b67: // divide in 64 bits
+	r0 = r99; goto b65;
+b69: // divide in 64 bits
 #line 78 "types.go"
-	r135 = qd_div_u64(r12, r8); goto b7;
-b68: // divide in 64 bits
+	r182 = qd_div_u64(r12, r8); goto b7;
+b70: // divide in 64 bits
 #line 78 "types.go"
-	r127 = qd_div_u64(r10, r8); goto b5;
+	r174 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -767,8 +784,24 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
 	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
 	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
-	bool r182 = 0, r190 = 0, r202 = 0, r213 = 0, r214 = 0, r215 = 0, r221 = 0, r222 = 0;
-	bool r223 = 0, r224 = 0, r228 = 0, r231 = 0;
+	bool r179 = 0, r181 = 0, r183 = 0, r185 = 0, r187 = 0, r189 = 0, r191 = 0, r193 = 0;
+	bool r195 = 0, r196 = 0, r197 = 0, r199 = 0, r201 = 0, r203 = 0, r205 = 0, r206 = 0;
+	bool r207 = 0, r209 = 0, r211 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r220 = 0;
+	bool r222 = 0, r224 = 0, r226 = 0, r228 = 0, r230 = 0, r232 = 0, r234 = 0, r236 = 0;
+	bool r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0;
+	bool r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0;
+	bool r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0;
+	bool r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r314 = 0;
+	bool r315 = 0, r320 = 0, r337 = 0, r354 = 0, r358 = 0, r362 = 0, r366 = 0, r374 = 0;
+	bool r376 = 0, r423 = 0, r431 = 0, r443 = 0, r454 = 0, r455 = 0, r456 = 0, r462 = 0;
+	bool r463 = 0, r464 = 0, r465 = 0, r469 = 0, r472 = 0;
+	i32 r269 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0;
+	i32 r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r285 = 0;
+	i32 r290 = 0, r291 = 0, r294 = 0, r295 = 0, r296 = 0, r300 = 0, r301 = 0, r302 = 0;
+	i32 r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0;
+	i32 r311 = 0, r391 = 0, r392 = 0, r394 = 0, r397 = 0, r398 = 0, r401 = 0, r402 = 0;
+	i32 r403 = 0, r404 = 0, r405 = 0, r406 = 0, r407 = 0, r408 = 0, r409 = 0, r410 = 0;
+	i32 r411 = 0, r412 = 0, r413 = 0, r414 = 0, r415 = 0, r416 = 0, r417 = 0, r418 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
 	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
@@ -777,120 +810,134 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
 	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
 	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
-	i64 r176 = 0, r177 = 0, r201 = 0, r204 = 0, r209 = 0, r217 = 0, r226 = 0, r227 = 0;
-	i64 r229 = 0, r230 = 0;
-	u32 r181 = 0, r183 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0;
+	i64 r176 = 0, r177 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0;
+	i64 r190 = 0, r192 = 0, r194 = 0, r198 = 0, r200 = 0, r202 = 0, r204 = 0, r208 = 0;
+	i64 r210 = 0, r212 = 0, r213 = 0, r218 = 0, r219 = 0, r221 = 0, r223 = 0, r225 = 0;
+	i64 r227 = 0, r229 = 0, r231 = 0, r233 = 0, r235 = 0, r317 = 0, r319 = 0, r321 = 0;
+	i64 r322 = 0, r323 = 0, r324 = 0, r327 = 0, r328 = 0, r336 = 0, r338 = 0, r339 = 0;
+	i64 r340 = 0, r341 = 0, r344 = 0, r345 = 0, r353 = 0, r355 = 0, r356 = 0, r363 = 0;
+	i64 r364 = 0, r368 = 0, r369 = 0, r370 = 0, r377 = 0, r378 = 0, r379 = 0, r380 = 0;
+	i64 r381 = 0, r382 = 0, r383 = 0, r384 = 0, r385 = 0, r386 = 0, r387 = 0, r388 = 0;
+	i64 r442 = 0, r445 = 0, r450 = 0, r458 = 0, r467 = 0, r468 = 0, r470 = 0, r471 = 0;
+	u32 r268 = 0, r270 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r292 = 0, r293 = 0;
+	u32 r297 = 0, r298 = 0, r299 = 0, r389 = 0, r390 = 0, r393 = 0, r395 = 0, r396 = 0;
+	u32 r399 = 0, r400 = 0, r422 = 0, r424 = 0, r425 = 0, r426 = 0, r430 = 0, r432 = 0;
+	u32 r433 = 0, r434 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
 	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r87 = 0, r94 = 0, r95 = 0;
 	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
-	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r178 = 0, r179 = 0, r180 = 0, r186 = 0;
-	u64 r187 = 0, r188 = 0, r206 = 0, r207 = 0, r211 = 0, r212 = 0, r219 = 0, r220 = 0;
+	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r312 = 0, r313 = 0, r316 = 0, r318 = 0;
+	u64 r357 = 0, r359 = 0, r360 = 0, r361 = 0, r365 = 0, r367 = 0, r371 = 0, r372 = 0;
+	u64 r373 = 0, r375 = 0, r419 = 0, r420 = 0, r421 = 0, r427 = 0, r428 = 0, r429 = 0;
+	u64 r447 = 0, r448 = 0, r452 = 0, r453 = 0, r460 = 0, r461 = 0;
 	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
-	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r195 = 0;
-	float r197 = 0, r198 = 0, r199 = 0, r200 = 0, r225 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r326 = 0;
+	float r330 = 0, r331 = 0, r333 = 0, r334 = 0, r343 = 0, r347 = 0, r348 = 0, r350 = 0;
+	float r351 = 0, r436 = 0, r438 = 0, r439 = 0, r440 = 0, r441 = 0, r466 = 0;
 	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
 	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
-	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r194 = 0, *r196 = 0, *r203 = 0;
-	char *r205 = 0, *r208 = 0, *r210 = 0, *r216 = 0, *r218 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r325 = 0, *r329 = 0, *r332 = 0;
+	char *r335 = 0, *r342 = 0, *r346 = 0, *r349 = 0, *r352 = 0, *r435 = 0, *r437 = 0, *r444 = 0;
+	char *r446 = 0, *r449 = 0, *r451 = 0, *r457 = 0, *r459 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r203 = p0;
-	r204 = p1;
-	r205 = r203 + r204 * 4;
-	r206 = (u64)r203;
-	r207 = (u64)r205;
-	r208 = p2;
-	r209 = p3;
-	r210 = r208 + r209 * 4;
-	r211 = (u64)r208;
-	r212 = (u64)r210;
-	r213 = r207 <= r211;
-	r214 = r212 <= r206;
-	r215 = r213 | r214;
-	r216 = p4;
-	r217 = p5;
-	r218 = r216 + r217 * 4;
-	r219 = (u64)r216;
-	r220 = (u64)r218;
-	r221 = r207 <= r219;
-	r222 = r220 <= r206;
-	r223 = r221 | r222;
-	r224 = r215 & r223;
+	r444 = p0;
+	r445 = p1;
+	r446 = r444 + r445 * 4;
+	r447 = (u64)r444;
+	r448 = (u64)r446;
+	r449 = p2;
+	r450 = p3;
+	r451 = r449 + r450 * 4;
+	r452 = (u64)r449;
+	r453 = (u64)r451;
+	r454 = r448 <= r452;
+	r455 = r453 <= r447;
+	r456 = r454 | r455;
+	r457 = p4;
+	r458 = p5;
+	r459 = r457 + r458 * 4;
+	r460 = (u64)r457;
+	r461 = (u64)r459;
+	r462 = r448 <= r460;
+	r463 = r461 <= r447;
+	r464 = r462 | r463;
+	r465 = r456 & r464;
 #line 92 "types.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b71; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b83; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b73; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r420 = r8 | r6; r421 = r420 >> 32; r422 = (u32)r421; r423 = r422 == 0u; if (!r423) goto b85; r424 = (u32)r8; r425 = (u32)r6; r426 = qd_div_u32(r424, r425); r419 = (u64)r426;
 b4: // setup
 #line 92 "types.go"
-	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b82; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+	r12 = r419; r13 = r12 * r6; r11 = r8 - r13; r428 = r10 | r6; r429 = r428 >> 32; r430 = (u32)r429; r431 = r430 == 0u; if (!r431) goto b84; r432 = (u32)r10; r433 = (u32)r6; r434 = qd_div_u32(r432, r433); r427 = (u64)r434;
 b6: // setup
 #line 92 "types.go"
-	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
+	r14 = r427; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 95 "types.go"
-	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b72; r95 = r5; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b72; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b72; r104 = true; if (!r104) goto b72; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b72; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
-b13: // head
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b74; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b74; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b74; r104 = true; if (!r104) goto b74; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b74; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r178 = p6; r179 = r178 <= 2147483647ll; r180 = (u64)r178 - 1ull; r181 = r180 <= 2147483647ll; r182 = (u64)r178 * (u64)r180; r183 = r182 <= 2147483647ll; r184 = p3; r185 = r184 <= 2147483647ll; r186 = (u64)r178 + (u64)(-1ll); r187 = r186 <= 2147483647ll; r188 = (u64)r178 * (u64)(-1ll); r189 = r188 >= (-2147483648ll); r190 = (u64)r188 * (u64)r180; r191 = r190 >= (-2147483648ll); r192 = (u64)r190 + (u64)(-1ll); r193 = r192 >= (-2147483648ll); r195 = r192 <= 2147483647ll; r194 = (u64)r184 + (u64)(-1ll); r196 = r194 >= (-2147483648ll); r197 = r194 <= 2147483647ll; r198 = p5; r199 = r198 <= 2147483647ll; r200 = (u64)r198 + (u64)(-1ll); r201 = r200 <= 2147483647ll; r207 = r200 >= (-2147483648ll); r202 = (u64)r180 * (u64)(-1ll); r203 = r202 >= (-2147483648ll); r204 = (u64)r202 + (u64)(-1ll); r205 = r204 >= (-2147483648ll); r206 = r204 <= 2147483647ll; r208 = (u64)r178 + (u64)r180; r209 = r208 <= 2147483647ll; r210 = (u64)r178 * (u64)r178; r211 = r210 <= 2147483647ll; r212 = (u64)r188 + 1ull; r214 = r212 >= (-2147483648ll); r215 = r212 <= 2147483647ll; r213 = (u64)r210 + (u64)(-1ll); r216 = r213 >= (-2147483648ll); r217 = r213 <= 2147483647ll; r218 = r186; r219 = r218 > 0ll ? r218 : 0ll; r220 = r219 <= 2147483647ll; r221 = (u64)r219 + (u64)r182; r222 = r221 <= 2147483647ll; r223 = (u64)r219 * (u64)r178; r224 = r223 <= 2147483647ll; r225 = (u64)r198 - 1ull; r226 = r225 <= 2147483647ll; r227 = (u64)r223 + (u64)r225; r228 = r227 <= 2147483647ll; r229 = (u64)r223 + (u64)r180; r230 = r229 <= 2147483647ll; r231 = (u64)r182 + (u64)r225; r232 = r231 <= 2147483647ll; r233 = (u64)r178 * 4ull; r234 = r233 <= 2147483647ll; r235 = (u64)r182 + (u64)r180; r236 = r235 <= 2147483647ll; r237 = r179 & r181; r238 = r237 & r183; r239 = r238 & r185; r240 = r239 & r187; r241 = r240 & r189; r242 = r241 & r191; r243 = r242 & r193; r244 = r243 & r195; r245 = r244 & r196; r246 = r245 & r197; r247 = r246 & r199; r248 = r247 & r201; r249 = r248 & r203; r250 = r249 & r205; r251 = r250 & r206; r252 = r251 & r207; r253 = r252 & r209; r254 = r253 & r211; r255 = r254 & r214; r256 = r255 & r215; r257 = r256 & r216; r258 = r257 & r217; r259 = r258 & r220; r260 = r259 & r222; r261 = r260 & r224; r262 = r261 & r226; r263 = r262 & r228; r264 = r263 & r230; r265 = r264 & r232; r266 = r265 & r234; r267 = r266 & r236; if (!r267) goto b74; r391 = (i32)r0; r124 = (u64)r38; r393 = (u32)r124; r132 = r129 - 1ull; r395 = (u32)r132; r288 = r395; r135 = r124 - 1ull; r396 = (u32)r135; r138 = (u64)r44; r399 = (u32)r138; r143 = r138 - 1ull; r400 = (u32)r143; r402 = r391; r295 = r402; r404 = (i32)r288; r360 = (u64)r404; r414 = r391; r303 = r414; r304 = r303; r305 = (u32)r304 * 4u; r382 = (i64)r305; r410 = r391; r388 = r382;
+b15: // head (int32)
 #line 92 "types.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b71; r21 = r18 < r3; if (!r21) goto b71; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; if (!r128) goto b68; if (!r131) goto b68; r136 = r135 - r127; r137 = r134 <= r136; if (!r137) goto b68; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; if (!r142) goto b68; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; if (!r151) goto b68; r152 = r149 * r134; r144 = r143 - r141; r153 = r152 <= r144; if (!r153) goto b68;
+	r312 = r17; r313 = r11; r314 = r313 < r6; if (!r314) goto b73; r315 = r312 < r3; if (!r315) goto b73; r389 = (u32)r312; r268 = r389; r269 = (i32)r268; r390 = (u32)r313; r270 = r390; r271 = (i32)r270; r29 = 0ll; r284 = (u32)r269 * (u32)r391; r285 = r284; r286 = (u32)r285; r358 = r286 < r393; if (!r358) goto b70; if (!r131) goto b70; r289 = r396 - r286; r362 = r288 <= r289; if (!r362) goto b70; r291 = r271; r292 = (u32)r291; r366 = r292 < r399; if (!r366) goto b70; r296 = (u32)r295 + (u32)r271; r297 = (u32)r296; r298 = r297 - r292; r403 = (i32)r298; r372 = (u64)r403; r373 = __umul64hi(r372, r360); r374 = r373 == 0ull; if (!r374) goto b70; r299 = r298 * r288; r293 = r400 - r292; r376 = r299 <= r293; if (!r376) goto b70;
 #line 95 "types.go"
-	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b48; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
-b25: // unroll guard
+	r272 = r284; r273 = (u32)r272 + (u32)r271; r274 = r284; r322 = (i64)r273; r332 = r48 + r322 * 4; r335 = r332; r300 = r274; r377 = (i64)r300; r155 = r37 + r377 * 4; r302 = r271; r379 = (i64)r302; r158 = r43 + r379 * 4; if (!r465) goto b50; r466 = *(float *)r332; r467 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r468 = (u64)r467 - 8ull;
+b27: // unroll guard
 #line 95 "types.go"
-	r228 = r29 < r227; if (!r228) goto b42; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b25;
-b42: // rangeint.body
+	r469 = r29 < r468; if (!r469) goto b44; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b27;
+b44: // rangeint.body (int32)
 #line 95 "types.go"
-	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b44; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b42;
-b44: // accumulators stored
+	r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b46; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b44;
+b46: // accumulators stored
 #line 95 "types.go"
-	*(float *)r47 = r225;
-b45: // latch
+	*(float *)r332 = r466;
+b47: // latch (int32)
 #line 92 "types.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b47; r11 = r11 - r6; r17 = r17 + 1ull;
-b47: // stepped
+	r11 = r11 + r16; r320 = r11 >= r6; if (!r320) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
+b49: // stepped (int32)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b13;
-b48: // unroll setup
+	r17 = r17 + r14; goto b15;
+b50: // unroll setup
 #line 92 "types.go"
-	r229 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r230 = (u64)r229 - 8ull;
-b49: // unroll guard
+	r470 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r471 = (u64)r470 - 8ull;
+b51: // unroll guard
 #line 92 "types.go"
-	r231 = r29 < r230; if (!r231) goto b66;
+	r472 = r29 < r471; if (!r472) goto b68;
 #line 95 "types.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b49;
-b66: // rangeint.body (slices overlap)
+	r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b51;
+b68: // rangeint.body (int32) (slices overlap)
 #line 95 "types.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b45; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b66;
-b68: // preheader
+	r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; if (!r443) goto b47; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b68;
+b70: // preheader (int32)
 #line 95 "types.go"
-	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r107; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
-b69: // rangeint.body (checked)
+	r278 = r284; r279 = (u32)r278 + (u32)r271; r280 = r284; r339 = (i64)r279; r349 = r48 + r339 * 4; r352 = r349; r306 = r280; r383 = (i64)r306; r171 = r37 + r383 * 4; r308 = r271; r385 = (i64)r308; r174 = r43 + r385 * 4;
+b71: // rangeint.body (checked) (int32)
 #line 95 "types.go"
-	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b45; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b69;
-b71: // exit
+	r408 = (i32)r29; r281 = (u32)r280 + (u32)r408; r341 = (i64)r281; if ((u64)r341 >= (u64)r38) { qd_site = 0; qd_x = r341; qd_y = r38; goto qd_fault; } r342 = r171; r343 = *(float *)r342; r409 = r408; r282 = (u32)r409 * (u32)r410; r283 = (u32)r282 + (u32)r271; r345 = (i64)r283; if ((u64)r345 >= (u64)r44) { qd_site = 1; qd_x = r345; qd_y = r44; goto qd_fault; } r346 = r174; r347 = *(float *)r346; r348 = r343 * r347; r350 = *(float *)r349; r351 = r350 + r348; *(float *)r352 = r351; r353 = (u64)r29 + 1ull; r354 = r353 < r0; if (!r354) goto b47; r29 = r353; r171 = r171 + 4ll; r174 = r174 + r388 * 1; goto b71;
+b73: // exit
 #line 95 "types.go"
 	return;
-b72: // preheader
+b74: // preheader
 #line 95 "types.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b73: // head (checked if)
+b75: // head (checked if)
 #line 92 "types.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b71; r60 = r57 < r3; if (!r60) goto b71; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b73; r60 = r57 < r3; if (!r60) goto b73; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 95 "types.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b77: // rangeint.body (checked if)
+b79: // rangeint.body (checked if)
 #line 95 "types.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b79; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b77;
-b79: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b81; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b79;
+b81: // latch (checked if)
 #line 92 "types.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b81; r11 = r11 - r6; r17 = r17 + 1ull;
-b81: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b83; r11 = r11 - r6; r17 = r17 + 1ull;
+b83: // stepped (checked if)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b73;
-b82: // divide in 64 bits
+	r17 = r17 + r14; goto b75;
+b84: // divide in 64 bits
 #line 92 "types.go"
-	r186 = qd_div_u64(r10, r6); goto b6;
-b83: // divide in 64 bits
+	r427 = qd_div_u64(r10, r6); goto b6;
+b85: // divide in 64 bits
 #line 92 "types.go"
-	r178 = qd_div_u64(r8, r6); goto b4;
+	r419 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
