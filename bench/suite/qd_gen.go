@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7fea35baa17c10052967319a59c4af749a7a0e659ef390e96cbae4aa99e51ecc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b80ee66557fe7a79b2e2f6b0ee1c8057a158d8e3e94ce3ddd7f6f7ac941e8793"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "612c13061fd5d11b7a5edc7850ebd7f28c26af492b6ba4de96fcb174a6e19d15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "16e09dc5edb8b9a640c3be348973add07ce30f8790dcd0d067d045ff08e7fcac"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13a445f57821285d43acb2b0c197bce00a9440de25a19f208dc396250b883a2a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8b8f1f224a0d44f356f79428f2dbf4548bd05e80b99cd16dc70c810bd8bbe0e8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "26487be39bf4e983aedfff92aa01baa39c4c8229abfa2b93cf40316cbbdc26d0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e82ee0b30a2b27fdfe890c18659cbf9315fcc15d3ec93ac8ae6eaeff313500d1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
