@@ -30,7 +30,8 @@ import (
 // was. A loop that holds other loops is versioned only where HoistChecks
 // left a checked copy to fall back on, which costs no code: copying a
 // whole nest beside its 64-bit version costs registers that the suite's
-// matrix kernels cannot spare.
+// matrix kernels cannot spare. A loop whose test would take more than
+// maxIndex32Tests comparisons stays as it is.
 // The copies that HoistChecks keeps for failing checks are left as they
 // are, since they run only to fault; where a loop has one, it is also
 // what runs when the test fails, and the 64-bit loop without checks goes.
@@ -44,7 +45,11 @@ func NarrowIndices(t *ir.Task) {
 		if p := planIndex32(an, lp); p != nil && (len(lp.Children) == 0 || p.checkedCopy() != lp.Header) {
 			// Everything the analysis answers is asked before the task
 			// changes: the copies only add blocks and registers.
-			p.prepare()
+			regs := len(t.Regs)
+			if p.prepare(); p.tests > maxIndex32Tests {
+				t.Regs = t.Regs[:regs]
+				continue
+			}
 			plans = append(plans, p)
 		}
 	}
@@ -59,6 +64,14 @@ func NarrowIndices(t *ir.Task) {
 	}
 }
 
+// maxIndex32Tests is the most comparisons a loop's test may take. Every
+// partial sum of every narrowed index is tested, and a register-blocked
+// nest unrolled to hundreds of indices makes a test longer than its
+// loop: example/sgemm's block loop took 1,226 comparisons, and its 32-bit
+// copy's inner loop came out longer than the 64-bit one, at more
+// registers. The block-level examples' loops take under 100.
+const maxIndex32Tests = 256
+
 // index32Plan is what NarrowIndices narrows in one loop.
 type index32Plan struct {
 	an    *analysis.Analysis
@@ -71,6 +84,7 @@ type index32Plan struct {
 	liveIn, liveOut []ir.Reg
 	guard           *ir.Block // the test, not yet in the task
 	ok              ir.Arg    // its result
+	tests           int       // the comparisons it makes
 	fallback        int       // the loop to run when it fails
 }
 

@@ -45,6 +45,11 @@ type boundsBuilder struct {
 	t     *ir.Task
 	b     *ir.Block // nil when dry
 	conds []ir.Arg  // the comparisons that must all hold
+	// ok is their conjunction so far, folded in as each comparison is
+	// made: a test of fifty comparisons made first and combined at the
+	// end keeps fifty predicates and their 64-bit operands live at once,
+	// which ptxas holds in more registers than the loop itself needs.
+	ok    ir.Arg
 	seen  map[string]ir.Arg
 	depth int
 	// entry is the block at whose end the test runs.
@@ -484,9 +489,15 @@ func (bb *boundsBuilder) test(op ir.Op, v ir.Arg, c int64) {
 		return
 	}
 	r := bb.emit(ir.Instr{Op: op, Type: ir.Int64, Args: []ir.Arg{v, ir.Imm(ir.Int64, uint64(c))}})
-	if !slices.Contains(bb.conds, r) {
-		bb.conds = append(bb.conds, r)
+	if slices.Contains(bb.conds, r) {
+		return
 	}
+	bb.conds = append(bb.conds, r)
+	if len(bb.conds) == 1 {
+		bb.ok = r
+		return
+	}
+	bb.ok = bb.emit(ir.Instr{Op: ir.OpAnd, Type: ir.Bool, Args: []ir.Arg{bb.ok, r}})
 }
 
 // arith computes x op y in int64, folding constants.
@@ -551,13 +562,8 @@ func (bb *boundsBuilder) emit(in ir.Instr) ir.Arg {
 
 // condition is the conjunction of the tests, true when there are none.
 func (bb *boundsBuilder) condition() ir.Arg {
-	ok := ir.Imm(ir.Bool, 1)
-	for _, c := range bb.conds {
-		if ok.Imm {
-			ok = c
-			continue
-		}
-		ok = bb.emit(ir.Instr{Op: ir.OpAnd, Type: ir.Bool, Args: []ir.Arg{ok, c}})
+	if len(bb.conds) == 0 {
+		return ir.Imm(ir.Bool, 1)
 	}
-	return ok
+	return bb.ok
 }

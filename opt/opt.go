@@ -82,6 +82,8 @@ var Default = Pipeline{
 	{Name: "sink", Task: SinkToUses},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
+	// Last, on the loops as they will run: it copies a block loop's test.
+	{Name: "lastbarrier", Task: WaitOnlyForNextBlock},
 	{Name: "droptasks", Kernel: DropEmptyTasks},
 }
 

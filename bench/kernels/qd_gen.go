@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9c0ea31b5bda1e8d089fecae2ff106ca469c3a63de4b13b5474897f6f3411c8a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "58f1484ff9badbd42f55f72a9cef7db9201032925c1f105e6007eb99a9a39d00"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "219cf7b9cfee8235392c4198e6c788491709379e558613644b575d66d7db7cae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b4b35dd2f0e30acb9c9e914a55ad3a3aeb3487264a612316d6bd401b7c7a5489"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4fc23df779b7c7ff44648bcda6f6c5f5cc90d87ec75bc9f33a7f063cfe92d435"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b64838b11b66534df771b796a4add7e80939b3c99cff72f39fb2bbb754e2ae5f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b666e7a65e21557ab3264436ead3256adef4759251a78539661bf8ccf5b1bbfc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "25cdd4541b8e1bcfad124357e182043f5a2dd5b91dc403e0ecafa1e857ce80b9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "88a55c360cb0500aba23bf0ae6307c66fd7dd3b2247c790e5fbd168a2d6d7f3e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "aa18144521614cb5436de71245a4a854a413708b6aab47aba0f838a7c7ee914c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a4609bcb59b6e3dd40584ded1a12d3353d8368300f98d588019b80d3f06420d5"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3908132b84543296cafad479e8c5383b1a8f9ef5feb187d456b4877335d4b94c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -46,9 +46,10 @@ extern "C" __global__ void __launch_bounds__(256) Histogram_0(char *p0, i64 p1, 
 	r46 = p2;
 #line 25 "kernels.go"
 	r28 = p1; r27 = p0; if (!r86) goto b20; r26 = r28; r36 = (u64)r1 * 256ull; r88 = r36;
-b5: // head
 #line 22 "kernels.go"
 	r9 = r5 < r4; if (!r9) goto b19; r10 = r5; r11 = (i64)r10;
+b7: // rangeint.body
+#line 23 "kernels.go"
 	r16 = (char *)qvar_local; r17 = (i64)threadIdx.x; r18 = r16 + r17 * 4; *(u32 *)r18 = 0u; __syncthreads();
 #line 22 "kernels.go"
 	r12 = (i64)threadIdx.x; r13 = r12;
@@ -67,21 +68,20 @@ b12: // barrier
 	r40 = r16 + r15 * 4; r41 = *(u32 *)r40; r42 = r41 != 0u; if (!r42) goto b16;
 	r45 = r46 + r15 * 4; r48 = r40; r49 = *(u32 *)r48; r51 = atomicAdd((u32 *)r45, r49);
 b16: // barrier
-#line 22 "kernels.go"
-	__syncthreads();
 #line 30 "kernels.go"
 	r43 = (u64)r11 + 1ull; r44 = r43 < r0; if (!r44) goto b19;
 #line 22 "kernels.go"
-	r5 = r5 + r8; goto b5;
+	r5 = r5 + r8; goto b35;
 b19: // exit
 #line 22 "kernels.go"
 	return;
 b20: // preheader
 #line 25 "kernels.go"
 	r66 = r28; r73 = (u64)r1 * 256ull; r90 = r73;
-b21: // head (checked if)
 #line 22 "kernels.go"
 	r54 = r5 < r4; if (!r54) goto b19; r55 = r5; r56 = (i64)r55;
+b23: // rangeint.body (checked if)
+#line 23 "kernels.go"
 	r61 = (char *)qvar_local; r62 = (i64)threadIdx.x; r63 = r61 + r62 * 4; *(u32 *)r63 = 0u; __syncthreads();
 #line 22 "kernels.go"
 	r57 = (i64)threadIdx.x; r58 = r57;
@@ -100,12 +100,16 @@ b28: // barrier (checked if)
 	r75 = r61 + r60 * 4; r76 = *(u32 *)r75; r77 = r76 != 0u; if (!r77) goto b32;
 	if ((u64)r60 >= (u64)r47) { qd_site = 2; qd_x = r60; qd_y = r47; goto qd_fault; } r80 = r46 + r60 * 4; r81 = r75; r82 = *(u32 *)r81; r83 = atomicAdd((u32 *)r80, r82);
 b32: // barrier (checked if)
-#line 22 "kernels.go"
-	__syncthreads();
 #line 30 "kernels.go"
 	r78 = (u64)r56 + 1ull; r79 = r78 < r0; if (!r79) goto b19;
 #line 22 "kernels.go"
-	r5 = r5 + r8; goto b21;
+	r5 = r5 + r8; goto b38;
+b35: // head
+#line 22 "kernels.go"
+	r9 = r5 < r4; if (!r9) goto b19; r10 = r5; r11 = (i64)r10; __syncthreads(); goto b7;
+b38: // head (checked if)
+#line 22 "kernels.go"
+	r54 = r5 < r4; if (!r54) goto b19; r55 = r5; r56 = (i64)r55; __syncthreads(); goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5f1df71f60ef058ed1d5ea2534b5f0767a4f730bba13b8628bd1b9171d920ddd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5250b5b8a2a30ebdcdafe297fc268b85d65197b3637b52f2d648c0abbf2da71b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5a7607707ad947a71f8ab9fd30f33ef1ad4a1c6a0cf7feab543175bec7dd3cf0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "38ba9cfb62aa05ab4e3ce517c152bcad691af1769d19cd574d68315dbb22a47d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

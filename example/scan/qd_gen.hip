@@ -98,9 +98,10 @@ extern "C" __global__ void __launch_bounds__(256) TileSums_0(char *p0, i64 p1, c
 	r73 = p3; r72 = p2;
 #line 27 "kernels.go"
 	r65 = p0; if (!r391) goto b117; r407 = (u64)r73; r408 = 2251799813685246ull < r407; if (!r408) goto b117; r426 = (u32)255ll;
-b6: // head
 #line 21 "kernels.go"
 	r12 = r8 < r7; if (!r12) goto b99; r13 = r8; r14 = (i64)r13;
+b8: // rangeint.body
+#line 22 "kernels.go"
 	r20 = (char *)qvar_part;
 #line 21 "kernels.go"
 	r15 = (i64)threadIdx.x; r16 = r15;
@@ -243,12 +244,10 @@ b93: // sum.done
 #line 34 "kernels.go"
 	r71 = r72 + r14 * 4; *(i32 *)r71 = r30;
 b96: // barrier
-#line 21 "kernels.go"
-	__syncthreads();
 #line 34 "kernels.go"
 	r76 = (u64)r14 + 1ull; r77 = r76 < r0; if (!r77) goto b99;
 #line 21 "kernels.go"
-	r8 = r8 + r11; goto b6;
+	r8 = r8 + r11; goto b228;
 b99: // exit
 #line 21 "kernels.go"
 	return;
@@ -306,9 +305,10 @@ b116: // edge 5→8
 b117: // preheader
 #line 26 "kernels.go"
 	r417 = (u32)255ll;
-b118: // head (checked if)
 #line 21 "kernels.go"
 	r242 = r8 < r7; if (!r242) goto b99; r243 = r8; r244 = (i64)r243;
+b120: // rangeint.body (checked if)
+#line 22 "kernels.go"
 	r249 = (char *)qvar_part;
 #line 21 "kernels.go"
 	r245 = (i64)threadIdx.x; r246 = r245;
@@ -451,12 +451,10 @@ b205: // sum.done (checked if)
 #line 34 "kernels.go"
 	if ((u64)r244 >= (u64)r73) { qd_site = 2; qd_x = r244; qd_y = r73; goto qd_fault; } r278 = r72 + r244 * 4; *(i32 *)r278 = r251;
 b208: // barrier (checked if)
-#line 21 "kernels.go"
-	__syncthreads();
 #line 34 "kernels.go"
 	r279 = (u64)r244 + 1ull; r280 = r279 < r0; if (!r280) goto b99;
 #line 21 "kernels.go"
-	r8 = r8 + r11; goto b118;
+	r8 = r8 + r11; goto b231;
 b211: // divide in 64 bits
 #line 32 "kernels.go"
 	r411 = qd_div_i64(255ll, r256); goto b196;
@@ -508,6 +506,12 @@ b226: // edge 5→8 (unrolled 1) (checked if)
 b227: // edge 5→8 (checked if)
 #line 26 "kernels.go"
 	r60 = 0; goto b125;
+b228: // head
+#line 21 "kernels.go"
+	r12 = r8 < r7; if (!r12) goto b99; r13 = r8; r14 = (i64)r13; __syncthreads(); goto b8;
+b231: // head (checked if)
+#line 21 "kernels.go"
+	r242 = r8 < r7; if (!r242) goto b99; r243 = r8; r244 = (i64)r243; __syncthreads(); goto b120;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -791,9 +795,10 @@ extern "C" __global__ void __launch_bounds__(256) ScanTiles_0(char *p0, i64 p1, 
 	r153 = p5; r152 = p4;
 #line 56 "kernels.go"
 	r76 = p0; if (!r1868) goto b261; r1884 = (u64)r153; r1891 = 2251799813685245ull < r1884; if (!r1891) goto b261; r1892 = (u64)r178; r1893 = r1867 < r1892; if (!r1893) goto b261; r1945 = (u32)255ll;
-b7: // head
 #line 49 "kernels.go"
 	r12 = r8 < r7; if (!r12) goto b226; r13 = r8; r14 = (i64)r13;
+b9: // rangeint.body
+#line 50 "kernels.go"
 	r21 = (char *)qvar_v; r22 = (i64)threadIdx.x; r23 = r21 + r22 * 4; *(u32 *)r23 = 0u; r1894 = r23; r25 = r1894 + 1024ll; *(u32 *)r25 = 0u; r1895 = r23; r27 = r1895 + 2048ll; *(u32 *)r27 = 0u; r1896 = r23; r29 = r1896 + 3072ll; *(u32 *)r29 = 0u; r1897 = r23; r31 = r1897 + 4096ll; *(u32 *)r31 = 0u; r1898 = r23; r33 = r1898 + 5120ll; *(u32 *)r33 = 0u; r1899 = r23; r35 = r1899 + 6144ll; *(u32 *)r35 = 0u; r1900 = r23; r37 = r1900 + 7168ll; *(u32 *)r37 = 0u; r1901 = r23; r39 = r1901 + 8192ll; *(u32 *)r39 = 0u; r1902 = r23; r41 = r1902 + 9216ll; *(u32 *)r41 = 0u; r1903 = r23; r43 = r1903 + 10240ll; *(u32 *)r43 = 0u; r1904 = r23; r45 = r1904 + 11264ll; *(u32 *)r45 = 0u; r1905 = r23; r47 = r1905 + 12288ll; *(u32 *)r47 = 0u; r1906 = r23; r49 = r1906 + 13312ll; *(u32 *)r49 = 0u; r1907 = r23; r51 = r1907 + 14336ll; *(u32 *)r51 = 0u; r1908 = r23; r53 = r1908 + 15360ll; *(u32 *)r53 = 0u; r1909 = r23; r55 = r1909 + 16384ll; *(u32 *)r55 = 0u; __syncthreads();
 	r56 = (char *)qvar_part;
 #line 49 "kernels.go"
@@ -1243,12 +1248,10 @@ b219: // rangeint.body (unrolled 15)
 #line 79 "kernels.go"
 	r1015 = r21 + r1012 * 4; r1016 = *(i32 *)r1015; r1017 = r1013; r1018 = r56 + r1017 * 4; r1019 = *(i32 *)r1018; r1020 = (u32)r1016 + (u32)r1019; r1021 = (u32)r1020 + (u32)r147; r1022 = r177 + r1011 * 4; *(i32 *)r1022 = r1021;
 b223: // barrier
-#line 49 "kernels.go"
-	__syncthreads();
 #line 73 "kernels.go"
 	r148 = (u64)r14 + 1ull; r149 = r148 < r0; if (!r149) goto b226;
 #line 49 "kernels.go"
-	r8 = r8 + r11; goto b7;
+	r8 = r8 + r11; goto b515;
 b226: // exit
 #line 49 "kernels.go"
 	return;
@@ -1341,9 +1344,10 @@ b259: // at.entry
 b261: // preheader
 #line 58 "kernels.go"
 	r1936 = (u32)255ll;
-b262: // head (checked if)
 #line 49 "kernels.go"
 	r1049 = r8 < r7; if (!r1049) goto b226; r1050 = r8; r1051 = (i64)r1050;
+b264: // rangeint.body (checked if)
+#line 50 "kernels.go"
 	r1058 = (char *)qvar_v; r1059 = (i64)threadIdx.x; r1060 = r1058 + r1059 * 4; *(u32 *)r1060 = 0u; r1911 = r1060; r1062 = r1911 + 1024ll; *(u32 *)r1062 = 0u; r1912 = r1060; r1064 = r1912 + 2048ll; *(u32 *)r1064 = 0u; r1913 = r1060; r1066 = r1913 + 3072ll; *(u32 *)r1066 = 0u; r1914 = r1060; r1068 = r1914 + 4096ll; *(u32 *)r1068 = 0u; r1915 = r1060; r1070 = r1915 + 5120ll; *(u32 *)r1070 = 0u; r1916 = r1060; r1072 = r1916 + 6144ll; *(u32 *)r1072 = 0u; r1917 = r1060; r1074 = r1917 + 7168ll; *(u32 *)r1074 = 0u; r1918 = r1060; r1076 = r1918 + 8192ll; *(u32 *)r1076 = 0u; r1919 = r1060; r1078 = r1919 + 9216ll; *(u32 *)r1078 = 0u; r1920 = r1060; r1080 = r1920 + 10240ll; *(u32 *)r1080 = 0u; r1921 = r1060; r1082 = r1921 + 11264ll; *(u32 *)r1082 = 0u; r1922 = r1060; r1084 = r1922 + 12288ll; *(u32 *)r1084 = 0u; r1923 = r1060; r1086 = r1923 + 13312ll; *(u32 *)r1086 = 0u; r1924 = r1060; r1088 = r1924 + 14336ll; *(u32 *)r1088 = 0u; r1925 = r1060; r1090 = r1925 + 15360ll; *(u32 *)r1090 = 0u; r1926 = r1060; r1092 = r1926 + 16384ll; *(u32 *)r1092 = 0u; __syncthreads();
 	r1093 = (char *)qvar_part;
 #line 49 "kernels.go"
@@ -1793,12 +1797,10 @@ b474: // rangeint.body (unrolled 15) (checked if)
 #line 79 "kernels.go"
 	r1855 = r1058 + r1852 * 4; r1856 = *(i32 *)r1855; r1857 = r1853; r1858 = r1093 + r1857 * 4; r1859 = *(i32 *)r1858; r1860 = (u32)r1856 + (u32)r1859; r1861 = (u32)r1860 + (u32)r147; if ((u64)r1851 >= (u64)r178) { qd_site = 9; qd_x = r1851; qd_y = r178; goto qd_fault; } r1862 = r177 + r1851 * 4; *(i32 *)r1862 = r1861;
 b478: // barrier (checked if)
-#line 49 "kernels.go"
-	__syncthreads();
 #line 73 "kernels.go"
 	r1151 = (u64)r1051 + 1ull; r1152 = r1151 < r0; if (!r1152) goto b226;
 #line 49 "kernels.go"
-	r8 = r8 + r11; goto b262;
+	r8 = r8 + r11; goto b518;
 b481: // edge 14→17 (checked if)
 #line 73 "kernels.go"
 	r147 = 0; goto b414;
@@ -1885,6 +1887,12 @@ b513: // at.entry (checked if)
 	r1107 = r1094 >> 4; r1108 = (u64)r1094 + (u64)r1107; r1106 = r1108;
 #line 58 "kernels.go"
 	r1109 = r1058 + r1106 * 4; *(i32 *)r1109 = 0; goto b269;
+b515: // head
+#line 49 "kernels.go"
+	r12 = r8 < r7; if (!r12) goto b226; r13 = r8; r14 = (i64)r13; __syncthreads(); goto b9;
+b518: // head (checked if)
+#line 49 "kernels.go"
+	r1049 = r8 < r7; if (!r1049) goto b226; r1050 = r8; r1051 = (i64)r1050; __syncthreads(); goto b264;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "66318a50c13a271640dc64352db68803349a43b93da8271e03ac6f309b7bae2f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "afc5ee0e9f1289d469726c65b52c0df8d9234f3fdf70e03c651bff443850249d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3172d166764cabd67a557f3383719de4dbdb72774872824652e450fadd78f8ae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "44934d0061fa559add1d57bf592d04797f57e92b82f6b366c5f5e1f4a48b37f8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

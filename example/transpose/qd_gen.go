@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "17af4ab85859b1377aa2606fdd09221bea1288e4684a75fdbea9aee1ac8fffbe"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0056fc63f4d437104853d0d14e03805abd6b2ad5cb84996d1971b73db4570039"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a919b246626996424557642a67f8b28401206934ab61c611c43a4eca3537a35c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5f63c557059c4c38e5612f46c46244f51ec5f05aa0e45e780ac077d7e1ed87bf"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4f6073f91edef2dfd695beb9c30dd8b6a2d1bb870dd7ce65407269ea0246e8cb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "751c0e7c1082d06f477c97ad9e136c0fe7bbff91dbea94cecff8127c3c99d987"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "748dbeaf75a42cebbb034d5d3e4b84453c131d2a76d23a418a4abeb5abb30d88"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "49ab4e4ecb42156f06a4fb9820ec7dd634b6033387523317942cfbec6404d525"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
