@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e54ed126159aa2f3fb490207763d4288237355ab12fe9aacd8afd378c54293e0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2bc91b7508c287220fc09bea3089092d124df64d307137458e41776c47f1a620"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "05a12bf1cc508d51ceee747db142cae12ad02c09e06648d69249186dc664dc1f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "db8b8e7e16932d3196411abe10af6acbd3a200e957d3524cbc77087af8ea576f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7fea35baa17c10052967319a59c4af749a7a0e659ef390e96cbae4aa99e51ecc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b80ee66557fe7a79b2e2f6b0ee1c8057a158d8e3e94ce3ddd7f6f7ac941e8793"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b4eabc5c11fdc0d37fa3665fa970a984d4502e0156ad99622d2240c1186a6e4b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b8a94e60c0b1568a69bc71470535428bdcc7303dfa7cd997edff58e140eaa242"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e0864d1b3b4823745d86e58e5d768a653cc32fbed7cee1304891b9d4028fe0cd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc9ad8ff2384e7dabeeaa06e43ef7a4b545be8a40b106950a2eb928a5af67ffc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "395cc86fc672c5cb6ca4048dc09188fe750afa75512e0f853fff813072065044"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc9ad8ff2384e7dabeeaa06e43ef7a4b545be8a40b106950a2eb928a5af67ffc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

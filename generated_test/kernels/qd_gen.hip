@@ -531,30 +531,32 @@ extern "C" __global__ void FloatSums_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	__shared__ u8 qvar_private2[16] __attribute__((aligned(4)));
 	__shared__ u8 qvar_private3[32] __attribute__((aligned(8)));
 	bool r7 = 0, r10 = 0, r40 = 0, r43 = 0, r47 = 0, r51 = 0, r56 = 0, r60 = 0;
-	bool r64 = 0, r67 = 0, r84 = 0, r88 = 0, r94 = 0, r96 = 0, r98 = 0, r123 = 0;
-	bool r125 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r139 = 0, r142 = 0;
-	bool r146 = 0, r149 = 0, r153 = 0, r156 = 0, r160 = 0, r163 = 0, r167 = 0, r170 = 0;
-	bool r174 = 0;
+	bool r64 = 0, r67 = 0, r84 = 0, r88 = 0, r94 = 0, r96 = 0, r98 = 0, r125 = 0;
+	bool r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r143 = 0;
+	bool r146 = 0, r150 = 0, r153 = 0, r157 = 0, r160 = 0, r164 = 0, r167 = 0, r171 = 0;
+	bool r174 = 0, r178 = 0;
+	i32 r123 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r31 = 0, r32 = 0, r34 = 0;
 	i64 r35 = 0, r37 = 0, r38 = 0, r39 = 0, r42 = 0, r46 = 0, r55 = 0, r63 = 0;
 	i64 r65 = 0, r66 = 0, r74 = 0, r77 = 0, r81 = 0, r82 = 0, r103 = 0, r105 = 0;
 	i64 r107 = 0, r109 = 0, r111 = 0, r113 = 0, r116 = 0, r118 = 0, r120 = 0, r122 = 0;
+	i64 r124 = 0, r126 = 0;
 	u8 r16 = 0, r17 = 0, r71 = 0, r72 = 0;
-	u32 r50 = 0, r138 = 0, r145 = 0, r152 = 0;
+	u32 r50 = 0, r142 = 0, r149 = 0, r156 = 0;
 	u64 r59 = 0, r80 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0;
-	u64 r91 = 0, r92 = 0, r93 = 0, r95 = 0, r97 = 0, r159 = 0, r166 = 0, r173 = 0;
-	float r12 = 0, r22 = 0, r23 = 0, r49 = 0, r53 = 0, r69 = 0, r75 = 0, r137 = 0;
-	float r141 = 0, r144 = 0, r148 = 0, r151 = 0, r155 = 0;
-	double r28 = 0, r29 = 0, r30 = 0, r58 = 0, r62 = 0, r78 = 0, r79 = 0, r158 = 0;
-	double r162 = 0, r165 = 0, r169 = 0, r172 = 0, r176 = 0;
+	u64 r91 = 0, r92 = 0, r93 = 0, r95 = 0, r97 = 0, r163 = 0, r170 = 0, r177 = 0;
+	float r12 = 0, r22 = 0, r23 = 0, r49 = 0, r53 = 0, r69 = 0, r75 = 0, r141 = 0;
+	float r145 = 0, r148 = 0, r152 = 0, r155 = 0, r159 = 0;
+	double r28 = 0, r29 = 0, r30 = 0, r58 = 0, r62 = 0, r78 = 0, r79 = 0, r162 = 0;
+	double r166 = 0, r169 = 0, r173 = 0, r176 = 0, r180 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r24 = 0, *r25 = 0;
 	char *r33 = 0, *r36 = 0, *r41 = 0, *r44 = 0, *r45 = 0, *r48 = 0, *r52 = 0, *r54 = 0;
 	char *r57 = 0, *r61 = 0, *r68 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r99 = 0, *r100 = 0;
 	char *r101 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r108 = 0, *r110 = 0, *r112 = 0, *r114 = 0;
-	char *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0;
-	char *r132 = 0, *r134 = 0, *r136 = 0, *r140 = 0, *r143 = 0, *r147 = 0, *r150 = 0, *r154 = 0;
-	char *r157 = 0, *r161 = 0, *r164 = 0, *r168 = 0, *r171 = 0, *r175 = 0;
+	char *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r134 = 0;
+	char *r136 = 0, *r138 = 0, *r140 = 0, *r144 = 0, *r147 = 0, *r151 = 0, *r154 = 0, *r158 = 0;
+	char *r161 = 0, *r165 = 0, *r168 = 0, *r172 = 0, *r175 = 0, *r179 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r31 = (i64)threadIdx.x;
@@ -575,22 +577,22 @@ b2: // each
 	*(float *)r41 = (-0x0p+00f);
 	r39 = (u64)r39 + (u64)r32;
 	r108 = r108 + r109 * 1;
-	r123 = r39 < r35;
-	if (!r123) goto b10;
-	r124 = r108;
-	*(float *)r124 = (-0x0p+00f);
-	r39 = (u64)r39 + (u64)r32;
-	r108 = r108 + r109 * 1;
-	r125 = r39 < r35;
-	if (!r125) goto b10;
-	r126 = r108;
-	*(float *)r126 = (-0x0p+00f);
-	r39 = (u64)r39 + (u64)r32;
-	r108 = r108 + r109 * 1;
 	r127 = r39 < r35;
 	if (!r127) goto b10;
 	r128 = r108;
 	*(float *)r128 = (-0x0p+00f);
+	r39 = (u64)r39 + (u64)r32;
+	r108 = r108 + r109 * 1;
+	r129 = r39 < r35;
+	if (!r129) goto b10;
+	r130 = r108;
+	*(float *)r130 = (-0x0p+00f);
+	r39 = (u64)r39 + (u64)r32;
+	r108 = r108 + r109 * 1;
+	r131 = r39 < r35;
+	if (!r131) goto b10;
+	r132 = r108;
+	*(float *)r132 = (-0x0p+00f);
 	r39 = (u64)r39 + (u64)r32;
 	r108 = r108 + r109 * 1;
 	goto b2;
@@ -605,22 +607,22 @@ b11: // each
 	*(double *)r44 = (-0x0p+00);
 	r42 = (u64)r42 + (u64)r32;
 	r110 = r110 + r111 * 1;
-	r129 = r42 < r38;
-	if (!r129) goto b19;
-	r130 = r110;
-	*(double *)r130 = (-0x0p+00);
-	r42 = (u64)r42 + (u64)r32;
-	r110 = r110 + r111 * 1;
-	r131 = r42 < r38;
-	if (!r131) goto b19;
-	r132 = r110;
-	*(double *)r132 = (-0x0p+00);
-	r42 = (u64)r42 + (u64)r32;
-	r110 = r110 + r111 * 1;
 	r133 = r42 < r38;
 	if (!r133) goto b19;
 	r134 = r110;
 	*(double *)r134 = (-0x0p+00);
+	r42 = (u64)r42 + (u64)r32;
+	r110 = r110 + r111 * 1;
+	r135 = r42 < r38;
+	if (!r135) goto b19;
+	r136 = r110;
+	*(double *)r136 = (-0x0p+00);
+	r42 = (u64)r42 + (u64)r32;
+	r110 = r110 + r111 * 1;
+	r137 = r42 < r38;
+	if (!r137) goto b19;
+	r138 = r110;
+	*(double *)r138 = (-0x0p+00);
 	r42 = (u64)r42 + (u64)r32;
 	r110 = r110 + r111 * 1;
 	goto b11;
@@ -638,65 +640,65 @@ b19: // each done
 #line 36 "atomics.go"
 	r14 = p2;
 #line 35 "atomics.go"
-	r4 = p0; if (!r84) goto b64; r87 = r86 + 4611686018427387904ull; r88 = r87 <= 9223372036854775808ull; if (!r88) goto b64; if (!r94) goto b64; r95 = (u64)r20; r96 = r95 > 3ull; if (!r96) goto b64; r97 = (u64)r26; r98 = r97 > 3ull; if (!r98) goto b64; r103 = r2; r104 = r4 + r103 * 4; r105 = (u64)r1 * 4ull; r106 = r14 + r103 * 1; r107 = r1;
-b26: // head
+	r4 = p0; if (!r84) goto b65; r87 = r86 + 4611686018427387904ull; r88 = r87 <= 9223372036854775808ull; if (!r88) goto b65; if (!r94) goto b65; r95 = (u64)r20; r96 = r95 > 3ull; if (!r96) goto b65; r97 = (u64)r26; r98 = r97 > 3ull; if (!r98) goto b65; r103 = r2; r104 = r4 + r103 * 4; r106 = r14 + r103 * 1; r107 = r1; r123 = (i32)r1; r124 = (i64)r123; r125 = r124 == r1; r126 = (u64)r124 * 4ull; if (!r125) goto b65;
+b27: // head
 #line 35 "atomics.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b29; r99 = r104; r11 = r99 + 4ll; r12 = *(float *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b30; r99 = r104; r11 = r99 + 4ll; r12 = *(float *)r11;
 	r100 = r106; r13 = r100 + 1ll; r16 = *(u8 *)r13; r17 = r16 & 3;
 	r21 = (i64)r17; r18 = r33 + r21 * 4; r23 = atomicAdd((float *)r18, r12);
 	r27 = r21; r24 = r36 + r27 * 8; r28 = (double)r12; r30 = atomicAdd((double *)r24, r28);
 #line 35 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; r106 = r106 + r107 * 1; goto b26;
-b29: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r126 * 1; r106 = r106 + r107 * 1; goto b27;
+b30: // add the private copies
 #line 35 "atomics.go"
 	__syncthreads(); r45 = p4; r46 = r31; r112 = r33 + r46 * 4; r113 = r109; r114 = r45 + r46 * 4;
-b30: // each
+b31: // each
 #line 35 "atomics.go"
-	r47 = r46 < r35; if (!r47) goto b46; r48 = r112; r49 = *(float *)r48; r50 = *(u32 *)r48; r51 = r50 != 2147483648u; if (!r51) goto b33; r52 = r114; r53 = atomicAdd((float *)r52, r49);
-b33: // next element
+	r47 = r46 < r35; if (!r47) goto b47; r48 = r112; r49 = *(float *)r48; r50 = *(u32 *)r48; r51 = r50 != 2147483648u; if (!r51) goto b34; r52 = r114; r53 = atomicAdd((float *)r52, r49);
+b34: // next element
 #line 35 "atomics.go"
-	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; r135 = r46 < r35; if (!r135) goto b46; r136 = r112; r137 = *(float *)r136; r138 = *(u32 *)r136; r139 = r138 != 2147483648u; if (!r139) goto b37; r140 = r114; r141 = atomicAdd((float *)r140, r137);
-b37: // next element (unrolled 1)
+	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; r139 = r46 < r35; if (!r139) goto b47; r140 = r112; r141 = *(float *)r140; r142 = *(u32 *)r140; r143 = r142 != 2147483648u; if (!r143) goto b38; r144 = r114; r145 = atomicAdd((float *)r144, r141);
+b38: // next element (unrolled 1)
 #line 35 "atomics.go"
-	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; r142 = r46 < r35; if (!r142) goto b46; r143 = r112; r144 = *(float *)r143; r145 = *(u32 *)r143; r146 = r145 != 2147483648u; if (!r146) goto b41; r147 = r114; r148 = atomicAdd((float *)r147, r144);
-b41: // next element (unrolled 2)
+	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; r146 = r46 < r35; if (!r146) goto b47; r147 = r112; r148 = *(float *)r147; r149 = *(u32 *)r147; r150 = r149 != 2147483648u; if (!r150) goto b42; r151 = r114; r152 = atomicAdd((float *)r151, r148);
+b42: // next element (unrolled 2)
 #line 35 "atomics.go"
-	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; r149 = r46 < r35; if (!r149) goto b46; r150 = r112; r151 = *(float *)r150; r152 = *(u32 *)r150; r153 = r152 != 2147483648u; if (!r153) goto b45; r154 = r114; r155 = atomicAdd((float *)r154, r151);
-b45: // next element (unrolled 3)
+	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; r153 = r46 < r35; if (!r153) goto b47; r154 = r112; r155 = *(float *)r154; r156 = *(u32 *)r154; r157 = r156 != 2147483648u; if (!r157) goto b46; r158 = r114; r159 = atomicAdd((float *)r158, r155);
+b46: // next element (unrolled 3)
 #line 35 "atomics.go"
-	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; goto b30;
-b46: // each done
+	r46 = (u64)r46 + (u64)r32; r112 = r112 + r113 * 1; r114 = r114 + r113 * 1; goto b31;
+b47: // each done
 #line 35 "atomics.go"
 	r54 = p6; r55 = r31; r115 = r36 + r55 * 8; r116 = r111; r117 = r54 + r55 * 8;
-b47: // each
+b48: // each
 #line 35 "atomics.go"
-	r56 = r55 < r38; if (!r56) goto b63; r57 = r115; r58 = *(double *)r57; r59 = *(u64 *)r57; r60 = r59 != 9223372036854775808ull; if (!r60) goto b50; r61 = r117; r62 = atomicAdd((double *)r61, r58);
-b50: // next element
+	r56 = r55 < r38; if (!r56) goto b64; r57 = r115; r58 = *(double *)r57; r59 = *(u64 *)r57; r60 = r59 != 9223372036854775808ull; if (!r60) goto b51; r61 = r117; r62 = atomicAdd((double *)r61, r58);
+b51: // next element
 #line 35 "atomics.go"
-	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; r156 = r55 < r38; if (!r156) goto b63; r157 = r115; r158 = *(double *)r157; r159 = *(u64 *)r157; r160 = r159 != 9223372036854775808ull; if (!r160) goto b54; r161 = r117; r162 = atomicAdd((double *)r161, r158);
-b54: // next element (unrolled 1)
+	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; r160 = r55 < r38; if (!r160) goto b64; r161 = r115; r162 = *(double *)r161; r163 = *(u64 *)r161; r164 = r163 != 9223372036854775808ull; if (!r164) goto b55; r165 = r117; r166 = atomicAdd((double *)r165, r162);
+b55: // next element (unrolled 1)
 #line 35 "atomics.go"
-	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; r163 = r55 < r38; if (!r163) goto b63; r164 = r115; r165 = *(double *)r164; r166 = *(u64 *)r164; r167 = r166 != 9223372036854775808ull; if (!r167) goto b58; r168 = r117; r169 = atomicAdd((double *)r168, r165);
-b58: // next element (unrolled 2)
+	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; r167 = r55 < r38; if (!r167) goto b64; r168 = r115; r169 = *(double *)r168; r170 = *(u64 *)r168; r171 = r170 != 9223372036854775808ull; if (!r171) goto b59; r172 = r117; r173 = atomicAdd((double *)r172, r169);
+b59: // next element (unrolled 2)
 #line 35 "atomics.go"
-	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; r170 = r55 < r38; if (!r170) goto b63; r171 = r115; r172 = *(double *)r171; r173 = *(u64 *)r171; r174 = r173 != 9223372036854775808ull; if (!r174) goto b62; r175 = r117; r176 = atomicAdd((double *)r175, r172);
-b62: // next element (unrolled 3)
+	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; r174 = r55 < r38; if (!r174) goto b64; r175 = r115; r176 = *(double *)r175; r177 = *(u64 *)r175; r178 = r177 != 9223372036854775808ull; if (!r178) goto b63; r179 = r117; r180 = atomicAdd((double *)r179, r176);
+b63: // next element (unrolled 3)
 #line 35 "atomics.go"
-	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; goto b47;
-b63: // each done
+	r55 = (u64)r55 + (u64)r32; r115 = r115 + r116 * 1; r117 = r117 + r116 * 1; goto b48;
+b64: // each done
 #line 35 "atomics.go"
 	return;
-b64: // preheader
+b65: // preheader
 #line 35 "atomics.go"
 	r118 = r2; r119 = r4 + r118 * 4; r120 = (u64)r1 * 4ull; r121 = r14 + r118 * 1; r122 = r1;
-b65: // head (checked)
+b66: // head (checked)
 #line 35 "atomics.go"
-	r63 = (u64)r2 + 1ull; r64 = r63 < r3; if (!r64) goto b29; r65 = r2; r66 = (u64)r65 + 1ull; r101 = r119; r68 = r101 + 4ll; r69 = *(float *)r68;
+	r63 = (u64)r2 + 1ull; r64 = r63 < r3; if (!r64) goto b30; r65 = r2; r66 = (u64)r65 + 1ull; r101 = r119; r68 = r101 + 4ll; r69 = *(float *)r68;
 	if ((u64)r66 >= (u64)r15) { qd_site = 0; qd_x = r66; qd_y = r15; goto qd_fault; } r102 = r121; r70 = r102 + 1ll; r71 = *(u8 *)r70; r72 = r71 & 3;
 	r74 = (i64)r72; if ((u64)r74 >= (u64)r20) { qd_site = 1; qd_x = r74; qd_y = r20; goto qd_fault; } r73 = r33 + r74 * 4; r75 = atomicAdd((float *)r73, r69);
 	r77 = r74; if ((u64)r77 >= (u64)r26) { qd_site = 2; qd_x = r77; qd_y = r26; goto qd_fault; } r76 = r36 + r77 * 8; r78 = (double)r69; r79 = atomicAdd((double *)r76, r78);
 #line 35 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r119 = r119 + r120 * 1; r121 = r121 + r122 * 1; goto b65;
+	r2 = (u64)r2 + (u64)r1; r119 = r119 + r120 * 1; r121 = r121 + r122 * 1; goto b66;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -715,11 +717,12 @@ extern "C" __global__ void Extremes_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	__shared__ u8 qvar_private3[8] __attribute__((aligned(8)));
 	__shared__ u8 qvar_private4[8] __attribute__((aligned(8)));
 	bool r7 = 0, r10 = 0, r102 = 0, r105 = 0, r109 = 0, r112 = 0, r117 = 0, r120 = 0;
-	bool r124 = 0, r127 = 0, r196 = 0, r198 = 0, r200 = 0, r202 = 0, r204 = 0, r225 = 0;
-	bool r227 = 0, r229 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0, r240 = 0, r243 = 0;
-	bool r246 = 0, r249 = 0, r252 = 0, r255 = 0, r258 = 0, r261 = 0, r264 = 0, r267 = 0;
-	bool r270 = 0;
+	bool r124 = 0, r127 = 0, r196 = 0, r198 = 0, r200 = 0, r202 = 0, r204 = 0, r227 = 0;
+	bool r229 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0, r239 = 0, r241 = 0, r244 = 0;
+	bool r247 = 0, r250 = 0, r253 = 0, r256 = 0, r259 = 0, r262 = 0, r265 = 0, r268 = 0;
+	bool r271 = 0, r274 = 0;
 	i8 r37 = 0, r38 = 0, r144 = 0;
+	i32 r225 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0, r28 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r36 = 0, r39 = 0, r42 = 0, r45 = 0, r46 = 0;
@@ -735,8 +738,8 @@ extern "C" __global__ void Extremes_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r175 = 0, r176 = 0, r177 = 0, r178 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0;
 	i64 r185 = 0, r186 = 0, r187 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
 	i64 r209 = 0, r211 = 0, r213 = 0, r215 = 0, r217 = 0, r220 = 0, r222 = 0, r224 = 0;
-	i64 r239 = 0, r242 = 0, r245 = 0, r248 = 0, r251 = 0, r254 = 0, r257 = 0, r260 = 0;
-	i64 r263 = 0, r266 = 0, r269 = 0, r272 = 0;
+	i64 r226 = 0, r228 = 0, r243 = 0, r246 = 0, r249 = 0, r252 = 0, r255 = 0, r258 = 0;
+	i64 r261 = 0, r264 = 0, r267 = 0, r270 = 0, r273 = 0, r276 = 0;
 	u16 r43 = 0, r44 = 0, r49 = 0, r50 = 0, r147 = 0, r148 = 0, r153 = 0, r154 = 0;
 	u64 r59 = 0, r60 = 0, r68 = 0, r69 = 0, r77 = 0, r78 = 0, r86 = 0, r87 = 0;
 	u64 r161 = 0, r162 = 0, r170 = 0, r171 = 0, r179 = 0, r180 = 0, r188 = 0, r189 = 0;
@@ -749,9 +752,9 @@ extern "C" __global__ void Extremes_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r115 = 0, *r118 = 0, *r121 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r138 = 0, *r140 = 0;
 	char *r143 = 0, *r146 = 0, *r151 = 0, *r156 = 0, *r205 = 0, *r206 = 0, *r207 = 0, *r208 = 0;
 	char *r210 = 0, *r212 = 0, *r214 = 0, *r216 = 0, *r218 = 0, *r219 = 0, *r221 = 0, *r223 = 0;
-	char *r226 = 0, *r228 = 0, *r230 = 0, *r232 = 0, *r234 = 0, *r236 = 0, *r238 = 0, *r241 = 0;
-	char *r244 = 0, *r247 = 0, *r250 = 0, *r253 = 0, *r256 = 0, *r259 = 0, *r262 = 0, *r265 = 0;
-	char *r268 = 0, *r271 = 0;
+	char *r230 = 0, *r232 = 0, *r234 = 0, *r236 = 0, *r238 = 0, *r240 = 0, *r242 = 0, *r245 = 0;
+	char *r248 = 0, *r251 = 0, *r254 = 0, *r257 = 0, *r260 = 0, *r263 = 0, *r266 = 0, *r269 = 0;
+	char *r272 = 0, *r275 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r93 = (i64)threadIdx.x;
@@ -772,22 +775,22 @@ b2: // each
 	*(i64 *)r103 = 9223372036854775807ll;
 	r101 = (u64)r101 + (u64)r94;
 	r212 = r212 + r213 * 1;
-	r225 = r101 < r97;
-	if (!r225) goto b10;
-	r226 = r212;
-	*(i64 *)r226 = 9223372036854775807ll;
-	r101 = (u64)r101 + (u64)r94;
-	r212 = r212 + r213 * 1;
-	r227 = r101 < r97;
-	if (!r227) goto b10;
-	r228 = r212;
-	*(i64 *)r228 = 9223372036854775807ll;
-	r101 = (u64)r101 + (u64)r94;
-	r212 = r212 + r213 * 1;
 	r229 = r101 < r97;
 	if (!r229) goto b10;
 	r230 = r212;
 	*(i64 *)r230 = 9223372036854775807ll;
+	r101 = (u64)r101 + (u64)r94;
+	r212 = r212 + r213 * 1;
+	r231 = r101 < r97;
+	if (!r231) goto b10;
+	r232 = r212;
+	*(i64 *)r232 = 9223372036854775807ll;
+	r101 = (u64)r101 + (u64)r94;
+	r212 = r212 + r213 * 1;
+	r233 = r101 < r97;
+	if (!r233) goto b10;
+	r234 = r212;
+	*(i64 *)r234 = 9223372036854775807ll;
 	r101 = (u64)r101 + (u64)r94;
 	r212 = r212 + r213 * 1;
 	goto b2;
@@ -802,22 +805,22 @@ b11: // each
 	*(i64 *)r106 = (-9223372036854775807ll - 1);
 	r104 = (u64)r104 + (u64)r94;
 	r214 = r214 + r215 * 1;
-	r231 = r104 < r100;
-	if (!r231) goto b19;
-	r232 = r214;
-	*(i64 *)r232 = (-9223372036854775807ll - 1);
-	r104 = (u64)r104 + (u64)r94;
-	r214 = r214 + r215 * 1;
-	r233 = r104 < r100;
-	if (!r233) goto b19;
-	r234 = r214;
-	*(i64 *)r234 = (-9223372036854775807ll - 1);
-	r104 = (u64)r104 + (u64)r94;
-	r214 = r214 + r215 * 1;
 	r235 = r104 < r100;
 	if (!r235) goto b19;
 	r236 = r214;
 	*(i64 *)r236 = (-9223372036854775807ll - 1);
+	r104 = (u64)r104 + (u64)r94;
+	r214 = r214 + r215 * 1;
+	r237 = r104 < r100;
+	if (!r237) goto b19;
+	r238 = r214;
+	*(i64 *)r238 = (-9223372036854775807ll - 1);
+	r104 = (u64)r104 + (u64)r94;
+	r214 = r214 + r215 * 1;
+	r239 = r104 < r100;
+	if (!r239) goto b19;
+	r240 = r214;
+	*(i64 *)r240 = (-9223372036854775807ll - 1);
 	r104 = (u64)r104 + (u64)r94;
 	r214 = r214 + r215 * 1;
 	goto b11;
@@ -841,17 +844,17 @@ b19: // each done
 #line 48 "atomics.go"
 	r14 = p2;
 #line 47 "atomics.go"
-	r5 = p1; r3 = r5; r4 = p0; if (!r196) goto b66; r197 = (u64)r19; r198 = 0ull < r197; if (!r198) goto b66; r199 = (u64)r27; r200 = 0ull < r199; if (!r200) goto b66; r201 = (u64)r31; r202 = 0ull < r201; if (!r202) goto b66; r203 = (u64)r54; r204 = r203 > 1ull; if (!r204) goto b66;
+	r5 = p1; r3 = r5; r4 = p0; if (!r196) goto b67; r197 = (u64)r19; r198 = 0ull < r197; if (!r198) goto b67; r199 = (u64)r27; r200 = 0ull < r199; if (!r200) goto b67; r201 = (u64)r31; r202 = 0ull < r201; if (!r202) goto b67; r203 = (u64)r54; r204 = r203 > 1ull; if (!r204) goto b67;
 	r13 = r14 + 0ll;
 	r17 = r18 + 0ll;
 #line 51 "atomics.go"
 	r25 = r95 + 0ll;
 	r29 = r98 + 0ll;
 #line 47 "atomics.go"
-	r209 = r2; r210 = r4 + r209 * 8; r211 = (u64)r1 * 8ull;
-b26: // head
+	r209 = r2; r210 = r4 + r209 * 8; r225 = (i32)r1; r226 = (i64)r225; r227 = r226 == r1; r228 = (u64)r226 * 8ull; if (!r227) goto b67;
+b27: // head
 #line 47 "atomics.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b31; r8 = r2; r9 = (u64)r8 + 1ull; r205 = r210; r11 = r205 + 8ll; r12 = *(double *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b32; r8 = r2; r9 = (u64)r8 + 1ull; r205 = r210; r11 = r205 + 8ll; r12 = *(double *)r11;
 	r16 = qd_atommin_f64(r13, r12);
 	r20 = qd_atommax_f64(r17, r12);
 	r21 = (u64)r9 * 7919ull; r57 = __mul64hi(r21, (-9002011107970261188ll)); r58 = (u64)r57 + (u64)r21; r59 = (u64)r58; r60 = r59 >> 63; r61 = r58 >> 9; r62 = (i64)r60; r63 = (u64)r61 + (u64)r62; r64 = (u64)r63 * 1000ull; r65 = (u64)r21 - (u64)r64; r22 = r65; r23 = r22; r24 = (u64)r23 - 500ull;
@@ -862,47 +865,47 @@ b26: // head
 	r45 = r92; r46 = (u64)r45 + 5ull; if ((u64)r46 >= (u64)r42) { qd_site = 6; qd_x = r46; qd_y = r42; goto qd_fault; } r206 = r41 + r92 * 2; r47 = r206 + 10ll; r48 = (u64)r9 + 1ull; r49 = (u16)r48; r50 = qd_atommin_u16(r47, r49);
 	r51 = r9 & 1ll; r52 = r53 + r51 * 4; r55 = (float)r12; r56 = qd_atommax_f32(r52, r55);
 #line 47 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r210 = r210 + r211 * 1; goto b26;
-b31: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r210 = r210 + r228 * 1; goto b27;
+b32: // add the private copies
 #line 47 "atomics.go"
 	__syncthreads(); r107 = p6; r108 = r93; r216 = r95 + r108 * 8; r217 = r213; r218 = r107 + r108 * 8;
-b32: // each
+b33: // each
 #line 47 "atomics.go"
-	r109 = r108 < r97; if (!r109) goto b48; r110 = r216; r111 = *(i64 *)r110; r112 = r111 != 9223372036854775807ll; if (!r112) goto b35; r113 = r218; r114 = qd_atommin_i64(r113, r111);
-b35: // next element
+	r109 = r108 < r97; if (!r109) goto b49; r110 = r216; r111 = *(i64 *)r110; r112 = r111 != 9223372036854775807ll; if (!r112) goto b36; r113 = r218; r114 = qd_atommin_i64(r113, r111);
+b36: // next element
 #line 47 "atomics.go"
-	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r237 = r108 < r97; if (!r237) goto b48; r238 = r216; r239 = *(i64 *)r238; r240 = r239 != 9223372036854775807ll; if (!r240) goto b39; r241 = r218; r242 = qd_atommin_i64(r241, r239);
-b39: // next element (unrolled 1)
+	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r241 = r108 < r97; if (!r241) goto b49; r242 = r216; r243 = *(i64 *)r242; r244 = r243 != 9223372036854775807ll; if (!r244) goto b40; r245 = r218; r246 = qd_atommin_i64(r245, r243);
+b40: // next element (unrolled 1)
 #line 47 "atomics.go"
-	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r243 = r108 < r97; if (!r243) goto b48; r244 = r216; r245 = *(i64 *)r244; r246 = r245 != 9223372036854775807ll; if (!r246) goto b43; r247 = r218; r248 = qd_atommin_i64(r247, r245);
-b43: // next element (unrolled 2)
+	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r247 = r108 < r97; if (!r247) goto b49; r248 = r216; r249 = *(i64 *)r248; r250 = r249 != 9223372036854775807ll; if (!r250) goto b44; r251 = r218; r252 = qd_atommin_i64(r251, r249);
+b44: // next element (unrolled 2)
 #line 47 "atomics.go"
-	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r249 = r108 < r97; if (!r249) goto b48; r250 = r216; r251 = *(i64 *)r250; r252 = r251 != 9223372036854775807ll; if (!r252) goto b47; r253 = r218; r254 = qd_atommin_i64(r253, r251);
-b47: // next element (unrolled 3)
+	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r253 = r108 < r97; if (!r253) goto b49; r254 = r216; r255 = *(i64 *)r254; r256 = r255 != 9223372036854775807ll; if (!r256) goto b48; r257 = r218; r258 = qd_atommin_i64(r257, r255);
+b48: // next element (unrolled 3)
 #line 47 "atomics.go"
-	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; goto b32;
-b48: // each done
+	r108 = (u64)r108 + (u64)r94; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; goto b33;
+b49: // each done
 #line 47 "atomics.go"
 	r115 = p8; r116 = r93; r219 = r98 + r116 * 8; r220 = r213; r221 = r115 + r116 * 8;
-b49: // each
+b50: // each
 #line 47 "atomics.go"
-	r117 = r116 < r100; if (!r117) goto b65; r118 = r219; r119 = *(i64 *)r118; r120 = r119 != (-9223372036854775807ll - 1); if (!r120) goto b52; r121 = r221; r122 = qd_atommax_i64(r121, r119);
-b52: // next element
+	r117 = r116 < r100; if (!r117) goto b66; r118 = r219; r119 = *(i64 *)r118; r120 = r119 != (-9223372036854775807ll - 1); if (!r120) goto b53; r121 = r221; r122 = qd_atommax_i64(r121, r119);
+b53: // next element
 #line 47 "atomics.go"
-	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; r255 = r116 < r100; if (!r255) goto b65; r256 = r219; r257 = *(i64 *)r256; r258 = r257 != (-9223372036854775807ll - 1); if (!r258) goto b56; r259 = r221; r260 = qd_atommax_i64(r259, r257);
-b56: // next element (unrolled 1)
+	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; r259 = r116 < r100; if (!r259) goto b66; r260 = r219; r261 = *(i64 *)r260; r262 = r261 != (-9223372036854775807ll - 1); if (!r262) goto b57; r263 = r221; r264 = qd_atommax_i64(r263, r261);
+b57: // next element (unrolled 1)
 #line 47 "atomics.go"
-	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; r261 = r116 < r100; if (!r261) goto b65; r262 = r219; r263 = *(i64 *)r262; r264 = r263 != (-9223372036854775807ll - 1); if (!r264) goto b60; r265 = r221; r266 = qd_atommax_i64(r265, r263);
-b60: // next element (unrolled 2)
+	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; r265 = r116 < r100; if (!r265) goto b66; r266 = r219; r267 = *(i64 *)r266; r268 = r267 != (-9223372036854775807ll - 1); if (!r268) goto b61; r269 = r221; r270 = qd_atommax_i64(r269, r267);
+b61: // next element (unrolled 2)
 #line 47 "atomics.go"
-	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; r267 = r116 < r100; if (!r267) goto b65; r268 = r219; r269 = *(i64 *)r268; r270 = r269 != (-9223372036854775807ll - 1); if (!r270) goto b64; r271 = r221; r272 = qd_atommax_i64(r271, r269);
-b64: // next element (unrolled 3)
+	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; r271 = r116 < r100; if (!r271) goto b66; r272 = r219; r273 = *(i64 *)r272; r274 = r273 != (-9223372036854775807ll - 1); if (!r274) goto b65; r275 = r221; r276 = qd_atommax_i64(r275, r273);
+b65: // next element (unrolled 3)
 #line 47 "atomics.go"
-	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; goto b49;
-b65: // each done
+	r116 = (u64)r116 + (u64)r94; r219 = r219 + r220 * 1; r221 = r221 + r220 * 1; goto b50;
+b66: // each done
 #line 47 "atomics.go"
 	return;
-b66: // preheader
+b67: // preheader
 #line 48 "atomics.go"
 	r130 = r14 + 0ll;
 	r132 = r18 + 0ll;
@@ -911,9 +914,9 @@ b66: // preheader
 	r140 = r98 + 0ll;
 #line 47 "atomics.go"
 	r222 = r2; r223 = r4 + r222 * 8; r224 = (u64)r1 * 8ull;
-b67: // head (checked)
+b68: // head (checked)
 #line 47 "atomics.go"
-	r123 = (u64)r2 + 1ull; r124 = r123 < r3; if (!r124) goto b31; r125 = r2; r126 = (u64)r125 + 1ull; r207 = r223; r128 = r207 + 8ll; r129 = *(double *)r128;
+	r123 = (u64)r2 + 1ull; r124 = r123 < r3; if (!r124) goto b32; r125 = r2; r126 = (u64)r125 + 1ull; r207 = r223; r128 = r207 + 8ll; r129 = *(double *)r128;
 	if ((u64)0ll >= (u64)r15) { qd_site = 0; qd_x = 0ll; qd_y = r15; goto qd_fault; } r131 = qd_atommin_f64(r130, r129);
 	if ((u64)0ll >= (u64)r19) { qd_site = 1; qd_x = 0ll; qd_y = r19; goto qd_fault; } r133 = qd_atommax_f64(r132, r129);
 	r134 = (u64)r126 * 7919ull; r159 = __mul64hi(r134, (-9002011107970261188ll)); r160 = (u64)r159 + (u64)r134; r161 = (u64)r160; r162 = r161 >> 63; r163 = r160 >> 9; r164 = (i64)r162; r165 = (u64)r163 + (u64)r164; r166 = (u64)r165 * 1000ull; r167 = (u64)r134 - (u64)r166; r135 = r167; r136 = r135; r137 = (u64)r136 - 500ull;
@@ -924,7 +927,7 @@ b67: // head (checked)
 	r149 = r194; r150 = (u64)r149 + 5ull; if ((u64)r150 >= (u64)r42) { qd_site = 6; qd_x = r150; qd_y = r42; goto qd_fault; } r208 = r41 + r194 * 2; r151 = r208 + 10ll; r152 = (u64)r126 + 1ull; r153 = (u16)r152; r154 = qd_atommin_u16(r151, r153);
 	r155 = r126 & 1ll; if ((u64)r155 >= (u64)r54) { qd_site = 7; qd_x = r155; qd_y = r54; goto qd_fault; } r156 = r53 + r155 * 4; r157 = (float)r129; r158 = qd_atommax_f32(r156, r157);
 #line 47 "atomics.go"
-	r2 = (u64)r2 + (u64)r1; r223 = r223 + r224 * 1; goto b67;
+	r2 = (u64)r2 + (u64)r1; r223 = r223 + r224 * 1; goto b68;
 qd_fault: {
 	u32 *rec = (u32 *)p16, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2562,16 +2565,17 @@ b34: // cdiv.imag
 // Task 0 of kernel StructCalls(vs []12, ws []16, cs []8, out []8), parallel.
 extern "C" __global__ void StructCalls_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8) {
 	bool r7 = 0, r10 = 0, r111 = 0, r114 = 0, r190 = 0, r194 = 0, r200 = 0, r202 = 0;
-	bool r205 = 0, r207 = 0, r210 = 0;
+	bool r205 = 0, r207 = 0, r210 = 0, r243 = 0, r247 = 0, r249 = 0, r252 = 0, r254 = 0;
 	i32 r35 = 0, r39 = 0, r40 = 0, r46 = 0, r47 = 0, r62 = 0, r66 = 0, r67 = 0;
 	i32 r73 = 0, r74 = 0, r85 = 0, r87 = 0, r88 = 0, r91 = 0, r93 = 0, r94 = 0;
 	i32 r98 = 0, r101 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
 	i32 r133 = 0, r137 = 0, r138 = 0, r144 = 0, r145 = 0, r156 = 0, r160 = 0, r161 = 0;
 	i32 r167 = 0, r168 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0;
-	i32 r181 = 0, r183 = 0;
+	i32 r181 = 0, r183 = 0, r241 = 0, r245 = 0, r250 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r21 = 0, r31 = 0, r97 = 0, r110 = 0, r112 = 0, r113 = 0, r187 = 0, r188 = 0;
 	i64 r225 = 0, r227 = 0, r229 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0, r239 = 0;
+	i64 r242 = 0, r244 = 0, r246 = 0, r248 = 0, r251 = 0, r253 = 0;
 	u64 r186 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0, r195 = 0, r196 = 0, r197 = 0;
 	u64 r198 = 0, r199 = 0, r201 = 0, r203 = 0, r204 = 0, r206 = 0, r208 = 0, r209 = 0;
 	float r14 = 0, r15 = 0, r16 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r32 = 0;
@@ -2607,33 +2611,33 @@ extern "C" __global__ void StructCalls_0(char *p0, i64 p1, char *p2, i64 p3, cha
 #line 134 "calls.go"
 	r30 = p4; r20 = p2;
 #line 133 "calls.go"
-	r4 = p0; if (!r190) goto b15; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; if (!r194) goto b15; if (!r200) goto b15; if (!r202) goto b15; if (!r205) goto b15; if (!r207) goto b15; if (!r210) goto b15; r225 = r2; r226 = r4 + r225 * 12; r227 = (u64)r1 * 12ull; r228 = r20 + r225 * 16; r229 = (u64)r1 * 16ull; r230 = r30 + r225 * 8; r231 = (u64)r1 * 8ull; r232 = r96 + r225 * 8;
-b9: // head
+	r4 = p0; if (!r190) goto b16; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; if (!r194) goto b16; if (!r200) goto b16; if (!r202) goto b16; if (!r205) goto b16; if (!r207) goto b16; if (!r210) goto b16; r225 = r2; r226 = r4 + r225 * 12; r228 = r20 + r225 * 16; r230 = r30 + r225 * 8; r232 = r96 + r225 * 8; r241 = (i32)r1; r242 = (i64)r241; r243 = r242 == r1; r244 = (u64)r242 * 12ull; r246 = r242; r247 = r243; r248 = (u64)r246 * 16ull; r249 = r243 & r247; r251 = r242; r252 = r243; r253 = (u64)r251 * 8ull; r254 = r249 & r252; if (!r254) goto b16;
+b10: // head
 #line 133 "calls.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b14; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b15; r8 = r2; r9 = (u64)r8 + 1ull;
 	r104 = 0; r105 = 0; r211 = r226; r13 = r211 + 12ll; r14 = *(float *)r13; r17 = r13 + 4ll; r15 = *(float *)r17; r18 = r13 + 8ll; r16 = *(float *)r18; r212 = r228; r19 = r212 + 16ll; r22 = *(float *)r19; r26 = r19 + 4ll; r23 = *(float *)r26; r27 = r19 + 8ll; r24 = *(float *)r27; r28 = r19 + 12ll; r25 = *(float *)r28; r213 = r230; r29 = r213 + 8ll; r32 = *(float *)r29; r34 = r29 + 4ll; r33 = *(float *)r34; r35 = (i32)r9; qdfn8x0(r14, r15, r16, r22, r23, r24, r25, r32, r33, r35, &r36, &r37, &r38, &r39, &r40, &r41, &r42); r43 = r36; r44 = r37; r45 = r38; r46 = r39; r47 = r40; r104 = r46; r105 = r47; r49 = r41; r50 = r42;
 	r106 = 0; r107 = 0; r53 = r19; r54 = *(float *)r53; r58 = r26; r55 = *(float *)r58; r59 = r27; r56 = *(float *)r59; r60 = r28; r57 = *(float *)r60; r62 = r104; qdfn8x0(r43, r44, r45, r54, r55, r56, r57, r49, r50, r62, &r63, &r64, &r65, &r66, &r67, &r68, &r69); r70 = r63; r71 = r64; r72 = r65; r73 = r66; r74 = r67; r106 = r73; r107 = r74; r76 = r68; r77 = r69;
 	r78 = r13; *(float *)r78 = r70; r79 = r17; *(float *)r79 = r71; r80 = r18; *(float *)r80 = r72;
 	r108 = 0; r109 = 0; r85 = r104; r87 = r107; r88 = (u32)r85 + (u32)r87; r108 = r88; r91 = r105; r93 = r106; r94 = r91 ^ r93; r109 = r94; r216 = r232; r95 = r216 + 8ll; r98 = r108; *(i32 *)r95 = r98; r100 = r95 + 4ll; r101 = r109; *(i32 *)r100 = r101;
 	r102 = r29; *(float *)r102 = r76; r103 = r34; *(float *)r103 = r77;
 #line 133 "calls.go"
-	r2 = (u64)r2 + (u64)r1; r226 = r226 + r227 * 1; r228 = r228 + r229 * 1; r230 = r230 + r231 * 1; r232 = r232 + r231 * 1; goto b9;
-b14: // exit
+	r2 = (u64)r2 + (u64)r1; r226 = r226 + r244 * 1; r228 = r228 + r248 * 1; r230 = r230 + r253 * 1; r232 = r232 + r253 * 1; goto b10;
+b15: // exit
 #line 133 "calls.go"
 	return;
-b15: // preheader
+b16: // preheader
 #line 133 "calls.go"
 	r233 = r2; r234 = r4 + r233 * 12; r235 = (u64)r1 * 12ull; r236 = r20 + r233 * 16; r237 = (u64)r1 * 16ull; r238 = r30 + r233 * 8; r239 = (u64)r1 * 8ull; r240 = r96 + r233 * 8;
-b16: // head (checked)
+b17: // head (checked)
 #line 133 "calls.go"
-	r110 = (u64)r2 + 1ull; r111 = r110 < r3; if (!r111) goto b14; r112 = r2; r113 = (u64)r112 + 1ull;
+	r110 = (u64)r2 + 1ull; r111 = r110 < r3; if (!r111) goto b15; r112 = r2; r113 = (u64)r112 + 1ull;
 	r104 = 0; r105 = 0; r218 = r234; r115 = r218 + 12ll; r116 = *(float *)r115; r119 = r115 + 4ll; r117 = *(float *)r119; r120 = r115 + 8ll; r118 = *(float *)r120; if ((u64)r113 >= (u64)r21) { qd_site = 0; qd_x = r113; qd_y = r21; goto qd_fault; } r219 = r236; r121 = r219 + 16ll; r122 = *(float *)r121; r126 = r121 + 4ll; r123 = *(float *)r126; r127 = r121 + 8ll; r124 = *(float *)r127; r128 = r121 + 12ll; r125 = *(float *)r128; if ((u64)r113 >= (u64)r31) { qd_site = 1; qd_x = r113; qd_y = r31; goto qd_fault; } r220 = r238; r129 = r220 + 8ll; r130 = *(float *)r129; r132 = r129 + 4ll; r131 = *(float *)r132; r133 = (i32)r113; qdfn8x0(r116, r117, r118, r122, r123, r124, r125, r130, r131, r133, &r134, &r135, &r136, &r137, &r138, &r139, &r140); r141 = r134; r142 = r135; r143 = r136; r144 = r137; r145 = r138; r104 = r144; r105 = r145; r146 = r139; r147 = r140;
 	r106 = 0; r107 = 0; r148 = r121; r149 = *(float *)r148; r153 = r126; r150 = *(float *)r153; r154 = r127; r151 = *(float *)r154; r155 = r128; r152 = *(float *)r155; r156 = r104; qdfn8x0(r141, r142, r143, r149, r150, r151, r152, r146, r147, r156, &r157, &r158, &r159, &r160, &r161, &r162, &r163); r164 = r157; r165 = r158; r166 = r159; r167 = r160; r168 = r161; r106 = r167; r107 = r168; r169 = r162; r170 = r163;
 	r171 = r115; *(float *)r171 = r164; r172 = r119; *(float *)r172 = r165; r173 = r120; *(float *)r173 = r166;
 	r108 = 0; r109 = 0; r174 = r104; r175 = r107; r176 = (u32)r174 + (u32)r175; r108 = r176; r177 = r105; r178 = r106; r179 = r177 ^ r178; r109 = r179; if ((u64)r113 >= (u64)r97) { qd_site = 3; qd_x = r113; qd_y = r97; goto qd_fault; } r223 = r240; r180 = r223 + 8ll; r181 = r108; *(i32 *)r180 = r181; r182 = r180 + 4ll; r183 = r109; *(i32 *)r182 = r183;
 	r184 = r129; *(float *)r184 = r169; r185 = r132; *(float *)r185 = r170;
 #line 133 "calls.go"
-	r2 = (u64)r2 + (u64)r1; r234 = r234 + r235 * 1; r236 = r236 + r237 * 1; r238 = r238 + r239 * 1; r240 = r240 + r239 * 1; goto b16;
+	r2 = (u64)r2 + (u64)r1; r234 = r234 + r235 * 1; r236 = r236 + r237 * 1; r238 = r238 + r239 * 1; r240 = r240 + r239 * 1; goto b17;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -2662,7 +2666,8 @@ extern "C" __global__ void ConvertInt8_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	bool r1038 = 0, r1041 = 0, r1044 = 0, r1049 = 0, r1056 = 0, r1058 = 0, r1061 = 0, r1064 = 0;
 	bool r1070 = 0, r1078 = 0, r1080 = 0, r1083 = 0, r1086 = 0, r1092 = 0, r1099 = 0, r1103 = 0;
 	bool r1109 = 0, r1113 = 0, r1116 = 0, r1118 = 0, r1121 = 0, r1125 = 0, r1129 = 0, r1132 = 0;
-	bool r1134 = 0, r1137 = 0, r1141 = 0, r1143 = 0, r1147 = 0, r1148 = 0, r1152 = 0;
+	bool r1134 = 0, r1137 = 0, r1141 = 0, r1143 = 0, r1147 = 0, r1148 = 0, r1152 = 0, r1249 = 0;
+	bool r1253 = 0, r1255 = 0;
 	i8 r12 = 0, r16 = 0, r17 = 0, r550 = 0, r628 = 0, r630 = 0, r631 = 0, r1053 = 0;
 	i16 r28 = 0, r57 = 0, r120 = 0, r375 = 0, r586 = 0, r587 = 0, r636 = 0, r665 = 0;
 	i16 r728 = 0, r953 = 0, r1074 = 0, r1075 = 0;
@@ -2671,7 +2676,7 @@ extern "C" __global__ void ConvertInt8_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	i32 r522 = 0, r541 = 0, r557 = 0, r577 = 0, r594 = 0, r614 = 0, r640 = 0, r664 = 0;
 	i32 r666 = 0, r667 = 0, r755 = 0, r916 = 0, r927 = 0, r936 = 0, r947 = 0, r957 = 0;
 	i32 r968 = 0, r974 = 0, r997 = 0, r1008 = 0, r1018 = 0, r1028 = 0, r1037 = 0, r1047 = 0;
-	i32 r1057 = 0, r1068 = 0, r1079 = 0, r1090 = 0;
+	i32 r1057 = 0, r1068 = 0, r1079 = 0, r1090 = 0, r1247 = 0, r1251 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r25 = 0, r27 = 0, r29 = 0;
 	i64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r44 = 0;
@@ -2688,7 +2693,7 @@ extern "C" __global__ void ConvertInt8_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	i64 r1215 = 0, r1216 = 0, r1217 = 0, r1219 = 0, r1220 = 0, r1221 = 0, r1222 = 0, r1224 = 0;
 	i64 r1225 = 0, r1226 = 0, r1227 = 0, r1229 = 0, r1231 = 0, r1232 = 0, r1234 = 0, r1235 = 0;
 	i64 r1236 = 0, r1237 = 0, r1239 = 0, r1240 = 0, r1241 = 0, r1242 = 0, r1244 = 0, r1245 = 0;
-	i64 r1246 = 0;
+	i64 r1246 = 0, r1248 = 0, r1250 = 0, r1252 = 0, r1254 = 0;
 	u8 r39 = 0, r201 = 0, r305 = 0, r308 = 0, r310 = 0, r313 = 0, r315 = 0, r316 = 0;
 	u8 r319 = 0, r321 = 0, r322 = 0, r325 = 0, r327 = 0, r328 = 0, r334 = 0, r336 = 0;
 	u8 r337 = 0, r340 = 0, r343 = 0, r345 = 0, r348 = 0, r350 = 0, r351 = 0, r354 = 0;
@@ -2819,16 +2824,16 @@ extern "C" __global__ void ConvertInt8_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	r5 = p1; r3 = r5; r1100 = (u64)r3; r1101 = r1100 + 18446744073709551615ull; r1104 = r1101 - 1ull; r1105 = (u64)r2; r1106 = r1104 - r1105; r1107 = r1095 - 1ull; r1108 = r1107 - r1098; r1109 = r1106 <= r1108;
 	r19 = p5; r1110 = (u64)r19; r1111 = (u64)r1097 * 10ull; r1112 = (u64)r1111; r1113 = r1112 < r1110; r1114 = r1110 - 1ull; r1115 = r1114 - r1112; r1116 = r1106 <= 922337203685477580ull; r1117 = r1106 * 10ull; r1118 = r1117 <= r1115; r1119 = (u64)r1111 + 9ull; r1120 = (u64)r1119; r1121 = r1120 < r1110; r1122 = r1114; r1123 = r1122 - r1120; r1124 = r1117; r1125 = r1124 <= r1123; r21 = p7; r1126 = (u64)r21; r1127 = (u64)r1097 * 9ull; r1128 = (u64)r1127; r1129 = r1128 < r1126; r1130 = r1126 - 1ull; r1131 = r1130 - r1128; r1132 = r1106 <= 1024819115206086200ull; r1133 = r1106 * 9ull; r1134 = r1133 <= r1131; r1135 = (u64)r1127 + 8ull; r1136 = (u64)r1135; r1137 = r1136 < r1126; r1138 = r1130; r1139 = r1138 - r1136; r1140 = r1133; r1141 = r1140 <= r1139; r23 = p9; r1142 = (u64)r23; r1143 = r1128 < r1142; r1144 = r1142 - 1ull; r1145 = r1144 - r1128; r1146 = r1133; r1147 = r1146 <= r1145; r1148 = r1136 < r1142; r1149 = r1144; r1150 = r1149 - r1136; r1151 = r1133; r1152 = r1151 <= r1150; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 25 "convert.go"
-	r4 = p0; if (!r1099) goto b221; r1102 = r1101 + 4611686018427387904ull; r1103 = r1102 <= 9223372036854775808ull; if (!r1103) goto b221; if (!r1109) goto b221; if (!r1113) goto b221; if (!r1116) goto b221; if (!r1118) goto b221; if (!r1121) goto b221; if (!r1125) goto b221; if (!r1129) goto b221; if (!r1132) goto b221; if (!r1134) goto b221; if (!r1137) goto b221; if (!r1141) goto b221; if (!r1143) goto b221; if (!r1147) goto b221; if (!r1148) goto b221; if (!r1152) goto b221; r1207 = r2; r1208 = r4 + r1207 * 1; r1209 = r1; r1210 = r14 + r1207 * 1; r1211 = (u64)r1207 + 1ull;
+	r4 = p0; if (!r1099) goto b222; r1102 = r1101 + 4611686018427387904ull; r1103 = r1102 <= 9223372036854775808ull; if (!r1103) goto b222; if (!r1109) goto b222; if (!r1113) goto b222; if (!r1116) goto b222; if (!r1118) goto b222; if (!r1121) goto b222; if (!r1125) goto b222; if (!r1129) goto b222; if (!r1132) goto b222; if (!r1134) goto b222; if (!r1137) goto b222; if (!r1141) goto b222; if (!r1143) goto b222; if (!r1147) goto b222; if (!r1148) goto b222; if (!r1152) goto b222; r1207 = r2; r1208 = r4 + r1207 * 1; r1209 = r1; r1210 = r14 + r1207 * 1; r1211 = (u64)r1207 + 1ull;
 #line 93 "convert.go"
-	r1212 = (u64)r1211 * 10ull; r1213 = r18 + r1212 * 8; r1214 = r1; r1215 = (u64)r1214 * 10ull; r1216 = (u64)r1215 * 8ull;
+	r1212 = (u64)r1211 * 10ull; r1213 = r18 + r1212 * 8;
 #line 104 "convert.go"
-	r1217 = (u64)r1211 * 9ull; r1218 = r20 + r1217 * 8; r1219 = r1; r1220 = (u64)r1219 * 9ull; r1221 = (u64)r1220 * 8ull;
+	r1217 = (u64)r1211 * 9ull; r1218 = r20 + r1217 * 8; r1219 = r1; r1220 = (u64)r1219 * 9ull;
 #line 114 "convert.go"
-	r1222 = r1217; r1223 = r22 + r1222 * 1; r1225 = r1220; r1226 = r1225;
-b19: // head
+	r1222 = r1217; r1223 = r22 + r1222 * 1; r1225 = r1220; r1226 = r1225; r1214 = r1; r1215 = (u64)r1214 * 10ull; r1247 = (i32)r1215; r1248 = (i64)r1247; r1249 = r1248 == r1215; r1250 = (u64)r1248 * 8ull; r1251 = (i32)r1220; r1252 = (i64)r1251; r1253 = r1252 == r1220; r1254 = (u64)r1252 * 8ull; r1255 = r1249 & r1253; if (!r1255) goto b222;
+b20: // head
 #line 25 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b220;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b221;
 	r1153 = r1208; r11 = r1153 + 1ll; r12 = *(i8 *)r11; r1154 = r1210; r13 = r1154 + 1ll; r16 = *(i8 *)r13; r17 = (u32)r12 + (u32)r16;
 #line 94 "convert.go"
 	r25 = (i64)r17; r26 = r1213; *(i64 *)r26 = r25;
@@ -2923,431 +2928,431 @@ b19: // head
 #line 113 "convert.go"
 	r1171 = r92; r303 = r1171 + 64ll; *(double *)r303 = r280;
 #line 135 "convert.go"
-	r306 = r47; r307 = r306 < 2147483648u; if (!r307) goto b219;
+	r306 = r47; r307 = r306 < 2147483648u; if (!r307) goto b220;
 #line 141 "convert.go"
 	r308 = 1;
-b41: // flag.entry
+b42: // flag.entry
 #line 135 "convert.go"
-	r311 = r32; r312 = r311 < 0; if (!r312) goto b218;
+	r311 = r32; r312 = r311 < 0; if (!r312) goto b219;
 #line 141 "convert.go"
 	r313 = 2;
-b43: // flag.return
+b44: // flag.return
 #line 135 "convert.go"
-	r316 = r308 | r313; r317 = r51; r318 = r317 > 9223372036854775808ull; if (!r318) goto b217;
+	r316 = r308 | r313; r317 = r51; r318 = r317 > 9223372036854775808ull; if (!r318) goto b218;
 #line 141 "convert.go"
 	r319 = 4;
-b46: // flag.return
+b47: // flag.return
 #line 135 "convert.go"
 	r322 = r316 | r319;
-	r323 = r43; r324 = r323 >= 32768; if (!r324) goto b216;
+	r323 = r43; r324 = r323 >= 32768; if (!r324) goto b217;
 #line 141 "convert.go"
 	r325 = 8;
-b49: // flag.return
+b50: // flag.return
 #line 135 "convert.go"
 	r328 = r322 | r325;
-	r332 = r149; r330 = r75; r333 = r330 == r332; if (!r333) goto b215;
+	r332 = r149; r330 = r75; r333 = r330 == r332; if (!r333) goto b216;
 #line 141 "convert.go"
 	r334 = 16;
-b52: // flag.return
+b53: // flag.return
 #line 136 "convert.go"
 	r337 = r328 | r334; r305 = r337;
 #line 115 "convert.go"
 	r338 = r1223; *(u8 *)r338 = r305;
 #line 135 "convert.go"
-	r342 = r307; if (!r342) goto b214;
+	r342 = r307; if (!r342) goto b215;
 #line 141 "convert.go"
 	r343 = 1;
-b56: // flag.entry
+b57: // flag.entry
 #line 135 "convert.go"
-	r347 = r312; if (!r347) goto b213;
+	r347 = r312; if (!r347) goto b214;
 #line 141 "convert.go"
 	r348 = 2;
-b58: // flag.return
+b59: // flag.return
 #line 135 "convert.go"
-	r351 = r343 | r348; r353 = r318; if (!r353) goto b212;
+	r351 = r343 | r348; r353 = r318; if (!r353) goto b213;
 #line 141 "convert.go"
 	r354 = 4;
-b61: // flag.return
+b62: // flag.return
 #line 135 "convert.go"
 	r357 = r351 | r354;
-	r359 = r324; if (!r359) goto b211;
+	r359 = r324; if (!r359) goto b212;
 #line 141 "convert.go"
 	r360 = 8;
-b64: // flag.return
+b65: // flag.return
 #line 135 "convert.go"
 	r363 = r357 | r360;
-	r368 = r333; if (!r368) goto b210;
+	r368 = r333; if (!r368) goto b211;
 #line 141 "convert.go"
 	r369 = 16;
-b67: // flag.return
+b68: // flag.return
 #line 136 "convert.go"
 	r372 = r363 | r369; r340 = r372;
 #line 116 "convert.go"
 	r1172 = r338; r373 = r1172 + 1ll; *(u8 *)r373 = r340;
 #line 135 "convert.go"
-	r377 = r127; r378 = r377 < 2147483648u; if (!r378) goto b209;
+	r377 = r127; r378 = r377 < 2147483648u; if (!r378) goto b210;
 #line 141 "convert.go"
 	r379 = 1;
-b71: // flag.entry
+b72: // flag.entry
 #line 135 "convert.go"
-	r382 = r58; r383 = r382 < 0; if (!r383) goto b208;
+	r382 = r58; r383 = r382 < 0; if (!r383) goto b209;
 #line 141 "convert.go"
 	r384 = 2;
-b73: // flag.return
+b74: // flag.return
 #line 135 "convert.go"
-	r387 = r379 | r384; r388 = r136; r389 = r388 > 9223372036854775808ull; if (!r389) goto b207;
+	r387 = r379 | r384; r388 = r136; r389 = r388 > 9223372036854775808ull; if (!r389) goto b208;
 #line 141 "convert.go"
 	r390 = 4;
-b76: // flag.return
+b77: // flag.return
 #line 135 "convert.go"
 	r393 = r387 | r390;
-	r394 = r140; r395 = r394 >= 32768; if (!r395) goto b206;
+	r394 = r140; r395 = r394 >= 32768; if (!r395) goto b207;
 #line 141 "convert.go"
 	r396 = 8;
-b79: // flag.return
+b80: // flag.return
 #line 135 "convert.go"
 	r399 = r393 | r396;
-	r402 = r58; r403 = (double)r402; r401 = r128; r404 = r401 == r403; if (!r404) goto b205;
+	r402 = r58; r403 = (double)r402; r401 = r128; r404 = r401 == r403; if (!r404) goto b206;
 #line 141 "convert.go"
 	r405 = 16;
-b82: // flag.return
+b83: // flag.return
 #line 136 "convert.go"
 	r408 = r399 | r405; r376 = r408;
 #line 117 "convert.go"
 	r1173 = r338; r409 = r1173 + 2ll; *(u8 *)r409 = r376;
 #line 135 "convert.go"
-	r413 = r154; r414 = r413 < 2147483648u; if (!r414) goto b204;
+	r413 = r154; r414 = r413 < 2147483648u; if (!r414) goto b205;
 #line 141 "convert.go"
 	r415 = 1;
-b86: // flag.entry
+b87: // flag.entry
 #line 135 "convert.go"
-	r418 = r312; if (!r418) goto b203;
+	r418 = r312; if (!r418) goto b204;
 #line 141 "convert.go"
 	r419 = 2;
-b88: // flag.return
+b89: // flag.return
 #line 135 "convert.go"
-	r422 = r415 | r419; r423 = r163; r424 = r423 > 9223372036854775808ull; if (!r424) goto b202;
+	r422 = r415 | r419; r423 = r163; r424 = r423 > 9223372036854775808ull; if (!r424) goto b203;
 #line 141 "convert.go"
 	r425 = 4;
-b91: // flag.return
+b92: // flag.return
 #line 135 "convert.go"
 	r428 = r422 | r425;
-	r429 = r167; r430 = r429 >= 32768; if (!r430) goto b201;
+	r429 = r167; r430 = r429 >= 32768; if (!r430) goto b202;
 #line 141 "convert.go"
 	r431 = 8;
-b94: // flag.return
+b95: // flag.return
 #line 135 "convert.go"
 	r434 = r428 | r431;
-	r437 = r149; r436 = r155; r438 = r436 == r437; if (!r438) goto b200;
+	r437 = r149; r436 = r155; r438 = r436 == r437; if (!r438) goto b201;
 #line 141 "convert.go"
 	r439 = 16;
-b97: // flag.return
+b98: // flag.return
 #line 136 "convert.go"
 	r442 = r434 | r439; r412 = r442;
 #line 118 "convert.go"
 	r1174 = r338; r443 = r1174 + 3ll; *(u8 *)r443 = r412;
 #line 135 "convert.go"
-	r447 = r208; r448 = r447 < 2147483648u; if (!r448) goto b199;
+	r447 = r208; r448 = r447 < 2147483648u; if (!r448) goto b200;
 #line 141 "convert.go"
 	r449 = 1;
-b101: // flag.entry
+b102: // flag.entry
 #line 119 "convert.go"
 	r445 = r39;
 #line 135 "convert.go"
-	r452 = (i32)r445; r453 = r452 < 0; if (!r453) goto b198;
+	r452 = (i32)r445; r453 = r452 < 0; if (!r453) goto b199;
 #line 141 "convert.go"
 	r454 = 2;
-b103: // flag.return
+b104: // flag.return
 #line 135 "convert.go"
-	r457 = r449 | r454; r458 = r217; r459 = r458 > 9223372036854775808ull; if (!r459) goto b197;
+	r457 = r449 | r454; r458 = r217; r459 = r458 > 9223372036854775808ull; if (!r459) goto b198;
 #line 141 "convert.go"
 	r460 = 4;
-b106: // flag.return
+b107: // flag.return
 #line 135 "convert.go"
 	r463 = r457 | r460;
-	r464 = r221; r465 = r464 >= 32768; if (!r465) goto b196;
+	r464 = r221; r465 = r464 >= 32768; if (!r465) goto b197;
 #line 141 "convert.go"
 	r466 = 8;
-b109: // flag.return
+b110: // flag.return
 #line 135 "convert.go"
 	r469 = r463 | r466;
-	r472 = r452; r473 = (double)r472; r471 = r209; r474 = r471 == r473; if (!r474) goto b195;
+	r472 = r452; r473 = (double)r472; r471 = r209; r474 = r471 == r473; if (!r474) goto b196;
 #line 141 "convert.go"
 	r475 = 16;
-b112: // flag.return
+b113: // flag.return
 #line 136 "convert.go"
 	r478 = r469 | r475; r446 = r478;
 #line 119 "convert.go"
 	r1175 = r338; r479 = r1175 + 4ll; *(u8 *)r479 = r446;
 #line 135 "convert.go"
-	r483 = r235; r484 = r483 < 2147483648u; if (!r484) goto b194;
+	r483 = r235; r484 = r483 < 2147483648u; if (!r484) goto b195;
 #line 141 "convert.go"
 	r485 = 1;
-b116: // flag.entry
+b117: // flag.entry
 #line 135 "convert.go"
-	r488 = r56; r489 = r488 < 0; if (!r489) goto b193;
+	r488 = r56; r489 = r488 < 0; if (!r489) goto b194;
 #line 141 "convert.go"
 	r490 = 2;
-b118: // flag.return
+b119: // flag.return
 #line 135 "convert.go"
-	r493 = r485 | r490; r494 = r244; r495 = r494 > 9223372036854775808ull; if (!r495) goto b192;
+	r493 = r485 | r490; r494 = r244; r495 = r494 > 9223372036854775808ull; if (!r495) goto b193;
 #line 141 "convert.go"
 	r496 = 4;
-b121: // flag.return
+b122: // flag.return
 #line 135 "convert.go"
 	r499 = r493 | r496;
-	r500 = r324; if (!r500) goto b191;
+	r500 = r324; if (!r500) goto b192;
 #line 141 "convert.go"
 	r501 = 8;
-b124: // flag.return
+b125: // flag.return
 #line 135 "convert.go"
 	r504 = r499 | r501;
-	r507 = r56; r508 = (double)r507; r506 = r236; r509 = r506 == r508; if (!r509) goto b190;
+	r507 = r56; r508 = (double)r507; r506 = r236; r509 = r506 == r508; if (!r509) goto b191;
 #line 141 "convert.go"
 	r510 = 16;
-b127: // flag.return
+b128: // flag.return
 #line 136 "convert.go"
 	r513 = r504 | r510; r482 = r513;
 #line 120 "convert.go"
 	r1176 = r338; r514 = r1176 + 5ll; *(u8 *)r514 = r482;
 #line 135 "convert.go"
-	r518 = r307; if (!r518) goto b189;
+	r518 = r307; if (!r518) goto b190;
 #line 141 "convert.go"
 	r519 = 1;
-b131: // flag.entry
+b132: // flag.entry
 #line 121 "convert.go"
 	r516 = r47;
 #line 135 "convert.go"
-	r522 = (i32)r516; r523 = r522 < 0; if (!r523) goto b188;
+	r522 = (i32)r516; r523 = r522 < 0; if (!r523) goto b189;
 #line 141 "convert.go"
 	r524 = 2;
-b133: // flag.return
+b134: // flag.return
 #line 135 "convert.go"
-	r527 = r519 | r524; r528 = r268; r529 = r528 > 9223372036854775808ull; if (!r529) goto b187;
+	r527 = r519 | r524; r528 = r268; r529 = r528 > 9223372036854775808ull; if (!r529) goto b188;
 #line 141 "convert.go"
 	r530 = 4;
-b136: // flag.return
+b137: // flag.return
 #line 135 "convert.go"
 	r533 = r527 | r530;
-	r534 = r272; r535 = r534 >= 32768; if (!r535) goto b186;
+	r534 = r272; r535 = r534 >= 32768; if (!r535) goto b187;
 #line 141 "convert.go"
 	r536 = 8;
-b139: // flag.return
+b140: // flag.return
 #line 135 "convert.go"
 	r539 = r533 | r536;
-	r541 = r522; r542 = (double)r541; r540 = r75; r543 = r540 == r542; if (!r543) goto b185;
+	r541 = r522; r542 = (double)r541; r540 = r75; r543 = r540 == r542; if (!r543) goto b186;
 #line 141 "convert.go"
 	r544 = 16;
-b142: // flag.return
+b143: // flag.return
 #line 136 "convert.go"
 	r547 = r539 | r544; r517 = r547;
 #line 121 "convert.go"
 	r1177 = r338; r548 = r1177 + 6ll; *(u8 *)r548 = r517;
 	r550 = (u32)r17 + 1u;
 #line 135 "convert.go"
-	r552 = (u32)r550; r553 = r552 < 2147483648u; if (!r553) goto b184;
+	r552 = (u32)r550; r553 = r552 < 2147483648u; if (!r553) goto b185;
 #line 141 "convert.go"
 	r554 = 1;
-b146: // flag.entry
+b147: // flag.entry
 #line 135 "convert.go"
-	r557 = (i32)r550; r558 = r557 < 0; if (!r558) goto b183;
+	r557 = (i32)r550; r558 = r557 < 0; if (!r558) goto b184;
 #line 141 "convert.go"
 	r559 = 2;
-b148: // flag.return
+b149: // flag.return
 #line 135 "convert.go"
-	r562 = r554 | r559; r563 = (u64)r550; r564 = r563 > 9223372036854775808ull; if (!r564) goto b182;
+	r562 = r554 | r559; r563 = (u64)r550; r564 = r563 > 9223372036854775808ull; if (!r564) goto b183;
 #line 141 "convert.go"
 	r565 = 4;
-b151: // flag.return
+b152: // flag.return
 #line 135 "convert.go"
 	r568 = r562 | r565;
-	r569 = (u16)r550; r570 = r569 >= 32768; if (!r570) goto b181;
+	r569 = (u16)r550; r570 = r569 >= 32768; if (!r570) goto b182;
 #line 141 "convert.go"
 	r571 = 8;
-b154: // flag.return
+b155: // flag.return
 #line 135 "convert.go"
 	r574 = r568 | r571;
-	r575 = r552; r576 = (double)r575; r577 = r557; r578 = (double)r577; r579 = r576 == r578; if (!r579) goto b180;
+	r575 = r552; r576 = (double)r575; r577 = r557; r578 = (double)r577; r579 = r576 == r578; if (!r579) goto b181;
 #line 141 "convert.go"
 	r580 = 16;
-b157: // flag.return
+b158: // flag.return
 #line 136 "convert.go"
 	r583 = r574 | r580; r551 = r583;
 #line 122 "convert.go"
 	r1178 = r338; r584 = r1178 + 7ll; *(u8 *)r584 = r551;
 	r586 = r28; r587 = (u32)r586 - 1u;
 #line 135 "convert.go"
-	r589 = (u32)r587; r590 = r589 < 2147483648u; if (!r590) goto b179;
+	r589 = (u32)r587; r590 = r589 < 2147483648u; if (!r590) goto b180;
 #line 141 "convert.go"
 	r591 = 1;
-b161: // flag.entry
+b162: // flag.entry
 #line 135 "convert.go"
-	r594 = (i32)r587; r595 = r594 < 0; if (!r595) goto b178;
+	r594 = (i32)r587; r595 = r594 < 0; if (!r595) goto b179;
 #line 141 "convert.go"
 	r596 = 2;
-b163: // flag.return
+b164: // flag.return
 #line 135 "convert.go"
-	r599 = r591 | r596; r600 = (u64)r587; r601 = r600 > 9223372036854775808ull; if (!r601) goto b177;
+	r599 = r591 | r596; r600 = (u64)r587; r601 = r600 > 9223372036854775808ull; if (!r601) goto b178;
 #line 141 "convert.go"
 	r602 = 4;
-b166: // flag.return
+b167: // flag.return
 #line 135 "convert.go"
 	r605 = r599 | r602;
-	r606 = (u16)r587; r607 = r606 >= 32768; if (!r607) goto b176;
+	r606 = (u16)r587; r607 = r606 >= 32768; if (!r607) goto b177;
 #line 141 "convert.go"
 	r608 = 8;
-b169: // flag.return
+b170: // flag.return
 #line 135 "convert.go"
 	r611 = r605 | r608;
-	r612 = r589; r613 = (double)r612; r614 = r594; r615 = (double)r614; r616 = r613 == r615; if (!r616) goto b175;
+	r612 = r589; r613 = (double)r612; r614 = r594; r615 = (double)r614; r616 = r613 == r615; if (!r616) goto b176;
 #line 141 "convert.go"
 	r617 = 16;
-b172: // flag.return
+b173: // flag.return
 #line 136 "convert.go"
 	r620 = r611 | r617; r588 = r620;
 #line 123 "convert.go"
 	r1179 = r338; r621 = r1179 + 8ll; *(u8 *)r621 = r588;
 #line 25 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1208 = r1208 + r1209 * 1; r1210 = r1210 + r1209 * 1; r1213 = r1213 + r1216 * 1; r1218 = r1218 + r1221 * 1; r1223 = r1223 + r1226 * 1; goto b19;
-b175: // flag.if.done
-#line 141 "convert.go"
-	r617 = 0; goto b172;
+	r2 = (u64)r2 + (u64)r1; r1208 = r1208 + r1209 * 1; r1210 = r1210 + r1209 * 1; r1213 = r1213 + r1250 * 1; r1218 = r1218 + r1254 * 1; r1223 = r1223 + r1226 * 1; goto b20;
 b176: // flag.if.done
 #line 141 "convert.go"
-	r608 = 0; goto b169;
+	r617 = 0; goto b173;
 b177: // flag.if.done
 #line 141 "convert.go"
-	r602 = 0; goto b166;
+	r608 = 0; goto b170;
 b178: // flag.if.done
 #line 141 "convert.go"
-	r596 = 0; goto b163;
+	r602 = 0; goto b167;
 b179: // flag.if.done
 #line 141 "convert.go"
-	r591 = 0; goto b161;
+	r596 = 0; goto b164;
 b180: // flag.if.done
 #line 141 "convert.go"
-	r580 = 0; goto b157;
+	r591 = 0; goto b162;
 b181: // flag.if.done
 #line 141 "convert.go"
-	r571 = 0; goto b154;
+	r580 = 0; goto b158;
 b182: // flag.if.done
 #line 141 "convert.go"
-	r565 = 0; goto b151;
+	r571 = 0; goto b155;
 b183: // flag.if.done
 #line 141 "convert.go"
-	r559 = 0; goto b148;
+	r565 = 0; goto b152;
 b184: // flag.if.done
 #line 141 "convert.go"
-	r554 = 0; goto b146;
+	r559 = 0; goto b149;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r544 = 0; goto b142;
+	r554 = 0; goto b147;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r536 = 0; goto b139;
+	r544 = 0; goto b143;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r530 = 0; goto b136;
+	r536 = 0; goto b140;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r524 = 0; goto b133;
+	r530 = 0; goto b137;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r519 = 0; goto b131;
+	r524 = 0; goto b134;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r510 = 0; goto b127;
+	r519 = 0; goto b132;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r501 = 0; goto b124;
+	r510 = 0; goto b128;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r496 = 0; goto b121;
+	r501 = 0; goto b125;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r490 = 0; goto b118;
+	r496 = 0; goto b122;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r485 = 0; goto b116;
+	r490 = 0; goto b119;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r475 = 0; goto b112;
+	r485 = 0; goto b117;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r466 = 0; goto b109;
+	r475 = 0; goto b113;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r460 = 0; goto b106;
+	r466 = 0; goto b110;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r454 = 0; goto b103;
+	r460 = 0; goto b107;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r449 = 0; goto b101;
+	r454 = 0; goto b104;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r439 = 0; goto b97;
+	r449 = 0; goto b102;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r431 = 0; goto b94;
+	r439 = 0; goto b98;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r425 = 0; goto b91;
+	r431 = 0; goto b95;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r419 = 0; goto b88;
+	r425 = 0; goto b92;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r415 = 0; goto b86;
+	r419 = 0; goto b89;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r405 = 0; goto b82;
+	r415 = 0; goto b87;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r396 = 0; goto b79;
+	r405 = 0; goto b83;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r390 = 0; goto b76;
+	r396 = 0; goto b80;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r384 = 0; goto b73;
+	r390 = 0; goto b77;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r379 = 0; goto b71;
+	r384 = 0; goto b74;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r369 = 0; goto b67;
+	r379 = 0; goto b72;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r360 = 0; goto b64;
+	r369 = 0; goto b68;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r354 = 0; goto b61;
+	r360 = 0; goto b65;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r348 = 0; goto b58;
+	r354 = 0; goto b62;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r343 = 0; goto b56;
+	r348 = 0; goto b59;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r334 = 0; goto b52;
+	r343 = 0; goto b57;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r325 = 0; goto b49;
+	r334 = 0; goto b53;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r319 = 0; goto b46;
+	r325 = 0; goto b50;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r313 = 0; goto b43;
+	r319 = 0; goto b47;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r308 = 0; goto b41;
-b220: // exit
+	r313 = 0; goto b44;
+b220: // flag.if.done
+#line 141 "convert.go"
+	r308 = 0; goto b42;
+b221: // exit
 #line 141 "convert.go"
 	return;
-b221: // preheader
+b222: // preheader
 #line 25 "convert.go"
 	r1227 = r2; r1228 = r4 + r1227 * 1; r1229 = r1; r1230 = r14 + r1227 * 1; r1231 = (u64)r1227 + 1ull;
 #line 93 "convert.go"
@@ -3356,9 +3361,9 @@ b221: // preheader
 	r1237 = (u64)r1231 * 9ull; r1238 = r20 + r1237 * 8; r1239 = r1; r1240 = (u64)r1239 * 9ull; r1241 = (u64)r1240 * 8ull;
 #line 114 "convert.go"
 	r1242 = r1237; r1243 = r22 + r1242 * 1; r1245 = r1240; r1246 = r1245;
-b222: // head (checked)
+b223: // head (checked)
 #line 25 "convert.go"
-	r622 = (u64)r2 + 1ull; r623 = r622 < r3; if (!r623) goto b220; r624 = r2; r625 = (u64)r624 + 1ull;
+	r622 = (u64)r2 + 1ull; r623 = r622 < r3; if (!r623) goto b221; r624 = r2; r625 = (u64)r624 + 1ull;
 	r1180 = r1228; r627 = r1180 + 1ll; r628 = *(i8 *)r627; if ((u64)r625 >= (u64)r15) { qd_site = 0; qd_x = r625; qd_y = r15; goto qd_fault; } r1181 = r1230; r629 = r1181 + 1ll; r630 = *(i8 *)r629; r631 = (u32)r628 + (u32)r630;
 #line 93 "convert.go"
 	r632 = (u64)r625 * 10ull;
@@ -3455,433 +3460,433 @@ b222: // head (checked)
 	r886 = (u64)r675 + 8ull; if ((u64)r886 >= (u64)r21) { qd_site = 19; qd_x = r886; qd_y = r21; goto qd_fault; } r1198 = r700; r911 = r1198 + 64ll; *(double *)r911 = r888;
 	r912 = r675;
 #line 135 "convert.go"
-	r914 = r655; r915 = r914 < 2147483648u; if (!r915) goto b424;
+	r914 = r655; r915 = r914 < 2147483648u; if (!r915) goto b425;
 #line 141 "convert.go"
 	r308 = 1;
-b246: // flag.entry (checked)
+b247: // flag.entry (checked)
 #line 135 "convert.go"
-	r916 = r640; r917 = r916 < 0; if (!r917) goto b423;
+	r916 = r640; r917 = r916 < 0; if (!r917) goto b424;
 #line 141 "convert.go"
 	r313 = 2;
-b248: // flag.return (checked)
+b249: // flag.return (checked)
 #line 135 "convert.go"
-	r918 = r308 | r313; r919 = r659; r920 = r919 > 9223372036854775808ull; if (!r920) goto b422;
+	r918 = r308 | r313; r919 = r659; r920 = r919 > 9223372036854775808ull; if (!r920) goto b423;
 #line 141 "convert.go"
 	r319 = 4;
-b251: // flag.return (checked)
+b252: // flag.return (checked)
 #line 135 "convert.go"
 	r921 = r918 | r319;
-	r922 = r651; r923 = r922 >= 32768; if (!r923) goto b421;
+	r922 = r651; r923 = r922 >= 32768; if (!r923) goto b422;
 #line 141 "convert.go"
 	r325 = 8;
-b254: // flag.return (checked)
+b255: // flag.return (checked)
 #line 135 "convert.go"
 	r924 = r921 | r325;
-	r928 = r757; r926 = r683; r929 = r926 == r928; if (!r929) goto b420;
+	r928 = r757; r926 = r683; r929 = r926 == r928; if (!r929) goto b421;
 #line 141 "convert.go"
 	r334 = 16;
-b257: // flag.return (checked)
+b258: // flag.return (checked)
 #line 136 "convert.go"
 	r930 = r924 | r334; r913 = r930;
 #line 115 "convert.go"
 	if ((u64)r912 >= (u64)r23) { qd_site = 20; qd_x = r912; qd_y = r23; goto qd_fault; } r931 = r1243; *(u8 *)r931 = r913;
 	r932 = r701;
 #line 135 "convert.go"
-	r935 = r915; if (!r935) goto b419;
+	r935 = r915; if (!r935) goto b420;
 #line 141 "convert.go"
 	r343 = 1;
-b261: // flag.entry (checked)
+b262: // flag.entry (checked)
 #line 135 "convert.go"
-	r937 = r917; if (!r937) goto b418;
+	r937 = r917; if (!r937) goto b419;
 #line 141 "convert.go"
 	r348 = 2;
-b263: // flag.return (checked)
+b264: // flag.return (checked)
 #line 135 "convert.go"
-	r938 = r343 | r348; r940 = r920; if (!r940) goto b417;
+	r938 = r343 | r348; r940 = r920; if (!r940) goto b418;
 #line 141 "convert.go"
 	r354 = 4;
-b266: // flag.return (checked)
+b267: // flag.return (checked)
 #line 135 "convert.go"
 	r941 = r938 | r354;
-	r943 = r923; if (!r943) goto b416;
+	r943 = r923; if (!r943) goto b417;
 #line 141 "convert.go"
 	r360 = 8;
-b269: // flag.return (checked)
+b270: // flag.return (checked)
 #line 135 "convert.go"
 	r944 = r941 | r360;
-	r949 = r929; if (!r949) goto b415;
+	r949 = r929; if (!r949) goto b416;
 #line 141 "convert.go"
 	r369 = 16;
-b272: // flag.return (checked)
+b273: // flag.return (checked)
 #line 136 "convert.go"
 	r950 = r944 | r369; r933 = r950;
 #line 116 "convert.go"
 	if ((u64)r932 >= (u64)r23) { qd_site = 21; qd_x = r932; qd_y = r23; goto qd_fault; } r1199 = r931; r951 = r1199 + 1ll; *(u8 *)r951 = r933;
 	r952 = r727;
 #line 135 "convert.go"
-	r955 = r735; r956 = r955 < 2147483648u; if (!r956) goto b414;
+	r955 = r735; r956 = r955 < 2147483648u; if (!r956) goto b415;
 #line 141 "convert.go"
 	r379 = 1;
-b276: // flag.entry (checked)
+b277: // flag.entry (checked)
 #line 135 "convert.go"
-	r957 = r666; r958 = r957 < 0; if (!r958) goto b413;
+	r957 = r666; r958 = r957 < 0; if (!r958) goto b414;
 #line 141 "convert.go"
 	r384 = 2;
-b278: // flag.return (checked)
+b279: // flag.return (checked)
 #line 135 "convert.go"
-	r959 = r379 | r384; r960 = r744; r961 = r960 > 9223372036854775808ull; if (!r961) goto b412;
+	r959 = r379 | r384; r960 = r744; r961 = r960 > 9223372036854775808ull; if (!r961) goto b413;
 #line 141 "convert.go"
 	r390 = 4;
-b281: // flag.return (checked)
+b282: // flag.return (checked)
 #line 135 "convert.go"
 	r962 = r959 | r390;
-	r963 = r748; r964 = r963 >= 32768; if (!r964) goto b411;
+	r963 = r748; r964 = r963 >= 32768; if (!r964) goto b412;
 #line 141 "convert.go"
 	r396 = 8;
-b284: // flag.return (checked)
+b285: // flag.return (checked)
 #line 135 "convert.go"
 	r965 = r962 | r396;
-	r968 = r666; r969 = (double)r968; r967 = r736; r970 = r967 == r969; if (!r970) goto b410;
+	r968 = r666; r969 = (double)r968; r967 = r736; r970 = r967 == r969; if (!r970) goto b411;
 #line 141 "convert.go"
 	r405 = 16;
-b287: // flag.return (checked)
+b288: // flag.return (checked)
 #line 136 "convert.go"
 	r971 = r965 | r405; r954 = r971;
 #line 117 "convert.go"
 	if ((u64)r952 >= (u64)r23) { qd_site = 22; qd_x = r952; qd_y = r23; goto qd_fault; } r1200 = r931; r972 = r1200 + 2ll; *(u8 *)r972 = r954;
 	r973 = r754;
 #line 135 "convert.go"
-	r976 = r762; r977 = r976 < 2147483648u; if (!r977) goto b409;
+	r976 = r762; r977 = r976 < 2147483648u; if (!r977) goto b410;
 #line 141 "convert.go"
 	r415 = 1;
-b291: // flag.entry (checked)
+b292: // flag.entry (checked)
 #line 135 "convert.go"
-	r978 = r917; if (!r978) goto b408;
+	r978 = r917; if (!r978) goto b409;
 #line 141 "convert.go"
 	r419 = 2;
-b293: // flag.return (checked)
+b294: // flag.return (checked)
 #line 135 "convert.go"
-	r979 = r415 | r419; r980 = r771; r981 = r980 > 9223372036854775808ull; if (!r981) goto b407;
+	r979 = r415 | r419; r980 = r771; r981 = r980 > 9223372036854775808ull; if (!r981) goto b408;
 #line 141 "convert.go"
 	r425 = 4;
-b296: // flag.return (checked)
+b297: // flag.return (checked)
 #line 135 "convert.go"
 	r982 = r979 | r425;
-	r983 = r775; r984 = r983 >= 32768; if (!r984) goto b406;
+	r983 = r775; r984 = r983 >= 32768; if (!r984) goto b407;
 #line 141 "convert.go"
 	r431 = 8;
-b299: // flag.return (checked)
+b300: // flag.return (checked)
 #line 135 "convert.go"
 	r985 = r982 | r431;
-	r988 = r757; r987 = r763; r989 = r987 == r988; if (!r989) goto b405;
+	r988 = r757; r987 = r763; r989 = r987 == r988; if (!r989) goto b406;
 #line 141 "convert.go"
 	r439 = 16;
-b302: // flag.return (checked)
+b303: // flag.return (checked)
 #line 136 "convert.go"
 	r990 = r985 | r439; r975 = r990;
 #line 118 "convert.go"
 	if ((u64)r973 >= (u64)r23) { qd_site = 23; qd_x = r973; qd_y = r23; goto qd_fault; } r1201 = r931; r991 = r1201 + 3ll; *(u8 *)r991 = r975;
 	r992 = r781;
 #line 135 "convert.go"
-	r995 = r816; r996 = r995 < 2147483648u; if (!r996) goto b404;
+	r995 = r816; r996 = r995 < 2147483648u; if (!r996) goto b405;
 #line 141 "convert.go"
 	r449 = 1;
-b306: // flag.entry (checked)
+b307: // flag.entry (checked)
 #line 119 "convert.go"
 	r993 = r647;
 #line 135 "convert.go"
-	r997 = (i32)r993; r998 = r997 < 0; if (!r998) goto b403;
+	r997 = (i32)r993; r998 = r997 < 0; if (!r998) goto b404;
 #line 141 "convert.go"
 	r454 = 2;
-b308: // flag.return (checked)
+b309: // flag.return (checked)
 #line 135 "convert.go"
-	r999 = r449 | r454; r1000 = r825; r1001 = r1000 > 9223372036854775808ull; if (!r1001) goto b402;
+	r999 = r449 | r454; r1000 = r825; r1001 = r1000 > 9223372036854775808ull; if (!r1001) goto b403;
 #line 141 "convert.go"
 	r460 = 4;
-b311: // flag.return (checked)
+b312: // flag.return (checked)
 #line 135 "convert.go"
 	r1002 = r999 | r460;
-	r1003 = r829; r1004 = r1003 >= 32768; if (!r1004) goto b401;
+	r1003 = r829; r1004 = r1003 >= 32768; if (!r1004) goto b402;
 #line 141 "convert.go"
 	r466 = 8;
-b314: // flag.return (checked)
+b315: // flag.return (checked)
 #line 135 "convert.go"
 	r1005 = r1002 | r466;
-	r1008 = r997; r1009 = (double)r1008; r1007 = r817; r1010 = r1007 == r1009; if (!r1010) goto b400;
+	r1008 = r997; r1009 = (double)r1008; r1007 = r817; r1010 = r1007 == r1009; if (!r1010) goto b401;
 #line 141 "convert.go"
 	r475 = 16;
-b317: // flag.return (checked)
+b318: // flag.return (checked)
 #line 136 "convert.go"
 	r1011 = r1005 | r475; r994 = r1011;
 #line 119 "convert.go"
 	if ((u64)r992 >= (u64)r23) { qd_site = 24; qd_x = r992; qd_y = r23; goto qd_fault; } r1202 = r931; r1012 = r1202 + 4ll; *(u8 *)r1012 = r994;
 	r1013 = r808;
 #line 135 "convert.go"
-	r1016 = r843; r1017 = r1016 < 2147483648u; if (!r1017) goto b399;
+	r1016 = r843; r1017 = r1016 < 2147483648u; if (!r1017) goto b400;
 #line 141 "convert.go"
 	r485 = 1;
-b321: // flag.entry (checked)
+b322: // flag.entry (checked)
 #line 135 "convert.go"
-	r1018 = r664; r1019 = r1018 < 0; if (!r1019) goto b398;
+	r1018 = r664; r1019 = r1018 < 0; if (!r1019) goto b399;
 #line 141 "convert.go"
 	r490 = 2;
-b323: // flag.return (checked)
+b324: // flag.return (checked)
 #line 135 "convert.go"
-	r1020 = r485 | r490; r1021 = r852; r1022 = r1021 > 9223372036854775808ull; if (!r1022) goto b397;
+	r1020 = r485 | r490; r1021 = r852; r1022 = r1021 > 9223372036854775808ull; if (!r1022) goto b398;
 #line 141 "convert.go"
 	r496 = 4;
-b326: // flag.return (checked)
+b327: // flag.return (checked)
 #line 135 "convert.go"
 	r1023 = r1020 | r496;
-	r1024 = r923; if (!r1024) goto b396;
+	r1024 = r923; if (!r1024) goto b397;
 #line 141 "convert.go"
 	r501 = 8;
-b329: // flag.return (checked)
+b330: // flag.return (checked)
 #line 135 "convert.go"
 	r1025 = r1023 | r501;
-	r1028 = r664; r1029 = (double)r1028; r1027 = r844; r1030 = r1027 == r1029; if (!r1030) goto b395;
+	r1028 = r664; r1029 = (double)r1028; r1027 = r844; r1030 = r1027 == r1029; if (!r1030) goto b396;
 #line 141 "convert.go"
 	r510 = 16;
-b332: // flag.return (checked)
+b333: // flag.return (checked)
 #line 136 "convert.go"
 	r1031 = r1025 | r510; r1015 = r1031;
 #line 120 "convert.go"
 	if ((u64)r1013 >= (u64)r23) { qd_site = 25; qd_x = r1013; qd_y = r23; goto qd_fault; } r1203 = r931; r1032 = r1203 + 5ll; *(u8 *)r1032 = r1015;
 	r1033 = r835;
 #line 135 "convert.go"
-	r1036 = r915; if (!r1036) goto b394;
+	r1036 = r915; if (!r1036) goto b395;
 #line 141 "convert.go"
 	r519 = 1;
-b336: // flag.entry (checked)
+b337: // flag.entry (checked)
 #line 121 "convert.go"
 	r1034 = r655;
 #line 135 "convert.go"
-	r1037 = (i32)r1034; r1038 = r1037 < 0; if (!r1038) goto b393;
+	r1037 = (i32)r1034; r1038 = r1037 < 0; if (!r1038) goto b394;
 #line 141 "convert.go"
 	r524 = 2;
-b338: // flag.return (checked)
+b339: // flag.return (checked)
 #line 135 "convert.go"
-	r1039 = r519 | r524; r1040 = r876; r1041 = r1040 > 9223372036854775808ull; if (!r1041) goto b392;
+	r1039 = r519 | r524; r1040 = r876; r1041 = r1040 > 9223372036854775808ull; if (!r1041) goto b393;
 #line 141 "convert.go"
 	r530 = 4;
-b341: // flag.return (checked)
+b342: // flag.return (checked)
 #line 135 "convert.go"
 	r1042 = r1039 | r530;
-	r1043 = r880; r1044 = r1043 >= 32768; if (!r1044) goto b391;
+	r1043 = r880; r1044 = r1043 >= 32768; if (!r1044) goto b392;
 #line 141 "convert.go"
 	r536 = 8;
-b344: // flag.return (checked)
+b345: // flag.return (checked)
 #line 135 "convert.go"
 	r1045 = r1042 | r536;
-	r1047 = r1037; r1048 = (double)r1047; r1046 = r683; r1049 = r1046 == r1048; if (!r1049) goto b390;
+	r1047 = r1037; r1048 = (double)r1047; r1046 = r683; r1049 = r1046 == r1048; if (!r1049) goto b391;
 #line 141 "convert.go"
 	r544 = 16;
-b347: // flag.return (checked)
+b348: // flag.return (checked)
 #line 136 "convert.go"
 	r1050 = r1045 | r544; r1035 = r1050;
 #line 121 "convert.go"
 	if ((u64)r1033 >= (u64)r23) { qd_site = 26; qd_x = r1033; qd_y = r23; goto qd_fault; } r1204 = r931; r1051 = r1204 + 6ll; *(u8 *)r1051 = r1035;
 	r1052 = r861; r1053 = (u32)r631 + 1u;
 #line 135 "convert.go"
-	r1055 = (u32)r1053; r1056 = r1055 < 2147483648u; if (!r1056) goto b389;
+	r1055 = (u32)r1053; r1056 = r1055 < 2147483648u; if (!r1056) goto b390;
 #line 141 "convert.go"
 	r554 = 1;
-b351: // flag.entry (checked)
+b352: // flag.entry (checked)
 #line 135 "convert.go"
-	r1057 = (i32)r1053; r1058 = r1057 < 0; if (!r1058) goto b388;
+	r1057 = (i32)r1053; r1058 = r1057 < 0; if (!r1058) goto b389;
 #line 141 "convert.go"
 	r559 = 2;
-b353: // flag.return (checked)
+b354: // flag.return (checked)
 #line 135 "convert.go"
-	r1059 = r554 | r559; r1060 = (u64)r1053; r1061 = r1060 > 9223372036854775808ull; if (!r1061) goto b387;
+	r1059 = r554 | r559; r1060 = (u64)r1053; r1061 = r1060 > 9223372036854775808ull; if (!r1061) goto b388;
 #line 141 "convert.go"
 	r565 = 4;
-b356: // flag.return (checked)
+b357: // flag.return (checked)
 #line 135 "convert.go"
 	r1062 = r1059 | r565;
-	r1063 = (u16)r1053; r1064 = r1063 >= 32768; if (!r1064) goto b386;
+	r1063 = (u16)r1053; r1064 = r1063 >= 32768; if (!r1064) goto b387;
 #line 141 "convert.go"
 	r571 = 8;
-b359: // flag.return (checked)
+b360: // flag.return (checked)
 #line 135 "convert.go"
 	r1065 = r1062 | r571;
-	r1066 = r1055; r1067 = (double)r1066; r1068 = r1057; r1069 = (double)r1068; r1070 = r1067 == r1069; if (!r1070) goto b385;
+	r1066 = r1055; r1067 = (double)r1066; r1068 = r1057; r1069 = (double)r1068; r1070 = r1067 == r1069; if (!r1070) goto b386;
 #line 141 "convert.go"
 	r580 = 16;
-b362: // flag.return (checked)
+b363: // flag.return (checked)
 #line 136 "convert.go"
 	r1071 = r1065 | r580; r1054 = r1071;
 #line 122 "convert.go"
 	if ((u64)r1052 >= (u64)r23) { qd_site = 27; qd_x = r1052; qd_y = r23; goto qd_fault; } r1205 = r931; r1072 = r1205 + 7ll; *(u8 *)r1072 = r1054;
 	r1073 = r886; r1074 = r636; r1075 = (u32)r1074 - 1u;
 #line 135 "convert.go"
-	r1077 = (u32)r1075; r1078 = r1077 < 2147483648u; if (!r1078) goto b384;
+	r1077 = (u32)r1075; r1078 = r1077 < 2147483648u; if (!r1078) goto b385;
 #line 141 "convert.go"
 	r591 = 1;
-b366: // flag.entry (checked)
+b367: // flag.entry (checked)
 #line 135 "convert.go"
-	r1079 = (i32)r1075; r1080 = r1079 < 0; if (!r1080) goto b383;
+	r1079 = (i32)r1075; r1080 = r1079 < 0; if (!r1080) goto b384;
 #line 141 "convert.go"
 	r596 = 2;
-b368: // flag.return (checked)
+b369: // flag.return (checked)
 #line 135 "convert.go"
-	r1081 = r591 | r596; r1082 = (u64)r1075; r1083 = r1082 > 9223372036854775808ull; if (!r1083) goto b382;
+	r1081 = r591 | r596; r1082 = (u64)r1075; r1083 = r1082 > 9223372036854775808ull; if (!r1083) goto b383;
 #line 141 "convert.go"
 	r602 = 4;
-b371: // flag.return (checked)
+b372: // flag.return (checked)
 #line 135 "convert.go"
 	r1084 = r1081 | r602;
-	r1085 = (u16)r1075; r1086 = r1085 >= 32768; if (!r1086) goto b381;
+	r1085 = (u16)r1075; r1086 = r1085 >= 32768; if (!r1086) goto b382;
 #line 141 "convert.go"
 	r608 = 8;
-b374: // flag.return (checked)
+b375: // flag.return (checked)
 #line 135 "convert.go"
 	r1087 = r1084 | r608;
-	r1088 = r1077; r1089 = (double)r1088; r1090 = r1079; r1091 = (double)r1090; r1092 = r1089 == r1091; if (!r1092) goto b380;
+	r1088 = r1077; r1089 = (double)r1088; r1090 = r1079; r1091 = (double)r1090; r1092 = r1089 == r1091; if (!r1092) goto b381;
 #line 141 "convert.go"
 	r617 = 16;
-b377: // flag.return (checked)
+b378: // flag.return (checked)
 #line 136 "convert.go"
 	r1093 = r1087 | r617; r1076 = r1093;
 #line 123 "convert.go"
 	if ((u64)r1073 >= (u64)r23) { qd_site = 28; qd_x = r1073; qd_y = r23; goto qd_fault; } r1206 = r931; r1094 = r1206 + 8ll; *(u8 *)r1094 = r1076;
 #line 25 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1228 = r1228 + r1229 * 1; r1230 = r1230 + r1229 * 1; r1233 = r1233 + r1236 * 1; r1238 = r1238 + r1241 * 1; r1243 = r1243 + r1246 * 1; goto b222;
-b380: // flag.if.done (checked)
-#line 141 "convert.go"
-	r617 = 0; goto b377;
+	r2 = (u64)r2 + (u64)r1; r1228 = r1228 + r1229 * 1; r1230 = r1230 + r1229 * 1; r1233 = r1233 + r1236 * 1; r1238 = r1238 + r1241 * 1; r1243 = r1243 + r1246 * 1; goto b223;
 b381: // flag.if.done (checked)
 #line 141 "convert.go"
-	r608 = 0; goto b374;
+	r617 = 0; goto b378;
 b382: // flag.if.done (checked)
 #line 141 "convert.go"
-	r602 = 0; goto b371;
+	r608 = 0; goto b375;
 b383: // flag.if.done (checked)
 #line 141 "convert.go"
-	r596 = 0; goto b368;
+	r602 = 0; goto b372;
 b384: // flag.if.done (checked)
 #line 141 "convert.go"
-	r591 = 0; goto b366;
+	r596 = 0; goto b369;
 b385: // flag.if.done (checked)
 #line 141 "convert.go"
-	r580 = 0; goto b362;
+	r591 = 0; goto b367;
 b386: // flag.if.done (checked)
 #line 141 "convert.go"
-	r571 = 0; goto b359;
+	r580 = 0; goto b363;
 b387: // flag.if.done (checked)
 #line 141 "convert.go"
-	r565 = 0; goto b356;
+	r571 = 0; goto b360;
 b388: // flag.if.done (checked)
 #line 141 "convert.go"
-	r559 = 0; goto b353;
+	r565 = 0; goto b357;
 b389: // flag.if.done (checked)
 #line 141 "convert.go"
-	r554 = 0; goto b351;
+	r559 = 0; goto b354;
 b390: // flag.if.done (checked)
 #line 141 "convert.go"
-	r544 = 0; goto b347;
+	r554 = 0; goto b352;
 b391: // flag.if.done (checked)
 #line 141 "convert.go"
-	r536 = 0; goto b344;
+	r544 = 0; goto b348;
 b392: // flag.if.done (checked)
 #line 141 "convert.go"
-	r530 = 0; goto b341;
+	r536 = 0; goto b345;
 b393: // flag.if.done (checked)
 #line 141 "convert.go"
-	r524 = 0; goto b338;
+	r530 = 0; goto b342;
 b394: // flag.if.done (checked)
 #line 141 "convert.go"
-	r519 = 0; goto b336;
+	r524 = 0; goto b339;
 b395: // flag.if.done (checked)
 #line 141 "convert.go"
-	r510 = 0; goto b332;
+	r519 = 0; goto b337;
 b396: // flag.if.done (checked)
 #line 141 "convert.go"
-	r501 = 0; goto b329;
+	r510 = 0; goto b333;
 b397: // flag.if.done (checked)
 #line 141 "convert.go"
-	r496 = 0; goto b326;
+	r501 = 0; goto b330;
 b398: // flag.if.done (checked)
 #line 141 "convert.go"
-	r490 = 0; goto b323;
+	r496 = 0; goto b327;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r485 = 0; goto b321;
+	r490 = 0; goto b324;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r475 = 0; goto b317;
+	r485 = 0; goto b322;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r466 = 0; goto b314;
+	r475 = 0; goto b318;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r460 = 0; goto b311;
+	r466 = 0; goto b315;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r454 = 0; goto b308;
+	r460 = 0; goto b312;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r449 = 0; goto b306;
+	r454 = 0; goto b309;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r439 = 0; goto b302;
+	r449 = 0; goto b307;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r431 = 0; goto b299;
+	r439 = 0; goto b303;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r425 = 0; goto b296;
+	r431 = 0; goto b300;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r419 = 0; goto b293;
+	r425 = 0; goto b297;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r415 = 0; goto b291;
+	r419 = 0; goto b294;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r405 = 0; goto b287;
+	r415 = 0; goto b292;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r396 = 0; goto b284;
+	r405 = 0; goto b288;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r390 = 0; goto b281;
+	r396 = 0; goto b285;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r384 = 0; goto b278;
+	r390 = 0; goto b282;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r379 = 0; goto b276;
+	r384 = 0; goto b279;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r369 = 0; goto b272;
+	r379 = 0; goto b277;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r360 = 0; goto b269;
+	r369 = 0; goto b273;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r354 = 0; goto b266;
+	r360 = 0; goto b270;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r348 = 0; goto b263;
+	r354 = 0; goto b267;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r343 = 0; goto b261;
+	r348 = 0; goto b264;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r334 = 0; goto b257;
+	r343 = 0; goto b262;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r325 = 0; goto b254;
+	r334 = 0; goto b258;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r319 = 0; goto b251;
+	r325 = 0; goto b255;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r313 = 0; goto b248;
+	r319 = 0; goto b252;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r308 = 0; goto b246;
+	r313 = 0; goto b249;
+b425: // flag.if.done (checked)
+#line 141 "convert.go"
+	r308 = 0; goto b247;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -3910,7 +3915,8 @@ extern "C" __global__ void ConvertInt16_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	bool r1038 = 0, r1041 = 0, r1044 = 0, r1049 = 0, r1057 = 0, r1059 = 0, r1062 = 0, r1065 = 0;
 	bool r1071 = 0, r1078 = 0, r1080 = 0, r1083 = 0, r1086 = 0, r1092 = 0, r1099 = 0, r1103 = 0;
 	bool r1109 = 0, r1113 = 0, r1116 = 0, r1118 = 0, r1121 = 0, r1125 = 0, r1129 = 0, r1132 = 0;
-	bool r1134 = 0, r1137 = 0, r1141 = 0, r1143 = 0, r1147 = 0, r1148 = 0, r1152 = 0;
+	bool r1134 = 0, r1137 = 0, r1141 = 0, r1143 = 0, r1147 = 0, r1148 = 0, r1152 = 0, r1249 = 0;
+	bool r1253 = 0, r1255 = 0, r1258 = 0, r1260 = 0;
 	i8 r25 = 0, r62 = 0, r94 = 0, r340 = 0, r550 = 0, r551 = 0, r633 = 0, r670 = 0;
 	i8 r702 = 0, r933 = 0, r1053 = 0, r1054 = 0;
 	i16 r12 = 0, r16 = 0, r17 = 0, r587 = 0, r628 = 0, r630 = 0, r631 = 0, r1075 = 0;
@@ -3919,7 +3925,7 @@ extern "C" __global__ void ConvertInt16_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i32 r522 = 0, r541 = 0, r558 = 0, r578 = 0, r594 = 0, r614 = 0, r640 = 0, r664 = 0;
 	i32 r665 = 0, r666 = 0, r755 = 0, r916 = 0, r927 = 0, r937 = 0, r948 = 0, r957 = 0;
 	i32 r968 = 0, r974 = 0, r997 = 0, r1008 = 0, r1018 = 0, r1028 = 0, r1037 = 0, r1047 = 0;
-	i32 r1058 = 0, r1069 = 0, r1079 = 0, r1090 = 0;
+	i32 r1058 = 0, r1069 = 0, r1079 = 0, r1090 = 0, r1247 = 0, r1251 = 0, r1256 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0, r29 = 0;
 	i64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r44 = 0;
@@ -3936,7 +3942,7 @@ extern "C" __global__ void ConvertInt16_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i64 r1215 = 0, r1216 = 0, r1217 = 0, r1219 = 0, r1220 = 0, r1221 = 0, r1222 = 0, r1224 = 0;
 	i64 r1225 = 0, r1226 = 0, r1227 = 0, r1229 = 0, r1231 = 0, r1232 = 0, r1234 = 0, r1235 = 0;
 	i64 r1236 = 0, r1237 = 0, r1239 = 0, r1240 = 0, r1241 = 0, r1242 = 0, r1244 = 0, r1245 = 0;
-	i64 r1246 = 0;
+	i64 r1246 = 0, r1248 = 0, r1250 = 0, r1252 = 0, r1254 = 0, r1257 = 0, r1259 = 0;
 	u8 r39 = 0, r201 = 0, r305 = 0, r308 = 0, r310 = 0, r313 = 0, r315 = 0, r316 = 0;
 	u8 r319 = 0, r321 = 0, r322 = 0, r325 = 0, r327 = 0, r328 = 0, r334 = 0, r336 = 0;
 	u8 r337 = 0, r341 = 0, r344 = 0, r346 = 0, r349 = 0, r351 = 0, r352 = 0, r355 = 0;
@@ -4067,16 +4073,16 @@ extern "C" __global__ void ConvertInt16_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	r5 = p1; r3 = r5; r1100 = (u64)r3; r1101 = r1100 + 18446744073709551615ull; r1104 = r1101 - 1ull; r1105 = (u64)r2; r1106 = r1104 - r1105; r1107 = r1095 - 1ull; r1108 = r1107 - r1098; r1109 = r1106 <= r1108;
 	r19 = p5; r1110 = (u64)r19; r1111 = (u64)r1097 * 10ull; r1112 = (u64)r1111; r1113 = r1112 < r1110; r1114 = r1110 - 1ull; r1115 = r1114 - r1112; r1116 = r1106 <= 922337203685477580ull; r1117 = r1106 * 10ull; r1118 = r1117 <= r1115; r1119 = (u64)r1111 + 9ull; r1120 = (u64)r1119; r1121 = r1120 < r1110; r1122 = r1114; r1123 = r1122 - r1120; r1124 = r1117; r1125 = r1124 <= r1123; r21 = p7; r1126 = (u64)r21; r1127 = (u64)r1097 * 9ull; r1128 = (u64)r1127; r1129 = r1128 < r1126; r1130 = r1126 - 1ull; r1131 = r1130 - r1128; r1132 = r1106 <= 1024819115206086200ull; r1133 = r1106 * 9ull; r1134 = r1133 <= r1131; r1135 = (u64)r1127 + 8ull; r1136 = (u64)r1135; r1137 = r1136 < r1126; r1138 = r1130; r1139 = r1138 - r1136; r1140 = r1133; r1141 = r1140 <= r1139; r23 = p9; r1142 = (u64)r23; r1143 = r1128 < r1142; r1144 = r1142 - 1ull; r1145 = r1144 - r1128; r1146 = r1133; r1147 = r1146 <= r1145; r1148 = r1136 < r1142; r1149 = r1144; r1150 = r1149 - r1136; r1151 = r1133; r1152 = r1151 <= r1150; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 32 "convert.go"
-	r4 = p0; if (!r1099) goto b221; r1102 = r1101 + 4611686018427387904ull; r1103 = r1102 <= 9223372036854775808ull; if (!r1103) goto b221; if (!r1109) goto b221; if (!r1113) goto b221; if (!r1116) goto b221; if (!r1118) goto b221; if (!r1121) goto b221; if (!r1125) goto b221; if (!r1129) goto b221; if (!r1132) goto b221; if (!r1134) goto b221; if (!r1137) goto b221; if (!r1141) goto b221; if (!r1143) goto b221; if (!r1147) goto b221; if (!r1148) goto b221; if (!r1152) goto b221; r1207 = r2; r1208 = r4 + r1207 * 2; r1209 = (u64)r1 * 2ull; r1210 = r14 + r1207 * 2; r1211 = (u64)r1207 + 1ull;
+	r4 = p0; if (!r1099) goto b222; r1102 = r1101 + 4611686018427387904ull; r1103 = r1102 <= 9223372036854775808ull; if (!r1103) goto b222; if (!r1109) goto b222; if (!r1113) goto b222; if (!r1116) goto b222; if (!r1118) goto b222; if (!r1121) goto b222; if (!r1125) goto b222; if (!r1129) goto b222; if (!r1132) goto b222; if (!r1134) goto b222; if (!r1137) goto b222; if (!r1141) goto b222; if (!r1143) goto b222; if (!r1147) goto b222; if (!r1148) goto b222; if (!r1152) goto b222; r1207 = r2; r1208 = r4 + r1207 * 2; r1210 = r14 + r1207 * 2; r1211 = (u64)r1207 + 1ull;
 #line 93 "convert.go"
-	r1212 = (u64)r1211 * 10ull; r1213 = r18 + r1212 * 8; r1214 = r1; r1215 = (u64)r1214 * 10ull; r1216 = (u64)r1215 * 8ull;
+	r1212 = (u64)r1211 * 10ull; r1213 = r18 + r1212 * 8;
 #line 104 "convert.go"
-	r1217 = (u64)r1211 * 9ull; r1218 = r20 + r1217 * 8; r1219 = r1; r1220 = (u64)r1219 * 9ull; r1221 = (u64)r1220 * 8ull;
+	r1217 = (u64)r1211 * 9ull; r1218 = r20 + r1217 * 8; r1219 = r1; r1220 = (u64)r1219 * 9ull;
 #line 114 "convert.go"
-	r1222 = r1217; r1223 = r22 + r1222 * 1; r1225 = r1220; r1226 = r1225;
-b19: // head
+	r1222 = r1217; r1223 = r22 + r1222 * 1; r1225 = r1220; r1226 = r1225; r1247 = (i32)r1; r1248 = (i64)r1247; r1249 = r1248 == r1; r1250 = (u64)r1248 * 2ull; r1214 = r1; r1215 = (u64)r1214 * 10ull; r1251 = (i32)r1215; r1252 = (i64)r1251; r1253 = r1252 == r1215; r1254 = (u64)r1252 * 8ull; r1255 = r1249 & r1253; r1256 = (i32)r1220; r1257 = (i64)r1256; r1258 = r1257 == r1220; r1259 = (u64)r1257 * 8ull; r1260 = r1255 & r1258; if (!r1260) goto b222;
+b20: // head
 #line 32 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b220;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b221;
 	r1153 = r1208; r11 = r1153 + 2ll; r12 = *(i16 *)r11; r1154 = r1210; r13 = r1154 + 2ll; r16 = *(i16 *)r13; r17 = (u32)r12 + (u32)r16;
 #line 94 "convert.go"
 	r25 = (i8)r17; r26 = (i64)r25; r27 = r1213; *(i64 *)r27 = r26;
@@ -4171,433 +4177,433 @@ b19: // head
 #line 113 "convert.go"
 	r1171 = r92; r303 = r1171 + 64ll; *(double *)r303 = r280;
 #line 135 "convert.go"
-	r306 = r47; r307 = r306 < 2147483648u; if (!r307) goto b219;
+	r306 = r47; r307 = r306 < 2147483648u; if (!r307) goto b220;
 #line 141 "convert.go"
 	r308 = 1;
-b41: // flag.entry
+b42: // flag.entry
 #line 135 "convert.go"
-	r311 = r32; r312 = r311 < 0; if (!r312) goto b218;
+	r311 = r32; r312 = r311 < 0; if (!r312) goto b219;
 #line 141 "convert.go"
 	r313 = 2;
-b43: // flag.return
+b44: // flag.return
 #line 135 "convert.go"
-	r316 = r308 | r313; r317 = r51; r318 = r317 > 9223372036854775808ull; if (!r318) goto b217;
+	r316 = r308 | r313; r317 = r51; r318 = r317 > 9223372036854775808ull; if (!r318) goto b218;
 #line 141 "convert.go"
 	r319 = 4;
-b46: // flag.return
+b47: // flag.return
 #line 135 "convert.go"
 	r322 = r316 | r319;
-	r323 = r43; r324 = r323 >= 32768; if (!r324) goto b216;
+	r323 = r43; r324 = r323 >= 32768; if (!r324) goto b217;
 #line 141 "convert.go"
 	r325 = 8;
-b49: // flag.return
+b50: // flag.return
 #line 135 "convert.go"
 	r328 = r322 | r325;
-	r332 = r149; r330 = r75; r333 = r330 == r332; if (!r333) goto b215;
+	r332 = r149; r330 = r75; r333 = r330 == r332; if (!r333) goto b216;
 #line 141 "convert.go"
 	r334 = 16;
-b52: // flag.return
+b53: // flag.return
 #line 136 "convert.go"
 	r337 = r328 | r334; r305 = r337;
 #line 115 "convert.go"
 	r338 = r1223; *(u8 *)r338 = r305;
 #line 135 "convert.go"
-	r342 = r63; r343 = r342 < 2147483648u; if (!r343) goto b214;
+	r342 = r63; r343 = r342 < 2147483648u; if (!r343) goto b215;
 #line 141 "convert.go"
 	r344 = 1;
-b56: // flag.entry
+b57: // flag.entry
 #line 116 "convert.go"
 	r340 = r25;
 #line 135 "convert.go"
-	r347 = (i32)r340; r348 = r347 < 0; if (!r348) goto b213;
+	r347 = (i32)r340; r348 = r347 < 0; if (!r348) goto b214;
 #line 141 "convert.go"
 	r349 = 2;
-b58: // flag.return
+b59: // flag.return
 #line 135 "convert.go"
-	r352 = r344 | r349; r353 = r110; r354 = r353 > 9223372036854775808ull; if (!r354) goto b212;
+	r352 = r344 | r349; r353 = r110; r354 = r353 > 9223372036854775808ull; if (!r354) goto b213;
 #line 141 "convert.go"
 	r355 = 4;
-b61: // flag.return
+b62: // flag.return
 #line 135 "convert.go"
 	r358 = r352 | r355;
-	r359 = r114; r360 = r359 >= 32768; if (!r360) goto b211;
+	r359 = r114; r360 = r359 >= 32768; if (!r360) goto b212;
 #line 141 "convert.go"
 	r361 = 8;
-b64: // flag.return
+b65: // flag.return
 #line 135 "convert.go"
 	r364 = r358 | r361;
-	r367 = r347; r368 = (double)r367; r366 = r102; r369 = r366 == r368; if (!r369) goto b210;
+	r367 = r347; r368 = (double)r367; r366 = r102; r369 = r366 == r368; if (!r369) goto b211;
 #line 141 "convert.go"
 	r370 = 16;
-b67: // flag.return
+b68: // flag.return
 #line 136 "convert.go"
 	r373 = r364 | r370; r341 = r373;
 #line 116 "convert.go"
 	r1172 = r338; r374 = r1172 + 1ll; *(u8 *)r374 = r341;
 #line 135 "convert.go"
-	r378 = r307; if (!r378) goto b209;
+	r378 = r307; if (!r378) goto b210;
 #line 141 "convert.go"
 	r379 = 1;
-b71: // flag.entry
+b72: // flag.entry
 #line 135 "convert.go"
-	r383 = r312; if (!r383) goto b208;
+	r383 = r312; if (!r383) goto b209;
 #line 141 "convert.go"
 	r384 = 2;
-b73: // flag.return
+b74: // flag.return
 #line 135 "convert.go"
-	r387 = r379 | r384; r389 = r318; if (!r389) goto b207;
+	r387 = r379 | r384; r389 = r318; if (!r389) goto b208;
 #line 141 "convert.go"
 	r390 = 4;
-b76: // flag.return
+b77: // flag.return
 #line 135 "convert.go"
 	r393 = r387 | r390;
-	r395 = r324; if (!r395) goto b206;
+	r395 = r324; if (!r395) goto b207;
 #line 141 "convert.go"
 	r396 = 8;
-b79: // flag.return
+b80: // flag.return
 #line 135 "convert.go"
 	r399 = r393 | r396;
-	r404 = r333; if (!r404) goto b205;
+	r404 = r333; if (!r404) goto b206;
 #line 141 "convert.go"
 	r405 = 16;
-b82: // flag.return
+b83: // flag.return
 #line 136 "convert.go"
 	r408 = r399 | r405; r376 = r408;
 #line 117 "convert.go"
 	r1173 = r338; r409 = r1173 + 2ll; *(u8 *)r409 = r376;
 #line 135 "convert.go"
-	r413 = r154; r414 = r413 < 2147483648u; if (!r414) goto b204;
+	r413 = r154; r414 = r413 < 2147483648u; if (!r414) goto b205;
 #line 141 "convert.go"
 	r415 = 1;
-b86: // flag.entry
+b87: // flag.entry
 #line 135 "convert.go"
-	r418 = r312; if (!r418) goto b203;
+	r418 = r312; if (!r418) goto b204;
 #line 141 "convert.go"
 	r419 = 2;
-b88: // flag.return
+b89: // flag.return
 #line 135 "convert.go"
-	r422 = r415 | r419; r423 = r163; r424 = r423 > 9223372036854775808ull; if (!r424) goto b202;
+	r422 = r415 | r419; r423 = r163; r424 = r423 > 9223372036854775808ull; if (!r424) goto b203;
 #line 141 "convert.go"
 	r425 = 4;
-b91: // flag.return
+b92: // flag.return
 #line 135 "convert.go"
 	r428 = r422 | r425;
-	r429 = r167; r430 = r429 >= 32768; if (!r430) goto b201;
+	r429 = r167; r430 = r429 >= 32768; if (!r430) goto b202;
 #line 141 "convert.go"
 	r431 = 8;
-b94: // flag.return
+b95: // flag.return
 #line 135 "convert.go"
 	r434 = r428 | r431;
-	r437 = r149; r436 = r155; r438 = r436 == r437; if (!r438) goto b200;
+	r437 = r149; r436 = r155; r438 = r436 == r437; if (!r438) goto b201;
 #line 141 "convert.go"
 	r439 = 16;
-b97: // flag.return
+b98: // flag.return
 #line 136 "convert.go"
 	r442 = r434 | r439; r412 = r442;
 #line 118 "convert.go"
 	r1174 = r338; r443 = r1174 + 3ll; *(u8 *)r443 = r412;
 #line 135 "convert.go"
-	r447 = r208; r448 = r447 < 2147483648u; if (!r448) goto b199;
+	r447 = r208; r448 = r447 < 2147483648u; if (!r448) goto b200;
 #line 141 "convert.go"
 	r449 = 1;
-b101: // flag.entry
+b102: // flag.entry
 #line 119 "convert.go"
 	r445 = r39;
 #line 135 "convert.go"
-	r452 = (i32)r445; r453 = r452 < 0; if (!r453) goto b198;
+	r452 = (i32)r445; r453 = r452 < 0; if (!r453) goto b199;
 #line 141 "convert.go"
 	r454 = 2;
-b103: // flag.return
+b104: // flag.return
 #line 135 "convert.go"
-	r457 = r449 | r454; r458 = r217; r459 = r458 > 9223372036854775808ull; if (!r459) goto b197;
+	r457 = r449 | r454; r458 = r217; r459 = r458 > 9223372036854775808ull; if (!r459) goto b198;
 #line 141 "convert.go"
 	r460 = 4;
-b106: // flag.return
+b107: // flag.return
 #line 135 "convert.go"
 	r463 = r457 | r460;
-	r464 = r221; r465 = r464 >= 32768; if (!r465) goto b196;
+	r464 = r221; r465 = r464 >= 32768; if (!r465) goto b197;
 #line 141 "convert.go"
 	r466 = 8;
-b109: // flag.return
+b110: // flag.return
 #line 135 "convert.go"
 	r469 = r463 | r466;
-	r472 = r452; r473 = (double)r472; r471 = r209; r474 = r471 == r473; if (!r474) goto b195;
+	r472 = r452; r473 = (double)r472; r471 = r209; r474 = r471 == r473; if (!r474) goto b196;
 #line 141 "convert.go"
 	r475 = 16;
-b112: // flag.return
+b113: // flag.return
 #line 136 "convert.go"
 	r478 = r469 | r475; r446 = r478;
 #line 119 "convert.go"
 	r1175 = r338; r479 = r1175 + 4ll; *(u8 *)r479 = r446;
 #line 135 "convert.go"
-	r483 = r235; r484 = r483 < 2147483648u; if (!r484) goto b194;
+	r483 = r235; r484 = r483 < 2147483648u; if (!r484) goto b195;
 #line 141 "convert.go"
 	r485 = 1;
-b116: // flag.entry
+b117: // flag.entry
 #line 135 "convert.go"
-	r488 = r56; r489 = r488 < 0; if (!r489) goto b193;
+	r488 = r56; r489 = r488 < 0; if (!r489) goto b194;
 #line 141 "convert.go"
 	r490 = 2;
-b118: // flag.return
+b119: // flag.return
 #line 135 "convert.go"
-	r493 = r485 | r490; r494 = r244; r495 = r494 > 9223372036854775808ull; if (!r495) goto b192;
+	r493 = r485 | r490; r494 = r244; r495 = r494 > 9223372036854775808ull; if (!r495) goto b193;
 #line 141 "convert.go"
 	r496 = 4;
-b121: // flag.return
+b122: // flag.return
 #line 135 "convert.go"
 	r499 = r493 | r496;
-	r500 = r324; if (!r500) goto b191;
+	r500 = r324; if (!r500) goto b192;
 #line 141 "convert.go"
 	r501 = 8;
-b124: // flag.return
+b125: // flag.return
 #line 135 "convert.go"
 	r504 = r499 | r501;
-	r507 = r56; r508 = (double)r507; r506 = r236; r509 = r506 == r508; if (!r509) goto b190;
+	r507 = r56; r508 = (double)r507; r506 = r236; r509 = r506 == r508; if (!r509) goto b191;
 #line 141 "convert.go"
 	r510 = 16;
-b127: // flag.return
+b128: // flag.return
 #line 136 "convert.go"
 	r513 = r504 | r510; r482 = r513;
 #line 120 "convert.go"
 	r1176 = r338; r514 = r1176 + 5ll; *(u8 *)r514 = r482;
 #line 135 "convert.go"
-	r518 = r307; if (!r518) goto b189;
+	r518 = r307; if (!r518) goto b190;
 #line 141 "convert.go"
 	r519 = 1;
-b131: // flag.entry
+b132: // flag.entry
 #line 121 "convert.go"
 	r516 = r47;
 #line 135 "convert.go"
-	r522 = (i32)r516; r523 = r522 < 0; if (!r523) goto b188;
+	r522 = (i32)r516; r523 = r522 < 0; if (!r523) goto b189;
 #line 141 "convert.go"
 	r524 = 2;
-b133: // flag.return
+b134: // flag.return
 #line 135 "convert.go"
-	r527 = r519 | r524; r528 = r268; r529 = r528 > 9223372036854775808ull; if (!r529) goto b187;
+	r527 = r519 | r524; r528 = r268; r529 = r528 > 9223372036854775808ull; if (!r529) goto b188;
 #line 141 "convert.go"
 	r530 = 4;
-b136: // flag.return
+b137: // flag.return
 #line 135 "convert.go"
 	r533 = r527 | r530;
-	r534 = r272; r535 = r534 >= 32768; if (!r535) goto b186;
+	r534 = r272; r535 = r534 >= 32768; if (!r535) goto b187;
 #line 141 "convert.go"
 	r536 = 8;
-b139: // flag.return
+b140: // flag.return
 #line 135 "convert.go"
 	r539 = r533 | r536;
-	r541 = r522; r542 = (double)r541; r540 = r75; r543 = r540 == r542; if (!r543) goto b185;
+	r541 = r522; r542 = (double)r541; r540 = r75; r543 = r540 == r542; if (!r543) goto b186;
 #line 141 "convert.go"
 	r544 = 16;
-b142: // flag.return
+b143: // flag.return
 #line 136 "convert.go"
 	r547 = r539 | r544; r517 = r547;
 #line 121 "convert.go"
 	r1177 = r338; r548 = r1177 + 6ll; *(u8 *)r548 = r517;
 	r550 = r25; r551 = (u32)r550 + 1u;
 #line 135 "convert.go"
-	r553 = (u32)r551; r554 = r553 < 2147483648u; if (!r554) goto b184;
+	r553 = (u32)r551; r554 = r553 < 2147483648u; if (!r554) goto b185;
 #line 141 "convert.go"
 	r555 = 1;
-b146: // flag.entry
+b147: // flag.entry
 #line 135 "convert.go"
-	r558 = (i32)r551; r559 = r558 < 0; if (!r559) goto b183;
+	r558 = (i32)r551; r559 = r558 < 0; if (!r559) goto b184;
 #line 141 "convert.go"
 	r560 = 2;
-b148: // flag.return
+b149: // flag.return
 #line 135 "convert.go"
-	r563 = r555 | r560; r564 = (u64)r551; r565 = r564 > 9223372036854775808ull; if (!r565) goto b182;
+	r563 = r555 | r560; r564 = (u64)r551; r565 = r564 > 9223372036854775808ull; if (!r565) goto b183;
 #line 141 "convert.go"
 	r566 = 4;
-b151: // flag.return
+b152: // flag.return
 #line 135 "convert.go"
 	r569 = r563 | r566;
-	r570 = (u16)r551; r571 = r570 >= 32768; if (!r571) goto b181;
+	r570 = (u16)r551; r571 = r570 >= 32768; if (!r571) goto b182;
 #line 141 "convert.go"
 	r572 = 8;
-b154: // flag.return
+b155: // flag.return
 #line 135 "convert.go"
 	r575 = r569 | r572;
-	r578 = r558; r579 = (double)r578; r576 = r553; r577 = (double)r576; r580 = r577 == r579; if (!r580) goto b180;
+	r578 = r558; r579 = (double)r578; r576 = r553; r577 = (double)r576; r580 = r577 == r579; if (!r580) goto b181;
 #line 141 "convert.go"
 	r581 = 16;
-b157: // flag.return
+b158: // flag.return
 #line 136 "convert.go"
 	r584 = r575 | r581; r552 = r584;
 #line 122 "convert.go"
 	r1178 = r338; r585 = r1178 + 7ll; *(u8 *)r585 = r552;
 	r587 = (u32)r17 - 1u;
 #line 135 "convert.go"
-	r589 = (u32)r587; r590 = r589 < 2147483648u; if (!r590) goto b179;
+	r589 = (u32)r587; r590 = r589 < 2147483648u; if (!r590) goto b180;
 #line 141 "convert.go"
 	r591 = 1;
-b161: // flag.entry
+b162: // flag.entry
 #line 135 "convert.go"
-	r594 = (i32)r587; r595 = r594 < 0; if (!r595) goto b178;
+	r594 = (i32)r587; r595 = r594 < 0; if (!r595) goto b179;
 #line 141 "convert.go"
 	r596 = 2;
-b163: // flag.return
+b164: // flag.return
 #line 135 "convert.go"
-	r599 = r591 | r596; r600 = (u64)r587; r601 = r600 > 9223372036854775808ull; if (!r601) goto b177;
+	r599 = r591 | r596; r600 = (u64)r587; r601 = r600 > 9223372036854775808ull; if (!r601) goto b178;
 #line 141 "convert.go"
 	r602 = 4;
-b166: // flag.return
+b167: // flag.return
 #line 135 "convert.go"
 	r605 = r599 | r602;
-	r606 = (u16)r587; r607 = r606 >= 32768; if (!r607) goto b176;
+	r606 = (u16)r587; r607 = r606 >= 32768; if (!r607) goto b177;
 #line 141 "convert.go"
 	r608 = 8;
-b169: // flag.return
+b170: // flag.return
 #line 135 "convert.go"
 	r611 = r605 | r608;
-	r612 = r589; r613 = (double)r612; r614 = r594; r615 = (double)r614; r616 = r613 == r615; if (!r616) goto b175;
+	r612 = r589; r613 = (double)r612; r614 = r594; r615 = (double)r614; r616 = r613 == r615; if (!r616) goto b176;
 #line 141 "convert.go"
 	r617 = 16;
-b172: // flag.return
+b173: // flag.return
 #line 136 "convert.go"
 	r620 = r611 | r617; r588 = r620;
 #line 123 "convert.go"
 	r1179 = r338; r621 = r1179 + 8ll; *(u8 *)r621 = r588;
 #line 32 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1208 = r1208 + r1209 * 1; r1210 = r1210 + r1209 * 1; r1213 = r1213 + r1216 * 1; r1218 = r1218 + r1221 * 1; r1223 = r1223 + r1226 * 1; goto b19;
-b175: // flag.if.done
-#line 141 "convert.go"
-	r617 = 0; goto b172;
+	r2 = (u64)r2 + (u64)r1; r1208 = r1208 + r1250 * 1; r1210 = r1210 + r1250 * 1; r1213 = r1213 + r1254 * 1; r1218 = r1218 + r1259 * 1; r1223 = r1223 + r1226 * 1; goto b20;
 b176: // flag.if.done
 #line 141 "convert.go"
-	r608 = 0; goto b169;
+	r617 = 0; goto b173;
 b177: // flag.if.done
 #line 141 "convert.go"
-	r602 = 0; goto b166;
+	r608 = 0; goto b170;
 b178: // flag.if.done
 #line 141 "convert.go"
-	r596 = 0; goto b163;
+	r602 = 0; goto b167;
 b179: // flag.if.done
 #line 141 "convert.go"
-	r591 = 0; goto b161;
+	r596 = 0; goto b164;
 b180: // flag.if.done
 #line 141 "convert.go"
-	r581 = 0; goto b157;
+	r591 = 0; goto b162;
 b181: // flag.if.done
 #line 141 "convert.go"
-	r572 = 0; goto b154;
+	r581 = 0; goto b158;
 b182: // flag.if.done
 #line 141 "convert.go"
-	r566 = 0; goto b151;
+	r572 = 0; goto b155;
 b183: // flag.if.done
 #line 141 "convert.go"
-	r560 = 0; goto b148;
+	r566 = 0; goto b152;
 b184: // flag.if.done
 #line 141 "convert.go"
-	r555 = 0; goto b146;
+	r560 = 0; goto b149;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r544 = 0; goto b142;
+	r555 = 0; goto b147;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r536 = 0; goto b139;
+	r544 = 0; goto b143;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r530 = 0; goto b136;
+	r536 = 0; goto b140;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r524 = 0; goto b133;
+	r530 = 0; goto b137;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r519 = 0; goto b131;
+	r524 = 0; goto b134;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r510 = 0; goto b127;
+	r519 = 0; goto b132;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r501 = 0; goto b124;
+	r510 = 0; goto b128;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r496 = 0; goto b121;
+	r501 = 0; goto b125;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r490 = 0; goto b118;
+	r496 = 0; goto b122;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r485 = 0; goto b116;
+	r490 = 0; goto b119;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r475 = 0; goto b112;
+	r485 = 0; goto b117;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r466 = 0; goto b109;
+	r475 = 0; goto b113;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r460 = 0; goto b106;
+	r466 = 0; goto b110;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r454 = 0; goto b103;
+	r460 = 0; goto b107;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r449 = 0; goto b101;
+	r454 = 0; goto b104;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r439 = 0; goto b97;
+	r449 = 0; goto b102;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r431 = 0; goto b94;
+	r439 = 0; goto b98;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r425 = 0; goto b91;
+	r431 = 0; goto b95;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r419 = 0; goto b88;
+	r425 = 0; goto b92;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r415 = 0; goto b86;
+	r419 = 0; goto b89;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r405 = 0; goto b82;
+	r415 = 0; goto b87;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r396 = 0; goto b79;
+	r405 = 0; goto b83;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r390 = 0; goto b76;
+	r396 = 0; goto b80;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r384 = 0; goto b73;
+	r390 = 0; goto b77;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r379 = 0; goto b71;
+	r384 = 0; goto b74;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r370 = 0; goto b67;
+	r379 = 0; goto b72;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r361 = 0; goto b64;
+	r370 = 0; goto b68;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r355 = 0; goto b61;
+	r361 = 0; goto b65;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r349 = 0; goto b58;
+	r355 = 0; goto b62;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r344 = 0; goto b56;
+	r349 = 0; goto b59;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r334 = 0; goto b52;
+	r344 = 0; goto b57;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r325 = 0; goto b49;
+	r334 = 0; goto b53;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r319 = 0; goto b46;
+	r325 = 0; goto b50;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r313 = 0; goto b43;
+	r319 = 0; goto b47;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r308 = 0; goto b41;
-b220: // exit
+	r313 = 0; goto b44;
+b220: // flag.if.done
+#line 141 "convert.go"
+	r308 = 0; goto b42;
+b221: // exit
 #line 141 "convert.go"
 	return;
-b221: // preheader
+b222: // preheader
 #line 32 "convert.go"
 	r1227 = r2; r1228 = r4 + r1227 * 2; r1229 = (u64)r1 * 2ull; r1230 = r14 + r1227 * 2; r1231 = (u64)r1227 + 1ull;
 #line 93 "convert.go"
@@ -4606,9 +4612,9 @@ b221: // preheader
 	r1237 = (u64)r1231 * 9ull; r1238 = r20 + r1237 * 8; r1239 = r1; r1240 = (u64)r1239 * 9ull; r1241 = (u64)r1240 * 8ull;
 #line 114 "convert.go"
 	r1242 = r1237; r1243 = r22 + r1242 * 1; r1245 = r1240; r1246 = r1245;
-b222: // head (checked)
+b223: // head (checked)
 #line 32 "convert.go"
-	r622 = (u64)r2 + 1ull; r623 = r622 < r3; if (!r623) goto b220; r624 = r2; r625 = (u64)r624 + 1ull;
+	r622 = (u64)r2 + 1ull; r623 = r622 < r3; if (!r623) goto b221; r624 = r2; r625 = (u64)r624 + 1ull;
 	r1180 = r1228; r627 = r1180 + 2ll; r628 = *(i16 *)r627; if ((u64)r625 >= (u64)r15) { qd_site = 0; qd_x = r625; qd_y = r15; goto qd_fault; } r1181 = r1230; r629 = r1181 + 2ll; r630 = *(i16 *)r629; r631 = (u32)r628 + (u32)r630;
 #line 93 "convert.go"
 	r632 = (u64)r625 * 10ull;
@@ -4705,435 +4711,435 @@ b222: // head (checked)
 	r886 = (u64)r675 + 8ull; if ((u64)r886 >= (u64)r21) { qd_site = 19; qd_x = r886; qd_y = r21; goto qd_fault; } r1198 = r700; r911 = r1198 + 64ll; *(double *)r911 = r888;
 	r912 = r675;
 #line 135 "convert.go"
-	r914 = r655; r915 = r914 < 2147483648u; if (!r915) goto b424;
+	r914 = r655; r915 = r914 < 2147483648u; if (!r915) goto b425;
 #line 141 "convert.go"
 	r308 = 1;
-b246: // flag.entry (checked)
+b247: // flag.entry (checked)
 #line 135 "convert.go"
-	r916 = r640; r917 = r916 < 0; if (!r917) goto b423;
+	r916 = r640; r917 = r916 < 0; if (!r917) goto b424;
 #line 141 "convert.go"
 	r313 = 2;
-b248: // flag.return (checked)
+b249: // flag.return (checked)
 #line 135 "convert.go"
-	r918 = r308 | r313; r919 = r659; r920 = r919 > 9223372036854775808ull; if (!r920) goto b422;
+	r918 = r308 | r313; r919 = r659; r920 = r919 > 9223372036854775808ull; if (!r920) goto b423;
 #line 141 "convert.go"
 	r319 = 4;
-b251: // flag.return (checked)
+b252: // flag.return (checked)
 #line 135 "convert.go"
 	r921 = r918 | r319;
-	r922 = r651; r923 = r922 >= 32768; if (!r923) goto b421;
+	r922 = r651; r923 = r922 >= 32768; if (!r923) goto b422;
 #line 141 "convert.go"
 	r325 = 8;
-b254: // flag.return (checked)
+b255: // flag.return (checked)
 #line 135 "convert.go"
 	r924 = r921 | r325;
-	r928 = r757; r926 = r683; r929 = r926 == r928; if (!r929) goto b420;
+	r928 = r757; r926 = r683; r929 = r926 == r928; if (!r929) goto b421;
 #line 141 "convert.go"
 	r334 = 16;
-b257: // flag.return (checked)
+b258: // flag.return (checked)
 #line 136 "convert.go"
 	r930 = r924 | r334; r913 = r930;
 #line 115 "convert.go"
 	if ((u64)r912 >= (u64)r23) { qd_site = 20; qd_x = r912; qd_y = r23; goto qd_fault; } r931 = r1243; *(u8 *)r931 = r913;
 	r932 = r701;
 #line 135 "convert.go"
-	r935 = r671; r936 = r935 < 2147483648u; if (!r936) goto b419;
+	r935 = r671; r936 = r935 < 2147483648u; if (!r936) goto b420;
 #line 141 "convert.go"
 	r344 = 1;
-b261: // flag.entry (checked)
+b262: // flag.entry (checked)
 #line 116 "convert.go"
 	r933 = r633;
 #line 135 "convert.go"
-	r937 = (i32)r933; r938 = r937 < 0; if (!r938) goto b418;
+	r937 = (i32)r933; r938 = r937 < 0; if (!r938) goto b419;
 #line 141 "convert.go"
 	r349 = 2;
-b263: // flag.return (checked)
+b264: // flag.return (checked)
 #line 135 "convert.go"
-	r939 = r344 | r349; r940 = r718; r941 = r940 > 9223372036854775808ull; if (!r941) goto b417;
+	r939 = r344 | r349; r940 = r718; r941 = r940 > 9223372036854775808ull; if (!r941) goto b418;
 #line 141 "convert.go"
 	r355 = 4;
-b266: // flag.return (checked)
+b267: // flag.return (checked)
 #line 135 "convert.go"
 	r942 = r939 | r355;
-	r943 = r722; r944 = r943 >= 32768; if (!r944) goto b416;
+	r943 = r722; r944 = r943 >= 32768; if (!r944) goto b417;
 #line 141 "convert.go"
 	r361 = 8;
-b269: // flag.return (checked)
+b270: // flag.return (checked)
 #line 135 "convert.go"
 	r945 = r942 | r361;
-	r948 = r937; r949 = (double)r948; r947 = r710; r950 = r947 == r949; if (!r950) goto b415;
+	r948 = r937; r949 = (double)r948; r947 = r710; r950 = r947 == r949; if (!r950) goto b416;
 #line 141 "convert.go"
 	r370 = 16;
-b272: // flag.return (checked)
+b273: // flag.return (checked)
 #line 136 "convert.go"
 	r951 = r945 | r370; r934 = r951;
 #line 116 "convert.go"
 	if ((u64)r932 >= (u64)r23) { qd_site = 21; qd_x = r932; qd_y = r23; goto qd_fault; } r1199 = r931; r952 = r1199 + 1ll; *(u8 *)r952 = r934;
 	r953 = r728;
 #line 135 "convert.go"
-	r956 = r915; if (!r956) goto b414;
+	r956 = r915; if (!r956) goto b415;
 #line 141 "convert.go"
 	r379 = 1;
-b276: // flag.entry (checked)
+b277: // flag.entry (checked)
 #line 135 "convert.go"
-	r958 = r917; if (!r958) goto b413;
+	r958 = r917; if (!r958) goto b414;
 #line 141 "convert.go"
 	r384 = 2;
-b278: // flag.return (checked)
+b279: // flag.return (checked)
 #line 135 "convert.go"
-	r959 = r379 | r384; r961 = r920; if (!r961) goto b412;
+	r959 = r379 | r384; r961 = r920; if (!r961) goto b413;
 #line 141 "convert.go"
 	r390 = 4;
-b281: // flag.return (checked)
+b282: // flag.return (checked)
 #line 135 "convert.go"
 	r962 = r959 | r390;
-	r964 = r923; if (!r964) goto b411;
+	r964 = r923; if (!r964) goto b412;
 #line 141 "convert.go"
 	r396 = 8;
-b284: // flag.return (checked)
+b285: // flag.return (checked)
 #line 135 "convert.go"
 	r965 = r962 | r396;
-	r970 = r929; if (!r970) goto b410;
+	r970 = r929; if (!r970) goto b411;
 #line 141 "convert.go"
 	r405 = 16;
-b287: // flag.return (checked)
+b288: // flag.return (checked)
 #line 136 "convert.go"
 	r971 = r965 | r405; r954 = r971;
 #line 117 "convert.go"
 	if ((u64)r953 >= (u64)r23) { qd_site = 22; qd_x = r953; qd_y = r23; goto qd_fault; } r1200 = r931; r972 = r1200 + 2ll; *(u8 *)r972 = r954;
 	r973 = r754;
 #line 135 "convert.go"
-	r976 = r762; r977 = r976 < 2147483648u; if (!r977) goto b409;
+	r976 = r762; r977 = r976 < 2147483648u; if (!r977) goto b410;
 #line 141 "convert.go"
 	r415 = 1;
-b291: // flag.entry (checked)
+b292: // flag.entry (checked)
 #line 135 "convert.go"
-	r978 = r917; if (!r978) goto b408;
+	r978 = r917; if (!r978) goto b409;
 #line 141 "convert.go"
 	r419 = 2;
-b293: // flag.return (checked)
+b294: // flag.return (checked)
 #line 135 "convert.go"
-	r979 = r415 | r419; r980 = r771; r981 = r980 > 9223372036854775808ull; if (!r981) goto b407;
+	r979 = r415 | r419; r980 = r771; r981 = r980 > 9223372036854775808ull; if (!r981) goto b408;
 #line 141 "convert.go"
 	r425 = 4;
-b296: // flag.return (checked)
+b297: // flag.return (checked)
 #line 135 "convert.go"
 	r982 = r979 | r425;
-	r983 = r775; r984 = r983 >= 32768; if (!r984) goto b406;
+	r983 = r775; r984 = r983 >= 32768; if (!r984) goto b407;
 #line 141 "convert.go"
 	r431 = 8;
-b299: // flag.return (checked)
+b300: // flag.return (checked)
 #line 135 "convert.go"
 	r985 = r982 | r431;
-	r988 = r757; r987 = r763; r989 = r987 == r988; if (!r989) goto b405;
+	r988 = r757; r987 = r763; r989 = r987 == r988; if (!r989) goto b406;
 #line 141 "convert.go"
 	r439 = 16;
-b302: // flag.return (checked)
+b303: // flag.return (checked)
 #line 136 "convert.go"
 	r990 = r985 | r439; r975 = r990;
 #line 118 "convert.go"
 	if ((u64)r973 >= (u64)r23) { qd_site = 23; qd_x = r973; qd_y = r23; goto qd_fault; } r1201 = r931; r991 = r1201 + 3ll; *(u8 *)r991 = r975;
 	r992 = r781;
 #line 135 "convert.go"
-	r995 = r816; r996 = r995 < 2147483648u; if (!r996) goto b404;
+	r995 = r816; r996 = r995 < 2147483648u; if (!r996) goto b405;
 #line 141 "convert.go"
 	r449 = 1;
-b306: // flag.entry (checked)
+b307: // flag.entry (checked)
 #line 119 "convert.go"
 	r993 = r647;
 #line 135 "convert.go"
-	r997 = (i32)r993; r998 = r997 < 0; if (!r998) goto b403;
+	r997 = (i32)r993; r998 = r997 < 0; if (!r998) goto b404;
 #line 141 "convert.go"
 	r454 = 2;
-b308: // flag.return (checked)
+b309: // flag.return (checked)
 #line 135 "convert.go"
-	r999 = r449 | r454; r1000 = r825; r1001 = r1000 > 9223372036854775808ull; if (!r1001) goto b402;
+	r999 = r449 | r454; r1000 = r825; r1001 = r1000 > 9223372036854775808ull; if (!r1001) goto b403;
 #line 141 "convert.go"
 	r460 = 4;
-b311: // flag.return (checked)
+b312: // flag.return (checked)
 #line 135 "convert.go"
 	r1002 = r999 | r460;
-	r1003 = r829; r1004 = r1003 >= 32768; if (!r1004) goto b401;
+	r1003 = r829; r1004 = r1003 >= 32768; if (!r1004) goto b402;
 #line 141 "convert.go"
 	r466 = 8;
-b314: // flag.return (checked)
+b315: // flag.return (checked)
 #line 135 "convert.go"
 	r1005 = r1002 | r466;
-	r1008 = r997; r1009 = (double)r1008; r1007 = r817; r1010 = r1007 == r1009; if (!r1010) goto b400;
+	r1008 = r997; r1009 = (double)r1008; r1007 = r817; r1010 = r1007 == r1009; if (!r1010) goto b401;
 #line 141 "convert.go"
 	r475 = 16;
-b317: // flag.return (checked)
+b318: // flag.return (checked)
 #line 136 "convert.go"
 	r1011 = r1005 | r475; r994 = r1011;
 #line 119 "convert.go"
 	if ((u64)r992 >= (u64)r23) { qd_site = 24; qd_x = r992; qd_y = r23; goto qd_fault; } r1202 = r931; r1012 = r1202 + 4ll; *(u8 *)r1012 = r994;
 	r1013 = r808;
 #line 135 "convert.go"
-	r1016 = r843; r1017 = r1016 < 2147483648u; if (!r1017) goto b399;
+	r1016 = r843; r1017 = r1016 < 2147483648u; if (!r1017) goto b400;
 #line 141 "convert.go"
 	r485 = 1;
-b321: // flag.entry (checked)
+b322: // flag.entry (checked)
 #line 135 "convert.go"
-	r1018 = r664; r1019 = r1018 < 0; if (!r1019) goto b398;
+	r1018 = r664; r1019 = r1018 < 0; if (!r1019) goto b399;
 #line 141 "convert.go"
 	r490 = 2;
-b323: // flag.return (checked)
+b324: // flag.return (checked)
 #line 135 "convert.go"
-	r1020 = r485 | r490; r1021 = r852; r1022 = r1021 > 9223372036854775808ull; if (!r1022) goto b397;
+	r1020 = r485 | r490; r1021 = r852; r1022 = r1021 > 9223372036854775808ull; if (!r1022) goto b398;
 #line 141 "convert.go"
 	r496 = 4;
-b326: // flag.return (checked)
+b327: // flag.return (checked)
 #line 135 "convert.go"
 	r1023 = r1020 | r496;
-	r1024 = r923; if (!r1024) goto b396;
+	r1024 = r923; if (!r1024) goto b397;
 #line 141 "convert.go"
 	r501 = 8;
-b329: // flag.return (checked)
+b330: // flag.return (checked)
 #line 135 "convert.go"
 	r1025 = r1023 | r501;
-	r1028 = r664; r1029 = (double)r1028; r1027 = r844; r1030 = r1027 == r1029; if (!r1030) goto b395;
+	r1028 = r664; r1029 = (double)r1028; r1027 = r844; r1030 = r1027 == r1029; if (!r1030) goto b396;
 #line 141 "convert.go"
 	r510 = 16;
-b332: // flag.return (checked)
+b333: // flag.return (checked)
 #line 136 "convert.go"
 	r1031 = r1025 | r510; r1015 = r1031;
 #line 120 "convert.go"
 	if ((u64)r1013 >= (u64)r23) { qd_site = 25; qd_x = r1013; qd_y = r23; goto qd_fault; } r1203 = r931; r1032 = r1203 + 5ll; *(u8 *)r1032 = r1015;
 	r1033 = r835;
 #line 135 "convert.go"
-	r1036 = r915; if (!r1036) goto b394;
+	r1036 = r915; if (!r1036) goto b395;
 #line 141 "convert.go"
 	r519 = 1;
-b336: // flag.entry (checked)
+b337: // flag.entry (checked)
 #line 121 "convert.go"
 	r1034 = r655;
 #line 135 "convert.go"
-	r1037 = (i32)r1034; r1038 = r1037 < 0; if (!r1038) goto b393;
+	r1037 = (i32)r1034; r1038 = r1037 < 0; if (!r1038) goto b394;
 #line 141 "convert.go"
 	r524 = 2;
-b338: // flag.return (checked)
+b339: // flag.return (checked)
 #line 135 "convert.go"
-	r1039 = r519 | r524; r1040 = r876; r1041 = r1040 > 9223372036854775808ull; if (!r1041) goto b392;
+	r1039 = r519 | r524; r1040 = r876; r1041 = r1040 > 9223372036854775808ull; if (!r1041) goto b393;
 #line 141 "convert.go"
 	r530 = 4;
-b341: // flag.return (checked)
+b342: // flag.return (checked)
 #line 135 "convert.go"
 	r1042 = r1039 | r530;
-	r1043 = r880; r1044 = r1043 >= 32768; if (!r1044) goto b391;
+	r1043 = r880; r1044 = r1043 >= 32768; if (!r1044) goto b392;
 #line 141 "convert.go"
 	r536 = 8;
-b344: // flag.return (checked)
+b345: // flag.return (checked)
 #line 135 "convert.go"
 	r1045 = r1042 | r536;
-	r1047 = r1037; r1048 = (double)r1047; r1046 = r683; r1049 = r1046 == r1048; if (!r1049) goto b390;
+	r1047 = r1037; r1048 = (double)r1047; r1046 = r683; r1049 = r1046 == r1048; if (!r1049) goto b391;
 #line 141 "convert.go"
 	r544 = 16;
-b347: // flag.return (checked)
+b348: // flag.return (checked)
 #line 136 "convert.go"
 	r1050 = r1045 | r544; r1035 = r1050;
 #line 121 "convert.go"
 	if ((u64)r1033 >= (u64)r23) { qd_site = 26; qd_x = r1033; qd_y = r23; goto qd_fault; } r1204 = r931; r1051 = r1204 + 6ll; *(u8 *)r1051 = r1035;
 	r1052 = r861; r1053 = r633; r1054 = (u32)r1053 + 1u;
 #line 135 "convert.go"
-	r1056 = (u32)r1054; r1057 = r1056 < 2147483648u; if (!r1057) goto b389;
+	r1056 = (u32)r1054; r1057 = r1056 < 2147483648u; if (!r1057) goto b390;
 #line 141 "convert.go"
 	r555 = 1;
-b351: // flag.entry (checked)
+b352: // flag.entry (checked)
 #line 135 "convert.go"
-	r1058 = (i32)r1054; r1059 = r1058 < 0; if (!r1059) goto b388;
+	r1058 = (i32)r1054; r1059 = r1058 < 0; if (!r1059) goto b389;
 #line 141 "convert.go"
 	r560 = 2;
-b353: // flag.return (checked)
+b354: // flag.return (checked)
 #line 135 "convert.go"
-	r1060 = r555 | r560; r1061 = (u64)r1054; r1062 = r1061 > 9223372036854775808ull; if (!r1062) goto b387;
+	r1060 = r555 | r560; r1061 = (u64)r1054; r1062 = r1061 > 9223372036854775808ull; if (!r1062) goto b388;
 #line 141 "convert.go"
 	r566 = 4;
-b356: // flag.return (checked)
+b357: // flag.return (checked)
 #line 135 "convert.go"
 	r1063 = r1060 | r566;
-	r1064 = (u16)r1054; r1065 = r1064 >= 32768; if (!r1065) goto b386;
+	r1064 = (u16)r1054; r1065 = r1064 >= 32768; if (!r1065) goto b387;
 #line 141 "convert.go"
 	r572 = 8;
-b359: // flag.return (checked)
+b360: // flag.return (checked)
 #line 135 "convert.go"
 	r1066 = r1063 | r572;
-	r1069 = r1058; r1070 = (double)r1069; r1067 = r1056; r1068 = (double)r1067; r1071 = r1068 == r1070; if (!r1071) goto b385;
+	r1069 = r1058; r1070 = (double)r1069; r1067 = r1056; r1068 = (double)r1067; r1071 = r1068 == r1070; if (!r1071) goto b386;
 #line 141 "convert.go"
 	r581 = 16;
-b362: // flag.return (checked)
+b363: // flag.return (checked)
 #line 136 "convert.go"
 	r1072 = r1066 | r581; r1055 = r1072;
 #line 122 "convert.go"
 	if ((u64)r1052 >= (u64)r23) { qd_site = 27; qd_x = r1052; qd_y = r23; goto qd_fault; } r1205 = r931; r1073 = r1205 + 7ll; *(u8 *)r1073 = r1055;
 	r1074 = r886; r1075 = (u32)r631 - 1u;
 #line 135 "convert.go"
-	r1077 = (u32)r1075; r1078 = r1077 < 2147483648u; if (!r1078) goto b384;
+	r1077 = (u32)r1075; r1078 = r1077 < 2147483648u; if (!r1078) goto b385;
 #line 141 "convert.go"
 	r591 = 1;
-b366: // flag.entry (checked)
+b367: // flag.entry (checked)
 #line 135 "convert.go"
-	r1079 = (i32)r1075; r1080 = r1079 < 0; if (!r1080) goto b383;
+	r1079 = (i32)r1075; r1080 = r1079 < 0; if (!r1080) goto b384;
 #line 141 "convert.go"
 	r596 = 2;
-b368: // flag.return (checked)
+b369: // flag.return (checked)
 #line 135 "convert.go"
-	r1081 = r591 | r596; r1082 = (u64)r1075; r1083 = r1082 > 9223372036854775808ull; if (!r1083) goto b382;
+	r1081 = r591 | r596; r1082 = (u64)r1075; r1083 = r1082 > 9223372036854775808ull; if (!r1083) goto b383;
 #line 141 "convert.go"
 	r602 = 4;
-b371: // flag.return (checked)
+b372: // flag.return (checked)
 #line 135 "convert.go"
 	r1084 = r1081 | r602;
-	r1085 = (u16)r1075; r1086 = r1085 >= 32768; if (!r1086) goto b381;
+	r1085 = (u16)r1075; r1086 = r1085 >= 32768; if (!r1086) goto b382;
 #line 141 "convert.go"
 	r608 = 8;
-b374: // flag.return (checked)
+b375: // flag.return (checked)
 #line 135 "convert.go"
 	r1087 = r1084 | r608;
-	r1088 = r1077; r1089 = (double)r1088; r1090 = r1079; r1091 = (double)r1090; r1092 = r1089 == r1091; if (!r1092) goto b380;
+	r1088 = r1077; r1089 = (double)r1088; r1090 = r1079; r1091 = (double)r1090; r1092 = r1089 == r1091; if (!r1092) goto b381;
 #line 141 "convert.go"
 	r617 = 16;
-b377: // flag.return (checked)
+b378: // flag.return (checked)
 #line 136 "convert.go"
 	r1093 = r1087 | r617; r1076 = r1093;
 #line 123 "convert.go"
 	if ((u64)r1074 >= (u64)r23) { qd_site = 28; qd_x = r1074; qd_y = r23; goto qd_fault; } r1206 = r931; r1094 = r1206 + 8ll; *(u8 *)r1094 = r1076;
 #line 32 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1228 = r1228 + r1229 * 1; r1230 = r1230 + r1229 * 1; r1233 = r1233 + r1236 * 1; r1238 = r1238 + r1241 * 1; r1243 = r1243 + r1246 * 1; goto b222;
-b380: // flag.if.done (checked)
-#line 141 "convert.go"
-	r617 = 0; goto b377;
+	r2 = (u64)r2 + (u64)r1; r1228 = r1228 + r1229 * 1; r1230 = r1230 + r1229 * 1; r1233 = r1233 + r1236 * 1; r1238 = r1238 + r1241 * 1; r1243 = r1243 + r1246 * 1; goto b223;
 b381: // flag.if.done (checked)
 #line 141 "convert.go"
-	r608 = 0; goto b374;
+	r617 = 0; goto b378;
 b382: // flag.if.done (checked)
 #line 141 "convert.go"
-	r602 = 0; goto b371;
+	r608 = 0; goto b375;
 b383: // flag.if.done (checked)
 #line 141 "convert.go"
-	r596 = 0; goto b368;
+	r602 = 0; goto b372;
 b384: // flag.if.done (checked)
 #line 141 "convert.go"
-	r591 = 0; goto b366;
+	r596 = 0; goto b369;
 b385: // flag.if.done (checked)
 #line 141 "convert.go"
-	r581 = 0; goto b362;
+	r591 = 0; goto b367;
 b386: // flag.if.done (checked)
 #line 141 "convert.go"
-	r572 = 0; goto b359;
+	r581 = 0; goto b363;
 b387: // flag.if.done (checked)
 #line 141 "convert.go"
-	r566 = 0; goto b356;
+	r572 = 0; goto b360;
 b388: // flag.if.done (checked)
 #line 141 "convert.go"
-	r560 = 0; goto b353;
+	r566 = 0; goto b357;
 b389: // flag.if.done (checked)
 #line 141 "convert.go"
-	r555 = 0; goto b351;
+	r560 = 0; goto b354;
 b390: // flag.if.done (checked)
 #line 141 "convert.go"
-	r544 = 0; goto b347;
+	r555 = 0; goto b352;
 b391: // flag.if.done (checked)
 #line 141 "convert.go"
-	r536 = 0; goto b344;
+	r544 = 0; goto b348;
 b392: // flag.if.done (checked)
 #line 141 "convert.go"
-	r530 = 0; goto b341;
+	r536 = 0; goto b345;
 b393: // flag.if.done (checked)
 #line 141 "convert.go"
-	r524 = 0; goto b338;
+	r530 = 0; goto b342;
 b394: // flag.if.done (checked)
 #line 141 "convert.go"
-	r519 = 0; goto b336;
+	r524 = 0; goto b339;
 b395: // flag.if.done (checked)
 #line 141 "convert.go"
-	r510 = 0; goto b332;
+	r519 = 0; goto b337;
 b396: // flag.if.done (checked)
 #line 141 "convert.go"
-	r501 = 0; goto b329;
+	r510 = 0; goto b333;
 b397: // flag.if.done (checked)
 #line 141 "convert.go"
-	r496 = 0; goto b326;
+	r501 = 0; goto b330;
 b398: // flag.if.done (checked)
 #line 141 "convert.go"
-	r490 = 0; goto b323;
+	r496 = 0; goto b327;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r485 = 0; goto b321;
+	r490 = 0; goto b324;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r475 = 0; goto b317;
+	r485 = 0; goto b322;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r466 = 0; goto b314;
+	r475 = 0; goto b318;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r460 = 0; goto b311;
+	r466 = 0; goto b315;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r454 = 0; goto b308;
+	r460 = 0; goto b312;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r449 = 0; goto b306;
+	r454 = 0; goto b309;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r439 = 0; goto b302;
+	r449 = 0; goto b307;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r431 = 0; goto b299;
+	r439 = 0; goto b303;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r425 = 0; goto b296;
+	r431 = 0; goto b300;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r419 = 0; goto b293;
+	r425 = 0; goto b297;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r415 = 0; goto b291;
+	r419 = 0; goto b294;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r405 = 0; goto b287;
+	r415 = 0; goto b292;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r396 = 0; goto b284;
+	r405 = 0; goto b288;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r390 = 0; goto b281;
+	r396 = 0; goto b285;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r384 = 0; goto b278;
+	r390 = 0; goto b282;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r379 = 0; goto b276;
+	r384 = 0; goto b279;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r370 = 0; goto b272;
+	r379 = 0; goto b277;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r361 = 0; goto b269;
+	r370 = 0; goto b273;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r355 = 0; goto b266;
+	r361 = 0; goto b270;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r349 = 0; goto b263;
+	r355 = 0; goto b267;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r344 = 0; goto b261;
+	r349 = 0; goto b264;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r334 = 0; goto b257;
+	r344 = 0; goto b262;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r325 = 0; goto b254;
+	r334 = 0; goto b258;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r319 = 0; goto b251;
+	r325 = 0; goto b255;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r313 = 0; goto b248;
+	r319 = 0; goto b252;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r308 = 0; goto b246;
+	r313 = 0; goto b249;
+b425: // flag.if.done (checked)
+#line 141 "convert.go"
+	r308 = 0; goto b247;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -5162,7 +5168,8 @@ extern "C" __global__ void ConvertInt32_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	bool r1037 = 0, r1040 = 0, r1043 = 0, r1048 = 0, r1056 = 0, r1058 = 0, r1061 = 0, r1064 = 0;
 	bool r1070 = 0, r1078 = 0, r1080 = 0, r1083 = 0, r1086 = 0, r1092 = 0, r1099 = 0, r1103 = 0;
 	bool r1109 = 0, r1113 = 0, r1116 = 0, r1118 = 0, r1121 = 0, r1125 = 0, r1129 = 0, r1132 = 0;
-	bool r1134 = 0, r1137 = 0, r1141 = 0, r1143 = 0, r1147 = 0, r1148 = 0, r1152 = 0;
+	bool r1134 = 0, r1137 = 0, r1141 = 0, r1143 = 0, r1147 = 0, r1148 = 0, r1152 = 0, r1249 = 0;
+	bool r1253 = 0, r1255 = 0, r1258 = 0, r1260 = 0;
 	i8 r25 = 0, r63 = 0, r95 = 0, r339 = 0, r549 = 0, r550 = 0, r633 = 0, r671 = 0;
 	i8 r703 = 0, r932 = 0, r1052 = 0, r1053 = 0;
 	i16 r29 = 0, r57 = 0, r122 = 0, r375 = 0, r586 = 0, r587 = 0, r637 = 0, r665 = 0;
@@ -5172,6 +5179,7 @@ extern "C" __global__ void ConvertInt32_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i32 r557 = 0, r577 = 0, r594 = 0, r614 = 0, r628 = 0, r630 = 0, r631 = 0, r664 = 0;
 	i32 r666 = 0, r667 = 0, r936 = 0, r947 = 0, r957 = 0, r968 = 0, r996 = 0, r1007 = 0;
 	i32 r1017 = 0, r1027 = 0, r1036 = 0, r1046 = 0, r1057 = 0, r1068 = 0, r1079 = 0, r1090 = 0;
+	i32 r1247 = 0, r1251 = 0, r1256 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0;
 	i64 r32 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r44 = 0;
@@ -5188,7 +5196,7 @@ extern "C" __global__ void ConvertInt32_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i64 r1215 = 0, r1216 = 0, r1217 = 0, r1219 = 0, r1220 = 0, r1221 = 0, r1222 = 0, r1224 = 0;
 	i64 r1225 = 0, r1226 = 0, r1227 = 0, r1229 = 0, r1231 = 0, r1232 = 0, r1234 = 0, r1235 = 0;
 	i64 r1236 = 0, r1237 = 0, r1239 = 0, r1240 = 0, r1241 = 0, r1242 = 0, r1244 = 0, r1245 = 0;
-	i64 r1246 = 0;
+	i64 r1246 = 0, r1248 = 0, r1250 = 0, r1252 = 0, r1254 = 0, r1257 = 0, r1259 = 0;
 	u8 r39 = 0, r202 = 0, r306 = 0, r309 = 0, r311 = 0, r313 = 0, r315 = 0, r316 = 0;
 	u8 r319 = 0, r321 = 0, r322 = 0, r325 = 0, r327 = 0, r328 = 0, r333 = 0, r335 = 0;
 	u8 r336 = 0, r340 = 0, r343 = 0, r345 = 0, r348 = 0, r350 = 0, r351 = 0, r354 = 0;
@@ -5319,16 +5327,16 @@ extern "C" __global__ void ConvertInt32_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	r5 = p1; r3 = r5; r1100 = (u64)r3; r1101 = r1100 + 18446744073709551615ull; r1104 = r1101 - 1ull; r1105 = (u64)r2; r1106 = r1104 - r1105; r1107 = r1095 - 1ull; r1108 = r1107 - r1098; r1109 = r1106 <= r1108;
 	r19 = p5; r1110 = (u64)r19; r1111 = (u64)r1097 * 10ull; r1112 = (u64)r1111; r1113 = r1112 < r1110; r1114 = r1110 - 1ull; r1115 = r1114 - r1112; r1116 = r1106 <= 922337203685477580ull; r1117 = r1106 * 10ull; r1118 = r1117 <= r1115; r1119 = (u64)r1111 + 9ull; r1120 = (u64)r1119; r1121 = r1120 < r1110; r1122 = r1114; r1123 = r1122 - r1120; r1124 = r1117; r1125 = r1124 <= r1123; r21 = p7; r1126 = (u64)r21; r1127 = (u64)r1097 * 9ull; r1128 = (u64)r1127; r1129 = r1128 < r1126; r1130 = r1126 - 1ull; r1131 = r1130 - r1128; r1132 = r1106 <= 1024819115206086200ull; r1133 = r1106 * 9ull; r1134 = r1133 <= r1131; r1135 = (u64)r1127 + 8ull; r1136 = (u64)r1135; r1137 = r1136 < r1126; r1138 = r1130; r1139 = r1138 - r1136; r1140 = r1133; r1141 = r1140 <= r1139; r23 = p9; r1142 = (u64)r23; r1143 = r1128 < r1142; r1144 = r1142 - 1ull; r1145 = r1144 - r1128; r1146 = r1133; r1147 = r1146 <= r1145; r1148 = r1136 < r1142; r1149 = r1144; r1150 = r1149 - r1136; r1151 = r1133; r1152 = r1151 <= r1150; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 39 "convert.go"
-	r4 = p0; if (!r1099) goto b228; r1102 = r1101 + 4611686018427387904ull; r1103 = r1102 <= 9223372036854775808ull; if (!r1103) goto b228; if (!r1109) goto b228; if (!r1113) goto b228; if (!r1116) goto b228; if (!r1118) goto b228; if (!r1121) goto b228; if (!r1125) goto b228; if (!r1129) goto b228; if (!r1132) goto b228; if (!r1134) goto b228; if (!r1137) goto b228; if (!r1141) goto b228; if (!r1143) goto b228; if (!r1147) goto b228; if (!r1148) goto b228; if (!r1152) goto b228; r1207 = r2; r1208 = r4 + r1207 * 4; r1209 = (u64)r1 * 4ull; r1210 = r14 + r1207 * 4; r1211 = (u64)r1207 + 1ull;
+	r4 = p0; if (!r1099) goto b229; r1102 = r1101 + 4611686018427387904ull; r1103 = r1102 <= 9223372036854775808ull; if (!r1103) goto b229; if (!r1109) goto b229; if (!r1113) goto b229; if (!r1116) goto b229; if (!r1118) goto b229; if (!r1121) goto b229; if (!r1125) goto b229; if (!r1129) goto b229; if (!r1132) goto b229; if (!r1134) goto b229; if (!r1137) goto b229; if (!r1141) goto b229; if (!r1143) goto b229; if (!r1147) goto b229; if (!r1148) goto b229; if (!r1152) goto b229; r1207 = r2; r1208 = r4 + r1207 * 4; r1210 = r14 + r1207 * 4; r1211 = (u64)r1207 + 1ull;
 #line 93 "convert.go"
-	r1212 = (u64)r1211 * 10ull; r1213 = r18 + r1212 * 8; r1214 = r1; r1215 = (u64)r1214 * 10ull; r1216 = (u64)r1215 * 8ull;
+	r1212 = (u64)r1211 * 10ull; r1213 = r18 + r1212 * 8;
 #line 104 "convert.go"
-	r1217 = (u64)r1211 * 9ull; r1218 = r20 + r1217 * 8; r1219 = r1; r1220 = (u64)r1219 * 9ull; r1221 = (u64)r1220 * 8ull;
+	r1217 = (u64)r1211 * 9ull; r1218 = r20 + r1217 * 8; r1219 = r1; r1220 = (u64)r1219 * 9ull;
 #line 114 "convert.go"
-	r1222 = r1217; r1223 = r22 + r1222 * 1; r1225 = r1220; r1226 = r1225;
-b19: // head
+	r1222 = r1217; r1223 = r22 + r1222 * 1; r1225 = r1220; r1226 = r1225; r1247 = (i32)r1; r1248 = (i64)r1247; r1249 = r1248 == r1; r1250 = (u64)r1248 * 4ull; r1214 = r1; r1215 = (u64)r1214 * 10ull; r1251 = (i32)r1215; r1252 = (i64)r1251; r1253 = r1252 == r1215; r1254 = (u64)r1252 * 8ull; r1255 = r1249 & r1253; r1256 = (i32)r1220; r1257 = (i64)r1256; r1258 = r1257 == r1220; r1259 = (u64)r1257 * 8ull; r1260 = r1255 & r1258; if (!r1260) goto b229;
+b20: // head
 #line 39 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b227;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b228;
 	r1153 = r1208; r11 = r1153 + 4ll; r12 = *(i32 *)r11; r1154 = r1210; r13 = r1154 + 4ll; r16 = *(i32 *)r13; r17 = (u32)r12 + (u32)r16;
 #line 94 "convert.go"
 	r25 = (i8)r17; r26 = (i64)r25; r27 = r1213; *(i64 *)r27 = r26;
@@ -5423,431 +5431,431 @@ b19: // head
 #line 113 "convert.go"
 	r1171 = r93; r304 = r1171 + 64ll; *(double *)r304 = r281;
 #line 135 "convert.go"
-	r307 = r47; r308 = r307 < 2147483648u; if (!r308) goto b226;
+	r307 = r47; r308 = r307 < 2147483648u; if (!r308) goto b227;
 #line 141 "convert.go"
 	r309 = 1;
-b41: // flag.return
+b42: // flag.return
 #line 135 "convert.go"
-	r312 = r17 < 0; if (!r312) goto b225;
+	r312 = r17 < 0; if (!r312) goto b226;
 #line 141 "convert.go"
 	r313 = 2;
-b44: // flag.return
+b45: // flag.return
 #line 135 "convert.go"
-	r316 = r309 | r313; r317 = r51; r318 = r317 > 9223372036854775808ull; if (!r318) goto b224;
+	r316 = r309 | r313; r317 = r51; r318 = r317 > 9223372036854775808ull; if (!r318) goto b225;
 #line 141 "convert.go"
 	r319 = 4;
-b47: // flag.return
+b48: // flag.return
 #line 135 "convert.go"
 	r322 = r316 | r319;
-	r323 = r43; r324 = r323 >= 32768; if (!r324) goto b223;
+	r323 = r43; r324 = r323 >= 32768; if (!r324) goto b224;
 #line 141 "convert.go"
 	r325 = 8;
-b50: // flag.return
+b51: // flag.return
 #line 135 "convert.go"
 	r328 = r322 | r325;
-	r330 = r76; r331 = r70; r332 = r330 == r331; if (!r332) goto b222;
+	r330 = r76; r331 = r70; r332 = r330 == r331; if (!r332) goto b223;
 #line 141 "convert.go"
 	r333 = 16;
-b53: // flag.return
+b54: // flag.return
 #line 136 "convert.go"
 	r336 = r328 | r333; r306 = r336;
 #line 115 "convert.go"
 	r337 = r1223; *(u8 *)r337 = r306;
 #line 135 "convert.go"
-	r341 = r64; r342 = r341 < 2147483648u; if (!r342) goto b221;
+	r341 = r64; r342 = r341 < 2147483648u; if (!r342) goto b222;
 #line 141 "convert.go"
 	r343 = 1;
-b57: // flag.entry
+b58: // flag.entry
 #line 116 "convert.go"
 	r339 = r25;
 #line 135 "convert.go"
-	r346 = (i32)r339; r347 = r346 < 0; if (!r347) goto b220;
+	r346 = (i32)r339; r347 = r346 < 0; if (!r347) goto b221;
 #line 141 "convert.go"
 	r348 = 2;
-b59: // flag.return
+b60: // flag.return
 #line 135 "convert.go"
-	r351 = r343 | r348; r352 = r111; r353 = r352 > 9223372036854775808ull; if (!r353) goto b219;
+	r351 = r343 | r348; r352 = r111; r353 = r352 > 9223372036854775808ull; if (!r353) goto b220;
 #line 141 "convert.go"
 	r354 = 4;
-b62: // flag.return
+b63: // flag.return
 #line 135 "convert.go"
 	r357 = r351 | r354;
-	r358 = r115; r359 = r358 >= 32768; if (!r359) goto b218;
+	r358 = r115; r359 = r358 >= 32768; if (!r359) goto b219;
 #line 141 "convert.go"
 	r360 = 8;
-b65: // flag.return
+b66: // flag.return
 #line 135 "convert.go"
 	r363 = r357 | r360;
-	r366 = r346; r367 = (double)r366; r365 = r103; r368 = r365 == r367; if (!r368) goto b217;
+	r366 = r346; r367 = (double)r366; r365 = r103; r368 = r365 == r367; if (!r368) goto b218;
 #line 141 "convert.go"
 	r369 = 16;
-b68: // flag.return
+b69: // flag.return
 #line 136 "convert.go"
 	r372 = r363 | r369; r340 = r372;
 #line 116 "convert.go"
 	r1172 = r337; r373 = r1172 + 1ll; *(u8 *)r373 = r340;
 #line 135 "convert.go"
-	r377 = r129; r378 = r377 < 2147483648u; if (!r378) goto b216;
+	r377 = r129; r378 = r377 < 2147483648u; if (!r378) goto b217;
 #line 141 "convert.go"
 	r379 = 1;
-b72: // flag.entry
+b73: // flag.entry
 #line 135 "convert.go"
-	r382 = r58; r383 = r382 < 0; if (!r383) goto b215;
+	r382 = r58; r383 = r382 < 0; if (!r383) goto b216;
 #line 141 "convert.go"
 	r384 = 2;
-b74: // flag.return
+b75: // flag.return
 #line 135 "convert.go"
-	r387 = r379 | r384; r388 = r138; r389 = r388 > 9223372036854775808ull; if (!r389) goto b214;
+	r387 = r379 | r384; r388 = r138; r389 = r388 > 9223372036854775808ull; if (!r389) goto b215;
 #line 141 "convert.go"
 	r390 = 4;
-b77: // flag.return
+b78: // flag.return
 #line 135 "convert.go"
 	r393 = r387 | r390;
-	r394 = r142; r395 = r394 >= 32768; if (!r395) goto b213;
+	r394 = r142; r395 = r394 >= 32768; if (!r395) goto b214;
 #line 141 "convert.go"
 	r396 = 8;
-b80: // flag.return
+b81: // flag.return
 #line 135 "convert.go"
 	r399 = r393 | r396;
-	r402 = r58; r403 = (double)r402; r401 = r130; r404 = r401 == r403; if (!r404) goto b212;
+	r402 = r58; r403 = (double)r402; r401 = r130; r404 = r401 == r403; if (!r404) goto b213;
 #line 141 "convert.go"
 	r405 = 16;
-b83: // flag.return
+b84: // flag.return
 #line 136 "convert.go"
 	r408 = r399 | r405; r376 = r408;
 #line 117 "convert.go"
 	r1173 = r337; r409 = r1173 + 2ll; *(u8 *)r409 = r376;
 #line 135 "convert.go"
-	r413 = r308; if (!r413) goto b211;
+	r413 = r308; if (!r413) goto b212;
 #line 141 "convert.go"
 	r414 = 1;
-b87: // flag.return
+b88: // flag.return
 #line 135 "convert.go"
-	r417 = r312; if (!r417) goto b210;
+	r417 = r312; if (!r417) goto b211;
 #line 141 "convert.go"
 	r418 = 2;
-b90: // flag.return
+b91: // flag.return
 #line 135 "convert.go"
-	r421 = r414 | r418; r423 = r318; if (!r423) goto b209;
+	r421 = r414 | r418; r423 = r318; if (!r423) goto b210;
 #line 141 "convert.go"
 	r424 = 4;
-b93: // flag.return
+b94: // flag.return
 #line 135 "convert.go"
 	r427 = r421 | r424;
-	r429 = r324; if (!r429) goto b208;
+	r429 = r324; if (!r429) goto b209;
 #line 141 "convert.go"
 	r430 = 8;
-b96: // flag.return
+b97: // flag.return
 #line 135 "convert.go"
 	r433 = r427 | r430;
-	r437 = r332; if (!r437) goto b207;
+	r437 = r332; if (!r437) goto b208;
 #line 141 "convert.go"
 	r438 = 16;
-b99: // flag.return
+b100: // flag.return
 #line 136 "convert.go"
 	r441 = r433 | r438; r411 = r441;
 #line 118 "convert.go"
 	r1174 = r337; r442 = r1174 + 3ll; *(u8 *)r442 = r411;
 	r444 = r39;
 #line 135 "convert.go"
-	r446 = r209; r447 = r446 < 2147483648u; if (!r447) goto b206;
+	r446 = r209; r447 = r446 < 2147483648u; if (!r447) goto b207;
 #line 141 "convert.go"
 	r448 = 1;
-b104: // flag.return
+b105: // flag.return
 #line 135 "convert.go"
-	r451 = (i32)r444; r452 = r451 < 0; if (!r452) goto b205;
+	r451 = (i32)r444; r452 = r451 < 0; if (!r452) goto b206;
 #line 141 "convert.go"
 	r453 = 2;
-b107: // flag.return
+b108: // flag.return
 #line 135 "convert.go"
-	r456 = r448 | r453; r457 = r218; r458 = r457 > 9223372036854775808ull; if (!r458) goto b204;
+	r456 = r448 | r453; r457 = r218; r458 = r457 > 9223372036854775808ull; if (!r458) goto b205;
 #line 141 "convert.go"
 	r459 = 4;
-b110: // flag.return
+b111: // flag.return
 #line 135 "convert.go"
 	r462 = r456 | r459;
-	r463 = r222; r464 = r463 >= 32768; if (!r464) goto b203;
+	r463 = r222; r464 = r463 >= 32768; if (!r464) goto b204;
 #line 141 "convert.go"
 	r465 = 8;
-b113: // flag.return
+b114: // flag.return
 #line 135 "convert.go"
 	r468 = r462 | r465;
-	r470 = r210; r471 = r451; r472 = (double)r471; r473 = r470 == r472; if (!r473) goto b202;
+	r470 = r210; r471 = r451; r472 = (double)r471; r473 = r470 == r472; if (!r473) goto b203;
 #line 141 "convert.go"
 	r474 = 16;
-b116: // flag.return
+b117: // flag.return
 #line 136 "convert.go"
 	r477 = r468 | r474; r445 = r477;
 #line 119 "convert.go"
 	r1175 = r337; r478 = r1175 + 4ll; *(u8 *)r478 = r445;
 #line 135 "convert.go"
-	r482 = r236; r483 = r482 < 2147483648u; if (!r483) goto b201;
+	r482 = r236; r483 = r482 < 2147483648u; if (!r483) goto b202;
 #line 141 "convert.go"
 	r484 = 1;
-b121: // flag.entry
+b122: // flag.entry
 #line 135 "convert.go"
-	r487 = r56; r488 = r487 < 0; if (!r488) goto b200;
+	r487 = r56; r488 = r487 < 0; if (!r488) goto b201;
 #line 141 "convert.go"
 	r489 = 2;
-b123: // flag.return
+b124: // flag.return
 #line 135 "convert.go"
-	r492 = r484 | r489; r493 = r245; r494 = r493 > 9223372036854775808ull; if (!r494) goto b199;
+	r492 = r484 | r489; r493 = r245; r494 = r493 > 9223372036854775808ull; if (!r494) goto b200;
 #line 141 "convert.go"
 	r495 = 4;
-b126: // flag.return
+b127: // flag.return
 #line 135 "convert.go"
 	r498 = r492 | r495;
-	r499 = r324; if (!r499) goto b198;
+	r499 = r324; if (!r499) goto b199;
 #line 141 "convert.go"
 	r500 = 8;
-b129: // flag.return
+b130: // flag.return
 #line 135 "convert.go"
 	r503 = r498 | r500;
-	r505 = r237; r506 = r56; r507 = (double)r506; r508 = r505 == r507; if (!r508) goto b197;
+	r505 = r237; r506 = r56; r507 = (double)r506; r508 = r505 == r507; if (!r508) goto b198;
 #line 141 "convert.go"
 	r509 = 16;
-b132: // flag.return
+b133: // flag.return
 #line 136 "convert.go"
 	r512 = r503 | r509; r481 = r512;
 #line 120 "convert.go"
 	r1176 = r337; r513 = r1176 + 5ll; *(u8 *)r513 = r481;
 	r515 = r47;
 #line 135 "convert.go"
-	r517 = r308; if (!r517) goto b196;
+	r517 = r308; if (!r517) goto b197;
 #line 141 "convert.go"
 	r518 = 1;
-b137: // flag.return
+b138: // flag.return
 #line 135 "convert.go"
-	r521 = (i32)r515; r522 = r521 < 0; if (!r522) goto b195;
+	r521 = (i32)r515; r522 = r521 < 0; if (!r522) goto b196;
 #line 141 "convert.go"
 	r523 = 2;
-b140: // flag.return
+b141: // flag.return
 #line 135 "convert.go"
-	r526 = r518 | r523; r527 = r269; r528 = r527 > 9223372036854775808ull; if (!r528) goto b194;
+	r526 = r518 | r523; r527 = r269; r528 = r527 > 9223372036854775808ull; if (!r528) goto b195;
 #line 141 "convert.go"
 	r529 = 4;
-b143: // flag.return
+b144: // flag.return
 #line 135 "convert.go"
 	r532 = r526 | r529;
-	r533 = r273; r534 = r533 >= 32768; if (!r534) goto b193;
+	r533 = r273; r534 = r533 >= 32768; if (!r534) goto b194;
 #line 141 "convert.go"
 	r535 = 8;
-b146: // flag.return
+b147: // flag.return
 #line 135 "convert.go"
 	r538 = r532 | r535;
-	r539 = r76; r540 = r521; r541 = (double)r540; r542 = r539 == r541; if (!r542) goto b192;
+	r539 = r76; r540 = r521; r541 = (double)r540; r542 = r539 == r541; if (!r542) goto b193;
 #line 141 "convert.go"
 	r543 = 16;
-b149: // flag.return
+b150: // flag.return
 #line 136 "convert.go"
 	r546 = r538 | r543; r516 = r546;
 #line 121 "convert.go"
 	r1177 = r337; r547 = r1177 + 6ll; *(u8 *)r547 = r516;
 	r549 = r25; r550 = (u32)r549 + 1u;
 #line 135 "convert.go"
-	r552 = (u32)r550; r553 = r552 < 2147483648u; if (!r553) goto b191;
+	r552 = (u32)r550; r553 = r552 < 2147483648u; if (!r553) goto b192;
 #line 141 "convert.go"
 	r554 = 1;
-b153: // flag.entry
+b154: // flag.entry
 #line 135 "convert.go"
-	r557 = (i32)r550; r558 = r557 < 0; if (!r558) goto b190;
+	r557 = (i32)r550; r558 = r557 < 0; if (!r558) goto b191;
 #line 141 "convert.go"
 	r559 = 2;
-b155: // flag.return
+b156: // flag.return
 #line 135 "convert.go"
-	r562 = r554 | r559; r563 = (u64)r550; r564 = r563 > 9223372036854775808ull; if (!r564) goto b189;
+	r562 = r554 | r559; r563 = (u64)r550; r564 = r563 > 9223372036854775808ull; if (!r564) goto b190;
 #line 141 "convert.go"
 	r565 = 4;
-b158: // flag.return
+b159: // flag.return
 #line 135 "convert.go"
 	r568 = r562 | r565;
-	r569 = (u16)r550; r570 = r569 >= 32768; if (!r570) goto b188;
+	r569 = (u16)r550; r570 = r569 >= 32768; if (!r570) goto b189;
 #line 141 "convert.go"
 	r571 = 8;
-b161: // flag.return
+b162: // flag.return
 #line 135 "convert.go"
 	r574 = r568 | r571;
-	r575 = r552; r576 = (double)r575; r577 = r557; r578 = (double)r577; r579 = r576 == r578; if (!r579) goto b187;
+	r575 = r552; r576 = (double)r575; r577 = r557; r578 = (double)r577; r579 = r576 == r578; if (!r579) goto b188;
 #line 141 "convert.go"
 	r580 = 16;
-b164: // flag.return
+b165: // flag.return
 #line 136 "convert.go"
 	r583 = r574 | r580; r551 = r583;
 #line 122 "convert.go"
 	r1178 = r337; r584 = r1178 + 7ll; *(u8 *)r584 = r551;
 	r586 = r29; r587 = (u32)r586 - 1u;
 #line 135 "convert.go"
-	r589 = (u32)r587; r590 = r589 < 2147483648u; if (!r590) goto b186;
+	r589 = (u32)r587; r590 = r589 < 2147483648u; if (!r590) goto b187;
 #line 141 "convert.go"
 	r591 = 1;
-b168: // flag.entry
+b169: // flag.entry
 #line 135 "convert.go"
-	r594 = (i32)r587; r595 = r594 < 0; if (!r595) goto b185;
+	r594 = (i32)r587; r595 = r594 < 0; if (!r595) goto b186;
 #line 141 "convert.go"
 	r596 = 2;
-b170: // flag.return
+b171: // flag.return
 #line 135 "convert.go"
-	r599 = r591 | r596; r600 = (u64)r587; r601 = r600 > 9223372036854775808ull; if (!r601) goto b184;
+	r599 = r591 | r596; r600 = (u64)r587; r601 = r600 > 9223372036854775808ull; if (!r601) goto b185;
 #line 141 "convert.go"
 	r602 = 4;
-b173: // flag.return
+b174: // flag.return
 #line 135 "convert.go"
 	r605 = r599 | r602;
-	r606 = (u16)r587; r607 = r606 >= 32768; if (!r607) goto b183;
+	r606 = (u16)r587; r607 = r606 >= 32768; if (!r607) goto b184;
 #line 141 "convert.go"
 	r608 = 8;
-b176: // flag.return
+b177: // flag.return
 #line 135 "convert.go"
 	r611 = r605 | r608;
-	r612 = r589; r613 = (double)r612; r614 = r594; r615 = (double)r614; r616 = r613 == r615; if (!r616) goto b182;
+	r612 = r589; r613 = (double)r612; r614 = r594; r615 = (double)r614; r616 = r613 == r615; if (!r616) goto b183;
 #line 141 "convert.go"
 	r617 = 16;
-b179: // flag.return
+b180: // flag.return
 #line 136 "convert.go"
 	r620 = r611 | r617; r588 = r620;
 #line 123 "convert.go"
 	r1179 = r337; r621 = r1179 + 8ll; *(u8 *)r621 = r588;
 #line 39 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1208 = r1208 + r1209 * 1; r1210 = r1210 + r1209 * 1; r1213 = r1213 + r1216 * 1; r1218 = r1218 + r1221 * 1; r1223 = r1223 + r1226 * 1; goto b19;
-b182: // flag.if.done
-#line 141 "convert.go"
-	r617 = 0; goto b179;
+	r2 = (u64)r2 + (u64)r1; r1208 = r1208 + r1250 * 1; r1210 = r1210 + r1250 * 1; r1213 = r1213 + r1254 * 1; r1218 = r1218 + r1259 * 1; r1223 = r1223 + r1226 * 1; goto b20;
 b183: // flag.if.done
 #line 141 "convert.go"
-	r608 = 0; goto b176;
+	r617 = 0; goto b180;
 b184: // flag.if.done
 #line 141 "convert.go"
-	r602 = 0; goto b173;
+	r608 = 0; goto b177;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r596 = 0; goto b170;
+	r602 = 0; goto b174;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r591 = 0; goto b168;
+	r596 = 0; goto b171;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r580 = 0; goto b164;
+	r591 = 0; goto b169;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r571 = 0; goto b161;
+	r580 = 0; goto b165;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r565 = 0; goto b158;
+	r571 = 0; goto b162;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r559 = 0; goto b155;
+	r565 = 0; goto b159;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r554 = 0; goto b153;
+	r559 = 0; goto b156;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r543 = 0; goto b149;
+	r554 = 0; goto b154;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r535 = 0; goto b146;
+	r543 = 0; goto b150;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r529 = 0; goto b143;
+	r535 = 0; goto b147;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r523 = 0; goto b140;
+	r529 = 0; goto b144;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r518 = 0; goto b137;
+	r523 = 0; goto b141;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r509 = 0; goto b132;
+	r518 = 0; goto b138;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r500 = 0; goto b129;
+	r509 = 0; goto b133;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r495 = 0; goto b126;
+	r500 = 0; goto b130;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r489 = 0; goto b123;
+	r495 = 0; goto b127;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r484 = 0; goto b121;
+	r489 = 0; goto b124;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r474 = 0; goto b116;
+	r484 = 0; goto b122;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r465 = 0; goto b113;
+	r474 = 0; goto b117;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r459 = 0; goto b110;
+	r465 = 0; goto b114;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r453 = 0; goto b107;
+	r459 = 0; goto b111;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r448 = 0; goto b104;
+	r453 = 0; goto b108;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r438 = 0; goto b99;
+	r448 = 0; goto b105;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r430 = 0; goto b96;
+	r438 = 0; goto b100;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r424 = 0; goto b93;
+	r430 = 0; goto b97;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r418 = 0; goto b90;
+	r424 = 0; goto b94;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r414 = 0; goto b87;
+	r418 = 0; goto b91;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r405 = 0; goto b83;
+	r414 = 0; goto b88;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r396 = 0; goto b80;
+	r405 = 0; goto b84;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r390 = 0; goto b77;
+	r396 = 0; goto b81;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r384 = 0; goto b74;
+	r390 = 0; goto b78;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r379 = 0; goto b72;
+	r384 = 0; goto b75;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r369 = 0; goto b68;
+	r379 = 0; goto b73;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r360 = 0; goto b65;
+	r369 = 0; goto b69;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r354 = 0; goto b62;
+	r360 = 0; goto b66;
 b220: // flag.if.done
 #line 141 "convert.go"
-	r348 = 0; goto b59;
+	r354 = 0; goto b63;
 b221: // flag.if.done
 #line 141 "convert.go"
-	r343 = 0; goto b57;
+	r348 = 0; goto b60;
 b222: // flag.if.done
 #line 141 "convert.go"
-	r333 = 0; goto b53;
+	r343 = 0; goto b58;
 b223: // flag.if.done
 #line 141 "convert.go"
-	r325 = 0; goto b50;
+	r333 = 0; goto b54;
 b224: // flag.if.done
 #line 141 "convert.go"
-	r319 = 0; goto b47;
+	r325 = 0; goto b51;
 b225: // flag.if.done
 #line 141 "convert.go"
-	r313 = 0; goto b44;
+	r319 = 0; goto b48;
 b226: // flag.if.done
 #line 141 "convert.go"
-	r309 = 0; goto b41;
-b227: // exit
+	r313 = 0; goto b45;
+b227: // flag.if.done
+#line 141 "convert.go"
+	r309 = 0; goto b42;
+b228: // exit
 #line 141 "convert.go"
 	return;
-b228: // preheader
+b229: // preheader
 #line 39 "convert.go"
 	r1227 = r2; r1228 = r4 + r1227 * 4; r1229 = (u64)r1 * 4ull; r1230 = r14 + r1227 * 4; r1231 = (u64)r1227 + 1ull;
 #line 93 "convert.go"
@@ -5856,9 +5864,9 @@ b228: // preheader
 	r1237 = (u64)r1231 * 9ull; r1238 = r20 + r1237 * 8; r1239 = r1; r1240 = (u64)r1239 * 9ull; r1241 = (u64)r1240 * 8ull;
 #line 114 "convert.go"
 	r1242 = r1237; r1243 = r22 + r1242 * 1; r1245 = r1240; r1246 = r1245;
-b229: // head (checked)
+b230: // head (checked)
 #line 39 "convert.go"
-	r622 = (u64)r2 + 1ull; r623 = r622 < r3; if (!r623) goto b227; r624 = r2; r625 = (u64)r624 + 1ull;
+	r622 = (u64)r2 + 1ull; r623 = r622 < r3; if (!r623) goto b228; r624 = r2; r625 = (u64)r624 + 1ull;
 	r1180 = r1228; r627 = r1180 + 4ll; r628 = *(i32 *)r627; if ((u64)r625 >= (u64)r15) { qd_site = 0; qd_x = r625; qd_y = r15; goto qd_fault; } r1181 = r1230; r629 = r1181 + 4ll; r630 = *(i32 *)r629; r631 = (u32)r628 + (u32)r630;
 #line 93 "convert.go"
 	r632 = (u64)r625 * 10ull;
@@ -5955,431 +5963,431 @@ b229: // head (checked)
 	r887 = (u64)r676 + 8ull; if ((u64)r887 >= (u64)r21) { qd_site = 19; qd_x = r887; qd_y = r21; goto qd_fault; } r1198 = r701; r912 = r1198 + 64ll; *(double *)r912 = r889;
 	r913 = r676;
 #line 135 "convert.go"
-	r915 = r655; r916 = r915 < 2147483648u; if (!r916) goto b438;
+	r915 = r655; r916 = r915 < 2147483648u; if (!r916) goto b439;
 #line 141 "convert.go"
 	r309 = 1;
-b253: // flag.return (checked)
+b254: // flag.return (checked)
 #line 135 "convert.go"
-	r917 = r631 < 0; if (!r917) goto b437;
+	r917 = r631 < 0; if (!r917) goto b438;
 #line 141 "convert.go"
 	r313 = 2;
-b256: // flag.return (checked)
+b257: // flag.return (checked)
 #line 135 "convert.go"
-	r918 = r309 | r313; r919 = r659; r920 = r919 > 9223372036854775808ull; if (!r920) goto b436;
+	r918 = r309 | r313; r919 = r659; r920 = r919 > 9223372036854775808ull; if (!r920) goto b437;
 #line 141 "convert.go"
 	r319 = 4;
-b259: // flag.return (checked)
+b260: // flag.return (checked)
 #line 135 "convert.go"
 	r921 = r918 | r319;
-	r922 = r651; r923 = r922 >= 32768; if (!r923) goto b435;
+	r922 = r651; r923 = r922 >= 32768; if (!r923) goto b436;
 #line 141 "convert.go"
 	r325 = 8;
-b262: // flag.return (checked)
+b263: // flag.return (checked)
 #line 135 "convert.go"
 	r924 = r921 | r325;
-	r926 = r684; r927 = r678; r928 = r926 == r927; if (!r928) goto b434;
+	r926 = r684; r927 = r678; r928 = r926 == r927; if (!r928) goto b435;
 #line 141 "convert.go"
 	r333 = 16;
-b265: // flag.return (checked)
+b266: // flag.return (checked)
 #line 136 "convert.go"
 	r929 = r924 | r333; r914 = r929;
 #line 115 "convert.go"
 	if ((u64)r913 >= (u64)r23) { qd_site = 20; qd_x = r913; qd_y = r23; goto qd_fault; } r930 = r1243; *(u8 *)r930 = r914;
 	r931 = r702;
 #line 135 "convert.go"
-	r934 = r672; r935 = r934 < 2147483648u; if (!r935) goto b433;
+	r934 = r672; r935 = r934 < 2147483648u; if (!r935) goto b434;
 #line 141 "convert.go"
 	r343 = 1;
-b269: // flag.entry (checked)
+b270: // flag.entry (checked)
 #line 116 "convert.go"
 	r932 = r633;
 #line 135 "convert.go"
-	r936 = (i32)r932; r937 = r936 < 0; if (!r937) goto b432;
+	r936 = (i32)r932; r937 = r936 < 0; if (!r937) goto b433;
 #line 141 "convert.go"
 	r348 = 2;
-b271: // flag.return (checked)
+b272: // flag.return (checked)
 #line 135 "convert.go"
-	r938 = r343 | r348; r939 = r719; r940 = r939 > 9223372036854775808ull; if (!r940) goto b431;
+	r938 = r343 | r348; r939 = r719; r940 = r939 > 9223372036854775808ull; if (!r940) goto b432;
 #line 141 "convert.go"
 	r354 = 4;
-b274: // flag.return (checked)
+b275: // flag.return (checked)
 #line 135 "convert.go"
 	r941 = r938 | r354;
-	r942 = r723; r943 = r942 >= 32768; if (!r943) goto b430;
+	r942 = r723; r943 = r942 >= 32768; if (!r943) goto b431;
 #line 141 "convert.go"
 	r360 = 8;
-b277: // flag.return (checked)
+b278: // flag.return (checked)
 #line 135 "convert.go"
 	r944 = r941 | r360;
-	r947 = r936; r948 = (double)r947; r946 = r711; r949 = r946 == r948; if (!r949) goto b429;
+	r947 = r936; r948 = (double)r947; r946 = r711; r949 = r946 == r948; if (!r949) goto b430;
 #line 141 "convert.go"
 	r369 = 16;
-b280: // flag.return (checked)
+b281: // flag.return (checked)
 #line 136 "convert.go"
 	r950 = r944 | r369; r933 = r950;
 #line 116 "convert.go"
 	if ((u64)r931 >= (u64)r23) { qd_site = 21; qd_x = r931; qd_y = r23; goto qd_fault; } r1199 = r930; r951 = r1199 + 1ll; *(u8 *)r951 = r933;
 	r952 = r729;
 #line 135 "convert.go"
-	r955 = r737; r956 = r955 < 2147483648u; if (!r956) goto b428;
+	r955 = r737; r956 = r955 < 2147483648u; if (!r956) goto b429;
 #line 141 "convert.go"
 	r379 = 1;
-b284: // flag.entry (checked)
+b285: // flag.entry (checked)
 #line 135 "convert.go"
-	r957 = r666; r958 = r957 < 0; if (!r958) goto b427;
+	r957 = r666; r958 = r957 < 0; if (!r958) goto b428;
 #line 141 "convert.go"
 	r384 = 2;
-b286: // flag.return (checked)
+b287: // flag.return (checked)
 #line 135 "convert.go"
-	r959 = r379 | r384; r960 = r746; r961 = r960 > 9223372036854775808ull; if (!r961) goto b426;
+	r959 = r379 | r384; r960 = r746; r961 = r960 > 9223372036854775808ull; if (!r961) goto b427;
 #line 141 "convert.go"
 	r390 = 4;
-b289: // flag.return (checked)
+b290: // flag.return (checked)
 #line 135 "convert.go"
 	r962 = r959 | r390;
-	r963 = r750; r964 = r963 >= 32768; if (!r964) goto b425;
+	r963 = r750; r964 = r963 >= 32768; if (!r964) goto b426;
 #line 141 "convert.go"
 	r396 = 8;
-b292: // flag.return (checked)
+b293: // flag.return (checked)
 #line 135 "convert.go"
 	r965 = r962 | r396;
-	r968 = r666; r969 = (double)r968; r967 = r738; r970 = r967 == r969; if (!r970) goto b424;
+	r968 = r666; r969 = (double)r968; r967 = r738; r970 = r967 == r969; if (!r970) goto b425;
 #line 141 "convert.go"
 	r405 = 16;
-b295: // flag.return (checked)
+b296: // flag.return (checked)
 #line 136 "convert.go"
 	r971 = r965 | r405; r954 = r971;
 #line 117 "convert.go"
 	if ((u64)r952 >= (u64)r23) { qd_site = 22; qd_x = r952; qd_y = r23; goto qd_fault; } r1200 = r930; r972 = r1200 + 2ll; *(u8 *)r972 = r954;
 	r973 = r756;
 #line 135 "convert.go"
-	r976 = r916; if (!r976) goto b423;
+	r976 = r916; if (!r976) goto b424;
 #line 141 "convert.go"
 	r414 = 1;
-b299: // flag.return (checked)
+b300: // flag.return (checked)
 #line 135 "convert.go"
-	r977 = r917; if (!r977) goto b422;
+	r977 = r917; if (!r977) goto b423;
 #line 141 "convert.go"
 	r418 = 2;
-b302: // flag.return (checked)
+b303: // flag.return (checked)
 #line 135 "convert.go"
-	r978 = r414 | r418; r980 = r920; if (!r980) goto b421;
+	r978 = r414 | r418; r980 = r920; if (!r980) goto b422;
 #line 141 "convert.go"
 	r424 = 4;
-b305: // flag.return (checked)
+b306: // flag.return (checked)
 #line 135 "convert.go"
 	r981 = r978 | r424;
-	r983 = r923; if (!r983) goto b420;
+	r983 = r923; if (!r983) goto b421;
 #line 141 "convert.go"
 	r430 = 8;
-b308: // flag.return (checked)
+b309: // flag.return (checked)
 #line 135 "convert.go"
 	r984 = r981 | r430;
-	r988 = r928; if (!r988) goto b419;
+	r988 = r928; if (!r988) goto b420;
 #line 141 "convert.go"
 	r438 = 16;
-b311: // flag.return (checked)
+b312: // flag.return (checked)
 #line 136 "convert.go"
 	r989 = r984 | r438; r974 = r989;
 #line 118 "convert.go"
 	if ((u64)r973 >= (u64)r23) { qd_site = 23; qd_x = r973; qd_y = r23; goto qd_fault; } r1201 = r930; r990 = r1201 + 3ll; *(u8 *)r990 = r974;
 	r991 = r782; r992 = r647;
 #line 135 "convert.go"
-	r994 = r817; r995 = r994 < 2147483648u; if (!r995) goto b418;
+	r994 = r817; r995 = r994 < 2147483648u; if (!r995) goto b419;
 #line 141 "convert.go"
 	r448 = 1;
-b316: // flag.return (checked)
+b317: // flag.return (checked)
 #line 135 "convert.go"
-	r996 = (i32)r992; r997 = r996 < 0; if (!r997) goto b417;
+	r996 = (i32)r992; r997 = r996 < 0; if (!r997) goto b418;
 #line 141 "convert.go"
 	r453 = 2;
-b319: // flag.return (checked)
+b320: // flag.return (checked)
 #line 135 "convert.go"
-	r998 = r448 | r453; r999 = r826; r1000 = r999 > 9223372036854775808ull; if (!r1000) goto b416;
+	r998 = r448 | r453; r999 = r826; r1000 = r999 > 9223372036854775808ull; if (!r1000) goto b417;
 #line 141 "convert.go"
 	r459 = 4;
-b322: // flag.return (checked)
+b323: // flag.return (checked)
 #line 135 "convert.go"
 	r1001 = r998 | r459;
-	r1002 = r830; r1003 = r1002 >= 32768; if (!r1003) goto b415;
+	r1002 = r830; r1003 = r1002 >= 32768; if (!r1003) goto b416;
 #line 141 "convert.go"
 	r465 = 8;
-b325: // flag.return (checked)
+b326: // flag.return (checked)
 #line 135 "convert.go"
 	r1004 = r1001 | r465;
-	r1006 = r818; r1007 = r996; r1008 = (double)r1007; r1009 = r1006 == r1008; if (!r1009) goto b414;
+	r1006 = r818; r1007 = r996; r1008 = (double)r1007; r1009 = r1006 == r1008; if (!r1009) goto b415;
 #line 141 "convert.go"
 	r474 = 16;
-b328: // flag.return (checked)
+b329: // flag.return (checked)
 #line 136 "convert.go"
 	r1010 = r1004 | r474; r993 = r1010;
 #line 119 "convert.go"
 	if ((u64)r991 >= (u64)r23) { qd_site = 24; qd_x = r991; qd_y = r23; goto qd_fault; } r1202 = r930; r1011 = r1202 + 4ll; *(u8 *)r1011 = r993;
 	r1012 = r809;
 #line 135 "convert.go"
-	r1015 = r844; r1016 = r1015 < 2147483648u; if (!r1016) goto b413;
+	r1015 = r844; r1016 = r1015 < 2147483648u; if (!r1016) goto b414;
 #line 141 "convert.go"
 	r484 = 1;
-b333: // flag.entry (checked)
+b334: // flag.entry (checked)
 #line 135 "convert.go"
-	r1017 = r664; r1018 = r1017 < 0; if (!r1018) goto b412;
+	r1017 = r664; r1018 = r1017 < 0; if (!r1018) goto b413;
 #line 141 "convert.go"
 	r489 = 2;
-b335: // flag.return (checked)
+b336: // flag.return (checked)
 #line 135 "convert.go"
-	r1019 = r484 | r489; r1020 = r853; r1021 = r1020 > 9223372036854775808ull; if (!r1021) goto b411;
+	r1019 = r484 | r489; r1020 = r853; r1021 = r1020 > 9223372036854775808ull; if (!r1021) goto b412;
 #line 141 "convert.go"
 	r495 = 4;
-b338: // flag.return (checked)
+b339: // flag.return (checked)
 #line 135 "convert.go"
 	r1022 = r1019 | r495;
-	r1023 = r923; if (!r1023) goto b410;
+	r1023 = r923; if (!r1023) goto b411;
 #line 141 "convert.go"
 	r500 = 8;
-b341: // flag.return (checked)
+b342: // flag.return (checked)
 #line 135 "convert.go"
 	r1024 = r1022 | r500;
-	r1026 = r845; r1027 = r664; r1028 = (double)r1027; r1029 = r1026 == r1028; if (!r1029) goto b409;
+	r1026 = r845; r1027 = r664; r1028 = (double)r1027; r1029 = r1026 == r1028; if (!r1029) goto b410;
 #line 141 "convert.go"
 	r509 = 16;
-b344: // flag.return (checked)
+b345: // flag.return (checked)
 #line 136 "convert.go"
 	r1030 = r1024 | r509; r1014 = r1030;
 #line 120 "convert.go"
 	if ((u64)r1012 >= (u64)r23) { qd_site = 25; qd_x = r1012; qd_y = r23; goto qd_fault; } r1203 = r930; r1031 = r1203 + 5ll; *(u8 *)r1031 = r1014;
 	r1032 = r836; r1033 = r655;
 #line 135 "convert.go"
-	r1035 = r916; if (!r1035) goto b408;
+	r1035 = r916; if (!r1035) goto b409;
 #line 141 "convert.go"
 	r518 = 1;
-b349: // flag.return (checked)
+b350: // flag.return (checked)
 #line 135 "convert.go"
-	r1036 = (i32)r1033; r1037 = r1036 < 0; if (!r1037) goto b407;
+	r1036 = (i32)r1033; r1037 = r1036 < 0; if (!r1037) goto b408;
 #line 141 "convert.go"
 	r523 = 2;
-b352: // flag.return (checked)
+b353: // flag.return (checked)
 #line 135 "convert.go"
-	r1038 = r518 | r523; r1039 = r877; r1040 = r1039 > 9223372036854775808ull; if (!r1040) goto b406;
+	r1038 = r518 | r523; r1039 = r877; r1040 = r1039 > 9223372036854775808ull; if (!r1040) goto b407;
 #line 141 "convert.go"
 	r529 = 4;
-b355: // flag.return (checked)
+b356: // flag.return (checked)
 #line 135 "convert.go"
 	r1041 = r1038 | r529;
-	r1042 = r881; r1043 = r1042 >= 32768; if (!r1043) goto b405;
+	r1042 = r881; r1043 = r1042 >= 32768; if (!r1043) goto b406;
 #line 141 "convert.go"
 	r535 = 8;
-b358: // flag.return (checked)
+b359: // flag.return (checked)
 #line 135 "convert.go"
 	r1044 = r1041 | r535;
-	r1045 = r684; r1046 = r1036; r1047 = (double)r1046; r1048 = r1045 == r1047; if (!r1048) goto b404;
+	r1045 = r684; r1046 = r1036; r1047 = (double)r1046; r1048 = r1045 == r1047; if (!r1048) goto b405;
 #line 141 "convert.go"
 	r543 = 16;
-b361: // flag.return (checked)
+b362: // flag.return (checked)
 #line 136 "convert.go"
 	r1049 = r1044 | r543; r1034 = r1049;
 #line 121 "convert.go"
 	if ((u64)r1032 >= (u64)r23) { qd_site = 26; qd_x = r1032; qd_y = r23; goto qd_fault; } r1204 = r930; r1050 = r1204 + 6ll; *(u8 *)r1050 = r1034;
 	r1051 = r862; r1052 = r633; r1053 = (u32)r1052 + 1u;
 #line 135 "convert.go"
-	r1055 = (u32)r1053; r1056 = r1055 < 2147483648u; if (!r1056) goto b403;
+	r1055 = (u32)r1053; r1056 = r1055 < 2147483648u; if (!r1056) goto b404;
 #line 141 "convert.go"
 	r554 = 1;
-b365: // flag.entry (checked)
+b366: // flag.entry (checked)
 #line 135 "convert.go"
-	r1057 = (i32)r1053; r1058 = r1057 < 0; if (!r1058) goto b402;
+	r1057 = (i32)r1053; r1058 = r1057 < 0; if (!r1058) goto b403;
 #line 141 "convert.go"
 	r559 = 2;
-b367: // flag.return (checked)
+b368: // flag.return (checked)
 #line 135 "convert.go"
-	r1059 = r554 | r559; r1060 = (u64)r1053; r1061 = r1060 > 9223372036854775808ull; if (!r1061) goto b401;
+	r1059 = r554 | r559; r1060 = (u64)r1053; r1061 = r1060 > 9223372036854775808ull; if (!r1061) goto b402;
 #line 141 "convert.go"
 	r565 = 4;
-b370: // flag.return (checked)
+b371: // flag.return (checked)
 #line 135 "convert.go"
 	r1062 = r1059 | r565;
-	r1063 = (u16)r1053; r1064 = r1063 >= 32768; if (!r1064) goto b400;
+	r1063 = (u16)r1053; r1064 = r1063 >= 32768; if (!r1064) goto b401;
 #line 141 "convert.go"
 	r571 = 8;
-b373: // flag.return (checked)
+b374: // flag.return (checked)
 #line 135 "convert.go"
 	r1065 = r1062 | r571;
-	r1066 = r1055; r1067 = (double)r1066; r1068 = r1057; r1069 = (double)r1068; r1070 = r1067 == r1069; if (!r1070) goto b399;
+	r1066 = r1055; r1067 = (double)r1066; r1068 = r1057; r1069 = (double)r1068; r1070 = r1067 == r1069; if (!r1070) goto b400;
 #line 141 "convert.go"
 	r580 = 16;
-b376: // flag.return (checked)
+b377: // flag.return (checked)
 #line 136 "convert.go"
 	r1071 = r1065 | r580; r1054 = r1071;
 #line 122 "convert.go"
 	if ((u64)r1051 >= (u64)r23) { qd_site = 27; qd_x = r1051; qd_y = r23; goto qd_fault; } r1205 = r930; r1072 = r1205 + 7ll; *(u8 *)r1072 = r1054;
 	r1073 = r887; r1074 = r637; r1075 = (u32)r1074 - 1u;
 #line 135 "convert.go"
-	r1077 = (u32)r1075; r1078 = r1077 < 2147483648u; if (!r1078) goto b398;
+	r1077 = (u32)r1075; r1078 = r1077 < 2147483648u; if (!r1078) goto b399;
 #line 141 "convert.go"
 	r591 = 1;
-b380: // flag.entry (checked)
+b381: // flag.entry (checked)
 #line 135 "convert.go"
-	r1079 = (i32)r1075; r1080 = r1079 < 0; if (!r1080) goto b397;
+	r1079 = (i32)r1075; r1080 = r1079 < 0; if (!r1080) goto b398;
 #line 141 "convert.go"
 	r596 = 2;
-b382: // flag.return (checked)
+b383: // flag.return (checked)
 #line 135 "convert.go"
-	r1081 = r591 | r596; r1082 = (u64)r1075; r1083 = r1082 > 9223372036854775808ull; if (!r1083) goto b396;
+	r1081 = r591 | r596; r1082 = (u64)r1075; r1083 = r1082 > 9223372036854775808ull; if (!r1083) goto b397;
 #line 141 "convert.go"
 	r602 = 4;
-b385: // flag.return (checked)
+b386: // flag.return (checked)
 #line 135 "convert.go"
 	r1084 = r1081 | r602;
-	r1085 = (u16)r1075; r1086 = r1085 >= 32768; if (!r1086) goto b395;
+	r1085 = (u16)r1075; r1086 = r1085 >= 32768; if (!r1086) goto b396;
 #line 141 "convert.go"
 	r608 = 8;
-b388: // flag.return (checked)
+b389: // flag.return (checked)
 #line 135 "convert.go"
 	r1087 = r1084 | r608;
-	r1088 = r1077; r1089 = (double)r1088; r1090 = r1079; r1091 = (double)r1090; r1092 = r1089 == r1091; if (!r1092) goto b394;
+	r1088 = r1077; r1089 = (double)r1088; r1090 = r1079; r1091 = (double)r1090; r1092 = r1089 == r1091; if (!r1092) goto b395;
 #line 141 "convert.go"
 	r617 = 16;
-b391: // flag.return (checked)
+b392: // flag.return (checked)
 #line 136 "convert.go"
 	r1093 = r1087 | r617; r1076 = r1093;
 #line 123 "convert.go"
 	if ((u64)r1073 >= (u64)r23) { qd_site = 28; qd_x = r1073; qd_y = r23; goto qd_fault; } r1206 = r930; r1094 = r1206 + 8ll; *(u8 *)r1094 = r1076;
 #line 39 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1228 = r1228 + r1229 * 1; r1230 = r1230 + r1229 * 1; r1233 = r1233 + r1236 * 1; r1238 = r1238 + r1241 * 1; r1243 = r1243 + r1246 * 1; goto b229;
-b394: // flag.if.done (checked)
-#line 141 "convert.go"
-	r617 = 0; goto b391;
+	r2 = (u64)r2 + (u64)r1; r1228 = r1228 + r1229 * 1; r1230 = r1230 + r1229 * 1; r1233 = r1233 + r1236 * 1; r1238 = r1238 + r1241 * 1; r1243 = r1243 + r1246 * 1; goto b230;
 b395: // flag.if.done (checked)
 #line 141 "convert.go"
-	r608 = 0; goto b388;
+	r617 = 0; goto b392;
 b396: // flag.if.done (checked)
 #line 141 "convert.go"
-	r602 = 0; goto b385;
+	r608 = 0; goto b389;
 b397: // flag.if.done (checked)
 #line 141 "convert.go"
-	r596 = 0; goto b382;
+	r602 = 0; goto b386;
 b398: // flag.if.done (checked)
 #line 141 "convert.go"
-	r591 = 0; goto b380;
+	r596 = 0; goto b383;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r580 = 0; goto b376;
+	r591 = 0; goto b381;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r571 = 0; goto b373;
+	r580 = 0; goto b377;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r565 = 0; goto b370;
+	r571 = 0; goto b374;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r559 = 0; goto b367;
+	r565 = 0; goto b371;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r554 = 0; goto b365;
+	r559 = 0; goto b368;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r543 = 0; goto b361;
+	r554 = 0; goto b366;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r535 = 0; goto b358;
+	r543 = 0; goto b362;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r529 = 0; goto b355;
+	r535 = 0; goto b359;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r523 = 0; goto b352;
+	r529 = 0; goto b356;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r518 = 0; goto b349;
+	r523 = 0; goto b353;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r509 = 0; goto b344;
+	r518 = 0; goto b350;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r500 = 0; goto b341;
+	r509 = 0; goto b345;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r495 = 0; goto b338;
+	r500 = 0; goto b342;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r489 = 0; goto b335;
+	r495 = 0; goto b339;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r484 = 0; goto b333;
+	r489 = 0; goto b336;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r474 = 0; goto b328;
+	r484 = 0; goto b334;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r465 = 0; goto b325;
+	r474 = 0; goto b329;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r459 = 0; goto b322;
+	r465 = 0; goto b326;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r453 = 0; goto b319;
+	r459 = 0; goto b323;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r448 = 0; goto b316;
+	r453 = 0; goto b320;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r438 = 0; goto b311;
+	r448 = 0; goto b317;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r430 = 0; goto b308;
+	r438 = 0; goto b312;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r424 = 0; goto b305;
+	r430 = 0; goto b309;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r418 = 0; goto b302;
+	r424 = 0; goto b306;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r414 = 0; goto b299;
+	r418 = 0; goto b303;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r405 = 0; goto b295;
+	r414 = 0; goto b300;
 b425: // flag.if.done (checked)
 #line 141 "convert.go"
-	r396 = 0; goto b292;
+	r405 = 0; goto b296;
 b426: // flag.if.done (checked)
 #line 141 "convert.go"
-	r390 = 0; goto b289;
+	r396 = 0; goto b293;
 b427: // flag.if.done (checked)
 #line 141 "convert.go"
-	r384 = 0; goto b286;
+	r390 = 0; goto b290;
 b428: // flag.if.done (checked)
 #line 141 "convert.go"
-	r379 = 0; goto b284;
+	r384 = 0; goto b287;
 b429: // flag.if.done (checked)
 #line 141 "convert.go"
-	r369 = 0; goto b280;
+	r379 = 0; goto b285;
 b430: // flag.if.done (checked)
 #line 141 "convert.go"
-	r360 = 0; goto b277;
+	r369 = 0; goto b281;
 b431: // flag.if.done (checked)
 #line 141 "convert.go"
-	r354 = 0; goto b274;
+	r360 = 0; goto b278;
 b432: // flag.if.done (checked)
 #line 141 "convert.go"
-	r348 = 0; goto b271;
+	r354 = 0; goto b275;
 b433: // flag.if.done (checked)
 #line 141 "convert.go"
-	r343 = 0; goto b269;
+	r348 = 0; goto b272;
 b434: // flag.if.done (checked)
 #line 141 "convert.go"
-	r333 = 0; goto b265;
+	r343 = 0; goto b270;
 b435: // flag.if.done (checked)
 #line 141 "convert.go"
-	r325 = 0; goto b262;
+	r333 = 0; goto b266;
 b436: // flag.if.done (checked)
 #line 141 "convert.go"
-	r319 = 0; goto b259;
+	r325 = 0; goto b263;
 b437: // flag.if.done (checked)
 #line 141 "convert.go"
-	r313 = 0; goto b256;
+	r319 = 0; goto b260;
 b438: // flag.if.done (checked)
 #line 141 "convert.go"
-	r309 = 0; goto b253;
+	r313 = 0; goto b257;
+b439: // flag.if.done (checked)
+#line 141 "convert.go"
+	r309 = 0; goto b254;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -6408,7 +6416,8 @@ extern "C" __global__ void ConvertInt64_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	bool r1043 = 0, r1046 = 0, r1049 = 0, r1054 = 0, r1062 = 0, r1064 = 0, r1067 = 0, r1070 = 0;
 	bool r1076 = 0, r1084 = 0, r1086 = 0, r1089 = 0, r1092 = 0, r1098 = 0, r1105 = 0, r1109 = 0;
 	bool r1115 = 0, r1119 = 0, r1122 = 0, r1124 = 0, r1127 = 0, r1131 = 0, r1135 = 0, r1138 = 0;
-	bool r1140 = 0, r1143 = 0, r1147 = 0, r1149 = 0, r1153 = 0, r1154 = 0, r1158 = 0;
+	bool r1140 = 0, r1143 = 0, r1147 = 0, r1149 = 0, r1153 = 0, r1154 = 0, r1158 = 0, r1255 = 0;
+	bool r1259 = 0, r1261 = 0, r1264 = 0, r1266 = 0;
 	i8 r25 = 0, r63 = 0, r95 = 0, r341 = 0, r552 = 0, r553 = 0, r636 = 0, r674 = 0;
 	i8 r706 = 0, r937 = 0, r1058 = 0, r1059 = 0;
 	i16 r29 = 0, r57 = 0, r122 = 0, r377 = 0, r589 = 0, r590 = 0, r640 = 0, r668 = 0;
@@ -6418,7 +6427,7 @@ extern "C" __global__ void ConvertInt64_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i32 r524 = 0, r543 = 0, r560 = 0, r580 = 0, r597 = 0, r617 = 0, r644 = 0, r667 = 0;
 	i32 r669 = 0, r670 = 0, r760 = 0, r920 = 0, r931 = 0, r941 = 0, r952 = 0, r962 = 0;
 	i32 r973 = 0, r979 = 0, r1002 = 0, r1013 = 0, r1023 = 0, r1033 = 0, r1042 = 0, r1052 = 0;
-	i32 r1063 = 0, r1074 = 0, r1085 = 0, r1096 = 0;
+	i32 r1063 = 0, r1074 = 0, r1085 = 0, r1096 = 0, r1253 = 0, r1257 = 0, r1262 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r12 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0;
 	i64 r26 = 0, r28 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0;
@@ -6435,7 +6444,8 @@ extern "C" __global__ void ConvertInt64_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i64 r1218 = 0, r1220 = 0, r1221 = 0, r1222 = 0, r1223 = 0, r1225 = 0, r1226 = 0, r1227 = 0;
 	i64 r1228 = 0, r1230 = 0, r1231 = 0, r1232 = 0, r1233 = 0, r1235 = 0, r1237 = 0, r1238 = 0;
 	i64 r1240 = 0, r1241 = 0, r1242 = 0, r1243 = 0, r1245 = 0, r1246 = 0, r1247 = 0, r1248 = 0;
-	i64 r1250 = 0, r1251 = 0, r1252 = 0;
+	i64 r1250 = 0, r1251 = 0, r1252 = 0, r1254 = 0, r1256 = 0, r1258 = 0, r1260 = 0, r1263 = 0;
+	i64 r1265 = 0;
 	u8 r39 = 0, r202 = 0, r306 = 0, r309 = 0, r311 = 0, r314 = 0, r316 = 0, r317 = 0;
 	u8 r320 = 0, r322 = 0, r323 = 0, r326 = 0, r328 = 0, r329 = 0, r335 = 0, r337 = 0;
 	u8 r338 = 0, r342 = 0, r345 = 0, r347 = 0, r350 = 0, r352 = 0, r353 = 0, r356 = 0;
@@ -6566,16 +6576,16 @@ extern "C" __global__ void ConvertInt64_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	r5 = p1; r3 = r5; r1106 = (u64)r3; r1107 = r1106 + 18446744073709551615ull; r1110 = r1107 - 1ull; r1111 = (u64)r2; r1112 = r1110 - r1111; r1113 = r1101 - 1ull; r1114 = r1113 - r1104; r1115 = r1112 <= r1114;
 	r19 = p5; r1116 = (u64)r19; r1117 = (u64)r1103 * 10ull; r1118 = (u64)r1117; r1119 = r1118 < r1116; r1120 = r1116 - 1ull; r1121 = r1120 - r1118; r1122 = r1112 <= 922337203685477580ull; r1123 = r1112 * 10ull; r1124 = r1123 <= r1121; r1125 = (u64)r1117 + 9ull; r1126 = (u64)r1125; r1127 = r1126 < r1116; r1128 = r1120; r1129 = r1128 - r1126; r1130 = r1123; r1131 = r1130 <= r1129; r21 = p7; r1132 = (u64)r21; r1133 = (u64)r1103 * 9ull; r1134 = (u64)r1133; r1135 = r1134 < r1132; r1136 = r1132 - 1ull; r1137 = r1136 - r1134; r1138 = r1112 <= 1024819115206086200ull; r1139 = r1112 * 9ull; r1140 = r1139 <= r1137; r1141 = (u64)r1133 + 8ull; r1142 = (u64)r1141; r1143 = r1142 < r1132; r1144 = r1136; r1145 = r1144 - r1142; r1146 = r1139; r1147 = r1146 <= r1145; r23 = p9; r1148 = (u64)r23; r1149 = r1134 < r1148; r1150 = r1148 - 1ull; r1151 = r1150 - r1134; r1152 = r1139; r1153 = r1152 <= r1151; r1154 = r1142 < r1148; r1155 = r1150; r1156 = r1155 - r1142; r1157 = r1139; r1158 = r1157 <= r1156; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 46 "convert.go"
-	r4 = p0; if (!r1105) goto b230; r1108 = r1107 + 4611686018427387904ull; r1109 = r1108 <= 9223372036854775808ull; if (!r1109) goto b230; if (!r1115) goto b230; if (!r1119) goto b230; if (!r1122) goto b230; if (!r1124) goto b230; if (!r1127) goto b230; if (!r1131) goto b230; if (!r1135) goto b230; if (!r1138) goto b230; if (!r1140) goto b230; if (!r1143) goto b230; if (!r1147) goto b230; if (!r1149) goto b230; if (!r1153) goto b230; if (!r1154) goto b230; if (!r1158) goto b230; r1213 = r2; r1214 = r4 + r1213 * 8; r1215 = (u64)r1 * 8ull; r1216 = r14 + r1213 * 8; r1217 = (u64)r1213 + 1ull;
+	r4 = p0; if (!r1105) goto b231; r1108 = r1107 + 4611686018427387904ull; r1109 = r1108 <= 9223372036854775808ull; if (!r1109) goto b231; if (!r1115) goto b231; if (!r1119) goto b231; if (!r1122) goto b231; if (!r1124) goto b231; if (!r1127) goto b231; if (!r1131) goto b231; if (!r1135) goto b231; if (!r1138) goto b231; if (!r1140) goto b231; if (!r1143) goto b231; if (!r1147) goto b231; if (!r1149) goto b231; if (!r1153) goto b231; if (!r1154) goto b231; if (!r1158) goto b231; r1213 = r2; r1214 = r4 + r1213 * 8; r1216 = r14 + r1213 * 8; r1217 = (u64)r1213 + 1ull;
 #line 93 "convert.go"
-	r1218 = (u64)r1217 * 10ull; r1219 = r18 + r1218 * 8; r1220 = r1; r1221 = (u64)r1220 * 10ull; r1222 = (u64)r1221 * 8ull;
+	r1218 = (u64)r1217 * 10ull; r1219 = r18 + r1218 * 8;
 #line 104 "convert.go"
-	r1223 = (u64)r1217 * 9ull; r1224 = r20 + r1223 * 8; r1225 = r1; r1226 = (u64)r1225 * 9ull; r1227 = (u64)r1226 * 8ull;
+	r1223 = (u64)r1217 * 9ull; r1224 = r20 + r1223 * 8; r1225 = r1; r1226 = (u64)r1225 * 9ull;
 #line 114 "convert.go"
-	r1228 = r1223; r1229 = r22 + r1228 * 1; r1231 = r1226; r1232 = r1231;
-b19: // head
+	r1228 = r1223; r1229 = r22 + r1228 * 1; r1231 = r1226; r1232 = r1231; r1253 = (i32)r1; r1254 = (i64)r1253; r1255 = r1254 == r1; r1256 = (u64)r1254 * 8ull; r1220 = r1; r1221 = (u64)r1220 * 10ull; r1257 = (i32)r1221; r1258 = (i64)r1257; r1259 = r1258 == r1221; r1260 = (u64)r1258 * 8ull; r1261 = r1255 & r1259; r1262 = (i32)r1226; r1263 = (i64)r1262; r1264 = r1263 == r1226; r1265 = (u64)r1263 * 8ull; r1266 = r1261 & r1264; if (!r1266) goto b231;
+b20: // head
 #line 46 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b229;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b230;
 	r1159 = r1214; r11 = r1159 + 8ll; r12 = *(i64 *)r11; r1160 = r1216; r13 = r1160 + 8ll; r16 = *(i64 *)r13; r17 = (u64)r12 + (u64)r16;
 #line 94 "convert.go"
 	r25 = (i8)r17; r26 = (i64)r25; r27 = r1219; *(i64 *)r27 = r26;
@@ -6673,431 +6683,431 @@ b19: // head
 #line 113 "convert.go"
 	r1177 = r93; r304 = r1177 + 64ll; *(double *)r304 = r281;
 #line 135 "convert.go"
-	r307 = r47; r308 = r307 < 2147483648u; if (!r308) goto b228;
+	r307 = r47; r308 = r307 < 2147483648u; if (!r308) goto b229;
 #line 141 "convert.go"
 	r309 = 1;
-b42: // flag.return
+b43: // flag.return
 #line 135 "convert.go"
-	r312 = r33; r313 = r312 < 0; if (!r313) goto b227;
+	r312 = r33; r313 = r312 < 0; if (!r313) goto b228;
 #line 141 "convert.go"
 	r314 = 2;
-b45: // flag.return
+b46: // flag.return
 #line 135 "convert.go"
-	r317 = r309 | r314; r318 = r51; r319 = r318 > 9223372036854775808ull; if (!r319) goto b226;
+	r317 = r309 | r314; r318 = r51; r319 = r318 > 9223372036854775808ull; if (!r319) goto b227;
 #line 141 "convert.go"
 	r320 = 4;
-b48: // flag.return
+b49: // flag.return
 #line 135 "convert.go"
 	r323 = r317 | r320;
-	r324 = r43; r325 = r324 >= 32768; if (!r325) goto b225;
+	r324 = r43; r325 = r324 >= 32768; if (!r325) goto b226;
 #line 141 "convert.go"
 	r326 = 8;
-b51: // flag.return
+b52: // flag.return
 #line 135 "convert.go"
 	r329 = r323 | r326;
-	r333 = r151; r331 = r76; r334 = r331 == r333; if (!r334) goto b224;
+	r333 = r151; r331 = r76; r334 = r331 == r333; if (!r334) goto b225;
 #line 141 "convert.go"
 	r335 = 16;
-b54: // flag.return
+b55: // flag.return
 #line 136 "convert.go"
 	r338 = r329 | r335; r306 = r338;
 #line 115 "convert.go"
 	r339 = r1229; *(u8 *)r339 = r306;
 #line 135 "convert.go"
-	r343 = r64; r344 = r343 < 2147483648u; if (!r344) goto b223;
+	r343 = r64; r344 = r343 < 2147483648u; if (!r344) goto b224;
 #line 141 "convert.go"
 	r345 = 1;
-b58: // flag.entry
+b59: // flag.entry
 #line 116 "convert.go"
 	r341 = r25;
 #line 135 "convert.go"
-	r348 = (i32)r341; r349 = r348 < 0; if (!r349) goto b222;
+	r348 = (i32)r341; r349 = r348 < 0; if (!r349) goto b223;
 #line 141 "convert.go"
 	r350 = 2;
-b60: // flag.return
+b61: // flag.return
 #line 135 "convert.go"
-	r353 = r345 | r350; r354 = r111; r355 = r354 > 9223372036854775808ull; if (!r355) goto b221;
+	r353 = r345 | r350; r354 = r111; r355 = r354 > 9223372036854775808ull; if (!r355) goto b222;
 #line 141 "convert.go"
 	r356 = 4;
-b63: // flag.return
+b64: // flag.return
 #line 135 "convert.go"
 	r359 = r353 | r356;
-	r360 = r115; r361 = r360 >= 32768; if (!r361) goto b220;
+	r360 = r115; r361 = r360 >= 32768; if (!r361) goto b221;
 #line 141 "convert.go"
 	r362 = 8;
-b66: // flag.return
+b67: // flag.return
 #line 135 "convert.go"
 	r365 = r359 | r362;
-	r368 = r348; r369 = (double)r368; r367 = r103; r370 = r367 == r369; if (!r370) goto b219;
+	r368 = r348; r369 = (double)r368; r367 = r103; r370 = r367 == r369; if (!r370) goto b220;
 #line 141 "convert.go"
 	r371 = 16;
-b69: // flag.return
+b70: // flag.return
 #line 136 "convert.go"
 	r374 = r365 | r371; r342 = r374;
 #line 116 "convert.go"
 	r1178 = r339; r375 = r1178 + 1ll; *(u8 *)r375 = r342;
 #line 135 "convert.go"
-	r379 = r129; r380 = r379 < 2147483648u; if (!r380) goto b218;
+	r379 = r129; r380 = r379 < 2147483648u; if (!r380) goto b219;
 #line 141 "convert.go"
 	r381 = 1;
-b73: // flag.entry
+b74: // flag.entry
 #line 135 "convert.go"
-	r384 = r58; r385 = r384 < 0; if (!r385) goto b217;
+	r384 = r58; r385 = r384 < 0; if (!r385) goto b218;
 #line 141 "convert.go"
 	r386 = 2;
-b75: // flag.return
+b76: // flag.return
 #line 135 "convert.go"
-	r389 = r381 | r386; r390 = r138; r391 = r390 > 9223372036854775808ull; if (!r391) goto b216;
+	r389 = r381 | r386; r390 = r138; r391 = r390 > 9223372036854775808ull; if (!r391) goto b217;
 #line 141 "convert.go"
 	r392 = 4;
-b78: // flag.return
+b79: // flag.return
 #line 135 "convert.go"
 	r395 = r389 | r392;
-	r396 = r142; r397 = r396 >= 32768; if (!r397) goto b215;
+	r396 = r142; r397 = r396 >= 32768; if (!r397) goto b216;
 #line 141 "convert.go"
 	r398 = 8;
-b81: // flag.return
+b82: // flag.return
 #line 135 "convert.go"
 	r401 = r395 | r398;
-	r404 = r58; r405 = (double)r404; r403 = r130; r406 = r403 == r405; if (!r406) goto b214;
+	r404 = r58; r405 = (double)r404; r403 = r130; r406 = r403 == r405; if (!r406) goto b215;
 #line 141 "convert.go"
 	r407 = 16;
-b84: // flag.return
+b85: // flag.return
 #line 136 "convert.go"
 	r410 = r401 | r407; r378 = r410;
 #line 117 "convert.go"
 	r1179 = r339; r411 = r1179 + 2ll; *(u8 *)r411 = r378;
 #line 135 "convert.go"
-	r415 = r156; r416 = r415 < 2147483648u; if (!r416) goto b213;
+	r415 = r156; r416 = r415 < 2147483648u; if (!r416) goto b214;
 #line 141 "convert.go"
 	r417 = 1;
-b89: // flag.return
+b90: // flag.return
 #line 135 "convert.go"
-	r420 = r313; if (!r420) goto b212;
+	r420 = r313; if (!r420) goto b213;
 #line 141 "convert.go"
 	r421 = 2;
-b92: // flag.return
+b93: // flag.return
 #line 135 "convert.go"
-	r424 = r417 | r421; r425 = r165; r426 = r425 > 9223372036854775808ull; if (!r426) goto b211;
+	r424 = r417 | r421; r425 = r165; r426 = r425 > 9223372036854775808ull; if (!r426) goto b212;
 #line 141 "convert.go"
 	r427 = 4;
-b95: // flag.return
+b96: // flag.return
 #line 135 "convert.go"
 	r430 = r424 | r427;
-	r431 = r169; r432 = r431 >= 32768; if (!r432) goto b210;
+	r431 = r169; r432 = r431 >= 32768; if (!r432) goto b211;
 #line 141 "convert.go"
 	r433 = 8;
-b98: // flag.return
+b99: // flag.return
 #line 135 "convert.go"
 	r436 = r430 | r433;
-	r438 = r157; r439 = r151; r440 = r438 == r439; if (!r440) goto b209;
+	r438 = r157; r439 = r151; r440 = r438 == r439; if (!r440) goto b210;
 #line 141 "convert.go"
 	r441 = 16;
-b101: // flag.return
+b102: // flag.return
 #line 136 "convert.go"
 	r444 = r436 | r441; r414 = r444;
 #line 118 "convert.go"
 	r1180 = r339; r445 = r1180 + 3ll; *(u8 *)r445 = r414;
 	r447 = r39;
 #line 135 "convert.go"
-	r449 = r209; r450 = r449 < 2147483648u; if (!r450) goto b208;
+	r449 = r209; r450 = r449 < 2147483648u; if (!r450) goto b209;
 #line 141 "convert.go"
 	r451 = 1;
-b106: // flag.return
+b107: // flag.return
 #line 135 "convert.go"
-	r454 = (i32)r447; r455 = r454 < 0; if (!r455) goto b207;
+	r454 = (i32)r447; r455 = r454 < 0; if (!r455) goto b208;
 #line 141 "convert.go"
 	r456 = 2;
-b109: // flag.return
+b110: // flag.return
 #line 135 "convert.go"
-	r459 = r451 | r456; r460 = r218; r461 = r460 > 9223372036854775808ull; if (!r461) goto b206;
+	r459 = r451 | r456; r460 = r218; r461 = r460 > 9223372036854775808ull; if (!r461) goto b207;
 #line 141 "convert.go"
 	r462 = 4;
-b112: // flag.return
+b113: // flag.return
 #line 135 "convert.go"
 	r465 = r459 | r462;
-	r466 = r222; r467 = r466 >= 32768; if (!r467) goto b205;
+	r466 = r222; r467 = r466 >= 32768; if (!r467) goto b206;
 #line 141 "convert.go"
 	r468 = 8;
-b115: // flag.return
+b116: // flag.return
 #line 135 "convert.go"
 	r471 = r465 | r468;
-	r473 = r210; r474 = r454; r475 = (double)r474; r476 = r473 == r475; if (!r476) goto b204;
+	r473 = r210; r474 = r454; r475 = (double)r474; r476 = r473 == r475; if (!r476) goto b205;
 #line 141 "convert.go"
 	r477 = 16;
-b118: // flag.return
+b119: // flag.return
 #line 136 "convert.go"
 	r480 = r471 | r477; r448 = r480;
 #line 119 "convert.go"
 	r1181 = r339; r481 = r1181 + 4ll; *(u8 *)r481 = r448;
 #line 135 "convert.go"
-	r485 = r236; r486 = r485 < 2147483648u; if (!r486) goto b203;
+	r485 = r236; r486 = r485 < 2147483648u; if (!r486) goto b204;
 #line 141 "convert.go"
 	r487 = 1;
-b123: // flag.entry
+b124: // flag.entry
 #line 135 "convert.go"
-	r490 = r56; r491 = r490 < 0; if (!r491) goto b202;
+	r490 = r56; r491 = r490 < 0; if (!r491) goto b203;
 #line 141 "convert.go"
 	r492 = 2;
-b125: // flag.return
+b126: // flag.return
 #line 135 "convert.go"
-	r495 = r487 | r492; r496 = r245; r497 = r496 > 9223372036854775808ull; if (!r497) goto b201;
+	r495 = r487 | r492; r496 = r245; r497 = r496 > 9223372036854775808ull; if (!r497) goto b202;
 #line 141 "convert.go"
 	r498 = 4;
-b128: // flag.return
+b129: // flag.return
 #line 135 "convert.go"
 	r501 = r495 | r498;
-	r502 = r325; if (!r502) goto b200;
+	r502 = r325; if (!r502) goto b201;
 #line 141 "convert.go"
 	r503 = 8;
-b131: // flag.return
+b132: // flag.return
 #line 135 "convert.go"
 	r506 = r501 | r503;
-	r508 = r237; r509 = r56; r510 = (double)r509; r511 = r508 == r510; if (!r511) goto b199;
+	r508 = r237; r509 = r56; r510 = (double)r509; r511 = r508 == r510; if (!r511) goto b200;
 #line 141 "convert.go"
 	r512 = 16;
-b134: // flag.return
+b135: // flag.return
 #line 136 "convert.go"
 	r515 = r506 | r512; r484 = r515;
 #line 120 "convert.go"
 	r1182 = r339; r516 = r1182 + 5ll; *(u8 *)r516 = r484;
 	r518 = r47;
 #line 135 "convert.go"
-	r520 = r308; if (!r520) goto b198;
+	r520 = r308; if (!r520) goto b199;
 #line 141 "convert.go"
 	r521 = 1;
-b139: // flag.return
+b140: // flag.return
 #line 135 "convert.go"
-	r524 = (i32)r518; r525 = r524 < 0; if (!r525) goto b197;
+	r524 = (i32)r518; r525 = r524 < 0; if (!r525) goto b198;
 #line 141 "convert.go"
 	r526 = 2;
-b142: // flag.return
+b143: // flag.return
 #line 135 "convert.go"
-	r529 = r521 | r526; r530 = r269; r531 = r530 > 9223372036854775808ull; if (!r531) goto b196;
+	r529 = r521 | r526; r530 = r269; r531 = r530 > 9223372036854775808ull; if (!r531) goto b197;
 #line 141 "convert.go"
 	r532 = 4;
-b145: // flag.return
+b146: // flag.return
 #line 135 "convert.go"
 	r535 = r529 | r532;
-	r536 = r273; r537 = r536 >= 32768; if (!r537) goto b195;
+	r536 = r273; r537 = r536 >= 32768; if (!r537) goto b196;
 #line 141 "convert.go"
 	r538 = 8;
-b148: // flag.return
+b149: // flag.return
 #line 135 "convert.go"
 	r541 = r535 | r538;
-	r542 = r76; r543 = r524; r544 = (double)r543; r545 = r542 == r544; if (!r545) goto b194;
+	r542 = r76; r543 = r524; r544 = (double)r543; r545 = r542 == r544; if (!r545) goto b195;
 #line 141 "convert.go"
 	r546 = 16;
-b151: // flag.return
+b152: // flag.return
 #line 136 "convert.go"
 	r549 = r541 | r546; r519 = r549;
 #line 121 "convert.go"
 	r1183 = r339; r550 = r1183 + 6ll; *(u8 *)r550 = r519;
 	r552 = r25; r553 = (u32)r552 + 1u;
 #line 135 "convert.go"
-	r555 = (u32)r553; r556 = r555 < 2147483648u; if (!r556) goto b193;
+	r555 = (u32)r553; r556 = r555 < 2147483648u; if (!r556) goto b194;
 #line 141 "convert.go"
 	r557 = 1;
-b155: // flag.entry
+b156: // flag.entry
 #line 135 "convert.go"
-	r560 = (i32)r553; r561 = r560 < 0; if (!r561) goto b192;
+	r560 = (i32)r553; r561 = r560 < 0; if (!r561) goto b193;
 #line 141 "convert.go"
 	r562 = 2;
-b157: // flag.return
+b158: // flag.return
 #line 135 "convert.go"
-	r565 = r557 | r562; r566 = (u64)r553; r567 = r566 > 9223372036854775808ull; if (!r567) goto b191;
+	r565 = r557 | r562; r566 = (u64)r553; r567 = r566 > 9223372036854775808ull; if (!r567) goto b192;
 #line 141 "convert.go"
 	r568 = 4;
-b160: // flag.return
+b161: // flag.return
 #line 135 "convert.go"
 	r571 = r565 | r568;
-	r572 = (u16)r553; r573 = r572 >= 32768; if (!r573) goto b190;
+	r572 = (u16)r553; r573 = r572 >= 32768; if (!r573) goto b191;
 #line 141 "convert.go"
 	r574 = 8;
-b163: // flag.return
+b164: // flag.return
 #line 135 "convert.go"
 	r577 = r571 | r574;
-	r578 = r555; r579 = (double)r578; r580 = r560; r581 = (double)r580; r582 = r579 == r581; if (!r582) goto b189;
+	r578 = r555; r579 = (double)r578; r580 = r560; r581 = (double)r580; r582 = r579 == r581; if (!r582) goto b190;
 #line 141 "convert.go"
 	r583 = 16;
-b166: // flag.return
+b167: // flag.return
 #line 136 "convert.go"
 	r586 = r577 | r583; r554 = r586;
 #line 122 "convert.go"
 	r1184 = r339; r587 = r1184 + 7ll; *(u8 *)r587 = r554;
 	r589 = r29; r590 = (u32)r589 - 1u;
 #line 135 "convert.go"
-	r592 = (u32)r590; r593 = r592 < 2147483648u; if (!r593) goto b188;
+	r592 = (u32)r590; r593 = r592 < 2147483648u; if (!r593) goto b189;
 #line 141 "convert.go"
 	r594 = 1;
-b170: // flag.entry
+b171: // flag.entry
 #line 135 "convert.go"
-	r597 = (i32)r590; r598 = r597 < 0; if (!r598) goto b187;
+	r597 = (i32)r590; r598 = r597 < 0; if (!r598) goto b188;
 #line 141 "convert.go"
 	r599 = 2;
-b172: // flag.return
+b173: // flag.return
 #line 135 "convert.go"
-	r602 = r594 | r599; r603 = (u64)r590; r604 = r603 > 9223372036854775808ull; if (!r604) goto b186;
+	r602 = r594 | r599; r603 = (u64)r590; r604 = r603 > 9223372036854775808ull; if (!r604) goto b187;
 #line 141 "convert.go"
 	r605 = 4;
-b175: // flag.return
+b176: // flag.return
 #line 135 "convert.go"
 	r608 = r602 | r605;
-	r609 = (u16)r590; r610 = r609 >= 32768; if (!r610) goto b185;
+	r609 = (u16)r590; r610 = r609 >= 32768; if (!r610) goto b186;
 #line 141 "convert.go"
 	r611 = 8;
-b178: // flag.return
+b179: // flag.return
 #line 135 "convert.go"
 	r614 = r608 | r611;
-	r615 = r592; r616 = (double)r615; r617 = r597; r618 = (double)r617; r619 = r616 == r618; if (!r619) goto b184;
+	r615 = r592; r616 = (double)r615; r617 = r597; r618 = (double)r617; r619 = r616 == r618; if (!r619) goto b185;
 #line 141 "convert.go"
 	r620 = 16;
-b181: // flag.return
+b182: // flag.return
 #line 136 "convert.go"
 	r623 = r614 | r620; r591 = r623;
 #line 123 "convert.go"
 	r1185 = r339; r624 = r1185 + 8ll; *(u8 *)r624 = r591;
 #line 46 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1214 = r1214 + r1215 * 1; r1216 = r1216 + r1215 * 1; r1219 = r1219 + r1222 * 1; r1224 = r1224 + r1227 * 1; r1229 = r1229 + r1232 * 1; goto b19;
-b184: // flag.if.done
-#line 141 "convert.go"
-	r620 = 0; goto b181;
+	r2 = (u64)r2 + (u64)r1; r1214 = r1214 + r1256 * 1; r1216 = r1216 + r1256 * 1; r1219 = r1219 + r1260 * 1; r1224 = r1224 + r1265 * 1; r1229 = r1229 + r1232 * 1; goto b20;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r611 = 0; goto b178;
+	r620 = 0; goto b182;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r605 = 0; goto b175;
+	r611 = 0; goto b179;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r599 = 0; goto b172;
+	r605 = 0; goto b176;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r594 = 0; goto b170;
+	r599 = 0; goto b173;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r583 = 0; goto b166;
+	r594 = 0; goto b171;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r574 = 0; goto b163;
+	r583 = 0; goto b167;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r568 = 0; goto b160;
+	r574 = 0; goto b164;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r562 = 0; goto b157;
+	r568 = 0; goto b161;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r557 = 0; goto b155;
+	r562 = 0; goto b158;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r546 = 0; goto b151;
+	r557 = 0; goto b156;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r538 = 0; goto b148;
+	r546 = 0; goto b152;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r532 = 0; goto b145;
+	r538 = 0; goto b149;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r526 = 0; goto b142;
+	r532 = 0; goto b146;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r521 = 0; goto b139;
+	r526 = 0; goto b143;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r512 = 0; goto b134;
+	r521 = 0; goto b140;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r503 = 0; goto b131;
+	r512 = 0; goto b135;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r498 = 0; goto b128;
+	r503 = 0; goto b132;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r492 = 0; goto b125;
+	r498 = 0; goto b129;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r487 = 0; goto b123;
+	r492 = 0; goto b126;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r477 = 0; goto b118;
+	r487 = 0; goto b124;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r468 = 0; goto b115;
+	r477 = 0; goto b119;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r462 = 0; goto b112;
+	r468 = 0; goto b116;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r456 = 0; goto b109;
+	r462 = 0; goto b113;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r451 = 0; goto b106;
+	r456 = 0; goto b110;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r441 = 0; goto b101;
+	r451 = 0; goto b107;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r433 = 0; goto b98;
+	r441 = 0; goto b102;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r427 = 0; goto b95;
+	r433 = 0; goto b99;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r421 = 0; goto b92;
+	r427 = 0; goto b96;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r417 = 0; goto b89;
+	r421 = 0; goto b93;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r407 = 0; goto b84;
+	r417 = 0; goto b90;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r398 = 0; goto b81;
+	r407 = 0; goto b85;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r392 = 0; goto b78;
+	r398 = 0; goto b82;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r386 = 0; goto b75;
+	r392 = 0; goto b79;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r381 = 0; goto b73;
+	r386 = 0; goto b76;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r371 = 0; goto b69;
+	r381 = 0; goto b74;
 b220: // flag.if.done
 #line 141 "convert.go"
-	r362 = 0; goto b66;
+	r371 = 0; goto b70;
 b221: // flag.if.done
 #line 141 "convert.go"
-	r356 = 0; goto b63;
+	r362 = 0; goto b67;
 b222: // flag.if.done
 #line 141 "convert.go"
-	r350 = 0; goto b60;
+	r356 = 0; goto b64;
 b223: // flag.if.done
 #line 141 "convert.go"
-	r345 = 0; goto b58;
+	r350 = 0; goto b61;
 b224: // flag.if.done
 #line 141 "convert.go"
-	r335 = 0; goto b54;
+	r345 = 0; goto b59;
 b225: // flag.if.done
 #line 141 "convert.go"
-	r326 = 0; goto b51;
+	r335 = 0; goto b55;
 b226: // flag.if.done
 #line 141 "convert.go"
-	r320 = 0; goto b48;
+	r326 = 0; goto b52;
 b227: // flag.if.done
 #line 141 "convert.go"
-	r314 = 0; goto b45;
+	r320 = 0; goto b49;
 b228: // flag.if.done
 #line 141 "convert.go"
-	r309 = 0; goto b42;
-b229: // exit
+	r314 = 0; goto b46;
+b229: // flag.if.done
+#line 141 "convert.go"
+	r309 = 0; goto b43;
+b230: // exit
 #line 141 "convert.go"
 	return;
-b230: // preheader
+b231: // preheader
 #line 46 "convert.go"
 	r1233 = r2; r1234 = r4 + r1233 * 8; r1235 = (u64)r1 * 8ull; r1236 = r14 + r1233 * 8; r1237 = (u64)r1233 + 1ull;
 #line 93 "convert.go"
@@ -7106,9 +7116,9 @@ b230: // preheader
 	r1243 = (u64)r1237 * 9ull; r1244 = r20 + r1243 * 8; r1245 = r1; r1246 = (u64)r1245 * 9ull; r1247 = (u64)r1246 * 8ull;
 #line 114 "convert.go"
 	r1248 = r1243; r1249 = r22 + r1248 * 1; r1251 = r1246; r1252 = r1251;
-b231: // head (checked)
+b232: // head (checked)
 #line 46 "convert.go"
-	r625 = (u64)r2 + 1ull; r626 = r625 < r3; if (!r626) goto b229; r627 = r2; r628 = (u64)r627 + 1ull;
+	r625 = (u64)r2 + 1ull; r626 = r625 < r3; if (!r626) goto b230; r627 = r2; r628 = (u64)r627 + 1ull;
 	r1186 = r1234; r630 = r1186 + 8ll; r631 = *(i64 *)r630; if ((u64)r628 >= (u64)r15) { qd_site = 0; qd_x = r628; qd_y = r15; goto qd_fault; } r1187 = r1236; r632 = r1187 + 8ll; r633 = *(i64 *)r632; r634 = (u64)r631 + (u64)r633;
 #line 93 "convert.go"
 	r635 = (u64)r628 * 10ull;
@@ -7209,431 +7219,431 @@ b231: // head (checked)
 	r890 = (u64)r679 + 8ull; if ((u64)r890 >= (u64)r21) { qd_site = 19; qd_x = r890; qd_y = r21; goto qd_fault; } r1204 = r704; r915 = r1204 + 64ll; *(double *)r915 = r892;
 	r916 = r679;
 #line 135 "convert.go"
-	r918 = r658; r919 = r918 < 2147483648u; if (!r919) goto b442;
+	r918 = r658; r919 = r918 < 2147483648u; if (!r919) goto b443;
 #line 141 "convert.go"
 	r309 = 1;
-b256: // flag.return (checked)
+b257: // flag.return (checked)
 #line 135 "convert.go"
-	r920 = r644; r921 = r920 < 0; if (!r921) goto b441;
+	r920 = r644; r921 = r920 < 0; if (!r921) goto b442;
 #line 141 "convert.go"
 	r314 = 2;
-b259: // flag.return (checked)
+b260: // flag.return (checked)
 #line 135 "convert.go"
-	r922 = r309 | r314; r923 = r662; r924 = r923 > 9223372036854775808ull; if (!r924) goto b440;
+	r922 = r309 | r314; r923 = r662; r924 = r923 > 9223372036854775808ull; if (!r924) goto b441;
 #line 141 "convert.go"
 	r320 = 4;
-b262: // flag.return (checked)
+b263: // flag.return (checked)
 #line 135 "convert.go"
 	r925 = r922 | r320;
-	r926 = r654; r927 = r926 >= 32768; if (!r927) goto b439;
+	r926 = r654; r927 = r926 >= 32768; if (!r927) goto b440;
 #line 141 "convert.go"
 	r326 = 8;
-b265: // flag.return (checked)
+b266: // flag.return (checked)
 #line 135 "convert.go"
 	r928 = r925 | r326;
-	r932 = r762; r930 = r687; r933 = r930 == r932; if (!r933) goto b438;
+	r932 = r762; r930 = r687; r933 = r930 == r932; if (!r933) goto b439;
 #line 141 "convert.go"
 	r335 = 16;
-b268: // flag.return (checked)
+b269: // flag.return (checked)
 #line 136 "convert.go"
 	r934 = r928 | r335; r917 = r934;
 #line 115 "convert.go"
 	if ((u64)r916 >= (u64)r23) { qd_site = 20; qd_x = r916; qd_y = r23; goto qd_fault; } r935 = r1249; *(u8 *)r935 = r917;
 	r936 = r705;
 #line 135 "convert.go"
-	r939 = r675; r940 = r939 < 2147483648u; if (!r940) goto b437;
+	r939 = r675; r940 = r939 < 2147483648u; if (!r940) goto b438;
 #line 141 "convert.go"
 	r345 = 1;
-b272: // flag.entry (checked)
+b273: // flag.entry (checked)
 #line 116 "convert.go"
 	r937 = r636;
 #line 135 "convert.go"
-	r941 = (i32)r937; r942 = r941 < 0; if (!r942) goto b436;
+	r941 = (i32)r937; r942 = r941 < 0; if (!r942) goto b437;
 #line 141 "convert.go"
 	r350 = 2;
-b274: // flag.return (checked)
+b275: // flag.return (checked)
 #line 135 "convert.go"
-	r943 = r345 | r350; r944 = r722; r945 = r944 > 9223372036854775808ull; if (!r945) goto b435;
+	r943 = r345 | r350; r944 = r722; r945 = r944 > 9223372036854775808ull; if (!r945) goto b436;
 #line 141 "convert.go"
 	r356 = 4;
-b277: // flag.return (checked)
+b278: // flag.return (checked)
 #line 135 "convert.go"
 	r946 = r943 | r356;
-	r947 = r726; r948 = r947 >= 32768; if (!r948) goto b434;
+	r947 = r726; r948 = r947 >= 32768; if (!r948) goto b435;
 #line 141 "convert.go"
 	r362 = 8;
-b280: // flag.return (checked)
+b281: // flag.return (checked)
 #line 135 "convert.go"
 	r949 = r946 | r362;
-	r952 = r941; r953 = (double)r952; r951 = r714; r954 = r951 == r953; if (!r954) goto b433;
+	r952 = r941; r953 = (double)r952; r951 = r714; r954 = r951 == r953; if (!r954) goto b434;
 #line 141 "convert.go"
 	r371 = 16;
-b283: // flag.return (checked)
+b284: // flag.return (checked)
 #line 136 "convert.go"
 	r955 = r949 | r371; r938 = r955;
 #line 116 "convert.go"
 	if ((u64)r936 >= (u64)r23) { qd_site = 21; qd_x = r936; qd_y = r23; goto qd_fault; } r1205 = r935; r956 = r1205 + 1ll; *(u8 *)r956 = r938;
 	r957 = r732;
 #line 135 "convert.go"
-	r960 = r740; r961 = r960 < 2147483648u; if (!r961) goto b432;
+	r960 = r740; r961 = r960 < 2147483648u; if (!r961) goto b433;
 #line 141 "convert.go"
 	r381 = 1;
-b287: // flag.entry (checked)
+b288: // flag.entry (checked)
 #line 135 "convert.go"
-	r962 = r669; r963 = r962 < 0; if (!r963) goto b431;
+	r962 = r669; r963 = r962 < 0; if (!r963) goto b432;
 #line 141 "convert.go"
 	r386 = 2;
-b289: // flag.return (checked)
+b290: // flag.return (checked)
 #line 135 "convert.go"
-	r964 = r381 | r386; r965 = r749; r966 = r965 > 9223372036854775808ull; if (!r966) goto b430;
+	r964 = r381 | r386; r965 = r749; r966 = r965 > 9223372036854775808ull; if (!r966) goto b431;
 #line 141 "convert.go"
 	r392 = 4;
-b292: // flag.return (checked)
+b293: // flag.return (checked)
 #line 135 "convert.go"
 	r967 = r964 | r392;
-	r968 = r753; r969 = r968 >= 32768; if (!r969) goto b429;
+	r968 = r753; r969 = r968 >= 32768; if (!r969) goto b430;
 #line 141 "convert.go"
 	r398 = 8;
-b295: // flag.return (checked)
+b296: // flag.return (checked)
 #line 135 "convert.go"
 	r970 = r967 | r398;
-	r973 = r669; r974 = (double)r973; r972 = r741; r975 = r972 == r974; if (!r975) goto b428;
+	r973 = r669; r974 = (double)r973; r972 = r741; r975 = r972 == r974; if (!r975) goto b429;
 #line 141 "convert.go"
 	r407 = 16;
-b298: // flag.return (checked)
+b299: // flag.return (checked)
 #line 136 "convert.go"
 	r976 = r970 | r407; r959 = r976;
 #line 117 "convert.go"
 	if ((u64)r957 >= (u64)r23) { qd_site = 22; qd_x = r957; qd_y = r23; goto qd_fault; } r1206 = r935; r977 = r1206 + 2ll; *(u8 *)r977 = r959;
 	r978 = r759;
 #line 135 "convert.go"
-	r981 = r767; r982 = r981 < 2147483648u; if (!r982) goto b427;
+	r981 = r767; r982 = r981 < 2147483648u; if (!r982) goto b428;
 #line 141 "convert.go"
 	r417 = 1;
-b303: // flag.return (checked)
+b304: // flag.return (checked)
 #line 135 "convert.go"
-	r983 = r921; if (!r983) goto b426;
+	r983 = r921; if (!r983) goto b427;
 #line 141 "convert.go"
 	r421 = 2;
-b306: // flag.return (checked)
+b307: // flag.return (checked)
 #line 135 "convert.go"
-	r984 = r417 | r421; r985 = r776; r986 = r985 > 9223372036854775808ull; if (!r986) goto b425;
+	r984 = r417 | r421; r985 = r776; r986 = r985 > 9223372036854775808ull; if (!r986) goto b426;
 #line 141 "convert.go"
 	r427 = 4;
-b309: // flag.return (checked)
+b310: // flag.return (checked)
 #line 135 "convert.go"
 	r987 = r984 | r427;
-	r988 = r780; r989 = r988 >= 32768; if (!r989) goto b424;
+	r988 = r780; r989 = r988 >= 32768; if (!r989) goto b425;
 #line 141 "convert.go"
 	r433 = 8;
-b312: // flag.return (checked)
+b313: // flag.return (checked)
 #line 135 "convert.go"
 	r990 = r987 | r433;
-	r992 = r768; r993 = r762; r994 = r992 == r993; if (!r994) goto b423;
+	r992 = r768; r993 = r762; r994 = r992 == r993; if (!r994) goto b424;
 #line 141 "convert.go"
 	r441 = 16;
-b315: // flag.return (checked)
+b316: // flag.return (checked)
 #line 136 "convert.go"
 	r995 = r990 | r441; r980 = r995;
 #line 118 "convert.go"
 	if ((u64)r978 >= (u64)r23) { qd_site = 23; qd_x = r978; qd_y = r23; goto qd_fault; } r1207 = r935; r996 = r1207 + 3ll; *(u8 *)r996 = r980;
 	r997 = r786; r998 = r650;
 #line 135 "convert.go"
-	r1000 = r820; r1001 = r1000 < 2147483648u; if (!r1001) goto b422;
+	r1000 = r820; r1001 = r1000 < 2147483648u; if (!r1001) goto b423;
 #line 141 "convert.go"
 	r451 = 1;
-b320: // flag.return (checked)
+b321: // flag.return (checked)
 #line 135 "convert.go"
-	r1002 = (i32)r998; r1003 = r1002 < 0; if (!r1003) goto b421;
+	r1002 = (i32)r998; r1003 = r1002 < 0; if (!r1003) goto b422;
 #line 141 "convert.go"
 	r456 = 2;
-b323: // flag.return (checked)
+b324: // flag.return (checked)
 #line 135 "convert.go"
-	r1004 = r451 | r456; r1005 = r829; r1006 = r1005 > 9223372036854775808ull; if (!r1006) goto b420;
+	r1004 = r451 | r456; r1005 = r829; r1006 = r1005 > 9223372036854775808ull; if (!r1006) goto b421;
 #line 141 "convert.go"
 	r462 = 4;
-b326: // flag.return (checked)
+b327: // flag.return (checked)
 #line 135 "convert.go"
 	r1007 = r1004 | r462;
-	r1008 = r833; r1009 = r1008 >= 32768; if (!r1009) goto b419;
+	r1008 = r833; r1009 = r1008 >= 32768; if (!r1009) goto b420;
 #line 141 "convert.go"
 	r468 = 8;
-b329: // flag.return (checked)
+b330: // flag.return (checked)
 #line 135 "convert.go"
 	r1010 = r1007 | r468;
-	r1012 = r821; r1013 = r1002; r1014 = (double)r1013; r1015 = r1012 == r1014; if (!r1015) goto b418;
+	r1012 = r821; r1013 = r1002; r1014 = (double)r1013; r1015 = r1012 == r1014; if (!r1015) goto b419;
 #line 141 "convert.go"
 	r477 = 16;
-b332: // flag.return (checked)
+b333: // flag.return (checked)
 #line 136 "convert.go"
 	r1016 = r1010 | r477; r999 = r1016;
 #line 119 "convert.go"
 	if ((u64)r997 >= (u64)r23) { qd_site = 24; qd_x = r997; qd_y = r23; goto qd_fault; } r1208 = r935; r1017 = r1208 + 4ll; *(u8 *)r1017 = r999;
 	r1018 = r812;
 #line 135 "convert.go"
-	r1021 = r847; r1022 = r1021 < 2147483648u; if (!r1022) goto b417;
+	r1021 = r847; r1022 = r1021 < 2147483648u; if (!r1022) goto b418;
 #line 141 "convert.go"
 	r487 = 1;
-b337: // flag.entry (checked)
+b338: // flag.entry (checked)
 #line 135 "convert.go"
-	r1023 = r667; r1024 = r1023 < 0; if (!r1024) goto b416;
+	r1023 = r667; r1024 = r1023 < 0; if (!r1024) goto b417;
 #line 141 "convert.go"
 	r492 = 2;
-b339: // flag.return (checked)
+b340: // flag.return (checked)
 #line 135 "convert.go"
-	r1025 = r487 | r492; r1026 = r856; r1027 = r1026 > 9223372036854775808ull; if (!r1027) goto b415;
+	r1025 = r487 | r492; r1026 = r856; r1027 = r1026 > 9223372036854775808ull; if (!r1027) goto b416;
 #line 141 "convert.go"
 	r498 = 4;
-b342: // flag.return (checked)
+b343: // flag.return (checked)
 #line 135 "convert.go"
 	r1028 = r1025 | r498;
-	r1029 = r927; if (!r1029) goto b414;
+	r1029 = r927; if (!r1029) goto b415;
 #line 141 "convert.go"
 	r503 = 8;
-b345: // flag.return (checked)
+b346: // flag.return (checked)
 #line 135 "convert.go"
 	r1030 = r1028 | r503;
-	r1032 = r848; r1033 = r667; r1034 = (double)r1033; r1035 = r1032 == r1034; if (!r1035) goto b413;
+	r1032 = r848; r1033 = r667; r1034 = (double)r1033; r1035 = r1032 == r1034; if (!r1035) goto b414;
 #line 141 "convert.go"
 	r512 = 16;
-b348: // flag.return (checked)
+b349: // flag.return (checked)
 #line 136 "convert.go"
 	r1036 = r1030 | r512; r1020 = r1036;
 #line 120 "convert.go"
 	if ((u64)r1018 >= (u64)r23) { qd_site = 25; qd_x = r1018; qd_y = r23; goto qd_fault; } r1209 = r935; r1037 = r1209 + 5ll; *(u8 *)r1037 = r1020;
 	r1038 = r839; r1039 = r658;
 #line 135 "convert.go"
-	r1041 = r919; if (!r1041) goto b412;
+	r1041 = r919; if (!r1041) goto b413;
 #line 141 "convert.go"
 	r521 = 1;
-b353: // flag.return (checked)
+b354: // flag.return (checked)
 #line 135 "convert.go"
-	r1042 = (i32)r1039; r1043 = r1042 < 0; if (!r1043) goto b411;
+	r1042 = (i32)r1039; r1043 = r1042 < 0; if (!r1043) goto b412;
 #line 141 "convert.go"
 	r526 = 2;
-b356: // flag.return (checked)
+b357: // flag.return (checked)
 #line 135 "convert.go"
-	r1044 = r521 | r526; r1045 = r880; r1046 = r1045 > 9223372036854775808ull; if (!r1046) goto b410;
+	r1044 = r521 | r526; r1045 = r880; r1046 = r1045 > 9223372036854775808ull; if (!r1046) goto b411;
 #line 141 "convert.go"
 	r532 = 4;
-b359: // flag.return (checked)
+b360: // flag.return (checked)
 #line 135 "convert.go"
 	r1047 = r1044 | r532;
-	r1048 = r884; r1049 = r1048 >= 32768; if (!r1049) goto b409;
+	r1048 = r884; r1049 = r1048 >= 32768; if (!r1049) goto b410;
 #line 141 "convert.go"
 	r538 = 8;
-b362: // flag.return (checked)
+b363: // flag.return (checked)
 #line 135 "convert.go"
 	r1050 = r1047 | r538;
-	r1051 = r687; r1052 = r1042; r1053 = (double)r1052; r1054 = r1051 == r1053; if (!r1054) goto b408;
+	r1051 = r687; r1052 = r1042; r1053 = (double)r1052; r1054 = r1051 == r1053; if (!r1054) goto b409;
 #line 141 "convert.go"
 	r546 = 16;
-b365: // flag.return (checked)
+b366: // flag.return (checked)
 #line 136 "convert.go"
 	r1055 = r1050 | r546; r1040 = r1055;
 #line 121 "convert.go"
 	if ((u64)r1038 >= (u64)r23) { qd_site = 26; qd_x = r1038; qd_y = r23; goto qd_fault; } r1210 = r935; r1056 = r1210 + 6ll; *(u8 *)r1056 = r1040;
 	r1057 = r865; r1058 = r636; r1059 = (u32)r1058 + 1u;
 #line 135 "convert.go"
-	r1061 = (u32)r1059; r1062 = r1061 < 2147483648u; if (!r1062) goto b407;
+	r1061 = (u32)r1059; r1062 = r1061 < 2147483648u; if (!r1062) goto b408;
 #line 141 "convert.go"
 	r557 = 1;
-b369: // flag.entry (checked)
+b370: // flag.entry (checked)
 #line 135 "convert.go"
-	r1063 = (i32)r1059; r1064 = r1063 < 0; if (!r1064) goto b406;
+	r1063 = (i32)r1059; r1064 = r1063 < 0; if (!r1064) goto b407;
 #line 141 "convert.go"
 	r562 = 2;
-b371: // flag.return (checked)
+b372: // flag.return (checked)
 #line 135 "convert.go"
-	r1065 = r557 | r562; r1066 = (u64)r1059; r1067 = r1066 > 9223372036854775808ull; if (!r1067) goto b405;
+	r1065 = r557 | r562; r1066 = (u64)r1059; r1067 = r1066 > 9223372036854775808ull; if (!r1067) goto b406;
 #line 141 "convert.go"
 	r568 = 4;
-b374: // flag.return (checked)
+b375: // flag.return (checked)
 #line 135 "convert.go"
 	r1068 = r1065 | r568;
-	r1069 = (u16)r1059; r1070 = r1069 >= 32768; if (!r1070) goto b404;
+	r1069 = (u16)r1059; r1070 = r1069 >= 32768; if (!r1070) goto b405;
 #line 141 "convert.go"
 	r574 = 8;
-b377: // flag.return (checked)
+b378: // flag.return (checked)
 #line 135 "convert.go"
 	r1071 = r1068 | r574;
-	r1072 = r1061; r1073 = (double)r1072; r1074 = r1063; r1075 = (double)r1074; r1076 = r1073 == r1075; if (!r1076) goto b403;
+	r1072 = r1061; r1073 = (double)r1072; r1074 = r1063; r1075 = (double)r1074; r1076 = r1073 == r1075; if (!r1076) goto b404;
 #line 141 "convert.go"
 	r583 = 16;
-b380: // flag.return (checked)
+b381: // flag.return (checked)
 #line 136 "convert.go"
 	r1077 = r1071 | r583; r1060 = r1077;
 #line 122 "convert.go"
 	if ((u64)r1057 >= (u64)r23) { qd_site = 27; qd_x = r1057; qd_y = r23; goto qd_fault; } r1211 = r935; r1078 = r1211 + 7ll; *(u8 *)r1078 = r1060;
 	r1079 = r890; r1080 = r640; r1081 = (u32)r1080 - 1u;
 #line 135 "convert.go"
-	r1083 = (u32)r1081; r1084 = r1083 < 2147483648u; if (!r1084) goto b402;
+	r1083 = (u32)r1081; r1084 = r1083 < 2147483648u; if (!r1084) goto b403;
 #line 141 "convert.go"
 	r594 = 1;
-b384: // flag.entry (checked)
+b385: // flag.entry (checked)
 #line 135 "convert.go"
-	r1085 = (i32)r1081; r1086 = r1085 < 0; if (!r1086) goto b401;
+	r1085 = (i32)r1081; r1086 = r1085 < 0; if (!r1086) goto b402;
 #line 141 "convert.go"
 	r599 = 2;
-b386: // flag.return (checked)
+b387: // flag.return (checked)
 #line 135 "convert.go"
-	r1087 = r594 | r599; r1088 = (u64)r1081; r1089 = r1088 > 9223372036854775808ull; if (!r1089) goto b400;
+	r1087 = r594 | r599; r1088 = (u64)r1081; r1089 = r1088 > 9223372036854775808ull; if (!r1089) goto b401;
 #line 141 "convert.go"
 	r605 = 4;
-b389: // flag.return (checked)
+b390: // flag.return (checked)
 #line 135 "convert.go"
 	r1090 = r1087 | r605;
-	r1091 = (u16)r1081; r1092 = r1091 >= 32768; if (!r1092) goto b399;
+	r1091 = (u16)r1081; r1092 = r1091 >= 32768; if (!r1092) goto b400;
 #line 141 "convert.go"
 	r611 = 8;
-b392: // flag.return (checked)
+b393: // flag.return (checked)
 #line 135 "convert.go"
 	r1093 = r1090 | r611;
-	r1094 = r1083; r1095 = (double)r1094; r1096 = r1085; r1097 = (double)r1096; r1098 = r1095 == r1097; if (!r1098) goto b398;
+	r1094 = r1083; r1095 = (double)r1094; r1096 = r1085; r1097 = (double)r1096; r1098 = r1095 == r1097; if (!r1098) goto b399;
 #line 141 "convert.go"
 	r620 = 16;
-b395: // flag.return (checked)
+b396: // flag.return (checked)
 #line 136 "convert.go"
 	r1099 = r1093 | r620; r1082 = r1099;
 #line 123 "convert.go"
 	if ((u64)r1079 >= (u64)r23) { qd_site = 28; qd_x = r1079; qd_y = r23; goto qd_fault; } r1212 = r935; r1100 = r1212 + 8ll; *(u8 *)r1100 = r1082;
 #line 46 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1234 = r1234 + r1235 * 1; r1236 = r1236 + r1235 * 1; r1239 = r1239 + r1242 * 1; r1244 = r1244 + r1247 * 1; r1249 = r1249 + r1252 * 1; goto b231;
-b398: // flag.if.done (checked)
-#line 141 "convert.go"
-	r620 = 0; goto b395;
+	r2 = (u64)r2 + (u64)r1; r1234 = r1234 + r1235 * 1; r1236 = r1236 + r1235 * 1; r1239 = r1239 + r1242 * 1; r1244 = r1244 + r1247 * 1; r1249 = r1249 + r1252 * 1; goto b232;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r611 = 0; goto b392;
+	r620 = 0; goto b396;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r605 = 0; goto b389;
+	r611 = 0; goto b393;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r599 = 0; goto b386;
+	r605 = 0; goto b390;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r594 = 0; goto b384;
+	r599 = 0; goto b387;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r583 = 0; goto b380;
+	r594 = 0; goto b385;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r574 = 0; goto b377;
+	r583 = 0; goto b381;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r568 = 0; goto b374;
+	r574 = 0; goto b378;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r562 = 0; goto b371;
+	r568 = 0; goto b375;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r557 = 0; goto b369;
+	r562 = 0; goto b372;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r546 = 0; goto b365;
+	r557 = 0; goto b370;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r538 = 0; goto b362;
+	r546 = 0; goto b366;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r532 = 0; goto b359;
+	r538 = 0; goto b363;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r526 = 0; goto b356;
+	r532 = 0; goto b360;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r521 = 0; goto b353;
+	r526 = 0; goto b357;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r512 = 0; goto b348;
+	r521 = 0; goto b354;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r503 = 0; goto b345;
+	r512 = 0; goto b349;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r498 = 0; goto b342;
+	r503 = 0; goto b346;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r492 = 0; goto b339;
+	r498 = 0; goto b343;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r487 = 0; goto b337;
+	r492 = 0; goto b340;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r477 = 0; goto b332;
+	r487 = 0; goto b338;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r468 = 0; goto b329;
+	r477 = 0; goto b333;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r462 = 0; goto b326;
+	r468 = 0; goto b330;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r456 = 0; goto b323;
+	r462 = 0; goto b327;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r451 = 0; goto b320;
+	r456 = 0; goto b324;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r441 = 0; goto b315;
+	r451 = 0; goto b321;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r433 = 0; goto b312;
+	r441 = 0; goto b316;
 b425: // flag.if.done (checked)
 #line 141 "convert.go"
-	r427 = 0; goto b309;
+	r433 = 0; goto b313;
 b426: // flag.if.done (checked)
 #line 141 "convert.go"
-	r421 = 0; goto b306;
+	r427 = 0; goto b310;
 b427: // flag.if.done (checked)
 #line 141 "convert.go"
-	r417 = 0; goto b303;
+	r421 = 0; goto b307;
 b428: // flag.if.done (checked)
 #line 141 "convert.go"
-	r407 = 0; goto b298;
+	r417 = 0; goto b304;
 b429: // flag.if.done (checked)
 #line 141 "convert.go"
-	r398 = 0; goto b295;
+	r407 = 0; goto b299;
 b430: // flag.if.done (checked)
 #line 141 "convert.go"
-	r392 = 0; goto b292;
+	r398 = 0; goto b296;
 b431: // flag.if.done (checked)
 #line 141 "convert.go"
-	r386 = 0; goto b289;
+	r392 = 0; goto b293;
 b432: // flag.if.done (checked)
 #line 141 "convert.go"
-	r381 = 0; goto b287;
+	r386 = 0; goto b290;
 b433: // flag.if.done (checked)
 #line 141 "convert.go"
-	r371 = 0; goto b283;
+	r381 = 0; goto b288;
 b434: // flag.if.done (checked)
 #line 141 "convert.go"
-	r362 = 0; goto b280;
+	r371 = 0; goto b284;
 b435: // flag.if.done (checked)
 #line 141 "convert.go"
-	r356 = 0; goto b277;
+	r362 = 0; goto b281;
 b436: // flag.if.done (checked)
 #line 141 "convert.go"
-	r350 = 0; goto b274;
+	r356 = 0; goto b278;
 b437: // flag.if.done (checked)
 #line 141 "convert.go"
-	r345 = 0; goto b272;
+	r350 = 0; goto b275;
 b438: // flag.if.done (checked)
 #line 141 "convert.go"
-	r335 = 0; goto b268;
+	r345 = 0; goto b273;
 b439: // flag.if.done (checked)
 #line 141 "convert.go"
-	r326 = 0; goto b265;
+	r335 = 0; goto b269;
 b440: // flag.if.done (checked)
 #line 141 "convert.go"
-	r320 = 0; goto b262;
+	r326 = 0; goto b266;
 b441: // flag.if.done (checked)
 #line 141 "convert.go"
-	r314 = 0; goto b259;
+	r320 = 0; goto b263;
 b442: // flag.if.done (checked)
 #line 141 "convert.go"
-	r309 = 0; goto b256;
+	r314 = 0; goto b260;
+b443: // flag.if.done (checked)
+#line 141 "convert.go"
+	r309 = 0; goto b257;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7662,7 +7672,8 @@ extern "C" __global__ void ConvertUint8_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	bool r1041 = 0, r1044 = 0, r1047 = 0, r1052 = 0, r1060 = 0, r1062 = 0, r1065 = 0, r1068 = 0;
 	bool r1074 = 0, r1082 = 0, r1084 = 0, r1087 = 0, r1090 = 0, r1096 = 0, r1103 = 0, r1107 = 0;
 	bool r1113 = 0, r1117 = 0, r1120 = 0, r1122 = 0, r1125 = 0, r1129 = 0, r1133 = 0, r1136 = 0;
-	bool r1138 = 0, r1141 = 0, r1145 = 0, r1147 = 0, r1151 = 0, r1152 = 0, r1156 = 0;
+	bool r1138 = 0, r1141 = 0, r1145 = 0, r1147 = 0, r1151 = 0, r1152 = 0, r1156 = 0, r1253 = 0;
+	bool r1257 = 0, r1259 = 0;
 	i8 r25 = 0, r63 = 0, r95 = 0, r341 = 0, r551 = 0, r552 = 0, r635 = 0, r673 = 0;
 	i8 r705 = 0, r936 = 0, r1056 = 0, r1057 = 0;
 	i16 r29 = 0, r57 = 0, r122 = 0, r377 = 0, r588 = 0, r589 = 0, r639 = 0, r667 = 0;
@@ -7672,7 +7683,7 @@ extern "C" __global__ void ConvertUint8_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i32 r523 = 0, r542 = 0, r559 = 0, r579 = 0, r596 = 0, r616 = 0, r643 = 0, r666 = 0;
 	i32 r668 = 0, r669 = 0, r759 = 0, r919 = 0, r930 = 0, r940 = 0, r951 = 0, r961 = 0;
 	i32 r972 = 0, r978 = 0, r1000 = 0, r1011 = 0, r1021 = 0, r1031 = 0, r1040 = 0, r1050 = 0;
-	i32 r1061 = 0, r1072 = 0, r1083 = 0, r1094 = 0;
+	i32 r1061 = 0, r1072 = 0, r1083 = 0, r1094 = 0, r1251 = 0, r1255 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0;
 	i64 r32 = 0, r34 = 0, r36 = 0, r37 = 0, r39 = 0, r40 = 0, r42 = 0, r44 = 0;
@@ -7689,7 +7700,7 @@ extern "C" __global__ void ConvertUint8_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	i64 r1219 = 0, r1220 = 0, r1221 = 0, r1223 = 0, r1224 = 0, r1225 = 0, r1226 = 0, r1228 = 0;
 	i64 r1229 = 0, r1230 = 0, r1231 = 0, r1233 = 0, r1235 = 0, r1236 = 0, r1238 = 0, r1239 = 0;
 	i64 r1240 = 0, r1241 = 0, r1243 = 0, r1244 = 0, r1245 = 0, r1246 = 0, r1248 = 0, r1249 = 0;
-	i64 r1250 = 0;
+	i64 r1250 = 0, r1252 = 0, r1254 = 0, r1256 = 0, r1258 = 0;
 	u8 r12 = 0, r16 = 0, r17 = 0, r306 = 0, r309 = 0, r311 = 0, r314 = 0, r316 = 0;
 	u8 r317 = 0, r320 = 0, r322 = 0, r323 = 0, r326 = 0, r328 = 0, r329 = 0, r335 = 0;
 	u8 r337 = 0, r338 = 0, r342 = 0, r345 = 0, r347 = 0, r350 = 0, r352 = 0, r353 = 0;
@@ -7820,16 +7831,16 @@ extern "C" __global__ void ConvertUint8_0(char *p0, i64 p1, char *p2, i64 p3, ch
 	r5 = p1; r3 = r5; r1104 = (u64)r3; r1105 = r1104 + 18446744073709551615ull; r1108 = r1105 - 1ull; r1109 = (u64)r2; r1110 = r1108 - r1109; r1111 = r1099 - 1ull; r1112 = r1111 - r1102; r1113 = r1110 <= r1112;
 	r19 = p5; r1114 = (u64)r19; r1115 = (u64)r1101 * 10ull; r1116 = (u64)r1115; r1117 = r1116 < r1114; r1118 = r1114 - 1ull; r1119 = r1118 - r1116; r1120 = r1110 <= 922337203685477580ull; r1121 = r1110 * 10ull; r1122 = r1121 <= r1119; r1123 = (u64)r1115 + 9ull; r1124 = (u64)r1123; r1125 = r1124 < r1114; r1126 = r1118; r1127 = r1126 - r1124; r1128 = r1121; r1129 = r1128 <= r1127; r21 = p7; r1130 = (u64)r21; r1131 = (u64)r1101 * 9ull; r1132 = (u64)r1131; r1133 = r1132 < r1130; r1134 = r1130 - 1ull; r1135 = r1134 - r1132; r1136 = r1110 <= 1024819115206086200ull; r1137 = r1110 * 9ull; r1138 = r1137 <= r1135; r1139 = (u64)r1131 + 8ull; r1140 = (u64)r1139; r1141 = r1140 < r1130; r1142 = r1134; r1143 = r1142 - r1140; r1144 = r1137; r1145 = r1144 <= r1143; r23 = p9; r1146 = (u64)r23; r1147 = r1132 < r1146; r1148 = r1146 - 1ull; r1149 = r1148 - r1132; r1150 = r1137; r1151 = r1150 <= r1149; r1152 = r1140 < r1146; r1153 = r1148; r1154 = r1153 - r1140; r1155 = r1137; r1156 = r1155 <= r1154; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 53 "convert.go"
-	r4 = p0; if (!r1103) goto b228; r1106 = r1105 + 4611686018427387904ull; r1107 = r1106 <= 9223372036854775808ull; if (!r1107) goto b228; if (!r1113) goto b228; if (!r1117) goto b228; if (!r1120) goto b228; if (!r1122) goto b228; if (!r1125) goto b228; if (!r1129) goto b228; if (!r1133) goto b228; if (!r1136) goto b228; if (!r1138) goto b228; if (!r1141) goto b228; if (!r1145) goto b228; if (!r1147) goto b228; if (!r1151) goto b228; if (!r1152) goto b228; if (!r1156) goto b228; r1211 = r2; r1212 = r4 + r1211 * 1; r1213 = r1; r1214 = r14 + r1211 * 1; r1215 = (u64)r1211 + 1ull;
+	r4 = p0; if (!r1103) goto b229; r1106 = r1105 + 4611686018427387904ull; r1107 = r1106 <= 9223372036854775808ull; if (!r1107) goto b229; if (!r1113) goto b229; if (!r1117) goto b229; if (!r1120) goto b229; if (!r1122) goto b229; if (!r1125) goto b229; if (!r1129) goto b229; if (!r1133) goto b229; if (!r1136) goto b229; if (!r1138) goto b229; if (!r1141) goto b229; if (!r1145) goto b229; if (!r1147) goto b229; if (!r1151) goto b229; if (!r1152) goto b229; if (!r1156) goto b229; r1211 = r2; r1212 = r4 + r1211 * 1; r1213 = r1; r1214 = r14 + r1211 * 1; r1215 = (u64)r1211 + 1ull;
 #line 93 "convert.go"
-	r1216 = (u64)r1215 * 10ull; r1217 = r18 + r1216 * 8; r1218 = r1; r1219 = (u64)r1218 * 10ull; r1220 = (u64)r1219 * 8ull;
+	r1216 = (u64)r1215 * 10ull; r1217 = r18 + r1216 * 8;
 #line 104 "convert.go"
-	r1221 = (u64)r1215 * 9ull; r1222 = r20 + r1221 * 8; r1223 = r1; r1224 = (u64)r1223 * 9ull; r1225 = (u64)r1224 * 8ull;
+	r1221 = (u64)r1215 * 9ull; r1222 = r20 + r1221 * 8; r1223 = r1; r1224 = (u64)r1223 * 9ull;
 #line 114 "convert.go"
-	r1226 = r1221; r1227 = r22 + r1226 * 1; r1229 = r1224; r1230 = r1229;
-b19: // head
+	r1226 = r1221; r1227 = r22 + r1226 * 1; r1229 = r1224; r1230 = r1229; r1218 = r1; r1219 = (u64)r1218 * 10ull; r1251 = (i32)r1219; r1252 = (i64)r1251; r1253 = r1252 == r1219; r1254 = (u64)r1252 * 8ull; r1255 = (i32)r1224; r1256 = (i64)r1255; r1257 = r1256 == r1224; r1258 = (u64)r1256 * 8ull; r1259 = r1253 & r1257; if (!r1259) goto b229;
+b20: // head
 #line 53 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b227;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b228;
 	r1157 = r1212; r11 = r1157 + 1ll; r12 = *(u8 *)r11; r1158 = r1214; r13 = r1158 + 1ll; r16 = *(u8 *)r13; r17 = (u32)r12 + (u32)r16;
 #line 94 "convert.go"
 	r25 = (i8)r17; r26 = (i64)r25; r27 = r1217; *(i64 *)r27 = r26;
@@ -7927,430 +7938,430 @@ b19: // head
 #line 113 "convert.go"
 	r1175 = r93; r304 = r1175 + 64ll; *(double *)r304 = r281;
 #line 135 "convert.go"
-	r307 = r47; r308 = r307 < 2147483648u; if (!r308) goto b226;
+	r307 = r47; r308 = r307 < 2147483648u; if (!r308) goto b227;
 #line 141 "convert.go"
 	r309 = 1;
-b42: // flag.return
+b43: // flag.return
 #line 135 "convert.go"
-	r312 = r33; r313 = r312 < 0; if (!r313) goto b225;
+	r312 = r33; r313 = r312 < 0; if (!r313) goto b226;
 #line 141 "convert.go"
 	r314 = 2;
-b45: // flag.return
+b46: // flag.return
 #line 135 "convert.go"
-	r317 = r309 | r314; r318 = r51; r319 = r318 > 9223372036854775808ull; if (!r319) goto b224;
+	r317 = r309 | r314; r318 = r51; r319 = r318 > 9223372036854775808ull; if (!r319) goto b225;
 #line 141 "convert.go"
 	r320 = 4;
-b48: // flag.return
+b49: // flag.return
 #line 135 "convert.go"
 	r323 = r317 | r320;
-	r324 = r43; r325 = r324 >= 32768; if (!r325) goto b223;
+	r324 = r43; r325 = r324 >= 32768; if (!r325) goto b224;
 #line 141 "convert.go"
 	r326 = 8;
-b51: // flag.return
+b52: // flag.return
 #line 135 "convert.go"
 	r329 = r323 | r326;
-	r333 = r151; r331 = r76; r334 = r331 == r333; if (!r334) goto b222;
+	r333 = r151; r331 = r76; r334 = r331 == r333; if (!r334) goto b223;
 #line 141 "convert.go"
 	r335 = 16;
-b54: // flag.return
+b55: // flag.return
 #line 136 "convert.go"
 	r338 = r329 | r335; r306 = r338;
 #line 115 "convert.go"
 	r339 = r1227; *(u8 *)r339 = r306;
 #line 135 "convert.go"
-	r343 = r64; r344 = r343 < 2147483648u; if (!r344) goto b221;
+	r343 = r64; r344 = r343 < 2147483648u; if (!r344) goto b222;
 #line 141 "convert.go"
 	r345 = 1;
-b58: // flag.entry
+b59: // flag.entry
 #line 116 "convert.go"
 	r341 = r25;
 #line 135 "convert.go"
-	r348 = (i32)r341; r349 = r348 < 0; if (!r349) goto b220;
+	r348 = (i32)r341; r349 = r348 < 0; if (!r349) goto b221;
 #line 141 "convert.go"
 	r350 = 2;
-b60: // flag.return
+b61: // flag.return
 #line 135 "convert.go"
-	r353 = r345 | r350; r354 = r111; r355 = r354 > 9223372036854775808ull; if (!r355) goto b219;
+	r353 = r345 | r350; r354 = r111; r355 = r354 > 9223372036854775808ull; if (!r355) goto b220;
 #line 141 "convert.go"
 	r356 = 4;
-b63: // flag.return
+b64: // flag.return
 #line 135 "convert.go"
 	r359 = r353 | r356;
-	r360 = r115; r361 = r360 >= 32768; if (!r361) goto b218;
+	r360 = r115; r361 = r360 >= 32768; if (!r361) goto b219;
 #line 141 "convert.go"
 	r362 = 8;
-b66: // flag.return
+b67: // flag.return
 #line 135 "convert.go"
 	r365 = r359 | r362;
-	r368 = r348; r369 = (double)r368; r367 = r103; r370 = r367 == r369; if (!r370) goto b217;
+	r368 = r348; r369 = (double)r368; r367 = r103; r370 = r367 == r369; if (!r370) goto b218;
 #line 141 "convert.go"
 	r371 = 16;
-b69: // flag.return
+b70: // flag.return
 #line 136 "convert.go"
 	r374 = r365 | r371; r342 = r374;
 #line 116 "convert.go"
 	r1176 = r339; r375 = r1176 + 1ll; *(u8 *)r375 = r342;
 #line 135 "convert.go"
-	r379 = r129; r380 = r379 < 2147483648u; if (!r380) goto b216;
+	r379 = r129; r380 = r379 < 2147483648u; if (!r380) goto b217;
 #line 141 "convert.go"
 	r381 = 1;
-b73: // flag.entry
+b74: // flag.entry
 #line 135 "convert.go"
-	r384 = r58; r385 = r384 < 0; if (!r385) goto b215;
+	r384 = r58; r385 = r384 < 0; if (!r385) goto b216;
 #line 141 "convert.go"
 	r386 = 2;
-b75: // flag.return
+b76: // flag.return
 #line 135 "convert.go"
-	r389 = r381 | r386; r390 = r138; r391 = r390 > 9223372036854775808ull; if (!r391) goto b214;
+	r389 = r381 | r386; r390 = r138; r391 = r390 > 9223372036854775808ull; if (!r391) goto b215;
 #line 141 "convert.go"
 	r392 = 4;
-b78: // flag.return
+b79: // flag.return
 #line 135 "convert.go"
 	r395 = r389 | r392;
-	r396 = r142; r397 = r396 >= 32768; if (!r397) goto b213;
+	r396 = r142; r397 = r396 >= 32768; if (!r397) goto b214;
 #line 141 "convert.go"
 	r398 = 8;
-b81: // flag.return
+b82: // flag.return
 #line 135 "convert.go"
 	r401 = r395 | r398;
-	r404 = r58; r405 = (double)r404; r403 = r130; r406 = r403 == r405; if (!r406) goto b212;
+	r404 = r58; r405 = (double)r404; r403 = r130; r406 = r403 == r405; if (!r406) goto b213;
 #line 141 "convert.go"
 	r407 = 16;
-b84: // flag.return
+b85: // flag.return
 #line 136 "convert.go"
 	r410 = r401 | r407; r378 = r410;
 #line 117 "convert.go"
 	r1177 = r339; r411 = r1177 + 2ll; *(u8 *)r411 = r378;
 #line 135 "convert.go"
-	r415 = r156; r416 = r415 < 2147483648u; if (!r416) goto b211;
+	r415 = r156; r416 = r415 < 2147483648u; if (!r416) goto b212;
 #line 141 "convert.go"
 	r417 = 1;
-b89: // flag.entry
+b90: // flag.entry
 #line 135 "convert.go"
-	r420 = r313; if (!r420) goto b210;
+	r420 = r313; if (!r420) goto b211;
 #line 141 "convert.go"
 	r421 = 2;
-b91: // flag.return
+b92: // flag.return
 #line 135 "convert.go"
-	r424 = r417 | r421; r425 = r165; r426 = r425 > 9223372036854775808ull; if (!r426) goto b209;
+	r424 = r417 | r421; r425 = r165; r426 = r425 > 9223372036854775808ull; if (!r426) goto b210;
 #line 141 "convert.go"
 	r427 = 4;
-b94: // flag.return
+b95: // flag.return
 #line 135 "convert.go"
 	r430 = r424 | r427;
-	r431 = r169; r432 = r431 >= 32768; if (!r432) goto b208;
+	r431 = r169; r432 = r431 >= 32768; if (!r432) goto b209;
 #line 141 "convert.go"
 	r433 = 8;
-b97: // flag.return
+b98: // flag.return
 #line 135 "convert.go"
 	r436 = r430 | r433;
-	r438 = r157; r439 = r151; r440 = r438 == r439; if (!r440) goto b207;
+	r438 = r157; r439 = r151; r440 = r438 == r439; if (!r440) goto b208;
 #line 141 "convert.go"
 	r441 = 16;
-b100: // flag.return
+b101: // flag.return
 #line 136 "convert.go"
 	r444 = r436 | r441; r414 = r444;
 #line 118 "convert.go"
 	r1178 = r339; r445 = r1178 + 3ll; *(u8 *)r445 = r414;
 #line 135 "convert.go"
-	r449 = r308; if (!r449) goto b206;
+	r449 = r308; if (!r449) goto b207;
 #line 141 "convert.go"
 	r450 = 1;
-b104: // flag.return
+b105: // flag.return
 #line 135 "convert.go"
-	r454 = r313; if (!r454) goto b205;
+	r454 = r313; if (!r454) goto b206;
 #line 141 "convert.go"
 	r455 = 2;
-b107: // flag.return
+b108: // flag.return
 #line 135 "convert.go"
-	r458 = r450 | r455; r460 = r319; if (!r460) goto b204;
+	r458 = r450 | r455; r460 = r319; if (!r460) goto b205;
 #line 141 "convert.go"
 	r461 = 4;
-b110: // flag.return
+b111: // flag.return
 #line 135 "convert.go"
 	r464 = r458 | r461;
-	r466 = r325; if (!r466) goto b203;
+	r466 = r325; if (!r466) goto b204;
 #line 141 "convert.go"
 	r467 = 8;
-b113: // flag.return
+b114: // flag.return
 #line 135 "convert.go"
 	r470 = r464 | r467;
-	r475 = r334; if (!r475) goto b202;
+	r475 = r334; if (!r475) goto b203;
 #line 141 "convert.go"
 	r476 = 16;
-b116: // flag.return
+b117: // flag.return
 #line 136 "convert.go"
 	r479 = r470 | r476; r447 = r479;
 #line 119 "convert.go"
 	r1179 = r339; r480 = r1179 + 4ll; *(u8 *)r480 = r447;
 #line 135 "convert.go"
-	r484 = r236; r485 = r484 < 2147483648u; if (!r485) goto b201;
+	r484 = r236; r485 = r484 < 2147483648u; if (!r485) goto b202;
 #line 141 "convert.go"
 	r486 = 1;
-b121: // flag.entry
+b122: // flag.entry
 #line 135 "convert.go"
-	r489 = r56; r490 = r489 < 0; if (!r490) goto b200;
+	r489 = r56; r490 = r489 < 0; if (!r490) goto b201;
 #line 141 "convert.go"
 	r491 = 2;
-b123: // flag.return
+b124: // flag.return
 #line 135 "convert.go"
-	r494 = r486 | r491; r495 = r245; r496 = r495 > 9223372036854775808ull; if (!r496) goto b199;
+	r494 = r486 | r491; r495 = r245; r496 = r495 > 9223372036854775808ull; if (!r496) goto b200;
 #line 141 "convert.go"
 	r497 = 4;
-b126: // flag.return
+b127: // flag.return
 #line 135 "convert.go"
 	r500 = r494 | r497;
-	r501 = r325; if (!r501) goto b198;
+	r501 = r325; if (!r501) goto b199;
 #line 141 "convert.go"
 	r502 = 8;
-b129: // flag.return
+b130: // flag.return
 #line 135 "convert.go"
 	r505 = r500 | r502;
-	r507 = r237; r508 = r56; r509 = (double)r508; r510 = r507 == r509; if (!r510) goto b197;
+	r507 = r237; r508 = r56; r509 = (double)r508; r510 = r507 == r509; if (!r510) goto b198;
 #line 141 "convert.go"
 	r511 = 16;
-b132: // flag.return
+b133: // flag.return
 #line 136 "convert.go"
 	r514 = r505 | r511; r483 = r514;
 #line 120 "convert.go"
 	r1180 = r339; r515 = r1180 + 5ll; *(u8 *)r515 = r483;
 	r517 = r47;
 #line 135 "convert.go"
-	r519 = r308; if (!r519) goto b196;
+	r519 = r308; if (!r519) goto b197;
 #line 141 "convert.go"
 	r520 = 1;
-b137: // flag.return
+b138: // flag.return
 #line 135 "convert.go"
-	r523 = (i32)r517; r524 = r523 < 0; if (!r524) goto b195;
+	r523 = (i32)r517; r524 = r523 < 0; if (!r524) goto b196;
 #line 141 "convert.go"
 	r525 = 2;
-b140: // flag.return
+b141: // flag.return
 #line 135 "convert.go"
-	r528 = r520 | r525; r529 = r269; r530 = r529 > 9223372036854775808ull; if (!r530) goto b194;
+	r528 = r520 | r525; r529 = r269; r530 = r529 > 9223372036854775808ull; if (!r530) goto b195;
 #line 141 "convert.go"
 	r531 = 4;
-b143: // flag.return
+b144: // flag.return
 #line 135 "convert.go"
 	r534 = r528 | r531;
-	r535 = r273; r536 = r535 >= 32768; if (!r536) goto b193;
+	r535 = r273; r536 = r535 >= 32768; if (!r536) goto b194;
 #line 141 "convert.go"
 	r537 = 8;
-b146: // flag.return
+b147: // flag.return
 #line 135 "convert.go"
 	r540 = r534 | r537;
-	r541 = r76; r542 = r523; r543 = (double)r542; r544 = r541 == r543; if (!r544) goto b192;
+	r541 = r76; r542 = r523; r543 = (double)r542; r544 = r541 == r543; if (!r544) goto b193;
 #line 141 "convert.go"
 	r545 = 16;
-b149: // flag.return
+b150: // flag.return
 #line 136 "convert.go"
 	r548 = r540 | r545; r518 = r548;
 #line 121 "convert.go"
 	r1181 = r339; r549 = r1181 + 6ll; *(u8 *)r549 = r518;
 	r551 = r25; r552 = (u32)r551 + 1u;
 #line 135 "convert.go"
-	r554 = (u32)r552; r555 = r554 < 2147483648u; if (!r555) goto b191;
+	r554 = (u32)r552; r555 = r554 < 2147483648u; if (!r555) goto b192;
 #line 141 "convert.go"
 	r556 = 1;
-b153: // flag.entry
+b154: // flag.entry
 #line 135 "convert.go"
-	r559 = (i32)r552; r560 = r559 < 0; if (!r560) goto b190;
+	r559 = (i32)r552; r560 = r559 < 0; if (!r560) goto b191;
 #line 141 "convert.go"
 	r561 = 2;
-b155: // flag.return
+b156: // flag.return
 #line 135 "convert.go"
-	r564 = r556 | r561; r565 = (u64)r552; r566 = r565 > 9223372036854775808ull; if (!r566) goto b189;
+	r564 = r556 | r561; r565 = (u64)r552; r566 = r565 > 9223372036854775808ull; if (!r566) goto b190;
 #line 141 "convert.go"
 	r567 = 4;
-b158: // flag.return
+b159: // flag.return
 #line 135 "convert.go"
 	r570 = r564 | r567;
-	r571 = (u16)r552; r572 = r571 >= 32768; if (!r572) goto b188;
+	r571 = (u16)r552; r572 = r571 >= 32768; if (!r572) goto b189;
 #line 141 "convert.go"
 	r573 = 8;
-b161: // flag.return
+b162: // flag.return
 #line 135 "convert.go"
 	r576 = r570 | r573;
-	r577 = r554; r578 = (double)r577; r579 = r559; r580 = (double)r579; r581 = r578 == r580; if (!r581) goto b187;
+	r577 = r554; r578 = (double)r577; r579 = r559; r580 = (double)r579; r581 = r578 == r580; if (!r581) goto b188;
 #line 141 "convert.go"
 	r582 = 16;
-b164: // flag.return
+b165: // flag.return
 #line 136 "convert.go"
 	r585 = r576 | r582; r553 = r585;
 #line 122 "convert.go"
 	r1182 = r339; r586 = r1182 + 7ll; *(u8 *)r586 = r553;
 	r588 = r29; r589 = (u32)r588 - 1u;
 #line 135 "convert.go"
-	r591 = (u32)r589; r592 = r591 < 2147483648u; if (!r592) goto b186;
+	r591 = (u32)r589; r592 = r591 < 2147483648u; if (!r592) goto b187;
 #line 141 "convert.go"
 	r593 = 1;
-b168: // flag.entry
+b169: // flag.entry
 #line 135 "convert.go"
-	r596 = (i32)r589; r597 = r596 < 0; if (!r597) goto b185;
+	r596 = (i32)r589; r597 = r596 < 0; if (!r597) goto b186;
 #line 141 "convert.go"
 	r598 = 2;
-b170: // flag.return
+b171: // flag.return
 #line 135 "convert.go"
-	r601 = r593 | r598; r602 = (u64)r589; r603 = r602 > 9223372036854775808ull; if (!r603) goto b184;
+	r601 = r593 | r598; r602 = (u64)r589; r603 = r602 > 9223372036854775808ull; if (!r603) goto b185;
 #line 141 "convert.go"
 	r604 = 4;
-b173: // flag.return
+b174: // flag.return
 #line 135 "convert.go"
 	r607 = r601 | r604;
-	r608 = (u16)r589; r609 = r608 >= 32768; if (!r609) goto b183;
+	r608 = (u16)r589; r609 = r608 >= 32768; if (!r609) goto b184;
 #line 141 "convert.go"
 	r610 = 8;
-b176: // flag.return
+b177: // flag.return
 #line 135 "convert.go"
 	r613 = r607 | r610;
-	r614 = r591; r615 = (double)r614; r616 = r596; r617 = (double)r616; r618 = r615 == r617; if (!r618) goto b182;
+	r614 = r591; r615 = (double)r614; r616 = r596; r617 = (double)r616; r618 = r615 == r617; if (!r618) goto b183;
 #line 141 "convert.go"
 	r619 = 16;
-b179: // flag.return
+b180: // flag.return
 #line 136 "convert.go"
 	r622 = r613 | r619; r590 = r622;
 #line 123 "convert.go"
 	r1183 = r339; r623 = r1183 + 8ll; *(u8 *)r623 = r590;
 #line 53 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1212 = r1212 + r1213 * 1; r1214 = r1214 + r1213 * 1; r1217 = r1217 + r1220 * 1; r1222 = r1222 + r1225 * 1; r1227 = r1227 + r1230 * 1; goto b19;
-b182: // flag.if.done
-#line 141 "convert.go"
-	r619 = 0; goto b179;
+	r2 = (u64)r2 + (u64)r1; r1212 = r1212 + r1213 * 1; r1214 = r1214 + r1213 * 1; r1217 = r1217 + r1254 * 1; r1222 = r1222 + r1258 * 1; r1227 = r1227 + r1230 * 1; goto b20;
 b183: // flag.if.done
 #line 141 "convert.go"
-	r610 = 0; goto b176;
+	r619 = 0; goto b180;
 b184: // flag.if.done
 #line 141 "convert.go"
-	r604 = 0; goto b173;
+	r610 = 0; goto b177;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r598 = 0; goto b170;
+	r604 = 0; goto b174;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r593 = 0; goto b168;
+	r598 = 0; goto b171;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r582 = 0; goto b164;
+	r593 = 0; goto b169;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r573 = 0; goto b161;
+	r582 = 0; goto b165;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r567 = 0; goto b158;
+	r573 = 0; goto b162;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r561 = 0; goto b155;
+	r567 = 0; goto b159;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r556 = 0; goto b153;
+	r561 = 0; goto b156;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r545 = 0; goto b149;
+	r556 = 0; goto b154;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r537 = 0; goto b146;
+	r545 = 0; goto b150;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r531 = 0; goto b143;
+	r537 = 0; goto b147;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r525 = 0; goto b140;
+	r531 = 0; goto b144;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r520 = 0; goto b137;
+	r525 = 0; goto b141;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r511 = 0; goto b132;
+	r520 = 0; goto b138;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r502 = 0; goto b129;
+	r511 = 0; goto b133;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r497 = 0; goto b126;
+	r502 = 0; goto b130;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r491 = 0; goto b123;
+	r497 = 0; goto b127;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r486 = 0; goto b121;
+	r491 = 0; goto b124;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r476 = 0; goto b116;
+	r486 = 0; goto b122;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r467 = 0; goto b113;
+	r476 = 0; goto b117;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r461 = 0; goto b110;
+	r467 = 0; goto b114;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r455 = 0; goto b107;
+	r461 = 0; goto b111;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r450 = 0; goto b104;
+	r455 = 0; goto b108;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r441 = 0; goto b100;
+	r450 = 0; goto b105;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r433 = 0; goto b97;
+	r441 = 0; goto b101;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r427 = 0; goto b94;
+	r433 = 0; goto b98;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r421 = 0; goto b91;
+	r427 = 0; goto b95;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r417 = 0; goto b89;
+	r421 = 0; goto b92;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r407 = 0; goto b84;
+	r417 = 0; goto b90;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r398 = 0; goto b81;
+	r407 = 0; goto b85;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r392 = 0; goto b78;
+	r398 = 0; goto b82;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r386 = 0; goto b75;
+	r392 = 0; goto b79;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r381 = 0; goto b73;
+	r386 = 0; goto b76;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r371 = 0; goto b69;
+	r381 = 0; goto b74;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r362 = 0; goto b66;
+	r371 = 0; goto b70;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r356 = 0; goto b63;
+	r362 = 0; goto b67;
 b220: // flag.if.done
 #line 141 "convert.go"
-	r350 = 0; goto b60;
+	r356 = 0; goto b64;
 b221: // flag.if.done
 #line 141 "convert.go"
-	r345 = 0; goto b58;
+	r350 = 0; goto b61;
 b222: // flag.if.done
 #line 141 "convert.go"
-	r335 = 0; goto b54;
+	r345 = 0; goto b59;
 b223: // flag.if.done
 #line 141 "convert.go"
-	r326 = 0; goto b51;
+	r335 = 0; goto b55;
 b224: // flag.if.done
 #line 141 "convert.go"
-	r320 = 0; goto b48;
+	r326 = 0; goto b52;
 b225: // flag.if.done
 #line 141 "convert.go"
-	r314 = 0; goto b45;
+	r320 = 0; goto b49;
 b226: // flag.if.done
 #line 141 "convert.go"
-	r309 = 0; goto b42;
-b227: // exit
+	r314 = 0; goto b46;
+b227: // flag.if.done
+#line 141 "convert.go"
+	r309 = 0; goto b43;
+b228: // exit
 #line 141 "convert.go"
 	return;
-b228: // preheader
+b229: // preheader
 #line 53 "convert.go"
 	r1231 = r2; r1232 = r4 + r1231 * 1; r1233 = r1; r1234 = r14 + r1231 * 1; r1235 = (u64)r1231 + 1ull;
 #line 93 "convert.go"
@@ -8359,9 +8370,9 @@ b228: // preheader
 	r1241 = (u64)r1235 * 9ull; r1242 = r20 + r1241 * 8; r1243 = r1; r1244 = (u64)r1243 * 9ull; r1245 = (u64)r1244 * 8ull;
 #line 114 "convert.go"
 	r1246 = r1241; r1247 = r22 + r1246 * 1; r1249 = r1244; r1250 = r1249;
-b229: // head (checked)
+b230: // head (checked)
 #line 53 "convert.go"
-	r624 = (u64)r2 + 1ull; r625 = r624 < r3; if (!r625) goto b227; r626 = r2; r627 = (u64)r626 + 1ull;
+	r624 = (u64)r2 + 1ull; r625 = r624 < r3; if (!r625) goto b228; r626 = r2; r627 = (u64)r626 + 1ull;
 	r1184 = r1232; r629 = r1184 + 1ll; r630 = *(u8 *)r629; if ((u64)r627 >= (u64)r15) { qd_site = 0; qd_x = r627; qd_y = r15; goto qd_fault; } r1185 = r1234; r631 = r1185 + 1ll; r632 = *(u8 *)r631; r633 = (u32)r630 + (u32)r632;
 #line 93 "convert.go"
 	r634 = (u64)r627 * 10ull;
@@ -8462,431 +8473,431 @@ b229: // head (checked)
 	r889 = (u64)r678 + 8ull; if ((u64)r889 >= (u64)r21) { qd_site = 19; qd_x = r889; qd_y = r21; goto qd_fault; } r1202 = r703; r914 = r1202 + 64ll; *(double *)r914 = r891;
 	r915 = r678;
 #line 135 "convert.go"
-	r917 = r657; r918 = r917 < 2147483648u; if (!r918) goto b438;
+	r917 = r657; r918 = r917 < 2147483648u; if (!r918) goto b439;
 #line 141 "convert.go"
 	r309 = 1;
-b254: // flag.return (checked)
+b255: // flag.return (checked)
 #line 135 "convert.go"
-	r919 = r643; r920 = r919 < 0; if (!r920) goto b437;
+	r919 = r643; r920 = r919 < 0; if (!r920) goto b438;
 #line 141 "convert.go"
 	r314 = 2;
-b257: // flag.return (checked)
+b258: // flag.return (checked)
 #line 135 "convert.go"
-	r921 = r309 | r314; r922 = r661; r923 = r922 > 9223372036854775808ull; if (!r923) goto b436;
+	r921 = r309 | r314; r922 = r661; r923 = r922 > 9223372036854775808ull; if (!r923) goto b437;
 #line 141 "convert.go"
 	r320 = 4;
-b260: // flag.return (checked)
+b261: // flag.return (checked)
 #line 135 "convert.go"
 	r924 = r921 | r320;
-	r925 = r653; r926 = r925 >= 32768; if (!r926) goto b435;
+	r925 = r653; r926 = r925 >= 32768; if (!r926) goto b436;
 #line 141 "convert.go"
 	r326 = 8;
-b263: // flag.return (checked)
+b264: // flag.return (checked)
 #line 135 "convert.go"
 	r927 = r924 | r326;
-	r931 = r761; r929 = r686; r932 = r929 == r931; if (!r932) goto b434;
+	r931 = r761; r929 = r686; r932 = r929 == r931; if (!r932) goto b435;
 #line 141 "convert.go"
 	r335 = 16;
-b266: // flag.return (checked)
+b267: // flag.return (checked)
 #line 136 "convert.go"
 	r933 = r927 | r335; r916 = r933;
 #line 115 "convert.go"
 	if ((u64)r915 >= (u64)r23) { qd_site = 20; qd_x = r915; qd_y = r23; goto qd_fault; } r934 = r1247; *(u8 *)r934 = r916;
 	r935 = r704;
 #line 135 "convert.go"
-	r938 = r674; r939 = r938 < 2147483648u; if (!r939) goto b433;
+	r938 = r674; r939 = r938 < 2147483648u; if (!r939) goto b434;
 #line 141 "convert.go"
 	r345 = 1;
-b270: // flag.entry (checked)
+b271: // flag.entry (checked)
 #line 116 "convert.go"
 	r936 = r635;
 #line 135 "convert.go"
-	r940 = (i32)r936; r941 = r940 < 0; if (!r941) goto b432;
+	r940 = (i32)r936; r941 = r940 < 0; if (!r941) goto b433;
 #line 141 "convert.go"
 	r350 = 2;
-b272: // flag.return (checked)
+b273: // flag.return (checked)
 #line 135 "convert.go"
-	r942 = r345 | r350; r943 = r721; r944 = r943 > 9223372036854775808ull; if (!r944) goto b431;
+	r942 = r345 | r350; r943 = r721; r944 = r943 > 9223372036854775808ull; if (!r944) goto b432;
 #line 141 "convert.go"
 	r356 = 4;
-b275: // flag.return (checked)
+b276: // flag.return (checked)
 #line 135 "convert.go"
 	r945 = r942 | r356;
-	r946 = r725; r947 = r946 >= 32768; if (!r947) goto b430;
+	r946 = r725; r947 = r946 >= 32768; if (!r947) goto b431;
 #line 141 "convert.go"
 	r362 = 8;
-b278: // flag.return (checked)
+b279: // flag.return (checked)
 #line 135 "convert.go"
 	r948 = r945 | r362;
-	r951 = r940; r952 = (double)r951; r950 = r713; r953 = r950 == r952; if (!r953) goto b429;
+	r951 = r940; r952 = (double)r951; r950 = r713; r953 = r950 == r952; if (!r953) goto b430;
 #line 141 "convert.go"
 	r371 = 16;
-b281: // flag.return (checked)
+b282: // flag.return (checked)
 #line 136 "convert.go"
 	r954 = r948 | r371; r937 = r954;
 #line 116 "convert.go"
 	if ((u64)r935 >= (u64)r23) { qd_site = 21; qd_x = r935; qd_y = r23; goto qd_fault; } r1203 = r934; r955 = r1203 + 1ll; *(u8 *)r955 = r937;
 	r956 = r731;
 #line 135 "convert.go"
-	r959 = r739; r960 = r959 < 2147483648u; if (!r960) goto b428;
+	r959 = r739; r960 = r959 < 2147483648u; if (!r960) goto b429;
 #line 141 "convert.go"
 	r381 = 1;
-b285: // flag.entry (checked)
+b286: // flag.entry (checked)
 #line 135 "convert.go"
-	r961 = r668; r962 = r961 < 0; if (!r962) goto b427;
+	r961 = r668; r962 = r961 < 0; if (!r962) goto b428;
 #line 141 "convert.go"
 	r386 = 2;
-b287: // flag.return (checked)
+b288: // flag.return (checked)
 #line 135 "convert.go"
-	r963 = r381 | r386; r964 = r748; r965 = r964 > 9223372036854775808ull; if (!r965) goto b426;
+	r963 = r381 | r386; r964 = r748; r965 = r964 > 9223372036854775808ull; if (!r965) goto b427;
 #line 141 "convert.go"
 	r392 = 4;
-b290: // flag.return (checked)
+b291: // flag.return (checked)
 #line 135 "convert.go"
 	r966 = r963 | r392;
-	r967 = r752; r968 = r967 >= 32768; if (!r968) goto b425;
+	r967 = r752; r968 = r967 >= 32768; if (!r968) goto b426;
 #line 141 "convert.go"
 	r398 = 8;
-b293: // flag.return (checked)
+b294: // flag.return (checked)
 #line 135 "convert.go"
 	r969 = r966 | r398;
-	r972 = r668; r973 = (double)r972; r971 = r740; r974 = r971 == r973; if (!r974) goto b424;
+	r972 = r668; r973 = (double)r972; r971 = r740; r974 = r971 == r973; if (!r974) goto b425;
 #line 141 "convert.go"
 	r407 = 16;
-b296: // flag.return (checked)
+b297: // flag.return (checked)
 #line 136 "convert.go"
 	r975 = r969 | r407; r958 = r975;
 #line 117 "convert.go"
 	if ((u64)r956 >= (u64)r23) { qd_site = 22; qd_x = r956; qd_y = r23; goto qd_fault; } r1204 = r934; r976 = r1204 + 2ll; *(u8 *)r976 = r958;
 	r977 = r758;
 #line 135 "convert.go"
-	r980 = r766; r981 = r980 < 2147483648u; if (!r981) goto b423;
+	r980 = r766; r981 = r980 < 2147483648u; if (!r981) goto b424;
 #line 141 "convert.go"
 	r417 = 1;
-b301: // flag.entry (checked)
+b302: // flag.entry (checked)
 #line 135 "convert.go"
-	r982 = r920; if (!r982) goto b422;
+	r982 = r920; if (!r982) goto b423;
 #line 141 "convert.go"
 	r421 = 2;
-b303: // flag.return (checked)
+b304: // flag.return (checked)
 #line 135 "convert.go"
-	r983 = r417 | r421; r984 = r775; r985 = r984 > 9223372036854775808ull; if (!r985) goto b421;
+	r983 = r417 | r421; r984 = r775; r985 = r984 > 9223372036854775808ull; if (!r985) goto b422;
 #line 141 "convert.go"
 	r427 = 4;
-b306: // flag.return (checked)
+b307: // flag.return (checked)
 #line 135 "convert.go"
 	r986 = r983 | r427;
-	r987 = r779; r988 = r987 >= 32768; if (!r988) goto b420;
+	r987 = r779; r988 = r987 >= 32768; if (!r988) goto b421;
 #line 141 "convert.go"
 	r433 = 8;
-b309: // flag.return (checked)
+b310: // flag.return (checked)
 #line 135 "convert.go"
 	r989 = r986 | r433;
-	r991 = r767; r992 = r761; r993 = r991 == r992; if (!r993) goto b419;
+	r991 = r767; r992 = r761; r993 = r991 == r992; if (!r993) goto b420;
 #line 141 "convert.go"
 	r441 = 16;
-b312: // flag.return (checked)
+b313: // flag.return (checked)
 #line 136 "convert.go"
 	r994 = r989 | r441; r979 = r994;
 #line 118 "convert.go"
 	if ((u64)r977 >= (u64)r23) { qd_site = 23; qd_x = r977; qd_y = r23; goto qd_fault; } r1205 = r934; r995 = r1205 + 3ll; *(u8 *)r995 = r979;
 	r996 = r785;
 #line 135 "convert.go"
-	r999 = r918; if (!r999) goto b418;
+	r999 = r918; if (!r999) goto b419;
 #line 141 "convert.go"
 	r450 = 1;
-b316: // flag.return (checked)
+b317: // flag.return (checked)
 #line 135 "convert.go"
-	r1001 = r920; if (!r1001) goto b417;
+	r1001 = r920; if (!r1001) goto b418;
 #line 141 "convert.go"
 	r455 = 2;
-b319: // flag.return (checked)
+b320: // flag.return (checked)
 #line 135 "convert.go"
-	r1002 = r450 | r455; r1004 = r923; if (!r1004) goto b416;
+	r1002 = r450 | r455; r1004 = r923; if (!r1004) goto b417;
 #line 141 "convert.go"
 	r461 = 4;
-b322: // flag.return (checked)
+b323: // flag.return (checked)
 #line 135 "convert.go"
 	r1005 = r1002 | r461;
-	r1007 = r926; if (!r1007) goto b415;
+	r1007 = r926; if (!r1007) goto b416;
 #line 141 "convert.go"
 	r467 = 8;
-b325: // flag.return (checked)
+b326: // flag.return (checked)
 #line 135 "convert.go"
 	r1008 = r1005 | r467;
-	r1013 = r932; if (!r1013) goto b414;
+	r1013 = r932; if (!r1013) goto b415;
 #line 141 "convert.go"
 	r476 = 16;
-b328: // flag.return (checked)
+b329: // flag.return (checked)
 #line 136 "convert.go"
 	r1014 = r1008 | r476; r997 = r1014;
 #line 119 "convert.go"
 	if ((u64)r996 >= (u64)r23) { qd_site = 24; qd_x = r996; qd_y = r23; goto qd_fault; } r1206 = r934; r1015 = r1206 + 4ll; *(u8 *)r1015 = r997;
 	r1016 = r812;
 #line 135 "convert.go"
-	r1019 = r846; r1020 = r1019 < 2147483648u; if (!r1020) goto b413;
+	r1019 = r846; r1020 = r1019 < 2147483648u; if (!r1020) goto b414;
 #line 141 "convert.go"
 	r486 = 1;
-b333: // flag.entry (checked)
+b334: // flag.entry (checked)
 #line 135 "convert.go"
-	r1021 = r666; r1022 = r1021 < 0; if (!r1022) goto b412;
+	r1021 = r666; r1022 = r1021 < 0; if (!r1022) goto b413;
 #line 141 "convert.go"
 	r491 = 2;
-b335: // flag.return (checked)
+b336: // flag.return (checked)
 #line 135 "convert.go"
-	r1023 = r486 | r491; r1024 = r855; r1025 = r1024 > 9223372036854775808ull; if (!r1025) goto b411;
+	r1023 = r486 | r491; r1024 = r855; r1025 = r1024 > 9223372036854775808ull; if (!r1025) goto b412;
 #line 141 "convert.go"
 	r497 = 4;
-b338: // flag.return (checked)
+b339: // flag.return (checked)
 #line 135 "convert.go"
 	r1026 = r1023 | r497;
-	r1027 = r926; if (!r1027) goto b410;
+	r1027 = r926; if (!r1027) goto b411;
 #line 141 "convert.go"
 	r502 = 8;
-b341: // flag.return (checked)
+b342: // flag.return (checked)
 #line 135 "convert.go"
 	r1028 = r1026 | r502;
-	r1030 = r847; r1031 = r666; r1032 = (double)r1031; r1033 = r1030 == r1032; if (!r1033) goto b409;
+	r1030 = r847; r1031 = r666; r1032 = (double)r1031; r1033 = r1030 == r1032; if (!r1033) goto b410;
 #line 141 "convert.go"
 	r511 = 16;
-b344: // flag.return (checked)
+b345: // flag.return (checked)
 #line 136 "convert.go"
 	r1034 = r1028 | r511; r1018 = r1034;
 #line 120 "convert.go"
 	if ((u64)r1016 >= (u64)r23) { qd_site = 25; qd_x = r1016; qd_y = r23; goto qd_fault; } r1207 = r934; r1035 = r1207 + 5ll; *(u8 *)r1035 = r1018;
 	r1036 = r838; r1037 = r657;
 #line 135 "convert.go"
-	r1039 = r918; if (!r1039) goto b408;
+	r1039 = r918; if (!r1039) goto b409;
 #line 141 "convert.go"
 	r520 = 1;
-b349: // flag.return (checked)
+b350: // flag.return (checked)
 #line 135 "convert.go"
-	r1040 = (i32)r1037; r1041 = r1040 < 0; if (!r1041) goto b407;
+	r1040 = (i32)r1037; r1041 = r1040 < 0; if (!r1041) goto b408;
 #line 141 "convert.go"
 	r525 = 2;
-b352: // flag.return (checked)
+b353: // flag.return (checked)
 #line 135 "convert.go"
-	r1042 = r520 | r525; r1043 = r879; r1044 = r1043 > 9223372036854775808ull; if (!r1044) goto b406;
+	r1042 = r520 | r525; r1043 = r879; r1044 = r1043 > 9223372036854775808ull; if (!r1044) goto b407;
 #line 141 "convert.go"
 	r531 = 4;
-b355: // flag.return (checked)
+b356: // flag.return (checked)
 #line 135 "convert.go"
 	r1045 = r1042 | r531;
-	r1046 = r883; r1047 = r1046 >= 32768; if (!r1047) goto b405;
+	r1046 = r883; r1047 = r1046 >= 32768; if (!r1047) goto b406;
 #line 141 "convert.go"
 	r537 = 8;
-b358: // flag.return (checked)
+b359: // flag.return (checked)
 #line 135 "convert.go"
 	r1048 = r1045 | r537;
-	r1049 = r686; r1050 = r1040; r1051 = (double)r1050; r1052 = r1049 == r1051; if (!r1052) goto b404;
+	r1049 = r686; r1050 = r1040; r1051 = (double)r1050; r1052 = r1049 == r1051; if (!r1052) goto b405;
 #line 141 "convert.go"
 	r545 = 16;
-b361: // flag.return (checked)
+b362: // flag.return (checked)
 #line 136 "convert.go"
 	r1053 = r1048 | r545; r1038 = r1053;
 #line 121 "convert.go"
 	if ((u64)r1036 >= (u64)r23) { qd_site = 26; qd_x = r1036; qd_y = r23; goto qd_fault; } r1208 = r934; r1054 = r1208 + 6ll; *(u8 *)r1054 = r1038;
 	r1055 = r864; r1056 = r635; r1057 = (u32)r1056 + 1u;
 #line 135 "convert.go"
-	r1059 = (u32)r1057; r1060 = r1059 < 2147483648u; if (!r1060) goto b403;
+	r1059 = (u32)r1057; r1060 = r1059 < 2147483648u; if (!r1060) goto b404;
 #line 141 "convert.go"
 	r556 = 1;
-b365: // flag.entry (checked)
+b366: // flag.entry (checked)
 #line 135 "convert.go"
-	r1061 = (i32)r1057; r1062 = r1061 < 0; if (!r1062) goto b402;
+	r1061 = (i32)r1057; r1062 = r1061 < 0; if (!r1062) goto b403;
 #line 141 "convert.go"
 	r561 = 2;
-b367: // flag.return (checked)
+b368: // flag.return (checked)
 #line 135 "convert.go"
-	r1063 = r556 | r561; r1064 = (u64)r1057; r1065 = r1064 > 9223372036854775808ull; if (!r1065) goto b401;
+	r1063 = r556 | r561; r1064 = (u64)r1057; r1065 = r1064 > 9223372036854775808ull; if (!r1065) goto b402;
 #line 141 "convert.go"
 	r567 = 4;
-b370: // flag.return (checked)
+b371: // flag.return (checked)
 #line 135 "convert.go"
 	r1066 = r1063 | r567;
-	r1067 = (u16)r1057; r1068 = r1067 >= 32768; if (!r1068) goto b400;
+	r1067 = (u16)r1057; r1068 = r1067 >= 32768; if (!r1068) goto b401;
 #line 141 "convert.go"
 	r573 = 8;
-b373: // flag.return (checked)
+b374: // flag.return (checked)
 #line 135 "convert.go"
 	r1069 = r1066 | r573;
-	r1070 = r1059; r1071 = (double)r1070; r1072 = r1061; r1073 = (double)r1072; r1074 = r1071 == r1073; if (!r1074) goto b399;
+	r1070 = r1059; r1071 = (double)r1070; r1072 = r1061; r1073 = (double)r1072; r1074 = r1071 == r1073; if (!r1074) goto b400;
 #line 141 "convert.go"
 	r582 = 16;
-b376: // flag.return (checked)
+b377: // flag.return (checked)
 #line 136 "convert.go"
 	r1075 = r1069 | r582; r1058 = r1075;
 #line 122 "convert.go"
 	if ((u64)r1055 >= (u64)r23) { qd_site = 27; qd_x = r1055; qd_y = r23; goto qd_fault; } r1209 = r934; r1076 = r1209 + 7ll; *(u8 *)r1076 = r1058;
 	r1077 = r889; r1078 = r639; r1079 = (u32)r1078 - 1u;
 #line 135 "convert.go"
-	r1081 = (u32)r1079; r1082 = r1081 < 2147483648u; if (!r1082) goto b398;
+	r1081 = (u32)r1079; r1082 = r1081 < 2147483648u; if (!r1082) goto b399;
 #line 141 "convert.go"
 	r593 = 1;
-b380: // flag.entry (checked)
+b381: // flag.entry (checked)
 #line 135 "convert.go"
-	r1083 = (i32)r1079; r1084 = r1083 < 0; if (!r1084) goto b397;
+	r1083 = (i32)r1079; r1084 = r1083 < 0; if (!r1084) goto b398;
 #line 141 "convert.go"
 	r598 = 2;
-b382: // flag.return (checked)
+b383: // flag.return (checked)
 #line 135 "convert.go"
-	r1085 = r593 | r598; r1086 = (u64)r1079; r1087 = r1086 > 9223372036854775808ull; if (!r1087) goto b396;
+	r1085 = r593 | r598; r1086 = (u64)r1079; r1087 = r1086 > 9223372036854775808ull; if (!r1087) goto b397;
 #line 141 "convert.go"
 	r604 = 4;
-b385: // flag.return (checked)
+b386: // flag.return (checked)
 #line 135 "convert.go"
 	r1088 = r1085 | r604;
-	r1089 = (u16)r1079; r1090 = r1089 >= 32768; if (!r1090) goto b395;
+	r1089 = (u16)r1079; r1090 = r1089 >= 32768; if (!r1090) goto b396;
 #line 141 "convert.go"
 	r610 = 8;
-b388: // flag.return (checked)
+b389: // flag.return (checked)
 #line 135 "convert.go"
 	r1091 = r1088 | r610;
-	r1092 = r1081; r1093 = (double)r1092; r1094 = r1083; r1095 = (double)r1094; r1096 = r1093 == r1095; if (!r1096) goto b394;
+	r1092 = r1081; r1093 = (double)r1092; r1094 = r1083; r1095 = (double)r1094; r1096 = r1093 == r1095; if (!r1096) goto b395;
 #line 141 "convert.go"
 	r619 = 16;
-b391: // flag.return (checked)
+b392: // flag.return (checked)
 #line 136 "convert.go"
 	r1097 = r1091 | r619; r1080 = r1097;
 #line 123 "convert.go"
 	if ((u64)r1077 >= (u64)r23) { qd_site = 28; qd_x = r1077; qd_y = r23; goto qd_fault; } r1210 = r934; r1098 = r1210 + 8ll; *(u8 *)r1098 = r1080;
 #line 53 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1232 = r1232 + r1233 * 1; r1234 = r1234 + r1233 * 1; r1237 = r1237 + r1240 * 1; r1242 = r1242 + r1245 * 1; r1247 = r1247 + r1250 * 1; goto b229;
-b394: // flag.if.done (checked)
-#line 141 "convert.go"
-	r619 = 0; goto b391;
+	r2 = (u64)r2 + (u64)r1; r1232 = r1232 + r1233 * 1; r1234 = r1234 + r1233 * 1; r1237 = r1237 + r1240 * 1; r1242 = r1242 + r1245 * 1; r1247 = r1247 + r1250 * 1; goto b230;
 b395: // flag.if.done (checked)
 #line 141 "convert.go"
-	r610 = 0; goto b388;
+	r619 = 0; goto b392;
 b396: // flag.if.done (checked)
 #line 141 "convert.go"
-	r604 = 0; goto b385;
+	r610 = 0; goto b389;
 b397: // flag.if.done (checked)
 #line 141 "convert.go"
-	r598 = 0; goto b382;
+	r604 = 0; goto b386;
 b398: // flag.if.done (checked)
 #line 141 "convert.go"
-	r593 = 0; goto b380;
+	r598 = 0; goto b383;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r582 = 0; goto b376;
+	r593 = 0; goto b381;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r573 = 0; goto b373;
+	r582 = 0; goto b377;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r567 = 0; goto b370;
+	r573 = 0; goto b374;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r561 = 0; goto b367;
+	r567 = 0; goto b371;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r556 = 0; goto b365;
+	r561 = 0; goto b368;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r545 = 0; goto b361;
+	r556 = 0; goto b366;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r537 = 0; goto b358;
+	r545 = 0; goto b362;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r531 = 0; goto b355;
+	r537 = 0; goto b359;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r525 = 0; goto b352;
+	r531 = 0; goto b356;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r520 = 0; goto b349;
+	r525 = 0; goto b353;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r511 = 0; goto b344;
+	r520 = 0; goto b350;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r502 = 0; goto b341;
+	r511 = 0; goto b345;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r497 = 0; goto b338;
+	r502 = 0; goto b342;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r491 = 0; goto b335;
+	r497 = 0; goto b339;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r486 = 0; goto b333;
+	r491 = 0; goto b336;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r476 = 0; goto b328;
+	r486 = 0; goto b334;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r467 = 0; goto b325;
+	r476 = 0; goto b329;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r461 = 0; goto b322;
+	r467 = 0; goto b326;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r455 = 0; goto b319;
+	r461 = 0; goto b323;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r450 = 0; goto b316;
+	r455 = 0; goto b320;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r441 = 0; goto b312;
+	r450 = 0; goto b317;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r433 = 0; goto b309;
+	r441 = 0; goto b313;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r427 = 0; goto b306;
+	r433 = 0; goto b310;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r421 = 0; goto b303;
+	r427 = 0; goto b307;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r417 = 0; goto b301;
+	r421 = 0; goto b304;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r407 = 0; goto b296;
+	r417 = 0; goto b302;
 b425: // flag.if.done (checked)
 #line 141 "convert.go"
-	r398 = 0; goto b293;
+	r407 = 0; goto b297;
 b426: // flag.if.done (checked)
 #line 141 "convert.go"
-	r392 = 0; goto b290;
+	r398 = 0; goto b294;
 b427: // flag.if.done (checked)
 #line 141 "convert.go"
-	r386 = 0; goto b287;
+	r392 = 0; goto b291;
 b428: // flag.if.done (checked)
 #line 141 "convert.go"
-	r381 = 0; goto b285;
+	r386 = 0; goto b288;
 b429: // flag.if.done (checked)
 #line 141 "convert.go"
-	r371 = 0; goto b281;
+	r381 = 0; goto b286;
 b430: // flag.if.done (checked)
 #line 141 "convert.go"
-	r362 = 0; goto b278;
+	r371 = 0; goto b282;
 b431: // flag.if.done (checked)
 #line 141 "convert.go"
-	r356 = 0; goto b275;
+	r362 = 0; goto b279;
 b432: // flag.if.done (checked)
 #line 141 "convert.go"
-	r350 = 0; goto b272;
+	r356 = 0; goto b276;
 b433: // flag.if.done (checked)
 #line 141 "convert.go"
-	r345 = 0; goto b270;
+	r350 = 0; goto b273;
 b434: // flag.if.done (checked)
 #line 141 "convert.go"
-	r335 = 0; goto b266;
+	r345 = 0; goto b271;
 b435: // flag.if.done (checked)
 #line 141 "convert.go"
-	r326 = 0; goto b263;
+	r335 = 0; goto b267;
 b436: // flag.if.done (checked)
 #line 141 "convert.go"
-	r320 = 0; goto b260;
+	r326 = 0; goto b264;
 b437: // flag.if.done (checked)
 #line 141 "convert.go"
-	r314 = 0; goto b257;
+	r320 = 0; goto b261;
 b438: // flag.if.done (checked)
 #line 141 "convert.go"
-	r309 = 0; goto b254;
+	r314 = 0; goto b258;
+b439: // flag.if.done (checked)
+#line 141 "convert.go"
+	r309 = 0; goto b255;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8915,7 +8926,8 @@ extern "C" __global__ void ConvertUint16_0(char *p0, i64 p1, char *p2, i64 p3, c
 	bool r1035 = 0, r1038 = 0, r1041 = 0, r1046 = 0, r1054 = 0, r1056 = 0, r1059 = 0, r1062 = 0;
 	bool r1068 = 0, r1076 = 0, r1078 = 0, r1081 = 0, r1084 = 0, r1090 = 0, r1097 = 0, r1101 = 0;
 	bool r1107 = 0, r1111 = 0, r1114 = 0, r1116 = 0, r1119 = 0, r1123 = 0, r1127 = 0, r1130 = 0;
-	bool r1132 = 0, r1135 = 0, r1139 = 0, r1141 = 0, r1145 = 0, r1146 = 0, r1150 = 0;
+	bool r1132 = 0, r1135 = 0, r1139 = 0, r1141 = 0, r1145 = 0, r1146 = 0, r1150 = 0, r1247 = 0;
+	bool r1251 = 0, r1253 = 0, r1256 = 0, r1258 = 0;
 	i8 r25 = 0, r62 = 0, r93 = 0, r338 = 0, r548 = 0, r549 = 0, r632 = 0, r669 = 0;
 	i8 r700 = 0, r930 = 0, r1050 = 0, r1051 = 0;
 	i16 r29 = 0, r56 = 0, r120 = 0, r374 = 0, r585 = 0, r586 = 0, r636 = 0, r663 = 0;
@@ -8925,7 +8937,7 @@ extern "C" __global__ void ConvertUint16_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i32 r520 = 0, r539 = 0, r556 = 0, r576 = 0, r593 = 0, r613 = 0, r640 = 0, r662 = 0;
 	i32 r664 = 0, r665 = 0, r754 = 0, r914 = 0, r924 = 0, r934 = 0, r945 = 0, r955 = 0;
 	i32 r966 = 0, r972 = 0, r995 = 0, r1006 = 0, r1015 = 0, r1025 = 0, r1034 = 0, r1044 = 0;
-	i32 r1055 = 0, r1066 = 0, r1077 = 0, r1088 = 0;
+	i32 r1055 = 0, r1066 = 0, r1077 = 0, r1088 = 0, r1245 = 0, r1249 = 0, r1254 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0;
 	i64 r32 = 0, r34 = 0, r36 = 0, r37 = 0, r39 = 0, r41 = 0, r43 = 0, r44 = 0;
@@ -8942,7 +8954,7 @@ extern "C" __global__ void ConvertUint16_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i64 r1213 = 0, r1214 = 0, r1215 = 0, r1217 = 0, r1218 = 0, r1219 = 0, r1220 = 0, r1222 = 0;
 	i64 r1223 = 0, r1224 = 0, r1225 = 0, r1227 = 0, r1229 = 0, r1230 = 0, r1232 = 0, r1233 = 0;
 	i64 r1234 = 0, r1235 = 0, r1237 = 0, r1238 = 0, r1239 = 0, r1240 = 0, r1242 = 0, r1243 = 0;
-	i64 r1244 = 0;
+	i64 r1244 = 0, r1246 = 0, r1248 = 0, r1250 = 0, r1252 = 0, r1255 = 0, r1257 = 0;
 	u8 r40 = 0, r201 = 0, r304 = 0, r307 = 0, r309 = 0, r312 = 0, r314 = 0, r315 = 0;
 	u8 r318 = 0, r320 = 0, r321 = 0, r323 = 0, r325 = 0, r326 = 0, r332 = 0, r334 = 0;
 	u8 r335 = 0, r339 = 0, r342 = 0, r344 = 0, r347 = 0, r349 = 0, r350 = 0, r353 = 0;
@@ -9073,16 +9085,16 @@ extern "C" __global__ void ConvertUint16_0(char *p0, i64 p1, char *p2, i64 p3, c
 	r5 = p1; r3 = r5; r1098 = (u64)r3; r1099 = r1098 + 18446744073709551615ull; r1102 = r1099 - 1ull; r1103 = (u64)r2; r1104 = r1102 - r1103; r1105 = r1093 - 1ull; r1106 = r1105 - r1096; r1107 = r1104 <= r1106;
 	r19 = p5; r1108 = (u64)r19; r1109 = (u64)r1095 * 10ull; r1110 = (u64)r1109; r1111 = r1110 < r1108; r1112 = r1108 - 1ull; r1113 = r1112 - r1110; r1114 = r1104 <= 922337203685477580ull; r1115 = r1104 * 10ull; r1116 = r1115 <= r1113; r1117 = (u64)r1109 + 9ull; r1118 = (u64)r1117; r1119 = r1118 < r1108; r1120 = r1112; r1121 = r1120 - r1118; r1122 = r1115; r1123 = r1122 <= r1121; r21 = p7; r1124 = (u64)r21; r1125 = (u64)r1095 * 9ull; r1126 = (u64)r1125; r1127 = r1126 < r1124; r1128 = r1124 - 1ull; r1129 = r1128 - r1126; r1130 = r1104 <= 1024819115206086200ull; r1131 = r1104 * 9ull; r1132 = r1131 <= r1129; r1133 = (u64)r1125 + 8ull; r1134 = (u64)r1133; r1135 = r1134 < r1124; r1136 = r1128; r1137 = r1136 - r1134; r1138 = r1131; r1139 = r1138 <= r1137; r23 = p9; r1140 = (u64)r23; r1141 = r1126 < r1140; r1142 = r1140 - 1ull; r1143 = r1142 - r1126; r1144 = r1131; r1145 = r1144 <= r1143; r1146 = r1134 < r1140; r1147 = r1142; r1148 = r1147 - r1134; r1149 = r1131; r1150 = r1149 <= r1148; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 60 "convert.go"
-	r4 = p0; if (!r1097) goto b227; r1100 = r1099 + 4611686018427387904ull; r1101 = r1100 <= 9223372036854775808ull; if (!r1101) goto b227; if (!r1107) goto b227; if (!r1111) goto b227; if (!r1114) goto b227; if (!r1116) goto b227; if (!r1119) goto b227; if (!r1123) goto b227; if (!r1127) goto b227; if (!r1130) goto b227; if (!r1132) goto b227; if (!r1135) goto b227; if (!r1139) goto b227; if (!r1141) goto b227; if (!r1145) goto b227; if (!r1146) goto b227; if (!r1150) goto b227; r1205 = r2; r1206 = r4 + r1205 * 2; r1207 = (u64)r1 * 2ull; r1208 = r14 + r1205 * 2; r1209 = (u64)r1205 + 1ull;
+	r4 = p0; if (!r1097) goto b228; r1100 = r1099 + 4611686018427387904ull; r1101 = r1100 <= 9223372036854775808ull; if (!r1101) goto b228; if (!r1107) goto b228; if (!r1111) goto b228; if (!r1114) goto b228; if (!r1116) goto b228; if (!r1119) goto b228; if (!r1123) goto b228; if (!r1127) goto b228; if (!r1130) goto b228; if (!r1132) goto b228; if (!r1135) goto b228; if (!r1139) goto b228; if (!r1141) goto b228; if (!r1145) goto b228; if (!r1146) goto b228; if (!r1150) goto b228; r1205 = r2; r1206 = r4 + r1205 * 2; r1208 = r14 + r1205 * 2; r1209 = (u64)r1205 + 1ull;
 #line 93 "convert.go"
-	r1210 = (u64)r1209 * 10ull; r1211 = r18 + r1210 * 8; r1212 = r1; r1213 = (u64)r1212 * 10ull; r1214 = (u64)r1213 * 8ull;
+	r1210 = (u64)r1209 * 10ull; r1211 = r18 + r1210 * 8;
 #line 104 "convert.go"
-	r1215 = (u64)r1209 * 9ull; r1216 = r20 + r1215 * 8; r1217 = r1; r1218 = (u64)r1217 * 9ull; r1219 = (u64)r1218 * 8ull;
+	r1215 = (u64)r1209 * 9ull; r1216 = r20 + r1215 * 8; r1217 = r1; r1218 = (u64)r1217 * 9ull;
 #line 114 "convert.go"
-	r1220 = r1215; r1221 = r22 + r1220 * 1; r1223 = r1218; r1224 = r1223;
-b19: // head
+	r1220 = r1215; r1221 = r22 + r1220 * 1; r1223 = r1218; r1224 = r1223; r1245 = (i32)r1; r1246 = (i64)r1245; r1247 = r1246 == r1; r1248 = (u64)r1246 * 2ull; r1212 = r1; r1213 = (u64)r1212 * 10ull; r1249 = (i32)r1213; r1250 = (i64)r1249; r1251 = r1250 == r1213; r1252 = (u64)r1250 * 8ull; r1253 = r1247 & r1251; r1254 = (i32)r1218; r1255 = (i64)r1254; r1256 = r1255 == r1218; r1257 = (u64)r1255 * 8ull; r1258 = r1253 & r1256; if (!r1258) goto b228;
+b20: // head
 #line 60 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b226;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b227;
 	r1151 = r1206; r11 = r1151 + 2ll; r12 = *(u16 *)r11; r1152 = r1208; r13 = r1152 + 2ll; r16 = *(u16 *)r13; r17 = (u32)r12 + (u32)r16;
 #line 94 "convert.go"
 	r25 = (i8)r17; r26 = (i64)r25; r27 = r1211; *(i64 *)r27 = r26;
@@ -9178,431 +9190,431 @@ b19: // head
 #line 113 "convert.go"
 	r1169 = r91; r302 = r1169 + 64ll; *(double *)r302 = r279;
 #line 135 "convert.go"
-	r305 = r47; r306 = r305 < 2147483648u; if (!r306) goto b225;
+	r305 = r47; r306 = r305 < 2147483648u; if (!r306) goto b226;
 #line 141 "convert.go"
 	r307 = 1;
-b41: // flag.entry
+b42: // flag.entry
 #line 135 "convert.go"
-	r310 = r33; r311 = r310 < 0; if (!r311) goto b224;
+	r310 = r33; r311 = r310 < 0; if (!r311) goto b225;
 #line 141 "convert.go"
 	r312 = 2;
-b43: // flag.return
+b44: // flag.return
 #line 135 "convert.go"
-	r315 = r307 | r312; r316 = r51; r317 = r316 > 9223372036854775808ull; if (!r317) goto b223;
+	r315 = r307 | r312; r316 = r51; r317 = r316 > 9223372036854775808ull; if (!r317) goto b224;
 #line 141 "convert.go"
 	r318 = 4;
-b46: // flag.return
+b47: // flag.return
 #line 135 "convert.go"
 	r321 = r315 | r318;
-	r322 = r17 >= 32768; if (!r322) goto b222;
+	r322 = r17 >= 32768; if (!r322) goto b223;
 #line 141 "convert.go"
 	r323 = 8;
-b49: // flag.return
+b50: // flag.return
 #line 135 "convert.go"
 	r326 = r321 | r323;
-	r330 = r149; r328 = r75; r331 = r328 == r330; if (!r331) goto b221;
+	r330 = r149; r328 = r75; r331 = r328 == r330; if (!r331) goto b222;
 #line 141 "convert.go"
 	r332 = 16;
-b52: // flag.return
+b53: // flag.return
 #line 136 "convert.go"
 	r335 = r326 | r332; r304 = r335;
 #line 115 "convert.go"
 	r336 = r1221; *(u8 *)r336 = r304;
 #line 135 "convert.go"
-	r340 = r63; r341 = r340 < 2147483648u; if (!r341) goto b220;
+	r340 = r63; r341 = r340 < 2147483648u; if (!r341) goto b221;
 #line 141 "convert.go"
 	r342 = 1;
-b56: // flag.entry
+b57: // flag.entry
 #line 116 "convert.go"
 	r338 = r25;
 #line 135 "convert.go"
-	r345 = (i32)r338; r346 = r345 < 0; if (!r346) goto b219;
+	r345 = (i32)r338; r346 = r345 < 0; if (!r346) goto b220;
 #line 141 "convert.go"
 	r347 = 2;
-b58: // flag.return
+b59: // flag.return
 #line 135 "convert.go"
-	r350 = r342 | r347; r351 = r109; r352 = r351 > 9223372036854775808ull; if (!r352) goto b218;
+	r350 = r342 | r347; r351 = r109; r352 = r351 > 9223372036854775808ull; if (!r352) goto b219;
 #line 141 "convert.go"
 	r353 = 4;
-b61: // flag.return
+b62: // flag.return
 #line 135 "convert.go"
 	r356 = r350 | r353;
-	r357 = r113; r358 = r357 >= 32768; if (!r358) goto b217;
+	r357 = r113; r358 = r357 >= 32768; if (!r358) goto b218;
 #line 141 "convert.go"
 	r359 = 8;
-b64: // flag.return
+b65: // flag.return
 #line 135 "convert.go"
 	r362 = r356 | r359;
-	r365 = r345; r366 = (double)r365; r364 = r101; r367 = r364 == r366; if (!r367) goto b216;
+	r365 = r345; r366 = (double)r365; r364 = r101; r367 = r364 == r366; if (!r367) goto b217;
 #line 141 "convert.go"
 	r368 = 16;
-b67: // flag.return
+b68: // flag.return
 #line 136 "convert.go"
 	r371 = r362 | r368; r339 = r371;
 #line 116 "convert.go"
 	r1170 = r336; r372 = r1170 + 1ll; *(u8 *)r372 = r339;
 #line 135 "convert.go"
-	r376 = r127; r377 = r376 < 2147483648u; if (!r377) goto b215;
+	r376 = r127; r377 = r376 < 2147483648u; if (!r377) goto b216;
 #line 141 "convert.go"
 	r378 = 1;
-b71: // flag.entry
+b72: // flag.entry
 #line 135 "convert.go"
-	r381 = r57; r382 = r381 < 0; if (!r382) goto b214;
+	r381 = r57; r382 = r381 < 0; if (!r382) goto b215;
 #line 141 "convert.go"
 	r383 = 2;
-b73: // flag.return
+b74: // flag.return
 #line 135 "convert.go"
-	r386 = r378 | r383; r387 = r136; r388 = r387 > 9223372036854775808ull; if (!r388) goto b213;
+	r386 = r378 | r383; r387 = r136; r388 = r387 > 9223372036854775808ull; if (!r388) goto b214;
 #line 141 "convert.go"
 	r389 = 4;
-b76: // flag.return
+b77: // flag.return
 #line 135 "convert.go"
 	r392 = r386 | r389;
-	r393 = r140; r394 = r393 >= 32768; if (!r394) goto b212;
+	r393 = r140; r394 = r393 >= 32768; if (!r394) goto b213;
 #line 141 "convert.go"
 	r395 = 8;
-b79: // flag.return
+b80: // flag.return
 #line 135 "convert.go"
 	r398 = r392 | r395;
-	r401 = r57; r402 = (double)r401; r400 = r128; r403 = r400 == r402; if (!r403) goto b211;
+	r401 = r57; r402 = (double)r401; r400 = r128; r403 = r400 == r402; if (!r403) goto b212;
 #line 141 "convert.go"
 	r404 = 16;
-b82: // flag.return
+b83: // flag.return
 #line 136 "convert.go"
 	r407 = r398 | r404; r375 = r407;
 #line 117 "convert.go"
 	r1171 = r336; r408 = r1171 + 2ll; *(u8 *)r408 = r375;
 #line 135 "convert.go"
-	r412 = r154; r413 = r412 < 2147483648u; if (!r413) goto b210;
+	r412 = r154; r413 = r412 < 2147483648u; if (!r413) goto b211;
 #line 141 "convert.go"
 	r414 = 1;
-b87: // flag.entry
+b88: // flag.entry
 #line 135 "convert.go"
-	r417 = r311; if (!r417) goto b209;
+	r417 = r311; if (!r417) goto b210;
 #line 141 "convert.go"
 	r418 = 2;
-b89: // flag.return
+b90: // flag.return
 #line 135 "convert.go"
-	r421 = r414 | r418; r422 = r163; r423 = r422 > 9223372036854775808ull; if (!r423) goto b208;
+	r421 = r414 | r418; r422 = r163; r423 = r422 > 9223372036854775808ull; if (!r423) goto b209;
 #line 141 "convert.go"
 	r424 = 4;
-b92: // flag.return
+b93: // flag.return
 #line 135 "convert.go"
 	r427 = r421 | r424;
-	r428 = r167; r429 = r428 >= 32768; if (!r429) goto b207;
+	r428 = r167; r429 = r428 >= 32768; if (!r429) goto b208;
 #line 141 "convert.go"
 	r430 = 8;
-b95: // flag.return
+b96: // flag.return
 #line 135 "convert.go"
 	r433 = r427 | r430;
-	r435 = r155; r436 = r149; r437 = r435 == r436; if (!r437) goto b206;
+	r435 = r155; r436 = r149; r437 = r435 == r436; if (!r437) goto b207;
 #line 141 "convert.go"
 	r438 = 16;
-b98: // flag.return
+b99: // flag.return
 #line 136 "convert.go"
 	r441 = r433 | r438; r411 = r441;
 #line 118 "convert.go"
 	r1172 = r336; r442 = r1172 + 3ll; *(u8 *)r442 = r411;
 	r444 = r40;
 #line 135 "convert.go"
-	r446 = r208; r447 = r446 < 2147483648u; if (!r447) goto b205;
+	r446 = r208; r447 = r446 < 2147483648u; if (!r447) goto b206;
 #line 141 "convert.go"
 	r448 = 1;
-b103: // flag.return
+b104: // flag.return
 #line 135 "convert.go"
-	r451 = (i32)r444; r452 = r451 < 0; if (!r452) goto b204;
+	r451 = (i32)r444; r452 = r451 < 0; if (!r452) goto b205;
 #line 141 "convert.go"
 	r453 = 2;
-b106: // flag.return
+b107: // flag.return
 #line 135 "convert.go"
-	r456 = r448 | r453; r457 = r217; r458 = r457 > 9223372036854775808ull; if (!r458) goto b203;
+	r456 = r448 | r453; r457 = r217; r458 = r457 > 9223372036854775808ull; if (!r458) goto b204;
 #line 141 "convert.go"
 	r459 = 4;
-b109: // flag.return
+b110: // flag.return
 #line 135 "convert.go"
 	r462 = r456 | r459;
-	r463 = r221; r464 = r463 >= 32768; if (!r464) goto b202;
+	r463 = r221; r464 = r463 >= 32768; if (!r464) goto b203;
 #line 141 "convert.go"
 	r465 = 8;
-b112: // flag.return
+b113: // flag.return
 #line 135 "convert.go"
 	r468 = r462 | r465;
-	r470 = r209; r471 = r451; r472 = (double)r471; r473 = r470 == r472; if (!r473) goto b201;
+	r470 = r209; r471 = r451; r472 = (double)r471; r473 = r470 == r472; if (!r473) goto b202;
 #line 141 "convert.go"
 	r474 = 16;
-b115: // flag.return
+b116: // flag.return
 #line 136 "convert.go"
 	r477 = r468 | r474; r445 = r477;
 #line 119 "convert.go"
 	r1173 = r336; r478 = r1173 + 4ll; *(u8 *)r478 = r445;
 #line 135 "convert.go"
-	r482 = r306; if (!r482) goto b200;
+	r482 = r306; if (!r482) goto b201;
 #line 141 "convert.go"
 	r483 = 1;
-b119: // flag.return
+b120: // flag.return
 #line 135 "convert.go"
-	r487 = r311; if (!r487) goto b199;
+	r487 = r311; if (!r487) goto b200;
 #line 141 "convert.go"
 	r488 = 2;
-b122: // flag.return
+b123: // flag.return
 #line 135 "convert.go"
-	r491 = r483 | r488; r493 = r317; if (!r493) goto b198;
+	r491 = r483 | r488; r493 = r317; if (!r493) goto b199;
 #line 141 "convert.go"
 	r494 = 4;
-b125: // flag.return
+b126: // flag.return
 #line 135 "convert.go"
 	r497 = r491 | r494;
-	r498 = r322; if (!r498) goto b197;
+	r498 = r322; if (!r498) goto b198;
 #line 141 "convert.go"
 	r499 = 8;
-b128: // flag.return
+b129: // flag.return
 #line 135 "convert.go"
 	r502 = r497 | r499;
-	r507 = r331; if (!r507) goto b196;
+	r507 = r331; if (!r507) goto b197;
 #line 141 "convert.go"
 	r508 = 16;
-b131: // flag.return
+b132: // flag.return
 #line 136 "convert.go"
 	r511 = r502 | r508; r480 = r511;
 #line 120 "convert.go"
 	r1174 = r336; r512 = r1174 + 5ll; *(u8 *)r512 = r480;
 	r514 = r47;
 #line 135 "convert.go"
-	r516 = r306; if (!r516) goto b195;
+	r516 = r306; if (!r516) goto b196;
 #line 141 "convert.go"
 	r517 = 1;
-b136: // flag.return
+b137: // flag.return
 #line 135 "convert.go"
-	r520 = (i32)r514; r521 = r520 < 0; if (!r521) goto b194;
+	r520 = (i32)r514; r521 = r520 < 0; if (!r521) goto b195;
 #line 141 "convert.go"
 	r522 = 2;
-b139: // flag.return
+b140: // flag.return
 #line 135 "convert.go"
-	r525 = r517 | r522; r526 = r267; r527 = r526 > 9223372036854775808ull; if (!r527) goto b193;
+	r525 = r517 | r522; r526 = r267; r527 = r526 > 9223372036854775808ull; if (!r527) goto b194;
 #line 141 "convert.go"
 	r528 = 4;
-b142: // flag.return
+b143: // flag.return
 #line 135 "convert.go"
 	r531 = r525 | r528;
-	r532 = r271; r533 = r532 >= 32768; if (!r533) goto b192;
+	r532 = r271; r533 = r532 >= 32768; if (!r533) goto b193;
 #line 141 "convert.go"
 	r534 = 8;
-b145: // flag.return
+b146: // flag.return
 #line 135 "convert.go"
 	r537 = r531 | r534;
-	r538 = r75; r539 = r520; r540 = (double)r539; r541 = r538 == r540; if (!r541) goto b191;
+	r538 = r75; r539 = r520; r540 = (double)r539; r541 = r538 == r540; if (!r541) goto b192;
 #line 141 "convert.go"
 	r542 = 16;
-b148: // flag.return
+b149: // flag.return
 #line 136 "convert.go"
 	r545 = r537 | r542; r515 = r545;
 #line 121 "convert.go"
 	r1175 = r336; r546 = r1175 + 6ll; *(u8 *)r546 = r515;
 	r548 = r25; r549 = (u32)r548 + 1u;
 #line 135 "convert.go"
-	r551 = (u32)r549; r552 = r551 < 2147483648u; if (!r552) goto b190;
+	r551 = (u32)r549; r552 = r551 < 2147483648u; if (!r552) goto b191;
 #line 141 "convert.go"
 	r553 = 1;
-b152: // flag.entry
+b153: // flag.entry
 #line 135 "convert.go"
-	r556 = (i32)r549; r557 = r556 < 0; if (!r557) goto b189;
+	r556 = (i32)r549; r557 = r556 < 0; if (!r557) goto b190;
 #line 141 "convert.go"
 	r558 = 2;
-b154: // flag.return
+b155: // flag.return
 #line 135 "convert.go"
-	r561 = r553 | r558; r562 = (u64)r549; r563 = r562 > 9223372036854775808ull; if (!r563) goto b188;
+	r561 = r553 | r558; r562 = (u64)r549; r563 = r562 > 9223372036854775808ull; if (!r563) goto b189;
 #line 141 "convert.go"
 	r564 = 4;
-b157: // flag.return
+b158: // flag.return
 #line 135 "convert.go"
 	r567 = r561 | r564;
-	r568 = (u16)r549; r569 = r568 >= 32768; if (!r569) goto b187;
+	r568 = (u16)r549; r569 = r568 >= 32768; if (!r569) goto b188;
 #line 141 "convert.go"
 	r570 = 8;
-b160: // flag.return
+b161: // flag.return
 #line 135 "convert.go"
 	r573 = r567 | r570;
-	r574 = r551; r575 = (double)r574; r576 = r556; r577 = (double)r576; r578 = r575 == r577; if (!r578) goto b186;
+	r574 = r551; r575 = (double)r574; r576 = r556; r577 = (double)r576; r578 = r575 == r577; if (!r578) goto b187;
 #line 141 "convert.go"
 	r579 = 16;
-b163: // flag.return
+b164: // flag.return
 #line 136 "convert.go"
 	r582 = r573 | r579; r550 = r582;
 #line 122 "convert.go"
 	r1176 = r336; r583 = r1176 + 7ll; *(u8 *)r583 = r550;
 	r585 = r29; r586 = (u32)r585 - 1u;
 #line 135 "convert.go"
-	r588 = (u32)r586; r589 = r588 < 2147483648u; if (!r589) goto b185;
+	r588 = (u32)r586; r589 = r588 < 2147483648u; if (!r589) goto b186;
 #line 141 "convert.go"
 	r590 = 1;
-b167: // flag.entry
+b168: // flag.entry
 #line 135 "convert.go"
-	r593 = (i32)r586; r594 = r593 < 0; if (!r594) goto b184;
+	r593 = (i32)r586; r594 = r593 < 0; if (!r594) goto b185;
 #line 141 "convert.go"
 	r595 = 2;
-b169: // flag.return
+b170: // flag.return
 #line 135 "convert.go"
-	r598 = r590 | r595; r599 = (u64)r586; r600 = r599 > 9223372036854775808ull; if (!r600) goto b183;
+	r598 = r590 | r595; r599 = (u64)r586; r600 = r599 > 9223372036854775808ull; if (!r600) goto b184;
 #line 141 "convert.go"
 	r601 = 4;
-b172: // flag.return
+b173: // flag.return
 #line 135 "convert.go"
 	r604 = r598 | r601;
-	r605 = (u16)r586; r606 = r605 >= 32768; if (!r606) goto b182;
+	r605 = (u16)r586; r606 = r605 >= 32768; if (!r606) goto b183;
 #line 141 "convert.go"
 	r607 = 8;
-b175: // flag.return
+b176: // flag.return
 #line 135 "convert.go"
 	r610 = r604 | r607;
-	r611 = r588; r612 = (double)r611; r613 = r593; r614 = (double)r613; r615 = r612 == r614; if (!r615) goto b181;
+	r611 = r588; r612 = (double)r611; r613 = r593; r614 = (double)r613; r615 = r612 == r614; if (!r615) goto b182;
 #line 141 "convert.go"
 	r616 = 16;
-b178: // flag.return
+b179: // flag.return
 #line 136 "convert.go"
 	r619 = r610 | r616; r587 = r619;
 #line 123 "convert.go"
 	r1177 = r336; r620 = r1177 + 8ll; *(u8 *)r620 = r587;
 #line 60 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1206 = r1206 + r1207 * 1; r1208 = r1208 + r1207 * 1; r1211 = r1211 + r1214 * 1; r1216 = r1216 + r1219 * 1; r1221 = r1221 + r1224 * 1; goto b19;
-b181: // flag.if.done
-#line 141 "convert.go"
-	r616 = 0; goto b178;
+	r2 = (u64)r2 + (u64)r1; r1206 = r1206 + r1248 * 1; r1208 = r1208 + r1248 * 1; r1211 = r1211 + r1252 * 1; r1216 = r1216 + r1257 * 1; r1221 = r1221 + r1224 * 1; goto b20;
 b182: // flag.if.done
 #line 141 "convert.go"
-	r607 = 0; goto b175;
+	r616 = 0; goto b179;
 b183: // flag.if.done
 #line 141 "convert.go"
-	r601 = 0; goto b172;
+	r607 = 0; goto b176;
 b184: // flag.if.done
 #line 141 "convert.go"
-	r595 = 0; goto b169;
+	r601 = 0; goto b173;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r590 = 0; goto b167;
+	r595 = 0; goto b170;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r579 = 0; goto b163;
+	r590 = 0; goto b168;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r570 = 0; goto b160;
+	r579 = 0; goto b164;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r564 = 0; goto b157;
+	r570 = 0; goto b161;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r558 = 0; goto b154;
+	r564 = 0; goto b158;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r553 = 0; goto b152;
+	r558 = 0; goto b155;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r542 = 0; goto b148;
+	r553 = 0; goto b153;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r534 = 0; goto b145;
+	r542 = 0; goto b149;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r528 = 0; goto b142;
+	r534 = 0; goto b146;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r522 = 0; goto b139;
+	r528 = 0; goto b143;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r517 = 0; goto b136;
+	r522 = 0; goto b140;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r508 = 0; goto b131;
+	r517 = 0; goto b137;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r499 = 0; goto b128;
+	r508 = 0; goto b132;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r494 = 0; goto b125;
+	r499 = 0; goto b129;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r488 = 0; goto b122;
+	r494 = 0; goto b126;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r483 = 0; goto b119;
+	r488 = 0; goto b123;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r474 = 0; goto b115;
+	r483 = 0; goto b120;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r465 = 0; goto b112;
+	r474 = 0; goto b116;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r459 = 0; goto b109;
+	r465 = 0; goto b113;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r453 = 0; goto b106;
+	r459 = 0; goto b110;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r448 = 0; goto b103;
+	r453 = 0; goto b107;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r438 = 0; goto b98;
+	r448 = 0; goto b104;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r430 = 0; goto b95;
+	r438 = 0; goto b99;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r424 = 0; goto b92;
+	r430 = 0; goto b96;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r418 = 0; goto b89;
+	r424 = 0; goto b93;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r414 = 0; goto b87;
+	r418 = 0; goto b90;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r404 = 0; goto b82;
+	r414 = 0; goto b88;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r395 = 0; goto b79;
+	r404 = 0; goto b83;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r389 = 0; goto b76;
+	r395 = 0; goto b80;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r383 = 0; goto b73;
+	r389 = 0; goto b77;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r378 = 0; goto b71;
+	r383 = 0; goto b74;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r368 = 0; goto b67;
+	r378 = 0; goto b72;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r359 = 0; goto b64;
+	r368 = 0; goto b68;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r353 = 0; goto b61;
+	r359 = 0; goto b65;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r347 = 0; goto b58;
+	r353 = 0; goto b62;
 b220: // flag.if.done
 #line 141 "convert.go"
-	r342 = 0; goto b56;
+	r347 = 0; goto b59;
 b221: // flag.if.done
 #line 141 "convert.go"
-	r332 = 0; goto b52;
+	r342 = 0; goto b57;
 b222: // flag.if.done
 #line 141 "convert.go"
-	r323 = 0; goto b49;
+	r332 = 0; goto b53;
 b223: // flag.if.done
 #line 141 "convert.go"
-	r318 = 0; goto b46;
+	r323 = 0; goto b50;
 b224: // flag.if.done
 #line 141 "convert.go"
-	r312 = 0; goto b43;
+	r318 = 0; goto b47;
 b225: // flag.if.done
 #line 141 "convert.go"
-	r307 = 0; goto b41;
-b226: // exit
+	r312 = 0; goto b44;
+b226: // flag.if.done
+#line 141 "convert.go"
+	r307 = 0; goto b42;
+b227: // exit
 #line 141 "convert.go"
 	return;
-b227: // preheader
+b228: // preheader
 #line 60 "convert.go"
 	r1225 = r2; r1226 = r4 + r1225 * 2; r1227 = (u64)r1 * 2ull; r1228 = r14 + r1225 * 2; r1229 = (u64)r1225 + 1ull;
 #line 93 "convert.go"
@@ -9611,9 +9623,9 @@ b227: // preheader
 	r1235 = (u64)r1229 * 9ull; r1236 = r20 + r1235 * 8; r1237 = r1; r1238 = (u64)r1237 * 9ull; r1239 = (u64)r1238 * 8ull;
 #line 114 "convert.go"
 	r1240 = r1235; r1241 = r22 + r1240 * 1; r1243 = r1238; r1244 = r1243;
-b228: // head (checked)
+b229: // head (checked)
 #line 60 "convert.go"
-	r621 = (u64)r2 + 1ull; r622 = r621 < r3; if (!r622) goto b226; r623 = r2; r624 = (u64)r623 + 1ull;
+	r621 = (u64)r2 + 1ull; r622 = r621 < r3; if (!r622) goto b227; r623 = r2; r624 = (u64)r623 + 1ull;
 	r1178 = r1226; r626 = r1178 + 2ll; r627 = *(u16 *)r626; if ((u64)r624 >= (u64)r15) { qd_site = 0; qd_x = r624; qd_y = r15; goto qd_fault; } r1179 = r1228; r628 = r1179 + 2ll; r629 = *(u16 *)r628; r630 = (u32)r627 + (u32)r629;
 #line 93 "convert.go"
 	r631 = (u64)r624 * 10ull;
@@ -9711,431 +9723,431 @@ b228: // head (checked)
 	r884 = (u64)r674 + 8ull; if ((u64)r884 >= (u64)r21) { qd_site = 19; qd_x = r884; qd_y = r21; goto qd_fault; } r1196 = r698; r909 = r1196 + 64ll; *(double *)r909 = r886;
 	r910 = r674;
 #line 135 "convert.go"
-	r912 = r654; r913 = r912 < 2147483648u; if (!r913) goto b436;
+	r912 = r654; r913 = r912 < 2147483648u; if (!r913) goto b437;
 #line 141 "convert.go"
 	r307 = 1;
-b252: // flag.entry (checked)
+b253: // flag.entry (checked)
 #line 135 "convert.go"
-	r914 = r640; r915 = r914 < 0; if (!r915) goto b435;
+	r914 = r640; r915 = r914 < 0; if (!r915) goto b436;
 #line 141 "convert.go"
 	r312 = 2;
-b254: // flag.return (checked)
+b255: // flag.return (checked)
 #line 135 "convert.go"
-	r916 = r307 | r312; r917 = r658; r918 = r917 > 9223372036854775808ull; if (!r918) goto b434;
+	r916 = r307 | r312; r917 = r658; r918 = r917 > 9223372036854775808ull; if (!r918) goto b435;
 #line 141 "convert.go"
 	r318 = 4;
-b257: // flag.return (checked)
+b258: // flag.return (checked)
 #line 135 "convert.go"
 	r919 = r916 | r318;
-	r920 = r630 >= 32768; if (!r920) goto b433;
+	r920 = r630 >= 32768; if (!r920) goto b434;
 #line 141 "convert.go"
 	r323 = 8;
-b260: // flag.return (checked)
+b261: // flag.return (checked)
 #line 135 "convert.go"
 	r921 = r919 | r323;
-	r925 = r756; r923 = r682; r926 = r923 == r925; if (!r926) goto b432;
+	r925 = r756; r923 = r682; r926 = r923 == r925; if (!r926) goto b433;
 #line 141 "convert.go"
 	r332 = 16;
-b263: // flag.return (checked)
+b264: // flag.return (checked)
 #line 136 "convert.go"
 	r927 = r921 | r332; r911 = r927;
 #line 115 "convert.go"
 	if ((u64)r910 >= (u64)r23) { qd_site = 20; qd_x = r910; qd_y = r23; goto qd_fault; } r928 = r1241; *(u8 *)r928 = r911;
 	r929 = r699;
 #line 135 "convert.go"
-	r932 = r670; r933 = r932 < 2147483648u; if (!r933) goto b431;
+	r932 = r670; r933 = r932 < 2147483648u; if (!r933) goto b432;
 #line 141 "convert.go"
 	r342 = 1;
-b267: // flag.entry (checked)
+b268: // flag.entry (checked)
 #line 116 "convert.go"
 	r930 = r632;
 #line 135 "convert.go"
-	r934 = (i32)r930; r935 = r934 < 0; if (!r935) goto b430;
+	r934 = (i32)r930; r935 = r934 < 0; if (!r935) goto b431;
 #line 141 "convert.go"
 	r347 = 2;
-b269: // flag.return (checked)
+b270: // flag.return (checked)
 #line 135 "convert.go"
-	r936 = r342 | r347; r937 = r716; r938 = r937 > 9223372036854775808ull; if (!r938) goto b429;
+	r936 = r342 | r347; r937 = r716; r938 = r937 > 9223372036854775808ull; if (!r938) goto b430;
 #line 141 "convert.go"
 	r353 = 4;
-b272: // flag.return (checked)
+b273: // flag.return (checked)
 #line 135 "convert.go"
 	r939 = r936 | r353;
-	r940 = r720; r941 = r940 >= 32768; if (!r941) goto b428;
+	r940 = r720; r941 = r940 >= 32768; if (!r941) goto b429;
 #line 141 "convert.go"
 	r359 = 8;
-b275: // flag.return (checked)
+b276: // flag.return (checked)
 #line 135 "convert.go"
 	r942 = r939 | r359;
-	r945 = r934; r946 = (double)r945; r944 = r708; r947 = r944 == r946; if (!r947) goto b427;
+	r945 = r934; r946 = (double)r945; r944 = r708; r947 = r944 == r946; if (!r947) goto b428;
 #line 141 "convert.go"
 	r368 = 16;
-b278: // flag.return (checked)
+b279: // flag.return (checked)
 #line 136 "convert.go"
 	r948 = r942 | r368; r931 = r948;
 #line 116 "convert.go"
 	if ((u64)r929 >= (u64)r23) { qd_site = 21; qd_x = r929; qd_y = r23; goto qd_fault; } r1197 = r928; r949 = r1197 + 1ll; *(u8 *)r949 = r931;
 	r950 = r726;
 #line 135 "convert.go"
-	r953 = r734; r954 = r953 < 2147483648u; if (!r954) goto b426;
+	r953 = r734; r954 = r953 < 2147483648u; if (!r954) goto b427;
 #line 141 "convert.go"
 	r378 = 1;
-b282: // flag.entry (checked)
+b283: // flag.entry (checked)
 #line 135 "convert.go"
-	r955 = r664; r956 = r955 < 0; if (!r956) goto b425;
+	r955 = r664; r956 = r955 < 0; if (!r956) goto b426;
 #line 141 "convert.go"
 	r383 = 2;
-b284: // flag.return (checked)
+b285: // flag.return (checked)
 #line 135 "convert.go"
-	r957 = r378 | r383; r958 = r743; r959 = r958 > 9223372036854775808ull; if (!r959) goto b424;
+	r957 = r378 | r383; r958 = r743; r959 = r958 > 9223372036854775808ull; if (!r959) goto b425;
 #line 141 "convert.go"
 	r389 = 4;
-b287: // flag.return (checked)
+b288: // flag.return (checked)
 #line 135 "convert.go"
 	r960 = r957 | r389;
-	r961 = r747; r962 = r961 >= 32768; if (!r962) goto b423;
+	r961 = r747; r962 = r961 >= 32768; if (!r962) goto b424;
 #line 141 "convert.go"
 	r395 = 8;
-b290: // flag.return (checked)
+b291: // flag.return (checked)
 #line 135 "convert.go"
 	r963 = r960 | r395;
-	r966 = r664; r967 = (double)r966; r965 = r735; r968 = r965 == r967; if (!r968) goto b422;
+	r966 = r664; r967 = (double)r966; r965 = r735; r968 = r965 == r967; if (!r968) goto b423;
 #line 141 "convert.go"
 	r404 = 16;
-b293: // flag.return (checked)
+b294: // flag.return (checked)
 #line 136 "convert.go"
 	r969 = r963 | r404; r952 = r969;
 #line 117 "convert.go"
 	if ((u64)r950 >= (u64)r23) { qd_site = 22; qd_x = r950; qd_y = r23; goto qd_fault; } r1198 = r928; r970 = r1198 + 2ll; *(u8 *)r970 = r952;
 	r971 = r753;
 #line 135 "convert.go"
-	r974 = r761; r975 = r974 < 2147483648u; if (!r975) goto b421;
+	r974 = r761; r975 = r974 < 2147483648u; if (!r975) goto b422;
 #line 141 "convert.go"
 	r414 = 1;
-b298: // flag.entry (checked)
+b299: // flag.entry (checked)
 #line 135 "convert.go"
-	r976 = r915; if (!r976) goto b420;
+	r976 = r915; if (!r976) goto b421;
 #line 141 "convert.go"
 	r418 = 2;
-b300: // flag.return (checked)
+b301: // flag.return (checked)
 #line 135 "convert.go"
-	r977 = r414 | r418; r978 = r770; r979 = r978 > 9223372036854775808ull; if (!r979) goto b419;
+	r977 = r414 | r418; r978 = r770; r979 = r978 > 9223372036854775808ull; if (!r979) goto b420;
 #line 141 "convert.go"
 	r424 = 4;
-b303: // flag.return (checked)
+b304: // flag.return (checked)
 #line 135 "convert.go"
 	r980 = r977 | r424;
-	r981 = r774; r982 = r981 >= 32768; if (!r982) goto b418;
+	r981 = r774; r982 = r981 >= 32768; if (!r982) goto b419;
 #line 141 "convert.go"
 	r430 = 8;
-b306: // flag.return (checked)
+b307: // flag.return (checked)
 #line 135 "convert.go"
 	r983 = r980 | r430;
-	r985 = r762; r986 = r756; r987 = r985 == r986; if (!r987) goto b417;
+	r985 = r762; r986 = r756; r987 = r985 == r986; if (!r987) goto b418;
 #line 141 "convert.go"
 	r438 = 16;
-b309: // flag.return (checked)
+b310: // flag.return (checked)
 #line 136 "convert.go"
 	r988 = r983 | r438; r973 = r988;
 #line 118 "convert.go"
 	if ((u64)r971 >= (u64)r23) { qd_site = 23; qd_x = r971; qd_y = r23; goto qd_fault; } r1199 = r928; r989 = r1199 + 3ll; *(u8 *)r989 = r973;
 	r990 = r780; r991 = r647;
 #line 135 "convert.go"
-	r993 = r815; r994 = r993 < 2147483648u; if (!r994) goto b416;
+	r993 = r815; r994 = r993 < 2147483648u; if (!r994) goto b417;
 #line 141 "convert.go"
 	r448 = 1;
-b314: // flag.return (checked)
+b315: // flag.return (checked)
 #line 135 "convert.go"
-	r995 = (i32)r991; r996 = r995 < 0; if (!r996) goto b415;
+	r995 = (i32)r991; r996 = r995 < 0; if (!r996) goto b416;
 #line 141 "convert.go"
 	r453 = 2;
-b317: // flag.return (checked)
+b318: // flag.return (checked)
 #line 135 "convert.go"
-	r997 = r448 | r453; r998 = r824; r999 = r998 > 9223372036854775808ull; if (!r999) goto b414;
+	r997 = r448 | r453; r998 = r824; r999 = r998 > 9223372036854775808ull; if (!r999) goto b415;
 #line 141 "convert.go"
 	r459 = 4;
-b320: // flag.return (checked)
+b321: // flag.return (checked)
 #line 135 "convert.go"
 	r1000 = r997 | r459;
-	r1001 = r828; r1002 = r1001 >= 32768; if (!r1002) goto b413;
+	r1001 = r828; r1002 = r1001 >= 32768; if (!r1002) goto b414;
 #line 141 "convert.go"
 	r465 = 8;
-b323: // flag.return (checked)
+b324: // flag.return (checked)
 #line 135 "convert.go"
 	r1003 = r1000 | r465;
-	r1005 = r816; r1006 = r995; r1007 = (double)r1006; r1008 = r1005 == r1007; if (!r1008) goto b412;
+	r1005 = r816; r1006 = r995; r1007 = (double)r1006; r1008 = r1005 == r1007; if (!r1008) goto b413;
 #line 141 "convert.go"
 	r474 = 16;
-b326: // flag.return (checked)
+b327: // flag.return (checked)
 #line 136 "convert.go"
 	r1009 = r1003 | r474; r992 = r1009;
 #line 119 "convert.go"
 	if ((u64)r990 >= (u64)r23) { qd_site = 24; qd_x = r990; qd_y = r23; goto qd_fault; } r1200 = r928; r1010 = r1200 + 4ll; *(u8 *)r1010 = r992;
 	r1011 = r807;
 #line 135 "convert.go"
-	r1014 = r913; if (!r1014) goto b411;
+	r1014 = r913; if (!r1014) goto b412;
 #line 141 "convert.go"
 	r483 = 1;
-b330: // flag.return (checked)
+b331: // flag.return (checked)
 #line 135 "convert.go"
-	r1016 = r915; if (!r1016) goto b410;
+	r1016 = r915; if (!r1016) goto b411;
 #line 141 "convert.go"
 	r488 = 2;
-b333: // flag.return (checked)
+b334: // flag.return (checked)
 #line 135 "convert.go"
-	r1017 = r483 | r488; r1019 = r918; if (!r1019) goto b409;
+	r1017 = r483 | r488; r1019 = r918; if (!r1019) goto b410;
 #line 141 "convert.go"
 	r494 = 4;
-b336: // flag.return (checked)
+b337: // flag.return (checked)
 #line 135 "convert.go"
 	r1020 = r1017 | r494;
-	r1021 = r920; if (!r1021) goto b408;
+	r1021 = r920; if (!r1021) goto b409;
 #line 141 "convert.go"
 	r499 = 8;
-b339: // flag.return (checked)
+b340: // flag.return (checked)
 #line 135 "convert.go"
 	r1022 = r1020 | r499;
-	r1027 = r926; if (!r1027) goto b407;
+	r1027 = r926; if (!r1027) goto b408;
 #line 141 "convert.go"
 	r508 = 16;
-b342: // flag.return (checked)
+b343: // flag.return (checked)
 #line 136 "convert.go"
 	r1028 = r1022 | r508; r1012 = r1028;
 #line 120 "convert.go"
 	if ((u64)r1011 >= (u64)r23) { qd_site = 25; qd_x = r1011; qd_y = r23; goto qd_fault; } r1201 = r928; r1029 = r1201 + 5ll; *(u8 *)r1029 = r1012;
 	r1030 = r834; r1031 = r654;
 #line 135 "convert.go"
-	r1033 = r913; if (!r1033) goto b406;
+	r1033 = r913; if (!r1033) goto b407;
 #line 141 "convert.go"
 	r517 = 1;
-b347: // flag.return (checked)
+b348: // flag.return (checked)
 #line 135 "convert.go"
-	r1034 = (i32)r1031; r1035 = r1034 < 0; if (!r1035) goto b405;
+	r1034 = (i32)r1031; r1035 = r1034 < 0; if (!r1035) goto b406;
 #line 141 "convert.go"
 	r522 = 2;
-b350: // flag.return (checked)
+b351: // flag.return (checked)
 #line 135 "convert.go"
-	r1036 = r517 | r522; r1037 = r874; r1038 = r1037 > 9223372036854775808ull; if (!r1038) goto b404;
+	r1036 = r517 | r522; r1037 = r874; r1038 = r1037 > 9223372036854775808ull; if (!r1038) goto b405;
 #line 141 "convert.go"
 	r528 = 4;
-b353: // flag.return (checked)
+b354: // flag.return (checked)
 #line 135 "convert.go"
 	r1039 = r1036 | r528;
-	r1040 = r878; r1041 = r1040 >= 32768; if (!r1041) goto b403;
+	r1040 = r878; r1041 = r1040 >= 32768; if (!r1041) goto b404;
 #line 141 "convert.go"
 	r534 = 8;
-b356: // flag.return (checked)
+b357: // flag.return (checked)
 #line 135 "convert.go"
 	r1042 = r1039 | r534;
-	r1043 = r682; r1044 = r1034; r1045 = (double)r1044; r1046 = r1043 == r1045; if (!r1046) goto b402;
+	r1043 = r682; r1044 = r1034; r1045 = (double)r1044; r1046 = r1043 == r1045; if (!r1046) goto b403;
 #line 141 "convert.go"
 	r542 = 16;
-b359: // flag.return (checked)
+b360: // flag.return (checked)
 #line 136 "convert.go"
 	r1047 = r1042 | r542; r1032 = r1047;
 #line 121 "convert.go"
 	if ((u64)r1030 >= (u64)r23) { qd_site = 26; qd_x = r1030; qd_y = r23; goto qd_fault; } r1202 = r928; r1048 = r1202 + 6ll; *(u8 *)r1048 = r1032;
 	r1049 = r859; r1050 = r632; r1051 = (u32)r1050 + 1u;
 #line 135 "convert.go"
-	r1053 = (u32)r1051; r1054 = r1053 < 2147483648u; if (!r1054) goto b401;
+	r1053 = (u32)r1051; r1054 = r1053 < 2147483648u; if (!r1054) goto b402;
 #line 141 "convert.go"
 	r553 = 1;
-b363: // flag.entry (checked)
+b364: // flag.entry (checked)
 #line 135 "convert.go"
-	r1055 = (i32)r1051; r1056 = r1055 < 0; if (!r1056) goto b400;
+	r1055 = (i32)r1051; r1056 = r1055 < 0; if (!r1056) goto b401;
 #line 141 "convert.go"
 	r558 = 2;
-b365: // flag.return (checked)
+b366: // flag.return (checked)
 #line 135 "convert.go"
-	r1057 = r553 | r558; r1058 = (u64)r1051; r1059 = r1058 > 9223372036854775808ull; if (!r1059) goto b399;
+	r1057 = r553 | r558; r1058 = (u64)r1051; r1059 = r1058 > 9223372036854775808ull; if (!r1059) goto b400;
 #line 141 "convert.go"
 	r564 = 4;
-b368: // flag.return (checked)
+b369: // flag.return (checked)
 #line 135 "convert.go"
 	r1060 = r1057 | r564;
-	r1061 = (u16)r1051; r1062 = r1061 >= 32768; if (!r1062) goto b398;
+	r1061 = (u16)r1051; r1062 = r1061 >= 32768; if (!r1062) goto b399;
 #line 141 "convert.go"
 	r570 = 8;
-b371: // flag.return (checked)
+b372: // flag.return (checked)
 #line 135 "convert.go"
 	r1063 = r1060 | r570;
-	r1064 = r1053; r1065 = (double)r1064; r1066 = r1055; r1067 = (double)r1066; r1068 = r1065 == r1067; if (!r1068) goto b397;
+	r1064 = r1053; r1065 = (double)r1064; r1066 = r1055; r1067 = (double)r1066; r1068 = r1065 == r1067; if (!r1068) goto b398;
 #line 141 "convert.go"
 	r579 = 16;
-b374: // flag.return (checked)
+b375: // flag.return (checked)
 #line 136 "convert.go"
 	r1069 = r1063 | r579; r1052 = r1069;
 #line 122 "convert.go"
 	if ((u64)r1049 >= (u64)r23) { qd_site = 27; qd_x = r1049; qd_y = r23; goto qd_fault; } r1203 = r928; r1070 = r1203 + 7ll; *(u8 *)r1070 = r1052;
 	r1071 = r884; r1072 = r636; r1073 = (u32)r1072 - 1u;
 #line 135 "convert.go"
-	r1075 = (u32)r1073; r1076 = r1075 < 2147483648u; if (!r1076) goto b396;
+	r1075 = (u32)r1073; r1076 = r1075 < 2147483648u; if (!r1076) goto b397;
 #line 141 "convert.go"
 	r590 = 1;
-b378: // flag.entry (checked)
+b379: // flag.entry (checked)
 #line 135 "convert.go"
-	r1077 = (i32)r1073; r1078 = r1077 < 0; if (!r1078) goto b395;
+	r1077 = (i32)r1073; r1078 = r1077 < 0; if (!r1078) goto b396;
 #line 141 "convert.go"
 	r595 = 2;
-b380: // flag.return (checked)
+b381: // flag.return (checked)
 #line 135 "convert.go"
-	r1079 = r590 | r595; r1080 = (u64)r1073; r1081 = r1080 > 9223372036854775808ull; if (!r1081) goto b394;
+	r1079 = r590 | r595; r1080 = (u64)r1073; r1081 = r1080 > 9223372036854775808ull; if (!r1081) goto b395;
 #line 141 "convert.go"
 	r601 = 4;
-b383: // flag.return (checked)
+b384: // flag.return (checked)
 #line 135 "convert.go"
 	r1082 = r1079 | r601;
-	r1083 = (u16)r1073; r1084 = r1083 >= 32768; if (!r1084) goto b393;
+	r1083 = (u16)r1073; r1084 = r1083 >= 32768; if (!r1084) goto b394;
 #line 141 "convert.go"
 	r607 = 8;
-b386: // flag.return (checked)
+b387: // flag.return (checked)
 #line 135 "convert.go"
 	r1085 = r1082 | r607;
-	r1086 = r1075; r1087 = (double)r1086; r1088 = r1077; r1089 = (double)r1088; r1090 = r1087 == r1089; if (!r1090) goto b392;
+	r1086 = r1075; r1087 = (double)r1086; r1088 = r1077; r1089 = (double)r1088; r1090 = r1087 == r1089; if (!r1090) goto b393;
 #line 141 "convert.go"
 	r616 = 16;
-b389: // flag.return (checked)
+b390: // flag.return (checked)
 #line 136 "convert.go"
 	r1091 = r1085 | r616; r1074 = r1091;
 #line 123 "convert.go"
 	if ((u64)r1071 >= (u64)r23) { qd_site = 28; qd_x = r1071; qd_y = r23; goto qd_fault; } r1204 = r928; r1092 = r1204 + 8ll; *(u8 *)r1092 = r1074;
 #line 60 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1226 = r1226 + r1227 * 1; r1228 = r1228 + r1227 * 1; r1231 = r1231 + r1234 * 1; r1236 = r1236 + r1239 * 1; r1241 = r1241 + r1244 * 1; goto b228;
-b392: // flag.if.done (checked)
-#line 141 "convert.go"
-	r616 = 0; goto b389;
+	r2 = (u64)r2 + (u64)r1; r1226 = r1226 + r1227 * 1; r1228 = r1228 + r1227 * 1; r1231 = r1231 + r1234 * 1; r1236 = r1236 + r1239 * 1; r1241 = r1241 + r1244 * 1; goto b229;
 b393: // flag.if.done (checked)
 #line 141 "convert.go"
-	r607 = 0; goto b386;
+	r616 = 0; goto b390;
 b394: // flag.if.done (checked)
 #line 141 "convert.go"
-	r601 = 0; goto b383;
+	r607 = 0; goto b387;
 b395: // flag.if.done (checked)
 #line 141 "convert.go"
-	r595 = 0; goto b380;
+	r601 = 0; goto b384;
 b396: // flag.if.done (checked)
 #line 141 "convert.go"
-	r590 = 0; goto b378;
+	r595 = 0; goto b381;
 b397: // flag.if.done (checked)
 #line 141 "convert.go"
-	r579 = 0; goto b374;
+	r590 = 0; goto b379;
 b398: // flag.if.done (checked)
 #line 141 "convert.go"
-	r570 = 0; goto b371;
+	r579 = 0; goto b375;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r564 = 0; goto b368;
+	r570 = 0; goto b372;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r558 = 0; goto b365;
+	r564 = 0; goto b369;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r553 = 0; goto b363;
+	r558 = 0; goto b366;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r542 = 0; goto b359;
+	r553 = 0; goto b364;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r534 = 0; goto b356;
+	r542 = 0; goto b360;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r528 = 0; goto b353;
+	r534 = 0; goto b357;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r522 = 0; goto b350;
+	r528 = 0; goto b354;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r517 = 0; goto b347;
+	r522 = 0; goto b351;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r508 = 0; goto b342;
+	r517 = 0; goto b348;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r499 = 0; goto b339;
+	r508 = 0; goto b343;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r494 = 0; goto b336;
+	r499 = 0; goto b340;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r488 = 0; goto b333;
+	r494 = 0; goto b337;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r483 = 0; goto b330;
+	r488 = 0; goto b334;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r474 = 0; goto b326;
+	r483 = 0; goto b331;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r465 = 0; goto b323;
+	r474 = 0; goto b327;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r459 = 0; goto b320;
+	r465 = 0; goto b324;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r453 = 0; goto b317;
+	r459 = 0; goto b321;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r448 = 0; goto b314;
+	r453 = 0; goto b318;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r438 = 0; goto b309;
+	r448 = 0; goto b315;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r430 = 0; goto b306;
+	r438 = 0; goto b310;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r424 = 0; goto b303;
+	r430 = 0; goto b307;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r418 = 0; goto b300;
+	r424 = 0; goto b304;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r414 = 0; goto b298;
+	r418 = 0; goto b301;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r404 = 0; goto b293;
+	r414 = 0; goto b299;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r395 = 0; goto b290;
+	r404 = 0; goto b294;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r389 = 0; goto b287;
+	r395 = 0; goto b291;
 b425: // flag.if.done (checked)
 #line 141 "convert.go"
-	r383 = 0; goto b284;
+	r389 = 0; goto b288;
 b426: // flag.if.done (checked)
 #line 141 "convert.go"
-	r378 = 0; goto b282;
+	r383 = 0; goto b285;
 b427: // flag.if.done (checked)
 #line 141 "convert.go"
-	r368 = 0; goto b278;
+	r378 = 0; goto b283;
 b428: // flag.if.done (checked)
 #line 141 "convert.go"
-	r359 = 0; goto b275;
+	r368 = 0; goto b279;
 b429: // flag.if.done (checked)
 #line 141 "convert.go"
-	r353 = 0; goto b272;
+	r359 = 0; goto b276;
 b430: // flag.if.done (checked)
 #line 141 "convert.go"
-	r347 = 0; goto b269;
+	r353 = 0; goto b273;
 b431: // flag.if.done (checked)
 #line 141 "convert.go"
-	r342 = 0; goto b267;
+	r347 = 0; goto b270;
 b432: // flag.if.done (checked)
 #line 141 "convert.go"
-	r332 = 0; goto b263;
+	r342 = 0; goto b268;
 b433: // flag.if.done (checked)
 #line 141 "convert.go"
-	r323 = 0; goto b260;
+	r332 = 0; goto b264;
 b434: // flag.if.done (checked)
 #line 141 "convert.go"
-	r318 = 0; goto b257;
+	r323 = 0; goto b261;
 b435: // flag.if.done (checked)
 #line 141 "convert.go"
-	r312 = 0; goto b254;
+	r318 = 0; goto b258;
 b436: // flag.if.done (checked)
 #line 141 "convert.go"
-	r307 = 0; goto b252;
+	r312 = 0; goto b255;
+b437: // flag.if.done (checked)
+#line 141 "convert.go"
+	r307 = 0; goto b253;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10164,7 +10176,8 @@ extern "C" __global__ void ConvertUint32_0(char *p0, i64 p1, char *p2, i64 p3, c
 	bool r1033 = 0, r1036 = 0, r1039 = 0, r1044 = 0, r1052 = 0, r1054 = 0, r1057 = 0, r1060 = 0;
 	bool r1066 = 0, r1074 = 0, r1076 = 0, r1079 = 0, r1082 = 0, r1088 = 0, r1095 = 0, r1099 = 0;
 	bool r1105 = 0, r1109 = 0, r1112 = 0, r1114 = 0, r1117 = 0, r1121 = 0, r1125 = 0, r1128 = 0;
-	bool r1130 = 0, r1133 = 0, r1137 = 0, r1139 = 0, r1143 = 0, r1144 = 0, r1148 = 0;
+	bool r1130 = 0, r1133 = 0, r1137 = 0, r1139 = 0, r1143 = 0, r1144 = 0, r1148 = 0, r1245 = 0;
+	bool r1249 = 0, r1251 = 0, r1254 = 0, r1256 = 0;
 	i8 r25 = 0, r63 = 0, r93 = 0, r337 = 0, r547 = 0, r548 = 0, r631 = 0, r669 = 0;
 	i8 r699 = 0, r928 = 0, r1048 = 0, r1049 = 0;
 	i16 r29 = 0, r57 = 0, r120 = 0, r373 = 0, r584 = 0, r585 = 0, r635 = 0, r663 = 0;
@@ -10174,7 +10187,7 @@ extern "C" __global__ void ConvertUint32_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i32 r519 = 0, r538 = 0, r555 = 0, r575 = 0, r592 = 0, r612 = 0, r639 = 0, r662 = 0;
 	i32 r664 = 0, r665 = 0, r753 = 0, r912 = 0, r922 = 0, r932 = 0, r943 = 0, r953 = 0;
 	i32 r964 = 0, r970 = 0, r993 = 0, r1004 = 0, r1014 = 0, r1024 = 0, r1032 = 0, r1042 = 0;
-	i32 r1053 = 0, r1064 = 0, r1075 = 0, r1086 = 0;
+	i32 r1053 = 0, r1064 = 0, r1075 = 0, r1086 = 0, r1243 = 0, r1247 = 0, r1252 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0;
 	i64 r32 = 0, r34 = 0, r36 = 0, r37 = 0, r39 = 0, r41 = 0, r43 = 0, r45 = 0;
@@ -10191,7 +10204,7 @@ extern "C" __global__ void ConvertUint32_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i64 r1211 = 0, r1212 = 0, r1213 = 0, r1215 = 0, r1216 = 0, r1217 = 0, r1218 = 0, r1220 = 0;
 	i64 r1221 = 0, r1222 = 0, r1223 = 0, r1225 = 0, r1227 = 0, r1228 = 0, r1230 = 0, r1231 = 0;
 	i64 r1232 = 0, r1233 = 0, r1235 = 0, r1236 = 0, r1237 = 0, r1238 = 0, r1240 = 0, r1241 = 0;
-	i64 r1242 = 0;
+	i64 r1242 = 0, r1244 = 0, r1246 = 0, r1248 = 0, r1250 = 0, r1253 = 0, r1255 = 0;
 	u8 r40 = 0, r201 = 0, r304 = 0, r306 = 0, r308 = 0, r311 = 0, r313 = 0, r314 = 0;
 	u8 r317 = 0, r319 = 0, r320 = 0, r323 = 0, r325 = 0, r326 = 0, r331 = 0, r333 = 0;
 	u8 r334 = 0, r338 = 0, r341 = 0, r343 = 0, r346 = 0, r348 = 0, r349 = 0, r352 = 0;
@@ -10321,16 +10334,16 @@ extern "C" __global__ void ConvertUint32_0(char *p0, i64 p1, char *p2, i64 p3, c
 	r5 = p1; r3 = r5; r1096 = (u64)r3; r1097 = r1096 + 18446744073709551615ull; r1100 = r1097 - 1ull; r1101 = (u64)r2; r1102 = r1100 - r1101; r1103 = r1091 - 1ull; r1104 = r1103 - r1094; r1105 = r1102 <= r1104;
 	r19 = p5; r1106 = (u64)r19; r1107 = (u64)r1093 * 10ull; r1108 = (u64)r1107; r1109 = r1108 < r1106; r1110 = r1106 - 1ull; r1111 = r1110 - r1108; r1112 = r1102 <= 922337203685477580ull; r1113 = r1102 * 10ull; r1114 = r1113 <= r1111; r1115 = (u64)r1107 + 9ull; r1116 = (u64)r1115; r1117 = r1116 < r1106; r1118 = r1110; r1119 = r1118 - r1116; r1120 = r1113; r1121 = r1120 <= r1119; r21 = p7; r1122 = (u64)r21; r1123 = (u64)r1093 * 9ull; r1124 = (u64)r1123; r1125 = r1124 < r1122; r1126 = r1122 - 1ull; r1127 = r1126 - r1124; r1128 = r1102 <= 1024819115206086200ull; r1129 = r1102 * 9ull; r1130 = r1129 <= r1127; r1131 = (u64)r1123 + 8ull; r1132 = (u64)r1131; r1133 = r1132 < r1122; r1134 = r1126; r1135 = r1134 - r1132; r1136 = r1129; r1137 = r1136 <= r1135; r23 = p9; r1138 = (u64)r23; r1139 = r1124 < r1138; r1140 = r1138 - 1ull; r1141 = r1140 - r1124; r1142 = r1129; r1143 = r1142 <= r1141; r1144 = r1132 < r1138; r1145 = r1140; r1146 = r1145 - r1132; r1147 = r1129; r1148 = r1147 <= r1146; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 67 "convert.go"
-	r4 = p0; if (!r1095) goto b229; r1098 = r1097 + 4611686018427387904ull; r1099 = r1098 <= 9223372036854775808ull; if (!r1099) goto b229; if (!r1105) goto b229; if (!r1109) goto b229; if (!r1112) goto b229; if (!r1114) goto b229; if (!r1117) goto b229; if (!r1121) goto b229; if (!r1125) goto b229; if (!r1128) goto b229; if (!r1130) goto b229; if (!r1133) goto b229; if (!r1137) goto b229; if (!r1139) goto b229; if (!r1143) goto b229; if (!r1144) goto b229; if (!r1148) goto b229; r1203 = r2; r1204 = r4 + r1203 * 4; r1205 = (u64)r1 * 4ull; r1206 = r14 + r1203 * 4; r1207 = (u64)r1203 + 1ull;
+	r4 = p0; if (!r1095) goto b230; r1098 = r1097 + 4611686018427387904ull; r1099 = r1098 <= 9223372036854775808ull; if (!r1099) goto b230; if (!r1105) goto b230; if (!r1109) goto b230; if (!r1112) goto b230; if (!r1114) goto b230; if (!r1117) goto b230; if (!r1121) goto b230; if (!r1125) goto b230; if (!r1128) goto b230; if (!r1130) goto b230; if (!r1133) goto b230; if (!r1137) goto b230; if (!r1139) goto b230; if (!r1143) goto b230; if (!r1144) goto b230; if (!r1148) goto b230; r1203 = r2; r1204 = r4 + r1203 * 4; r1206 = r14 + r1203 * 4; r1207 = (u64)r1203 + 1ull;
 #line 93 "convert.go"
-	r1208 = (u64)r1207 * 10ull; r1209 = r18 + r1208 * 8; r1210 = r1; r1211 = (u64)r1210 * 10ull; r1212 = (u64)r1211 * 8ull;
+	r1208 = (u64)r1207 * 10ull; r1209 = r18 + r1208 * 8;
 #line 104 "convert.go"
-	r1213 = (u64)r1207 * 9ull; r1214 = r20 + r1213 * 8; r1215 = r1; r1216 = (u64)r1215 * 9ull; r1217 = (u64)r1216 * 8ull;
+	r1213 = (u64)r1207 * 9ull; r1214 = r20 + r1213 * 8; r1215 = r1; r1216 = (u64)r1215 * 9ull;
 #line 114 "convert.go"
-	r1218 = r1213; r1219 = r22 + r1218 * 1; r1221 = r1216; r1222 = r1221;
-b19: // head
+	r1218 = r1213; r1219 = r22 + r1218 * 1; r1221 = r1216; r1222 = r1221; r1243 = (i32)r1; r1244 = (i64)r1243; r1245 = r1244 == r1; r1246 = (u64)r1244 * 4ull; r1210 = r1; r1211 = (u64)r1210 * 10ull; r1247 = (i32)r1211; r1248 = (i64)r1247; r1249 = r1248 == r1211; r1250 = (u64)r1248 * 8ull; r1251 = r1245 & r1249; r1252 = (i32)r1216; r1253 = (i64)r1252; r1254 = r1253 == r1216; r1255 = (u64)r1253 * 8ull; r1256 = r1251 & r1254; if (!r1256) goto b230;
+b20: // head
 #line 67 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b228;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b229;
 	r1149 = r1204; r11 = r1149 + 4ll; r12 = *(u32 *)r11; r1150 = r1206; r13 = r1150 + 4ll; r16 = *(u32 *)r13; r17 = r12 + r16;
 #line 94 "convert.go"
 	r25 = (i8)r17; r26 = (i64)r25; r27 = r1209; *(i64 *)r27 = r26;
@@ -10423,430 +10436,430 @@ b19: // head
 #line 113 "convert.go"
 	r1167 = r91; r302 = r1167 + 64ll; *(double *)r302 = r279;
 #line 135 "convert.go"
-	r305 = r17 < 2147483648u; if (!r305) goto b227;
+	r305 = r17 < 2147483648u; if (!r305) goto b228;
 #line 141 "convert.go"
 	r306 = 1;
-b42: // flag.return
+b43: // flag.return
 #line 135 "convert.go"
-	r309 = r33; r310 = r309 < 0; if (!r310) goto b226;
+	r309 = r33; r310 = r309 < 0; if (!r310) goto b227;
 #line 141 "convert.go"
 	r311 = 2;
-b45: // flag.return
+b46: // flag.return
 #line 135 "convert.go"
-	r314 = r306 | r311; r315 = r51; r316 = r315 > 9223372036854775808ull; if (!r316) goto b225;
+	r314 = r306 | r311; r315 = r51; r316 = r315 > 9223372036854775808ull; if (!r316) goto b226;
 #line 141 "convert.go"
 	r317 = 4;
-b48: // flag.return
+b49: // flag.return
 #line 135 "convert.go"
 	r320 = r314 | r317;
-	r321 = r44; r322 = r321 >= 32768; if (!r322) goto b224;
+	r321 = r44; r322 = r321 >= 32768; if (!r322) goto b225;
 #line 141 "convert.go"
 	r323 = 8;
-b51: // flag.return
+b52: // flag.return
 #line 135 "convert.go"
 	r326 = r320 | r323;
-	r327 = r70; r329 = r149; r330 = r327 == r329; if (!r330) goto b223;
+	r327 = r70; r329 = r149; r330 = r327 == r329; if (!r330) goto b224;
 #line 141 "convert.go"
 	r331 = 16;
-b54: // flag.return
+b55: // flag.return
 #line 136 "convert.go"
 	r334 = r326 | r331; r304 = r334;
 #line 115 "convert.go"
 	r335 = r1219; *(u8 *)r335 = r304;
 #line 135 "convert.go"
-	r339 = r64; r340 = r339 < 2147483648u; if (!r340) goto b222;
+	r339 = r64; r340 = r339 < 2147483648u; if (!r340) goto b223;
 #line 141 "convert.go"
 	r341 = 1;
-b58: // flag.entry
+b59: // flag.entry
 #line 116 "convert.go"
 	r337 = r25;
 #line 135 "convert.go"
-	r344 = (i32)r337; r345 = r344 < 0; if (!r345) goto b221;
+	r344 = (i32)r337; r345 = r344 < 0; if (!r345) goto b222;
 #line 141 "convert.go"
 	r346 = 2;
-b60: // flag.return
+b61: // flag.return
 #line 135 "convert.go"
-	r349 = r341 | r346; r350 = r109; r351 = r350 > 9223372036854775808ull; if (!r351) goto b220;
+	r349 = r341 | r346; r350 = r109; r351 = r350 > 9223372036854775808ull; if (!r351) goto b221;
 #line 141 "convert.go"
 	r352 = 4;
-b63: // flag.return
+b64: // flag.return
 #line 135 "convert.go"
 	r355 = r349 | r352;
-	r356 = r113; r357 = r356 >= 32768; if (!r357) goto b219;
+	r356 = r113; r357 = r356 >= 32768; if (!r357) goto b220;
 #line 141 "convert.go"
 	r358 = 8;
-b66: // flag.return
+b67: // flag.return
 #line 135 "convert.go"
 	r361 = r355 | r358;
-	r364 = r344; r365 = (double)r364; r363 = r101; r366 = r363 == r365; if (!r366) goto b218;
+	r364 = r344; r365 = (double)r364; r363 = r101; r366 = r363 == r365; if (!r366) goto b219;
 #line 141 "convert.go"
 	r367 = 16;
-b69: // flag.return
+b70: // flag.return
 #line 136 "convert.go"
 	r370 = r361 | r367; r338 = r370;
 #line 116 "convert.go"
 	r1168 = r335; r371 = r1168 + 1ll; *(u8 *)r371 = r338;
 #line 135 "convert.go"
-	r375 = r127; r376 = r375 < 2147483648u; if (!r376) goto b217;
+	r375 = r127; r376 = r375 < 2147483648u; if (!r376) goto b218;
 #line 141 "convert.go"
 	r377 = 1;
-b73: // flag.entry
+b74: // flag.entry
 #line 135 "convert.go"
-	r380 = r58; r381 = r380 < 0; if (!r381) goto b216;
+	r380 = r58; r381 = r380 < 0; if (!r381) goto b217;
 #line 141 "convert.go"
 	r382 = 2;
-b75: // flag.return
+b76: // flag.return
 #line 135 "convert.go"
-	r385 = r377 | r382; r386 = r136; r387 = r386 > 9223372036854775808ull; if (!r387) goto b215;
+	r385 = r377 | r382; r386 = r136; r387 = r386 > 9223372036854775808ull; if (!r387) goto b216;
 #line 141 "convert.go"
 	r388 = 4;
-b78: // flag.return
+b79: // flag.return
 #line 135 "convert.go"
 	r391 = r385 | r388;
-	r392 = r140; r393 = r392 >= 32768; if (!r393) goto b214;
+	r392 = r140; r393 = r392 >= 32768; if (!r393) goto b215;
 #line 141 "convert.go"
 	r394 = 8;
-b81: // flag.return
+b82: // flag.return
 #line 135 "convert.go"
 	r397 = r391 | r394;
-	r400 = r58; r401 = (double)r400; r399 = r128; r402 = r399 == r401; if (!r402) goto b213;
+	r400 = r58; r401 = (double)r400; r399 = r128; r402 = r399 == r401; if (!r402) goto b214;
 #line 141 "convert.go"
 	r403 = 16;
-b84: // flag.return
+b85: // flag.return
 #line 136 "convert.go"
 	r406 = r397 | r403; r374 = r406;
 #line 117 "convert.go"
 	r1169 = r335; r407 = r1169 + 2ll; *(u8 *)r407 = r374;
 #line 135 "convert.go"
-	r411 = r154; r412 = r411 < 2147483648u; if (!r412) goto b212;
+	r411 = r154; r412 = r411 < 2147483648u; if (!r412) goto b213;
 #line 141 "convert.go"
 	r413 = 1;
-b89: // flag.entry
+b90: // flag.entry
 #line 135 "convert.go"
-	r416 = r310; if (!r416) goto b211;
+	r416 = r310; if (!r416) goto b212;
 #line 141 "convert.go"
 	r417 = 2;
-b91: // flag.return
+b92: // flag.return
 #line 135 "convert.go"
-	r420 = r413 | r417; r421 = r163; r422 = r421 > 9223372036854775808ull; if (!r422) goto b210;
+	r420 = r413 | r417; r421 = r163; r422 = r421 > 9223372036854775808ull; if (!r422) goto b211;
 #line 141 "convert.go"
 	r423 = 4;
-b94: // flag.return
+b95: // flag.return
 #line 135 "convert.go"
 	r426 = r420 | r423;
-	r427 = r167; r428 = r427 >= 32768; if (!r428) goto b209;
+	r427 = r167; r428 = r427 >= 32768; if (!r428) goto b210;
 #line 141 "convert.go"
 	r429 = 8;
-b97: // flag.return
+b98: // flag.return
 #line 135 "convert.go"
 	r432 = r426 | r429;
-	r434 = r155; r435 = r149; r436 = r434 == r435; if (!r436) goto b208;
+	r434 = r155; r435 = r149; r436 = r434 == r435; if (!r436) goto b209;
 #line 141 "convert.go"
 	r437 = 16;
-b100: // flag.return
+b101: // flag.return
 #line 136 "convert.go"
 	r440 = r432 | r437; r410 = r440;
 #line 118 "convert.go"
 	r1170 = r335; r441 = r1170 + 3ll; *(u8 *)r441 = r410;
 	r443 = r40;
 #line 135 "convert.go"
-	r445 = r208; r446 = r445 < 2147483648u; if (!r446) goto b207;
+	r445 = r208; r446 = r445 < 2147483648u; if (!r446) goto b208;
 #line 141 "convert.go"
 	r447 = 1;
-b105: // flag.return
+b106: // flag.return
 #line 135 "convert.go"
-	r450 = (i32)r443; r451 = r450 < 0; if (!r451) goto b206;
+	r450 = (i32)r443; r451 = r450 < 0; if (!r451) goto b207;
 #line 141 "convert.go"
 	r452 = 2;
-b108: // flag.return
+b109: // flag.return
 #line 135 "convert.go"
-	r455 = r447 | r452; r456 = r217; r457 = r456 > 9223372036854775808ull; if (!r457) goto b205;
+	r455 = r447 | r452; r456 = r217; r457 = r456 > 9223372036854775808ull; if (!r457) goto b206;
 #line 141 "convert.go"
 	r458 = 4;
-b111: // flag.return
+b112: // flag.return
 #line 135 "convert.go"
 	r461 = r455 | r458;
-	r462 = r221; r463 = r462 >= 32768; if (!r463) goto b204;
+	r462 = r221; r463 = r462 >= 32768; if (!r463) goto b205;
 #line 141 "convert.go"
 	r464 = 8;
-b114: // flag.return
+b115: // flag.return
 #line 135 "convert.go"
 	r467 = r461 | r464;
-	r469 = r209; r470 = r450; r471 = (double)r470; r472 = r469 == r471; if (!r472) goto b203;
+	r469 = r209; r470 = r450; r471 = (double)r470; r472 = r469 == r471; if (!r472) goto b204;
 #line 141 "convert.go"
 	r473 = 16;
-b117: // flag.return
+b118: // flag.return
 #line 136 "convert.go"
 	r476 = r467 | r473; r444 = r476;
 #line 119 "convert.go"
 	r1171 = r335; r477 = r1171 + 4ll; *(u8 *)r477 = r444;
 #line 135 "convert.go"
-	r481 = r235; r482 = r481 < 2147483648u; if (!r482) goto b202;
+	r481 = r235; r482 = r481 < 2147483648u; if (!r482) goto b203;
 #line 141 "convert.go"
 	r483 = 1;
-b122: // flag.entry
+b123: // flag.entry
 #line 135 "convert.go"
-	r486 = r56; r487 = r486 < 0; if (!r487) goto b201;
+	r486 = r56; r487 = r486 < 0; if (!r487) goto b202;
 #line 141 "convert.go"
 	r488 = 2;
-b124: // flag.return
+b125: // flag.return
 #line 135 "convert.go"
-	r491 = r483 | r488; r492 = r244; r493 = r492 > 9223372036854775808ull; if (!r493) goto b200;
+	r491 = r483 | r488; r492 = r244; r493 = r492 > 9223372036854775808ull; if (!r493) goto b201;
 #line 141 "convert.go"
 	r494 = 4;
-b127: // flag.return
+b128: // flag.return
 #line 135 "convert.go"
 	r497 = r491 | r494;
-	r498 = r322; if (!r498) goto b199;
+	r498 = r322; if (!r498) goto b200;
 #line 141 "convert.go"
 	r499 = 8;
-b130: // flag.return
+b131: // flag.return
 #line 135 "convert.go"
 	r502 = r497 | r499;
-	r504 = r236; r505 = r56; r506 = (double)r505; r507 = r504 == r506; if (!r507) goto b198;
+	r504 = r236; r505 = r56; r506 = (double)r505; r507 = r504 == r506; if (!r507) goto b199;
 #line 141 "convert.go"
 	r508 = 16;
-b133: // flag.return
+b134: // flag.return
 #line 136 "convert.go"
 	r511 = r502 | r508; r480 = r511;
 #line 120 "convert.go"
 	r1172 = r335; r512 = r1172 + 5ll; *(u8 *)r512 = r480;
 #line 135 "convert.go"
-	r515 = r305; if (!r515) goto b197;
+	r515 = r305; if (!r515) goto b198;
 #line 141 "convert.go"
 	r516 = 1;
-b138: // flag.return
+b139: // flag.return
 #line 135 "convert.go"
-	r520 = r310; if (!r520) goto b196;
+	r520 = r310; if (!r520) goto b197;
 #line 141 "convert.go"
 	r521 = 2;
-b141: // flag.return
+b142: // flag.return
 #line 135 "convert.go"
-	r524 = r516 | r521; r526 = r316; if (!r526) goto b195;
+	r524 = r516 | r521; r526 = r316; if (!r526) goto b196;
 #line 141 "convert.go"
 	r527 = 4;
-b144: // flag.return
+b145: // flag.return
 #line 135 "convert.go"
 	r530 = r524 | r527;
-	r532 = r322; if (!r532) goto b194;
+	r532 = r322; if (!r532) goto b195;
 #line 141 "convert.go"
 	r533 = 8;
-b147: // flag.return
+b148: // flag.return
 #line 135 "convert.go"
 	r536 = r530 | r533;
-	r540 = r330; if (!r540) goto b193;
+	r540 = r330; if (!r540) goto b194;
 #line 141 "convert.go"
 	r541 = 16;
-b150: // flag.return
+b151: // flag.return
 #line 136 "convert.go"
 	r544 = r536 | r541; r514 = r544;
 #line 121 "convert.go"
 	r1173 = r335; r545 = r1173 + 6ll; *(u8 *)r545 = r514;
 	r547 = r25; r548 = (u32)r547 + 1u;
 #line 135 "convert.go"
-	r550 = (u32)r548; r551 = r550 < 2147483648u; if (!r551) goto b192;
+	r550 = (u32)r548; r551 = r550 < 2147483648u; if (!r551) goto b193;
 #line 141 "convert.go"
 	r552 = 1;
-b154: // flag.entry
+b155: // flag.entry
 #line 135 "convert.go"
-	r555 = (i32)r548; r556 = r555 < 0; if (!r556) goto b191;
+	r555 = (i32)r548; r556 = r555 < 0; if (!r556) goto b192;
 #line 141 "convert.go"
 	r557 = 2;
-b156: // flag.return
+b157: // flag.return
 #line 135 "convert.go"
-	r560 = r552 | r557; r561 = (u64)r548; r562 = r561 > 9223372036854775808ull; if (!r562) goto b190;
+	r560 = r552 | r557; r561 = (u64)r548; r562 = r561 > 9223372036854775808ull; if (!r562) goto b191;
 #line 141 "convert.go"
 	r563 = 4;
-b159: // flag.return
+b160: // flag.return
 #line 135 "convert.go"
 	r566 = r560 | r563;
-	r567 = (u16)r548; r568 = r567 >= 32768; if (!r568) goto b189;
+	r567 = (u16)r548; r568 = r567 >= 32768; if (!r568) goto b190;
 #line 141 "convert.go"
 	r569 = 8;
-b162: // flag.return
+b163: // flag.return
 #line 135 "convert.go"
 	r572 = r566 | r569;
-	r573 = r550; r574 = (double)r573; r575 = r555; r576 = (double)r575; r577 = r574 == r576; if (!r577) goto b188;
+	r573 = r550; r574 = (double)r573; r575 = r555; r576 = (double)r575; r577 = r574 == r576; if (!r577) goto b189;
 #line 141 "convert.go"
 	r578 = 16;
-b165: // flag.return
+b166: // flag.return
 #line 136 "convert.go"
 	r581 = r572 | r578; r549 = r581;
 #line 122 "convert.go"
 	r1174 = r335; r582 = r1174 + 7ll; *(u8 *)r582 = r549;
 	r584 = r29; r585 = (u32)r584 - 1u;
 #line 135 "convert.go"
-	r587 = (u32)r585; r588 = r587 < 2147483648u; if (!r588) goto b187;
+	r587 = (u32)r585; r588 = r587 < 2147483648u; if (!r588) goto b188;
 #line 141 "convert.go"
 	r589 = 1;
-b169: // flag.entry
+b170: // flag.entry
 #line 135 "convert.go"
-	r592 = (i32)r585; r593 = r592 < 0; if (!r593) goto b186;
+	r592 = (i32)r585; r593 = r592 < 0; if (!r593) goto b187;
 #line 141 "convert.go"
 	r594 = 2;
-b171: // flag.return
+b172: // flag.return
 #line 135 "convert.go"
-	r597 = r589 | r594; r598 = (u64)r585; r599 = r598 > 9223372036854775808ull; if (!r599) goto b185;
+	r597 = r589 | r594; r598 = (u64)r585; r599 = r598 > 9223372036854775808ull; if (!r599) goto b186;
 #line 141 "convert.go"
 	r600 = 4;
-b174: // flag.return
+b175: // flag.return
 #line 135 "convert.go"
 	r603 = r597 | r600;
-	r604 = (u16)r585; r605 = r604 >= 32768; if (!r605) goto b184;
+	r604 = (u16)r585; r605 = r604 >= 32768; if (!r605) goto b185;
 #line 141 "convert.go"
 	r606 = 8;
-b177: // flag.return
+b178: // flag.return
 #line 135 "convert.go"
 	r609 = r603 | r606;
-	r610 = r587; r611 = (double)r610; r612 = r592; r613 = (double)r612; r614 = r611 == r613; if (!r614) goto b183;
+	r610 = r587; r611 = (double)r610; r612 = r592; r613 = (double)r612; r614 = r611 == r613; if (!r614) goto b184;
 #line 141 "convert.go"
 	r615 = 16;
-b180: // flag.return
+b181: // flag.return
 #line 136 "convert.go"
 	r618 = r609 | r615; r586 = r618;
 #line 123 "convert.go"
 	r1175 = r335; r619 = r1175 + 8ll; *(u8 *)r619 = r586;
 #line 67 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1204 = r1204 + r1205 * 1; r1206 = r1206 + r1205 * 1; r1209 = r1209 + r1212 * 1; r1214 = r1214 + r1217 * 1; r1219 = r1219 + r1222 * 1; goto b19;
-b183: // flag.if.done
-#line 141 "convert.go"
-	r615 = 0; goto b180;
+	r2 = (u64)r2 + (u64)r1; r1204 = r1204 + r1246 * 1; r1206 = r1206 + r1246 * 1; r1209 = r1209 + r1250 * 1; r1214 = r1214 + r1255 * 1; r1219 = r1219 + r1222 * 1; goto b20;
 b184: // flag.if.done
 #line 141 "convert.go"
-	r606 = 0; goto b177;
+	r615 = 0; goto b181;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r600 = 0; goto b174;
+	r606 = 0; goto b178;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r594 = 0; goto b171;
+	r600 = 0; goto b175;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r589 = 0; goto b169;
+	r594 = 0; goto b172;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r578 = 0; goto b165;
+	r589 = 0; goto b170;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r569 = 0; goto b162;
+	r578 = 0; goto b166;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r563 = 0; goto b159;
+	r569 = 0; goto b163;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r557 = 0; goto b156;
+	r563 = 0; goto b160;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r552 = 0; goto b154;
+	r557 = 0; goto b157;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r541 = 0; goto b150;
+	r552 = 0; goto b155;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r533 = 0; goto b147;
+	r541 = 0; goto b151;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r527 = 0; goto b144;
+	r533 = 0; goto b148;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r521 = 0; goto b141;
+	r527 = 0; goto b145;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r516 = 0; goto b138;
+	r521 = 0; goto b142;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r508 = 0; goto b133;
+	r516 = 0; goto b139;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r499 = 0; goto b130;
+	r508 = 0; goto b134;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r494 = 0; goto b127;
+	r499 = 0; goto b131;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r488 = 0; goto b124;
+	r494 = 0; goto b128;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r483 = 0; goto b122;
+	r488 = 0; goto b125;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r473 = 0; goto b117;
+	r483 = 0; goto b123;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r464 = 0; goto b114;
+	r473 = 0; goto b118;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r458 = 0; goto b111;
+	r464 = 0; goto b115;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r452 = 0; goto b108;
+	r458 = 0; goto b112;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r447 = 0; goto b105;
+	r452 = 0; goto b109;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r437 = 0; goto b100;
+	r447 = 0; goto b106;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r429 = 0; goto b97;
+	r437 = 0; goto b101;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r423 = 0; goto b94;
+	r429 = 0; goto b98;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r417 = 0; goto b91;
+	r423 = 0; goto b95;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r413 = 0; goto b89;
+	r417 = 0; goto b92;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r403 = 0; goto b84;
+	r413 = 0; goto b90;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r394 = 0; goto b81;
+	r403 = 0; goto b85;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r388 = 0; goto b78;
+	r394 = 0; goto b82;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r382 = 0; goto b75;
+	r388 = 0; goto b79;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r377 = 0; goto b73;
+	r382 = 0; goto b76;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r367 = 0; goto b69;
+	r377 = 0; goto b74;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r358 = 0; goto b66;
+	r367 = 0; goto b70;
 b220: // flag.if.done
 #line 141 "convert.go"
-	r352 = 0; goto b63;
+	r358 = 0; goto b67;
 b221: // flag.if.done
 #line 141 "convert.go"
-	r346 = 0; goto b60;
+	r352 = 0; goto b64;
 b222: // flag.if.done
 #line 141 "convert.go"
-	r341 = 0; goto b58;
+	r346 = 0; goto b61;
 b223: // flag.if.done
 #line 141 "convert.go"
-	r331 = 0; goto b54;
+	r341 = 0; goto b59;
 b224: // flag.if.done
 #line 141 "convert.go"
-	r323 = 0; goto b51;
+	r331 = 0; goto b55;
 b225: // flag.if.done
 #line 141 "convert.go"
-	r317 = 0; goto b48;
+	r323 = 0; goto b52;
 b226: // flag.if.done
 #line 141 "convert.go"
-	r311 = 0; goto b45;
+	r317 = 0; goto b49;
 b227: // flag.if.done
 #line 141 "convert.go"
-	r306 = 0; goto b42;
-b228: // exit
+	r311 = 0; goto b46;
+b228: // flag.if.done
+#line 141 "convert.go"
+	r306 = 0; goto b43;
+b229: // exit
 #line 141 "convert.go"
 	return;
-b229: // preheader
+b230: // preheader
 #line 67 "convert.go"
 	r1223 = r2; r1224 = r4 + r1223 * 4; r1225 = (u64)r1 * 4ull; r1226 = r14 + r1223 * 4; r1227 = (u64)r1223 + 1ull;
 #line 93 "convert.go"
@@ -10855,9 +10868,9 @@ b229: // preheader
 	r1233 = (u64)r1227 * 9ull; r1234 = r20 + r1233 * 8; r1235 = r1; r1236 = (u64)r1235 * 9ull; r1237 = (u64)r1236 * 8ull;
 #line 114 "convert.go"
 	r1238 = r1233; r1239 = r22 + r1238 * 1; r1241 = r1236; r1242 = r1241;
-b230: // head (checked)
+b231: // head (checked)
 #line 67 "convert.go"
-	r620 = (u64)r2 + 1ull; r621 = r620 < r3; if (!r621) goto b228; r622 = r2; r623 = (u64)r622 + 1ull;
+	r620 = (u64)r2 + 1ull; r621 = r620 < r3; if (!r621) goto b229; r622 = r2; r623 = (u64)r622 + 1ull;
 	r1176 = r1224; r625 = r1176 + 4ll; r626 = *(u32 *)r625; if ((u64)r623 >= (u64)r15) { qd_site = 0; qd_x = r623; qd_y = r15; goto qd_fault; } r1177 = r1226; r627 = r1177 + 4ll; r628 = *(u32 *)r627; r629 = r626 + r628;
 #line 93 "convert.go"
 	r630 = (u64)r623 * 10ull;
@@ -10952,431 +10965,431 @@ b230: // head (checked)
 	r883 = (u64)r674 + 8ull; if ((u64)r883 >= (u64)r21) { qd_site = 19; qd_x = r883; qd_y = r21; goto qd_fault; } r1194 = r697; r908 = r1194 + 64ll; *(double *)r908 = r885;
 	r909 = r674;
 #line 135 "convert.go"
-	r911 = r629 < 2147483648u; if (!r911) goto b440;
+	r911 = r629 < 2147483648u; if (!r911) goto b441;
 #line 141 "convert.go"
 	r306 = 1;
-b255: // flag.return (checked)
+b256: // flag.return (checked)
 #line 135 "convert.go"
-	r912 = r639; r913 = r912 < 0; if (!r913) goto b439;
+	r912 = r639; r913 = r912 < 0; if (!r913) goto b440;
 #line 141 "convert.go"
 	r311 = 2;
-b258: // flag.return (checked)
+b259: // flag.return (checked)
 #line 135 "convert.go"
-	r914 = r306 | r311; r915 = r657; r916 = r915 > 9223372036854775808ull; if (!r916) goto b438;
+	r914 = r306 | r311; r915 = r657; r916 = r915 > 9223372036854775808ull; if (!r916) goto b439;
 #line 141 "convert.go"
 	r317 = 4;
-b261: // flag.return (checked)
+b262: // flag.return (checked)
 #line 135 "convert.go"
 	r917 = r914 | r317;
-	r918 = r650; r919 = r918 >= 32768; if (!r919) goto b437;
+	r918 = r650; r919 = r918 >= 32768; if (!r919) goto b438;
 #line 141 "convert.go"
 	r323 = 8;
-b264: // flag.return (checked)
+b265: // flag.return (checked)
 #line 135 "convert.go"
 	r920 = r917 | r323;
-	r921 = r676; r923 = r755; r924 = r921 == r923; if (!r924) goto b436;
+	r921 = r676; r923 = r755; r924 = r921 == r923; if (!r924) goto b437;
 #line 141 "convert.go"
 	r331 = 16;
-b267: // flag.return (checked)
+b268: // flag.return (checked)
 #line 136 "convert.go"
 	r925 = r920 | r331; r910 = r925;
 #line 115 "convert.go"
 	if ((u64)r909 >= (u64)r23) { qd_site = 20; qd_x = r909; qd_y = r23; goto qd_fault; } r926 = r1239; *(u8 *)r926 = r910;
 	r927 = r698;
 #line 135 "convert.go"
-	r930 = r670; r931 = r930 < 2147483648u; if (!r931) goto b435;
+	r930 = r670; r931 = r930 < 2147483648u; if (!r931) goto b436;
 #line 141 "convert.go"
 	r341 = 1;
-b271: // flag.entry (checked)
+b272: // flag.entry (checked)
 #line 116 "convert.go"
 	r928 = r631;
 #line 135 "convert.go"
-	r932 = (i32)r928; r933 = r932 < 0; if (!r933) goto b434;
+	r932 = (i32)r928; r933 = r932 < 0; if (!r933) goto b435;
 #line 141 "convert.go"
 	r346 = 2;
-b273: // flag.return (checked)
+b274: // flag.return (checked)
 #line 135 "convert.go"
-	r934 = r341 | r346; r935 = r715; r936 = r935 > 9223372036854775808ull; if (!r936) goto b433;
+	r934 = r341 | r346; r935 = r715; r936 = r935 > 9223372036854775808ull; if (!r936) goto b434;
 #line 141 "convert.go"
 	r352 = 4;
-b276: // flag.return (checked)
+b277: // flag.return (checked)
 #line 135 "convert.go"
 	r937 = r934 | r352;
-	r938 = r719; r939 = r938 >= 32768; if (!r939) goto b432;
+	r938 = r719; r939 = r938 >= 32768; if (!r939) goto b433;
 #line 141 "convert.go"
 	r358 = 8;
-b279: // flag.return (checked)
+b280: // flag.return (checked)
 #line 135 "convert.go"
 	r940 = r937 | r358;
-	r943 = r932; r944 = (double)r943; r942 = r707; r945 = r942 == r944; if (!r945) goto b431;
+	r943 = r932; r944 = (double)r943; r942 = r707; r945 = r942 == r944; if (!r945) goto b432;
 #line 141 "convert.go"
 	r367 = 16;
-b282: // flag.return (checked)
+b283: // flag.return (checked)
 #line 136 "convert.go"
 	r946 = r940 | r367; r929 = r946;
 #line 116 "convert.go"
 	if ((u64)r927 >= (u64)r23) { qd_site = 21; qd_x = r927; qd_y = r23; goto qd_fault; } r1195 = r926; r947 = r1195 + 1ll; *(u8 *)r947 = r929;
 	r948 = r725;
 #line 135 "convert.go"
-	r951 = r733; r952 = r951 < 2147483648u; if (!r952) goto b430;
+	r951 = r733; r952 = r951 < 2147483648u; if (!r952) goto b431;
 #line 141 "convert.go"
 	r377 = 1;
-b286: // flag.entry (checked)
+b287: // flag.entry (checked)
 #line 135 "convert.go"
-	r953 = r664; r954 = r953 < 0; if (!r954) goto b429;
+	r953 = r664; r954 = r953 < 0; if (!r954) goto b430;
 #line 141 "convert.go"
 	r382 = 2;
-b288: // flag.return (checked)
+b289: // flag.return (checked)
 #line 135 "convert.go"
-	r955 = r377 | r382; r956 = r742; r957 = r956 > 9223372036854775808ull; if (!r957) goto b428;
+	r955 = r377 | r382; r956 = r742; r957 = r956 > 9223372036854775808ull; if (!r957) goto b429;
 #line 141 "convert.go"
 	r388 = 4;
-b291: // flag.return (checked)
+b292: // flag.return (checked)
 #line 135 "convert.go"
 	r958 = r955 | r388;
-	r959 = r746; r960 = r959 >= 32768; if (!r960) goto b427;
+	r959 = r746; r960 = r959 >= 32768; if (!r960) goto b428;
 #line 141 "convert.go"
 	r394 = 8;
-b294: // flag.return (checked)
+b295: // flag.return (checked)
 #line 135 "convert.go"
 	r961 = r958 | r394;
-	r964 = r664; r965 = (double)r964; r963 = r734; r966 = r963 == r965; if (!r966) goto b426;
+	r964 = r664; r965 = (double)r964; r963 = r734; r966 = r963 == r965; if (!r966) goto b427;
 #line 141 "convert.go"
 	r403 = 16;
-b297: // flag.return (checked)
+b298: // flag.return (checked)
 #line 136 "convert.go"
 	r967 = r961 | r403; r950 = r967;
 #line 117 "convert.go"
 	if ((u64)r948 >= (u64)r23) { qd_site = 22; qd_x = r948; qd_y = r23; goto qd_fault; } r1196 = r926; r968 = r1196 + 2ll; *(u8 *)r968 = r950;
 	r969 = r752;
 #line 135 "convert.go"
-	r972 = r760; r973 = r972 < 2147483648u; if (!r973) goto b425;
+	r972 = r760; r973 = r972 < 2147483648u; if (!r973) goto b426;
 #line 141 "convert.go"
 	r413 = 1;
-b302: // flag.entry (checked)
+b303: // flag.entry (checked)
 #line 135 "convert.go"
-	r974 = r913; if (!r974) goto b424;
+	r974 = r913; if (!r974) goto b425;
 #line 141 "convert.go"
 	r417 = 2;
-b304: // flag.return (checked)
+b305: // flag.return (checked)
 #line 135 "convert.go"
-	r975 = r413 | r417; r976 = r769; r977 = r976 > 9223372036854775808ull; if (!r977) goto b423;
+	r975 = r413 | r417; r976 = r769; r977 = r976 > 9223372036854775808ull; if (!r977) goto b424;
 #line 141 "convert.go"
 	r423 = 4;
-b307: // flag.return (checked)
+b308: // flag.return (checked)
 #line 135 "convert.go"
 	r978 = r975 | r423;
-	r979 = r773; r980 = r979 >= 32768; if (!r980) goto b422;
+	r979 = r773; r980 = r979 >= 32768; if (!r980) goto b423;
 #line 141 "convert.go"
 	r429 = 8;
-b310: // flag.return (checked)
+b311: // flag.return (checked)
 #line 135 "convert.go"
 	r981 = r978 | r429;
-	r983 = r761; r984 = r755; r985 = r983 == r984; if (!r985) goto b421;
+	r983 = r761; r984 = r755; r985 = r983 == r984; if (!r985) goto b422;
 #line 141 "convert.go"
 	r437 = 16;
-b313: // flag.return (checked)
+b314: // flag.return (checked)
 #line 136 "convert.go"
 	r986 = r981 | r437; r971 = r986;
 #line 118 "convert.go"
 	if ((u64)r969 >= (u64)r23) { qd_site = 23; qd_x = r969; qd_y = r23; goto qd_fault; } r1197 = r926; r987 = r1197 + 3ll; *(u8 *)r987 = r971;
 	r988 = r779; r989 = r646;
 #line 135 "convert.go"
-	r991 = r814; r992 = r991 < 2147483648u; if (!r992) goto b420;
+	r991 = r814; r992 = r991 < 2147483648u; if (!r992) goto b421;
 #line 141 "convert.go"
 	r447 = 1;
-b318: // flag.return (checked)
+b319: // flag.return (checked)
 #line 135 "convert.go"
-	r993 = (i32)r989; r994 = r993 < 0; if (!r994) goto b419;
+	r993 = (i32)r989; r994 = r993 < 0; if (!r994) goto b420;
 #line 141 "convert.go"
 	r452 = 2;
-b321: // flag.return (checked)
+b322: // flag.return (checked)
 #line 135 "convert.go"
-	r995 = r447 | r452; r996 = r823; r997 = r996 > 9223372036854775808ull; if (!r997) goto b418;
+	r995 = r447 | r452; r996 = r823; r997 = r996 > 9223372036854775808ull; if (!r997) goto b419;
 #line 141 "convert.go"
 	r458 = 4;
-b324: // flag.return (checked)
+b325: // flag.return (checked)
 #line 135 "convert.go"
 	r998 = r995 | r458;
-	r999 = r827; r1000 = r999 >= 32768; if (!r1000) goto b417;
+	r999 = r827; r1000 = r999 >= 32768; if (!r1000) goto b418;
 #line 141 "convert.go"
 	r464 = 8;
-b327: // flag.return (checked)
+b328: // flag.return (checked)
 #line 135 "convert.go"
 	r1001 = r998 | r464;
-	r1003 = r815; r1004 = r993; r1005 = (double)r1004; r1006 = r1003 == r1005; if (!r1006) goto b416;
+	r1003 = r815; r1004 = r993; r1005 = (double)r1004; r1006 = r1003 == r1005; if (!r1006) goto b417;
 #line 141 "convert.go"
 	r473 = 16;
-b330: // flag.return (checked)
+b331: // flag.return (checked)
 #line 136 "convert.go"
 	r1007 = r1001 | r473; r990 = r1007;
 #line 119 "convert.go"
 	if ((u64)r988 >= (u64)r23) { qd_site = 24; qd_x = r988; qd_y = r23; goto qd_fault; } r1198 = r926; r1008 = r1198 + 4ll; *(u8 *)r1008 = r990;
 	r1009 = r806;
 #line 135 "convert.go"
-	r1012 = r841; r1013 = r1012 < 2147483648u; if (!r1013) goto b415;
+	r1012 = r841; r1013 = r1012 < 2147483648u; if (!r1013) goto b416;
 #line 141 "convert.go"
 	r483 = 1;
-b335: // flag.entry (checked)
+b336: // flag.entry (checked)
 #line 135 "convert.go"
-	r1014 = r662; r1015 = r1014 < 0; if (!r1015) goto b414;
+	r1014 = r662; r1015 = r1014 < 0; if (!r1015) goto b415;
 #line 141 "convert.go"
 	r488 = 2;
-b337: // flag.return (checked)
+b338: // flag.return (checked)
 #line 135 "convert.go"
-	r1016 = r483 | r488; r1017 = r850; r1018 = r1017 > 9223372036854775808ull; if (!r1018) goto b413;
+	r1016 = r483 | r488; r1017 = r850; r1018 = r1017 > 9223372036854775808ull; if (!r1018) goto b414;
 #line 141 "convert.go"
 	r494 = 4;
-b340: // flag.return (checked)
+b341: // flag.return (checked)
 #line 135 "convert.go"
 	r1019 = r1016 | r494;
-	r1020 = r919; if (!r1020) goto b412;
+	r1020 = r919; if (!r1020) goto b413;
 #line 141 "convert.go"
 	r499 = 8;
-b343: // flag.return (checked)
+b344: // flag.return (checked)
 #line 135 "convert.go"
 	r1021 = r1019 | r499;
-	r1023 = r842; r1024 = r662; r1025 = (double)r1024; r1026 = r1023 == r1025; if (!r1026) goto b411;
+	r1023 = r842; r1024 = r662; r1025 = (double)r1024; r1026 = r1023 == r1025; if (!r1026) goto b412;
 #line 141 "convert.go"
 	r508 = 16;
-b346: // flag.return (checked)
+b347: // flag.return (checked)
 #line 136 "convert.go"
 	r1027 = r1021 | r508; r1011 = r1027;
 #line 120 "convert.go"
 	if ((u64)r1009 >= (u64)r23) { qd_site = 25; qd_x = r1009; qd_y = r23; goto qd_fault; } r1199 = r926; r1028 = r1199 + 5ll; *(u8 *)r1028 = r1011;
 	r1029 = r833;
 #line 135 "convert.go"
-	r1031 = r911; if (!r1031) goto b410;
+	r1031 = r911; if (!r1031) goto b411;
 #line 141 "convert.go"
 	r516 = 1;
-b351: // flag.return (checked)
+b352: // flag.return (checked)
 #line 135 "convert.go"
-	r1033 = r913; if (!r1033) goto b409;
+	r1033 = r913; if (!r1033) goto b410;
 #line 141 "convert.go"
 	r521 = 2;
-b354: // flag.return (checked)
+b355: // flag.return (checked)
 #line 135 "convert.go"
-	r1034 = r516 | r521; r1036 = r916; if (!r1036) goto b408;
+	r1034 = r516 | r521; r1036 = r916; if (!r1036) goto b409;
 #line 141 "convert.go"
 	r527 = 4;
-b357: // flag.return (checked)
+b358: // flag.return (checked)
 #line 135 "convert.go"
 	r1037 = r1034 | r527;
-	r1039 = r919; if (!r1039) goto b407;
+	r1039 = r919; if (!r1039) goto b408;
 #line 141 "convert.go"
 	r533 = 8;
-b360: // flag.return (checked)
+b361: // flag.return (checked)
 #line 135 "convert.go"
 	r1040 = r1037 | r533;
-	r1044 = r924; if (!r1044) goto b406;
+	r1044 = r924; if (!r1044) goto b407;
 #line 141 "convert.go"
 	r541 = 16;
-b363: // flag.return (checked)
+b364: // flag.return (checked)
 #line 136 "convert.go"
 	r1045 = r1040 | r541; r1030 = r1045;
 #line 121 "convert.go"
 	if ((u64)r1029 >= (u64)r23) { qd_site = 26; qd_x = r1029; qd_y = r23; goto qd_fault; } r1200 = r926; r1046 = r1200 + 6ll; *(u8 *)r1046 = r1030;
 	r1047 = r859; r1048 = r631; r1049 = (u32)r1048 + 1u;
 #line 135 "convert.go"
-	r1051 = (u32)r1049; r1052 = r1051 < 2147483648u; if (!r1052) goto b405;
+	r1051 = (u32)r1049; r1052 = r1051 < 2147483648u; if (!r1052) goto b406;
 #line 141 "convert.go"
 	r552 = 1;
-b367: // flag.entry (checked)
+b368: // flag.entry (checked)
 #line 135 "convert.go"
-	r1053 = (i32)r1049; r1054 = r1053 < 0; if (!r1054) goto b404;
+	r1053 = (i32)r1049; r1054 = r1053 < 0; if (!r1054) goto b405;
 #line 141 "convert.go"
 	r557 = 2;
-b369: // flag.return (checked)
+b370: // flag.return (checked)
 #line 135 "convert.go"
-	r1055 = r552 | r557; r1056 = (u64)r1049; r1057 = r1056 > 9223372036854775808ull; if (!r1057) goto b403;
+	r1055 = r552 | r557; r1056 = (u64)r1049; r1057 = r1056 > 9223372036854775808ull; if (!r1057) goto b404;
 #line 141 "convert.go"
 	r563 = 4;
-b372: // flag.return (checked)
+b373: // flag.return (checked)
 #line 135 "convert.go"
 	r1058 = r1055 | r563;
-	r1059 = (u16)r1049; r1060 = r1059 >= 32768; if (!r1060) goto b402;
+	r1059 = (u16)r1049; r1060 = r1059 >= 32768; if (!r1060) goto b403;
 #line 141 "convert.go"
 	r569 = 8;
-b375: // flag.return (checked)
+b376: // flag.return (checked)
 #line 135 "convert.go"
 	r1061 = r1058 | r569;
-	r1062 = r1051; r1063 = (double)r1062; r1064 = r1053; r1065 = (double)r1064; r1066 = r1063 == r1065; if (!r1066) goto b401;
+	r1062 = r1051; r1063 = (double)r1062; r1064 = r1053; r1065 = (double)r1064; r1066 = r1063 == r1065; if (!r1066) goto b402;
 #line 141 "convert.go"
 	r578 = 16;
-b378: // flag.return (checked)
+b379: // flag.return (checked)
 #line 136 "convert.go"
 	r1067 = r1061 | r578; r1050 = r1067;
 #line 122 "convert.go"
 	if ((u64)r1047 >= (u64)r23) { qd_site = 27; qd_x = r1047; qd_y = r23; goto qd_fault; } r1201 = r926; r1068 = r1201 + 7ll; *(u8 *)r1068 = r1050;
 	r1069 = r883; r1070 = r635; r1071 = (u32)r1070 - 1u;
 #line 135 "convert.go"
-	r1073 = (u32)r1071; r1074 = r1073 < 2147483648u; if (!r1074) goto b400;
+	r1073 = (u32)r1071; r1074 = r1073 < 2147483648u; if (!r1074) goto b401;
 #line 141 "convert.go"
 	r589 = 1;
-b382: // flag.entry (checked)
+b383: // flag.entry (checked)
 #line 135 "convert.go"
-	r1075 = (i32)r1071; r1076 = r1075 < 0; if (!r1076) goto b399;
+	r1075 = (i32)r1071; r1076 = r1075 < 0; if (!r1076) goto b400;
 #line 141 "convert.go"
 	r594 = 2;
-b384: // flag.return (checked)
+b385: // flag.return (checked)
 #line 135 "convert.go"
-	r1077 = r589 | r594; r1078 = (u64)r1071; r1079 = r1078 > 9223372036854775808ull; if (!r1079) goto b398;
+	r1077 = r589 | r594; r1078 = (u64)r1071; r1079 = r1078 > 9223372036854775808ull; if (!r1079) goto b399;
 #line 141 "convert.go"
 	r600 = 4;
-b387: // flag.return (checked)
+b388: // flag.return (checked)
 #line 135 "convert.go"
 	r1080 = r1077 | r600;
-	r1081 = (u16)r1071; r1082 = r1081 >= 32768; if (!r1082) goto b397;
+	r1081 = (u16)r1071; r1082 = r1081 >= 32768; if (!r1082) goto b398;
 #line 141 "convert.go"
 	r606 = 8;
-b390: // flag.return (checked)
+b391: // flag.return (checked)
 #line 135 "convert.go"
 	r1083 = r1080 | r606;
-	r1084 = r1073; r1085 = (double)r1084; r1086 = r1075; r1087 = (double)r1086; r1088 = r1085 == r1087; if (!r1088) goto b396;
+	r1084 = r1073; r1085 = (double)r1084; r1086 = r1075; r1087 = (double)r1086; r1088 = r1085 == r1087; if (!r1088) goto b397;
 #line 141 "convert.go"
 	r615 = 16;
-b393: // flag.return (checked)
+b394: // flag.return (checked)
 #line 136 "convert.go"
 	r1089 = r1083 | r615; r1072 = r1089;
 #line 123 "convert.go"
 	if ((u64)r1069 >= (u64)r23) { qd_site = 28; qd_x = r1069; qd_y = r23; goto qd_fault; } r1202 = r926; r1090 = r1202 + 8ll; *(u8 *)r1090 = r1072;
 #line 67 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1224 = r1224 + r1225 * 1; r1226 = r1226 + r1225 * 1; r1229 = r1229 + r1232 * 1; r1234 = r1234 + r1237 * 1; r1239 = r1239 + r1242 * 1; goto b230;
-b396: // flag.if.done (checked)
-#line 141 "convert.go"
-	r615 = 0; goto b393;
+	r2 = (u64)r2 + (u64)r1; r1224 = r1224 + r1225 * 1; r1226 = r1226 + r1225 * 1; r1229 = r1229 + r1232 * 1; r1234 = r1234 + r1237 * 1; r1239 = r1239 + r1242 * 1; goto b231;
 b397: // flag.if.done (checked)
 #line 141 "convert.go"
-	r606 = 0; goto b390;
+	r615 = 0; goto b394;
 b398: // flag.if.done (checked)
 #line 141 "convert.go"
-	r600 = 0; goto b387;
+	r606 = 0; goto b391;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r594 = 0; goto b384;
+	r600 = 0; goto b388;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r589 = 0; goto b382;
+	r594 = 0; goto b385;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r578 = 0; goto b378;
+	r589 = 0; goto b383;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r569 = 0; goto b375;
+	r578 = 0; goto b379;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r563 = 0; goto b372;
+	r569 = 0; goto b376;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r557 = 0; goto b369;
+	r563 = 0; goto b373;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r552 = 0; goto b367;
+	r557 = 0; goto b370;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r541 = 0; goto b363;
+	r552 = 0; goto b368;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r533 = 0; goto b360;
+	r541 = 0; goto b364;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r527 = 0; goto b357;
+	r533 = 0; goto b361;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r521 = 0; goto b354;
+	r527 = 0; goto b358;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r516 = 0; goto b351;
+	r521 = 0; goto b355;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r508 = 0; goto b346;
+	r516 = 0; goto b352;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r499 = 0; goto b343;
+	r508 = 0; goto b347;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r494 = 0; goto b340;
+	r499 = 0; goto b344;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r488 = 0; goto b337;
+	r494 = 0; goto b341;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r483 = 0; goto b335;
+	r488 = 0; goto b338;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r473 = 0; goto b330;
+	r483 = 0; goto b336;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r464 = 0; goto b327;
+	r473 = 0; goto b331;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r458 = 0; goto b324;
+	r464 = 0; goto b328;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r452 = 0; goto b321;
+	r458 = 0; goto b325;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r447 = 0; goto b318;
+	r452 = 0; goto b322;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r437 = 0; goto b313;
+	r447 = 0; goto b319;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r429 = 0; goto b310;
+	r437 = 0; goto b314;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r423 = 0; goto b307;
+	r429 = 0; goto b311;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r417 = 0; goto b304;
+	r423 = 0; goto b308;
 b425: // flag.if.done (checked)
 #line 141 "convert.go"
-	r413 = 0; goto b302;
+	r417 = 0; goto b305;
 b426: // flag.if.done (checked)
 #line 141 "convert.go"
-	r403 = 0; goto b297;
+	r413 = 0; goto b303;
 b427: // flag.if.done (checked)
 #line 141 "convert.go"
-	r394 = 0; goto b294;
+	r403 = 0; goto b298;
 b428: // flag.if.done (checked)
 #line 141 "convert.go"
-	r388 = 0; goto b291;
+	r394 = 0; goto b295;
 b429: // flag.if.done (checked)
 #line 141 "convert.go"
-	r382 = 0; goto b288;
+	r388 = 0; goto b292;
 b430: // flag.if.done (checked)
 #line 141 "convert.go"
-	r377 = 0; goto b286;
+	r382 = 0; goto b289;
 b431: // flag.if.done (checked)
 #line 141 "convert.go"
-	r367 = 0; goto b282;
+	r377 = 0; goto b287;
 b432: // flag.if.done (checked)
 #line 141 "convert.go"
-	r358 = 0; goto b279;
+	r367 = 0; goto b283;
 b433: // flag.if.done (checked)
 #line 141 "convert.go"
-	r352 = 0; goto b276;
+	r358 = 0; goto b280;
 b434: // flag.if.done (checked)
 #line 141 "convert.go"
-	r346 = 0; goto b273;
+	r352 = 0; goto b277;
 b435: // flag.if.done (checked)
 #line 141 "convert.go"
-	r341 = 0; goto b271;
+	r346 = 0; goto b274;
 b436: // flag.if.done (checked)
 #line 141 "convert.go"
-	r331 = 0; goto b267;
+	r341 = 0; goto b272;
 b437: // flag.if.done (checked)
 #line 141 "convert.go"
-	r323 = 0; goto b264;
+	r331 = 0; goto b268;
 b438: // flag.if.done (checked)
 #line 141 "convert.go"
-	r317 = 0; goto b261;
+	r323 = 0; goto b265;
 b439: // flag.if.done (checked)
 #line 141 "convert.go"
-	r311 = 0; goto b258;
+	r317 = 0; goto b262;
 b440: // flag.if.done (checked)
 #line 141 "convert.go"
-	r306 = 0; goto b255;
+	r311 = 0; goto b259;
+b441: // flag.if.done (checked)
+#line 141 "convert.go"
+	r306 = 0; goto b256;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -11405,7 +11418,8 @@ extern "C" __global__ void ConvertUint64_0(char *p0, i64 p1, char *p2, i64 p3, c
 	bool r1039 = 0, r1042 = 0, r1045 = 0, r1050 = 0, r1058 = 0, r1060 = 0, r1063 = 0, r1066 = 0;
 	bool r1072 = 0, r1080 = 0, r1082 = 0, r1085 = 0, r1088 = 0, r1094 = 0, r1101 = 0, r1105 = 0;
 	bool r1111 = 0, r1115 = 0, r1118 = 0, r1120 = 0, r1123 = 0, r1127 = 0, r1131 = 0, r1134 = 0;
-	bool r1136 = 0, r1139 = 0, r1143 = 0, r1145 = 0, r1149 = 0, r1150 = 0, r1154 = 0;
+	bool r1136 = 0, r1139 = 0, r1143 = 0, r1145 = 0, r1149 = 0, r1150 = 0, r1154 = 0, r1251 = 0;
+	bool r1255 = 0, r1257 = 0, r1260 = 0, r1262 = 0;
 	i8 r25 = 0, r63 = 0, r94 = 0, r339 = 0, r550 = 0, r551 = 0, r634 = 0, r672 = 0;
 	i8 r703 = 0, r933 = 0, r1054 = 0, r1055 = 0;
 	i16 r29 = 0, r57 = 0, r121 = 0, r375 = 0, r587 = 0, r588 = 0, r638 = 0, r666 = 0;
@@ -11415,7 +11429,7 @@ extern "C" __global__ void ConvertUint64_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i32 r522 = 0, r541 = 0, r558 = 0, r578 = 0, r595 = 0, r615 = 0, r642 = 0, r665 = 0;
 	i32 r667 = 0, r668 = 0, r757 = 0, r917 = 0, r927 = 0, r937 = 0, r948 = 0, r958 = 0;
 	i32 r969 = 0, r975 = 0, r998 = 0, r1009 = 0, r1019 = 0, r1029 = 0, r1038 = 0, r1048 = 0;
-	i32 r1059 = 0, r1070 = 0, r1081 = 0, r1092 = 0;
+	i32 r1059 = 0, r1070 = 0, r1081 = 0, r1092 = 0, r1249 = 0, r1253 = 0, r1258 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0, r26 = 0, r28 = 0, r30 = 0;
 	i64 r32 = 0, r34 = 0, r36 = 0, r37 = 0, r39 = 0, r41 = 0, r43 = 0, r45 = 0;
@@ -11432,7 +11446,7 @@ extern "C" __global__ void ConvertUint64_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i64 r1217 = 0, r1218 = 0, r1219 = 0, r1221 = 0, r1222 = 0, r1223 = 0, r1224 = 0, r1226 = 0;
 	i64 r1227 = 0, r1228 = 0, r1229 = 0, r1231 = 0, r1233 = 0, r1234 = 0, r1236 = 0, r1237 = 0;
 	i64 r1238 = 0, r1239 = 0, r1241 = 0, r1242 = 0, r1243 = 0, r1244 = 0, r1246 = 0, r1247 = 0;
-	i64 r1248 = 0;
+	i64 r1248 = 0, r1250 = 0, r1252 = 0, r1254 = 0, r1256 = 0, r1259 = 0, r1261 = 0;
 	u8 r40 = 0, r202 = 0, r305 = 0, r308 = 0, r310 = 0, r313 = 0, r315 = 0, r316 = 0;
 	u8 r318 = 0, r320 = 0, r321 = 0, r324 = 0, r326 = 0, r327 = 0, r333 = 0, r335 = 0;
 	u8 r336 = 0, r340 = 0, r343 = 0, r345 = 0, r348 = 0, r350 = 0, r351 = 0, r354 = 0;
@@ -11563,16 +11577,16 @@ extern "C" __global__ void ConvertUint64_0(char *p0, i64 p1, char *p2, i64 p3, c
 	r5 = p1; r3 = r5; r1102 = (u64)r3; r1103 = r1102 + 18446744073709551615ull; r1106 = r1103 - 1ull; r1107 = (u64)r2; r1108 = r1106 - r1107; r1109 = r1097 - 1ull; r1110 = r1109 - r1100; r1111 = r1108 <= r1110;
 	r19 = p5; r1112 = (u64)r19; r1113 = (u64)r1099 * 10ull; r1114 = (u64)r1113; r1115 = r1114 < r1112; r1116 = r1112 - 1ull; r1117 = r1116 - r1114; r1118 = r1108 <= 922337203685477580ull; r1119 = r1108 * 10ull; r1120 = r1119 <= r1117; r1121 = (u64)r1113 + 9ull; r1122 = (u64)r1121; r1123 = r1122 < r1112; r1124 = r1116; r1125 = r1124 - r1122; r1126 = r1119; r1127 = r1126 <= r1125; r21 = p7; r1128 = (u64)r21; r1129 = (u64)r1099 * 9ull; r1130 = (u64)r1129; r1131 = r1130 < r1128; r1132 = r1128 - 1ull; r1133 = r1132 - r1130; r1134 = r1108 <= 1024819115206086200ull; r1135 = r1108 * 9ull; r1136 = r1135 <= r1133; r1137 = (u64)r1129 + 8ull; r1138 = (u64)r1137; r1139 = r1138 < r1128; r1140 = r1132; r1141 = r1140 - r1138; r1142 = r1135; r1143 = r1142 <= r1141; r23 = p9; r1144 = (u64)r23; r1145 = r1130 < r1144; r1146 = r1144 - 1ull; r1147 = r1146 - r1130; r1148 = r1135; r1149 = r1148 <= r1147; r1150 = r1138 < r1144; r1151 = r1146; r1152 = r1151 - r1138; r1153 = r1135; r1154 = r1153 <= r1152; r22 = p8; r20 = p6; r18 = p4; r14 = p2;
 #line 74 "convert.go"
-	r4 = p0; if (!r1101) goto b230; r1104 = r1103 + 4611686018427387904ull; r1105 = r1104 <= 9223372036854775808ull; if (!r1105) goto b230; if (!r1111) goto b230; if (!r1115) goto b230; if (!r1118) goto b230; if (!r1120) goto b230; if (!r1123) goto b230; if (!r1127) goto b230; if (!r1131) goto b230; if (!r1134) goto b230; if (!r1136) goto b230; if (!r1139) goto b230; if (!r1143) goto b230; if (!r1145) goto b230; if (!r1149) goto b230; if (!r1150) goto b230; if (!r1154) goto b230; r1209 = r2; r1210 = r4 + r1209 * 8; r1211 = (u64)r1 * 8ull; r1212 = r14 + r1209 * 8; r1213 = (u64)r1209 + 1ull;
+	r4 = p0; if (!r1101) goto b231; r1104 = r1103 + 4611686018427387904ull; r1105 = r1104 <= 9223372036854775808ull; if (!r1105) goto b231; if (!r1111) goto b231; if (!r1115) goto b231; if (!r1118) goto b231; if (!r1120) goto b231; if (!r1123) goto b231; if (!r1127) goto b231; if (!r1131) goto b231; if (!r1134) goto b231; if (!r1136) goto b231; if (!r1139) goto b231; if (!r1143) goto b231; if (!r1145) goto b231; if (!r1149) goto b231; if (!r1150) goto b231; if (!r1154) goto b231; r1209 = r2; r1210 = r4 + r1209 * 8; r1212 = r14 + r1209 * 8; r1213 = (u64)r1209 + 1ull;
 #line 93 "convert.go"
-	r1214 = (u64)r1213 * 10ull; r1215 = r18 + r1214 * 8; r1216 = r1; r1217 = (u64)r1216 * 10ull; r1218 = (u64)r1217 * 8ull;
+	r1214 = (u64)r1213 * 10ull; r1215 = r18 + r1214 * 8;
 #line 104 "convert.go"
-	r1219 = (u64)r1213 * 9ull; r1220 = r20 + r1219 * 8; r1221 = r1; r1222 = (u64)r1221 * 9ull; r1223 = (u64)r1222 * 8ull;
+	r1219 = (u64)r1213 * 9ull; r1220 = r20 + r1219 * 8; r1221 = r1; r1222 = (u64)r1221 * 9ull;
 #line 114 "convert.go"
-	r1224 = r1219; r1225 = r22 + r1224 * 1; r1227 = r1222; r1228 = r1227;
-b19: // head
+	r1224 = r1219; r1225 = r22 + r1224 * 1; r1227 = r1222; r1228 = r1227; r1249 = (i32)r1; r1250 = (i64)r1249; r1251 = r1250 == r1; r1252 = (u64)r1250 * 8ull; r1216 = r1; r1217 = (u64)r1216 * 10ull; r1253 = (i32)r1217; r1254 = (i64)r1253; r1255 = r1254 == r1217; r1256 = (u64)r1254 * 8ull; r1257 = r1251 & r1255; r1258 = (i32)r1222; r1259 = (i64)r1258; r1260 = r1259 == r1222; r1261 = (u64)r1259 * 8ull; r1262 = r1257 & r1260; if (!r1262) goto b231;
+b20: // head
 #line 74 "convert.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b229;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b230;
 	r1155 = r1210; r11 = r1155 + 8ll; r12 = *(u64 *)r11; r1156 = r1212; r13 = r1156 + 8ll; r16 = *(u64 *)r13; r17 = r12 + r16;
 #line 135 "convert.go"
 	r317 = r17 > 9223372036854775808ull;
@@ -11669,431 +11683,431 @@ b19: // head
 #line 113 "convert.go"
 	r1173 = r92; r303 = r1173 + 64ll; *(double *)r303 = r280;
 #line 135 "convert.go"
-	r306 = r48; r307 = r306 < 2147483648u; if (!r307) goto b228;
+	r306 = r48; r307 = r306 < 2147483648u; if (!r307) goto b229;
 #line 141 "convert.go"
 	r308 = 1;
-b42: // flag.return
+b43: // flag.return
 #line 135 "convert.go"
-	r311 = r33; r312 = r311 < 0; if (!r312) goto b227;
+	r311 = r33; r312 = r311 < 0; if (!r312) goto b228;
 #line 141 "convert.go"
 	r313 = 2;
-b45: // flag.return
+b46: // flag.return
 #line 135 "convert.go"
-	r316 = r308 | r313; if (!r317) goto b226;
+	r316 = r308 | r313; if (!r317) goto b227;
 #line 141 "convert.go"
 	r318 = 4;
-b48: // flag.return
+b49: // flag.return
 #line 135 "convert.go"
 	r321 = r316 | r318;
-	r322 = r44; r323 = r322 >= 32768; if (!r323) goto b225;
+	r322 = r44; r323 = r322 >= 32768; if (!r323) goto b226;
 #line 141 "convert.go"
 	r324 = 8;
-b51: // flag.return
+b52: // flag.return
 #line 135 "convert.go"
 	r327 = r321 | r324;
-	r331 = r150; r329 = r76; r332 = r329 == r331; if (!r332) goto b224;
+	r331 = r150; r329 = r76; r332 = r329 == r331; if (!r332) goto b225;
 #line 141 "convert.go"
 	r333 = 16;
-b54: // flag.return
+b55: // flag.return
 #line 136 "convert.go"
 	r336 = r327 | r333; r305 = r336;
 #line 115 "convert.go"
 	r337 = r1225; *(u8 *)r337 = r305;
 #line 135 "convert.go"
-	r341 = r64; r342 = r341 < 2147483648u; if (!r342) goto b223;
+	r341 = r64; r342 = r341 < 2147483648u; if (!r342) goto b224;
 #line 141 "convert.go"
 	r343 = 1;
-b58: // flag.entry
+b59: // flag.entry
 #line 116 "convert.go"
 	r339 = r25;
 #line 135 "convert.go"
-	r346 = (i32)r339; r347 = r346 < 0; if (!r347) goto b222;
+	r346 = (i32)r339; r347 = r346 < 0; if (!r347) goto b223;
 #line 141 "convert.go"
 	r348 = 2;
-b60: // flag.return
+b61: // flag.return
 #line 135 "convert.go"
-	r351 = r343 | r348; r352 = r110; r353 = r352 > 9223372036854775808ull; if (!r353) goto b221;
+	r351 = r343 | r348; r352 = r110; r353 = r352 > 9223372036854775808ull; if (!r353) goto b222;
 #line 141 "convert.go"
 	r354 = 4;
-b63: // flag.return
+b64: // flag.return
 #line 135 "convert.go"
 	r357 = r351 | r354;
-	r358 = r114; r359 = r358 >= 32768; if (!r359) goto b220;
+	r358 = r114; r359 = r358 >= 32768; if (!r359) goto b221;
 #line 141 "convert.go"
 	r360 = 8;
-b66: // flag.return
+b67: // flag.return
 #line 135 "convert.go"
 	r363 = r357 | r360;
-	r366 = r346; r367 = (double)r366; r365 = r102; r368 = r365 == r367; if (!r368) goto b219;
+	r366 = r346; r367 = (double)r366; r365 = r102; r368 = r365 == r367; if (!r368) goto b220;
 #line 141 "convert.go"
 	r369 = 16;
-b69: // flag.return
+b70: // flag.return
 #line 136 "convert.go"
 	r372 = r363 | r369; r340 = r372;
 #line 116 "convert.go"
 	r1174 = r337; r373 = r1174 + 1ll; *(u8 *)r373 = r340;
 #line 135 "convert.go"
-	r377 = r128; r378 = r377 < 2147483648u; if (!r378) goto b218;
+	r377 = r128; r378 = r377 < 2147483648u; if (!r378) goto b219;
 #line 141 "convert.go"
 	r379 = 1;
-b73: // flag.entry
+b74: // flag.entry
 #line 135 "convert.go"
-	r382 = r58; r383 = r382 < 0; if (!r383) goto b217;
+	r382 = r58; r383 = r382 < 0; if (!r383) goto b218;
 #line 141 "convert.go"
 	r384 = 2;
-b75: // flag.return
+b76: // flag.return
 #line 135 "convert.go"
-	r387 = r379 | r384; r388 = r137; r389 = r388 > 9223372036854775808ull; if (!r389) goto b216;
+	r387 = r379 | r384; r388 = r137; r389 = r388 > 9223372036854775808ull; if (!r389) goto b217;
 #line 141 "convert.go"
 	r390 = 4;
-b78: // flag.return
+b79: // flag.return
 #line 135 "convert.go"
 	r393 = r387 | r390;
-	r394 = r141; r395 = r394 >= 32768; if (!r395) goto b215;
+	r394 = r141; r395 = r394 >= 32768; if (!r395) goto b216;
 #line 141 "convert.go"
 	r396 = 8;
-b81: // flag.return
+b82: // flag.return
 #line 135 "convert.go"
 	r399 = r393 | r396;
-	r402 = r58; r403 = (double)r402; r401 = r129; r404 = r401 == r403; if (!r404) goto b214;
+	r402 = r58; r403 = (double)r402; r401 = r129; r404 = r401 == r403; if (!r404) goto b215;
 #line 141 "convert.go"
 	r405 = 16;
-b84: // flag.return
+b85: // flag.return
 #line 136 "convert.go"
 	r408 = r399 | r405; r376 = r408;
 #line 117 "convert.go"
 	r1175 = r337; r409 = r1175 + 2ll; *(u8 *)r409 = r376;
 #line 135 "convert.go"
-	r413 = r155; r414 = r413 < 2147483648u; if (!r414) goto b213;
+	r413 = r155; r414 = r413 < 2147483648u; if (!r414) goto b214;
 #line 141 "convert.go"
 	r415 = 1;
-b89: // flag.return
+b90: // flag.return
 #line 135 "convert.go"
-	r418 = r312; if (!r418) goto b212;
+	r418 = r312; if (!r418) goto b213;
 #line 141 "convert.go"
 	r419 = 2;
-b92: // flag.return
+b93: // flag.return
 #line 135 "convert.go"
-	r422 = r415 | r419; r423 = r164; r424 = r423 > 9223372036854775808ull; if (!r424) goto b211;
+	r422 = r415 | r419; r423 = r164; r424 = r423 > 9223372036854775808ull; if (!r424) goto b212;
 #line 141 "convert.go"
 	r425 = 4;
-b95: // flag.return
+b96: // flag.return
 #line 135 "convert.go"
 	r428 = r422 | r425;
-	r429 = r168; r430 = r429 >= 32768; if (!r430) goto b210;
+	r429 = r168; r430 = r429 >= 32768; if (!r430) goto b211;
 #line 141 "convert.go"
 	r431 = 8;
-b98: // flag.return
+b99: // flag.return
 #line 135 "convert.go"
 	r434 = r428 | r431;
-	r436 = r156; r437 = r150; r438 = r436 == r437; if (!r438) goto b209;
+	r436 = r156; r437 = r150; r438 = r436 == r437; if (!r438) goto b210;
 #line 141 "convert.go"
 	r439 = 16;
-b101: // flag.return
+b102: // flag.return
 #line 136 "convert.go"
 	r442 = r434 | r439; r412 = r442;
 #line 118 "convert.go"
 	r1176 = r337; r443 = r1176 + 3ll; *(u8 *)r443 = r412;
 	r445 = r40;
 #line 135 "convert.go"
-	r447 = r209; r448 = r447 < 2147483648u; if (!r448) goto b208;
+	r447 = r209; r448 = r447 < 2147483648u; if (!r448) goto b209;
 #line 141 "convert.go"
 	r449 = 1;
-b106: // flag.return
+b107: // flag.return
 #line 135 "convert.go"
-	r452 = (i32)r445; r453 = r452 < 0; if (!r453) goto b207;
+	r452 = (i32)r445; r453 = r452 < 0; if (!r453) goto b208;
 #line 141 "convert.go"
 	r454 = 2;
-b109: // flag.return
+b110: // flag.return
 #line 135 "convert.go"
-	r457 = r449 | r454; r458 = r218; r459 = r458 > 9223372036854775808ull; if (!r459) goto b206;
+	r457 = r449 | r454; r458 = r218; r459 = r458 > 9223372036854775808ull; if (!r459) goto b207;
 #line 141 "convert.go"
 	r460 = 4;
-b112: // flag.return
+b113: // flag.return
 #line 135 "convert.go"
 	r463 = r457 | r460;
-	r464 = r222; r465 = r464 >= 32768; if (!r465) goto b205;
+	r464 = r222; r465 = r464 >= 32768; if (!r465) goto b206;
 #line 141 "convert.go"
 	r466 = 8;
-b115: // flag.return
+b116: // flag.return
 #line 135 "convert.go"
 	r469 = r463 | r466;
-	r471 = r210; r472 = r452; r473 = (double)r472; r474 = r471 == r473; if (!r474) goto b204;
+	r471 = r210; r472 = r452; r473 = (double)r472; r474 = r471 == r473; if (!r474) goto b205;
 #line 141 "convert.go"
 	r475 = 16;
-b118: // flag.return
+b119: // flag.return
 #line 136 "convert.go"
 	r478 = r469 | r475; r446 = r478;
 #line 119 "convert.go"
 	r1177 = r337; r479 = r1177 + 4ll; *(u8 *)r479 = r446;
 #line 135 "convert.go"
-	r483 = r236; r484 = r483 < 2147483648u; if (!r484) goto b203;
+	r483 = r236; r484 = r483 < 2147483648u; if (!r484) goto b204;
 #line 141 "convert.go"
 	r485 = 1;
-b123: // flag.entry
+b124: // flag.entry
 #line 135 "convert.go"
-	r488 = r56; r489 = r488 < 0; if (!r489) goto b202;
+	r488 = r56; r489 = r488 < 0; if (!r489) goto b203;
 #line 141 "convert.go"
 	r490 = 2;
-b125: // flag.return
+b126: // flag.return
 #line 135 "convert.go"
-	r493 = r485 | r490; r494 = r245; r495 = r494 > 9223372036854775808ull; if (!r495) goto b201;
+	r493 = r485 | r490; r494 = r245; r495 = r494 > 9223372036854775808ull; if (!r495) goto b202;
 #line 141 "convert.go"
 	r496 = 4;
-b128: // flag.return
+b129: // flag.return
 #line 135 "convert.go"
 	r499 = r493 | r496;
-	r500 = r323; if (!r500) goto b200;
+	r500 = r323; if (!r500) goto b201;
 #line 141 "convert.go"
 	r501 = 8;
-b131: // flag.return
+b132: // flag.return
 #line 135 "convert.go"
 	r504 = r499 | r501;
-	r506 = r237; r507 = r56; r508 = (double)r507; r509 = r506 == r508; if (!r509) goto b199;
+	r506 = r237; r507 = r56; r508 = (double)r507; r509 = r506 == r508; if (!r509) goto b200;
 #line 141 "convert.go"
 	r510 = 16;
-b134: // flag.return
+b135: // flag.return
 #line 136 "convert.go"
 	r513 = r504 | r510; r482 = r513;
 #line 120 "convert.go"
 	r1178 = r337; r514 = r1178 + 5ll; *(u8 *)r514 = r482;
 	r516 = r48;
 #line 135 "convert.go"
-	r518 = r307; if (!r518) goto b198;
+	r518 = r307; if (!r518) goto b199;
 #line 141 "convert.go"
 	r519 = 1;
-b139: // flag.return
+b140: // flag.return
 #line 135 "convert.go"
-	r522 = (i32)r516; r523 = r522 < 0; if (!r523) goto b197;
+	r522 = (i32)r516; r523 = r522 < 0; if (!r523) goto b198;
 #line 141 "convert.go"
 	r524 = 2;
-b142: // flag.return
+b143: // flag.return
 #line 135 "convert.go"
-	r527 = r519 | r524; r528 = r269; r529 = r528 > 9223372036854775808ull; if (!r529) goto b196;
+	r527 = r519 | r524; r528 = r269; r529 = r528 > 9223372036854775808ull; if (!r529) goto b197;
 #line 141 "convert.go"
 	r530 = 4;
-b145: // flag.return
+b146: // flag.return
 #line 135 "convert.go"
 	r533 = r527 | r530;
-	r534 = r273; r535 = r534 >= 32768; if (!r535) goto b195;
+	r534 = r273; r535 = r534 >= 32768; if (!r535) goto b196;
 #line 141 "convert.go"
 	r536 = 8;
-b148: // flag.return
+b149: // flag.return
 #line 135 "convert.go"
 	r539 = r533 | r536;
-	r540 = r76; r541 = r522; r542 = (double)r541; r543 = r540 == r542; if (!r543) goto b194;
+	r540 = r76; r541 = r522; r542 = (double)r541; r543 = r540 == r542; if (!r543) goto b195;
 #line 141 "convert.go"
 	r544 = 16;
-b151: // flag.return
+b152: // flag.return
 #line 136 "convert.go"
 	r547 = r539 | r544; r517 = r547;
 #line 121 "convert.go"
 	r1179 = r337; r548 = r1179 + 6ll; *(u8 *)r548 = r517;
 	r550 = r25; r551 = (u32)r550 + 1u;
 #line 135 "convert.go"
-	r553 = (u32)r551; r554 = r553 < 2147483648u; if (!r554) goto b193;
+	r553 = (u32)r551; r554 = r553 < 2147483648u; if (!r554) goto b194;
 #line 141 "convert.go"
 	r555 = 1;
-b155: // flag.entry
+b156: // flag.entry
 #line 135 "convert.go"
-	r558 = (i32)r551; r559 = r558 < 0; if (!r559) goto b192;
+	r558 = (i32)r551; r559 = r558 < 0; if (!r559) goto b193;
 #line 141 "convert.go"
 	r560 = 2;
-b157: // flag.return
+b158: // flag.return
 #line 135 "convert.go"
-	r563 = r555 | r560; r564 = (u64)r551; r565 = r564 > 9223372036854775808ull; if (!r565) goto b191;
+	r563 = r555 | r560; r564 = (u64)r551; r565 = r564 > 9223372036854775808ull; if (!r565) goto b192;
 #line 141 "convert.go"
 	r566 = 4;
-b160: // flag.return
+b161: // flag.return
 #line 135 "convert.go"
 	r569 = r563 | r566;
-	r570 = (u16)r551; r571 = r570 >= 32768; if (!r571) goto b190;
+	r570 = (u16)r551; r571 = r570 >= 32768; if (!r571) goto b191;
 #line 141 "convert.go"
 	r572 = 8;
-b163: // flag.return
+b164: // flag.return
 #line 135 "convert.go"
 	r575 = r569 | r572;
-	r576 = r553; r577 = (double)r576; r578 = r558; r579 = (double)r578; r580 = r577 == r579; if (!r580) goto b189;
+	r576 = r553; r577 = (double)r576; r578 = r558; r579 = (double)r578; r580 = r577 == r579; if (!r580) goto b190;
 #line 141 "convert.go"
 	r581 = 16;
-b166: // flag.return
+b167: // flag.return
 #line 136 "convert.go"
 	r584 = r575 | r581; r552 = r584;
 #line 122 "convert.go"
 	r1180 = r337; r585 = r1180 + 7ll; *(u8 *)r585 = r552;
 	r587 = r29; r588 = (u32)r587 - 1u;
 #line 135 "convert.go"
-	r590 = (u32)r588; r591 = r590 < 2147483648u; if (!r591) goto b188;
+	r590 = (u32)r588; r591 = r590 < 2147483648u; if (!r591) goto b189;
 #line 141 "convert.go"
 	r592 = 1;
-b170: // flag.entry
+b171: // flag.entry
 #line 135 "convert.go"
-	r595 = (i32)r588; r596 = r595 < 0; if (!r596) goto b187;
+	r595 = (i32)r588; r596 = r595 < 0; if (!r596) goto b188;
 #line 141 "convert.go"
 	r597 = 2;
-b172: // flag.return
+b173: // flag.return
 #line 135 "convert.go"
-	r600 = r592 | r597; r601 = (u64)r588; r602 = r601 > 9223372036854775808ull; if (!r602) goto b186;
+	r600 = r592 | r597; r601 = (u64)r588; r602 = r601 > 9223372036854775808ull; if (!r602) goto b187;
 #line 141 "convert.go"
 	r603 = 4;
-b175: // flag.return
+b176: // flag.return
 #line 135 "convert.go"
 	r606 = r600 | r603;
-	r607 = (u16)r588; r608 = r607 >= 32768; if (!r608) goto b185;
+	r607 = (u16)r588; r608 = r607 >= 32768; if (!r608) goto b186;
 #line 141 "convert.go"
 	r609 = 8;
-b178: // flag.return
+b179: // flag.return
 #line 135 "convert.go"
 	r612 = r606 | r609;
-	r613 = r590; r614 = (double)r613; r615 = r595; r616 = (double)r615; r617 = r614 == r616; if (!r617) goto b184;
+	r613 = r590; r614 = (double)r613; r615 = r595; r616 = (double)r615; r617 = r614 == r616; if (!r617) goto b185;
 #line 141 "convert.go"
 	r618 = 16;
-b181: // flag.return
+b182: // flag.return
 #line 136 "convert.go"
 	r621 = r612 | r618; r589 = r621;
 #line 123 "convert.go"
 	r1181 = r337; r622 = r1181 + 8ll; *(u8 *)r622 = r589;
 #line 74 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1210 = r1210 + r1211 * 1; r1212 = r1212 + r1211 * 1; r1215 = r1215 + r1218 * 1; r1220 = r1220 + r1223 * 1; r1225 = r1225 + r1228 * 1; goto b19;
-b184: // flag.if.done
-#line 141 "convert.go"
-	r618 = 0; goto b181;
+	r2 = (u64)r2 + (u64)r1; r1210 = r1210 + r1252 * 1; r1212 = r1212 + r1252 * 1; r1215 = r1215 + r1256 * 1; r1220 = r1220 + r1261 * 1; r1225 = r1225 + r1228 * 1; goto b20;
 b185: // flag.if.done
 #line 141 "convert.go"
-	r609 = 0; goto b178;
+	r618 = 0; goto b182;
 b186: // flag.if.done
 #line 141 "convert.go"
-	r603 = 0; goto b175;
+	r609 = 0; goto b179;
 b187: // flag.if.done
 #line 141 "convert.go"
-	r597 = 0; goto b172;
+	r603 = 0; goto b176;
 b188: // flag.if.done
 #line 141 "convert.go"
-	r592 = 0; goto b170;
+	r597 = 0; goto b173;
 b189: // flag.if.done
 #line 141 "convert.go"
-	r581 = 0; goto b166;
+	r592 = 0; goto b171;
 b190: // flag.if.done
 #line 141 "convert.go"
-	r572 = 0; goto b163;
+	r581 = 0; goto b167;
 b191: // flag.if.done
 #line 141 "convert.go"
-	r566 = 0; goto b160;
+	r572 = 0; goto b164;
 b192: // flag.if.done
 #line 141 "convert.go"
-	r560 = 0; goto b157;
+	r566 = 0; goto b161;
 b193: // flag.if.done
 #line 141 "convert.go"
-	r555 = 0; goto b155;
+	r560 = 0; goto b158;
 b194: // flag.if.done
 #line 141 "convert.go"
-	r544 = 0; goto b151;
+	r555 = 0; goto b156;
 b195: // flag.if.done
 #line 141 "convert.go"
-	r536 = 0; goto b148;
+	r544 = 0; goto b152;
 b196: // flag.if.done
 #line 141 "convert.go"
-	r530 = 0; goto b145;
+	r536 = 0; goto b149;
 b197: // flag.if.done
 #line 141 "convert.go"
-	r524 = 0; goto b142;
+	r530 = 0; goto b146;
 b198: // flag.if.done
 #line 141 "convert.go"
-	r519 = 0; goto b139;
+	r524 = 0; goto b143;
 b199: // flag.if.done
 #line 141 "convert.go"
-	r510 = 0; goto b134;
+	r519 = 0; goto b140;
 b200: // flag.if.done
 #line 141 "convert.go"
-	r501 = 0; goto b131;
+	r510 = 0; goto b135;
 b201: // flag.if.done
 #line 141 "convert.go"
-	r496 = 0; goto b128;
+	r501 = 0; goto b132;
 b202: // flag.if.done
 #line 141 "convert.go"
-	r490 = 0; goto b125;
+	r496 = 0; goto b129;
 b203: // flag.if.done
 #line 141 "convert.go"
-	r485 = 0; goto b123;
+	r490 = 0; goto b126;
 b204: // flag.if.done
 #line 141 "convert.go"
-	r475 = 0; goto b118;
+	r485 = 0; goto b124;
 b205: // flag.if.done
 #line 141 "convert.go"
-	r466 = 0; goto b115;
+	r475 = 0; goto b119;
 b206: // flag.if.done
 #line 141 "convert.go"
-	r460 = 0; goto b112;
+	r466 = 0; goto b116;
 b207: // flag.if.done
 #line 141 "convert.go"
-	r454 = 0; goto b109;
+	r460 = 0; goto b113;
 b208: // flag.if.done
 #line 141 "convert.go"
-	r449 = 0; goto b106;
+	r454 = 0; goto b110;
 b209: // flag.if.done
 #line 141 "convert.go"
-	r439 = 0; goto b101;
+	r449 = 0; goto b107;
 b210: // flag.if.done
 #line 141 "convert.go"
-	r431 = 0; goto b98;
+	r439 = 0; goto b102;
 b211: // flag.if.done
 #line 141 "convert.go"
-	r425 = 0; goto b95;
+	r431 = 0; goto b99;
 b212: // flag.if.done
 #line 141 "convert.go"
-	r419 = 0; goto b92;
+	r425 = 0; goto b96;
 b213: // flag.if.done
 #line 141 "convert.go"
-	r415 = 0; goto b89;
+	r419 = 0; goto b93;
 b214: // flag.if.done
 #line 141 "convert.go"
-	r405 = 0; goto b84;
+	r415 = 0; goto b90;
 b215: // flag.if.done
 #line 141 "convert.go"
-	r396 = 0; goto b81;
+	r405 = 0; goto b85;
 b216: // flag.if.done
 #line 141 "convert.go"
-	r390 = 0; goto b78;
+	r396 = 0; goto b82;
 b217: // flag.if.done
 #line 141 "convert.go"
-	r384 = 0; goto b75;
+	r390 = 0; goto b79;
 b218: // flag.if.done
 #line 141 "convert.go"
-	r379 = 0; goto b73;
+	r384 = 0; goto b76;
 b219: // flag.if.done
 #line 141 "convert.go"
-	r369 = 0; goto b69;
+	r379 = 0; goto b74;
 b220: // flag.if.done
 #line 141 "convert.go"
-	r360 = 0; goto b66;
+	r369 = 0; goto b70;
 b221: // flag.if.done
 #line 141 "convert.go"
-	r354 = 0; goto b63;
+	r360 = 0; goto b67;
 b222: // flag.if.done
 #line 141 "convert.go"
-	r348 = 0; goto b60;
+	r354 = 0; goto b64;
 b223: // flag.if.done
 #line 141 "convert.go"
-	r343 = 0; goto b58;
+	r348 = 0; goto b61;
 b224: // flag.if.done
 #line 141 "convert.go"
-	r333 = 0; goto b54;
+	r343 = 0; goto b59;
 b225: // flag.if.done
 #line 141 "convert.go"
-	r324 = 0; goto b51;
+	r333 = 0; goto b55;
 b226: // flag.if.done
 #line 141 "convert.go"
-	r318 = 0; goto b48;
+	r324 = 0; goto b52;
 b227: // flag.if.done
 #line 141 "convert.go"
-	r313 = 0; goto b45;
+	r318 = 0; goto b49;
 b228: // flag.if.done
 #line 141 "convert.go"
-	r308 = 0; goto b42;
-b229: // exit
+	r313 = 0; goto b46;
+b229: // flag.if.done
+#line 141 "convert.go"
+	r308 = 0; goto b43;
+b230: // exit
 #line 141 "convert.go"
 	return;
-b230: // preheader
+b231: // preheader
 #line 74 "convert.go"
 	r1229 = r2; r1230 = r4 + r1229 * 8; r1231 = (u64)r1 * 8ull; r1232 = r14 + r1229 * 8; r1233 = (u64)r1229 + 1ull;
 #line 93 "convert.go"
@@ -12102,9 +12116,9 @@ b230: // preheader
 	r1239 = (u64)r1233 * 9ull; r1240 = r20 + r1239 * 8; r1241 = r1; r1242 = (u64)r1241 * 9ull; r1243 = (u64)r1242 * 8ull;
 #line 114 "convert.go"
 	r1244 = r1239; r1245 = r22 + r1244 * 1; r1247 = r1242; r1248 = r1247;
-b231: // head (checked)
+b232: // head (checked)
 #line 74 "convert.go"
-	r623 = (u64)r2 + 1ull; r624 = r623 < r3; if (!r624) goto b229; r625 = r2; r626 = (u64)r625 + 1ull;
+	r623 = (u64)r2 + 1ull; r624 = r623 < r3; if (!r624) goto b230; r625 = r2; r626 = (u64)r625 + 1ull;
 	r1182 = r1230; r628 = r1182 + 8ll; r629 = *(u64 *)r628; if ((u64)r626 >= (u64)r15) { qd_site = 0; qd_x = r626; qd_y = r15; goto qd_fault; } r1183 = r1232; r630 = r1183 + 8ll; r631 = *(u64 *)r630; r632 = r629 + r631;
 #line 135 "convert.go"
 	r920 = r632 > 9223372036854775808ull;
@@ -12204,431 +12218,431 @@ b231: // head (checked)
 	r888 = (u64)r677 + 8ull; if ((u64)r888 >= (u64)r21) { qd_site = 19; qd_x = r888; qd_y = r21; goto qd_fault; } r1200 = r701; r912 = r1200 + 64ll; *(double *)r912 = r889;
 	r913 = r677;
 #line 135 "convert.go"
-	r915 = r657; r916 = r915 < 2147483648u; if (!r916) goto b442;
+	r915 = r657; r916 = r915 < 2147483648u; if (!r916) goto b443;
 #line 141 "convert.go"
 	r308 = 1;
-b256: // flag.return (checked)
+b257: // flag.return (checked)
 #line 135 "convert.go"
-	r917 = r642; r918 = r917 < 0; if (!r918) goto b441;
+	r917 = r642; r918 = r917 < 0; if (!r918) goto b442;
 #line 141 "convert.go"
 	r313 = 2;
-b259: // flag.return (checked)
+b260: // flag.return (checked)
 #line 135 "convert.go"
-	r919 = r308 | r313; if (!r920) goto b440;
+	r919 = r308 | r313; if (!r920) goto b441;
 #line 141 "convert.go"
 	r318 = 4;
-b262: // flag.return (checked)
+b263: // flag.return (checked)
 #line 135 "convert.go"
 	r921 = r919 | r318;
-	r922 = r653; r923 = r922 >= 32768; if (!r923) goto b439;
+	r922 = r653; r923 = r922 >= 32768; if (!r923) goto b440;
 #line 141 "convert.go"
 	r324 = 8;
-b265: // flag.return (checked)
+b266: // flag.return (checked)
 #line 135 "convert.go"
 	r924 = r921 | r324;
-	r928 = r759; r926 = r685; r929 = r926 == r928; if (!r929) goto b438;
+	r928 = r759; r926 = r685; r929 = r926 == r928; if (!r929) goto b439;
 #line 141 "convert.go"
 	r333 = 16;
-b268: // flag.return (checked)
+b269: // flag.return (checked)
 #line 136 "convert.go"
 	r930 = r924 | r333; r914 = r930;
 #line 115 "convert.go"
 	if ((u64)r913 >= (u64)r23) { qd_site = 20; qd_x = r913; qd_y = r23; goto qd_fault; } r931 = r1245; *(u8 *)r931 = r914;
 	r932 = r702;
 #line 135 "convert.go"
-	r935 = r673; r936 = r935 < 2147483648u; if (!r936) goto b437;
+	r935 = r673; r936 = r935 < 2147483648u; if (!r936) goto b438;
 #line 141 "convert.go"
 	r343 = 1;
-b272: // flag.entry (checked)
+b273: // flag.entry (checked)
 #line 116 "convert.go"
 	r933 = r634;
 #line 135 "convert.go"
-	r937 = (i32)r933; r938 = r937 < 0; if (!r938) goto b436;
+	r937 = (i32)r933; r938 = r937 < 0; if (!r938) goto b437;
 #line 141 "convert.go"
 	r348 = 2;
-b274: // flag.return (checked)
+b275: // flag.return (checked)
 #line 135 "convert.go"
-	r939 = r343 | r348; r940 = r719; r941 = r940 > 9223372036854775808ull; if (!r941) goto b435;
+	r939 = r343 | r348; r940 = r719; r941 = r940 > 9223372036854775808ull; if (!r941) goto b436;
 #line 141 "convert.go"
 	r354 = 4;
-b277: // flag.return (checked)
+b278: // flag.return (checked)
 #line 135 "convert.go"
 	r942 = r939 | r354;
-	r943 = r723; r944 = r943 >= 32768; if (!r944) goto b434;
+	r943 = r723; r944 = r943 >= 32768; if (!r944) goto b435;
 #line 141 "convert.go"
 	r360 = 8;
-b280: // flag.return (checked)
+b281: // flag.return (checked)
 #line 135 "convert.go"
 	r945 = r942 | r360;
-	r948 = r937; r949 = (double)r948; r947 = r711; r950 = r947 == r949; if (!r950) goto b433;
+	r948 = r937; r949 = (double)r948; r947 = r711; r950 = r947 == r949; if (!r950) goto b434;
 #line 141 "convert.go"
 	r369 = 16;
-b283: // flag.return (checked)
+b284: // flag.return (checked)
 #line 136 "convert.go"
 	r951 = r945 | r369; r934 = r951;
 #line 116 "convert.go"
 	if ((u64)r932 >= (u64)r23) { qd_site = 21; qd_x = r932; qd_y = r23; goto qd_fault; } r1201 = r931; r952 = r1201 + 1ll; *(u8 *)r952 = r934;
 	r953 = r729;
 #line 135 "convert.go"
-	r956 = r737; r957 = r956 < 2147483648u; if (!r957) goto b432;
+	r956 = r737; r957 = r956 < 2147483648u; if (!r957) goto b433;
 #line 141 "convert.go"
 	r379 = 1;
-b287: // flag.entry (checked)
+b288: // flag.entry (checked)
 #line 135 "convert.go"
-	r958 = r667; r959 = r958 < 0; if (!r959) goto b431;
+	r958 = r667; r959 = r958 < 0; if (!r959) goto b432;
 #line 141 "convert.go"
 	r384 = 2;
-b289: // flag.return (checked)
+b290: // flag.return (checked)
 #line 135 "convert.go"
-	r960 = r379 | r384; r961 = r746; r962 = r961 > 9223372036854775808ull; if (!r962) goto b430;
+	r960 = r379 | r384; r961 = r746; r962 = r961 > 9223372036854775808ull; if (!r962) goto b431;
 #line 141 "convert.go"
 	r390 = 4;
-b292: // flag.return (checked)
+b293: // flag.return (checked)
 #line 135 "convert.go"
 	r963 = r960 | r390;
-	r964 = r750; r965 = r964 >= 32768; if (!r965) goto b429;
+	r964 = r750; r965 = r964 >= 32768; if (!r965) goto b430;
 #line 141 "convert.go"
 	r396 = 8;
-b295: // flag.return (checked)
+b296: // flag.return (checked)
 #line 135 "convert.go"
 	r966 = r963 | r396;
-	r969 = r667; r970 = (double)r969; r968 = r738; r971 = r968 == r970; if (!r971) goto b428;
+	r969 = r667; r970 = (double)r969; r968 = r738; r971 = r968 == r970; if (!r971) goto b429;
 #line 141 "convert.go"
 	r405 = 16;
-b298: // flag.return (checked)
+b299: // flag.return (checked)
 #line 136 "convert.go"
 	r972 = r966 | r405; r955 = r972;
 #line 117 "convert.go"
 	if ((u64)r953 >= (u64)r23) { qd_site = 22; qd_x = r953; qd_y = r23; goto qd_fault; } r1202 = r931; r973 = r1202 + 2ll; *(u8 *)r973 = r955;
 	r974 = r756;
 #line 135 "convert.go"
-	r977 = r764; r978 = r977 < 2147483648u; if (!r978) goto b427;
+	r977 = r764; r978 = r977 < 2147483648u; if (!r978) goto b428;
 #line 141 "convert.go"
 	r415 = 1;
-b303: // flag.return (checked)
+b304: // flag.return (checked)
 #line 135 "convert.go"
-	r979 = r918; if (!r979) goto b426;
+	r979 = r918; if (!r979) goto b427;
 #line 141 "convert.go"
 	r419 = 2;
-b306: // flag.return (checked)
+b307: // flag.return (checked)
 #line 135 "convert.go"
-	r980 = r415 | r419; r981 = r773; r982 = r981 > 9223372036854775808ull; if (!r982) goto b425;
+	r980 = r415 | r419; r981 = r773; r982 = r981 > 9223372036854775808ull; if (!r982) goto b426;
 #line 141 "convert.go"
 	r425 = 4;
-b309: // flag.return (checked)
+b310: // flag.return (checked)
 #line 135 "convert.go"
 	r983 = r980 | r425;
-	r984 = r777; r985 = r984 >= 32768; if (!r985) goto b424;
+	r984 = r777; r985 = r984 >= 32768; if (!r985) goto b425;
 #line 141 "convert.go"
 	r431 = 8;
-b312: // flag.return (checked)
+b313: // flag.return (checked)
 #line 135 "convert.go"
 	r986 = r983 | r431;
-	r988 = r765; r989 = r759; r990 = r988 == r989; if (!r990) goto b423;
+	r988 = r765; r989 = r759; r990 = r988 == r989; if (!r990) goto b424;
 #line 141 "convert.go"
 	r439 = 16;
-b315: // flag.return (checked)
+b316: // flag.return (checked)
 #line 136 "convert.go"
 	r991 = r986 | r439; r976 = r991;
 #line 118 "convert.go"
 	if ((u64)r974 >= (u64)r23) { qd_site = 23; qd_x = r974; qd_y = r23; goto qd_fault; } r1203 = r931; r992 = r1203 + 3ll; *(u8 *)r992 = r976;
 	r993 = r783; r994 = r649;
 #line 135 "convert.go"
-	r996 = r818; r997 = r996 < 2147483648u; if (!r997) goto b422;
+	r996 = r818; r997 = r996 < 2147483648u; if (!r997) goto b423;
 #line 141 "convert.go"
 	r449 = 1;
-b320: // flag.return (checked)
+b321: // flag.return (checked)
 #line 135 "convert.go"
-	r998 = (i32)r994; r999 = r998 < 0; if (!r999) goto b421;
+	r998 = (i32)r994; r999 = r998 < 0; if (!r999) goto b422;
 #line 141 "convert.go"
 	r454 = 2;
-b323: // flag.return (checked)
+b324: // flag.return (checked)
 #line 135 "convert.go"
-	r1000 = r449 | r454; r1001 = r827; r1002 = r1001 > 9223372036854775808ull; if (!r1002) goto b420;
+	r1000 = r449 | r454; r1001 = r827; r1002 = r1001 > 9223372036854775808ull; if (!r1002) goto b421;
 #line 141 "convert.go"
 	r460 = 4;
-b326: // flag.return (checked)
+b327: // flag.return (checked)
 #line 135 "convert.go"
 	r1003 = r1000 | r460;
-	r1004 = r831; r1005 = r1004 >= 32768; if (!r1005) goto b419;
+	r1004 = r831; r1005 = r1004 >= 32768; if (!r1005) goto b420;
 #line 141 "convert.go"
 	r466 = 8;
-b329: // flag.return (checked)
+b330: // flag.return (checked)
 #line 135 "convert.go"
 	r1006 = r1003 | r466;
-	r1008 = r819; r1009 = r998; r1010 = (double)r1009; r1011 = r1008 == r1010; if (!r1011) goto b418;
+	r1008 = r819; r1009 = r998; r1010 = (double)r1009; r1011 = r1008 == r1010; if (!r1011) goto b419;
 #line 141 "convert.go"
 	r475 = 16;
-b332: // flag.return (checked)
+b333: // flag.return (checked)
 #line 136 "convert.go"
 	r1012 = r1006 | r475; r995 = r1012;
 #line 119 "convert.go"
 	if ((u64)r993 >= (u64)r23) { qd_site = 24; qd_x = r993; qd_y = r23; goto qd_fault; } r1204 = r931; r1013 = r1204 + 4ll; *(u8 *)r1013 = r995;
 	r1014 = r810;
 #line 135 "convert.go"
-	r1017 = r845; r1018 = r1017 < 2147483648u; if (!r1018) goto b417;
+	r1017 = r845; r1018 = r1017 < 2147483648u; if (!r1018) goto b418;
 #line 141 "convert.go"
 	r485 = 1;
-b337: // flag.entry (checked)
+b338: // flag.entry (checked)
 #line 135 "convert.go"
-	r1019 = r665; r1020 = r1019 < 0; if (!r1020) goto b416;
+	r1019 = r665; r1020 = r1019 < 0; if (!r1020) goto b417;
 #line 141 "convert.go"
 	r490 = 2;
-b339: // flag.return (checked)
+b340: // flag.return (checked)
 #line 135 "convert.go"
-	r1021 = r485 | r490; r1022 = r854; r1023 = r1022 > 9223372036854775808ull; if (!r1023) goto b415;
+	r1021 = r485 | r490; r1022 = r854; r1023 = r1022 > 9223372036854775808ull; if (!r1023) goto b416;
 #line 141 "convert.go"
 	r496 = 4;
-b342: // flag.return (checked)
+b343: // flag.return (checked)
 #line 135 "convert.go"
 	r1024 = r1021 | r496;
-	r1025 = r923; if (!r1025) goto b414;
+	r1025 = r923; if (!r1025) goto b415;
 #line 141 "convert.go"
 	r501 = 8;
-b345: // flag.return (checked)
+b346: // flag.return (checked)
 #line 135 "convert.go"
 	r1026 = r1024 | r501;
-	r1028 = r846; r1029 = r665; r1030 = (double)r1029; r1031 = r1028 == r1030; if (!r1031) goto b413;
+	r1028 = r846; r1029 = r665; r1030 = (double)r1029; r1031 = r1028 == r1030; if (!r1031) goto b414;
 #line 141 "convert.go"
 	r510 = 16;
-b348: // flag.return (checked)
+b349: // flag.return (checked)
 #line 136 "convert.go"
 	r1032 = r1026 | r510; r1016 = r1032;
 #line 120 "convert.go"
 	if ((u64)r1014 >= (u64)r23) { qd_site = 25; qd_x = r1014; qd_y = r23; goto qd_fault; } r1205 = r931; r1033 = r1205 + 5ll; *(u8 *)r1033 = r1016;
 	r1034 = r837; r1035 = r657;
 #line 135 "convert.go"
-	r1037 = r916; if (!r1037) goto b412;
+	r1037 = r916; if (!r1037) goto b413;
 #line 141 "convert.go"
 	r519 = 1;
-b353: // flag.return (checked)
+b354: // flag.return (checked)
 #line 135 "convert.go"
-	r1038 = (i32)r1035; r1039 = r1038 < 0; if (!r1039) goto b411;
+	r1038 = (i32)r1035; r1039 = r1038 < 0; if (!r1039) goto b412;
 #line 141 "convert.go"
 	r524 = 2;
-b356: // flag.return (checked)
+b357: // flag.return (checked)
 #line 135 "convert.go"
-	r1040 = r519 | r524; r1041 = r878; r1042 = r1041 > 9223372036854775808ull; if (!r1042) goto b410;
+	r1040 = r519 | r524; r1041 = r878; r1042 = r1041 > 9223372036854775808ull; if (!r1042) goto b411;
 #line 141 "convert.go"
 	r530 = 4;
-b359: // flag.return (checked)
+b360: // flag.return (checked)
 #line 135 "convert.go"
 	r1043 = r1040 | r530;
-	r1044 = r882; r1045 = r1044 >= 32768; if (!r1045) goto b409;
+	r1044 = r882; r1045 = r1044 >= 32768; if (!r1045) goto b410;
 #line 141 "convert.go"
 	r536 = 8;
-b362: // flag.return (checked)
+b363: // flag.return (checked)
 #line 135 "convert.go"
 	r1046 = r1043 | r536;
-	r1047 = r685; r1048 = r1038; r1049 = (double)r1048; r1050 = r1047 == r1049; if (!r1050) goto b408;
+	r1047 = r685; r1048 = r1038; r1049 = (double)r1048; r1050 = r1047 == r1049; if (!r1050) goto b409;
 #line 141 "convert.go"
 	r544 = 16;
-b365: // flag.return (checked)
+b366: // flag.return (checked)
 #line 136 "convert.go"
 	r1051 = r1046 | r544; r1036 = r1051;
 #line 121 "convert.go"
 	if ((u64)r1034 >= (u64)r23) { qd_site = 26; qd_x = r1034; qd_y = r23; goto qd_fault; } r1206 = r931; r1052 = r1206 + 6ll; *(u8 *)r1052 = r1036;
 	r1053 = r863; r1054 = r634; r1055 = (u32)r1054 + 1u;
 #line 135 "convert.go"
-	r1057 = (u32)r1055; r1058 = r1057 < 2147483648u; if (!r1058) goto b407;
+	r1057 = (u32)r1055; r1058 = r1057 < 2147483648u; if (!r1058) goto b408;
 #line 141 "convert.go"
 	r555 = 1;
-b369: // flag.entry (checked)
+b370: // flag.entry (checked)
 #line 135 "convert.go"
-	r1059 = (i32)r1055; r1060 = r1059 < 0; if (!r1060) goto b406;
+	r1059 = (i32)r1055; r1060 = r1059 < 0; if (!r1060) goto b407;
 #line 141 "convert.go"
 	r560 = 2;
-b371: // flag.return (checked)
+b372: // flag.return (checked)
 #line 135 "convert.go"
-	r1061 = r555 | r560; r1062 = (u64)r1055; r1063 = r1062 > 9223372036854775808ull; if (!r1063) goto b405;
+	r1061 = r555 | r560; r1062 = (u64)r1055; r1063 = r1062 > 9223372036854775808ull; if (!r1063) goto b406;
 #line 141 "convert.go"
 	r566 = 4;
-b374: // flag.return (checked)
+b375: // flag.return (checked)
 #line 135 "convert.go"
 	r1064 = r1061 | r566;
-	r1065 = (u16)r1055; r1066 = r1065 >= 32768; if (!r1066) goto b404;
+	r1065 = (u16)r1055; r1066 = r1065 >= 32768; if (!r1066) goto b405;
 #line 141 "convert.go"
 	r572 = 8;
-b377: // flag.return (checked)
+b378: // flag.return (checked)
 #line 135 "convert.go"
 	r1067 = r1064 | r572;
-	r1068 = r1057; r1069 = (double)r1068; r1070 = r1059; r1071 = (double)r1070; r1072 = r1069 == r1071; if (!r1072) goto b403;
+	r1068 = r1057; r1069 = (double)r1068; r1070 = r1059; r1071 = (double)r1070; r1072 = r1069 == r1071; if (!r1072) goto b404;
 #line 141 "convert.go"
 	r581 = 16;
-b380: // flag.return (checked)
+b381: // flag.return (checked)
 #line 136 "convert.go"
 	r1073 = r1067 | r581; r1056 = r1073;
 #line 122 "convert.go"
 	if ((u64)r1053 >= (u64)r23) { qd_site = 27; qd_x = r1053; qd_y = r23; goto qd_fault; } r1207 = r931; r1074 = r1207 + 7ll; *(u8 *)r1074 = r1056;
 	r1075 = r888; r1076 = r638; r1077 = (u32)r1076 - 1u;
 #line 135 "convert.go"
-	r1079 = (u32)r1077; r1080 = r1079 < 2147483648u; if (!r1080) goto b402;
+	r1079 = (u32)r1077; r1080 = r1079 < 2147483648u; if (!r1080) goto b403;
 #line 141 "convert.go"
 	r592 = 1;
-b384: // flag.entry (checked)
+b385: // flag.entry (checked)
 #line 135 "convert.go"
-	r1081 = (i32)r1077; r1082 = r1081 < 0; if (!r1082) goto b401;
+	r1081 = (i32)r1077; r1082 = r1081 < 0; if (!r1082) goto b402;
 #line 141 "convert.go"
 	r597 = 2;
-b386: // flag.return (checked)
+b387: // flag.return (checked)
 #line 135 "convert.go"
-	r1083 = r592 | r597; r1084 = (u64)r1077; r1085 = r1084 > 9223372036854775808ull; if (!r1085) goto b400;
+	r1083 = r592 | r597; r1084 = (u64)r1077; r1085 = r1084 > 9223372036854775808ull; if (!r1085) goto b401;
 #line 141 "convert.go"
 	r603 = 4;
-b389: // flag.return (checked)
+b390: // flag.return (checked)
 #line 135 "convert.go"
 	r1086 = r1083 | r603;
-	r1087 = (u16)r1077; r1088 = r1087 >= 32768; if (!r1088) goto b399;
+	r1087 = (u16)r1077; r1088 = r1087 >= 32768; if (!r1088) goto b400;
 #line 141 "convert.go"
 	r609 = 8;
-b392: // flag.return (checked)
+b393: // flag.return (checked)
 #line 135 "convert.go"
 	r1089 = r1086 | r609;
-	r1090 = r1079; r1091 = (double)r1090; r1092 = r1081; r1093 = (double)r1092; r1094 = r1091 == r1093; if (!r1094) goto b398;
+	r1090 = r1079; r1091 = (double)r1090; r1092 = r1081; r1093 = (double)r1092; r1094 = r1091 == r1093; if (!r1094) goto b399;
 #line 141 "convert.go"
 	r618 = 16;
-b395: // flag.return (checked)
+b396: // flag.return (checked)
 #line 136 "convert.go"
 	r1095 = r1089 | r618; r1078 = r1095;
 #line 123 "convert.go"
 	if ((u64)r1075 >= (u64)r23) { qd_site = 28; qd_x = r1075; qd_y = r23; goto qd_fault; } r1208 = r931; r1096 = r1208 + 8ll; *(u8 *)r1096 = r1078;
 #line 74 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r1230 = r1230 + r1231 * 1; r1232 = r1232 + r1231 * 1; r1235 = r1235 + r1238 * 1; r1240 = r1240 + r1243 * 1; r1245 = r1245 + r1248 * 1; goto b231;
-b398: // flag.if.done (checked)
-#line 141 "convert.go"
-	r618 = 0; goto b395;
+	r2 = (u64)r2 + (u64)r1; r1230 = r1230 + r1231 * 1; r1232 = r1232 + r1231 * 1; r1235 = r1235 + r1238 * 1; r1240 = r1240 + r1243 * 1; r1245 = r1245 + r1248 * 1; goto b232;
 b399: // flag.if.done (checked)
 #line 141 "convert.go"
-	r609 = 0; goto b392;
+	r618 = 0; goto b396;
 b400: // flag.if.done (checked)
 #line 141 "convert.go"
-	r603 = 0; goto b389;
+	r609 = 0; goto b393;
 b401: // flag.if.done (checked)
 #line 141 "convert.go"
-	r597 = 0; goto b386;
+	r603 = 0; goto b390;
 b402: // flag.if.done (checked)
 #line 141 "convert.go"
-	r592 = 0; goto b384;
+	r597 = 0; goto b387;
 b403: // flag.if.done (checked)
 #line 141 "convert.go"
-	r581 = 0; goto b380;
+	r592 = 0; goto b385;
 b404: // flag.if.done (checked)
 #line 141 "convert.go"
-	r572 = 0; goto b377;
+	r581 = 0; goto b381;
 b405: // flag.if.done (checked)
 #line 141 "convert.go"
-	r566 = 0; goto b374;
+	r572 = 0; goto b378;
 b406: // flag.if.done (checked)
 #line 141 "convert.go"
-	r560 = 0; goto b371;
+	r566 = 0; goto b375;
 b407: // flag.if.done (checked)
 #line 141 "convert.go"
-	r555 = 0; goto b369;
+	r560 = 0; goto b372;
 b408: // flag.if.done (checked)
 #line 141 "convert.go"
-	r544 = 0; goto b365;
+	r555 = 0; goto b370;
 b409: // flag.if.done (checked)
 #line 141 "convert.go"
-	r536 = 0; goto b362;
+	r544 = 0; goto b366;
 b410: // flag.if.done (checked)
 #line 141 "convert.go"
-	r530 = 0; goto b359;
+	r536 = 0; goto b363;
 b411: // flag.if.done (checked)
 #line 141 "convert.go"
-	r524 = 0; goto b356;
+	r530 = 0; goto b360;
 b412: // flag.if.done (checked)
 #line 141 "convert.go"
-	r519 = 0; goto b353;
+	r524 = 0; goto b357;
 b413: // flag.if.done (checked)
 #line 141 "convert.go"
-	r510 = 0; goto b348;
+	r519 = 0; goto b354;
 b414: // flag.if.done (checked)
 #line 141 "convert.go"
-	r501 = 0; goto b345;
+	r510 = 0; goto b349;
 b415: // flag.if.done (checked)
 #line 141 "convert.go"
-	r496 = 0; goto b342;
+	r501 = 0; goto b346;
 b416: // flag.if.done (checked)
 #line 141 "convert.go"
-	r490 = 0; goto b339;
+	r496 = 0; goto b343;
 b417: // flag.if.done (checked)
 #line 141 "convert.go"
-	r485 = 0; goto b337;
+	r490 = 0; goto b340;
 b418: // flag.if.done (checked)
 #line 141 "convert.go"
-	r475 = 0; goto b332;
+	r485 = 0; goto b338;
 b419: // flag.if.done (checked)
 #line 141 "convert.go"
-	r466 = 0; goto b329;
+	r475 = 0; goto b333;
 b420: // flag.if.done (checked)
 #line 141 "convert.go"
-	r460 = 0; goto b326;
+	r466 = 0; goto b330;
 b421: // flag.if.done (checked)
 #line 141 "convert.go"
-	r454 = 0; goto b323;
+	r460 = 0; goto b327;
 b422: // flag.if.done (checked)
 #line 141 "convert.go"
-	r449 = 0; goto b320;
+	r454 = 0; goto b324;
 b423: // flag.if.done (checked)
 #line 141 "convert.go"
-	r439 = 0; goto b315;
+	r449 = 0; goto b321;
 b424: // flag.if.done (checked)
 #line 141 "convert.go"
-	r431 = 0; goto b312;
+	r439 = 0; goto b316;
 b425: // flag.if.done (checked)
 #line 141 "convert.go"
-	r425 = 0; goto b309;
+	r431 = 0; goto b313;
 b426: // flag.if.done (checked)
 #line 141 "convert.go"
-	r419 = 0; goto b306;
+	r425 = 0; goto b310;
 b427: // flag.if.done (checked)
 #line 141 "convert.go"
-	r415 = 0; goto b303;
+	r419 = 0; goto b307;
 b428: // flag.if.done (checked)
 #line 141 "convert.go"
-	r405 = 0; goto b298;
+	r415 = 0; goto b304;
 b429: // flag.if.done (checked)
 #line 141 "convert.go"
-	r396 = 0; goto b295;
+	r405 = 0; goto b299;
 b430: // flag.if.done (checked)
 #line 141 "convert.go"
-	r390 = 0; goto b292;
+	r396 = 0; goto b296;
 b431: // flag.if.done (checked)
 #line 141 "convert.go"
-	r384 = 0; goto b289;
+	r390 = 0; goto b293;
 b432: // flag.if.done (checked)
 #line 141 "convert.go"
-	r379 = 0; goto b287;
+	r384 = 0; goto b290;
 b433: // flag.if.done (checked)
 #line 141 "convert.go"
-	r369 = 0; goto b283;
+	r379 = 0; goto b288;
 b434: // flag.if.done (checked)
 #line 141 "convert.go"
-	r360 = 0; goto b280;
+	r369 = 0; goto b284;
 b435: // flag.if.done (checked)
 #line 141 "convert.go"
-	r354 = 0; goto b277;
+	r360 = 0; goto b281;
 b436: // flag.if.done (checked)
 #line 141 "convert.go"
-	r348 = 0; goto b274;
+	r354 = 0; goto b278;
 b437: // flag.if.done (checked)
 #line 141 "convert.go"
-	r343 = 0; goto b272;
+	r348 = 0; goto b275;
 b438: // flag.if.done (checked)
 #line 141 "convert.go"
-	r333 = 0; goto b268;
+	r343 = 0; goto b273;
 b439: // flag.if.done (checked)
 #line 141 "convert.go"
-	r324 = 0; goto b265;
+	r333 = 0; goto b269;
 b440: // flag.if.done (checked)
 #line 141 "convert.go"
-	r318 = 0; goto b262;
+	r324 = 0; goto b266;
 b441: // flag.if.done (checked)
 #line 141 "convert.go"
-	r313 = 0; goto b259;
+	r318 = 0; goto b263;
 b442: // flag.if.done (checked)
 #line 141 "convert.go"
-	r308 = 0; goto b256;
+	r313 = 0; goto b260;
+b443: // flag.if.done (checked)
+#line 141 "convert.go"
+	r308 = 0; goto b257;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12668,7 +12682,8 @@ extern "C" __global__ void ConvertParams_0(char *p0, i64 p1, char *p2, i64 p3, c
 	bool r2103 = 0, r2105 = 0, r2108 = 0, r2111 = 0, r2116 = 0, r2124 = 0, r2126 = 0, r2129 = 0;
 	bool r2132 = 0, r2138 = 0, r2145 = 0, r2147 = 0, r2150 = 0, r2153 = 0, r2159 = 0, r2163 = 0;
 	bool r2169 = 0, r2172 = 0, r2178 = 0, r2180 = 0, r2185 = 0, r2189 = 0, r2193 = 0, r2196 = 0;
-	bool r2198 = 0, r2202 = 0, r2206 = 0, r2208 = 0, r2212 = 0, r2213 = 0, r2217 = 0;
+	bool r2198 = 0, r2202 = 0, r2206 = 0, r2208 = 0, r2212 = 0, r2213 = 0, r2217 = 0, r2394 = 0;
+	bool r2398 = 0, r2400 = 0, r2403 = 0, r2405 = 0, r2408 = 0, r2410 = 0;
 	i8 r9 = 0, r10 = 0, r11 = 0, r543 = 0, r621 = 0, r658 = 0, r690 = 0, r936 = 0;
 	i8 r1146 = 0, r1147 = 0, r1229 = 0, r1230 = 0, r1653 = 0, r1700 = 0, r1737 = 0, r1769 = 0;
 	i8 r2000 = 0, r2120 = 0, r2121 = 0;
@@ -12686,6 +12701,7 @@ extern "C" __global__ void ConvertParams_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i32 r1679 = 0, r1690 = 0, r1707 = 0, r1731 = 0, r1732 = 0, r1733 = 0, r1822 = 0, r1983 = 0;
 	i32 r1994 = 0, r2004 = 0, r2015 = 0, r2024 = 0, r2035 = 0, r2041 = 0, r2064 = 0, r2075 = 0;
 	i32 r2085 = 0, r2095 = 0, r2104 = 0, r2114 = 0, r2125 = 0, r2136 = 0, r2146 = 0, r2157 = 0;
+	i32 r2392 = 0, r2396 = 0, r2401 = 0, r2406 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r12 = 0;
 	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r24 = 0, r26 = 0;
 	i64 r28 = 0, r29 = 0, r31 = 0, r33 = 0, r35 = 0, r37 = 0, r39 = 0, r41 = 0;
@@ -12717,7 +12733,8 @@ extern "C" __global__ void ConvertParams_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i64 r2361 = 0, r2362 = 0, r2364 = 0, r2365 = 0, r2366 = 0, r2367 = 0, r2369 = 0, r2370 = 0;
 	i64 r2371 = 0, r2372 = 0, r2373 = 0, r2374 = 0, r2376 = 0, r2377 = 0, r2378 = 0, r2379 = 0;
 	i64 r2380 = 0, r2382 = 0, r2383 = 0, r2384 = 0, r2385 = 0, r2386 = 0, r2388 = 0, r2389 = 0;
-	i64 r2390 = 0, r2391 = 0;
+	i64 r2390 = 0, r2391 = 0, r2393 = 0, r2395 = 0, r2397 = 0, r2399 = 0, r2402 = 0, r2404 = 0;
+	i64 r2407 = 0, r2409 = 0;
 	u8 r32 = 0, r194 = 0, r298 = 0, r301 = 0, r303 = 0, r306 = 0, r308 = 0, r309 = 0;
 	u8 r312 = 0, r314 = 0, r315 = 0, r318 = 0, r320 = 0, r321 = 0, r327 = 0, r329 = 0;
 	u8 r330 = 0, r333 = 0, r336 = 0, r338 = 0, r341 = 0, r343 = 0, r344 = 0, r347 = 0;
@@ -12960,25 +12977,25 @@ extern "C" __global__ void ConvertParams_0(char *p0, i64 p1, char *p2, i64 p3, c
 #line 85 "convert.go"
 	r15 = p2; r13 = p0; r11 = p6;
 #line 84 "convert.go"
-	r5 = p4; if (!r2169) goto b418; r2171 = r2170 + 4611686018427387904ull; r2172 = r2171 <= 9223372036854775808ull; if (!r2172) goto b418; if (!r2178) goto b418; if (!r2180) goto b418; if (!r2185) goto b418; if (!r2189) goto b418; if (!r2193) goto b418; if (!r2196) goto b418; if (!r2198) goto b418; if (!r2202) goto b418; if (!r2206) goto b418; if (!r2208) goto b418; if (!r2212) goto b418; if (!r2213) goto b418; if (!r2217) goto b418; r2318 = r2;
+	r5 = p4; if (!r2169) goto b419; r2171 = r2170 + 4611686018427387904ull; r2172 = r2171 <= 9223372036854775808ull; if (!r2172) goto b419; if (!r2178) goto b419; if (!r2180) goto b419; if (!r2185) goto b419; if (!r2189) goto b419; if (!r2193) goto b419; if (!r2196) goto b419; if (!r2198) goto b419; if (!r2202) goto b419; if (!r2206) goto b419; if (!r2208) goto b419; if (!r2212) goto b419; if (!r2213) goto b419; if (!r2217) goto b419; r2318 = r2;
 	r2319 = (u64)r2318 * 2ull;
 #line 93 "convert.go"
-	r2320 = (u64)r2319 * 10ull; r2321 = r13 + r2320 * 8; r2322 = (u64)r1 * 2ull; r2323 = (u64)r2322 * 10ull; r2324 = (u64)r2323 * 8ull;
+	r2320 = (u64)r2319 * 10ull; r2321 = r13 + r2320 * 8; r2322 = (u64)r1 * 2ull; r2323 = (u64)r2322 * 10ull;
 #line 104 "convert.go"
-	r2325 = (u64)r2319 * 9ull; r2326 = r15 + r2325 * 8; r2327 = r2322; r2328 = (u64)r2327 * 9ull; r2329 = (u64)r2328 * 8ull;
+	r2325 = (u64)r2319 * 9ull; r2326 = r15 + r2325 * 8; r2327 = r2322; r2328 = (u64)r2327 * 9ull;
 #line 114 "convert.go"
 	r2330 = r2325; r2331 = r5 + r2330 * 1; r2333 = r2328; r2334 = r2333;
 #line 86 "convert.go"
 	r2335 = r2319; r2336 = (u64)r2335 + 1ull;
 #line 93 "convert.go"
-	r2337 = (u64)r2336 * 10ull; r2338 = r13 + r2337 * 8; r2342 = r2324;
+	r2337 = (u64)r2336 * 10ull; r2338 = r13 + r2337 * 8;
 #line 104 "convert.go"
-	r2343 = (u64)r2336 * 9ull; r2344 = r15 + r2343 * 8; r2348 = r2329;
+	r2343 = (u64)r2336 * 9ull; r2344 = r15 + r2343 * 8;
 #line 114 "convert.go"
-	r2349 = r2343; r2350 = r5 + r2349 * 1; r2353 = r2328; r2354 = r2353;
-b17: // head
+	r2349 = r2343; r2350 = r5 + r2349 * 1; r2353 = r2328; r2354 = r2353; r2392 = (i32)r2323; r2393 = (i64)r2392; r2394 = r2393 == r2323; r2395 = (u64)r2393 * 8ull; r2396 = (i32)r2328; r2397 = (i64)r2396; r2398 = r2397 == r2328; r2399 = (u64)r2397 * 8ull; r2400 = r2394 & r2398; r2403 = r2394; r2404 = r2395; r2405 = r2400 & r2403; r2408 = r2398; r2409 = r2399; r2410 = r2405 & r2408; if (!r2410) goto b419;
+b18: // head
 #line 84 "convert.go"
-	r7 = r2 < r3; if (!r7) goto b417; r8 = r2;
+	r7 = r2 < r3; if (!r7) goto b418; r8 = r2;
 	r9 = (i8)r8; r10 = (u32)r11 + (u32)r9;
 #line 94 "convert.go"
 	r18 = (i64)r10; r19 = r2321; *(i64 *)r19 = r18;
@@ -13073,286 +13090,286 @@ b17: // head
 #line 113 "convert.go"
 	r2234 = r85; r296 = r2234 + 64ll; *(double *)r296 = r273;
 #line 135 "convert.go"
-	r299 = r40; r300 = r299 < 2147483648u; if (!r300) goto b416;
+	r299 = r40; r300 = r299 < 2147483648u; if (!r300) goto b417;
 #line 141 "convert.go"
 	r301 = 1;
-b39: // flag.entry
+b40: // flag.entry
 #line 135 "convert.go"
-	r304 = r25; r305 = r304 < 0; if (!r305) goto b415;
+	r304 = r25; r305 = r304 < 0; if (!r305) goto b416;
 #line 141 "convert.go"
 	r306 = 2;
-b41: // flag.return
+b42: // flag.return
 #line 135 "convert.go"
-	r309 = r301 | r306; r310 = r44; r311 = r310 > 9223372036854775808ull; if (!r311) goto b414;
+	r309 = r301 | r306; r310 = r44; r311 = r310 > 9223372036854775808ull; if (!r311) goto b415;
 #line 141 "convert.go"
 	r312 = 4;
-b44: // flag.return
+b45: // flag.return
 #line 135 "convert.go"
 	r315 = r309 | r312;
-	r316 = r36; r317 = r316 >= 32768; if (!r317) goto b413;
+	r316 = r36; r317 = r316 >= 32768; if (!r317) goto b414;
 #line 141 "convert.go"
 	r318 = 8;
-b47: // flag.return
+b48: // flag.return
 #line 135 "convert.go"
 	r321 = r315 | r318;
-	r325 = r142; r323 = r68; r326 = r323 == r325; if (!r326) goto b412;
+	r325 = r142; r323 = r68; r326 = r323 == r325; if (!r326) goto b413;
 #line 141 "convert.go"
 	r327 = 16;
-b50: // flag.return
+b51: // flag.return
 #line 136 "convert.go"
 	r330 = r321 | r327; r298 = r330;
 #line 115 "convert.go"
 	r331 = r2331; *(u8 *)r331 = r298;
 #line 135 "convert.go"
-	r335 = r300; if (!r335) goto b411;
+	r335 = r300; if (!r335) goto b412;
 #line 141 "convert.go"
 	r336 = 1;
-b54: // flag.entry
+b55: // flag.entry
 #line 135 "convert.go"
-	r340 = r305; if (!r340) goto b410;
+	r340 = r305; if (!r340) goto b411;
 #line 141 "convert.go"
 	r341 = 2;
-b56: // flag.return
+b57: // flag.return
 #line 135 "convert.go"
-	r344 = r336 | r341; r346 = r311; if (!r346) goto b409;
+	r344 = r336 | r341; r346 = r311; if (!r346) goto b410;
 #line 141 "convert.go"
 	r347 = 4;
-b59: // flag.return
+b60: // flag.return
 #line 135 "convert.go"
 	r350 = r344 | r347;
-	r352 = r317; if (!r352) goto b408;
+	r352 = r317; if (!r352) goto b409;
 #line 141 "convert.go"
 	r353 = 8;
-b62: // flag.return
+b63: // flag.return
 #line 135 "convert.go"
 	r356 = r350 | r353;
-	r361 = r326; if (!r361) goto b407;
+	r361 = r326; if (!r361) goto b408;
 #line 141 "convert.go"
 	r362 = 16;
-b65: // flag.return
+b66: // flag.return
 #line 136 "convert.go"
 	r365 = r356 | r362; r333 = r365;
 #line 116 "convert.go"
 	r2235 = r331; r366 = r2235 + 1ll; *(u8 *)r366 = r333;
 #line 135 "convert.go"
-	r370 = r120; r371 = r370 < 2147483648u; if (!r371) goto b406;
+	r370 = r120; r371 = r370 < 2147483648u; if (!r371) goto b407;
 #line 141 "convert.go"
 	r372 = 1;
-b69: // flag.entry
+b70: // flag.entry
 #line 135 "convert.go"
-	r375 = r51; r376 = r375 < 0; if (!r376) goto b405;
+	r375 = r51; r376 = r375 < 0; if (!r376) goto b406;
 #line 141 "convert.go"
 	r377 = 2;
-b71: // flag.return
+b72: // flag.return
 #line 135 "convert.go"
-	r380 = r372 | r377; r381 = r129; r382 = r381 > 9223372036854775808ull; if (!r382) goto b404;
+	r380 = r372 | r377; r381 = r129; r382 = r381 > 9223372036854775808ull; if (!r382) goto b405;
 #line 141 "convert.go"
 	r383 = 4;
-b74: // flag.return
+b75: // flag.return
 #line 135 "convert.go"
 	r386 = r380 | r383;
-	r387 = r133; r388 = r387 >= 32768; if (!r388) goto b403;
+	r387 = r133; r388 = r387 >= 32768; if (!r388) goto b404;
 #line 141 "convert.go"
 	r389 = 8;
-b77: // flag.return
+b78: // flag.return
 #line 135 "convert.go"
 	r392 = r386 | r389;
-	r395 = r51; r396 = (double)r395; r394 = r121; r397 = r394 == r396; if (!r397) goto b402;
+	r395 = r51; r396 = (double)r395; r394 = r121; r397 = r394 == r396; if (!r397) goto b403;
 #line 141 "convert.go"
 	r398 = 16;
-b80: // flag.return
+b81: // flag.return
 #line 136 "convert.go"
 	r401 = r392 | r398; r369 = r401;
 #line 117 "convert.go"
 	r2236 = r331; r402 = r2236 + 2ll; *(u8 *)r402 = r369;
 #line 135 "convert.go"
-	r406 = r147; r407 = r406 < 2147483648u; if (!r407) goto b401;
+	r406 = r147; r407 = r406 < 2147483648u; if (!r407) goto b402;
 #line 141 "convert.go"
 	r408 = 1;
-b84: // flag.entry
+b85: // flag.entry
 #line 135 "convert.go"
-	r411 = r305; if (!r411) goto b400;
+	r411 = r305; if (!r411) goto b401;
 #line 141 "convert.go"
 	r412 = 2;
-b86: // flag.return
+b87: // flag.return
 #line 135 "convert.go"
-	r415 = r408 | r412; r416 = r156; r417 = r416 > 9223372036854775808ull; if (!r417) goto b399;
+	r415 = r408 | r412; r416 = r156; r417 = r416 > 9223372036854775808ull; if (!r417) goto b400;
 #line 141 "convert.go"
 	r418 = 4;
-b89: // flag.return
+b90: // flag.return
 #line 135 "convert.go"
 	r421 = r415 | r418;
-	r422 = r160; r423 = r422 >= 32768; if (!r423) goto b398;
+	r422 = r160; r423 = r422 >= 32768; if (!r423) goto b399;
 #line 141 "convert.go"
 	r424 = 8;
-b92: // flag.return
+b93: // flag.return
 #line 135 "convert.go"
 	r427 = r421 | r424;
-	r430 = r142; r429 = r148; r431 = r429 == r430; if (!r431) goto b397;
+	r430 = r142; r429 = r148; r431 = r429 == r430; if (!r431) goto b398;
 #line 141 "convert.go"
 	r432 = 16;
-b95: // flag.return
+b96: // flag.return
 #line 136 "convert.go"
 	r435 = r427 | r432; r405 = r435;
 #line 118 "convert.go"
 	r2237 = r331; r436 = r2237 + 3ll; *(u8 *)r436 = r405;
 #line 135 "convert.go"
-	r440 = r201; r441 = r440 < 2147483648u; if (!r441) goto b396;
+	r440 = r201; r441 = r440 < 2147483648u; if (!r441) goto b397;
 #line 141 "convert.go"
 	r442 = 1;
-b99: // flag.entry
+b100: // flag.entry
 #line 119 "convert.go"
 	r438 = r32;
 #line 135 "convert.go"
-	r445 = (i32)r438; r446 = r445 < 0; if (!r446) goto b395;
+	r445 = (i32)r438; r446 = r445 < 0; if (!r446) goto b396;
 #line 141 "convert.go"
 	r447 = 2;
-b101: // flag.return
+b102: // flag.return
 #line 135 "convert.go"
-	r450 = r442 | r447; r451 = r210; r452 = r451 > 9223372036854775808ull; if (!r452) goto b394;
+	r450 = r442 | r447; r451 = r210; r452 = r451 > 9223372036854775808ull; if (!r452) goto b395;
 #line 141 "convert.go"
 	r453 = 4;
-b104: // flag.return
+b105: // flag.return
 #line 135 "convert.go"
 	r456 = r450 | r453;
-	r457 = r214; r458 = r457 >= 32768; if (!r458) goto b393;
+	r457 = r214; r458 = r457 >= 32768; if (!r458) goto b394;
 #line 141 "convert.go"
 	r459 = 8;
-b107: // flag.return
+b108: // flag.return
 #line 135 "convert.go"
 	r462 = r456 | r459;
-	r465 = r445; r466 = (double)r465; r464 = r202; r467 = r464 == r466; if (!r467) goto b392;
+	r465 = r445; r466 = (double)r465; r464 = r202; r467 = r464 == r466; if (!r467) goto b393;
 #line 141 "convert.go"
 	r468 = 16;
-b110: // flag.return
+b111: // flag.return
 #line 136 "convert.go"
 	r471 = r462 | r468; r439 = r471;
 #line 119 "convert.go"
 	r2238 = r331; r472 = r2238 + 4ll; *(u8 *)r472 = r439;
 #line 135 "convert.go"
-	r476 = r228; r477 = r476 < 2147483648u; if (!r477) goto b391;
+	r476 = r228; r477 = r476 < 2147483648u; if (!r477) goto b392;
 #line 141 "convert.go"
 	r478 = 1;
-b114: // flag.entry
+b115: // flag.entry
 #line 135 "convert.go"
-	r481 = r49; r482 = r481 < 0; if (!r482) goto b390;
+	r481 = r49; r482 = r481 < 0; if (!r482) goto b391;
 #line 141 "convert.go"
 	r483 = 2;
-b116: // flag.return
+b117: // flag.return
 #line 135 "convert.go"
-	r486 = r478 | r483; r487 = r237; r488 = r487 > 9223372036854775808ull; if (!r488) goto b389;
+	r486 = r478 | r483; r487 = r237; r488 = r487 > 9223372036854775808ull; if (!r488) goto b390;
 #line 141 "convert.go"
 	r489 = 4;
-b119: // flag.return
+b120: // flag.return
 #line 135 "convert.go"
 	r492 = r486 | r489;
-	r493 = r317; if (!r493) goto b388;
+	r493 = r317; if (!r493) goto b389;
 #line 141 "convert.go"
 	r494 = 8;
-b122: // flag.return
+b123: // flag.return
 #line 135 "convert.go"
 	r497 = r492 | r494;
-	r500 = r49; r501 = (double)r500; r499 = r229; r502 = r499 == r501; if (!r502) goto b387;
+	r500 = r49; r501 = (double)r500; r499 = r229; r502 = r499 == r501; if (!r502) goto b388;
 #line 141 "convert.go"
 	r503 = 16;
-b125: // flag.return
+b126: // flag.return
 #line 136 "convert.go"
 	r506 = r497 | r503; r475 = r506;
 #line 120 "convert.go"
 	r2239 = r331; r507 = r2239 + 5ll; *(u8 *)r507 = r475;
 #line 135 "convert.go"
-	r511 = r300; if (!r511) goto b386;
+	r511 = r300; if (!r511) goto b387;
 #line 141 "convert.go"
 	r512 = 1;
-b129: // flag.entry
+b130: // flag.entry
 #line 121 "convert.go"
 	r509 = r40;
 #line 135 "convert.go"
-	r515 = (i32)r509; r516 = r515 < 0; if (!r516) goto b385;
+	r515 = (i32)r509; r516 = r515 < 0; if (!r516) goto b386;
 #line 141 "convert.go"
 	r517 = 2;
-b131: // flag.return
+b132: // flag.return
 #line 135 "convert.go"
-	r520 = r512 | r517; r521 = r261; r522 = r521 > 9223372036854775808ull; if (!r522) goto b384;
+	r520 = r512 | r517; r521 = r261; r522 = r521 > 9223372036854775808ull; if (!r522) goto b385;
 #line 141 "convert.go"
 	r523 = 4;
-b134: // flag.return
+b135: // flag.return
 #line 135 "convert.go"
 	r526 = r520 | r523;
-	r527 = r265; r528 = r527 >= 32768; if (!r528) goto b383;
+	r527 = r265; r528 = r527 >= 32768; if (!r528) goto b384;
 #line 141 "convert.go"
 	r529 = 8;
-b137: // flag.return
+b138: // flag.return
 #line 135 "convert.go"
 	r532 = r526 | r529;
-	r534 = r515; r535 = (double)r534; r533 = r68; r536 = r533 == r535; if (!r536) goto b382;
+	r534 = r515; r535 = (double)r534; r533 = r68; r536 = r533 == r535; if (!r536) goto b383;
 #line 141 "convert.go"
 	r537 = 16;
-b140: // flag.return
+b141: // flag.return
 #line 136 "convert.go"
 	r540 = r532 | r537; r510 = r540;
 #line 121 "convert.go"
 	r2240 = r331; r541 = r2240 + 6ll; *(u8 *)r541 = r510;
 	r543 = (u32)r10 + 1u;
 #line 135 "convert.go"
-	r545 = (u32)r543; r546 = r545 < 2147483648u; if (!r546) goto b381;
+	r545 = (u32)r543; r546 = r545 < 2147483648u; if (!r546) goto b382;
 #line 141 "convert.go"
 	r547 = 1;
-b144: // flag.entry
+b145: // flag.entry
 #line 135 "convert.go"
-	r550 = (i32)r543; r551 = r550 < 0; if (!r551) goto b380;
+	r550 = (i32)r543; r551 = r550 < 0; if (!r551) goto b381;
 #line 141 "convert.go"
 	r552 = 2;
-b146: // flag.return
+b147: // flag.return
 #line 135 "convert.go"
-	r555 = r547 | r552; r556 = (u64)r543; r557 = r556 > 9223372036854775808ull; if (!r557) goto b379;
+	r555 = r547 | r552; r556 = (u64)r543; r557 = r556 > 9223372036854775808ull; if (!r557) goto b380;
 #line 141 "convert.go"
 	r558 = 4;
-b149: // flag.return
+b150: // flag.return
 #line 135 "convert.go"
 	r561 = r555 | r558;
-	r562 = (u16)r543; r563 = r562 >= 32768; if (!r563) goto b378;
+	r562 = (u16)r543; r563 = r562 >= 32768; if (!r563) goto b379;
 #line 141 "convert.go"
 	r564 = 8;
-b152: // flag.return
+b153: // flag.return
 #line 135 "convert.go"
 	r567 = r561 | r564;
-	r570 = r550; r571 = (double)r570; r568 = r545; r569 = (double)r568; r572 = r569 == r571; if (!r572) goto b377;
+	r570 = r550; r571 = (double)r570; r568 = r545; r569 = (double)r568; r572 = r569 == r571; if (!r572) goto b378;
 #line 141 "convert.go"
 	r573 = 16;
-b155: // flag.return
+b156: // flag.return
 #line 136 "convert.go"
 	r576 = r567 | r573; r544 = r576;
 #line 122 "convert.go"
 	r2241 = r331; r577 = r2241 + 7ll; *(u8 *)r577 = r544;
 	r579 = r21; r580 = (u32)r579 - 1u;
 #line 135 "convert.go"
-	r582 = (u32)r580; r583 = r582 < 2147483648u; if (!r583) goto b376;
+	r582 = (u32)r580; r583 = r582 < 2147483648u; if (!r583) goto b377;
 #line 141 "convert.go"
 	r584 = 1;
-b159: // flag.entry
+b160: // flag.entry
 #line 135 "convert.go"
-	r587 = (i32)r580; r588 = r587 < 0; if (!r588) goto b375;
+	r587 = (i32)r580; r588 = r587 < 0; if (!r588) goto b376;
 #line 141 "convert.go"
 	r589 = 2;
-b161: // flag.return
+b162: // flag.return
 #line 135 "convert.go"
-	r592 = r584 | r589; r593 = (u64)r580; r594 = r593 > 9223372036854775808ull; if (!r594) goto b374;
+	r592 = r584 | r589; r593 = (u64)r580; r594 = r593 > 9223372036854775808ull; if (!r594) goto b375;
 #line 141 "convert.go"
 	r595 = 4;
-b164: // flag.return
+b165: // flag.return
 #line 135 "convert.go"
 	r598 = r592 | r595;
-	r599 = (u16)r580; r600 = r599 >= 32768; if (!r600) goto b373;
+	r599 = (u16)r580; r600 = r599 >= 32768; if (!r600) goto b374;
 #line 141 "convert.go"
 	r601 = 8;
-b167: // flag.return
+b168: // flag.return
 #line 135 "convert.go"
 	r604 = r598 | r601;
-	r607 = r587; r608 = (double)r607; r605 = r582; r606 = (double)r605; r609 = r606 == r608; if (!r609) goto b372;
+	r607 = r587; r608 = (double)r607; r605 = r582; r606 = (double)r605; r609 = r606 == r608; if (!r609) goto b373;
 #line 141 "convert.go"
 	r610 = 16;
-b170: // flag.return
+b171: // flag.return
 #line 136 "convert.go"
 	r613 = r604 | r610; r581 = r613;
 #line 123 "convert.go"
@@ -13452,568 +13469,568 @@ b170: // flag.return
 #line 113 "convert.go"
 	r2259 = r688; r899 = r2259 + 64ll; *(double *)r899 = r876;
 #line 135 "convert.go"
-	r902 = r643; r903 = r902 < 2147483648u; if (!r903) goto b371;
+	r902 = r643; r903 = r902 < 2147483648u; if (!r903) goto b372;
 #line 141 "convert.go"
 	r904 = 1;
-b193: // flag.entry
+b194: // flag.entry
 #line 135 "convert.go"
-	r907 = r628; r908 = r907 < 0; if (!r908) goto b370;
+	r907 = r628; r908 = r907 < 0; if (!r908) goto b371;
 #line 141 "convert.go"
 	r909 = 2;
-b195: // flag.return
+b196: // flag.return
 #line 135 "convert.go"
-	r912 = r904 | r909; r913 = r647; r914 = r913 > 9223372036854775808ull; if (!r914) goto b369;
+	r912 = r904 | r909; r913 = r647; r914 = r913 > 9223372036854775808ull; if (!r914) goto b370;
 #line 141 "convert.go"
 	r915 = 4;
-b198: // flag.return
+b199: // flag.return
 #line 135 "convert.go"
 	r918 = r912 | r915;
-	r919 = r639; r920 = r919 >= 32768; if (!r920) goto b368;
+	r919 = r639; r920 = r919 >= 32768; if (!r920) goto b369;
 #line 141 "convert.go"
 	r921 = 8;
-b201: // flag.return
+b202: // flag.return
 #line 135 "convert.go"
 	r924 = r918 | r921;
-	r928 = r745; r926 = r671; r929 = r926 == r928; if (!r929) goto b367;
+	r928 = r745; r926 = r671; r929 = r926 == r928; if (!r929) goto b368;
 #line 141 "convert.go"
 	r930 = 16;
-b204: // flag.return
+b205: // flag.return
 #line 136 "convert.go"
 	r933 = r924 | r930; r901 = r933;
 #line 115 "convert.go"
 	r934 = r2350; *(u8 *)r934 = r901;
 #line 135 "convert.go"
-	r938 = r659; r939 = r938 < 2147483648u; if (!r939) goto b366;
+	r938 = r659; r939 = r938 < 2147483648u; if (!r939) goto b367;
 #line 141 "convert.go"
 	r940 = 1;
-b208: // flag.entry
+b209: // flag.entry
 #line 116 "convert.go"
 	r936 = r621;
 #line 135 "convert.go"
-	r943 = (i32)r936; r944 = r943 < 0; if (!r944) goto b365;
+	r943 = (i32)r936; r944 = r943 < 0; if (!r944) goto b366;
 #line 141 "convert.go"
 	r945 = 2;
-b210: // flag.return
+b211: // flag.return
 #line 135 "convert.go"
-	r948 = r940 | r945; r949 = r706; r950 = r949 > 9223372036854775808ull; if (!r950) goto b364;
+	r948 = r940 | r945; r949 = r706; r950 = r949 > 9223372036854775808ull; if (!r950) goto b365;
 #line 141 "convert.go"
 	r951 = 4;
-b213: // flag.return
+b214: // flag.return
 #line 135 "convert.go"
 	r954 = r948 | r951;
-	r955 = r710; r956 = r955 >= 32768; if (!r956) goto b363;
+	r955 = r710; r956 = r955 >= 32768; if (!r956) goto b364;
 #line 141 "convert.go"
 	r957 = 8;
-b216: // flag.return
+b217: // flag.return
 #line 135 "convert.go"
 	r960 = r954 | r957;
-	r963 = r943; r964 = (double)r963; r962 = r698; r965 = r962 == r964; if (!r965) goto b362;
+	r963 = r943; r964 = (double)r963; r962 = r698; r965 = r962 == r964; if (!r965) goto b363;
 #line 141 "convert.go"
 	r966 = 16;
-b219: // flag.return
+b220: // flag.return
 #line 136 "convert.go"
 	r969 = r960 | r966; r937 = r969;
 #line 116 "convert.go"
 	r2260 = r934; r970 = r2260 + 1ll; *(u8 *)r970 = r937;
 #line 135 "convert.go"
-	r974 = r903; if (!r974) goto b361;
+	r974 = r903; if (!r974) goto b362;
 #line 141 "convert.go"
 	r975 = 1;
-b223: // flag.entry
+b224: // flag.entry
 #line 135 "convert.go"
-	r979 = r908; if (!r979) goto b360;
+	r979 = r908; if (!r979) goto b361;
 #line 141 "convert.go"
 	r980 = 2;
-b225: // flag.return
+b226: // flag.return
 #line 135 "convert.go"
-	r983 = r975 | r980; r985 = r914; if (!r985) goto b359;
+	r983 = r975 | r980; r985 = r914; if (!r985) goto b360;
 #line 141 "convert.go"
 	r986 = 4;
-b228: // flag.return
+b229: // flag.return
 #line 135 "convert.go"
 	r989 = r983 | r986;
-	r991 = r920; if (!r991) goto b358;
+	r991 = r920; if (!r991) goto b359;
 #line 141 "convert.go"
 	r992 = 8;
-b231: // flag.return
+b232: // flag.return
 #line 135 "convert.go"
 	r995 = r989 | r992;
-	r1000 = r929; if (!r1000) goto b357;
+	r1000 = r929; if (!r1000) goto b358;
 #line 141 "convert.go"
 	r1001 = 16;
-b234: // flag.return
+b235: // flag.return
 #line 136 "convert.go"
 	r1004 = r995 | r1001; r972 = r1004;
 #line 117 "convert.go"
 	r2261 = r934; r1005 = r2261 + 2ll; *(u8 *)r1005 = r972;
 #line 135 "convert.go"
-	r1009 = r750; r1010 = r1009 < 2147483648u; if (!r1010) goto b356;
+	r1009 = r750; r1010 = r1009 < 2147483648u; if (!r1010) goto b357;
 #line 141 "convert.go"
 	r1011 = 1;
-b238: // flag.entry
+b239: // flag.entry
 #line 135 "convert.go"
-	r1014 = r908; if (!r1014) goto b355;
+	r1014 = r908; if (!r1014) goto b356;
 #line 141 "convert.go"
 	r1015 = 2;
-b240: // flag.return
+b241: // flag.return
 #line 135 "convert.go"
-	r1018 = r1011 | r1015; r1019 = r759; r1020 = r1019 > 9223372036854775808ull; if (!r1020) goto b354;
+	r1018 = r1011 | r1015; r1019 = r759; r1020 = r1019 > 9223372036854775808ull; if (!r1020) goto b355;
 #line 141 "convert.go"
 	r1021 = 4;
-b243: // flag.return
+b244: // flag.return
 #line 135 "convert.go"
 	r1024 = r1018 | r1021;
-	r1025 = r763; r1026 = r1025 >= 32768; if (!r1026) goto b353;
+	r1025 = r763; r1026 = r1025 >= 32768; if (!r1026) goto b354;
 #line 141 "convert.go"
 	r1027 = 8;
-b246: // flag.return
+b247: // flag.return
 #line 135 "convert.go"
 	r1030 = r1024 | r1027;
-	r1033 = r745; r1032 = r751; r1034 = r1032 == r1033; if (!r1034) goto b352;
+	r1033 = r745; r1032 = r751; r1034 = r1032 == r1033; if (!r1034) goto b353;
 #line 141 "convert.go"
 	r1035 = 16;
-b249: // flag.return
+b250: // flag.return
 #line 136 "convert.go"
 	r1038 = r1030 | r1035; r1008 = r1038;
 #line 118 "convert.go"
 	r2262 = r934; r1039 = r2262 + 3ll; *(u8 *)r1039 = r1008;
 #line 135 "convert.go"
-	r1043 = r804; r1044 = r1043 < 2147483648u; if (!r1044) goto b351;
+	r1043 = r804; r1044 = r1043 < 2147483648u; if (!r1044) goto b352;
 #line 141 "convert.go"
 	r1045 = 1;
-b253: // flag.entry
+b254: // flag.entry
 #line 119 "convert.go"
 	r1041 = r635;
 #line 135 "convert.go"
-	r1048 = (i32)r1041; r1049 = r1048 < 0; if (!r1049) goto b350;
+	r1048 = (i32)r1041; r1049 = r1048 < 0; if (!r1049) goto b351;
 #line 141 "convert.go"
 	r1050 = 2;
-b255: // flag.return
+b256: // flag.return
 #line 135 "convert.go"
-	r1053 = r1045 | r1050; r1054 = r813; r1055 = r1054 > 9223372036854775808ull; if (!r1055) goto b349;
+	r1053 = r1045 | r1050; r1054 = r813; r1055 = r1054 > 9223372036854775808ull; if (!r1055) goto b350;
 #line 141 "convert.go"
 	r1056 = 4;
-b258: // flag.return
+b259: // flag.return
 #line 135 "convert.go"
 	r1059 = r1053 | r1056;
-	r1060 = r817; r1061 = r1060 >= 32768; if (!r1061) goto b348;
+	r1060 = r817; r1061 = r1060 >= 32768; if (!r1061) goto b349;
 #line 141 "convert.go"
 	r1062 = 8;
-b261: // flag.return
+b262: // flag.return
 #line 135 "convert.go"
 	r1065 = r1059 | r1062;
-	r1068 = r1048; r1069 = (double)r1068; r1067 = r805; r1070 = r1067 == r1069; if (!r1070) goto b347;
+	r1068 = r1048; r1069 = (double)r1068; r1067 = r805; r1070 = r1067 == r1069; if (!r1070) goto b348;
 #line 141 "convert.go"
 	r1071 = 16;
-b264: // flag.return
+b265: // flag.return
 #line 136 "convert.go"
 	r1074 = r1065 | r1071; r1042 = r1074;
 #line 119 "convert.go"
 	r2263 = r934; r1075 = r2263 + 4ll; *(u8 *)r1075 = r1042;
 #line 135 "convert.go"
-	r1079 = r831; r1080 = r1079 < 2147483648u; if (!r1080) goto b346;
+	r1079 = r831; r1080 = r1079 < 2147483648u; if (!r1080) goto b347;
 #line 141 "convert.go"
 	r1081 = 1;
-b268: // flag.entry
+b269: // flag.entry
 #line 135 "convert.go"
-	r1084 = r652; r1085 = r1084 < 0; if (!r1085) goto b345;
+	r1084 = r652; r1085 = r1084 < 0; if (!r1085) goto b346;
 #line 141 "convert.go"
 	r1086 = 2;
-b270: // flag.return
+b271: // flag.return
 #line 135 "convert.go"
-	r1089 = r1081 | r1086; r1090 = r840; r1091 = r1090 > 9223372036854775808ull; if (!r1091) goto b344;
+	r1089 = r1081 | r1086; r1090 = r840; r1091 = r1090 > 9223372036854775808ull; if (!r1091) goto b345;
 #line 141 "convert.go"
 	r1092 = 4;
-b273: // flag.return
+b274: // flag.return
 #line 135 "convert.go"
 	r1095 = r1089 | r1092;
-	r1096 = r920; if (!r1096) goto b343;
+	r1096 = r920; if (!r1096) goto b344;
 #line 141 "convert.go"
 	r1097 = 8;
-b276: // flag.return
+b277: // flag.return
 #line 135 "convert.go"
 	r1100 = r1095 | r1097;
-	r1103 = r652; r1104 = (double)r1103; r1102 = r832; r1105 = r1102 == r1104; if (!r1105) goto b342;
+	r1103 = r652; r1104 = (double)r1103; r1102 = r832; r1105 = r1102 == r1104; if (!r1105) goto b343;
 #line 141 "convert.go"
 	r1106 = 16;
-b279: // flag.return
+b280: // flag.return
 #line 136 "convert.go"
 	r1109 = r1100 | r1106; r1078 = r1109;
 #line 120 "convert.go"
 	r2264 = r934; r1110 = r2264 + 5ll; *(u8 *)r1110 = r1078;
 #line 135 "convert.go"
-	r1114 = r903; if (!r1114) goto b341;
+	r1114 = r903; if (!r1114) goto b342;
 #line 141 "convert.go"
 	r1115 = 1;
-b283: // flag.entry
+b284: // flag.entry
 #line 121 "convert.go"
 	r1112 = r643;
 #line 135 "convert.go"
-	r1118 = (i32)r1112; r1119 = r1118 < 0; if (!r1119) goto b340;
+	r1118 = (i32)r1112; r1119 = r1118 < 0; if (!r1119) goto b341;
 #line 141 "convert.go"
 	r1120 = 2;
-b285: // flag.return
+b286: // flag.return
 #line 135 "convert.go"
-	r1123 = r1115 | r1120; r1124 = r864; r1125 = r1124 > 9223372036854775808ull; if (!r1125) goto b339;
+	r1123 = r1115 | r1120; r1124 = r864; r1125 = r1124 > 9223372036854775808ull; if (!r1125) goto b340;
 #line 141 "convert.go"
 	r1126 = 4;
-b288: // flag.return
+b289: // flag.return
 #line 135 "convert.go"
 	r1129 = r1123 | r1126;
-	r1130 = r868; r1131 = r1130 >= 32768; if (!r1131) goto b338;
+	r1130 = r868; r1131 = r1130 >= 32768; if (!r1131) goto b339;
 #line 141 "convert.go"
 	r1132 = 8;
-b291: // flag.return
+b292: // flag.return
 #line 135 "convert.go"
 	r1135 = r1129 | r1132;
-	r1137 = r1118; r1138 = (double)r1137; r1136 = r671; r1139 = r1136 == r1138; if (!r1139) goto b337;
+	r1137 = r1118; r1138 = (double)r1137; r1136 = r671; r1139 = r1136 == r1138; if (!r1139) goto b338;
 #line 141 "convert.go"
 	r1140 = 16;
-b294: // flag.return
+b295: // flag.return
 #line 136 "convert.go"
 	r1143 = r1135 | r1140; r1113 = r1143;
 #line 121 "convert.go"
 	r2265 = r934; r1144 = r2265 + 6ll; *(u8 *)r1144 = r1113;
 	r1146 = r621; r1147 = (u32)r1146 + 1u;
 #line 135 "convert.go"
-	r1149 = (u32)r1147; r1150 = r1149 < 2147483648u; if (!r1150) goto b336;
+	r1149 = (u32)r1147; r1150 = r1149 < 2147483648u; if (!r1150) goto b337;
 #line 141 "convert.go"
 	r1151 = 1;
-b298: // flag.entry
+b299: // flag.entry
 #line 135 "convert.go"
-	r1154 = (i32)r1147; r1155 = r1154 < 0; if (!r1155) goto b335;
+	r1154 = (i32)r1147; r1155 = r1154 < 0; if (!r1155) goto b336;
 #line 141 "convert.go"
 	r1156 = 2;
-b300: // flag.return
+b301: // flag.return
 #line 135 "convert.go"
-	r1159 = r1151 | r1156; r1160 = (u64)r1147; r1161 = r1160 > 9223372036854775808ull; if (!r1161) goto b334;
+	r1159 = r1151 | r1156; r1160 = (u64)r1147; r1161 = r1160 > 9223372036854775808ull; if (!r1161) goto b335;
 #line 141 "convert.go"
 	r1162 = 4;
-b303: // flag.return
+b304: // flag.return
 #line 135 "convert.go"
 	r1165 = r1159 | r1162;
-	r1166 = (u16)r1147; r1167 = r1166 >= 32768; if (!r1167) goto b333;
+	r1166 = (u16)r1147; r1167 = r1166 >= 32768; if (!r1167) goto b334;
 #line 141 "convert.go"
 	r1168 = 8;
-b306: // flag.return
+b307: // flag.return
 #line 135 "convert.go"
 	r1171 = r1165 | r1168;
-	r1174 = r1154; r1175 = (double)r1174; r1172 = r1149; r1173 = (double)r1172; r1176 = r1173 == r1175; if (!r1176) goto b332;
+	r1174 = r1154; r1175 = (double)r1174; r1172 = r1149; r1173 = (double)r1172; r1176 = r1173 == r1175; if (!r1176) goto b333;
 #line 141 "convert.go"
 	r1177 = 16;
-b309: // flag.return
+b310: // flag.return
 #line 136 "convert.go"
 	r1180 = r1171 | r1177; r1148 = r1180;
 #line 122 "convert.go"
 	r2266 = r934; r1181 = r2266 + 7ll; *(u8 *)r1181 = r1148;
 	r1183 = (u32)r616 - 1u;
 #line 135 "convert.go"
-	r1185 = (u32)r1183; r1186 = r1185 < 2147483648u; if (!r1186) goto b331;
+	r1185 = (u32)r1183; r1186 = r1185 < 2147483648u; if (!r1186) goto b332;
 #line 141 "convert.go"
 	r1187 = 1;
-b313: // flag.entry
+b314: // flag.entry
 #line 135 "convert.go"
-	r1190 = (i32)r1183; r1191 = r1190 < 0; if (!r1191) goto b330;
+	r1190 = (i32)r1183; r1191 = r1190 < 0; if (!r1191) goto b331;
 #line 141 "convert.go"
 	r1192 = 2;
-b315: // flag.return
+b316: // flag.return
 #line 135 "convert.go"
-	r1195 = r1187 | r1192; r1196 = (u64)r1183; r1197 = r1196 > 9223372036854775808ull; if (!r1197) goto b329;
+	r1195 = r1187 | r1192; r1196 = (u64)r1183; r1197 = r1196 > 9223372036854775808ull; if (!r1197) goto b330;
 #line 141 "convert.go"
 	r1198 = 4;
-b318: // flag.return
+b319: // flag.return
 #line 135 "convert.go"
 	r1201 = r1195 | r1198;
-	r1202 = (u16)r1183; r1203 = r1202 >= 32768; if (!r1203) goto b328;
+	r1202 = (u16)r1183; r1203 = r1202 >= 32768; if (!r1203) goto b329;
 #line 141 "convert.go"
 	r1204 = 8;
-b321: // flag.return
+b322: // flag.return
 #line 135 "convert.go"
 	r1207 = r1201 | r1204;
-	r1208 = r1185; r1209 = (double)r1208; r1210 = r1190; r1211 = (double)r1210; r1212 = r1209 == r1211; if (!r1212) goto b327;
+	r1208 = r1185; r1209 = (double)r1208; r1210 = r1190; r1211 = (double)r1210; r1212 = r1209 == r1211; if (!r1212) goto b328;
 #line 141 "convert.go"
 	r1213 = 16;
-b324: // flag.return
+b325: // flag.return
 #line 136 "convert.go"
 	r1216 = r1207 | r1213; r1184 = r1216;
 #line 123 "convert.go"
 	r2267 = r934; r1217 = r2267 + 8ll; *(u8 *)r1217 = r1184;
 #line 84 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r2321 = r2321 + r2324 * 1; r2326 = r2326 + r2329 * 1; r2331 = r2331 + r2334 * 1; r2338 = r2338 + r2342 * 1; r2344 = r2344 + r2348 * 1; r2350 = r2350 + r2354 * 1; goto b17;
-b327: // flag.if.done
-#line 141 "convert.go"
-	r1213 = 0; goto b324;
+	r2 = (u64)r2 + (u64)r1; r2321 = r2321 + r2395 * 1; r2326 = r2326 + r2399 * 1; r2331 = r2331 + r2334 * 1; r2338 = r2338 + r2404 * 1; r2344 = r2344 + r2409 * 1; r2350 = r2350 + r2354 * 1; goto b18;
 b328: // flag.if.done
 #line 141 "convert.go"
-	r1204 = 0; goto b321;
+	r1213 = 0; goto b325;
 b329: // flag.if.done
 #line 141 "convert.go"
-	r1198 = 0; goto b318;
+	r1204 = 0; goto b322;
 b330: // flag.if.done
 #line 141 "convert.go"
-	r1192 = 0; goto b315;
+	r1198 = 0; goto b319;
 b331: // flag.if.done
 #line 141 "convert.go"
-	r1187 = 0; goto b313;
+	r1192 = 0; goto b316;
 b332: // flag.if.done
 #line 141 "convert.go"
-	r1177 = 0; goto b309;
+	r1187 = 0; goto b314;
 b333: // flag.if.done
 #line 141 "convert.go"
-	r1168 = 0; goto b306;
+	r1177 = 0; goto b310;
 b334: // flag.if.done
 #line 141 "convert.go"
-	r1162 = 0; goto b303;
+	r1168 = 0; goto b307;
 b335: // flag.if.done
 #line 141 "convert.go"
-	r1156 = 0; goto b300;
+	r1162 = 0; goto b304;
 b336: // flag.if.done
 #line 141 "convert.go"
-	r1151 = 0; goto b298;
+	r1156 = 0; goto b301;
 b337: // flag.if.done
 #line 141 "convert.go"
-	r1140 = 0; goto b294;
+	r1151 = 0; goto b299;
 b338: // flag.if.done
 #line 141 "convert.go"
-	r1132 = 0; goto b291;
+	r1140 = 0; goto b295;
 b339: // flag.if.done
 #line 141 "convert.go"
-	r1126 = 0; goto b288;
+	r1132 = 0; goto b292;
 b340: // flag.if.done
 #line 141 "convert.go"
-	r1120 = 0; goto b285;
+	r1126 = 0; goto b289;
 b341: // flag.if.done
 #line 141 "convert.go"
-	r1115 = 0; goto b283;
+	r1120 = 0; goto b286;
 b342: // flag.if.done
 #line 141 "convert.go"
-	r1106 = 0; goto b279;
+	r1115 = 0; goto b284;
 b343: // flag.if.done
 #line 141 "convert.go"
-	r1097 = 0; goto b276;
+	r1106 = 0; goto b280;
 b344: // flag.if.done
 #line 141 "convert.go"
-	r1092 = 0; goto b273;
+	r1097 = 0; goto b277;
 b345: // flag.if.done
 #line 141 "convert.go"
-	r1086 = 0; goto b270;
+	r1092 = 0; goto b274;
 b346: // flag.if.done
 #line 141 "convert.go"
-	r1081 = 0; goto b268;
+	r1086 = 0; goto b271;
 b347: // flag.if.done
 #line 141 "convert.go"
-	r1071 = 0; goto b264;
+	r1081 = 0; goto b269;
 b348: // flag.if.done
 #line 141 "convert.go"
-	r1062 = 0; goto b261;
+	r1071 = 0; goto b265;
 b349: // flag.if.done
 #line 141 "convert.go"
-	r1056 = 0; goto b258;
+	r1062 = 0; goto b262;
 b350: // flag.if.done
 #line 141 "convert.go"
-	r1050 = 0; goto b255;
+	r1056 = 0; goto b259;
 b351: // flag.if.done
 #line 141 "convert.go"
-	r1045 = 0; goto b253;
+	r1050 = 0; goto b256;
 b352: // flag.if.done
 #line 141 "convert.go"
-	r1035 = 0; goto b249;
+	r1045 = 0; goto b254;
 b353: // flag.if.done
 #line 141 "convert.go"
-	r1027 = 0; goto b246;
+	r1035 = 0; goto b250;
 b354: // flag.if.done
 #line 141 "convert.go"
-	r1021 = 0; goto b243;
+	r1027 = 0; goto b247;
 b355: // flag.if.done
 #line 141 "convert.go"
-	r1015 = 0; goto b240;
+	r1021 = 0; goto b244;
 b356: // flag.if.done
 #line 141 "convert.go"
-	r1011 = 0; goto b238;
+	r1015 = 0; goto b241;
 b357: // flag.if.done
 #line 141 "convert.go"
-	r1001 = 0; goto b234;
+	r1011 = 0; goto b239;
 b358: // flag.if.done
 #line 141 "convert.go"
-	r992 = 0; goto b231;
+	r1001 = 0; goto b235;
 b359: // flag.if.done
 #line 141 "convert.go"
-	r986 = 0; goto b228;
+	r992 = 0; goto b232;
 b360: // flag.if.done
 #line 141 "convert.go"
-	r980 = 0; goto b225;
+	r986 = 0; goto b229;
 b361: // flag.if.done
 #line 141 "convert.go"
-	r975 = 0; goto b223;
+	r980 = 0; goto b226;
 b362: // flag.if.done
 #line 141 "convert.go"
-	r966 = 0; goto b219;
+	r975 = 0; goto b224;
 b363: // flag.if.done
 #line 141 "convert.go"
-	r957 = 0; goto b216;
+	r966 = 0; goto b220;
 b364: // flag.if.done
 #line 141 "convert.go"
-	r951 = 0; goto b213;
+	r957 = 0; goto b217;
 b365: // flag.if.done
 #line 141 "convert.go"
-	r945 = 0; goto b210;
+	r951 = 0; goto b214;
 b366: // flag.if.done
 #line 141 "convert.go"
-	r940 = 0; goto b208;
+	r945 = 0; goto b211;
 b367: // flag.if.done
 #line 141 "convert.go"
-	r930 = 0; goto b204;
+	r940 = 0; goto b209;
 b368: // flag.if.done
 #line 141 "convert.go"
-	r921 = 0; goto b201;
+	r930 = 0; goto b205;
 b369: // flag.if.done
 #line 141 "convert.go"
-	r915 = 0; goto b198;
+	r921 = 0; goto b202;
 b370: // flag.if.done
 #line 141 "convert.go"
-	r909 = 0; goto b195;
+	r915 = 0; goto b199;
 b371: // flag.if.done
 #line 141 "convert.go"
-	r904 = 0; goto b193;
+	r909 = 0; goto b196;
 b372: // flag.if.done
 #line 141 "convert.go"
-	r610 = 0; goto b170;
+	r904 = 0; goto b194;
 b373: // flag.if.done
 #line 141 "convert.go"
-	r601 = 0; goto b167;
+	r610 = 0; goto b171;
 b374: // flag.if.done
 #line 141 "convert.go"
-	r595 = 0; goto b164;
+	r601 = 0; goto b168;
 b375: // flag.if.done
 #line 141 "convert.go"
-	r589 = 0; goto b161;
+	r595 = 0; goto b165;
 b376: // flag.if.done
 #line 141 "convert.go"
-	r584 = 0; goto b159;
+	r589 = 0; goto b162;
 b377: // flag.if.done
 #line 141 "convert.go"
-	r573 = 0; goto b155;
+	r584 = 0; goto b160;
 b378: // flag.if.done
 #line 141 "convert.go"
-	r564 = 0; goto b152;
+	r573 = 0; goto b156;
 b379: // flag.if.done
 #line 141 "convert.go"
-	r558 = 0; goto b149;
+	r564 = 0; goto b153;
 b380: // flag.if.done
 #line 141 "convert.go"
-	r552 = 0; goto b146;
+	r558 = 0; goto b150;
 b381: // flag.if.done
 #line 141 "convert.go"
-	r547 = 0; goto b144;
+	r552 = 0; goto b147;
 b382: // flag.if.done
 #line 141 "convert.go"
-	r537 = 0; goto b140;
+	r547 = 0; goto b145;
 b383: // flag.if.done
 #line 141 "convert.go"
-	r529 = 0; goto b137;
+	r537 = 0; goto b141;
 b384: // flag.if.done
 #line 141 "convert.go"
-	r523 = 0; goto b134;
+	r529 = 0; goto b138;
 b385: // flag.if.done
 #line 141 "convert.go"
-	r517 = 0; goto b131;
+	r523 = 0; goto b135;
 b386: // flag.if.done
 #line 141 "convert.go"
-	r512 = 0; goto b129;
+	r517 = 0; goto b132;
 b387: // flag.if.done
 #line 141 "convert.go"
-	r503 = 0; goto b125;
+	r512 = 0; goto b130;
 b388: // flag.if.done
 #line 141 "convert.go"
-	r494 = 0; goto b122;
+	r503 = 0; goto b126;
 b389: // flag.if.done
 #line 141 "convert.go"
-	r489 = 0; goto b119;
+	r494 = 0; goto b123;
 b390: // flag.if.done
 #line 141 "convert.go"
-	r483 = 0; goto b116;
+	r489 = 0; goto b120;
 b391: // flag.if.done
 #line 141 "convert.go"
-	r478 = 0; goto b114;
+	r483 = 0; goto b117;
 b392: // flag.if.done
 #line 141 "convert.go"
-	r468 = 0; goto b110;
+	r478 = 0; goto b115;
 b393: // flag.if.done
 #line 141 "convert.go"
-	r459 = 0; goto b107;
+	r468 = 0; goto b111;
 b394: // flag.if.done
 #line 141 "convert.go"
-	r453 = 0; goto b104;
+	r459 = 0; goto b108;
 b395: // flag.if.done
 #line 141 "convert.go"
-	r447 = 0; goto b101;
+	r453 = 0; goto b105;
 b396: // flag.if.done
 #line 141 "convert.go"
-	r442 = 0; goto b99;
+	r447 = 0; goto b102;
 b397: // flag.if.done
 #line 141 "convert.go"
-	r432 = 0; goto b95;
+	r442 = 0; goto b100;
 b398: // flag.if.done
 #line 141 "convert.go"
-	r424 = 0; goto b92;
+	r432 = 0; goto b96;
 b399: // flag.if.done
 #line 141 "convert.go"
-	r418 = 0; goto b89;
+	r424 = 0; goto b93;
 b400: // flag.if.done
 #line 141 "convert.go"
-	r412 = 0; goto b86;
+	r418 = 0; goto b90;
 b401: // flag.if.done
 #line 141 "convert.go"
-	r408 = 0; goto b84;
+	r412 = 0; goto b87;
 b402: // flag.if.done
 #line 141 "convert.go"
-	r398 = 0; goto b80;
+	r408 = 0; goto b85;
 b403: // flag.if.done
 #line 141 "convert.go"
-	r389 = 0; goto b77;
+	r398 = 0; goto b81;
 b404: // flag.if.done
 #line 141 "convert.go"
-	r383 = 0; goto b74;
+	r389 = 0; goto b78;
 b405: // flag.if.done
 #line 141 "convert.go"
-	r377 = 0; goto b71;
+	r383 = 0; goto b75;
 b406: // flag.if.done
 #line 141 "convert.go"
-	r372 = 0; goto b69;
+	r377 = 0; goto b72;
 b407: // flag.if.done
 #line 141 "convert.go"
-	r362 = 0; goto b65;
+	r372 = 0; goto b70;
 b408: // flag.if.done
 #line 141 "convert.go"
-	r353 = 0; goto b62;
+	r362 = 0; goto b66;
 b409: // flag.if.done
 #line 141 "convert.go"
-	r347 = 0; goto b59;
+	r353 = 0; goto b63;
 b410: // flag.if.done
 #line 141 "convert.go"
-	r341 = 0; goto b56;
+	r347 = 0; goto b60;
 b411: // flag.if.done
 #line 141 "convert.go"
-	r336 = 0; goto b54;
+	r341 = 0; goto b57;
 b412: // flag.if.done
 #line 141 "convert.go"
-	r327 = 0; goto b50;
+	r336 = 0; goto b55;
 b413: // flag.if.done
 #line 141 "convert.go"
-	r318 = 0; goto b47;
+	r327 = 0; goto b51;
 b414: // flag.if.done
 #line 141 "convert.go"
-	r312 = 0; goto b44;
+	r318 = 0; goto b48;
 b415: // flag.if.done
 #line 141 "convert.go"
-	r306 = 0; goto b41;
+	r312 = 0; goto b45;
 b416: // flag.if.done
 #line 141 "convert.go"
-	r301 = 0; goto b39;
-b417: // exit
+	r306 = 0; goto b42;
+b417: // flag.if.done
+#line 141 "convert.go"
+	r301 = 0; goto b40;
+b418: // exit
 #line 141 "convert.go"
 	return;
-b418: // preheader
+b419: // preheader
 #line 84 "convert.go"
 	r2355 = r2;
 	r2356 = (u64)r2355 * 2ull;
@@ -14031,9 +14048,9 @@ b418: // preheader
 	r2380 = (u64)r2373 * 9ull; r2381 = r15 + r2380 * 8; r2385 = r2366;
 #line 114 "convert.go"
 	r2386 = r2380; r2387 = r5 + r2386 * 1; r2390 = r2365; r2391 = r2390;
-b419: // head (checked)
+b420: // head (checked)
 #line 84 "convert.go"
-	r1227 = r2 < r3; if (!r1227) goto b417; r1228 = r2;
+	r1227 = r2 < r3; if (!r1227) goto b418; r1228 = r2;
 	r1231 = (u64)r1228 * 2ull;
 #line 93 "convert.go"
 	r1232 = (u64)r1231 * 10ull;
@@ -14132,287 +14149,287 @@ b419: // head (checked)
 #line 113 "convert.go"
 	r1486 = (u64)r1275 + 8ull; if ((u64)r1486 >= (u64)r16) { qd_site = 18; qd_x = r1486; qd_y = r16; goto qd_fault; } r2284 = r1300; r1511 = r2284 + 64ll; *(double *)r1511 = r1488;
 #line 135 "convert.go"
-	r1514 = r1255; r1515 = r1514 < 2147483648u; if (!r1515) goto b818;
+	r1514 = r1255; r1515 = r1514 < 2147483648u; if (!r1515) goto b819;
 #line 141 "convert.go"
 	r301 = 1;
-b441: // flag.entry (checked)
+b442: // flag.entry (checked)
 #line 135 "convert.go"
-	r1516 = r1240; r1517 = r1516 < 0; if (!r1517) goto b817;
+	r1516 = r1240; r1517 = r1516 < 0; if (!r1517) goto b818;
 #line 141 "convert.go"
 	r306 = 2;
-b443: // flag.return (checked)
+b444: // flag.return (checked)
 #line 135 "convert.go"
-	r1518 = r301 | r306; r1519 = r1259; r1520 = r1519 > 9223372036854775808ull; if (!r1520) goto b816;
+	r1518 = r301 | r306; r1519 = r1259; r1520 = r1519 > 9223372036854775808ull; if (!r1520) goto b817;
 #line 141 "convert.go"
 	r312 = 4;
-b446: // flag.return (checked)
+b447: // flag.return (checked)
 #line 135 "convert.go"
 	r1521 = r1518 | r312;
-	r1522 = r1251; r1523 = r1522 >= 32768; if (!r1523) goto b815;
+	r1522 = r1251; r1523 = r1522 >= 32768; if (!r1523) goto b816;
 #line 141 "convert.go"
 	r318 = 8;
-b449: // flag.return (checked)
+b450: // flag.return (checked)
 #line 135 "convert.go"
 	r1524 = r1521 | r318;
-	r1528 = r1357; r1526 = r1283; r1529 = r1526 == r1528; if (!r1529) goto b814;
+	r1528 = r1357; r1526 = r1283; r1529 = r1526 == r1528; if (!r1529) goto b815;
 #line 141 "convert.go"
 	r327 = 16;
-b452: // flag.return (checked)
+b453: // flag.return (checked)
 #line 136 "convert.go"
 	r1530 = r1524 | r327; r1513 = r1530;
 #line 114 "convert.go"
 	r1512 = r1275;
 	if ((u64)r1512 >= (u64)r6) { qd_site = 19; qd_x = r1512; qd_y = r6; goto qd_fault; } r1531 = r2368; *(u8 *)r1531 = r1513;
 #line 135 "convert.go"
-	r1535 = r1515; if (!r1535) goto b813;
+	r1535 = r1515; if (!r1535) goto b814;
 #line 141 "convert.go"
 	r336 = 1;
-b456: // flag.entry (checked)
+b457: // flag.entry (checked)
 #line 135 "convert.go"
-	r1537 = r1517; if (!r1537) goto b812;
+	r1537 = r1517; if (!r1537) goto b813;
 #line 141 "convert.go"
 	r341 = 2;
-b458: // flag.return (checked)
+b459: // flag.return (checked)
 #line 135 "convert.go"
-	r1538 = r336 | r341; r1540 = r1520; if (!r1540) goto b811;
+	r1538 = r336 | r341; r1540 = r1520; if (!r1540) goto b812;
 #line 141 "convert.go"
 	r347 = 4;
-b461: // flag.return (checked)
+b462: // flag.return (checked)
 #line 135 "convert.go"
 	r1541 = r1538 | r347;
-	r1543 = r1523; if (!r1543) goto b810;
+	r1543 = r1523; if (!r1543) goto b811;
 #line 141 "convert.go"
 	r353 = 8;
-b464: // flag.return (checked)
+b465: // flag.return (checked)
 #line 135 "convert.go"
 	r1544 = r1541 | r353;
-	r1549 = r1529; if (!r1549) goto b809;
+	r1549 = r1529; if (!r1549) goto b810;
 #line 141 "convert.go"
 	r362 = 16;
-b467: // flag.return (checked)
+b468: // flag.return (checked)
 #line 136 "convert.go"
 	r1550 = r1544 | r362; r1533 = r1550;
 #line 116 "convert.go"
 	r1532 = r1301; if ((u64)r1532 >= (u64)r6) { qd_site = 20; qd_x = r1532; qd_y = r6; goto qd_fault; } r2285 = r1531; r1551 = r2285 + 1ll; *(u8 *)r1551 = r1533;
 #line 135 "convert.go"
-	r1555 = r1335; r1556 = r1555 < 2147483648u; if (!r1556) goto b808;
+	r1555 = r1335; r1556 = r1555 < 2147483648u; if (!r1556) goto b809;
 #line 141 "convert.go"
 	r372 = 1;
-b471: // flag.entry (checked)
+b472: // flag.entry (checked)
 #line 135 "convert.go"
-	r1557 = r1266; r1558 = r1557 < 0; if (!r1558) goto b807;
+	r1557 = r1266; r1558 = r1557 < 0; if (!r1558) goto b808;
 #line 141 "convert.go"
 	r377 = 2;
-b473: // flag.return (checked)
+b474: // flag.return (checked)
 #line 135 "convert.go"
-	r1559 = r372 | r377; r1560 = r1344; r1561 = r1560 > 9223372036854775808ull; if (!r1561) goto b806;
+	r1559 = r372 | r377; r1560 = r1344; r1561 = r1560 > 9223372036854775808ull; if (!r1561) goto b807;
 #line 141 "convert.go"
 	r383 = 4;
-b476: // flag.return (checked)
+b477: // flag.return (checked)
 #line 135 "convert.go"
 	r1562 = r1559 | r383;
-	r1563 = r1348; r1564 = r1563 >= 32768; if (!r1564) goto b805;
+	r1563 = r1348; r1564 = r1563 >= 32768; if (!r1564) goto b806;
 #line 141 "convert.go"
 	r389 = 8;
-b479: // flag.return (checked)
+b480: // flag.return (checked)
 #line 135 "convert.go"
 	r1565 = r1562 | r389;
-	r1568 = r1266; r1569 = (double)r1568; r1567 = r1336; r1570 = r1567 == r1569; if (!r1570) goto b804;
+	r1568 = r1266; r1569 = (double)r1568; r1567 = r1336; r1570 = r1567 == r1569; if (!r1570) goto b805;
 #line 141 "convert.go"
 	r398 = 16;
-b482: // flag.return (checked)
+b483: // flag.return (checked)
 #line 136 "convert.go"
 	r1571 = r1565 | r398; r1554 = r1571;
 #line 117 "convert.go"
 	r1552 = r1327; if ((u64)r1552 >= (u64)r6) { qd_site = 21; qd_x = r1552; qd_y = r6; goto qd_fault; } r2286 = r1531; r1572 = r2286 + 2ll; *(u8 *)r1572 = r1554;
 #line 135 "convert.go"
-	r1576 = r1362; r1577 = r1576 < 2147483648u; if (!r1577) goto b803;
+	r1576 = r1362; r1577 = r1576 < 2147483648u; if (!r1577) goto b804;
 #line 141 "convert.go"
 	r408 = 1;
-b486: // flag.entry (checked)
+b487: // flag.entry (checked)
 #line 135 "convert.go"
-	r1578 = r1517; if (!r1578) goto b802;
+	r1578 = r1517; if (!r1578) goto b803;
 #line 141 "convert.go"
 	r412 = 2;
-b488: // flag.return (checked)
+b489: // flag.return (checked)
 #line 135 "convert.go"
-	r1579 = r408 | r412; r1580 = r1371; r1581 = r1580 > 9223372036854775808ull; if (!r1581) goto b801;
+	r1579 = r408 | r412; r1580 = r1371; r1581 = r1580 > 9223372036854775808ull; if (!r1581) goto b802;
 #line 141 "convert.go"
 	r418 = 4;
-b491: // flag.return (checked)
+b492: // flag.return (checked)
 #line 135 "convert.go"
 	r1582 = r1579 | r418;
-	r1583 = r1375; r1584 = r1583 >= 32768; if (!r1584) goto b800;
+	r1583 = r1375; r1584 = r1583 >= 32768; if (!r1584) goto b801;
 #line 141 "convert.go"
 	r424 = 8;
-b494: // flag.return (checked)
+b495: // flag.return (checked)
 #line 135 "convert.go"
 	r1585 = r1582 | r424;
-	r1588 = r1357; r1587 = r1363; r1589 = r1587 == r1588; if (!r1589) goto b799;
+	r1588 = r1357; r1587 = r1363; r1589 = r1587 == r1588; if (!r1589) goto b800;
 #line 141 "convert.go"
 	r432 = 16;
-b497: // flag.return (checked)
+b498: // flag.return (checked)
 #line 136 "convert.go"
 	r1590 = r1585 | r432; r1575 = r1590;
 #line 118 "convert.go"
 	r1573 = r1354; if ((u64)r1573 >= (u64)r6) { qd_site = 22; qd_x = r1573; qd_y = r6; goto qd_fault; } r2287 = r1531; r1591 = r2287 + 3ll; *(u8 *)r1591 = r1575;
 #line 135 "convert.go"
-	r1595 = r1416; r1596 = r1595 < 2147483648u; if (!r1596) goto b798;
+	r1595 = r1416; r1596 = r1595 < 2147483648u; if (!r1596) goto b799;
 #line 141 "convert.go"
 	r442 = 1;
-b501: // flag.entry (checked)
+b502: // flag.entry (checked)
 #line 119 "convert.go"
 	r1593 = r1247;
 #line 135 "convert.go"
-	r1597 = (i32)r1593; r1598 = r1597 < 0; if (!r1598) goto b797;
+	r1597 = (i32)r1593; r1598 = r1597 < 0; if (!r1598) goto b798;
 #line 141 "convert.go"
 	r447 = 2;
-b503: // flag.return (checked)
+b504: // flag.return (checked)
 #line 135 "convert.go"
-	r1599 = r442 | r447; r1600 = r1425; r1601 = r1600 > 9223372036854775808ull; if (!r1601) goto b796;
+	r1599 = r442 | r447; r1600 = r1425; r1601 = r1600 > 9223372036854775808ull; if (!r1601) goto b797;
 #line 141 "convert.go"
 	r453 = 4;
-b506: // flag.return (checked)
+b507: // flag.return (checked)
 #line 135 "convert.go"
 	r1602 = r1599 | r453;
-	r1603 = r1429; r1604 = r1603 >= 32768; if (!r1604) goto b795;
+	r1603 = r1429; r1604 = r1603 >= 32768; if (!r1604) goto b796;
 #line 141 "convert.go"
 	r459 = 8;
-b509: // flag.return (checked)
+b510: // flag.return (checked)
 #line 135 "convert.go"
 	r1605 = r1602 | r459;
-	r1608 = r1597; r1609 = (double)r1608; r1607 = r1417; r1610 = r1607 == r1609; if (!r1610) goto b794;
+	r1608 = r1597; r1609 = (double)r1608; r1607 = r1417; r1610 = r1607 == r1609; if (!r1610) goto b795;
 #line 141 "convert.go"
 	r468 = 16;
-b512: // flag.return (checked)
+b513: // flag.return (checked)
 #line 136 "convert.go"
 	r1611 = r1605 | r468; r1594 = r1611;
 #line 119 "convert.go"
 	r1592 = r1381; if ((u64)r1592 >= (u64)r6) { qd_site = 23; qd_x = r1592; qd_y = r6; goto qd_fault; } r2288 = r1531; r1612 = r2288 + 4ll; *(u8 *)r1612 = r1594;
 #line 135 "convert.go"
-	r1616 = r1443; r1617 = r1616 < 2147483648u; if (!r1617) goto b793;
+	r1616 = r1443; r1617 = r1616 < 2147483648u; if (!r1617) goto b794;
 #line 141 "convert.go"
 	r478 = 1;
-b516: // flag.entry (checked)
+b517: // flag.entry (checked)
 #line 135 "convert.go"
-	r1618 = r1264; r1619 = r1618 < 0; if (!r1619) goto b792;
+	r1618 = r1264; r1619 = r1618 < 0; if (!r1619) goto b793;
 #line 141 "convert.go"
 	r483 = 2;
-b518: // flag.return (checked)
+b519: // flag.return (checked)
 #line 135 "convert.go"
-	r1620 = r478 | r483; r1621 = r1452; r1622 = r1621 > 9223372036854775808ull; if (!r1622) goto b791;
+	r1620 = r478 | r483; r1621 = r1452; r1622 = r1621 > 9223372036854775808ull; if (!r1622) goto b792;
 #line 141 "convert.go"
 	r489 = 4;
-b521: // flag.return (checked)
+b522: // flag.return (checked)
 #line 135 "convert.go"
 	r1623 = r1620 | r489;
-	r1624 = r1523; if (!r1624) goto b790;
+	r1624 = r1523; if (!r1624) goto b791;
 #line 141 "convert.go"
 	r494 = 8;
-b524: // flag.return (checked)
+b525: // flag.return (checked)
 #line 135 "convert.go"
 	r1625 = r1623 | r494;
-	r1628 = r1264; r1629 = (double)r1628; r1627 = r1444; r1630 = r1627 == r1629; if (!r1630) goto b789;
+	r1628 = r1264; r1629 = (double)r1628; r1627 = r1444; r1630 = r1627 == r1629; if (!r1630) goto b790;
 #line 141 "convert.go"
 	r503 = 16;
-b527: // flag.return (checked)
+b528: // flag.return (checked)
 #line 136 "convert.go"
 	r1631 = r1625 | r503; r1615 = r1631;
 #line 120 "convert.go"
 	r1613 = r1408; if ((u64)r1613 >= (u64)r6) { qd_site = 24; qd_x = r1613; qd_y = r6; goto qd_fault; } r2289 = r1531; r1632 = r2289 + 5ll; *(u8 *)r1632 = r1615;
 #line 135 "convert.go"
-	r1636 = r1515; if (!r1636) goto b788;
+	r1636 = r1515; if (!r1636) goto b789;
 #line 141 "convert.go"
 	r512 = 1;
-b531: // flag.entry (checked)
+b532: // flag.entry (checked)
 #line 121 "convert.go"
 	r1634 = r1255;
 #line 135 "convert.go"
-	r1637 = (i32)r1634; r1638 = r1637 < 0; if (!r1638) goto b787;
+	r1637 = (i32)r1634; r1638 = r1637 < 0; if (!r1638) goto b788;
 #line 141 "convert.go"
 	r517 = 2;
-b533: // flag.return (checked)
+b534: // flag.return (checked)
 #line 135 "convert.go"
-	r1639 = r512 | r517; r1640 = r1476; r1641 = r1640 > 9223372036854775808ull; if (!r1641) goto b786;
+	r1639 = r512 | r517; r1640 = r1476; r1641 = r1640 > 9223372036854775808ull; if (!r1641) goto b787;
 #line 141 "convert.go"
 	r523 = 4;
-b536: // flag.return (checked)
+b537: // flag.return (checked)
 #line 135 "convert.go"
 	r1642 = r1639 | r523;
-	r1643 = r1480; r1644 = r1643 >= 32768; if (!r1644) goto b785;
+	r1643 = r1480; r1644 = r1643 >= 32768; if (!r1644) goto b786;
 #line 141 "convert.go"
 	r529 = 8;
-b539: // flag.return (checked)
+b540: // flag.return (checked)
 #line 135 "convert.go"
 	r1645 = r1642 | r529;
-	r1647 = r1637; r1648 = (double)r1647; r1646 = r1283; r1649 = r1646 == r1648; if (!r1649) goto b784;
+	r1647 = r1637; r1648 = (double)r1647; r1646 = r1283; r1649 = r1646 == r1648; if (!r1649) goto b785;
 #line 141 "convert.go"
 	r537 = 16;
-b542: // flag.return (checked)
+b543: // flag.return (checked)
 #line 136 "convert.go"
 	r1650 = r1645 | r537; r1635 = r1650;
 #line 121 "convert.go"
 	r1633 = r1435; if ((u64)r1633 >= (u64)r6) { qd_site = 25; qd_x = r1633; qd_y = r6; goto qd_fault; } r2290 = r1531; r1651 = r2290 + 6ll; *(u8 *)r1651 = r1635;
 	r1653 = (u32)r1230 + 1u;
 #line 135 "convert.go"
-	r1655 = (u32)r1653; r1656 = r1655 < 2147483648u; if (!r1656) goto b783;
+	r1655 = (u32)r1653; r1656 = r1655 < 2147483648u; if (!r1656) goto b784;
 #line 141 "convert.go"
 	r547 = 1;
-b546: // flag.entry (checked)
+b547: // flag.entry (checked)
 #line 135 "convert.go"
-	r1657 = (i32)r1653; r1658 = r1657 < 0; if (!r1658) goto b782;
+	r1657 = (i32)r1653; r1658 = r1657 < 0; if (!r1658) goto b783;
 #line 141 "convert.go"
 	r552 = 2;
-b548: // flag.return (checked)
+b549: // flag.return (checked)
 #line 135 "convert.go"
-	r1659 = r547 | r552; r1660 = (u64)r1653; r1661 = r1660 > 9223372036854775808ull; if (!r1661) goto b781;
+	r1659 = r547 | r552; r1660 = (u64)r1653; r1661 = r1660 > 9223372036854775808ull; if (!r1661) goto b782;
 #line 141 "convert.go"
 	r558 = 4;
-b551: // flag.return (checked)
+b552: // flag.return (checked)
 #line 135 "convert.go"
 	r1662 = r1659 | r558;
-	r1663 = (u16)r1653; r1664 = r1663 >= 32768; if (!r1664) goto b780;
+	r1663 = (u16)r1653; r1664 = r1663 >= 32768; if (!r1664) goto b781;
 #line 141 "convert.go"
 	r564 = 8;
-b554: // flag.return (checked)
+b555: // flag.return (checked)
 #line 135 "convert.go"
 	r1665 = r1662 | r564;
-	r1668 = r1657; r1669 = (double)r1668; r1666 = r1655; r1667 = (double)r1666; r1670 = r1667 == r1669; if (!r1670) goto b779;
+	r1668 = r1657; r1669 = (double)r1668; r1666 = r1655; r1667 = (double)r1666; r1670 = r1667 == r1669; if (!r1670) goto b780;
 #line 141 "convert.go"
 	r573 = 16;
-b557: // flag.return (checked)
+b558: // flag.return (checked)
 #line 136 "convert.go"
 	r1671 = r1665 | r573; r1654 = r1671;
 #line 122 "convert.go"
 	r1652 = r1461; if ((u64)r1652 >= (u64)r6) { qd_site = 26; qd_x = r1652; qd_y = r6; goto qd_fault; } r2291 = r1531; r1672 = r2291 + 7ll; *(u8 *)r1672 = r1654;
 	r1674 = r1236; r1675 = (u32)r1674 - 1u;
 #line 135 "convert.go"
-	r1677 = (u32)r1675; r1678 = r1677 < 2147483648u; if (!r1678) goto b778;
+	r1677 = (u32)r1675; r1678 = r1677 < 2147483648u; if (!r1678) goto b779;
 #line 141 "convert.go"
 	r584 = 1;
-b561: // flag.entry (checked)
+b562: // flag.entry (checked)
 #line 135 "convert.go"
-	r1679 = (i32)r1675; r1680 = r1679 < 0; if (!r1680) goto b777;
+	r1679 = (i32)r1675; r1680 = r1679 < 0; if (!r1680) goto b778;
 #line 141 "convert.go"
 	r589 = 2;
-b563: // flag.return (checked)
+b564: // flag.return (checked)
 #line 135 "convert.go"
-	r1681 = r584 | r589; r1682 = (u64)r1675; r1683 = r1682 > 9223372036854775808ull; if (!r1683) goto b776;
+	r1681 = r584 | r589; r1682 = (u64)r1675; r1683 = r1682 > 9223372036854775808ull; if (!r1683) goto b777;
 #line 141 "convert.go"
 	r595 = 4;
-b566: // flag.return (checked)
+b567: // flag.return (checked)
 #line 135 "convert.go"
 	r1684 = r1681 | r595;
-	r1685 = (u16)r1675; r1686 = r1685 >= 32768; if (!r1686) goto b775;
+	r1685 = (u16)r1675; r1686 = r1685 >= 32768; if (!r1686) goto b776;
 #line 141 "convert.go"
 	r601 = 8;
-b569: // flag.return (checked)
+b570: // flag.return (checked)
 #line 135 "convert.go"
 	r1687 = r1684 | r601;
-	r1690 = r1679; r1691 = (double)r1690; r1688 = r1677; r1689 = (double)r1688; r1692 = r1689 == r1691; if (!r1692) goto b774;
+	r1690 = r1679; r1691 = (double)r1690; r1688 = r1677; r1689 = (double)r1688; r1692 = r1689 == r1691; if (!r1692) goto b775;
 #line 141 "convert.go"
 	r610 = 16;
-b572: // flag.return (checked)
+b573: // flag.return (checked)
 #line 136 "convert.go"
 	r1693 = r1687 | r610; r1676 = r1693;
 #line 123 "convert.go"
@@ -14514,570 +14531,570 @@ b572: // flag.return (checked)
 	r1953 = (u64)r1742 + 8ull; if ((u64)r1953 >= (u64)r16) { qd_site = 18; qd_x = r1953; qd_y = r16; goto qd_fault; } r2309 = r1767; r1978 = r2309 + 64ll; *(double *)r1978 = r1955;
 	r1979 = r1742;
 #line 135 "convert.go"
-	r1981 = r1722; r1982 = r1981 < 2147483648u; if (!r1982) goto b773;
+	r1981 = r1722; r1982 = r1981 < 2147483648u; if (!r1982) goto b774;
 #line 141 "convert.go"
 	r904 = 1;
-b595: // flag.entry (checked)
+b596: // flag.entry (checked)
 #line 135 "convert.go"
-	r1983 = r1707; r1984 = r1983 < 0; if (!r1984) goto b772;
+	r1983 = r1707; r1984 = r1983 < 0; if (!r1984) goto b773;
 #line 141 "convert.go"
 	r909 = 2;
-b597: // flag.return (checked)
+b598: // flag.return (checked)
 #line 135 "convert.go"
-	r1985 = r904 | r909; r1986 = r1726; r1987 = r1986 > 9223372036854775808ull; if (!r1987) goto b771;
+	r1985 = r904 | r909; r1986 = r1726; r1987 = r1986 > 9223372036854775808ull; if (!r1987) goto b772;
 #line 141 "convert.go"
 	r915 = 4;
-b600: // flag.return (checked)
+b601: // flag.return (checked)
 #line 135 "convert.go"
 	r1988 = r1985 | r915;
-	r1989 = r1718; r1990 = r1989 >= 32768; if (!r1990) goto b770;
+	r1989 = r1718; r1990 = r1989 >= 32768; if (!r1990) goto b771;
 #line 141 "convert.go"
 	r921 = 8;
-b603: // flag.return (checked)
+b604: // flag.return (checked)
 #line 135 "convert.go"
 	r1991 = r1988 | r921;
-	r1995 = r1824; r1993 = r1750; r1996 = r1993 == r1995; if (!r1996) goto b769;
+	r1995 = r1824; r1993 = r1750; r1996 = r1993 == r1995; if (!r1996) goto b770;
 #line 141 "convert.go"
 	r930 = 16;
-b606: // flag.return (checked)
+b607: // flag.return (checked)
 #line 136 "convert.go"
 	r1997 = r1991 | r930; r1980 = r1997;
 #line 115 "convert.go"
 	if ((u64)r1979 >= (u64)r6) { qd_site = 19; qd_x = r1979; qd_y = r6; goto qd_fault; } r1998 = r2387; *(u8 *)r1998 = r1980;
 	r1999 = r1768;
 #line 135 "convert.go"
-	r2002 = r1738; r2003 = r2002 < 2147483648u; if (!r2003) goto b768;
+	r2002 = r1738; r2003 = r2002 < 2147483648u; if (!r2003) goto b769;
 #line 141 "convert.go"
 	r940 = 1;
-b610: // flag.entry (checked)
+b611: // flag.entry (checked)
 #line 116 "convert.go"
 	r2000 = r1700;
 #line 135 "convert.go"
-	r2004 = (i32)r2000; r2005 = r2004 < 0; if (!r2005) goto b767;
+	r2004 = (i32)r2000; r2005 = r2004 < 0; if (!r2005) goto b768;
 #line 141 "convert.go"
 	r945 = 2;
-b612: // flag.return (checked)
+b613: // flag.return (checked)
 #line 135 "convert.go"
-	r2006 = r940 | r945; r2007 = r1785; r2008 = r2007 > 9223372036854775808ull; if (!r2008) goto b766;
+	r2006 = r940 | r945; r2007 = r1785; r2008 = r2007 > 9223372036854775808ull; if (!r2008) goto b767;
 #line 141 "convert.go"
 	r951 = 4;
-b615: // flag.return (checked)
+b616: // flag.return (checked)
 #line 135 "convert.go"
 	r2009 = r2006 | r951;
-	r2010 = r1789; r2011 = r2010 >= 32768; if (!r2011) goto b765;
+	r2010 = r1789; r2011 = r2010 >= 32768; if (!r2011) goto b766;
 #line 141 "convert.go"
 	r957 = 8;
-b618: // flag.return (checked)
+b619: // flag.return (checked)
 #line 135 "convert.go"
 	r2012 = r2009 | r957;
-	r2015 = r2004; r2016 = (double)r2015; r2014 = r1777; r2017 = r2014 == r2016; if (!r2017) goto b764;
+	r2015 = r2004; r2016 = (double)r2015; r2014 = r1777; r2017 = r2014 == r2016; if (!r2017) goto b765;
 #line 141 "convert.go"
 	r966 = 16;
-b621: // flag.return (checked)
+b622: // flag.return (checked)
 #line 136 "convert.go"
 	r2018 = r2012 | r966; r2001 = r2018;
 #line 116 "convert.go"
 	if ((u64)r1999 >= (u64)r6) { qd_site = 20; qd_x = r1999; qd_y = r6; goto qd_fault; } r2310 = r1998; r2019 = r2310 + 1ll; *(u8 *)r2019 = r2001;
 	r2020 = r1795;
 #line 135 "convert.go"
-	r2023 = r1982; if (!r2023) goto b763;
+	r2023 = r1982; if (!r2023) goto b764;
 #line 141 "convert.go"
 	r975 = 1;
-b625: // flag.entry (checked)
+b626: // flag.entry (checked)
 #line 135 "convert.go"
-	r2025 = r1984; if (!r2025) goto b762;
+	r2025 = r1984; if (!r2025) goto b763;
 #line 141 "convert.go"
 	r980 = 2;
-b627: // flag.return (checked)
+b628: // flag.return (checked)
 #line 135 "convert.go"
-	r2026 = r975 | r980; r2028 = r1987; if (!r2028) goto b761;
+	r2026 = r975 | r980; r2028 = r1987; if (!r2028) goto b762;
 #line 141 "convert.go"
 	r986 = 4;
-b630: // flag.return (checked)
+b631: // flag.return (checked)
 #line 135 "convert.go"
 	r2029 = r2026 | r986;
-	r2031 = r1990; if (!r2031) goto b760;
+	r2031 = r1990; if (!r2031) goto b761;
 #line 141 "convert.go"
 	r992 = 8;
-b633: // flag.return (checked)
+b634: // flag.return (checked)
 #line 135 "convert.go"
 	r2032 = r2029 | r992;
-	r2037 = r1996; if (!r2037) goto b759;
+	r2037 = r1996; if (!r2037) goto b760;
 #line 141 "convert.go"
 	r1001 = 16;
-b636: // flag.return (checked)
+b637: // flag.return (checked)
 #line 136 "convert.go"
 	r2038 = r2032 | r1001; r2021 = r2038;
 #line 117 "convert.go"
 	if ((u64)r2020 >= (u64)r6) { qd_site = 21; qd_x = r2020; qd_y = r6; goto qd_fault; } r2311 = r1998; r2039 = r2311 + 2ll; *(u8 *)r2039 = r2021;
 	r2040 = r1821;
 #line 135 "convert.go"
-	r2043 = r1829; r2044 = r2043 < 2147483648u; if (!r2044) goto b758;
+	r2043 = r1829; r2044 = r2043 < 2147483648u; if (!r2044) goto b759;
 #line 141 "convert.go"
 	r1011 = 1;
-b640: // flag.entry (checked)
+b641: // flag.entry (checked)
 #line 135 "convert.go"
-	r2045 = r1984; if (!r2045) goto b757;
+	r2045 = r1984; if (!r2045) goto b758;
 #line 141 "convert.go"
 	r1015 = 2;
-b642: // flag.return (checked)
+b643: // flag.return (checked)
 #line 135 "convert.go"
-	r2046 = r1011 | r1015; r2047 = r1838; r2048 = r2047 > 9223372036854775808ull; if (!r2048) goto b756;
+	r2046 = r1011 | r1015; r2047 = r1838; r2048 = r2047 > 9223372036854775808ull; if (!r2048) goto b757;
 #line 141 "convert.go"
 	r1021 = 4;
-b645: // flag.return (checked)
+b646: // flag.return (checked)
 #line 135 "convert.go"
 	r2049 = r2046 | r1021;
-	r2050 = r1842; r2051 = r2050 >= 32768; if (!r2051) goto b755;
+	r2050 = r1842; r2051 = r2050 >= 32768; if (!r2051) goto b756;
 #line 141 "convert.go"
 	r1027 = 8;
-b648: // flag.return (checked)
+b649: // flag.return (checked)
 #line 135 "convert.go"
 	r2052 = r2049 | r1027;
-	r2055 = r1824; r2054 = r1830; r2056 = r2054 == r2055; if (!r2056) goto b754;
+	r2055 = r1824; r2054 = r1830; r2056 = r2054 == r2055; if (!r2056) goto b755;
 #line 141 "convert.go"
 	r1035 = 16;
-b651: // flag.return (checked)
+b652: // flag.return (checked)
 #line 136 "convert.go"
 	r2057 = r2052 | r1035; r2042 = r2057;
 #line 118 "convert.go"
 	if ((u64)r2040 >= (u64)r6) { qd_site = 22; qd_x = r2040; qd_y = r6; goto qd_fault; } r2312 = r1998; r2058 = r2312 + 3ll; *(u8 *)r2058 = r2042;
 	r2059 = r1848;
 #line 135 "convert.go"
-	r2062 = r1883; r2063 = r2062 < 2147483648u; if (!r2063) goto b753;
+	r2062 = r1883; r2063 = r2062 < 2147483648u; if (!r2063) goto b754;
 #line 141 "convert.go"
 	r1045 = 1;
-b655: // flag.entry (checked)
+b656: // flag.entry (checked)
 #line 119 "convert.go"
 	r2060 = r1714;
 #line 135 "convert.go"
-	r2064 = (i32)r2060; r2065 = r2064 < 0; if (!r2065) goto b752;
+	r2064 = (i32)r2060; r2065 = r2064 < 0; if (!r2065) goto b753;
 #line 141 "convert.go"
 	r1050 = 2;
-b657: // flag.return (checked)
+b658: // flag.return (checked)
 #line 135 "convert.go"
-	r2066 = r1045 | r1050; r2067 = r1892; r2068 = r2067 > 9223372036854775808ull; if (!r2068) goto b751;
+	r2066 = r1045 | r1050; r2067 = r1892; r2068 = r2067 > 9223372036854775808ull; if (!r2068) goto b752;
 #line 141 "convert.go"
 	r1056 = 4;
-b660: // flag.return (checked)
+b661: // flag.return (checked)
 #line 135 "convert.go"
 	r2069 = r2066 | r1056;
-	r2070 = r1896; r2071 = r2070 >= 32768; if (!r2071) goto b750;
+	r2070 = r1896; r2071 = r2070 >= 32768; if (!r2071) goto b751;
 #line 141 "convert.go"
 	r1062 = 8;
-b663: // flag.return (checked)
+b664: // flag.return (checked)
 #line 135 "convert.go"
 	r2072 = r2069 | r1062;
-	r2075 = r2064; r2076 = (double)r2075; r2074 = r1884; r2077 = r2074 == r2076; if (!r2077) goto b749;
+	r2075 = r2064; r2076 = (double)r2075; r2074 = r1884; r2077 = r2074 == r2076; if (!r2077) goto b750;
 #line 141 "convert.go"
 	r1071 = 16;
-b666: // flag.return (checked)
+b667: // flag.return (checked)
 #line 136 "convert.go"
 	r2078 = r2072 | r1071; r2061 = r2078;
 #line 119 "convert.go"
 	if ((u64)r2059 >= (u64)r6) { qd_site = 23; qd_x = r2059; qd_y = r6; goto qd_fault; } r2313 = r1998; r2079 = r2313 + 4ll; *(u8 *)r2079 = r2061;
 	r2080 = r1875;
 #line 135 "convert.go"
-	r2083 = r1910; r2084 = r2083 < 2147483648u; if (!r2084) goto b748;
+	r2083 = r1910; r2084 = r2083 < 2147483648u; if (!r2084) goto b749;
 #line 141 "convert.go"
 	r1081 = 1;
-b670: // flag.entry (checked)
+b671: // flag.entry (checked)
 #line 135 "convert.go"
-	r2085 = r1731; r2086 = r2085 < 0; if (!r2086) goto b747;
+	r2085 = r1731; r2086 = r2085 < 0; if (!r2086) goto b748;
 #line 141 "convert.go"
 	r1086 = 2;
-b672: // flag.return (checked)
+b673: // flag.return (checked)
 #line 135 "convert.go"
-	r2087 = r1081 | r1086; r2088 = r1919; r2089 = r2088 > 9223372036854775808ull; if (!r2089) goto b746;
+	r2087 = r1081 | r1086; r2088 = r1919; r2089 = r2088 > 9223372036854775808ull; if (!r2089) goto b747;
 #line 141 "convert.go"
 	r1092 = 4;
-b675: // flag.return (checked)
+b676: // flag.return (checked)
 #line 135 "convert.go"
 	r2090 = r2087 | r1092;
-	r2091 = r1990; if (!r2091) goto b745;
+	r2091 = r1990; if (!r2091) goto b746;
 #line 141 "convert.go"
 	r1097 = 8;
-b678: // flag.return (checked)
+b679: // flag.return (checked)
 #line 135 "convert.go"
 	r2092 = r2090 | r1097;
-	r2095 = r1731; r2096 = (double)r2095; r2094 = r1911; r2097 = r2094 == r2096; if (!r2097) goto b744;
+	r2095 = r1731; r2096 = (double)r2095; r2094 = r1911; r2097 = r2094 == r2096; if (!r2097) goto b745;
 #line 141 "convert.go"
 	r1106 = 16;
-b681: // flag.return (checked)
+b682: // flag.return (checked)
 #line 136 "convert.go"
 	r2098 = r2092 | r1106; r2082 = r2098;
 #line 120 "convert.go"
 	if ((u64)r2080 >= (u64)r6) { qd_site = 24; qd_x = r2080; qd_y = r6; goto qd_fault; } r2314 = r1998; r2099 = r2314 + 5ll; *(u8 *)r2099 = r2082;
 	r2100 = r1902;
 #line 135 "convert.go"
-	r2103 = r1982; if (!r2103) goto b743;
+	r2103 = r1982; if (!r2103) goto b744;
 #line 141 "convert.go"
 	r1115 = 1;
-b685: // flag.entry (checked)
+b686: // flag.entry (checked)
 #line 121 "convert.go"
 	r2101 = r1722;
 #line 135 "convert.go"
-	r2104 = (i32)r2101; r2105 = r2104 < 0; if (!r2105) goto b742;
+	r2104 = (i32)r2101; r2105 = r2104 < 0; if (!r2105) goto b743;
 #line 141 "convert.go"
 	r1120 = 2;
-b687: // flag.return (checked)
+b688: // flag.return (checked)
 #line 135 "convert.go"
-	r2106 = r1115 | r1120; r2107 = r1943; r2108 = r2107 > 9223372036854775808ull; if (!r2108) goto b741;
+	r2106 = r1115 | r1120; r2107 = r1943; r2108 = r2107 > 9223372036854775808ull; if (!r2108) goto b742;
 #line 141 "convert.go"
 	r1126 = 4;
-b690: // flag.return (checked)
+b691: // flag.return (checked)
 #line 135 "convert.go"
 	r2109 = r2106 | r1126;
-	r2110 = r1947; r2111 = r2110 >= 32768; if (!r2111) goto b740;
+	r2110 = r1947; r2111 = r2110 >= 32768; if (!r2111) goto b741;
 #line 141 "convert.go"
 	r1132 = 8;
-b693: // flag.return (checked)
+b694: // flag.return (checked)
 #line 135 "convert.go"
 	r2112 = r2109 | r1132;
-	r2114 = r2104; r2115 = (double)r2114; r2113 = r1750; r2116 = r2113 == r2115; if (!r2116) goto b739;
+	r2114 = r2104; r2115 = (double)r2114; r2113 = r1750; r2116 = r2113 == r2115; if (!r2116) goto b740;
 #line 141 "convert.go"
 	r1140 = 16;
-b696: // flag.return (checked)
+b697: // flag.return (checked)
 #line 136 "convert.go"
 	r2117 = r2112 | r1140; r2102 = r2117;
 #line 121 "convert.go"
 	if ((u64)r2100 >= (u64)r6) { qd_site = 25; qd_x = r2100; qd_y = r6; goto qd_fault; } r2315 = r1998; r2118 = r2315 + 6ll; *(u8 *)r2118 = r2102;
 	r2119 = r1928; r2120 = r1700; r2121 = (u32)r2120 + 1u;
 #line 135 "convert.go"
-	r2123 = (u32)r2121; r2124 = r2123 < 2147483648u; if (!r2124) goto b738;
+	r2123 = (u32)r2121; r2124 = r2123 < 2147483648u; if (!r2124) goto b739;
 #line 141 "convert.go"
 	r1151 = 1;
-b700: // flag.entry (checked)
+b701: // flag.entry (checked)
 #line 135 "convert.go"
-	r2125 = (i32)r2121; r2126 = r2125 < 0; if (!r2126) goto b737;
+	r2125 = (i32)r2121; r2126 = r2125 < 0; if (!r2126) goto b738;
 #line 141 "convert.go"
 	r1156 = 2;
-b702: // flag.return (checked)
+b703: // flag.return (checked)
 #line 135 "convert.go"
-	r2127 = r1151 | r1156; r2128 = (u64)r2121; r2129 = r2128 > 9223372036854775808ull; if (!r2129) goto b736;
+	r2127 = r1151 | r1156; r2128 = (u64)r2121; r2129 = r2128 > 9223372036854775808ull; if (!r2129) goto b737;
 #line 141 "convert.go"
 	r1162 = 4;
-b705: // flag.return (checked)
+b706: // flag.return (checked)
 #line 135 "convert.go"
 	r2130 = r2127 | r1162;
-	r2131 = (u16)r2121; r2132 = r2131 >= 32768; if (!r2132) goto b735;
+	r2131 = (u16)r2121; r2132 = r2131 >= 32768; if (!r2132) goto b736;
 #line 141 "convert.go"
 	r1168 = 8;
-b708: // flag.return (checked)
+b709: // flag.return (checked)
 #line 135 "convert.go"
 	r2133 = r2130 | r1168;
-	r2136 = r2125; r2137 = (double)r2136; r2134 = r2123; r2135 = (double)r2134; r2138 = r2135 == r2137; if (!r2138) goto b734;
+	r2136 = r2125; r2137 = (double)r2136; r2134 = r2123; r2135 = (double)r2134; r2138 = r2135 == r2137; if (!r2138) goto b735;
 #line 141 "convert.go"
 	r1177 = 16;
-b711: // flag.return (checked)
+b712: // flag.return (checked)
 #line 136 "convert.go"
 	r2139 = r2133 | r1177; r2122 = r2139;
 #line 122 "convert.go"
 	if ((u64)r2119 >= (u64)r6) { qd_site = 26; qd_x = r2119; qd_y = r6; goto qd_fault; } r2316 = r1998; r2140 = r2316 + 7ll; *(u8 *)r2140 = r2122;
 	r2141 = r1953; r2142 = (u32)r1696 - 1u;
 #line 135 "convert.go"
-	r2144 = (u32)r2142; r2145 = r2144 < 2147483648u; if (!r2145) goto b733;
+	r2144 = (u32)r2142; r2145 = r2144 < 2147483648u; if (!r2145) goto b734;
 #line 141 "convert.go"
 	r1187 = 1;
-b715: // flag.entry (checked)
+b716: // flag.entry (checked)
 #line 135 "convert.go"
-	r2146 = (i32)r2142; r2147 = r2146 < 0; if (!r2147) goto b732;
+	r2146 = (i32)r2142; r2147 = r2146 < 0; if (!r2147) goto b733;
 #line 141 "convert.go"
 	r1192 = 2;
-b717: // flag.return (checked)
+b718: // flag.return (checked)
 #line 135 "convert.go"
-	r2148 = r1187 | r1192; r2149 = (u64)r2142; r2150 = r2149 > 9223372036854775808ull; if (!r2150) goto b731;
+	r2148 = r1187 | r1192; r2149 = (u64)r2142; r2150 = r2149 > 9223372036854775808ull; if (!r2150) goto b732;
 #line 141 "convert.go"
 	r1198 = 4;
-b720: // flag.return (checked)
+b721: // flag.return (checked)
 #line 135 "convert.go"
 	r2151 = r2148 | r1198;
-	r2152 = (u16)r2142; r2153 = r2152 >= 32768; if (!r2153) goto b730;
+	r2152 = (u16)r2142; r2153 = r2152 >= 32768; if (!r2153) goto b731;
 #line 141 "convert.go"
 	r1204 = 8;
-b723: // flag.return (checked)
+b724: // flag.return (checked)
 #line 135 "convert.go"
 	r2154 = r2151 | r1204;
-	r2155 = r2144; r2156 = (double)r2155; r2157 = r2146; r2158 = (double)r2157; r2159 = r2156 == r2158; if (!r2159) goto b729;
+	r2155 = r2144; r2156 = (double)r2155; r2157 = r2146; r2158 = (double)r2157; r2159 = r2156 == r2158; if (!r2159) goto b730;
 #line 141 "convert.go"
 	r1213 = 16;
-b726: // flag.return (checked)
+b727: // flag.return (checked)
 #line 136 "convert.go"
 	r2160 = r2154 | r1213; r2143 = r2160;
 #line 123 "convert.go"
 	if ((u64)r2141 >= (u64)r6) { qd_site = 27; qd_x = r2141; qd_y = r6; goto qd_fault; } r2317 = r1998; r2161 = r2317 + 8ll; *(u8 *)r2161 = r2143;
 #line 84 "convert.go"
-	r2 = (u64)r2 + (u64)r1; r2358 = r2358 + r2361 * 1; r2363 = r2363 + r2366 * 1; r2368 = r2368 + r2371 * 1; r2375 = r2375 + r2379 * 1; r2381 = r2381 + r2385 * 1; r2387 = r2387 + r2391 * 1; goto b419;
-b729: // flag.if.done (checked)
-#line 141 "convert.go"
-	r1213 = 0; goto b726;
+	r2 = (u64)r2 + (u64)r1; r2358 = r2358 + r2361 * 1; r2363 = r2363 + r2366 * 1; r2368 = r2368 + r2371 * 1; r2375 = r2375 + r2379 * 1; r2381 = r2381 + r2385 * 1; r2387 = r2387 + r2391 * 1; goto b420;
 b730: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1204 = 0; goto b723;
+	r1213 = 0; goto b727;
 b731: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1198 = 0; goto b720;
+	r1204 = 0; goto b724;
 b732: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1192 = 0; goto b717;
+	r1198 = 0; goto b721;
 b733: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1187 = 0; goto b715;
+	r1192 = 0; goto b718;
 b734: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1177 = 0; goto b711;
+	r1187 = 0; goto b716;
 b735: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1168 = 0; goto b708;
+	r1177 = 0; goto b712;
 b736: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1162 = 0; goto b705;
+	r1168 = 0; goto b709;
 b737: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1156 = 0; goto b702;
+	r1162 = 0; goto b706;
 b738: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1151 = 0; goto b700;
+	r1156 = 0; goto b703;
 b739: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1140 = 0; goto b696;
+	r1151 = 0; goto b701;
 b740: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1132 = 0; goto b693;
+	r1140 = 0; goto b697;
 b741: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1126 = 0; goto b690;
+	r1132 = 0; goto b694;
 b742: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1120 = 0; goto b687;
+	r1126 = 0; goto b691;
 b743: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1115 = 0; goto b685;
+	r1120 = 0; goto b688;
 b744: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1106 = 0; goto b681;
+	r1115 = 0; goto b686;
 b745: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1097 = 0; goto b678;
+	r1106 = 0; goto b682;
 b746: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1092 = 0; goto b675;
+	r1097 = 0; goto b679;
 b747: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1086 = 0; goto b672;
+	r1092 = 0; goto b676;
 b748: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1081 = 0; goto b670;
+	r1086 = 0; goto b673;
 b749: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1071 = 0; goto b666;
+	r1081 = 0; goto b671;
 b750: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1062 = 0; goto b663;
+	r1071 = 0; goto b667;
 b751: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1056 = 0; goto b660;
+	r1062 = 0; goto b664;
 b752: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1050 = 0; goto b657;
+	r1056 = 0; goto b661;
 b753: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1045 = 0; goto b655;
+	r1050 = 0; goto b658;
 b754: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1035 = 0; goto b651;
+	r1045 = 0; goto b656;
 b755: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1027 = 0; goto b648;
+	r1035 = 0; goto b652;
 b756: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1021 = 0; goto b645;
+	r1027 = 0; goto b649;
 b757: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1015 = 0; goto b642;
+	r1021 = 0; goto b646;
 b758: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1011 = 0; goto b640;
+	r1015 = 0; goto b643;
 b759: // flag.if.done (checked)
 #line 141 "convert.go"
-	r1001 = 0; goto b636;
+	r1011 = 0; goto b641;
 b760: // flag.if.done (checked)
 #line 141 "convert.go"
-	r992 = 0; goto b633;
+	r1001 = 0; goto b637;
 b761: // flag.if.done (checked)
 #line 141 "convert.go"
-	r986 = 0; goto b630;
+	r992 = 0; goto b634;
 b762: // flag.if.done (checked)
 #line 141 "convert.go"
-	r980 = 0; goto b627;
+	r986 = 0; goto b631;
 b763: // flag.if.done (checked)
 #line 141 "convert.go"
-	r975 = 0; goto b625;
+	r980 = 0; goto b628;
 b764: // flag.if.done (checked)
 #line 141 "convert.go"
-	r966 = 0; goto b621;
+	r975 = 0; goto b626;
 b765: // flag.if.done (checked)
 #line 141 "convert.go"
-	r957 = 0; goto b618;
+	r966 = 0; goto b622;
 b766: // flag.if.done (checked)
 #line 141 "convert.go"
-	r951 = 0; goto b615;
+	r957 = 0; goto b619;
 b767: // flag.if.done (checked)
 #line 141 "convert.go"
-	r945 = 0; goto b612;
+	r951 = 0; goto b616;
 b768: // flag.if.done (checked)
 #line 141 "convert.go"
-	r940 = 0; goto b610;
+	r945 = 0; goto b613;
 b769: // flag.if.done (checked)
 #line 141 "convert.go"
-	r930 = 0; goto b606;
+	r940 = 0; goto b611;
 b770: // flag.if.done (checked)
 #line 141 "convert.go"
-	r921 = 0; goto b603;
+	r930 = 0; goto b607;
 b771: // flag.if.done (checked)
 #line 141 "convert.go"
-	r915 = 0; goto b600;
+	r921 = 0; goto b604;
 b772: // flag.if.done (checked)
 #line 141 "convert.go"
-	r909 = 0; goto b597;
+	r915 = 0; goto b601;
 b773: // flag.if.done (checked)
 #line 141 "convert.go"
-	r904 = 0; goto b595;
+	r909 = 0; goto b598;
 b774: // flag.if.done (checked)
 #line 141 "convert.go"
-	r610 = 0; goto b572;
+	r904 = 0; goto b596;
 b775: // flag.if.done (checked)
 #line 141 "convert.go"
-	r601 = 0; goto b569;
+	r610 = 0; goto b573;
 b776: // flag.if.done (checked)
 #line 141 "convert.go"
-	r595 = 0; goto b566;
+	r601 = 0; goto b570;
 b777: // flag.if.done (checked)
 #line 141 "convert.go"
-	r589 = 0; goto b563;
+	r595 = 0; goto b567;
 b778: // flag.if.done (checked)
 #line 141 "convert.go"
-	r584 = 0; goto b561;
+	r589 = 0; goto b564;
 b779: // flag.if.done (checked)
 #line 141 "convert.go"
-	r573 = 0; goto b557;
+	r584 = 0; goto b562;
 b780: // flag.if.done (checked)
 #line 141 "convert.go"
-	r564 = 0; goto b554;
+	r573 = 0; goto b558;
 b781: // flag.if.done (checked)
 #line 141 "convert.go"
-	r558 = 0; goto b551;
+	r564 = 0; goto b555;
 b782: // flag.if.done (checked)
 #line 141 "convert.go"
-	r552 = 0; goto b548;
+	r558 = 0; goto b552;
 b783: // flag.if.done (checked)
 #line 141 "convert.go"
-	r547 = 0; goto b546;
+	r552 = 0; goto b549;
 b784: // flag.if.done (checked)
 #line 141 "convert.go"
-	r537 = 0; goto b542;
+	r547 = 0; goto b547;
 b785: // flag.if.done (checked)
 #line 141 "convert.go"
-	r529 = 0; goto b539;
+	r537 = 0; goto b543;
 b786: // flag.if.done (checked)
 #line 141 "convert.go"
-	r523 = 0; goto b536;
+	r529 = 0; goto b540;
 b787: // flag.if.done (checked)
 #line 141 "convert.go"
-	r517 = 0; goto b533;
+	r523 = 0; goto b537;
 b788: // flag.if.done (checked)
 #line 141 "convert.go"
-	r512 = 0; goto b531;
+	r517 = 0; goto b534;
 b789: // flag.if.done (checked)
 #line 141 "convert.go"
-	r503 = 0; goto b527;
+	r512 = 0; goto b532;
 b790: // flag.if.done (checked)
 #line 141 "convert.go"
-	r494 = 0; goto b524;
+	r503 = 0; goto b528;
 b791: // flag.if.done (checked)
 #line 141 "convert.go"
-	r489 = 0; goto b521;
+	r494 = 0; goto b525;
 b792: // flag.if.done (checked)
 #line 141 "convert.go"
-	r483 = 0; goto b518;
+	r489 = 0; goto b522;
 b793: // flag.if.done (checked)
 #line 141 "convert.go"
-	r478 = 0; goto b516;
+	r483 = 0; goto b519;
 b794: // flag.if.done (checked)
 #line 141 "convert.go"
-	r468 = 0; goto b512;
+	r478 = 0; goto b517;
 b795: // flag.if.done (checked)
 #line 141 "convert.go"
-	r459 = 0; goto b509;
+	r468 = 0; goto b513;
 b796: // flag.if.done (checked)
 #line 141 "convert.go"
-	r453 = 0; goto b506;
+	r459 = 0; goto b510;
 b797: // flag.if.done (checked)
 #line 141 "convert.go"
-	r447 = 0; goto b503;
+	r453 = 0; goto b507;
 b798: // flag.if.done (checked)
 #line 141 "convert.go"
-	r442 = 0; goto b501;
+	r447 = 0; goto b504;
 b799: // flag.if.done (checked)
 #line 141 "convert.go"
-	r432 = 0; goto b497;
+	r442 = 0; goto b502;
 b800: // flag.if.done (checked)
 #line 141 "convert.go"
-	r424 = 0; goto b494;
+	r432 = 0; goto b498;
 b801: // flag.if.done (checked)
 #line 141 "convert.go"
-	r418 = 0; goto b491;
+	r424 = 0; goto b495;
 b802: // flag.if.done (checked)
 #line 141 "convert.go"
-	r412 = 0; goto b488;
+	r418 = 0; goto b492;
 b803: // flag.if.done (checked)
 #line 141 "convert.go"
-	r408 = 0; goto b486;
+	r412 = 0; goto b489;
 b804: // flag.if.done (checked)
 #line 141 "convert.go"
-	r398 = 0; goto b482;
+	r408 = 0; goto b487;
 b805: // flag.if.done (checked)
 #line 141 "convert.go"
-	r389 = 0; goto b479;
+	r398 = 0; goto b483;
 b806: // flag.if.done (checked)
 #line 141 "convert.go"
-	r383 = 0; goto b476;
+	r389 = 0; goto b480;
 b807: // flag.if.done (checked)
 #line 141 "convert.go"
-	r377 = 0; goto b473;
+	r383 = 0; goto b477;
 b808: // flag.if.done (checked)
 #line 141 "convert.go"
-	r372 = 0; goto b471;
+	r377 = 0; goto b474;
 b809: // flag.if.done (checked)
 #line 141 "convert.go"
-	r362 = 0; goto b467;
+	r372 = 0; goto b472;
 b810: // flag.if.done (checked)
 #line 141 "convert.go"
-	r353 = 0; goto b464;
+	r362 = 0; goto b468;
 b811: // flag.if.done (checked)
 #line 141 "convert.go"
-	r347 = 0; goto b461;
+	r353 = 0; goto b465;
 b812: // flag.if.done (checked)
 #line 141 "convert.go"
-	r341 = 0; goto b458;
+	r347 = 0; goto b462;
 b813: // flag.if.done (checked)
 #line 141 "convert.go"
-	r336 = 0; goto b456;
+	r341 = 0; goto b459;
 b814: // flag.if.done (checked)
 #line 141 "convert.go"
-	r327 = 0; goto b452;
+	r336 = 0; goto b457;
 b815: // flag.if.done (checked)
 #line 141 "convert.go"
-	r318 = 0; goto b449;
+	r327 = 0; goto b453;
 b816: // flag.if.done (checked)
 #line 141 "convert.go"
-	r312 = 0; goto b446;
+	r318 = 0; goto b450;
 b817: // flag.if.done (checked)
 #line 141 "convert.go"
-	r306 = 0; goto b443;
+	r312 = 0; goto b447;
 b818: // flag.if.done (checked)
 #line 141 "convert.go"
-	r301 = 0; goto b441;
+	r306 = 0; goto b444;
+b819: // flag.if.done (checked)
+#line 141 "convert.go"
+	r301 = 0; goto b442;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -15195,12 +15212,12 @@ extern "C" __global__ void UpperTriangleMax_0(char *p0, i64 p1, i64 p2, char *p3
 	r3 = p2; r34 = (u64)r3; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; r37 = r34 - 1ull; r40 = r29 - 1ull;
 b2: // head
 #line 24 "depend.go"
-	r4 = r2 < r3; if (!r4) goto b32; r5 = r2;
-	r6 = (u64)r5 + 1ull; r7 = r6 > 0ll ? r6 : 0ll; r8 = r7; r30 = (u64)r5 * (u64)r3; r31 = (u64)r30 + (u64)r8; r32 = (u64)r31; r33 = r32 < r29; r38 = (u64)r8; r39 = r37 - r38; r41 = r40 - r32; r42 = r39 <= r41; if (!r33) goto b29; if (!r36) goto b29; if (!r42) goto b29;
-	r10 = r30; r43 = (u64)r10 + (u64)r8; r44 = r13 + r43 * 4; r47 = r3 > (-9223372036854775801ll) ? r3 : (-9223372036854775801ll); r48 = (u64)r47 - 7ull;
+	r4 = r2 < r3; if (!r4) goto b48; r5 = r2;
+	r6 = (u64)r5 + 1ull; r7 = r6 > 0ll ? r6 : 0ll; r8 = r7; r30 = (u64)r5 * (u64)r3; r31 = (u64)r30 + (u64)r8; r32 = (u64)r31; r33 = r32 < r29; r38 = (u64)r8; r39 = r37 - r38; r41 = r40 - r32; r42 = r39 <= r41; if (!r33) goto b45; if (!r36) goto b45; if (!r42) goto b45;
+	r10 = r30; r43 = (u64)r10 + (u64)r8; r44 = r13 + r43 * 4; r47 = r3 > (-9223372036854775793ll) ? r3 : (-9223372036854775793ll); r48 = (u64)r47 - 15ull;
 b9: // unroll guard
 #line 26 "depend.go"
-	r49 = r8 < r48; if (!r49) goto b26;
+	r49 = r8 < r48; if (!r49) goto b42;
 #line 25 "depend.go"
 	r9 = r8 < r3;
 	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
@@ -15226,26 +15243,50 @@ b9: // unroll guard
 	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
 	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
 #line 25 "depend.go"
-	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; goto b9;
-b26: // for.loop
-#line 25 "depend.go"
-	r9 = r8 < r3; if (!r9) goto b28;
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
 	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
 #line 25 "depend.go"
-	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; goto b26;
-b28: // latch
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; r9 = r8 < r3;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; goto b9;
+b42: // for.loop
+#line 25 "depend.go"
+	r9 = r8 < r3; if (!r9) goto b44;
+	r12 = r44; r15 = *(float *)r12; r16 = r15 * 0x1p+01f; r17 = r12; *(float *)r17 = r16;
+#line 25 "depend.go"
+	r18 = (u64)r8 + 1ull; r8 = r18; r44 = r44 + 4ll; goto b42;
+b44: // latch
 #line 24 "depend.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b29: // preheader
+b45: // preheader
 #line 26 "depend.go"
 	r22 = r30; r45 = (u64)r22 + (u64)r8; r46 = r13 + r45 * 4;
-b30: // for.loop (checked)
+b46: // for.loop (checked)
 #line 25 "depend.go"
-	r21 = r8 < r3; if (!r21) goto b28;
+	r21 = r8 < r3; if (!r21) goto b44;
 	r23 = (u64)r22 + (u64)r8; if ((u64)r23 >= (u64)r14) { qd_site = 0; qd_x = r23; qd_y = r14; goto qd_fault; } r24 = r46; r25 = *(float *)r24; r26 = r25 * 0x1p+01f; r27 = r24; *(float *)r27 = r26;
 #line 25 "depend.go"
-	r28 = (u64)r8 + 1ull; r8 = r28; r46 = r46 + 4ll; goto b30;
-b32: // exit
+	r28 = (u64)r8 + 1ull; r8 = r28; r46 = r46 + 4ll; goto b46;
+b48: // exit
 #line 25 "depend.go"
 	return;
 qd_fault: {
@@ -15553,11 +15594,11 @@ qd_fault: {
 
 // Task 0 of kernel Gather(out []f32, table []f32, idx []i32), parallel.
 extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0;
-	i32 r12 = 0, r27 = 0;
+	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r61 = 0;
+	i32 r12 = 0, r27 = 0, r59 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r23 = 0, r24 = 0, r29 = 0, r33 = 0;
-	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0;
+	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0;
 	float r17 = 0, r30 = 0;
@@ -15577,27 +15618,27 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 10 "faults.go"
 	r15 = p3; r14 = p2;
 #line 9 "faults.go"
-	r4 = p4; if (!r36) goto b9; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 4; r53 = (u64)r1 * 4ull; r54 = r19 + r51 * 4;
-b5: // head
+	r4 = p4; if (!r36) goto b10; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b10; if (!r46) goto b10; r51 = r2; r52 = r4 + r51 * 4; r54 = r19 + r51 * 4; r59 = (i32)r1; r60 = (i64)r59; r61 = r60 == r1; r62 = (u64)r60 * 4ull; if (!r61) goto b10;
+b6: // head
 #line 9 "faults.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b9;
 	r47 = r52; r11 = r47 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; } r13 = r14 + r16 * 4; r17 = *(float *)r13;
 	r48 = r54; r18 = r48 + 4ll; *(float *)r18 = r17;
 #line 9 "faults.go"
-	r2 = (u64)r2 + (u64)r1; r52 = r52 + r53 * 1; r54 = r54 + r53 * 1; goto b5;
-b8: // exit
+	r2 = (u64)r2 + (u64)r1; r52 = r52 + r62 * 1; r54 = r54 + r62 * 1; goto b6;
+b9: // exit
 #line 9 "faults.go"
 	return;
-b9: // preheader
+b10: // preheader
 #line 9 "faults.go"
 	r55 = r2; r56 = r4 + r55 * 4; r57 = (u64)r1 * 4ull; r58 = r19 + r55 * 4;
-b10: // head (checked)
+b11: // head (checked)
 #line 9 "faults.go"
-	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b8; r23 = r2; r24 = (u64)r23 + 1ull;
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b9; r23 = r2; r24 = (u64)r23 + 1ull;
 	r49 = r56; r26 = r49 + 4ll; r27 = *(i32 *)r26; r29 = (i64)r27; if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; } r28 = r14 + r29 * 4; r30 = *(float *)r28;
 	if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; } r50 = r58; r31 = r50 + 4ll; *(float *)r31 = r30;
 #line 9 "faults.go"
-	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b11;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -15614,15 +15655,16 @@ qd_fault: {
 // Task 0 of kernel Ratio(q []i64, a []i64, b []i64), parallel.
 extern "C" __global__ void Ratio_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r48 = 0;
-	bool r51 = 0, r74 = 0, r84 = 0;
+	bool r51 = 0, r70 = 0, r78 = 0, r88 = 0;
+	i32 r68 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r14 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r23 = 0, r24 = 0;
 	i64 r27 = 0, r29 = 0, r30 = 0, r33 = 0, r34 = 0, r58 = 0, r60 = 0, r63 = 0;
-	i64 r65 = 0, r68 = 0, r78 = 0;
-	u32 r73 = 0, r75 = 0, r76 = 0, r77 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0;
+	i64 r65 = 0, r69 = 0, r71 = 0, r72 = 0, r82 = 0;
+	u32 r77 = 0, r79 = 0, r80 = 0, r81 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
-	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r69 = 0, r70 = 0, r71 = 0;
-	u64 r72 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0;
+	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r73 = 0, r74 = 0, r75 = 0;
+	u64 r76 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r26 = 0, *r28 = 0;
 	char *r31 = 0, *r52 = 0, *r53 = 0, *r54 = 0, *r55 = 0, *r56 = 0, *r57 = 0, *r59 = 0;
 	char *r61 = 0, *r62 = 0, *r64 = 0, *r66 = 0, *r67 = 0;
@@ -15635,37 +15677,37 @@ extern "C" __global__ void Ratio_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r5 = p1; r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
 	r17 = p5; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; r16 = p4; r12 = p2;
 #line 19 "faults.go"
-	r4 = p0; if (!r36) goto b14; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b14; if (!r46) goto b14; if (!r48) goto b14; if (!r51) goto b14; r58 = r2; r59 = r12 + r58 * 8; r60 = (u64)r1 * 8ull; r61 = r16 + r58 * 8; r62 = r4 + r58 * 8;
-b7: // head
+	r4 = p0; if (!r36) goto b15; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b15; if (!r46) goto b15; if (!r48) goto b15; if (!r51) goto b15; r58 = r2; r59 = r12 + r58 * 8; r61 = r16 + r58 * 8; r62 = r4 + r58 * 8; r68 = (i32)r1; r69 = (i64)r68; r70 = r69 == r1; r71 = (u64)r69 * 8ull; if (!r70) goto b15;
+b8: // head
 #line 19 "faults.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
-	r52 = r59; r11 = r52 + 8ll; r14 = *(i64 *)r11; r53 = r61; r15 = r53 + 8ll; r18 = *(i64 *)r15; if (r18 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r79 = (u64)r14; r80 = (u64)r18; r81 = r79 | r80; r82 = r81 >> 32; r83 = (u32)r82; r84 = r83 == 0u; if (!r84) goto b12; r85 = (u32)r14; r86 = (u32)r18; r87 = qd_div_u32(r85, r86); r78 = (i64)r87;
-b10: // rangeindex.body
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b14;
+	r52 = r59; r11 = r52 + 8ll; r14 = *(i64 *)r11; r53 = r61; r15 = r53 + 8ll; r18 = *(i64 *)r15; if (r18 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r83 = (u64)r14; r84 = (u64)r18; r85 = r83 | r84; r86 = r85 >> 32; r87 = (u32)r86; r88 = r87 == 0u; if (!r88) goto b13; r89 = (u32)r14; r90 = (u32)r18; r91 = qd_div_u32(r89, r90); r82 = (i64)r91;
+b11: // rangeindex.body
 #line 20 "faults.go"
-	r19 = r78; r54 = r62; r20 = r54 + 8ll; *(i64 *)r20 = r19;
+	r19 = r82; r54 = r62; r20 = r54 + 8ll; *(i64 *)r20 = r19;
 #line 19 "faults.go"
-	r2 = (u64)r2 + (u64)r1; r59 = r59 + r60 * 1; r61 = r61 + r60 * 1; r62 = r62 + r60 * 1; goto b7;
-b12: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r59 = r59 + r71 * 1; r61 = r61 + r71 * 1; r62 = r62 + r71 * 1; goto b8;
+b13: // divide in 64 bits
 #line 20 "faults.go"
-	r78 = qd_div_i64(r14, r18); goto b10;
-b13: // exit
+	r82 = qd_div_i64(r14, r18); goto b11;
+b14: // exit
 #line 20 "faults.go"
 	return;
-b14: // preheader
+b15: // preheader
 #line 19 "faults.go"
 	r63 = r2; r64 = r12 + r63 * 8; r65 = (u64)r1 * 8ull; r66 = r16 + r63 * 8; r67 = r4 + r63 * 8;
-b15: // head (checked)
+b16: // head (checked)
 #line 19 "faults.go"
-	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b13; r23 = r2; r24 = (u64)r23 + 1ull;
-	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; } r55 = r64; r26 = r55 + 8ll; r27 = *(i64 *)r26; if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; } r56 = r66; r28 = r56 + 8ll; r29 = *(i64 *)r28; if (r29 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r69 = (u64)r27; r70 = (u64)r29; r71 = r69 | r70; r72 = r71 >> 32; r73 = (u32)r72; r74 = r73 == 0u; if (!r74) goto b22; r75 = (u32)r27; r76 = (u32)r29; r77 = qd_div_u32(r75, r76); r68 = (i64)r77;
-b20: // rangeindex.body (checked)
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b14; r23 = r2; r24 = (u64)r23 + 1ull;
+	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; } r55 = r64; r26 = r55 + 8ll; r27 = *(i64 *)r26; if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; } r56 = r66; r28 = r56 + 8ll; r29 = *(i64 *)r28; if (r29 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r73 = (u64)r27; r74 = (u64)r29; r75 = r73 | r74; r76 = r75 >> 32; r77 = (u32)r76; r78 = r77 == 0u; if (!r78) goto b23; r79 = (u32)r27; r80 = (u32)r29; r81 = qd_div_u32(r79, r80); r72 = (i64)r81;
+b21: // rangeindex.body (checked)
 #line 20 "faults.go"
-	r30 = r68; r57 = r67; r31 = r57 + 8ll; *(i64 *)r31 = r30;
+	r30 = r72; r57 = r67; r31 = r57 + 8ll; *(i64 *)r31 = r30;
 #line 19 "faults.go"
-	r2 = (u64)r2 + (u64)r1; r64 = r64 + r65 * 1; r66 = r66 + r65 * 1; r67 = r67 + r65 * 1; goto b15;
-b22: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r64 = r64 + r65 * 1; r66 = r66 + r65 * 1; r67 = r67 + r65 * 1; goto b16;
+b23: // divide in 64 bits
 #line 20 "faults.go"
-	r68 = qd_div_i64(r27, r29); goto b20;
+	r72 = qd_div_i64(r27, r29); goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -16210,12 +16252,13 @@ b13: // exit
 // Task 0 of kernel Offsets(out []f32, in []f32, w i64), parallel.
 extern "C" __global__ void Offsets_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r8 = 0, r10 = 0, r30 = 0, r32 = 0, r53 = 0, r58 = 0, r64 = 0, r67 = 0;
-	bool r70 = 0, r73 = 0, r76 = 0, r79 = 0, r82 = 0, r85 = 0, r88 = 0;
+	bool r70 = 0, r73 = 0, r76 = 0, r79 = 0, r82 = 0, r85 = 0, r88 = 0, r115 = 0;
+	i32 r113 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r11 = 0, r14 = 0, r17 = 0, r20 = 0, r28 = 0, r29 = 0, r31 = 0, r33 = 0;
 	i64 r36 = 0, r39 = 0, r42 = 0, r50 = 0, r51 = 0, r54 = 0, r55 = 0, r65 = 0;
 	i64 r71 = 0, r77 = 0, r90 = 0, r95 = 0, r98 = 0, r103 = 0, r105 = 0, r107 = 0;
-	i64 r109 = 0, r111 = 0;
+	i64 r109 = 0, r111 = 0, r114 = 0, r116 = 0;
 	u64 r49 = 0, r52 = 0, r56 = 0, r57 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0;
 	u64 r63 = 0, r66 = 0, r68 = 0, r69 = 0, r72 = 0, r74 = 0, r75 = 0, r78 = 0;
 	u64 r80 = 0, r81 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0;
@@ -16232,42 +16275,42 @@ extern "C" __global__ void Offsets_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 17 "hoisted.go"
 	r28 = p1; r83 = (u64)r28; r84 = (u64)r50; r85 = r84 < r83; r86 = r83 - 1ull; r87 = r86 - r84; r88 = r61 <= r87; r27 = p0;
 #line 12 "hoisted.go"
-	r4 = p2; if (!r53) goto b18; r57 = r56 + 4611686018427387904ull; r58 = r57 <= 9223372036854775808ull; if (!r58) goto b18; if (!r64) goto b18; if (!r67) goto b18; if (!r70) goto b18; if (!r73) goto b18; if (!r76) goto b18; if (!r79) goto b18; if (!r82) goto b18; if (!r85) goto b18; if (!r88) goto b18;
+	r4 = p2; if (!r53) goto b19; r57 = r56 + 4611686018427387904ull; r58 = r57 <= 9223372036854775808ull; if (!r58) goto b19; if (!r64) goto b19; if (!r67) goto b19; if (!r70) goto b19; if (!r73) goto b19; if (!r76) goto b19; if (!r79) goto b19; if (!r82) goto b19; if (!r85) goto b19; if (!r88) goto b19;
 	r90 = (u64)r2 * (u64)(-4ll);
 #line 16 "hoisted.go"
 	r95 = (u64)r2 * 4ull;
 #line 12 "hoisted.go"
-	r105 = r3; r106 = r4 + r105 * 4; r107 = (u64)r1 * 4ull; r108 = r27 + r105 * 4;
-b13: // head
+	r105 = r3; r106 = r4 + r105 * 4; r108 = r27 + r105 * 4; r113 = (i32)r1; r114 = (i64)r113; r115 = r114 == r1; r116 = (u64)r114 * 4ull; if (!r115) goto b19;
+b14: // head
 #line 12 "hoisted.go"
-	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b17; r6 = r5; r7 = (u64)r6 - (u64)r2;
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b18; r6 = r5; r7 = (u64)r6 - (u64)r2;
 	r89 = r106; r91 = r89 + r90 * 1; r12 = r91; r13 = *(float *)r12;
 	r92 = r89; r15 = r92 + -4ll; r16 = *(float *)r15;
 	r93 = r89; r18 = r93 + 4ll; r19 = *(float *)r18;
 	r94 = r89; r96 = r94 + r95 * 1; r21 = r96; r22 = *(float *)r21;
 	r23 = r13 + r16; r24 = r23 + r19; r25 = r24 + r22; r26 = r108; *(float *)r26 = r25;
 #line 12 "hoisted.go"
-	r3 = (u64)r3 + (u64)r1; r106 = r106 + r107 * 1; r108 = r108 + r107 * 1; goto b13;
-b17: // exit
+	r3 = (u64)r3 + (u64)r1; r106 = r106 + r116 * 1; r108 = r108 + r116 * 1; goto b14;
+b18: // exit
 #line 12 "hoisted.go"
 	return;
-b18: // preheader
+b19: // preheader
 #line 13 "hoisted.go"
 	r98 = (u64)r2 * (u64)(-4ll);
 #line 16 "hoisted.go"
 	r103 = (u64)r2 * 4ull;
 #line 12 "hoisted.go"
 	r109 = r3; r110 = r4 + r109 * 4; r111 = (u64)r1 * 4ull; r112 = r27 + r109 * 4;
-b19: // head (checked)
+b20: // head (checked)
 #line 12 "hoisted.go"
-	r6 = r5; r7 = (u64)r6 - (u64)r2; r30 = r3 < r7; if (!r30) goto b17; r31 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r30 = r3 < r7; if (!r30) goto b18; r31 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
 	r33 = (u64)r31 - (u64)r2; if ((u64)r33 >= (u64)r5) { qd_site = 0; qd_x = r33; qd_y = r5; goto qd_fault; } r97 = r110; r99 = r97 + r98 * 1; r34 = r99; r35 = *(float *)r34;
 	r36 = (u64)r31 - 1ull; if ((u64)r36 >= (u64)r5) { qd_site = 1; qd_x = r36; qd_y = r5; goto qd_fault; } r100 = r97; r37 = r100 + -4ll; r38 = *(float *)r37;
 	r39 = (u64)r31 + 1ull; if ((u64)r39 >= (u64)r5) { qd_site = 2; qd_x = r39; qd_y = r5; goto qd_fault; } r101 = r97; r40 = r101 + 4ll; r41 = *(float *)r40;
 	r42 = (u64)r31 + (u64)r2; if ((u64)r42 >= (u64)r5) { qd_site = 3; qd_x = r42; qd_y = r5; goto qd_fault; } r102 = r97; r104 = r102 + r103 * 1; r43 = r104; r44 = *(float *)r43;
 	r45 = r35 + r38; r46 = r45 + r41; r47 = r46 + r44; if ((u64)r31 >= (u64)r28) { qd_site = 4; qd_x = r31; qd_y = r28; goto qd_fault; } r48 = r112; *(float *)r48 = r47;
 #line 12 "hoisted.go"
-	r3 = (u64)r3 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r111 * 1; goto b19;
+	r3 = (u64)r3 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r111 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -16645,12 +16688,13 @@ qd_fault: {
 // Task 0 of kernel Columns(sums []f32, m []f32, n i64, rows i64), parallel.
 extern "C" __global__ void Columns_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r7 = 0, r10 = 0, r11 = 0, r25 = 0, r32 = 0, r37 = 0, r40 = 0, r52 = 0;
-	bool r54 = 0, r70 = 0;
+	bool r54 = 0, r70 = 0, r74 = 0;
+	i32 r68 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r12 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r24 = 0, r27 = 0;
 	i64 r28 = 0, r31 = 0, r34 = 0, r35 = 0, r46 = 0, r47 = 0, r48 = 0, r56 = 0;
 	i64 r57 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0;
-	i64 r67 = 0, r68 = 0, r69 = 0;
+	i64 r67 = 0, r69 = 0, r71 = 0, r72 = 0, r73 = 0;
 	u64 r33 = 0, r36 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
 	u64 r45 = 0, r49 = 0, r50 = 0, r51 = 0, r53 = 0;
 	float r13 = 0, r15 = 0, r22 = 0, r23 = 0, r30 = 0;
@@ -16664,36 +16708,36 @@ extern "C" __global__ void Columns_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 60 "hoisted.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r12 = p5; r11 = r12 > 0ll;
 #line 63 "hoisted.go"
-	r21 = p3; r33 = (u64)r21; r38 = (u64)r12; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r44 = r33 - 1ull; r43 = r41; r17 = p4; r47 = r17; r59 = r17; r60 = r59; r61 = (u64)r60 * 4ull; r67 = r61;
+	r21 = p3; r33 = (u64)r21; r38 = (u64)r12; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; r41 = r38 - 1ull; r44 = r33 - 1ull; r43 = r41; r17 = p4; r47 = r17; r59 = r17; r60 = r59; r68 = (i32)r60; r69 = (i64)r68; r70 = r69 == r60; r71 = (u64)r69 * 4ull; r65 = r17; r66 = r65; r67 = (u64)r66 * 4ull;
 b2: // head
 #line 60 "hoisted.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b38; r8 = r2; r9 = (u64)r8 + 1ull; if (!r11) goto b37; r13 = 0x0p+00f; r14 = 0ll; r35 = r9; r36 = (u64)r35; r37 = r36 < r33; if (!r37) goto b34; if (!r40) goto b34; r48 = (u64)r47 + (u64)r9; r49 = (u64)r48; r50 = r49 - r36; r51 = __umul64hi(r50, r43); r52 = r51 == 0ull; if (!r52) goto b34; r53 = r50 * r43; r45 = r44 - r36; r54 = r53 <= r45; if (!r54) goto b34;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b55; r8 = r2; r9 = (u64)r8 + 1ull; if (!r11) goto b54; r13 = 0x0p+00f; r14 = 0ll; r35 = r9; r36 = (u64)r35; r37 = r36 < r33; if (!r37) goto b51; if (!r40) goto b51; r48 = (u64)r47 + (u64)r9; r49 = (u64)r48; r50 = r49 - r36; r51 = __umul64hi(r50, r43); r52 = r51 == 0ull; if (!r52) goto b51; r53 = r50 * r43; r45 = r44 - r36; r54 = r53 <= r45; if (!r54) goto b51;
 #line 63 "hoisted.go"
-	r57 = r9; r58 = r20 + r57 * 4; r68 = r12 > (-9223372036854775800ll) ? r12 : (-9223372036854775800ll); r69 = (u64)r68 - 8ull;
-b12: // unroll guard
+	r57 = r9; r58 = r20 + r57 * 4; if (!r70) goto b51; r72 = r12 > (-9223372036854775792ll) ? r12 : (-9223372036854775792ll); r73 = (u64)r72 - 16ull;
+b13: // unroll guard
 #line 63 "hoisted.go"
-	r70 = r14 < r69; if (!r70) goto b29; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; goto b12;
-b29: // rangeint.body
+	r74 = r14 < r73; if (!r74) goto b46; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b13;
+b46: // rangeint.body
 #line 63 "hoisted.go"
-	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b31; r13 = r23; r14 = r24; r58 = r58 + r61 * 1; goto b29;
-b31: // edge 4→5
+	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b48; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b46;
+b48: // edge 4→5
 #line 63 "hoisted.go"
 	r15 = r23;
-b32: // rangeint.done
+b49: // rangeint.done
 #line 65 "hoisted.go"
 	r55 = r4 + r8 * 4; r26 = r55 + 4ll; *(float *)r26 = r15;
 #line 60 "hoisted.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b34: // preheader
+b51: // preheader
 #line 63 "hoisted.go"
 	r63 = r9; r64 = r20 + r63 * 4;
-b35: // rangeint.body (checked)
+b52: // rangeint.body (checked)
 #line 63 "hoisted.go"
-	r27 = (u64)r14 * (u64)r17; r28 = (u64)r27 + (u64)r9; if ((u64)r28 >= (u64)r21) { qd_site = 0; qd_x = r28; qd_y = r21; goto qd_fault; } r29 = r64; r30 = *(float *)r29; r23 = r13 + r30; r31 = (u64)r14 + 1ull; r32 = r31 < r12; if (!r32) goto b31; r13 = r23; r14 = r31; r64 = r64 + r67 * 1; goto b35;
-b37: // edge 2→5
+	r27 = (u64)r14 * (u64)r17; r28 = (u64)r27 + (u64)r9; if ((u64)r28 >= (u64)r21) { qd_site = 0; qd_x = r28; qd_y = r21; goto qd_fault; } r29 = r64; r30 = *(float *)r29; r23 = r13 + r30; r31 = (u64)r14 + 1ull; r32 = r31 < r12; if (!r32) goto b48; r13 = r23; r14 = r31; r64 = r64 + r67 * 1; goto b52;
+b54: // edge 2→5
 #line 60 "hoisted.go"
-	r15 = 0x0p+00f; goto b32;
-b38: // exit
+	r15 = 0x0p+00f; goto b49;
+b55: // exit
 #line 60 "hoisted.go"
 	return;
 qd_fault: {
@@ -16732,12 +16776,12 @@ extern "C" __global__ void Span_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	r15 = p5; r35 = (u64)r15; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; r38 = r35 - 1ull; r40 = r32 - 1ull;
 b2: // head
 #line 74 "hoisted.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33; r8 = r2; r11 = 0ll; r12 = r13; r33 = (u64)r12; r34 = r33 < r32; r39 = r38 - r33; r41 = r40 - r33; r42 = r39 <= r41; r9 = (u64)r8 + 1ull; if (!r34) goto b30; if (!r37) goto b30; if (!r42) goto b30;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b49; r8 = r2; r11 = 0ll; r12 = r13; r33 = (u64)r12; r34 = r33 < r32; r39 = r38 - r33; r41 = r40 - r33; r42 = r39 <= r41; r9 = (u64)r8 + 1ull; if (!r34) goto b46; if (!r37) goto b46; if (!r42) goto b46;
 #line 77 "hoisted.go"
-	r20 = r9; r44 = r17 + r12 * 8; r46 = r15 > (-9223372036854775801ll) ? r15 : (-9223372036854775801ll); r47 = (u64)r46 - 7ull;
+	r20 = r9; r44 = r17 + r12 * 8; r46 = r15 > (-9223372036854775793ll) ? r15 : (-9223372036854775793ll); r47 = (u64)r46 - 15ull;
 b9: // unroll guard
 #line 77 "hoisted.go"
-	r48 = r12 < r47; if (!r48) goto b26;
+	r48 = r12 < r47; if (!r48) goto b42;
 #line 76 "hoisted.go"
 	r14 = r12 < r15;
 	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
@@ -16763,28 +16807,52 @@ b9: // unroll guard
 	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
 	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
 #line 76 "hoisted.go"
-	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; goto b9;
-b26: // for.loop
-#line 76 "hoisted.go"
-	r14 = r12 < r15; if (!r14) goto b28;
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
 	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
 #line 76 "hoisted.go"
-	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; goto b26;
-b28: // for.done
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; r14 = r12 < r15;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; goto b9;
+b42: // for.loop
+#line 76 "hoisted.go"
+	r14 = r12 < r15; if (!r14) goto b44;
+	r16 = r44; r19 = *(i64 *)r16; r21 = (u64)r19 * (u64)r20; r22 = (u64)r11 + (u64)r21;
+#line 76 "hoisted.go"
+	r23 = (u64)r12 + 1ull; r11 = r22; r12 = r23; r44 = r44 + 8ll; goto b42;
+b44: // for.done
 #line 79 "hoisted.go"
 	r43 = r4 + r8 * 8; r24 = r43 + 8ll; *(i64 *)r24 = r11;
 #line 74 "hoisted.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b30: // preheader
+b46: // preheader
 #line 77 "hoisted.go"
 	r28 = r9; r45 = r17 + r12 * 8;
-b31: // for.loop (checked)
+b47: // for.loop (checked)
 #line 76 "hoisted.go"
-	r25 = r12 < r15; if (!r25) goto b28;
+	r25 = r12 < r15; if (!r25) goto b44;
 	if ((u64)r12 >= (u64)r18) { qd_site = 0; qd_x = r12; qd_y = r18; goto qd_fault; } r26 = r45; r27 = *(i64 *)r26; r29 = (u64)r27 * (u64)r28; r30 = (u64)r11 + (u64)r29;
 #line 76 "hoisted.go"
-	r31 = (u64)r12 + 1ull; r11 = r30; r12 = r31; r45 = r45 + 8ll; goto b31;
-b33: // exit
+	r31 = (u64)r12 + 1ull; r11 = r30; r12 = r31; r45 = r45 + 8ll; goto b47;
+b49: // exit
 #line 76 "hoisted.go"
 	return;
 qd_fault: {
@@ -17392,7 +17460,7 @@ qd_fault: {
 // Task 0 of kernel MixInt16(a []i16, b []i16, out []i16), parallel.
 extern "C" __global__ void MixInt16_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r62 = 0, r77 = 0, r112 = 0, r116 = 0, r119 = 0;
-	bool r125 = 0, r127 = 0, r130 = 0;
+	bool r125 = 0, r127 = 0, r130 = 0, r143 = 0;
 	i16 r11 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	i16 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i16 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -17403,8 +17471,10 @@ extern "C" __global__ void MixInt16_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i16 r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0;
 	i16 r91 = 0, r92 = 0, r93 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r101 = 0;
 	i16 r102 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
+	i32 r141 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r60 = 0, r63 = 0, r111 = 0, r114 = 0, r131 = 0, r133 = 0, r136 = 0, r138 = 0;
+	i64 r142 = 0, r144 = 0;
 	u8 r52 = 0, r103 = 0;
 	u64 r43 = 0, r44 = 0, r49 = 0, r94 = 0, r95 = 0, r100 = 0, r113 = 0, r115 = 0;
 	u64 r117 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r126 = 0;
@@ -17420,19 +17490,19 @@ extern "C" __global__ void MixInt16_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r5 = p5; r3 = r5; r117 = (u64)r3; r120 = r117 - 1ull; r121 = (u64)r2; r122 = r120 - r121; r123 = r113 - 1ull; r124 = r123 - r115; r125 = r122 <= r124;
 	r14 = p3; r126 = (u64)r14; r127 = r115 < r126; r128 = r126 - 1ull; r129 = r128 - r115; r130 = r122 <= r129; r13 = p2; r9 = p0;
 #line 29 "kernels.go"
-	r4 = p4; if (!r116) goto b16; r118 = r117 + 4611686018427387904ull; r119 = r118 <= 9223372036854775808ull; if (!r119) goto b16; if (!r125) goto b16; if (!r127) goto b16; if (!r130) goto b16; r131 = r2; r132 = r9 + r131 * 2; r133 = (u64)r1 * 2ull; r134 = r13 + r131 * 2; r135 = r4 + r131 * 2;
-b7: // head
+	r4 = p4; if (!r116) goto b17; r118 = r117 + 4611686018427387904ull; r119 = r118 <= 9223372036854775808ull; if (!r119) goto b17; if (!r125) goto b17; if (!r127) goto b17; if (!r130) goto b17; r131 = r2; r132 = r9 + r131 * 2; r134 = r13 + r131 * 2; r135 = r4 + r131 * 2; r141 = (i32)r1; r142 = (i64)r141; r143 = r142 == r1; r144 = (u64)r142 * 2ull; if (!r143) goto b17;
+b8: // head
 #line 29 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b15;
+	r6 = r2 < r3; if (!r6) goto b16;
 	r8 = r132; r11 = *(i16 *)r8; r12 = r134; r15 = *(i16 *)r12;
 #line 16 "helpers.go"
 	r17 = (u32)r11 * (u32)r15; r18 = (u32)r17 + (u32)r11; r19 = (u32)r18 - (u32)r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0; if (!r25) goto b14;
+	r25 = r15 != 0; if (!r25) goto b15;
 	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r27 = qd_div_i16(r11, r15); r28 = (u32)r24 + (u32)r27;
 	r29 = qd_rem_i16(r11, r15); r30 = r28 ^ r29; r26 = r30;
-b11: // Mix[int16].if.done
+b12: // Mix[int16].if.done
 #line 23 "helpers.go"
 	r31 = r11 / 7; r32 = r11 % 5; r33 = (u32)r31 + (u32)r32; r34 = r11 / 100; r35 = (u32)r33 + (u32)r34; r36 = r11 % 16; r37 = (u32)r35 + (u32)r36; r38 = r11 / 2; r39 = (u32)r37 + (u32)r38; r40 = r11 % 127; r41 = (u32)r39 + (u32)r40; r42 = (u32)r26 + (u32)r41;
 	r43 = (u64)r15; r44 = r43 & 15ull;
@@ -17443,28 +17513,28 @@ b11: // Mix[int16].if.done
 #line 30 "kernels.go"
 	r59 = r135; *(i16 *)r59 = r16;
 #line 29 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r132 = r132 + r133 * 1; r134 = r134 + r133 * 1; r135 = r135 + r133 * 1; goto b7;
-b14: // edge 0→2
+	r2 = (u64)r2 + (u64)r1; r132 = r132 + r144 * 1; r134 = r134 + r144 * 1; r135 = r135 + r144 * 1; goto b8;
+b15: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b11;
-b15: // exit
+	r26 = r24; goto b12;
+b16: // exit
 #line 19 "helpers.go"
 	return;
-b16: // preheader
+b17: // preheader
 #line 29 "kernels.go"
 	r136 = r2; r137 = r9 + r136 * 2; r138 = (u64)r1 * 2ull; r139 = r13 + r136 * 2; r140 = r4 + r136 * 2;
-b17: // head (checked)
+b18: // head (checked)
 #line 29 "kernels.go"
-	r62 = r2 < r3; if (!r62) goto b15; r63 = r2;
+	r62 = r2 < r3; if (!r62) goto b16; r63 = r2;
 	if ((u64)r63 >= (u64)r10) { qd_site = 0; qd_x = r63; qd_y = r10; goto qd_fault; } r64 = r137; r65 = *(i16 *)r64; if ((u64)r63 >= (u64)r14) { qd_site = 1; qd_x = r63; qd_y = r14; goto qd_fault; } r66 = r139; r67 = *(i16 *)r66;
 #line 16 "helpers.go"
 	r69 = (u32)r65 * (u32)r67; r70 = (u32)r69 + (u32)r65; r71 = (u32)r70 - (u32)r67;
 	r72 = r65 & ~r67; r73 = r71 ^ r72;
 	r74 = r65 & r67; r75 = r74 >> 1; r76 = r73 | r75;
-	r77 = r67 != 0; if (!r77) goto b25;
+	r77 = r67 != 0; if (!r77) goto b26;
 	if (r67 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r78 = qd_div_i16(r65, r67); r79 = (u32)r76 + (u32)r78;
 	r80 = qd_rem_i16(r65, r67); r81 = r79 ^ r80; r26 = r81;
-b22: // Mix[int16].if.done (checked)
+b23: // Mix[int16].if.done (checked)
 #line 23 "helpers.go"
 	r82 = r65 / 7; r83 = r65 % 5; r84 = (u32)r82 + (u32)r83; r85 = r65 / 100; r86 = (u32)r84 + (u32)r85; r87 = r65 % 16; r88 = (u32)r86 + (u32)r87; r89 = r65 / 2; r90 = (u32)r88 + (u32)r89; r91 = r65 % 127; r92 = (u32)r90 + (u32)r91; r93 = (u32)r26 + (u32)r92;
 	r94 = (u64)r67; r95 = r94 & 15ull;
@@ -17475,10 +17545,10 @@ b22: // Mix[int16].if.done (checked)
 #line 30 "kernels.go"
 	r110 = r140; *(i16 *)r110 = r68;
 #line 29 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; r140 = r140 + r138 * 1; goto b17;
-b25: // edge 0→2 (checked)
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; r140 = r140 + r138 * 1; goto b18;
+b26: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r76; goto b22;
+	r26 = r76; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -17495,7 +17565,7 @@ qd_fault: {
 // Task 0 of kernel MixInt32(a []i32, b []i32, out []i32), parallel.
 extern "C" __global__ void MixInt32_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r104 = 0, r119 = 0, r154 = 0, r200 = 0, r203 = 0;
-	bool r209 = 0, r211 = 0, r214 = 0;
+	bool r209 = 0, r211 = 0, r214 = 0, r227 = 0;
 	i32 r11 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	i32 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i32 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -17514,10 +17584,11 @@ extern "C" __global__ void MixInt32_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i32 r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0, r175 = 0;
 	i32 r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0;
 	i32 r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0, r192 = 0, r193 = 0;
-	i32 r194 = 0, r195 = 0, r196 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0;
-	i32 r230 = 0;
+	i32 r194 = 0, r195 = 0, r196 = 0, r225 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0;
+	i32 r233 = 0, r234 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r60 = 0, r105 = 0, r153 = 0, r198 = 0, r215 = 0, r217 = 0, r220 = 0, r222 = 0;
+	i64 r226 = 0, r228 = 0;
 	u8 r52 = 0, r145 = 0;
 	u32 r64 = 0, r65 = 0, r71 = 0, r72 = 0, r80 = 0, r81 = 0, r97 = 0, r98 = 0;
 	u32 r157 = 0, r158 = 0, r164 = 0, r165 = 0, r173 = 0, r174 = 0, r190 = 0, r191 = 0;
@@ -17535,19 +17606,19 @@ extern "C" __global__ void MixInt32_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r5 = p5; r3 = r5; r201 = (u64)r3; r204 = r201 - 1ull; r205 = (u64)r2; r206 = r204 - r205; r207 = r197 - 1ull; r208 = r207 - r199; r209 = r206 <= r208;
 	r14 = p3; r210 = (u64)r14; r211 = r199 < r210; r212 = r210 - 1ull; r213 = r212 - r199; r214 = r206 <= r213; r13 = p2; r9 = p0;
 #line 36 "kernels.go"
-	r4 = p4; if (!r200) goto b17; r202 = r201 + 4611686018427387904ull; r203 = r202 <= 9223372036854775808ull; if (!r203) goto b17; if (!r209) goto b17; if (!r211) goto b17; if (!r214) goto b17; r215 = r2; r216 = r9 + r215 * 4; r217 = (u64)r1 * 4ull; r218 = r13 + r215 * 4; r219 = r4 + r215 * 4;
-b7: // head
+	r4 = p4; if (!r200) goto b18; r202 = r201 + 4611686018427387904ull; r203 = r202 <= 9223372036854775808ull; if (!r203) goto b18; if (!r209) goto b18; if (!r211) goto b18; if (!r214) goto b18; r215 = r2; r216 = r9 + r215 * 4; r218 = r13 + r215 * 4; r219 = r4 + r215 * 4; r225 = (i32)r1; r226 = (i64)r225; r227 = r226 == r1; r228 = (u64)r226 * 4ull; if (!r227) goto b18;
+b8: // head
 #line 36 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b16;
+	r6 = r2 < r3; if (!r6) goto b17;
 	r8 = r216; r11 = *(i32 *)r8; r12 = r218; r15 = *(i32 *)r12;
 #line 16 "helpers.go"
 	r17 = (u32)r11 * (u32)r15; r18 = (u32)r17 + (u32)r11; r19 = (u32)r18 - (u32)r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0; if (!r25) goto b15;
-	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r228 = qd_div_i32(r11, r15); r230 = (u32)r228 * (u32)r15; r229 = (u32)r11 - (u32)r230; r27 = r228; r28 = (u32)r24 + (u32)r27;
-	r29 = r229; r30 = r28 ^ r29; r26 = r30;
-b12: // Mix[int32].if.done
+	r25 = r15 != 0; if (!r25) goto b16;
+	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r232 = qd_div_i32(r11, r15); r234 = (u32)r232 * (u32)r15; r233 = (u32)r11 - (u32)r234; r27 = r232; r28 = (u32)r24 + (u32)r27;
+	r29 = r233; r30 = r28 ^ r29; r26 = r30;
+b13: // Mix[int32].if.done
 #line 21 "helpers.go"
 	r62 = __mulhi(r11, (-1840700269)); r63 = (u32)r62 + (u32)r11; r64 = (u32)r63; r65 = r64 >> 31; r66 = r63 >> 2; r67 = (i32)r65; r68 = (u32)r66 + (u32)r67;
 #line 23 "helpers.go"
@@ -17560,28 +17631,28 @@ b12: // Mix[int32].if.done
 #line 37 "kernels.go"
 	r59 = r219; *(i32 *)r59 = r16;
 #line 36 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r219 = r219 + r217 * 1; goto b7;
-b15: // edge 0→2
+	r2 = (u64)r2 + (u64)r1; r216 = r216 + r228 * 1; r218 = r218 + r228 * 1; r219 = r219 + r228 * 1; goto b8;
+b16: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b12;
-b16: // exit
+	r26 = r24; goto b13;
+b17: // exit
 #line 19 "helpers.go"
 	return;
-b17: // preheader
+b18: // preheader
 #line 36 "kernels.go"
 	r220 = r2; r221 = r9 + r220 * 4; r222 = (u64)r1 * 4ull; r223 = r13 + r220 * 4; r224 = r4 + r220 * 4;
-b18: // head (checked)
+b19: // head (checked)
 #line 36 "kernels.go"
-	r104 = r2 < r3; if (!r104) goto b16; r105 = r2;
+	r104 = r2 < r3; if (!r104) goto b17; r105 = r2;
 	if ((u64)r105 >= (u64)r10) { qd_site = 0; qd_x = r105; qd_y = r10; goto qd_fault; } r106 = r221; r107 = *(i32 *)r106; if ((u64)r105 >= (u64)r14) { qd_site = 1; qd_x = r105; qd_y = r14; goto qd_fault; } r108 = r223; r109 = *(i32 *)r108;
 #line 16 "helpers.go"
 	r111 = (u32)r107 * (u32)r109; r112 = (u32)r111 + (u32)r107; r113 = (u32)r112 - (u32)r109;
 	r114 = r107 & ~r109; r115 = r113 ^ r114;
 	r116 = r107 & r109; r117 = r116 >> 1; r118 = r115 | r117;
-	r119 = r109 != 0; if (!r119) goto b27;
-	if (r109 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r225 = qd_div_i32(r107, r109); r227 = (u32)r225 * (u32)r109; r226 = (u32)r107 - (u32)r227; r120 = r225; r121 = (u32)r118 + (u32)r120;
-	r122 = r226; r123 = r121 ^ r122; r26 = r123;
-b24: // Mix[int32].if.done (checked)
+	r119 = r109 != 0; if (!r119) goto b28;
+	if (r109 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r229 = qd_div_i32(r107, r109); r231 = (u32)r229 * (u32)r109; r230 = (u32)r107 - (u32)r231; r120 = r229; r121 = (u32)r118 + (u32)r120;
+	r122 = r230; r123 = r121 ^ r122; r26 = r123;
+b25: // Mix[int32].if.done (checked)
 #line 21 "helpers.go"
 	r155 = __mulhi(r107, (-1840700269)); r156 = (u32)r155 + (u32)r107; r157 = (u32)r156; r158 = r157 >> 31; r159 = r156 >> 2; r160 = (i32)r158; r161 = (u32)r159 + (u32)r160;
 #line 23 "helpers.go"
@@ -17594,10 +17665,10 @@ b24: // Mix[int32].if.done (checked)
 #line 37 "kernels.go"
 	r152 = r224; *(i32 *)r152 = r110;
 #line 36 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r221 = r221 + r222 * 1; r223 = r223 + r222 * 1; r224 = r224 + r222 * 1; goto b18;
-b27: // edge 0→2 (checked)
+	r2 = (u64)r2 + (u64)r1; r221 = r221 + r222 * 1; r223 = r223 + r222 * 1; r224 = r224 + r222 * 1; goto b19;
+b28: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r118; goto b24;
+	r26 = r118; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -17614,7 +17685,8 @@ qd_fault: {
 // Task 0 of kernel MixInt64(a []i64, b []i64, out []i64), parallel.
 extern "C" __global__ void MixInt64_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r104 = 0, r119 = 0, r154 = 0, r200 = 0, r203 = 0;
-	bool r209 = 0, r211 = 0, r214 = 0, r232 = 0, r246 = 0;
+	bool r209 = 0, r211 = 0, r214 = 0, r227 = 0, r236 = 0, r250 = 0;
+	i32 r225 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
 	i64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	i64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -17635,17 +17707,17 @@ extern "C" __global__ void MixInt64_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r171 = 0, r172 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
 	i64 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0;
 	i64 r189 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0, r198 = 0, r215 = 0;
-	i64 r217 = 0, r220 = 0, r222 = 0, r225 = 0, r226 = 0, r238 = 0, r239 = 0, r240 = 0;
-	i64 r252 = 0;
+	i64 r217 = 0, r220 = 0, r222 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0, r242 = 0;
+	i64 r243 = 0, r244 = 0, r256 = 0;
 	u8 r52 = 0, r145 = 0;
-	u32 r231 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r245 = 0, r247 = 0;
-	u32 r248 = 0, r249 = 0, r250 = 0, r251 = 0;
+	u32 r235 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r249 = 0, r251 = 0;
+	u32 r252 = 0, r253 = 0, r254 = 0, r255 = 0;
 	u64 r43 = 0, r44 = 0, r49 = 0, r64 = 0, r65 = 0, r71 = 0, r72 = 0, r80 = 0;
 	u64 r81 = 0, r97 = 0, r98 = 0, r136 = 0, r137 = 0, r142 = 0, r157 = 0, r158 = 0;
 	u64 r164 = 0, r165 = 0, r173 = 0, r174 = 0, r190 = 0, r191 = 0, r197 = 0, r199 = 0;
 	u64 r201 = 0, r202 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r210 = 0;
-	u64 r212 = 0, r213 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r241 = 0, r242 = 0;
-	u64 r243 = 0, r244 = 0;
+	u64 r212 = 0, r213 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r245 = 0, r246 = 0;
+	u64 r247 = 0, r248 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r59 = 0, *r106 = 0, *r108 = 0;
 	char *r152 = 0, *r216 = 0, *r218 = 0, *r219 = 0, *r221 = 0, *r223 = 0, *r224 = 0;
 	u32 qd_site = 0;
@@ -17657,22 +17729,22 @@ extern "C" __global__ void MixInt64_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r5 = p5; r3 = r5; r201 = (u64)r3; r204 = r201 - 1ull; r205 = (u64)r2; r206 = r204 - r205; r207 = r197 - 1ull; r208 = r207 - r199; r209 = r206 <= r208;
 	r14 = p3; r210 = (u64)r14; r211 = r199 < r210; r212 = r210 - 1ull; r213 = r212 - r199; r214 = r206 <= r213; r13 = p2; r9 = p0;
 #line 43 "kernels.go"
-	r4 = p4; if (!r200) goto b19; r202 = r201 + 4611686018427387904ull; r203 = r202 <= 9223372036854775808ull; if (!r203) goto b19; if (!r209) goto b19; if (!r211) goto b19; if (!r214) goto b19; r215 = r2; r216 = r9 + r215 * 8; r217 = (u64)r1 * 8ull; r218 = r13 + r215 * 8; r219 = r4 + r215 * 8;
-b7: // head
+	r4 = p4; if (!r200) goto b20; r202 = r201 + 4611686018427387904ull; r203 = r202 <= 9223372036854775808ull; if (!r203) goto b20; if (!r209) goto b20; if (!r211) goto b20; if (!r214) goto b20; r215 = r2; r216 = r9 + r215 * 8; r218 = r13 + r215 * 8; r219 = r4 + r215 * 8; r225 = (i32)r1; r226 = (i64)r225; r227 = r226 == r1; r228 = (u64)r226 * 8ull; if (!r227) goto b20;
+b8: // head
 #line 43 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b18;
+	r6 = r2 < r3; if (!r6) goto b19;
 	r8 = r216; r11 = *(i64 *)r8; r12 = r218; r15 = *(i64 *)r12;
 #line 16 "helpers.go"
 	r17 = (u64)r11 * (u64)r15; r18 = (u64)r17 + (u64)r11; r19 = (u64)r18 - (u64)r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0ll; if (!r25) goto b17;
-	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r241 = (u64)r11; r242 = (u64)r15; r243 = r241 | r242; r244 = r243 >> 32; r245 = (u32)r244; r246 = r245 == 0u; if (!r246) goto b16; r247 = (u32)r11; r248 = (u32)r15; r249 = qd_div_u32(r247, r248); r251 = r249 * r248; r250 = r247 - r251; r239 = (i64)r249; r240 = (i64)r250;
-b12: // Mix[int64].if.then
+	r25 = r15 != 0ll; if (!r25) goto b18;
+	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r245 = (u64)r11; r246 = (u64)r15; r247 = r245 | r246; r248 = r247 >> 32; r249 = (u32)r248; r250 = r249 == 0u; if (!r250) goto b17; r251 = (u32)r11; r252 = (u32)r15; r253 = qd_div_u32(r251, r252); r255 = r253 * r252; r254 = r251 - r255; r243 = (i64)r253; r244 = (i64)r254;
+b13: // Mix[int64].if.then
 #line 20 "helpers.go"
-	r27 = r239; r28 = (u64)r24 + (u64)r27;
-	r29 = r240; r30 = r28 ^ r29; r26 = r30;
-b13: // Mix[int64].if.done
+	r27 = r243; r28 = (u64)r24 + (u64)r27;
+	r29 = r244; r30 = r28 ^ r29; r26 = r30;
+b14: // Mix[int64].if.done
 #line 21 "helpers.go"
 	r62 = __mul64hi(r11, (-7905747460161236406ll)); r63 = (u64)r62 + (u64)r11; r64 = (u64)r63; r65 = r64 >> 63; r66 = r63 >> 2; r67 = (i64)r65; r68 = (u64)r66 + (u64)r67;
 #line 23 "helpers.go"
@@ -17685,34 +17757,34 @@ b13: // Mix[int64].if.done
 #line 44 "kernels.go"
 	r59 = r219; *(i64 *)r59 = r16;
 #line 43 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r219 = r219 + r217 * 1; goto b7;
-b16: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r216 = r216 + r228 * 1; r218 = r218 + r228 * 1; r219 = r219 + r228 * 1; goto b8;
+b17: // divide in 64 bits
 #line 20 "helpers.go"
-	r239 = qd_div_i64(r11, r15); r252 = (u64)r239 * (u64)r15; r240 = (u64)r11 - (u64)r252; goto b12;
-b17: // edge 0→2
+	r243 = qd_div_i64(r11, r15); r256 = (u64)r243 * (u64)r15; r244 = (u64)r11 - (u64)r256; goto b13;
+b18: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b13;
-b18: // exit
+	r26 = r24; goto b14;
+b19: // exit
 #line 19 "helpers.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 43 "kernels.go"
 	r220 = r2; r221 = r9 + r220 * 8; r222 = (u64)r1 * 8ull; r223 = r13 + r220 * 8; r224 = r4 + r220 * 8;
-b20: // head (checked)
+b21: // head (checked)
 #line 43 "kernels.go"
-	r104 = r2 < r3; if (!r104) goto b18; r105 = r2;
+	r104 = r2 < r3; if (!r104) goto b19; r105 = r2;
 	if ((u64)r105 >= (u64)r10) { qd_site = 0; qd_x = r105; qd_y = r10; goto qd_fault; } r106 = r221; r107 = *(i64 *)r106; if ((u64)r105 >= (u64)r14) { qd_site = 1; qd_x = r105; qd_y = r14; goto qd_fault; } r108 = r223; r109 = *(i64 *)r108;
 #line 16 "helpers.go"
 	r111 = (u64)r107 * (u64)r109; r112 = (u64)r111 + (u64)r107; r113 = (u64)r112 - (u64)r109;
 	r114 = r107 & ~r109; r115 = r113 ^ r114;
 	r116 = r107 & r109; r117 = r116 >> 1; r118 = r115 | r117;
-	r119 = r109 != 0ll; if (!r119) goto b31;
-	if (r109 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r227 = (u64)r107; r228 = (u64)r109; r229 = r227 | r228; r230 = r229 >> 32; r231 = (u32)r230; r232 = r231 == 0u; if (!r232) goto b30; r233 = (u32)r107; r234 = (u32)r109; r235 = qd_div_u32(r233, r234); r237 = r235 * r234; r236 = r233 - r237; r225 = (i64)r235; r226 = (i64)r236;
-b26: // Mix[int64].if.then (checked)
+	r119 = r109 != 0ll; if (!r119) goto b32;
+	if (r109 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r231 = (u64)r107; r232 = (u64)r109; r233 = r231 | r232; r234 = r233 >> 32; r235 = (u32)r234; r236 = r235 == 0u; if (!r236) goto b31; r237 = (u32)r107; r238 = (u32)r109; r239 = qd_div_u32(r237, r238); r241 = r239 * r238; r240 = r237 - r241; r229 = (i64)r239; r230 = (i64)r240;
+b27: // Mix[int64].if.then (checked)
 #line 20 "helpers.go"
-	r120 = r225; r121 = (u64)r118 + (u64)r120;
-	r122 = r226; r123 = r121 ^ r122; r26 = r123;
-b27: // Mix[int64].if.done (checked)
+	r120 = r229; r121 = (u64)r118 + (u64)r120;
+	r122 = r230; r123 = r121 ^ r122; r26 = r123;
+b28: // Mix[int64].if.done (checked)
 #line 21 "helpers.go"
 	r155 = __mul64hi(r107, (-7905747460161236406ll)); r156 = (u64)r155 + (u64)r107; r157 = (u64)r156; r158 = r157 >> 63; r159 = r156 >> 2; r160 = (i64)r158; r161 = (u64)r159 + (u64)r160;
 #line 23 "helpers.go"
@@ -17725,13 +17797,13 @@ b27: // Mix[int64].if.done (checked)
 #line 44 "kernels.go"
 	r152 = r224; *(i64 *)r152 = r110;
 #line 43 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r221 = r221 + r222 * 1; r223 = r223 + r222 * 1; r224 = r224 + r222 * 1; goto b20;
-b30: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r221 = r221 + r222 * 1; r223 = r223 + r222 * 1; r224 = r224 + r222 * 1; goto b21;
+b31: // divide in 64 bits
 #line 20 "helpers.go"
-	r225 = qd_div_i64(r107, r109); r238 = (u64)r225 * (u64)r109; r226 = (u64)r107 - (u64)r238; goto b26;
-b31: // edge 0→2 (checked)
+	r229 = qd_div_i64(r107, r109); r242 = (u64)r229 * (u64)r109; r230 = (u64)r107 - (u64)r242; goto b27;
+b32: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r118; goto b27;
+	r26 = r118; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -17748,7 +17820,8 @@ qd_fault: {
 // Task 0 of kernel MixInt(a []i64, b []i64, out []i64), parallel.
 extern "C" __global__ void MixInt_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r104 = 0, r119 = 0, r154 = 0, r200 = 0, r203 = 0;
-	bool r209 = 0, r211 = 0, r214 = 0, r232 = 0, r246 = 0;
+	bool r209 = 0, r211 = 0, r214 = 0, r227 = 0, r236 = 0, r250 = 0;
+	i32 r225 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
 	i64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	i64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -17769,17 +17842,17 @@ extern "C" __global__ void MixInt_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r171 = 0, r172 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
 	i64 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0;
 	i64 r189 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0, r198 = 0, r215 = 0;
-	i64 r217 = 0, r220 = 0, r222 = 0, r225 = 0, r226 = 0, r238 = 0, r239 = 0, r240 = 0;
-	i64 r252 = 0;
+	i64 r217 = 0, r220 = 0, r222 = 0, r226 = 0, r228 = 0, r229 = 0, r230 = 0, r242 = 0;
+	i64 r243 = 0, r244 = 0, r256 = 0;
 	u8 r52 = 0, r145 = 0;
-	u32 r231 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r245 = 0, r247 = 0;
-	u32 r248 = 0, r249 = 0, r250 = 0, r251 = 0;
+	u32 r235 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r249 = 0, r251 = 0;
+	u32 r252 = 0, r253 = 0, r254 = 0, r255 = 0;
 	u64 r43 = 0, r44 = 0, r49 = 0, r64 = 0, r65 = 0, r71 = 0, r72 = 0, r80 = 0;
 	u64 r81 = 0, r97 = 0, r98 = 0, r136 = 0, r137 = 0, r142 = 0, r157 = 0, r158 = 0;
 	u64 r164 = 0, r165 = 0, r173 = 0, r174 = 0, r190 = 0, r191 = 0, r197 = 0, r199 = 0;
 	u64 r201 = 0, r202 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r210 = 0;
-	u64 r212 = 0, r213 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r241 = 0, r242 = 0;
-	u64 r243 = 0, r244 = 0;
+	u64 r212 = 0, r213 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r245 = 0, r246 = 0;
+	u64 r247 = 0, r248 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r59 = 0, *r106 = 0, *r108 = 0;
 	char *r152 = 0, *r216 = 0, *r218 = 0, *r219 = 0, *r221 = 0, *r223 = 0, *r224 = 0;
 	u32 qd_site = 0;
@@ -17791,22 +17864,22 @@ extern "C" __global__ void MixInt_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = p5; r3 = r5; r201 = (u64)r3; r204 = r201 - 1ull; r205 = (u64)r2; r206 = r204 - r205; r207 = r197 - 1ull; r208 = r207 - r199; r209 = r206 <= r208;
 	r14 = p3; r210 = (u64)r14; r211 = r199 < r210; r212 = r210 - 1ull; r213 = r212 - r199; r214 = r206 <= r213; r13 = p2; r9 = p0;
 #line 50 "kernels.go"
-	r4 = p4; if (!r200) goto b19; r202 = r201 + 4611686018427387904ull; r203 = r202 <= 9223372036854775808ull; if (!r203) goto b19; if (!r209) goto b19; if (!r211) goto b19; if (!r214) goto b19; r215 = r2; r216 = r9 + r215 * 8; r217 = (u64)r1 * 8ull; r218 = r13 + r215 * 8; r219 = r4 + r215 * 8;
-b7: // head
+	r4 = p4; if (!r200) goto b20; r202 = r201 + 4611686018427387904ull; r203 = r202 <= 9223372036854775808ull; if (!r203) goto b20; if (!r209) goto b20; if (!r211) goto b20; if (!r214) goto b20; r215 = r2; r216 = r9 + r215 * 8; r218 = r13 + r215 * 8; r219 = r4 + r215 * 8; r225 = (i32)r1; r226 = (i64)r225; r227 = r226 == r1; r228 = (u64)r226 * 8ull; if (!r227) goto b20;
+b8: // head
 #line 50 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b18;
+	r6 = r2 < r3; if (!r6) goto b19;
 	r8 = r216; r11 = *(i64 *)r8; r12 = r218; r15 = *(i64 *)r12;
 #line 16 "helpers.go"
 	r17 = (u64)r11 * (u64)r15; r18 = (u64)r17 + (u64)r11; r19 = (u64)r18 - (u64)r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0ll; if (!r25) goto b17;
-	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r241 = (u64)r11; r242 = (u64)r15; r243 = r241 | r242; r244 = r243 >> 32; r245 = (u32)r244; r246 = r245 == 0u; if (!r246) goto b16; r247 = (u32)r11; r248 = (u32)r15; r249 = qd_div_u32(r247, r248); r251 = r249 * r248; r250 = r247 - r251; r239 = (i64)r249; r240 = (i64)r250;
-b12: // Mix[int].if.then
+	r25 = r15 != 0ll; if (!r25) goto b18;
+	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r245 = (u64)r11; r246 = (u64)r15; r247 = r245 | r246; r248 = r247 >> 32; r249 = (u32)r248; r250 = r249 == 0u; if (!r250) goto b17; r251 = (u32)r11; r252 = (u32)r15; r253 = qd_div_u32(r251, r252); r255 = r253 * r252; r254 = r251 - r255; r243 = (i64)r253; r244 = (i64)r254;
+b13: // Mix[int].if.then
 #line 20 "helpers.go"
-	r27 = r239; r28 = (u64)r24 + (u64)r27;
-	r29 = r240; r30 = r28 ^ r29; r26 = r30;
-b13: // Mix[int].if.done
+	r27 = r243; r28 = (u64)r24 + (u64)r27;
+	r29 = r244; r30 = r28 ^ r29; r26 = r30;
+b14: // Mix[int].if.done
 #line 21 "helpers.go"
 	r62 = __mul64hi(r11, (-7905747460161236406ll)); r63 = (u64)r62 + (u64)r11; r64 = (u64)r63; r65 = r64 >> 63; r66 = r63 >> 2; r67 = (i64)r65; r68 = (u64)r66 + (u64)r67;
 #line 23 "helpers.go"
@@ -17819,34 +17892,34 @@ b13: // Mix[int].if.done
 #line 51 "kernels.go"
 	r59 = r219; *(i64 *)r59 = r16;
 #line 50 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r216 = r216 + r217 * 1; r218 = r218 + r217 * 1; r219 = r219 + r217 * 1; goto b7;
-b16: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r216 = r216 + r228 * 1; r218 = r218 + r228 * 1; r219 = r219 + r228 * 1; goto b8;
+b17: // divide in 64 bits
 #line 20 "helpers.go"
-	r239 = qd_div_i64(r11, r15); r252 = (u64)r239 * (u64)r15; r240 = (u64)r11 - (u64)r252; goto b12;
-b17: // edge 0→2
+	r243 = qd_div_i64(r11, r15); r256 = (u64)r243 * (u64)r15; r244 = (u64)r11 - (u64)r256; goto b13;
+b18: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b13;
-b18: // exit
+	r26 = r24; goto b14;
+b19: // exit
 #line 19 "helpers.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 50 "kernels.go"
 	r220 = r2; r221 = r9 + r220 * 8; r222 = (u64)r1 * 8ull; r223 = r13 + r220 * 8; r224 = r4 + r220 * 8;
-b20: // head (checked)
+b21: // head (checked)
 #line 50 "kernels.go"
-	r104 = r2 < r3; if (!r104) goto b18; r105 = r2;
+	r104 = r2 < r3; if (!r104) goto b19; r105 = r2;
 	if ((u64)r105 >= (u64)r10) { qd_site = 0; qd_x = r105; qd_y = r10; goto qd_fault; } r106 = r221; r107 = *(i64 *)r106; if ((u64)r105 >= (u64)r14) { qd_site = 1; qd_x = r105; qd_y = r14; goto qd_fault; } r108 = r223; r109 = *(i64 *)r108;
 #line 16 "helpers.go"
 	r111 = (u64)r107 * (u64)r109; r112 = (u64)r111 + (u64)r107; r113 = (u64)r112 - (u64)r109;
 	r114 = r107 & ~r109; r115 = r113 ^ r114;
 	r116 = r107 & r109; r117 = r116 >> 1; r118 = r115 | r117;
-	r119 = r109 != 0ll; if (!r119) goto b31;
-	if (r109 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r227 = (u64)r107; r228 = (u64)r109; r229 = r227 | r228; r230 = r229 >> 32; r231 = (u32)r230; r232 = r231 == 0u; if (!r232) goto b30; r233 = (u32)r107; r234 = (u32)r109; r235 = qd_div_u32(r233, r234); r237 = r235 * r234; r236 = r233 - r237; r225 = (i64)r235; r226 = (i64)r236;
-b26: // Mix[int].if.then (checked)
+	r119 = r109 != 0ll; if (!r119) goto b32;
+	if (r109 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r231 = (u64)r107; r232 = (u64)r109; r233 = r231 | r232; r234 = r233 >> 32; r235 = (u32)r234; r236 = r235 == 0u; if (!r236) goto b31; r237 = (u32)r107; r238 = (u32)r109; r239 = qd_div_u32(r237, r238); r241 = r239 * r238; r240 = r237 - r241; r229 = (i64)r239; r230 = (i64)r240;
+b27: // Mix[int].if.then (checked)
 #line 20 "helpers.go"
-	r120 = r225; r121 = (u64)r118 + (u64)r120;
-	r122 = r226; r123 = r121 ^ r122; r26 = r123;
-b27: // Mix[int].if.done (checked)
+	r120 = r229; r121 = (u64)r118 + (u64)r120;
+	r122 = r230; r123 = r121 ^ r122; r26 = r123;
+b28: // Mix[int].if.done (checked)
 #line 21 "helpers.go"
 	r155 = __mul64hi(r107, (-7905747460161236406ll)); r156 = (u64)r155 + (u64)r107; r157 = (u64)r156; r158 = r157 >> 63; r159 = r156 >> 2; r160 = (i64)r158; r161 = (u64)r159 + (u64)r160;
 #line 23 "helpers.go"
@@ -17859,13 +17932,13 @@ b27: // Mix[int].if.done (checked)
 #line 51 "kernels.go"
 	r152 = r224; *(i64 *)r152 = r110;
 #line 50 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r221 = r221 + r222 * 1; r223 = r223 + r222 * 1; r224 = r224 + r222 * 1; goto b20;
-b30: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r221 = r221 + r222 * 1; r223 = r223 + r222 * 1; r224 = r224 + r222 * 1; goto b21;
+b31: // divide in 64 bits
 #line 20 "helpers.go"
-	r225 = qd_div_i64(r107, r109); r238 = (u64)r225 * (u64)r109; r226 = (u64)r107 - (u64)r238; goto b26;
-b31: // edge 0→2 (checked)
+	r229 = qd_div_i64(r107, r109); r242 = (u64)r229 * (u64)r109; r230 = (u64)r107 - (u64)r242; goto b27;
+b32: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r118; goto b27;
+	r26 = r118; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -17984,9 +18057,11 @@ qd_fault: {
 // Task 0 of kernel MixUint16(a []u16, b []u16, out []u16), parallel.
 extern "C" __global__ void MixUint16_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r62 = 0, r77 = 0, r112 = 0, r116 = 0, r119 = 0;
-	bool r125 = 0, r127 = 0, r130 = 0;
+	bool r125 = 0, r127 = 0, r130 = 0, r143 = 0;
+	i32 r141 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r60 = 0, r63 = 0, r111 = 0, r114 = 0, r131 = 0, r133 = 0, r136 = 0, r138 = 0;
+	i64 r142 = 0, r144 = 0;
 	u8 r52 = 0, r103 = 0;
 	u16 r11 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	u16 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -18012,19 +18087,19 @@ extern "C" __global__ void MixUint16_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r5 = p5; r3 = r5; r117 = (u64)r3; r120 = r117 - 1ull; r121 = (u64)r2; r122 = r120 - r121; r123 = r113 - 1ull; r124 = r123 - r115; r125 = r122 <= r124;
 	r14 = p3; r126 = (u64)r14; r127 = r115 < r126; r128 = r126 - 1ull; r129 = r128 - r115; r130 = r122 <= r129; r13 = p2; r9 = p0;
 #line 64 "kernels.go"
-	r4 = p4; if (!r116) goto b16; r118 = r117 + 4611686018427387904ull; r119 = r118 <= 9223372036854775808ull; if (!r119) goto b16; if (!r125) goto b16; if (!r127) goto b16; if (!r130) goto b16; r131 = r2; r132 = r9 + r131 * 2; r133 = (u64)r1 * 2ull; r134 = r13 + r131 * 2; r135 = r4 + r131 * 2;
-b7: // head
+	r4 = p4; if (!r116) goto b17; r118 = r117 + 4611686018427387904ull; r119 = r118 <= 9223372036854775808ull; if (!r119) goto b17; if (!r125) goto b17; if (!r127) goto b17; if (!r130) goto b17; r131 = r2; r132 = r9 + r131 * 2; r134 = r13 + r131 * 2; r135 = r4 + r131 * 2; r141 = (i32)r1; r142 = (i64)r141; r143 = r142 == r1; r144 = (u64)r142 * 2ull; if (!r143) goto b17;
+b8: // head
 #line 64 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b15;
+	r6 = r2 < r3; if (!r6) goto b16;
 	r8 = r132; r11 = *(u16 *)r8; r12 = r134; r15 = *(u16 *)r12;
 #line 16 "helpers.go"
 	r17 = (u32)r11 * (u32)r15; r18 = (u32)r17 + (u32)r11; r19 = (u32)r18 - (u32)r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0; if (!r25) goto b14;
+	r25 = r15 != 0; if (!r25) goto b15;
 	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r27 = qd_div_u16(r11, r15); r28 = (u32)r24 + (u32)r27;
 	r29 = qd_rem_u16(r11, r15); r30 = r28 ^ r29; r26 = r30;
-b11: // Mix[uint16].if.done
+b12: // Mix[uint16].if.done
 #line 23 "helpers.go"
 	r31 = r11 / 7; r32 = r11 % 5; r33 = (u32)r31 + (u32)r32; r34 = r11 / 100; r35 = (u32)r33 + (u32)r34; r36 = r11 & 15; r37 = (u32)r35 + (u32)r36; r38 = r11 >> 1; r39 = (u32)r37 + (u32)r38; r40 = r11 % 127; r41 = (u32)r39 + (u32)r40; r42 = (u32)r26 + (u32)r41;
 	r43 = (u64)r15; r44 = r43 & 15ull;
@@ -18035,28 +18110,28 @@ b11: // Mix[uint16].if.done
 #line 65 "kernels.go"
 	r59 = r135; *(u16 *)r59 = r16;
 #line 64 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r132 = r132 + r133 * 1; r134 = r134 + r133 * 1; r135 = r135 + r133 * 1; goto b7;
-b14: // edge 0→2
+	r2 = (u64)r2 + (u64)r1; r132 = r132 + r144 * 1; r134 = r134 + r144 * 1; r135 = r135 + r144 * 1; goto b8;
+b15: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b11;
-b15: // exit
+	r26 = r24; goto b12;
+b16: // exit
 #line 19 "helpers.go"
 	return;
-b16: // preheader
+b17: // preheader
 #line 64 "kernels.go"
 	r136 = r2; r137 = r9 + r136 * 2; r138 = (u64)r1 * 2ull; r139 = r13 + r136 * 2; r140 = r4 + r136 * 2;
-b17: // head (checked)
+b18: // head (checked)
 #line 64 "kernels.go"
-	r62 = r2 < r3; if (!r62) goto b15; r63 = r2;
+	r62 = r2 < r3; if (!r62) goto b16; r63 = r2;
 	if ((u64)r63 >= (u64)r10) { qd_site = 0; qd_x = r63; qd_y = r10; goto qd_fault; } r64 = r137; r65 = *(u16 *)r64; if ((u64)r63 >= (u64)r14) { qd_site = 1; qd_x = r63; qd_y = r14; goto qd_fault; } r66 = r139; r67 = *(u16 *)r66;
 #line 16 "helpers.go"
 	r69 = (u32)r65 * (u32)r67; r70 = (u32)r69 + (u32)r65; r71 = (u32)r70 - (u32)r67;
 	r72 = r65 & ~r67; r73 = r71 ^ r72;
 	r74 = r65 & r67; r75 = r74 >> 1; r76 = r73 | r75;
-	r77 = r67 != 0; if (!r77) goto b25;
+	r77 = r67 != 0; if (!r77) goto b26;
 	if (r67 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r78 = qd_div_u16(r65, r67); r79 = (u32)r76 + (u32)r78;
 	r80 = qd_rem_u16(r65, r67); r81 = r79 ^ r80; r26 = r81;
-b22: // Mix[uint16].if.done (checked)
+b23: // Mix[uint16].if.done (checked)
 #line 23 "helpers.go"
 	r82 = r65 / 7; r83 = r65 % 5; r84 = (u32)r82 + (u32)r83; r85 = r65 / 100; r86 = (u32)r84 + (u32)r85; r87 = r65 & 15; r88 = (u32)r86 + (u32)r87; r89 = r65 >> 1; r90 = (u32)r88 + (u32)r89; r91 = r65 % 127; r92 = (u32)r90 + (u32)r91; r93 = (u32)r26 + (u32)r92;
 	r94 = (u64)r67; r95 = r94 & 15ull;
@@ -18067,10 +18142,10 @@ b22: // Mix[uint16].if.done (checked)
 #line 65 "kernels.go"
 	r110 = r140; *(u16 *)r110 = r68;
 #line 64 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; r140 = r140 + r138 * 1; goto b17;
-b25: // edge 0→2 (checked)
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; r140 = r140 + r138 * 1; goto b18;
+b26: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r76; goto b22;
+	r26 = r76; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -18087,9 +18162,11 @@ qd_fault: {
 // Task 0 of kernel MixUint32(a []u32, b []u32, out []u32), parallel.
 extern "C" __global__ void MixUint32_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r86 = 0, r101 = 0, r136 = 0, r164 = 0, r167 = 0;
-	bool r173 = 0, r175 = 0, r178 = 0;
+	bool r173 = 0, r175 = 0, r178 = 0, r191 = 0;
+	i32 r189 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r60 = 0, r87 = 0, r135 = 0, r162 = 0, r179 = 0, r181 = 0, r184 = 0, r186 = 0;
+	i64 r190 = 0, r192 = 0;
 	u8 r52 = 0, r127 = 0;
 	u32 r11 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	u32 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -18106,8 +18183,8 @@ extern "C" __global__ void MixUint32_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	u32 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r137 = 0;
 	u32 r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0;
 	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0;
-	u32 r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r189 = 0;
-	u32 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
+	u32 r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r193 = 0;
+	u32 r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0;
 	u64 r43 = 0, r44 = 0, r49 = 0, r118 = 0, r119 = 0, r124 = 0, r161 = 0, r163 = 0;
 	u64 r165 = 0, r166 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0, r174 = 0;
 	u64 r176 = 0, r177 = 0;
@@ -18122,19 +18199,19 @@ extern "C" __global__ void MixUint32_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r5 = p5; r3 = r5; r165 = (u64)r3; r168 = r165 - 1ull; r169 = (u64)r2; r170 = r168 - r169; r171 = r161 - 1ull; r172 = r171 - r163; r173 = r170 <= r172;
 	r14 = p3; r174 = (u64)r14; r175 = r163 < r174; r176 = r174 - 1ull; r177 = r176 - r163; r178 = r170 <= r177; r13 = p2; r9 = p0;
 #line 71 "kernels.go"
-	r4 = p4; if (!r164) goto b17; r166 = r165 + 4611686018427387904ull; r167 = r166 <= 9223372036854775808ull; if (!r167) goto b17; if (!r173) goto b17; if (!r175) goto b17; if (!r178) goto b17; r179 = r2; r180 = r9 + r179 * 4; r181 = (u64)r1 * 4ull; r182 = r13 + r179 * 4; r183 = r4 + r179 * 4;
-b7: // head
+	r4 = p4; if (!r164) goto b18; r166 = r165 + 4611686018427387904ull; r167 = r166 <= 9223372036854775808ull; if (!r167) goto b18; if (!r173) goto b18; if (!r175) goto b18; if (!r178) goto b18; r179 = r2; r180 = r9 + r179 * 4; r182 = r13 + r179 * 4; r183 = r4 + r179 * 4; r189 = (i32)r1; r190 = (i64)r189; r191 = r190 == r1; r192 = (u64)r190 * 4ull; if (!r191) goto b18;
+b8: // head
 #line 71 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b16;
+	r6 = r2 < r3; if (!r6) goto b17;
 	r8 = r180; r11 = *(u32 *)r8; r12 = r182; r15 = *(u32 *)r12;
 #line 16 "helpers.go"
 	r17 = r11 * r15; r18 = r17 + r11; r19 = r18 - r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0u; if (!r25) goto b15;
-	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r192 = qd_div_u32(r11, r15); r194 = r192 * r15; r193 = r11 - r194; r27 = r192; r28 = r24 + r27;
-	r29 = r193; r30 = r28 ^ r29; r26 = r30;
-b12: // Mix[uint32].if.done
+	r25 = r15 != 0u; if (!r25) goto b16;
+	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r196 = qd_div_u32(r11, r15); r198 = r196 * r15; r197 = r11 - r198; r27 = r196; r28 = r24 + r27;
+	r29 = r197; r30 = r28 ^ r29; r26 = r30;
+b13: // Mix[uint32].if.done
 #line 21 "helpers.go"
 	r62 = __umulhi(r11, 613566757u); r63 = r11 - r62; r64 = r63 >> 1; r65 = r64 + r62; r66 = r65 >> 2;
 #line 23 "helpers.go"
@@ -18147,28 +18224,28 @@ b12: // Mix[uint32].if.done
 #line 72 "kernels.go"
 	r59 = r183; *(u32 *)r59 = r16;
 #line 71 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r180 = r180 + r181 * 1; r182 = r182 + r181 * 1; r183 = r183 + r181 * 1; goto b7;
-b15: // edge 0→2
+	r2 = (u64)r2 + (u64)r1; r180 = r180 + r192 * 1; r182 = r182 + r192 * 1; r183 = r183 + r192 * 1; goto b8;
+b16: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b12;
-b16: // exit
+	r26 = r24; goto b13;
+b17: // exit
 #line 19 "helpers.go"
 	return;
-b17: // preheader
+b18: // preheader
 #line 71 "kernels.go"
 	r184 = r2; r185 = r9 + r184 * 4; r186 = (u64)r1 * 4ull; r187 = r13 + r184 * 4; r188 = r4 + r184 * 4;
-b18: // head (checked)
+b19: // head (checked)
 #line 71 "kernels.go"
-	r86 = r2 < r3; if (!r86) goto b16; r87 = r2;
+	r86 = r2 < r3; if (!r86) goto b17; r87 = r2;
 	if ((u64)r87 >= (u64)r10) { qd_site = 0; qd_x = r87; qd_y = r10; goto qd_fault; } r88 = r185; r89 = *(u32 *)r88; if ((u64)r87 >= (u64)r14) { qd_site = 1; qd_x = r87; qd_y = r14; goto qd_fault; } r90 = r187; r91 = *(u32 *)r90;
 #line 16 "helpers.go"
 	r93 = r89 * r91; r94 = r93 + r89; r95 = r94 - r91;
 	r96 = r89 & ~r91; r97 = r95 ^ r96;
 	r98 = r89 & r91; r99 = r98 >> 1; r100 = r97 | r99;
-	r101 = r91 != 0u; if (!r101) goto b27;
-	if (r91 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r189 = qd_div_u32(r89, r91); r191 = r189 * r91; r190 = r89 - r191; r102 = r189; r103 = r100 + r102;
-	r104 = r190; r105 = r103 ^ r104; r26 = r105;
-b24: // Mix[uint32].if.done (checked)
+	r101 = r91 != 0u; if (!r101) goto b28;
+	if (r91 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r193 = qd_div_u32(r89, r91); r195 = r193 * r91; r194 = r89 - r195; r102 = r193; r103 = r100 + r102;
+	r104 = r194; r105 = r103 ^ r104; r26 = r105;
+b25: // Mix[uint32].if.done (checked)
 #line 21 "helpers.go"
 	r137 = __umulhi(r89, 613566757u); r138 = r89 - r137; r139 = r138 >> 1; r140 = r139 + r137; r141 = r140 >> 2;
 #line 23 "helpers.go"
@@ -18181,10 +18258,10 @@ b24: // Mix[uint32].if.done (checked)
 #line 72 "kernels.go"
 	r134 = r188; *(u32 *)r134 = r92;
 #line 71 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r185 = r185 + r186 * 1; r187 = r187 + r186 * 1; r188 = r188 + r186 * 1; goto b18;
-b27: // edge 0→2 (checked)
+	r2 = (u64)r2 + (u64)r1; r185 = r185 + r186 * 1; r187 = r187 + r186 * 1; r188 = r188 + r186 * 1; goto b19;
+b28: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r100; goto b24;
+	r26 = r100; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -18201,12 +18278,14 @@ qd_fault: {
 // Task 0 of kernel MixUint64(a []u64, b []u64, out []u64), parallel.
 extern "C" __global__ void MixUint64_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r61 = 0, r90 = 0, r105 = 0, r140 = 0, r172 = 0, r175 = 0;
-	bool r181 = 0, r183 = 0, r186 = 0, r202 = 0, r214 = 0;
+	bool r181 = 0, r183 = 0, r186 = 0, r199 = 0, r206 = 0, r218 = 0;
+	i32 r197 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r60 = 0, r91 = 0, r139 = 0, r170 = 0, r187 = 0, r189 = 0, r192 = 0, r194 = 0;
+	i64 r198 = 0, r200 = 0;
 	u8 r52 = 0, r131 = 0;
-	u32 r201 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r213 = 0, r215 = 0;
-	u32 r216 = 0, r217 = 0, r218 = 0, r219 = 0;
+	u32 r205 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r217 = 0, r219 = 0;
+	u32 r220 = 0, r221 = 0, r222 = 0, r223 = 0;
 	u64 r11 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	u64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	u64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -18226,8 +18305,8 @@ extern "C" __global__ void MixUint64_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	u64 r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
 	u64 r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r171 = 0, r173 = 0;
 	u64 r174 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r182 = 0, r184 = 0;
-	u64 r185 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r208 = 0, r209 = 0, r210 = 0;
-	u64 r211 = 0, r212 = 0, r220 = 0;
+	u64 r185 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r212 = 0, r213 = 0, r214 = 0;
+	u64 r215 = 0, r216 = 0, r224 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r59 = 0, *r92 = 0, *r94 = 0;
 	char *r138 = 0, *r188 = 0, *r190 = 0, *r191 = 0, *r193 = 0, *r195 = 0, *r196 = 0;
 	u32 qd_site = 0;
@@ -18239,22 +18318,22 @@ extern "C" __global__ void MixUint64_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r5 = p5; r3 = r5; r173 = (u64)r3; r176 = r173 - 1ull; r177 = (u64)r2; r178 = r176 - r177; r179 = r169 - 1ull; r180 = r179 - r171; r181 = r178 <= r180;
 	r14 = p3; r182 = (u64)r14; r183 = r171 < r182; r184 = r182 - 1ull; r185 = r184 - r171; r186 = r178 <= r185; r13 = p2; r9 = p0;
 #line 78 "kernels.go"
-	r4 = p4; if (!r172) goto b19; r174 = r173 + 4611686018427387904ull; r175 = r174 <= 9223372036854775808ull; if (!r175) goto b19; if (!r181) goto b19; if (!r183) goto b19; if (!r186) goto b19; r187 = r2; r188 = r9 + r187 * 8; r189 = (u64)r1 * 8ull; r190 = r13 + r187 * 8; r191 = r4 + r187 * 8;
-b7: // head
+	r4 = p4; if (!r172) goto b20; r174 = r173 + 4611686018427387904ull; r175 = r174 <= 9223372036854775808ull; if (!r175) goto b20; if (!r181) goto b20; if (!r183) goto b20; if (!r186) goto b20; r187 = r2; r188 = r9 + r187 * 8; r190 = r13 + r187 * 8; r191 = r4 + r187 * 8; r197 = (i32)r1; r198 = (i64)r197; r199 = r198 == r1; r200 = (u64)r198 * 8ull; if (!r199) goto b20;
+b8: // head
 #line 78 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b18;
+	r6 = r2 < r3; if (!r6) goto b19;
 	r8 = r188; r11 = *(u64 *)r8; r12 = r190; r15 = *(u64 *)r12;
 #line 16 "helpers.go"
 	r17 = r11 * r15; r18 = r17 + r11; r19 = r18 - r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0ull; if (!r25) goto b17;
-	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r211 = r11 | r15; r212 = r211 >> 32; r213 = (u32)r212; r214 = r213 == 0u; if (!r214) goto b16; r215 = (u32)r11; r216 = (u32)r15; r217 = qd_div_u32(r215, r216); r219 = r217 * r216; r218 = r215 - r219; r209 = (u64)r217; r210 = (u64)r218;
-b12: // Mix[uint64].if.then
+	r25 = r15 != 0ull; if (!r25) goto b18;
+	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r215 = r11 | r15; r216 = r215 >> 32; r217 = (u32)r216; r218 = r217 == 0u; if (!r218) goto b17; r219 = (u32)r11; r220 = (u32)r15; r221 = qd_div_u32(r219, r220); r223 = r221 * r220; r222 = r219 - r223; r213 = (u64)r221; r214 = (u64)r222;
+b13: // Mix[uint64].if.then
 #line 20 "helpers.go"
-	r27 = r209; r28 = r24 + r27;
-	r29 = r210; r30 = r28 ^ r29; r26 = r30;
-b13: // Mix[uint64].if.done
+	r27 = r213; r28 = r24 + r27;
+	r29 = r214; r30 = r28 ^ r29; r26 = r30;
+b14: // Mix[uint64].if.done
 #line 21 "helpers.go"
 	r62 = __umul64hi(r11, 2635249153387078803ull); r63 = r11 - r62; r64 = r63 >> 1; r65 = r64 + r62; r66 = r65 >> 2;
 #line 23 "helpers.go"
@@ -18267,34 +18346,34 @@ b13: // Mix[uint64].if.done
 #line 79 "kernels.go"
 	r59 = r191; *(u64 *)r59 = r16;
 #line 78 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r188 = r188 + r189 * 1; r190 = r190 + r189 * 1; r191 = r191 + r189 * 1; goto b7;
-b16: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r188 = r188 + r200 * 1; r190 = r190 + r200 * 1; r191 = r191 + r200 * 1; goto b8;
+b17: // divide in 64 bits
 #line 20 "helpers.go"
-	r209 = qd_div_u64(r11, r15); r220 = r209 * r15; r210 = r11 - r220; goto b12;
-b17: // edge 0→2
+	r213 = qd_div_u64(r11, r15); r224 = r213 * r15; r214 = r11 - r224; goto b13;
+b18: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b13;
-b18: // exit
+	r26 = r24; goto b14;
+b19: // exit
 #line 19 "helpers.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 78 "kernels.go"
 	r192 = r2; r193 = r9 + r192 * 8; r194 = (u64)r1 * 8ull; r195 = r13 + r192 * 8; r196 = r4 + r192 * 8;
-b20: // head (checked)
+b21: // head (checked)
 #line 78 "kernels.go"
-	r90 = r2 < r3; if (!r90) goto b18; r91 = r2;
+	r90 = r2 < r3; if (!r90) goto b19; r91 = r2;
 	if ((u64)r91 >= (u64)r10) { qd_site = 0; qd_x = r91; qd_y = r10; goto qd_fault; } r92 = r193; r93 = *(u64 *)r92; if ((u64)r91 >= (u64)r14) { qd_site = 1; qd_x = r91; qd_y = r14; goto qd_fault; } r94 = r195; r95 = *(u64 *)r94;
 #line 16 "helpers.go"
 	r97 = r93 * r95; r98 = r97 + r93; r99 = r98 - r95;
 	r100 = r93 & ~r95; r101 = r99 ^ r100;
 	r102 = r93 & r95; r103 = r102 >> 1; r104 = r101 | r103;
-	r105 = r95 != 0ull; if (!r105) goto b31;
-	if (r95 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r199 = r93 | r95; r200 = r199 >> 32; r201 = (u32)r200; r202 = r201 == 0u; if (!r202) goto b30; r203 = (u32)r93; r204 = (u32)r95; r205 = qd_div_u32(r203, r204); r207 = r205 * r204; r206 = r203 - r207; r197 = (u64)r205; r198 = (u64)r206;
-b26: // Mix[uint64].if.then (checked)
+	r105 = r95 != 0ull; if (!r105) goto b32;
+	if (r95 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r203 = r93 | r95; r204 = r203 >> 32; r205 = (u32)r204; r206 = r205 == 0u; if (!r206) goto b31; r207 = (u32)r93; r208 = (u32)r95; r209 = qd_div_u32(r207, r208); r211 = r209 * r208; r210 = r207 - r211; r201 = (u64)r209; r202 = (u64)r210;
+b27: // Mix[uint64].if.then (checked)
 #line 20 "helpers.go"
-	r106 = r197; r107 = r104 + r106;
-	r108 = r198; r109 = r107 ^ r108; r26 = r109;
-b27: // Mix[uint64].if.done (checked)
+	r106 = r201; r107 = r104 + r106;
+	r108 = r202; r109 = r107 ^ r108; r26 = r109;
+b28: // Mix[uint64].if.done (checked)
 #line 21 "helpers.go"
 	r141 = __umul64hi(r93, 2635249153387078803ull); r142 = r93 - r141; r143 = r142 >> 1; r144 = r143 + r141; r145 = r144 >> 2;
 #line 23 "helpers.go"
@@ -18307,13 +18386,13 @@ b27: // Mix[uint64].if.done (checked)
 #line 79 "kernels.go"
 	r138 = r196; *(u64 *)r138 = r96;
 #line 78 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r193 = r193 + r194 * 1; r195 = r195 + r194 * 1; r196 = r196 + r194 * 1; goto b20;
-b30: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r193 = r193 + r194 * 1; r195 = r195 + r194 * 1; r196 = r196 + r194 * 1; goto b21;
+b31: // divide in 64 bits
 #line 20 "helpers.go"
-	r197 = qd_div_u64(r93, r95); r208 = r197 * r95; r198 = r93 - r208; goto b26;
-b31: // edge 0→2 (checked)
+	r201 = qd_div_u64(r93, r95); r212 = r201 * r95; r202 = r93 - r212; goto b27;
+b32: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r104; goto b27;
+	r26 = r104; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -18330,12 +18409,14 @@ qd_fault: {
 // Task 0 of kernel MixUint(a []u64, b []u64, out []u64), parallel.
 extern "C" __global__ void MixUint_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r25 = 0, r59 = 0, r88 = 0, r103 = 0, r136 = 0, r168 = 0, r171 = 0;
-	bool r177 = 0, r179 = 0, r182 = 0, r198 = 0, r210 = 0;
+	bool r177 = 0, r179 = 0, r182 = 0, r195 = 0, r202 = 0, r214 = 0;
+	i32 r193 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r58 = 0, r89 = 0, r135 = 0, r166 = 0, r183 = 0, r185 = 0, r188 = 0, r190 = 0;
+	i64 r194 = 0, r196 = 0;
 	u8 r50 = 0, r127 = 0;
-	u32 r197 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r209 = 0, r211 = 0;
-	u32 r212 = 0, r213 = 0, r214 = 0, r215 = 0;
+	u32 r201 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r213 = 0, r215 = 0;
+	u32 r216 = 0, r217 = 0, r218 = 0, r219 = 0;
 	u64 r11 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	u64 r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	u64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -18354,8 +18435,8 @@ extern "C" __global__ void MixUint_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	u64 r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0;
 	u64 r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
 	u64 r164 = 0, r165 = 0, r167 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r174 = 0;
-	u64 r175 = 0, r176 = 0, r178 = 0, r180 = 0, r181 = 0, r193 = 0, r194 = 0, r195 = 0;
-	u64 r196 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r216 = 0;
+	u64 r175 = 0, r176 = 0, r178 = 0, r180 = 0, r181 = 0, r197 = 0, r198 = 0, r199 = 0;
+	u64 r200 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0, r220 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r57 = 0, *r90 = 0, *r92 = 0;
 	char *r134 = 0, *r184 = 0, *r186 = 0, *r187 = 0, *r189 = 0, *r191 = 0, *r192 = 0;
 	u32 qd_site = 0;
@@ -18367,22 +18448,22 @@ extern "C" __global__ void MixUint_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r5 = p5; r3 = r5; r169 = (u64)r3; r172 = r169 - 1ull; r173 = (u64)r2; r174 = r172 - r173; r175 = r165 - 1ull; r176 = r175 - r167; r177 = r174 <= r176;
 	r14 = p3; r178 = (u64)r14; r179 = r167 < r178; r180 = r178 - 1ull; r181 = r180 - r167; r182 = r174 <= r181; r13 = p2; r9 = p0;
 #line 85 "kernels.go"
-	r4 = p4; if (!r168) goto b19; r170 = r169 + 4611686018427387904ull; r171 = r170 <= 9223372036854775808ull; if (!r171) goto b19; if (!r177) goto b19; if (!r179) goto b19; if (!r182) goto b19; r183 = r2; r184 = r9 + r183 * 8; r185 = (u64)r1 * 8ull; r186 = r13 + r183 * 8; r187 = r4 + r183 * 8;
-b7: // head
+	r4 = p4; if (!r168) goto b20; r170 = r169 + 4611686018427387904ull; r171 = r170 <= 9223372036854775808ull; if (!r171) goto b20; if (!r177) goto b20; if (!r179) goto b20; if (!r182) goto b20; r183 = r2; r184 = r9 + r183 * 8; r186 = r13 + r183 * 8; r187 = r4 + r183 * 8; r193 = (i32)r1; r194 = (i64)r193; r195 = r194 == r1; r196 = (u64)r194 * 8ull; if (!r195) goto b20;
+b8: // head
 #line 85 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b18;
+	r6 = r2 < r3; if (!r6) goto b19;
 	r8 = r184; r11 = *(u64 *)r8; r12 = r186; r15 = *(u64 *)r12;
 #line 16 "helpers.go"
 	r17 = r11 * r15; r18 = r17 + r11; r19 = r18 - r15;
 	r20 = r11 & ~r15; r21 = r19 ^ r20;
 	r22 = r11 & r15; r23 = r22 >> 1; r24 = r21 | r23;
-	r25 = r15 != 0ull; if (!r25) goto b17;
-	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r207 = r11 | r15; r208 = r207 >> 32; r209 = (u32)r208; r210 = r209 == 0u; if (!r210) goto b16; r211 = (u32)r11; r212 = (u32)r15; r213 = qd_div_u32(r211, r212); r215 = r213 * r212; r214 = r211 - r215; r205 = (u64)r213; r206 = (u64)r214;
-b12: // Mix[uint].if.then
+	r25 = r15 != 0ull; if (!r25) goto b18;
+	if (r15 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r211 = r11 | r15; r212 = r211 >> 32; r213 = (u32)r212; r214 = r213 == 0u; if (!r214) goto b17; r215 = (u32)r11; r216 = (u32)r15; r217 = qd_div_u32(r215, r216); r219 = r217 * r216; r218 = r215 - r219; r209 = (u64)r217; r210 = (u64)r218;
+b13: // Mix[uint].if.then
 #line 20 "helpers.go"
-	r27 = r205; r28 = r24 + r27;
-	r29 = r206; r30 = r28 ^ r29; r26 = r30;
-b13: // Mix[uint].if.done
+	r27 = r209; r28 = r24 + r27;
+	r29 = r210; r30 = r28 ^ r29; r26 = r30;
+b14: // Mix[uint].if.done
 #line 21 "helpers.go"
 	r60 = __umul64hi(r11, 2635249153387078803ull); r61 = r11 - r60; r62 = r61 >> 1; r63 = r62 + r60; r64 = r63 >> 2;
 #line 23 "helpers.go"
@@ -18395,34 +18476,34 @@ b13: // Mix[uint].if.done
 #line 86 "kernels.go"
 	r57 = r187; *(u64 *)r57 = r16;
 #line 85 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r184 = r184 + r185 * 1; r186 = r186 + r185 * 1; r187 = r187 + r185 * 1; goto b7;
-b16: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r184 = r184 + r196 * 1; r186 = r186 + r196 * 1; r187 = r187 + r196 * 1; goto b8;
+b17: // divide in 64 bits
 #line 20 "helpers.go"
-	r205 = qd_div_u64(r11, r15); r216 = r205 * r15; r206 = r11 - r216; goto b12;
-b17: // edge 0→2
+	r209 = qd_div_u64(r11, r15); r220 = r209 * r15; r210 = r11 - r220; goto b13;
+b18: // edge 0→2
 #line 19 "helpers.go"
-	r26 = r24; goto b13;
-b18: // exit
+	r26 = r24; goto b14;
+b19: // exit
 #line 19 "helpers.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 85 "kernels.go"
 	r188 = r2; r189 = r9 + r188 * 8; r190 = (u64)r1 * 8ull; r191 = r13 + r188 * 8; r192 = r4 + r188 * 8;
-b20: // head (checked)
+b21: // head (checked)
 #line 85 "kernels.go"
-	r88 = r2 < r3; if (!r88) goto b18; r89 = r2;
+	r88 = r2 < r3; if (!r88) goto b19; r89 = r2;
 	if ((u64)r89 >= (u64)r10) { qd_site = 0; qd_x = r89; qd_y = r10; goto qd_fault; } r90 = r189; r91 = *(u64 *)r90; if ((u64)r89 >= (u64)r14) { qd_site = 1; qd_x = r89; qd_y = r14; goto qd_fault; } r92 = r191; r93 = *(u64 *)r92;
 #line 16 "helpers.go"
 	r95 = r91 * r93; r96 = r95 + r91; r97 = r96 - r93;
 	r98 = r91 & ~r93; r99 = r97 ^ r98;
 	r100 = r91 & r93; r101 = r100 >> 1; r102 = r99 | r101;
-	r103 = r93 != 0ull; if (!r103) goto b31;
-	if (r93 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r195 = r91 | r93; r196 = r195 >> 32; r197 = (u32)r196; r198 = r197 == 0u; if (!r198) goto b30; r199 = (u32)r91; r200 = (u32)r93; r201 = qd_div_u32(r199, r200); r203 = r201 * r200; r202 = r199 - r203; r193 = (u64)r201; r194 = (u64)r202;
-b26: // Mix[uint].if.then (checked)
+	r103 = r93 != 0ull; if (!r103) goto b32;
+	if (r93 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; } r199 = r91 | r93; r200 = r199 >> 32; r201 = (u32)r200; r202 = r201 == 0u; if (!r202) goto b31; r203 = (u32)r91; r204 = (u32)r93; r205 = qd_div_u32(r203, r204); r207 = r205 * r204; r206 = r203 - r207; r197 = (u64)r205; r198 = (u64)r206;
+b27: // Mix[uint].if.then (checked)
 #line 20 "helpers.go"
-	r104 = r193; r105 = r102 + r104;
-	r106 = r194; r107 = r105 ^ r106; r26 = r107;
-b27: // Mix[uint].if.done (checked)
+	r104 = r197; r105 = r102 + r104;
+	r106 = r198; r107 = r105 ^ r106; r26 = r107;
+b28: // Mix[uint].if.done (checked)
 #line 21 "helpers.go"
 	r137 = __umul64hi(r91, 2635249153387078803ull); r138 = r91 - r137; r139 = r138 >> 1; r140 = r139 + r137; r141 = r140 >> 2;
 #line 23 "helpers.go"
@@ -18435,13 +18516,13 @@ b27: // Mix[uint].if.done (checked)
 #line 86 "kernels.go"
 	r134 = r192; *(u64 *)r134 = r94;
 #line 85 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r189 = r189 + r190 * 1; r191 = r191 + r190 * 1; r192 = r192 + r190 * 1; goto b20;
-b30: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r189 = r189 + r190 * 1; r191 = r191 + r190 * 1; r192 = r192 + r190 * 1; goto b21;
+b31: // divide in 64 bits
 #line 20 "helpers.go"
-	r193 = qd_div_u64(r91, r93); r204 = r193 * r93; r194 = r91 - r204; goto b26;
-b31: // edge 0→2 (checked)
+	r197 = qd_div_u64(r91, r93); r208 = r197 * r93; r198 = r91 - r208; goto b27;
+b32: // edge 0→2 (checked)
 #line 19 "helpers.go"
-	r26 = r102; goto b27;
+	r26 = r102; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -19834,40 +19915,40 @@ qd_fault: {
 
 // Task 3 of kernel Phases(a []i32, b []i32, n i64), parallel.
 extern "C" __global__ void Phases_3(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r6 = 0, r8 = 0, r16 = 0, r18 = 0, r26 = 0;
-	i32 r10 = 0, r12 = 0, r13 = 0, r20 = 0, r22 = 0, r23 = 0;
+	bool r6 = 0, r8 = 0, r16 = 0, r18 = 0, r26 = 0, r35 = 0;
+	i32 r10 = 0, r12 = 0, r13 = 0, r20 = 0, r22 = 0, r23 = 0, r33 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r5 = 0, r7 = 0, r15 = 0, r17 = 0;
-	i64 r27 = 0, r29 = 0, r30 = 0, r32 = 0;
+	i64 r27 = 0, r29 = 0, r30 = 0, r32 = 0, r34 = 0, r36 = 0;
 	u64 r25 = 0;
 	char *r3 = 0, *r9 = 0, *r11 = 0, *r14 = 0, *r19 = 0, *r21 = 0, *r24 = 0, *r28 = 0;
 	char *r31 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 234 "kernels.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + 1ull; r4 = p3; r25 = (u64)r4; r26 = 0ull < r25; r3 = p2; if (!r26) goto b8;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + 1ull; r4 = p3; r25 = (u64)r4; r26 = 0ull < r25; r3 = p2; if (!r26) goto b9;
 	r9 = r3 + 0ll;
 #line 234 "kernels.go"
-	r27 = r2; r28 = r3 + r27 * 4; r29 = (u64)r1 * 4ull;
-b3: // head
+	r27 = r2; r28 = r3 + r27 * 4; r33 = (i32)r1; r34 = (i64)r33; r35 = r34 == r1; r36 = (u64)r34 * 4ull; if (!r35) goto b9;
+b4: // head
 #line 234 "kernels.go"
-	r5 = r4; r6 = r2 < r5; if (!r6) goto b7; r5 = r4;
+	r5 = r4; r6 = r2 < r5; if (!r6) goto b8; r5 = r4;
 	r10 = *(i32 *)r9; r11 = r28; r12 = *(i32 *)r11; r13 = (u32)r12 + (u32)r10; r14 = r11; *(i32 *)r14 = r13;
 #line 234 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r28 = r28 + r29 * 1; goto b3;
-b7: // exit
+	r2 = (u64)r2 + (u64)r1; r28 = r28 + r36 * 1; goto b4;
+b8: // exit
 #line 234 "kernels.go"
 	return;
-b8: // preheader
+b9: // preheader
 #line 235 "kernels.go"
 	r19 = r3 + 0ll;
 #line 234 "kernels.go"
 	r30 = r2; r31 = r3 + r30 * 4; r32 = (u64)r1 * 4ull;
-b9: // head (checked)
+b10: // head (checked)
 #line 234 "kernels.go"
-	r5 = r4; r16 = r2 < r5; if (!r16) goto b7; r5 = r4;
+	r5 = r4; r16 = r2 < r5; if (!r16) goto b8; r5 = r4;
 	if ((u64)0ll >= (u64)r4) { qd_site = 4; qd_x = 0ll; qd_y = r4; goto qd_fault; } r20 = *(i32 *)r19; r21 = r31; r22 = *(i32 *)r21; r23 = (u32)r22 + (u32)r20; r24 = r21; *(i32 *)r24 = r23;
 #line 234 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r31 = r31 + r32 * 1; goto b9;
+	r2 = (u64)r2 + (u64)r1; r31 = r31 + r32 * 1; goto b10;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -20033,12 +20114,12 @@ extern "C" __global__ void Helpers_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 #line 265 "kernels.go"
 	r39 = p8; r35 = p6;
 #line 263 "kernels.go"
-	r4 = p0; if (!r128) goto b132; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; if (!r131) goto b132; if (!r137) goto b132; if (!r139) goto b132; if (!r142) goto b132; r254 = r61; r255 = r3 < 0ll ? r3 : 0ll; r256 = r3 < r254 ? r3 : r254; r251 = (u64)r61; r252 = r251 <= 2305843009213693952ull; if (!r252) goto b90;
+	r4 = p0; if (!r128) goto b180; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; if (!r131) goto b180; if (!r137) goto b180; if (!r139) goto b180; if (!r142) goto b180; r254 = r61; r255 = r3 < 0ll ? r3 : 0ll; r256 = r3 < r254 ? r3 : r254; r251 = (u64)r61; r252 = r251 <= 2305843009213693952ull; if (!r252) goto b122;
 #line 266 "kernels.go"
 	r223 = r44;
 b9: // head (checked if, before)
 #line 263 "kernels.go"
-	r195 = r2 < r255; if (!r195) goto b49; r196 = r2;
+	r195 = r2 < r255; if (!r195) goto b65; r196 = r2;
 	r197 = r4 + r196 * 4; r198 = *(i32 *)r197;
 #line 11 "helpers.go"
 	r200 = r198 > (-50) ? r198 : (-50); r201 = r200 < 50 ? r200 : 50; r199 = r201;
@@ -20050,17 +20131,57 @@ b9: // head (checked if, before)
 	r207 = (u32)r199 + (u32)r204; r208 = r197; *(i32 *)r208 = r207;
 	r209 = r197; r210 = *(i32 *)r209; r211 = (i64)r210; r212 = (u64)r211 * 1000ull; r238 = __mul64hi(r196, (-7905747460161236406ll)); r239 = (u64)r238 + (u64)r196; r240 = (u64)r239; r241 = r240 >> 63; r242 = r239 >> 2; r243 = (i64)r241; r244 = (u64)r242 + (u64)r243; r245 = (u64)r244 * 7ull; r246 = (u64)r196 - (u64)r245; r213 = r246; r214 = r213;
 #line 34 "helpers.go"
-	r215 = r214 == 0ll; if (!r215) goto b45; r28 = 0ll; r29 = 0ll;
+	r215 = r214 == 0ll; if (!r215) goto b61; r28 = 0ll; r29 = 0ll;
 b19: // DivMod.return (checked if, before)
 #line 37 "helpers.go"
 	r218 = r28;
 #line 265 "kernels.go"
 	r219 = r35 + r196 * 8; *(i64 *)r219 = r218; r220 = r29; r221 = r39 + r196 * 8; *(i64 *)r221 = r220;
-	r222 = (u64)r196 + 3ull; r224 = r222 <= r223; if (!r224) goto b44;
-	r225 = r222; if ((u64)r225 > (u64)r44) { qd_site = 4; qd_x = r225; qd_y = r44; goto qd_fault; } if ((u64)r196 > (u64)r225) { qd_site = 5; qd_x = r196; qd_y = r225; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r226 = r43 + r196 * 8; r264 = r226 + 0ll; r227 = (u64)r225 - (u64)r196; r229 = r227; r321 = r229 > (-9223372036854775800ll) ? r229 : (-9223372036854775800ll); r322 = (u64)r321 - 8ull;
+	r222 = (u64)r196 + 3ull; r224 = r222 <= r223; if (!r224) goto b60;
+	r225 = r222; if ((u64)r225 > (u64)r44) { qd_site = 4; qd_x = r225; qd_y = r44; goto qd_fault; } if ((u64)r196 > (u64)r225) { qd_site = 5; qd_x = r196; qd_y = r225; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r226 = r43 + r196 * 8; r264 = r226 + 0ll; r227 = (u64)r225 - (u64)r196; r229 = r227; r321 = r229 > (-9223372036854775792ll) ? r229 : (-9223372036854775792ll); r322 = (u64)r321 - 16ull;
 b23: // unroll guard
 #line 267 "kernels.go"
-	r323 = r53 < r322; if (!r323) goto b40; r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+	r323 = r53 < r322; if (!r323) goto b56; r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
 #line 43 "helpers.go"
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
@@ -20099,35 +20220,35 @@ b23: // unroll guard
 #line 43 "helpers.go"
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b23;
-b40: // Sum.rangeindex.loop (checked if, before)
+b56: // Sum.rangeindex.loop (checked if, before)
 #line 267 "kernels.go"
-	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b42;
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b58;
 #line 43 "helpers.go"
 	r232 = r264; r233 = *(double *)r232;
-	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b40;
-b42: // Sum.rangeindex.done (checked if, before)
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b56;
+b58: // Sum.rangeindex.done (checked if, before)
 #line 44 "helpers.go"
 	r228 = r52;
 #line 267 "kernels.go"
 	if ((u64)r196 >= (u64)r61) { qd_site = 6; qd_x = r196; qd_y = r61; goto qd_fault; } r235 = r60 + r196 * 8; *(double *)r235 = r228;
-b44: // latch (checked if, before)
+b60: // latch (checked if, before)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b9;
-b45: // DivMod.if.done (checked if, before)
+b61: // DivMod.if.done (checked if, before)
 #line 37 "helpers.go"
-	if (r214 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r309 = (u64)r212; r310 = (u64)r214; r311 = r309 | r310; r312 = r311 >> 32; r313 = (u32)r312; r314 = r313 == 0u; if (!r314) goto b48; r315 = (u32)r212; r316 = (u32)r214; r317 = qd_div_u32(r315, r316); r319 = r317 * r316; r318 = r315 - r319; r307 = (i64)r317; r308 = (i64)r318;
-b47: // DivMod.if.done (checked if, before)
+	if (r214 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r309 = (u64)r212; r310 = (u64)r214; r311 = r309 | r310; r312 = r311 >> 32; r313 = (u32)r312; r314 = r313 == 0u; if (!r314) goto b64; r315 = (u32)r212; r316 = (u32)r214; r317 = qd_div_u32(r315, r316); r319 = r317 * r316; r318 = r315 - r319; r307 = (i64)r317; r308 = (i64)r318;
+b63: // DivMod.if.done (checked if, before)
 #line 37 "helpers.go"
 	r216 = r307; r217 = r308; r28 = r216; r29 = r217; goto b19;
-b48: // divide in 64 bits
+b64: // divide in 64 bits
 #line 37 "helpers.go"
-	r307 = qd_div_i64(r212, r214); r320 = (u64)r307 * (u64)r214; r308 = (u64)r212 - (u64)r320; goto b47;
-b49: // preheader
+	r307 = qd_div_i64(r212, r214); r320 = (u64)r307 * (u64)r214; r308 = (u64)r212 - (u64)r320; goto b63;
+b65: // preheader
 #line 266 "kernels.go"
 	r42 = r44;
-b50: // head
+b66: // head
 #line 263 "kernels.go"
-	r6 = r2 < r256; if (!r6) goto b90; r7 = r2;
+	r6 = r2 < r256; if (!r6) goto b122; r7 = r2;
 	r8 = r4 + r7 * 4; r9 = *(i32 *)r8;
 #line 11 "helpers.go"
 	r13 = r9 > (-50) ? r9 : (-50); r14 = r13 < 50 ? r13 : 50; r10 = r14;
@@ -20139,17 +20260,17 @@ b50: // head
 	r20 = (u32)r10 + (u32)r17; r21 = r8; *(i32 *)r21 = r20;
 	r22 = r8; r23 = *(i32 *)r22; r24 = (i64)r23; r25 = (u64)r24 * 1000ull; r64 = __mul64hi(r7, (-7905747460161236406ll)); r65 = (u64)r64 + (u64)r7; r66 = (u64)r65; r67 = r66 >> 63; r68 = r65 >> 2; r69 = (i64)r67; r70 = (u64)r68 + (u64)r69; r71 = (u64)r70 * 7ull; r72 = (u64)r7 - (u64)r71; r26 = r72; r27 = r26;
 #line 34 "helpers.go"
-	r30 = r27 == 0ll; if (!r30) goto b86; r28 = 0ll; r29 = 0ll;
-b60: // DivMod.return
+	r30 = r27 == 0ll; if (!r30) goto b118; r28 = 0ll; r29 = 0ll;
+b76: // DivMod.return
 #line 37 "helpers.go"
 	r33 = r28;
 #line 265 "kernels.go"
 	r34 = r35 + r7 * 8; *(i64 *)r34 = r33; r37 = r29; r38 = r39 + r7 * 8; *(i64 *)r38 = r37;
-	r41 = (u64)r7 + 3ull; r45 = r41 <= r42; if (!r45) goto b85;
-	r46 = r41; if ((u64)r46 > (u64)r44) { qd_site = 4; qd_x = r46; qd_y = r44; goto qd_fault; } if ((u64)r7 > (u64)r46) { qd_site = 5; qd_x = r7; qd_y = r46; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r47 = r43 + r7 * 8; r258 = r47 + 0ll; r48 = (u64)r46 - (u64)r7; r51 = r48; r324 = r51 > (-9223372036854775800ll) ? r51 : (-9223372036854775800ll); r325 = (u64)r324 - 8ull;
-b64: // unroll guard
+	r41 = (u64)r7 + 3ull; r45 = r41 <= r42; if (!r45) goto b117;
+	r46 = r41; if ((u64)r46 > (u64)r44) { qd_site = 4; qd_x = r46; qd_y = r44; goto qd_fault; } if ((u64)r7 > (u64)r46) { qd_site = 5; qd_x = r7; qd_y = r46; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r47 = r43 + r7 * 8; r258 = r47 + 0ll; r48 = (u64)r46 - (u64)r7; r51 = r48; r324 = r51 > (-9223372036854775792ll) ? r51 : (-9223372036854775792ll); r325 = (u64)r324 - 16ull;
+b80: // unroll guard
 #line 267 "kernels.go"
-	r326 = r53 < r325; if (!r326) goto b81; r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+	r326 = r53 < r325; if (!r326) goto b113; r54 = (u64)r53 + 1ull; r55 = r54 < r51;
 #line 43 "helpers.go"
 	r56 = r258; r57 = *(double *)r56;
 	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
@@ -20187,36 +20308,76 @@ b64: // unroll guard
 	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
 #line 43 "helpers.go"
 	r56 = r258; r57 = *(double *)r56;
-	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b64;
-b81: // Sum.rangeindex.loop
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
 #line 267 "kernels.go"
-	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b83;
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
 #line 43 "helpers.go"
 	r56 = r258; r57 = *(double *)r56;
-	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b81;
-b83: // Sum.rangeindex.done
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b80;
+b113: // Sum.rangeindex.loop
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b115;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b113;
+b115: // Sum.rangeindex.done
 #line 44 "helpers.go"
 	r50 = r52;
 #line 267 "kernels.go"
 	r59 = r60 + r7 * 8; *(double *)r59 = r50;
-b85: // latch
+b117: // latch
 #line 263 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b50;
-b86: // DivMod.if.done
+	r2 = (u64)r2 + (u64)r1; goto b66;
+b118: // DivMod.if.done
 #line 37 "helpers.go"
-	if (r27 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r295 = (u64)r25; r296 = (u64)r27; r297 = r295 | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b89; r301 = (u32)r25; r302 = (u32)r27; r303 = qd_div_u32(r301, r302); r305 = r303 * r302; r304 = r301 - r305; r293 = (i64)r303; r294 = (i64)r304;
-b88: // DivMod.if.done
+	if (r27 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r295 = (u64)r25; r296 = (u64)r27; r297 = r295 | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b121; r301 = (u32)r25; r302 = (u32)r27; r303 = qd_div_u32(r301, r302); r305 = r303 * r302; r304 = r301 - r305; r293 = (i64)r303; r294 = (i64)r304;
+b120: // DivMod.if.done
 #line 37 "helpers.go"
-	r31 = r293; r32 = r294; r28 = r31; r29 = r32; goto b60;
-b89: // divide in 64 bits
+	r31 = r293; r32 = r294; r28 = r31; r29 = r32; goto b76;
+b121: // divide in 64 bits
 #line 37 "helpers.go"
-	r293 = qd_div_i64(r25, r27); r306 = (u64)r293 * (u64)r27; r294 = (u64)r25 - (u64)r306; goto b88;
-b90: // preheader
+	r293 = qd_div_i64(r25, r27); r306 = (u64)r293 * (u64)r27; r294 = (u64)r25 - (u64)r306; goto b120;
+b122: // preheader
 #line 266 "kernels.go"
 	r171 = r44;
-b91: // head (checked if, after)
+b123: // head (checked if, after)
 #line 263 "kernels.go"
-	r143 = r2 < r3; if (!r143) goto b131; r144 = r2;
+	r143 = r2 < r3; if (!r143) goto b179; r144 = r2;
 	r145 = r4 + r144 * 4; r146 = *(i32 *)r145;
 #line 11 "helpers.go"
 	r148 = r146 > (-50) ? r146 : (-50); r149 = r148 < 50 ? r148 : 50; r147 = r149;
@@ -20228,17 +20389,17 @@ b91: // head (checked if, after)
 	r155 = (u32)r147 + (u32)r152; r156 = r145; *(i32 *)r156 = r155;
 	r157 = r145; r158 = *(i32 *)r157; r159 = (i64)r158; r160 = (u64)r159 * 1000ull; r186 = __mul64hi(r144, (-7905747460161236406ll)); r187 = (u64)r186 + (u64)r144; r188 = (u64)r187; r189 = r188 >> 63; r190 = r187 >> 2; r191 = (i64)r189; r192 = (u64)r190 + (u64)r191; r193 = (u64)r192 * 7ull; r194 = (u64)r144 - (u64)r193; r161 = r194; r162 = r161;
 #line 34 "helpers.go"
-	r163 = r162 == 0ll; if (!r163) goto b127; r28 = 0ll; r29 = 0ll;
-b101: // DivMod.return (checked if, after)
+	r163 = r162 == 0ll; if (!r163) goto b175; r28 = 0ll; r29 = 0ll;
+b133: // DivMod.return (checked if, after)
 #line 37 "helpers.go"
 	r166 = r28;
 #line 265 "kernels.go"
 	r167 = r35 + r144 * 8; *(i64 *)r167 = r166; r168 = r29; r169 = r39 + r144 * 8; *(i64 *)r169 = r168;
-	r170 = (u64)r144 + 3ull; r172 = r170 <= r171; if (!r172) goto b126;
-	r173 = r170; if ((u64)r173 > (u64)r44) { qd_site = 4; qd_x = r173; qd_y = r44; goto qd_fault; } if ((u64)r144 > (u64)r173) { qd_site = 5; qd_x = r144; qd_y = r173; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r174 = r43 + r144 * 8; r262 = r174 + 0ll; r175 = (u64)r173 - (u64)r144; r177 = r175; r327 = r177 > (-9223372036854775800ll) ? r177 : (-9223372036854775800ll); r328 = (u64)r327 - 8ull;
-b105: // unroll guard
+	r170 = (u64)r144 + 3ull; r172 = r170 <= r171; if (!r172) goto b174;
+	r173 = r170; if ((u64)r173 > (u64)r44) { qd_site = 4; qd_x = r173; qd_y = r44; goto qd_fault; } if ((u64)r144 > (u64)r173) { qd_site = 5; qd_x = r144; qd_y = r173; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r174 = r43 + r144 * 8; r262 = r174 + 0ll; r175 = (u64)r173 - (u64)r144; r177 = r175; r327 = r177 > (-9223372036854775792ll) ? r177 : (-9223372036854775792ll); r328 = (u64)r327 - 16ull;
+b137: // unroll guard
 #line 267 "kernels.go"
-	r329 = r53 < r328; if (!r329) goto b122; r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+	r329 = r53 < r328; if (!r329) goto b170; r178 = (u64)r53 + 1ull; r179 = r178 < r177;
 #line 43 "helpers.go"
 	r180 = r262; r181 = *(double *)r180;
 	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
@@ -20276,39 +20437,79 @@ b105: // unroll guard
 	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
 #line 43 "helpers.go"
 	r180 = r262; r181 = *(double *)r180;
-	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b105;
-b122: // Sum.rangeindex.loop (checked if, after)
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
 #line 267 "kernels.go"
-	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b124;
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
 #line 43 "helpers.go"
 	r180 = r262; r181 = *(double *)r180;
-	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b122;
-b124: // Sum.rangeindex.done (checked if, after)
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b137;
+b170: // Sum.rangeindex.loop (checked if, after)
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b172;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b170;
+b172: // Sum.rangeindex.done (checked if, after)
 #line 44 "helpers.go"
 	r176 = r52;
 #line 267 "kernels.go"
 	if ((u64)r144 >= (u64)r61) { qd_site = 6; qd_x = r144; qd_y = r61; goto qd_fault; } r183 = r60 + r144 * 8; *(double *)r183 = r176;
-b126: // latch (checked if, after)
+b174: // latch (checked if, after)
 #line 263 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b91;
-b127: // DivMod.if.done (checked if, after)
+	r2 = (u64)r2 + (u64)r1; goto b123;
+b175: // DivMod.if.done (checked if, after)
 #line 37 "helpers.go"
-	if (r162 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r281 = (u64)r160; r282 = (u64)r162; r283 = r281 | r282; r284 = r283 >> 32; r285 = (u32)r284; r286 = r285 == 0u; if (!r286) goto b130; r287 = (u32)r160; r288 = (u32)r162; r289 = qd_div_u32(r287, r288); r291 = r289 * r288; r290 = r287 - r291; r279 = (i64)r289; r280 = (i64)r290;
-b129: // DivMod.if.done (checked if, after)
+	if (r162 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r281 = (u64)r160; r282 = (u64)r162; r283 = r281 | r282; r284 = r283 >> 32; r285 = (u32)r284; r286 = r285 == 0u; if (!r286) goto b178; r287 = (u32)r160; r288 = (u32)r162; r289 = qd_div_u32(r287, r288); r291 = r289 * r288; r290 = r287 - r291; r279 = (i64)r289; r280 = (i64)r290;
+b177: // DivMod.if.done (checked if, after)
 #line 37 "helpers.go"
-	r164 = r279; r165 = r280; r28 = r164; r29 = r165; goto b101;
-b130: // divide in 64 bits
+	r164 = r279; r165 = r280; r28 = r164; r29 = r165; goto b133;
+b178: // divide in 64 bits
 #line 37 "helpers.go"
-	r279 = qd_div_i64(r160, r162); r292 = (u64)r279 * (u64)r162; r280 = (u64)r160 - (u64)r292; goto b129;
-b131: // exit
+	r279 = qd_div_i64(r160, r162); r292 = (u64)r279 * (u64)r162; r280 = (u64)r160 - (u64)r292; goto b177;
+b179: // exit
 #line 37 "helpers.go"
 	return;
-b132: // preheader
+b180: // preheader
 #line 266 "kernels.go"
 	r101 = r44;
-b133: // head (checked)
+b181: // head (checked)
 #line 263 "kernels.go"
-	r73 = r2 < r3; if (!r73) goto b131; r74 = r2;
+	r73 = r2 < r3; if (!r73) goto b179; r74 = r2;
 	r75 = r4 + r74 * 4; r76 = *(i32 *)r75;
 #line 11 "helpers.go"
 	r78 = r76 > (-50) ? r76 : (-50); r79 = r78 < 50 ? r78 : 50; r77 = r79;
@@ -20320,17 +20521,17 @@ b133: // head (checked)
 	r85 = (u32)r77 + (u32)r82; r86 = r75; *(i32 *)r86 = r85;
 	r87 = r75; r88 = *(i32 *)r87; r89 = (i64)r88; r90 = (u64)r89 * 1000ull; r116 = __mul64hi(r74, (-7905747460161236406ll)); r117 = (u64)r116 + (u64)r74; r118 = (u64)r117; r119 = r118 >> 63; r120 = r117 >> 2; r121 = (i64)r119; r122 = (u64)r120 + (u64)r121; r123 = (u64)r122 * 7ull; r124 = (u64)r74 - (u64)r123; r91 = r124; r92 = r91;
 #line 34 "helpers.go"
-	r93 = r92 == 0ll; if (!r93) goto b169; r28 = 0ll; r29 = 0ll;
-b143: // DivMod.return (checked)
+	r93 = r92 == 0ll; if (!r93) goto b233; r28 = 0ll; r29 = 0ll;
+b191: // DivMod.return (checked)
 #line 37 "helpers.go"
 	r96 = r28;
 #line 265 "kernels.go"
 	if ((u64)r74 >= (u64)r36) { qd_site = 2; qd_x = r74; qd_y = r36; goto qd_fault; } r97 = r35 + r74 * 8; *(i64 *)r97 = r96; r98 = r29; if ((u64)r74 >= (u64)r40) { qd_site = 3; qd_x = r74; qd_y = r40; goto qd_fault; } r99 = r39 + r74 * 8; *(i64 *)r99 = r98;
-	r100 = (u64)r74 + 3ull; r102 = r100 <= r101; if (!r102) goto b168;
-	r103 = r100; if ((u64)r103 > (u64)r44) { qd_site = 4; qd_x = r103; qd_y = r44; goto qd_fault; } if ((u64)r74 > (u64)r103) { qd_site = 5; qd_x = r74; qd_y = r103; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r104 = r43 + r74 * 8; r260 = r104 + 0ll; r105 = (u64)r103 - (u64)r74; r107 = r105; r330 = r107 > (-9223372036854775800ll) ? r107 : (-9223372036854775800ll); r331 = (u64)r330 - 8ull;
-b147: // unroll guard
+	r100 = (u64)r74 + 3ull; r102 = r100 <= r101; if (!r102) goto b232;
+	r103 = r100; if ((u64)r103 > (u64)r44) { qd_site = 4; qd_x = r103; qd_y = r44; goto qd_fault; } if ((u64)r74 > (u64)r103) { qd_site = 5; qd_x = r74; qd_y = r103; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r104 = r43 + r74 * 8; r260 = r104 + 0ll; r105 = (u64)r103 - (u64)r74; r107 = r105; r330 = r107 > (-9223372036854775792ll) ? r107 : (-9223372036854775792ll); r331 = (u64)r330 - 16ull;
+b195: // unroll guard
 #line 267 "kernels.go"
-	r332 = r53 < r331; if (!r332) goto b164; r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+	r332 = r53 < r331; if (!r332) goto b228; r108 = (u64)r53 + 1ull; r109 = r108 < r107;
 #line 43 "helpers.go"
 	r110 = r260; r111 = *(double *)r110;
 	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
@@ -20368,30 +20569,70 @@ b147: // unroll guard
 	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
 #line 43 "helpers.go"
 	r110 = r260; r111 = *(double *)r110;
-	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b147;
-b164: // Sum.rangeindex.loop (checked)
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
 #line 267 "kernels.go"
-	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b166;
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
 #line 43 "helpers.go"
 	r110 = r260; r111 = *(double *)r110;
-	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b164;
-b166: // Sum.rangeindex.done (checked)
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b195;
+b228: // Sum.rangeindex.loop (checked)
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b230;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b228;
+b230: // Sum.rangeindex.done (checked)
 #line 44 "helpers.go"
 	r106 = r52;
 #line 267 "kernels.go"
 	if ((u64)r74 >= (u64)r61) { qd_site = 6; qd_x = r74; qd_y = r61; goto qd_fault; } r113 = r60 + r74 * 8; *(double *)r113 = r106;
-b168: // latch (checked)
+b232: // latch (checked)
 #line 263 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b133;
-b169: // DivMod.if.done (checked)
+	r2 = (u64)r2 + (u64)r1; goto b181;
+b233: // DivMod.if.done (checked)
 #line 37 "helpers.go"
-	if (r92 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r267 = (u64)r90; r268 = (u64)r92; r269 = r267 | r268; r270 = r269 >> 32; r271 = (u32)r270; r272 = r271 == 0u; if (!r272) goto b172; r273 = (u32)r90; r274 = (u32)r92; r275 = qd_div_u32(r273, r274); r277 = r275 * r274; r276 = r273 - r277; r265 = (i64)r275; r266 = (i64)r276;
-b171: // DivMod.if.done (checked)
+	if (r92 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r267 = (u64)r90; r268 = (u64)r92; r269 = r267 | r268; r270 = r269 >> 32; r271 = (u32)r270; r272 = r271 == 0u; if (!r272) goto b236; r273 = (u32)r90; r274 = (u32)r92; r275 = qd_div_u32(r273, r274); r277 = r275 * r274; r276 = r273 - r277; r265 = (i64)r275; r266 = (i64)r276;
+b235: // DivMod.if.done (checked)
 #line 37 "helpers.go"
-	r94 = r265; r95 = r266; r28 = r94; r29 = r95; goto b143;
-b172: // divide in 64 bits
+	r94 = r265; r95 = r266; r28 = r94; r29 = r95; goto b191;
+b236: // divide in 64 bits
 #line 37 "helpers.go"
-	r265 = qd_div_i64(r90, r92); r278 = (u64)r265 * (u64)r92; r266 = (u64)r90 - (u64)r278; goto b171;
+	r265 = qd_div_i64(r90, r92); r278 = (u64)r265 * (u64)r92; r266 = (u64)r90 - (u64)r278; goto b235;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -21585,19 +21826,19 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 	bool r242 = 0, r254 = 0, r256 = 0, r268 = 0, r280 = 0, r286 = 0, r298 = 0, r300 = 0;
 	bool r312 = 0, r324 = 0, r332 = 0, r335 = 0, r498 = 0, r501 = 0, r503 = 0, r507 = 0;
 	bool r509 = 0, r512 = 0, r514 = 0, r517 = 0, r519 = 0, r524 = 0, r528 = 0, r534 = 0;
-	bool r535 = 0, r563 = 0, r565 = 0, r566 = 0, r568 = 0, r569 = 0, r571 = 0, r572 = 0;
-	bool r579 = 0, r580 = 0, r581 = 0, r582 = 0, r584 = 0, r587 = 0, r588 = 0, r589 = 0;
-	bool r590 = 0, r591 = 0, r592 = 0, r593 = 0, r594 = 0, r595 = 0, r596 = 0, r597 = 0;
-	bool r598 = 0, r599 = 0, r600 = 0, r601 = 0, r602 = 0, r603 = 0, r604 = 0, r605 = 0;
-	bool r636 = 0, r639 = 0, r829 = 0, r843 = 0;
-	i32 r64 = 0, r66 = 0, r67 = 0, r361 = 0, r363 = 0, r364 = 0, r606 = 0, r607 = 0;
-	i32 r608 = 0, r609 = 0, r610 = 0, r611 = 0, r612 = 0, r613 = 0, r614 = 0, r615 = 0;
-	i32 r616 = 0, r617 = 0, r618 = 0, r619 = 0, r620 = 0, r621 = 0, r622 = 0, r623 = 0;
-	i32 r624 = 0, r625 = 0, r626 = 0, r627 = 0, r628 = 0, r629 = 0, r630 = 0, r631 = 0;
-	i32 r632 = 0, r633 = 0, r634 = 0, r663 = 0, r665 = 0, r666 = 0, r798 = 0, r799 = 0;
-	i32 r800 = 0, r801 = 0, r802 = 0, r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0;
-	i32 r808 = 0, r809 = 0, r810 = 0, r811 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0;
-	i32 r816 = 0, r817 = 0, r818 = 0, r819 = 0, r820 = 0, r821 = 0;
+	bool r535 = 0, r564 = 0, r567 = 0, r569 = 0, r570 = 0, r572 = 0, r573 = 0, r575 = 0;
+	bool r576 = 0, r583 = 0, r584 = 0, r585 = 0, r586 = 0, r588 = 0, r591 = 0, r592 = 0;
+	bool r593 = 0, r594 = 0, r595 = 0, r596 = 0, r597 = 0, r598 = 0, r599 = 0, r600 = 0;
+	bool r601 = 0, r602 = 0, r603 = 0, r604 = 0, r605 = 0, r606 = 0, r607 = 0, r608 = 0;
+	bool r609 = 0, r640 = 0, r643 = 0, r833 = 0, r847 = 0;
+	i32 r64 = 0, r66 = 0, r67 = 0, r361 = 0, r363 = 0, r364 = 0, r562 = 0, r610 = 0;
+	i32 r611 = 0, r612 = 0, r613 = 0, r614 = 0, r615 = 0, r616 = 0, r617 = 0, r618 = 0;
+	i32 r619 = 0, r620 = 0, r621 = 0, r622 = 0, r623 = 0, r624 = 0, r625 = 0, r626 = 0;
+	i32 r627 = 0, r628 = 0, r629 = 0, r630 = 0, r631 = 0, r632 = 0, r633 = 0, r634 = 0;
+	i32 r635 = 0, r636 = 0, r637 = 0, r638 = 0, r667 = 0, r669 = 0, r670 = 0, r802 = 0;
+	i32 r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r808 = 0, r809 = 0, r810 = 0;
+	i32 r811 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0, r816 = 0, r817 = 0, r818 = 0;
+	i32 r819 = 0, r820 = 0, r821 = 0, r822 = 0, r823 = 0, r824 = 0, r825 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
 	i64 r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r30 = 0;
@@ -21634,32 +21875,33 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 	i64 r475 = 0, r476 = 0, r477 = 0, r480 = 0, r481 = 0, r482 = 0, r483 = 0, r484 = 0;
 	i64 r485 = 0, r486 = 0, r487 = 0, r490 = 0, r499 = 0, r500 = 0, r502 = 0, r508 = 0;
 	i64 r510 = 0, r511 = 0, r513 = 0, r515 = 0, r521 = 0, r522 = 0, r554 = 0, r556 = 0;
-	i64 r558 = 0, r560 = 0, r562 = 0, r564 = 0, r567 = 0, r570 = 0, r573 = 0, r574 = 0;
-	i64 r575 = 0, r576 = 0, r577 = 0, r578 = 0, r583 = 0, r585 = 0, r586 = 0, r635 = 0;
-	i64 r637 = 0, r638 = 0, r640 = 0, r641 = 0, r642 = 0, r643 = 0, r644 = 0, r645 = 0;
-	i64 r646 = 0, r648 = 0, r649 = 0, r650 = 0, r651 = 0, r652 = 0, r653 = 0, r656 = 0;
-	i64 r662 = 0, r668 = 0, r669 = 0, r670 = 0, r671 = 0, r672 = 0, r673 = 0, r676 = 0;
-	i64 r677 = 0, r678 = 0, r679 = 0, r680 = 0, r681 = 0, r682 = 0, r685 = 0, r721 = 0;
-	i64 r722 = 0, r723 = 0, r724 = 0, r725 = 0, r726 = 0, r727 = 0, r728 = 0, r729 = 0;
-	i64 r730 = 0, r733 = 0, r734 = 0, r735 = 0, r736 = 0, r737 = 0, r738 = 0, r739 = 0;
-	i64 r742 = 0, r743 = 0, r744 = 0, r745 = 0, r746 = 0, r747 = 0, r748 = 0, r751 = 0;
-	i64 r752 = 0, r753 = 0, r754 = 0, r755 = 0, r756 = 0, r757 = 0, r758 = 0, r759 = 0;
-	i64 r760 = 0, r761 = 0, r764 = 0, r765 = 0, r766 = 0, r767 = 0, r768 = 0, r769 = 0;
-	i64 r770 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r777 = 0, r778 = 0, r779 = 0;
-	i64 r782 = 0, r822 = 0, r823 = 0, r835 = 0, r836 = 0, r837 = 0, r849 = 0;
+	i64 r558 = 0, r560 = 0, r563 = 0, r565 = 0, r566 = 0, r568 = 0, r571 = 0, r574 = 0;
+	i64 r577 = 0, r578 = 0, r579 = 0, r580 = 0, r581 = 0, r582 = 0, r587 = 0, r589 = 0;
+	i64 r590 = 0, r639 = 0, r641 = 0, r642 = 0, r644 = 0, r645 = 0, r646 = 0, r647 = 0;
+	i64 r648 = 0, r649 = 0, r650 = 0, r652 = 0, r653 = 0, r654 = 0, r655 = 0, r656 = 0;
+	i64 r657 = 0, r660 = 0, r666 = 0, r672 = 0, r673 = 0, r674 = 0, r675 = 0, r676 = 0;
+	i64 r677 = 0, r680 = 0, r681 = 0, r682 = 0, r683 = 0, r684 = 0, r685 = 0, r686 = 0;
+	i64 r689 = 0, r725 = 0, r726 = 0, r727 = 0, r728 = 0, r729 = 0, r730 = 0, r731 = 0;
+	i64 r732 = 0, r733 = 0, r734 = 0, r737 = 0, r738 = 0, r739 = 0, r740 = 0, r741 = 0;
+	i64 r742 = 0, r743 = 0, r746 = 0, r747 = 0, r748 = 0, r749 = 0, r750 = 0, r751 = 0;
+	i64 r752 = 0, r755 = 0, r756 = 0, r757 = 0, r758 = 0, r759 = 0, r760 = 0, r761 = 0;
+	i64 r762 = 0, r763 = 0, r764 = 0, r765 = 0, r768 = 0, r769 = 0, r770 = 0, r771 = 0;
+	i64 r772 = 0, r773 = 0, r774 = 0, r777 = 0, r778 = 0, r779 = 0, r780 = 0, r781 = 0;
+	i64 r782 = 0, r783 = 0, r786 = 0, r826 = 0, r827 = 0, r839 = 0, r840 = 0, r841 = 0;
+	i64 r853 = 0;
 	u8 r42 = 0, r77 = 0, r89 = 0, r101 = 0, r207 = 0, r221 = 0, r233 = 0, r251 = 0;
 	u8 r265 = 0, r277 = 0, r295 = 0, r309 = 0, r321 = 0, r353 = 0, r374 = 0, r384 = 0;
-	u8 r434 = 0, r444 = 0, r454 = 0, r469 = 0, r479 = 0, r489 = 0, r655 = 0, r675 = 0;
-	u8 r684 = 0, r732 = 0, r741 = 0, r750 = 0, r763 = 0, r772 = 0, r781 = 0;
+	u8 r434 = 0, r444 = 0, r454 = 0, r469 = 0, r479 = 0, r489 = 0, r659 = 0, r679 = 0;
+	u8 r688 = 0, r736 = 0, r745 = 0, r754 = 0, r767 = 0, r776 = 0, r785 = 0;
 	u32 r325 = 0, r326 = 0, r327 = 0, r328 = 0, r329 = 0, r330 = 0, r491 = 0, r492 = 0;
-	u32 r493 = 0, r494 = 0, r495 = 0, r496 = 0, r783 = 0, r784 = 0, r785 = 0, r786 = 0;
-	u32 r787 = 0, r788 = 0, r828 = 0, r830 = 0, r831 = 0, r832 = 0, r833 = 0, r834 = 0;
-	u32 r842 = 0, r844 = 0, r845 = 0, r846 = 0, r847 = 0, r848 = 0, r850 = 0, r851 = 0;
-	u32 r852 = 0, r853 = 0, r854 = 0, r855 = 0, r856 = 0, r857 = 0, r858 = 0, r859 = 0;
-	u32 r860 = 0, r861 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0, r866 = 0, r867 = 0;
+	u32 r493 = 0, r494 = 0, r495 = 0, r496 = 0, r787 = 0, r788 = 0, r789 = 0, r790 = 0;
+	u32 r791 = 0, r792 = 0, r832 = 0, r834 = 0, r835 = 0, r836 = 0, r837 = 0, r838 = 0;
+	u32 r846 = 0, r848 = 0, r849 = 0, r850 = 0, r851 = 0, r852 = 0, r854 = 0, r855 = 0;
+	u32 r856 = 0, r857 = 0, r858 = 0, r859 = 0, r860 = 0, r861 = 0, r862 = 0, r863 = 0;
+	u32 r864 = 0, r865 = 0, r866 = 0, r867 = 0, r868 = 0, r869 = 0, r870 = 0, r871 = 0;
 	u64 r497 = 0, r504 = 0, r505 = 0, r506 = 0, r516 = 0, r518 = 0, r520 = 0, r523 = 0;
 	u64 r525 = 0, r526 = 0, r527 = 0, r529 = 0, r530 = 0, r531 = 0, r532 = 0, r533 = 0;
-	u64 r824 = 0, r825 = 0, r826 = 0, r827 = 0, r838 = 0, r839 = 0, r840 = 0, r841 = 0;
+	u64 r828 = 0, r829 = 0, r830 = 0, r831 = 0, r842 = 0, r843 = 0, r844 = 0, r845 = 0;
 	float r29 = 0, r31 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
 	float r59 = 0, r60 = 0, r65 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0;
 	float r112 = 0, r113 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0;
@@ -21672,11 +21914,11 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 	float r362 = 0, r387 = 0, r388 = 0, r389 = 0, r390 = 0, r392 = 0, r393 = 0, r394 = 0;
 	float r395 = 0, r397 = 0, r398 = 0, r399 = 0, r400 = 0, r402 = 0, r403 = 0, r404 = 0;
 	float r405 = 0, r407 = 0, r408 = 0, r409 = 0, r410 = 0, r412 = 0, r413 = 0, r414 = 0;
-	float r415 = 0, r417 = 0, r418 = 0, r419 = 0, r420 = 0, r647 = 0, r658 = 0, r659 = 0;
-	float r660 = 0, r661 = 0, r664 = 0, r687 = 0, r688 = 0, r689 = 0, r690 = 0, r692 = 0;
-	float r693 = 0, r694 = 0, r695 = 0, r697 = 0, r698 = 0, r699 = 0, r700 = 0, r702 = 0;
-	float r703 = 0, r704 = 0, r705 = 0, r707 = 0, r708 = 0, r709 = 0, r710 = 0, r712 = 0;
-	float r713 = 0, r714 = 0, r715 = 0, r717 = 0, r718 = 0, r719 = 0, r720 = 0;
+	float r415 = 0, r417 = 0, r418 = 0, r419 = 0, r420 = 0, r651 = 0, r662 = 0, r663 = 0;
+	float r664 = 0, r665 = 0, r668 = 0, r691 = 0, r692 = 0, r693 = 0, r694 = 0, r696 = 0;
+	float r697 = 0, r698 = 0, r699 = 0, r701 = 0, r702 = 0, r703 = 0, r704 = 0, r706 = 0;
+	float r707 = 0, r708 = 0, r709 = 0, r711 = 0, r712 = 0, r713 = 0, r714 = 0, r716 = 0;
+	float r717 = 0, r718 = 0, r719 = 0, r721 = 0, r722 = 0, r723 = 0, r724 = 0;
 	char *r4 = 0, *r39 = 0, *r40 = 0, *r49 = 0, *r50 = 0, *r68 = 0, *r76 = 0, *r88 = 0;
 	char *r100 = 0, *r105 = 0, *r116 = 0, *r127 = 0, *r138 = 0, *r149 = 0, *r160 = 0, *r171 = 0;
 	char *r182 = 0, *r206 = 0, *r220 = 0, *r232 = 0, *r250 = 0, *r264 = 0, *r276 = 0, *r294 = 0;
@@ -21685,10 +21927,10 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 	char *r453 = 0, *r468 = 0, *r478 = 0, *r488 = 0, *r536 = 0, *r537 = 0, *r538 = 0, *r539 = 0;
 	char *r540 = 0, *r541 = 0, *r542 = 0, *r543 = 0, *r544 = 0, *r545 = 0, *r546 = 0, *r547 = 0;
 	char *r548 = 0, *r549 = 0, *r550 = 0, *r551 = 0, *r552 = 0, *r553 = 0, *r555 = 0, *r557 = 0;
-	char *r559 = 0, *r561 = 0, *r654 = 0, *r657 = 0, *r667 = 0, *r674 = 0, *r683 = 0, *r686 = 0;
-	char *r691 = 0, *r696 = 0, *r701 = 0, *r706 = 0, *r711 = 0, *r716 = 0, *r731 = 0, *r740 = 0;
-	char *r749 = 0, *r762 = 0, *r771 = 0, *r780 = 0, *r789 = 0, *r790 = 0, *r791 = 0, *r792 = 0;
-	char *r793 = 0, *r794 = 0, *r795 = 0, *r796 = 0, *r797 = 0;
+	char *r559 = 0, *r561 = 0, *r658 = 0, *r661 = 0, *r671 = 0, *r678 = 0, *r687 = 0, *r690 = 0;
+	char *r695 = 0, *r700 = 0, *r705 = 0, *r710 = 0, *r715 = 0, *r720 = 0, *r735 = 0, *r744 = 0;
+	char *r753 = 0, *r766 = 0, *r775 = 0, *r784 = 0, *r793 = 0, *r794 = 0, *r795 = 0, *r796 = 0;
+	char *r797 = 0, *r798 = 0, *r799 = 0, *r800 = 0, *r801 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 424 "kernels.go"
@@ -21705,7 +21947,7 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 #line 431 "kernels.go"
 	r41 = p3; r40 = p2;
 #line 424 "kernels.go"
-	r4 = p0; if (!r498) goto b69; r500 = r499 < 0ll ? r499 : 0ll; r501 = r500 >= 0ll; if (!r501) goto b69; r502 = (u64)r499 * (u64)r12; r503 = r502 >= 0ll; if (!r503) goto b69; r504 = (u64)r499; r506 = __umul64hi(r504, r505); r507 = r506 == 0ull; if (!r507) goto b69; r511 = r510 < 0ll ? r510 : 0ll; r512 = r511 >= 0ll; if (!r512) goto b69; r513 = (u64)r502 + (u64)r510; r514 = r513 >= 0ll; if (!r514) goto b69; r508 = (u64)r500 * (u64)r12; r515 = (u64)r508 + (u64)r511; r516 = (u64)r515; r517 = r516 < 9223372036854775808ull; if (!r517) goto b69; r518 = (u64)r513; r497 = (u64)r41; r519 = r518 < r497; if (!r519) goto b69; if (!r524) goto b69; r527 = r526 + 4611686018427387904ull; r528 = r527 <= 9223372036854775808ull; if (!r528) goto b69; if (!r534) goto b69; r535 = r12 != 0ll; if (!r535) goto b69;
+	r4 = p0; if (!r498) goto b70; r500 = r499 < 0ll ? r499 : 0ll; r501 = r500 >= 0ll; if (!r501) goto b70; r502 = (u64)r499 * (u64)r12; r503 = r502 >= 0ll; if (!r503) goto b70; r504 = (u64)r499; r506 = __umul64hi(r504, r505); r507 = r506 == 0ull; if (!r507) goto b70; r511 = r510 < 0ll ? r510 : 0ll; r512 = r511 >= 0ll; if (!r512) goto b70; r513 = (u64)r502 + (u64)r510; r514 = r513 >= 0ll; if (!r514) goto b70; r508 = (u64)r500 * (u64)r12; r515 = (u64)r508 + (u64)r511; r516 = (u64)r515; r517 = r516 < 9223372036854775808ull; if (!r517) goto b70; r518 = (u64)r513; r497 = (u64)r41; r519 = r518 < r497; if (!r519) goto b70; if (!r524) goto b70; r527 = r526 + 4611686018427387904ull; r528 = r527 <= 9223372036854775808ull; if (!r528) goto b70; if (!r534) goto b70; r535 = r12 != 0ll; if (!r535) goto b70;
 #line 428 "kernels.go"
 	r21 = r499;
 #line 430 "kernels.go"
@@ -21713,68 +21955,68 @@ extern "C" __global__ void ClampedWindow_0(char *p0, i64 p1, char *p2, i64 p3, c
 #line 428 "kernels.go"
 	r196 = r499; r240 = r499;
 #line 424 "kernels.go"
-	r554 = r2; r555 = r50 + r554 * 4; r556 = (u64)r1 * 4ull; r557 = r4 + r554 * 4; r562 = p6; r563 = r562 <= 2147483647ll; r564 = p7; r565 = r564 >= (-2147483648ll); r566 = r564 <= 2147483647ll; r567 = (u64)r564 + (u64)(-1ll); r568 = r567 >= (-2147483648ll); r569 = r567 <= 2147483647ll; r570 = r567 < 0ll ? r567 : 0ll; r571 = r570 >= (-2147483648ll); r572 = r570 <= 2147483647ll; r573 = (u64)r562 * (u64)r570; r574 = (u64)r562 * (u64)r567; r575 = r573 < r574 ? r573 : r574; r576 = r575 < 0ll ? r575 : 0ll; r577 = r573 > r574 ? r573 : r574; r578 = r577 > 0ll ? r577 : 0ll; r579 = r576 >= (-2147483648ll); r580 = r576 <= 2147483647ll; r581 = r578 >= (-2147483648ll); r582 = r578 <= 2147483647ll; r583 = (u64)r562 + (u64)(-1ll); r584 = r583 <= 2147483647ll; r585 = (u64)r576 + (u64)(-1ll); r587 = r585 >= (-2147483648ll); r588 = r585 <= 2147483647ll; r586 = (u64)r578 + (u64)r583; r589 = r586 >= (-2147483648ll); r590 = r586 <= 2147483647ll; r591 = r563 & r565; r592 = r591 & r566; r593 = r592 & r568; r594 = r593 & r569; r595 = r594 & r571; r596 = r595 & r572; r597 = r596 & r579; r598 = r597 & r580; r599 = r598 & r581; r600 = r599 & r582; r601 = r600 & r584; r602 = r601 & r587; r603 = r602 & r588; r604 = r603 & r589; r605 = r604 & r590; if (!r605) goto b69; r839 = r505; r799 = (i32)r12; r808 = r799; r816 = r799; r845 = (u32)r12; r850 = r845 > 1u ? r845 : 1u; r851 = qd_div_u32(4294967295u, r850);
-b16: // head (int32)
+	r554 = r2; r555 = r50 + r554 * 4; r557 = r4 + r554 * 4; r562 = (i32)r1; r563 = (i64)r562; r564 = r563 == r1; r565 = (u64)r563 * 4ull; if (!r564) goto b70; r566 = p6; r567 = r566 <= 2147483647ll; r568 = p7; r569 = r568 >= (-2147483648ll); r570 = r568 <= 2147483647ll; r571 = (u64)r568 + (u64)(-1ll); r572 = r571 >= (-2147483648ll); r573 = r571 <= 2147483647ll; r574 = r571 < 0ll ? r571 : 0ll; r575 = r574 >= (-2147483648ll); r576 = r574 <= 2147483647ll; r577 = (u64)r566 * (u64)r574; r578 = (u64)r566 * (u64)r571; r579 = r577 < r578 ? r577 : r578; r580 = r579 < 0ll ? r579 : 0ll; r581 = r577 > r578 ? r577 : r578; r582 = r581 > 0ll ? r581 : 0ll; r583 = r580 >= (-2147483648ll); r584 = r580 <= 2147483647ll; r585 = r582 >= (-2147483648ll); r586 = r582 <= 2147483647ll; r587 = (u64)r566 + (u64)(-1ll); r588 = r587 <= 2147483647ll; r589 = (u64)r580 + (u64)(-1ll); r591 = r589 >= (-2147483648ll); r592 = r589 <= 2147483647ll; r590 = (u64)r582 + (u64)r587; r593 = r590 >= (-2147483648ll); r594 = r590 <= 2147483647ll; r595 = r567 & r569; r596 = r595 & r570; r597 = r596 & r572; r598 = r597 & r573; r599 = r598 & r575; r600 = r599 & r576; r601 = r600 & r583; r602 = r601 & r584; r603 = r602 & r585; r604 = r603 & r586; r605 = r604 & r588; r606 = r605 & r591; r607 = r606 & r592; r608 = r607 & r593; r609 = r608 & r594; if (!r609) goto b70; r843 = r505; r803 = (i32)r12; r812 = r803; r820 = r803; r849 = (u32)r12; r854 = r849 > 1u ? r849 : 1u; r855 = qd_div_u32(4294967295u, r854);
+b17: // head (int32)
 #line 424 "kernels.go"
-	r635 = (u64)r2 + 1ull; r636 = r635 < r3; if (!r636) goto b68; r637 = r2; r638 = (u64)r637 + 1ull; r838 = (u64)r638; r840 = r838 | r839; r841 = r840 >> 32; r842 = (u32)r841; r843 = r842 == 0u; if (!r843) goto b67; r844 = (u32)r638; r852 = __umulhi(r844, r851); r853 = r852 * r845; r854 = r844 - r853; r855 = r854 - r845; r856 = r854 < r855 ? r854 : r855; r857 = r854 - r856; r858 = r857 < 1u ? r857 : 1u;
-	r846 = r852 + r858; r847 = r856; r836 = (i64)r846; r837 = (i64)r847;
-b21: // rangeindex.body (int32)
+	r639 = (u64)r2 + 1ull; r640 = r639 < r3; if (!r640) goto b69; r641 = r2; r642 = (u64)r641 + 1ull; r842 = (u64)r642; r844 = r842 | r843; r845 = r844 >> 32; r846 = (u32)r845; r847 = r846 == 0u; if (!r847) goto b68; r848 = (u32)r642; r856 = __umulhi(r848, r855); r857 = r856 * r849; r858 = r848 - r857; r859 = r858 - r849; r860 = r858 < r859 ? r858 : r859; r861 = r858 - r860; r862 = r861 < 1u ? r861 : 1u;
+	r850 = r856 + r862; r851 = r860; r840 = (i64)r850; r841 = (i64)r851;
+b22: // rangeindex.body (int32)
 #line 425 "kernels.go"
-	r640 = r837; r641 = r836; r606 = 0;
+	r644 = r841; r645 = r840; r610 = 0;
 #line 428 "kernels.go"
-	r608 = 0;
+	r612 = 0;
 #line 430 "kernels.go"
-	r648 = r640; r649 = (u64)r648 - 1ull; r650 = r649 > 0ll ? r649 : 0ll; r651 = r650 < r35 ? r650 : r35;
+	r652 = r644; r653 = (u64)r652 - 1ull; r654 = r653 > 0ll ? r653 : 0ll; r655 = r654 < r35 ? r654 : r35;
 #line 428 "kernels.go"
-	r643 = r641; r644 = (u64)r643 - 1ull; r645 = r644 > 0ll ? r644 : 0ll; r646 = r645 < r21 ? r645 : r21; r798 = (i32)r646;
+	r647 = r645; r648 = (u64)r647 - 1ull; r649 = r648 > 0ll ? r648 : 0ll; r650 = r649 < r21 ? r649 : r21; r802 = (i32)r650;
 #line 431 "kernels.go"
-	r610 = (u32)r798 * (u32)r799; r800 = (i32)r651; r611 = (u32)r610 + (u32)r800; r653 = (i64)r611; r654 = r40 + r653 * 1; r655 = *(u8 *)r654; r656 = (i64)r655; r801 = (i32)r656; r612 = r801; r608 = r612;
+	r614 = (u32)r802 * (u32)r803; r804 = (i32)r655; r615 = (u32)r614 + (u32)r804; r657 = (i64)r615; r658 = r40 + r657 * 1; r659 = *(u8 *)r658; r660 = (i64)r659; r805 = (i32)r660; r616 = r805; r612 = r616;
 #line 430 "kernels.go"
-	r668 = (u64)r640 + 1ull; r669 = (u64)r668 - 1ull; r670 = r669 > 0ll ? r669 : 0ll; r671 = r670 < r72 ? r670 : r72;
-	r613 = r610; r802 = (i32)r671; r614 = (u32)r613 + (u32)r802; r673 = (i64)r614; r674 = r40 + r673 * 1; r675 = *(u8 *)r674; r676 = (i64)r675; r803 = (i32)r676; r612 = (u32)r608 + (u32)r803; r608 = r612;
+	r672 = (u64)r644 + 1ull; r673 = (u64)r672 - 1ull; r674 = r673 > 0ll ? r673 : 0ll; r675 = r674 < r72 ? r674 : r72;
+	r617 = r614; r806 = (i32)r675; r618 = (u32)r617 + (u32)r806; r677 = (i64)r618; r678 = r40 + r677 * 1; r679 = *(u8 *)r678; r680 = (i64)r679; r807 = (i32)r680; r616 = (u32)r612 + (u32)r807; r612 = r616;
 #line 430 "kernels.go"
-	r677 = (u64)r640 + 2ull; r678 = (u64)r677 - 1ull; r679 = r678 > 0ll ? r678 : 0ll; r680 = r679 < r84 ? r679 : r84;
-	r615 = r610; r804 = (i32)r680; r616 = (u32)r615 + (u32)r804; r682 = (i64)r616; r683 = r40 + r682 * 1; r684 = *(u8 *)r683; r685 = (i64)r684; r805 = (i32)r685; r612 = (u32)r608 + (u32)r805; r609 = r612; r606 = r609;
+	r681 = (u64)r644 + 2ull; r682 = (u64)r681 - 1ull; r683 = r682 > 0ll ? r682 : 0ll; r684 = r683 < r84 ? r683 : r84;
+	r619 = r614; r808 = (i32)r684; r620 = (u32)r619 + (u32)r808; r686 = (i64)r620; r687 = r40 + r686 * 1; r688 = *(u8 *)r687; r689 = (i64)r688; r809 = (i32)r689; r616 = (u32)r612 + (u32)r809; r613 = r616; r610 = r613;
 #line 428 "kernels.go"
-	r608 = r606; r806 = r800;
+	r612 = r610; r810 = r804;
 #line 430 "kernels.go"
-	r617 = r806;
+	r621 = r810;
 #line 428 "kernels.go"
-	r721 = (u64)r641 + 1ull; r722 = (u64)r721 - 1ull; r723 = r722 > 0ll ? r722 : 0ll; r724 = r723 < r196 ? r723 : r196; r807 = (i32)r724;
+	r725 = (u64)r645 + 1ull; r726 = (u64)r725 - 1ull; r727 = r726 > 0ll ? r726 : 0ll; r728 = r727 < r196 ? r727 : r196; r811 = (i32)r728;
 #line 431 "kernels.go"
-	r618 = (u32)r807 * (u32)r808; r619 = (u32)r618 + (u32)r617; r730 = (i64)r619; r731 = r40 + r730 * 1; r732 = *(u8 *)r731; r733 = (i64)r732; r809 = (i32)r733; r612 = (u32)r608 + (u32)r809; r608 = r612; r810 = r802;
+	r622 = (u32)r811 * (u32)r812; r623 = (u32)r622 + (u32)r621; r734 = (i64)r623; r735 = r40 + r734 * 1; r736 = *(u8 *)r735; r737 = (i64)r736; r813 = (i32)r737; r616 = (u32)r612 + (u32)r813; r612 = r616; r814 = r806;
 #line 430 "kernels.go"
-	r620 = r810;
-	r621 = r618; r622 = (u32)r621 + (u32)r620; r739 = (i64)r622; r740 = r40 + r739 * 1; r741 = *(u8 *)r740; r742 = (i64)r741; r811 = (i32)r742; r612 = (u32)r608 + (u32)r811; r608 = r612; r812 = r804;
+	r624 = r814;
+	r625 = r622; r626 = (u32)r625 + (u32)r624; r743 = (i64)r626; r744 = r40 + r743 * 1; r745 = *(u8 *)r744; r746 = (i64)r745; r815 = (i32)r746; r616 = (u32)r612 + (u32)r815; r612 = r616; r816 = r808;
 #line 430 "kernels.go"
-	r623 = r812;
-	r624 = r618; r625 = (u32)r624 + (u32)r623; r748 = (i64)r625; r749 = r40 + r748 * 1; r750 = *(u8 *)r749; r751 = (i64)r750; r813 = (i32)r751; r612 = (u32)r608 + (u32)r813; r609 = r612; r606 = r609;
+	r627 = r816;
+	r628 = r622; r629 = (u32)r628 + (u32)r627; r752 = (i64)r629; r753 = r40 + r752 * 1; r754 = *(u8 *)r753; r755 = (i64)r754; r817 = (i32)r755; r616 = (u32)r612 + (u32)r817; r613 = r616; r610 = r613;
 #line 428 "kernels.go"
-	r752 = (u64)r641 + 2ull; r753 = (u64)r752 - 1ull; r754 = r753 > 0ll ? r753 : 0ll; r755 = r754 < r240 ? r754 : r240; r608 = r606; r814 = r800;
+	r756 = (u64)r645 + 2ull; r757 = (u64)r756 - 1ull; r758 = r757 > 0ll ? r757 : 0ll; r759 = r758 < r240 ? r758 : r240; r612 = r610; r818 = r804;
 #line 430 "kernels.go"
-	r626 = r814; r815 = (i32)r755;
-	r627 = (u32)r815 * (u32)r816; r628 = (u32)r627 + (u32)r626; r761 = (i64)r628; r762 = r40 + r761 * 1; r763 = *(u8 *)r762; r764 = (i64)r763; r817 = (i32)r764; r612 = (u32)r608 + (u32)r817; r608 = r612; r818 = r802;
+	r630 = r818; r819 = (i32)r759;
+	r631 = (u32)r819 * (u32)r820; r632 = (u32)r631 + (u32)r630; r765 = (i64)r632; r766 = r40 + r765 * 1; r767 = *(u8 *)r766; r768 = (i64)r767; r821 = (i32)r768; r616 = (u32)r612 + (u32)r821; r612 = r616; r822 = r806;
 #line 430 "kernels.go"
-	r629 = r818;
-	r630 = r627; r631 = (u32)r630 + (u32)r629; r770 = (i64)r631; r771 = r40 + r770 * 1; r772 = *(u8 *)r771; r773 = (i64)r772; r819 = (i32)r773; r612 = (u32)r608 + (u32)r819; r608 = r612; r820 = r804;
+	r633 = r822;
+	r634 = r631; r635 = (u32)r634 + (u32)r633; r774 = (i64)r635; r775 = r40 + r774 * 1; r776 = *(u8 *)r775; r777 = (i64)r776; r823 = (i32)r777; r616 = (u32)r612 + (u32)r823; r612 = r616; r824 = r808;
 #line 430 "kernels.go"
-	r632 = r820;
-	r633 = r627; r634 = (u32)r633 + (u32)r632; r779 = (i64)r634; r780 = r40 + r779 * 1; r781 = *(u8 *)r780; r782 = (i64)r781; r821 = (i32)r782; r612 = (u32)r608 + (u32)r821; r609 = r612; r607 = r609;
+	r636 = r824;
+	r637 = r631; r638 = (u32)r637 + (u32)r636; r783 = (i64)r638; r784 = r40 + r783 * 1; r785 = *(u8 *)r784; r786 = (i64)r785; r825 = (i32)r786; r616 = (u32)r612 + (u32)r825; r613 = r616; r611 = r613;
 #line 428 "kernels.go"
 	r29 = 0x0p+00f;
 #line 436 "kernels.go"
-	r789 = r555; r657 = r789 + 4ll; r658 = *(float *)r657; r659 = r658 * 0x1.8p-01f; r660 = r659 - 0x1p+00f; r661 = qd_max_f32(r660, 0x0p+00f); r60 = 0x0p+00f + r661; r29 = r60; r686 = r657; r687 = *(float *)r686; r688 = r687 * 0x1.ap-01f; r689 = r688 - 0x1p+00f; r690 = qd_max_f32(r689, 0x0p+00f); r60 = r29 + r690; r29 = r60; r691 = r657; r692 = *(float *)r691; r693 = r692 * 0x1.cp-01f; r694 = r693 - 0x1p+00f; r695 = qd_max_f32(r694, 0x0p+00f); r60 = r29 + r695; r29 = r60; r696 = r657; r697 = *(float *)r696; r698 = r697 * 0x1.ep-01f; r699 = r698 - 0x1p+00f; r700 = qd_max_f32(r699, 0x0p+00f); r60 = r29 + r700; r29 = r60; r701 = r657; r702 = *(float *)r701; r703 = r702; r704 = r703 - 0x1p+00f; r705 = qd_max_f32(r704, 0x0p+00f); r60 = r29 + r705; r29 = r60; r706 = r657; r707 = *(float *)r706; r708 = r707 * 0x1.1p+00f; r709 = r708 - 0x1p+00f; r710 = qd_max_f32(r709, 0x0p+00f); r60 = r29 + r710; r29 = r60; r711 = r657; r712 = *(float *)r711; r713 = r712 * 0x1.2p+00f; r714 = r713 - 0x1p+00f; r715 = qd_max_f32(r714, 0x0p+00f); r60 = r29 + r715; r29 = r60; r716 = r657; r717 = *(float *)r716; r718 = r717 * 0x1.3p+00f; r719 = r718 - 0x1p+00f; r720 = qd_max_f32(r719, 0x0p+00f); r60 = r29 + r720; r647 = r60; r642 = (i64)r607; r783 = (u32)r642; r784 = __umulhi(r783, 3340530120u); r785 = r783 - r784; r786 = r785 >> 1; r787 = r786 + r784; r788 = r787 >> 3;
+	r793 = r555; r661 = r793 + 4ll; r662 = *(float *)r661; r663 = r662 * 0x1.8p-01f; r664 = r663 - 0x1p+00f; r665 = qd_max_f32(r664, 0x0p+00f); r60 = 0x0p+00f + r665; r29 = r60; r690 = r661; r691 = *(float *)r690; r692 = r691 * 0x1.ap-01f; r693 = r692 - 0x1p+00f; r694 = qd_max_f32(r693, 0x0p+00f); r60 = r29 + r694; r29 = r60; r695 = r661; r696 = *(float *)r695; r697 = r696 * 0x1.cp-01f; r698 = r697 - 0x1p+00f; r699 = qd_max_f32(r698, 0x0p+00f); r60 = r29 + r699; r29 = r60; r700 = r661; r701 = *(float *)r700; r702 = r701 * 0x1.ep-01f; r703 = r702 - 0x1p+00f; r704 = qd_max_f32(r703, 0x0p+00f); r60 = r29 + r704; r29 = r60; r705 = r661; r706 = *(float *)r705; r707 = r706; r708 = r707 - 0x1p+00f; r709 = qd_max_f32(r708, 0x0p+00f); r60 = r29 + r709; r29 = r60; r710 = r661; r711 = *(float *)r710; r712 = r711 * 0x1.1p+00f; r713 = r712 - 0x1p+00f; r714 = qd_max_f32(r713, 0x0p+00f); r60 = r29 + r714; r29 = r60; r715 = r661; r716 = *(float *)r715; r717 = r716 * 0x1.2p+00f; r718 = r717 - 0x1p+00f; r719 = qd_max_f32(r718, 0x0p+00f); r60 = r29 + r719; r29 = r60; r720 = r661; r721 = *(float *)r720; r722 = r721 * 0x1.3p+00f; r723 = r722 - 0x1p+00f; r724 = qd_max_f32(r723, 0x0p+00f); r60 = r29 + r724; r651 = r60; r646 = (i64)r611; r787 = (u32)r646; r788 = __umulhi(r787, 3340530120u); r789 = r787 - r788; r790 = r789 >> 1; r791 = r790 + r788; r792 = r791 >> 3;
 #line 438 "kernels.go"
-	r662 = (i64)r788; r663 = (i32)r662; r664 = r647 * 0x1p+02f; r665 = qd_f32_to_i32(r664); r666 = (u32)r663 + (u32)r665; r797 = r557; r667 = r797 + 4ll; *(i32 *)r667 = r666;
+	r666 = (i64)r792; r667 = (i32)r666; r668 = r651 * 0x1p+02f; r669 = qd_f32_to_i32(r668); r670 = (u32)r667 + (u32)r669; r801 = r557; r671 = r801 + 4ll; *(i32 *)r671 = r670;
 #line 424 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r555 = r555 + r556 * 1; r557 = r557 + r556 * 1; goto b16;
-b67: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r555 = r555 + r565 * 1; r557 = r557 + r565 * 1; goto b17;
+b68: // divide in 64 bits
 #line 425 "kernels.go"
-	r836 = qd_div_i64(r638, r12); r849 = (u64)r836 * (u64)r12; r837 = (u64)r638 - (u64)r849; goto b21;
-b68: // exit
+	r840 = qd_div_i64(r642, r12); r853 = (u64)r840 * (u64)r12; r841 = (u64)r642 - (u64)r853; goto b22;
+b69: // exit
 #line 425 "kernels.go"
 	return;
-b69: // preheader
+b70: // preheader
 #line 428 "kernels.go"
 	r342 = r499;
 #line 430 "kernels.go"
@@ -21782,14 +22024,14 @@ b69: // preheader
 #line 428 "kernels.go"
 	r424 = r499; r459 = r499;
 #line 424 "kernels.go"
-	r558 = r2; r559 = r50 + r558 * 4; r560 = (u64)r1 * 4ull; r561 = r4 + r558 * 4; r825 = r505; r831 = (u32)r12; r859 = r831 > 1u ? r831 : 1u; r860 = qd_div_u32(4294967295u, r859);
-b70: // head (checked)
+	r558 = r2; r559 = r50 + r558 * 4; r560 = (u64)r1 * 4ull; r561 = r4 + r558 * 4; r829 = r505; r835 = (u32)r12; r863 = r835 > 1u ? r835 : 1u; r864 = qd_div_u32(4294967295u, r863);
+b71: // head (checked)
 #line 424 "kernels.go"
-	r331 = (u64)r2 + 1ull; r332 = r331 < r3; if (!r332) goto b68; r333 = r2; r334 = (u64)r333 + 1ull;
-	if (r12 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r824 = (u64)r334; r826 = r824 | r825; r827 = r826 >> 32; r828 = (u32)r827; r829 = r828 == 0u; if (!r829) goto b121; r830 = (u32)r334; r861 = __umulhi(r830, r860); r862 = r861 * r831; r863 = r830 - r862; r864 = r863 - r831; r865 = r863 < r864 ? r863 : r864; r866 = r863 - r865; r867 = r866 < 1u ? r866 : 1u; r832 = r861 + r867; r833 = r865; r822 = (i64)r832; r823 = (i64)r833;
-b75: // rangeindex.body (checked)
+	r331 = (u64)r2 + 1ull; r332 = r331 < r3; if (!r332) goto b69; r333 = r2; r334 = (u64)r333 + 1ull;
+	if (r12 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r828 = (u64)r334; r830 = r828 | r829; r831 = r830 >> 32; r832 = (u32)r831; r833 = r832 == 0u; if (!r833) goto b122; r834 = (u32)r334; r865 = __umulhi(r834, r864); r866 = r865 * r835; r867 = r834 - r866; r868 = r867 - r835; r869 = r867 < r868 ? r867 : r868; r870 = r867 - r869; r871 = r870 < 1u ? r870 : 1u; r836 = r865 + r871; r837 = r869; r826 = (i64)r836; r827 = (i64)r837;
+b76: // rangeindex.body (checked)
 #line 425 "kernels.go"
-	r336 = r823; r337 = r822; r15 = 0ll;
+	r336 = r827; r337 = r826; r15 = 0ll;
 #line 428 "kernels.go"
 	r25 = 0ll;
 #line 430 "kernels.go"
@@ -21836,10 +22078,10 @@ b75: // rangeindex.body (checked)
 #line 438 "kernels.go"
 	r360 = (i64)r496; r361 = (i32)r360; r362 = r344 * 0x1p+02f; r363 = qd_f32_to_i32(r362); r364 = (u32)r361 + (u32)r363; r553 = r561; r365 = r553 + 4ll; *(i32 *)r365 = r364;
 #line 424 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r559 = r559 + r560 * 1; r561 = r561 + r560 * 1; goto b70;
-b121: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r559 = r559 + r560 * 1; r561 = r561 + r560 * 1; goto b71;
+b122: // divide in 64 bits
 #line 425 "kernels.go"
-	r822 = qd_div_i64(r334, r12); r835 = (u64)r822 * (u64)r12; r823 = (u64)r334 - (u64)r835; goto b75;
+	r826 = qd_div_i64(r334, r12); r839 = (u64)r826 * (u64)r12; r827 = (u64)r334 - (u64)r839; goto b76;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -22643,20 +22885,20 @@ extern "C" __global__ void Before_1(char *p0, i64 p1, i64 p2, char *p3) {
 #line 86 "nest.go"
 	r6 = p1; r4 = r6; r7 = p2;
 #line 85 "nest.go"
-	if (r7 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r326 = (u64)r4; r327 = (u64)r7; r328 = r326 | r327; r329 = r328 >> 32; r330 = (u32)r329; r331 = r330 == 0u; if (!r331) goto b49; r332 = (u32)r4; r333 = (u32)r7; r334 = qd_div_u32(r332, r333); r325 = (i64)r334;
+	if (r7 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r326 = (u64)r4; r327 = (u64)r7; r328 = r326 | r327; r329 = r328 >> 32; r330 = (u32)r329; r331 = r330 == 0u; if (!r331) goto b65; r332 = (u32)r4; r333 = (u32)r7; r334 = qd_div_u32(r332, r333); r325 = (i64)r334;
 b2: // entry
 #line 85 "nest.go"
 	r3 = r325;
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r45 = r326; r46 = r2; r47 = (u64)r46 * (u64)r7; r48 = (u64)r47; r49 = r48 < r45; r50 = (u64)r3; r53 = r50 - 1ull; r54 = (u64)r2; r55 = r53 - r54; r56 = r45 - 1ull; r57 = r56 - r48; r58 = (u64)r2 + 1ull; r59 = r58; r60 = (u64)r59 * (u64)r7; r61 = (u64)r60; r62 = r61 - r48; r63 = __umul64hi(r62, r55); r64 = r63 == 0ull; r65 = r62 * r55; r66 = r65 <= r57; r5 = p0; if (!r49) goto b43; r51 = r50 + 4611686018427387904ull; r52 = r51 <= 9223372036854775808ull; if (!r52) goto b43; if (!r64) goto b43; if (!r66) goto b43; r85 = r327; r86 = r85 + 4611686018427387904ull; r87 = r86 <= 9223372036854775808ull; r111 = r3 >= (-2147483648ll); r112 = r3 <= 2147483647ll; r113 = (i64)((u64)gridDim.x * blockDim.x); r114 = (u64)r113 - 1ull; r115 = r114 <= 2147483647ll; r116 = (u64)r3 - 1ull; r117 = r116 >= (-2147483648ll); r118 = r116 <= 2147483647ll; r119 = p2; r120 = r119 >= (-2147483648ll); r121 = r119 <= 2147483647ll; r122 = (u64)r119 * (u64)r116; r123 = r122 < 0ll ? r122 : 0ll; r124 = r122 > 0ll ? r122 : 0ll; r125 = r123 >= (-2147483648ll); r126 = r123 <= 2147483647ll; r127 = r124 >= (-2147483648ll); r128 = r124 <= 2147483647ll; r129 = (u64)r123 + 1ull; r131 = r129 >= (-2147483648ll); r132 = r129 <= 2147483647ll; r130 = (u64)r124 + 1ull; r133 = r130 >= (-2147483648ll); r134 = r130 <= 2147483647ll; r135 = p1; r136 = r135 <= 2147483647ll; r137 = (u64)r119 + (u64)(-2ll); r138 = r137 >= (-2147483648ll); r139 = r137 <= 2147483647ll; r140 = (u64)r119 + (u64)(-1ll); r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (u64)r116 * (u64)(-1ll); r144 = r143 >= (-2147483648ll); r145 = (u64)r119 * (u64)r143; r146 = r145 < 0ll ? r145 : 0ll; r147 = r145 > 0ll ? r145 : 0ll; r148 = r146 >= (-2147483648ll); r149 = r146 <= 2147483647ll; r150 = r147 >= (-2147483648ll); r151 = r147 <= 2147483647ll; r152 = (u64)r146 + (u64)(-1ll); r154 = r152 >= (-2147483648ll); r155 = r152 <= 2147483647ll; r153 = (u64)r147 + (u64)(-1ll); r156 = r153 >= (-2147483648ll); r157 = r153 <= 2147483647ll; r158 = (u64)r153 + (u64)r135; r159 = r158 >= (-2147483648ll); r160 = r158 <= 2147483647ll; r161 = (u64)r135 + (u64)(-1ll); r162 = r161 <= 2147483647ll; r163 = (u64)r146 + (u64)(-2ll); r165 = r163 >= (-2147483648ll); r166 = r163 <= 2147483647ll; r164 = (u64)r147 + (u64)(-2ll); r167 = r164 >= (-2147483648ll); r168 = r164 <= 2147483647ll; r169 = (u64)r164 + (u64)r135; r170 = r169 >= (-2147483648ll); r171 = r169 <= 2147483647ll; r172 = r122; r173 = r172 <= 2147483647ll; r174 = (u64)r119 - 1ull; r175 = r174 <= 2147483647ll; r176 = (u64)r172 + (u64)r174; r177 = r176 <= 2147483647ll; r178 = (u64)r172 + (u64)(-1ll); r179 = r178 <= 2147483647ll; r180 = (u64)r178 + (u64)r174; r181 = r180 <= 2147483647ll; r182 = (u64)r174 + 1ull; r183 = r182 <= 2147483647ll; r184 = (u64)r116 + 1ull; r185 = r184 <= 2147483647ll; r186 = r113 <= 2147483647ll; r187 = (u64)r116 + (u64)r113; r188 = r187 <= 2147483647ll; r189 = r111 & r112; r190 = r189 & r115; r191 = r190 & r117; r192 = r191 & r118; r193 = r192 & r120; r194 = r193 & r121; r195 = r194 & r125; r196 = r195 & r126; r197 = r196 & r127; r198 = r197 & r128; r199 = r198 & r131; r200 = r199 & r132; r201 = r200 & r133; r202 = r201 & r134; r203 = r202 & r136; r204 = r203 & r138; r205 = r204 & r139; r206 = r205 & r141; r207 = r206 & r142; r208 = r207 & r144; r209 = r208 & r148; r210 = r209 & r149; r211 = r210 & r150; r212 = r211 & r151; r213 = r212 & r154; r214 = r213 & r155; r215 = r214 & r156; r216 = r215 & r157; r217 = r216 & r159; r218 = r217 & r160; r219 = r218 & r162; r220 = r219 & r165; r221 = r220 & r166; r222 = r221 & r167; r223 = r222 & r168; r224 = r223 & r170; r225 = r224 & r171; r226 = r225 & r173; r227 = r226 & r175; r228 = r227 & r177; r229 = r228 & r179; r230 = r229 & r181; r231 = r230 & r183; r232 = r231 & r185; r233 = r232 & r186; r234 = r233 & r188; r235 = (i32)r2; if (!r234) goto b43; r314 = (i32)r3; r315 = (i32)r7; r79 = r45; r316 = (u32)r79; r88 = r85 - 1ull; r317 = (u32)r88; r257 = r317 - 1u; r91 = r56; r318 = (u32)r91; r319 = r316; r320 = r318; r321 = r315; r323 = (i32)r1; r324 = r315;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r45 = r326; r46 = r2; r47 = (u64)r46 * (u64)r7; r48 = (u64)r47; r49 = r48 < r45; r50 = (u64)r3; r53 = r50 - 1ull; r54 = (u64)r2; r55 = r53 - r54; r56 = r45 - 1ull; r57 = r56 - r48; r58 = (u64)r2 + 1ull; r59 = r58; r60 = (u64)r59 * (u64)r7; r61 = (u64)r60; r62 = r61 - r48; r63 = __umul64hi(r62, r55); r64 = r63 == 0ull; r65 = r62 * r55; r66 = r65 <= r57; r5 = p0; if (!r49) goto b59; r51 = r50 + 4611686018427387904ull; r52 = r51 <= 9223372036854775808ull; if (!r52) goto b59; if (!r64) goto b59; if (!r66) goto b59; r85 = r327; r86 = r85 + 4611686018427387904ull; r87 = r86 <= 9223372036854775808ull; r111 = r3 >= (-2147483648ll); r112 = r3 <= 2147483647ll; r113 = (i64)((u64)gridDim.x * blockDim.x); r114 = (u64)r113 - 1ull; r115 = r114 <= 2147483647ll; r116 = (u64)r3 - 1ull; r117 = r116 >= (-2147483648ll); r118 = r116 <= 2147483647ll; r119 = p2; r120 = r119 >= (-2147483648ll); r121 = r119 <= 2147483647ll; r122 = (u64)r119 * (u64)r116; r123 = r122 < 0ll ? r122 : 0ll; r124 = r122 > 0ll ? r122 : 0ll; r125 = r123 >= (-2147483648ll); r126 = r123 <= 2147483647ll; r127 = r124 >= (-2147483648ll); r128 = r124 <= 2147483647ll; r129 = (u64)r123 + 1ull; r131 = r129 >= (-2147483648ll); r132 = r129 <= 2147483647ll; r130 = (u64)r124 + 1ull; r133 = r130 >= (-2147483648ll); r134 = r130 <= 2147483647ll; r135 = p1; r136 = r135 <= 2147483647ll; r137 = (u64)r119 + (u64)(-2ll); r138 = r137 >= (-2147483648ll); r139 = r137 <= 2147483647ll; r140 = (u64)r119 + (u64)(-1ll); r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (u64)r116 * (u64)(-1ll); r144 = r143 >= (-2147483648ll); r145 = (u64)r119 * (u64)r143; r146 = r145 < 0ll ? r145 : 0ll; r147 = r145 > 0ll ? r145 : 0ll; r148 = r146 >= (-2147483648ll); r149 = r146 <= 2147483647ll; r150 = r147 >= (-2147483648ll); r151 = r147 <= 2147483647ll; r152 = (u64)r146 + (u64)(-1ll); r154 = r152 >= (-2147483648ll); r155 = r152 <= 2147483647ll; r153 = (u64)r147 + (u64)(-1ll); r156 = r153 >= (-2147483648ll); r157 = r153 <= 2147483647ll; r158 = (u64)r153 + (u64)r135; r159 = r158 >= (-2147483648ll); r160 = r158 <= 2147483647ll; r161 = (u64)r135 + (u64)(-1ll); r162 = r161 <= 2147483647ll; r163 = (u64)r146 + (u64)(-2ll); r165 = r163 >= (-2147483648ll); r166 = r163 <= 2147483647ll; r164 = (u64)r147 + (u64)(-2ll); r167 = r164 >= (-2147483648ll); r168 = r164 <= 2147483647ll; r169 = (u64)r164 + (u64)r135; r170 = r169 >= (-2147483648ll); r171 = r169 <= 2147483647ll; r172 = r122; r173 = r172 <= 2147483647ll; r174 = (u64)r119 - 1ull; r175 = r174 <= 2147483647ll; r176 = (u64)r172 + (u64)r174; r177 = r176 <= 2147483647ll; r178 = (u64)r172 + (u64)(-1ll); r179 = r178 <= 2147483647ll; r180 = (u64)r178 + (u64)r174; r181 = r180 <= 2147483647ll; r182 = (u64)r174 + 1ull; r183 = r182 <= 2147483647ll; r184 = (u64)r116 + 1ull; r185 = r184 <= 2147483647ll; r186 = r113 <= 2147483647ll; r187 = (u64)r116 + (u64)r113; r188 = r187 <= 2147483647ll; r189 = r111 & r112; r190 = r189 & r115; r191 = r190 & r117; r192 = r191 & r118; r193 = r192 & r120; r194 = r193 & r121; r195 = r194 & r125; r196 = r195 & r126; r197 = r196 & r127; r198 = r197 & r128; r199 = r198 & r131; r200 = r199 & r132; r201 = r200 & r133; r202 = r201 & r134; r203 = r202 & r136; r204 = r203 & r138; r205 = r204 & r139; r206 = r205 & r141; r207 = r206 & r142; r208 = r207 & r144; r209 = r208 & r148; r210 = r209 & r149; r211 = r210 & r150; r212 = r211 & r151; r213 = r212 & r154; r214 = r213 & r155; r215 = r214 & r156; r216 = r215 & r157; r217 = r216 & r159; r218 = r217 & r160; r219 = r218 & r162; r220 = r219 & r165; r221 = r220 & r166; r222 = r221 & r167; r223 = r222 & r168; r224 = r223 & r170; r225 = r224 & r171; r226 = r225 & r173; r227 = r226 & r175; r228 = r227 & r177; r229 = r228 & r179; r230 = r229 & r181; r231 = r230 & r183; r232 = r231 & r185; r233 = r232 & r186; r234 = r233 & r188; r235 = (i32)r2; if (!r234) goto b59; r314 = (i32)r3; r315 = (i32)r7; r79 = r45; r316 = (u32)r79; r88 = r85 - 1ull; r317 = (u32)r88; r257 = r317 - 1u; r91 = r56; r318 = (u32)r91; r319 = r316; r320 = r318; r321 = r315; r323 = (i32)r1; r324 = r315;
 b10: // head (int32)
 #line 86 "nest.go"
-	r265 = r235 < r314; if (!r265) goto b42; r236 = r235;
-	r237 = (u32)r236 * (u32)r315; r267 = (i64)r237; r268 = r5 + r267 * 4; *(float *)r268 = (-0x1p+00f); r238 = 1; r252 = r237; r253 = (u32)r252 + 1u; r254 = (u32)r253 - 1u; r255 = (u32)r254; r299 = r255 < r316; if (!r299) goto b39; if (!r87) goto b39; r258 = r318 - r255; r303 = r257 <= r258; if (!r303) goto b39; r259 = (u32)r253; r305 = r259 < r319; if (!r305) goto b39; r260 = r320 - r259; r307 = r257 <= r260; if (!r307) goto b39;
+	r265 = r235 < r314; if (!r265) goto b58; r236 = r235;
+	r237 = (u32)r236 * (u32)r315; r267 = (i64)r237; r268 = r5 + r267 * 4; *(float *)r268 = (-0x1p+00f); r238 = 1; r252 = r237; r253 = (u32)r252 + 1u; r254 = (u32)r253 - 1u; r255 = (u32)r254; r299 = r255 < r316; if (!r299) goto b55; if (!r87) goto b55; r258 = r318 - r255; r303 = r257 <= r258; if (!r303) goto b55; r259 = (u32)r253; r305 = r259 < r319; if (!r305) goto b55; r260 = r320 - r259; r307 = r257 <= r260; if (!r307) goto b55;
 #line 89 "nest.go"
-	r261 = r253; r262 = r261; r311 = (i64)r262; r104 = r5 + r311 * 4; r335 = r321 > (-2147483641) ? r321 : (-2147483641); r336 = (u32)r335 - 7u;
+	r261 = r253; r262 = r261; r311 = (i64)r262; r104 = r5 + r311 * 4; r335 = r321 > (-2147483633) ? r321 : (-2147483633); r336 = (u32)r335 - 15u;
 b19: // unroll guard
 #line 89 "nest.go"
-	r337 = r238 < r336; if (!r337) goto b36;
+	r337 = r238 < r336; if (!r337) goto b52;
 #line 88 "nest.go"
 	r269 = r238 < r321;
 	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
@@ -22682,44 +22924,68 @@ b19: // unroll guard
 	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
 	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
 #line 88 "nest.go"
-	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; goto b19;
-b36: // for.loop (int32)
-#line 88 "nest.go"
-	r269 = r238 < r321; if (!r269) goto b38;
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
 	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
 #line 88 "nest.go"
-	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; goto b36;
-b38: // latch (int32)
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; r269 = r238 < r321;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; goto b19;
+b52: // for.loop (int32)
+#line 88 "nest.go"
+	r269 = r238 < r321; if (!r269) goto b54;
+	r308 = r104; r275 = r308 + -4ll; r276 = *(float *)r275; r12 = (i64)r238; r277 = (float)r12; r278 = r276 + r277; r279 = r308; *(float *)r279 = r278;
+#line 88 "nest.go"
+	r244 = (u32)r238 + 1u; r238 = r244; r104 = r104 + 4ll; goto b52;
+b54: // latch (int32)
 #line 86 "nest.go"
 	r235 = (u32)r235 + (u32)r323; goto b10;
-b39: // preheader (int32)
+b55: // preheader (int32)
 #line 89 "nest.go"
 	r246 = r237; r263 = r253; r264 = r263; r313 = (i64)r264; r110 = r5 + r313 * 4;
-b40: // for.loop (checked) (int32)
+b56: // for.loop (checked) (int32)
 #line 88 "nest.go"
-	r283 = r238 < r324; if (!r283) goto b38;
+	r283 = r238 < r324; if (!r283) goto b54;
 	r247 = (u32)r246 + (u32)r238; r249 = r247; r250 = (u32)r249 - 1u; r288 = (i64)r250; if ((u64)r288 >= (u64)r6) { qd_site = 2; qd_x = r288; qd_y = r6; goto qd_fault; } r309 = r110; r289 = r309 + -4ll; r290 = *(float *)r289; r12 = (i64)r238; r291 = (float)r12; r292 = r290 + r291; r285 = (i64)r247; if ((u64)r285 >= (u64)r6) { qd_site = 3; qd_x = r285; qd_y = r6; goto qd_fault; } r293 = r309; *(float *)r293 = r292;
 #line 88 "nest.go"
-	r251 = (u32)r238 + 1u; r238 = r251; r110 = r110 + 4ll; goto b40;
-b42: // exit
+	r251 = (u32)r238 + 1u; r238 = r251; r110 = r110 + 4ll; goto b56;
+b58: // exit
 #line 88 "nest.go"
 	return;
-b43: // head (checked)
+b59: // head (checked)
 #line 86 "nest.go"
-	r27 = r2 < r3; if (!r27) goto b42; r28 = r2;
+	r27 = r2 < r3; if (!r27) goto b58; r28 = r2;
 	r29 = (u64)r28 * (u64)r7; if ((u64)r29 >= (u64)r6) { qd_site = 1; qd_x = r29; qd_y = r6; goto qd_fault; } r30 = r5 + r29 * 4; *(float *)r30 = (-0x1p+00f); r12 = 1ll;
 #line 89 "nest.go"
 	r32 = r29; r105 = (u64)r32 + 1ull; r106 = r105; r107 = r5 + r106 * 4;
-b46: // for.loop (checked)
+b62: // for.loop (checked)
 #line 88 "nest.go"
-	r31 = r12 < r7; if (!r31) goto b48;
+	r31 = r12 < r7; if (!r31) goto b64;
 	r33 = (u64)r32 + (u64)r12; r35 = r33; r36 = (u64)r35 - 1ull; if ((u64)r36 >= (u64)r6) { qd_site = 2; qd_x = r36; qd_y = r6; goto qd_fault; } r100 = r107; r37 = r100 + -4ll; r38 = *(float *)r37; r39 = (float)r12; r40 = r38 + r39; if ((u64)r33 >= (u64)r6) { qd_site = 3; qd_x = r33; qd_y = r6; goto qd_fault; } r41 = r100; *(float *)r41 = r40;
 #line 88 "nest.go"
-	r42 = (u64)r12 + 1ull; r12 = r42; r107 = r107 + 4ll; goto b46;
-b48: // latch (checked)
+	r42 = (u64)r12 + 1ull; r12 = r42; r107 = r107 + 4ll; goto b62;
+b64: // latch (checked)
 #line 86 "nest.go"
-	r2 = (u64)r2 + (u64)r1; goto b43;
-b49: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; goto b59;
+b65: // divide in 64 bits
 #line 85 "nest.go"
 	r325 = qd_div_i64(r4, r7); goto b2;
 qd_fault: {
@@ -23030,9 +23296,10 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r1 = 0, r4 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0;
 	bool r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r68 = 0, r69 = 0, r87 = 0;
 	bool r88 = 0, r92 = 0, r96 = 0, r98 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0;
-	bool r127 = 0, r130 = 0, r136 = 0, r141 = 0, r150 = 0, r152 = 0, r181 = 0, r189 = 0;
-	bool r193 = 0, r212 = 0, r213 = 0, r214 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0;
-	bool r227 = 0, r230 = 0;
+	bool r127 = 0, r130 = 0, r136 = 0, r141 = 0, r150 = 0, r152 = 0, r179 = 0, r185 = 0;
+	bool r193 = 0, r197 = 0, r216 = 0, r217 = 0, r218 = 0, r224 = 0, r225 = 0, r226 = 0;
+	bool r227 = 0, r231 = 0, r234 = 0;
+	i32 r177 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0, r42 = 0, r45 = 0;
 	i64 r50 = 0, r54 = 0, r55 = 0, r62 = 0, r64 = 0, r67 = 0, r70 = 0, r71 = 0;
@@ -23041,184 +23308,184 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r114 = 0, r122 = 0, r124 = 0, r125 = 0, r138 = 0, r139 = 0, r144 = 0, r145 = 0;
 	i64 r146 = 0, r153 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
 	i64 r163 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r171 = 0, r172 = 0;
-	i64 r174 = 0, r175 = 0, r176 = 0, r201 = 0, r203 = 0, r208 = 0, r216 = 0, r225 = 0;
-	i64 r226 = 0, r228 = 0, r229 = 0;
-	u32 r180 = 0, r182 = 0, r183 = 0, r184 = 0, r188 = 0, r190 = 0, r191 = 0, r192 = 0;
+	i64 r174 = 0, r175 = 0, r176 = 0, r178 = 0, r180 = 0, r205 = 0, r207 = 0, r212 = 0;
+	i64 r220 = 0, r229 = 0, r230 = 0, r232 = 0, r233 = 0;
+	u32 r184 = 0, r186 = 0, r187 = 0, r188 = 0, r192 = 0, r194 = 0, r195 = 0, r196 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
 	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r86 = 0, r93 = 0, r94 = 0;
 	u64 r95 = 0, r102 = 0, r104 = 0, r123 = 0, r126 = 0, r128 = 0, r129 = 0, r131 = 0;
 	u64 r132 = 0, r133 = 0, r134 = 0, r135 = 0, r137 = 0, r140 = 0, r142 = 0, r143 = 0;
-	u64 r147 = 0, r148 = 0, r149 = 0, r151 = 0, r177 = 0, r178 = 0, r179 = 0, r185 = 0;
-	u64 r186 = 0, r187 = 0, r205 = 0, r206 = 0, r210 = 0, r211 = 0, r218 = 0, r219 = 0;
+	u64 r147 = 0, r148 = 0, r149 = 0, r151 = 0, r181 = 0, r182 = 0, r183 = 0, r189 = 0;
+	u64 r190 = 0, r191 = 0, r209 = 0, r210 = 0, r214 = 0, r215 = 0, r222 = 0, r223 = 0;
 	float r40 = 0, r46 = 0, r47 = 0, r51 = 0, r52 = 0, r75 = 0, r79 = 0, r80 = 0;
-	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r195 = 0;
-	float r197 = 0, r198 = 0, r199 = 0, r200 = 0, r224 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r199 = 0;
+	float r201 = 0, r202 = 0, r203 = 0, r204 = 0, r228 = 0;
 	char *r37 = 0, *r38 = 0, *r43 = 0, *r44 = 0, *r48 = 0, *r49 = 0, *r53 = 0, *r74 = 0;
 	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r154 = 0;
-	char *r157 = 0, *r162 = 0, *r165 = 0, *r170 = 0, *r173 = 0, *r194 = 0, *r196 = 0, *r202 = 0;
-	char *r204 = 0, *r207 = 0, *r209 = 0, *r215 = 0, *r217 = 0;
+	char *r157 = 0, *r162 = 0, *r165 = 0, *r170 = 0, *r173 = 0, *r198 = 0, *r200 = 0, *r206 = 0;
+	char *r208 = 0, *r211 = 0, *r213 = 0, *r219 = 0, *r221 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r202 = p0;
-	r203 = p1;
-	r204 = r202 + r203 * 4;
-	r205 = (u64)r202;
-	r206 = (u64)r204;
-	r207 = p2;
-	r208 = p3;
-	r209 = r207 + r208 * 4;
-	r210 = (u64)r207;
-	r211 = (u64)r209;
-	r212 = r206 <= r210;
-	r213 = r211 <= r205;
-	r214 = r212 | r213;
-	r215 = p4;
-	r216 = p5;
-	r217 = r215 + r216 * 4;
-	r218 = (u64)r215;
-	r219 = (u64)r217;
-	r220 = r206 <= r218;
-	r221 = r219 <= r205;
-	r222 = r220 | r221;
-	r223 = r214 & r222;
+	r206 = p0;
+	r207 = p1;
+	r208 = r206 + r207 * 4;
+	r209 = (u64)r206;
+	r210 = (u64)r208;
+	r211 = p2;
+	r212 = p3;
+	r213 = r211 + r212 * 4;
+	r214 = (u64)r211;
+	r215 = (u64)r213;
+	r216 = r210 <= r214;
+	r217 = r215 <= r209;
+	r218 = r216 | r217;
+	r219 = p4;
+	r220 = p5;
+	r221 = r219 + r220 * 4;
+	r222 = (u64)r219;
+	r223 = (u64)r221;
+	r224 = r210 <= r222;
+	r225 = r223 <= r209;
+	r226 = r224 | r225;
+	r227 = r218 & r226;
 #line 151 "nest.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b72; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r178 = r8 | r6; r179 = r178 >> 32; r180 = (u32)r179; r181 = r180 == 0u; if (!r181) goto b84; r182 = (u32)r8; r183 = (u32)r6; r184 = qd_div_u32(r182, r183); r177 = (u64)r184;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b74; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r182 = r8 | r6; r183 = r182 >> 32; r184 = (u32)r183; r185 = r184 == 0u; if (!r185) goto b86; r186 = (u32)r8; r187 = (u32)r6; r188 = qd_div_u32(r186, r187); r181 = (u64)r188;
 b4: // setup
 #line 151 "nest.go"
-	r12 = r177; r13 = r12 * r6; r11 = r8 - r13; r186 = r10 | r6; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b83; r190 = (u32)r10; r191 = (u32)r6; r192 = qd_div_u32(r190, r191); r185 = (u64)r192;
+	r12 = r181; r13 = r12 * r6; r11 = r8 - r13; r190 = r10 | r6; r191 = r190 >> 32; r192 = (u32)r191; r193 = r192 == 0u; if (!r193) goto b85; r194 = (u32)r10; r195 = (u32)r6; r196 = qd_div_u32(r194, r195); r189 = (u64)r196;
 b6: // setup
 #line 151 "nest.go"
-	r14 = r185; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r89 = p6; r90 = (u64)r89 + (u64)(-1ll); r91 = (u64)r90 * (u64)r0; r92 = r91 >= 0ll; r3 = r2;
+	r14 = r189; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r89 = p6; r90 = (u64)r89 + (u64)(-1ll); r91 = (u64)r90 * (u64)r0; r92 = r91 >= 0ll; r3 = r2;
 #line 154 "nest.go"
 	r50 = p1; r49 = p0; r45 = p5; r44 = p4; r39 = p3; r38 = p2;
 #line 153 "nest.go"
-	r32 = p7; if (!r92) goto b73; r94 = r5; r93 = (u64)r90; r95 = __umul64hi(r93, r94); r96 = r95 == 0ull; if (!r96) goto b73; r99 = (u64)r91 + (u64)r90; r100 = r99 >= 0ll; if (!r100) goto b73; r103 = true; if (!r103) goto b73; r104 = (u64)r99; r86 = (u64)r50; r105 = r104 < r86; if (!r105) goto b73; r123 = (u64)r39; r128 = (u64)r32; r129 = r128 + 4611686018427387904ull; r130 = r129 <= 9223372036854775808ull; r131 = r128 - 1ull; r133 = r131; r134 = r123 - 1ull; r137 = (u64)r45; r142 = r137 - 1ull; r145 = r0; r158 = r0; r159 = r158; r160 = (u64)r159 * 4ull; r176 = r160;
+	r32 = p7; if (!r92) goto b75; r94 = r5; r93 = (u64)r90; r95 = __umul64hi(r93, r94); r96 = r95 == 0ull; if (!r96) goto b75; r99 = (u64)r91 + (u64)r90; r100 = r99 >= 0ll; if (!r100) goto b75; r103 = true; if (!r103) goto b75; r104 = (u64)r99; r86 = (u64)r50; r105 = r104 < r86; if (!r105) goto b75; r123 = (u64)r39; r128 = (u64)r32; r129 = r128 + 4611686018427387904ull; r130 = r129 <= 9223372036854775808ull; r131 = r128 - 1ull; r133 = r131; r134 = r123 - 1ull; r137 = (u64)r45; r142 = r137 - 1ull; r145 = r0; r158 = r0; r159 = r158; r177 = (i32)r159; r178 = (i64)r177; r179 = r178 == r159; r180 = (u64)r178 * 4ull; r174 = r0; r175 = r174; r176 = (u64)r175 * 4ull;
 b13: // head
 #line 151 "nest.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b72; r21 = r18 < r3; if (!r21) goto b72; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r28 = 0ll; r124 = (u64)r23 * (u64)r32; r125 = r124; r126 = (u64)r125; r127 = r126 < r123; if (!r127) goto b69; if (!r130) goto b69; r135 = r134 - r126; r136 = r133 <= r135; if (!r136) goto b69; r139 = r25; r140 = (u64)r139; r141 = r140 < r137; if (!r141) goto b69; r146 = (u64)r145 + (u64)r25; r147 = (u64)r146; r148 = r147 - r140; r149 = __umul64hi(r148, r133); r150 = r149 == 0ull; if (!r150) goto b69; r151 = r148 * r133; r143 = r142 - r140; r152 = r151 <= r143; if (!r152) goto b69;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b74; r21 = r18 < r3; if (!r21) goto b74; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r28 = 0ll; r124 = (u64)r23 * (u64)r32; r125 = r124; r126 = (u64)r125; r127 = r126 < r123; if (!r127) goto b71; if (!r130) goto b71; r135 = r134 - r126; r136 = r133 <= r135; if (!r136) goto b71; r139 = r25; r140 = (u64)r139; r141 = r140 < r137; if (!r141) goto b71; r146 = (u64)r145 + (u64)r25; r147 = (u64)r146; r148 = r147 - r140; r149 = __umul64hi(r148, r133); r150 = r149 == 0ull; if (!r150) goto b71; r151 = r148 * r133; r143 = r142 - r140; r152 = r151 <= r143; if (!r152) goto b71;
 #line 154 "nest.go"
-	r33 = (u64)r23 * (u64)r0; r34 = (u64)r33 + (u64)r25; r35 = r124; r48 = r49 + r34 * 4; r53 = r48; r153 = r35; r154 = r38 + r153 * 4; r156 = r25; r157 = r44 + r156 * 4; if (!r223) goto b49;
+	r33 = (u64)r23 * (u64)r0; r34 = (u64)r33 + (u64)r25; r35 = r124; r48 = r49 + r34 * 4; r53 = r48; r153 = r35; r154 = r38 + r153 * 4; r156 = r25; r157 = r44 + r156 * 4; if (!r179) goto b71; if (!r227) goto b51;
 #line 153 "nest.go"
-	r31 = r28 < r32; if (!r31) goto b46; r224 = *(float *)r48; r225 = r32 > (-9223372036854775801ll) ? r32 : (-9223372036854775801ll); r226 = (u64)r225 - 7ull;
-b26: // unroll guard
+	r31 = r28 < r32; if (!r31) goto b48; r228 = *(float *)r48; r229 = r32 > (-9223372036854775801ll) ? r32 : (-9223372036854775801ll); r230 = (u64)r229 - 7ull;
+b28: // unroll guard
 #line 153 "nest.go"
-	r227 = r28 < r226; if (!r227) goto b43; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r231 = r28 < r230; if (!r231) goto b45; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r31 = r28 < r32;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r31 = r28 < r32;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b26;
-b43: // for.loop
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; goto b28;
+b45: // for.loop
 #line 153 "nest.go"
-	r31 = r28 < r32; if (!r31) goto b45;
-	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r224; r52 = r51 + r47; r224 = r52;
+	r31 = r28 < r32; if (!r31) goto b47;
+	r37 = r154; r40 = *(float *)r37; r43 = r157; r46 = *(float *)r43; r47 = r40 * r46; r51 = r228; r52 = r51 + r47; r228 = r52;
 #line 153 "nest.go"
-	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b43;
-b45: // accumulators stored
+	r54 = (u64)r28 + 1ull; r28 = r54; r154 = r154 + 4ll; r157 = r157 + r180 * 1; goto b45;
+b47: // accumulators stored
 #line 153 "nest.go"
-	*(float *)r48 = r224;
-b46: // latch
+	*(float *)r48 = r228;
+b48: // latch
 #line 151 "nest.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
-b48: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b50; r11 = r11 - r6; r17 = r17 + 1ull;
+b50: // stepped
 #line 151 "nest.go"
 	r17 = r17 + r14; goto b13;
-b49: // unroll setup
+b51: // unroll setup
 #line 151 "nest.go"
-	r228 = r32 > (-9223372036854775801ll) ? r32 : (-9223372036854775801ll); r229 = (u64)r228 - 7ull;
-b50: // unroll guard
+	r232 = r32 > (-9223372036854775801ll) ? r32 : (-9223372036854775801ll); r233 = (u64)r232 - 7ull;
+b52: // unroll guard
 #line 151 "nest.go"
-	r230 = r28 < r229; if (!r230) goto b67;
+	r234 = r28 < r233; if (!r234) goto b69;
 #line 153 "nest.go"
-	r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; r193 = r28 < r32;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; r197 = r28 < r32;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b50;
-b67: // for.loop (slices overlap)
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; goto b52;
+b69: // for.loop (slices overlap)
 #line 153 "nest.go"
-	r193 = r28 < r32; if (!r193) goto b46;
-	r194 = r154; r195 = *(float *)r194; r196 = r157; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r48; r200 = r199 + r198; *(float *)r53 = r200;
+	r197 = r28 < r32; if (!r197) goto b48;
+	r198 = r154; r199 = *(float *)r198; r200 = r157; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r48; r204 = r203 + r202; *(float *)r53 = r204;
 #line 153 "nest.go"
-	r201 = (u64)r28 + 1ull; r28 = r201; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b67;
-b69: // preheader
+	r205 = (u64)r28 + 1ull; r28 = r205; r154 = r154 + 4ll; r157 = r157 + r180 * 1; goto b69;
+b71: // preheader
 #line 154 "nest.go"
 	r107 = (u64)r23 * (u64)r0; r108 = (u64)r107 + (u64)r25; r109 = r124; r118 = r49 + r108 * 4; r121 = r118; r169 = r109; r170 = r38 + r169 * 4; r172 = r25; r173 = r44 + r172 * 4;
-b70: // for.loop (checked)
+b72: // for.loop (checked)
 #line 153 "nest.go"
-	r106 = r28 < r32; if (!r106) goto b46;
+	r106 = r28 < r32; if (!r106) goto b48;
 	r110 = (u64)r109 + (u64)r28; if ((u64)r110 >= (u64)r39) { qd_site = 0; qd_x = r110; qd_y = r39; goto qd_fault; } r111 = r170; r112 = *(float *)r111; r113 = (u64)r28 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r45) { qd_site = 1; qd_x = r114; qd_y = r45; goto qd_fault; } r115 = r173; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120;
 #line 153 "nest.go"
-	r122 = (u64)r28 + 1ull; r28 = r122; r170 = r170 + 4ll; r173 = r173 + r176 * 1; goto b70;
-b72: // exit
+	r122 = (u64)r28 + 1ull; r28 = r122; r170 = r170 + 4ll; r173 = r173 + r176 * 1; goto b72;
+b74: // exit
 #line 153 "nest.go"
 	return;
-b73: // preheader
+b75: // preheader
 #line 153 "nest.go"
 	r166 = r0; r167 = r166; r168 = (u64)r167 * 4ull;
-b74: // head (checked if)
+b76: // head (checked if)
 #line 151 "nest.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b72; r60 = r57 < r3; if (!r60) goto b72; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r28 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b74; r60 = r57 < r3; if (!r60) goto b74; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r28 = 0ll;
 #line 154 "nest.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = (u64)r62 * (u64)r32; r81 = r49 + r71 * 4; r84 = r81; r161 = r72; r162 = r38 + r161 * 4; r164 = r64; r165 = r44 + r164 * 4;
-b78: // for.loop (checked if)
+b80: // for.loop (checked if)
 #line 153 "nest.go"
-	r69 = r28 < r32; if (!r69) goto b80;
+	r69 = r28 < r32; if (!r69) goto b82;
 	r73 = (u64)r72 + (u64)r28; if ((u64)r73 >= (u64)r39) { qd_site = 0; qd_x = r73; qd_y = r39; goto qd_fault; } r74 = r162; r75 = *(float *)r74; r76 = (u64)r28 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r45) { qd_site = 1; qd_x = r77; qd_y = r45; goto qd_fault; } r78 = r165; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r50) { qd_site = 2; qd_x = r71; qd_y = r50; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83;
 #line 153 "nest.go"
-	r85 = (u64)r28 + 1ull; r28 = r85; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b78;
-b80: // latch (checked if)
+	r85 = (u64)r28 + 1ull; r28 = r85; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b80;
+b82: // latch (checked if)
 #line 151 "nest.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b82; r11 = r11 - r6; r17 = r17 + 1ull;
-b82: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b84; r11 = r11 - r6; r17 = r17 + 1ull;
+b84: // stepped (checked if)
 #line 151 "nest.go"
-	r17 = r17 + r14; goto b74;
-b83: // divide in 64 bits
+	r17 = r17 + r14; goto b76;
+b85: // divide in 64 bits
 #line 151 "nest.go"
-	r185 = qd_div_u64(r10, r6); goto b6;
-b84: // divide in 64 bits
+	r189 = qd_div_u64(r10, r6); goto b6;
+b86: // divide in 64 bits
 #line 151 "nest.go"
-	r177 = qd_div_u64(r8, r6); goto b4;
+	r181 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -23892,13 +24159,13 @@ extern "C" __global__ void NarrowTriangles_2(char *p0, i64 p1, i8 p2, u8 p3, cha
 	r14 = (i64)r5; r15 = (u64)r14 + 1ull; r21 = p1; r19 = r21;
 b2: // head
 #line 230 "nest.go"
-	r7 = r4 < r6; if (!r7) goto b45; r8 = (u8)r4; r9 = r8 < r5; if (!r9) goto b45;
+	r7 = r4 < r6; if (!r7) goto b77; r8 = (u8)r4; r9 = r8 < r5; if (!r9) goto b77;
 	r10 = (u32)r8 - 1u; r11 = r10;
 	r13 = (i64)r8; r16 = (u64)r13 * (u64)r15;
-	r30 = (u64)r16 * 4ull; r35 = (u64)r5; r36 = r35 > 7ull ? r35 : 7ull; r37 = r36 - 7ull;
+	r30 = (u64)r16 * 4ull; r35 = (u64)r5; r36 = r35 > 15ull ? r35 : 15ull; r37 = r36 - 15ull;
 b7: // unroll guard
 #line 233 "nest.go"
-	r38 = (u64)r11; r39 = r38 < r37; if (!r39) goto b40;
+	r38 = (u64)r11; r39 = r38 < r37; if (!r39) goto b72;
 #line 231 "nest.go"
 	r12 = r11 < r5;
 	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b11;
@@ -23940,19 +24207,59 @@ b35: // if.done (unrolled 6)
 	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
 b39: // if.done (unrolled 7)
 #line 231 "nest.go"
-	r28 = (u32)r11 + 1u; r11 = r28; goto b7;
-b40: // for.loop
-#line 231 "nest.go"
-	r12 = r11 < r5; if (!r12) goto b44;
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
 	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b43;
 	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
-b43: // if.done
+b43: // if.done (unrolled 8)
 #line 231 "nest.go"
-	r28 = (u32)r11 + 1u; r11 = r28; goto b40;
-b44: // latch
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b47;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b47: // if.done (unrolled 9)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b51;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b51: // if.done (unrolled 10)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b55;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b55: // if.done (unrolled 11)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b59;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b59: // if.done (unrolled 12)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b63;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b63: // if.done (unrolled 13)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b67;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b67: // if.done (unrolled 14)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; r12 = r11 < r5;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b71;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b71: // if.done (unrolled 15)
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; goto b7;
+b72: // for.loop
+#line 231 "nest.go"
+	r12 = r11 < r5; if (!r12) goto b76;
+	r17 = (i64)r11; r18 = (u64)r16 + (u64)r17; r22 = r18 < r19; if (!r22) goto b75;
+	r29 = r20 + r17 * 4; r31 = r29 + r30 * 1; r24 = r31; r25 = *(i32 *)r24; r26 = (u32)r25 + 7u; r34 = r31; r27 = r34; *(i32 *)r27 = r26;
+b75: // if.done
+#line 231 "nest.go"
+	r28 = (u32)r11 + 1u; r11 = r28; goto b72;
+b76: // latch
 #line 230 "nest.go"
 	r4 = r4 + r3; goto b2;
-b45: // exit
+b77: // exit
 #line 230 "nest.go"
 	return;
 }
@@ -25277,11 +25584,11 @@ qd_fault: {
 
 // Task 5 of kernel MixedTop(a []i32, b []i32, c []i32, n i64), parallel.
 extern "C" __global__ void MixedTop_5(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r9 = 0, r11 = 0, r27 = 0, r29 = 0, r41 = 0;
-	i32 r21 = 0, r23 = 0, r24 = 0, r34 = 0, r36 = 0, r37 = 0;
+	bool r9 = 0, r11 = 0, r27 = 0, r29 = 0, r41 = 0, r50 = 0;
+	i32 r21 = 0, r23 = 0, r24 = 0, r34 = 0, r36 = 0, r37 = 0, r48 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0, r10 = 0;
 	i64 r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r26 = 0, r28 = 0, r32 = 0;
-	i64 r39 = 0, r42 = 0, r44 = 0, r45 = 0, r47 = 0;
+	i64 r39 = 0, r42 = 0, r44 = 0, r45 = 0, r47 = 0, r49 = 0, r51 = 0;
 	u64 r40 = 0;
 	char *r3 = 0, *r6 = 0, *r12 = 0, *r15 = 0, *r18 = 0, *r20 = 0, *r22 = 0, *r25 = 0;
 	char *r30 = 0, *r31 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r43 = 0, *r46 = 0;
@@ -25291,30 +25598,30 @@ extern "C" __global__ void MixedTop_5(char *p0, i64 p1, char *p2, i64 p3, char *
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + 1ull;
 	r19 = p5; r39 = r19; r40 = (u64)r39; r41 = 0ull < r40; r18 = p4;
 #line 115 "parallel.go"
-	r7 = p3; r6 = p2; if (!r41) goto b8;
+	r7 = p3; r6 = p2; if (!r41) goto b9;
 	r12 = r6; r15 = r18; r20 = r15 + 0ll;
 #line 115 "parallel.go"
-	r42 = r2; r43 = r12 + r42 * 4; r44 = (u64)r1 * 4ull;
-b3: // head
+	r42 = r2; r43 = r12 + r42 * 4; r48 = (i32)r1; r49 = (i64)r48; r50 = r49 == r1; r51 = (u64)r49 * 4ull; if (!r50) goto b9;
+b4: // head
 #line 115 "parallel.go"
-	r4 = r7; r8 = r4; r9 = r2 < r8; if (!r9) goto b7; r4 = r7; r8 = r4;
+	r4 = r7; r8 = r4; r9 = r2 < r8; if (!r9) goto b8; r4 = r7; r8 = r4;
 	r21 = *(i32 *)r20; r22 = r43; r23 = *(i32 *)r22; r24 = (u32)r23 + (u32)r21; r25 = r22; *(i32 *)r25 = r24;
 #line 115 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r43 = r43 + r44 * 1; goto b3;
-b7: // exit
+	r2 = (u64)r2 + (u64)r1; r43 = r43 + r51 * 1; goto b4;
+b8: // exit
 #line 115 "parallel.go"
 	return;
-b8: // preheader
+b9: // preheader
 #line 116 "parallel.go"
 	r30 = r6; r31 = r18; r32 = r19; r33 = r31 + 0ll;
 #line 115 "parallel.go"
 	r45 = r2; r46 = r30 + r45 * 4; r47 = (u64)r1 * 4ull;
-b9: // head (checked)
+b10: // head (checked)
 #line 115 "parallel.go"
-	r4 = r7; r8 = r4; r27 = r2 < r8; if (!r27) goto b7; r4 = r7; r8 = r4;
+	r4 = r7; r8 = r4; r27 = r2 < r8; if (!r27) goto b8; r4 = r7; r8 = r4;
 	if ((u64)0ll >= (u64)r32) { qd_site = 6; qd_x = 0ll; qd_y = r32; goto qd_fault; } r34 = *(i32 *)r33; r35 = r46; r36 = *(i32 *)r35; r37 = (u32)r36 + (u32)r34; r38 = r35; *(i32 *)r38 = r37;
 #line 115 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; goto b9;
+	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; goto b10;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -25371,12 +25678,12 @@ b13: // exit
 // Task 7 of kernel MixedTop(a []i32, b []i32, c []i32, n i64), parallel.
 extern "C" __global__ void MixedTop_7(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r9 = 0, r11 = 0, r32 = 0, r34 = 0, r50 = 0, r55 = 0, r61 = 0, r64 = 0;
-	bool r67 = 0;
-	i32 r21 = 0, r28 = 0, r29 = 0, r39 = 0, r43 = 0, r44 = 0;
+	bool r67 = 0, r80 = 0;
+	i32 r21 = 0, r28 = 0, r29 = 0, r39 = 0, r43 = 0, r44 = 0, r78 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0, r10 = 0;
 	i64 r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r23 = 0, r24 = 0, r26 = 0;
 	i64 r31 = 0, r33 = 0, r37 = 0, r41 = 0, r46 = 0, r48 = 0, r51 = 0, r52 = 0;
-	i64 r62 = 0, r68 = 0, r70 = 0, r73 = 0, r75 = 0;
+	i64 r62 = 0, r68 = 0, r70 = 0, r73 = 0, r75 = 0, r79 = 0, r81 = 0;
 	u64 r47 = 0, r49 = 0, r53 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0;
 	u64 r60 = 0, r63 = 0, r65 = 0, r66 = 0;
 	char *r3 = 0, *r6 = 0, *r12 = 0, *r15 = 0, *r18 = 0, *r20 = 0, *r22 = 0, *r25 = 0;
@@ -25391,30 +25698,30 @@ extern "C" __global__ void MixedTop_7(char *p0, i64 p1, char *p2, i64 p3, char *
 	r7 = p5; r51 = r7; r52 = r51; r53 = (u64)r52; r56 = r53 - 1ull; r57 = (u64)r2; r58 = r56 - r57; r59 = r47 - 1ull; r60 = r59 - r49; r61 = r58 <= r60;
 	r26 = p3; r62 = r26; r63 = (u64)r62; r64 = r49 < r63; r65 = r63 - 1ull; r66 = r65 - r49; r67 = r58 <= r66; r25 = p2; r18 = p0;
 #line 124 "parallel.go"
-	r6 = p4; if (!r50) goto b12; r54 = r53 + 4611686018427387904ull; r55 = r54 <= 9223372036854775808ull; if (!r55) goto b12; if (!r61) goto b12; if (!r64) goto b12; if (!r67) goto b12;
+	r6 = p4; if (!r50) goto b13; r54 = r53 + 4611686018427387904ull; r55 = r54 <= 9223372036854775808ull; if (!r55) goto b13; if (!r61) goto b13; if (!r64) goto b13; if (!r67) goto b13;
 	r12 = r6; r15 = r18; r22 = r25;
 #line 124 "parallel.go"
-	r68 = r2; r69 = r15 + r68 * 4; r70 = (u64)r1 * 4ull; r71 = r22 + r68 * 4; r72 = r12 + r68 * 4;
-b7: // head
+	r68 = r2; r69 = r15 + r68 * 4; r71 = r22 + r68 * 4; r72 = r12 + r68 * 4; r78 = (i32)r1; r79 = (i64)r78; r80 = r79 == r1; r81 = (u64)r79 * 4ull; if (!r80) goto b13;
+b8: // head
 #line 124 "parallel.go"
-	r4 = r7; r8 = r4; r9 = r2 < r8; if (!r9) goto b11; r4 = r7; r8 = r4;
+	r4 = r7; r8 = r4; r9 = r2 < r8; if (!r9) goto b12; r4 = r7; r8 = r4;
 	r20 = r69; r21 = *(i32 *)r20; r27 = r71; r28 = *(i32 *)r27; r29 = (u32)r21 - (u32)r28; r30 = r72; *(i32 *)r30 = r29;
 #line 124 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r69 = r69 + r70 * 1; r71 = r71 + r70 * 1; r72 = r72 + r70 * 1; goto b7;
-b11: // exit
+	r2 = (u64)r2 + (u64)r1; r69 = r69 + r81 * 1; r71 = r71 + r81 * 1; r72 = r72 + r81 * 1; goto b8;
+b12: // exit
 #line 124 "parallel.go"
 	return;
-b12: // preheader
+b13: // preheader
 #line 125 "parallel.go"
 	r35 = r6; r36 = r18; r37 = r19; r40 = r25; r41 = r26;
 #line 124 "parallel.go"
 	r73 = r2; r74 = r36 + r73 * 4; r75 = (u64)r1 * 4ull; r76 = r40 + r73 * 4; r77 = r35 + r73 * 4;
-b13: // head (checked)
+b14: // head (checked)
 #line 124 "parallel.go"
-	r4 = r7; r8 = r4; r32 = r2 < r8; if (!r32) goto b11; r33 = r2; r4 = r7; r8 = r4;
+	r4 = r7; r8 = r4; r32 = r2 < r8; if (!r32) goto b12; r33 = r2; r4 = r7; r8 = r4;
 	if ((u64)r33 >= (u64)r37) { qd_site = 7; qd_x = r33; qd_y = r37; goto qd_fault; } r38 = r74; r39 = *(i32 *)r38; if ((u64)r33 >= (u64)r41) { qd_site = 8; qd_x = r33; qd_y = r41; goto qd_fault; } r42 = r76; r43 = *(i32 *)r42; r44 = (u32)r39 - (u32)r43; r45 = r77; *(i32 *)r45 = r44;
 #line 124 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r74 = r74 + r75 * 1; r76 = r76 + r75 * 1; r77 = r77 + r75 * 1; goto b13;
+	r2 = (u64)r2 + (u64)r1; r74 = r74 + r75 * 1; r76 = r76 + r75 * 1; r77 = r77 + r75 * 1; goto b14;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -26161,16 +26468,16 @@ b21: // exit
 extern "C" __global__ void Prints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r4 = 0, r12 = 0, r40 = 0, r43 = 0, r50 = 0, r52 = 0, r68 = 0, r74 = 0;
 	bool r98 = 0, r101 = 0, r108 = 0, r110 = 0, r129 = 0, r132 = 0, r138 = 0, r140 = 0;
-	bool r143 = 0, r145 = 0, r148 = 0;
+	bool r143 = 0, r145 = 0, r148 = 0, r163 = 0, r167 = 0, r169 = 0;
 	i32 r9 = 0, r11 = 0, r18 = 0, r20 = 0, r30 = 0, r35 = 0, r38 = 0, r39 = 0;
 	i32 r49 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r71 = 0;
 	i32 r73 = 0, r78 = 0, r80 = 0, r88 = 0, r93 = 0, r96 = 0, r97 = 0, r107 = 0;
-	i32 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
+	i32 r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0, r161 = 0, r165 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r15 = 0, r23 = 0;
 	i64 r44 = 0, r45 = 0, r51 = 0, r59 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0;
 	i64 r66 = 0, r67 = 0, r69 = 0, r102 = 0, r103 = 0, r109 = 0, r117 = 0, r118 = 0;
 	i64 r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r127 = 0, r149 = 0, r151 = 0;
-	i64 r153 = 0, r155 = 0, r157 = 0, r159 = 0;
+	i64 r153 = 0, r155 = 0, r157 = 0, r159 = 0, r162 = 0, r164 = 0, r166 = 0, r168 = 0;
 	u16 r36 = 0, r94 = 0;
 	u32 r31 = 0, r89 = 0;
 	u64 r16 = 0, r33 = 0, r47 = 0, r61 = 0, r62 = 0, r76 = 0, r91 = 0, r105 = 0;
@@ -26194,12 +26501,12 @@ extern "C" __global__ void Prints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 14 "print.go"
 	r23 = p5; r144 = (u64)r23; r145 = r128 < r144; r146 = r144 - 1ull; r147 = r146 - r128; r148 = r135 <= r147; r22 = p4;
 #line 12 "print.go"
-	r14 = p2; r7 = p0; if (!r129) goto b14; r131 = r130 + 4611686018427387904ull; r132 = r131 <= 9223372036854775808ull; if (!r132) goto b14; if (!r138) goto b14; if (!r140) goto b14; if (!r143) goto b14; if (!r145) goto b14; if (!r148) goto b14;
+	r14 = p2; r7 = p0; if (!r129) goto b15; r131 = r130 + 4611686018427387904ull; r132 = r131 <= 9223372036854775808ull; if (!r132) goto b15; if (!r138) goto b15; if (!r140) goto b15; if (!r143) goto b15; if (!r145) goto b15; if (!r148) goto b15;
 #line 11 "print.go"
-	r149 = r2; r150 = r7 + r149 * 4; r151 = (u64)r1 * 4ull; r152 = r14 + r149 * 8; r153 = (u64)r1 * 8ull; r154 = r22 + r149 * 8;
-b9: // head
+	r149 = r2; r150 = r7 + r149 * 4; r152 = r14 + r149 * 8; r154 = r22 + r149 * 8; r161 = (i32)r1; r162 = (i64)r161; r163 = r162 == r1; r164 = (u64)r162 * 4ull; r166 = r162; r167 = r163; r168 = (u64)r166 * 8ull; r169 = r163 & r167; if (!r169) goto b15;
+b10: // head
 #line 11 "print.go"
-	r4 = r2 < r3; if (!r4) goto b13; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b14; r5 = r2;
 	r6 = r150; r9 = *(i32 *)r6; r11 = r9; r12 = r11 > 0; r13 = r152; r16 = *(u64 *)r13; printf("i %lld a %d %s u %llu 0.25\n", (long long)r5, (int)r9, (r12 ? "true" : "false"), (unsigned long long)r16);
 #line 14 "print.go"
 	r17 = r6; r18 = *(i32 *)r17; r20 = r18; r21 = r154; r24 = *(double *)r21; r26 = r24; r28 = r24; r30 = r18; r31 = (u32)r30; r32 = r13; r33 = *(u64 *)r32; r35 = r18; r36 = (u16)r35; r38 = r18; r53 = r38 >> 31; r54 = r53 & 1; r55 = (u32)r38 + (u32)r54; r56 = r55 >> 1; r57 = (u32)r56 * 2u; r58 = (u32)r38 - (u32)r57; r39 = r58; r40 = r39 == 0; r42 = r24; r43 = r42 < 0x0p+00; r59 = __mul64hi(r5, (-7094901566811366006ll)); r60 = (u64)r59 + (u64)r5; r61 = (u64)r60; r62 = r61 >> 63; r63 = r60 >> 4; r64 = (i64)r62; r65 = (u64)r63 + (u64)r64; r66 = (u64)r65 * 26ull; r67 = (u64)r5 - (u64)r66; r44 = r67; r45 = (u64)r44 + 97ull;
@@ -26208,16 +26515,16 @@ b9: // head
 #line 15 "print.go"
 	r46 = r13; r47 = *(u64 *)r46; r48 = r6; r49 = *(i32 *)r48; r50 = r49 < 0; printf("%lld %llu %s x\n", (long long)r5, (unsigned long long)r47, (r50 ? "true" : "false"));
 #line 11 "print.go"
-	r2 = (u64)r2 + (u64)r1; r150 = r150 + r151 * 1; r152 = r152 + r153 * 1; r154 = r154 + r153 * 1; goto b9;
-b13: // exit
+	r2 = (u64)r2 + (u64)r1; r150 = r150 + r164 * 1; r152 = r152 + r168 * 1; r154 = r154 + r168 * 1; goto b10;
+b14: // exit
 #line 11 "print.go"
 	return;
-b14: // preheader
+b15: // preheader
 #line 11 "print.go"
 	r155 = r2; r156 = r7 + r155 * 4; r157 = (u64)r1 * 4ull; r158 = r14 + r155 * 8; r159 = (u64)r1 * 8ull; r160 = r22 + r155 * 8;
-b15: // head (checked)
+b16: // head (checked)
 #line 11 "print.go"
-	r68 = r2 < r3; if (!r68) goto b13; r69 = r2;
+	r68 = r2 < r3; if (!r68) goto b14; r69 = r2;
 	if ((u64)r69 >= (u64)r8) { qd_site = 0; qd_x = r69; qd_y = r8; goto qd_fault; } r70 = r156; r71 = *(i32 *)r70; r73 = r71; r74 = r73 > 0; if ((u64)r69 >= (u64)r15) { qd_site = 2; qd_x = r69; qd_y = r15; goto qd_fault; } r75 = r158; r76 = *(u64 *)r75; printf("i %lld a %d %s u %llu 0.25\n", (long long)r69, (int)r71, (r74 ? "true" : "false"), (unsigned long long)r76);
 #line 14 "print.go"
 	r77 = r70; r78 = *(i32 *)r77; r80 = r78; if ((u64)r69 >= (u64)r23) { qd_site = 5; qd_x = r69; qd_y = r23; goto qd_fault; } r81 = r160; r82 = *(double *)r81; r84 = r82; r86 = r82; r88 = r78; r89 = (u32)r88; r90 = r75; r91 = *(u64 *)r90; r93 = r78; r94 = (u16)r93; r96 = r78; r111 = r96 >> 31; r112 = r111 & 1; r113 = (u32)r96 + (u32)r112; r114 = r113 >> 1; r115 = (u32)r114 * 2u; r116 = (u32)r96 - (u32)r115; r97 = r116; r98 = r97 == 0; r100 = r82; r101 = r100 < 0x0p+00; r117 = __mul64hi(r69, (-7094901566811366006ll)); r118 = (u64)r117 + (u64)r69; r119 = (u64)r118; r120 = r119 >> 63; r121 = r118 >> 4; r122 = (i64)r120; r123 = (u64)r121 + (u64)r122; r124 = (u64)r123 * 26ull; r125 = (u64)r69 - (u64)r124; r102 = r125; r103 = (u64)r102 + 97ull;
@@ -26226,7 +26533,7 @@ b15: // head (checked)
 #line 15 "print.go"
 	r104 = r75; r105 = *(u64 *)r104; r106 = r70; r107 = *(i32 *)r106; r108 = r107 < 0; printf("%lld %llu %s x\n", (long long)r69, (unsigned long long)r105, (r108 ? "true" : "false"));
 #line 11 "print.go"
-	r2 = (u64)r2 + (u64)r1; r156 = r156 + r157 * 1; r158 = r158 + r159 * 1; r160 = r160 + r159 * 1; goto b15;
+	r2 = (u64)r2 + (u64)r1; r156 = r156 + r157 * 1; r158 = r158 + r159 * 1; r160 = r160 + r159 * 1; goto b16;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -26355,31 +26662,32 @@ extern "C" __global__ void CountValues_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	__shared__ u8 qvar_private1[16384] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r31 = 0, r34 = 0, r47 = 0, r50 = 0, r54 = 0, r57 = 0;
 	bool r61 = 0, r64 = 0, r74 = 0, r77 = 0, r79 = 0, r82 = 0, r92 = 0, r95 = 0;
-	bool r165 = 0, r167 = 0, r169 = 0, r171 = 0, r174 = 0, r177 = 0, r180 = 0, r183 = 0;
-	bool r186 = 0;
+	bool r119 = 0, r123 = 0, r173 = 0, r175 = 0, r177 = 0, r179 = 0, r182 = 0, r185 = 0;
+	bool r188 = 0, r191 = 0, r194 = 0;
+	i32 r117 = 0, r121 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r15 = 0, r19 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0;
 	i64 r29 = 0, r30 = 0, r32 = 0, r33 = 0, r37 = 0, r40 = 0, r43 = 0, r44 = 0;
 	i64 r46 = 0, r48 = 0, r49 = 0, r53 = 0, r60 = 0, r62 = 0, r63 = 0, r67 = 0;
 	i64 r71 = 0, r75 = 0, r78 = 0, r80 = 0, r81 = 0, r85 = 0, r88 = 0, r93 = 0;
 	i64 r100 = 0, r102 = 0, r103 = 0, r105 = 0, r107 = 0, r109 = 0, r111 = 0, r113 = 0;
-	i64 r114 = 0, r116 = 0;
+	i64 r114 = 0, r116 = 0, r118 = 0, r120 = 0, r122 = 0, r124 = 0;
 	u32 r12 = 0, r16 = 0, r17 = 0, r20 = 0, r21 = 0, r36 = 0, r38 = 0, r39 = 0;
 	u32 r42 = 0, r56 = 0, r59 = 0, r66 = 0, r68 = 0, r69 = 0, r72 = 0, r76 = 0;
-	u32 r84 = 0, r86 = 0, r87 = 0, r90 = 0, r94 = 0, r117 = 0, r118 = 0, r119 = 0;
-	u32 r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0;
+	u32 r84 = 0, r86 = 0, r87 = 0, r90 = 0, r94 = 0, r125 = 0, r126 = 0, r127 = 0;
 	u32 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0;
 	u32 r136 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
 	u32 r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
 	u32 r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
-	u32 r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r173 = 0, r176 = 0, r179 = 0;
-	u32 r182 = 0, r185 = 0, r188 = 0;
+	u32 r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0;
+	u32 r168 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0, r181 = 0, r184 = 0, r187 = 0;
+	u32 r190 = 0, r193 = 0, r196 = 0;
 	u64 r73 = 0, r91 = 0;
 	char *r4 = 0, *r11 = 0, *r14 = 0, *r18 = 0, *r22 = 0, *r25 = 0, *r35 = 0, *r41 = 0;
 	char *r45 = 0, *r51 = 0, *r52 = 0, *r55 = 0, *r58 = 0, *r65 = 0, *r70 = 0, *r83 = 0;
 	char *r89 = 0, *r96 = 0, *r97 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r104 = 0, *r106 = 0;
-	char *r108 = 0, *r110 = 0, *r112 = 0, *r115 = 0, *r166 = 0, *r168 = 0, *r170 = 0, *r172 = 0;
-	char *r175 = 0, *r178 = 0, *r181 = 0, *r184 = 0, *r187 = 0;
+	char *r108 = 0, *r110 = 0, *r112 = 0, *r115 = 0, *r174 = 0, *r176 = 0, *r178 = 0, *r180 = 0;
+	char *r183 = 0, *r186 = 0, *r189 = 0, *r192 = 0, *r195 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r43 = (i64)threadIdx.x;
@@ -26387,7 +26695,7 @@ extern "C" __global__ void CountValues_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	r45 = (char *)qvar_private1;
 	r46 = p3;
 	r47 = r46 <= 4096ll;
-	if (!r47) goto b41;
+	if (!r47) goto b43;
 	r48 = r46 < 4096ll ? r46 : 4096ll;
 	r49 = r43;
 	r106 = r45 + r49 * 4;
@@ -26399,22 +26707,22 @@ b2: // each
 	*(u32 *)r51 = 0u;
 	r49 = (u64)r49 + (u64)r44;
 	r106 = r106 + r107 * 1;
-	r165 = r49 < r48;
-	if (!r165) goto b10;
-	r166 = r106;
-	*(u32 *)r166 = 0u;
+	r173 = r49 < r48;
+	if (!r173) goto b10;
+	r174 = r106;
+	*(u32 *)r174 = 0u;
 	r49 = (u64)r49 + (u64)r44;
 	r106 = r106 + r107 * 1;
-	r167 = r49 < r48;
-	if (!r167) goto b10;
-	r168 = r106;
-	*(u32 *)r168 = 0u;
+	r175 = r49 < r48;
+	if (!r175) goto b10;
+	r176 = r106;
+	*(u32 *)r176 = 0u;
 	r49 = (u64)r49 + (u64)r44;
 	r106 = r106 + r107 * 1;
-	r169 = r49 < r48;
-	if (!r169) goto b10;
-	r170 = r106;
-	*(u32 *)r170 = 0u;
+	r177 = r49 < r48;
+	if (!r177) goto b10;
+	r178 = r106;
+	*(u32 *)r178 = 0u;
 	r49 = (u64)r49 + (u64)r44;
 	r106 = r106 + r107 * 1;
 	goto b2;
@@ -26424,77 +26732,77 @@ b10: // each done
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 	r15 = p3; r73 = (u64)r15; r74 = r73 > 4294967295ull; r75 = r15; r76 = (u32)r75;
 #line 27 "private.go"
-	r5 = p1; r3 = r5; r4 = p0; if (!r74) goto b36; r77 = r76 != 0u; if (!r77) goto b36;
+	r5 = p1; r3 = r5; r4 = p0; if (!r74) goto b38; r77 = r76 != 0u; if (!r77) goto b38;
 	r16 = r76;
 #line 27 "private.go"
-	r100 = r2; r101 = r4 + r100 * 4; r102 = (u64)r1 * 4ull; r129 = r76 > 1u ? r76 : 1u; r130 = qd_div_u32(4294967295u, r129);
-b14: // head
+	r100 = r2; r101 = r4 + r100 * 4; r117 = (i32)r1; r118 = (i64)r117; r119 = r118 == r1; r120 = (u64)r118 * 4ull; if (!r119) goto b38; r137 = r76 > 1u ? r76 : 1u; r138 = qd_div_u32(4294967295u, r137);
+b16: // head
 #line 27 "private.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18; r96 = r101; r11 = r96 + 4ll; r12 = *(u32 *)r11; r131 = __umulhi(r12, r130); r132 = r131 * r16; r133 = r12 - r132; r134 = r133 - r16; r135 = r133 < r134 ? r133 : r134;
-	r127 = r135; r17 = r127; r19 = (i64)r17; r18 = r45 + r19 * 4; r21 = atomicAdd((u32 *)r18, 1u);
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r96 = r101; r11 = r96 + 4ll; r12 = *(u32 *)r11; r139 = __umulhi(r12, r138); r140 = r139 * r16; r141 = r12 - r140; r142 = r141 - r16; r143 = r141 < r142 ? r141 : r142;
+	r135 = r143; r17 = r135; r19 = (i64)r17; r18 = r45 + r19 * 4; r21 = atomicAdd((u32 *)r18, 1u);
 #line 27 "private.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b14;
-b18: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r120 * 1; goto b16;
+b20: // add the private copies
 #line 27 "private.go"
 	__syncthreads(); r52 = p2; r53 = r43; r108 = r45 + r53 * 4; r109 = r107; r110 = r52 + r53 * 4;
-b19: // each
+b21: // each
 #line 27 "private.go"
-	r54 = r53 < r48; if (!r54) goto b35; r55 = r108; r56 = *(u32 *)r55; r57 = r56 != 0u; if (!r57) goto b22; r58 = r110; r59 = atomicAdd((u32 *)r58, r56);
-b22: // next element
+	r54 = r53 < r48; if (!r54) goto b37; r55 = r108; r56 = *(u32 *)r55; r57 = r56 != 0u; if (!r57) goto b24; r58 = r110; r59 = atomicAdd((u32 *)r58, r56);
+b24: // next element
 #line 27 "private.go"
-	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; r171 = r53 < r48; if (!r171) goto b35; r172 = r108; r173 = *(u32 *)r172; r174 = r173 != 0u; if (!r174) goto b26; r175 = r110; r176 = atomicAdd((u32 *)r175, r173);
-b26: // next element (unrolled 1)
+	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; r179 = r53 < r48; if (!r179) goto b37; r180 = r108; r181 = *(u32 *)r180; r182 = r181 != 0u; if (!r182) goto b28; r183 = r110; r184 = atomicAdd((u32 *)r183, r181);
+b28: // next element (unrolled 1)
 #line 27 "private.go"
-	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; r177 = r53 < r48; if (!r177) goto b35; r178 = r108; r179 = *(u32 *)r178; r180 = r179 != 0u; if (!r180) goto b30; r181 = r110; r182 = atomicAdd((u32 *)r181, r179);
-b30: // next element (unrolled 2)
+	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; r185 = r53 < r48; if (!r185) goto b37; r186 = r108; r187 = *(u32 *)r186; r188 = r187 != 0u; if (!r188) goto b32; r189 = r110; r190 = atomicAdd((u32 *)r189, r187);
+b32: // next element (unrolled 2)
 #line 27 "private.go"
-	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; r183 = r53 < r48; if (!r183) goto b35; r184 = r108; r185 = *(u32 *)r184; r186 = r185 != 0u; if (!r186) goto b34; r187 = r110; r188 = atomicAdd((u32 *)r187, r185);
-b34: // next element (unrolled 3)
+	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; r191 = r53 < r48; if (!r191) goto b37; r192 = r108; r193 = *(u32 *)r192; r194 = r193 != 0u; if (!r194) goto b36; r195 = r110; r196 = atomicAdd((u32 *)r195, r193);
+b36: // next element (unrolled 3)
 #line 27 "private.go"
-	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; goto b19;
-b35: // each done
+	r53 = (u64)r53 + (u64)r44; r108 = r108 + r109 * 1; r110 = r110 + r109 * 1; goto b21;
+b37: // each done
 #line 27 "private.go"
 	return;
-b36: // preheader
+b38: // preheader
 #line 28 "private.go"
 	r68 = r76;
 #line 27 "private.go"
-	r111 = r2; r112 = r4 + r111 * 4; r113 = (u64)r1 * 4ull; r138 = r76 > 1u ? r76 : 1u; r139 = qd_div_u32(4294967295u, r138);
-b37: // head (checked)
+	r111 = r2; r112 = r4 + r111 * 4; r113 = (u64)r1 * 4ull; r146 = r76 > 1u ? r76 : 1u; r147 = qd_div_u32(4294967295u, r146);
+b39: // head (checked)
 #line 27 "private.go"
-	r60 = (u64)r2 + 1ull; r61 = r60 < r3; if (!r61) goto b18; r98 = r112; r65 = r98 + 4ll; r66 = *(u32 *)r65;
-	if (r68 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r140 = __umulhi(r66, r139); r141 = r140 * r68; r142 = r66 - r141; r143 = r142 - r68; r144 = r142 < r143 ? r142 : r143; r124 = r144; r69 = r124; r71 = (i64)r69; if ((u64)r71 >= (u64)r15) { qd_site = 1; qd_x = r71; qd_y = r15; goto qd_fault; } r70 = r45 + r71 * 4; r72 = atomicAdd((u32 *)r70, 1u);
+	r60 = (u64)r2 + 1ull; r61 = r60 < r3; if (!r61) goto b20; r98 = r112; r65 = r98 + 4ll; r66 = *(u32 *)r65;
+	if (r68 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r148 = __umulhi(r66, r147); r149 = r148 * r68; r150 = r66 - r149; r151 = r150 - r68; r152 = r150 < r151 ? r150 : r151; r132 = r152; r69 = r132; r71 = (i64)r69; if ((u64)r71 >= (u64)r15) { qd_site = 1; qd_x = r71; qd_y = r15; goto qd_fault; } r70 = r45 + r71 * 4; r72 = atomicAdd((u32 *)r70, 1u);
 #line 27 "private.go"
-	r2 = (u64)r2 + (u64)r1; r112 = r112 + r113 * 1; goto b37;
-b41: // setup (global)
+	r2 = (u64)r2 + (u64)r1; r112 = r112 + r113 * 1; goto b39;
+b43: // setup (global)
 #line 27 "private.go"
 	r27 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r28 = (i64)((u64)gridDim.x * blockDim.x); r29 = (u64)r27 + (u64)(-1ll);
 	r26 = p3; r91 = (u64)r26; r92 = r91 > 4294967295ull; r93 = r26; r94 = (u32)r93; r25 = p2;
 #line 27 "private.go"
-	r23 = p1; r24 = r23; r22 = p0; if (!r92) goto b49; r95 = r94 != 0u; if (!r95) goto b49;
+	r23 = p1; r24 = r23; r22 = p0; if (!r92) goto b53; r95 = r94 != 0u; if (!r95) goto b53;
 	r38 = r94;
 #line 27 "private.go"
-	r103 = r29; r104 = r22 + r103 * 4; r105 = (u64)r28 * 4ull; r147 = r94 > 1u ? r94 : 1u; r148 = qd_div_u32(4294967295u, r147);
-b44: // head (global)
+	r103 = r29; r104 = r22 + r103 * 4; r121 = (i32)r28; r122 = (i64)r121; r123 = r122 == r28; r124 = (u64)r122 * 4ull; if (!r123) goto b53; r155 = r94 > 1u ? r94 : 1u; r156 = qd_div_u32(4294967295u, r155);
+b48: // head (global)
 #line 27 "private.go"
-	r30 = (u64)r29 + 1ull; r31 = r30 < r24; if (!r31) goto b48; r97 = r104; r35 = r97 + 4ll; r36 = *(u32 *)r35; r149 = __umulhi(r36, r148); r150 = r149 * r38; r151 = r36 - r150; r152 = r151 - r38; r153 = r151 < r152 ? r151 : r152;
-	r121 = r153; r39 = r121; r40 = (i64)r39; r41 = r25 + r40 * 4; r42 = atomicAdd((u32 *)r41, 1u);
+	r30 = (u64)r29 + 1ull; r31 = r30 < r24; if (!r31) goto b52; r97 = r104; r35 = r97 + 4ll; r36 = *(u32 *)r35; r157 = __umulhi(r36, r156); r158 = r157 * r38; r159 = r36 - r158; r160 = r159 - r38; r161 = r159 < r160 ? r159 : r160;
+	r129 = r161; r39 = r129; r40 = (i64)r39; r41 = r25 + r40 * 4; r42 = atomicAdd((u32 *)r41, 1u);
 #line 27 "private.go"
-	r29 = (u64)r29 + (u64)r28; r104 = r104 + r105 * 1; goto b44;
-b48: // exit (global)
+	r29 = (u64)r29 + (u64)r28; r104 = r104 + r124 * 1; goto b48;
+b52: // exit (global)
 #line 27 "private.go"
 	return;
-b49: // preheader
+b53: // preheader
 #line 28 "private.go"
 	r86 = r94;
 #line 27 "private.go"
-	r114 = r29; r115 = r22 + r114 * 4; r116 = (u64)r28 * 4ull; r156 = r94 > 1u ? r94 : 1u; r157 = qd_div_u32(4294967295u, r156);
-b50: // head (global) (checked)
+	r114 = r29; r115 = r22 + r114 * 4; r116 = (u64)r28 * 4ull; r164 = r94 > 1u ? r94 : 1u; r165 = qd_div_u32(4294967295u, r164);
+b54: // head (global) (checked)
 #line 27 "private.go"
-	r78 = (u64)r29 + 1ull; r79 = r78 < r24; if (!r79) goto b48; r99 = r115; r83 = r99 + 4ll; r84 = *(u32 *)r83;
-	if (r86 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r158 = __umulhi(r84, r157); r159 = r158 * r86; r160 = r84 - r159; r161 = r160 - r86; r162 = r160 < r161 ? r160 : r161; r118 = r162; r87 = r118; r88 = (i64)r87; if ((u64)r88 >= (u64)r26) { qd_site = 1; qd_x = r88; qd_y = r26; goto qd_fault; } r89 = r25 + r88 * 4; r90 = atomicAdd((u32 *)r89, 1u);
+	r78 = (u64)r29 + 1ull; r79 = r78 < r24; if (!r79) goto b52; r99 = r115; r83 = r99 + 4ll; r84 = *(u32 *)r83;
+	if (r86 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r166 = __umulhi(r84, r165); r167 = r166 * r86; r168 = r84 - r167; r169 = r168 - r86; r170 = r168 < r169 ? r168 : r169; r126 = r170; r87 = r126; r88 = (i64)r87; if ((u64)r88 >= (u64)r26) { qd_site = 1; qd_x = r88; qd_y = r26; goto qd_fault; } r89 = r25 + r88 * 4; r90 = atomicAdd((u32 *)r89, 1u);
 #line 27 "private.go"
-	r29 = (u64)r29 + (u64)r28; r115 = r115 + r116 * 1; goto b50;
+	r29 = (u64)r29 + (u64)r28; r115 = r115 + r116 * 1; goto b54;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -26513,9 +26821,10 @@ extern "C" __global__ void WeighValues_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	__shared__ u8 qvar_private2[16384] __attribute__((aligned(8)));
 	bool r7 = 0, r10 = 0, r36 = 0, r39 = 0, r53 = 0, r56 = 0, r60 = 0, r63 = 0;
 	bool r67 = 0, r70 = 0, r84 = 0, r88 = 0, r94 = 0, r96 = 0, r98 = 0, r101 = 0;
-	bool r115 = 0, r119 = 0, r125 = 0, r127 = 0, r168 = 0, r182 = 0, r196 = 0, r210 = 0;
-	bool r253 = 0, r255 = 0, r257 = 0, r259 = 0, r262 = 0, r265 = 0, r268 = 0, r271 = 0;
-	bool r274 = 0;
+	bool r115 = 0, r119 = 0, r125 = 0, r127 = 0, r163 = 0, r167 = 0, r169 = 0, r172 = 0;
+	bool r176 = 0, r178 = 0, r186 = 0, r200 = 0, r214 = 0, r228 = 0, r271 = 0, r273 = 0;
+	bool r275 = 0, r277 = 0, r280 = 0, r283 = 0, r286 = 0, r289 = 0, r292 = 0;
+	i32 r161 = 0, r165 = 0, r170 = 0, r174 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r14 = 0, r16 = 0, r17 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
 	i64 r26 = 0, r27 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
@@ -26525,29 +26834,30 @@ extern "C" __global__ void WeighValues_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	i64 r82 = 0, r95 = 0, r97 = 0, r99 = 0, r100 = 0, r104 = 0, r105 = 0, r106 = 0;
 	i64 r109 = 0, r110 = 0, r112 = 0, r113 = 0, r126 = 0, r136 = 0, r138 = 0, r140 = 0;
 	i64 r141 = 0, r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0, r153 = 0, r155 = 0;
-	i64 r156 = 0, r158 = 0, r160 = 0, r161 = 0, r162 = 0, r174 = 0, r175 = 0, r176 = 0;
-	i64 r188 = 0, r189 = 0, r190 = 0, r202 = 0, r203 = 0, r204 = 0, r216 = 0, r261 = 0;
-	i64 r264 = 0, r267 = 0, r270 = 0, r273 = 0, r276 = 0;
-	u32 r12 = 0, r41 = 0, r72 = 0, r103 = 0, r167 = 0, r169 = 0, r170 = 0, r171 = 0;
-	u32 r172 = 0, r173 = 0, r181 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0;
-	u32 r195 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r209 = 0, r211 = 0;
-	u32 r212 = 0, r213 = 0, r214 = 0, r215 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0;
-	u32 r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
-	u32 r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0;
-	u32 r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0;
-	u32 r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0;
+	i64 r156 = 0, r158 = 0, r160 = 0, r162 = 0, r164 = 0, r166 = 0, r168 = 0, r171 = 0;
+	i64 r173 = 0, r175 = 0, r177 = 0, r179 = 0, r180 = 0, r192 = 0, r193 = 0, r194 = 0;
+	i64 r206 = 0, r207 = 0, r208 = 0, r220 = 0, r221 = 0, r222 = 0, r234 = 0, r279 = 0;
+	i64 r282 = 0, r285 = 0, r288 = 0, r291 = 0, r294 = 0;
+	u32 r12 = 0, r41 = 0, r72 = 0, r103 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u32 r190 = 0, r191 = 0, r199 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0;
+	u32 r213 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r227 = 0, r229 = 0;
+	u32 r230 = 0, r231 = 0, r232 = 0, r233 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0;
+	u32 r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0;
+	u32 r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0;
+	u32 r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0;
+	u32 r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0;
 	u64 r80 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0;
 	u64 r92 = 0, r93 = 0, r111 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r120 = 0;
-	u64 r121 = 0, r122 = 0, r123 = 0, r124 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0;
-	u64 r177 = 0, r178 = 0, r179 = 0, r180 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
-	u64 r205 = 0, r206 = 0, r207 = 0, r208 = 0;
+	u64 r121 = 0, r122 = 0, r123 = 0, r124 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0;
+	u64 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0;
+	u64 r223 = 0, r224 = 0, r225 = 0, r226 = 0;
 	char *r4 = 0, *r11 = 0, *r15 = 0, *r18 = 0, *r19 = 0, *r20 = 0, *r25 = 0, *r28 = 0;
 	char *r30 = 0, *r40 = 0, *r45 = 0, *r46 = 0, *r51 = 0, *r57 = 0, *r58 = 0, *r61 = 0;
 	char *r64 = 0, *r71 = 0, *r76 = 0, *r77 = 0, *r102 = 0, *r107 = 0, *r108 = 0, *r128 = 0;
 	char *r129 = 0, *r130 = 0, *r131 = 0, *r132 = 0, *r133 = 0, *r134 = 0, *r135 = 0, *r137 = 0;
 	char *r139 = 0, *r142 = 0, *r144 = 0, *r146 = 0, *r148 = 0, *r150 = 0, *r152 = 0, *r154 = 0;
-	char *r157 = 0, *r159 = 0, *r254 = 0, *r256 = 0, *r258 = 0, *r260 = 0, *r263 = 0, *r266 = 0;
-	char *r269 = 0, *r272 = 0, *r275 = 0;
+	char *r157 = 0, *r159 = 0, *r272 = 0, *r274 = 0, *r276 = 0, *r278 = 0, *r281 = 0, *r284 = 0;
+	char *r287 = 0, *r290 = 0, *r293 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r49 = (i64)threadIdx.x;
@@ -26555,7 +26865,7 @@ extern "C" __global__ void WeighValues_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	r51 = (char *)qvar_private2;
 	r52 = p5;
 	r53 = r52 <= 2048ll;
-	if (!r53) goto b49;
+	if (!r53) goto b51;
 	r54 = r52 < 2048ll ? r52 : 2048ll;
 	r55 = r49;
 	r146 = r51 + r55 * 8;
@@ -26567,22 +26877,22 @@ b2: // each
 	*(i64 *)r57 = 0ll;
 	r55 = (u64)r55 + (u64)r50;
 	r146 = r146 + r147 * 1;
-	r253 = r55 < r54;
-	if (!r253) goto b10;
-	r254 = r146;
-	*(i64 *)r254 = 0ll;
+	r271 = r55 < r54;
+	if (!r271) goto b10;
+	r272 = r146;
+	*(i64 *)r272 = 0ll;
 	r55 = (u64)r55 + (u64)r50;
 	r146 = r146 + r147 * 1;
-	r255 = r55 < r54;
-	if (!r255) goto b10;
-	r256 = r146;
-	*(i64 *)r256 = 0ll;
+	r273 = r55 < r54;
+	if (!r273) goto b10;
+	r274 = r146;
+	*(i64 *)r274 = 0ll;
 	r55 = (u64)r55 + (u64)r50;
 	r146 = r146 + r147 * 1;
-	r257 = r55 < r54;
-	if (!r257) goto b10;
-	r258 = r146;
-	*(i64 *)r258 = 0ll;
+	r275 = r55 < r54;
+	if (!r275) goto b10;
+	r276 = r146;
+	*(i64 *)r276 = 0ll;
 	r55 = (u64)r55 + (u64)r50;
 	r146 = r146 + r147 * 1;
 	goto b2;
@@ -26595,61 +26905,59 @@ b10: // each done
 	r5 = p1; r3 = r5; r85 = (u64)r3; r86 = r85 + 18446744073709551615ull; r89 = r86 - 1ull; r90 = (u64)r2; r91 = r89 - r90; r92 = r80 - 1ull; r93 = r92 - r83; r94 = r91 <= r93;
 	r20 = p2; r16 = p5;
 #line 36 "private.go"
-	r4 = p0; if (!r84) goto b40; r87 = r86 + 4611686018427387904ull; r88 = r87 <= 9223372036854775808ull; if (!r88) goto b40; if (!r94) goto b40; r95 = r16; r96 = r95 != 0ll; if (!r96) goto b40;
-	r14 = r16;
+	r4 = p0; if (!r84) goto b42; r87 = r86 + 4611686018427387904ull; r88 = r87 <= 9223372036854775808ull; if (!r88) goto b42; if (!r94) goto b42; r95 = r16; r96 = r95 != 0ll; if (!r96) goto b42; r136 = r2; r137 = r4 + r136 * 4; r139 = r20 + r136 * 8; r161 = (i32)r1; r162 = (i64)r161; r163 = r162 == r1; r164 = (u64)r162 * 4ull; r166 = r162; r167 = r163; r168 = (u64)r166 * 8ull; r169 = r163 & r167; if (!r169) goto b42;
+	r14 = r16; r224 = (u64)r14; r230 = (u32)r14; r235 = r230 > 1u ? r230 : 1u; r236 = qd_div_u32(4294967295u, r235);
+b18: // head
 #line 36 "private.go"
-	r136 = r2; r137 = r4 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r20 + r136 * 8; r140 = (u64)r1 * 8ull; r206 = (u64)r14; r212 = (u32)r14; r217 = r212 > 1u ? r212 : 1u; r218 = qd_div_u32(4294967295u, r217);
-b16: // head
-#line 36 "private.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b22; r128 = r137; r11 = r128 + 4ll; r12 = *(u32 *)r11;
-	r13 = (i64)r12; r205 = (u64)r13; r207 = r205 | r206; r208 = r207 >> 32; r209 = (u32)r208; r210 = r209 == 0u; if (!r210) goto b21; r211 = (u32)r13; r219 = __umulhi(r211, r218); r220 = r219 * r212; r221 = r211 - r220; r222 = r221 - r212; r223 = r221 < r222 ? r221 : r222; r224 = r221 - r223; r225 = r224 < 1u ? r224 : 1u; r213 = r219 + r225; r214 = r223; r203 = (i64)r213; r204 = (i64)r214;
-b19: // rangeindex.body
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b24; r128 = r137; r11 = r128 + 4ll; r12 = *(u32 *)r11;
+	r13 = (i64)r12; r223 = (u64)r13; r225 = r223 | r224; r226 = r225 >> 32; r227 = (u32)r226; r228 = r227 == 0u; if (!r228) goto b23; r229 = (u32)r13; r237 = __umulhi(r229, r236); r238 = r237 * r230; r239 = r229 - r238; r240 = r239 - r230; r241 = r239 < r240 ? r239 : r240; r242 = r239 - r241; r243 = r242 < 1u ? r242 : 1u; r231 = r237 + r243; r232 = r241; r221 = (i64)r231; r222 = (i64)r232;
+b21: // rangeindex.body
 #line 37 "private.go"
-	r17 = r204; if ((u64)r17 >= (u64)r16) { qd_site = 1; qd_x = r17; qd_y = r16; goto qd_fault; } r18 = r51 + r17 * 8; r129 = r139; r19 = r129 + 8ll; r22 = *(i64 *)r19; r24 = atomicAdd((u64 *)r18, (u64)r22);
+	r17 = r222; if ((u64)r17 >= (u64)r16) { qd_site = 1; qd_x = r17; qd_y = r16; goto qd_fault; } r18 = r51 + r17 * 8; r129 = r139; r19 = r129 + 8ll; r22 = *(i64 *)r19; r24 = atomicAdd((u64 *)r18, (u64)r22);
 #line 36 "private.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r140 * 1; goto b16;
-b21: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r164 * 1; r139 = r139 + r168 * 1; goto b18;
+b23: // divide in 64 bits
 #line 37 "private.go"
-	r203 = qd_div_i64(r13, r14); r216 = (u64)r203 * (u64)r14; r204 = (u64)r13 - (u64)r216; goto b19;
-b22: // add the private copies
+	r221 = qd_div_i64(r13, r14); r234 = (u64)r221 * (u64)r14; r222 = (u64)r13 - (u64)r234; goto b21;
+b24: // add the private copies
 #line 37 "private.go"
 	__syncthreads(); r58 = p4; r59 = r49; r148 = r51 + r59 * 8; r149 = r147; r150 = r58 + r59 * 8;
-b23: // each
+b25: // each
 #line 37 "private.go"
-	r60 = r59 < r54; if (!r60) goto b39; r61 = r148; r62 = *(i64 *)r61; r63 = r62 != 0ll; if (!r63) goto b26; r64 = r150; r65 = atomicAdd((u64 *)r64, (u64)r62);
-b26: // next element
+	r60 = r59 < r54; if (!r60) goto b41; r61 = r148; r62 = *(i64 *)r61; r63 = r62 != 0ll; if (!r63) goto b28; r64 = r150; r65 = atomicAdd((u64 *)r64, (u64)r62);
+b28: // next element
 #line 37 "private.go"
-	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; r259 = r59 < r54; if (!r259) goto b39; r260 = r148; r261 = *(i64 *)r260; r262 = r261 != 0ll; if (!r262) goto b30; r263 = r150; r264 = atomicAdd((u64 *)r263, (u64)r261);
-b30: // next element (unrolled 1)
+	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; r277 = r59 < r54; if (!r277) goto b41; r278 = r148; r279 = *(i64 *)r278; r280 = r279 != 0ll; if (!r280) goto b32; r281 = r150; r282 = atomicAdd((u64 *)r281, (u64)r279);
+b32: // next element (unrolled 1)
 #line 37 "private.go"
-	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; r265 = r59 < r54; if (!r265) goto b39; r266 = r148; r267 = *(i64 *)r266; r268 = r267 != 0ll; if (!r268) goto b34; r269 = r150; r270 = atomicAdd((u64 *)r269, (u64)r267);
-b34: // next element (unrolled 2)
+	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; r283 = r59 < r54; if (!r283) goto b41; r284 = r148; r285 = *(i64 *)r284; r286 = r285 != 0ll; if (!r286) goto b36; r287 = r150; r288 = atomicAdd((u64 *)r287, (u64)r285);
+b36: // next element (unrolled 2)
 #line 37 "private.go"
-	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; r271 = r59 < r54; if (!r271) goto b39; r272 = r148; r273 = *(i64 *)r272; r274 = r273 != 0ll; if (!r274) goto b38; r275 = r150; r276 = atomicAdd((u64 *)r275, (u64)r273);
-b38: // next element (unrolled 3)
+	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; r289 = r59 < r54; if (!r289) goto b41; r290 = r148; r291 = *(i64 *)r290; r292 = r291 != 0ll; if (!r292) goto b40; r293 = r150; r294 = atomicAdd((u64 *)r293, (u64)r291);
+b40: // next element (unrolled 3)
 #line 37 "private.go"
-	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; goto b23;
-b39: // each done
+	r59 = (u64)r59 + (u64)r50; r148 = r148 + r149 * 1; r150 = r150 + r149 * 1; goto b25;
+b41: // each done
 #line 37 "private.go"
 	return;
-b40: // preheader
+b42: // preheader
 #line 37 "private.go"
 	r74 = r16;
 #line 36 "private.go"
-	r151 = r2; r152 = r4 + r151 * 4; r153 = (u64)r1 * 4ull; r154 = r20 + r151 * 8; r155 = (u64)r1 * 8ull; r192 = (u64)r74; r198 = (u32)r74; r226 = r198 > 1u ? r198 : 1u; r227 = qd_div_u32(4294967295u, r226);
-b41: // head (checked)
+	r151 = r2; r152 = r4 + r151 * 4; r153 = (u64)r1 * 4ull; r154 = r20 + r151 * 8; r155 = (u64)r1 * 8ull; r210 = (u64)r74; r216 = (u32)r74; r244 = r216 > 1u ? r216 : 1u; r245 = qd_div_u32(4294967295u, r244);
+b43: // head (checked)
 #line 36 "private.go"
-	r66 = (u64)r2 + 1ull; r67 = r66 < r3; if (!r67) goto b22; r68 = r2; r69 = (u64)r68 + 1ull; r132 = r152; r71 = r132 + 4ll; r72 = *(u32 *)r71;
-	r73 = (i64)r72; if (r74 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r191 = (u64)r73; r193 = r191 | r192; r194 = r193 >> 32; r195 = (u32)r194; r196 = r195 == 0u; if (!r196) goto b48; r197 = (u32)r73; r228 = __umulhi(r197, r227); r229 = r228 * r198; r230 = r197 - r229; r231 = r230 - r198; r232 = r230 < r231 ? r230 : r231; r233 = r230 - r232; r234 = r233 < 1u ? r233 : 1u; r199 = r228 + r234; r200 = r232; r189 = (i64)r199; r190 = (i64)r200;
-b46: // rangeindex.body (checked)
+	r66 = (u64)r2 + 1ull; r67 = r66 < r3; if (!r67) goto b24; r68 = r2; r69 = (u64)r68 + 1ull; r132 = r152; r71 = r132 + 4ll; r72 = *(u32 *)r71;
+	r73 = (i64)r72; if (r74 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r209 = (u64)r73; r211 = r209 | r210; r212 = r211 >> 32; r213 = (u32)r212; r214 = r213 == 0u; if (!r214) goto b50; r215 = (u32)r73; r246 = __umulhi(r215, r245); r247 = r246 * r216; r248 = r215 - r247; r249 = r248 - r216; r250 = r248 < r249 ? r248 : r249; r251 = r248 - r250; r252 = r251 < 1u ? r251 : 1u; r217 = r246 + r252; r218 = r250; r207 = (i64)r217; r208 = (i64)r218;
+b48: // rangeindex.body (checked)
 #line 37 "private.go"
-	r75 = r190; if ((u64)r75 >= (u64)r16) { qd_site = 1; qd_x = r75; qd_y = r16; goto qd_fault; } r76 = r51 + r75 * 8; if ((u64)r69 >= (u64)r21) { qd_site = 2; qd_x = r69; qd_y = r21; goto qd_fault; } r133 = r154; r77 = r133 + 8ll; r78 = *(i64 *)r77; r79 = atomicAdd((u64 *)r76, (u64)r78);
+	r75 = r208; if ((u64)r75 >= (u64)r16) { qd_site = 1; qd_x = r75; qd_y = r16; goto qd_fault; } r76 = r51 + r75 * 8; if ((u64)r69 >= (u64)r21) { qd_site = 2; qd_x = r69; qd_y = r21; goto qd_fault; } r133 = r154; r77 = r133 + 8ll; r78 = *(i64 *)r77; r79 = atomicAdd((u64 *)r76, (u64)r78);
 #line 36 "private.go"
-	r2 = (u64)r2 + (u64)r1; r152 = r152 + r153 * 1; r154 = r154 + r155 * 1; goto b41;
-b48: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; r152 = r152 + r153 * 1; r154 = r154 + r155 * 1; goto b43;
+b50: // divide in 64 bits
 #line 37 "private.go"
-	r189 = qd_div_i64(r73, r74); r202 = (u64)r189 * (u64)r74; r190 = (u64)r73 - (u64)r202; goto b46;
-b49: // setup (global)
+	r207 = qd_div_i64(r73, r74); r220 = (u64)r207 * (u64)r74; r208 = (u64)r73 - (u64)r220; goto b48;
+b51: // setup (global)
 #line 36 "private.go"
 	r32 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r33 = (i64)((u64)gridDim.x * blockDim.x); r34 = (u64)r32 + (u64)(-1ll);
 	r31 = p3; r111 = (u64)r31; r112 = r34; r113 = (u64)r112 + 1ull; r114 = (u64)r113; r115 = r114 < r111;
@@ -26657,42 +26965,40 @@ b49: // setup (global)
 	r26 = p1; r27 = r26; r116 = (u64)r27; r117 = r116 + 18446744073709551615ull; r120 = r117 - 1ull; r121 = (u64)r34; r122 = r120 - r121; r123 = r111 - 1ull; r124 = r123 - r114; r125 = r122 <= r124;
 	r30 = p2; r29 = p5; r28 = p4;
 #line 36 "private.go"
-	r25 = p0; if (!r115) goto b61; r118 = r117 + 4611686018427387904ull; r119 = r118 <= 9223372036854775808ull; if (!r119) goto b61; if (!r125) goto b61; r126 = r29; r127 = r126 != 0ll; if (!r127) goto b61;
-	r43 = r29;
+	r25 = p0; if (!r115) goto b65; r118 = r117 + 4611686018427387904ull; r119 = r118 <= 9223372036854775808ull; if (!r119) goto b65; if (!r125) goto b65; r126 = r29; r127 = r126 != 0ll; if (!r127) goto b65; r141 = r34; r142 = r25 + r141 * 4; r144 = r30 + r141 * 8; r170 = (i32)r33; r171 = (i64)r170; r172 = r171 == r33; r173 = (u64)r171 * 4ull; r175 = r171; r176 = r172; r177 = (u64)r175 * 8ull; r178 = r172 & r176; if (!r178) goto b65;
+	r43 = r29; r196 = (u64)r43; r202 = (u32)r43; r253 = r202 > 1u ? r202 : 1u; r254 = qd_div_u32(4294967295u, r253);
+b58: // head (global)
 #line 36 "private.go"
-	r141 = r34; r142 = r25 + r141 * 4; r143 = (u64)r33 * 4ull; r144 = r30 + r141 * 8; r145 = (u64)r33 * 8ull; r178 = (u64)r43; r184 = (u32)r43; r235 = r184 > 1u ? r184 : 1u; r236 = qd_div_u32(4294967295u, r235);
-b54: // head (global)
-#line 36 "private.go"
-	r35 = (u64)r34 + 1ull; r36 = r35 < r27; if (!r36) goto b60; r130 = r142; r40 = r130 + 4ll; r41 = *(u32 *)r40;
-	r42 = (i64)r41; r177 = (u64)r42; r179 = r177 | r178; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b59; r183 = (u32)r42; r237 = __umulhi(r183, r236); r238 = r237 * r184; r239 = r183 - r238; r240 = r239 - r184; r241 = r239 < r240 ? r239 : r240; r242 = r239 - r241; r243 = r242 < 1u ? r242 : 1u; r185 = r237 + r243; r186 = r241; r175 = (i64)r185; r176 = (i64)r186;
-b57: // rangeindex.body (global)
+	r35 = (u64)r34 + 1ull; r36 = r35 < r27; if (!r36) goto b64; r130 = r142; r40 = r130 + 4ll; r41 = *(u32 *)r40;
+	r42 = (i64)r41; r195 = (u64)r42; r197 = r195 | r196; r198 = r197 >> 32; r199 = (u32)r198; r200 = r199 == 0u; if (!r200) goto b63; r201 = (u32)r42; r255 = __umulhi(r201, r254); r256 = r255 * r202; r257 = r201 - r256; r258 = r257 - r202; r259 = r257 < r258 ? r257 : r258; r260 = r257 - r259; r261 = r260 < 1u ? r260 : 1u; r203 = r255 + r261; r204 = r259; r193 = (i64)r203; r194 = (i64)r204;
+b61: // rangeindex.body (global)
 #line 37 "private.go"
-	r44 = r176; if ((u64)r44 >= (u64)r29) { qd_site = 1; qd_x = r44; qd_y = r29; goto qd_fault; } r45 = r28 + r44 * 8; r131 = r144; r46 = r131 + 8ll; r47 = *(i64 *)r46; r48 = atomicAdd((u64 *)r45, (u64)r47);
+	r44 = r194; if ((u64)r44 >= (u64)r29) { qd_site = 1; qd_x = r44; qd_y = r29; goto qd_fault; } r45 = r28 + r44 * 8; r131 = r144; r46 = r131 + 8ll; r47 = *(i64 *)r46; r48 = atomicAdd((u64 *)r45, (u64)r47);
 #line 36 "private.go"
-	r34 = (u64)r34 + (u64)r33; r142 = r142 + r143 * 1; r144 = r144 + r145 * 1; goto b54;
-b59: // divide in 64 bits
+	r34 = (u64)r34 + (u64)r33; r142 = r142 + r173 * 1; r144 = r144 + r177 * 1; goto b58;
+b63: // divide in 64 bits
 #line 37 "private.go"
-	r175 = qd_div_i64(r42, r43); r188 = (u64)r175 * (u64)r43; r176 = (u64)r42 - (u64)r188; goto b57;
-b60: // exit (global)
+	r193 = qd_div_i64(r42, r43); r206 = (u64)r193 * (u64)r43; r194 = (u64)r42 - (u64)r206; goto b61;
+b64: // exit (global)
 #line 37 "private.go"
 	return;
-b61: // preheader
+b65: // preheader
 #line 37 "private.go"
 	r105 = r29;
 #line 36 "private.go"
-	r156 = r34; r157 = r25 + r156 * 4; r158 = (u64)r33 * 4ull; r159 = r30 + r156 * 8; r160 = (u64)r33 * 8ull; r164 = (u64)r105; r170 = (u32)r105; r244 = r170 > 1u ? r170 : 1u; r245 = qd_div_u32(4294967295u, r244);
-b62: // head (global) (checked)
+	r156 = r34; r157 = r25 + r156 * 4; r158 = (u64)r33 * 4ull; r159 = r30 + r156 * 8; r160 = (u64)r33 * 8ull; r182 = (u64)r105; r188 = (u32)r105; r262 = r188 > 1u ? r188 : 1u; r263 = qd_div_u32(4294967295u, r262);
+b66: // head (global) (checked)
 #line 36 "private.go"
-	r97 = (u64)r34 + 1ull; r98 = r97 < r27; if (!r98) goto b60; r99 = r34; r100 = (u64)r99 + 1ull; r134 = r157; r102 = r134 + 4ll; r103 = *(u32 *)r102;
-	r104 = (i64)r103; if (r105 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r163 = (u64)r104; r165 = r163 | r164; r166 = r165 >> 32; r167 = (u32)r166; r168 = r167 == 0u; if (!r168) goto b69; r169 = (u32)r104; r246 = __umulhi(r169, r245); r247 = r246 * r170; r248 = r169 - r247; r249 = r248 - r170; r250 = r248 < r249 ? r248 : r249; r251 = r248 - r250; r252 = r251 < 1u ? r251 : 1u; r171 = r246 + r252; r172 = r250; r161 = (i64)r171; r162 = (i64)r172;
-b67: // rangeindex.body (global) (checked)
+	r97 = (u64)r34 + 1ull; r98 = r97 < r27; if (!r98) goto b64; r99 = r34; r100 = (u64)r99 + 1ull; r134 = r157; r102 = r134 + 4ll; r103 = *(u32 *)r102;
+	r104 = (i64)r103; if (r105 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r181 = (u64)r104; r183 = r181 | r182; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b73; r187 = (u32)r104; r264 = __umulhi(r187, r263); r265 = r264 * r188; r266 = r187 - r265; r267 = r266 - r188; r268 = r266 < r267 ? r266 : r267; r269 = r266 - r268; r270 = r269 < 1u ? r269 : 1u; r189 = r264 + r270; r190 = r268; r179 = (i64)r189; r180 = (i64)r190;
+b71: // rangeindex.body (global) (checked)
 #line 37 "private.go"
-	r106 = r162; if ((u64)r106 >= (u64)r29) { qd_site = 1; qd_x = r106; qd_y = r29; goto qd_fault; } r107 = r28 + r106 * 8; if ((u64)r100 >= (u64)r31) { qd_site = 2; qd_x = r100; qd_y = r31; goto qd_fault; } r135 = r159; r108 = r135 + 8ll; r109 = *(i64 *)r108; r110 = atomicAdd((u64 *)r107, (u64)r109);
+	r106 = r180; if ((u64)r106 >= (u64)r29) { qd_site = 1; qd_x = r106; qd_y = r29; goto qd_fault; } r107 = r28 + r106 * 8; if ((u64)r100 >= (u64)r31) { qd_site = 2; qd_x = r100; qd_y = r31; goto qd_fault; } r135 = r159; r108 = r135 + 8ll; r109 = *(i64 *)r108; r110 = atomicAdd((u64 *)r107, (u64)r109);
 #line 36 "private.go"
-	r34 = (u64)r34 + (u64)r33; r157 = r157 + r158 * 1; r159 = r159 + r160 * 1; goto b62;
-b69: // divide in 64 bits
+	r34 = (u64)r34 + (u64)r33; r157 = r157 + r158 * 1; r159 = r159 + r160 * 1; goto b66;
+b73: // divide in 64 bits
 #line 37 "private.go"
-	r161 = qd_div_i64(r104, r105); r174 = (u64)r161 * (u64)r105; r162 = (u64)r104 - (u64)r174; goto b67;
+	r179 = qd_div_i64(r104, r105); r192 = (u64)r179 * (u64)r105; r180 = (u64)r104 - (u64)r192; goto b71;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -26713,13 +27019,14 @@ extern "C" __global__ void BinExtremes_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	bool r7 = 0, r10 = 0, r44 = 0, r47 = 0, r66 = 0, r70 = 0, r73 = 0, r76 = 0;
 	bool r80 = 0, r83 = 0, r88 = 0, r91 = 0, r95 = 0, r98 = 0, r114 = 0, r119 = 0;
 	bool r123 = 0, r129 = 0, r131 = 0, r134 = 0, r136 = 0, r139 = 0, r155 = 0, r160 = 0;
-	bool r164 = 0, r170 = 0, r172 = 0, r175 = 0, r262 = 0, r264 = 0, r266 = 0, r268 = 0;
-	bool r270 = 0, r272 = 0, r274 = 0, r277 = 0, r280 = 0, r283 = 0, r286 = 0, r289 = 0;
-	bool r292 = 0, r295 = 0, r298 = 0, r301 = 0, r304 = 0, r307 = 0;
+	bool r164 = 0, r170 = 0, r172 = 0, r175 = 0, r216 = 0, r220 = 0, r270 = 0, r272 = 0;
+	bool r274 = 0, r276 = 0, r278 = 0, r280 = 0, r282 = 0, r285 = 0, r288 = 0, r291 = 0;
+	bool r294 = 0, r297 = 0, r300 = 0, r303 = 0, r306 = 0, r309 = 0, r312 = 0, r315 = 0;
 	i32 r23 = 0, r24 = 0, r29 = 0, r30 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0;
 	i32 r82 = 0, r85 = 0, r90 = 0, r93 = 0, r107 = 0, r108 = 0, r111 = 0, r112 = 0;
-	i32 r148 = 0, r149 = 0, r152 = 0, r153 = 0, r276 = 0, r279 = 0, r282 = 0, r285 = 0;
-	i32 r288 = 0, r291 = 0, r294 = 0, r297 = 0, r300 = 0, r303 = 0, r306 = 0, r309 = 0;
+	i32 r148 = 0, r149 = 0, r152 = 0, r153 = 0, r214 = 0, r218 = 0, r284 = 0, r287 = 0;
+	i32 r290 = 0, r293 = 0, r296 = 0, r299 = 0, r302 = 0, r305 = 0, r308 = 0, r311 = 0;
+	i32 r314 = 0, r317 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r15 = 0, r18 = 0, r22 = 0, r27 = 0, r32 = 0, r33 = 0, r35 = 0;
 	i64 r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0;
@@ -26728,14 +27035,15 @@ extern "C" __global__ void BinExtremes_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	i64 r104 = 0, r116 = 0, r117 = 0, r132 = 0, r135 = 0, r137 = 0, r138 = 0, r142 = 0;
 	i64 r145 = 0, r157 = 0, r158 = 0, r173 = 0, r188 = 0, r190 = 0, r192 = 0, r194 = 0;
 	i64 r197 = 0, r199 = 0, r201 = 0, r204 = 0, r206 = 0, r208 = 0, r210 = 0, r212 = 0;
+	i64 r215 = 0, r217 = 0, r219 = 0, r221 = 0;
 	u32 r12 = 0, r16 = 0, r17 = 0, r49 = 0, r51 = 0, r52 = 0, r100 = 0, r102 = 0;
-	u32 r103 = 0, r133 = 0, r141 = 0, r143 = 0, r144 = 0, r174 = 0, r214 = 0, r215 = 0;
-	u32 r216 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0;
+	u32 r103 = 0, r133 = 0, r141 = 0, r143 = 0, r144 = 0, r174 = 0, r222 = 0, r223 = 0;
 	u32 r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0;
 	u32 r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0;
 	u32 r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0;
 	u32 r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0;
-	u32 r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0;
+	u32 r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0;
+	u32 r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0;
 	u64 r113 = 0, r115 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r124 = 0, r125 = 0;
 	u64 r126 = 0, r127 = 0, r128 = 0, r130 = 0, r154 = 0, r156 = 0, r159 = 0, r161 = 0;
 	u64 r162 = 0, r163 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r171 = 0;
@@ -26747,9 +27055,9 @@ extern "C" __global__ void BinExtremes_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	char *r178 = 0, *r179 = 0, *r180 = 0, *r181 = 0, *r182 = 0, *r183 = 0, *r184 = 0, *r185 = 0;
 	char *r186 = 0, *r187 = 0, *r189 = 0, *r191 = 0, *r193 = 0, *r195 = 0, *r196 = 0, *r198 = 0;
 	char *r200 = 0, *r202 = 0, *r203 = 0, *r205 = 0, *r207 = 0, *r209 = 0, *r211 = 0, *r213 = 0;
-	char *r263 = 0, *r265 = 0, *r267 = 0, *r269 = 0, *r271 = 0, *r273 = 0, *r275 = 0, *r278 = 0;
-	char *r281 = 0, *r284 = 0, *r287 = 0, *r290 = 0, *r293 = 0, *r296 = 0, *r299 = 0, *r302 = 0;
-	char *r305 = 0, *r308 = 0;
+	char *r271 = 0, *r273 = 0, *r275 = 0, *r277 = 0, *r279 = 0, *r281 = 0, *r283 = 0, *r286 = 0;
+	char *r289 = 0, *r292 = 0, *r295 = 0, *r298 = 0, *r301 = 0, *r304 = 0, *r307 = 0, *r310 = 0;
+	char *r313 = 0, *r316 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r62 = (i64)threadIdx.x;
@@ -26757,12 +27065,12 @@ extern "C" __global__ void BinExtremes_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	r64 = (char *)qvar_private2;
 	r65 = p5;
 	r66 = r65 <= 2048ll;
-	if (!r66) goto b74;
+	if (!r66) goto b76;
 	r67 = r65 < 2048ll ? r65 : 2048ll;
 	r68 = (char *)qvar_private3;
 	r69 = p7;
 	r70 = r69 <= 2048ll;
-	if (!r70) goto b74;
+	if (!r70) goto b76;
 	r71 = r69 < 2048ll ? r69 : 2048ll;
 	r72 = r62;
 	r196 = r64 + r72 * 4;
@@ -26774,22 +27082,22 @@ b3: // each
 	*(i32 *)r74 = 2147483647;
 	r72 = (u64)r72 + (u64)r63;
 	r196 = r196 + r197 * 1;
-	r262 = r72 < r67;
-	if (!r262) goto b11;
-	r263 = r196;
-	*(i32 *)r263 = 2147483647;
+	r270 = r72 < r67;
+	if (!r270) goto b11;
+	r271 = r196;
+	*(i32 *)r271 = 2147483647;
 	r72 = (u64)r72 + (u64)r63;
 	r196 = r196 + r197 * 1;
-	r264 = r72 < r67;
-	if (!r264) goto b11;
-	r265 = r196;
-	*(i32 *)r265 = 2147483647;
+	r272 = r72 < r67;
+	if (!r272) goto b11;
+	r273 = r196;
+	*(i32 *)r273 = 2147483647;
 	r72 = (u64)r72 + (u64)r63;
 	r196 = r196 + r197 * 1;
-	r266 = r72 < r67;
-	if (!r266) goto b11;
-	r267 = r196;
-	*(i32 *)r267 = 2147483647;
+	r274 = r72 < r67;
+	if (!r274) goto b11;
+	r275 = r196;
+	*(i32 *)r275 = 2147483647;
 	r72 = (u64)r72 + (u64)r63;
 	r196 = r196 + r197 * 1;
 	goto b3;
@@ -26804,22 +27112,22 @@ b12: // each
 	*(i32 *)r77 = (-2147483647 - 1);
 	r75 = (u64)r75 + (u64)r63;
 	r198 = r198 + r199 * 1;
-	r268 = r75 < r71;
-	if (!r268) goto b20;
-	r269 = r198;
-	*(i32 *)r269 = (-2147483647 - 1);
+	r276 = r75 < r71;
+	if (!r276) goto b20;
+	r277 = r198;
+	*(i32 *)r277 = (-2147483647 - 1);
 	r75 = (u64)r75 + (u64)r63;
 	r198 = r198 + r199 * 1;
-	r270 = r75 < r71;
-	if (!r270) goto b20;
-	r271 = r198;
-	*(i32 *)r271 = (-2147483647 - 1);
+	r278 = r75 < r71;
+	if (!r278) goto b20;
+	r279 = r198;
+	*(i32 *)r279 = (-2147483647 - 1);
 	r75 = (u64)r75 + (u64)r63;
 	r198 = r198 + r199 * 1;
-	r272 = r75 < r71;
-	if (!r272) goto b20;
-	r273 = r198;
-	*(i32 *)r273 = (-2147483647 - 1);
+	r280 = r75 < r71;
+	if (!r280) goto b20;
+	r281 = r198;
+	*(i32 *)r281 = (-2147483647 - 1);
 	r75 = (u64)r75 + (u64)r63;
 	r198 = r198 + r199 * 1;
 	goto b12;
@@ -26836,71 +27144,71 @@ b20: // each done
 #line 47 "private.go"
 	r21 = p2;
 #line 45 "private.go"
-	r4 = p0; if (!r114) goto b67; if (!r119) goto b67; r122 = r121 + 4611686018427387904ull; r123 = r122 <= 9223372036854775808ull; if (!r123) goto b67; if (!r129) goto b67; r130 = (u64)r27; r131 = r130 > 4294967295ull; if (!r131) goto b67; r134 = r133 != 0u; if (!r134) goto b67;
+	r4 = p0; if (!r114) goto b69; if (!r119) goto b69; r122 = r121 + 4611686018427387904ull; r123 = r122 <= 9223372036854775808ull; if (!r123) goto b69; if (!r129) goto b69; r130 = (u64)r27; r131 = r130 > 4294967295ull; if (!r131) goto b69; r134 = r133 != 0u; if (!r134) goto b69;
 	r16 = r133;
 #line 45 "private.go"
-	r188 = r2; r189 = r4 + r188 * 4; r190 = (u64)r1 * 4ull; r191 = r21 + r188 * 4; r226 = r133 > 1u ? r133 : 1u; r227 = qd_div_u32(4294967295u, r226);
-b28: // head
+	r188 = r2; r189 = r4 + r188 * 4; r191 = r21 + r188 * 4; r214 = (i32)r1; r215 = (i64)r214; r216 = r215 == r1; r217 = (u64)r215 * 4ull; if (!r216) goto b69; r234 = r133 > 1u ? r133 : 1u; r235 = qd_div_u32(4294967295u, r234);
+b30: // head
 #line 45 "private.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b32; r176 = r189; r11 = r176 + 4ll; r12 = *(u32 *)r11; r228 = __umulhi(r12, r227); r229 = r228 * r16; r230 = r12 - r229; r231 = r230 - r16; r232 = r230 < r231 ? r230 : r231;
-	r224 = r232; r17 = r224; r18 = (i64)r17;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34; r176 = r189; r11 = r176 + 4ll; r12 = *(u32 *)r11; r236 = __umulhi(r12, r235); r237 = r236 * r16; r238 = r12 - r237; r239 = r238 - r16; r240 = r238 < r239 ? r238 : r239;
+	r232 = r240; r17 = r232; r18 = (i64)r17;
 	r19 = r64 + r18 * 4; r177 = r191; r20 = r177 + 4ll; r23 = *(i32 *)r20; r24 = atomicMin((int *)r19, r23);
 	r25 = r68 + r18 * 4; r28 = r20; r29 = *(i32 *)r28; r30 = atomicMax((int *)r25, r29);
 #line 45 "private.go"
-	r2 = (u64)r2 + (u64)r1; r189 = r189 + r190 * 1; r191 = r191 + r190 * 1; goto b28;
-b32: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r189 = r189 + r217 * 1; r191 = r191 + r217 * 1; goto b30;
+b34: // add the private copies
 #line 45 "private.go"
 	__syncthreads(); r78 = p4; r79 = r62; r200 = r64 + r79 * 4; r201 = r197; r202 = r78 + r79 * 4;
-b33: // each
+b35: // each
 #line 45 "private.go"
-	r80 = r79 < r67; if (!r80) goto b49; r81 = r200; r82 = *(i32 *)r81; r83 = r82 != 2147483647; if (!r83) goto b36; r84 = r202; r85 = atomicMin((int *)r84, r82);
-b36: // next element
+	r80 = r79 < r67; if (!r80) goto b51; r81 = r200; r82 = *(i32 *)r81; r83 = r82 != 2147483647; if (!r83) goto b38; r84 = r202; r85 = atomicMin((int *)r84, r82);
+b38: // next element
 #line 45 "private.go"
-	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; r274 = r79 < r67; if (!r274) goto b49; r275 = r200; r276 = *(i32 *)r275; r277 = r276 != 2147483647; if (!r277) goto b40; r278 = r202; r279 = atomicMin((int *)r278, r276);
-b40: // next element (unrolled 1)
+	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; r282 = r79 < r67; if (!r282) goto b51; r283 = r200; r284 = *(i32 *)r283; r285 = r284 != 2147483647; if (!r285) goto b42; r286 = r202; r287 = atomicMin((int *)r286, r284);
+b42: // next element (unrolled 1)
 #line 45 "private.go"
-	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; r280 = r79 < r67; if (!r280) goto b49; r281 = r200; r282 = *(i32 *)r281; r283 = r282 != 2147483647; if (!r283) goto b44; r284 = r202; r285 = atomicMin((int *)r284, r282);
-b44: // next element (unrolled 2)
+	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; r288 = r79 < r67; if (!r288) goto b51; r289 = r200; r290 = *(i32 *)r289; r291 = r290 != 2147483647; if (!r291) goto b46; r292 = r202; r293 = atomicMin((int *)r292, r290);
+b46: // next element (unrolled 2)
 #line 45 "private.go"
-	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; r286 = r79 < r67; if (!r286) goto b49; r287 = r200; r288 = *(i32 *)r287; r289 = r288 != 2147483647; if (!r289) goto b48; r290 = r202; r291 = atomicMin((int *)r290, r288);
-b48: // next element (unrolled 3)
+	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; r294 = r79 < r67; if (!r294) goto b51; r295 = r200; r296 = *(i32 *)r295; r297 = r296 != 2147483647; if (!r297) goto b50; r298 = r202; r299 = atomicMin((int *)r298, r296);
+b50: // next element (unrolled 3)
 #line 45 "private.go"
-	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; goto b33;
-b49: // each done
+	r79 = (u64)r79 + (u64)r63; r200 = r200 + r201 * 1; r202 = r202 + r201 * 1; goto b35;
+b51: // each done
 #line 45 "private.go"
 	r86 = p6; r87 = r62; r203 = r68 + r87 * 4; r204 = r197; r205 = r86 + r87 * 4;
-b50: // each
+b52: // each
 #line 45 "private.go"
-	r88 = r87 < r71; if (!r88) goto b66; r89 = r203; r90 = *(i32 *)r89; r91 = r90 != (-2147483647 - 1); if (!r91) goto b53; r92 = r205; r93 = atomicMax((int *)r92, r90);
-b53: // next element
+	r88 = r87 < r71; if (!r88) goto b68; r89 = r203; r90 = *(i32 *)r89; r91 = r90 != (-2147483647 - 1); if (!r91) goto b55; r92 = r205; r93 = atomicMax((int *)r92, r90);
+b55: // next element
 #line 45 "private.go"
-	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; r292 = r87 < r71; if (!r292) goto b66; r293 = r203; r294 = *(i32 *)r293; r295 = r294 != (-2147483647 - 1); if (!r295) goto b57; r296 = r205; r297 = atomicMax((int *)r296, r294);
-b57: // next element (unrolled 1)
+	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; r300 = r87 < r71; if (!r300) goto b68; r301 = r203; r302 = *(i32 *)r301; r303 = r302 != (-2147483647 - 1); if (!r303) goto b59; r304 = r205; r305 = atomicMax((int *)r304, r302);
+b59: // next element (unrolled 1)
 #line 45 "private.go"
-	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; r298 = r87 < r71; if (!r298) goto b66; r299 = r203; r300 = *(i32 *)r299; r301 = r300 != (-2147483647 - 1); if (!r301) goto b61; r302 = r205; r303 = atomicMax((int *)r302, r300);
-b61: // next element (unrolled 2)
+	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; r306 = r87 < r71; if (!r306) goto b68; r307 = r203; r308 = *(i32 *)r307; r309 = r308 != (-2147483647 - 1); if (!r309) goto b63; r310 = r205; r311 = atomicMax((int *)r310, r308);
+b63: // next element (unrolled 2)
 #line 45 "private.go"
-	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; r304 = r87 < r71; if (!r304) goto b66; r305 = r203; r306 = *(i32 *)r305; r307 = r306 != (-2147483647 - 1); if (!r307) goto b65; r308 = r205; r309 = atomicMax((int *)r308, r306);
-b65: // next element (unrolled 3)
+	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; r312 = r87 < r71; if (!r312) goto b68; r313 = r203; r314 = *(i32 *)r313; r315 = r314 != (-2147483647 - 1); if (!r315) goto b67; r316 = r205; r317 = atomicMax((int *)r316, r314);
+b67: // next element (unrolled 3)
 #line 45 "private.go"
-	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; goto b50;
-b66: // each done
+	r87 = (u64)r87 + (u64)r63; r203 = r203 + r204 * 1; r205 = r205 + r204 * 1; goto b52;
+b68: // each done
 #line 45 "private.go"
 	return;
-b67: // preheader
+b69: // preheader
 #line 46 "private.go"
 	r102 = r133;
 #line 45 "private.go"
-	r206 = r2; r207 = r4 + r206 * 4; r208 = (u64)r1 * 4ull; r209 = r21 + r206 * 4; r235 = r133 > 1u ? r133 : 1u; r236 = qd_div_u32(4294967295u, r235);
-b68: // head (checked)
+	r206 = r2; r207 = r4 + r206 * 4; r208 = (u64)r1 * 4ull; r209 = r21 + r206 * 4; r243 = r133 > 1u ? r133 : 1u; r244 = qd_div_u32(4294967295u, r243);
+b70: // head (checked)
 #line 45 "private.go"
-	r94 = (u64)r2 + 1ull; r95 = r94 < r3; if (!r95) goto b32; r96 = r2; r97 = (u64)r96 + 1ull; r182 = r207; r99 = r182 + 4ll; r100 = *(u32 *)r99;
-	if (r102 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r237 = __umulhi(r100, r236); r238 = r237 * r102; r239 = r100 - r238; r240 = r239 - r102; r241 = r239 < r240 ? r239 : r240; r221 = r241; r103 = r221; r104 = (i64)r103;
+	r94 = (u64)r2 + 1ull; r95 = r94 < r3; if (!r95) goto b34; r96 = r2; r97 = (u64)r96 + 1ull; r182 = r207; r99 = r182 + 4ll; r100 = *(u32 *)r99;
+	if (r102 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r245 = __umulhi(r100, r244); r246 = r245 * r102; r247 = r100 - r246; r248 = r247 - r102; r249 = r247 < r248 ? r247 : r248; r229 = r249; r103 = r229; r104 = (i64)r103;
 	if ((u64)r104 >= (u64)r15) { qd_site = 1; qd_x = r104; qd_y = r15; goto qd_fault; } r105 = r64 + r104 * 4; if ((u64)r97 >= (u64)r22) { qd_site = 2; qd_x = r97; qd_y = r22; goto qd_fault; } r183 = r209; r106 = r183 + 4ll; r107 = *(i32 *)r106; r108 = atomicMin((int *)r105, r107);
 	if ((u64)r104 >= (u64)r27) { qd_site = 3; qd_x = r104; qd_y = r27; goto qd_fault; } r109 = r68 + r104 * 4; r110 = r106; r111 = *(i32 *)r110; r112 = atomicMax((int *)r109, r111);
 #line 45 "private.go"
-	r2 = (u64)r2 + (u64)r1; r207 = r207 + r208 * 1; r209 = r209 + r208 * 1; goto b68;
-b74: // setup (global)
+	r2 = (u64)r2 + (u64)r1; r207 = r207 + r208 * 1; r209 = r209 + r208 * 1; goto b70;
+b76: // setup (global)
 #line 45 "private.go"
 	r40 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r41 = (i64)((u64)gridDim.x * blockDim.x); r42 = (u64)r40 + (u64)(-1ll);
 	r35 = p5; r154 = (u64)r35; r155 = r154 > 4294967295ull;
@@ -26914,34 +27222,34 @@ b74: // setup (global)
 #line 46 "private.go"
 	r34 = p4;
 #line 45 "private.go"
-	r31 = p0; if (!r155) goto b86; if (!r160) goto b86; r163 = r162 + 4611686018427387904ull; r164 = r163 <= 9223372036854775808ull; if (!r164) goto b86; if (!r170) goto b86; r171 = (u64)r39; r172 = r171 > 4294967295ull; if (!r172) goto b86; r175 = r174 != 0u; if (!r175) goto b86;
+	r31 = p0; if (!r155) goto b90; if (!r160) goto b90; r163 = r162 + 4611686018427387904ull; r164 = r163 <= 9223372036854775808ull; if (!r164) goto b90; if (!r170) goto b90; r171 = (u64)r39; r172 = r171 > 4294967295ull; if (!r172) goto b90; r175 = r174 != 0u; if (!r175) goto b90;
 	r51 = r174;
 #line 45 "private.go"
-	r192 = r42; r193 = r31 + r192 * 4; r194 = (u64)r41 * 4ull; r195 = r36 + r192 * 4; r244 = r174 > 1u ? r174 : 1u; r245 = qd_div_u32(4294967295u, r244);
-b81: // head (global)
+	r192 = r42; r193 = r31 + r192 * 4; r195 = r36 + r192 * 4; r218 = (i32)r41; r219 = (i64)r218; r220 = r219 == r41; r221 = (u64)r219 * 4ull; if (!r220) goto b90; r252 = r174 > 1u ? r174 : 1u; r253 = qd_div_u32(4294967295u, r252);
+b85: // head (global)
 #line 45 "private.go"
-	r43 = (u64)r42 + 1ull; r44 = r43 < r33; if (!r44) goto b85; r179 = r193; r48 = r179 + 4ll; r49 = *(u32 *)r48; r246 = __umulhi(r49, r245); r247 = r246 * r51; r248 = r49 - r247; r249 = r248 - r51; r250 = r248 < r249 ? r248 : r249;
-	r218 = r250; r52 = r218; r53 = (i64)r52;
+	r43 = (u64)r42 + 1ull; r44 = r43 < r33; if (!r44) goto b89; r179 = r193; r48 = r179 + 4ll; r49 = *(u32 *)r48; r254 = __umulhi(r49, r253); r255 = r254 * r51; r256 = r49 - r255; r257 = r256 - r51; r258 = r256 < r257 ? r256 : r257;
+	r226 = r258; r52 = r226; r53 = (i64)r52;
 	r54 = r34 + r53 * 4; r180 = r195; r55 = r180 + 4ll; r56 = *(i32 *)r55; r57 = atomicMin((int *)r54, r56);
 	r58 = r38 + r53 * 4; r59 = r55; r60 = *(i32 *)r59; r61 = atomicMax((int *)r58, r60);
 #line 45 "private.go"
-	r42 = (u64)r42 + (u64)r41; r193 = r193 + r194 * 1; r195 = r195 + r194 * 1; goto b81;
-b85: // exit (global)
+	r42 = (u64)r42 + (u64)r41; r193 = r193 + r221 * 1; r195 = r195 + r221 * 1; goto b85;
+b89: // exit (global)
 #line 45 "private.go"
 	return;
-b86: // preheader
+b90: // preheader
 #line 46 "private.go"
 	r143 = r174;
 #line 45 "private.go"
-	r210 = r42; r211 = r31 + r210 * 4; r212 = (u64)r41 * 4ull; r213 = r36 + r210 * 4; r253 = r174 > 1u ? r174 : 1u; r254 = qd_div_u32(4294967295u, r253);
-b87: // head (global) (checked)
+	r210 = r42; r211 = r31 + r210 * 4; r212 = (u64)r41 * 4ull; r213 = r36 + r210 * 4; r261 = r174 > 1u ? r174 : 1u; r262 = qd_div_u32(4294967295u, r261);
+b91: // head (global) (checked)
 #line 45 "private.go"
-	r135 = (u64)r42 + 1ull; r136 = r135 < r33; if (!r136) goto b85; r137 = r42; r138 = (u64)r137 + 1ull; r185 = r211; r140 = r185 + 4ll; r141 = *(u32 *)r140;
-	if (r143 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r255 = __umulhi(r141, r254); r256 = r255 * r143; r257 = r141 - r256; r258 = r257 - r143; r259 = r257 < r258 ? r257 : r258; r215 = r259; r144 = r215; r145 = (i64)r144;
+	r135 = (u64)r42 + 1ull; r136 = r135 < r33; if (!r136) goto b89; r137 = r42; r138 = (u64)r137 + 1ull; r185 = r211; r140 = r185 + 4ll; r141 = *(u32 *)r140;
+	if (r143 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r263 = __umulhi(r141, r262); r264 = r263 * r143; r265 = r141 - r264; r266 = r265 - r143; r267 = r265 < r266 ? r265 : r266; r223 = r267; r144 = r223; r145 = (i64)r144;
 	if ((u64)r145 >= (u64)r35) { qd_site = 1; qd_x = r145; qd_y = r35; goto qd_fault; } r146 = r34 + r145 * 4; if ((u64)r138 >= (u64)r37) { qd_site = 2; qd_x = r138; qd_y = r37; goto qd_fault; } r186 = r213; r147 = r186 + 4ll; r148 = *(i32 *)r147; r149 = atomicMin((int *)r146, r148);
 	if ((u64)r145 >= (u64)r39) { qd_site = 3; qd_x = r145; qd_y = r39; goto qd_fault; } r150 = r38 + r145 * 4; r151 = r147; r152 = *(i32 *)r151; r153 = atomicMax((int *)r150, r152);
 #line 45 "private.go"
-	r42 = (u64)r42 + (u64)r41; r211 = r211 + r212 * 1; r213 = r213 + r212 * 1; goto b87;
+	r42 = (u64)r42 + (u64)r41; r211 = r211 + r212 * 1; r213 = r213 + r212 * 1; goto b91;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -26959,23 +27267,25 @@ qd_fault: {
 extern "C" __global__ void FloatBins_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	__shared__ u8 qvar_private2[1024] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r29 = 0, r33 = 0, r37 = 0, r41 = 0, r44 = 0, r53 = 0;
-	bool r58 = 0, r62 = 0, r68 = 0, r88 = 0, r90 = 0, r92 = 0, r94 = 0, r98 = 0;
-	bool r101 = 0, r105 = 0, r108 = 0, r112 = 0;
+	bool r58 = 0, r62 = 0, r68 = 0, r90 = 0, r92 = 0, r94 = 0, r96 = 0, r98 = 0;
+	bool r102 = 0, r105 = 0, r109 = 0, r112 = 0, r116 = 0;
+	i32 r88 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r19 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r28 = 0;
 	i64 r32 = 0, r40 = 0, r42 = 0, r43 = 0, r48 = 0, r55 = 0, r56 = 0, r73 = 0;
-	i64 r75 = 0, r77 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0;
+	i64 r75 = 0, r77 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
+	i64 r91 = 0;
 	u8 r12 = 0, r46 = 0;
-	u32 r36 = 0, r97 = 0, r104 = 0, r111 = 0;
+	u32 r36 = 0, r101 = 0, r108 = 0, r115 = 0;
 	u64 r52 = 0, r54 = 0, r57 = 0, r59 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0;
 	u64 r65 = 0, r66 = 0, r67 = 0;
-	float r20 = 0, r21 = 0, r22 = 0, r35 = 0, r39 = 0, r50 = 0, r51 = 0, r96 = 0;
-	float r100 = 0, r103 = 0, r107 = 0, r110 = 0, r114 = 0;
+	float r20 = 0, r21 = 0, r22 = 0, r35 = 0, r39 = 0, r50 = 0, r51 = 0, r100 = 0;
+	float r104 = 0, r107 = 0, r111 = 0, r114 = 0, r118 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r17 = 0, *r18 = 0, *r25 = 0, *r30 = 0;
 	char *r31 = 0, *r34 = 0, *r38 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r69 = 0, *r70 = 0;
 	char *r71 = 0, *r72 = 0, *r74 = 0, *r76 = 0, *r78 = 0, *r80 = 0, *r82 = 0, *r84 = 0;
-	char *r86 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r99 = 0, *r102 = 0, *r106 = 0;
-	char *r109 = 0, *r113 = 0;
+	char *r86 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r99 = 0, *r103 = 0, *r106 = 0, *r110 = 0;
+	char *r113 = 0, *r117 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r23 = (i64)threadIdx.x;
@@ -26993,22 +27303,22 @@ b2: // each
 	*(float *)r30 = (-0x0p+00f);
 	r28 = (u64)r28 + (u64)r24;
 	r78 = r78 + r79 * 1;
-	r88 = r28 < r27;
-	if (!r88) goto b10;
-	r89 = r78;
-	*(float *)r89 = (-0x0p+00f);
-	r28 = (u64)r28 + (u64)r24;
-	r78 = r78 + r79 * 1;
-	r90 = r28 < r27;
-	if (!r90) goto b10;
-	r91 = r78;
-	*(float *)r91 = (-0x0p+00f);
-	r28 = (u64)r28 + (u64)r24;
-	r78 = r78 + r79 * 1;
 	r92 = r28 < r27;
 	if (!r92) goto b10;
 	r93 = r78;
 	*(float *)r93 = (-0x0p+00f);
+	r28 = (u64)r28 + (u64)r24;
+	r78 = r78 + r79 * 1;
+	r94 = r28 < r27;
+	if (!r94) goto b10;
+	r95 = r78;
+	*(float *)r95 = (-0x0p+00f);
+	r28 = (u64)r28 + (u64)r24;
+	r78 = r78 + r79 * 1;
+	r96 = r28 < r27;
+	if (!r96) goto b10;
+	r97 = r78;
+	*(float *)r97 = (-0x0p+00f);
 	r28 = (u64)r28 + (u64)r24;
 	r78 = r78 + r79 * 1;
 	goto b2;
@@ -27021,43 +27331,43 @@ b10: // each done
 	r5 = p1; r3 = r5; r59 = (u64)r3; r60 = r59 + 18446744073709551615ull; r63 = r60 - 1ull; r64 = (u64)r2; r65 = r63 - r64; r66 = r54 - 1ull; r67 = r66 - r57; r68 = r65 <= r67;
 	r18 = p2;
 #line 56 "private.go"
-	r4 = p0; if (!r53) goto b37; if (!r58) goto b37; r61 = r60 + 4611686018427387904ull; r62 = r61 <= 9223372036854775808ull; if (!r62) goto b37; if (!r68) goto b37; r73 = r2; r74 = r4 + r73 * 1; r75 = r1; r76 = r18 + r73 * 4; r77 = (u64)r1 * 4ull;
-b16: // head
+	r4 = p0; if (!r53) goto b38; if (!r58) goto b38; r61 = r60 + 4611686018427387904ull; r62 = r61 <= 9223372036854775808ull; if (!r62) goto b38; if (!r68) goto b38; r73 = r2; r74 = r4 + r73 * 1; r75 = r1; r76 = r18 + r73 * 4; r88 = (i32)r1; r89 = (i64)r88; r90 = r89 == r1; r91 = (u64)r89 * 4ull; if (!r90) goto b38;
+b17: // head
 #line 56 "private.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b19; r69 = r74; r11 = r69 + 1ll; r12 = *(u8 *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r69 = r74; r11 = r69 + 1ll; r12 = *(u8 *)r11;
 	r16 = (i64)r12; r13 = r25 + r16 * 4; r70 = r76; r17 = r70 + 4ll; r20 = *(float *)r17; r22 = atomicAdd((float *)r13, r20);
 #line 56 "private.go"
-	r2 = (u64)r2 + (u64)r1; r74 = r74 + r75 * 1; r76 = r76 + r77 * 1; goto b16;
-b19: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r74 = r74 + r75 * 1; r76 = r76 + r91 * 1; goto b17;
+b20: // add the private copies
 #line 56 "private.go"
 	__syncthreads(); r31 = p4; r32 = r23; r80 = r25 + r32 * 4; r81 = r79; r82 = r31 + r32 * 4;
-b20: // each
+b21: // each
 #line 56 "private.go"
-	r33 = r32 < r27; if (!r33) goto b36; r34 = r80; r35 = *(float *)r34; r36 = *(u32 *)r34; r37 = r36 != 2147483648u; if (!r37) goto b23; r38 = r82; r39 = atomicAdd((float *)r38, r35);
-b23: // next element
+	r33 = r32 < r27; if (!r33) goto b37; r34 = r80; r35 = *(float *)r34; r36 = *(u32 *)r34; r37 = r36 != 2147483648u; if (!r37) goto b24; r38 = r82; r39 = atomicAdd((float *)r38, r35);
+b24: // next element
 #line 56 "private.go"
-	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; r94 = r32 < r27; if (!r94) goto b36; r95 = r80; r96 = *(float *)r95; r97 = *(u32 *)r95; r98 = r97 != 2147483648u; if (!r98) goto b27; r99 = r82; r100 = atomicAdd((float *)r99, r96);
-b27: // next element (unrolled 1)
+	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; r98 = r32 < r27; if (!r98) goto b37; r99 = r80; r100 = *(float *)r99; r101 = *(u32 *)r99; r102 = r101 != 2147483648u; if (!r102) goto b28; r103 = r82; r104 = atomicAdd((float *)r103, r100);
+b28: // next element (unrolled 1)
 #line 56 "private.go"
-	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; r101 = r32 < r27; if (!r101) goto b36; r102 = r80; r103 = *(float *)r102; r104 = *(u32 *)r102; r105 = r104 != 2147483648u; if (!r105) goto b31; r106 = r82; r107 = atomicAdd((float *)r106, r103);
-b31: // next element (unrolled 2)
+	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; r105 = r32 < r27; if (!r105) goto b37; r106 = r80; r107 = *(float *)r106; r108 = *(u32 *)r106; r109 = r108 != 2147483648u; if (!r109) goto b32; r110 = r82; r111 = atomicAdd((float *)r110, r107);
+b32: // next element (unrolled 2)
 #line 56 "private.go"
-	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; r108 = r32 < r27; if (!r108) goto b36; r109 = r80; r110 = *(float *)r109; r111 = *(u32 *)r109; r112 = r111 != 2147483648u; if (!r112) goto b35; r113 = r82; r114 = atomicAdd((float *)r113, r110);
-b35: // next element (unrolled 3)
+	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; r112 = r32 < r27; if (!r112) goto b37; r113 = r80; r114 = *(float *)r113; r115 = *(u32 *)r113; r116 = r115 != 2147483648u; if (!r116) goto b36; r117 = r82; r118 = atomicAdd((float *)r117, r114);
+b36: // next element (unrolled 3)
 #line 56 "private.go"
-	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; goto b20;
-b36: // each done
+	r32 = (u64)r32 + (u64)r24; r80 = r80 + r81 * 1; r82 = r82 + r81 * 1; goto b21;
+b37: // each done
 #line 56 "private.go"
 	return;
-b37: // preheader
+b38: // preheader
 #line 56 "private.go"
 	r83 = r2; r84 = r4 + r83 * 1; r85 = r1; r86 = r18 + r83 * 4; r87 = (u64)r1 * 4ull;
-b38: // head (checked)
+b39: // head (checked)
 #line 56 "private.go"
-	r40 = (u64)r2 + 1ull; r41 = r40 < r3; if (!r41) goto b19; r42 = r2; r43 = (u64)r42 + 1ull; r71 = r84; r45 = r71 + 1ll; r46 = *(u8 *)r45;
+	r40 = (u64)r2 + 1ull; r41 = r40 < r3; if (!r41) goto b20; r42 = r2; r43 = (u64)r42 + 1ull; r71 = r84; r45 = r71 + 1ll; r46 = *(u8 *)r45;
 	r48 = (i64)r46; if ((u64)r48 >= (u64)r15) { qd_site = 0; qd_x = r48; qd_y = r15; goto qd_fault; } r47 = r25 + r48 * 4; if ((u64)r43 >= (u64)r19) { qd_site = 1; qd_x = r43; qd_y = r19; goto qd_fault; } r72 = r86; r49 = r72 + 4ll; r50 = *(float *)r49; r51 = atomicAdd((float *)r47, r50);
 #line 56 "private.go"
-	r2 = (u64)r2 + (u64)r1; r84 = r84 + r85 * 1; r86 = r86 + r87 * 1; goto b38;
+	r2 = (u64)r2 + (u64)r1; r84 = r84 + r85 * 1; r86 = r86 + r87 * 1; goto b39;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -27075,20 +27385,21 @@ qd_fault: {
 extern "C" __global__ void CountEven_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_private1[4] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r14 = 0, r32 = 0, r36 = 0, r39 = 0, r43 = 0, r46 = 0;
-	bool r50 = 0, r60 = 0, r74 = 0, r76 = 0, r78 = 0, r80 = 0, r83 = 0, r86 = 0;
-	bool r89 = 0, r92 = 0, r95 = 0;
+	bool r50 = 0, r60 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0, r87 = 0;
+	bool r90 = 0, r93 = 0, r96 = 0, r99 = 0;
 	i32 r12 = 0, r13 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
 	i32 r24 = 0, r25 = 0, r38 = 0, r41 = 0, r48 = 0, r49 = 0, r52 = 0, r53 = 0;
-	i32 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r82 = 0, r85 = 0, r88 = 0;
-	i32 r91 = 0, r94 = 0, r97 = 0;
+	i32 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r74 = 0, r86 = 0, r89 = 0;
+	i32 r92 = 0, r95 = 0, r98 = 0, r101 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r17 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r35 = 0, r42 = 0;
 	i64 r44 = 0, r45 = 0, r63 = 0, r65 = 0, r67 = 0, r69 = 0, r71 = 0, r73 = 0;
+	i64 r75 = 0, r77 = 0;
 	u64 r59 = 0;
 	char *r4 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r28 = 0, *r33 = 0, *r34 = 0, *r37 = 0;
 	char *r40 = 0, *r47 = 0, *r51 = 0, *r61 = 0, *r62 = 0, *r64 = 0, *r66 = 0, *r68 = 0;
-	char *r70 = 0, *r72 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r84 = 0, *r87 = 0;
-	char *r90 = 0, *r93 = 0, *r96 = 0;
+	char *r70 = 0, *r72 = 0, *r79 = 0, *r81 = 0, *r83 = 0, *r85 = 0, *r88 = 0, *r91 = 0;
+	char *r94 = 0, *r97 = 0, *r100 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r26 = (i64)threadIdx.x;
@@ -27106,22 +27417,22 @@ b2: // each
 	*(i32 *)r33 = 0;
 	r31 = (u64)r31 + (u64)r27;
 	r66 = r66 + r67 * 1;
-	r74 = r31 < r30;
-	if (!r74) goto b10;
-	r75 = r66;
-	*(i32 *)r75 = 0;
-	r31 = (u64)r31 + (u64)r27;
-	r66 = r66 + r67 * 1;
-	r76 = r31 < r30;
-	if (!r76) goto b10;
-	r77 = r66;
-	*(i32 *)r77 = 0;
-	r31 = (u64)r31 + (u64)r27;
-	r66 = r66 + r67 * 1;
 	r78 = r31 < r30;
 	if (!r78) goto b10;
 	r79 = r66;
 	*(i32 *)r79 = 0;
+	r31 = (u64)r31 + (u64)r27;
+	r66 = r66 + r67 * 1;
+	r80 = r31 < r30;
+	if (!r80) goto b10;
+	r81 = r66;
+	*(i32 *)r81 = 0;
+	r31 = (u64)r31 + (u64)r27;
+	r66 = r66 + r67 * 1;
+	r82 = r31 < r30;
+	if (!r82) goto b10;
+	r83 = r66;
+	*(i32 *)r83 = 0;
 	r31 = (u64)r31 + (u64)r27;
 	r66 = r66 + r67 * 1;
 	goto b2;
@@ -27132,53 +27443,53 @@ b10: // each done
 #line 67 "private.go"
 	r17 = p3; r59 = (u64)r17; r60 = 0ull < r59;
 #line 65 "private.go"
-	r5 = p1; r3 = r5; r4 = p0; if (!r60) goto b35;
+	r5 = p1; r3 = r5; r4 = p0; if (!r60) goto b36;
 #line 67 "private.go"
 	r15 = r28 + 0ll;
 #line 65 "private.go"
-	r63 = r2; r64 = r4 + r63 * 4; r65 = (u64)r1 * 4ull;
-b13: // head
+	r63 = r2; r64 = r4 + r63 * 4; r74 = (i32)r1; r75 = (i64)r74; r76 = r75 == r1; r77 = (u64)r75 * 4ull; if (!r76) goto b36;
+b14: // head
 #line 65 "private.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17; r61 = r64; r11 = r61 + 4ll; r12 = *(i32 *)r11; r20 = r12 >> 31; r21 = r20 & 1; r22 = (u32)r12 + (u32)r21; r23 = r22 >> 1; r24 = (u32)r23 * 2u; r25 = (u32)r12 - (u32)r24;
-	r13 = r25; r14 = r13 == 0; if (!r14) goto b16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18; r61 = r64; r11 = r61 + 4ll; r12 = *(i32 *)r11; r20 = r12 >> 31; r21 = r20 & 1; r22 = (u32)r12 + (u32)r21; r23 = r22 >> 1; r24 = (u32)r23 * 2u; r25 = (u32)r12 - (u32)r24;
+	r13 = r25; r14 = r13 == 0; if (!r14) goto b17;
 	r19 = atomicAdd((u32 *)r15, (u32)1);
-b16: // latch
+b17: // latch
 #line 65 "private.go"
-	r2 = (u64)r2 + (u64)r1; r64 = r64 + r65 * 1; goto b13;
-b17: // add the private copies
+	r2 = (u64)r2 + (u64)r1; r64 = r64 + r77 * 1; goto b14;
+b18: // add the private copies
 #line 65 "private.go"
 	__syncthreads(); r34 = p2; r35 = r26; r68 = r28 + r35 * 4; r69 = r67; r70 = r34 + r35 * 4;
-b18: // each
+b19: // each
 #line 65 "private.go"
-	r36 = r35 < r30; if (!r36) goto b34; r37 = r68; r38 = *(i32 *)r37; r39 = r38 != 0; if (!r39) goto b21; r40 = r70; r41 = atomicAdd((u32 *)r40, (u32)r38);
-b21: // next element
+	r36 = r35 < r30; if (!r36) goto b35; r37 = r68; r38 = *(i32 *)r37; r39 = r38 != 0; if (!r39) goto b22; r40 = r70; r41 = atomicAdd((u32 *)r40, (u32)r38);
+b22: // next element
 #line 65 "private.go"
-	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; r80 = r35 < r30; if (!r80) goto b34; r81 = r68; r82 = *(i32 *)r81; r83 = r82 != 0; if (!r83) goto b25; r84 = r70; r85 = atomicAdd((u32 *)r84, (u32)r82);
-b25: // next element (unrolled 1)
+	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; r84 = r35 < r30; if (!r84) goto b35; r85 = r68; r86 = *(i32 *)r85; r87 = r86 != 0; if (!r87) goto b26; r88 = r70; r89 = atomicAdd((u32 *)r88, (u32)r86);
+b26: // next element (unrolled 1)
 #line 65 "private.go"
-	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; r86 = r35 < r30; if (!r86) goto b34; r87 = r68; r88 = *(i32 *)r87; r89 = r88 != 0; if (!r89) goto b29; r90 = r70; r91 = atomicAdd((u32 *)r90, (u32)r88);
-b29: // next element (unrolled 2)
+	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; r90 = r35 < r30; if (!r90) goto b35; r91 = r68; r92 = *(i32 *)r91; r93 = r92 != 0; if (!r93) goto b30; r94 = r70; r95 = atomicAdd((u32 *)r94, (u32)r92);
+b30: // next element (unrolled 2)
 #line 65 "private.go"
-	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; r92 = r35 < r30; if (!r92) goto b34; r93 = r68; r94 = *(i32 *)r93; r95 = r94 != 0; if (!r95) goto b33; r96 = r70; r97 = atomicAdd((u32 *)r96, (u32)r94);
-b33: // next element (unrolled 3)
+	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; r96 = r35 < r30; if (!r96) goto b35; r97 = r68; r98 = *(i32 *)r97; r99 = r98 != 0; if (!r99) goto b34; r100 = r70; r101 = atomicAdd((u32 *)r100, (u32)r98);
+b34: // next element (unrolled 3)
 #line 65 "private.go"
-	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; goto b18;
-b34: // each done
+	r35 = (u64)r35 + (u64)r27; r68 = r68 + r69 * 1; r70 = r70 + r69 * 1; goto b19;
+b35: // each done
 #line 65 "private.go"
 	return;
-b35: // preheader
+b36: // preheader
 #line 67 "private.go"
 	r51 = r28 + 0ll;
 #line 65 "private.go"
 	r71 = r2; r72 = r4 + r71 * 4; r73 = (u64)r1 * 4ull;
-b36: // head (checked if)
+b37: // head (checked if)
 #line 65 "private.go"
-	r42 = (u64)r2 + 1ull; r43 = r42 < r3; if (!r43) goto b17; r62 = r72; r47 = r62 + 4ll; r48 = *(i32 *)r47; r53 = r48 >> 31; r54 = r53 & 1; r55 = (u32)r48 + (u32)r54; r56 = r55 >> 1; r57 = (u32)r56 * 2u; r58 = (u32)r48 - (u32)r57;
-	r49 = r58; r50 = r49 == 0; if (!r50) goto b39;
+	r42 = (u64)r2 + 1ull; r43 = r42 < r3; if (!r43) goto b18; r62 = r72; r47 = r62 + 4ll; r48 = *(i32 *)r47; r53 = r48 >> 31; r54 = r53 & 1; r55 = (u32)r48 + (u32)r54; r56 = r55 >> 1; r57 = (u32)r56 * 2u; r58 = (u32)r48 - (u32)r57;
+	r49 = r58; r50 = r49 == 0; if (!r50) goto b40;
 	if ((u64)0ll >= (u64)r17) { qd_site = 0; qd_x = 0ll; qd_y = r17; goto qd_fault; } r52 = atomicAdd((u32 *)r51, (u32)1);
-b39: // latch (checked if)
+b40: // latch (checked if)
 #line 65 "private.go"
-	r2 = (u64)r2 + (u64)r1; r72 = r72 + r73 * 1; goto b36;
+	r2 = (u64)r2 + (u64)r1; r72 = r72 + r73 * 1; goto b37;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28327,10 +28638,11 @@ b44: // reduction none
 
 // Task 2 of kernel Center(x []f64, centered []f64), parallel.
 extern "C" __global__ void Center_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
-	bool r7 = 0, r10 = 0, r24 = 0, r27 = 0, r36 = 0, r40 = 0, r46 = 0;
+	bool r7 = 0, r10 = 0, r24 = 0, r27 = 0, r36 = 0, r40 = 0, r46 = 0, r61 = 0;
+	i32 r59 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r19 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r33 = 0, r34 = 0, r51 = 0;
-	i64 r53 = 0, r55 = 0, r57 = 0;
+	i64 r53 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0;
 	double r12 = 0, r13 = 0, r14 = 0, r17 = 0, r18 = 0, r29 = 0, r30 = 0;
@@ -28349,25 +28661,25 @@ extern "C" __global__ void Center_2(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
 	r21 = p2;
 #line 59 "reduce.go"
-	r4 = p0; if (!r36) goto b9; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 8; r53 = (u64)r1 * 8ull; r54 = r21 + r51 * 8;
-b5: // head
+	r4 = p0; if (!r36) goto b10; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b10; if (!r46) goto b10; r51 = r2; r52 = r4 + r51 * 8; r54 = r21 + r51 * 8; r59 = (i32)r1; r60 = (i64)r59; r61 = r60 == r1; r62 = (u64)r60 * 8ull; if (!r61) goto b10;
+b6: // head
 #line 59 "reduce.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b9;
 	r47 = r52; r11 = r47 + 8ll; r12 = *(double *)r11; r13 = r12 - r14; r48 = r54; r20 = r48 + 8ll; *(double *)r20 = r13;
 #line 59 "reduce.go"
-	r2 = (u64)r2 + (u64)r1; r52 = r52 + r53 * 1; r54 = r54 + r53 * 1; goto b5;
-b8: // exit
+	r2 = (u64)r2 + (u64)r1; r52 = r52 + r62 * 1; r54 = r54 + r62 * 1; goto b6;
+b9: // exit
 #line 59 "reduce.go"
 	return;
-b9: // preheader
+b10: // preheader
 #line 59 "reduce.go"
 	r55 = r2; r56 = r4 + r55 * 8; r57 = (u64)r1 * 8ull; r58 = r21 + r55 * 8;
-b10: // head (checked)
+b11: // head (checked)
 #line 59 "reduce.go"
-	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b8; r25 = r2; r26 = (u64)r25 + 1ull;
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b9; r25 = r2; r26 = (u64)r25 + 1ull;
 	r49 = r56; r28 = r49 + 8ll; r29 = *(double *)r28; r30 = r29 - r14; if ((u64)r26 >= (u64)r22) { qd_site = 0; qd_x = r26; qd_y = r22; goto qd_fault; } r50 = r58; r31 = r50 + 8ll; *(double *)r31 = r30;
 #line 59 "reduce.go"
-	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b11;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -28623,12 +28935,36 @@ extern "C" __global__ void ChunkSums_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r19 = p1; r36 = (u64)r19; r41 = r19; r48 = r36 - 1ull;
 b2: // head
 #line 83 "reduce.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b49; r8 = r2; r9 = (u64)r8 + 1ull;
 #line 85 "reduce.go"
-	r11 = (u64)r9 * (u64)r12; r13 = 0ll; r14 = r11; r37 = (u64)r14; r38 = r37 < r36; r39 = (u64)r9 + 1ull; r40 = (u64)r39 * (u64)r12; r42 = r40 < r41 ? r40 : r41; r43 = (u64)r42; r46 = r43 - 1ull; r47 = r46 - r37; r49 = r48 - r37; r50 = r47 <= r49; if (!r38) goto b30; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b30; if (!r50) goto b30; r20 = r42; r52 = r18 + r14 * 8; r54 = r20 > (-9223372036854775801ll) ? r20 : (-9223372036854775801ll); r55 = (u64)r54 - 7ull;
+	r11 = (u64)r9 * (u64)r12; r13 = 0ll; r14 = r11; r37 = (u64)r14; r38 = r37 < r36; r39 = (u64)r9 + 1ull; r40 = (u64)r39 * (u64)r12; r42 = r40 < r41 ? r40 : r41; r43 = (u64)r42; r46 = r43 - 1ull; r47 = r46 - r37; r49 = r48 - r37; r50 = r47 <= r49; if (!r38) goto b46; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b46; if (!r50) goto b46; r20 = r42; r52 = r18 + r14 * 8; r54 = r20 > (-9223372036854775793ll) ? r20 : (-9223372036854775793ll); r55 = (u64)r54 - 15ull;
 b9: // unroll guard
 #line 85 "reduce.go"
-	r56 = r14 < r55; if (!r56) goto b26; r21 = r14 < r20;
+	r56 = r14 < r55; if (!r56) goto b42; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
+	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
+#line 85 "reduce.go"
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
 	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
 #line 85 "reduce.go"
 	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; r21 = r14 < r20;
@@ -28653,27 +28989,27 @@ b9: // unroll guard
 	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
 #line 85 "reduce.go"
 	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; goto b9;
-b26: // for.loop
+b42: // for.loop
 #line 85 "reduce.go"
-	r21 = r14 < r20; if (!r21) goto b28;
+	r21 = r14 < r20; if (!r21) goto b44;
 	r22 = r52; r23 = *(i64 *)r22; r24 = (u64)r13 + (u64)r23;
 #line 85 "reduce.go"
-	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; goto b26;
-b28: // for.done
+	r25 = (u64)r14 + 1ull; r13 = r24; r14 = r25; r52 = r52 + 8ll; goto b42;
+b44: // for.done
 #line 88 "reduce.go"
 	r51 = r4 + r8 * 8; r26 = r51 + 8ll; *(i64 *)r26 = r13;
 #line 83 "reduce.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b30: // preheader
+b46: // preheader
 #line 85 "reduce.go"
 	r30 = r42; r53 = r18 + r14 * 8;
-b31: // for.loop (checked)
+b47: // for.loop (checked)
 #line 85 "reduce.go"
-	r31 = r14 < r30; if (!r31) goto b28;
+	r31 = r14 < r30; if (!r31) goto b44;
 	if ((u64)r14 >= (u64)r19) { qd_site = 0; qd_x = r14; qd_y = r19; goto qd_fault; } r32 = r53; r33 = *(i64 *)r32; r34 = (u64)r13 + (u64)r33;
 #line 85 "reduce.go"
-	r35 = (u64)r14 + 1ull; r13 = r34; r14 = r35; r53 = r53 + 8ll; goto b31;
-b33: // exit
+	r35 = (u64)r14 + 1ull; r13 = r34; r14 = r35; r53 = r53 + 8ll; goto b47;
+b49: // exit
 #line 85 "reduce.go"
 	return;
 qd_fault: {
@@ -31629,14 +31965,17 @@ extern "C" __global__ void Energies_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	bool r475 = 0, r476 = 0, r477 = 0, r478 = 0, r479 = 0, r480 = 0, r481 = 0, r482 = 0;
 	bool r483 = 0, r484 = 0, r485 = 0, r486 = 0, r487 = 0, r488 = 0, r489 = 0, r490 = 0;
 	bool r491 = 0, r492 = 0, r493 = 0, r494 = 0, r495 = 0, r496 = 0, r497 = 0, r498 = 0;
-	bool r528 = 0, r535 = 0, r538 = 0, r542 = 0;
+	bool r528 = 0, r535 = 0, r538 = 0, r542 = 0, r567 = 0, r571 = 0, r573 = 0, r576 = 0;
+	bool r578 = 0, r581 = 0, r583 = 0;
 	i16 r54 = 0, r75 = 0, r172 = 0, r201 = 0, r336 = 0, r349 = 0, r394 = 0, r439 = 0;
 	i16 r456 = 0;
+	i32 r565 = 0, r569 = 0, r574 = 0, r579 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r15 = 0, r189 = 0, r190 = 0, r191 = 0, r326 = 0;
 	i64 r376 = 0, r444 = 0, r445 = 0, r446 = 0, r527 = 0, r530 = 0, r531 = 0, r532 = 0;
 	i64 r533 = 0, r543 = 0, r545 = 0, r547 = 0, r548 = 0, r550 = 0, r551 = 0, r553 = 0;
-	i64 r554 = 0, r556 = 0, r558 = 0, r559 = 0, r561 = 0, r562 = 0, r564 = 0;
+	i64 r554 = 0, r556 = 0, r558 = 0, r559 = 0, r561 = 0, r562 = 0, r564 = 0, r566 = 0;
+	i64 r568 = 0, r570 = 0, r572 = 0, r575 = 0, r577 = 0, r580 = 0, r582 = 0;
 	u8 r66 = 0, r79 = 0, r176 = 0, r205 = 0, r340 = 0, r353 = 0, r402 = 0, r443 = 0;
 	u8 r460 = 0;
 	u64 r529 = 0, r534 = 0, r536 = 0, r537 = 0, r539 = 0, r540 = 0, r541 = 0;
@@ -31698,16 +32037,16 @@ extern "C" __global__ void Energies_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 65 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r6 = p1; r529 = (u64)r6; r530 = r6; r531 = (u64)r530 - 1ull; r532 = r2; r533 = (u64)r531 - (u64)r532; r534 = (u64)r533; r535 = r534 < r529; r13 = p5; r11 = r13; r9 = p3; r7 = r9; r4 = r6; r10 = r4 < r7 ? r4 : r7; r3 = r10 < r11 ? r10 : r11; r536 = (u64)r3; r539 = r536 - 1ull; r540 = (u64)r2; r541 = r539 - r540; r542 = r541 <= r534; r12 = p4; r8 = p2; r5 = p0; if (!r535) goto b17; r537 = r536 + 4611686018427387904ull; r538 = r537 <= 9223372036854775808ull; if (!r538) goto b17; if (!r542) goto b17;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r6 = p1; r529 = (u64)r6; r530 = r6; r531 = (u64)r530 - 1ull; r532 = r2; r533 = (u64)r531 - (u64)r532; r534 = (u64)r533; r535 = r534 < r529; r13 = p5; r11 = r13; r9 = p3; r7 = r9; r4 = r6; r10 = r4 < r7 ? r4 : r7; r3 = r10 < r11 ? r10 : r11; r536 = (u64)r3; r539 = r536 - 1ull; r540 = (u64)r2; r541 = r539 - r540; r542 = r541 <= r534; r12 = p4; r8 = p2; r5 = p0; if (!r535) goto b18; r537 = r536 + 4611686018427387904ull; r538 = r537 <= 9223372036854775808ull; if (!r538) goto b18; if (!r542) goto b18;
 #line 68 "types.go"
 	r190 = r531;
 #line 65 "types.go"
-	r543 = r2; r544 = r5 + r543 * 56; r545 = (u64)r1 * 56ull; r546 = r8 + r543 * 8; r547 = (u64)r1 * 8ull;
+	r543 = r2; r544 = r5 + r543 * 56; r546 = r8 + r543 * 8;
 #line 68 "types.go"
-	r548 = (u64)r190 - (u64)r543; r549 = r5 + r548 * 56; r550 = 0ull - (u64)r1; r551 = (u64)r550 * 56ull; r552 = r12 + r543 * 12; r553 = (u64)r1 * 12ull;
-b5: // head
+	r548 = (u64)r190 - (u64)r543; r549 = r5 + r548 * 56; r552 = r12 + r543 * 12; r565 = (i32)r1; r566 = (i64)r565; r567 = r566 == r1; r568 = (u64)r566 * 56ull; r570 = r566; r571 = r567; r572 = (u64)r570 * 8ull; r573 = r567 & r571; r550 = 0ull - (u64)r1; r574 = (i32)r550; r575 = (i64)r574; r576 = r575 == r550; r577 = (u64)r575 * 56ull; r578 = r573 & r576; r580 = r566; r581 = r567; r582 = (u64)r580 * 12ull; r583 = r578 & r581; if (!r583) goto b18;
+b6: // head
 #line 65 "types.go"
-	r14 = r2 < r3; if (!r14) goto b16;
+	r14 = r2 < r3; if (!r14) goto b17;
 	r328 = 0x0p+00f; r329 = 0x0p+00f; r330 = 0x0p+00f; r331 = 0x0p+00f; r332 = 0x0p+00f; r333 = 0x0p+00f; r334 = 0x0p+00; r335 = false; r336 = 0; r337 = 0x0p+00f; r338 = 0x0p+00f; r339 = 0x0p+00f; r340 = 0; r29 = r544; r30 = *(float *)r29; r328 = r30; r31 = r29 + 4ll; r33 = *(float *)r31; r329 = r33; r34 = r29 + 8ll; r36 = *(float *)r34; r330 = r36; r37 = r29 + 12ll; r39 = *(float *)r37; r331 = r39; r40 = r29 + 16ll; r42 = *(float *)r40; r332 = r42; r43 = r29 + 20ll; r45 = *(float *)r43; r333 = r45; r46 = r29 + 24ll; r48 = *(double *)r46; r334 = r48; r49 = r29 + 32ll; r51 = *(bool *)r49; r335 = r51; r52 = r29 + 34ll; r54 = *(i16 *)r52; r336 = r54; r55 = r29 + 36ll; r57 = *(float *)r55; r337 = r57; r58 = r29 + 40ll; r60 = *(float *)r58; r338 = r60; r61 = r29 + 44ll; r63 = *(float *)r61; r339 = r63; r64 = r29 + 48ll; r66 = *(u8 *)r64; r340 = r66;
 	r70 = r331; r71 = r332; r72 = r333; r73 = r334;
 #line 42 "types.go"
@@ -31719,9 +32058,9 @@ b5: // head
 	r161 = (double)r133; r162 = r120 * r161; r92 = r162;
 #line 67 "types.go"
 	r163 = r546; *(double *)r163 = r92;
-	r164 = r328; r165 = r329; r166 = r330; r167 = r331; r168 = r332; r169 = r333; r170 = r334; r171 = r335; r172 = r336; r173 = r337; r174 = r338; r175 = r339; r176 = r340; r192 = r549; r193 = *(float *)r192; r206 = r192 + 4ll; r194 = *(float *)r206; r207 = r192 + 8ll; r195 = *(float *)r207; r208 = r192 + 12ll; r196 = *(float *)r208; r209 = r192 + 16ll; r197 = *(float *)r209; r210 = r192 + 20ll; r198 = *(float *)r210; r211 = r192 + 24ll; r199 = *(double *)r211; r212 = r192 + 32ll; r200 = *(bool *)r212; r213 = r192 + 34ll; r201 = *(i16 *)r213; r214 = r192 + 36ll; r202 = *(float *)r214; r215 = r192 + 40ll; r203 = *(float *)r215; r216 = r192 + 44ll; r204 = *(float *)r216; r217 = r192 + 48ll; r205 = *(u8 *)r217; r219 = r164 == r193; r220 = r165 == r194; r221 = r219 & r220; r222 = r166 == r195; r223 = r221 & r222; r224 = r167 == r196; r225 = r223 & r224; r226 = r168 == r197; r227 = r225 & r226; r228 = r169 == r198; r229 = r227 & r228; r230 = r170 == r199; r231 = r229 & r230; r232 = r171 == r200; r233 = r231 & r232; r234 = r172 == r201; r235 = r233 & r234; r236 = r173 == r202; r237 = r235 & r236; r238 = r174 == r203; r239 = r237 & r238; r240 = r175 == r204; r241 = r239 & r240; r242 = r176 == r205; r243 = r241 & r242; r218 = r243; if (!r218) goto b12;
+	r164 = r328; r165 = r329; r166 = r330; r167 = r331; r168 = r332; r169 = r333; r170 = r334; r171 = r335; r172 = r336; r173 = r337; r174 = r338; r175 = r339; r176 = r340; r192 = r549; r193 = *(float *)r192; r206 = r192 + 4ll; r194 = *(float *)r206; r207 = r192 + 8ll; r195 = *(float *)r207; r208 = r192 + 12ll; r196 = *(float *)r208; r209 = r192 + 16ll; r197 = *(float *)r209; r210 = r192 + 20ll; r198 = *(float *)r210; r211 = r192 + 24ll; r199 = *(double *)r211; r212 = r192 + 32ll; r200 = *(bool *)r212; r213 = r192 + 34ll; r201 = *(i16 *)r213; r214 = r192 + 36ll; r202 = *(float *)r214; r215 = r192 + 40ll; r203 = *(float *)r215; r216 = r192 + 44ll; r204 = *(float *)r216; r217 = r192 + 48ll; r205 = *(u8 *)r217; r219 = r164 == r193; r220 = r165 == r194; r221 = r219 & r220; r222 = r166 == r195; r223 = r221 & r222; r224 = r167 == r196; r225 = r223 & r224; r226 = r168 == r197; r227 = r225 & r226; r228 = r169 == r198; r229 = r227 & r228; r230 = r170 == r199; r231 = r229 & r230; r232 = r171 == r200; r233 = r231 & r232; r234 = r172 == r201; r235 = r233 & r234; r236 = r173 == r202; r237 = r235 & r236; r238 = r174 == r203; r239 = r237 & r238; r240 = r175 == r204; r241 = r239 & r240; r242 = r176 == r205; r243 = r241 & r242; r218 = r243; if (!r218) goto b13;
 	r244 = r163; r245 = *(double *)r244; r246 = -r245; r247 = r163; *(double *)r247 = r246;
-b12: // if.done
+b13: // if.done
 #line 71 "types.go"
 	r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x0p+00f; r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x1p+00f;
 	r264 = r328; r360 = r264;
@@ -31732,20 +32071,20 @@ b12: // if.done
 	r360 = r277; r361 = r278; r362 = r279;
 	r318 = r552; r319 = r360; *(float *)r318 = r319; r321 = r318 + 4ll; r322 = r361; *(float *)r321 = r322; r324 = r318 + 8ll; r325 = r362; *(float *)r324 = r325;
 #line 65 "types.go"
-	r2 = (u64)r2 + (u64)r1; r544 = r544 + r545 * 1; r546 = r546 + r547 * 1; r549 = r549 + r551 * 1; r552 = r552 + r553 * 1; goto b5;
-b16: // exit
+	r2 = (u64)r2 + (u64)r1; r544 = r544 + r568 * 1; r546 = r546 + r572 * 1; r549 = r549 + r577 * 1; r552 = r552 + r582 * 1; goto b6;
+b17: // exit
 #line 65 "types.go"
 	return;
-b17: // preheader
+b18: // preheader
 #line 68 "types.go"
 	r445 = r531;
 #line 65 "types.go"
 	r554 = r2; r555 = r5 + r554 * 56; r556 = (u64)r1 * 56ull; r557 = r8 + r554 * 8; r558 = (u64)r1 * 8ull;
 #line 68 "types.go"
 	r559 = (u64)r445 - (u64)r554; r560 = r5 + r559 * 56; r561 = 0ull - (u64)r1; r562 = (u64)r561 * 56ull; r563 = r12 + r554 * 12; r564 = (u64)r1 * 12ull;
-b18: // head (checked)
+b19: // head (checked)
 #line 65 "types.go"
-	r375 = r2 < r3; if (!r375) goto b16; r376 = r2;
+	r375 = r2 < r3; if (!r375) goto b17; r376 = r2;
 	r328 = 0x0p+00f; r329 = 0x0p+00f; r330 = 0x0p+00f; r331 = 0x0p+00f; r332 = 0x0p+00f; r333 = 0x0p+00f; r334 = 0x0p+00; r335 = false; r336 = 0; r337 = 0x0p+00f; r338 = 0x0p+00f; r339 = 0x0p+00f; r340 = 0; r377 = r555; r378 = *(float *)r377; r328 = r378; r379 = r377 + 4ll; r380 = *(float *)r379; r329 = r380; r381 = r377 + 8ll; r382 = *(float *)r381; r330 = r382; r383 = r377 + 12ll; r384 = *(float *)r383; r331 = r384; r385 = r377 + 16ll; r386 = *(float *)r385; r332 = r386; r387 = r377 + 20ll; r388 = *(float *)r387; r333 = r388; r389 = r377 + 24ll; r390 = *(double *)r389; r334 = r390; r391 = r377 + 32ll; r392 = *(bool *)r391; r335 = r392; r393 = r377 + 34ll; r394 = *(i16 *)r393; r336 = r394; r395 = r377 + 36ll; r396 = *(float *)r395; r337 = r396; r397 = r377 + 40ll; r398 = *(float *)r397; r338 = r398; r399 = r377 + 44ll; r400 = *(float *)r399; r339 = r400; r401 = r377 + 48ll; r402 = *(u8 *)r401; r340 = r402;
 	r403 = r331; r404 = r332; r405 = r333; r406 = r334;
 #line 42 "types.go"
@@ -31757,9 +32096,9 @@ b18: // head (checked)
 	r428 = (double)r416; r429 = r409 * r428; r407 = r429;
 #line 67 "types.go"
 	r430 = r557; *(double *)r430 = r407;
-	r431 = r328; r432 = r329; r433 = r330; r434 = r331; r435 = r332; r436 = r333; r437 = r334; r438 = r335; r439 = r336; r440 = r337; r441 = r338; r442 = r339; r443 = r340; r446 = (u64)r445 - (u64)r376; if ((u64)r446 >= (u64)r6) { qd_site = 0; qd_x = r446; qd_y = r6; goto qd_fault; } r447 = r560; r448 = *(float *)r447; r461 = r447 + 4ll; r449 = *(float *)r461; r462 = r447 + 8ll; r450 = *(float *)r462; r463 = r447 + 12ll; r451 = *(float *)r463; r464 = r447 + 16ll; r452 = *(float *)r464; r465 = r447 + 20ll; r453 = *(float *)r465; r466 = r447 + 24ll; r454 = *(double *)r466; r467 = r447 + 32ll; r455 = *(bool *)r467; r468 = r447 + 34ll; r456 = *(i16 *)r468; r469 = r447 + 36ll; r457 = *(float *)r469; r470 = r447 + 40ll; r458 = *(float *)r470; r471 = r447 + 44ll; r459 = *(float *)r471; r472 = r447 + 48ll; r460 = *(u8 *)r472; r474 = r431 == r448; r475 = r432 == r449; r476 = r474 & r475; r477 = r433 == r450; r478 = r476 & r477; r479 = r434 == r451; r480 = r478 & r479; r481 = r435 == r452; r482 = r480 & r481; r483 = r436 == r453; r484 = r482 & r483; r485 = r437 == r454; r486 = r484 & r485; r487 = r438 == r455; r488 = r486 & r487; r489 = r439 == r456; r490 = r488 & r489; r491 = r440 == r457; r492 = r490 & r491; r493 = r441 == r458; r494 = r492 & r493; r495 = r442 == r459; r496 = r494 & r495; r497 = r443 == r460; r498 = r496 & r497; r473 = r498; if (!r473) goto b26;
+	r431 = r328; r432 = r329; r433 = r330; r434 = r331; r435 = r332; r436 = r333; r437 = r334; r438 = r335; r439 = r336; r440 = r337; r441 = r338; r442 = r339; r443 = r340; r446 = (u64)r445 - (u64)r376; if ((u64)r446 >= (u64)r6) { qd_site = 0; qd_x = r446; qd_y = r6; goto qd_fault; } r447 = r560; r448 = *(float *)r447; r461 = r447 + 4ll; r449 = *(float *)r461; r462 = r447 + 8ll; r450 = *(float *)r462; r463 = r447 + 12ll; r451 = *(float *)r463; r464 = r447 + 16ll; r452 = *(float *)r464; r465 = r447 + 20ll; r453 = *(float *)r465; r466 = r447 + 24ll; r454 = *(double *)r466; r467 = r447 + 32ll; r455 = *(bool *)r467; r468 = r447 + 34ll; r456 = *(i16 *)r468; r469 = r447 + 36ll; r457 = *(float *)r469; r470 = r447 + 40ll; r458 = *(float *)r470; r471 = r447 + 44ll; r459 = *(float *)r471; r472 = r447 + 48ll; r460 = *(u8 *)r472; r474 = r431 == r448; r475 = r432 == r449; r476 = r474 & r475; r477 = r433 == r450; r478 = r476 & r477; r479 = r434 == r451; r480 = r478 & r479; r481 = r435 == r452; r482 = r480 & r481; r483 = r436 == r453; r484 = r482 & r483; r485 = r437 == r454; r486 = r484 & r485; r487 = r438 == r455; r488 = r486 & r487; r489 = r439 == r456; r490 = r488 & r489; r491 = r440 == r457; r492 = r490 & r491; r493 = r441 == r458; r494 = r492 & r493; r495 = r442 == r459; r496 = r494 & r495; r497 = r443 == r460; r498 = r496 & r497; r473 = r498; if (!r473) goto b27;
 	r499 = r430; r500 = *(double *)r499; r501 = -r500; r502 = r430; *(double *)r502 = r501;
-b26: // if.done (checked)
+b27: // if.done (checked)
 #line 71 "types.go"
 	r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x0p+00f; r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x1p+00f;
 	r503 = r328; r360 = r503;
@@ -31770,7 +32109,7 @@ b26: // if.done (checked)
 	r360 = r508; r361 = r509; r362 = r510;
 	r521 = r563; r522 = r360; *(float *)r521 = r522; r523 = r521 + 4ll; r524 = r361; *(float *)r523 = r524; r525 = r521 + 8ll; r526 = r362; *(float *)r525 = r526;
 #line 65 "types.go"
-	r2 = (u64)r2 + (u64)r1; r555 = r555 + r556 * 1; r557 = r557 + r558 * 1; r560 = r560 + r562 * 1; r563 = r563 + r564 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r555 = r555 + r556 * 1; r557 = r557 + r558 * 1; r560 = r560 + r562 * 1; r563 = r563 + r564 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -31791,7 +32130,8 @@ extern "C" __global__ void Blur5_0(char *p0, i64 p1, char *p2, i64 p3, char *p4)
 	bool r147 = 0, r160 = 0, r162 = 0, r170 = 0, r178 = 0, r186 = 0, r203 = 0, r206 = 0;
 	bool r315 = 0, r316 = 0, r323 = 0, r330 = 0, r331 = 0, r336 = 0, r341 = 0, r345 = 0;
 	bool r349 = 0, r353 = 0, r357 = 0, r361 = 0, r366 = 0, r370 = 0, r374 = 0, r377 = 0;
-	bool r380 = 0, r384 = 0, r388 = 0, r394 = 0;
+	bool r380 = 0, r384 = 0, r388 = 0, r394 = 0, r409 = 0;
+	i32 r407 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r22 = 0;
 	i64 r30 = 0, r48 = 0, r49 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r76 = 0;
@@ -31812,6 +32152,7 @@ extern "C" __global__ void Blur5_0(char *p0, i64 p1, char *p2, i64 p3, char *p4)
 	i64 r343 = 0, r346 = 0, r347 = 0, r350 = 0, r351 = 0, r354 = 0, r355 = 0, r358 = 0;
 	i64 r359 = 0, r362 = 0, r363 = 0, r364 = 0, r367 = 0, r368 = 0, r371 = 0, r372 = 0;
 	i64 r375 = 0, r378 = 0, r381 = 0, r382 = 0, r399 = 0, r401 = 0, r403 = 0, r405 = 0;
+	i64 r408 = 0, r410 = 0;
 	u64 r195 = 0, r196 = 0, r307 = 0, r308 = 0, r314 = 0, r322 = 0, r329 = 0, r335 = 0;
 	u64 r340 = 0, r344 = 0, r348 = 0, r352 = 0, r356 = 0, r360 = 0, r365 = 0, r369 = 0;
 	u64 r373 = 0, r376 = 0, r379 = 0, r383 = 0, r385 = 0, r386 = 0, r387 = 0, r389 = 0;
@@ -31852,16 +32193,16 @@ extern "C" __global__ void Blur5_0(char *p0, i64 p1, char *p2, i64 p3, char *p4)
 #line 96 "types.go"
 	r19 = p0;
 #line 93 "types.go"
-	r4 = p2; if (!r323) goto b40; r324 = p3; r325 = (u64)r324 + (u64)(-1ll); r326 = (u64)r325 - 2ull; r327 = r326 > 0ll ? r326 : 0ll; r328 = r327 < r320 ? r327 : r320; r329 = (u64)r328; r330 = r329 < r314; if (!r330) goto b40; r336 = r323; if (!r336) goto b40; r337 = (u64)r324 - 2ull; r338 = r337 > 0ll ? r337 : 0ll; r339 = r338 < r320 ? r338 : r320; r340 = (u64)r339; r341 = r340 < r314; if (!r341) goto b40; r345 = r323; if (!r345) goto b40; r346 = r325 > 0ll ? r325 : 0ll; r347 = r346 < r320 ? r346 : r320; r348 = (u64)r347; r349 = r348 < r314; if (!r349) goto b40; r353 = r352 < 9223372036854775808ull; if (!r353) goto b40; r354 = r324 > 0ll ? r324 : 0ll; r355 = r354 < r320 ? r354 : r320; r356 = (u64)r355; r357 = r356 < r314; if (!r357) goto b40; r359 = r320 < 2ll ? r320 : 2ll; r360 = (u64)r359; r361 = r360 < 9223372036854775808ull; if (!r361) goto b40; r362 = (u64)r324 + 1ull; r363 = r362 > 0ll ? r362 : 0ll; r364 = r363 < r320 ? r363 : r320; r365 = (u64)r364; r366 = r365 < r314; if (!r366) goto b40; r371 = (u64)r325 - 1ull; r372 = r371 > 0ll ? r371 : 0ll; r373 = (u64)r372; r374 = r373 < r314; if (!r374) goto b40; r377 = r353; if (!r377) goto b40; r378 = r324 < r320 ? r324 : r320; r379 = (u64)r378; r380 = r379 < r314; if (!r380) goto b40; if (!r384) goto b40; r387 = r386 + 4611686018427387904ull; r388 = r387 <= 9223372036854775808ull; if (!r388) goto b40; if (!r394) goto b40;
+	r4 = p2; if (!r323) goto b41; r324 = p3; r325 = (u64)r324 + (u64)(-1ll); r326 = (u64)r325 - 2ull; r327 = r326 > 0ll ? r326 : 0ll; r328 = r327 < r320 ? r327 : r320; r329 = (u64)r328; r330 = r329 < r314; if (!r330) goto b41; r336 = r323; if (!r336) goto b41; r337 = (u64)r324 - 2ull; r338 = r337 > 0ll ? r337 : 0ll; r339 = r338 < r320 ? r338 : r320; r340 = (u64)r339; r341 = r340 < r314; if (!r341) goto b41; r345 = r323; if (!r345) goto b41; r346 = r325 > 0ll ? r325 : 0ll; r347 = r346 < r320 ? r346 : r320; r348 = (u64)r347; r349 = r348 < r314; if (!r349) goto b41; r353 = r352 < 9223372036854775808ull; if (!r353) goto b41; r354 = r324 > 0ll ? r324 : 0ll; r355 = r354 < r320 ? r354 : r320; r356 = (u64)r355; r357 = r356 < r314; if (!r357) goto b41; r359 = r320 < 2ll ? r320 : 2ll; r360 = (u64)r359; r361 = r360 < 9223372036854775808ull; if (!r361) goto b41; r362 = (u64)r324 + 1ull; r363 = r362 > 0ll ? r362 : 0ll; r364 = r363 < r320 ? r363 : r320; r365 = (u64)r364; r366 = r365 < r314; if (!r366) goto b41; r371 = (u64)r325 - 1ull; r372 = r371 > 0ll ? r371 : 0ll; r373 = (u64)r372; r374 = r373 < r314; if (!r374) goto b41; r377 = r353; if (!r377) goto b41; r378 = r324 < r320 ? r324 : r320; r379 = (u64)r378; r380 = r379 < r314; if (!r380) goto b41; if (!r384) goto b41; r387 = r386 + 4611686018427387904ull; r388 = r387 <= 9223372036854775808ull; if (!r388) goto b41; if (!r394) goto b41;
 #line 96 "types.go"
 	r21 = r320; r100 = r320; r113 = r320; r126 = r320; r139 = r320;
 #line 100 "types.go"
 	r54 = r320;
 #line 93 "types.go"
-	r399 = r2; r400 = r19 + r399 * 4; r401 = (u64)r1 * 4ull; r402 = r4 + r399 * 4;
-b19: // head
+	r399 = r2; r400 = r19 + r399 * 4; r402 = r4 + r399 * 4; r407 = (i32)r1; r408 = (i64)r407; r409 = r408 == r1; r410 = (u64)r408 * 4ull; if (!r409) goto b41;
+b20: // head
 #line 93 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b39; r8 = r2; r9 = (u64)r8 + 1ull; r12 = 0x0p+00f;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b40; r8 = r2; r9 = (u64)r8 + 1ull; r12 = 0x0p+00f;
 #line 96 "types.go"
 	r15 = r9; r16 = (u64)r15 - 2ull; r17 = r16 > 0ll ? r16 : 0ll; r22 = r17 < r21 ? r17 : r21;
 	r26 = r19 + r22 * 4; r27 = *(float *)r26; r28 = r27; r29 = 0x0p+00f + r28; r12 = r29;
@@ -31886,20 +32227,20 @@ b19: // head
 #line 105 "types.go"
 	r86 = r14 * 0x1p-04f; r87 = r86 + r70; r193 = __mul64hi(r9, (-6148914691236517205ll)); r194 = (u64)r193 + (u64)r9; r195 = (u64)r194; r196 = r195 >> 63; r197 = r194 >> 1; r198 = (i64)r196; r199 = (u64)r197 + (u64)r198; r200 = (u64)r199 * 3ull; r201 = (u64)r9 - (u64)r200; r88 = r201; r89 = r32 + r88 * 4; r90 = *(float *)r89; r91 = r87 + r90; r396 = r402; r92 = r396 + 4ll; *(float *)r92 = r91;
 #line 93 "types.go"
-	r2 = (u64)r2 + (u64)r1; r400 = r400 + r401 * 1; r402 = r402 + r401 * 1; goto b19;
-b39: // exit
+	r2 = (u64)r2 + (u64)r1; r400 = r400 + r410 * 1; r402 = r402 + r410 * 1; goto b20;
+b40: // exit
 #line 93 "types.go"
 	return;
-b40: // preheader
+b41: // preheader
 #line 96 "types.go"
 	r212 = r320; r261 = r320; r271 = r320; r281 = r320; r291 = r320;
 #line 100 "types.go"
 	r229 = r320;
 #line 93 "types.go"
 	r403 = r2; r404 = r19 + r403 * 4; r405 = (u64)r1 * 4ull; r406 = r4 + r403 * 4;
-b41: // head (checked)
+b42: // head (checked)
 #line 93 "types.go"
-	r202 = (u64)r2 + 1ull; r203 = r202 < r3; if (!r203) goto b39; r204 = r2; r205 = (u64)r204 + 1ull; r12 = 0x0p+00f;
+	r202 = (u64)r2 + 1ull; r203 = r202 < r3; if (!r203) goto b40; r204 = r2; r205 = (u64)r204 + 1ull; r12 = 0x0p+00f;
 #line 96 "types.go"
 	r208 = r205; r209 = (u64)r208 - 2ull; r210 = r209 > 0ll ? r209 : 0ll; r213 = r210 < r212 ? r210 : r212;
 	if ((u64)r213 >= (u64)r20) { qd_site = 0; qd_x = r213; qd_y = r20; goto qd_fault; } r215 = r19 + r213 * 4; r216 = *(float *)r215; r217 = r216; r29 = 0x0p+00f + r217; r12 = r29;
@@ -31924,7 +32265,7 @@ b41: // head (checked)
 #line 105 "types.go"
 	r250 = r207 * 0x1p-04f; r251 = r250 + r245; r305 = __mul64hi(r205, (-6148914691236517205ll)); r306 = (u64)r305 + (u64)r205; r307 = (u64)r306; r308 = r307 >> 63; r309 = r306 >> 1; r310 = (i64)r308; r311 = (u64)r309 + (u64)r310; r312 = (u64)r311 * 3ull; r313 = (u64)r205 - (u64)r312; r252 = r313; r253 = r218 + r252 * 4; r254 = *(float *)r253; r255 = r251 + r254; r398 = r406; r256 = r398 + 4ll; *(float *)r256 = r255;
 #line 93 "types.go"
-	r2 = (u64)r2 + (u64)r1; r404 = r404 + r405 * 1; r406 = r406 + r405 * 1; goto b41;
+	r2 = (u64)r2 + (u64)r1; r404 = r404 + r405 * 1; r406 = r406 + r405 * 1; goto b42;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -32749,7 +33090,8 @@ extern "C" __global__ void Smooth_0(char *p0, i64 p1, char *p2, i64 p3, float p4
 	bool r10 = 0, r52 = 0, r96 = 0, r107 = 0, r121 = 0, r135 = 0, r149 = 0, r163 = 0;
 	bool r177 = 0, r195 = 0, r220 = 0, r266 = 0, r267 = 0, r274 = 0, r279 = 0, r281 = 0;
 	bool r283 = 0, r288 = 0, r293 = 0, r295 = 0, r297 = 0, r302 = 0, r307 = 0, r309 = 0;
-	bool r311 = 0, r316 = 0, r321 = 0, r323 = 0, r325 = 0, r330 = 0, r335 = 0;
+	bool r311 = 0, r316 = 0, r321 = 0, r323 = 0, r325 = 0, r330 = 0, r335 = 0, r344 = 0;
+	i32 r342 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r11 = 0, r50 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
 	i64 r58 = 0, r90 = 0, r95 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0;
@@ -32767,7 +33109,7 @@ extern "C" __global__ void Smooth_0(char *p0, i64 p1, char *p2, i64 p3, float p4
 	i64 r298 = 0, r299 = 0, r300 = 0, r303 = 0, r304 = 0, r305 = 0, r308 = 0, r310 = 0;
 	i64 r312 = 0, r313 = 0, r314 = 0, r317 = 0, r318 = 0, r319 = 0, r322 = 0, r324 = 0;
 	i64 r326 = 0, r327 = 0, r328 = 0, r331 = 0, r332 = 0, r333 = 0, r336 = 0, r338 = 0;
-	i64 r339 = 0, r341 = 0;
+	i64 r339 = 0, r341 = 0, r343 = 0, r345 = 0;
 	u64 r265 = 0, r273 = 0, r278 = 0, r287 = 0, r292 = 0, r301 = 0, r306 = 0, r315 = 0;
 	u64 r320 = 0, r329 = 0, r334 = 0;
 	float r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r32 = 0, r35 = 0, r38 = 0;
@@ -32800,16 +33142,16 @@ extern "C" __global__ void Smooth_0(char *p0, i64 p1, char *p2, i64 p3, float p4
 #line 247 "types.go"
 	r103 = 0x0p+00f; r105 = 0x0p+00f; r105 = r70; r84 = r105; r103 = r84;
 #line 251 "types.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r6 = p1; r270 = r6; r271 = (u64)r270 - 1ull; r272 = r271 < 0ll ? r271 : 0ll; r273 = (u64)r272; r274 = r273 < 9223372036854775808ull; r9 = p3; r7 = r9; r4 = r6; r3 = r4 < r7 ? r4 : r7; r8 = p2; r5 = p0; if (!r274) goto b24; r277 = r271 < 281474976710653ll ? r271 : 281474976710653ll; r278 = (u64)r277; r265 = (u64)r6; r279 = r278 < r265; if (!r279) goto b24; r288 = r274; if (!r288) goto b24; r291 = r271 < 281474976710654ll ? r271 : 281474976710654ll; r292 = (u64)r291; r293 = r292 < r265; if (!r293) goto b24; r302 = r274; if (!r302) goto b24; r305 = r271 < 281474976710655ll ? r271 : 281474976710655ll; r306 = (u64)r305; r307 = r306 < r265; if (!r307) goto b24; r314 = r271 < 1ll ? r271 : 1ll; r315 = (u64)r314; r316 = r315 < 9223372036854775808ull; if (!r316) goto b24; r319 = r271 < 281474976710656ll ? r271 : 281474976710656ll; r320 = (u64)r319; r321 = r320 < r265; if (!r321) goto b24; r328 = r271 < 2ll ? r271 : 2ll; r329 = (u64)r328; r330 = r329 < 9223372036854775808ull; if (!r330) goto b24; r333 = r271 < 281474976710657ll ? r271 : 281474976710657ll; r334 = (u64)r333; r335 = r334 < r265; if (!r335) goto b24;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r6 = p1; r270 = r6; r271 = (u64)r270 - 1ull; r272 = r271 < 0ll ? r271 : 0ll; r273 = (u64)r272; r274 = r273 < 9223372036854775808ull; r9 = p3; r7 = r9; r4 = r6; r3 = r4 < r7 ? r4 : r7; r8 = p2; r5 = p0; if (!r274) goto b25; r277 = r271 < 281474976710653ll ? r271 : 281474976710653ll; r278 = (u64)r277; r265 = (u64)r6; r279 = r278 < r265; if (!r279) goto b25; r288 = r274; if (!r288) goto b25; r291 = r271 < 281474976710654ll ? r271 : 281474976710654ll; r292 = (u64)r291; r293 = r292 < r265; if (!r293) goto b25; r302 = r274; if (!r302) goto b25; r305 = r271 < 281474976710655ll ? r271 : 281474976710655ll; r306 = (u64)r305; r307 = r306 < r265; if (!r307) goto b25; r314 = r271 < 1ll ? r271 : 1ll; r315 = (u64)r314; r316 = r315 < 9223372036854775808ull; if (!r316) goto b25; r319 = r271 < 281474976710656ll ? r271 : 281474976710656ll; r320 = (u64)r319; r321 = r320 < r265; if (!r321) goto b25; r328 = r271 < 2ll ? r271 : 2ll; r329 = (u64)r328; r330 = r329 < 9223372036854775808ull; if (!r330) goto b25; r333 = r271 < 281474976710657ll ? r271 : 281474976710657ll; r334 = (u64)r333; r335 = r334 < r265; if (!r335) goto b25;
 #line 254 "types.go"
 	r57 = r271; r112 = r271; r126 = r271; r140 = r271; r154 = r271;
 #line 257 "types.go"
 	r65 = r68; r88 = r103;
 #line 251 "types.go"
-	r336 = r2; r337 = r8 + r336 * 4; r338 = (u64)r1 * 4ull;
-b13: // head
+	r336 = r2; r337 = r8 + r336 * 4; r342 = (i32)r1; r343 = (i64)r342; r344 = r343 == r1; r345 = (u64)r343 * 4ull; if (!r344) goto b25;
+b14: // head
 #line 251 "types.go"
-	r10 = r2 < r3; if (!r10) goto b23; r11 = r2;
+	r10 = r2 < r3; if (!r10) goto b24; r11 = r2;
 #line 246 "types.go"
 	r49 = 0x0p+00f;
 #line 254 "types.go"
@@ -32830,20 +33172,20 @@ b13: // head
 #line 257 "types.go"
 	r72 = *(float *)r65; r73 = r49 * r72; r86 = r73 * 0x1p-01f; r89 = r86 + r88; r90 = r11 & 1ll; r91 = r66 + r90 * 4; r92 = *(float *)r91; r93 = r89 + r92; r94 = r337; *(float *)r94 = r93;
 #line 251 "types.go"
-	r2 = (u64)r2 + (u64)r1; r337 = r337 + r338 * 1; goto b13;
-b23: // exit
+	r2 = (u64)r2 + (u64)r1; r337 = r337 + r345 * 1; goto b14;
+b24: // exit
 #line 251 "types.go"
 	return;
-b24: // preheader
+b25: // preheader
 #line 254 "types.go"
 	r201 = r271; r225 = r271; r236 = r271; r247 = r271; r258 = r271;
 #line 257 "types.go"
 	r208 = r68; r212 = r103;
 #line 251 "types.go"
 	r339 = r2; r340 = r8 + r339 * 4; r341 = (u64)r1 * 4ull;
-b25: // head (checked)
+b26: // head (checked)
 #line 251 "types.go"
-	r195 = r2 < r3; if (!r195) goto b23; r196 = r2;
+	r195 = r2 < r3; if (!r195) goto b24; r196 = r2;
 #line 246 "types.go"
 	r49 = 0x0p+00f;
 #line 254 "types.go"
@@ -32864,7 +33206,7 @@ b25: // head (checked)
 #line 257 "types.go"
 	r209 = *(float *)r208; r210 = r49 * r209; r211 = r210 * 0x1p-01f; r213 = r211 + r212; r214 = r196 & 1ll; r215 = r66 + r214 * 4; r216 = *(float *)r215; r217 = r213 + r216; r218 = r340; *(float *)r218 = r217;
 #line 251 "types.go"
-	r2 = (u64)r2 + (u64)r1; r340 = r340 + r341 * 1; goto b25;
+	r2 = (u64)r2 + (u64)r1; r340 = r340 + r341 * 1; goto b26;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

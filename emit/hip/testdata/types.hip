@@ -230,11 +230,12 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r185 = 0, r187 = 0, r188 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0;
 	bool r199 = 0, r202 = 0, r205 = 0, r216 = 0, r218 = 0, r219 = 0, r221 = 0, r223 = 0;
 	bool r224 = 0, r225 = 0, r227 = 0, r230 = 0, r233 = 0, r236 = 0, r252 = 0, r256 = 0;
-	bool r262 = 0;
+	bool r262 = 0, r279 = 0;
+	i32 r277 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r78 = 0, r85 = 0, r111 = 0, r118 = 0, r131 = 0, r133 = 0, r134 = 0;
 	i64 r198 = 0, r204 = 0, r229 = 0, r235 = 0, r249 = 0, r250 = 0, r269 = 0, r271 = 0;
-	i64 r273 = 0, r275 = 0;
+	i64 r273 = 0, r275 = 0, r278 = 0, r280 = 0;
 	u64 r248 = 0, r251 = 0, r253 = 0, r254 = 0, r255 = 0, r257 = 0, r258 = 0, r259 = 0;
 	u64 r260 = 0, r261 = 0;
 	float r14 = 0, r15 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r137 = 0, r138 = 0;
@@ -268,103 +269,103 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = p1; r3 = r5; r253 = (u64)r3; r254 = r253 + 18446744073709551615ull; r257 = r254 - 1ull; r258 = (u64)r2; r259 = r257 - r258; r260 = r248 - 1ull; r261 = r260 - r251; r262 = r259 <= r261;
 	r12 = p2;
 #line 44 "types.go"
-	r4 = p0; if (!r252) goto b35; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b35; if (!r262) goto b35; r269 = r2; r270 = r12 + r269 * 8; r271 = (u64)r1 * 8ull; r272 = r4 + r269 * 8;
-b5: // head
+	r4 = p0; if (!r252) goto b36; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b36; if (!r262) goto b36; r269 = r2; r270 = r12 + r269 * 8; r272 = r4 + r269 * 8; r277 = (i32)r1; r278 = (i64)r277; r279 = r278 == r1; r280 = (u64)r278 * 8ull; if (!r279) goto b36;
+b6: // head
 #line 44 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34;
-	r263 = r270; r11 = r263 + 8ll; r14 = *(float *)r11; r16 = r11 + 4ll; r15 = *(float *)r16; r264 = r272; r17 = r264 + 8ll; r18 = *(float *)r17; r20 = r17 + 4ll; r19 = *(float *)r20; r23 = (double)r18; r24 = (double)r14; r25 = (double)r19; r26 = (double)r15; r29 = fabs(r24); r30 = fabs(r26); r31 = r29 >= r30; if (!r31) goto b33; r32 = r26 / r24; r33 = r32 * r26; r34 = r24 + r33; r35 = r25 * r32; r36 = r23 + r35; r37 = r36 / r34; r27 = r37; r38 = r23 * r32; r39 = r25 - r38; r40 = r39 / r34; r28 = r40;
-b8: // cdiv.smith
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b35;
+	r263 = r270; r11 = r263 + 8ll; r14 = *(float *)r11; r16 = r11 + 4ll; r15 = *(float *)r16; r264 = r272; r17 = r264 + 8ll; r18 = *(float *)r17; r20 = r17 + 4ll; r19 = *(float *)r20; r23 = (double)r18; r24 = (double)r14; r25 = (double)r19; r26 = (double)r15; r29 = fabs(r24); r30 = fabs(r26); r31 = r29 >= r30; if (!r31) goto b34; r32 = r26 / r24; r33 = r32 * r26; r34 = r24 + r33; r35 = r25 * r32; r36 = r23 + r35; r37 = r36 / r34; r27 = r37; r38 = r23 * r32; r39 = r25 - r38; r40 = r39 / r34; r28 = r40;
+b9: // cdiv.smith
 #line 45 "types.go"
-	r50 = r27 != r27; r51 = r28 != r28; r52 = r50 & r51; if (!r52) goto b11; r53 = r24 == 0x0p+00; r54 = r26 == 0x0p+00; r55 = r53 & r54; r56 = r23 == r23; r57 = r25 == r25; r58 = r56 | r57; r59 = r55 & r58; if (!r59) goto b13; r60 = 0x1p+00 / r24; r61 = r60 * r23; r27 = r61; r62 = r60 * r25; r28 = r62;
-b11: // cdiv.done
+	r50 = r27 != r27; r51 = r28 != r28; r52 = r50 & r51; if (!r52) goto b12; r53 = r24 == 0x0p+00; r54 = r26 == 0x0p+00; r55 = r53 & r54; r56 = r23 == r23; r57 = r25 == r25; r58 = r56 | r57; r59 = r55 & r58; if (!r59) goto b14; r60 = 0x1p+00 / r24; r61 = r60 * r23; r27 = r61; r62 = r60 * r25; r28 = r62;
+b12: // cdiv.done
 #line 45 "types.go"
 	r21 = (float)r27; r22 = (float)r28; r129 = r17; *(float *)r129 = r21; r130 = r20; *(float *)r130 = r22;
 #line 44 "types.go"
-	r2 = (u64)r2 + (u64)r1; r270 = r270 + r271 * 1; r272 = r272 + r271 * 1; goto b5;
-b13: // cdiv.notzero
+	r2 = (u64)r2 + (u64)r1; r270 = r270 + r280 * 1; r272 = r272 + r280 * 1; goto b6;
+b14: // cdiv.notzero
 #line 45 "types.go"
-	r63 = fabs(r23); r64 = r63 == __longlong_as_double(0x7ff0000000000000ll); r65 = fabs(r25); r66 = r65 == __longlong_as_double(0x7ff0000000000000ll); r67 = r64 | r66; r68 = r29; r69 = r68 < __longlong_as_double(0x7ff0000000000000ll); r70 = r30; r71 = r70 < __longlong_as_double(0x7ff0000000000000ll); r72 = r69 & r71; r73 = r67 & r72; if (!r73) goto b23; r74 = 0x0p+00; r76 = r64; if (!r76) goto b16; r74 = 0x1p+00;
-b16: // inf2one.sign
+	r63 = fabs(r23); r64 = r63 == __longlong_as_double(0x7ff0000000000000ll); r65 = fabs(r25); r66 = r65 == __longlong_as_double(0x7ff0000000000000ll); r67 = r64 | r66; r68 = r29; r69 = r68 < __longlong_as_double(0x7ff0000000000000ll); r70 = r30; r71 = r70 < __longlong_as_double(0x7ff0000000000000ll); r72 = r69 & r71; r73 = r67 & r72; if (!r73) goto b24; r74 = 0x0p+00; r76 = r64; if (!r76) goto b17; r74 = 0x1p+00;
+b17: // inf2one.sign
 #line 45 "types.go"
-	r77 = (char *)qvar_bits; *(double *)r77 = r23; r78 = *(i64 *)r77; r79 = r78 < 0ll; if (!r79) goto b18; r80 = -r74; r74 = r80;
-b18: // inf2one.done
+	r77 = (char *)qvar_bits; *(double *)r77 = r23; r78 = *(i64 *)r77; r79 = r78 < 0ll; if (!r79) goto b19; r80 = -r74; r74 = r80;
+b19: // inf2one.done
 #line 45 "types.go"
-	r81 = 0x0p+00; r83 = r66; if (!r83) goto b20; r81 = 0x1p+00;
-b20: // inf2one.sign
+	r81 = 0x0p+00; r83 = r66; if (!r83) goto b21; r81 = 0x1p+00;
+b21: // inf2one.sign
 #line 45 "types.go"
-	r84 = (char *)qvar_bits; *(double *)r84 = r25; r85 = *(i64 *)r84; r86 = r85 < 0ll; if (!r86) goto b22; r87 = -r81; r81 = r87;
-b22: // inf2one.done
+	r84 = (char *)qvar_bits; *(double *)r84 = r25; r85 = *(i64 *)r84; r86 = r85 < 0ll; if (!r86) goto b23; r87 = -r81; r81 = r87;
+b23: // inf2one.done
 #line 45 "types.go"
-	r88 = r74 * r24; r89 = r81 * r26; r90 = r88 + r89; r91 = r90 * __longlong_as_double(0x7ff0000000000000ll); r27 = r91; r92 = r81 * r24; r93 = r74 * r26; r94 = r92 - r93; r95 = r94 * __longlong_as_double(0x7ff0000000000000ll); r28 = r95; goto b11;
-b23: // cdiv.notinfn
+	r88 = r74 * r24; r89 = r81 * r26; r90 = r88 + r89; r91 = r90 * __longlong_as_double(0x7ff0000000000000ll); r27 = r91; r92 = r81 * r24; r93 = r74 * r26; r94 = r92 - r93; r95 = r94 * __longlong_as_double(0x7ff0000000000000ll); r28 = r95; goto b12;
+b24: // cdiv.notinfn
 #line 45 "types.go"
-	r96 = r29; r97 = r96 == __longlong_as_double(0x7ff0000000000000ll); r98 = r30; r99 = r98 == __longlong_as_double(0x7ff0000000000000ll); r100 = r97 | r99; r101 = r63; r102 = r101 < __longlong_as_double(0x7ff0000000000000ll); r103 = r65; r104 = r103 < __longlong_as_double(0x7ff0000000000000ll); r105 = r102 & r104; r106 = r100 & r105; if (!r106) goto b11; r107 = 0x0p+00; r109 = r97; if (!r109) goto b26; r107 = 0x1p+00;
-b26: // inf2one.sign
+	r96 = r29; r97 = r96 == __longlong_as_double(0x7ff0000000000000ll); r98 = r30; r99 = r98 == __longlong_as_double(0x7ff0000000000000ll); r100 = r97 | r99; r101 = r63; r102 = r101 < __longlong_as_double(0x7ff0000000000000ll); r103 = r65; r104 = r103 < __longlong_as_double(0x7ff0000000000000ll); r105 = r102 & r104; r106 = r100 & r105; if (!r106) goto b12; r107 = 0x0p+00; r109 = r97; if (!r109) goto b27; r107 = 0x1p+00;
+b27: // inf2one.sign
 #line 45 "types.go"
-	r110 = (char *)qvar_bits; *(double *)r110 = r24; r111 = *(i64 *)r110; r112 = r111 < 0ll; if (!r112) goto b28; r113 = -r107; r107 = r113;
-b28: // inf2one.done
+	r110 = (char *)qvar_bits; *(double *)r110 = r24; r111 = *(i64 *)r110; r112 = r111 < 0ll; if (!r112) goto b29; r113 = -r107; r107 = r113;
+b29: // inf2one.done
 #line 45 "types.go"
-	r114 = 0x0p+00; r116 = r99; if (!r116) goto b30; r114 = 0x1p+00;
-b30: // inf2one.sign
+	r114 = 0x0p+00; r116 = r99; if (!r116) goto b31; r114 = 0x1p+00;
+b31: // inf2one.sign
 #line 45 "types.go"
-	r117 = (char *)qvar_bits; *(double *)r117 = r26; r118 = *(i64 *)r117; r119 = r118 < 0ll; if (!r119) goto b32; r120 = -r114; r114 = r120;
-b32: // inf2one.done
+	r117 = (char *)qvar_bits; *(double *)r117 = r26; r118 = *(i64 *)r117; r119 = r118 < 0ll; if (!r119) goto b33; r120 = -r114; r114 = r120;
+b33: // inf2one.done
 #line 45 "types.go"
-	r121 = r23 * r107; r122 = r25 * r114; r123 = r121 + r122; r124 = r123 * 0x0p+00; r27 = r124; r125 = r25 * r107; r126 = r23 * r114; r127 = r125 - r126; r128 = r127 * 0x0p+00; r28 = r128; goto b11;
-b33: // cdiv.imag
+	r121 = r23 * r107; r122 = r25 * r114; r123 = r121 + r122; r124 = r123 * 0x0p+00; r27 = r124; r125 = r25 * r107; r126 = r23 * r114; r127 = r125 - r126; r128 = r127 * 0x0p+00; r28 = r128; goto b12;
+b34: // cdiv.imag
 #line 45 "types.go"
-	r41 = r24 / r26; r42 = r41 * r24; r43 = r26 + r42; r44 = r23 * r41; r45 = r44 + r25; r46 = r45 / r43; r27 = r46; r47 = r25 * r41; r48 = r47 - r23; r49 = r48 / r43; r28 = r49; goto b8;
-b34: // exit
+	r41 = r24 / r26; r42 = r41 * r24; r43 = r26 + r42; r44 = r23 * r41; r45 = r44 + r25; r46 = r45 / r43; r27 = r46; r47 = r25 * r41; r48 = r47 - r23; r49 = r48 / r43; r28 = r49; goto b9;
+b35: // exit
 #line 45 "types.go"
 	return;
-b35: // preheader
+b36: // preheader
 #line 44 "types.go"
 	r273 = r2; r274 = r12 + r273 * 8; r275 = (u64)r1 * 8ull; r276 = r4 + r273 * 8;
-b36: // head (checked)
+b37: // head (checked)
 #line 44 "types.go"
-	r131 = (u64)r2 + 1ull; r132 = r131 < r3; if (!r132) goto b34; r133 = r2; r134 = (u64)r133 + 1ull;
-	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r266 = r274; r136 = r266 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r267 = r276; r140 = r267 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b66; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
-b41: // cdiv.smith (checked)
+	r131 = (u64)r2 + 1ull; r132 = r131 < r3; if (!r132) goto b35; r133 = r2; r134 = (u64)r133 + 1ull;
+	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r266 = r274; r136 = r266 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r267 = r276; r140 = r267 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b67; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
+b42: // cdiv.smith (checked)
 #line 45 "types.go"
-	r171 = r27 != r27; r172 = r28 != r28; r173 = r171 & r172; if (!r173) goto b44; r174 = r147 == 0x0p+00; r175 = r149 == 0x0p+00; r176 = r174 & r175; r177 = r146 == r146; r178 = r148 == r148; r179 = r177 | r178; r180 = r176 & r179; if (!r180) goto b46; r181 = 0x1p+00 / r147; r182 = r181 * r146; r27 = r182; r183 = r181 * r148; r28 = r183;
-b44: // cdiv.done (checked)
+	r171 = r27 != r27; r172 = r28 != r28; r173 = r171 & r172; if (!r173) goto b45; r174 = r147 == 0x0p+00; r175 = r149 == 0x0p+00; r176 = r174 & r175; r177 = r146 == r146; r178 = r148 == r148; r179 = r177 | r178; r180 = r176 & r179; if (!r180) goto b47; r181 = 0x1p+00 / r147; r182 = r181 * r146; r27 = r182; r183 = r181 * r148; r28 = r183;
+b45: // cdiv.done (checked)
 #line 45 "types.go"
 	r144 = (float)r27; r145 = (float)r28; r246 = r140; *(float *)r246 = r144; r247 = r143; *(float *)r247 = r145;
 #line 44 "types.go"
-	r2 = (u64)r2 + (u64)r1; r274 = r274 + r275 * 1; r276 = r276 + r275 * 1; goto b36;
-b46: // cdiv.notzero (checked)
+	r2 = (u64)r2 + (u64)r1; r274 = r274 + r275 * 1; r276 = r276 + r275 * 1; goto b37;
+b47: // cdiv.notzero (checked)
 #line 45 "types.go"
-	r184 = fabs(r146); r185 = r184 == __longlong_as_double(0x7ff0000000000000ll); r186 = fabs(r148); r187 = r186 == __longlong_as_double(0x7ff0000000000000ll); r188 = r185 | r187; r189 = r150; r190 = r189 < __longlong_as_double(0x7ff0000000000000ll); r191 = r151; r192 = r191 < __longlong_as_double(0x7ff0000000000000ll); r193 = r190 & r192; r194 = r188 & r193; if (!r194) goto b56; r74 = 0x0p+00; r196 = r185; if (!r196) goto b49; r74 = 0x1p+00;
-b49: // inf2one.sign (checked)
+	r184 = fabs(r146); r185 = r184 == __longlong_as_double(0x7ff0000000000000ll); r186 = fabs(r148); r187 = r186 == __longlong_as_double(0x7ff0000000000000ll); r188 = r185 | r187; r189 = r150; r190 = r189 < __longlong_as_double(0x7ff0000000000000ll); r191 = r151; r192 = r191 < __longlong_as_double(0x7ff0000000000000ll); r193 = r190 & r192; r194 = r188 & r193; if (!r194) goto b57; r74 = 0x0p+00; r196 = r185; if (!r196) goto b50; r74 = 0x1p+00;
+b50: // inf2one.sign (checked)
 #line 45 "types.go"
-	r197 = (char *)qvar_bits; *(double *)r197 = r146; r198 = *(i64 *)r197; r199 = r198 < 0ll; if (!r199) goto b51; r200 = -r74; r74 = r200;
-b51: // inf2one.done (checked)
+	r197 = (char *)qvar_bits; *(double *)r197 = r146; r198 = *(i64 *)r197; r199 = r198 < 0ll; if (!r199) goto b52; r200 = -r74; r74 = r200;
+b52: // inf2one.done (checked)
 #line 45 "types.go"
-	r81 = 0x0p+00; r202 = r187; if (!r202) goto b53; r81 = 0x1p+00;
-b53: // inf2one.sign (checked)
+	r81 = 0x0p+00; r202 = r187; if (!r202) goto b54; r81 = 0x1p+00;
+b54: // inf2one.sign (checked)
 #line 45 "types.go"
-	r203 = (char *)qvar_bits; *(double *)r203 = r148; r204 = *(i64 *)r203; r205 = r204 < 0ll; if (!r205) goto b55; r206 = -r81; r81 = r206;
-b55: // inf2one.done (checked)
+	r203 = (char *)qvar_bits; *(double *)r203 = r148; r204 = *(i64 *)r203; r205 = r204 < 0ll; if (!r205) goto b56; r206 = -r81; r81 = r206;
+b56: // inf2one.done (checked)
 #line 45 "types.go"
-	r207 = r74 * r147; r208 = r81 * r149; r209 = r207 + r208; r210 = r209 * __longlong_as_double(0x7ff0000000000000ll); r27 = r210; r211 = r81 * r147; r212 = r74 * r149; r213 = r211 - r212; r214 = r213 * __longlong_as_double(0x7ff0000000000000ll); r28 = r214; goto b44;
-b56: // cdiv.notinfn (checked)
+	r207 = r74 * r147; r208 = r81 * r149; r209 = r207 + r208; r210 = r209 * __longlong_as_double(0x7ff0000000000000ll); r27 = r210; r211 = r81 * r147; r212 = r74 * r149; r213 = r211 - r212; r214 = r213 * __longlong_as_double(0x7ff0000000000000ll); r28 = r214; goto b45;
+b57: // cdiv.notinfn (checked)
 #line 45 "types.go"
-	r215 = r150; r216 = r215 == __longlong_as_double(0x7ff0000000000000ll); r217 = r151; r218 = r217 == __longlong_as_double(0x7ff0000000000000ll); r219 = r216 | r218; r220 = r184; r221 = r220 < __longlong_as_double(0x7ff0000000000000ll); r222 = r186; r223 = r222 < __longlong_as_double(0x7ff0000000000000ll); r224 = r221 & r223; r225 = r219 & r224; if (!r225) goto b44; r107 = 0x0p+00; r227 = r216; if (!r227) goto b59; r107 = 0x1p+00;
-b59: // inf2one.sign (checked)
+	r215 = r150; r216 = r215 == __longlong_as_double(0x7ff0000000000000ll); r217 = r151; r218 = r217 == __longlong_as_double(0x7ff0000000000000ll); r219 = r216 | r218; r220 = r184; r221 = r220 < __longlong_as_double(0x7ff0000000000000ll); r222 = r186; r223 = r222 < __longlong_as_double(0x7ff0000000000000ll); r224 = r221 & r223; r225 = r219 & r224; if (!r225) goto b45; r107 = 0x0p+00; r227 = r216; if (!r227) goto b60; r107 = 0x1p+00;
+b60: // inf2one.sign (checked)
 #line 45 "types.go"
-	r228 = (char *)qvar_bits; *(double *)r228 = r147; r229 = *(i64 *)r228; r230 = r229 < 0ll; if (!r230) goto b61; r231 = -r107; r107 = r231;
-b61: // inf2one.done (checked)
+	r228 = (char *)qvar_bits; *(double *)r228 = r147; r229 = *(i64 *)r228; r230 = r229 < 0ll; if (!r230) goto b62; r231 = -r107; r107 = r231;
+b62: // inf2one.done (checked)
 #line 45 "types.go"
-	r114 = 0x0p+00; r233 = r218; if (!r233) goto b63; r114 = 0x1p+00;
-b63: // inf2one.sign (checked)
+	r114 = 0x0p+00; r233 = r218; if (!r233) goto b64; r114 = 0x1p+00;
+b64: // inf2one.sign (checked)
 #line 45 "types.go"
-	r234 = (char *)qvar_bits; *(double *)r234 = r149; r235 = *(i64 *)r234; r236 = r235 < 0ll; if (!r236) goto b65; r237 = -r114; r114 = r237;
-b65: // inf2one.done (checked)
+	r234 = (char *)qvar_bits; *(double *)r234 = r149; r235 = *(i64 *)r234; r236 = r235 < 0ll; if (!r236) goto b66; r237 = -r114; r114 = r237;
+b66: // inf2one.done (checked)
 #line 45 "types.go"
-	r238 = r146 * r107; r239 = r148 * r114; r240 = r238 + r239; r241 = r240 * 0x0p+00; r27 = r241; r242 = r148 * r107; r243 = r146 * r114; r244 = r242 - r243; r245 = r244 * 0x0p+00; r28 = r245; goto b44;
-b66: // cdiv.imag (checked)
+	r238 = r146 * r107; r239 = r148 * r114; r240 = r238 + r239; r241 = r240 * 0x0p+00; r27 = r241; r242 = r148 * r107; r243 = r146 * r114; r244 = r242 - r243; r245 = r244 * 0x0p+00; r28 = r245; goto b45;
+b67: // cdiv.imag (checked)
 #line 45 "types.go"
-	r162 = r147 / r149; r163 = r162 * r147; r164 = r149 + r163; r165 = r146 * r162; r166 = r165 + r148; r167 = r166 / r164; r27 = r167; r168 = r148 * r162; r169 = r168 - r146; r170 = r169 / r164; r28 = r170; goto b41;
+	r162 = r147 / r149; r163 = r162 * r147; r164 = r149 + r163; r165 = r146 * r162; r166 = r165 + r148; r167 = r166 / r164; r27 = r167; r168 = r148 * r162; r169 = r168 - r146; r170 = r169 / r164; r28 = r170; goto b42;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -767,8 +768,9 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
 	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
 	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
-	bool r182 = 0, r190 = 0, r202 = 0, r213 = 0, r214 = 0, r215 = 0, r221 = 0, r222 = 0;
-	bool r223 = 0, r224 = 0, r228 = 0, r231 = 0;
+	bool r180 = 0, r186 = 0, r194 = 0, r206 = 0, r217 = 0, r218 = 0, r219 = 0, r225 = 0;
+	bool r226 = 0, r227 = 0, r228 = 0, r232 = 0, r235 = 0;
+	i32 r178 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
 	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
@@ -777,120 +779,120 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
 	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
 	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
-	i64 r176 = 0, r177 = 0, r201 = 0, r204 = 0, r209 = 0, r217 = 0, r226 = 0, r227 = 0;
-	i64 r229 = 0, r230 = 0;
-	u32 r181 = 0, r183 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0, r193 = 0;
+	i64 r176 = 0, r177 = 0, r179 = 0, r181 = 0, r205 = 0, r208 = 0, r213 = 0, r221 = 0;
+	i64 r230 = 0, r231 = 0, r233 = 0, r234 = 0;
+	u32 r185 = 0, r187 = 0, r188 = 0, r189 = 0, r193 = 0, r195 = 0, r196 = 0, r197 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
 	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r87 = 0, r94 = 0, r95 = 0;
 	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
-	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r178 = 0, r179 = 0, r180 = 0, r186 = 0;
-	u64 r187 = 0, r188 = 0, r206 = 0, r207 = 0, r211 = 0, r212 = 0, r219 = 0, r220 = 0;
+	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r182 = 0, r183 = 0, r184 = 0, r190 = 0;
+	u64 r191 = 0, r192 = 0, r210 = 0, r211 = 0, r215 = 0, r216 = 0, r223 = 0, r224 = 0;
 	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
-	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r195 = 0;
-	float r197 = 0, r198 = 0, r199 = 0, r200 = 0, r225 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r199 = 0;
+	float r201 = 0, r202 = 0, r203 = 0, r204 = 0, r229 = 0;
 	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
 	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
-	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r194 = 0, *r196 = 0, *r203 = 0;
-	char *r205 = 0, *r208 = 0, *r210 = 0, *r216 = 0, *r218 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r198 = 0, *r200 = 0, *r207 = 0;
+	char *r209 = 0, *r212 = 0, *r214 = 0, *r220 = 0, *r222 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r203 = p0;
-	r204 = p1;
-	r205 = r203 + r204 * 4;
-	r206 = (u64)r203;
-	r207 = (u64)r205;
-	r208 = p2;
-	r209 = p3;
-	r210 = r208 + r209 * 4;
-	r211 = (u64)r208;
-	r212 = (u64)r210;
-	r213 = r207 <= r211;
-	r214 = r212 <= r206;
-	r215 = r213 | r214;
-	r216 = p4;
-	r217 = p5;
-	r218 = r216 + r217 * 4;
-	r219 = (u64)r216;
-	r220 = (u64)r218;
-	r221 = r207 <= r219;
-	r222 = r220 <= r206;
-	r223 = r221 | r222;
-	r224 = r215 & r223;
+	r207 = p0;
+	r208 = p1;
+	r209 = r207 + r208 * 4;
+	r210 = (u64)r207;
+	r211 = (u64)r209;
+	r212 = p2;
+	r213 = p3;
+	r214 = r212 + r213 * 4;
+	r215 = (u64)r212;
+	r216 = (u64)r214;
+	r217 = r211 <= r215;
+	r218 = r216 <= r210;
+	r219 = r217 | r218;
+	r220 = p4;
+	r221 = p5;
+	r222 = r220 + r221 * 4;
+	r223 = (u64)r220;
+	r224 = (u64)r222;
+	r225 = r211 <= r223;
+	r226 = r224 <= r210;
+	r227 = r225 | r226;
+	r228 = r219 & r227;
 #line 92 "types.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b71; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r179 = r8 | r6; r180 = r179 >> 32; r181 = (u32)r180; r182 = r181 == 0u; if (!r182) goto b83; r183 = (u32)r8; r184 = (u32)r6; r185 = qd_div_u32(r183, r184); r178 = (u64)r185;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b73; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r183 = r8 | r6; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b85; r187 = (u32)r8; r188 = (u32)r6; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
 b4: // setup
 #line 92 "types.go"
-	r12 = r178; r13 = r12 * r6; r11 = r8 - r13; r187 = r10 | r6; r188 = r187 >> 32; r189 = (u32)r188; r190 = r189 == 0u; if (!r190) goto b82; r191 = (u32)r10; r192 = (u32)r6; r193 = qd_div_u32(r191, r192); r186 = (u64)r193;
+	r12 = r182; r13 = r12 * r6; r11 = r8 - r13; r191 = r10 | r6; r192 = r191 >> 32; r193 = (u32)r192; r194 = r193 == 0u; if (!r194) goto b84; r195 = (u32)r10; r196 = (u32)r6; r197 = qd_div_u32(r195, r196); r190 = (u64)r197;
 b6: // setup
 #line 92 "types.go"
-	r14 = r186; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
+	r14 = r190; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 95 "types.go"
-	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b72; r95 = r5; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b72; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b72; r104 = true; if (!r104) goto b72; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b72; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r161 = (u64)r160 * 4ull; r177 = r161;
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b74; r95 = r5; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b74; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b74; r104 = true; if (!r104) goto b74; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b74; r124 = (u64)r38; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r132 = r129 - 1ull; r134 = r132; r135 = r124 - 1ull; r138 = (u64)r44; r143 = r138 - 1ull; r146 = r0; r159 = r0; r160 = r159; r178 = (i32)r160; r179 = (i64)r178; r180 = r179 == r160; r181 = (u64)r179 * 4ull; r175 = r0; r176 = r175; r177 = (u64)r176 * 4ull;
 b13: // head
 #line 92 "types.go"
-	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b71; r21 = r18 < r3; if (!r21) goto b71; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; if (!r128) goto b68; if (!r131) goto b68; r136 = r135 - r127; r137 = r134 <= r136; if (!r137) goto b68; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; if (!r142) goto b68; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; if (!r151) goto b68; r152 = r149 * r134; r144 = r143 - r141; r153 = r152 <= r144; if (!r153) goto b68;
+	r18 = r17; r19 = r11; r20 = r19 < r6; if (!r20) goto b73; r21 = r18 < r3; if (!r21) goto b73; r22 = r18; r23 = (i64)r22; r24 = r19; r25 = (i64)r24; r29 = 0ll; r125 = (u64)r23 * (u64)r0; r126 = r125; r127 = (u64)r126; r128 = r127 < r124; if (!r128) goto b70; if (!r131) goto b70; r136 = r135 - r127; r137 = r134 <= r136; if (!r137) goto b70; r140 = r25; r141 = (u64)r140; r142 = r141 < r138; if (!r142) goto b70; r147 = (u64)r146 + (u64)r25; r148 = (u64)r147; r149 = r148 - r141; r150 = __umul64hi(r149, r134); r151 = r150 == 0ull; if (!r151) goto b70; r152 = r149 * r134; r144 = r143 - r141; r153 = r152 <= r144; if (!r153) goto b70;
 #line 95 "types.go"
-	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r224) goto b48; r225 = *(float *)r47; r226 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r227 = (u64)r226 - 8ull;
-b25: // unroll guard
+	r32 = r125; r33 = (u64)r32 + (u64)r25; r34 = r32; r47 = r48 + r33 * 4; r52 = r47; r154 = r34; r155 = r37 + r154 * 4; r157 = r25; r158 = r43 + r157 * 4; if (!r180) goto b70; if (!r228) goto b50; r229 = *(float *)r47; r230 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r231 = (u64)r230 - 8ull;
+b27: // unroll guard
 #line 95 "types.go"
-	r228 = r29 < r227; if (!r228) goto b42; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b25;
-b42: // rangeint.body
+	r232 = r29 < r231; if (!r232) goto b44; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; goto b27;
+b44: // rangeint.body
 #line 95 "types.go"
-	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r225; r51 = r50 + r46; r225 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b44; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b42;
-b44: // accumulators stored
+	r36 = r155; r39 = *(float *)r36; r42 = r158; r45 = *(float *)r42; r46 = r39 * r45; r50 = r229; r51 = r50 + r46; r229 = r51; r53 = (u64)r29 + 1ull; r54 = r53 < r0; if (!r54) goto b46; r29 = r53; r155 = r155 + 4ll; r158 = r158 + r181 * 1; goto b44;
+b46: // accumulators stored
 #line 95 "types.go"
-	*(float *)r47 = r225;
-b45: // latch
+	*(float *)r47 = r229;
+b47: // latch
 #line 92 "types.go"
-	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b47; r11 = r11 - r6; r17 = r17 + 1ull;
-b47: // stepped
+	r11 = r11 + r16; r26 = r11 >= r6; if (!r26) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
+b49: // stepped
 #line 92 "types.go"
 	r17 = r17 + r14; goto b13;
-b48: // unroll setup
+b50: // unroll setup
 #line 92 "types.go"
-	r229 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r230 = (u64)r229 - 8ull;
-b49: // unroll guard
+	r233 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r234 = (u64)r233 - 8ull;
+b51: // unroll guard
 #line 92 "types.go"
-	r231 = r29 < r230; if (!r231) goto b66;
+	r235 = r29 < r234; if (!r235) goto b68;
 #line 95 "types.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b49;
-b66: // rangeint.body (slices overlap)
+	r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; goto b51;
+b68: // rangeint.body (slices overlap)
 #line 95 "types.go"
-	r194 = r155; r195 = *(float *)r194; r196 = r158; r197 = *(float *)r196; r198 = r195 * r197; r199 = *(float *)r47; r200 = r199 + r198; *(float *)r52 = r200; r201 = (u64)r29 + 1ull; r202 = r201 < r0; if (!r202) goto b45; r29 = r201; r155 = r155 + 4ll; r158 = r158 + r161 * 1; goto b66;
-b68: // preheader
+	r198 = r155; r199 = *(float *)r198; r200 = r158; r201 = *(float *)r200; r202 = r199 * r201; r203 = *(float *)r47; r204 = r203 + r202; *(float *)r52 = r204; r205 = (u64)r29 + 1ull; r206 = r205 < r0; if (!r206) goto b47; r29 = r205; r155 = r155 + 4ll; r158 = r158 + r181 * 1; goto b68;
+b70: // preheader
 #line 95 "types.go"
 	r107 = r125; r108 = (u64)r107 + (u64)r25; r109 = r107; r118 = r48 + r108 * 4; r121 = r118; r170 = r109; r171 = r37 + r170 * 4; r173 = r25; r174 = r43 + r173 * 4;
-b69: // rangeint.body (checked)
+b71: // rangeint.body (checked)
 #line 95 "types.go"
-	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b45; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b69;
-b71: // exit
+	r110 = (u64)r109 + (u64)r29; if ((u64)r110 >= (u64)r38) { qd_site = 0; qd_x = r110; qd_y = r38; goto qd_fault; } r111 = r171; r112 = *(float *)r111; r113 = (u64)r29 * (u64)r0; r114 = (u64)r113 + (u64)r25; if ((u64)r114 >= (u64)r44) { qd_site = 1; qd_x = r114; qd_y = r44; goto qd_fault; } r115 = r174; r116 = *(float *)r115; r117 = r112 * r116; r119 = *(float *)r118; r120 = r119 + r117; *(float *)r121 = r120; r122 = (u64)r29 + 1ull; r123 = r122 < r0; if (!r123) goto b47; r29 = r122; r171 = r171 + 4ll; r174 = r174 + r177 * 1; goto b71;
+b73: // exit
 #line 95 "types.go"
 	return;
-b72: // preheader
+b74: // preheader
 #line 95 "types.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b73: // head (checked if)
+b75: // head (checked if)
 #line 92 "types.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b71; r60 = r57 < r3; if (!r60) goto b71; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b73; r60 = r57 < r3; if (!r60) goto b73; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 95 "types.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b77: // rangeint.body (checked if)
+b79: // rangeint.body (checked if)
 #line 95 "types.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b79; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b77;
-b79: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b81; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b79;
+b81: // latch (checked if)
 #line 92 "types.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b81; r11 = r11 - r6; r17 = r17 + 1ull;
-b81: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b83; r11 = r11 - r6; r17 = r17 + 1ull;
+b83: // stepped (checked if)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b73;
-b82: // divide in 64 bits
+	r17 = r17 + r14; goto b75;
+b84: // divide in 64 bits
 #line 92 "types.go"
-	r186 = qd_div_u64(r10, r6); goto b6;
-b83: // divide in 64 bits
+	r190 = qd_div_u64(r10, r6); goto b6;
+b85: // divide in 64 bits
 #line 92 "types.go"
-	r178 = qd_div_u64(r8, r6); goto b4;
+	r182 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1052,15 +1054,15 @@ extern "C" __global__ void TriRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 124 "types.go"
 	r18 = p0;
 #line 122 "types.go"
-	r13 = p3; r12 = p2; if (!r37) goto b38; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b38; if (!r46) goto b38; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r79 = (u64)r78 - 1ull; r80 = r79 <= 2147483647ll; r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r83 = r81 <= 2147483647ll; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r88 = r85 <= 2147483647ll; r86 = r84 > 0ll ? r84 : 0ll; r89 = r86 >= (-2147483648ll); r90 = r86 <= 2147483647ll; r91 = p3; r92 = r91 <= 2147483647ll; r93 = (u64)r81 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r81 * (u64)(-1ll); r96 = r95 >= (-2147483648ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r100 = r98 >= (-2147483648ll); r101 = r98 <= 2147483647ll; r102 = r99 >= (-2147483648ll); r103 = r99 <= 2147483647ll; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r107 = r104 <= 2147483647ll; r105 = (u64)r99 + (u64)(-1ll); r108 = r105 >= (-2147483648ll); r109 = r105 <= 2147483647ll; r110 = (u64)r105 + (u64)r91; r111 = r110 >= (-2147483648ll); r112 = r110 <= 2147483647ll; r113 = (u64)r91 + (u64)(-1ll); r114 = r113 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r116 = r115 >= (-2147483648ll); r117 = r115 <= 2147483647ll; r118 = r78 <= 2147483647ll; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r121 = r76 & r77; r122 = r121 & r80; r123 = r122 & r82; r124 = r123 & r83; r125 = r124 & r87; r126 = r125 & r88; r127 = r126 & r89; r128 = r127 & r90; r129 = r128 & r92; r130 = r129 & r94; r131 = r130 & r96; r132 = r131 & r100; r133 = r132 & r101; r134 = r133 & r102; r135 = r134 & r103; r136 = r135 & r106; r137 = r136 & r107; r138 = r137 & r108; r139 = r138 & r109; r140 = r139 & r111; r141 = r140 & r112; r142 = r141 & r114; r143 = r142 & r116; r144 = r143 & r117; r145 = r144 & r118; r146 = r145 & r120; r147 = (i32)r2; if (!r146) goto b38; r202 = (i32)r3; r203 = r202; r54 = (u64)r13; r204 = (u32)r54; r66 = r54 - 1ull; r206 = (u32)r66; r208 = (i32)r1;
+	r13 = p3; r12 = p2; if (!r37) goto b54; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b54; if (!r46) goto b54; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r79 = (u64)r78 - 1ull; r80 = r79 <= 2147483647ll; r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r83 = r81 <= 2147483647ll; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r88 = r85 <= 2147483647ll; r86 = r84 > 0ll ? r84 : 0ll; r89 = r86 >= (-2147483648ll); r90 = r86 <= 2147483647ll; r91 = p3; r92 = r91 <= 2147483647ll; r93 = (u64)r81 + 1ull; r94 = r93 <= 2147483647ll; r95 = (u64)r81 * (u64)(-1ll); r96 = r95 >= (-2147483648ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r100 = r98 >= (-2147483648ll); r101 = r98 <= 2147483647ll; r102 = r99 >= (-2147483648ll); r103 = r99 <= 2147483647ll; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r107 = r104 <= 2147483647ll; r105 = (u64)r99 + (u64)(-1ll); r108 = r105 >= (-2147483648ll); r109 = r105 <= 2147483647ll; r110 = (u64)r105 + (u64)r91; r111 = r110 >= (-2147483648ll); r112 = r110 <= 2147483647ll; r113 = (u64)r91 + (u64)(-1ll); r114 = r113 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r116 = r115 >= (-2147483648ll); r117 = r115 <= 2147483647ll; r118 = r78 <= 2147483647ll; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r121 = r76 & r77; r122 = r121 & r80; r123 = r122 & r82; r124 = r123 & r83; r125 = r124 & r87; r126 = r125 & r88; r127 = r126 & r89; r128 = r127 & r90; r129 = r128 & r92; r130 = r129 & r94; r131 = r130 & r96; r132 = r131 & r100; r133 = r132 & r101; r134 = r133 & r102; r135 = r134 & r103; r136 = r135 & r106; r137 = r136 & r107; r138 = r137 & r108; r139 = r138 & r109; r140 = r139 & r111; r141 = r140 & r112; r142 = r141 & r114; r143 = r142 & r116; r144 = r143 & r117; r145 = r144 & r118; r146 = r145 & r120; r147 = (i32)r2; if (!r146) goto b54; r202 = (i32)r3; r203 = r202; r54 = (u64)r13; r204 = (u32)r54; r66 = r54 - 1ull; r206 = (u32)r66; r208 = (i32)r1;
 b6: // head (int32)
 #line 119 "types.go"
-	r168 = r147 < r202; if (!r168) goto b37; r148 = r147; r6 = 0x0p+00f; r149 = 0; r157 = (u32)r148 * (u32)r203; r158 = r157; r159 = (u32)r158; r190 = r159 < r204; if (!r190) goto b34; r160 = (u32)r148; r161 = r160 + 1u; r205 = (i32)r161; r192 = (u64)r205; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; if (!r194) goto b34; r165 = r206 - r159; r162 = r161 - 1u; r164 = r162; r199 = r164 <= r165; if (!r199) goto b34;
+	r168 = r147 < r202; if (!r168) goto b53; r148 = r147; r6 = 0x0p+00f; r149 = 0; r157 = (u32)r148 * (u32)r203; r158 = r157; r159 = (u32)r158; r190 = r159 < r204; if (!r190) goto b50; r160 = (u32)r148; r161 = r160 + 1u; r205 = (i32)r161; r192 = (u64)r205; r193 = r192 + 4611686018427387904ull; r194 = r193 <= 9223372036854775808ull; if (!r194) goto b50; r165 = r206 - r159; r162 = r161 - 1u; r164 = r162; r199 = r164 <= r165; if (!r199) goto b50;
 #line 122 "types.go"
-	r150 = r157; r166 = r150; r200 = (i64)r166; r70 = r12 + r200 * 4; r209 = r148 > (-2147483642) ? r148 : (-2147483642); r210 = (u32)r209 - 6u;
+	r150 = r157; r166 = r150; r200 = (i64)r166; r70 = r12 + r200 * 4; r209 = r148 > (-2147483634) ? r148 : (-2147483634); r210 = (u32)r209 - 14u;
 b13: // unroll guard
 #line 122 "types.go"
-	r211 = r149 < r210; if (!r211) goto b30;
+	r211 = r149 < r210; if (!r211) goto b46;
 #line 121 "types.go"
 	r170 = r149 <= r148;
 	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
@@ -1086,48 +1088,72 @@ b13: // unroll guard
 	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
 	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b13;
-b30: // for.loop (int32)
-#line 121 "types.go"
-	r170 = r149 <= r148; if (!r170) goto b32;
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
 	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
 #line 121 "types.go"
-	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b30;
-b32: // for.done (int32)
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; r170 = r149 <= r148;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b13;
+b46: // for.loop (int32)
+#line 121 "types.go"
+	r170 = r149 <= r148; if (!r170) goto b48;
+	r173 = r70; r174 = *(float *)r173; r175 = r6 + r174;
+#line 121 "types.go"
+	r152 = (u32)r149 + 1u; r6 = r175; r149 = r152; r70 = r70 + 4ll; goto b46;
+b48: // for.done (int32)
 #line 121 "types.go"
 	r169 = (i64)r148;
 #line 124 "types.go"
 	r177 = r18 + r169 * 4; *(float *)r177 = r6;
 #line 119 "types.go"
 	r147 = (u32)r147 + (u32)r208; goto b6;
-b34: // preheader (int32)
+b50: // preheader (int32)
 #line 122 "types.go"
 	r154 = r157; r167 = r154; r201 = (i64)r167; r74 = r12 + r201 * 4;
-b35: // for.loop (checked) (int32)
+b51: // for.loop (checked) (int32)
 #line 121 "types.go"
-	r180 = r149 <= r148; if (!r180) goto b32;
+	r180 = r149 <= r148; if (!r180) goto b48;
 	r155 = (u32)r154 + (u32)r149; r182 = (i64)r155; if ((u64)r182 >= (u64)r13) { qd_site = 0; qd_x = r182; qd_y = r13; goto qd_fault; } r183 = r74; r184 = *(float *)r183; r185 = r6 + r184;
 #line 121 "types.go"
-	r156 = (u32)r149 + 1u; r6 = r185; r149 = r156; r74 = r74 + 4ll; goto b35;
-b37: // exit
+	r156 = (u32)r149 + 1u; r6 = r185; r149 = r156; r74 = r74 + 4ll; goto b51;
+b53: // exit
 #line 121 "types.go"
 	return;
-b38: // head (checked)
+b54: // head (checked)
 #line 119 "types.go"
-	r22 = r2 < r3; if (!r22) goto b37; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
+	r22 = r2 < r3; if (!r22) goto b53; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
 #line 122 "types.go"
 	r25 = (u64)r23 * (u64)r3; r71 = r25; r72 = r12 + r71 * 4;
-b41: // for.loop (checked)
+b57: // for.loop (checked)
 #line 121 "types.go"
-	r24 = r7 <= r23; if (!r24) goto b43;
+	r24 = r7 <= r23; if (!r24) goto b59;
 	r26 = (u64)r25 + (u64)r7; if ((u64)r26 >= (u64)r13) { qd_site = 0; qd_x = r26; qd_y = r13; goto qd_fault; } r27 = r72; r28 = *(float *)r27; r29 = r6 + r28;
 #line 121 "types.go"
-	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b41;
-b43: // for.done (checked)
+	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b57;
+b59: // for.done (checked)
 #line 124 "types.go"
 	if ((u64)r23 >= (u64)r19) { qd_site = 1; qd_x = r23; qd_y = r19; goto qd_fault; } r31 = r18 + r23 * 4; *(float *)r31 = r6;
 #line 119 "types.go"
-	r2 = (u64)r2 + (u64)r1; goto b38;
+	r2 = (u64)r2 + (u64)r1; goto b54;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1145,12 +1171,12 @@ qd_fault: {
 extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_taps[16] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r46 = 0, r54 = 0, r69 = 0, r73 = 0, r77 = 0, r81 = 0;
-	bool r83 = 0, r86 = 0, r124 = 0, r128 = 0, r134 = 0;
-	i32 r36 = 0, r37 = 0, r56 = 0, r95 = 0, r96 = 0, r108 = 0;
+	bool r83 = 0, r86 = 0, r124 = 0, r128 = 0, r134 = 0, r151 = 0;
+	i32 r36 = 0, r37 = 0, r56 = 0, r95 = 0, r96 = 0, r108 = 0, r149 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r35 = 0, r40 = 0, r42 = 0, r48 = 0, r53 = 0, r58 = 0, r68 = 0, r72 = 0;
 	i64 r76 = 0, r80 = 0, r82 = 0, r84 = 0, r85 = 0, r98 = 0, r100 = 0, r110 = 0;
-	i64 r121 = 0, r122 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0;
+	i64 r121 = 0, r122 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
 	u64 r120 = 0, r123 = 0, r125 = 0, r126 = 0, r127 = 0, r129 = 0, r130 = 0, r131 = 0;
 	u64 r132 = 0, r133 = 0;
 	float r23 = 0, r26 = 0, r29 = 0, r32 = 0, r41 = 0, r44 = 0, r45 = 0, r47 = 0;
@@ -1178,10 +1204,10 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 136 "types.go"
 	r34 = p2;
 #line 134 "types.go"
-	r4 = p0; if (!r124) goto b21; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b21; if (!r134) goto b21; r141 = r2; r142 = r34 + r141 * 4; r143 = (u64)r1 * 4ull; r144 = r4 + r141 * 4;
-b5: // head
+	r4 = p0; if (!r124) goto b22; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b22; if (!r134) goto b22; r141 = r2; r142 = r34 + r141 * 4; r144 = r4 + r141 * 4; r149 = (i32)r1; r150 = (i64)r149; r151 = r150 == r1; r152 = (u64)r150 * 4ull; if (!r151) goto b22;
+b6: // head
 #line 134 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b21; r8 = r2; r9 = (u64)r8 + 1ull;
 	r11 = (char *)qvar_taps; *(float *)r11 = 0x0p+00f; r12 = r11 + 4ll; *(float *)r12 = 0x0p+00f; r13 = r11 + 8ll; *(float *)r13 = 0x0p+00f; r14 = r11 + 12ll; *(float *)r14 = 0x0p+00f; *(float *)r11 = 0x1p+00f; r25 = r12; *(float *)r25 = 0x1p+01f; r28 = r13; *(float *)r28 = 0x1.8p+01f; r31 = r14; *(float *)r31 = 0x1p+02f;
 	r135 = r142; r33 = r135 + 4ll; r36 = *(i32 *)r33; r37 = r36 & 3; r40 = (i64)r37; r38 = r39 + r40 * 4; r41 = *(float *)r38; r42 = r9 & 3ll; r43 = r11 + r42 * 4; r44 = *(float *)r43; r45 = r41 + r44; r47 = r45;
 #line 138 "types.go"
@@ -1189,16 +1215,16 @@ b5: // head
 #line 140 "types.go"
 	r55 = r33; r56 = *(i32 *)r55; r58 = (i64)r56; if ((u64)r58 >= (u64)4ll) { qd_site = 2; qd_x = r58; qd_y = 4ll; goto qd_fault; } r57 = r39 + r58 * 4; r59 = *(float *)r57; r60 = r49 * r59; r137 = r144; r61 = r137 + 4ll; *(float *)r61 = r60;
 #line 134 "types.go"
-	r2 = (u64)r2 + (u64)r1; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b5;
-b20: // exit
+	r2 = (u64)r2 + (u64)r1; r142 = r142 + r152 * 1; r144 = r144 + r152 * 1; goto b6;
+b21: // exit
 #line 134 "types.go"
 	return;
-b21: // preheader
+b22: // preheader
 #line 134 "types.go"
 	r145 = r2; r146 = r34 + r145 * 4; r147 = (u64)r1 * 4ull; r148 = r4 + r145 * 4;
-b22: // head (checked)
+b23: // head (checked)
 #line 134 "types.go"
-	r82 = (u64)r2 + 1ull; r83 = r82 < r3; if (!r83) goto b20; r84 = r2; r85 = (u64)r84 + 1ull;
+	r82 = (u64)r2 + 1ull; r83 = r82 < r3; if (!r83) goto b21; r84 = r2; r85 = (u64)r84 + 1ull;
 	r87 = (char *)qvar_taps; *(float *)r87 = 0x0p+00f; r88 = r87 + 4ll; *(float *)r88 = 0x0p+00f; r89 = r87 + 8ll; *(float *)r89 = 0x0p+00f; r90 = r87 + 12ll; *(float *)r90 = 0x0p+00f; *(float *)r87 = 0x1p+00f; r91 = r88; *(float *)r91 = 0x1p+01f; r92 = r89; *(float *)r92 = 0x1.8p+01f; r93 = r90; *(float *)r93 = 0x1p+02f;
 	if ((u64)r85 >= (u64)r35) { qd_site = 0; qd_x = r85; qd_y = r35; goto qd_fault; } r138 = r146; r94 = r138 + 4ll; r95 = *(i32 *)r94; r96 = r95 & 3; r98 = (i64)r96; r97 = r39 + r98 * 4; r99 = *(float *)r97; r100 = r85 & 3ll; r101 = r87 + r100 * 4; r102 = *(float *)r101; r103 = r99 + r102; r47 = r103;
 #line 138 "types.go"
@@ -1206,7 +1232,7 @@ b22: // head (checked)
 #line 140 "types.go"
 	r107 = r94; r108 = *(i32 *)r107; r110 = (i64)r108; if ((u64)r110 >= (u64)4ll) { qd_site = 2; qd_x = r110; qd_y = 4ll; goto qd_fault; } r109 = r39 + r110 * 4; r111 = *(float *)r109; r112 = r104 * r111; r140 = r148; r113 = r140 + 4ll; *(float *)r113 = r112;
 #line 134 "types.go"
-	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; goto b22;
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
