@@ -64,6 +64,9 @@ var Default = Pipeline{
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "strength", Task: ReduceStrength},
+	// While HoistChecks' copies with checks are known, which the test of
+	// a stride falls back to.
+	{Name: "steps32", Task: NarrowPointerSteps},
 	{Name: "narrow", Task: NarrowCounters},
 	{Name: "index32", Task: NarrowIndices},
 	{Name: "fma", Kernel: FuseMultiplyAdds},

@@ -20,6 +20,16 @@ const (
 	// 0.87×; no kernel there needs more registers for it.
 	smallBodyInstrs = 16
 	smallBodyFactor = 8
+	// A small body that loads less than twice an iteration is unrolled
+	// until a chunk issues this many loads, up to sixteen copies: a
+	// thread then has as many reads in flight as an inner product's does
+	// with eight copies, which is what hides the memory's latency where
+	// few threads run, as in a column's norm walking down a matrix one
+	// thread a column. nvcc's code for such loops has sixteen too. Loads
+	// in flight, not copies, are what cost registers: each holds one
+	// until its value is used.
+	loadsInFlight  = 16
+	maxSmallFactor = 16
 )
 
 // UnrollLoops unrolls the small innermost loops of a task, keeping each
@@ -39,6 +49,9 @@ func UnrollLoops(t *ir.Task) {
 			factor := unrollFactor
 			if size <= smallBodyInstrs {
 				factor = smallBodyFactor
+				if loads := loopLoads(t, lp); loads > 0 {
+					factor = max(factor, min(maxSmallFactor, loadsInFlight/loads))
+				}
 			}
 			unrollCounted(t, lp, c, factor)
 		} else {
@@ -75,6 +88,19 @@ func loopSize(t *ir.Task, lp *ir.Loop) int {
 			case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && !in.Args[1].Imm:
 				n += divisionSize(in.Type)
 			default:
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// loopLoads counts the loads of the loop's body.
+func loopLoads(t *ir.Task, lp *ir.Loop) int {
+	n := 0
+	for _, b := range lp.Blocks() {
+		for _, in := range t.Blocks[b].Instrs {
+			if in.Op == ir.OpLoad {
 				n++
 			}
 		}

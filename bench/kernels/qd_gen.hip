@@ -49,11 +49,11 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Gather(out []f32, table []f32, idx []i32), parallel.
 extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0;
-	i32 r12 = 0, r27 = 0;
+	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r61 = 0;
+	i32 r12 = 0, r27 = 0, r59 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r23 = 0, r24 = 0, r29 = 0, r33 = 0;
-	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0;
+	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0;
 	float r17 = 0, r30 = 0;
@@ -69,25 +69,25 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = p5; r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
 	r19 = p0; r15 = p3; r14 = p2;
 #line 12 "checks.go"
-	r4 = p4; if (!r36) goto b9; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b9; if (!r46) goto b9; r51 = r2; r52 = r4 + r51 * 4; r53 = (u64)r1 * 4ull; r54 = r19 + r51 * 4;
-b5: // head
+	r4 = p4; if (!r36) goto b10; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b10; if (!r46) goto b10; r51 = r2; r52 = r4 + r51 * 4; r54 = r19 + r51 * 4; r59 = (i32)r1; r60 = (i64)r59; r61 = r60 == r1; r62 = (u64)r60 * 4ull; if (!r61) goto b10;
+b6: // head
 #line 12 "checks.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b8;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b9;
 	r47 = r52; r11 = r47 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; } r13 = r14 + r16 * 4; r17 = *(float *)r13; r48 = r54; r18 = r48 + 4ll; *(float *)r18 = r17;
 #line 12 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r52 = r52 + r53 * 1; r54 = r54 + r53 * 1; goto b5;
-b8: // exit
+	r2 = (u64)r2 + (u64)r1; r52 = r52 + r62 * 1; r54 = r54 + r62 * 1; goto b6;
+b9: // exit
 #line 12 "checks.go"
 	return;
-b9: // preheader
+b10: // preheader
 #line 12 "checks.go"
 	r55 = r2; r56 = r4 + r55 * 4; r57 = (u64)r1 * 4ull; r58 = r19 + r55 * 4;
-b10: // head (checked)
+b11: // head (checked)
 #line 12 "checks.go"
-	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b8; r23 = r2; r24 = (u64)r23 + 1ull;
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b9; r23 = r2; r24 = (u64)r23 + 1ull;
 	r49 = r56; r26 = r49 + 4ll; r27 = *(i32 *)r26; r29 = (i64)r27; if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; } r28 = r14 + r29 * 4; r30 = *(float *)r28; if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; } r50 = r58; r31 = r50 + 4ll; *(float *)r31 = r30;
 #line 12 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r56 = r56 + r57 * 1; r58 = r58 + r57 * 1; goto b11;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -147,12 +147,13 @@ b13: // exit
 // Task 0 of kernel Stencil(out []f32, in []f32, w i64), parallel.
 extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r8 = 0, r10 = 0, r35 = 0, r37 = 0, r63 = 0, r68 = 0, r74 = 0, r77 = 0;
-	bool r80 = 0, r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0;
+	bool r80 = 0, r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0, r125 = 0;
+	i32 r123 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0, r36 = 0, r39 = 0;
 	i64 r42 = 0, r49 = 0, r53 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0, r75 = 0;
 	i64 r81 = 0, r87 = 0, r100 = 0, r105 = 0, r108 = 0, r113 = 0, r115 = 0, r117 = 0;
-	i64 r119 = 0, r121 = 0;
+	i64 r119 = 0, r121 = 0, r124 = 0, r126 = 0;
 	u64 r59 = 0, r62 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
 	u64 r73 = 0, r76 = 0, r78 = 0, r79 = 0, r82 = 0, r84 = 0, r85 = 0, r88 = 0;
 	u64 r90 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0;
@@ -169,37 +170,37 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = p4; r3 = (u64)r2 + (u64)r0; r5 = p3; r59 = (u64)r5; r60 = r3; r61 = (u64)r60 - (u64)r2; r62 = (u64)r61; r63 = r62 < r59; r64 = r5; r65 = (u64)r64 - (u64)r2; r66 = (u64)r65; r69 = r66 - 1ull; r70 = (u64)r3; r71 = r69 - r70; r72 = r59 - 1ull; r73 = r72 - r62; r74 = r71 <= r73; r75 = (u64)r60 - 1ull; r76 = (u64)r75; r77 = r76 < r59; r78 = r72; r79 = r78 - r76; r80 = r71 <= r79; r81 = (u64)r60 + 1ull; r82 = (u64)r81; r83 = r82 < r59; r84 = r72; r85 = r84 - r82; r86 = r71 <= r85; r87 = (u64)r60 + (u64)r2; r88 = (u64)r87; r89 = r88 < r59; r90 = r72; r91 = r90 - r88; r92 = r71 <= r91;
 	r33 = p1; r93 = (u64)r33; r94 = (u64)r60; r95 = r94 < r93; r96 = r93 - 1ull; r97 = r96 - r94; r98 = r71 <= r97; r32 = p0;
 #line 31 "checks.go"
-	r4 = p2; if (!r63) goto b19; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b19; if (!r74) goto b19; if (!r77) goto b19; if (!r80) goto b19; if (!r83) goto b19; if (!r86) goto b19; if (!r89) goto b19; if (!r92) goto b19; if (!r95) goto b19; if (!r98) goto b19;
+	r4 = p2; if (!r63) goto b20; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b20; if (!r74) goto b20; if (!r77) goto b20; if (!r80) goto b20; if (!r83) goto b20; if (!r86) goto b20; if (!r89) goto b20; if (!r92) goto b20; if (!r95) goto b20; if (!r98) goto b20;
 #line 46 "checks.go"
 	r100 = (u64)r2 * (u64)(-4ll); r105 = (u64)r2 * 4ull;
 #line 31 "checks.go"
-	r115 = r3; r116 = r4 + r115 * 4; r117 = (u64)r1 * 4ull; r118 = r32 + r115 * 4;
-b13: // head
+	r115 = r3; r116 = r4 + r115 * 4; r118 = r32 + r115 * 4; r123 = (i32)r1; r124 = (i64)r123; r125 = r124 == r1; r126 = (u64)r124 * 4ull; if (!r125) goto b20;
+b14: // head
 #line 31 "checks.go"
-	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b18; r6 = r5; r7 = (u64)r6 - (u64)r2;
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b19; r6 = r5; r7 = (u64)r6 - (u64)r2;
 #line 46 "checks.go"
 	r99 = r116; r101 = r99 + r100 * 1; r13 = r101; r14 = *(float *)r13; r102 = r99; r16 = r102 + -4ll; r17 = *(float *)r16; r18 = r14 + r17; r19 = r99; r20 = *(float *)r19; r21 = r18 + r20; r103 = r99; r23 = r103 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r104 = r99; r106 = r104 + r105 * 1; r27 = r106; r28 = *(float *)r27; r29 = r25 + r28; r30 = r29 * 0x1.99999ap-03f; r11 = r30;
 #line 32 "checks.go"
 	r31 = r118; *(float *)r31 = r11;
 #line 31 "checks.go"
-	r3 = (u64)r3 + (u64)r1; r116 = r116 + r117 * 1; r118 = r118 + r117 * 1; goto b13;
-b18: // exit
+	r3 = (u64)r3 + (u64)r1; r116 = r116 + r126 * 1; r118 = r118 + r126 * 1; goto b14;
+b19: // exit
 #line 31 "checks.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 46 "checks.go"
 	r108 = (u64)r2 * (u64)(-4ll); r113 = (u64)r2 * 4ull;
 #line 31 "checks.go"
 	r119 = r3; r120 = r4 + r119 * 4; r121 = (u64)r1 * 4ull; r122 = r32 + r119 * 4;
-b20: // head (checked)
+b21: // head (checked)
 #line 31 "checks.go"
-	r6 = r5; r7 = (u64)r6 - (u64)r2; r35 = r3 < r7; if (!r35) goto b18; r36 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r35 = r3 < r7; if (!r35) goto b19; r36 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
 #line 46 "checks.go"
 	r39 = (u64)r36 - (u64)r2; if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; } r107 = r120; r109 = r107 + r108 * 1; r40 = r109; r41 = *(float *)r40; r42 = (u64)r36 - 1ull; if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; } r110 = r107; r43 = r110 + -4ll; r44 = *(float *)r43; r45 = r41 + r44; if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; } r46 = r107; r47 = *(float *)r46; r48 = r45 + r47; r49 = (u64)r36 + 1ull; if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; } r111 = r107; r50 = r111 + 4ll; r51 = *(float *)r50; r52 = r48 + r51; r53 = (u64)r36 + (u64)r2; if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; } r112 = r107; r114 = r112 + r113 * 1; r54 = r114; r55 = *(float *)r54; r56 = r52 + r55; r57 = r56 * 0x1.99999ap-03f; r38 = r57;
 #line 32 "checks.go"
 	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; } r58 = r122; *(float *)r58 = r38;
 #line 31 "checks.go"
-	r3 = (u64)r3 + (u64)r1; r120 = r120 + r121 * 1; r122 = r122 + r121 * 1; goto b20;
+	r3 = (u64)r3 + (u64)r1; r120 = r120 + r121 * 1; r122 = r122 + r121 * 1; goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -53,6 +53,9 @@ func (e *entry) instr(in *ir.Instr) {
 		e.emit("not.%s %s, %s", bitType(t), d, e.regArg(in.Args[0], t))
 		e.normalize(d, t)
 	case ir.OpAdd, ir.OpSub, ir.OpMul:
+		if e.wideMultiply(in, d) {
+			break
+		}
 		name := in.Op.String()
 		switch {
 		case t.IsFloat():
@@ -389,6 +392,62 @@ func isNaN(t ir.Type, bits uint64) bool {
 	return math.IsNaN(math.Float64frombits(bits))
 }
 
+// wideMultiply writes a 64-bit multiply of a 32-bit value extended by a
+// constant that fits in 32 bits as one wide multiply, whose product is
+// exact. The stride in bytes of a pointer whose step fits in 32 bits is
+// such a product (opt's NarrowPointerSteps): ptxas then folds it into
+// each step of the pointer, one wide multiply-add in place of a 64-bit
+// add's two instructions.
+func (e *entry) wideMultiply(in *ir.Instr, d string) bool {
+	if in.Op != ir.OpMul || in.Type != ir.Int64 && in.Type != ir.Uint64 || in.Args[0].Imm || !in.Args[1].Imm {
+		return false
+	}
+	w, ok := e.widened[in.Args[0].Reg]
+	c := in.Args[1].Bits
+	if !ok || w.From == ir.Int32 && c > math.MaxInt32 || w.From == ir.Uint32 && c > math.MaxUint32 {
+		return false
+	}
+	e.emit("mul.wide.%s %s, %s, %d", opType(w.From), d, e.reg(w.Args[0].Reg), c)
+	return true
+}
+
+// invariantWidened finds the 64-bit registers that hold a 32-bit one
+// extended wherever they are read: each is assigned once in the task, by
+// a conversion of a register assigned once, earlier in the same block.
+// Neither changes after that block, so a block that reads the 64-bit one
+// may read the 32-bit one instead, as the step of a pointer set up before
+// its loop is. Each block starts with these noted (noteWidened).
+func invariantWidened(t *ir.Task) map[ir.Reg]ir.Instr {
+	assigned := make([]int, len(t.Regs))
+	for _, b := range t.Blocks {
+		for i := range b.Instrs {
+			for _, d := range b.Instrs[i].Defs() {
+				assigned[d]++
+			}
+		}
+	}
+	out := map[ir.Reg]ir.Instr{}
+	for _, b := range t.Blocks {
+		defined := map[ir.Reg]bool{}
+		for _, in := range b.Instrs {
+			if isWidening(&in) && assigned[in.Dst] == 1 && assigned[in.Args[0].Reg] == 1 && defined[in.Args[0].Reg] {
+				out[in.Dst] = in
+			}
+			for _, d := range in.Defs() {
+				defined[d] = true
+			}
+		}
+	}
+	return out
+}
+
+// isWidening reports whether in converts a 32-bit integer register to a
+// 64-bit one.
+func isWidening(in *ir.Instr) bool {
+	return in.Op == ir.OpConvert && (in.Type == ir.Int64 || in.Type == ir.Uint64) && (in.From == ir.Int32 || in.From == ir.Uint32) &&
+		!in.Args[0].Imm && in.Args[0].Reg != in.Dst
+}
+
 // noteWidened keeps e.widened current after in: a conversion of a 32-bit
 // integer register to a 64-bit one is noted, and an assignment of either
 // register ends what was noted of it.
@@ -401,8 +460,7 @@ func (e *entry) noteWidened(in *ir.Instr) {
 			delete(e.widened, r)
 		}
 	}
-	if in.Op == ir.OpConvert && (in.Type == ir.Int64 || in.Type == ir.Uint64) && (in.From == ir.Int32 || in.From == ir.Uint32) &&
-		!in.Args[0].Imm && in.Args[0].Reg != in.Dst {
+	if isWidening(in) {
 		e.widened[in.Dst] = *in
 	}
 }

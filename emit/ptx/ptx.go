@@ -14,6 +14,7 @@ package ptx
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/qdgo/qd/ir"
@@ -134,7 +135,8 @@ type entry struct {
 	funcs *moduleFuncs
 	// widened maps, within the block being written, a 64-bit register
 	// that holds a 32-bit one sign- or zero-extended to that register, as
-	// long as neither is assigned again (elemAddr).
+	// long as neither is assigned again (elemAddr); the block starts with
+	// those that hold one wherever they are read (invariantWidened).
 	widened map[ir.Reg]ir.Instr
 }
 
@@ -181,9 +183,10 @@ func (e *entry) write(b *strings.Builder) {
 			e.returns++
 		}
 	}
+	invariant := invariantWidened(e.t)
 	for bi, blk := range e.t.Blocks {
 		fmt.Fprintf(&e.body, "$L_%d:\n", bi)
-		e.widened = map[ir.Reg]ir.Instr{}
+		e.widened = maps.Clone(invariant)
 		for i := range blk.Instrs {
 			e.locate(&blk.Instrs[i])
 			e.instr(&blk.Instrs[i])

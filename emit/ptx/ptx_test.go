@@ -453,6 +453,20 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 8 + 1 + 2},
 		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 8 + 1 + 1},
 		{"Matmul_0", `ld\.global\.f32`, 2*(8+1) + 2*2},
+		// A column's norm loads once an iteration: its loop is unrolled
+		// sixteen times, so that as many loads are in flight as in an
+		// inner product's eight copies, then the remainder loop, and the
+		// copy with checks. The pointer down the column steps by the row
+		// length in bytes, a 32-bit count widened by one multiply before
+		// the loop, where a test finds it fits (opt.NarrowPointerSteps):
+		// ptxas folds it into each step. So do the inner products' steps
+		// down a column of b.
+		{"ColNorm_0", `ld\.global\.f32`, 16 + 1 + 1},
+		{"ColNorms_0", `ld\.global\.f32`, 16 + 1 + 1},
+		{"ColNorm_0", `mul\.wide\.s32 %rd\d+, %r\d+, 4;`, 1},
+		{"ColNorms_0", `mul\.wide\.s32 %rd\d+, %r\d+, 4;`, 1},
+		{"Matmul_0", `mul\.wide\.s32 %rd\d+, %r\d+, 4;`, 1},
+		{"Gemm_0", `mul\.wide\.s32 %rd\d+, %r\d+, 4;`, 1},
 	} {
 		if got := count(entry(t, module, c.entry), c.re); got != c.n {
 			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)

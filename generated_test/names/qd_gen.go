@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a95a50acc603350c02d1dac96fd154836613da2ec222e1c82b8564db8a108eb7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f4df6670ab5d0f872f1695a3a66dc5d3c22481bc07ad06881a02661875cdab91"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "df6f3fe77aded7695b86e2d5cca09b9289d66bf152c387018f62e8f6b07a936d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "722277fe2f31a13cf6e5e407f5145132b9669c3a6cf3853c09d6651b5a1805f5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -108,12 +108,13 @@ b19: // roundToInt32.if.done
 // Task 0 of kernel Library(x []f64, u []u32, n []i64), parallel.
 extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r57 = 0, r58 = 0, r102 = 0, r106 = 0, r109 = 0, r115 = 0, r117 = 0;
-	bool r120 = 0;
+	bool r120 = 0, r135 = 0, r139 = 0, r141 = 0;
+	i32 r133 = 0, r137 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r27 = 0, r37 = 0;
 	i64 r39 = 0, r42 = 0, r44 = 0, r45 = 0, r49 = 0, r51 = 0, r52 = 0, r55 = 0;
 	i64 r56 = 0, r59 = 0, r84 = 0, r86 = 0, r89 = 0, r91 = 0, r92 = 0, r96 = 0;
 	i64 r98 = 0, r99 = 0, r101 = 0, r104 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0;
-	i64 r129 = 0, r131 = 0;
+	i64 r129 = 0, r131 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0;
 	u32 r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r36 = 0, r38 = 0, r41 = 0;
 	u32 r43 = 0, r75 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r83 = 0, r85 = 0;
 	u32 r88 = 0, r90 = 0;
@@ -140,10 +141,10 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 #line 15 "library.go"
 	r26 = p2;
 #line 13 "library.go"
-	r4 = p0; if (!r106) goto b15; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; if (!r109) goto b15; if (!r115) goto b15; if (!r117) goto b15; if (!r120) goto b15; r121 = r2; r122 = r4 + r121 * 8; r123 = (u64)r1 * 8ull; r124 = r26 + r121 * 4; r125 = (u64)r1 * 4ull; r126 = r54 + r121 * 8;
-b7: // head
+	r4 = p0; if (!r106) goto b16; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; if (!r109) goto b16; if (!r115) goto b16; if (!r117) goto b16; if (!r120) goto b16; r121 = r2; r122 = r4 + r121 * 8; r124 = r26 + r121 * 4; r126 = r54 + r121 * 8; r133 = (i32)r1; r134 = (i64)r133; r135 = r134 == r1; r136 = (u64)r134 * 8ull; r138 = r134; r139 = r135; r140 = (u64)r138 * 4ull; r141 = r135 & r139; if (!r141) goto b16;
+b8: // head
 #line 13 "library.go"
-	r6 = r2 < r3; if (!r6) goto b14;
+	r6 = r2 < r3; if (!r6) goto b15;
 	r8 = r122; r9 = *(double *)r8;
 #line 18 "exp.go"
 	qdfn0x0(r9, &r11); r10 = r11;
@@ -156,16 +157,16 @@ b7: // head
 	r25 = r124; r28 = *(u32 *)r25; r29 = __byte_perm((u32)r28, 0, 0x0123); r31 = r28; r32 = __brev((u32)r31); r33 = r29 + r32; r34 = r25; *(u32 *)r34 = r33;
 	r35 = r25; r36 = *(u32 *)r35; r38 = __popc((u32)r36); r39 = (i64)r38; r37 = r39; r41 = r36; r43 = __clz((u32)r41); r44 = (i64)r43; r42 = 32ull - (u64)r44; r45 = (u64)r37 + (u64)r42; r46 = r8; r47 = *(double *)r46; r48 = (u64)__double_as_longlong(r47); r50 = r48 == 0 ? 64 : __ffsll(r48) - 1; r51 = (i64)r50; r49 = r51; r52 = (u64)r45 + (u64)r49; r53 = r126; *(i64 *)r53 = r52;
 #line 13 "library.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; r124 = r124 + r125 * 1; r126 = r126 + r123 * 1; goto b7;
-b14: // exit
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r136 * 1; r124 = r124 + r140 * 1; r126 = r126 + r136 * 1; goto b8;
+b15: // exit
 #line 13 "library.go"
 	return;
-b15: // preheader
+b16: // preheader
 #line 13 "library.go"
 	r127 = r2; r128 = r4 + r127 * 8; r129 = (u64)r1 * 8ull; r130 = r26 + r127 * 4; r131 = (u64)r1 * 4ull; r132 = r54 + r127 * 8;
-b16: // head (checked)
+b17: // head (checked)
 #line 13 "library.go"
-	r58 = r2 < r3; if (!r58) goto b14; r59 = r2;
+	r58 = r2 < r3; if (!r58) goto b15; r59 = r2;
 	r60 = r128; r61 = *(double *)r60;
 #line 18 "exp.go"
 	qdfn0x0(r61, &r63); r62 = r63;
@@ -178,7 +179,7 @@ b16: // head (checked)
 	if ((u64)r59 >= (u64)r27) { qd_site = 0; qd_x = r59; qd_y = r27; goto qd_fault; } r74 = r130; r75 = *(u32 *)r74; r76 = __byte_perm((u32)r75, 0, 0x0123); r78 = r75; r79 = __brev((u32)r78); r80 = r76 + r79; r81 = r74; *(u32 *)r81 = r80;
 	r82 = r74; r83 = *(u32 *)r82; r85 = __popc((u32)r83); r86 = (i64)r85; r84 = r86; r88 = r83; r90 = __clz((u32)r88); r91 = (i64)r90; r89 = 32ull - (u64)r91; r92 = (u64)r84 + (u64)r89; r93 = r60; r94 = *(double *)r93; r95 = (u64)__double_as_longlong(r94); r97 = r95 == 0 ? 64 : __ffsll(r95) - 1; r98 = (i64)r97; r96 = r98; r99 = (u64)r92 + (u64)r96; if ((u64)r59 >= (u64)r55) { qd_site = 5; qd_x = r59; qd_y = r55; goto qd_fault; } r100 = r132; *(i64 *)r100 = r99;
 #line 13 "library.go"
-	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r131 * 1; r132 = r132 + r129 * 1; goto b16;
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r131 * 1; r132 = r132 + r129 * 1; goto b17;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -274,9 +275,11 @@ qd_fault: {
 
 // Task 0 of kernel Exponential(x []f64, y []f64), parallel.
 extern "C" __global__ void Exponential_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r6 = 0, r17 = 0, r18 = 0, r27 = 0, r31 = 0, r34 = 0, r40 = 0;
+	bool r6 = 0, r17 = 0, r18 = 0, r27 = 0, r31 = 0, r34 = 0, r40 = 0, r51 = 0;
+	i32 r49 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r16 = 0;
-	i64 r19 = 0, r26 = 0, r29 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0;
+	i64 r19 = 0, r26 = 0, r29 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0, r50 = 0;
+	i64 r52 = 0;
 	u64 r28 = 0, r30 = 0, r32 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
 	u64 r39 = 0;
 	double r11 = 0, r12 = 0, r13 = 0, r14 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
@@ -291,33 +294,33 @@ extern "C" __global__ void Exponential_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	r5 = p3; r3 = r5; r32 = (u64)r3; r35 = r32 - 1ull; r36 = (u64)r2; r37 = r35 - r36; r38 = r28 - 1ull; r39 = r38 - r30; r40 = r37 <= r39;
 	r9 = p0;
 #line 42 "library.go"
-	r4 = p2; if (!r31) goto b11; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; if (!r34) goto b11; if (!r40) goto b11; r41 = r2; r42 = r9 + r41 * 8; r43 = (u64)r1 * 8ull; r44 = r4 + r41 * 8;
-b5: // head
+	r4 = p2; if (!r31) goto b12; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; if (!r34) goto b12; if (!r40) goto b12; r41 = r2; r42 = r9 + r41 * 8; r44 = r4 + r41 * 8; r49 = (i32)r1; r50 = (i64)r49; r51 = r50 == r1; r52 = (u64)r50 * 8ull; if (!r51) goto b12;
+b6: // head
 #line 42 "library.go"
-	r6 = r2 < r3; if (!r6) goto b10;
+	r6 = r2 < r3; if (!r6) goto b11;
 	r8 = r42; r11 = *(double *)r8;
 #line 18 "exp.go"
 	qdfn0x0(r11, &r13); r12 = r13;
 #line 43 "library.go"
 	r14 = r12 * 0x1p+01; r15 = r44; *(double *)r15 = r14;
 #line 42 "library.go"
-	r2 = (u64)r2 + (u64)r1; r42 = r42 + r43 * 1; r44 = r44 + r43 * 1; goto b5;
-b10: // exit
+	r2 = (u64)r2 + (u64)r1; r42 = r42 + r52 * 1; r44 = r44 + r52 * 1; goto b6;
+b11: // exit
 #line 42 "library.go"
 	return;
-b11: // preheader
+b12: // preheader
 #line 42 "library.go"
 	r45 = r2; r46 = r9 + r45 * 8; r47 = (u64)r1 * 8ull; r48 = r4 + r45 * 8;
-b12: // head (checked)
+b13: // head (checked)
 #line 42 "library.go"
-	r18 = r2 < r3; if (!r18) goto b10; r19 = r2;
+	r18 = r2 < r3; if (!r18) goto b11; r19 = r2;
 	if ((u64)r19 >= (u64)r10) { qd_site = 0; qd_x = r19; qd_y = r10; goto qd_fault; } r20 = r46; r21 = *(double *)r20;
 #line 18 "exp.go"
 	qdfn0x0(r21, &r23); r22 = r23;
 #line 43 "library.go"
 	r24 = r22 * 0x1p+01; r25 = r48; *(double *)r25 = r24;
 #line 42 "library.go"
-	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; r48 = r48 + r47 * 1; goto b12;
+	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; r48 = r48 + r47 * 1; goto b13;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
