@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4fc23df779b7c7ff44648bcda6f6c5f5cc90d87ec75bc9f33a7f063cfe92d435"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b64838b11b66534df771b796a4add7e80939b3c99cff72f39fb2bbb754e2ae5f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c7d85a769f0c186a2b92d7fd09dc433e1d77d8e3fd38058739ebb884b73f1e28"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b64838b11b66534df771b796a4add7e80939b3c99cff72f39fb2bbb754e2ae5f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
