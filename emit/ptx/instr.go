@@ -449,8 +449,10 @@ func isWidening(in *ir.Instr) bool {
 }
 
 // noteWidened keeps e.widened current after in: a conversion of a 32-bit
-// integer register to a 64-bit one is noted, and an assignment of either
-// register ends what was noted of it.
+// integer register to a 64-bit one is noted, and so is a copy of a
+// register noted, which holds the same conversion (an index that CSE
+// shares between a load and a store is read through one); an assignment
+// of either register ends what was noted of it.
 func (e *entry) noteWidened(in *ir.Instr) {
 	if in.Dst == ir.NoReg {
 		return
@@ -462,5 +464,10 @@ func (e *entry) noteWidened(in *ir.Instr) {
 	}
 	if isWidening(in) {
 		e.widened[in.Dst] = *in
+	}
+	if in.Op == ir.OpMove && (in.Type == ir.Int64 || in.Type == ir.Uint64) && !in.Args[0].Imm {
+		if w, ok := e.widened[in.Args[0].Reg]; ok && in.Args[0].Reg != in.Dst {
+			e.widened[in.Dst] = w
+		}
 	}
 }
