@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "612c13061fd5d11b7a5edc7850ebd7f28c26af492b6ba4de96fcb174a6e19d15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "16e09dc5edb8b9a640c3be348973add07ce30f8790dcd0d067d045ff08e7fcac"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "776c550dc93bcf414cad70daca749452f98dd5e7d90d28a66effd98fbfa9f83e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1bf19fa14ef97676d9f66cd53c80808b9953f28f5e0cb1946ea25acc73b9c3ee"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "26487be39bf4e983aedfff92aa01baa39c4c8229abfa2b93cf40316cbbdc26d0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e82ee0b30a2b27fdfe890c18659cbf9315fcc15d3ec93ac8ae6eaeff313500d1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f65d32f54e2844c4dd3ecfe99bf09200b798bcfba0ec2cf9899e5aaa5b5ef198"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1a2d6bf46ebe854d37fdf51964209fe60d71ef2b781aa65faf9930572fdd8055"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
