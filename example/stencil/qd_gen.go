@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0a03623dd7203d6d93249749a19daad5a8c49ae7b264a5341cb4840a70136603"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "abb1eec5c49453c3dfb3e393a9263140537213e5a632f244007e91d88f695188"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "01369340b4d34e13fb1d7d4325b7aa9962120d7470c2fc7c6e6add77d2c5bfbd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4c11c0b46291e9b67d72315a4899c9d82df95b06c80e176c4c2fc40e51c1890b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a919b246626996424557642a67f8b28401206934ab61c611c43a4eca3537a35c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5f63c557059c4c38e5612f46c46244f51ec5f05aa0e45e780ac077d7e1ed87bf"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8df44077614df91fcfe4b7dbef050145625ca72c531937de3b6ac42ce530648c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "cae0f567add6f94b335f0d77f7b3ae3371befca970d4d03c8ca3100c16b148ca"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
