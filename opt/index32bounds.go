@@ -47,6 +47,14 @@ type boundsBuilder struct {
 	conds []ir.Arg  // the comparisons that must all hold
 	seen  map[string]ir.Arg
 	depth int
+	// For dropImplied: leaves are the values of the block that the test
+	// reads as they are (parameters, lengths, the thread count, values
+	// computed before the loop), each with what it holds; site is where
+	// the value being bounded now is, and sites the places each test is
+	// made for.
+	leaves map[ir.Reg]analysis.Atom
+	site   analysis.Site
+	sites  map[ir.Reg][]analysis.Site
 	// entry is the block at whose end the test runs.
 	entry int
 }
@@ -54,12 +62,16 @@ type boundsBuilder struct {
 var placeholder = ir.Arg{Reg: ir.NoReg}
 
 func newBoundsBuilder(an *analysis.Analysis, b *ir.Block, entry int) *boundsBuilder {
-	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}, entry: entry}
+	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}, entry: entry,
+		leaves: map[ir.Reg]analysis.Atom{}, sites: map[ir.Reg][]analysis.Site{}}
 }
 
 // fits adds to the test that f's value at s lies in int32, and reports
 // false when it cannot.
 func (bb *boundsBuilder) fits(f analysis.Affine, s analysis.Site) bool {
+	if bb.depth == 0 {
+		bb.site = s
+	}
 	_, ok := bb.form(f, s)
 	return ok
 }
@@ -112,15 +124,19 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 		if !ok {
 			return launchInterval{}, false
 		}
+		bb.leaf(v, x)
 		return bb.checked(launchInterval{v, v, static.Min, static.Max})
 	case analysis.Len:
 		v := bb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Aux: int64(x.Index)})
+		bb.leaf(v, x)
 		return bb.checked(launchInterval{v, v, max(static.Min, 0), static.Max})
 	case analysis.ThreadCount:
 		v := bb.emit(ir.Instr{Op: ir.OpThreadCount, Type: ir.Int64})
+		bb.leaf(v, x)
 		return bb.checked(launchInterval{v, v, max(static.Min, 1), static.Max})
 	case analysis.ThreadIndex:
 		n := bb.emit(ir.Instr{Op: ir.OpThreadCount, Type: ir.Int64})
+		bb.leaf(n, analysis.Atom{Kind: analysis.ThreadCount})
 		last := bb.arith(ir.OpSub, n, ir.Imm(ir.Int64, 1))
 		return bb.checked(launchInterval{ir.Imm(ir.Int64, 0), last, 0, static.Max})
 	case analysis.Counter, analysis.Value:
@@ -131,6 +147,7 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 			if bb.b == nil {
 				v = placeholder
 			}
+			bb.leaf(v, x)
 			return bb.checked(launchInterval{v, v, static.Min, static.Max})
 		}
 		lo, okLo := bb.lower(x, s, static)
@@ -150,6 +167,13 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 		return bb.checked(launchInterval{lo, hi, static.Min, static.Max})
 	}
 	return launchInterval{}, false
+}
+
+// leaf records that v holds x.
+func (bb *boundsBuilder) leaf(v ir.Arg, x analysis.Atom) {
+	if bb.b != nil && !v.Imm {
+		bb.leaves[v.Reg] = x
+	}
 }
 
 // clampBounds bounds a value x that a min or a max assigned by its
@@ -484,6 +508,9 @@ func (bb *boundsBuilder) test(op ir.Op, v ir.Arg, c int64) {
 		return
 	}
 	r := bb.emit(ir.Instr{Op: op, Type: ir.Int64, Args: []ir.Arg{v, ir.Imm(ir.Int64, uint64(c))}})
+	if !slices.Contains(bb.sites[r.Reg], bb.site) {
+		bb.sites[r.Reg] = append(bb.sites[r.Reg], bb.site)
+	}
 	if !slices.Contains(bb.conds, r) {
 		bb.conds = append(bb.conds, r)
 	}
@@ -551,6 +578,8 @@ func (bb *boundsBuilder) emit(in ir.Instr) ir.Arg {
 
 // condition is the conjunction of the tests, true when there are none.
 func (bb *boundsBuilder) condition() ir.Arg {
+	bb.dropImplied()
+	bb.mergeNonnegative()
 	ok := ir.Imm(ir.Bool, 1)
 	for _, c := range bb.conds {
 		if ok.Imm {

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7fea35baa17c10052967319a59c4af749a7a0e659ef390e96cbae4aa99e51ecc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b80ee66557fe7a79b2e2f6b0ee1c8057a158d8e3e94ce3ddd7f6f7ac941e8793"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "42b270ab644cbf4e005003f9bd547b24ddbc8707a1e00b40e4f1af0d838b1899"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "37c2ee199bd089e0b7938f5a615e491c2d8a182f6cb485c7355a31fc737c11d2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
