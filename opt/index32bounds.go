@@ -576,10 +576,16 @@ func (bb *boundsBuilder) emit(in ir.Instr) ir.Arg {
 	return ir.R(in.Dst)
 }
 
+// keepAllBoundsTests turns dropImplied and mergeNonnegative off, for
+// tests that compare the test with and without them.
+var keepAllBoundsTests = false
+
 // condition is the conjunction of the tests, true when there are none.
 func (bb *boundsBuilder) condition() ir.Arg {
-	bb.dropImplied()
-	bb.mergeNonnegative()
+	if !keepAllBoundsTests {
+		bb.dropImplied()
+		bb.mergeNonnegative()
+	}
 	ok := ir.Imm(ir.Bool, 1)
 	for _, c := range bb.conds {
 		if ok.Imm {

@@ -208,7 +208,7 @@ func (bb *boundsBuilder) implied(tests []boundTest, kept []bool, t boundTest, ra
 			continue
 		}
 		u, ok := facts[a.v]
-		if !ok {
+		if !ok || !coeffsBelow(u.poly, 1<<62) || !coeffsBelow(u.lin, 1<<62) || !coeffsBelow(f.poly, 1<<62) || !coeffsBelow(f.lin, 1<<62) {
 			continue
 		}
 		// s·u - r·v ≥ d - c.
@@ -360,6 +360,9 @@ func (p *products) term(f valueFacts) analysis.Affine {
 	g := f.poly.Const
 	for _, t := range f.poly.Terms {
 		g = gcd(g, t.Coeff)
+	}
+	if g == 0 {
+		return analysis.Constant(0)
 	}
 	if g < 0 {
 		g = -g
@@ -679,7 +682,7 @@ func (bb *boundsBuilder) mergeNonnegative() {
 	test := bb.emit(ir.Instr{Op: ir.OpLe, Type: ir.Uint64, Args: []ir.Arg{u, ir.Imm(ir.Uint64, maxInt32)}})
 	conds := []ir.Arg{test}
 	for _, c := range bb.conds {
-		if _, ok := merged[c.Reg]; !ok || c.Imm {
+		if _, ok := merged[c.Reg]; !ok {
 			conds = append(conds, c)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e0864d1b3b4823745d86e58e5d768a653cc32fbed7cee1304891b9d4028fe0cd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc9ad8ff2384e7dabeeaa06e43ef7a4b545be8a40b106950a2eb928a5af67ffc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "2071039b8aed5aa2690f41045665374284b5c9d5801fbcc06c1de4f972404be5"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "71d0cc22291a7529fc8b3492f9eed801cc1022dec9a1f6ee11679d085161b148"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "17af4ab85859b1377aa2606fdd09221bea1288e4684a75fdbea9aee1ac8fffbe"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0056fc63f4d437104853d0d14e03805abd6b2ad5cb84996d1971b73db4570039"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e4eeadab399eaa7486f22ef9ae09370216c24bb07f308fcf701d791279f42507"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "03fd6259204e716d53a34566722076be7a65f34440c0d8635cbe76195640f620"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13a445f57821285d43acb2b0c197bce00a9440de25a19f208dc396250b883a2a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8b8f1f224a0d44f356f79428f2dbf4548bd05e80b99cd16dc70c810bd8bbe0e8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f04bedb2bbf7d5a1972b88e3929b07039d11a824656dc8d32348e65c13995003"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b3cb872093dfa59c96a7422ffb38f13dd870168c9f122e348ac9fce790b0f016"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
