@@ -23,6 +23,12 @@ import (
 // test works on 32-bit values and is exact. The test is stricter than it
 // need be only where a partial sum leaves int32 and comes back, which no
 // index does that the 32-bit arithmetic would compute right anyway.
+// Most of those comparisons follow from a few others (d-2 ≤ 2^31-1 from
+// d ≤ 2^31-1, a partial sum of nonnegative terms from the whole sum):
+// dropImplied (index32implied.go) keeps only the others, proving each
+// one it drops without trusting a 64-bit operation it cannot show exact,
+// and mergeNonnegative tests the values left that are never negative
+// with one comparison.
 
 const (
 	minInt32 = math.MinInt32
