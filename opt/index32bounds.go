@@ -23,6 +23,12 @@ import (
 // test works on 32-bit values and is exact. The test is stricter than it
 // need be only where a partial sum leaves int32 and comes back, which no
 // index does that the 32-bit arithmetic would compute right anyway.
+// Most of those comparisons follow from a few others (d-2 ≤ 2^31-1 from
+// d ≤ 2^31-1, a partial sum of nonnegative terms from the whole sum):
+// dropImplied (index32implied.go) keeps only the others, proving each
+// one it drops without trusting a 64-bit operation it cannot show exact,
+// and mergeNonnegative tests the values left that are never negative
+// with one comparison.
 
 const (
 	minInt32 = math.MinInt32
@@ -45,10 +51,16 @@ type boundsBuilder struct {
 	t     *ir.Task
 	b     *ir.Block // nil when dry
 	conds []ir.Arg  // the comparisons that must all hold
-	// made is where each comparison is in the block, for condition.
-	made  []int
 	seen  map[string]ir.Arg
 	depth int
+	// For dropImplied: leaves are the values of the block that the test
+	// reads as they are (parameters, lengths, the thread count, values
+	// computed before the loop), each with what it holds; site is where
+	// the value being bounded now is, and sites the places each test is
+	// made for.
+	leaves map[ir.Reg]analysis.Atom
+	site   analysis.Site
+	sites  map[ir.Reg][]analysis.Site
 	// entry is the block at whose end the test runs.
 	entry int
 }
@@ -56,12 +68,16 @@ type boundsBuilder struct {
 var placeholder = ir.Arg{Reg: ir.NoReg}
 
 func newBoundsBuilder(an *analysis.Analysis, b *ir.Block, entry int) *boundsBuilder {
-	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}, entry: entry}
+	return &boundsBuilder{an: an, t: an.Task, b: b, seen: map[string]ir.Arg{}, entry: entry,
+		leaves: map[ir.Reg]analysis.Atom{}, sites: map[ir.Reg][]analysis.Site{}}
 }
 
 // fits adds to the test that f's value at s lies in int32, and reports
 // false when it cannot.
 func (bb *boundsBuilder) fits(f analysis.Affine, s analysis.Site) bool {
+	if bb.depth == 0 {
+		bb.site = s
+	}
 	_, ok := bb.form(f, s)
 	return ok
 }
@@ -114,15 +130,19 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 		if !ok {
 			return launchInterval{}, false
 		}
+		bb.leaf(v, x)
 		return bb.checked(launchInterval{v, v, static.Min, static.Max})
 	case analysis.Len:
 		v := bb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Aux: int64(x.Index)})
+		bb.leaf(v, x)
 		return bb.checked(launchInterval{v, v, max(static.Min, 0), static.Max})
 	case analysis.ThreadCount:
 		v := bb.emit(ir.Instr{Op: ir.OpThreadCount, Type: ir.Int64})
+		bb.leaf(v, x)
 		return bb.checked(launchInterval{v, v, max(static.Min, 1), static.Max})
 	case analysis.ThreadIndex:
 		n := bb.emit(ir.Instr{Op: ir.OpThreadCount, Type: ir.Int64})
+		bb.leaf(n, analysis.Atom{Kind: analysis.ThreadCount})
 		last := bb.arith(ir.OpSub, n, ir.Imm(ir.Int64, 1))
 		return bb.checked(launchInterval{ir.Imm(ir.Int64, 0), last, 0, static.Max})
 	case analysis.Counter, analysis.Value:
@@ -133,6 +153,7 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 			if bb.b == nil {
 				v = placeholder
 			}
+			bb.leaf(v, x)
 			return bb.checked(launchInterval{v, v, static.Min, static.Max})
 		}
 		lo, okLo := bb.lower(x, s, static)
@@ -152,6 +173,13 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 		return bb.checked(launchInterval{lo, hi, static.Min, static.Max})
 	}
 	return launchInterval{}, false
+}
+
+// leaf records that v holds x.
+func (bb *boundsBuilder) leaf(v ir.Arg, x analysis.Atom) {
+	if bb.b != nil && !v.Imm {
+		bb.leaves[v.Reg] = x
+	}
 }
 
 // clampBounds bounds a value x that a min or a max assigned by its
@@ -486,9 +514,11 @@ func (bb *boundsBuilder) test(op ir.Op, v ir.Arg, c int64) {
 		return
 	}
 	r := bb.emit(ir.Instr{Op: op, Type: ir.Int64, Args: []ir.Arg{v, ir.Imm(ir.Int64, uint64(c))}})
+	if !slices.Contains(bb.sites[r.Reg], bb.site) {
+		bb.sites[r.Reg] = append(bb.sites[r.Reg], bb.site)
+	}
 	if !slices.Contains(bb.conds, r) {
 		bb.conds = append(bb.conds, r)
-		bb.made = append(bb.made, len(bb.b.Instrs)-1)
 	}
 }
 
@@ -552,6 +582,10 @@ func (bb *boundsBuilder) emit(in ir.Instr) ir.Arg {
 	return ir.R(in.Dst)
 }
 
+// keepAllBoundsTests turns dropImplied and mergeNonnegative off, for
+// tests that compare the test with and without them.
+var keepAllBoundsTests = false
+
 // condition is the conjunction of the tests, true when there are none.
 // A long test folds each comparison in where it is made: fifty
 // comparisons made first and combined at the end keep fifty predicates
@@ -561,24 +595,46 @@ func (bb *boundsBuilder) emit(in ir.Instr) ir.Arg {
 // combined at the end, where ptxas did as well or better (Blur 32 a
 // thread where folding as made took 37, Matmul 32 where 35).
 func (bb *boundsBuilder) condition() ir.Arg {
+	if !keepAllBoundsTests {
+		bb.dropImplied()
+		bb.mergeNonnegative()
+	}
 	if len(bb.conds) == 0 {
 		return ir.Imm(ir.Bool, 1)
 	}
-	ok := bb.conds[0]
 	if len(bb.conds) <= foldAsMade {
+		ok := bb.conds[0]
 		for _, c := range bb.conds[1:] {
 			ok = bb.emit(ir.Instr{Op: ir.OpAnd, Type: ir.Bool, Args: []ir.Arg{ok, c}})
 		}
 		return ok
 	}
+	// Fold each comparison in right after the instruction that makes it,
+	// in the block's order; one made elsewhere joins at the end.
+	pending := map[ir.Reg]bool{}
+	for _, c := range bb.conds {
+		pending[c.Reg] = true
+	}
+	ok := placeholder
+	join := func(c ir.Arg) {
+		delete(pending, c.Reg)
+		if ok == placeholder {
+			ok = c
+			return
+		}
+		ok = bb.emit(ir.Instr{Op: ir.OpAnd, Type: ir.Bool, Args: []ir.Arg{ok, c}})
+	}
 	made := bb.b.Instrs
 	bb.b.Instrs = nil
-	next := 1
-	for i, in := range made {
+	for _, in := range made {
 		bb.b.Instrs = append(bb.b.Instrs, in)
-		if next < len(bb.made) && bb.made[next] == i {
-			ok = bb.emit(ir.Instr{Op: ir.OpAnd, Type: ir.Bool, Args: []ir.Arg{ok, bb.conds[next]}})
-			next++
+		if in.Dst != ir.NoReg && pending[in.Dst] {
+			join(ir.R(in.Dst))
+		}
+	}
+	for _, c := range bb.conds {
+		if pending[c.Reg] {
+			join(c)
 		}
 	}
 	return ok

@@ -419,9 +419,12 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3F800000;`, 0},
 		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3F[0-9A-F]+;`, (7 + 1) * (bodies + 1)},
 		// w-1 and h-1 are computed once for the nine clamps, before the
-		// grid-stride loop, and once more for the test of the 32-bit
-		// copy, which bounds each clamp by [min(0, h-1), h-1].
-		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2 + 2},
+		// grid-stride loop, and len(out)-1 once for the test of the
+		// 32-bit copy (which adds -1 to w and h for its bounds of the
+		// clamps, [min(0, h-1), h-1]); the thread count less 1 it no
+		// longer tests, since the sum of len(out)-1 and the thread count
+		// is tested.
+		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2 + 1},
 		// The grid-stride loop without checks tests its bound once per
 		// four iterations, and once per iteration for the last ones; the
 		// four copies' elements are addressed from one pointer per slice.
