@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "219cf7b9cfee8235392c4198e6c788491709379e558613644b575d66d7db7cae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b4b35dd2f0e30acb9c9e914a55ad3a3aeb3487264a612316d6bd401b7c7a5489"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7005b9243dc21162980056230b4506aa1faa2b38a30053827b04d2abe321e2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7c4f4700d8dfb96c9c2df12a896ab9aa6ec2b7061ce7c93022ca9601fc7d3cf1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

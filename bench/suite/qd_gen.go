@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b666e7a65e21557ab3264436ead3256adef4759251a78539661bf8ccf5b1bbfc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "25cdd4541b8e1bcfad124357e182043f5a2dd5b91dc403e0ecafa1e857ce80b9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "2f12426bce0820a7082f07ccf4bc98ad68bfedc8ce86623b82e2ac757a4a789a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1b38b83faa76915f276f7740247f6080609dbb84289c90398998444544a147b7"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3172d166764cabd67a557f3383719de4dbdb72774872824652e450fadd78f8ae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "44934d0061fa559add1d57bf592d04797f57e92b82f6b366c5f5e1f4a48b37f8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1b5dd29fe9cda8a59ff3f7db929f797227f02de59deba45c4f27bd807e0bfcca"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f79792dc77070b750b8ceb4a9e3264de74b4aa65eb5550593c1e97d010fc6079"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

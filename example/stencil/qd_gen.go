@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "01369340b4d34e13fb1d7d4325b7aa9962120d7470c2fc7c6e6add77d2c5bfbd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4c11c0b46291e9b67d72315a4899c9d82df95b06c80e176c4c2fc40e51c1890b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "717650f28692cdfe5ac8d61e99e45ae6d16ae5bd627bf453c432a3706fe09f99"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d3a192e82bff517ceb6db01143e11f0ab456ca24bcc24478804accf349eb3e25"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8df44077614df91fcfe4b7dbef050145625ca72c531937de3b6ac42ce530648c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "cae0f567add6f94b335f0d77f7b3ae3371befca970d4d03c8ca3100c16b148ca"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9b3b4ca72a424ed50f9215826825b53e2f6f2f223176d7d54e694efff4e4c20d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f453987bbc3fc021335961898df068a9486d245209037be459ed4d5a3d40138a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

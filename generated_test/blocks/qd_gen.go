@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "748dbeaf75a42cebbb034d5d3e4b84453c131d2a76d23a418a4abeb5abb30d88"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "49ab4e4ecb42156f06a4fb9820ec7dd634b6033387523317942cfbec6404d525"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0f5c10d77c66d59f855bb0193ba0413fd7a5a90f883516874f0e6bc7cd0b3d18"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f58c42a686dba1dce596bbd9c521c71913185ce66de71dbdfa0c86927ff77fcf"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -230,11 +230,12 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r185 = 0, r187 = 0, r188 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0;
 	bool r199 = 0, r202 = 0, r205 = 0, r216 = 0, r218 = 0, r219 = 0, r221 = 0, r223 = 0;
 	bool r224 = 0, r225 = 0, r227 = 0, r230 = 0, r233 = 0, r236 = 0, r252 = 0, r256 = 0;
-	bool r262 = 0;
+	bool r262 = 0, r279 = 0;
+	i32 r277 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r78 = 0, r85 = 0, r111 = 0, r118 = 0, r131 = 0, r133 = 0, r134 = 0;
 	i64 r198 = 0, r204 = 0, r229 = 0, r235 = 0, r249 = 0, r250 = 0, r269 = 0, r271 = 0;
-	i64 r273 = 0, r275 = 0;
+	i64 r273 = 0, r275 = 0, r278 = 0, r280 = 0;
 	u64 r248 = 0, r251 = 0, r253 = 0, r254 = 0, r255 = 0, r257 = 0, r258 = 0, r259 = 0;
 	u64 r260 = 0, r261 = 0;
 	float r14 = 0, r15 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r137 = 0, r138 = 0;
@@ -268,103 +269,103 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = p1; r3 = r5; r253 = (u64)r3; r254 = r253 + 18446744073709551615ull; r257 = r254 - 1ull; r258 = (u64)r2; r259 = r257 - r258; r260 = r248 - 1ull; r261 = r260 - r251; r262 = r259 <= r261;
 	r12 = p2;
 #line 44 "types.go"
-	r4 = p0; if (!r252) goto b35; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b35; if (!r262) goto b35; r269 = r2; r270 = r12 + r269 * 8; r271 = (u64)r1 * 8ull; r272 = r4 + r269 * 8;
-b5: // head
+	r4 = p0; if (!r252) goto b36; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b36; if (!r262) goto b36; r269 = r2; r270 = r12 + r269 * 8; r272 = r4 + r269 * 8; r277 = (i32)r1; r278 = (i64)r277; r279 = r278 == r1; r280 = (u64)r278 * 8ull; if (!r279) goto b36;
+b6: // head
 #line 44 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b34;
-	r263 = r270; r11 = r263 + 8ll; r14 = *(float *)r11; r16 = r11 + 4ll; r15 = *(float *)r16; r264 = r272; r17 = r264 + 8ll; r18 = *(float *)r17; r20 = r17 + 4ll; r19 = *(float *)r20; r23 = (double)r18; r24 = (double)r14; r25 = (double)r19; r26 = (double)r15; r29 = fabs(r24); r30 = fabs(r26); r31 = r29 >= r30; if (!r31) goto b33; r32 = r26 / r24; r33 = r32 * r26; r34 = r24 + r33; r35 = r25 * r32; r36 = r23 + r35; r37 = r36 / r34; r27 = r37; r38 = r23 * r32; r39 = r25 - r38; r40 = r39 / r34; r28 = r40;
-b8: // cdiv.smith
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b35;
+	r263 = r270; r11 = r263 + 8ll; r14 = *(float *)r11; r16 = r11 + 4ll; r15 = *(float *)r16; r264 = r272; r17 = r264 + 8ll; r18 = *(float *)r17; r20 = r17 + 4ll; r19 = *(float *)r20; r23 = (double)r18; r24 = (double)r14; r25 = (double)r19; r26 = (double)r15; r29 = fabs(r24); r30 = fabs(r26); r31 = r29 >= r30; if (!r31) goto b34; r32 = r26 / r24; r33 = r32 * r26; r34 = r24 + r33; r35 = r25 * r32; r36 = r23 + r35; r37 = r36 / r34; r27 = r37; r38 = r23 * r32; r39 = r25 - r38; r40 = r39 / r34; r28 = r40;
+b9: // cdiv.smith
 #line 45 "types.go"
-	r50 = r27 != r27; r51 = r28 != r28; r52 = r50 & r51; if (!r52) goto b11; r53 = r24 == 0x0p+00; r54 = r26 == 0x0p+00; r55 = r53 & r54; r56 = r23 == r23; r57 = r25 == r25; r58 = r56 | r57; r59 = r55 & r58; if (!r59) goto b13; r60 = 0x1p+00 / r24; r61 = r60 * r23; r27 = r61; r62 = r60 * r25; r28 = r62;
-b11: // cdiv.done
+	r50 = r27 != r27; r51 = r28 != r28; r52 = r50 & r51; if (!r52) goto b12; r53 = r24 == 0x0p+00; r54 = r26 == 0x0p+00; r55 = r53 & r54; r56 = r23 == r23; r57 = r25 == r25; r58 = r56 | r57; r59 = r55 & r58; if (!r59) goto b14; r60 = 0x1p+00 / r24; r61 = r60 * r23; r27 = r61; r62 = r60 * r25; r28 = r62;
+b12: // cdiv.done
 #line 45 "types.go"
 	r21 = (float)r27; r22 = (float)r28; r129 = r17; *(float *)r129 = r21; r130 = r20; *(float *)r130 = r22;
 #line 44 "types.go"
-	r2 = (u64)r2 + (u64)r1; r270 = r270 + r271 * 1; r272 = r272 + r271 * 1; goto b5;
-b13: // cdiv.notzero
+	r2 = (u64)r2 + (u64)r1; r270 = r270 + r280 * 1; r272 = r272 + r280 * 1; goto b6;
+b14: // cdiv.notzero
 #line 45 "types.go"
-	r63 = fabs(r23); r64 = r63 == __longlong_as_double(0x7ff0000000000000ll); r65 = fabs(r25); r66 = r65 == __longlong_as_double(0x7ff0000000000000ll); r67 = r64 | r66; r68 = r29; r69 = r68 < __longlong_as_double(0x7ff0000000000000ll); r70 = r30; r71 = r70 < __longlong_as_double(0x7ff0000000000000ll); r72 = r69 & r71; r73 = r67 & r72; if (!r73) goto b23; r74 = 0x0p+00; r76 = r64; if (!r76) goto b16; r74 = 0x1p+00;
-b16: // inf2one.sign
+	r63 = fabs(r23); r64 = r63 == __longlong_as_double(0x7ff0000000000000ll); r65 = fabs(r25); r66 = r65 == __longlong_as_double(0x7ff0000000000000ll); r67 = r64 | r66; r68 = r29; r69 = r68 < __longlong_as_double(0x7ff0000000000000ll); r70 = r30; r71 = r70 < __longlong_as_double(0x7ff0000000000000ll); r72 = r69 & r71; r73 = r67 & r72; if (!r73) goto b24; r74 = 0x0p+00; r76 = r64; if (!r76) goto b17; r74 = 0x1p+00;
+b17: // inf2one.sign
 #line 45 "types.go"
-	r77 = (char *)qvar_bits; *(double *)r77 = r23; r78 = *(i64 *)r77; r79 = r78 < 0ll; if (!r79) goto b18; r80 = -r74; r74 = r80;
-b18: // inf2one.done
+	r77 = (char *)qvar_bits; *(double *)r77 = r23; r78 = *(i64 *)r77; r79 = r78 < 0ll; if (!r79) goto b19; r80 = -r74; r74 = r80;
+b19: // inf2one.done
 #line 45 "types.go"
-	r81 = 0x0p+00; r83 = r66; if (!r83) goto b20; r81 = 0x1p+00;
-b20: // inf2one.sign
+	r81 = 0x0p+00; r83 = r66; if (!r83) goto b21; r81 = 0x1p+00;
+b21: // inf2one.sign
 #line 45 "types.go"
-	r84 = (char *)qvar_bits; *(double *)r84 = r25; r85 = *(i64 *)r84; r86 = r85 < 0ll; if (!r86) goto b22; r87 = -r81; r81 = r87;
-b22: // inf2one.done
+	r84 = (char *)qvar_bits; *(double *)r84 = r25; r85 = *(i64 *)r84; r86 = r85 < 0ll; if (!r86) goto b23; r87 = -r81; r81 = r87;
+b23: // inf2one.done
 #line 45 "types.go"
-	r88 = r74 * r24; r89 = r81 * r26; r90 = r88 + r89; r91 = r90 * __longlong_as_double(0x7ff0000000000000ll); r27 = r91; r92 = r81 * r24; r93 = r74 * r26; r94 = r92 - r93; r95 = r94 * __longlong_as_double(0x7ff0000000000000ll); r28 = r95; goto b11;
-b23: // cdiv.notinfn
+	r88 = r74 * r24; r89 = r81 * r26; r90 = r88 + r89; r91 = r90 * __longlong_as_double(0x7ff0000000000000ll); r27 = r91; r92 = r81 * r24; r93 = r74 * r26; r94 = r92 - r93; r95 = r94 * __longlong_as_double(0x7ff0000000000000ll); r28 = r95; goto b12;
+b24: // cdiv.notinfn
 #line 45 "types.go"
-	r96 = r29; r97 = r96 == __longlong_as_double(0x7ff0000000000000ll); r98 = r30; r99 = r98 == __longlong_as_double(0x7ff0000000000000ll); r100 = r97 | r99; r101 = r63; r102 = r101 < __longlong_as_double(0x7ff0000000000000ll); r103 = r65; r104 = r103 < __longlong_as_double(0x7ff0000000000000ll); r105 = r102 & r104; r106 = r100 & r105; if (!r106) goto b11; r107 = 0x0p+00; r109 = r97; if (!r109) goto b26; r107 = 0x1p+00;
-b26: // inf2one.sign
+	r96 = r29; r97 = r96 == __longlong_as_double(0x7ff0000000000000ll); r98 = r30; r99 = r98 == __longlong_as_double(0x7ff0000000000000ll); r100 = r97 | r99; r101 = r63; r102 = r101 < __longlong_as_double(0x7ff0000000000000ll); r103 = r65; r104 = r103 < __longlong_as_double(0x7ff0000000000000ll); r105 = r102 & r104; r106 = r100 & r105; if (!r106) goto b12; r107 = 0x0p+00; r109 = r97; if (!r109) goto b27; r107 = 0x1p+00;
+b27: // inf2one.sign
 #line 45 "types.go"
-	r110 = (char *)qvar_bits; *(double *)r110 = r24; r111 = *(i64 *)r110; r112 = r111 < 0ll; if (!r112) goto b28; r113 = -r107; r107 = r113;
-b28: // inf2one.done
+	r110 = (char *)qvar_bits; *(double *)r110 = r24; r111 = *(i64 *)r110; r112 = r111 < 0ll; if (!r112) goto b29; r113 = -r107; r107 = r113;
+b29: // inf2one.done
 #line 45 "types.go"
-	r114 = 0x0p+00; r116 = r99; if (!r116) goto b30; r114 = 0x1p+00;
-b30: // inf2one.sign
+	r114 = 0x0p+00; r116 = r99; if (!r116) goto b31; r114 = 0x1p+00;
+b31: // inf2one.sign
 #line 45 "types.go"
-	r117 = (char *)qvar_bits; *(double *)r117 = r26; r118 = *(i64 *)r117; r119 = r118 < 0ll; if (!r119) goto b32; r120 = -r114; r114 = r120;
-b32: // inf2one.done
+	r117 = (char *)qvar_bits; *(double *)r117 = r26; r118 = *(i64 *)r117; r119 = r118 < 0ll; if (!r119) goto b33; r120 = -r114; r114 = r120;
+b33: // inf2one.done
 #line 45 "types.go"
-	r121 = r23 * r107; r122 = r25 * r114; r123 = r121 + r122; r124 = r123 * 0x0p+00; r27 = r124; r125 = r25 * r107; r126 = r23 * r114; r127 = r125 - r126; r128 = r127 * 0x0p+00; r28 = r128; goto b11;
-b33: // cdiv.imag
+	r121 = r23 * r107; r122 = r25 * r114; r123 = r121 + r122; r124 = r123 * 0x0p+00; r27 = r124; r125 = r25 * r107; r126 = r23 * r114; r127 = r125 - r126; r128 = r127 * 0x0p+00; r28 = r128; goto b12;
+b34: // cdiv.imag
 #line 45 "types.go"
-	r41 = r24 / r26; r42 = r41 * r24; r43 = r26 + r42; r44 = r23 * r41; r45 = r44 + r25; r46 = r45 / r43; r27 = r46; r47 = r25 * r41; r48 = r47 - r23; r49 = r48 / r43; r28 = r49; goto b8;
-b34: // exit
+	r41 = r24 / r26; r42 = r41 * r24; r43 = r26 + r42; r44 = r23 * r41; r45 = r44 + r25; r46 = r45 / r43; r27 = r46; r47 = r25 * r41; r48 = r47 - r23; r49 = r48 / r43; r28 = r49; goto b9;
+b35: // exit
 #line 45 "types.go"
 	return;
-b35: // preheader
+b36: // preheader
 #line 44 "types.go"
 	r273 = r2; r274 = r12 + r273 * 8; r275 = (u64)r1 * 8ull; r276 = r4 + r273 * 8;
-b36: // head (checked)
+b37: // head (checked)
 #line 44 "types.go"
-	r131 = (u64)r2 + 1ull; r132 = r131 < r3; if (!r132) goto b34; r133 = r2; r134 = (u64)r133 + 1ull;
-	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r266 = r274; r136 = r266 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r267 = r276; r140 = r267 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b66; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
-b41: // cdiv.smith (checked)
+	r131 = (u64)r2 + 1ull; r132 = r131 < r3; if (!r132) goto b35; r133 = r2; r134 = (u64)r133 + 1ull;
+	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r266 = r274; r136 = r266 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r267 = r276; r140 = r267 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b67; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
+b42: // cdiv.smith (checked)
 #line 45 "types.go"
-	r171 = r27 != r27; r172 = r28 != r28; r173 = r171 & r172; if (!r173) goto b44; r174 = r147 == 0x0p+00; r175 = r149 == 0x0p+00; r176 = r174 & r175; r177 = r146 == r146; r178 = r148 == r148; r179 = r177 | r178; r180 = r176 & r179; if (!r180) goto b46; r181 = 0x1p+00 / r147; r182 = r181 * r146; r27 = r182; r183 = r181 * r148; r28 = r183;
-b44: // cdiv.done (checked)
+	r171 = r27 != r27; r172 = r28 != r28; r173 = r171 & r172; if (!r173) goto b45; r174 = r147 == 0x0p+00; r175 = r149 == 0x0p+00; r176 = r174 & r175; r177 = r146 == r146; r178 = r148 == r148; r179 = r177 | r178; r180 = r176 & r179; if (!r180) goto b47; r181 = 0x1p+00 / r147; r182 = r181 * r146; r27 = r182; r183 = r181 * r148; r28 = r183;
+b45: // cdiv.done (checked)
 #line 45 "types.go"
 	r144 = (float)r27; r145 = (float)r28; r246 = r140; *(float *)r246 = r144; r247 = r143; *(float *)r247 = r145;
 #line 44 "types.go"
-	r2 = (u64)r2 + (u64)r1; r274 = r274 + r275 * 1; r276 = r276 + r275 * 1; goto b36;
-b46: // cdiv.notzero (checked)
+	r2 = (u64)r2 + (u64)r1; r274 = r274 + r275 * 1; r276 = r276 + r275 * 1; goto b37;
+b47: // cdiv.notzero (checked)
 #line 45 "types.go"
-	r184 = fabs(r146); r185 = r184 == __longlong_as_double(0x7ff0000000000000ll); r186 = fabs(r148); r187 = r186 == __longlong_as_double(0x7ff0000000000000ll); r188 = r185 | r187; r189 = r150; r190 = r189 < __longlong_as_double(0x7ff0000000000000ll); r191 = r151; r192 = r191 < __longlong_as_double(0x7ff0000000000000ll); r193 = r190 & r192; r194 = r188 & r193; if (!r194) goto b56; r74 = 0x0p+00; r196 = r185; if (!r196) goto b49; r74 = 0x1p+00;
-b49: // inf2one.sign (checked)
+	r184 = fabs(r146); r185 = r184 == __longlong_as_double(0x7ff0000000000000ll); r186 = fabs(r148); r187 = r186 == __longlong_as_double(0x7ff0000000000000ll); r188 = r185 | r187; r189 = r150; r190 = r189 < __longlong_as_double(0x7ff0000000000000ll); r191 = r151; r192 = r191 < __longlong_as_double(0x7ff0000000000000ll); r193 = r190 & r192; r194 = r188 & r193; if (!r194) goto b57; r74 = 0x0p+00; r196 = r185; if (!r196) goto b50; r74 = 0x1p+00;
+b50: // inf2one.sign (checked)
 #line 45 "types.go"
-	r197 = (char *)qvar_bits; *(double *)r197 = r146; r198 = *(i64 *)r197; r199 = r198 < 0ll; if (!r199) goto b51; r200 = -r74; r74 = r200;
-b51: // inf2one.done (checked)
+	r197 = (char *)qvar_bits; *(double *)r197 = r146; r198 = *(i64 *)r197; r199 = r198 < 0ll; if (!r199) goto b52; r200 = -r74; r74 = r200;
+b52: // inf2one.done (checked)
 #line 45 "types.go"
-	r81 = 0x0p+00; r202 = r187; if (!r202) goto b53; r81 = 0x1p+00;
-b53: // inf2one.sign (checked)
+	r81 = 0x0p+00; r202 = r187; if (!r202) goto b54; r81 = 0x1p+00;
+b54: // inf2one.sign (checked)
 #line 45 "types.go"
-	r203 = (char *)qvar_bits; *(double *)r203 = r148; r204 = *(i64 *)r203; r205 = r204 < 0ll; if (!r205) goto b55; r206 = -r81; r81 = r206;
-b55: // inf2one.done (checked)
+	r203 = (char *)qvar_bits; *(double *)r203 = r148; r204 = *(i64 *)r203; r205 = r204 < 0ll; if (!r205) goto b56; r206 = -r81; r81 = r206;
+b56: // inf2one.done (checked)
 #line 45 "types.go"
-	r207 = r74 * r147; r208 = r81 * r149; r209 = r207 + r208; r210 = r209 * __longlong_as_double(0x7ff0000000000000ll); r27 = r210; r211 = r81 * r147; r212 = r74 * r149; r213 = r211 - r212; r214 = r213 * __longlong_as_double(0x7ff0000000000000ll); r28 = r214; goto b44;
-b56: // cdiv.notinfn (checked)
+	r207 = r74 * r147; r208 = r81 * r149; r209 = r207 + r208; r210 = r209 * __longlong_as_double(0x7ff0000000000000ll); r27 = r210; r211 = r81 * r147; r212 = r74 * r149; r213 = r211 - r212; r214 = r213 * __longlong_as_double(0x7ff0000000000000ll); r28 = r214; goto b45;
+b57: // cdiv.notinfn (checked)
 #line 45 "types.go"
-	r215 = r150; r216 = r215 == __longlong_as_double(0x7ff0000000000000ll); r217 = r151; r218 = r217 == __longlong_as_double(0x7ff0000000000000ll); r219 = r216 | r218; r220 = r184; r221 = r220 < __longlong_as_double(0x7ff0000000000000ll); r222 = r186; r223 = r222 < __longlong_as_double(0x7ff0000000000000ll); r224 = r221 & r223; r225 = r219 & r224; if (!r225) goto b44; r107 = 0x0p+00; r227 = r216; if (!r227) goto b59; r107 = 0x1p+00;
-b59: // inf2one.sign (checked)
+	r215 = r150; r216 = r215 == __longlong_as_double(0x7ff0000000000000ll); r217 = r151; r218 = r217 == __longlong_as_double(0x7ff0000000000000ll); r219 = r216 | r218; r220 = r184; r221 = r220 < __longlong_as_double(0x7ff0000000000000ll); r222 = r186; r223 = r222 < __longlong_as_double(0x7ff0000000000000ll); r224 = r221 & r223; r225 = r219 & r224; if (!r225) goto b45; r107 = 0x0p+00; r227 = r216; if (!r227) goto b60; r107 = 0x1p+00;
+b60: // inf2one.sign (checked)
 #line 45 "types.go"
-	r228 = (char *)qvar_bits; *(double *)r228 = r147; r229 = *(i64 *)r228; r230 = r229 < 0ll; if (!r230) goto b61; r231 = -r107; r107 = r231;
-b61: // inf2one.done (checked)
+	r228 = (char *)qvar_bits; *(double *)r228 = r147; r229 = *(i64 *)r228; r230 = r229 < 0ll; if (!r230) goto b62; r231 = -r107; r107 = r231;
+b62: // inf2one.done (checked)
 #line 45 "types.go"
-	r114 = 0x0p+00; r233 = r218; if (!r233) goto b63; r114 = 0x1p+00;
-b63: // inf2one.sign (checked)
+	r114 = 0x0p+00; r233 = r218; if (!r233) goto b64; r114 = 0x1p+00;
+b64: // inf2one.sign (checked)
 #line 45 "types.go"
-	r234 = (char *)qvar_bits; *(double *)r234 = r149; r235 = *(i64 *)r234; r236 = r235 < 0ll; if (!r236) goto b65; r237 = -r114; r114 = r237;
-b65: // inf2one.done (checked)
+	r234 = (char *)qvar_bits; *(double *)r234 = r149; r235 = *(i64 *)r234; r236 = r235 < 0ll; if (!r236) goto b66; r237 = -r114; r114 = r237;
+b66: // inf2one.done (checked)
 #line 45 "types.go"
-	r238 = r146 * r107; r239 = r148 * r114; r240 = r238 + r239; r241 = r240 * 0x0p+00; r27 = r241; r242 = r148 * r107; r243 = r146 * r114; r244 = r242 - r243; r245 = r244 * 0x0p+00; r28 = r245; goto b44;
-b66: // cdiv.imag (checked)
+	r238 = r146 * r107; r239 = r148 * r114; r240 = r238 + r239; r241 = r240 * 0x0p+00; r27 = r241; r242 = r148 * r107; r243 = r146 * r114; r244 = r242 - r243; r245 = r244 * 0x0p+00; r28 = r245; goto b45;
+b67: // cdiv.imag (checked)
 #line 45 "types.go"
-	r162 = r147 / r149; r163 = r162 * r147; r164 = r149 + r163; r165 = r146 * r162; r166 = r165 + r148; r167 = r166 / r164; r27 = r167; r168 = r148 * r162; r169 = r168 - r146; r170 = r169 / r164; r28 = r170; goto b41;
+	r162 = r147 / r149; r163 = r162 * r147; r164 = r149 + r163; r165 = r146 * r162; r166 = r165 + r148; r167 = r166 / r164; r27 = r167; r168 = r148 * r162; r169 = r168 - r146; r170 = r169 / r164; r28 = r170; goto b42;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -382,43 +383,43 @@ qd_fault: {
 extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r37 = 0, r39 = 0;
 	bool r42 = 0, r43 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r59 = 0, r63 = 0;
-	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0, r83 = 0;
-	bool r85 = 0, r86 = 0, r88 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0, r95 = 0;
-	bool r104 = 0, r105 = 0, r110 = 0, r123 = 0, r131 = 0;
-	i32 r97 = 0, r99 = 0, r100 = 0, r101 = 0, r118 = 0;
+	bool r67 = 0, r69 = 0, r73 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0;
+	bool r86 = 0, r88 = 0, r90 = 0, r94 = 0, r103 = 0, r104 = 0, r109 = 0, r122 = 0;
+	bool r130 = 0;
+	i32 r96 = 0, r98 = 0, r99 = 0, r100 = 0, r117 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r35 = 0, r36 = 0, r38 = 0, r45 = 0, r47 = 0, r50 = 0, r51 = 0;
 	i64 r52 = 0, r55 = 0, r60 = 0, r61 = 0, r62 = 0, r68 = 0, r70 = 0, r71 = 0;
-	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r84 = 0, r87 = 0, r90 = 0, r93 = 0;
-	i64 r107 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0;
-	u8 r32 = 0, r53 = 0, r114 = 0;
-	u32 r96 = 0, r98 = 0, r116 = 0, r117 = 0, r122 = 0, r124 = 0, r125 = 0, r126 = 0;
-	u32 r130 = 0, r132 = 0, r133 = 0, r134 = 0;
+	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
+	i64 r91 = 0, r92 = 0, r106 = 0, r108 = 0, r110 = 0, r111 = 0, r112 = 0;
+	u8 r32 = 0, r53 = 0, r113 = 0;
+	u32 r95 = 0, r97 = 0, r115 = 0, r116 = 0, r121 = 0, r123 = 0, r124 = 0, r125 = 0;
+	u32 r129 = 0, r131 = 0, r132 = 0, r133 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
 	u64 r25 = 0, r40 = 0, r41 = 0, r44 = 0, r46 = 0, r57 = 0, r64 = 0, r65 = 0;
-	u64 r66 = 0, r75 = 0, r77 = 0, r102 = 0, r103 = 0, r106 = 0, r108 = 0, r119 = 0;
-	u64 r120 = 0, r121 = 0, r127 = 0, r128 = 0, r129 = 0;
-	char *r33 = 0, *r34 = 0, *r54 = 0, *r115 = 0;
+	u64 r66 = 0, r75 = 0, r77 = 0, r93 = 0, r101 = 0, r102 = 0, r105 = 0, r107 = 0;
+	u64 r118 = 0, r119 = 0, r120 = 0, r126 = 0, r127 = 0, r128 = 0;
+	char *r33 = 0, *r34 = 0, *r54 = 0, *r114 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 53 "types.go"
-	r0 = p3; r1 = r0 > 0ll; if (!r1) goto b22; r4 = p2; r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r120 = r9 | r7; r121 = r120 >> 32; r122 = (u32)r121; r123 = r122 == 0u; if (!r123) goto b31; r124 = (u32)r9; r125 = (u32)r7; r126 = qd_div_u32(r124, r125); r119 = (u64)r126;
+	r0 = p3; r1 = r0 > 0ll; if (!r1) goto b22; r4 = p2; r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r119 = r9 | r7; r120 = r119 >> 32; r121 = (u32)r120; r122 = r121 == 0u; if (!r122) goto b31; r123 = (u32)r9; r124 = (u32)r7; r125 = qd_div_u32(r123, r124); r118 = (u64)r125;
 b5: // setup
 #line 53 "types.go"
-	r13 = r119; r14 = r13 * r7; r12 = r9 - r14; r128 = r11 | r7; r129 = r128 >> 32; r130 = (u32)r129; r131 = r130 == 0u; if (!r131) goto b30; r132 = (u32)r11; r133 = (u32)r7; r134 = qd_div_u32(r132, r133); r127 = (u64)r134;
+	r13 = r118; r14 = r13 * r7; r12 = r9 - r14; r127 = r11 | r7; r128 = r127 >> 32; r129 = (u32)r128; r130 = r129 == 0u; if (!r130) goto b30; r131 = (u32)r11; r132 = (u32)r7; r133 = qd_div_u32(r131, r132); r126 = (u64)r133;
 b7: // setup
 #line 53 "types.go"
-	r15 = r127; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r2 = (u64)r0; r3 = r2;
+	r15 = r126; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r60 = p3; r61 = (u64)r60 + (u64)(-1ll); r62 = (u64)r61 * (u64)r4; r63 = r62 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 55 "types.go"
-	r35 = p1; r34 = p0; if (!r63) goto b23; r65 = r6; r64 = (u64)r61; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; if (!r67) goto b23; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; if (!r73) goto b23; r76 = true; if (!r76) goto b23; r77 = (u64)r72; r57 = (u64)r35; r78 = r77 < r57; if (!r78) goto b23; r79 = p3; r80 = r79 <= 2147483647ll; r81 = (u64)r79 - 1ull; r82 = r81 <= 2147483647ll; r83 = r80 & r82; r84 = p2; r85 = r84 <= 2147483647ll; r86 = r83 & r85; r87 = (u64)r84 - 1ull; r88 = r87 <= 2147483647ll; r89 = r86 & r88; r90 = (u64)r84 * (u64)r81; r91 = r90 <= 2147483647ll; r92 = r89 & r91; r93 = (u64)r90 + (u64)r87; r94 = r93 <= 2147483647ll; r95 = r92 & r94; if (!r95) goto b23; r118 = (i32)r4;
+	r35 = p1; r34 = p0; if (!r63) goto b23; r65 = r6; r64 = (u64)r61; r66 = __umul64hi(r64, r65); r67 = r66 == 0ull; if (!r67) goto b23; r70 = p2; r71 = (u64)r70 + (u64)(-1ll); r72 = (u64)r62 + (u64)r71; r73 = r72 >= 0ll; if (!r73) goto b23; r76 = true; if (!r76) goto b23; r77 = (u64)r72; r57 = (u64)r35; r78 = r77 < r57; if (!r78) goto b23; r79 = p3; r81 = (u64)r79 - 1ull; r83 = p2; r91 = r79 | r83; r85 = (u64)r83 - 1ull; r87 = (u64)r83 * (u64)r81; r89 = (u64)r87 + (u64)r85; r92 = r91 | r89; r93 = (u64)r92; r94 = r93 <= 2147483647ull; if (!r94) goto b23; r117 = (i32)r4;
 b15: // head (int32)
 #line 53 "types.go"
-	r102 = r18; r103 = r12; r104 = r103 < r7; if (!r104) goto b22; r105 = r102 < r3; if (!r105) goto b22; r116 = (u32)r102; r96 = r116; r97 = (i32)r96; r117 = (u32)r103; r98 = r117; r99 = (i32)r98;
+	r101 = r18; r102 = r12; r103 = r102 < r7; if (!r103) goto b22; r104 = r101 < r3; if (!r104) goto b22; r115 = (u32)r101; r95 = r115; r96 = (i32)r95; r116 = (u32)r102; r97 = r116; r98 = (i32)r97;
 #line 55 "types.go"
-	r100 = (u32)r97 * (u32)r118; r101 = (u32)r100 + (u32)r99; r109 = (i64)r99; r107 = (i64)r97; r113 = r109 ^ r107; r114 = (u8)r113; r112 = (i64)r101; r115 = r34 + r112 * 1; *(u8 *)r115 = r114;
+	r99 = (u32)r96 * (u32)r117; r100 = (u32)r99 + (u32)r98; r108 = (i64)r98; r106 = (i64)r96; r112 = r108 ^ r106; r113 = (u8)r112; r111 = (i64)r100; r114 = r34 + r111 * 1; *(u8 *)r114 = r113;
 #line 53 "types.go"
-	r12 = r12 + r17; r110 = r12 >= r7; if (!r110) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
+	r12 = r12 + r17; r109 = r12 >= r7; if (!r109) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
 b21: // stepped (int32)
 #line 53 "types.go"
 	r18 = r18 + r15; goto b15;
@@ -437,10 +438,10 @@ b29: // stepped (checked if)
 	r18 = r18 + r15; goto b23;
 b30: // divide in 64 bits
 #line 53 "types.go"
-	r127 = qd_div_u64(r11, r7); goto b7;
+	r126 = qd_div_u64(r11, r7); goto b7;
 b31: // divide in 64 bits
 #line 53 "types.go"
-	r119 = qd_div_u64(r9, r7); goto b5;
+	r118 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -458,49 +459,50 @@ qd_fault: {
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r3 = 0, r9 = 0, r25 = 0, r26 = 0, r31 = 0, r32 = 0, r45 = 0, r47 = 0;
 	bool r50 = 0, r51 = 0, r56 = 0, r57 = 0, r68 = 0, r71 = 0, r72 = 0, r76 = 0;
-	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r95 = 0, r96 = 0;
-	bool r98 = 0, r99 = 0, r101 = 0, r102 = 0, r104 = 0, r105 = 0, r107 = 0, r108 = 0;
-	bool r118 = 0, r119 = 0, r124 = 0, r125 = 0, r142 = 0, r150 = 0;
-	i32 r109 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r136 = 0, r137 = 0;
+	bool r80 = 0, r82 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r95 = 0, r97 = 0;
+	bool r99 = 0, r101 = 0, r103 = 0, r107 = 0, r117 = 0, r118 = 0, r123 = 0, r124 = 0;
+	bool r141 = 0, r149 = 0;
+	i32 r108 = 0, r110 = 0, r112 = 0, r113 = 0, r114 = 0, r135 = 0, r136 = 0;
 	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r28 = 0, r30 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r43 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0;
 	i64 r58 = 0, r59 = 0, r60 = 0, r67 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0;
-	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0, r92 = 0, r94 = 0, r97 = 0;
-	i64 r100 = 0, r103 = 0, r106 = 0, r121 = 0, r123 = 0, r126 = 0, r127 = 0;
-	u32 r110 = 0, r112 = 0, r134 = 0, r135 = 0, r141 = 0, r143 = 0, r144 = 0, r145 = 0;
-	u32 r149 = 0, r151 = 0, r152 = 0, r153 = 0;
+	i64 r81 = 0, r83 = 0, r84 = 0, r85 = 0, r87 = 0, r92 = 0, r94 = 0, r96 = 0;
+	i64 r98 = 0, r100 = 0, r102 = 0, r104 = 0, r105 = 0, r120 = 0, r122 = 0, r125 = 0;
+	i64 r126 = 0;
+	u32 r109 = 0, r111 = 0, r133 = 0, r134 = 0, r140 = 0, r142 = 0, r143 = 0, r144 = 0;
+	u32 r148 = 0, r150 = 0, r151 = 0, r152 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0;
 	u64 r29 = 0, r48 = 0, r49 = 0, r52 = 0, r54 = 0, r69 = 0, r77 = 0, r78 = 0;
-	u64 r79 = 0, r88 = 0, r90 = 0, r116 = 0, r117 = 0, r120 = 0, r122 = 0, r138 = 0;
-	u64 r139 = 0, r140 = 0, r146 = 0, r147 = 0, r148 = 0;
-	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0, r129 = 0, r131 = 0;
-	float r132 = 0;
+	u64 r79 = 0, r88 = 0, r90 = 0, r106 = 0, r115 = 0, r116 = 0, r119 = 0, r121 = 0;
+	u64 r137 = 0, r138 = 0, r139 = 0, r145 = 0, r146 = 0, r147 = 0;
+	float r37 = 0, r39 = 0, r40 = 0, r62 = 0, r64 = 0, r65 = 0, r128 = 0, r130 = 0;
+	float r131 = 0;
 	char *r1 = 0, *r6 = 0, *r36 = 0, *r38 = 0, *r41 = 0, *r42 = 0, *r61 = 0, *r63 = 0;
-	char *r66 = 0, *r128 = 0, *r130 = 0, *r133 = 0;
+	char *r66 = 0, *r127 = 0, *r129 = 0, *r132 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 65 "types.go"
-	r2 = p3; r0 = r2; r3 = r0 > 0ll; if (!r3) goto b22; r7 = p5; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r139 = r13 | r11; r140 = r139 >> 32; r141 = (u32)r140; r142 = r141 == 0u; if (!r142) goto b33; r143 = (u32)r13; r144 = (u32)r11; r145 = qd_div_u32(r143, r144); r138 = (u64)r145;
+	r2 = p3; r0 = r2; r3 = r0 > 0ll; if (!r3) goto b22; r7 = p5; r8 = r7; r9 = r8 > 0ll; if (!r9) goto b22; r10 = (u64)r8; r11 = r10; r12 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r13 = (u64)r12; r14 = (i64)((u64)gridDim.x * blockDim.x); r15 = (u64)r14; r138 = r13 | r11; r139 = r138 >> 32; r140 = (u32)r139; r141 = r140 == 0u; if (!r141) goto b33; r142 = (u32)r13; r143 = (u32)r11; r144 = qd_div_u32(r142, r143); r137 = (u64)r144;
 b5: // setup
 #line 65 "types.go"
-	r17 = r138; r18 = r17 * r11; r16 = r13 - r18; r147 = r15 | r11; r148 = r147 >> 32; r149 = (u32)r148; r150 = r149 == 0u; if (!r150) goto b32; r151 = (u32)r15; r152 = (u32)r11; r153 = qd_div_u32(r151, r152); r146 = (u64)r153;
+	r17 = r137; r18 = r17 * r11; r16 = r13 - r18; r146 = r15 | r11; r147 = r146 >> 32; r148 = (u32)r147; r149 = r148 == 0u; if (!r149) goto b32; r150 = (u32)r15; r151 = (u32)r11; r152 = qd_div_u32(r150, r151); r145 = (u64)r152;
 b7: // setup
 #line 65 "types.go"
-	r19 = r146; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r70 = r7; r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r4 = (u64)r0; r5 = r4;
+	r19 = r145; r20 = r19 * r11; r21 = r15 - r20; r22 = r17; r73 = p3; r74 = (u64)r73 + (u64)(-1ll); r70 = r7; r75 = (u64)r74 * (u64)r70; r76 = r75 >= 0ll; r4 = (u64)r0; r5 = r4;
 #line 67 "types.go"
 	r43 = p1; r42 = p0;
 #line 65 "types.go"
-	r6 = p4; r1 = p2; if (!r76) goto b23; r78 = (u64)r70; r77 = (u64)r74; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; if (!r80) goto b23; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; if (!r86) goto b23; r89 = true; if (!r89) goto b23; r90 = (u64)r85; r69 = (u64)r43; r91 = r90 < r69; if (!r91) goto b23; r92 = p3; r93 = r92 <= 2147483647ll; r94 = (u64)r92 - 1ull; r95 = r94 <= 2147483647ll; r96 = r93 & r95; r97 = p5; r98 = r97 <= 2147483647ll; r99 = r96 & r98; r100 = (u64)r97 - 1ull; r101 = r100 <= 2147483647ll; r102 = r99 & r101; r103 = (u64)r97 * (u64)r94; r104 = r103 <= 2147483647ll; r105 = r102 & r104; r106 = (u64)r103 + (u64)r100; r107 = r106 <= 2147483647ll; r108 = r105 & r107; if (!r108) goto b23;
+	r6 = p4; r1 = p2; if (!r76) goto b23; r78 = (u64)r70; r77 = (u64)r74; r79 = __umul64hi(r77, r78); r80 = r79 == 0ull; if (!r80) goto b23; r83 = p5; r84 = (u64)r83 + (u64)(-1ll); r85 = (u64)r75 + (u64)r84; r86 = r85 >= 0ll; if (!r86) goto b23; r89 = true; if (!r89) goto b23; r90 = (u64)r85; r69 = (u64)r43; r91 = r90 < r69; if (!r91) goto b23; r92 = p3; r94 = (u64)r92 - 1ull; r96 = p5; r104 = r92 | r96; r98 = (u64)r96 - 1ull; r100 = (u64)r96 * (u64)r94; r102 = (u64)r100 + (u64)r98; r105 = r104 | r102; r106 = (u64)r105; r107 = r106 <= 2147483647ull; if (!r107) goto b23;
 #line 67 "types.go"
-	r33 = r7; r137 = (i32)r33;
+	r33 = r7; r136 = (i32)r33;
 b15: // head (int32)
 #line 65 "types.go"
-	r116 = r22; r117 = r16; r118 = r117 < r11; if (!r118) goto b22; r119 = r116 < r5; if (!r119) goto b22; r134 = (u32)r116; r110 = r134; r111 = (i32)r110; r135 = (u32)r117; r112 = r135; r113 = (i32)r112;
+	r115 = r22; r116 = r16; r117 = r116 < r11; if (!r117) goto b22; r118 = r115 < r5; if (!r118) goto b22; r133 = (u32)r115; r109 = r133; r110 = (i32)r109; r134 = (u32)r116; r111 = r134; r112 = (i32)r111;
 #line 67 "types.go"
-	r114 = (u32)r111 * (u32)r137; r115 = (u32)r114 + (u32)r113; r121 = (i64)r111; r128 = r1 + r121 * 4; r129 = *(float *)r128; r123 = (i64)r113; r130 = r6 + r123 * 4; r131 = *(float *)r130; r132 = r129 * r131; r127 = (i64)r115; r133 = r42 + r127 * 4; *(float *)r133 = r132;
+	r113 = (u32)r110 * (u32)r136; r114 = (u32)r113 + (u32)r112; r120 = (i64)r110; r127 = r1 + r120 * 4; r128 = *(float *)r127; r122 = (i64)r112; r129 = r6 + r122 * 4; r130 = *(float *)r129; r131 = r128 * r130; r126 = (i64)r114; r132 = r42 + r126 * 4; *(float *)r132 = r131;
 #line 65 "types.go"
-	r16 = r16 + r21; r124 = r16 >= r11; if (!r124) goto b21; r16 = r16 - r11; r22 = r22 + 1ull;
+	r16 = r16 + r21; r123 = r16 >= r11; if (!r123) goto b21; r16 = r16 - r11; r22 = r22 + 1ull;
 b21: // stepped (int32)
 #line 65 "types.go"
 	r22 = r22 + r19; goto b15;
@@ -522,10 +524,10 @@ b31: // stepped (checked if)
 	r22 = r22 + r19; goto b24;
 b32: // divide in 64 bits
 #line 65 "types.go"
-	r146 = qd_div_u64(r15, r11); goto b7;
+	r145 = qd_div_u64(r15, r11); goto b7;
 b33: // divide in 64 bits
 #line 65 "types.go"
-	r138 = qd_div_u64(r13, r11); goto b5;
+	r137 = qd_div_u64(r13, r11); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -546,57 +548,57 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	bool r46 = 0, r49 = 0, r61 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r82 = 0;
 	bool r84 = 0, r87 = 0, r88 = 0, r93 = 0, r94 = 0, r101 = 0, r103 = 0, r105 = 0;
 	bool r106 = 0, r110 = 0, r114 = 0, r116 = 0, r120 = 0, r123 = 0, r125 = 0, r128 = 0;
-	bool r130 = 0, r131 = 0, r133 = 0, r134 = 0, r136 = 0, r137 = 0, r139 = 0, r140 = 0;
-	bool r142 = 0, r143 = 0, r145 = 0, r146 = 0, r156 = 0, r157 = 0, r162 = 0, r169 = 0;
-	bool r178 = 0, r186 = 0, r192 = 0, r193 = 0, r196 = 0, r197 = 0, r200 = 0, r201 = 0;
-	bool r204 = 0, r205 = 0, r208 = 0, r209 = 0, r212 = 0, r213 = 0;
-	i32 r148 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0, r172 = 0, r173 = 0;
+	bool r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r144 = 0, r154 = 0;
+	bool r155 = 0, r160 = 0, r167 = 0, r176 = 0, r184 = 0, r190 = 0, r191 = 0, r194 = 0;
+	bool r195 = 0, r198 = 0, r199 = 0, r202 = 0, r203 = 0, r206 = 0, r207 = 0, r210 = 0;
+	bool r211 = 0;
+	i32 r146 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r170 = 0, r171 = 0;
 	i64 r1 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r38 = 0, r43 = 0;
 	i64 r44 = 0, r47 = 0, r48 = 0, r51 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0;
 	i64 r57 = 0, r58 = 0, r60 = 0, r64 = 0, r65 = 0, r66 = 0, r70 = 0, r74 = 0;
 	i64 r75 = 0, r78 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r95 = 0, r96 = 0;
 	i64 r100 = 0, r102 = 0, r107 = 0, r108 = 0, r109 = 0, r115 = 0, r117 = 0, r118 = 0;
-	i64 r119 = 0, r121 = 0, r127 = 0, r129 = 0, r132 = 0, r135 = 0, r138 = 0, r141 = 0;
-	i64 r144 = 0, r159 = 0, r161 = 0, r163 = 0, r164 = 0, r168 = 0, r191 = 0, r195 = 0;
-	i64 r199 = 0, r203 = 0, r207 = 0, r211 = 0;
-	u32 r147 = 0, r149 = 0, r170 = 0, r171 = 0, r177 = 0, r179 = 0, r180 = 0, r181 = 0;
-	u32 r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	i64 r119 = 0, r121 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0;
+	i64 r139 = 0, r141 = 0, r142 = 0, r157 = 0, r159 = 0, r161 = 0, r162 = 0, r166 = 0;
+	i64 r189 = 0, r193 = 0, r197 = 0, r201 = 0, r205 = 0, r209 = 0;
+	u32 r145 = 0, r147 = 0, r168 = 0, r169 = 0, r175 = 0, r177 = 0, r178 = 0, r179 = 0;
+	u32 r183 = 0, r185 = 0, r186 = 0, r187 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
 	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
 	u64 r26 = 0, r85 = 0, r86 = 0, r89 = 0, r91 = 0, r104 = 0, r111 = 0, r112 = 0;
-	u64 r113 = 0, r122 = 0, r124 = 0, r154 = 0, r155 = 0, r158 = 0, r160 = 0, r174 = 0;
-	u64 r175 = 0, r176 = 0, r182 = 0, r183 = 0, r184 = 0;
+	u64 r113 = 0, r122 = 0, r124 = 0, r143 = 0, r152 = 0, r153 = 0, r156 = 0, r158 = 0;
+	u64 r172 = 0, r173 = 0, r174 = 0, r180 = 0, r181 = 0, r182 = 0;
 	float r0 = 0, r37 = 0, r59 = 0, r73 = 0, r79 = 0, r80 = 0, r98 = 0, r99 = 0;
-	float r166 = 0, r167 = 0, r190 = 0, r194 = 0, r198 = 0, r202 = 0, r206 = 0, r210 = 0;
+	float r164 = 0, r165 = 0, r188 = 0, r192 = 0, r196 = 0, r200 = 0, r204 = 0, r208 = 0;
 	char *r42 = 0, *r45 = 0, *r50 = 0, *r53 = 0, *r67 = 0, *r68 = 0, *r71 = 0, *r76 = 0;
-	char *r77 = 0, *r97 = 0, *r126 = 0, *r165 = 0;
+	char *r77 = 0, *r97 = 0, *r126 = 0, *r163 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 78 "types.go"
-	r67 = p6; r0 = (-0x0p+00f); r1 = p3; r2 = r1 > 0ll; if (!r2) goto b24; r5 = p2; r6 = r5 > 0ll; if (!r6) goto b24; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r175 = r10 | r8; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b70; r179 = (u32)r10; r180 = (u32)r8; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
+	r67 = p6; r0 = (-0x0p+00f); r1 = p3; r2 = r1 > 0ll; if (!r2) goto b24; r5 = p2; r6 = r5 > 0ll; if (!r6) goto b24; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r173 = r10 | r8; r174 = r173 >> 32; r175 = (u32)r174; r176 = r175 == 0u; if (!r176) goto b70; r177 = (u32)r10; r178 = (u32)r8; r179 = qd_div_u32(r177, r178); r172 = (u64)r179;
 b5: // setup
 #line 78 "types.go"
-	r14 = r174; r15 = r14 * r8; r13 = r10 - r15; r183 = r12 | r8; r184 = r183 >> 32; r185 = (u32)r184; r186 = r185 == 0u; if (!r186) goto b69; r187 = (u32)r12; r188 = (u32)r8; r189 = qd_div_u32(r187, r188); r182 = (u64)r189;
+	r14 = r172; r15 = r14 * r8; r13 = r10 - r15; r181 = r12 | r8; r182 = r181 >> 32; r183 = (u32)r182; r184 = r183 == 0u; if (!r184) goto b69; r185 = (u32)r12; r186 = (u32)r8; r187 = qd_div_u32(r185, r186); r180 = (u64)r187;
 b7: // setup
 #line 78 "types.go"
-	r16 = r182; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r3 = (u64)r1; r4 = r3;
+	r16 = r180; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r107 = p3; r108 = (u64)r107 + (u64)(-1ll); r109 = (u64)r108 * (u64)r5; r110 = r109 >= 0ll; r3 = (u64)r1; r4 = r3;
 #line 80 "types.go"
-	r78 = p1; r77 = p0; if (!r110) goto b60; r112 = r7; r111 = (u64)r108; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; if (!r114) goto b60; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; if (!r120) goto b60; r123 = true; if (!r123) goto b60; r124 = (u64)r119; r104 = (u64)r78; r125 = r124 < r104; if (!r125) goto b60; r127 = p3; r128 = r127 <= 2147483647ll; r129 = (u64)r127 - 1ull; r130 = r129 <= 2147483647ll; r131 = r128 & r130; r132 = p2; r133 = r132 <= 2147483647ll; r134 = r131 & r133; r135 = (u64)r132 - 1ull; r136 = r135 <= 2147483647ll; r137 = r134 & r136; r138 = (u64)r132 * (u64)r129; r139 = r138 <= 2147483647ll; r140 = r137 & r139; r141 = (u64)r138 + (u64)r135; r142 = r141 <= 2147483647ll; r143 = r140 & r142; r144 = (u64)r135 + 1ull; r145 = r144 <= 2147483647ll; r146 = r143 & r145; if (!r146) goto b60; r172 = (i32)r5; r173 = r172;
+	r78 = p1; r77 = p0; if (!r110) goto b60; r112 = r7; r111 = (u64)r108; r113 = __umul64hi(r111, r112); r114 = r113 == 0ull; if (!r114) goto b60; r117 = p2; r118 = (u64)r117 + (u64)(-1ll); r119 = (u64)r109 + (u64)r118; r120 = r119 >= 0ll; if (!r120) goto b60; r123 = true; if (!r123) goto b60; r124 = (u64)r119; r104 = (u64)r78; r125 = r124 < r104; if (!r125) goto b60; r127 = p3; r129 = (u64)r127 - 1ull; r131 = p2; r141 = r127 | r131; r133 = (u64)r131 - 1ull; r135 = (u64)r131 * (u64)r129; r137 = (u64)r135 + (u64)r133; r142 = r141 | r137; r143 = (u64)r142; r144 = r143 <= 2147483647ull; if (!r144) goto b60; r170 = (i32)r5; r171 = r170;
 b15: // head (int32)
 #line 78 "types.go"
-	r154 = r19; r155 = r13; r156 = r155 < r8; if (!r156) goto b24; r157 = r154 < r4; if (!r157) goto b24; r170 = (u32)r154; r147 = r170; r148 = (i32)r147; r171 = (u32)r155; r149 = r171; r150 = (i32)r149;
+	r152 = r19; r153 = r13; r154 = r153 < r8; if (!r154) goto b24; r155 = r152 < r4; if (!r155) goto b24; r168 = (u32)r152; r145 = r168; r146 = (i32)r145; r169 = (u32)r153; r147 = r169; r148 = (i32)r147;
 #line 80 "types.go"
-	r151 = (u32)r148 * (u32)r172; r152 = (u32)r151 + (u32)r150; r164 = (i64)r152; r165 = r77 + r164 * 4; r166 = *(float *)r165; r167 = r0 + r166; r153 = (u32)r150 + 1u; r169 = r153 < r173; if (!r169) goto b23; r0 = r167;
+	r149 = (u32)r146 * (u32)r170; r150 = (u32)r149 + (u32)r148; r162 = (i64)r150; r163 = r77 + r162 * 4; r164 = *(float *)r163; r165 = r0 + r164; r151 = (u32)r148 + 1u; r167 = r151 < r171; if (!r167) goto b23; r0 = r165;
 b20: // latch (int32)
 #line 78 "types.go"
-	r13 = r13 + r18; r162 = r13 >= r8; if (!r162) goto b22; r13 = r13 - r8; r19 = r19 + 1ull;
+	r13 = r13 + r18; r160 = r13 >= r8; if (!r160) goto b22; r13 = r13 - r8; r19 = r19 + 1ull;
 b22: // stepped (int32)
 #line 78 "types.go"
 	r19 = r19 + r16; goto b15;
 b23: // edge 3→4 (int32)
 #line 80 "types.go"
-	r0 = r167; goto b20;
+	r0 = r165; goto b20;
 b24: // exit
 #line 78 "types.go"
 	r29 = (i64)(threadIdx.x % warpSize); r30 = (i64)(threadIdx.x / warpSize); r46 = r30 == 0ll; r31 = (i64)warpSize; r32 = (u64)r30 * (u64)r31; r33 = (i64)blockDim.x; r34 = (u64)r33 - (u64)r32; r35 = r34 < r31 ? r34 : r31; r36 = r31 >> 1;
@@ -605,16 +607,16 @@ b25: // reduction shuffle
 	r37 = qd_shfl_down(r0, (u32)r36); r38 = (u64)r29 + (u64)r36; r39 = r38 < r35; if (!r39) goto b27; r0 = r0 + r37;
 b27: // reduction next
 #line 78 "types.go"
-	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b37; r190 = qd_shfl_down(r0, (u32)r36); r191 = (u64)r29 + (u64)r36; r192 = r191 < r35; if (!r192) goto b30; r0 = r0 + r190;
+	r36 = r36 >> 1; r40 = r36 != 0ll; if (!r40) goto b37; r188 = qd_shfl_down(r0, (u32)r36); r189 = (u64)r29 + (u64)r36; r190 = r189 < r35; if (!r190) goto b30; r0 = r0 + r188;
 b30: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r36 = r36 >> 1; r193 = r36 != 0ll; if (!r193) goto b37; r194 = qd_shfl_down(r0, (u32)r36); r195 = (u64)r29 + (u64)r36; r196 = r195 < r35; if (!r196) goto b33; r0 = r0 + r194;
+	r36 = r36 >> 1; r191 = r36 != 0ll; if (!r191) goto b37; r192 = qd_shfl_down(r0, (u32)r36); r193 = (u64)r29 + (u64)r36; r194 = r193 < r35; if (!r194) goto b33; r0 = r0 + r192;
 b33: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r36 = r36 >> 1; r197 = r36 != 0ll; if (!r197) goto b37; r198 = qd_shfl_down(r0, (u32)r36); r199 = (u64)r29 + (u64)r36; r200 = r199 < r35; if (!r200) goto b36; r0 = r0 + r198;
+	r36 = r36 >> 1; r195 = r36 != 0ll; if (!r195) goto b37; r196 = qd_shfl_down(r0, (u32)r36); r197 = (u64)r29 + (u64)r36; r198 = r197 < r35; if (!r198) goto b36; r0 = r0 + r196;
 b36: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r36 = r36 >> 1; r201 = r36 != 0ll; if (r201) goto b25;
+	r36 = r36 >> 1; r199 = r36 != 0ll; if (r199) goto b25;
 b37: // reduction shuffled
 #line 78 "types.go"
 	r41 = r29 == 0ll; if (!r41) goto b39; r42 = (char *)qvar_reduce0; r43 = r30; r44 = r43; r45 = r42 + r44 * 8; *(float *)r45 = r0;
@@ -629,16 +631,16 @@ b43: // reduction shuffle
 	r59 = qd_shfl_down(r0, (u32)r58); r60 = (u64)r29 + (u64)r58; r61 = r60 < r57; if (!r61) goto b45; r0 = r0 + r59;
 b45: // reduction next
 #line 78 "types.go"
-	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b55; r202 = qd_shfl_down(r0, (u32)r58); r203 = (u64)r29 + (u64)r58; r204 = r203 < r57; if (!r204) goto b48; r0 = r0 + r202;
+	r58 = r58 >> 1; r62 = r58 != 0ll; if (!r62) goto b55; r200 = qd_shfl_down(r0, (u32)r58); r201 = (u64)r29 + (u64)r58; r202 = r201 < r57; if (!r202) goto b48; r0 = r0 + r200;
 b48: // reduction next (unrolled 1)
 #line 78 "types.go"
-	r58 = r58 >> 1; r205 = r58 != 0ll; if (!r205) goto b55; r206 = qd_shfl_down(r0, (u32)r58); r207 = (u64)r29 + (u64)r58; r208 = r207 < r57; if (!r208) goto b51; r0 = r0 + r206;
+	r58 = r58 >> 1; r203 = r58 != 0ll; if (!r203) goto b55; r204 = qd_shfl_down(r0, (u32)r58); r205 = (u64)r29 + (u64)r58; r206 = r205 < r57; if (!r206) goto b51; r0 = r0 + r204;
 b51: // reduction next (unrolled 2)
 #line 78 "types.go"
-	r58 = r58 >> 1; r209 = r58 != 0ll; if (!r209) goto b55; r210 = qd_shfl_down(r0, (u32)r58); r211 = (u64)r29 + (u64)r58; r212 = r211 < r57; if (!r212) goto b54; r0 = r0 + r210;
+	r58 = r58 >> 1; r207 = r58 != 0ll; if (!r207) goto b55; r208 = qd_shfl_down(r0, (u32)r58); r209 = (u64)r29 + (u64)r58; r210 = r209 < r57; if (!r210) goto b54; r0 = r0 + r208;
 b54: // reduction next (unrolled 3)
 #line 78 "types.go"
-	r58 = r58 >> 1; r213 = r58 != 0ll; if (r213) goto b43;
+	r58 = r58 >> 1; r211 = r58 != 0ll; if (r211) goto b43;
 b55: // reduction shuffled
 #line 78 "types.go"
 	r63 = r41; if (!r63) goto b58; r64 = (i64)blockIdx.x; r69 = r64 == 0ll; r126 = r67 + r64 * 8; r68 = r126 + 16ll; *(float *)r68 = r0; if (!r69) goto b58; r70 = (i64)gridDim.x; r71 = r67 + 8ll; *(i64 *)r71 = r70;
@@ -664,10 +666,10 @@ b68: // edge 3→4 (checked if)
 	r0 = r99; goto b65;
 b69: // divide in 64 bits
 #line 78 "types.go"
-	r182 = qd_div_u64(r12, r8); goto b7;
+	r180 = qd_div_u64(r12, r8); goto b7;
 b70: // divide in 64 bits
 #line 78 "types.go"
-	r174 = qd_div_u64(r10, r8); goto b5;
+	r172 = qd_div_u64(r10, r8); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -784,24 +786,22 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r54 = 0, r56 = 0, r59 = 0, r60 = 0, r65 = 0, r66 = 0, r67 = 0, r69 = 0;
 	bool r86 = 0, r88 = 0, r89 = 0, r93 = 0, r97 = 0, r99 = 0, r101 = 0, r104 = 0;
 	bool r106 = 0, r123 = 0, r128 = 0, r131 = 0, r137 = 0, r142 = 0, r151 = 0, r153 = 0;
-	bool r179 = 0, r181 = 0, r182 = 0, r184 = 0, r185 = 0, r187 = 0, r188 = 0, r190 = 0;
-	bool r191 = 0, r193 = 0, r194 = 0, r196 = 0, r197 = 0, r199 = 0, r200 = 0, r202 = 0;
-	bool r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r209 = 0, r210 = 0, r212 = 0;
-	bool r213 = 0, r215 = 0, r216 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0;
-	bool r223 = 0, r225 = 0, r226 = 0, r228 = 0, r229 = 0, r232 = 0, r233 = 0, r234 = 0;
-	bool r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r242 = 0, r243 = 0, r245 = 0;
-	bool r246 = 0, r248 = 0, r249 = 0, r251 = 0, r252 = 0, r254 = 0, r255 = 0, r257 = 0;
-	bool r258 = 0, r260 = 0, r261 = 0, r263 = 0, r264 = 0, r266 = 0, r267 = 0, r314 = 0;
-	bool r315 = 0, r320 = 0, r337 = 0, r354 = 0, r358 = 0, r362 = 0, r366 = 0, r374 = 0;
-	bool r376 = 0, r423 = 0, r431 = 0, r443 = 0, r454 = 0, r455 = 0, r456 = 0, r462 = 0;
-	bool r463 = 0, r464 = 0, r465 = 0, r469 = 0, r472 = 0;
-	i32 r269 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0;
-	i32 r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r285 = 0;
-	i32 r290 = 0, r291 = 0, r294 = 0, r295 = 0, r296 = 0, r300 = 0, r301 = 0, r302 = 0;
-	i32 r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0;
-	i32 r311 = 0, r391 = 0, r392 = 0, r394 = 0, r397 = 0, r398 = 0, r401 = 0, r402 = 0;
-	i32 r403 = 0, r404 = 0, r405 = 0, r406 = 0, r407 = 0, r408 = 0, r409 = 0, r410 = 0;
-	i32 r411 = 0, r412 = 0, r413 = 0, r414 = 0, r415 = 0, r416 = 0, r417 = 0, r418 = 0;
+	bool r180 = 0, r183 = 0, r185 = 0, r187 = 0, r189 = 0, r191 = 0, r193 = 0, r195 = 0;
+	bool r197 = 0, r199 = 0, r200 = 0, r201 = 0, r203 = 0, r205 = 0, r207 = 0, r209 = 0;
+	bool r210 = 0, r211 = 0, r213 = 0, r215 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0;
+	bool r224 = 0, r226 = 0, r228 = 0, r230 = 0, r232 = 0, r234 = 0, r236 = 0, r238 = 0;
+	bool r240 = 0, r248 = 0, r249 = 0, r250 = 0, r297 = 0, r298 = 0, r303 = 0, r320 = 0;
+	bool r337 = 0, r341 = 0, r345 = 0, r349 = 0, r357 = 0, r359 = 0, r374 = 0, r411 = 0;
+	bool r419 = 0, r431 = 0, r442 = 0, r443 = 0, r444 = 0, r450 = 0, r451 = 0, r452 = 0;
+	bool r453 = 0, r457 = 0, r460 = 0;
+	i32 r178 = 0, r252 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0;
+	i32 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0;
+	i32 r268 = 0, r273 = 0, r274 = 0, r277 = 0, r278 = 0, r279 = 0, r283 = 0, r284 = 0;
+	i32 r285 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0;
+	i32 r293 = 0, r294 = 0, r372 = 0, r378 = 0, r379 = 0, r381 = 0, r384 = 0, r385 = 0;
+	i32 r388 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0, r393 = 0, r394 = 0, r395 = 0;
+	i32 r396 = 0, r397 = 0, r398 = 0, r399 = 0, r400 = 0, r401 = 0, r402 = 0, r403 = 0;
+	i32 r404 = 0, r405 = 0, r406 = 0;
 	i64 r0 = 0, r7 = 0, r9 = 0, r23 = 0, r25 = 0, r29 = 0, r30 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r38 = 0, r40 = 0, r41 = 0, r44 = 0, r49 = 0;
 	i64 r53 = 0, r55 = 0, r62 = 0, r64 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
@@ -810,134 +810,136 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r122 = 0, r125 = 0, r126 = 0, r139 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0;
 	i64 r154 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r164 = 0;
 	i64 r165 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0;
-	i64 r176 = 0, r177 = 0, r178 = 0, r180 = 0, r183 = 0, r186 = 0, r189 = 0, r192 = 0;
-	i64 r195 = 0, r198 = 0, r201 = 0, r208 = 0, r211 = 0, r214 = 0, r217 = 0, r224 = 0;
-	i64 r227 = 0, r230 = 0, r231 = 0, r240 = 0, r241 = 0, r244 = 0, r247 = 0, r250 = 0;
-	i64 r253 = 0, r256 = 0, r259 = 0, r262 = 0, r265 = 0, r317 = 0, r319 = 0, r321 = 0;
-	i64 r322 = 0, r323 = 0, r324 = 0, r327 = 0, r328 = 0, r336 = 0, r338 = 0, r339 = 0;
-	i64 r340 = 0, r341 = 0, r344 = 0, r345 = 0, r353 = 0, r355 = 0, r356 = 0, r363 = 0;
-	i64 r364 = 0, r368 = 0, r369 = 0, r370 = 0, r377 = 0, r378 = 0, r379 = 0, r380 = 0;
-	i64 r381 = 0, r382 = 0, r383 = 0, r384 = 0, r385 = 0, r386 = 0, r387 = 0, r388 = 0;
-	i64 r442 = 0, r445 = 0, r450 = 0, r458 = 0, r467 = 0, r468 = 0, r470 = 0, r471 = 0;
-	u32 r268 = 0, r270 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r292 = 0, r293 = 0;
-	u32 r297 = 0, r298 = 0, r299 = 0, r389 = 0, r390 = 0, r393 = 0, r395 = 0, r396 = 0;
-	u32 r399 = 0, r400 = 0, r422 = 0, r424 = 0, r425 = 0, r426 = 0, r430 = 0, r432 = 0;
-	u32 r433 = 0, r434 = 0;
+	i64 r176 = 0, r177 = 0, r179 = 0, r181 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0;
+	i64 r190 = 0, r192 = 0, r194 = 0, r196 = 0, r198 = 0, r202 = 0, r204 = 0, r206 = 0;
+	i64 r208 = 0, r212 = 0, r214 = 0, r216 = 0, r217 = 0, r222 = 0, r223 = 0, r225 = 0;
+	i64 r227 = 0, r229 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0, r239 = 0, r241 = 0;
+	i64 r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r300 = 0, r302 = 0, r304 = 0;
+	i64 r305 = 0, r306 = 0, r307 = 0, r310 = 0, r311 = 0, r319 = 0, r321 = 0, r322 = 0;
+	i64 r323 = 0, r324 = 0, r327 = 0, r328 = 0, r336 = 0, r338 = 0, r339 = 0, r346 = 0;
+	i64 r347 = 0, r351 = 0, r352 = 0, r353 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0;
+	i64 r364 = 0, r365 = 0, r366 = 0, r367 = 0, r368 = 0, r369 = 0, r370 = 0, r371 = 0;
+	i64 r373 = 0, r375 = 0, r430 = 0, r433 = 0, r438 = 0, r446 = 0, r455 = 0, r456 = 0;
+	i64 r458 = 0, r459 = 0;
+	u32 r251 = 0, r253 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r275 = 0, r276 = 0;
+	u32 r280 = 0, r281 = 0, r282 = 0, r376 = 0, r377 = 0, r380 = 0, r382 = 0, r383 = 0;
+	u32 r386 = 0, r387 = 0, r410 = 0, r412 = 0, r413 = 0, r414 = 0, r418 = 0, r420 = 0;
+	u32 r421 = 0, r422 = 0;
 	u64 r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0, r11 = 0, r12 = 0;
 	u64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0;
 	u64 r24 = 0, r57 = 0, r58 = 0, r61 = 0, r63 = 0, r87 = 0, r94 = 0, r95 = 0;
 	u64 r96 = 0, r103 = 0, r105 = 0, r124 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r141 = 0, r143 = 0, r144 = 0;
-	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r312 = 0, r313 = 0, r316 = 0, r318 = 0;
-	u64 r357 = 0, r359 = 0, r360 = 0, r361 = 0, r365 = 0, r367 = 0, r371 = 0, r372 = 0;
-	u64 r373 = 0, r375 = 0, r419 = 0, r420 = 0, r421 = 0, r427 = 0, r428 = 0, r429 = 0;
-	u64 r447 = 0, r448 = 0, r452 = 0, r453 = 0, r460 = 0, r461 = 0;
+	u64 r148 = 0, r149 = 0, r150 = 0, r152 = 0, r247 = 0, r295 = 0, r296 = 0, r299 = 0;
+	u64 r301 = 0, r340 = 0, r342 = 0, r343 = 0, r344 = 0, r348 = 0, r350 = 0, r354 = 0;
+	u64 r355 = 0, r356 = 0, r358 = 0, r407 = 0, r408 = 0, r409 = 0, r415 = 0, r416 = 0;
+	u64 r417 = 0, r435 = 0, r436 = 0, r440 = 0, r441 = 0, r448 = 0, r449 = 0;
 	float r39 = 0, r45 = 0, r46 = 0, r50 = 0, r51 = 0, r75 = 0, r79 = 0, r80 = 0;
-	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r326 = 0;
-	float r330 = 0, r331 = 0, r333 = 0, r334 = 0, r343 = 0, r347 = 0, r348 = 0, r350 = 0;
-	float r351 = 0, r436 = 0, r438 = 0, r439 = 0, r440 = 0, r441 = 0, r466 = 0;
+	float r82 = 0, r83 = 0, r112 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r309 = 0;
+	float r313 = 0, r314 = 0, r316 = 0, r317 = 0, r326 = 0, r330 = 0, r331 = 0, r333 = 0;
+	float r334 = 0, r424 = 0, r426 = 0, r427 = 0, r428 = 0, r429 = 0, r454 = 0;
 	char *r36 = 0, *r37 = 0, *r42 = 0, *r43 = 0, *r47 = 0, *r48 = 0, *r52 = 0, *r74 = 0;
 	char *r78 = 0, *r81 = 0, *r84 = 0, *r111 = 0, *r115 = 0, *r118 = 0, *r121 = 0, *r155 = 0;
-	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r325 = 0, *r329 = 0, *r332 = 0;
-	char *r335 = 0, *r342 = 0, *r346 = 0, *r349 = 0, *r352 = 0, *r435 = 0, *r437 = 0, *r444 = 0;
-	char *r446 = 0, *r449 = 0, *r451 = 0, *r457 = 0, *r459 = 0;
+	char *r158 = 0, *r163 = 0, *r166 = 0, *r171 = 0, *r174 = 0, *r308 = 0, *r312 = 0, *r315 = 0;
+	char *r318 = 0, *r325 = 0, *r329 = 0, *r332 = 0, *r335 = 0, *r423 = 0, *r425 = 0, *r432 = 0;
+	char *r434 = 0, *r437 = 0, *r439 = 0, *r445 = 0, *r447 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
-	r444 = p0;
-	r445 = p1;
-	r446 = r444 + r445 * 4;
-	r447 = (u64)r444;
-	r448 = (u64)r446;
-	r449 = p2;
-	r450 = p3;
-	r451 = r449 + r450 * 4;
-	r452 = (u64)r449;
-	r453 = (u64)r451;
-	r454 = r448 <= r452;
-	r455 = r453 <= r447;
-	r456 = r454 | r455;
-	r457 = p4;
-	r458 = p5;
-	r459 = r457 + r458 * 4;
-	r460 = (u64)r457;
-	r461 = (u64)r459;
-	r462 = r448 <= r460;
-	r463 = r461 <= r447;
-	r464 = r462 | r463;
-	r465 = r456 & r464;
+	r432 = p0;
+	r433 = p1;
+	r434 = r432 + r433 * 4;
+	r435 = (u64)r432;
+	r436 = (u64)r434;
+	r437 = p2;
+	r438 = p3;
+	r439 = r437 + r438 * 4;
+	r440 = (u64)r437;
+	r441 = (u64)r439;
+	r442 = r436 <= r440;
+	r443 = r441 <= r435;
+	r444 = r442 | r443;
+	r445 = p4;
+	r446 = p5;
+	r447 = r445 + r446 * 4;
+	r448 = (u64)r445;
+	r449 = (u64)r447;
+	r450 = r436 <= r448;
+	r451 = r449 <= r435;
+	r452 = r450 | r451;
+	r453 = r444 & r452;
 #line 92 "types.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b73; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r420 = r8 | r6; r421 = r420 >> 32; r422 = (u32)r421; r423 = r422 == 0u; if (!r423) goto b85; r424 = (u32)r8; r425 = (u32)r6; r426 = qd_div_u32(r424, r425); r419 = (u64)r426;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b75; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r408 = r8 | r6; r409 = r408 >> 32; r410 = (u32)r409; r411 = r410 == 0u; if (!r411) goto b87; r412 = (u32)r8; r413 = (u32)r6; r414 = qd_div_u32(r412, r413); r407 = (u64)r414;
 b4: // setup
 #line 92 "types.go"
-	r12 = r419; r13 = r12 * r6; r11 = r8 - r13; r428 = r10 | r6; r429 = r428 >> 32; r430 = (u32)r429; r431 = r430 == 0u; if (!r431) goto b84; r432 = (u32)r10; r433 = (u32)r6; r434 = qd_div_u32(r432, r433); r427 = (u64)r434;
+	r12 = r407; r13 = r12 * r6; r11 = r8 - r13; r416 = r10 | r6; r417 = r416 >> 32; r418 = (u32)r417; r419 = r418 == 0u; if (!r419) goto b86; r420 = (u32)r10; r421 = (u32)r6; r422 = qd_div_u32(r420, r421); r415 = (u64)r422;
 b6: // setup
 #line 92 "types.go"
-	r14 = r427; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
+	r14 = r415; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 95 "types.go"
-	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b74; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b74; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b74; r104 = true; if (!r104) goto b74; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b74; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r178 = p6; r179 = r178 <= 2147483647ll; r180 = (u64)r178 - 1ull; r181 = r180 <= 2147483647ll; r182 = r179 & r181; r183 = (u64)r178 * (u64)r180; r184 = r183 <= 2147483647ll; r185 = r182 & r184; r186 = p3; r187 = r186 <= 2147483647ll; r188 = r185 & r187; r189 = (u64)r178 + (u64)(-1ll); r190 = r189 <= 2147483647ll; r191 = r188 & r190; r192 = (u64)r178 * (u64)(-1ll); r193 = r192 >= (-2147483648ll); r194 = r191 & r193; r195 = (u64)r192 * (u64)r180; r196 = r195 >= (-2147483648ll); r197 = r194 & r196; r198 = (u64)r195 + (u64)(-1ll); r199 = r198 >= (-2147483648ll); r202 = r198 <= 2147483647ll; r200 = r197 & r199; r201 = (u64)r186 + (u64)(-1ll); r204 = r201 >= (-2147483648ll); r206 = r201 <= 2147483647ll; r203 = r200 & r202; r205 = r203 & r204; r207 = r205 & r206; r208 = p5; r209 = r208 <= 2147483647ll; r210 = r207 & r209; r211 = (u64)r208 + (u64)(-1ll); r212 = r211 <= 2147483647ll; r222 = r211 >= (-2147483648ll); r213 = r210 & r212; r214 = (u64)r180 * (u64)(-1ll); r215 = r214 >= (-2147483648ll); r216 = r213 & r215; r217 = (u64)r214 + (u64)(-1ll); r218 = r217 >= (-2147483648ll); r220 = r217 <= 2147483647ll; r219 = r216 & r218; r221 = r219 & r220; r223 = r221 & r222; r224 = (u64)r178 + (u64)r180; r225 = r224 <= 2147483647ll; r226 = r223 & r225; r227 = (u64)r178 * (u64)r178; r228 = r227 <= 2147483647ll; r229 = r226 & r228; r230 = (u64)r192 + 1ull; r232 = r230 >= (-2147483648ll); r234 = r230 <= 2147483647ll; r231 = (u64)r227 + (u64)(-1ll); r236 = r231 >= (-2147483648ll); r238 = r231 <= 2147483647ll; r233 = r229 & r232; r235 = r233 & r234; r237 = r235 & r236; r239 = r237 & r238; r240 = r189; r241 = r240 > 0ll ? r240 : 0ll; r242 = r241 <= 2147483647ll; r243 = r239 & r242; r244 = (u64)r241 + (u64)r183; r245 = r244 <= 2147483647ll; r246 = r243 & r245; r247 = (u64)r241 * (u64)r178; r248 = r247 <= 2147483647ll; r249 = r246 & r248; r250 = (u64)r208 - 1ull; r251 = r250 <= 2147483647ll; r252 = r249 & r251; r253 = (u64)r247 + (u64)r250; r254 = r253 <= 2147483647ll; r255 = r252 & r254; r256 = (u64)r247 + (u64)r180; r257 = r256 <= 2147483647ll; r258 = r255 & r257; r259 = (u64)r183 + (u64)r250; r260 = r259 <= 2147483647ll; r261 = r258 & r260; r262 = (u64)r178 * 4ull; r263 = r262 <= 2147483647ll; r264 = r261 & r263; r265 = (u64)r183 + (u64)r180; r266 = r265 <= 2147483647ll; r267 = r264 & r266; if (!r267) goto b74; r391 = (i32)r0; r124 = (u64)r38; r393 = (u32)r124; r132 = r129 - 1ull; r395 = (u32)r132; r288 = r395; r135 = r124 - 1ull; r396 = (u32)r135; r138 = (u64)r44; r399 = (u32)r138; r143 = r138 - 1ull; r400 = (u32)r143; r402 = r391; r295 = r402; r404 = (i32)r288; r360 = (u64)r404; r414 = r391; r303 = r414; r304 = r303; r305 = (u32)r304 * 4u; r382 = (i64)r305; r410 = r391; r388 = r382;
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b76; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b76; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b76; r104 = true; if (!r104) goto b76; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b76; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r182 = p6; r184 = (u64)r182 - 1ull; r186 = (u64)r182 * (u64)r184; r188 = p3; r241 = r182 | r188; r202 = p5; r242 = r241 | r202; r214 = (u64)r182 * (u64)r182; r243 = r242 | r214; r222 = (u64)r182 + (u64)(-1ll); r223 = r222 > 0ll ? r222 : 0ll; r225 = (u64)r223 + (u64)r186; r244 = r243 | r225; r227 = (u64)r223 * (u64)r182; r229 = (u64)r202 - 1ull; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r227 + (u64)r184; r245 = r244 | r233; r235 = (u64)r186 + (u64)r229; r236 = r235 <= 2147483647ll; r237 = (u64)r182 * 4ull; r246 = r245 | r237; r247 = (u64)r246; r248 = r247 <= 2147483647ull; r249 = r248 & r232; r250 = r249 & r236; if (!r250) goto b76; r378 = (i32)r0; r124 = (u64)r38; r380 = (u32)r124; r132 = r129 - 1ull; r382 = (u32)r132; r271 = r382; r135 = r124 - 1ull; r383 = (u32)r135; r138 = (u64)r44; r386 = (u32)r138; r143 = r138 - 1ull; r387 = (u32)r143; r389 = r378; r278 = r389; r391 = (i32)r271; r343 = (u64)r391; r401 = r378; r286 = r401; r287 = r286; r364 = (i64)r287; r372 = (i32)r364; r373 = (i64)r372; r406 = (i32)r373; r374 = r406 == r287; r375 = (u64)r373 * 4ull; r405 = r378; r292 = r405; r293 = r292; r294 = (u32)r293 * 4u; r397 = r378; r371 = (i64)r294;
 b15: // head (int32)
 #line 92 "types.go"
-	r312 = r17; r313 = r11; r314 = r313 < r6; if (!r314) goto b73; r315 = r312 < r3; if (!r315) goto b73; r389 = (u32)r312; r268 = r389; r269 = (i32)r268; r390 = (u32)r313; r270 = r390; r271 = (i32)r270; r29 = 0ll; r284 = (u32)r269 * (u32)r391; r285 = r284; r286 = (u32)r285; r358 = r286 < r393; if (!r358) goto b70; if (!r131) goto b70; r289 = r396 - r286; r362 = r288 <= r289; if (!r362) goto b70; r291 = r271; r292 = (u32)r291; r366 = r292 < r399; if (!r366) goto b70; r296 = (u32)r295 + (u32)r271; r297 = (u32)r296; r298 = r297 - r292; r403 = (i32)r298; r372 = (u64)r403; r373 = __umul64hi(r372, r360); r374 = r373 == 0ull; if (!r374) goto b70; r299 = r298 * r288; r293 = r400 - r292; r376 = r299 <= r293; if (!r376) goto b70;
+	r295 = r17; r296 = r11; r297 = r296 < r6; if (!r297) goto b75; r298 = r295 < r3; if (!r298) goto b75; r376 = (u32)r295; r251 = r376; r252 = (i32)r251; r377 = (u32)r296; r253 = r377; r254 = (i32)r253; r29 = 0ll; r267 = (u32)r252 * (u32)r378; r268 = r267; r269 = (u32)r268; r341 = r269 < r380; if (!r341) goto b72; if (!r131) goto b72; r272 = r383 - r269; r345 = r271 <= r272; if (!r345) goto b72; r274 = r254; r275 = (u32)r274; r349 = r275 < r386; if (!r349) goto b72; r279 = (u32)r278 + (u32)r254; r280 = (u32)r279; r281 = r280 - r275; r390 = (i32)r281; r355 = (u64)r390; r356 = __umul64hi(r355, r343); r357 = r356 == 0ull; if (!r357) goto b72; r282 = r281 * r271; r276 = r387 - r275; r359 = r282 <= r276; if (!r359) goto b72;
 #line 95 "types.go"
-	r272 = r284; r273 = (u32)r272 + (u32)r271; r274 = r284; r322 = (i64)r273; r332 = r48 + r322 * 4; r335 = r332; r300 = r274; r377 = (i64)r300; r155 = r37 + r377 * 4; r302 = r271; r379 = (i64)r302; r158 = r43 + r379 * 4; if (!r465) goto b50; r466 = *(float *)r332; r467 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r468 = (u64)r467 - 8ull;
-b27: // unroll guard
+	r255 = r267; r256 = (u32)r255 + (u32)r254; r257 = r267; r305 = (i64)r256; r315 = r48 + r305 * 4; r318 = r315; r283 = r257; r360 = (i64)r283; r155 = r37 + r360 * 4; r285 = r254; r362 = (i64)r285; r158 = r43 + r362 * 4; if (!r374) goto b72; if (!r453) goto b52; r454 = *(float *)r315; r455 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r456 = (u64)r455 - 8ull;
+b29: // unroll guard
 #line 95 "types.go"
-	r469 = r29 < r468; if (!r469) goto b44; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b27;
-b44: // rangeint.body (int32)
+	r457 = r29 < r456; if (!r457) goto b46; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b29;
+b46: // rangeint.body (int32)
 #line 95 "types.go"
-	r325 = r155; r326 = *(float *)r325; r329 = r158; r330 = *(float *)r329; r331 = r326 * r330; r333 = r466; r334 = r333 + r331; r466 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b46; r29 = r336; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b44;
-b46: // accumulators stored
+	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; if (!r320) goto b48; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b46;
+b48: // accumulators stored
 #line 95 "types.go"
-	*(float *)r332 = r466;
-b47: // latch (int32)
+	*(float *)r315 = r454;
+b49: // latch (int32)
 #line 92 "types.go"
-	r11 = r11 + r16; r320 = r11 >= r6; if (!r320) goto b49; r11 = r11 - r6; r17 = r17 + 1ull;
-b49: // stepped (int32)
+	r11 = r11 + r16; r303 = r11 >= r6; if (!r303) goto b51; r11 = r11 - r6; r17 = r17 + 1ull;
+b51: // stepped (int32)
 #line 92 "types.go"
 	r17 = r17 + r14; goto b15;
-b50: // unroll setup
+b52: // unroll setup
 #line 92 "types.go"
-	r470 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r471 = (u64)r470 - 8ull;
-b51: // unroll guard
+	r458 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r459 = (u64)r458 - 8ull;
+b53: // unroll guard
 #line 92 "types.go"
-	r472 = r29 < r471; if (!r472) goto b68;
+	r460 = r29 < r459; if (!r460) goto b70;
 #line 95 "types.go"
-	r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b51;
-b68: // rangeint.body (int32) (slices overlap)
+	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b53;
+b70: // rangeint.body (int32) (slices overlap)
 #line 95 "types.go"
-	r435 = r155; r436 = *(float *)r435; r437 = r158; r438 = *(float *)r437; r439 = r436 * r438; r440 = *(float *)r332; r441 = r440 + r439; *(float *)r335 = r441; r442 = (u64)r29 + 1ull; r443 = r442 < r0; if (!r443) goto b47; r29 = r442; r155 = r155 + 4ll; r158 = r158 + r382 * 1; goto b68;
-b70: // preheader (int32)
+	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; if (!r431) goto b49; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b70;
+b72: // preheader (int32)
 #line 95 "types.go"
-	r278 = r284; r279 = (u32)r278 + (u32)r271; r280 = r284; r339 = (i64)r279; r349 = r48 + r339 * 4; r352 = r349; r306 = r280; r383 = (i64)r306; r171 = r37 + r383 * 4; r308 = r271; r385 = (i64)r308; r174 = r43 + r385 * 4;
-b71: // rangeint.body (checked) (int32)
+	r261 = r267; r262 = (u32)r261 + (u32)r254; r263 = r267; r322 = (i64)r262; r332 = r48 + r322 * 4; r335 = r332; r289 = r263; r366 = (i64)r289; r171 = r37 + r366 * 4; r291 = r254; r368 = (i64)r291; r174 = r43 + r368 * 4;
+b73: // rangeint.body (checked) (int32)
 #line 95 "types.go"
-	r408 = (i32)r29; r281 = (u32)r280 + (u32)r408; r341 = (i64)r281; if ((u64)r341 >= (u64)r38) { qd_site = 0; qd_x = r341; qd_y = r38; goto qd_fault; } r342 = r171; r343 = *(float *)r342; r409 = r408; r282 = (u32)r409 * (u32)r410; r283 = (u32)r282 + (u32)r271; r345 = (i64)r283; if ((u64)r345 >= (u64)r44) { qd_site = 1; qd_x = r345; qd_y = r44; goto qd_fault; } r346 = r174; r347 = *(float *)r346; r348 = r343 * r347; r350 = *(float *)r349; r351 = r350 + r348; *(float *)r352 = r351; r353 = (u64)r29 + 1ull; r354 = r353 < r0; if (!r354) goto b47; r29 = r353; r171 = r171 + 4ll; r174 = r174 + r388 * 1; goto b71;
-b73: // exit
+	r395 = (i32)r29; r264 = (u32)r263 + (u32)r395; r324 = (i64)r264; if ((u64)r324 >= (u64)r38) { qd_site = 0; qd_x = r324; qd_y = r38; goto qd_fault; } r325 = r171; r326 = *(float *)r325; r396 = r395; r265 = (u32)r396 * (u32)r397; r266 = (u32)r265 + (u32)r254; r328 = (i64)r266; if ((u64)r328 >= (u64)r44) { qd_site = 1; qd_x = r328; qd_y = r44; goto qd_fault; } r329 = r174; r330 = *(float *)r329; r331 = r326 * r330; r333 = *(float *)r332; r334 = r333 + r331; *(float *)r335 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b49; r29 = r336; r171 = r171 + 4ll; r174 = r174 + r371 * 1; goto b73;
+b75: // exit
 #line 95 "types.go"
 	return;
-b74: // preheader
+b76: // preheader
 #line 95 "types.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b75: // head (checked if)
+b77: // head (checked if)
 #line 92 "types.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b73; r60 = r57 < r3; if (!r60) goto b73; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b75; r60 = r57 < r3; if (!r60) goto b75; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 95 "types.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b79: // rangeint.body (checked if)
+b81: // rangeint.body (checked if)
 #line 95 "types.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b81; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b79;
-b81: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b83; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b81;
+b83: // latch (checked if)
 #line 92 "types.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b83; r11 = r11 - r6; r17 = r17 + 1ull;
-b83: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b85; r11 = r11 - r6; r17 = r17 + 1ull;
+b85: // stepped (checked if)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b75;
-b84: // divide in 64 bits
+	r17 = r17 + r14; goto b77;
+b86: // divide in 64 bits
 #line 92 "types.go"
-	r427 = qd_div_u64(r10, r6); goto b6;
-b85: // divide in 64 bits
+	r415 = qd_div_u64(r10, r6); goto b6;
+b87: // divide in 64 bits
 #line 92 "types.go"
-	r419 = qd_div_u64(r8, r6); goto b4;
+	r407 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1093,15 +1095,15 @@ extern "C" __global__ void TriRows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 124 "types.go"
 	r18 = p0;
 #line 122 "types.go"
-	r13 = p3; r12 = p2; if (!r37) goto b38; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b38; if (!r46) goto b38; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r81 = (u64)r75 - 1ull; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r86 = r84 > 0ll ? r84 : 0ll; r91 = p3; r121 = r86 | r91; r95 = (u64)r81 * (u64)(-1ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r122 = r121 | r99; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r105 = (u64)r99 + (u64)(-1ll); r110 = (u64)r105 + (u64)r91; r112 = r110 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r117 = r115 <= 2147483647ll; r123 = r122 | r78; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r124 = (u64)r123; r125 = r124 <= 2147483647ull; r126 = r125 & r76; r127 = r126 & r77; r128 = r127 & r87; r129 = r128 & r106; r130 = r129 & r112; r131 = r130 & r117; r132 = r131 & r120; r133 = (i32)r2; if (!r132) goto b38; r188 = (i32)r3; r189 = r188; r54 = (u64)r13; r190 = (u32)r54; r66 = r54 - 1ull; r192 = (u32)r66; r194 = (i32)r1;
+	r13 = p3; r12 = p2; if (!r37) goto b54; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b54; if (!r46) goto b54; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r81 = (u64)r75 - 1ull; r84 = (u64)r75 * (u64)r81; r85 = r84 < 0ll ? r84 : 0ll; r87 = r85 >= (-2147483648ll); r86 = r84 > 0ll ? r84 : 0ll; r91 = p3; r121 = r86 | r91; r95 = (u64)r81 * (u64)(-1ll); r97 = (u64)r75 * (u64)r95; r98 = r97 < 0ll ? r97 : 0ll; r99 = r97 > 0ll ? r97 : 0ll; r122 = r121 | r99; r104 = (u64)r98 + (u64)(-1ll); r106 = r104 >= (-2147483648ll); r105 = (u64)r99 + (u64)(-1ll); r110 = (u64)r105 + (u64)r91; r112 = r110 <= 2147483647ll; r115 = (u64)r86 + (u64)r81; r117 = r115 <= 2147483647ll; r123 = r122 | r78; r119 = (u64)r81 + (u64)r78; r120 = r119 <= 2147483647ll; r124 = (u64)r123; r125 = r124 <= 2147483647ull; r126 = r125 & r76; r127 = r126 & r77; r128 = r127 & r87; r129 = r128 & r106; r130 = r129 & r112; r131 = r130 & r117; r132 = r131 & r120; r133 = (i32)r2; if (!r132) goto b54; r188 = (i32)r3; r189 = r188; r54 = (u64)r13; r190 = (u32)r54; r66 = r54 - 1ull; r192 = (u32)r66; r194 = (i32)r1;
 b6: // head (int32)
 #line 119 "types.go"
-	r154 = r133 < r188; if (!r154) goto b37; r134 = r133; r6 = 0x0p+00f; r135 = 0; r143 = (u32)r134 * (u32)r189; r144 = r143; r145 = (u32)r144; r176 = r145 < r190; if (!r176) goto b34; r146 = (u32)r134; r147 = r146 + 1u; r191 = (i32)r147; r178 = (u64)r191; r179 = r178 + 4611686018427387904ull; r180 = r179 <= 9223372036854775808ull; if (!r180) goto b34; r151 = r192 - r145; r148 = r147 - 1u; r150 = r148; r185 = r150 <= r151; if (!r185) goto b34;
+	r154 = r133 < r188; if (!r154) goto b53; r134 = r133; r6 = 0x0p+00f; r135 = 0; r143 = (u32)r134 * (u32)r189; r144 = r143; r145 = (u32)r144; r176 = r145 < r190; if (!r176) goto b50; r146 = (u32)r134; r147 = r146 + 1u; r191 = (i32)r147; r178 = (u64)r191; r179 = r178 + 4611686018427387904ull; r180 = r179 <= 9223372036854775808ull; if (!r180) goto b50; r151 = r192 - r145; r148 = r147 - 1u; r150 = r148; r185 = r150 <= r151; if (!r185) goto b50;
 #line 122 "types.go"
-	r136 = r143; r152 = r136; r186 = (i64)r152; r70 = r12 + r186 * 4; r195 = r134 > (-2147483642) ? r134 : (-2147483642); r196 = (u32)r195 - 6u;
+	r136 = r143; r152 = r136; r186 = (i64)r152; r70 = r12 + r186 * 4; r195 = r134 > (-2147483634) ? r134 : (-2147483634); r196 = (u32)r195 - 14u;
 b13: // unroll guard
 #line 122 "types.go"
-	r197 = r135 < r196; if (!r197) goto b30;
+	r197 = r135 < r196; if (!r197) goto b46;
 #line 121 "types.go"
 	r156 = r135 <= r134;
 	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
@@ -1127,48 +1129,72 @@ b13: // unroll guard
 	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
 	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
 #line 121 "types.go"
-	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; goto b13;
-b30: // for.loop (int32)
-#line 121 "types.go"
-	r156 = r135 <= r134; if (!r156) goto b32;
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
 	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
 #line 121 "types.go"
-	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; goto b30;
-b32: // for.done (int32)
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; r156 = r135 <= r134;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; goto b13;
+b46: // for.loop (int32)
+#line 121 "types.go"
+	r156 = r135 <= r134; if (!r156) goto b48;
+	r159 = r70; r160 = *(float *)r159; r161 = r6 + r160;
+#line 121 "types.go"
+	r138 = (u32)r135 + 1u; r6 = r161; r135 = r138; r70 = r70 + 4ll; goto b46;
+b48: // for.done (int32)
 #line 121 "types.go"
 	r155 = (i64)r134;
 #line 124 "types.go"
 	r163 = r18 + r155 * 4; *(float *)r163 = r6;
 #line 119 "types.go"
 	r133 = (u32)r133 + (u32)r194; goto b6;
-b34: // preheader (int32)
+b50: // preheader (int32)
 #line 122 "types.go"
 	r140 = r143; r153 = r140; r187 = (i64)r153; r74 = r12 + r187 * 4;
-b35: // for.loop (checked) (int32)
+b51: // for.loop (checked) (int32)
 #line 121 "types.go"
-	r166 = r135 <= r134; if (!r166) goto b32;
+	r166 = r135 <= r134; if (!r166) goto b48;
 	r141 = (u32)r140 + (u32)r135; r168 = (i64)r141; if ((u64)r168 >= (u64)r13) { qd_site = 0; qd_x = r168; qd_y = r13; goto qd_fault; } r169 = r74; r170 = *(float *)r169; r171 = r6 + r170;
 #line 121 "types.go"
-	r142 = (u32)r135 + 1u; r6 = r171; r135 = r142; r74 = r74 + 4ll; goto b35;
-b37: // exit
+	r142 = (u32)r135 + 1u; r6 = r171; r135 = r142; r74 = r74 + 4ll; goto b51;
+b53: // exit
 #line 121 "types.go"
 	return;
-b38: // head (checked)
+b54: // head (checked)
 #line 119 "types.go"
-	r22 = r2 < r3; if (!r22) goto b37; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
+	r22 = r2 < r3; if (!r22) goto b53; r23 = r2; r6 = 0x0p+00f; r7 = 0ll;
 #line 122 "types.go"
 	r25 = (u64)r23 * (u64)r3; r71 = r25; r72 = r12 + r71 * 4;
-b41: // for.loop (checked)
+b57: // for.loop (checked)
 #line 121 "types.go"
-	r24 = r7 <= r23; if (!r24) goto b43;
+	r24 = r7 <= r23; if (!r24) goto b59;
 	r26 = (u64)r25 + (u64)r7; if ((u64)r26 >= (u64)r13) { qd_site = 0; qd_x = r26; qd_y = r13; goto qd_fault; } r27 = r72; r28 = *(float *)r27; r29 = r6 + r28;
 #line 121 "types.go"
-	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b41;
-b43: // for.done (checked)
+	r30 = (u64)r7 + 1ull; r6 = r29; r7 = r30; r72 = r72 + 4ll; goto b57;
+b59: // for.done (checked)
 #line 124 "types.go"
 	if ((u64)r23 >= (u64)r19) { qd_site = 1; qd_x = r23; qd_y = r19; goto qd_fault; } r31 = r18 + r23 * 4; *(float *)r31 = r6;
 #line 119 "types.go"
-	r2 = (u64)r2 + (u64)r1; goto b38;
+	r2 = (u64)r2 + (u64)r1; goto b54;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1186,12 +1212,12 @@ qd_fault: {
 extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_taps[16] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r46 = 0, r54 = 0, r69 = 0, r73 = 0, r77 = 0, r81 = 0;
-	bool r83 = 0, r86 = 0, r124 = 0, r128 = 0, r134 = 0;
-	i32 r36 = 0, r37 = 0, r56 = 0, r95 = 0, r96 = 0, r108 = 0;
+	bool r83 = 0, r86 = 0, r124 = 0, r128 = 0, r134 = 0, r151 = 0;
+	i32 r36 = 0, r37 = 0, r56 = 0, r95 = 0, r96 = 0, r108 = 0, r149 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r35 = 0, r40 = 0, r42 = 0, r48 = 0, r53 = 0, r58 = 0, r68 = 0, r72 = 0;
 	i64 r76 = 0, r80 = 0, r82 = 0, r84 = 0, r85 = 0, r98 = 0, r100 = 0, r110 = 0;
-	i64 r121 = 0, r122 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0;
+	i64 r121 = 0, r122 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
 	u64 r120 = 0, r123 = 0, r125 = 0, r126 = 0, r127 = 0, r129 = 0, r130 = 0, r131 = 0;
 	u64 r132 = 0, r133 = 0;
 	float r23 = 0, r26 = 0, r29 = 0, r32 = 0, r41 = 0, r44 = 0, r45 = 0, r47 = 0;
@@ -1219,10 +1245,10 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 136 "types.go"
 	r34 = p2;
 #line 134 "types.go"
-	r4 = p0; if (!r124) goto b21; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b21; if (!r134) goto b21; r141 = r2; r142 = r34 + r141 * 4; r143 = (u64)r1 * 4ull; r144 = r4 + r141 * 4;
-b5: // head
+	r4 = p0; if (!r124) goto b22; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b22; if (!r134) goto b22; r141 = r2; r142 = r34 + r141 * 4; r144 = r4 + r141 * 4; r149 = (i32)r1; r150 = (i64)r149; r151 = r150 == r1; r152 = (u64)r150 * 4ull; if (!r151) goto b22;
+b6: // head
 #line 134 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b21; r8 = r2; r9 = (u64)r8 + 1ull;
 	r11 = (char *)qvar_taps; *(float *)r11 = 0x0p+00f; r12 = r11 + 4ll; *(float *)r12 = 0x0p+00f; r13 = r11 + 8ll; *(float *)r13 = 0x0p+00f; r14 = r11 + 12ll; *(float *)r14 = 0x0p+00f; *(float *)r11 = 0x1p+00f; r25 = r12; *(float *)r25 = 0x1p+01f; r28 = r13; *(float *)r28 = 0x1.8p+01f; r31 = r14; *(float *)r31 = 0x1p+02f;
 	r135 = r142; r33 = r135 + 4ll; r36 = *(i32 *)r33; r37 = r36 & 3; r40 = (i64)r37; r38 = r39 + r40 * 4; r41 = *(float *)r38; r42 = r9 & 3ll; r43 = r11 + r42 * 4; r44 = *(float *)r43; r45 = r41 + r44; r47 = r45;
 #line 138 "types.go"
@@ -1230,16 +1256,16 @@ b5: // head
 #line 140 "types.go"
 	r55 = r33; r56 = *(i32 *)r55; r58 = (i64)r56; if ((u64)r58 >= (u64)4ll) { qd_site = 2; qd_x = r58; qd_y = 4ll; goto qd_fault; } r57 = r39 + r58 * 4; r59 = *(float *)r57; r60 = r49 * r59; r137 = r144; r61 = r137 + 4ll; *(float *)r61 = r60;
 #line 134 "types.go"
-	r2 = (u64)r2 + (u64)r1; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b5;
-b20: // exit
+	r2 = (u64)r2 + (u64)r1; r142 = r142 + r152 * 1; r144 = r144 + r152 * 1; goto b6;
+b21: // exit
 #line 134 "types.go"
 	return;
-b21: // preheader
+b22: // preheader
 #line 134 "types.go"
 	r145 = r2; r146 = r34 + r145 * 4; r147 = (u64)r1 * 4ull; r148 = r4 + r145 * 4;
-b22: // head (checked)
+b23: // head (checked)
 #line 134 "types.go"
-	r82 = (u64)r2 + 1ull; r83 = r82 < r3; if (!r83) goto b20; r84 = r2; r85 = (u64)r84 + 1ull;
+	r82 = (u64)r2 + 1ull; r83 = r82 < r3; if (!r83) goto b21; r84 = r2; r85 = (u64)r84 + 1ull;
 	r87 = (char *)qvar_taps; *(float *)r87 = 0x0p+00f; r88 = r87 + 4ll; *(float *)r88 = 0x0p+00f; r89 = r87 + 8ll; *(float *)r89 = 0x0p+00f; r90 = r87 + 12ll; *(float *)r90 = 0x0p+00f; *(float *)r87 = 0x1p+00f; r91 = r88; *(float *)r91 = 0x1p+01f; r92 = r89; *(float *)r92 = 0x1.8p+01f; r93 = r90; *(float *)r93 = 0x1p+02f;
 	if ((u64)r85 >= (u64)r35) { qd_site = 0; qd_x = r85; qd_y = r35; goto qd_fault; } r138 = r146; r94 = r138 + 4ll; r95 = *(i32 *)r94; r96 = r95 & 3; r98 = (i64)r96; r97 = r39 + r98 * 4; r99 = *(float *)r97; r100 = r85 & 3ll; r101 = r87 + r100 * 4; r102 = *(float *)r101; r103 = r99 + r102; r47 = r103;
 #line 138 "types.go"
@@ -1247,7 +1273,7 @@ b22: // head (checked)
 #line 140 "types.go"
 	r107 = r94; r108 = *(i32 *)r107; r110 = (i64)r108; if ((u64)r110 >= (u64)4ll) { qd_site = 2; qd_x = r110; qd_y = 4ll; goto qd_fault; } r109 = r39 + r110 * 4; r111 = *(float *)r109; r112 = r104 * r111; r140 = r148; r113 = r140 + 4ll; *(float *)r113 = r112;
 #line 134 "types.go"
-	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; goto b22;
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
