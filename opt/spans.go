@@ -184,7 +184,7 @@ func (lv *loopValues) spanned(c *hoistedCheck, a ir.Arg, l *limit) bool {
 		// bounds the index.
 		needs, lv.divide = nil, true
 		s = lv.spanOf(c.index, &needs)
-		lv.divide = false
+		lv.divide, c.divided = false, true
 	}
 	lv.below, lv.checkAt = nil, nil
 	if s.lo == nil || s.hi == nil {
