@@ -71,6 +71,8 @@ type hoistedCheck struct {
 	ranged bool
 	// divisor: the check is of a divisor, index, of type typ, not being zero
 	divisor bool
+	// divided: its bounds divide by a value the loop does not change
+	divided bool
 	typ     ir.Type
 	// bounds: the index lies in [lo, hi] of bounds when needs hold
 	bounds *span
@@ -88,8 +90,15 @@ type limit struct {
 // may be out of range in iterations that skip it, as in if i > 0 {
 // s[i-1] }, and must not keep the others in the loop when the test before
 // it fails.
+//
+// Checks whose bounds divide (quotientSpan) come in a round of their own,
+// after the others: their test may fail where the index never leaves the
+// slice, as in[(p/w)*w + p%w] does where w does not divide len(in), and
+// must not then keep the other checks in the loop too.
 func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
-	for _, conditional := range []bool{false, true} {
+	rounds := []struct{ conditional, divided bool }{{false, false}, {false, true}, {true, false}}
+	for _, round := range rounds {
+		conditional := round.conditional
 		lv := newLoopValues(t, lp, t.Dominators())
 		if lv.latch < 0 {
 			return
@@ -99,7 +108,9 @@ func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
 			switch {
 			case c.divisor:
 				divisors = append(divisors, c)
-			case lv.dom[lv.latch].Has(c.at.block) != conditional:
+			case lv.dom[lv.latch].Has(c.at.block) == conditional:
+			case !conditional && c.divided != round.divided:
+			default:
 				checks = append(checks, c)
 			}
 		}

@@ -209,6 +209,8 @@ func narrowableArith(in *ir.Instr) bool {
 		return true
 	case ir.OpMin, ir.OpMax: // signed: the order of int32 values is that of int64
 		return in.Type == ir.Int64
+	case ir.OpDiv, ir.OpRem: // of operands not negative, in 32 unsigned bits
+		return in.Type == ir.Int64
 	case ir.OpShl:
 		return in.Args[1].Imm && in.Args[1].Bits < 32
 	case ir.OpConvert:
@@ -247,6 +249,9 @@ func (p *index32Plan) operandsFit(bb *boundsBuilder, s analysis.Site, compare bo
 		if in.Op == ir.OpShl && j == 1 {
 			continue
 		}
+		if (in.Op == ir.OpDiv || in.Op == ir.OpRem) && !p.notNegative(bb, a, s) {
+			return false
+		}
 		switch {
 		case a.Imm:
 			if !fitsInt32(int64(a.Bits)) {
@@ -262,6 +267,20 @@ func (p *index32Plan) operandsFit(bb *boundsBuilder, s analysis.Site, compare bo
 		}
 	}
 	return narrowed || !compare
+}
+
+// notNegative reports whether operand a at s can be proved, or tested
+// before the loop, not to be negative: a narrowed division divides in 32
+// unsigned bits, where the GPU divides by a value the loop does not change
+// as a multiplication by its reciprocal (DivideByInvariants), and signed
+// and unsigned division agree on such operands. A divisor below zero is
+// rare enough in index arithmetic to leave to the 64-bit loop.
+func (p *index32Plan) notNegative(bb *boundsBuilder, a ir.Arg, s analysis.Site) bool {
+	if a.Imm {
+		return int64(a.Bits) >= 0
+	}
+	f, ok := p.an.AffineOf(a, s)
+	return ok && bb.notNegative(f, s)
 }
 
 // prune drops the instructions whose operands do not fit and the

@@ -168,6 +168,11 @@ func (bb *boundsBuilder) atom(x analysis.Atom, s analysis.Site) (launchInterval,
 			}
 		}
 		if !okLo || !okHi {
+			if q, ok := bb.quotientBounds(x); ok {
+				lo, hi, okLo, okHi = q.lo, q.hi, true, true
+			}
+		}
+		if !okLo || !okHi {
 			return launchInterval{}, false
 		}
 		return bb.checked(launchInterval{lo, hi, static.Min, static.Max})
@@ -204,7 +209,7 @@ func (bb *boundsBuilder) clampBounds(x analysis.Atom) (lo, hi ir.Arg, okLo, okHi
 	isMin := in.Op == ir.OpMin
 	// The end both operands must bound (min's lower, max's upper) and
 	// the one either may.
-	var all, any []ir.Arg
+	var all, any, anyLimit []ir.Arg
 	allKnown := true
 	for _, a := range in.Args {
 		alo, ahi, aokLo, aokHi := bb.operandBounds(a, x.Site)
@@ -219,7 +224,16 @@ func (bb *boundsBuilder) clampBounds(x analysis.Atom) (lo, hi ir.Arg, okLo, okHi
 		}
 		if okOne {
 			any = append(any, one)
+			if bb.launchValue(a, x.Site) {
+				anyLimit = append(anyLimit, one)
+			}
 		}
+	}
+	// A clamp's limit, the same in every iteration, bounds it well enough
+	// alone: min(max(x-1, 0), w-1) is at most w-1, which the test checks
+	// anyway, where taking x's bound too costs a test per clamp.
+	if len(anyLimit) > 0 {
+		any = anyLimit
 	}
 	var b1, b2 ir.Arg
 	var ok1, ok2 bool
@@ -241,6 +255,59 @@ func (bb *boundsBuilder) clampBounds(x analysis.Atom) (lo, hi ir.Arg, okLo, okHi
 	return b2, b1, ok2, ok1
 }
 
+// quotientBounds bounds a value x that a 64-bit signed division or
+// remainder assigned by its dividend's bounds, whatever the divisor: Go
+// truncates, so a remainder has its dividend's sign and at most its size,
+// and so has a quotient by a divisor that is not negative. By a divisor
+// of either sign the quotient is at most the dividend's size either way.
+// The index of a collapsed loop split in two, p/w and p%w with p < n,
+// lies in [0, n-1] without a division at launch.
+func (bb *boundsBuilder) quotientBounds(x analysis.Atom) (launchInterval, bool) {
+	if x.Kind != analysis.Value || x.Site.Block < 0 || bb.depth > 8 {
+		return launchInterval{}, false
+	}
+	in := bb.an.Instr(x.Site)
+	if in.Op != ir.OpDiv && in.Op != ir.OpRem || in.Type != ir.Int64 {
+		return launchInterval{}, false
+	}
+	f, ok := bb.an.AffineOf(in.Args[0], x.Site)
+	if !ok {
+		return launchInterval{}, false
+	}
+	n, ok := bb.form(f, x.Site)
+	if !ok {
+		return launchInterval{}, false
+	}
+	zero := ir.Imm(ir.Int64, 0)
+	// A divisor known before the loop is tested not to be negative, as a
+	// narrowed division needs anyway, rather than doubling the quotient's
+	// range: p/w in [0, p] keeps (p%w)*h + p/w in int32.
+	byNonNegative := bb.an.RangeOf(in.Args[1], x.Site).Min >= 0
+	if !byNonNegative && bb.launchValue(in.Args[1], x.Site) {
+		d, ok := bb.an.AffineOf(in.Args[1], x.Site)
+		byNonNegative = ok && bb.notNegative(d, x.Site)
+	}
+	if in.Op == ir.OpRem || byNonNegative {
+		// [min(lo, 0), max(hi, 0)], without the tests a sign known now makes
+		// needless.
+		lo, hi := bb.arith(ir.OpMin, n.lo, zero), bb.arith(ir.OpMax, n.hi, zero)
+		switch {
+		case n.slo >= 0:
+			lo, hi = zero, n.hi
+		case n.shi <= 0:
+			lo, hi = n.lo, zero
+		}
+		return bb.checked(launchInterval{lo, hi, min(n.slo, 0), max(n.shi, 0)})
+	}
+	// |q| <= max(-lo, hi): lo fits in int32, so its negation in int64 does.
+	size := bb.arith(ir.OpMax, bb.arith(ir.OpSub, zero, n.lo), n.hi)
+	ssize := int64(math.MaxInt64)
+	if n.slo > math.MinInt64 {
+		ssize = max(-n.slo, n.shi)
+	}
+	return bb.checked(launchInterval{bb.arith(ir.OpSub, zero, size), size, -ssize, ssize})
+}
+
 // operandBounds bounds an operand a of a min or max at s, each end alone
 // where a is itself a min or max.
 func (bb *boundsBuilder) operandBounds(a ir.Arg, s analysis.Site) (lo, hi ir.Arg, okLo, okHi bool) {
@@ -257,6 +324,23 @@ func (bb *boundsBuilder) operandBounds(a ir.Arg, s analysis.Site) (lo, hi ir.Arg
 	}
 	iv, ok := bb.form(f, s)
 	return iv.lo, iv.hi, ok, ok
+}
+
+// launchValue reports whether a at s is a value known before the loop:
+// a constant, or an affine form of parameters, lengths and values
+// computed before it.
+func (bb *boundsBuilder) launchValue(a ir.Arg, s analysis.Site) bool {
+	if a.Imm {
+		return true
+	}
+	f, ok := bb.an.AffineOf(a, s)
+	return ok && !f.Has(func(x analysis.Atom) bool {
+		switch x.Kind {
+		case analysis.Param, analysis.Len, analysis.ThreadCount:
+			return false
+		}
+		return !bb.before(x)
+	})
 }
 
 // before reports whether x is a 64-bit value that the test can read
@@ -506,6 +590,21 @@ func (bb *boundsBuilder) checked(x launchInterval) (launchInterval, bool) {
 		x.shi = min(x.shi, int64(x.hi.Bits))
 	}
 	return x, true
+}
+
+// notNegative adds to the test that f's value at s is not negative, and
+// reports false when it cannot be.
+func (bb *boundsBuilder) notNegative(f analysis.Affine, s analysis.Site) bool {
+	x, ok := bb.form(f, s)
+	switch {
+	case !ok:
+		return false
+	case x.lo.Imm:
+		return int64(x.lo.Bits) >= 0
+	case x.slo < 0:
+		bb.test(ir.OpGe, x.lo, 0)
+	}
+	return true
 }
 
 // test adds "v op c" to the conditions.

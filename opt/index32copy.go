@@ -131,6 +131,11 @@ type index32Copy struct {
 	narrow map[ir.Reg]ir.Reg // the 32-bit register of each narrowed one
 	blocks map[int]int
 	out    []ir.Reg // the narrowed registers read after the loop
+	// unsigned holds, in the block being copied, the 32-bit unsigned view
+	// of a register that a narrowed division read, while that register
+	// keeps its value: a division and a remainder of the same operands
+	// then read the same registers, and FuseDivRem divides once.
+	unsigned map[ir.Reg]ir.Reg
 }
 
 // copyLoop appends the copy's blocks and returns its header.
@@ -161,9 +166,13 @@ func (c *index32Copy) copyBlock(bi int, nb *ir.Block) {
 	t := c.t
 	b := t.Blocks[bi]
 	extended := map[ir.Reg]bool{} // narrowed registers whose 64-bit value is current
+	c.unsigned = map[ir.Reg]ir.Reg{}
 	for i, in := range b.Instrs {
 		in.Args = slices.Clone(in.Args)
 		in.Results = slices.Clone(in.Results)
+		for _, d := range b.Instrs[i].Defs() {
+			delete(c.unsigned, d)
+		}
 		s := analysis.Site{Block: bi, At: i}
 		if c.p.instr[s] {
 			nb.Instrs = append(nb.Instrs, c.narrowed(in)...)
@@ -201,6 +210,9 @@ func (c *index32Copy) copyBlock(bi int, nb *ir.Block) {
 // their 32-bit registers, truncated first where the loop does not narrow
 // them.
 func (c *index32Copy) narrowed(in ir.Instr) []ir.Instr {
+	if in.Op == ir.OpDiv || in.Op == ir.OpRem {
+		return c.narrowedDivision(in)
+	}
 	var out []ir.Instr
 	compare := narrowableCompare(&in)
 	for j, a := range in.Args {
@@ -236,6 +248,43 @@ func (c *index32Copy) narrowed(in ir.Instr) []ir.Instr {
 		in.Dst = c.narrow[in.Dst]
 	}
 	return append(out, in)
+}
+
+// narrowedDivision is the 32-bit form of a division or remainder whose
+// operands the test before the loop shows are not negative: in 32
+// unsigned bits, which agree with Go's signed division there.
+func (c *index32Copy) narrowedDivision(in ir.Instr) []ir.Instr {
+	var out []ir.Instr
+	for j, a := range in.Args {
+		in.Args[j] = c.unsignedView(a, &out)
+	}
+	q := c.t.NewReg(ir.Uint32)
+	return append(out,
+		ir.Instr{Op: in.Op, Type: ir.Uint32, Dst: q, Args: in.Args, Pos: in.Pos},
+		ir.Instr{Op: ir.OpConvert, Type: ir.Int32, From: ir.Uint32, Dst: c.narrow[in.Dst], Args: []ir.Arg{ir.R(q)}})
+}
+
+// unsignedView is a's value as a 32-bit unsigned operand, converted
+// (and appended to out) once per value in a block.
+func (c *index32Copy) unsignedView(a ir.Arg, out *[]ir.Instr) ir.Arg {
+	if a.Imm {
+		return ir.Imm(ir.Uint32, uint64(uint32(a.Bits)))
+	}
+	if r, ok := c.unsigned[a.Reg]; ok {
+		return ir.R(r)
+	}
+	r := c.t.NewReg(ir.Uint32)
+	if c.p.regs[a.Reg] {
+		*out = append(*out, ir.Instr{Op: ir.OpConvert, Type: ir.Uint32, From: ir.Int32, Dst: r, Args: []ir.Arg{ir.R(c.narrow[a.Reg])}})
+	} else {
+		src := a.Reg
+		if w, ok := c.wide[src]; ok {
+			src = w
+		}
+		*out = append(*out, ir.Instr{Op: ir.OpConvert, Type: ir.Uint32, From: c.t.Regs[a.Reg], Dst: r, Args: []ir.Arg{ir.R(src)}})
+	}
+	c.unsigned[a.Reg] = r
+	return ir.R(r)
 }
 
 // operandType is the type of in's operands before narrowing.

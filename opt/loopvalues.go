@@ -33,6 +33,10 @@ type expr struct {
 	// only assignment of its register in the loop: ir/analysis bounds the
 	// value there (spanOf).
 	origin *site
+	// division is, for an unknown leaf that a division or remainder by a
+	// variable assigned, that operation: never computed elsewhere, but
+	// bounded through its operands (quotientSpan).
+	division *expr
 }
 
 // loopValues resolves the registers read in one loop.
@@ -54,6 +58,9 @@ type loopValues struct {
 	// the comparisons that dominate the check bound the index's parts
 	// there (analysed).
 	checkAt *site
+	// divide lets spanOf bound quotients and remainders by values the
+	// loop does not change, at the cost of a division before it.
+	divide bool
 }
 
 // newLoopValues takes lp's counter from ir/analysis: a 64-bit induction
@@ -176,6 +183,9 @@ func (lv *loopValues) assigned(d site) *expr {
 	switch {
 	case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && (!in.Args[1].Imm || in.Args[1].Bits == 0):
 		v = lv.opaque() // computed elsewhere, it could divide by zero where Go does not
+		if !in.Args[1].Imm {
+			v.division = lv.node(in.Op, in.Type, in.From, in.Aux, lv.resolve(in.Args[0], d), lv.resolve(in.Args[1], d))
+		}
 	case in.Op.Info().Pure:
 		args := make([]*expr, len(in.Args))
 		for i, a := range in.Args {

@@ -50,6 +50,9 @@ func (lv *loopValues) structuralSpan(v *expr, need *[]*expr) span {
 	if v.counter && lv.below != nil && lv.step.Imm {
 		return lv.counterSpan(need)
 	}
+	if v.division != nil && v.division.typ == ir.Int64 && lv.divide {
+		return lv.quotientSpan(v.division, need)
+	}
 	if v.op == ir.OpInvalid || v.typ != ir.Int64 || len(v.args) != 2 {
 		return lv.analysed(v)
 	}
@@ -119,6 +122,34 @@ func (lv *loopValues) structuralSpan(v *expr, need *[]*expr) span {
 	return span{}
 }
 
+// quotientSpan bounds x/y and x%y for x not negative and y at least 1
+// that the loop does not change: [lo/y, hi/y] and [0, y-1] where x lies
+// in [lo, hi]. The index of a collapsed nest split in two, in[(p%h)*w +
+// p/h], is then decided before the loop by one division. The guard
+// computes every bound before it tests any condition, so it divides by
+// max(y, 1), which is y wherever the bounds are used.
+func (lv *loopValues) quotientSpan(v *expr, need *[]*expr) span {
+	x, y := v.args[0], v.args[1]
+	if !y.invariant() {
+		return span{}
+	}
+	s := lv.spanOf(x, need)
+	if s.lo == nil || s.hi == nil {
+		return span{}
+	}
+	one := lv.constantOf(ir.Int64, 1)
+	*need = append(*need, lv.notNegative(s.lo), lv.node(ir.OpGe, ir.Int64, ir.Invalid, 0, y, one))
+	d := lv.node(ir.OpMax, ir.Int64, ir.Invalid, 0, y, one)
+	if v.op == ir.OpRem {
+		return span{lv.constantOf(ir.Int64, 0), lv.node(ir.OpSub, ir.Int64, ir.Invalid, 0, d, one)}
+	}
+	lo := s.lo
+	if !lo.constant || lo.leaf.Bits != 0 { // 0/y is 0, as a counter from 0 starts
+		lo = lv.node(ir.OpDiv, ir.Int64, ir.Invalid, 0, s.lo, d)
+	}
+	return span{lo, lv.node(ir.OpDiv, ir.Int64, ir.Invalid, 0, s.hi, d)}
+}
+
 // either is op(bound, a), or otherwise where the bound is unknown.
 func (lv *loopValues) either(op ir.Op, bound, a, otherwise *expr) *expr {
 	if bound == nil {
@@ -148,6 +179,13 @@ func (lv *loopValues) spanned(c *hoistedCheck, a ir.Arg, l *limit) bool {
 	var needs []*expr
 	lv.below, lv.checkAt = l, &c.at
 	s := lv.spanOf(c.index, &needs)
+	if s.lo == nil || s.hi == nil {
+		// Bounds that divide, at most once a thread, where nothing cheaper
+		// bounds the index.
+		needs, lv.divide = nil, true
+		s = lv.spanOf(c.index, &needs)
+		lv.divide, c.divided = false, true
+	}
 	lv.below, lv.checkAt = nil, nil
 	if s.lo == nil || s.hi == nil {
 		return false

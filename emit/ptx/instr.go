@@ -19,8 +19,16 @@ var roundingOps = map[ir.Op]string{
 func (e *entry) instr(in *ir.Instr) {
 	t := in.Type
 	var d string
+	e.unnormalized = ""
 	if in.Dst != ir.NoReg {
 		d = e.reg(in.Dst)
+		if e.storedOnly == nil {
+			e.storedOnly = storedOnlyRegs(e.t)
+		}
+		// Not an atomic operation's: its loop compares the old value.
+		if e.storedOnly[in.Dst] && !in.Op.Info().Atomic {
+			e.unnormalized = d
+		}
 	}
 	a := func(i int) string { return e.arg(in.Args[i], e.k.ArgTypes(in)[i]) }
 	switch in.Op {

@@ -138,6 +138,11 @@ type entry struct {
 	// long as neither is assigned again (elemAddr); the block starts with
 	// those that hold one wherever they are read (invariantWidened).
 	widened map[ir.Reg]ir.Instr
+	// storedOnly holds the narrow integer registers that nothing reads
+	// but stores of their width (storedOnlyRegs), and unnormalized the
+	// register of the instruction being written when it is one of them.
+	storedOnly   map[ir.Reg]bool
+	unnormalized string
 }
 
 func (e *entry) paramName(slot int) string {
@@ -346,12 +351,47 @@ func movType(t ir.Type) string {
 	return bitType(t)
 }
 
+// storedOnlyRegs finds the 8- and 16-bit integer registers of t that
+// only stores of their width read, as a byte image's output pixel: a
+// store writes the low bits alone, so the bits above need no
+// normalizing.
+func storedOnlyRegs(t *ir.Task) map[ir.Reg]bool {
+	only := map[ir.Reg]bool{}
+	for r, typ := range t.Regs {
+		if typ.IsInteger() && typ.Size() < 4 {
+			only[ir.Reg(r)] = true
+		}
+	}
+	for _, r := range t.Results {
+		delete(only, r)
+	}
+	for _, b := range t.Blocks {
+		if c := b.Term.Cond; b.Term.Kind == ir.Branch && !c.Imm {
+			delete(only, c.Reg)
+		}
+		for _, in := range b.Instrs {
+			for i, a := range in.Args {
+				if a.Imm {
+					continue
+				}
+				if in.Op != ir.OpStore || i != 1 || in.Type.Size() != t.Regs[a.Reg].Size() {
+					delete(only, a.Reg)
+				}
+			}
+		}
+	}
+	return only
+}
+
 // normalize re-extends a narrow integer after an operation that may have
 // changed the bits above its width. Signed values are extended with cvt,
 // never bfe: ptxas (CUDA 11.8 and 13) and the driver's JIT compile an
 // unsigned int-to-float conversion of a bfe-extended value as a signed
 // narrow one, wrong for negative values (RATIONALE.md).
 func (e *entry) normalize(d string, t ir.Type) {
+	if d == e.unnormalized {
+		return
+	}
 	switch t {
 	case ir.Int8, ir.Int16:
 		e.emit("cvt.s32.%s %s, %s", memType(t), d, d)

@@ -405,6 +405,9 @@ func TestSuiteCodegen(t *testing.T) {
 		// bits, in each copy, not in 64.
 		{"Blur_0", `mul\.hi\.u32 %r\d+, %r\d+, 3340530120;`, 2},
 		{"Blur_0", `mul\.hi\.[su]64`, 1}, // the test of the bounds before the loop
+		// uint8(sum/9) is only stored: st.global.u8 writes its low byte,
+		// and nothing masks the bits above.
+		{"Blur_0", `and\.b32 %r\d+, %r\d+, 255;`, 0},
 		{"Blur_0", `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`, 0},
 		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
 		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
@@ -440,8 +443,16 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Stencil3D_0", `ld\.global\.f32`, 7 * (bodies + 2)},
 		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2 * (bodies + 2)},
 		{"Stencil3D_0", `mad\.lo\.s64`, 2 * 4}, // in[p] and out[p] before each loop: four at a time, the rest, before and after the window
-		// i = p/n and j = p%n share one division (in each copy).
-		{"Matmul_0", `\bdiv\.s64`, 2},
+		// i = p/n and j = p%n share one division (in each copy): in 32
+		// unsigned bits in the 32-bit copy, by a reciprocal of n computed
+		// before the loop, and in the copy with checks in 64 bits where
+		// the operands do not fit in 32.
+		{"Matmul_0", `\bdiv\.s64`, 1},
+		{"Matmul_0", `div\.u32 %r\d+, 4294967295, %r\d+;`, 2},
+		// Transpose's index (p%h)*w + p/h is decided before its loop, by
+		// one division of len(out)-1 by h: only the copy with checks
+		// checks it, and h.
+		{"Transpose_0", `bra \$Lfault`, 2},
 		// max(x, 0) is a comparison and a select.
 		{"Options_0", `setp\.gtu\.f32`, 8 * (bodies + 1)},
 		// The inner products step pointers, the one along a row by 4

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3549e3e6c0491777601b7d1eab99289e30d3a895b0e1d8dc76d78c95b84679eb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b1bf9bb61ebced22ed514580ba4ccb292ba91c272920950b3bbea7a5e127504e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3ef18e329f35ea89eff010d505aaf6f5b0138c307b02ad639b376f0ece22b0ba"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "58d74f674e8e8d5b4eb345c9daae8b27013a421a30a10052c1c7e91b87f0f6e5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
