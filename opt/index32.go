@@ -67,8 +67,9 @@ func NarrowIndices(t *ir.Task) {
 	// versioned kernels fit with nothing spilled, except where the loop
 	// narrows many values: the 64-bit loop then needs that many 64-bit
 	// registers, and ptxas, short of them, spilled values both loops read
-	// (Conv3D narrows 80, the others at most 38).
-	if len(plans) > 0 && narrowed <= 2*fullOccupancyRegs && t.Kind == ir.Parallel && t.MaxRegs == 0 {
+	// (Conv3D narrows 80 and spilled; Blur, narrowing 70, fits in 32
+	// with nothing spilled, the others narrow at most 48).
+	if len(plans) > 0 && narrowed <= maxCappedNarrowed && t.Kind == ir.Parallel && t.MaxRegs == 0 {
 		t.MaxRegs = fullOccupancyRegs
 	}
 	// HoistChecks' record of its copies has no reader after this pass,
@@ -358,3 +359,9 @@ func (p *index32Plan) profitable() bool {
 	}
 	return false
 }
+
+// maxCappedNarrowed is the most values a task's 32-bit copies may narrow
+// for the task to be held to fullOccupancyRegs registers: past about
+// that many, the 64-bit loop beside the copy needs more than the limit
+// leaves and ptxas spills.
+const maxCappedNarrowed = 72

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "2f12426bce0820a7082f07ccf4bc98ad68bfedc8ce86623b82e2ac757a4a789a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1b38b83faa76915f276f7740247f6080609dbb84289c90398998444544a147b7"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a910527ab5491a29ecf2d47cd8619b7af20483678981b3f7c156fce71f65e5a0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1c3083e6f288e861d40b701f54c40b0809e7b1b184f13499bf502ecb484a8130"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

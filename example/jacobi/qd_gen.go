@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3ef18e329f35ea89eff010d505aaf6f5b0138c307b02ad639b376f0ece22b0ba"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "58d74f674e8e8d5b4eb345c9daae8b27013a421a30a10052c1c7e91b87f0f6e5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d6708c290261f7aeebf9bc46a60ef1a59ec0b776848d41616c90182f9fe15c47"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6360f9e6bf95ebe7cc2be35883e2311cedabb1a2c11057971f6c9089363c8ee1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
