@@ -53,8 +53,9 @@ func NarrowIndices(t *ir.Task) {
 			plans = append(plans, p)
 		}
 	}
-	narrowed := 0
+	narrowed, nested := 0, false
 	for _, p := range plans {
+		nested = nested || len(p.lp.Children) > 0
 		p.apply()
 		narrowed += len(p.regs)
 	}
@@ -68,8 +69,11 @@ func NarrowIndices(t *ir.Task) {
 	// narrows many values: the 64-bit loop then needs that many 64-bit
 	// registers, and ptxas, short of them, spilled values both loops read
 	// (Conv3D narrows 80 and spilled; Blur, narrowing 70, fits in 32
-	// with nothing spilled, the others narrow at most 48).
-	if len(plans) > 0 && narrowed <= maxCappedNarrowed && t.Kind == ir.Parallel && t.MaxRegs == 0 {
+	// with nothing spilled). A loop with loops inside keeps ptxas's count:
+	// its inner loop, unrolled with its loads in flight, is what needs
+	// the registers, and under the limit Gemm, MatmulAcc and TriMul
+	// spilled in it.
+	if len(plans) > 0 && !nested && narrowed <= maxCappedNarrowed && t.Kind == ir.Parallel && t.MaxRegs == 0 {
 		t.MaxRegs = fullOccupancyRegs
 	}
 	// HoistChecks' record of its copies has no reader after this pass,
