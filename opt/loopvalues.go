@@ -75,10 +75,8 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 	}
 	lv.latch = lp.Latches[0]
 	for _, bi := range lp.Blocks() {
-		for i, in := range t.Blocks[bi].Instrs {
-			if in.Dst != ir.NoReg {
-				lv.defs[in.Dst] = append(lv.defs[in.Dst], site{bi, i})
-			}
+		for i := range t.Blocks[bi].Instrs {
+			lv.addDefs(site{bi, i})
 		}
 	}
 	an := analysis.New(t)
@@ -117,13 +115,20 @@ func newTaskValues(t *ir.Task) *loopValues {
 		defs: map[ir.Reg][]site{}, memo: map[site]*expr{}, busy: map[site]bool{}}
 	for bi, b := range t.Blocks {
 		whole.In[bi] = true
-		for i, in := range b.Instrs {
-			if in.Dst != ir.NoReg {
-				lv.defs[in.Dst] = append(lv.defs[in.Dst], site{bi, i})
-			}
+		for i := range b.Instrs {
+			lv.addDefs(site{bi, i})
 		}
 	}
 	return lv
+}
+
+// addDefs records the registers the instruction at p assigns: a call's
+// results too, which a register the loop assigns nowhere else would
+// otherwise pass for a value from before the loop, computed there.
+func (lv *loopValues) addDefs(p site) {
+	for _, r := range lv.instr(p).Defs() {
+		lv.defs[r] = append(lv.defs[r], p)
+	}
 }
 
 func (lv *loopValues) instr(p site) *ir.Instr { return &lv.t.Blocks[p.block].Instrs[p.at] }

@@ -65,3 +65,47 @@ func TestTripCountConst(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertRange checks that a conversion between types of one width
+// keeps a range only where the new type holds it: a u8 seen as an i8 may
+// be negative, which made opt turn a signed remainder by 4 of
+// int32(int8(b)) into a mask (random kernels found it).
+func TestConvertRange(t *testing.T) {
+	ks, err := ir.Parse(`kernel Signs(a []u8, j i32)
+
+task Signs_0 parallel
+b0:
+	r0 = base a
+	r1 = load.u8 r0
+	r2 = convert.i8.u8 r1
+	r3 = convert.i32.i8 r2
+	r4 = convert.u32.u8 r1
+	r5 = param.i32 j
+	r6 = convert.u32.i32 r5
+	r7 = and.i32 r5, 127
+	r8 = convert.u32.i32 r7
+	r9 = convert.i64.u8 r1
+	return
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := analysis.New(ks[0].Bodies()[0])
+	at := analysis.Site{Block: 0, At: 10}
+	for _, c := range []struct {
+		reg      int
+		min, max int64
+	}{
+		{1, 0, 255},
+		{2, -128, 127},
+		{3, -128, 127},
+		{4, 0, 255},
+		{6, 0, 1<<32 - 1},
+		{8, 0, 127},
+		{9, 0, 255},
+	} {
+		if r := an.RangeOf(ir.R(ir.Reg(c.reg)), at); r.Min != c.min || r.Max != c.max {
+			t.Errorf("r%d: got [%d, %d], want [%d, %d]", c.reg, r.Min, r.Max, c.min, c.max)
+		}
+	}
+}

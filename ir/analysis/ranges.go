@@ -485,11 +485,10 @@ func (a *Analysis) opRange(in *ir.Instr, d Site) interval {
 		x, y := arg(0), arg(1)
 		return interval{max(x.lo, y.lo), max(x.hi, y.hi)}
 	case ir.OpConvert:
-		if in.From.IsInteger() && in.From.Size() <= in.Type.Size() {
-			x := arg(0)
-			if in.From.IsSigned() && in.Type.IsUnsigned() && in.Type.Size() < 8 && x.lo < 0 {
-				break
-			}
+		// A conversion to a type as wide keeps the value only where the
+		// new type holds it: -1 becomes 255 as a u8, and 255 becomes -1
+		// as an i8 (a u8 load seen through int8, then sign-extended).
+		if x, r := arg(0), typeRange(in.Type); in.From.IsInteger() && in.From.Size() <= in.Type.Size() && x.lo >= r.lo && x.hi <= r.hi {
 			return x
 		}
 	case ir.OpPopCount, ir.OpLeadingZeros, ir.OpTrailingZeros:
