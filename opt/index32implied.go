@@ -212,7 +212,7 @@ func (bb *boundsBuilder) implied(tests []boundTest, kept []bool, t boundTest, ra
 			continue
 		}
 		// s·u - r·v ≥ d - c.
-		need, ok := addExact(a.c, -t.c)
+		need, ok := analysis.AddInt(a.c, -t.c)
 		if !ok || t.c == math.MinInt64 {
 			continue
 		}
@@ -436,8 +436,8 @@ func combineFacts(op ir.Op, x, y valueFacts) (f valueFacts, product, ok bool) {
 			}
 			y = valueFacts{poly: y.poly.Scale(-1), lin: y.lin.Scale(-1), lo: -y.hi, hi: -y.lo}
 		}
-		lo, okLo := addExact(x.lo, y.lo)
-		hi, okHi := addExact(x.hi, y.hi)
+		lo, okLo := analysis.AddInt(x.lo, y.lo)
+		hi, okHi := analysis.AddInt(x.hi, y.hi)
 		if !okLo || !okHi {
 			return valueFacts{}, false, false
 		}
@@ -481,28 +481,12 @@ func coeffsBelow(f analysis.Affine, limit int64) bool {
 	return true
 }
 
-func addExact(x, y int64) (int64, bool) {
-	s := x + y
-	return s, (s > x) == (y > 0)
-}
-
-func mulExact(x, y int64) (int64, bool) {
-	if x == 0 || y == 0 {
-		return 0, true
-	}
-	p := x * y
-	if p/y != x || x == -1 && y == math.MinInt64 || y == -1 && x == math.MinInt64 {
-		return 0, false
-	}
-	return p, true
-}
-
 // mulRange is the interval of the products of [xlo, xhi] and [ylo, yhi].
 func mulRange(xlo, xhi, ylo, yhi int64) (lo, hi int64, ok bool) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	for _, a := range []int64{xlo, xhi} {
 		for _, b := range []int64{ylo, yhi} {
-			p, ok := mulExact(a, b)
+			p, ok := analysis.MulInt(a, b)
 			if !ok {
 				return 0, 0, false
 			}
@@ -534,7 +518,7 @@ func polyMin(f analysis.Affine, leaf func(analysis.Atom) (int64, int64)) (int64,
 			i = j
 		}
 		var ok bool
-		if sum, ok = addExact(sum, lo); !ok {
+		if sum, ok = analysis.AddInt(sum, lo); !ok {
 			return 0, false
 		}
 	}
@@ -573,7 +557,7 @@ func powExact(x int64, k int) (int64, bool) {
 	p := int64(1)
 	for range k {
 		var ok bool
-		if p, ok = mulExact(p, x); !ok {
+		if p, ok = analysis.MulInt(p, x); !ok {
 			return 0, false
 		}
 	}

@@ -384,7 +384,7 @@ func (a *Analysis) findTrip(iv *IndVar) {
 		if e.Op == ir.OpLt {
 			last--
 		}
-		hi, ok := addInt(last, step.hi)
+		hi, ok := AddInt(last, step.hi)
 		iv.NoWrap = ok && hi <= limit.hi && bound.lo >= limit.lo
 		num = e.Bound.Sub(e.Offset).Sub(iv.Start)
 		if e.Op == ir.OpLe {
@@ -395,7 +395,7 @@ func (a *Analysis) findTrip(iv *IndVar) {
 		if e.Op == ir.OpGt {
 			first++
 		}
-		lo, ok := addInt(first, step.lo)
+		lo, ok := AddInt(first, step.lo)
 		iv.NoWrap = ok && lo >= limit.lo && bound.hi <= limit.hi
 		num = iv.Start.Sub(e.Bound.Sub(e.Offset))
 		if e.Op == ir.OpGe {

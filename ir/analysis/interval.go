@@ -25,12 +25,14 @@ func (x interval) meet(y interval) interval {
 	return out
 }
 
-func addInt(x, y int64) (int64, bool) {
+// AddInt is x+y and whether it did not wrap.
+func AddInt(x, y int64) (int64, bool) {
 	s := x + y
 	return s, (s > x) == (y > 0)
 }
 
-func mulInt(x, y int64) (int64, bool) {
+// MulInt is x*y and whether it did not wrap.
+func MulInt(x, y int64) (int64, bool) {
 	if x == 0 || y == 0 {
 		return 0, true
 	}
@@ -49,8 +51,8 @@ func abs(x int64) int64 {
 }
 
 func (x interval) addOK(y interval) (interval, bool) {
-	lo, ok1 := addInt(x.lo, y.lo)
-	hi, ok2 := addInt(x.hi, y.hi)
+	lo, ok1 := AddInt(x.lo, y.lo)
+	hi, ok2 := AddInt(x.hi, y.hi)
 	return interval{lo, hi}, ok1 && ok2
 }
 
@@ -58,7 +60,7 @@ func (x interval) mulOK(y interval) (interval, bool) {
 	out := interval{math.MaxInt64, math.MinInt64}
 	for _, a := range []int64{x.lo, x.hi} {
 		for _, b := range []int64{y.lo, y.hi} {
-			p, ok := mulInt(a, b)
+			p, ok := MulInt(a, b)
 			if !ok {
 				return full, false
 			}
@@ -69,8 +71,8 @@ func (x interval) mulOK(y interval) (interval, bool) {
 }
 
 func (x interval) add(y interval) interval {
-	lo, ok1 := addInt(x.lo, y.lo)
-	hi, ok2 := addInt(x.hi, y.hi)
+	lo, ok1 := AddInt(x.lo, y.lo)
+	hi, ok2 := AddInt(x.hi, y.hi)
 	if !ok1 || !ok2 {
 		return full
 	}
@@ -81,7 +83,7 @@ func (x interval) mul(y interval) interval {
 	out := interval{math.MaxInt64, math.MinInt64}
 	for _, a := range []int64{x.lo, x.hi} {
 		for _, b := range []int64{y.lo, y.hi} {
-			p, ok := mulInt(a, b)
+			p, ok := MulInt(a, b)
 			if !ok {
 				return full
 			}

@@ -307,12 +307,12 @@ func (a *Analysis) atomRange(x Atom, s Site, facts bool) interval {
 				strict = 1
 			}
 			if c, ok := Of(x).Sub(fact.X).IsConst(); ok {
-				if hi, ok := addInt(a.numeric(fact.Y, s, false).hi, c-strict); ok {
+				if hi, ok := AddInt(a.numeric(fact.Y, s, false).hi, c-strict); ok {
 					r = r.meet(interval{math.MinInt64, hi})
 				}
 			}
 			if c, ok := Of(x).Sub(fact.Y).IsConst(); ok {
-				if lo, ok := addInt(a.numeric(fact.X, s, false).lo, c+strict); ok {
+				if lo, ok := AddInt(a.numeric(fact.X, s, false).lo, c+strict); ok {
 					r = r.meet(interval{lo, math.MaxInt64})
 				}
 			}
@@ -332,7 +332,7 @@ func (a *Analysis) atomRange(x Atom, s Site, facts bool) interval {
 				if !ok {
 					continue
 				}
-				if e, ok = addInt(e, c); !ok {
+				if e, ok = AddInt(e, c); !ok {
 					continue
 				}
 				if r.lo == e && r.hi > e {
@@ -379,13 +379,13 @@ func (a *Analysis) counterInterval(iv *IndVar) interval {
 		bound.lo++
 	}
 	if iv.Up() {
-		hi, ok := addInt(bound.hi, step.hi)
+		hi, ok := AddInt(bound.hi, step.hi)
 		if !ok {
 			return r
 		}
 		return r.meet(interval{start.lo, max(hi, start.hi)})
 	}
-	lo, ok := addInt(bound.lo, step.lo)
+	lo, ok := AddInt(bound.lo, step.lo)
 	if !ok {
 		return r
 	}
