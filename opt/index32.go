@@ -106,6 +106,10 @@ type index32Plan struct {
 	ok              ir.Arg    // its result
 	tests           int       // the comparisons it makes
 	fallback        int       // the loop to run when it fails
+	// counters are the nest counters narrowed by their own tests
+	// (index32counters.go), counterSites their assignments and copies.
+	counters     []*nestCounter
+	counterSites map[analysis.Site]bool
 }
 
 func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {
@@ -132,6 +136,7 @@ func planIndex32(an *analysis.Analysis, lp *analysis.Loop) *index32Plan {
 	p.keepCounters()
 	for p.prune(dry) {
 	}
+	p.addCounters()
 	for _, bi := range lp.Blocks {
 		for i := range an.Task.Blocks[bi].Instrs {
 			s := analysis.Site{Block: bi, At: i}

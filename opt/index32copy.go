@@ -19,7 +19,7 @@ func (p *index32Plan) prepare() {
 	for _, bi := range p.lp.Blocks {
 		for i := range t.Blocks[bi].Instrs {
 			s := analysis.Site{Block: bi, At: i}
-			if !p.instr[s] {
+			if !p.instr[s] || p.counterSites[s] {
 				continue
 			}
 			if in := p.an.Instr(s); !narrowableCompare(in) {
@@ -30,11 +30,14 @@ func (p *index32Plan) prepare() {
 	}
 	for _, r := range slices.Sorted(maps.Keys(p.regs)) {
 		if p.readOnEntry(r) {
-			f, _ := p.an.AffineOf(ir.R(r), p.an.End(p.entry))
-			bb.fits(f, p.an.End(p.entry))
+			if !p.isCounter(r) {
+				f, _ := p.an.AffineOf(ir.R(r), p.an.End(p.entry))
+				bb.fits(f, p.an.End(p.entry))
+			}
 			p.liveIn = append(p.liveIn, r)
 		}
 	}
+	p.counterTests(bb)
 	p.ok = bb.condition()
 	p.tests = len(bb.conds)
 }

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7005b9243dc21162980056230b4506aa1faa2b38a30053827b04d2abe321e2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7c4f4700d8dfb96c9c2df12a896ab9aa6ec2b7061ce7c93022ca9601fc7d3cf1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8f5c716f3dbad4bf8477a89ebafdca373856c4097f6ef1342824e6aa190a6ab2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e42b867d8558c3cfd330baa97e4f897ec3b0bc4221fd650dbfe2969d7543cde8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

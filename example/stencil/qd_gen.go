@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "717650f28692cdfe5ac8d61e99e45ae6d16ae5bd627bf453c432a3706fe09f99"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d3a192e82bff517ceb6db01143e11f0ab456ca24bcc24478804accf349eb3e25"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "368b2ec9ac8d551822481ee788541efef15e5aade30bd1bbc366f13494e37d7a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "21a57b4f167473913c9f1bdfbb717f0b880105ade9f200f9737c00ed5d11ef06"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

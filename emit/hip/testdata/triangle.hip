@@ -26,45 +26,49 @@ extern "C" __global__ void LowerInclusive_0(char *p0, i64 p1, i64 p2, float p3, 
 	bool r1 = 0, r6 = 0, r22 = 0, r23 = 0, r28 = 0, r29 = 0, r30 = 0, r42 = 0;
 	bool r45 = 0, r46 = 0, r51 = 0, r52 = 0, r53 = 0, r61 = 0, r62 = 0, r66 = 0;
 	bool r70 = 0, r72 = 0, r74 = 0, r77 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0;
-	bool r87 = 0, r90 = 0, r99 = 0, r100 = 0, r105 = 0, r106 = 0, r107 = 0, r121 = 0;
-	bool r129 = 0;
-	i32 r92 = 0, r94 = 0, r95 = 0, r96 = 0, r116 = 0;
+	bool r87 = 0, r88 = 0, r89 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r96 = 0;
+	bool r98 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0;
+	bool r108 = 0, r109 = 0, r122 = 0, r123 = 0, r128 = 0, r129 = 0, r130 = 0, r148 = 0;
+	bool r156 = 0;
+	i32 r115 = 0, r117 = 0, r118 = 0, r119 = 0, r139 = 0;
 	i64 r0 = 0, r4 = 0, r5 = 0, r9 = 0, r11 = 0, r25 = 0, r27 = 0, r31 = 0;
 	i64 r32 = 0, r35 = 0, r40 = 0, r41 = 0, r48 = 0, r50 = 0, r54 = 0, r55 = 0;
 	i64 r63 = 0, r64 = 0, r65 = 0, r71 = 0, r73 = 0, r75 = 0, r80 = 0, r82 = 0;
-	i64 r84 = 0, r86 = 0, r88 = 0, r102 = 0, r104 = 0, r108 = 0, r109 = 0;
-	u32 r91 = 0, r93 = 0, r114 = 0, r115 = 0, r120 = 0, r122 = 0, r123 = 0, r124 = 0;
-	u32 r128 = 0, r130 = 0, r131 = 0, r132 = 0;
+	i64 r84 = 0, r86 = 0, r99 = 0, r125 = 0, r127 = 0, r131 = 0, r132 = 0;
+	u32 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0, r137 = 0, r138 = 0;
+	u32 r140 = 0, r141 = 0, r142 = 0, r143 = 0, r147 = 0, r149 = 0, r150 = 0, r151 = 0;
+	u32 r155 = 0, r157 = 0, r158 = 0, r159 = 0;
 	u64 r2 = 0, r3 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
 	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0;
 	u64 r26 = 0, r43 = 0, r44 = 0, r47 = 0, r49 = 0, r60 = 0, r67 = 0, r68 = 0;
-	u64 r69 = 0, r76 = 0, r78 = 0, r89 = 0, r97 = 0, r98 = 0, r101 = 0, r103 = 0;
-	u64 r117 = 0, r118 = 0, r119 = 0, r125 = 0, r126 = 0, r127 = 0;
-	float r36 = 0, r37 = 0, r38 = 0, r57 = 0, r58 = 0, r111 = 0, r112 = 0;
-	char *r33 = 0, *r34 = 0, *r39 = 0, *r56 = 0, *r59 = 0, *r110 = 0, *r113 = 0;
+	u64 r69 = 0, r76 = 0, r78 = 0, r91 = 0, r95 = 0, r97 = 0, r100 = 0, r120 = 0;
+	u64 r121 = 0, r124 = 0, r126 = 0, r144 = 0, r145 = 0, r146 = 0, r152 = 0, r153 = 0;
+	u64 r154 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r57 = 0, r58 = 0, r134 = 0, r135 = 0;
+	char *r33 = 0, *r34 = 0, *r39 = 0, *r56 = 0, *r59 = 0, *r133 = 0, *r136 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 11 "triangle.go"
-	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b21; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r118 = r10 | r8; r119 = r118 >> 32; r120 = (u32)r119; r121 = r120 == 0u; if (!r121) goto b30; r122 = (u32)r10; r123 = (u32)r8; r124 = qd_div_u32(r122, r123); r117 = (u64)r124;
+	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b21; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r145 = r10 | r8; r146 = r145 >> 32; r147 = (u32)r146; r148 = r147 == 0u; if (!r148) goto b30; r149 = (u32)r10; r150 = (u32)r8; r151 = qd_div_u32(r149, r150); r144 = (u64)r151;
 b4: // setup
 #line 11 "triangle.go"
-	r14 = r117; r15 = r14 * r8; r13 = r10 - r15; r126 = r12 | r8; r127 = r126 >> 32; r128 = (u32)r127; r129 = r128 == 0u; if (!r129) goto b29; r130 = (u32)r12; r131 = (u32)r8; r132 = qd_div_u32(r130, r131); r125 = (u64)r132;
+	r14 = r144; r15 = r14 * r8; r13 = r10 - r15; r153 = r12 | r8; r154 = r153 >> 32; r155 = (u32)r154; r156 = r155 == 0u; if (!r156) goto b29; r157 = (u32)r12; r158 = (u32)r8; r159 = qd_div_u32(r157, r158); r152 = (u64)r159;
 b6: // setup
 #line 11 "triangle.go"
-	r16 = r125; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r63 = p2; r64 = (u64)r63 + (u64)(-1ll); r65 = (u64)r64 * (u64)r0; r66 = r65 >= 0ll; r2 = (u64)r0; r3 = r2;
+	r16 = r152; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r63 = p2; r64 = (u64)r63 + (u64)(-1ll); r65 = (u64)r64 * (u64)r0; r66 = r65 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 13 "triangle.go"
-	r38 = p3; r35 = p1; r34 = p0; if (!r66) goto b22; r68 = r2; r67 = (u64)r64; r69 = __umul64hi(r67, r68); r70 = r69 == 0ull; if (!r70) goto b22; r73 = (u64)r65 + (u64)r64; r74 = r73 >= 0ll; if (!r74) goto b22; r77 = true; if (!r77) goto b22; r78 = (u64)r73; r60 = (u64)r35; r79 = r78 < r60; if (!r79) goto b22; r80 = p2; r82 = (u64)r80 - 1ull; r84 = (u64)r80 * (u64)r82; r86 = (u64)r84 + (u64)r82; r88 = r80 | r86; r89 = (u64)r88; r90 = r89 <= 2147483647ull; if (!r90) goto b22; r116 = (i32)r0;
+	r38 = p3; r35 = p1; r34 = p0; if (!r66) goto b22; r68 = r2; r67 = (u64)r64; r69 = __umul64hi(r67, r68); r70 = r69 == 0ull; if (!r70) goto b22; r73 = (u64)r65 + (u64)r64; r74 = r73 >= 0ll; if (!r74) goto b22; r77 = true; if (!r77) goto b22; r78 = (u64)r73; r60 = (u64)r35; r79 = r78 < r60; if (!r79) goto b22; r80 = p2; r82 = (u64)r80 - 1ull; r84 = (u64)r80 * (u64)r82; r86 = (u64)r84 + (u64)r82; r99 = r80 | r86; r88 = r8 <= 2147483648ull; r89 = r13 < r8; r90 = r18 <= 2147483648ull; r91 = r8 + r18; r92 = r91 <= 2147483648ull; r93 = r3 <= 2147483648ull; r94 = r19 <= 2147483647ull; r95 = r3 + 1ull; r96 = r16 <= 2147483648ull; r97 = r95 + r16; r98 = r97 <= 2147483648ull; r100 = (u64)r99; r101 = r100 <= 2147483647ull; r102 = r101 & r88; r103 = r102 & r89; r104 = r103 & r90; r105 = r104 & r92; r106 = r105 & r93; r107 = r106 & r94; r108 = r107 & r96; r109 = r108 & r98; r110 = (u32)r13; r111 = (u32)r19; if (!r109) goto b22; r137 = (u32)r8; r138 = (u32)r3; r139 = (i32)r0; r140 = (u32)r18; r141 = r137; r142 = r137; r143 = (u32)r16;
 b14: // head (int32)
 #line 11 "triangle.go"
-	r97 = r19; r98 = r13; r99 = r98 < r8; if (!r99) goto b21; r100 = r97 < r3; if (!r100) goto b21; r114 = (u32)r97; r91 = r114; r92 = (i32)r91; r115 = (u32)r98; r93 = r115; r94 = (i32)r93; r105 = r94 <= r92; if (!r105) goto b18;
+	r112 = r111; r113 = r110; r122 = r113 < r137; if (!r122) goto b21; r123 = r112 < r138; if (!r123) goto b21; r114 = r112; r115 = (i32)r114; r116 = r113; r117 = (i32)r116; r128 = r117 <= r115; if (!r128) goto b18;
 #line 13 "triangle.go"
-	r95 = (u32)r92 * (u32)r116; r96 = (u32)r95 + (u32)r94; r109 = (i64)r96; r110 = r34 + r109 * 4; r111 = *(float *)r110; r112 = r111 * r38; r113 = r110; *(float *)r113 = r112;
+	r118 = (u32)r115 * (u32)r139; r119 = (u32)r118 + (u32)r117; r132 = (i64)r119; r133 = r34 + r132 * 4; r134 = *(float *)r133; r135 = r134 * r38; r136 = r133; *(float *)r136 = r135;
 b18: // latch (int32)
 #line 11 "triangle.go"
-	r13 = r13 + r18; r106 = r13 >= r8; if (!r106) goto b20; r13 = r13 - r8; r19 = r19 + 1ull;
+	r110 = r110 + r140; r129 = r110 >= r141; if (!r129) goto b20; r110 = r110 - r142; r111 = r111 + 1u;
 b20: // stepped (int32)
 #line 11 "triangle.go"
-	r19 = r19 + r16; goto b14;
+	r111 = r111 + r143; goto b14;
 b21: // exit
 #line 11 "triangle.go"
 	return;
@@ -81,10 +85,10 @@ b28: // stepped (checked if)
 	r19 = r19 + r16; goto b22;
 b29: // divide in 64 bits
 #line 11 "triangle.go"
-	r125 = qd_div_u64(r12, r8); goto b6;
+	r152 = qd_div_u64(r12, r8); goto b6;
 b30: // divide in 64 bits
 #line 11 "triangle.go"
-	r117 = qd_div_u64(r10, r8); goto b4;
+	r144 = qd_div_u64(r10, r8); goto b4;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -103,46 +107,50 @@ extern "C" __global__ void LowerStrict_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r1 = 0, r5 = 0, r21 = 0, r22 = 0, r27 = 0, r28 = 0, r29 = 0, r38 = 0;
 	bool r40 = 0, r43 = 0, r44 = 0, r49 = 0, r50 = 0, r57 = 0, r58 = 0, r62 = 0;
 	bool r66 = 0, r68 = 0, r71 = 0, r74 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0;
-	bool r84 = 0, r86 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r97 = 0;
-	bool r107 = 0, r108 = 0, r113 = 0, r114 = 0, r127 = 0, r135 = 0;
-	i32 r99 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r122 = 0;
+	bool r84 = 0, r86 = 0, r88 = 0, r90 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
+	bool r96 = 0, r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r105 = 0, r108 = 0;
+	bool r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
+	bool r130 = 0, r131 = 0, r136 = 0, r137 = 0, r154 = 0, r162 = 0;
+	i32 r122 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r145 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r24 = 0, r26 = 0, r30 = 0, r31 = 0;
 	i64 r32 = 0, r36 = 0, r37 = 0, r39 = 0, r46 = 0, r48 = 0, r51 = 0, r52 = 0;
 	i64 r53 = 0, r59 = 0, r60 = 0, r61 = 0, r67 = 0, r69 = 0, r70 = 0, r72 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0, r91 = 0;
-	i64 r95 = 0, r110 = 0, r112 = 0, r115 = 0, r116 = 0, r117 = 0;
-	u32 r98 = 0, r100 = 0, r120 = 0, r121 = 0, r126 = 0, r128 = 0, r129 = 0, r130 = 0;
-	u32 r134 = 0, r136 = 0, r137 = 0, r138 = 0;
+	i64 r106 = 0, r133 = 0, r135 = 0, r138 = 0, r139 = 0, r140 = 0;
+	u32 r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r123 = 0, r143 = 0, r144 = 0;
+	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r153 = 0, r155 = 0, r156 = 0, r157 = 0;
+	u32 r161 = 0, r163 = 0, r164 = 0, r165 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0;
 	u64 r25 = 0, r41 = 0, r42 = 0, r45 = 0, r47 = 0, r56 = 0, r63 = 0, r64 = 0;
-	u64 r65 = 0, r73 = 0, r75 = 0, r96 = 0, r105 = 0, r106 = 0, r109 = 0, r111 = 0;
-	u64 r123 = 0, r124 = 0, r125 = 0, r131 = 0, r132 = 0, r133 = 0;
-	float r33 = 0, r54 = 0, r118 = 0;
-	char *r34 = 0, *r35 = 0, *r55 = 0, *r119 = 0;
+	u64 r65 = 0, r73 = 0, r75 = 0, r98 = 0, r102 = 0, r104 = 0, r107 = 0, r128 = 0;
+	u64 r129 = 0, r132 = 0, r134 = 0, r150 = 0, r151 = 0, r152 = 0, r158 = 0, r159 = 0;
+	u64 r160 = 0;
+	float r33 = 0, r54 = 0, r141 = 0;
+	char *r34 = 0, *r35 = 0, *r55 = 0, *r142 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "triangle.go"
-	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b22; r4 = (u64)r0 + (u64)(-1ll); r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r124 = r9 | r7; r125 = r124 >> 32; r126 = (u32)r125; r127 = r126 == 0u; if (!r127) goto b31; r128 = (u32)r9; r129 = (u32)r7; r130 = qd_div_u32(r128, r129); r123 = (u64)r130;
+	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b22; r4 = (u64)r0 + (u64)(-1ll); r5 = r4 > 0ll; if (!r5) goto b22; r6 = (u64)r4; r7 = r6; r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r9 = (u64)r8; r10 = (i64)((u64)gridDim.x * blockDim.x); r11 = (u64)r10; r151 = r9 | r7; r152 = r151 >> 32; r153 = (u32)r152; r154 = r153 == 0u; if (!r154) goto b31; r155 = (u32)r9; r156 = (u32)r7; r157 = qd_div_u32(r155, r156); r150 = (u64)r157;
 b5: // setup
 #line 22 "triangle.go"
-	r13 = r123; r14 = r13 * r7; r12 = r9 - r14; r132 = r11 | r7; r133 = r132 >> 32; r134 = (u32)r133; r135 = r134 == 0u; if (!r135) goto b30; r136 = (u32)r11; r137 = (u32)r7; r138 = qd_div_u32(r136, r137); r131 = (u64)r138;
+	r13 = r150; r14 = r13 * r7; r12 = r9 - r14; r159 = r11 | r7; r160 = r159 >> 32; r161 = (u32)r160; r162 = r161 == 0u; if (!r162) goto b30; r163 = (u32)r11; r164 = (u32)r7; r165 = qd_div_u32(r163, r164); r158 = (u64)r165;
 b7: // setup
 #line 22 "triangle.go"
-	r15 = r131; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r59 = p2; r60 = (u64)r59 + (u64)(-1ll); r61 = (u64)r60 * (u64)r0; r62 = r61 >= 0ll; r2 = (u64)r0; r3 = r2;
+	r15 = r158; r16 = r15 * r7; r17 = r11 - r16; r18 = r13; r59 = p2; r60 = (u64)r59 + (u64)(-1ll); r61 = (u64)r60 * (u64)r0; r62 = r61 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 24 "triangle.go"
-	r36 = p1; r35 = p0; if (!r62) goto b23; r64 = r2; r63 = (u64)r60; r65 = __umul64hi(r63, r64); r66 = r65 == 0ull; if (!r66) goto b23; r69 = (u64)r59 + (u64)(-2ll); r70 = (u64)r61 + (u64)r69; r71 = r70 >= 0ll; if (!r71) goto b23; r74 = true; if (!r74) goto b23; r75 = (u64)r70; r56 = (u64)r36; r76 = r75 < r56; if (!r76) goto b23; r77 = p2; r79 = (u64)r77 - 1ull; r85 = (u64)r77 * (u64)r79; r87 = (u64)r79 - 1ull; r89 = (u64)r85 + (u64)r87; r95 = r77 | r89; r96 = (u64)r95; r97 = r96 <= 2147483647ull; if (!r97) goto b23; r122 = (i32)r0;
+	r36 = p1; r35 = p0; if (!r62) goto b23; r64 = r2; r63 = (u64)r60; r65 = __umul64hi(r63, r64); r66 = r65 == 0ull; if (!r66) goto b23; r69 = (u64)r59 + (u64)(-2ll); r70 = (u64)r61 + (u64)r69; r71 = r70 >= 0ll; if (!r71) goto b23; r74 = true; if (!r74) goto b23; r75 = (u64)r70; r56 = (u64)r36; r76 = r75 < r56; if (!r76) goto b23; r77 = p2; r81 = (u64)r77 - 1ull; r85 = (u64)r77 * (u64)r81; r87 = (u64)r81 - 1ull; r89 = (u64)r85 + (u64)r87; r106 = r77 | r89; r95 = r7 <= 2147483648ull; r96 = r12 < r7; r97 = r17 <= 2147483648ull; r98 = r7 + r17; r99 = r98 <= 2147483648ull; r100 = r3 <= 2147483648ull; r101 = r18 <= 2147483647ull; r102 = r3 + 1ull; r103 = r15 <= 2147483648ull; r104 = r102 + r15; r105 = r104 <= 2147483648ull; r107 = (u64)r106; r108 = r107 <= 2147483647ull; r109 = r108 & r95; r110 = r109 & r96; r111 = r110 & r97; r112 = r111 & r99; r113 = r112 & r100; r114 = r113 & r101; r115 = r114 & r103; r116 = r115 & r105; r117 = (u32)r12; r118 = (u32)r18; if (!r116) goto b23; r143 = (u32)r7; r144 = (u32)r3; r145 = (i32)r0; r146 = (u32)r17; r147 = r143; r148 = r143; r149 = (u32)r15;
 b15: // head (int32)
 #line 22 "triangle.go"
-	r105 = r18; r106 = r12; r107 = r106 < r7; if (!r107) goto b22; r108 = r105 < r3; if (!r108) goto b22; r120 = (u32)r105; r98 = r120; r99 = (i32)r98; r121 = (u32)r106; r100 = r121; r101 = (i32)r100; r113 = r101 < r99; if (!r113) goto b19;
+	r119 = r118; r120 = r117; r130 = r120 < r143; if (!r130) goto b22; r131 = r119 < r144; if (!r131) goto b22; r121 = r119; r122 = (i32)r121; r123 = r120; r124 = (i32)r123; r136 = r124 < r122; if (!r136) goto b19;
 #line 24 "triangle.go"
-	r102 = (u32)r99 * (u32)r122; r103 = (u32)r102 + (u32)r101; r104 = (u32)r99 - (u32)r101; r117 = (i64)r104; r118 = (float)r117; r116 = (i64)r103; r119 = r35 + r116 * 4; *(float *)r119 = r118;
+	r125 = (u32)r122 * (u32)r145; r126 = (u32)r125 + (u32)r124; r127 = (u32)r122 - (u32)r124; r140 = (i64)r127; r141 = (float)r140; r139 = (i64)r126; r142 = r35 + r139 * 4; *(float *)r142 = r141;
 b19: // latch (int32)
 #line 22 "triangle.go"
-	r12 = r12 + r17; r114 = r12 >= r7; if (!r114) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
+	r117 = r117 + r146; r137 = r117 >= r147; if (!r137) goto b21; r117 = r117 - r148; r118 = r118 + 1u;
 b21: // stepped (int32)
 #line 22 "triangle.go"
-	r18 = r18 + r15; goto b15;
+	r118 = r118 + r149; goto b15;
 b22: // exit
 #line 22 "triangle.go"
 	return;
@@ -159,10 +167,10 @@ b29: // stepped (checked if)
 	r18 = r18 + r15; goto b23;
 b30: // divide in 64 bits
 #line 22 "triangle.go"
-	r131 = qd_div_u64(r11, r7); goto b7;
+	r158 = qd_div_u64(r11, r7); goto b7;
 b31: // divide in 64 bits
 #line 22 "triangle.go"
-	r123 = qd_div_u64(r9, r7); goto b5;
+	r150 = qd_div_u64(r9, r7); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -182,47 +190,51 @@ extern "C" __global__ void UpperFrom_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r47 = 0, r48 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r65 = 0, r66 = 0;
 	bool r70 = 0, r74 = 0, r76 = 0, r77 = 0, r79 = 0, r82 = 0, r84 = 0, r86 = 0;
 	bool r88 = 0, r90 = 0, r92 = 0, r94 = 0, r96 = 0, r98 = 0, r100 = 0, r102 = 0;
-	bool r105 = 0, r117 = 0, r118 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r143 = 0;
-	bool r151 = 0;
-	i32 r39 = 0, r62 = 0, r107 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0;
-	i32 r114 = 0, r132 = 0, r136 = 0, r137 = 0, r138 = 0;
+	bool r103 = 0, r104 = 0, r105 = 0, r107 = 0, r108 = 0, r109 = 0, r111 = 0, r113 = 0;
+	bool r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0;
+	bool r124 = 0, r140 = 0, r141 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r170 = 0;
+	bool r178 = 0;
+	i32 r39 = 0, r62 = 0, r130 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	i32 r137 = 0, r155 = 0, r159 = 0, r160 = 0, r161 = 0;
 	i64 r0 = 0, r4 = 0, r10 = 0, r12 = 0, r26 = 0, r28 = 0, r29 = 0, r33 = 0;
 	i64 r35 = 0, r36 = 0, r37 = 0, r38 = 0, r42 = 0, r43 = 0, r44 = 0, r50 = 0;
 	i64 r52 = 0, r53 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r67 = 0, r68 = 0;
 	i64 r69 = 0, r75 = 0, r78 = 0, r80 = 0, r85 = 0, r87 = 0, r89 = 0, r91 = 0;
-	i64 r93 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0, r120 = 0, r122 = 0;
-	i64 r123 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0;
-	u32 r106 = 0, r108 = 0, r134 = 0, r135 = 0, r142 = 0, r144 = 0, r145 = 0, r146 = 0;
-	u32 r150 = 0, r152 = 0, r153 = 0, r154 = 0;
+	i64 r93 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r114 = 0, r143 = 0, r145 = 0;
+	i64 r146 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0;
+	u32 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r131 = 0, r157 = 0, r158 = 0;
+	u32 r162 = 0, r163 = 0, r164 = 0, r165 = 0, r169 = 0, r171 = 0, r172 = 0, r173 = 0;
+	u32 r177 = 0, r179 = 0, r180 = 0, r181 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	u64 r22 = 0, r25 = 0, r27 = 0, r45 = 0, r46 = 0, r49 = 0, r51 = 0, r64 = 0;
-	u64 r71 = 0, r72 = 0, r73 = 0, r81 = 0, r83 = 0, r104 = 0, r115 = 0, r116 = 0;
-	u64 r119 = 0, r121 = 0, r139 = 0, r140 = 0, r141 = 0, r147 = 0, r148 = 0, r149 = 0;
-	char *r40 = 0, *r41 = 0, *r63 = 0, *r133 = 0;
+	u64 r71 = 0, r72 = 0, r73 = 0, r81 = 0, r83 = 0, r106 = 0, r110 = 0, r112 = 0;
+	u64 r115 = 0, r138 = 0, r139 = 0, r142 = 0, r144 = 0, r166 = 0, r167 = 0, r168 = 0;
+	u64 r174 = 0, r175 = 0, r176 = 0;
+	char *r40 = 0, *r41 = 0, *r63 = 0, *r156 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 33 "triangle.go"
-	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b22; r5 = 1ll < r0; if (!r5) goto b22; r2 = (u64)r0; r7 = r2; r9 = r7 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r140 = r11 | r9; r141 = r140 >> 32; r142 = (u32)r141; r143 = r142 == 0u; if (!r143) goto b31; r144 = (u32)r11; r145 = (u32)r9; r146 = qd_div_u32(r144, r145); r139 = (u64)r146;
+	r0 = p2; r1 = r0 > 0ll; if (!r1) goto b22; r5 = 1ll < r0; if (!r5) goto b22; r2 = (u64)r0; r7 = r2; r9 = r7 - 1ull; r10 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r11 = (u64)r10; r12 = (i64)((u64)gridDim.x * blockDim.x); r13 = (u64)r12; r167 = r11 | r9; r168 = r167 >> 32; r169 = (u32)r168; r170 = r169 == 0u; if (!r170) goto b31; r171 = (u32)r11; r172 = (u32)r9; r173 = qd_div_u32(r171, r172); r166 = (u64)r173;
 b5: // setup
 #line 33 "triangle.go"
-	r15 = r139; r16 = r15 * r9; r14 = r11 - r16; r148 = r13 | r9; r149 = r148 >> 32; r150 = (u32)r149; r151 = r150 == 0u; if (!r151) goto b30; r152 = (u32)r13; r153 = (u32)r9; r154 = qd_div_u32(r152, r153); r147 = (u64)r154;
+	r15 = r166; r16 = r15 * r9; r14 = r11 - r16; r175 = r13 | r9; r176 = r175 >> 32; r177 = (u32)r176; r178 = r177 == 0u; if (!r178) goto b30; r179 = (u32)r13; r180 = (u32)r9; r181 = qd_div_u32(r179, r180); r174 = (u64)r181;
 b7: // setup
 #line 33 "triangle.go"
-	r17 = r147; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r67 = p2; r68 = (u64)r67 + (u64)(-1ll); r69 = (u64)r68 * (u64)r0; r70 = r69 >= 0ll; r3 = r2;
+	r17 = r174; r18 = r17 * r9; r19 = r13 - r18; r20 = r15; r67 = p2; r68 = (u64)r67 + (u64)(-1ll); r69 = (u64)r68 * (u64)r0; r70 = r69 >= 0ll; r3 = r2;
 #line 35 "triangle.go"
-	r42 = p1; r41 = p0; if (!r70) goto b23; r72 = r2; r71 = (u64)r68; r73 = __umul64hi(r71, r72); r74 = r73 == 0ull; if (!r74) goto b23; r78 = (u64)r69 + (u64)r68; r79 = r78 >= 0ll; if (!r79) goto b23; r82 = true; if (!r82) goto b23; r83 = (u64)r78; r64 = (u64)r42; r84 = r83 < r64; if (!r84) goto b23; r85 = p2; r87 = (u64)r85 - 1ull; r89 = (u64)r85 + (u64)(-1ll); r91 = (u64)r89 - 1ull; r97 = (u64)r85 * (u64)r87; r99 = (u64)r97 + 1ull; r101 = (u64)r99 + (u64)r91; r103 = r85 | r101; r104 = (u64)r103; r105 = r104 <= 2147483647ull; if (!r105) goto b23; r138 = (i32)r0;
+	r42 = p1; r41 = p0; if (!r70) goto b23; r72 = r2; r71 = (u64)r68; r73 = __umul64hi(r71, r72); r74 = r73 == 0ull; if (!r74) goto b23; r78 = (u64)r69 + (u64)r68; r79 = r78 >= 0ll; if (!r79) goto b23; r82 = true; if (!r82) goto b23; r83 = (u64)r78; r64 = (u64)r42; r84 = r83 < r64; if (!r84) goto b23; r85 = p2; r87 = (u64)r85 + (u64)(-1ll); r89 = (u64)r85 - 1ull; r91 = (u64)r87 - 1ull; r97 = (u64)r85 * (u64)r89; r99 = (u64)r97 + 1ull; r101 = (u64)r99 + (u64)r91; r114 = r85 | r101; r103 = r9 <= 2147483648ull; r104 = r14 < r9; r105 = r19 <= 2147483648ull; r106 = r9 + r19; r107 = r106 <= 2147483648ull; r108 = r3 <= 2147483648ull; r109 = r20 <= 2147483647ull; r110 = r3 + 1ull; r111 = r17 <= 2147483648ull; r112 = r110 + r17; r113 = r112 <= 2147483648ull; r115 = (u64)r114; r116 = r115 <= 2147483647ull; r117 = r116 & r103; r118 = r117 & r104; r119 = r118 & r105; r120 = r119 & r107; r121 = r120 & r108; r122 = r121 & r109; r123 = r122 & r111; r124 = r123 & r113; r125 = (u32)r14; r126 = (u32)r20; if (!r124) goto b23; r157 = (u32)r9; r158 = (u32)r3; r161 = (i32)r0; r162 = (u32)r19; r163 = r157; r164 = r157; r165 = (u32)r17;
 b15: // head (int32)
 #line 33 "triangle.go"
-	r115 = r20; r116 = r14; r117 = r116 < r9; if (!r117) goto b22; r118 = r115 < r3; if (!r118) goto b22; r134 = (u32)r115; r106 = r134; r107 = (i32)r106; r135 = (u32)r116; r108 = r135 + 1u; r109 = (i32)r108; r110 = (u32)r107 + 1u; r124 = r109 >= r110; if (!r124) goto b19;
+	r127 = r126; r128 = r125; r140 = r128 < r157; if (!r140) goto b22; r141 = r127 < r158; if (!r141) goto b22; r129 = r127; r130 = (i32)r129; r131 = r128 + 1u; r132 = (i32)r131; r133 = (u32)r130 + 1u; r147 = r132 >= r133; if (!r147) goto b19;
 #line 35 "triangle.go"
-	r111 = (u32)r107 * (u32)r138; r112 = (u32)r111 + (u32)r109; r114 = r112; r131 = (i64)r114; r132 = (i32)r131; r129 = r131; r133 = r41 + r129 * 4; *(i32 *)r133 = r132;
+	r134 = (u32)r130 * (u32)r161; r135 = (u32)r134 + (u32)r132; r137 = r135; r154 = (i64)r137; r155 = (i32)r154; r152 = r154; r156 = r41 + r152 * 4; *(i32 *)r156 = r155;
 b19: // latch (int32)
 #line 33 "triangle.go"
-	r14 = r14 + r19; r125 = r14 >= r9; if (!r125) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
+	r125 = r125 + r162; r148 = r125 >= r163; if (!r148) goto b21; r125 = r125 - r164; r126 = r126 + 1u;
 b21: // stepped (int32)
 #line 33 "triangle.go"
-	r20 = r20 + r17; goto b15;
+	r126 = r126 + r165; goto b15;
 b22: // exit
 #line 33 "triangle.go"
 	return;
@@ -239,10 +251,10 @@ b29: // stepped (checked if)
 	r20 = r20 + r17; goto b23;
 b30: // divide in 64 bits
 #line 33 "triangle.go"
-	r147 = qd_div_u64(r13, r9); goto b7;
+	r174 = qd_div_u64(r13, r9); goto b7;
 b31: // divide in 64 bits
 #line 33 "triangle.go"
-	r139 = qd_div_u64(r11, r9); goto b5;
+	r166 = qd_div_u64(r11, r9); goto b5;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
