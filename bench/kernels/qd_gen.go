@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7005b9243dc21162980056230b4506aa1faa2b38a30053827b04d2abe321e2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7c4f4700d8dfb96c9c2df12a896ab9aa6ec2b7061ce7c93022ca9601fc7d3cf1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "721957eac4782aa23a100ca3d770ee2fa25f997fd0f50f1820422bd9e87c1910"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8f76394361458b5c862d14d6ff7c6bc1bee2faecfa4f61abcc393d4051c35882"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

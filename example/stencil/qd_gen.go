@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "717650f28692cdfe5ac8d61e99e45ae6d16ae5bd627bf453c432a3706fe09f99"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d3a192e82bff517ceb6db01143e11f0ab456ca24bcc24478804accf349eb3e25"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6a56fc1b75b5db06ad28fc82acb06beb7db95dbf988dce60e6f61e37d4c7e498"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9c32cfc0db34e9e4676571cfd5606affc2845e2f875205d087f284fe2c9b1f9e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

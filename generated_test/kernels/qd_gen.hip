@@ -15385,9 +15385,9 @@ b7: // setup
 	r40 = p1; r39 = p0; if (!r73) goto b23; r75 = r2; r74 = (u64)r71; r76 = __umul64hi(r74, r75); r77 = r76 == 0ull; if (!r77) goto b23; r81 = (u64)r72 + (u64)r71; r82 = r81 >= 0ll; if (!r82) goto b23; r85 = true; if (!r85) goto b23; r86 = (u64)r81; r67 = (u64)r40; r87 = r86 < r67; if (!r87) goto b23; r88 = p2; r90 = (u64)r88 - 1ull; r92 = (u64)r88 + (u64)(-1ll); r94 = (u64)r92 - 1ull; r100 = (u64)r88 * (u64)r90; r102 = (u64)r100 + 1ull; r104 = (u64)r102 + (u64)r94; r114 = r88 | r104; r115 = (u64)r114; r116 = r115 <= 2147483647ull; if (!r116) goto b23; r148 = (i32)r0;
 b15: // head (int32)
 #line 13 "depend.go"
-	r125 = r20; r126 = r14; r127 = r126 < r9; if (!r127) goto b22; r128 = r125 < r3; if (!r128) goto b22; r145 = (u32)r125; r117 = r145; r118 = (i32)r117; r146 = (u32)r126; r119 = r146 + 1u; r120 = (i32)r119; r121 = (u32)r118 + 1u; r134 = r120 >= r121; if (!r134) goto b19;
+	r125 = r20; r126 = r14; r127 = r126 < r9; if (!r127) goto b22; r128 = r125 < r3; if (!r128) goto b22; r145 = (u32)r125; r117 = r145; r118 = (i32)r117; r146 = (u32)r126; r119 = r146 + 1u; r120 = (i32)r119; r121 = (u32)r118 + 1u; r134 = r120 >= r121;
 #line 15 "depend.go"
-	r122 = (u32)r118 * (u32)r148; r123 = (u32)r122 + (u32)r120; r124 = (u32)r118 - (u32)r120; r139 = (i64)r124; r140 = (float)r139; r138 = (i64)r123; r141 = r39 + r138 * 4; r142 = *(float *)r141; r143 = r142 + r140; r144 = r141; *(float *)r144 = r143;
+	r122 = (u32)r118 * (u32)r148; r123 = (u32)r122 + (u32)r120; r124 = (u32)r118 - (u32)r120; r139 = (i64)r124; r140 = (float)r139; r138 = (i64)r123; r141 = r39 + r138 * 4; r144 = r141; if (!r134) goto b19; r142 = *(float *)r141; r143 = r142 + r140; *(float *)r144 = r143;
 b19: // latch (int32)
 #line 13 "depend.go"
 	r14 = r14 + r19; r135 = r14 >= r9; if (!r135) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
@@ -15580,9 +15580,9 @@ b7: // setup
 	r36 = p1; r35 = p0; if (!r74) goto b26; r76 = r2; r75 = (u64)r72; r77 = __umul64hi(r75, r76); r78 = r77 == 0ull; if (!r78) goto b26; r81 = (u64)r71 + (u64)(-1ll); r82 = (u64)r73 + (u64)r81; r83 = r82 >= 0ll; if (!r83) goto b26; r86 = true; if (!r86) goto b26; r87 = (u64)r82; r68 = (u64)r36; r88 = r87 < r68; if (!r88) goto b26; r91 = (u64)r81; r92 = __umul64hi(r91, r76); r93 = r92 == 0ull; if (!r93) goto b26; r89 = (u64)r81 * (u64)r0; r94 = (u64)r89 + (u64)r72; r95 = r94 >= 0ll; if (!r95) goto b26; r96 = (u64)r94; r97 = r96 < r68; if (!r97) goto b26; r98 = p2; r100 = (u64)r98 - 1ull; r106 = (u64)r98 * (u64)r100; r108 = (u64)r100 - 1ull; r110 = (u64)r106 + (u64)r108; r116 = r98 | r110; r117 = (u64)r116; r118 = r117 <= 2147483647ull; if (!r118) goto b26; r151 = (i32)r0; r152 = r151;
 b18: // head (int32)
 #line 36 "depend.go"
-	r127 = r18; r128 = r12; r129 = r128 < r7; if (!r129) goto b25; r130 = r127 < r3; if (!r130) goto b25; r149 = (u32)r127; r119 = r149; r120 = (i32)r119; r150 = (u32)r128; r121 = r150; r122 = (i32)r121; r135 = r122 < r120; if (!r135) goto b22;
+	r127 = r18; r128 = r12; r129 = r128 < r7; if (!r129) goto b25; r130 = r127 < r3; if (!r130) goto b25; r149 = (u32)r127; r119 = r149; r120 = (i32)r119; r150 = (u32)r128; r121 = r150; r122 = (i32)r121; r135 = r122 < r120;
 #line 38 "depend.go"
-	r123 = (u32)r120 * (u32)r151; r124 = (u32)r123 + (u32)r122; r125 = (u32)r122 * (u32)r152; r126 = (u32)r125 + (u32)r120; r141 = (i64)r126; r142 = r35 + r141 * 4; r143 = *(float *)r142; r144 = r143 * 0x1p-01f; r139 = (i64)r124; r145 = r35 + r139 * 4; r146 = *(float *)r145; r147 = r146 - r144; r148 = r145; *(float *)r148 = r147;
+	r123 = (u32)r120 * (u32)r151; r124 = (u32)r123 + (u32)r122; r125 = (u32)r122 * (u32)r152; r126 = (u32)r125 + (u32)r120; r141 = (i64)r126; r142 = r35 + r141 * 4; r139 = (i64)r124; r145 = r35 + r139 * 4; r148 = r145; if (!r135) goto b22; r143 = *(float *)r142; r144 = r143 * 0x1p-01f; r146 = *(float *)r145; r147 = r146 - r144; *(float *)r148 = r147;
 b22: // latch (int32)
 #line 36 "depend.go"
 	r12 = r12 + r17; r136 = r12 >= r7; if (!r136) goto b24; r12 = r12 - r7; r18 = r18 + 1ull;
@@ -15664,8 +15664,8 @@ b2: // grid unrolled guard
 	r30 = (u64)r2 + 1ull; r31 = r30 < r3; if (!r31) goto b31; r35 = (u64)r30; r32 = r34 - r35; r33 = r32 > r36; if (!r33) goto b23; r37 = r2; r40 = r37; r41 = (u64)r40 + 1ull;
 	r43 = r41 ^ r12;
 	r44 = r43 > r41; if (!r44) goto b8;
-	r45 = r41 & r15; r46 = r45 == 0ll; r129 = r163; r47 = r129 + 4ll; r48 = *(i32 *)r47; if ((u64)r43 >= (u64)r5) { qd_site = 0; qd_x = r43; qd_y = r5; goto qd_fault; } r49 = r4 + r43 * 4; r50 = *(i32 *)r49; r51 = r48 > r50; r52 = r46 == r51; if (!r52) goto b8;
-	r53 = r49; r54 = *(i32 *)r53; r55 = r47; r56 = *(i32 *)r55; r57 = r47; *(i32 *)r57 = r54; r58 = r49; *(i32 *)r58 = r56;
+	r45 = r41 & r15; r46 = r45 == 0ll; r129 = r163; r47 = r129 + 4ll; r48 = *(i32 *)r47; if ((u64)r43 >= (u64)r5) { qd_site = 0; qd_x = r43; qd_y = r5; goto qd_fault; } r49 = r4 + r43 * 4; r50 = *(i32 *)r49; r51 = r48 > r50; r52 = r46 == r51;
+	r53 = r49; r55 = r47; r57 = r47; r58 = r49; if (!r52) goto b8; r54 = *(i32 *)r53; r56 = *(i32 *)r55; *(i32 *)r57 = r54; *(i32 *)r58 = r56;
 b8: // grid unrolled 1
 #line 52 "depend.go"
 	r80 = (u64)r37 + (u64)r1;
@@ -15673,8 +15673,8 @@ b8: // grid unrolled 1
 	r61 = r80; r62 = (u64)r61 + 1ull;
 	r64 = r62 ^ r12;
 	r65 = r64 > r62; if (!r65) goto b12;
-	r66 = r62 & r15; r67 = r66 == 0ll; r132 = r163; r134 = r132 + r133 * 1; r68 = r134 + 4ll; r69 = *(i32 *)r68; if ((u64)r64 >= (u64)r5) { qd_site = 0; qd_x = r64; qd_y = r5; goto qd_fault; } r70 = r4 + r64 * 4; r71 = *(i32 *)r70; r72 = r69 > r71; r73 = r67 == r72; if (!r73) goto b12;
-	r74 = r70; r75 = *(i32 *)r74; r76 = r68; r77 = *(i32 *)r76; r78 = r68; *(i32 *)r78 = r75; r79 = r70; *(i32 *)r79 = r77;
+	r66 = r62 & r15; r67 = r66 == 0ll; r132 = r163; r134 = r132 + r133 * 1; r68 = r134 + 4ll; r69 = *(i32 *)r68; if ((u64)r64 >= (u64)r5) { qd_site = 0; qd_x = r64; qd_y = r5; goto qd_fault; } r70 = r4 + r64 * 4; r71 = *(i32 *)r70; r72 = r69 > r71; r73 = r67 == r72;
+	r74 = r70; r76 = r68; r78 = r68; r79 = r70; if (!r73) goto b12; r75 = *(i32 *)r74; r77 = *(i32 *)r76; *(i32 *)r78 = r75; *(i32 *)r79 = r77;
 b12: // grid unrolled 2
 #line 52 "depend.go"
 	r102 = (u64)r80 + (u64)r1;
@@ -15682,8 +15682,8 @@ b12: // grid unrolled 2
 	r83 = r102; r84 = (u64)r83 + 1ull;
 	r86 = r84 ^ r12;
 	r87 = r86 > r84; if (!r87) goto b16;
-	r88 = r84 & r15; r89 = r88 == 0ll; r141 = r163; r143 = r141 + r142 * 1; r90 = r143 + 4ll; r91 = *(i32 *)r90; if ((u64)r86 >= (u64)r5) { qd_site = 0; qd_x = r86; qd_y = r5; goto qd_fault; } r92 = r4 + r86 * 4; r93 = *(i32 *)r92; r94 = r91 > r93; r95 = r89 == r94; if (!r95) goto b16;
-	r96 = r92; r97 = *(i32 *)r96; r98 = r90; r99 = *(i32 *)r98; r100 = r90; *(i32 *)r100 = r97; r101 = r92; *(i32 *)r101 = r99;
+	r88 = r84 & r15; r89 = r88 == 0ll; r141 = r163; r143 = r141 + r142 * 1; r90 = r143 + 4ll; r91 = *(i32 *)r90; if ((u64)r86 >= (u64)r5) { qd_site = 0; qd_x = r86; qd_y = r5; goto qd_fault; } r92 = r4 + r86 * 4; r93 = *(i32 *)r92; r94 = r91 > r93; r95 = r89 == r94;
+	r96 = r92; r98 = r90; r100 = r90; r101 = r92; if (!r95) goto b16; r97 = *(i32 *)r96; r99 = *(i32 *)r98; *(i32 *)r100 = r97; *(i32 *)r101 = r99;
 b16: // grid unrolled 3
 #line 52 "depend.go"
 	r124 = (u64)r102 + (u64)r1;
@@ -15691,8 +15691,8 @@ b16: // grid unrolled 3
 	r105 = r124; r106 = (u64)r105 + 1ull;
 	r108 = r106 ^ r12;
 	r109 = r108 > r106; if (!r109) goto b22;
-	r110 = r106 & r15; r111 = r110 == 0ll; r150 = r163; r152 = r150 + r151 * 1; r112 = r152 + 4ll; r113 = *(i32 *)r112; if ((u64)r108 >= (u64)r5) { qd_site = 0; qd_x = r108; qd_y = r5; goto qd_fault; } r114 = r4 + r108 * 4; r115 = *(i32 *)r114; r116 = r113 > r115; r117 = r111 == r116; if (!r117) goto b22;
-	r118 = r114; r119 = *(i32 *)r118; r120 = r112; r121 = *(i32 *)r120; r122 = r112; *(i32 *)r122 = r119; r123 = r114; *(i32 *)r123 = r121;
+	r110 = r106 & r15; r111 = r110 == 0ll; r150 = r163; r152 = r150 + r151 * 1; r112 = r152 + 4ll; r113 = *(i32 *)r112; if ((u64)r108 >= (u64)r5) { qd_site = 0; qd_x = r108; qd_y = r5; goto qd_fault; } r114 = r4 + r108 * 4; r115 = *(i32 *)r114; r116 = r113 > r115; r117 = r111 == r116;
+	r118 = r114; r120 = r112; r122 = r112; r123 = r114; if (!r117) goto b22; r119 = *(i32 *)r118; r121 = *(i32 *)r120; *(i32 *)r122 = r119; *(i32 *)r123 = r121;
 b22: // latch (grid unrolled 3)
 #line 52 "depend.go"
 	r2 = (u64)r2 + (u64)r125; r163 = r163 + r164 * 1; goto b2;
@@ -15704,8 +15704,8 @@ b24: // head
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b31; r8 = r2; r9 = (u64)r8 + 1ull;
 	r11 = r9 ^ r12;
 	r13 = r11 > r9; if (!r13) goto b30;
-	r14 = r9 & r15; r16 = r14 == 0ll; r126 = r160; r17 = r126 + 4ll; r18 = *(i32 *)r17; if ((u64)r11 >= (u64)r5) { qd_site = 0; qd_x = r11; qd_y = r5; goto qd_fault; } r19 = r4 + r11 * 4; r20 = *(i32 *)r19; r21 = r18 > r20; r22 = r16 == r21; if (!r22) goto b30;
-	r23 = r19; r24 = *(i32 *)r23; r25 = r17; r26 = *(i32 *)r25; r27 = r17; *(i32 *)r27 = r24; r28 = r19; *(i32 *)r28 = r26;
+	r14 = r9 & r15; r16 = r14 == 0ll; r126 = r160; r17 = r126 + 4ll; r18 = *(i32 *)r17; if ((u64)r11 >= (u64)r5) { qd_site = 0; qd_x = r11; qd_y = r5; goto qd_fault; } r19 = r4 + r11 * 4; r20 = *(i32 *)r19; r21 = r18 > r20; r22 = r16 == r21;
+	r23 = r19; r25 = r17; r27 = r17; r28 = r19; if (!r22) goto b30; r24 = *(i32 *)r23; r26 = *(i32 *)r25; *(i32 *)r27 = r24; *(i32 *)r28 = r26;
 b30: // latch
 #line 48 "depend.go"
 	r2 = (u64)r2 + (u64)r1; r160 = r160 + r161 * 1; goto b24;
@@ -17303,23 +17303,23 @@ b14: // grid unrolled guard
 #line 100 "hoisted.go"
 	r87 = (u64)r2 + 1ull; r88 = r87 < r85; if (!r88) goto b30; r92 = (u64)r87; r89 = r91 - r92; r90 = r89 > r93; if (!r90) goto b25;
 #line 98 "hoisted.go"
-	r167 = r222; r100 = r167 + 4ll; r101 = *(i32 *)r100; r102 = r101 > 0; if (!r102) goto b18;
-	r168 = r167; r170 = r168 + r169 * 1; r104 = r170 + 4ll; r105 = *(i32 *)r104;
+	r167 = r222; r100 = r167 + 4ll; r101 = *(i32 *)r100; r102 = r101 > 0;
+	r168 = r167; r170 = r168 + r169 * 1; r104 = r170 + 4ll; if (!r102) goto b18; r105 = *(i32 *)r104;
 	r171 = r224; r106 = r171 + 4ll; *(i32 *)r106 = r105;
 b18: // rangeindex.body (grid unrolled 1)
 #line 98 "hoisted.go"
-	r172 = r167; r174 = r172 + r173 * 1; r112 = r174 + 4ll; r113 = *(i32 *)r112; r114 = r113 > 0; if (!r114) goto b20;
-	r177 = r174; r179 = r177 + r178 * 1; r116 = r179 + 4ll; r117 = *(i32 *)r116;
+	r172 = r167; r174 = r172 + r173 * 1; r112 = r174 + 4ll; r113 = *(i32 *)r112; r114 = r113 > 0;
+	r177 = r174; r179 = r177 + r178 * 1; r116 = r179 + 4ll; if (!r114) goto b20; r117 = *(i32 *)r116;
 	r180 = r224; r182 = r180 + r181 * 1; r118 = r182 + 4ll; *(i32 *)r118 = r117;
 b20: // rangeindex.body (grid unrolled 2)
 #line 98 "hoisted.go"
-	r183 = r167; r185 = r183 + r184 * 1; r125 = r185 + 4ll; r126 = *(i32 *)r125; r127 = r126 > 0; if (!r127) goto b22;
-	r188 = r185; r190 = r188 + r189 * 1; r129 = r190 + 4ll; r130 = *(i32 *)r129;
+	r183 = r167; r185 = r183 + r184 * 1; r125 = r185 + 4ll; r126 = *(i32 *)r125; r127 = r126 > 0;
+	r188 = r185; r190 = r188 + r189 * 1; r129 = r190 + 4ll; if (!r127) goto b22; r130 = *(i32 *)r129;
 	r191 = r224; r193 = r191 + r192 * 1; r131 = r193 + 4ll; *(i32 *)r131 = r130;
 b22: // rangeindex.body (grid unrolled 3)
 #line 98 "hoisted.go"
-	r194 = r167; r196 = r194 + r195 * 1; r138 = r196 + 4ll; r139 = *(i32 *)r138; r140 = r139 > 0; if (!r140) goto b24;
-	r199 = r196; r201 = r199 + r200 * 1; r142 = r201 + 4ll; r143 = *(i32 *)r142;
+	r194 = r167; r196 = r194 + r195 * 1; r138 = r196 + 4ll; r139 = *(i32 *)r138; r140 = r139 > 0;
+	r199 = r196; r201 = r199 + r200 * 1; r142 = r201 + 4ll; if (!r140) goto b24; r143 = *(i32 *)r142;
 	r202 = r224; r204 = r202 + r203 * 1; r144 = r204 + 4ll; *(i32 *)r144 = r143;
 b24: // latch (grid unrolled 3)
 #line 100 "hoisted.go"
@@ -17332,8 +17332,8 @@ b25: // preheader
 b26: // head
 #line 97 "hoisted.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r85; if (!r7) goto b30;
-	r147 = r206; r11 = r147 + 4ll; r14 = *(i32 *)r11; r15 = r14 > 0; if (!r15) goto b29;
-	r148 = r147; r150 = r148 + r149 * 1; r18 = r150 + 4ll; r19 = *(i32 *)r18;
+	r147 = r206; r11 = r147 + 4ll; r14 = *(i32 *)r11; r15 = r14 > 0;
+	r148 = r147; r150 = r148 + r149 * 1; r18 = r150 + 4ll; if (!r15) goto b29; r19 = *(i32 *)r18;
 	r151 = r208; r20 = r151 + 4ll; *(i32 *)r20 = r19;
 b29: // latch
 #line 97 "hoisted.go"
@@ -21926,8 +21926,8 @@ b26: // edge 4→5
 b27: // rangeint.done
 #line 397 "kernels.go"
 	r35 = r4 + r8 * 4; r22 = r35 + 4ll; *(float *)r22 = r23;
-	r24 = r16 < 0ll; if (!r24) goto b29;
-	r25 = r22; *(float *)r25 = 0x0p+00f;
+	r24 = r16 < 0ll;
+	r25 = r22; if (!r24) goto b29; *(float *)r25 = 0x0p+00f;
 b29: // latch
 #line 392 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
@@ -23982,9 +23982,9 @@ b7: // setup
 	r37 = p1; r36 = p0; if (!r64) goto b23; r66 = r2; r65 = (u64)r62; r67 = __umul64hi(r65, r66); r68 = r67 == 0ull; if (!r68) goto b23; r71 = (u64)r61 + (u64)(-2ll); r72 = (u64)r63 + (u64)r71; r73 = r72 >= 0ll; if (!r73) goto b23; r76 = true; if (!r76) goto b23; r77 = (u64)r72; r58 = (u64)r37; r78 = r77 < r58; if (!r78) goto b23; r79 = p6; r81 = (u64)r79 - 1ull; r87 = (u64)r79 * (u64)r81; r89 = (u64)r81 - 1ull; r91 = (u64)r87 + (u64)r89; r97 = r79 | r91; r93 = (u64)r81 * 1000ull; r95 = (u64)r93 + (u64)r89; r98 = r97 | r95; r99 = (u64)r98; r100 = r99 <= 2147483647ull; if (!r100) goto b23; r127 = (i32)r0;
 b15: // head (int32)
 #line 183 "nest.go"
-	r109 = r18; r110 = r12; r111 = r110 < r7; if (!r111) goto b22; r112 = r109 < r3; if (!r112) goto b22; r125 = (u32)r109; r101 = r125; r102 = (i32)r101; r126 = (u32)r110; r103 = r126; r104 = (i32)r103; r117 = r104 < r102; if (!r117) goto b19;
+	r109 = r18; r110 = r12; r111 = r110 < r7; if (!r111) goto b22; r112 = r109 < r3; if (!r112) goto b22; r125 = (u32)r109; r101 = r125; r102 = (i32)r101; r126 = (u32)r110; r103 = r126; r104 = (i32)r103; r117 = r104 < r102;
 #line 185 "nest.go"
-	r105 = (u32)r102 * (u32)r127; r106 = (u32)r105 + (u32)r104; r107 = (u32)r102 * 1000u; r108 = (u32)r107 + (u32)r104; r122 = (i64)r108; r123 = (i32)r122; r120 = (i64)r106; r124 = r36 + r120 * 4; *(i32 *)r124 = r123;
+	r105 = (u32)r102 * (u32)r127; r106 = (u32)r105 + (u32)r104; r107 = (u32)r102 * 1000u; r108 = (u32)r107 + (u32)r104; r122 = (i64)r108; r123 = (i32)r122; r120 = (i64)r106; r124 = r36 + r120 * 4; if (!r117) goto b19; *(i32 *)r124 = r123;
 b19: // latch (int32)
 #line 183 "nest.go"
 	r12 = r12 + r17; r118 = r12 >= r7; if (!r118) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
@@ -24063,9 +24063,9 @@ b7: // setup
 	r41 = p3; r40 = p2; if (!r74) goto b23; r76 = r2; r75 = (u64)r72; r77 = __umul64hi(r75, r76); r78 = r77 == 0ull; if (!r78) goto b23; r82 = (u64)r73 + (u64)r72; r83 = r82 >= 0ll; if (!r83) goto b23; r86 = true; if (!r86) goto b23; r87 = (u64)r82; r68 = (u64)r41; r88 = r87 < r68; if (!r88) goto b23; r89 = p6; r91 = (u64)r89 - 1ull; r93 = (u64)r89 + (u64)(-1ll); r95 = (u64)r93 - 1ull; r101 = (u64)r89 * (u64)r91; r103 = (u64)r101 + 1ull; r105 = (u64)r103 + (u64)r95; r113 = r89 | r105; r114 = (u64)r113; r115 = r114 <= 2147483647ull; if (!r115) goto b23; r149 = (i32)r0;
 b15: // head (int32)
 #line 188 "nest.go"
-	r124 = r20; r125 = r14; r126 = r125 < r9; if (!r126) goto b22; r127 = r124 < r3; if (!r127) goto b22; r145 = (u32)r124; r116 = r145; r117 = (i32)r116; r146 = (u32)r125; r118 = r146 + 1u; r119 = (i32)r118; r120 = (u32)r117 + 1u; r133 = r119 >= r120; if (!r133) goto b19;
+	r124 = r20; r125 = r14; r126 = r125 < r9; if (!r126) goto b22; r127 = r124 < r3; if (!r127) goto b22; r145 = (u32)r124; r116 = r145; r117 = (i32)r116; r146 = (u32)r125; r118 = r146 + 1u; r119 = (i32)r118; r120 = (u32)r117 + 1u; r133 = r119 >= r120;
 #line 190 "nest.go"
-	r121 = (u32)r117 * (u32)r149; r122 = (u32)r121 + (u32)r119; r123 = (u32)r119 - (u32)r117; r139 = (i64)r123; r140 = (i32)r139; r138 = (i64)r122; r141 = r40 + r138 * 4; r142 = *(i32 *)r141; r143 = (u32)r142 + (u32)r140; r144 = r141; *(i32 *)r144 = r143;
+	r121 = (u32)r117 * (u32)r149; r122 = (u32)r121 + (u32)r119; r123 = (u32)r119 - (u32)r117; r139 = (i64)r123; r140 = (i32)r139; r138 = (i64)r122; r141 = r40 + r138 * 4; r144 = r141; if (!r133) goto b19; r142 = *(i32 *)r141; r143 = (u32)r142 + (u32)r140; *(i32 *)r144 = r143;
 b19: // latch (int32)
 #line 188 "nest.go"
 	r14 = r14 + r19; r134 = r14 >= r9; if (!r134) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
@@ -24159,9 +24159,9 @@ b10: // setup
 	r63 = p5; r62 = p4; if (!r102) goto b34; r104 = r2; r103 = (u64)r100; r105 = __umul64hi(r103, r104); r106 = r105 == 0ull; if (!r106) goto b34; r109 = (u64)r101 + (u64)r100; r110 = r109 >= 0ll; if (!r110) goto b34; r113 = (u64)r109 * (u64)r0; r114 = r113 >= 0ll; if (!r114) goto b34; r115 = (u64)r109; r116 = __umul64hi(r115, r104); r117 = r116 == 0ull; if (!r117) goto b34; r120 = (u64)r113 + (u64)r100; r121 = r120 >= 0ll; if (!r121) goto b34; r124 = true; if (!r124) goto b34; r125 = (u64)r120; r96 = (u64)r63; r126 = r125 < r96; if (!r126) goto b34; r127 = p6; r129 = (u64)r127 - 1ull; r133 = (u64)r127 * (u64)r129; r137 = (u64)r127 * (u64)r127; r153 = r127 | r137; r139 = (u64)r137 * (u64)r129; r141 = (u64)r139 + (u64)r133; r143 = (u64)r141 + (u64)r129; r154 = r153 | r143; r145 = (u64)r129 * 100ull; r147 = (u64)r129 * 10ull; r149 = (u64)r145 + (u64)r147; r151 = (u64)r149 + (u64)r129; r155 = r154 | r151; r156 = (u64)r155; r157 = r156 <= 2147483647ull; if (!r157) goto b34; r206 = (i32)r0; r207 = r206;
 b21: // head (int32)
 #line 193 "nest.go"
-	r174 = r28; r175 = r22; r176 = r16; r177 = r176 < r11; if (!r177) goto b33; r178 = r175 < r6; if (!r178) goto b33; r179 = r174 < r3; if (!r179) goto b33; r203 = (u32)r174; r158 = r203; r159 = (i32)r158; r204 = (u32)r175; r160 = r204; r161 = (i32)r160; r205 = (u32)r176; r162 = r205; r163 = (i32)r162; r164 = (u32)r159 + 1u; r187 = r161 < r164; if (!r187) goto b28; r188 = r163 >= r161; if (!r188) goto b28; r189 = r163 <= r159; if (!r189) goto b28;
+	r174 = r28; r175 = r22; r176 = r16; r177 = r176 < r11; if (!r177) goto b33; r178 = r175 < r6; if (!r178) goto b33; r179 = r174 < r3; if (!r179) goto b33; r203 = (u32)r174; r158 = r203; r159 = (i32)r158; r204 = (u32)r175; r160 = r204; r161 = (i32)r160; r205 = (u32)r176; r162 = r205; r163 = (i32)r162; r164 = (u32)r159 + 1u; r187 = r161 < r164; r188 = r163 >= r161; r189 = r163 <= r159;
 #line 196 "nest.go"
-	r165 = (u32)r159 * (u32)r206; r166 = (u32)r165 + (u32)r161; r167 = (u32)r166 * (u32)r207; r168 = (u32)r167 + (u32)r163; r169 = (u32)r159 * 100u; r170 = (u32)r161 * 10u; r171 = (u32)r169 + (u32)r170; r172 = (u32)r171 + (u32)r163; r173 = r172; r196 = (i64)r168; r202 = r62 + r196 * 8; r201 = (i64)r173; *(i64 *)r202 = r201;
+	r165 = (u32)r159 * (u32)r206; r166 = (u32)r165 + (u32)r161; r167 = (u32)r166 * (u32)r207; r168 = (u32)r167 + (u32)r163; r169 = (u32)r159 * 100u; r170 = (u32)r161 * 10u; r171 = (u32)r169 + (u32)r170; r172 = (u32)r171 + (u32)r163; r173 = r172; r196 = (i64)r168; r202 = r62 + r196 * 8; r201 = (i64)r173; if (!r187) goto b28; if (!r188) goto b28; if (!r189) goto b28; *(i64 *)r202 = r201;
 b28: // latch (int32)
 #line 193 "nest.go"
 	r16 = r16 + r21; r190 = r16 >= r11; if (!r190) goto b30; r16 = r16 - r11; r22 = r22 + 1ull;
@@ -24265,9 +24265,9 @@ b11: // setup
 	r54 = p5; r53 = p4; if (!r95) goto b33; r97 = r2; r96 = (u64)r93; r98 = __umul64hi(r96, r97); r99 = r98 == 0ull; if (!r99) goto b33; r102 = (u64)r94 + (u64)r93; r103 = r102 >= 0ll; if (!r103) goto b33; r106 = (u64)r102 * (u64)r0; r107 = r106 >= 0ll; if (!r107) goto b33; r108 = (u64)r102; r109 = __umul64hi(r108, r97); r110 = r109 == 0ull; if (!r110) goto b33; r113 = (u64)r92 + (u64)(-2ll); r114 = (u64)r106 + (u64)r113; r115 = r114 >= 0ll; if (!r115) goto b33; r118 = true; if (!r118) goto b33; r119 = (u64)r114; r89 = (u64)r54; r120 = r119 < r89; if (!r120) goto b33; r121 = p6; r123 = (u64)r121 - 1ull; r129 = (u64)r121 * (u64)r123; r133 = (u64)r121 * (u64)r121; r143 = r121 | r133; r135 = (u64)r133 * (u64)r123; r137 = (u64)r135 + (u64)r129; r139 = (u64)r123 - 1ull; r141 = (u64)r137 + (u64)r139; r144 = r143 | r141; r145 = (u64)r144; r146 = r145 <= 2147483647ull; if (!r146) goto b33; r185 = (i32)r0; r186 = r185;
 b22: // head (int32)
 #line 200 "nest.go"
-	r158 = r27; r159 = r21; r160 = r15; r161 = r160 < r10; if (!r161) goto b32; r162 = r159 < r6; if (!r162) goto b32; r163 = r158 < r3; if (!r163) goto b32; r182 = (u32)r158; r147 = r182; r148 = (i32)r147; r183 = (u32)r159; r149 = r183; r150 = (i32)r149; r184 = (u32)r160; r151 = r184; r152 = (i32)r151; r170 = r152 < r148; if (!r170) goto b27;
+	r158 = r27; r159 = r21; r160 = r15; r161 = r160 < r10; if (!r161) goto b32; r162 = r159 < r6; if (!r162) goto b32; r163 = r158 < r3; if (!r163) goto b32; r182 = (u32)r158; r147 = r182; r148 = (i32)r147; r183 = (u32)r159; r149 = r183; r150 = (i32)r149; r184 = (u32)r160; r151 = r184; r152 = (i32)r151; r170 = r152 < r148;
 #line 203 "nest.go"
-	r153 = (u32)r148 * (u32)r185; r154 = (u32)r153 + (u32)r150; r155 = (u32)r154 * (u32)r186; r156 = (u32)r155 + (u32)r152; r157 = r152; r176 = (i64)r156; r178 = r53 + r176 * 8; r179 = *(i64 *)r178; r177 = (i64)r157; r180 = (u64)r179 + (u64)r177; r181 = r178; *(i64 *)r181 = r180;
+	r153 = (u32)r148 * (u32)r185; r154 = (u32)r153 + (u32)r150; r155 = (u32)r154 * (u32)r186; r156 = (u32)r155 + (u32)r152; r157 = r152; r176 = (i64)r156; r178 = r53 + r176 * 8; r177 = (i64)r157; r181 = r178; if (!r170) goto b27; r179 = *(i64 *)r178; r180 = (u64)r179 + (u64)r177; *(i64 *)r181 = r180;
 b27: // latch (int32)
 #line 200 "nest.go"
 	r15 = r15 + r20; r171 = r15 >= r10; if (!r171) goto b29; r15 = r15 - r10; r21 = r21 + 1ull;
@@ -24403,9 +24403,9 @@ b7: // setup
 b10: // head (int32)
 #line 223 "nest.go"
 	r57 = r18; r58 = r12; r59 = r58 < r7; if (!r59) goto b20; r60 = r57 < r3; if (!r60) goto b20; r80 = (u32)r57; r53 = r80; r81 = (i32)r53; r61 = (u64)r81; r62 = (u8)r61; r82 = (u32)r58; r54 = r82 + 1u; r83 = (i32)r54; r63 = (u64)r83; r64 = (u8)r63; r65 = (u32)r62 + 1u; r66 = r64 >= r65; if (!r66) goto b17; r68 = r62 < r0; if (!r68) goto b20;
-	r69 = r64 < r0; if (!r69) goto b17;
-	r70 = (i64)r62; r84 = (i32)r70; r55 = (u32)r84 * (u32)r85; r72 = (i64)r64; r86 = (i32)r72; r56 = (u32)r55 + (u32)r86; r74 = r56 < r87; if (!r74) goto b17; r73 = (i64)r56;
-	r75 = (i32)r73; r76 = r39 + r73 * 4; r77 = *(i32 *)r76; r78 = r77 ^ r75; r79 = r76; *(i32 *)r79 = r78;
+	r69 = r64 < r0;
+	r70 = (i64)r62; r84 = (i32)r70; r55 = (u32)r84 * (u32)r85; r72 = (i64)r64; r86 = (i32)r72; r56 = (u32)r55 + (u32)r86; r74 = r56 < r87; r73 = (i64)r56;
+	r75 = (i32)r73; r76 = r39 + r73 * 4; r79 = r76; if (!r69) goto b17; if (!r74) goto b17; r77 = *(i32 *)r76; r78 = r77 ^ r75; *(i32 *)r79 = r78;
 b17: // latch (int32)
 #line 223 "nest.go"
 	r12 = r12 + r17; r67 = r12 >= r7; if (!r67) goto b19; r12 = r12 - r7; r18 = r18 + 1ull;
@@ -24418,9 +24418,9 @@ b20: // exit
 b21: // head
 #line 223 "nest.go"
 	r19 = r18; r20 = r12; r21 = r20 < r7; if (!r21) goto b20; r22 = r19 < r3; if (!r22) goto b20; r23 = r19; r24 = (u8)r23; r25 = r20 + 1ull; r26 = (u8)r25; r27 = (u32)r24 + 1u; r28 = r26 >= r27; if (!r28) goto b28; r30 = r24 < r0; if (!r30) goto b20;
-	r32 = r26 < r0; if (!r32) goto b28;
-	r33 = (i64)r24; r35 = (u64)r33 * (u64)r34; r36 = (i64)r26; r37 = (u64)r35 + (u64)r36; r41 = r37 < r38; if (!r41) goto b28;
-	r43 = (i32)r37; r44 = r39 + r37 * 4; r45 = *(i32 *)r44; r46 = r45 ^ r43; r47 = r44; *(i32 *)r47 = r46;
+	r32 = r26 < r0;
+	r33 = (i64)r24; r35 = (u64)r33 * (u64)r34; r36 = (i64)r26; r37 = (u64)r35 + (u64)r36; r41 = r37 < r38;
+	r43 = (i32)r37; r44 = r39 + r37 * 4; r47 = r44; if (!r32) goto b28; if (!r41) goto b28; r45 = *(i32 *)r44; r46 = r45 ^ r43; *(i32 *)r47 = r46;
 b28: // latch
 #line 223 "nest.go"
 	r12 = r12 + r17; r29 = r12 >= r7; if (!r29) goto b30; r12 = r12 - r7; r18 = r18 + 1ull;
@@ -24769,7 +24769,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 247 "nest.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5; r47 = r0 + 0ll; *(i64 *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5; *(i64 *)r47 = r46;
 b43: // exit
 #line 247 "nest.go"
 	return;
@@ -28427,7 +28427,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 14 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5 + 0x0p+00f; *(float *)r47 = r46;
 b43: // exit
 #line 14 "reduce.go"
 	return;
@@ -28974,7 +28974,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 55 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00; r47 = r0 + 0ll; *(double *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5 + 0x0p+00; *(double *)r47 = r46;
 b43: // exit
 #line 55 "reduce.go"
 	return;
@@ -29227,7 +29227,7 @@ b40: // reduction next (unrolled 3)
 	r54 = r54 >> 1; r123 = r54 != 0ll; if (r123) goto b29;
 b41: // reduction shuffled
 #line 70 "reduce.go"
-	r60 = r29; if (!r60) goto b43; r61 = qd_min_f64(r5, 0x1.fffffffffffffp+1023); r62 = r0 + 0ll; *(double *)r62 = r61; r63 = qd_max_f64(r6, (-0x1.fffffffffffffp+1023)); r64 = r0 + 16ll; *(double *)r64 = r63;
+	r60 = r29; r62 = r0 + 0ll; r64 = r0 + 16ll; if (!r60) goto b43; r61 = qd_min_f64(r5, 0x1.fffffffffffffp+1023); *(double *)r62 = r61; r63 = qd_max_f64(r6, (-0x1.fffffffffffffp+1023)); *(double *)r64 = r63;
 b43: // exit
 #line 70 "reduce.go"
 	return;
@@ -29521,7 +29521,7 @@ b40: // reduction next (unrolled 3)
 	r41 = r41 >> 1; r88 = r41 != 0ll; if (r88) goto b29;
 b41: // reduction shuffled
 #line 91 "reduce.go"
-	r46 = r24; if (!r46) goto b43; r0 = p7; r47 = (u64)r0 + (u64)r6; r48 = r1 + 0ll; *(i64 *)r48 = r47;
+	r46 = r24; r0 = p7; r48 = r1 + 0ll; if (!r46) goto b43; r47 = (u64)r0 + (u64)r6; *(i64 *)r48 = r47;
 b43: // exit
 #line 91 "reduce.go"
 	return;
@@ -29701,7 +29701,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r88 = r40 != 0ll; if (r88) goto b29;
 b41: // reduction shuffled
 #line 104 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5; r47 = r0 + 0ll; *(i32 *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5; *(i32 *)r47 = r46;
 b43: // exit
 #line 104 "reduce.go"
 	return;
@@ -29919,7 +29919,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r88 = r40 != 0ll; if (r88) goto b29;
 b41: // reduction shuffled
 #line 111 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5 > (-2147483647 - 1) ? r5 : (-2147483647 - 1); r47 = r0 + 16ll; *(i32 *)r47 = r46;
+	r45 = r23; r47 = r0 + 16ll; if (!r45) goto b43; r46 = r5 > (-2147483647 - 1) ? r5 : (-2147483647 - 1); *(i32 *)r47 = r46;
 b43: // exit
 #line 111 "reduce.go"
 	return;
@@ -30124,7 +30124,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 126 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x1p-01f; r47 = r0 + 0ll; *(float *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5 + 0x1p-01f; *(float *)r47 = r46;
 b43: // exit
 #line 126 "reduce.go"
 	return;
@@ -30333,7 +30333,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 138 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5; r47 = r0 + 0ll; *(i32 *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5; *(i32 *)r47 = r46;
 b43: // exit
 #line 138 "reduce.go"
 	return;
@@ -30688,7 +30688,7 @@ b40: // reduction next (unrolled 3)
 	r68 = r68 >> 1; r158 = r68 != 0ll; if (r158) goto b29;
 b41: // reduction shuffled
 #line 19 "reducetypes.go"
-	r75 = r35; if (!r75) goto b43; r76 = r5 + 0x0p+00; r77 = r0 + 0ll; *(double *)r77 = r76; r78 = r6; r79 = r0 + 16ll; *(i64 *)r79 = r78; r80 = qd_max_f64(r7, (-0x1.fffffffffffffp+1023)); r81 = r0 + 32ll; *(double *)r81 = r80;
+	r75 = r35; r77 = r0 + 0ll; r79 = r0 + 16ll; r81 = r0 + 32ll; if (!r75) goto b43; r76 = r5 + 0x0p+00; *(double *)r77 = r76; r78 = r6; *(i64 *)r79 = r78; r80 = qd_max_f64(r7, (-0x1.fffffffffffffp+1023)); *(double *)r81 = r80;
 b43: // exit
 #line 19 "reducetypes.go"
 	return;
@@ -30889,7 +30889,7 @@ b40: // reduction next (unrolled 3)
 	r54 = r54 >> 1; r123 = r54 != 0ll; if (r123) goto b29;
 b41: // reduction shuffled
 #line 40 "reducetypes.go"
-	r60 = r29; if (!r60) goto b43; r61 = r5; r62 = r0 + 0ll; *(i64 *)r62 = r61; r63 = r6 > (-2147483647 - 1) ? r6 : (-2147483647 - 1); r64 = r0 + 16ll; *(i32 *)r64 = r63;
+	r60 = r29; r62 = r0 + 0ll; r64 = r0 + 16ll; if (!r60) goto b43; r61 = r5; *(i64 *)r62 = r61; r63 = r6 > (-2147483647 - 1) ? r6 : (-2147483647 - 1); *(i32 *)r64 = r63;
 b43: // exit
 #line 40 "reducetypes.go"
 	return;
@@ -31160,7 +31160,7 @@ b40: // reduction next (unrolled 3)
 	r68 = r68 >> 1; r158 = r68 != 0ll; if (r158) goto b29;
 b41: // reduction shuffled
 #line 56 "reducetypes.go"
-	r75 = r35; if (!r75) goto b43; r76 = r5; r77 = r0 + 0ll; *(i64 *)r77 = r76; r78 = r6; r79 = r0 + 16ll; *(i64 *)r79 = r78; r80 = r7 < 255 ? r7 : 255; r81 = r0 + 32ll; *(u8 *)r81 = r80;
+	r75 = r35; r77 = r0 + 0ll; r79 = r0 + 16ll; r81 = r0 + 32ll; if (!r75) goto b43; r76 = r5; *(i64 *)r77 = r76; r78 = r6; *(i64 *)r79 = r78; r80 = r7 < 255 ? r7 : 255; *(u8 *)r81 = r80;
 b43: // exit
 #line 56 "reducetypes.go"
 	return;
@@ -31442,7 +31442,7 @@ b40: // reduction next (unrolled 3)
 	r54 = r54 >> 1; r123 = r54 != 0ll; if (r123) goto b29;
 b41: // reduction shuffled
 #line 76 "reducetypes.go"
-	r60 = r29; if (!r60) goto b43; r61 = r5 + 0x0p+00; r62 = r0 + 0ll; *(double *)r62 = r61; r63 = qd_max_f64(r6, 0x0p+00); r64 = r0 + 16ll; *(double *)r64 = r63;
+	r60 = r29; r62 = r0 + 0ll; r64 = r0 + 16ll; if (!r60) goto b43; r61 = r5 + 0x0p+00; *(double *)r62 = r61; r63 = qd_max_f64(r6, 0x0p+00); *(double *)r64 = r63;
 b43: // exit
 #line 76 "reducetypes.go"
 	return;
@@ -31759,7 +31759,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r88 = r40 != 0ll; if (r88) goto b29;
 b41: // reduction shuffled
 #line 100 "reducetypes.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5; r47 = r0 + 0ll; *(i64 *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5; *(i64 *)r47 = r46;
 b43: // exit
 #line 100 "reducetypes.go"
 	return;
@@ -32026,7 +32026,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r88 = r40 != 0ll; if (r88) goto b29;
 b41: // reduction shuffled
 #line 100 "reducetypes.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5; r47 = r0 + 16ll; *(i64 *)r47 = r46;
+	r45 = r23; r47 = r0 + 16ll; if (!r45) goto b43; r46 = r5; *(i64 *)r47 = r46;
 b43: // exit
 #line 100 "reducetypes.go"
 	return;
@@ -32433,8 +32433,8 @@ b6: // head
 	r161 = (double)r133; r162 = r120 * r161; r92 = r162;
 #line 67 "types.go"
 	r163 = r546; *(double *)r163 = r92;
-	r164 = r328; r165 = r329; r166 = r330; r167 = r331; r168 = r332; r169 = r333; r170 = r334; r171 = r335; r172 = r336; r173 = r337; r174 = r338; r175 = r339; r176 = r340; r192 = r549; r193 = *(float *)r192; r206 = r192 + 4ll; r194 = *(float *)r206; r207 = r192 + 8ll; r195 = *(float *)r207; r208 = r192 + 12ll; r196 = *(float *)r208; r209 = r192 + 16ll; r197 = *(float *)r209; r210 = r192 + 20ll; r198 = *(float *)r210; r211 = r192 + 24ll; r199 = *(double *)r211; r212 = r192 + 32ll; r200 = *(bool *)r212; r213 = r192 + 34ll; r201 = *(i16 *)r213; r214 = r192 + 36ll; r202 = *(float *)r214; r215 = r192 + 40ll; r203 = *(float *)r215; r216 = r192 + 44ll; r204 = *(float *)r216; r217 = r192 + 48ll; r205 = *(u8 *)r217; r219 = r164 == r193; r220 = r165 == r194; r221 = r219 & r220; r222 = r166 == r195; r223 = r221 & r222; r224 = r167 == r196; r225 = r223 & r224; r226 = r168 == r197; r227 = r225 & r226; r228 = r169 == r198; r229 = r227 & r228; r230 = r170 == r199; r231 = r229 & r230; r232 = r171 == r200; r233 = r231 & r232; r234 = r172 == r201; r235 = r233 & r234; r236 = r173 == r202; r237 = r235 & r236; r238 = r174 == r203; r239 = r237 & r238; r240 = r175 == r204; r241 = r239 & r240; r242 = r176 == r205; r243 = r241 & r242; r218 = r243; if (!r218) goto b13;
-	r244 = r163; r245 = *(double *)r244; r246 = -r245; r247 = r163; *(double *)r247 = r246;
+	r164 = r328; r165 = r329; r166 = r330; r167 = r331; r168 = r332; r169 = r333; r170 = r334; r171 = r335; r172 = r336; r173 = r337; r174 = r338; r175 = r339; r176 = r340; r192 = r549; r193 = *(float *)r192; r206 = r192 + 4ll; r194 = *(float *)r206; r207 = r192 + 8ll; r195 = *(float *)r207; r208 = r192 + 12ll; r196 = *(float *)r208; r209 = r192 + 16ll; r197 = *(float *)r209; r210 = r192 + 20ll; r198 = *(float *)r210; r211 = r192 + 24ll; r199 = *(double *)r211; r212 = r192 + 32ll; r200 = *(bool *)r212; r213 = r192 + 34ll; r201 = *(i16 *)r213; r214 = r192 + 36ll; r202 = *(float *)r214; r215 = r192 + 40ll; r203 = *(float *)r215; r216 = r192 + 44ll; r204 = *(float *)r216; r217 = r192 + 48ll; r205 = *(u8 *)r217; r219 = r164 == r193; r220 = r165 == r194; r221 = r219 & r220; r222 = r166 == r195; r223 = r221 & r222; r224 = r167 == r196; r225 = r223 & r224; r226 = r168 == r197; r227 = r225 & r226; r228 = r169 == r198; r229 = r227 & r228; r230 = r170 == r199; r231 = r229 & r230; r232 = r171 == r200; r233 = r231 & r232; r234 = r172 == r201; r235 = r233 & r234; r236 = r173 == r202; r237 = r235 & r236; r238 = r174 == r203; r239 = r237 & r238; r240 = r175 == r204; r241 = r239 & r240; r242 = r176 == r205; r243 = r241 & r242; r218 = r243;
+	r244 = r163; r247 = r163; if (!r218) goto b13; r245 = *(double *)r244; r246 = -r245; *(double *)r247 = r246;
 b13: // if.done
 #line 71 "types.go"
 	r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x0p+00f; r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x1p+00f;
@@ -32471,8 +32471,8 @@ b19: // head (checked)
 	r428 = (double)r416; r429 = r409 * r428; r407 = r429;
 #line 67 "types.go"
 	r430 = r557; *(double *)r430 = r407;
-	r431 = r328; r432 = r329; r433 = r330; r434 = r331; r435 = r332; r436 = r333; r437 = r334; r438 = r335; r439 = r336; r440 = r337; r441 = r338; r442 = r339; r443 = r340; r446 = (u64)r445 - (u64)r376; if ((u64)r446 >= (u64)r6) { qd_site = 0; qd_x = r446; qd_y = r6; goto qd_fault; } r447 = r560; r448 = *(float *)r447; r461 = r447 + 4ll; r449 = *(float *)r461; r462 = r447 + 8ll; r450 = *(float *)r462; r463 = r447 + 12ll; r451 = *(float *)r463; r464 = r447 + 16ll; r452 = *(float *)r464; r465 = r447 + 20ll; r453 = *(float *)r465; r466 = r447 + 24ll; r454 = *(double *)r466; r467 = r447 + 32ll; r455 = *(bool *)r467; r468 = r447 + 34ll; r456 = *(i16 *)r468; r469 = r447 + 36ll; r457 = *(float *)r469; r470 = r447 + 40ll; r458 = *(float *)r470; r471 = r447 + 44ll; r459 = *(float *)r471; r472 = r447 + 48ll; r460 = *(u8 *)r472; r474 = r431 == r448; r475 = r432 == r449; r476 = r474 & r475; r477 = r433 == r450; r478 = r476 & r477; r479 = r434 == r451; r480 = r478 & r479; r481 = r435 == r452; r482 = r480 & r481; r483 = r436 == r453; r484 = r482 & r483; r485 = r437 == r454; r486 = r484 & r485; r487 = r438 == r455; r488 = r486 & r487; r489 = r439 == r456; r490 = r488 & r489; r491 = r440 == r457; r492 = r490 & r491; r493 = r441 == r458; r494 = r492 & r493; r495 = r442 == r459; r496 = r494 & r495; r497 = r443 == r460; r498 = r496 & r497; r473 = r498; if (!r473) goto b27;
-	r499 = r430; r500 = *(double *)r499; r501 = -r500; r502 = r430; *(double *)r502 = r501;
+	r431 = r328; r432 = r329; r433 = r330; r434 = r331; r435 = r332; r436 = r333; r437 = r334; r438 = r335; r439 = r336; r440 = r337; r441 = r338; r442 = r339; r443 = r340; r446 = (u64)r445 - (u64)r376; if ((u64)r446 >= (u64)r6) { qd_site = 0; qd_x = r446; qd_y = r6; goto qd_fault; } r447 = r560; r448 = *(float *)r447; r461 = r447 + 4ll; r449 = *(float *)r461; r462 = r447 + 8ll; r450 = *(float *)r462; r463 = r447 + 12ll; r451 = *(float *)r463; r464 = r447 + 16ll; r452 = *(float *)r464; r465 = r447 + 20ll; r453 = *(float *)r465; r466 = r447 + 24ll; r454 = *(double *)r466; r467 = r447 + 32ll; r455 = *(bool *)r467; r468 = r447 + 34ll; r456 = *(i16 *)r468; r469 = r447 + 36ll; r457 = *(float *)r469; r470 = r447 + 40ll; r458 = *(float *)r470; r471 = r447 + 44ll; r459 = *(float *)r471; r472 = r447 + 48ll; r460 = *(u8 *)r472; r474 = r431 == r448; r475 = r432 == r449; r476 = r474 & r475; r477 = r433 == r450; r478 = r476 & r477; r479 = r434 == r451; r480 = r478 & r479; r481 = r435 == r452; r482 = r480 & r481; r483 = r436 == r453; r484 = r482 & r483; r485 = r437 == r454; r486 = r484 & r485; r487 = r438 == r455; r488 = r486 & r487; r489 = r439 == r456; r490 = r488 & r489; r491 = r440 == r457; r492 = r490 & r491; r493 = r441 == r458; r494 = r492 & r493; r495 = r442 == r459; r496 = r494 & r495; r497 = r443 == r460; r498 = r496 & r497; r473 = r498;
+	r499 = r430; r502 = r430; if (!r473) goto b27; r500 = *(double *)r499; r501 = -r500; *(double *)r502 = r501;
 b27: // if.done (checked)
 #line 71 "types.go"
 	r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x0p+00f; r360 = 0x0p+00f; r361 = 0x0p+00f; r362 = 0x1p+00f;

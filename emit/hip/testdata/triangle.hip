@@ -56,9 +56,9 @@ b6: // setup
 	r38 = p3; r35 = p1; r34 = p0; if (!r66) goto b22; r68 = r2; r67 = (u64)r64; r69 = __umul64hi(r67, r68); r70 = r69 == 0ull; if (!r70) goto b22; r73 = (u64)r65 + (u64)r64; r74 = r73 >= 0ll; if (!r74) goto b22; r77 = true; if (!r77) goto b22; r78 = (u64)r73; r60 = (u64)r35; r79 = r78 < r60; if (!r79) goto b22; r80 = p2; r82 = (u64)r80 - 1ull; r84 = (u64)r80 * (u64)r82; r86 = (u64)r84 + (u64)r82; r88 = r80 | r86; r89 = (u64)r88; r90 = r89 <= 2147483647ull; if (!r90) goto b22; r116 = (i32)r0;
 b14: // head (int32)
 #line 11 "triangle.go"
-	r97 = r19; r98 = r13; r99 = r98 < r8; if (!r99) goto b21; r100 = r97 < r3; if (!r100) goto b21; r114 = (u32)r97; r91 = r114; r92 = (i32)r91; r115 = (u32)r98; r93 = r115; r94 = (i32)r93; r105 = r94 <= r92; if (!r105) goto b18;
+	r97 = r19; r98 = r13; r99 = r98 < r8; if (!r99) goto b21; r100 = r97 < r3; if (!r100) goto b21; r114 = (u32)r97; r91 = r114; r92 = (i32)r91; r115 = (u32)r98; r93 = r115; r94 = (i32)r93; r105 = r94 <= r92;
 #line 13 "triangle.go"
-	r95 = (u32)r92 * (u32)r116; r96 = (u32)r95 + (u32)r94; r109 = (i64)r96; r110 = r34 + r109 * 4; r111 = *(float *)r110; r112 = r111 * r38; r113 = r110; *(float *)r113 = r112;
+	r95 = (u32)r92 * (u32)r116; r96 = (u32)r95 + (u32)r94; r109 = (i64)r96; r110 = r34 + r109 * 4; r113 = r110; if (!r105) goto b18; r111 = *(float *)r110; r112 = r111 * r38; *(float *)r113 = r112;
 b18: // latch (int32)
 #line 11 "triangle.go"
 	r13 = r13 + r18; r106 = r13 >= r8; if (!r106) goto b20; r13 = r13 - r8; r19 = r19 + 1ull;
@@ -134,9 +134,9 @@ b7: // setup
 	r36 = p1; r35 = p0; if (!r62) goto b23; r64 = r2; r63 = (u64)r60; r65 = __umul64hi(r63, r64); r66 = r65 == 0ull; if (!r66) goto b23; r69 = (u64)r59 + (u64)(-2ll); r70 = (u64)r61 + (u64)r69; r71 = r70 >= 0ll; if (!r71) goto b23; r74 = true; if (!r74) goto b23; r75 = (u64)r70; r56 = (u64)r36; r76 = r75 < r56; if (!r76) goto b23; r77 = p2; r79 = (u64)r77 - 1ull; r85 = (u64)r77 * (u64)r79; r87 = (u64)r79 - 1ull; r89 = (u64)r85 + (u64)r87; r95 = r77 | r89; r96 = (u64)r95; r97 = r96 <= 2147483647ull; if (!r97) goto b23; r122 = (i32)r0;
 b15: // head (int32)
 #line 22 "triangle.go"
-	r105 = r18; r106 = r12; r107 = r106 < r7; if (!r107) goto b22; r108 = r105 < r3; if (!r108) goto b22; r120 = (u32)r105; r98 = r120; r99 = (i32)r98; r121 = (u32)r106; r100 = r121; r101 = (i32)r100; r113 = r101 < r99; if (!r113) goto b19;
+	r105 = r18; r106 = r12; r107 = r106 < r7; if (!r107) goto b22; r108 = r105 < r3; if (!r108) goto b22; r120 = (u32)r105; r98 = r120; r99 = (i32)r98; r121 = (u32)r106; r100 = r121; r101 = (i32)r100; r113 = r101 < r99;
 #line 24 "triangle.go"
-	r102 = (u32)r99 * (u32)r122; r103 = (u32)r102 + (u32)r101; r104 = (u32)r99 - (u32)r101; r117 = (i64)r104; r118 = (float)r117; r116 = (i64)r103; r119 = r35 + r116 * 4; *(float *)r119 = r118;
+	r102 = (u32)r99 * (u32)r122; r103 = (u32)r102 + (u32)r101; r104 = (u32)r99 - (u32)r101; r117 = (i64)r104; r118 = (float)r117; r116 = (i64)r103; r119 = r35 + r116 * 4; if (!r113) goto b19; *(float *)r119 = r118;
 b19: // latch (int32)
 #line 22 "triangle.go"
 	r12 = r12 + r17; r114 = r12 >= r7; if (!r114) goto b21; r12 = r12 - r7; r18 = r18 + 1ull;
@@ -214,9 +214,9 @@ b7: // setup
 	r42 = p1; r41 = p0; if (!r70) goto b23; r72 = r2; r71 = (u64)r68; r73 = __umul64hi(r71, r72); r74 = r73 == 0ull; if (!r74) goto b23; r78 = (u64)r69 + (u64)r68; r79 = r78 >= 0ll; if (!r79) goto b23; r82 = true; if (!r82) goto b23; r83 = (u64)r78; r64 = (u64)r42; r84 = r83 < r64; if (!r84) goto b23; r85 = p2; r87 = (u64)r85 - 1ull; r89 = (u64)r85 + (u64)(-1ll); r91 = (u64)r89 - 1ull; r97 = (u64)r85 * (u64)r87; r99 = (u64)r97 + 1ull; r101 = (u64)r99 + (u64)r91; r103 = r85 | r101; r104 = (u64)r103; r105 = r104 <= 2147483647ull; if (!r105) goto b23; r138 = (i32)r0;
 b15: // head (int32)
 #line 33 "triangle.go"
-	r115 = r20; r116 = r14; r117 = r116 < r9; if (!r117) goto b22; r118 = r115 < r3; if (!r118) goto b22; r134 = (u32)r115; r106 = r134; r107 = (i32)r106; r135 = (u32)r116; r108 = r135 + 1u; r109 = (i32)r108; r110 = (u32)r107 + 1u; r124 = r109 >= r110; if (!r124) goto b19;
+	r115 = r20; r116 = r14; r117 = r116 < r9; if (!r117) goto b22; r118 = r115 < r3; if (!r118) goto b22; r134 = (u32)r115; r106 = r134; r107 = (i32)r106; r135 = (u32)r116; r108 = r135 + 1u; r109 = (i32)r108; r110 = (u32)r107 + 1u; r124 = r109 >= r110;
 #line 35 "triangle.go"
-	r111 = (u32)r107 * (u32)r138; r112 = (u32)r111 + (u32)r109; r114 = r112; r131 = (i64)r114; r132 = (i32)r131; r129 = r131; r133 = r41 + r129 * 4; *(i32 *)r133 = r132;
+	r111 = (u32)r107 * (u32)r138; r112 = (u32)r111 + (u32)r109; r114 = r112; r131 = (i64)r114; r132 = (i32)r131; r129 = r131; r133 = r41 + r129 * 4; if (!r124) goto b19; *(i32 *)r133 = r132;
 b19: // latch (int32)
 #line 33 "triangle.go"
 	r14 = r14 + r19; r125 = r14 >= r9; if (!r125) goto b21; r14 = r14 - r9; r20 = r20 + 1ull;
