@@ -83,6 +83,8 @@ var Default = Pipeline{
 	{Name: "promote", Task: PromoteLocals},
 	{Name: "shrink", Task: ShrinkLiveRanges},
 	{Name: "sink", Task: SinkToUses},
+	// After sink, which would move the addresses back down.
+	{Name: "speculate", Task: SpeculateGuardedStores},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	// Last, on the loops as they will run: it copies a block loop's test.

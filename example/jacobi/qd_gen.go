@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d6708c290261f7aeebf9bc46a60ef1a59ec0b776848d41616c90182f9fe15c47"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6360f9e6bf95ebe7cc2be35883e2311cedabb1a2c11057971f6c9089363c8ee1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3fe0e5946f3f7e7eb2e566d914146553b70f1b6cd49db34a78fc3a009ed2f404"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0f507d43dc03d9b94f63ff9d3c17db6f5d001385d11f89fd521b6fff7b9d001c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -443,7 +443,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 27 "kernels.go"
-	r45 = r23; if (!r45) goto b43; r46 = qd_max_f32(r5, 0x0p+00f); r47 = r0 + 0ll; *(float *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = qd_max_f32(r5, 0x0p+00f); *(float *)r47 = r46;
 b43: // exit
 #line 27 "kernels.go"
 	return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5a7607707ad947a71f8ab9fd30f33ef1ad4a1c6a0cf7feab543175bec7dd3cf0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "38ba9cfb62aa05ab4e3ce517c152bcad691af1769d19cd574d68315dbb22a47d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "80392cceae0217ddbe57cf8c582282cd7803d75652218f8b5c6e300f26e9e235"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b275b913a7020b8e5d6d10f811b4b6b5876139ad3d0a43627c52b5d290dc7ba8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -226,7 +226,7 @@ b79: // sum.step (unrolled 3)
 	r37 = r37 >> 1; goto b64;
 b80: // sum.warps
 #line 32 "kernels.go"
-	r42 = (char *)qvar_warpsums_1; r43 = (i64)(threadIdx.x % warpSize); r45 = r43 == 0ll; r44 = (i64)(threadIdx.x / warpSize); if (!r45) goto b82; r46 = r42 + r44 * 4; *(i32 *)r46 = r32;
+	r42 = (char *)qvar_warpsums_1; r43 = (i64)(threadIdx.x % warpSize); r45 = r43 == 0ll; r44 = (i64)(threadIdx.x / warpSize); r46 = r42 + r44 * 4; if (!r45) goto b82; *(i32 *)r46 = r32;
 b82: // sum.written
 #line 32 "kernels.go"
 	__syncthreads(); r421 = (u64)r36; r422 = 255ull | r421; r423 = r422 >> 32; r424 = (u32)r423; r425 = r424 == 0u; if (!r425) goto b100; r427 = (u32)r36; r428 = qd_div_u32(r426, r427); r420 = (i64)r428;
@@ -240,9 +240,9 @@ b93: // sum.done
 #line 32 "kernels.go"
 	__syncthreads(); r30 = r48;
 #line 21 "kernels.go"
-	r17 = (i64)threadIdx.x; r19 = r17 < 1ll; if (!r19) goto b96;
+	r17 = (i64)threadIdx.x; r19 = r17 < 1ll;
 #line 34 "kernels.go"
-	r71 = r72 + r14 * 4; *(i32 *)r71 = r30;
+	r71 = r72 + r14 * 4; if (!r19) goto b96; *(i32 *)r71 = r30;
 b96: // barrier
 #line 34 "kernels.go"
 	r76 = (u64)r14 + 1ull; r77 = r76 < r0; if (!r77) goto b99;
@@ -433,7 +433,7 @@ b191: // sum.step (checked if) (unrolled 3)
 	r37 = r37 >> 1; goto b176;
 b192: // sum.warps (checked if)
 #line 32 "kernels.go"
-	r261 = (char *)qvar_warpsums_1; r262 = (i64)(threadIdx.x % warpSize); r264 = r262 == 0ll; r263 = (i64)(threadIdx.x / warpSize); if (!r264) goto b194; r265 = r261 + r263 * 4; *(i32 *)r265 = r32;
+	r261 = (char *)qvar_warpsums_1; r262 = (i64)(threadIdx.x % warpSize); r264 = r262 == 0ll; r263 = (i64)(threadIdx.x / warpSize); r265 = r261 + r263 * 4; if (!r264) goto b194; *(i32 *)r265 = r32;
 b194: // sum.written (checked if)
 #line 32 "kernels.go"
 	__syncthreads(); r412 = (u64)r256; r413 = 255ull | r412; r414 = r413 >> 32; r415 = (u32)r414; r416 = r415 == 0u; if (!r416) goto b211; r418 = (u32)r256; r419 = qd_div_u32(r417, r418); r411 = (i64)r419;
@@ -1073,7 +1073,7 @@ b131: // scan.warped
 	r106 = qd_shfl_up(r96, 1u); r105 = 0; r107 = r99 > 0ll; if (!r107) goto b133; r105 = r106;
 b133: // scan.belowdone
 #line 70 "kernels.go"
-	r108 = (char *)qvar_warpsums_2; r109 = (i64)(threadIdx.x / warpSize); r110 = (u64)r100 - 1ull; r111 = r99 == r110; r113 = r111 | r112; if (!r113) goto b135; r114 = r108 + r109 * 4; *(i32 *)r114 = r96;
+	r108 = (char *)qvar_warpsums_2; r109 = (i64)(threadIdx.x / warpSize); r110 = (u64)r100 - 1ull; r111 = r99 == r110; r113 = r111 | r112; r114 = r108 + r109 * 4; if (!r113) goto b135; *(i32 *)r114 = r96;
 b135: // scan.written
 #line 70 "kernels.go"
 	__syncthreads(); r1940 = (u64)r100; r1941 = 255ull | r1940; r1942 = r1941 >> 32; r1943 = (u32)r1942; r1944 = r1943 == 0u; if (!r1944) goto b228; r1946 = (u32)r100; r1947 = qd_div_u32(r1945, r1946); r1939 = (i64)r1947;
@@ -1622,7 +1622,7 @@ b386: // scan.warped (checked if)
 	r1120 = qd_shfl_up(r96, 1u); r105 = 0; r1121 = r1115 > 0ll; if (!r1121) goto b388; r105 = r1120;
 b388: // scan.belowdone (checked if)
 #line 70 "kernels.go"
-	r1122 = (char *)qvar_warpsums_2; r1123 = (i64)(threadIdx.x / warpSize); r1124 = (u64)r1116 - 1ull; r1125 = r1115 == r1124; r1127 = r1125 | r1126; if (!r1127) goto b390; r1128 = r1122 + r1123 * 4; *(i32 *)r1128 = r96;
+	r1122 = (char *)qvar_warpsums_2; r1123 = (i64)(threadIdx.x / warpSize); r1124 = (u64)r1116 - 1ull; r1125 = r1115 == r1124; r1127 = r1125 | r1126; r1128 = r1122 + r1123 * 4; if (!r1127) goto b390; *(i32 *)r1128 = r96;
 b390: // scan.written (checked if)
 #line 70 "kernels.go"
 	__syncthreads(); r1931 = (u64)r1116; r1932 = 255ull | r1931; r1933 = r1932 >> 32; r1934 = (u32)r1933; r1935 = r1934 == 0u; if (!r1935) goto b482; r1937 = (u32)r1116; r1938 = qd_div_u32(r1936, r1937); r1930 = (i64)r1938;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1b5dd29fe9cda8a59ff3f7db929f797227f02de59deba45c4f27bd807e0bfcca"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f79792dc77070b750b8ceb4a9e3264de74b4aa65eb5550593c1e97d010fc6079"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9d5a0ad82e04ae1996991ef1fcac28be6c41e3d4aa631266adca38b084085216"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c0db2e4a0f3c602268677fa423a62ef29bc9fd8c665d75c6c35876ed805707e2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

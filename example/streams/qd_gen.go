@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "931cb0a39d81cdfd81dd966094d32a4bf2235190343a80ecaf4d111d4d7d15a0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a2fc42b329b161bda89ff2057e5cc86745b56e52752195c05ec751b37271b072"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "989a63d8a5283a2c269187d1561160d98b8ae63319f8cc82d8c0a71899afbaae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "09765fb1e9ad4e041044f19952fc000d2d765019ef83f29dd34d73f6e6d69010"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -126,8 +126,8 @@ b26: // edge 4→5
 b27: // rangeint.done
 #line 23 "kernels.go"
 	r35 = r4 + r8 * 4; r22 = r35 + 4ll; *(float *)r22 = r23;
-	r24 = r16 < 0ll; if (!r24) goto b29;
-	r25 = r22; *(float *)r25 = 0x0p+00f;
+	r24 = r16 < 0ll;
+	r25 = r22; if (!r24) goto b29; *(float *)r25 = 0x0p+00f;
 b29: // latch
 #line 18 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9b3b4ca72a424ed50f9215826825b53e2f6f2f223176d7d54e694efff4e4c20d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f453987bbc3fc021335961898df068a9486d245209037be459ed4d5a3d40138a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3b8e56548200e9c0cd4d7da308a603578538ce85c66c44c9c181b4919d4ccbd4"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ce15a554988157a0abb968ba23080456bf8e3e9b1b6bf5b032a006551fe4009f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0f5c10d77c66d59f855bb0193ba0413fd7a5a90f883516874f0e6bc7cd0b3d18"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f58c42a686dba1dce596bbd9c521c71913185ce66de71dbdfa0c86927ff77fcf"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d1a139294150c47c89151254eaf6e1cb0f3f2fc30b1153098050665fce6bda25"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "04cc81818fa70077de4b45f4b207c22b6007e3f4c58d6b675204083f70613c57"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -100,7 +100,7 @@ b19: // index (int32)
 #line 20 "blocks.go"
 	r284 = r365; r285 = r364; r286 = r285 < r7; if (!r286) goto b37; r287 = r284 < r15; if (!r287) goto b37; r337 = (u32)r285; r261 = r337; r262 = (i32)r261; r338 = (u32)r284; r263 = r338; r264 = (i32)r263; r10 = (i64)r260; r332 = r10 >> 63; r333 = r332 & 15ll; r340 = (i32)r333; r282 = (u32)r260 + (u32)r340; r334 = (i64)r282; r335 = r334 >> 4;
 	r11 = r335; r12 = r11;
-	r302 = (char *)qvar_t; r303 = (i64)threadIdx.x; r304 = r302 + r303 * 4; *(u32 *)r304 = 0u; r341 = (i32)r303; r269 = (u32)r341 + 256u; r306 = r269 < 272; if (!r306) goto b25; r336 = r304; r307 = r336 + 1024ll; *(u32 *)r307 = 0u;
+	r302 = (char *)qvar_t; r303 = (i64)threadIdx.x; r304 = r302 + r303 * 4; *(u32 *)r304 = 0u; r341 = (i32)r303; r269 = (u32)r341 + 256u; r306 = r269 < 272; r336 = r304; r307 = r336 + 1024ll; if (!r306) goto b25; *(u32 *)r307 = 0u;
 b25: // zeroed (int32)
 #line 22 "blocks.go"
 	__syncthreads();
@@ -108,15 +108,15 @@ b25: // zeroed (int32)
 	r292 = (i64)threadIdx.x; r293 = r292 >> 4; r294 = r292 & 15ll; r342 = (i32)r294; r265 = r342; r343 = (i32)r293; r266 = r343;
 #line 25 "blocks.go"
 	r270 = (u32)r262 * 16u; r271 = (u32)r270 + (u32)r266; r272 = (u32)r264 * 16u; r273 = (u32)r272 + (u32)r265;
-	r312 = r271 < r344; if (!r312) goto b30; r319 = r273 < r345; if (!r319) goto b30; r296 = (i64)r266;
-	r313 = r302 + r296 * 68; r274 = (u32)r271 * (u32)r346; r275 = (u32)r274 + (u32)r273; r315 = (i64)r275; r316 = r66 + r315 * 4; r317 = *(float *)r316; r295 = (i64)r265; r318 = r313 + r295 * 4; *(float *)r318 = r317;
+	r312 = r271 < r344; r319 = r273 < r345; r296 = (i64)r266;
+	r313 = r302 + r296 * 68; r274 = (u32)r271 * (u32)r346; r275 = (u32)r274 + (u32)r273; r315 = (i64)r275; r316 = r66 + r315 * 4; r295 = (i64)r265; r318 = r313 + r295 * 4; if (!r312) goto b30; if (!r319) goto b30; r317 = *(float *)r316; *(float *)r318 = r317;
 b30: // barrier (int32)
 #line 20 "blocks.go"
 	__syncthreads(); r297 = (i64)threadIdx.x; r298 = r297 >> 4; r299 = r297 & 15ll; r347 = (i32)r299; r267 = r347; r348 = (i32)r298; r268 = r348;
 #line 33 "blocks.go"
 	r276 = r272; r277 = (u32)r276 + (u32)r268; r278 = r270; r279 = (u32)r278 + (u32)r267;
-	r324 = r277 < r349; if (!r324) goto b35; r331 = r279 < r350; if (!r331) goto b35;
-	r280 = (u32)r277 * (u32)r351; r281 = (u32)r280 + (u32)r279; r300 = (i64)r267; r327 = r302 + r300 * 68; r301 = (i64)r268; r328 = r327 + r301 * 4; r329 = *(float *)r328; r326 = (i64)r281; r330 = r90 + r326 * 4; *(float *)r330 = r329;
+	r324 = r277 < r349; r331 = r279 < r350;
+	r280 = (u32)r277 * (u32)r351; r281 = (u32)r280 + (u32)r279; r300 = (i64)r267; r327 = r302 + r300 * 68; r301 = (i64)r268; r328 = r327 + r301 * 4; r326 = (i64)r281; r330 = r90 + r326 * 4; if (!r324) goto b35; if (!r331) goto b35; r329 = *(float *)r328; *(float *)r330 = r329;
 b35: // barrier (int32)
 #line 20 "blocks.go"
 	r17 = r17 + r20; goto b62;
@@ -136,7 +136,7 @@ b43: // index (checked if)
 #line 20 "blocks.go"
 	r108 = r353; r109 = r352; r110 = r109 < r7; if (!r110) goto b37; r111 = r108 < r15; if (!r111) goto b37; r112 = r109; r113 = (i64)r112; r114 = r108; r115 = (i64)r114;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r156 = r10 >> 63; r157 = r156 & 15ll; r158 = (u64)r10 + (u64)r157; r159 = r158 >> 4; r11 = r159; r12 = r11;
-	r126 = (char *)qvar_t; r127 = (i64)threadIdx.x; r128 = r126 + r127 * 4; *(u32 *)r128 = 0u; r129 = (u64)r127 + 256ull; r130 = r129 < 272ll; if (!r130) goto b49; r200 = r128; r131 = r200 + 1024ll; *(u32 *)r131 = 0u;
+	r126 = (char *)qvar_t; r127 = (i64)threadIdx.x; r128 = r126 + r127 * 4; *(u32 *)r128 = 0u; r129 = (u64)r127 + 256ull; r130 = r129 < 272ll; r200 = r128; r131 = r200 + 1024ll; if (!r130) goto b49; *(u32 *)r131 = 0u;
 b49: // zeroed (checked if)
 #line 22 "blocks.go"
 	__syncthreads();
@@ -306,7 +306,7 @@ b20: // index (int32)
 #line 49 "blocks.go"
 	r470 = r632; r471 = r631; r472 = r471 < r7; if (!r472) goto b69; r473 = r470 < r15; if (!r473) goto b69; r602 = (u32)r471; r435 = r602; r436 = (i32)r435; r603 = (u32)r470; r437 = r603; r438 = (i32)r437; r10 = (i64)r434; r561 = r10 >> 63; r562 = r561 & 15ll; r605 = (i32)r562; r468 = (u32)r434 + (u32)r605; r563 = (i64)r468; r564 = r563 >> 4;
 	r11 = r564; r12 = r11;
-	r485 = (char *)qvar_s; r486 = (i64)threadIdx.x; r487 = r485 + r486 * 4; *(u32 *)r487 = 0u; r606 = (i32)r486; r442 = (u32)r606 + 256u; r489 = r442 < 324; if (!r489) goto b26; r593 = r487; r490 = r593 + 1024ll; *(u32 *)r490 = 0u;
+	r485 = (char *)qvar_s; r486 = (i64)threadIdx.x; r487 = r485 + r486 * 4; *(u32 *)r487 = 0u; r606 = (i32)r486; r442 = (u32)r606 + 256u; r489 = r442 < 324; r593 = r487; r490 = r593 + 1024ll; if (!r489) goto b26; *(u32 *)r490 = 0u;
 b26: // zeroed (int32)
 #line 51 "blocks.go"
 	__syncthreads();
@@ -392,7 +392,7 @@ b75: // index (checked if)
 #line 49 "blocks.go"
 	r178 = r620; r179 = r619; r180 = r179 < r7; if (!r180) goto b69; r181 = r178 < r15; if (!r181) goto b69; r182 = r179; r183 = (i64)r182; r184 = r178; r185 = (i64)r184;
 	r9 = (u64)r8 + 16ull; r10 = (u64)r9 - 1ull; r271 = r10 >> 63; r272 = r271 & 15ll; r273 = (u64)r10 + (u64)r272; r274 = r273 >> 4; r11 = r274; r12 = r11;
-	r193 = (char *)qvar_s; r194 = (i64)threadIdx.x; r195 = r193 + r194 * 4; *(u32 *)r195 = 0u; r196 = (u64)r194 + 256ull; r197 = r196 < 324ll; if (!r197) goto b81; r353 = r195; r198 = r353 + 1024ll; *(u32 *)r198 = 0u;
+	r193 = (char *)qvar_s; r194 = (i64)threadIdx.x; r195 = r193 + r194 * 4; *(u32 *)r195 = 0u; r196 = (u64)r194 + 256ull; r197 = r196 < 324ll; r353 = r195; r198 = r353 + 1024ll; if (!r197) goto b81; *(u32 *)r198 = 0u;
 b81: // zeroed (checked if)
 #line 51 "blocks.go"
 	__syncthreads();
@@ -494,9 +494,9 @@ b6: // rangeint.body
 #line 87 "blocks.go"
 	r25 = (u64)r14 * 128ull; r26 = (u64)r25 + (u64)r16; r27 = r3 + r26 * 4; r28 = *(i32 *)r27; r29 = r22 + r16 * 4; *(i32 *)r29 = r28;
 #line 84 "blocks.go"
-	__syncthreads(); r17 = (i64)threadIdx.x; r19 = r17 < 64ll; r18 = r17; if (!r19) goto b12;
+	__syncthreads(); r17 = (i64)threadIdx.x; r19 = r17 < 64ll; r18 = r17;
 #line 90 "blocks.go"
-	r34 = 127ull - (u64)r18; r35 = r34; r36 = r22 + r35 * 4; r37 = *(i32 *)r36; r38 = r22 + r18 * 4; r39 = *(i32 *)r38; r40 = r38; *(i32 *)r40 = r37; r41 = r36; *(i32 *)r41 = r39;
+	r34 = 127ull - (u64)r18; r35 = r34; r36 = r22 + r35 * 4; r38 = r22 + r18 * 4; r40 = r38; r41 = r36; if (!r19) goto b12; r37 = *(i32 *)r36; r39 = *(i32 *)r38; *(i32 *)r40 = r37; *(i32 *)r41 = r39;
 b12: // barrier
 #line 84 "blocks.go"
 	__syncthreads(); r20 = (i64)threadIdx.x; r21 = r20;
@@ -518,9 +518,9 @@ b21: // rangeint.body (checked)
 #line 87 "blocks.go"
 	r66 = (u64)r57 * 128ull; r67 = (u64)r66 + (u64)r59; if ((u64)r67 >= (u64)r4) { qd_site = 0; qd_x = r67; qd_y = r4; goto qd_fault; } r68 = r3 + r67 * 4; r69 = *(i32 *)r68; r70 = r65 + r59 * 4; *(i32 *)r70 = r69;
 #line 84 "blocks.go"
-	__syncthreads(); r60 = (i64)threadIdx.x; r62 = r60 < 64ll; r61 = r60; if (!r62) goto b27;
+	__syncthreads(); r60 = (i64)threadIdx.x; r62 = r60 < 64ll; r61 = r60;
 #line 90 "blocks.go"
-	r71 = 127ull - (u64)r61; r72 = r71; r73 = r65 + r72 * 4; r74 = *(i32 *)r73; r75 = r65 + r61 * 4; r76 = *(i32 *)r75; r77 = r75; *(i32 *)r77 = r74; r78 = r73; *(i32 *)r78 = r76;
+	r71 = 127ull - (u64)r61; r72 = r71; r73 = r65 + r72 * 4; r75 = r65 + r61 * 4; r77 = r75; r78 = r73; if (!r62) goto b27; r74 = *(i32 *)r73; r76 = *(i32 *)r75; *(i32 *)r77 = r74; *(i32 *)r78 = r76;
 b27: // barrier (checked)
 #line 84 "blocks.go"
 	__syncthreads(); r63 = (i64)threadIdx.x; r64 = r63;
@@ -602,9 +602,9 @@ b16: // barrier
 	r43 = r64; r36 = r43; goto b12;
 b18: // threads
 #line 104 "blocks.go"
-	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b20;
+	r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23;
 #line 117 "blocks.go"
-	r53 = (u64)r18 + (u64)r24; r54 = r26 + 0ll; r55 = *(i64 *)r54; r56 = r7 + r53 * 8; *(i64 *)r56 = r55;
+	r53 = (u64)r18 + (u64)r24; r54 = r26 + 0ll; r56 = r7 + r53 * 8; if (!r25) goto b20; r55 = *(i64 *)r54; *(i64 *)r56 = r55;
 b20: // barrier
 #line 117 "blocks.go"
 	r59 = (u64)r18 + 1ull; r60 = r59 < r0; if (!r60) goto b23;
@@ -2518,68 +2518,68 @@ b232: // threads (int32)
 #line 129 "blocks.go"
 	r8723 = (i64)threadIdx.x; r8724 = r8723 >> 3; r8725 = r8723 & 7ll; r12845 = (i32)r8725; r7453 = r12845; r12846 = (i32)r8724; r7454 = r12846;
 #line 167 "blocks.go"
-	r7486 = (u32)r7447 * 32u; r7487 = (u32)r7454 * 4u; r7488 = (u32)r7486 + (u32)r7487; r7489 = r7488; r7490 = r8699; r7491 = (u32)r7453 * 4u; r7492 = (u32)r7490 + (u32)r7491; r7493 = r7492; r8803 = r7489 < r12847; if (!r8803) goto b236; r8808 = r7493 < r12848; if (!r8808) goto b236;
-	r7494 = (u32)r7489 * (u32)r12849; r7495 = (u32)r7494 + (u32)r7493; r8806 = r1026; r8805 = (i64)r7495; r8807 = r197 + r8805 * 4; *(float *)r8807 = r8806;
+	r7486 = (u32)r7447 * 32u; r7487 = (u32)r7454 * 4u; r7488 = (u32)r7486 + (u32)r7487; r7489 = r7488; r7490 = r8699; r7491 = (u32)r7453 * 4u; r7492 = (u32)r7490 + (u32)r7491; r7493 = r7492; r8803 = r7489 < r12847; r8808 = r7493 < r12848;
+	r7494 = (u32)r7489 * (u32)r12849; r7495 = (u32)r7494 + (u32)r7493; r8805 = (i64)r7495; r8807 = r197 + r8805 * 4; if (!r8803) goto b236; if (!r8808) goto b236; r8806 = r1026; *(float *)r8807 = r8806;
 b236: // rangeint.body (unrolled 1) (int32)
 #line 167 "blocks.go"
-	r7510 = r7488; r7511 = r7510; r7514 = r7492; r7515 = (u32)r7514 + 1u; r8856 = r8803; if (!r8856) goto b239; r8861 = r7515 < r12850; if (!r8861) goto b239;
-	r7516 = (u32)r7511 * (u32)r12851; r7517 = (u32)r7516 + (u32)r7515; r8859 = r1027; r8858 = (i64)r7517; r8860 = r197 + r8858 * 4; *(float *)r8860 = r8859;
+	r7510 = r7488; r7511 = r7510; r7514 = r7492; r7515 = (u32)r7514 + 1u; r8856 = r8803; r8861 = r7515 < r12850;
+	r7516 = (u32)r7511 * (u32)r12851; r7517 = (u32)r7516 + (u32)r7515; r8858 = (i64)r7517; r8860 = r197 + r8858 * 4; if (!r8856) goto b239; if (!r8861) goto b239; r8859 = r1027; *(float *)r8860 = r8859;
 b239: // rangeint.body (unrolled 2) (int32)
 #line 167 "blocks.go"
-	r7520 = r7488; r7521 = r7520; r7524 = r7492; r7525 = (u32)r7524 + 2u; r8870 = r8803; if (!r8870) goto b242; r8875 = r7525 < r12852; if (!r8875) goto b242;
-	r7526 = (u32)r7521 * (u32)r12853; r7527 = (u32)r7526 + (u32)r7525; r8873 = r1028; r8872 = (i64)r7527; r8874 = r197 + r8872 * 4; *(float *)r8874 = r8873;
+	r7520 = r7488; r7521 = r7520; r7524 = r7492; r7525 = (u32)r7524 + 2u; r8870 = r8803; r8875 = r7525 < r12852;
+	r7526 = (u32)r7521 * (u32)r12853; r7527 = (u32)r7526 + (u32)r7525; r8872 = (i64)r7527; r8874 = r197 + r8872 * 4; if (!r8870) goto b242; if (!r8875) goto b242; r8873 = r1028; *(float *)r8874 = r8873;
 b242: // rangeint.body (unrolled 3) (int32)
 #line 167 "blocks.go"
-	r7530 = r7488; r7531 = r7530; r7534 = r7492; r7535 = (u32)r7534 + 3u; r8884 = r8803; if (!r8884) goto b245; r8889 = r7535 < r12854; if (!r8889) goto b245;
-	r7536 = (u32)r7531 * (u32)r12855; r7537 = (u32)r7536 + (u32)r7535; r8887 = r1029; r8886 = (i64)r7537; r8888 = r197 + r8886 * 4; *(float *)r8888 = r8887;
+	r7530 = r7488; r7531 = r7530; r7534 = r7492; r7535 = (u32)r7534 + 3u; r8884 = r8803; r8889 = r7535 < r12854;
+	r7536 = (u32)r7531 * (u32)r12855; r7537 = (u32)r7536 + (u32)r7535; r8886 = (i64)r7537; r8888 = r197 + r8886 * 4; if (!r8884) goto b245; if (!r8889) goto b245; r8887 = r1029; *(float *)r8888 = r8887;
 b245: // rangeint.body (unrolled 1) (int32)
 #line 167 "blocks.go"
-	r7588 = r7488; r7589 = (u32)r7588 + 1u; r7592 = r7492; r7593 = r7592; r9054 = r7589 < r12856; if (!r9054) goto b248; r9059 = r7593 < r12857; if (!r9059) goto b248;
-	r7594 = (u32)r7589 * (u32)r12858; r7595 = (u32)r7594 + (u32)r7593; r9057 = r1030; r9056 = (i64)r7595; r9058 = r197 + r9056 * 4; *(float *)r9058 = r9057;
+	r7588 = r7488; r7589 = (u32)r7588 + 1u; r7592 = r7492; r7593 = r7592; r9054 = r7589 < r12856; r9059 = r7593 < r12857;
+	r7594 = (u32)r7589 * (u32)r12858; r7595 = (u32)r7594 + (u32)r7593; r9056 = (i64)r7595; r9058 = r197 + r9056 * 4; if (!r9054) goto b248; if (!r9059) goto b248; r9057 = r1030; *(float *)r9058 = r9057;
 b248: // rangeint.body (unrolled 1) (unrolled 1) (int32)
 #line 167 "blocks.go"
-	r7599 = r7589; r7603 = r7515; r9068 = r9054; if (!r9068) goto b251; r9073 = r7603 < r12859; if (!r9073) goto b251;
-	r7604 = (u32)r7599 * (u32)r12860; r7605 = (u32)r7604 + (u32)r7603; r9071 = r1031; r9070 = (i64)r7605; r9072 = r197 + r9070 * 4; *(float *)r9072 = r9071;
+	r7599 = r7589; r7603 = r7515; r9068 = r9054; r9073 = r7603 < r12859;
+	r7604 = (u32)r7599 * (u32)r12860; r7605 = (u32)r7604 + (u32)r7603; r9070 = (i64)r7605; r9072 = r197 + r9070 * 4; if (!r9068) goto b251; if (!r9073) goto b251; r9071 = r1031; *(float *)r9072 = r9071;
 b251: // rangeint.body (unrolled 2) (unrolled 1) (int32)
 #line 167 "blocks.go"
-	r7609 = r7589; r7613 = r7525; r9082 = r9054; if (!r9082) goto b254; r9087 = r7613 < r12861; if (!r9087) goto b254;
-	r7614 = (u32)r7609 * (u32)r12862; r7615 = (u32)r7614 + (u32)r7613; r9085 = r1032; r9084 = (i64)r7615; r9086 = r197 + r9084 * 4; *(float *)r9086 = r9085;
+	r7609 = r7589; r7613 = r7525; r9082 = r9054; r9087 = r7613 < r12861;
+	r7614 = (u32)r7609 * (u32)r12862; r7615 = (u32)r7614 + (u32)r7613; r9084 = (i64)r7615; r9086 = r197 + r9084 * 4; if (!r9082) goto b254; if (!r9087) goto b254; r9085 = r1032; *(float *)r9086 = r9085;
 b254: // rangeint.body (unrolled 3) (unrolled 1) (int32)
 #line 167 "blocks.go"
-	r7619 = r7589; r7623 = r7535; r9096 = r9054; if (!r9096) goto b257; r9101 = r7623 < r12863; if (!r9101) goto b257;
-	r7624 = (u32)r7619 * (u32)r12864; r7625 = (u32)r7624 + (u32)r7623; r9099 = r1033; r9098 = (i64)r7625; r9100 = r197 + r9098 * 4; *(float *)r9100 = r9099;
+	r7619 = r7589; r7623 = r7535; r9096 = r9054; r9101 = r7623 < r12863;
+	r7624 = (u32)r7619 * (u32)r12864; r7625 = (u32)r7624 + (u32)r7623; r9098 = (i64)r7625; r9100 = r197 + r9098 * 4; if (!r9096) goto b257; if (!r9101) goto b257; r9099 = r1033; *(float *)r9100 = r9099;
 b257: // rangeint.body (unrolled 2) (int32)
 #line 167 "blocks.go"
-	r7628 = r7488; r7629 = (u32)r7628 + 2u; r7632 = r7492; r7633 = r7632; r9110 = r7629 < r12865; if (!r9110) goto b260; r9115 = r7633 < r12866; if (!r9115) goto b260;
-	r7634 = (u32)r7629 * (u32)r12867; r7635 = (u32)r7634 + (u32)r7633; r9113 = r1034; r9112 = (i64)r7635; r9114 = r197 + r9112 * 4; *(float *)r9114 = r9113;
+	r7628 = r7488; r7629 = (u32)r7628 + 2u; r7632 = r7492; r7633 = r7632; r9110 = r7629 < r12865; r9115 = r7633 < r12866;
+	r7634 = (u32)r7629 * (u32)r12867; r7635 = (u32)r7634 + (u32)r7633; r9112 = (i64)r7635; r9114 = r197 + r9112 * 4; if (!r9110) goto b260; if (!r9115) goto b260; r9113 = r1034; *(float *)r9114 = r9113;
 b260: // rangeint.body (unrolled 1) (unrolled 2) (int32)
 #line 167 "blocks.go"
-	r7639 = r7629; r7643 = r7515; r9124 = r9110; if (!r9124) goto b263; r9129 = r7643 < r12868; if (!r9129) goto b263;
-	r7644 = (u32)r7639 * (u32)r12869; r7645 = (u32)r7644 + (u32)r7643; r9127 = r1035; r9126 = (i64)r7645; r9128 = r197 + r9126 * 4; *(float *)r9128 = r9127;
+	r7639 = r7629; r7643 = r7515; r9124 = r9110; r9129 = r7643 < r12868;
+	r7644 = (u32)r7639 * (u32)r12869; r7645 = (u32)r7644 + (u32)r7643; r9126 = (i64)r7645; r9128 = r197 + r9126 * 4; if (!r9124) goto b263; if (!r9129) goto b263; r9127 = r1035; *(float *)r9128 = r9127;
 b263: // rangeint.body (unrolled 2) (unrolled 2) (int32)
 #line 167 "blocks.go"
-	r7649 = r7629; r7653 = r7525; r9138 = r9110; if (!r9138) goto b266; r9143 = r7653 < r12870; if (!r9143) goto b266;
-	r7654 = (u32)r7649 * (u32)r12871; r7655 = (u32)r7654 + (u32)r7653; r9141 = r1036; r9140 = (i64)r7655; r9142 = r197 + r9140 * 4; *(float *)r9142 = r9141;
+	r7649 = r7629; r7653 = r7525; r9138 = r9110; r9143 = r7653 < r12870;
+	r7654 = (u32)r7649 * (u32)r12871; r7655 = (u32)r7654 + (u32)r7653; r9140 = (i64)r7655; r9142 = r197 + r9140 * 4; if (!r9138) goto b266; if (!r9143) goto b266; r9141 = r1036; *(float *)r9142 = r9141;
 b266: // rangeint.body (unrolled 3) (unrolled 2) (int32)
 #line 167 "blocks.go"
-	r7659 = r7629; r7663 = r7535; r9152 = r9110; if (!r9152) goto b269; r9157 = r7663 < r12872; if (!r9157) goto b269;
-	r7664 = (u32)r7659 * (u32)r12873; r7665 = (u32)r7664 + (u32)r7663; r9155 = r1037; r9154 = (i64)r7665; r9156 = r197 + r9154 * 4; *(float *)r9156 = r9155;
+	r7659 = r7629; r7663 = r7535; r9152 = r9110; r9157 = r7663 < r12872;
+	r7664 = (u32)r7659 * (u32)r12873; r7665 = (u32)r7664 + (u32)r7663; r9154 = (i64)r7665; r9156 = r197 + r9154 * 4; if (!r9152) goto b269; if (!r9157) goto b269; r9155 = r1037; *(float *)r9156 = r9155;
 b269: // rangeint.body (unrolled 3) (int32)
 #line 167 "blocks.go"
-	r7668 = r7488; r7669 = (u32)r7668 + 3u; r7672 = r7492; r7673 = r7672; r9166 = r7669 < r12874; if (!r9166) goto b272; r9171 = r7673 < r12875; if (!r9171) goto b272;
-	r7674 = (u32)r7669 * (u32)r12876; r7675 = (u32)r7674 + (u32)r7673; r9169 = r1038; r9168 = (i64)r7675; r9170 = r197 + r9168 * 4; *(float *)r9170 = r9169;
+	r7668 = r7488; r7669 = (u32)r7668 + 3u; r7672 = r7492; r7673 = r7672; r9166 = r7669 < r12874; r9171 = r7673 < r12875;
+	r7674 = (u32)r7669 * (u32)r12876; r7675 = (u32)r7674 + (u32)r7673; r9168 = (i64)r7675; r9170 = r197 + r9168 * 4; if (!r9166) goto b272; if (!r9171) goto b272; r9169 = r1038; *(float *)r9170 = r9169;
 b272: // rangeint.body (unrolled 1) (unrolled 3) (int32)
 #line 167 "blocks.go"
-	r7679 = r7669; r7683 = r7515; r9180 = r9166; if (!r9180) goto b275; r9185 = r7683 < r12877; if (!r9185) goto b275;
-	r7684 = (u32)r7679 * (u32)r12878; r7685 = (u32)r7684 + (u32)r7683; r9183 = r1039; r9182 = (i64)r7685; r9184 = r197 + r9182 * 4; *(float *)r9184 = r9183;
+	r7679 = r7669; r7683 = r7515; r9180 = r9166; r9185 = r7683 < r12877;
+	r7684 = (u32)r7679 * (u32)r12878; r7685 = (u32)r7684 + (u32)r7683; r9182 = (i64)r7685; r9184 = r197 + r9182 * 4; if (!r9180) goto b275; if (!r9185) goto b275; r9183 = r1039; *(float *)r9184 = r9183;
 b275: // rangeint.body (unrolled 2) (unrolled 3) (int32)
 #line 167 "blocks.go"
-	r7689 = r7669; r7693 = r7525; r9194 = r9166; if (!r9194) goto b278; r9199 = r7693 < r12879; if (!r9199) goto b278;
-	r7694 = (u32)r7689 * (u32)r12880; r7695 = (u32)r7694 + (u32)r7693; r9197 = r1040; r9196 = (i64)r7695; r9198 = r197 + r9196 * 4; *(float *)r9198 = r9197;
+	r7689 = r7669; r7693 = r7525; r9194 = r9166; r9199 = r7693 < r12879;
+	r7694 = (u32)r7689 * (u32)r12880; r7695 = (u32)r7694 + (u32)r7693; r9196 = (i64)r7695; r9198 = r197 + r9196 * 4; if (!r9194) goto b278; if (!r9199) goto b278; r9197 = r1040; *(float *)r9198 = r9197;
 b278: // rangeint.body (unrolled 3) (unrolled 3) (int32)
 #line 167 "blocks.go"
-	r7699 = r7669; r7703 = r7535; r9208 = r9166; if (!r9208) goto b281; r9213 = r7703 < r12881; if (!r9213) goto b281;
-	r7704 = (u32)r7699 * (u32)r12882; r7705 = (u32)r7704 + (u32)r7703; r9211 = r1041; r9210 = (i64)r7705; r9212 = r197 + r9210 * 4; *(float *)r9212 = r9211;
+	r7699 = r7669; r7703 = r7535; r9208 = r9166; r9213 = r7703 < r12881;
+	r7704 = (u32)r7699 * (u32)r12882; r7705 = (u32)r7704 + (u32)r7703; r9210 = (i64)r7705; r9212 = r197 + r9210 * 4; if (!r9208) goto b281; if (!r9213) goto b281; r9211 = r1041; *(float *)r9212 = r9211;
 b281: // barrier (int32)
 #line 129 "blocks.go"
 	r16 = r16 + r19; goto b641;
@@ -2898,7 +2898,7 @@ b30: // scan.step (unrolled 3)
 	r46 = (u64)r46 << 1; goto b15;
 b31: // scan.warped
 #line 189 "blocks.go"
-	r50 = (char *)qvar_warpsums_1; r51 = (i64)(threadIdx.x / warpSize); r52 = (u64)r45 - 1ull; r53 = r44 == r52; r55 = r53 | r54; if (!r55) goto b33; r56 = r50 + r51 * 4; *(i32 *)r56 = r41;
+	r50 = (char *)qvar_warpsums_1; r51 = (i64)(threadIdx.x / warpSize); r52 = (u64)r45 - 1ull; r53 = r44 == r52; r55 = r53 | r54; r56 = r50 + r51 * 4; if (!r55) goto b33; *(i32 *)r56 = r41;
 b33: // scan.written
 #line 189 "blocks.go"
 	__syncthreads(); r323 = (u64)r45; r324 = 255ull | r323; r325 = r324 >> 32; r326 = (u32)r325; r327 = r326 == 0u; if (!r327) goto b96; r329 = (u32)r45; r330 = qd_div_u32(r328, r329); r322 = (i64)r330;
@@ -2941,7 +2941,7 @@ b71: // sum.step (unrolled 3)
 	r77 = r77 >> 1; goto b56;
 b72: // sum.warps
 #line 190 "blocks.go"
-	r82 = (char *)qvar_warpsums_2; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b74; r86 = r82 + r84 * 4; *(i32 *)r86 = r72;
+	r82 = (char *)qvar_warpsums_2; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); r86 = r82 + r84 * 4; if (!r85) goto b74; *(i32 *)r86 = r72;
 b74: // sum.written
 #line 190 "blocks.go"
 	__syncthreads(); r314 = (u64)r76; r315 = 255ull | r314; r316 = r315 >> 32; r317 = (u32)r316; r318 = r317 == 0u; if (!r318) goto b95; r320 = (u32)r76; r321 = qd_div_u32(r319, r320); r313 = (i64)r321;
@@ -2959,9 +2959,9 @@ b85: // sum.done
 #line 192 "blocks.go"
 	r95 = r29; r96 = (u64)r95 + (u64)r22; r97 = r26 + r22 * 4; r98 = *(i32 *)r97; r99 = r4 + r96 * 4; *(i32 *)r99 = r98;
 #line 184 "blocks.go"
-	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23; if (!r25) goto b91;
+	__syncthreads(); r23 = (i64)threadIdx.x; r25 = r23 < 1ll; r24 = r23;
 #line 195 "blocks.go"
-	r104 = (u64)r18 + (u64)r24; r105 = r7 + r104 * 4; *(i32 *)r105 = r70;
+	r104 = (u64)r18 + (u64)r24; r105 = r7 + r104 * 4; if (!r25) goto b91; *(i32 *)r105 = r70;
 b91: // barrier
 #line 195 "blocks.go"
 	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b94;
@@ -3009,7 +3009,7 @@ b122: // scan.step (checked if) (unrolled 3)
 	r46 = (u64)r46 << 1; goto b107;
 b123: // scan.warped (checked if)
 #line 189 "blocks.go"
-	r220 = (char *)qvar_warpsums_1; r221 = (i64)(threadIdx.x / warpSize); r222 = (u64)r216 - 1ull; r223 = r215 == r222; r225 = r223 | r224; if (!r225) goto b125; r226 = r220 + r221 * 4; *(i32 *)r226 = r41;
+	r220 = (char *)qvar_warpsums_1; r221 = (i64)(threadIdx.x / warpSize); r222 = (u64)r216 - 1ull; r223 = r215 == r222; r225 = r223 | r224; r226 = r220 + r221 * 4; if (!r225) goto b125; *(i32 *)r226 = r41;
 b125: // scan.written (checked if)
 #line 189 "blocks.go"
 	__syncthreads(); r305 = (u64)r216; r306 = 255ull | r305; r307 = r306 >> 32; r308 = (u32)r307; r309 = r308 == 0u; if (!r309) goto b187; r311 = (u32)r216; r312 = qd_div_u32(r310, r311); r304 = (i64)r312;
@@ -3052,7 +3052,7 @@ b163: // sum.step (checked if) (unrolled 3)
 	r77 = r77 >> 1; goto b148;
 b164: // sum.warps (checked if)
 #line 190 "blocks.go"
-	r244 = (char *)qvar_warpsums_2; r245 = (i64)(threadIdx.x % warpSize); r247 = r245 == 0ll; r246 = (i64)(threadIdx.x / warpSize); if (!r247) goto b166; r248 = r244 + r246 * 4; *(i32 *)r248 = r72;
+	r244 = (char *)qvar_warpsums_2; r245 = (i64)(threadIdx.x % warpSize); r247 = r245 == 0ll; r246 = (i64)(threadIdx.x / warpSize); r248 = r244 + r246 * 4; if (!r247) goto b166; *(i32 *)r248 = r72;
 b166: // sum.written (checked if)
 #line 190 "blocks.go"
 	__syncthreads(); r296 = (u64)r239; r297 = 255ull | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b186; r302 = (u32)r239; r303 = qd_div_u32(r301, r302); r295 = (i64)r303;
@@ -3117,7 +3117,7 @@ b213: // scan.step (checked) (unrolled 3)
 	r46 = (u64)r46 << 1; goto b198;
 b214: // scan.warped (checked)
 #line 189 "blocks.go"
-	r135 = (char *)qvar_warpsums_1; r136 = (i64)(threadIdx.x / warpSize); r137 = (u64)r131 - 1ull; r138 = r130 == r137; r140 = r138 | r139; if (!r140) goto b216; r141 = r135 + r136 * 4; *(i32 *)r141 = r41;
+	r135 = (char *)qvar_warpsums_1; r136 = (i64)(threadIdx.x / warpSize); r137 = (u64)r131 - 1ull; r138 = r130 == r137; r140 = r138 | r139; r141 = r135 + r136 * 4; if (!r140) goto b216; *(i32 *)r141 = r41;
 b216: // scan.written (checked)
 #line 189 "blocks.go"
 	__syncthreads(); r287 = (u64)r131; r288 = 255ull | r287; r289 = r288 >> 32; r290 = (u32)r289; r291 = r290 == 0u; if (!r291) goto b278; r293 = (u32)r131; r294 = qd_div_u32(r292, r293); r286 = (i64)r294;
@@ -3160,7 +3160,7 @@ b254: // sum.step (checked) (unrolled 3)
 	r77 = r77 >> 1; goto b239;
 b255: // sum.warps (checked)
 #line 190 "blocks.go"
-	r159 = (char *)qvar_warpsums_2; r160 = (i64)(threadIdx.x % warpSize); r162 = r160 == 0ll; r161 = (i64)(threadIdx.x / warpSize); if (!r162) goto b257; r163 = r159 + r161 * 4; *(i32 *)r163 = r72;
+	r159 = (char *)qvar_warpsums_2; r160 = (i64)(threadIdx.x % warpSize); r162 = r160 == 0ll; r161 = (i64)(threadIdx.x / warpSize); r163 = r159 + r161 * 4; if (!r162) goto b257; *(i32 *)r163 = r72;
 b257: // sum.written (checked)
 #line 190 "blocks.go"
 	__syncthreads(); r278 = (u64)r154; r279 = 255ull | r278; r280 = r279 >> 32; r281 = (u32)r280; r282 = r281 == 0u; if (!r282) goto b277; r284 = (u32)r154; r285 = qd_div_u32(r283, r284); r277 = (i64)r285;
@@ -3241,7 +3241,7 @@ extern "C" __global__ void __launch_bounds__(128) Exclusive_0(char *p0, i64 p1, 
 	r3 = p0; r4 = p1; r2 = r4; r81 = __mul64hi(r2, (-6640827866535438581ll)); r82 = (u64)r81 + (u64)r2; r83 = (u64)r82; r84 = r83 >> 63; r86 = (i64)r84; r85 = r82 >> 6; r87 = (u64)r85 + (u64)r86; r1 = r87; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b62; r6 = (u64)r0; r7 = r6; r9 = (i64)blockIdx.x; r8 = (u64)r9; r10 = (i64)gridDim.x; r11 = (u64)r10; r95 = (u32)127ll; r12 = r8 < r7; if (!r12) goto b62; r13 = r8; r14 = (i64)r13;
 b5: // rangeint.body
 #line 207 "blocks.go"
-	r20 = (char *)qvar_v; r21 = (i64)threadIdx.x; r22 = r21 < 100ll; if (!r22) goto b7; r23 = r20 + r21 * 8; *(u64 *)r23 = 0ull;
+	r20 = (char *)qvar_v; r21 = (i64)threadIdx.x; r22 = r21 < 100ll; r23 = r20 + r21 * 8; if (!r22) goto b7; *(u64 *)r23 = 0ull;
 b7: // zeroed
 #line 207 "blocks.go"
 	__syncthreads();
@@ -3278,7 +3278,7 @@ b31: // scan.warped
 	r43 = qd_shfl_up(r33, 1u); r42 = 0ll; r44 = r36 > 0ll; if (!r44) goto b33; r42 = r43;
 b33: // scan.belowdone
 #line 213 "blocks.go"
-	r45 = (char *)qvar_warpsums_1; r46 = (i64)(threadIdx.x / warpSize); r47 = (u64)r37 - 1ull; r48 = r36 == r47; r49 = r31 == 127ll; r50 = r48 | r49; if (!r50) goto b35; r51 = r45 + r46 * 8; *(i64 *)r51 = r33;
+	r45 = (char *)qvar_warpsums_1; r46 = (i64)(threadIdx.x / warpSize); r47 = (u64)r37 - 1ull; r48 = r36 == r47; r49 = r31 == 127ll; r50 = r48 | r49; r51 = r45 + r46 * 8; if (!r50) goto b35; *(i64 *)r51 = r33;
 b35: // scan.written
 #line 213 "blocks.go"
 	__syncthreads(); r90 = (u64)r37; r91 = 127ull | r90; r92 = r91 >> 32; r93 = (u32)r92; r94 = r93 == 0u; if (!r94) goto b63; r96 = (u32)r37; r97 = qd_div_u32(r95, r96); r89 = (i64)r97;
@@ -3302,7 +3302,7 @@ b53: // scan.counted (unrolled 3)
 	r55 = (u64)r55 + 1ull; r88 = r88 + 8ll; goto b38;
 b54: // scan.done
 #line 213 "blocks.go"
-	if (!r32) goto b56; r60 = (u64)r42 + (u64)r53; r61 = r20 + r31 * 8; *(i64 *)r61 = r60;
+	r61 = r20 + r31 * 8; if (!r32) goto b56; r60 = (u64)r42 + (u64)r53; *(i64 *)r61 = r60;
 b56: // scan.stored
 #line 213 "blocks.go"
 	__syncthreads(); r30 = r54;
@@ -3390,7 +3390,7 @@ extern "C" __global__ void __launch_bounds__(96) WideSums_0(char *p0, i64 p1, ch
 	r5 = p3; r3 = r5; r110 = __mul64hi(r3, (-2705522464144067570ll)); r111 = (u64)r110 + (u64)r3; r112 = (u64)r111; r113 = r112 >> 63; r114 = r111 >> 9; r115 = (i64)r113; r116 = (u64)r114 + (u64)r115; r2 = r116; r8 = p1; r6 = r8; r1 = r2 < r6 ? r2 : r6; r0 = r1; r9 = r0 > 0ll; if (!r9) goto b69; r13 = (i64)blockIdx.x; r12 = (u64)r13; r14 = (i64)gridDim.x; r15 = (u64)r14; r195 = (u64)r5; r197 = 168884986026393599ull < r195; r10 = (u64)r0; r11 = r10; r7 = p0; r4 = p2; if (!r197) goto b74; r198 = (u64)r8; r206 = 281474976710655ull < r198; if (!r206) goto b74; r273 = (u32)95ll; r16 = r12 < r11; if (!r16) goto b69; r17 = r12; r18 = (i64)r17;
 b8: // rangeint.body
 #line 227 "blocks.go"
-	r24 = (char *)qvar_v; r25 = (i64)threadIdx.x; r26 = r24 + r25 * 4; *(u32 *)r26 = 0u; r223 = r26; r28 = r223 + 384ll; *(u32 *)r28 = 0u; r224 = r26; r30 = r224 + 768ll; *(u32 *)r30 = 0u; r225 = r26; r32 = r225 + 1152ll; *(u32 *)r32 = 0u; r226 = r26; r34 = r226 + 1536ll; *(u32 *)r34 = 0u; r227 = r26; r36 = r227 + 1920ll; *(u32 *)r36 = 0u; r37 = (u64)r25 + 576ull; r38 = r37 < 600ll; if (!r38) goto b10; r228 = r26; r39 = r228 + 2304ll; *(u32 *)r39 = 0u;
+	r24 = (char *)qvar_v; r25 = (i64)threadIdx.x; r26 = r24 + r25 * 4; *(u32 *)r26 = 0u; r223 = r26; r28 = r223 + 384ll; *(u32 *)r28 = 0u; r224 = r26; r30 = r224 + 768ll; *(u32 *)r30 = 0u; r225 = r26; r32 = r225 + 1152ll; *(u32 *)r32 = 0u; r226 = r26; r34 = r226 + 1536ll; *(u32 *)r34 = 0u; r227 = r26; r36 = r227 + 1920ll; *(u32 *)r36 = 0u; r37 = (u64)r25 + 576ull; r38 = r37 < 600ll; r228 = r26; r39 = r228 + 2304ll; if (!r38) goto b10; *(u32 *)r39 = 0u;
 b10: // zeroed
 #line 227 "blocks.go"
 	__syncthreads();
@@ -3440,7 +3440,7 @@ b49: // sum.step (unrolled 3)
 	r77 = r77 >> 1; goto b34;
 b50: // sum.warps
 #line 233 "blocks.go"
-	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); if (!r85) goto b52; r86 = r82 + r84 * 4; *(i32 *)r86 = r48;
+	r82 = (char *)qvar_warpsums_1; r83 = (i64)(threadIdx.x % warpSize); r85 = r83 == 0ll; r84 = (i64)(threadIdx.x / warpSize); r86 = r82 + r84 * 4; if (!r85) goto b52; *(i32 *)r86 = r48;
 b52: // sum.written
 #line 233 "blocks.go"
 	__syncthreads(); r268 = (u64)r76; r269 = 95ull | r268; r270 = r269 >> 32; r271 = (u32)r270; r272 = r271 == 0u; if (!r272) goto b70; r274 = (u32)r76; r275 = qd_div_u32(r273, r274); r267 = (i64)r275;
@@ -3454,9 +3454,9 @@ b63: // sum.done
 #line 233 "blocks.go"
 	__syncthreads(); r46 = r88;
 #line 226 "blocks.go"
-	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21; if (!r23) goto b66;
+	r21 = (i64)threadIdx.x; r23 = r21 < 1ll; r22 = r21;
 #line 235 "blocks.go"
-	r104 = (u64)r18 + (u64)r22; r105 = r7 + r104 * 4; *(i32 *)r105 = r46;
+	r104 = (u64)r18 + (u64)r22; r105 = r7 + r104 * 4; if (!r23) goto b66; *(i32 *)r105 = r46;
 b66: // barrier
 #line 235 "blocks.go"
 	r108 = (u64)r18 + 1ull; r109 = r108 < r0; if (!r109) goto b69;
@@ -3484,7 +3484,7 @@ b74: // preheader
 	r117 = r12 < r11; if (!r117) goto b69; r118 = r12; r119 = (i64)r118;
 b77: // rangeint.body (checked if)
 #line 227 "blocks.go"
-	r125 = (char *)qvar_v; r126 = (i64)threadIdx.x; r127 = r125 + r126 * 4; *(u32 *)r127 = 0u; r235 = r127; r129 = r235 + 384ll; *(u32 *)r129 = 0u; r236 = r127; r131 = r236 + 768ll; *(u32 *)r131 = 0u; r237 = r127; r133 = r237 + 1152ll; *(u32 *)r133 = 0u; r238 = r127; r135 = r238 + 1536ll; *(u32 *)r135 = 0u; r239 = r127; r137 = r239 + 1920ll; *(u32 *)r137 = 0u; r138 = (u64)r126 + 576ull; r139 = r138 < 600ll; if (!r139) goto b79; r240 = r127; r140 = r240 + 2304ll; *(u32 *)r140 = 0u;
+	r125 = (char *)qvar_v; r126 = (i64)threadIdx.x; r127 = r125 + r126 * 4; *(u32 *)r127 = 0u; r235 = r127; r129 = r235 + 384ll; *(u32 *)r129 = 0u; r236 = r127; r131 = r236 + 768ll; *(u32 *)r131 = 0u; r237 = r127; r133 = r237 + 1152ll; *(u32 *)r133 = 0u; r238 = r127; r135 = r238 + 1536ll; *(u32 *)r135 = 0u; r239 = r127; r137 = r239 + 1920ll; *(u32 *)r137 = 0u; r138 = (u64)r126 + 576ull; r139 = r138 < 600ll; r240 = r127; r140 = r240 + 2304ll; if (!r139) goto b79; *(u32 *)r140 = 0u;
 b79: // zeroed (checked if)
 #line 227 "blocks.go"
 	__syncthreads();
@@ -3525,7 +3525,7 @@ b110: // sum.step (checked if) (unrolled 3)
 	r77 = r77 >> 1; goto b95;
 b111: // sum.warps (checked if)
 #line 233 "blocks.go"
-	r175 = (char *)qvar_warpsums_1; r176 = (i64)(threadIdx.x % warpSize); r178 = r176 == 0ll; r177 = (i64)(threadIdx.x / warpSize); if (!r178) goto b113; r179 = r175 + r177 * 4; *(i32 *)r179 = r48;
+	r175 = (char *)qvar_warpsums_1; r176 = (i64)(threadIdx.x % warpSize); r178 = r176 == 0ll; r177 = (i64)(threadIdx.x / warpSize); r179 = r175 + r177 * 4; if (!r178) goto b113; *(i32 *)r179 = r48;
 b113: // sum.written (checked if)
 #line 233 "blocks.go"
 	__syncthreads(); r259 = (u64)r170; r260 = 95ull | r259; r261 = r260 >> 32; r262 = (u32)r261; r263 = r262 == 0u; if (!r263) goto b130; r265 = (u32)r170; r266 = qd_div_u32(r264, r265); r258 = (i64)r266;
@@ -3615,8 +3615,8 @@ b7: // rangeint.body
 #line 247 "blocks.go"
 	r15 = (i64)threadIdx.x; r16 = r15; r45 = (u32)r16; r46 = __umulhi(r45, 1431655766u); r47 = r45 - r46; r48 = r47 >> 1; r49 = r48 + r46; r50 = r49 >> 1; r51 = r50 * 3u; r52 = r45 - r51;
 #line 250 "blocks.go"
-	r24 = (i64)r52; r25 = r24 == 0ll; if (!r25) goto b11;
-	r28 = (u64)r14 * 64ull; r29 = (u64)r28 + (u64)r16; r30 = r3 + r29 * 4; r31 = *(i32 *)r30; r32 = r19 + r16 * 4; *(i32 *)r32 = r31;
+	r24 = (i64)r52; r25 = r24 == 0ll;
+	r28 = (u64)r14 * 64ull; r29 = (u64)r28 + (u64)r16; r30 = r3 + r29 * 4; r32 = r19 + r16 * 4; if (!r25) goto b11; r31 = *(i32 *)r30; *(i32 *)r32 = r31;
 b11: // barrier
 #line 247 "blocks.go"
 	__syncthreads(); r17 = (i64)threadIdx.x; r18 = r17;
@@ -3630,8 +3630,8 @@ b19: // rangeint.body (unrolled 1)
 #line 247 "blocks.go"
 	r158 = (i64)threadIdx.x; r159 = r158; r180 = (u32)r159; r181 = __umulhi(r180, 1431655766u); r182 = r180 - r181; r183 = r182 >> 1; r184 = r183 + r181; r185 = r184 >> 1; r186 = r185 * 3u; r187 = r180 - r186;
 #line 250 "blocks.go"
-	r165 = (i64)r187; r166 = r165 == 0ll; if (!r166) goto b23;
-	r167 = (u64)r157 * 64ull; r168 = (u64)r167 + (u64)r159; r169 = r3 + r168 * 4; r170 = *(i32 *)r169; r171 = r162 + r159 * 4; *(i32 *)r171 = r170;
+	r165 = (i64)r187; r166 = r165 == 0ll;
+	r167 = (u64)r157 * 64ull; r168 = (u64)r167 + (u64)r159; r169 = r3 + r168 * 4; r171 = r162 + r159 * 4; if (!r166) goto b23; r170 = *(i32 *)r169; *(i32 *)r171 = r170;
 b23: // barrier (unrolled 1)
 #line 247 "blocks.go"
 	__syncthreads(); r160 = (i64)threadIdx.x; r161 = r160;
@@ -3645,8 +3645,8 @@ b31: // rangeint.body (unrolled 2)
 #line 247 "blocks.go"
 	r191 = (i64)threadIdx.x; r192 = r191; r213 = (u32)r192; r214 = __umulhi(r213, 1431655766u); r215 = r213 - r214; r216 = r215 >> 1; r217 = r216 + r214; r218 = r217 >> 1; r219 = r218 * 3u; r220 = r213 - r219;
 #line 250 "blocks.go"
-	r198 = (i64)r220; r199 = r198 == 0ll; if (!r199) goto b35;
-	r200 = (u64)r190 * 64ull; r201 = (u64)r200 + (u64)r192; r202 = r3 + r201 * 4; r203 = *(i32 *)r202; r204 = r195 + r192 * 4; *(i32 *)r204 = r203;
+	r198 = (i64)r220; r199 = r198 == 0ll;
+	r200 = (u64)r190 * 64ull; r201 = (u64)r200 + (u64)r192; r202 = r3 + r201 * 4; r204 = r195 + r192 * 4; if (!r199) goto b35; r203 = *(i32 *)r202; *(i32 *)r204 = r203;
 b35: // barrier (unrolled 2)
 #line 247 "blocks.go"
 	__syncthreads(); r193 = (i64)threadIdx.x; r194 = r193;
@@ -3660,8 +3660,8 @@ b43: // rangeint.body (unrolled 3)
 #line 247 "blocks.go"
 	r224 = (i64)threadIdx.x; r225 = r224; r246 = (u32)r225; r247 = __umulhi(r246, 1431655766u); r248 = r246 - r247; r249 = r248 >> 1; r250 = r249 + r247; r251 = r250 >> 1; r252 = r251 * 3u; r253 = r246 - r252;
 #line 250 "blocks.go"
-	r231 = (i64)r253; r232 = r231 == 0ll; if (!r232) goto b47;
-	r233 = (u64)r223 * 64ull; r234 = (u64)r233 + (u64)r225; r235 = r3 + r234 * 4; r236 = *(i32 *)r235; r237 = r228 + r225 * 4; *(i32 *)r237 = r236;
+	r231 = (i64)r253; r232 = r231 == 0ll;
+	r233 = (u64)r223 * 64ull; r234 = (u64)r233 + (u64)r225; r235 = r3 + r234 * 4; r237 = r228 + r225 * 4; if (!r232) goto b47; r236 = *(i32 *)r235; *(i32 *)r237 = r236;
 b47: // barrier (unrolled 3)
 #line 247 "blocks.go"
 	__syncthreads(); r226 = (i64)threadIdx.x; r227 = r226;

@@ -463,53 +463,63 @@ b9: // preheader
 b10: // grid unrolled guard
 #line 41 "basic.go"
 	r50 = r2 < r48; if (!r50) goto b32; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b26; r56 = r2; r58 = r56;
-	r60 = r58 == 3ll; if (!r60) goto b25;
+	r60 = r58 == 3ll;
+#line 45 "basic.go"
+	r61 = r58; if (!r60) goto b25;
 b14: // grid unrolled 1
-#line 42 "basic.go"
+#line 45 "basic.go"
 	r75 = (u64)r56 + (u64)r1;
 #line 41 "basic.go"
 	r67 = r75;
-	r69 = r67 == 3ll; if (!r69) goto b24;
+	r69 = r67 == 3ll;
+#line 45 "basic.go"
+	r70 = r67; if (!r69) goto b24;
 b16: // grid unrolled 2
-#line 42 "basic.go"
+#line 45 "basic.go"
 	r85 = (u64)r75 + (u64)r1;
 #line 41 "basic.go"
 	r77 = r85;
-	r79 = r77 == 3ll; if (!r79) goto b23;
+	r79 = r77 == 3ll;
+#line 45 "basic.go"
+	r80 = r77; if (!r79) goto b23;
 b18: // grid unrolled 3
-#line 42 "basic.go"
+#line 45 "basic.go"
 	r95 = (u64)r85 + (u64)r1;
 #line 41 "basic.go"
 	r87 = r95;
-	r89 = r87 == 3ll; if (!r89) goto b22;
+	r89 = r87 == 3ll;
+#line 45 "basic.go"
+	r90 = r87; if (!r89) goto b22;
 b21: // latch (grid unrolled 3)
-#line 42 "basic.go"
+#line 45 "basic.go"
 	r2 = (u64)r2 + (u64)r96; r126 = r126 + r127 * 1; goto b10;
 b22: // if.done (grid unrolled 3)
 #line 45 "basic.go"
-	r90 = r87; r109 = r126; r111 = r109 + r110 * 1; r91 = r111; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r114 = r111; r94 = r114; *(i64 *)r94 = r93; goto b21;
+	r109 = r126; r111 = r109 + r110 * 1; r91 = r111; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r114 = r111; r94 = r114; *(i64 *)r94 = r93; goto b21;
 b23: // if.done (grid unrolled 2)
 #line 45 "basic.go"
-	r80 = r77; r103 = r126; r105 = r103 + r104 * 1; r81 = r105; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r108 = r105; r84 = r108; *(i64 *)r84 = r83; goto b18;
+	r103 = r126; r105 = r103 + r104 * 1; r81 = r105; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r108 = r105; r84 = r108; *(i64 *)r84 = r83; goto b18;
 b24: // if.done (grid unrolled 1)
 #line 45 "basic.go"
-	r70 = r67; r97 = r126; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r102 = r99; r74 = r102; *(i64 *)r74 = r73; goto b16;
+	r97 = r126; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r102 = r99; r74 = r102; *(i64 *)r74 = r73; goto b16;
 b25: // if.done (grid unrolled 0)
 #line 45 "basic.go"
-	r61 = r58; r62 = r126; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b14;
+	r62 = r126; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b14;
 b26: // preheader
 #line 41 "basic.go"
 	r115 = r2; r116 = r12 + r115 * 8; r117 = r123;
 b27: // head
 #line 41 "basic.go"
 	r5 = r2 < r48; if (!r5) goto b32; r6 = r2;
-	r8 = r6 == 3ll; if (!r8) goto b31;
+	r8 = r6 == 3ll;
+#line 45 "basic.go"
+	r10 = r6; if (!r8) goto b31;
 b30: // latch
 #line 41 "basic.go"
 	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b27;
 b31: // if.done
 #line 45 "basic.go"
-	r10 = r6; r11 = r116; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b30;
+	r11 = r116; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b30;
 b32: // preheader
 #line 41 "basic.go"
 	r118 = r2; r119 = r12 + r118 * 8; r120 = (u64)r1 * 8ull;

@@ -166,7 +166,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 8 "reduce.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5 + 0x0p+00f; *(float *)r47 = r46;
 b43: // exit
 #line 8 "reduce.go"
 	return;
@@ -384,7 +384,7 @@ b40: // reduction next (unrolled 3)
 	r55 = r55 >> 1; r124 = r55 != 0ll; if (r124) goto b29;
 b41: // reduction shuffled
 #line 20 "reduce.go"
-	r61 = r30; if (!r61) goto b43; r0 = p3; r62 = r0 < r6 ? r0 : r6; r63 = r1 + 0ll; *(i32 *)r63 = r62; r64 = r0 > r7 ? r0 : r7; r65 = r1 + 16ll; *(i32 *)r65 = r64;
+	r61 = r30; r0 = p3; r63 = r1 + 0ll; r65 = r1 + 16ll; if (!r61) goto b43; r62 = r0 < r6 ? r0 : r6; *(i32 *)r63 = r62; r64 = r0 > r7 ? r0 : r7; *(i32 *)r65 = r64;
 b43: // exit
 #line 20 "reduce.go"
 	return;

@@ -55,27 +55,27 @@ b2: // grid unrolled guard
 #line 17 "types.go"
 	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b18; r28 = (u64)r23; r25 = r27 - r28; r26 = r25 > r29; if (!r26) goto b13;
 	r96 = r110; r36 = r96 + 24ll;
-	r37 = r36 + 16ll; r38 = *(bool *)r37; if (!r38) goto b6;
+	r37 = r36 + 16ll; r38 = *(bool *)r37;
 #line 11 "types.go"
-	r39 = r36 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r36 + 0ll; r43 = *(float *)r42; r44 = r43 + r41; r45 = r42; *(float *)r45 = r44;
+	r39 = r36 + 4ll; r42 = r36 + 0ll; r45 = r42; if (!r38) goto b6; r40 = *(float *)r39; r41 = r40 * r14; r43 = *(float *)r42; r44 = r43 + r41; *(float *)r45 = r44;
 b6: // rangeindex.body (grid unrolled 1)
 #line 18 "types.go"
 	r97 = r96; r99 = r97 + r98 * 1; r51 = r99 + 24ll;
-	r52 = r51 + 16ll; r53 = *(bool *)r52; if (!r53) goto b8;
+	r52 = r51 + 16ll; r53 = *(bool *)r52;
 #line 11 "types.go"
-	r54 = r51 + 4ll; r55 = *(float *)r54; r56 = r55 * r14; r57 = r51 + 0ll; r58 = *(float *)r57; r59 = r58 + r56; r60 = r57; *(float *)r60 = r59;
+	r54 = r51 + 4ll; r57 = r51 + 0ll; r60 = r57; if (!r53) goto b8; r55 = *(float *)r54; r56 = r55 * r14; r58 = *(float *)r57; r59 = r58 + r56; *(float *)r60 = r59;
 b8: // rangeindex.body (grid unrolled 2)
 #line 18 "types.go"
 	r100 = r96; r102 = r100 + r101 * 1; r67 = r102 + 24ll;
-	r68 = r67 + 16ll; r69 = *(bool *)r68; if (!r69) goto b10;
+	r68 = r67 + 16ll; r69 = *(bool *)r68;
 #line 11 "types.go"
-	r70 = r67 + 4ll; r71 = *(float *)r70; r72 = r71 * r14; r73 = r67 + 0ll; r74 = *(float *)r73; r75 = r74 + r72; r76 = r73; *(float *)r76 = r75;
+	r70 = r67 + 4ll; r73 = r67 + 0ll; r76 = r73; if (!r69) goto b10; r71 = *(float *)r70; r72 = r71 * r14; r74 = *(float *)r73; r75 = r74 + r72; *(float *)r76 = r75;
 b10: // rangeindex.body (grid unrolled 3)
 #line 18 "types.go"
 	r103 = r96; r105 = r103 + r104 * 1; r83 = r105 + 24ll;
-	r84 = r83 + 16ll; r85 = *(bool *)r84; if (!r85) goto b12;
+	r84 = r83 + 16ll; r85 = *(bool *)r84;
 #line 11 "types.go"
-	r86 = r83 + 4ll; r87 = *(float *)r86; r88 = r87 * r14; r89 = r83 + 0ll; r90 = *(float *)r89; r91 = r90 + r88; r92 = r89; *(float *)r92 = r91;
+	r86 = r83 + 4ll; r89 = r83 + 0ll; r92 = r89; if (!r85) goto b12; r87 = *(float *)r86; r88 = r87 * r14; r90 = *(float *)r89; r91 = r90 + r88; *(float *)r92 = r91;
 b12: // latch (grid unrolled 3)
 #line 11 "types.go"
 	r2 = (u64)r2 + (u64)r94; r110 = r110 + r111 * 1; goto b2;
@@ -86,9 +86,9 @@ b14: // head
 #line 17 "types.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18;
 	r95 = r107; r11 = r95 + 24ll;
-	r12 = r11 + 16ll; r13 = *(bool *)r12; if (!r13) goto b17;
+	r12 = r11 + 16ll; r13 = *(bool *)r12;
 #line 11 "types.go"
-	r15 = r11 + 4ll; r16 = *(float *)r15; r17 = r16 * r14; r18 = r11 + 0ll; r19 = *(float *)r18; r20 = r19 + r17; r21 = r18; *(float *)r21 = r20;
+	r15 = r11 + 4ll; r18 = r11 + 0ll; r21 = r18; if (!r13) goto b17; r16 = *(float *)r15; r17 = r16 * r14; r19 = *(float *)r18; r20 = r19 + r17; *(float *)r21 = r20;
 b17: // latch
 #line 17 "types.go"
 	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b14;
@@ -759,7 +759,7 @@ b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1; r87 = r40 != 0ll; if (r87) goto b29;
 b41: // reduction shuffled
 #line 78 "types.go"
-	r45 = r23; if (!r45) goto b43; r46 = r5 + 0x0p+00f; r47 = r0 + 0ll; *(float *)r47 = r46;
+	r45 = r23; r47 = r0 + 0ll; if (!r45) goto b43; r46 = r5 + 0x0p+00f; *(float *)r47 = r46;
 b43: // exit
 #line 78 "types.go"
 	return;
