@@ -142,9 +142,15 @@ func gridLoopOf(t *ir.Task, iv *analysis.IndVar) (*gridLoop, bool) {
 		return nil, false
 	}
 	g.first, g.exit = term.Succs[0], term.Succs[1]
-	// The head's test is the analysis's exit test, x < bound with x = i+d.
-	e := iv.Exit
-	if e == nil || e.Block != lp.Header || e.Compare.Block != lp.Header || e.Op != ir.OpLt || e.Type != g.typ {
+	// The head's test is one of the analysis's tests of i, x < bound with
+	// x = i+d.
+	var e *analysis.ExitTest
+	for _, test := range iv.Tests {
+		if test.Block == lp.Header {
+			e = test
+		}
+	}
+	if e == nil || e.Compare.Block != lp.Header || e.Op != ir.OpLt || e.Type != g.typ {
 		return nil, false
 	}
 	d, ok := e.ConstOffset()
