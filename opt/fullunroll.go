@@ -29,8 +29,9 @@ func FullyUnrollLoops(t *ir.Task) {
 	for range 4 {
 		changed := false
 		for _, lp := range ir.Innermost(t.Loops()) {
-			c, ok := countedLoop(analysis.New(t), lp)
-			if !ok || !c.bound.Imm || usesThreadCount(t, lp) {
+			an := analysis.New(t)
+			c, ok := countedLoop(an, lp)
+			if !ok || !c.bound.Imm || an.GridShared(c.iv.Loop) {
 				continue
 			}
 			trips, ok := c.trips()

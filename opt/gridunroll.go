@@ -123,6 +123,7 @@ type gridLoop struct {
 	head, latch  *ir.Block
 	i, count     ir.Reg
 	x, bound     ir.Arg
+	offset       int64 // d of x = i + d
 	typ          ir.Type
 	first, exit  int
 	bodyInstrs   []ir.Instr // the head's, recomputed by the guard
@@ -135,33 +136,36 @@ type gridLoop struct {
 func gridLoopOf(t *ir.Task, iv *analysis.IndVar) (*gridLoop, bool) {
 	lp := iv.Loop.Loop
 	g := &gridLoop{t: t, lp: lp, head: t.Blocks[lp.Header], latch: t.Blocks[lp.Latches[0]]}
-	step := g.latch.Instrs[0]
-	g.i, g.typ = step.Dst, step.Type
-	g.count = step.Args[1].Reg
-	if step.Args[1] == ir.R(g.i) {
-		g.count = step.Args[0].Reg
-	}
+	g.i, g.typ, g.count = iv.Reg, iv.Type, iv.StepArg.Reg
 	term := g.head.Term
 	if term.Kind != ir.Branch || term.Cond.Imm || lp.Has(term.Succs[1]) || !lp.Has(term.Succs[0]) || g.latch.Term.Succs[0] != lp.Header {
 		return nil, false
 	}
 	g.first, g.exit = term.Succs[0], term.Succs[1]
-	// The head computes its test from i alone; nothing else reads what it computes.
+	// The head's test is one of the analysis's tests of i, x < bound with
+	// x = i+d.
+	var e *analysis.ExitTest
+	for _, test := range iv.Tests {
+		if test.Block == lp.Header {
+			e = test
+		}
+	}
+	if e == nil || e.Compare.Block != lp.Header || e.Op != ir.OpLt || e.Type != g.typ {
+		return nil, false
+	}
+	d, ok := e.ConstOffset()
+	test := g.head.Instrs[e.Compare.At]
+	if !ok || e.BoundArg != test.Args[1] {
+		return nil, false
+	}
+	g.x, g.bound, g.offset = test.Args[0], e.BoundArg, d
+	// The head computes only its test and x; nothing else reads them.
 	g.headLocalReg = map[ir.Reg]bool{}
-	x, found := ir.R(g.i), false
-	for _, in := range g.head.Instrs {
-		switch {
-		case in.Op == ir.OpAdd && in.Type == g.typ && in.Args[0] == ir.R(g.i) && in.Args[1].Imm:
-			x = ir.R(in.Dst)
-		case in.Op == ir.OpLt && in.Type == g.typ && in.Dst == term.Cond.Reg && in.Args[0] == x:
-			g.x, g.bound, found = x, in.Args[1], true
-		default:
+	for i, in := range g.head.Instrs {
+		if i != e.Compare.At && (in.Dst != g.x.Reg || g.x == ir.R(g.i)) {
 			return nil, false
 		}
 		g.headLocalReg[in.Dst] = true
-	}
-	if !found {
-		return nil, false
 	}
 	if !g.bound.Imm && definedIn(t, lp)[g.bound.Reg] {
 		return nil, false
@@ -220,7 +224,7 @@ func (g *gridLoop) unroll() {
 	x := g.x
 	if x != ir.R(g.i) {
 		x = ir.R(t.NewReg(g.typ))
-		guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpAdd, Type: g.typ, Dst: x.Reg, Args: []ir.Arg{ir.R(g.i), g.headAddend()}})
+		guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpAdd, Type: g.typ, Dst: x.Reg, Args: []ir.Arg{ir.R(g.i), ir.Imm(g.typ, uint64(g.offset))}})
 	}
 	more := t.NewReg(ir.Bool)
 	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: g.typ, Dst: more, Args: []ir.Arg{x, g.bound}})
@@ -302,16 +306,6 @@ func (g *gridLoop) unroll() {
 			}
 		}
 	}
-}
-
-// headAddend is d of the head's x = i + d.
-func (g *gridLoop) headAddend() ir.Arg {
-	for _, x := range g.head.Instrs {
-		if x.Op == ir.OpAdd && ir.R(x.Dst) == g.x {
-			return x.Args[1]
-		}
-	}
-	panic("opt: grid-stride head without its addition")
 }
 
 // asUint64 converts a value of the loop's type to u64 at the end of b.

@@ -41,10 +41,13 @@ const (
 func UnrollLoops(t *ir.Task) {
 	for _, lp := range ir.Innermost(t.Loops()) {
 		size := loopSize(t, lp)
-		if size > unrollMaxInstrs || len(lp.Blocks()) > unrollMaxBlocks || usesThreadCount(t, lp) || loopChecks(t, lp) {
+		if size > unrollMaxInstrs || len(lp.Blocks()) > unrollMaxBlocks || loopChecks(t, lp) {
 			continue
 		}
 		an := analysis.New(t) // the last loop's unrolling changed the task
+		if an.GridShared(an.LoopAt(lp.Header)) {
+			continue
+		}
 		if c, ok := countedLoop(an, lp); ok {
 			factor := unrollFactor
 			if size <= smallBodyInstrs {
@@ -115,49 +118,6 @@ func divisionSize(t ir.Type) int {
 		return 70
 	}
 	return 16
-}
-
-// usesThreadCount reports whether the loop steps by the grid's thread
-// count, by a multiple of it (the step of a grid-stride loop that
-// UnrollGridStride has unrolled), or by a value computed from it before
-// any loop (the steps of a loop nest's indices): then it is a grid-stride
-// loop, whose iterations are whole loop bodies already.
-func usesThreadCount(t *ir.Task, lp *ir.Loop) bool {
-	inLoop := make([]bool, len(t.Blocks))
-	for _, l := range t.Loops() {
-		for _, b := range l.Blocks() {
-			inLoop[b] = true
-		}
-	}
-	derived := map[ir.Reg]bool{}
-	for changed := true; changed; {
-		changed = false
-		for bi, b := range t.Blocks {
-			for _, in := range b.Instrs {
-				if in.Dst == ir.NoReg || derived[in.Dst] {
-					continue
-				}
-				scaled := in.Op == ir.OpMul || in.Op == ir.OpMove || in.Op == ir.OpConvert
-				from := in.Op == ir.OpThreadCount || scaled && readsAny(&in, derived)
-				for _, a := range in.Args {
-					from = from || !inLoop[bi] && !a.Imm && derived[a.Reg]
-				}
-				if from {
-					derived[in.Dst], changed = true, true
-				}
-			}
-		}
-	}
-	for _, b := range lp.Blocks() {
-		for _, in := range t.Blocks[b].Instrs {
-			for _, a := range in.Args {
-				if !a.Imm && derived[a.Reg] {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // counted is a loop that the analysis finds counted by an induction

@@ -29,6 +29,7 @@ type Analysis struct {
 	facts     map[int][]Fact
 	idoms     []int
 	ivOf      map[ir.Reg][]*IndVar
+	fromCount map[Site]bool // GridShared's memo
 }
 
 type key struct {

@@ -27,6 +27,9 @@
 // ne), whether it provably never wraps (NoWrap), and then its symbolic
 // TripCount. Loop.Derived are the registers the loop assigns an affine
 // function of its counters; Loop.IndVar(r) finds a basic one.
+// GridShared(lp) tells a loop whose iterations the grid's threads share:
+// one that steps a register by a value computed from the thread count, a
+// grid-stride loop's index or a collapsed nest's carried indices.
 //
 // # Affine forms
 //

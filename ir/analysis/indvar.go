@@ -23,6 +23,9 @@ type IndVar struct {
 	// constant, or a value known before it, such as the grid's thread
 	// count of a grid-stride loop.
 	Step Affine
+	// StepArg is Sum's operand that holds the step: what it adds, or
+	// subtracts where Sum is a sub.
+	StepArg ir.Arg
 	// Start is Reg's value on entry to the loop; StartKnown is false when
 	// the entries give different values.
 	Start      Affine
@@ -216,7 +219,7 @@ func (a *Analysis) basic(lp *Loop, r ir.Reg) *IndVar {
 	if c, ok := f.IsConst(); ok && c == 0 {
 		return nil
 	}
-	iv := &IndVar{Loop: lp, Reg: r, Type: in.Type, Update: u, Sum: sum, Step: f}
+	iv := &IndVar{Loop: lp, Reg: r, Type: in.Type, Update: u, Sum: sum, Step: f, StepArg: step}
 	iv.stepPositive = a.numeric(f, a.End(lp.Header), false).lo > 0
 	return iv
 }

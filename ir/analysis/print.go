@@ -10,11 +10,13 @@ import (
 )
 
 // Print writes a stable text form of the analysis: each loop with its
-// nest, induction variables, trip count and derived variables, then the
-// range of every integer register an instruction reads, at that
-// instruction. Kernel names the parameters; it may be nil.
+// nest, whether the grid's threads share it, its induction variables,
+// trip count and derived variables, then the range of every integer
+// register an instruction reads, at that instruction. Kernel names the
+// parameters; it may be nil.
 //
 //	loop L0 header b2 latches [b6] exits [b2→b7] preheader b1 depth 1
+//	  shared by the grid's threads
 //	  iv r7 i64 start tid step nthreads exit r7 < len(out) [every] nowrap trip (len(out) - tid)/nthreads
 //	  derived r9 = L0.r7 + 1 at b3.0
 //	b3.1 r9 in [1, 2^48] >= L0.r7 + 1 <= len(out)
@@ -34,6 +36,9 @@ func (a *Analysis) Print(w io.Writer, k *ir.Kernel) {
 			fmt.Fprintf(w, " in L%d", lp.Parent.Index)
 		}
 		fmt.Fprintln(w)
+		if a.GridShared(lp) {
+			fmt.Fprintln(w, "  shared by the grid's threads")
+		}
 		for _, iv := range lp.IndVars {
 			fmt.Fprintf(w, "  iv %s\n", iv.Format(n))
 		}
