@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7005b9243dc21162980056230b4506aa1faa2b38a30053827b04d2abe321e2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7c4f4700d8dfb96c9c2df12a896ab9aa6ec2b7061ce7c93022ca9601fc7d3cf1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0e565b24bd70153fb7af5077221750404a3c4cd0c1fff479c3712053d96e4178"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "79c799b1cbe1d07d382580aae19713455398a939547b591412704972d653e780"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

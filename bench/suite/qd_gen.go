@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5578024c18ab4027969dc86ee657ec45c37ddab1928c6813b900f1c8c9a7204f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1c3083e6f288e861d40b701f54c40b0809e7b1b184f13499bf502ecb484a8130"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9ae3bbb9194f81ae34dacb9f20b8f4a162a703438de2181677649a8b486781b6"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "81597f4fd26a57a5d5d3eedcbc24ea5ff01b82d750532bba9d5088d24bd2a3c8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

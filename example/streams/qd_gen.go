@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "931cb0a39d81cdfd81dd966094d32a4bf2235190343a80ecaf4d111d4d7d15a0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a2fc42b329b161bda89ff2057e5cc86745b56e52752195c05ec751b37271b072"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6b7920ac149eb2f54f5103f5dfeb870065eae002ee9c128447208dc4e106a9fe"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "92464ec76eaeea590047424af54925732d79bb7d92d0d2846c4baf91567c261e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

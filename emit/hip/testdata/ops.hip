@@ -129,7 +129,8 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	bool r6 = 0, r44 = 0, r57 = 0, r58 = 0, r90 = 0, r101 = 0, r105 = 0, r108 = 0;
 	bool r114 = 0, r116 = 0, r119 = 0, r121 = 0, r123 = 0, r128 = 0, r160 = 0, r171 = 0;
 	bool r172 = 0, r204 = 0, r215 = 0, r217 = 0, r249 = 0, r260 = 0, r262 = 0, r294 = 0;
-	bool r305 = 0;
+	bool r305 = 0, r455 = 0, r459 = 0, r461 = 0;
+	i32 r453 = 0, r457 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r48 = 0;
 	i64 r51 = 0, r52 = 0, r55 = 0, r56 = 0, r59 = 0, r94 = 0, r97 = 0, r98 = 0;
 	i64 r100 = 0, r103 = 0, r120 = 0, r127 = 0, r129 = 0, r164 = 0, r167 = 0, r168 = 0;
@@ -142,6 +143,7 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r393 = 0, r396 = 0, r399 = 0, r402 = 0, r405 = 0, r408 = 0, r411 = 0, r414 = 0;
 	i64 r417 = 0, r420 = 0, r423 = 0, r426 = 0, r429 = 0, r432 = 0, r434 = 0, r436 = 0;
 	i64 r438 = 0, r440 = 0, r442 = 0, r444 = 0, r446 = 0, r447 = 0, r449 = 0, r451 = 0;
+	i64 r454 = 0, r456 = 0, r458 = 0, r460 = 0;
 	u64 r102 = 0, r104 = 0, r106 = 0, r107 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0;
 	u64 r113 = 0, r115 = 0, r117 = 0, r118 = 0, r122 = 0, r124 = 0, r125 = 0, r126 = 0;
 	float r19 = 0, r25 = 0, r28 = 0, r30 = 0, r31 = 0, r32 = 0, r34 = 0, r37 = 0;
@@ -197,7 +199,7 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 #line 23 "ops.go"
 	r9 = p2;
 #line 22 "ops.go"
-	r4 = p0; if (!r105) goto b29; r107 = r106 + 4611686018427387904ull; r108 = r107 <= 9223372036854775808ull; if (!r108) goto b29; if (!r114) goto b29; if (!r116) goto b29; if (!r119) goto b29; r120 = (u64)r1 * 3ull; r307 = (u64)r1 * 4ull; r124 = r106; r126 = (u64)r120;
+	r4 = p0; if (!r105) goto b30; r107 = r106 + 4611686018427387904ull; r108 = r107 <= 9223372036854775808ull; if (!r108) goto b30; if (!r114) goto b30; if (!r116) goto b30; if (!r119) goto b30; r120 = (u64)r1 * 3ull; r307 = (u64)r1 * 4ull; r124 = r106; r126 = (u64)r120;
 	r309 = (u64)r1 * 8ull; r315 = r307;
 #line 28 "ops.go"
 	r348 = r309;
@@ -210,74 +212,74 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 #line 28 "ops.go"
 	r432 = r393; r446 = r2;
 #line 22 "ops.go"
-	r447 = r446; r448 = r9 + r447 * 8; r449 = (u64)r307 * 8ull; r450 = r4 + r447 * 4; r451 = (u64)r307 * 4ull; r452 = r54 + r447 * 8;
-b7: // grid unrolled guard
+	r447 = r446; r448 = r9 + r447 * 8; r450 = r4 + r447 * 4; r452 = r54 + r447 * 8; r453 = (i32)r307; r454 = (i64)r453; r455 = r454 == r307; r456 = (u64)r454 * 8ull; r458 = r454; r459 = r455; r460 = (u64)r458 * 4ull; r461 = r455 & r459; if (!r461) goto b30;
+b8: // grid unrolled guard
 #line 22 "ops.go"
-	r121 = r2 < r3; if (!r121) goto b28; r125 = (u64)r2; r122 = r124 - r125; r123 = r122 > r126; if (!r123) goto b22;
+	r121 = r2 < r3; if (!r121) goto b29; r125 = (u64)r2; r122 = r124 - r125; r123 = r122 > r126; if (!r123) goto b23;
 	r130 = r448; r131 = *(double *)r130; r132 = fabs(r131); r133 = sqrt(r132); r135 = r131; r136 = floor(r135); r137 = r133 + r136; r138 = r450; r139 = *(float *)r138; r140 = (double)r139; r141 = ceil(r140); r142 = r137 - r141; r143 = r130; *(double *)r143 = r142;
 	r144 = r138; r145 = *(float *)r144; r146 = truncf(r145); r148 = r145; r149 = qd_min_f32(r148, 0x1p+01f); r150 = r146 + r149; r152 = r145; r153 = sqrtf(r152); r154 = r150 + r153; r155 = r138; *(float *)r155 = r154;
-	r156 = r130; r157 = *(double *)r156; r159 = r157; r160 = r157 != r159; if (!r160) goto b11;
+	r156 = r130; r157 = *(double *)r156; r159 = r157; r160 = r157 != r159; if (!r160) goto b12;
 	r161 = r130; *(double *)r161 = 0x0p+00;
-b11: // if.done (grid unrolled 0)
+b12: // if.done (grid unrolled 0)
 #line 28 "ops.go"
 	r162 = r130; r163 = *(double *)r162; r164 = qd_f64_to_i64(r163); r165 = r138; r166 = *(float *)r165; r167 = qd_f32_to_i64(r166); r168 = (u64)r164 + (u64)r167; r169 = r452; *(i64 *)r169 = r168;
 #line 23 "ops.go"
 	r308 = r130; r310 = r308 + r309 * 1; r174 = r310; r175 = *(double *)r174; r176 = fabs(r175); r177 = sqrt(r176); r179 = r175; r180 = floor(r179); r181 = r177 + r180; r314 = r138; r316 = r314 + r315 * 1; r182 = r316; r183 = *(float *)r182; r184 = (double)r183; r185 = ceil(r184); r186 = r181 - r185; r319 = r310; r187 = r319; *(double *)r187 = r186;
 	r322 = r316; r188 = r322; r189 = *(float *)r188; r190 = truncf(r189); r192 = r189; r193 = qd_min_f32(r192, 0x1p+01f); r194 = r190 + r193; r196 = r189; r197 = sqrtf(r196); r198 = r194 + r197; r331 = r316; r199 = r331; *(float *)r199 = r198;
-	r334 = r310; r200 = r334; r201 = *(double *)r200; r203 = r201; r204 = r201 != r203; if (!r204) goto b14;
+	r334 = r310; r200 = r334; r201 = *(double *)r200; r203 = r201; r204 = r201 != r203; if (!r204) goto b15;
 	r340 = r310; r205 = r340; *(double *)r205 = 0x0p+00;
-b14: // if.done (grid unrolled 1)
+b15: // if.done (grid unrolled 1)
 #line 28 "ops.go"
 	r343 = r310; r206 = r343; r207 = *(double *)r206; r208 = qd_f64_to_i64(r207); r346 = r316; r209 = r346; r210 = *(float *)r209; r211 = qd_f32_to_i64(r210); r212 = (u64)r208 + (u64)r211; r347 = r169; r349 = r347 + r348 * 1; r213 = r349; *(i64 *)r213 = r212;
 #line 23 "ops.go"
 	r350 = r130; r352 = r350 + r351 * 1; r219 = r352; r220 = *(double *)r219; r221 = fabs(r220); r222 = sqrt(r221); r224 = r220; r225 = floor(r224); r226 = r222 + r225; r356 = r138; r358 = r356 + r357 * 1; r227 = r358; r228 = *(float *)r227; r229 = (double)r228; r230 = ceil(r229); r231 = r226 - r230; r361 = r352; r232 = r361; *(double *)r232 = r231;
 	r364 = r358; r233 = r364; r234 = *(float *)r233; r235 = truncf(r234); r237 = r234; r238 = qd_min_f32(r237, 0x1p+01f); r239 = r235 + r238; r241 = r234; r242 = sqrtf(r241); r243 = r239 + r242; r373 = r358; r244 = r373; *(float *)r244 = r243;
-	r376 = r352; r245 = r376; r246 = *(double *)r245; r248 = r246; r249 = r246 != r248; if (!r249) goto b17;
+	r376 = r352; r245 = r376; r246 = *(double *)r245; r248 = r246; r249 = r246 != r248; if (!r249) goto b18;
 	r382 = r352; r250 = r382; *(double *)r250 = 0x0p+00;
-b17: // if.done (grid unrolled 2)
+b18: // if.done (grid unrolled 2)
 #line 28 "ops.go"
 	r385 = r352; r251 = r385; r252 = *(double *)r251; r253 = qd_f64_to_i64(r252); r388 = r358; r254 = r388; r255 = *(float *)r254; r256 = qd_f32_to_i64(r255); r257 = (u64)r253 + (u64)r256; r389 = r169; r391 = r389 + r390 * 1; r258 = r391; *(i64 *)r258 = r257;
 #line 23 "ops.go"
 	r392 = r130; r394 = r392 + r393 * 1; r264 = r394; r265 = *(double *)r264; r266 = fabs(r265); r267 = sqrt(r266); r269 = r265; r270 = floor(r269); r271 = r267 + r270; r398 = r138; r400 = r398 + r399 * 1; r272 = r400; r273 = *(float *)r272; r274 = (double)r273; r275 = ceil(r274); r276 = r271 - r275; r403 = r394; r277 = r403; *(double *)r277 = r276;
 	r406 = r400; r278 = r406; r279 = *(float *)r278; r280 = truncf(r279); r282 = r279; r283 = qd_min_f32(r282, 0x1p+01f); r284 = r280 + r283; r286 = r279; r287 = sqrtf(r286); r288 = r284 + r287; r415 = r400; r289 = r415; *(float *)r289 = r288;
-	r418 = r394; r290 = r418; r291 = *(double *)r290; r293 = r291; r294 = r291 != r293; if (!r294) goto b20;
+	r418 = r394; r290 = r418; r291 = *(double *)r290; r293 = r291; r294 = r291 != r293; if (!r294) goto b21;
 	r424 = r394; r295 = r424; *(double *)r295 = 0x0p+00;
-b20: // if.done (grid unrolled 3)
+b21: // if.done (grid unrolled 3)
 #line 28 "ops.go"
-	r427 = r394; r296 = r427; r297 = *(double *)r296; r298 = qd_f64_to_i64(r297); r430 = r400; r299 = r430; r300 = *(float *)r299; r301 = qd_f32_to_i64(r300); r302 = (u64)r298 + (u64)r301; r431 = r169; r433 = r431 + r432 * 1; r303 = r433; *(i64 *)r303 = r302; r2 = (u64)r2 + (u64)r307; r448 = r448 + r449 * 1; r450 = r450 + r451 * 1; r452 = r452 + r449 * 1; goto b7;
-b22: // preheader
+	r427 = r394; r296 = r427; r297 = *(double *)r296; r298 = qd_f64_to_i64(r297); r430 = r400; r299 = r430; r300 = *(float *)r299; r301 = qd_f32_to_i64(r300); r302 = (u64)r298 + (u64)r301; r431 = r169; r433 = r431 + r432 * 1; r303 = r433; *(i64 *)r303 = r302; r2 = (u64)r2 + (u64)r307; r448 = r448 + r456 * 1; r450 = r450 + r460 * 1; r452 = r452 + r456 * 1; goto b8;
+b23: // preheader
 #line 22 "ops.go"
 	r434 = r2; r435 = r9 + r434 * 8; r436 = r309; r437 = r4 + r434 * 4; r438 = r307; r439 = r54 + r434 * 8;
-b23: // head
+b24: // head
 #line 22 "ops.go"
-	r6 = r2 < r3; if (!r6) goto b28;
+	r6 = r2 < r3; if (!r6) goto b29;
 	r8 = r435; r11 = *(double *)r8; r12 = fabs(r11); r13 = sqrt(r12); r15 = r11; r16 = floor(r15); r17 = r13 + r16; r18 = r437; r19 = *(float *)r18; r20 = (double)r19; r21 = ceil(r20); r22 = r17 - r21; r23 = r8; *(double *)r23 = r22;
 	r24 = r18; r25 = *(float *)r24; r28 = truncf(r25); r30 = r25; r31 = qd_min_f32(r30, 0x1p+01f); r32 = r28 + r31; r34 = r25; r37 = sqrtf(r34); r38 = r32 + r37; r39 = r18; *(float *)r39 = r38;
-	r40 = r8; r41 = *(double *)r40; r43 = r41; r44 = r41 != r43; if (!r44) goto b26;
+	r40 = r8; r41 = *(double *)r40; r43 = r41; r44 = r41 != r43; if (!r44) goto b27;
 	r45 = r8; *(double *)r45 = 0x0p+00;
-b26: // if.done
+b27: // if.done
 #line 28 "ops.go"
 	r46 = r8; r47 = *(double *)r46; r48 = qd_f64_to_i64(r47); r49 = r18; r50 = *(float *)r49; r51 = qd_f32_to_i64(r50); r52 = (u64)r48 + (u64)r51; r53 = r439; *(i64 *)r53 = r52;
 #line 22 "ops.go"
-	r2 = (u64)r2 + (u64)r1; r435 = r435 + r436 * 1; r437 = r437 + r438 * 1; r439 = r439 + r436 * 1; goto b23;
-b28: // exit
+	r2 = (u64)r2 + (u64)r1; r435 = r435 + r436 * 1; r437 = r437 + r438 * 1; r439 = r439 + r436 * 1; goto b24;
+b29: // exit
 #line 22 "ops.go"
 	return;
-b29: // preheader
+b30: // preheader
 #line 22 "ops.go"
 	r440 = r2; r441 = r9 + r440 * 8; r442 = (u64)r1 * 8ull; r443 = r4 + r440 * 4; r444 = (u64)r1 * 4ull; r445 = r54 + r440 * 8;
-b30: // head (checked)
+b31: // head (checked)
 #line 22 "ops.go"
-	r58 = r2 < r3; if (!r58) goto b28; r59 = r2;
+	r58 = r2 < r3; if (!r58) goto b29; r59 = r2;
 	if ((u64)r59 >= (u64)r10) { qd_site = 0; qd_x = r59; qd_y = r10; goto qd_fault; } r60 = r441; r61 = *(double *)r60; r62 = fabs(r61); r63 = sqrt(r62); r65 = r61; r66 = floor(r65); r67 = r63 + r66; r68 = r443; r69 = *(float *)r68; r70 = (double)r69; r71 = ceil(r70); r72 = r67 - r71; r73 = r60; *(double *)r73 = r72;
 	r74 = r68; r75 = *(float *)r74; r76 = truncf(r75); r78 = r75; r79 = qd_min_f32(r78, 0x1p+01f); r80 = r76 + r79; r82 = r75; r83 = sqrtf(r82); r84 = r80 + r83; r85 = r68; *(float *)r85 = r84;
-	r86 = r60; r87 = *(double *)r86; r89 = r87; r90 = r87 != r89; if (!r90) goto b34;
+	r86 = r60; r87 = *(double *)r86; r89 = r87; r90 = r87 != r89; if (!r90) goto b35;
 	r91 = r60; *(double *)r91 = 0x0p+00;
-b34: // if.done (checked)
+b35: // if.done (checked)
 #line 28 "ops.go"
 	r92 = r60; r93 = *(double *)r92; r94 = qd_f64_to_i64(r93); r95 = r68; r96 = *(float *)r95; r97 = qd_f32_to_i64(r96); r98 = (u64)r94 + (u64)r97; if ((u64)r59 >= (u64)r55) { qd_site = 7; qd_x = r59; qd_y = r55; goto qd_fault; } r99 = r445; *(i64 *)r99 = r98;
 #line 22 "ops.go"
-	r2 = (u64)r2 + (u64)r1; r441 = r441 + r442 * 1; r443 = r443 + r444 * 1; r445 = r445 + r442 * 1; goto b30;
+	r2 = (u64)r2 + (u64)r1; r441 = r441 + r442 * 1; r443 = r443 + r444 * 1; r445 = r445 + r442 * 1; goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
