@@ -230,6 +230,9 @@ func (g *gridLoop) unroll() {
 	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: g.typ, Dst: more, Args: []ir.Arg{x, g.bound}})
 	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{room.Index, g.exit}}
 	pre.Term.Succs[0] = guard.Index
+	// Where the loop hands what it leaves to a copy with checks, so does
+	// the guard, which leaves the same way.
+	guard.Fallback = g.head.Fallback
 	// x < bound, so bound - x is the distance in 64 unsigned bits.
 	left, room4 := t.NewReg(ir.Uint64), t.NewReg(ir.Bool)
 	bound, from, most := g.asUint64(room, g.bound), g.asUint64(room, x), g.asUint64(room, ir.R(span))

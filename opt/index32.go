@@ -357,12 +357,20 @@ func readsAt(t *ir.Task, s analysis.Site, r ir.Reg) bool {
 	return slices.ContainsFunc(b.Instrs[s.At].Args, func(a ir.Arg) bool { return !a.Imm && a.Reg == r })
 }
 
-// profitable reports whether a multiply narrows: a 64-bit multiply
-// costs several 32-bit ones, where an add narrowed alone saves less than
-// the copy of the loop costs in code and registers.
+// profitable reports whether a multiply or a division by a variable
+// narrows: a 64-bit multiply costs several 32-bit ones, and a 64-bit
+// division a call to a long routine, or a test for 32-bit operands in
+// every iteration beside it (DivideByInvariants), where the narrowed one
+// by a value the loop does not change is a multiply-high; an add
+// narrowed alone saves less than the copy of the loop costs in code and
+// registers.
 func (p *index32Plan) profitable() bool {
 	for s := range p.instr {
-		if in := p.an.Instr(s); in.Op == ir.OpMul && !in.Args[0].Imm && !in.Args[1].Imm {
+		in := p.an.Instr(s)
+		switch {
+		case in.Op == ir.OpMul && !in.Args[0].Imm && !in.Args[1].Imm:
+			return true
+		case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && !in.Args[1].Imm:
 			return true
 		}
 	}

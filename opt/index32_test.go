@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -101,6 +102,52 @@ func TestNarrowIndicesBothVersions(t *testing.T) {
 		}
 		if _, err := runKernel(forced, huge, threads); err != nil && err.Error() == wantErr.Error() {
 			t.Fatalf("stride 2^32, %d threads: the forced 32-bit copy fails as Go does; the test proves nothing", threads)
+		}
+	}
+}
+
+// TestNarrowIndicesWindowHandsOver runs a loop that HoistChecks split
+// around its window (testdata/index32/window.ir) before and after
+// NarrowIndices: with a row of 5, where the 32-bit copies run, and with
+// one of 2^40, where the test fails and the window's iterations all run
+// in the checked copy after it, the 64-bit window loops being gone.
+func TestNarrowIndicesWindowHandsOver(t *testing.T) {
+	text, err := os.ReadFile("testdata/index32/window.ir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse := func() *ir.Kernel {
+		ks, err := ir.Parse(string(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks[0]
+	}
+	before, after := parse(), parse()
+	NarrowIndices(after.Tasks[0])
+	if err := after.Check(); err != nil {
+		t.Fatal(err)
+	}
+	floats := func(n int) []byte {
+		var out []byte
+		for i := range n {
+			out = binary.LittleEndian.AppendUint32(out, uint32(1000+i))
+		}
+		return out
+	}
+	for _, w := range []uint64{5, 1 << 40} {
+		for threads := 1; threads <= 3; threads++ {
+			args := func() testArgs {
+				return testArgs{scalars: []uint64{0, 0, w}, slices: [][]byte{floats(37), floats(37), nil}}
+			}
+			want, err := runKernel(before, args(), threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := runKernel(after, args(), threads)
+			if err != nil || !bytes.Equal(got[0], want[0]) {
+				t.Fatalf("w %d, %d threads: got %v, %v; want %v", w, threads, got, err, want)
+			}
 		}
 	}
 }

@@ -86,11 +86,14 @@ func (p *index32Plan) checkedCopy() int {
 	if pr := p.an.Preds[choice]; t.Blocks[choice].Term.Kind == ir.Jump && len(pr) == 1 {
 		choice = pr[0]
 	}
+	fb := t.Blocks[p.lp.Header].Fallback
+	if s, ok := p.handsOver(fb); ok {
+		return s
+	}
 	term := t.Blocks[choice].Term
 	if term.Kind != ir.Branch {
 		return p.lp.Header
 	}
-	fb := t.Blocks[p.lp.Header].Fallback
 	for _, s := range term.Succs {
 		h := s
 		if b := t.Blocks[s]; b.Term.Kind == ir.Jump && b.Comment == "preheader" {
@@ -101,6 +104,28 @@ func (p *index32Plan) checkedCopy() int {
 		}
 	}
 	return p.lp.Header
+}
+
+// handsOver reports whether the loop, where its header's test fails,
+// goes on to its checked copy fb, which then runs the iterations left
+// (the copy after HoistChecks' window), and returns that exit. Entering
+// it instead of the loop runs every iteration there, as the loop would
+// have had it stopped at once: the header computes nothing but its test.
+func (p *index32Plan) handsOver(fb int) (int, bool) {
+	t := p.an.Task
+	head := t.Blocks[p.lp.Header]
+	if fb == 0 || head.Term.Kind != ir.Branch || head.Term.Cond.Imm || len(head.Instrs) != 1 || head.Instrs[0].Dst != head.Term.Cond.Reg {
+		return 0, false
+	}
+	for _, s := range head.Term.Succs {
+		if p.lp.Has(s) {
+			continue
+		}
+		if b := t.Blocks[s]; s == fb || b.Term.Kind == ir.Jump && b.Comment == "preheader" && b.Term.Succs[0] == fb {
+			return s, true
+		}
+	}
+	return 0, false
 }
 
 // redirect makes b's edges to from go to to.

@@ -108,6 +108,13 @@ func versionWindow(t *ir.Task, lp *ir.Loop, lv *loopValues, window, rest []hoist
 	test.Args[bound] = g.emit(ir.OpMin, ir.Int64, limit, hi)
 	t.Blocks[before[lp.Header]].Term.Succs[1] = lp.Header
 	head.Term.Succs[1] = after[lp.Header]
+	// The copy after the window runs whatever iterations the window
+	// leaves, from wherever it stopped: a version of the window loop
+	// (NarrowIndices') may leave it all of them. A copy that an earlier
+	// round made for checks decided before the loop stays the fallback.
+	if head.Fallback == 0 {
+		head.Fallback = after[lp.Header]
+	}
 
 	g.chain(before[lp.Header], after[lp.Header])
 	removeChecks(t, lp, append(window, rest...))

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "229184a08d38ca6ac53d8afc64c72db11faaf1405ffed96c385340642f582d91"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bdf94592830c00fbb19caf58d89934754f7e998b5aec1249d83c3da9873038b1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0dd29d55e75b31a9ebb08bfa15d4094374f707ce81ecaac813c99bc9e54feabc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "dda376568cbdef375fbe58a37766e916426e45ebbfbd871aa09ff30e659236e2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -339,13 +339,14 @@ qd_fault: {
 extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r4 = 0, r19 = 0, r20 = 0, r29 = 0, r33 = 0, r36 = 0, r42 = 0, r44 = 0;
 	bool r47 = 0, r49 = 0, r52 = 0, r54 = 0, r56 = 0, r61 = 0, r70 = 0, r71 = 0;
-	bool r80 = 0, r82 = 0, r91 = 0, r93 = 0, r102 = 0;
+	bool r80 = 0, r82 = 0, r91 = 0, r93 = 0, r102 = 0, r150 = 0;
+	i32 r148 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r17 = 0;
 	i64 r18 = 0, r21 = 0, r28 = 0, r31 = 0, r53 = 0, r60 = 0, r62 = 0, r69 = 0;
 	i64 r72 = 0, r79 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r94 = 0, r101 = 0;
 	i64 r103 = 0, r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0;
 	i64 r124 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r142 = 0;
-	i64 r143 = 0, r145 = 0;
+	i64 r143 = 0, r145 = 0, r149 = 0, r151 = 0;
 	u64 r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
 	u64 r41 = 0, r43 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0, r55 = 0;
 	u64 r57 = 0, r58 = 0, r59 = 0;
@@ -365,34 +366,34 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r8 = p1; r30 = (u64)r8; r31 = r2; r32 = (u64)r31; r33 = r32 < r30;
 #line 41 "kernels.go"
 	r3 = p6; r34 = (u64)r3; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r30 - 1ull; r41 = r40 - r32; r42 = r39 <= r41;
-	r12 = p3; r43 = (u64)r12; r44 = r32 < r43; r45 = r43 - 1ull; r46 = r45 - r32; r47 = r39 <= r46; r17 = p5; r48 = (u64)r17; r49 = r32 < r48; r50 = r48 - 1ull; r51 = r50 - r32; r52 = r39 <= r51; r16 = p4; r11 = p2; r7 = p0; if (!r33) goto b21; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b21; if (!r42) goto b21; if (!r44) goto b21; if (!r47) goto b21; if (!r49) goto b21; if (!r52) goto b21; r53 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r57 = r34; r59 = (u64)r53; r106 = r104; r109 = r104; r112 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r121 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r130 = r124; r142 = r2;
+	r12 = p3; r43 = (u64)r12; r44 = r32 < r43; r45 = r43 - 1ull; r46 = r45 - r32; r47 = r39 <= r46; r17 = p5; r48 = (u64)r17; r49 = r32 < r48; r50 = r48 - 1ull; r51 = r50 - r32; r52 = r39 <= r51; r16 = p4; r11 = p2; r7 = p0; if (!r33) goto b22; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b22; if (!r42) goto b22; if (!r44) goto b22; if (!r47) goto b22; if (!r49) goto b22; if (!r52) goto b22; r53 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r57 = r34; r59 = (u64)r53; r106 = r104; r109 = r104; r112 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r121 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r130 = r124; r142 = r2;
 #line 41 "kernels.go"
-	r143 = r142; r144 = r7 + r143 * 4; r145 = (u64)r104 * 4ull; r146 = r11 + r143 * 4; r147 = r16 + r143 * 4;
-b9: // grid unrolled guard
+	r143 = r142; r144 = r7 + r143 * 4; r146 = r11 + r143 * 4; r147 = r16 + r143 * 4; r148 = (i32)r104; r149 = (i64)r148; r150 = r149 == r104; r151 = (u64)r149 * 4ull; if (!r150) goto b22;
+b10: // grid unrolled guard
 #line 41 "kernels.go"
-	r54 = r2 < r3; if (!r54) goto b20; r58 = (u64)r2; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b16;
-	r63 = r144; r64 = *(float *)r63; r65 = r146; r66 = *(float *)r65; r67 = r64 + r66; r68 = r147; *(float *)r68 = r67; r105 = r63; r107 = r105 + r106 * 1; r73 = r107; r74 = *(float *)r73; r108 = r65; r110 = r108 + r109 * 1; r75 = r110; r76 = *(float *)r75; r77 = r74 + r76; r111 = r68; r113 = r111 + r112 * 1; r78 = r113; *(float *)r78 = r77; r114 = r63; r116 = r114 + r115 * 1; r84 = r116; r85 = *(float *)r84; r117 = r65; r119 = r117 + r118 * 1; r86 = r119; r87 = *(float *)r86; r88 = r85 + r87; r120 = r68; r122 = r120 + r121 * 1; r89 = r122; *(float *)r89 = r88; r123 = r63; r125 = r123 + r124 * 1; r95 = r125; r96 = *(float *)r95; r126 = r65; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r129 = r68; r131 = r129 + r130 * 1; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r144 = r144 + r145 * 1; r146 = r146 + r145 * 1; r147 = r147 + r145 * 1; goto b9;
-b16: // preheader
+	r54 = r2 < r3; if (!r54) goto b21; r58 = (u64)r2; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b17;
+	r63 = r144; r64 = *(float *)r63; r65 = r146; r66 = *(float *)r65; r67 = r64 + r66; r68 = r147; *(float *)r68 = r67; r105 = r63; r107 = r105 + r106 * 1; r73 = r107; r74 = *(float *)r73; r108 = r65; r110 = r108 + r109 * 1; r75 = r110; r76 = *(float *)r75; r77 = r74 + r76; r111 = r68; r113 = r111 + r112 * 1; r78 = r113; *(float *)r78 = r77; r114 = r63; r116 = r114 + r115 * 1; r84 = r116; r85 = *(float *)r84; r117 = r65; r119 = r117 + r118 * 1; r86 = r119; r87 = *(float *)r86; r88 = r85 + r87; r120 = r68; r122 = r120 + r121 * 1; r89 = r122; *(float *)r89 = r88; r123 = r63; r125 = r123 + r124 * 1; r95 = r125; r96 = *(float *)r95; r126 = r65; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r129 = r68; r131 = r129 + r130 * 1; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r144 = r144 + r151 * 1; r146 = r146 + r151 * 1; r147 = r147 + r151 * 1; goto b10;
+b17: // preheader
 #line 41 "kernels.go"
 	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r11 + r132 * 4; r136 = r16 + r132 * 4;
-b17: // head
+b18: // head
 #line 41 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b20;
+	r4 = r2 < r3; if (!r4) goto b21;
 	r6 = r133; r9 = *(float *)r6; r10 = r135; r13 = *(float *)r10; r14 = r9 + r13; r15 = r136; *(float *)r15 = r14;
 #line 41 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; r136 = r136 + r134 * 1; goto b17;
-b20: // exit
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; r136 = r136 + r134 * 1; goto b18;
+b21: // exit
 #line 41 "kernels.go"
 	return;
-b21: // preheader
+b22: // preheader
 #line 41 "kernels.go"
 	r137 = r2; r138 = r7 + r137 * 4; r139 = (u64)r1 * 4ull; r140 = r11 + r137 * 4; r141 = r16 + r137 * 4;
-b22: // head (checked)
+b23: // head (checked)
 #line 41 "kernels.go"
-	r20 = r2 < r3; if (!r20) goto b20; r21 = r2;
+	r20 = r2 < r3; if (!r20) goto b21; r21 = r2;
 	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r138; r23 = *(float *)r22; if ((u64)r21 >= (u64)r12) { qd_site = 1; qd_x = r21; qd_y = r12; goto qd_fault; } r24 = r140; r25 = *(float *)r24; r26 = r23 + r25; if ((u64)r21 >= (u64)r17) { qd_site = 2; qd_x = r21; qd_y = r17; goto qd_fault; } r27 = r141; *(float *)r27 = r26;
 #line 41 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; r140 = r140 + r139 * 1; r141 = r141 + r139 * 1; goto b22;
+	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; r140 = r140 + r139 * 1; r141 = r141 + r139 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5d5c86bcd1bb888575c496b402923a8a3d7e105f0d17e3da4f4177324fa8b66b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "81f0e96f60ccc2c5608c2f2393586b1e4f2bc068ee2ae4e895a7f945464612af"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "db951f4cffe3c7261da9156ef68214194f0b37f82e3b1ecc70e1c98bf629b1c1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "200196d51ba27941f30ca54c54927f52f7f9084ba8ba22f967a195fda38e1210"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c01224ec0b5839a7179b853f8d0a022ec4f6f2e944473707f14c74488655cff8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6794a92e8f721318d363a19ba8054fff909616748cbe6c6b463b1d6afe53249c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f31f99bcd741a621c654b659cad6683b0a2a711ddb2487a25943fb923eb6c7e4"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "14149c5d091db76d185ad20a7d8e00324cc6d60d22a92747bdd39ba5405b1c20"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -21,14 +21,15 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r48 = 0;
 	bool r51 = 0, r54 = 0, r56 = 0, r62 = 0, r65 = 0, r73 = 0, r76 = 0, r85 = 0;
-	bool r88 = 0, r97 = 0, r100 = 0;
+	bool r88 = 0, r97 = 0, r100 = 0, r162 = 0;
+	i32 r160 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r17 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r34 = 0, r52 = 0;
 	i64 r53 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0;
 	i64 r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
 	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r131 = 0, r134 = 0;
 	i64 r137 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0, r155 = 0;
-	i64 r157 = 0;
+	i64 r157 = 0, r161 = 0, r163 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r55 = 0, r57 = 0, r58 = 0;
 	u64 r59 = 0;
@@ -52,32 +53,32 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r5 = p5; r3 = r5; r37 = (u64)r3; r38 = r37 + 18446744073709551615ull; r41 = r38 - 1ull; r42 = (u64)r2; r43 = r41 - r42; r44 = r32 - 1ull; r45 = r44 - r35; r46 = r43 <= r45;
 	r17 = p3; r47 = (u64)r17; r48 = r35 < r47; r49 = r47 - 1ull; r50 = r49 - r35; r51 = r43 <= r50; r16 = p2; r12 = p0;
 #line 9 "kernels.go"
-	r4 = p4; if (!r36) goto b19; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b19; if (!r46) goto b19; if (!r48) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
-	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r157 = (u64)r108 * 4ull; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4;
-b7: // grid unrolled guard
+	r4 = p4; if (!r36) goto b20; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b20; if (!r46) goto b20; if (!r48) goto b20; if (!r51) goto b20; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
+	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4; r160 = (i32)r108; r161 = (i64)r160; r162 = r161 == r108; r163 = (u64)r161 * 4ull; if (!r162) goto b20;
+b8: // grid unrolled guard
 #line 10 "kernels.go"
-	r53 = (u64)r2 + 1ull; r54 = r53 < r3; if (!r54) goto b18; r58 = (u64)r53; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b14; r115 = r156; r66 = r115 + 4ll; r67 = *(float *)r66; r116 = r158; r68 = r116 + 4ll; r69 = *(float *)r68; r70 = r67 + r69; r117 = r159; r71 = r117 + 4ll; *(float *)r71 = r70; r118 = r115; r120 = r118 + r119 * 1; r77 = r120 + 4ll; r78 = *(float *)r77; r121 = r116; r123 = r121 + r122 * 1; r79 = r123 + 4ll; r80 = *(float *)r79; r81 = r78 + r80; r124 = r117; r126 = r124 + r125 * 1; r82 = r126 + 4ll; *(float *)r82 = r81; r127 = r115; r129 = r127 + r128 * 1; r89 = r129 + 4ll; r90 = *(float *)r89; r130 = r116; r132 = r130 + r131 * 1; r91 = r132 + 4ll; r92 = *(float *)r91; r93 = r90 + r92; r133 = r117; r135 = r133 + r134 * 1; r94 = r135 + 4ll; *(float *)r94 = r93; r136 = r115; r138 = r136 + r137 * 1; r101 = r138 + 4ll; r102 = *(float *)r101; r139 = r116; r141 = r139 + r140 * 1; r103 = r141 + 4ll; r104 = *(float *)r103; r105 = r102 + r104; r142 = r117; r144 = r142 + r143 * 1; r106 = r144 + 4ll; *(float *)r106 = r105; r2 = (u64)r2 + (u64)r108; r156 = r156 + r157 * 1; r158 = r158 + r157 * 1; r159 = r159 + r157 * 1; goto b7;
-b14: // preheader
+	r53 = (u64)r2 + 1ull; r54 = r53 < r3; if (!r54) goto b19; r58 = (u64)r53; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b15; r115 = r156; r66 = r115 + 4ll; r67 = *(float *)r66; r116 = r158; r68 = r116 + 4ll; r69 = *(float *)r68; r70 = r67 + r69; r117 = r159; r71 = r117 + 4ll; *(float *)r71 = r70; r118 = r115; r120 = r118 + r119 * 1; r77 = r120 + 4ll; r78 = *(float *)r77; r121 = r116; r123 = r121 + r122 * 1; r79 = r123 + 4ll; r80 = *(float *)r79; r81 = r78 + r80; r124 = r117; r126 = r124 + r125 * 1; r82 = r126 + 4ll; *(float *)r82 = r81; r127 = r115; r129 = r127 + r128 * 1; r89 = r129 + 4ll; r90 = *(float *)r89; r130 = r116; r132 = r130 + r131 * 1; r91 = r132 + 4ll; r92 = *(float *)r91; r93 = r90 + r92; r133 = r117; r135 = r133 + r134 * 1; r94 = r135 + 4ll; *(float *)r94 = r93; r136 = r115; r138 = r136 + r137 * 1; r101 = r138 + 4ll; r102 = *(float *)r101; r139 = r116; r141 = r139 + r140 * 1; r103 = r141 + 4ll; r104 = *(float *)r103; r105 = r102 + r104; r142 = r117; r144 = r142 + r143 * 1; r106 = r144 + 4ll; *(float *)r106 = r105; r2 = (u64)r2 + (u64)r108; r156 = r156 + r163 * 1; r158 = r158 + r163 * 1; r159 = r159 + r163 * 1; goto b8;
+b15: // preheader
 #line 9 "kernels.go"
 	r145 = r2; r146 = r12 + r145 * 4; r147 = r108; r148 = r16 + r145 * 4; r149 = r4 + r145 * 4;
-b15: // head
+b16: // head
 #line 9 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b18;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b19;
 	r109 = r146; r11 = r109 + 4ll; r14 = *(float *)r11; r110 = r148; r15 = r110 + 4ll; r18 = *(float *)r15; r19 = r14 + r18; r111 = r149; r20 = r111 + 4ll; *(float *)r20 = r19;
 #line 9 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; r149 = r149 + r147 * 1; goto b15;
-b18: // exit
+	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; r149 = r149 + r147 * 1; goto b16;
+b19: // exit
 #line 9 "kernels.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 9 "kernels.go"
 	r150 = r2; r151 = r12 + r150 * 4; r152 = (u64)r1 * 4ull; r153 = r16 + r150 * 4; r154 = r4 + r150 * 4;
-b20: // head (checked)
+b21: // head (checked)
 #line 9 "kernels.go"
-	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b18; r23 = r2; r24 = (u64)r23 + 1ull;
+	r21 = (u64)r2 + 1ull; r22 = r21 < r3; if (!r22) goto b19; r23 = r2; r24 = (u64)r23 + 1ull;
 	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; } r112 = r151; r26 = r112 + 4ll; r27 = *(float *)r26; if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; } r113 = r153; r28 = r113 + 4ll; r29 = *(float *)r28; r30 = r27 + r29; r114 = r154; r31 = r114 + 4ll; *(float *)r31 = r30;
 #line 9 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r151 = r151 + r152 * 1; r153 = r153 + r152 * 1; r154 = r154 + r152 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r151 = r151 + r152 * 1; r153 = r153 + r152 * 1; r154 = r154 + r152 * 1; goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -143,13 +144,14 @@ b31: // exit
 extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r28 = 0, r32 = 0, r38 = 0, r41 = 0;
 	bool r43 = 0, r49 = 0, r52 = 0, r57 = 0, r60 = 0, r66 = 0, r69 = 0, r75 = 0;
-	bool r78 = 0;
+	bool r78 = 0, r122 = 0;
+	i32 r120 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r16 = 0, r18 = 0, r19 = 0, r25 = 0, r26 = 0, r39 = 0, r40 = 0;
 	i64 r47 = 0, r48 = 0, r50 = 0, r51 = 0, r56 = 0, r58 = 0, r59 = 0, r64 = 0;
 	i64 r65 = 0, r67 = 0, r68 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r82 = 0;
 	i64 r83 = 0, r91 = 0, r94 = 0, r97 = 0, r100 = 0, r103 = 0, r106 = 0, r108 = 0;
-	i64 r110 = 0, r112 = 0, r114 = 0, r116 = 0, r118 = 0;
+	i64 r110 = 0, r112 = 0, r114 = 0, r116 = 0, r118 = 0, r121 = 0, r123 = 0;
 	u64 r24 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0;
 	u64 r36 = 0, r37 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
 	float r14 = 0, r22 = 0, r54 = 0, r62 = 0, r71 = 0, r80 = 0;
@@ -167,32 +169,32 @@ extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r5 = p3; r3 = r5; r29 = (u64)r3; r30 = r29 + 18446744073709551615ull; r33 = r30 - 1ull; r34 = (u64)r2; r35 = r33 - r34; r36 = r24 - 1ull; r37 = r36 - r27; r38 = r35 <= r37;
 	r12 = p0;
 #line 34 "kernels.go"
-	r4 = p2; if (!r28) goto b17; r31 = r30 + 4611686018427387904ull; r32 = r31 <= 9223372036854775808ull; if (!r32) goto b17; if (!r38) goto b17; r39 = (u64)r1 * 3ull; r83 = (u64)r1 * 4ull; r44 = r29; r46 = (u64)r39;
-	r91 = r83; r94 = r83; r97 = (u64)r1 * 8ull; r100 = r97; r103 = (u64)r1 * 12ull; r106 = r103; r116 = r2; r117 = r12 + r116 * 4; r118 = (u64)r83 * 4ull; r119 = r4 + r116 * 4;
-b5: // grid unrolled guard
+	r4 = p2; if (!r28) goto b18; r31 = r30 + 4611686018427387904ull; r32 = r31 <= 9223372036854775808ull; if (!r32) goto b18; if (!r38) goto b18; r39 = (u64)r1 * 3ull; r83 = (u64)r1 * 4ull; r44 = r29; r46 = (u64)r39;
+	r91 = r83; r94 = r83; r97 = (u64)r1 * 8ull; r100 = r97; r103 = (u64)r1 * 12ull; r106 = r103; r116 = r2; r117 = r12 + r116 * 4; r119 = r4 + r116 * 4; r120 = (i32)r83; r121 = (i64)r120; r122 = r121 == r83; r123 = (u64)r121 * 4ull; if (!r122) goto b18;
+b6: // grid unrolled guard
 #line 35 "kernels.go"
-	r40 = (u64)r2 + 1ull; r41 = r40 < r3; if (!r41) goto b16; r45 = (u64)r40; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b12; r88 = r117; r53 = r88 + 4ll; r54 = *(float *)r53; r89 = r119; r55 = r89 + 4ll; *(float *)r55 = r54; r90 = r88; r92 = r90 + r91 * 1; r61 = r92 + 4ll; r62 = *(float *)r61; r93 = r89; r95 = r93 + r94 * 1; r63 = r95 + 4ll; *(float *)r63 = r62; r96 = r88; r98 = r96 + r97 * 1; r70 = r98 + 4ll; r71 = *(float *)r70; r99 = r89; r101 = r99 + r100 * 1; r72 = r101 + 4ll; *(float *)r72 = r71; r102 = r88; r104 = r102 + r103 * 1; r79 = r104 + 4ll; r80 = *(float *)r79; r105 = r89; r107 = r105 + r106 * 1; r81 = r107 + 4ll; *(float *)r81 = r80; r2 = (u64)r2 + (u64)r83; r117 = r117 + r118 * 1; r119 = r119 + r118 * 1; goto b5;
-b12: // preheader
+	r40 = (u64)r2 + 1ull; r41 = r40 < r3; if (!r41) goto b17; r45 = (u64)r40; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b13; r88 = r117; r53 = r88 + 4ll; r54 = *(float *)r53; r89 = r119; r55 = r89 + 4ll; *(float *)r55 = r54; r90 = r88; r92 = r90 + r91 * 1; r61 = r92 + 4ll; r62 = *(float *)r61; r93 = r89; r95 = r93 + r94 * 1; r63 = r95 + 4ll; *(float *)r63 = r62; r96 = r88; r98 = r96 + r97 * 1; r70 = r98 + 4ll; r71 = *(float *)r70; r99 = r89; r101 = r99 + r100 * 1; r72 = r101 + 4ll; *(float *)r72 = r71; r102 = r88; r104 = r102 + r103 * 1; r79 = r104 + 4ll; r80 = *(float *)r79; r105 = r89; r107 = r105 + r106 * 1; r81 = r107 + 4ll; *(float *)r81 = r80; r2 = (u64)r2 + (u64)r83; r117 = r117 + r123 * 1; r119 = r119 + r123 * 1; goto b6;
+b13: // preheader
 #line 34 "kernels.go"
 	r108 = r2; r109 = r12 + r108 * 4; r110 = r83; r111 = r4 + r108 * 4;
-b13: // head
+b14: // head
 #line 34 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b16;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b17;
 	r84 = r109; r11 = r84 + 4ll; r14 = *(float *)r11; r85 = r111; r15 = r85 + 4ll; *(float *)r15 = r14;
 #line 34 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b13;
-b16: // exit
+	r2 = (u64)r2 + (u64)r1; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b14;
+b17: // exit
 #line 34 "kernels.go"
 	return;
-b17: // preheader
+b18: // preheader
 #line 34 "kernels.go"
 	r112 = r2; r113 = r12 + r112 * 4; r114 = (u64)r1 * 4ull; r115 = r4 + r112 * 4;
-b18: // head (checked)
+b19: // head (checked)
 #line 34 "kernels.go"
-	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b16; r18 = r2; r19 = (u64)r18 + 1ull;
+	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b17; r18 = r2; r19 = (u64)r18 + 1ull;
 	if ((u64)r19 >= (u64)r13) { qd_site = 0; qd_x = r19; qd_y = r13; goto qd_fault; } r86 = r113; r21 = r86 + 4ll; r22 = *(float *)r21; r87 = r115; r23 = r87 + 4ll; *(float *)r23 = r22;
 #line 34 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; r115 = r115 + r114 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; r115 = r115 + r114 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -66,6 +66,22 @@ func New(t *ir.Task) *Analysis {
 			a.findTrip(iv)
 		}
 	}
+	for _, lp := range a.Loops {
+		for _, iv := range lp.IndVars {
+			if iv.StartKnown {
+				iv.Least, iv.LeastKnown = iv.Start, iv.Up() && iv.NoWrap
+			}
+		}
+	}
+	// A loop that carries another's counter on may come before it.
+	for changed := true; changed; {
+		changed = false
+		for _, lp := range a.Loops {
+			for _, iv := range lp.IndVars {
+				changed = a.findLeast(iv) || changed
+			}
+		}
+	}
 	// Ranges read before every loop's wrapping was known are forgotten.
 	clear(a.rangeMemo)
 	for _, lp := range a.Loops {

@@ -23,8 +23,9 @@
 // ("i = add i, 1") or through a register ("t = add i, s; i = move t").
 // The step may be a constant of either sign or a value known before the
 // loop, such as the thread count of a grid-stride loop. Each has its
-// Start, its ExitTest (counter + Offset Op Bound, for lt, le, gt, ge and
-// ne), whether it provably never wraps (NoWrap), and then its symbolic
+// Start (or, for a counter that goes up from where other loops left it,
+// Least: a form no value on entry is below), its ExitTest (counter +
+// Offset Op Bound, for lt, le, gt, ge and ne), whether it provably never wraps (NoWrap), and then its symbolic
 // TripCount. Loop.Derived are the registers the loop assigns an affine
 // function of its counters; Loop.IndVar(r) finds a basic one.
 // GridShared(lp) tells a loop whose iterations the grid's threads share:

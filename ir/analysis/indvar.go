@@ -30,6 +30,15 @@ type IndVar struct {
 	// the entries give different values.
 	Start      Affine
 	StartKnown bool
+	// Least is a form Reg's value on entry is at least, for a counter
+	// that goes up without wrapping: Start where it is known, else the
+	// Least of the counters of other loops that the entries carry on. A
+	// grid-stride loop split in pieces (checked iterations first, then a
+	// window of unrolled ones, then the rest) enters each piece with what
+	// the one before left, which no piece knows, yet each piece counts on
+	// from the thread's index.
+	Least      Affine
+	LeastKnown bool
 	// Exit is the test that ends the loop, when one is found: one that
 	// runs in every iteration if there is one, else the first.
 	Exit *ExitTest
@@ -258,6 +267,73 @@ func (a *Analysis) findStart(iv *IndVar) {
 	}) {
 		iv.Start, iv.StartKnown = Affine{}, false
 	}
+}
+
+// findLeast works out iv's Least where its start is not known: every
+// value its entries carry is either the same form g, assigned outside
+// every loop, or the counter of another loop that goes up by a positive
+// step from a Least of g without wrapping (climbs), so that it never
+// fell below g. It reports whether it found one.
+func (a *Analysis) findLeast(iv *IndVar) bool {
+	if iv.LeastKnown || !iv.Up() || !a.climbs(iv) {
+		return false
+	}
+	var least Affine
+	found := false
+	for _, e := range a.Entries(iv.Loop) {
+		for _, d := range a.Reaching(iv.Reg, a.End(e)) {
+			var g Affine
+			if from := a.innermost[d.Block]; from != nil {
+				other := from.IndVar(iv.Reg)
+				if other == nil || from.Contains(iv.Loop) || !other.LeastKnown || !other.Up() || !a.climbs(other) || len(a.DefsIn(iv.Reg, from)) != 1 {
+					return false
+				}
+				g = other.Least
+			} else {
+				var ok bool
+				if g, ok = a.AffineOf(ir.R(iv.Reg), Site{d.Block, d.At + 1}); !ok {
+					return false
+				}
+			}
+			if found && !g.Equal(least) {
+				return false
+			}
+			least, found = g, true
+		}
+	}
+	// As with a start, a form naming a value the header does not see is
+	// no bound there.
+	if !found || least.Has(func(x Atom) bool {
+		return x.Kind == Value && x.Site.Block >= 0 && !a.Dominates(x.Site.Block, iv.Loop.Header)
+	}) {
+		return false
+	}
+	iv.Least, iv.LeastKnown = least, true
+	return true
+}
+
+// climbs reports whether iv, going up, cannot wrap whatever its start:
+// its test, before its update in every iteration, keeps it below a bound
+// that one more step does not carry past its type's end.
+func (a *Analysis) climbs(iv *IndVar) bool {
+	e := iv.Exit
+	if iv.NoWrap && iv.Up() {
+		return true
+	}
+	if e == nil || !e.Every || e.Type != iv.Type || e.Op != ir.OpLt && e.Op != ir.OpLe ||
+		e.Block == iv.Update.Block || !a.Dominates(e.Block, iv.Update.Block) {
+		return false
+	}
+	at := a.End(iv.Loop.Header)
+	limit := typeRange(iv.Type)
+	bound := a.numeric(e.Bound.Sub(e.Offset), at, true)
+	step := a.numeric(iv.Step, at, false)
+	last := bound.hi
+	if e.Op == ir.OpLt {
+		last--
+	}
+	hi, ok := AddInt(last, step.hi)
+	return ok && hi <= limit.hi && step.lo > 0
 }
 
 // findExit finds the test that ends iv's loop: a branch out of the loop,

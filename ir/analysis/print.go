@@ -89,6 +89,8 @@ func (iv *IndVar) Format(n Names) string {
 	fmt.Fprintf(&b, "r%d %s", iv.Reg, iv.Type)
 	if iv.StartKnown {
 		fmt.Fprintf(&b, " start %s", n.Form(iv.Start))
+	} else if iv.LeastKnown {
+		fmt.Fprintf(&b, " start >= %s", n.Form(iv.Least))
 	}
 	fmt.Fprintf(&b, " step %s", n.Form(iv.Step))
 	if iv.Sum != iv.Update {

@@ -364,6 +364,10 @@ func (a *Analysis) counterRange(x Atom) interval {
 
 func (a *Analysis) counterInterval(iv *IndVar) interval {
 	r := typeRange(iv.Type)
+	if !iv.StartKnown && iv.LeastKnown {
+		// Up from at least Least; above, the facts where it is read bound it.
+		return r.meet(interval{a.numeric(iv.Least, a.End(iv.Loop.Header), true).lo, r.hi})
+	}
 	if !iv.NoWrap || iv.Exit == nil {
 		return r
 	}

@@ -21,13 +21,14 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
 	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
 	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
-	bool r90 = 0, r92 = 0, r102 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0, r147 = 0;
+	i32 r145 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
 	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
 	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
-	i64 r143 = 0;
+	i64 r143 = 0, r146 = 0, r148 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
@@ -47,34 +48,34 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 7 "basic.go"
 	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
-	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b20; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b20; if (!r43) goto b20; if (!r45) goto b20; if (!r48) goto b20; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
 #line 7 "basic.go"
-	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
-b7: // grid unrolled guard
+	r141 = r140; r142 = r7 + r141 * 4; r144 = r13 + r141 * 4; r145 = (i32)r104; r146 = (i64)r145; r147 = r146 == r104; r148 = (u64)r146 * 4ull; if (!r147) goto b20;
+b8: // grid unrolled guard
 #line 7 "basic.go"
-	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
-	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
-b14: // preheader
+	r50 = r2 < r3; if (!r50) goto b19; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b15;
+	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r148 * 1; r144 = r144 + r148 * 1; goto b8;
+b15: // preheader
 #line 7 "basic.go"
 	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
-b15: // head
+b16: // head
 #line 7 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b18;
+	r4 = r2 < r3; if (!r4) goto b19;
 	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 7 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
-b18: // exit
+	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b16;
+b19: // exit
 #line 7 "basic.go"
 	return;
-b19: // preheader
+b20: // preheader
 #line 7 "basic.go"
 	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
-b20: // head (checked)
+b21: // head (checked)
 #line 7 "basic.go"
-	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
+	r20 = r2 < r3; if (!r20) goto b19; r21 = r2;
 	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
 #line 7 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -92,12 +93,13 @@ qd_fault: {
 extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r13 = 0, r14 = 0, r21 = 0, r25 = 0, r28 = 0, r34 = 0, r36 = 0;
 	bool r38 = 0, r43 = 0, r50 = 0, r51 = 0, r58 = 0, r60 = 0, r67 = 0, r69 = 0;
-	bool r76 = 0;
+	bool r76 = 0, r100 = 0;
+	i32 r98 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0, r15 = 0;
 	i64 r20 = 0, r23 = 0, r35 = 0, r42 = 0, r44 = 0, r49 = 0, r52 = 0, r57 = 0;
 	i64 r59 = 0, r61 = 0, r66 = 0, r68 = 0, r70 = 0, r75 = 0, r77 = 0, r78 = 0;
 	i64 r80 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0, r94 = 0;
-	i64 r95 = 0, r97 = 0;
+	i64 r95 = 0, r97 = 0, r99 = 0, r101 = 0;
 	u64 r22 = 0, r24 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
 	u64 r33 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0;
 	float r6 = 0, r7 = 0, r8 = 0, r16 = 0, r17 = 0, r18 = 0, r45 = 0, r46 = 0;
@@ -112,12 +114,12 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p1; r22 = (u64)r11; r23 = r2; r24 = (u64)r23; r25 = r24 < r22;
 #line 14 "basic.go"
 	r3 = p4; r26 = (u64)r3; r29 = r26 - 1ull; r30 = (u64)r2; r31 = r29 - r30; r32 = r22 - 1ull; r33 = r32 - r24; r34 = r31 <= r33;
-	r10 = p0; if (!r25) goto b25; r27 = r26 + 4611686018427387904ull; r28 = r27 <= 9223372036854775808ull; if (!r28) goto b25; if (!r34) goto b25; r35 = (u64)r1 * 3ull; r78 = (u64)r1 * 4ull; r39 = r26; r41 = (u64)r35; r80 = r78; r83 = (u64)r1 * 8ull; r86 = (u64)r1 * 12ull; r94 = r2;
+	r10 = p0; if (!r25) goto b26; r27 = r26 + 4611686018427387904ull; r28 = r27 <= 9223372036854775808ull; if (!r28) goto b26; if (!r34) goto b26; r35 = (u64)r1 * 3ull; r78 = (u64)r1 * 4ull; r39 = r26; r41 = (u64)r35; r80 = r78; r83 = (u64)r1 * 8ull; r86 = (u64)r1 * 12ull; r94 = r2;
 #line 14 "basic.go"
-	r95 = r94; r96 = r10 + r95 * 4; r97 = (u64)r78 * 4ull;
-b5: // grid unrolled guard
+	r95 = r94; r96 = r10 + r95 * 4; r98 = (i32)r78; r99 = (i64)r98; r100 = r99 == r78; r101 = (u64)r99 * 4ull; if (!r100) goto b26;
+b6: // grid unrolled guard
 #line 14 "basic.go"
-	r36 = r2 < r3; if (!r36) goto b24; r40 = (u64)r2; r37 = r39 - r40; r38 = r37 > r41; if (!r38) goto b18; r42 = r2;
+	r36 = r2 < r3; if (!r36) goto b25; r40 = (u64)r2; r37 = r39 - r40; r38 = r37 > r41; if (!r38) goto b19; r42 = r2;
 	r48 = r96;
 #line 14 "basic.go"
 	r44 = r42;
@@ -142,35 +144,35 @@ b5: // grid unrolled guard
 #line 22 "basic.go"
 	r72 = (float)r70; r73 = r72 * 0x1p-01f; r71 = r73;
 #line 15 "basic.go"
-	r85 = r48; r87 = r85 + r86 * 1; r74 = r87; *(float *)r74 = r71; r2 = (u64)r2 + (u64)r78; r96 = r96 + r97 * 1; goto b5;
-b18: // preheader
+	r85 = r48; r87 = r85 + r86 * 1; r74 = r87; *(float *)r74 = r71; r2 = (u64)r2 + (u64)r78; r96 = r96 + r101 * 1; goto b6;
+b19: // preheader
 #line 14 "basic.go"
 	r88 = r2; r89 = r10 + r88 * 4; r90 = r78;
-b19: // head
+b20: // head
 #line 14 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b24; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
 #line 22 "basic.go"
 	r7 = (float)r5; r8 = r7 * 0x1p-01f; r6 = r8;
 #line 15 "basic.go"
 	r9 = r89; *(float *)r9 = r6;
 #line 14 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r89 = r89 + r90 * 1; goto b19;
-b24: // exit
+	r2 = (u64)r2 + (u64)r1; r89 = r89 + r90 * 1; goto b20;
+b25: // exit
 #line 14 "basic.go"
 	return;
-b25: // preheader
+b26: // preheader
 #line 14 "basic.go"
 	r91 = r2; r92 = r10 + r91 * 4; r93 = (u64)r1 * 4ull;
-b26: // head (checked)
+b27: // head (checked)
 #line 14 "basic.go"
-	r14 = r2 < r3; if (!r14) goto b24; r15 = r2;
+	r14 = r2 < r3; if (!r14) goto b25; r15 = r2;
 	if ((u64)r15 >= (u64)r11) { qd_site = 0; qd_x = r15; qd_y = r11; goto qd_fault; } r19 = r92;
 #line 22 "basic.go"
 	r17 = (float)r15; r18 = r17 * 0x1p-01f; r16 = r18;
 #line 15 "basic.go"
 	*(float *)r19 = r16;
 #line 14 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b26;
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -188,7 +190,8 @@ qd_fault: {
 extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r8 = 0, r16 = 0, r23 = 0, r26 = 0, r32 = 0, r42 = 0, r45 = 0;
 	bool r51 = 0, r53 = 0, r55 = 0, r60 = 0, r63 = 0, r69 = 0, r76 = 0, r79 = 0;
-	bool r85 = 0, r93 = 0, r96 = 0, r102 = 0, r110 = 0, r113 = 0, r119 = 0;
+	bool r85 = 0, r93 = 0, r96 = 0, r102 = 0, r110 = 0, r113 = 0, r119 = 0, r149 = 0;
+	i32 r147 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r14 = 0, r15 = 0;
 	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r25 = 0;
 	i64 r31 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0;
@@ -198,7 +201,7 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r111 = 0;
 	i64 r112 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
 	i64 r126 = 0, r127 = 0, r129 = 0, r132 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0;
-	i64 r142 = 0, r143 = 0, r144 = 0, r146 = 0;
+	i64 r142 = 0, r143 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0;
 	u64 r39 = 0, r41 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
 	u64 r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0;
 	float r6 = 0, r9 = 0, r10 = 0, r11 = 0, r27 = 0, r28 = 0, r29 = 0, r64 = 0;
@@ -213,91 +216,91 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r14 = p3; r39 = (u64)r14; r40 = r2; r41 = (u64)r40; r42 = r41 < r39;
 #line 17 "basic.go"
 	r3 = p4; r43 = (u64)r3; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50;
-	r13 = p2; if (!r42) goto b38; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b38; if (!r51) goto b38; r52 = (u64)r1 * 3ull; r127 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r129 = r127; r132 = (u64)r1 * 8ull; r135 = (u64)r1 * 12ull; r143 = r2;
+	r13 = p2; if (!r42) goto b39; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b39; if (!r51) goto b39; r52 = (u64)r1 * 3ull; r127 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r129 = r127; r132 = (u64)r1 * 8ull; r135 = (u64)r1 * 12ull; r143 = r2;
 #line 17 "basic.go"
-	r144 = r143; r145 = r13 + r144 * 4; r146 = (u64)r127 * 4ull;
-b5: // grid unrolled guard
+	r144 = r143; r145 = r13 + r144 * 4; r147 = (i32)r127; r148 = (i64)r147; r149 = r148 == r127; r150 = (u64)r148 * 4ull; if (!r149) goto b39;
+b6: // grid unrolled guard
 #line 17 "basic.go"
-	r53 = r2 < r3; if (!r53) goto b37; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b29; r59 = r2; r61 = r59; r70 = r61 >> 63; r71 = r70 & 1ll; r72 = (u64)r61 + (u64)r71; r73 = r72 >> 1; r74 = (u64)r73 * 2ull; r75 = (u64)r61 - (u64)r74;
+	r53 = r2 < r3; if (!r53) goto b38; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b30; r59 = r2; r61 = r59; r70 = r61 >> 63; r71 = r70 & 1ll; r72 = (u64)r61 + (u64)r71; r73 = r72 >> 1; r74 = (u64)r73 * 2ull; r75 = (u64)r61 - (u64)r74;
 #line 25 "basic.go"
-	r62 = r75; r63 = r62 == 0ll; if (!r63) goto b28;
+	r62 = r75; r63 = r62 == 0ll; if (!r63) goto b29;
 	r64 = (float)r61; r6 = r64;
-b10: // computeB.return (grid unrolled 0)
+b11: // computeB.return (grid unrolled 0)
 #line 18 "basic.go"
 	r67 = r145; *(float *)r67 = r6; r92 = (u64)r59 + (u64)r1;
 #line 17 "basic.go"
 	r77 = r92; r86 = r77 >> 63; r87 = r86 & 1ll; r88 = (u64)r77 + (u64)r87; r89 = r88 >> 1; r90 = (u64)r89 * 2ull; r91 = (u64)r77 - (u64)r90;
 #line 25 "basic.go"
-	r78 = r91; r79 = r78 == 0ll; if (!r79) goto b27;
+	r78 = r91; r79 = r78 == 0ll; if (!r79) goto b28;
 	r80 = (float)r77; r6 = r80;
-b14: // computeB.return (grid unrolled 1)
+b15: // computeB.return (grid unrolled 1)
 #line 18 "basic.go"
 	r128 = r67; r130 = r128 + r129 * 1; r83 = r130; *(float *)r83 = r6; r109 = (u64)r92 + (u64)r1;
 #line 17 "basic.go"
 	r94 = r109; r103 = r94 >> 63; r104 = r103 & 1ll; r105 = (u64)r94 + (u64)r104; r106 = r105 >> 1; r107 = (u64)r106 * 2ull; r108 = (u64)r94 - (u64)r107;
 #line 25 "basic.go"
-	r95 = r108; r96 = r95 == 0ll; if (!r96) goto b26;
+	r95 = r108; r96 = r95 == 0ll; if (!r96) goto b27;
 	r97 = (float)r94; r6 = r97;
-b18: // computeB.return (grid unrolled 2)
+b19: // computeB.return (grid unrolled 2)
 #line 18 "basic.go"
 	r131 = r67; r133 = r131 + r132 * 1; r100 = r133; *(float *)r100 = r6; r126 = (u64)r109 + (u64)r1;
 #line 17 "basic.go"
 	r111 = r126; r120 = r111 >> 63; r121 = r120 & 1ll; r122 = (u64)r111 + (u64)r121; r123 = r122 >> 1; r124 = (u64)r123 * 2ull; r125 = (u64)r111 - (u64)r124;
 #line 25 "basic.go"
-	r112 = r125; r113 = r112 == 0ll; if (!r113) goto b25;
+	r112 = r125; r113 = r112 == 0ll; if (!r113) goto b26;
 	r114 = (float)r111; r6 = r114;
-b23: // computeB.return (grid unrolled 3)
+b24: // computeB.return (grid unrolled 3)
 #line 18 "basic.go"
-	r134 = r67; r136 = r134 + r135 * 1; r117 = r136; *(float *)r117 = r6; r2 = (u64)r2 + (u64)r127; r145 = r145 + r146 * 1; goto b5;
-b25: // computeB.if.done (grid unrolled 3)
+	r134 = r67; r136 = r134 + r135 * 1; r117 = r136; *(float *)r117 = r6; r2 = (u64)r2 + (u64)r127; r145 = r145 + r150 * 1; goto b6;
+b26: // computeB.if.done (grid unrolled 3)
 #line 28 "basic.go"
-	r115 = (float)r111; r116 = -r115; r6 = r116; goto b23;
-b26: // computeB.if.done (grid unrolled 2)
+	r115 = (float)r111; r116 = -r115; r6 = r116; goto b24;
+b27: // computeB.if.done (grid unrolled 2)
 #line 28 "basic.go"
-	r98 = (float)r94; r99 = -r98; r6 = r99; goto b18;
-b27: // computeB.if.done (grid unrolled 1)
+	r98 = (float)r94; r99 = -r98; r6 = r99; goto b19;
+b28: // computeB.if.done (grid unrolled 1)
 #line 28 "basic.go"
-	r81 = (float)r77; r82 = -r81; r6 = r82; goto b14;
-b28: // computeB.if.done (grid unrolled 0)
+	r81 = (float)r77; r82 = -r81; r6 = r82; goto b15;
+b29: // computeB.if.done (grid unrolled 0)
 #line 28 "basic.go"
-	r65 = (float)r61; r66 = -r65; r6 = r66; goto b10;
-b29: // preheader
+	r65 = (float)r61; r66 = -r65; r6 = r66; goto b11;
+b30: // preheader
 #line 17 "basic.go"
 	r137 = r2; r138 = r13 + r137 * 4; r139 = r127;
-b30: // head
+b31: // head
 #line 17 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b37; r5 = r2; r17 = r5 >> 63; r18 = r17 & 1ll; r19 = (u64)r5 + (u64)r18; r20 = r19 >> 1; r21 = (u64)r20 * 2ull; r22 = (u64)r5 - (u64)r21;
+	r4 = r2 < r3; if (!r4) goto b38; r5 = r2; r17 = r5 >> 63; r18 = r17 & 1ll; r19 = (u64)r5 + (u64)r18; r20 = r19 >> 1; r21 = (u64)r20 * 2ull; r22 = (u64)r5 - (u64)r21;
 #line 25 "basic.go"
-	r7 = r22; r8 = r7 == 0ll; if (!r8) goto b36;
+	r7 = r22; r8 = r7 == 0ll; if (!r8) goto b37;
 	r9 = (float)r5; r6 = r9;
-b34: // computeB.return
+b35: // computeB.return
 #line 18 "basic.go"
 	r12 = r138; *(float *)r12 = r6;
 #line 17 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; goto b30;
-b36: // computeB.if.done
+	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; goto b31;
+b37: // computeB.if.done
 #line 28 "basic.go"
-	r10 = (float)r5; r11 = -r10; r6 = r11; goto b34;
-b37: // exit
+	r10 = (float)r5; r11 = -r10; r6 = r11; goto b35;
+b38: // exit
 #line 28 "basic.go"
 	return;
-b38: // preheader
+b39: // preheader
 #line 17 "basic.go"
 	r140 = r2; r141 = r13 + r140 * 4; r142 = (u64)r1 * 4ull;
-b39: // head (checked)
+b40: // head (checked)
 #line 17 "basic.go"
-	r23 = r2 < r3; if (!r23) goto b37; r24 = r2; r33 = r24 >> 63; r34 = r33 & 1ll; r35 = (u64)r24 + (u64)r34; r36 = r35 >> 1; r37 = (u64)r36 * 2ull; r38 = (u64)r24 - (u64)r37;
+	r23 = r2 < r3; if (!r23) goto b38; r24 = r2; r33 = r24 >> 63; r34 = r33 & 1ll; r35 = (u64)r24 + (u64)r34; r36 = r35 >> 1; r37 = (u64)r36 * 2ull; r38 = (u64)r24 - (u64)r37;
 #line 25 "basic.go"
-	r25 = r38; r26 = r25 == 0ll; if (!r26) goto b45;
+	r25 = r38; r26 = r25 == 0ll; if (!r26) goto b46;
 	r27 = (float)r24; r6 = r27;
-b43: // computeB.return (checked)
+b44: // computeB.return (checked)
 #line 18 "basic.go"
 	if ((u64)r24 >= (u64)r14) { qd_site = 1; qd_x = r24; qd_y = r14; goto qd_fault; } r30 = r141; *(float *)r30 = r6;
 #line 17 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r141 = r141 + r142 * 1; goto b39;
-b45: // computeB.if.done (checked)
+	r2 = (u64)r2 + (u64)r1; r141 = r141 + r142 * 1; goto b40;
+b46: // computeB.if.done (checked)
 #line 28 "basic.go"
-	r28 = (float)r24; r29 = -r28; r6 = r29; goto b43;
+	r28 = (float)r24; r29 = -r28; r6 = r29; goto b44;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

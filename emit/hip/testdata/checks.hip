@@ -122,17 +122,17 @@ qd_fault: {
 // Task 0 of kernel Unchecked(out []f32, table []f32, idx []i32, d i32), parallel.
 extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i32 p6, char *p7) {
 	bool r7 = 0, r10 = 0, r24 = 0, r27 = 0, r35 = 0, r38 = 0, r40 = 0, r46 = 0;
-	bool r49 = 0, r58 = 0, r61 = 0, r71 = 0, r74 = 0, r84 = 0, r87 = 0;
+	bool r49 = 0, r58 = 0, r61 = 0, r71 = 0, r74 = 0, r84 = 0, r87 = 0, r135 = 0;
 	i32 r12 = 0, r13 = 0, r14 = 0, r29 = 0, r30 = 0, r51 = 0, r52 = 0, r63 = 0;
-	i32 r64 = 0, r76 = 0, r77 = 0, r89 = 0, r90 = 0, r133 = 0, r134 = 0, r135 = 0;
-	i32 r136 = 0, r137 = 0, r138 = 0;
+	i32 r64 = 0, r76 = 0, r77 = 0, r89 = 0, r90 = 0, r133 = 0, r137 = 0, r138 = 0;
+	i32 r139 = 0, r140 = 0, r141 = 0, r142 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r17 = 0, r18 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r32 = 0, r36 = 0;
 	i64 r37 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0, r54 = 0, r57 = 0, r59 = 0;
 	i64 r60 = 0, r66 = 0, r69 = 0, r70 = 0, r72 = 0, r73 = 0, r79 = 0, r82 = 0;
 	i64 r83 = 0, r85 = 0, r86 = 0, r92 = 0, r95 = 0, r96 = 0, r104 = 0, r107 = 0;
 	i64 r110 = 0, r113 = 0, r116 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0;
-	i64 r129 = 0, r131 = 0;
+	i64 r129 = 0, r131 = 0, r134 = 0, r136 = 0;
 	u64 r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	float r19 = 0, r33 = 0, r55 = 0, r67 = 0, r80 = 0, r93 = 0;
 	char *r4 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r21 = 0, *r28 = 0, *r31 = 0;
@@ -147,32 +147,32 @@ extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll);
 	r14 = p6; r35 = r14 != 0; r21 = p0; r16 = p2;
 #line 18 "checks.go"
-	r5 = p5; r3 = r5; r4 = p4; if (!r35) goto b20; r36 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r41 = (u64)r3; r43 = (u64)r36;
-	r104 = r96; r107 = r96; r110 = (u64)r1 * 8ull; r113 = r110; r116 = (u64)r1 * 12ull; r119 = r116; r129 = r2; r130 = r4 + r129 * 4; r131 = (u64)r96 * 4ull; r132 = r21 + r129 * 4;
-b3: // grid unrolled guard
+	r5 = p5; r3 = r5; r4 = p4; if (!r35) goto b21; r36 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r41 = (u64)r3; r43 = (u64)r36;
+	r104 = r96; r107 = r96; r110 = (u64)r1 * 8ull; r113 = r110; r116 = (u64)r1 * 12ull; r119 = r116; r129 = r2; r130 = r4 + r129 * 4; r132 = r21 + r129 * 4; r133 = (i32)r96; r134 = (i64)r133; r135 = r134 == r96; r136 = (u64)r134 * 4ull; if (!r135) goto b21;
+b4: // grid unrolled guard
 #line 19 "checks.go"
-	r37 = (u64)r2 + 1ull; r38 = r37 < r3; if (!r38) goto b19; r42 = (u64)r37; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b14; r101 = r130; r50 = r101 + 4ll; r51 = *(i32 *)r50; r138 = qd_div_i32(r51, r14); r52 = r138; r54 = (i64)r52; r53 = r16 + r54 * 4; r55 = *(float *)r53; r102 = r132; r56 = r102 + 4ll; *(float *)r56 = r55; r103 = r101; r105 = r103 + r104 * 1; r62 = r105 + 4ll; r63 = *(i32 *)r62; r137 = qd_div_i32(r63, r14); r64 = r137; r66 = (i64)r64; r65 = r16 + r66 * 4; r67 = *(float *)r65; r106 = r102; r108 = r106 + r107 * 1; r68 = r108 + 4ll; *(float *)r68 = r67; r109 = r101; r111 = r109 + r110 * 1; r75 = r111 + 4ll; r76 = *(i32 *)r75; r136 = qd_div_i32(r76, r14); r77 = r136; r79 = (i64)r77; r78 = r16 + r79 * 4; r80 = *(float *)r78; r112 = r102; r114 = r112 + r113 * 1; r81 = r114 + 4ll; *(float *)r81 = r80; r115 = r101; r117 = r115 + r116 * 1; r88 = r117 + 4ll; r89 = *(i32 *)r88; r135 = qd_div_i32(r89, r14); r90 = r135; r92 = (i64)r90; r91 = r16 + r92 * 4; r93 = *(float *)r91; r118 = r102; r120 = r118 + r119 * 1; r94 = r120 + 4ll; *(float *)r94 = r93; r2 = (u64)r2 + (u64)r96; r130 = r130 + r131 * 1; r132 = r132 + r131 * 1; goto b3;
-b14: // preheader
+	r37 = (u64)r2 + 1ull; r38 = r37 < r3; if (!r38) goto b20; r42 = (u64)r37; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b15; r101 = r130; r50 = r101 + 4ll; r51 = *(i32 *)r50; r142 = qd_div_i32(r51, r14); r52 = r142; r54 = (i64)r52; r53 = r16 + r54 * 4; r55 = *(float *)r53; r102 = r132; r56 = r102 + 4ll; *(float *)r56 = r55; r103 = r101; r105 = r103 + r104 * 1; r62 = r105 + 4ll; r63 = *(i32 *)r62; r141 = qd_div_i32(r63, r14); r64 = r141; r66 = (i64)r64; r65 = r16 + r66 * 4; r67 = *(float *)r65; r106 = r102; r108 = r106 + r107 * 1; r68 = r108 + 4ll; *(float *)r68 = r67; r109 = r101; r111 = r109 + r110 * 1; r75 = r111 + 4ll; r76 = *(i32 *)r75; r140 = qd_div_i32(r76, r14); r77 = r140; r79 = (i64)r77; r78 = r16 + r79 * 4; r80 = *(float *)r78; r112 = r102; r114 = r112 + r113 * 1; r81 = r114 + 4ll; *(float *)r81 = r80; r115 = r101; r117 = r115 + r116 * 1; r88 = r117 + 4ll; r89 = *(i32 *)r88; r139 = qd_div_i32(r89, r14); r90 = r139; r92 = (i64)r90; r91 = r16 + r92 * 4; r93 = *(float *)r91; r118 = r102; r120 = r118 + r119 * 1; r94 = r120 + 4ll; *(float *)r94 = r93; r2 = (u64)r2 + (u64)r96; r130 = r130 + r136 * 1; r132 = r132 + r136 * 1; goto b4;
+b15: // preheader
 #line 18 "checks.go"
 	r121 = r2; r122 = r4 + r121 * 4; r123 = r96; r124 = r21 + r121 * 4;
-b15: // head
+b16: // head
 #line 18 "checks.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b19;
-	r97 = r122; r11 = r97 + 4ll; r12 = *(i32 *)r11; r134 = qd_div_i32(r12, r14); r13 = r134; r18 = (i64)r13; r15 = r16 + r18 * 4; r19 = *(float *)r15; r98 = r124; r20 = r98 + 4ll; *(float *)r20 = r19;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20;
+	r97 = r122; r11 = r97 + 4ll; r12 = *(i32 *)r11; r138 = qd_div_i32(r12, r14); r13 = r138; r18 = (i64)r13; r15 = r16 + r18 * 4; r19 = *(float *)r15; r98 = r124; r20 = r98 + 4ll; *(float *)r20 = r19;
 #line 18 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; r124 = r124 + r123 * 1; goto b15;
-b19: // exit
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; r124 = r124 + r123 * 1; goto b16;
+b20: // exit
 #line 18 "checks.go"
 	return;
-b20: // preheader
+b21: // preheader
 #line 18 "checks.go"
 	r125 = r2; r126 = r4 + r125 * 4; r127 = (u64)r1 * 4ull; r128 = r21 + r125 * 4;
-b21: // head (checked if)
+b22: // head (checked if)
 #line 18 "checks.go"
-	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b19;
-	r99 = r126; r28 = r99 + 4ll; r29 = *(i32 *)r28; if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r133 = qd_div_i32(r29, r14); r30 = r133; r32 = (i64)r30; r31 = r16 + r32 * 4; r33 = *(float *)r31; r100 = r128; r34 = r100 + 4ll; *(float *)r34 = r33;
+	r23 = (u64)r2 + 1ull; r24 = r23 < r3; if (!r24) goto b20;
+	r99 = r126; r28 = r99 + 4ll; r29 = *(i32 *)r28; if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r137 = qd_div_i32(r29, r14); r30 = r137; r32 = (i64)r30; r31 = r16 + r32 * 4; r33 = *(float *)r31; r100 = r128; r34 = r100 + 4ll; *(float *)r34 = r33;
 #line 18 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r126 = r126 + r127 * 1; r128 = r128 + r127 * 1; goto b21;
+	r2 = (u64)r2 + (u64)r1; r126 = r126 + r127 * 1; r128 = r128 + r127 * 1; goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

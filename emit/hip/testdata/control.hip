@@ -111,11 +111,12 @@ qd_fault: {
 extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r4 = 0, r6 = 0, r15 = 0, r17 = 0, r24 = 0, r27 = 0, r30 = 0, r36 = 0;
 	bool r38 = 0, r40 = 0, r45 = 0, r47 = 0, r53 = 0, r55 = 0, r62 = 0, r64 = 0;
-	bool r71 = 0, r73 = 0;
+	bool r71 = 0, r73 = 0, r102 = 0;
+	i32 r100 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0, r16 = 0;
 	i64 r25 = 0, r37 = 0, r44 = 0, r46 = 0, r54 = 0, r61 = 0, r63 = 0, r70 = 0;
 	i64 r72 = 0, r79 = 0, r80 = 0, r82 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0;
-	i64 r93 = 0, r95 = 0, r96 = 0, r97 = 0, r99 = 0;
+	i64 r93 = 0, r95 = 0, r96 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0;
 	u64 r23 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	float r7 = 0, r11 = 0, r12 = 0, r18 = 0, r20 = 0, r21 = 0, r48 = 0, r50 = 0;
@@ -131,12 +132,12 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	r10 = p1; r23 = (u64)r10; r24 = 0ull < r23; r25 = r2; r26 = (u64)r25; r27 = r26 < r23;
 #line 30 "control.go"
 	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r23 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r9 = p0; if (!r24) goto b24; if (!r27) goto b24; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b24; if (!r36) goto b24; r37 = (u64)r1 * 3ull; r80 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
+	r9 = p0; if (!r24) goto b25; if (!r27) goto b25; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b25; if (!r36) goto b25; r37 = (u64)r1 * 3ull; r80 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
 #line 30 "control.go"
-	r97 = r96; r98 = r9 + r97 * 4; r99 = (u64)r80 * 4ull;
-b6: // grid unrolled guard
+	r97 = r96; r98 = r9 + r97 * 4; r100 = (i32)r80; r101 = (i64)r100; r102 = r101 == r80; r103 = (u64)r101 * 4ull; if (!r102) goto b25;
+b7: // grid unrolled guard
 #line 30 "control.go"
-	r38 = r2 < r3; if (!r38) goto b23; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b18; r44 = r2; r46 = r44;
+	r38 = r2 < r3; if (!r38) goto b24; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b19; r44 = r2; r46 = r44;
 	r48 = (float)r46; r50 = *(float *)r49; r51 = r48 * r50; r52 = r98; *(float *)r52 = r51; r61 = (u64)r44 + (u64)r1;
 #line 30 "control.go"
 	r54 = r61;
@@ -146,32 +147,32 @@ b6: // grid unrolled guard
 	r65 = (float)r63; r67 = *(float *)r66; r68 = r65 * r67; r84 = r52; r86 = r84 + r85 * 1; r69 = r86; *(float *)r69 = r68; r79 = (u64)r70 + (u64)r1;
 #line 30 "control.go"
 	r72 = r79;
-	r74 = (float)r72; r76 = *(float *)r75; r77 = r74 * r76; r87 = r52; r89 = r87 + r88 * 1; r78 = r89; *(float *)r78 = r77; r2 = (u64)r2 + (u64)r80; r98 = r98 + r99 * 1; goto b6;
-b18: // preheader
+	r74 = (float)r72; r76 = *(float *)r75; r77 = r74 * r76; r87 = r52; r89 = r87 + r88 * 1; r78 = r89; *(float *)r78 = r77; r2 = (u64)r2 + (u64)r80; r98 = r98 + r103 * 1; goto b7;
+b19: // preheader
 #line 31 "control.go"
 	r8 = r49;
 #line 30 "control.go"
 	r90 = r2; r91 = r9 + r90 * 4; r92 = r80;
-b19: // head
+b20: // head
 #line 30 "control.go"
-	r4 = r2 < r3; if (!r4) goto b23; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b24; r5 = r2;
 	r7 = (float)r5; r11 = *(float *)r8; r12 = r7 * r11; r13 = r91; *(float *)r13 = r12;
 #line 30 "control.go"
-	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b19;
-b23: // exit
+	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b20;
+b24: // exit
 #line 30 "control.go"
 	return;
-b24: // preheader
+b25: // preheader
 #line 31 "control.go"
 	r19 = r9 + 0ll;
 #line 30 "control.go"
 	r93 = r2; r94 = r9 + r93 * 4; r95 = (u64)r1 * 4ull;
-b25: // head (checked)
+b26: // head (checked)
 #line 30 "control.go"
-	r15 = r2 < r3; if (!r15) goto b23; r16 = r2;
+	r15 = r2 < r3; if (!r15) goto b24; r16 = r2;
 	r18 = (float)r16; if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; } r20 = *(float *)r19; r21 = r18 * r20; if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; } r22 = r94; *(float *)r22 = r21;
 #line 30 "control.go"
-	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b25;
+	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b26;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -216,7 +217,9 @@ qd_fault: {
 extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r5 = 0, r15 = 0, r20 = 0, r28 = 0, r33 = 0, r36 = 0, r42 = 0, r44 = 0;
 	bool r46 = 0, r48 = 0, r53 = 0, r61 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0;
-	bool r82 = 0, r90 = 0;
+	bool r82 = 0, r90 = 0, r135 = 0, r139 = 0, r141 = 0, r144 = 0, r146 = 0, r149 = 0;
+	bool r151 = 0;
+	i32 r133 = 0, r137 = 0, r142 = 0, r147 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r10 = 0;
 	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r27 = 0;
 	i64 r30 = 0, r31 = 0, r45 = 0, r52 = 0, r54 = 0, r55 = 0, r60 = 0, r63 = 0;
@@ -225,7 +228,8 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r98 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r107 = 0;
 	i64 r108 = 0, r109 = 0, r110 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
 	i64 r117 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
-	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0;
+	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0, r134 = 0, r136 = 0;
+	i64 r138 = 0, r140 = 0, r143 = 0, r145 = 0, r148 = 0, r150 = 0;
 	u64 r29 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
 	u64 r41 = 0, r43 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
 	float r11 = 0, r12 = 0, r24 = 0, r25 = 0, r57 = 0, r58 = 0, r66 = 0, r67 = 0;
@@ -240,45 +244,45 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r10 = p1; r29 = (u64)r10; r30 = r2; r31 = (u64)r30 * 2ull; r32 = (u64)r31; r33 = r32 < r29;
 #line 36 "control.go"
 	r4 = p2; r16 = r4 >> 63; r17 = r16 & 1ll; r18 = (u64)r4 + (u64)r17; r19 = r18 >> 1; r3 = r19; r34 = (u64)r3; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r29 - 1ull; r41 = r40 - r32; r42 = r39 <= 4611686018427387903ull; r43 = r39 * 2ull; r44 = r43 <= r41;
-	r9 = p0; if (!r33) goto b18; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b18; if (!r42) goto b18; if (!r44) goto b18; r45 = (u64)r1 * 3ull; r92 = (u64)r1 * 4ull; r49 = r34; r51 = (u64)r45; r103 = r2;
+	r9 = p0; if (!r33) goto b19; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b19; if (!r42) goto b19; if (!r44) goto b19; r45 = (u64)r1 * 3ull; r92 = (u64)r1 * 4ull; r49 = r34; r51 = (u64)r45; r103 = r2;
 #line 36 "control.go"
 	r104 = r103;
-	r105 = (u64)r104 * 2ull; r106 = r9 + r105 * 4; r107 = (u64)r92 * 2ull; r108 = (u64)r107 * 4ull; r109 = (u64)r103 + (u64)r1;
+	r105 = (u64)r104 * 2ull; r106 = r9 + r105 * 4; r107 = (u64)r92 * 2ull; r109 = (u64)r103 + (u64)r1;
 #line 36 "control.go"
 	r110 = r109;
-	r111 = (u64)r110 * 2ull; r112 = r9 + r111 * 4; r115 = r108; r116 = (u64)r109 + (u64)r1;
+	r111 = (u64)r110 * 2ull; r112 = r9 + r111 * 4; r116 = (u64)r109 + (u64)r1;
 #line 36 "control.go"
 	r117 = r116;
-	r118 = (u64)r117 * 2ull; r119 = r9 + r118 * 4; r123 = r108; r124 = (u64)r116 + (u64)r1;
+	r118 = (u64)r117 * 2ull; r119 = r9 + r118 * 4; r124 = (u64)r116 + (u64)r1;
 #line 36 "control.go"
 	r125 = r124;
-	r126 = (u64)r125 * 2ull; r127 = r9 + r126 * 4; r132 = r108;
-b6: // grid unrolled guard
+	r126 = (u64)r125 * 2ull; r127 = r9 + r126 * 4; r133 = (i32)r107; r134 = (i64)r133; r135 = r134 == r107; r136 = (u64)r134 * 4ull; r139 = r135; r140 = r136; r141 = r135 & r139; r144 = r135; r145 = r136; r146 = r141 & r144; r149 = r135; r150 = r136; r151 = r146 & r149; if (!r151) goto b19;
+b7: // grid unrolled guard
 #line 37 "control.go"
-	r46 = r2 < r3; if (!r46) goto b17; r50 = (u64)r2; r47 = r49 - r50; r48 = r47 > r51; if (!r48) goto b13; r56 = r106; r57 = *(float *)r56; r58 = r57 + 0x1p+00f; r59 = r56; *(float *)r59 = r58; r65 = r112; r66 = *(float *)r65; r67 = r66 + 0x1p+00f; r68 = r65; *(float *)r68 = r67; r75 = r119; r76 = *(float *)r75; r77 = r76 + 0x1p+00f; r78 = r75; *(float *)r78 = r77; r85 = r127; r86 = *(float *)r85; r87 = r86 + 0x1p+00f; r88 = r85; *(float *)r88 = r87; r2 = (u64)r2 + (u64)r92; r106 = r106 + r108 * 1; r112 = r112 + r115 * 1; r119 = r119 + r123 * 1; r127 = r127 + r132 * 1; goto b6;
-b13: // preheader
+	r46 = r2 < r3; if (!r46) goto b18; r50 = (u64)r2; r47 = r49 - r50; r48 = r47 > r51; if (!r48) goto b14; r56 = r106; r57 = *(float *)r56; r58 = r57 + 0x1p+00f; r59 = r56; *(float *)r59 = r58; r65 = r112; r66 = *(float *)r65; r67 = r66 + 0x1p+00f; r68 = r65; *(float *)r68 = r67; r75 = r119; r76 = *(float *)r75; r77 = r76 + 0x1p+00f; r78 = r75; *(float *)r78 = r77; r85 = r127; r86 = *(float *)r85; r87 = r86 + 0x1p+00f; r88 = r85; *(float *)r88 = r87; r2 = (u64)r2 + (u64)r92; r106 = r106 + r136 * 1; r112 = r112 + r140 * 1; r119 = r119 + r145 * 1; r127 = r127 + r150 * 1; goto b7;
+b14: // preheader
 #line 36 "control.go"
 	r93 = r2;
 	r94 = (u64)r93 * 2ull; r95 = r9 + r94 * 4; r96 = (u64)r1 * 2ull; r97 = (u64)r96 * 4ull;
-b14: // head
+b15: // head
 #line 36 "control.go"
-	r5 = r2 < r3; if (!r5) goto b17;
+	r5 = r2 < r3; if (!r5) goto b18;
 	r8 = r95; r11 = *(float *)r8; r12 = r11 + 0x1p+00f; r13 = r8; *(float *)r13 = r12;
 #line 36 "control.go"
-	r2 = (u64)r2 + (u64)r1; r95 = r95 + r97 * 1; goto b14;
-b17: // exit
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r97 * 1; goto b15;
+b18: // exit
 #line 36 "control.go"
 	return;
-b18: // preheader
+b19: // preheader
 #line 36 "control.go"
 	r98 = r2;
 	r99 = (u64)r98 * 2ull; r100 = r9 + r99 * 4; r101 = (u64)r1 * 2ull; r102 = (u64)r101 * 4ull;
-b19: // head (checked)
+b20: // head (checked)
 #line 36 "control.go"
-	r20 = r2 < r3; if (!r20) goto b17; r21 = r2;
+	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
 	r22 = (u64)r21 * 2ull; if ((u64)r22 >= (u64)r10) { qd_site = 6; qd_x = r22; qd_y = r10; goto qd_fault; } r23 = r100; r24 = *(float *)r23; r25 = r24 + 0x1p+00f; r26 = r23; *(float *)r26 = r25;
 #line 36 "control.go"
-	r2 = (u64)r2 + (u64)r1; r100 = r100 + r102 * 1; goto b19;
+	r2 = (u64)r2 + (u64)r1; r100 = r100 + r102 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

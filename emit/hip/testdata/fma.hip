@@ -21,7 +21,9 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Fused_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10) {
 	bool r7 = 0, r10 = 0, r63 = 0, r66 = 0, r114 = 0, r118 = 0, r124 = 0, r126 = 0;
 	bool r129 = 0, r131 = 0, r134 = 0, r136 = 0, r139 = 0, r142 = 0, r144 = 0, r150 = 0;
-	bool r153 = 0, r198 = 0, r201 = 0, r247 = 0, r250 = 0, r296 = 0, r299 = 0;
+	bool r153 = 0, r198 = 0, r201 = 0, r247 = 0, r250 = 0, r296 = 0, r299 = 0, r551 = 0;
+	bool r555 = 0, r557 = 0;
+	i32 r549 = 0, r553 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r17 = 0, r22 = 0, r54 = 0, r62 = 0, r64 = 0, r65 = 0, r111 = 0;
 	i64 r112 = 0, r140 = 0, r141 = 0, r148 = 0, r149 = 0, r151 = 0, r152 = 0, r197 = 0;
@@ -33,7 +35,7 @@ extern "C" __global__ void Fused_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	i64 r475 = 0, r478 = 0, r481 = 0, r484 = 0, r487 = 0, r490 = 0, r493 = 0, r496 = 0;
 	i64 r499 = 0, r502 = 0, r505 = 0, r508 = 0, r511 = 0, r514 = 0, r517 = 0, r520 = 0;
 	i64 r523 = 0, r525 = 0, r527 = 0, r532 = 0, r533 = 0, r535 = 0, r540 = 0, r541 = 0;
-	i64 r543 = 0, r548 = 0;
+	i64 r543 = 0, r548 = 0, r550 = 0, r552 = 0, r554 = 0, r556 = 0;
 	u64 r110 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0;
 	u64 r122 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r133 = 0;
 	u64 r135 = 0, r137 = 0, r138 = 0, r143 = 0, r145 = 0, r146 = 0, r147 = 0;
@@ -58,7 +60,7 @@ extern "C" __global__ void Fused_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	double r281 = 0, r283 = 0, r284 = 0, r301 = 0, r303 = 0, r304 = 0, r306 = 0, r307 = 0;
 	double r309 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0, r317 = 0, r319 = 0, r320 = 0;
 	double r321 = 0, r323 = 0, r325 = 0, r326 = 0, r327 = 0, r328 = 0, r329 = 0, r330 = 0;
-	double r332 = 0, r333 = 0, r549 = 0, r550 = 0, r551 = 0, r552 = 0, r553 = 0, r554 = 0;
+	double r332 = 0, r333 = 0, r558 = 0, r559 = 0, r560 = 0, r561 = 0, r562 = 0, r563 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r21 = 0, *r25 = 0;
 	char *r27 = 0, *r32 = 0, *r33 = 0, *r35 = 0, *r39 = 0, *r41 = 0, *r48 = 0, *r51 = 0;
 	char *r52 = 0, *r53 = 0, *r56 = 0, *r61 = 0, *r67 = 0, *r69 = 0, *r72 = 0, *r75 = 0;
@@ -103,7 +105,7 @@ extern "C" __global__ void Fused_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 10 "fma.go"
 	r21 = p6; r16 = p4; r12 = p2;
 #line 9 "fma.go"
-	r4 = p0; if (!r114) goto b28; r117 = r116 + 4611686018427387904ull; r118 = r117 <= 9223372036854775808ull; if (!r118) goto b28; if (!r124) goto b28; if (!r126) goto b28; if (!r129) goto b28; if (!r131) goto b28; if (!r134) goto b28; if (!r136) goto b28; if (!r139) goto b28; r140 = (u64)r1 * 3ull; r344 = (u64)r1 * 4ull; r145 = r115; r147 = (u64)r140;
+	r4 = p0; if (!r114) goto b29; r117 = r116 + 4611686018427387904ull; r118 = r117 <= 9223372036854775808ull; if (!r118) goto b29; if (!r124) goto b29; if (!r126) goto b29; if (!r129) goto b29; if (!r131) goto b29; if (!r134) goto b29; if (!r136) goto b29; if (!r139) goto b29; r140 = (u64)r1 * 3ull; r344 = (u64)r1 * 4ull; r145 = r115; r147 = (u64)r140;
 	r391 = (u64)r1 * 8ull; r394 = r391; r397 = r391; r406 = r391;
 #line 12 "fma.go"
 	r427 = r344;
@@ -114,51 +116,51 @@ extern "C" __global__ void Fused_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 #line 10 "fma.go"
 	r481 = (u64)r1 * 24ull; r484 = r481; r487 = r481; r496 = r481;
 #line 12 "fma.go"
-	r517 = (u64)r1 * 12ull; r541 = r2; r542 = r12 + r541 * 8; r543 = (u64)r344 * 8ull; r544 = r16 + r541 * 8; r545 = r21 + r541 * 8; r546 = r4 + r541 * 8; r547 = r53 + r541 * 4; r548 = (u64)r344 * 4ull;
-b11: // grid unrolled guard
+	r517 = (u64)r1 * 12ull; r541 = r2; r542 = r12 + r541 * 8; r544 = r16 + r541 * 8; r545 = r21 + r541 * 8; r546 = r4 + r541 * 8; r547 = r53 + r541 * 4; r549 = (i32)r344; r550 = (i64)r549; r551 = r550 == r344; r552 = (u64)r550 * 8ull; r554 = r550; r555 = r551; r556 = (u64)r554 * 4ull; r557 = r551 & r555; if (!r557) goto b29;
+b12: // grid unrolled guard
 #line 12 "fma.go"
-	r141 = (u64)r2 + 1ull; r142 = r141 < r3; if (!r142) goto b27; r146 = (u64)r141; r143 = r145 - r146; r144 = r143 > r147; if (!r144) goto b22;
+	r141 = (u64)r2 + 1ull; r142 = r141 < r3; if (!r142) goto b28; r146 = (u64)r141; r143 = r145 - r146; r144 = r143 > r147; if (!r144) goto b23;
 #line 10 "fma.go"
 	r375 = r542; r154 = r375 + 8ll; r155 = *(double *)r154; r376 = r544; r156 = r376 + 8ll; r157 = *(double *)r156; r377 = r545; r159 = r377 + 8ll; r160 = *(double *)r159; r161 = fma(r155, r157, r160); r163 = r157; r165 = r160; r167 = r163 * r165; r166 = r167; r168 = r161 - r166; r380 = r546; r169 = r380 + 8ll; *(double *)r169 = r168;
-	r170 = r154; r171 = *(double *)r170; r172 = r159; r173 = *(double *)r172; r551 = -r171; r175 = fma(r551, r173, 0x1.8p+01); r177 = r171; r179 = r171; r181 = r177 * r179; r180 = r181; r184 = fma(r180, 0x1p-01, r175); r185 = r169; r186 = *(double *)r185; r187 = r186 + r184; r188 = r169; *(double *)r188 = r187;
+	r170 = r154; r171 = *(double *)r170; r172 = r159; r173 = *(double *)r172; r560 = -r171; r175 = fma(r560, r173, 0x1.8p+01); r177 = r171; r179 = r171; r181 = r177 * r179; r180 = r181; r184 = fma(r180, 0x1p-01, r175); r185 = r169; r186 = *(double *)r185; r187 = r186 + r184; r188 = r169; *(double *)r188 = r187;
 	r387 = r547; r189 = r387 + 4ll; r190 = *(float *)r189; r192 = r190; r194 = r190 * r192; r193 = r194; r195 = r193 + 0x1p+00f; r196 = r189; *(float *)r196 = r195;
 #line 10 "fma.go"
 	r390 = r375; r392 = r390 + r391 * 1; r202 = r392 + 8ll; r203 = *(double *)r202; r393 = r376; r395 = r393 + r394 * 1; r204 = r395 + 8ll; r205 = *(double *)r204; r396 = r377; r398 = r396 + r397 * 1; r207 = r398 + 8ll; r208 = *(double *)r207; r209 = fma(r203, r205, r208); r211 = r205; r213 = r208; r215 = r211 * r213; r214 = r215; r216 = r209 - r214; r405 = r380; r407 = r405 + r406 * 1; r217 = r407 + 8ll; *(double *)r217 = r216;
-	r218 = r202; r219 = *(double *)r218; r220 = r207; r221 = *(double *)r220; r552 = -r219; r223 = fma(r552, r221, 0x1.8p+01); r225 = r219; r227 = r219; r229 = r225 * r227; r228 = r229; r232 = fma(r228, 0x1p-01, r223); r233 = r217; r234 = *(double *)r233; r235 = r234 + r232; r236 = r217; *(double *)r236 = r235;
+	r218 = r202; r219 = *(double *)r218; r220 = r207; r221 = *(double *)r220; r561 = -r219; r223 = fma(r561, r221, 0x1.8p+01); r225 = r219; r227 = r219; r229 = r225 * r227; r228 = r229; r232 = fma(r228, 0x1p-01, r223); r233 = r217; r234 = *(double *)r233; r235 = r234 + r232; r236 = r217; *(double *)r236 = r235;
 	r426 = r387; r428 = r426 + r427 * 1; r237 = r428 + 4ll; r238 = *(float *)r237; r240 = r238; r242 = r238 * r240; r241 = r242; r243 = r241 + 0x1p+00f; r244 = r237; *(float *)r244 = r243;
 #line 10 "fma.go"
 	r435 = r375; r437 = r435 + r436 * 1; r251 = r437 + 8ll; r252 = *(double *)r251; r438 = r376; r440 = r438 + r439 * 1; r253 = r440 + 8ll; r254 = *(double *)r253; r441 = r377; r443 = r441 + r442 * 1; r256 = r443 + 8ll; r257 = *(double *)r256; r258 = fma(r252, r254, r257); r260 = r254; r262 = r257; r264 = r260 * r262; r263 = r264; r265 = r258 - r263; r450 = r380; r452 = r450 + r451 * 1; r266 = r452 + 8ll; *(double *)r266 = r265;
-	r267 = r251; r268 = *(double *)r267; r269 = r256; r270 = *(double *)r269; r553 = -r268; r272 = fma(r553, r270, 0x1.8p+01); r274 = r268; r276 = r268; r278 = r274 * r276; r277 = r278; r281 = fma(r277, 0x1p-01, r272); r282 = r266; r283 = *(double *)r282; r284 = r283 + r281; r285 = r266; *(double *)r285 = r284;
+	r267 = r251; r268 = *(double *)r267; r269 = r256; r270 = *(double *)r269; r562 = -r268; r272 = fma(r562, r270, 0x1.8p+01); r274 = r268; r276 = r268; r278 = r274 * r276; r277 = r278; r281 = fma(r277, 0x1p-01, r272); r282 = r266; r283 = *(double *)r282; r284 = r283 + r281; r285 = r266; *(double *)r285 = r284;
 	r471 = r387; r473 = r471 + r472 * 1; r286 = r473 + 4ll; r287 = *(float *)r286; r289 = r287; r291 = r287 * r289; r290 = r291; r292 = r290 + 0x1p+00f; r293 = r286; *(float *)r293 = r292;
 #line 10 "fma.go"
 	r480 = r375; r482 = r480 + r481 * 1; r300 = r482 + 8ll; r301 = *(double *)r300; r483 = r376; r485 = r483 + r484 * 1; r302 = r485 + 8ll; r303 = *(double *)r302; r486 = r377; r488 = r486 + r487 * 1; r305 = r488 + 8ll; r306 = *(double *)r305; r307 = fma(r301, r303, r306); r309 = r303; r311 = r306; r313 = r309 * r311; r312 = r313; r314 = r307 - r312; r495 = r380; r497 = r495 + r496 * 1; r315 = r497 + 8ll; *(double *)r315 = r314;
-	r316 = r300; r317 = *(double *)r316; r318 = r305; r319 = *(double *)r318; r554 = -r317; r321 = fma(r554, r319, 0x1.8p+01); r323 = r317; r325 = r317; r327 = r323 * r325; r326 = r327; r330 = fma(r326, 0x1p-01, r321); r331 = r315; r332 = *(double *)r331; r333 = r332 + r330; r334 = r315; *(double *)r334 = r333;
-	r516 = r387; r518 = r516 + r517 * 1; r335 = r518 + 4ll; r336 = *(float *)r335; r338 = r336; r340 = r336 * r338; r339 = r340; r341 = r339 + 0x1p+00f; r342 = r335; *(float *)r342 = r341; r2 = (u64)r2 + (u64)r344; r542 = r542 + r543 * 1; r544 = r544 + r543 * 1; r545 = r545 + r543 * 1; r546 = r546 + r543 * 1; r547 = r547 + r548 * 1; goto b11;
-b22: // preheader
+	r316 = r300; r317 = *(double *)r316; r318 = r305; r319 = *(double *)r318; r563 = -r317; r321 = fma(r563, r319, 0x1.8p+01); r323 = r317; r325 = r317; r327 = r323 * r325; r326 = r327; r330 = fma(r326, 0x1p-01, r321); r331 = r315; r332 = *(double *)r331; r333 = r332 + r330; r334 = r315; *(double *)r334 = r333;
+	r516 = r387; r518 = r516 + r517 * 1; r335 = r518 + 4ll; r336 = *(float *)r335; r338 = r336; r340 = r336 * r338; r339 = r340; r341 = r339 + 0x1p+00f; r342 = r335; *(float *)r342 = r341; r2 = (u64)r2 + (u64)r344; r542 = r542 + r552 * 1; r544 = r544 + r552 * 1; r545 = r545 + r552 * 1; r546 = r546 + r552 * 1; r547 = r547 + r556 * 1; goto b12;
+b23: // preheader
 #line 9 "fma.go"
 	r525 = r2; r526 = r12 + r525 * 8; r527 = r391; r528 = r16 + r525 * 8; r529 = r21 + r525 * 8; r530 = r4 + r525 * 8; r531 = r53 + r525 * 4; r532 = r344;
-b23: // head
+b24: // head
 #line 9 "fma.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b28;
 	r345 = r526; r11 = r345 + 8ll; r14 = *(double *)r11; r346 = r528; r15 = r346 + 8ll; r18 = *(double *)r15; r347 = r529; r20 = r347 + 8ll; r23 = *(double *)r20; r24 = fma(r14, r18, r23); r26 = r18; r28 = r23; r30 = r26 * r28; r29 = r30; r31 = r24 - r29; r350 = r530; r32 = r350 + 8ll; *(double *)r32 = r31;
-	r33 = r11; r34 = *(double *)r33; r35 = r20; r36 = *(double *)r35; r549 = -r34; r38 = fma(r549, r36, 0x1.8p+01); r40 = r34; r42 = r34; r44 = r40 * r42; r43 = r44; r47 = fma(r43, 0x1p-01, r38); r48 = r32; r49 = *(double *)r48; r50 = r49 + r47; r51 = r32; *(double *)r51 = r50;
+	r33 = r11; r34 = *(double *)r33; r35 = r20; r36 = *(double *)r35; r558 = -r34; r38 = fma(r558, r36, 0x1.8p+01); r40 = r34; r42 = r34; r44 = r40 * r42; r43 = r44; r47 = fma(r43, 0x1p-01, r38); r48 = r32; r49 = *(double *)r48; r50 = r49 + r47; r51 = r32; *(double *)r51 = r50;
 	r357 = r531; r52 = r357 + 4ll; r55 = *(float *)r52; r57 = r55; r59 = r55 * r57; r58 = r59; r60 = r58 + 0x1p+00f; r61 = r52; *(float *)r61 = r60;
 #line 9 "fma.go"
-	r2 = (u64)r2 + (u64)r1; r526 = r526 + r527 * 1; r528 = r528 + r527 * 1; r529 = r529 + r527 * 1; r530 = r530 + r527 * 1; r531 = r531 + r532 * 1; goto b23;
-b27: // exit
+	r2 = (u64)r2 + (u64)r1; r526 = r526 + r527 * 1; r528 = r528 + r527 * 1; r529 = r529 + r527 * 1; r530 = r530 + r527 * 1; r531 = r531 + r532 * 1; goto b24;
+b28: // exit
 #line 9 "fma.go"
 	return;
-b28: // preheader
+b29: // preheader
 #line 9 "fma.go"
 	r533 = r2; r534 = r12 + r533 * 8; r535 = (u64)r1 * 8ull; r536 = r16 + r533 * 8; r537 = r21 + r533 * 8; r538 = r4 + r533 * 8; r539 = r53 + r533 * 4; r540 = (u64)r1 * 4ull;
-b29: // head (checked)
+b30: // head (checked)
 #line 9 "fma.go"
-	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b27; r64 = r2; r65 = (u64)r64 + 1ull;
+	r62 = (u64)r2 + 1ull; r63 = r62 < r3; if (!r63) goto b28; r64 = r2; r65 = (u64)r64 + 1ull;
 	if ((u64)r65 >= (u64)r13) { qd_site = 0; qd_x = r65; qd_y = r13; goto qd_fault; } r360 = r534; r67 = r360 + 8ll; r68 = *(double *)r67; if ((u64)r65 >= (u64)r17) { qd_site = 1; qd_x = r65; qd_y = r17; goto qd_fault; } r361 = r536; r69 = r361 + 8ll; r70 = *(double *)r69; if ((u64)r65 >= (u64)r22) { qd_site = 2; qd_x = r65; qd_y = r22; goto qd_fault; } r362 = r537; r72 = r362 + 8ll; r73 = *(double *)r72; r74 = fma(r68, r70, r73); r76 = r70; r78 = r73; r80 = r76 * r78; r79 = r80; r81 = r74 - r79; r365 = r538; r82 = r365 + 8ll; *(double *)r82 = r81;
-	r83 = r67; r84 = *(double *)r83; r85 = r72; r86 = *(double *)r85; r550 = -r84; r88 = fma(r550, r86, 0x1.8p+01); r90 = r84; r92 = r84; r94 = r90 * r92; r93 = r94; r97 = fma(r93, 0x1p-01, r88); r98 = r82; r99 = *(double *)r98; r100 = r99 + r97; r101 = r82; *(double *)r101 = r100;
+	r83 = r67; r84 = *(double *)r83; r85 = r72; r86 = *(double *)r85; r559 = -r84; r88 = fma(r559, r86, 0x1.8p+01); r90 = r84; r92 = r84; r94 = r90 * r92; r93 = r94; r97 = fma(r93, 0x1p-01, r88); r98 = r82; r99 = *(double *)r98; r100 = r99 + r97; r101 = r82; *(double *)r101 = r100;
 	if ((u64)r65 >= (u64)r54) { qd_site = 9; qd_x = r65; qd_y = r54; goto qd_fault; } r372 = r539; r102 = r372 + 4ll; r103 = *(float *)r102; r105 = r103; r107 = r103 * r105; r106 = r107; r108 = r106 + 0x1p+00f; r109 = r102; *(float *)r109 = r108;
 #line 9 "fma.go"
-	r2 = (u64)r2 + (u64)r1; r534 = r534 + r535 * 1; r536 = r536 + r535 * 1; r537 = r537 + r535 * 1; r538 = r538 + r535 * 1; r539 = r539 + r540 * 1; goto b29;
+	r2 = (u64)r2 + (u64)r1; r534 = r534 + r535 * 1; r536 = r536 + r535 * 1; r537 = r537 + r535 * 1; r538 = r538 + r535 * 1; r539 = r539 + r540 * 1; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -21,13 +21,14 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r16 = 0, r17 = 0, r25 = 0, r30 = 0, r33 = 0, r39 = 0, r41 = 0;
 	bool r43 = 0, r48 = 0, r56 = 0, r57 = 0, r65 = 0, r67 = 0, r75 = 0, r77 = 0;
-	bool r85 = 0;
+	bool r85 = 0, r109 = 0;
+	i32 r107 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r18 = 0, r20 = 0, r24 = 0, r26 = 0, r28 = 0, r40 = 0;
 	i64 r47 = 0, r49 = 0, r51 = 0, r55 = 0, r58 = 0, r60 = 0, r64 = 0, r66 = 0;
 	i64 r68 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r80 = 0, r84 = 0, r86 = 0;
 	i64 r87 = 0, r89 = 0, r92 = 0, r95 = 0, r97 = 0, r99 = 0, r100 = 0, r102 = 0;
-	i64 r103 = 0, r104 = 0, r106 = 0;
+	i64 r103 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0;
 	u64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
 	u64 r38 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
 	float r12 = 0, r13 = 0, r21 = 0, r22 = 0, r52 = 0, r53 = 0, r61 = 0, r62 = 0;
@@ -42,12 +43,12 @@ extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p1; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27;
 #line 10 "parallel.go"
 	r4 = p6; r3 = r4; r31 = (u64)r3; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38;
-	r10 = p0; if (!r30) goto b23; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b23; if (!r39) goto b23; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+	r10 = p0; if (!r30) goto b24; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b24; if (!r39) goto b24; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
 #line 10 "parallel.go"
-	r104 = r103; r105 = r50 + r104 * 4; r106 = (u64)r87 * 4ull;
-b5: // grid unrolled guard
+	r104 = r103; r105 = r50 + r104 * 4; r107 = (i32)r87; r108 = (i64)r107; r109 = r108 == r87; r110 = (u64)r108 * 4ull; if (!r109) goto b24;
+b6: // grid unrolled guard
 #line 10 "parallel.go"
-	r41 = r2 < r3; if (!r41) goto b22; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b17; r47 = r2; r49 = r47;
+	r41 = r2 < r3; if (!r41) goto b23; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b18; r47 = r2; r49 = r47;
 	r52 = (float)r49; r53 = r52 * 0x1p-01f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
 #line 10 "parallel.go"
 	r58 = r66;
@@ -57,32 +58,32 @@ b5: // grid unrolled guard
 	r71 = (float)r68; r72 = r71 * 0x1p-01f; r91 = r54; r93 = r91 + r92 * 1; r73 = r93; *(float *)r73 = r72; r86 = (u64)r76 + (u64)r1;
 #line 10 "parallel.go"
 	r78 = r86;
-	r81 = (float)r78; r82 = r81 * 0x1p-01f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r106 * 1; goto b5;
-b17: // preheader
+	r81 = (float)r78; r82 = r81 * 0x1p-01f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r110 * 1; goto b6;
+b18: // preheader
 #line 11 "parallel.go"
 	r7 = r10;
 #line 10 "parallel.go"
 	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
-b18: // head
+b19: // head
 #line 10 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b22; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b23; r6 = r2;
 	r12 = (float)r6; r13 = r12 * 0x1p-01f; r14 = r98; *(float *)r14 = r13;
 #line 10 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b18;
-b22: // exit
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b19;
+b23: // exit
 #line 10 "parallel.go"
 	return;
-b23: // preheader
+b24: // preheader
 #line 11 "parallel.go"
 	r19 = r10; r20 = r11;
 #line 10 "parallel.go"
 	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
-b24: // head (checked)
+b25: // head (checked)
 #line 10 "parallel.go"
-	r17 = r2 < r3; if (!r17) goto b22; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b23; r18 = r2;
 	r21 = (float)r18; r22 = r21 * 0x1p-01f; if ((u64)r18 >= (u64)r20) { qd_site = 0; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
 #line 10 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b24;
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -100,13 +101,14 @@ qd_fault: {
 extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r16 = 0, r17 = 0, r25 = 0, r30 = 0, r33 = 0, r39 = 0, r41 = 0;
 	bool r43 = 0, r48 = 0, r56 = 0, r57 = 0, r65 = 0, r67 = 0, r75 = 0, r77 = 0;
-	bool r85 = 0;
+	bool r85 = 0, r109 = 0;
+	i32 r107 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r18 = 0, r20 = 0, r24 = 0, r26 = 0, r28 = 0, r40 = 0;
 	i64 r47 = 0, r49 = 0, r51 = 0, r55 = 0, r58 = 0, r60 = 0, r64 = 0, r66 = 0;
 	i64 r68 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r80 = 0, r84 = 0, r86 = 0;
 	i64 r87 = 0, r89 = 0, r92 = 0, r95 = 0, r97 = 0, r99 = 0, r100 = 0, r102 = 0;
-	i64 r103 = 0, r104 = 0, r106 = 0;
+	i64 r103 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0;
 	u64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
 	u64 r38 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
 	float r12 = 0, r13 = 0, r21 = 0, r22 = 0, r52 = 0, r53 = 0, r61 = 0, r62 = 0;
@@ -121,12 +123,12 @@ extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27;
 #line 15 "parallel.go"
 	r4 = p6; r3 = r4; r31 = (u64)r3; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38;
-	r10 = p2; if (!r30) goto b23; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b23; if (!r39) goto b23; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+	r10 = p2; if (!r30) goto b24; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b24; if (!r39) goto b24; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
 #line 15 "parallel.go"
-	r104 = r103; r105 = r50 + r104 * 4; r106 = (u64)r87 * 4ull;
-b5: // grid unrolled guard
+	r104 = r103; r105 = r50 + r104 * 4; r107 = (i32)r87; r108 = (i64)r107; r109 = r108 == r87; r110 = (u64)r108 * 4ull; if (!r109) goto b24;
+b6: // grid unrolled guard
 #line 15 "parallel.go"
-	r41 = r2 < r3; if (!r41) goto b22; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b17; r47 = r2; r49 = r47;
+	r41 = r2 < r3; if (!r41) goto b23; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b18; r47 = r2; r49 = r47;
 	r52 = (float)r49; r53 = r52 + 0x1p+00f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
 #line 15 "parallel.go"
 	r58 = r66;
@@ -136,32 +138,32 @@ b5: // grid unrolled guard
 	r71 = (float)r68; r72 = r71 + 0x1p+00f; r91 = r54; r93 = r91 + r92 * 1; r73 = r93; *(float *)r73 = r72; r86 = (u64)r76 + (u64)r1;
 #line 15 "parallel.go"
 	r78 = r86;
-	r81 = (float)r78; r82 = r81 + 0x1p+00f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r106 * 1; goto b5;
-b17: // preheader
+	r81 = (float)r78; r82 = r81 + 0x1p+00f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r110 * 1; goto b6;
+b18: // preheader
 #line 16 "parallel.go"
 	r7 = r10;
 #line 15 "parallel.go"
 	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
-b18: // head
+b19: // head
 #line 15 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b22; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b23; r6 = r2;
 	r12 = (float)r6; r13 = r12 + 0x1p+00f; r14 = r98; *(float *)r14 = r13;
 #line 15 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b18;
-b22: // exit
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b19;
+b23: // exit
 #line 15 "parallel.go"
 	return;
-b23: // preheader
+b24: // preheader
 #line 16 "parallel.go"
 	r19 = r10; r20 = r11;
 #line 15 "parallel.go"
 	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
-b24: // head (checked)
+b25: // head (checked)
 #line 15 "parallel.go"
-	r17 = r2 < r3; if (!r17) goto b22; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b23; r18 = r2;
 	r21 = (float)r18; r22 = r21 + 0x1p+00f; if ((u64)r18 >= (u64)r20) { qd_site = 1; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
 #line 15 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b24;
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -179,13 +181,14 @@ qd_fault: {
 extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r17 = 0, r18 = 0, r27 = 0, r32 = 0, r35 = 0, r41 = 0, r43 = 0;
 	bool r45 = 0, r50 = 0, r59 = 0, r60 = 0, r69 = 0, r71 = 0, r80 = 0, r82 = 0;
-	bool r91 = 0;
+	bool r91 = 0, r124 = 0;
+	i32 r122 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r16 = 0, r19 = 0, r21 = 0, r26 = 0, r28 = 0, r30 = 0, r42 = 0;
 	i64 r49 = 0, r51 = 0, r53 = 0, r58 = 0, r61 = 0, r63 = 0, r68 = 0, r70 = 0;
 	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r90 = 0, r92 = 0;
 	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0;
-	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0;
+	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0;
 	u64 r29 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
 	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
 	float r13 = 0, r14 = 0, r23 = 0, r24 = 0, r55 = 0, r56 = 0, r65 = 0, r66 = 0;
@@ -202,38 +205,38 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 18 "parallel.go"
 	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
-	r10 = p2; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r10 = p2; if (!r32) goto b18; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b18; if (!r41) goto b18; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
 #line 18 "parallel.go"
-	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
-b5: // grid unrolled guard
+	r119 = r118; r120 = r52 + r119 * 4; r122 = (i32)r93; r123 = (i64)r122; r124 = r123 == r93; r125 = (u64)r123 * 4ull; if (!r124) goto b18;
+b6: // grid unrolled guard
 #line 18 "parallel.go"
-	r43 = r2 < r3; if (!r43) goto b16; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b12;
-	r54 = r120; r55 = *(float *)r54; r56 = r55 * 0x1p+01f; r57 = r54; *(float *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(float *)r64; r66 = r65 * 0x1p+01f; r99 = r96; r67 = r99; *(float *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(float *)r75; r77 = r76 * 0x1p+01f; r105 = r102; r78 = r105; *(float *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(float *)r86; r88 = r87 * 0x1p+01f; r111 = r108; r89 = r111; *(float *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r121 * 1; goto b5;
-b12: // preheader
+	r43 = r2 < r3; if (!r43) goto b17; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b13;
+	r54 = r120; r55 = *(float *)r54; r56 = r55 * 0x1p+01f; r57 = r54; *(float *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(float *)r64; r66 = r65 * 0x1p+01f; r99 = r96; r67 = r99; *(float *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(float *)r75; r77 = r76 * 0x1p+01f; r105 = r102; r78 = r105; *(float *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(float *)r86; r88 = r87 * 0x1p+01f; r111 = r108; r89 = r111; *(float *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r125 * 1; goto b6;
+b13: // preheader
 #line 19 "parallel.go"
 	r7 = r10;
 #line 18 "parallel.go"
 	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
-b13: // head
+b14: // head
 #line 18 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b16;
+	r5 = r2 < r3; if (!r5) goto b17;
 	r12 = r113; r13 = *(float *)r12; r14 = r13 * 0x1p+01f; r15 = r12; *(float *)r15 = r14;
 #line 18 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b13;
-b16: // exit
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b14;
+b17: // exit
 #line 18 "parallel.go"
 	return;
-b17: // preheader
+b18: // preheader
 #line 19 "parallel.go"
 	r20 = r10; r21 = r11;
 #line 18 "parallel.go"
 	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
-b18: // head (checked)
+b19: // head (checked)
 #line 18 "parallel.go"
-	r18 = r2 < r3; if (!r18) goto b16; r19 = r2;
+	r18 = r2 < r3; if (!r18) goto b17; r19 = r2;
 	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(float *)r22; r24 = r23 * 0x1p+01f; r25 = r22; *(float *)r25 = r24;
 #line 18 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -251,7 +254,8 @@ qd_fault: {
 extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r26 = 0, r27 = 0, r40 = 0, r45 = 0, r48 = 0, r54 = 0, r57 = 0;
 	bool r60 = 0, r62 = 0, r65 = 0, r67 = 0, r69 = 0, r74 = 0, r87 = 0, r88 = 0;
-	bool r101 = 0, r103 = 0, r116 = 0, r118 = 0, r131 = 0;
+	bool r101 = 0, r103 = 0, r116 = 0, r118 = 0, r131 = 0, r179 = 0;
+	i32 r177 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r16 = 0, r18 = 0, r24 = 0, r25 = 0, r28 = 0, r30 = 0;
 	i64 r34 = 0, r39 = 0, r41 = 0, r43 = 0, r55 = 0, r66 = 0, r73 = 0, r75 = 0;
@@ -259,7 +263,7 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r104 = 0, r106 = 0, r110 = 0, r115 = 0, r117 = 0, r119 = 0, r121 = 0, r125 = 0;
 	i64 r130 = 0, r132 = 0, r133 = 0, r135 = 0, r138 = 0, r141 = 0, r144 = 0, r147 = 0;
 	i64 r150 = 0, r153 = 0, r156 = 0, r159 = 0, r161 = 0, r163 = 0, r166 = 0, r168 = 0;
-	i64 r171 = 0, r172 = 0, r174 = 0;
+	i64 r171 = 0, r172 = 0, r174 = 0, r178 = 0, r180 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u64 r53 = 0, r56 = 0, r58 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0, r68 = 0;
 	u64 r70 = 0, r71 = 0, r72 = 0;
@@ -281,38 +285,38 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p1; r41 = r11; r42 = (u64)r41; r43 = r2; r44 = (u64)r43; r45 = r44 < r42;
 #line 22 "parallel.go"
 	r4 = p6; r3 = r4; r46 = (u64)r3; r49 = r46 - 1ull; r50 = (u64)r2; r51 = r49 - r50; r52 = r42 - 1ull; r53 = r52 - r44; r54 = r51 <= r53;
-	r18 = p3; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r24 = p5; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; r23 = p4; r17 = p2; r10 = p0; if (!r45) goto b21; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b21; if (!r54) goto b21; if (!r57) goto b21; if (!r60) goto b21; if (!r62) goto b21; if (!r65) goto b21; r66 = (u64)r1 * 3ull; r133 = (u64)r1 * 4ull; r70 = r46; r72 = (u64)r66; r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
+	r18 = p3; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r24 = p5; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; r23 = p4; r17 = p2; r10 = p0; if (!r45) goto b22; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b22; if (!r54) goto b22; if (!r57) goto b22; if (!r60) goto b22; if (!r62) goto b22; if (!r65) goto b22; r66 = (u64)r1 * 3ull; r133 = (u64)r1 * 4ull; r70 = r46; r72 = (u64)r66; r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
 #line 22 "parallel.go"
-	r172 = r171; r173 = r76 + r172 * 4; r174 = (u64)r133 * 4ull; r175 = r80 + r172 * 4; r176 = r23 + r172 * 4;
-b9: // grid unrolled guard
+	r172 = r171; r173 = r76 + r172 * 4; r175 = r80 + r172 * 4; r176 = r23 + r172 * 4; r177 = (i32)r133; r178 = (i64)r177; r179 = r178 == r133; r180 = (u64)r178 * 4ull; if (!r179) goto b22;
+b10: // grid unrolled guard
 #line 22 "parallel.go"
-	r67 = r2 < r3; if (!r67) goto b20; r71 = (u64)r2; r68 = r70 - r71; r69 = r68 > r72; if (!r69) goto b16;
-	r78 = r173; r79 = *(float *)r78; r82 = r175; r83 = *(float *)r82; r84 = r79 + r83; r85 = r176; *(float *)r85 = r84; r134 = r78; r136 = r134 + r135 * 1; r92 = r136; r93 = *(float *)r92; r137 = r82; r139 = r137 + r138 * 1; r96 = r139; r97 = *(float *)r96; r98 = r93 + r97; r140 = r85; r142 = r140 + r141 * 1; r99 = r142; *(float *)r99 = r98; r143 = r78; r145 = r143 + r144 * 1; r107 = r145; r108 = *(float *)r107; r146 = r82; r148 = r146 + r147 * 1; r111 = r148; r112 = *(float *)r111; r113 = r108 + r112; r149 = r85; r151 = r149 + r150 * 1; r114 = r151; *(float *)r114 = r113; r152 = r78; r154 = r152 + r153 * 1; r122 = r154; r123 = *(float *)r122; r155 = r82; r157 = r155 + r156 * 1; r126 = r157; r127 = *(float *)r126; r128 = r123 + r127; r158 = r85; r160 = r158 + r159 * 1; r129 = r160; *(float *)r129 = r128; r2 = (u64)r2 + (u64)r133; r173 = r173 + r174 * 1; r175 = r175 + r174 * 1; r176 = r176 + r174 * 1; goto b9;
-b16: // preheader
+	r67 = r2 < r3; if (!r67) goto b21; r71 = (u64)r2; r68 = r70 - r71; r69 = r68 > r72; if (!r69) goto b17;
+	r78 = r173; r79 = *(float *)r78; r82 = r175; r83 = *(float *)r82; r84 = r79 + r83; r85 = r176; *(float *)r85 = r84; r134 = r78; r136 = r134 + r135 * 1; r92 = r136; r93 = *(float *)r92; r137 = r82; r139 = r137 + r138 * 1; r96 = r139; r97 = *(float *)r96; r98 = r93 + r97; r140 = r85; r142 = r140 + r141 * 1; r99 = r142; *(float *)r99 = r98; r143 = r78; r145 = r143 + r144 * 1; r107 = r145; r108 = *(float *)r107; r146 = r82; r148 = r146 + r147 * 1; r111 = r148; r112 = *(float *)r111; r113 = r108 + r112; r149 = r85; r151 = r149 + r150 * 1; r114 = r151; *(float *)r114 = r113; r152 = r78; r154 = r152 + r153 * 1; r122 = r154; r123 = *(float *)r122; r155 = r82; r157 = r155 + r156 * 1; r126 = r157; r127 = *(float *)r126; r128 = r123 + r127; r158 = r85; r160 = r158 + r159 * 1; r129 = r160; *(float *)r129 = r128; r2 = (u64)r2 + (u64)r133; r173 = r173 + r180 * 1; r175 = r175 + r180 * 1; r176 = r176 + r180 * 1; goto b10;
+b17: // preheader
 #line 23 "parallel.go"
 	r7 = r10; r14 = r17;
 #line 22 "parallel.go"
 	r161 = r2; r162 = r7 + r161 * 4; r163 = r133; r164 = r14 + r161 * 4; r165 = r23 + r161 * 4;
-b17: // head
+b18: // head
 #line 22 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b20;
+	r5 = r2 < r3; if (!r5) goto b21;
 	r12 = r162; r13 = *(float *)r12; r19 = r164; r20 = *(float *)r19; r21 = r13 + r20; r22 = r165; *(float *)r22 = r21;
 #line 22 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; r164 = r164 + r163 * 1; r165 = r165 + r163 * 1; goto b17;
-b20: // exit
+	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; r164 = r164 + r163 * 1; r165 = r165 + r163 * 1; goto b18;
+b21: // exit
 #line 22 "parallel.go"
 	return;
-b21: // preheader
+b22: // preheader
 #line 23 "parallel.go"
 	r29 = r10; r30 = r11; r33 = r17; r34 = r18;
 #line 22 "parallel.go"
 	r166 = r2; r167 = r29 + r166 * 4; r168 = (u64)r1 * 4ull; r169 = r33 + r166 * 4; r170 = r23 + r166 * 4;
-b22: // head (checked)
+b23: // head (checked)
 #line 22 "parallel.go"
-	r27 = r2 < r3; if (!r27) goto b20; r28 = r2;
+	r27 = r2 < r3; if (!r27) goto b21; r28 = r2;
 	if ((u64)r28 >= (u64)r30) { qd_site = 3; qd_x = r28; qd_y = r30; goto qd_fault; } r31 = r167; r32 = *(float *)r31; if ((u64)r28 >= (u64)r34) { qd_site = 4; qd_x = r28; qd_y = r34; goto qd_fault; } r35 = r169; r36 = *(float *)r35; r37 = r32 + r36; if ((u64)r28 >= (u64)r24) { qd_site = 5; qd_x = r28; qd_y = r24; goto qd_fault; } r38 = r170; *(float *)r38 = r37;
 #line 22 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r167 = r167 + r168 * 1; r169 = r169 + r168 * 1; r170 = r170 + r168 * 1; goto b22;
+	r2 = (u64)r2 + (u64)r1; r167 = r167 + r168 * 1; r169 = r169 + r168 * 1; r170 = r170 + r168 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -330,14 +334,14 @@ qd_fault: {
 extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r15 = 0, r16 = 0, r23 = 0, r28 = 0, r31 = 0, r37 = 0, r39 = 0;
 	bool r41 = 0, r46 = 0, r53 = 0, r54 = 0, r61 = 0, r63 = 0, r70 = 0, r72 = 0;
-	bool r79 = 0;
-	i32 r12 = 0, r20 = 0, r50 = 0, r58 = 0, r67 = 0, r76 = 0;
+	bool r79 = 0, r103 = 0;
+	i32 r12 = 0, r20 = 0, r50 = 0, r58 = 0, r67 = 0, r76 = 0, r101 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r14 = 0, r17 = 0, r19 = 0, r22 = 0, r24 = 0, r26 = 0, r38 = 0;
 	i64 r45 = 0, r47 = 0, r49 = 0, r52 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0;
 	i64 r64 = 0, r66 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r78 = 0, r80 = 0;
 	i64 r81 = 0, r83 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0;
-	i64 r97 = 0, r98 = 0, r100 = 0;
+	i64 r97 = 0, r98 = 0, r100 = 0, r102 = 0, r104 = 0;
 	u64 r25 = 0, r27 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
 	u64 r36 = 0, r40 = 0, r42 = 0, r43 = 0, r44 = 0;
 	char *r7 = 0, *r10 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r48 = 0, *r51 = 0, *r56 = 0;
@@ -350,12 +354,12 @@ extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1; r24 = r11; r25 = (u64)r24; r26 = r2; r27 = (u64)r26; r28 = r27 < r25;
 #line 33 "parallel.go"
 	r4 = p6; r3 = r4; r29 = (u64)r3; r32 = r29 - 1ull; r33 = (u64)r2; r34 = r32 - r33; r35 = r25 - 1ull; r36 = r35 - r27; r37 = r34 <= r36;
-	r10 = p0; if (!r28) goto b23; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b23; if (!r37) goto b23; r38 = (u64)r1 * 3ull; r81 = (u64)r1 * 4ull; r42 = r29; r44 = (u64)r38; r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
+	r10 = p0; if (!r28) goto b24; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b24; if (!r37) goto b24; r38 = (u64)r1 * 3ull; r81 = (u64)r1 * 4ull; r42 = r29; r44 = (u64)r38; r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
 #line 33 "parallel.go"
-	r98 = r97; r99 = r48 + r98 * 4; r100 = (u64)r81 * 4ull;
-b5: // grid unrolled guard
+	r98 = r97; r99 = r48 + r98 * 4; r101 = (i32)r81; r102 = (i64)r101; r103 = r102 == r81; r104 = (u64)r102 * 4ull; if (!r103) goto b24;
+b6: // grid unrolled guard
 #line 33 "parallel.go"
-	r39 = r2 < r3; if (!r39) goto b22; r43 = (u64)r2; r40 = r42 - r43; r41 = r40 > r44; if (!r41) goto b17; r45 = r2; r47 = r45;
+	r39 = r2 < r3; if (!r39) goto b23; r43 = (u64)r2; r40 = r42 - r43; r41 = r40 > r44; if (!r41) goto b18; r45 = r2; r47 = r45;
 	r50 = (i32)r47; r51 = r99; *(i32 *)r51 = r50; r62 = (u64)r45 + (u64)r1;
 #line 33 "parallel.go"
 	r55 = r62;
@@ -365,32 +369,32 @@ b5: // grid unrolled guard
 	r67 = (i32)r64; r85 = r51; r87 = r85 + r86 * 1; r68 = r87; *(i32 *)r68 = r67; r80 = (u64)r71 + (u64)r1;
 #line 33 "parallel.go"
 	r73 = r80;
-	r76 = (i32)r73; r88 = r51; r90 = r88 + r89 * 1; r77 = r90; *(i32 *)r77 = r76; r2 = (u64)r2 + (u64)r81; r99 = r99 + r100 * 1; goto b5;
-b17: // preheader
+	r76 = (i32)r73; r88 = r51; r90 = r88 + r89 * 1; r77 = r90; *(i32 *)r77 = r76; r2 = (u64)r2 + (u64)r81; r99 = r99 + r104 * 1; goto b6;
+b18: // preheader
 #line 34 "parallel.go"
 	r7 = r10;
 #line 33 "parallel.go"
 	r91 = r2; r92 = r7 + r91 * 4; r93 = r81;
-b18: // head
+b19: // head
 #line 33 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b22; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b23; r6 = r2;
 	r12 = (i32)r6; r13 = r92; *(i32 *)r13 = r12;
 #line 33 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b18;
-b22: // exit
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b19;
+b23: // exit
 #line 33 "parallel.go"
 	return;
-b23: // preheader
+b24: // preheader
 #line 34 "parallel.go"
 	r18 = r10; r19 = r11;
 #line 33 "parallel.go"
 	r94 = r2; r95 = r18 + r94 * 4; r96 = (u64)r1 * 4ull;
-b24: // head (checked)
+b25: // head (checked)
 #line 33 "parallel.go"
-	r16 = r2 < r3; if (!r16) goto b22; r17 = r2;
+	r16 = r2 < r3; if (!r16) goto b23; r17 = r2;
 	r20 = (i32)r17; if ((u64)r17 >= (u64)r19) { qd_site = 0; qd_x = r17; qd_y = r19; goto qd_fault; } r21 = r95; *(i32 *)r21 = r20;
 #line 33 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b24;
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -453,16 +457,16 @@ qd_fault: {
 extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r22 = 0, r23 = 0, r34 = 0, r37 = 0, r42 = 0, r45 = 0, r51 = 0;
 	bool r53 = 0, r55 = 0, r60 = 0, r71 = 0, r72 = 0, r83 = 0, r85 = 0, r96 = 0;
-	bool r98 = 0, r109 = 0;
+	bool r98 = 0, r109 = 0, r133 = 0;
 	i32 r18 = 0, r19 = 0, r30 = 0, r31 = 0, r67 = 0, r68 = 0, r79 = 0, r80 = 0;
-	i32 r92 = 0, r93 = 0, r105 = 0, r106 = 0;
+	i32 r92 = 0, r93 = 0, r105 = 0, r106 = 0, r131 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r14 = 0, r16 = 0, r21 = 0, r24 = 0, r26 = 0, r28 = 0;
 	i64 r33 = 0, r35 = 0, r38 = 0, r40 = 0, r52 = 0, r59 = 0, r61 = 0, r63 = 0;
 	i64 r65 = 0, r70 = 0, r73 = 0, r75 = 0, r77 = 0, r82 = 0, r84 = 0, r86 = 0;
 	i64 r88 = 0, r90 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0, r108 = 0;
 	i64 r110 = 0, r111 = 0, r113 = 0, r116 = 0, r119 = 0, r121 = 0, r123 = 0, r124 = 0;
-	i64 r126 = 0, r127 = 0, r128 = 0, r130 = 0;
+	i64 r126 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
 	u64 r36 = 0, r39 = 0, r41 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
 	u64 r49 = 0, r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r17 = 0, *r20 = 0, *r25 = 0, *r27 = 0;
@@ -477,38 +481,38 @@ extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r16 = p5; r35 = r16; r36 = (u64)r35; r37 = 0ull < r36; r11 = p3; r38 = r11; r39 = (u64)r38; r40 = r2; r41 = (u64)r40; r42 = r41 < r39;
 #line 42 "parallel.go"
 	r4 = p6; r3 = r4; r43 = (u64)r3; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50;
-	r15 = p4; r10 = p2; if (!r37) goto b18; if (!r42) goto b18; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b18; if (!r51) goto b18; r52 = (u64)r1 * 3ull; r111 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
+	r15 = p4; r10 = p2; if (!r37) goto b19; if (!r42) goto b19; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r111 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
 #line 42 "parallel.go"
-	r128 = r127; r129 = r62 + r128 * 4; r130 = (u64)r111 * 4ull;
-b6: // grid unrolled guard
+	r128 = r127; r129 = r62 + r128 * 4; r131 = (i32)r111; r132 = (i64)r131; r133 = r132 == r111; r134 = (u64)r132 * 4ull; if (!r133) goto b19;
+b7: // grid unrolled guard
 #line 42 "parallel.go"
-	r53 = r2 < r3; if (!r53) goto b17; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b13;
-	r67 = *(i32 *)r66; r68 = (u32)r67 + 1u; r69 = r129; *(i32 *)r69 = r68; r79 = *(i32 *)r78; r80 = (u32)r79 + 1u; r112 = r69; r114 = r112 + r113 * 1; r81 = r114; *(i32 *)r81 = r80; r92 = *(i32 *)r91; r93 = (u32)r92 + 1u; r115 = r69; r117 = r115 + r116 * 1; r94 = r117; *(i32 *)r94 = r93; r105 = *(i32 *)r104; r106 = (u32)r105 + 1u; r118 = r69; r120 = r118 + r119 * 1; r107 = r120; *(i32 *)r107 = r106; r2 = (u64)r2 + (u64)r111; r129 = r129 + r130 * 1; goto b6;
-b13: // preheader
+	r53 = r2 < r3; if (!r53) goto b18; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b14;
+	r67 = *(i32 *)r66; r68 = (u32)r67 + 1u; r69 = r129; *(i32 *)r69 = r68; r79 = *(i32 *)r78; r80 = (u32)r79 + 1u; r112 = r69; r114 = r112 + r113 * 1; r81 = r114; *(i32 *)r81 = r80; r92 = *(i32 *)r91; r93 = (u32)r92 + 1u; r115 = r69; r117 = r115 + r116 * 1; r94 = r117; *(i32 *)r94 = r93; r105 = *(i32 *)r104; r106 = (u32)r105 + 1u; r118 = r69; r120 = r118 + r119 * 1; r107 = r120; *(i32 *)r107 = r106; r2 = (u64)r2 + (u64)r111; r129 = r129 + r134 * 1; goto b7;
+b14: // preheader
 #line 43 "parallel.go"
 	r7 = r10; r17 = r66;
 #line 42 "parallel.go"
 	r121 = r2; r122 = r7 + r121 * 4; r123 = r111;
-b14: // head
+b15: // head
 #line 42 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b17;
+	r5 = r2 < r3; if (!r5) goto b18;
 	r18 = *(i32 *)r17; r19 = (u32)r18 + 1u; r20 = r122; *(i32 *)r20 = r19;
 #line 42 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b14;
-b17: // exit
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b15;
+b18: // exit
 #line 42 "parallel.go"
 	return;
-b18: // preheader
+b19: // preheader
 #line 43 "parallel.go"
 	r25 = r10; r26 = r11; r27 = r15; r28 = r16; r29 = r27 + 0ll;
 #line 42 "parallel.go"
 	r124 = r2; r125 = r25 + r124 * 4; r126 = (u64)r1 * 4ull;
-b19: // head (checked)
+b20: // head (checked)
 #line 42 "parallel.go"
-	r23 = r2 < r3; if (!r23) goto b17; r24 = r2;
+	r23 = r2 < r3; if (!r23) goto b18; r24 = r2;
 	if ((u64)0ll >= (u64)r28) { qd_site = 5; qd_x = 0ll; qd_y = r28; goto qd_fault; } r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; if ((u64)r24 >= (u64)r26) { qd_site = 6; qd_x = r24; qd_y = r26; goto qd_fault; } r32 = r125; *(i32 *)r32 = r31;
 #line 42 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; goto b19;
+	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -526,15 +530,15 @@ qd_fault: {
 extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r17 = 0, r18 = 0, r27 = 0, r32 = 0, r35 = 0, r41 = 0, r43 = 0;
 	bool r45 = 0, r50 = 0, r59 = 0, r60 = 0, r69 = 0, r71 = 0, r80 = 0, r82 = 0;
-	bool r91 = 0;
+	bool r91 = 0, r124 = 0;
 	i32 r13 = 0, r14 = 0, r23 = 0, r24 = 0, r55 = 0, r56 = 0, r65 = 0, r66 = 0;
-	i32 r76 = 0, r77 = 0, r87 = 0, r88 = 0;
+	i32 r76 = 0, r77 = 0, r87 = 0, r88 = 0, r122 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r16 = 0, r19 = 0, r21 = 0, r26 = 0, r28 = 0, r30 = 0, r42 = 0;
 	i64 r49 = 0, r51 = 0, r53 = 0, r58 = 0, r61 = 0, r63 = 0, r68 = 0, r70 = 0;
 	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r90 = 0, r92 = 0;
 	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0;
-	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0;
+	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0;
 	u64 r29 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
 	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r20 = 0, *r22 = 0, *r25 = 0, *r52 = 0;
@@ -549,38 +553,38 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 47 "parallel.go"
 	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
-	r10 = p0; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r10 = p0; if (!r32) goto b18; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b18; if (!r41) goto b18; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
 #line 47 "parallel.go"
-	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
-b5: // grid unrolled guard
+	r119 = r118; r120 = r52 + r119 * 4; r122 = (i32)r93; r123 = (i64)r122; r124 = r123 == r93; r125 = (u64)r123 * 4ull; if (!r124) goto b18;
+b6: // grid unrolled guard
 #line 47 "parallel.go"
-	r43 = r2 < r3; if (!r43) goto b16; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b12;
-	r54 = r120; r55 = *(i32 *)r54; r56 = (u32)r55 + 2u; r57 = r54; *(i32 *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(i32 *)r64; r66 = (u32)r65 + 2u; r99 = r96; r67 = r99; *(i32 *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(i32 *)r75; r77 = (u32)r76 + 2u; r105 = r102; r78 = r105; *(i32 *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(i32 *)r86; r88 = (u32)r87 + 2u; r111 = r108; r89 = r111; *(i32 *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r121 * 1; goto b5;
-b12: // preheader
+	r43 = r2 < r3; if (!r43) goto b17; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b13;
+	r54 = r120; r55 = *(i32 *)r54; r56 = (u32)r55 + 2u; r57 = r54; *(i32 *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(i32 *)r64; r66 = (u32)r65 + 2u; r99 = r96; r67 = r99; *(i32 *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(i32 *)r75; r77 = (u32)r76 + 2u; r105 = r102; r78 = r105; *(i32 *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(i32 *)r86; r88 = (u32)r87 + 2u; r111 = r108; r89 = r111; *(i32 *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r125 * 1; goto b6;
+b13: // preheader
 #line 48 "parallel.go"
 	r7 = r10;
 #line 47 "parallel.go"
 	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
-b13: // head
+b14: // head
 #line 47 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b16;
+	r5 = r2 < r3; if (!r5) goto b17;
 	r12 = r113; r13 = *(i32 *)r12; r14 = (u32)r13 + 2u; r15 = r12; *(i32 *)r15 = r14;
 #line 47 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b13;
-b16: // exit
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b14;
+b17: // exit
 #line 47 "parallel.go"
 	return;
-b17: // preheader
+b18: // preheader
 #line 48 "parallel.go"
 	r20 = r10; r21 = r11;
 #line 47 "parallel.go"
 	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
-b18: // head (checked)
+b19: // head (checked)
 #line 47 "parallel.go"
-	r18 = r2 < r3; if (!r18) goto b16; r19 = r2;
+	r18 = r2 < r3; if (!r18) goto b17; r19 = r2;
 	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(i32 *)r22; r24 = (u32)r23 + 2u; r25 = r22; *(i32 *)r25 = r24;
 #line 47 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -22,7 +22,8 @@ extern "C" __global__ void SaxpyParams_0(float p0, i64 p1, float p2, float p3, c
 	u8 qvar_p[24] __attribute__((aligned(8)));
 	bool r17 = 0, r38 = 0, r45 = 0, r62 = 0, r72 = 0, r75 = 0, r81 = 0, r83 = 0;
 	bool r86 = 0, r88 = 0, r90 = 0, r95 = 0, r112 = 0, r119 = 0, r136 = 0, r144 = 0;
-	bool r161 = 0, r169 = 0, r186 = 0;
+	bool r161 = 0, r169 = 0, r186 = 0, r237 = 0;
+	i32 r235 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r10 = 0, r18 = 0, r23 = 0, r27 = 0;
 	i64 r33 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
 	i64 r46 = 0, r53 = 0, r61 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0;
@@ -33,7 +34,7 @@ extern "C" __global__ void SaxpyParams_0(float p0, i64 p1, float p2, float p3, c
 	i64 r168 = 0, r170 = 0, r177 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0;
 	i64 r191 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0, r199 = 0, r202 = 0, r205 = 0;
 	i64 r208 = 0, r211 = 0, r214 = 0, r217 = 0, r220 = 0, r222 = 0, r224 = 0, r226 = 0;
-	i64 r228 = 0, r230 = 0, r231 = 0, r233 = 0;
+	i64 r228 = 0, r230 = 0, r231 = 0, r233 = 0, r236 = 0, r238 = 0;
 	u64 r69 = 0, r71 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
 	u64 r80 = 0, r82 = 0, r84 = 0, r85 = 0, r89 = 0, r91 = 0, r92 = 0, r93 = 0;
 	float r9 = 0, r11 = 0, r12 = 0, r20 = 0, r24 = 0, r25 = 0, r29 = 0, r30 = 0;
@@ -56,12 +57,12 @@ extern "C" __global__ void SaxpyParams_0(float p0, i64 p1, float p2, float p3, c
 #line 14 "params.go"
 	r5 = (char *)qvar_p; *(float *)r5 = 0x0p+00f; r6 = r5 + 8ll; *(i64 *)r6 = 0ll; r7 = r5 + 16ll; *(float *)r7 = 0x0p+00f; r8 = r5 + 20ll; *(float *)r8 = 0x0p+00f; r9 = p0; r10 = p1; r11 = p2; r12 = p3; *(float *)r5 = r9; r13 = r6; *(i64 *)r13 = r10; r14 = r7; *(float *)r14 = r11; r15 = r8; *(float *)r15 = r12;
 	r4 = r6; r3 = *(i64 *)r4; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r23 = p5; r69 = (u64)r23; r70 = r2; r71 = (u64)r70; r72 = r71 < r69; r73 = (u64)r3; r76 = r73 - 1ull; r77 = (u64)r2; r78 = r76 - r77; r79 = r69 - 1ull; r80 = r79 - r71; r81 = r78 <= r80; r33 = p7; r82 = (u64)r33; r83 = r71 < r82; r84 = r82 - 1ull; r85 = r84 - r71; r86 = r78 <= r85; r32 = p6; r22 = p4; if (!r72) goto b25; r74 = r73 + 4611686018427387904ull; r75 = r74 <= 9223372036854775808ull; if (!r75) goto b25; if (!r81) goto b25; if (!r83) goto b25; if (!r86) goto b25; r87 = (u64)r1 * 3ull; r194 = (u64)r1 * 4ull; r91 = r73; r93 = (u64)r87; r97 = r5 + 0ll; r102 = r7; r121 = r97; r196 = r194; r126 = r7; r199 = r194; r146 = r97; r205 = (u64)r1 * 8ull; r151 = r7; r208 = r205; r171 = r97; r214 = (u64)r1 * 12ull; r176 = r7; r217 = r214; r230 = r2;
+	r23 = p5; r69 = (u64)r23; r70 = r2; r71 = (u64)r70; r72 = r71 < r69; r73 = (u64)r3; r76 = r73 - 1ull; r77 = (u64)r2; r78 = r76 - r77; r79 = r69 - 1ull; r80 = r79 - r71; r81 = r78 <= r80; r33 = p7; r82 = (u64)r33; r83 = r71 < r82; r84 = r82 - 1ull; r85 = r84 - r71; r86 = r78 <= r85; r32 = p6; r22 = p4; if (!r72) goto b26; r74 = r73 + 4611686018427387904ull; r75 = r74 <= 9223372036854775808ull; if (!r75) goto b26; if (!r81) goto b26; if (!r83) goto b26; if (!r86) goto b26; r87 = (u64)r1 * 3ull; r194 = (u64)r1 * 4ull; r91 = r73; r93 = (u64)r87; r97 = r5 + 0ll; r102 = r7; r121 = r97; r196 = r194; r126 = r7; r199 = r194; r146 = r97; r205 = (u64)r1 * 8ull; r151 = r7; r208 = r205; r171 = r97; r214 = (u64)r1 * 12ull; r176 = r7; r217 = r214; r230 = r2;
 #line 15 "params.go"
-	r231 = r230; r232 = r22 + r231 * 4; r233 = (u64)r194 * 4ull; r234 = r32 + r231 * 4;
-b7: // grid unrolled guard
+	r231 = r230; r232 = r22 + r231 * 4; r234 = r32 + r231 * 4; r235 = (i32)r194; r236 = (i64)r235; r237 = r236 == r194; r238 = (u64)r236 * 4ull; if (!r237) goto b26;
+b8: // grid unrolled guard
 #line 15 "params.go"
-	r88 = r2 < r3; if (!r88) goto b24; r92 = (u64)r2; r89 = r91 - r92; r90 = r89 > r93; if (!r90) goto b19; r94 = r2;
+	r88 = r2 < r3; if (!r88) goto b25; r92 = (u64)r2; r89 = r91 - r92; r90 = r89 > r93; if (!r90) goto b20; r94 = r2;
 	r98 = *(float *)r97; r99 = r232; r100 = *(float *)r99; r101 = r98 * r100;
 #line 15 "params.go"
 	r96 = r94; r113 = r96 >> 63; r114 = r113 & 1ll; r115 = (u64)r96 + (u64)r114; r116 = r115 >> 1; r117 = (u64)r116 * 2ull; r118 = (u64)r96 - (u64)r117;
@@ -74,32 +75,32 @@ b7: // grid unrolled guard
 	r152 = r167; r153 = r151 + r152 * 4; r154 = *(float *)r153; r155 = r150 * r154; r207 = r107; r209 = r207 + r208 * 1; r156 = r209; r157 = *(float *)r156; r158 = r155 + r157; r212 = r209; r159 = r212; *(float *)r159 = r158; r193 = (u64)r168 + (u64)r1;
 #line 15 "params.go"
 	r170 = r193;
-	r172 = *(float *)r171; r213 = r99; r215 = r213 + r214 * 1; r173 = r215; r174 = *(float *)r173; r175 = r172 * r174; r187 = r170 >> 63; r188 = r187 & 1ll; r189 = (u64)r170 + (u64)r188; r190 = r189 >> 1; r191 = (u64)r190 * 2ull; r192 = (u64)r170 - (u64)r191; r177 = r192; r178 = r176 + r177 * 4; r179 = *(float *)r178; r180 = r175 * r179; r216 = r107; r218 = r216 + r217 * 1; r181 = r218; r182 = *(float *)r181; r183 = r180 + r182; r221 = r218; r184 = r221; *(float *)r184 = r183; r2 = (u64)r2 + (u64)r194; r232 = r232 + r233 * 1; r234 = r234 + r233 * 1; goto b7;
-b19: // preheader
+	r172 = *(float *)r171; r213 = r99; r215 = r213 + r214 * 1; r173 = r215; r174 = *(float *)r173; r175 = r172 * r174; r187 = r170 >> 63; r188 = r187 & 1ll; r189 = (u64)r170 + (u64)r188; r190 = r189 >> 1; r191 = (u64)r190 * 2ull; r192 = (u64)r170 - (u64)r191; r177 = r192; r178 = r176 + r177 * 4; r179 = *(float *)r178; r180 = r175 * r179; r216 = r107; r218 = r216 + r217 * 1; r181 = r218; r182 = *(float *)r181; r183 = r180 + r182; r221 = r218; r184 = r221; *(float *)r184 = r183; r2 = (u64)r2 + (u64)r194; r232 = r232 + r238 * 1; r234 = r234 + r238 * 1; goto b8;
+b20: // preheader
 #line 16 "params.go"
 	r19 = r97; r26 = r7;
 #line 15 "params.go"
 	r222 = r2; r223 = r22 + r222 * 4; r224 = r194; r225 = r32 + r222 * 4;
-b20: // head
+b21: // head
 #line 15 "params.go"
-	r17 = r2 < r3; if (!r17) goto b24; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b25; r18 = r2;
 	r20 = *(float *)r19; r21 = r223; r24 = *(float *)r21; r25 = r20 * r24; r39 = r18 >> 63; r40 = r39 & 1ll; r41 = (u64)r18 + (u64)r40; r42 = r41 >> 1; r43 = (u64)r42 * 2ull; r44 = (u64)r18 - (u64)r43; r27 = r44; r28 = r26 + r27 * 4; r29 = *(float *)r28; r30 = r25 * r29; r31 = r225; r34 = *(float *)r31; r35 = r30 + r34; r36 = r31; *(float *)r36 = r35;
 #line 15 "params.go"
-	r2 = (u64)r2 + (u64)r1; r223 = r223 + r224 * 1; r225 = r225 + r224 * 1; goto b20;
-b24: // exit
+	r2 = (u64)r2 + (u64)r1; r223 = r223 + r224 * 1; r225 = r225 + r224 * 1; goto b21;
+b25: // exit
 #line 15 "params.go"
 	return;
-b25: // preheader
+b26: // preheader
 #line 16 "params.go"
 	r47 = r5 + 0ll; r52 = r7;
 #line 15 "params.go"
 	r226 = r2; r227 = r22 + r226 * 4; r228 = (u64)r1 * 4ull; r229 = r32 + r226 * 4;
-b26: // head (checked)
+b27: // head (checked)
 #line 15 "params.go"
-	r45 = r2 < r3; if (!r45) goto b24; r46 = r2;
+	r45 = r2 < r3; if (!r45) goto b25; r46 = r2;
 	r48 = *(float *)r47; if ((u64)r46 >= (u64)r23) { qd_site = 0; qd_x = r46; qd_y = r23; goto qd_fault; } r49 = r227; r50 = *(float *)r49; r51 = r48 * r50; r63 = r46 >> 63; r64 = r63 & 1ll; r65 = (u64)r46 + (u64)r64; r66 = r65 >> 1; r67 = (u64)r66 * 2ull; r68 = (u64)r46 - (u64)r67; r53 = r68; r54 = r52 + r53 * 4; r55 = *(float *)r54; r56 = r51 * r55; if ((u64)r46 >= (u64)r33) { qd_site = 1; qd_x = r46; qd_y = r33; goto qd_fault; } r57 = r229; r58 = *(float *)r57; r59 = r56 + r58; r60 = r57; *(float *)r60 = r59;
 #line 15 "params.go"
-	r2 = (u64)r2 + (u64)r1; r227 = r227 + r228 * 1; r229 = r229 + r228 * 1; goto b26;
+	r2 = (u64)r2 + (u64)r1; r227 = r227 + r228 * 1; r229 = r229 + r228 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -22,14 +22,14 @@ extern "C" __global__ void PrintEach_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r4 = 0, r13 = 0, r15 = 0, r16 = 0, r21 = 0, r23 = 0, r27 = 0, r30 = 0;
 	bool r36 = 0, r38 = 0, r41 = 0, r43 = 0, r45 = 0, r50 = 0, r55 = 0, r57 = 0;
 	bool r58 = 0, r63 = 0, r65 = 0, r67 = 0, r72 = 0, r74 = 0, r76 = 0, r81 = 0;
-	bool r83 = 0;
-	i32 r9 = 0, r19 = 0, r53 = 0, r61 = 0, r70 = 0, r79 = 0;
+	bool r83 = 0, r122 = 0;
+	i32 r9 = 0, r19 = 0, r53 = 0, r61 = 0, r70 = 0, r79 = 0, r120 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r14 = 0;
 	i64 r17 = 0, r22 = 0, r25 = 0, r42 = 0, r49 = 0, r51 = 0, r56 = 0, r59 = 0;
 	i64 r64 = 0, r66 = 0, r68 = 0, r73 = 0, r75 = 0, r77 = 0, r82 = 0, r84 = 0;
 	i64 r85 = 0, r87 = 0, r90 = 0, r93 = 0, r96 = 0, r99 = 0, r102 = 0, r104 = 0;
 	i64 r106 = 0, r108 = 0, r109 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r117 = 0;
-	i64 r119 = 0;
+	i64 r119 = 0, r121 = 0, r123 = 0;
 	u64 r24 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	u64 r35 = 0, r37 = 0, r39 = 0, r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r18 = 0, *r20 = 0, *r52 = 0, *r54 = 0;
@@ -43,12 +43,12 @@ extern "C" __global__ void PrintEach_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 10 "print.go"
 	r3 = p4; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r12 = p3; r37 = (u64)r12; r38 = r26 < r37; r39 = r37 - 1ull; r40 = r39 - r26; r41 = r33 <= r40; r11 = p2; r7 = p0; if (!r27) goto b25; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b25; if (!r36) goto b25; if (!r38) goto b25; if (!r41) goto b25; r42 = (u64)r1 * 3ull; r85 = (u64)r1 * 4ull; r46 = r28; r48 = (u64)r42; r87 = r85; r90 = r1; r93 = (u64)r1 * 8ull; r96 = (u64)r1 * 2ull; r99 = (u64)r1 * 12ull; r102 = r42; r114 = r2;
+	r12 = p3; r37 = (u64)r12; r38 = r26 < r37; r39 = r37 - 1ull; r40 = r39 - r26; r41 = r33 <= r40; r11 = p2; r7 = p0; if (!r27) goto b26; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b26; if (!r36) goto b26; if (!r38) goto b26; if (!r41) goto b26; r42 = (u64)r1 * 3ull; r85 = (u64)r1 * 4ull; r46 = r28; r48 = (u64)r42; r87 = r85; r90 = r1; r93 = (u64)r1 * 8ull; r96 = (u64)r1 * 2ull; r99 = (u64)r1 * 12ull; r102 = r42; r114 = r2;
 #line 10 "print.go"
-	r115 = r114; r116 = r7 + r115 * 4; r117 = (u64)r85 * 4ull; r118 = r11 + r115 * 1; r119 = r85;
-b7: // grid unrolled guard
+	r115 = r114; r116 = r7 + r115 * 4; r118 = r11 + r115 * 1; r119 = r85; r120 = (i32)r85; r121 = (i64)r120; r122 = r121 == r85; r123 = (u64)r121 * 4ull; if (!r122) goto b26;
+b8: // grid unrolled guard
 #line 10 "print.go"
-	r43 = r2 < r3; if (!r43) goto b24; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b19; r49 = r2;
+	r43 = r2 < r3; if (!r43) goto b25; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b20; r49 = r2;
 	r52 = r116; r53 = *(i32 *)r52; r54 = r118; r55 = *(bool *)r54;
 #line 10 "print.go"
 	r51 = r49;
@@ -61,28 +61,28 @@ b7: // grid unrolled guard
 	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r68, (int)r70, (r72 ? "true" : "false")); r84 = (u64)r75 + (u64)r1;
 #line 10 "print.go"
 	r77 = r84;
-	r98 = r52; r100 = r98 + r99 * 1; r78 = r100; r79 = *(i32 *)r78; r101 = r54; r103 = r101 + r102 * 1; r80 = r103; r81 = *(bool *)r80; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r77, (int)r79, (r81 ? "true" : "false")); r2 = (u64)r2 + (u64)r85; r116 = r116 + r117 * 1; r118 = r118 + r119 * 1; goto b7;
-b19: // preheader
+	r98 = r52; r100 = r98 + r99 * 1; r78 = r100; r79 = *(i32 *)r78; r101 = r54; r103 = r101 + r102 * 1; r80 = r103; r81 = *(bool *)r80; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r77, (int)r79, (r81 ? "true" : "false")); r2 = (u64)r2 + (u64)r85; r116 = r116 + r123 * 1; r118 = r118 + r119 * 1; goto b8;
+b20: // preheader
 #line 10 "print.go"
 	r104 = r2; r105 = r7 + r104 * 4; r106 = r85; r107 = r11 + r104 * 1; r108 = r1;
-b20: // head
+b21: // head
 #line 10 "print.go"
-	r4 = r2 < r3; if (!r4) goto b24; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
 	r6 = r105; r9 = *(i32 *)r6; r10 = r107; r13 = *(bool *)r10; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r5, (int)r9, (r13 ? "true" : "false"));
 #line 10 "print.go"
-	r2 = (u64)r2 + (u64)r1; r105 = r105 + r106 * 1; r107 = r107 + r108 * 1; goto b20;
-b24: // exit
+	r2 = (u64)r2 + (u64)r1; r105 = r105 + r106 * 1; r107 = r107 + r108 * 1; goto b21;
+b25: // exit
 #line 10 "print.go"
 	return;
-b25: // preheader
+b26: // preheader
 #line 10 "print.go"
 	r109 = r2; r110 = r7 + r109 * 4; r111 = (u64)r1 * 4ull; r112 = r11 + r109 * 1; r113 = r1;
-b26: // head (checked)
+b27: // head (checked)
 #line 10 "print.go"
-	r16 = r2 < r3; if (!r16) goto b24; r17 = r2;
+	r16 = r2 < r3; if (!r16) goto b25; r17 = r2;
 	if ((u64)r17 >= (u64)r8) { qd_site = 0; qd_x = r17; qd_y = r8; goto qd_fault; } r18 = r110; r19 = *(i32 *)r18; if ((u64)r17 >= (u64)r12) { qd_site = 1; qd_x = r17; qd_y = r12; goto qd_fault; } r20 = r112; r21 = *(bool *)r20; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r17, (int)r19, (r21 ? "true" : "false"));
 #line 10 "print.go"
-	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r113 * 1; goto b26;
+	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r113 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -109,7 +109,8 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r4 = 0, r30 = 0, r32 = 0, r40 = 0, r60 = 0, r62 = 0, r73 = 0, r76 = 0;
 	bool r82 = 0, r84 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0, r96 = 0, r101 = 0;
 	bool r121 = 0, r123 = 0, r131 = 0, r151 = 0, r153 = 0, r162 = 0, r182 = 0, r184 = 0;
-	bool r193 = 0, r213 = 0, r215 = 0;
+	bool r193 = 0, r213 = 0, r215 = 0, r318 = 0, r322 = 0, r324 = 0;
+	i32 r316 = 0, r320 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r18 = 0;
 	i64 r31 = 0, r41 = 0, r61 = 0, r71 = 0, r93 = 0, r100 = 0, r102 = 0, r122 = 0;
 	i64 r132 = 0, r152 = 0, r161 = 0, r163 = 0, r183 = 0, r192 = 0, r194 = 0, r214 = 0;
@@ -117,7 +118,7 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r244 = 0, r247 = 0, r250 = 0, r253 = 0, r256 = 0, r259 = 0, r262 = 0, r265 = 0;
 	i64 r268 = 0, r271 = 0, r274 = 0, r277 = 0, r280 = 0, r283 = 0, r286 = 0, r289 = 0;
 	i64 r292 = 0, r295 = 0, r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r307 = 0;
-	i64 r309 = 0, r310 = 0, r312 = 0, r314 = 0;
+	i64 r309 = 0, r310 = 0, r312 = 0, r314 = 0, r317 = 0, r319 = 0, r321 = 0, r323 = 0;
 	u32 r19 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0;
 	u32 r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r49 = 0, r51 = 0, r53 = 0;
 	u32 r55 = 0, r56 = 0, r57 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0;
@@ -156,12 +157,12 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r8 = p1; r70 = (u64)r8; r71 = r2; r72 = (u64)r71; r73 = r72 < r70;
 #line 26 "print.go"
 	r3 = p6; r74 = (u64)r3; r77 = r74 - 1ull; r78 = (u64)r2; r79 = r77 - r78; r80 = r70 - 1ull; r81 = r80 - r72; r82 = r79 <= r81;
-	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b27; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b27; if (!r82) goto b27; if (!r84) goto b27; if (!r87) goto b27; if (!r89) goto b27; if (!r92) goto b27; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93; r226 = r224; r229 = (u64)r1 * 8ull; r235 = r224; r250 = r229; r253 = (u64)r1 * 16ull; r259 = r229; r274 = (u64)r1 * 12ull; r277 = (u64)r1 * 24ull; r283 = r274; r309 = r2;
+	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b28; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b28; if (!r82) goto b28; if (!r84) goto b28; if (!r87) goto b28; if (!r89) goto b28; if (!r92) goto b28; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93; r226 = r224; r229 = (u64)r1 * 8ull; r235 = r224; r250 = r229; r253 = (u64)r1 * 16ull; r259 = r229; r274 = (u64)r1 * 12ull; r277 = (u64)r1 * 24ull; r283 = r274; r309 = r2;
 #line 26 "print.go"
-	r310 = r309; r311 = r7 + r310 * 4; r312 = (u64)r224 * 4ull; r313 = r11 + r310 * 8; r314 = (u64)r224 * 8ull; r315 = r17 + r310 * 4;
-b9: // grid unrolled guard
+	r310 = r309; r311 = r7 + r310 * 4; r313 = r11 + r310 * 8; r315 = r17 + r310 * 4; r316 = (i32)r224; r317 = (i64)r316; r318 = r317 == r224; r319 = (u64)r317 * 4ull; r321 = r317; r322 = r318; r323 = (u64)r321 * 8ull; r324 = r318 & r322; if (!r324) goto b28;
+b10: // grid unrolled guard
 #line 26 "print.go"
-	r94 = r2 < r3; if (!r94) goto b26; r98 = (u64)r2; r95 = r97 - r98; r96 = r95 > r99; if (!r96) goto b21; r100 = r2;
+	r94 = r2 < r3; if (!r94) goto b27; r98 = (u64)r2; r95 = r97 - r98; r96 = r95 > r99; if (!r96) goto b22; r100 = r2;
 	r103 = r311; r104 = *(float *)r103; r105 = r313; r106 = *(double *)r105; r108 = r104; r109 = r315; r110 = *(u32 *)r109; r112 = r110; r114 = r110; r116 = r110; r124 = __umulhi(r116, 991146300u); r125 = r116 - r124; r126 = r125 >> 1; r127 = r126 + r124; r128 = r127 >> 4; r129 = r128 * 26u; r130 = r116 - r129; r117 = r130; r118 = r117 + 65u; r120 = r104; r121 = r120 > 0x0p+00f;
 #line 26 "print.go"
 	r102 = r100;
@@ -174,28 +175,28 @@ b9: // grid unrolled guard
 	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r163, (double)r165, (double)r167, (double)r169, (unsigned)r171, (unsigned)r173, (unsigned)r175, (unsigned)r179, (r182 ? "true" : "false"), (long long)r163); r223 = (u64)r192 + (u64)r1;
 #line 26 "print.go"
 	r194 = r223;
-	r273 = r103; r275 = r273 + r274 * 1; r195 = r275; r196 = *(float *)r195; r276 = r105; r278 = r276 + r277 * 1; r197 = r278; r198 = *(double *)r197; r200 = r196; r282 = r109; r284 = r282 + r283 * 1; r201 = r284; r202 = *(u32 *)r201; r204 = r202; r206 = r202; r208 = r202; r216 = __umulhi(r208, 991146300u); r217 = r208 - r216; r218 = r217 >> 1; r219 = r218 + r216; r220 = r219 >> 4; r221 = r220 * 26u; r222 = r208 - r221; r209 = r222; r210 = r209 + 65u; r212 = r196; r213 = r212 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r194, (double)r196, (double)r198, (double)r200, (unsigned)r202, (unsigned)r204, (unsigned)r206, (unsigned)r210, (r213 ? "true" : "false"), (long long)r194); r2 = (u64)r2 + (u64)r224; r311 = r311 + r312 * 1; r313 = r313 + r314 * 1; r315 = r315 + r312 * 1; goto b9;
-b21: // preheader
+	r273 = r103; r275 = r273 + r274 * 1; r195 = r275; r196 = *(float *)r195; r276 = r105; r278 = r276 + r277 * 1; r197 = r278; r198 = *(double *)r197; r200 = r196; r282 = r109; r284 = r282 + r283 * 1; r201 = r284; r202 = *(u32 *)r201; r204 = r202; r206 = r202; r208 = r202; r216 = __umulhi(r208, 991146300u); r217 = r208 - r216; r218 = r217 >> 1; r219 = r218 + r216; r220 = r219 >> 4; r221 = r220 * 26u; r222 = r208 - r221; r209 = r222; r210 = r209 + 65u; r212 = r196; r213 = r212 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r194, (double)r196, (double)r198, (double)r200, (unsigned)r202, (unsigned)r204, (unsigned)r206, (unsigned)r210, (r213 ? "true" : "false"), (long long)r194); r2 = (u64)r2 + (u64)r224; r311 = r311 + r319 * 1; r313 = r313 + r323 * 1; r315 = r315 + r319 * 1; goto b10;
+b22: // preheader
 #line 26 "print.go"
 	r297 = r2; r298 = r7 + r297 * 4; r299 = r224; r300 = r11 + r297 * 8; r301 = r229; r302 = r17 + r297 * 4;
-b22: // head
+b23: // head
 #line 26 "print.go"
-	r4 = r2 < r3; if (!r4) goto b26; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b27; r5 = r2;
 	r6 = r298; r9 = *(float *)r6; r10 = r300; r13 = *(double *)r10; r15 = r9; r16 = r302; r19 = *(u32 *)r16; r21 = r19; r23 = r19; r25 = r19; r33 = __umulhi(r25, 991146300u); r34 = r25 - r33; r35 = r34 >> 1; r36 = r35 + r33; r37 = r36 >> 4; r38 = r37 * 26u; r39 = r25 - r38; r26 = r39; r27 = r26 + 65u; r29 = r9; r30 = r29 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r5, (double)r9, (double)r13, (double)r15, (unsigned)r19, (unsigned)r21, (unsigned)r23, (unsigned)r27, (r30 ? "true" : "false"), (long long)r5);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r298 = r298 + r299 * 1; r300 = r300 + r301 * 1; r302 = r302 + r299 * 1; goto b22;
-b26: // exit
+	r2 = (u64)r2 + (u64)r1; r298 = r298 + r299 * 1; r300 = r300 + r301 * 1; r302 = r302 + r299 * 1; goto b23;
+b27: // exit
 #line 26 "print.go"
 	return;
-b27: // preheader
+b28: // preheader
 #line 26 "print.go"
 	r303 = r2; r304 = r7 + r303 * 4; r305 = (u64)r1 * 4ull; r306 = r11 + r303 * 8; r307 = (u64)r1 * 8ull; r308 = r17 + r303 * 4;
-b28: // head (checked)
+b29: // head (checked)
 #line 26 "print.go"
-	r40 = r2 < r3; if (!r40) goto b26; r41 = r2;
+	r40 = r2 < r3; if (!r40) goto b27; r41 = r2;
 	if ((u64)r41 >= (u64)r8) { qd_site = 0; qd_x = r41; qd_y = r8; goto qd_fault; } r42 = r304; r43 = *(float *)r42; if ((u64)r41 >= (u64)r12) { qd_site = 1; qd_x = r41; qd_y = r12; goto qd_fault; } r44 = r306; r45 = *(double *)r44; r47 = r43; if ((u64)r41 >= (u64)r18) { qd_site = 3; qd_x = r41; qd_y = r18; goto qd_fault; } r48 = r308; r49 = *(u32 *)r48; r51 = r49; r53 = r49; r55 = r49; r63 = __umulhi(r55, 991146300u); r64 = r55 - r63; r65 = r64 >> 1; r66 = r65 + r63; r67 = r66 >> 4; r68 = r67 * 26u; r69 = r55 - r68; r56 = r69; r57 = r56 + 65u; r59 = r43; r60 = r59 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r41, (double)r43, (double)r45, (double)r47, (unsigned)r49, (unsigned)r51, (unsigned)r53, (unsigned)r57, (r60 ? "true" : "false"), (long long)r41);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r304 = r304 + r305 * 1; r306 = r306 + r307 * 1; r308 = r308 + r305 * 1; goto b28;
+	r2 = (u64)r2 + (u64)r1; r304 = r304 + r305 * 1; r306 = r306 + r307 * 1; r308 = r308 + r305 * 1; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -213,14 +214,15 @@ qd_fault: {
 extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r4 = 0, r12 = 0, r14 = 0, r15 = 0, r21 = 0, r23 = 0, r27 = 0, r30 = 0;
 	bool r36 = 0, r38 = 0, r40 = 0, r45 = 0, r51 = 0, r53 = 0, r54 = 0, r60 = 0;
-	bool r62 = 0, r64 = 0, r70 = 0, r72 = 0, r74 = 0, r80 = 0, r82 = 0;
+	bool r62 = 0, r64 = 0, r70 = 0, r72 = 0, r74 = 0, r80 = 0, r82 = 0, r115 = 0;
+	i32 r113 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r9 = 0, r11 = 0;
 	i64 r13 = 0, r16 = 0, r18 = 0, r20 = 0, r22 = 0, r25 = 0, r37 = 0, r44 = 0;
 	i64 r46 = 0, r48 = 0, r50 = 0, r52 = 0, r55 = 0, r57 = 0, r59 = 0, r61 = 0;
 	i64 r63 = 0, r65 = 0, r67 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r77 = 0;
 	i64 r79 = 0, r81 = 0, r83 = 0, r84 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0;
 	i64 r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0;
-	i64 r112 = 0;
+	i64 r112 = 0, r114 = 0, r116 = 0;
 	u64 r24 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r17 = 0, *r19 = 0, *r47 = 0, *r49 = 0, *r56 = 0;
@@ -234,12 +236,12 @@ extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 35 "print.go"
 	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r7 = p0; if (!r27) goto b23; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b23; if (!r36) goto b23; r37 = (u64)r1 * 3ull; r84 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r86 = (u64)r1 * 8ull; r92 = (u64)r1 * 16ull; r98 = (u64)r1 * 24ull; r109 = r2;
+	r7 = p0; if (!r27) goto b24; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b24; if (!r36) goto b24; r37 = (u64)r1 * 3ull; r41 = r28; r43 = (u64)r37; r86 = (u64)r1 * 8ull; r92 = (u64)r1 * 16ull; r98 = (u64)r1 * 24ull; r109 = r2;
 #line 35 "print.go"
-	r110 = r109; r111 = r7 + r110 * 8; r112 = (u64)r84 * 8ull;
-b5: // grid unrolled guard
+	r110 = r109; r111 = r7 + r110 * 8; r84 = (u64)r1 * 4ull; r113 = (i32)r84; r114 = (i64)r113; r115 = r114 == r84; r116 = (u64)r114 * 8ull; if (!r115) goto b24;
+b6: // grid unrolled guard
 #line 35 "print.go"
-	r38 = r2 < r3; if (!r38) goto b22; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b17; r44 = r2;
+	r38 = r2 < r3; if (!r38) goto b23; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b18; r44 = r2;
 	r47 = r111; r48 = *(i64 *)r47; r50 = r48; r51 = r50 < 0ll;
 #line 35 "print.go"
 	r46 = r44;
@@ -252,28 +254,28 @@ b5: // grid unrolled guard
 	printf("a %lld %lld %s 1.5\n", (long long)r65, (long long)r67, (r70 ? "true" : "false")); r83 = (u64)r73 + (u64)r1;
 #line 35 "print.go"
 	r75 = r83;
-	r97 = r47; r99 = r97 + r98 * 1; r76 = r99; r77 = *(i64 *)r76; r79 = r77; r80 = r79 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r75, (long long)r77, (r80 ? "true" : "false")); r2 = (u64)r2 + (u64)r84; r111 = r111 + r112 * 1; goto b5;
-b17: // preheader
+	r97 = r47; r99 = r97 + r98 * 1; r76 = r99; r77 = *(i64 *)r76; r79 = r77; r80 = r79 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r75, (long long)r77, (r80 ? "true" : "false")); r2 = (u64)r2 + (u64)r84; r111 = r111 + r116 * 1; goto b6;
+b18: // preheader
 #line 35 "print.go"
 	r103 = r2; r104 = r7 + r103 * 8; r105 = r86;
-b18: // head
+b19: // head
 #line 35 "print.go"
-	r4 = r2 < r3; if (!r4) goto b22; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b23; r5 = r2;
 	r6 = r104; r9 = *(i64 *)r6; r11 = r9; r12 = r11 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r5, (long long)r9, (r12 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b18;
-b22: // exit
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b19;
+b23: // exit
 #line 35 "print.go"
 	return;
-b23: // preheader
+b24: // preheader
 #line 35 "print.go"
 	r106 = r2; r107 = r7 + r106 * 8; r108 = (u64)r1 * 8ull;
-b24: // head (checked)
+b25: // head (checked)
 #line 35 "print.go"
-	r15 = r2 < r3; if (!r15) goto b22; r16 = r2;
+	r15 = r2 < r3; if (!r15) goto b23; r16 = r2;
 	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r107; r18 = *(i64 *)r17; r20 = r18; r21 = r20 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r16, (long long)r18, (r21 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b24;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

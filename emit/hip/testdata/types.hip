@@ -101,7 +101,8 @@ b18: // exit
 extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r7 = 0, r10 = 0, r57 = 0, r60 = 0, r86 = 0, r90 = 0, r96 = 0, r101 = 0;
 	bool r105 = 0, r108 = 0, r110 = 0, r116 = 0, r119 = 0, r142 = 0, r145 = 0, r169 = 0;
-	bool r172 = 0, r196 = 0, r199 = 0;
+	bool r172 = 0, r196 = 0, r199 = 0, r261 = 0;
+	i32 r259 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r18 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r47 = 0, r56 = 0, r58 = 0;
 	i64 r59 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r77 = 0, r83 = 0, r84 = 0;
@@ -112,6 +113,7 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r189 = 0, r194 = 0, r195 = 0, r197 = 0, r198 = 0, r202 = 0, r203 = 0, r204 = 0;
 	i64 r205 = 0, r216 = 0, r221 = 0, r222 = 0, r230 = 0, r233 = 0, r236 = 0, r239 = 0;
 	i64 r242 = 0, r245 = 0, r247 = 0, r249 = 0, r251 = 0, r253 = 0, r255 = 0, r257 = 0;
+	i64 r260 = 0, r262 = 0;
 	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r89 = 0, r91 = 0, r92 = 0, r93 = 0;
 	u64 r94 = 0, r95 = 0, r100 = 0, r104 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0;
 	float r19 = 0, r26 = 0, r27 = 0, r30 = 0, r32 = 0, r35 = 0, r36 = 0, r38 = 0;
@@ -144,7 +146,7 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = p3; r3 = r5; r87 = (u64)r3; r88 = r87 + 18446744073709551615ull; r91 = r88 - 1ull; r92 = (u64)r2; r93 = r91 - r92; r94 = r82 - 1ull; r95 = r94 - r85; r96 = r93 <= r95; r97 = r18; r98 = (u64)r97 - 1ull;
 	r17 = p0;
 #line 34 "types.go"
-	r4 = p2; if (!r86) goto b27; r89 = r88 + 4611686018427387904ull; r90 = r89 <= 9223372036854775808ull; if (!r90) goto b27; if (!r96) goto b27; r99 = r98 < 1ll ? r98 : 1ll; r100 = (u64)r99; r101 = r100 < 9223372036854775808ull; if (!r101) goto b27; r102 = p3; r103 = r102 < r98 ? r102 : r98; r104 = (u64)r103; r105 = r104 < r82; if (!r105) goto b27; r106 = (u64)r1 * 3ull; r222 = (u64)r1 * 4ull; r111 = r87; r113 = (u64)r106;
+	r4 = p2; if (!r86) goto b28; r89 = r88 + 4611686018427387904ull; r90 = r89 <= 9223372036854775808ull; if (!r90) goto b28; if (!r96) goto b28; r99 = r98 < 1ll ? r98 : 1ll; r100 = (u64)r99; r101 = r100 < 9223372036854775808ull; if (!r101) goto b28; r102 = p3; r103 = r102 < r98 ? r102 : r98; r104 = (u64)r103; r105 = r104 < r82; if (!r105) goto b28; r106 = (u64)r1 * 3ull; r222 = (u64)r1 * 4ull; r111 = r87; r113 = (u64)r106;
 	r124 = r98; r230 = r222; r150 = r98;
 	r233 = r222;
 #line 35 "types.go"
@@ -152,10 +154,10 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r239 = r236;
 #line 35 "types.go"
 	r242 = (u64)r1 * 12ull; r204 = r98;
-	r245 = r242; r255 = r2; r256 = r17 + r255 * 4; r257 = (u64)r222 * 4ull; r258 = r4 + r255 * 4;
-b7: // grid unrolled guard
+	r245 = r242; r255 = r2; r256 = r17 + r255 * 4; r258 = r4 + r255 * 4; r259 = (i32)r222; r260 = (i64)r259; r261 = r260 == r222; r262 = (u64)r260 * 4ull; if (!r261) goto b28;
+b8: // grid unrolled guard
 #line 36 "types.go"
-	r107 = (u64)r2 + 1ull; r108 = r107 < r3; if (!r108) goto b26; r112 = (u64)r107; r109 = r111 - r112; r110 = r109 > r113; if (!r110) goto b20; r114 = r2;
+	r107 = (u64)r2 + 1ull; r108 = r107 < r3; if (!r108) goto b27; r112 = (u64)r107; r109 = r111 - r112; r110 = r109 > r113; if (!r110) goto b21; r114 = r2;
 #line 35 "types.go"
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r227 = r256; r120 = r227 + 4ll; r121 = *(float *)r120; r54 = r121;
 #line 34 "types.go"
@@ -177,34 +179,34 @@ b7: // grid unrolled guard
 #line 34 "types.go"
 	r197 = r221; r198 = (u64)r197 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r241 = r227; r243 = r241 + r242 * 1; r200 = r243 + 4ll; r201 = *(float *)r200; r54 = r201; r202 = (u64)r198 + 1ull; r205 = r202 < r204 ? r202 : r204; r206 = r17 + r205 * 4; r207 = *(float *)r206; r55 = r207; r208 = r54; r52 = r208; r209 = r55; r53 = r209;
-	r210 = r52; r211 = r210 * 0x1.8p-02f; r212 = r53; r213 = r212 * 0x1.8p-02f; r214 = r211 + r213; r215 = r214 * 0x1p+01f; r216 = r198 & 3ll; r217 = r34 + r216 * 4; r218 = *(float *)r217; r219 = r215 + r218; r244 = r228; r246 = r244 + r245 * 1; r220 = r246 + 4ll; *(float *)r220 = r219; r2 = (u64)r2 + (u64)r222; r256 = r256 + r257 * 1; r258 = r258 + r257 * 1; goto b7;
-b20: // preheader
+	r210 = r52; r211 = r210 * 0x1.8p-02f; r212 = r53; r213 = r212 * 0x1.8p-02f; r214 = r211 + r213; r215 = r214 * 0x1p+01f; r216 = r198 & 3ll; r217 = r34 + r216 * 4; r218 = *(float *)r217; r219 = r215 + r218; r244 = r228; r246 = r244 + r245 * 1; r220 = r246 + 4ll; *(float *)r220 = r219; r2 = (u64)r2 + (u64)r222; r256 = r256 + r262 * 1; r258 = r258 + r262 * 1; goto b8;
+b21: // preheader
 #line 35 "types.go"
 	r23 = r98;
 #line 34 "types.go"
 	r247 = r2; r248 = r17 + r247 * 4; r249 = r222; r250 = r4 + r247 * 4;
-b21: // head
+b22: // head
 #line 34 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b26; r8 = r2; r9 = (u64)r8 + 1ull;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b27; r8 = r2; r9 = (u64)r8 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r223 = r248; r16 = r223 + 4ll; r19 = *(float *)r16; r54 = r19; r21 = (u64)r9 + 1ull; r24 = r21 < r23 ? r21 : r23; r25 = r17 + r24 * 4; r26 = *(float *)r25; r55 = r26; r27 = r54; r52 = r27; r30 = r55; r53 = r30;
 	r32 = r52; r36 = r32 * 0x1.8p-02f; r38 = r53; r41 = r38 * 0x1.8p-02f; r42 = r36 + r41; r46 = r42 * 0x1p+01f; r47 = r9 & 3ll; r48 = r34 + r47 * 4; r49 = *(float *)r48; r50 = r46 + r49; r224 = r250; r51 = r224 + 4ll; *(float *)r51 = r50;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r248 = r248 + r249 * 1; r250 = r250 + r249 * 1; goto b21;
-b26: // exit
+	r2 = (u64)r2 + (u64)r1; r248 = r248 + r249 * 1; r250 = r250 + r249 * 1; goto b22;
+b27: // exit
 #line 34 "types.go"
 	return;
-b27: // preheader
+b28: // preheader
 #line 35 "types.go"
 	r65 = r98;
 #line 34 "types.go"
 	r251 = r2; r252 = r17 + r251 * 4; r253 = (u64)r1 * 4ull; r254 = r4 + r251 * 4;
-b28: // head (checked)
+b29: // head (checked)
 #line 34 "types.go"
-	r56 = (u64)r2 + 1ull; r57 = r56 < r3; if (!r57) goto b26; r58 = r2; r59 = (u64)r58 + 1ull;
+	r56 = (u64)r2 + 1ull; r57 = r56 < r3; if (!r57) goto b27; r58 = r2; r59 = (u64)r58 + 1ull;
 	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; if ((u64)r59 >= (u64)r18) { qd_site = 0; qd_x = r59; qd_y = r18; goto qd_fault; } r225 = r252; r61 = r225 + 4ll; r62 = *(float *)r61; r54 = r62; r63 = (u64)r59 + 1ull; r66 = r63 < r65 ? r63 : r65; if ((u64)r66 >= (u64)r18) { qd_site = 1; qd_x = r66; qd_y = r18; goto qd_fault; } r67 = r17 + r66 * 4; r68 = *(float *)r67; r55 = r68; r69 = r54; r52 = r69; r70 = r55; r53 = r70;
 	r71 = r52; r72 = r71 * 0x1.8p-02f; r73 = r53; r74 = r73 * 0x1.8p-02f; r75 = r72 + r74; r76 = r75 * 0x1p+01f; r77 = r59 & 3ll; r78 = r34 + r77 * 4; r79 = *(float *)r78; r80 = r76 + r79; r226 = r254; r81 = r226 + 4ll; *(float *)r81 = r80;
 #line 34 "types.go"
-	r2 = (u64)r2 + (u64)r1; r252 = r252 + r253 * 1; r254 = r254 + r253 * 1; goto b28;
+	r2 = (u64)r2 + (u64)r1; r252 = r252 + r253 * 1; r254 = r254 + r253 * 1; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
