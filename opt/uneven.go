@@ -20,9 +20,10 @@ func MarkUnevenIterations(t *ir.Task) {
 		return
 	}
 	var an *analysis.Analysis
-	for _, lp := range t.Loops() {
-		if usesThreadCount(t, lp) {
-			continue // the grid-stride loop itself
+	loops := t.Loops()
+	for _, lp := range loops {
+		if !inIteration(lp, loops) {
+			continue
 		}
 		if an == nil {
 			an = analysis.New(t)
@@ -34,27 +35,70 @@ func MarkUnevenIterations(t *ir.Task) {
 	}
 }
 
-// leavesOnComputedValue reports whether a branch out of the loop is not a
-// test of one of its counters against a bound it does not change.
+// inIteration reports whether lp is nested in another loop: in a parallel
+// task, a loop inside an iteration of the grid-stride loop. The grid-stride
+// loops and what follows them, such as the loop that combines a
+// reduction's partial results, are not.
+func inIteration(lp *ir.Loop, loops []*ir.Loop) bool {
+	for _, other := range loops {
+		if other != lp && other.Has(lp.Header) {
+			return true
+		}
+	}
+	return false
+}
+
+// leavesOnComputedValue reports whether a branch out of the loop tests a
+// value the loop computes from data: its condition depends, through the
+// loop's own assignments, on a load, a float, or an integer operation
+// that is not a counter's step (a division, a remainder, bitwise mixing).
+// A counter compared with a bound, in any width, does not.
 func leavesOnComputedValue(t *ir.Task, an *analysis.Analysis, lp *ir.Loop) bool {
 	l := an.LoopAt(lp.Header)
 	if l == nil {
 		return false
 	}
-	counted := map[int]bool{}
-	for _, iv := range l.IndVars {
-		for _, test := range iv.Tests {
-			counted[test.Block] = true
-		}
-	}
+	seen := map[ir.Reg]bool{}
 	for _, b := range lp.Blocks() {
 		term := t.Blocks[b].Term
-		if term.Kind != ir.Branch || counted[b] {
+		if term.Kind != ir.Branch || term.Cond.Imm || lp.Has(term.Succs[0]) && lp.Has(term.Succs[1]) {
 			continue
 		}
-		if !lp.Has(term.Succs[0]) || !lp.Has(term.Succs[1]) {
+		if computed(an, l, term.Cond.Reg, seen) {
 			return true
 		}
+	}
+	return false
+}
+
+// computed reports whether r, as the loop l assigns it, depends on data
+// (see leavesOnComputedValue). Registers already seen count as not.
+func computed(an *analysis.Analysis, l *analysis.Loop, r ir.Reg, seen map[ir.Reg]bool) bool {
+	if seen[r] {
+		return false
+	}
+	seen[r] = true
+	for _, site := range an.DefsIn(r, l) {
+		in := an.Instr(site)
+		if in.Type.IsFloat() || in.From.IsFloat() || !countingOp(in.Op) {
+			return true
+		}
+		for _, a := range in.Args {
+			if !a.Imm && computed(an, l, a.Reg, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// countingOp reports whether op is one a counter and its tests are made
+// of.
+func countingOp(op ir.Op) bool {
+	switch op {
+	case ir.OpMove, ir.OpConvert, ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpMin, ir.OpMax,
+		ir.OpLt, ir.OpLe, ir.OpGt, ir.OpGe, ir.OpEq, ir.OpNe, ir.OpAnd, ir.OpOr, ir.OpNot:
+		return true
 	}
 	return false
 }
