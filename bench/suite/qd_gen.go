@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5578024c18ab4027969dc86ee657ec45c37ddab1928c6813b900f1c8c9a7204f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1c3083e6f288e861d40b701f54c40b0809e7b1b184f13499bf502ecb484a8130"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d87c8e7fbeb03d1425d67d0b207dcb395f676f0456b7a745e73e7bda37ff0639"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d9e24341a280a750a461d8cfbeeafa5061d6454f5f492c2b04b26021332420d9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -137,6 +137,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "DigitSum_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Faults: []rtimpl.FaultSite{{
@@ -188,6 +189,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot64_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Faults: []rtimpl.FaultSite{{
@@ -201,6 +203,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot32_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Faults: []rtimpl.FaultSite{{
