@@ -405,6 +405,12 @@ type Task struct {
 	// A function's registers that hold its arguments on entry and its
 	// results when it returns.
 	Params, Results []Reg
+	// Uneven marks a parallel task whose iterations may take very
+	// different times: one holding a loop that leaves on a value it
+	// computes, such as an escape-time fractal's. The runtime gives it a
+	// thread an iteration, not a few waves of threads striding over them,
+	// so that multiprocessors take new blocks as their slow ones finish.
+	Uneven bool
 }
 
 // NewReg adds a register of type t.

@@ -341,6 +341,10 @@ func (p *parser) task(k *Kernel) *Task {
 		c.expect("=")
 		t.Threads = c.int("a block size")
 	}
+	if c.peek() == "uneven" {
+		c.expect("uneven")
+		t.Uneven = true
+	}
 	c.done()
 	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
 	tp.blocks()

@@ -112,6 +112,9 @@ func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
 		if t.Threads != 0 {
 			fmt.Fprintf(b, " threads=%d", t.Threads)
 		}
+		if t.Uneven {
+			b.WriteString(" uneven")
+		}
 		b.WriteString("\n")
 	}
 	for _, v := range t.Vars {

@@ -79,6 +79,8 @@ var Default = Pipeline{
 	// After the checks left loops and their addresses were hoisted.
 	{Name: "accumulators", Kernel: KeepAccumulatorsInRegisters},
 	{Name: "invdiv", Task: DivideByInvariants},
+	// Before unrolling copies the loops' exits.
+	{Name: "uneven", Task: MarkUnevenIterations},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},
 	{Name: "shrink", Task: ShrinkLiveRanges},

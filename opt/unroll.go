@@ -196,7 +196,7 @@ func (c *counted) start() (uint64, bool) {
 // unrollCounted unrolls a counted loop factor times with one guard per
 // chunk instead of an index test per iteration:
 //
-//	setup:  limit = max(bound, MIN+k) - k   where k = factor-1+slack
+//	setup:  limit = max(bound, MIN+k) - k   where k = factor-1
 //	guard:  if i < limit goto chunk else loop
 //	chunk:  factor copies of the body, index tests removed; then guard
 //	loop:   the original loop, which runs the last iterations
@@ -204,6 +204,17 @@ func (c *counted) start() (uint64, bool) {
 // i < limit means i+k < bound, so every removed test would have passed;
 // the limit saturates at the type's minimum, so nothing overflows. Tests
 // i <= bound take k one less: i+k-1 < bound is i+k <= bound.
+//
+// A loop tested at its bottom (i+1 < bound, slack 1) enters its header
+// without a test, so with every copy's test removed a chunk needs one
+// iteration more than it runs (k = factor), and a trip count that is a
+// multiple of factor leaves a whole chunk's iterations to the loop. Where
+// the copies are there to keep loads in flight (factor above
+// smallBodyFactor: few threads, each waiting on the memory), the last
+// copy keeps its tests instead: a column's norm over 4096 rows ran 255
+// chunks of sixteen loads and then sixteen loads one by one, each a whole
+// wait for the memory. Elsewhere one more test a chunk costs more than
+// the iterations it saves.
 func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 	wide := ir.Int64
 	lowest := uint64(1) << 63
@@ -214,7 +225,11 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 	if typ.Bits() == 32 { // the limit saturates in 32 bits as well
 		wide, lowest = typ, typ.Normalize(lowest>>32)
 	}
+	keepLast := c.slack == 1 && factor > smallBodyFactor
 	k := uint64(int64(factor) - 1 + c.slack)
+	if keepLast {
+		k--
+	}
 	if c.le {
 		k--
 	}
@@ -261,7 +276,7 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 		for _, b := range blocks {
 			orig := t.Blocks[b]
 			nb := copyBlock(t, orig, fmt.Sprintf("%s (unrolled %d)", orig.Comment, k), nil)
-			if c.tests[b] {
+			if c.tests[b] && !(keepLast && k == factor-1) {
 				nb.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{orig.Term.Succs[0]}}
 			}
 			copies[k][b] = nb.Index

@@ -305,7 +305,13 @@ func (m *Module) taskGrid(kernel, i int, count int64, cfg launchSettings) (grid,
 	if !t.Parallel {
 		return 1, 1, true
 	}
-	return m.dev.gridFor(count, cfg, m.fulls[kernel][i])
+	full := m.fulls[kernel][i]
+	if t.Uneven && count != stubabi.UnknownCount {
+		// A thread an iteration: blocks of slow iterations then hold a
+		// multiprocessor no longer than their own work takes.
+		full = unevenGrid
+	}
+	return m.dev.gridFor(count, cfg, full)
 }
 
 // gridFor sizes the grid of a parallel task with count iterations. Each
@@ -382,4 +388,5 @@ func (d *Device) fullGrid(block uint32) int64 {
 const (
 	defaultBlockSize = 256
 	wavesPerLaunch   = 4
+	unevenGrid       = 1<<31 - 1 // the most blocks a grid's x dimension has
 )

@@ -571,3 +571,30 @@ func TestNilStreamHandle(t *testing.T) {
 		t.Errorf("nil stream's handle %#x, want 0", h)
 	}
 }
+
+// TestUnevenGrid checks that an uneven task gets a thread an iteration
+// where its count is known, and the capped grid where it is not.
+func TestUnevenGrid(t *testing.T) {
+	d := &Device{attrs: deviceAttributes{multiprocessors: 10, maxThreadsPerSM: 2048}}
+	full := int64(10 * 8 * wavesPerLaunch)
+	spec := &moduleSpec{Kernels: []kernelSpec{{Name: "K", Tasks: []taskSpec{
+		{Entry: "K_0", Parallel: true},
+		{Entry: "K_1", Parallel: true, Uneven: true},
+	}}}}
+	m := &Module{dev: d, spec: spec, fulls: [][]int64{{full, full}}}
+	for _, c := range []struct {
+		task  int
+		count int64
+		grid  uint32
+	}{
+		{0, 1 << 24, uint32(full)},
+		{1, 1 << 24, 1 << 16},
+		{1, 1000, 4},
+		{1, UnknownCount, uint32(full)},
+	} {
+		grid, block, ok := m.taskGrid(0, c.task, c.count, launchSettings{})
+		if grid != c.grid || block != 256 || !ok {
+			t.Errorf("task %d of %d iterations: grid %d, block %d, %v; want %d, 256, true", c.task, c.count, grid, block, ok, c.grid)
+		}
+	}
+}

@@ -251,6 +251,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Pow_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Name: "Sin",

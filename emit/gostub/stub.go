@@ -186,6 +186,9 @@ func kernelSpec(k *Kernel) jen.Dict {
 		if t.Threads > 0 {
 			task[jen.Id("Threads")] = jen.Lit(t.Threads)
 		}
+		if t.Uneven {
+			task[jen.Id("Uneven")] = jen.True()
+		}
 		if n := t.SharedBytes(); t.Kind == ir.BlockLevel && n > 0 {
 			task[jen.Id("SharedBytes")] = jen.Lit(n)
 		}

@@ -28,6 +28,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/example/mandelbrot",

@@ -17114,30 +17114,30 @@ b2: // head
 #line 60 "hoisted.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b55; r8 = r2; r9 = (u64)r8 + 1ull; if (!r11) goto b54; r13 = 0x0p+00f; r14 = 0ll; r35 = r9; r36 = (u64)r35; r37 = r36 < r33; if (!r37) goto b51; if (!r40) goto b51; r48 = (u64)r47 + (u64)r9; r49 = (u64)r48; r50 = r49 - r36; r51 = __umul64hi(r50, r43); r52 = r51 == 0ull; if (!r52) goto b51; r53 = r50 * r43; r45 = r44 - r36; r54 = r53 <= r45; if (!r54) goto b51;
 #line 63 "hoisted.go"
-	r57 = r9; r58 = r20 + r57 * 4; if (!r70) goto b51; r72 = r12 > (-9223372036854775792ll) ? r12 : (-9223372036854775792ll); r73 = (u64)r72 - 16ull;
+	r57 = r9; r58 = r20 + r57 * 4; if (!r70) goto b51; r72 = r12 > (-9223372036854775793ll) ? r12 : (-9223372036854775793ll); r73 = (u64)r72 - 15ull;
 b13: // unroll guard
 #line 63 "hoisted.go"
-	r74 = r14 < r73; if (!r74) goto b46; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b13;
-b46: // rangeint.body
-#line 63 "hoisted.go"
-	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b48; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b46;
-b48: // edge 4→5
+	r74 = r14 < r73; if (!r74) goto b49; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b46; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b13;
+b46: // edge 4→5
 #line 63 "hoisted.go"
 	r15 = r23;
-b49: // rangeint.done
+b47: // rangeint.done
 #line 65 "hoisted.go"
 	r55 = r4 + r8 * 4; r26 = r55 + 4ll; *(float *)r26 = r15;
 #line 60 "hoisted.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
+b49: // rangeint.body
+#line 63 "hoisted.go"
+	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b46; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b49;
 b51: // preheader
 #line 63 "hoisted.go"
 	r63 = r9; r64 = r20 + r63 * 4;
 b52: // rangeint.body (checked)
 #line 63 "hoisted.go"
-	r27 = (u64)r14 * (u64)r17; r28 = (u64)r27 + (u64)r9; if ((u64)r28 >= (u64)r21) { qd_site = 0; qd_x = r28; qd_y = r21; goto qd_fault; } r29 = r64; r30 = *(float *)r29; r23 = r13 + r30; r31 = (u64)r14 + 1ull; r32 = r31 < r12; if (!r32) goto b48; r13 = r23; r14 = r31; r64 = r64 + r67 * 1; goto b52;
+	r27 = (u64)r14 * (u64)r17; r28 = (u64)r27 + (u64)r9; if ((u64)r28 >= (u64)r21) { qd_site = 0; qd_x = r28; qd_y = r21; goto qd_fault; } r29 = r64; r30 = *(float *)r29; r23 = r13 + r30; r31 = (u64)r14 + 1ull; r32 = r31 < r12; if (!r32) goto b46; r13 = r23; r14 = r31; r64 = r64 + r67 * 1; goto b52;
 b54: // edge 2→5
 #line 60 "hoisted.go"
-	r15 = 0x0p+00f; goto b49;
+	r15 = 0x0p+00f; goto b47;
 b55: // exit
 #line 60 "hoisted.go"
 	return;
@@ -20548,11 +20548,11 @@ b19: // DivMod.return (checked if, before)
 	r218 = r28;
 #line 265 "kernels.go"
 	r219 = r35 + r196 * 8; *(i64 *)r219 = r218; r220 = r29; r221 = r39 + r196 * 8; *(i64 *)r221 = r220;
-	r222 = (u64)r196 + 3ull; r224 = r222 <= r223; if (!r224) goto b60;
-	r225 = r222; if ((u64)r225 > (u64)r44) { qd_site = 4; qd_x = r225; qd_y = r44; goto qd_fault; } if ((u64)r196 > (u64)r225) { qd_site = 5; qd_x = r196; qd_y = r225; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r226 = r43 + r196 * 8; r264 = r226 + 0ll; r227 = (u64)r225 - (u64)r196; r229 = r227; r321 = r229 > (-9223372036854775792ll) ? r229 : (-9223372036854775792ll); r322 = (u64)r321 - 16ull;
+	r222 = (u64)r196 + 3ull; r224 = r222 <= r223; if (!r224) goto b58;
+	r225 = r222; if ((u64)r225 > (u64)r44) { qd_site = 4; qd_x = r225; qd_y = r44; goto qd_fault; } if ((u64)r196 > (u64)r225) { qd_site = 5; qd_x = r196; qd_y = r225; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r226 = r43 + r196 * 8; r264 = r226 + 0ll; r227 = (u64)r225 - (u64)r196; r229 = r227; r321 = r229 > (-9223372036854775793ll) ? r229 : (-9223372036854775793ll); r322 = (u64)r321 - 15ull;
 b23: // unroll guard
 #line 267 "kernels.go"
-	r323 = r53 < r322; if (!r323) goto b56; r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+	r323 = r53 < r322; if (!r323) goto b59; r230 = (u64)r53 + 1ull; r231 = r230 < r229;
 #line 43 "helpers.go"
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
@@ -20627,24 +20627,24 @@ b23: // unroll guard
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
 #line 267 "kernels.go"
-	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b56;
 #line 43 "helpers.go"
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b23;
-b56: // Sum.rangeindex.loop (checked if, before)
-#line 267 "kernels.go"
-	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b58;
-#line 43 "helpers.go"
-	r232 = r264; r233 = *(double *)r232;
-	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b56;
-b58: // Sum.rangeindex.done (checked if, before)
+b56: // Sum.rangeindex.done (checked if, before)
 #line 44 "helpers.go"
 	r228 = r52;
 #line 267 "kernels.go"
 	if ((u64)r196 >= (u64)r61) { qd_site = 6; qd_x = r196; qd_y = r61; goto qd_fault; } r235 = r60 + r196 * 8; *(double *)r235 = r228;
-b60: // latch (checked if, before)
+b58: // latch (checked if, before)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b9;
+b59: // Sum.rangeindex.loop (checked if, before)
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b56;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b59;
 b61: // DivMod.if.done (checked if, before)
 #line 37 "helpers.go"
 	if (r214 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r309 = (u64)r212; r310 = (u64)r214; r311 = r309 | r310; r312 = r311 >> 32; r313 = (u32)r312; r314 = r313 == 0u; if (!r314) goto b64; r315 = (u32)r212; r316 = (u32)r214; r317 = qd_div_u32(r315, r316); r319 = r317 * r316; r318 = r315 - r319; r307 = (i64)r317; r308 = (i64)r318;
@@ -20677,11 +20677,11 @@ b76: // DivMod.return
 	r33 = r28;
 #line 265 "kernels.go"
 	r34 = r35 + r7 * 8; *(i64 *)r34 = r33; r37 = r29; r38 = r39 + r7 * 8; *(i64 *)r38 = r37;
-	r41 = (u64)r7 + 3ull; r45 = r41 <= r42; if (!r45) goto b117;
-	r46 = r41; if ((u64)r46 > (u64)r44) { qd_site = 4; qd_x = r46; qd_y = r44; goto qd_fault; } if ((u64)r7 > (u64)r46) { qd_site = 5; qd_x = r7; qd_y = r46; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r47 = r43 + r7 * 8; r258 = r47 + 0ll; r48 = (u64)r46 - (u64)r7; r51 = r48; r324 = r51 > (-9223372036854775792ll) ? r51 : (-9223372036854775792ll); r325 = (u64)r324 - 16ull;
+	r41 = (u64)r7 + 3ull; r45 = r41 <= r42; if (!r45) goto b115;
+	r46 = r41; if ((u64)r46 > (u64)r44) { qd_site = 4; qd_x = r46; qd_y = r44; goto qd_fault; } if ((u64)r7 > (u64)r46) { qd_site = 5; qd_x = r7; qd_y = r46; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r47 = r43 + r7 * 8; r258 = r47 + 0ll; r48 = (u64)r46 - (u64)r7; r51 = r48; r324 = r51 > (-9223372036854775793ll) ? r51 : (-9223372036854775793ll); r325 = (u64)r324 - 15ull;
 b80: // unroll guard
 #line 267 "kernels.go"
-	r326 = r53 < r325; if (!r326) goto b113; r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+	r326 = r53 < r325; if (!r326) goto b116; r54 = (u64)r53 + 1ull; r55 = r54 < r51;
 #line 43 "helpers.go"
 	r56 = r258; r57 = *(double *)r56;
 	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
@@ -20756,24 +20756,24 @@ b80: // unroll guard
 	r56 = r258; r57 = *(double *)r56;
 	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
 #line 267 "kernels.go"
-	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b113;
 #line 43 "helpers.go"
 	r56 = r258; r57 = *(double *)r56;
 	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b80;
-b113: // Sum.rangeindex.loop
-#line 267 "kernels.go"
-	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b115;
-#line 43 "helpers.go"
-	r56 = r258; r57 = *(double *)r56;
-	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b113;
-b115: // Sum.rangeindex.done
+b113: // Sum.rangeindex.done
 #line 44 "helpers.go"
 	r50 = r52;
 #line 267 "kernels.go"
 	r59 = r60 + r7 * 8; *(double *)r59 = r50;
-b117: // latch
+b115: // latch
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b66;
+b116: // Sum.rangeindex.loop
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b113;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b116;
 b118: // DivMod.if.done
 #line 37 "helpers.go"
 	if (r27 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r295 = (u64)r25; r296 = (u64)r27; r297 = r295 | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b121; r301 = (u32)r25; r302 = (u32)r27; r303 = qd_div_u32(r301, r302); r305 = r303 * r302; r304 = r301 - r305; r293 = (i64)r303; r294 = (i64)r304;
@@ -20806,11 +20806,11 @@ b133: // DivMod.return (checked if, after)
 	r166 = r28;
 #line 265 "kernels.go"
 	r167 = r35 + r144 * 8; *(i64 *)r167 = r166; r168 = r29; r169 = r39 + r144 * 8; *(i64 *)r169 = r168;
-	r170 = (u64)r144 + 3ull; r172 = r170 <= r171; if (!r172) goto b174;
-	r173 = r170; if ((u64)r173 > (u64)r44) { qd_site = 4; qd_x = r173; qd_y = r44; goto qd_fault; } if ((u64)r144 > (u64)r173) { qd_site = 5; qd_x = r144; qd_y = r173; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r174 = r43 + r144 * 8; r262 = r174 + 0ll; r175 = (u64)r173 - (u64)r144; r177 = r175; r327 = r177 > (-9223372036854775792ll) ? r177 : (-9223372036854775792ll); r328 = (u64)r327 - 16ull;
+	r170 = (u64)r144 + 3ull; r172 = r170 <= r171; if (!r172) goto b172;
+	r173 = r170; if ((u64)r173 > (u64)r44) { qd_site = 4; qd_x = r173; qd_y = r44; goto qd_fault; } if ((u64)r144 > (u64)r173) { qd_site = 5; qd_x = r144; qd_y = r173; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r174 = r43 + r144 * 8; r262 = r174 + 0ll; r175 = (u64)r173 - (u64)r144; r177 = r175; r327 = r177 > (-9223372036854775793ll) ? r177 : (-9223372036854775793ll); r328 = (u64)r327 - 15ull;
 b137: // unroll guard
 #line 267 "kernels.go"
-	r329 = r53 < r328; if (!r329) goto b170; r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+	r329 = r53 < r328; if (!r329) goto b173; r178 = (u64)r53 + 1ull; r179 = r178 < r177;
 #line 43 "helpers.go"
 	r180 = r262; r181 = *(double *)r180;
 	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
@@ -20885,24 +20885,24 @@ b137: // unroll guard
 	r180 = r262; r181 = *(double *)r180;
 	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
 #line 267 "kernels.go"
-	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b170;
 #line 43 "helpers.go"
 	r180 = r262; r181 = *(double *)r180;
 	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b137;
-b170: // Sum.rangeindex.loop (checked if, after)
-#line 267 "kernels.go"
-	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b172;
-#line 43 "helpers.go"
-	r180 = r262; r181 = *(double *)r180;
-	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b170;
-b172: // Sum.rangeindex.done (checked if, after)
+b170: // Sum.rangeindex.done (checked if, after)
 #line 44 "helpers.go"
 	r176 = r52;
 #line 267 "kernels.go"
 	if ((u64)r144 >= (u64)r61) { qd_site = 6; qd_x = r144; qd_y = r61; goto qd_fault; } r183 = r60 + r144 * 8; *(double *)r183 = r176;
-b174: // latch (checked if, after)
+b172: // latch (checked if, after)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b123;
+b173: // Sum.rangeindex.loop (checked if, after)
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b170;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b173;
 b175: // DivMod.if.done (checked if, after)
 #line 37 "helpers.go"
 	if (r162 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r281 = (u64)r160; r282 = (u64)r162; r283 = r281 | r282; r284 = r283 >> 32; r285 = (u32)r284; r286 = r285 == 0u; if (!r286) goto b178; r287 = (u32)r160; r288 = (u32)r162; r289 = qd_div_u32(r287, r288); r291 = r289 * r288; r290 = r287 - r291; r279 = (i64)r289; r280 = (i64)r290;
@@ -20938,11 +20938,11 @@ b191: // DivMod.return (checked)
 	r96 = r28;
 #line 265 "kernels.go"
 	if ((u64)r74 >= (u64)r36) { qd_site = 2; qd_x = r74; qd_y = r36; goto qd_fault; } r97 = r35 + r74 * 8; *(i64 *)r97 = r96; r98 = r29; if ((u64)r74 >= (u64)r40) { qd_site = 3; qd_x = r74; qd_y = r40; goto qd_fault; } r99 = r39 + r74 * 8; *(i64 *)r99 = r98;
-	r100 = (u64)r74 + 3ull; r102 = r100 <= r101; if (!r102) goto b232;
-	r103 = r100; if ((u64)r103 > (u64)r44) { qd_site = 4; qd_x = r103; qd_y = r44; goto qd_fault; } if ((u64)r74 > (u64)r103) { qd_site = 5; qd_x = r74; qd_y = r103; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r104 = r43 + r74 * 8; r260 = r104 + 0ll; r105 = (u64)r103 - (u64)r74; r107 = r105; r330 = r107 > (-9223372036854775792ll) ? r107 : (-9223372036854775792ll); r331 = (u64)r330 - 16ull;
+	r100 = (u64)r74 + 3ull; r102 = r100 <= r101; if (!r102) goto b230;
+	r103 = r100; if ((u64)r103 > (u64)r44) { qd_site = 4; qd_x = r103; qd_y = r44; goto qd_fault; } if ((u64)r74 > (u64)r103) { qd_site = 5; qd_x = r74; qd_y = r103; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r104 = r43 + r74 * 8; r260 = r104 + 0ll; r105 = (u64)r103 - (u64)r74; r107 = r105; r330 = r107 > (-9223372036854775793ll) ? r107 : (-9223372036854775793ll); r331 = (u64)r330 - 15ull;
 b195: // unroll guard
 #line 267 "kernels.go"
-	r332 = r53 < r331; if (!r332) goto b228; r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+	r332 = r53 < r331; if (!r332) goto b231; r108 = (u64)r53 + 1ull; r109 = r108 < r107;
 #line 43 "helpers.go"
 	r110 = r260; r111 = *(double *)r110;
 	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
@@ -21017,24 +21017,24 @@ b195: // unroll guard
 	r110 = r260; r111 = *(double *)r110;
 	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
 #line 267 "kernels.go"
-	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b228;
 #line 43 "helpers.go"
 	r110 = r260; r111 = *(double *)r110;
 	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b195;
-b228: // Sum.rangeindex.loop (checked)
-#line 267 "kernels.go"
-	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b230;
-#line 43 "helpers.go"
-	r110 = r260; r111 = *(double *)r110;
-	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b228;
-b230: // Sum.rangeindex.done (checked)
+b228: // Sum.rangeindex.done (checked)
 #line 44 "helpers.go"
 	r106 = r52;
 #line 267 "kernels.go"
 	if ((u64)r74 >= (u64)r61) { qd_site = 6; qd_x = r74; qd_y = r61; goto qd_fault; } r113 = r60 + r74 * 8; *(double *)r113 = r106;
-b232: // latch (checked)
+b230: // latch (checked)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b181;
+b231: // Sum.rangeindex.loop (checked)
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b228;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b231;
 b233: // DivMod.if.done (checked)
 #line 37 "helpers.go"
 	if (r92 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r267 = (u64)r90; r268 = (u64)r92; r269 = r267 | r268; r270 = r269 >> 32; r271 = (u32)r270; r272 = r271 == 0u; if (!r272) goto b236; r273 = (u32)r90; r274 = (u32)r92; r275 = qd_div_u32(r273, r274); r277 = r275 * r274; r276 = r273 - r277; r265 = (i64)r275; r266 = (i64)r276;

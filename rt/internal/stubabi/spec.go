@@ -90,6 +90,12 @@ type KernelSpec struct {
 //
 // SharedBytes is the static shared memory a block of the task declares,
 // which launches check against the device's limit.
+//
+// Uneven marks a parallel task whose iterations may take very different
+// times (a loop in it leaves on a value it computes): its grid has a
+// thread for each iteration when the count is known, not a few waves of
+// threads striding over them, so that the multiprocessors balance the
+// work block by block.
 type TaskSpec struct {
 	Entry       string
 	Parallel    bool
@@ -97,6 +103,7 @@ type TaskSpec struct {
 	SharedBytes int
 	Block       int
 	Group       int
+	Uneven      bool
 }
 
 // FaultSite is a place in a kernel's source where a check may fail; the
