@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8f5c716f3dbad4bf8477a89ebafdca373856c4097f6ef1342824e6aa190a6ab2"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e42b867d8558c3cfd330baa97e4f897ec3b0bc4221fd650dbfe2969d7543cde8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3765e53aef2c76fa4c095b9cb7bed3edbc381051672d5ae7c08a879b4be73b3f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "160efec0c6a3c7a90a87978b6c2b5db9f628f250d0fc003ed0abc63d7d95007e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

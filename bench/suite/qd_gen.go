@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "750693e1e2d6c5501d87ae601d0cde00f6c454492448a920ab8c99140d1a7e13"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "68087ff9a6534540f9b129b08a6e790295849f8df3af2c206242c16bdcaaa472"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13183060c4ccf4bae5a7a364145810844adf68d3ed1972c4a6f2cf30e69fde20"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fdbcb70e53d0019ab2e112561c2def79790ce6ae42044d7960f6ead47343ac49"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -137,6 +137,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "DigitSum_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Faults: []rtimpl.FaultSite{{
@@ -188,6 +189,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot64_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Faults: []rtimpl.FaultSite{{
@@ -201,6 +203,7 @@ var qdModule = &rtimpl.ModuleSpec{
 		Tasks: []rtimpl.TaskSpec{{
 			Entry:    "Mandelbrot32_0",
 			Parallel: true,
+			Uneven:   true,
 		}},
 	}, {
 		Faults: []rtimpl.FaultSite{{

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "368b2ec9ac8d551822481ee788541efef15e5aade30bd1bbc366f13494e37d7a"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "21a57b4f167473913c9f1bdfbb717f0b880105ade9f200f9737c00ed5d11ef06"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8e4c5a4b4ddf8898ccacf3f01dfe53894f7bcf036bd0089f08ed02669efe642c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "25380e3008a6e793213694f784006660dec780cc7f80a8eaba6c7762862d7144"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

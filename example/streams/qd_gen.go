@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "989a63d8a5283a2c269187d1561160d98b8ae63319f8cc82d8c0a71899afbaae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "09765fb1e9ad4e041044f19952fc000d2d765019ef83f29dd34d73f6e6d69010"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "51f31f4696d12ea9743abbd1eb3977c85d6c329371c1f028b870824a3edb7318"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ae96df6e31a8c5e2dfb9ad8c25ed86e27f9195ae4a633428e0927a1b97ccf534"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
