@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,5 +104,35 @@ func TestNarrowIndicesBothVersions(t *testing.T) {
 		if _, err := runKernel(forced, huge, threads); err != nil && err.Error() == wantErr.Error() {
 			t.Fatalf("stride 2^32, %d threads: the forced 32-bit copy fails as Go does; the test proves nothing", threads)
 		}
+	}
+}
+
+// TestNarrowIndicesCapsNests checks that a task whose versioned loop
+// holds the loop of an inner product (TriMul's, as HoistChecks leaves
+// it) is held to fullOccupancyRegs registers like a flat loop: ptxas
+// spills only the outer loop's state there, and without the limit it
+// took 40 registers a thread.
+func TestNarrowIndicesCapsNests(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "index32", "triangular.ir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := ir.Parse(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := ks[0].Tasks[1]
+	if task.Kind != ir.Parallel || task.MaxRegs != 0 {
+		t.Fatalf("the input's second task is not a parallel one without a limit:\n%s", ks[0])
+	}
+	NarrowIndices(task)
+	if err := ks[0].Check(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ks[0].String(), "(int32)") {
+		t.Fatalf("no 32-bit copy of the nest:\n%s", ks[0])
+	}
+	if task.MaxRegs != fullOccupancyRegs {
+		t.Errorf("MaxRegs = %d, want %d", task.MaxRegs, fullOccupancyRegs)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5578024c18ab4027969dc86ee657ec45c37ddab1928c6813b900f1c8c9a7204f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1c3083e6f288e861d40b701f54c40b0809e7b1b184f13499bf502ecb484a8130"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a910527ab5491a29ecf2d47cd8619b7af20483678981b3f7c156fce71f65e5a0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1c3083e6f288e861d40b701f54c40b0809e7b1b184f13499bf502ecb484a8130"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
