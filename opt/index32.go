@@ -361,7 +361,7 @@ func (p *index32Plan) profitable() bool {
 			return true
 		}
 	}
-	return false
+	return p.checkedCopy() != p.lp.Header
 }
 
 // maxCappedNarrowed is the most values a task's 32-bit copies may narrow

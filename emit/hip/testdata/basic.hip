@@ -25,9 +25,8 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
-	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
-	i64 r143 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r123 = 0;
+	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r134 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
@@ -38,8 +37,7 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
 	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
-	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
-	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r133 = 0, *r135 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 7 "basic.go"
@@ -47,34 +45,34 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 7 "basic.go"
 	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
-	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r112 = (u64)r1 * 8ull; r115 = r112; r118 = (u64)r1 * 12ull; r121 = r118; r131 = r2;
 #line 7 "basic.go"
-	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
+	r132 = r131; r133 = r7 + r132 * 4; r134 = (u64)r104 * 4ull; r135 = r13 + r132 * 4;
 b7: // grid unrolled guard
 #line 7 "basic.go"
 	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
-	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
+	r59 = r133; r60 = *(float *)r59; r61 = r11 * r60; r62 = r135; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r76 = r73; *(float *)r76 = r75; r111 = r59; r113 = r111 + r112 * 1; r82 = r113; r83 = *(float *)r82; r84 = r11 * r83; r114 = r62; r116 = r114 + r115 * 1; r85 = r116; r86 = *(float *)r85; r87 = r84 + r86; r88 = r85; *(float *)r88 = r87; r117 = r59; r119 = r117 + r118 * 1; r94 = r119; r95 = *(float *)r94; r96 = r11 * r95; r120 = r62; r122 = r120 + r121 * 1; r97 = r122; r98 = *(float *)r97; r99 = r96 + r98; r100 = r97; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b7;
 b14: // preheader
 #line 7 "basic.go"
-	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
+	r123 = r2; r124 = r7 + r123 * 4; r125 = r104; r126 = r13 + r123 * 4;
 b15: // head
 #line 7 "basic.go"
 	r4 = r2 < r3; if (!r4) goto b18;
-	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+	r6 = r124; r9 = *(float *)r6; r10 = r11 * r9; r12 = r126; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 7 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
+	r2 = (u64)r2 + (u64)r1; r124 = r124 + r125 * 1; r126 = r126 + r125 * 1; goto b15;
 b18: // exit
 #line 7 "basic.go"
 	return;
 b19: // preheader
 #line 7 "basic.go"
-	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
+	r127 = r2; r128 = r7 + r127 * 4; r129 = (u64)r1 * 4ull; r130 = r13 + r127 * 4;
 b20: // head (checked)
 #line 7 "basic.go"
 	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r128; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r130; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
 #line 7 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r129 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -341,31 +339,29 @@ extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r12 = 0, r14 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r28 = 0, r31 = 0;
 	i64 r33 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0, r45 = 0;
 	i64 r47 = 0, r49 = 0, r51 = 0, r52 = 0, r54 = 0, r56 = 0, r57 = 0, r59 = 0;
-	i64 r62 = 0, r65 = 0, r68 = 0, r71 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0;
-	i64 r80 = 0, r82 = 0;
+	i64 r62 = 0, r65 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0;
 	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
 	char *r4 = 0, *r8 = 0, *r11 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r41 = 0;
 	char *r44 = 0, *r50 = 0, *r53 = 0, *r58 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r64 = 0;
-	char *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
-	char *r81 = 0;
+	char *r66 = 0, *r68 = 0, *r72 = 0;
 #line 35 "basic.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r14 = (u64)r1 * 3ull; r57 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r18 = (u64)r3; r20 = (u64)r14;
-	r59 = (u64)r1 * 8ull; r65 = (u64)r1 * 16ull; r71 = (u64)r1 * 24ull; r79 = r2;
+	r59 = (u64)r1 * 8ull; r62 = (u64)r1 * 16ull; r65 = (u64)r1 * 24ull; r70 = r2;
 #line 35 "basic.go"
-	r80 = r79; r4 = p0; r81 = r4 + r80 * 8; r82 = (u64)r57 * 8ull;
+	r71 = r70; r4 = p0; r72 = r4 + r71 * 8; r73 = (u64)r57 * 8ull;
 b2: // grid unrolled guard
 #line 35 "basic.go"
 	r15 = r2 < r3; if (!r15) goto b13; r19 = (u64)r2; r16 = r18 - r19; r17 = r16 > r20; if (!r17) goto b9;
-	r24 = r81; r25 = *(i64 *)r24; r26 = (u64)r25 + 1ull; r27 = r24; *(i64 *)r27 = r26; r58 = r24; r60 = r58 + r59 * 1; r32 = r60; r33 = *(i64 *)r32; r34 = (u64)r33 + 1ull; r63 = r60; r35 = r63; *(i64 *)r35 = r34; r64 = r24; r66 = r64 + r65 * 1; r41 = r66; r42 = *(i64 *)r41; r43 = (u64)r42 + 1ull; r69 = r66; r44 = r69; *(i64 *)r44 = r43; r70 = r24; r72 = r70 + r71 * 1; r50 = r72; r51 = *(i64 *)r50; r52 = (u64)r51 + 1ull; r75 = r72; r53 = r75; *(i64 *)r53 = r52; r2 = (u64)r2 + (u64)r57; r81 = r81 + r82 * 1; goto b2;
+	r24 = r72; r25 = *(i64 *)r24; r26 = (u64)r25 + 1ull; r27 = r24; *(i64 *)r27 = r26; r58 = r24; r60 = r58 + r59 * 1; r32 = r60; r33 = *(i64 *)r32; r34 = (u64)r33 + 1ull; r35 = r32; *(i64 *)r35 = r34; r61 = r24; r63 = r61 + r62 * 1; r41 = r63; r42 = *(i64 *)r41; r43 = (u64)r42 + 1ull; r44 = r41; *(i64 *)r44 = r43; r64 = r24; r66 = r64 + r65 * 1; r50 = r66; r51 = *(i64 *)r50; r52 = (u64)r51 + 1ull; r53 = r50; *(i64 *)r53 = r52; r2 = (u64)r2 + (u64)r57; r72 = r72 + r73 * 1; goto b2;
 b9: // preheader
 #line 35 "basic.go"
-	r76 = r2; r77 = r4 + r76 * 8; r78 = r59;
+	r67 = r2; r68 = r4 + r67 * 8; r69 = r59;
 b10: // head
 #line 35 "basic.go"
 	r6 = r2 < r3; if (!r6) goto b13;
-	r8 = r77; r9 = *(i64 *)r8; r10 = (u64)r9 + 1ull; r11 = r8; *(i64 *)r11 = r10;
+	r8 = r68; r9 = *(i64 *)r8; r10 = (u64)r9 + 1ull; r11 = r8; *(i64 *)r11 = r10;
 #line 35 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r77 = r77 + r78 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r68 = r68 + r69 * 1; goto b10;
 b13: // exit
 #line 35 "basic.go"
 	return;
@@ -379,37 +375,36 @@ extern "C" __global__ void Forms_2(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r12 = 0, r13 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0;
 	i64 r30 = 0, r31 = 0, r33 = 0, r35 = 0, r36 = 0, r39 = 0, r40 = 0, r42 = 0;
 	i64 r43 = 0, r45 = 0, r46 = 0, r49 = 0, r50 = 0, r52 = 0, r53 = 0, r55 = 0;
-	i64 r56 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0;
-	i64 r78 = 0, r81 = 0, r84 = 0, r86 = 0, r88 = 0, r89 = 0, r91 = 0;
+	i64 r56 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r67 = 0, r70 = 0, r73 = 0;
+	i64 r75 = 0, r77 = 0, r78 = 0, r80 = 0;
 	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
 	char *r4 = 0, *r11 = 0, *r14 = 0, *r29 = 0, *r32 = 0, *r38 = 0, *r41 = 0, *r48 = 0;
-	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
-	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
-	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
+	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r68 = 0, *r69 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r76 = 0, *r79 = 0;
 #line 38 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15; r69 = (u64)r1 * 8ull; r75 = (u64)r1 * 16ull; r81 = (u64)r1 * 24ull; r89 = r2; r4 = p0; r90 = r4 + r89 * 8; r91 = (u64)r63 * 8ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15; r67 = (u64)r1 * 8ull; r70 = (u64)r1 * 16ull; r73 = (u64)r1 * 24ull; r78 = r2; r4 = p0; r79 = r4 + r78 * 8; r80 = (u64)r63 * 8ull;
 b2: // grid unrolled guard
 #line 38 "basic.go"
-	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r66 = r90; r29 = r66 + 8ll; r30 = *(i64 *)r29;
+	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r65 = r79; r29 = r65 + 8ll; r30 = *(i64 *)r29;
 	r31 = (u64)r30 * 3ull; r32 = r29; *(i64 *)r32 = r31;
 #line 38 "basic.go"
-	r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 8ll; r39 = *(i64 *)r38;
+	r66 = r65; r68 = r66 + r67 * 1; r38 = r68 + 8ll; r39 = *(i64 *)r38;
 	r40 = (u64)r39 * 3ull; r41 = r38; *(i64 *)r41 = r40;
 #line 38 "basic.go"
-	r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 8ll; r49 = *(i64 *)r48;
+	r69 = r65; r71 = r69 + r70 * 1; r48 = r71 + 8ll; r49 = *(i64 *)r48;
 	r50 = (u64)r49 * 3ull; r51 = r48; *(i64 *)r51 = r50;
 #line 38 "basic.go"
-	r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 8ll; r59 = *(i64 *)r58;
-	r60 = (u64)r59 * 3ull; r61 = r58; *(i64 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
+	r72 = r65; r74 = r72 + r73 * 1; r58 = r74 + 8ll; r59 = *(i64 *)r58;
+	r60 = (u64)r59 * 3ull; r61 = r58; *(i64 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r79 = r79 + r80 * 1; goto b2;
 b9: // preheader
 #line 38 "basic.go"
-	r86 = r2; r87 = r4 + r86 * 8; r88 = r69;
+	r75 = r2; r76 = r4 + r75 * 8; r77 = r67;
 b10: // head
 #line 38 "basic.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13; r64 = r87; r11 = r64 + 8ll; r12 = *(i64 *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13; r64 = r76; r11 = r64 + 8ll; r12 = *(i64 *)r11;
 	r13 = (u64)r12 * 3ull; r14 = r11; *(i64 *)r14 = r13;
 #line 38 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r87 = r87 + r88 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r76 = r76 + r77 * 1; goto b10;
 b13: // exit
 #line 38 "basic.go"
 	return;
@@ -427,14 +422,13 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r61 = 0;
 	i64 r63 = 0, r64 = 0, r67 = 0, r70 = 0, r72 = 0, r73 = 0, r75 = 0, r77 = 0;
 	i64 r80 = 0, r82 = 0, r83 = 0, r85 = 0, r87 = 0, r90 = 0, r92 = 0, r93 = 0;
-	i64 r95 = 0, r96 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0;
-	i64 r115 = 0, r117 = 0, r118 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0, r125 = 0;
-	i64 r127 = 0;
+	i64 r95 = 0, r96 = 0, r98 = 0, r101 = 0, r104 = 0, r106 = 0, r108 = 0, r109 = 0;
+	i64 r111 = 0, r112 = 0, r114 = 0, r115 = 0, r116 = 0, r118 = 0;
 	u64 r40 = 0, r41 = 0, r43 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
 	char *r11 = 0, *r12 = 0, *r16 = 0, *r26 = 0, *r29 = 0, *r35 = 0, *r38 = 0, *r62 = 0;
 	char *r65 = 0, *r71 = 0, *r74 = 0, *r81 = 0, *r84 = 0, *r91 = 0, *r94 = 0, *r97 = 0;
-	char *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0;
-	char *r111 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r119 = 0, *r122 = 0, *r126 = 0;
+	char *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r110 = 0, *r113 = 0;
+	char *r117 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 41 "basic.go"
@@ -444,22 +438,22 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 #line 45 "basic.go"
 	r13 = p1; r43 = (u64)r13; r44 = r43 <= 2305843009213693952ull; r12 = p0; if (!r44) goto b32;
 #line 41 "basic.go"
-	r121 = r2; r122 = r12 + r121 * 8; r123 = (u64)r1 * 8ull;
+	r112 = r2; r113 = r12 + r112 * 8; r114 = (u64)r1 * 8ull;
 b4: // head (checked if, before)
 #line 41 "basic.go"
 	r30 = r2 < r47; if (!r30) goto b9; r31 = r2;
 	r33 = r31 == 3ll; if (!r33) goto b8;
 b7: // latch (checked if, before)
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b4;
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b4;
 b8: // if.done (checked if, before)
 #line 45 "basic.go"
-	r34 = r31; if ((u64)r31 >= (u64)r13) { qd_site = 1; qd_x = r31; qd_y = r13; goto qd_fault; } r35 = r122; r36 = *(i64 *)r35; r37 = (u64)r36 - (u64)r34; r38 = r35; *(i64 *)r38 = r37; goto b7;
+	r34 = r31; if ((u64)r31 >= (u64)r13) { qd_site = 1; qd_x = r31; qd_y = r13; goto qd_fault; } r35 = r113; r36 = *(i64 *)r35; r37 = (u64)r36 - (u64)r34; r38 = r35; *(i64 *)r38 = r37; goto b7;
 b9: // preheader
 #line 45 "basic.go"
-	r49 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r46 = r13; r48 = r3 < r46 ? r3 : r46; r53 = (u64)r48; r55 = (u64)r49; r98 = r123; r104 = (u64)r1 * 16ull; r110 = (u64)r1 * 24ull; r124 = r2;
+	r49 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r46 = r13; r48 = r3 < r46 ? r3 : r46; r53 = (u64)r48; r55 = (u64)r49; r98 = r114; r101 = (u64)r1 * 16ull; r104 = (u64)r1 * 24ull; r115 = r2;
 #line 41 "basic.go"
-	r125 = r124; r126 = r12 + r125 * 8; r127 = (u64)r96 * 8ull;
+	r116 = r115; r117 = r12 + r116 * 8; r118 = (u64)r96 * 8ull;
 b10: // grid unrolled guard
 #line 41 "basic.go"
 	r50 = r2 < r48; if (!r50) goto b32; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b26; r56 = r2; r58 = r56;
@@ -484,45 +478,45 @@ b18: // grid unrolled 3
 	r89 = r87 == 3ll; if (!r89) goto b22;
 b21: // latch (grid unrolled 3)
 #line 42 "basic.go"
-	r2 = (u64)r2 + (u64)r96; r126 = r126 + r127 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r96; r117 = r117 + r118 * 1; goto b10;
 b22: // if.done (grid unrolled 3)
 #line 45 "basic.go"
-	r90 = r87; r109 = r126; r111 = r109 + r110 * 1; r91 = r111; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r114 = r111; r94 = r114; *(i64 *)r94 = r93; goto b21;
+	r90 = r87; r103 = r117; r105 = r103 + r104 * 1; r91 = r105; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r94 = r91; *(i64 *)r94 = r93; goto b21;
 b23: // if.done (grid unrolled 2)
 #line 45 "basic.go"
-	r80 = r77; r103 = r126; r105 = r103 + r104 * 1; r81 = r105; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r108 = r105; r84 = r108; *(i64 *)r84 = r83; goto b18;
+	r80 = r77; r100 = r117; r102 = r100 + r101 * 1; r81 = r102; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r84 = r81; *(i64 *)r84 = r83; goto b18;
 b24: // if.done (grid unrolled 1)
 #line 45 "basic.go"
-	r70 = r67; r97 = r126; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r102 = r99; r74 = r102; *(i64 *)r74 = r73; goto b16;
+	r70 = r67; r97 = r117; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r74 = r71; *(i64 *)r74 = r73; goto b16;
 b25: // if.done (grid unrolled 0)
 #line 45 "basic.go"
-	r61 = r58; r62 = r126; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b14;
+	r61 = r58; r62 = r117; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b14;
 b26: // preheader
 #line 41 "basic.go"
-	r115 = r2; r116 = r12 + r115 * 8; r117 = r123;
+	r106 = r2; r107 = r12 + r106 * 8; r108 = r114;
 b27: // head
 #line 41 "basic.go"
 	r5 = r2 < r48; if (!r5) goto b32; r6 = r2;
 	r8 = r6 == 3ll; if (!r8) goto b31;
 b30: // latch
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b27;
 b31: // if.done
 #line 45 "basic.go"
-	r10 = r6; r11 = r116; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b30;
+	r10 = r6; r11 = r107; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b30;
 b32: // preheader
 #line 41 "basic.go"
-	r118 = r2; r119 = r12 + r118 * 8; r120 = (u64)r1 * 8ull;
+	r109 = r2; r110 = r12 + r109 * 8; r111 = (u64)r1 * 8ull;
 b33: // head (checked if, after)
 #line 41 "basic.go"
 	r21 = r2 < r3; if (!r21) goto b38; r22 = r2;
 	r24 = r22 == 3ll; if (!r24) goto b37;
 b36: // latch (checked if, after)
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r119 = r119 + r120 * 1; goto b33;
+	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; goto b33;
 b37: // if.done (checked if, after)
 #line 45 "basic.go"
-	r25 = r22; if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; } r26 = r119; r27 = *(i64 *)r26; r28 = (u64)r27 - (u64)r25; r29 = r26; *(i64 *)r29 = r28; goto b36;
+	r25 = r22; if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; } r26 = r110; r27 = *(i64 *)r26; r28 = (u64)r27 - (u64)r25; r29 = r26; *(i64 *)r29 = r28; goto b36;
 b38: // exit
 #line 45 "basic.go"
 	return;
@@ -542,35 +536,39 @@ qd_fault: {
 // Task 4 of kernel Forms(a []i64, n i64), serial.
 extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r0 = 0, r2 = 0, r15 = 0, r25 = 0, r28 = 0, r31 = 0, r36 = 0, r39 = 0;
-	bool r40 = 0, r41 = 0, r45 = 0, r51 = 0, r56 = 0;
+	bool r40 = 0, r41 = 0, r45 = 0, r51 = 0, r55 = 0, r58 = 0, r60 = 0, r62 = 0;
+	bool r74 = 0, r78 = 0;
+	i32 r63 = 0, r64 = 0, r75 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
 	i64 r14 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r24 = 0, r42 = 0;
-	i64 r43 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r55 = 0;
+	i64 r43 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r56 = 0, r57 = 0;
+	i64 r59 = 0, r61 = 0, r66 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0;
+	i64 r76 = 0, r77 = 0;
 	u64 r26 = 0, r27 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
 	u64 r37 = 0, r38 = 0, r44 = 0, r50 = 0;
 	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r20 = 0, *r23 = 0, *r52 = 0;
-	char *r53 = 0;
+	char *r53 = 0, *r65 = 0, *r69 = 0, *r72 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "basic.go"
-	r1 = p2; r0 = r1 > 3ll; if (!r0) goto b28; r3 = 0ll;
+	r1 = p2; r0 = r1 > 3ll; if (!r0) goto b29; r3 = 0ll;
 #line 49 "basic.go"
-	r6 = p1; r26 = (u64)r6; r28 = 0ull < r26; r5 = p0; if (!r28) goto b29; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b29; r34 = r26 - 1ull; r35 = r34; r32 = r29 - 1ull; r33 = r32; r36 = r33 <= r35; if (!r36) goto b29; r39 = r31; if (!r39) goto b29; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r51) goto b29; r52 = r5 + 0ll; r54 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r55 = (u64)r54 - 8ull;
-b9: // unroll guard
+	r6 = p1; r26 = (u64)r6; r28 = 0ull < r26; r5 = p0; if (!r28) goto b30; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b30; r34 = r26 - 1ull; r35 = r34; r32 = r29 - 1ull; r33 = r32; r36 = r33 <= r35; if (!r36) goto b30; r39 = r31; if (!r39) goto b30; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r51) goto b30; r52 = r5 + 0ll; r54 = p2; r55 = r54 <= 2147483647ll; if (!r55) goto b30; r76 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r77 = (u64)r76 - 8ull;
+b10: // unroll guard
 #line 49 "basic.go"
-	r56 = r3 < r55; if (!r56) goto b26; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; goto b9;
-b26: // rangeint.body
+	r78 = r3 < r77; if (!r78) goto b27; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; goto b10;
+b27: // rangeint.body (int32)
 #line 49 "basic.go"
-	r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; if (!r15) goto b28; r3 = r14; r52 = r52 + 8ll; goto b26;
-b28: // if.done
+	r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; if (!r74) goto b29; r3 = r73; r52 = r52 + 8ll; goto b27;
+b29: // if.done
 #line 49 "basic.go"
 	return;
-b29: // preheader
+b30: // preheader
 #line 49 "basic.go"
 	r53 = r5 + 0ll;
-b30: // rangeint.body (checked)
+b31: // rangeint.body (checked)
 #line 49 "basic.go"
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; } r16 = r53; r17 = *(i64 *)r16; r18 = (u64)r3 - 1ull; r19 = r18 > 0ll ? r18 : 0ll; if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; } r20 = r5 + r19 * 8; r21 = *(i64 *)r20; r22 = (u64)r17 + (u64)r21; r23 = r16; *(i64 *)r23 = r22; r24 = (u64)r3 + 1ull; r25 = r24 < r1; if (!r25) goto b28; r3 = r24; r53 = r53 + 8ll; goto b30;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; } r16 = r53; r17 = *(i64 *)r16; r18 = (u64)r3 - 1ull; r19 = r18 > 0ll ? r18 : 0ll; if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; } r20 = r5 + r19 * 8; r21 = *(i64 *)r20; r22 = (u64)r17 + (u64)r21; r23 = r16; *(i64 *)r23 = r22; r24 = (u64)r3 + 1ull; r25 = r24 < r1; if (!r25) goto b29; r3 = r24; r53 = r53 + 8ll; goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -184,8 +184,8 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r11 = 0, r16 = 0, r19 = 0, r21 = 0, r26 = 0, r28 = 0, r30 = 0, r42 = 0;
 	i64 r49 = 0, r51 = 0, r53 = 0, r58 = 0, r61 = 0, r63 = 0, r68 = 0, r70 = 0;
 	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r90 = 0, r92 = 0;
-	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0;
-	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0;
+	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0;
+	i64 r109 = 0, r110 = 0, r112 = 0;
 	u64 r29 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
 	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
 	float r13 = 0, r14 = 0, r23 = 0, r24 = 0, r55 = 0, r56 = 0, r65 = 0, r66 = 0;
@@ -193,8 +193,7 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r20 = 0, *r22 = 0, *r25 = 0, *r52 = 0;
 	char *r54 = 0, *r57 = 0, *r62 = 0, *r64 = 0, *r67 = 0, *r73 = 0, *r75 = 0, *r78 = 0;
 	char *r84 = 0, *r86 = 0, *r89 = 0, *r94 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0;
-	char *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r116 = 0, *r120 = 0;
+	char *r102 = 0, *r104 = 0, *r107 = 0, *r111 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 18 "parallel.go"
@@ -202,24 +201,24 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 18 "parallel.go"
 	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
-	r10 = p2; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r10 = p2; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r98 = (u64)r1 * 8ull; r101 = (u64)r1 * 12ull; r109 = r2;
 #line 18 "parallel.go"
-	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
+	r110 = r109; r111 = r52 + r110 * 4; r112 = (u64)r93 * 4ull;
 b5: // grid unrolled guard
 #line 18 "parallel.go"
 	r43 = r2 < r3; if (!r43) goto b16; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b12;
-	r54 = r120; r55 = *(float *)r54; r56 = r55 * 0x1p+01f; r57 = r54; *(float *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(float *)r64; r66 = r65 * 0x1p+01f; r99 = r96; r67 = r99; *(float *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(float *)r75; r77 = r76 * 0x1p+01f; r105 = r102; r78 = r105; *(float *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(float *)r86; r88 = r87 * 0x1p+01f; r111 = r108; r89 = r111; *(float *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r121 * 1; goto b5;
+	r54 = r111; r55 = *(float *)r54; r56 = r55 * 0x1p+01f; r57 = r54; *(float *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(float *)r64; r66 = r65 * 0x1p+01f; r67 = r64; *(float *)r67 = r66; r97 = r54; r99 = r97 + r98 * 1; r75 = r99; r76 = *(float *)r75; r77 = r76 * 0x1p+01f; r78 = r75; *(float *)r78 = r77; r100 = r54; r102 = r100 + r101 * 1; r86 = r102; r87 = *(float *)r86; r88 = r87 * 0x1p+01f; r89 = r86; *(float *)r89 = r88; r2 = (u64)r2 + (u64)r93; r111 = r111 + r112 * 1; goto b5;
 b12: // preheader
 #line 19 "parallel.go"
 	r7 = r10;
 #line 18 "parallel.go"
-	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
+	r103 = r2; r104 = r7 + r103 * 4; r105 = r93;
 b13: // head
 #line 18 "parallel.go"
 	r5 = r2 < r3; if (!r5) goto b16;
-	r12 = r113; r13 = *(float *)r12; r14 = r13 * 0x1p+01f; r15 = r12; *(float *)r15 = r14;
+	r12 = r104; r13 = *(float *)r12; r14 = r13 * 0x1p+01f; r15 = r12; *(float *)r15 = r14;
 #line 18 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b13;
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b13;
 b16: // exit
 #line 18 "parallel.go"
 	return;
@@ -227,13 +226,13 @@ b17: // preheader
 #line 19 "parallel.go"
 	r20 = r10; r21 = r11;
 #line 18 "parallel.go"
-	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
+	r106 = r2; r107 = r20 + r106 * 4; r108 = (u64)r1 * 4ull;
 b18: // head (checked)
 #line 18 "parallel.go"
 	r18 = r2 < r3; if (!r18) goto b16; r19 = r2;
-	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(float *)r22; r24 = r23 * 0x1p+01f; r25 = r22; *(float *)r25 = r24;
+	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r107; r23 = *(float *)r22; r24 = r23 * 0x1p+01f; r25 = r22; *(float *)r25 = r24;
 #line 18 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -533,15 +532,14 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	i64 r11 = 0, r16 = 0, r19 = 0, r21 = 0, r26 = 0, r28 = 0, r30 = 0, r42 = 0;
 	i64 r49 = 0, r51 = 0, r53 = 0, r58 = 0, r61 = 0, r63 = 0, r68 = 0, r70 = 0;
 	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r90 = 0, r92 = 0;
-	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0;
-	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0;
+	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0;
+	i64 r109 = 0, r110 = 0, r112 = 0;
 	u64 r29 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
 	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r20 = 0, *r22 = 0, *r25 = 0, *r52 = 0;
 	char *r54 = 0, *r57 = 0, *r62 = 0, *r64 = 0, *r67 = 0, *r73 = 0, *r75 = 0, *r78 = 0;
 	char *r84 = 0, *r86 = 0, *r89 = 0, *r94 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0;
-	char *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r116 = 0, *r120 = 0;
+	char *r102 = 0, *r104 = 0, *r107 = 0, *r111 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "parallel.go"
@@ -549,24 +547,24 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 47 "parallel.go"
 	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
-	r10 = p0; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r10 = p0; if (!r32) goto b17; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b17; if (!r41) goto b17; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r98 = (u64)r1 * 8ull; r101 = (u64)r1 * 12ull; r109 = r2;
 #line 47 "parallel.go"
-	r119 = r118; r120 = r52 + r119 * 4; r121 = (u64)r93 * 4ull;
+	r110 = r109; r111 = r52 + r110 * 4; r112 = (u64)r93 * 4ull;
 b5: // grid unrolled guard
 #line 47 "parallel.go"
 	r43 = r2 < r3; if (!r43) goto b16; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b12;
-	r54 = r120; r55 = *(i32 *)r54; r56 = (u32)r55 + 2u; r57 = r54; *(i32 *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(i32 *)r64; r66 = (u32)r65 + 2u; r99 = r96; r67 = r99; *(i32 *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(i32 *)r75; r77 = (u32)r76 + 2u; r105 = r102; r78 = r105; *(i32 *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(i32 *)r86; r88 = (u32)r87 + 2u; r111 = r108; r89 = r111; *(i32 *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r121 * 1; goto b5;
+	r54 = r111; r55 = *(i32 *)r54; r56 = (u32)r55 + 2u; r57 = r54; *(i32 *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(i32 *)r64; r66 = (u32)r65 + 2u; r67 = r64; *(i32 *)r67 = r66; r97 = r54; r99 = r97 + r98 * 1; r75 = r99; r76 = *(i32 *)r75; r77 = (u32)r76 + 2u; r78 = r75; *(i32 *)r78 = r77; r100 = r54; r102 = r100 + r101 * 1; r86 = r102; r87 = *(i32 *)r86; r88 = (u32)r87 + 2u; r89 = r86; *(i32 *)r89 = r88; r2 = (u64)r2 + (u64)r93; r111 = r111 + r112 * 1; goto b5;
 b12: // preheader
 #line 48 "parallel.go"
 	r7 = r10;
 #line 47 "parallel.go"
-	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
+	r103 = r2; r104 = r7 + r103 * 4; r105 = r93;
 b13: // head
 #line 47 "parallel.go"
 	r5 = r2 < r3; if (!r5) goto b16;
-	r12 = r113; r13 = *(i32 *)r12; r14 = (u32)r13 + 2u; r15 = r12; *(i32 *)r15 = r14;
+	r12 = r104; r13 = *(i32 *)r12; r14 = (u32)r13 + 2u; r15 = r12; *(i32 *)r15 = r14;
 #line 47 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b13;
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b13;
 b16: // exit
 #line 47 "parallel.go"
 	return;
@@ -574,13 +572,13 @@ b17: // preheader
 #line 48 "parallel.go"
 	r20 = r10; r21 = r11;
 #line 47 "parallel.go"
-	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
+	r106 = r2; r107 = r20 + r106 * 4; r108 = (u64)r1 * 4ull;
 b18: // head (checked)
 #line 47 "parallel.go"
 	r18 = r2 < r3; if (!r18) goto b16; r19 = r2;
-	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(i32 *)r22; r24 = (u32)r23 + 2u; r25 = r22; *(i32 *)r25 = r24;
+	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r107; r23 = *(i32 *)r22; r24 = (u32)r23 + 2u; r25 = r22; *(i32 *)r25 = r24;
 #line 47 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

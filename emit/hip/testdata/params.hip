@@ -32,8 +32,8 @@ extern "C" __global__ void SaxpyParams_0(float p0, i64 p1, float p2, float p3, c
 	i64 r152 = 0, r160 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0;
 	i64 r168 = 0, r170 = 0, r177 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0;
 	i64 r191 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0, r199 = 0, r202 = 0, r205 = 0;
-	i64 r208 = 0, r211 = 0, r214 = 0, r217 = 0, r220 = 0, r222 = 0, r224 = 0, r226 = 0;
-	i64 r228 = 0, r230 = 0, r231 = 0, r233 = 0;
+	i64 r208 = 0, r211 = 0, r213 = 0, r215 = 0, r217 = 0, r219 = 0, r221 = 0, r222 = 0;
+	i64 r224 = 0;
 	u64 r69 = 0, r71 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
 	u64 r80 = 0, r82 = 0, r84 = 0, r85 = 0, r89 = 0, r91 = 0, r92 = 0, r93 = 0;
 	float r9 = 0, r11 = 0, r12 = 0, r20 = 0, r24 = 0, r25 = 0, r29 = 0, r30 = 0;
@@ -49,43 +49,43 @@ extern "C" __global__ void SaxpyParams_0(float p0, i64 p1, float p2, float p3, c
 	char *r128 = 0, *r131 = 0, *r134 = 0, *r146 = 0, *r148 = 0, *r151 = 0, *r153 = 0, *r156 = 0;
 	char *r159 = 0, *r171 = 0, *r173 = 0, *r176 = 0, *r178 = 0, *r181 = 0, *r184 = 0, *r195 = 0;
 	char *r197 = 0, *r198 = 0, *r200 = 0, *r201 = 0, *r203 = 0, *r204 = 0, *r206 = 0, *r207 = 0;
-	char *r209 = 0, *r210 = 0, *r212 = 0, *r213 = 0, *r215 = 0, *r216 = 0, *r218 = 0, *r219 = 0;
-	char *r221 = 0, *r223 = 0, *r225 = 0, *r227 = 0, *r229 = 0, *r232 = 0, *r234 = 0;
+	char *r209 = 0, *r210 = 0, *r212 = 0, *r214 = 0, *r216 = 0, *r218 = 0, *r220 = 0, *r223 = 0;
+	char *r225 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 14 "params.go"
 	r5 = (char *)qvar_p; *(float *)r5 = 0x0p+00f; r6 = r5 + 8ll; *(i64 *)r6 = 0ll; r7 = r5 + 16ll; *(float *)r7 = 0x0p+00f; r8 = r5 + 20ll; *(float *)r8 = 0x0p+00f; r9 = p0; r10 = p1; r11 = p2; r12 = p3; *(float *)r5 = r9; r13 = r6; *(i64 *)r13 = r10; r14 = r7; *(float *)r14 = r11; r15 = r8; *(float *)r15 = r12;
 	r4 = r6; r3 = *(i64 *)r4; r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0;
-	r23 = p5; r69 = (u64)r23; r70 = r2; r71 = (u64)r70; r72 = r71 < r69; r73 = (u64)r3; r76 = r73 - 1ull; r77 = (u64)r2; r78 = r76 - r77; r79 = r69 - 1ull; r80 = r79 - r71; r81 = r78 <= r80; r33 = p7; r82 = (u64)r33; r83 = r71 < r82; r84 = r82 - 1ull; r85 = r84 - r71; r86 = r78 <= r85; r32 = p6; r22 = p4; if (!r72) goto b25; r74 = r73 + 4611686018427387904ull; r75 = r74 <= 9223372036854775808ull; if (!r75) goto b25; if (!r81) goto b25; if (!r83) goto b25; if (!r86) goto b25; r87 = (u64)r1 * 3ull; r194 = (u64)r1 * 4ull; r91 = r73; r93 = (u64)r87; r97 = r5 + 0ll; r102 = r7; r121 = r97; r196 = r194; r126 = r7; r199 = r194; r146 = r97; r205 = (u64)r1 * 8ull; r151 = r7; r208 = r205; r171 = r97; r214 = (u64)r1 * 12ull; r176 = r7; r217 = r214; r230 = r2;
+	r23 = p5; r69 = (u64)r23; r70 = r2; r71 = (u64)r70; r72 = r71 < r69; r73 = (u64)r3; r76 = r73 - 1ull; r77 = (u64)r2; r78 = r76 - r77; r79 = r69 - 1ull; r80 = r79 - r71; r81 = r78 <= r80; r33 = p7; r82 = (u64)r33; r83 = r71 < r82; r84 = r82 - 1ull; r85 = r84 - r71; r86 = r78 <= r85; r32 = p6; r22 = p4; if (!r72) goto b25; r74 = r73 + 4611686018427387904ull; r75 = r74 <= 9223372036854775808ull; if (!r75) goto b25; if (!r81) goto b25; if (!r83) goto b25; if (!r86) goto b25; r87 = (u64)r1 * 3ull; r194 = (u64)r1 * 4ull; r91 = r73; r93 = (u64)r87; r97 = r5 + 0ll; r102 = r7; r121 = r97; r196 = r194; r126 = r7; r199 = r194; r146 = r97; r202 = (u64)r1 * 8ull; r151 = r7; r205 = r202; r171 = r97; r208 = (u64)r1 * 12ull; r176 = r7; r211 = r208; r221 = r2;
 #line 15 "params.go"
-	r231 = r230; r232 = r22 + r231 * 4; r233 = (u64)r194 * 4ull; r234 = r32 + r231 * 4;
+	r222 = r221; r223 = r22 + r222 * 4; r224 = (u64)r194 * 4ull; r225 = r32 + r222 * 4;
 b7: // grid unrolled guard
 #line 15 "params.go"
 	r88 = r2 < r3; if (!r88) goto b24; r92 = (u64)r2; r89 = r91 - r92; r90 = r89 > r93; if (!r90) goto b19; r94 = r2;
-	r98 = *(float *)r97; r99 = r232; r100 = *(float *)r99; r101 = r98 * r100;
+	r98 = *(float *)r97; r99 = r223; r100 = *(float *)r99; r101 = r98 * r100;
 #line 15 "params.go"
 	r96 = r94; r113 = r96 >> 63; r114 = r113 & 1ll; r115 = (u64)r96 + (u64)r114; r116 = r115 >> 1; r117 = (u64)r116 * 2ull; r118 = (u64)r96 - (u64)r117;
-	r103 = r118; r104 = r102 + r103 * 4; r105 = *(float *)r104; r106 = r101 * r105; r107 = r234; r108 = *(float *)r107; r109 = r106 + r108; r110 = r107; *(float *)r110 = r109; r143 = (u64)r94 + (u64)r1; r122 = *(float *)r121; r195 = r99; r197 = r195 + r196 * 1; r123 = r197; r124 = *(float *)r123; r125 = r122 * r124;
+	r103 = r118; r104 = r102 + r103 * 4; r105 = *(float *)r104; r106 = r101 * r105; r107 = r225; r108 = *(float *)r107; r109 = r106 + r108; r110 = r107; *(float *)r110 = r109; r143 = (u64)r94 + (u64)r1; r122 = *(float *)r121; r195 = r99; r197 = r195 + r196 * 1; r123 = r197; r124 = *(float *)r123; r125 = r122 * r124;
 #line 15 "params.go"
 	r120 = r143; r137 = r120 >> 63; r138 = r137 & 1ll; r139 = (u64)r120 + (u64)r138; r140 = r139 >> 1; r141 = (u64)r140 * 2ull; r142 = (u64)r120 - (u64)r141;
-	r127 = r142; r128 = r126 + r127 * 4; r129 = *(float *)r128; r130 = r125 * r129; r198 = r107; r200 = r198 + r199 * 1; r131 = r200; r132 = *(float *)r131; r133 = r130 + r132; r203 = r200; r134 = r203; *(float *)r134 = r133; r168 = (u64)r143 + (u64)r1; r147 = *(float *)r146; r204 = r99; r206 = r204 + r205 * 1; r148 = r206; r149 = *(float *)r148; r150 = r147 * r149;
+	r127 = r142; r128 = r126 + r127 * 4; r129 = *(float *)r128; r130 = r125 * r129; r198 = r107; r200 = r198 + r199 * 1; r131 = r200; r132 = *(float *)r131; r133 = r130 + r132; r134 = r131; *(float *)r134 = r133; r168 = (u64)r143 + (u64)r1; r147 = *(float *)r146; r201 = r99; r203 = r201 + r202 * 1; r148 = r203; r149 = *(float *)r148; r150 = r147 * r149;
 #line 15 "params.go"
 	r145 = r168; r162 = r145 >> 63; r163 = r162 & 1ll; r164 = (u64)r145 + (u64)r163; r165 = r164 >> 1; r166 = (u64)r165 * 2ull; r167 = (u64)r145 - (u64)r166;
-	r152 = r167; r153 = r151 + r152 * 4; r154 = *(float *)r153; r155 = r150 * r154; r207 = r107; r209 = r207 + r208 * 1; r156 = r209; r157 = *(float *)r156; r158 = r155 + r157; r212 = r209; r159 = r212; *(float *)r159 = r158; r193 = (u64)r168 + (u64)r1;
+	r152 = r167; r153 = r151 + r152 * 4; r154 = *(float *)r153; r155 = r150 * r154; r204 = r107; r206 = r204 + r205 * 1; r156 = r206; r157 = *(float *)r156; r158 = r155 + r157; r159 = r156; *(float *)r159 = r158; r193 = (u64)r168 + (u64)r1;
 #line 15 "params.go"
 	r170 = r193;
-	r172 = *(float *)r171; r213 = r99; r215 = r213 + r214 * 1; r173 = r215; r174 = *(float *)r173; r175 = r172 * r174; r187 = r170 >> 63; r188 = r187 & 1ll; r189 = (u64)r170 + (u64)r188; r190 = r189 >> 1; r191 = (u64)r190 * 2ull; r192 = (u64)r170 - (u64)r191; r177 = r192; r178 = r176 + r177 * 4; r179 = *(float *)r178; r180 = r175 * r179; r216 = r107; r218 = r216 + r217 * 1; r181 = r218; r182 = *(float *)r181; r183 = r180 + r182; r221 = r218; r184 = r221; *(float *)r184 = r183; r2 = (u64)r2 + (u64)r194; r232 = r232 + r233 * 1; r234 = r234 + r233 * 1; goto b7;
+	r172 = *(float *)r171; r207 = r99; r209 = r207 + r208 * 1; r173 = r209; r174 = *(float *)r173; r175 = r172 * r174; r187 = r170 >> 63; r188 = r187 & 1ll; r189 = (u64)r170 + (u64)r188; r190 = r189 >> 1; r191 = (u64)r190 * 2ull; r192 = (u64)r170 - (u64)r191; r177 = r192; r178 = r176 + r177 * 4; r179 = *(float *)r178; r180 = r175 * r179; r210 = r107; r212 = r210 + r211 * 1; r181 = r212; r182 = *(float *)r181; r183 = r180 + r182; r184 = r181; *(float *)r184 = r183; r2 = (u64)r2 + (u64)r194; r223 = r223 + r224 * 1; r225 = r225 + r224 * 1; goto b7;
 b19: // preheader
 #line 16 "params.go"
 	r19 = r97; r26 = r7;
 #line 15 "params.go"
-	r222 = r2; r223 = r22 + r222 * 4; r224 = r194; r225 = r32 + r222 * 4;
+	r213 = r2; r214 = r22 + r213 * 4; r215 = r194; r216 = r32 + r213 * 4;
 b20: // head
 #line 15 "params.go"
 	r17 = r2 < r3; if (!r17) goto b24; r18 = r2;
-	r20 = *(float *)r19; r21 = r223; r24 = *(float *)r21; r25 = r20 * r24; r39 = r18 >> 63; r40 = r39 & 1ll; r41 = (u64)r18 + (u64)r40; r42 = r41 >> 1; r43 = (u64)r42 * 2ull; r44 = (u64)r18 - (u64)r43; r27 = r44; r28 = r26 + r27 * 4; r29 = *(float *)r28; r30 = r25 * r29; r31 = r225; r34 = *(float *)r31; r35 = r30 + r34; r36 = r31; *(float *)r36 = r35;
+	r20 = *(float *)r19; r21 = r214; r24 = *(float *)r21; r25 = r20 * r24; r39 = r18 >> 63; r40 = r39 & 1ll; r41 = (u64)r18 + (u64)r40; r42 = r41 >> 1; r43 = (u64)r42 * 2ull; r44 = (u64)r18 - (u64)r43; r27 = r44; r28 = r26 + r27 * 4; r29 = *(float *)r28; r30 = r25 * r29; r31 = r216; r34 = *(float *)r31; r35 = r30 + r34; r36 = r31; *(float *)r36 = r35;
 #line 15 "params.go"
-	r2 = (u64)r2 + (u64)r1; r223 = r223 + r224 * 1; r225 = r225 + r224 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r214 = r214 + r215 * 1; r216 = r216 + r215 * 1; goto b20;
 b24: // exit
 #line 15 "params.go"
 	return;
@@ -93,13 +93,13 @@ b25: // preheader
 #line 16 "params.go"
 	r47 = r5 + 0ll; r52 = r7;
 #line 15 "params.go"
-	r226 = r2; r227 = r22 + r226 * 4; r228 = (u64)r1 * 4ull; r229 = r32 + r226 * 4;
+	r217 = r2; r218 = r22 + r217 * 4; r219 = (u64)r1 * 4ull; r220 = r32 + r217 * 4;
 b26: // head (checked)
 #line 15 "params.go"
 	r45 = r2 < r3; if (!r45) goto b24; r46 = r2;
-	r48 = *(float *)r47; if ((u64)r46 >= (u64)r23) { qd_site = 0; qd_x = r46; qd_y = r23; goto qd_fault; } r49 = r227; r50 = *(float *)r49; r51 = r48 * r50; r63 = r46 >> 63; r64 = r63 & 1ll; r65 = (u64)r46 + (u64)r64; r66 = r65 >> 1; r67 = (u64)r66 * 2ull; r68 = (u64)r46 - (u64)r67; r53 = r68; r54 = r52 + r53 * 4; r55 = *(float *)r54; r56 = r51 * r55; if ((u64)r46 >= (u64)r33) { qd_site = 1; qd_x = r46; qd_y = r33; goto qd_fault; } r57 = r229; r58 = *(float *)r57; r59 = r56 + r58; r60 = r57; *(float *)r60 = r59;
+	r48 = *(float *)r47; if ((u64)r46 >= (u64)r23) { qd_site = 0; qd_x = r46; qd_y = r23; goto qd_fault; } r49 = r218; r50 = *(float *)r49; r51 = r48 * r50; r63 = r46 >> 63; r64 = r63 & 1ll; r65 = (u64)r46 + (u64)r64; r66 = r65 >> 1; r67 = (u64)r66 * 2ull; r68 = (u64)r46 - (u64)r67; r53 = r68; r54 = r52 + r53 * 4; r55 = *(float *)r54; r56 = r51 * r55; if ((u64)r46 >= (u64)r33) { qd_site = 1; qd_x = r46; qd_y = r33; goto qd_fault; } r57 = r220; r58 = *(float *)r57; r59 = r56 + r58; r60 = r57; *(float *)r60 = r59;
 #line 15 "params.go"
-	r2 = (u64)r2 + (u64)r1; r227 = r227 + r228 * 1; r229 = r229 + r228 * 1; goto b26;
+	r2 = (u64)r2 + (u64)r1; r218 = r218 + r219 * 1; r220 = r220 + r219 * 1; goto b26;
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -114,10 +114,8 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r31 = 0, r41 = 0, r61 = 0, r71 = 0, r93 = 0, r100 = 0, r102 = 0, r122 = 0;
 	i64 r132 = 0, r152 = 0, r161 = 0, r163 = 0, r183 = 0, r192 = 0, r194 = 0, r214 = 0;
 	i64 r223 = 0, r224 = 0, r226 = 0, r229 = 0, r232 = 0, r235 = 0, r238 = 0, r241 = 0;
-	i64 r244 = 0, r247 = 0, r250 = 0, r253 = 0, r256 = 0, r259 = 0, r262 = 0, r265 = 0;
-	i64 r268 = 0, r271 = 0, r274 = 0, r277 = 0, r280 = 0, r283 = 0, r286 = 0, r289 = 0;
-	i64 r292 = 0, r295 = 0, r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r307 = 0;
-	i64 r309 = 0, r310 = 0, r312 = 0, r314 = 0;
+	i64 r244 = 0, r247 = 0, r250 = 0, r252 = 0, r254 = 0, r256 = 0, r258 = 0, r260 = 0;
+	i64 r262 = 0, r264 = 0, r265 = 0, r267 = 0, r269 = 0;
 	u32 r19 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0;
 	u32 r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r49 = 0, r51 = 0, r53 = 0;
 	u32 r55 = 0, r56 = 0, r57 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0;
@@ -143,12 +141,8 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r174 = 0, *r176 = 0, *r180 = 0, *r195 = 0, *r197 = 0, *r199 = 0, *r201 = 0, *r203 = 0;
 	char *r205 = 0, *r207 = 0, *r211 = 0, *r225 = 0, *r227 = 0, *r228 = 0, *r230 = 0, *r231 = 0;
 	char *r233 = 0, *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0;
-	char *r245 = 0, *r246 = 0, *r248 = 0, *r249 = 0, *r251 = 0, *r252 = 0, *r254 = 0, *r255 = 0;
-	char *r257 = 0, *r258 = 0, *r260 = 0, *r261 = 0, *r263 = 0, *r264 = 0, *r266 = 0, *r267 = 0;
-	char *r269 = 0, *r270 = 0, *r272 = 0, *r273 = 0, *r275 = 0, *r276 = 0, *r278 = 0, *r279 = 0;
-	char *r281 = 0, *r282 = 0, *r284 = 0, *r285 = 0, *r287 = 0, *r288 = 0, *r290 = 0, *r291 = 0;
-	char *r293 = 0, *r294 = 0, *r296 = 0, *r298 = 0, *r300 = 0, *r302 = 0, *r304 = 0, *r306 = 0;
-	char *r308 = 0, *r311 = 0, *r313 = 0, *r315 = 0;
+	char *r245 = 0, *r246 = 0, *r248 = 0, *r249 = 0, *r251 = 0, *r253 = 0, *r255 = 0, *r257 = 0;
+	char *r259 = 0, *r261 = 0, *r263 = 0, *r266 = 0, *r268 = 0, *r270 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 26 "print.go"
@@ -156,46 +150,46 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r8 = p1; r70 = (u64)r8; r71 = r2; r72 = (u64)r71; r73 = r72 < r70;
 #line 26 "print.go"
 	r3 = p6; r74 = (u64)r3; r77 = r74 - 1ull; r78 = (u64)r2; r79 = r77 - r78; r80 = r70 - 1ull; r81 = r80 - r72; r82 = r79 <= r81;
-	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b27; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b27; if (!r82) goto b27; if (!r84) goto b27; if (!r87) goto b27; if (!r89) goto b27; if (!r92) goto b27; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93; r226 = r224; r229 = (u64)r1 * 8ull; r235 = r224; r250 = r229; r253 = (u64)r1 * 16ull; r259 = r229; r274 = (u64)r1 * 12ull; r277 = (u64)r1 * 24ull; r283 = r274; r309 = r2;
+	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b27; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b27; if (!r82) goto b27; if (!r84) goto b27; if (!r87) goto b27; if (!r89) goto b27; if (!r92) goto b27; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93; r226 = r224; r229 = (u64)r1 * 8ull; r232 = r224; r235 = r229; r238 = (u64)r1 * 16ull; r241 = r229; r244 = (u64)r1 * 12ull; r247 = (u64)r1 * 24ull; r250 = r244; r264 = r2;
 #line 26 "print.go"
-	r310 = r309; r311 = r7 + r310 * 4; r312 = (u64)r224 * 4ull; r313 = r11 + r310 * 8; r314 = (u64)r224 * 8ull; r315 = r17 + r310 * 4;
+	r265 = r264; r266 = r7 + r265 * 4; r267 = (u64)r224 * 4ull; r268 = r11 + r265 * 8; r269 = (u64)r224 * 8ull; r270 = r17 + r265 * 4;
 b9: // grid unrolled guard
 #line 26 "print.go"
 	r94 = r2 < r3; if (!r94) goto b26; r98 = (u64)r2; r95 = r97 - r98; r96 = r95 > r99; if (!r96) goto b21; r100 = r2;
-	r103 = r311; r104 = *(float *)r103; r105 = r313; r106 = *(double *)r105; r108 = r104; r109 = r315; r110 = *(u32 *)r109; r112 = r110; r114 = r110; r116 = r110; r124 = __umulhi(r116, 991146300u); r125 = r116 - r124; r126 = r125 >> 1; r127 = r126 + r124; r128 = r127 >> 4; r129 = r128 * 26u; r130 = r116 - r129; r117 = r130; r118 = r117 + 65u; r120 = r104; r121 = r120 > 0x0p+00f;
+	r103 = r266; r104 = *(float *)r103; r105 = r268; r106 = *(double *)r105; r108 = r104; r109 = r270; r110 = *(u32 *)r109; r112 = r110; r114 = r110; r116 = r110; r124 = __umulhi(r116, 991146300u); r125 = r116 - r124; r126 = r125 >> 1; r127 = r126 + r124; r128 = r127 >> 4; r129 = r128 * 26u; r130 = r116 - r129; r117 = r130; r118 = r117 + 65u; r120 = r104; r121 = r120 > 0x0p+00f;
 #line 26 "print.go"
 	r102 = r100;
-	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r102, (double)r104, (double)r106, (double)r108, (unsigned)r110, (unsigned)r112, (unsigned)r114, (unsigned)r118, (r121 ? "true" : "false"), (long long)r102); r161 = (u64)r100 + (u64)r1; r225 = r103; r227 = r225 + r226 * 1; r133 = r227; r134 = *(float *)r133; r228 = r105; r230 = r228 + r229 * 1; r135 = r230; r136 = *(double *)r135; r138 = r134; r234 = r109; r236 = r234 + r235 * 1; r139 = r236; r140 = *(u32 *)r139; r142 = r140; r144 = r140; r146 = r140; r154 = __umulhi(r146, 991146300u); r155 = r146 - r154; r156 = r155 >> 1; r157 = r156 + r154; r158 = r157 >> 4; r159 = r158 * 26u; r160 = r146 - r159; r147 = r160; r148 = r147 + 65u; r150 = r134; r151 = r150 > 0x0p+00f;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r102, (double)r104, (double)r106, (double)r108, (unsigned)r110, (unsigned)r112, (unsigned)r114, (unsigned)r118, (r121 ? "true" : "false"), (long long)r102); r161 = (u64)r100 + (u64)r1; r225 = r103; r227 = r225 + r226 * 1; r133 = r227; r134 = *(float *)r133; r228 = r105; r230 = r228 + r229 * 1; r135 = r230; r136 = *(double *)r135; r138 = r134; r231 = r109; r233 = r231 + r232 * 1; r139 = r233; r140 = *(u32 *)r139; r142 = r140; r144 = r140; r146 = r140; r154 = __umulhi(r146, 991146300u); r155 = r146 - r154; r156 = r155 >> 1; r157 = r156 + r154; r158 = r157 >> 4; r159 = r158 * 26u; r160 = r146 - r159; r147 = r160; r148 = r147 + 65u; r150 = r134; r151 = r150 > 0x0p+00f;
 #line 26 "print.go"
 	r132 = r161;
-	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r132, (double)r134, (double)r136, (double)r138, (unsigned)r140, (unsigned)r142, (unsigned)r144, (unsigned)r148, (r151 ? "true" : "false"), (long long)r132); r192 = (u64)r161 + (u64)r1; r249 = r103; r251 = r249 + r250 * 1; r164 = r251; r165 = *(float *)r164; r252 = r105; r254 = r252 + r253 * 1; r166 = r254; r167 = *(double *)r166; r169 = r165; r258 = r109; r260 = r258 + r259 * 1; r170 = r260; r171 = *(u32 *)r170; r173 = r171; r175 = r171; r177 = r171; r185 = __umulhi(r177, 991146300u); r186 = r177 - r185; r187 = r186 >> 1; r188 = r187 + r185; r189 = r188 >> 4; r190 = r189 * 26u; r191 = r177 - r190; r178 = r191; r179 = r178 + 65u; r181 = r165; r182 = r181 > 0x0p+00f;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r132, (double)r134, (double)r136, (double)r138, (unsigned)r140, (unsigned)r142, (unsigned)r144, (unsigned)r148, (r151 ? "true" : "false"), (long long)r132); r192 = (u64)r161 + (u64)r1; r234 = r103; r236 = r234 + r235 * 1; r164 = r236; r165 = *(float *)r164; r237 = r105; r239 = r237 + r238 * 1; r166 = r239; r167 = *(double *)r166; r169 = r165; r240 = r109; r242 = r240 + r241 * 1; r170 = r242; r171 = *(u32 *)r170; r173 = r171; r175 = r171; r177 = r171; r185 = __umulhi(r177, 991146300u); r186 = r177 - r185; r187 = r186 >> 1; r188 = r187 + r185; r189 = r188 >> 4; r190 = r189 * 26u; r191 = r177 - r190; r178 = r191; r179 = r178 + 65u; r181 = r165; r182 = r181 > 0x0p+00f;
 #line 26 "print.go"
 	r163 = r192;
 	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r163, (double)r165, (double)r167, (double)r169, (unsigned)r171, (unsigned)r173, (unsigned)r175, (unsigned)r179, (r182 ? "true" : "false"), (long long)r163); r223 = (u64)r192 + (u64)r1;
 #line 26 "print.go"
 	r194 = r223;
-	r273 = r103; r275 = r273 + r274 * 1; r195 = r275; r196 = *(float *)r195; r276 = r105; r278 = r276 + r277 * 1; r197 = r278; r198 = *(double *)r197; r200 = r196; r282 = r109; r284 = r282 + r283 * 1; r201 = r284; r202 = *(u32 *)r201; r204 = r202; r206 = r202; r208 = r202; r216 = __umulhi(r208, 991146300u); r217 = r208 - r216; r218 = r217 >> 1; r219 = r218 + r216; r220 = r219 >> 4; r221 = r220 * 26u; r222 = r208 - r221; r209 = r222; r210 = r209 + 65u; r212 = r196; r213 = r212 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r194, (double)r196, (double)r198, (double)r200, (unsigned)r202, (unsigned)r204, (unsigned)r206, (unsigned)r210, (r213 ? "true" : "false"), (long long)r194); r2 = (u64)r2 + (u64)r224; r311 = r311 + r312 * 1; r313 = r313 + r314 * 1; r315 = r315 + r312 * 1; goto b9;
+	r243 = r103; r245 = r243 + r244 * 1; r195 = r245; r196 = *(float *)r195; r246 = r105; r248 = r246 + r247 * 1; r197 = r248; r198 = *(double *)r197; r200 = r196; r249 = r109; r251 = r249 + r250 * 1; r201 = r251; r202 = *(u32 *)r201; r204 = r202; r206 = r202; r208 = r202; r216 = __umulhi(r208, 991146300u); r217 = r208 - r216; r218 = r217 >> 1; r219 = r218 + r216; r220 = r219 >> 4; r221 = r220 * 26u; r222 = r208 - r221; r209 = r222; r210 = r209 + 65u; r212 = r196; r213 = r212 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r194, (double)r196, (double)r198, (double)r200, (unsigned)r202, (unsigned)r204, (unsigned)r206, (unsigned)r210, (r213 ? "true" : "false"), (long long)r194); r2 = (u64)r2 + (u64)r224; r266 = r266 + r267 * 1; r268 = r268 + r269 * 1; r270 = r270 + r267 * 1; goto b9;
 b21: // preheader
 #line 26 "print.go"
-	r297 = r2; r298 = r7 + r297 * 4; r299 = r224; r300 = r11 + r297 * 8; r301 = r229; r302 = r17 + r297 * 4;
+	r252 = r2; r253 = r7 + r252 * 4; r254 = r224; r255 = r11 + r252 * 8; r256 = r229; r257 = r17 + r252 * 4;
 b22: // head
 #line 26 "print.go"
 	r4 = r2 < r3; if (!r4) goto b26; r5 = r2;
-	r6 = r298; r9 = *(float *)r6; r10 = r300; r13 = *(double *)r10; r15 = r9; r16 = r302; r19 = *(u32 *)r16; r21 = r19; r23 = r19; r25 = r19; r33 = __umulhi(r25, 991146300u); r34 = r25 - r33; r35 = r34 >> 1; r36 = r35 + r33; r37 = r36 >> 4; r38 = r37 * 26u; r39 = r25 - r38; r26 = r39; r27 = r26 + 65u; r29 = r9; r30 = r29 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r5, (double)r9, (double)r13, (double)r15, (unsigned)r19, (unsigned)r21, (unsigned)r23, (unsigned)r27, (r30 ? "true" : "false"), (long long)r5);
+	r6 = r253; r9 = *(float *)r6; r10 = r255; r13 = *(double *)r10; r15 = r9; r16 = r257; r19 = *(u32 *)r16; r21 = r19; r23 = r19; r25 = r19; r33 = __umulhi(r25, 991146300u); r34 = r25 - r33; r35 = r34 >> 1; r36 = r35 + r33; r37 = r36 >> 4; r38 = r37 * 26u; r39 = r25 - r38; r26 = r39; r27 = r26 + 65u; r29 = r9; r30 = r29 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r5, (double)r9, (double)r13, (double)r15, (unsigned)r19, (unsigned)r21, (unsigned)r23, (unsigned)r27, (r30 ? "true" : "false"), (long long)r5);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r298 = r298 + r299 * 1; r300 = r300 + r301 * 1; r302 = r302 + r299 * 1; goto b22;
+	r2 = (u64)r2 + (u64)r1; r253 = r253 + r254 * 1; r255 = r255 + r256 * 1; r257 = r257 + r254 * 1; goto b22;
 b26: // exit
 #line 26 "print.go"
 	return;
 b27: // preheader
 #line 26 "print.go"
-	r303 = r2; r304 = r7 + r303 * 4; r305 = (u64)r1 * 4ull; r306 = r11 + r303 * 8; r307 = (u64)r1 * 8ull; r308 = r17 + r303 * 4;
+	r258 = r2; r259 = r7 + r258 * 4; r260 = (u64)r1 * 4ull; r261 = r11 + r258 * 8; r262 = (u64)r1 * 8ull; r263 = r17 + r258 * 4;
 b28: // head (checked)
 #line 26 "print.go"
 	r40 = r2 < r3; if (!r40) goto b26; r41 = r2;
-	if ((u64)r41 >= (u64)r8) { qd_site = 0; qd_x = r41; qd_y = r8; goto qd_fault; } r42 = r304; r43 = *(float *)r42; if ((u64)r41 >= (u64)r12) { qd_site = 1; qd_x = r41; qd_y = r12; goto qd_fault; } r44 = r306; r45 = *(double *)r44; r47 = r43; if ((u64)r41 >= (u64)r18) { qd_site = 3; qd_x = r41; qd_y = r18; goto qd_fault; } r48 = r308; r49 = *(u32 *)r48; r51 = r49; r53 = r49; r55 = r49; r63 = __umulhi(r55, 991146300u); r64 = r55 - r63; r65 = r64 >> 1; r66 = r65 + r63; r67 = r66 >> 4; r68 = r67 * 26u; r69 = r55 - r68; r56 = r69; r57 = r56 + 65u; r59 = r43; r60 = r59 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r41, (double)r43, (double)r45, (double)r47, (unsigned)r49, (unsigned)r51, (unsigned)r53, (unsigned)r57, (r60 ? "true" : "false"), (long long)r41);
+	if ((u64)r41 >= (u64)r8) { qd_site = 0; qd_x = r41; qd_y = r8; goto qd_fault; } r42 = r259; r43 = *(float *)r42; if ((u64)r41 >= (u64)r12) { qd_site = 1; qd_x = r41; qd_y = r12; goto qd_fault; } r44 = r261; r45 = *(double *)r44; r47 = r43; if ((u64)r41 >= (u64)r18) { qd_site = 3; qd_x = r41; qd_y = r18; goto qd_fault; } r48 = r263; r49 = *(u32 *)r48; r51 = r49; r53 = r49; r55 = r49; r63 = __umulhi(r55, 991146300u); r64 = r55 - r63; r65 = r64 >> 1; r66 = r65 + r63; r67 = r66 >> 4; r68 = r67 * 26u; r69 = r55 - r68; r56 = r69; r57 = r56 + 65u; r59 = r43; r60 = r59 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r41, (double)r43, (double)r45, (double)r47, (unsigned)r49, (unsigned)r51, (unsigned)r53, (unsigned)r57, (r60 ? "true" : "false"), (long long)r41);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r304 = r304 + r305 * 1; r306 = r306 + r307 * 1; r308 = r308 + r305 * 1; goto b28;
+	r2 = (u64)r2 + (u64)r1; r259 = r259 + r260 * 1; r261 = r261 + r262 * 1; r263 = r263 + r260 * 1; goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -218,15 +212,13 @@ extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r13 = 0, r16 = 0, r18 = 0, r20 = 0, r22 = 0, r25 = 0, r37 = 0, r44 = 0;
 	i64 r46 = 0, r48 = 0, r50 = 0, r52 = 0, r55 = 0, r57 = 0, r59 = 0, r61 = 0;
 	i64 r63 = 0, r65 = 0, r67 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r77 = 0;
-	i64 r79 = 0, r81 = 0, r83 = 0, r84 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0;
-	i64 r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0;
-	i64 r112 = 0;
+	i64 r79 = 0, r81 = 0, r83 = 0, r84 = 0, r86 = 0, r89 = 0, r92 = 0, r94 = 0;
+	i64 r96 = 0, r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0;
 	u64 r24 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r17 = 0, *r19 = 0, *r47 = 0, *r49 = 0, *r56 = 0;
 	char *r58 = 0, *r66 = 0, *r68 = 0, *r76 = 0, *r78 = 0, *r85 = 0, *r87 = 0, *r88 = 0;
-	char *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0;
-	char *r102 = 0, *r104 = 0, *r107 = 0, *r111 = 0;
+	char *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r98 = 0, *r102 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 35 "print.go"
@@ -234,46 +226,46 @@ extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 35 "print.go"
 	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r7 = p0; if (!r27) goto b23; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b23; if (!r36) goto b23; r37 = (u64)r1 * 3ull; r84 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r86 = (u64)r1 * 8ull; r92 = (u64)r1 * 16ull; r98 = (u64)r1 * 24ull; r109 = r2;
+	r7 = p0; if (!r27) goto b23; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b23; if (!r36) goto b23; r37 = (u64)r1 * 3ull; r84 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 16ull; r92 = (u64)r1 * 24ull; r100 = r2;
 #line 35 "print.go"
-	r110 = r109; r111 = r7 + r110 * 8; r112 = (u64)r84 * 8ull;
+	r101 = r100; r102 = r7 + r101 * 8; r103 = (u64)r84 * 8ull;
 b5: // grid unrolled guard
 #line 35 "print.go"
 	r38 = r2 < r3; if (!r38) goto b22; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b17; r44 = r2;
-	r47 = r111; r48 = *(i64 *)r47; r50 = r48; r51 = r50 < 0ll;
+	r47 = r102; r48 = *(i64 *)r47; r50 = r48; r51 = r50 < 0ll;
 #line 35 "print.go"
 	r46 = r44;
 	printf("a %lld %lld %s 1.5\n", (long long)r46, (long long)r48, (r51 ? "true" : "false")); r63 = (u64)r44 + (u64)r1; r85 = r47; r87 = r85 + r86 * 1; r56 = r87; r57 = *(i64 *)r56; r59 = r57; r60 = r59 < 0ll;
 #line 35 "print.go"
 	r55 = r63;
-	printf("a %lld %lld %s 1.5\n", (long long)r55, (long long)r57, (r60 ? "true" : "false")); r73 = (u64)r63 + (u64)r1; r91 = r47; r93 = r91 + r92 * 1; r66 = r93; r67 = *(i64 *)r66; r69 = r67; r70 = r69 < 0ll;
+	printf("a %lld %lld %s 1.5\n", (long long)r55, (long long)r57, (r60 ? "true" : "false")); r73 = (u64)r63 + (u64)r1; r88 = r47; r90 = r88 + r89 * 1; r66 = r90; r67 = *(i64 *)r66; r69 = r67; r70 = r69 < 0ll;
 #line 35 "print.go"
 	r65 = r73;
 	printf("a %lld %lld %s 1.5\n", (long long)r65, (long long)r67, (r70 ? "true" : "false")); r83 = (u64)r73 + (u64)r1;
 #line 35 "print.go"
 	r75 = r83;
-	r97 = r47; r99 = r97 + r98 * 1; r76 = r99; r77 = *(i64 *)r76; r79 = r77; r80 = r79 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r75, (long long)r77, (r80 ? "true" : "false")); r2 = (u64)r2 + (u64)r84; r111 = r111 + r112 * 1; goto b5;
+	r91 = r47; r93 = r91 + r92 * 1; r76 = r93; r77 = *(i64 *)r76; r79 = r77; r80 = r79 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r75, (long long)r77, (r80 ? "true" : "false")); r2 = (u64)r2 + (u64)r84; r102 = r102 + r103 * 1; goto b5;
 b17: // preheader
 #line 35 "print.go"
-	r103 = r2; r104 = r7 + r103 * 8; r105 = r86;
+	r94 = r2; r95 = r7 + r94 * 8; r96 = r86;
 b18: // head
 #line 35 "print.go"
 	r4 = r2 < r3; if (!r4) goto b22; r5 = r2;
-	r6 = r104; r9 = *(i64 *)r6; r11 = r9; r12 = r11 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r5, (long long)r9, (r12 ? "true" : "false"));
+	r6 = r95; r9 = *(i64 *)r6; r11 = r9; r12 = r11 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r5, (long long)r9, (r12 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b18;
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b18;
 b22: // exit
 #line 35 "print.go"
 	return;
 b23: // preheader
 #line 35 "print.go"
-	r106 = r2; r107 = r7 + r106 * 8; r108 = (u64)r1 * 8ull;
+	r97 = r2; r98 = r7 + r97 * 8; r99 = (u64)r1 * 8ull;
 b24: // head (checked)
 #line 35 "print.go"
 	r15 = r2 < r3; if (!r15) goto b22; r16 = r2;
-	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r107; r18 = *(i64 *)r17; r20 = r18; r21 = r20 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r16, (long long)r18, (r21 ? "true" : "false"));
+	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r98; r18 = *(i64 *)r17; r20 = r18; r21 = r20 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r16, (long long)r18, (r21 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b24;
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
