@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e7005b9243dc21162980056230b4506aa1faa2b38a30053827b04d2abe321e2d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7c4f4700d8dfb96c9c2df12a896ab9aa6ec2b7061ce7c93022ca9601fc7d3cf1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c34f039f685478d21eccbcfa4277e4bc3f0e2f2ec05e9a28e633f41099241375"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7179bce72b69ff23f92c32c0f040f23a2f54b90a005d13c6a5cdb1a8e8268926"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5578024c18ab4027969dc86ee657ec45c37ddab1928c6813b900f1c8c9a7204f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1c3083e6f288e861d40b701f54c40b0809e7b1b184f13499bf502ecb484a8130"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "49cb151daac354b26ec4ff96d63cd9ca701f774192f0a905a24f7e8868ed1d9c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e6d45c49ad58efe741c26b9acd229d1293aa29ccecf2aa9b72b5218b98cf87ff"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

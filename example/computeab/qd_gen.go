@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "229184a08d38ca6ac53d8afc64c72db11faaf1405ffed96c385340642f582d91"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bdf94592830c00fbb19caf58d89934754f7e998b5aec1249d83c3da9873038b1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b31cb33828177546fecf6a6ab9fad70225d94d7ef57d2d87ade447ec0b95be94"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "046a21918bc7da2ca7bd5e6cc1fbfa2a563bf1d466295ee2fdcb9858e448e794"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d6708c290261f7aeebf9bc46a60ef1a59ec0b776848d41616c90182f9fe15c47"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6360f9e6bf95ebe7cc2be35883e2311cedabb1a2c11057971f6c9089363c8ee1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9ae95c6ca30a7725477ae7afa60ae5c3817da19aa335734038c9344f05cdb047"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b53397c18c4fb0fffff38509114d257d3f83f55e33c7e040f735082ec766dae4"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

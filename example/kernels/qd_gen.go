@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5d5c86bcd1bb888575c496b402923a8a3d7e105f0d17e3da4f4177324fa8b66b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "81f0e96f60ccc2c5608c2f2393586b1e4f2bc068ee2ae4e895a7f945464612af"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b0fc24f065e746c1e5ce852f212d67667a131dee58d1459180630d1b49fa54a9"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "eb7653d2a5e6ac07840398893b6b80ef2f6c9bd2ddf02d64d5e598f117d7bd5d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "cdcb025da4d88c58665b9d960aa4759def10f1295b90cc5d93949a88aae13c2c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8b5545bc17c53a2109e885e1bdd0d3a3a9986f0c835d022ca72a9f5b5a276942"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0a55813a118d9da9903df4aec5a42fcdae5bb2fdaacd4ce9de53c386a2139e85"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3986885fe637bdd3ffab2e6eb72c8148e52d97cd78e2a94c8c8a083162caa30a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -24,26 +24,33 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Mandelbrot(counts []i32, width i64, height i64, x0 f64, y0 f64, x1 f64, y1 f64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double p4, double p5, double p6, double p7, i32 p8, char *p9) {
 	bool r6 = 0, r31 = 0, r35 = 0, r46 = 0, r47 = 0, r63 = 0, r67 = 0, r76 = 0;
-	bool r80 = 0, r83 = 0, r89 = 0, r90 = 0, r98 = 0, r112 = 0, r139 = 0, r142 = 0;
-	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r137 = 0, r138 = 0, r140 = 0;
-	i32 r141 = 0;
+	bool r80 = 0, r83 = 0, r89 = 0, r90 = 0, r92 = 0, r93 = 0, r95 = 0, r96 = 0;
+	bool r98 = 0, r99 = 0, r102 = 0, r104 = 0, r105 = 0, r106 = 0, r109 = 0, r110 = 0;
+	bool r112 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r126 = 0;
+	bool r138 = 0, r142 = 0, r151 = 0, r166 = 0, r196 = 0, r199 = 0;
+	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r121 = 0, r122 = 0, r123 = 0;
+	i32 r124 = 0, r125 = 0, r148 = 0, r152 = 0, r157 = 0, r158 = 0, r194 = 0, r195 = 0;
+	i32 r197 = 0, r198 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0;
 	i64 r9 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r50 = 0, r75 = 0, r78 = 0;
-	i64 r91 = 0, r92 = 0, r104 = 0, r105 = 0, r106 = 0, r118 = 0;
-	u32 r97 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r111 = 0, r113 = 0;
-	u32 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0;
-	u32 r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
-	u32 r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	i64 r91 = 0, r94 = 0, r97 = 0, r100 = 0, r101 = 0, r103 = 0, r107 = 0, r108 = 0;
+	i64 r111 = 0, r113 = 0, r127 = 0, r128 = 0, r129 = 0, r150 = 0, r159 = 0, r160 = 0;
+	i64 r172 = 0;
+	u32 r153 = 0, r154 = 0, r155 = 0, r156 = 0, r165 = 0, r167 = 0, r168 = 0, r169 = 0;
+	u32 r170 = 0, r171 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0;
+	u32 r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0;
+	u32 r187 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0;
 	u64 r77 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
-	u64 r88 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r107 = 0, r108 = 0, r109 = 0;
-	u64 r110 = 0;
+	u64 r88 = 0, r114 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0;
 	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0;
 	double r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
 	double r28 = 0, r29 = 0, r32 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
 	double r39 = 0, r40 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0;
 	double r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r64 = 0, r65 = 0;
-	double r66 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
-	char *r42 = 0, *r43 = 0, *r74 = 0;
+	double r66 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r130 = 0, r131 = 0;
+	double r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0, r139 = 0, r140 = 0;
+	double r141 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0, r147 = 0;
+	char *r42 = 0, *r43 = 0, *r74 = 0, *r149 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 11 "kernels.go"
@@ -58,123 +65,119 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	r20 = p5; r19 = p7;
 #line 13 "kernels.go"
 	r12 = p4; r11 = p6; if (!r80) goto b47; r82 = r81 + 4611686018427387904ull; r83 = r82 <= 9223372036854775808ull; if (!r83) goto b47; if (!r89) goto b47; r90 = r4 != 0ll; if (!r90) goto b47; r10 = r11 - r12; r15 = (double)r4;
-	r18 = r19 - r20; r23 = (double)r5; r108 = (u64)r4; r114 = (u32)r4; r119 = r114 > 1u ? r114 : 1u; r120 = qd_div_u32(4294967295u, r119);
-b6: // head
+	r18 = r19 - r20; r23 = (double)r5; r91 = p2; r94 = p3; r95 = r94 >= (-2147483648ll); r96 = r94 <= 2147483647ll; r97 = (u64)r91 * (u64)r94; r100 = (i64)((u64)gridDim.x * blockDim.x); r103 = (u64)r97 - 1ull; r104 = r103 >= (-2147483648ll); r106 = r91 >= 0ll; r113 = r91 | r100; r111 = (u64)r103 + (u64)r100; r112 = r111 <= 2147483647ll; r114 = (u64)r113; r115 = r114 <= 2147483647ull; r116 = r115 & r95; r117 = r116 & r96; r118 = r117 & r104; r119 = r118 & r106; r120 = r119 & r112; r121 = (i32)r2; if (!r120) goto b47; r152 = (i32)r3; r154 = (u32)r4; r158 = (i32)r1; r176 = r154 > 1u ? r154 : 1u; r177 = qd_div_u32(4294967295u, r176);
+b8: // head (int32)
 #line 11 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b46; r7 = r2; r107 = (u64)r7; r109 = r107 | r108; r110 = r109 >> 32; r111 = (u32)r110; r112 = r111 == 0u; if (!r112) goto b45; r113 = (u32)r7; r121 = __umulhi(r113, r120); r122 = r121 * r114; r123 = r113 - r122; r124 = r123 - r114; r125 = r123 < r124 ? r123 : r124; r126 = r123 - r125; r127 = r126 < 1u ? r126 : 1u;
-	r115 = r121 + r127; r116 = r125; r105 = (i64)r115; r106 = (i64)r116;
-b10: // rangeint.body
-#line 12 "kernels.go"
-	r8 = r106; r9 = r105;
-	r13 = (double)r8; r14 = r10 * r13; r16 = r14 / r15; r17 = r12 + r16;
-	r21 = (double)r9; r22 = r18 * r21; r24 = r22 / r23; r25 = r20 + r24;
-	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r137 = r27 > (-2147483641) ? r27 : (-2147483641); r138 = (u32)r137 - 7u;
-b13: // unroll guard
+	r126 = r121 < r152; if (!r126) goto b46; r122 = r121; r153 = (u32)r122; r178 = __umulhi(r153, r177); r179 = r178 * r154; r180 = r153 - r179; r181 = r180 - r154; r182 = r180 < r181 ? r180 : r181; r183 = r180 - r182; r184 = r183 < 1u ? r183 : 1u;
+	r173 = r178 + r184; r174 = r182; r155 = r174; r123 = (i32)r155; r156 = r173; r124 = (i32)r156; r128 = (i64)r123;
+	r130 = (double)r128; r131 = r10 * r130; r132 = r131 / r15; r133 = r12 + r132; r129 = (i64)r124;
+	r134 = (double)r129; r135 = r18 * r134; r136 = r135 / r23; r137 = r20 + r136;
+	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r194 = r27 > (-2147483641) ? r27 : (-2147483641); r195 = (u32)r194 - 7u;
+b14: // unroll guard
 #line 15 "kernels.go"
-	r139 = r30 < r138; if (!r139) goto b41;
+	r196 = r30 < r195; if (!r196) goto b42;
 #line 22 "kernels.go"
-	r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (!r35) goto b19;
-b16: // escape.if.then
+	r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (!r142) goto b20;
+b17: // escape.if.then (int32)
 #line 24 "kernels.go"
 	r26 = r30;
-b17: // escape.return
-#line 15 "kernels.go"
-	r42 = r43 + r7 * 4; *(i32 *)r42 = r26;
-#line 11 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b6;
-b19: // escape.if.done (unrolled 0)
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; r31 = r30 < r27;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; goto b13;
-b41: // escape.for.loop
-#line 22 "kernels.go"
-	r31 = r30 < r27; if (!r31) goto b44;
-	r32 = r28 * r28; r33 = r29 * r29;
-	r34 = r32 + r33; r35 = r34 > 0x1p+02; if (r35) goto b16;
-#line 27 "kernels.go"
-	r36 = r28 * 0x1p+01; r37 = r36 * r29; r38 = r37 + r25;
-	r39 = r32 - r33; r40 = r39 + r17;
-#line 22 "kernels.go"
-	r41 = (u32)r30 + 1u; r28 = r40; r29 = r38; r30 = r41; goto b41;
-b44: // escape.for.done
+b18: // escape.return (int32)
 #line 24 "kernels.go"
-	r26 = r27; goto b17;
-b45: // divide in 64 bits
-#line 12 "kernels.go"
-	r105 = qd_div_i64(r7, r4); r118 = (u64)r105 * (u64)r4; r106 = (u64)r7 - (u64)r118; goto b10;
+	r127 = (i64)r122;
+#line 15 "kernels.go"
+	r149 = r43 + r127 * 4; *(i32 *)r149 = r26;
+#line 11 "kernels.go"
+	r121 = (u32)r121 + (u32)r158; goto b8;
+b20: // escape.if.done (int32) (unrolled 0)
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; r138 = r30 < r27;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; goto b14;
+b42: // escape.for.loop (int32)
+#line 22 "kernels.go"
+	r138 = r30 < r27; if (!r138) goto b45;
+	r139 = r28 * r28; r140 = r29 * r29;
+	r141 = r139 + r140; r142 = r141 > 0x1p+02; if (r142) goto b17;
+#line 27 "kernels.go"
+	r143 = r28 * 0x1p+01; r144 = r143 * r29; r145 = r144 + r137;
+	r146 = r139 - r140; r147 = r146 + r133;
+#line 22 "kernels.go"
+	r148 = (u32)r30 + 1u; r28 = r147; r29 = r145; r30 = r148; goto b42;
+b45: // escape.for.done (int32)
+#line 24 "kernels.go"
+	r26 = r27; goto b18;
 b46: // exit
-#line 12 "kernels.go"
+#line 24 "kernels.go"
 	return;
 b47: // preheader
 #line 13 "kernels.go"
 	r51 = r11 - r12; r54 = (double)r4;
-	r57 = r19 - r20; r60 = (double)r5; r94 = (u64)r4; r100 = (u32)r4; r128 = r100 > 1u ? r100 : 1u; r129 = qd_div_u32(4294967295u, r128);
+	r57 = r19 - r20; r60 = (double)r5; r162 = (u64)r4; r168 = (u32)r4; r185 = r168 > 1u ? r168 : 1u; r186 = qd_div_u32(4294967295u, r185);
 b48: // head (checked)
 #line 11 "kernels.go"
 	r47 = r2 < r3; if (!r47) goto b46; r48 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r93 = (u64)r48; r95 = r93 | r94; r96 = r95 >> 32; r97 = (u32)r96; r98 = r97 == 0u; if (!r98) goto b87; r99 = (u32)r48; r130 = __umulhi(r99, r129); r131 = r130 * r100; r132 = r99 - r131; r133 = r132 - r100; r134 = r132 < r133 ? r132 : r133; r135 = r132 - r134; r136 = r135 < 1u ? r135 : 1u; r101 = r130 + r136; r102 = r134; r91 = (i64)r101; r92 = (i64)r102;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r161 = (u64)r48; r163 = r161 | r162; r164 = r163 >> 32; r165 = (u32)r164; r166 = r165 == 0u; if (!r166) goto b87; r167 = (u32)r48; r187 = __umulhi(r167, r186); r188 = r187 * r168; r189 = r167 - r188; r190 = r189 - r168; r191 = r189 < r190 ? r189 : r190; r192 = r189 - r191; r193 = r192 < 1u ? r192 : 1u; r169 = r187 + r193; r170 = r191; r159 = (i64)r169; r160 = (i64)r170;
 b52: // rangeint.body (checked)
 #line 12 "kernels.go"
-	r49 = r92; r50 = r91;
+	r49 = r160; r50 = r159;
 	r52 = (double)r49; r53 = r51 * r52; r55 = r53 / r54; r56 = r12 + r55;
 	r58 = (double)r50; r59 = r57 * r58; r61 = r59 / r60; r62 = r20 + r61;
-	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r140 = r27 > (-2147483641) ? r27 : (-2147483641); r141 = (u32)r140 - 7u;
+	r28 = 0x0p+00; r29 = 0x0p+00; r30 = 0; r197 = r27 > (-2147483641) ? r27 : (-2147483641); r198 = (u32)r197 - 7u;
 b55: // unroll guard
 #line 15 "kernels.go"
-	r142 = r30 < r141; if (!r142) goto b83;
+	r199 = r30 < r198; if (!r199) goto b83;
 #line 22 "kernels.go"
 	r63 = r30 < r27;
 	r64 = r28 * r28; r65 = r29 * r29;
@@ -257,7 +260,7 @@ b86: // escape.for.done (checked)
 	r26 = r27; goto b59;
 b87: // divide in 64 bits
 #line 12 "kernels.go"
-	r91 = qd_div_i64(r48, r4); r104 = (u64)r91 * (u64)r4; r92 = (u64)r48 - (u64)r104; goto b52;
+	r159 = qd_div_i64(r48, r4); r172 = (u64)r159 * (u64)r4; r160 = (u64)r48 - (u64)r172; goto b52;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c01224ec0b5839a7179b853f8d0a022ec4f6f2e944473707f14c74488655cff8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "6794a92e8f721318d363a19ba8054fff909616748cbe6c6b463b1d6afe53249c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "819731fc3a51ed450946e8088b362d186509ae2eb51e890c7dcc672c32467853"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "cbb7fa69fefebf4aa6af5809cd8bd78d11555bc7633c74073ff67b76efa5ccb9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

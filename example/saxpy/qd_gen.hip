@@ -25,9 +25,8 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
-	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
-	i64 r143 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r123 = 0;
+	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r134 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
@@ -38,8 +37,7 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
 	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
-	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
-	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r133 = 0, *r135 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 9 "kernels.go"
@@ -47,34 +45,34 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 9 "kernels.go"
 	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
-	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b19; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b19; if (!r43) goto b19; if (!r45) goto b19; if (!r48) goto b19; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r112 = (u64)r1 * 8ull; r115 = r112; r118 = (u64)r1 * 12ull; r121 = r118; r131 = r2;
 #line 9 "kernels.go"
-	r141 = r140; r142 = r7 + r141 * 4; r143 = (u64)r104 * 4ull; r144 = r13 + r141 * 4;
+	r132 = r131; r133 = r7 + r132 * 4; r134 = (u64)r104 * 4ull; r135 = r13 + r132 * 4;
 b7: // grid unrolled guard
 #line 9 "kernels.go"
 	r50 = r2 < r3; if (!r50) goto b18; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b14;
-	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r143 * 1; r144 = r144 + r143 * 1; goto b7;
+	r59 = r133; r60 = *(float *)r59; r61 = r11 * r60; r62 = r135; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r76 = r73; *(float *)r76 = r75; r111 = r59; r113 = r111 + r112 * 1; r82 = r113; r83 = *(float *)r82; r84 = r11 * r83; r114 = r62; r116 = r114 + r115 * 1; r85 = r116; r86 = *(float *)r85; r87 = r84 + r86; r88 = r85; *(float *)r88 = r87; r117 = r59; r119 = r117 + r118 * 1; r94 = r119; r95 = *(float *)r94; r96 = r11 * r95; r120 = r62; r122 = r120 + r121 * 1; r97 = r122; r98 = *(float *)r97; r99 = r96 + r98; r100 = r97; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b7;
 b14: // preheader
 #line 9 "kernels.go"
-	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
+	r123 = r2; r124 = r7 + r123 * 4; r125 = r104; r126 = r13 + r123 * 4;
 b15: // head
 #line 9 "kernels.go"
 	r4 = r2 < r3; if (!r4) goto b18;
-	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+	r6 = r124; r9 = *(float *)r6; r10 = r11 * r9; r12 = r126; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 9 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b15;
+	r2 = (u64)r2 + (u64)r1; r124 = r124 + r125 * 1; r126 = r126 + r125 * 1; goto b15;
 b18: // exit
 #line 9 "kernels.go"
 	return;
 b19: // preheader
 #line 9 "kernels.go"
-	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
+	r127 = r2; r128 = r7 + r127 * 4; r129 = (u64)r1 * 4ull; r130 = r13 + r127 * 4;
 b20: // head (checked)
 #line 9 "kernels.go"
 	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r128; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r130; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
 #line 9 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r129 * 1; goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

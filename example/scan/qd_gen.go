@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5a7607707ad947a71f8ab9fd30f33ef1ad4a1c6a0cf7feab543175bec7dd3cf0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "38ba9cfb62aa05ab4e3ce517c152bcad691af1769d19cd574d68315dbb22a47d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d672efa67a41c3ea45f78f33028237bcca70acd58068fbd5be0928fcaf0c94ac"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0e319f2b87a9189cabf4c9beeca5e009989f4b55f89365015519728f981f9150"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

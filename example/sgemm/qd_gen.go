@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1b5dd29fe9cda8a59ff3f7db929f797227f02de59deba45c4f27bd807e0bfcca"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f79792dc77070b750b8ceb4a9e3264de74b4aa65eb5550593c1e97d010fc6079"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9ca558b8b939c18e321b37705898b663b2d6acc7a9ffba1e5a2fa67297187b13"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bd0c58f106ac4c49f844d95ca6a42a3141a429f6a55859eb613c26f9a3608dd1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "717650f28692cdfe5ac8d61e99e45ae6d16ae5bd627bf453c432a3706fe09f99"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d3a192e82bff517ceb6db01143e11f0ab456ca24bcc24478804accf349eb3e25"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "dd244d5a1144f5ce29ed68fd837f71751d67bd9b8a0935fb0268c392d6c5ea15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "69c768ace68b8c5d66354c48344976687541952afa4e0abc7c028dad146ba657"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

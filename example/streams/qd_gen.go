@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "931cb0a39d81cdfd81dd966094d32a4bf2235190343a80ecaf4d111d4d7d15a0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "a2fc42b329b161bda89ff2057e5cc86745b56e52752195c05ec751b37271b072"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "52fc3ea82c42bab83ece6580e5bb4a8ac5516ec3c596e721d60b80d998281524"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2d68cbe6daaf7ab60bb5197c2d149792c368d9a64ce4c6f5932b2f1172bbd490"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9b3b4ca72a424ed50f9215826825b53e2f6f2f223176d7d54e694efff4e4c20d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f453987bbc3fc021335961898df068a9486d245209037be459ed4d5a3d40138a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "de280b75aaa8862deef1cccca1e93fe1a30ad46acdf81be607319a6911bd8be3"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d03db8876d3829ea63f142a9f33c12468707a5b7b9b60c0485c280843ef1fa10"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0f5c10d77c66d59f855bb0193ba0413fd7a5a90f883516874f0e6bc7cd0b3d18"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f58c42a686dba1dce596bbd9c521c71913185ce66de71dbdfa0c86927ff77fcf"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1746fb0284e4a5d0418f676f60c06c6327a5a81ecacb3107ca945fb3c9a87981"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "98cf18f6efe5c47db5ba7711a86393b34fd78c915d1265074d2650de29654cc1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
