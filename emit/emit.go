@@ -33,7 +33,7 @@ type Backend struct {
 
 // Backends lists every backend, in the order of the images in a module.
 var Backends = []Backend{
-	{Name: "ptx", Kind: rtimpl.ImagePTX, Pipeline: opt.Default, Emit: ptx.Module},
+	{Name: "ptx", Kind: rtimpl.ImagePTX, Pipeline: opt.PTX, Emit: ptx.Module},
 	{Name: "hip", Kind: rtimpl.ImageHIP, Pipeline: opt.Default, Emit: hip.Module},
 	// The IR itself, which the CPU backend's race mode interprets.
 	{Name: "ir", Kind: rtimpl.ImageIR, Pipeline: opt.Default, Emit: irImage},

@@ -9,6 +9,7 @@ import (
 	"github.com/qdgo/qd/internal/iterations"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/opt"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -76,6 +77,32 @@ func TestBlocksInterpretedWave64(t *testing.T) {
 				}
 				got := cloneArgs(args)
 				ip := &ir.Interp{Threads: 3 * 1024, WarpSize: 64, StepLimit: 1 << 28}
+				if err := interpretOn(ip, kernels[c.name], got); err != nil {
+					t.Fatalf("n=%d: %v", n, err)
+				}
+				compareArgs(t, c.name, want, got)
+			}
+		})
+	}
+}
+
+// TestBlocksInterpretedPTX runs the block-level kernels as the PTX
+// backend optimizes them, with the warp's size 32 and the collectives'
+// steps for other sizes folded away, on the IR interpreter with warps of
+// 32 threads.
+func TestBlocksInterpretedPTX(t *testing.T) {
+	kernels := loadKernelsThrough(t, "blocks", &lower.Config{}, "ptx", opt.PTX)
+	for _, c := range blockCases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(len(c.name)), 4))
+			for _, n := range []int{1, 300, 4099} {
+				args := drawArgs(c, r, n)
+				want := cloneArgs(args)
+				if err := callGo(c.fn, want); err != nil {
+					t.Fatalf("the Go function failed: %v", err)
+				}
+				got := cloneArgs(args)
+				ip := &ir.Interp{Threads: 3 * 1024, WarpSize: 32, StepLimit: 1 << 28}
 				if err := interpretOn(ip, kernels[c.name], got); err != nil {
 					t.Fatalf("n=%d: %v", n, err)
 				}

@@ -33,10 +33,17 @@ func loadKernels(t *testing.T) map[string]*ir.Kernel {
 // kernels are shared, so callers must not change them.
 func loadKernelsFrom(t *testing.T, dir string, lcfg *lower.Config) map[string]*ir.Kernel {
 	t.Helper()
+	return loadKernelsThrough(t, dir, lcfg, "default", opt.Default)
+}
+
+// loadKernelsThrough is loadKernelsFrom with the kernels optimized by
+// pipeline, named name, instead of opt.Default.
+func loadKernelsThrough(t *testing.T, dir string, lcfg *lower.Config, name string, pipeline opt.Pipeline) map[string]*ir.Kernel {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
 	}
-	key := fmt.Sprintf("%s %+v", dir, *lcfg)
+	key := fmt.Sprintf("%s %+v %s", dir, *lcfg, name)
 	loadedMu.Lock()
 	e := loaded[key]
 	if e == nil {
@@ -47,7 +54,7 @@ func loadKernelsFrom(t *testing.T, dir string, lcfg *lower.Config) map[string]*i
 	e.Lock() // one load of a package at a time; the others wait for it
 	defer e.Unlock()
 	if e.kernels == nil {
-		if ks, ok := lowerKernels(t, dir, lcfg); ok {
+		if ks, ok := lowerKernels(t, dir, lcfg, pipeline); ok {
 			e.kernels = ks
 		} else {
 			return ks
@@ -68,9 +75,9 @@ var (
 	loaded   = map[string]*loadedKernels{}
 )
 
-// lowerKernels lowers and optimizes the kernels of the package in dir, and
+// lowerKernels lowers and optimizes (with pipeline) the kernels of the package in dir, and
 // reports whether that went without errors.
-func lowerKernels(t *testing.T, dir string, lcfg *lower.Config) (map[string]*ir.Kernel, bool) {
+func lowerKernels(t *testing.T, dir string, lcfg *lower.Config, pipeline opt.Pipeline) (map[string]*ir.Kernel, bool) {
 	t.Helper()
 	ok := true
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
@@ -91,7 +98,7 @@ func lowerKernels(t *testing.T, dir string, lcfg *lower.Config) (map[string]*ir.
 	}
 	m := make(map[string]*ir.Kernel)
 	for _, k := range ks {
-		if err := opt.Default.Run(k); err != nil {
+		if err := pipeline.Run(k); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
 			ok = false
 		}

@@ -104,24 +104,26 @@ func (f *frame) blockSum(base ir.Reg, et ir.Type, n, size int64) ir.Reg {
 		tb.jump(next)
 	}
 	// The warp's sum, in its lane 0: lane l adds lane l+d's for d = warp/2,
-	// ..., 1, where that lane is a thread of the block.
+	// ..., 1, where that lane is a thread of the block. The steps are
+	// written out for warps of up to maxWarp threads, each behind a test
+	// of the warp's size, so that a backend that knows the size (PTX's
+	// 32) folds the tests away and keeps the shuffles alone, with no loop.
+	// Only lane 0's sum is kept, and its lanes l+d are in its warp: where
+	// the block is whole warps, lane l+d is a thread of the block.
 	warp := ir.R(tb.op(ir.OpWarpSize, ir.Int64))
-	d := tb.t.NewReg(ir.Int64)
-	tb.emit(ir.Instr{Op: ir.OpShr, Type: ir.Int64, From: ir.Int64, Dst: d, Args: []ir.Arg{warp, ir.Imm(ir.Int64, 1)}})
-	head, body, done := tb.t.NewBlock("sum.shuffle"), tb.t.NewBlock("sum.add"), tb.t.NewBlock("sum.warps")
-	tb.jump(head)
-	tb.branch(tb.op(ir.OpGt, ir.Int64, ir.R(d), ir.Imm(ir.Int64, 0)), body, done)
-	tb.cur = body
-	other := tb.op(ir.OpShuffleDown, et, ir.R(acc), ir.R(d))
-	inBlock := tb.op(ir.OpLt, ir.Int64, ir.R(tb.op(ir.OpAdd, ir.Int64, thread, ir.R(d))), ir.Imm(ir.Int64, uint64(size)))
-	add, next := tb.t.NewBlock("sum.other"), tb.t.NewBlock("sum.step")
-	tb.branch(inBlock, add, next)
-	tb.cur = add
-	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: acc, Args: []ir.Arg{ir.R(acc), ir.R(other)}})
-	tb.jump(next)
-	tb.emit(ir.Instr{Op: ir.OpShr, Type: ir.Int64, From: ir.Int64, Dst: d, Args: []ir.Arg{ir.R(d), ir.Imm(ir.Int64, 1)}})
-	tb.jump(head)
-	tb.cur = done
+	whole := tb.op(ir.OpEq, ir.Int64, ir.R(tb.op(ir.OpRem, ir.Int64, ir.Imm(ir.Int64, uint64(size)), warp)), ir.Imm(ir.Int64, 0))
+	for d := int64(maxWarp / 2); d >= 1; d /= 2 {
+		step, check, add, next := tb.t.NewBlock("sum.shuffle"), tb.t.NewBlock("sum.check"), tb.t.NewBlock("sum.add"), tb.t.NewBlock("sum.step")
+		tb.branch(tb.op(ir.OpLt, ir.Int64, ir.Imm(ir.Int64, uint64(d)), warp), step, next)
+		tb.cur = step
+		other := tb.op(ir.OpShuffleDown, et, ir.R(acc), ir.Imm(ir.Int64, uint64(d)))
+		tb.branch(whole, add, check)
+		tb.cur = check
+		tb.branch(tb.op(ir.OpLt, ir.Int64, ir.R(tb.op(ir.OpAdd, ir.Int64, thread, ir.Imm(ir.Int64, uint64(d)))), ir.Imm(ir.Int64, uint64(size))), add, next)
+		tb.cur = add
+		tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: acc, Args: []ir.Arg{ir.R(acc), ir.R(other)}})
+		tb.jump(next)
+	}
 	// Lane 0 of each warp writes the warp's sum; every thread adds them.
 	sums := f.warpSums(et)
 	lane := tb.op(ir.OpLane, ir.Int64)
@@ -143,7 +145,7 @@ func (f *frame) blockSum(base ir.Reg, et ir.Type, n, size int64) ir.Reg {
 	tb.cur = wbody
 	x := f.loadShared(sums, ir.R(w), et)
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: total, Args: []ir.Arg{ir.R(total), ir.R(x)}})
-	tb.emit(ir.Instr{Op: ir.OpAdd, Type: ir.Int64, Dst: w, Args: []ir.Arg{ir.R(w), ir.Imm(ir.Int64, 1)}})
+	f.countUp(w)
 	tb.jump(whead)
 	tb.cur = wdone
 	tb.emit(ir.Instr{Op: ir.OpBarrier}) // before the warps' sums are written again
@@ -169,24 +171,20 @@ func (f *frame) blockScan(base ir.Reg, et ir.Type, n int64, exclusive bool) ir.R
 	tb.cur = read
 	tb.move(x, ir.R(f.loadShared(base, thread, et)))
 	tb.jump(readDone)
-	// Lane l adds lane l-d's for d = 1, 2, ..., below the warp's size.
+	// Lane l adds lane l-d's for d = 1, 2, ..., below the warp's size:
+	// written out, like blockSum's steps, for warps of up to maxWarp.
 	lane := ir.R(tb.op(ir.OpLane, ir.Int64))
 	warp := ir.R(tb.op(ir.OpWarpSize, ir.Int64))
-	d := tb.t.NewReg(ir.Int64)
-	tb.move(d, ir.Imm(ir.Int64, 1))
-	head, body, done := tb.t.NewBlock("scan.shuffle"), tb.t.NewBlock("scan.add"), tb.t.NewBlock("scan.warped")
-	tb.jump(head)
-	tb.branch(tb.op(ir.OpLt, ir.Int64, ir.R(d), warp), body, done)
-	tb.cur = body
-	other := tb.op(ir.OpShuffleUp, et, ir.R(x), ir.R(d))
-	add, next := tb.t.NewBlock("scan.other"), tb.t.NewBlock("scan.step")
-	tb.branch(tb.op(ir.OpGe, ir.Int64, lane, ir.R(d)), add, next)
-	tb.cur = add
-	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: x, Args: []ir.Arg{ir.R(x), ir.R(other)}})
-	tb.jump(next)
-	tb.emit(ir.Instr{Op: ir.OpShl, Type: ir.Int64, From: ir.Int64, Dst: d, Args: []ir.Arg{ir.R(d), ir.Imm(ir.Int64, 1)}})
-	tb.jump(head)
-	tb.cur = done
+	for d := int64(1); d < maxWarp; d *= 2 {
+		step, add, next := tb.t.NewBlock("scan.shuffle"), tb.t.NewBlock("scan.add"), tb.t.NewBlock("scan.step")
+		tb.branch(tb.op(ir.OpLt, ir.Int64, ir.Imm(ir.Int64, uint64(d)), warp), step, next)
+		tb.cur = step
+		other := tb.op(ir.OpShuffleUp, et, ir.R(x), ir.Imm(ir.Int64, uint64(d)))
+		tb.branch(tb.op(ir.OpGe, ir.Int64, lane, ir.Imm(ir.Int64, uint64(d))), add, next)
+		tb.cur = add
+		tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: x, Args: []ir.Arg{ir.R(x), ir.R(other)}})
+		tb.jump(next)
+	}
 	// The sum of the warp's elements before the lane's own.
 	var below ir.Reg
 	if exclusive {
@@ -231,6 +229,9 @@ func (f *frame) blockScan(base ir.Reg, et ir.Type, n int64, exclusive bool) ir.R
 	tb.cur = earlier
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: et, Dst: before, Args: []ir.Arg{ir.R(before), ir.R(s)}})
 	tb.jump(counted)
+	// Not countUp: unrolled fully, this loop left example/scan's
+	// ScanTiles at 96 registers a thread, its checked copy's doing, where
+	// unrolled by UnrollLoops it takes 32.
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: ir.Int64, Dst: w, Args: []ir.Arg{ir.R(w), ir.Imm(ir.Int64, 1)}})
 	tb.jump(whead)
 	tb.cur = wdone
@@ -246,6 +247,20 @@ func (f *frame) blockScan(base ir.Reg, et ir.Type, n int64, exclusive bool) ir.R
 	tb.emit(ir.Instr{Op: ir.OpBarrier}) // before the scan is read, or the warps' sums written again
 	return total
 }
+
+// countUp adds 1 to the counter w of a loop over the warps' sums, as the
+// sum of w and 1 moved into w, the form of Go's loops, which the loop
+// analysis counts: the loop runs a constant number of times once the
+// warp's size is a constant, and unrolls fully.
+func (f *frame) countUp(w ir.Reg) {
+	tb := f.tb
+	tb.move(w, ir.R(tb.op(ir.OpAdd, ir.Int64, ir.R(w), ir.Imm(ir.Int64, 1))))
+}
+
+// maxWarp is the most threads a warp has on any GPU the backends target:
+// AMD's wavefronts of 64. The collectives' shuffle steps are written out
+// for it, each behind a test of the warp's size.
+const maxWarp = 64
 
 // warpSums declares the shared array where each warp of a block leaves
 // its sum: 32 elements, enough for 1024 threads in warps of 32.

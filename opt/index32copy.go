@@ -38,6 +38,13 @@ func (p *index32Plan) prepare() {
 		}
 	}
 	p.counterTests(bb)
+	if !p.multiplies() && len(bb.conds) > maxIndex32Tests {
+		// Too long a test for a loop narrowed for its adds alone, which
+		// is given up here, before the implied comparisons are dropped:
+		// that takes time that grows faster than the count.
+		p.tests = len(bb.conds)
+		return
+	}
 	p.ok = bb.condition()
 	p.tests = len(bb.conds)
 }

@@ -60,6 +60,7 @@ var Default = Pipeline{
 	{Name: "hoistchecks", Task: HoistChecks},
 	{Name: "gridunroll", Task: UnrollGridStride},
 	{Name: "proventests", Task: RemoveProvenTests},
+	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "offsets", Task: SplitAddressOffsets},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},

@@ -10,7 +10,7 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// TestPassGoldens runs each pass of Default alone on the inputs in
+// TestPassGoldens runs each pass of Default and PTX alone on the inputs in
 // testdata/<pass>/X.ir and compares the IR after it with X.out.ir;
 // go test ./opt -update rewrites those. Every pass needs an input.
 func TestPassGoldens(t *testing.T) {
@@ -19,12 +19,12 @@ func TestPassGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range dirs {
-		if _, ok := Default.Lookup(d.Name()); !ok {
-			t.Errorf("testdata/%s: no pass of that name in Default", d.Name())
+		if _, ok := PTX.Lookup(d.Name()); !ok {
+			t.Errorf("testdata/%s: no pass of that name in Default or PTX", d.Name())
 		}
 	}
 	tested := map[string]bool{}
-	for _, pass := range Default {
+	for _, pass := range PTX {
 		if tested[pass.Name] {
 			continue
 		}

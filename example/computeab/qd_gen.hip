@@ -20,17 +20,24 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r5 = 0, r16 = 0, r23 = 0, r26 = 0, r36 = 0, r48 = 0, r51 = 0, r65 = 0;
-	bool r68 = 0, r74 = 0, r77 = 0, r80 = 0;
+	bool r68 = 0, r74 = 0, r76 = 0, r77 = 0, r80 = 0, r82 = 0, r83 = 0, r85 = 0;
+	bool r86 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r97 = 0, r107 = 0;
+	bool r110 = 0, r126 = 0, r129 = 0;
+	i32 r93 = 0, r94 = 0, r95 = 0, r96 = 0, r120 = 0, r122 = 0, r123 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r18 = 0, r22 = 0, r25 = 0, r27 = 0, r28 = 0, r31 = 0;
 	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r39 = 0, r41 = 0, r47 = 0;
 	i64 r50 = 0, r52 = 0, r53 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
-	i64 r61 = 0, r63 = 0, r75 = 0, r76 = 0, r78 = 0, r79 = 0;
+	i64 r61 = 0, r63 = 0, r75 = 0, r78 = 0, r79 = 0, r81 = 0, r84 = 0, r87 = 0;
+	i64 r98 = 0, r100 = 0, r106 = 0, r109 = 0, r111 = 0, r112 = 0, r115 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r119 = 0, r124 = 0, r125 = 0, r127 = 0, r128 = 0;
+	u32 r121 = 0;
 	u64 r29 = 0, r30 = 0, r54 = 0, r55 = 0, r62 = 0, r64 = 0, r66 = 0, r67 = 0;
-	u64 r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0;
+	u64 r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r113 = 0, r114 = 0;
 	float r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r21 = 0, r40 = 0;
-	float r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
-	char *r7 = 0, *r10 = 0, *r24 = 0, *r38 = 0, *r49 = 0;
+	float r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r99 = 0, r101 = 0, r102 = 0;
+	float r103 = 0, r104 = 0, r105 = 0;
+	char *r7 = 0, *r10 = 0, *r24 = 0, *r38 = 0, *r49 = 0, *r108 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 13 "kernels.go"
@@ -38,53 +45,53 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p1; r61 = r11; r62 = (u64)r61; r63 = r2; r64 = (u64)r63; r65 = r64 < r62;
 #line 13 "kernels.go"
 	r4 = p4; r3 = r4; r66 = (u64)r3; r69 = r66 - 1ull; r70 = (u64)r2; r71 = r69 - r70; r72 = r62 - 1ull; r73 = r72 - r64; r74 = r71 <= r73;
-	r10 = p0; if (!r65) goto b34; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b34; if (!r74) goto b34; r7 = r10;
-b5: // head
+	r10 = p0; if (!r65) goto b36; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b36; if (!r74) goto b36; r7 = r10; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r86 = r78 <= 2147483647ll; r87 = (u64)r81 + (u64)r78; r88 = r87 <= 2147483647ll; r89 = r76 & r77; r90 = r89 & r82; r91 = r90 & r86; r92 = r91 & r88; r93 = (i32)r2; if (!r92) goto b36; r120 = (i32)r3; r123 = (i32)r1;
+b7: // head (int32)
 #line 13 "kernels.go"
-	r5 = r2 < r3; if (!r5) goto b33; r6 = r2; r27 = __mul64hi(r6, (-9002011107970261188ll)); r28 = (u64)r27 + (u64)r6; r29 = (u64)r28; r30 = r29 >> 63; r31 = r28 >> 9; r32 = (i64)r30; r33 = (u64)r31 + (u64)r32; r34 = (u64)r33 * 1000ull; r35 = (u64)r6 - (u64)r34;
+	r97 = r93 < r120; if (!r97) goto b35; r94 = r93; r98 = (i64)r94; r111 = __mul64hi(r98, (-9002011107970261188ll)); r112 = (u64)r111 + (u64)r98; r113 = (u64)r112; r114 = r113 >> 63; r115 = r112 >> 9; r121 = (u32)r114; r96 = (i32)r121; r116 = (i64)r96; r117 = (u64)r115 + (u64)r116; r118 = (u64)r117 * 1000ull; r119 = (u64)r98 - (u64)r118;
 #line 48 "kernels.go"
-	r13 = r35; r14 = (float)r13; r15 = r14 * 0x1p-01f; r17 = r15; r18 = 0ll; r75 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r76 = (u64)r75 - 8ull;
-b10: // unroll guard
+	r100 = r119; r101 = (float)r100; r102 = r101 * 0x1p-01f; r17 = r102; r18 = 0ll; r124 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r125 = (u64)r124 - 8ull;
+b12: // unroll guard
 #line 48 "kernels.go"
-	r77 = r18 < r76; if (!r77) goto b27;
+	r126 = r18 < r125; if (!r126) goto b29;
 #line 50 "kernels.go"
-	r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; r17 = r21; r18 = r22; goto b10;
-b27: // computeA.rangeint.body
+	r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; goto b12;
+b29: // computeA.rangeint.body (int32)
 #line 50 "kernels.go"
-	r20 = r17 * 0x1.ff7ceep-01f; r21 = r20 + 0x1p-02f; r22 = (u64)r18 + 1ull; r23 = r22 < 64ll; if (!r23) goto b29; r17 = r21; r18 = r22; goto b27;
-b29: // edge 1→2
+	r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; if (!r107) goto b31; r17 = r105; r18 = r106; goto b29;
+b31: // edge 1→2 (int32)
 #line 50 "kernels.go"
-	r19 = r21; r12 = r19;
+	r103 = r105; r99 = r103; r98 = (i64)r94;
 #line 14 "kernels.go"
-	r24 = r7 + r6 * 4; *(float *)r24 = r12;
+	r108 = r7 + r98 * 4; *(float *)r108 = r99;
 #line 13 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b5;
-b33: // exit
+	r93 = (u32)r93 + (u32)r123; goto b7;
+b35: // exit
 #line 13 "kernels.go"
 	return;
-b34: // preheader
+b36: // preheader
 #line 14 "kernels.go"
 	r38 = r10; r39 = r11;
-b35: // head (checked)
+b37: // head (checked)
 #line 13 "kernels.go"
-	r36 = r2 < r3; if (!r36) goto b33; r37 = r2; r52 = __mul64hi(r37, (-9002011107970261188ll)); r53 = (u64)r52 + (u64)r37; r54 = (u64)r53; r55 = r54 >> 63; r56 = r53 >> 9; r57 = (i64)r55; r58 = (u64)r56 + (u64)r57; r59 = (u64)r58 * 1000ull; r60 = (u64)r37 - (u64)r59;
+	r36 = r2 < r3; if (!r36) goto b35; r37 = r2; r52 = __mul64hi(r37, (-9002011107970261188ll)); r53 = (u64)r52 + (u64)r37; r54 = (u64)r53; r55 = r54 >> 63; r56 = r53 >> 9; r57 = (i64)r55; r58 = (u64)r56 + (u64)r57; r59 = (u64)r58 * 1000ull; r60 = (u64)r37 - (u64)r59;
 #line 48 "kernels.go"
-	r41 = r60; r42 = (float)r41; r43 = r42 * 0x1p-01f; r17 = r43; r18 = 0ll; r78 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r79 = (u64)r78 - 8ull;
-b40: // unroll guard
+	r41 = r60; r42 = (float)r41; r43 = r42 * 0x1p-01f; r17 = r43; r18 = 0ll; r127 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r128 = (u64)r127 - 8ull;
+b42: // unroll guard
 #line 48 "kernels.go"
-	r80 = r18 < r79; if (!r80) goto b57;
+	r129 = r18 < r128; if (!r129) goto b59;
 #line 50 "kernels.go"
-	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; goto b40;
-b57: // computeA.rangeint.body (checked)
+	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; goto b42;
+b59: // computeA.rangeint.body (checked)
 #line 50 "kernels.go"
-	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; if (!r48) goto b59; r17 = r46; r18 = r47; goto b57;
-b59: // edge 1→2 (checked)
+	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; if (!r48) goto b61; r17 = r46; r18 = r47; goto b59;
+b61: // edge 1→2 (checked)
 #line 50 "kernels.go"
 	r44 = r46; r40 = r44;
 #line 14 "kernels.go"
 	if ((u64)r37 >= (u64)r39) { qd_site = 0; qd_x = r37; qd_y = r39; goto qd_fault; } r49 = r38 + r37 * 4; *(float *)r49 = r40;
 #line 13 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b35;
+	r2 = (u64)r2 + (u64)r1; goto b37;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -101,17 +108,24 @@ qd_fault: {
 // Task 1 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r5 = 0, r15 = 0, r24 = 0, r27 = 0, r37 = 0, r50 = 0, r53 = 0, r67 = 0;
-	bool r70 = 0, r76 = 0, r79 = 0, r82 = 0;
+	bool r70 = 0, r76 = 0, r78 = 0, r79 = 0, r82 = 0, r84 = 0, r85 = 0, r87 = 0;
+	bool r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r99 = 0, r110 = 0;
+	bool r113 = 0, r129 = 0, r132 = 0;
+	i32 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r123 = 0, r125 = 0, r126 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r17 = 0, r23 = 0, r26 = 0, r28 = 0, r29 = 0, r32 = 0;
 	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r49 = 0;
 	i64 r52 = 0, r54 = 0, r55 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0;
-	i64 r63 = 0, r65 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0;
+	i64 r63 = 0, r65 = 0, r77 = 0, r80 = 0, r81 = 0, r83 = 0, r86 = 0, r89 = 0;
+	i64 r100 = 0, r102 = 0, r109 = 0, r112 = 0, r114 = 0, r115 = 0, r118 = 0, r119 = 0;
+	i64 r120 = 0, r121 = 0, r122 = 0, r127 = 0, r128 = 0, r130 = 0, r131 = 0;
+	u32 r124 = 0;
 	u64 r30 = 0, r31 = 0, r56 = 0, r57 = 0, r64 = 0, r66 = 0, r68 = 0, r69 = 0;
-	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0;
+	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r116 = 0, r117 = 0;
 	float r12 = 0, r14 = 0, r16 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0;
-	float r41 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0;
-	char *r7 = 0, *r10 = 0, *r25 = 0, *r39 = 0, *r51 = 0;
+	float r41 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r101 = 0;
+	float r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
+	char *r7 = 0, *r10 = 0, *r25 = 0, *r39 = 0, *r51 = 0, *r111 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 18 "kernels.go"
@@ -119,53 +133,53 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p3; r63 = r11; r64 = (u64)r63; r65 = r2; r66 = (u64)r65; r67 = r66 < r64;
 #line 18 "kernels.go"
 	r4 = p4; r3 = r4; r68 = (u64)r3; r71 = r68 - 1ull; r72 = (u64)r2; r73 = r71 - r72; r74 = r64 - 1ull; r75 = r74 - r66; r76 = r73 <= r75;
-	r10 = p2; if (!r67) goto b34; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; if (!r70) goto b34; if (!r76) goto b34; r7 = r10;
-b5: // head
+	r10 = p2; if (!r67) goto b36; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; if (!r70) goto b36; if (!r76) goto b36; r7 = r10; r77 = p4; r78 = r77 >= (-2147483648ll); r79 = r77 <= 2147483647ll; r80 = (i64)((u64)gridDim.x * blockDim.x); r83 = (u64)r77 - 1ull; r84 = r83 >= (-2147483648ll); r88 = r80 <= 2147483647ll; r89 = (u64)r83 + (u64)r80; r90 = r89 <= 2147483647ll; r91 = r78 & r79; r92 = r91 & r84; r93 = r92 & r88; r94 = r93 & r90; r95 = (i32)r2; if (!r94) goto b36; r123 = (i32)r3; r126 = (i32)r1;
+b7: // head (int32)
 #line 18 "kernels.go"
-	r5 = r2 < r3; if (!r5) goto b33; r6 = r2; r28 = __mul64hi(r6, (-6291360591419602545ll)); r29 = (u64)r28 + (u64)r6; r30 = (u64)r29; r31 = r30 >> 63; r32 = r29 >> 9; r33 = (i64)r31; r34 = (u64)r32 + (u64)r33; r35 = (u64)r34 * 777ull; r36 = (u64)r6 - (u64)r35;
+	r99 = r95 < r123; if (!r99) goto b35; r96 = r95; r100 = (i64)r96; r114 = __mul64hi(r100, (-6291360591419602545ll)); r115 = (u64)r114 + (u64)r100; r116 = (u64)r115; r117 = r116 >> 63; r118 = r115 >> 9; r124 = (u32)r117; r98 = (i32)r124; r119 = (i64)r98; r120 = (u64)r118 + (u64)r119; r121 = (u64)r120 * 777ull; r122 = (u64)r100 - (u64)r121;
 #line 56 "kernels.go"
-	r13 = r36; r14 = (float)r13; r16 = r14; r17 = 0ll; r77 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r78 = (u64)r77 - 8ull;
-b10: // unroll guard
+	r102 = r122; r103 = (float)r102; r16 = r103; r17 = 0ll; r127 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r128 = (u64)r127 - 8ull;
+b12: // unroll guard
 #line 56 "kernels.go"
-	r79 = r17 < r78; if (!r79) goto b27;
+	r129 = r17 < r128; if (!r129) goto b29;
 #line 58 "kernels.go"
-	r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; r16 = r22; r17 = r23; goto b10;
-b27: // computeB.rangeint.body
+	r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; goto b12;
+b29: // computeB.rangeint.body (int32)
 #line 58 "kernels.go"
-	r19 = r16 * r16; r20 = r16 + 0x1p+00f; r21 = r19 / r20; r22 = r21 + 0x1p+00f; r23 = (u64)r17 + 1ull; r24 = r23 < 64ll; if (!r24) goto b29; r16 = r22; r17 = r23; goto b27;
-b29: // edge 1→2
+	r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; if (!r110) goto b31; r16 = r108; r17 = r109; goto b29;
+b31: // edge 1→2 (int32)
 #line 58 "kernels.go"
-	r18 = r22; r12 = r18;
+	r104 = r108; r101 = r104; r100 = (i64)r96;
 #line 19 "kernels.go"
-	r25 = r7 + r6 * 4; *(float *)r25 = r12;
+	r111 = r7 + r100 * 4; *(float *)r111 = r101;
 #line 18 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b5;
-b33: // exit
+	r95 = (u32)r95 + (u32)r126; goto b7;
+b35: // exit
 #line 18 "kernels.go"
 	return;
-b34: // preheader
+b36: // preheader
 #line 19 "kernels.go"
 	r39 = r10; r40 = r11;
-b35: // head (checked)
+b37: // head (checked)
 #line 18 "kernels.go"
-	r37 = r2 < r3; if (!r37) goto b33; r38 = r2; r54 = __mul64hi(r38, (-6291360591419602545ll)); r55 = (u64)r54 + (u64)r38; r56 = (u64)r55; r57 = r56 >> 63; r58 = r55 >> 9; r59 = (i64)r57; r60 = (u64)r58 + (u64)r59; r61 = (u64)r60 * 777ull; r62 = (u64)r38 - (u64)r61;
+	r37 = r2 < r3; if (!r37) goto b35; r38 = r2; r54 = __mul64hi(r38, (-6291360591419602545ll)); r55 = (u64)r54 + (u64)r38; r56 = (u64)r55; r57 = r56 >> 63; r58 = r55 >> 9; r59 = (i64)r57; r60 = (u64)r58 + (u64)r59; r61 = (u64)r60 * 777ull; r62 = (u64)r38 - (u64)r61;
 #line 56 "kernels.go"
-	r42 = r62; r43 = (float)r42; r16 = r43; r17 = 0ll; r80 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r81 = (u64)r80 - 8ull;
-b40: // unroll guard
+	r42 = r62; r43 = (float)r42; r16 = r43; r17 = 0ll; r130 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r131 = (u64)r130 - 8ull;
+b42: // unroll guard
 #line 56 "kernels.go"
-	r82 = r17 < r81; if (!r82) goto b57;
+	r132 = r17 < r131; if (!r132) goto b59;
 #line 58 "kernels.go"
-	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; goto b40;
-b57: // computeB.rangeint.body (checked)
+	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; goto b42;
+b59: // computeB.rangeint.body (checked)
 #line 58 "kernels.go"
-	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; if (!r50) goto b59; r16 = r48; r17 = r49; goto b57;
-b59: // edge 1→2 (checked)
+	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; if (!r50) goto b61; r16 = r48; r17 = r49; goto b59;
+b61: // edge 1→2 (checked)
 #line 58 "kernels.go"
 	r44 = r48; r41 = r44;
 #line 19 "kernels.go"
 	if ((u64)r38 >= (u64)r40) { qd_site = 1; qd_x = r38; qd_y = r40; goto qd_fault; } r51 = r39 + r38 * 4; *(float *)r51 = r41;
 #line 18 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b35;
+	r2 = (u64)r2 + (u64)r1; goto b37;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -182,17 +196,24 @@ qd_fault: {
 // Task 0 of kernel ComputeABSerial(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r10 = 0, r17 = 0, r22 = 0, r32 = 0, r42 = 0, r45 = 0, r58 = 0;
-	bool r61 = 0, r67 = 0, r70 = 0, r73 = 0;
+	bool r61 = 0, r67 = 0, r69 = 0, r70 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0;
+	bool r79 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r90 = 0, r100 = 0;
+	bool r103 = 0, r119 = 0, r122 = 0;
+	i32 r86 = 0, r87 = 0, r88 = 0, r89 = 0, r113 = 0, r115 = 0, r116 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r12 = 0, r16 = 0;
 	i64 r20 = 0, r21 = 0, r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r33 = 0, r35 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0, r50 = 0;
-	i64 r51 = 0, r52 = 0, r53 = 0, r54 = 0, r56 = 0, r68 = 0, r69 = 0, r71 = 0;
-	i64 r72 = 0;
+	i64 r51 = 0, r52 = 0, r53 = 0, r54 = 0, r56 = 0, r68 = 0, r71 = 0, r72 = 0;
+	i64 r74 = 0, r77 = 0, r80 = 0, r91 = 0, r93 = 0, r99 = 0, r102 = 0, r104 = 0;
+	i64 r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r117 = 0, r118 = 0;
+	i64 r120 = 0, r121 = 0;
+	u32 r114 = 0;
 	u64 r25 = 0, r26 = 0, r48 = 0, r49 = 0, r55 = 0, r57 = 0, r59 = 0, r60 = 0;
-	u64 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
+	u64 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r106 = 0, r107 = 0;
 	float r6 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r34 = 0;
-	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
-	char *r18 = 0, *r19 = 0, *r43 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r92 = 0, r94 = 0, r95 = 0;
+	float r96 = 0, r97 = 0, r98 = 0;
+	char *r18 = 0, *r19 = 0, *r43 = 0, *r101 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 29 "kernels.go"
@@ -200,50 +221,50 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	r20 = p1; r55 = (u64)r20; r56 = r2; r57 = (u64)r56; r58 = r57 < r55;
 #line 29 "kernels.go"
 	r3 = p4; r59 = (u64)r3; r62 = r59 - 1ull; r63 = (u64)r2; r64 = r62 - r63; r65 = r55 - 1ull; r66 = r65 - r57; r67 = r64 <= r66;
-	r19 = p0; if (!r58) goto b33; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; if (!r61) goto b33; if (!r67) goto b33;
-b4: // head
+	r19 = p0; if (!r58) goto b35; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; if (!r61) goto b35; if (!r67) goto b35; r68 = p4; r69 = r68 >= (-2147483648ll); r70 = r68 <= 2147483647ll; r71 = (i64)((u64)gridDim.x * blockDim.x); r74 = (u64)r68 - 1ull; r75 = r74 >= (-2147483648ll); r79 = r71 <= 2147483647ll; r80 = (u64)r74 + (u64)r71; r81 = r80 <= 2147483647ll; r82 = r69 & r70; r83 = r82 & r75; r84 = r83 & r79; r85 = r84 & r81; r86 = (i32)r2; if (!r85) goto b35; r113 = (i32)r3; r116 = (i32)r1;
+b6: // head (int32)
 #line 29 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b32; r5 = r2; r23 = __mul64hi(r5, (-9002011107970261188ll)); r24 = (u64)r23 + (u64)r5; r25 = (u64)r24; r26 = r25 >> 63; r27 = r24 >> 9; r28 = (i64)r26; r29 = (u64)r27 + (u64)r28; r30 = (u64)r29 * 1000ull; r31 = (u64)r5 - (u64)r30;
+	r90 = r86 < r113; if (!r90) goto b34; r87 = r86; r91 = (i64)r87; r104 = __mul64hi(r91, (-9002011107970261188ll)); r105 = (u64)r104 + (u64)r91; r106 = (u64)r105; r107 = r106 >> 63; r108 = r105 >> 9; r114 = (u32)r107; r89 = (i32)r114; r109 = (i64)r89; r110 = (u64)r108 + (u64)r109; r111 = (u64)r110 * 1000ull; r112 = (u64)r91 - (u64)r111;
 #line 48 "kernels.go"
-	r7 = r31; r8 = (float)r7; r9 = r8 * 0x1p-01f; r11 = r9; r12 = 0ll; r68 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r69 = (u64)r68 - 8ull;
-b9: // unroll guard
+	r93 = r112; r94 = (float)r93; r95 = r94 * 0x1p-01f; r11 = r95; r12 = 0ll; r117 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r118 = (u64)r117 - 8ull;
+b11: // unroll guard
 #line 48 "kernels.go"
-	r70 = r12 < r69; if (!r70) goto b26;
+	r119 = r12 < r118; if (!r119) goto b28;
 #line 50 "kernels.go"
-	r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; r11 = r15; r12 = r16; goto b9;
-b26: // computeA.rangeint.body
+	r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; goto b11;
+b28: // computeA.rangeint.body (int32)
 #line 50 "kernels.go"
-	r14 = r11 * 0x1.ff7ceep-01f; r15 = r14 + 0x1p-02f; r16 = (u64)r12 + 1ull; r17 = r16 < 64ll; if (!r17) goto b28; r11 = r15; r12 = r16; goto b26;
-b28: // edge 1→2
+	r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; if (!r100) goto b30; r11 = r98; r12 = r99; goto b28;
+b30: // edge 1→2 (int32)
 #line 50 "kernels.go"
-	r13 = r15; r6 = r13;
+	r96 = r98; r92 = r96; r91 = (i64)r87;
 #line 30 "kernels.go"
-	r18 = r19 + r5 * 4; *(float *)r18 = r6;
+	r101 = r19 + r91 * 4; *(float *)r101 = r92;
 #line 29 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b4;
-b32: // exit
+	r86 = (u32)r86 + (u32)r116; goto b6;
+b34: // exit
 #line 29 "kernels.go"
 	return;
-b33: // head (checked)
+b35: // head (checked)
 #line 29 "kernels.go"
-	r32 = r2 < r3; if (!r32) goto b32; r33 = r2; r46 = __mul64hi(r33, (-9002011107970261188ll)); r47 = (u64)r46 + (u64)r33; r48 = (u64)r47; r49 = r48 >> 63; r50 = r47 >> 9; r51 = (i64)r49; r52 = (u64)r50 + (u64)r51; r53 = (u64)r52 * 1000ull; r54 = (u64)r33 - (u64)r53;
+	r32 = r2 < r3; if (!r32) goto b34; r33 = r2; r46 = __mul64hi(r33, (-9002011107970261188ll)); r47 = (u64)r46 + (u64)r33; r48 = (u64)r47; r49 = r48 >> 63; r50 = r47 >> 9; r51 = (i64)r49; r52 = (u64)r50 + (u64)r51; r53 = (u64)r52 * 1000ull; r54 = (u64)r33 - (u64)r53;
 #line 48 "kernels.go"
-	r35 = r54; r36 = (float)r35; r37 = r36 * 0x1p-01f; r11 = r37; r12 = 0ll; r71 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r72 = (u64)r71 - 8ull;
-b38: // unroll guard
+	r35 = r54; r36 = (float)r35; r37 = r36 * 0x1p-01f; r11 = r37; r12 = 0ll; r120 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r121 = (u64)r120 - 8ull;
+b40: // unroll guard
 #line 48 "kernels.go"
-	r73 = r12 < r72; if (!r73) goto b55;
+	r122 = r12 < r121; if (!r122) goto b57;
 #line 50 "kernels.go"
-	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; goto b38;
-b55: // computeA.rangeint.body (checked)
+	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; goto b40;
+b57: // computeA.rangeint.body (checked)
 #line 50 "kernels.go"
-	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; if (!r42) goto b57; r11 = r40; r12 = r41; goto b55;
-b57: // edge 1→2 (checked)
+	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; if (!r42) goto b59; r11 = r40; r12 = r41; goto b57;
+b59: // edge 1→2 (checked)
 #line 50 "kernels.go"
 	r38 = r40; r34 = r38;
 #line 30 "kernels.go"
 	if ((u64)r33 >= (u64)r20) { qd_site = 0; qd_x = r33; qd_y = r20; goto qd_fault; } r43 = r19 + r33 * 4; *(float *)r43 = r34;
 #line 29 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b33;
+	r2 = (u64)r2 + (u64)r1; goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -260,17 +281,24 @@ qd_fault: {
 // Task 1 of kernel ComputeABSerial(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r9 = 0, r18 = 0, r23 = 0, r33 = 0, r44 = 0, r47 = 0, r60 = 0;
-	bool r63 = 0, r69 = 0, r72 = 0, r75 = 0;
+	bool r63 = 0, r69 = 0, r71 = 0, r72 = 0, r75 = 0, r77 = 0, r78 = 0, r80 = 0;
+	bool r81 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r92 = 0, r103 = 0;
+	bool r106 = 0, r122 = 0, r125 = 0;
+	i32 r88 = 0, r89 = 0, r90 = 0, r91 = 0, r116 = 0, r118 = 0, r119 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r11 = 0, r17 = 0;
 	i64 r21 = 0, r22 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
 	i64 r32 = 0, r34 = 0, r36 = 0, r43 = 0, r46 = 0, r48 = 0, r49 = 0, r52 = 0;
-	i64 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r58 = 0, r70 = 0, r71 = 0, r73 = 0;
-	i64 r74 = 0;
+	i64 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r58 = 0, r70 = 0, r73 = 0, r74 = 0;
+	i64 r76 = 0, r79 = 0, r82 = 0, r93 = 0, r95 = 0, r102 = 0, r105 = 0, r107 = 0;
+	i64 r108 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r120 = 0, r121 = 0;
+	i64 r123 = 0, r124 = 0;
+	u32 r117 = 0;
 	u64 r26 = 0, r27 = 0, r50 = 0, r51 = 0, r57 = 0, r59 = 0, r61 = 0, r62 = 0;
-	u64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	u64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r109 = 0, r110 = 0;
 	float r6 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0;
-	float r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
-	char *r19 = 0, *r20 = 0, *r45 = 0;
+	float r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r94 = 0;
+	float r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0;
+	char *r19 = 0, *r20 = 0, *r45 = 0, *r104 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 32 "kernels.go"
@@ -278,50 +306,50 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	r21 = p3; r57 = (u64)r21; r58 = r2; r59 = (u64)r58; r60 = r59 < r57;
 #line 32 "kernels.go"
 	r3 = p4; r61 = (u64)r3; r64 = r61 - 1ull; r65 = (u64)r2; r66 = r64 - r65; r67 = r57 - 1ull; r68 = r67 - r59; r69 = r66 <= r68;
-	r20 = p2; if (!r60) goto b33; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; if (!r63) goto b33; if (!r69) goto b33;
-b4: // head
+	r20 = p2; if (!r60) goto b35; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; if (!r63) goto b35; if (!r69) goto b35; r70 = p4; r71 = r70 >= (-2147483648ll); r72 = r70 <= 2147483647ll; r73 = (i64)((u64)gridDim.x * blockDim.x); r76 = (u64)r70 - 1ull; r77 = r76 >= (-2147483648ll); r81 = r73 <= 2147483647ll; r82 = (u64)r76 + (u64)r73; r83 = r82 <= 2147483647ll; r84 = r71 & r72; r85 = r84 & r77; r86 = r85 & r81; r87 = r86 & r83; r88 = (i32)r2; if (!r87) goto b35; r116 = (i32)r3; r119 = (i32)r1;
+b6: // head (int32)
 #line 32 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b32; r5 = r2; r24 = __mul64hi(r5, (-6291360591419602545ll)); r25 = (u64)r24 + (u64)r5; r26 = (u64)r25; r27 = r26 >> 63; r28 = r25 >> 9; r29 = (i64)r27; r30 = (u64)r28 + (u64)r29; r31 = (u64)r30 * 777ull; r32 = (u64)r5 - (u64)r31;
+	r92 = r88 < r116; if (!r92) goto b34; r89 = r88; r93 = (i64)r89; r107 = __mul64hi(r93, (-6291360591419602545ll)); r108 = (u64)r107 + (u64)r93; r109 = (u64)r108; r110 = r109 >> 63; r111 = r108 >> 9; r117 = (u32)r110; r91 = (i32)r117; r112 = (i64)r91; r113 = (u64)r111 + (u64)r112; r114 = (u64)r113 * 777ull; r115 = (u64)r93 - (u64)r114;
 #line 56 "kernels.go"
-	r7 = r32; r8 = (float)r7; r10 = r8; r11 = 0ll; r70 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r71 = (u64)r70 - 8ull;
-b9: // unroll guard
+	r95 = r115; r96 = (float)r95; r10 = r96; r11 = 0ll; r120 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r121 = (u64)r120 - 8ull;
+b11: // unroll guard
 #line 56 "kernels.go"
-	r72 = r11 < r71; if (!r72) goto b26;
+	r122 = r11 < r121; if (!r122) goto b28;
 #line 58 "kernels.go"
-	r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; r10 = r16; r11 = r17; goto b9;
-b26: // computeB.rangeint.body
+	r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; goto b11;
+b28: // computeB.rangeint.body (int32)
 #line 58 "kernels.go"
-	r13 = r10 * r10; r14 = r10 + 0x1p+00f; r15 = r13 / r14; r16 = r15 + 0x1p+00f; r17 = (u64)r11 + 1ull; r18 = r17 < 64ll; if (!r18) goto b28; r10 = r16; r11 = r17; goto b26;
-b28: // edge 1→2
+	r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; if (!r103) goto b30; r10 = r101; r11 = r102; goto b28;
+b30: // edge 1→2 (int32)
 #line 58 "kernels.go"
-	r12 = r16; r6 = r12;
+	r97 = r101; r94 = r97; r93 = (i64)r89;
 #line 33 "kernels.go"
-	r19 = r20 + r5 * 4; *(float *)r19 = r6;
+	r104 = r20 + r93 * 4; *(float *)r104 = r94;
 #line 32 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b4;
-b32: // exit
+	r88 = (u32)r88 + (u32)r119; goto b6;
+b34: // exit
 #line 32 "kernels.go"
 	return;
-b33: // head (checked)
+b35: // head (checked)
 #line 32 "kernels.go"
-	r33 = r2 < r3; if (!r33) goto b32; r34 = r2; r48 = __mul64hi(r34, (-6291360591419602545ll)); r49 = (u64)r48 + (u64)r34; r50 = (u64)r49; r51 = r50 >> 63; r52 = r49 >> 9; r53 = (i64)r51; r54 = (u64)r52 + (u64)r53; r55 = (u64)r54 * 777ull; r56 = (u64)r34 - (u64)r55;
+	r33 = r2 < r3; if (!r33) goto b34; r34 = r2; r48 = __mul64hi(r34, (-6291360591419602545ll)); r49 = (u64)r48 + (u64)r34; r50 = (u64)r49; r51 = r50 >> 63; r52 = r49 >> 9; r53 = (i64)r51; r54 = (u64)r52 + (u64)r53; r55 = (u64)r54 * 777ull; r56 = (u64)r34 - (u64)r55;
 #line 56 "kernels.go"
-	r36 = r56; r37 = (float)r36; r10 = r37; r11 = 0ll; r73 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r74 = (u64)r73 - 8ull;
-b38: // unroll guard
+	r36 = r56; r37 = (float)r36; r10 = r37; r11 = 0ll; r123 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r124 = (u64)r123 - 8ull;
+b40: // unroll guard
 #line 56 "kernels.go"
-	r75 = r11 < r74; if (!r75) goto b55;
+	r125 = r11 < r124; if (!r125) goto b57;
 #line 58 "kernels.go"
-	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; goto b38;
-b55: // computeB.rangeint.body (checked)
+	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; goto b40;
+b57: // computeB.rangeint.body (checked)
 #line 58 "kernels.go"
-	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; if (!r44) goto b57; r10 = r42; r11 = r43; goto b55;
-b57: // edge 1→2 (checked)
+	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; if (!r44) goto b59; r10 = r42; r11 = r43; goto b57;
+b59: // edge 1→2 (checked)
 #line 58 "kernels.go"
 	r38 = r42; r35 = r38;
 #line 33 "kernels.go"
 	if ((u64)r34 >= (u64)r21) { qd_site = 1; qd_x = r34; qd_y = r21; goto qd_fault; } r45 = r20 + r34 * 4; *(float *)r45 = r35;
 #line 32 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b33;
+	r2 = (u64)r2 + (u64)r1; goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a4609bcb59b6e3dd40584ded1a12d3353d8368300f98d588019b80d3f06420d5"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3908132b84543296cafad479e8c5383b1a8f9ef5feb187d456b4877335d4b94c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "14d43ad47d76d3c7ece3b7b8971861c644c332a1a16675a5c412090ff445400b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "848a30da624b2b28fcd91e0183510d56b9a019157713d2c5876ed299e2866a5e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -21,95 +21,106 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void __launch_bounds__(256) Histogram_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	__shared__ u8 qvar_local[1024] __attribute__((aligned(4)));
 	bool r2 = 0, r9 = 0, r20 = 0, r25 = 0, r29 = 0, r39 = 0, r42 = 0, r44 = 0;
-	bool r53 = 0, r54 = 0, r67 = 0, r77 = 0, r79 = 0, r85 = 0, r86 = 0;
+	bool r53 = 0, r54 = 0, r67 = 0, r77 = 0, r79 = 0, r85 = 0, r86 = 0, r92 = 0;
+	bool r94 = 0, r96 = 0, r98 = 0, r100 = 0, r102 = 0, r103 = 0, r104 = 0, r106 = 0;
+	bool r107 = 0, r108 = 0, r109 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
+	bool r117 = 0, r127 = 0, r139 = 0, r148 = 0, r150 = 0;
+	i32 r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0, r157 = 0;
+	i32 r158 = 0, r159 = 0, r160 = 0;
 	i64 r0 = 0, r1 = 0, r6 = 0, r7 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0;
 	i64 r15 = 0, r17 = 0, r19 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r26 = 0;
 	i64 r28 = 0, r33 = 0, r36 = 0, r37 = 0, r38 = 0, r43 = 0, r47 = 0, r52 = 0;
 	i64 r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r62 = 0, r64 = 0, r65 = 0;
-	i64 r66 = 0, r71 = 0, r73 = 0, r74 = 0, r78 = 0, r88 = 0, r90 = 0;
-	u8 r31 = 0, r69 = 0;
+	i64 r66 = 0, r71 = 0, r73 = 0, r74 = 0, r78 = 0, r88 = 0, r90 = 0, r91 = 0;
+	i64 r93 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r105 = 0, r110 = 0, r129 = 0;
+	i64 r130 = 0, r131 = 0, r132 = 0, r133 = 0, r135 = 0, r137 = 0, r138 = 0, r143 = 0;
+	i64 r145 = 0, r149 = 0, r155 = 0;
+	u8 r31 = 0, r69 = 0, r141 = 0;
 	u32 r34 = 0, r35 = 0, r41 = 0, r49 = 0, r50 = 0, r51 = 0, r72 = 0, r76 = 0;
-	u32 r82 = 0, r83 = 0;
-	u64 r3 = 0, r4 = 0, r5 = 0, r8 = 0, r10 = 0, r55 = 0, r84 = 0;
+	u32 r82 = 0, r83 = 0, r118 = 0, r119 = 0, r144 = 0, r147 = 0, r153 = 0, r154 = 0;
+	u32 r156 = 0, r161 = 0;
+	u64 r3 = 0, r4 = 0, r5 = 0, r8 = 0, r10 = 0, r55 = 0, r84 = 0, r111 = 0;
+	u64 r128 = 0;
 	char *r16 = 0, *r18 = 0, *r27 = 0, *r30 = 0, *r32 = 0, *r40 = 0, *r45 = 0, *r46 = 0;
 	char *r48 = 0, *r61 = 0, *r63 = 0, *r68 = 0, *r70 = 0, *r75 = 0, *r80 = 0, *r81 = 0;
-	char *r87 = 0, *r89 = 0;
+	char *r87 = 0, *r89 = 0, *r134 = 0, *r136 = 0, *r140 = 0, *r142 = 0, *r146 = 0, *r151 = 0;
+	char *r152 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "kernels.go"
-	r1 = p4; r0 = r1; r2 = r0 > 0ll; if (!r2) goto b19; r6 = (i64)blockIdx.x; r5 = (u64)r6; r7 = (i64)gridDim.x; r8 = (u64)r7;
+	r1 = p4; r0 = r1; r2 = r0 > 0ll; if (!r2) goto b21; r6 = (i64)blockIdx.x; r108 = r6 >= (-2147483648ll); r109 = r6 <= 2147483647ll; r5 = (u64)r6; r7 = (i64)gridDim.x;
 #line 31 "kernels.go"
 	r47 = p3; r84 = (u64)r47; r86 = 255ull < r84;
 #line 22 "kernels.go"
-	r3 = (u64)r0; r4 = r3;
+	r8 = (u64)r7; r3 = (u64)r0; r4 = r3;
 #line 31 "kernels.go"
 	r46 = p2;
 #line 25 "kernels.go"
-	r28 = p1; r27 = p0; if (!r86) goto b20; r26 = r28; r36 = (u64)r1 * 256ull; r88 = r36;
+	r28 = p1; r27 = p0; if (!r86) goto b22; r26 = r28; r91 = p4; r93 = (u64)r91 - 1ull; r99 = (u64)r91 * 256ull; r110 = r91 | r99; r103 = r7 >= (-2147483648ll); r104 = r7 <= 2147483647ll; r105 = (u64)r93 + (u64)r7; r107 = r105 <= 2147483647ll; r111 = (u64)r110; r112 = r111 <= 2147483647ull; r113 = r112 & r103; r114 = r113 & r104; r115 = r114 & r107; r116 = r115 & r108; r117 = r116 & r109; r118 = (u32)r5; if (!r117) goto b22; r156 = (u32)r4; r36 = (u64)r1 * 256ull; r158 = (i32)r36; r126 = r158; r155 = (i64)r126; r160 = (i32)r0; r161 = (u32)r8;
 #line 22 "kernels.go"
-	r9 = r5 < r4; if (!r9) goto b19; r10 = r5; r11 = (i64)r10;
-b7: // rangeint.body
+	r127 = r118 < r156; if (!r127) goto b21; r119 = r118; r120 = (i32)r119;
+b9: // rangeint.body (int32)
 #line 23 "kernels.go"
-	r16 = (char *)qvar_local; r17 = (i64)threadIdx.x; r18 = r16 + r17 * 4; *(u32 *)r18 = 0u; __syncthreads();
+	r134 = (char *)qvar_local; r135 = (i64)threadIdx.x; r136 = r134 + r135 * 4; *(u32 *)r136 = 0u; __syncthreads();
 #line 22 "kernels.go"
-	r12 = (i64)threadIdx.x; r13 = r12;
+	r130 = (i64)threadIdx.x; r157 = (i32)r130; r121 = r157;
 #line 25 "kernels.go"
-	r21 = (u64)r11 * 256ull; r22 = (u64)r21 + (u64)r13; r23 = r22; r87 = r27 + r23 * 1;
-b10: // for.loop
+	r123 = (u32)r120 * 256u; r124 = (u32)r123 + (u32)r121; r138 = (i64)r124; r23 = r138; r87 = r27 + r23 * 1;
+b12: // for.loop (int32)
 #line 25 "kernels.go"
-	r29 = r23 < r26; if (!r29) goto b12;
-	if ((u64)r23 >= (u64)r28) { qd_site = 0; qd_x = r23; qd_y = r28; goto qd_fault; } r30 = r87; r31 = *(u8 *)r30; r33 = (i64)r31; r32 = r16 + r33 * 4; r35 = atomicAdd((u32 *)r32, 1u);
+	r139 = r23 < r26; if (!r139) goto b14;
+	if ((u64)r23 >= (u64)r28) { qd_site = 0; qd_x = r23; qd_y = r28; goto qd_fault; } r140 = r87; r141 = *(u8 *)r140; r143 = (i64)r141; r142 = r134 + r143 * 4; r144 = atomicAdd((u32 *)r142, 1u);
 #line 25 "kernels.go"
-	r37 = (u64)r23 + (u64)r36; r23 = r37; r87 = r87 + r88 * 1; goto b10;
-b12: // barrier
+	r145 = (u64)r23 + (u64)r36; r23 = r145; r87 = r87 + r155 * 1; goto b12;
+b14: // barrier (int32)
 #line 22 "kernels.go"
-	__syncthreads(); r14 = (i64)threadIdx.x; r15 = r14;
+	__syncthreads(); r132 = (i64)threadIdx.x; r159 = (i32)r132; r122 = r159; r133 = (i64)r122;
 #line 30 "kernels.go"
-	r40 = r16 + r15 * 4; r41 = *(u32 *)r40; r42 = r41 != 0u; if (!r42) goto b16;
-	r45 = r46 + r15 * 4; r48 = r40; r49 = *(u32 *)r48; r51 = atomicAdd((u32 *)r45, r49);
-b16: // barrier
+	r146 = r134 + r133 * 4; r147 = *(u32 *)r146; r148 = r147 != 0u; if (!r148) goto b18; r133 = (i64)r122;
+	r151 = r46 + r133 * 4; r152 = r146; r153 = *(u32 *)r152; r154 = atomicAdd((u32 *)r151, r153);
+b18: // barrier (int32)
 #line 30 "kernels.go"
-	r43 = (u64)r11 + 1ull; r44 = r43 < r0; if (!r44) goto b19;
+	r125 = (u32)r120 + 1u; r150 = r125 < r160; if (!r150) goto b21;
 #line 22 "kernels.go"
-	r5 = r5 + r8; goto b35;
-b19: // exit
+	r118 = r118 + r161; goto b37;
+b21: // exit
 #line 22 "kernels.go"
 	return;
-b20: // preheader
+b22: // preheader
 #line 25 "kernels.go"
 	r66 = r28; r73 = (u64)r1 * 256ull; r90 = r73;
 #line 22 "kernels.go"
-	r54 = r5 < r4; if (!r54) goto b19; r55 = r5; r56 = (i64)r55;
-b23: // rangeint.body (checked if)
+	r54 = r5 < r4; if (!r54) goto b21; r55 = r5; r56 = (i64)r55;
+b25: // rangeint.body (checked if)
 #line 23 "kernels.go"
 	r61 = (char *)qvar_local; r62 = (i64)threadIdx.x; r63 = r61 + r62 * 4; *(u32 *)r63 = 0u; __syncthreads();
 #line 22 "kernels.go"
 	r57 = (i64)threadIdx.x; r58 = r57;
 #line 25 "kernels.go"
 	r64 = (u64)r56 * 256ull; r65 = (u64)r64 + (u64)r58; r23 = r65; r89 = r27 + r23 * 1;
-b26: // for.loop (checked if)
+b28: // for.loop (checked if)
 #line 25 "kernels.go"
-	r67 = r23 < r66; if (!r67) goto b28;
+	r67 = r23 < r66; if (!r67) goto b30;
 	if ((u64)r23 >= (u64)r28) { qd_site = 0; qd_x = r23; qd_y = r28; goto qd_fault; } r68 = r89; r69 = *(u8 *)r68; r71 = (i64)r69; r70 = r61 + r71 * 4; r72 = atomicAdd((u32 *)r70, 1u);
 #line 25 "kernels.go"
-	r74 = (u64)r23 + (u64)r73; r23 = r74; r89 = r89 + r90 * 1; goto b26;
-b28: // barrier (checked if)
+	r74 = (u64)r23 + (u64)r73; r23 = r74; r89 = r89 + r90 * 1; goto b28;
+b30: // barrier (checked if)
 #line 22 "kernels.go"
 	__syncthreads(); r59 = (i64)threadIdx.x; r60 = r59;
 #line 30 "kernels.go"
-	r75 = r61 + r60 * 4; r76 = *(u32 *)r75; r77 = r76 != 0u; if (!r77) goto b32;
+	r75 = r61 + r60 * 4; r76 = *(u32 *)r75; r77 = r76 != 0u; if (!r77) goto b34;
 	if ((u64)r60 >= (u64)r47) { qd_site = 2; qd_x = r60; qd_y = r47; goto qd_fault; } r80 = r46 + r60 * 4; r81 = r75; r82 = *(u32 *)r81; r83 = atomicAdd((u32 *)r80, r82);
-b32: // barrier (checked if)
+b34: // barrier (checked if)
 #line 30 "kernels.go"
-	r78 = (u64)r56 + 1ull; r79 = r78 < r0; if (!r79) goto b19;
+	r78 = (u64)r56 + 1ull; r79 = r78 < r0; if (!r79) goto b21;
 #line 22 "kernels.go"
-	r5 = r5 + r8; goto b38;
-b35: // head
+	r5 = r5 + r8; goto b40;
+b37: // head (int32)
 #line 22 "kernels.go"
-	r9 = r5 < r4; if (!r9) goto b19; r10 = r5; r11 = (i64)r10; __syncthreads(); goto b7;
-b38: // head (checked if)
+	r127 = r118 < r156; if (!r127) goto b21; r119 = r118; r120 = (i32)r119; __syncthreads(); goto b9;
+b40: // head (checked if)
 #line 22 "kernels.go"
-	r54 = r5 < r4; if (!r54) goto b19; r55 = r5; r56 = (i64)r55; __syncthreads(); goto b23;
+	r54 = r5 < r4; if (!r54) goto b21; r55 = r5; r56 = (i64)r55; __syncthreads(); goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

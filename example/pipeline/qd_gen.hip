@@ -20,17 +20,19 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Transform(x []f32, y []f32, rounds i64), parallel.
 extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r7 = 0, r10 = 0, r13 = 0, r27 = 0, r32 = 0, r35 = 0, r38 = 0, r46 = 0;
-	bool r52 = 0, r56 = 0, r62 = 0, r69 = 0, r72 = 0;
+	bool r52 = 0, r56 = 0, r62 = 0, r68 = 0, r71 = 0, r81 = 0, r87 = 0, r90 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r14 = 0, r16 = 0, r26 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r45 = 0;
-	i64 r49 = 0, r50 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0;
+	i64 r49 = 0, r50 = 0, r67 = 0, r69 = 0, r70 = 0, r80 = 0, r85 = 0, r86 = 0;
+	i64 r88 = 0, r89 = 0;
 	u64 r48 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
 	u64 r60 = 0, r61 = 0;
 	float r12 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0;
 	float r25 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
+	float r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
 	double r20 = 0, r21 = 0;
 	char *r4 = 0, *r11 = 0, *r28 = 0, *r29 = 0, *r36 = 0, *r47 = 0, *r63 = 0, *r64 = 0;
-	char *r65 = 0, *r66 = 0;
+	char *r65 = 0, *r66 = 0, *r72 = 0, *r82 = 0, *r83 = 0, *r84 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "kernels.go"
@@ -46,29 +48,29 @@ extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 #line 12 "kernels.go"
 	r4 = p0; if (!r52) goto b34; r55 = r54 + 4611686018427387904ull; r56 = r55 <= 9223372036854775808ull; if (!r56) goto b34; if (!r62) goto b34;
 	r13 = r14 > 0ll;
-b5: // head
+b5: // head (int32)
 #line 12 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b33; r8 = r2;
-	r63 = r4 + r8 * 4; r11 = r63 + 4ll; r12 = *(float *)r11; if (!r13) goto b32; r15 = r12; r16 = 0ll; r67 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r68 = (u64)r67 - 8ull;
+	r67 = (u64)r2 + 1ull; r68 = r67 < r3; if (!r68) goto b33; r69 = r2;
+	r83 = r4 + r69 * 4; r72 = r83 + 4ll; r73 = *(float *)r72; if (!r13) goto b32; r15 = r73; r16 = 0ll; r85 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r86 = (u64)r85 - 8ull;
 b10: // unroll guard
 #line 13 "kernels.go"
-	r69 = r16 < r68; if (!r69) goto b27;
+	r87 = r16 < r86; if (!r87) goto b27;
 #line 15 "kernels.go"
-	r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; r15 = r25; r16 = r26; goto b10;
-b27: // rangeint.body
+	r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; goto b10;
+b27: // rangeint.body (int32)
 #line 15 "kernels.go"
-	r18 = r15 * r15; r19 = r18 + 0x1p+00f; r22 = sqrtf(r19); r23 = r22 * 0x1p-01f; r24 = r15 / 0x1.cp+02f; r25 = r23 + r24; r26 = (u64)r16 + 1ull; r27 = r26 < r14; if (!r27) goto b29; r15 = r25; r16 = r26; goto b27;
-b29: // edge 4→5
+	r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; if (!r81) goto b29; r15 = r79; r16 = r80; goto b27;
+b29: // edge 4→5 (int32)
 #line 15 "kernels.go"
-	r17 = r25;
-b30: // rangeint.done
+	r17 = r79;
+b30: // rangeint.done (int32)
 #line 17 "kernels.go"
-	r64 = r29 + r8 * 4; r28 = r64 + 4ll; *(float *)r28 = r17;
+	r84 = r29 + r69 * 4; r82 = r84 + 4ll; *(float *)r82 = r17;
 #line 12 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b5;
-b32: // edge 2→5
+b32: // edge 2→5 (int32)
 #line 13 "kernels.go"
-	r17 = r12; goto b30;
+	r17 = r73; goto b30;
 b33: // exit
 #line 13 "kernels.go"
 	return;
@@ -78,10 +80,10 @@ b34: // preheader
 b35: // head (checked)
 #line 12 "kernels.go"
 	r31 = (u64)r2 + 1ull; r32 = r31 < r3; if (!r32) goto b33; r33 = r2;
-	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b62; r15 = r37; r16 = 0ll; r70 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r71 = (u64)r70 - 8ull;
+	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b62; r15 = r37; r16 = 0ll; r88 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r89 = (u64)r88 - 8ull;
 b40: // unroll guard
 #line 13 "kernels.go"
-	r72 = r16 < r71; if (!r72) goto b57;
+	r90 = r16 < r89; if (!r90) goto b57;
 #line 15 "kernels.go"
 	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; goto b40;
 b57: // rangeint.body (checked)

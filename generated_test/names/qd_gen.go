@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "df6f3fe77aded7695b86e2d5cca09b9289d66bf152c387018f62e8f6b07a936d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "722277fe2f31a13cf6e5e407f5145132b9669c3a6cf3853c09d6651b5a1805f5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d917026dc596677ca0309483ddbe7a6a0f002520fca917aed6273bcae66cbf6c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "08c8a3008d2ee2aaeb251f7c5de13c6a087873fdb55046004c6d645472972092"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

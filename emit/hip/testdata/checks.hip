@@ -46,20 +46,21 @@ qd_fault: {
 
 // Task 1 of kernel Checked(a []i64, b []i64, lo i64, hi i64), parallel.
 extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r12 = 0, r15 = 0, r25 = 0, r28 = 0, r39 = 0, r43 = 0, r49 = 0, r66 = 0;
-	bool r74 = 0, r84 = 0;
-	i32 r64 = 0;
+	bool r12 = 0, r15 = 0, r25 = 0, r28 = 0, r39 = 0, r43 = 0, r49 = 0, r64 = 0;
+	bool r67 = 0, r70 = 0, r85 = 0, r95 = 0;
+	i32 r62 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0;
 	i64 r24 = 0, r26 = 0, r27 = 0, r30 = 0, r32 = 0, r33 = 0, r36 = 0, r37 = 0;
-	i64 r56 = 0, r58 = 0, r60 = 0, r62 = 0, r65 = 0, r67 = 0, r68 = 0, r78 = 0;
-	u32 r73 = 0, r75 = 0, r76 = 0, r77 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0;
+	i64 r54 = 0, r56 = 0, r58 = 0, r60 = 0, r63 = 0, r65 = 0, r66 = 0, r68 = 0;
+	i64 r69 = 0, r72 = 0, r74 = 0, r75 = 0, r79 = 0, r89 = 0;
+	u32 r84 = 0, r86 = 0, r87 = 0, r88 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
 	u64 r35 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
-	u64 r47 = 0, r48 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r79 = 0, r80 = 0;
-	u64 r81 = 0, r82 = 0;
+	u64 r47 = 0, r48 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r90 = 0, r91 = 0;
+	u64 r92 = 0, r93 = 0;
 	char *r4 = 0, *r7 = 0, *r16 = 0, *r17 = 0, *r20 = 0, *r23 = 0, *r29 = 0, *r31 = 0;
-	char *r34 = 0, *r50 = 0, *r51 = 0, *r52 = 0, *r53 = 0, *r54 = 0, *r55 = 0, *r57 = 0;
-	char *r59 = 0, *r61 = 0, *r63 = 0;
+	char *r34 = 0, *r50 = 0, *r51 = 0, *r52 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0;
+	char *r61 = 0, *r71 = 0, *r73 = 0, *r76 = 0, *r77 = 0, *r78 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 9 "checks.go"
@@ -75,37 +76,37 @@ extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r7 = p0;
 #line 8 "checks.go"
 	r4 = r7 + r9 * 8; if (!r39) goto b13; r42 = r41 + 4611686018427387904ull; r43 = r42 <= 9223372036854775808ull; if (!r43) goto b13; if (!r49) goto b13;
-	r56 = r2; r57 = r17 + r56 * 8; r59 = r4 + r56 * 8; r64 = (i32)r1; r65 = (i64)r64; r66 = r65 == r1; r67 = (u64)r65 * 8ull; if (!r66) goto b13;
-b6: // head
+	r54 = r2; r55 = r17 + r54 * 8; r57 = r4 + r54 * 8; r62 = (i32)r1; r63 = (i64)r62; r64 = r63 == r1; r65 = (u64)r63 * 8ull; if (!r64) goto b13;
+b6: // head (int32)
 #line 9 "checks.go"
-	r11 = (u64)r2 + 1ull; r12 = r11 < r3; if (!r12) goto b12;
-	r50 = r57; r16 = r50 + 8ll; r19 = *(i64 *)r16; r51 = r59; r20 = r51 + 8ll; r21 = *(i64 *)r20; if (r19 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r79 = (u64)r21; r80 = (u64)r19; r81 = r79 | r80; r82 = r81 >> 32; r83 = (u32)r82; r84 = r83 == 0u; if (!r84) goto b11; r85 = (u32)r21; r86 = (u32)r19; r87 = qd_div_u32(r85, r86); r78 = (i64)r87;
-b9: // rangeindex.body
+	r66 = (u64)r2 + 1ull; r67 = r66 < r3; if (!r67) goto b12;
+	r77 = r55; r71 = r77 + 8ll; r72 = *(i64 *)r71; r78 = r57; r73 = r78 + 8ll; r74 = *(i64 *)r73; if (r72 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r90 = (u64)r74; r91 = (u64)r72; r92 = r90 | r91; r93 = r92 >> 32; r94 = (u32)r93; r95 = r94 == 0u; if (!r95) goto b11; r96 = (u32)r74; r97 = (u32)r72; r98 = qd_div_u32(r96, r97); r89 = (i64)r98;
+b9: // rangeindex.body (int32)
 #line 10 "checks.go"
-	r22 = r78; r23 = r20; *(i64 *)r23 = r22;
+	r75 = r89; r76 = r73; *(i64 *)r76 = r75;
 #line 9 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r57 = r57 + r67 * 1; r59 = r59 + r67 * 1; goto b6;
+	r2 = (u64)r2 + (u64)r1; r55 = r55 + r65 * 1; r57 = r57 + r65 * 1; goto b6;
 b11: // divide in 64 bits
 #line 10 "checks.go"
-	r78 = qd_div_i64(r21, r19); goto b9;
+	r89 = qd_div_i64(r74, r72); goto b9;
 b12: // exit
 #line 10 "checks.go"
 	return;
 b13: // preheader
 #line 9 "checks.go"
-	r60 = r2; r61 = r17 + r60 * 8; r62 = (u64)r1 * 8ull; r63 = r4 + r60 * 8;
+	r58 = r2; r59 = r17 + r58 * 8; r60 = (u64)r1 * 8ull; r61 = r4 + r58 * 8;
 b14: // head (checked)
 #line 9 "checks.go"
 	r24 = (u64)r2 + 1ull; r25 = r24 < r3; if (!r25) goto b12; r26 = r2; r27 = (u64)r26 + 1ull;
-	if ((u64)r27 >= (u64)r18) { qd_site = 2; qd_x = r27; qd_y = r18; goto qd_fault; } r53 = r61; r29 = r53 + 8ll; r30 = *(i64 *)r29; r54 = r63; r31 = r54 + 8ll; r32 = *(i64 *)r31; if (r30 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r69 = (u64)r32; r70 = (u64)r30; r71 = r69 | r70; r72 = r71 >> 32; r73 = (u32)r72; r74 = r73 == 0u; if (!r74) goto b21; r75 = (u32)r32; r76 = (u32)r30; r77 = qd_div_u32(r75, r76); r68 = (i64)r77;
+	if ((u64)r27 >= (u64)r18) { qd_site = 2; qd_x = r27; qd_y = r18; goto qd_fault; } r52 = r59; r29 = r52 + 8ll; r30 = *(i64 *)r29; r53 = r61; r31 = r53 + 8ll; r32 = *(i64 *)r31; if (r30 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; } r80 = (u64)r32; r81 = (u64)r30; r82 = r80 | r81; r83 = r82 >> 32; r84 = (u32)r83; r85 = r84 == 0u; if (!r85) goto b21; r86 = (u32)r32; r87 = (u32)r30; r88 = qd_div_u32(r86, r87); r79 = (i64)r88;
 b19: // rangeindex.body (checked)
 #line 10 "checks.go"
-	r33 = r68; r34 = r31; *(i64 *)r34 = r33;
+	r33 = r79; r34 = r31; *(i64 *)r34 = r33;
 #line 9 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r61 = r61 + r62 * 1; r63 = r63 + r62 * 1; goto b14;
+	r2 = (u64)r2 + (u64)r1; r59 = r59 + r60 * 1; r61 = r61 + r60 * 1; goto b14;
 b21: // divide in 64 bits
 #line 10 "checks.go"
-	r68 = qd_div_i64(r32, r30); goto b19;
+	r79 = qd_div_i64(r32, r30); goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

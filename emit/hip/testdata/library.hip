@@ -108,26 +108,34 @@ b19: // roundToInt32.if.done
 // Task 0 of kernel Library(x []f64, u []u32, n []i64), parallel.
 extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r57 = 0, r58 = 0, r102 = 0, r106 = 0, r109 = 0, r115 = 0, r117 = 0;
-	bool r120 = 0, r135 = 0, r139 = 0, r141 = 0;
-	i32 r133 = 0, r137 = 0;
+	bool r120 = 0, r135 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r149 = 0;
+	bool r151 = 0, r153 = 0, r156 = 0, r166 = 0, r210 = 0;
+	i32 r133 = 0, r137 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0;
+	i32 r163 = 0, r164 = 0, r165 = 0, r211 = 0, r212 = 0, r213 = 0, r215 = 0, r216 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r27 = 0, r37 = 0;
 	i64 r39 = 0, r42 = 0, r44 = 0, r45 = 0, r49 = 0, r51 = 0, r52 = 0, r55 = 0;
 	i64 r56 = 0, r59 = 0, r84 = 0, r86 = 0, r89 = 0, r91 = 0, r92 = 0, r96 = 0;
 	i64 r98 = 0, r99 = 0, r101 = 0, r104 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0;
-	i64 r129 = 0, r131 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0;
+	i64 r129 = 0, r131 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r142 = 0, r144 = 0;
+	i64 r146 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r167 = 0, r192 = 0, r194 = 0;
+	i64 r197 = 0, r199 = 0, r200 = 0, r204 = 0, r206 = 0, r207 = 0, r209 = 0;
 	u32 r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r36 = 0, r38 = 0, r41 = 0;
 	u32 r43 = 0, r75 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r83 = 0, r85 = 0;
-	u32 r88 = 0, r90 = 0;
+	u32 r88 = 0, r90 = 0, r183 = 0, r184 = 0, r186 = 0, r187 = 0, r188 = 0, r191 = 0;
+	u32 r193 = 0, r196 = 0, r198 = 0, r214 = 0;
 	u64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r48 = 0, r50 = 0, r68 = 0;
 	u64 r69 = 0, r70 = 0, r95 = 0, r97 = 0, r103 = 0, r105 = 0, r107 = 0, r108 = 0;
 	u64 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0, r118 = 0, r119 = 0;
+	u64 r155 = 0, r176 = 0, r177 = 0, r178 = 0, r203 = 0, r205 = 0;
 	double r9 = 0, r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r22 = 0;
 	double r23 = 0, r47 = 0, r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0;
-	double r71 = 0, r72 = 0, r94 = 0;
+	double r71 = 0, r72 = 0, r94 = 0, r169 = 0, r170 = 0, r171 = 0, r173 = 0, r174 = 0;
+	double r175 = 0, r179 = 0, r180 = 0, r202 = 0;
 	char *r4 = 0, *r8 = 0, *r12 = 0, *r24 = 0, *r25 = 0, *r26 = 0, *r30 = 0, *r34 = 0;
 	char *r35 = 0, *r40 = 0, *r46 = 0, *r53 = 0, *r54 = 0, *r60 = 0, *r64 = 0, *r73 = 0;
 	char *r74 = 0, *r77 = 0, *r81 = 0, *r82 = 0, *r87 = 0, *r93 = 0, *r100 = 0, *r122 = 0;
-	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r168 = 0, *r172 = 0, *r181 = 0;
+	char *r182 = 0, *r185 = 0, *r189 = 0, *r190 = 0, *r195 = 0, *r201 = 0, *r208 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 13 "library.go"
@@ -141,32 +149,32 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 #line 15 "library.go"
 	r26 = p2;
 #line 13 "library.go"
-	r4 = p0; if (!r106) goto b16; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; if (!r109) goto b16; if (!r115) goto b16; if (!r117) goto b16; if (!r120) goto b16; r121 = r2; r122 = r4 + r121 * 8; r124 = r26 + r121 * 4; r126 = r54 + r121 * 8; r133 = (i32)r1; r134 = (i64)r133; r135 = r134 == r1; r136 = (u64)r134 * 8ull; r138 = r134; r139 = r135; r140 = (u64)r138 * 4ull; r141 = r135 & r139; if (!r141) goto b16;
-b8: // head
+	r4 = p0; if (!r106) goto b18; r108 = r107 + 4611686018427387904ull; r109 = r108 <= 9223372036854775808ull; if (!r109) goto b18; if (!r115) goto b18; if (!r117) goto b18; if (!r120) goto b18; r121 = r2; r122 = r4 + r121 * 8; r124 = r26 + r121 * 4; r126 = r54 + r121 * 8; r133 = (i32)r1; r134 = (i64)r133; r135 = r134 == r1; r136 = (u64)r134 * 8ull; r138 = r134; r139 = r135; r140 = (u64)r138 * 4ull; r141 = r135 & r139; if (!r141) goto b18; r142 = p1; r144 = (u64)r142 - 1ull; r148 = (i64)((u64)gridDim.x * blockDim.x); r150 = (u64)r144 + (u64)r148; r154 = r148 | r150; r155 = (u64)r154; r156 = r155 <= 2147483647ull; r157 = (i32)r2; if (!r156) goto b18; r211 = (i32)r3; r216 = r133;
+b10: // head (int32)
 #line 13 "library.go"
-	r6 = r2 < r3; if (!r6) goto b15;
-	r8 = r122; r9 = *(double *)r8;
+	r166 = r157 < r211; if (!r166) goto b17;
+	r168 = r122; r169 = *(double *)r168;
 #line 18 "exp.go"
-	qdfn0x0(r9, &r11); r10 = r11;
+	qdfn0x0(r169, &r171); r170 = r171;
 #line 14 "library.go"
-	r12 = r8; r13 = *(double *)r12; r14 = rint(r13);
+	r172 = r168; r173 = *(double *)r172; r174 = rint(r173);
 #line 11 "copysign.go"
-	r17 = (u64)__double_as_longlong(r14); r18 = r17 & ~9223372036854775808ull; r21 = r18 | 9223372036854775808ull; r22 = __longlong_as_double((i64)r21); r15 = r22;
+	r176 = (u64)__double_as_longlong(r174); r177 = r176 & ~9223372036854775808ull; r178 = r177 | 9223372036854775808ull; r179 = __longlong_as_double((i64)r178); r175 = r179;
 #line 14 "library.go"
-	r23 = fma(r10, 0x1p+01, r15); r24 = r8; *(double *)r24 = r23;
-	r25 = r124; r28 = *(u32 *)r25; r29 = __byte_perm((u32)r28, 0, 0x0123); r31 = r28; r32 = __brev((u32)r31); r33 = r29 + r32; r34 = r25; *(u32 *)r34 = r33;
-	r35 = r25; r36 = *(u32 *)r35; r38 = __popc((u32)r36); r39 = (i64)r38; r37 = r39; r41 = r36; r43 = __clz((u32)r41); r44 = (i64)r43; r42 = 32ull - (u64)r44; r45 = (u64)r37 + (u64)r42; r46 = r8; r47 = *(double *)r46; r48 = (u64)__double_as_longlong(r47); r50 = r48 == 0 ? 64 : __ffsll(r48) - 1; r51 = (i64)r50; r49 = r51; r52 = (u64)r45 + (u64)r49; r53 = r126; *(i64 *)r53 = r52;
+	r180 = fma(r170, 0x1p+01, r175); r181 = r168; *(double *)r181 = r180;
+	r182 = r124; r183 = *(u32 *)r182; r184 = __byte_perm((u32)r183, 0, 0x0123); r186 = r183; r187 = __brev((u32)r186); r188 = r184 + r187; r189 = r182; *(u32 *)r189 = r188;
+	r190 = r182; r191 = *(u32 *)r190; r193 = __popc((u32)r191); r194 = (i64)r193; r212 = (i32)r194; r159 = r212; r196 = r191; r198 = __clz((u32)r196); r199 = (i64)r198; r213 = (i32)r199; r160 = 32u - (u32)r213; r161 = (u32)r159 + (u32)r160; r201 = r168; r202 = *(double *)r201; r203 = (u64)__double_as_longlong(r202); r205 = r203 == 0 ? 64 : __ffsll(r203) - 1; r214 = (u32)r205; r163 = (i32)r214; r162 = r163; r164 = (u32)r161 + (u32)r162; r208 = r126; r207 = (i64)r164; *(i64 *)r208 = r207;
 #line 13 "library.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r136 * 1; r124 = r124 + r140 * 1; r126 = r126 + r136 * 1; goto b8;
-b15: // exit
+	r157 = (u32)r157 + (u32)r216; r122 = r122 + r136 * 1; r124 = r124 + r140 * 1; r126 = r126 + r136 * 1; goto b10;
+b17: // exit
 #line 13 "library.go"
 	return;
-b16: // preheader
+b18: // preheader
 #line 13 "library.go"
 	r127 = r2; r128 = r4 + r127 * 8; r129 = (u64)r1 * 8ull; r130 = r26 + r127 * 4; r131 = (u64)r1 * 4ull; r132 = r54 + r127 * 8;
-b17: // head (checked)
+b19: // head (checked)
 #line 13 "library.go"
-	r58 = r2 < r3; if (!r58) goto b15; r59 = r2;
+	r58 = r2 < r3; if (!r58) goto b17; r59 = r2;
 	r60 = r128; r61 = *(double *)r60;
 #line 18 "exp.go"
 	qdfn0x0(r61, &r63); r62 = r63;
@@ -179,7 +187,7 @@ b17: // head (checked)
 	if ((u64)r59 >= (u64)r27) { qd_site = 0; qd_x = r59; qd_y = r27; goto qd_fault; } r74 = r130; r75 = *(u32 *)r74; r76 = __byte_perm((u32)r75, 0, 0x0123); r78 = r75; r79 = __brev((u32)r78); r80 = r76 + r79; r81 = r74; *(u32 *)r81 = r80;
 	r82 = r74; r83 = *(u32 *)r82; r85 = __popc((u32)r83); r86 = (i64)r85; r84 = r86; r88 = r83; r90 = __clz((u32)r88); r91 = (i64)r90; r89 = 32ull - (u64)r91; r92 = (u64)r84 + (u64)r89; r93 = r60; r94 = *(double *)r93; r95 = (u64)__double_as_longlong(r94); r97 = r95 == 0 ? 64 : __ffsll(r95) - 1; r98 = (i64)r97; r96 = r98; r99 = (u64)r92 + (u64)r96; if ((u64)r59 >= (u64)r55) { qd_site = 5; qd_x = r59; qd_y = r55; goto qd_fault; } r100 = r132; *(i64 *)r100 = r99;
 #line 13 "library.go"
-	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r131 * 1; r132 = r132 + r129 * 1; goto b17;
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r131 * 1; r132 = r132 + r129 * 1; goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -196,17 +204,22 @@ qd_fault: {
 // Task 0 of kernel TailCalls(a []i64, b []i64), parallel.
 extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r6 = 0, r17 = 0, r22 = 0, r23 = 0, r30 = 0, r34 = 0, r38 = 0, r41 = 0;
-	bool r47 = 0, r55 = 0, r69 = 0;
+	bool r47 = 0, r49 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0, r59 = 0, r62 = 0;
+	bool r66 = 0, r73 = 0, r77 = 0, r88 = 0, r102 = 0;
+	i32 r63 = 0, r64 = 0, r65 = 0, r78 = 0, r79 = 0, r80 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r12 = 0;
 	i64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r21 = 0, r24 = 0;
-	i64 r26 = 0, r28 = 0, r29 = 0, r31 = 0, r33 = 0, r36 = 0, r48 = 0, r49 = 0;
-	i64 r61 = 0, r62 = 0, r63 = 0, r75 = 0;
-	u32 r54 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r68 = 0, r70 = 0;
-	u32 r71 = 0, r72 = 0, r73 = 0, r74 = 0;
+	i64 r26 = 0, r28 = 0, r29 = 0, r31 = 0, r33 = 0, r36 = 0, r48 = 0, r50 = 0;
+	i64 r52 = 0, r54 = 0, r56 = 0, r58 = 0, r60 = 0, r67 = 0, r69 = 0, r71 = 0;
+	i64 r72 = 0, r74 = 0, r76 = 0, r81 = 0, r82 = 0, r94 = 0, r95 = 0, r96 = 0;
+	i64 r108 = 0;
+	u32 r87 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r101 = 0, r103 = 0;
+	u32 r104 = 0, r105 = 0, r106 = 0, r107 = 0;
 	u64 r35 = 0, r37 = 0, r39 = 0, r40 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
-	u64 r46 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r64 = 0, r65 = 0, r66 = 0;
-	u64 r67 = 0;
+	u64 r46 = 0, r61 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0, r97 = 0, r98 = 0;
+	u64 r99 = 0, r100 = 0;
 	char *r4 = 0, *r8 = 0, *r10 = 0, *r11 = 0, *r20 = 0, *r25 = 0, *r27 = 0, *r32 = 0;
+	char *r68 = 0, *r70 = 0, *r75 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 25 "library.go"
@@ -216,50 +229,50 @@ extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r5 = p1; r3 = r5; r39 = (u64)r3; r42 = r39 - 1ull; r43 = (u64)r2; r44 = r42 - r43; r45 = r35 - 1ull; r46 = r45 - r37; r47 = r44 <= r46;
 	r11 = p2;
 #line 25 "library.go"
-	r4 = p0; if (!r38) goto b16; r40 = r39 + 4611686018427387904ull; r41 = r40 <= 9223372036854775808ull; if (!r41) goto b16; if (!r47) goto b16;
-b4: // head
+	r4 = p0; if (!r38) goto b18; r40 = r39 + 4611686018427387904ull; r41 = r40 <= 9223372036854775808ull; if (!r41) goto b18; if (!r47) goto b18; r48 = p1; r50 = (u64)r48 - 1ull; r54 = (i64)((u64)gridDim.x * blockDim.x); r56 = (u64)r50 + (u64)r54; r60 = r54 | r56; r61 = (u64)r60; r62 = r61 <= 2147483647ull; r63 = (i32)r2; if (!r62) goto b18; r78 = (i32)r3; r80 = (i32)r1;
+b6: // head (int32)
 #line 25 "library.go"
-	r6 = r2 < r3; if (!r6) goto b15; r7 = r2;
-	r8 = r4 + r7 * 8; r9 = *(i64 *)r8; r10 = r11 + r7 * 8; r13 = *(i64 *)r10; r15 = r9; r16 = r13;
-b7: // gcd.entry
+	r66 = r63 < r78; if (!r66) goto b17; r64 = r63; r67 = (i64)r64;
+	r68 = r4 + r67 * 8; r69 = *(i64 *)r68; r70 = r11 + r67 * 8; r71 = *(i64 *)r70; r15 = r69; r16 = r71;
+b9: // gcd.entry (int32)
 #line 31 "library.go"
-	r17 = r16 == 0ll; if (!r17) goto b11; r14 = r15;
+	r73 = r16 == 0ll; if (!r73) goto b13; r72 = r15;
 #line 26 "library.go"
-	r20 = r8; *(i64 *)r20 = r14;
+	r75 = r68; *(i64 *)r75 = r72;
 #line 25 "library.go"
-	r2 = (u64)r2 + (u64)r1; goto b4;
-b11: // gcd.if.done
+	r63 = (u32)r63 + (u32)r80; goto b6;
+b13: // gcd.if.done (int32)
 #line 34 "library.go"
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r64 = (u64)r15; r65 = (u64)r16; r66 = r64 | r65; r67 = r66 >> 32; r68 = (u32)r67; r69 = r68 == 0u; if (!r69) goto b14; r70 = (u32)r15; r71 = (u32)r16; r72 = qd_div_u32(r70, r71); r74 = r72 * r71; r73 = r70 - r74; r62 = (i64)r72; r63 = (i64)r73;
-b13: // gcd.if.done
+	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r97 = (u64)r15; r98 = (u64)r16; r99 = r97 | r98; r100 = r99 >> 32; r101 = (u32)r100; r102 = r101 == 0u; if (!r102) goto b16; r103 = (u32)r15; r104 = (u32)r16; r105 = qd_div_u32(r103, r104); r107 = r105 * r104; r106 = r103 - r107; r95 = (i64)r105; r96 = (i64)r106;
+b15: // gcd.if.done (int32)
 #line 34 "library.go"
-	r18 = r63; r15 = r16; r16 = r18; goto b7;
-b14: // divide in 64 bits
+	r74 = r96; r15 = r16; r16 = r74; goto b9;
+b16: // divide in 64 bits
 #line 34 "library.go"
-	r62 = qd_div_i64(r15, r16); r75 = (u64)r62 * (u64)r16; r63 = (u64)r15 - (u64)r75; goto b13;
-b15: // exit
+	r95 = qd_div_i64(r15, r16); r108 = (u64)r95 * (u64)r16; r96 = (u64)r15 - (u64)r108; goto b15;
+b17: // exit
 #line 34 "library.go"
 	return;
-b16: // head (checked)
+b18: // head (checked)
 #line 25 "library.go"
-	r23 = r2 < r3; if (!r23) goto b15; r24 = r2;
+	r23 = r2 < r3; if (!r23) goto b17; r24 = r2;
 	r25 = r4 + r24 * 8; r26 = *(i64 *)r25; if ((u64)r24 >= (u64)r12) { qd_site = 0; qd_x = r24; qd_y = r12; goto qd_fault; } r27 = r11 + r24 * 8; r28 = *(i64 *)r27; r15 = r26; r16 = r28;
-b19: // gcd.entry (checked)
+b21: // gcd.entry (checked)
 #line 31 "library.go"
-	r30 = r16 == 0ll; if (!r30) goto b23; r29 = r15;
+	r30 = r16 == 0ll; if (!r30) goto b25; r29 = r15;
 #line 26 "library.go"
 	r32 = r25; *(i64 *)r32 = r29;
 #line 25 "library.go"
-	r2 = (u64)r2 + (u64)r1; goto b16;
-b23: // gcd.if.done (checked)
-#line 34 "library.go"
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r50 = (u64)r15; r51 = (u64)r16; r52 = r50 | r51; r53 = r52 >> 32; r54 = (u32)r53; r55 = r54 == 0u; if (!r55) goto b26; r56 = (u32)r15; r57 = (u32)r16; r58 = qd_div_u32(r56, r57); r60 = r58 * r57; r59 = r56 - r60; r48 = (i64)r58; r49 = (i64)r59;
+	r2 = (u64)r2 + (u64)r1; goto b18;
 b25: // gcd.if.done (checked)
 #line 34 "library.go"
-	r31 = r49; r15 = r16; r16 = r31; goto b19;
-b26: // divide in 64 bits
+	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; } r83 = (u64)r15; r84 = (u64)r16; r85 = r83 | r84; r86 = r85 >> 32; r87 = (u32)r86; r88 = r87 == 0u; if (!r88) goto b28; r89 = (u32)r15; r90 = (u32)r16; r91 = qd_div_u32(r89, r90); r93 = r91 * r90; r92 = r89 - r93; r81 = (i64)r91; r82 = (i64)r92;
+b27: // gcd.if.done (checked)
 #line 34 "library.go"
-	r48 = qd_div_i64(r15, r16); r61 = (u64)r48 * (u64)r16; r49 = (u64)r15 - (u64)r61; goto b25;
+	r31 = r82; r15 = r16; r16 = r31; goto b21;
+b28: // divide in 64 bits
+#line 34 "library.go"
+	r81 = qd_div_i64(r15, r16); r94 = (u64)r81 * (u64)r16; r82 = (u64)r15 - (u64)r94; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -276,15 +289,19 @@ qd_fault: {
 // Task 0 of kernel Exponential(x []f64, y []f64), parallel.
 extern "C" __global__ void Exponential_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r6 = 0, r17 = 0, r18 = 0, r27 = 0, r31 = 0, r34 = 0, r40 = 0, r51 = 0;
-	i32 r49 = 0;
+	bool r54 = 0, r56 = 0, r58 = 0, r60 = 0, r62 = 0, r64 = 0, r67 = 0, r71 = 0;
+	bool r80 = 0;
+	i32 r49 = 0, r68 = 0, r69 = 0, r70 = 0, r81 = 0, r82 = 0, r83 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r16 = 0;
 	i64 r19 = 0, r26 = 0, r29 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0, r50 = 0;
-	i64 r52 = 0;
+	i64 r52 = 0, r53 = 0, r55 = 0, r57 = 0, r59 = 0, r61 = 0, r63 = 0, r65 = 0;
+	i64 r72 = 0, r79 = 0;
 	u64 r28 = 0, r30 = 0, r32 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
-	u64 r39 = 0;
+	u64 r39 = 0, r66 = 0;
 	double r11 = 0, r12 = 0, r13 = 0, r14 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
+	double r74 = 0, r75 = 0, r76 = 0, r77 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r15 = 0, *r20 = 0, *r25 = 0, *r42 = 0, *r44 = 0;
-	char *r46 = 0, *r48 = 0;
+	char *r46 = 0, *r48 = 0, *r73 = 0, *r78 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 42 "library.go"
@@ -294,33 +311,33 @@ extern "C" __global__ void Exponential_0(char *p0, i64 p1, char *p2, i64 p3, cha
 	r5 = p3; r3 = r5; r32 = (u64)r3; r35 = r32 - 1ull; r36 = (u64)r2; r37 = r35 - r36; r38 = r28 - 1ull; r39 = r38 - r30; r40 = r37 <= r39;
 	r9 = p0;
 #line 42 "library.go"
-	r4 = p2; if (!r31) goto b12; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; if (!r34) goto b12; if (!r40) goto b12; r41 = r2; r42 = r9 + r41 * 8; r44 = r4 + r41 * 8; r49 = (i32)r1; r50 = (i64)r49; r51 = r50 == r1; r52 = (u64)r50 * 8ull; if (!r51) goto b12;
-b6: // head
+	r4 = p2; if (!r31) goto b14; r33 = r32 + 4611686018427387904ull; r34 = r33 <= 9223372036854775808ull; if (!r34) goto b14; if (!r40) goto b14; r41 = r2; r42 = r9 + r41 * 8; r44 = r4 + r41 * 8; r49 = (i32)r1; r50 = (i64)r49; r51 = r50 == r1; r52 = (u64)r50 * 8ull; if (!r51) goto b14; r53 = p3; r55 = (u64)r53 - 1ull; r59 = (i64)((u64)gridDim.x * blockDim.x); r61 = (u64)r55 + (u64)r59; r65 = r59 | r61; r66 = (u64)r65; r67 = r66 <= 2147483647ull; r68 = (i32)r2; if (!r67) goto b14; r81 = (i32)r3; r83 = r49;
+b8: // head (int32)
 #line 42 "library.go"
-	r6 = r2 < r3; if (!r6) goto b11;
-	r8 = r42; r11 = *(double *)r8;
+	r71 = r68 < r81; if (!r71) goto b13;
+	r73 = r42; r74 = *(double *)r73;
 #line 18 "exp.go"
-	qdfn0x0(r11, &r13); r12 = r13;
+	qdfn0x0(r74, &r76); r75 = r76;
 #line 43 "library.go"
-	r14 = r12 * 0x1p+01; r15 = r44; *(double *)r15 = r14;
+	r77 = r75 * 0x1p+01; r78 = r44; *(double *)r78 = r77;
 #line 42 "library.go"
-	r2 = (u64)r2 + (u64)r1; r42 = r42 + r52 * 1; r44 = r44 + r52 * 1; goto b6;
-b11: // exit
+	r68 = (u32)r68 + (u32)r83; r42 = r42 + r52 * 1; r44 = r44 + r52 * 1; goto b8;
+b13: // exit
 #line 42 "library.go"
 	return;
-b12: // preheader
+b14: // preheader
 #line 42 "library.go"
 	r45 = r2; r46 = r9 + r45 * 8; r47 = (u64)r1 * 8ull; r48 = r4 + r45 * 8;
-b13: // head (checked)
+b15: // head (checked)
 #line 42 "library.go"
-	r18 = r2 < r3; if (!r18) goto b11; r19 = r2;
+	r18 = r2 < r3; if (!r18) goto b13; r19 = r2;
 	if ((u64)r19 >= (u64)r10) { qd_site = 0; qd_x = r19; qd_y = r10; goto qd_fault; } r20 = r46; r21 = *(double *)r20;
 #line 18 "exp.go"
 	qdfn0x0(r21, &r23); r22 = r23;
 #line 43 "library.go"
 	r24 = r22 * 0x1p+01; r25 = r48; *(double *)r25 = r24;
 #line 42 "library.go"
-	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; r48 = r48 + r47 * 1; goto b13;
+	r2 = (u64)r2 + (u64)r1; r46 = r46 + r47 * 1; r48 = r48 + r47 * 1; goto b15;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -268,10 +268,10 @@ b33: // reduction next (unrolled 3)
 	r32 = r32 >> 1; r100 = r32 != 0ll; if (r100) goto b22;
 b34: // reduction shuffled
 #line 22 "reduce.go"
-	r38 = r25 == 0ll; if (!r38) goto b36; r39 = (char *)qvar_reduce0; r40 = (u64)r26 * 2ull; r41 = r40; r42 = r39 + r41 * 8; *(i32 *)r42 = r0; r43 = (char *)qvar_reduce0; r44 = r40; r82 = r43 + r44 * 8; r46 = r82 + 8ll; *(i32 *)r46 = r1;
+	r38 = r25 == 0ll; if (!r38) goto b36; r39 = (char *)qvar_reduce0; r40 = (u64)r26 * 2ull; r41 = r40; r42 = r39 + r41 * 8; *(i32 *)r42 = r0; r43 = (char *)qvar_reduce0; r82 = r43 + r40 * 8; r46 = r82 + 8ll; *(i32 *)r46 = r1;
 b36: // reduction barrier
 #line 22 "reduce.go"
-	__syncthreads(); if (!r47) goto b55; r48 = (u64)r25 * (u64)r27; r49 = (i64)blockDim.x; r50 = r48 < r49; if (!r50) goto b56; r51 = (char *)qvar_reduce0; r52 = (u64)r25 * 2ull; r53 = r52; r54 = r51 + r53 * 8; r0 = *(i32 *)r54; r55 = (char *)qvar_reduce0; r56 = r52; r83 = r55 + r56 * 8; r58 = r83 + 8ll; r1 = *(i32 *)r58;
+	__syncthreads(); if (!r47) goto b55; r48 = (u64)r25 * (u64)r27; r49 = (i64)blockDim.x; r50 = r48 < r49; if (!r50) goto b56; r51 = (char *)qvar_reduce0; r52 = (u64)r25 * 2ull; r53 = r52; r54 = r51 + r53 * 8; r0 = *(i32 *)r54; r55 = (char *)qvar_reduce0; r83 = r55 + r52 * 8; r58 = r83 + 8ll; r1 = *(i32 *)r58;
 b39: // reduction warps
 #line 22 "reduce.go"
 	r59 = r28; r60 = (i64)blockDim.x; r61 = (u64)r60 - (u64)r59; r62 = r61 < r27 ? r61 : r27; r63 = r27 >> 1;
@@ -360,10 +360,10 @@ b22: // reduction next (unrolled 3)
 	r24 = r24 >> 1; r109 = r24 != 0ll; if (r109) goto b11;
 b23: // reduction shuffled
 #line 20 "reduce.go"
-	r30 = r17 == 0ll; if (!r30) goto b25; r31 = (char *)qvar_reduce0; r32 = (u64)r18 * 2ull; r33 = r32; r34 = r31 + r33 * 8; *(i32 *)r34 = r6; r35 = (char *)qvar_reduce0; r36 = r32; r68 = r35 + r36 * 8; r38 = r68 + 8ll; *(i32 *)r38 = r7;
+	r30 = r17 == 0ll; if (!r30) goto b25; r31 = (char *)qvar_reduce0; r32 = (u64)r18 * 2ull; r33 = r32; r34 = r31 + r33 * 8; *(i32 *)r34 = r6; r35 = (char *)qvar_reduce0; r68 = r35 + r32 * 8; r38 = r68 + 8ll; *(i32 *)r38 = r7;
 b25: // reduction barrier
 #line 20 "reduce.go"
-	__syncthreads(); if (!r39) goto b43; r40 = (u64)r17 * (u64)r19; r41 = (i64)blockDim.x; r42 = r40 < r41; if (!r42) goto b44; r43 = (char *)qvar_reduce0; r44 = (u64)r17 * 2ull; r45 = r44; r46 = r43 + r45 * 8; r6 = *(i32 *)r46; r47 = (char *)qvar_reduce0; r48 = r44; r69 = r47 + r48 * 8; r50 = r69 + 8ll; r7 = *(i32 *)r50;
+	__syncthreads(); if (!r39) goto b43; r40 = (u64)r17 * (u64)r19; r41 = (i64)blockDim.x; r42 = r40 < r41; if (!r42) goto b44; r43 = (char *)qvar_reduce0; r44 = (u64)r17 * 2ull; r45 = r44; r46 = r43 + r45 * 8; r6 = *(i32 *)r46; r47 = (char *)qvar_reduce0; r69 = r47 + r44 * 8; r50 = r69 + 8ll; r7 = *(i32 *)r50;
 b28: // reduction warps
 #line 20 "reduce.go"
 	r51 = r20; r52 = (i64)blockDim.x; r53 = (u64)r52 - (u64)r51; r54 = r53 < r19 ? r53 : r19; r55 = r19 >> 1;
